@@ -1,0 +1,66 @@
+/* stir: running kernels on the host.
+ *
+ * The interpreter executes a kernel of any stage on host arrays exactly as
+ * docs/language.md defines it; it is the reference every other backend is
+ * checked against.  Before running, every size and array is checked: sizes
+ * must be bound and non-negative, arrays must have the length their axes
+ * imply, structure arrays must be well formed (indptr length, monotonicity,
+ * end value; indices in range and ascending where the axis is sorted) and
+ * integer tensors with a declared domain must respect it.  A violation is
+ * an error that names the array and its first bad entry.
+ */
+#ifndef STIR_INTERP_H
+#define STIR_INTERP_H
+
+#include <stdint.h>
+#include <stir/ir.h>
+#include <stir/io.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Check that "b" holds every size and array kernel "k" needs and that they
+ * are consistent (see above).  0 or -1 with diagnostics. */
+STIR_EXPORT int stir_kernel_check_bindings(__stir_keep const stir_kernel *k,
+	__stir_keep const stir_bindings *b);
+
+/* Run "k" on the host, reading and writing the arrays in "b".  Locals are
+ * allocated by the interpreter.  0 or -1 with diagnostics; on failure the
+ * arrays may be partly written. */
+STIR_EXPORT int stir_kernel_interpret(__stir_keep const stir_kernel *k,
+	__stir_keep stir_bindings *b);
+
+/* Bind every size and array of "k" that "b" does not hold yet to valid
+ * random data drawn from "seed": sizes not determined by structure in a
+ * small range, structure arrays that satisfy the axes' rules (including
+ * empty rows, rows with one entry and full rows), floats in [-1, 1), integer
+ * tensors within their declared domain.  Deterministic for a given seed.
+ * 0 or -1 with diagnostics. */
+STIR_EXPORT int stir_kernel_bind_random(__stir_keep const stir_kernel *k,
+	__stir_keep stir_bindings *b, uint64_t seed);
+
+/* Bind tensor "tensor" (over [I, J], I dense_fixed, J sparse_variable) to a
+ * CSR matrix: its sizes, J.indptr, J.indices and values, converted to the
+ * axes' index type and the tensor's type.  A size already bound to a
+ * different value is an error.  0 or -1 with diagnostics. */
+STIR_EXPORT int stir_kernel_bind_csr(__stir_keep const stir_kernel *k,
+	__stir_keep stir_bindings *b, const char *tensor,
+	__stir_keep const stir_csr *csr);
+
+/* The natural shape of array "name" of "k" under the sizes in "b": a dense
+ * tensor's axis lengths, otherwise the 1-D length.  0 or -1. */
+STIR_EXPORT int stir_kernel_array_shape(__stir_keep const stir_kernel *k,
+	__stir_keep const stir_bindings *b, const char *name, int *ndim,
+	int64_t *shape);
+
+/* The names of every array kernel "k" takes, in argument order: axis
+ * structure arrays ("J.indptr", "J.indices") in axis order, then tensors.
+ * Returns the count; names[i] are borrowed from the kernel. */
+STIR_EXPORT int stir_kernel_array_names(__stir_keep const stir_kernel *k,
+	const char **names, int max);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,275 @@
+/* stir: the intermediate representation.
+ *
+ * A module holds kernels; a kernel holds size parameters, axes, buffers and
+ * a body of statements.  Every node belongs to its module's arena and lives
+ * until the module is freed; handles returned by the functions below are
+ * borrowed from the module.  One set of node types serves the three stages
+ * (see docs/ir.md); a kernel records its stage and the verifier checks which
+ * nodes each stage may hold.
+ *
+ * Construction functions follow isl's convention: they return NULL when an
+ * argument is NULL or memory runs out, so a chain of calls can be checked
+ * once at the end.  They do not check the program: call stir_module_verify.
+ */
+#ifndef STIR_IR_H
+#define STIR_IR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stir/ctx.h>
+#include <stir/array.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct stir_module stir_module;
+typedef struct stir_kernel stir_kernel;
+typedef struct stir_axis stir_axis;
+typedef struct stir_buffer stir_buffer;
+typedef struct stir_var stir_var;
+typedef struct stir_expr stir_expr;
+typedef struct stir_stmt stir_stmt;
+
+typedef enum stir_stage {
+	STIR_STAGE_1 = 1, /* coordinate space: axes and sparse iterations */
+	STIR_STAGE_2 = 2, /* position space: loops and blocks */
+	STIR_STAGE_3 = 3, /* loops over flat buffers */
+} stir_stage;
+
+typedef enum stir_axis_kind {
+	STIR_DENSE_FIXED,
+	STIR_DENSE_VARIABLE,
+	STIR_SPARSE_FIXED,
+	STIR_SPARSE_VARIABLE,
+} stir_axis_kind;
+
+typedef enum stir_buffer_kind {
+	STIR_BUFFER_TENSOR, /* a kernel argument holding values */
+	STIR_BUFFER_LOCAL,  /* allocated by the kernel */
+} stir_buffer_kind;
+
+typedef enum stir_var_kind {
+	STIR_VAR_PARAM, /* a size parameter of the kernel */
+	STIR_VAR_ITER,  /* an iterator of a sparse iteration (a coordinate) */
+	STIR_VAR_LET,   /* bound by a let statement */
+} stir_var_kind;
+
+typedef enum stir_expr_kind {
+	STIR_EXPR_INT,    /* integer or boolean literal */
+	STIR_EXPR_FLOAT,  /* floating-point literal (may be inf) */
+	STIR_EXPR_VAR,    /* parameter, iterator or let variable */
+	STIR_EXPR_LOAD,   /* buffer element */
+	STIR_EXPR_UNARY,
+	STIR_EXPR_BINARY,
+	STIR_EXPR_SELECT, /* c ? a : b */
+	STIR_EXPR_CALL,   /* min max abs exp log sqrt tanh */
+	STIR_EXPR_CAST,
+} stir_expr_kind;
+
+typedef enum stir_unop {
+	STIR_NEG,
+	STIR_NOT,
+} stir_unop;
+
+typedef enum stir_binop {
+	STIR_ADD, STIR_SUB, STIR_MUL, STIR_DIV, STIR_MOD,
+	STIR_LT, STIR_LE, STIR_GT, STIR_GE, STIR_EQ, STIR_NE,
+	STIR_AND, STIR_OR,
+} stir_binop;
+
+typedef enum stir_func {
+	STIR_MIN, STIR_MAX, STIR_ABS, STIR_EXP, STIR_LOG, STIR_SQRT, STIR_TANH,
+} stir_func;
+
+typedef enum stir_stmt_kind {
+	STIR_STMT_STORE, /* X[..] = e, +=, -=, *= */
+	STIR_STMT_LET,   /* let v = e; binds v for the rest of the list */
+	STIR_STMT_IF,
+	STIR_STMT_ITER,  /* sparse iteration (stage I) */
+} stir_stmt_kind;
+
+typedef enum stir_store_op {
+	STIR_STORE_ASSIGN,
+	STIR_STORE_ADD,
+	STIR_STORE_SUB,
+	STIR_STORE_MUL,
+} stir_store_op;
+
+/* One entry of a sparse iteration's axis list. */
+typedef enum stir_iter_group_kind {
+	STIR_GROUP_AXIS,   /* a single axis */
+	STIR_GROUP_FUSE,   /* fuse(A, B, ...): a parent chain as one flat space */
+	STIR_GROUP_ATTACH, /* attach(X, P): X iterated re-parented under P */
+} stir_iter_group_kind;
+
+typedef struct stir_iter_group {
+	stir_iter_group_kind kind;
+	int n_axes;              /* 1 unless kind is STIR_GROUP_FUSE */
+	stir_axis **axes;        /* the member axes, borrowed */
+	stir_axis *attach_parent; /* the new parent for STIR_GROUP_ATTACH */
+} stir_iter_group;
+
+/* ---- module ---- */
+
+/* A new empty module whose diagnostics go to "ctx"; ctx must outlive it. */
+STIR_EXPORT __stir_give stir_module *stir_module_alloc(__stir_keep stir_ctx *ctx);
+STIR_EXPORT void stir_module_free(__stir_take stir_module *m);
+STIR_EXPORT __stir_keep stir_ctx *stir_module_get_ctx(
+	__stir_keep const stir_module *m);
+STIR_EXPORT int stir_module_n_kernels(__stir_keep const stir_module *m);
+STIR_EXPORT __stir_keep stir_kernel *stir_module_get_kernel(
+	__stir_keep const stir_module *m, int i);
+/* The kernel named "name", or NULL. */
+STIR_EXPORT __stir_keep stir_kernel *stir_module_find_kernel(
+	__stir_keep const stir_module *m, const char *name);
+/* Check every kernel (see stir_kernel_verify).  0 or -1. */
+STIR_EXPORT int stir_module_verify(__stir_keep stir_module *m);
+/* Whether two modules hold the same program (names, structure, types,
+ * literals; source locations are ignored). */
+STIR_EXPORT bool stir_module_is_equal(__stir_keep const stir_module *a,
+	__stir_keep const stir_module *b);
+
+/* ---- kernel ---- */
+
+/* Append a new stage I kernel named "name" to "m". */
+STIR_EXPORT __stir_keep stir_kernel *stir_kernel_alloc(__stir_keep stir_module *m,
+	const char *name);
+STIR_EXPORT const char *stir_kernel_get_name(__stir_keep const stir_kernel *k);
+STIR_EXPORT stir_stage stir_kernel_get_stage(__stir_keep const stir_kernel *k);
+STIR_EXPORT __stir_keep stir_module *stir_kernel_get_module(
+	__stir_keep const stir_kernel *k);
+/* Check the kernel against the rules of its stage; every violation becomes
+ * an error diagnostic.  Returns 0, or -1 when anything is wrong. */
+STIR_EXPORT int stir_kernel_verify(__stir_keep stir_kernel *k);
+
+/* Size parameters (i32 or i64). */
+STIR_EXPORT __stir_keep stir_var *stir_kernel_add_param(__stir_keep stir_kernel *k,
+	const char *name, stir_dtype dtype);
+STIR_EXPORT int stir_kernel_n_params(__stir_keep const stir_kernel *k);
+STIR_EXPORT __stir_keep stir_var *stir_kernel_get_param(
+	__stir_keep const stir_kernel *k, int i);
+
+/* Axes.  "len", "nnz" and "nnz_cols" are integer expressions of literals and
+ * parameters, built with the expression constructors below. */
+STIR_EXPORT __stir_keep stir_axis *stir_kernel_add_dense_fixed(
+	__stir_keep stir_kernel *k, const char *name, __stir_keep stir_expr *len);
+STIR_EXPORT __stir_keep stir_axis *stir_kernel_add_dense_variable(
+	__stir_keep stir_kernel *k, const char *name, __stir_keep stir_axis *parent,
+	__stir_keep stir_expr *len, __stir_keep stir_expr *nnz);
+STIR_EXPORT __stir_keep stir_axis *stir_kernel_add_sparse_fixed(
+	__stir_keep stir_kernel *k, const char *name, __stir_keep stir_axis *parent,
+	__stir_keep stir_expr *len, __stir_keep stir_expr *nnz_cols);
+STIR_EXPORT __stir_keep stir_axis *stir_kernel_add_sparse_variable(
+	__stir_keep stir_kernel *k, const char *name, __stir_keep stir_axis *parent,
+	__stir_keep stir_expr *len, __stir_keep stir_expr *nnz);
+/* Index type of the structure arrays (i32, the default, or i64). */
+STIR_EXPORT void stir_axis_set_idtype(__stir_keep stir_axis *a, stir_dtype t);
+/* Whether indices are strictly ascending within one parent position
+ * (default true). */
+STIR_EXPORT void stir_axis_set_sorted(__stir_keep stir_axis *a, bool sorted);
+STIR_EXPORT int stir_kernel_n_axes(__stir_keep const stir_kernel *k);
+STIR_EXPORT __stir_keep stir_axis *stir_kernel_get_axis(
+	__stir_keep const stir_kernel *k, int i);
+STIR_EXPORT __stir_keep stir_axis *stir_kernel_find_axis(
+	__stir_keep const stir_kernel *k, const char *name);
+STIR_EXPORT const char *stir_axis_get_name(__stir_keep const stir_axis *a);
+STIR_EXPORT stir_axis_kind stir_axis_get_kind(__stir_keep const stir_axis *a);
+STIR_EXPORT __stir_keep stir_axis *stir_axis_get_parent(
+	__stir_keep const stir_axis *a);
+STIR_EXPORT stir_dtype stir_axis_get_idtype(__stir_keep const stir_axis *a);
+STIR_EXPORT bool stir_axis_is_sorted(__stir_keep const stir_axis *a);
+
+/* Buffers: tensors (kernel arguments) and locals. */
+STIR_EXPORT __stir_keep stir_buffer *stir_kernel_add_tensor(
+	__stir_keep stir_kernel *k, const char *name, stir_dtype dtype,
+	int n_axes, stir_axis *const *axes);
+STIR_EXPORT __stir_keep stir_buffer *stir_kernel_add_local(
+	__stir_keep stir_kernel *k, const char *name, stir_dtype dtype,
+	int n_axes, stir_axis *const *axes);
+/* Declare that the values of an integer tensor lie in [lo, hi). */
+STIR_EXPORT void stir_buffer_set_domain(__stir_keep stir_buffer *b,
+	__stir_keep stir_expr *lo, __stir_keep stir_expr *hi);
+STIR_EXPORT int stir_kernel_n_buffers(__stir_keep const stir_kernel *k);
+STIR_EXPORT __stir_keep stir_buffer *stir_kernel_get_buffer(
+	__stir_keep const stir_kernel *k, int i);
+STIR_EXPORT __stir_keep stir_buffer *stir_kernel_find_buffer(
+	__stir_keep const stir_kernel *k, const char *name);
+STIR_EXPORT const char *stir_buffer_get_name(__stir_keep const stir_buffer *b);
+STIR_EXPORT stir_buffer_kind stir_buffer_get_kind(__stir_keep const stir_buffer *b);
+STIR_EXPORT stir_dtype stir_buffer_get_dtype(__stir_keep const stir_buffer *b);
+STIR_EXPORT int stir_buffer_n_axes(__stir_keep const stir_buffer *b);
+STIR_EXPORT __stir_keep stir_axis *stir_buffer_get_axis(
+	__stir_keep const stir_buffer *b, int i);
+/* Whether every axis of the buffer is dense_fixed. */
+STIR_EXPORT bool stir_buffer_is_dense(__stir_keep const stir_buffer *b);
+
+STIR_EXPORT const char *stir_var_get_name(__stir_keep const stir_var *v);
+STIR_EXPORT stir_var_kind stir_var_get_kind(__stir_keep const stir_var *v);
+STIR_EXPORT stir_dtype stir_var_get_dtype(__stir_keep const stir_var *v);
+
+/* ---- expressions (all borrowed from the kernel's module) ---- */
+
+STIR_EXPORT __stir_keep stir_expr *stir_expr_int(__stir_keep stir_kernel *k,
+	int64_t value);
+STIR_EXPORT __stir_keep stir_expr *stir_expr_bool(__stir_keep stir_kernel *k,
+	bool value);
+/* A float literal; it takes the type of the other operand, or f32. */
+STIR_EXPORT __stir_keep stir_expr *stir_expr_float(__stir_keep stir_kernel *k,
+	double value);
+STIR_EXPORT __stir_keep stir_expr *stir_expr_var(__stir_keep stir_kernel *k,
+	__stir_keep stir_var *v);
+/* b[idx[0], .., idx[n-1]]: coordinates in stage I. */
+STIR_EXPORT __stir_keep stir_expr *stir_expr_load(__stir_keep stir_kernel *k,
+	__stir_keep stir_buffer *b, int n, stir_expr *const *idx);
+STIR_EXPORT __stir_keep stir_expr *stir_expr_unary(__stir_keep stir_kernel *k,
+	stir_unop op, __stir_keep stir_expr *a);
+STIR_EXPORT __stir_keep stir_expr *stir_expr_binary(__stir_keep stir_kernel *k,
+	stir_binop op, __stir_keep stir_expr *a, __stir_keep stir_expr *b);
+STIR_EXPORT __stir_keep stir_expr *stir_expr_select(__stir_keep stir_kernel *k,
+	__stir_keep stir_expr *c, __stir_keep stir_expr *a, __stir_keep stir_expr *b);
+/* min and max take two arguments; the others one. */
+STIR_EXPORT __stir_keep stir_expr *stir_expr_call(__stir_keep stir_kernel *k,
+	stir_func f, int n, stir_expr *const *args);
+STIR_EXPORT __stir_keep stir_expr *stir_expr_cast(__stir_keep stir_kernel *k,
+	stir_dtype dtype, __stir_keep stir_expr *a);
+STIR_EXPORT stir_expr_kind stir_expr_get_kind(__stir_keep const stir_expr *e);
+STIR_EXPORT stir_dtype stir_expr_get_dtype(__stir_keep const stir_expr *e);
+
+/* ---- statements ---- */
+
+/* Append a statement to the kernel's body (it runs after those before it). */
+STIR_EXPORT int stir_kernel_append_stmt(__stir_keep stir_kernel *k,
+	__stir_keep stir_stmt *s);
+STIR_EXPORT __stir_keep stir_stmt *stir_stmt_store(__stir_keep stir_kernel *k,
+	__stir_keep stir_buffer *b, int n, stir_expr *const *idx, stir_store_op op,
+	__stir_keep stir_expr *value);
+/* let name = value; the new variable is stir_stmt_let_get_var(s). */
+STIR_EXPORT __stir_keep stir_stmt *stir_stmt_let(__stir_keep stir_kernel *k,
+	const char *name, __stir_keep stir_expr *value);
+STIR_EXPORT __stir_keep stir_var *stir_stmt_let_get_var(__stir_keep stir_stmt *s);
+STIR_EXPORT __stir_keep stir_stmt *stir_stmt_if(__stir_keep stir_kernel *k,
+	__stir_keep stir_expr *cond);
+STIR_EXPORT int stir_stmt_if_append_then(__stir_keep stir_stmt *s,
+	__stir_keep stir_stmt *child);
+STIR_EXPORT int stir_stmt_if_append_else(__stir_keep stir_stmt *s,
+	__stir_keep stir_stmt *child);
+/* iter name (vars..) in [groups..] "kinds".  One iterator name and one 'S' or
+ * 'R' letter per member axis (a fuse group has one per member).  The
+ * iterators are stir_stmt_iter_get_var(s, i). */
+STIR_EXPORT __stir_keep stir_stmt *stir_stmt_iter(__stir_keep stir_kernel *k,
+	const char *name, int n_groups, const stir_iter_group *groups,
+	int n_vars, const char *const *var_names, const char *kinds);
+STIR_EXPORT int stir_stmt_iter_n_vars(__stir_keep const stir_stmt *s);
+STIR_EXPORT __stir_keep stir_var *stir_stmt_iter_get_var(
+	__stir_keep const stir_stmt *s, int i);
+STIR_EXPORT int stir_stmt_iter_append_init(__stir_keep stir_stmt *s,
+	__stir_keep stir_stmt *child);
+STIR_EXPORT int stir_stmt_iter_append_body(__stir_keep stir_stmt *s,
+	__stir_keep stir_stmt *child);
+STIR_EXPORT stir_stmt_kind stir_stmt_get_kind(__stir_keep const stir_stmt *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

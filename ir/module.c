@@ -1,0 +1,805 @@
+/* Construction and inspection of modules, kernels, axes, buffers,
+ * expressions and statements (include/stir/ir.h).
+ *
+ * Constructors type each expression as it is built, following
+ * LANGUAGE.md: a literal (or an expression of literals alone) takes the
+ * type of the other operand, integers of different widths promote to the
+ * wider one, and anything else must already agree.  Constructors never
+ * reject a program; disagreements are left for the verifier, which reports
+ * them with the nodes' locations. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ir/nodes.h"
+
+/* ---- module ---- */
+
+stir_module *stir_module_alloc(stir_ctx *ctx)
+{
+	if (!ctx)
+		return NULL;
+	stir_module *m = calloc(1, sizeof(*m));
+	if (!m)
+		return stir_error_oom(ctx);
+	m->ctx = ctx;
+	stir_arena_init(&m->arena);
+	return m;
+}
+
+void stir_module_free(stir_module *m)
+{
+	if (!m)
+		return;
+	stir_arena_release(&m->arena);
+	free(m);
+}
+
+stir_ctx *stir_module_get_ctx(const stir_module *m)
+{
+	return m->ctx;
+}
+
+int stir_module_n_kernels(const stir_module *m)
+{
+	return m->kernels.n;
+}
+
+stir_kernel *stir_module_get_kernel(const stir_module *m, int i)
+{
+	return i >= 0 && i < m->kernels.n ? stir_kernel_at(&m->kernels, i) : NULL;
+}
+
+stir_kernel *stir_module_find_kernel(const stir_module *m, const char *name)
+{
+	for (int i = 0; i < m->kernels.n; i++)
+		if (!strcmp(stir_kernel_at(&m->kernels, i)->name, name))
+			return stir_kernel_at(&m->kernels, i);
+	return NULL;
+}
+
+/* ---- kernel ---- */
+
+/* m: the module receiving a new empty stage I kernel called "name". */
+stir_kernel *stir_kernel_alloc(stir_module *m, const char *name)
+{
+	if (!m || !name)
+		return NULL;
+	stir_kernel *k = stir_arena_alloc(&m->arena, sizeof(*k));
+	if (!k)
+		return NULL;
+	k->module = m;
+	k->name = stir_arena_strdup(&m->arena, name);
+	k->stage = STIR_STAGE_1;
+	if (!k->name || stir_ptr_vec_push(&m->arena, &m->kernels, k) < 0)
+		return NULL;
+	return k;
+}
+
+const char *stir_kernel_get_name(const stir_kernel *k)
+{
+	return k->name;
+}
+
+stir_stage stir_kernel_get_stage(const stir_kernel *k)
+{
+	return k->stage;
+}
+
+stir_module *stir_kernel_get_module(const stir_kernel *k)
+{
+	return k->module;
+}
+
+/* k: the kernel; name, kind, dtype: the new variable's.  Gives it the next
+ * slot. */
+static stir_var *var_new(stir_kernel *k, const char *name, stir_var_kind kind,
+	stir_dtype dtype)
+{
+	stir_var *v = stir_arena_alloc(stir_kernel_arena(k), sizeof(*v));
+	if (!v)
+		return NULL;
+	v->name = stir_arena_strdup(stir_kernel_arena(k), name);
+	if (!v->name)
+		return NULL;
+	v->kind = kind;
+	v->dtype = dtype;
+	v->slot = k->n_vars++;
+	return v;
+}
+
+stir_var *stir_kernel_add_param(stir_kernel *k, const char *name,
+	stir_dtype dtype)
+{
+	if (!k || !name)
+		return NULL;
+	stir_var *v = var_new(k, name, STIR_VAR_PARAM, dtype);
+	if (!v || stir_ptr_vec_push(stir_kernel_arena(k), &k->params, v) < 0)
+		return NULL;
+	return v;
+}
+
+int stir_kernel_n_params(const stir_kernel *k)
+{
+	return k->params.n;
+}
+
+stir_var *stir_kernel_get_param(const stir_kernel *k, int i)
+{
+	return i >= 0 && i < k->params.n ? stir_var_at(&k->params, i) : NULL;
+}
+
+/* ---- axes ---- */
+
+/* k: the kernel; the rest: the new axis's fields.  "nnz" may be NULL only
+ * for dense_fixed; "parent" is NULL for dense_fixed. */
+static stir_axis *axis_new(stir_kernel *k, const char *name, stir_axis_kind kind,
+	stir_axis *parent, stir_expr *len, stir_expr *nnz)
+{
+	if (!k || !name || !len)
+		return NULL;
+	if (kind != STIR_DENSE_FIXED && (!parent || !nnz))
+		return NULL;
+	stir_axis *a = stir_arena_alloc(stir_kernel_arena(k), sizeof(*a));
+	if (!a)
+		return NULL;
+	a->name = stir_arena_strdup(stir_kernel_arena(k), name);
+	a->kind = kind;
+	a->parent = parent;
+	a->len = len;
+	a->nnz = nnz;
+	a->idtype = STIR_I32;
+	a->sorted = true;
+	a->index = k->axes.n;
+	if (!a->name || stir_ptr_vec_push(stir_kernel_arena(k), &k->axes, a) < 0)
+		return NULL;
+	return a;
+}
+
+stir_axis *stir_kernel_add_dense_fixed(stir_kernel *k, const char *name,
+	stir_expr *len)
+{
+	return axis_new(k, name, STIR_DENSE_FIXED, NULL, len, NULL);
+}
+
+stir_axis *stir_kernel_add_dense_variable(stir_kernel *k, const char *name,
+	stir_axis *parent, stir_expr *len, stir_expr *nnz)
+{
+	return axis_new(k, name, STIR_DENSE_VARIABLE, parent, len, nnz);
+}
+
+stir_axis *stir_kernel_add_sparse_fixed(stir_kernel *k, const char *name,
+	stir_axis *parent, stir_expr *len, stir_expr *nnz_cols)
+{
+	return axis_new(k, name, STIR_SPARSE_FIXED, parent, len, nnz_cols);
+}
+
+stir_axis *stir_kernel_add_sparse_variable(stir_kernel *k, const char *name,
+	stir_axis *parent, stir_expr *len, stir_expr *nnz)
+{
+	return axis_new(k, name, STIR_SPARSE_VARIABLE, parent, len, nnz);
+}
+
+void stir_axis_set_idtype(stir_axis *a, stir_dtype t)
+{
+	if (a)
+		a->idtype = t;
+}
+
+void stir_axis_set_sorted(stir_axis *a, bool sorted)
+{
+	if (a)
+		a->sorted = sorted;
+}
+
+int stir_kernel_n_axes(const stir_kernel *k)
+{
+	return k->axes.n;
+}
+
+stir_axis *stir_kernel_get_axis(const stir_kernel *k, int i)
+{
+	return i >= 0 && i < k->axes.n ? stir_axis_at(&k->axes, i) : NULL;
+}
+
+stir_axis *stir_kernel_find_axis(const stir_kernel *k, const char *name)
+{
+	for (int i = 0; i < k->axes.n; i++)
+		if (!strcmp(stir_axis_at(&k->axes, i)->name, name))
+			return stir_axis_at(&k->axes, i);
+	return NULL;
+}
+
+const char *stir_axis_get_name(const stir_axis *a)
+{
+	return a->name;
+}
+
+stir_axis_kind stir_axis_get_kind(const stir_axis *a)
+{
+	return a->kind;
+}
+
+stir_axis *stir_axis_get_parent(const stir_axis *a)
+{
+	return a->parent;
+}
+
+stir_dtype stir_axis_get_idtype(const stir_axis *a)
+{
+	return a->idtype;
+}
+
+bool stir_axis_is_sorted(const stir_axis *a)
+{
+	return a->sorted;
+}
+
+/* ---- buffers ---- */
+
+/* k: the kernel; the rest: the new buffer's fields (axes copied). */
+static stir_buffer *buffer_new(stir_kernel *k, const char *name,
+	stir_buffer_kind kind, stir_dtype dtype, int n_axes,
+	stir_axis *const *axes)
+{
+	if (!k || !name || n_axes < 0 || (n_axes > 0 && !axes))
+		return NULL;
+	for (int i = 0; i < n_axes; i++)
+		if (!axes[i])
+			return NULL;
+	stir_arena *ar = stir_kernel_arena(k);
+	stir_buffer *b = stir_arena_alloc(ar, sizeof(*b));
+	if (!b)
+		return NULL;
+	b->name = stir_arena_strdup(ar, name);
+	b->kind = kind;
+	b->dtype = dtype;
+	b->n_axes = n_axes;
+	b->axes = stir_arena_alloc(ar, (size_t)(n_axes ? n_axes : 1) * sizeof(*b->axes));
+	b->index = k->buffers.n;
+	if (!b->name || !b->axes || stir_ptr_vec_push(ar, &k->buffers, b) < 0)
+		return NULL;
+	for (int i = 0; i < n_axes; i++)
+		b->axes[i] = axes[i];
+	return b;
+}
+
+stir_buffer *stir_kernel_add_tensor(stir_kernel *k, const char *name,
+	stir_dtype dtype, int n_axes, stir_axis *const *axes)
+{
+	return buffer_new(k, name, STIR_BUFFER_TENSOR, dtype, n_axes, axes);
+}
+
+stir_buffer *stir_kernel_add_local(stir_kernel *k, const char *name,
+	stir_dtype dtype, int n_axes, stir_axis *const *axes)
+{
+	return buffer_new(k, name, STIR_BUFFER_LOCAL, dtype, n_axes, axes);
+}
+
+void stir_buffer_set_domain(stir_buffer *b, stir_expr *lo, stir_expr *hi)
+{
+	if (!b)
+		return;
+	b->domain_lo = lo;
+	b->domain_hi = hi;
+}
+
+int stir_kernel_n_buffers(const stir_kernel *k)
+{
+	return k->buffers.n;
+}
+
+stir_buffer *stir_kernel_get_buffer(const stir_kernel *k, int i)
+{
+	return i >= 0 && i < k->buffers.n ? stir_buffer_at(&k->buffers, i) : NULL;
+}
+
+stir_buffer *stir_kernel_find_buffer(const stir_kernel *k, const char *name)
+{
+	for (int i = 0; i < k->buffers.n; i++)
+		if (!strcmp(stir_buffer_at(&k->buffers, i)->name, name))
+			return stir_buffer_at(&k->buffers, i);
+	return NULL;
+}
+
+const char *stir_buffer_get_name(const stir_buffer *b)
+{
+	return b->name;
+}
+
+stir_buffer_kind stir_buffer_get_kind(const stir_buffer *b)
+{
+	return b->kind;
+}
+
+stir_dtype stir_buffer_get_dtype(const stir_buffer *b)
+{
+	return b->dtype;
+}
+
+int stir_buffer_n_axes(const stir_buffer *b)
+{
+	return b->n_axes;
+}
+
+stir_axis *stir_buffer_get_axis(const stir_buffer *b, int i)
+{
+	return i >= 0 && i < b->n_axes ? b->axes[i] : NULL;
+}
+
+bool stir_buffer_is_dense(const stir_buffer *b)
+{
+	for (int i = 0; i < b->n_axes; i++)
+		if (b->axes[i]->kind != STIR_DENSE_FIXED)
+			return false;
+	return true;
+}
+
+const char *stir_var_get_name(const stir_var *v)
+{
+	return v->name;
+}
+
+stir_var_kind stir_var_get_kind(const stir_var *v)
+{
+	return v->kind;
+}
+
+stir_dtype stir_var_get_dtype(const stir_var *v)
+{
+	return v->dtype;
+}
+
+/* ---- expressions ---- */
+
+/* k: the kernel whose arena receives a new expression of kind "kind". */
+static stir_expr *expr_new(stir_kernel *k, stir_expr_kind kind, stir_dtype dtype)
+{
+	stir_expr *e = stir_arena_alloc(stir_kernel_arena(k), sizeof(*e));
+	if (!e)
+		return NULL;
+	e->kind = kind;
+	e->dtype = dtype;
+	return e;
+}
+
+/* k, n, src: an arena copy of n expressions, or NULL when any is NULL. */
+static stir_expr **expr_array(stir_kernel *k, int n, stir_expr *const *src)
+{
+	if (n < 0 || (n > 0 && !src))
+		return NULL;
+	stir_expr **v = stir_arena_alloc(stir_kernel_arena(k),
+		(size_t)(n ? n : 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	for (int i = 0; i < n; i++) {
+		if (!src[i])
+			return NULL;
+		v[i] = src[i];
+	}
+	return v;
+}
+
+void stir_expr_adopt_type(stir_expr *e, stir_dtype t)
+{
+	if (!e || !e->flexible || e->dtype == t)
+		return;
+	switch (e->kind) {
+	case STIR_EXPR_INT:
+		if (stir_dtype_is_int(t) || stir_dtype_is_float(t))
+			e->dtype = t;
+		break;
+	case STIR_EXPR_FLOAT:
+		if (stir_dtype_is_float(t))
+			e->dtype = t;
+		break;
+	case STIR_EXPR_UNARY:
+		stir_expr_adopt_type(e->u.unary.a, t);
+		e->dtype = e->u.unary.a->dtype;
+		break;
+	case STIR_EXPR_BINARY:
+		stir_expr_adopt_type(e->u.binary.a, t);
+		stir_expr_adopt_type(e->u.binary.b, t);
+		e->dtype = e->u.binary.a->dtype;
+		break;
+	case STIR_EXPR_SELECT:
+		stir_expr_adopt_type(e->u.select.a, t);
+		stir_expr_adopt_type(e->u.select.b, t);
+		e->dtype = e->u.select.a->dtype;
+		break;
+	case STIR_EXPR_CALL:
+		for (int i = 0; i < e->u.call.n; i++)
+			stir_expr_adopt_type(e->u.call.args[i], t);
+		e->dtype = e->u.call.args[0]->dtype;
+		break;
+	default:
+		break;
+	}
+}
+
+/* a, b: two operands that must agree; a flexible one takes the other's
+ * type, and of two flexible ones an integer one becomes float when the
+ * other is.  Returns the operands' common type (the wider of two integer
+ * types), or a's type when they disagree (the verifier reports that). */
+static stir_dtype unify(stir_expr *a, stir_expr *b)
+{
+	if (a->flexible && !b->flexible)
+		stir_expr_adopt_type(a, b->dtype);
+	else if (b->flexible && !a->flexible)
+		stir_expr_adopt_type(b, a->dtype);
+	else if (a->flexible && b->flexible) {
+		if (stir_dtype_is_float(a->dtype))
+			stir_expr_adopt_type(b, a->dtype);
+		else if (stir_dtype_is_float(b->dtype))
+			stir_expr_adopt_type(a, b->dtype);
+	}
+	if (stir_dtype_is_int(a->dtype) && stir_dtype_is_int(b->dtype))
+		return stir_int_rank(a->dtype) >= stir_int_rank(b->dtype) ?
+			a->dtype : b->dtype;
+	return a->dtype;
+}
+
+stir_expr *stir_expr_int(stir_kernel *k, int64_t value)
+{
+	if (!k)
+		return NULL;
+	stir_expr *e = expr_new(k, STIR_EXPR_INT, STIR_I32);
+	if (e) {
+		e->u.i = value;
+		e->flexible = true;
+	}
+	return e;
+}
+
+stir_expr *stir_expr_bool(stir_kernel *k, bool value)
+{
+	if (!k)
+		return NULL;
+	stir_expr *e = expr_new(k, STIR_EXPR_INT, STIR_BOOL);
+	if (e)
+		e->u.i = value;
+	return e;
+}
+
+stir_expr *stir_expr_float(stir_kernel *k, double value)
+{
+	if (!k)
+		return NULL;
+	stir_expr *e = expr_new(k, STIR_EXPR_FLOAT, STIR_F32);
+	if (e) {
+		e->u.f = value;
+		e->flexible = true;
+	}
+	return e;
+}
+
+stir_expr *stir_expr_var(stir_kernel *k, stir_var *v)
+{
+	if (!k || !v)
+		return NULL;
+	stir_expr *e = expr_new(k, STIR_EXPR_VAR, v->dtype);
+	if (e)
+		e->u.var = v;
+	return e;
+}
+
+stir_expr *stir_expr_load(stir_kernel *k, stir_buffer *b, int n,
+	stir_expr *const *idx)
+{
+	if (!k || !b)
+		return NULL;
+	stir_expr **v = expr_array(k, n, idx);
+	stir_expr *e = v ? expr_new(k, STIR_EXPR_LOAD, b->dtype) : NULL;
+	if (!e)
+		return NULL;
+	e->u.load.buf = b;
+	e->u.load.n = n;
+	e->u.load.idx = v;
+	return e;
+}
+
+/* k, op, a: negation of a literal folds into the literal, so that "-1.0"
+ * prints and reads back as the same node. */
+stir_expr *stir_expr_unary(stir_kernel *k, stir_unop op, stir_expr *a)
+{
+	if (!k || !a)
+		return NULL;
+	if (op == STIR_NEG && a->flexible && a->kind == STIR_EXPR_INT &&
+	    a->u.i != INT64_MIN) {
+		a->u.i = -a->u.i;
+		return a;
+	}
+	if (op == STIR_NEG && a->flexible && a->kind == STIR_EXPR_FLOAT) {
+		a->u.f = -a->u.f;
+		return a;
+	}
+	stir_expr *e = expr_new(k, STIR_EXPR_UNARY,
+		op == STIR_NOT ? STIR_BOOL : a->dtype);
+	if (!e)
+		return NULL;
+	e->u.unary.op = op;
+	e->u.unary.a = a;
+	e->flexible = op == STIR_NEG && a->flexible;
+	return e;
+}
+
+/* Whether op compares (and gives bool). */
+static bool is_comparison(stir_binop op)
+{
+	return op >= STIR_LT && op <= STIR_NE;
+}
+
+stir_expr *stir_expr_binary(stir_kernel *k, stir_binop op, stir_expr *a,
+	stir_expr *b)
+{
+	if (!k || !a || !b)
+		return NULL;
+	stir_dtype t = STIR_BOOL;
+	bool flexible = false;
+	if (op != STIR_AND && op != STIR_OR) {
+		stir_dtype common = unify(a, b);
+		if (!is_comparison(op)) {
+			t = common;
+			/* integer division of literals must not turn into float
+			 * division later, so it keeps its integer type */
+			flexible = a->flexible && b->flexible &&
+				!((op == STIR_DIV || op == STIR_MOD) &&
+				  stir_dtype_is_int(t));
+		}
+	}
+	stir_expr *e = expr_new(k, STIR_EXPR_BINARY, t);
+	if (!e)
+		return NULL;
+	e->u.binary.op = op;
+	e->u.binary.a = a;
+	e->u.binary.b = b;
+	e->flexible = flexible;
+	return e;
+}
+
+stir_expr *stir_expr_select(stir_kernel *k, stir_expr *c, stir_expr *a,
+	stir_expr *b)
+{
+	if (!k || !c || !a || !b)
+		return NULL;
+	stir_dtype t = unify(a, b);
+	stir_expr *e = expr_new(k, STIR_EXPR_SELECT, t);
+	if (!e)
+		return NULL;
+	e->u.select.c = c;
+	e->u.select.a = a;
+	e->u.select.b = b;
+	e->flexible = a->flexible && b->flexible;
+	return e;
+}
+
+stir_expr *stir_expr_call(stir_kernel *k, stir_func f, int n,
+	stir_expr *const *args)
+{
+	if (!k || n < 1)
+		return NULL;
+	stir_expr **v = expr_array(k, n, args);
+	if (!v)
+		return NULL;
+	stir_dtype t = v[0]->dtype;
+	bool flexible = v[0]->flexible;
+	if ((f == STIR_MIN || f == STIR_MAX) && n == 2) {
+		t = unify(v[0], v[1]);
+		flexible = v[0]->flexible && v[1]->flexible;
+	} else if (f != STIR_MIN && f != STIR_MAX && f != STIR_ABS &&
+		   v[0]->flexible && !stir_dtype_is_float(v[0]->dtype)) {
+		/* exp(1) means exp(1.0) */
+		stir_expr_adopt_type(v[0], STIR_F32);
+		t = v[0]->dtype;
+	}
+	stir_expr *e = expr_new(k, STIR_EXPR_CALL, t);
+	if (!e)
+		return NULL;
+	e->u.call.f = f;
+	e->u.call.n = n;
+	e->u.call.args = v;
+	e->flexible = flexible;
+	return e;
+}
+
+stir_expr *stir_expr_cast(stir_kernel *k, stir_dtype dtype, stir_expr *a)
+{
+	if (!k || !a)
+		return NULL;
+	stir_expr *e = expr_new(k, STIR_EXPR_CAST, dtype);
+	if (e)
+		e->u.cast.a = a;
+	return e;
+}
+
+stir_expr_kind stir_expr_get_kind(const stir_expr *e)
+{
+	return e->kind;
+}
+
+stir_dtype stir_expr_get_dtype(const stir_expr *e)
+{
+	return e->dtype;
+}
+
+/* ---- statements ---- */
+
+/* k: the kernel whose arena receives a new statement of kind "kind". */
+static stir_stmt *stmt_new(stir_kernel *k, stir_stmt_kind kind)
+{
+	stir_stmt *s = stir_arena_alloc(stir_kernel_arena(k), sizeof(*s));
+	if (!s)
+		return NULL;
+	s->kind = kind;
+	s->kernel = k;
+	return s;
+}
+
+int stir_kernel_append_stmt(stir_kernel *k, stir_stmt *s)
+{
+	if (!k || !s)
+		return -1;
+	return stir_ptr_vec_push(stir_kernel_arena(k), &k->body, s);
+}
+
+stir_stmt *stir_stmt_store(stir_kernel *k, stir_buffer *b, int n,
+	stir_expr *const *idx, stir_store_op op, stir_expr *value)
+{
+	if (!k || !b || !value)
+		return NULL;
+	stir_expr **v = expr_array(k, n, idx);
+	stir_stmt *s = v ? stmt_new(k, STIR_STMT_STORE) : NULL;
+	if (!s)
+		return NULL;
+	stir_expr_adopt_type(value, b->dtype);
+	s->u.store.buf = b;
+	s->u.store.n = n;
+	s->u.store.idx = v;
+	s->u.store.op = op;
+	s->u.store.value = value;
+	return s;
+}
+
+stir_stmt *stir_stmt_let(stir_kernel *k, const char *name, stir_expr *value)
+{
+	if (!k || !name || !value)
+		return NULL;
+	stir_stmt *s = stmt_new(k, STIR_STMT_LET);
+	stir_var *v = s ? var_new(k, name, STIR_VAR_LET, value->dtype) : NULL;
+	if (!v)
+		return NULL;
+	s->u.let.var = v;
+	s->u.let.value = value;
+	return s;
+}
+
+stir_var *stir_stmt_let_get_var(stir_stmt *s)
+{
+	return s && s->kind == STIR_STMT_LET ? s->u.let.var : NULL;
+}
+
+stir_stmt *stir_stmt_if(stir_kernel *k, stir_expr *cond)
+{
+	if (!k || !cond)
+		return NULL;
+	stir_stmt *s = stmt_new(k, STIR_STMT_IF);
+	if (s)
+		s->u.if_.cond = cond;
+	return s;
+}
+
+int stir_stmt_if_append_then(stir_stmt *s, stir_stmt *child)
+{
+	if (!s || !child || s->kind != STIR_STMT_IF)
+		return -1;
+	return stir_ptr_vec_push(stir_kernel_arena(s->kernel), &s->u.if_.then_body,
+		child);
+}
+
+int stir_stmt_if_append_else(stir_stmt *s, stir_stmt *child)
+{
+	if (!s || !child || s->kind != STIR_STMT_IF)
+		return -1;
+	return stir_ptr_vec_push(stir_kernel_arena(s->kernel), &s->u.if_.else_body,
+		child);
+}
+
+/* groups, n_groups: an iteration's axis list; the i-th member axis (fuse
+ * groups count one per member), or NULL past the end. */
+static stir_axis *member_axis(const stir_iter_group *groups, int n_groups,
+	int i)
+{
+	for (int g = 0; g < n_groups; g++) {
+		if (i < groups[g].n_axes)
+			return groups[g].axes[i];
+		i -= groups[g].n_axes;
+	}
+	return NULL;
+}
+
+/* k, name, groups, var_names, kinds: see ir.h.  The i-th iterator iterates
+ * the i-th member axis (fuse groups contribute one member per axis). */
+stir_stmt *stir_stmt_iter(stir_kernel *k, const char *name, int n_groups,
+	const stir_iter_group *groups, int n_vars, const char *const *var_names,
+	const char *kinds)
+{
+	if (!k || !name || n_groups < 0 || n_vars < 0 || !kinds ||
+	    (n_groups && !groups) || (n_vars && !var_names))
+		return NULL;
+	stir_arena *ar = stir_kernel_arena(k);
+	stir_stmt *s = stmt_new(k, STIR_STMT_ITER);
+	if (!s)
+		return NULL;
+	s->u.iter.name = stir_arena_strdup(ar, name);
+	s->u.iter.kinds = stir_arena_strdup(ar, kinds);
+	s->u.iter.n_groups = n_groups;
+	s->u.iter.groups = stir_arena_alloc(ar,
+		(size_t)(n_groups ? n_groups : 1) * sizeof(stir_iter_group));
+	s->u.iter.n_vars = n_vars;
+	s->u.iter.vars = stir_arena_alloc(ar,
+		(size_t)(n_vars ? n_vars : 1) * sizeof(stir_var *));
+	if (!s->u.iter.name || !s->u.iter.kinds || !s->u.iter.groups ||
+	    !s->u.iter.vars)
+		return NULL;
+	for (int g = 0; g < n_groups; g++) {
+		const stir_iter_group *src = &groups[g];
+		stir_iter_group *dst = &s->u.iter.groups[g];
+		if (src->n_axes < 1 || !src->axes)
+			return NULL;
+		*dst = *src;
+		dst->axes = stir_arena_alloc(ar, (size_t)src->n_axes * sizeof(stir_axis *));
+		if (!dst->axes)
+			return NULL;
+		for (int i = 0; i < src->n_axes; i++) {
+			if (!src->axes[i])
+				return NULL;
+			dst->axes[i] = src->axes[i];
+		}
+		if (src->kind == STIR_GROUP_ATTACH && !src->attach_parent)
+			return NULL;
+	}
+	for (int i = 0; i < n_vars; i++) {
+		if (!var_names[i])
+			return NULL;
+		stir_axis *axis = member_axis(s->u.iter.groups, n_groups, i);
+		stir_var *v = var_new(k, var_names[i], STIR_VAR_ITER,
+			axis ? axis->idtype : STIR_I32);
+		if (!v)
+			return NULL;
+		v->axis = axis;
+		s->u.iter.vars[i] = v;
+	}
+	return s;
+}
+
+int stir_stmt_iter_n_vars(const stir_stmt *s)
+{
+	return s->kind == STIR_STMT_ITER ? s->u.iter.n_vars : 0;
+}
+
+stir_var *stir_stmt_iter_get_var(const stir_stmt *s, int i)
+{
+	if (s->kind != STIR_STMT_ITER || i < 0 || i >= s->u.iter.n_vars)
+		return NULL;
+	return s->u.iter.vars[i];
+}
+
+int stir_stmt_iter_append_init(stir_stmt *s, stir_stmt *child)
+{
+	if (!s || !child || s->kind != STIR_STMT_ITER)
+		return -1;
+	return stir_ptr_vec_push(stir_kernel_arena(s->kernel), &s->u.iter.init,
+		child);
+}
+
+int stir_stmt_iter_append_body(stir_stmt *s, stir_stmt *child)
+{
+	if (!s || !child || s->kind != STIR_STMT_ITER)
+		return -1;
+	return stir_ptr_vec_push(stir_kernel_arena(s->kernel), &s->u.iter.body,
+		child);
+}
+
+stir_stmt_kind stir_stmt_get_kind(const stir_stmt *s)
+{
+	return s->kind;
+}

@@ -1,0 +1,175 @@
+/* The IR's node structures, shared by the library's own modules (lang,
+ * passes, schedule, codegen).  Users see only the opaque types of
+ * include/stir/ir.h.  Every node lives in its module's arena. */
+#ifndef STIR_IR_NODES_H
+#define STIR_IR_NODES_H
+
+#include <stir/ir.h>
+#include "ir/arena.h"
+#include "ir/diag.h"
+
+struct stir_module {
+	stir_ctx *ctx;         /* borrowed: receives diagnostics */
+	stir_arena arena;      /* owns every node of the module */
+	stir_ptr_vec kernels;  /* stir_kernel *, in order */
+};
+
+struct stir_kernel {
+	stir_module *module;   /* the owning module */
+	const char *name;      /* arena string */
+	stir_loc loc;          /* of the kernel's name */
+	stir_stage stage;      /* which stage's nodes the body holds */
+	stir_ptr_vec params;   /* stir_var *, kind STIR_VAR_PARAM, in order */
+	stir_ptr_vec axes;     /* stir_axis *, in declaration order */
+	stir_ptr_vec buffers;  /* stir_buffer *, in declaration order */
+	stir_ptr_vec body;     /* stir_stmt *, run in order */
+	int n_vars;            /* variables created so far: the next slot */
+};
+
+struct stir_axis {
+	const char *name;      /* arena string */
+	stir_loc loc;          /* of the declaration */
+	stir_axis_kind kind;
+	stir_axis *parent;     /* NULL for dense_fixed */
+	stir_expr *len;        /* LEN: coordinates lie in [0, len) */
+	stir_expr *nnz;        /* NNZ (variable kinds), NNZ_COLS (sparse_fixed),
+	                          NULL (dense_fixed) */
+	stir_dtype idtype;     /* type of indptr/indices: i32 or i64 */
+	bool sorted;           /* indices ascending within a parent position */
+	int index;             /* position in the kernel's axis list */
+};
+
+struct stir_buffer {
+	const char *name;      /* arena string */
+	stir_loc loc;          /* of the declaration */
+	stir_buffer_kind kind;
+	stir_dtype dtype;      /* element type */
+	int n_axes;
+	stir_axis **axes;      /* arena array of n_axes borrowed axes */
+	stir_expr *domain_lo;  /* declared value domain [lo, hi), or NULL */
+	stir_expr *domain_hi;
+	int index;             /* position in the kernel's buffer list */
+};
+
+struct stir_var {
+	const char *name;      /* arena string */
+	stir_loc loc;          /* where it is bound */
+	stir_var_kind kind;
+	stir_dtype dtype;
+	int slot;              /* unique within the kernel: 0 .. n_vars-1 */
+	stir_axis *axis;       /* STIR_VAR_ITER: the axis iterated; else NULL */
+};
+
+struct stir_expr {
+	stir_expr_kind kind;
+	stir_dtype dtype;      /* type of the value */
+	stir_loc loc;          /* where the expression starts */
+	bool flexible;         /* built from literals alone: takes the type its
+	                          context asks for (LANGUAGE.md section 1) */
+	union {
+		int64_t i;         /* STIR_EXPR_INT (0/1 when dtype is bool) */
+		double f;          /* STIR_EXPR_FLOAT */
+		stir_var *var;     /* STIR_EXPR_VAR, borrowed */
+		struct {
+			stir_buffer *buf;  /* borrowed */
+			int n;
+			stir_expr **idx;   /* arena array of n indices */
+		} load;
+		struct {
+			stir_unop op;
+			stir_expr *a;
+		} unary;
+		struct {
+			stir_binop op;
+			stir_expr *a, *b;
+		} binary;
+		struct {
+			stir_expr *c, *a, *b;
+		} select;
+		struct {
+			stir_func f;
+			int n;
+			stir_expr **args;  /* arena array of n arguments */
+		} call;
+		struct {
+			stir_expr *a;      /* converted to the node's dtype */
+		} cast;
+	} u;
+};
+
+struct stir_stmt {
+	stir_stmt_kind kind;
+	stir_loc loc;          /* where the statement starts */
+	stir_kernel *kernel;   /* the owning kernel */
+	union {
+		struct {
+			stir_buffer *buf;  /* borrowed */
+			int n;
+			stir_expr **idx;   /* arena array of n indices */
+			stir_store_op op;
+			stir_expr *value;
+		} store;
+		struct {
+			stir_var *var;     /* kind STIR_VAR_LET */
+			stir_expr *value;
+		} let;
+		struct {
+			stir_expr *cond;
+			stir_ptr_vec then_body; /* stir_stmt * */
+			stir_ptr_vec else_body; /* stir_stmt * */
+		} if_;
+		struct {
+			const char *name;       /* arena string */
+			int n_groups;
+			stir_iter_group *groups; /* arena array; axes arena-copied */
+			int n_vars;             /* one per member axis */
+			stir_var **vars;        /* iterators, kind STIR_VAR_ITER */
+			char *kinds;            /* n_vars letters 'S'/'R', NUL-ended */
+			stir_ptr_vec init;      /* stir_stmt *, may be empty */
+			stir_ptr_vec body;      /* stir_stmt * */
+			stir_loc kinds_loc;     /* of the kinds string */
+		} iter;
+	} u;
+};
+
+/* Typed access to the pointer vectors above. */
+static inline stir_stmt *stir_stmt_at(const stir_ptr_vec *v, int i)
+{
+	return (stir_stmt *)v->v[i];
+}
+static inline stir_kernel *stir_kernel_at(const stir_ptr_vec *v, int i)
+{
+	return (stir_kernel *)v->v[i];
+}
+static inline stir_axis *stir_axis_at(const stir_ptr_vec *v, int i)
+{
+	return (stir_axis *)v->v[i];
+}
+static inline stir_buffer *stir_buffer_at(const stir_ptr_vec *v, int i)
+{
+	return (stir_buffer *)v->v[i];
+}
+static inline stir_var *stir_var_at(const stir_ptr_vec *v, int i)
+{
+	return (stir_var *)v->v[i];
+}
+
+/* The arena of the module that owns "k". */
+static inline stir_arena *stir_kernel_arena(const stir_kernel *k)
+{
+	return &k->module->arena;
+}
+static inline stir_ctx *stir_kernel_ctx(const stir_kernel *k)
+{
+	return k->module->ctx;
+}
+
+/* Give an expression built from literals alone the type "t" where the
+ * literals allow it (an integer literal becomes any numeric type, a float
+ * literal any float type); other expressions are left as they are. */
+void stir_expr_adopt_type(stir_expr *e, stir_dtype t);
+
+/* The bit width rank of an integer type (i8 < i32 < i64), 0 otherwise. */
+int stir_int_rank(stir_dtype t);
+
+#endif
