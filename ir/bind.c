@@ -1,0 +1,584 @@
+/* Binding data to a kernel: checking bindings, seeded random inputs, CSR
+ * matrices, and the names and shapes of a kernel's arrays (see
+ * include/stir/interp.h). */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ir/layout.h"
+
+int stir_kernel_check_bindings(const stir_kernel *k, const stir_bindings *b)
+{
+	stir_layout l;
+	if (stir_layout_init(&l, k, b, true) < 0)
+		return -1;
+	stir_layout_release(&l);
+	return 0;
+}
+
+int stir_kernel_array_names(const stir_kernel *k, const char **names, int max)
+{
+	stir_ctx *ctx = stir_kernel_ctx(k);
+	char buf[STIR_ARRAY_NAME_MAX];
+	int n = 0;
+	for (int i = 0; i < k->axes.n; i++) {
+		const stir_axis *a = stir_axis_at(&k->axes, i);
+		if (stir_axis_has_indptr(a)) {
+			stir_axis_indptr_name(a, buf);
+			if (n < max)
+				names[n] = stir_ctx_intern(ctx, buf);
+			n++;
+		}
+		if (stir_axis_has_indices(a)) {
+			stir_axis_indices_name(a, buf);
+			if (n < max)
+				names[n] = stir_ctx_intern(ctx, buf);
+			n++;
+		}
+	}
+	for (int i = 0; i < k->buffers.n; i++) {
+		const stir_buffer *buf_ = stir_buffer_at(&k->buffers, i);
+		if (buf_->kind != STIR_BUFFER_TENSOR)
+			continue;
+		if (n < max)
+			names[n] = buf_->name;
+		n++;
+	}
+	return n;
+}
+
+/* k, name, *is_indptr: the axis whose structure array is called "name"
+ * ("J.indptr" or "J.indices"), or NULL. */
+static const stir_axis *axis_of_array(const stir_kernel *k, const char *name,
+	bool *is_indptr)
+{
+	char buf[STIR_ARRAY_NAME_MAX];
+	for (int i = 0; i < k->axes.n; i++) {
+		const stir_axis *a = stir_axis_at(&k->axes, i);
+		stir_axis_indptr_name(a, buf);
+		if (stir_axis_has_indptr(a) && !strcmp(buf, name)) {
+			*is_indptr = true;
+			return a;
+		}
+		stir_axis_indices_name(a, buf);
+		if (stir_axis_has_indices(a) && !strcmp(buf, name)) {
+			*is_indptr = false;
+			return a;
+		}
+	}
+	return NULL;
+}
+
+int stir_kernel_array_shape(const stir_kernel *k, const stir_bindings *b,
+	const char *name, int *ndim, int64_t *shape)
+{
+	stir_ctx *ctx = stir_kernel_ctx(k);
+	stir_layout l;
+	if (stir_layout_init(&l, k, b, false) < 0)
+		return -1;
+	int r = 0;
+	bool is_indptr;
+	const stir_buffer *buf = stir_kernel_find_buffer(k, name);
+	const stir_axis *a = axis_of_array(k, name, &is_indptr);
+	if (buf && buf->kind == STIR_BUFFER_TENSOR && stir_buffer_is_dense(buf) &&
+	    buf->n_axes > 0 && buf->n_axes <= STIR_MAX_DIMS) {
+		*ndim = buf->n_axes;
+		for (int i = 0; i < buf->n_axes; i++)
+			shape[i] = l.axes[buf->axes[i]->index].len;
+	} else if (buf && buf->kind == STIR_BUFFER_TENSOR) {
+		*ndim = 1;
+		shape[0] = l.buffer_len[buf->index];
+	} else if (a) {
+		*ndim = 1;
+		shape[0] = is_indptr ? l.axes[a->parent->index].npos + 1 :
+			l.axes[a->index].npos;
+	} else {
+		stir_error(ctx, stir_loc_none(), "kernel '%s' has no array '%s'",
+			k->name, name);
+		r = -1;
+	}
+	stir_layout_release(&l);
+	return r;
+}
+
+/* ---- random inputs ---- */
+
+/* The state of a seeded generator (splitmix64) and of the sizes chosen so
+ * far. */
+typedef struct random_binder {
+	const stir_kernel *k;   /* the kernel being bound */
+	stir_bindings *b;       /* receives sizes and arrays */
+	stir_ctx *ctx;
+	uint64_t state;         /* splitmix64 state */
+	int64_t *params;        /* value of each parameter, by index */
+	bool *known;            /* whether params[i] is set */
+	bool *chosen;           /* whether params[i] was drawn here */
+	int64_t *npos;          /* positions of each axis, by index */
+} random_binder;
+
+/* r: the next 64 random bits (splitmix64). */
+static uint64_t rng_next(random_binder *r)
+{
+	uint64_t z = (r->state += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* r, lo, hi: a uniform integer in [lo, hi) (hi > lo). */
+static int64_t rng_range(random_binder *r, int64_t lo, int64_t hi)
+{
+	return lo + (int64_t)(rng_next(r) % (uint64_t)(hi - lo));
+}
+
+/* r: a uniform double in [0, 1). */
+static double rng_unit(random_binder *r)
+{
+	return (double)(rng_next(r) >> 11) * 0x1p-53;
+}
+
+/* r, p: the index of parameter p. */
+static int param_index(const random_binder *r, const stir_var *p)
+{
+	for (int i = 0; i < r->k->params.n; i++)
+		if (stir_var_at(&r->k->params, i) == p)
+			return i;
+	return -1;
+}
+
+/* r, i, v: set parameter i to v and bind it. */
+static int set_param(random_binder *r, int i, int64_t v)
+{
+	r->params[i] = v;
+	r->known[i] = true;
+	if (stir_bindings_set_size(r->b, stir_var_at(&r->k->params, i)->name, v)) {
+		stir_error_oom(r->ctx);
+		return -1;
+	}
+	return 0;
+}
+
+/* r, e: draw a value for every parameter e uses that has none yet. */
+static int draw_params(random_binder *r, const stir_expr *e)
+{
+	switch (e->kind) {
+	case STIR_EXPR_VAR: {
+		int i = param_index(r, e->u.var);
+		if (i < 0 || r->known[i])
+			return 0;
+		r->chosen[i] = true;
+		return set_param(r, i, rng_range(r, 3, 11));
+	}
+	case STIR_EXPR_UNARY:
+		return draw_params(r, e->u.unary.a);
+	case STIR_EXPR_CAST:
+		return draw_params(r, e->u.cast.a);
+	case STIR_EXPR_BINARY:
+		return draw_params(r, e->u.binary.a) < 0 ? -1 :
+			draw_params(r, e->u.binary.b);
+	case STIR_EXPR_CALL:
+		for (int i = 0; i < e->u.call.n; i++)
+			if (draw_params(r, e->u.call.args[i]) < 0)
+				return -1;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/* r, e, v: evaluate size e, drawing the parameters it needs. */
+static int eval_drawn(random_binder *r, const stir_expr *e, int64_t *v)
+{
+	if (draw_params(r, e) < 0 ||
+	    stir_eval_size(r->ctx, r->k, e, r->params, v) < 0)
+		return -1;
+	if (*v < 0) {
+		stir_error(r->ctx, e->loc, "size is negative (%" PRId64 ")", *v);
+		return -1;
+	}
+	return 0;
+}
+
+/* r, name, dtype, len: a new array of "len" elements bound to "name". */
+static stir_array *new_array(random_binder *r, const char *name,
+	stir_dtype dtype, int64_t len)
+{
+	stir_array *a = stir_array_alloc(r->ctx, dtype, 1, &len);
+	if (a && stir_bindings_set_array(r->b, name, a) < 0) {
+		stir_error_oom(r->ctx);
+		return NULL;
+	}
+	return a;
+}
+
+/* r, lens, n, len: random row lengths in [0, len] for n rows, with an
+ * empty row, a row of one and a full row among them when n allows. */
+static void draw_free_lengths(random_binder *r, int64_t *lens, int64_t n,
+	int64_t len)
+{
+	for (int64_t i = 0; i < n; i++) {
+		double u = rng_unit(r);
+		if (u < 0.2)
+			lens[i] = 0;
+		else if (u < 0.4)
+			lens[i] = len < 1 ? len : 1;
+		else if (u < 0.5)
+			lens[i] = len;
+		else
+			lens[i] = rng_range(r, 0, len + 1);
+	}
+	/* three distinct rows take the special lengths */
+	int64_t special[3] = { len, 0, len < 1 ? len : 1 }, rows[3];
+	for (int s = 0; s < 3 && s < n; s++) {
+		bool taken;
+		do {
+			rows[s] = rng_range(r, 0, n);
+			taken = false;
+			for (int q = 0; q < s; q++)
+				taken |= rows[q] == rows[s];
+		} while (taken);
+		lens[rows[s]] = special[s];
+	}
+}
+
+/* r, lens, n, len, total: row lengths in [0, len] for n rows summing to
+ * total.  -1 when total does not fit. */
+static int draw_exact_lengths(random_binder *r, const stir_axis *a,
+	int64_t *lens, int64_t n, int64_t len, int64_t total)
+{
+	if (n == 0 ? total != 0 : (len > 0 && total / len > n) ||
+	    (len == 0 && total > 0) || (len > 0 && total > n * len)) {
+		stir_error(r->ctx, a->loc, "cannot place %" PRId64
+			" entries of axis '%s' in %" PRId64 " rows of length %" PRId64,
+			total, a->name, n, len);
+		return -1;
+	}
+	int64_t *open = malloc((size_t)(n ? n : 1) * sizeof(*open));
+	if (!open) {
+		stir_error_oom(r->ctx);
+		return -1;
+	}
+	int64_t n_open = 0;
+	for (int64_t i = 0; i < n; i++) {
+		lens[i] = 0;
+		if (len > 0)
+			open[n_open++] = i;
+	}
+	for (int64_t t = 0; t < total; t++) {
+		int64_t j = rng_range(r, 0, n_open);
+		if (++lens[open[j]] == len)
+			open[j] = open[--n_open];
+	}
+	free(open);
+	return 0;
+}
+
+/* r, out, base, count, len, sorted: "count" distinct coordinates in
+ * [0, len) written to out[base..], ascending when sorted, else shuffled
+ * (Floyd's sampling). */
+static void draw_columns(random_binder *r, stir_array *out, int64_t base,
+	int64_t count, int64_t len, bool sorted)
+{
+	int64_t *pick = malloc((size_t)(count ? count : 1) * sizeof(*pick));
+	if (!pick)
+		return;
+	int64_t n = 0;
+	for (int64_t j = len - count; j < len; j++) {
+		int64_t t = rng_range(r, 0, j + 1);
+		bool seen = false;
+		for (int64_t q = 0; q < n && !seen; q++)
+			seen = pick[q] == t;
+		pick[n++] = seen ? j : t;
+	}
+	if (sorted) { /* insertion sort: rows are short */
+		for (int64_t q = 1; q < n; q++)
+			for (int64_t p = q; p > 0 && pick[p - 1] > pick[p]; p--) {
+				int64_t t = pick[p];
+				pick[p] = pick[p - 1];
+				pick[p - 1] = t;
+			}
+	}
+	for (int64_t q = 0; q < n; q++)
+		stir_array_set_int(out, base + q, pick[q]);
+	free(pick);
+}
+
+/* r, a: draw the sizes and structure arrays of axis a that are not bound. */
+static int bind_axis(random_binder *r, const stir_axis *a)
+{
+	char name[STIR_ARRAY_NAME_MAX];
+	int64_t len, nnz = 0;
+	if (eval_drawn(r, a->len, &len) < 0)
+		return -1;
+	if (a->kind == STIR_DENSE_FIXED) {
+		r->npos[a->index] = len;
+		return 0;
+	}
+	int64_t rows = r->npos[a->parent->index];
+	if (a->kind == STIR_SPARSE_FIXED) {
+		int pi = a->nnz->kind == STIR_EXPR_VAR ? param_index(r, a->nnz->u.var) : -1;
+		if (eval_drawn(r, a->nnz, &nnz) < 0)
+			return -1;
+		if (a->sorted && nnz > len) {
+			if (pi < 0 || !r->chosen[pi]) {
+				stir_error(r->ctx, a->loc, "axis '%s' needs %" PRId64
+					" distinct coordinates per row but has length %"
+					PRId64, a->name, nnz, len);
+				return -1;
+			}
+			nnz = len;
+			if (set_param(r, pi, nnz) < 0)
+				return -1;
+		}
+		r->npos[a->index] = rows * nnz;
+		stir_axis_indices_name(a, name);
+		if (stir_bindings_get_array(r->b, name))
+			return 0;
+		stir_array *ind = new_array(r, name, a->idtype, rows * nnz);
+		if (!ind)
+			return -1;
+		for (int64_t p = 0; p < rows; p++)
+			draw_columns(r, ind, p * nnz, nnz, len, a->sorted);
+		return 0;
+	}
+	/* variable kinds: row lengths from indptr if bound, else drawn */
+	int64_t *lens = malloc((size_t)(rows ? rows : 1) * sizeof(*lens));
+	if (!lens) {
+		stir_error_oom(r->ctx);
+		return -1;
+	}
+	int rc = -1;
+	stir_axis_indptr_name(a, name);
+	stir_array *indptr = stir_bindings_get_array(r->b, name);
+	int pi = a->nnz->kind == STIR_EXPR_VAR ? param_index(r, a->nnz->u.var) : -1;
+	if (indptr) {
+		if (stir_array_get_len(indptr) != rows + 1) {
+			stir_error(r->ctx, stir_loc_none(), "array '%s' has %" PRId64
+				" elements, expected %" PRId64, name,
+				stir_array_get_len(indptr), rows + 1);
+			goto out;
+		}
+		for (int64_t i = 0; i < rows; i++)
+			lens[i] = stir_array_get_int(indptr, i + 1) -
+				stir_array_get_int(indptr, i);
+	} else if (pi >= 0 && !r->known[pi]) {
+		draw_free_lengths(r, lens, rows, len);
+	} else {
+		if (eval_drawn(r, a->nnz, &nnz) < 0 ||
+		    draw_exact_lengths(r, a, lens, rows, len, nnz) < 0)
+			goto out;
+	}
+	nnz = 0;
+	for (int64_t i = 0; i < rows; i++)
+		nnz += lens[i] < 0 ? 0 : lens[i];
+	if (pi >= 0 && !r->known[pi] && set_param(r, pi, nnz) < 0)
+		goto out;
+	r->npos[a->index] = nnz;
+	if (!indptr) {
+		indptr = new_array(r, name, a->idtype, rows + 1);
+		if (!indptr)
+			goto out;
+		for (int64_t i = 0, acc = 0; i < rows; i++) {
+			acc += lens[i];
+			stir_array_set_int(indptr, i + 1, acc);
+		}
+	}
+	rc = 0;
+	stir_axis_indices_name(a, name);
+	if (a->kind == STIR_SPARSE_VARIABLE && !stir_bindings_get_array(r->b, name)) {
+		stir_array *ind = new_array(r, name, a->idtype, nnz);
+		if (!ind) {
+			rc = -1;
+			goto out;
+		}
+		for (int64_t i = 0; i < rows; i++) {
+			int64_t lo = stir_array_get_int(indptr, i);
+			if (lens[i] > len || lo < 0 || lo + lens[i] > nnz)
+				continue; /* a bad bound indptr: the check reports it */
+			draw_columns(r, ind, lo, lens[i], len, a->sorted);
+		}
+	}
+out:
+	free(lens);
+	return rc;
+}
+
+/* r, buf, len: bind random values to tensor buf of "len" elements. */
+static int bind_tensor(random_binder *r, const stir_buffer *buf, int64_t len)
+{
+	int64_t lo = -8, hi = 8;
+	if (buf->domain_lo && (eval_drawn(r, buf->domain_lo, &lo) < 0 ||
+		eval_drawn(r, buf->domain_hi, &hi) < 0))
+		return -1;
+	if (stir_dtype_is_int(buf->dtype) && hi <= lo && len > 0) {
+		stir_error(r->ctx, buf->loc, "the domain of '%s' is empty",
+			buf->name);
+		return -1;
+	}
+	stir_array *a = new_array(r, buf->name, buf->dtype, len);
+	if (!a)
+		return -1;
+	for (int64_t i = 0; i < len; i++) {
+		if (stir_dtype_is_float(buf->dtype))
+			stir_array_set_double(a, i, 2.0 * rng_unit(r) - 1.0);
+		else
+			stir_array_set_int(a, i, rng_range(r, lo, hi));
+	}
+	return 0;
+}
+
+/* r: bind every tensor that is not bound yet (all sizes are known). */
+static int bind_tensors(random_binder *r)
+{
+	stir_layout l;
+	if (stir_layout_init(&l, r->k, r->b, false) < 0)
+		return -1;
+	int rc = 0;
+	for (int i = 0; i < r->k->buffers.n && rc == 0; i++) {
+		const stir_buffer *buf = stir_buffer_at(&r->k->buffers, i);
+		if (buf->kind == STIR_BUFFER_TENSOR &&
+		    !stir_bindings_get_array(r->b, buf->name))
+			rc = bind_tensor(r, buf, l.buffer_len[i]);
+	}
+	stir_layout_release(&l);
+	return rc;
+}
+
+int stir_kernel_bind_random(const stir_kernel *k, stir_bindings *b,
+	uint64_t seed)
+{
+	stir_ctx *ctx = stir_kernel_ctx(k);
+	size_t np = (size_t)k->params.n + 1, na = (size_t)k->axes.n + 1;
+	random_binder r = {
+		.k = k, .b = b, .ctx = ctx, .state = seed,
+		.params = calloc(np, sizeof(int64_t)),
+		.known = calloc(np, sizeof(bool)),
+		.chosen = calloc(np, sizeof(bool)),
+		.npos = calloc(na, sizeof(int64_t)),
+	};
+	int rc = -1;
+	if (!r.params || !r.known || !r.chosen || !r.npos) {
+		stir_error_oom(ctx);
+		goto out;
+	}
+	for (int i = 0; i < k->params.n; i++)
+		r.known[i] = stir_bindings_get_size(b,
+			stir_var_at(&k->params, i)->name, &r.params[i]);
+	for (int i = 0; i < k->axes.n; i++)
+		if (bind_axis(&r, stir_axis_at(&k->axes, i)) < 0)
+			goto out;
+	for (int i = 0; i < k->buffers.n; i++) {
+		const stir_buffer *buf = stir_buffer_at(&k->buffers, i);
+		if (buf->domain_lo && (draw_params(&r, buf->domain_lo) < 0 ||
+			draw_params(&r, buf->domain_hi) < 0))
+			goto out;
+	}
+	for (int i = 0; i < k->params.n; i++)
+		if (!r.known[i] && set_param(&r, i, rng_range(&r, 3, 11)) < 0)
+			goto out;
+	rc = bind_tensors(&r);
+out:
+	free(r.params);
+	free(r.known);
+	free(r.chosen);
+	free(r.npos);
+	return rc;
+}
+
+/* ---- CSR matrices ---- */
+
+/* k, b, e, v, what, t: make size expression e equal v: bind it when e is a
+ * bare unbound parameter, otherwise check that it evaluates to v. */
+static int bind_size_to(const stir_kernel *k, stir_bindings *b,
+	const stir_expr *e, int64_t v, const char *what, const char *tensor)
+{
+	stir_ctx *ctx = stir_kernel_ctx(k);
+	int64_t have;
+	if (e->kind == STIR_EXPR_VAR && e->u.var->kind == STIR_VAR_PARAM &&
+	    !stir_bindings_get_size(b, e->u.var->name, &have)) {
+		if (stir_bindings_set_size(b, e->u.var->name, v) < 0) {
+			stir_error_oom(ctx);
+			return -1;
+		}
+		return 0;
+	}
+	/* evaluate with whatever is bound; an unbound parameter counts as 0
+	 * and the mismatch is reported */
+	int64_t *params = calloc((size_t)k->params.n + 1, sizeof(*params));
+	if (!params) {
+		stir_error_oom(ctx);
+		return -1;
+	}
+	for (int i = 0; i < k->params.n; i++) {
+		const stir_var *p = stir_var_at(&k->params, i);
+		if (!stir_bindings_get_size(b, p->name, &params[i]))
+			params[i] = 0;
+	}
+	int rc = stir_eval_size(ctx, k, e, params, &have);
+	free(params);
+	if (rc < 0)
+		return -1;
+	if (have != v) {
+		stir_error(ctx, e->loc, "the matrix bound to '%s' has %s %" PRId64
+			", but the kernel's size is %" PRId64, tensor, what, v, have);
+		return -1;
+	}
+	return 0;
+}
+
+int stir_kernel_bind_csr(const stir_kernel *k, stir_bindings *b,
+	const char *tensor, const stir_csr *csr)
+{
+	stir_ctx *ctx = stir_kernel_ctx(k);
+	const stir_buffer *buf = stir_kernel_find_buffer(k, tensor);
+	if (!buf || buf->kind != STIR_BUFFER_TENSOR) {
+		stir_error(ctx, k->loc, "kernel '%s' has no tensor '%s'", k->name,
+			tensor);
+		return -1;
+	}
+	if (buf->n_axes != 2 || buf->axes[0]->kind != STIR_DENSE_FIXED ||
+	    buf->axes[1]->kind != STIR_SPARSE_VARIABLE ||
+	    buf->axes[1]->parent != buf->axes[0]) {
+		stir_error(ctx, buf->loc, "tensor '%s' is not a CSR matrix: a matrix "
+			"binds only to [I, J] with I dense_fixed and J a "
+			"sparse_variable child of I", tensor);
+		return -1;
+	}
+	const stir_axis *ai = buf->axes[0], *aj = buf->axes[1];
+	if (bind_size_to(k, b, ai->len, csr->nrows, "rows", tensor) < 0 ||
+	    bind_size_to(k, b, aj->len, csr->ncols, "columns", tensor) < 0 ||
+	    bind_size_to(k, b, aj->nnz, csr->nnz, "non-zeros", tensor) < 0)
+		return -1;
+	if (aj->idtype == STIR_I32 &&
+	    (csr->nnz > INT32_MAX || csr->ncols > INT32_MAX)) {
+		stir_error(ctx, aj->loc, "the matrix bound to '%s' needs 64-bit "
+			"indices: declare '%s' with idtype = i64", tensor, aj->name);
+		return -1;
+	}
+	char name[STIR_ARRAY_NAME_MAX];
+	int64_t n1 = csr->nrows + 1, nnz = csr->nnz;
+	stir_array *indptr = stir_array_alloc(ctx, aj->idtype, 1, &n1);
+	stir_array *indices = stir_array_alloc(ctx, aj->idtype, 1, &nnz);
+	stir_array *values = stir_array_alloc(ctx, buf->dtype, 1, &nnz);
+	if (!indptr || !indices || !values) {
+		stir_array_free(indptr);
+		stir_array_free(indices);
+		stir_array_free(values);
+		return -1;
+	}
+	for (int64_t i = 0; i <= csr->nrows; i++)
+		stir_array_set_int(indptr, i, csr->indptr[i]);
+	for (int64_t i = 0; i < nnz; i++) {
+		stir_array_set_int(indices, i, csr->indices[i]);
+		stir_array_set_double(values, i, csr->values[i]);
+	}
+	stir_axis_indptr_name(aj, name);
+	int rc = stir_bindings_set_array(b, name, indptr);
+	stir_axis_indices_name(aj, name);
+	rc |= stir_bindings_set_array(b, name, indices);
+	rc |= stir_bindings_set_array(b, tensor, values);
+	if (rc) {
+		stir_error_oom(ctx);
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,461 @@
+/* The stage I interpreter: runs a kernel on host arrays exactly as
+ * docs/language.md section 5 defines it.  It is the reference that every
+ * lowered stage and every GPU kernel is checked against, so it favours
+ * plainness over speed: a tree walk with one value slot per variable.
+ *
+ * Requires: a kernel that passed the verifier.
+ * Run-time errors (division by zero, an attach whose parent position has
+ * no row) stop the run with a located diagnostic. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ir/interp_value.h"
+#include "ir/layout.h"
+
+typedef struct interp {
+	stir_ctx *ctx;            /* receives run-time errors */
+	const stir_kernel *k;     /* the kernel being run */
+	stir_layout layout;       /* sizes and structure arrays */
+	stir_array **arrays;      /* value array of each buffer, by index;
+	                             tensors borrowed, locals owned */
+	stir_value *vals;         /* value of each variable, by slot */
+	int64_t *var_pos;         /* ITER variables: their current position */
+	int64_t *var_parent_pos;  /* ITER variables: their parent's position */
+	int64_t *axis_pos;        /* current position of each axis, -1 if none */
+	bool failed;              /* a run-time error stopped the run */
+} interp;
+
+static stir_value eval(interp *in, const stir_expr *e);
+static void exec_list(interp *in, const stir_ptr_vec *list);
+
+/* in, e, msg: report a run-time error at e and stop the run. */
+static void runtime_error(interp *in, stir_loc loc, const char *msg)
+{
+	if (!in->failed)
+		stir_error(in->ctx, loc, "%s", msg);
+	in->failed = true;
+}
+
+/* in, buf, n, idx: the offset of buf[idx..] in its value array, or -1 when
+ * a coordinate is not stored (docs/language.md section 5, "Access"). */
+static int64_t access_offset(interp *in, const stir_buffer *buf, int n,
+	stir_expr *const *idx)
+{
+	int64_t offset = 0, prev_pos = -1;
+	for (int k = 0; k < n && k < buf->n_axes; k++) {
+		const stir_axis *a = buf->axes[k];
+		int64_t pp = a->parent ? prev_pos : -1;
+		const stir_expr *e = idx[k];
+		int64_t pos;
+		if (e->kind == STIR_EXPR_VAR && e->u.var->kind == STIR_VAR_ITER &&
+		    e->u.var->axis == a && in->var_pos[e->u.var->slot] >= 0 &&
+		    in->var_parent_pos[e->u.var->slot] == pp) {
+			pos = in->var_pos[e->u.var->slot];
+		} else {
+			stir_value c = eval(in, e);
+			if (in->failed)
+				return -1;
+			pos = stir_layout_lookup(&in->layout, a, pp, c.i);
+			if (pos < 0)
+				return -1;
+		}
+		if (stir_buffer_axis_ends_chain(buf, k))
+			offset = offset * in->layout.axes[a->index].npos + pos;
+		prev_pos = pos;
+	}
+	return offset;
+}
+
+/* in, e: evaluate a binary operation. */
+static stir_value eval_binary(interp *in, const stir_expr *e)
+{
+	stir_binop op = e->u.binary.op;
+	const stir_expr *ea = e->u.binary.a, *eb = e->u.binary.b;
+	stir_value a = eval(in, ea), r = { 0 };
+	if (in->failed)
+		return r;
+	if (op == STIR_AND || op == STIR_OR) {
+		if ((op == STIR_AND) != (a.i != 0))
+			return a;          /* short circuit */
+		return eval(in, eb);
+	}
+	stir_value b = eval(in, eb);
+	if (in->failed)
+		return r;
+	if (op >= STIR_LT && op <= STIR_NE)
+		return stir_value_compare(op, ea->dtype, a, eb->dtype, b);
+	if ((op == STIR_DIV || op == STIR_MOD) && stir_dtype_is_int(e->dtype) &&
+	    b.i == 0) {
+		runtime_error(in, e->loc, "integer division by zero");
+		return r;
+	}
+	return stir_value_arith(op, e->dtype, a, b);
+}
+
+/* in, e: evaluate a call of min max abs exp log sqrt tanh. */
+static stir_value eval_call(interp *in, const stir_expr *e)
+{
+	stir_value args[2] = { { 0 }, { 0 } };
+	for (int i = 0; i < e->u.call.n && i < 2; i++) {
+		args[i] = eval(in, e->u.call.args[i]);
+		if (in->failed)
+			return args[0];
+	}
+	return stir_value_call(e->u.call.f, e->dtype, args);
+}
+
+/* in, e: evaluate e; integers and bools in .i, floats in .f, already
+ * rounded or wrapped to e->dtype. */
+static stir_value eval(interp *in, const stir_expr *e)
+{
+	stir_value v = { 0 };
+	switch (e->kind) {
+	case STIR_EXPR_INT:
+		if (stir_dtype_is_float(e->dtype))
+			v.f = stir_value_round(e->dtype, (double)e->u.i);
+		else
+			v.i = stir_value_wrap(e->dtype, e->u.i);
+		return v;
+	case STIR_EXPR_FLOAT:
+		v.f = stir_value_round(e->dtype, e->u.f);
+		return v;
+	case STIR_EXPR_VAR:
+		return in->vals[e->u.var->slot];
+	case STIR_EXPR_LOAD: {
+		const stir_buffer *buf = e->u.load.buf;
+		int64_t off = access_offset(in, buf, e->u.load.n, e->u.load.idx);
+		if (off < 0)
+			return v; /* absent: 0 */
+		return stir_value_load(in->arrays[buf->index], off);
+	}
+	case STIR_EXPR_UNARY:
+		v = eval(in, e->u.unary.a);
+		if (e->u.unary.op == STIR_NOT)
+			v.i = !v.i;
+		else if (stir_dtype_is_float(e->dtype))
+			v.f = stir_value_round(e->dtype, -v.f);
+		else
+			v.i = stir_value_wrap(e->dtype, (int64_t)(0 - (uint64_t)v.i));
+		return v;
+	case STIR_EXPR_BINARY:
+		return eval_binary(in, e);
+	case STIR_EXPR_SELECT:
+		v = eval(in, e->u.select.c);
+		if (in->failed)
+			return v;
+		return eval(in, v.i ? e->u.select.a : e->u.select.b);
+	case STIR_EXPR_CALL:
+		return eval_call(in, e);
+	case STIR_EXPR_CAST:
+		v = eval(in, e->u.cast.a);
+		return stir_value_convert(e->u.cast.a->dtype, e->dtype, v);
+	}
+	return v;
+}
+
+/* in, s: execute a store (skipped when the coordinate is not stored). */
+static void exec_store(interp *in, const stir_stmt *s)
+{
+	const stir_buffer *buf = s->u.store.buf;
+	int64_t off = access_offset(in, buf, s->u.store.n, s->u.store.idx);
+	if (off < 0 || in->failed)
+		return;
+	const stir_expr *ve = s->u.store.value;
+	stir_value v = eval(in, ve);
+	if (in->failed)
+		return;
+	v = stir_value_convert(ve->dtype, buf->dtype, v);
+	stir_array *arr = in->arrays[buf->index];
+	if (s->u.store.op != STIR_STORE_ASSIGN) {
+		static const stir_binop ops[] = {
+			[STIR_STORE_ADD] = STIR_ADD,
+			[STIR_STORE_SUB] = STIR_SUB,
+			[STIR_STORE_MUL] = STIR_MUL,
+		};
+		v = stir_value_arith(ops[s->u.store.op], buf->dtype,
+			stir_value_load(arr, off), v);
+	}
+	stir_value_store(arr, off, v);
+}
+
+/* The iteration being executed and whether its init points or its full
+ * space is being enumerated. */
+typedef struct iter_run {
+	const stir_stmt *s;  /* the ITER statement */
+	bool init;           /* enumerate spatial points for init only */
+	int *first_var;      /* first variable index of each group */
+} iter_run;
+
+/* in, v, a, pos, pp: make iterator v of axis a stand at position pos under
+ * parent position pp.  Returns the previous position of a for leave(). */
+static int64_t enter(interp *in, const stir_var *v, const stir_axis *a,
+	int64_t pos, int64_t pp)
+{
+	int64_t saved = in->axis_pos[a->index];
+	in->axis_pos[a->index] = pos;
+	in->var_pos[v->slot] = pos;
+	in->var_parent_pos[v->slot] = pp;
+	in->vals[v->slot].i = stir_layout_coord(&in->layout, a, pp, pos);
+	return saved;
+}
+
+/* in, v, a, saved: undo enter(). */
+static void leave(interp *in, const stir_var *v, const stir_axis *a,
+	int64_t saved)
+{
+	in->axis_pos[a->index] = saved;
+	in->var_pos[v->slot] = -1;
+	in->var_parent_pos[v->slot] = -1;
+}
+
+static void run_groups(interp *in, const iter_run *r, int g);
+
+/* in, a: the current position of a's parent (or -1 for a root).  A parent
+ * that is not being iterated is a run-time error (the verifier prevents
+ * it). */
+static int64_t parent_pos(interp *in, const stir_stmt *s, const stir_axis *p)
+{
+	if (!p)
+		return -1;
+	int64_t pp = in->axis_pos[p->index];
+	if (pp < 0)
+		runtime_error(in, s->loc, "axis iterated outside its parent");
+	return pp;
+}
+
+/* in, r, g, member, a, pp: iterate member "member" (axis a) of group g over
+ * its positions under parent position pp, continuing at each with the
+ * next member or group. */
+static void run_axis(interp *in, const iter_run *r, int g, int member,
+	const stir_axis *a, int64_t pp);
+
+/* in, r, g, member: continue the enumeration after member "member" of
+ * group g (member-wise, used for init points and single axes). */
+static void run_next(interp *in, const iter_run *r, int g, int member)
+{
+	const stir_iter_group *grp = &r->s->u.iter.groups[g];
+	if (member + 1 < grp->n_axes) {
+		const stir_axis *a = grp->axes[member + 1];
+		char kind = r->s->u.iter.kinds[r->first_var[g] + member + 1];
+		if (r->init && kind == 'R') {
+			run_next(in, r, g, member + 1);
+			return;
+		}
+		int64_t pp = parent_pos(in, r->s, a->parent);
+		if (!in->failed)
+			run_axis(in, r, g, member + 1, a, pp);
+		return;
+	}
+	run_groups(in, r, g + 1);
+}
+
+static void run_axis(interp *in, const iter_run *r, int g, int member,
+	const stir_axis *a, int64_t pp)
+{
+	const stir_var *v = r->s->u.iter.vars[r->first_var[g] + member];
+	int64_t lo, hi;
+	stir_layout_range(&in->layout, a, pp, &lo, &hi);
+	for (int64_t p = lo; p < hi && !in->failed; p++) {
+		int64_t saved = enter(in, v, a, p, pp);
+		run_next(in, r, g, member);
+		leave(in, v, a, saved);
+	}
+}
+
+/* in, a, p: the first position of child axis a under parent position p
+ * (p may be one past the parent's last position). */
+static int64_t child_start(interp *in, const stir_axis *a, int64_t p)
+{
+	const stir_axis_layout *al = &in->layout.axes[a->index];
+	if (a->kind == STIR_SPARSE_FIXED)
+		return p * al->nnz;
+	return stir_array_get_int(al->indptr, p);
+}
+
+/* in, r, g: iterate fuse group g as one flat loop over the positions of its
+ * last member, deriving every member's position from it. */
+static void run_fused(interp *in, const iter_run *r, int g)
+{
+	const stir_iter_group *grp = &r->s->u.iter.groups[g];
+	int n = grp->n_axes;
+	int64_t lo[n], hi[n], pos[n], saved[n];
+	int64_t pp0 = parent_pos(in, r->s, grp->axes[0]->parent);
+	if (in->failed)
+		return;
+	stir_layout_range(&in->layout, grp->axes[0], pp0, &lo[0], &hi[0]);
+	for (int k = 1; k < n; k++) {
+		lo[k] = child_start(in, grp->axes[k], lo[k - 1]);
+		hi[k] = child_start(in, grp->axes[k], hi[k - 1]);
+	}
+	for (int k = 0; k < n; k++)
+		pos[k] = lo[k];
+	for (int64_t p = lo[n - 1]; p < hi[n - 1] && !in->failed; p++) {
+		pos[n - 1] = p;
+		/* positions only grow: advance each ancestor to the row that
+		 * holds its child's position */
+		for (int k = n - 2; k >= 0; k--)
+			while (child_start(in, grp->axes[k + 1], pos[k] + 1) <= pos[k + 1])
+				pos[k]++;
+		for (int k = 0; k < n; k++)
+			saved[k] = enter(in, r->s->u.iter.vars[r->first_var[g] + k],
+				grp->axes[k], pos[k], k ? pos[k - 1] : pp0);
+		run_groups(in, r, g + 1);
+		for (int k = n - 1; k >= 0; k--)
+			leave(in, r->s->u.iter.vars[r->first_var[g] + k], grp->axes[k],
+				saved[k]);
+	}
+}
+
+/* in, r, g: enumerate groups g.. of the iteration, then run its init or
+ * body at each point. */
+static void run_groups(interp *in, const iter_run *r, int g)
+{
+	const stir_stmt *s = r->s;
+	if (g == s->u.iter.n_groups) {
+		exec_list(in, r->init ? &s->u.iter.init : &s->u.iter.body);
+		return;
+	}
+	const stir_iter_group *grp = &s->u.iter.groups[g];
+	char kind = s->u.iter.kinds[r->first_var[g]];
+	if (grp->kind == STIR_GROUP_FUSE && !r->init) {
+		run_fused(in, r, g);
+		return;
+	}
+	if (r->init && kind == 'R') {
+		run_next(in, r, g, 0);
+		return;
+	}
+	const stir_axis *a = grp->axes[0];
+	const stir_axis *p = grp->kind == STIR_GROUP_ATTACH ?
+		grp->attach_parent : a->parent;
+	int64_t pp = parent_pos(in, s, p);
+	if (in->failed)
+		return;
+	if (grp->kind == STIR_GROUP_ATTACH &&
+	    pp >= in->layout.axes[a->parent->index].npos) {
+		stir_error(in->ctx, s->loc, "attach(%s, %s): position %" PRId64
+			" of '%s' has no row in '%s'", a->name, p->name, pp,
+			p->name, a->name);
+		in->failed = true;
+		return;
+	}
+	run_axis(in, r, g, 0, a, pp);
+}
+
+/* in, s: run a sparse iteration: its init points first, then its body. */
+static void exec_iter(interp *in, const stir_stmt *s)
+{
+	int first[s->u.iter.n_groups + 1];
+	for (int g = 0, v = 0; g < s->u.iter.n_groups; g++) {
+		first[g] = v;
+		v += s->u.iter.groups[g].n_axes;
+	}
+	iter_run r = { s, true, first };
+	if (s->u.iter.init.n)
+		run_groups(in, &r, 0);
+	r.init = false;
+	if (!in->failed)
+		run_groups(in, &r, 0);
+}
+
+/* in, s: execute one statement. */
+static void exec_stmt(interp *in, const stir_stmt *s)
+{
+	switch (s->kind) {
+	case STIR_STMT_STORE:
+		exec_store(in, s);
+		break;
+	case STIR_STMT_LET:
+		in->vals[s->u.let.var->slot] = eval(in, s->u.let.value);
+		break;
+	case STIR_STMT_IF: {
+		stir_value c = eval(in, s->u.if_.cond);
+		if (!in->failed)
+			exec_list(in, c.i ? &s->u.if_.then_body : &s->u.if_.else_body);
+		break;
+	}
+	case STIR_STMT_ITER:
+		exec_iter(in, s);
+		break;
+	}
+}
+
+/* in, list: execute the statements of list in order. */
+static void exec_list(interp *in, const stir_ptr_vec *list)
+{
+	for (int i = 0; i < list->n && !in->failed; i++)
+		exec_stmt(in, stir_stmt_at(list, i));
+}
+
+/* in: release everything the run allocated. */
+static void interp_release(interp *in)
+{
+	if (in->arrays) {
+		for (int i = 0; i < in->k->buffers.n; i++)
+			if (stir_buffer_at(&in->k->buffers, i)->kind == STIR_BUFFER_LOCAL)
+				stir_array_free(in->arrays[i]);
+	}
+	free(in->arrays);
+	free(in->vals);
+	free(in->var_pos);
+	free(in->var_parent_pos);
+	free(in->axis_pos);
+	stir_layout_release(&in->layout);
+}
+
+/* in, b: bind every buffer to its array: tensors from b, locals fresh. */
+static int bind_arrays(interp *in, stir_bindings *b)
+{
+	const stir_kernel *k = in->k;
+	for (int i = 0; i < k->buffers.n; i++) {
+		const stir_buffer *buf = stir_buffer_at(&k->buffers, i);
+		if (buf->kind == STIR_BUFFER_TENSOR) {
+			in->arrays[i] = stir_bindings_get_array(b, buf->name);
+			continue;
+		}
+		int64_t len = in->layout.buffer_len[i];
+		in->arrays[i] = stir_array_alloc(in->ctx, buf->dtype, 1, &len);
+		if (!in->arrays[i])
+			return -1;
+	}
+	return 0;
+}
+
+int stir_kernel_interpret(const stir_kernel *k, stir_bindings *b)
+{
+	stir_ctx *ctx = stir_kernel_ctx(k);
+	if (k->stage != STIR_STAGE_1) {
+		stir_error(ctx, k->loc, "kernel '%s': the interpreter runs stage I only",
+			k->name);
+		return -1;
+	}
+	interp in = { .ctx = ctx, .k = k };
+	if (stir_layout_init(&in.layout, k, b, true) < 0)
+		return -1;
+	size_t nv = (size_t)k->n_vars + 1;
+	in.arrays = calloc((size_t)k->buffers.n + 1, sizeof(*in.arrays));
+	in.vals = calloc(nv, sizeof(*in.vals));
+	in.var_pos = malloc(nv * sizeof(*in.var_pos));
+	in.var_parent_pos = malloc(nv * sizeof(*in.var_parent_pos));
+	in.axis_pos = malloc(((size_t)k->axes.n + 1) * sizeof(*in.axis_pos));
+	if (!in.arrays || !in.vals || !in.var_pos || !in.var_parent_pos ||
+	    !in.axis_pos) {
+		interp_release(&in);
+		stir_error_oom(ctx);
+		return -1;
+	}
+	for (size_t i = 0; i < nv; i++)
+		in.var_pos[i] = in.var_parent_pos[i] = -1;
+	for (int i = 0; i <= k->axes.n; i++)
+		in.axis_pos[i] = -1;
+	for (int i = 0; i < k->params.n; i++)
+		in.vals[stir_var_at(&k->params, i)->slot].i = in.layout.params[i];
+	if (bind_arrays(&in, b) == 0)
+		exec_list(&in, &k->body);
+	else
+		in.failed = true;
+	bool failed = in.failed;
+	interp_release(&in);
+	return failed ? -1 : 0;
+}

@@ -1,0 +1,451 @@
+/* Sizes, structure arrays and their checks; see layout.h. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ir/layout.h"
+
+/* ctx, e, what: report that size expression e cannot be evaluated. */
+static int size_error(stir_ctx *ctx, const stir_expr *e, const char *what)
+{
+	stir_error(ctx, e->loc, "size expression %s", what);
+	return -1;
+}
+
+int stir_eval_size(stir_ctx *ctx, const stir_kernel *k, const stir_expr *e,
+	const int64_t *params, int64_t *value)
+{
+	int64_t a, b;
+	switch (e->kind) {
+	case STIR_EXPR_INT:
+		*value = e->u.i;
+		return 0;
+	case STIR_EXPR_VAR:
+		if (e->u.var->kind != STIR_VAR_PARAM)
+			return size_error(ctx, e, "uses a variable that is not a parameter");
+		for (int i = 0; i < k->params.n; i++) {
+			if (stir_var_at(&k->params, i) == e->u.var) {
+				*value = params[i];
+				return 0;
+			}
+		}
+		return size_error(ctx, e, "uses a parameter of another kernel");
+	case STIR_EXPR_UNARY:
+		if (e->u.unary.op != STIR_NEG ||
+		    stir_eval_size(ctx, k, e->u.unary.a, params, &a) < 0)
+			return e->u.unary.op != STIR_NEG ?
+				size_error(ctx, e, "is not an integer") : -1;
+		if (a == INT64_MIN)
+			return size_error(ctx, e, "overflows");
+		*value = -a;
+		return 0;
+	case STIR_EXPR_CAST:
+		if (!stir_dtype_is_int(e->dtype))
+			return size_error(ctx, e, "is not an integer");
+		return stir_eval_size(ctx, k, e->u.cast.a, params, value);
+	case STIR_EXPR_CALL:
+		if (e->u.call.f != STIR_MIN && e->u.call.f != STIR_MAX)
+			return size_error(ctx, e, "calls a function other than min or max");
+		if (e->u.call.n != 2 ||
+		    stir_eval_size(ctx, k, e->u.call.args[0], params, &a) < 0 ||
+		    stir_eval_size(ctx, k, e->u.call.args[1], params, &b) < 0)
+			return -1;
+		*value = (e->u.call.f == STIR_MIN) == (a < b) ? a : b;
+		return 0;
+	case STIR_EXPR_BINARY:
+		if (stir_eval_size(ctx, k, e->u.binary.a, params, &a) < 0 ||
+		    stir_eval_size(ctx, k, e->u.binary.b, params, &b) < 0)
+			return -1;
+		switch (e->u.binary.op) {
+		case STIR_ADD:
+			if (__builtin_add_overflow(a, b, value))
+				return size_error(ctx, e, "overflows");
+			return 0;
+		case STIR_SUB:
+			if (__builtin_sub_overflow(a, b, value))
+				return size_error(ctx, e, "overflows");
+			return 0;
+		case STIR_MUL:
+			if (__builtin_mul_overflow(a, b, value))
+				return size_error(ctx, e, "overflows");
+			return 0;
+		case STIR_DIV:
+		case STIR_MOD:
+			if (b == 0)
+				return size_error(ctx, e, "divides by zero");
+			if (a == INT64_MIN && b == -1)
+				return size_error(ctx, e, "overflows");
+			*value = e->u.binary.op == STIR_DIV ? a / b : a % b;
+			return 0;
+		default:
+			return size_error(ctx, e, "is not an integer");
+		}
+	default:
+		return size_error(ctx, e, "is not an integer expression of parameters");
+	}
+}
+
+bool stir_axis_has_indptr(const stir_axis *a)
+{
+	return a->kind == STIR_DENSE_VARIABLE || a->kind == STIR_SPARSE_VARIABLE;
+}
+
+bool stir_axis_has_indices(const stir_axis *a)
+{
+	return a->kind == STIR_SPARSE_FIXED || a->kind == STIR_SPARSE_VARIABLE;
+}
+
+void stir_axis_indptr_name(const stir_axis *a, char *buf)
+{
+	snprintf(buf, STIR_ARRAY_NAME_MAX, "%s.indptr", a->name);
+}
+
+void stir_axis_indices_name(const stir_axis *a, char *buf)
+{
+	snprintf(buf, STIR_ARRAY_NAME_MAX, "%s.indices", a->name);
+}
+
+bool stir_buffer_axis_ends_chain(const stir_buffer *b, int i)
+{
+	return i + 1 >= b->n_axes || b->axes[i + 1]->parent != b->axes[i];
+}
+
+int64_t stir_layout_buffer_len(const stir_layout *l, const stir_buffer *b)
+{
+	int64_t n = 1;
+	for (int i = 0; i < b->n_axes; i++) {
+		if (!stir_buffer_axis_ends_chain(b, i))
+			continue;
+		int64_t npos = l->axes[b->axes[i]->index].npos;
+		if (npos && n > INT64_MAX / npos)
+			return -1;
+		n *= npos;
+	}
+	return n;
+}
+
+void stir_layout_release(stir_layout *l)
+{
+	free(l->params);
+	free(l->axes);
+	free(l->buffer_len);
+	memset(l, 0, sizeof(*l));
+}
+
+/* ctx, name, a, want, len: check that array "name" is bound to "a" with
+ * element type "want" and "len" elements.  0 or -1. */
+static int check_array(stir_ctx *ctx, const char *name, const stir_array *a,
+	stir_dtype want, int64_t len)
+{
+	if (!a) {
+		stir_error(ctx, stir_loc_none(), "array '%s' is not bound", name);
+		return -1;
+	}
+	if (stir_array_get_dtype(a) != want) {
+		stir_error(ctx, stir_loc_none(), "array '%s' has type %s, expected %s",
+			name, stir_dtype_name(stir_array_get_dtype(a)),
+			stir_dtype_name(want));
+		return -1;
+	}
+	if (stir_array_get_len(a) != len) {
+		stir_error(ctx, stir_loc_none(),
+			"array '%s' has %" PRId64 " elements, expected %" PRId64,
+			name, stir_array_get_len(a), len);
+		return -1;
+	}
+	return 0;
+}
+
+/* ctx, a, al, parent_npos: check the indptr array of variable axis a. */
+static int check_indptr(stir_ctx *ctx, const stir_axis *a,
+	const stir_axis_layout *al, int64_t parent_npos)
+{
+	char name[STIR_ARRAY_NAME_MAX];
+	stir_axis_indptr_name(a, name);
+	if (check_array(ctx, name, al->indptr, a->idtype, parent_npos + 1) < 0)
+		return -1;
+	int64_t prev = stir_array_get_int(al->indptr, 0);
+	if (prev != 0) {
+		stir_error(ctx, stir_loc_none(),
+			"array '%s': entry 0 is %" PRId64 ", expected 0", name, prev);
+		return -1;
+	}
+	for (int64_t i = 1; i <= parent_npos; i++) {
+		int64_t v = stir_array_get_int(al->indptr, i);
+		if (v < prev) {
+			stir_error(ctx, stir_loc_none(),
+				"array '%s': entry %" PRId64 " is %" PRId64
+				", less than entry %" PRId64 " (%" PRId64 ")",
+				name, i, v, i - 1, prev);
+			return -1;
+		}
+		if (a->kind == STIR_DENSE_VARIABLE && v - prev > al->len) {
+			stir_error(ctx, stir_loc_none(),
+				"array '%s': row %" PRId64 " has %" PRId64
+				" entries, more than the axis length %" PRId64,
+				name, i - 1, v - prev, al->len);
+			return -1;
+		}
+		prev = v;
+	}
+	if (prev != al->nnz) {
+		stir_error(ctx, stir_loc_none(),
+			"array '%s': last entry is %" PRId64 ", expected NNZ = %" PRId64,
+			name, prev, al->nnz);
+		return -1;
+	}
+	return 0;
+}
+
+/* ctx, a, al, parent_npos: check the indices array of sparse axis a: in
+ * range, and strictly ascending within each parent position when sorted. */
+static int check_indices(stir_ctx *ctx, const stir_axis *a,
+	const stir_axis_layout *al, int64_t parent_npos)
+{
+	char name[STIR_ARRAY_NAME_MAX];
+	stir_axis_indices_name(a, name);
+	if (check_array(ctx, name, al->indices, a->idtype, al->npos) < 0)
+		return -1;
+	for (int64_t p = 0; p < parent_npos; p++) {
+		int64_t lo, hi;
+		if (a->kind == STIR_SPARSE_FIXED) {
+			lo = p * al->nnz;
+			hi = lo + al->nnz;
+		} else {
+			lo = stir_array_get_int(al->indptr, p);
+			hi = stir_array_get_int(al->indptr, p + 1);
+		}
+		for (int64_t q = lo; q < hi; q++) {
+			int64_t c = stir_array_get_int(al->indices, q);
+			if (c < 0 || c >= al->len) {
+				stir_error(ctx, stir_loc_none(),
+					"array '%s': entry %" PRId64 " is %" PRId64
+					", outside [0, %" PRId64 ")", name, q, c, al->len);
+				return -1;
+			}
+			if (a->sorted && q > lo &&
+			    c <= stir_array_get_int(al->indices, q - 1)) {
+				stir_error(ctx, stir_loc_none(),
+					"array '%s': entry %" PRId64 " is %" PRId64
+					", not greater than entry %" PRId64 " (%" PRId64
+					") in the same row", name, q, c, q - 1,
+					stir_array_get_int(al->indices, q - 1));
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+/* l, b, bl: check the value array of tensor b and its value domain. */
+static int check_tensor(stir_layout *l, const stir_buffer *buf,
+	const stir_bindings *b)
+{
+	stir_ctx *ctx = stir_kernel_ctx(l->kernel);
+	const stir_array *a = stir_bindings_get_array(b, buf->name);
+	if (check_array(ctx, buf->name, a, buf->dtype,
+		l->buffer_len[buf->index]) < 0)
+		return -1;
+	if (!buf->domain_lo)
+		return 0;
+	int64_t lo, hi;
+	if (stir_eval_size(ctx, l->kernel, buf->domain_lo, l->params, &lo) < 0 ||
+	    stir_eval_size(ctx, l->kernel, buf->domain_hi, l->params, &hi) < 0)
+		return -1;
+	for (int64_t i = 0; i < stir_array_get_len(a); i++) {
+		int64_t v = stir_array_get_int(a, i);
+		if (v < lo || v >= hi) {
+			stir_error(ctx, stir_loc_none(),
+				"array '%s': entry %" PRId64 " is %" PRId64
+				", outside its domain [%" PRId64 ", %" PRId64 ")",
+				buf->name, i, v, lo, hi);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* l, b: evaluate the parameters of l->kernel from b. */
+static int init_params(stir_layout *l, const stir_bindings *b)
+{
+	const stir_kernel *k = l->kernel;
+	stir_ctx *ctx = stir_kernel_ctx(k);
+	int errors = 0;
+	for (int i = 0; i < k->params.n; i++) {
+		const stir_var *p = stir_var_at(&k->params, i);
+		if (!stir_bindings_get_size(b, p->name, &l->params[i])) {
+			stir_error(ctx, p->loc, "size '%s' is not bound", p->name);
+			errors++;
+		} else if (p->dtype == STIR_I32 &&
+			   (l->params[i] < INT32_MIN || l->params[i] > INT32_MAX)) {
+			stir_error(ctx, p->loc, "size '%s' = %" PRId64
+				" does not fit in i32", p->name, l->params[i]);
+			errors++;
+		}
+	}
+	return errors ? -1 : 0;
+}
+
+/* l, a: evaluate the sizes and positions of axis a (parents come first). */
+static int init_axis(stir_layout *l, const stir_axis *a)
+{
+	stir_ctx *ctx = stir_kernel_ctx(l->kernel);
+	stir_axis_layout *al = &l->axes[a->index];
+	if (stir_eval_size(ctx, l->kernel, a->len, l->params, &al->len) < 0)
+		return -1;
+	if (a->nnz &&
+	    stir_eval_size(ctx, l->kernel, a->nnz, l->params, &al->nnz) < 0)
+		return -1;
+	if (al->len < 0 || al->nnz < 0) {
+		stir_error(ctx, a->loc, "axis '%s' has a negative size (%" PRId64 ")",
+			a->name, al->len < 0 ? al->len : al->nnz);
+		return -1;
+	}
+	switch (a->kind) {
+	case STIR_DENSE_FIXED:
+		al->npos = al->len;
+		break;
+	case STIR_SPARSE_FIXED:
+		if (__builtin_mul_overflow(l->axes[a->parent->index].npos, al->nnz,
+			&al->npos)) {
+			stir_error(ctx, a->loc, "axis '%s' has too many positions",
+				a->name);
+			return -1;
+		}
+		break;
+	default:
+		al->npos = al->nnz;
+		break;
+	}
+	return 0;
+}
+
+/* l, b: find and check the structure arrays of every axis. */
+static int check_axes(stir_layout *l, const stir_bindings *b)
+{
+	const stir_kernel *k = l->kernel;
+	stir_ctx *ctx = stir_kernel_ctx(k);
+	char name[STIR_ARRAY_NAME_MAX];
+	for (int i = 0; i < k->axes.n; i++) {
+		const stir_axis *a = stir_axis_at(&k->axes, i);
+		stir_axis_layout *al = &l->axes[i];
+		int64_t parent_npos = a->parent ? l->axes[a->parent->index].npos : 0;
+		if (stir_axis_has_indptr(a)) {
+			stir_axis_indptr_name(a, name);
+			al->indptr = stir_bindings_get_array(b, name);
+			if (check_indptr(ctx, a, al, parent_npos) < 0)
+				return -1;
+		}
+		if (stir_axis_has_indices(a)) {
+			stir_axis_indices_name(a, name);
+			al->indices = stir_bindings_get_array(b, name);
+			if (check_indices(ctx, a, al, parent_npos) < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+int stir_layout_init(stir_layout *l, const stir_kernel *k,
+	const stir_bindings *b, bool check_arrays)
+{
+	stir_ctx *ctx = stir_kernel_ctx(k);
+	memset(l, 0, sizeof(*l));
+	l->kernel = k;
+	l->params = calloc((size_t)k->params.n + 1, sizeof(*l->params));
+	l->axes = calloc((size_t)k->axes.n + 1, sizeof(*l->axes));
+	l->buffer_len = calloc((size_t)k->buffers.n + 1, sizeof(*l->buffer_len));
+	if (!l->params || !l->axes || !l->buffer_len) {
+		stir_layout_release(l);
+		stir_error_oom(ctx);
+		return -1;
+	}
+	if (init_params(l, b) < 0)
+		goto fail;
+	for (int i = 0; i < k->axes.n; i++)
+		if (init_axis(l, stir_axis_at(&k->axes, i)) < 0)
+			goto fail;
+	for (int i = 0; i < k->buffers.n; i++) {
+		const stir_buffer *buf = stir_buffer_at(&k->buffers, i);
+		l->buffer_len[i] = stir_layout_buffer_len(l, buf);
+		if (l->buffer_len[i] < 0) {
+			stir_error(ctx, buf->loc, "'%s' has too many elements",
+				buf->name);
+			goto fail;
+		}
+	}
+	if (!check_arrays)
+		return 0;
+	if (check_axes(l, b) < 0)
+		goto fail;
+	for (int i = 0; i < k->buffers.n; i++) {
+		const stir_buffer *buf = stir_buffer_at(&k->buffers, i);
+		if (buf->kind == STIR_BUFFER_TENSOR && check_tensor(l, buf, b) < 0)
+			goto fail;
+	}
+	return 0;
+fail:
+	stir_layout_release(l);
+	return -1;
+}
+
+void stir_layout_range(const stir_layout *l, const stir_axis *a, int64_t pp,
+	int64_t *lo, int64_t *hi)
+{
+	const stir_axis_layout *al = &l->axes[a->index];
+	switch (a->kind) {
+	case STIR_DENSE_FIXED:
+		*lo = 0;
+		*hi = al->len;
+		break;
+	case STIR_SPARSE_FIXED:
+		*lo = pp * al->nnz;
+		*hi = *lo + al->nnz;
+		break;
+	default:
+		*lo = stir_array_get_int(al->indptr, pp);
+		*hi = stir_array_get_int(al->indptr, pp + 1);
+		break;
+	}
+}
+
+int64_t stir_layout_coord(const stir_layout *l, const stir_axis *a, int64_t pp,
+	int64_t p)
+{
+	const stir_axis_layout *al = &l->axes[a->index];
+	switch (a->kind) {
+	case STIR_DENSE_FIXED:
+		return p;
+	case STIR_DENSE_VARIABLE:
+		return p - stir_array_get_int(al->indptr, pp);
+	default:
+		return stir_array_get_int(al->indices, p);
+	}
+}
+
+int64_t stir_layout_lookup(const stir_layout *l, const stir_axis *a, int64_t pp,
+	int64_t c)
+{
+	const stir_axis_layout *al = &l->axes[a->index];
+	int64_t lo, end;
+	if (a->kind == STIR_DENSE_FIXED)
+		return c >= 0 && c < al->len ? c : -1;
+	stir_layout_range(l, a, pp, &lo, &end);
+	if (a->kind == STIR_DENSE_VARIABLE)
+		return c >= 0 && c < end - lo ? lo + c : -1;
+	if (!a->sorted) {
+		for (int64_t q = lo; q < end; q++)
+			if (stir_array_get_int(al->indices, q) == c)
+				return q;
+		return -1;
+	}
+	int64_t hi = end;
+	while (lo < hi) { /* lower bound of c */
+		int64_t mid = lo + (hi - lo) / 2;
+		if (stir_array_get_int(al->indices, mid) < c)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < end && stir_array_get_int(al->indices, lo) == c ? lo : -1;
+}

@@ -1,0 +1,69 @@
+/* Sizes and structure of a kernel under concrete bindings.
+ *
+ * A stir_layout evaluates a kernel's size parameters and axis sizes, finds
+ * the arrays of every axis and buffer in a stir_bindings, and checks them
+ * (docs/language.md section 5).  The interpreters and the GPU runtime build
+ * one before they run a kernel. */
+#ifndef STIR_IR_LAYOUT_H
+#define STIR_IR_LAYOUT_H
+
+#include <stir/interp.h>
+#include "ir/nodes.h"
+
+/* An axis under concrete sizes. */
+typedef struct stir_axis_layout {
+	int64_t len;             /* LEN */
+	int64_t nnz;             /* NNZ (variable kinds), C (sparse_fixed), 0 */
+	int64_t npos;            /* number of positions */
+	const stir_array *indptr;  /* borrowed from the bindings, or NULL */
+	const stir_array *indices; /* borrowed from the bindings, or NULL */
+} stir_axis_layout;
+
+typedef struct stir_layout {
+	const stir_kernel *kernel;   /* borrowed */
+	int64_t *params;             /* owned: value of each parameter, by index */
+	stir_axis_layout *axes;      /* owned: one per axis, by index */
+	int64_t *buffer_len;         /* owned: value-array length of each buffer */
+} stir_layout;
+
+/* Evaluate every size of "k" from "b" (all parameters must be bound) and,
+ * when "check_arrays" is set, find and check every axis array and tensor.
+ * 0, or -1 with diagnostics (the layout is then released). */
+int stir_layout_init(stir_layout *l, const stir_kernel *k,
+	const stir_bindings *b, bool check_arrays);
+void stir_layout_release(stir_layout *l);
+
+/* Evaluate a size expression (literals and parameters) given parameter
+ * values by parameter index.  0, or -1 with a diagnostic. */
+int stir_eval_size(stir_ctx *ctx, const stir_kernel *k, const stir_expr *e,
+	const int64_t *params, int64_t *value);
+
+/* Number of elements of "b"'s value array: the product over its chains of
+ * the positions of each chain's last axis (docs/language.md section 4). */
+int64_t stir_layout_buffer_len(const stir_layout *l, const stir_buffer *b);
+
+/* Whether axis "b->axes[i]" ends a chain in buffer "b" (the next axis, if
+ * any, is not its child). */
+bool stir_buffer_axis_ends_chain(const stir_buffer *b, int i);
+
+/* The array names of an axis: "J.indptr" and "J.indices", written into a
+ * buffer of at least STIR_ARRAY_NAME_MAX bytes. */
+#define STIR_ARRAY_NAME_MAX 256
+void stir_axis_indptr_name(const stir_axis *a, char *buf);
+void stir_axis_indices_name(const stir_axis *a, char *buf);
+bool stir_axis_has_indptr(const stir_axis *a);
+bool stir_axis_has_indices(const stir_axis *a);
+
+/* Positions of axis "a" (index ai) under parent position pp: [*lo, *hi).
+ * For a root, pp is ignored. */
+void stir_layout_range(const stir_layout *l, const stir_axis *a, int64_t pp,
+	int64_t *lo, int64_t *hi);
+/* The coordinate of position p of axis a under parent position pp. */
+int64_t stir_layout_coord(const stir_layout *l, const stir_axis *a, int64_t pp,
+	int64_t p);
+/* The position of coordinate c of axis a under parent position pp, or -1
+ * when c is not stored there. */
+int64_t stir_layout_lookup(const stir_layout *l, const stir_axis *a, int64_t pp,
+	int64_t c);
+
+#endif

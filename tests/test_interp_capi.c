@@ -1,0 +1,225 @@
+/* The interpreter on kernels built through the C API, against plain
+ * references: CSR SpMM with init (empty rows), fused SDDMM, and the checks
+ * of malformed bindings. */
+#include <math.h>
+#include <stir/stir.h>
+#include "tests/testutil.h"
+
+/* k: build csrmm of LANGUAGE.md section 6 into a new kernel of m. */
+static stir_kernel *build_csrmm(stir_module *m, bool fused_sddmm)
+{
+	stir_kernel *k = stir_kernel_alloc(m, fused_sddmm ? "sddmm" : "csrmm");
+	stir_var *pm = stir_kernel_add_param(k, "m", STIR_I32);
+	stir_var *pn = stir_kernel_add_param(k, "n", STIR_I32);
+	stir_var *pf = stir_kernel_add_param(k, "feat", STIR_I32);
+	stir_var *pz = stir_kernel_add_param(k, "nnz", STIR_I32);
+	stir_axis *I = stir_kernel_add_dense_fixed(k, "I", stir_expr_var(k, pm));
+	stir_axis *J = stir_kernel_add_sparse_variable(k, "J", I,
+		stir_expr_var(k, pn), stir_expr_var(k, pz));
+	stir_axis *Jd = stir_kernel_add_dense_fixed(k, "Jd", stir_expr_var(k, pn));
+	stir_axis *K = stir_kernel_add_dense_fixed(k, "K", stir_expr_var(k, pf));
+	stir_axis *ij[] = { I, J }, *jk[] = { Jd, K }, *ik[] = { I, K };
+	if (!fused_sddmm) {
+		stir_buffer *A = stir_kernel_add_tensor(k, "A", STIR_F32, 2, ij);
+		stir_buffer *B = stir_kernel_add_tensor(k, "B", STIR_F32, 2, jk);
+		stir_buffer *C = stir_kernel_add_tensor(k, "C", STIR_F32, 2, ik);
+		stir_iter_group g[] = {
+			{ STIR_GROUP_AXIS, 1, &I, NULL },
+			{ STIR_GROUP_AXIS, 1, &J, NULL },
+			{ STIR_GROUP_AXIS, 1, &K, NULL },
+		};
+		const char *names[] = { "i", "j", "k" };
+		stir_stmt *it = stir_stmt_iter(k, "csrmm", 3, g, 3, names, "SRS");
+		stir_expr *i = stir_expr_var(k, stir_stmt_iter_get_var(it, 0));
+		stir_expr *j = stir_expr_var(k, stir_stmt_iter_get_var(it, 1));
+		stir_expr *kk = stir_expr_var(k, stir_stmt_iter_get_var(it, 2));
+		stir_expr *cik[] = { i, kk }, *aij[] = { i, j }, *bjk[] = { j, kk };
+		stir_stmt_iter_append_init(it, stir_stmt_store(k, C, 2, cik,
+			STIR_STORE_ASSIGN, stir_expr_float(k, 0.0)));
+		stir_stmt_iter_append_body(it, stir_stmt_store(k, C, 2, cik,
+			STIR_STORE_ADD, stir_expr_binary(k, STIR_MUL,
+				stir_expr_load(k, A, 2, aij),
+				stir_expr_load(k, B, 2, bjk))));
+		ck_assert_int_eq(stir_kernel_append_stmt(k, it), 0);
+		return k;
+	}
+	stir_buffer *X = stir_kernel_add_tensor(k, "X", STIR_F32, 2, ik);
+	stir_buffer *Y = stir_kernel_add_tensor(k, "Y", STIR_F32, 2, jk);
+	stir_buffer *S = stir_kernel_add_tensor(k, "S", STIR_F32, 2, ij);
+	stir_iter_group g[] = {
+		{ STIR_GROUP_FUSE, 2, ij, NULL },
+		{ STIR_GROUP_AXIS, 1, &K, NULL },
+	};
+	const char *names[] = { "i", "j", "k" };
+	stir_stmt *it = stir_stmt_iter(k, "sddmm", 2, g, 3, names, "SSR");
+	stir_expr *i = stir_expr_var(k, stir_stmt_iter_get_var(it, 0));
+	stir_expr *j = stir_expr_var(k, stir_stmt_iter_get_var(it, 1));
+	stir_expr *kk = stir_expr_var(k, stir_stmt_iter_get_var(it, 2));
+	stir_expr *sij[] = { i, j }, *xik[] = { i, kk }, *yjk[] = { j, kk };
+	stir_stmt_iter_append_init(it, stir_stmt_store(k, S, 2, sij,
+		STIR_STORE_ASSIGN, stir_expr_float(k, 0.0)));
+	stir_stmt_iter_append_body(it, stir_stmt_store(k, S, 2, sij,
+		STIR_STORE_ADD, stir_expr_binary(k, STIR_MUL,
+			stir_expr_load(k, X, 2, xik), stir_expr_load(k, Y, 2, yjk))));
+	ck_assert_int_eq(stir_kernel_append_stmt(k, it), 0);
+	return k;
+}
+
+/* b, name: element i of array "name" as a double. */
+static double at(stir_bindings *b, const char *name, int64_t i)
+{
+	return stir_array_get_double(stir_bindings_get_array(b, name), i);
+}
+
+static int64_t size(stir_bindings *b, const char *name)
+{
+	int64_t v = -1;
+	ck_assert(stir_bindings_get_size(b, name, &v));
+	return v;
+}
+
+START_TEST(test_csrmm_random)
+{
+	for (uint64_t seed = 1; seed <= 20; seed++) {
+		stir_ctx *ctx = stir_ctx_alloc();
+		stir_module *m = stir_module_alloc(ctx);
+		stir_kernel *k = build_csrmm(m, false);
+		stir_bindings *b = stir_bindings_alloc();
+		ck_assert_int_eq(stir_kernel_bind_random(k, b, seed), 0);
+		stir_bindings *in = stir_bindings_copy(b);
+		ck_assert_int_eq(stir_kernel_interpret(k, b), 0);
+		ck_assert_int_eq(stir_ctx_n_errors(ctx), 0);
+		int64_t M = size(b, "m"), N = size(b, "n"), F = size(b, "feat");
+		bool empty_row = false;
+		/* dense reference: C = dense(A) * B in double */
+		for (int64_t i = 0; i < M; i++) {
+			int64_t lo = (int64_t)at(in, "J.indptr", i);
+			int64_t hi = (int64_t)at(in, "J.indptr", i + 1);
+			empty_row |= lo == hi;
+			for (int64_t f = 0; f < F; f++) {
+				double dense_row_dot = 0;
+				for (int64_t c = 0; c < N; c++) {
+					double a = 0;
+					for (int64_t p = lo; p < hi; p++)
+						if ((int64_t)at(in, "J.indices", p) == c)
+							a = at(in, "A", p);
+					dense_row_dot += a * at(in, "B", c * F + f);
+				}
+				ck_assert_double_eq_tol(at(b, "C", i * F + f),
+					dense_row_dot, 1e-5);
+			}
+		}
+		ck_assert_msg(M < 3 || empty_row, "random data has no empty row");
+		stir_bindings_free(in);
+		stir_bindings_free(b);
+		stir_module_free(m);
+		stir_ctx_free(ctx);
+	}
+}
+END_TEST
+
+START_TEST(test_sddmm_fused_random)
+{
+	for (uint64_t seed = 1; seed <= 20; seed++) {
+		stir_ctx *ctx = stir_ctx_alloc();
+		stir_module *m = stir_module_alloc(ctx);
+		stir_kernel *k = build_csrmm(m, true);
+		stir_bindings *b = stir_bindings_alloc();
+		ck_assert_int_eq(stir_kernel_bind_random(k, b, seed), 0);
+		stir_bindings *in = stir_bindings_copy(b);
+		ck_assert_int_eq(stir_kernel_interpret(k, b), 0);
+		int64_t M = size(b, "m"), F = size(b, "feat");
+		for (int64_t i = 0; i < M; i++) {
+			for (int64_t p = (int64_t)at(in, "J.indptr", i);
+			     p < (int64_t)at(in, "J.indptr", i + 1); p++) {
+				int64_t j = (int64_t)at(in, "J.indices", p);
+				double s = 0;
+				for (int64_t f = 0; f < F; f++)
+					s += at(in, "X", i * F + f) * at(in, "Y", j * F + f);
+				ck_assert_double_eq_tol(at(b, "S", p), s, 1e-5);
+			}
+		}
+		stir_bindings_free(in);
+		stir_bindings_free(b);
+		stir_module_free(m);
+		stir_ctx_free(ctx);
+	}
+}
+END_TEST
+
+/* Run csrmm after "spoil" damages one array; expect one error whose
+ * message starts with "msg". */
+static void expect_binding_error(void (*spoil)(stir_bindings *), const char *msg)
+{
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_module *m = stir_module_alloc(ctx);
+	stir_kernel *k = build_csrmm(m, false);
+	stir_bindings *b = stir_bindings_alloc();
+	stir_bindings_set_size(b, "m", 4);
+	stir_bindings_set_size(b, "n", 5);
+	stir_bindings_set_size(b, "feat", 2);
+	ck_assert_int_eq(stir_kernel_bind_random(k, b, 7), 0);
+	spoil(b);
+	ck_assert_int_eq(stir_kernel_interpret(k, b), -1);
+	ck_assert_int_eq(stir_ctx_n_errors(ctx), 1);
+	const char *got = stir_diag_get_message(stir_ctx_get_diagnostic(ctx, 0));
+	ck_assert_msg(!strncmp(got, msg, strlen(msg)), "got '%s'", got);
+	stir_bindings_free(b);
+	stir_module_free(m);
+	stir_ctx_free(ctx);
+}
+
+static void spoil_indptr_order(stir_bindings *b)
+{
+	stir_array *a = stir_bindings_get_array(b, "J.indptr");
+	stir_array_set_int(a, 2, stir_array_get_int(a, 1) - 1);
+}
+
+static void spoil_indptr_end(stir_bindings *b)
+{
+	stir_array *a = stir_bindings_get_array(b, "J.indptr");
+	stir_array_set_int(a, 4, stir_array_get_int(a, 4) + 1);
+}
+
+static void spoil_indices_range(stir_bindings *b)
+{
+	stir_array_set_int(stir_bindings_get_array(b, "J.indices"), 0, 5);
+}
+
+static void spoil_missing(stir_bindings *b)
+{
+	stir_bindings_remove_array(b, "B");
+}
+
+static void spoil_type(stir_bindings *b)
+{
+	int64_t n = stir_array_get_len(stir_bindings_get_array(b, "J.indptr"));
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_bindings_set_array(b, "J.indptr", stir_array_alloc(ctx, STIR_I64, 1, &n));
+	stir_ctx_free(ctx);
+}
+
+START_TEST(test_bad_bindings)
+{
+	expect_binding_error(spoil_indices_range,
+		"array 'J.indices': entry 0 is 5, outside [0, 5)");
+	expect_binding_error(spoil_missing, "array 'B' is not bound");
+	expect_binding_error(spoil_type,
+		"array 'J.indptr' has type i64, expected i32");
+	expect_binding_error(spoil_indptr_end,
+		"array 'J.indptr': last entry is ");
+	expect_binding_error(spoil_indptr_order,
+		"array 'J.indptr': entry 2 is ");
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("interp_capi");
+	TCase *tc = tcase_create("core");
+	tcase_add_test(tc, test_csrmm_random);
+	tcase_add_test(tc, test_sddmm_fused_random);
+	tcase_add_test(tc, test_bad_bindings);
+	suite_add_tcase(s, tc);
+	return test_run_suite(s);
+}
