@@ -1116,8 +1116,8 @@ static void check_iter_groups(verifier *v, scope *sc, const stir_stmt *s,
 /* v, sc, s, base: iteration s has an init and its members are
  * sc->axes[base ..]; no spatial member may be iterated under a reduction
  * member, directly or through other members (init runs once per spatial
- * point, before the reduction starts). */
-static void check_init_deps(verifier *v, const scope *sc, const stir_stmt *s,
+ * point, before the reduction starts).  Whether none is. */
+static bool check_init_deps(verifier *v, const scope *sc, const stir_stmt *s,
 	int base)
 {
 	for (int m = base; m < sc->n_axes; m++) {
@@ -1135,11 +1135,12 @@ static void check_init_deps(verifier *v, const scope *sc, const stir_stmt *s,
 					"spatial axis '%s' depends on reduction "
 					"axis '%s'", sc->axes[m].axis->name,
 					sc->axes[q].axis->name);
-				return;
+				return false;
 			}
 			cur = q;
 		}
 	}
+	return true;
 }
 
 /* sc, s, on: mark the reduction iterators of s (whose letters are valid)
@@ -1171,14 +1172,17 @@ static void check_iter(verifier *v, scope *sc, const stir_stmt *s)
 			s->u.iter.n_vars, plural(s->u.iter.n_vars, "iterator",
 				"iterators"));
 	check_iter_groups(v, sc, s, letters_ok);
-	if (s->u.iter.init.n > 0)
-		check_init_deps(v, sc, s, n_axes);
+	/* an init rejected for its dependences would also use reduction
+	 * iterators; one error says enough */
+	bool mark = letters_ok;
+	if (s->u.iter.init.n > 0 && !check_init_deps(v, sc, s, n_axes))
+		mark = false;
 	for (int i = 0; i < s->u.iter.n_vars; i++)
 		scope_push_var(v, sc, s->u.iter.vars[i]);
-	if (letters_ok)
+	if (mark)
 		mark_reduction_iters(sc, s, true);
 	check_block(v, sc, &s->u.iter.init);
-	if (letters_ok)
+	if (mark)
 		mark_reduction_iters(sc, s, false);
 	check_block(v, sc, &s->u.iter.body);
 	scope_pop_vars(sc, n_vars);

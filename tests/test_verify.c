@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stir/ir.h>
 #include "ir/nodes.h"
+#include "tests/testdiag.h"
 #include "tests/testutil.h"
 
 /* ---- building blocks ---- */
@@ -125,36 +126,13 @@ static stir_expr *it(stir_stmt *s, int i)
 	return stir_expr_var(s->kernel, stir_stmt_iter_get_var(s, i));
 }
 
-/* ctx: every diagnostic as "LINE:COL: error: MESSAGE" lines, notes as
- * "LINE:COL: note: MESSAGE" after their error.  The caller frees it. */
-static char *diags(const stir_ctx *ctx)
-{
-	char *out = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&out, &len);
-	for (int i = 0; i < stir_ctx_n_diagnostics(ctx); i++) {
-		const stir_diag *d = stir_ctx_get_diagnostic(ctx, i);
-		stir_loc l = stir_diag_get_loc(d);
-		fprintf(f, "%d:%d: error: %s\n", l.line, l.col,
-			stir_diag_get_message(d));
-		for (int j = 0; j < stir_diag_n_notes(d); j++) {
-			const stir_diag *n = stir_diag_get_note(d, j);
-			l = stir_diag_get_loc(n);
-			fprintf(f, "%d:%d: note: %s\n", l.line, l.col,
-				stir_diag_get_message(n));
-		}
-	}
-	fclose(f);
-	return out;
-}
-
 /* f, expected: verify f's module; its diagnostics must be exactly
  * "expected" (an empty string for a valid module), and the result -1
  * exactly when there are some. */
 static void expect(fx *f, const char *expected)
 {
 	int r = stir_module_verify(f->m);
-	char *got = diags(f->ctx);
+	char *got = test_diags_to_str(f->ctx);
 	ck_assert_str_eq(got, expected);
 	ck_assert_int_eq(r, *expected ? -1 : 0);
 	free(got);
@@ -737,10 +715,10 @@ START_TEST(test_init_dependence)
 	fx f;
 	fx_init(&f);
 	stir_kernel *k = f.k;
+	/* the init also uses the reduction iterator i: one error is enough */
 	stir_stmt *s = at_s(ITER(k, "x", "i j", "RS", f.I, f.J), 9, 3);
-	stir_stmt_iter_append_init(s, STORE(k, f.C, STIR_STORE_ASSIGN,
-		stir_expr_float(k, 0.0), stir_expr_int(k, 0),
-		stir_expr_int(k, 0)));
+	stir_stmt_iter_append_init(s, STORE(k, f.A, STIR_STORE_ASSIGN,
+		stir_expr_float(k, 0.0), it(s, 0), it(s, 1)));
 	stir_kernel_append_stmt(k, s);
 	/* attach(J, Jd) hangs J under the reduction axis Jd */
 	stir_iter_group g[3] = {
