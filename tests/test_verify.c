@@ -1037,6 +1037,250 @@ START_TEST(test_all_errors_reported)
 }
 END_TEST
 
+/* ---- random malformed modules ---- */
+
+/* A random generator of modules built from whatever the C API accepts:
+ * objects of the other kernel, variables out of their scope, wrong
+ * counts, any types, statements appended inside themselves. */
+typedef struct gen {
+	uint64_t state;          /* xorshift64 state */
+	stir_kernel *k[2];
+	stir_axis *axes[64];     /* of both kernels */
+	int n_axes;
+	stir_buffer *bufs[64];
+	int n_bufs;
+	stir_var *vars[256];     /* params, iterators, lets of both kernels */
+	int n_vars;
+	stir_stmt *stmts[256];   /* every statement built */
+	int n_stmts;
+} gen;
+
+/* g: the next pseudo-random number below n (n > 0). */
+static int rnd(gen *g, int n)
+{
+	g->state ^= g->state << 13;
+	g->state ^= g->state >> 7;
+	g->state ^= g->state << 17;
+	return (int)(g->state % (uint64_t)n);
+}
+
+/* g: any type, bool and "none" included. */
+static stir_dtype rnd_dtype(gen *g)
+{
+	return (stir_dtype)rnd(g, STIR_BOOL + 1);
+}
+
+/* g, k, depth: a random expression of kernel k. */
+static stir_expr *rnd_expr(gen *g, stir_kernel *k, int depth)
+{
+	int c = rnd(g, depth > 3 ? 4 : 10);
+	stir_expr *e = NULL;
+	switch (c) {
+	case 0: e = stir_expr_int(k, rnd(g, 7) - 2); break;
+	case 1: e = stir_expr_float(k, 0.5 * rnd(g, 5)); break;
+	case 2: e = stir_expr_bool(k, rnd(g, 2)); break;
+	case 3:
+		e = g->n_vars ? stir_expr_var(k, g->vars[rnd(g, g->n_vars)]) :
+			stir_expr_int(k, 1);
+		break;
+	case 4:
+		if (g->n_bufs) {
+			stir_expr *idx[3];
+			int n = rnd(g, 4);
+			for (int i = 0; i < n; i++)
+				idx[i] = rnd_expr(g, k, depth + 1);
+			e = stir_expr_load(k, g->bufs[rnd(g, g->n_bufs)], n, idx);
+		} else {
+			e = stir_expr_int(k, 0);
+		}
+		break;
+	case 5:
+		e = stir_expr_unary(k, (stir_unop)rnd(g, 2),
+			rnd_expr(g, k, depth + 1));
+		break;
+	case 6:
+	case 7:
+		e = stir_expr_binary(k, (stir_binop)rnd(g, STIR_OR + 1),
+			rnd_expr(g, k, depth + 1), rnd_expr(g, k, depth + 1));
+		break;
+	case 8: {
+		stir_expr *args[3];
+		int n = 1 + rnd(g, 3);
+		for (int i = 0; i < n; i++)
+			args[i] = rnd_expr(g, k, depth + 1);
+		e = stir_expr_call(k, (stir_func)rnd(g, STIR_TANH + 1), n, args);
+		break;
+	}
+	default:
+		e = rnd(g, 2) ? stir_expr_cast(k, rnd_dtype(g),
+				rnd_expr(g, k, depth + 1)) :
+			stir_expr_select(k, rnd_expr(g, k, depth + 1),
+				rnd_expr(g, k, depth + 1), rnd_expr(g, k, depth + 1));
+		break;
+	}
+	ck_assert_ptr_nonnull(e);
+	return e;
+}
+
+/* g, k: a random axis of kernel k (its parent from either kernel). */
+static void rnd_axis(gen *g, stir_kernel *k)
+{
+	char name[16];
+	snprintf(name, sizeof(name), "A%d", rnd(g, 20));
+	stir_expr *len = rnd_expr(g, k, 2), *nnz = rnd_expr(g, k, 2);
+	stir_axis *a;
+	if (!g->n_axes || rnd(g, 3) == 0) {
+		a = stir_kernel_add_dense_fixed(k, name, len);
+	} else {
+		stir_axis *p = g->axes[rnd(g, g->n_axes)];
+		switch (rnd(g, 3)) {
+		case 0: a = stir_kernel_add_dense_variable(k, name, p, len, nnz); break;
+		case 1: a = stir_kernel_add_sparse_fixed(k, name, p, len, nnz); break;
+		default: a = stir_kernel_add_sparse_variable(k, name, p, len, nnz); break;
+		}
+	}
+	ck_assert_ptr_nonnull(a);
+	if (rnd(g, 8) == 0)
+		stir_axis_set_idtype(a, rnd_dtype(g));
+	if (g->n_axes < 64)
+		g->axes[g->n_axes++] = a;
+}
+
+/* g, k: a random tensor or local of kernel k. */
+static void rnd_buffer(gen *g, stir_kernel *k)
+{
+	char name[16];
+	snprintf(name, sizeof(name), "B%d", rnd(g, 20));
+	stir_axis *axes[4];
+	int n = rnd(g, 5);
+	for (int i = 0; i < n; i++)
+		axes[i] = g->axes[rnd(g, g->n_axes)];
+	stir_buffer *b = rnd(g, 2) ?
+		stir_kernel_add_tensor(k, name, rnd_dtype(g), n, axes) :
+		stir_kernel_add_local(k, name, rnd_dtype(g), n, axes);
+	ck_assert_ptr_nonnull(b);
+	if (rnd(g, 6) == 0)
+		stir_buffer_set_domain(b, rnd_expr(g, k, 2), rnd_expr(g, k, 2));
+	if (g->n_bufs < 64)
+		g->bufs[g->n_bufs++] = b;
+}
+
+static stir_stmt *rnd_stmt(gen *g, stir_kernel *k, int depth);
+
+/* g, k, depth: a random iteration of kernel k with a random body. */
+static stir_stmt *rnd_iter(gen *g, stir_kernel *k, int depth)
+{
+	static const char *const names[] = { "i", "j", "k", "m", "A1", "x" };
+	static const char *const kinds[] = { "S", "R", "SR", "RS", "SSR",
+		"SRS", "", "SQ", "RRR" };
+	stir_iter_group groups[3];
+	stir_axis *members[3][3];
+	int n_groups = rnd(g, 4), n_members = 0;
+	for (int i = 0; i < n_groups; i++) {
+		groups[i].kind = (stir_iter_group_kind)rnd(g, 3);
+		groups[i].n_axes = groups[i].kind == STIR_GROUP_FUSE ?
+			1 + rnd(g, 3) : 1;
+		for (int j = 0; j < groups[i].n_axes; j++)
+			members[i][j] = g->axes[rnd(g, g->n_axes)];
+		groups[i].axes = members[i];
+		groups[i].attach_parent = g->axes[rnd(g, g->n_axes)];
+		n_members += groups[i].n_axes;
+	}
+	const char *vars[12];
+	int n_vars = rnd(g, 2) ? n_members : rnd(g, 5);
+	for (int i = 0; i < n_vars; i++)
+		vars[i] = names[rnd(g, 6)];
+	const char *kind = rnd(g, 2) ? "SRSRSRS" + (7 - (n_members > 7 ?
+		7 : n_members)) : kinds[rnd(g, 9)];
+	stir_stmt *s = stir_stmt_iter(k, rnd(g, 2) ? "it" : "it2", n_groups,
+		groups, n_vars, vars, kind);
+	ck_assert_ptr_nonnull(s);
+	for (int i = 0; i < n_vars && g->n_vars < 256; i++)
+		g->vars[g->n_vars++] = stir_stmt_iter_get_var(s, i);
+	for (int i = rnd(g, 3); i > 0; i--)
+		stir_stmt_iter_append_init(s, rnd_stmt(g, k, depth + 1));
+	for (int i = rnd(g, 4); i > 0; i--)
+		stir_stmt_iter_append_body(s, rnd_stmt(g, k, depth + 1));
+	return s;
+}
+
+/* g, k, depth: a random statement of kernel k; sometimes one built
+ * before (possibly an enclosing one, making a cycle). */
+static stir_stmt *rnd_stmt(gen *g, stir_kernel *k, int depth)
+{
+	stir_stmt *s;
+	int c = rnd(g, depth > 2 ? 3 : 6);
+	if (g->n_stmts && rnd(g, 12) == 0)
+		return g->stmts[rnd(g, g->n_stmts)];
+	if (c == 0 || c == 1) {
+		stir_expr *idx[3];
+		int n = rnd(g, 4);
+		for (int i = 0; i < n; i++)
+			idx[i] = rnd_expr(g, k, 1);
+		s = stir_stmt_store(k, g->bufs[rnd(g, g->n_bufs)], n, idx,
+			(stir_store_op)rnd(g, 4), rnd_expr(g, k, 0));
+	} else if (c == 2) {
+		s = stir_stmt_let(k, rnd(g, 2) ? "t" : "i", rnd_expr(g, k, 0));
+		if (g->n_vars < 256)
+			g->vars[g->n_vars++] = stir_stmt_let_get_var(s);
+	} else if (c == 3) {
+		s = stir_stmt_if(k, rnd_expr(g, k, 0));
+		for (int i = rnd(g, 3); i > 0; i--)
+			stir_stmt_if_append_then(s, rnd_stmt(g, k, depth + 1));
+		for (int i = rnd(g, 3); i > 0; i--)
+			stir_stmt_if_append_else(s, rnd_stmt(g, k, depth + 1));
+	} else {
+		s = rnd_iter(g, k, depth);
+	}
+	ck_assert_ptr_nonnull(s);
+	if (g->n_stmts < 256)
+		g->stmts[g->n_stmts++] = s;
+	/* now and then, a statement appended inside itself */
+	if (rnd(g, 20) == 0 && s->kind == STIR_STMT_IF)
+		stir_stmt_if_append_else(s, s);
+	return s;
+}
+
+/* Random malformed modules: verification must finish without a crash (or
+ * a sanitizer report), return -1 exactly when it reported errors, and give
+ * every error a message. */
+START_TEST(test_random_modules)
+{
+	int n_rejected = 0;
+	for (int round = 0; round < 400; round++) {
+		gen g = { .state = 0x9e3779b97f4a7c15ull + (uint64_t)round };
+		stir_ctx *ctx = stir_ctx_alloc();
+		stir_module *m = stir_module_alloc(ctx);
+		for (int i = 0; i < 2; i++) {
+			stir_kernel *k = g.k[i] = stir_kernel_alloc(m, "k");
+			for (int j = rnd(&g, 4); j > 0; j--) {
+				stir_var *p = stir_kernel_add_param(k, rnd(&g, 2) ?
+					"n" : "A1", rnd_dtype(&g));
+				if (g.n_vars < 256)
+					g.vars[g.n_vars++] = p;
+			}
+			for (int j = 1 + rnd(&g, 5); j > 0; j--)
+				rnd_axis(&g, k);
+			for (int j = 1 + rnd(&g, 4); j > 0; j--)
+				rnd_buffer(&g, k);
+		}
+		for (int i = 0; i < 2; i++)
+			for (int j = rnd(&g, 4); j > 0; j--)
+				stir_kernel_append_stmt(g.k[i], rnd_stmt(&g, g.k[i], 0));
+		int r = stir_module_verify(m);
+		ck_assert_int_eq(r, stir_ctx_n_errors(ctx) > 0 ? -1 : 0);
+		for (int i = 0; i < stir_ctx_n_diagnostics(ctx); i++)
+			ck_assert_int_gt(strlen(stir_diag_get_message(
+				stir_ctx_get_diagnostic(ctx, i))), 0);
+		n_rejected += r < 0;
+		stir_module_free(m);
+		stir_ctx_free(ctx);
+	}
+	/* the generator does build broken modules */
+	ck_assert_int_gt(n_rejected, 300);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("verify");
@@ -1087,6 +1331,7 @@ int main(void)
 	tcase_add_test(tc, test_stage);
 	tcase_add_test(tc, test_malformed_statements);
 	tcase_add_test(tc, test_all_errors_reported);
+	tcase_add_test(tc, test_random_modules);
 	suite_add_tcase(s, tc);
 	return test_run_suite(s);
 }
