@@ -197,6 +197,7 @@ static bool kernel_equal(const stir_kernel *a, const stir_kernel *b)
 	return stmts_equal(&a->body, &b->body);
 }
 
+/* a, b: two modules (NULL equals only NULL). */
 bool stir_module_is_equal(const stir_module *a, const stir_module *b)
 {
 	if (!a || !b)

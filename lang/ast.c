@@ -118,6 +118,7 @@ static void expr_children(lang_parser *p, lang_expr *e, const lang_list *args)
 		expr_child(p, e, args->v.v[i]);
 }
 
+/* p, v, loc: an integer literal (already known to fit in int64). */
 lang_expr *lang_expr_int(lang_parser *p, int64_t v, stir_loc loc)
 {
 	lang_expr *e = expr_new(p, LANG_EXPR_INT, loc);
@@ -126,6 +127,7 @@ lang_expr *lang_expr_int(lang_parser *p, int64_t v, stir_loc loc)
 	return e;
 }
 
+/* p, v, loc: a float literal or inf. */
 lang_expr *lang_expr_float(lang_parser *p, double v, stir_loc loc)
 {
 	lang_expr *e = expr_new(p, LANG_EXPR_FLOAT, loc);
@@ -134,6 +136,7 @@ lang_expr *lang_expr_float(lang_parser *p, double v, stir_loc loc)
 	return e;
 }
 
+/* p, v, loc: true or false. */
 lang_expr *lang_expr_bool(lang_parser *p, bool v, stir_loc loc)
 {
 	lang_expr *e = expr_new(p, LANG_EXPR_BOOL, loc);
@@ -168,6 +171,7 @@ lang_expr *lang_expr_type(lang_parser *p, stir_dtype dtype, lang_list *args,
 	return e;
 }
 
+/* p, op, a; loc: of the operator, which is also the first token. */
 lang_expr *lang_expr_unary(lang_parser *p, stir_unop op, lang_expr *a,
 	stir_loc loc)
 {
@@ -195,6 +199,7 @@ lang_expr *lang_expr_binary(lang_parser *p, stir_binop op, lang_expr *a,
 	return e;
 }
 
+/* p, c, a, b; loc: of the first token of c. */
 lang_expr *lang_expr_select(lang_parser *p, lang_expr *c, lang_expr *a,
 	lang_expr *b, stir_loc loc)
 {
@@ -257,6 +262,7 @@ lang_stmt *lang_stmt_store(lang_parser *p, lang_name *buf, lang_list *idx,
 	return s;
 }
 
+/* p, loc (of "let"), var, value: let var = value; */
 lang_stmt *lang_stmt_let(lang_parser *p, stir_loc loc, lang_name *var,
 	lang_expr *value)
 {
@@ -281,6 +287,7 @@ lang_stmt *lang_stmt_if(lang_parser *p, stir_loc loc, lang_expr *cond,
 	return s;
 }
 
+/* p, s: the else branch holding just the if statement s. */
 lang_list *lang_else_if(lang_parser *p, lang_stmt *s)
 {
 	return lang_list_one(p, s);
@@ -340,17 +347,20 @@ static lang_group *group_new(lang_parser *p, stir_iter_group_kind kind,
 	return g;
 }
 
+/* p, axis: a single axis, located at its name. */
 lang_group *lang_group_axis(lang_parser *p, lang_name *axis)
 {
 	return group_new(p, STIR_GROUP_AXIS, name_value(axis).loc,
 		lang_list_one(p, axis));
 }
 
+/* p, loc (of "fuse"), axes: fuse(A, B, ..). */
 lang_group *lang_group_fuse(lang_parser *p, stir_loc loc, lang_list *axes)
 {
 	return group_new(p, STIR_GROUP_FUSE, loc, axes);
 }
 
+/* p, loc (of "attach"), axis, parent: attach(X, P). */
 lang_group *lang_group_attach(lang_parser *p, stir_loc loc, lang_name *axis,
 	lang_name *parent)
 {
@@ -415,6 +425,8 @@ static lang_decl *decl_new(lang_parser *p, lang_decl_kind kind,
 	return d;
 }
 
+/* p, name, kind, ctor_loc, args: axis NAME = ctor(args); the
+ * arguments are checked by the builder. */
 lang_decl *lang_decl_axis(lang_parser *p, lang_name *name,
 	stir_axis_kind kind, stir_loc ctor_loc, lang_list *args)
 {
@@ -454,6 +466,7 @@ lang_decl *lang_decl_buffer(lang_parser *p, lang_decl_kind kind,
 	return d;
 }
 
+/* p, name, dtype: a kernel parameter "name: dtype". */
 lang_param *lang_param_new(lang_parser *p, lang_name *name, stir_dtype dtype)
 {
 	lang_param *pa = name ? node_alloc(p, sizeof(*pa)) : NULL;
@@ -466,6 +479,7 @@ lang_param *lang_param_new(lang_parser *p, lang_name *name, stir_dtype dtype)
 
 /* ---- kernels ---- */
 
+/* p: an empty kernel body (named by lang_kernel_finish). */
 lang_kernel *lang_kernel_new(lang_parser *p)
 {
 	lang_kernel *k = node_alloc(p, sizeof(*k));
@@ -477,6 +491,7 @@ lang_kernel *lang_kernel_new(lang_parser *p)
 	return k->params && k->decls && k->stmts ? k : NULL;
 }
 
+/* p, k, d: a declaration of the kernel body k. */
 lang_kernel *lang_kernel_add_decl(lang_parser *p, lang_kernel *k,
 	lang_decl *d)
 {
@@ -497,6 +512,8 @@ lang_kernel *lang_kernel_add_stmt(lang_parser *p, lang_kernel *k,
 	return k;
 }
 
+/* p, name, params, k: the kernel is complete; a kernel whose header
+ * failed to parse (k or name NULL) is dropped. */
 void lang_kernel_finish(lang_parser *p, lang_name *name, lang_list *params,
 	lang_kernel *k)
 {

@@ -11,8 +11,8 @@
  * run reports as many errors as it can; the constructors of ir/module.c
  * pass NULL through.
  *
- * Every node built gets the location of its source (ast.h states which
- * token that is for each kind of node).
+ * Every node built gets the location of its source; docs/language.md
+ * section 7 states which token that is for each kind of node.
  */
 #include <stdarg.h>
 #include <stdlib.h>
@@ -824,6 +824,7 @@ static void builder_release(builder *b)
 	free(b->pending);
 }
 
+/* ctx, kernels: see ast.h. */
 stir_module *lang_build(stir_ctx *ctx, const lang_list *kernels)
 {
 	builder b;

@@ -300,5 +300,8 @@ lang_list *lang_parse(lang_parser *p, const char *text, size_t len)
 	}
 	if (r != 0 || p->n_errors > 0)
 		return NULL;
-	return p->kernels ? p->kernels : lang_list_new(p);
+	lang_list *kernels = p->kernels ? p->kernels : lang_list_new(p);
+	if (!kernels)
+		stir_error_oom(p->ctx);
+	return kernels;
 }

@@ -521,16 +521,19 @@ static char *print_with(print_what what, const void *obj)
 	return printer_finish(&pr);
 }
 
+/* m: the module to print; kernels separated by a blank line. */
 char *stir_module_to_str(const stir_module *m)
 {
 	return m ? print_with(PRINT_MODULE, m) : NULL;
 }
 
+/* k: one kernel, as stir_module_to_str prints it. */
 char *stir_kernel_to_str(const stir_kernel *k)
 {
 	return k ? print_with(PRINT_KERNEL, k) : NULL;
 }
 
+/* e: one expression, with the fewest parentheses. */
 char *stir_expr_to_str(const stir_expr *e)
 {
 	return e ? print_with(PRINT_EXPR, e) : NULL;

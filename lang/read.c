@@ -30,6 +30,8 @@ static stir_module *parse_and_build(stir_ctx *ctx, const char *file,
 	return m;
 }
 
+/* ctx, file (NULL: "<string>"), text, len: see lang.h.  The text is
+ * registered so that diagnostics show its lines. */
 stir_module *stir_module_read_from_str(stir_ctx *ctx, const char *file,
 	const char *text, size_t len)
 {
@@ -96,6 +98,8 @@ static char *read_whole_file(stir_ctx *ctx, const char *path, size_t *len)
 	return buf;
 }
 
+/* ctx, path: read the whole file, then as stir_module_read_from_str with
+ * the path as the file name. */
 stir_module *stir_module_read_file(stir_ctx *ctx, const char *path)
 {
 	if (!ctx || !path)
