@@ -1191,9 +1191,17 @@ static void check_iter(verifier *v, scope *sc, const stir_stmt *s)
 
 /* ---- kernels and modules ---- */
 
-/* v: the body of the kernel, walked with a fresh scope. */
+/* v: the body of the kernel, walked with a fresh scope.  Its statements
+ * are iterations (LANGUAGE.md section 2): stores, lets and ifs have a
+ * place only inside one. */
 static void check_body(verifier *v)
 {
+	for (int i = 0; i < v->k->body.n; i++) {
+		const stir_stmt *s = stir_stmt_at(&v->k->body, i);
+		if (s->kind != STIR_STMT_ITER)
+			stir_error(v->ctx, s->loc, "only iterations may appear at "
+				"the top level of a kernel");
+	}
 	scope sc;
 	if (scope_init(v, &sc) == 0)
 		check_block(v, &sc, &v->k->body);

@@ -980,24 +980,51 @@ START_TEST(test_malformed_statements)
 	fx f;
 	fx_init(&f);
 	stir_kernel *k = f.k;
-	stir_stmt *c = at_s(stir_stmt_if(k, stir_expr_bool(k, true)), 9, 3);
+	stir_stmt *o = ITER(k, "o", "i", "S", f.I);
+	stir_stmt *c = at_s(stir_stmt_if(k, stir_expr_bool(k, true)), 9, 5);
 	stir_stmt_if_append_then(c, c);
-	stir_kernel_append_stmt(k, c);
-	stir_stmt *s = at_s(ITER(k, "x", "i", "S", f.I), 10, 3);
-	stir_stmt_iter_append_body(s, s);
-	stir_kernel_append_stmt(k, s);
+	stir_stmt_iter_append_body(o, c);
 	stir_kernel *k2 = stir_kernel_alloc(f.m, "other");
 	stir_axis *R = stir_kernel_add_dense_fixed(k2, "R", stir_expr_int(k2, 3));
 	stir_buffer *T = stir_kernel_add_tensor(k2, "T", STIR_F32, 1, &R);
-	stir_kernel_append_stmt(k, at_s(STORE(k2, T, STIR_STORE_ASSIGN,
-		stir_expr_float(k2, 1.0), stir_expr_int(k2, 0)), 11, 3));
-	stir_kernel_append_stmt(k, at_s(STORE(k, T, STIR_STORE_ASSIGN,
-		stir_expr_float(k, 1.0), stir_expr_int(k, 0)), 12, 3));
+	stir_stmt_iter_append_body(o, at_s(STORE(k2, T, STIR_STORE_ASSIGN,
+		stir_expr_float(k2, 1.0), stir_expr_int(k2, 0)), 10, 5));
+	stir_stmt_iter_append_body(o, at_s(STORE(k, T, STIR_STORE_ASSIGN,
+		stir_expr_float(k, 1.0), stir_expr_int(k, 0)), 11, 5));
+	stir_kernel_append_stmt(k, o);
+	stir_stmt *s = at_s(ITER(k, "x", "i", "S", f.I), 12, 3);
+	stir_stmt_iter_append_body(s, s);
+	stir_kernel_append_stmt(k, s);
 	expect(&f,
-		"9:3: error: statement contains itself\n"
-		"10:3: error: statement contains itself\n"
-		"11:3: error: statement of kernel 'other' in kernel 'csrmm'\n"
-		"12:3: error: tensor 'T' belongs to another kernel\n");
+		"9:5: error: statement contains itself\n"
+		"10:5: error: statement of kernel 'other' in kernel 'csrmm'\n"
+		"11:5: error: tensor 'T' belongs to another kernel\n"
+		"12:3: error: statement contains itself\n");
+	fx_done(&f);
+}
+END_TEST
+
+/* The statements of a kernel are iterations. */
+START_TEST(test_top_level)
+{
+	fx f;
+	fx_init(&f);
+	stir_kernel *k = f.k;
+	stir_kernel_append_stmt(k, at_s(stir_stmt_let(k, "t",
+		stir_expr_int(k, 1)), 9, 3));
+	stir_kernel_append_stmt(k, at_s(stir_stmt_if(k, stir_expr_bool(k, true)),
+		10, 3));
+	stir_kernel_append_stmt(k, at_s(STORE(k, f.C, STIR_STORE_ASSIGN,
+		stir_expr_float(k, 1.0), stir_expr_int(k, 0), stir_expr_int(k, 0)),
+		11, 3));
+	add_csrmm_iter(&f);
+	expect(&f,
+		"9:3: error: only iterations may appear at the top level of a "
+		"kernel\n"
+		"10:3: error: only iterations may appear at the top level of a "
+		"kernel\n"
+		"11:3: error: only iterations may appear at the top level of a "
+		"kernel\n");
 	fx_done(&f);
 }
 END_TEST
@@ -1330,6 +1357,7 @@ int main(void)
 	tc = tcase_create("malformed");
 	tcase_add_test(tc, test_stage);
 	tcase_add_test(tc, test_malformed_statements);
+	tcase_add_test(tc, test_top_level);
 	tcase_add_test(tc, test_all_errors_reported);
 	tcase_add_test(tc, test_random_modules);
 	suite_add_tcase(s, tc);
