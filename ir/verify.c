@@ -1,17 +1,1256 @@
-/* The verifier (docs/language.md section 6).  Placeholder: accepts every
- * module until the real verifier lands. */
+/* The verifier: docs/language.md section 6.
+ *
+ * Requires: nothing.  A kernel may be malformed in any way the C API
+ * allows: axes, buffers, variables or statements of another kernel, wrong
+ * counts, an iteration or `if` appended inside itself.  Nothing here
+ * follows a chain of pointers (axis parents, nested statements) without a
+ * bound, so every such module is reported on, never crashed on.
+ * Preserves: everything; the verifier only reads the IR and reports.
+ *
+ * Every violation is one error at the offending node's location, with
+ * notes pointing at related nodes; checking goes on after an error, and an
+ * expression whose type cannot be known (because of an error below it)
+ * gives STIR_DTYPE_NONE so that one mistake is reported once.
+ *
+ * The file is laid out as one group of small functions per rule group of
+ * section 6: names, sizes, axes, buffers, expressions, statements and
+ * iterations, with the scope structure of the statement walk in between.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include "ir/nodes.h"
 
-int stir_kernel_verify(stir_kernel *k)
+/* One axis iterated by an enclosing iteration or by an earlier member of
+ * the iteration being checked. */
+typedef struct iterated {
+	stir_axis *axis;        /* the member axis, borrowed */
+	stir_axis *parent;      /* the axis it is iterated under: its parent,
+	                           the previous fuse member, or the attach
+	                           parent; NULL for a root */
+	const stir_stmt *iter;  /* the iteration that iterates it */
+	char letter;            /* 'S', 'R', or 0 when the iteration has no
+	                           valid letter for it */
+} iterated;
+
+/* What the statement walk knows at one point of the kernel body.  Blocks
+ * record the lengths of the stacks on entry and cut them back on exit. */
+typedef struct scope {
+	stir_var **vars;        /* iterators and lets in scope, outermost
+	                           first; malloc'd, entries borrowed */
+	int n_vars, cap_vars;
+	iterated *axes;         /* iterated axes, outermost first; malloc'd */
+	int n_axes, cap_axes;
+	const stir_stmt **open; /* statements being walked, to catch one that
+	                           contains itself; malloc'd */
+	int n_open, cap_open;
+	int *bound;             /* by variable slot: how many times the variable
+	                           in slot_var is in scope; malloc'd */
+	stir_var **slot_var;    /* by slot: the variable last bound there */
+	bool *in_init;          /* by slot: a reduction iterator of an
+	                           iteration whose init is being walked */
+	int n_slots;            /* the kernel's variable count */
+} scope;
+
+/* The state of one kernel's verification. */
+typedef struct verifier {
+	stir_kernel *k;         /* the kernel checked, borrowed */
+	stir_ctx *ctx;          /* receives the diagnostics, borrowed */
+	const stir_stmt **iters; /* every iteration met so far (for duplicate
+	                           names); malloc'd */
+	int n_iters, cap_iters;
+	bool oom;               /* memory ran out; reported once */
+} verifier;
+
+/* ---- small helpers ---- */
+
+/* v: the verifier; p, cap: a malloc'd array and its capacity in elements;
+ * need: the count it must hold; size: one element's size.  Grows the
+ * array, reporting "out of memory" once on failure.  0 or -1. */
+static int grow(verifier *v, void **p, int *cap, int need, size_t size)
 {
-	(void)k;
+	if (need <= *cap)
+		return 0;
+	int n = *cap ? 2 * *cap : 16;
+	while (n < need)
+		n *= 2;
+	void *q = realloc(*p, (size_t)n * size);
+	if (!q) {
+		if (!v->oom)
+			stir_error_oom(v->ctx);
+		v->oom = true;
+		return -1;
+	}
+	*p = q;
+	*cap = n;
 	return 0;
 }
 
+/* t: a type; whether it is a number (an integer or a float). */
+static bool is_num(stir_dtype t)
+{
+	return stir_dtype_is_int(t) || stir_dtype_is_float(t);
+}
+
+/* n, one, many: the word for n things ("1 axis", "3 axes"). */
+static const char *plural(int n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
+/* b: a buffer; the word naming its kind in messages. */
+static const char *buffer_word(const stir_buffer *b)
+{
+	return b->kind == STIR_BUFFER_LOCAL ? "local" : "tensor";
+}
+
+/* k, a: whether "a" is one of k's axes (and not another kernel's). */
+static bool axis_in_kernel(const stir_kernel *k, const stir_axis *a)
+{
+	return a && a->index >= 0 && a->index < k->axes.n &&
+		stir_axis_at(&k->axes, a->index) == a;
+}
+
+/* k, b: whether "b" is one of k's buffers. */
+static bool buffer_in_kernel(const stir_kernel *k, const stir_buffer *b)
+{
+	return b && b->index >= 0 && b->index < k->buffers.n &&
+		stir_buffer_at(&k->buffers, b->index) == b;
+}
+
+/* k, p: whether "p" is one of k's parameters. */
+static bool param_in_kernel(const stir_kernel *k, const stir_var *p)
+{
+	for (int i = 0; i < k->params.n; i++)
+		if (stir_var_at(&k->params, i) == p)
+			return true;
+	return false;
+}
+
+/* op: a binary operator; its spelling. */
+static const char *binop_name(stir_binop op)
+{
+	static const char *const names[] = {
+		[STIR_ADD] = "+", [STIR_SUB] = "-", [STIR_MUL] = "*",
+		[STIR_DIV] = "/", [STIR_MOD] = "%", [STIR_LT] = "<",
+		[STIR_LE] = "<=", [STIR_GT] = ">", [STIR_GE] = ">=",
+		[STIR_EQ] = "==", [STIR_NE] = "!=", [STIR_AND] = "&&",
+		[STIR_OR] = "||",
+	};
+	if ((unsigned)op < sizeof(names) / sizeof(names[0]))
+		return names[op];
+	return "?";
+}
+
+/* f: a function; its name. */
+static const char *func_name(stir_func f)
+{
+	static const char *const names[] = {
+		[STIR_MIN] = "min", [STIR_MAX] = "max", [STIR_ABS] = "abs",
+		[STIR_EXP] = "exp", [STIR_LOG] = "log", [STIR_SQRT] = "sqrt",
+		[STIR_TANH] = "tanh",
+	};
+	if ((unsigned)f < sizeof(names) / sizeof(names[0]))
+		return names[f];
+	return "?";
+}
+
+/* op: a store operator; its spelling. */
+static const char *store_op_name(stir_store_op op)
+{
+	switch (op) {
+	case STIR_STORE_ASSIGN: return "=";
+	case STIR_STORE_ADD: return "+=";
+	case STIR_STORE_SUB: return "-=";
+	case STIR_STORE_MUL: return "*=";
+	}
+	return "?";
+}
+
+/* ---- names (rule 1) ---- */
+
+/* One name of the kernel namespace, for the duplicate check. */
+typedef struct decl {
+	const char *name;       /* borrowed */
+	stir_loc loc;           /* of the declaration */
+} decl;
+
+/* a, b, ia, ib: two declarations with the same name, at positions ia and
+ * ib of the list (parameters, then axes, then buffers); whether "a" comes
+ * first in the source.  Nodes built without a location fall back on the
+ * order of the lists. */
+static bool decl_before(const decl *a, int ia, const decl *b, int ib)
+{
+	if (a->loc.line > 0 && b->loc.line > 0 &&
+	    (a->loc.line != b->loc.line || a->loc.col != b->loc.col))
+		return a->loc.line < b->loc.line ||
+			(a->loc.line == b->loc.line && a->loc.col < b->loc.col);
+	return ia < ib;
+}
+
+/* v, what, name, loc, prev_loc: report a second declaration of "name"
+ * ("what" says in which namespace: "name ", "iteration name "). */
+static void report_duplicate(verifier *v, const char *what, const char *name,
+	stir_loc loc, stir_loc prev_loc)
+{
+	stir_diag *d = stir_error(v->ctx, loc, "duplicate %s'%s'", what, name);
+	stir_diag_add_note(d, prev_loc, "previous declaration of '%s' is here",
+		name);
+}
+
+/* v: the verifier of a kernel whose parameters, axes, tensors and locals
+ * must have distinct names.  Each duplicate is reported at the later
+ * declaration in the source, with a note at the first one. */
+static void check_kernel_names(verifier *v)
+{
+	stir_kernel *k = v->k;
+	int n = k->params.n + k->axes.n + k->buffers.n;
+	if (n == 0)
+		return;
+	decl *d = malloc((size_t)n * sizeof(*d));
+	if (!d) {
+		v->oom = true;
+		stir_error_oom(v->ctx);
+		return;
+	}
+	int j = 0;
+	for (int i = 0; i < k->params.n; i++, j++) {
+		stir_var *p = stir_var_at(&k->params, i);
+		d[j] = (decl){ p->name, p->loc };
+	}
+	for (int i = 0; i < k->axes.n; i++, j++) {
+		stir_axis *a = stir_axis_at(&k->axes, i);
+		d[j] = (decl){ a->name, a->loc };
+	}
+	for (int i = 0; i < k->buffers.n; i++, j++) {
+		stir_buffer *b = stir_buffer_at(&k->buffers, i);
+		d[j] = (decl){ b->name, b->loc };
+	}
+	for (int i = 0; i < n; i++) {
+		int first = -1;
+		for (int p = 0; p < n; p++)
+			if (p != i && !strcmp(d[p].name, d[i].name) &&
+			    decl_before(&d[p], p, &d[i], i) &&
+			    (first < 0 || decl_before(&d[p], p, &d[first], first)))
+				first = p;
+		if (first >= 0)
+			report_duplicate(v, "name ", d[i].name, d[i].loc,
+				d[first].loc);
+	}
+	free(d);
+}
+
+/* v, name: the location of a declaration of "name" in the kernel
+ * namespace (parameters, axes, buffers); false when there is none. */
+static bool find_kernel_name(verifier *v, const char *name, stir_loc *loc)
+{
+	stir_kernel *k = v->k;
+	for (int i = 0; i < k->params.n; i++)
+		if (!strcmp(stir_var_at(&k->params, i)->name, name)) {
+			*loc = stir_var_at(&k->params, i)->loc;
+			return true;
+		}
+	for (int i = 0; i < k->axes.n; i++)
+		if (!strcmp(stir_axis_at(&k->axes, i)->name, name)) {
+			*loc = stir_axis_at(&k->axes, i)->loc;
+			return true;
+		}
+	for (int i = 0; i < k->buffers.n; i++)
+		if (!strcmp(stir_buffer_at(&k->buffers, i)->name, name)) {
+			*loc = stir_buffer_at(&k->buffers, i)->loc;
+			return true;
+		}
+	return false;
+}
+
+/* v, sc, var: an iterator or let about to come into scope; its name must
+ * not repeat a name already in scope. */
+static void check_new_var_name(verifier *v, const scope *sc,
+	const stir_var *var)
+{
+	stir_loc prev;
+	if (find_kernel_name(v, var->name, &prev)) {
+		report_duplicate(v, "name ", var->name, var->loc, prev);
+		return;
+	}
+	for (int i = sc->n_vars - 1; i >= 0; i--)
+		if (!strcmp(sc->vars[i]->name, var->name)) {
+			report_duplicate(v, "name ", var->name, var->loc,
+				sc->vars[i]->loc);
+			return;
+		}
+}
+
+/* v, s: an iteration whose name must differ from every other iteration's
+ * in the kernel (schedules find iterations by name). */
+static void check_iter_name(verifier *v, const stir_stmt *s)
+{
+	for (int i = 0; i < v->n_iters; i++)
+		if (v->iters[i] != s &&
+		    !strcmp(v->iters[i]->u.iter.name, s->u.iter.name)) {
+			report_duplicate(v, "iteration name ", s->u.iter.name,
+				s->loc, v->iters[i]->loc);
+			break;
+		}
+	if (grow(v, (void **)&v->iters, &v->cap_iters, v->n_iters + 1,
+		 sizeof(*v->iters)) == 0)
+		v->iters[v->n_iters++] = s;
+}
+
+/* ---- parameters and sizes (rule 2) ---- */
+
+/* v: parameters must be i32 or i64. */
+static void check_params(verifier *v)
+{
+	for (int i = 0; i < v->k->params.n; i++) {
+		stir_var *p = stir_var_at(&v->k->params, i);
+		if (p->dtype != STIR_I32 && p->dtype != STIR_I64)
+			stir_error(v->ctx, p->loc,
+				"parameter '%s' must be i32 or i64, not %s",
+				p->name, stir_dtype_name(p->dtype));
+	}
+}
+
+/* v, e: the first node of the size expression "e" that is not an integer
+ * literal, a parameter of the kernel, or integer arithmetic of those
+ * (+ - * / %, unary -, min, max, abs, casts to an integer type); NULL
+ * when there is none. */
+static const stir_expr *size_offender(verifier *v, const stir_expr *e)
+{
+	const stir_expr *o;
+	switch (e->kind) {
+	case STIR_EXPR_INT:
+		return stir_dtype_is_int(e->dtype) ? NULL : e;
+	case STIR_EXPR_VAR:
+		return e->u.var->kind == STIR_VAR_PARAM &&
+			param_in_kernel(v->k, e->u.var) &&
+			stir_dtype_is_int(e->u.var->dtype) ? NULL : e;
+	case STIR_EXPR_UNARY:
+		return e->u.unary.op == STIR_NEG ?
+			size_offender(v, e->u.unary.a) : e;
+	case STIR_EXPR_BINARY:
+		if (e->u.binary.op > STIR_MOD)
+			return e;
+		o = size_offender(v, e->u.binary.a);
+		return o ? o : size_offender(v, e->u.binary.b);
+	case STIR_EXPR_CALL:
+		if (!((e->u.call.f == STIR_MIN || e->u.call.f == STIR_MAX) &&
+		      e->u.call.n == 2) &&
+		    !(e->u.call.f == STIR_ABS && e->u.call.n == 1))
+			return e;
+		for (int i = 0; i < e->u.call.n; i++)
+			if ((o = size_offender(v, e->u.call.args[i])))
+				return o;
+		return NULL;
+	case STIR_EXPR_CAST:
+		return stir_dtype_is_int(e->dtype) ?
+			size_offender(v, e->u.cast.a) : e;
+	default:
+		return e;
+	}
+}
+
+/* v, e, what, name: a size or domain bound ("what" and "name" name it in
+ * the message: "size of axis 'I'"); reported at its first offending node. */
+static void check_size(verifier *v, const stir_expr *e, const char *what,
+	const char *name)
+{
+	if (!e)
+		return;
+	const stir_expr *o = size_offender(v, e);
+	if (o)
+		stir_error(v->ctx, o->loc, "%s'%s' must be an integer expression "
+			"of parameters and literals", what, name);
+}
+
+/* ---- axes (rule 3) ---- */
+
+/* v, a, i: the axis at position i of the kernel's list; its parent must be
+ * an earlier axis of the same kernel, present exactly when the kind needs
+ * one. */
+static void check_axis_parent(verifier *v, const stir_axis *a, int i)
+{
+	static const char *const kinds[] = {
+		[STIR_DENSE_FIXED] = "dense_fixed",
+		[STIR_DENSE_VARIABLE] = "dense_variable",
+		[STIR_SPARSE_FIXED] = "sparse_fixed",
+		[STIR_SPARSE_VARIABLE] = "sparse_variable",
+	};
+	if ((unsigned)a->kind >= sizeof(kinds) / sizeof(kinds[0])) {
+		stir_error(v->ctx, a->loc, "axis '%s' has an invalid kind",
+			a->name);
+		return;
+	}
+	if (a->kind == STIR_DENSE_FIXED) {
+		if (a->parent)
+			stir_error(v->ctx, a->loc,
+				"dense_fixed axis '%s' cannot have a parent",
+				a->name);
+		return;
+	}
+	if (!a->parent) {
+		stir_error(v->ctx, a->loc, "%s axis '%s' needs a parent",
+			kinds[a->kind], a->name);
+	} else if (!axis_in_kernel(v->k, a->parent)) {
+		stir_error(v->ctx, a->loc,
+			"parent '%s' of axis '%s' belongs to another kernel",
+			a->parent->name, a->name);
+	} else if (a->parent == a) {
+		stir_error(v->ctx, a->loc, "axis '%s' is its own parent",
+			a->name);
+	} else if (a->parent->index > i) {
+		stir_diag *d = stir_error(v->ctx, a->loc,
+			"parent '%s' of axis '%s' is declared after it",
+			a->parent->name, a->name);
+		stir_diag_add_note(d, a->parent->loc, "'%s' is declared here",
+			a->parent->name);
+	}
+}
+
+/* v: every axis of the kernel: its parent, sizes and index type. */
+static void check_axes(verifier *v)
+{
+	for (int i = 0; i < v->k->axes.n; i++) {
+		stir_axis *a = stir_axis_at(&v->k->axes, i);
+		check_axis_parent(v, a, i);
+		check_size(v, a->len, "size of axis ", a->name);
+		if (a->kind == STIR_SPARSE_FIXED)
+			check_size(v, a->nnz, "column count of axis ", a->name);
+		else if (a->kind != STIR_DENSE_FIXED)
+			check_size(v, a->nnz, "nnz of axis ", a->name);
+		if (a->idtype != STIR_I32 && a->idtype != STIR_I64)
+			stir_error(v->ctx, a->loc,
+				"index type of axis '%s' must be i32 or i64, not %s",
+				a->name, stir_dtype_name(a->idtype));
+	}
+}
+
+/* ---- tensors and locals (rule 4) ---- */
+
+/* v, b, p: the p-th axis of b's list, an axis of the kernel: it may not be
+ * listed twice, and a child must immediately follow its parent. */
+static void check_buffer_axis(verifier *v, const stir_buffer *b, int p)
+{
+	stir_axis *a = b->axes[p];
+	for (int q = 0; q < p; q++)
+		if (b->axes[q] == a) {
+			stir_error(v->ctx, b->loc,
+				"axis '%s' is listed twice in %s '%s'", a->name,
+				buffer_word(b), b->name);
+			return;
+		}
+	if (!a->parent || (p > 0 && b->axes[p - 1] == a->parent))
+		return;
+	for (int q = 0; q < p; q++)
+		if (b->axes[q] == a->parent) {
+			stir_error(v->ctx, b->loc, "axis '%s' must immediately "
+				"follow its parent '%s' in %s '%s'", a->name,
+				a->parent->name, buffer_word(b), b->name);
+			return;
+		}
+	stir_error(v->ctx, b->loc, "axis '%s' breaks parent order in %s '%s': "
+		"its parent '%s' must come before it", a->name, buffer_word(b),
+		b->name, a->parent->name);
+}
+
+/* v, b: a tensor or local: its type, axis list and value domain. */
+static void check_buffer(verifier *v, const stir_buffer *b)
+{
+	if (b->dtype == STIR_BOOL)
+		stir_error(v->ctx, b->loc, "%s '%s' cannot have type bool",
+			buffer_word(b), b->name);
+	else if (!is_num(b->dtype))
+		stir_error(v->ctx, b->loc, "%s '%s' has an invalid type",
+			buffer_word(b), b->name);
+	for (int p = 0; p < b->n_axes; p++) {
+		if (axis_in_kernel(v->k, b->axes[p]))
+			check_buffer_axis(v, b, p);
+		else
+			stir_error(v->ctx, b->loc,
+				"axis '%s' of %s '%s' belongs to another kernel",
+				b->axes[p]->name, buffer_word(b), b->name);
+	}
+	if (!b->domain_lo && !b->domain_hi)
+		return;
+	if (!stir_dtype_is_int(b->dtype))
+		stir_error(v->ctx, b->loc,
+			"%s '%s' of type %s cannot have a value domain",
+			buffer_word(b), b->name, stir_dtype_name(b->dtype));
+	check_size(v, b->domain_lo, "domain bound of ", b->name);
+	check_size(v, b->domain_hi, "domain bound of ", b->name);
+}
+
+/* v: every buffer of the kernel. */
+static void check_buffers(verifier *v)
+{
+	for (int i = 0; i < v->k->buffers.n; i++)
+		check_buffer(v, stir_buffer_at(&v->k->buffers, i));
+}
+
+/* ---- the scope of the statement walk ---- */
+
+/* v, sc: a scope for kernel v->k with its parameters in scope.  0 or -1
+ * (memory). */
+static int scope_init(verifier *v, scope *sc)
+{
+	memset(sc, 0, sizeof(*sc));
+	sc->n_slots = v->k->n_vars;
+	size_t n = (size_t)(sc->n_slots ? sc->n_slots : 1);
+	sc->bound = calloc(n, sizeof(*sc->bound));
+	sc->slot_var = calloc(n, sizeof(*sc->slot_var));
+	sc->in_init = calloc(n, sizeof(*sc->in_init));
+	if (!sc->bound || !sc->slot_var || !sc->in_init) {
+		v->oom = true;
+		stir_error_oom(v->ctx);
+		return -1;
+	}
+	return 0;
+}
+
+/* sc: the scope whose memory is released. */
+static void scope_release(scope *sc)
+{
+	free(sc->vars);
+	free(sc->axes);
+	free(sc->open);
+	free(sc->bound);
+	free(sc->slot_var);
+	free(sc->in_init);
+}
+
+/* sc, var: whether "var" is a slot of this kernel's numbering. */
+static bool slot_ok(const scope *sc, const stir_var *var)
+{
+	return var->slot >= 0 && var->slot < sc->n_slots;
+}
+
+/* v, sc, var: bring an iterator or let into scope (its name checked
+ * first). */
+static void scope_push_var(verifier *v, scope *sc, stir_var *var)
+{
+	check_new_var_name(v, sc, var);
+	if (grow(v, (void **)&sc->vars, &sc->cap_vars, sc->n_vars + 1,
+		 sizeof(*sc->vars)) < 0)
+		return;
+	sc->vars[sc->n_vars++] = var;
+	if (slot_ok(sc, var)) {
+		if (sc->slot_var[var->slot] != var)
+			sc->bound[var->slot] = 0;
+		sc->slot_var[var->slot] = var;
+		sc->bound[var->slot]++;
+	}
+}
+
+/* sc, n: take the variables brought into scope after the first n out. */
+static void scope_pop_vars(scope *sc, int n)
+{
+	while (sc->n_vars > n) {
+		stir_var *var = sc->vars[--sc->n_vars];
+		if (slot_ok(sc, var) && sc->slot_var[var->slot] == var &&
+		    sc->bound[var->slot] > 0)
+			sc->bound[var->slot]--;
+	}
+}
+
+/* sc, var: whether "var" is an iterator or let in scope. */
+static bool scope_has_var(const scope *sc, const stir_var *var)
+{
+	return slot_ok(sc, var) && sc->slot_var[var->slot] == var &&
+		sc->bound[var->slot] > 0;
+}
+
+/* sc, a: the innermost entry iterating "a", or NULL. */
+static const iterated *scope_find_axis(const scope *sc, const stir_axis *a)
+{
+	for (int i = sc->n_axes - 1; i >= 0; i--)
+		if (sc->axes[i].axis == a)
+			return &sc->axes[i];
+	return NULL;
+}
+
+/* ---- expressions (rule 6) ---- */
+
+static stir_dtype check_expr(verifier *v, scope *sc, const stir_expr *e);
+
+/* v, e, t, buf, n: index n (from 1) of buffer "buf" is "e", of the
+ * non-integer type t.  A literal that could not become an integer is
+ * reported as such. */
+static void report_bad_index(verifier *v, const stir_expr *e, stir_dtype t,
+	const char *buf, int n)
+{
+	if (e->flexible && stir_dtype_is_float(t))
+		stir_error(v->ctx, e->loc,
+			"float literal where an integer is expected");
+	else
+		stir_error(v->ctx, e->loc, "index %d of '%s' is %s, not an integer",
+			n, buf, stir_dtype_name(t));
+}
+
+/* v, what, loc, a, ta, b, tb: two operands (of types ta and tb) that must
+ * agree; "what" names them ("operands of '+'").  Returns their common
+ * type: the wider of two integer types, or the one type they share;
+ * STIR_DTYPE_NONE after reporting a disagreement. */
+static stir_dtype agree(verifier *v, const char *what, stir_loc loc,
+	const stir_expr *a, stir_dtype ta, const stir_expr *b, stir_dtype tb)
+{
+	if (ta == STIR_DTYPE_NONE || tb == STIR_DTYPE_NONE)
+		return STIR_DTYPE_NONE;
+	if (ta == tb)
+		return ta;
+	if (stir_dtype_is_int(ta) && stir_dtype_is_int(tb))
+		return stir_int_rank(ta) >= stir_int_rank(tb) ? ta : tb;
+	if (a->flexible && stir_dtype_is_float(ta) && stir_dtype_is_int(tb))
+		stir_error(v->ctx, a->loc,
+			"float literal where an integer is expected");
+	else if (b->flexible && stir_dtype_is_float(tb) && stir_dtype_is_int(ta))
+		stir_error(v->ctx, b->loc,
+			"float literal where an integer is expected");
+	else
+		stir_error(v->ctx, loc, "%s do not agree: %s and %s", what,
+			stir_dtype_name(ta), stir_dtype_name(tb));
+	return STIR_DTYPE_NONE;
+}
+
+/* v, sc, e, what: a condition (of `if`, `?:`, or an operand of && || !,
+ * named by "what"); it must be bool. */
+static void check_cond(verifier *v, scope *sc, const stir_expr *e,
+	const char *what)
+{
+	stir_dtype t = check_expr(v, sc, e);
+	if (t != STIR_DTYPE_NONE && t != STIR_BOOL)
+		stir_error(v->ctx, e->loc, "%s is %s, not bool", what,
+			stir_dtype_name(t));
+}
+
+/* v, sc, e: a use of a variable: a parameter of this kernel, or an
+ * iterator or let in scope (a reduction iterator not inside its
+ * iteration's init). */
+static void check_var_use(verifier *v, scope *sc, const stir_expr *e)
+{
+	const stir_var *var = e->u.var;
+	switch (var->kind) {
+	case STIR_VAR_PARAM:
+		if (!param_in_kernel(v->k, var))
+			stir_error(v->ctx, e->loc,
+				"parameter '%s' belongs to another kernel",
+				var->name);
+		return;
+	case STIR_VAR_ITER:
+		if (!scope_has_var(sc, var))
+			stir_error(v->ctx, e->loc,
+				"'%s' is used outside its iteration", var->name);
+		else if (sc->in_init[var->slot])
+			stir_error(v->ctx, e->loc,
+				"reduction iterator '%s' cannot be used in init",
+				var->name);
+		return;
+	case STIR_VAR_LET:
+		if (!scope_has_var(sc, var))
+			stir_error(v->ctx, e->loc,
+				"'%s' is used outside its scope", var->name);
+		return;
+	}
+	stir_error(v->ctx, e->loc, "variable '%s' has an invalid kind",
+		var->name);
+}
+
+/* v, sc, loc, b, n, idx: an access b[idx..] (a load, or the target of a
+ * store, at "loc"): a buffer of this kernel, one integer index per axis. */
+static void check_access(verifier *v, scope *sc, stir_loc loc,
+	const stir_buffer *b, int n, stir_expr *const *idx)
+{
+	if (!buffer_in_kernel(v->k, b))
+		stir_error(v->ctx, loc, "%s '%s' belongs to another kernel",
+			buffer_word(b), b->name);
+	else if (n != b->n_axes)
+		stir_error(v->ctx, loc, "'%s' has %d %s but %d %s", b->name,
+			b->n_axes, plural(b->n_axes, "axis", "axes"), n,
+			plural(n, "index", "indices"));
+	for (int i = 0; i < n; i++) {
+		stir_dtype t = check_expr(v, sc, idx[i]);
+		if (t != STIR_DTYPE_NONE && !stir_dtype_is_int(t))
+			report_bad_index(v, idx[i], t, b->name, i + 1);
+	}
+}
+
+/* v, op, e, t: operand "e" (of type t) of the arithmetic or comparison
+ * operator "op" must be a number.  Whether it is. */
+static bool check_num_operand(verifier *v, const char *op, const stir_expr *e,
+	stir_dtype t)
+{
+	if (t == STIR_DTYPE_NONE || is_num(t))
+		return true;
+	stir_error(v->ctx, e->loc, "operand of '%s' is %s, not a number", op,
+		stir_dtype_name(t));
+	return false;
+}
+
+/* v, sc, e: a unary operation; its type. */
+static stir_dtype check_unary(verifier *v, scope *sc, const stir_expr *e)
+{
+	if (e->u.unary.op == STIR_NOT) {
+		check_cond(v, sc, e->u.unary.a, "operand of '!'");
+		return STIR_BOOL;
+	}
+	stir_dtype t = check_expr(v, sc, e->u.unary.a);
+	if (e->u.unary.op != STIR_NEG) {
+		stir_error(v->ctx, e->loc, "invalid unary operator");
+		return STIR_DTYPE_NONE;
+	}
+	return check_num_operand(v, "-", e->u.unary.a, t) ? t : STIR_DTYPE_NONE;
+}
+
+/* v, sc, e: a binary operation; its type. */
+static stir_dtype check_binary(verifier *v, scope *sc, const stir_expr *e)
+{
+	stir_binop op = e->u.binary.op;
+	const stir_expr *a = e->u.binary.a, *b = e->u.binary.b;
+	const char *name = binop_name(op);
+	char what[32];
+	if ((unsigned)op > STIR_OR) {
+		stir_error(v->ctx, e->loc, "invalid binary operator");
+		return STIR_DTYPE_NONE;
+	}
+	if (op == STIR_AND || op == STIR_OR) {
+		snprintf(what, sizeof(what), "operand of '%s'", name);
+		check_cond(v, sc, a, what);
+		check_cond(v, sc, b, what);
+		return STIR_BOOL;
+	}
+	bool cmp = op >= STIR_LT;
+	stir_dtype ta = check_expr(v, sc, a), tb = check_expr(v, sc, b);
+	/* == and != also compare two conditions */
+	if ((op == STIR_EQ || op == STIR_NE) && ta == STIR_BOOL && tb == STIR_BOOL)
+		return STIR_BOOL;
+	bool ok_a = check_num_operand(v, name, a, ta);
+	bool ok_b = check_num_operand(v, name, b, tb);
+	if (!ok_a || !ok_b)
+		return cmp ? STIR_BOOL : STIR_DTYPE_NONE;
+	snprintf(what, sizeof(what), "operands of '%s'", name);
+	stir_dtype t = agree(v, what, e->loc, a, ta, b, tb);
+	if (op == STIR_MOD && stir_dtype_is_float(t)) {
+		stir_error(v->ctx, e->loc, "'%%' needs integer operands, not %s",
+			stir_dtype_name(t));
+		return STIR_DTYPE_NONE;
+	}
+	return cmp ? STIR_BOOL : t;
+}
+
+/* v, sc, e: c ? a : b; its type. */
+static stir_dtype check_select(verifier *v, scope *sc, const stir_expr *e)
+{
+	check_cond(v, sc, e->u.select.c, "condition of '?:'");
+	const stir_expr *a = e->u.select.a, *b = e->u.select.b;
+	stir_dtype ta = check_expr(v, sc, a), tb = check_expr(v, sc, b);
+	return agree(v, "branches of '?:'", e->loc, a, ta, b, tb);
+}
+
+/* v, sc, e: a call of min max abs exp log sqrt tanh; its type. */
+static stir_dtype check_call(verifier *v, scope *sc, const stir_expr *e)
+{
+	stir_func f = e->u.call.f;
+	const char *name = func_name(f);
+	int n = e->u.call.n;
+	stir_dtype t[2] = { STIR_DTYPE_NONE, STIR_DTYPE_NONE };
+	for (int i = 0; i < n; i++) {
+		stir_dtype ti = check_expr(v, sc, e->u.call.args[i]);
+		if (i < 2)
+			t[i] = ti;
+	}
+	if ((unsigned)f > STIR_TANH) {
+		stir_error(v->ctx, e->loc, "invalid function");
+		return STIR_DTYPE_NONE;
+	}
+	int want = f == STIR_MIN || f == STIR_MAX ? 2 : 1;
+	if (n != want) {
+		stir_error(v->ctx, e->loc, "'%s' takes %d %s, not %d", name, want,
+			plural(want, "argument", "arguments"), n);
+		return STIR_DTYPE_NONE;
+	}
+	const stir_expr *a = e->u.call.args[0];
+	if (t[0] == STIR_DTYPE_NONE)
+		return STIR_DTYPE_NONE;
+	if (f == STIR_MIN || f == STIR_MAX || f == STIR_ABS) {
+		bool ok = true;
+		for (int i = 0; i < n; i++)
+			if (t[i] != STIR_DTYPE_NONE && !is_num(t[i])) {
+				stir_error(v->ctx, e->u.call.args[i]->loc,
+					"argument of '%s' is %s, not a number", name,
+					stir_dtype_name(t[i]));
+				ok = false;
+			}
+		if (!ok)
+			return STIR_DTYPE_NONE;
+		if (n == 1)
+			return t[0];
+		char what[32];
+		snprintf(what, sizeof(what), "arguments of '%s'", name);
+		return agree(v, what, e->loc, a, t[0], e->u.call.args[1], t[1]);
+	}
+	if (!stir_dtype_is_float(t[0])) {
+		stir_error(v->ctx, a->loc, "argument of '%s' is %s, not a float",
+			name, stir_dtype_name(t[0]));
+		return STIR_DTYPE_NONE;
+	}
+	return t[0];
+}
+
+/* v, sc, e: a cast; its type, a number, of a number. */
+static stir_dtype check_cast(verifier *v, scope *sc, const stir_expr *e)
+{
+	stir_dtype t = check_expr(v, sc, e->u.cast.a);
+	if (!is_num(e->dtype)) {
+		stir_error(v->ctx, e->loc, "cannot cast to %s",
+			stir_dtype_name(e->dtype));
+		return STIR_DTYPE_NONE;
+	}
+	if (t != STIR_DTYPE_NONE && !is_num(t))
+		stir_error(v->ctx, e->loc, "cannot cast %s to %s",
+			stir_dtype_name(t), stir_dtype_name(e->dtype));
+	return e->dtype;
+}
+
+/* v, sc, e: an expression; reports what is wrong in it and returns its
+ * type (STIR_DTYPE_NONE when an error leaves it unknown).  The type the
+ * rules give must also be the one recorded in the node, which the later
+ * stages trust. */
+static stir_dtype check_expr(verifier *v, scope *sc, const stir_expr *e)
+{
+	stir_dtype t;
+	switch (e->kind) {
+	case STIR_EXPR_INT:
+		if (e->dtype == STIR_BOOL || is_num(e->dtype))
+			return e->dtype;
+		stir_error(v->ctx, e->loc, "literal of invalid type %s",
+			stir_dtype_name(e->dtype));
+		return STIR_DTYPE_NONE;
+	case STIR_EXPR_FLOAT:
+		if (stir_dtype_is_float(e->dtype))
+			return e->dtype;
+		stir_error(v->ctx, e->loc, "float literal of type %s",
+			stir_dtype_name(e->dtype));
+		return STIR_DTYPE_NONE;
+	case STIR_EXPR_VAR:
+		check_var_use(v, sc, e);
+		t = e->u.var->dtype;
+		break;
+	case STIR_EXPR_LOAD:
+		check_access(v, sc, e->loc, e->u.load.buf, e->u.load.n,
+			e->u.load.idx);
+		t = e->u.load.buf->dtype;
+		break;
+	case STIR_EXPR_UNARY:
+		t = check_unary(v, sc, e);
+		break;
+	case STIR_EXPR_BINARY:
+		t = check_binary(v, sc, e);
+		break;
+	case STIR_EXPR_SELECT:
+		t = check_select(v, sc, e);
+		break;
+	case STIR_EXPR_CALL:
+		t = check_call(v, sc, e);
+		break;
+	case STIR_EXPR_CAST:
+		t = check_cast(v, sc, e);
+		break;
+	default:
+		stir_error(v->ctx, e->loc, "invalid expression");
+		return STIR_DTYPE_NONE;
+	}
+	if (t != STIR_DTYPE_NONE && t != e->dtype) {
+		stir_error(v->ctx, e->loc,
+			"expression of type %s where its operands give %s",
+			stir_dtype_name(e->dtype), stir_dtype_name(t));
+		return STIR_DTYPE_NONE;
+	}
+	return t;
+}
+
+/* ---- statements (rule 6) ---- */
+
+static void check_block(verifier *v, scope *sc, const stir_ptr_vec *list);
+static void check_iter(verifier *v, scope *sc, const stir_stmt *s);
+
+/* v, sc, s: b[idx..] op= value: the value must have the buffer's type, or
+ * be an integer no wider than an integer buffer. */
+static void check_store(verifier *v, scope *sc, const stir_stmt *s)
+{
+	const stir_buffer *b = s->u.store.buf;
+	const stir_expr *val = s->u.store.value;
+	check_access(v, sc, s->loc, b, s->u.store.n, s->u.store.idx);
+	stir_dtype t = check_expr(v, sc, val), bt = b->dtype;
+	const char *op = store_op_name(s->u.store.op);
+	if (*op == '?')
+		stir_error(v->ctx, s->loc, "invalid store operator");
+	else if (s->u.store.op != STIR_STORE_ASSIGN && bt == STIR_BOOL)
+		stir_error(v->ctx, s->loc, "'%s' on '%s' of type bool", op,
+			b->name);
+	if (t == STIR_DTYPE_NONE || t == bt ||
+	    (stir_dtype_is_int(t) && stir_dtype_is_int(bt) &&
+	     stir_int_rank(t) <= stir_int_rank(bt)))
+		return;
+	if (val->flexible && stir_dtype_is_float(t) && stir_dtype_is_int(bt))
+		stir_error(v->ctx, val->loc,
+			"float literal where an integer is expected");
+	else
+		stir_error(v->ctx, s->loc, "cannot store %s into '%s' of type %s%s",
+			stir_dtype_name(t), b->name, stir_dtype_name(bt),
+			is_num(t) && is_num(bt) ? " without a cast" : "");
+}
+
+/* v, sc, s: let var = value; var comes into scope after the value. */
+static void check_let(verifier *v, scope *sc, const stir_stmt *s)
+{
+	stir_var *var = s->u.let.var;
+	stir_dtype t = check_expr(v, sc, s->u.let.value);
+	if (t != STIR_DTYPE_NONE && t != var->dtype)
+		stir_error(v->ctx, var->loc, "let '%s' of type %s has a value of "
+			"type %s", var->name, stir_dtype_name(var->dtype),
+			stir_dtype_name(t));
+	scope_push_var(v, sc, var);
+}
+
+/* v, sc, s: if (cond) { .. } else { .. }. */
+static void check_if(verifier *v, scope *sc, const stir_stmt *s)
+{
+	check_cond(v, sc, s->u.if_.cond, "condition");
+	check_block(v, sc, &s->u.if_.then_body);
+	check_block(v, sc, &s->u.if_.else_body);
+}
+
+/* v, sc, s: one statement of the kernel; one that contains itself, or
+ * belongs to another kernel, is reported and not walked. */
+static void check_stmt(verifier *v, scope *sc, const stir_stmt *s)
+{
+	for (int i = 0; i < sc->n_open; i++)
+		if (sc->open[i] == s) {
+			stir_error(v->ctx, s->loc, "statement contains itself");
+			return;
+		}
+	if (s->kernel != v->k) {
+		stir_error(v->ctx, s->loc, "statement of kernel '%s' in kernel '%s'",
+			s->kernel->name, v->k->name);
+		return;
+	}
+	if (grow(v, (void **)&sc->open, &sc->cap_open, sc->n_open + 1,
+		 sizeof(*sc->open)) < 0)
+		return;
+	sc->open[sc->n_open++] = s;
+	switch (s->kind) {
+	case STIR_STMT_STORE:
+		check_store(v, sc, s);
+		break;
+	case STIR_STMT_LET:
+		check_let(v, sc, s);
+		break;
+	case STIR_STMT_IF:
+		check_if(v, sc, s);
+		break;
+	case STIR_STMT_ITER:
+		check_iter(v, sc, s);
+		break;
+	default:
+		stir_error(v->ctx, s->loc, "invalid statement");
+		break;
+	}
+	sc->n_open--;
+}
+
+/* v, sc, list: a statement list; the lets it binds end with it. */
+static void check_block(verifier *v, scope *sc, const stir_ptr_vec *list)
+{
+	int n_vars = sc->n_vars;
+	for (int i = 0; i < list->n && !v->oom; i++)
+		check_stmt(v, sc, stir_stmt_at(list, i));
+	scope_pop_vars(sc, n_vars);
+}
+
+/* ---- iterations (rule 5) ---- */
+
+/* s: an iteration; the number of member axes (one per fuse member). */
+static int iter_n_members(const stir_stmt *s)
+{
+	int n = 0;
+	for (int g = 0; g < s->u.iter.n_groups; g++)
+		if (s->u.iter.groups[g].n_axes > 0)
+			n += s->u.iter.groups[g].n_axes;
+	return n;
+}
+
+/* v, s, n: the letters of iteration s, which has n members: one 'S' or
+ * 'R' per member.  Whether they are usable for the init rule. */
+static bool check_iter_letters(verifier *v, const stir_stmt *s, int n)
+{
+	const char *kinds = s->u.iter.kinds;
+	int len = (int)strlen(kinds);
+	bool ok = true;
+	if (len != n) {
+		stir_error(v->ctx, s->u.iter.kinds_loc,
+			"iteration '%s' has %d %s but %d %s in \"%s\"",
+			s->u.iter.name, n, plural(n, "axis", "axes"), len,
+			plural(len, "letter", "letters"), kinds);
+		ok = false;
+	}
+	for (int i = 0; i < len; i++)
+		if (kinds[i] != 'S' && kinds[i] != 'R') {
+			stir_error(v->ctx, s->u.iter.kinds_loc,
+				"invalid letter '%c' in \"%s\": expected 'S' or 'R'",
+				kinds[i], kinds);
+			return false;
+		}
+	return ok;
+}
+
+/* v, sc, s, a, parent, later: member "a" of iteration s is iterated under
+ * "parent", which must be iterated already: by an enclosing iteration or
+ * an earlier member (both in sc->axes).  "later" tells whether the parent
+ * comes later in s's own list. */
+static void check_member_parent(verifier *v, const scope *sc,
+	const stir_stmt *s, const stir_axis *a, const stir_axis *parent,
+	bool later)
+{
+	if (!parent || scope_find_axis(sc, parent))
+		return;
+	if (later)
+		stir_error(v->ctx, s->loc, "axis '%s' is iterated before its "
+			"parent '%s'", a->name, parent->name);
+	else
+		stir_error(v->ctx, s->loc, "axis '%s' is iterated without its "
+			"parent '%s'", a->name, parent->name);
+}
+
+/* s, g, j, p: whether axis p is a member of iteration s after member j of
+ * group g. */
+static bool member_later(const stir_stmt *s, int g, int j, const stir_axis *p)
+{
+	for (; g < s->u.iter.n_groups; g++, j = -1) {
+		const stir_iter_group *gr = &s->u.iter.groups[g];
+		for (int i = j + 1; i < gr->n_axes; i++)
+			if (gr->axes[i] == p)
+				return true;
+	}
+	return false;
+}
+
+/* v, sc, s, g, j, base: member j of group g of iteration s, an axis of
+ * the kernel; the members before it are sc->axes[base ..].  Returns the
+ * axis it is iterated under (see iterated.parent). */
+static stir_axis *check_member(verifier *v, const scope *sc,
+	const stir_stmt *s, int g, int j, int base)
+{
+	const stir_iter_group *gr = &s->u.iter.groups[g];
+	stir_axis *a = gr->axes[j];
+	const char *name = s->u.iter.name;
+	for (int i = base; i < sc->n_axes; i++)
+		if (sc->axes[i].axis == a) {
+			stir_error(v->ctx, s->loc, "axis '%s' is listed twice in "
+				"iteration '%s'", a->name, name);
+			break;
+		}
+	if (gr->kind == STIR_GROUP_FUSE && j > 0) {
+		if (a->parent != gr->axes[j - 1])
+			stir_error(v->ctx, s->loc, "fuse is not a parent chain: "
+				"'%s' is not the parent of '%s'",
+				gr->axes[j - 1]->name, a->name);
+		return gr->axes[j - 1];
+	}
+	if (gr->kind == STIR_GROUP_ATTACH && j == 0) {
+		stir_axis *p = gr->attach_parent;
+		if (a->kind == STIR_DENSE_FIXED)
+			stir_error(v->ctx, s->loc,
+				"cannot attach dense_fixed axis '%s'", a->name);
+		if (!p)
+			stir_error(v->ctx, s->loc, "attach of '%s' has no new "
+				"parent", a->name);
+		else if (!axis_in_kernel(v->k, p))
+			stir_error(v->ctx, s->loc, "attach parent '%s' belongs "
+				"to another kernel", p->name);
+		else if (!scope_find_axis(sc, p))
+			stir_error(v->ctx, s->loc, "attach parent '%s' of '%s' is "
+				"not iterated before it", p->name, a->name);
+		return p;
+	}
+	check_member_parent(v, sc, s, a, a->parent,
+		member_later(s, g, j, a->parent));
+	return a->parent;
+}
+
+/* v, sc, s, letters_ok: the axis list of iteration s, each member checked
+ * and pushed on sc->axes with its letter (when the letters are valid). */
+static void check_iter_groups(verifier *v, scope *sc, const stir_stmt *s,
+	bool letters_ok)
+{
+	int base = sc->n_axes, m = 0;
+	for (int g = 0; g < s->u.iter.n_groups; g++) {
+		const stir_iter_group *gr = &s->u.iter.groups[g];
+		if (gr->kind != STIR_GROUP_AXIS && gr->kind != STIR_GROUP_FUSE &&
+		    gr->kind != STIR_GROUP_ATTACH)
+			stir_error(v->ctx, s->loc, "invalid axis group in "
+				"iteration '%s'", s->u.iter.name);
+		else if (gr->kind == STIR_GROUP_AXIS && gr->n_axes != 1)
+			stir_error(v->ctx, s->loc, "invalid axis group in "
+				"iteration '%s'", s->u.iter.name);
+		else if (gr->kind == STIR_GROUP_FUSE && gr->n_axes < 2)
+			stir_error(v->ctx, s->loc, "fuse needs at least two axes");
+		else if (gr->kind == STIR_GROUP_ATTACH && gr->n_axes != 1)
+			stir_error(v->ctx, s->loc,
+				"attach takes one axis and its new parent");
+		for (int j = 0; j < gr->n_axes; j++, m++) {
+			stir_axis *a = gr->axes[j], *parent = NULL;
+			if (!axis_in_kernel(v->k, a))
+				stir_error(v->ctx, s->loc, "axis '%s' of iteration "
+					"'%s' belongs to another kernel", a->name,
+					s->u.iter.name);
+			else
+				parent = check_member(v, sc, s, g, j, base);
+			if (grow(v, (void **)&sc->axes, &sc->cap_axes,
+				 sc->n_axes + 1, sizeof(*sc->axes)) < 0)
+				return;
+			sc->axes[sc->n_axes++] = (iterated){ a, parent, s,
+				letters_ok ? s->u.iter.kinds[m] : 0 };
+		}
+	}
+}
+
+/* v, sc, s, base: iteration s has an init and its members are
+ * sc->axes[base ..]; no spatial member may be iterated under a reduction
+ * member, directly or through other members (init runs once per spatial
+ * point, before the reduction starts).  Whether none is. */
+static bool check_init_deps(verifier *v, const scope *sc, const stir_stmt *s,
+	int base)
+{
+	for (int m = base; m < sc->n_axes; m++) {
+		if (sc->axes[m].letter != 'S')
+			continue;
+		/* the walk goes to strictly earlier members, so it ends */
+		for (int cur = m;;) {
+			int q = cur - 1;
+			while (q >= base && sc->axes[q].axis != sc->axes[cur].parent)
+				q--;
+			if (q < base || !sc->axes[cur].parent)
+				break;
+			if (sc->axes[q].letter == 'R') {
+				stir_error(v->ctx, s->loc, "init is not allowed: "
+					"spatial axis '%s' depends on reduction "
+					"axis '%s'", sc->axes[m].axis->name,
+					sc->axes[q].axis->name);
+				return false;
+			}
+			cur = q;
+		}
+	}
+	return true;
+}
+
+/* sc, s, on: mark the reduction iterators of s (whose letters are valid)
+ * as forbidden ("on": its init is being walked) or allowed again. */
+static void mark_reduction_iters(scope *sc, const stir_stmt *s, bool on)
+{
+	int len = (int)strlen(s->u.iter.kinds);
+	for (int i = 0; i < s->u.iter.n_vars && i < len; i++) {
+		stir_var *var = s->u.iter.vars[i];
+		if (s->u.iter.kinds[i] == 'R' && slot_ok(sc, var))
+			sc->in_init[var->slot] = on;
+	}
+}
+
+/* v, sc, s: an iteration: its name, letters, iterators and axis list, then
+ * its init and body with its iterators and axes in scope. */
+static void check_iter(verifier *v, scope *sc, const stir_stmt *s)
+{
+	int n_vars = sc->n_vars, n_axes = sc->n_axes;
+	int n = iter_n_members(s);
+	check_iter_name(v, s);
+	if (n == 0)
+		stir_error(v->ctx, s->loc, "iteration '%s' has no axes",
+			s->u.iter.name);
+	bool letters_ok = check_iter_letters(v, s, n);
+	if (s->u.iter.n_vars != n)
+		stir_error(v->ctx, s->loc, "iteration '%s' has %d %s but %d %s",
+			s->u.iter.name, n, plural(n, "axis", "axes"),
+			s->u.iter.n_vars, plural(s->u.iter.n_vars, "iterator",
+				"iterators"));
+	check_iter_groups(v, sc, s, letters_ok);
+	/* an init rejected for its dependences would also use reduction
+	 * iterators; one error says enough */
+	bool mark = letters_ok;
+	if (s->u.iter.init.n > 0 && !check_init_deps(v, sc, s, n_axes))
+		mark = false;
+	for (int i = 0; i < s->u.iter.n_vars; i++)
+		scope_push_var(v, sc, s->u.iter.vars[i]);
+	if (mark)
+		mark_reduction_iters(sc, s, true);
+	check_block(v, sc, &s->u.iter.init);
+	if (mark)
+		mark_reduction_iters(sc, s, false);
+	check_block(v, sc, &s->u.iter.body);
+	scope_pop_vars(sc, n_vars);
+	sc->n_axes = n_axes;
+}
+
+/* ---- kernels and modules ---- */
+
+/* v: the body of the kernel, walked with a fresh scope.  Its statements
+ * are iterations (LANGUAGE.md section 2): stores, lets and ifs have a
+ * place only inside one. */
+static void check_body(verifier *v)
+{
+	for (int i = 0; i < v->k->body.n; i++) {
+		const stir_stmt *s = stir_stmt_at(&v->k->body, i);
+		if (s->kind != STIR_STMT_ITER)
+			stir_error(v->ctx, s->loc, "only iterations may appear at "
+				"the top level of a kernel");
+	}
+	scope sc;
+	if (scope_init(v, &sc) == 0)
+		check_block(v, &sc, &v->k->body);
+	scope_release(&sc);
+}
+
+/* k: the kernel to check against the rules of its stage. */
+int stir_kernel_verify(stir_kernel *k)
+{
+	if (!k)
+		return -1;
+	stir_ctx *ctx = stir_kernel_ctx(k);
+	int errors = stir_ctx_n_errors(ctx);
+	if (k->stage != STIR_STAGE_1) {
+		stir_error(ctx, k->loc, "stage %d kernels are not verified yet",
+			(int)k->stage);
+		return -1;
+	}
+	verifier v = { .k = k, .ctx = ctx };
+	check_kernel_names(&v);
+	check_params(&v);
+	check_axes(&v);
+	check_buffers(&v);
+	check_body(&v);
+	free(v.iters);
+	return stir_ctx_n_errors(ctx) > errors ? -1 : 0;
+}
+
+/* m: the module; kernel names must be distinct, and every kernel is
+ * verified even after one fails. */
 int stir_module_verify(stir_module *m)
 {
-	for (int i = 0; i < m->kernels.n; i++)
-		if (stir_kernel_verify(stir_kernel_at(&m->kernels, i)) < 0)
-			return -1;
-	return 0;
+	if (!m)
+		return -1;
+	int errors = stir_ctx_n_errors(m->ctx);
+	for (int i = 0; i < m->kernels.n; i++) {
+		stir_kernel *k = stir_kernel_at(&m->kernels, i);
+		for (int j = 0; j < i; j++) {
+			stir_kernel *p = stir_kernel_at(&m->kernels, j);
+			if (!strcmp(p->name, k->name)) {
+				stir_diag *d = stir_error(m->ctx, k->loc,
+					"duplicate kernel name '%s'", k->name);
+				stir_diag_add_note(d, p->loc,
+					"previous declaration of '%s' is here",
+					k->name);
+				break;
+			}
+		}
+		stir_kernel_verify(k);
+	}
+	return stir_ctx_n_errors(m->ctx) > errors ? -1 : 0;
 }

@@ -1,0 +1,212 @@
+/* Structural equality of modules (stir_module_is_equal): two modules are
+ * equal when they hold the same program, whatever the source locations.
+ * Axes and buffers are compared by their position in their kernel, so
+ * equal modules also agree on declaration order; variables by name, kind
+ * and type; float literals bit for bit (so -0.0 differs from 0.0). */
+#include <string.h>
+#include "ir/nodes.h"
+
+/* a, b: two strings, either possibly NULL. */
+static bool str_equal(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* a, b: two axes referred to by position (both absent, or the same
+ * index). */
+static bool axis_ref_equal(const stir_axis *a, const stir_axis *b)
+{
+	return a == b || (a && b && a->index == b->index);
+}
+
+/* a, b: two buffers referred to by position. */
+static bool buffer_ref_equal(const stir_buffer *a, const stir_buffer *b)
+{
+	return a == b || (a && b && a->index == b->index);
+}
+
+/* a, b: two variables, by what they print as. */
+static bool var_equal(const stir_var *a, const stir_var *b)
+{
+	return a == b || (a && b && str_equal(a->name, b->name) &&
+		a->kind == b->kind && a->dtype == b->dtype);
+}
+
+static bool expr_equal(const stir_expr *a, const stir_expr *b);
+
+/* n, a, b: two arrays of n expressions. */
+static bool exprs_equal(int n, stir_expr *const *a, stir_expr *const *b)
+{
+	for (int i = 0; i < n; i++)
+		if (!expr_equal(a[i], b[i]))
+			return false;
+	return true;
+}
+
+/* a, b: two expressions of the same kind and type; their contents. */
+static bool expr_fields_equal(const stir_expr *a, const stir_expr *b)
+{
+	switch (a->kind) {
+	case STIR_EXPR_INT:
+		return a->u.i == b->u.i;
+	case STIR_EXPR_FLOAT:
+		return !memcmp(&a->u.f, &b->u.f, sizeof(double));
+	case STIR_EXPR_VAR:
+		return var_equal(a->u.var, b->u.var);
+	case STIR_EXPR_LOAD:
+		return buffer_ref_equal(a->u.load.buf, b->u.load.buf) &&
+			a->u.load.n == b->u.load.n &&
+			exprs_equal(a->u.load.n, a->u.load.idx, b->u.load.idx);
+	case STIR_EXPR_UNARY:
+		return a->u.unary.op == b->u.unary.op &&
+			expr_equal(a->u.unary.a, b->u.unary.a);
+	case STIR_EXPR_BINARY:
+		return a->u.binary.op == b->u.binary.op &&
+			expr_equal(a->u.binary.a, b->u.binary.a) &&
+			expr_equal(a->u.binary.b, b->u.binary.b);
+	case STIR_EXPR_SELECT:
+		return expr_equal(a->u.select.c, b->u.select.c) &&
+			expr_equal(a->u.select.a, b->u.select.a) &&
+			expr_equal(a->u.select.b, b->u.select.b);
+	case STIR_EXPR_CALL:
+		return a->u.call.f == b->u.call.f && a->u.call.n == b->u.call.n &&
+			exprs_equal(a->u.call.n, a->u.call.args, b->u.call.args);
+	case STIR_EXPR_CAST:
+		return expr_equal(a->u.cast.a, b->u.cast.a);
+	}
+	return false;
+}
+
+/* a, b: two expressions, either possibly NULL. */
+static bool expr_equal(const stir_expr *a, const stir_expr *b)
+{
+	if (!a || !b)
+		return a == b;
+	return a->kind == b->kind && a->dtype == b->dtype &&
+		expr_fields_equal(a, b);
+}
+
+static bool stmts_equal(const stir_ptr_vec *a, const stir_ptr_vec *b);
+
+/* a, b: two iteration groups. */
+static bool group_equal(const stir_iter_group *a, const stir_iter_group *b)
+{
+	if (a->kind != b->kind || a->n_axes != b->n_axes ||
+	    !axis_ref_equal(a->attach_parent, b->attach_parent))
+		return false;
+	for (int i = 0; i < a->n_axes; i++)
+		if (!axis_ref_equal(a->axes[i], b->axes[i]))
+			return false;
+	return true;
+}
+
+/* a, b: two iterations: name, axis list, iterators, kinds, init, body. */
+static bool iter_equal(const stir_stmt *a, const stir_stmt *b)
+{
+	if (!str_equal(a->u.iter.name, b->u.iter.name) ||
+	    !str_equal(a->u.iter.kinds, b->u.iter.kinds) ||
+	    a->u.iter.n_groups != b->u.iter.n_groups ||
+	    a->u.iter.n_vars != b->u.iter.n_vars)
+		return false;
+	for (int i = 0; i < a->u.iter.n_groups; i++)
+		if (!group_equal(&a->u.iter.groups[i], &b->u.iter.groups[i]))
+			return false;
+	for (int i = 0; i < a->u.iter.n_vars; i++)
+		if (!var_equal(a->u.iter.vars[i], b->u.iter.vars[i]))
+			return false;
+	return stmts_equal(&a->u.iter.init, &b->u.iter.init) &&
+		stmts_equal(&a->u.iter.body, &b->u.iter.body);
+}
+
+/* a, b: two statements. */
+static bool stmt_equal(const stir_stmt *a, const stir_stmt *b)
+{
+	if (a->kind != b->kind)
+		return false;
+	switch (a->kind) {
+	case STIR_STMT_STORE:
+		return buffer_ref_equal(a->u.store.buf, b->u.store.buf) &&
+			a->u.store.op == b->u.store.op &&
+			a->u.store.n == b->u.store.n &&
+			exprs_equal(a->u.store.n, a->u.store.idx, b->u.store.idx) &&
+			expr_equal(a->u.store.value, b->u.store.value);
+	case STIR_STMT_LET:
+		return var_equal(a->u.let.var, b->u.let.var) &&
+			expr_equal(a->u.let.value, b->u.let.value);
+	case STIR_STMT_IF:
+		return expr_equal(a->u.if_.cond, b->u.if_.cond) &&
+			stmts_equal(&a->u.if_.then_body, &b->u.if_.then_body) &&
+			stmts_equal(&a->u.if_.else_body, &b->u.if_.else_body);
+	case STIR_STMT_ITER:
+		return iter_equal(a, b);
+	}
+	return false;
+}
+
+/* a, b: two statement lists. */
+static bool stmts_equal(const stir_ptr_vec *a, const stir_ptr_vec *b)
+{
+	if (a->n != b->n)
+		return false;
+	for (int i = 0; i < a->n; i++)
+		if (!stmt_equal(stir_stmt_at(a, i), stir_stmt_at(b, i)))
+			return false;
+	return true;
+}
+
+/* a, b: two axes at the same position of their kernels. */
+static bool axis_equal(const stir_axis *a, const stir_axis *b)
+{
+	return str_equal(a->name, b->name) && a->kind == b->kind &&
+		axis_ref_equal(a->parent, b->parent) &&
+		expr_equal(a->len, b->len) && expr_equal(a->nnz, b->nnz) &&
+		a->idtype == b->idtype && a->sorted == b->sorted;
+}
+
+/* a, b: two buffers at the same position of their kernels. */
+static bool buffer_equal(const stir_buffer *a, const stir_buffer *b)
+{
+	if (!str_equal(a->name, b->name) || a->kind != b->kind ||
+	    a->dtype != b->dtype || a->n_axes != b->n_axes ||
+	    !expr_equal(a->domain_lo, b->domain_lo) ||
+	    !expr_equal(a->domain_hi, b->domain_hi))
+		return false;
+	for (int i = 0; i < a->n_axes; i++)
+		if (!axis_ref_equal(a->axes[i], b->axes[i]))
+			return false;
+	return true;
+}
+
+/* a, b: two kernels: header, declarations in order, body. */
+static bool kernel_equal(const stir_kernel *a, const stir_kernel *b)
+{
+	if (!str_equal(a->name, b->name) || a->stage != b->stage ||
+	    a->params.n != b->params.n || a->axes.n != b->axes.n ||
+	    a->buffers.n != b->buffers.n)
+		return false;
+	for (int i = 0; i < a->params.n; i++)
+		if (!var_equal(stir_var_at(&a->params, i), stir_var_at(&b->params, i)))
+			return false;
+	for (int i = 0; i < a->axes.n; i++)
+		if (!axis_equal(stir_axis_at(&a->axes, i), stir_axis_at(&b->axes, i)))
+			return false;
+	for (int i = 0; i < a->buffers.n; i++)
+		if (!buffer_equal(stir_buffer_at(&a->buffers, i),
+				stir_buffer_at(&b->buffers, i)))
+			return false;
+	return stmts_equal(&a->body, &b->body);
+}
+
+/* a, b: two modules (NULL equals only NULL). */
+bool stir_module_is_equal(const stir_module *a, const stir_module *b)
+{
+	if (!a || !b)
+		return a == b;
+	if (a->kernels.n != b->kernels.n)
+		return false;
+	for (int i = 0; i < a->kernels.n; i++)
+		if (!kernel_equal(stir_kernel_at(&a->kernels, i),
+				stir_kernel_at(&b->kernels, i)))
+			return false;
+	return true;
+}

@@ -1,0 +1,528 @@
+/* Syntax tree constructors: the named builder functions that the grammar
+ * actions call (see ast.h).  Besides allocating, they do the checks that
+ * belong to the syntax: where init may appear, how deep an expression may
+ * nest. */
+#include <stdarg.h>
+#include <string.h>
+#include "lang/ast.h"
+#include "ir/diag.h"
+
+/* p: the parse context; ctx: where its errors go; file: the interned name
+ * that every location will carry. */
+void lang_parser_init(lang_parser *p, stir_ctx *ctx, const char *file)
+{
+	memset(p, 0, sizeof(*p));
+	p->ctx = ctx;
+	p->file = file;
+	stir_arena_init(&p->arena);
+	p->line = 1;
+	p->col = 1;
+}
+
+/* p: the parse context whose tree goes (the scanner is released by
+ * lang_parse itself). */
+void lang_parser_release(lang_parser *p)
+{
+	stir_arena_release(&p->arena);
+	p->kernels = NULL;
+}
+
+/* p, loc, fmt: report a lexical or syntax error and count it, so that the
+ * parse fails even if the grammar recovers. */
+void lang_syntax_error(lang_parser *p, stir_loc loc, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	stir_ctx_vreport(p->ctx, STIR_ERROR, loc, fmt, ap);
+	va_end(ap);
+	p->n_errors++;
+}
+
+/* p, size: zeroed arena memory for a node. */
+static void *node_alloc(lang_parser *p, size_t size)
+{
+	return stir_arena_alloc(&p->arena, size);
+}
+
+/* ---- lists and names ---- */
+
+/* p: the parse whose arena holds a new empty list. */
+lang_list *lang_list_new(lang_parser *p)
+{
+	return node_alloc(p, sizeof(lang_list));
+}
+
+/* p, l, item: append; a NULL item (left by error recovery) is skipped. */
+lang_list *lang_list_append(lang_parser *p, lang_list *l, void *item)
+{
+	if (l && item && stir_ptr_vec_push(&p->arena, &l->v, item) < 0)
+		return NULL;
+	return l;
+}
+
+/* p, item: a list holding just "item". */
+lang_list *lang_list_one(lang_parser *p, void *item)
+{
+	return lang_list_append(p, lang_list_new(p), item);
+}
+
+/* p, name, loc: a name as written; "name" is already an arena string. */
+lang_name *lang_name_new(lang_parser *p, const char *name, stir_loc loc)
+{
+	lang_name *n = node_alloc(p, sizeof(*n));
+	if (n) {
+		n->name = name;
+		n->loc = loc;
+	}
+	return n;
+}
+
+/* n: a name node that may be NULL after error recovery; its value. */
+static lang_name name_value(const lang_name *n)
+{
+	lang_name none = { NULL, { NULL, 0, 0 } };
+	return n ? *n : none;
+}
+
+/* ---- expressions ---- */
+
+/* p, kind, loc: a new expression node (a leaf until children are set). */
+static lang_expr *expr_new(lang_parser *p, lang_expr_kind kind, stir_loc loc)
+{
+	lang_expr *e = node_alloc(p, sizeof(*e));
+	if (e) {
+		e->kind = kind;
+		e->loc = loc;
+		e->depth = 1;
+	}
+	return e;
+}
+
+/* e, child: account for one more child of e.  When e is the first node of
+ * a chain to pass the depth limit, the error is reported there, once. */
+static void expr_child(lang_parser *p, lang_expr *e, const lang_expr *child)
+{
+	if (!child || child->depth < e->depth)
+		return;
+	e->depth = child->depth + 1;
+	if (e->depth == LANG_MAX_EXPR_DEPTH + 1)
+		lang_syntax_error(p, e->loc,
+			"expression nested too deeply (more than %d levels)",
+			LANG_MAX_EXPR_DEPTH);
+}
+
+/* e, args: account for every expression of an argument list. */
+static void expr_children(lang_parser *p, lang_expr *e, const lang_list *args)
+{
+	for (int i = 0; args && i < args->v.n; i++)
+		expr_child(p, e, args->v.v[i]);
+}
+
+/* p, v, loc: an integer literal (already known to fit in int64). */
+lang_expr *lang_expr_int(lang_parser *p, int64_t v, stir_loc loc)
+{
+	lang_expr *e = expr_new(p, LANG_EXPR_INT, loc);
+	if (e)
+		e->u.i = v;
+	return e;
+}
+
+/* p, v, loc: a float literal or inf. */
+lang_expr *lang_expr_float(lang_parser *p, double v, stir_loc loc)
+{
+	lang_expr *e = expr_new(p, LANG_EXPR_FLOAT, loc);
+	if (e)
+		e->u.f = v;
+	return e;
+}
+
+/* p, v, loc: true or false. */
+lang_expr *lang_expr_bool(lang_parser *p, bool v, stir_loc loc)
+{
+	lang_expr *e = expr_new(p, LANG_EXPR_BOOL, loc);
+	if (e)
+		e->u.b = v;
+	return e;
+}
+
+/* p, kind (NAME, INDEX or CALL), name, args (NULL for NAME), loc. */
+lang_expr *lang_expr_name(lang_parser *p, lang_expr_kind kind,
+	const char *name, lang_list *args, stir_loc loc)
+{
+	lang_expr *e = expr_new(p, kind, loc);
+	if (!e)
+		return NULL;
+	e->u.name.name = name;
+	e->u.name.args = args;
+	expr_children(p, e, args);
+	return e;
+}
+
+/* p, dtype, args: a type name alone (args NULL) or a cast. */
+lang_expr *lang_expr_type(lang_parser *p, stir_dtype dtype, lang_list *args,
+	stir_loc loc)
+{
+	lang_expr *e = expr_new(p, args ? LANG_EXPR_CAST : LANG_EXPR_TYPE, loc);
+	if (!e)
+		return NULL;
+	e->u.type.dtype = dtype;
+	e->u.type.args = args;
+	expr_children(p, e, args);
+	return e;
+}
+
+/* p, op, a; loc: of the operator, which is also the first token. */
+lang_expr *lang_expr_unary(lang_parser *p, stir_unop op, lang_expr *a,
+	stir_loc loc)
+{
+	lang_expr *e = expr_new(p, LANG_EXPR_UNARY, loc);
+	if (!e)
+		return NULL;
+	e->u.unary.op = op;
+	e->u.unary.a = a;
+	expr_child(p, e, a);
+	return e;
+}
+
+/* p, op, a, b; loc: of the operator token. */
+lang_expr *lang_expr_binary(lang_parser *p, stir_binop op, lang_expr *a,
+	lang_expr *b, stir_loc loc)
+{
+	lang_expr *e = expr_new(p, LANG_EXPR_BINARY, loc);
+	if (!e)
+		return NULL;
+	e->u.binary.op = op;
+	e->u.binary.a = a;
+	e->u.binary.b = b;
+	expr_child(p, e, a);
+	expr_child(p, e, b);
+	return e;
+}
+
+/* p, c, a, b; loc: of the first token of c. */
+lang_expr *lang_expr_select(lang_parser *p, lang_expr *c, lang_expr *a,
+	lang_expr *b, stir_loc loc)
+{
+	lang_expr *e = expr_new(p, LANG_EXPR_SELECT, loc);
+	if (!e)
+		return NULL;
+	e->u.select.c = c;
+	e->u.select.a = a;
+	e->u.select.b = b;
+	expr_child(p, e, c);
+	expr_child(p, e, a);
+	expr_child(p, e, b);
+	return e;
+}
+
+/* ---- statements ---- */
+
+/* p, kind, loc: a new statement node. */
+static lang_stmt *stmt_new(lang_parser *p, lang_stmt_kind kind, stir_loc loc)
+{
+	lang_stmt *s = node_alloc(p, sizeof(*s));
+	if (s) {
+		s->kind = kind;
+		s->loc = loc;
+	}
+	return s;
+}
+
+/* l, from: report every init statement of l at index "from" or later:
+ * init is only allowed as the first statement of an iteration body. */
+static void check_no_init(lang_parser *p, const lang_list *l, int from)
+{
+	for (int i = from; l && i < l->v.n; i++) {
+		const lang_stmt *s = l->v.v[i];
+		if (s->kind == LANG_STMT_INIT)
+			lang_syntax_error(p, s->loc,
+				"init must be the first statement of an iteration body");
+	}
+}
+
+/* p, stmts: a block that is not an iteration body. */
+lang_list *lang_block(lang_parser *p, lang_list *stmts)
+{
+	check_no_init(p, stmts, 0);
+	return stmts;
+}
+
+/* p, buf, idx, op, value: a store, located at the buffer's name. */
+lang_stmt *lang_stmt_store(lang_parser *p, lang_name *buf, lang_list *idx,
+	stir_store_op op, lang_expr *value)
+{
+	lang_name b = name_value(buf);
+	lang_stmt *s = stmt_new(p, LANG_STMT_STORE, b.loc);
+	if (!s)
+		return NULL;
+	s->u.store.buf = b;
+	s->u.store.idx = idx;
+	s->u.store.op = op;
+	s->u.store.value = value;
+	return s;
+}
+
+/* p, loc (of "let"), var, value: let var = value; */
+lang_stmt *lang_stmt_let(lang_parser *p, stir_loc loc, lang_name *var,
+	lang_expr *value)
+{
+	lang_stmt *s = stmt_new(p, LANG_STMT_LET, loc);
+	if (!s)
+		return NULL;
+	s->u.let.var = name_value(var);
+	s->u.let.value = value;
+	return s;
+}
+
+/* p, loc, cond, then_body, else_body (NULL when there is no else). */
+lang_stmt *lang_stmt_if(lang_parser *p, stir_loc loc, lang_expr *cond,
+	lang_list *then_body, lang_list *else_body)
+{
+	lang_stmt *s = stmt_new(p, LANG_STMT_IF, loc);
+	if (!s)
+		return NULL;
+	s->u.if_.cond = cond;
+	s->u.if_.then_body = then_body ? then_body : lang_list_new(p);
+	s->u.if_.else_body = else_body ? else_body : lang_list_new(p);
+	return s;
+}
+
+/* p, s: the else branch holding just the if statement s. */
+lang_list *lang_else_if(lang_parser *p, lang_stmt *s)
+{
+	return lang_list_one(p, s);
+}
+
+/* p, loc, name, vars, groups, kinds, kinds_loc, body: an iteration; a
+ * leading init statement of body becomes its init list. */
+lang_stmt *lang_stmt_iter(lang_parser *p, stir_loc loc, lang_name *name,
+	lang_list *vars, lang_list *groups, const char *kinds,
+	stir_loc kinds_loc, lang_list *body)
+{
+	lang_stmt *s = stmt_new(p, LANG_STMT_ITER, loc);
+	if (!s || !body)
+		return NULL;
+	s->u.iter.name = name_value(name);
+	s->u.iter.vars = vars;
+	s->u.iter.groups = groups;
+	s->u.iter.kinds = kinds;
+	s->u.iter.kinds_loc = kinds_loc;
+	s->u.iter.body = body;
+	s->u.iter.init = lang_list_new(p);
+	if (body->v.n > 0 &&
+	    ((lang_stmt *)body->v.v[0])->kind == LANG_STMT_INIT) {
+		s->u.iter.init = ((lang_stmt *)body->v.v[0])->u.init.body;
+		/* drop the init statement from the front of the body */
+		memmove(body->v.v, body->v.v + 1,
+			(size_t)(body->v.n - 1) * sizeof(void *));
+		body->v.n--;
+	}
+	check_no_init(p, body, 0);
+	return s;
+}
+
+/* p, loc, body: "init { body }", placed by lang_stmt_iter. */
+lang_stmt *lang_stmt_init(lang_parser *p, stir_loc loc, lang_list *body)
+{
+	lang_stmt *s = stmt_new(p, LANG_STMT_INIT, loc);
+	if (!s)
+		return NULL;
+	check_no_init(p, body, 0);
+	s->u.init.body = body ? body : lang_list_new(p);
+	return s;
+}
+
+/* ---- iteration groups ---- */
+
+/* p, kind, loc, axes: a new group. */
+static lang_group *group_new(lang_parser *p, stir_iter_group_kind kind,
+	stir_loc loc, lang_list *axes)
+{
+	lang_group *g = node_alloc(p, sizeof(*g));
+	if (g) {
+		g->kind = kind;
+		g->loc = loc;
+		g->axes = axes;
+	}
+	return g;
+}
+
+/* p, axis: a single axis, located at its name. */
+lang_group *lang_group_axis(lang_parser *p, lang_name *axis)
+{
+	return group_new(p, STIR_GROUP_AXIS, name_value(axis).loc,
+		lang_list_one(p, axis));
+}
+
+/* p, loc (of "fuse"), axes: fuse(A, B, ..). */
+lang_group *lang_group_fuse(lang_parser *p, stir_loc loc, lang_list *axes)
+{
+	return group_new(p, STIR_GROUP_FUSE, loc, axes);
+}
+
+/* p, loc (of "attach"), axis, parent: attach(X, P). */
+lang_group *lang_group_attach(lang_parser *p, stir_loc loc, lang_name *axis,
+	lang_name *parent)
+{
+	return group_new(p, STIR_GROUP_ATTACH, loc,
+		lang_list_append(p, lang_list_one(p, axis), parent));
+}
+
+/* ---- declarations ---- */
+
+/* p, loc: a new axis constructor argument. */
+static lang_arg *arg_new(lang_parser *p, stir_loc loc)
+{
+	lang_arg *a = node_alloc(p, sizeof(*a));
+	if (a)
+		a->loc = loc;
+	return a;
+}
+
+/* p, e, loc: a positional argument; loc is of its first token. */
+lang_arg *lang_arg_expr(lang_parser *p, lang_expr *e, stir_loc loc)
+{
+	lang_arg *a = e ? arg_new(p, loc) : NULL;
+	if (a)
+		a->expr = e;
+	return a;
+}
+
+/* p, option, loc, dtype: "option = TYPE". */
+lang_arg *lang_arg_type(lang_parser *p, const char *option, stir_loc loc,
+	stir_dtype dtype)
+{
+	lang_arg *a = arg_new(p, loc);
+	if (a) {
+		a->option = option;
+		a->is_type = true;
+		a->dtype = dtype;
+	}
+	return a;
+}
+
+/* p, option, loc, flag: "option = true|false". */
+lang_arg *lang_arg_flag(lang_parser *p, const char *option, stir_loc loc,
+	bool flag)
+{
+	lang_arg *a = arg_new(p, loc);
+	if (a) {
+		a->option = option;
+		a->flag = flag;
+	}
+	return a;
+}
+
+/* p, kind, name: a new declaration. */
+static lang_decl *decl_new(lang_parser *p, lang_decl_kind kind,
+	lang_name *name)
+{
+	lang_decl *d = name ? node_alloc(p, sizeof(*d)) : NULL;
+	if (d) {
+		d->kind = kind;
+		d->name = *name;
+	}
+	return d;
+}
+
+/* p, name, kind, ctor_loc, args: axis NAME = ctor(args); the
+ * arguments are checked by the builder. */
+lang_decl *lang_decl_axis(lang_parser *p, lang_name *name,
+	stir_axis_kind kind, stir_loc ctor_loc, lang_list *args)
+{
+	lang_decl *d = decl_new(p, LANG_DECL_AXIS, name);
+	if (d) {
+		d->axis_kind = kind;
+		d->ctor_loc = ctor_loc;
+		d->args = args ? args : lang_list_new(p);
+	}
+	return d;
+}
+
+/* p, lo, hi: the bounds of a value domain, kept together until the
+ * declaration is built. */
+lang_list *lang_domain(lang_parser *p, lang_expr *lo, lang_expr *hi)
+{
+	lang_list *l = lang_list_new(p);
+	if (!l || !lo || !hi)
+		return l;
+	return lang_list_append(p, lang_list_append(p, l, lo), hi);
+}
+
+/* p, kind (tensor or local), name, dtype, axes, domain (NULL, or lo and
+ * hi as made by lang_domain). */
+lang_decl *lang_decl_buffer(lang_parser *p, lang_decl_kind kind,
+	lang_name *name, stir_dtype dtype, lang_list *axes, lang_list *domain)
+{
+	lang_decl *d = decl_new(p, kind, name);
+	if (!d)
+		return NULL;
+	d->dtype = dtype;
+	d->axes = axes;
+	if (domain && domain->v.n == 2) {
+		d->lo = domain->v.v[0];
+		d->hi = domain->v.v[1];
+	}
+	return d;
+}
+
+/* p, name, dtype: a kernel parameter "name: dtype". */
+lang_param *lang_param_new(lang_parser *p, lang_name *name, stir_dtype dtype)
+{
+	lang_param *pa = name ? node_alloc(p, sizeof(*pa)) : NULL;
+	if (pa) {
+		pa->name = *name;
+		pa->dtype = dtype;
+	}
+	return pa;
+}
+
+/* ---- kernels ---- */
+
+/* p: an empty kernel body (named by lang_kernel_finish). */
+lang_kernel *lang_kernel_new(lang_parser *p)
+{
+	lang_kernel *k = node_alloc(p, sizeof(*k));
+	if (!k)
+		return NULL;
+	k->params = lang_list_new(p);
+	k->decls = lang_list_new(p);
+	k->stmts = lang_list_new(p);
+	return k->params && k->decls && k->stmts ? k : NULL;
+}
+
+/* p, k, d: a declaration of the kernel body k. */
+lang_kernel *lang_kernel_add_decl(lang_parser *p, lang_kernel *k,
+	lang_decl *d)
+{
+	if (k)
+		lang_list_append(p, k->decls, d);
+	return k;
+}
+
+/* p, k, s: a statement at the kernel's top level (init is not allowed). */
+lang_kernel *lang_kernel_add_stmt(lang_parser *p, lang_kernel *k,
+	lang_stmt *s)
+{
+	if (s && s->kind == LANG_STMT_INIT)
+		lang_syntax_error(p, s->loc,
+			"init must be the first statement of an iteration body");
+	if (k)
+		lang_list_append(p, k->stmts, s);
+	return k;
+}
+
+/* p, name, params, k: the kernel is complete; a kernel whose header
+ * failed to parse (k or name NULL) is dropped. */
+void lang_kernel_finish(lang_parser *p, lang_name *name, lang_list *params,
+	lang_kernel *k)
+{
+	if (!k || !name)
+		return;
+	k->name = *name;
+	if (params)
+		k->params = params;
+	if (!p->kernels)
+		p->kernels = lang_list_new(p);
+	lang_list_append(p, p->kernels, k);
+}

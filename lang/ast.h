@@ -1,0 +1,283 @@
+/* The syntax tree of a .stir file, and the parse context the grammar
+ * actions work on.
+ *
+ * The parser (lang/parser.y) builds this tree; the builder (lang/build.c)
+ * resolves names over a whole kernel and turns it into IR.  Every node, list
+ * and string of the tree lives in the parse context's arena, so that error
+ * recovery can drop half-built values without destructors and one release
+ * frees everything.  Constructors take NULL children (what an error
+ * production leaves) and return NULL only when memory runs out, which also
+ * sets the arena's sticky "failed" flag.
+ */
+#ifndef STIR_LANG_AST_H
+#define STIR_LANG_AST_H
+
+#include <setjmp.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stir/ir.h>
+#include "ir/arena.h"
+
+/* Expressions deeper than this are rejected while parsing, so that the
+ * recursive passes over an expression (builder, typing, printer, verifier)
+ * never run out of stack on hostile input. */
+#define LANG_MAX_EXPR_DEPTH 1000
+
+typedef struct lang_list lang_list;
+typedef struct lang_expr lang_expr;
+typedef struct lang_stmt lang_stmt;
+typedef struct lang_group lang_group;
+typedef struct lang_arg lang_arg;
+typedef struct lang_decl lang_decl;
+typedef struct lang_kernel lang_kernel;
+
+/* A growable list of nodes of one type (named at each use). */
+struct lang_list {
+	stir_ptr_vec v;        /* elements, never NULL; storage in the arena */
+};
+
+/* A name as written, with where it was written. */
+typedef struct lang_name {
+	const char *name;      /* arena string */
+	stir_loc loc;          /* of the identifier token */
+} lang_name;
+
+typedef enum lang_expr_kind {
+	LANG_EXPR_INT,         /* integer literal */
+	LANG_EXPR_FLOAT,       /* float literal or inf */
+	LANG_EXPR_BOOL,        /* true, false */
+	LANG_EXPR_NAME,        /* x */
+	LANG_EXPR_INDEX,       /* x[args] */
+	LANG_EXPR_CALL,        /* x(args) */
+	LANG_EXPR_TYPE,        /* a type name alone: an error when built */
+	LANG_EXPR_CAST,        /* t(args) */
+	LANG_EXPR_UNARY,
+	LANG_EXPR_BINARY,
+	LANG_EXPR_SELECT,      /* c ? a : b */
+} lang_expr_kind;
+
+struct lang_expr {
+	lang_expr_kind kind;
+	stir_loc loc;          /* first token; a binary operator's token */
+	int depth;             /* 1 for a leaf, else 1 + the deepest child */
+	union {
+		int64_t i;         /* LANG_EXPR_INT */
+		double f;          /* LANG_EXPR_FLOAT */
+		bool b;            /* LANG_EXPR_BOOL */
+		struct {
+			const char *name; /* arena string */
+			lang_list *args;  /* lang_expr *; NULL for LANG_EXPR_NAME */
+		} name;            /* LANG_EXPR_NAME, _INDEX, _CALL */
+		struct {
+			stir_dtype dtype;
+			lang_list *args;  /* lang_expr *; NULL for LANG_EXPR_TYPE */
+		} type;            /* LANG_EXPR_TYPE, _CAST */
+		struct {
+			stir_unop op;
+			lang_expr *a;
+		} unary;
+		struct {
+			stir_binop op;
+			lang_expr *a, *b;
+		} binary;
+		struct {
+			lang_expr *c, *a, *b;
+		} select;
+	} u;
+};
+
+typedef enum lang_stmt_kind {
+	LANG_STMT_STORE,       /* X[..] op e; */
+	LANG_STMT_LET,         /* let v = e; */
+	LANG_STMT_IF,          /* if (c) { } else { } */
+	LANG_STMT_ITER,        /* iter NAME (..) in [..] "..." { } */
+	LANG_STMT_INIT,        /* init { }: only first in an iteration body */
+} lang_stmt_kind;
+
+/* One entry of an iteration's axis list. */
+struct lang_group {
+	stir_iter_group_kind kind;
+	stir_loc loc;          /* of the axis name, or of fuse / attach */
+	lang_list *axes;       /* lang_name *: the axis; the fuse members; or
+	                          the attached axis and its new parent */
+};
+
+struct lang_stmt {
+	lang_stmt_kind kind;
+	stir_loc loc;          /* of the first token */
+	union {
+		struct {
+			lang_name buf;     /* the stored-to tensor or local */
+			lang_list *idx;    /* lang_expr * */
+			stir_store_op op;
+			lang_expr *value;
+		} store;
+		struct {
+			lang_name var;
+			lang_expr *value;
+		} let;
+		struct {
+			lang_expr *cond;
+			lang_list *then_body; /* lang_stmt * */
+			lang_list *else_body; /* lang_stmt *, may be empty */
+		} if_;
+		struct {
+			lang_name name;
+			lang_list *vars;   /* lang_name *, the iterators */
+			lang_list *groups; /* lang_group * */
+			const char *kinds; /* arena string, as written */
+			stir_loc kinds_loc;
+			lang_list *init;   /* lang_stmt *, may be empty */
+			lang_list *body;   /* lang_stmt * */
+		} iter;
+		struct {
+			lang_list *body;   /* lang_stmt * */
+		} init;
+	} u;
+};
+
+/* An argument of an axis constructor: an expression (positional) or an
+ * option "name = value". */
+struct lang_arg {
+	stir_loc loc;          /* of the first token */
+	lang_expr *expr;       /* the positional argument, or NULL */
+	const char *option;    /* the option's name (arena), or NULL */
+	bool is_type;          /* the option's value is a type name ... */
+	stir_dtype dtype;      /* ... this one */
+	bool flag;             /* else it is true or false */
+};
+
+typedef enum lang_decl_kind {
+	LANG_DECL_AXIS,
+	LANG_DECL_TENSOR,
+	LANG_DECL_LOCAL,
+} lang_decl_kind;
+
+struct lang_decl {
+	lang_decl_kind kind;
+	lang_name name;
+	stir_axis_kind axis_kind;  /* LANG_DECL_AXIS: the constructor ... */
+	stir_loc ctor_loc;         /* ... where it is written */
+	lang_list *args;           /* ... and its lang_arg * */
+	stir_dtype dtype;          /* buffers: element type */
+	lang_list *axes;           /* buffers: lang_name * */
+	lang_expr *lo, *hi;        /* buffers: value domain [lo, hi), or NULL */
+	int binding;               /* used by the builder */
+};
+
+/* A kernel parameter (the builder checks nothing; the verifier does). */
+typedef struct lang_param {
+	lang_name name;
+	stir_dtype dtype;
+} lang_param;
+
+struct lang_kernel {
+	lang_name name;
+	lang_list *params;     /* lang_param * */
+	lang_list *decls;      /* lang_decl *, in order */
+	lang_list *stmts;      /* lang_stmt *, in order */
+};
+
+/* The state of one parse: the grammar's %parse-param and the scanner's
+ * extra data.  Nothing here is shared between parses. */
+typedef struct lang_parser {
+	stir_ctx *ctx;         /* borrowed: receives diagnostics */
+	const char *file;      /* interned name put in every location */
+	stir_arena arena;      /* owns the syntax tree */
+	lang_list *kernels;    /* lang_kernel *, parsed so far */
+	int n_errors;          /* lexical and syntax errors reported */
+	void *scanner;         /* the flex scanner (yyscan_t), owned */
+	int line, col;         /* where the scanner is: the next byte */
+	stir_loc comment_loc;  /* start of the block comment being skipped */
+	bool lex_stopped;      /* the scanner gave up: only the end follows,
+	                          and syntax errors there are consequences */
+	jmp_buf *fatal;        /* where the scanner's fatal errors jump to */
+} lang_parser;
+
+/* p: a parse context to set up for reading "file" (interned) into ctx. */
+void lang_parser_init(lang_parser *p, stir_ctx *ctx, const char *file);
+/* p: the parse context whose tree and scanner are released. */
+void lang_parser_release(lang_parser *p);
+
+/* Parse "len" bytes of "text".  Returns the list of lang_kernel *, or NULL
+ * when any lexical or syntax error was reported (or memory ran out). */
+lang_list *lang_parse(lang_parser *p, const char *text, size_t len);
+
+/* Report a lexical or syntax error at "loc" and count it. */
+void lang_syntax_error(lang_parser *p, stir_loc loc, const char *fmt, ...)
+	STIR_PRINTF(3, 4);
+
+/* ---- constructors called from the grammar actions ---- */
+
+lang_list *lang_list_new(lang_parser *p);
+/* Append "item" unless it is NULL; returns "l". */
+lang_list *lang_list_append(lang_parser *p, lang_list *l, void *item);
+lang_list *lang_list_one(lang_parser *p, void *item);
+lang_name *lang_name_new(lang_parser *p, const char *name, stir_loc loc);
+
+lang_expr *lang_expr_int(lang_parser *p, int64_t v, stir_loc loc);
+lang_expr *lang_expr_float(lang_parser *p, double v, stir_loc loc);
+lang_expr *lang_expr_bool(lang_parser *p, bool v, stir_loc loc);
+lang_expr *lang_expr_name(lang_parser *p, lang_expr_kind kind,
+	const char *name, lang_list *args, stir_loc loc);
+lang_expr *lang_expr_type(lang_parser *p, stir_dtype dtype, lang_list *args,
+	stir_loc loc);
+lang_expr *lang_expr_unary(lang_parser *p, stir_unop op, lang_expr *a,
+	stir_loc loc);
+lang_expr *lang_expr_binary(lang_parser *p, stir_binop op, lang_expr *a,
+	lang_expr *b, stir_loc loc);
+lang_expr *lang_expr_select(lang_parser *p, lang_expr *c, lang_expr *a,
+	lang_expr *b, stir_loc loc);
+
+lang_stmt *lang_stmt_store(lang_parser *p, lang_name *buf, lang_list *idx,
+	stir_store_op op, lang_expr *value);
+lang_stmt *lang_stmt_let(lang_parser *p, stir_loc loc, lang_name *var,
+	lang_expr *value);
+lang_stmt *lang_stmt_if(lang_parser *p, stir_loc loc, lang_expr *cond,
+	lang_list *then_body, lang_list *else_body);
+/* "else if": the second if as the whole else branch. */
+lang_list *lang_else_if(lang_parser *p, lang_stmt *s);
+lang_stmt *lang_stmt_iter(lang_parser *p, stir_loc loc, lang_name *name,
+	lang_list *vars, lang_list *groups, const char *kinds,
+	stir_loc kinds_loc, lang_list *body);
+lang_stmt *lang_stmt_init(lang_parser *p, stir_loc loc, lang_list *body);
+/* A statement list outside an iteration body: reports any init in it. */
+lang_list *lang_block(lang_parser *p, lang_list *stmts);
+
+lang_group *lang_group_axis(lang_parser *p, lang_name *axis);
+lang_group *lang_group_fuse(lang_parser *p, stir_loc loc, lang_list *axes);
+lang_group *lang_group_attach(lang_parser *p, stir_loc loc, lang_name *axis,
+	lang_name *parent);
+
+lang_arg *lang_arg_expr(lang_parser *p, lang_expr *e, stir_loc loc);
+lang_arg *lang_arg_type(lang_parser *p, const char *option, stir_loc loc,
+	stir_dtype dtype);
+lang_arg *lang_arg_flag(lang_parser *p, const char *option, stir_loc loc,
+	bool flag);
+
+lang_decl *lang_decl_axis(lang_parser *p, lang_name *name,
+	stir_axis_kind kind, stir_loc ctor_loc, lang_list *args);
+/* A value domain "in [lo, hi)": the list of its two bounds. */
+lang_list *lang_domain(lang_parser *p, lang_expr *lo, lang_expr *hi);
+lang_decl *lang_decl_buffer(lang_parser *p, lang_decl_kind kind,
+	lang_name *name, stir_dtype dtype, lang_list *axes, lang_list *domain);
+lang_param *lang_param_new(lang_parser *p, lang_name *name, stir_dtype dtype);
+
+/* An empty kernel body, then its items one by one. */
+lang_kernel *lang_kernel_new(lang_parser *p);
+lang_kernel *lang_kernel_add_decl(lang_parser *p, lang_kernel *k,
+	lang_decl *d);
+lang_kernel *lang_kernel_add_stmt(lang_parser *p, lang_kernel *k,
+	lang_stmt *s);
+/* Name the body "k" and add it to the parse's kernels. */
+void lang_kernel_finish(lang_parser *p, lang_name *name, lang_list *params,
+	lang_kernel *k);
+
+/* ---- the builder (lang/build.c) ---- */
+
+/* Build the kernels of a parse into a new module in ctx; resolves names and
+ * reports undefined ones and names used as the wrong kind of thing.  NULL
+ * when any error was reported. */
+stir_module *lang_build(stir_ctx *ctx, const lang_list *kernels);
+
+#endif

@@ -1,0 +1,307 @@
+/* The grammar of stage I programs (docs/language.md, "Grammar").
+ *
+ * Every action is one call into a named constructor of lang/ast.c; the tree
+ * lives in the parse context's arena, so values dropped by error recovery
+ * need no destructors.  Errors recover at statement level ("error ;"), in
+ * the header of a kernel or an iteration (skip to its "{"), and between
+ * kernels, so that one file reports all its syntax errors.
+ */
+%define api.pure full
+%define api.prefix {lang_yy}
+%define api.token.prefix {TOK_}
+%define api.location.type {stir_loc}
+%define parse.error detailed
+%define parse.lac full
+%locations
+%expect 0
+
+%parse-param {lang_parser *p}
+%lex-param {lang_parser *p}
+
+%code requires {
+#include "lang/ast.h"
+}
+
+%code provides {
+/* The scanner (lang/lexer.l), called by the parser. */
+int lang_yylex(LANG_YYSTYPE *val, stir_loc *loc, lang_parser *p);
+/* Start scanning "len" bytes of "text"; 0, or -1 after reporting. */
+int lang_lex_begin(lang_parser *p, const char *text, size_t len);
+/* Release the scanner. */
+void lang_lex_end(lang_parser *p);
+}
+
+%code {
+#include "ir/diag.h"
+
+/* A rule's location is its first token's: "Rhs[1]"; an empty rule takes
+ * the location before it. */
+#define YYLLOC_DEFAULT(Cur, Rhs, N) \
+	do { (Cur) = (N) ? YYRHSLOC(Rhs, 1) : YYRHSLOC(Rhs, 0); } while (0)
+
+static void lang_yyerror(stir_loc *loc, lang_parser *p, const char *msg);
+}
+
+%initial-action {
+	@$.file = p->file;
+	@$.line = 1;
+	@$.col = 1;
+}
+
+%union {
+	int64_t i;
+	double f;
+	const char *s;
+	stir_dtype dtype;
+	stir_axis_kind axis_kind;
+	stir_store_op store_op;
+	lang_list *list;
+	lang_name *name;
+	lang_expr *expr;
+	lang_stmt *stmt;
+	lang_group *group;
+	lang_arg *arg;
+	lang_decl *decl;
+	lang_param *param;
+	lang_kernel *kernel;
+}
+
+%token <s> IDENT "identifier"
+%token <i> INT "integer"
+%token <f> FLOAT "float"
+%token <s> STRING "string"
+%token <dtype> TYPE "type name"
+%token <axis_kind> AXIS_KIND "axis constructor"
+%token KERNEL "kernel" AXIS "axis" TENSOR "tensor" LOCAL "local"
+%token ITER "iter" IN "in" INIT "init" LET "let" IF "if" ELSE "else"
+%token TRUE "true" FALSE "false" FUSE "fuse" ATTACH "attach"
+%token ADD_ASSIGN "+=" SUB_ASSIGN "-=" MUL_ASSIGN "*="
+%token EQ "==" NE "!=" LE "<=" GE ">=" AND "&&" OR "||"
+
+%right '?' ':'
+%left OR
+%left AND
+%left EQ NE
+%left '<' LE '>' GE
+%left '+' '-'
+%left '*' '/' '%'
+%precedence UNARY
+
+%type <kernel> kernel_body
+%type <list> params_opt params stmts block else_opt names groups
+%type <list> axis_args exprs exprs_opt domain_opt
+%type <param> param
+%type <name> name
+%type <decl> decl
+%type <stmt> stmt if_stmt iter_stmt
+%type <group> group
+%type <arg> axis_arg
+%type <store_op> store_op
+%type <expr> expr primary
+
+%%
+
+module:
+	  %empty
+	| module kernel
+	| module error
+	;
+
+kernel:
+	  "kernel" name '(' params_opt ')' '{' kernel_body '}'
+		{ lang_kernel_finish(p, $2, $4, $7); }
+	| "kernel" error '{' kernel_body '}'
+	;
+
+params_opt:
+	  %empty                { $$ = lang_list_new(p); }
+	| params
+	;
+
+params:
+	  param                 { $$ = lang_list_one(p, $1); }
+	| params ',' param      { $$ = lang_list_append(p, $1, $3); }
+	;
+
+param:
+	  name ':' TYPE         { $$ = lang_param_new(p, $1, $3); }
+	;
+
+name:
+	  IDENT                 { $$ = lang_name_new(p, $1, @1); }
+	;
+
+kernel_body:
+	  %empty                { $$ = lang_kernel_new(p); }
+	| kernel_body decl      { $$ = lang_kernel_add_decl(p, $1, $2); }
+	| kernel_body stmt      { $$ = lang_kernel_add_stmt(p, $1, $2); }
+	;
+
+/* ---- declarations ---- */
+
+decl:
+	  "axis" name '=' AXIS_KIND '(' axis_args ')' ';'
+		{ $$ = lang_decl_axis(p, $2, $4, @4, $6); }
+	| "tensor" name ':' TYPE '[' names ']' domain_opt ';'
+		{ $$ = lang_decl_buffer(p, LANG_DECL_TENSOR, $2, $4, $6, $8); }
+	| "local" name ':' TYPE '[' names ']' domain_opt ';'
+		{ $$ = lang_decl_buffer(p, LANG_DECL_LOCAL, $2, $4, $6, $8); }
+	;
+
+domain_opt:
+	  %empty                { $$ = NULL; }
+	| "in" '[' expr ',' expr ')' { $$ = lang_domain(p, $3, $5); }
+	;
+
+axis_args:
+	  axis_arg              { $$ = lang_list_one(p, $1); }
+	| axis_args ',' axis_arg { $$ = lang_list_append(p, $1, $3); }
+	;
+
+axis_arg:
+	  expr                  { $$ = lang_arg_expr(p, $1, @1); }
+	| IDENT '=' TYPE        { $$ = lang_arg_type(p, $1, @1, $3); }
+	| IDENT '=' "true"      { $$ = lang_arg_flag(p, $1, @1, true); }
+	| IDENT '=' "false"     { $$ = lang_arg_flag(p, $1, @1, false); }
+	;
+
+names:
+	  name                  { $$ = lang_list_one(p, $1); }
+	| names ',' name        { $$ = lang_list_append(p, $1, $3); }
+	;
+
+/* ---- statements ---- */
+
+stmts:
+	  %empty                { $$ = lang_list_new(p); }
+	| stmts stmt            { $$ = lang_list_append(p, $1, $2); }
+	;
+
+block:
+	  '{' stmts '}'         { $$ = $2; }
+	;
+
+stmt:
+	  name '[' exprs ']' store_op expr ';'
+		{ $$ = lang_stmt_store(p, $1, $3, $5, $6); }
+	| "let" name '=' expr ';' { $$ = lang_stmt_let(p, @1, $2, $4); }
+	| if_stmt
+	| iter_stmt
+	| "init" block          { $$ = lang_stmt_init(p, @1, $2); }
+	| error ';'             { $$ = NULL; }
+	;
+
+store_op:
+	  '='                   { $$ = STIR_STORE_ASSIGN; }
+	| "+="                  { $$ = STIR_STORE_ADD; }
+	| "-="                  { $$ = STIR_STORE_SUB; }
+	| "*="                  { $$ = STIR_STORE_MUL; }
+	;
+
+if_stmt:
+	  "if" '(' expr ')' block else_opt
+		{ $$ = lang_stmt_if(p, @1, $3, lang_block(p, $5), $6); }
+	| "if" '(' error ')' block else_opt { $$ = NULL; }
+	;
+
+else_opt:
+	  %empty                { $$ = NULL; }
+	| "else" block          { $$ = lang_block(p, $2); }
+	| "else" if_stmt        { $$ = lang_else_if(p, $2); }
+	;
+
+iter_stmt:
+	  "iter" name '(' names ')' "in" '[' groups ']' STRING block
+		{ $$ = lang_stmt_iter(p, @1, $2, $4, $8, $10, @10, $11); }
+	| "iter" error block    { $$ = NULL; }
+	;
+
+groups:
+	  group                 { $$ = lang_list_one(p, $1); }
+	| groups ',' group      { $$ = lang_list_append(p, $1, $3); }
+	;
+
+group:
+	  name                  { $$ = lang_group_axis(p, $1); }
+	| "fuse" '(' names ')'  { $$ = lang_group_fuse(p, @1, $3); }
+	| "attach" '(' name ',' name ')'
+		{ $$ = lang_group_attach(p, @1, $3, $5); }
+	;
+
+/* ---- expressions ---- */
+
+exprs:
+	  expr                  { $$ = lang_list_one(p, $1); }
+	| exprs ',' expr        { $$ = lang_list_append(p, $1, $3); }
+	;
+
+exprs_opt:
+	  %empty                { $$ = lang_list_new(p); }
+	| exprs
+	;
+
+expr:
+	  expr '?' expr ':' expr { $$ = lang_expr_select(p, $1, $3, $5, @1); }
+	| expr "||" expr        { $$ = lang_expr_binary(p, STIR_OR, $1, $3, @2); }
+	| expr "&&" expr        { $$ = lang_expr_binary(p, STIR_AND, $1, $3, @2); }
+	| expr "==" expr        { $$ = lang_expr_binary(p, STIR_EQ, $1, $3, @2); }
+	| expr "!=" expr        { $$ = lang_expr_binary(p, STIR_NE, $1, $3, @2); }
+	| expr '<' expr         { $$ = lang_expr_binary(p, STIR_LT, $1, $3, @2); }
+	| expr "<=" expr        { $$ = lang_expr_binary(p, STIR_LE, $1, $3, @2); }
+	| expr '>' expr         { $$ = lang_expr_binary(p, STIR_GT, $1, $3, @2); }
+	| expr ">=" expr        { $$ = lang_expr_binary(p, STIR_GE, $1, $3, @2); }
+	| expr '+' expr         { $$ = lang_expr_binary(p, STIR_ADD, $1, $3, @2); }
+	| expr '-' expr         { $$ = lang_expr_binary(p, STIR_SUB, $1, $3, @2); }
+	| expr '*' expr         { $$ = lang_expr_binary(p, STIR_MUL, $1, $3, @2); }
+	| expr '/' expr         { $$ = lang_expr_binary(p, STIR_DIV, $1, $3, @2); }
+	| expr '%' expr         { $$ = lang_expr_binary(p, STIR_MOD, $1, $3, @2); }
+	| '-' expr %prec UNARY  { $$ = lang_expr_unary(p, STIR_NEG, $2, @1); }
+	| '!' expr %prec UNARY  { $$ = lang_expr_unary(p, STIR_NOT, $2, @1); }
+	| primary
+	;
+
+primary:
+	  INT                   { $$ = lang_expr_int(p, $1, @1); }
+	| FLOAT                 { $$ = lang_expr_float(p, $1, @1); }
+	| "true"                { $$ = lang_expr_bool(p, true, @1); }
+	| "false"               { $$ = lang_expr_bool(p, false, @1); }
+	| IDENT                 { $$ = lang_expr_name(p, LANG_EXPR_NAME, $1, NULL, @1); }
+	| IDENT '[' exprs ']'   { $$ = lang_expr_name(p, LANG_EXPR_INDEX, $1, $3, @1); }
+	| IDENT '(' exprs_opt ')' { $$ = lang_expr_name(p, LANG_EXPR_CALL, $1, $3, @1); }
+	| TYPE                  { $$ = lang_expr_type(p, $1, NULL, @1); }
+	| TYPE '(' exprs_opt ')' { $$ = lang_expr_type(p, $1, $3, @1); }
+	| '(' expr ')'          { $$ = $2; }
+	;
+
+%%
+
+/* loc, p, msg: Bison's report of a syntax error at the lookahead token.
+ * After the scanner gave up (and reported why), the only token left is the
+ * end of the input, and an error there says nothing new. */
+static void lang_yyerror(stir_loc *loc, lang_parser *p, const char *msg)
+{
+	if (p->lex_stopped) {
+		p->n_errors++;
+		return;
+	}
+	lang_syntax_error(p, *loc, "%s", msg);
+}
+
+/* p, text, len: run the scanner and the grammar over the text. */
+lang_list *lang_parse(lang_parser *p, const char *text, size_t len)
+{
+	if (lang_lex_begin(p, text, len) < 0)
+		return NULL;
+	int r = lang_yyparse(p);
+	lang_lex_end(p);
+	if (p->arena.failed) {
+		stir_error_oom(p->ctx);
+		return NULL;
+	}
+	if (r != 0 || p->n_errors > 0)
+		return NULL;
+	lang_list *kernels = p->kernels ? p->kernels : lang_list_new(p);
+	if (!kernels)
+		stir_error_oom(p->ctx);
+	return kernels;
+}

@@ -1,0 +1,540 @@
+/* Printing stage I programs in their canonical form (docs/language.md,
+ * "Printed form"): deterministic, two-space indentation, one declaration
+ * or statement per line, every block's body on its own lines, and the
+ * fewest parentheses that read back as the same tree.  Reading the text
+ * gives an equal module (stir_module_is_equal), and printing that again
+ * gives the same text.  Output grows in a heap string; memory running out
+ * is remembered and turns the result into NULL. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stir/lang.h>
+#include "lang/c_locale.h"
+#include "ir/nodes.h"
+
+/* A growing string and where printing is. */
+typedef struct printer {
+	char *s;               /* owned, NUL-terminated */
+	size_t len, cap;
+	bool failed;           /* memory ran out: the result is NULL */
+	int indent;            /* current nesting depth */
+} printer;
+
+/* pr, s, n: append n bytes of s. */
+static void putn(printer *pr, const char *s, size_t n)
+{
+	if (pr->failed)
+		return;
+	if (pr->len + n + 1 > pr->cap) {
+		size_t cap = pr->cap ? pr->cap : 256;
+		while (cap < pr->len + n + 1)
+			cap *= 2;
+		char *p = realloc(pr->s, cap);
+		if (!p) {
+			pr->failed = true;
+			return;
+		}
+		pr->s = p;
+		pr->cap = cap;
+	}
+	memcpy(pr->s + pr->len, s, n);
+	pr->len += n;
+	pr->s[pr->len] = '\0';
+}
+
+/* pr, s: append the string s. */
+static void put(printer *pr, const char *s)
+{
+	putn(pr, s, strlen(s));
+}
+
+/* pr: start a line at the current indentation. */
+static void put_indent(printer *pr)
+{
+	for (int i = 0; i < pr->indent; i++)
+		put(pr, "  ");
+}
+
+/* pr: the printed text, handed to the caller, or NULL when memory ran out
+ * at any point. */
+static char *printer_finish(printer *pr)
+{
+	putn(pr, "", 0);
+	if (pr->failed) {
+		free(pr->s);
+		return NULL;
+	}
+	return pr->s;
+}
+
+/* pr, v: a decimal integer. */
+static void put_int(printer *pr, int64_t v)
+{
+	char buf[32];
+	snprintf(buf, sizeof(buf), "%" PRId64, v);
+	put(pr, buf);
+}
+
+/* pr, v: a float literal with the fewest significant digits that read
+ * back as the same double, always recognizable as a float ("1.0", "1e+20",
+ * "inf").  Runs in the C locale (see print_with). */
+static void put_float(printer *pr, double v)
+{
+	if (isinf(v)) {
+		put(pr, v < 0 ? "-inf" : "inf");
+		return;
+	}
+	if (isnan(v)) {
+		put(pr, "nan"); /* only the API makes these; no text reads as one */
+		return;
+	}
+	char buf[64];
+	for (int prec = 1; prec <= 17; prec++) {
+		snprintf(buf, sizeof(buf), "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	put(pr, buf);
+	if (!strpbrk(buf, ".e"))
+		put(pr, ".0");
+}
+
+/* ---- expressions ---- */
+
+/* Precedence levels, loosest first (docs/language.md, "Grammar"). */
+enum {
+	PREC_SELECT = 1,
+	PREC_OR,
+	PREC_AND,
+	PREC_EQ,
+	PREC_REL,
+	PREC_ADD,
+	PREC_MUL,
+	PREC_UNARY,
+	PREC_PRIMARY,
+};
+
+static const struct {
+	const char *text;
+	int prec;
+} binops[] = {
+	[STIR_ADD] = { "+", PREC_ADD }, [STIR_SUB] = { "-", PREC_ADD },
+	[STIR_MUL] = { "*", PREC_MUL }, [STIR_DIV] = { "/", PREC_MUL },
+	[STIR_MOD] = { "%", PREC_MUL },
+	[STIR_LT] = { "<", PREC_REL }, [STIR_LE] = { "<=", PREC_REL },
+	[STIR_GT] = { ">", PREC_REL }, [STIR_GE] = { ">=", PREC_REL },
+	[STIR_EQ] = { "==", PREC_EQ }, [STIR_NE] = { "!=", PREC_EQ },
+	[STIR_AND] = { "&&", PREC_AND }, [STIR_OR] = { "||", PREC_OR },
+};
+
+static const char *const func_names[] = {
+	[STIR_MIN] = "min", [STIR_MAX] = "max", [STIR_ABS] = "abs",
+	[STIR_EXP] = "exp", [STIR_LOG] = "log", [STIR_SQRT] = "sqrt",
+	[STIR_TANH] = "tanh",
+};
+
+/* e: whether e is a literal printed with a leading minus sign. */
+static bool is_negative_literal(const stir_expr *e)
+{
+	if (e->kind == STIR_EXPR_INT)
+		return e->dtype != STIR_BOOL && e->u.i < 0;
+	return e->kind == STIR_EXPR_FLOAT && signbit(e->u.f) && !isnan(e->u.f);
+}
+
+/* e: how tightly e's printed form binds; a negative literal binds like a
+ * negation, which is how it reads back. */
+static int expr_prec(const stir_expr *e)
+{
+	switch (e ? e->kind : STIR_EXPR_VAR) {
+	case STIR_EXPR_BINARY:
+		return binops[e->u.binary.op].prec;
+	case STIR_EXPR_SELECT:
+		return PREC_SELECT;
+	case STIR_EXPR_UNARY:
+		return PREC_UNARY;
+	case STIR_EXPR_INT:
+	case STIR_EXPR_FLOAT:
+		return is_negative_literal(e) ? PREC_UNARY : PREC_PRIMARY;
+	default:
+		return PREC_PRIMARY;
+	}
+}
+
+static void put_expr(printer *pr, const stir_expr *e);
+
+/* pr, e, paren: e, in parentheses when paren holds. */
+static void put_operand(printer *pr, const stir_expr *e, bool paren)
+{
+	if (paren)
+		put(pr, "(");
+	put_expr(pr, e);
+	if (paren)
+		put(pr, ")");
+}
+
+/* pr, n, v: a comma-separated list of n expressions. */
+static void put_expr_list(printer *pr, int n, stir_expr *const *v)
+{
+	for (int i = 0; i < n; i++) {
+		if (i)
+			put(pr, ", ");
+		put_expr(pr, v ? v[i] : NULL);
+	}
+}
+
+/* pr, e: a negation or logical not.  An operand that itself starts with a
+ * minus goes in parentheses ("-(-x)") rather than reading as "--x". */
+static void put_unary(printer *pr, const stir_expr *e)
+{
+	const stir_expr *a = e->u.unary.a;
+	put(pr, e->u.unary.op == STIR_NEG ? "-" : "!");
+	bool minus = a && e->u.unary.op == STIR_NEG &&
+		((a->kind == STIR_EXPR_UNARY && a->u.unary.op == STIR_NEG) ||
+		 is_negative_literal(a));
+	put_operand(pr, a, minus || expr_prec(a) < PREC_UNARY);
+}
+
+/* pr, e: a binary operation; operators associate to the left, so a right
+ * operand of the same level needs parentheses ("a - (b - c)"). */
+static void put_binary(printer *pr, const stir_expr *e)
+{
+	int prec = binops[e->u.binary.op].prec;
+	put_operand(pr, e->u.binary.a, expr_prec(e->u.binary.a) < prec);
+	put(pr, " ");
+	put(pr, binops[e->u.binary.op].text);
+	put(pr, " ");
+	put_operand(pr, e->u.binary.b, expr_prec(e->u.binary.b) <= prec);
+}
+
+/* pr, e: c ? a : b, which associates to the right. */
+static void put_select(printer *pr, const stir_expr *e)
+{
+	put_operand(pr, e->u.select.c, expr_prec(e->u.select.c) <= PREC_SELECT);
+	put(pr, " ? ");
+	put_expr(pr, e->u.select.a);
+	put(pr, " : ");
+	put_expr(pr, e->u.select.b);
+}
+
+/* pr, e: any expression ("?" for a missing one, which only a broken
+ * module built through the API can have). */
+static void put_expr(printer *pr, const stir_expr *e)
+{
+	if (!e) {
+		put(pr, "?");
+		return;
+	}
+	switch (e->kind) {
+	case STIR_EXPR_INT:
+		if (e->dtype == STIR_BOOL)
+			put(pr, e->u.i ? "true" : "false");
+		else
+			put_int(pr, e->u.i);
+		break;
+	case STIR_EXPR_FLOAT:
+		put_float(pr, e->u.f);
+		break;
+	case STIR_EXPR_VAR:
+		put(pr, e->u.var ? e->u.var->name : "?");
+		break;
+	case STIR_EXPR_LOAD:
+		put(pr, e->u.load.buf ? e->u.load.buf->name : "?");
+		put(pr, "[");
+		put_expr_list(pr, e->u.load.n, e->u.load.idx);
+		put(pr, "]");
+		break;
+	case STIR_EXPR_UNARY:
+		put_unary(pr, e);
+		break;
+	case STIR_EXPR_BINARY:
+		put_binary(pr, e);
+		break;
+	case STIR_EXPR_SELECT:
+		put_select(pr, e);
+		break;
+	case STIR_EXPR_CALL:
+		put(pr, func_names[e->u.call.f]);
+		put(pr, "(");
+		put_expr_list(pr, e->u.call.n, e->u.call.args);
+		put(pr, ")");
+		break;
+	case STIR_EXPR_CAST:
+		put(pr, stir_dtype_name(e->dtype));
+		put(pr, "(");
+		put_expr(pr, e->u.cast.a);
+		put(pr, ")");
+		break;
+	}
+}
+
+/* ---- statements ---- */
+
+static void put_stmt(printer *pr, const stir_stmt *s);
+
+/* pr, body: the statements of a block, one level deeper, then the
+ * indentation of its closing brace. */
+static void put_block_body(printer *pr, const stir_ptr_vec *body)
+{
+	pr->indent++;
+	for (int i = 0; i < body->n; i++)
+		put_stmt(pr, stir_stmt_at(body, i));
+	pr->indent--;
+	put_indent(pr);
+}
+
+/* pr, s: X[..] op value; */
+static void put_store(printer *pr, const stir_stmt *s)
+{
+	static const char *const ops[] = {
+		[STIR_STORE_ASSIGN] = " = ", [STIR_STORE_ADD] = " += ",
+		[STIR_STORE_SUB] = " -= ", [STIR_STORE_MUL] = " *= ",
+	};
+	put(pr, s->u.store.buf ? s->u.store.buf->name : "?");
+	put(pr, "[");
+	put_expr_list(pr, s->u.store.n, s->u.store.idx);
+	put(pr, "]");
+	put(pr, ops[s->u.store.op]);
+	put_expr(pr, s->u.store.value);
+	put(pr, ";\n");
+}
+
+/* pr, s: if (c) { .. } else { .. } from "if" to the last brace; an else
+ * branch that is one if statement prints as "else if". */
+static void put_if(printer *pr, const stir_stmt *s)
+{
+	put(pr, "if (");
+	put_expr(pr, s->u.if_.cond);
+	put(pr, ") {\n");
+	put_block_body(pr, &s->u.if_.then_body);
+	put(pr, "}");
+	const stir_ptr_vec *els = &s->u.if_.else_body;
+	if (els->n == 1 && stir_stmt_at(els, 0)->kind == STIR_STMT_IF) {
+		put(pr, " else ");
+		put_if(pr, stir_stmt_at(els, 0));
+	} else if (els->n > 0) {
+		put(pr, " else {\n");
+		put_block_body(pr, els);
+		put(pr, "}");
+	}
+}
+
+/* pr, a: an axis by name ("?" for a missing one). */
+static void put_axis_name(printer *pr, const stir_axis *a)
+{
+	put(pr, a ? a->name : "?");
+}
+
+/* pr, g: one entry of an iteration's axis list. */
+static void put_group(printer *pr, const stir_iter_group *g)
+{
+	if (g->kind == STIR_GROUP_AXIS && g->n_axes == 1) {
+		put_axis_name(pr, g->axes[0]);
+		return;
+	}
+	put(pr, g->kind == STIR_GROUP_ATTACH ? "attach(" : "fuse(");
+	for (int i = 0; i < g->n_axes; i++) {
+		if (i)
+			put(pr, ", ");
+		put_axis_name(pr, g->axes[i]);
+	}
+	if (g->kind == STIR_GROUP_ATTACH) {
+		put(pr, ", ");
+		put_axis_name(pr, g->attach_parent);
+	}
+	put(pr, ")");
+}
+
+/* pr, s: iter NAME (vars) in [groups] "kinds" { init { .. } body } */
+static void put_iter(printer *pr, const stir_stmt *s)
+{
+	put(pr, "iter ");
+	put(pr, s->u.iter.name);
+	put(pr, " (");
+	for (int i = 0; i < s->u.iter.n_vars; i++) {
+		if (i)
+			put(pr, ", ");
+		put(pr, s->u.iter.vars[i]->name);
+	}
+	put(pr, ") in [");
+	for (int i = 0; i < s->u.iter.n_groups; i++) {
+		if (i)
+			put(pr, ", ");
+		put_group(pr, &s->u.iter.groups[i]);
+	}
+	put(pr, "] \"");
+	put(pr, s->u.iter.kinds);
+	put(pr, "\" {\n");
+	pr->indent++;
+	if (s->u.iter.init.n > 0) {
+		put_indent(pr);
+		put(pr, "init {\n");
+		put_block_body(pr, &s->u.iter.init);
+		put(pr, "}\n");
+	}
+	pr->indent--;
+	put_block_body(pr, &s->u.iter.body);
+	put(pr, "}");
+}
+
+/* pr, s: one statement on its own line(s) at the current indentation. */
+static void put_stmt(printer *pr, const stir_stmt *s)
+{
+	put_indent(pr);
+	switch (s->kind) {
+	case STIR_STMT_STORE:
+		put_store(pr, s);
+		return;
+	case STIR_STMT_LET:
+		put(pr, "let ");
+		put(pr, s->u.let.var->name);
+		put(pr, " = ");
+		put_expr(pr, s->u.let.value);
+		put(pr, ";\n");
+		return;
+	case STIR_STMT_IF:
+		put_if(pr, s);
+		break;
+	case STIR_STMT_ITER:
+		put_iter(pr, s);
+		break;
+	}
+	put(pr, "\n");
+}
+
+/* ---- declarations and kernels ---- */
+
+/* pr, a: axis NAME = ctor(parent, len, nnz, options); options only where
+ * they differ from the defaults (idtype = i32, sorted = true). */
+static void put_axis(printer *pr, const stir_axis *a)
+{
+	static const char *const ctors[] = {
+		[STIR_DENSE_FIXED] = "dense_fixed",
+		[STIR_DENSE_VARIABLE] = "dense_variable",
+		[STIR_SPARSE_FIXED] = "sparse_fixed",
+		[STIR_SPARSE_VARIABLE] = "sparse_variable",
+	};
+	put_indent(pr);
+	put(pr, "axis ");
+	put(pr, a->name);
+	put(pr, " = ");
+	put(pr, ctors[a->kind]);
+	put(pr, "(");
+	if (a->kind != STIR_DENSE_FIXED) {
+		put_axis_name(pr, a->parent);
+		put(pr, ", ");
+	}
+	put_expr(pr, a->len);
+	if (a->kind != STIR_DENSE_FIXED) {
+		put(pr, ", ");
+		put_expr(pr, a->nnz);
+	}
+	if (a->idtype != STIR_I32) {
+		put(pr, ", idtype = ");
+		put(pr, stir_dtype_name(a->idtype));
+	}
+	if (!a->sorted)
+		put(pr, ", sorted = false");
+	put(pr, ");\n");
+}
+
+/* pr, b: tensor NAME: TYPE[axes] in [lo, hi); or local ... */
+static void put_buffer(printer *pr, const stir_buffer *b)
+{
+	put_indent(pr);
+	put(pr, b->kind == STIR_BUFFER_LOCAL ? "local " : "tensor ");
+	put(pr, b->name);
+	put(pr, ": ");
+	put(pr, stir_dtype_name(b->dtype));
+	put(pr, "[");
+	for (int i = 0; i < b->n_axes; i++) {
+		if (i)
+			put(pr, ", ");
+		put_axis_name(pr, b->axes[i]);
+	}
+	put(pr, "]");
+	if (b->domain_lo || b->domain_hi) {
+		put(pr, " in [");
+		put_expr(pr, b->domain_lo);
+		put(pr, ", ");
+		put_expr(pr, b->domain_hi);
+		put(pr, ")");
+	}
+	put(pr, ";\n");
+}
+
+/* pr, k: the whole kernel: header, axes, buffers, statements. */
+static void put_kernel(printer *pr, const stir_kernel *k)
+{
+	put(pr, "kernel ");
+	put(pr, k->name);
+	put(pr, "(");
+	for (int i = 0; i < k->params.n; i++) {
+		const stir_var *v = stir_var_at(&k->params, i);
+		if (i)
+			put(pr, ", ");
+		put(pr, v->name);
+		put(pr, ": ");
+		put(pr, stir_dtype_name(v->dtype));
+	}
+	put(pr, ") {\n");
+	pr->indent = 1;
+	for (int i = 0; i < k->axes.n; i++)
+		put_axis(pr, stir_axis_at(&k->axes, i));
+	for (int i = 0; i < k->buffers.n; i++)
+		put_buffer(pr, stir_buffer_at(&k->buffers, i));
+	for (int i = 0; i < k->body.n; i++)
+		put_stmt(pr, stir_stmt_at(&k->body, i));
+	pr->indent = 0;
+	put(pr, "}\n");
+}
+
+/* What one of the public entry points prints. */
+typedef enum print_what {
+	PRINT_MODULE,
+	PRINT_KERNEL,
+	PRINT_EXPR,
+} print_what;
+
+/* what, obj: print obj (a module, kernel or expression) in the C locale,
+ * so that float literals always use a decimal point. */
+static char *print_with(print_what what, const void *obj)
+{
+	printer pr = { NULL, 0, 0, false, 0 };
+	lang_c_locale l;
+	lang_c_locale_enter(&l);
+	if (what == PRINT_MODULE) {
+		const stir_module *m = obj;
+		for (int i = 0; i < m->kernels.n; i++) {
+			if (i)
+				put(&pr, "\n");
+			put_kernel(&pr, stir_kernel_at(&m->kernels, i));
+		}
+	} else if (what == PRINT_KERNEL) {
+		put_kernel(&pr, obj);
+	} else {
+		put_expr(&pr, obj);
+	}
+	lang_c_locale_leave(&l);
+	return printer_finish(&pr);
+}
+
+/* m: the module to print; kernels separated by a blank line. */
+char *stir_module_to_str(const stir_module *m)
+{
+	return m ? print_with(PRINT_MODULE, m) : NULL;
+}
+
+/* k: one kernel, as stir_module_to_str prints it. */
+char *stir_kernel_to_str(const stir_kernel *k)
+{
+	return k ? print_with(PRINT_KERNEL, k) : NULL;
+}
+
+/* e: one expression, with the fewest parentheses. */
+char *stir_expr_to_str(const stir_expr *e)
+{
+	return e ? print_with(PRINT_EXPR, e) : NULL;
+}

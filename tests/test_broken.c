@@ -1,0 +1,159 @@
+/* Programs that must be rejected, and programs that must be accepted.
+ *
+ * Every tests/broken/NAME.stir starts with one or more lines
+ *   // expect: LINE:COL: error: MESSAGE
+ * (and "note" lines for the notes of the error before them); reading the
+ * file must fail with exactly those diagnostics, in that order.  Every
+ * catalogue program examples/NAME.stir must read (parse, build, verify)
+ * with no diagnostic at all.  Both folders are scanned, so adding a file
+ * adds a test; the folders travel in the distribution through EXTRA_DIST. */
+#include <dirent.h>
+#include <stir/lang.h>
+#include "tests/testdiag.h"
+#include "tests/testutil.h"
+
+/* The .stir files of one folder, sorted by name. */
+typedef struct file_list {
+	const char *dir;        /* under the source tree */
+	int n;
+	char **names;           /* malloc'd, each malloc'd */
+} file_list;
+
+static file_list broken = { "tests/broken", 0, NULL };
+static file_list catalogue = { "examples", 0, NULL };
+
+/* a, b: two names for qsort. */
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* l: filled with the names of the .stir files in l->dir. */
+static void list_files(file_list *l)
+{
+	DIR *d = opendir(test_path(l->dir));
+	if (!d) {
+		fprintf(stderr, "cannot open %s\n", test_path(l->dir));
+		exit(EXIT_FAILURE);
+	}
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+		if (len < 6 || strcmp(e->d_name + len - 5, ".stir"))
+			continue;
+		l->names = realloc(l->names, (size_t)(l->n + 1) * sizeof(char *));
+		l->names[l->n++] = strdup(e->d_name);
+	}
+	closedir(d);
+	qsort(l->names, (size_t)l->n, sizeof(char *), &name_cmp);
+}
+
+/* dir, name, len: the contents of dir/name (NUL-terminated, length in
+ * *len); the caller frees it. */
+static char *slurp(const char *dir, const char *name, size_t *len)
+{
+	char rel[512];
+	snprintf(rel, sizeof(rel), "%s/%s", dir, name);
+	FILE *f = fopen(test_path(rel), "rb");
+	ck_assert_msg(f != NULL, "cannot open %s", test_path(rel));
+	char *text = NULL;
+	size_t cap = 0;
+	*len = 0;
+	for (;;) {
+		if (*len + 4096 + 1 > cap) {
+			cap = 2 * cap + 4096 + 1;
+			text = realloc(text, cap);
+		}
+		size_t n = fread(text + *len, 1, 4096, f);
+		*len += n;
+		if (n == 0)
+			break;
+	}
+	fclose(f);
+	text[*len] = '\0';
+	return text;
+}
+
+/* text: the "// expect: " lines of a broken program, without the prefix,
+ * one per line; the caller frees it. */
+static char *expectations(const char *text)
+{
+	static const char prefix[] = "// expect: ";
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	for (const char *p = text; *p; ) {
+		const char *end = strchr(p, '\n');
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+		if (!strncmp(p, prefix, sizeof(prefix) - 1))
+			fprintf(f, "%.*s\n", (int)(n - (sizeof(prefix) - 1)),
+				p + sizeof(prefix) - 1);
+		p += n + (end ? 1 : 0);
+	}
+	fclose(f);
+	return out;
+}
+
+START_TEST(test_broken_program)
+{
+	const char *name = broken.names[_i];
+	size_t len;
+	char *text = slurp(broken.dir, name, &len);
+	char *want = expectations(text);
+	ck_assert_msg(*want, "%s has no '// expect:' line", name);
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_module *m = stir_module_read_from_str(ctx, name, text, len);
+	char *got = test_diags_to_str(ctx);
+	ck_assert_msg(!strcmp(got, want), "%s: expected\n%sgot\n%s", name, want,
+		got);
+	ck_assert_msg(m == NULL, "%s was accepted", name);
+	free(got);
+	free(want);
+	free(text);
+	stir_ctx_free(ctx);
+}
+END_TEST
+
+START_TEST(test_catalogue_program)
+{
+	const char *name = catalogue.names[_i];
+	size_t len;
+	char *text = slurp(catalogue.dir, name, &len);
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_module *m = stir_module_read_from_str(ctx, name, text, len);
+	char *got = test_diags_to_str(ctx);
+	ck_assert_msg(!strcmp(got, ""), "%s:\n%s", name, got);
+	ck_assert_msg(m != NULL, "%s was rejected", name);
+	ck_assert_int_ge(stir_module_n_kernels(m), 1);
+	stir_module_free(m);
+	free(got);
+	free(text);
+	stir_ctx_free(ctx);
+}
+END_TEST
+
+int main(void)
+{
+	list_files(&broken);
+	list_files(&catalogue);
+	if (broken.n == 0 || catalogue.n == 0) {
+		fprintf(stderr, "no .stir files in %s or %s\n", broken.dir,
+			catalogue.dir);
+		return EXIT_FAILURE;
+	}
+	Suite *s = suite_create("broken");
+	TCase *tc = tcase_create("broken");
+	tcase_add_loop_test(tc, test_broken_program, 0, broken.n);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("catalogue");
+	tcase_add_loop_test(tc, test_catalogue_program, 0, catalogue.n);
+	suite_add_tcase(s, tc);
+	int r = test_run_suite(s);
+	for (int i = 0; i < broken.n; i++)
+		free(broken.names[i]);
+	for (int i = 0; i < catalogue.n; i++)
+		free(catalogue.names[i]);
+	free(broken.names);
+	free(catalogue.names);
+	return r;
+}

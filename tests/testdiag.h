@@ -1,0 +1,35 @@
+/* Diagnostics as compact text, for tests that compare them exactly. */
+#ifndef STIR_TESTS_TESTDIAG_H
+#define STIR_TESTS_TESTDIAG_H
+
+#include <stdio.h>
+#include <stir/ctx.h>
+
+/* ctx: every diagnostic as a "LINE:COL: error: MESSAGE" line, each note as
+ * "LINE:COL: note: MESSAGE" after its diagnostic (file names left out).
+ * The caller frees the string. */
+static inline char *test_diags_to_str(const stir_ctx *ctx)
+{
+	static const char *const sev[] = { "note", "warning", "error" };
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	if (!f)
+		return NULL;
+	for (int i = 0; i < stir_ctx_n_diagnostics(ctx); i++) {
+		const stir_diag *d = stir_ctx_get_diagnostic(ctx, i);
+		stir_loc l = stir_diag_get_loc(d);
+		fprintf(f, "%d:%d: %s: %s\n", l.line, l.col,
+			sev[stir_diag_get_severity(d)], stir_diag_get_message(d));
+		for (int j = 0; j < stir_diag_n_notes(d); j++) {
+			const stir_diag *n = stir_diag_get_note(d, j);
+			l = stir_diag_get_loc(n);
+			fprintf(f, "%d:%d: note: %s\n", l.line, l.col,
+				stir_diag_get_message(n));
+		}
+	}
+	fclose(f);
+	return out;
+}
+
+#endif
