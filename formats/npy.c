@@ -420,8 +420,9 @@ static stir_array *read_npy(stir_ctx *ctx, const char *name, const uint8_t *d,
 		return NULL;
 	}
 	if (have > nbytes) {
-		npy_fail(ctx, name, data_off + nbytes, "%zu unexpected bytes "
-			"after the .npy data", have - nbytes);
+		npy_fail(ctx, name, data_off + nbytes, "unexpected data after "
+			"the .npy array (%zu extra byte%s)", have - nbytes,
+			have - nbytes == 1 ? "" : "s");
 		return NULL;
 	}
 
