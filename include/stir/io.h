@@ -30,34 +30,45 @@ typedef struct stir_csr {
 STIR_EXPORT void stir_csr_free(__stir_take stir_csr *csr);
 
 /* Read a Matrix Market "coordinate" file (pattern, real or integer;
- * general or symmetric).  Symmetric storage is expanded to both triangles;
- * duplicate entries are summed.  NULL (with diagnostics) on failure. */
+ * general or symmetric).  Symmetric storage (the lower triangle) is
+ * expanded to both triangles; duplicate entries are summed (merged in a
+ * pattern matrix).  NULL (with one diagnostic, located at the line and
+ * column at fault) on failure.  The _from_mem variant reads "len" bytes at
+ * "data" (no terminating NUL needed, gzip detected as for files) and uses
+ * "name" in its diagnostics. */
 STIR_EXPORT __stir_give stir_csr *stir_mtx_read(__stir_keep stir_ctx *ctx,
 	const char *path);
 STIR_EXPORT __stir_give stir_csr *stir_mtx_read_from_mem(
 	__stir_keep stir_ctx *ctx, const char *name, const void *data, size_t len);
 
 /* Read a NumPy .npy file (version 1, 2 or 3; C order; little-endian
- * '<i4' '<i8' '<f2' '<f4' '<f8' and '|i1').  NULL (with diagnostics) on
- * failure. */
+ * '<i4' '<i8' '<f2' '<f4' '<f8' and '|i1', giving STIR_I32, I64, F16, F32,
+ * F64 and I8; 0-d arrays and zero-length dimensions allowed).  NULL (with
+ * one diagnostic naming the byte offset at fault) on failure. */
 STIR_EXPORT __stir_give stir_array *stir_npy_read(__stir_keep stir_ctx *ctx,
 	const char *path);
 STIR_EXPORT __stir_give stir_array *stir_npy_read_from_mem(
 	__stir_keep stir_ctx *ctx, const char *name, const void *data, size_t len);
-/* Write "a" as a version 1.0 .npy file.  bf16 arrays are written as '<f4'.
- * 0 or -1 (with diagnostics). */
+/* Write "a" as a version 1.0 .npy file, its header padded to a multiple
+ * of 64 bytes as NumPy does.  bf16 arrays are written as '<f4' (exactly);
+ * bool arrays cannot be written.  0 or -1 (with diagnostics; a partly
+ * written file is removed). */
 STIR_EXPORT int stir_npy_write(__stir_keep stir_ctx *ctx, const char *path,
 	__stir_keep const stir_array *a);
 
-/* Decompress a whole gzip stream (RFC 1952, one or more members).  On
- * success *out (malloc'ed, caller frees) and *out_len are set and 0 is
- * returned; otherwise -1 with a diagnostic naming "name" and the byte
- * offset of the fault. */
+/* Decompress a whole gzip stream (RFC 1952, one or more members; any
+ * bytes after the last member are an error).  On success *out (malloc'ed,
+ * caller frees; followed by a NUL byte that *out_len does not count) and
+ * *out_len are set and 0 is returned; otherwise -1, *out and *out_len are
+ * untouched, and one diagnostic names "name" and the byte offset of the
+ * fault. */
 STIR_EXPORT int stir_gunzip(__stir_keep stir_ctx *ctx, const char *name,
 	const void *data, size_t len, void **out, size_t *out_len);
 
 /* Read a whole file into memory, decompressing it when it starts with the
- * gzip magic bytes.  The buffer has a terminating NUL byte past *len. */
+ * gzip magic bytes.  The buffer (malloc'ed, caller frees) has a
+ * terminating NUL byte past *len.  0, or -1 with a diagnostic naming the
+ * path and the system's reason. */
 STIR_EXPORT int stir_read_file(__stir_keep stir_ctx *ctx, const char *path,
 	char **data, size_t *len);
 
