@@ -25,7 +25,9 @@ typedef struct fake_cuda_stats {
  *   vadd(const float *a, const float *b, float *c, int n): c = a + b;
  *   mix(double *out, long long i64, float f32, double f64, unsigned u32,
  *       unsigned long long u64, int i32): out[0..5] = the scalars in order;
- *   noparams(): counts its launches in "launches".
+ *   noparams(): counts its launches in "launches";
+ *   histogram and half_to_float of tests/gpu/test_runtime_gpu.c, so that
+ *   the GPU test program can run against the fake in make check.
  * Any module image starting with "\x7fELF" or holding ".version" loads. */
 
 #endif

@@ -370,11 +370,11 @@ static const char *half_src =
 	"}\n";
 
 /* True (after saying so) when the NVRTC tests must be skipped. */
-static bool skip_without_nvrtc(void)
+static bool skip_without_nvrtc(const char *test)
 {
 	if (stir_nvrtc_is_available())
 		return false;
-	fprintf(stderr, "NVRTC test skipped: stir was built without NVRTC\n");
+	fprintf(stderr, "%s skipped: stir was built without NVRTC\n", test);
 	return true;
 }
 
@@ -396,7 +396,7 @@ END_TEST
 
 START_TEST(test_nvrtc_compile_half)
 {
-	if (skip_without_nvrtc())
+	if (skip_without_nvrtc(__func__))
 		return;
 	stir_ctx *ctx = stir_ctx_alloc();
 	int major = 0, minor = -1;
@@ -438,7 +438,7 @@ END_TEST
 
 START_TEST(test_nvrtc_syntax_error)
 {
-	if (skip_without_nvrtc())
+	if (skip_without_nvrtc(__func__))
 		return;
 	stir_ctx *ctx = stir_ctx_alloc();
 	const char *src =
@@ -472,7 +472,7 @@ END_TEST
 
 START_TEST(test_nvrtc_bad_arguments)
 {
-	if (skip_without_nvrtc())
+	if (skip_without_nvrtc(__func__))
 		return;
 	stir_ctx *ctx = stir_ctx_alloc();
 	stir_compile_options o = { .arch = "sm90" };
@@ -496,7 +496,7 @@ END_TEST
 
 START_TEST(test_nvrtc_cache)
 {
-	if (skip_without_nvrtc())
+	if (skip_without_nvrtc(__func__))
 		return;
 	stir_ctx *ctx = stir_ctx_alloc();
 	const char *dir = make_tmpdir();
@@ -584,7 +584,7 @@ static char *only_entry(const char *dir)
 
 START_TEST(test_nvrtc_cache_corrupted)
 {
-	if (skip_without_nvrtc())
+	if (skip_without_nvrtc(__func__))
 		return;
 	stir_ctx *ctx = stir_ctx_alloc();
 	const char *dir = make_tmpdir();
@@ -625,7 +625,7 @@ END_TEST
 
 START_TEST(test_nvrtc_cache_unwritable)
 {
-	if (skip_without_nvrtc())
+	if (skip_without_nvrtc(__func__))
 		return;
 	stir_ctx *ctx = stir_ctx_alloc();
 	const char *tmp = make_tmpdir();
@@ -656,7 +656,7 @@ END_TEST
 
 START_TEST(test_nvrtc_cache_disabled)
 {
-	if (skip_without_nvrtc())
+	if (skip_without_nvrtc(__func__))
 		return;
 	stir_ctx *ctx = stir_ctx_alloc();
 	const char *dir = make_tmpdir();
@@ -1315,7 +1315,7 @@ START_TEST(test_fake_nvrtc_vadd)
 {
 	/* the whole chain: NVRTC compiles a real cubin that the (fake)
 	 * driver loads, and the launch binds arguments by name */
-	if (skip_without_nvrtc())
+	if (skip_without_nvrtc(__func__))
 		return;
 	static const char *src =
 		"extern \"C\" __global__ void vadd(const float *a, "
