@@ -135,19 +135,23 @@ stir_arg_pack *stir_arg_pack_alloc(stir_ctx *ctx,
 	return pack;
 }
 
+/* pack: the pack; its number of parameters. */
 int stir_arg_pack_n_params(const stir_arg_pack *pack)
 {
-	return pack->n;
+	return pack ? pack->n : 0;
 }
 
+/* pack, i: the name of parameter i, or NULL. */
 const char *stir_arg_pack_get_param_name(const stir_arg_pack *pack, int i)
 {
-	return i >= 0 && i < pack->n ? pack->slots[i].name : NULL;
+	return pack && i >= 0 && i < pack->n ? pack->slots[i].name : NULL;
 }
 
+/* pack, i: the type of parameter i, or STIR_ARG_NONE. */
 stir_arg_type stir_arg_pack_get_param_type(const stir_arg_pack *pack, int i)
 {
-	return i >= 0 && i < pack->n ? pack->slots[i].type : STIR_ARG_NONE;
+	return pack && i >= 0 && i < pack->n ? pack->slots[i].type :
+		STIR_ARG_NONE;
 }
 
 /* pack, d: attach the pack's signature to d as a note. */
@@ -178,6 +182,8 @@ static void note_signature(const stir_arg_pack *pack, stir_diag *d)
 static arg_slot *find_slot(stir_arg_pack *pack, const char *name,
 	stir_arg_type type)
 {
+	if (!pack)
+		return NULL;
 	for (int i = 0; name && i < pack->n; i++) {
 		arg_slot *s = &pack->slots[i];
 		if (strcmp(s->name, name))
@@ -232,6 +238,8 @@ DEFINE_SETTER(f64, double, STIR_ARG_F64, f64)
 int stir_arg_pack_set_buf(stir_arg_pack *pack, const char *name,
 	const stir_gpu_buf *buf)
 {
+	if (!pack)
+		return -1;
 	if (!buf) {
 		pack->bad = true;
 		stir_error(pack->ctx, stir_loc_none(),
@@ -245,6 +253,8 @@ int stir_arg_pack_set_buf(stir_arg_pack *pack, const char *name,
 /* pack: forget every value and the failed sets. */
 void stir_arg_pack_clear(stir_arg_pack *pack)
 {
+	if (!pack)
+		return;
 	for (int i = 0; i < pack->n; i++)
 		pack->slots[i].set = false;
 	pack->bad = false;
@@ -284,6 +294,8 @@ int stir_arg_pack_check_for(const stir_arg_pack *pack, stir_ctx *ctx,
 /* pack: the pack to check, reporting into its own context. */
 int stir_arg_pack_check(const stir_arg_pack *pack)
 {
+	if (!pack)
+		return -1;
 	return stir_arg_pack_check_for(pack, pack->ctx, NULL);
 }
 

@@ -121,6 +121,7 @@ char *stir_cache_dir(const char *override)
 	return NULL;
 }
 
+/* Read $STIR_NO_CACHE. */
 bool stir_cache_disabled_by_env(void)
 {
 	const char *v = env("STIR_NO_CACHE");

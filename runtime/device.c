@@ -109,19 +109,23 @@ void stir_device_leave(stir_device *dev)
 		"cuCtxPopCurrent");
 }
 
+/* dev: the device (NULL gives NULL: failures propagate through getters
+ * as through every function here); its diagnostic context. */
 stir_ctx *stir_device_get_ctx(const stir_device *dev)
 {
-	return dev->ctx;
+	return dev ? dev->ctx : NULL;
 }
 
+/* dev: the device; its name as the driver gives it. */
 const char *stir_device_get_name(const stir_device *dev)
 {
-	return dev->name;
+	return dev ? dev->name : NULL;
 }
 
+/* dev: the device; its compute capability as "sm_XY". */
 const char *stir_device_get_arch(const stir_device *dev)
 {
-	return dev->arch;
+	return dev ? dev->arch : NULL;
 }
 
 /* dev: the device; major, minor: receive its compute capability. */
@@ -129,26 +133,27 @@ void stir_device_get_compute_capability(const stir_device *dev, int *major,
 	int *minor)
 {
 	if (major)
-		*major = dev->cc_major;
+		*major = dev ? dev->cc_major : 0;
 	if (minor)
-		*minor = dev->cc_minor;
+		*minor = dev ? dev->cc_minor : 0;
 }
 
+/* dev: the device; its global memory in bytes. */
 size_t stir_device_get_total_mem(const stir_device *dev)
 {
-	return dev->total_mem;
+	return dev ? dev->total_mem : 0;
 }
 
+/* dev: a device, proof that the driver is loaded; the driver's version. */
 int stir_device_get_driver_version(const stir_device *dev)
 {
-	(void)dev;
-	return stir_cu.driver_version;
+	return dev ? stir_cu.driver_version : 0;
 }
 
 /* dev: the device to wait for. */
 int stir_device_synchronize(stir_device *dev)
 {
-	if (stir_device_enter(dev) < 0)
+	if (!dev || stir_device_enter(dev) < 0)
 		return -1;
 	int r = stir_cu_check(dev->ctx, stir_cu.CtxSynchronize(),
 		"cuCtxSynchronize");
@@ -177,7 +182,8 @@ static int stream_of(stir_device *dev, stir_stream *stream, cu_stream *s)
 int stir_device_flush_l2(stir_device *dev, stir_stream *stream)
 {
 	cu_stream s;
-	if (stream_of(dev, stream, &s) < 0 || stir_device_enter(dev) < 0)
+	if (!dev || stream_of(dev, stream, &s) < 0 ||
+	    stir_device_enter(dev) < 0)
 		return -1;
 	int r = 0;
 	if (!dev->l2_buf) {
@@ -203,6 +209,8 @@ int stir_device_flush_l2(stir_device *dev, stir_stream *stream)
 /* dev: where; size: bytes. */
 stir_gpu_buf *stir_gpu_buf_alloc(stir_device *dev, size_t size)
 {
+	if (!dev)
+		return NULL;
 	stir_gpu_buf *buf = calloc(1, sizeof(*buf));
 	if (!buf)
 		return stir_error_oom(dev->ctx);
@@ -243,21 +251,26 @@ void stir_gpu_buf_free(stir_gpu_buf *buf)
 	stir_device_close(dev);
 }
 
+/* buf: the buffer; its device address (0 for NULL). */
 uint64_t stir_gpu_buf_get_ptr(const stir_gpu_buf *buf)
 {
-	return buf->ptr;
+	return buf ? buf->ptr : 0;
 }
 
+/* buf: the buffer; its size in bytes (0 for NULL). */
 size_t stir_gpu_buf_get_size(const stir_gpu_buf *buf)
 {
-	return buf->size;
+	return buf ? buf->size : 0;
 }
 
-/* buf, offset, n, what: check that n bytes at offset lie inside buf.  0 or
- * -1 with an error saying which operation ("what") was refused. */
+/* buf, offset, n, what: check that n bytes at offset lie inside buf (a
+ * NULL buffer fails silently: its failure was reported).  0 or -1 with an
+ * error saying which operation ("what") was refused. */
 static int check_range(const stir_gpu_buf *buf, size_t offset, size_t n,
 	const char *what)
 {
+	if (!buf)
+		return -1;
 	if (offset <= buf->size && n <= buf->size - offset)
 		return 0;
 	stir_error(buf->dev->ctx, stir_loc_none(),
@@ -342,6 +355,8 @@ int stir_gpu_buf_memset(stir_gpu_buf *buf, size_t offset, size_t n,
 int stir_gpu_buf_fill_u32(stir_gpu_buf *buf, size_t offset, size_t count,
 	uint32_t word)
 {
+	if (!buf)
+		return -1;
 	if (offset % 4 != 0) {
 		stir_error(buf->dev->ctx, stir_loc_none(),
 			"fill of 32-bit words at offset %zu, not a multiple "
@@ -373,6 +388,8 @@ int stir_gpu_buf_fill_u32(stir_gpu_buf *buf, size_t offset, size_t count,
  * (which run there) wait for kernels queued on it. */
 stir_stream *stir_stream_create(stir_device *dev)
 {
+	if (!dev)
+		return NULL;
 	stir_stream *st = calloc(1, sizeof(*st));
 	if (!st)
 		return stir_error_oom(dev->ctx);
@@ -409,7 +426,7 @@ void stir_stream_destroy(stir_stream *stream)
 /* stream: the stream to wait for. */
 int stir_stream_synchronize(stir_stream *stream)
 {
-	if (stir_device_enter(stream->dev) < 0)
+	if (!stream || stir_device_enter(stream->dev) < 0)
 		return -1;
 	int r = stir_cu_check(stream->dev->ctx,
 		stir_cu.StreamSynchronize(stream->s), "cuStreamSynchronize");
@@ -422,6 +439,8 @@ int stir_stream_synchronize(stir_stream *stream)
 /* dev: the device of the new event. */
 stir_event *stir_event_create(stir_device *dev)
 {
+	if (!dev)
+		return NULL;
 	stir_event *ev = calloc(1, sizeof(*ev));
 	if (!ev)
 		return stir_error_oom(dev->ctx);
@@ -460,7 +479,7 @@ void stir_event_destroy(stir_event *ev)
 int stir_event_record(stir_event *ev, stir_stream *stream)
 {
 	cu_stream s;
-	if (stream_of(ev->dev, stream, &s) < 0 ||
+	if (!ev || stream_of(ev->dev, stream, &s) < 0 ||
 	    stir_device_enter(ev->dev) < 0)
 		return -1;
 	int r = stir_cu_check(ev->dev->ctx, stir_cu.EventRecord(ev->e, s),
@@ -472,7 +491,7 @@ int stir_event_record(stir_event *ev, stir_stream *stream)
 /* ev: the event to wait for. */
 int stir_event_synchronize(stir_event *ev)
 {
-	if (stir_device_enter(ev->dev) < 0)
+	if (!ev || stir_device_enter(ev->dev) < 0)
 		return -1;
 	int r = stir_cu_check(ev->dev->ctx, stir_cu.EventSynchronize(ev->e),
 		"cuEventSynchronize");
@@ -483,6 +502,8 @@ int stir_event_synchronize(stir_event *ev)
 /* start, end: two recorded events; ms: receives the time between them. */
 int stir_event_elapsed_ms(stir_event *start, stir_event *end, float *ms)
 {
+	if (!start || !end || !ms)
+		return -1;
 	if (start->dev->cudev != end->dev->cudev) {
 		stir_error(end->dev->ctx, stir_loc_none(),
 			"elapsed time between events of devices %d and %d",

@@ -15,6 +15,8 @@
 stir_gpu_module *stir_gpu_module_load(stir_device *dev,
 	const stir_gpu_code *code)
 {
+	if (!dev || !code)
+		return NULL;
 	stir_gpu_module *mod = calloc(1, sizeof(*mod));
 	if (!mod)
 		return stir_error_oom(dev->ctx);
@@ -79,6 +81,8 @@ void stir_gpu_module_free(stir_gpu_module *mod)
 stir_gpu_func *stir_gpu_module_get_func(stir_gpu_module *mod,
 	const char *name)
 {
+	if (!mod)
+		return NULL;
 	stir_ctx *ctx = mod->dev->ctx;
 	if (!name) {
 		stir_error(ctx, stir_loc_none(), "no kernel name given");
@@ -118,9 +122,10 @@ stir_gpu_func *stir_gpu_module_get_func(stir_gpu_module *mod,
 	return fn;
 }
 
+/* func: the function; its name. */
 const char *stir_gpu_func_get_name(const stir_gpu_func *func)
 {
-	return func->name;
+	return func ? func->name : NULL;
 }
 
 /* func: learn the sizes of the kernel's parameters from the driver, once.
@@ -237,6 +242,8 @@ static int opt_in_shared(stir_gpu_func *func, unsigned shared)
 int stir_gpu_func_launch(stir_gpu_func *func, const stir_launch_config *cfg,
 	const stir_arg_pack *args)
 {
+	if (!func)
+		return -1;
 	stir_device *dev = func->mod->dev;
 	unsigned d[6];
 	if (!cfg) {

@@ -35,11 +35,13 @@ struct stir_gpu_code {
  * threads compiling at once count right. */
 static long n_invocations;
 
+/* The count of NVRTC compilations so far. */
 long stir_nvrtc_get_n_invocations(void)
 {
 	return __atomic_load_n(&n_invocations, __ATOMIC_RELAXED);
 }
 
+/* Whether NVRTC was found at configure time. */
 bool stir_nvrtc_is_available(void)
 {
 #ifdef HAVE_NVRTC
@@ -145,39 +147,46 @@ stir_gpu_code *stir_gpu_code_alloc(stir_ctx *ctx, const char *name,
 		NULL);
 }
 
+/* code: the code object (NULL gives NULL, 0 or false); its name. */
 const char *stir_gpu_code_get_name(const stir_gpu_code *code)
 {
-	return code->name;
+	return code ? code->name : NULL;
 }
 
+/* code: the code object; the architecture it was compiled for. */
 const char *stir_gpu_code_get_arch(const stir_gpu_code *code)
 {
-	return code->arch;
+	return code ? code->arch : NULL;
 }
 
+/* code: the code object; its cubin or PTX. */
 const void *stir_gpu_code_get_data(const stir_gpu_code *code)
 {
-	return code->data;
+	return code ? code->data : NULL;
 }
 
+/* code: the code object; the size of its data. */
 size_t stir_gpu_code_get_size(const stir_gpu_code *code)
 {
-	return code->size;
+	return code ? code->size : 0;
 }
 
+/* code: the code object; is it PTX? */
 bool stir_gpu_code_is_ptx(const stir_gpu_code *code)
 {
-	return code->is_ptx;
+	return code && code->is_ptx;
 }
 
+/* code: the code object; did it come from the cache? */
 bool stir_gpu_code_is_from_cache(const stir_gpu_code *code)
 {
-	return code->from_cache;
+	return code && code->from_cache;
 }
 
+/* code: the code object; NVRTC's log of its compilation. */
 const char *stir_gpu_code_get_log(const stir_gpu_code *code)
 {
-	return code->log;
+	return code ? code->log : NULL;
 }
 
 /* major, minor, archs, n_archs, out, size: see internal.h. */

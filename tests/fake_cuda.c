@@ -56,11 +56,13 @@ static const struct {
 		"operation not supported" },
 };
 
+/* The counters a test reads (see fake_cuda.h). */
 API fake_cuda_stats *fake_cuda_stats_get(void)
 {
 	return &stats;
 }
 
+/* flags: must be 0.  Fails when FAKE_CUDA_NO_DEVICE=1. */
 API res cuInit(unsigned flags)
 {
 	const char *v = getenv("FAKE_CUDA_NO_DEVICE");
@@ -72,12 +74,14 @@ API res cuInit(unsigned flags)
 	return OK;
 }
 
+/* v: receives 13000, as from a CUDA 13.0 driver. */
 API res cuDriverGetVersion(int *v)
 {
 	*v = 13000;
 	return OK;
 }
 
+/* r, name: the enumerator's name of r. */
 API res cuGetErrorName(res r, const char **name)
 {
 	for (size_t i = 0; i < sizeof(errors) / sizeof(errors[0]); i++)
@@ -89,6 +93,7 @@ API res cuGetErrorName(res r, const char **name)
 	return INVALID_VALUE;
 }
 
+/* r, desc: the description of r. */
 API res cuGetErrorString(res r, const char **desc)
 {
 	for (size_t i = 0; i < sizeof(errors) / sizeof(errors[0]); i++)
@@ -106,12 +111,14 @@ API res cuGetErrorString(res r, const char **desc)
 			return INVALID_CONTEXT; \
 	} while (0)
 
+/* n: receives 1: there is one fake device. */
 API res cuDeviceGetCount(int *n)
 {
 	*n = 1;
 	return initialised ? OK : INVALID_CONTEXT;
 }
 
+/* dev, ordinal: only ordinal 0 exists. */
 API res cuDeviceGet(int *dev, int ordinal)
 {
 	if (ordinal != 0)
@@ -120,6 +127,7 @@ API res cuDeviceGet(int *dev, int ordinal)
 	return OK;
 }
 
+/* name, len, dev: the fake name, truncated to len. */
 API res cuDeviceGetName(char *name, int len, int dev)
 {
 	if (dev != 0 || len < 1)
@@ -129,6 +137,7 @@ API res cuDeviceGetName(char *name, int len, int dev)
 	return OK;
 }
 
+/* v, attr, dev: an H100-like sm_90 device. */
 API res cuDeviceGetAttribute(int *v, int attr, int dev)
 {
 	if (dev != 0)
@@ -143,6 +152,7 @@ API res cuDeviceGetAttribute(int *v, int attr, int dev)
 	return OK;
 }
 
+/* bytes, dev: 80 GiB. */
 API res cuDeviceTotalMem_v2(size_t *bytes, int dev)
 {
 	if (dev != 0)
@@ -151,6 +161,7 @@ API res cuDeviceTotalMem_v2(size_t *bytes, int dev)
 	return OK;
 }
 
+/* ctx, dev: counts references. */
 API res cuDevicePrimaryCtxRetain(void **ctx, int dev)
 {
 	if (dev != 0)
@@ -160,6 +171,7 @@ API res cuDevicePrimaryCtxRetain(void **ctx, int dev)
 	return OK;
 }
 
+/* dev: releasing more than retained fails. */
 API res cuDevicePrimaryCtxRelease_v2(int dev)
 {
 	if (dev != 0)
@@ -170,6 +182,7 @@ API res cuDevicePrimaryCtxRelease_v2(int dev)
 	return OK;
 }
 
+/* ctx: only the retained primary context may be pushed. */
 API res cuCtxPushCurrent_v2(void *ctx)
 {
 	if (ctx != &primary_token || stats.primary_refs <= 0)
@@ -179,6 +192,7 @@ API res cuCtxPushCurrent_v2(void *ctx)
 	return OK;
 }
 
+/* ctx: popping an empty stack fails. */
 API res cuCtxPopCurrent_v2(void **ctx)
 {
 	if (stats.ctx_depth <= 0)
@@ -189,6 +203,7 @@ API res cuCtxPopCurrent_v2(void **ctx)
 	return OK;
 }
 
+/* Everything is synchronous here: only the context is checked. */
 API res cuCtxSynchronize(void)
 {
 	NEED_CTX();
@@ -216,6 +231,8 @@ static int in_alloc(dptr p, size_t n)
 	return 0;
 }
 
+/* p, size: host memory; sizes of 0 or above 1 TiB fail as they
+ * would on a GPU. */
 API res cuMemAlloc_v2(dptr *p, size_t size)
 {
 	NEED_CTX();
@@ -239,6 +256,7 @@ API res cuMemAlloc_v2(dptr *p, size_t size)
 	return OK;
 }
 
+/* p: must be an allocation's start. */
 API res cuMemFree_v2(dptr p)
 {
 	NEED_CTX();
@@ -255,6 +273,7 @@ API res cuMemFree_v2(dptr p)
 	return INVALID_VALUE;
 }
 
+/* dst, src, n: the destination must lie in one allocation. */
 API res cuMemcpyHtoD_v2(dptr dst, const void *src, size_t n)
 {
 	NEED_CTX();
@@ -264,6 +283,7 @@ API res cuMemcpyHtoD_v2(dptr dst, const void *src, size_t n)
 	return OK;
 }
 
+/* dst, src, n: the source must lie in one allocation. */
 API res cuMemcpyDtoH_v2(void *dst, dptr src, size_t n)
 {
 	NEED_CTX();
@@ -273,6 +293,7 @@ API res cuMemcpyDtoH_v2(void *dst, dptr src, size_t n)
 	return OK;
 }
 
+/* dst, src, n: both must lie in allocations. */
 API res cuMemcpyDtoD_v2(dptr dst, dptr src, size_t n)
 {
 	NEED_CTX();
@@ -282,6 +303,7 @@ API res cuMemcpyDtoD_v2(dptr dst, dptr src, size_t n)
 	return OK;
 }
 
+/* dst, c, n: set n bytes inside one allocation. */
 API res cuMemsetD8_v2(dptr dst, unsigned char c, size_t n)
 {
 	NEED_CTX();
@@ -291,6 +313,7 @@ API res cuMemsetD8_v2(dptr dst, unsigned char c, size_t n)
 	return OK;
 }
 
+/* dst, v, n: set n aligned words inside one allocation. */
 API res cuMemsetD32_v2(dptr dst, unsigned v, size_t n)
 {
 	NEED_CTX();
@@ -316,6 +339,7 @@ static int stream_ok(void *s)
 	return !s || ((token *)s)->kind == 1;
 }
 
+/* dst, v, n, s: as cuMemsetD32, counted (the L2 flush). */
 API res cuMemsetD32Async(dptr dst, unsigned v, size_t n, void *s)
 {
 	NEED_CTX();
@@ -325,6 +349,7 @@ API res cuMemsetD32Async(dptr dst, unsigned v, size_t n, void *s)
 	return cuMemsetD32_v2(dst, v, n);
 }
 
+/* s, flags: a stream token. */
 API res cuStreamCreate(void **s, unsigned flags)
 {
 	NEED_CTX();
@@ -338,6 +363,7 @@ API res cuStreamCreate(void **s, unsigned flags)
 	return OK;
 }
 
+/* s: a live stream. */
 API res cuStreamDestroy_v2(void *s)
 {
 	NEED_CTX();
@@ -348,12 +374,14 @@ API res cuStreamDestroy_v2(void *s)
 	return OK;
 }
 
+/* s: the default or a live stream. */
 API res cuStreamSynchronize(void *s)
 {
 	NEED_CTX();
 	return stream_ok(s) ? OK : INVALID_HANDLE;
 }
 
+/* e, flags: an event token, never recorded. */
 API res cuEventCreate(void **e, unsigned flags)
 {
 	NEED_CTX();
@@ -367,6 +395,7 @@ API res cuEventCreate(void **e, unsigned flags)
 	return OK;
 }
 
+/* e: a live event. */
 API res cuEventDestroy_v2(void *e)
 {
 	NEED_CTX();
@@ -377,6 +406,7 @@ API res cuEventDestroy_v2(void *e)
 	return OK;
 }
 
+/* e, s: stamp the event with the next tick of the fake clock. */
 API res cuEventRecord(void *e, void *s)
 {
 	NEED_CTX();
@@ -386,6 +416,7 @@ API res cuEventRecord(void *e, void *s)
 	return OK;
 }
 
+/* e: a live event. */
 API res cuEventSynchronize(void *e)
 {
 	NEED_CTX();
@@ -420,6 +451,7 @@ static const struct kernel {
 	{ "half_to_float", 3, { 8, 8, 4 } },
 };
 
+/* Defined below, with the kernels of the GPU test. */
 static res run_gpu_test_kernel(const char *name, void **params,
 	unsigned shared);
 
@@ -427,6 +459,8 @@ typedef struct module {
 	int kind;              /* 3 */
 } module;
 
+/* mod, image: a cubin (ELF) or PTX text loads; anything else is
+ * an invalid image. */
 API res cuModuleLoadData(void **mod, const void *image)
 {
 	NEED_CTX();
@@ -446,6 +480,7 @@ API res cuModuleLoadData(void **mod, const void *image)
 	return OK;
 }
 
+/* mod: a loaded module. */
 API res cuModuleUnload(void *mod)
 {
 	NEED_CTX();
@@ -462,6 +497,7 @@ static struct func {
 	int shared_optin;
 } funcs[sizeof(kernels) / sizeof(kernels[0])];
 
+/* f, mod, name: one of the fake kernels, or not found. */
 API res cuModuleGetFunction(void **f, void *mod, const char *name)
 {
 	NEED_CTX();
@@ -477,6 +513,8 @@ API res cuModuleGetFunction(void **f, void *mod, const char *name)
 	return NOT_FOUND;
 }
 
+/* f, attr, v: only the dynamic shared memory limit, up to the
+ * device's opt-in maximum. */
 API res cuFuncSetAttribute(void *f, int attr, int v)
 {
 	NEED_CTX();
@@ -487,6 +525,8 @@ API res cuFuncSetAttribute(void *f, int attr, int v)
 	return OK;
 }
 
+/* f, i, offset, size: the layout of parameter i; an index past
+ * the last is an invalid value, as with the real driver. */
 API res cuFuncGetParamInfo(void *f, size_t i, size_t *offset, size_t *size)
 {
 	const struct kernel *k = ((struct func *)f)->k;
@@ -506,6 +546,8 @@ API res cuFuncGetParamInfo(void *f, size_t i, size_t *offset, size_t *size)
 	return OK;
 }
 
+/* fp, gx..bz, shared, s, params, extra: check the shape as the
+ * driver would, then run the kernel on the host at once. */
 API res cuLaunchKernel(void *fp, unsigned gx, unsigned gy, unsigned gz,
 	unsigned bx, unsigned by, unsigned bz, unsigned shared, void *s,
 	void **params, void **extra)
@@ -661,6 +703,9 @@ static const struct entry {
 	{ "cuEventElapsedTime", (void *)cuEventElapsedTime, 2000 },
 };
 
+/* symbol, pfn, version, flags, status: the entry point of
+ * "symbol" for the ABI of "version"; fails for everything when
+ * FAKE_CUDA_NO_PROC=1. */
 API res cuGetProcAddress_v2(const char *symbol, void **pfn, int version,
 	unsigned long long flags, int *status)
 {

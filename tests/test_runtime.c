@@ -1367,6 +1367,47 @@ START_TEST(test_fake_nvrtc_vadd)
 }
 END_TEST
 
+START_TEST(test_null_propagates)
+{
+	/* a failed creation returns NULL; handing that NULL on fails
+	 * quietly (the first failure was reported) instead of crashing, so
+	 * a chain of calls can be checked once at the end */
+	uint32_t w = 0;
+	float ms;
+	ck_assert_ptr_null(stir_gpu_buf_alloc(NULL, 16));
+	ck_assert_ptr_null(stir_stream_create(NULL));
+	ck_assert_ptr_null(stir_event_create(NULL));
+	ck_assert_ptr_null(stir_gpu_module_load(NULL, NULL));
+	ck_assert_ptr_null(stir_gpu_module_get_func(NULL, "k"));
+	ck_assert_int_eq(stir_gpu_func_launch(NULL, NULL, NULL), -1);
+	ck_assert_int_eq(stir_gpu_buf_copy_from_host(NULL, 0, &w, 4), -1);
+	ck_assert_int_eq(stir_gpu_buf_copy_to_host(NULL, 0, &w, 4), -1);
+	ck_assert_int_eq(stir_gpu_buf_copy(NULL, 0, NULL, 0, 4), -1);
+	ck_assert_int_eq(stir_gpu_buf_memset(NULL, 0, 4, 0), -1);
+	ck_assert_int_eq(stir_gpu_buf_fill_u32(NULL, 0, 1, 0), -1);
+	ck_assert_uint_eq(stir_gpu_buf_get_ptr(NULL), 0);
+	ck_assert_int_eq(stir_stream_synchronize(NULL), -1);
+	ck_assert_int_eq(stir_event_record(NULL, NULL), -1);
+	ck_assert_int_eq(stir_event_synchronize(NULL), -1);
+	ck_assert_int_eq(stir_event_elapsed_ms(NULL, NULL, &ms), -1);
+	ck_assert_int_eq(stir_device_synchronize(NULL), -1);
+	ck_assert_int_eq(stir_device_flush_l2(NULL, NULL), -1);
+	ck_assert_ptr_null(stir_device_get_name(NULL));
+	ck_assert_int_eq(stir_arg_pack_set_i32(NULL, "n", 1), -1);
+	ck_assert_int_eq(stir_arg_pack_set_buf(NULL, "p", NULL), -1);
+	ck_assert_int_eq(stir_arg_pack_check(NULL), -1);
+	ck_assert_int_eq(stir_arg_pack_n_params(NULL), 0);
+	ck_assert_ptr_null(stir_gpu_code_get_data(NULL));
+	ck_assert(!stir_gpu_code_is_from_cache(NULL));
+	stir_arg_pack_clear(NULL);
+	stir_arg_pack_free(NULL);
+	stir_gpu_buf_free(NULL);
+	stir_gpu_module_free(NULL);
+	stir_gpu_code_free(NULL);
+	stir_device_close(NULL);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("runtime");
@@ -1416,6 +1457,7 @@ int main(void)
 	tcase_add_test(tc, test_fake_launch_scalars);
 	tcase_add_test(tc, test_fake_shared_memory);
 	tcase_add_test(tc, test_arg_pack_signature);
+	tcase_add_test(tc, test_null_propagates);
 	tcase_add_test(tc, test_fake_nvrtc_vadd);
 	suite_add_tcase(s, tc);
 	return test_run_suite(s);

@@ -191,8 +191,10 @@ STIR_EXPORT int stir_gpu_buf_fill_u32(__stir_keep stir_gpu_buf *buf,
 
 /* ---- streams and events ----------------------------------------------- */
 
-/* A stream that does not synchronise with the default stream.  Wherever a
- * stream is taken, NULL names the device's default (legacy) stream. */
+/* A stream.  It synchronises with the default (legacy) stream, on which
+ * the synchronous copies above run, so a copy to the host after a launch on
+ * any stream sees the kernel's results.  Wherever a stream is taken, NULL
+ * names the default stream. */
 STIR_EXPORT __stir_give stir_stream *stir_stream_create(
 	__stir_keep stir_device *dev);
 /* Destroy the stream; work queued on it still completes. */
