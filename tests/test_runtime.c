@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <stir/runtime.h>
 #include "runtime/cache.h"
@@ -252,6 +253,53 @@ START_TEST(test_cache_rejects_damage)
 	stir_cache_key_release(&k2);
 	rm_rf(dir);
 	stir_ctx_free(ctx);
+}
+END_TEST
+
+START_TEST(test_cache_concurrent)
+{
+	/* four processes write and read one entry at once: a reader sees no
+	 * entry or the whole one, never a partial file, and no temporary
+	 * file is left behind */
+	const char *dir = make_tmpdir();
+	enum { N_PROC = 4, ROUNDS = 50, SIZE = 256 << 10 };
+	unsigned char *code = malloc(SIZE);
+	for (int i = 0; i < SIZE; i++)
+		code[i] = (unsigned char)(i * 7 + (i >> 9));
+	stir_cache_key k;
+	make_key(&k, "shared");
+	pid_t pids[N_PROC];
+	for (int p = 0; p < N_PROC; p++) {
+		pids[p] = fork();
+		ck_assert_int_ge(pids[p], 0);
+		if (pids[p] > 0)
+			continue;
+		stir_ctx *ctx = stir_ctx_alloc();
+		int bad = 0, hits = 0;
+		for (int r = 0; r < ROUNDS; r++) {
+			unsigned char *got;
+			size_t n;
+			if (stir_cache_lookup(dir, &k, &got, &n) == 1) {
+				hits++;
+				bad += n != SIZE || memcmp(got, code, SIZE) != 0;
+				free(got);
+			}
+			bad += stir_cache_store(ctx, dir, &k, code, SIZE) != 0;
+		}
+		stir_ctx_free(ctx);
+		_exit(bad ? 1 : hits > 0 ? 0 : 2);
+	}
+	for (int p = 0; p < N_PROC; p++) {
+		int status;
+		ck_assert_int_eq(waitpid(pids[p], &status, 0), pids[p]);
+		ck_assert(WIFEXITED(status));
+		ck_assert_int_eq(WEXITSTATUS(status), 0);
+	}
+	ck_assert_int_eq(count_files(dir, false), 1);
+	ck_assert_int_eq(count_files(dir, true), 0);
+	free(code);
+	stir_cache_key_release(&k);
+	rm_rf(dir);
 }
 END_TEST
 
@@ -1419,6 +1467,7 @@ int main(void)
 	tc = tcase_create("cache");
 	tcase_add_test(tc, test_cache_roundtrip);
 	tcase_add_test(tc, test_cache_rejects_damage);
+	tcase_add_test(tc, test_cache_concurrent);
 	tcase_add_test(tc, test_cache_unwritable);
 	tcase_add_test(tc, test_cache_dir_from_env);
 	tcase_add_test(tc, test_mkdir_p);
