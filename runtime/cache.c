@@ -102,7 +102,7 @@ char *stir_cache_dir(const char *override)
 {
 	const char *v;
 	char *dir = NULL;
-	if (override)
+	if (override && *override)
 		return strdup(override);
 	if ((v = env("STIR_CACHE_DIR")))
 		return strdup(v);
@@ -226,6 +226,10 @@ out:
 /* path: see cache.h. */
 int stir_mkdir_p(const char *path)
 {
+	if (!path[0]) {
+		errno = ENOENT;
+		return -1;
+	}
 	char *p = strdup(path);
 	if (!p) {
 		errno = ENOMEM;

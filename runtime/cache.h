@@ -39,7 +39,7 @@ void stir_cache_key_add(stir_cache_key *k, const void *p, size_t n);
 /* Append a NUL-terminated string as one field. */
 void stir_cache_key_add_str(stir_cache_key *k, const char *s);
 
-/* The cache directory: "override" when not NULL, else $STIR_CACHE_DIR,
+/* The cache directory: "override" unless NULL or "", else $STIR_CACHE_DIR,
  * else $XDG_CACHE_HOME/stir (an absolute XDG_CACHE_HOME only), else
  * $HOME/.cache/stir.  A string to free, or NULL when none is defined. */
 char *stir_cache_dir(const char *override);

@@ -342,6 +342,9 @@ START_TEST(test_cache_dir_from_env)
 	d = stir_cache_dir(NULL);
 	ck_assert_str_eq(d, "/x/stir-cache");
 	free(d);
+	d = stir_cache_dir("");
+	ck_assert_str_eq(d, "/x/stir-cache");
+	free(d);
 	unsetenv("STIR_CACHE_DIR");
 	d = stir_cache_dir(NULL);
 	ck_assert_str_eq(d, "/xdg/stir");
@@ -370,6 +373,7 @@ START_TEST(test_mkdir_p)
 	snprintf(dir, sizeof(dir), "%s/x//y/z/", tmp);
 	ck_assert_int_eq(stir_mkdir_p(dir), 0);
 	ck_assert_int_eq(stir_mkdir_p(dir), 0); /* already there */
+	ck_assert_int_eq(stir_mkdir_p(""), -1);
 	struct stat st;
 	snprintf(dir, sizeof(dir), "%s/x/y/z", tmp);
 	ck_assert_int_eq(stat(dir, &st), 0);
