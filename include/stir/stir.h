@@ -8,5 +8,6 @@
 #include <stir/lang.h>
 #include <stir/io.h>
 #include <stir/interp.h>
+#include <stir/runtime.h>
 
 #endif
