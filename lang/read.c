@@ -4,11 +4,11 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* strerror_r returning the message */
 #endif
-#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stir/io.h>
 #include <stir/lang.h>
 #include "lang/ast.h"
 #include "lang/c_locale.h"
@@ -52,52 +52,6 @@ stir_module *stir_module_read_from_str(stir_ctx *ctx, const char *file,
 	return m;
 }
 
-/* ctx, path, what, err: report that the file could not be opened or
- * read. */
-static void file_error(stir_ctx *ctx, const char *path, const char *what,
-	int err)
-{
-	char buf[256];
-	const char *msg = strerror_r(err, buf, sizeof(buf));
-	stir_error(ctx, stir_loc_none(), "cannot %s '%s': %s", what, path, msg);
-}
-
-/* ctx, path, len: the whole content of the file at "path" in a malloc'd
- * buffer (its length in *len), or NULL after reporting why. */
-static char *read_whole_file(stir_ctx *ctx, const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		file_error(ctx, path, "open", errno);
-		return NULL;
-	}
-	size_t cap = 4096, n = 0;
-	char *buf = malloc(cap);
-	while (buf) {
-		n += fread(buf + n, 1, cap - n, f);
-		if (n < cap)
-			break;
-		char *bigger = cap <= SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
-		if (!bigger) {
-			free(buf);
-			buf = NULL;
-			break;
-		}
-		buf = bigger;
-		cap *= 2;
-	}
-	if (buf && ferror(f)) {
-		file_error(ctx, path, "read", errno);
-		free(buf);
-		buf = NULL;
-	} else if (!buf) {
-		stir_error_oom(ctx);
-	}
-	fclose(f);
-	*len = n;
-	return buf;
-}
-
 /* ctx, path: read the whole file, then as stir_module_read_from_str with
  * the path as the file name. */
 stir_module *stir_module_read_file(stir_ctx *ctx, const char *path)
@@ -105,8 +59,8 @@ stir_module *stir_module_read_file(stir_ctx *ctx, const char *path)
 	if (!ctx || !path)
 		return NULL;
 	size_t len;
-	char *text = read_whole_file(ctx, path, &len);
-	if (!text)
+	char *text;
+	if (stir_read_file(ctx, path, &text, &len) < 0)
 		return NULL;
 	stir_module *m = stir_module_read_from_str(ctx, path, text, len);
 	free(text);

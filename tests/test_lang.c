@@ -592,8 +592,10 @@ START_TEST(test_read_file_missing)
 	stir_ctx *ctx = stir_ctx_alloc();
 	ck_assert_ptr_null(stir_module_read_file(ctx, "/nonexistent/dir/x.stir"));
 	ck_assert_int_eq(stir_ctx_n_errors(ctx), 1);
-	ck_assert_str_eq(stir_diag_get_message(stir_ctx_get_diagnostic(ctx, 0)),
-		"cannot open '/nonexistent/dir/x.stir': No such file or directory");
+	char *text = stir_ctx_diagnostics_to_str(ctx);
+	ck_assert_str_eq(text, "/nonexistent/dir/x.stir: error: cannot open file: "
+		"No such file or directory\n");
+	free(text);
 	stir_ctx_free(ctx);
 }
 END_TEST

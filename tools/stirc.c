@@ -1,0 +1,592 @@
+/* stirc: the stir compiler's command line (LANGUAGE.md section 7).
+ *
+ * A thin layer over the public API: every command reads a program, picks a
+ * kernel, and calls the library.  Exit status: 0 success, 1 the program or
+ * the data is wrong (diagnostics on stderr), 2 bad usage. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <stir/stir.h>
+#include "config.h"
+
+#define EXIT_WRONG 1
+#define EXIT_USAGE 2
+#define MAX_BINDINGS 64
+
+/* A NAME=VALUE argument of --size, --mtx, --in or --out. */
+typedef struct name_value {
+	const char *name;  /* points into argv (the '=' replaced by NUL) */
+	const char *value;
+} name_value;
+
+/* Everything the options of any command can say. */
+typedef struct options {
+	const char *file;        /* the program */
+	const char *kernel;      /* --kernel, or NULL */
+	int stage;               /* --stage (1, 2 or 3) */
+	const char *schedule;    /* --schedule */
+	const char *backend;     /* --backend: "interp" or "cuda" */
+	const char *arch;        /* --arch */
+	const char *output;      /* -o */
+	bool compile;            /* --compile */
+	bool check;              /* --check */
+	bool time;               /* --time */
+	bool have_seed;          /* --random or --seed given */
+	uint64_t seed;
+	int n_sizes, n_mtx, n_in, n_out;
+	name_value sizes[MAX_BINDINGS], mtx[MAX_BINDINGS];
+	name_value in[MAX_BINDINGS], out[MAX_BINDINGS];
+} options;
+
+static const char usage_main[] =
+"usage: stirc COMMAND FILE [OPTIONS]\n"
+"\n"
+"Compile and run sparse tensor programs written in the stir language.\n"
+"\n"
+"commands:\n"
+"  check   read and verify a program; print nothing when it is correct\n"
+"  print   print a program in canonical form\n"
+"  run     execute a kernel on host arrays\n"
+"\n"
+"Run 'stirc COMMAND --help' for the options of a command.\n"
+"Exit status: 0 success, 1 the program or the data is wrong, 2 bad usage.\n";
+
+static const char usage_check[] =
+"usage: stirc check FILE [--kernel K]\n"
+"\n"
+"Read FILE, resolve names and verify every kernel (or only K).  Errors are\n"
+"printed as FILE:LINE:COL: error: MESSAGE with the source line and a caret.\n"
+"\n"
+"  --kernel K   check only kernel K\n"
+"  --help       show this help\n";
+
+static const char usage_print[] =
+"usage: stirc print FILE [--kernel K] [--stage 1]\n"
+"\n"
+"Print the program (or kernel K) in canonical form.  Reading the printed\n"
+"text back gives the same program.\n"
+"\n"
+"  --kernel K   print only kernel K\n"
+"  --stage N    the stage to print (only 1 in this version)\n"
+"  --help       show this help\n";
+
+static const char usage_run[] =
+"usage: stirc run FILE [--kernel K] [--backend interp] [--stage 1]\n"
+"                 [--size NAME=INT]... [--mtx TENSOR=FILE.mtx[.gz]]...\n"
+"                 [--in ARRAY=FILE.npy]... [--random SEED]\n"
+"                 [--out ARRAY=FILE.npy]... [--check] [--time]\n"
+"\n"
+"Execute kernel K (needed when FILE holds several) on host arrays.\n"
+"Arrays are named after tensors ('A') and axes ('J.indptr', 'J.indices').\n"
+"\n"
+"  --kernel K          the kernel to run\n"
+"  --backend B         interp (the host interpreter; the default)\n"
+"  --stage N           the stage to interpret (only 1 in this version)\n"
+"  --size NAME=INT     bind size parameter NAME\n"
+"  --mtx T=FILE        bind CSR tensor T (axes [I, J], I dense_fixed,\n"
+"                      J sparse_variable) to a Matrix Market file: its sizes,\n"
+"                      J.indptr, J.indices and values (1 for a pattern)\n"
+"  --in ARRAY=FILE     bind ARRAY to a NumPy .npy file (converted to the\n"
+"                      array's type)\n"
+"  --random SEED       fill every size and array not bound otherwise with\n"
+"                      valid random data drawn from SEED\n"
+"  --out ARRAY=FILE    write ARRAY after the run as .npy (dense tensors with\n"
+"                      their shape, sparse ones as their 1-D value array)\n"
+"  --check             also run the stage I interpreter on the same inputs\n"
+"                      and fail (exit 1) on a mismatch beyond the type's\n"
+"                      tolerance\n"
+"  --time              print the kernel's run time\n"
+"  --help              show this help\n"
+"\n"
+"Without --out, a summary of every tensor is printed.\n";
+
+/* s: the message of a usage error; prints it and the hint. */
+static int usage_error(const char *cmd, const char *fmt, const char *arg)
+{
+	fprintf(stderr, "stirc: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\nTry 'stirc %s--help'.\n", cmd ? cmd : "");
+	return EXIT_USAGE;
+}
+
+/* arg, list, n: split "NAME=VALUE" into list[*n]; -1 when malformed. */
+static int add_name_value(char *arg, name_value *list, int *n)
+{
+	char *eq = strchr(arg, '=');
+	if (!eq || eq == arg || !eq[1] || *n >= MAX_BINDINGS)
+		return -1;
+	*eq = '\0';
+	list[*n].name = arg;
+	list[*n].value = eq + 1;
+	(*n)++;
+	return 0;
+}
+
+/* s, v: parse a whole decimal integer; -1 when malformed. */
+static int parse_int(const char *s, int64_t *v)
+{
+	char *end;
+	errno = 0;
+	long long x = strtoll(s, &end, 10);
+	if (errno || end == s || *end)
+		return -1;
+	*v = x;
+	return 0;
+}
+
+enum {
+	OPT_KERNEL = 256, OPT_STAGE, OPT_SCHEDULE, OPT_BACKEND, OPT_SIZE,
+	OPT_MTX, OPT_IN, OPT_RANDOM, OPT_OUT, OPT_CHECK, OPT_TIME, OPT_SEED,
+	OPT_HELP,
+};
+
+/* cmd, argc, argv, allowed, o: parse the options of command cmd; only
+ * options whose letters appear in "allowed" are accepted.  Returns 0, 1
+ * when --help was printed, or EXIT_USAGE. */
+static int parse_options(const char *cmd, const char *help, int argc,
+	char **argv, const int *allowed, options *o)
+{
+	static const struct option all[] = {
+		{ "kernel", required_argument, 0, OPT_KERNEL },
+		{ "stage", required_argument, 0, OPT_STAGE },
+		{ "backend", required_argument, 0, OPT_BACKEND },
+		{ "size", required_argument, 0, OPT_SIZE },
+		{ "mtx", required_argument, 0, OPT_MTX },
+		{ "in", required_argument, 0, OPT_IN },
+		{ "random", required_argument, 0, OPT_RANDOM },
+		{ "out", required_argument, 0, OPT_OUT },
+		{ "check", no_argument, 0, OPT_CHECK },
+		{ "time", no_argument, 0, OPT_TIME },
+		{ "help", no_argument, 0, OPT_HELP },
+		{ 0, 0, 0, 0 },
+	};
+	char prefix[64];
+	snprintf(prefix, sizeof(prefix), "%s ", cmd);
+	memset(o, 0, sizeof(*o));
+	o->stage = 1;
+	o->backend = "interp";
+	optind = 1;
+	opterr = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, "", all, NULL)) != -1) {
+		bool ok = c == OPT_HELP;
+		for (const int *a = allowed; *a && !ok; a++)
+			ok = *a == c;
+		if (c == '?' || !ok)
+			return usage_error(prefix, "unknown or misplaced option '%s'",
+				argv[optind - 1]);
+		int64_t v;
+		switch (c) {
+		case OPT_HELP:
+			fputs(help, stdout);
+			return 1;
+		case OPT_KERNEL:
+			o->kernel = optarg;
+			break;
+		case OPT_STAGE:
+			if (parse_int(optarg, &v) || v < 1 || v > 3)
+				return usage_error(prefix, "--stage takes 1, 2 or 3, not '%s'",
+					optarg);
+			o->stage = (int)v;
+			break;
+		case OPT_BACKEND:
+			if (strcmp(optarg, "interp"))
+				return usage_error(prefix,
+					"unknown backend '%s' (this version has: interp)",
+					optarg);
+			o->backend = optarg;
+			break;
+		case OPT_SIZE:
+			if (add_name_value(optarg, o->sizes, &o->n_sizes))
+				return usage_error(prefix, "--size takes NAME=INT, not '%s'",
+					optarg);
+			if (parse_int(o->sizes[o->n_sizes - 1].value, &v))
+				return usage_error(prefix, "--size: '%s' is not an integer",
+					o->sizes[o->n_sizes - 1].value);
+			break;
+		case OPT_MTX:
+			if (add_name_value(optarg, o->mtx, &o->n_mtx))
+				return usage_error(prefix, "--mtx takes TENSOR=FILE, not '%s'",
+					optarg);
+			break;
+		case OPT_IN:
+			if (add_name_value(optarg, o->in, &o->n_in))
+				return usage_error(prefix, "--in takes ARRAY=FILE, not '%s'",
+					optarg);
+			break;
+		case OPT_OUT:
+			if (add_name_value(optarg, o->out, &o->n_out))
+				return usage_error(prefix, "--out takes ARRAY=FILE, not '%s'",
+					optarg);
+			break;
+		case OPT_RANDOM:
+			if (parse_int(optarg, &v) || v < 0)
+				return usage_error(prefix,
+					"--random takes a non-negative integer, not '%s'", optarg);
+			o->seed = (uint64_t)v;
+			o->have_seed = true;
+			break;
+		case OPT_CHECK:
+			o->check = true;
+			break;
+		case OPT_TIME:
+			o->time = true;
+			break;
+		}
+	}
+	if (optind >= argc)
+		return usage_error(prefix, "%s: no input file", cmd);
+	if (optind + 1 < argc)
+		return usage_error(prefix, "unexpected argument '%s'", argv[optind + 1]);
+	o->file = argv[optind];
+	return 0;
+}
+
+/* ctx, rc: print the context's diagnostics; return rc. */
+static int finish(stir_ctx *ctx, int rc)
+{
+	stir_ctx_print_diagnostics(ctx, stderr);
+	if (rc == 0 && stir_ctx_n_errors(ctx))
+		rc = EXIT_WRONG;
+	return rc;
+}
+
+/* ctx, m, name, k: select kernel "name" of m (or the only kernel when name
+ * is NULL and "need_one" is set) into *k.  Returns 0, EXIT_WRONG or
+ * EXIT_USAGE. */
+static int select_kernel(const stir_module *m, const options *o, bool need_one,
+	stir_kernel **k)
+{
+	*k = NULL;
+	if (o->kernel) {
+		*k = stir_module_find_kernel(m, o->kernel);
+		if (!*k) {
+			fprintf(stderr, "stirc: %s has no kernel '%s'\n", o->file,
+				o->kernel);
+			return EXIT_USAGE;
+		}
+		return 0;
+	}
+	if (need_one && stir_module_n_kernels(m) != 1) {
+		fprintf(stderr, "stirc: %s holds %d kernels; choose one with "
+			"--kernel\n", o->file, stir_module_n_kernels(m));
+		return EXIT_USAGE;
+	}
+	if (need_one)
+		*k = stir_module_get_kernel(m, 0);
+	return 0;
+}
+
+/* o: the stage other than 1 that this version cannot produce. */
+static int stage_unavailable(const options *o)
+{
+	fprintf(stderr, "stirc: --stage %d: this version lowers no further than "
+		"stage 1\n", o->stage);
+	return EXIT_USAGE;
+}
+
+/* argc, argv: stirc check. */
+static int cmd_check(int argc, char **argv)
+{
+	static const int allowed[] = { OPT_KERNEL, 0 };
+	options o;
+	int rc = parse_options("check", usage_check, argc, argv, allowed, &o);
+	if (rc)
+		return rc == 1 ? 0 : rc;
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_module *m = stir_module_read_file(ctx, o.file);
+	stir_kernel *k;
+	rc = m ? select_kernel(m, &o, false, &k) : EXIT_WRONG;
+	rc = finish(ctx, rc);
+	stir_module_free(m);
+	stir_ctx_free(ctx);
+	return rc;
+}
+
+/* argc, argv: stirc print. */
+static int cmd_print(int argc, char **argv)
+{
+	static const int allowed[] = { OPT_KERNEL, OPT_STAGE, 0 };
+	options o;
+	int rc = parse_options("print", usage_print, argc, argv, allowed, &o);
+	if (rc)
+		return rc == 1 ? 0 : rc;
+	if (o.stage != 1)
+		return stage_unavailable(&o);
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_module *m = stir_module_read_file(ctx, o.file);
+	stir_kernel *k = NULL;
+	rc = m ? select_kernel(m, &o, false, &k) : EXIT_WRONG;
+	if (rc == 0) {
+		char *text = k ? stir_kernel_to_str(k) : stir_module_to_str(m);
+		if (text)
+			fputs(text, stdout);
+		else
+			rc = EXIT_WRONG;
+		free(text);
+	}
+	rc = finish(ctx, rc);
+	stir_module_free(m);
+	stir_ctx_free(ctx);
+	return rc;
+}
+
+/* ctx, k, b, o: bind --size, --mtx and --in, then --random. */
+static int bind_inputs(stir_ctx *ctx, stir_kernel *k, stir_bindings *b,
+	const options *o)
+{
+	for (int i = 0; i < o->n_sizes; i++) {
+		int64_t v;
+		parse_int(o->sizes[i].value, &v);
+		stir_bindings_set_size(b, o->sizes[i].name, v);
+	}
+	for (int i = 0; i < o->n_mtx; i++) {
+		stir_csr *csr = stir_mtx_read(ctx, o->mtx[i].value);
+		int rc = csr ? stir_kernel_bind_csr(k, b, o->mtx[i].name, csr) : -1;
+		stir_csr_free(csr);
+		if (rc < 0)
+			return -1;
+	}
+	const char *names[256];
+	int n_names = stir_kernel_array_names(k, names, 256);
+	for (int i = 0; i < o->n_in; i++) {
+		bool known = false;
+		for (int j = 0; j < n_names && j < 256; j++)
+			known |= !strcmp(names[j], o->in[i].name);
+		if (!known) {
+			fprintf(stderr, "stirc: kernel '%s' has no array '%s'\n",
+				stir_kernel_get_name(k), o->in[i].name);
+			return -2;
+		}
+		stir_array *a = stir_npy_read(ctx, o->in[i].value);
+		if (!a || stir_bindings_set_array(b, o->in[i].name, a) < 0)
+			return -1;
+	}
+	if (o->have_seed && stir_kernel_bind_random(k, b, o->seed) < 0)
+		return -1;
+	return 0;
+}
+
+/* k, b: convert every bound array to the type the kernel expects for it,
+ * so that .npy files of another precision can be used. */
+static int convert_inputs(stir_ctx *ctx, stir_kernel *k, stir_bindings *b)
+{
+	for (int i = 0; i < stir_kernel_n_axes(k); i++) {
+		stir_axis *a = stir_kernel_get_axis(k, i);
+		const char *suffix[] = { ".indptr", ".indices" };
+		for (int s = 0; s < 2; s++) {
+			char name[300];
+			snprintf(name, sizeof(name), "%s%s", stir_axis_get_name(a),
+				suffix[s]);
+			stir_array *arr = stir_bindings_get_array(b, name);
+			if (arr && stir_array_get_dtype(arr) != stir_axis_get_idtype(a)) {
+				stir_array *c = stir_array_convert(ctx, arr,
+					stir_axis_get_idtype(a));
+				if (!c || stir_bindings_set_array(b, name, c) < 0)
+					return -1;
+			}
+		}
+	}
+	for (int i = 0; i < stir_kernel_n_buffers(k); i++) {
+		stir_buffer *buf = stir_kernel_get_buffer(k, i);
+		stir_array *arr = stir_bindings_get_array(b, stir_buffer_get_name(buf));
+		if (arr && stir_array_get_dtype(arr) != stir_buffer_get_dtype(buf)) {
+			stir_array *c = stir_array_convert(ctx, arr,
+				stir_buffer_get_dtype(buf));
+			if (!c || stir_bindings_set_array(b, stir_buffer_get_name(buf),
+				c) < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* t: the tolerance of a comparison in type t (relative and absolute). */
+static double tolerance(stir_dtype t)
+{
+	switch (t) {
+	case STIR_F64: return 1e-9;
+	case STIR_F32: return 1e-4;
+	case STIR_F16: return 1e-2;
+	case STIR_BF16: return 5e-2;
+	default: return 0;
+	}
+}
+
+/* k, got, want: compare every tensor of k in the two bindings; report the
+ * largest difference.  Returns 0 when all agree. */
+static int compare_outputs(stir_kernel *k, stir_bindings *got,
+	stir_bindings *want)
+{
+	int bad = 0;
+	for (int i = 0; i < stir_kernel_n_buffers(k); i++) {
+		stir_buffer *buf = stir_kernel_get_buffer(k, i);
+		if (stir_buffer_get_kind(buf) != STIR_BUFFER_TENSOR)
+			continue;
+		const char *name = stir_buffer_get_name(buf);
+		stir_array *a = stir_bindings_get_array(got, name);
+		stir_array *r = stir_bindings_get_array(want, name);
+		double tol = tolerance(stir_buffer_get_dtype(buf)), worst = 0;
+		int64_t where = -1;
+		for (int64_t j = 0; j < stir_array_get_len(r); j++) {
+			double x = stir_array_get_double(a, j);
+			double y = stir_array_get_double(r, j);
+			double d = fabs(x - y);
+			if (isnan(x) != isnan(y))
+				d = INFINITY;
+			else if (isnan(x) || (isinf(x) && x == y))
+				d = 0;
+			if (d > tol * (1 + fabs(y)) && (where < 0 || d > worst)) {
+				worst = d;
+				where = j;
+			}
+		}
+		if (where >= 0) {
+			fprintf(stderr, "stirc: check failed: %s[%" PRId64 "] is %.9g, "
+				"the stage I interpreter gives %.9g\n", name, where,
+				stir_array_get_double(a, where),
+				stir_array_get_double(r, where));
+			bad++;
+		}
+	}
+	return bad;
+}
+
+/* k, b, o: write every --out array. */
+static int write_outputs(stir_ctx *ctx, stir_kernel *k, stir_bindings *b,
+	const options *o)
+{
+	for (int i = 0; i < o->n_out; i++) {
+		stir_array *a = stir_bindings_get_array(b, o->out[i].name);
+		if (!a) {
+			fprintf(stderr, "stirc: --out: kernel '%s' has no array '%s'\n",
+				stir_kernel_get_name(k), o->out[i].name);
+			return -2;
+		}
+		int ndim;
+		int64_t shape[STIR_MAX_DIMS];
+		if (stir_kernel_array_shape(k, b, o->out[i].name, &ndim, shape) < 0 ||
+		    stir_array_reshape(a, ndim, shape) < 0 ||
+		    stir_npy_write(ctx, o->out[i].value, a) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* k, b: print a line per tensor: its type, shape and a checksum. */
+static void print_summary(stir_kernel *k, stir_bindings *b)
+{
+	for (int i = 0; i < stir_kernel_n_buffers(k); i++) {
+		stir_buffer *buf = stir_kernel_get_buffer(k, i);
+		if (stir_buffer_get_kind(buf) != STIR_BUFFER_TENSOR)
+			continue;
+		const char *name = stir_buffer_get_name(buf);
+		stir_array *a = stir_bindings_get_array(b, name);
+		int ndim;
+		int64_t shape[STIR_MAX_DIMS];
+		if (stir_kernel_array_shape(k, b, name, &ndim, shape) < 0)
+			continue;
+		double sum = 0, amax = 0;
+		for (int64_t j = 0; j < stir_array_get_len(a); j++) {
+			double x = stir_array_get_double(a, j);
+			sum += x;
+			amax = fmax(amax, fabs(x));
+		}
+		printf("%s: %s[", name, stir_dtype_name(stir_buffer_get_dtype(buf)));
+		for (int d = 0; d < ndim; d++)
+			printf("%s%" PRId64, d ? ", " : "", shape[d]);
+		printf("] sum %.6g max|x| %.6g\n", sum, amax);
+	}
+}
+
+/* argc, argv: stirc run. */
+static int cmd_run(int argc, char **argv)
+{
+	static const int allowed[] = { OPT_KERNEL, OPT_STAGE, OPT_BACKEND,
+		OPT_SIZE, OPT_MTX, OPT_IN, OPT_RANDOM, OPT_OUT, OPT_CHECK, OPT_TIME,
+		0 };
+	options o;
+	int rc = parse_options("run", usage_run, argc, argv, allowed, &o);
+	if (rc)
+		return rc == 1 ? 0 : rc;
+	if (o.stage != 1)
+		return stage_unavailable(&o);
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_module *m = stir_module_read_file(ctx, o.file);
+	stir_kernel *k = NULL;
+	stir_bindings *b = stir_bindings_alloc(), *ref = NULL;
+	rc = m ? select_kernel(m, &o, true, &k) : EXIT_WRONG;
+	if (rc)
+		goto out;
+	int r = bind_inputs(ctx, k, b, &o);
+	if (r == 0)
+		r = convert_inputs(ctx, k, b);
+	if (r == 0 && stir_kernel_check_bindings(k, b) < 0)
+		r = -1;
+	if (r < 0) {
+		rc = r == -2 ? EXIT_USAGE : EXIT_WRONG;
+		goto out;
+	}
+	if (o.check && !(ref = stir_bindings_copy(b))) {
+		rc = EXIT_WRONG;
+		goto out;
+	}
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (stir_kernel_interpret(k, b) < 0) {
+		rc = EXIT_WRONG;
+		goto out;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (o.time)
+		printf("time: %.3f ms (interp, stage %d)\n",
+			(t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) * 1e-6,
+			o.stage);
+	if (ref) {
+		if (stir_kernel_interpret(k, ref) < 0 || compare_outputs(k, b, ref)) {
+			rc = EXIT_WRONG;
+			goto out;
+		}
+		printf("check: %s matches the stage I interpreter\n",
+			stir_kernel_get_name(k));
+	}
+	r = write_outputs(ctx, k, b, &o);
+	if (r < 0)
+		rc = r == -2 ? EXIT_USAGE : EXIT_WRONG;
+	else if (o.n_out == 0)
+		print_summary(k, b);
+out:
+	rc = finish(ctx, rc);
+	stir_bindings_free(ref);
+	stir_bindings_free(b);
+	stir_module_free(m);
+	stir_ctx_free(ctx);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2)
+		return usage_error(NULL, "%s", "no command given");
+	const char *cmd = argv[1];
+	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
+		fputs(usage_main, stdout);
+		return 0;
+	}
+	if (!strcmp(cmd, "--version")) {
+		printf("stirc (stir) %s\n", PACKAGE_VERSION);
+		return 0;
+	}
+	if (!strcmp(cmd, "check"))
+		return cmd_check(argc - 1, argv + 1);
+	if (!strcmp(cmd, "print"))
+		return cmd_print(argc - 1, argv + 1);
+	if (!strcmp(cmd, "run"))
+		return cmd_run(argc - 1, argv + 1);
+	return usage_error(NULL, "unknown command '%s'", cmd);
+}
