@@ -803,3 +803,101 @@ stir_stmt_kind stir_stmt_get_kind(const stir_stmt *s)
 {
 	return s->kind;
 }
+
+/* ---- stage II and III nodes (internal, see ir/nodes.h) ---- */
+
+stir_buffer *stir_kernel_add_flat_buffer(stir_kernel *k, const char *name,
+	stir_buffer_kind kind, stir_dtype dtype, stir_expr *extent,
+	const char *arg)
+{
+	if (!extent)
+		return NULL;
+	stir_buffer *b = buffer_new(k, name, kind, dtype, 0, NULL);
+	if (!b)
+		return NULL;
+	b->extent = extent;
+	if (arg && !(b->arg = stir_arena_strdup(stir_kernel_arena(k), arg)))
+		return NULL;
+	return b;
+}
+
+stir_var *stir_kernel_new_var(stir_kernel *k, const char *name,
+	stir_var_kind kind, stir_dtype dtype)
+{
+	if (!k || !name)
+		return NULL;
+	return var_new(k, name, kind, dtype);
+}
+
+stir_expr *stir_expr_search(stir_kernel *k, stir_search op, stir_buffer *buf,
+	stir_expr *lo, stir_expr *hi, stir_expr *x)
+{
+	if (!k || !buf || !lo || !hi || !x)
+		return NULL;
+	stir_expr *e = expr_new(k, STIR_EXPR_SEARCH, stir_int_rank(lo->dtype) >=
+		stir_int_rank(hi->dtype) ? lo->dtype : hi->dtype);
+	if (!e)
+		return NULL;
+	e->u.search.op = op;
+	e->u.search.buf = buf;
+	e->u.search.lo = lo;
+	e->u.search.hi = hi;
+	e->u.search.x = x;
+	return e;
+}
+
+stir_stmt *stir_stmt_for(stir_kernel *k, stir_var *var, stir_expr *extent)
+{
+	if (!k || !var || !extent)
+		return NULL;
+	stir_stmt *s = stmt_new(k, STIR_STMT_FOR);
+	if (!s)
+		return NULL;
+	s->u.for_.var = var;
+	s->u.for_.extent = extent;
+	return s;
+}
+
+stir_stmt *stir_stmt_block(stir_kernel *k, const char *name, int n_vars,
+	stir_var *const *vars, stir_expr *const *bindings, const char *kinds)
+{
+	if (!k || !name || n_vars < 0 || !kinds || (int)strlen(kinds) != n_vars)
+		return NULL;
+	stir_arena *ar = stir_kernel_arena(k);
+	stir_stmt *s = stmt_new(k, STIR_STMT_BLOCK);
+	if (!s)
+		return NULL;
+	size_t n = (size_t)(n_vars ? n_vars : 1);
+	s->u.block.name = stir_arena_strdup(ar, name);
+	s->u.block.kinds = stir_arena_strdup(ar, kinds);
+	s->u.block.vars = stir_arena_alloc(ar, n * sizeof(stir_var *));
+	s->u.block.bindings = expr_array(k, n_vars, bindings);
+	if (!s->u.block.name || !s->u.block.kinds || !s->u.block.vars ||
+	    !s->u.block.bindings)
+		return NULL;
+	for (int i = 0; i < n_vars; i++) {
+		if (!vars[i])
+			return NULL;
+		s->u.block.vars[i] = vars[i];
+	}
+	s->u.block.n_vars = n_vars;
+	return s;
+}
+
+stir_ptr_vec *stir_stmt_body(stir_stmt *s)
+{
+	switch (s->kind) {
+	case STIR_STMT_FOR: return &s->u.for_.body;
+	case STIR_STMT_BLOCK: return &s->u.block.body;
+	case STIR_STMT_ITER: return &s->u.iter.body;
+	default: return NULL;
+	}
+}
+
+int stir_stmt_append_body(stir_stmt *s, stir_stmt *child)
+{
+	stir_ptr_vec *body = s && child ? stir_stmt_body(s) : NULL;
+	if (!body)
+		return -1;
+	return stir_ptr_vec_push(stir_kernel_arena(s->kernel), body, child);
+}

@@ -37,6 +37,8 @@ struct stir_axis {
 	stir_dtype idtype;     /* type of indptr/indices: i32 or i64 */
 	bool sorted;           /* indices ascending within a parent position */
 	int index;             /* position in the kernel's axis list */
+	stir_buffer *indptr_buf;  /* stage II: the materialized indptr, or NULL */
+	stir_buffer *indices_buf; /* stage II: the materialized indices, or NULL */
 };
 
 struct stir_buffer {
@@ -49,6 +51,14 @@ struct stir_buffer {
 	stir_expr *domain_lo;  /* declared value domain [lo, hi), or NULL */
 	stir_expr *domain_hi;
 	int index;             /* position in the kernel's buffer list */
+	/* Flat buffers (n_axes == 0: every buffer of stage III, the
+	 * auxiliary buffers of stage II): */
+	stir_expr *extent;     /* number of elements, or NULL for sparse ones */
+	const char *arg;       /* the array it binds to ("A", "J.indptr"), arena
+	                          string; NULL for buffers the kernel allocates */
+	stir_axis *aux_axis;   /* STIR_BUFFER_INDPTR/INDICES: the axis (stage II;
+	                          NULL in stage III, where axes are gone) */
+	stir_scope scope;      /* memory scope (stage III) */
 };
 
 struct stir_var {
@@ -94,8 +104,24 @@ struct stir_expr {
 		struct {
 			stir_expr *a;      /* converted to the node's dtype */
 		} cast;
+		struct {
+			stir_search op;
+			stir_buffer *buf;  /* a flat buffer, borrowed */
+			stir_expr *lo, *hi, *x;
+		} search;
 	} u;
 };
+
+/* A read or write region of a block: for each dimension of the buffer
+ * (its axes in stage II, its one flat dimension otherwise) the range
+ * [lo, hi), or the whole dimension when lo is NULL.  hi == NULL with lo set
+ * means the single point lo. */
+typedef struct stir_region {
+	stir_buffer *buf;      /* borrowed */
+	int n;                 /* number of dimensions */
+	stir_expr **lo;        /* arena array of n (entries may be NULL) */
+	stir_expr **hi;        /* arena array of n (entries may be NULL) */
+} stir_region;
 
 struct stir_stmt {
 	stir_stmt_kind kind;
@@ -129,6 +155,24 @@ struct stir_stmt {
 			stir_ptr_vec body;      /* stir_stmt * */
 			stir_loc kinds_loc;     /* of the kinds string */
 		} iter;
+		struct {
+			stir_var *var;          /* kind STIR_VAR_LOOP, runs 0..extent-1 */
+			stir_expr *extent;
+			stir_loop_kind kind;
+			stir_thread thread;     /* for STIR_LOOP_BIND */
+			stir_ptr_vec body;      /* stir_stmt * */
+		} for_;
+		struct {
+			const char *name;       /* arena string, unique in the kernel */
+			int n_vars;
+			stir_var **vars;        /* kind STIR_VAR_BLOCK */
+			stir_expr **bindings;   /* value of each var, from outer loops */
+			char *kinds;            /* 'S'/'R' per var, NUL-ended */
+			int n_reads, n_writes;
+			stir_region *reads;     /* arena arrays */
+			stir_region *writes;
+			stir_ptr_vec body;      /* stir_stmt * */
+		} block;
 	} u;
 };
 
@@ -163,6 +207,27 @@ static inline stir_ctx *stir_kernel_ctx(const stir_kernel *k)
 {
 	return k->module->ctx;
 }
+
+/* ---- internal constructors for stage II and III ---- */
+
+/* A flat buffer of "extent" elements (see the fields of stir_buffer). */
+stir_buffer *stir_kernel_add_flat_buffer(stir_kernel *k, const char *name,
+	stir_buffer_kind kind, stir_dtype dtype, stir_expr *extent,
+	const char *arg);
+/* A new variable of kind "kind" (loop or block variable). */
+stir_var *stir_kernel_new_var(stir_kernel *k, const char *name,
+	stir_var_kind kind, stir_dtype dtype);
+stir_expr *stir_expr_search(stir_kernel *k, stir_search op, stir_buffer *buf,
+	stir_expr *lo, stir_expr *hi, stir_expr *x);
+stir_stmt *stir_stmt_for(stir_kernel *k, stir_var *var, stir_expr *extent);
+/* block name(vars = bindings) with n_vars variables and their kinds. */
+stir_stmt *stir_stmt_block(stir_kernel *k, const char *name, int n_vars,
+	stir_var *const *vars, stir_expr *const *bindings, const char *kinds);
+/* Append to the body of a for or block statement. */
+int stir_stmt_append_body(stir_stmt *s, stir_stmt *child);
+/* The statement list holding s's children (body of for, block, iter;
+ * NULL for other kinds). */
+stir_ptr_vec *stir_stmt_body(stir_stmt *s);
 
 /* Give an expression built from literals alone the type "t" where the
  * literals allow it (an integer literal becomes any numeric type, a float

@@ -47,12 +47,23 @@ typedef enum stir_axis_kind {
 typedef enum stir_buffer_kind {
 	STIR_BUFFER_TENSOR, /* a kernel argument holding values */
 	STIR_BUFFER_LOCAL,  /* allocated by the kernel */
+	STIR_BUFFER_INDPTR, /* stage II/III: an axis's indptr array */
+	STIR_BUFFER_INDICES, /* stage II/III: an axis's indices array */
 } stir_buffer_kind;
+
+/* Where a buffer lives on the GPU (stage III). */
+typedef enum stir_scope {
+	STIR_SCOPE_GLOBAL,
+	STIR_SCOPE_SHARED,
+	STIR_SCOPE_LOCAL,
+} stir_scope;
 
 typedef enum stir_var_kind {
 	STIR_VAR_PARAM, /* a size parameter of the kernel */
 	STIR_VAR_ITER,  /* an iterator of a sparse iteration (a coordinate) */
 	STIR_VAR_LET,   /* bound by a let statement */
+	STIR_VAR_LOOP,  /* stage II/III: a loop variable */
+	STIR_VAR_BLOCK, /* stage II/III: a block variable (a position) */
 } stir_var_kind;
 
 typedef enum stir_expr_kind {
@@ -65,7 +76,16 @@ typedef enum stir_expr_kind {
 	STIR_EXPR_SELECT, /* c ? a : b */
 	STIR_EXPR_CALL,   /* min max abs exp log sqrt tanh */
 	STIR_EXPR_CAST,
+	STIR_EXPR_SEARCH, /* stage II/III: lower_bound / upper_bound */
 } stir_expr_kind;
+
+/* Binary searches in a sorted range buf[lo .. hi) (stage II/III):
+ * lower_bound gives the first position whose value is >= x, upper_bound
+ * the first whose value is > x (hi when there is none). */
+typedef enum stir_search {
+	STIR_LOWER_BOUND,
+	STIR_UPPER_BOUND,
+} stir_search;
 
 typedef enum stir_unop {
 	STIR_NEG,
@@ -87,7 +107,22 @@ typedef enum stir_stmt_kind {
 	STIR_STMT_LET,   /* let v = e; binds v for the rest of the list */
 	STIR_STMT_IF,
 	STIR_STMT_ITER,  /* sparse iteration (stage I) */
+	STIR_STMT_FOR,   /* stage II/III: for v in [0, extent) */
+	STIR_STMT_BLOCK, /* stage II/III: a scheduling boundary */
 } stir_stmt_kind;
+
+/* How a loop runs (stage II/III). */
+typedef enum stir_loop_kind {
+	STIR_LOOP_SERIAL,
+	STIR_LOOP_UNROLL,
+	STIR_LOOP_VECTORIZE,
+	STIR_LOOP_BIND,   /* bound to a GPU thread index, see stir_thread */
+} stir_loop_kind;
+
+typedef enum stir_thread {
+	STIR_BLOCK_X, STIR_BLOCK_Y, STIR_BLOCK_Z,
+	STIR_THREAD_X, STIR_THREAD_Y, STIR_THREAD_Z,
+} stir_thread;
 
 typedef enum stir_store_op {
 	STIR_STORE_ASSIGN,
