@@ -36,14 +36,29 @@ int stir_kernel_array_names(const stir_kernel *k, const char **names, int max)
 		}
 	}
 	for (int i = 0; i < k->buffers.n; i++) {
-		const stir_buffer *buf_ = stir_buffer_at(&k->buffers, i);
-		if (buf_->kind != STIR_BUFFER_TENSOR)
+		const stir_buffer *b = stir_buffer_at(&k->buffers, i);
+		/* structure arrays were named from the axes, unless the axes
+		 * are gone (stage III) */
+		if (b->kind == STIR_BUFFER_LOCAL ||
+		    (b->kind != STIR_BUFFER_TENSOR && b->aux_axis))
 			continue;
 		if (n < max)
-			names[n] = buf_->name;
+			names[n] = stir_buffer_get_array_name(b);
 		n++;
 	}
 	return n;
+}
+
+/* k, name: the buffer bound to array "name", or NULL. */
+static const stir_buffer *buffer_of_array(const stir_kernel *k, const char *name)
+{
+	for (int i = 0; i < k->buffers.n; i++) {
+		const stir_buffer *b = stir_buffer_at(&k->buffers, i);
+		const char *a = stir_buffer_get_array_name(b);
+		if (a && !strcmp(a, name))
+			return b;
+	}
+	return NULL;
 }
 
 /* k, name, *is_indptr: the axis whose structure array is called "name"
@@ -77,20 +92,20 @@ int stir_kernel_array_shape(const stir_kernel *k, const stir_bindings *b,
 		return -1;
 	int r = 0;
 	bool is_indptr;
-	const stir_buffer *buf = stir_kernel_find_buffer(k, name);
+	const stir_buffer *buf = buffer_of_array(k, name);
 	const stir_axis *a = axis_of_array(k, name, &is_indptr);
 	if (buf && buf->kind == STIR_BUFFER_TENSOR && stir_buffer_is_dense(buf) &&
 	    buf->n_axes > 0 && buf->n_axes <= STIR_MAX_DIMS) {
 		*ndim = buf->n_axes;
 		for (int i = 0; i < buf->n_axes; i++)
 			shape[i] = l.axes[buf->axes[i]->index].len;
-	} else if (buf && buf->kind == STIR_BUFFER_TENSOR) {
-		*ndim = 1;
-		shape[0] = l.buffer_len[buf->index];
 	} else if (a) {
 		*ndim = 1;
 		shape[0] = is_indptr ? l.axes[a->parent->index].npos + 1 :
 			l.axes[a->index].npos;
+	} else if (buf) {
+		*ndim = 1;
+		shape[0] = l.buffer_len[buf->index];
 	} else {
 		stir_error(ctx, stir_loc_none(), "kernel '%s' has no array '%s'",
 			k->name, name);
@@ -414,7 +429,8 @@ static int bind_tensor(random_binder *r, const stir_buffer *buf, int64_t len)
 			buf->name);
 		return -1;
 	}
-	stir_array *a = new_array(r, buf->name, buf->dtype, len);
+	stir_array *a = new_array(r, stir_buffer_get_array_name(buf), buf->dtype,
+		len);
 	if (!a)
 		return -1;
 	for (int64_t i = 0; i < len; i++) {
@@ -435,9 +451,17 @@ static int bind_tensors(random_binder *r)
 	int rc = 0;
 	for (int i = 0; i < r->k->buffers.n && rc == 0; i++) {
 		const stir_buffer *buf = stir_buffer_at(&r->k->buffers, i);
-		if (buf->kind == STIR_BUFFER_TENSOR &&
-		    !stir_bindings_get_array(r->b, buf->name))
+		const char *name = stir_buffer_get_array_name(buf);
+		if (!name || stir_bindings_get_array(r->b, name))
+			continue;
+		if (buf->kind == STIR_BUFFER_TENSOR) {
 			rc = bind_tensor(r, buf, l.buffer_len[i]);
+		} else if (!buf->aux_axis) {
+			stir_error(r->ctx, buf->loc, "cannot draw random structure for "
+				"'%s': a stage III kernel has no axes to draw it from "
+				"(bind it, or draw inputs for the stage I program)", name);
+			rc = -1;
+		}
 	}
 	stir_layout_release(&l);
 	return rc;

@@ -1,11 +1,16 @@
-/* The stage I interpreter: runs a kernel on host arrays exactly as
- * docs/language.md section 5 defines it.  It is the reference that every
- * lowered stage and every GPU kernel is checked against, so it favours
- * plainness over speed: a tree walk with one value slot per variable.
+/* The interpreter: runs a kernel of any stage on host arrays.  Stage I
+ * follows docs/language.md section 5 (coordinates, searches, absent
+ * elements); stages II and III follow docs/ir.md (relative positions, flat
+ * indices, loops and blocks).  The stage I interpreter is the reference
+ * that every lowered stage and every GPU kernel is checked against, so all
+ * of it favours plainness over speed: a tree walk with one value slot per
+ * variable.
  *
  * Requires: a kernel that passed the verifier.
  * Run-time errors (division by zero, an attach whose parent position has
- * no row) stop the run with a located diagnostic. */
+ * no row; in stages II and III any access or search out of bounds, which
+ * only a wrong lowering or schedule can cause) stop the run with a located
+ * diagnostic. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -26,8 +31,14 @@ typedef struct interp {
 	bool failed;              /* a run-time error stopped the run */
 } interp;
 
+/* in, buf, off, loc: check a flat offset into buf's array. */
+static bool in_bounds(interp *in, const stir_buffer *buf, int64_t off,
+	stir_loc loc);
+
 static stir_value eval(interp *in, const stir_expr *e);
 static void exec_list(interp *in, const stir_ptr_vec *list);
+static int64_t access_offset(interp *in, const stir_buffer *buf, int n,
+	stir_expr *const *idx);
 
 /* in, e, msg: report a run-time error at e and stop the run. */
 static void runtime_error(interp *in, stir_loc loc, const char *msg)
@@ -65,6 +76,97 @@ static int64_t access_offset(interp *in, const stir_buffer *buf, int n,
 		prev_pos = pos;
 	}
 	return offset;
+}
+
+/* in, buf, n, idx: the offset of buf[idx..] in stages II and III: one
+ * flat index, or one relative position per axis (docs/ir.md, "Access in
+ * stage II"); -1 after a run-time error when out of bounds. */
+static int64_t position_offset(interp *in, const stir_buffer *buf, int n,
+	stir_expr *const *idx, stir_loc loc)
+{
+	if (buf->n_axes == 0) {
+		stir_value v = eval(in, idx[0]);
+		if (in->failed || !in_bounds(in, buf, v.i, loc))
+			return -1;
+		return v.i;
+	}
+	int64_t offset = 0, gpos = -1;
+	for (int k = 0; k < n && k < buf->n_axes; k++) {
+		const stir_axis *a = buf->axes[k];
+		stir_value p = eval(in, idx[k]);
+		if (in->failed)
+			return -1;
+		int64_t lo, hi;
+		stir_layout_range(&in->layout, a, gpos, &lo, &hi);
+		if (p.i < 0 || p.i >= hi - lo) {
+			stir_error(in->ctx, loc, "position %" PRId64 " of axis '%s' is "
+				"out of range [0, %" PRId64 ") in an access to '%s'", p.i,
+				a->name, hi - lo, buf->name);
+			in->failed = true;
+			return -1;
+		}
+		gpos = lo + p.i;
+		if (stir_buffer_axis_ends_chain(buf, k))
+			offset = offset * in->layout.axes[a->index].npos + gpos;
+	}
+	return offset;
+}
+
+static bool in_bounds(interp *in, const stir_buffer *buf, int64_t off,
+	stir_loc loc)
+{
+	int64_t len = in->layout.buffer_len[buf->index];
+	if (off >= 0 && off < len)
+		return true;
+	stir_error(in->ctx, loc, "index %" PRId64 " is out of bounds of '%s' "
+		"(%" PRId64 " elements)", off, buf->name, len);
+	in->failed = true;
+	return false;
+}
+
+/* in, buf, n, idx, loc: the offset of an access at the kernel's stage, or
+ * -1 (absent in stage I, or a run-time error). */
+static int64_t offset_of(interp *in, const stir_buffer *buf, int n,
+	stir_expr *const *idx, stir_loc loc)
+{
+	if (in->k->stage == STIR_STAGE_1)
+		return access_offset(in, buf, n, idx);
+	return position_offset(in, buf, n, idx, loc);
+}
+
+/* in, e: a search (lower_bound, upper_bound or find). */
+static stir_value eval_search(interp *in, const stir_expr *e)
+{
+	stir_value lo = eval(in, e->u.search.lo), hi = eval(in, e->u.search.hi);
+	stir_value x = eval(in, e->u.search.x), r = { 0 };
+	if (in->failed)
+		return r;
+	const stir_buffer *buf = e->u.search.buf;
+	int64_t len = in->layout.buffer_len[buf->index];
+	if (lo.i < 0 || lo.i > hi.i || hi.i > len) {
+		stir_error(in->ctx, e->loc, "search range [%" PRId64 ", %" PRId64
+			") is out of bounds of '%s' (%" PRId64 " elements)", lo.i, hi.i,
+			buf->name, len);
+		in->failed = true;
+		return r;
+	}
+	const stir_array *a = in->arrays[buf->index];
+	if (e->u.search.op == STIR_FIND) {
+		while (lo.i < hi.i && stir_array_get_int(a, lo.i) != x.i)
+			lo.i++;
+		return lo;
+	}
+	bool upper = e->u.search.op == STIR_UPPER_BOUND;
+	while (lo.i < hi.i) {
+		int64_t mid = lo.i + (hi.i - lo.i) / 2;
+		int64_t v = stir_array_get_int(a, mid);
+		if (v < x.i || (upper && v == x.i))
+			lo.i = mid + 1;
+		else
+			hi.i = mid;
+	}
+	r.i = lo.i;
+	return r;
 }
 
 /* in, e: evaluate a binary operation. */
@@ -124,7 +226,7 @@ static stir_value eval(interp *in, const stir_expr *e)
 		return in->vals[e->u.var->slot];
 	case STIR_EXPR_LOAD: {
 		const stir_buffer *buf = e->u.load.buf;
-		int64_t off = access_offset(in, buf, e->u.load.n, e->u.load.idx);
+		int64_t off = offset_of(in, buf, e->u.load.n, e->u.load.idx, e->loc);
 		if (off < 0)
 			return v; /* absent: 0 */
 		return stir_value_load(in->arrays[buf->index], off);
@@ -150,6 +252,8 @@ static stir_value eval(interp *in, const stir_expr *e)
 	case STIR_EXPR_CAST:
 		v = eval(in, e->u.cast.a);
 		return stir_value_convert(e->u.cast.a->dtype, e->dtype, v);
+	case STIR_EXPR_SEARCH:
+		return eval_search(in, e);
 	}
 	return v;
 }
@@ -158,7 +262,7 @@ static stir_value eval(interp *in, const stir_expr *e)
 static void exec_store(interp *in, const stir_stmt *s)
 {
 	const stir_buffer *buf = s->u.store.buf;
-	int64_t off = access_offset(in, buf, s->u.store.n, s->u.store.idx);
+	int64_t off = offset_of(in, buf, s->u.store.n, s->u.store.idx, s->loc);
 	if (off < 0 || in->failed)
 		return;
 	const stir_expr *ve = s->u.store.value;
@@ -378,6 +482,22 @@ static void exec_stmt(interp *in, const stir_stmt *s)
 	case STIR_STMT_ITER:
 		exec_iter(in, s);
 		break;
+	case STIR_STMT_FOR: {
+		stir_value n = eval(in, s->u.for_.extent);
+		int slot = s->u.for_.var->slot;
+		for (int64_t i = 0; i < n.i && !in->failed; i++) {
+			in->vals[slot].i = i;
+			exec_list(in, &s->u.for_.body);
+		}
+		break;
+	}
+	case STIR_STMT_BLOCK:
+		for (int i = 0; i < s->u.block.n_vars && !in->failed; i++)
+			in->vals[s->u.block.vars[i]->slot] =
+				eval(in, s->u.block.bindings[i]);
+		if (!in->failed)
+			exec_list(in, &s->u.block.body);
+		break;
 	}
 }
 
@@ -410,8 +530,9 @@ static int bind_arrays(interp *in, stir_bindings *b)
 	const stir_kernel *k = in->k;
 	for (int i = 0; i < k->buffers.n; i++) {
 		const stir_buffer *buf = stir_buffer_at(&k->buffers, i);
-		if (buf->kind == STIR_BUFFER_TENSOR) {
-			in->arrays[i] = stir_bindings_get_array(b, buf->name);
+		if (buf->kind != STIR_BUFFER_LOCAL) {
+			in->arrays[i] = stir_bindings_get_array(b,
+				stir_buffer_get_array_name(buf));
 			continue;
 		}
 		int64_t len = in->layout.buffer_len[i];
@@ -425,11 +546,6 @@ static int bind_arrays(interp *in, stir_bindings *b)
 int stir_kernel_interpret(const stir_kernel *k, stir_bindings *b)
 {
 	stir_ctx *ctx = stir_kernel_ctx(k);
-	if (k->stage != STIR_STAGE_1) {
-		stir_error(ctx, k->loc, "kernel '%s': the interpreter runs stage I only",
-			k->name);
-		return -1;
-	}
 	interp in = { .ctx = ctx, .k = k };
 	if (stir_layout_init(&in.layout, k, b, true) < 0)
 		return -1;

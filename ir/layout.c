@@ -237,13 +237,15 @@ static int check_indices(stir_ctx *ctx, const stir_axis *a,
 	return 0;
 }
 
-/* l, b, bl: check the value array of tensor b and its value domain. */
+/* l, buf, b: check the array bound to buffer buf (a tensor's values, or in
+ * stages II and III any buffer bound to an argument) and its value domain. */
 static int check_tensor(stir_layout *l, const stir_buffer *buf,
 	const stir_bindings *b)
 {
 	stir_ctx *ctx = stir_kernel_ctx(l->kernel);
-	const stir_array *a = stir_bindings_get_array(b, buf->name);
-	if (check_array(ctx, buf->name, a, buf->dtype,
+	const char *name = stir_buffer_get_array_name(buf);
+	const stir_array *a = stir_bindings_get_array(b, name);
+	if (check_array(ctx, name, a, buf->dtype,
 		l->buffer_len[buf->index]) < 0)
 		return -1;
 	if (!buf->domain_lo)
@@ -258,7 +260,7 @@ static int check_tensor(stir_layout *l, const stir_buffer *buf,
 			stir_error(ctx, stir_loc_none(),
 				"array '%s': entry %" PRId64 " is %" PRId64
 				", outside its domain [%" PRId64 ", %" PRId64 ")",
-				buf->name, i, v, lo, hi);
+				name, i, v, lo, hi);
 			return -1;
 		}
 	}
@@ -367,7 +369,13 @@ int stir_layout_init(stir_layout *l, const stir_kernel *k,
 			goto fail;
 	for (int i = 0; i < k->buffers.n; i++) {
 		const stir_buffer *buf = stir_buffer_at(&k->buffers, i);
-		l->buffer_len[i] = stir_layout_buffer_len(l, buf);
+		if (buf->n_axes == 0 && buf->extent) {
+			if (stir_eval_size(ctx, k, buf->extent, l->params,
+				&l->buffer_len[i]) < 0)
+				goto fail;
+		} else {
+			l->buffer_len[i] = stir_layout_buffer_len(l, buf);
+		}
 		if (l->buffer_len[i] < 0) {
 			stir_error(ctx, buf->loc, "'%s' has too many elements",
 				buf->name);
@@ -380,7 +388,7 @@ int stir_layout_init(stir_layout *l, const stir_kernel *k,
 		goto fail;
 	for (int i = 0; i < k->buffers.n; i++) {
 		const stir_buffer *buf = stir_buffer_at(&k->buffers, i);
-		if (buf->kind == STIR_BUFFER_TENSOR && check_tensor(l, buf, b) < 0)
+		if (buf->kind != STIR_BUFFER_LOCAL && check_tensor(l, buf, b) < 0)
 			goto fail;
 	}
 	return 0;

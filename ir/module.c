@@ -326,6 +326,13 @@ stir_axis *stir_buffer_get_axis(const stir_buffer *b, int i)
 	return i >= 0 && i < b->n_axes ? b->axes[i] : NULL;
 }
 
+const char *stir_buffer_get_array_name(const stir_buffer *b)
+{
+	if (b->kind == STIR_BUFFER_LOCAL)
+		return NULL;
+	return b->arg ? b->arg : b->name;
+}
+
 bool stir_buffer_is_dense(const stir_buffer *b)
 {
 	for (int i = 0; i < b->n_axes; i++)

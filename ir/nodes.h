@@ -68,6 +68,13 @@ struct stir_var {
 	stir_dtype dtype;
 	int slot;              /* unique within the kernel: 0 .. n_vars-1 */
 	stir_axis *axis;       /* STIR_VAR_ITER: the axis iterated; else NULL */
+	/* Set on iterators while lower_sparse_iter runs (passes/loops.c),
+	 * each an expression valid inside the iterator's innermost block: */
+	stir_expr *pos;        /* the relative position (docs/ir.md) */
+	stir_expr *gpos;       /* the global position */
+	stir_expr *coord;      /* the coordinate */
+	stir_var *parent_var;  /* the iterator whose position this one's range
+	                          is taken under (NULL for a root axis) */
 };
 
 struct stir_expr {

@@ -28,7 +28,7 @@ typedef struct name_value {
 typedef struct options {
 	const char *file;        /* the program */
 	const char *kernel;      /* --kernel, or NULL */
-	int stage;               /* --stage (1, 2 or 3) */
+	int stage;               /* --stage (1, 2 or 3); 0: the file's own */
 	const char *schedule;    /* --schedule */
 	const char *backend;     /* --backend: "interp" or "cuda" */
 	const char *arch;        /* --arch */
@@ -38,6 +38,7 @@ typedef struct options {
 	bool time;               /* --time */
 	bool have_seed;          /* --random or --seed given */
 	uint64_t seed;
+	int64_t seeds;           /* --seeds: how many seeds verify tries */
 	int n_sizes, n_mtx, n_in, n_out;
 	name_value sizes[MAX_BINDINGS], mtx[MAX_BINDINGS];
 	name_value in[MAX_BINDINGS], out[MAX_BINDINGS];
@@ -50,8 +51,9 @@ static const char usage_main[] =
 "\n"
 "commands:\n"
 "  check   read and verify a program; print nothing when it is correct\n"
-"  print   print a program in canonical form\n"
-"  run     execute a kernel on host arrays\n"
+"  print   print a program in canonical form, at any stage\n"
+"  run     execute a kernel on host arrays, at any stage\n"
+"  verify  run a program at every stage on random inputs and compare\n"
 "\n"
 "Run 'stirc COMMAND --help' for the options of a command.\n"
 "Exit status: 0 success, 1 the program or the data is wrong, 2 bad usage.\n";
@@ -66,17 +68,20 @@ static const char usage_check[] =
 "  --help       show this help\n";
 
 static const char usage_print[] =
-"usage: stirc print FILE [--kernel K] [--stage 1]\n"
+"usage: stirc print FILE [--kernel K] [--stage 1|2|3]\n"
 "\n"
-"Print the program (or kernel K) in canonical form.  Reading the printed\n"
-"text back gives the same program.\n"
+"Print the program (or kernel K) in canonical form, lowered first to the\n"
+"stage asked for.  Reading the printed text back gives the same program.\n"
+"FILE may hold a program of any stage (docs/ir.md).\n"
 "\n"
 "  --kernel K   print only kernel K\n"
-"  --stage N    the stage to print (only 1 in this version)\n"
+"  --stage N    lower to stage N first: 2 (loops and blocks over sparse\n"
+"               buffers) or 3 (loops over flat buffers); default: the\n"
+"               stage of FILE\n"
 "  --help       show this help\n";
 
 static const char usage_run[] =
-"usage: stirc run FILE [--kernel K] [--backend interp] [--stage 1]\n"
+"usage: stirc run FILE [--kernel K] [--backend interp] [--stage 1|2|3]\n"
 "                 [--size NAME=INT]... [--mtx TENSOR=FILE.mtx[.gz]]...\n"
 "                 [--in ARRAY=FILE.npy]... [--random SEED]\n"
 "                 [--out ARRAY=FILE.npy]... [--check] [--time]\n"
@@ -86,7 +91,8 @@ static const char usage_run[] =
 "\n"
 "  --kernel K          the kernel to run\n"
 "  --backend B         interp (the host interpreter; the default)\n"
-"  --stage N           the stage to interpret (only 1 in this version)\n"
+"  --stage N           lower to stage N and interpret that; default: the\n"
+"                      stage of FILE\n"
 "  --size NAME=INT     bind size parameter NAME\n"
 "  --mtx T=FILE        bind CSR tensor T (axes [I, J], I dense_fixed,\n"
 "                      J sparse_variable) to a Matrix Market file: its sizes,\n"
@@ -99,11 +105,27 @@ static const char usage_run[] =
 "                      their shape, sparse ones as their 1-D value array)\n"
 "  --check             also run the stage I interpreter on the same inputs\n"
 "                      and fail (exit 1) on a mismatch beyond the type's\n"
-"                      tolerance\n"
+"                      tolerance (FILE must be a stage I program)\n"
 "  --time              print the kernel's run time\n"
 "  --help              show this help\n"
 "\n"
 "Without --out, a summary of every tensor is printed.\n";
+
+static const char usage_verify[] =
+"usage: stirc verify FILE [--kernel K] [--seed N] [--seeds COUNT]\n"
+"                    [--size NAME=INT]...\n"
+"\n"
+"Run every kernel (or K) of the stage I program FILE at stages I, II and\n"
+"III on seeded random inputs (structure with empty rows, rows of one\n"
+"entry and full rows; values in [-1, 1)) and report the largest\n"
+"difference of each stage from stage I.  Exit 1 on a mismatch beyond the\n"
+"type's tolerance.\n"
+"\n"
+"  --kernel K        verify only kernel K\n"
+"  --seed N          the first seed (default 1)\n"
+"  --seeds COUNT     how many seeds to try: N, N+1, ... (default 1)\n"
+"  --size NAME=INT   bind size parameter NAME instead of drawing it\n"
+"  --help            show this help\n";
 
 /* s: the message of a usage error; prints it and the hint. */
 static int usage_error(const char *cmd, const char *fmt, const char *arg)
@@ -142,7 +164,7 @@ static int parse_int(const char *s, int64_t *v)
 enum {
 	OPT_KERNEL = 256, OPT_STAGE, OPT_SCHEDULE, OPT_BACKEND, OPT_SIZE,
 	OPT_MTX, OPT_IN, OPT_RANDOM, OPT_OUT, OPT_CHECK, OPT_TIME, OPT_SEED,
-	OPT_HELP,
+	OPT_SEEDS, OPT_HELP,
 };
 
 /* cmd, argc, argv, allowed, o: parse the options of command cmd; only
@@ -162,14 +184,17 @@ static int parse_options(const char *cmd, const char *help, int argc,
 		{ "out", required_argument, 0, OPT_OUT },
 		{ "check", no_argument, 0, OPT_CHECK },
 		{ "time", no_argument, 0, OPT_TIME },
+		{ "seed", required_argument, 0, OPT_SEED },
+		{ "seeds", required_argument, 0, OPT_SEEDS },
 		{ "help", no_argument, 0, OPT_HELP },
 		{ 0, 0, 0, 0 },
 	};
 	char prefix[64];
 	snprintf(prefix, sizeof(prefix), "%s ", cmd);
 	memset(o, 0, sizeof(*o));
-	o->stage = 1;
 	o->backend = "interp";
+	o->seed = 1;
+	o->seeds = 1;
 	optind = 1;
 	opterr = 0;
 	int c;
@@ -225,11 +250,19 @@ static int parse_options(const char *cmd, const char *help, int argc,
 					optarg);
 			break;
 		case OPT_RANDOM:
+		case OPT_SEED:
 			if (parse_int(optarg, &v) || v < 0)
-				return usage_error(prefix,
+				return usage_error(prefix, c == OPT_SEED ?
+					"--seed takes a non-negative integer, not '%s'" :
 					"--random takes a non-negative integer, not '%s'", optarg);
 			o->seed = (uint64_t)v;
 			o->have_seed = true;
+			break;
+		case OPT_SEEDS:
+			if (parse_int(optarg, &v) || v < 1)
+				return usage_error(prefix,
+					"--seeds takes a positive integer, not '%s'", optarg);
+			o->seeds = v;
 			break;
 		case OPT_CHECK:
 			o->check = true;
@@ -282,12 +315,39 @@ static int select_kernel(const stir_module *m, const options *o, bool need_one,
 	return 0;
 }
 
-/* o: the stage other than 1 that this version cannot produce. */
-static int stage_unavailable(const options *o)
+/* m: the highest stage of m's kernels. */
+static int module_stage(const stir_module *m)
 {
-	fprintf(stderr, "stirc: --stage %d: this version lowers no further than "
-		"stage 1\n", o->stage);
-	return EXIT_USAGE;
+	int stage = 1;
+	for (int i = 0; i < stir_module_n_kernels(m); i++) {
+		int s = (int)stir_kernel_get_stage(stir_module_get_kernel(m, i));
+		stage = s > stage ? s : stage;
+	}
+	return stage;
+}
+
+/* ctx, o, stage: read o->file and lower it to "stage" (0: leave it at its
+ * own).  NULL with *rc set when that fails. */
+static stir_module *read_at_stage(stir_ctx *ctx, const options *o, int stage,
+	int *rc)
+{
+	stir_module *m = stir_module_read_file(ctx, o->file);
+	*rc = m ? 0 : EXIT_WRONG;
+	if (!m || stage == 0)
+		return m;
+	if (module_stage(m) > stage) {
+		fprintf(stderr, "stirc: %s is a stage %d program; it cannot be "
+			"raised to stage %d\n", o->file, module_stage(m), stage);
+		*rc = EXIT_USAGE;
+	} else if ((stage >= 2 && stir_lower_sparse_iter(m) < 0) ||
+		   (stage >= 3 && stir_lower_sparse_buffer(m) < 0)) {
+		*rc = EXIT_WRONG;
+	}
+	if (*rc) {
+		stir_module_free(m);
+		return NULL;
+	}
+	return m;
 }
 
 /* argc, argv: stirc check. */
@@ -316,12 +376,11 @@ static int cmd_print(int argc, char **argv)
 	int rc = parse_options("print", usage_print, argc, argv, allowed, &o);
 	if (rc)
 		return rc == 1 ? 0 : rc;
-	if (o.stage != 1)
-		return stage_unavailable(&o);
 	stir_ctx *ctx = stir_ctx_alloc();
-	stir_module *m = stir_module_read_file(ctx, o.file);
+	stir_module *m = read_at_stage(ctx, &o, o.stage, &rc);
 	stir_kernel *k = NULL;
-	rc = m ? select_kernel(m, &o, false, &k) : EXIT_WRONG;
+	if (rc == 0)
+		rc = select_kernel(m, &o, false, &k);
 	if (rc == 0) {
 		char *text = k ? stir_kernel_to_str(k) : stir_module_to_str(m);
 		if (text)
@@ -394,12 +453,12 @@ static int convert_inputs(stir_ctx *ctx, stir_kernel *k, stir_bindings *b)
 	}
 	for (int i = 0; i < stir_kernel_n_buffers(k); i++) {
 		stir_buffer *buf = stir_kernel_get_buffer(k, i);
-		stir_array *arr = stir_bindings_get_array(b, stir_buffer_get_name(buf));
+		const char *name = stir_buffer_get_array_name(buf);
+		stir_array *arr = stir_bindings_get_array(b, name);
 		if (arr && stir_array_get_dtype(arr) != stir_buffer_get_dtype(buf)) {
 			stir_array *c = stir_array_convert(ctx, arr,
 				stir_buffer_get_dtype(buf));
-			if (!c || stir_bindings_set_array(b, stir_buffer_get_name(buf),
-				c) < 0)
+			if (!c || stir_bindings_set_array(b, name, c) < 0)
 				return -1;
 		}
 	}
@@ -418,21 +477,25 @@ static double tolerance(stir_dtype t)
 	}
 }
 
-/* k, got, want: compare every tensor of k in the two bindings; report the
- * largest difference.  Returns 0 when all agree. */
+/* k, got, want, what, worst: compare every tensor of k in the two bindings;
+ * *worst receives the largest absolute difference.  Each tensor that
+ * differs beyond its type's tolerance is reported on stderr, saying what
+ * "want" came from.  Returns the number of such tensors. */
 static int compare_outputs(stir_kernel *k, stir_bindings *got,
-	stir_bindings *want)
+	stir_bindings *want, const char *what, double *worst)
 {
 	int bad = 0;
+	*worst = 0;
 	for (int i = 0; i < stir_kernel_n_buffers(k); i++) {
 		stir_buffer *buf = stir_kernel_get_buffer(k, i);
 		if (stir_buffer_get_kind(buf) != STIR_BUFFER_TENSOR)
 			continue;
-		const char *name = stir_buffer_get_name(buf);
+		const char *name = stir_buffer_get_array_name(buf);
 		stir_array *a = stir_bindings_get_array(got, name);
 		stir_array *r = stir_bindings_get_array(want, name);
-		double tol = tolerance(stir_buffer_get_dtype(buf)), worst = 0;
+		double tol = tolerance(stir_buffer_get_dtype(buf));
 		int64_t where = -1;
+		double far = 0;
 		for (int64_t j = 0; j < stir_array_get_len(r); j++) {
 			double x = stir_array_get_double(a, j);
 			double y = stir_array_get_double(r, j);
@@ -441,15 +504,16 @@ static int compare_outputs(stir_kernel *k, stir_bindings *got,
 				d = INFINITY;
 			else if (isnan(x) || (isinf(x) && x == y))
 				d = 0;
-			if (d > tol * (1 + fabs(y)) && (where < 0 || d > worst)) {
-				worst = d;
+			*worst = fmax(*worst, d);
+			if (d > tol * (1 + fabs(y)) && (where < 0 || d > far)) {
+				far = d;
 				where = j;
 			}
 		}
 		if (where >= 0) {
-			fprintf(stderr, "stirc: check failed: %s[%" PRId64 "] is %.9g, "
-				"the stage I interpreter gives %.9g\n", name, where,
-				stir_array_get_double(a, where),
+			fprintf(stderr, "stirc: mismatch: %s[%" PRId64 "] is %.9g, %s "
+				"gives %.9g\n", name, where,
+				stir_array_get_double(a, where), what,
 				stir_array_get_double(r, where));
 			bad++;
 		}
@@ -485,7 +549,7 @@ static void print_summary(stir_kernel *k, stir_bindings *b)
 		stir_buffer *buf = stir_kernel_get_buffer(k, i);
 		if (stir_buffer_get_kind(buf) != STIR_BUFFER_TENSOR)
 			continue;
-		const char *name = stir_buffer_get_name(buf);
+		const char *name = stir_buffer_get_array_name(buf);
 		stir_array *a = stir_bindings_get_array(b, name);
 		int ndim;
 		int64_t shape[STIR_MAX_DIMS];
@@ -504,7 +568,22 @@ static void print_summary(stir_kernel *k, stir_bindings *b)
 	}
 }
 
-/* argc, argv: stirc run. */
+/* ms, k: the kernel of module ms named like k. */
+static stir_kernel *same_kernel(const stir_module *ms, const stir_kernel *k)
+{
+	return stir_module_find_kernel(ms, stir_kernel_get_name(k));
+}
+
+/* t0: milliseconds since t0. */
+static double elapsed_ms(const struct timespec *t0)
+{
+	struct timespec t1;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (t1.tv_sec - t0->tv_sec) * 1e3 + (t1.tv_nsec - t0->tv_nsec) * 1e-6;
+}
+
+/* argc, argv: stirc run.  Inputs are bound to the kernel as written in the
+ * file; a second copy, lowered to the stage asked for, runs on them. */
 static int cmd_run(int argc, char **argv)
 {
 	static const int allowed[] = { OPT_KERNEL, OPT_STAGE, OPT_BACKEND,
@@ -514,19 +593,26 @@ static int cmd_run(int argc, char **argv)
 	int rc = parse_options("run", usage_run, argc, argv, allowed, &o);
 	if (rc)
 		return rc == 1 ? 0 : rc;
-	if (o.stage != 1)
-		return stage_unavailable(&o);
 	stir_ctx *ctx = stir_ctx_alloc();
-	stir_module *m = stir_module_read_file(ctx, o.file);
-	stir_kernel *k = NULL;
+	stir_module *src = read_at_stage(ctx, &o, 0, &rc), *m = NULL;
+	stir_kernel *k = NULL, *kr = NULL;
 	stir_bindings *b = stir_bindings_alloc(), *ref = NULL;
-	rc = m ? select_kernel(m, &o, true, &k) : EXIT_WRONG;
+	if (rc == 0)
+		rc = select_kernel(src, &o, true, &k);
+	if (rc == 0)
+		m = read_at_stage(ctx, &o, o.stage ? o.stage : module_stage(src), &rc);
 	if (rc)
 		goto out;
+	kr = same_kernel(m, k);
+	if (o.check && stir_kernel_get_stage(k) != STIR_STAGE_1) {
+		fprintf(stderr, "stirc: --check needs a stage I program\n");
+		rc = EXIT_USAGE;
+		goto out;
+	}
 	int r = bind_inputs(ctx, k, b, &o);
 	if (r == 0)
 		r = convert_inputs(ctx, k, b);
-	if (r == 0 && stir_kernel_check_bindings(k, b) < 0)
+	if (r == 0 && stir_kernel_check_bindings(kr, b) < 0)
 		r = -1;
 	if (r < 0) {
 		rc = r == -2 ? EXIT_USAGE : EXIT_WRONG;
@@ -536,24 +622,24 @@ static int cmd_run(int argc, char **argv)
 		rc = EXIT_WRONG;
 		goto out;
 	}
-	struct timespec t0, t1;
+	struct timespec t0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (stir_kernel_interpret(k, b) < 0) {
+	if (stir_kernel_interpret(kr, b) < 0) {
 		rc = EXIT_WRONG;
 		goto out;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (o.time)
-		printf("time: %.3f ms (interp, stage %d)\n",
-			(t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) * 1e-6,
-			o.stage);
+		printf("time: %.3f ms (interp, stage %d)\n", elapsed_ms(&t0),
+			(int)stir_kernel_get_stage(kr));
 	if (ref) {
-		if (stir_kernel_interpret(k, ref) < 0 || compare_outputs(k, b, ref)) {
+		double worst;
+		if (stir_kernel_interpret(k, ref) < 0 ||
+		    compare_outputs(k, b, ref, "the stage I interpreter", &worst)) {
 			rc = EXIT_WRONG;
 			goto out;
 		}
-		printf("check: %s matches the stage I interpreter\n",
-			stir_kernel_get_name(k));
+		printf("check: %s matches the stage I interpreter (max |diff| %g)\n",
+			stir_kernel_get_name(k), worst);
 	}
 	r = write_outputs(ctx, k, b, &o);
 	if (r < 0)
@@ -565,6 +651,96 @@ out:
 	stir_bindings_free(ref);
 	stir_bindings_free(b);
 	stir_module_free(m);
+	stir_module_free(src);
+	stir_ctx_free(ctx);
+	return rc;
+}
+
+/* ctx, k, kn, o, seed, worst: one seed of stirc verify: bind random inputs
+ * to stage I kernel k, run it and its lowered forms kn[0..1] (stages II and
+ * III), and compare.  worst[s] grows to the largest difference of each
+ * stage.  Returns the number of mismatches, or -1 on an error. */
+static int verify_seed(stir_ctx *ctx, stir_kernel *k, stir_kernel *const *kn,
+	const options *o, uint64_t seed, double *worst)
+{
+	stir_bindings *in = stir_bindings_alloc(), *want = NULL;
+	int bad = -1;
+	if (!in)
+		return -1;
+	for (int i = 0; i < o->n_sizes; i++) {
+		int64_t v;
+		parse_int(o->sizes[i].value, &v);
+		stir_bindings_set_size(in, o->sizes[i].name, v);
+	}
+	if (stir_kernel_bind_random(k, in, seed) < 0 ||
+	    !(want = stir_bindings_copy(in)) || stir_kernel_interpret(k, want) < 0)
+		goto out;
+	bad = 0;
+	for (int s = 0; s < 2; s++) {
+		static const char *const what[] = { "stage I (vs stage II)",
+			"stage I (vs stage III)" };
+		stir_bindings *got = stir_bindings_copy(in);
+		double d;
+		if (!got || stir_kernel_interpret(kn[s], got) < 0) {
+			stir_bindings_free(got);
+			bad = -1;
+			goto out;
+		}
+		bad += compare_outputs(k, got, want, what[s], &d);
+		worst[s] = fmax(worst[s], d);
+		stir_bindings_free(got);
+	}
+	if (bad)
+		fprintf(stderr, "stirc: kernel '%s' seed %" PRIu64 " mismatches\n",
+			stir_kernel_get_name(k), seed);
+out:
+	stir_bindings_free(in);
+	stir_bindings_free(want);
+	(void)ctx;
+	return bad;
+}
+
+/* argc, argv: stirc verify. */
+static int cmd_verify(int argc, char **argv)
+{
+	static const int allowed[] = { OPT_KERNEL, OPT_SEED, OPT_SEEDS, OPT_SIZE,
+		0 };
+	options o;
+	int rc = parse_options("verify", usage_verify, argc, argv, allowed, &o);
+	if (rc)
+		return rc == 1 ? 0 : rc;
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_module *m[3] = { NULL, NULL, NULL };
+	for (int s = 0; s < 3 && rc == 0; s++)
+		m[s] = read_at_stage(ctx, &o, s + 1, &rc);
+	stir_kernel *only = NULL;
+	if (rc == 0)
+		rc = select_kernel(m[0], &o, false, &only);
+	for (int i = 0; rc == 0 && i < stir_module_n_kernels(m[0]); i++) {
+		stir_kernel *k = stir_module_get_kernel(m[0], i);
+		if (only && k != only)
+			continue;
+		stir_kernel *kn[2] = { same_kernel(m[1], k), same_kernel(m[2], k) };
+		double worst[2] = { 0, 0 };
+		int bad = 0;
+		for (int64_t s = 0; s < o.seeds && bad >= 0; s++) {
+			int r = verify_seed(ctx, k, kn, &o, o.seed + (uint64_t)s, worst);
+			bad = r < 0 ? -1 : bad + r;
+		}
+		if (bad < 0) {
+			rc = EXIT_WRONG;
+			break;
+		}
+		printf("%s: %" PRId64 " seed%s from %" PRIu64 ": stage II max |diff| "
+			"%g, stage III max |diff| %g: %s\n", stir_kernel_get_name(k),
+			o.seeds, o.seeds == 1 ? "" : "s", o.seed, worst[0], worst[1],
+			bad ? "MISMATCH" : "ok");
+		if (bad)
+			rc = EXIT_WRONG;
+	}
+	rc = finish(ctx, rc);
+	for (int s = 0; s < 3; s++)
+		stir_module_free(m[s]);
 	stir_ctx_free(ctx);
 	return rc;
 }
@@ -588,5 +764,7 @@ int main(int argc, char **argv)
 		return cmd_print(argc - 1, argv + 1);
 	if (!strcmp(cmd, "run"))
 		return cmd_run(argc - 1, argv + 1);
+	if (!strcmp(cmd, "verify"))
+		return cmd_verify(argc - 1, argv + 1);
 	return usage_error(NULL, "unknown command '%s'", cmd);
 }

@@ -79,12 +79,14 @@ typedef enum stir_expr_kind {
 	STIR_EXPR_SEARCH, /* stage II/III: lower_bound / upper_bound */
 } stir_expr_kind;
 
-/* Binary searches in a sorted range buf[lo .. hi) (stage II/III):
+/* Searches in a range buf[lo .. hi) (stage II/III): in a sorted range
  * lower_bound gives the first position whose value is >= x, upper_bound
- * the first whose value is > x (hi when there is none). */
+ * the first whose value is > x; in any range find gives the first position
+ * whose value is x; all give hi when there is none. */
 typedef enum stir_search {
 	STIR_LOWER_BOUND,
 	STIR_UPPER_BOUND,
+	STIR_FIND,
 } stir_search;
 
 typedef enum stir_unop {
@@ -236,6 +238,10 @@ STIR_EXPORT stir_dtype stir_buffer_get_dtype(__stir_keep const stir_buffer *b);
 STIR_EXPORT int stir_buffer_n_axes(__stir_keep const stir_buffer *b);
 STIR_EXPORT __stir_keep stir_axis *stir_buffer_get_axis(
 	__stir_keep const stir_buffer *b, int i);
+/* The name of the array the buffer binds to: its own name for a tensor of
+ * stages I and II, its argument ("A", "J.indptr") for a flat buffer of
+ * stages II and III; NULL for a local the kernel allocates. */
+STIR_EXPORT const char *stir_buffer_get_array_name(__stir_keep const stir_buffer *b);
 /* Whether every axis of the buffer is dense_fixed. */
 STIR_EXPORT bool stir_buffer_is_dense(__stir_keep const stir_buffer *b);
 

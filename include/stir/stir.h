@@ -8,6 +8,7 @@
 #include <stir/lang.h>
 #include <stir/io.h>
 #include <stir/interp.h>
+#include <stir/passes.h>
 #include <stir/runtime.h>
 
 #endif

@@ -1,0 +1,244 @@
+/* lower_sparse_buffer: stage II -> stage III (include/stir/passes.h;
+ * SparseTIR's sparse buffer lowering, paper eq. 6-8).
+ *
+ * Requires: a verified stage II kernel.
+ * Every tensor or local over axes becomes a flat buffer ("A_data" bound to
+ * "A"; a local keeps its name) whose element for relative positions
+ * (p1, .., pn) is at the offset of docs/language.md section 4: the global
+ * position of each axis is its parent's row start (J_indptr[g] for a
+ * variable axis, g * C for sparse_fixed) plus its relative position, and
+ * the chains combine mixed-radix by their last axis's number of positions.
+ * The axes disappear; the auxiliary buffers stay, no longer tied to axes;
+ * lets that flat offsets no longer need (a fused row's search, when only
+ * the non-zero's own position is used) are removed; regions are computed
+ * again for the flat buffers. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <stir/passes.h>
+#include "ir/layout.h"
+#include "passes/passes.h"
+#include "passes/util.h"
+
+typedef struct flat {
+	stir_kernel *k;
+	stir_buffer **map;   /* new flat buffer of each old buffer, by index */
+	bool failed;
+} flat;
+
+/* f, p: p, or note that memory ran out. */
+static void *check(flat *f, void *p)
+{
+	if (!p)
+		f->failed = true;
+	return p;
+}
+
+/* f, buf, pos: the flat offset of buf[pos[0], .., pos[n-1]]. */
+static stir_expr *offset(flat *f, const stir_buffer *buf, stir_expr *const *pos)
+{
+	stir_kernel *k = f->k;
+	stir_expr *off = NULL, *gpos = NULL;
+	for (int i = 0; i < buf->n_axes; i++) {
+		const stir_axis *a = buf->axes[i];
+		stir_expr *p = pos[i];
+		if (a->parent) {
+			stir_expr *start = a->kind == STIR_SPARSE_FIXED ?
+				stir_mk_mul(k, gpos, stir_expr_copy(k, a->nnz, NULL)) :
+				stir_mk_load1(k, a->indptr_buf, gpos);
+			gpos = stir_mk_add(k, start, p);
+		} else {
+			gpos = p;
+		}
+		if (!check(f, gpos))
+			return NULL;
+		if (!stir_buffer_axis_ends_chain(buf, i))
+			continue;
+		off = off ? stir_mk_add(k, stir_mk_mul(k, off,
+			stir_axis_npos_expr(k, a)), stir_expr_copy(k, gpos, NULL)) :
+			stir_expr_copy(k, gpos, NULL);
+		/* the next chain starts afresh */
+		if (i + 1 < buf->n_axes)
+			gpos = NULL;
+	}
+	return check(f, off ? off : stir_mk_int(k, 0));
+}
+
+/* f, buf: the flat buffer replacing buf (over axes). */
+static stir_buffer *flatten_buffer(flat *f, stir_names *names,
+	const stir_buffer *buf)
+{
+	stir_kernel *k = f->k;
+	stir_expr *extent = NULL;
+	for (int i = 0; i < buf->n_axes; i++)
+		if (stir_buffer_axis_ends_chain(buf, i))
+			extent = extent ? stir_mk_mul(k, extent,
+				stir_axis_npos_expr(k, buf->axes[i])) :
+				stir_axis_npos_expr(k, buf->axes[i]);
+	char base[300];
+	bool tensor = buf->kind == STIR_BUFFER_TENSOR;
+	snprintf(base, sizeof(base), tensor ? "%s_data" : "%s", buf->name);
+	const char *name = tensor ? stir_names_fresh(names, base) : buf->name;
+	stir_buffer *b = check(f, name && extent ? stir_kernel_add_flat_buffer(k,
+		name, buf->kind, buf->dtype, extent, tensor ? buf->name : NULL) : NULL);
+	if (!b)
+		return NULL;
+	b->loc = buf->loc;
+	b->scope = buf->scope;
+	if (buf->domain_lo)
+		stir_buffer_set_domain(b, stir_expr_copy(k, buf->domain_lo, NULL),
+			stir_expr_copy(k, buf->domain_hi, NULL));
+	return b;
+}
+
+static void flat_expr(flat *f, stir_expr *e);
+
+/* f, n, v: flatten n expressions in place. */
+static void flat_exprs(flat *f, int n, stir_expr **v)
+{
+	for (int i = 0; i < n; i++)
+		flat_expr(f, v[i]);
+}
+
+/* f, buf, n, idx: the access buf[idx..] made flat: *buf and *idx replaced. */
+static void flat_access(flat *f, stir_buffer **buf, int *n, stir_expr ***idx)
+{
+	flat_exprs(f, *n, *idx);
+	if ((*buf)->n_axes == 0)
+		return;
+	stir_expr *off = offset(f, *buf, *idx);
+	stir_expr **v = check(f, stir_arena_alloc(stir_kernel_arena(f->k),
+		sizeof(*v)));
+	if (!off || !v)
+		return;
+	v[0] = off;
+	*buf = f->map[(*buf)->index];
+	*n = 1;
+	*idx = v;
+}
+
+/* f, e: flatten the accesses in e, in place. */
+static void flat_expr(flat *f, stir_expr *e)
+{
+	switch (e->kind) {
+	case STIR_EXPR_LOAD:
+		flat_access(f, &e->u.load.buf, &e->u.load.n, &e->u.load.idx);
+		break;
+	case STIR_EXPR_UNARY:
+		flat_expr(f, e->u.unary.a);
+		break;
+	case STIR_EXPR_BINARY:
+		flat_expr(f, e->u.binary.a);
+		flat_expr(f, e->u.binary.b);
+		break;
+	case STIR_EXPR_SELECT:
+		flat_expr(f, e->u.select.c);
+		flat_expr(f, e->u.select.a);
+		flat_expr(f, e->u.select.b);
+		break;
+	case STIR_EXPR_CALL:
+		flat_exprs(f, e->u.call.n, e->u.call.args);
+		break;
+	case STIR_EXPR_CAST:
+		flat_expr(f, e->u.cast.a);
+		break;
+	case STIR_EXPR_SEARCH:
+		flat_expr(f, e->u.search.lo);
+		flat_expr(f, e->u.search.hi);
+		flat_expr(f, e->u.search.x);
+		break;
+	default:
+		break;
+	}
+}
+
+/* k, list, user: flatten the accesses of the statements of list. */
+static int flat_list(stir_kernel *k, stir_ptr_vec *list, void *user)
+{
+	flat *f = user;
+	(void)k;
+	for (int i = 0; i < list->n; i++) {
+		stir_stmt *s = stir_stmt_at(list, i);
+		switch (s->kind) {
+		case STIR_STMT_STORE:
+			flat_access(f, &s->u.store.buf, &s->u.store.n, &s->u.store.idx);
+			flat_expr(f, s->u.store.value);
+			break;
+		case STIR_STMT_LET:
+			flat_expr(f, s->u.let.value);
+			break;
+		case STIR_STMT_IF:
+			flat_expr(f, s->u.if_.cond);
+			break;
+		case STIR_STMT_FOR:
+			flat_expr(f, s->u.for_.extent);
+			break;
+		case STIR_STMT_BLOCK:
+			flat_exprs(f, s->u.block.n_vars, s->u.block.bindings);
+			break;
+		case STIR_STMT_ITER:
+			break;
+		}
+	}
+	return f->failed ? -1 : 0;
+}
+
+int stir_kernel_lower_sparse_buffer(stir_kernel *k)
+{
+	stir_ctx *ctx = stir_kernel_ctx(k);
+	if (k->stage != STIR_STAGE_2) {
+		stir_error(ctx, k->loc, "lower_sparse_buffer: kernel '%s' is at "
+			"stage %d, not stage 2", k->name, (int)k->stage);
+		return -1;
+	}
+	if (stir_kernel_verify(k) < 0)
+		return -1;
+	int n = k->buffers.n;
+	flat f = { .k = k, .map = calloc((size_t)n + 1, sizeof(stir_buffer *)) };
+	stir_names names;
+	if (!f.map || stir_names_init(&names, k) < 0) {
+		free(f.map);
+		stir_error_oom(ctx);
+		return -1;
+	}
+	for (int i = 0; i < n && !f.failed; i++) {
+		const stir_buffer *b = stir_buffer_at(&k->buffers, i);
+		if (b->n_axes > 0)
+			f.map[i] = flatten_buffer(&f, &names, b);
+	}
+	stir_names_release(&names);
+	if (!f.failed)
+		stir_foreach_list(k, flat_list, &f);
+	if (!f.failed) {
+		/* the flat buffers take the places of the old ones */
+		stir_ptr_vec buffers = { 0 };
+		for (int i = 0; i < n && !f.failed; i++) {
+			stir_buffer *b = f.map[i] ? f.map[i] : stir_buffer_at(&k->buffers, i);
+			b->aux_axis = NULL;
+			b->index = buffers.n;
+			if (stir_ptr_vec_push(stir_kernel_arena(k), &buffers, b) < 0)
+				f.failed = true;
+		}
+		k->buffers = buffers;
+		k->axes.n = 0;
+		k->stage = STIR_STAGE_3;
+	}
+	free(f.map);
+	if (f.failed) {
+		stir_error_oom(ctx);
+		return -1;
+	}
+	stir_remove_dead_lets(k);
+	if (stir_analyze_regions(k) < 0)
+		return -1;
+	return stir_kernel_verify(k);
+}
+
+int stir_lower_sparse_buffer(stir_module *m)
+{
+	for (int i = 0; i < m->kernels.n; i++) {
+		stir_kernel *k = stir_kernel_at(&m->kernels, i);
+		if (k->stage == STIR_STAGE_2 && stir_kernel_lower_sparse_buffer(k) < 0)
+			return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,42 @@
+/* lower_sparse_iter: stage I -> stage II (include/stir/passes.h), the
+ * pipeline of its sub-passes, one line each (passes/passes.h):
+ *
+ *   materialize_aux_buffers   structure arrays become buffers
+ *   generate_loops            iterations become loops, blocks, init nests
+ *   translate_coords          coordinates become positions
+ *   analyze_regions           blocks get their read/write regions
+ *
+ * The kernel is checked first (verified, stage I) and verified again at
+ * the end; a failure in between leaves the kernel unusable, which only an
+ * internal error or running out of memory can cause. */
+#include <stir/passes.h>
+#include "passes/passes.h"
+
+int stir_kernel_lower_sparse_iter(stir_kernel *k)
+{
+	stir_ctx *ctx = stir_kernel_ctx(k);
+	if (k->stage != STIR_STAGE_1) {
+		stir_error(ctx, k->loc, "lower_sparse_iter: kernel '%s' is at stage "
+			"%d, not stage 1", k->name, (int)k->stage);
+		return -1;
+	}
+	if (stir_kernel_verify(k) < 0)
+		return -1;
+	if (stir_materialize_aux_buffers(k) < 0 || stir_generate_loops(k) < 0 ||
+	    stir_translate_coords(k) < 0)
+		return -1;
+	k->stage = STIR_STAGE_2;
+	if (stir_analyze_regions(k) < 0)
+		return -1;
+	return stir_kernel_verify(k);
+}
+
+int stir_lower_sparse_iter(stir_module *m)
+{
+	for (int i = 0; i < m->kernels.n; i++) {
+		stir_kernel *k = stir_kernel_at(&m->kernels, i);
+		if (k->stage == STIR_STAGE_1 && stir_kernel_lower_sparse_iter(k) < 0)
+			return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,56 @@
+/* The sub-passes of the lowering passes, callable and testable one by one
+ * (include/stir/passes.h has the public passes built from them).  Each
+ * works on one kernel and returns 0 or -1 with diagnostics; the IR between
+ * two sub-passes is an intermediate form that only the next sub-pass
+ * accepts, except after the last one. */
+#ifndef STIR_PASSES_PASSES_H
+#define STIR_PASSES_PASSES_H
+
+#include "ir/nodes.h"
+
+/* The number of positions of axis a as an expression of parameters: LEN
+ * (dense_fixed), npos(parent) * C (sparse_fixed), NNZ (variable kinds).
+ * (passes/materialize.c) */
+stir_expr *stir_axis_npos_expr(stir_kernel *k, const stir_axis *a);
+
+/* lower_sparse_iter, step 1 (passes/materialize.c).
+ * Requires: a verified stage I kernel.
+ * Adds: for every variable axis X a buffer X_indptr (npos(parent) + 1
+ * elements, values in [0, NNZ + 1)), for every sparse axis X_indices
+ * (npos(X) elements, values in [0, LEN)), bound to "X.indptr"/"X.indices"
+ * and linked from the axis; they come first in the buffer list.
+ * Keeps: everything else. */
+int stir_materialize_aux_buffers(stir_kernel *k);
+
+/* lower_sparse_iter, step 2 (passes/loops.c).
+ * Requires: step 1 done.
+ * Replaces every sparse iteration by its init nest (a loop per spatial
+ * axis, a block NAME_initN, running before anything else of the
+ * iteration) and its main nest (a loop per iterated axis, a fused group as
+ * one loop over its last member's positions with upper-bound searches for
+ * the rows of the others, a new block NAMEN wherever a loop's extent
+ * depends on a variable of the block being built).  The bodies move into
+ * the innermost blocks unchanged: they still use iterators and coordinates,
+ * and each iterator records (pos, gpos, coord, parent_var) the expressions
+ * step 3 needs.  Breaks: the kernel verifies again only after step 3. */
+int stir_generate_loops(stir_kernel *k);
+
+/* lower_sparse_iter, step 3 (passes/translate.c).
+ * Requires: step 2 done.
+ * Rewrites every use of an iterator into its coordinate and every access
+ * to a buffer over axes into relative positions: the iterated position
+ * where the access follows the iteration, a direct position for dense
+ * axes, a lower-bound search (deduplicated within its scope) for a sparse
+ * axis accessed by coordinate; reads of coordinates that are not stored
+ * give 0, writes to them are skipped. */
+int stir_translate_coords(stir_kernel *k);
+
+/* lower_sparse_iter, step 4, and after every schedule (passes/regions.c).
+ * Requires: a kernel of stage II or III form (any iterators translated).
+ * Sets the read and write regions of every block: per buffer in order of
+ * first access, per dimension the common point, a range of points that
+ * differ by constants, or the whole dimension (indices that vary inside
+ * the block). */
+int stir_analyze_regions(stir_kernel *k);
+
+#endif

@@ -1,0 +1,645 @@
+/* Helpers for passes that rewrite the IR; see util.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "passes/util.h"
+
+/* ---- substitutions ---- */
+
+void stir_subst_release(stir_subst *s)
+{
+	free(s->from);
+	free(s->to_expr);
+	free(s->to_var);
+	memset(s, 0, sizeof(*s));
+}
+
+/* s: grow by one entry; -1 when memory runs out. */
+static int subst_grow(stir_subst *s)
+{
+	if (s->n < s->cap)
+		return 0;
+	int cap = s->cap ? 2 * s->cap : 16;
+	const stir_var **from = realloc(s->from, (size_t)cap * sizeof(*from));
+	if (from)
+		s->from = from;
+	stir_expr **te = realloc(s->to_expr, (size_t)cap * sizeof(*te));
+	if (te)
+		s->to_expr = te;
+	stir_var **tv = realloc(s->to_var, (size_t)cap * sizeof(*tv));
+	if (tv)
+		s->to_var = tv;
+	if (!from || !te || !tv)
+		return -1;
+	s->cap = cap;
+	return 0;
+}
+
+int stir_subst_add_expr(stir_subst *s, const stir_var *from, stir_expr *to)
+{
+	if (subst_grow(s) < 0)
+		return -1;
+	s->from[s->n] = from;
+	s->to_expr[s->n] = to;
+	s->to_var[s->n] = NULL;
+	s->n++;
+	return 0;
+}
+
+int stir_subst_add_var(stir_subst *s, const stir_var *from, stir_var *to)
+{
+	if (subst_grow(s) < 0)
+		return -1;
+	s->from[s->n] = from;
+	s->to_expr[s->n] = NULL;
+	s->to_var[s->n] = to;
+	s->n++;
+	return 0;
+}
+
+/* s, v: the latest entry for v, or -1. */
+static int subst_find(const stir_subst *s, const stir_var *v)
+{
+	for (int i = s ? s->n - 1 : -1; i >= 0; i--)
+		if (s->from[i] == v)
+			return i;
+	return -1;
+}
+
+/* ---- copying ---- */
+
+/* k, n, src, s: copies of n expressions in a new arena array. */
+static stir_expr **copy_exprs(stir_kernel *k, int n, stir_expr *const *src,
+	const stir_subst *s)
+{
+	stir_expr **v = stir_arena_alloc(stir_kernel_arena(k),
+		(size_t)(n ? n : 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	for (int i = 0; i < n; i++)
+		if (!(v[i] = stir_expr_copy(k, src[i], s)))
+			return NULL;
+	return v;
+}
+
+stir_expr *stir_expr_copy(stir_kernel *k, const stir_expr *e, const stir_subst *s)
+{
+	if (!e)
+		return NULL;
+	if (e->kind == STIR_EXPR_VAR) {
+		int i = subst_find(s, e->u.var);
+		if (i >= 0 && s->to_expr[i])
+			return stir_expr_copy(k, s->to_expr[i], NULL);
+	}
+	stir_expr *c = stir_arena_alloc(stir_kernel_arena(k), sizeof(*c));
+	if (!c)
+		return NULL;
+	*c = *e;
+	switch (e->kind) {
+	case STIR_EXPR_VAR: {
+		int i = subst_find(s, e->u.var);
+		if (i >= 0)
+			c->u.var = s->to_var[i];
+		return c;
+	}
+	case STIR_EXPR_LOAD:
+		c->u.load.idx = copy_exprs(k, e->u.load.n, e->u.load.idx, s);
+		return c->u.load.idx ? c : NULL;
+	case STIR_EXPR_UNARY:
+		c->u.unary.a = stir_expr_copy(k, e->u.unary.a, s);
+		return c->u.unary.a ? c : NULL;
+	case STIR_EXPR_BINARY:
+		c->u.binary.a = stir_expr_copy(k, e->u.binary.a, s);
+		c->u.binary.b = stir_expr_copy(k, e->u.binary.b, s);
+		return c->u.binary.a && c->u.binary.b ? c : NULL;
+	case STIR_EXPR_SELECT:
+		c->u.select.c = stir_expr_copy(k, e->u.select.c, s);
+		c->u.select.a = stir_expr_copy(k, e->u.select.a, s);
+		c->u.select.b = stir_expr_copy(k, e->u.select.b, s);
+		return c->u.select.c && c->u.select.a && c->u.select.b ? c : NULL;
+	case STIR_EXPR_CALL:
+		c->u.call.args = copy_exprs(k, e->u.call.n, e->u.call.args, s);
+		return c->u.call.args ? c : NULL;
+	case STIR_EXPR_CAST:
+		c->u.cast.a = stir_expr_copy(k, e->u.cast.a, s);
+		return c->u.cast.a ? c : NULL;
+	case STIR_EXPR_SEARCH:
+		c->u.search.lo = stir_expr_copy(k, e->u.search.lo, s);
+		c->u.search.hi = stir_expr_copy(k, e->u.search.hi, s);
+		c->u.search.x = stir_expr_copy(k, e->u.search.x, s);
+		return c->u.search.lo && c->u.search.hi && c->u.search.x ? c : NULL;
+	default:
+		return c;
+	}
+}
+
+/* k, v, s: a clone of variable v (same name, kind, type, axis), recorded in
+ * s as v's replacement. */
+static stir_var *clone_var(stir_kernel *k, const stir_var *v, stir_subst *s)
+{
+	stir_var *c = stir_kernel_new_var(k, v->name, v->kind, v->dtype);
+	if (!c || stir_subst_add_var(s, v, c) < 0)
+		return NULL;
+	c->loc = v->loc;
+	c->axis = v->axis;
+	return c;
+}
+
+/* k, dst, src, s: append copies of the statements of src to dst. */
+static int copy_list(stir_kernel *k, stir_ptr_vec *dst, const stir_ptr_vec *src,
+	stir_subst *s)
+{
+	for (int i = 0; i < src->n; i++) {
+		stir_stmt *c = stir_stmt_copy(k, stir_stmt_at(src, i), s);
+		if (!c || stir_ptr_vec_push(stir_kernel_arena(k), dst, c) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* k, n, src, s: copies of n regions. */
+static stir_region *copy_regions(stir_kernel *k, int n, const stir_region *src,
+	const stir_subst *s)
+{
+	stir_arena *ar = stir_kernel_arena(k);
+	stir_region *r = stir_arena_alloc(ar, (size_t)(n ? n : 1) * sizeof(*r));
+	if (!r)
+		return NULL;
+	for (int i = 0; i < n; i++) {
+		r[i] = src[i];
+		int d = src[i].n ? src[i].n : 1;
+		r[i].lo = stir_arena_alloc(ar, (size_t)d * sizeof(stir_expr *));
+		r[i].hi = stir_arena_alloc(ar, (size_t)d * sizeof(stir_expr *));
+		if (!r[i].lo || !r[i].hi)
+			return NULL;
+		for (int j = 0; j < src[i].n; j++) {
+			r[i].lo[j] = stir_expr_copy(k, src[i].lo[j], s);
+			r[i].hi[j] = stir_expr_copy(k, src[i].hi[j], s);
+		}
+	}
+	return r;
+}
+
+stir_stmt *stir_stmt_copy(stir_kernel *k, const stir_stmt *st, stir_subst *s)
+{
+	stir_arena *ar = stir_kernel_arena(k);
+	stir_stmt *c = stir_arena_alloc(ar, sizeof(*c));
+	if (!c)
+		return NULL;
+	*c = *st;
+	c->kernel = k;
+	switch (st->kind) {
+	case STIR_STMT_STORE:
+		c->u.store.idx = copy_exprs(k, st->u.store.n, st->u.store.idx, s);
+		c->u.store.value = stir_expr_copy(k, st->u.store.value, s);
+		return c->u.store.idx && c->u.store.value ? c : NULL;
+	case STIR_STMT_LET:
+		c->u.let.value = stir_expr_copy(k, st->u.let.value, s);
+		c->u.let.var = clone_var(k, st->u.let.var, s);
+		return c->u.let.value && c->u.let.var ? c : NULL;
+	case STIR_STMT_IF:
+		memset(&c->u.if_.then_body, 0, sizeof(stir_ptr_vec));
+		memset(&c->u.if_.else_body, 0, sizeof(stir_ptr_vec));
+		c->u.if_.cond = stir_expr_copy(k, st->u.if_.cond, s);
+		if (!c->u.if_.cond ||
+		    copy_list(k, &c->u.if_.then_body, &st->u.if_.then_body, s) < 0 ||
+		    copy_list(k, &c->u.if_.else_body, &st->u.if_.else_body, s) < 0)
+			return NULL;
+		return c;
+	case STIR_STMT_ITER: {
+		int n = st->u.iter.n_vars;
+		c->u.iter.vars = stir_arena_alloc(ar,
+			(size_t)(n ? n : 1) * sizeof(stir_var *));
+		if (!c->u.iter.vars)
+			return NULL;
+		for (int i = 0; i < n; i++)
+			if (!(c->u.iter.vars[i] = clone_var(k, st->u.iter.vars[i], s)))
+				return NULL;
+		memset(&c->u.iter.init, 0, sizeof(stir_ptr_vec));
+		memset(&c->u.iter.body, 0, sizeof(stir_ptr_vec));
+		if (copy_list(k, &c->u.iter.init, &st->u.iter.init, s) < 0 ||
+		    copy_list(k, &c->u.iter.body, &st->u.iter.body, s) < 0)
+			return NULL;
+		return c;
+	}
+	case STIR_STMT_FOR:
+		c->u.for_.extent = stir_expr_copy(k, st->u.for_.extent, s);
+		c->u.for_.var = clone_var(k, st->u.for_.var, s);
+		memset(&c->u.for_.body, 0, sizeof(stir_ptr_vec));
+		if (!c->u.for_.extent || !c->u.for_.var ||
+		    copy_list(k, &c->u.for_.body, &st->u.for_.body, s) < 0)
+			return NULL;
+		return c;
+	case STIR_STMT_BLOCK: {
+		int n = st->u.block.n_vars;
+		c->u.block.bindings = copy_exprs(k, n, st->u.block.bindings, s);
+		c->u.block.vars = stir_arena_alloc(ar,
+			(size_t)(n ? n : 1) * sizeof(stir_var *));
+		if (!c->u.block.bindings || !c->u.block.vars)
+			return NULL;
+		for (int i = 0; i < n; i++)
+			if (!(c->u.block.vars[i] = clone_var(k, st->u.block.vars[i], s)))
+				return NULL;
+		c->u.block.reads = copy_regions(k, st->u.block.n_reads,
+			st->u.block.reads, s);
+		c->u.block.writes = copy_regions(k, st->u.block.n_writes,
+			st->u.block.writes, s);
+		memset(&c->u.block.body, 0, sizeof(stir_ptr_vec));
+		if (!c->u.block.reads || !c->u.block.writes ||
+		    copy_list(k, &c->u.block.body, &st->u.block.body, s) < 0)
+			return NULL;
+		return c;
+	}
+	}
+	return NULL;
+}
+
+/* ---- comparison ---- */
+
+/* n, a, b: two arrays of n expressions. */
+static bool same_exprs(int n, stir_expr *const *a, stir_expr *const *b)
+{
+	for (int i = 0; i < n; i++)
+		if (!stir_expr_same(a[i], b[i]))
+			return false;
+	return true;
+}
+
+bool stir_expr_same(const stir_expr *a, const stir_expr *b)
+{
+	if (a == b)
+		return true;
+	if (!a || !b || a->kind != b->kind || a->dtype != b->dtype)
+		return false;
+	switch (a->kind) {
+	case STIR_EXPR_INT:
+		return a->u.i == b->u.i;
+	case STIR_EXPR_FLOAT:
+		return !memcmp(&a->u.f, &b->u.f, sizeof(double));
+	case STIR_EXPR_VAR:
+		return a->u.var == b->u.var;
+	case STIR_EXPR_LOAD:
+		return a->u.load.buf == b->u.load.buf && a->u.load.n == b->u.load.n &&
+			same_exprs(a->u.load.n, a->u.load.idx, b->u.load.idx);
+	case STIR_EXPR_UNARY:
+		return a->u.unary.op == b->u.unary.op &&
+			stir_expr_same(a->u.unary.a, b->u.unary.a);
+	case STIR_EXPR_BINARY:
+		return a->u.binary.op == b->u.binary.op &&
+			stir_expr_same(a->u.binary.a, b->u.binary.a) &&
+			stir_expr_same(a->u.binary.b, b->u.binary.b);
+	case STIR_EXPR_SELECT:
+		return stir_expr_same(a->u.select.c, b->u.select.c) &&
+			stir_expr_same(a->u.select.a, b->u.select.a) &&
+			stir_expr_same(a->u.select.b, b->u.select.b);
+	case STIR_EXPR_CALL:
+		return a->u.call.f == b->u.call.f && a->u.call.n == b->u.call.n &&
+			same_exprs(a->u.call.n, a->u.call.args, b->u.call.args);
+	case STIR_EXPR_CAST:
+		return stir_expr_same(a->u.cast.a, b->u.cast.a);
+	case STIR_EXPR_SEARCH:
+		return a->u.search.op == b->u.search.op &&
+			a->u.search.buf == b->u.search.buf &&
+			stir_expr_same(a->u.search.lo, b->u.search.lo) &&
+			stir_expr_same(a->u.search.hi, b->u.search.hi) &&
+			stir_expr_same(a->u.search.x, b->u.search.x);
+	}
+	return false;
+}
+
+/* e, v, data: whether e uses v (v NULL: whether e reads data). */
+static bool expr_scan(const stir_expr *e, const stir_var *v, bool data)
+{
+	if (!e)
+		return false;
+	switch (e->kind) {
+	case STIR_EXPR_VAR:
+		return !data && e->u.var == v;
+	case STIR_EXPR_LOAD:
+		if (data)
+			return true;
+		for (int i = 0; i < e->u.load.n; i++)
+			if (expr_scan(e->u.load.idx[i], v, data))
+				return true;
+		return false;
+	case STIR_EXPR_UNARY:
+		return expr_scan(e->u.unary.a, v, data);
+	case STIR_EXPR_BINARY:
+		return expr_scan(e->u.binary.a, v, data) ||
+			expr_scan(e->u.binary.b, v, data);
+	case STIR_EXPR_SELECT:
+		return expr_scan(e->u.select.c, v, data) ||
+			expr_scan(e->u.select.a, v, data) ||
+			expr_scan(e->u.select.b, v, data);
+	case STIR_EXPR_CALL:
+		for (int i = 0; i < e->u.call.n; i++)
+			if (expr_scan(e->u.call.args[i], v, data))
+				return true;
+		return false;
+	case STIR_EXPR_CAST:
+		return expr_scan(e->u.cast.a, v, data);
+	case STIR_EXPR_SEARCH:
+		return data || expr_scan(e->u.search.lo, v, data) ||
+			expr_scan(e->u.search.hi, v, data) ||
+			expr_scan(e->u.search.x, v, data);
+	default:
+		return false;
+	}
+}
+
+bool stir_expr_uses(const stir_expr *e, const stir_var *v)
+{
+	return expr_scan(e, v, false);
+}
+
+bool stir_expr_reads_data(const stir_expr *e)
+{
+	return expr_scan(e, NULL, true);
+}
+
+/* ---- folding constructors ---- */
+
+/* e: whether e is the integer literal v. */
+static bool is_int(const stir_expr *e, int64_t v)
+{
+	return e && e->kind == STIR_EXPR_INT && e->dtype != STIR_BOOL && e->u.i == v;
+}
+
+stir_expr *stir_mk_int(stir_kernel *k, int64_t v)
+{
+	return stir_expr_int(k, v);
+}
+
+stir_expr *stir_mk_var(stir_kernel *k, stir_var *v)
+{
+	return stir_expr_var(k, v);
+}
+
+/* k, op, a, b: a op b on integers, folded when both are literals. */
+static stir_expr *fold(stir_kernel *k, stir_binop op, stir_expr *a, stir_expr *b)
+{
+	if (a && b && a->kind == STIR_EXPR_INT && b->kind == STIR_EXPR_INT &&
+	    a->flexible && b->flexible) {
+		int64_t r;
+		bool ok = op == STIR_ADD ? !__builtin_add_overflow(a->u.i, b->u.i, &r) :
+			op == STIR_SUB ? !__builtin_sub_overflow(a->u.i, b->u.i, &r) :
+			!__builtin_mul_overflow(a->u.i, b->u.i, &r);
+		if (ok)
+			return stir_expr_int(k, r);
+	}
+	return stir_expr_binary(k, op, a, b);
+}
+
+stir_expr *stir_mk_add(stir_kernel *k, stir_expr *a, stir_expr *b)
+{
+	if (is_int(a, 0))
+		return b;
+	if (is_int(b, 0))
+		return a;
+	/* a + (x - a) gives x: a row start plus a relative position */
+	if (a && b && b->kind == STIR_EXPR_BINARY && b->u.binary.op == STIR_SUB &&
+	    stir_expr_same(b->u.binary.b, a))
+		return b->u.binary.a;
+	return fold(k, STIR_ADD, a, b);
+}
+
+stir_expr *stir_mk_sub(stir_kernel *k, stir_expr *a, stir_expr *b)
+{
+	if (is_int(b, 0))
+		return a;
+	/* (x + y) - x gives y: the relative position of an absolute one */
+	if (a && b && a->kind == STIR_EXPR_BINARY && a->u.binary.op == STIR_ADD &&
+	    stir_expr_same(a->u.binary.a, b))
+		return a->u.binary.b;
+	return fold(k, STIR_SUB, a, b);
+}
+
+stir_expr *stir_mk_mul(stir_kernel *k, stir_expr *a, stir_expr *b)
+{
+	if (is_int(a, 1))
+		return b;
+	if (is_int(b, 1))
+		return a;
+	if (is_int(a, 0) || is_int(b, 0))
+		return stir_expr_int(k, 0);
+	return fold(k, STIR_MUL, a, b);
+}
+
+stir_expr *stir_mk_and(stir_kernel *k, stir_expr *a, stir_expr *b)
+{
+	if (!a)
+		return b;
+	if (!b)
+		return a;
+	return stir_expr_binary(k, STIR_AND, a, b);
+}
+
+stir_expr *stir_mk_load1(stir_kernel *k, stir_buffer *buf, stir_expr *idx)
+{
+	return stir_expr_load(k, buf, 1, &idx);
+}
+
+/* ---- names ---- */
+
+/* names, name: whether name is taken. */
+static bool name_taken(const stir_names *names, const char *name)
+{
+	for (int i = 0; i < names->n; i++)
+		if (!strcmp(names->v[i], name))
+			return true;
+	return false;
+}
+
+/* names, name: record name (an arena string) as taken. */
+static int name_add(stir_names *names, const char *name)
+{
+	if (!name || name_taken(names, name))
+		return 0;
+	if (names->n == names->cap) {
+		int cap = names->cap ? 2 * names->cap : 64;
+		const char **v = realloc(names->v, (size_t)cap * sizeof(*v));
+		if (!v)
+			return -1;
+		names->v = v;
+		names->cap = cap;
+	}
+	names->v[names->n++] = name;
+	return 0;
+}
+
+/* k, list, user: record the names bound by the statements of list. */
+static int collect_list_names(stir_kernel *k, stir_ptr_vec *list, void *user)
+{
+	stir_names *names = user;
+	for (int i = 0; i < list->n; i++) {
+		stir_stmt *s = stir_stmt_at(list, i);
+		int rc = 0;
+		switch (s->kind) {
+		case STIR_STMT_LET:
+			rc = name_add(names, s->u.let.var->name);
+			break;
+		case STIR_STMT_ITER:
+			rc = name_add(names, s->u.iter.name);
+			break;
+		case STIR_STMT_FOR:
+			rc = name_add(names, s->u.for_.var->name);
+			break;
+		case STIR_STMT_BLOCK:
+			rc = name_add(names, s->u.block.name);
+			for (int j = 0; j < s->u.block.n_vars && !rc; j++)
+				rc = name_add(names, s->u.block.vars[j]->name);
+			break;
+		default:
+			break;
+		}
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int stir_names_init(stir_names *names, stir_kernel *k)
+{
+	memset(names, 0, sizeof(*names));
+	names->k = k;
+	for (int i = 0; i < k->params.n; i++)
+		if (name_add(names, stir_var_at(&k->params, i)->name) < 0)
+			return -1;
+	for (int i = 0; i < k->axes.n; i++)
+		if (name_add(names, stir_axis_at(&k->axes, i)->name) < 0)
+			return -1;
+	for (int i = 0; i < k->buffers.n; i++)
+		if (name_add(names, stir_buffer_at(&k->buffers, i)->name) < 0)
+			return -1;
+	return stir_foreach_list(k, collect_list_names, names);
+}
+
+int stir_names_mark(const stir_names *names)
+{
+	return names->n;
+}
+
+void stir_names_reset(stir_names *names, int mark)
+{
+	if (mark >= 0 && mark < names->n)
+		names->n = mark;
+}
+
+void stir_names_release(stir_names *names)
+{
+	free(names->v);
+	memset(names, 0, sizeof(*names));
+}
+
+const char *stir_names_fresh(stir_names *names, const char *base)
+{
+	char buf[256];
+	snprintf(buf, sizeof(buf), "%s", base);
+	for (int i = 1; name_taken(names, buf); i++)
+		snprintf(buf, sizeof(buf), "%s%d", base, i);
+	char *s = stir_arena_strdup(stir_kernel_arena(names->k), buf);
+	if (!s || name_add(names, s) < 0)
+		return NULL;
+	return s;
+}
+
+/* ---- walking ---- */
+
+/* k, list, fn, user: call fn on list, then on every list nested in it. */
+static int foreach_in(stir_kernel *k, stir_ptr_vec *list, stir_list_fn fn,
+	void *user)
+{
+	if (fn(k, list, user) < 0)
+		return -1;
+	for (int i = 0; i < list->n; i++) {
+		stir_stmt *s = stir_stmt_at(list, i);
+		if (s->kind == STIR_STMT_IF) {
+			if (foreach_in(k, &s->u.if_.then_body, fn, user) < 0 ||
+			    foreach_in(k, &s->u.if_.else_body, fn, user) < 0)
+				return -1;
+		} else if (s->kind == STIR_STMT_ITER) {
+			if (foreach_in(k, &s->u.iter.init, fn, user) < 0 ||
+			    foreach_in(k, &s->u.iter.body, fn, user) < 0)
+				return -1;
+		} else if (stir_stmt_body(s) &&
+			   foreach_in(k, stir_stmt_body(s), fn, user) < 0) {
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int stir_foreach_list(stir_kernel *k, stir_list_fn fn, void *user)
+{
+	return foreach_in(k, &k->body, fn, user);
+}
+
+/* ---- dead lets ---- */
+
+static bool stmt_uses(const stir_stmt *s, const stir_var *v);
+
+/* list, from, v: whether a statement of list from index "from" on uses v. */
+static bool list_uses(const stir_ptr_vec *list, int from, const stir_var *v)
+{
+	for (int i = from; i < list->n; i++)
+		if (stmt_uses(stir_stmt_at(list, i), v))
+			return true;
+	return false;
+}
+
+/* s, v: whether statement s (with everything nested in it) uses v. */
+static bool stmt_uses(const stir_stmt *s, const stir_var *v)
+{
+	switch (s->kind) {
+	case STIR_STMT_STORE:
+		for (int i = 0; i < s->u.store.n; i++)
+			if (stir_expr_uses(s->u.store.idx[i], v))
+				return true;
+		return stir_expr_uses(s->u.store.value, v);
+	case STIR_STMT_LET:
+		return stir_expr_uses(s->u.let.value, v);
+	case STIR_STMT_IF:
+		return stir_expr_uses(s->u.if_.cond, v) ||
+			list_uses(&s->u.if_.then_body, 0, v) ||
+			list_uses(&s->u.if_.else_body, 0, v);
+	case STIR_STMT_FOR:
+		return stir_expr_uses(s->u.for_.extent, v) ||
+			list_uses(&s->u.for_.body, 0, v);
+	case STIR_STMT_BLOCK:
+		for (int i = 0; i < s->u.block.n_vars; i++)
+			if (stir_expr_uses(s->u.block.bindings[i], v))
+				return true;
+		return list_uses(&s->u.block.body, 0, v);
+	case STIR_STMT_ITER:
+		return list_uses(&s->u.iter.init, 0, v) ||
+			list_uses(&s->u.iter.body, 0, v);
+	}
+	return false;
+}
+
+/* k, list, user: drop the dead lets of list (*user counts removals). */
+static int drop_dead_lets(stir_kernel *k, stir_ptr_vec *list, void *user)
+{
+	(void)k;
+	int kept = 0;
+	for (int i = 0; i < list->n; i++) {
+		stir_stmt *s = stir_stmt_at(list, i);
+		if (s->kind == STIR_STMT_LET && !list_uses(list, i + 1, s->u.let.var)) {
+			++*(int *)user;
+			continue;
+		}
+		list->v[kept++] = s;
+	}
+	list->n = kept;
+	return 0;
+}
+
+int stir_remove_dead_lets(stir_kernel *k)
+{
+	int removed;
+	do {
+		removed = 0;
+		stir_foreach_list(k, drop_dead_lets, &removed);
+	} while (removed);
+	return 0;
+}

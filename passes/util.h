@@ -1,0 +1,75 @@
+/* Helpers for passes that rewrite the IR: copying and substituting
+ * expressions and statements, structural comparison, and constructors
+ * that fold integer literals so that generated code stays readable. */
+#ifndef STIR_PASSES_UTIL_H
+#define STIR_PASSES_UTIL_H
+
+#include "ir/nodes.h"
+
+/* A substitution: the expression that replaces variable "var" (copied at
+ * every use), or a variable that replaces it. */
+typedef struct stir_subst {
+	int n, cap;
+	const stir_var **from;   /* heap arrays */
+	stir_expr **to_expr;     /* replacement expression, or NULL */
+	stir_var **to_var;       /* replacement variable, or NULL */
+} stir_subst;
+
+void stir_subst_release(stir_subst *s);
+int stir_subst_add_expr(stir_subst *s, const stir_var *from, stir_expr *to);
+int stir_subst_add_var(stir_subst *s, const stir_var *from, stir_var *to);
+
+/* A deep copy of e into kernel k with the substitution applied (s may be
+ * NULL).  Types and locations are kept. */
+stir_expr *stir_expr_copy(stir_kernel *k, const stir_expr *e,
+	const stir_subst *s);
+/* A deep copy of statement st; variables it binds (lets, loop and block
+ * variables, iterators) are cloned and the clones substituted in the copy. */
+stir_stmt *stir_stmt_copy(stir_kernel *k, const stir_stmt *st, stir_subst *s);
+
+/* Structural equality, variables and buffers by identity. */
+bool stir_expr_same(const stir_expr *a, const stir_expr *b);
+/* Whether e uses variable v. */
+bool stir_expr_uses(const stir_expr *e, const stir_var *v);
+/* Whether e holds a load or a search (its value depends on data). */
+bool stir_expr_reads_data(const stir_expr *e);
+
+/* Constructors that fold literals: x + 0, x * 1, 0 * x, c1 + c2, ... */
+stir_expr *stir_mk_int(stir_kernel *k, int64_t v);
+stir_expr *stir_mk_add(stir_kernel *k, stir_expr *a, stir_expr *b);
+stir_expr *stir_mk_sub(stir_kernel *k, stir_expr *a, stir_expr *b);
+stir_expr *stir_mk_mul(stir_kernel *k, stir_expr *a, stir_expr *b);
+stir_expr *stir_mk_and(stir_kernel *k, stir_expr *a, stir_expr *b);
+/* buf[idx] for a flat buffer. */
+stir_expr *stir_mk_load1(stir_kernel *k, stir_buffer *buf, stir_expr *idx);
+/* var as an expression. */
+stir_expr *stir_mk_var(stir_kernel *k, stir_var *v);
+
+/* Names that do not clash.  stir_names_init records the names a kernel
+ * declares and binds (iterators excepted: lowering replaces them, so their
+ * names are free for the loops that take their place); stir_names_fresh
+ * returns "base", or "base1", "base2", ... not yet recorded, and records
+ * it.  stir_names_mark and stir_names_reset forget the names recorded since
+ * a mark, for names whose scope has ended. */
+typedef struct stir_names {
+	int n, cap;
+	const char **v;          /* heap array of arena strings */
+	stir_kernel *k;
+} stir_names;
+
+int stir_names_init(stir_names *names, stir_kernel *k);
+void stir_names_release(stir_names *names);
+const char *stir_names_fresh(stir_names *names, const char *base);
+int stir_names_mark(const stir_names *names);
+void stir_names_reset(stir_names *names, int mark);
+
+/* Remove every let of kernel k whose variable is not used after it (lets
+ * have no effects), repeatedly, so chains of dead lets go too. */
+int stir_remove_dead_lets(stir_kernel *k);
+
+/* Visit every statement list of kernel k (the body and every nested one),
+ * outermost first. */
+typedef int (*stir_list_fn)(stir_kernel *k, stir_ptr_vec *list, void *user);
+int stir_foreach_list(stir_kernel *k, stir_list_fn fn, void *user);
+
+#endif
