@@ -14,6 +14,24 @@
 extern "C" {
 #endif
 
+/* Stage I schedules (SparseTIR section 3.2.2).  Both find the sparse
+ * iteration named "iter" (at any depth) and name its iterators. */
+
+/* Reorder the axis list of iteration "iter": "order" lists all its
+ * iterators in the new order; a fuse group moves as a whole and must stay
+ * contiguous.  Illegal when an axis would come before its parent (or its
+ * attach parent) or the result does not verify.  0, or -1 with the kernel
+ * untouched. */
+STIR_EXPORT int stir_sparse_reorder(__stir_keep stir_kernel *k,
+	const char *iter, int n, const char *const *order);
+
+/* Fuse the iterators "iters" of iteration "iter" into one flat space: they
+ * must be adjacent in the iteration's list, each the parent of the next (a
+ * parent chain), not attached, and fusing must keep the iteration valid.
+ * 0, or -1 with the kernel untouched. */
+STIR_EXPORT int stir_sparse_fuse(__stir_keep stir_kernel *k, const char *iter,
+	int n, const char *const *iters);
+
 /* Stage I -> stage II (SparseTIR's sparse iteration lowering): structure
  * arrays become auxiliary buffers, every sparse iteration becomes nested
  * loops and blocks (its init as a nest of its own that runs first),
