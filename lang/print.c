@@ -447,23 +447,27 @@ static void put_regions(printer *pr, const char *word, int n,
 		put(pr, r[i].buf ? r[i].buf->name : "?");
 		put(pr, "[");
 		for (int d = 0; d < r[i].n; d++) {
+			const stir_expr *lo = r[i].lo ? r[i].lo[d] : NULL;
+			const stir_expr *hi = r[i].hi ? r[i].hi[d] : NULL;
 			if (d)
 				put(pr, ", ");
-			if (r[i].lo[d])
-				put_range_bound(pr, r[i].lo[d]);
-			if (!r[i].lo[d] || r[i].hi[d])
+			if (lo)
+				put_range_bound(pr, lo);
+			if (!lo || hi)
 				put(pr, ":");
-			if (r[i].lo[d] && r[i].hi[d])
-				put_range_bound(pr, r[i].hi[d]);
+			if (lo && hi)
+				put_range_bound(pr, hi);
 		}
 		put(pr, "]");
 	}
 	put(pr, ")");
 }
 
-/* pr, s: block NAME(v: S = e, ..) reads(..) writes(..) { body } */
+/* pr, s: block NAME(v: S = e, ..) reads(..) writes(..) { body }; a
+ * variable without a letter (only the API makes one) gets '?'. */
 static void put_block(printer *pr, const stir_stmt *s)
 {
+	int n_letters = (int)strlen(s->u.block.kinds);
 	put(pr, "block ");
 	put(pr, s->u.block.name);
 	put(pr, "(");
@@ -472,7 +476,7 @@ static void put_block(printer *pr, const stir_stmt *s)
 			put(pr, ", ");
 		put(pr, s->u.block.vars[i]->name);
 		put(pr, ": ");
-		putn(pr, &s->u.block.kinds[i], 1);
+		putn(pr, i < n_letters ? &s->u.block.kinds[i] : "?", 1);
 		put(pr, " = ");
 		put_expr(pr, s->u.block.bindings[i]);
 	}
