@@ -848,8 +848,8 @@ static void check_cond(verifier *v, scope *sc, const stir_expr *e,
 }
 
 /* v, sc, e: a use of a variable: a parameter of this kernel, or an
- * iterator or let in scope (a reduction iterator not inside its
- * iteration's init). */
+ * iterator (stage I only), let, loop or block variable in scope (a
+ * reduction iterator not inside its iteration's init). */
 static void check_var_use(verifier *v, scope *sc, const stir_expr *e)
 {
 	const stir_var *var = e->u.var;
@@ -872,19 +872,12 @@ static void check_var_use(verifier *v, scope *sc, const stir_expr *e)
 				var->name);
 		return;
 	case STIR_VAR_LET:
-		if (!scope_has_var(sc, var))
-			stir_error(v->ctx, e->loc,
-				"'%s' is used outside its scope", var->name);
-		return;
 	case STIR_VAR_LOOP:
-		if (!scope_has_var(sc, var))
-			stir_error(v->ctx, e->loc,
-				"'%s' is used outside its loop", var->name);
-		return;
 	case STIR_VAR_BLOCK:
 		if (!scope_has_var(sc, var))
-			stir_error(v->ctx, e->loc,
-				"'%s' is used outside its block", var->name);
+			stir_error(v->ctx, e->loc, "'%s' is used outside its %s",
+				var->name, var->kind == STIR_VAR_LET ? "scope" :
+				var->kind == STIR_VAR_LOOP ? "loop" : "block");
 		return;
 	}
 	stir_error(v->ctx, e->loc, "variable '%s' has an invalid kind",

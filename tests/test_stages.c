@@ -7,91 +7,33 @@
  * folder is scanned, so adding a file adds a test.  Expected structures,
  * texts, messages and locations are written out by hand from docs/ir.md
  * and docs/language.md, not captured from the implementation. */
-#include <dirent.h>
-#include <stir/lang.h>
 #include "ir/nodes.h"
 #include "tests/testdiag.h"
-#include "tests/testutil.h"
+#include "tests/testlang.h"
 
 /* The canonical programs of tests/stages, sorted by name. */
 static int n_files;
 static char **files;          /* malloc'd, each malloc'd */
-
-/* a, b: two names for qsort. */
-static int name_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Fill "files" with the .stir files of tests/stages. */
-static void list_files(void)
-{
-	DIR *d = opendir(test_path("tests/stages"));
-	if (!d) {
-		fprintf(stderr, "cannot open %s\n", test_path("tests/stages"));
-		exit(EXIT_FAILURE);
-	}
-	struct dirent *e;
-	while ((e = readdir(d))) {
-		size_t len = strlen(e->d_name);
-		if (len < 6 || strcmp(e->d_name + len - 5, ".stir"))
-			continue;
-		files = realloc(files, (size_t)(n_files + 1) * sizeof(char *));
-		files[n_files++] = strdup(e->d_name);
-	}
-	closedir(d);
-	qsort(files, (size_t)n_files, sizeof(char *), &name_cmp);
-}
 
 /* name: the whole of tests/stages/NAME in a malloc'd string. */
 static char *slurp(const char *name)
 {
 	char rel[512];
 	snprintf(rel, sizeof(rel), "tests/stages/%s", name);
-	FILE *f = fopen(test_path(rel), "rb");
-	ck_assert_msg(f != NULL, "cannot open %s", test_path(rel));
-	char *buf = calloc(1, 1 << 16);
-	size_t n = fread(buf, 1, (1 << 16) - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
+	return test_slurp(rel, NULL);
 }
 
-/* ctx, text: read a program from a string named "t.stir". */
-static stir_module *read_str(stir_ctx *ctx, const char *text)
-{
-	return stir_module_read_from_str(ctx, "t.stir", text, strlen(text));
-}
-
-/* text: read a program that must be correct; the context is leaked into
- * *ctx for the caller to free. */
+/* ctx, text: read a program that must be correct; its new context goes
+ * to *ctx, for the caller to free. */
 static stir_module *read_ok(stir_ctx **ctx, const char *text)
 {
 	*ctx = stir_ctx_alloc();
-	stir_module *m = read_str(*ctx, text);
+	stir_module *m = test_read_str(*ctx, text);
 	if (!m || stir_ctx_n_diagnostics(*ctx))
 		stir_ctx_print_diagnostics(*ctx, stderr);
 	ck_assert_ptr_nonnull(m);
 	ck_assert_int_eq(stir_ctx_n_diagnostics(*ctx), 0);
 	return m;
-}
-
-/* m: print, read back, compare both ways; print again and compare the
- * texts. */
-static void check_round_trip(const stir_module *m)
-{
-	char *s1 = stir_module_to_str(m);
-	ck_assert_ptr_nonnull(s1);
-	stir_ctx *ctx;
-	stir_module *m2 = read_ok(&ctx, s1);
-	ck_assert(stir_module_is_equal(m, m2));
-	ck_assert(stir_module_is_equal(m2, m));
-	char *s2 = stir_module_to_str(m2);
-	ck_assert_str_eq(s1, s2);
-	free(s1);
-	free(s2);
-	stir_module_free(m2);
-	stir_ctx_free(ctx);
 }
 
 /* ---- the canonical programs ---- */
@@ -109,7 +51,7 @@ START_TEST(test_canonical_file)
 	ck_assert_int_eq(stir_ctx_n_diagnostics(ctx), 0);
 	char *s = stir_module_to_str(m);
 	ck_assert_msg(!strcmp(s, text), "%s prints as\n%s", files[_i], s);
-	check_round_trip(m);
+	test_check_round_trip(m);
 	free(s);
 	free(text);
 	stir_module_free(m);
@@ -392,7 +334,7 @@ START_TEST(test_print_canonical)
 		"  block c() {\n"
 		"  }\n"
 		"}\n");
-	check_round_trip(m);
+	test_check_round_trip(m);
 	free(s);
 	stir_module_free(m);
 	stir_ctx_free(ctx);
@@ -454,9 +396,9 @@ START_TEST(test_equal)
 	};
 	stir_ctx *ctx;
 	stir_module *a = read_ok(&ctx, base);
-	check_round_trip(a);
+	test_check_round_trip(a);
 	/* the same program spelled differently */
-	stir_module *same = read_str(ctx,
+	stir_module *same = test_read_str(ctx,
 		"kernel k(n: i32, z: i32) stage 2 { axis I = dense_fixed(n);\n"
 		"axis J = sparse_variable(I, n, z); buffer P: i32[(n + 1)] = J.indptr "
 		"global; buffer Q: i32[z] = J.indices; buffer T: f32[n] global;\n"
@@ -472,7 +414,7 @@ START_TEST(test_equal)
 		char text[2048];
 		snprintf(text, sizeof(text), "%.*s%s%s", (int)(at - base), base,
 			variants[i][1], at + strlen(variants[i][0]));
-		stir_module *v = read_str(ctx, text);
+		stir_module *v = test_read_str(ctx, text);
 		if (!v)
 			stir_ctx_print_diagnostics(ctx, stderr);
 		ck_assert_msg(v != NULL, "variant %zu does not read", i);
@@ -481,7 +423,7 @@ START_TEST(test_equal)
 		stir_module_free(v);
 	}
 	/* the stage counts too */
-	stir_module *b = read_str(ctx, base);
+	stir_module *b = test_read_str(ctx, base);
 	stir_module_get_kernel(b, 0)->stage = STIR_STAGE_3;
 	ck_assert(!stir_module_is_equal(a, b));
 	stir_module_free(b);
@@ -497,7 +439,7 @@ END_TEST
 static void check_errors(const char *text, const char *want)
 {
 	stir_ctx *ctx = stir_ctx_alloc();
-	stir_module *m = read_str(ctx, text);
+	stir_module *m = test_read_str(ctx, text);
 	char *got = test_diags_to_str(ctx);
 	ck_assert_str_eq(got, want);
 	ck_assert_ptr_null(m);
@@ -603,14 +545,6 @@ END_TEST
 
 /* ---- locations ---- */
 
-/* l, line, col: l is at that place of file f. */
-static void check_loc(stir_loc l, const char *f, int line, int col)
-{
-	ck_assert_ptr_eq(l.file, f);
-	ck_assert_int_eq(l.line, line);
-	ck_assert_int_eq(l.col, col);
-}
-
 START_TEST(test_locations)
 {
 	const char *text =
@@ -626,26 +560,26 @@ START_TEST(test_locations)
 	stir_module *m = read_ok(&ctx, text);
 	const char *f = stir_ctx_intern(ctx, "t.stir");
 	stir_kernel *k = stir_module_get_kernel(m, 0);
-	check_loc(k->loc, f, 1, 8);
+	test_check_loc(k->loc, f, 1, 8);
 	stir_buffer *P = stir_kernel_get_buffer(k, 0);
-	check_loc(P->loc, f, 2, 10);
-	check_loc(P->extent->loc, f, 2, 19);                /* the '+' */
+	test_check_loc(P->loc, f, 2, 10);
+	test_check_loc(P->extent->loc, f, 2, 19);                /* the '+' */
 	stir_stmt *fr = stir_stmt_at(&k->body, 0);
-	check_loc(fr->loc, f, 3, 3);
-	check_loc(fr->u.for_.var->loc, f, 3, 7);
-	check_loc(fr->u.for_.extent->loc, f, 3, 16);
+	test_check_loc(fr->loc, f, 3, 3);
+	test_check_loc(fr->u.for_.var->loc, f, 3, 7);
+	test_check_loc(fr->u.for_.extent->loc, f, 3, 16);
 	stir_stmt *b = stir_stmt_at(&fr->u.for_.body, 0);
-	check_loc(b->loc, f, 4, 5);
-	check_loc(b->u.block.vars[0]->loc, f, 4, 13);
-	check_loc(b->u.block.vars[1]->loc, f, 4, 23);
-	check_loc(b->u.block.bindings[0]->loc, f, 4, 20);
-	check_loc(b->u.block.bindings[1]->loc, f, 4, 32);   /* the '*' */
-	check_loc(b->u.block.reads[0].lo[0]->loc, f, 4, 45);
-	check_loc(b->u.block.reads[0].hi[0]->loc, f, 4, 47);
+	test_check_loc(b->loc, f, 4, 5);
+	test_check_loc(b->u.block.vars[0]->loc, f, 4, 13);
+	test_check_loc(b->u.block.vars[1]->loc, f, 4, 23);
+	test_check_loc(b->u.block.bindings[0]->loc, f, 4, 20);
+	test_check_loc(b->u.block.bindings[1]->loc, f, 4, 32);   /* the '*' */
+	test_check_loc(b->u.block.reads[0].lo[0]->loc, f, 4, 45);
+	test_check_loc(b->u.block.reads[0].hi[0]->loc, f, 4, 47);
 	stir_stmt *st = stir_stmt_at(&b->u.block.body, 0);
-	check_loc(st->loc, f, 5, 7);
-	check_loc(st->u.store.value->loc, f, 5, 14);
-	check_loc(st->u.store.value->u.search.x->loc, f, 5, 35);
+	test_check_loc(st->loc, f, 5, 7);
+	test_check_loc(st->u.store.value->loc, f, 5, 14);
+	test_check_loc(st->u.store.value->u.search.x->loc, f, 5, 35);
 	stir_module_free(m);
 	stir_ctx_free(ctx);
 }
@@ -700,7 +634,7 @@ START_TEST(test_print_api_module)
 		"  }\n"
 		"}\n");
 	free(s);
-	check_round_trip(m);
+	test_check_round_trip(m);
 	stir_module_free(m);
 	stir_ctx_free(ctx);
 }
@@ -708,7 +642,7 @@ END_TEST
 
 int main(void)
 {
-	list_files();
+	n_files = test_list_stir("tests/stages", &files);
 	if (n_files == 0) {
 		fprintf(stderr, "no .stir files in tests/stages\n");
 		return EXIT_FAILURE;
@@ -732,8 +666,6 @@ int main(void)
 	tcase_add_test(tc, test_locations);
 	suite_add_tcase(s, tc);
 	int r = test_run_suite(s);
-	for (int i = 0; i < n_files; i++)
-		free(files[i]);
-	free(files);
+	test_free_names(files, n_files);
 	return r;
 }
