@@ -1,8 +1,10 @@
 /* Structural equality of modules (stir_module_is_equal): two modules are
  * equal when they hold the same program, whatever the source locations.
  * Axes and buffers are compared by their position in their kernel, so
- * equal modules also agree on declaration order; variables by name, kind
- * and type; float literals bit for bit (so -0.0 differs from 0.0). */
+ * equal modules also agree on declaration order (an axis's auxiliary
+ * buffers and a buffer's axis likewise); variables by name, kind and type;
+ * float literals bit for bit (so -0.0 differs from 0.0).  A loop's thread
+ * counts only for a loop bound to one. */
 #include <string.h>
 #include "ir/nodes.h"
 
@@ -73,6 +75,12 @@ static bool expr_fields_equal(const stir_expr *a, const stir_expr *b)
 			exprs_equal(a->u.call.n, a->u.call.args, b->u.call.args);
 	case STIR_EXPR_CAST:
 		return expr_equal(a->u.cast.a, b->u.cast.a);
+	case STIR_EXPR_SEARCH:
+		return a->u.search.op == b->u.search.op &&
+			buffer_ref_equal(a->u.search.buf, b->u.search.buf) &&
+			expr_equal(a->u.search.lo, b->u.search.lo) &&
+			expr_equal(a->u.search.hi, b->u.search.hi) &&
+			expr_equal(a->u.search.x, b->u.search.x);
 	}
 	return false;
 }
@@ -118,6 +126,51 @@ static bool iter_equal(const stir_stmt *a, const stir_stmt *b)
 		stmts_equal(&a->u.iter.body, &b->u.iter.body);
 }
 
+/* a, b: two loops: variable, extent, annotation, body. */
+static bool for_equal(const stir_stmt *a, const stir_stmt *b)
+{
+	return var_equal(a->u.for_.var, b->u.for_.var) &&
+		expr_equal(a->u.for_.extent, b->u.for_.extent) &&
+		a->u.for_.kind == b->u.for_.kind &&
+		(a->u.for_.kind != STIR_LOOP_BIND ||
+		 a->u.for_.thread == b->u.for_.thread) &&
+		stmts_equal(&a->u.for_.body, &b->u.for_.body);
+}
+
+/* n, a, b: two lists of n regions: buffers and ranges. */
+static bool regions_equal(int n, const stir_region *a, const stir_region *b)
+{
+	for (int i = 0; i < n; i++) {
+		if (!buffer_ref_equal(a[i].buf, b[i].buf) || a[i].n != b[i].n ||
+		    !exprs_equal(a[i].n, a[i].lo, b[i].lo) ||
+		    !exprs_equal(a[i].n, a[i].hi, b[i].hi))
+			return false;
+	}
+	return true;
+}
+
+/* a, b: two blocks: name, variables with their letters and bindings,
+ * regions, body. */
+static bool block_equal(const stir_stmt *a, const stir_stmt *b)
+{
+	if (!str_equal(a->u.block.name, b->u.block.name) ||
+	    !str_equal(a->u.block.kinds, b->u.block.kinds) ||
+	    a->u.block.n_vars != b->u.block.n_vars ||
+	    a->u.block.n_reads != b->u.block.n_reads ||
+	    a->u.block.n_writes != b->u.block.n_writes)
+		return false;
+	for (int i = 0; i < a->u.block.n_vars; i++)
+		if (!var_equal(a->u.block.vars[i], b->u.block.vars[i]))
+			return false;
+	return exprs_equal(a->u.block.n_vars, a->u.block.bindings,
+			b->u.block.bindings) &&
+		regions_equal(a->u.block.n_reads, a->u.block.reads,
+			b->u.block.reads) &&
+		regions_equal(a->u.block.n_writes, a->u.block.writes,
+			b->u.block.writes) &&
+		stmts_equal(&a->u.block.body, &b->u.block.body);
+}
+
 /* a, b: two statements. */
 static bool stmt_equal(const stir_stmt *a, const stir_stmt *b)
 {
@@ -139,6 +192,10 @@ static bool stmt_equal(const stir_stmt *a, const stir_stmt *b)
 			stmts_equal(&a->u.if_.else_body, &b->u.if_.else_body);
 	case STIR_STMT_ITER:
 		return iter_equal(a, b);
+	case STIR_STMT_FOR:
+		return for_equal(a, b);
+	case STIR_STMT_BLOCK:
+		return block_equal(a, b);
 	}
 	return false;
 }
@@ -160,7 +217,9 @@ static bool axis_equal(const stir_axis *a, const stir_axis *b)
 	return str_equal(a->name, b->name) && a->kind == b->kind &&
 		axis_ref_equal(a->parent, b->parent) &&
 		expr_equal(a->len, b->len) && expr_equal(a->nnz, b->nnz) &&
-		a->idtype == b->idtype && a->sorted == b->sorted;
+		a->idtype == b->idtype && a->sorted == b->sorted &&
+		buffer_ref_equal(a->indptr_buf, b->indptr_buf) &&
+		buffer_ref_equal(a->indices_buf, b->indices_buf);
 }
 
 /* a, b: two buffers at the same position of their kernels. */
@@ -169,7 +228,9 @@ static bool buffer_equal(const stir_buffer *a, const stir_buffer *b)
 	if (!str_equal(a->name, b->name) || a->kind != b->kind ||
 	    a->dtype != b->dtype || a->n_axes != b->n_axes ||
 	    !expr_equal(a->domain_lo, b->domain_lo) ||
-	    !expr_equal(a->domain_hi, b->domain_hi))
+	    !expr_equal(a->domain_hi, b->domain_hi) ||
+	    !expr_equal(a->extent, b->extent) || !str_equal(a->arg, b->arg) ||
+	    !axis_ref_equal(a->aux_axis, b->aux_axis) || a->scope != b->scope)
 		return false;
 	for (int i = 0; i < a->n_axes; i++)
 		if (!axis_ref_equal(a->axes[i], b->axes[i]))

@@ -1,4 +1,7 @@
-/* The verifier: docs/language.md section 6.
+/* The verifier: docs/language.md section 6, and for kernels of stages II
+ * and III the rules of docs/ir.md ("What the verifier checks"), which
+ * extend the same walk: the type and scope rules of expressions and
+ * statements hold at every stage, and each stage admits its own nodes.
  *
  * Requires: nothing.  A kernel may be malformed in any way the C API
  * allows: axes, buffers, variables or statements of another kernel, wrong
@@ -14,7 +17,8 @@
  *
  * The file is laid out as one group of small functions per rule group of
  * section 6: names, sizes, axes, buffers, expressions, statements and
- * iterations, with the scope structure of the statement walk in between.
+ * iterations, with the scope structure of the statement walk in between;
+ * then the flat buffers, loops and blocks of stages II and III.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,9 +60,9 @@ typedef struct scope {
 typedef struct verifier {
 	stir_kernel *k;         /* the kernel checked, borrowed */
 	stir_ctx *ctx;          /* receives the diagnostics, borrowed */
-	const stir_stmt **iters; /* every iteration met so far (for duplicate
-	                           names); malloc'd */
-	int n_iters, cap_iters;
+	const stir_stmt **named; /* every iteration and block met so far (for
+	                           duplicate names); malloc'd */
+	int n_named, cap_named;
 	bool oom;               /* memory ran out; reported once */
 } verifier;
 
@@ -98,10 +102,53 @@ static const char *plural(int n, const char *one, const char *many)
 	return n == 1 ? one : many;
 }
 
-/* b: a buffer; the word naming its kind in messages. */
+/* b: a buffer; the word naming its kind in messages (its declaration's
+ * keyword). */
 static const char *buffer_word(const stir_buffer *b)
 {
+	if (b->extent)
+		return "buffer";
 	return b->kind == STIR_BUFFER_LOCAL ? "local" : "tensor";
+}
+
+/* b: whether b is flat: one dimension of "extent" elements. */
+static bool is_flat(const stir_buffer *b)
+{
+	return b->extent != NULL;
+}
+
+/* b: the number of dimensions an access to b takes. */
+static int buffer_dims(const stir_buffer *b)
+{
+	return is_flat(b) ? 1 : b->n_axes;
+}
+
+/* v, loc, what, name: "what" (with "name" in quotes when not NULL) is
+ * not allowed in a kernel of v's stage. */
+static void report_stage(verifier *v, stir_loc loc, const char *what,
+	const char *name)
+{
+	if (name)
+		stir_error(v->ctx, loc, "%s '%s' is not allowed in a stage %d "
+			"kernel", what, name, (int)v->k->stage);
+	else
+		stir_error(v->ctx, loc, "%s is not allowed in a stage %d kernel",
+			what, (int)v->k->stage);
+}
+
+/* kind: an axis kind; its constructor's name, or NULL for an invalid
+ * one. */
+static const char *axis_kind_name(stir_axis_kind kind)
+{
+	static const char *const kinds[] = {
+		[STIR_DENSE_FIXED] = "dense_fixed",
+		[STIR_DENSE_VARIABLE] = "dense_variable",
+		[STIR_SPARSE_FIXED] = "sparse_fixed",
+		[STIR_SPARSE_VARIABLE] = "sparse_variable",
+	};
+	if ((unsigned)kind >= sizeof(kinds) / sizeof(kinds[0]))
+		return NULL;
+	return kinds[kind];
 }
 
 /* k, a: whether "a" is one of k's axes (and not another kernel's). */
@@ -281,20 +328,27 @@ static void check_new_var_name(verifier *v, const scope *sc,
 		}
 }
 
-/* v, s: an iteration whose name must differ from every other iteration's
- * in the kernel (schedules find iterations by name). */
-static void check_iter_name(verifier *v, const stir_stmt *s)
+/* s: an iteration or a block; its name. */
+static const char *stmt_name(const stir_stmt *s)
 {
-	for (int i = 0; i < v->n_iters; i++)
-		if (v->iters[i] != s &&
-		    !strcmp(v->iters[i]->u.iter.name, s->u.iter.name)) {
-			report_duplicate(v, "iteration name ", s->u.iter.name,
-				s->loc, v->iters[i]->loc);
+	return s->kind == STIR_STMT_ITER ? s->u.iter.name : s->u.block.name;
+}
+
+/* v, s: an iteration or block whose name must differ from every other
+ * iteration's (block's) in the kernel: schedules find them by name. */
+static void check_stmt_name(verifier *v, const stir_stmt *s)
+{
+	for (int i = 0; i < v->n_named; i++)
+		if (v->named[i] != s && v->named[i]->kind == s->kind &&
+		    !strcmp(stmt_name(v->named[i]), stmt_name(s))) {
+			report_duplicate(v, s->kind == STIR_STMT_ITER ?
+				"iteration name " : "block name ", stmt_name(s),
+				s->loc, v->named[i]->loc);
 			break;
 		}
-	if (grow(v, (void **)&v->iters, &v->cap_iters, v->n_iters + 1,
-		 sizeof(*v->iters)) == 0)
-		v->iters[v->n_iters++] = s;
+	if (grow(v, (void **)&v->named, &v->cap_named, v->n_named + 1,
+		 sizeof(*v->named)) == 0)
+		v->named[v->n_named++] = s;
 }
 
 /* ---- parameters and sizes (rule 2) ---- */
@@ -363,6 +417,161 @@ static void check_size(verifier *v, const stir_expr *e, const char *what,
 			"of parameters and literals", what, name);
 }
 
+/* ---- flat and auxiliary buffers (stages II and III) ---- */
+
+/* kind: a buffer kind; the word naming it in messages. */
+static const char *kind_word(stir_buffer_kind kind)
+{
+	switch (kind) {
+	case STIR_BUFFER_TENSOR: return "tensor";
+	case STIR_BUFFER_LOCAL: return "local";
+	case STIR_BUFFER_INDPTR: return "indptr";
+	case STIR_BUFFER_INDICES: return "indices";
+	}
+	return "?";
+}
+
+/* arg: what a flat buffer binds to (NULL: nothing); the kind that the
+ * text "= arg" reads back as (docs/ir.md): an allocated buffer without
+ * one, a structure array for "X.indptr" and "X.indices", a tensor's
+ * values for a plain name; -1 for any other name with a '.'. */
+static int arg_kind(const char *arg)
+{
+	if (!arg)
+		return STIR_BUFFER_LOCAL;
+	const char *dot = strchr(arg, '.');
+	if (!dot)
+		return STIR_BUFFER_TENSOR;
+	if (!strcmp(dot, ".indptr"))
+		return STIR_BUFFER_INDPTR;
+	if (!strcmp(dot, ".indices"))
+		return STIR_BUFFER_INDICES;
+	return -1;
+}
+
+/* kind, a: whether an axis of kind "a" has a structure array of buffer
+ * kind "kind": indptr for the variable kinds, indices for the sparse
+ * ones. */
+static bool axis_has_array(stir_buffer_kind kind, stir_axis_kind a)
+{
+	if (kind == STIR_BUFFER_INDPTR)
+		return a == STIR_DENSE_VARIABLE || a == STIR_SPARSE_VARIABLE;
+	return a == STIR_SPARSE_FIXED || a == STIR_SPARSE_VARIABLE;
+}
+
+/* v, b, a: the auxiliary buffer b of stage II names axis a of the kernel:
+ * the array it binds to must be a's, of a kind a has, with a's index type;
+ * a has at most one buffer of each kind and records it. */
+static void check_aux_axis(verifier *v, const stir_buffer *b,
+	const stir_axis *a)
+{
+	const char *what = kind_word(b->kind);
+	size_t n = strlen(a->name);
+	if (b->arg && (strncmp(b->arg, a->name, n) || b->arg[n] != '.'))
+		stir_error(v->ctx, b->loc, "buffer '%s' binds to '%s' but is the "
+			"%s of axis '%s'", b->name, b->arg, what, a->name);
+	if (!axis_has_array(b->kind, a->kind)) {
+		stir_error(v->ctx, b->loc, "axis '%s' is %s and has no %s",
+			a->name, axis_kind_name(a->kind), what);
+		return;
+	}
+	if (stir_dtype_is_int(b->dtype) && b->dtype != a->idtype)
+		stir_error(v->ctx, b->loc, "%s buffer '%s' has type %s but axis "
+			"'%s' has index type %s", what, b->name,
+			stir_dtype_name(b->dtype), a->name,
+			stir_dtype_name(a->idtype));
+	for (int i = 0; i < v->k->buffers.n; i++) {
+		const stir_buffer *o = stir_buffer_at(&v->k->buffers, i);
+		if (o == b)
+			break;
+		if (is_flat(o) && o->kind == b->kind && o->aux_axis == a) {
+			stir_diag *d = stir_error(v->ctx, b->loc, "axis '%s' already "
+				"has an %s buffer", a->name, what);
+			stir_diag_add_note(d, o->loc, "previous %s buffer of '%s' is "
+				"here", what, a->name);
+			return;
+		}
+	}
+	const stir_buffer *rec = b->kind == STIR_BUFFER_INDPTR ?
+		a->indptr_buf : a->indices_buf;
+	if (!rec)
+		stir_error(v->ctx, b->loc, "axis '%s' does not record its %s "
+			"buffer '%s'", a->name, what, b->name);
+}
+
+/* v, b: a flat buffer bound to an axis's indptr or indices: an integer
+ * buffer; in stage II, the auxiliary buffer of a declared axis; in stage
+ * III, where axes are gone, of none. */
+static void check_aux_buffer(verifier *v, const stir_buffer *b)
+{
+	const char *what = kind_word(b->kind);
+	if (!stir_dtype_is_int(b->dtype))
+		stir_error(v->ctx, b->loc, "%s buffer '%s' must have an integer "
+			"type, not %s", what, b->name, stir_dtype_name(b->dtype));
+	if (v->k->stage == STIR_STAGE_3 && b->aux_axis)
+		stir_error(v->ctx, b->loc, "buffer '%s' names axis '%s', but "
+			"stage 3 has no axes", b->name, b->aux_axis->name);
+	if (v->k->stage != STIR_STAGE_2)
+		return;
+	if (!b->aux_axis)
+		stir_error(v->ctx, b->loc, "%s buffer '%s' names no axis", what,
+			b->name);
+	else if (!axis_in_kernel(v->k, b->aux_axis))
+		stir_error(v->ctx, b->loc, "axis '%s' of buffer '%s' belongs to "
+			"another kernel", b->aux_axis->name, b->name);
+	else
+		check_aux_axis(v, b, b->aux_axis);
+}
+
+/* v, b: a flat buffer (stages II and III): its extent, what it binds to,
+ * which must agree with its kind, and its scope: only a buffer the kernel
+ * allocates lives elsewhere than in global memory. */
+static void check_flat_buffer(verifier *v, const stir_buffer *b)
+{
+	if (v->k->stage == STIR_STAGE_1)
+		report_stage(v, b->loc, "flat buffer", b->name);
+	if (b->n_axes > 0)
+		stir_error(v->ctx, b->loc, "buffer '%s' has both axes and an "
+			"extent", b->name);
+	check_size(v, b->extent, "extent of buffer ", b->name);
+	if ((unsigned)b->kind > STIR_BUFFER_INDICES) {
+		stir_error(v->ctx, b->loc, "buffer '%s' has an invalid kind",
+			b->name);
+		return;
+	}
+	if (!b->arg && b->kind != STIR_BUFFER_LOCAL)
+		stir_error(v->ctx, b->loc, "buffer '%s' of kind %s binds to no "
+			"array", b->name, kind_word(b->kind));
+	else if (arg_kind(b->arg) != (int)b->kind)
+		stir_error(v->ctx, b->loc, "buffer '%s' of kind %s cannot bind to "
+			"'%s'", b->name, kind_word(b->kind), b->arg);
+	if ((unsigned)b->scope > STIR_SCOPE_LOCAL)
+		stir_error(v->ctx, b->loc, "buffer '%s' has an invalid scope",
+			b->name);
+	else if (b->scope != STIR_SCOPE_GLOBAL && b->arg)
+		stir_error(v->ctx, b->loc, "buffer '%s' bound to '%s' must be "
+			"global", b->name, b->arg);
+	if (b->kind == STIR_BUFFER_INDPTR || b->kind == STIR_BUFFER_INDICES)
+		check_aux_buffer(v, b);
+}
+
+/* v, a, buf, kind: the auxiliary buffer of kind "kind" that axis a
+ * records (NULL: none); only stage II has them, and each must be a flat
+ * buffer of the kernel that names a as its axis. */
+static void check_axis_aux(verifier *v, const stir_axis *a,
+	const stir_buffer *buf, stir_buffer_kind kind)
+{
+	if (!buf)
+		return;
+	if (v->k->stage != STIR_STAGE_2)
+		stir_error(v->ctx, a->loc, "axis '%s' has an %s buffer in a stage "
+			"%d kernel", a->name, kind_word(kind), (int)v->k->stage);
+	else if (!buffer_in_kernel(v->k, buf) || !is_flat(buf) ||
+		 buf->kind != kind || buf->aux_axis != a)
+		stir_error(v->ctx, a->loc, "'%s' is not an %s buffer of axis '%s'",
+			buf->name, kind_word(kind), a->name);
+}
+
 /* ---- axes (rule 3) ---- */
 
 /* v, a, i: the axis at position i of the kernel's list; its parent must be
@@ -370,13 +579,7 @@ static void check_size(verifier *v, const stir_expr *e, const char *what,
  * one. */
 static void check_axis_parent(verifier *v, const stir_axis *a, int i)
 {
-	static const char *const kinds[] = {
-		[STIR_DENSE_FIXED] = "dense_fixed",
-		[STIR_DENSE_VARIABLE] = "dense_variable",
-		[STIR_SPARSE_FIXED] = "sparse_fixed",
-		[STIR_SPARSE_VARIABLE] = "sparse_variable",
-	};
-	if ((unsigned)a->kind >= sizeof(kinds) / sizeof(kinds[0])) {
+	if (!axis_kind_name(a->kind)) {
 		stir_error(v->ctx, a->loc, "axis '%s' has an invalid kind",
 			a->name);
 		return;
@@ -390,7 +593,7 @@ static void check_axis_parent(verifier *v, const stir_axis *a, int i)
 	}
 	if (!a->parent) {
 		stir_error(v->ctx, a->loc, "%s axis '%s' needs a parent",
-			kinds[a->kind], a->name);
+			axis_kind_name(a->kind), a->name);
 	} else if (!axis_in_kernel(v->k, a->parent)) {
 		stir_error(v->ctx, a->loc,
 			"parent '%s' of axis '%s' belongs to another kernel",
@@ -422,6 +625,10 @@ static void check_axes(verifier *v)
 			stir_error(v->ctx, a->loc,
 				"index type of axis '%s' must be i32 or i64, not %s",
 				a->name, stir_dtype_name(a->idtype));
+		if (v->k->stage == STIR_STAGE_3)
+			report_stage(v, a->loc, "axis", a->name);
+		check_axis_aux(v, a, a->indptr_buf, STIR_BUFFER_INDPTR);
+		check_axis_aux(v, a, a->indices_buf, STIR_BUFFER_INDICES);
 	}
 }
 
@@ -453,9 +660,18 @@ static void check_buffer_axis(verifier *v, const stir_buffer *b, int p)
 		b->name, a->parent->name);
 }
 
-/* v, b: a tensor or local: its type, axis list and value domain. */
+/* v, b: a tensor, local or flat buffer: its type, axis list or extent,
+ * and value domain. */
 static void check_buffer(verifier *v, const stir_buffer *b)
 {
+	if (is_flat(b))
+		check_flat_buffer(v, b);
+	else if (v->k->stage == STIR_STAGE_3)
+		stir_error(v->ctx, b->loc, "%s '%s' over axes is not allowed in a "
+			"stage 3 kernel", buffer_word(b), b->name);
+	if (!is_flat(b) && b->scope != STIR_SCOPE_GLOBAL)
+		stir_error(v->ctx, b->loc, "%s '%s' over axes must be global",
+			buffer_word(b), b->name);
 	if (b->dtype == STIR_BOOL)
 		stir_error(v->ctx, b->loc, "%s '%s' cannot have type bool",
 			buffer_word(b), b->name);
@@ -572,18 +788,27 @@ static const iterated *scope_find_axis(const scope *sc, const stir_axis *a)
 
 static stir_dtype check_expr(verifier *v, scope *sc, const stir_expr *e);
 
-/* v, e, t, buf, n: index n (from 1) of buffer "buf" is "e", of the
- * non-integer type t.  A literal that could not become an integer is
- * reported as such. */
-static void report_bad_index(verifier *v, const stir_expr *e, stir_dtype t,
-	const char *buf, int n)
+/* v, sc, e, what, n, name: an expression that must be an integer (an
+ * index, a bound, an extent), named in messages "WHAT N of 'NAME'" (n > 0)
+ * or "WHAT 'NAME'".  A literal that could not become an integer is
+ * reported as such.  Returns its type, or STIR_DTYPE_NONE when it is not
+ * an integer or is unknown. */
+static stir_dtype check_int(verifier *v, scope *sc, const stir_expr *e,
+	const char *what, int n, const char *name)
 {
+	stir_dtype t = check_expr(v, sc, e);
+	if (t == STIR_DTYPE_NONE || stir_dtype_is_int(t))
+		return t;
 	if (e->flexible && stir_dtype_is_float(t))
 		stir_error(v->ctx, e->loc,
 			"float literal where an integer is expected");
+	else if (n > 0)
+		stir_error(v->ctx, e->loc, "%s %d of '%s' is %s, not an integer",
+			what, n, name, stir_dtype_name(t));
 	else
-		stir_error(v->ctx, e->loc, "index %d of '%s' is %s, not an integer",
-			n, buf, stir_dtype_name(t));
+		stir_error(v->ctx, e->loc, "%s '%s' is %s, not an integer", what,
+			name, stir_dtype_name(t));
+	return STIR_DTYPE_NONE;
 }
 
 /* v, what, loc, a, ta, b, tb: two operands (of types ta and tb) that must
@@ -623,8 +848,8 @@ static void check_cond(verifier *v, scope *sc, const stir_expr *e,
 }
 
 /* v, sc, e: a use of a variable: a parameter of this kernel, or an
- * iterator or let in scope (a reduction iterator not inside its
- * iteration's init). */
+ * iterator (stage I only), let, loop or block variable in scope (a
+ * reduction iterator not inside its iteration's init). */
 static void check_var_use(verifier *v, scope *sc, const stir_expr *e)
 {
 	const stir_var *var = e->u.var;
@@ -636,7 +861,9 @@ static void check_var_use(verifier *v, scope *sc, const stir_expr *e)
 				var->name);
 		return;
 	case STIR_VAR_ITER:
-		if (!scope_has_var(sc, var))
+		if (v->k->stage != STIR_STAGE_1)
+			report_stage(v, e->loc, "iterator", var->name);
+		else if (!scope_has_var(sc, var))
 			stir_error(v->ctx, e->loc,
 				"'%s' is used outside its iteration", var->name);
 		else if (sc->in_init[var->slot])
@@ -645,9 +872,12 @@ static void check_var_use(verifier *v, scope *sc, const stir_expr *e)
 				var->name);
 		return;
 	case STIR_VAR_LET:
+	case STIR_VAR_LOOP:
+	case STIR_VAR_BLOCK:
 		if (!scope_has_var(sc, var))
-			stir_error(v->ctx, e->loc,
-				"'%s' is used outside its scope", var->name);
+			stir_error(v->ctx, e->loc, "'%s' is used outside its %s",
+				var->name, var->kind == STIR_VAR_LET ? "scope" :
+				var->kind == STIR_VAR_LOOP ? "loop" : "block");
 		return;
 	}
 	stir_error(v->ctx, e->loc, "variable '%s' has an invalid kind",
@@ -655,22 +885,23 @@ static void check_var_use(verifier *v, scope *sc, const stir_expr *e)
 }
 
 /* v, sc, loc, b, n, idx: an access b[idx..] (a load, or the target of a
- * store, at "loc"): a buffer of this kernel, one integer index per axis. */
+ * store, at "loc"): a buffer of this kernel, one integer index per axis,
+ * or exactly one for a flat buffer. */
 static void check_access(verifier *v, scope *sc, stir_loc loc,
 	const stir_buffer *b, int n, stir_expr *const *idx)
 {
 	if (!buffer_in_kernel(v->k, b))
 		stir_error(v->ctx, loc, "%s '%s' belongs to another kernel",
 			buffer_word(b), b->name);
-	else if (n != b->n_axes)
+	else if (is_flat(b) && n != 1)
+		stir_error(v->ctx, loc, "'%s' is a flat buffer: it takes 1 index, "
+			"not %d", b->name, n);
+	else if (!is_flat(b) && n != b->n_axes)
 		stir_error(v->ctx, loc, "'%s' has %d %s but %d %s", b->name,
 			b->n_axes, plural(b->n_axes, "axis", "axes"), n,
 			plural(n, "index", "indices"));
-	for (int i = 0; i < n; i++) {
-		stir_dtype t = check_expr(v, sc, idx[i]);
-		if (t != STIR_DTYPE_NONE && !stir_dtype_is_int(t))
-			report_bad_index(v, idx[i], t, b->name, i + 1);
-	}
+	for (int i = 0; i < n; i++)
+		check_int(v, sc, idx[i], "index", i + 1, b->name);
 }
 
 /* v, op, e, t: operand "e" (of type t) of the arithmetic or comparison
@@ -810,6 +1041,40 @@ static stir_dtype check_cast(verifier *v, scope *sc, const stir_expr *e)
 	return e->dtype;
 }
 
+/* v, sc, e: lower_bound(buf, lo, hi, x) or upper_bound (stages II and
+ * III): a flat integer buffer and three integers; its type is the wider
+ * of lo's and hi's, the range it gives a position in. */
+static stir_dtype check_search(verifier *v, scope *sc, const stir_expr *e)
+{
+	const char *name = e->u.search.op == STIR_LOWER_BOUND ? "lower_bound" :
+		e->u.search.op == STIR_UPPER_BOUND ? "upper_bound" : NULL;
+	const stir_buffer *b = e->u.search.buf;
+	if (!name) {
+		stir_error(v->ctx, e->loc, "invalid binary search");
+		return STIR_DTYPE_NONE;
+	}
+	if (v->k->stage == STIR_STAGE_1) {
+		stir_error(v->ctx, e->loc, "'%s' is not allowed in a stage 1 "
+			"kernel", name);
+		return STIR_DTYPE_NONE;
+	}
+	if (!buffer_in_kernel(v->k, b))
+		stir_error(v->ctx, e->loc, "%s '%s' belongs to another kernel",
+			buffer_word(b), b->name);
+	else if (!is_flat(b))
+		stir_error(v->ctx, e->loc, "'%s' needs a flat buffer, not %s '%s'",
+			name, buffer_word(b), b->name);
+	else if (!stir_dtype_is_int(b->dtype))
+		stir_error(v->ctx, e->loc, "'%s' needs an integer buffer, not '%s' "
+			"of type %s", name, b->name, stir_dtype_name(b->dtype));
+	stir_dtype lo = check_int(v, sc, e->u.search.lo, "argument", 2, name);
+	stir_dtype hi = check_int(v, sc, e->u.search.hi, "argument", 3, name);
+	check_int(v, sc, e->u.search.x, "argument", 4, name);
+	if (lo == STIR_DTYPE_NONE || hi == STIR_DTYPE_NONE)
+		return STIR_DTYPE_NONE;
+	return stir_int_rank(lo) >= stir_int_rank(hi) ? lo : hi;
+}
+
 /* v, sc, e: an expression; reports what is wrong in it and returns its
  * type (STIR_DTYPE_NONE when an error leaves it unknown).  The type the
  * rules give must also be the one recorded in the node, which the later
@@ -854,6 +1119,9 @@ static stir_dtype check_expr(verifier *v, scope *sc, const stir_expr *e)
 	case STIR_EXPR_CAST:
 		t = check_cast(v, sc, e);
 		break;
+	case STIR_EXPR_SEARCH:
+		t = check_search(v, sc, e);
+		break;
 	default:
 		stir_error(v->ctx, e->loc, "invalid expression");
 		return STIR_DTYPE_NONE;
@@ -869,8 +1137,10 @@ static stir_dtype check_expr(verifier *v, scope *sc, const stir_expr *e)
 
 /* ---- statements (rule 6) ---- */
 
-static void check_block(verifier *v, scope *sc, const stir_ptr_vec *list);
+static void check_stmts(verifier *v, scope *sc, const stir_ptr_vec *list);
 static void check_iter(verifier *v, scope *sc, const stir_stmt *s);
+static void check_for(verifier *v, scope *sc, const stir_stmt *s);
+static void check_block(verifier *v, scope *sc, const stir_stmt *s);
 
 /* v, sc, s: b[idx..] op= value: the value must have the buffer's type, or
  * be an integer no wider than an integer buffer. */
@@ -899,15 +1169,23 @@ static void check_store(verifier *v, scope *sc, const stir_stmt *s)
 			is_num(t) && is_num(bt) ? " without a cast" : "");
 }
 
+/* v, var, t, word, what: a variable ("word" says which kind) takes its
+ * value from an expression ("what") of type t, which must be its type. */
+static void check_var_type(verifier *v, const stir_var *var, stir_dtype t,
+	const char *word, const char *what)
+{
+	if (t != STIR_DTYPE_NONE && t != var->dtype)
+		stir_error(v->ctx, var->loc, "%s '%s' of type %s has %s of type %s",
+			word, var->name, stir_dtype_name(var->dtype), what,
+			stir_dtype_name(t));
+}
+
 /* v, sc, s: let var = value; var comes into scope after the value. */
 static void check_let(verifier *v, scope *sc, const stir_stmt *s)
 {
 	stir_var *var = s->u.let.var;
-	stir_dtype t = check_expr(v, sc, s->u.let.value);
-	if (t != STIR_DTYPE_NONE && t != var->dtype)
-		stir_error(v->ctx, var->loc, "let '%s' of type %s has a value of "
-			"type %s", var->name, stir_dtype_name(var->dtype),
-			stir_dtype_name(t));
+	check_var_type(v, var, check_expr(v, sc, s->u.let.value), "let",
+		"a value");
 	scope_push_var(v, sc, var);
 }
 
@@ -915,8 +1193,8 @@ static void check_let(verifier *v, scope *sc, const stir_stmt *s)
 static void check_if(verifier *v, scope *sc, const stir_stmt *s)
 {
 	check_cond(v, sc, s->u.if_.cond, "condition");
-	check_block(v, sc, &s->u.if_.then_body);
-	check_block(v, sc, &s->u.if_.else_body);
+	check_stmts(v, sc, &s->u.if_.then_body);
+	check_stmts(v, sc, &s->u.if_.else_body);
 }
 
 /* v, sc, s: one statement of the kernel; one that contains itself, or
@@ -948,7 +1226,22 @@ static void check_stmt(verifier *v, scope *sc, const stir_stmt *s)
 		check_if(v, sc, s);
 		break;
 	case STIR_STMT_ITER:
-		check_iter(v, sc, s);
+		if (v->k->stage != STIR_STAGE_1)
+			report_stage(v, s->loc, "iteration", s->u.iter.name);
+		else
+			check_iter(v, sc, s);
+		break;
+	case STIR_STMT_FOR:
+		if (v->k->stage == STIR_STAGE_1)
+			report_stage(v, s->loc, "loop", s->u.for_.var->name);
+		else
+			check_for(v, sc, s);
+		break;
+	case STIR_STMT_BLOCK:
+		if (v->k->stage == STIR_STAGE_1)
+			report_stage(v, s->loc, "block", s->u.block.name);
+		else
+			check_block(v, sc, s);
 		break;
 	default:
 		stir_error(v->ctx, s->loc, "invalid statement");
@@ -958,7 +1251,7 @@ static void check_stmt(verifier *v, scope *sc, const stir_stmt *s)
 }
 
 /* v, sc, list: a statement list; the lets it binds end with it. */
-static void check_block(verifier *v, scope *sc, const stir_ptr_vec *list)
+static void check_stmts(verifier *v, scope *sc, const stir_ptr_vec *list)
 {
 	int n_vars = sc->n_vars;
 	for (int i = 0; i < list->n && !v->oom; i++)
@@ -1161,7 +1454,7 @@ static void check_iter(verifier *v, scope *sc, const stir_stmt *s)
 {
 	int n_vars = sc->n_vars, n_axes = sc->n_axes;
 	int n = iter_n_members(s);
-	check_iter_name(v, s);
+	check_stmt_name(v, s);
 	if (n == 0)
 		stir_error(v->ctx, s->loc, "iteration '%s' has no axes",
 			s->u.iter.name);
@@ -1181,22 +1474,125 @@ static void check_iter(verifier *v, scope *sc, const stir_stmt *s)
 		scope_push_var(v, sc, s->u.iter.vars[i]);
 	if (mark)
 		mark_reduction_iters(sc, s, true);
-	check_block(v, sc, &s->u.iter.init);
+	check_stmts(v, sc, &s->u.iter.init);
 	if (mark)
 		mark_reduction_iters(sc, s, false);
-	check_block(v, sc, &s->u.iter.body);
+	check_stmts(v, sc, &s->u.iter.body);
 	scope_pop_vars(sc, n_vars);
 	sc->n_axes = n_axes;
 }
 
+/* ---- loops and blocks (stages II and III) ---- */
+
+/* v, sc, s: for var in [0, extent) { body }: an integer extent of the
+ * variable's type, checked outside the loop; the variable holds in the
+ * body. */
+static void check_for(verifier *v, scope *sc, const stir_stmt *s)
+{
+	stir_var *var = s->u.for_.var;
+	stir_dtype t = check_int(v, sc, s->u.for_.extent, "extent of loop", 0,
+		var->name);
+	if (var->kind != STIR_VAR_LOOP)
+		stir_error(v->ctx, var->loc, "variable '%s' of a loop is not a "
+			"loop variable", var->name);
+	else
+		check_var_type(v, var, t, "loop variable", "an extent");
+	stir_loop_kind kind = s->u.for_.kind;
+	if ((unsigned)kind > STIR_LOOP_BIND || (kind == STIR_LOOP_BIND &&
+	    (unsigned)s->u.for_.thread > STIR_THREAD_Z))
+		stir_error(v->ctx, s->loc, "invalid annotation of loop '%s'",
+			var->name);
+	int n_vars = sc->n_vars;
+	scope_push_var(v, sc, var);
+	check_stmts(v, sc, &s->u.for_.body);
+	scope_pop_vars(sc, n_vars);
+}
+
+/* v, sc, s, r: a read or write region of block s, checked where the
+ * block's variables are in scope: a buffer of the kernel, one range per
+ * dimension, integer bounds. */
+static void check_region(verifier *v, scope *sc, const stir_stmt *s,
+	const stir_region *r)
+{
+	const stir_buffer *b = r->buf;
+	if (!b || (r->n > 0 && (!r->lo || !r->hi))) {
+		stir_error(v->ctx, s->loc, "invalid region in block '%s'",
+			s->u.block.name);
+		return;
+	}
+	int dims = buffer_dims(b);
+	if (!buffer_in_kernel(v->k, b))
+		stir_error(v->ctx, s->loc, "%s '%s' belongs to another kernel",
+			buffer_word(b), b->name);
+	else if (r->n != dims)
+		stir_error(v->ctx, s->loc, "region of '%s' has %d %s but '%s' has "
+			"%d %s", b->name, r->n, plural(r->n, "range", "ranges"),
+			b->name, dims, plural(dims, "dimension", "dimensions"));
+	for (int d = 0; d < r->n; d++) {
+		if (!r->lo[d] && r->hi[d])
+			stir_error(v->ctx, s->loc, "range %d of a region of '%s' has "
+				"an upper bound but no lower bound", d + 1, b->name);
+		if (r->lo[d])
+			check_int(v, sc, r->lo[d], "bound of a region of", 0, b->name);
+		if (r->hi[d])
+			check_int(v, sc, r->hi[d], "bound of a region of", 0, b->name);
+	}
+}
+
+/* v, sc, s: the variables of block s: their bindings, checked outside the
+ * block, are integers of the variables' types, and each has the letter S
+ * or R. */
+static void check_block_vars(verifier *v, scope *sc, const stir_stmt *s)
+{
+	int n = s->u.block.n_vars;
+	const char *kinds = s->u.block.kinds;
+	int len = (int)strlen(kinds);
+	if (len != n)
+		stir_error(v->ctx, s->loc, "block '%s' has %d %s but %d %s in "
+			"\"%s\"", s->u.block.name, n, plural(n, "variable",
+			"variables"), len, plural(len, "letter", "letters"), kinds);
+	for (int i = 0; i < n; i++) {
+		stir_var *var = s->u.block.vars[i];
+		stir_dtype t = check_int(v, sc, s->u.block.bindings[i],
+			"binding of block variable", 0, var->name);
+		if (var->kind != STIR_VAR_BLOCK)
+			stir_error(v->ctx, var->loc, "variable '%s' of a block is not "
+				"a block variable", var->name);
+		else
+			check_var_type(v, var, t, "block variable", "a binding");
+		if (i < len && kinds[i] != 'S' && kinds[i] != 'R')
+			stir_error(v->ctx, var->loc, "invalid letter '%c' for block "
+				"variable '%s': expected 'S' or 'R'", kinds[i],
+				var->name);
+	}
+}
+
+/* v, sc, s: block NAME(vars = bindings) reads(..) writes(..) { body }: a
+ * name unique among the kernel's blocks, its variables, then its regions
+ * and body with the variables in scope. */
+static void check_block(verifier *v, scope *sc, const stir_stmt *s)
+{
+	check_stmt_name(v, s);
+	check_block_vars(v, sc, s);
+	int n_vars = sc->n_vars;
+	for (int i = 0; i < s->u.block.n_vars; i++)
+		scope_push_var(v, sc, s->u.block.vars[i]);
+	for (int i = 0; i < s->u.block.n_reads; i++)
+		check_region(v, sc, s, &s->u.block.reads[i]);
+	for (int i = 0; i < s->u.block.n_writes; i++)
+		check_region(v, sc, s, &s->u.block.writes[i]);
+	check_stmts(v, sc, &s->u.block.body);
+	scope_pop_vars(sc, n_vars);
+}
+
 /* ---- kernels and modules ---- */
 
-/* v: the body of the kernel, walked with a fresh scope.  Its statements
- * are iterations (LANGUAGE.md section 2): stores, lets and ifs have a
- * place only inside one. */
+/* v: the body of the kernel, walked with a fresh scope.  In stage I its
+ * statements are iterations (LANGUAGE.md section 2): stores, lets and ifs
+ * have a place only inside one. */
 static void check_body(verifier *v)
 {
-	for (int i = 0; i < v->k->body.n; i++) {
+	for (int i = 0; v->k->stage == STIR_STAGE_1 && i < v->k->body.n; i++) {
 		const stir_stmt *s = stir_stmt_at(&v->k->body, i);
 		if (s->kind != STIR_STMT_ITER)
 			stir_error(v->ctx, s->loc, "only iterations may appear at "
@@ -1204,7 +1600,7 @@ static void check_body(verifier *v)
 	}
 	scope sc;
 	if (scope_init(v, &sc) == 0)
-		check_block(v, &sc, &v->k->body);
+		check_stmts(v, &sc, &v->k->body);
 	scope_release(&sc);
 }
 
@@ -1215,9 +1611,9 @@ int stir_kernel_verify(stir_kernel *k)
 		return -1;
 	stir_ctx *ctx = stir_kernel_ctx(k);
 	int errors = stir_ctx_n_errors(ctx);
-	if (k->stage != STIR_STAGE_1) {
-		stir_error(ctx, k->loc, "stage %d kernels are not verified yet",
-			(int)k->stage);
+	if (k->stage < STIR_STAGE_1 || k->stage > STIR_STAGE_3) {
+		stir_error(ctx, k->loc, "kernel '%s' has an invalid stage %d",
+			k->name, (int)k->stage);
 		return -1;
 	}
 	verifier v = { .k = k, .ctx = ctx };
@@ -1226,7 +1622,7 @@ int stir_kernel_verify(stir_kernel *k)
 	check_axes(&v);
 	check_buffers(&v);
 	check_body(&v);
-	free(v.iters);
+	free(v.named);
 	return stir_ctx_n_errors(ctx) > errors ? -1 : 0;
 }
 

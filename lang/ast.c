@@ -2,6 +2,7 @@
  * actions call (see ast.h).  Besides allocating, they do the checks that
  * belong to the syntax: where init may appear, how deep an expression may
  * nest. */
+#include <inttypes.h>
 #include <stdarg.h>
 #include <string.h>
 #include "lang/ast.h"
@@ -215,6 +216,24 @@ lang_expr *lang_expr_select(lang_parser *p, lang_expr *c, lang_expr *a,
 	return e;
 }
 
+/* p, op, buf, lo, hi, x; loc: of lower_bound / upper_bound. */
+lang_expr *lang_expr_search(lang_parser *p, stir_search op, lang_name *buf,
+	lang_expr *lo, lang_expr *hi, lang_expr *x, stir_loc loc)
+{
+	lang_expr *e = expr_new(p, LANG_EXPR_SEARCH, loc);
+	if (!e)
+		return NULL;
+	e->u.search.op = op;
+	e->u.search.buf = buf;
+	e->u.search.lo = lo;
+	e->u.search.hi = hi;
+	e->u.search.x = x;
+	expr_child(p, e, lo);
+	expr_child(p, e, hi);
+	expr_child(p, e, x);
+	return e;
+}
+
 /* ---- statements ---- */
 
 /* p, kind, loc: a new statement node. */
@@ -330,6 +349,97 @@ lang_stmt *lang_stmt_init(lang_parser *p, stir_loc loc, lang_list *body)
 	check_no_init(p, body, 0);
 	s->u.init.body = body ? body : lang_list_new(p);
 	return s;
+}
+
+/* p, loc (of "for"), var, lo, extent, loop, body: a loop of stage II or
+ * III; the builder checks that lo is the literal 0. */
+lang_stmt *lang_stmt_for(lang_parser *p, stir_loc loc, lang_name *var,
+	lang_expr *lo, lang_expr *extent, lang_loop loop, lang_list *body)
+{
+	lang_stmt *s = stmt_new(p, LANG_STMT_FOR, loc);
+	if (!s)
+		return NULL;
+	check_no_init(p, body, 0);
+	s->u.for_.var = name_value(var);
+	s->u.for_.lo = lo;
+	s->u.for_.extent = extent;
+	s->u.for_.loop = loop;
+	s->u.for_.body = body ? body : lang_list_new(p);
+	return s;
+}
+
+/* p, head, field: the thread index of bind(head.field). */
+lang_loop lang_loop_bind(lang_parser *p, lang_name *head, lang_name *field)
+{
+	static const char *const heads[] = { "blockIdx", "threadIdx" };
+	static const char *const fields[] = { "x", "y", "z" };
+	lang_loop l = { STIR_LOOP_BIND, STIR_BLOCK_X };
+	lang_name h = name_value(head), f = name_value(field);
+	if (!h.name || !f.name)
+		return l;
+	for (int i = 0; i < 2; i++)
+		for (int j = 0; j < 3; j++)
+			if (!strcmp(h.name, heads[i]) && !strcmp(f.name, fields[j])) {
+				l.thread = (stir_thread)(STIR_BLOCK_X + 3 * i + j);
+				return l;
+			}
+	lang_syntax_error(p, h.loc, "unknown thread index '%s.%s': expected "
+		"blockIdx or threadIdx, then x, y or z", h.name, f.name);
+	return l;
+}
+
+/* p, loc (of "block"), name, vars, reads, writes (NULL when absent), body:
+ * a block of stage II or III. */
+lang_stmt *lang_stmt_block(lang_parser *p, stir_loc loc, lang_name *name,
+	lang_list *vars, lang_list *reads, lang_list *writes, lang_list *body)
+{
+	lang_stmt *s = stmt_new(p, LANG_STMT_BLOCK, loc);
+	if (!s)
+		return NULL;
+	check_no_init(p, body, 0);
+	s->u.block.name = name_value(name);
+	s->u.block.vars = vars ? vars : lang_list_new(p);
+	s->u.block.reads = reads ? reads : lang_list_new(p);
+	s->u.block.writes = writes ? writes : lang_list_new(p);
+	s->u.block.body = body ? body : lang_list_new(p);
+	return s;
+}
+
+/* p, name, kind, binding: one variable of a block, "name: kind = binding". */
+lang_block_var *lang_block_var_new(lang_parser *p, lang_name *name,
+	lang_name *kind, lang_expr *binding)
+{
+	lang_block_var *v = name && kind ? node_alloc(p, sizeof(*v)) : NULL;
+	if (v) {
+		v->name = *name;
+		v->kind = *kind;
+		v->binding = binding;
+	}
+	return v;
+}
+
+/* p, buf, dims: a region BUF[dims]. */
+lang_region *lang_region_new(lang_parser *p, lang_name *buf, lang_list *dims)
+{
+	lang_region *r = buf ? node_alloc(p, sizeof(*r)) : NULL;
+	if (r) {
+		r->buf = *buf;
+		r->dims = dims ? dims : lang_list_new(p);
+	}
+	return r;
+}
+
+/* p, lo, hi, range: one dimension of a region. */
+lang_range *lang_range_new(lang_parser *p, lang_expr *lo, lang_expr *hi,
+	bool range)
+{
+	lang_range *r = node_alloc(p, sizeof(*r));
+	if (r) {
+		r->lo = lo;
+		r->hi = hi;
+		r->range = range;
+	}
+	return r;
 }
 
 /* ---- iteration groups ---- */
@@ -466,6 +576,35 @@ lang_decl *lang_decl_buffer(lang_parser *p, lang_decl_kind kind,
 	return d;
 }
 
+/* p, name, dtype, extent, bound_to (NULL: allocated by the kernel),
+ * domain (as for lang_decl_buffer), scope: a flat buffer. */
+lang_decl *lang_decl_flat(lang_parser *p, lang_name *name, stir_dtype dtype,
+	lang_expr *extent, lang_binding *bound_to, lang_list *domain,
+	stir_scope scope)
+{
+	lang_decl *d = lang_decl_buffer(p, LANG_DECL_FLAT, name, dtype, NULL,
+		domain);
+	if (!d)
+		return NULL;
+	d->extent = extent;
+	if (bound_to)
+		d->bound_to = *bound_to;
+	d->scope = scope;
+	return d;
+}
+
+/* p, array, field (NULL for "= A"): what a flat buffer binds to. */
+lang_binding *lang_binding_new(lang_parser *p, lang_name *array,
+	lang_name *field)
+{
+	lang_binding *b = array ? node_alloc(p, sizeof(*b)) : NULL;
+	if (b) {
+		b->array = *array;
+		b->field = name_value(field);
+	}
+	return b;
+}
+
 /* p, name, dtype: a kernel parameter "name: dtype". */
 lang_param *lang_param_new(lang_parser *p, lang_name *name, stir_dtype dtype)
 {
@@ -512,14 +651,35 @@ lang_kernel *lang_kernel_add_stmt(lang_parser *p, lang_kernel *k,
 	return k;
 }
 
-/* p, name, params, k: the kernel is complete; a kernel whose header
+/* p, word, word_loc, n, n_loc: see ast.h.  The keywords are turned on
+ * even after an error, so that the body reads as the stage it meant. */
+int lang_stage_header(lang_parser *p, const char *word, stir_loc word_loc,
+	int64_t n, stir_loc n_loc)
+{
+	p->stage_words = true;
+	if (strcmp(word, "stage")) {
+		lang_syntax_error(p, word_loc, "expected 'stage' or '{', not '%s'",
+			word);
+		return 0;
+	}
+	if (n != STIR_STAGE_2 && n != STIR_STAGE_3) {
+		lang_syntax_error(p, n_loc, "a stage header names stage 2 or 3, "
+			"not %" PRId64, n);
+		return 0;
+	}
+	return (int)n;
+}
+
+/* p, name, params, stage, k: the kernel is complete; a kernel whose header
  * failed to parse (k or name NULL) is dropped. */
 void lang_kernel_finish(lang_parser *p, lang_name *name, lang_list *params,
-	lang_kernel *k)
+	int stage, lang_kernel *k)
 {
+	p->stage_words = false;
 	if (!k || !name)
 		return;
 	k->name = *name;
+	k->stage = stage == 0 ? STIR_STAGE_1 : (stir_stage)stage;
 	if (params)
 		k->params = params;
 	if (!p->kernels)

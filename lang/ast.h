@@ -54,6 +54,7 @@ typedef enum lang_expr_kind {
 	LANG_EXPR_UNARY,
 	LANG_EXPR_BINARY,
 	LANG_EXPR_SELECT,      /* c ? a : b */
+	LANG_EXPR_SEARCH,      /* lower_bound / upper_bound (stages II, III) */
 } lang_expr_kind;
 
 struct lang_expr {
@@ -83,6 +84,11 @@ struct lang_expr {
 		struct {
 			lang_expr *c, *a, *b;
 		} select;
+		struct {
+			stir_search op;
+			lang_name *buf;    /* the searched buffer */
+			lang_expr *lo, *hi, *x;
+		} search;
 	} u;
 };
 
@@ -92,7 +98,34 @@ typedef enum lang_stmt_kind {
 	LANG_STMT_IF,          /* if (c) { } else { } */
 	LANG_STMT_ITER,        /* iter NAME (..) in [..] "..." { } */
 	LANG_STMT_INIT,        /* init { }: only first in an iteration body */
+	LANG_STMT_FOR,         /* for v in [0, e) ANNOTATION { } */
+	LANG_STMT_BLOCK,       /* block NAME(v: S = e, ..) reads() writes() { } */
 } lang_stmt_kind;
+
+/* A loop's annotation as written (stages II, III). */
+typedef struct lang_loop {
+	stir_loop_kind kind;
+	stir_thread thread;    /* for STIR_LOOP_BIND */
+} lang_loop;
+
+/* One variable of a block: "name: KIND = binding". */
+typedef struct lang_block_var {
+	lang_name name;
+	lang_name kind;        /* the letter S or R, as an identifier */
+	lang_expr *binding;
+} lang_block_var;
+
+/* One dimension of a region: "e" (hi NULL), "lo:hi", or ":" (both NULL). */
+typedef struct lang_range {
+	lang_expr *lo, *hi;
+	bool range;            /* written with a ':' */
+} lang_range;
+
+/* A read or write region of a block: BUF[range, ..]. */
+typedef struct lang_region {
+	lang_name buf;
+	lang_list *dims;       /* lang_range * */
+} lang_region;
 
 /* One entry of an iteration's axis list. */
 struct lang_group {
@@ -133,6 +166,20 @@ struct lang_stmt {
 		struct {
 			lang_list *body;   /* lang_stmt * */
 		} init;
+		struct {
+			lang_name var;
+			lang_expr *lo;     /* must be the literal 0 (builder) */
+			lang_expr *extent;
+			lang_loop loop;
+			lang_list *body;   /* lang_stmt * */
+		} for_;
+		struct {
+			lang_name name;
+			lang_list *vars;   /* lang_block_var * */
+			lang_list *reads;  /* lang_region * */
+			lang_list *writes; /* lang_region * */
+			lang_list *body;   /* lang_stmt * */
+		} block;
 	} u;
 };
 
@@ -151,7 +198,15 @@ typedef enum lang_decl_kind {
 	LANG_DECL_AXIS,
 	LANG_DECL_TENSOR,
 	LANG_DECL_LOCAL,
+	LANG_DECL_FLAT,        /* buffer NAME: TYPE[EXTENT] (stages II, III) */
 } lang_decl_kind;
+
+/* What a flat buffer is bound to: "= A" (field NULL) or "= J.indptr". */
+typedef struct lang_binding {
+	lang_name array;       /* the tensor or axis; name NULL: no binding */
+	lang_name field;       /* "indptr", "indices" (checked by the builder),
+	                          or name NULL */
+} lang_binding;
 
 struct lang_decl {
 	lang_decl_kind kind;
@@ -162,6 +217,9 @@ struct lang_decl {
 	stir_dtype dtype;          /* buffers: element type */
 	lang_list *axes;           /* buffers: lang_name * */
 	lang_expr *lo, *hi;        /* buffers: value domain [lo, hi), or NULL */
+	lang_expr *extent;         /* flat buffers: the number of elements ... */
+	lang_binding bound_to;     /* ... the array it binds to ... */
+	stir_scope scope;          /* ... and its memory scope */
 	int binding;               /* used by the builder */
 };
 
@@ -173,6 +231,7 @@ typedef struct lang_param {
 
 struct lang_kernel {
 	lang_name name;
+	stir_stage stage;      /* from the stage header; 1 without one */
 	lang_list *params;     /* lang_param * */
 	lang_list *decls;      /* lang_decl *, in order */
 	lang_list *stmts;      /* lang_stmt *, in order */
@@ -191,6 +250,10 @@ typedef struct lang_parser {
 	stir_loc comment_loc;  /* start of the block comment being skipped */
 	bool lex_stopped;      /* the scanner gave up: only the end follows,
 	                          and syntax errors there are consequences */
+	bool stage_words;      /* inside a stage II/III kernel: the words of
+	                          docs/ir.md are keywords (set by the grammar
+	                          at the stage header, cleared at the end of
+	                          the kernel and by the scanner at "kernel") */
 	jmp_buf *fatal;        /* where the scanner's fatal errors jump to */
 } lang_parser;
 
@@ -228,6 +291,8 @@ lang_expr *lang_expr_binary(lang_parser *p, stir_binop op, lang_expr *a,
 	lang_expr *b, stir_loc loc);
 lang_expr *lang_expr_select(lang_parser *p, lang_expr *c, lang_expr *a,
 	lang_expr *b, stir_loc loc);
+lang_expr *lang_expr_search(lang_parser *p, stir_search op, lang_name *buf,
+	lang_expr *lo, lang_expr *hi, lang_expr *x, stir_loc loc);
 
 lang_stmt *lang_stmt_store(lang_parser *p, lang_name *buf, lang_list *idx,
 	stir_store_op op, lang_expr *value);
@@ -241,6 +306,20 @@ lang_stmt *lang_stmt_iter(lang_parser *p, stir_loc loc, lang_name *name,
 	lang_list *vars, lang_list *groups, const char *kinds,
 	stir_loc kinds_loc, lang_list *body);
 lang_stmt *lang_stmt_init(lang_parser *p, stir_loc loc, lang_list *body);
+lang_stmt *lang_stmt_for(lang_parser *p, stir_loc loc, lang_name *var,
+	lang_expr *lo, lang_expr *extent, lang_loop loop, lang_list *body);
+/* bind(HEAD.FIELD): the thread index named blockIdx.x .. threadIdx.z;
+ * reports any other. */
+lang_loop lang_loop_bind(lang_parser *p, lang_name *head, lang_name *field);
+lang_stmt *lang_stmt_block(lang_parser *p, stir_loc loc, lang_name *name,
+	lang_list *vars, lang_list *reads, lang_list *writes, lang_list *body);
+lang_block_var *lang_block_var_new(lang_parser *p, lang_name *name,
+	lang_name *kind, lang_expr *binding);
+lang_region *lang_region_new(lang_parser *p, lang_name *buf, lang_list *dims);
+/* A region dimension: "lo" alone (range false), "lo:hi", or ":" (both
+ * NULL, range true). */
+lang_range *lang_range_new(lang_parser *p, lang_expr *lo, lang_expr *hi,
+	bool range);
 /* A statement list outside an iteration body: reports any init in it. */
 lang_list *lang_block(lang_parser *p, lang_list *stmts);
 
@@ -261,7 +340,20 @@ lang_decl *lang_decl_axis(lang_parser *p, lang_name *name,
 lang_list *lang_domain(lang_parser *p, lang_expr *lo, lang_expr *hi);
 lang_decl *lang_decl_buffer(lang_parser *p, lang_decl_kind kind,
 	lang_name *name, stir_dtype dtype, lang_list *axes, lang_list *domain);
+/* buffer NAME: TYPE[EXTENT] = BINDING in [lo, hi) SCOPE; */
+lang_decl *lang_decl_flat(lang_parser *p, lang_name *name, stir_dtype dtype,
+	lang_expr *extent, lang_binding *bound_to, lang_list *domain,
+	stir_scope scope);
+/* "= array" or "= array.field"; field may be NULL. */
+lang_binding *lang_binding_new(lang_parser *p, lang_name *array,
+	lang_name *field);
 lang_param *lang_param_new(lang_parser *p, lang_name *name, stir_dtype dtype);
+
+/* The stage header "WORD N" of a kernel: WORD must be "stage" and N 2 or 3
+ * (reported otherwise).  Turns the stage keywords on for the kernel's body.
+ * Returns the stage, or 0 after an error. */
+int lang_stage_header(lang_parser *p, const char *word, stir_loc word_loc,
+	int64_t n, stir_loc n_loc);
 
 /* An empty kernel body, then its items one by one. */
 lang_kernel *lang_kernel_new(lang_parser *p);
@@ -269,9 +361,10 @@ lang_kernel *lang_kernel_add_decl(lang_parser *p, lang_kernel *k,
 	lang_decl *d);
 lang_kernel *lang_kernel_add_stmt(lang_parser *p, lang_kernel *k,
 	lang_stmt *s);
-/* Name the body "k" and add it to the parse's kernels. */
+/* Name the body "k", record its stage (1, 2, 3; 0 after an error in the
+ * header) and add it to the parse's kernels; the stage keywords end. */
 void lang_kernel_finish(lang_parser *p, lang_name *name, lang_list *params,
-	lang_kernel *k);
+	int stage, lang_kernel *k);
 
 /* ---- the builder (lang/build.c) ---- */
 

@@ -1,11 +1,13 @@
 /* The builder: from the syntax tree of a parse to IR (include/stir/ir.h).
  *
  * Names are resolved per docs/language.md section 2.  A kernel's parameters,
- * axes, tensors and locals form one namespace that holds over the whole
- * kernel, so every declaration is bound before anything is built; a name
- * declared twice resolves to its latest declaration (the verifier reports
- * the duplicate).  Iterators and let names are bound in nested scopes on
- * top of it.  The builder reports undefined names and names used as the
+ * axes, tensors, locals and flat buffers form one namespace that holds over
+ * the whole kernel, so every declaration is bound before anything is built;
+ * a name declared twice resolves to its latest declaration (the verifier
+ * reports the duplicate).  Iterators, let names, and the loop and block
+ * variables of stages II and III are bound in nested scopes on top of it:
+ * a loop's variable holds in its body, a block's variables in its regions
+ * and body, and a block's bindings are resolved outside the block.  The builder reports undefined names and names used as the
  * wrong kind of thing; every other rule is the verifier's.  After an error
  * it goes on with NULL in place of the node it could not build, so that one
  * run reports as many errors as it can; the constructors of ir/module.c
@@ -27,6 +29,9 @@ typedef enum bind_kind {
 	BIND_LOCAL,
 	BIND_ITER,
 	BIND_LET,
+	BIND_FLAT,             /* a flat buffer (stages II, III) */
+	BIND_LOOP,
+	BIND_BLOCK,
 } bind_kind;
 
 /* What a name means at one point of the program. */
@@ -89,6 +94,9 @@ static const char *kind_name(bind_kind kind)
 	case BIND_TENSOR: return "tensor";
 	case BIND_LOCAL: return "local";
 	case BIND_ITER: return "iterator";
+	case BIND_FLAT: return "buffer";
+	case BIND_LOOP: return "loop variable";
+	case BIND_BLOCK: return "block variable";
 	default: return "let variable";
 	}
 }
@@ -227,7 +235,8 @@ static stir_buffer *resolve_buffer(builder *b, const lang_name *n)
 	binding *bd = resolve(b, n);
 	if (!bd)
 		return NULL;
-	if (bd->kind != BIND_TENSOR && bd->kind != BIND_LOCAL) {
+	if (bd->kind != BIND_TENSOR && bd->kind != BIND_LOCAL &&
+	    bd->kind != BIND_FLAT) {
 		build_error(b, n->loc, "%s '%s' cannot be indexed",
 			kind_name(bd->kind), n->name);
 		return NULL;
@@ -248,6 +257,7 @@ static stir_expr *build_name(builder *b, const lang_expr *e)
 		return NULL;
 	case BIND_TENSOR:
 	case BIND_LOCAL:
+	case BIND_FLAT:
 		build_error(b, e->loc, "%s '%s' used without an index",
 			kind_name(bd->kind), n.name);
 		return NULL;
@@ -312,6 +322,18 @@ static stir_expr *build_cast(builder *b, const lang_expr *e)
 	return located(x, e->loc);
 }
 
+/* b, e: lower_bound(BUF, lo, hi, x) or upper_bound. */
+static stir_expr *build_search(builder *b, const lang_expr *e)
+{
+	stir_buffer *buf = e->u.search.buf ?
+		resolve_buffer(b, e->u.search.buf) : NULL;
+	stir_expr *lo = build_expr(b, e->u.search.lo);
+	stir_expr *hi = build_expr(b, e->u.search.hi);
+	stir_expr *x = build_expr(b, e->u.search.x);
+	return located(stir_expr_search(b->k, e->u.search.op, buf, lo, hi, x),
+		e->loc);
+}
+
 /* b, e: any expression of the tree; NULL after reporting why (or when a
  * part of it failed before). */
 static stir_expr *build_expr(builder *b, const lang_expr *e)
@@ -352,6 +374,8 @@ static stir_expr *build_expr(builder *b, const lang_expr *e)
 		stir_expr *y = build_expr(b, e->u.select.b);
 		return located(stir_expr_select(k, c, x, y), e->loc);
 	}
+	case LANG_EXPR_SEARCH:
+		return build_search(b, e);
 	}
 	return NULL;
 }
@@ -364,7 +388,8 @@ typedef enum target {
 	TO_THEN,               /* the then branch of "owner" */
 	TO_ELSE,               /* its else branch */
 	TO_INIT,               /* the init list of the iteration "owner" */
-	TO_BODY,               /* its body */
+	TO_BODY,               /* the body of the iteration, loop or block
+	                          "owner" */
 } target;
 
 static void build_list(builder *b, const lang_list *l, stir_stmt *owner,
@@ -526,6 +551,145 @@ static stir_stmt *build_iter(builder *b, const lang_stmt *ls)
 	return s;
 }
 
+/* e: the type a loop or block variable takes from its extent or binding:
+ * that expression's integer type, or i32 when it has none (the verifier
+ * reports a non-integer extent or binding). */
+static stir_dtype var_type(const stir_expr *e)
+{
+	return e && stir_dtype_is_int(e->dtype) ? e->dtype : STIR_I32;
+}
+
+/* b, ls: for v in [0, extent) ANNOTATION { body }; v holds in the body. */
+static stir_stmt *build_for(builder *b, const lang_stmt *ls)
+{
+	const lang_name *n = &ls->u.for_.var;
+	const lang_expr *lo = ls->u.for_.lo;
+	if (lo && !(lo->kind == LANG_EXPR_INT && lo->u.i == 0))
+		build_error(b, lo->loc, "a loop starts at 0");
+	stir_expr *extent = build_expr(b, ls->u.for_.extent);
+	stir_var *v = n->name ? stir_kernel_new_var(b->k, n->name, STIR_VAR_LOOP,
+		var_type(extent)) : NULL;
+	if (v)
+		v->loc = n->loc;
+	stir_stmt *s = stmt_located(stir_stmt_for(b->k, v, extent), ls->loc);
+	if (s) {
+		s->u.for_.kind = ls->u.for_.loop.kind;
+		s->u.for_.thread = ls->u.for_.loop.thread;
+	}
+	int mark = b->n_binds;
+	bind(b, n->name, BIND_LOOP, v);
+	build_list(b, ls->u.for_.body, s, TO_BODY);
+	unbind_to(b, mark);
+	return s;
+}
+
+/* b, kind: the letter of a block variable's kind as written: one letter
+ * (the verifier checks that it is S or R), or 0 after reporting. */
+static char block_letter(builder *b, const lang_name *kind)
+{
+	if (kind->name && strlen(kind->name) == 1)
+		return kind->name[0];
+	build_error(b, kind->loc, "a block variable is 'S' or 'R', not '%s'",
+		kind->name ? kind->name : "");
+	return 0;
+}
+
+/* b, lr, r: the region BUF[dims] built into r (arrays in the module's
+ * arena).  0, or -1 when a part failed (reported). */
+static int build_region(builder *b, const lang_region *lr, stir_region *r)
+{
+	stir_arena *ar = stir_kernel_arena(b->k);
+	int n = lr->dims->v.n;
+	r->buf = resolve_buffer(b, &lr->buf);
+	r->n = n;
+	r->lo = stir_arena_alloc(ar, (size_t)(n ? n : 1) * sizeof(stir_expr *));
+	r->hi = stir_arena_alloc(ar, (size_t)(n ? n : 1) * sizeof(stir_expr *));
+	int ok = r->buf && r->lo && r->hi ? 0 : -1;
+	for (int i = 0; i < n; i++) {
+		const lang_range *lg = lr->dims->v.v[i];
+		stir_expr *lo = build_expr(b, lg->lo);
+		stir_expr *hi = build_expr(b, lg->hi);
+		if ((lg->lo && !lo) || (lg->hi && !hi))
+			ok = -1;
+		if (r->lo && r->hi) {
+			r->lo[i] = lo;
+			r->hi[i] = hi;
+		}
+	}
+	return ok;
+}
+
+/* b, l, n: the regions of the list l in a module-arena array, or NULL
+ * when one failed; *n receives the count. */
+static stir_region *build_regions(builder *b, const lang_list *l, int *n)
+{
+	*n = l->v.n;
+	stir_region *r = stir_arena_alloc(stir_kernel_arena(b->k),
+		(size_t)(*n ? *n : 1) * sizeof(*r));
+	int ok = r ? 0 : -1;
+	for (int i = 0; r && i < *n; i++)
+		if (build_region(b, l->v.v[i], &r[i]) < 0)
+			ok = -1;
+	return ok == 0 ? r : NULL;
+}
+
+/* b, ls, vars, bindings, kinds: the variables of block ls, their bindings
+ * (built in the scope outside the block) and their letters, into arrays
+ * of one entry per variable.  Whether every one was built. */
+static bool build_block_vars(builder *b, const lang_stmt *ls, stir_var **vars,
+	stir_expr **bindings, char *kinds)
+{
+	bool ok = true;
+	for (int i = 0; i < ls->u.block.vars->v.n; i++) {
+		const lang_block_var *bv = ls->u.block.vars->v.v[i];
+		bindings[i] = build_expr(b, bv->binding);
+		kinds[i] = block_letter(b, &bv->kind);
+		vars[i] = stir_kernel_new_var(b->k, bv->name.name, STIR_VAR_BLOCK,
+			var_type(bindings[i]));
+		if (vars[i])
+			vars[i]->loc = bv->name.loc;
+		if (!bindings[i] || !kinds[i] || !vars[i])
+			ok = false;
+	}
+	return ok;
+}
+
+/* b, ls: block NAME(v: S = e, ..) reads(..) writes(..) { body }; the
+ * variables hold in the regions and the body. */
+static stir_stmt *build_block(builder *b, const lang_stmt *ls)
+{
+	int n = ls->u.block.vars->v.n;
+	stir_var **vars = calloc((size_t)(n ? n : 1), sizeof(*vars));
+	stir_expr **bindings = calloc((size_t)(n ? n : 1), sizeof(*bindings));
+	char *kinds = calloc((size_t)n + 1, 1);
+	stir_stmt *s = NULL;
+	if (!vars || !bindings || !kinds)
+		b->oom = true;
+	else if (build_block_vars(b, ls, vars, bindings, kinds))
+		s = stir_stmt_block(b->k, ls->u.block.name.name, n, vars, bindings,
+			kinds);
+	stmt_located(s, ls->loc);
+	int mark = b->n_binds;
+	for (int i = 0; vars && i < n; i++)
+		bind(b, ((lang_block_var *)ls->u.block.vars->v.v[i])->name.name,
+			BIND_BLOCK, vars[i]);
+	int n_reads, n_writes;
+	stir_region *reads = build_regions(b, ls->u.block.reads, &n_reads);
+	stir_region *writes = build_regions(b, ls->u.block.writes, &n_writes);
+	if (s && reads && writes) {
+		s->u.block.n_reads = n_reads;
+		s->u.block.reads = reads;
+		s->u.block.n_writes = n_writes;
+		s->u.block.writes = writes;
+	}
+	build_list(b, ls->u.block.body, s, TO_BODY);
+	unbind_to(b, mark);
+	free(vars);
+	free(bindings);
+	free(kinds);
+	return s;
+}
+
 /* b, ls: any statement. */
 static stir_stmt *build_stmt(builder *b, const lang_stmt *ls)
 {
@@ -534,6 +698,8 @@ static stir_stmt *build_stmt(builder *b, const lang_stmt *ls)
 	case LANG_STMT_LET: return build_let(b, ls);
 	case LANG_STMT_IF: return build_if(b, ls);
 	case LANG_STMT_ITER: return build_iter(b, ls);
+	case LANG_STMT_FOR: return build_for(b, ls);
+	case LANG_STMT_BLOCK: return build_block(b, ls);
 	default: return NULL; /* init: placed by the parser, never here */
 	}
 }
@@ -548,7 +714,7 @@ static void append(builder *b, stir_stmt *s, stir_stmt *owner, target t)
 	case TO_THEN: stir_stmt_if_append_then(owner, s); break;
 	case TO_ELSE: stir_stmt_if_append_else(owner, s); break;
 	case TO_INIT: stir_stmt_iter_append_init(owner, s); break;
-	case TO_BODY: stir_stmt_iter_append_body(owner, s); break;
+	case TO_BODY: stir_stmt_append_body(owner, s); break;
 	}
 }
 
@@ -768,6 +934,77 @@ static void build_buffer(builder *b, const lang_decl *d)
 	declared(b, d, buf);
 }
 
+/* b, bt, kind, axis: what the flat buffer binding bt makes of a buffer:
+ * its kind, its array name (malloc'd; NULL for an allocated buffer) and,
+ * in stage II, the axis whose structure array it is (*axis).  *ok is
+ * cleared after an error. */
+static char *flat_binding(builder *b, const lang_binding *bt,
+	stir_buffer_kind *kind, stir_axis **axis, bool *ok)
+{
+	*kind = STIR_BUFFER_LOCAL;
+	*axis = NULL;
+	if (!bt->array.name)
+		return NULL;
+	size_t len = strlen(bt->array.name) + 1 +
+		(bt->field.name ? strlen(bt->field.name) + 1 : 0);
+	char *arg = malloc(len);
+	if (!arg) {
+		b->oom = true;
+		*ok = false;
+		return NULL;
+	}
+	*kind = STIR_BUFFER_TENSOR;
+	if (!bt->field.name) {
+		strcpy(arg, bt->array.name);
+		return arg;
+	}
+	snprintf(arg, len, "%s.%s", bt->array.name, bt->field.name);
+	if (!strcmp(bt->field.name, "indptr")) {
+		*kind = STIR_BUFFER_INDPTR;
+	} else if (!strcmp(bt->field.name, "indices")) {
+		*kind = STIR_BUFFER_INDICES;
+	} else {
+		build_error(b, bt->field.loc, "unknown structure array '%s': "
+			"expected indptr or indices", arg);
+		*ok = false;
+	}
+	/* stage III has no axes: the name only names the array */
+	if (*ok && b->k->stage == STIR_STAGE_2 &&
+	    !(*axis = resolve_axis(b, &bt->array, false)))
+		*ok = false;
+	return arg;
+}
+
+/* b, d: buffer NAME: TYPE[EXTENT] = BINDING in [lo, hi) SCOPE; a structure
+ * array of stage II becomes its axis's auxiliary buffer (the first one
+ * declared, when there are several: the verifier reports the others). */
+static void build_flat(builder *b, const lang_decl *d)
+{
+	bool ok = true;
+	stir_buffer_kind kind;
+	stir_axis *axis;
+	char *arg = flat_binding(b, &d->bound_to, &kind, &axis, &ok);
+	stir_expr *extent = build_expr(b, d->extent);
+	stir_buffer *buf = ok ? stir_kernel_add_flat_buffer(b->k, d->name.name,
+		kind, d->dtype, extent, arg) : NULL;
+	free(arg);
+	if (d->lo) {
+		stir_expr *lo = build_expr(b, d->lo);
+		stir_expr *hi = build_expr(b, d->hi);
+		stir_buffer_set_domain(buf, lo, hi);
+	}
+	if (buf) {
+		buf->loc = d->name.loc;
+		buf->scope = d->scope;
+		buf->aux_axis = axis;
+		if (axis && kind == STIR_BUFFER_INDPTR && !axis->indptr_buf)
+			axis->indptr_buf = buf;
+		if (axis && kind == STIR_BUFFER_INDICES && !axis->indices_buf)
+			axis->indices_buf = buf;
+	}
+	declared(b, d, buf);
+}
+
 /* b, lk: bind the parameters (built here) and every declaration (built
  * later): the kernel's namespace holds everywhere in the kernel. */
 static void bind_kernel_names(builder *b, const lang_kernel *lk)
@@ -783,6 +1020,7 @@ static void bind_kernel_names(builder *b, const lang_kernel *lk)
 		[LANG_DECL_AXIS] = BIND_AXIS,
 		[LANG_DECL_TENSOR] = BIND_TENSOR,
 		[LANG_DECL_LOCAL] = BIND_LOCAL,
+		[LANG_DECL_FLAT] = BIND_FLAT,
 	};
 	for (int i = 0; i < lk->decls->v.n; i++) {
 		lang_decl *d = lk->decls->v.v[i];
@@ -791,13 +1029,15 @@ static void bind_kernel_names(builder *b, const lang_kernel *lk)
 }
 
 /* b, lk: one kernel: declarations, axes first (buffers refer to them),
- * then the statements. */
+ * then tensors, locals and flat buffers in the order written (which is
+ * the kernel's buffer order), then the statements. */
 static void build_kernel(builder *b, const lang_kernel *lk)
 {
 	b->k = stir_kernel_alloc(b->m, lk->name.name);
 	if (!b->k)
 		return;
 	b->k->loc = lk->name.loc;
+	b->k->stage = lk->stage;
 	bind_kernel_names(b, lk);
 	if (b->oom)
 		return;
@@ -809,7 +1049,9 @@ static void build_kernel(builder *b, const lang_kernel *lk)
 	fix_parents(b);
 	for (int i = 0; i < lk->decls->v.n; i++) {
 		const lang_decl *d = lk->decls->v.v[i];
-		if (d->kind != LANG_DECL_AXIS)
+		if (d->kind == LANG_DECL_FLAT)
+			build_flat(b, d);
+		else if (d->kind != LANG_DECL_AXIS)
 			build_buffer(b, d);
 	}
 	build_list(b, lk->stmts, NULL, TO_KERNEL);

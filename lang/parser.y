@@ -1,4 +1,6 @@
-/* The grammar of stage I programs (docs/language.md, "Grammar").
+/* The grammar of stir programs (docs/language.md, "Grammar"): stage I, and
+ * the stage II and III forms of docs/ir.md, whose keywords the scanner
+ * only produces inside a kernel with a stage header.
  *
  * Every action is one call into a named constructor of lang/ast.c; the tree
  * lives in the parse context's arena, so values dropped by error recovery
@@ -55,6 +57,13 @@ static void lang_yyerror(stir_loc *loc, lang_parser *p, const char *msg);
 	stir_dtype dtype;
 	stir_axis_kind axis_kind;
 	stir_store_op store_op;
+	stir_search search;
+	stir_scope scope;
+	lang_loop loop;
+	lang_binding *binding;
+	lang_block_var *block_var;
+	lang_region *region;
+	lang_range *range;
 	lang_list *list;
 	lang_name *name;
 	lang_expr *expr;
@@ -77,6 +86,10 @@ static void lang_yyerror(stir_loc *loc, lang_parser *p, const char *msg);
 %token TRUE "true" FALSE "false" FUSE "fuse" ATTACH "attach"
 %token ADD_ASSIGN "+=" SUB_ASSIGN "-=" MUL_ASSIGN "*="
 %token EQ "==" NE "!=" LE "<=" GE ">=" AND "&&" OR "||"
+%token BUFFER "buffer" FOR "for" BLOCK "block" READS "reads" WRITES "writes"
+%token UNROLL "unroll" VECTORIZE "vectorize" BIND "bind"
+%token SHARED "shared" GLOBAL "global"
+%token <search> SEARCH "lower_bound or upper_bound"
 
 %right '?' ':'
 %left OR
@@ -88,12 +101,20 @@ static void lang_yyerror(stir_loc *loc, lang_parser *p, const char *msg);
 %precedence UNARY
 
 %type <kernel> kernel_body
-%type <list> params_opt params stmts block else_opt names groups
+%type <i> stage_opt
+%type <list> params_opt params stmts braced else_opt names groups
 %type <list> axis_args exprs exprs_opt domain_opt
+%type <list> block_vars_opt block_vars reads_opt writes_opt regions ranges
+%type <binding> binding_opt
+%type <scope> scope_opt
+%type <loop> loop_opt
+%type <block_var> block_var
+%type <region> region
+%type <range> range
 %type <param> param
 %type <name> name
 %type <decl> decl
-%type <stmt> stmt if_stmt iter_stmt
+%type <stmt> stmt if_stmt iter_stmt for_stmt block_stmt
 %type <group> group
 %type <arg> axis_arg
 %type <store_op> store_op
@@ -108,9 +129,16 @@ module:
 	;
 
 kernel:
-	  "kernel" name '(' params_opt ')' '{' kernel_body '}'
-		{ lang_kernel_finish(p, $2, $4, $7); }
+	  "kernel" name '(' params_opt ')' stage_opt '{' kernel_body '}'
+		{ lang_kernel_finish(p, $2, $4, $6, $8); }
 	| "kernel" error '{' kernel_body '}'
+		{ lang_kernel_finish(p, NULL, NULL, 0, NULL); }
+	;
+
+/* "stage" is no keyword, so that stage I programs may use it as a name */
+stage_opt:
+	  %empty                { $$ = STIR_STAGE_1; }
+	| IDENT INT             { $$ = lang_stage_header(p, $1, @1, $2, @2); }
 	;
 
 params_opt:
@@ -146,6 +174,21 @@ decl:
 		{ $$ = lang_decl_buffer(p, LANG_DECL_TENSOR, $2, $4, $6, $8); }
 	| "local" name ':' TYPE '[' names ']' domain_opt ';'
 		{ $$ = lang_decl_buffer(p, LANG_DECL_LOCAL, $2, $4, $6, $8); }
+	| "buffer" name ':' TYPE '[' expr ']' binding_opt domain_opt scope_opt ';'
+		{ $$ = lang_decl_flat(p, $2, $4, $6, $8, $9, $10); }
+	;
+
+binding_opt:
+	  %empty                { $$ = NULL; }
+	| '=' name              { $$ = lang_binding_new(p, $2, NULL); }
+	| '=' name '.' name     { $$ = lang_binding_new(p, $2, $4); }
+	;
+
+scope_opt:
+	  %empty                { $$ = STIR_SCOPE_GLOBAL; }
+	| "global"              { $$ = STIR_SCOPE_GLOBAL; }
+	| "shared"              { $$ = STIR_SCOPE_SHARED; }
+	| "local"               { $$ = STIR_SCOPE_LOCAL; }
 	;
 
 domain_opt:
@@ -177,7 +220,7 @@ stmts:
 	| stmts stmt            { $$ = lang_list_append(p, $1, $2); }
 	;
 
-block:
+braced:
 	  '{' stmts '}'         { $$ = $2; }
 	;
 
@@ -187,7 +230,9 @@ stmt:
 	| "let" name '=' expr ';' { $$ = lang_stmt_let(p, @1, $2, $4); }
 	| if_stmt
 	| iter_stmt
-	| "init" block          { $$ = lang_stmt_init(p, @1, $2); }
+	| for_stmt
+	| block_stmt
+	| "init" braced         { $$ = lang_stmt_init(p, @1, $2); }
 	| error ';'             { $$ = NULL; }
 	;
 
@@ -199,21 +244,84 @@ store_op:
 	;
 
 if_stmt:
-	  "if" '(' expr ')' block else_opt
+	  "if" '(' expr ')' braced else_opt
 		{ $$ = lang_stmt_if(p, @1, $3, lang_block(p, $5), $6); }
-	| "if" '(' error ')' block else_opt { $$ = NULL; }
+	| "if" '(' error ')' braced else_opt { $$ = NULL; }
 	;
 
 else_opt:
 	  %empty                { $$ = NULL; }
-	| "else" block          { $$ = lang_block(p, $2); }
+	| "else" braced         { $$ = lang_block(p, $2); }
 	| "else" if_stmt        { $$ = lang_else_if(p, $2); }
 	;
 
 iter_stmt:
-	  "iter" name '(' names ')' "in" '[' groups ']' STRING block
+	  "iter" name '(' names ')' "in" '[' groups ']' STRING braced
 		{ $$ = lang_stmt_iter(p, @1, $2, $4, $8, $10, @10, $11); }
-	| "iter" error block    { $$ = NULL; }
+	| "iter" error braced   { $$ = NULL; }
+	;
+
+for_stmt:
+	  "for" name "in" '[' expr ',' expr ')' loop_opt braced
+		{ $$ = lang_stmt_for(p, @1, $2, $5, $7, $9, $10); }
+	| "for" error braced    { $$ = NULL; }
+	;
+
+loop_opt:
+	  %empty                { $$ = (lang_loop){ STIR_LOOP_SERIAL, STIR_BLOCK_X }; }
+	| "unroll"              { $$ = (lang_loop){ STIR_LOOP_UNROLL, STIR_BLOCK_X }; }
+	| "vectorize"           { $$ = (lang_loop){ STIR_LOOP_VECTORIZE, STIR_BLOCK_X }; }
+	| "bind" '(' name '.' name ')' { $$ = lang_loop_bind(p, $3, $5); }
+	;
+
+block_stmt:
+	  "block" name '(' block_vars_opt ')' reads_opt writes_opt braced
+		{ $$ = lang_stmt_block(p, @1, $2, $4, $6, $7, $8); }
+	| "block" error braced  { $$ = NULL; }
+	;
+
+block_vars_opt:
+	  %empty                { $$ = lang_list_new(p); }
+	| block_vars
+	;
+
+block_vars:
+	  block_var             { $$ = lang_list_one(p, $1); }
+	| block_vars ',' block_var { $$ = lang_list_append(p, $1, $3); }
+	;
+
+block_var:
+	  name ':' name '=' expr { $$ = lang_block_var_new(p, $1, $3, $5); }
+	;
+
+reads_opt:
+	  %empty                { $$ = NULL; }
+	| "reads" '(' regions ')' { $$ = $3; }
+	;
+
+writes_opt:
+	  %empty                { $$ = NULL; }
+	| "writes" '(' regions ')' { $$ = $3; }
+	;
+
+regions:
+	  region                { $$ = lang_list_one(p, $1); }
+	| regions ',' region    { $$ = lang_list_append(p, $1, $3); }
+	;
+
+region:
+	  name '[' ranges ']'   { $$ = lang_region_new(p, $1, $3); }
+	;
+
+ranges:
+	  range                 { $$ = lang_list_one(p, $1); }
+	| ranges ',' range      { $$ = lang_list_append(p, $1, $3); }
+	;
+
+range:
+	  expr                  { $$ = lang_range_new(p, $1, NULL, false); }
+	| expr ':' expr         { $$ = lang_range_new(p, $1, $3, true); }
+	| ':'                   { $$ = lang_range_new(p, NULL, NULL, true); }
 	;
 
 groups:
@@ -270,6 +378,8 @@ primary:
 	| IDENT '(' exprs_opt ')' { $$ = lang_expr_name(p, LANG_EXPR_CALL, $1, $3, @1); }
 	| TYPE                  { $$ = lang_expr_type(p, $1, NULL, @1); }
 	| TYPE '(' exprs_opt ')' { $$ = lang_expr_type(p, $1, $3, @1); }
+	| SEARCH '(' name ',' expr ',' expr ',' expr ')'
+		{ $$ = lang_expr_search(p, $1, $3, $5, $7, $9, @1); }
 	| '(' expr ')'          { $$ = $2; }
 	;
 

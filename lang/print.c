@@ -1,7 +1,8 @@
-/* Printing stage I programs in their canonical form (docs/language.md,
- * "Printed form"): deterministic, two-space indentation, one declaration
- * or statement per line, every block's body on its own lines, and the
- * fewest parentheses that read back as the same tree.  Reading the text
+/* Printing programs in their canonical form (docs/language.md, "Printed
+ * form", and docs/ir.md for stages II and III): deterministic, two-space
+ * indentation, one declaration or statement per line, every block's body
+ * on its own lines, and the fewest parentheses that read back as the same
+ * tree.  Reading the text
  * gives an equal module (stir_module_is_equal), and printing that again
  * gives the same text.  Output grows in a heap string; memory running out
  * is remembered and turns the result into NULL. */
@@ -267,6 +268,15 @@ static void put_expr(printer *pr, const stir_expr *e)
 		put_expr(pr, e->u.cast.a);
 		put(pr, ")");
 		break;
+	case STIR_EXPR_SEARCH:
+		put(pr, e->u.search.op == STIR_UPPER_BOUND ?
+			"upper_bound(" : "lower_bound(");
+		put(pr, e->u.search.buf ? e->u.search.buf->name : "?");
+		put(pr, ", ");
+		put_expr_list(pr, 3, (stir_expr *const[]){ e->u.search.lo,
+			e->u.search.hi, e->u.search.x });
+		put(pr, ")");
+		break;
 	}
 }
 
@@ -379,6 +389,105 @@ static void put_iter(printer *pr, const stir_stmt *s)
 	put(pr, "}");
 }
 
+/* pr, s: for VAR in [0, EXTENT) ANNOTATION { body } */
+static void put_for(printer *pr, const stir_stmt *s)
+{
+	static const char *const threads[] = {
+		[STIR_BLOCK_X] = "blockIdx.x", [STIR_BLOCK_Y] = "blockIdx.y",
+		[STIR_BLOCK_Z] = "blockIdx.z", [STIR_THREAD_X] = "threadIdx.x",
+		[STIR_THREAD_Y] = "threadIdx.y", [STIR_THREAD_Z] = "threadIdx.z",
+	};
+	put(pr, "for ");
+	put(pr, s->u.for_.var ? s->u.for_.var->name : "?");
+	put(pr, " in [0, ");
+	put_expr(pr, s->u.for_.extent);
+	put(pr, ")");
+	switch (s->u.for_.kind) {
+	case STIR_LOOP_SERIAL:
+		break;
+	case STIR_LOOP_UNROLL:
+		put(pr, " unroll");
+		break;
+	case STIR_LOOP_VECTORIZE:
+		put(pr, " vectorize");
+		break;
+	case STIR_LOOP_BIND:
+		put(pr, " bind(");
+		put(pr, (unsigned)s->u.for_.thread <= STIR_THREAD_Z ?
+			threads[s->u.for_.thread] : "?");
+		put(pr, ")");
+		break;
+	}
+	put(pr, " {\n");
+	put_block_body(pr, &s->u.for_.body);
+	put(pr, "}");
+}
+
+/* pr, e: a bound of a region's range; a select goes in parentheses, so
+ * that its ':' does not read as the range's. */
+static void put_range_bound(printer *pr, const stir_expr *e)
+{
+	put_operand(pr, e, expr_prec(e) == PREC_SELECT);
+}
+
+/* pr, word, n, r: " reads(BUF[..], ..)" or " writes(..)"; nothing when
+ * there are no regions.  A dimension prints as the point "E", the range
+ * "LO:HI" or the whole ":". */
+static void put_regions(printer *pr, const char *word, int n,
+	const stir_region *r)
+{
+	if (n == 0)
+		return;
+	put(pr, " ");
+	put(pr, word);
+	put(pr, "(");
+	for (int i = 0; i < n; i++) {
+		if (i)
+			put(pr, ", ");
+		put(pr, r[i].buf ? r[i].buf->name : "?");
+		put(pr, "[");
+		for (int d = 0; d < r[i].n; d++) {
+			const stir_expr *lo = r[i].lo ? r[i].lo[d] : NULL;
+			const stir_expr *hi = r[i].hi ? r[i].hi[d] : NULL;
+			if (d)
+				put(pr, ", ");
+			if (lo)
+				put_range_bound(pr, lo);
+			if (!lo || hi)
+				put(pr, ":");
+			if (lo && hi)
+				put_range_bound(pr, hi);
+		}
+		put(pr, "]");
+	}
+	put(pr, ")");
+}
+
+/* pr, s: block NAME(v: S = e, ..) reads(..) writes(..) { body }; a
+ * variable without a letter (only the API makes one) gets '?'. */
+static void put_block(printer *pr, const stir_stmt *s)
+{
+	int n_letters = (int)strlen(s->u.block.kinds);
+	put(pr, "block ");
+	put(pr, s->u.block.name);
+	put(pr, "(");
+	for (int i = 0; i < s->u.block.n_vars; i++) {
+		if (i)
+			put(pr, ", ");
+		put(pr, s->u.block.vars[i]->name);
+		put(pr, ": ");
+		putn(pr, i < n_letters ? &s->u.block.kinds[i] : "?", 1);
+		put(pr, " = ");
+		put_expr(pr, s->u.block.bindings[i]);
+	}
+	put(pr, ")");
+	put_regions(pr, "reads", s->u.block.n_reads, s->u.block.reads);
+	put_regions(pr, "writes", s->u.block.n_writes, s->u.block.writes);
+	put(pr, " {\n");
+	put_block_body(pr, &s->u.block.body);
+	put(pr, "}");
+}
+
 /* pr, s: one statement on its own line(s) at the current indentation. */
 static void put_stmt(printer *pr, const stir_stmt *s)
 {
@@ -399,6 +508,12 @@ static void put_stmt(printer *pr, const stir_stmt *s)
 		break;
 	case STIR_STMT_ITER:
 		put_iter(pr, s);
+		break;
+	case STIR_STMT_FOR:
+		put_for(pr, s);
+		break;
+	case STIR_STMT_BLOCK:
+		put_block(pr, s);
 		break;
 	}
 	put(pr, "\n");
@@ -440,21 +555,32 @@ static void put_axis(printer *pr, const stir_axis *a)
 	put(pr, ");\n");
 }
 
-/* pr, b: tensor NAME: TYPE[axes] in [lo, hi); or local ... */
+/* pr, b: tensor NAME: TYPE[axes] in [lo, hi); or local ...; a flat
+ * buffer (one with an extent) as buffer NAME: TYPE[EXTENT] = ARRAY
+ * in [lo, hi) SCOPE; with the global scope left out. */
 static void put_buffer(printer *pr, const stir_buffer *b)
 {
 	put_indent(pr);
-	put(pr, b->kind == STIR_BUFFER_LOCAL ? "local " : "tensor ");
+	if (b->extent)
+		put(pr, "buffer ");
+	else
+		put(pr, b->kind == STIR_BUFFER_LOCAL ? "local " : "tensor ");
 	put(pr, b->name);
 	put(pr, ": ");
 	put(pr, stir_dtype_name(b->dtype));
 	put(pr, "[");
-	for (int i = 0; i < b->n_axes; i++) {
+	if (b->extent)
+		put_expr(pr, b->extent);
+	for (int i = 0; !b->extent && i < b->n_axes; i++) {
 		if (i)
 			put(pr, ", ");
 		put_axis_name(pr, b->axes[i]);
 	}
 	put(pr, "]");
+	if (b->extent && b->arg) {
+		put(pr, " = ");
+		put(pr, b->arg);
+	}
 	if (b->domain_lo || b->domain_hi) {
 		put(pr, " in [");
 		put_expr(pr, b->domain_lo);
@@ -462,6 +588,10 @@ static void put_buffer(printer *pr, const stir_buffer *b)
 		put_expr(pr, b->domain_hi);
 		put(pr, ")");
 	}
+	if (b->extent && b->scope == STIR_SCOPE_SHARED)
+		put(pr, " shared");
+	else if (b->extent && b->scope == STIR_SCOPE_LOCAL)
+		put(pr, " local");
 	put(pr, ";\n");
 }
 
@@ -479,7 +609,12 @@ static void put_kernel(printer *pr, const stir_kernel *k)
 		put(pr, ": ");
 		put(pr, stir_dtype_name(v->dtype));
 	}
-	put(pr, ") {\n");
+	put(pr, ")");
+	if (k->stage != STIR_STAGE_1) {
+		put(pr, " stage ");
+		put_int(pr, (int64_t)k->stage);
+	}
+	put(pr, " {\n");
 	pr->indent = 1;
 	for (int i = 0; i < k->axes.n; i++)
 		put_axis(pr, stir_axis_at(&k->axes, i));

@@ -7,10 +7,9 @@
  * catalogue program examples/NAME.stir must read (parse, build, verify)
  * with no diagnostic at all.  Both folders are scanned, so adding a file
  * adds a test; the folders travel in the distribution through EXTRA_DIST. */
-#include <dirent.h>
 #include <stir/lang.h>
 #include "tests/testdiag.h"
-#include "tests/testutil.h"
+#include "tests/testlang.h"
 
 /* The .stir files of one folder, sorted by name. */
 typedef struct file_list {
@@ -22,30 +21,10 @@ typedef struct file_list {
 static file_list broken = { "tests/broken", 0, NULL };
 static file_list catalogue = { "examples", 0, NULL };
 
-/* a, b: two names for qsort. */
-static int name_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* l: filled with the names of the .stir files in l->dir. */
 static void list_files(file_list *l)
 {
-	DIR *d = opendir(test_path(l->dir));
-	if (!d) {
-		fprintf(stderr, "cannot open %s\n", test_path(l->dir));
-		exit(EXIT_FAILURE);
-	}
-	struct dirent *e;
-	while ((e = readdir(d))) {
-		size_t len = strlen(e->d_name);
-		if (len < 6 || strcmp(e->d_name + len - 5, ".stir"))
-			continue;
-		l->names = realloc(l->names, (size_t)(l->n + 1) * sizeof(char *));
-		l->names[l->n++] = strdup(e->d_name);
-	}
-	closedir(d);
-	qsort(l->names, (size_t)l->n, sizeof(char *), &name_cmp);
+	l->n = test_list_stir(l->dir, &l->names);
 }
 
 /* dir, name, len: the contents of dir/name (NUL-terminated, length in
@@ -54,24 +33,7 @@ static char *slurp(const char *dir, const char *name, size_t *len)
 {
 	char rel[512];
 	snprintf(rel, sizeof(rel), "%s/%s", dir, name);
-	FILE *f = fopen(test_path(rel), "rb");
-	ck_assert_msg(f != NULL, "cannot open %s", test_path(rel));
-	char *text = NULL;
-	size_t cap = 0;
-	*len = 0;
-	for (;;) {
-		if (*len + 4096 + 1 > cap) {
-			cap = 2 * cap + 4096 + 1;
-			text = realloc(text, cap);
-		}
-		size_t n = fread(text + *len, 1, 4096, f);
-		*len += n;
-		if (n == 0)
-			break;
-	}
-	fclose(f);
-	text[*len] = '\0';
-	return text;
+	return test_slurp(rel, len);
 }
 
 /* text: the "// expect: " lines of a broken program, without the prefix,
@@ -149,11 +111,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_catalogue_program, 0, catalogue.n);
 	suite_add_tcase(s, tc);
 	int r = test_run_suite(s);
-	for (int i = 0; i < broken.n; i++)
-		free(broken.names[i]);
-	for (int i = 0; i < catalogue.n; i++)
-		free(catalogue.names[i]);
-	free(broken.names);
-	free(catalogue.names);
+	test_free_names(broken.names, broken.n);
+	test_free_names(catalogue.names, catalogue.n);
 	return r;
 }

@@ -6,7 +6,7 @@
 #include <stir/lang.h>
 #include "ir/nodes.h"
 #include "lang/ast.h"
-#include "tests/testutil.h"
+#include "tests/testlang.h"
 
 static const char *const catalogue[] = {
 	"bsrmm", "csf_square_sum", "csr2bsr", "csr_softmax", "csrmm",
@@ -22,32 +22,6 @@ static const char *example_path(const char *name)
 	return test_path(rel);
 }
 
-/* ctx, text: read a program from a string named "t.stir". */
-static stir_module *read_str(stir_ctx *ctx, const char *text)
-{
-	return stir_module_read_from_str(ctx, "t.stir", text, strlen(text));
-}
-
-/* m: print, read back, compare; print again and compare the texts. */
-static void check_round_trip(const stir_module *m)
-{
-	char *s1 = stir_module_to_str(m);
-	ck_assert_ptr_nonnull(s1);
-	stir_ctx *ctx = stir_ctx_alloc();
-	stir_module *m2 = read_str(ctx, s1);
-	if (!m2)
-		stir_ctx_print_diagnostics(ctx, stderr);
-	ck_assert_ptr_nonnull(m2);
-	ck_assert(stir_module_is_equal(m, m2));
-	ck_assert(stir_module_is_equal(m2, m));
-	char *s2 = stir_module_to_str(m2);
-	ck_assert_str_eq(s1, s2);
-	free(s1);
-	free(s2);
-	stir_module_free(m2);
-	stir_ctx_free(ctx);
-}
-
 /* ---- the catalogue ---- */
 
 START_TEST(test_catalogue_round_trip)
@@ -61,7 +35,7 @@ START_TEST(test_catalogue_round_trip)
 	ck_assert_int_eq(stir_ctx_n_diagnostics(ctx), 0);
 	ck_assert_int_eq(stir_module_n_kernels(m), 1);
 	ck_assert_str_eq(stir_kernel_get_name(stir_module_get_kernel(m, 0)), name);
-	check_round_trip(m);
+	test_check_round_trip(m);
 	stir_module_free(m);
 	stir_ctx_free(ctx);
 }
@@ -144,14 +118,14 @@ static const char everything[] =
 START_TEST(test_print_everything)
 {
 	stir_ctx *ctx = stir_ctx_alloc();
-	stir_module *m = read_str(ctx, everything);
+	stir_module *m = test_read_str(ctx, everything);
 	if (!m)
 		stir_ctx_print_diagnostics(ctx, stderr);
 	ck_assert_ptr_nonnull(m);
 	char *s = stir_module_to_str(m);
 	ck_assert_str_eq(s, everything);
 	free(s);
-	check_round_trip(m);
+	test_check_round_trip(m);
 	stir_module_free(m);
 	stir_ctx_free(ctx);
 }
@@ -168,7 +142,7 @@ START_TEST(test_print_canonical)
 		"if(i<2){A[i]=-1;}else{if(i>3){A[i]=(i==0)?1.0:2.0;}}\n"
 		"A[i] = (A[i] - A[i]) - (A[i] - A[i]); A[i] = -0.5 * 1;}}";
 	stir_ctx *ctx = stir_ctx_alloc();
-	stir_module *m = read_str(ctx, in);
+	stir_module *m = test_read_str(ctx, in);
 	ck_assert_ptr_nonnull(m);
 	char *s = stir_module_to_str(m);
 	ck_assert_str_eq(s,
@@ -187,7 +161,7 @@ START_TEST(test_print_canonical)
 		"  }\n"
 		"}\n");
 	free(s);
-	check_round_trip(m);
+	test_check_round_trip(m);
 	stir_module_free(m);
 	stir_ctx_free(ctx);
 }
@@ -246,7 +220,7 @@ START_TEST(test_print_api_module)
 		"  }\n"
 		"}\n");
 	free(s);
-	check_round_trip(m);
+	test_check_round_trip(m);
 	stir_module_free(m);
 	stir_ctx_free(ctx);
 }
@@ -284,16 +258,16 @@ START_TEST(test_equal)
 		"  iter x (i) in [I] \"S\" { A[i] = 1.0; } }",
 	};
 	stir_ctx *ctx = stir_ctx_alloc();
-	stir_module *a = read_str(ctx, base);
+	stir_module *a = test_read_str(ctx, base);
 	/* the same program spelled differently: locations differ */
-	stir_module *b = read_str(ctx,
+	stir_module *b = test_read_str(ctx,
 		"kernel k(m: i32) {\n\n axis I = dense_fixed((m));\n tensor A: f32[I];\n"
 		"  iter x (i) in [I] \"S\" {\n\n A[i] = 1.; } }");
 	ck_assert_ptr_nonnull(a);
 	ck_assert_ptr_nonnull(b);
 	ck_assert(stir_module_is_equal(a, b));
 	for (size_t i = 0; i < sizeof(variants) / sizeof(variants[0]); i++) {
-		stir_module *v = read_str(ctx, variants[i]);
+		stir_module *v = test_read_str(ctx, variants[i]);
 		ck_assert_ptr_nonnull(v);
 		ck_assert_msg(!stir_module_is_equal(a, v), "variant %zu", i);
 		ck_assert_msg(!stir_module_is_equal(v, a), "variant %zu", i);
@@ -319,7 +293,7 @@ typedef struct expect {
 static void check_errors(const char *text, int n, const expect *want)
 {
 	stir_ctx *ctx = stir_ctx_alloc();
-	stir_module *m = read_str(ctx, text);
+	stir_module *m = test_read_str(ctx, text);
 	ck_assert_ptr_null(m);
 	if (stir_ctx_n_diagnostics(ctx) != n)
 		stir_ctx_print_diagnostics(ctx, stderr);
@@ -405,7 +379,7 @@ START_TEST(test_error_integer_too_large)
 {
 	/* INT64_MAX is fine; one more is not */
 	stir_ctx *ctx = stir_ctx_alloc();
-	stir_module *m = read_str(ctx,
+	stir_module *m = test_read_str(ctx,
 		"kernel k(m: i64) { axis I = dense_fixed(9223372036854775807); }");
 	ck_assert_ptr_nonnull(m);
 	stir_module_free(m);
@@ -549,7 +523,7 @@ START_TEST(test_error_too_deep)
 		strcat(s, "1+");
 	strcat(s, "1; }");
 	stir_ctx *ctx = stir_ctx_alloc();
-	ck_assert_ptr_null(read_str(ctx, s));
+	ck_assert_ptr_null(test_read_str(ctx, s));
 	ck_assert_int_eq(stir_ctx_n_errors(ctx), 1);
 	ck_assert_str_eq(stir_diag_get_message(stir_ctx_get_diagnostic(ctx, 0)),
 		"expression nested too deeply (more than 1000 levels)");
@@ -563,7 +537,7 @@ START_TEST(test_error_too_deep)
 	memset(s + len + n + 1, ')', n);
 	strcpy(s + len + 2 * n + 1, "; }");
 	ctx = stir_ctx_alloc();
-	ck_assert_ptr_null(read_str(ctx, s));
+	ck_assert_ptr_null(test_read_str(ctx, s));
 	ck_assert_int_ge(stir_ctx_n_errors(ctx), 1);
 	stir_ctx_free(ctx);
 	free(s);
@@ -573,7 +547,7 @@ END_TEST
 START_TEST(test_diagnostic_text)
 {
 	stir_ctx *ctx = stir_ctx_alloc();
-	ck_assert_ptr_null(read_str(ctx,
+	ck_assert_ptr_null(test_read_str(ctx,
 		"kernel k(m: i32) {\n"
 		"  axis I = dense_fixed(mm);\n"
 		"}\n"));
@@ -621,14 +595,6 @@ END_TEST
 
 /* ---- locations ---- */
 
-/* l, line, col: l is in t.stir at that place. */
-static void check_loc(stir_loc l, const char *file, int line, int col)
-{
-	ck_assert_ptr_eq(l.file, file);
-	ck_assert_int_eq(l.line, line);
-	ck_assert_int_eq(l.col, col);
-}
-
 START_TEST(test_locations)
 {
 	const char *text =
@@ -642,37 +608,37 @@ START_TEST(test_locations)
 		"  }\n"
 		"}\n";
 	stir_ctx *ctx = stir_ctx_alloc();
-	stir_module *m = read_str(ctx, text);
+	stir_module *m = test_read_str(ctx, text);
 	ck_assert_ptr_nonnull(m);
 	const char *f = stir_ctx_intern(ctx, "t.stir");
 	stir_kernel *k = stir_module_get_kernel(m, 0);
-	check_loc(k->loc, f, 1, 8);
-	check_loc(stir_kernel_get_param(k, 0)->loc, f, 1, 10);
-	check_loc(stir_kernel_get_axis(k, 0)->loc, f, 2, 8);
-	check_loc(stir_kernel_get_axis(k, 0)->len->loc, f, 2, 24);
-	check_loc(stir_kernel_get_axis(k, 1)->loc, f, 3, 8);
-	check_loc(stir_kernel_get_buffer(k, 0)->loc, f, 4, 10);
+	test_check_loc(k->loc, f, 1, 8);
+	test_check_loc(stir_kernel_get_param(k, 0)->loc, f, 1, 10);
+	test_check_loc(stir_kernel_get_axis(k, 0)->loc, f, 2, 8);
+	test_check_loc(stir_kernel_get_axis(k, 0)->len->loc, f, 2, 24);
+	test_check_loc(stir_kernel_get_axis(k, 1)->loc, f, 3, 8);
+	test_check_loc(stir_kernel_get_buffer(k, 0)->loc, f, 4, 10);
 	stir_stmt *it = stir_stmt_at(&k->body, 0);
-	check_loc(it->loc, f, 5, 3);
-	check_loc(it->u.iter.kinds_loc, f, 5, 27);
-	check_loc(it->u.iter.vars[0]->loc, f, 5, 11);
-	check_loc(it->u.iter.vars[1]->loc, f, 5, 14);
+	test_check_loc(it->loc, f, 5, 3);
+	test_check_loc(it->u.iter.kinds_loc, f, 5, 27);
+	test_check_loc(it->u.iter.vars[0]->loc, f, 5, 11);
+	test_check_loc(it->u.iter.vars[1]->loc, f, 5, 14);
 	stir_stmt *let = stir_stmt_at(&it->u.iter.body, 0);
-	check_loc(let->loc, f, 6, 5);
-	check_loc(let->u.let.var->loc, f, 6, 9);
-	check_loc(let->u.let.value->loc, f, 6, 13); /* -1.0 folds at the '-' */
+	test_check_loc(let->loc, f, 6, 5);
+	test_check_loc(let->u.let.var->loc, f, 6, 9);
+	test_check_loc(let->u.let.value->loc, f, 6, 13); /* -1.0 folds at the '-' */
 	stir_stmt *ifs = stir_stmt_at(&it->u.iter.body, 1);
-	check_loc(ifs->loc, f, 7, 5);
-	check_loc(ifs->u.if_.cond->loc, f, 7, 11);      /* the '<' */
-	check_loc(ifs->u.if_.cond->u.binary.a->loc, f, 7, 9);
+	test_check_loc(ifs->loc, f, 7, 5);
+	test_check_loc(ifs->u.if_.cond->loc, f, 7, 11);      /* the '<' */
+	test_check_loc(ifs->u.if_.cond->u.binary.a->loc, f, 7, 9);
 	stir_stmt *st = stir_stmt_at(&ifs->u.if_.then_body, 0);
-	check_loc(st->loc, f, 7, 18);
+	test_check_loc(st->loc, f, 7, 18);
 	stir_expr *mul = st->u.store.value;
-	check_loc(mul->loc, f, 7, 38);                  /* the '*' */
-	check_loc(mul->u.binary.a->loc, f, 7, 31);      /* the '+' */
-	check_loc(mul->u.binary.a->u.binary.a->loc, f, 7, 29);
-	check_loc(mul->u.binary.b->loc, f, 7, 40);      /* the load */
-	check_loc(st->u.store.idx[1]->loc, f, 7, 23);
+	test_check_loc(mul->loc, f, 7, 38);                  /* the '*' */
+	test_check_loc(mul->u.binary.a->loc, f, 7, 31);      /* the '+' */
+	test_check_loc(mul->u.binary.a->u.binary.a->loc, f, 7, 29);
+	test_check_loc(mul->u.binary.b->loc, f, 7, 40);      /* the load */
+	test_check_loc(st->u.store.idx[1]->loc, f, 7, 23);
 	stir_module_free(m);
 	stir_ctx_free(ctx);
 }
@@ -715,7 +681,7 @@ START_TEST(test_latest_declaration)
 	ck_assert_int_eq(stir_expr_get_dtype(st->u.store.value), STIR_F64);
 	stir_module_free(m);
 	/* reading it verifies, and the verifier rejects both */
-	ck_assert_ptr_null(read_str(ctx, text));
+	ck_assert_ptr_null(test_read_str(ctx, text));
 	ck_assert_int_eq(stir_ctx_n_errors(ctx), 2);
 	ck_assert_str_eq(stir_diag_get_message(stir_ctx_get_diagnostic(ctx, 0)),
 		"duplicate name 'A'");

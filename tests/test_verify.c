@@ -4,6 +4,7 @@
  * modules that must give no diagnostic at all. */
 #include <math.h>
 #include <stir/ir.h>
+#include <stir/lang.h>
 #include "ir/nodes.h"
 #include "tests/testdiag.h"
 #include "tests/testutil.h"
@@ -959,16 +960,234 @@ START_TEST(test_calls_and_casts)
 }
 END_TEST
 
+/* ---- stages II and III (docs/ir.md), rules only the C API can break ---- */
+
+/* k, name, kind, dtype, extent, arg, line: a flat buffer declared at
+ * (line, 10). */
+static stir_buffer *flat(stir_kernel *k, const char *name,
+	stir_buffer_kind kind, stir_dtype dtype, stir_expr *extent,
+	const char *arg, int line)
+{
+	stir_buffer *b = stir_kernel_add_flat_buffer(k, name, kind, dtype,
+		extent, arg);
+	ck_assert_ptr_nonnull(b);
+	b->loc = L(line, 10);
+	return b;
+}
+
+/* k, name, kind, dtype, line, col: a loop or block variable bound at
+ * (line, col). */
+static stir_var *new_var(stir_kernel *k, const char *name, stir_var_kind kind,
+	stir_dtype dtype, int line, int col)
+{
+	stir_var *v = stir_kernel_new_var(k, name, kind, dtype);
+	ck_assert_ptr_nonnull(v);
+	v->loc = L(line, col);
+	return v;
+}
+
+/* The nodes of stages II and III in a stage I kernel. */
+START_TEST(test_stage_nodes_in_stage1)
+{
+	fx f;
+	fx_init(&f);
+	stir_kernel *k = f.k;
+	f.J->loc = L(1, 8);
+	stir_buffer *X = flat(k, "X", STIR_BUFFER_INDPTR, STIR_I32,
+		stir_expr_int(k, 4), "J.indptr", 2);
+	f.J->indptr_buf = X;
+	stir_var *i = new_var(k, "i", STIR_VAR_LOOP, STIR_I32, 3, 7);
+	stir_kernel_append_stmt(k, at_s(stir_stmt_for(k, i, stir_expr_int(k, 4)),
+		3, 3));
+	stir_var *vi = new_var(k, "vi", STIR_VAR_BLOCK, STIR_I32, 4, 11);
+	stir_expr *b0 = stir_expr_int(k, 0);
+	stir_kernel_append_stmt(k, at_s(stir_stmt_block(k, "b", 1, &vi, &b0, "S"),
+		4, 3));
+	stir_stmt *iter = at_s(ITER(k, "x", "i2", "S", f.I), 5, 3);
+	stir_expr *s = at_e(stir_expr_search(k, STIR_LOWER_BOUND, X,
+		stir_expr_int(k, 0), stir_expr_int(k, 4), stir_expr_int(k, 1)), 6, 13);
+	stir_stmt_iter_append_body(iter, at_s(stir_stmt_let(k, "t", s), 6, 5));
+	stir_kernel_append_stmt(k, iter);
+	expect(&f,
+		"1:8: error: axis 'J' has an indptr buffer in a stage 1 kernel\n"
+		"2:10: error: flat buffer 'X' is not allowed in a stage 1 kernel\n"
+		"3:3: error: only iterations may appear at the top level of a kernel\n"
+		"4:3: error: only iterations may appear at the top level of a kernel\n"
+		"3:3: error: loop 'i' is not allowed in a stage 1 kernel\n"
+		"4:3: error: block 'b' is not allowed in a stage 1 kernel\n"
+		"6:13: error: 'lower_bound' is not allowed in a stage 1 kernel\n");
+	fx_done(&f);
+}
+END_TEST
+
+/* Flat and auxiliary buffers of stage II whose kind, binding, axis or
+ * scope disagree. */
+START_TEST(test_stage2_buffers)
+{
+	fx f;
+	fx_init(&f);
+	stir_kernel *k = f.k;
+	k->stage = STIR_STAGE_2;
+	stir_kernel *o = stir_kernel_alloc(f.m, "other");
+	stir_axis *Z = stir_kernel_add_dense_fixed(o, "Z", stir_expr_int(o, 2));
+	f.K->loc = L(1, 8);
+	f.K->indptr_buf = f.A;
+	stir_buffer *P = flat(k, "P", STIR_BUFFER_INDPTR, STIR_I32,
+		stir_expr_int(k, 5), "J.indptr", 2);
+	P->aux_axis = f.J;
+	stir_buffer *Q = flat(k, "Q", STIR_BUFFER_INDICES, STIR_I32,
+		stir_expr_int(k, 5), "K.indices", 3);
+	Q->aux_axis = f.J;
+	f.J->indices_buf = Q;
+	flat(k, "R", STIR_BUFFER_INDPTR, STIR_I32, stir_expr_int(k, 5),
+		"I.indptr", 4);
+	flat(k, "S", STIR_BUFFER_TENSOR, STIR_F32, stir_expr_int(k, 5), NULL, 5);
+	flat(k, "T", STIR_BUFFER_LOCAL, STIR_F32, stir_expr_int(k, 5), "T", 6);
+	flat(k, "U", STIR_BUFFER_TENSOR, STIR_I32, stir_expr_int(k, 5),
+		"J.indptr", 7);
+	flat(k, "V", STIR_BUFFER_LOCAL, STIR_F32, stir_expr_int(k, 5), NULL,
+		8)->scope = (stir_scope)9;
+	stir_buffer *W = stir_kernel_add_tensor(k, "W", STIR_F32, 1, &f.I);
+	W->loc = L(9, 10);
+	W->scope = STIR_SCOPE_SHARED;
+	flat(k, "Y", STIR_BUFFER_INDPTR, STIR_I32, stir_expr_int(k, 5),
+		"Z.indptr", 10)->aux_axis = Z;
+	stir_buffer *Z2 = stir_kernel_add_tensor(k, "Z2", STIR_F32, 1, &f.I);
+	Z2->loc = L(11, 10);
+	Z2->extent = stir_expr_int(k, 3);
+	expect(&f,
+		"1:8: error: 'A' is not an indptr buffer of axis 'K'\n"
+		"2:10: error: axis 'J' does not record its indptr buffer 'P'\n"
+		"3:10: error: buffer 'Q' binds to 'K.indices' but is the indices of "
+		"axis 'J'\n"
+		"4:10: error: indptr buffer 'R' names no axis\n"
+		"5:10: error: buffer 'S' of kind tensor binds to no array\n"
+		"6:10: error: buffer 'T' of kind local cannot bind to 'T'\n"
+		"7:10: error: buffer 'U' of kind tensor cannot bind to 'J.indptr'\n"
+		"8:10: error: buffer 'V' has an invalid scope\n"
+		"9:10: error: tensor 'W' over axes must be global\n"
+		"10:10: error: axis 'Z' of buffer 'Y' belongs to another kernel\n"
+		"11:10: error: buffer 'Z2' has both axes and an extent\n"
+		"11:10: error: buffer 'Z2' of kind tensor binds to no array\n");
+	fx_done(&f);
+}
+END_TEST
+
+/* Loops, blocks, regions and searches of a stage III kernel that only
+ * the constructors can get wrong. */
+START_TEST(test_stage3_statements)
+{
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_module *m = stir_module_alloc(ctx);
+	stir_kernel *o = stir_kernel_alloc(m, "other");
+	o->stage = STIR_STAGE_2;
+	stir_axis *J = stir_kernel_add_dense_fixed(o, "J", stir_expr_int(o, 4));
+	stir_buffer *O = stir_kernel_add_flat_buffer(o, "O", STIR_BUFFER_LOCAL,
+		STIR_I32, stir_expr_int(o, 4), NULL);
+	stir_kernel *k = stir_kernel_alloc(m, "k");
+	k->stage = STIR_STAGE_3;
+	stir_var *n = stir_kernel_add_param(k, "n", STIR_I32);
+	stir_buffer *P = flat(k, "P", STIR_BUFFER_INDPTR, STIR_I32,
+		stir_expr_int(k, 5), "J.indptr", 2);
+	P->aux_axis = J;
+	stir_buffer *X = flat(k, "X", STIR_BUFFER_LOCAL, STIR_I32,
+		stir_expr_var(k, n), NULL, 3);
+	/* a loop over a block variable; an i64 loop over an i32 extent */
+	stir_var *x = new_var(k, "x", STIR_VAR_BLOCK, STIR_I32, 4, 7);
+	stir_kernel_append_stmt(k, at_s(stir_stmt_for(k, x, stir_expr_var(k, n)),
+		4, 3));
+	stir_var *j = new_var(k, "j", STIR_VAR_LOOP, STIR_I64, 5, 7);
+	stir_stmt *l2 = at_s(stir_stmt_for(k, j, stir_expr_var(k, n)), 5, 3);
+	l2->u.for_.kind = (stir_loop_kind)7;
+	stir_kernel_append_stmt(k, l2);
+	stir_var *t = new_var(k, "t", STIR_VAR_LOOP, STIR_I32, 6, 7);
+	stir_stmt *l3 = at_s(stir_stmt_for(k, t, stir_expr_var(k, n)), 6, 3);
+	l3->u.for_.kind = STIR_LOOP_BIND;
+	l3->u.for_.thread = (stir_thread)9;
+	stir_kernel_append_stmt(k, l3);
+	/* block b(v: S = t, w: R = v, u: S = t) with two letters */
+	stir_var *v = new_var(k, "v", STIR_VAR_BLOCK, STIR_I32, 7, 13);
+	stir_var *w = new_var(k, "w", STIR_VAR_LOOP, STIR_I32, 7, 20);
+	stir_var *u = new_var(k, "u", STIR_VAR_BLOCK, STIR_I64, 7, 27);
+	stir_stmt *blk = at_s(stir_stmt_block(k, "b", 3,
+		(stir_var *[]){ v, w, u }, (stir_expr *[]){ stir_expr_var(k, t),
+		at_e(stir_expr_var(k, v), 7, 24), stir_expr_var(k, t) }, "SRS"),
+		7, 5);
+	blk->u.block.kinds = (char *)"SR";
+	stir_stmt_append_body(l3, blk);
+	static stir_region reads[1];
+	static stir_expr *lo[2][1], *hi[2][1];
+	static stir_region writes[2];
+	hi[0][0] = stir_expr_int(k, 1);
+	lo[1][0] = stir_expr_int(k, 0);
+	writes[0] = (stir_region){ X, 1, lo[0], hi[0] };
+	writes[1] = (stir_region){ O, 1, lo[1], hi[1] };
+	blk->u.block.n_reads = 1;
+	blk->u.block.reads = reads;
+	blk->u.block.n_writes = 2;
+	blk->u.block.writes = writes;
+	/* X[j] = an invalid search */
+	stir_expr *bad = at_e(stir_expr_search(k, STIR_LOWER_BOUND, X,
+		stir_expr_int(k, 0), stir_expr_int(k, 1), stir_expr_int(k, 2)), 8, 14);
+	bad->u.search.op = (stir_search)5;
+	stir_stmt_append_body(blk, at_s(STORE(k, X, STIR_STORE_ASSIGN, bad,
+		at_e(stir_expr_var(k, j), 8, 9)), 8, 7));
+	/* X[0] = lower_bound(O, 0, 4, 1): O is another kernel's */
+	stir_stmt_append_body(blk, at_s(STORE(k, X, STIR_STORE_ASSIGN,
+		at_e(stir_expr_search(k, STIR_LOWER_BOUND, O, stir_expr_int(k, 0),
+		stir_expr_int(k, 4), stir_expr_int(k, 1)), 9, 14),
+		stir_expr_int(k, 0)), 9, 7));
+	/* X[0] = i, an iterator */
+	stir_stmt *iter = stir_stmt_iter(k, "it", 0, NULL, 1,
+		(const char *[]){ "i" }, "S");
+	stir_stmt_append_body(blk, at_s(STORE(k, X, STIR_STORE_ASSIGN,
+		at_e(it(iter, 0), 10, 14), stir_expr_int(k, 0)), 10, 7));
+	/* X[0] = a search whose recorded type is not the one it gives */
+	stir_expr *wrong = at_e(stir_expr_search(k, STIR_LOWER_BOUND, P,
+		stir_expr_int(k, 0), stir_expr_var(k, n), stir_expr_int(k, 1)), 11, 14);
+	wrong->dtype = STIR_I64;
+	stir_stmt_append_body(blk, at_s(STORE(k, X, STIR_STORE_ASSIGN, wrong,
+		stir_expr_int(k, 0)), 11, 7));
+	int r = stir_module_verify(m);
+	char *got = test_diags_to_str(ctx);
+	ck_assert_str_eq(got,
+		"2:10: error: buffer 'P' names axis 'J', but stage 3 has no axes\n"
+		"4:7: error: variable 'x' of a loop is not a loop variable\n"
+		"5:7: error: loop variable 'j' of type i64 has an extent of type i32\n"
+		"5:3: error: invalid annotation of loop 'j'\n"
+		"6:3: error: invalid annotation of loop 't'\n"
+		"7:5: error: block 'b' has 3 variables but 2 letters in \"SR\"\n"
+		"7:24: error: 'v' is used outside its block\n"
+		"7:20: error: variable 'w' of a block is not a block variable\n"
+		"7:27: error: block variable 'u' of type i64 has a binding of type "
+		"i32\n"
+		"7:5: error: invalid region in block 'b'\n"
+		"7:5: error: range 1 of a region of 'X' has an upper bound but no "
+		"lower bound\n"
+		"7:5: error: buffer 'O' belongs to another kernel\n"
+		"8:9: error: 'j' is used outside its loop\n"
+		"8:14: error: invalid binary search\n"
+		"9:14: error: buffer 'O' belongs to another kernel\n"
+		"10:14: error: iterator 'i' is not allowed in a stage 3 kernel\n"
+		"11:14: error: expression of type i64 where its operands give i32\n");
+	ck_assert_int_eq(r, -1);
+	free(got);
+	stir_module_free(m);
+	stir_ctx_free(ctx);
+}
+END_TEST
+
 /* ---- malformed modules ---- */
 
+/* A kernel of no known stage is reported once, and not checked further. */
 START_TEST(test_stage)
 {
 	fx f;
 	fx_init(&f);
-	f.k->stage = STIR_STAGE_2;
+	f.k->stage = (stir_stage)7;
 	f.k->loc = L(1, 8);
 	stir_kernel_add_param(f.k, "bad", STIR_F32);
-	expect(&f, "1:8: error: stage 2 kernels are not verified yet\n");
+	expect(&f, "1:8: error: kernel 'csrmm' has an invalid stage 7\n");
 	fx_done(&f);
 }
 END_TEST
@@ -1100,7 +1319,7 @@ static stir_dtype rnd_dtype(gen *g)
 /* g, k, depth: a random expression of kernel k. */
 static stir_expr *rnd_expr(gen *g, stir_kernel *k, int depth)
 {
-	int c = rnd(g, depth > 3 ? 4 : 10);
+	int c = rnd(g, depth > 3 ? 4 : 11);
 	stir_expr *e = NULL;
 	switch (c) {
 	case 0: e = stir_expr_int(k, rnd(g, 7) - 2); break;
@@ -1138,6 +1357,12 @@ static stir_expr *rnd_expr(gen *g, stir_kernel *k, int depth)
 		e = stir_expr_call(k, (stir_func)rnd(g, STIR_TANH + 1), n, args);
 		break;
 	}
+	case 9:
+		e = g->n_bufs ? stir_expr_search(k, (stir_search)rnd(g, 3),
+			g->bufs[rnd(g, g->n_bufs)], rnd_expr(g, k, depth + 1),
+			rnd_expr(g, k, depth + 1), rnd_expr(g, k, depth + 1)) :
+			stir_expr_int(k, 0);
+		break;
 	default:
 		e = rnd(g, 2) ? stir_expr_cast(k, rnd_dtype(g),
 				rnd_expr(g, k, depth + 1)) :
@@ -1173,11 +1398,39 @@ static void rnd_axis(gen *g, stir_kernel *k)
 		g->axes[g->n_axes++] = a;
 }
 
-/* g, k: a random tensor or local of kernel k. */
+/* g, k, name: a random flat buffer of kernel k, its kind, binding, axis
+ * and scope often disagreeing. */
+static stir_buffer *rnd_flat_buffer(gen *g, stir_kernel *k, const char *name)
+{
+	static const char *const args[] = { NULL, "A1", "A2.indptr",
+		"A3.indices", "A4.x" };
+	stir_buffer *b = stir_kernel_add_flat_buffer(k, name,
+		(stir_buffer_kind)rnd(g, 5), rnd_dtype(g), rnd_expr(g, k, 2),
+		args[rnd(g, 5)]);
+	ck_assert_ptr_nonnull(b);
+	b->scope = (stir_scope)rnd(g, 4);
+	if (rnd(g, 2)) {
+		stir_axis *a = g->axes[rnd(g, g->n_axes)];
+		b->aux_axis = a;
+		if (rnd(g, 2))
+			a->indptr_buf = b;
+		else
+			a->indices_buf = b;
+	}
+	return b;
+}
+
+/* g, k: a random tensor, local or flat buffer of kernel k. */
 static void rnd_buffer(gen *g, stir_kernel *k)
 {
 	char name[16];
 	snprintf(name, sizeof(name), "B%d", rnd(g, 20));
+	if (rnd(g, 3) == 0) {
+		stir_buffer *b = rnd_flat_buffer(g, k, name);
+		if (g->n_bufs < 64)
+			g->bufs[g->n_bufs++] = b;
+		return;
+	}
 	stir_axis *axes[4];
 	int n = rnd(g, 5);
 	for (int i = 0; i < n; i++)
@@ -1231,12 +1484,82 @@ static stir_stmt *rnd_iter(gen *g, stir_kernel *k, int depth)
 	return s;
 }
 
+/* g, k, kind, name: a new loop or block variable, sometimes of the
+ * other kind, made available to later expressions. */
+static stir_var *rnd_var(gen *g, stir_kernel *k, stir_var_kind kind,
+	const char *name)
+{
+	stir_var *v = stir_kernel_new_var(k, name, rnd(g, 6) ?
+		kind : (stir_var_kind)rnd(g, 5), rnd_dtype(g));
+	ck_assert_ptr_nonnull(v);
+	if (g->n_vars < 256)
+		g->vars[g->n_vars++] = v;
+	return v;
+}
+
+/* g, k, n: n random regions in the kernel's arena (bounds missing at
+ * random, buffers of either kernel, any number of dimensions). */
+static stir_region *rnd_regions(gen *g, stir_kernel *k, int n)
+{
+	stir_region *r = stir_arena_alloc(stir_kernel_arena(k),
+		(size_t)(n ? n : 1) * sizeof(*r));
+	ck_assert_ptr_nonnull(r);
+	for (int i = 0; i < n; i++) {
+		int d = rnd(g, 3);
+		r[i].buf = g->n_bufs && rnd(g, 8) ? g->bufs[rnd(g, g->n_bufs)] : NULL;
+		r[i].n = d;
+		r[i].lo = stir_arena_alloc(stir_kernel_arena(k), 3 * sizeof(void *));
+		r[i].hi = stir_arena_alloc(stir_kernel_arena(k), 3 * sizeof(void *));
+		for (int j = 0; j < d; j++) {
+			r[i].lo[j] = rnd(g, 3) ? rnd_expr(g, k, 2) : NULL;
+			r[i].hi[j] = rnd(g, 2) ? rnd_expr(g, k, 2) : NULL;
+		}
+	}
+	return r;
+}
+
+/* g, k, depth: a random loop or block of kernel k with a random body. */
+static stir_stmt *rnd_loop_or_block(gen *g, stir_kernel *k, int depth)
+{
+	static const char *const names[] = { "i", "v", "n", "A1", "b" };
+	static const char *const kinds[] = { "", "S", "SR", "RSX", "Q" };
+	stir_stmt *s;
+	if (rnd(g, 2)) {
+		s = stir_stmt_for(k, rnd_var(g, k, STIR_VAR_LOOP,
+			names[rnd(g, 5)]), rnd_expr(g, k, 1));
+		ck_assert_ptr_nonnull(s);
+		s->u.for_.kind = (stir_loop_kind)rnd(g, 5);
+		s->u.for_.thread = (stir_thread)rnd(g, 7);
+	} else {
+		const char *kind = kinds[rnd(g, 5)];
+		int n = (int)strlen(kind);
+		stir_var *vars[3];
+		stir_expr *bindings[3];
+		for (int i = 0; i < n; i++) {
+			bindings[i] = rnd_expr(g, k, 1);
+			vars[i] = rnd_var(g, k, STIR_VAR_BLOCK, names[rnd(g, 5)]);
+		}
+		s = stir_stmt_block(k, rnd(g, 2) ? "b" : "c", n, vars, bindings,
+			kind);
+		ck_assert_ptr_nonnull(s);
+		if (rnd(g, 6) == 0)
+			s->u.block.kinds = (char *)"SSSSSS";
+		s->u.block.n_reads = rnd(g, 3);
+		s->u.block.reads = rnd_regions(g, k, s->u.block.n_reads);
+		s->u.block.n_writes = rnd(g, 3);
+		s->u.block.writes = rnd_regions(g, k, s->u.block.n_writes);
+	}
+	for (int i = rnd(g, 4); i > 0; i--)
+		stir_stmt_append_body(s, rnd_stmt(g, k, depth + 1));
+	return s;
+}
+
 /* g, k, depth: a random statement of kernel k; sometimes one built
  * before (possibly an enclosing one, making a cycle). */
 static stir_stmt *rnd_stmt(gen *g, stir_kernel *k, int depth)
 {
 	stir_stmt *s;
-	int c = rnd(g, depth > 2 ? 3 : 6);
+	int c = rnd(g, depth > 2 ? 3 : 8);
 	if (g->n_stmts && rnd(g, 12) == 0)
 		return g->stmts[rnd(g, g->n_stmts)];
 	if (c == 0 || c == 1) {
@@ -1256,8 +1579,10 @@ static stir_stmt *rnd_stmt(gen *g, stir_kernel *k, int depth)
 			stir_stmt_if_append_then(s, rnd_stmt(g, k, depth + 1));
 		for (int i = rnd(g, 3); i > 0; i--)
 			stir_stmt_if_append_else(s, rnd_stmt(g, k, depth + 1));
-	} else {
+	} else if (c < 6) {
 		s = rnd_iter(g, k, depth);
+	} else {
+		s = rnd_loop_or_block(g, k, depth);
 	}
 	ck_assert_ptr_nonnull(s);
 	if (g->n_stmts < 256)
@@ -1265,7 +1590,33 @@ static stir_stmt *rnd_stmt(gen *g, stir_kernel *k, int depth)
 	/* now and then, a statement appended inside itself */
 	if (rnd(g, 20) == 0 && s->kind == STIR_STMT_IF)
 		stir_stmt_if_append_else(s, s);
+	if (rnd(g, 20) == 0 && stir_stmt_body(s))
+		stir_stmt_append_body(s, s);
 	return s;
+}
+
+/* l, path, n: whether a statement of l, or one inside it, contains
+ * itself; path holds the n statements being walked (a path longer than
+ * it counts as a cycle). */
+static bool has_cycle(const stir_ptr_vec *l, const stir_stmt **path, int n)
+{
+	for (int i = 0; i < l->n; i++) {
+		stir_stmt *s = stir_stmt_at(l, i);
+		for (int j = 0; j < n; j++)
+			if (path[j] == s)
+				return true;
+		if (n == 64)
+			return true;
+		path[n] = s;
+		const stir_ptr_vec *lists[] = { stir_stmt_body(s),
+			s->kind == STIR_STMT_IF ? &s->u.if_.then_body : NULL,
+			s->kind == STIR_STMT_IF ? &s->u.if_.else_body : NULL,
+			s->kind == STIR_STMT_ITER ? &s->u.iter.init : NULL };
+		for (int j = 0; j < 4; j++)
+			if (lists[j] && has_cycle(lists[j], path, n + 1))
+				return true;
+	}
+	return false;
 }
 
 /* Random malformed modules: verification must finish without a crash (or
@@ -1280,6 +1631,7 @@ START_TEST(test_random_modules)
 		stir_module *m = stir_module_alloc(ctx);
 		for (int i = 0; i < 2; i++) {
 			stir_kernel *k = g.k[i] = stir_kernel_alloc(m, "k");
+			k->stage = (stir_stage)rnd(&g, 5);
 			for (int j = rnd(&g, 4); j > 0; j--) {
 				stir_var *p = stir_kernel_add_param(k, rnd(&g, 2) ?
 					"n" : "A1", rnd_dtype(&g));
@@ -1300,6 +1652,16 @@ START_TEST(test_random_modules)
 			ck_assert_int_gt(strlen(stir_diag_get_message(
 				stir_ctx_get_diagnostic(ctx, i))), 0);
 		n_rejected += r < 0;
+		/* the printer must cope with them too, except with a statement
+		 * inside itself, which it would print forever */
+		bool cycle = false;
+		for (int i = 0; i < 2; i++) {
+			const stir_stmt *path[64];
+			cycle |= has_cycle(&g.k[i]->body, path, 0);
+		}
+		char *text = cycle ? NULL : stir_module_to_str(m);
+		ck_assert(cycle || text);
+		free(text);
 		stir_module_free(m);
 		stir_ctx_free(ctx);
 	}
@@ -1356,6 +1718,9 @@ int main(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("malformed");
 	tcase_add_test(tc, test_stage);
+	tcase_add_test(tc, test_stage_nodes_in_stage1);
+	tcase_add_test(tc, test_stage2_buffers);
+	tcase_add_test(tc, test_stage3_statements);
 	tcase_add_test(tc, test_malformed_statements);
 	tcase_add_test(tc, test_top_level);
 	tcase_add_test(tc, test_all_errors_reported);
