@@ -215,6 +215,10 @@ static inline stir_ctx *stir_kernel_ctx(const stir_kernel *k)
 	return k->module->ctx;
 }
 
+/* The name of a search as the text form writes it ("lower_bound",
+ * "upper_bound", "find"), or NULL for an invalid value. */
+const char *stir_search_name(stir_search op);
+
 /* ---- internal constructors for stage II and III ---- */
 
 /* A flat buffer of "extent" elements (see the fields of stir_buffer). */

@@ -1041,16 +1041,15 @@ static stir_dtype check_cast(verifier *v, scope *sc, const stir_expr *e)
 	return e->dtype;
 }
 
-/* v, sc, e: lower_bound(buf, lo, hi, x) or upper_bound (stages II and
- * III): a flat integer buffer and three integers; its type is the wider
- * of lo's and hi's, the range it gives a position in. */
+/* v, sc, e: lower_bound(buf, lo, hi, x), upper_bound or find (stages II
+ * and III): a flat integer buffer and three integers; its type is the
+ * wider of lo's and hi's, the range it gives a position in. */
 static stir_dtype check_search(verifier *v, scope *sc, const stir_expr *e)
 {
-	const char *name = e->u.search.op == STIR_LOWER_BOUND ? "lower_bound" :
-		e->u.search.op == STIR_UPPER_BOUND ? "upper_bound" : NULL;
+	const char *name = stir_search_name(e->u.search.op);
 	const stir_buffer *b = e->u.search.buf;
 	if (!name) {
-		stir_error(v->ctx, e->loc, "invalid binary search");
+		stir_error(v->ctx, e->loc, "invalid search");
 		return STIR_DTYPE_NONE;
 	}
 	if (v->k->stage == STIR_STAGE_1) {

@@ -89,7 +89,7 @@ static void lang_yyerror(stir_loc *loc, lang_parser *p, const char *msg);
 %token BUFFER "buffer" FOR "for" BLOCK "block" READS "reads" WRITES "writes"
 %token UNROLL "unroll" VECTORIZE "vectorize" BIND "bind"
 %token SHARED "shared" GLOBAL "global"
-%token <search> SEARCH "lower_bound or upper_bound"
+%token <search> SEARCH "lower_bound, upper_bound or find"
 
 %right '?' ':'
 %left OR

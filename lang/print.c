@@ -269,8 +269,8 @@ static void put_expr(printer *pr, const stir_expr *e)
 		put(pr, ")");
 		break;
 	case STIR_EXPR_SEARCH:
-		put(pr, e->u.search.op == STIR_UPPER_BOUND ?
-			"upper_bound(" : "lower_bound(");
+		put(pr, stir_search_name(e->u.search.op));
+		put(pr, "(");
 		put(pr, e->u.search.buf ? e->u.search.buf->name : "?");
 		put(pr, ", ");
 		put_expr_list(pr, 3, (stir_expr *const[]){ e->u.search.lo,

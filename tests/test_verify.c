@@ -1166,7 +1166,7 @@ START_TEST(test_stage3_statements)
 		"lower bound\n"
 		"7:5: error: buffer 'O' belongs to another kernel\n"
 		"8:9: error: 'j' is used outside its loop\n"
-		"8:14: error: invalid binary search\n"
+		"8:14: error: invalid search\n"
 		"9:14: error: buffer 'O' belongs to another kernel\n"
 		"10:14: error: iterator 'i' is not allowed in a stage 3 kernel\n"
 		"11:14: error: expression of type i64 where its operands give i32\n");
