@@ -115,6 +115,140 @@ int stir_kernel_array_shape(const stir_kernel *k, const stir_bindings *b,
 	return r;
 }
 
+/* k, b, e, v, what: make size e equal v when e is a bare parameter: bind
+ * it when unbound, else check it.  Other expressions are left to the
+ * binding checks. */
+static int infer_size(const stir_kernel *k, stir_bindings *b, const stir_expr *e,
+	int64_t v, const char *what, const char *array)
+{
+	stir_ctx *ctx = stir_kernel_ctx(k);
+	int64_t have;
+	if (e->kind != STIR_EXPR_VAR || e->u.var->kind != STIR_VAR_PARAM)
+		return 0;
+	if (!stir_bindings_get_size(b, e->u.var->name, &have)) {
+		if (stir_bindings_set_size(b, e->u.var->name, v) < 0) {
+			stir_error_oom(ctx);
+			return -1;
+		}
+		return 0;
+	}
+	if (have != v) {
+		stir_error(ctx, stir_loc_none(), "array '%s' gives %s %" PRId64
+			", but size '%s' is bound to %" PRId64, array, what, v,
+			e->u.var->name, have);
+		return -1;
+	}
+	return 0;
+}
+
+int stir_kernel_bind_array(const stir_kernel *k, stir_bindings *b,
+	const char *name, stir_array *a)
+{
+	stir_ctx *ctx = stir_kernel_ctx(k);
+	bool is_indptr = false;
+	const stir_buffer *buf = buffer_of_array(k, name);
+	const stir_axis *ax = axis_of_array(k, name, &is_indptr);
+	stir_dtype want = buf ? buf->dtype : ax ? ax->idtype : STIR_DTYPE_NONE;
+	if (!a)
+		return -1;
+	if (want == STIR_DTYPE_NONE) {
+		stir_error(ctx, stir_loc_none(), "kernel '%s' has no array '%s'",
+			k->name, name);
+		stir_array_free(a);
+		return -1;
+	}
+	if (stir_array_get_dtype(a) != want) {
+		stir_array *c = stir_array_convert(ctx, a, want);
+		stir_array_free(a);
+		if (!c)
+			return -1;
+		a = c;
+	}
+	int rc = 0;
+	if (buf && buf->n_axes > 0 && stir_buffer_is_dense(buf) &&
+	    stir_array_get_ndim(a) == buf->n_axes && buf->n_axes > 1) {
+		for (int i = 0; i < buf->n_axes && rc == 0; i++)
+			rc = infer_size(k, b, buf->axes[i]->len, stir_array_get_dim(a, i),
+				"an axis length", name);
+	} else if (ax && is_indptr && stir_array_get_len(a) > 0) {
+		int64_t n = stir_array_get_len(a);
+		if (ax->parent->kind == STIR_DENSE_FIXED)
+			rc = infer_size(k, b, ax->parent->len, n - 1, "a row count", name);
+		if (rc == 0)
+			rc = infer_size(k, b, ax->nnz, stir_array_get_int(a, n - 1),
+				"a last entry (NNZ)", name);
+	}
+	if (rc < 0) {
+		stir_array_free(a);
+		return -1;
+	}
+	if (stir_bindings_set_array(b, name, a) < 0) {
+		stir_error_oom(ctx);
+		return -1;
+	}
+	return 0;
+}
+
+/* list, written: mark (by buffer index) every buffer stored to in list. */
+static void mark_written(const stir_ptr_vec *list, bool *written)
+{
+	for (int i = 0; i < list->n; i++) {
+		const stir_stmt *s = stir_stmt_at(list, i);
+		switch (s->kind) {
+		case STIR_STMT_STORE:
+			written[s->u.store.buf->index] = true;
+			break;
+		case STIR_STMT_IF:
+			mark_written(&s->u.if_.then_body, written);
+			mark_written(&s->u.if_.else_body, written);
+			break;
+		case STIR_STMT_ITER:
+			mark_written(&s->u.iter.init, written);
+			mark_written(&s->u.iter.body, written);
+			break;
+		case STIR_STMT_FOR:
+			mark_written(&s->u.for_.body, written);
+			break;
+		case STIR_STMT_BLOCK:
+			mark_written(&s->u.block.body, written);
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+int stir_kernel_bind_outputs(const stir_kernel *k, stir_bindings *b)
+{
+	stir_ctx *ctx = stir_kernel_ctx(k);
+	bool *written = calloc((size_t)k->buffers.n + 1, sizeof(bool));
+	stir_layout l;
+	if (!written) {
+		stir_error_oom(ctx);
+		return -1;
+	}
+	if (stir_layout_init(&l, k, b, false) < 0) {
+		free(written);
+		return -1;
+	}
+	mark_written(&k->body, written);
+	int rc = 0;
+	for (int i = 0; i < k->buffers.n && rc == 0; i++) {
+		const stir_buffer *buf = stir_buffer_at(&k->buffers, i);
+		const char *name = stir_buffer_get_array_name(buf);
+		if (buf->kind != STIR_BUFFER_TENSOR || !written[i] ||
+		    stir_bindings_get_array(b, name))
+			continue;
+		int64_t len = l.buffer_len[i];
+		stir_array *a = stir_array_alloc(ctx, buf->dtype, 1, &len);
+		if (!a || stir_bindings_set_array(b, name, a) < 0)
+			rc = -1;
+	}
+	stir_layout_release(&l);
+	free(written);
+	return rc;
+}
+
 /* ---- random inputs ---- */
 
 /* The state of a seeded generator (splitmix64) and of the sizes chosen so

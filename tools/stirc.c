@@ -109,7 +109,8 @@ static const char usage_run[] =
 "  --time              print the kernel's run time\n"
 "  --help              show this help\n"
 "\n"
-"Without --out, a summary of every tensor is printed.\n";
+"Tensors the kernel writes that nothing binds start as zeros.  Without\n"
+"--out, a summary of every tensor is printed.\n";
 
 static const char usage_verify[] =
 "usage: stirc verify FILE [--kernel K] [--seed N] [--seeds COUNT]\n"
@@ -395,7 +396,8 @@ static int cmd_print(int argc, char **argv)
 	return rc;
 }
 
-/* ctx, k, b, o: bind --size, --mtx and --in, then --random. */
+/* ctx, k, b, o: bind --size, --mtx and --in (converting arrays to the
+ * kernel's types and taking sizes from their shapes), then --random. */
 static int bind_inputs(stir_ctx *ctx, stir_kernel *k, stir_bindings *b,
 	const options *o)
 {
@@ -411,57 +413,15 @@ static int bind_inputs(stir_ctx *ctx, stir_kernel *k, stir_bindings *b,
 		if (rc < 0)
 			return -1;
 	}
-	const char *names[256];
-	int n_names = stir_kernel_array_names(k, names, 256);
 	for (int i = 0; i < o->n_in; i++) {
-		bool known = false;
-		for (int j = 0; j < n_names && j < 256; j++)
-			known |= !strcmp(names[j], o->in[i].name);
-		if (!known) {
-			fprintf(stderr, "stirc: kernel '%s' has no array '%s'\n",
-				stir_kernel_get_name(k), o->in[i].name);
-			return -2;
-		}
 		stir_array *a = stir_npy_read(ctx, o->in[i].value);
-		if (!a || stir_bindings_set_array(b, o->in[i].name, a) < 0)
+		if (!a || stir_kernel_bind_array(k, b, o->in[i].name, a) < 0)
 			return -1;
 	}
 	if (o->have_seed && stir_kernel_bind_random(k, b, o->seed) < 0)
 		return -1;
-	return 0;
-}
-
-/* k, b: convert every bound array to the type the kernel expects for it,
- * so that .npy files of another precision can be used. */
-static int convert_inputs(stir_ctx *ctx, stir_kernel *k, stir_bindings *b)
-{
-	for (int i = 0; i < stir_kernel_n_axes(k); i++) {
-		stir_axis *a = stir_kernel_get_axis(k, i);
-		const char *suffix[] = { ".indptr", ".indices" };
-		for (int s = 0; s < 2; s++) {
-			char name[300];
-			snprintf(name, sizeof(name), "%s%s", stir_axis_get_name(a),
-				suffix[s]);
-			stir_array *arr = stir_bindings_get_array(b, name);
-			if (arr && stir_array_get_dtype(arr) != stir_axis_get_idtype(a)) {
-				stir_array *c = stir_array_convert(ctx, arr,
-					stir_axis_get_idtype(a));
-				if (!c || stir_bindings_set_array(b, name, c) < 0)
-					return -1;
-			}
-		}
-	}
-	for (int i = 0; i < stir_kernel_n_buffers(k); i++) {
-		stir_buffer *buf = stir_kernel_get_buffer(k, i);
-		const char *name = stir_buffer_get_array_name(buf);
-		stir_array *arr = stir_bindings_get_array(b, name);
-		if (arr && stir_array_get_dtype(arr) != stir_buffer_get_dtype(buf)) {
-			stir_array *c = stir_array_convert(ctx, arr,
-				stir_buffer_get_dtype(buf));
-			if (!c || stir_bindings_set_array(b, name, c) < 0)
-				return -1;
-		}
-	}
+	if (stir_kernel_bind_outputs(k, b) < 0)
+		return -1;
 	return 0;
 }
 
@@ -610,8 +570,6 @@ static int cmd_run(int argc, char **argv)
 		goto out;
 	}
 	int r = bind_inputs(ctx, k, b, &o);
-	if (r == 0)
-		r = convert_inputs(ctx, k, b);
 	if (r == 0 && stir_kernel_check_bindings(kr, b) < 0)
 		r = -1;
 	if (r < 0) {

@@ -48,6 +48,22 @@ STIR_EXPORT int stir_kernel_bind_csr(__stir_keep const stir_kernel *k,
 	__stir_keep stir_bindings *b, const char *tensor,
 	__stir_keep const stir_csr *csr);
 
+/* Bind array "name" of kernel "k" to "a" (taking ownership, even on
+ * failure): "a" is converted to the array's element type, and sizes that
+ * are bare parameters not bound yet are taken from it -- each axis length
+ * of a dense tensor from the matching dimension of a multi-dimensional
+ * array, and for "J.indptr" the parent's length from its number of entries
+ * (when the parent is dense_fixed) and J's NNZ from its last entry.  A size
+ * already bound to another value is an error.  0 or -1 with diagnostics. */
+STIR_EXPORT int stir_kernel_bind_array(__stir_keep const stir_kernel *k,
+	__stir_keep stir_bindings *b, const char *name, __stir_take stir_array *a);
+
+/* Bind a zero-filled array to every tensor of "k" that the kernel writes
+ * and "b" does not hold yet (its outputs); every size must be bound.  0 or
+ * -1 with diagnostics. */
+STIR_EXPORT int stir_kernel_bind_outputs(__stir_keep const stir_kernel *k,
+	__stir_keep stir_bindings *b);
+
 /* The natural shape of array "name" of "k" under the sizes in "b": a dense
  * tensor's axis lengths, otherwise the 1-D length.  0 or -1. */
 STIR_EXPORT int stir_kernel_array_shape(__stir_keep const stir_kernel *k,
