@@ -156,6 +156,7 @@ static bool block_equal(const stir_stmt *a, const stir_stmt *b)
 	if (!str_equal(a->u.block.name, b->u.block.name) ||
 	    !str_equal(a->u.block.kinds, b->u.block.kinds) ||
 	    a->u.block.n_vars != b->u.block.n_vars ||
+	    a->u.block.flags != b->u.block.flags ||
 	    a->u.block.n_reads != b->u.block.n_reads ||
 	    a->u.block.n_writes != b->u.block.n_writes)
 		return false;

@@ -836,6 +836,16 @@ stir_var *stir_kernel_new_var(stir_kernel *k, const char *name,
 	return var_new(k, name, kind, dtype);
 }
 
+const char *stir_block_flag_name(unsigned flag)
+{
+	switch (flag) {
+	case STIR_BLOCK_ATOMIC: return "atomic";
+	case STIR_BLOCK_CROSS_THREAD: return "cross_thread";
+	case STIR_BLOCK_HORIZONTAL: return "horizontal";
+	default: return NULL;
+	}
+}
+
 const char *stir_search_name(stir_search op)
 {
 	switch (op) {

@@ -119,6 +119,19 @@ struct stir_expr {
 	} u;
 };
 
+/* Annotations of a block (docs/schedules.md): they keep what the block
+ * computes and tell the CUDA emitter how to map it. */
+enum {
+	STIR_BLOCK_ATOMIC = 1,       /* its += and -= stores are atomic */
+	STIR_BLOCK_CROSS_THREAD = 2, /* its reduction over a threadIdx.x loop is
+	                                a warp-shuffle reduction */
+	STIR_BLOCK_HORIZONTAL = 4,   /* its nests are one launch */
+	STIR_BLOCK_FLAGS = 7,        /* all of them */
+};
+
+/* The text form's name of block flag "flag" (one bit), or NULL. */
+const char *stir_block_flag_name(unsigned flag);
+
 /* A read or write region of a block: for each dimension of the buffer
  * (its axes in stage II, its one flat dimension otherwise) the range
  * [lo, hi), or the whole dimension when lo is NULL.  hi == NULL with lo set
@@ -179,6 +192,7 @@ struct stir_stmt {
 			stir_region *reads;     /* arena arrays */
 			stir_region *writes;
 			stir_ptr_vec body;      /* stir_stmt * */
+			unsigned flags;         /* STIR_BLOCK_* annotations */
 		} block;
 	} u;
 };

@@ -54,6 +54,8 @@ typedef struct scope {
 	bool *in_init;          /* by slot: a reduction iterator of an
 	                           iteration whose init is being walked */
 	int n_slots;            /* the kernel's variable count */
+	const stir_stmt *atomic; /* the innermost enclosing atomic block, or
+	                            NULL */
 } scope;
 
 /* The state of one kernel's verification. */
@@ -1141,6 +1143,12 @@ static void check_iter(verifier *v, scope *sc, const stir_stmt *s);
 static void check_for(verifier *v, scope *sc, const stir_stmt *s);
 static void check_block(verifier *v, scope *sc, const stir_stmt *s);
 
+/* op: whether an atomic block may hold a store with op. */
+static bool additive(stir_store_op op)
+{
+	return op == STIR_STORE_ADD || op == STIR_STORE_SUB;
+}
+
 /* v, sc, s: b[idx..] op= value: the value must have the buffer's type, or
  * be an integer no wider than an integer buffer. */
 static void check_store(verifier *v, scope *sc, const stir_stmt *s)
@@ -1152,6 +1160,9 @@ static void check_store(verifier *v, scope *sc, const stir_stmt *s)
 	const char *op = store_op_name(s->u.store.op);
 	if (*op == '?')
 		stir_error(v->ctx, s->loc, "invalid store operator");
+	else if (sc->atomic && !additive(s->u.store.op))
+		stir_error(v->ctx, s->loc, "atomic block '%s' may only hold += "
+			"and -= stores", sc->atomic->u.block.name);
 	else if (s->u.store.op != STIR_STORE_ASSIGN && bt == STIR_BOOL)
 		stir_error(v->ctx, s->loc, "'%s' on '%s' of type bool", op,
 			b->name);
@@ -1566,13 +1577,43 @@ static void check_block_vars(verifier *v, scope *sc, const stir_stmt *s)
 	}
 }
 
-/* v, sc, s: block NAME(vars = bindings) reads(..) writes(..) { body }: a
- * name unique among the kernel's blocks, its variables, then its regions
- * and body with the variables in scope. */
+
+/* v, s: the annotations of block s (docs/schedules.md): a cross-thread
+ * block is one += (or -=) store; a horizontal block has no variables and
+ * holds only loops.  (That an atomic block's stores are += or -= is checked
+ * at each store.) */
+static void check_block_flags(verifier *v, const stir_stmt *s)
+{
+	unsigned flags = s->u.block.flags;
+	const stir_ptr_vec *body = &s->u.block.body;
+	if (flags & ~(unsigned)STIR_BLOCK_FLAGS)
+		stir_error(v->ctx, s->loc, "block '%s' has invalid annotations",
+			s->u.block.name);
+	if ((flags & STIR_BLOCK_CROSS_THREAD) &&
+	    (body->n != 1 || stir_stmt_at(body, 0)->kind != STIR_STMT_STORE ||
+	     !additive(stir_stmt_at(body, 0)->u.store.op)))
+		stir_error(v->ctx, s->loc, "cross-thread block '%s' must hold "
+			"exactly one += or -= store", s->u.block.name);
+	if (flags & STIR_BLOCK_HORIZONTAL) {
+		if (s->u.block.n_vars)
+			stir_error(v->ctx, s->loc, "horizontal block '%s' cannot have "
+				"variables", s->u.block.name);
+		for (int i = 0; i < body->n; i++)
+			if (stir_stmt_at(body, i)->kind != STIR_STMT_FOR)
+				stir_error(v->ctx, stir_stmt_at(body, i)->loc,
+					"horizontal block '%s' may only hold loops",
+					s->u.block.name);
+	}
+}
+
+/* v, sc, s: block NAME(vars = bindings) flags reads(..) writes(..)
+ * { body }: a name unique among the kernel's blocks, its variables and
+ * annotations, then its regions and body with the variables in scope. */
 static void check_block(verifier *v, scope *sc, const stir_stmt *s)
 {
 	check_stmt_name(v, s);
 	check_block_vars(v, sc, s);
+	check_block_flags(v, s);
 	int n_vars = sc->n_vars;
 	for (int i = 0; i < s->u.block.n_vars; i++)
 		scope_push_var(v, sc, s->u.block.vars[i]);
@@ -1580,7 +1621,11 @@ static void check_block(verifier *v, scope *sc, const stir_stmt *s)
 		check_region(v, sc, s, &s->u.block.reads[i]);
 	for (int i = 0; i < s->u.block.n_writes; i++)
 		check_region(v, sc, s, &s->u.block.writes[i]);
+	const stir_stmt *atomic = sc->atomic;
+	if (s->u.block.flags & STIR_BLOCK_ATOMIC)
+		sc->atomic = s;
 	check_stmts(v, sc, &s->u.block.body);
+	sc->atomic = atomic;
 	scope_pop_vars(sc, n_vars);
 }
 

@@ -388,10 +388,11 @@ lang_loop lang_loop_bind(lang_parser *p, lang_name *head, lang_name *field)
 	return l;
 }
 
-/* p, loc (of "block"), name, vars, reads, writes (NULL when absent), body:
- * a block of stage II or III. */
+/* p, loc (of "block"), name, vars, flags, reads, writes (NULL when
+ * absent), body: a block of stage II or III. */
 lang_stmt *lang_stmt_block(lang_parser *p, stir_loc loc, lang_name *name,
-	lang_list *vars, lang_list *reads, lang_list *writes, lang_list *body)
+	lang_list *vars, unsigned flags, lang_list *reads, lang_list *writes,
+	lang_list *body)
 {
 	lang_stmt *s = stmt_new(p, LANG_STMT_BLOCK, loc);
 	if (!s)
@@ -402,6 +403,7 @@ lang_stmt *lang_stmt_block(lang_parser *p, stir_loc loc, lang_name *name,
 	s->u.block.reads = reads ? reads : lang_list_new(p);
 	s->u.block.writes = writes ? writes : lang_list_new(p);
 	s->u.block.body = body ? body : lang_list_new(p);
+	s->u.block.flags = flags;
 	return s;
 }
 

@@ -179,6 +179,7 @@ struct lang_stmt {
 			lang_list *reads;  /* lang_region * */
 			lang_list *writes; /* lang_region * */
 			lang_list *body;   /* lang_stmt * */
+			unsigned flags;    /* STIR_BLOCK_* written after the variables */
 		} block;
 	} u;
 };
@@ -312,7 +313,8 @@ lang_stmt *lang_stmt_for(lang_parser *p, stir_loc loc, lang_name *var,
  * reports any other. */
 lang_loop lang_loop_bind(lang_parser *p, lang_name *head, lang_name *field);
 lang_stmt *lang_stmt_block(lang_parser *p, stir_loc loc, lang_name *name,
-	lang_list *vars, lang_list *reads, lang_list *writes, lang_list *body);
+	lang_list *vars, unsigned flags, lang_list *reads, lang_list *writes,
+	lang_list *body);
 lang_block_var *lang_block_var_new(lang_parser *p, lang_name *name,
 	lang_name *kind, lang_expr *binding);
 lang_region *lang_region_new(lang_parser *p, lang_name *buf, lang_list *dims);

@@ -668,6 +668,8 @@ static stir_stmt *build_block(builder *b, const lang_stmt *ls)
 	else if (build_block_vars(b, ls, vars, bindings, kinds))
 		s = stir_stmt_block(b->k, ls->u.block.name.name, n, vars, bindings,
 			kinds);
+	if (s)
+		s->u.block.flags = ls->u.block.flags;
 	stmt_located(s, ls->loc);
 	int mark = b->n_binds;
 	for (int i = 0; vars && i < n; i++)

@@ -58,6 +58,7 @@ static void lang_yyerror(stir_loc *loc, lang_parser *p, const char *msg);
 	stir_axis_kind axis_kind;
 	stir_store_op store_op;
 	stir_search search;
+	unsigned flags;
 	stir_scope scope;
 	lang_loop loop;
 	lang_binding *binding;
@@ -90,6 +91,7 @@ static void lang_yyerror(stir_loc *loc, lang_parser *p, const char *msg);
 %token UNROLL "unroll" VECTORIZE "vectorize" BIND "bind"
 %token SHARED "shared" GLOBAL "global"
 %token <search> SEARCH "lower_bound, upper_bound or find"
+%token <flags> BLOCK_FLAG "block annotation"
 
 %right '?' ':'
 %left OR
@@ -104,6 +106,7 @@ static void lang_yyerror(stir_loc *loc, lang_parser *p, const char *msg);
 %type <i> stage_opt
 %type <list> params_opt params stmts braced else_opt names groups
 %type <list> axis_args exprs exprs_opt domain_opt
+%type <flags> block_flags
 %type <list> block_vars_opt block_vars reads_opt writes_opt regions ranges
 %type <binding> binding_opt
 %type <scope> scope_opt
@@ -275,9 +278,14 @@ loop_opt:
 	;
 
 block_stmt:
-	  "block" name '(' block_vars_opt ')' reads_opt writes_opt braced
-		{ $$ = lang_stmt_block(p, @1, $2, $4, $6, $7, $8); }
+	  "block" name '(' block_vars_opt ')' block_flags reads_opt writes_opt braced
+		{ $$ = lang_stmt_block(p, @1, $2, $4, $6, $7, $8, $9); }
 	| "block" error braced  { $$ = NULL; }
+	;
+
+block_flags:
+	  %empty                { $$ = 0; }
+	| block_flags BLOCK_FLAG { $$ = $1 | $2; }
 	;
 
 block_vars_opt:

@@ -481,6 +481,12 @@ static void put_block(printer *pr, const stir_stmt *s)
 		put_expr(pr, s->u.block.bindings[i]);
 	}
 	put(pr, ")");
+	for (unsigned f = 1; f & STIR_BLOCK_FLAGS; f <<= 1) {
+		if (s->u.block.flags & f) {
+			put(pr, " ");
+			put(pr, stir_block_flag_name(f));
+		}
+	}
 	put_regions(pr, "reads", s->u.block.n_reads, s->u.block.reads);
 	put_regions(pr, "writes", s->u.block.n_writes, s->u.block.writes);
 	put(pr, " {\n");
