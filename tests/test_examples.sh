@@ -1,0 +1,17 @@
+#!/bin/sh
+# The C examples run and agree with their references: the demo's reference
+# check and the pass-composition example of the README.
+set -u
+srcdir=${STIR_SRCDIR:-.}
+build=${STIR_BUILDDIR:-.}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+"$build/examples/compose_passes" "$srcdir/examples/csrmm.stir" \
+	"$srcdir/examples/data/cora.mtx.gz" > "$tmp/out" || fail=1
+grep -q "max |diff| from stage I = 0: ok" "$tmp/out" || { tail -3 "$tmp/out"; fail=1; }
+grep -q "stage 2 {" "$tmp/out" || { echo "FAIL: no stage II printed"; fail=1; }
+"$build/tools/stirc" run "$srcdir/examples/csrmm.stir" --mtx A="$srcdir/examples/data/citeseer.mtx.gz" \
+	--size feat=8 --random 2 --out B="$tmp/B.npy" --out C="$tmp/C.npy" > /dev/null || fail=1
+"$build/examples/csrmm_reference" "$srcdir/examples/data/citeseer.mtx.gz" "$tmp/B.npy" "$tmp/C.npy" || fail=1
+exit $fail
