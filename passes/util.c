@@ -579,6 +579,13 @@ int stir_foreach_list(stir_kernel *k, stir_list_fn fn, void *user)
 static bool stmt_uses(const stir_stmt *s, const stir_var *v);
 
 /* list, from, v: whether a statement of list from index "from" on uses v. */
+static bool list_uses(const stir_ptr_vec *list, int from, const stir_var *v);
+
+bool stir_list_uses_var(const stir_ptr_vec *list, const stir_var *v)
+{
+	return list_uses(list, 0, v);
+}
+
 static bool list_uses(const stir_ptr_vec *list, int from, const stir_var *v)
 {
 	for (int i = from; i < list->n; i++)

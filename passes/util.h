@@ -63,6 +63,9 @@ const char *stir_names_fresh(stir_names *names, const char *base);
 int stir_names_mark(const stir_names *names);
 void stir_names_reset(stir_names *names, int mark);
 
+/* Whether a statement of list (or one nested in it) uses v. */
+bool stir_list_uses_var(const stir_ptr_vec *list, const stir_var *v);
+
 /* Remove every let of kernel k whose variable is not used after it (lets
  * have no effects), repeatedly, so chains of dead lets go too. */
 int stir_remove_dead_lets(stir_kernel *k);

@@ -32,6 +32,82 @@ STIR_EXPORT int stir_sparse_reorder(__stir_keep stir_kernel *k,
 STIR_EXPORT int stir_sparse_fuse(__stir_keep stir_kernel *k, const char *iter,
 	int n, const char *const *iters);
 
+/* ---- format decomposition (docs/formats.md) ---- */
+
+/* A format rewrite rule: the axes of a new format for one tensor and how
+ * the tensor's coordinates are recovered from the new format's
+ * coordinates (the inverse index map).  Rules are built with the
+ * constructors below, or field by field for a format of one's own. */
+typedef struct stir_format_rule stir_format_rule;
+
+/* A size of a new axis: a literal (param NULL), a new kernel parameter
+ * named "param" (i32), or the length of the tensor's axis number
+ * "old_axis" (param NULL, old_axis >= 0). */
+typedef struct stir_size {
+	const char *param;
+	int64_t value;
+	int old_axis;
+} stir_size;
+
+STIR_EXPORT stir_size stir_size_literal(int64_t v);
+STIR_EXPORT stir_size stir_size_param(const char *name);
+STIR_EXPORT stir_size stir_size_of_axis(int old_axis);
+
+/* An empty rule whose new names end with "suffix" (e.g. "_ell"). */
+STIR_EXPORT __stir_give stir_format_rule *stir_format_rule_alloc(
+	const char *suffix);
+STIR_EXPORT void stir_format_rule_free(__stir_take stir_format_rule *r);
+/* Add a new axis "name" (the suffix is appended) of the given kind; its
+ * parent is a new axis added before it, or "^K" for the tensor's own axis
+ * number K (counting from 0), or NULL.  nnz is NNZ / NNZ_COLS for the kinds
+ * that have one; a parameter size named "p" becomes the kernel parameter
+ * "p" followed by the suffix.  0 or -1. */
+STIR_EXPORT int stir_format_rule_add_axis(__stir_keep stir_format_rule *r,
+	const char *name, stir_axis_kind kind, const char *parent, stir_size len,
+	stir_size nnz, bool sorted);
+/* Keep the tensor's own axis "^K" (number K) as an axis of the new format,
+ * at this place in its axis list; its coordinate maps to itself.  0 or
+ * -1. */
+STIR_EXPORT int stir_format_rule_keep_axis(__stir_keep stir_format_rule *r,
+	const char *old_name);
+/* The inverse index map for the tensor's axis number "old_axis": its
+ * coordinate is sum of coefs[i] * (coordinate of new axis axes[i]).  Every
+ * axis of the tensor not kept needs one.  0 or -1. */
+STIR_EXPORT int stir_format_rule_map(__stir_keep stir_format_rule *r,
+	int old_axis, int n, const char *const *axes, const int64_t *coefs);
+
+/* The shipped rules (docs/formats.md).  "suffix" names the new axes,
+ * tensor and parameters. */
+STIR_EXPORT __stir_give stir_format_rule *stir_format_ell(const char *suffix,
+	int64_t width);
+STIR_EXPORT __stir_give stir_format_rule *stir_format_bsr(const char *suffix,
+	int64_t block);
+STIR_EXPORT __stir_give stir_format_rule *stir_format_padding(
+	const char *suffix, int64_t p);
+/* One part of hybrid(c, buckets): the rows of column range q in a bucket of
+ * width "width" (the suffix is SUFFIX_q_t). */
+STIR_EXPORT __stir_give stir_format_rule *stir_format_hybrid_part(
+	const char *suffix, int q, int t, int64_t width);
+STIR_EXPORT __stir_give stir_format_rule *stir_format_ell3d(const char *suffix,
+	int64_t width);
+STIR_EXPORT __stir_give stir_format_rule *stir_format_dbsr(const char *suffix,
+	int64_t block);
+STIR_EXPORT __stir_give stir_format_rule *stir_format_sr_bcrs(
+	const char *suffix, int64_t t, int64_t g);
+
+/* Rewrite every computation of kernel k over tensor "tensor" (a sparse
+ * iteration whose axis list holds the tensor's axes as a run, in order,
+ * and that accesses the tensor only at its own iterators) into one
+ * computation per rule, NAME_SUFFIX, over the rule's new tensor; the
+ * iteration's init becomes an iteration NAME_init of its own that runs
+ * first.  The value-copy iterations, which fill each new tensor from the
+ * old one, go into a new kernel KERNEL_copy (the preprocessing: run it, or
+ * build the new format on the host and skip it).  The tensor, and axes and
+ * parameters nothing uses any more, leave k.  Requires a verified stage I
+ * kernel; checks everything first.  0, or -1 with k untouched. */
+STIR_EXPORT int stir_decompose_format(__stir_keep stir_kernel *k,
+	const char *tensor, int n, stir_format_rule *const *rules);
+
 /* Stage I -> stage II (SparseTIR's sparse iteration lowering): structure
  * arrays become auxiliary buffers, every sparse iteration becomes nested
  * loops and blocks (its init as a nest of its own that runs first),

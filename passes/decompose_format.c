@@ -1,0 +1,1006 @@
+/* decompose_format (include/stir/passes.h, docs/formats.md; SparseTIR
+ * section 3.2.1).
+ *
+ * Requires: a verified stage I kernel; the tensor read, and only at the
+ * iterators of a run of its own axes, in top-level iterations.
+ * Does: for every such iteration and every rule, a copy of the iteration
+ * over the rule's new axes (in place of the tensor's), reading the new
+ * tensor at the new iterators and using the inverse map wherever the old
+ * coordinates were used; the iteration's init as an iteration NAME_init of
+ * its own before them; the value copies in a new kernel KERNEL_copy; the
+ * old tensor, and axes and parameters left unused, removed.
+ * Checks everything it can first; if verification still fails at the end
+ * (an inconsistent rule), the kernel and the module are restored. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "formats/rule.h"
+#include "ir/nodes.h"
+#include "passes/util.h"
+
+/* A top-level iteration to rewrite. */
+typedef struct computation {
+	int index;             /* in the kernel body */
+	stir_stmt *it;
+	int first;             /* the first of the groups that iterate the
+	                          tensor's axes */
+	int first_var;         /* the first iterator of those groups */
+} computation;
+
+/* The state of one decomposition. */
+typedef struct dec {
+	stir_kernel *k;
+	stir_ctx *ctx;
+	stir_buffer *t;        /* the tensor decomposed */
+	int n_rules;
+	stir_format_rule *const *rules;
+	computation *comps;    /* heap */
+	int n_comps;
+	stir_axis ***axes;     /* per rule: the new tensor's axes (heap) */
+	stir_buffer **tensors; /* per rule: the new tensor (heap) */
+	bool failed;
+} dec;
+
+/* d, loc, fmt: report an error of the pass. */
+#define fail(d, loc, ...) \
+	((d)->failed = true, stir_error((d)->ctx, (loc), "decompose_format: " __VA_ARGS__))
+
+/* ---- finding the computations ---- */
+
+typedef struct access_check {
+	const stir_buffer *t;
+	stir_var *const *vars; /* the iterators the tensor must be read at */
+	const char *bad;       /* what was wrong, or NULL */
+	stir_loc loc;
+} access_check;
+
+static void check_expr_access(access_check *c, const stir_expr *e);
+
+/* c, n, v: the accesses in n expressions. */
+static void check_exprs(access_check *c, int n, stir_expr *const *v)
+{
+	for (int i = 0; i < n; i++)
+		check_expr_access(c, v[i]);
+}
+
+/* c, e: every load of the tensor in e is at exactly c->vars. */
+static void check_expr_access(access_check *c, const stir_expr *e)
+{
+	if (!e || c->bad)
+		return;
+	switch (e->kind) {
+	case STIR_EXPR_LOAD:
+		if (e->u.load.buf == c->t) {
+			for (int i = 0; i < e->u.load.n; i++) {
+				const stir_expr *x = e->u.load.idx[i];
+				if (!c->vars || x->kind != STIR_EXPR_VAR ||
+				    x->u.var != c->vars[i]) {
+					c->bad = "is read at other coordinates than the "
+						"iterators of its own axes";
+					c->loc = e->loc;
+					return;
+				}
+			}
+		}
+		check_exprs(c, e->u.load.n, e->u.load.idx);
+		break;
+	case STIR_EXPR_UNARY:
+		check_expr_access(c, e->u.unary.a);
+		break;
+	case STIR_EXPR_BINARY:
+		check_expr_access(c, e->u.binary.a);
+		check_expr_access(c, e->u.binary.b);
+		break;
+	case STIR_EXPR_SELECT:
+		check_expr_access(c, e->u.select.c);
+		check_expr_access(c, e->u.select.a);
+		check_expr_access(c, e->u.select.b);
+		break;
+	case STIR_EXPR_CALL:
+		check_exprs(c, e->u.call.n, e->u.call.args);
+		break;
+	case STIR_EXPR_CAST:
+		check_expr_access(c, e->u.cast.a);
+		break;
+	default:
+		break;
+	}
+}
+
+/* c, list: the accesses in the statements of list. */
+static void check_list_access(access_check *c, const stir_ptr_vec *list)
+{
+	for (int i = 0; i < list->n && !c->bad; i++) {
+		const stir_stmt *s = stir_stmt_at(list, i);
+		switch (s->kind) {
+		case STIR_STMT_STORE:
+			if (s->u.store.buf == c->t) {
+				c->bad = "is written; only tensors that are read can be "
+					"decomposed";
+				c->loc = s->loc;
+				return;
+			}
+			check_exprs(c, s->u.store.n, s->u.store.idx);
+			check_expr_access(c, s->u.store.value);
+			break;
+		case STIR_STMT_LET:
+			check_expr_access(c, s->u.let.value);
+			break;
+		case STIR_STMT_IF:
+			check_expr_access(c, s->u.if_.cond);
+			check_list_access(c, &s->u.if_.then_body);
+			check_list_access(c, &s->u.if_.else_body);
+			break;
+		case STIR_STMT_ITER:
+			check_list_access(c, &s->u.iter.init);
+			check_list_access(c, &s->u.iter.body);
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+/* d, it, first: the first group of a run of plain groups iterating the
+ * tensor's axes in order, or -1; *first_var its first iterator. */
+static int find_run(const dec *d, const stir_stmt *it, int *first_var)
+{
+	int n = d->t->n_axes;
+	for (int g = 0, v = 0; g < it->u.iter.n_groups; g++) {
+		bool run = g + n <= it->u.iter.n_groups;
+		for (int i = 0; run && i < n; i++) {
+			const stir_iter_group *grp = &it->u.iter.groups[g + i];
+			run = grp->kind == STIR_GROUP_AXIS &&
+				grp->axes[0] == d->t->axes[i];
+		}
+		if (run) {
+			*first_var = v;
+			return g;
+		}
+		v += it->u.iter.groups[g].n_axes;
+	}
+	return -1;
+}
+
+/* d: find the iterations to rewrite and check that the tensor is used
+ * nowhere else. */
+static void find_computations(dec *d)
+{
+	stir_ptr_vec *body = &d->k->body;
+	d->comps = calloc((size_t)body->n + 1, sizeof(*d->comps));
+	if (!d->comps) {
+		d->failed = true;
+		stir_error_oom(d->ctx);
+		return;
+	}
+	for (int i = 0; i < body->n && !d->failed; i++) {
+		stir_stmt *it = stir_stmt_at(body, i);
+		stir_ptr_vec one = { 1, 1, (void **)&it };
+		access_check any = { d->t, NULL, NULL, { 0, 0, 0 } };
+		check_list_access(&any, &one);
+		if (!any.bad)
+			continue; /* does not touch the tensor */
+		int first_var = 0, g = it->kind == STIR_STMT_ITER ?
+			find_run(d, it, &first_var) : -1;
+		access_check c = { d->t, g >= 0 ? it->u.iter.vars + first_var : NULL,
+			NULL, { 0, 0, 0 } };
+		if (g >= 0) {
+			check_list_access(&c, &it->u.iter.init);
+			check_list_access(&c, &it->u.iter.body);
+		}
+		if (g < 0) {
+			fail(d, it->loc, "iteration '%s' does not iterate the axes of "
+				"'%s' in order, as plain axes",
+				it->kind == STIR_STMT_ITER ? it->u.iter.name : "?",
+				d->t->name);
+		} else if (c.bad) {
+			fail(d, c.loc, "'%s' %s", d->t->name, c.bad);
+		} else {
+			computation comp = { i, it, g, first_var };
+			d->comps[d->n_comps++] = comp;
+		}
+	}
+	if (!d->failed && d->n_comps == 0)
+		fail(d, d->t->loc, "no iteration of kernel '%s' reads '%s'",
+			d->k->name, d->t->name);
+}
+
+/* ---- checking the rules ---- */
+
+/* d, r, ref: the tensor axis number of "^K", or -1. */
+static int old_ref(const dec *d, const char *ref)
+{
+	if (!ref || ref[0] != '^' || !isdigit((unsigned char)ref[1]))
+		return -1;
+	int k = atoi(ref + 1);
+	return k < d->t->n_axes ? k : -1;
+}
+
+/* d, r, i, name: the index of the rule axis called "name" before axis i,
+ * or -1. */
+static int rule_axis_index(const stir_format_rule *r, int before,
+	const char *name)
+{
+	for (int j = 0; j < before; j++)
+		if (!r->axes[j].keep && !strcmp(r->axes[j].name, name))
+			return j;
+	return -1;
+}
+
+/* d, base, suffix, buf: "BASE" + suffix in buf (a name of the new format). */
+static const char *suffixed(const char *base, const char *suffix, char *buf)
+{
+	snprintf(buf, 256, "%s%s", base, suffix);
+	return buf;
+}
+
+/* d, name: whether a parameter, axis or buffer of the kernel is "name". */
+static bool kernel_has_name(const stir_kernel *k, const char *name)
+{
+	for (int i = 0; i < k->params.n; i++)
+		if (!strcmp(stir_var_at(&k->params, i)->name, name))
+			return true;
+	return stir_kernel_find_axis(k, name) || stir_kernel_find_buffer(k, name);
+}
+
+/* d, r: check rule r against the tensor before anything changes. */
+static void check_rule(dec *d, const stir_format_rule *r)
+{
+	char buf[256];
+	int n_old = d->t->n_axes;
+	bool mapped[n_old > 0 ? n_old : 1];
+	memset(mapped, 0, sizeof(mapped));
+	if (r->n_axes == 0)
+		fail(d, d->t->loc, "rule '%s' has no axes", r->suffix);
+	for (int i = 0; i < r->n_axes && !d->failed; i++) {
+		const rule_axis *a = &r->axes[i];
+		if (a->keep) {
+			int k = old_ref(d, a->name);
+			if (k < 0)
+				fail(d, d->t->loc, "rule '%s' keeps '%s', which is not "
+					"an axis of '%s'", r->suffix, a->name, d->t->name);
+			else
+				mapped[k] = true;
+			continue;
+		}
+		if (kernel_has_name(d->k, suffixed(a->name, r->suffix, buf)))
+			fail(d, d->t->loc, "rule '%s': the name '%s' is already used "
+				"in kernel '%s'", r->suffix, buf, d->k->name);
+		bool has_parent = a->kind != STIR_DENSE_FIXED;
+		if (has_parent != (a->parent != NULL) || (a->parent &&
+		    old_ref(d, a->parent) < 0 && rule_axis_index(r, i, a->parent) < 0))
+			fail(d, d->t->loc, "rule '%s': axis '%s' has %s parent",
+				r->suffix, a->name, has_parent ? "no valid" : "a");
+		for (int s = 0; s < 2; s++) {
+			const stir_size *z = s ? &a->nnz : &a->len;
+			if (z->param && kernel_has_name(d->k,
+				suffixed(z->param, r->suffix, buf)))
+				fail(d, d->t->loc, "rule '%s': the parameter '%s' is "
+					"already a name in kernel '%s'", r->suffix, buf,
+					d->k->name);
+			if (!z->param && z->old_axis >= n_old)
+				fail(d, d->t->loc, "rule '%s': axis '%s' takes the size "
+					"of a tensor axis '%s' does not have", r->suffix,
+					a->name, d->t->name);
+		}
+	}
+	for (int i = 0; i < r->n_maps && !d->failed; i++) {
+		const rule_map *m = &r->maps[i];
+		if (m->old_axis < 0 || m->old_axis >= n_old || mapped[m->old_axis])
+			fail(d, d->t->loc, "rule '%s' maps axis %d of '%s' twice or "
+				"not at all", r->suffix, m->old_axis, d->t->name);
+		else
+			mapped[m->old_axis] = true;
+	}
+	for (int k = 0; k < n_old && !d->failed; k++)
+		if (!mapped[k])
+			fail(d, d->t->loc, "rule '%s' gives no coordinate for axis '%s' "
+				"of '%s'", r->suffix, d->t->axes[k]->name, d->t->name);
+}
+
+/* ---- building the new format ---- */
+
+/* d, r, z: the expression of size z of rule r (a new parameter is added
+ * to the kernel the first time). */
+static stir_expr *size_expr(dec *d, const stir_format_rule *r, const stir_size *z)
+{
+	char buf[256];
+	if (z->param) {
+		const char *name = suffixed(z->param, r->suffix, buf);
+		for (int i = 0; i < d->k->params.n; i++)
+			if (!strcmp(stir_var_at(&d->k->params, i)->name, name))
+				return stir_expr_var(d->k, stir_var_at(&d->k->params, i));
+		return stir_expr_var(d->k, stir_kernel_add_param(d->k, name, STIR_I32));
+	}
+	if (z->old_axis >= 0)
+		return stir_expr_copy(d->k, d->t->axes[z->old_axis]->len, NULL);
+	return stir_expr_int(d->k, z->value);
+}
+
+/* d, ri: add rule ri's new axes and tensor to the kernel. */
+static void build_format(dec *d, int ri)
+{
+	const stir_format_rule *r = d->rules[ri];
+	stir_kernel *k = d->k;
+	char buf[256];
+	stir_axis **axes = calloc((size_t)r->n_axes, sizeof(*axes));
+	d->axes[ri] = axes;
+	if (!axes) {
+		d->failed = true;
+		return;
+	}
+	for (int i = 0; i < r->n_axes && !d->failed; i++) {
+		const rule_axis *a = &r->axes[i];
+		if (a->keep) {
+			axes[i] = d->t->axes[old_ref(d, a->name)];
+			continue;
+		}
+		stir_axis *parent = NULL;
+		if (a->parent)
+			parent = old_ref(d, a->parent) >= 0 ?
+				d->t->axes[old_ref(d, a->parent)] :
+				axes[rule_axis_index(r, i, a->parent)];
+		const char *name = suffixed(a->name, r->suffix, buf);
+		stir_expr *len = size_expr(d, r, &a->len);
+		switch (a->kind) {
+		case STIR_DENSE_FIXED:
+			axes[i] = stir_kernel_add_dense_fixed(k, name, len);
+			break;
+		case STIR_DENSE_VARIABLE:
+			axes[i] = stir_kernel_add_dense_variable(k, name, parent, len,
+				size_expr(d, r, &a->nnz));
+			break;
+		case STIR_SPARSE_FIXED:
+			axes[i] = stir_kernel_add_sparse_fixed(k, name, parent, len,
+				size_expr(d, r, &a->nnz));
+			break;
+		case STIR_SPARSE_VARIABLE:
+			axes[i] = stir_kernel_add_sparse_variable(k, name, parent, len,
+				size_expr(d, r, &a->nnz));
+			break;
+		}
+		if (!axes[i]) {
+			d->failed = true;
+			return;
+		}
+		axes[i]->loc = d->t->loc;
+		stir_axis_set_sorted(axes[i], a->sorted);
+		stir_axis_set_idtype(axes[i], d->t->axes[r->maps[0].old_axis]->idtype);
+	}
+	d->tensors[ri] = stir_kernel_add_tensor(k,
+		suffixed(d->t->name, r->suffix, buf), d->t->dtype, r->n_axes, axes);
+	if (!d->tensors[ri])
+		d->failed = true;
+	else
+		d->tensors[ri]->loc = d->t->loc;
+}
+
+/* ---- rewriting the computations ---- */
+
+/* Iterator names in scope of a rewritten iteration. */
+typedef struct iter_names {
+	stir_names names;
+} iter_names;
+
+/* k, list, names: record the iterator names used in list. */
+static void add_iter_names(stir_names *names, const stir_ptr_vec *list)
+{
+	for (int i = 0; i < list->n; i++) {
+		const stir_stmt *s = stir_stmt_at(list, i);
+		if (s->kind == STIR_STMT_ITER) {
+			for (int j = 0; j < s->u.iter.n_vars; j++) {
+				char buf[256];
+				snprintf(buf, sizeof(buf), "%s", s->u.iter.vars[j]->name);
+				/* reserve it: fresh names skip it from now on */
+				stir_names_fresh(names, buf);
+			}
+			add_iter_names(names, &s->u.iter.init);
+			add_iter_names(names, &s->u.iter.body);
+		} else if (s->kind == STIR_STMT_IF) {
+			add_iter_names(names, &s->u.if_.then_body);
+			add_iter_names(names, &s->u.if_.else_body);
+		}
+	}
+}
+
+/* d, r, ri, new_vars, e_of: the inverse-map coordinate of tensor axis k as
+ * an expression of the new iterators. */
+static stir_expr *inverse(dec *d, const stir_format_rule *r, int k,
+	stir_var *const *new_vars)
+{
+	for (int i = 0; i < r->n_axes; i++)
+		if (r->axes[i].keep && old_ref(d, r->axes[i].name) == k)
+			return stir_expr_var(d->k, new_vars[i]);
+	for (int i = 0; i < r->n_maps; i++) {
+		const rule_map *m = &r->maps[i];
+		if (m->old_axis != k)
+			continue;
+		stir_expr *e = NULL;
+		for (int j = 0; j < m->n; j++) {
+			stir_expr *term = stir_mk_mul(d->k, stir_expr_int(d->k,
+				m->coefs[j]), stir_expr_var(d->k, new_vars[m->axes[j]]));
+			e = e ? stir_mk_add(d->k, e, term) : term;
+		}
+		return e;
+	}
+	return NULL;
+}
+
+/* d, r, i, old_kinds: the letter of rule axis i: the letter of the tensor
+ * axis it maps to (a kept axis: its own), else of the tensor's first. */
+static char new_letter(dec *d, const stir_format_rule *r, int i,
+	const char *old_kinds)
+{
+	if (r->axes[i].keep)
+		return old_kinds[old_ref(d, r->axes[i].name)];
+	for (int m = 0; m < r->n_maps; m++)
+		for (int j = 0; j < r->maps[m].n; j++)
+			if (r->maps[m].axes[j] == i)
+				return old_kinds[r->maps[m].old_axis];
+	return old_kinds[0];
+}
+
+/* d, e, ri, new_vars: replace every load of the old tensor in e (whose
+ * indices the substitution turned into inverse-map coordinates) by a load
+ * of the new tensor at the new iterators. */
+static void retarget_expr(dec *d, stir_expr *e, int ri, stir_var *const *vars);
+
+static void retarget_list(dec *d, stir_ptr_vec *list, int ri,
+	stir_var *const *vars)
+{
+	for (int i = 0; i < list->n; i++) {
+		stir_stmt *s = stir_stmt_at(list, i);
+		switch (s->kind) {
+		case STIR_STMT_STORE:
+			for (int j = 0; j < s->u.store.n; j++)
+				retarget_expr(d, s->u.store.idx[j], ri, vars);
+			retarget_expr(d, s->u.store.value, ri, vars);
+			break;
+		case STIR_STMT_LET:
+			retarget_expr(d, s->u.let.value, ri, vars);
+			break;
+		case STIR_STMT_IF:
+			retarget_expr(d, s->u.if_.cond, ri, vars);
+			retarget_list(d, &s->u.if_.then_body, ri, vars);
+			retarget_list(d, &s->u.if_.else_body, ri, vars);
+			break;
+		case STIR_STMT_ITER:
+			retarget_list(d, &s->u.iter.init, ri, vars);
+			retarget_list(d, &s->u.iter.body, ri, vars);
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+static void retarget_expr(dec *d, stir_expr *e, int ri, stir_var *const *vars)
+{
+	switch (e->kind) {
+	case STIR_EXPR_LOAD:
+		if (e->u.load.buf == d->t) {
+			const stir_format_rule *r = d->rules[ri];
+			stir_expr **idx = stir_arena_alloc(stir_kernel_arena(d->k),
+				(size_t)r->n_axes * sizeof(*idx));
+			if (!idx) {
+				d->failed = true;
+				return;
+			}
+			for (int i = 0; i < r->n_axes; i++)
+				if (!(idx[i] = stir_expr_var(d->k, vars[i])))
+					d->failed = true;
+			e->u.load.buf = d->tensors[ri];
+			e->u.load.n = r->n_axes;
+			e->u.load.idx = idx;
+			return;
+		}
+		for (int i = 0; i < e->u.load.n; i++)
+			retarget_expr(d, e->u.load.idx[i], ri, vars);
+		break;
+	case STIR_EXPR_UNARY:
+		retarget_expr(d, e->u.unary.a, ri, vars);
+		break;
+	case STIR_EXPR_BINARY:
+		retarget_expr(d, e->u.binary.a, ri, vars);
+		retarget_expr(d, e->u.binary.b, ri, vars);
+		break;
+	case STIR_EXPR_SELECT:
+		retarget_expr(d, e->u.select.c, ri, vars);
+		retarget_expr(d, e->u.select.a, ri, vars);
+		retarget_expr(d, e->u.select.b, ri, vars);
+		break;
+	case STIR_EXPR_CALL:
+		for (int i = 0; i < e->u.call.n; i++)
+			retarget_expr(d, e->u.call.args[i], ri, vars);
+		break;
+	case STIR_EXPR_CAST:
+		retarget_expr(d, e->u.cast.a, ri, vars);
+		break;
+	default:
+		break;
+	}
+}
+
+/* d, c, ri: the iteration of computation c rewritten for rule ri. */
+static stir_stmt *rewrite(dec *d, const computation *c, int ri)
+{
+	const stir_format_rule *r = d->rules[ri];
+	stir_kernel *k = d->k;
+	const stir_stmt *it = c->it;
+	int n_old = d->t->n_axes, n_new = r->n_axes;
+	int n_groups = it->u.iter.n_groups - n_old + n_new;
+	int n_vars = it->u.iter.n_vars - n_old + n_new;
+	stir_iter_group groups[n_groups];
+	const char *names[n_vars];
+	char kinds[n_vars + 1];
+	stir_names used;
+	if (stir_names_init(&used, k) < 0) {
+		d->failed = true;
+		return NULL;
+	}
+	add_iter_names(&used, &it->u.iter.body);
+	stir_ptr_vec self = { 1, 1, (void **)&it };
+	add_iter_names(&used, &self);
+	const char *old_kinds = it->u.iter.kinds + c->first_var;
+	int g = 0, v = 0;
+	for (int i = 0; i < c->first; i++)
+		groups[g++] = it->u.iter.groups[i];
+	for (int i = 0; i < c->first_var; i++, v++) {
+		names[v] = it->u.iter.vars[i]->name;
+		kinds[v] = it->u.iter.kinds[i];
+	}
+	for (int i = 0; i < n_new; i++, v++) {
+		stir_iter_group grp = { STIR_GROUP_AXIS, 1, &d->axes[ri][i], NULL };
+		groups[g++] = grp;
+		if (r->axes[i].keep) {
+			names[v] = it->u.iter.vars[c->first_var +
+				old_ref(d, r->axes[i].name)]->name;
+		} else {
+			char base[256];
+			snprintf(base, sizeof(base), "%s", r->axes[i].name);
+			for (char *p = base; *p; p++)
+				*p = (char)tolower((unsigned char)*p);
+			names[v] = stir_names_fresh(&used, base);
+		}
+		kinds[v] = new_letter(d, r, i, old_kinds);
+	}
+	for (int i = c->first + n_old; i < it->u.iter.n_groups; i++)
+		groups[g++] = it->u.iter.groups[i];
+	for (int i = c->first_var + n_old; i < it->u.iter.n_vars; i++, v++) {
+		names[v] = it->u.iter.vars[i]->name;
+		kinds[v] = it->u.iter.kinds[i];
+	}
+	kinds[v] = '\0';
+	char name[256];
+	stir_stmt *s = stir_stmt_iter(k, suffixed(it->u.iter.name, r->suffix, name),
+		n_groups, groups, n_vars, names, kinds);
+	stir_names_release(&used);
+	if (!s) {
+		d->failed = true;
+		return NULL;
+	}
+	s->loc = it->loc;
+	s->u.iter.kinds_loc = it->u.iter.kinds_loc;
+	/* the old iterators become the new ones, or inverse-map coordinates */
+	stir_subst subst = { 0 };
+	stir_var *const *new_vars = s->u.iter.vars + c->first_var;
+	for (int i = 0; i < it->u.iter.n_vars; i++) {
+		int rel = i - c->first_var;
+		stir_var *to = rel < 0 ? s->u.iter.vars[i] :
+			rel >= n_old ? s->u.iter.vars[i - n_old + n_new] : NULL;
+		if (to)
+			stir_subst_add_var(&subst, it->u.iter.vars[i], to);
+		else
+			stir_subst_add_expr(&subst, it->u.iter.vars[i],
+				inverse(d, r, rel, new_vars));
+	}
+	for (int i = 0; i < it->u.iter.body.n; i++) {
+		stir_stmt *b = stir_stmt_copy(k, stir_stmt_at(&it->u.iter.body, i),
+			&subst);
+		if (!b || stir_stmt_iter_append_body(s, b) < 0)
+			d->failed = true;
+	}
+	stir_subst_release(&subst);
+	retarget_list(d, &s->u.iter.body, ri, new_vars);
+	return s;
+}
+
+/* d, c: computation c's init as an iteration of its own over the spatial
+ * axes, or NULL when it has none. */
+static stir_stmt *init_iteration(dec *d, const computation *c)
+{
+	const stir_stmt *it = c->it;
+	if (!it->u.iter.init.n)
+		return NULL;
+	int ng = it->u.iter.n_groups, nv = it->u.iter.n_vars;
+	stir_iter_group groups[ng];
+	const char *names[nv];
+	stir_var *olds[nv];
+	char kinds[nv + 1];
+	int g = 0, v = 0;
+	for (int i = 0, m = 0; i < ng; i++) {
+		const stir_iter_group *grp = &it->u.iter.groups[i];
+		bool spatial = true;
+		for (int j = 0; j < grp->n_axes; j++)
+			spatial &= it->u.iter.kinds[m + j] == 'S';
+		if (spatial) {
+			groups[g++] = *grp;
+			for (int j = 0; j < grp->n_axes; j++, v++) {
+				names[v] = it->u.iter.vars[m + j]->name;
+				olds[v] = it->u.iter.vars[m + j];
+				kinds[v] = 'S';
+			}
+		}
+		m += grp->n_axes;
+	}
+	kinds[v] = '\0';
+	char name[256];
+	stir_stmt *s = stir_stmt_iter(d->k, suffixed(it->u.iter.name, "_init", name),
+		g, groups, v, names, kinds);
+	if (!s) {
+		d->failed = true;
+		return NULL;
+	}
+	s->loc = it->loc;
+	stir_subst subst = { 0 };
+	for (int i = 0; i < v; i++)
+		stir_subst_add_var(&subst, olds[i], s->u.iter.vars[i]);
+	for (int i = 0; i < it->u.iter.init.n; i++) {
+		stir_stmt *b = stir_stmt_copy(d->k, stir_stmt_at(&it->u.iter.init, i),
+			&subst);
+		if (!b || stir_stmt_iter_append_body(s, b) < 0)
+			d->failed = true;
+	}
+	stir_subst_release(&subst);
+	return s;
+}
+
+/* ---- the preprocessing kernel ---- */
+
+/* dst, src, subst, axis_map: a copy in dst of axis a of the source kernel,
+ * its parent and sizes mapped. */
+static stir_axis *clone_axis(stir_kernel *dst, const stir_axis *a,
+	const stir_subst *subst, stir_axis **axis_map)
+{
+	stir_expr *len = stir_expr_copy(dst, a->len, subst);
+	stir_expr *nnz = a->nnz ? stir_expr_copy(dst, a->nnz, subst) : NULL;
+	stir_axis *p = a->parent ? axis_map[a->parent->index] : NULL;
+	stir_axis *c = NULL;
+	switch (a->kind) {
+	case STIR_DENSE_FIXED:
+		c = stir_kernel_add_dense_fixed(dst, a->name, len);
+		break;
+	case STIR_DENSE_VARIABLE:
+		c = stir_kernel_add_dense_variable(dst, a->name, p, len, nnz);
+		break;
+	case STIR_SPARSE_FIXED:
+		c = stir_kernel_add_sparse_fixed(dst, a->name, p, len, nnz);
+		break;
+	case STIR_SPARSE_VARIABLE:
+		c = stir_kernel_add_sparse_variable(dst, a->name, p, len, nnz);
+		break;
+	}
+	if (c) {
+		c->loc = a->loc;
+		c->idtype = a->idtype;
+		c->sorted = a->sorted;
+	}
+	return c;
+}
+
+/* e, used: mark every parameter e uses (by slot). */
+static void mark_params(const stir_expr *e, bool *used)
+{
+	if (!e)
+		return;
+	switch (e->kind) {
+	case STIR_EXPR_VAR:
+		if (e->u.var->kind == STIR_VAR_PARAM)
+			used[e->u.var->slot] = true;
+		break;
+	case STIR_EXPR_LOAD:
+		for (int i = 0; i < e->u.load.n; i++)
+			mark_params(e->u.load.idx[i], used);
+		break;
+	case STIR_EXPR_UNARY:
+		mark_params(e->u.unary.a, used);
+		break;
+	case STIR_EXPR_BINARY:
+		mark_params(e->u.binary.a, used);
+		mark_params(e->u.binary.b, used);
+		break;
+	case STIR_EXPR_SELECT:
+		mark_params(e->u.select.c, used);
+		mark_params(e->u.select.a, used);
+		mark_params(e->u.select.b, used);
+		break;
+	case STIR_EXPR_CALL:
+		for (int i = 0; i < e->u.call.n; i++)
+			mark_params(e->u.call.args[i], used);
+		break;
+	case STIR_EXPR_CAST:
+		mark_params(e->u.cast.a, used);
+		break;
+	default:
+		break;
+	}
+}
+
+/* d: the kernel KERNEL_copy holding the value copies, in d->k's module. */
+static stir_kernel *copy_kernel(dec *d)
+{
+	stir_kernel *k = d->k;
+	char name[256];
+	suffixed(k->name, "_copy", name);
+	if (stir_module_find_kernel(k->module, name)) {
+		fail(d, k->loc, "the module already has a kernel '%s'", name);
+		return NULL;
+	}
+	stir_kernel *c = stir_kernel_alloc(k->module, name);
+	int n_slots = k->n_vars + 1;
+	bool used[n_slots];
+	memset(used, 0, sizeof(used));
+	bool need[k->axes.n + 1];
+	memset(need, 0, sizeof(need));
+	for (int i = 0; i < d->t->n_axes; i++)
+		need[d->t->axes[i]->index] = true;
+	for (int r = 0; r < d->n_rules; r++)
+		for (int i = 0; i < d->rules[r]->n_axes; i++)
+			need[d->axes[r][i]->index] = true;
+	for (int i = 0; i < k->axes.n; i++) {
+		if (!need[i])
+			continue;
+		mark_params(stir_axis_at(&k->axes, i)->len, used);
+		mark_params(stir_axis_at(&k->axes, i)->nnz, used);
+	}
+	stir_subst subst = { 0 };
+	for (int i = 0; c && i < k->params.n; i++) {
+		stir_var *p = stir_var_at(&k->params, i);
+		if (used[p->slot])
+			stir_subst_add_var(&subst, p, stir_kernel_add_param(c, p->name,
+				p->dtype));
+	}
+	stir_axis *axis_map[k->axes.n + 1];
+	for (int i = 0; c && i < k->axes.n; i++)
+		axis_map[i] = need[i] ? clone_axis(c, stir_axis_at(&k->axes, i),
+			&subst, axis_map) : NULL;
+	stir_subst_release(&subst);
+	if (!c) {
+		d->failed = true;
+		return NULL;
+	}
+	stir_axis *taxes[d->t->n_axes];
+	for (int i = 0; i < d->t->n_axes; i++)
+		taxes[i] = axis_map[d->t->axes[i]->index];
+	stir_buffer *old = stir_kernel_add_tensor(c, d->t->name, d->t->dtype,
+		d->t->n_axes, taxes);
+	for (int r = 0; r < d->n_rules && old; r++) {
+		const stir_format_rule *rule = d->rules[r];
+		stir_axis *axes[rule->n_axes];
+		const char *names[rule->n_axes];
+		char lower[rule->n_axes][256];
+		char kinds[rule->n_axes + 1];
+		stir_iter_group groups[rule->n_axes];
+		for (int i = 0; i < rule->n_axes; i++) {
+			axes[i] = axis_map[d->axes[r][i]->index];
+			stir_iter_group g = { STIR_GROUP_AXIS, 1, &axes[i], NULL };
+			groups[i] = g;
+			/* iterators named after their axes, in lower case: axis
+			 * names are unique and upper case by the rules' choice */
+			snprintf(lower[i], 256, "%s", axes[i]->name);
+			for (char *p = lower[i]; *p; p++)
+				*p = (char)tolower((unsigned char)*p);
+			names[i] = lower[i];
+			kinds[i] = 'S';
+		}
+		kinds[rule->n_axes] = '\0';
+		stir_buffer *t = stir_kernel_add_tensor(c, d->tensors[r]->name,
+			d->t->dtype, rule->n_axes, axes);
+		char iname[256];
+		stir_stmt *it = t ? stir_stmt_iter(c, suffixed("copy", rule->suffix,
+			iname), rule->n_axes, groups, rule->n_axes, names, kinds) : NULL;
+		if (!it) {
+			d->failed = true;
+			break;
+		}
+		stir_expr *dst[rule->n_axes], *src[d->t->n_axes];
+		for (int i = 0; i < rule->n_axes; i++)
+			dst[i] = stir_expr_var(c, it->u.iter.vars[i]);
+		for (int k2 = 0; k2 < d->t->n_axes; k2++) {
+			stir_expr *e = inverse(d, rule, k2, it->u.iter.vars);
+			src[k2] = e ? stir_expr_copy(c, e, NULL) : NULL;
+		}
+		stir_stmt *st = stir_stmt_store(c, t, rule->n_axes, dst,
+			STIR_STORE_ASSIGN, stir_expr_load(c, old, d->t->n_axes, src));
+		if (!st || stir_stmt_iter_append_body(it, st) < 0 ||
+		    stir_kernel_append_stmt(c, it) < 0)
+			d->failed = true;
+	}
+	if (!old)
+		d->failed = true;
+	return c;
+}
+
+/* ---- pruning ---- */
+
+/* k: drop buffer t, then the axes and parameters nothing uses. */
+static int prune(stir_kernel *k, const stir_buffer *t)
+{
+	stir_arena *ar = stir_kernel_arena(k);
+	stir_ptr_vec buffers = { 0 }, axes = { 0 }, params = { 0 };
+	bool axis_used[k->axes.n + 1];
+	bool used[k->n_vars + 1];
+	memset(axis_used, 0, sizeof(axis_used));
+	memset(used, 0, sizeof(used));
+	for (int i = 0; i < k->buffers.n; i++) {
+		stir_buffer *b = stir_buffer_at(&k->buffers, i);
+		if (b == t)
+			continue;
+		for (int j = 0; j < b->n_axes; j++)
+			axis_used[b->axes[j]->index] = true;
+		mark_params(b->domain_lo, used);
+		mark_params(b->domain_hi, used);
+		if (stir_ptr_vec_push(ar, &buffers, b) < 0)
+			return -1;
+	}
+	for (int i = 0; i < k->body.n; i++) {
+		const stir_stmt *s = stir_stmt_at(&k->body, i);
+		for (int g = 0; g < s->u.iter.n_groups; g++) {
+			const stir_iter_group *grp = &s->u.iter.groups[g];
+			for (int j = 0; j < grp->n_axes; j++)
+				axis_used[grp->axes[j]->index] = true;
+			if (grp->attach_parent)
+				axis_used[grp->attach_parent->index] = true;
+		}
+	}
+	/* parents of used axes are used; children come after parents */
+	for (int i = k->axes.n - 1; i >= 0; i--) {
+		stir_axis *a = stir_axis_at(&k->axes, i);
+		if (axis_used[i] && a->parent)
+			axis_used[a->parent->index] = true;
+	}
+	for (int i = 0; i < k->axes.n; i++) {
+		stir_axis *a = stir_axis_at(&k->axes, i);
+		if (!axis_used[i])
+			continue;
+		mark_params(a->len, used);
+		mark_params(a->nnz, used);
+		if (stir_ptr_vec_push(ar, &axes, a) < 0)
+			return -1;
+	}
+	/* parameters: those the sizes use, or any statement */
+	for (int i = 0; i < k->params.n; i++) {
+		stir_var *p = stir_var_at(&k->params, i);
+		if ((used[p->slot] || stir_list_uses_var(&k->body, p)) &&
+		    stir_ptr_vec_push(ar, &params, p) < 0)
+			return -1;
+	}
+	k->buffers = buffers;
+	k->axes = axes;
+	k->params = params;
+	for (int i = 0; i < k->buffers.n; i++)
+		stir_buffer_at(&k->buffers, i)->index = i;
+	for (int i = 0; i < k->axes.n; i++)
+		stir_axis_at(&k->axes, i)->index = i;
+	return 0;
+}
+
+/* ---- the pass ---- */
+
+/* What decompose_format changes, saved to put back on failure. */
+typedef struct snapshot {
+	stir_ptr_vec body, axes, buffers, params, kernels;
+} snapshot;
+
+/* k, s: put k (and its module's kernel list) back as s saved it. */
+static void restore(stir_kernel *k, const snapshot *s)
+{
+	k->body = s->body;
+	k->axes = s->axes;
+	k->buffers = s->buffers;
+	k->params = s->params;
+	k->module->kernels = s->kernels;
+	for (int i = 0; i < k->buffers.n; i++)
+		stir_buffer_at(&k->buffers, i)->index = i;
+	for (int i = 0; i < k->axes.n; i++)
+		stir_axis_at(&k->axes, i)->index = i;
+}
+
+/* d: replace every computation by its init iteration and one iteration per
+ * rule, in place in the kernel body. */
+static void rewrite_body(dec *d)
+{
+	stir_kernel *k = d->k;
+	stir_ptr_vec body = { 0 };
+	for (int i = 0, c = 0; i < k->body.n && !d->failed; i++) {
+		if (c < d->n_comps && d->comps[c].index == i) {
+			stir_stmt *init = init_iteration(d, &d->comps[c]);
+			if (init && stir_ptr_vec_push(stir_kernel_arena(k), &body, init))
+				d->failed = true;
+			for (int r = 0; r < d->n_rules && !d->failed; r++) {
+				stir_stmt *s = rewrite(d, &d->comps[c], r);
+				if (!s || stir_ptr_vec_push(stir_kernel_arena(k), &body, s))
+					d->failed = true;
+			}
+			c++;
+		} else if (stir_ptr_vec_push(stir_kernel_arena(k), &body,
+			stir_stmt_at(&k->body, i))) {
+			d->failed = true;
+		}
+	}
+	if (!d->failed)
+		k->body = body;
+}
+
+int stir_decompose_format(stir_kernel *k, const char *tensor, int n,
+	stir_format_rule *const *rules)
+{
+	stir_ctx *ctx = stir_kernel_ctx(k);
+	dec d = { .k = k, .ctx = ctx, .n_rules = n, .rules = rules };
+	if (k->stage != STIR_STAGE_1) {
+		stir_error(ctx, k->loc, "decompose_format: kernel '%s' is at stage %d, "
+			"not stage 1", k->name, (int)k->stage);
+		return -1;
+	}
+	if (stir_kernel_verify(k) < 0)
+		return -1;
+	d.t = tensor ? stir_kernel_find_buffer(k, tensor) : NULL;
+	if (!d.t || d.t->kind != STIR_BUFFER_TENSOR) {
+		stir_error(ctx, k->loc, "decompose_format: kernel '%s' has no tensor "
+			"'%s'", k->name, tensor ? tensor : "(null)");
+		return -1;
+	}
+	if (n < 1 || !rules) {
+		stir_error(ctx, k->loc, "decompose_format: no rules");
+		return -1;
+	}
+	for (int i = 0; i < n; i++) {
+		if (!rules[i]) {
+			stir_error(ctx, k->loc, "decompose_format: rule %d is missing", i);
+			return -1;
+		}
+		for (int j = 0; j < i; j++)
+			if (!strcmp(rules[i]->suffix, rules[j]->suffix)) {
+				stir_error(ctx, k->loc, "decompose_format: two rules have "
+					"the suffix '%s'", rules[i]->suffix);
+				return -1;
+			}
+	}
+	find_computations(&d);
+	for (int i = 0; i < n && !d.failed; i++)
+		check_rule(&d, rules[i]);
+	if (d.failed) {
+		free(d.comps);
+		return -1;
+	}
+	snapshot snap = { k->body, k->axes, k->buffers, k->params,
+		k->module->kernels };
+	d.axes = calloc((size_t)n, sizeof(*d.axes));
+	d.tensors = calloc((size_t)n, sizeof(*d.tensors));
+	if (!d.axes || !d.tensors)
+		d.failed = true;
+	for (int i = 0; i < n && !d.failed; i++)
+		build_format(&d, i);
+	stir_kernel *copy = d.failed ? NULL : copy_kernel(&d);
+	if (!d.failed)
+		rewrite_body(&d);
+	if (!d.failed && prune(k, d.t) < 0)
+		d.failed = true;
+	int errors = stir_ctx_n_errors(ctx);
+	if (!d.failed && (stir_kernel_verify(k) < 0 || stir_kernel_verify(copy) < 0)) {
+		stir_error(ctx, k->loc, "decompose_format: the rules do not make a "
+			"valid program (see the errors above)");
+		d.failed = true;
+	} else if (d.failed && stir_ctx_n_errors(ctx) == errors) {
+		stir_error_oom(ctx);
+	}
+	if (d.failed)
+		restore(k, &snap);
+	for (int i = 0; d.axes && i < n; i++)
+		free(d.axes[i]);
+	free(d.axes);
+	free(d.tensors);
+	free(d.comps);
+	return d.failed ? -1 : 0;
+}
