@@ -2,6 +2,7 @@
  * the toolkit's cusparse.h (declarations only): the library is resolved at
  * run time. */
 #include <dlfcn.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 /* the deprecated parts of the header are not used */
