@@ -1,0 +1,2 @@
+#include "tests/testsched.h"
+int main(void) { return 0; }
