@@ -57,14 +57,18 @@ static void add_dep(bind_walk *w, const stir_var *v)
 	w->dep[w->n_dep++] = v;
 }
 
-/* st, atomic: whether every store in st to a buffer that is not local is
- * inside an atomic block ("atomic": st is inside one already). */
-static bool stores_safe(const stir_stmt *st, bool atomic)
+/* st, atomic, block_idx: whether every store in st is private to a
+ * thread of the loop being bound or inside an atomic block ("atomic": st
+ * is inside one already): stores to local buffers are, and for a loop
+ * bound to a blockIdx index (whose iterations are thread blocks) stores
+ * to shared buffers too. */
+static bool stores_safe(const stir_stmt *st, bool atomic, bool block_idx)
 {
 	const stir_ptr_vec *lists[2] = { NULL, NULL };
 	switch (st->kind) {
 	case STIR_STMT_STORE:
-		return atomic || st->u.store.buf->scope == STIR_SCOPE_LOCAL;
+		return atomic || st->u.store.buf->scope == STIR_SCOPE_LOCAL ||
+			(block_idx && st->u.store.buf->scope == STIR_SCOPE_SHARED);
 	case STIR_STMT_IF:
 		lists[0] = &st->u.if_.then_body;
 		lists[1] = &st->u.if_.else_body;
@@ -81,7 +85,7 @@ static bool stores_safe(const stir_stmt *st, bool atomic)
 	}
 	for (int l = 0; l < 2; l++)
 		for (int i = 0; lists[l] && i < lists[l]->n; i++)
-			if (!stores_safe(stir_stmt_at(lists[l], i), atomic))
+			if (!stores_safe(stir_stmt_at(lists[l], i), atomic, block_idx))
 				return false;
 	return true;
 }
@@ -108,7 +112,7 @@ static void bind_block(bind_walk *w, const stir_stmt *b, bool in_block,
 		bool cross = (b->u.block.flags & STIR_BLOCK_CROSS_THREAD) != 0;
 		if (cross && w->thread == STIR_THREAD_X)
 			continue;
-		if (stores_safe(b, atomic))
+		if (stores_safe(b, atomic, w->thread <= STIR_BLOCK_Z))
 			continue;
 		if (cross)
 			sched_fail(s, w->loop->loc, "loop '%s' iterates reduction "
@@ -122,7 +126,8 @@ static void bind_block(bind_walk *w, const stir_stmt *b, bool in_block,
 				"cross-thread", loop, b->u.block.vars[i]->name,
 				b->u.block.name);
 	}
-	if (!in_block && !any && !s->failed && !stores_safe(b, atomic))
+	if (!in_block && !any && !s->failed &&
+	    !stores_safe(b, atomic, w->thread <= STIR_BLOCK_Z))
 		sched_fail(s, w->loop->loc, "block '%s' does not depend on loop "
 			"'%s': every thread would run its stores", b->u.block.name,
 			loop);

@@ -122,11 +122,17 @@ static bool mover_init(sched *s, mover *m, const char *name)
 }
 
 /* One buffer M writes (compute_at) or reads (reverse): per dimension the
- * chain loop whose variable indexes it, or -1 when invariant. */
+ * chain loop whose variable indexes it, or -1 when invariant.  A flat
+ * buffer indexed "(v0 * E1 + v1) * E2 + v2 .." (a stage III offset of
+ * several dimensions), each vd bound to a chain loop of extent Ed, counts
+ * as that many dimensions, delinearized by those radices. */
 typedef struct mbuf {
 	stir_buffer *buf;
-	int n;
+	int n;                   /* dimensions */
 	int dim_loop[16];
+	bool flat;               /* delinearized flat index */
+	stir_expr *radix[16];    /* radix[d], d >= 1: the extent of dimension
+	                            d (flat only) */
 } mbuf;
 
 /* The buffers of a move. */
@@ -134,6 +140,47 @@ typedef struct mbufs {
 	int n;
 	mbuf v[32];
 } mbufs;
+
+/* m, e: the chain loop that e, a variable of M, is bound to, or -1. */
+static int var_chain(const mover *m, const stir_expr *e)
+{
+	const stir_stmt *b = m->blk;
+	for (int i = 0; e->kind == STIR_EXPR_VAR && i < b->u.block.n_vars; i++)
+		if (e->u.var == b->u.block.vars[i])
+			return m->var_loop[i];
+	return -1;
+}
+
+/* s, m, e, parts, radix: split the flat index e of M into variables of M
+ * bound to chain loops, "(v0 * E1 + v1) * E2 + v2 ..", with Ed the extent
+ * of vd's loop; the number of parts (at least 2), or 0. */
+static int delinearize(sched *s, const mover *m, stir_expr *e,
+	stir_expr **parts, stir_expr **radix)
+{
+	stir_expr *p[16], *r[16];
+	int n = 0;
+	while (n < 15 && e->kind == STIR_EXPR_BINARY &&
+	       e->u.binary.op == STIR_ADD &&
+	       e->u.binary.a->kind == STIR_EXPR_BINARY &&
+	       e->u.binary.a->u.binary.op == STIR_MUL) {
+		int c = var_chain(m, e->u.binary.b);
+		if (c < 0 || !sched_same(s, e->u.binary.a->u.binary.b,
+		    m->path.stmt[m->top + c]->u.for_.extent))
+			break;
+		p[n] = e->u.binary.b;
+		r[n++] = e->u.binary.a->u.binary.b;
+		e = e->u.binary.a->u.binary.a;
+	}
+	if (!n || var_chain(m, e) < 0)
+		return 0;
+	parts[0] = e;
+	radix[0] = NULL;
+	for (int i = 0; i < n; i++) {
+		parts[i + 1] = p[n - 1 - i];
+		radix[i + 1] = r[n - 1 - i];
+	}
+	return n + 1;
+}
 
 /* s, m, acc, a, out: the dimensions of access a by M (collected with M
  * as the root, so xidx is in terms of M's chain loops); added to out. */
@@ -150,13 +197,26 @@ static bool add_mbuf(sched *s, mover *m, const sched_acc *a, mbufs *out,
 			"dimensions", b->u.block.name);
 		return false;
 	}
-	for (int d = 0; d < a->n; d++) {
-		int c = -1;
-		const stir_expr *e = a->idx[d];
-		for (int i = 0; i < b->u.block.n_vars; i++)
-			if (e->kind == STIR_EXPR_VAR &&
-			    e->u.var == b->u.block.vars[i])
-				c = m->var_loop[i];
+	stir_expr *parts[16], *radix[16];
+	int n = a->n;
+	bool flat = false;
+	for (int d = 0; d < n; d++)
+		parts[d] = a->idx[d];
+	if (a->buf->n_axes == 0 && n == 1) {
+		int nd = delinearize(s, m, a->idx[0], parts, radix);
+		if (nd) {
+			n = nd;
+			flat = true;
+		}
+	}
+	if (mb && (mb->n != n || mb->flat != flat)) {
+		sched_fail(s, b->loc, "block '%s' %s '%s' at different places",
+			b->u.block.name, verb, a->buf->name);
+		return false;
+	}
+	for (int d = 0; d < n; d++) {
+		const stir_expr *e = parts[d];
+		int c = var_chain(m, e);
 		if (c < 0)
 			for (int j = 0; j < m->n_loops; j++)
 				if (stir_expr_uses(a->xidx[d],
@@ -176,19 +236,52 @@ static bool add_mbuf(sched *s, mover *m, const sched_acc *a, mbufs *out,
 			out->v[out->n].dim_loop[d] = c;
 	}
 	if (!mb) {
-		out->v[out->n].buf = a->buf;
-		out->v[out->n].n = a->n;
-		out->n++;
+		mbuf *nb = &out->v[out->n++];
+		nb->buf = a->buf;
+		nb->n = n;
+		nb->flat = flat;
+		for (int d = 1; flat && d < n; d++)
+			nb->radix[d] = radix[d];
 	}
 	return true;
 }
 
-/* s, acc, x, need: per dimension of x, the point the accesses of acc
- * (with stores only when "stores") need, or NULL for the whole
- * dimension.  Whether any access was found. */
-static bool need_region(sched *s, const sched_accs *acc, const stir_buffer *x,
-	bool stores, stir_expr **need, int n)
+/* s, acc, mb, x, q: the parts of the expanded flat index x by the radices
+ * of mb; whether it splits so, with every part after the first that
+ * varies being a loop inside the subtree over exactly its radix (so that
+ * the index stays in the row the other parts fix). */
+static bool split_parts(sched *s, const sched_accs *acc, const mbuf *mb,
+	stir_expr *x, stir_expr **q)
 {
+	for (int d = mb->n - 1; d >= 1; d--) {
+		if (x->kind != STIR_EXPR_BINARY || x->u.binary.op != STIR_ADD ||
+		    x->u.binary.a->kind != STIR_EXPR_BINARY ||
+		    x->u.binary.a->u.binary.op != STIR_MUL ||
+		    !sched_same(s, x->u.binary.a->u.binary.b, mb->radix[d]))
+			return false;
+		q[d] = x->u.binary.b;
+		if (sched_varies(acc, q[d])) {
+			const stir_stmt *l = q[d]->kind == STIR_EXPR_VAR &&
+				sched_is_inner(acc, q[d]->u.var) ?
+				sched_def(s, q[d]->u.var) : NULL;
+			if (!l || l->kind != STIR_STMT_FOR ||
+			    !sched_same(s, l->u.for_.extent, mb->radix[d]))
+				return false;
+		}
+		x = x->u.binary.a->u.binary.a;
+	}
+	q[0] = x;
+	return true;
+}
+
+/* s, acc, mb, stores, need: per dimension of mb's buffer, the point the
+ * accesses of acc (with stores only when "stores") need, or NULL for the
+ * whole dimension.  Whether any access was found. */
+static bool need_region(sched *s, const sched_accs *acc, const mbuf *mb,
+	bool stores, stir_expr **need)
+{
+	const stir_buffer *x = mb->buf;
+	int n = mb->n;
 	bool found = false;
 	bool whole[n > 0 ? n : 1];
 	for (int d = 0; d < n; d++) {
@@ -199,8 +292,15 @@ static bool need_region(sched *s, const sched_accs *acc, const stir_buffer *x,
 		const sched_acc *a = &acc->v[i];
 		if (a->buf != x || (stores && !a->store))
 			continue;
+		stir_expr *parts[16];
+		bool split = true;
+		if (mb->flat)
+			split = a->n == 1 && split_parts(s, acc, mb, a->xidx[0], parts);
+		else
+			for (int d = 0; d < n; d++)
+				parts[d] = d < a->n ? a->xidx[d] : NULL;
 		for (int d = 0; d < n; d++) {
-			stir_expr *e = d < a->n ? a->xidx[d] : NULL;
+			stir_expr *e = split ? parts[d] : NULL;
 			if (!e || sched_varies(acc, e))
 				whole[d] = true;
 			else if (!found)
@@ -273,7 +373,7 @@ static bool decide(sched *s, mover *m, const place *pl, const mbufs *bufs,
 	for (int i = 0; i < bufs->n; i++) {
 		const mbuf *mb = &bufs->v[i];
 		stir_expr *need[16];
-		found |= need_region(s, acc, mb->buf, pl->after, need, mb->n);
+		found |= need_region(s, acc, mb, pl->after, need);
 		for (int d = 0; d < mb->n; d++) {
 			int c = mb->dim_loop[d];
 			if (c < 0)
