@@ -640,6 +640,16 @@ static int move_block(sched *s, mover *m, place *pl, const char *what)
 	sched_accs_release(&nacc);
 	if (!ok || !check_between(s, m, pl, &writes, &reads))
 		return -1;
+	/* a bound loop would change launches and thread mappings */
+	for (int c = 0; c < m->n_loops; c++) {
+		const stir_stmt *l = m->path.stmt[m->top + c];
+		if (m->state[c] == KEEP && l->u.for_.kind == STIR_LOOP_BIND) {
+			sched_fail(s, l->loc, "loop '%s' of block '%s' is %s; move the "
+				"block before binding its loops", l->u.for_.var->name,
+				name, sched_loop_annotation(l));
+			return -1;
+		}
+	}
 	return move(s, m, pl);
 }
 

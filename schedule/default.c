@@ -210,6 +210,8 @@ static bool try_bind(sched *s, int i, bool atomic)
 		}
 	}
 	sched_path_release(&p);
+	if (!s->failed && s->scopes_ok)
+		sched_check_scopes(s, true);
 	if (s->failed || s->oom) {
 		k->body.v[i] = orig;
 		s->failed = false;

@@ -554,7 +554,8 @@ static void record(coll *c, stir_buffer *buf, stir_stmt *store,
 		if (!(x->xidx[i] = coll_check(c, stir_expr_copy(k, idx[i], &c->sub))))
 			return;
 	x->n_conds = c->n_conds;
-	memcpy(x->conds, c->conds, (size_t)c->n_conds * sizeof(stir_expr *));
+	if (c->n_conds)
+		memcpy(x->conds, c->conds, (size_t)c->n_conds * sizeof(stir_expr *));
 	a->n++;
 }
 

@@ -99,6 +99,46 @@ START_TEST(test_split_keeps)
 }
 END_TEST
 
+/* i64 sizes: the new loops take their extents' types, bindings keep
+ * theirs. */
+static const char *const wide_text =
+	"kernel wide(m: i64, n: i64) stage 3 {\n"
+	"  buffer X_data: f32[m * n] = X;\n"
+	"  for i in [0, m) {\n"
+	"    for j in [0, n) {\n"
+	"      block b(vi: S = i, vj: S = j) {\n"
+	"        X_data[vi * n + vj] *= 2.0;\n"
+	"      }\n"
+	"    }\n"
+	"  }\n"
+	"}\n";
+
+static void split_wide(loaded *l)
+{
+	static const int64_t f[] = { 0, 32 }, g[] = { 4, 0 };
+	static const char *const ij[] = { "i", "j" };
+	SCHED_OK(*l, stir_fuse(l->k, "b", 2, ij));
+	SCHED_OK(*l, stir_split(l->k, "b", "i_j", 2, f));
+	SCHED_OK(*l, stir_split(l->k, "b", "i_j_1", 2, g));
+}
+
+START_TEST(test_split_types)
+{
+	sched_check_keeps(NULL, wide_text, 3, split_wide, 0, SEEDS);
+	loaded l = sched_load(NULL, wide_text);
+	split_wide(&l);
+	char *s = stir_kernel_to_str(l.k);
+	ck_assert_ptr_nonnull(strstr(s, "for i_j_0 in [0, (m * n + 31) / 32) {"));
+	ck_assert_ptr_nonnull(strstr(s, "for i_j_1_0 in [0, 4) {"));
+	ck_assert_ptr_nonnull(strstr(s, "for i_j_1_1 in [0, 8) {"));
+	ck_assert_ptr_nonnull(strstr(s, "block b(vi: S = (i_j_0 * 32 + (i_j_1_0 "
+		"* 8 + i_j_1_1)) / n, vj: S = (i_j_0 * 32 + (i_j_1_0 * 8 + i_j_1_1)) "
+		"% n)"));
+	free(s);
+	sched_unload(&l);
+}
+END_TEST
+
 START_TEST(test_split_text)
 {
 	loaded l = sched_load("examples/bsrmm.stir", NULL);
@@ -653,6 +693,7 @@ int main(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_split_keeps);
 	tcase_add_test(tc, test_split_text);
+	tcase_add_test(tc, test_split_types);
 	tcase_add_test(tc, test_split_refused);
 	tcase_add_test(tc, test_fuse_keeps);
 	tcase_add_test(tc, test_fuse_text);

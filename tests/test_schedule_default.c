@@ -166,8 +166,62 @@ END_TEST
 
 /* ---- one GPU schedule per catalogue program ---- */
 
+/* st, used: the thread indices bound in st, as bits. */
+static unsigned bound_in(const stir_stmt *st)
+{
+	unsigned used = 0;
+	const stir_ptr_vec *lists[2] = { NULL, NULL };
+	if (st->kind == STIR_STMT_FOR && st->u.for_.kind == STIR_LOOP_BIND)
+		used |= 1u << st->u.for_.thread;
+	if (st->kind == STIR_STMT_IF) {
+		lists[0] = &st->u.if_.then_body;
+		lists[1] = &st->u.if_.else_body;
+	} else {
+		lists[0] = stir_stmt_body((stir_stmt *)st);
+	}
+	for (int l = 0; l < 2; l++)
+		for (int i = 0; lists[l] && i < lists[l]->n; i++)
+			used |= bound_in(stir_stmt_at(lists[l], i));
+	return used;
+}
+
+/* st, launch, around: every store in st to a buffer that is not local
+ * lies inside loops bound to every index the launch binds ("around": the
+ * indices bound around st), so no two threads run the same store
+ * whatever the emitter does with code outside its thread loops. */
+static void expect_stores_bound(const stir_stmt *st, unsigned launch,
+	unsigned around)
+{
+	const stir_ptr_vec *lists[2] = { NULL, NULL };
+	switch (st->kind) {
+	case STIR_STMT_STORE:
+		if (st->u.store.buf->scope != STIR_SCOPE_LOCAL)
+			ck_assert_msg((around & launch) == launch, "a store to %s lies "
+				"outside a bound loop of its launch", st->u.store.buf->name);
+		return;
+	case STIR_STMT_FOR:
+		if (st->u.for_.kind == STIR_LOOP_BIND)
+			around |= 1u << st->u.for_.thread;
+		lists[0] = &st->u.for_.body;
+		break;
+	case STIR_STMT_IF:
+		lists[0] = &st->u.if_.then_body;
+		lists[1] = &st->u.if_.else_body;
+		break;
+	case STIR_STMT_BLOCK:
+		lists[0] = &st->u.block.body;
+		break;
+	default:
+		return;
+	}
+	for (int l = 0; l < 2; l++)
+		for (int i = 0; lists[l] && i < lists[l]->n; i++)
+			expect_stores_bound(stir_stmt_at(lists[l], i), launch, around);
+}
+
 /* After a written schedule, the default binds what is left (the init
- * nests); every nest must then be bound. */
+ * nests); every nest must then be bound, with all its stores inside all
+ * of its bound loops. */
 static void finish(loaded *l)
 {
 	SCHED_OK(*l, stir_default_schedule(l->k));
@@ -175,6 +229,7 @@ static void finish(loaded *l)
 		const stir_stmt *s = stir_stmt_at(&l->k->body, i);
 		ck_assert(s->kind == STIR_STMT_FOR && s->u.for_.kind ==
 			STIR_LOOP_BIND && s->u.for_.thread == STIR_BLOCK_X);
+		expect_stores_bound(s, bound_in(s), 0);
 	}
 }
 
