@@ -174,6 +174,42 @@ static void bind_list(bind_walk *w, const stir_ptr_vec *list, bool in_block,
 	}
 }
 
+/* The walk of sched_check_binds. */
+typedef struct recheck {
+	sched *s;
+	bool report;
+	bool ok;
+} recheck;
+
+/* k, list, user: check the race rules of bind on the bound loops of
+ * list. */
+static int recheck_list(stir_kernel *k, stir_ptr_vec *list, void *user)
+{
+	recheck *r = user;
+	(void)k;
+	for (int i = 0; i < list->n && r->ok; i++) {
+		const stir_stmt *st = stir_stmt_at(list, i);
+		if (st->kind != STIR_STMT_FOR || st->u.for_.kind != STIR_LOOP_BIND)
+			continue;
+		sched probe = { .k = r->s->k, .prim = r->s->prim };
+		sched *s = r->report ? r->s : &probe;
+		bind_walk w = { .s = s, .loop = st, .thread = st->u.for_.thread };
+		add_dep(&w, st->u.for_.var);
+		bind_list(&w, &st->u.for_.body, false, false);
+		free(w.dep);
+		if (s->failed || s->oom)
+			r->ok = false;
+	}
+	return 0;
+}
+
+bool sched_check_binds(sched *s, bool report)
+{
+	recheck r = { s, report, true };
+	stir_foreach_list(s->k, recheck_list, &r);
+	return r.ok;
+}
+
 int sched_bind(sched *s, sched_path *path, int li, stir_thread thread)
 {
 	stir_stmt *loop = path->stmt[li];

@@ -770,14 +770,22 @@ static int decompose(sched *s, const char *block, const char *loop)
 				}
 		}
 	}
-	/* the iteration's name: the block's without its number */
+	/* the iteration's name: the block's without its number (which digits
+	 * are the number: the fewest for which init blocks exist) */
 	char prefix[300];
-	size_t n = strlen(block);
-	while (n > 0 && block[n - 1] >= '0' && block[n - 1] <= '9')
-		n--;
-	snprintf(prefix, sizeof(prefix), "%.*s_init", (int)n, block);
+	size_t len = strlen(block), n = len;
 	init_find f = { .prefix = prefix };
-	find_inits(&f, &s->k->body);
+	for (size_t cut = 1; cut <= len && block[len - cut] >= '0' &&
+	     block[len - cut] <= '9'; cut++) {
+		snprintf(prefix, sizeof(prefix), "%.*s_init", (int)(len - cut),
+			block);
+		f.n = 0;
+		find_inits(&f, &s->k->body);
+		n = len - cut;
+		if (f.n)
+			break;
+	}
+	snprintf(prefix, sizeof(prefix), "%.*s_init", (int)n, block);
 	if (f.n != 1) {
 		if (f.n == 0)
 			sched_fail(s, p.stmt[p.n - 1]->loc, "iteration '%.*s' of block "

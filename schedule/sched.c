@@ -65,6 +65,7 @@ int sched_begin(sched *s, stir_kernel *k, const char *prim)
 	if (stir_kernel_verify(k) < 0)
 		return -1;
 	s->scopes_ok = sched_check_scopes(s, false);
+	s->binds_ok = sched_check_binds(s, false);
 	s->failed = false;
 	/* the request works on a deep copy: the original statements stay
 	 * untouched until the copy has been checked */
@@ -95,6 +96,9 @@ int sched_begin(sched *s, stir_kernel *k, const char *prim)
 
 int sched_end(sched *s)
 {
+	/* a rewrite may not make bound loops racy, whichever primitive */
+	if (!s->failed && !s->oom && s->binds_ok)
+		sched_check_binds(s, true);
 	if (!s->failed && !s->oom && s->scopes_ok)
 		sched_check_scopes(s, true);
 	if (s->failed || s->oom) {
@@ -351,19 +355,19 @@ const char *sched_thread_name(stir_thread t)
 
 const char *sched_loop_annotation(const stir_stmt *s)
 {
-	static char buf[6][32];
+	static const char *const bound[] = {
+		"bound to blockIdx.x", "bound to blockIdx.y", "bound to blockIdx.z",
+		"bound to threadIdx.x", "bound to threadIdx.y",
+		"bound to threadIdx.z",
+	};
 	switch (s->u.for_.kind) {
 	case STIR_LOOP_UNROLL:
 		return "unrolled";
 	case STIR_LOOP_VECTORIZE:
 		return "vectorized";
-	case STIR_LOOP_BIND: {
-		unsigned t = (unsigned)s->u.for_.thread <= STIR_THREAD_Z ?
-			(unsigned)s->u.for_.thread : 0;
-		snprintf(buf[t], sizeof(buf[t]), "bound to %s",
-			sched_thread_name((stir_thread)t));
-		return buf[t];
-	}
+	case STIR_LOOP_BIND:
+		return (unsigned)s->u.for_.thread <= STIR_THREAD_Z ?
+			bound[s->u.for_.thread] : "bound";
 	default:
 		return NULL;
 	}

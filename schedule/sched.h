@@ -29,6 +29,8 @@ typedef struct sched {
 	int saved_n_buffers;     /* buffers the kernel had before */
 	bool scopes_ok;          /* the kernel obeyed the scope rule before
 	                            (sched_check_scopes), so it must after */
+	bool binds_ok;           /* its bound loops obeyed the race rules of
+	                            bind before (sched_check_binds) */
 	int n_slots;             /* entries of def and val */
 	stir_stmt **def;         /* heap: statement binding each variable (by
 	                            slot): its for, block or let; or NULL */
@@ -197,6 +199,10 @@ const char *sched_fresh_global(sched *s, const char *base);
 /* s, path, li, thread, check_only: bind loop path->stmt[li] (see
  * schedule/bind.c). */
 int sched_bind(sched *s, sched_path *path, int li, stir_thread thread);
+/* s, report: whether every bound loop of the kernel still obeys the race
+ * rules of bind (schedule/annotate.c); reports the first violation with
+ * sched_fail when "report". */
+bool sched_check_binds(sched *s, bool report);
 /* s, loop: whether every local (and, for a blockIdx loop, shared) buffer
  * accessed inside a bound loop is accessed only inside it; reports the
  * first violation with sched_fail. */

@@ -42,6 +42,19 @@ static const char *const pc_text =
 	"  }\n"
 	"}\n";
 
+/* An iteration whose name ends in a digit. */
+static const char *const it2_text =
+	"kernel d2(m: i32, n: i32, nnz: i32) {\n"
+	"  axis I = dense_fixed(m);\n"
+	"  axis J = sparse_variable(I, n, nnz);\n"
+	"  tensor A: f32[I, J];\n"
+	"  tensor B: f32[I];\n"
+	"  iter it2 (i, j) in [I, J] \"SR\" {\n"
+	"    init { B[i] = 1.0; }\n"
+	"    B[i] += A[i, j];\n"
+	"  }\n"
+	"}\n";
+
 /* Four independent-ish iterations for horizontal fusion. */
 static const char *const two_text =
 	"kernel two(m: i32, n: i32, nnz: i32) {\n"
@@ -190,6 +203,14 @@ static void decompose_softmax(loaded *l)
 	SCHED_OK(*l, stir_decompose_reduction(l->k, "sm0", "j"));
 }
 
+static void decompose_it2(loaded *l)
+{
+	SCHED_OK(*l, stir_decompose_reduction(l->k, "it21", "j"));
+	char *s = stir_kernel_to_str(l->k);
+	ck_assert_ptr_nonnull(strstr(s, "block it2_init0(vi1: S = vi)"));
+	free(s);
+}
+
 static void decompose_bsr(loaded *l)
 {
 	static const char *const f_bj[] = { "f", "bj" };
@@ -210,6 +231,7 @@ START_TEST(test_decompose_keeps)
 	sched_check_keeps("examples/csr_softmax.stir", NULL, 2,
 		decompose_softmax, 0, SEEDS);
 	sched_check_keeps("examples/bsrmm.stir", NULL, 2, decompose_bsr, 1e-4, 2);
+	sched_check_keeps(NULL, it2_text, 3, decompose_it2, 0, SEEDS);
 }
 END_TEST
 
@@ -449,6 +471,21 @@ START_TEST(test_cache_refused)
 	SCHED_OK(l, stir_cross_thread_reduce(l.k, "sddmm0", "k"));
 	SCHED_REFUSED(l, stir_cache_write(l.k, "sddmm0", "S", "k",
 		STIR_SCOPE_LOCAL), "cache_write: block 'sddmm0' is cross-thread");
+	sched_unload(&l);
+
+	/* a copy that threads of a bound loop would all run */
+	l = sched_load("examples/sddmm.stir", NULL);
+	sched_lower(&l, 3);
+	static const int64_t f32[] = { 0, 32 };
+	static const char *const k10[] = { "k_1", "k_0" };
+	SCHED_OK(l, stir_split(l.k, "sddmm0", "k", 2, f32));
+	SCHED_OK(l, stir_reorder(l.k, "sddmm0", 2, k10));
+	SCHED_OK(l, stir_cross_thread_reduce(l.k, "sddmm0", "k_1"));
+	SCHED_OK(l, stir_bind(l.k, "sddmm0", "k_1", STIR_THREAD_X));
+	SCHED_REFUSED(l, stir_cache_read(l.k, "sddmm0", "X_data", "k_0",
+		STIR_SCOPE_SHARED),
+		"cache_read: block 'X_data_shared' does not depend on loop 'k_1': "
+		"every thread would run its stores");
 	sched_unload(&l);
 
 	l = sched_load("examples/rgms.stir", NULL);
