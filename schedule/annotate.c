@@ -336,6 +336,7 @@ static int annotate(sched *s, const char *block, const char *loop,
 	return s->failed ? -1 : 0;
 }
 
+/* k, block, loop, thread: see include/stir/schedule.h. */
 int stir_bind(stir_kernel *k, const char *block, const char *loop,
 	stir_thread thread)
 {
@@ -351,6 +352,7 @@ int stir_bind(stir_kernel *k, const char *block, const char *loop,
 	return sched_end(&s);
 }
 
+/* k, block, loop: see include/stir/schedule.h. */
 int stir_unroll(stir_kernel *k, const char *block, const char *loop)
 {
 	sched s;
@@ -360,6 +362,7 @@ int stir_unroll(stir_kernel *k, const char *block, const char *loop)
 	return sched_end(&s);
 }
 
+/* k, block, loop: see include/stir/schedule.h. */
 int stir_vectorize(stir_kernel *k, const char *block, const char *loop)
 {
 	sched s;

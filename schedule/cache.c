@@ -761,18 +761,21 @@ static int run(stir_kernel *k, const char *prim, const char *block,
 	return sched_end(&s);
 }
 
+/* k, block, buffer, loop, scope: see include/stir/schedule.h. */
 int stir_cache_read(stir_kernel *k, const char *block, const char *buffer,
 	const char *loop, stir_scope scope)
 {
 	return run(k, "cache_read", block, buffer, loop, scope, false, false);
 }
 
+/* k, block, buffer, loop, scope: see include/stir/schedule.h. */
 int stir_cache_write(stir_kernel *k, const char *block, const char *buffer,
 	const char *loop, stir_scope scope)
 {
 	return run(k, "cache_write", block, buffer, loop, scope, true, false);
 }
 
+/* k, block, buffer, loop, scope: see include/stir/schedule.h. */
 int stir_reverse_cache_read(stir_kernel *k, const char *block,
 	const char *buffer, const char *loop, stir_scope scope)
 {
@@ -780,6 +783,7 @@ int stir_reverse_cache_read(stir_kernel *k, const char *block,
 		true);
 }
 
+/* k, block, buffer, loop, scope: see include/stir/schedule.h. */
 int stir_reverse_cache_write(stir_kernel *k, const char *block,
 	const char *buffer, const char *loop, stir_scope scope)
 {

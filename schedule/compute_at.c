@@ -653,6 +653,7 @@ static int move_block(sched *s, mover *m, place *pl, const char *what)
 	return move(s, m, pl);
 }
 
+/* k, block, target, loop: see include/stir/schedule.h. */
 int stir_compute_at(stir_kernel *k, const char *block, const char *target,
 	const char *loop)
 {
@@ -675,6 +676,7 @@ int stir_compute_at(stir_kernel *k, const char *block, const char *target,
 	return sched_end(&s);
 }
 
+/* k, block, target, loop: see include/stir/schedule.h. */
 int stir_reverse_compute_at(stir_kernel *k, const char *block,
 	const char *target, const char *loop)
 {
@@ -808,6 +810,7 @@ out:
 	return rc;
 }
 
+/* k, block, loop: see include/stir/schedule.h. */
 int stir_decompose_reduction(stir_kernel *k, const char *block,
 	const char *loop)
 {

@@ -242,6 +242,7 @@ static void schedule(sched *s)
 	}
 }
 
+/* k: see include/stir/schedule.h. */
 int stir_default_schedule(stir_kernel *k)
 {
 	sched s;

@@ -130,6 +130,7 @@ static int fuse(sched *s, sched_path *path, int n, const char *const *names)
 	return 0;
 }
 
+/* k, block, n, loops: see include/stir/schedule.h. */
 int stir_fuse(stir_kernel *k, const char *block, int n,
 	const char *const *loops)
 {

@@ -183,6 +183,7 @@ static int hfuse(sched *s, int n, const char *const *blocks)
 	return sched_list_insert(s, body, top[0], h);
 }
 
+/* k, n, blocks: see include/stir/schedule.h. */
 int stir_horizontal_fuse(stir_kernel *k, int n, const char *const *blocks)
 {
 	sched s;

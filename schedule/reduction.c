@@ -88,6 +88,7 @@ int sched_set_atomic(sched *s, stir_stmt *b)
 	return 0;
 }
 
+/* k, block: see include/stir/schedule.h. */
 int stir_set_atomic(stir_kernel *k, const char *block)
 {
 	sched s;
@@ -184,6 +185,7 @@ static int cross_thread(sched *s, const char *block, const char *loop)
 	return 0;
 }
 
+/* k, block, loop: see include/stir/schedule.h. */
 int stir_cross_thread_reduce(stir_kernel *k, const char *block,
 	const char *loop)
 {

@@ -262,6 +262,7 @@ static int rfactor(sched *s, sched_path *path, int li)
 	return 0;
 }
 
+/* k, block, loop: see include/stir/schedule.h. */
 int stir_rfactor(stir_kernel *k, const char *block, const char *loop)
 {
 	sched s;

@@ -662,6 +662,7 @@ static void add_inner(coll *c, const stir_var *v)
 	a->inner[a->n_inner++] = v;
 }
 
+/* c, st: the accesses of statement st and of everything in it. */
 static void coll_stmt(coll *c, stir_stmt *st)
 {
 	stir_kernel *k = c->s->k;
@@ -1200,9 +1201,7 @@ static int count_expr(const stir_expr *e, const stir_buffer *b)
 	}
 }
 
-/* list, b: count_accesses over a list. */
-static int count_list(const stir_ptr_vec *list, const stir_buffer *b);
-
+/* list, b: count_accesses over the statements of a list. */
 static int count_list(const stir_ptr_vec *list, const stir_buffer *b)
 {
 	int n = 0;
@@ -1211,6 +1210,7 @@ static int count_list(const stir_ptr_vec *list, const stir_buffer *b)
 	return n;
 }
 
+/* st, b: the number of accesses of b in st (loads, searches, stores). */
 static int count_accesses(const stir_stmt *st, const stir_buffer *b)
 {
 	int n = 0;

@@ -203,6 +203,7 @@ int sched_split(sched *s, sched_path *path, int li, int n,
 	return s->oom ? -1 : 0;
 }
 
+/* k, block, loop, n, factors: see include/stir/schedule.h. */
 int stir_split(stir_kernel *k, const char *block, const char *loop, int n,
 	const int64_t *factors)
 {
