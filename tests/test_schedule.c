@@ -333,6 +333,9 @@ START_TEST(test_reorder_refused)
 	static const char *const ki[] = { "k", "i" }, *const jj[] = { "j", "j" };
 	loaded l = sched_load("examples/csrmm.stir", NULL);
 	sched_lower(&l, 2);
+	static const char *const ji0[] = { "j", "i" };
+	SCHED_REFUSED(l, stir_reorder(l.k, "csrmm1", 2, ji0),
+		"reorder: loops 'i' and 'j' are separated by block 'csrmm0'");
 	SCHED_REFUSED(l, stir_reorder(l.k, "csrmm1", 2, ki),
 		"reorder: loops 'i' and 'k' are separated by block 'csrmm0'");
 	SCHED_REFUSED(l, stir_reorder(l.k, "csrmm1", 2, jj),
@@ -686,6 +689,36 @@ START_TEST(test_rfactor_refused)
 }
 END_TEST
 
+/* Missing arguments are refusals, not crashes. */
+START_TEST(test_null_arguments)
+{
+	loaded l = sched_load("examples/csrmm.stir", NULL);
+	sched_lower(&l, 2);
+	static const int64_t f[] = { 0, 4 };
+	ck_assert_int_eq(stir_split(NULL, "csrmm1", "i", 2, f), -1);
+	SCHED_REFUSED(l, stir_split(l.k, NULL, "i", 2, f),
+		"split: kernel 'csrmm' has no block '(null)'");
+	SCHED_REFUSED(l, stir_split(l.k, "csrmm1", NULL, 2, f),
+		"split: block 'csrmm1' has no enclosing loop '(null)'");
+	SCHED_REFUSED(l, stir_split(l.k, "csrmm1", "i", 2, NULL),
+		"split: loop 'i' needs at least 2 factors, not 0");
+	SCHED_REFUSED(l, stir_fuse(l.k, "csrmm1", 2, NULL),
+		"fuse: fusing needs at least 2 loops, not 0");
+	SCHED_REFUSED(l, stir_reorder(l.k, "csrmm1", 2, NULL),
+		"reorder: no loops to reorder");
+	SCHED_REFUSED(l, stir_bind(l.k, "csrmm1", "i", (stir_thread)9),
+		"bind: invalid thread index 9");
+	SCHED_REFUSED(l, stir_cache_read(l.k, "csrmm1", NULL, "j",
+		STIR_SCOPE_SHARED), "cache_read: kernel 'csrmm' has no buffer "
+		"'(null)'");
+	SCHED_REFUSED(l, stir_compute_at(l.k, NULL, "csrmm1", "i"),
+		"compute_at: kernel 'csrmm' has no block '(null)'");
+	SCHED_REFUSED(l, stir_horizontal_fuse(l.k, 2, NULL),
+		"horizontal_fuse: horizontal fusion needs at least 2 blocks, not 0");
+	sched_unload(&l);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("schedule");
@@ -712,6 +745,7 @@ int main(void)
 	tcase_add_test(ta, test_rfactor_keeps);
 	tcase_add_test(ta, test_rfactor_text);
 	tcase_add_test(ta, test_rfactor_refused);
+	tcase_add_test(ta, test_null_arguments);
 	suite_add_tcase(s, ta);
 	return test_run_suite(s);
 }
