@@ -254,6 +254,81 @@ stir_stmt *stir_stmt_copy(stir_kernel *k, const stir_stmt *st, stir_subst *s)
 	return NULL;
 }
 
+/* ---- substitution in place ---- */
+
+/* k, e, s: *e replaced by its substituted copy. */
+static int subst_expr(stir_kernel *k, stir_expr **e, const stir_subst *s)
+{
+	if (!*e)
+		return 0;
+	stir_expr *c = stir_expr_copy(k, *e, s);
+	if (!c)
+		return -1;
+	*e = c;
+	return 0;
+}
+
+/* k, n, v, s: every entry of the array v of n expressions substituted. */
+static int subst_exprs(stir_kernel *k, int n, stir_expr **v,
+	const stir_subst *s)
+{
+	for (int i = 0; i < n; i++)
+		if (subst_expr(k, &v[i], s) < 0)
+			return -1;
+	return 0;
+}
+
+/* k, n, r, s: the bounds of n regions substituted. */
+static int subst_regions(stir_kernel *k, int n, stir_region *r,
+	const stir_subst *s)
+{
+	for (int i = 0; i < n; i++)
+		if (subst_exprs(k, r[i].n, r[i].lo, s) < 0 ||
+		    subst_exprs(k, r[i].n, r[i].hi, s) < 0)
+			return -1;
+	return 0;
+}
+
+int stir_list_subst(stir_kernel *k, stir_ptr_vec *list, const stir_subst *s)
+{
+	for (int i = 0; i < list->n; i++)
+		if (stir_stmt_subst(k, stir_stmt_at(list, i), s) < 0)
+			return -1;
+	return 0;
+}
+
+int stir_stmt_subst(stir_kernel *k, stir_stmt *st, const stir_subst *s)
+{
+	switch (st->kind) {
+	case STIR_STMT_STORE:
+		if (subst_exprs(k, st->u.store.n, st->u.store.idx, s) < 0)
+			return -1;
+		return subst_expr(k, &st->u.store.value, s);
+	case STIR_STMT_LET:
+		return subst_expr(k, &st->u.let.value, s);
+	case STIR_STMT_IF:
+		if (subst_expr(k, &st->u.if_.cond, s) < 0 ||
+		    stir_list_subst(k, &st->u.if_.then_body, s) < 0)
+			return -1;
+		return stir_list_subst(k, &st->u.if_.else_body, s);
+	case STIR_STMT_ITER:
+		if (stir_list_subst(k, &st->u.iter.init, s) < 0)
+			return -1;
+		return stir_list_subst(k, &st->u.iter.body, s);
+	case STIR_STMT_FOR:
+		if (subst_expr(k, &st->u.for_.extent, s) < 0)
+			return -1;
+		return stir_list_subst(k, &st->u.for_.body, s);
+	case STIR_STMT_BLOCK:
+		if (subst_exprs(k, st->u.block.n_vars, st->u.block.bindings, s) < 0 ||
+		    subst_regions(k, st->u.block.n_reads, st->u.block.reads, s) < 0 ||
+		    subst_regions(k, st->u.block.n_writes, st->u.block.writes, s) < 0)
+			return -1;
+		return stir_list_subst(k, &st->u.block.body, s);
+	}
+	return 0;
+}
+
 /* ---- comparison ---- */
 
 /* n, a, b: two arrays of n expressions. */
@@ -592,6 +667,11 @@ static bool list_uses(const stir_ptr_vec *list, int from, const stir_var *v)
 		if (stmt_uses(stir_stmt_at(list, i), v))
 			return true;
 	return false;
+}
+
+bool stir_stmt_uses(const stir_stmt *s, const stir_var *v)
+{
+	return stmt_uses(s, v);
 }
 
 /* s, v: whether statement s (with everything nested in it) uses v. */

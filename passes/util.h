@@ -27,6 +27,17 @@ stir_expr *stir_expr_copy(stir_kernel *k, const stir_expr *e,
  * variables, iterators) are cloned and the clones substituted in the copy. */
 stir_stmt *stir_stmt_copy(stir_kernel *k, const stir_stmt *st, stir_subst *s);
 
+/* Apply substitution s in place to every expression of statement st and
+ * of everything nested in it (bindings, extents, conditions, indices,
+ * values, regions): each is replaced by a substituted copy.  Variables st
+ * binds are kept.  0, or -1 when memory runs out. */
+int stir_stmt_subst(stir_kernel *k, stir_stmt *st, const stir_subst *s);
+/* The same for every statement of a list. */
+int stir_list_subst(stir_kernel *k, stir_ptr_vec *list, const stir_subst *s);
+
+/* Whether statement s, or anything nested in it, uses variable v. */
+bool stir_stmt_uses(const stir_stmt *s, const stir_var *v);
+
 /* Structural equality, variables and buffers by identity. */
 bool stir_expr_same(const stir_expr *a, const stir_expr *b);
 /* Whether e uses variable v. */

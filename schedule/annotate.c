@@ -1,0 +1,373 @@
+/* Loop annotations: bind, unroll, vectorize (include/stir/schedule.h).
+ * They change how the emitter maps a loop, never what the interpreter
+ * computes; their checks are what make the mapping race-free.
+ *
+ * bind requires: a serial loop around the block whose extent is an
+ * expression of parameters (launch sizes come from it), no loop around it
+ * or inside it bound to the same index, and no work that threads would
+ * share unsafely:
+ *  - a block inside the loop with a reduction variable whose binding
+ *    depends on the loop (directly or through variables of blocks inside
+ *    it) is cross-thread reduced (threadIdx.x only) or has every store to
+ *    a non-local buffer inside an atomic block;
+ *  - every store inside the loop lies in a block inside it;
+ *  - an outermost block inside the loop whose variables do not depend on
+ *    the loop (every thread would run it) holds no stores other than
+ *    atomic ones or ones to local buffers;
+ *  - (checked after every schedule, sched_check_scopes) a local buffer, or
+ *    for a blockIdx loop a shared one, used inside the loop is used
+ *    nowhere outside it.
+ * unroll requires a serial loop; vectorize an innermost serial loop of
+ * literal extent 2 or 4 that no block reduces over.
+ * Keep: everything.  Break: nothing. */
+#include <stdlib.h>
+#include <string.h>
+#include "schedule/sched.h"
+
+/* The walk of the body of a loop being bound. */
+typedef struct bind_walk {
+	sched *s;
+	const stir_stmt *loop;   /* the loop being bound */
+	stir_thread thread;      /* to this index */
+	const stir_var **dep;    /* variables whose value depends on the loop */
+	int n_dep, cap_dep;
+} bind_walk;
+
+/* w, e: whether e depends on the loop. */
+static bool depends(const bind_walk *w, const stir_expr *e)
+{
+	for (int i = 0; i < w->n_dep; i++)
+		if (stir_expr_uses(e, w->dep[i]))
+			return true;
+	return false;
+}
+
+/* w, v: record that v depends on the loop. */
+static void add_dep(bind_walk *w, const stir_var *v)
+{
+	if (w->n_dep == w->cap_dep) {
+		int cap = w->cap_dep ? 2 * w->cap_dep : 16;
+		const stir_var **d = sched_check(w->s, realloc(w->dep,
+			(size_t)cap * sizeof(*d)));
+		if (!d)
+			return;
+		w->dep = d;
+		w->cap_dep = cap;
+	}
+	w->dep[w->n_dep++] = v;
+}
+
+/* st, atomic, block_idx: whether every store in st is private to a
+ * thread of the loop being bound or inside an atomic block ("atomic": st
+ * is inside one already): stores to local buffers are, and for a loop
+ * bound to a blockIdx index (whose iterations are thread blocks) stores
+ * to shared buffers too. */
+static bool stores_safe(const stir_stmt *st, bool atomic, bool block_idx)
+{
+	const stir_ptr_vec *lists[2] = { NULL, NULL };
+	switch (st->kind) {
+	case STIR_STMT_STORE:
+		return atomic || st->u.store.buf->scope == STIR_SCOPE_LOCAL ||
+			(block_idx && st->u.store.buf->scope == STIR_SCOPE_SHARED);
+	case STIR_STMT_IF:
+		lists[0] = &st->u.if_.then_body;
+		lists[1] = &st->u.if_.else_body;
+		break;
+	case STIR_STMT_FOR:
+		lists[0] = &st->u.for_.body;
+		break;
+	case STIR_STMT_BLOCK:
+		atomic |= (st->u.block.flags & STIR_BLOCK_ATOMIC) != 0;
+		lists[0] = &st->u.block.body;
+		break;
+	default:
+		return true;
+	}
+	for (int l = 0; l < 2; l++)
+		for (int i = 0; lists[l] && i < lists[l]->n; i++)
+			if (!stores_safe(stir_stmt_at(lists[l], i), atomic, block_idx))
+				return false;
+	return true;
+}
+
+static void bind_list(bind_walk *w, const stir_ptr_vec *list, bool in_block,
+	bool atomic);
+
+/* w, b, in_block, atomic: a block inside the loop. */
+static void bind_block(bind_walk *w, const stir_stmt *b, bool in_block,
+	bool atomic)
+{
+	sched *s = w->s;
+	int n_dep = w->n_dep;
+	bool any = false;
+	atomic |= (b->u.block.flags & STIR_BLOCK_ATOMIC) != 0;
+	const char *loop = w->loop->u.for_.var->name;
+	for (int i = 0; i < b->u.block.n_vars && !s->failed; i++) {
+		if (!depends(w, b->u.block.bindings[i]))
+			continue;
+		any = true;
+		add_dep(w, b->u.block.vars[i]);
+		if (b->u.block.kinds[i] != 'R')
+			continue;
+		bool cross = (b->u.block.flags & STIR_BLOCK_CROSS_THREAD) != 0;
+		if (cross && w->thread == STIR_THREAD_X)
+			continue;
+		if (stores_safe(b, atomic, w->thread <= STIR_BLOCK_Z))
+			continue;
+		if (cross)
+			sched_fail(s, w->loop->loc, "loop '%s' iterates reduction "
+				"variable '%s' of cross-thread block '%s', so it must be "
+				"bound to threadIdx.x, not %s", loop,
+				b->u.block.vars[i]->name, b->u.block.name,
+				sched_thread_name(w->thread));
+		else
+			sched_fail(s, w->loop->loc, "loop '%s' iterates reduction "
+				"variable '%s' of block '%s', which is neither atomic nor "
+				"cross-thread", loop, b->u.block.vars[i]->name,
+				b->u.block.name);
+	}
+	if (!in_block && !any && !s->failed &&
+	    !stores_safe(b, atomic, w->thread <= STIR_BLOCK_Z))
+		sched_fail(s, w->loop->loc, "block '%s' does not depend on loop "
+			"'%s': every thread would run its stores", b->u.block.name,
+			loop);
+	bind_list(w, &b->u.block.body, true, atomic);
+	w->n_dep = n_dep;
+}
+
+/* w, list, in_block, atomic: the statements of a list inside the loop. */
+static void bind_list(bind_walk *w, const stir_ptr_vec *list, bool in_block,
+	bool atomic)
+{
+	for (int i = 0; i < list->n && !w->s->failed; i++) {
+		const stir_stmt *st = stir_stmt_at(list, i);
+		switch (st->kind) {
+		case STIR_STMT_STORE:
+			if (!in_block)
+				sched_fail(w->s, st->loc, "loop '%s' holds a store to "
+					"'%s' outside any block inside it",
+					w->loop->u.for_.var->name, st->u.store.buf->name);
+			break;
+		case STIR_STMT_LET:
+			if (depends(w, st->u.let.value))
+				add_dep(w, st->u.let.var);
+			break;
+		case STIR_STMT_IF:
+			bind_list(w, &st->u.if_.then_body, in_block, atomic);
+			bind_list(w, &st->u.if_.else_body, in_block, atomic);
+			break;
+		case STIR_STMT_FOR:
+			if (st->u.for_.kind == STIR_LOOP_BIND &&
+			    st->u.for_.thread == w->thread)
+				sched_fail(w->s, st->loc, "loop '%s' inside loop '%s' is "
+					"already bound to %s", st->u.for_.var->name,
+					w->loop->u.for_.var->name,
+					sched_thread_name(w->thread));
+			bind_list(w, &st->u.for_.body, in_block, atomic);
+			break;
+		case STIR_STMT_BLOCK:
+			bind_block(w, st, in_block, atomic);
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+/* The walk of sched_check_binds. */
+typedef struct recheck {
+	sched *s;
+	bool report;
+	bool ok;
+} recheck;
+
+/* k, list, user: check the race rules of bind on the bound loops of
+ * list. */
+static int recheck_list(stir_kernel *k, stir_ptr_vec *list, void *user)
+{
+	recheck *r = user;
+	(void)k;
+	for (int i = 0; i < list->n && r->ok; i++) {
+		const stir_stmt *st = stir_stmt_at(list, i);
+		if (st->kind != STIR_STMT_FOR || st->u.for_.kind != STIR_LOOP_BIND)
+			continue;
+		sched probe = { .k = r->s->k, .prim = r->s->prim };
+		sched *s = r->report ? r->s : &probe;
+		bind_walk w = { .s = s, .loop = st, .thread = st->u.for_.thread };
+		add_dep(&w, st->u.for_.var);
+		bind_list(&w, &st->u.for_.body, false, false);
+		free(w.dep);
+		if (s->failed || s->oom)
+			r->ok = false;
+	}
+	return 0;
+}
+
+bool sched_check_binds(sched *s, bool report)
+{
+	recheck r = { s, report, true };
+	stir_foreach_list(s->k, recheck_list, &r);
+	return r.ok;
+}
+
+int sched_bind(sched *s, sched_path *path, int li, stir_thread thread)
+{
+	stir_stmt *loop = path->stmt[li];
+	const char *name = loop->u.for_.var->name;
+	if ((unsigned)thread > STIR_THREAD_Z) {
+		sched_fail(s, loop->loc, "invalid thread index %d", (int)thread);
+		return -1;
+	}
+	const char *ann = sched_loop_annotation(loop);
+	if (ann) {
+		sched_fail(s, loop->loc, "loop '%s' is %s already", name, ann);
+		return -1;
+	}
+	for (int i = 0; i < li; i++) {
+		const stir_stmt *o = path->stmt[i];
+		if (o->kind == STIR_STMT_FOR && o->u.for_.kind == STIR_LOOP_BIND &&
+		    o->u.for_.thread == thread) {
+			sched_fail(s, loop->loc, "loop '%s' is inside loop '%s', which "
+				"is already bound to %s", name, o->u.for_.var->name,
+				sched_thread_name(thread));
+			return -1;
+		}
+	}
+	/* first what makes threads race, then what the launch needs */
+	bind_walk w = { .s = s, .loop = loop, .thread = thread };
+	add_dep(&w, loop->u.for_.var);
+	bind_list(&w, &loop->u.for_.body, false, false);
+	free(w.dep);
+	if (s->failed || s->oom)
+		return -1;
+	if (!sched_is_param_expr(loop->u.for_.extent)) {
+		sched_fail(s, loop->loc, "the extent of loop '%s', %s, is not an "
+			"expression of parameters", name,
+			sched_str(s, loop->u.for_.extent));
+		return -1;
+	}
+	loop->u.for_.kind = STIR_LOOP_BIND;
+	loop->u.for_.thread = thread;
+	return 0;
+}
+
+/* list, loop: the first loop in list (at any depth), or NULL. */
+static const stir_stmt *find_loop(const stir_ptr_vec *list)
+{
+	for (int i = 0; i < list->n; i++) {
+		const stir_stmt *st = stir_stmt_at(list, i), *f = NULL;
+		if (st->kind == STIR_STMT_FOR)
+			return st;
+		if (st->kind == STIR_STMT_IF) {
+			f = find_loop(&st->u.if_.then_body);
+			if (!f)
+				f = find_loop(&st->u.if_.else_body);
+		} else if (st->kind == STIR_STMT_BLOCK) {
+			f = find_loop(&st->u.block.body);
+		}
+		if (f)
+			return f;
+	}
+	return NULL;
+}
+
+/* list, v, var: a block in list (at any depth) with a reduction variable
+ * bound to an expression that uses v, or NULL; its variable in *var. */
+static const stir_stmt *find_reduction(const stir_ptr_vec *list,
+	const stir_var *v, const stir_var **var)
+{
+	for (int i = 0; i < list->n; i++) {
+		const stir_stmt *st = stir_stmt_at(list, i), *f = NULL;
+		if (st->kind == STIR_STMT_BLOCK) {
+			for (int j = 0; j < st->u.block.n_vars; j++)
+				if (st->u.block.kinds[j] == 'R' &&
+				    stir_expr_uses(st->u.block.bindings[j], v)) {
+					*var = st->u.block.vars[j];
+					return st;
+				}
+			f = find_reduction(&st->u.block.body, v, var);
+		} else if (st->kind == STIR_STMT_IF) {
+			f = find_reduction(&st->u.if_.then_body, v, var);
+			if (!f)
+				f = find_reduction(&st->u.if_.else_body, v, var);
+		} else if (st->kind == STIR_STMT_FOR) {
+			f = find_reduction(&st->u.for_.body, v, var);
+		}
+		if (f)
+			return f;
+	}
+	return NULL;
+}
+
+/* s, block, loop, kind: annotate a serial loop around the block with
+ * "kind" (unroll or vectorize). */
+static int annotate(sched *s, const char *block, const char *loop,
+	stir_loop_kind kind)
+{
+	sched_path p;
+	int li;
+	if (sched_find_block(s, block, &p) < 0 ||
+	    (li = sched_path_loop(s, &p, loop)) < 0) {
+		sched_path_release(&p);
+		return -1;
+	}
+	stir_stmt *l = p.stmt[li];
+	const char *ann = sched_loop_annotation(l);
+	const stir_stmt *inner, *red;
+	const stir_var *rv = NULL;
+	int64_t ext;
+	if (ann) {
+		sched_fail(s, l->loc, "loop '%s' is %s already", loop, ann);
+	} else if (kind == STIR_LOOP_VECTORIZE) {
+		if ((inner = find_loop(&l->u.for_.body)))
+			sched_fail(s, l->loc, "loop '%s' is not innermost: it "
+				"encloses loop '%s'", loop, inner->u.for_.var->name);
+		else if (!sched_int_value(l->u.for_.extent, &ext) ||
+			 (ext != 2 && ext != 4))
+			sched_fail(s, l->loc, "loop '%s' has extent %s, not the "
+				"literal 2 or 4", loop, sched_str(s, l->u.for_.extent));
+		else if ((red = find_reduction(&l->u.for_.body, l->u.for_.var, &rv)))
+			sched_fail(s, l->loc, "block '%s' reduces over loop '%s' "
+				"(variable '%s')", red->u.block.name, loop, rv->name);
+	}
+	if (!s->failed)
+		l->u.for_.kind = kind;
+	sched_path_release(&p);
+	return s->failed ? -1 : 0;
+}
+
+/* k, block, loop, thread: see include/stir/schedule.h. */
+int stir_bind(stir_kernel *k, const char *block, const char *loop,
+	stir_thread thread)
+{
+	sched s;
+	if (sched_begin(&s, k, "bind") < 0)
+		return -1;
+	sched_path p;
+	int li;
+	if (sched_find_block(&s, block, &p) == 0 &&
+	    (li = sched_path_loop(&s, &p, loop)) >= 0)
+		sched_bind(&s, &p, li, thread);
+	sched_path_release(&p);
+	return sched_end(&s);
+}
+
+/* k, block, loop: see include/stir/schedule.h. */
+int stir_unroll(stir_kernel *k, const char *block, const char *loop)
+{
+	sched s;
+	if (sched_begin(&s, k, "unroll") < 0)
+		return -1;
+	annotate(&s, block, loop, STIR_LOOP_UNROLL);
+	return sched_end(&s);
+}
+
+/* k, block, loop: see include/stir/schedule.h. */
+int stir_vectorize(stir_kernel *k, const char *block, const char *loop)
+{
+	sched s;
+	if (sched_begin(&s, k, "vectorize") < 0)
+		return -1;
+	annotate(&s, block, loop, STIR_LOOP_VECTORIZE);
+	return sched_end(&s);
+}

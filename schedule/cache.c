@@ -1,0 +1,792 @@
+/* Caches: cache_read, cache_write and the gathering variants
+ * reverse_cache_read and reverse_cache_write (include/stir/schedule.h).
+ *
+ * A cache of buffer X for block B at loop L is a new flat buffer
+ * X_SCOPE (kind local, scope shared or local) that holds the region of X
+ * that B accesses while L runs; the copy (in) is a new nest placed just
+ * before L, the write-back (out) one just after it, and B's accesses of X
+ * become accesses of the cache.  The region follows the
+ * point-or-whole-dimension rule (docs/schedules.md), with indices taken
+ * in terms of what is fixed at L's place (lets and block variables inside
+ * L replaced by their values):
+ *  - stage II buffers over axes, per dimension: a point, or the whole
+ *    dimension of a dense_fixed (LEN) or sparse_fixed (C) axis; the cache
+ *    is the whole dimensions row-major;
+ *  - flat buffers: a point; or "base + r", r a loop inside L of extent E
+ *    (an expression of parameters), base fixed: the slice [base, base + E);
+ *    or else the whole buffer;
+ *  - the gathering variants index the cache by L's iteration t: the one
+ *    index of X that depends on L (and on no loop inside it) must hold a
+ *    load (a scattered row, e.g. B[J_indices[..], k]); on flat buffers it
+ *    is "s * W + r" (r a loop inside L of extent W) or "s"; the other
+ *    dimensions follow the rule above.  The cache has extent(L) rows.
+ * Requires: X accessed by B, not searched by it; for reads, X not written
+ * while L runs; for writes, X touched by nothing else while L runs; L not
+ * inside an atomic block; a constant-sized region (an expression of
+ * parameters; a literal for scope local); when the region has points,
+ * every access of X in B under the same conditions, fixed at L's place
+ * (they then guard the copies).  A cache_write of a block whose accesses
+ * of X are all += or -= accumulates: the cache starts at 0 and is added
+ * to X (atomically when B's stores were atomic); otherwise the cache is
+ * copied in and written back, which atomic or cross-thread blocks refuse.
+ * The gathering write always accumulates, so rows that repeat add up.
+ * Keeps: what the kernel computes (accumulating caches reassociate sums).
+ * Breaks: nothing.  The copies are blocks named X_SCOPE (the read copy
+ * and the write-back) and X_SCOPE_init (the copy in, or the zeroing),
+ * over loops ax0, ax1, .. (or t for the gathered rows). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "schedule/sched.h"
+
+#define MAX_DIMS 16
+
+/* Region kinds of a flat buffer. */
+enum { F_POINT, F_RANGE, F_WHOLE };
+
+/* One cache request. */
+typedef struct creq {
+	sched *s;
+	stir_kernel *k;
+	sched_path path;         /* to the block */
+	int li;                  /* the loop's index in path */
+	stir_stmt *loop, *blk;
+	stir_buffer *x;          /* the buffer cached */
+	stir_scope scope;
+	bool write, reverse;
+	sched_accs acc;          /* the accesses inside the loop */
+	bool flat;               /* x is flat */
+	int n;                   /* x's dimensions */
+	/* buffers over axes: per dimension its point (expanded) or NULL */
+	stir_expr *point[MAX_DIMS];
+	stir_expr *size[MAX_DIMS];   /* whole dimensions: their size */
+	/* flat buffers */
+	int fkind;
+	stir_expr *base;         /* F_POINT, F_RANGE: the fixed part */
+	stir_expr *range;        /* F_RANGE: E; gathered rows: W or NULL */
+	/* gathered rows */
+	int scat;                /* the dimension that holds the row */
+	stir_expr *scat_x;       /* its index, expanded (uses the loop) */
+	stir_expr *rows;         /* the number of rows: the loop's extent */
+	int n_conds;
+	stir_expr **conds;       /* conditions of the accesses, fixed at L */
+	bool accum;              /* the write accumulates */
+	bool atomic_wb;          /* the write-back is atomic */
+	stir_expr *total;        /* the cache's number of elements */
+} creq;
+
+/* e, terms, n: the operands of the top-level + of e (at most 16). */
+static int add_terms(stir_expr *e, stir_expr **terms, int n)
+{
+	if (e->kind == STIR_EXPR_BINARY && e->u.binary.op == STIR_ADD) {
+		n = add_terms(e->u.binary.a, terms, n);
+		return n < 0 ? n : add_terms(e->u.binary.b, terms, n);
+	}
+	if (n >= 16)
+		return -1;
+	terms[n] = e;
+	return n + 1;
+}
+
+/* c, e: when e is the variable of a loop inside L (its expansion), that
+ * loop's extent if it is an expression of parameters; else NULL. */
+static stir_expr *inner_range(creq *c, const stir_expr *e)
+{
+	if (e->kind != STIR_EXPR_VAR || !sched_is_inner(&c->acc, e->u.var))
+		return NULL;
+	stir_stmt *def = sched_def(c->s, e->u.var);
+	if (!def || def->kind != STIR_STMT_FOR ||
+	    !sched_is_param_expr(def->u.for_.extent))
+		return NULL;
+	return def->u.for_.extent;
+}
+
+/* c, a, base, r, range: split flat access a into a fixed base and one
+ * term r (its own expression) ranging over [0, range): F_RANGE; or
+ * F_POINT (all fixed); or F_WHOLE. */
+static int flat_kind(creq *c, const sched_acc *a, stir_expr **base,
+	stir_expr **r, stir_expr **range)
+{
+	stir_kernel *k = c->k;
+	if (!sched_varies(&c->acc, a->xidx[0])) {
+		*base = a->xidx[0];
+		return F_POINT;
+	}
+	stir_expr *to[16], *tx[16];
+	int n = add_terms(a->idx[0], to, 0);
+	if (n < 0 || add_terms(a->xidx[0], tx, 0) != n)
+		return F_WHOLE;
+	int var = -1;
+	for (int i = 0; i < n; i++)
+		if (sched_varies(&c->acc, tx[i])) {
+			if (var >= 0)
+				return F_WHOLE;
+			var = i;
+		}
+	if (!(*range = inner_range(c, tx[var])))
+		return F_WHOLE;
+	*r = to[var];
+	*base = NULL;
+	for (int i = 0; i < n; i++)
+		if (i != var)
+			*base = *base ? stir_mk_add(k, *base, tx[i]) : tx[i];
+	if (!*base)
+		*base = stir_mk_int(k, 0);
+	return F_RANGE;
+}
+
+/* c, e: whether e uses a loop inside L other than L itself. */
+static bool varies_below(const creq *c, const stir_expr *e)
+{
+	for (int i = 0; i < c->acc.n_inner; i++)
+		if (c->acc.inner[i] != c->loop->u.for_.var &&
+		    stir_expr_uses(e, c->acc.inner[i]))
+			return true;
+	return false;
+}
+
+/* c, a, s, w, r: for a gathering access a of a flat buffer: its row s
+ * (expanded), the row length w (NULL for 1) and the offset r in the row
+ * (its own expression, NULL when w is NULL).  Whether a has that form. */
+static bool flat_rows(creq *c, const sched_acc *a, stir_expr **s,
+	stir_expr **w, stir_expr **r)
+{
+	const stir_expr *o = a->idx[0], *x = a->xidx[0];
+	*w = *r = NULL;
+	*s = (stir_expr *)x;
+	if (x->kind == STIR_EXPR_BINARY && x->u.binary.op == STIR_ADD &&
+	    o->kind == STIR_EXPR_BINARY && o->u.binary.op == STIR_ADD &&
+	    x->u.binary.a->kind == STIR_EXPR_BINARY &&
+	    x->u.binary.a->u.binary.op == STIR_MUL) {
+		stir_expr *range = inner_range(c, x->u.binary.b);
+		if (!range || !sched_same(c->s, range, x->u.binary.a->u.binary.b))
+			return false;
+		*s = x->u.binary.a->u.binary.a;
+		*w = range;
+		*r = o->u.binary.b;
+	}
+	return stir_expr_uses(*s, c->loop->u.for_.var) && !varies_below(c, *s) &&
+		stir_expr_reads_data(*s);
+}
+
+/* c, a: the size of whole dimension d of x, or NULL (a failure). */
+static stir_expr *dim_size(creq *c, int d)
+{
+	const stir_axis *ax = c->x->axes[d];
+	if (ax->kind == STIR_DENSE_FIXED)
+		return ax->len;
+	if (ax->kind == STIR_SPARSE_FIXED)
+		return ax->nnz;
+	sched_fail(c->s, c->loop->loc, "the region of '%s' under loop '%s' is "
+		"not constant-sized: it spans the variable axis '%s'", c->x->name,
+		c->loop->u.for_.var->name, ax->name);
+	return NULL;
+}
+
+/* c: the accesses of x by the block; check them and find the region. */
+static bool find_region(creq *c)
+{
+	sched *s = c->s;
+	const char *xn = c->x->name, *bn = c->blk->u.block.name;
+	const char *ln = c->loop->u.for_.var->name;
+	bool loads = false, stores = false, first = true, additive = true;
+	bool conditional = false;
+	const sched_acc *cond_of = NULL;
+	c->flat = c->x->n_axes == 0;
+	c->n = c->flat ? 1 : c->x->n_axes;
+	if (c->n > MAX_DIMS) {
+		sched_fail(s, c->blk->loc, "'%s' has too many dimensions", xn);
+		return false;
+	}
+	bool whole[MAX_DIMS] = { false };
+	c->fkind = F_POINT;
+	c->scat = -1;
+	for (int i = 0; i < c->acc.n; i++) {
+		const sched_acc *a = &c->acc.v[i];
+		if (a->buf != c->x)
+			continue;
+		if (!a->in_target) {
+			if (c->write || a->store) {
+				sched_fail(s, c->loop->loc, "'%s' is %s under loop '%s' "
+					"outside block '%s'", xn, a->store ? "written" :
+					"read", ln, bn);
+				return false;
+			}
+			continue;
+		}
+		if (!a->n) {
+			sched_fail(s, c->blk->loc, "block '%s' searches '%s'", bn, xn);
+			return false;
+		}
+		if (a->store && !c->write) {
+			sched_fail(s, c->loop->loc, "'%s' is written under loop '%s'",
+				xn, ln);
+			return false;
+		}
+		loads |= !a->store;
+		stores |= a->store != NULL;
+		additive &= a->store && (a->store->u.store.op == STIR_STORE_ADD ||
+			a->store->u.store.op == STIR_STORE_SUB);
+		conditional |= a->cond_inner;
+		/* every access under the same conditions */
+		if (!cond_of) {
+			cond_of = a;
+		} else {
+			bool same = cond_of->n_conds == a->n_conds;
+			for (int j = 0; same && j < a->n_conds; j++)
+				same = sched_same(s, cond_of->conds[j], a->conds[j]);
+			conditional |= !same;
+		}
+		/* the gathered row */
+		stir_expr *rs = NULL, *rw = NULL, *rr = NULL;
+		int scat = -1;
+		if (c->reverse && c->flat) {
+			if (!flat_rows(c, a, &rs, &rw, &rr)) {
+				sched_fail(s, c->blk->loc, "the index of '%s' in block '%s' "
+					"is not a row that a load depends on loop '%s' picks",
+					xn, bn, ln);
+				return false;
+			}
+			scat = 0;
+		} else if (c->reverse) {
+			for (int d = 0; d < a->n; d++)
+				if (stir_expr_uses(a->xidx[d], c->loop->u.for_.var) &&
+				    stir_expr_reads_data(a->xidx[d]) &&
+				    !varies_below(c, a->xidx[d]) && scat < 0)
+					scat = d;
+			if (scat < 0) {
+				sched_fail(s, c->blk->loc, "no index of '%s' in block '%s' "
+					"is a load that depends on loop '%s'", xn, bn, ln);
+				return false;
+			}
+			rs = a->xidx[scat];
+		}
+		if (c->reverse) {
+			if (!first && (scat != c->scat || !sched_same(s, rs, c->scat_x) ||
+			    (c->flat && !sched_same(s, rw, c->range)))) {
+				sched_fail(s, c->blk->loc, "block '%s' accesses '%s' in "
+					"different rows", bn, xn);
+				return false;
+			}
+			c->scat = scat;
+			c->scat_x = rs;
+			if (c->flat)
+				c->range = rw;
+		}
+		if (c->flat && !c->reverse) {
+			stir_expr *base = NULL, *r = NULL, *range = NULL;
+			int kind = flat_kind(c, a, &base, &r, &range);
+			if (!first && (kind != c->fkind || (kind != F_WHOLE &&
+			    !sched_same(s, base, c->base)) || (kind == F_RANGE &&
+			    !sched_same(s, range, c->range))))
+				kind = F_WHOLE;
+			if (first || c->fkind != F_WHOLE) {
+				c->fkind = kind;
+				c->base = base;
+				c->range = range;
+			}
+		} else if (!c->flat) {
+			for (int d = 0; d < c->n; d++) {
+				if (d == c->scat)
+					continue;
+				stir_expr *e = a->xidx[d];
+				if (sched_varies(&c->acc, e))
+					whole[d] = true;
+				else if (first)
+					c->point[d] = e;
+				else if (!c->point[d] || !sched_same(s, c->point[d], e))
+					whole[d] = true;
+			}
+		}
+		first = false;
+	}
+	if (c->write ? !stores : !loads) {
+		sched_fail(s, c->blk->loc, "block '%s' does not %s '%s'", bn,
+			c->write ? "write" : "read", xn);
+		return false;
+	}
+	c->accum = c->write && additive;
+	if (c->reverse && c->write && !c->accum) {
+		sched_fail(s, c->blk->loc, "block '%s' must update '%s' only with += "
+			"and -=", bn, xn);
+		return false;
+	}
+
+	/* the region's size, and whether it has fixed parts to guard */
+	stir_kernel *k = c->k;
+	/* (copies: the folding constructors may retype their operands) */
+	bool points = c->reverse;
+	c->total = c->reverse ? stir_expr_copy(k, c->rows, NULL) : NULL;
+	if (c->flat) {
+		if (c->reverse) {
+			if (c->range)
+				c->total = stir_mk_mul(k, c->total,
+					stir_expr_copy(k, c->range, NULL));
+		} else if (c->fkind == F_WHOLE) {
+			c->total = stir_expr_copy(k, c->x->extent, NULL);
+		} else {
+			points = true;
+			c->total = c->fkind == F_RANGE ? stir_expr_copy(k, c->range,
+				NULL) : stir_mk_int(k, 1);
+		}
+	} else {
+		for (int d = 0; d < c->n; d++) {
+			if (d == c->scat)
+				continue;
+			if (!whole[d]) {
+				points = true;
+				continue;
+			}
+			c->point[d] = NULL;
+			if (!(c->size[d] = dim_size(c, d)))
+				return false;
+			stir_expr *size = stir_expr_copy(k, c->size[d], NULL);
+			c->total = c->total ? stir_mk_mul(k, c->total, size) : size;
+		}
+		if (!c->total)
+			c->total = stir_mk_int(k, 1);
+	}
+	if (!sched_check(s, c->total))
+		return false;
+	if (!sched_is_param_expr(c->total)) {
+		sched_fail(s, c->loop->loc, "the region of '%s' under loop '%s' is "
+			"not constant-sized: %s elements", xn, ln,
+			sched_str(s, c->total));
+		return false;
+	}
+	int64_t lit;
+	if (c->scope == STIR_SCOPE_LOCAL && !sched_int_value(c->total, &lit)) {
+		sched_fail(s, c->loop->loc, "a local buffer needs a literal size, "
+			"but the region of '%s' under loop '%s' has %s elements", xn,
+			ln, sched_str(s, c->total));
+		return false;
+	}
+	if (points && conditional) {
+		sched_fail(s, c->blk->loc, "the accesses of '%s' in block '%s' are "
+			"conditional", xn, bn);
+		return false;
+	}
+	c->n_conds = 0;
+	if (points && cond_of) {
+		for (int j = 0; j < cond_of->n_conds; j++)
+			if (c->reverse ? varies_below(c, cond_of->conds[j]) :
+			    sched_varies(&c->acc, cond_of->conds[j])) {
+				sched_fail(s, c->blk->loc, "the accesses of '%s' in block "
+					"'%s' are under a condition that changes while loop "
+					"'%s' runs", xn, bn, ln);
+				return false;
+			}
+		c->n_conds = cond_of->n_conds;
+		c->conds = cond_of->conds;
+	}
+	return true;
+}
+
+/* The loops and block variables of a copy nest. */
+typedef struct copy_nest {
+	stir_stmt *outer;        /* outermost statement */
+	stir_stmt *blk;          /* the copy block */
+	stir_var *row;           /* gathered rows: the row variable */
+	stir_var *v[MAX_DIMS + 1];   /* per dimension of x: its variable */
+	stir_var *r;             /* flat range / row offset variable */
+	stir_expr *cache_idx;    /* the cache's index in the block */
+	stir_expr *x_idx[MAX_DIMS];  /* x's indices in the block */
+} copy_nest;
+
+/* c, names, base, ext, outer, inner: a new loop over [0, ext) named
+ * after base, nested in *inner (or the first); *inner becomes it. */
+static stir_var *new_loop(creq *c, sched_names *names, const char *base,
+	stir_expr *ext, stir_stmt **outer, stir_stmt **inner)
+{
+	stir_kernel *k = c->k;
+	const char *name = sched_names_fresh(c->s, names, base);
+	stir_var *v = name ? stir_kernel_new_var(k, name, STIR_VAR_LOOP,
+		ext->dtype) : NULL;
+	stir_stmt *f = v ? stir_stmt_for(k, v, stir_expr_copy(k, ext, NULL)) :
+		NULL;
+	if (!sched_check(c->s, f))
+		return NULL;
+	f->loc = c->loop->loc;
+	v->loc = c->loop->u.for_.var->loc;
+	if (*inner && stir_stmt_append_body(*inner, f) < 0)
+		return sched_check(c->s, NULL);
+	if (!*outer)
+		*outer = f;
+	*inner = f;
+	return v;
+}
+
+/* c, names, name, out: build the loops and block of a copy nest over the
+ * region (the body is added by the caller). */
+static bool build_nest(creq *c, sched_names *names, const char *name,
+	copy_nest *out)
+{
+	stir_kernel *k = c->k;
+	memset(out, 0, sizeof(*out));
+	stir_stmt *inner = NULL;
+	stir_var *bvars[MAX_DIMS + 2];
+	stir_expr *binds[MAX_DIMS + 2];
+	char kinds[MAX_DIMS + 3];
+	int nb = 0;
+	char base[32];
+	int ax = 0;
+	/* one variable per piece of the region, bound to its loop or point */
+#define ADD_VAR(bind) do { \
+		snprintf(base, sizeof(base), "v%d", nb); \
+		const char *vn = sched_names_fresh(c->s, names, base); \
+		stir_expr *b_ = (bind); \
+		bvars[nb] = vn && b_ ? stir_kernel_new_var(k, vn, STIR_VAR_BLOCK, \
+			b_->dtype) : NULL; \
+		if (!sched_check(c->s, bvars[nb])) \
+			return false; \
+		binds[nb] = b_; \
+		kinds[nb++] = 'S'; \
+	} while (0)
+	if (c->reverse) {
+		stir_var *t = new_loop(c, names, "t", c->rows, &out->outer, &inner);
+		if (!t)
+			return false;
+		ADD_VAR(stir_mk_var(k, t));
+		out->row = bvars[nb - 1];
+	}
+	if (c->flat) {
+		stir_expr *ext = c->reverse ? c->range : c->fkind == F_RANGE ?
+			c->range : c->fkind == F_WHOLE ? c->x->extent : NULL;
+		if (!c->reverse && c->fkind != F_WHOLE)
+			ADD_VAR(stir_expr_copy(k, c->base, NULL));
+		if (ext) {
+			snprintf(base, sizeof(base), "ax%d", ax++);
+			stir_var *l = new_loop(c, names, base, ext, &out->outer, &inner);
+			if (!l)
+				return false;
+			ADD_VAR(stir_mk_var(k, l));
+			out->r = bvars[nb - 1];
+		}
+	} else {
+		for (int d = 0; d < c->n; d++) {
+			if (d == c->scat)
+				continue;
+			if (c->point[d]) {
+				ADD_VAR(stir_expr_copy(k, c->point[d], NULL));
+			} else {
+				snprintf(base, sizeof(base), "ax%d", ax++);
+				stir_var *l = new_loop(c, names, base, c->size[d],
+					&out->outer, &inner);
+				if (!l)
+					return false;
+				ADD_VAR(stir_mk_var(k, l));
+			}
+			out->v[d] = bvars[nb - 1];
+		}
+	}
+#undef ADD_VAR
+	kinds[nb] = '\0';
+	out->blk = sched_check(c->s, stir_stmt_block(k, name, nb, bvars, binds,
+		kinds));
+	if (!out->blk)
+		return false;
+	out->blk->loc = c->blk->loc;
+	if (inner && stir_stmt_append_body(inner, out->blk) < 0)
+		return sched_check(c->s, NULL) != NULL;
+	if (!out->outer)
+		out->outer = out->blk;
+
+	/* the indices of x and of the cache inside the block */
+	stir_expr *row = out->row ? stir_mk_var(k, out->row) : NULL;
+	stir_subst sub = { 0 };
+	if (row && stir_subst_add_expr(&sub, c->loop->u.for_.var, row) < 0)
+		c->s->oom = true;
+	stir_expr *cidx = NULL;
+	if (c->flat) {
+		stir_expr *r = out->r ? stir_mk_var(k, out->r) : NULL;
+		if (c->reverse) {
+			stir_expr *srow = stir_expr_copy(k, c->scat_x, &sub);
+			out->x_idx[0] = r ? stir_mk_add(k, stir_mk_mul(k, srow,
+				stir_expr_copy(k, c->range, NULL)), r) : srow;
+			cidx = r ? stir_mk_add(k, stir_mk_mul(k,
+				stir_mk_var(k, out->row), stir_expr_copy(k, c->range,
+				NULL)), stir_mk_var(k, out->r)) : stir_mk_var(k, out->row);
+		} else if (c->fkind == F_WHOLE) {
+			out->x_idx[0] = r;
+			cidx = stir_mk_var(k, out->r);
+		} else {
+			stir_expr *b = stir_mk_var(k, bvars[0]);
+			out->x_idx[0] = r ? stir_mk_add(k, b, r) : b;
+			cidx = r ? stir_mk_var(k, out->r) : stir_mk_int(k, 0);
+		}
+	} else {
+		for (int d = 0; d < c->n; d++) {
+			if (d == c->scat) {
+				out->x_idx[d] = stir_expr_copy(k, c->scat_x, &sub);
+				continue;
+			}
+			out->x_idx[d] = stir_mk_var(k, out->v[d]);
+			if (c->point[d])
+				continue;
+			stir_expr *v = stir_mk_var(k, out->v[d]);
+			cidx = cidx ? stir_mk_add(k, stir_mk_mul(k, cidx,
+				stir_expr_copy(k, c->size[d], NULL)), v) : v;
+		}
+		if (c->reverse) {
+			stir_expr *w = NULL;
+			for (int d = 0; d < c->n; d++)
+				if (d != c->scat && !c->point[d])
+					w = w ? stir_mk_mul(k, w, stir_expr_copy(k, c->size[d],
+						NULL)) : stir_expr_copy(k, c->size[d], NULL);
+			stir_expr *rv = stir_mk_var(k, out->row);
+			rv = w ? stir_mk_mul(k, rv, w) : rv;
+			cidx = cidx ? stir_mk_add(k, rv, cidx) : rv;
+		}
+		if (!cidx)
+			cidx = stir_mk_int(k, 0);
+	}
+	stir_subst_release(&sub);
+	out->cache_idx = cidx;
+	for (int d = 0; d < c->n; d++)
+		if (!sched_check(c->s, out->x_idx[d]))
+			return false;
+	return sched_check(c->s, cidx) != NULL;
+}
+
+/* c, nest, st, guard: put store st into the copy block, under the
+ * region's conditions when "guard" (with the loop's variable replaced by
+ * the row for gathered rows). */
+static bool add_body(creq *c, copy_nest *nest, stir_stmt *st, bool guard)
+{
+	stir_kernel *k = c->k;
+	if (!sched_check(c->s, st))
+		return false;
+	st->loc = c->blk->loc;
+	stir_expr *cond = NULL;
+	stir_subst sub = { 0 };
+	if (nest->row && stir_subst_add_expr(&sub, c->loop->u.for_.var,
+	    stir_mk_var(k, nest->row)) < 0)
+		c->s->oom = true;
+	for (int j = 0; guard && j < c->n_conds; j++)
+		cond = stir_mk_and(k, cond, stir_expr_copy(k, c->conds[j], &sub));
+	stir_subst_release(&sub);
+	if (cond) {
+		stir_stmt *g = sched_check(c->s, stir_stmt_if(k, cond));
+		if (!g || stir_stmt_if_append_then(g, st) < 0)
+			return sched_check(c->s, NULL) != NULL;
+		g->loc = c->blk->loc;
+		st = g;
+	}
+	return stir_stmt_append_body(nest->blk, st) == 0 ||
+		sched_check(c->s, NULL);
+}
+
+/* c, cache: B's accesses of x become accesses of the cache. */
+static void redirect(creq *c, stir_buffer *cache)
+{
+	stir_kernel *k = c->k;
+	for (int i = 0; i < c->acc.n && !c->s->oom; i++) {
+		sched_acc *a = &c->acc.v[i];
+		if (a->buf != c->x || !a->in_target)
+			continue;
+		stir_expr *idx = NULL;
+		if (c->flat) {
+			stir_expr *r = NULL, *range = NULL, *base = NULL, *rs = NULL;
+			if (c->reverse) {
+				flat_rows(c, a, &rs, &range, &r);
+				stir_expr *row = stir_mk_var(k, c->loop->u.for_.var);
+				idx = r ? stir_mk_add(k, stir_mk_mul(k, row,
+					stir_expr_copy(k, c->range, NULL)),
+					stir_expr_copy(k, r, NULL)) : row;
+			} else if (c->fkind == F_WHOLE) {
+				idx = stir_expr_copy(k, a->idx[0], NULL);
+			} else if (c->fkind == F_RANGE) {
+				flat_kind(c, a, &base, &r, &range);
+				idx = stir_expr_copy(k, r, NULL);
+			} else {
+				idx = stir_mk_int(k, 0);
+			}
+		} else {
+			stir_expr *w = NULL;
+			for (int d = 0; d < c->n; d++) {
+				if (d == c->scat || c->point[d])
+					continue;
+				stir_expr *e = stir_expr_copy(k, a->idx[d], NULL);
+				idx = idx ? stir_mk_add(k, stir_mk_mul(k, idx,
+					stir_expr_copy(k, c->size[d], NULL)), e) : e;
+				w = w ? stir_mk_mul(k, w, stir_expr_copy(k, c->size[d],
+					NULL)) : stir_expr_copy(k, c->size[d], NULL);
+			}
+			if (c->reverse) {
+				stir_expr *row = stir_mk_var(k, c->loop->u.for_.var);
+				row = w ? stir_mk_mul(k, row, w) : row;
+				idx = idx ? stir_mk_add(k, row, idx) : row;
+			}
+			if (!idx)
+				idx = stir_mk_int(k, 0);
+		}
+		stir_expr **v = sched_check(c->s, stir_arena_alloc(
+			stir_kernel_arena(k), sizeof(*v)));
+		if (!v || !sched_check(c->s, idx))
+			return;
+		v[0] = idx;
+		if (a->store) {
+			a->store->u.store.buf = cache;
+			a->store->u.store.n = 1;
+			a->store->u.store.idx = v;
+		} else {
+			a->load->u.load.buf = cache;
+			a->load->u.load.n = 1;
+			a->load->u.load.idx = v;
+		}
+	}
+}
+
+/* c: the whole request. */
+static int cache(creq *c, const char *block, const char *buffer,
+	const char *loop)
+{
+	sched *s = c->s;
+	stir_kernel *k = c->k;
+	if (sched_find_block(s, block, &c->path) < 0 ||
+	    (c->li = sched_path_loop(s, &c->path, loop)) < 0)
+		return -1;
+	c->blk = c->path.stmt[c->path.n - 1];
+	c->loop = c->path.stmt[c->li];
+	c->rows = c->loop->u.for_.extent;
+	const char *bn = c->blk->u.block.name;
+	c->x = buffer ? stir_kernel_find_buffer(k, buffer) : NULL;
+	if (!c->x) {
+		sched_fail(s, k->loc, "kernel '%s' has no buffer '%s'", k->name,
+			buffer ? buffer : "(null)");
+		return -1;
+	}
+	if (c->scope != STIR_SCOPE_SHARED && c->scope != STIR_SCOPE_LOCAL) {
+		sched_fail(s, c->blk->loc, "a cache lives in shared or local "
+			"memory");
+		return -1;
+	}
+	stir_stmt *atomic = sched_atomic_around(&c->path, c->li);
+	if (atomic) {
+		sched_fail(s, c->loop->loc, "loop '%s' lies inside atomic block "
+			"'%s'", loop, atomic->u.block.name);
+		return -1;
+	}
+	if (c->reverse && !sched_is_param_expr(c->rows)) {
+		sched_fail(s, c->loop->loc, "the extent of loop '%s', %s, is not "
+			"an expression of parameters", loop, sched_str(s, c->rows));
+		return -1;
+	}
+	stir_stmt *atomic_in = sched_atomic_around(&c->path, c->path.n);
+	if (c->write && (c->blk->u.block.flags & STIR_BLOCK_CROSS_THREAD)) {
+		sched_fail(s, c->blk->loc, "block '%s' is cross-thread", bn);
+		return -1;
+	}
+	if (sched_collect(s, c->loop, c->blk, &c->acc) < 0 || !find_region(c))
+		return -1;
+	if (c->write && !c->accum && atomic_in) {
+		sched_fail(s, c->blk->loc, "block '%s' is atomic, and its accesses "
+			"of '%s' are not all += or -=", bn, c->x->name);
+		return -1;
+	}
+	c->atomic_wb = atomic_in != NULL;
+
+	/* the cache and the names at L's place */
+	const char *sn = c->scope == STIR_SCOPE_SHARED ? "shared" : "local";
+	char base[300];
+	snprintf(base, sizeof(base), "%s_%s", c->x->name, sn);
+	const char *cn = sched_fresh_global(s, base);
+	stir_buffer *cb = cn ? stir_kernel_add_flat_buffer(k, cn,
+		STIR_BUFFER_LOCAL, c->x->dtype, stir_expr_copy(k, c->total, NULL),
+		NULL) : NULL;
+	if (!sched_check(s, cb))
+		return -1;
+	cb->scope = c->scope;
+	cb->loc = c->blk->loc;
+	const char *copy_name = sched_fresh_block_name(s, base);
+	snprintf(base, sizeof(base), "%s_init", copy_name ? copy_name : "");
+	const char *init_name = sched_fresh_block_name(s, base);
+	sched_names names;
+	if (!copy_name || !init_name || sched_scope_names(s, &c->path, c->li,
+	    c->path.list[c->li], c->path.index[c->li], &names) < 0)
+		return -1;
+	int mark = names.n;
+
+	/* before L: the copy (read), the copy in or the zeroing (write) */
+	copy_nest in, out;
+	bool ok = build_nest(c, &names, c->write ? init_name : copy_name, &in);
+	if (ok) {
+		stir_stmt *st;
+		if (c->accum)
+			st = stir_stmt_store(k, cb, 1, &in.cache_idx, STIR_STORE_ASSIGN,
+				sched_zero(k, cb->dtype));
+		else
+			st = stir_stmt_store(k, cb, 1, &in.cache_idx, STIR_STORE_ASSIGN,
+				stir_expr_load(k, c->x, c->n, in.x_idx));
+		ok = add_body(c, &in, st, !c->accum);
+	}
+	/* after L: the write-back */
+	names.n = mark;
+	if (ok && c->write) {
+		ok = build_nest(c, &names, copy_name, &out);
+		if (ok) {
+			stir_expr *v = stir_mk_load1(k, cb, out.cache_idx);
+			stir_stmt *st = stir_stmt_store(k, c->x, c->n, out.x_idx,
+				c->accum ? STIR_STORE_ADD : STIR_STORE_ASSIGN, v);
+			ok = add_body(c, &out, st, true);
+			if (c->atomic_wb)
+				out.blk->u.block.flags |= STIR_BLOCK_ATOMIC;
+		}
+	}
+	sched_names_release(&names);
+	if (!ok || s->oom)
+		return -1;
+	redirect(c, cb);
+	int at = c->path.index[c->li];
+	stir_ptr_vec *list = c->path.list[c->li];
+	if (c->write)
+		sched_list_insert(s, list, at + 1, out.outer);
+	sched_list_insert(s, list, at, in.outer);
+	return s->oom ? -1 : 0;
+}
+
+/* k, prim, block, buffer, loop, scope, write, reverse: one request. */
+static int run(stir_kernel *k, const char *prim, const char *block,
+	const char *buffer, const char *loop, stir_scope scope, bool write,
+	bool reverse)
+{
+	sched s;
+	if (sched_begin(&s, k, prim) < 0)
+		return -1;
+	creq c = { .s = &s, .k = k, .scope = scope, .write = write,
+		.reverse = reverse };
+	cache(&c, block, buffer, loop);
+	sched_path_release(&c.path);
+	sched_accs_release(&c.acc);
+	return sched_end(&s);
+}
+
+/* k, block, buffer, loop, scope: see include/stir/schedule.h. */
+int stir_cache_read(stir_kernel *k, const char *block, const char *buffer,
+	const char *loop, stir_scope scope)
+{
+	return run(k, "cache_read", block, buffer, loop, scope, false, false);
+}
+
+/* k, block, buffer, loop, scope: see include/stir/schedule.h. */
+int stir_cache_write(stir_kernel *k, const char *block, const char *buffer,
+	const char *loop, stir_scope scope)
+{
+	return run(k, "cache_write", block, buffer, loop, scope, true, false);
+}
+
+/* k, block, buffer, loop, scope: see include/stir/schedule.h. */
+int stir_reverse_cache_read(stir_kernel *k, const char *block,
+	const char *buffer, const char *loop, stir_scope scope)
+{
+	return run(k, "reverse_cache_read", block, buffer, loop, scope, false,
+		true);
+}
+
+/* k, block, buffer, loop, scope: see include/stir/schedule.h. */
+int stir_reverse_cache_write(stir_kernel *k, const char *block,
+	const char *buffer, const char *loop, stir_scope scope)
+{
+	return run(k, "reverse_cache_write", block, buffer, loop, scope, true,
+		true);
+}

@@ -1,0 +1,194 @@
+/* horizontal_fuse: several top-level nests in one launch
+ * (include/stir/schedule.h).
+ *
+ * Requires: a verified stage II or III kernel; n >= 2 blocks in distinct
+ * top-level nests, each nest a loop bound to blockIdx.x with no other
+ * loop in it bound to a blockIdx index; the nests independent (a buffer
+ * one writes is touched by no other, unless every access of it in all of
+ * them is an atomic += or -= store); a nest that moves up past other
+ * top-level statements shares no buffer with them that either writes.
+ * Produces: in place of the first nest, "block hfuse() horizontal
+ * { NEST1 NEST2 .. }" (the nests in program order), one launch whose
+ * blockIdx.x ranges are laid end to end.
+ * Keeps: what the kernel computes.  Breaks: nothing. */
+#include <string.h>
+#include "schedule/sched.h"
+
+/* st, b, atomic: the number of += and -= stores to b in st that lie in
+ * an atomic block ("atomic": st is inside one). */
+static int atomic_stores(const stir_stmt *st, const stir_buffer *b,
+	bool atomic)
+{
+	const stir_ptr_vec *lists[2] = { NULL, NULL };
+	switch (st->kind) {
+	case STIR_STMT_STORE:
+		return atomic && st->u.store.buf == b &&
+			(st->u.store.op == STIR_STORE_ADD ||
+			 st->u.store.op == STIR_STORE_SUB);
+	case STIR_STMT_IF:
+		lists[0] = &st->u.if_.then_body;
+		lists[1] = &st->u.if_.else_body;
+		break;
+	case STIR_STMT_BLOCK:
+		atomic |= (st->u.block.flags & STIR_BLOCK_ATOMIC) != 0;
+		lists[0] = &st->u.block.body;
+		break;
+	case STIR_STMT_FOR:
+		lists[0] = &st->u.for_.body;
+		break;
+	default:
+		return 0;
+	}
+	int n = 0;
+	for (int l = 0; l < 2; l++)
+		for (int i = 0; lists[l] && i < lists[l]->n; i++)
+			n += atomic_stores(stir_stmt_at(lists[l], i), b, atomic);
+	return n;
+}
+
+/* st, b: whether every access of b in st is an atomic += or -= store. */
+static bool only_atomic(const stir_stmt *st, const stir_buffer *b)
+{
+	return sched_count_accesses(st, b) == atomic_stores(st, b, false);
+}
+
+/* list, thread: the first loop in list (at any depth) bound to a blockIdx
+ * index, or NULL. */
+static const stir_stmt *block_bound(const stir_ptr_vec *list)
+{
+	for (int i = 0; i < list->n; i++) {
+		const stir_stmt *st = stir_stmt_at(list, i), *f = NULL;
+		if (st->kind == STIR_STMT_FOR && st->u.for_.kind == STIR_LOOP_BIND &&
+		    st->u.for_.thread <= STIR_BLOCK_Z)
+			return st;
+		if (st->kind == STIR_STMT_IF) {
+			f = block_bound(&st->u.if_.then_body);
+			if (!f)
+				f = block_bound(&st->u.if_.else_body);
+		} else if (stir_stmt_body((stir_stmt *)st)) {
+			f = block_bound(stir_stmt_body((stir_stmt *)st));
+		}
+		if (f)
+			return f;
+	}
+	return NULL;
+}
+
+/* s, a, b, na, nb: the nests a and b (of blocks na, nb) may run side by
+ * side (or "b" may move before "a", a statement between). */
+static bool independent(sched *s, const stir_stmt *a, const stir_stmt *b,
+	const char *na, const char *nb, bool between)
+{
+	stir_kernel *k = s->k;
+	for (int i = 0; i < k->buffers.n; i++) {
+		const stir_buffer *x = stir_buffer_at(&k->buffers, i);
+		bool wa = sched_stmt_writes(a, x), wb = sched_stmt_writes(b, x);
+		if (!(wa && sched_count_accesses(b, x)) &&
+		    !(wb && sched_count_accesses(a, x)))
+			continue;
+		if (between) {
+			sched_fail(s, a->loc, "the nest of block '%s' cannot move "
+				"before this statement: both access '%s'", nb, x->name);
+			return false;
+		}
+		if (!only_atomic(a, x) || !only_atomic(b, x)) {
+			sched_fail(s, b->loc, "the nests of blocks '%s' and '%s' share "
+				"'%s' other than through atomic stores", na, nb, x->name);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* s, n, blocks: the fusion. */
+static int hfuse(sched *s, int n, const char *const *blocks)
+{
+	stir_kernel *k = s->k;
+	if (n < 2 || !blocks) {
+		sched_fail(s, k->loc, "horizontal fusion needs at least 2 blocks, "
+			"not %d", blocks ? n : 0);
+		return -1;
+	}
+	int top[n];
+	for (int i = 0; i < n; i++) {
+		sched_path p;
+		if (sched_find_block(s, blocks[i], &p) < 0)
+			return -1;
+		top[i] = p.index[0];
+		stir_stmt *nest = p.stmt[0];
+		sched_path_release(&p);
+		if (nest->kind != STIR_STMT_FOR ||
+		    nest->u.for_.kind != STIR_LOOP_BIND ||
+		    nest->u.for_.thread != STIR_BLOCK_X) {
+			sched_fail(s, nest->loc, "the nest of block '%s' is not bound "
+				"to blockIdx.x at its outermost loop", blocks[i]);
+			return -1;
+		}
+		const stir_stmt *o = block_bound(&nest->u.for_.body);
+		if (o) {
+			sched_fail(s, o->loc, "loop '%s' in the nest of block '%s' is "
+				"bound to %s", o->u.for_.var->name, blocks[i],
+				sched_thread_name(o->u.for_.thread));
+			return -1;
+		}
+		for (int j = 0; j < i; j++)
+			if (top[j] == top[i]) {
+				sched_fail(s, nest->loc, "blocks '%s' and '%s' are in the "
+					"same nest", blocks[j], blocks[i]);
+				return -1;
+			}
+	}
+	/* program order */
+	const char *names[n];
+	for (int i = 0; i < n; i++)
+		names[i] = blocks[i];
+	for (int i = 1; i < n; i++)
+		for (int j = i; j > 0 && top[j - 1] > top[j]; j--) {
+			int t = top[j];
+			top[j] = top[j - 1];
+			top[j - 1] = t;
+			const char *u = names[j];
+			names[j] = names[j - 1];
+			names[j - 1] = u;
+		}
+	stir_ptr_vec *body = &k->body;
+	for (int i = 0; i < n; i++) {
+		const stir_stmt *a = stir_stmt_at(body, top[i]);
+		for (int j = 0; j < i; j++)
+			if (!independent(s, stir_stmt_at(body, top[j]), a, names[j],
+			    names[i], false))
+				return -1;
+		/* the statements it moves up past */
+		for (int t = top[0] + 1, j = 1; t < top[i]; t++) {
+			if (j < n && t == top[j]) {
+				j++;
+				continue;
+			}
+			if (!independent(s, stir_stmt_at(body, t), a, "", names[i], true))
+				return -1;
+		}
+	}
+	const char *name = sched_fresh_block_name(s, "hfuse");
+	stir_stmt *h = name ? sched_check(s, stir_stmt_block(k, name, 0, NULL,
+		NULL, "")) : NULL;
+	if (!h)
+		return -1;
+	h->loc = stir_stmt_at(body, top[0])->loc;
+	h->u.block.flags = STIR_BLOCK_HORIZONTAL;
+	for (int i = 0; i < n; i++)
+		if (stir_stmt_append_body(h, stir_stmt_at(body, top[i])) < 0)
+			return sched_check(s, NULL), -1;
+	for (int i = n - 1; i >= 0; i--)
+		sched_list_remove(body, top[i]);
+	return sched_list_insert(s, body, top[0], h);
+}
+
+/* k, n, blocks: see include/stir/schedule.h. */
+int stir_horizontal_fuse(stir_kernel *k, int n, const char *const *blocks)
+{
+	sched s;
+	if (sched_begin(&s, k, "horizontal_fuse") < 0)
+		return -1;
+	hfuse(&s, n, blocks);
+	return sched_end(&s);
+}

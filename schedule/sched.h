@@ -1,0 +1,229 @@
+/* The toolkit the stage II/III schedule primitives share (the files of schedule/):
+ * one request at a time ("sched"), worked on a private copy of the
+ * kernel's body so that a refused or failed request leaves the kernel
+ * exactly as it was; finding blocks and the loops around them; facts about
+ * expressions (parameters only, canonical variables); the accesses of a
+ * subtree with their indices expanded in terms of loop variables; and the
+ * names of the variables in scope at a place.
+ *
+ * Every primitive is "analyse and check, then rewrite": checks record the
+ * first problem with sched_fail (later ones are ignored, so one request
+ * gives one diagnostic) and the rewrite starts only when nothing failed. */
+#ifndef STIR_SCHEDULE_SCHED_H
+#define STIR_SCHEDULE_SCHED_H
+
+#include <stir/schedule.h>
+#include "ir/nodes.h"
+#include "passes/util.h"
+
+/* One schedule request on one kernel. */
+typedef struct sched {
+	stir_kernel *k;          /* the kernel (its body is the working copy) */
+	stir_ctx *ctx;           /* receives the diagnostic */
+	const char *prim;        /* the primitive's name, first in messages */
+	bool failed;             /* a check failed: nothing may be rewritten */
+	bool oom;                /* memory ran out */
+	stir_loc err_loc;        /* where the first failure is reported */
+	char err[1024];          /* its message, without the primitive */
+	stir_ptr_vec saved_body; /* the kernel's own body, put back on failure */
+	int saved_n_buffers;     /* buffers the kernel had before */
+	bool scopes_ok;          /* the kernel obeyed the scope rule before
+	                            (sched_check_scopes), so it must after */
+	bool binds_ok;           /* its bound loops obeyed the race rules of
+	                            bind before (sched_check_binds) */
+	int n_slots;             /* entries of def and val */
+	stir_stmt **def;         /* heap: statement binding each variable (by
+	                            slot): its for, block or let; or NULL */
+	stir_expr **val;         /* heap: a block variable's binding or a let's
+	                            value (by slot); NULL for others */
+	char str[2][512];        /* expressions printed for messages */
+	int str_next;            /* the entry of str to use next */
+} sched;
+
+/* s, loc, fmt: record a failure (only the first one counts). */
+void sched_fail(sched *s, stir_loc loc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* s, p: p; when p is NULL, memory ran out. */
+void *sched_check(sched *s, void *p);
+
+/* s, k, prim: start request "prim" on kernel k: k must be a verified
+ * stage II or III kernel; its body is replaced by a deep copy that the
+ * request works on.  0, or -1 (with a diagnostic, nothing started). */
+int sched_begin(sched *s, stir_kernel *k, const char *prim);
+/* s: finish the request.  When a check failed, put the kernel back and
+ * report the failure; otherwise recompute the regions and verify, and
+ * when that fails put the kernel back and report an internal error.
+ * 0 or -1. */
+int sched_end(sched *s);
+/* s: (re)build the index of variable definitions (def, val). */
+int sched_index(sched *s);
+
+/* The statements enclosing a statement, outermost first. */
+typedef struct sched_path {
+	int n, cap;
+	stir_stmt **stmt;        /* heap: stmt[n - 1] is the statement found */
+	stir_ptr_vec **list;     /* heap: the list that holds stmt[i] */
+	int *index;              /* heap: stmt[i]'s index in list[i] */
+} sched_path;
+
+void sched_path_release(sched_path *p);
+/* s, name, p: the path to block "name" ("KERNEL has no block NAME" when
+ * there is none).  0 or -1. */
+int sched_find_block(sched *s, const char *name, sched_path *p);
+/* s, p, loop: the index in p of the loop named "loop" that encloses the
+ * block p leads to, or -1 ("block B has no enclosing loop L"). */
+int sched_path_loop(sched *s, const sched_path *p, const char *loop);
+/* s, k, target, p: the path to statement "target" (by identity).  0, or
+ * -1 when it is not in the kernel. */
+int sched_find_stmt(sched *s, stir_stmt *target, sched_path *p);
+
+/* The name of a thread index as the text form writes it. */
+const char *sched_thread_name(stir_thread t);
+/* The annotation of loop s in words ("bound to blockIdx.x", "unrolled",
+ * "vectorized"), or NULL for a serial loop. */
+const char *sched_loop_annotation(const stir_stmt *s);
+
+/* s, e: whether e is an integer expression of literals and parameters
+ * (what the verifier accepts as a size). */
+bool sched_is_param_expr(const stir_expr *e);
+/* s, e: e as text, in one of two buffers of s (for messages). */
+const char *sched_str(sched *s, const stir_expr *e);
+/* s, v: the variable v stands for: while v is a block variable or let
+ * bound to exactly a variable, that variable. */
+const stir_var *sched_canon(const sched *s, const stir_var *v);
+/* s, a, b: structural equality where variables compare by sched_canon. */
+bool sched_same(const sched *s, const stir_expr *a, const stir_expr *b);
+/* s, v: the statement binding v (a for, block or let), or NULL. */
+stir_stmt *sched_def(const sched *s, const stir_var *v);
+/* s, e: whether e is a literal integer; its value in *v. */
+bool sched_int_value(const stir_expr *e, int64_t *v);
+
+/* k, e, t: e converted to integer type t (a cast when its type differs). */
+stir_expr *sched_cast(stir_kernel *k, stir_expr *e, stir_dtype t);
+/* k, t: the literal 0 of type t (0.0 for floats). */
+stir_expr *sched_zero(stir_kernel *k, stir_dtype t);
+
+/* ---- accesses ---- */
+
+/* One access of a buffer inside a subtree. */
+typedef struct sched_acc {
+	stir_buffer *buf;        /* the buffer accessed (or searched) */
+	stir_stmt *store;        /* the store, or NULL */
+	stir_expr *load;         /* the load or search, or NULL */
+	int n;                   /* number of indices (0 for a search) */
+	stir_expr **idx;         /* the access's own index array */
+	stir_expr **xidx;        /* arena: the indices with every let and block
+	                            variable bound inside the subtree replaced
+	                            by its (expanded) value */
+	bool in_target;          /* inside the target block */
+	bool cond_inner;         /* conditional inside the target block (an
+	                            if there, or a ?: branch or the right
+	                            operand of && or || anywhere) */
+	int n_conds;             /* if conditions around it outside the
+	                            target block, within the subtree */
+	stir_expr **conds;       /* arena: those conditions, expanded */
+	stir_stmt *block;        /* innermost block around it in the subtree,
+	                            or NULL */
+} sched_acc;
+
+/* The accesses of a subtree. */
+typedef struct sched_accs {
+	int n, cap;
+	sched_acc *v;            /* heap array, in program order */
+	int n_inner, cap_inner;
+	const stir_var **inner;  /* heap: the loop variables bound inside the
+	                            subtree (the subtree's own loop included) */
+} sched_accs;
+
+/* s, root, target, a: collect the accesses of statement root and
+ * everything in it; "target" (a block inside root, or NULL) marks
+ * in_target.  0 or -1 (memory). */
+int sched_collect(sched *s, stir_stmt *root, stir_stmt *target,
+	sched_accs *a);
+void sched_accs_release(sched_accs *a);
+/* a, e: whether e uses a loop variable bound inside the subtree. */
+bool sched_varies(const sched_accs *a, const stir_expr *e);
+/* a, v: whether v is a loop variable bound inside the subtree. */
+bool sched_is_inner(const sched_accs *a, const stir_var *v);
+
+/* s, list, buffers, reads, writes: whether the statements of a subtree
+ * read (load, search, or update with op=) or write buffer b. */
+bool sched_stmt_reads(const stir_stmt *st, const stir_buffer *b);
+bool sched_stmt_writes(const stir_stmt *st, const stir_buffer *b);
+/* st, b: the number of accesses of b in st (loads, searches, stores),
+ * and of stores to b alone. */
+int sched_count_accesses(const stir_stmt *st, const stir_buffer *b);
+int sched_count_stores(const stir_stmt *st, const stir_buffer *b);
+/* st: whether statement st holds a store (anywhere inside). */
+bool sched_stmt_stores(const stir_stmt *st);
+
+/* ---- names ---- */
+
+/* Names that a new variable at some place may not take. */
+typedef struct sched_names {
+	int n, cap;
+	const char **v;          /* heap array of arena strings */
+} sched_names;
+
+/* s, p, depth, list, index, names: the names in scope at index "index"
+ * of list "list", which is inside p->stmt[depth - 1] (depth 0: the
+ * kernel's body): the kernel's parameters, axes and buffers, the
+ * variables of p->stmt[0 .. depth-1], and the lets before the place in
+ * each enclosing list. */
+int sched_scope_names(sched *s, const sched_path *p, int depth,
+	const stir_ptr_vec *list, int index, sched_names *names);
+void sched_names_release(sched_names *names);
+/* s, st, names: add the names of the variables bound in st (at any
+ * depth) to names. */
+int sched_names_add_bound(sched *s, const stir_stmt *st, sched_names *names);
+/* s, path, li, names: the names a loop replacing path->stmt[li] (or
+ * wrapping its body) may not take: those in scope there and those bound
+ * inside it. */
+int sched_loop_names(sched *s, const sched_path *path, int li,
+	sched_names *names);
+bool sched_names_has(const sched_names *names, const char *name);
+/* s, names, base: "base", or "base1", "base2", ..., one not in names;
+ * recorded there; an arena string. */
+const char *sched_names_fresh(sched *s, sched_names *names, const char *base);
+/* s, st, names: rename every variable bound in st whose name is in
+ * names (the scope of st's new place) to a fresh one. */
+int sched_rename_clashes(sched *s, stir_stmt *st, sched_names *names);
+/* s, base: a block name not yet taken by a block of the kernel. */
+const char *sched_fresh_block_name(sched *s, const char *base);
+/* s, base: a name that no parameter, axis, buffer or variable anywhere in
+ * the kernel has. */
+const char *sched_fresh_global(sched *s, const char *base);
+
+/* ---- shared checks ---- */
+
+/* s, path, li, thread, check_only: bind loop path->stmt[li] (see
+ * schedule/bind.c). */
+int sched_bind(sched *s, sched_path *path, int li, stir_thread thread);
+/* s, report: whether every bound loop of the kernel still obeys the race
+ * rules of bind (schedule/annotate.c); reports the first violation with
+ * sched_fail when "report". */
+bool sched_check_binds(sched *s, bool report);
+/* s, loop: whether every local (and, for a blockIdx loop, shared) buffer
+ * accessed inside a bound loop is accessed only inside it; reports the
+ * first violation with sched_fail. */
+bool sched_check_scopes(sched *s, bool report);
+/* s, path, li, n, factors: split loop path->stmt[li] (schedule/split.c). */
+int sched_split(sched *s, sched_path *path, int li, int n,
+	const int64_t *factors);
+/* s, b: the body of block b as one "X[..] += e" (or -=) store, its lets
+ * put into it (a new statement; b is unchanged); NULL, with a failure,
+ * when b is not lets followed by one such store (schedule/reduction.c). */
+stir_stmt *sched_single_update(sched *s, stir_stmt *b);
+/* s, list, index, st: insert st into list before index "index". */
+int sched_list_insert(sched *s, stir_ptr_vec *list, int index, stir_stmt *st);
+/* s, list, index: remove the statement at index "index" of list. */
+void sched_list_remove(stir_ptr_vec *list, int index);
+/* s, path, depth: the innermost atomic block among
+ * path->stmt[0 .. depth-1], or NULL. */
+stir_stmt *sched_atomic_around(const sched_path *path, int depth);
+
+/* s, b: block b and every block nested in it made atomic when all their
+ * stores are += or -= (schedule/reduction.c). */
+int sched_set_atomic(sched *s, stir_stmt *b);
+
+#endif

@@ -1,0 +1,220 @@
+/* split: one loop becomes n nested loops (include/stir/schedule.h).
+ *
+ * Requires: a verified stage II or III kernel; the loop is serial (split
+ * before annotating), n >= 2 factors, each positive or 0 (at most one 0,
+ * inferred as ceil(extent / product of the others)); fixed factors alone
+ * must cover a literal extent.
+ * Keeps: what the kernel computes.  Every use of the loop variable in the
+ * loop's body (bindings, extents, statements) becomes
+ * "LOOP_0 * f1 * .. + LOOP_{n-1}" (cast to the old variable's type when
+ * the new ones differ), so blocks see the same values.  When the factors
+ * do not provably divide the extent, the body is guarded by
+ * "LOOP_0 * f1 * .. + LOOP_{n-1} < extent"; the guard goes as deep as it
+ * can: through loops whose extents do not use the split variables, so a
+ * perfect nest stays perfect down to its first block.
+ * Breaks: nothing; loops named LOOP_0 .. LOOP_{n-1} (fresh names when
+ * taken). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "schedule/sched.h"
+
+/* e, vars, n: whether e uses any of the n variables. */
+static bool uses_any(const stir_expr *e, stir_var *const *vars, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (stir_expr_uses(e, vars[i]))
+			return true;
+	return false;
+}
+
+/* s, loop, n, factors, inferred: check the factors of a split of loop;
+ * *inferred is the index of the 0 factor, or -1.  Whether they are
+ * valid. */
+static bool check_factors(sched *s, const stir_stmt *loop, int n,
+	const int64_t *factors, int *inferred)
+{
+	const char *name = loop->u.for_.var->name;
+	if (n < 2 || !factors) {
+		sched_fail(s, loop->loc, "loop '%s' needs at least 2 factors, "
+			"not %d", name, factors ? n : 0);
+		return false;
+	}
+	*inferred = -1;
+	int64_t product = 1;
+	for (int i = 0; i < n; i++) {
+		if (factors[i] < 0) {
+			sched_fail(s, loop->loc, "factor %lld of loop '%s' is not "
+				"positive", (long long)factors[i], name);
+			return false;
+		}
+		if (factors[i] == 0) {
+			if (*inferred >= 0) {
+				sched_fail(s, loop->loc, "more than one factor of loop "
+					"'%s' is 0 (inferred)", name);
+				return false;
+			}
+			*inferred = i;
+			continue;
+		}
+		if (__builtin_mul_overflow(product, factors[i], &product) ||
+		    product > INT32_MAX) {
+			sched_fail(s, loop->loc, "the factors of loop '%s' are too "
+				"large", name);
+			return false;
+		}
+	}
+	if (*inferred >= 0)
+		return true;
+	int64_t ext;
+	if (!sched_int_value(loop->u.for_.extent, &ext)) {
+		sched_fail(s, loop->loc, "the fixed factors of loop '%s' cannot "
+			"cover its extent %s; make one factor 0 (inferred)", name,
+			sched_str(s, loop->u.for_.extent));
+		return false;
+	}
+	if (product < ext) {
+		sched_fail(s, loop->loc, "the factors of loop '%s' give %lld "
+			"iterations, fewer than its extent %lld", name,
+			(long long)product, (long long)ext);
+		return false;
+	}
+	return true;
+}
+
+/* s, list, vars, n, guard: wrap the statements of list (made the body of
+ * the innermost new loop) in "if (guard)", as deep as loops whose extents
+ * do not use the new variables allow. */
+static void place_guard(sched *s, stir_ptr_vec *list, stir_var *const *vars,
+	int n, stir_expr *guard)
+{
+	stir_kernel *k = s->k;
+	while (list->n == 1 && stir_stmt_at(list, 0)->kind == STIR_STMT_FOR &&
+	       !uses_any(stir_stmt_at(list, 0)->u.for_.extent, vars, n))
+		list = &stir_stmt_at(list, 0)->u.for_.body;
+	stir_stmt *g = sched_check(s, stir_stmt_if(k, guard));
+	if (!g)
+		return;
+	g->loc = guard->loc;
+	g->u.if_.then_body = *list;
+	memset(list, 0, sizeof(*list));
+	if (stir_ptr_vec_push(stir_kernel_arena(k), list, g) < 0)
+		s->oom = true;
+}
+
+int sched_split(sched *s, sched_path *path, int li, int n,
+	const int64_t *factors)
+{
+	stir_kernel *k = s->k;
+	stir_stmt *loop = path->stmt[li];
+	const char *name = loop->u.for_.var->name;
+	const char *ann = sched_loop_annotation(loop);
+	if (ann) {
+		sched_fail(s, loop->loc, "loop '%s' is %s; split it before "
+			"annotating it", name, ann);
+		return -1;
+	}
+	int inferred;
+	if (!check_factors(s, loop, n, factors, &inferred))
+		return -1;
+
+	/* the extents: literal factors, and the inferred one */
+	stir_expr *extent = loop->u.for_.extent;
+	int64_t product = 1, ext = 0;
+	for (int i = 0; i < n; i++)
+		if (i != inferred)
+			product *= factors[i];
+	stir_expr *exts[n];
+	for (int i = 0; i < n; i++) {
+		if (i != inferred) {
+			exts[i] = sched_check(s, stir_mk_int(k, factors[i]));
+		} else if (sched_int_value(extent, &ext) && ext >= 0) {
+			exts[i] = sched_check(s, stir_mk_int(k,
+				(ext + product - 1) / product));
+		} else if (product == 1) {
+			exts[i] = sched_check(s, stir_expr_copy(k, extent, NULL));
+		} else {
+			stir_expr *num = stir_mk_add(k, stir_expr_copy(k, extent, NULL),
+				stir_mk_int(k, product - 1));
+			exts[i] = sched_check(s, num ? stir_expr_binary(k, STIR_DIV,
+				num, stir_mk_int(k, product)) : NULL);
+		}
+	}
+	bool exact = sched_int_value(extent, &ext) && (inferred >= 0 ?
+		ext % product == 0 : product == ext);
+	if (s->oom)
+		return -1;
+
+	/* the new loops, outermost first, named freshly where they are */
+	stir_var *vars[n];
+	stir_stmt *loops[n];
+	sched_names names;
+	if (sched_loop_names(s, path, li, &names) < 0)
+		return -1;
+	for (int i = 0; i < n; i++) {
+		char base[300];
+		snprintf(base, sizeof(base), "%s_%d", name, i);
+		const char *vn = sched_names_fresh(s, &names, base);
+		vars[i] = sched_check(s, vn ? stir_kernel_new_var(k, vn,
+			STIR_VAR_LOOP, exts[i]->dtype) : NULL);
+		loops[i] = sched_check(s, vars[i] ? stir_stmt_for(k, vars[i],
+			exts[i]) : NULL);
+		if (!loops[i]) {
+			sched_names_release(&names);
+			return -1;
+		}
+		vars[i]->loc = loop->u.for_.var->loc;
+		loops[i]->loc = loop->loc;
+		if (i && stir_stmt_append_body(loops[i - 1], loops[i]) < 0)
+			s->oom = true;
+	}
+	sched_names_release(&names);
+	if (s->oom)
+		return -1;
+
+	/* the old variable in terms of the new ones */
+	stir_expr *value = stir_mk_var(k, vars[0]);
+	for (int i = 1; i < n; i++)
+		value = stir_mk_add(k, stir_mk_mul(k, value,
+			stir_expr_copy(k, exts[i], NULL)), stir_mk_var(k, vars[i]));
+	value = sched_check(s, sched_cast(k, value, loop->u.for_.var->dtype));
+	if (!value)
+		return -1;
+	stir_subst sub = { 0 };
+	if (stir_subst_add_expr(&sub, loop->u.for_.var, value) < 0 ||
+	    stir_list_subst(k, &loop->u.for_.body, &sub) < 0)
+		s->oom = true;
+	stir_subst_release(&sub);
+	if (s->oom)
+		return -1;
+	stir_stmt *inner = loops[n - 1];
+	inner->u.for_.body = loop->u.for_.body;
+	if (!exact) {
+		stir_expr *guard = sched_check(s, stir_expr_binary(k, STIR_LT,
+			stir_expr_copy(k, value, NULL), stir_expr_copy(k, extent,
+			NULL)));
+		if (!guard)
+			return -1;
+		guard->loc = loop->loc;
+		place_guard(s, &inner->u.for_.body, vars, n, guard);
+	}
+	path->list[li]->v[path->index[li]] = loops[0];
+	path->stmt[li] = loops[0];
+	return s->oom ? -1 : 0;
+}
+
+/* k, block, loop, n, factors: see include/stir/schedule.h. */
+int stir_split(stir_kernel *k, const char *block, const char *loop, int n,
+	const int64_t *factors)
+{
+	sched s;
+	if (sched_begin(&s, k, "split") < 0)
+		return -1;
+	sched_path p;
+	int li;
+	if (sched_find_block(&s, block, &p) == 0 &&
+	    (li = sched_path_loop(&s, &p, loop)) >= 0)
+		sched_split(&s, &p, li, n, factors);
+	sched_path_release(&p);
+	return sched_end(&s);
+}

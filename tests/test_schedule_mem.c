@@ -1,0 +1,704 @@
+/* Stage II/III schedules that move computation and data: compute_at,
+ * reverse_compute_at, decompose_reduction, cache_read, cache_write,
+ * reverse_cache_read, reverse_cache_write, horizontal_fuse.  Legal
+ * requests keep what the programs compute; refused ones give one exact
+ * diagnostic and leave the kernel unchanged; some results are compared
+ * with their expected text. */
+#include "tests/testsched.h"
+
+#define SEEDS 4
+
+/* A producer nest and a consumer nest over a local buffer. */
+static const char *const pc_text =
+	"kernel pc(m: i32, n: i32) stage 3 {\n"
+	"  buffer X_data: f32[m * n] = X;\n"
+	"  buffer Y_data: f32[m] = Y;\n"
+	"  buffer Z_data: f32[m] = Z;\n"
+	"  buffer T: f32[m];\n"
+	"  for i in [0, m) {\n"
+	"    block p0(vi: S = i) {\n"
+	"      T[vi] = 0.0;\n"
+	"      for j in [0, n) {\n"
+	"        block p1(vj: R = j) {\n"
+	"          T[vi] += X_data[vi * n + vj];\n"
+	"        }\n"
+	"      }\n"
+	"    }\n"
+	"  }\n"
+	"  for i in [0, m) {\n"
+	"    block c0(vi: S = i) {\n"
+	"      Y_data[vi] = T[vi] * 2.0;\n"
+	"    }\n"
+	"  }\n"
+	"  for i in [0, m - 1) {\n"
+	"    block c1(vi: S = i) {\n"
+	"      Z_data[vi] = T[vi] + 1.0;\n"
+	"    }\n"
+	"  }\n"
+	"  for i in [0, m) {\n"
+	"    block c2(vi: S = i) {\n"
+	"      Z_data[vi] += T[vi];\n"
+	"    }\n"
+	"  }\n"
+	"}\n";
+
+/* An iteration whose name ends in a digit. */
+static const char *const it2_text =
+	"kernel d2(m: i32, n: i32, nnz: i32) {\n"
+	"  axis I = dense_fixed(m);\n"
+	"  axis J = sparse_variable(I, n, nnz);\n"
+	"  tensor A: f32[I, J];\n"
+	"  tensor B: f32[I];\n"
+	"  iter it2 (i, j) in [I, J] \"SR\" {\n"
+	"    init { B[i] = 1.0; }\n"
+	"    B[i] += A[i, j];\n"
+	"  }\n"
+	"}\n";
+
+/* Four independent-ish iterations for horizontal fusion. */
+static const char *const two_text =
+	"kernel two(m: i32, n: i32, nnz: i32) {\n"
+	"  axis I = dense_fixed(m);\n"
+	"  axis J = sparse_variable(I, n, nnz);\n"
+	"  tensor A: f32[I, J];\n"
+	"  tensor B: f32[I, J];\n"
+	"  tensor C: f32[I, J];\n"
+	"  tensor D: f32[I];\n"
+	"  iter p (i, j) in [I, J] \"SS\" { B[i, j] = A[i, j] * 2.0; }\n"
+	"  iter q (i, j) in [I, J] \"SS\" { C[i, j] = A[i, j] + 1.0; }\n"
+	"  iter r (i, j) in [I, J] \"SR\" { D[i] += A[i, j]; }\n"
+	"  iter s (i, j) in [I, J] \"SR\" { D[i] += B[i, j]; }\n"
+	"}\n";
+
+static const char *const l_kj[] = { "k", "j" };
+
+/* ---- compute_at, reverse_compute_at ---- */
+
+static void compute_pc(loaded *l)
+{
+	SCHED_OK(*l, stir_compute_at(l->k, "p0", "c0", "i"));
+}
+
+static void reverse_pc(loaded *l)
+{
+	SCHED_OK(*l, stir_reverse_compute_at(l->k, "c0", "p0", "i"));
+	SCHED_OK(*l, stir_bind(l->k, "p0", "i", STIR_BLOCK_X));
+}
+
+static void compute_csrmm(loaded *l)
+{
+	/* the init into the row loop: a point (the row) and a whole
+	 * dimension (the features) */
+	SCHED_OK(*l, stir_compute_at(l->k, "csrmm_init0", "csrmm1", "i"));
+	SCHED_OK(*l, stir_bind(l->k, "csrmm1", "i", STIR_BLOCK_X));
+}
+
+START_TEST(test_compute_at_keeps)
+{
+	sched_check_keeps(NULL, pc_text, 3, compute_pc, 0, SEEDS);
+	sched_check_keeps(NULL, pc_text, 3, reverse_pc, 0, SEEDS);
+	sched_check_keeps("examples/csrmm.stir", NULL, 2, compute_csrmm, 0, SEEDS);
+	sched_check_keeps("examples/csrmm.stir", NULL, 3, compute_csrmm, 0, SEEDS);
+}
+END_TEST
+
+START_TEST(test_compute_at_text)
+{
+	loaded l = sched_load(NULL, pc_text);
+	reverse_pc(&l);
+	char *s = stir_kernel_to_str(l.k);
+	ck_assert_ptr_nonnull(strstr(s,
+		"  for i in [0, m) bind(blockIdx.x) {\n"
+		"    block p0(vi: S = i) reads(X_data[:], T[vi]) writes(T[vi]) {\n"));
+	ck_assert_ptr_nonnull(strstr(s,
+		"    }\n"
+		"    block c0(vi: S = i) reads(T[vi]) writes(Y_data[vi]) {\n"
+		"      Y_data[vi] = T[vi] * 2.0;\n"
+		"    }\n"
+		"  }\n"
+		"  for i in [0, m - 1) {\n"));
+	free(s);
+	sched_unload(&l);
+
+	l = sched_load("examples/csrmm.stir", NULL);
+	sched_lower(&l, 2);
+	SCHED_OK(l, stir_compute_at(l.k, "csrmm_init0", "csrmm1", "i"));
+	s = stir_kernel_to_str(l.k);
+	ck_assert_ptr_nonnull(strstr(s,
+		"  for i in [0, m) {\n"
+		"    for k in [0, feat) {\n"
+		"      block csrmm_init0(vi: S = i, vk: S = k) writes(C[vi, vk]) {\n"
+		"        C[vi, vk] = 0.0;\n"
+		"      }\n"
+		"    }\n"
+		"    block csrmm0(vi: S = i) "));
+	free(s);
+	sched_unload(&l);
+}
+END_TEST
+
+START_TEST(test_compute_at_refused)
+{
+	loaded l = sched_load(NULL, pc_text);
+	SCHED_REFUSED(l, stir_compute_at(l.k, "c0", "p0", "i"),
+		"compute_at: block 'c0' does not come before block 'p0' in one "
+		"statement list");
+	SCHED_REFUSED(l, stir_compute_at(l.k, "p0", "c1", "i"),
+		"compute_at: loop 'i' of block 'p0' has extent m but loop 'i' has "
+		"extent m - 1");
+	SCHED_REFUSED(l, stir_compute_at(l.k, "p0", "c2", "i"),
+		"compute_at: a statement between block 'p0' and its new place "
+		"accesses 'T'");
+	SCHED_REFUSED(l, stir_reverse_compute_at(l.k, "p0", "c0", "i"),
+		"reverse_compute_at: block 'p0' does not come after block 'c0' in "
+		"one statement list");
+	SCHED_REFUSED(l, stir_reverse_compute_at(l.k, "c2", "p0", "i"),
+		"reverse_compute_at: a statement between block 'c2' and its new "
+		"place accesses 'Z_data'");
+	SCHED_REFUSED(l, stir_compute_at(l.k, "p1", "c0", "i"),
+		"compute_at: block 'p1' does not come before block 'c0' in one "
+		"statement list");
+	sched_unload(&l);
+
+	l = sched_load("examples/csrmm.stir", NULL);
+	sched_lower(&l, 2);
+	SCHED_REFUSED(l, stir_compute_at(l.k, "csrmm_init0", "csrmm1", "j"),
+		"compute_at: loop 'j' encloses the new place of block 'csrmm_init0' "
+		"but no loop of the block matches it");
+	SCHED_REFUSED(l, stir_compute_at(l.k, "csrmm_init0", "csrmm1", "q"),
+		"compute_at: block 'csrmm1' has no enclosing loop 'q'");
+	static const char *const ik[] = { "i", "k" };
+	SCHED_OK(l, stir_fuse(l.k, "csrmm_init0", 2, ik));
+	SCHED_REFUSED(l, stir_compute_at(l.k, "csrmm_init0", "csrmm1", "i"),
+		"compute_at: block 'csrmm_init0' binds variable 'vi' to i_k / feat, "
+		"not to one of its loops");
+	sched_unload(&l);
+}
+END_TEST
+
+/* ---- decompose_reduction ---- */
+
+static void decompose_csrmm(loaded *l)
+{
+	SCHED_OK(*l, stir_decompose_reduction(l->k, "csrmm1", "j"));
+	SCHED_OK(*l, stir_reorder(l->k, "csrmm1", 2, l_kj));
+	SCHED_OK(*l, stir_bind(l->k, "csrmm1", "i", STIR_BLOCK_X));
+}
+
+static void decompose_rgcn(loaded *l)
+{
+	SCHED_OK(*l, stir_decompose_reduction(l->k, "rgcn1", "j"));
+}
+
+static void decompose_sddmm3(loaded *l)
+{
+	SCHED_OK(*l, stir_decompose_reduction(l->k, "sddmm0", "k"));
+	SCHED_OK(*l, stir_bind(l->k, "sddmm0", "ij", STIR_BLOCK_X));
+}
+
+static void decompose_softmax(loaded *l)
+{
+	/* the inits already sit before their loops */
+	SCHED_OK(*l, stir_decompose_reduction(l->k, "mx0", "j"));
+	SCHED_OK(*l, stir_decompose_reduction(l->k, "sm0", "j"));
+}
+
+static void decompose_it2(loaded *l)
+{
+	SCHED_OK(*l, stir_decompose_reduction(l->k, "it21", "j"));
+	char *s = stir_kernel_to_str(l->k);
+	ck_assert_ptr_nonnull(strstr(s, "block it2_init0(vi1: S = vi)"));
+	free(s);
+}
+
+static void decompose_bsr(loaded *l)
+{
+	static const char *const f_bj[] = { "f", "bj" };
+	SCHED_OK(*l, stir_reorder(l->k, "bsrmm0", 2, f_bj));
+	SCHED_OK(*l, stir_decompose_reduction(l->k, "bsrmm1", "bj"));
+}
+
+START_TEST(test_decompose_keeps)
+{
+	sched_check_keeps("examples/csrmm.stir", NULL, 2, decompose_csrmm, 0,
+		SEEDS);
+	sched_check_keeps("examples/csrmm.stir", NULL, 3, decompose_csrmm, 0,
+		SEEDS);
+	sched_check_keeps("examples/rgcn_homo.stir", NULL, 2, decompose_rgcn, 0,
+		SEEDS);
+	sched_check_keeps("examples/sddmm.stir", NULL, 3, decompose_sddmm3, 0,
+		SEEDS);
+	sched_check_keeps("examples/csr_softmax.stir", NULL, 2,
+		decompose_softmax, 0, SEEDS);
+	sched_check_keeps("examples/bsrmm.stir", NULL, 2, decompose_bsr, 1e-4, 2);
+	sched_check_keeps(NULL, it2_text, 3, decompose_it2, 0, SEEDS);
+}
+END_TEST
+
+START_TEST(test_decompose_text)
+{
+	loaded l = sched_load("examples/segment_sum.stir", NULL);
+	sched_lower(&l, 3);
+	SCHED_OK(l, stir_decompose_reduction(l.k, "seg1", "j"));
+	sched_expect_text(&l,
+		"kernel segment_sum(m: i32, maxlen: i32, nnz: i32) stage 3 {\n"
+		"  buffer J_indptr: i32[m + 1] = J.indptr in [0, nnz + 1);\n"
+		"  buffer A_data: f32[nnz] = A;\n"
+		"  buffer B_data: f32[m] = B;\n"
+		"  for i in [0, m) {\n"
+		"    block seg0(vi: S = i) reads(J_indptr[vi:vi + 2], A_data[:], "
+		"B_data[vi]) writes(B_data[:]) {\n"
+		"      block seg_init0(vi1: S = vi) writes(B_data[vi1]) {\n"
+		"        B_data[vi1] = 0.0;\n"
+		"      }\n"
+		"      for j in [0, J_indptr[vi + 1] - J_indptr[vi]) {\n"
+		"        block seg1(vj: R = j) reads(J_indptr[vi], "
+		"A_data[J_indptr[vi] + vj], B_data[vi]) writes(B_data[vi]) {\n"
+		"          B_data[vi] += A_data[J_indptr[vi] + vj];\n"
+		"        }\n"
+		"      }\n"
+		"    }\n"
+		"  }\n"
+		"}\n");
+	sched_unload(&l);
+}
+END_TEST
+
+START_TEST(test_decompose_refused)
+{
+	loaded l = sched_load("examples/bsrmm.stir", NULL);
+	sched_lower(&l, 2);
+	SCHED_REFUSED(l, stir_decompose_reduction(l.k, "bsrmm1", "j"),
+		"decompose_reduction: loop 'bj' encloses loop 'j' and iterates "
+		"reduction variable 'vbj' of block 'bsrmm0'");
+	sched_unload(&l);
+
+	l = sched_load("examples/rgms.stir", NULL);
+	sched_lower(&l, 2);
+	SCHED_REFUSED(l, stir_decompose_reduction(l.k, "rgms2", "j"),
+		"decompose_reduction: loop 'rr' encloses loop 'j' and iterates "
+		"reduction variable 'vrr' of block 'rgms0'");
+	SCHED_REFUSED(l, stir_decompose_reduction(l.k, "rgms0", "rr"),
+		"decompose_reduction: iteration 'rgms' of block 'rgms0' has no init "
+		"block 'rgms_init0'");
+	sched_unload(&l);
+
+	l = sched_load("examples/csrmm.stir", NULL);
+	sched_lower(&l, 2);
+	static const int64_t f[] = { 0, 8 };
+	SCHED_OK(l, stir_split(l.k, "csrmm1", "i", 2, f));
+	SCHED_REFUSED(l, stir_decompose_reduction(l.k, "csrmm1", "j"),
+		"decompose_reduction: an if statement lies between block "
+		"'csrmm_init0' and its new place");
+	sched_unload(&l);
+}
+END_TEST
+
+/* ---- cache_read, cache_write ---- */
+
+static void cache_read_sddmm2(loaded *l)
+{
+	SCHED_OK(*l, stir_cache_read(l->k, "sddmm0", "X", "k",
+		STIR_SCOPE_SHARED));
+	SCHED_OK(*l, stir_bind(l->k, "sddmm0", "ij", STIR_BLOCK_X));
+}
+
+static void cache_read_sddmm3(loaded *l)
+{
+	SCHED_OK(*l, stir_cache_read(l->k, "sddmm0", "X_data", "k",
+		STIR_SCOPE_SHARED));
+	SCHED_OK(*l, stir_cache_read(l->k, "sddmm0", "Y_data", "k",
+		STIR_SCOPE_SHARED));
+	SCHED_OK(*l, stir_bind(l->k, "sddmm0", "ij", STIR_BLOCK_X));
+	SCHED_OK(*l, stir_bind(l->k, "X_data_shared", "ax0", STIR_THREAD_X));
+}
+
+static void cache_read_whole(loaded *l)
+{
+	/* B's rows are scattered: the whole buffer (correct, and large) */
+	SCHED_OK(*l, stir_cache_read(l->k, "csrmm1", "B_data", "j",
+		STIR_SCOPE_SHARED));
+}
+
+static void cache_write_csrmm(loaded *l)
+{
+	SCHED_OK(*l, stir_reorder(l->k, "csrmm1", 2, l_kj));
+	SCHED_OK(*l, stir_cache_write(l->k, "csrmm1",
+		stir_kernel_get_stage(l->k) == 2 ? "C" : "C_data", "j",
+		STIR_SCOPE_LOCAL));
+	SCHED_OK(*l, stir_bind(l->k, "csrmm1", "k", STIR_THREAD_X));
+	SCHED_OK(*l, stir_bind(l->k, "csrmm1", "i", STIR_BLOCK_X));
+}
+
+static void cache_write_softmax(loaded *l)
+{
+	/* max is no sum: copied in and written back */
+	SCHED_OK(*l, stir_cache_write(l->k, "mx0", "rmax", "j",
+		STIR_SCOPE_LOCAL));
+	SCHED_OK(*l, stir_cache_write(l->k, "sm0", "rsum", "j",
+		STIR_SCOPE_LOCAL));
+	SCHED_OK(*l, stir_bind(l->k, "mx0", "i", STIR_THREAD_X));
+}
+
+static void cache_write_rgms(loaded *l)
+{
+	/* the write-back of an atomic block is atomic */
+	static const char *const fo_j[] = { "fo", "j" };
+	SCHED_OK(*l, stir_set_atomic(l->k, "rgms2"));
+	SCHED_OK(*l, stir_reorder(l->k, "rgms2", 2, fo_j));
+	SCHED_OK(*l, stir_cache_write(l->k, "rgms2", stir_kernel_get_stage(l->k)
+		== 2 ? "Y" : "Y_data", "j", STIR_SCOPE_LOCAL));
+	SCHED_OK(*l, stir_bind(l->k, "rgms2", "rr", STIR_BLOCK_X));
+	SCHED_OK(*l, stir_bind(l->k, "rgms2", "fo", STIR_THREAD_X));
+}
+
+START_TEST(test_cache_keeps)
+{
+	sched_check_keeps("examples/sddmm.stir", NULL, 2, cache_read_sddmm2, 0,
+		SEEDS);
+	sched_check_keeps("examples/sddmm.stir", NULL, 3, cache_read_sddmm3, 0,
+		SEEDS);
+	sched_check_keeps("examples/csrmm.stir", NULL, 3, cache_read_whole, 0,
+		SEEDS);
+	sched_check_keeps("examples/csrmm.stir", NULL, 2, cache_write_csrmm,
+		1e-5, SEEDS);
+	sched_check_keeps("examples/csrmm.stir", NULL, 3, cache_write_csrmm,
+		1e-5, SEEDS);
+	sched_check_keeps("examples/csr_softmax.stir", NULL, 3,
+		cache_write_softmax, 1e-5, SEEDS);
+	sched_check_keeps("examples/rgms.stir", NULL, 2, cache_write_rgms, 1e-5,
+		SEEDS);
+	sched_check_keeps("examples/rgms.stir", NULL, 3, cache_write_rgms, 1e-5,
+		SEEDS);
+}
+END_TEST
+
+START_TEST(test_cache_text)
+{
+	loaded l = sched_load("examples/ellmv.stir", NULL);
+	sched_lower(&l, 3);
+	SCHED_OK(l, stir_cache_write(l.k, "ellmv0", "y_data", "j",
+		STIR_SCOPE_LOCAL));
+	sched_expect_text(&l,
+		"kernel ellmv(m: i32, n: i32, c: i32) stage 3 {\n"
+		"  buffer J_indices: i32[m * c] = J.indices in [0, n);\n"
+		"  buffer A_data: f32[m * c] = A;\n"
+		"  buffer x_data: f32[n] = x;\n"
+		"  buffer y_data: f32[m] = y;\n"
+		"  buffer y_data_local: f32[1] local;\n"
+		"  for i in [0, m) {\n"
+		"    block ellmv_init0(vi: S = i) writes(y_data[vi]) {\n"
+		"      y_data[vi] = 0.0;\n"
+		"    }\n"
+		"  }\n"
+		"  for i in [0, m) {\n"
+		"    block y_data_local_init(v0: S = i) writes(y_data_local[0]) {\n"
+		"      y_data_local[0] = 0.0;\n"
+		"    }\n"
+		"    for j in [0, c) {\n"
+		"      block ellmv0(vi: S = i, vj: R = j) reads(A_data[vi * c + vj], "
+		"J_indices[vi * c + vj], x_data[J_indices[vi * c + vj]], "
+		"y_data_local[0]) writes(y_data_local[0]) {\n"
+		"        y_data_local[0] += A_data[vi * c + vj] * "
+		"x_data[J_indices[vi * c + vj]];\n"
+		"      }\n"
+		"    }\n"
+		"    block y_data_local(v0: S = i) reads(y_data_local[0], "
+		"y_data[v0]) writes(y_data[v0]) {\n"
+		"      y_data[v0] += y_data_local[0];\n"
+		"    }\n"
+		"  }\n"
+		"}\n");
+	sched_unload(&l);
+
+	l = sched_load("examples/sddmm.stir", NULL);
+	sched_lower(&l, 3);
+	SCHED_OK(l, stir_cache_read(l.k, "sddmm0", "X_data", "k",
+		STIR_SCOPE_SHARED));
+	char *s = stir_kernel_to_str(l.k);
+	ck_assert_ptr_nonnull(strstr(s,
+		"  buffer X_data_shared: f32[feat] shared;\n"));
+	ck_assert_ptr_nonnull(strstr(s,
+		"  for ij in [0, nnz) {\n"
+		"    for ax0 in [0, feat) {\n"
+		"      block X_data_shared(v0: S = (upper_bound(J_indptr, 0, m + 1, "
+		"ij) - 1) * feat, v1: S = ax0) reads(X_data[v0 + v1]) "
+		"writes(X_data_shared[v1]) {\n"
+		"        X_data_shared[v1] = X_data[v0 + v1];\n"
+		"      }\n"
+		"    }\n"
+		"    for k in [0, feat) {\n"));
+	ck_assert_ptr_nonnull(strstr(s, "S_data[vij] += X_data_shared[vk] * "));
+	free(s);
+	sched_unload(&l);
+}
+END_TEST
+
+START_TEST(test_cache_refused)
+{
+	loaded l = sched_load("examples/csrmm.stir", NULL);
+	sched_lower(&l, 2);
+	SCHED_REFUSED(l, stir_cache_read(l.k, "csrmm1", "Q", "j",
+		STIR_SCOPE_SHARED), "cache_read: kernel 'csrmm' has no buffer 'Q'");
+	SCHED_REFUSED(l, stir_cache_read(l.k, "csrmm_init0", "A", "k",
+		STIR_SCOPE_SHARED),
+		"cache_read: block 'csrmm_init0' does not read 'A'");
+	SCHED_REFUSED(l, stir_cache_read(l.k, "csrmm1", "C", "k",
+		STIR_SCOPE_SHARED), "cache_read: 'C' is written under loop 'k'");
+	SCHED_REFUSED(l, stir_cache_read(l.k, "csrmm1", "A", "j",
+		STIR_SCOPE_SHARED),
+		"cache_read: the region of 'A' under loop 'j' is not constant-sized: "
+		"it spans the variable axis 'J'");
+	SCHED_REFUSED(l, stir_cache_read(l.k, "csrmm1", "B", "j",
+		STIR_SCOPE_GLOBAL),
+		"cache_read: a cache lives in shared or local memory");
+	SCHED_REFUSED(l, stir_cache_write(l.k, "csrmm1", "C", "j",
+		STIR_SCOPE_LOCAL),
+		"cache_write: a local buffer needs a literal size, but the region of "
+		"'C' under loop 'j' has feat elements");
+	SCHED_REFUSED(l, stir_cache_write(l.k, "csrmm1", "B", "j",
+		STIR_SCOPE_LOCAL), "cache_write: block 'csrmm1' does not write 'B'");
+	SCHED_OK(l, stir_decompose_reduction(l.k, "csrmm1", "j"));
+	SCHED_REFUSED(l, stir_cache_write(l.k, "csrmm1", "C", "i",
+		STIR_SCOPE_SHARED),
+		"cache_write: 'C' is written under loop 'i' outside block 'csrmm1'");
+	sched_unload(&l);
+
+	l = sched_load("examples/sddmm.stir", NULL);
+	sched_lower(&l, 2);
+	SCHED_REFUSED(l, stir_cache_read(l.k, "sddmm0", "J_indptr", "k",
+		STIR_SCOPE_SHARED), "cache_read: block 'sddmm0' searches 'J_indptr'");
+	SCHED_OK(l, stir_cross_thread_reduce(l.k, "sddmm0", "k"));
+	SCHED_REFUSED(l, stir_cache_write(l.k, "sddmm0", "S", "k",
+		STIR_SCOPE_LOCAL), "cache_write: block 'sddmm0' is cross-thread");
+	sched_unload(&l);
+
+	/* a copy that threads of a bound loop would all run */
+	l = sched_load("examples/sddmm.stir", NULL);
+	sched_lower(&l, 3);
+	static const int64_t f32[] = { 0, 32 };
+	static const char *const k10[] = { "k_1", "k_0" };
+	SCHED_OK(l, stir_split(l.k, "sddmm0", "k", 2, f32));
+	SCHED_OK(l, stir_reorder(l.k, "sddmm0", 2, k10));
+	SCHED_OK(l, stir_cross_thread_reduce(l.k, "sddmm0", "k_1"));
+	SCHED_OK(l, stir_bind(l.k, "sddmm0", "k_1", STIR_THREAD_X));
+	SCHED_REFUSED(l, stir_cache_read(l.k, "sddmm0", "X_data", "k_0",
+		STIR_SCOPE_SHARED),
+		"cache_read: block 'X_data_shared' does not depend on loop 'k_1': "
+		"every thread would run its stores");
+	sched_unload(&l);
+
+	l = sched_load("examples/rgms.stir", NULL);
+	sched_lower(&l, 2);
+	SCHED_OK(l, stir_set_atomic(l.k, "rgms0"));
+	SCHED_REFUSED(l, stir_cache_write(l.k, "rgms2", "Y", "j",
+		STIR_SCOPE_LOCAL),
+		"cache_write: loop 'j' lies inside atomic block 'rgms1'");
+	sched_unload(&l);
+
+	l = sched_load("examples/csr_softmax.stir", NULL);
+	sched_lower(&l, 3);
+	SCHED_OK(l, stir_set_atomic(l.k, "sm0"));
+	SCHED_OK(l, stir_cache_write(l.k, "sm0", "rsum", "j", STIR_SCOPE_LOCAL));
+	sched_unload(&l);
+}
+END_TEST
+
+/* ---- reverse_cache_read, reverse_cache_write ---- */
+
+static void reverse_read_csrmm(loaded *l)
+{
+	static const int64_t f[] = { 0, 8 };
+	SCHED_OK(*l, stir_split(l->k, "csrmm1", "j", 2, f));
+	SCHED_OK(*l, stir_reverse_cache_read(l->k, "csrmm1",
+		stir_kernel_get_stage(l->k) == 2 ? "B" : "B_data", "j_1",
+		STIR_SCOPE_SHARED));
+	SCHED_OK(*l, stir_bind(l->k, "csrmm1", "i", STIR_BLOCK_X));
+}
+
+static void reverse_write_rgms(loaded *l)
+{
+	/* rows of Y gathered per relation; the tile is private to the thread
+	 * block of rr, its write-back atomic like rgms2's stores */
+	static const int64_t f[] = { 0, 4 };
+	SCHED_OK(*l, stir_set_atomic(l->k, "rgms2"));
+	SCHED_OK(*l, stir_split(l->k, "rgms1", "i", 2, f));
+	SCHED_OK(*l, stir_reverse_cache_write(l->k, "rgms2",
+		stir_kernel_get_stage(l->k) == 2 ? "Y" : "Y_data", "i_1",
+		STIR_SCOPE_SHARED));
+	SCHED_OK(*l, stir_bind(l->k, "rgms2", "rr", STIR_BLOCK_X));
+}
+
+START_TEST(test_reverse_cache_keeps)
+{
+	sched_check_keeps("examples/csrmm.stir", NULL, 2, reverse_read_csrmm, 0,
+		SEEDS);
+	sched_check_keeps("examples/csrmm.stir", NULL, 3, reverse_read_csrmm, 0,
+		SEEDS);
+	sched_check_keeps("examples/rgms.stir", NULL, 2, reverse_write_rgms,
+		1e-5, SEEDS);
+	sched_check_keeps("examples/rgms.stir", NULL, 3, reverse_write_rgms,
+		1e-5, SEEDS);
+}
+END_TEST
+
+START_TEST(test_reverse_cache_text)
+{
+	loaded l = sched_load("examples/csrmm.stir", NULL);
+	sched_lower(&l, 3);
+	static const int64_t f[] = { 0, 8 };
+	SCHED_OK(l, stir_split(l.k, "csrmm1", "j", 2, f));
+	SCHED_OK(l, stir_reverse_cache_read(l.k, "csrmm1", "B_data", "j_1",
+		STIR_SCOPE_SHARED));
+	char *s = stir_kernel_to_str(l.k);
+	ck_assert_ptr_nonnull(strstr(s,
+		"  buffer B_data_shared: f32[8 * feat] shared;\n"));
+	ck_assert_ptr_nonnull(strstr(s,
+		"        for t in [0, 8) {\n"
+		"          for ax0 in [0, feat) {\n"
+		"            block B_data_shared(v0: S = t, v1: S = ax0) "));
+	ck_assert_ptr_nonnull(strstr(s,
+		"              if (j_0 * 8 + v0 < J_indptr[vi + 1] - J_indptr[vi]) {\n"
+		"                B_data_shared[v0 * feat + v1] = "
+		"B_data[J_indices[J_indptr[vi] + (j_0 * 8 + v0)] * feat + v1];\n"));
+	ck_assert_ptr_nonnull(strstr(s,
+		"C_data[vi * feat + vk] += A_data[J_indptr[vi] + vj] * "
+		"B_data_shared[j_1 * feat + vk];\n"));
+	free(s);
+	sched_unload(&l);
+}
+END_TEST
+
+START_TEST(test_reverse_cache_refused)
+{
+	loaded l = sched_load("examples/csrmm.stir", NULL);
+	sched_lower(&l, 2);
+	SCHED_REFUSED(l, stir_reverse_cache_read(l.k, "csrmm1", "B", "j",
+		STIR_SCOPE_SHARED),
+		"reverse_cache_read: the extent of loop 'j', J_indptr[vi + 1] - "
+		"J_indptr[vi], is not an expression of parameters");
+	SCHED_REFUSED(l, stir_reverse_cache_read(l.k, "csrmm1", "A", "k",
+		STIR_SCOPE_SHARED),
+		"reverse_cache_read: no index of 'A' in block 'csrmm1' is a load "
+		"that depends on loop 'k'");
+	static const int64_t f[] = { 0, 8 };
+	SCHED_OK(l, stir_split(l.k, "csrmm1", "j", 2, f));
+	SCHED_REFUSED(l, stir_reverse_cache_read(l.k, "csrmm1", "B", "j_1",
+		STIR_SCOPE_LOCAL),
+		"reverse_cache_read: a local buffer needs a literal size, but the "
+		"region of 'B' under loop 'j_1' has 8 * feat elements");
+	sched_unload(&l);
+
+	l = sched_load("examples/csr_softmax.stir", NULL);
+	sched_lower(&l, 2);
+	static const int64_t g[] = { 0, 4 };
+	SCHED_OK(l, stir_split(l.k, "mx0", "j", 2, g));
+	SCHED_REFUSED(l, stir_reverse_cache_write(l.k, "mx0", "rmax", "j_1",
+		STIR_SCOPE_SHARED),
+		"reverse_cache_write: no index of 'rmax' in block 'mx0' is a load "
+		"that depends on loop 'j_1'");
+	sched_unload(&l);
+}
+END_TEST
+
+/* ---- horizontal_fuse ---- */
+
+static void hfuse_two(loaded *l)
+{
+	static const char *const pq[] = { "q0", "p0" }, *const rs[] = { "r0",
+		"s0" };
+	SCHED_OK(*l, stir_default_schedule(l->k));
+	SCHED_OK(*l, stir_horizontal_fuse(l->k, 2, pq));
+	SCHED_OK(*l, stir_set_atomic(l->k, "r0"));
+	SCHED_OK(*l, stir_set_atomic(l->k, "s0"));
+	SCHED_OK(*l, stir_horizontal_fuse(l->k, 2, rs));
+}
+
+START_TEST(test_hfuse_keeps)
+{
+	sched_check_keeps(NULL, two_text, 2, hfuse_two, 1e-5, SEEDS);
+	sched_check_keeps(NULL, two_text, 3, hfuse_two, 1e-5, SEEDS);
+}
+END_TEST
+
+START_TEST(test_hfuse_text)
+{
+	loaded l = sched_load(NULL, two_text);
+	sched_lower(&l, 3);
+	hfuse_two(&l);
+	char *s = stir_kernel_to_str(l.k);
+	ck_assert_ptr_nonnull(strstr(s,
+		"  block hfuse() horizontal reads(J_indptr[:], A_data[:]) "
+		"writes(B_data[:], C_data[:]) {\n"
+		"    for i_0 in [0, (m + 255) / 256) bind(blockIdx.x) {\n"));
+	ck_assert_ptr_nonnull(strstr(s,
+		"  block hfuse1() horizontal reads(J_indptr[:], A_data[:], "
+		"D_data[:], B_data[:]) writes(D_data[:]) {\n"
+		"    for i_0 in [0, (m + 255) / 256) bind(blockIdx.x) {\n"));
+	/* p's nest first (program order), then q's */
+	char *p = strstr(s, "block p0("), *q = strstr(s, "block q0(");
+	ck_assert(p && q && p < q);
+	free(s);
+	sched_unload(&l);
+}
+END_TEST
+
+START_TEST(test_hfuse_refused)
+{
+	static const char *const pq[] = { "p0", "q0" }, *const ps[] = { "p0",
+		"s0" }, *const rs[] = { "r0", "s0" }, *const qs[] = { "q0", "s0" },
+		*const pp[] = { "p0", "p1" };
+	loaded l = sched_load(NULL, two_text);
+	sched_lower(&l, 2);
+	SCHED_REFUSED(l, stir_horizontal_fuse(l.k, 2, pq),
+		"horizontal_fuse: the nest of block 'p0' is not bound to blockIdx.x "
+		"at its outermost loop");
+	SCHED_OK(l, stir_default_schedule(l.k));
+	SCHED_REFUSED(l, stir_horizontal_fuse(l.k, 1, pq),
+		"horizontal_fuse: horizontal fusion needs at least 2 blocks, not 1");
+	SCHED_REFUSED(l, stir_horizontal_fuse(l.k, 2, pp),
+		"horizontal_fuse: blocks 'p0' and 'p1' are in the same nest");
+	SCHED_REFUSED(l, stir_horizontal_fuse(l.k, 2, ps),
+		"horizontal_fuse: the nests of blocks 'p0' and 's0' share 'B' other "
+		"than through atomic stores");
+	SCHED_REFUSED(l, stir_horizontal_fuse(l.k, 2, rs),
+		"horizontal_fuse: the nests of blocks 'r0' and 's0' share 'D' other "
+		"than through atomic stores");
+	SCHED_OK(l, stir_set_atomic(l.k, "r0"));
+	SCHED_OK(l, stir_set_atomic(l.k, "s0"));
+	SCHED_REFUSED(l, stir_horizontal_fuse(l.k, 2, qs),
+		"horizontal_fuse: the nest of block 's0' cannot move before this "
+		"statement: both access 'D'");
+	sched_unload(&l);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("schedule_mem");
+	TCase *tc = tcase_create("compute_at");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_compute_at_keeps);
+	tcase_add_test(tc, test_compute_at_text);
+	tcase_add_test(tc, test_compute_at_refused);
+	tcase_add_test(tc, test_decompose_keeps);
+	tcase_add_test(tc, test_decompose_text);
+	tcase_add_test(tc, test_decompose_refused);
+	suite_add_tcase(s, tc);
+	TCase *ta = tcase_create("cache");
+	tcase_set_timeout(ta, 60);
+	tcase_add_test(ta, test_cache_keeps);
+	tcase_add_test(ta, test_cache_text);
+	tcase_add_test(ta, test_cache_refused);
+	tcase_add_test(ta, test_reverse_cache_keeps);
+	tcase_add_test(ta, test_reverse_cache_text);
+	tcase_add_test(ta, test_reverse_cache_refused);
+	suite_add_tcase(s, ta);
+	TCase *th = tcase_create("hfuse");
+	tcase_set_timeout(th, 60);
+	tcase_add_test(th, test_hfuse_keeps);
+	tcase_add_test(th, test_hfuse_text);
+	tcase_add_test(th, test_hfuse_refused);
+	suite_add_tcase(s, th);
+	return test_run_suite(s);
+}
