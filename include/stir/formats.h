@@ -16,7 +16,8 @@
  * nothing is bound for it and the description does not list it.
  *
  * Every builder is linear in the non-zeros and the rows (BSR, DBSR and
- * SR-BCRS add a log factor of the block height), never in the columns.  On
+ * SR-BCRS add a log factor of the block height), never in the columns
+ * (hybrid keeps a counter per column range and bucket).  On
  * failure a builder returns NULL with one error in the context and binds
  * nothing (unless memory runs out while binding, which can leave some of
  * the format's arrays bound).
