@@ -7,6 +7,7 @@
 #include <stir/ir.h>
 #include <stir/lang.h>
 #include <stir/io.h>
+#include <stir/formats.h>
 #include <stir/interp.h>
 #include <stir/passes.h>
 #include <stir/runtime.h>

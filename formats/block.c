@@ -1,0 +1,386 @@
+/* Blocked formats: BSR(b), DBSR(b) and SR-BCRS(t, g) (docs/formats.md).
+ *
+ * All three start from the same structure: for every block of rows, the
+ * sorted distinct column blocks its rows touch (b columns wide for BSR and
+ * DBSR; one column, a tile, for SR-BCRS).  The rows of a block are already
+ * sorted, so their union comes from a k-way merge with a heap of one
+ * cursor per row: one heap step per (row, column block) pair, never a pass
+ * over the columns.  Values then go to their slots in one more pass, each
+ * row walking the union of its block alongside its own entries.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include "formats/format_internal.h"
+#include "ir/diag.h"
+
+/* The column blocks of every row block. */
+typedef struct block_set {
+	int64_t nrb;      /* row blocks */
+	int64_t *ptr;     /* owned: nrb + 1 offsets into cols */
+	int64_t *cols;    /* owned: the column blocks, ascending per row block */
+	int64_t cap;      /* room in cols */
+} block_set;
+
+/* A row of a row block during the merge. */
+typedef struct merge_cursor {
+	int64_t key;      /* the column block of the row's next entry */
+	int64_t k;        /* the position of that entry */
+	int64_t end;      /* the end of the row */
+} merge_cursor;
+
+/* h, n, i: restore the min-heap order on key of h[0 .. n) below i. */
+static void sift_down(merge_cursor *h, int64_t n, int64_t i)
+{
+	merge_cursor x = h[i];
+	for (;;) {
+		int64_t c = 2 * i + 1;
+		if (c >= n)
+			break;
+		if (c + 1 < n && h[c + 1].key < h[c].key)
+			c++;
+		if (h[c].key >= x.key)
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	h[i] = x;
+}
+
+/* s: free its arrays. */
+static void block_set_release(block_set *s)
+{
+	free(s->ptr);
+	free(s->cols);
+}
+
+/* bld, s, n, key: store column block "key" as entry n of s->cols, making
+ * room for it.  0 or -1 (memory). */
+static int block_set_push(fmt_build *bld, block_set *s, int64_t n, int64_t key)
+{
+	if (n == s->cap) {
+		int64_t cap = s->cap ? 2 * s->cap : 1024;
+		int64_t *c = realloc(s->cols, (size_t)cap * sizeof(*c));
+		if (!c) {
+			stir_error_oom(bld->ctx);
+			return -1;
+		}
+		s->cols = c;
+		s->cap = cap;
+	}
+	s->cols[n] = key;
+	return 0;
+}
+
+/* bld, A, rb, cb, s: fill s with the distinct column blocks (cb columns
+ * wide) of each block of rb rows of A.  0 or -1 (memory). */
+static int block_set_build(fmt_build *bld, const fmt_csr *A, int64_t rb,
+	int64_t cb, block_set *s)
+{
+	s->nrb = fmt_ceil_div(A->nrows, rb);
+	s->cols = NULL;
+	s->cap = 0;
+	s->ptr = malloc((size_t)(s->nrb + 1) * sizeof(*s->ptr));
+	int64_t hmax = rb < A->nrows ? rb : A->nrows;
+	merge_cursor *h = malloc((size_t)(hmax ? hmax : 1) * sizeof(*h));
+	if (!s->ptr || !h) {
+		free(h);
+		block_set_release(s);
+		stir_error_oom(bld->ctx);
+		return -1;
+	}
+	int64_t count = 0;
+	s->ptr[0] = 0;
+	for (int64_t blk = 0; blk < s->nrb; blk++) {
+		int64_t r0 = blk * rb;
+		int64_t r1 = A->nrows - r0 < rb ? A->nrows : r0 + rb;
+		int64_t n = 0;
+		for (int64_t r = r0; r < r1; r++) {
+			int64_t lo = A->indptr[r], hi = A->indptr[r + 1];
+			if (lo == hi)
+				continue;
+			h[n].key = A->indices[lo] / cb;
+			h[n].k = lo;
+			h[n].end = hi;
+			n++;
+		}
+		for (int64_t i = n / 2; i-- > 0; )
+			sift_down(h, n, i);
+		int64_t last = -1;
+		while (n > 0) {
+			int64_t key = h[0].key;
+			if (key != last) {
+				if (block_set_push(bld, s, count, key) < 0) {
+					free(h);
+					block_set_release(s);
+					return -1;
+				}
+				count++;
+				last = key;
+			}
+			/* the row's other entries in this column block need
+			 * no heap step */
+			int64_t k = h[0].k + 1, end = h[0].end;
+			int64_t first = key * cb;
+			while (k < end && A->indices[k] - first < cb)
+				k++;
+			if (k == end) {
+				h[0] = h[--n];
+			} else {
+				h[0].k = k;
+				h[0].key = A->indices[k] / cb;
+			}
+			if (n > 0)
+				sift_down(h, n, 0);
+		}
+		s->ptr[blk + 1] = count;
+	}
+	free(h);
+	return 0;
+}
+
+/* bld, A, s, blk, vd: store the values of A into the blocks of s (b x b,
+ * row-major), in the value array data vd. */
+static void fill_blocks(fmt_build *bld, const fmt_csr *A, const block_set *s,
+	int64_t blk, void *vd)
+{
+	stir_dtype vt = bld->f->vtype;
+	for (int64_t i = 0; i < A->nrows; i++) {
+		int64_t ib = i / blk, bi = i - ib * blk;
+		int64_t p = s->ptr[ib];
+		for (int64_t k = A->indptr[i]; k < A->indptr[i + 1]; k++) {
+			int64_t col = A->indices[k], bc = col / blk;
+			while (s->cols[p] < bc)
+				p++;
+			fmt_put_value(vt, vd, (p * blk + bi) * blk + col - bc * blk,
+				A->values[k]);
+		}
+	}
+}
+
+/* bld, A, blk, drop_empty, b: BSR(blk), or DBSR(blk) when drop_empty (only
+ * the block rows holding a block).  The description or NULL. */
+static stir_format *build_bsr(fmt_build *bld, const fmt_csr *A, int64_t blk,
+	bool drop_empty, stir_bindings *b)
+{
+	stir_format *f = bld->f;
+	int64_t area;
+	if (blk <= 0) {
+		fmt_build_error(bld, "the block size must be positive (got %"
+			PRId64 ")", blk);
+		return fmt_build_abort(bld);
+	}
+	if (__builtin_mul_overflow(blk, blk, &area)) {
+		fmt_build_error(bld, "block size %" PRId64 " is too large", blk);
+		return fmt_build_abort(bld);
+	}
+	f->width = blk;
+	int64_t mb = fmt_ceil_div(A->nrows, blk);
+	int64_t nb = fmt_ceil_div(A->ncols, blk);
+	block_set s;
+	if (block_set_build(bld, A, blk, blk, &s) < 0)
+		return fmt_build_abort(bld);
+	int64_t nnzb = s.ptr[mb];
+	int64_t nbr = 0;
+	for (int64_t ib = 0; ib < mb; ib++)
+		nbr += s.ptr[ib + 1] > s.ptr[ib];
+	int64_t rows = drop_empty ? nbr : mb;
+	if (rows == 0) {
+		block_set_release(&s);
+		return fmt_build_finish(bld, b);
+	}
+	const char *sfx = f->suffix;
+	int64_t nptr = rows + 1;
+	int64_t vshape[3] = { nnzb, blk, blk };
+	stir_array *ra = NULL;
+	if (drop_empty)
+		ra = fmt_build_array(bld, f->itype, 1, &nbr, "RB%s.indices", sfx);
+	stir_array *pa = !drop_empty || ra ? fmt_build_array(bld, f->itype,
+		1, &nptr, "JB%s.indptr", sfx) : NULL;
+	stir_array *ja = pa ? fmt_build_array(bld, f->itype, 1, &nnzb,
+		"JB%s.indices", sfx) : NULL;
+	stir_array *va = ja ? fmt_build_array(bld, f->vtype, 3, vshape, "A%s",
+		sfx) : NULL;
+	stir_format_part *part = NULL;
+	if (va && (!drop_empty || fmt_build_size(bld, nbr, "nbr%s", sfx) == 0) &&
+	    fmt_build_size(bld, mb, "mb%s", sfx) == 0 &&
+	    fmt_build_size(bld, nb, "nb%s", sfx) == 0 &&
+	    fmt_build_size(bld, nnzb, "nnzb%s", sfx) == 0)
+		part = fmt_build_part(bld, "%s", "");
+	if (!part) {
+		block_set_release(&s);
+		return fmt_build_abort(bld);
+	}
+	void *pd = stir_array_get_data(pa);
+	void *jd = stir_array_get_data(ja);
+	int64_t r = 0;
+	fmt_put_index(f->itype, pd, 0, 0);
+	for (int64_t ib = 0; ib < mb; ib++) {
+		if (drop_empty && s.ptr[ib + 1] == s.ptr[ib])
+			continue;
+		if (drop_empty)
+			fmt_put_index(f->itype, stir_array_get_data(ra), r, ib);
+		fmt_put_index(f->itype, pd, ++r, s.ptr[ib + 1]);
+	}
+	for (int64_t k = 0; k < nnzb; k++)
+		fmt_put_index(f->itype, jd, k, s.cols[k]);
+	fill_blocks(bld, A, &s, blk, stir_array_get_data(va));
+	block_set_release(&s);
+	part->rows = rows;
+	part->width = blk;
+	part->nnz = A->nnz;
+	part->slots = nnzb * area;
+	part->mb = mb;
+	part->nb = nb;
+	part->nnzb = nnzb;
+	part->nbr = drop_empty ? nbr : 0;
+	return fmt_build_finish(bld, b);
+}
+
+stir_format *stir_csr_to_bsr(stir_ctx *ctx, const stir_csr *csr,
+	int64_t block, stir_dtype index_type, stir_dtype value_type,
+	const char *suffix, stir_bindings *b)
+{
+	fmt_csr A;
+	fmt_build bld;
+	if (fmt_check_csr(ctx, csr, &A) < 0 ||
+	    fmt_build_init(&bld, ctx, STIR_FORMAT_BSR, suffix, index_type,
+		value_type, A.nrows, A.ncols, A.nnz) < 0)
+		return NULL;
+	return build_bsr(&bld, &A, block, false, b);
+}
+
+stir_format *stir_csr_to_dbsr(stir_ctx *ctx, const stir_csr *csr,
+	int64_t block, stir_dtype index_type, stir_dtype value_type,
+	const char *suffix, stir_bindings *b)
+{
+	fmt_csr A;
+	fmt_build bld;
+	if (fmt_check_csr(ctx, csr, &A) < 0 ||
+	    fmt_build_init(&bld, ctx, STIR_FORMAT_DBSR, suffix, index_type,
+		value_type, A.nrows, A.ncols, A.nnz) < 0)
+		return NULL;
+	return build_bsr(&bld, &A, block, true, b);
+}
+
+/* bld, A, s, t, g: check that every row block whose last group
+ * needs padding tiles has a column left for them.  0 or -1. */
+static int check_tile_padding(fmt_build *bld, const fmt_csr *A,
+	const block_set *s, int64_t t, int64_t g)
+{
+	for (int64_t k = 0; k < s->nrb; k++) {
+		int64_t nt = s->ptr[k + 1] - s->ptr[k];
+		if (nt % g != 0 && nt == A->ncols)
+			return fmt_build_error(bld, "row block %" PRId64
+				" (rows %" PRId64 " to %" PRId64 ") holds all %"
+				PRId64 " columns of the matrix, so no column is "
+				"left to pad its last group of %" PRId64 " tiles",
+				k, k * t, (A->nrows - k * t < t ? A->nrows :
+				k * t + t) - 1, A->ncols, g);
+	}
+	return 0;
+}
+
+stir_format *stir_csr_to_sr_bcrs(stir_ctx *ctx, const stir_csr *csr,
+	int64_t t, int64_t g, stir_dtype index_type, stir_dtype value_type,
+	const char *suffix, stir_bindings *b)
+{
+	fmt_csr A;
+	fmt_build bld;
+	if (fmt_check_csr(ctx, csr, &A) < 0 ||
+	    fmt_build_init(&bld, ctx, STIR_FORMAT_SR_BCRS, suffix, index_type,
+		value_type, A.nrows, A.ncols, A.nnz) < 0)
+		return NULL;
+	stir_format *f = bld.f;
+	if (t <= 0 || g <= 0) {
+		fmt_build_error(&bld, "the %s must be positive (got %" PRId64
+			")", t <= 0 ? "tile height" : "group size",
+			t <= 0 ? t : g);
+		return fmt_build_abort(&bld);
+	}
+	f->width = t;
+	f->group = g;
+	block_set s;
+	if (block_set_build(&bld, &A, t, 1, &s) < 0)
+		return fmt_build_abort(&bld);
+	int64_t mt = s.nrb;
+	int64_t *gptr = check_tile_padding(&bld, &A, &s, t, g) < 0 ? NULL :
+		malloc((size_t)(mt + 1) * sizeof(*gptr));
+	if (!gptr) {
+		if (!bld.diag)
+			stir_error_oom(ctx);
+		block_set_release(&s);
+		return fmt_build_abort(&bld);
+	}
+	int64_t maxg = 0;
+	gptr[0] = 0;
+	for (int64_t k = 0; k < mt; k++) {
+		int64_t groups = fmt_ceil_div(s.ptr[k + 1] - s.ptr[k], g);
+		gptr[k + 1] = gptr[k] + groups;
+		if (groups > maxg)
+			maxg = groups;
+	}
+	int64_t ngroups = gptr[mt];
+	stir_format_part *part = NULL;
+	stir_array *pa = NULL, *ta = NULL, *va = NULL;
+	if (mt > 0) {
+		int64_t nptr = mt + 1;
+		int64_t tshape[2] = { ngroups, g };
+		int64_t vshape[3] = { ngroups, g, t };
+		pa = fmt_build_array(&bld, f->itype, 1, &nptr, "G%s.indptr",
+			f->suffix);
+		ta = pa ? fmt_build_array(&bld, f->itype, 2, tshape,
+			"T%s.indices", f->suffix) : NULL;
+		va = ta ? fmt_build_array(&bld, f->vtype, 3, vshape, "A%s",
+			f->suffix) : NULL;
+		if (va && fmt_build_size(&bld, mt, "mt%s", f->suffix) == 0 &&
+		    fmt_build_size(&bld, maxg, "maxg%s", f->suffix) == 0 &&
+		    fmt_build_size(&bld, ngroups, "ngroups%s", f->suffix) == 0)
+			part = fmt_build_part(&bld, "%s", "");
+		if (!part) {
+			free(gptr);
+			block_set_release(&s);
+			return fmt_build_abort(&bld);
+		}
+	}
+	if (part) {
+		void *pd = stir_array_get_data(pa);
+		void *td = stir_array_get_data(ta);
+		void *vd = stir_array_get_data(va);
+		for (int64_t k = 0; k <= mt; k++)
+			fmt_put_index(f->itype, pd, k, gptr[k]);
+		/* the tiles of each row block, then its padding tiles */
+		for (int64_t k = 0; k < mt; k++) {
+			const int64_t *tiles = s.cols + s.ptr[k];
+			int64_t nt = s.ptr[k + 1] - s.ptr[k];
+			int64_t base = gptr[k] * g, end = gptr[k + 1] * g;
+			for (int64_t j = 0; j < nt; j++)
+				fmt_put_index(f->itype, td, base + j, tiles[j]);
+			if (base + nt < end) {
+				int64_t pad = fmt_first_absent(tiles, nt);
+				for (int64_t j = base + nt; j < end; j++)
+					fmt_put_index(f->itype, td, j, pad);
+			}
+		}
+		/* each value at (its tile's position, its row in the block) */
+		for (int64_t i = 0; i < A.nrows; i++) {
+			int64_t k = i / t, ti = i - k * t;
+			int64_t p = s.ptr[k], base = gptr[k] * g - s.ptr[k];
+			for (int64_t e = A.indptr[i]; e < A.indptr[i + 1]; e++) {
+				while (s.cols[p] < A.indices[e])
+					p++;
+				fmt_put_value(f->vtype, vd, (base + p) * t + ti,
+					A.values[e]);
+			}
+		}
+		part->rows = mt;
+		part->width = g;
+		part->nnz = A.nnz;
+		part->slots = ngroups * g * t;
+		part->mb = mt;
+		part->ngroups = ngroups;
+		part->maxg = maxg;
+	}
+	free(gptr);
+	block_set_release(&s);
+	return fmt_build_finish(&bld, b);
+}

@@ -1,0 +1,255 @@
+/* hybrid(c, [b1, .., bk]) (docs/formats.md; SparseTIR section 4.2.1).
+ *
+ * The columns are cut into c ranges of ceil(n / c) columns.  The entries
+ * of a row that fall in range q (a run of its sorted columns) go to part
+ * q_t of the smallest bucket t whose width holds them, padded to that
+ * width; a run longer than the last width is cut into chunks of that width
+ * which all go to the last bucket (the part is then "split").  Rows keep
+ * their order in a part, and a split row's chunks are consecutive.
+ *
+ * The first pass finds each run's part, counts the rows of every part and
+ * checks that every run needing padding has a column left for it; the
+ * second fills the arrays of the parts that have rows.  Both are linear in
+ * the non-zeros and the rows; finding a run's bucket is a binary search of
+ * the widths.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include "formats/format_internal.h"
+#include "ir/diag.h"
+
+/* The arrays of one part while they are filled. */
+typedef struct hyb_part {
+	int64_t rows;     /* rows of the part (its chunks) */
+	int64_t nnz;      /* original entries it holds */
+	bool split;       /* a row has more than one chunk in it */
+	int64_t next;     /* the next row to fill */
+	void *r;          /* borrowed: R_S.indices data */
+	void *c;          /* borrowed: C_S.indices data */
+	void *a;          /* borrowed: A_S data */
+} hyb_part;
+
+/* bld, c, buckets, nbuckets: check the parameters and record them in the
+ * description.  0 or -1. */
+static int check_params(fmt_build *bld, int c, const int64_t *buckets,
+	int nbuckets)
+{
+	stir_format *f = bld->f;
+	if (c < 1)
+		return fmt_build_error(bld, "the number of column ranges must "
+			"be at least 1 (got %d)", c);
+	if (nbuckets < 1 || !buckets)
+		return fmt_build_error(bld, "at least one bucket is needed (got "
+			"%d)", buckets ? nbuckets : 0);
+	if (buckets[0] <= 0)
+		return fmt_build_error(bld, "bucket widths must be positive "
+			"(bucket 0 has width %" PRId64 ")", buckets[0]);
+	for (int t = 1; t < nbuckets; t++)
+		if (buckets[t] <= buckets[t - 1])
+			return fmt_build_error(bld, "bucket widths must be "
+				"strictly increasing (bucket %d has width %"
+				PRId64 ", bucket %d has %" PRId64 ")", t - 1,
+				buckets[t - 1], t, buckets[t]);
+	f->buckets = malloc((size_t)nbuckets * sizeof(*f->buckets));
+	if (!f->buckets) {
+		stir_error_oom(bld->ctx);
+		return -1;
+	}
+	for (int t = 0; t < nbuckets; t++)
+		f->buckets[t] = buckets[t];
+	f->nbuckets = nbuckets;
+	f->c = c;
+	return 0;
+}
+
+/* buckets, k, len: the smallest bucket whose width holds len entries, or
+ * k when len exceeds the last width. */
+static int bucket_of(const int64_t *buckets, int k, int64_t len)
+{
+	int lo = 0, hi = k;
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+		if (buckets[mid] >= len)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+/* bld, A, i, q, len, width, split: report that row i, which holds every
+ * column, cannot pad its run of len entries in range q to the bucket
+ * width (a multiple of it when split).  -1. */
+static int padding_error(fmt_build *bld, const fmt_csr *A, int64_t i, int64_t q,
+	int64_t len, int64_t width, bool split)
+{
+	if (width > A->ncols) {
+		fmt_build_error(bld, "bucket width %" PRId64 " exceeds the %"
+			PRId64 " columns of the matrix", width, A->ncols);
+		stir_diag_add_note(bld->diag, stir_loc_none(), "row %" PRId64
+			" holds every column, so no column is left to pad its %"
+			PRId64 " entries in column range %" PRId64, i, len, q);
+		return -1;
+	}
+	return fmt_build_error(bld, "row %" PRId64 " holds all %" PRId64
+		" columns of the matrix, so no column is left to pad its %"
+		PRId64 " entries in column range %" PRId64 " to %s%" PRId64,
+		i, A->ncols, len, q, split ? "a multiple of " : "", width);
+}
+
+/* bld, A, parts, cw: the first pass: count the rows and entries of every
+ * part (q * k + t) and check that every run can be padded.  0 or -1. */
+static int count_parts(fmt_build *bld, const fmt_csr *A, hyb_part *parts,
+	int64_t cw)
+{
+	const stir_format *f = bld->f;
+	int k = f->nbuckets;
+	int64_t last = f->buckets[k - 1];
+	for (int64_t i = 0; i < A->nrows; i++) {
+		int64_t p = A->indptr[i], hi = A->indptr[i + 1];
+		bool full = hi - p == A->ncols;
+		while (p < hi) {
+			int64_t q = A->indices[p] / cw, end = (q + 1) * cw;
+			int64_t e = p + 1;
+			while (e < hi && A->indices[e] < end)
+				e++;
+			int64_t len = e - p;
+			int t = bucket_of(f->buckets, k, len);
+			hyb_part *part;
+			if (t == k) {
+				part = &parts[q * k + k - 1];
+				part->rows += fmt_ceil_div(len, last);
+				part->split = true;
+				if (full && len % last != 0)
+					return padding_error(bld, A, i, q, len,
+						last, true);
+			} else {
+				part = &parts[q * k + t];
+				part->rows++;
+				if (full && len < f->buckets[t])
+					return padding_error(bld, A, i, q, len,
+						f->buckets[t], false);
+			}
+			part->nnz += len;
+			p = e;
+		}
+	}
+	return 0;
+}
+
+/* bld, A, parts, cw: the second pass: fill the arrays of the parts. */
+static void fill_parts(fmt_build *bld, const fmt_csr *A, hyb_part *parts,
+	int64_t cw)
+{
+	const stir_format *f = bld->f;
+	stir_dtype it = f->itype, vt = f->vtype;
+	int k = f->nbuckets;
+	for (int64_t i = 0; i < A->nrows; i++) {
+		int64_t p = A->indptr[i], hi = A->indptr[i + 1];
+		int64_t pad = -1;   /* found when a run first needs it */
+		while (p < hi) {
+			int64_t q = A->indices[p] / cw, end = (q + 1) * cw;
+			int64_t e = p + 1;
+			while (e < hi && A->indices[e] < end)
+				e++;
+			int t = bucket_of(f->buckets, k, e - p);
+			if (t == k)
+				t = k - 1;
+			hyb_part *part = &parts[q * k + t];
+			int64_t width = f->buckets[t];
+			/* one row of the part per chunk of the run */
+			for (int64_t s = p; s < e; s += width) {
+				int64_t o = part->next++;
+				int64_t n = e - s < width ? e - s : width;
+				fmt_put_index(it, part->r, o, i);
+				for (int64_t j = 0; j < n; j++) {
+					fmt_put_index(it, part->c, o * width + j,
+						A->indices[s + j]);
+					fmt_put_value(vt, part->a, o * width + j,
+						A->values[s + j]);
+				}
+				if (n == width)
+					continue;
+				if (pad < 0)
+					pad = fmt_first_absent(A->indices +
+						A->indptr[i], hi - A->indptr[i]);
+				for (int64_t j = n; j < width; j++)
+					fmt_put_index(it, part->c, o * width + j,
+						pad);
+			}
+			p = e;
+		}
+	}
+}
+
+stir_format *stir_csr_to_hybrid(stir_ctx *ctx, const stir_csr *csr, int c,
+	const int64_t *buckets, int nbuckets, stir_dtype index_type,
+	stir_dtype value_type, const char *suffix, stir_bindings *b)
+{
+	fmt_csr A;
+	fmt_build bld;
+	if (fmt_check_csr(ctx, csr, &A) < 0 ||
+	    fmt_build_init(&bld, ctx, STIR_FORMAT_HYBRID, suffix, index_type,
+		value_type, A.nrows, A.ncols, A.nnz) < 0)
+		return NULL;
+	if (check_params(&bld, c, buckets, nbuckets) < 0)
+		return fmt_build_abort(&bld);
+	stir_format *f = bld.f;
+	/* ranges past the last column (c > n) are empty and not stored */
+	int64_t cw = A.ncols > 0 ? fmt_ceil_div(A.ncols, c) : 1;
+	int64_t nq = fmt_ceil_div(A.ncols, cw);
+	f->range_width = cw;
+	int k = nbuckets;
+	int64_t nparts;
+	hyb_part *parts = NULL;
+	if (__builtin_mul_overflow(nq, (int64_t)k, &nparts) ||
+	    (uint64_t)nparts > SIZE_MAX / sizeof(*parts) ||
+	    !(parts = calloc(nparts ? (size_t)nparts : 1, sizeof(*parts)))) {
+		stir_error_oom(ctx);
+		return fmt_build_abort(&bld);
+	}
+	if (count_parts(&bld, &A, parts, cw) < 0) {
+		free(parts);
+		return fmt_build_abort(&bld);
+	}
+	for (int64_t pi = 0; pi < nparts; pi++) {
+		hyb_part *hp = &parts[pi];
+		if (hp->rows == 0)
+			continue;
+		int q = (int)(pi / k), t = (int)(pi % k);
+		int64_t width = f->buckets[t];
+		stir_format_part *part = fmt_build_part(&bld, "_%d_%d", q, t);
+		if (!part) {
+			free(parts);
+			return fmt_build_abort(&bld);
+		}
+		part->range = q;
+		part->bucket = t;
+		part->rows = hp->rows;
+		part->width = width;
+		part->split = hp->split;
+		part->nnz = hp->nnz;
+		/* the part's suffix is used before another part can move
+		 * the parts array */
+		const char *ps = part->suffix;
+		int64_t shape[2] = { hp->rows, width };
+		stir_array *ra = fmt_build_array(&bld, f->itype, 1, &hp->rows,
+			"R%s.indices", ps);
+		stir_array *ca = ra ? fmt_build_array(&bld, f->itype, 2, shape,
+			"C%s.indices", ps) : NULL;
+		stir_array *va = ca ? fmt_build_array(&bld, f->vtype, 2, shape,
+			"A%s", ps) : NULL;
+		if (!va || fmt_build_size(&bld, hp->rows, "rows%s", ps) < 0) {
+			free(parts);
+			return fmt_build_abort(&bld);
+		}
+		part = &f->parts[f->n_parts - 1];
+		part->slots = stir_array_get_len(va);
+		hp->r = stir_array_get_data(ra);
+		hp->c = stir_array_get_data(ca);
+		hp->a = stir_array_get_data(va);
+	}
+	fill_parts(&bld, &A, parts, cw);
+	free(parts);
+	return fmt_build_finish(&bld, b);
+}

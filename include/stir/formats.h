@@ -1,0 +1,186 @@
+/* stir: host builders of the composable formats.
+ *
+ * Each builder reads a CSR matrix (ELL3D: a three-level CSF tensor), checks
+ * it and its parameters, and binds the arrays and sizes of one format into a
+ * stir_bindings, named exactly as docs/formats.md says with a suffix the
+ * caller chooses (for "_ell", "J_ell.indices" and "A_ell").  It returns a
+ * stir_format that describes what it built: the parts, their row counts and
+ * widths, whether a part holds a row more than once, and the block counts.
+ *
+ * Index arrays get the index type the caller asks for (STIR_I32 or
+ * STIR_I64); i32 is refused, with an error naming what does not fit, when
+ * the matrix's rows or columns, a length or a size exceed INT32_MAX.  Values
+ * are converted to the value type (f16, bf16, f32 or f64; rounded to
+ * nearest even).  A padded slot holds 0 at the smallest column absent from
+ * its row (row block for SR-BCRS tiles).  A part with no rows is left out:
+ * nothing is bound for it and the description does not list it.
+ *
+ * Every builder is linear in the non-zeros and the rows (BSR, DBSR and
+ * SR-BCRS add a log factor of the block height), never in the columns
+ * (hybrid keeps a counter per column range and bucket).  On
+ * failure a builder returns NULL with one error in the context and binds
+ * nothing (unless memory runs out while binding, which can leave some of
+ * the format's arrays bound).
+ *
+ * stir_format_verify checks conservation: the real entries of all parts are
+ * the original non-zeros, each exactly once, with the original value (as
+ * converted), and every other slot holds 0 at a coordinate absent from the
+ * original.
+ */
+#ifndef STIR_FORMATS_H
+#define STIR_FORMATS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stir/ctx.h>
+#include <stir/array.h>
+#include <stir/io.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum stir_format_kind {
+	STIR_FORMAT_ELL,
+	STIR_FORMAT_BSR,
+	STIR_FORMAT_PADDING,
+	STIR_FORMAT_HYBRID,
+	STIR_FORMAT_ELL3D,
+	STIR_FORMAT_DBSR,
+	STIR_FORMAT_SR_BCRS,
+} stir_format_kind;
+
+/* A three-level CSF tensor [R, I, J] (relation, row, column), the input of
+ * ELL3D: the arrays of "axis I = sparse_variable(R, m, nnz_i)" and "axis J
+ * = sparse_variable(I, n, nnz)" and the values.  Every pointer is borrowed
+ * from the caller. */
+typedef struct stir_csf {
+	int64_t nrels;              /* relations (the extent of R) */
+	int64_t nrows;              /* m: rows of each relation's matrix */
+	int64_t ncols;              /* n: columns */
+	int64_t nnz_i;              /* (relation, row) pairs stored */
+	int64_t nnz;                /* non-zeros */
+	const int64_t *rel_indptr;  /* nrels + 1 entries: I.indptr */
+	const int64_t *row_indices; /* nnz_i entries: I.indices, strictly
+	                             * ascending within each relation */
+	const int64_t *row_indptr;  /* nnz_i + 1 entries: J.indptr */
+	const int64_t *col_indices; /* nnz entries: J.indices, strictly
+	                             * ascending within each row */
+	const double *values;       /* nnz entries */
+} stir_csf;
+
+/* What a builder made of one part of a format.  Fields that do not apply
+ * to the format are 0. */
+typedef struct stir_format_part {
+	const char *suffix; /* owned by the format: the suffix of the part's
+	                     * names ("_hyb_0_2"; for a format of one part,
+	                     * the format's suffix) */
+	int range;          /* hybrid: the column range q */
+	int bucket;         /* hybrid: the bucket index t (0-based) */
+	int64_t rows;       /* extent of the part's outer axis: m (ELL,
+	                     * padding), nnz_i (ELL3D), rows_S (hybrid), mb
+	                     * (BSR), nbr (DBSR), mt (SR-BCRS); never 0 */
+	int64_t width;      /* w (ELL, ELL3D), p (padding), the bucket width
+	                     * (hybrid), b (BSR, DBSR), g (SR-BCRS) */
+	bool split;         /* hybrid: some original row fills more than one
+	                     * row of the part (its updates need atomics) */
+	int64_t nnz;        /* original non-zeros the part holds */
+	int64_t slots;      /* value slots (elements of A_S), padding included */
+	int64_t mb;         /* BSR, DBSR: ceil(m / b); SR-BCRS: mt */
+	int64_t nb;         /* BSR, DBSR: ceil(n / b) */
+	int64_t nnzb;       /* BSR, DBSR: blocks stored */
+	int64_t nbr;        /* DBSR: block rows holding a block */
+	int64_t ngroups;    /* SR-BCRS: groups of tiles */
+	int64_t maxg;       /* SR-BCRS: most groups in one row block */
+} stir_format_part;
+
+/* A description of a built format. */
+typedef struct stir_format stir_format;
+
+/* ELL(w): every row padded to exactly w entries; a longer row is an error.
+ * Binds J_S.indices and A_S (m x w). */
+STIR_EXPORT __stir_give stir_format *stir_csr_to_ell(__stir_keep stir_ctx *ctx,
+	__stir_keep const stir_csr *csr, int64_t w, stir_dtype index_type,
+	stir_dtype value_type, const char *suffix, __stir_keep stir_bindings *b);
+
+/* BSR(b): b x b blocks, a block stored when it holds an entry.  Binds
+ * JB_S.indptr, JB_S.indices, A_S (nnzb x b x b) and sizes mb_S, nb_S,
+ * nnzb_S. */
+STIR_EXPORT __stir_give stir_format *stir_csr_to_bsr(__stir_keep stir_ctx *ctx,
+	__stir_keep const stir_csr *csr, int64_t block, stir_dtype index_type,
+	stir_dtype value_type, const char *suffix, __stir_keep stir_bindings *b);
+
+/* padding(p): every row padded to a multiple of p entries.  Binds
+ * J_S.indptr, J_S.indices, A_S and size nnz_S. */
+STIR_EXPORT __stir_give stir_format *stir_csr_to_padding(
+	__stir_keep stir_ctx *ctx, __stir_keep const stir_csr *csr, int64_t p,
+	stir_dtype index_type, stir_dtype value_type, const char *suffix,
+	__stir_keep stir_bindings *b);
+
+/* hybrid(c, buckets): columns cut into c ranges of ceil(n / c) columns;
+ * "nbuckets" strictly increasing positive widths.  Part (q, t) has suffix
+ * SUFFIX_q_t (decimal, both 0-based) and binds R_S.indices, C_S.indices,
+ * A_S (rows x width) and size rows_S. */
+STIR_EXPORT __stir_give stir_format *stir_csr_to_hybrid(
+	__stir_keep stir_ctx *ctx, __stir_keep const stir_csr *csr, int c,
+	const int64_t *buckets, int nbuckets, stir_dtype index_type,
+	stir_dtype value_type, const char *suffix, __stir_keep stir_bindings *b);
+
+/* ELL3D(w): every (relation, row) of "csf" padded to w columns.  Binds
+ * J_S.indices and A_S (nnz_i x w). */
+STIR_EXPORT __stir_give stir_format *stir_csf_to_ell3d(
+	__stir_keep stir_ctx *ctx, __stir_keep const stir_csf *csf, int64_t w,
+	stir_dtype index_type, stir_dtype value_type, const char *suffix,
+	__stir_keep stir_bindings *b);
+
+/* DBSR(b): BSR over the block rows holding a block.  Binds RB_S.indices,
+ * JB_S.indptr, JB_S.indices, A_S and sizes nbr_S, mb_S, nb_S, nnzb_S. */
+STIR_EXPORT __stir_give stir_format *stir_csr_to_dbsr(
+	__stir_keep stir_ctx *ctx, __stir_keep const stir_csr *csr,
+	int64_t block, stir_dtype index_type, stir_dtype value_type,
+	const char *suffix, __stir_keep stir_bindings *b);
+
+/* SR-BCRS(t, g): row blocks of t rows, a tile per column holding an entry
+ * of the block, tiles grouped by g.  Binds G_S.indptr, T_S.indices, A_S
+ * (ngroups x g x t) and sizes mt_S, maxg_S, ngroups_S. */
+STIR_EXPORT __stir_give stir_format *stir_csr_to_sr_bcrs(
+	__stir_keep stir_ctx *ctx, __stir_keep const stir_csr *csr, int64_t t,
+	int64_t g, stir_dtype index_type, stir_dtype value_type,
+	const char *suffix, __stir_keep stir_bindings *b);
+
+/* Check that the format "f" bound in "b" conserves "csr" (see above), after
+ * checking that every array and size it names is bound with the right type
+ * and length and is well formed.  0, or -1 with one error naming the first
+ * violation.  ELL3D formats are checked against their CSF with
+ * stir_format_verify_csf. */
+STIR_EXPORT int stir_format_verify(__stir_keep stir_ctx *ctx,
+	__stir_keep const stir_format *f, __stir_keep const stir_csr *csr,
+	__stir_keep const stir_bindings *b);
+STIR_EXPORT int stir_format_verify_csf(__stir_keep stir_ctx *ctx,
+	__stir_keep const stir_format *f, __stir_keep const stir_csf *csf,
+	__stir_keep const stir_bindings *b);
+
+STIR_EXPORT void stir_format_free(__stir_take stir_format *f);
+
+/* "ELL", "BSR", "padding", "hybrid", "ELL3D", "DBSR", "SR-BCRS" or "?". */
+STIR_EXPORT const char *stir_format_kind_name(stir_format_kind kind);
+STIR_EXPORT stir_format_kind stir_format_get_kind(
+	__stir_keep const stir_format *f);
+/* The suffix the format was built with (owned by the format). */
+STIR_EXPORT const char *stir_format_get_suffix(
+	__stir_keep const stir_format *f);
+STIR_EXPORT stir_dtype stir_format_get_index_type(
+	__stir_keep const stir_format *f);
+STIR_EXPORT stir_dtype stir_format_get_value_type(
+	__stir_keep const stir_format *f);
+/* The parts that exist (empty ones are left out), hybrid parts ordered by
+ * column range, then bucket.  stir_format_get_part returns NULL when i is
+ * out of range; the part belongs to the format. */
+STIR_EXPORT int stir_format_n_parts(__stir_keep const stir_format *f);
+STIR_EXPORT __stir_keep const stir_format_part *stir_format_get_part(
+	__stir_keep const stir_format *f, int i);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
