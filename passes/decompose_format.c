@@ -48,6 +48,10 @@ typedef struct dec {
 
 /* ---- finding the computations ---- */
 
+/* Why a tensor cannot be decomposed when it is written. */
+static const char written_msg[] = "is written; only tensors that are read "
+	"can be decomposed";
+
 typedef struct access_check {
 	const stir_buffer *t;
 	stir_var *const *vars; /* the iterators the tensor must be read at */
@@ -116,8 +120,7 @@ static void check_list_access(access_check *c, const stir_ptr_vec *list)
 		switch (s->kind) {
 		case STIR_STMT_STORE:
 			if (s->u.store.buf == c->t) {
-				c->bad = "is written; only tensors that are read can be "
-					"decomposed";
+				c->bad = written_msg;
 				c->loc = s->loc;
 				return;
 			}
@@ -181,6 +184,10 @@ static void find_computations(dec *d)
 		check_list_access(&any, &one);
 		if (!any.bad)
 			continue; /* does not touch the tensor */
+		if (any.bad == written_msg) {
+			fail(d, any.loc, "'%s' %s", d->t->name, written_msg);
+			break;
+		}
 		int first_var = 0, g = it->kind == STIR_STMT_ITER ?
 			find_run(d, it, &first_var) : -1;
 		access_check c = { d->t, g >= 0 ? it->u.iter.vars + first_var : NULL,
@@ -779,19 +786,23 @@ static stir_kernel *copy_kernel(dec *d)
 		const stir_format_rule *rule = d->rules[r];
 		stir_axis *axes[rule->n_axes];
 		const char *names[rule->n_axes];
-		char lower[rule->n_axes][256];
 		char kinds[rule->n_axes + 1];
 		stir_iter_group groups[rule->n_axes];
+		stir_names taken;
+		if (stir_names_init(&taken, c) < 0) {
+			d->failed = true;
+			break;
+		}
 		for (int i = 0; i < rule->n_axes; i++) {
 			axes[i] = axis_map[d->axes[r][i]->index];
 			stir_iter_group g = { STIR_GROUP_AXIS, 1, &axes[i], NULL };
 			groups[i] = g;
-			/* iterators named after their axes, in lower case: axis
-			 * names are unique and upper case by the rules' choice */
-			snprintf(lower[i], 256, "%s", axes[i]->name);
-			for (char *p = lower[i]; *p; p++)
+			/* iterators named after their axes, in lower case */
+			char lower[256];
+			snprintf(lower, sizeof(lower), "%s", axes[i]->name);
+			for (char *p = lower; *p; p++)
 				*p = (char)tolower((unsigned char)*p);
-			names[i] = lower[i];
+			names[i] = stir_names_fresh(&taken, lower);
 			kinds[i] = 'S';
 		}
 		kinds[rule->n_axes] = '\0';
@@ -800,6 +811,7 @@ static stir_kernel *copy_kernel(dec *d)
 		char iname[256];
 		stir_stmt *it = t ? stir_stmt_iter(c, suffixed("copy", rule->suffix,
 			iname), rule->n_axes, groups, rule->n_axes, names, kinds) : NULL;
+		stir_names_release(&taken);
 		if (!it) {
 			d->failed = true;
 			break;
