@@ -10,5 +10,6 @@
 #include <stir/interp.h>
 #include <stir/passes.h>
 #include <stir/runtime.h>
+#include <stir/codegen.h>
 
 #endif
