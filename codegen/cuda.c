@@ -65,11 +65,11 @@ static void oom(emitter *e)
 /* ---- accesses and summaries ------------------------------------------- */
 
 /* e, v, a: append a copy of a to v. */
-static void acc_push(emitter *e, acc_vec *v, const access *a)
+static void acc_push(emitter *e, acc_vec *v, const cg_access *a)
 {
 	if (v->n == v->cap) {
 		int cap = v->cap ? 2 * v->cap : 8;
-		access *n = realloc(v->v, (size_t)cap * sizeof(*n));
+		cg_access *n = realloc(v->v, (size_t)cap * sizeof(*n));
 		if (!n) {
 			oom(e);
 			return;
@@ -95,7 +95,7 @@ static acc_vec *summary_pending(summary *s)
 }
 
 /* e, s, a: add an access at the end of s. */
-static void summary_add(emitter *e, summary *s, const access *a)
+static void summary_add(emitter *e, summary *s, const cg_access *a)
 {
 	acc_push(e, summary_pending(s), a);
 }
@@ -159,7 +159,7 @@ static const char *loc_str(stir_loc loc, char *buf, size_t size)
 
 /* e, w, r: may local buffer element written by w be read by r?  Registers
  * are private: the reading thread must be one that wrote. */
-static bool local_read_ok(const emitter *e, const access *w, const access *r)
+static bool local_read_ok(const emitter *e, const cg_access *w, const cg_access *r)
 {
 	for (int d = 0; d < N_DIMS; d++) {
 		if (!(e->launch->used & DIM_BIT(d)) || w->ctx[d] == cuda_ctx_all)
@@ -187,7 +187,7 @@ void cuda_record(emitter *e, const ectx *ctx, const stir_buffer *buf,
 		note_index_type(e, buf, idx->dtype);
 	if (!e->sum)
 		return;
-	access a = { .buf = buf, .idx = idx, .write = write,
+	cg_access a = { .buf = buf, .idx = idx, .write = write,
 		.atomic = atomic, .loc = loc };
 	for (int d = 0; d < N_DIMS; d++)
 		a.ctx[d] = ctx_of(ctx, d);
@@ -197,7 +197,7 @@ void cuda_record(emitter *e, const ectx *ctx, const stir_buffer *buf,
 			return;
 		}
 		for (int i = 0; i < e->local_writes.n; i++) {
-			const access *w = &e->local_writes.v[i];
+			const cg_access *w = &e->local_writes.v[i];
 			char at[256];
 			if (w->buf != buf || local_read_ok(e, w, &a))
 				continue;
@@ -215,7 +215,7 @@ void cuda_record(emitter *e, const ectx *ctx, const stir_buffer *buf,
 /* Whether accesses a (earlier) and b (later) need ordering between
  * threads: 0 no, 1 a barrier of the block, 2 impossible (different thread
  * blocks). */
-static int conflict(const emitter *e, const access *a, const access *b)
+static int conflict(const emitter *e, const cg_access *a, const cg_access *b)
 {
 	if (a->buf != b->buf || (!a->write && !b->write) ||
 	    (a->atomic && b->atomic) || a->buf->scope == STIR_SCOPE_LOCAL)
@@ -249,12 +249,12 @@ static int conflict(const emitter *e, const access *a, const access *b)
  * "before" across threads?  A dependence across thread blocks is reported
  * (at loc) and answers false. */
 static bool needs_barrier(emitter *e, const acc_vec *before,
-	const acc_vec *after, stir_loc loc, const access **wa,
-	const access **wb)
+	const acc_vec *after, stir_loc loc, const cg_access **wa,
+	const cg_access **wb)
 {
 	for (int j = 0; j < after->n; j++) {
 		for (int i = 0; i < before->n; i++) {
-			const access *a = &before->v[i], *b = &after->v[j];
+			const cg_access *a = &before->v[i], *b = &after->v[j];
 			int c = conflict(e, a, b);
 			if (c == 0)
 				continue;
@@ -285,7 +285,7 @@ static bool block_uniform(const emitter *e, const ectx *ctx)
 /* e, ctx, loc, a, b: put a barrier at the current place, ordering access
  * a before access b. */
 static void put_barrier(emitter *e, const ectx *ctx, stir_loc loc,
-	const access *a, const access *b, summary *sum)
+	const cg_access *a, const cg_access *b, summary *sum)
 {
 	if (!block_uniform(e, ctx)) {
 		char at[256], bt[256];
@@ -820,7 +820,7 @@ void cuda_emit_list(emitter *e, const stir_ptr_vec *list, const ectx *ctx,
 		emit_guarded(e, s, ctx);
 		e->out = out;
 		e->sum = saved;
-		const access *a, *b;
+		const cg_access *a, *b;
 		if (needs_barrier(e, summary_pending(sum), &c.first, s->loc, &a, &b))
 			put_barrier(e, ctx, s->loc, a, b, sum);
 		cg_append(e->out, &sub);
@@ -895,7 +895,7 @@ static bool expr_has_load(const stir_expr *x)
 static void loop_carried_barrier(emitter *e, const stir_stmt *s,
 	const ectx *ctx, summary *body)
 {
-	const access *a, *b;
+	const cg_access *a, *b;
 	if (needs_barrier(e, summary_pending(body), &body->first, s->loc, &a, &b))
 		put_barrier(e, ctx, s->loc, a, b, body);
 }

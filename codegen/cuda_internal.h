@@ -79,11 +79,11 @@ typedef struct access {
 	bool atomic;               /* an atomic add: commutes with the others */
 	const void *ctx[N_DIMS];   /* per thread index (see above) */
 	stir_loc loc;              /* for diagnostics */
-} access;
+} cg_access;
 
 typedef struct acc_vec {
 	int n, cap;
-	access *v;                 /* owned */
+	cg_access *v;                 /* owned */
 } acc_vec;
 
 /* The accesses of a piece of code as seen from the code around it. */

@@ -449,11 +449,13 @@ static const struct kernel {
 	{ "noparams", 0, { 0 } },
 	{ "histogram", 5, { 8, 8, 4, 8, 8 } },
 	{ "half_to_float", 3, { 8, 8, 4 } },
+	{ "twostep_k0", 3, { 4, 8, 8 } },
+	{ "twostep_k1", 3, { 4, 8, 8 } },
 };
 
 /* Defined below, with the kernels of the GPU test. */
 static res run_gpu_test_kernel(const char *name, void **params,
-	unsigned shared);
+	unsigned shared, unsigned gx, unsigned bx);
 
 typedef struct module {
 	int kind;              /* 3 */
@@ -590,7 +592,7 @@ API res cuLaunchKernel(void *fp, unsigned gx, unsigned gy, unsigned gz,
 		out[4] = (double)*(unsigned long long *)params[5];
 		out[5] = *(int *)params[6];
 	} else {
-		res r = run_gpu_test_kernel(f->k->name, params, shared);
+		res r = run_gpu_test_kernel(f->k->name, params, shared, gx, bx);
 		if (r != OK)
 			return r;
 	}
@@ -619,10 +621,11 @@ static float half_to_float(uint16_t h)
 	return h & 0x8000 ? -v : v;
 }
 
-/* The kernels of tests/gpu/test_runtime_gpu.c, on the host: the GPU test
- * runs against this driver in make check.  0 or an error. */
+/* The kernels of tests/gpu/test_runtime_gpu.c and tests/test_cuda.c, on
+ * the host: those tests run against this driver in make check.  gx and bx:
+ * the launch's grid and block sizes in x.  0 or an error. */
 static res run_gpu_test_kernel(const char *name, void **params,
-	unsigned shared)
+	unsigned shared, unsigned gx, unsigned bx)
 {
 	if (!strcmp(name, "histogram")) {
 		const int *x = *(int **)params[0];
@@ -642,6 +645,26 @@ static res run_gpu_test_kernel(const char *name, void **params,
 				return INVALID_VALUE;
 			counts[x[i]]++;
 			*sum += (unsigned long long)x[i];
+		}
+	} else if (!strcmp(name, "twostep_k0") || !strcmp(name, "twostep_k1")) {
+		/* the launches of the stage III kernel "twostep" of
+		 * tests/test_cuda.c: T = 2 X, then Y = T + 1, one element per
+		 * thread of the grid.  T, which the kernel owns, must start
+		 * zeroed. */
+		int n = *(int *)params[0];
+		float *in = *(float **)params[1], *out = *(float **)params[2];
+		unsigned long long threads = (unsigned long long)gx * bx;
+		size_t bytes = (size_t)(n > 0 ? n : 0) * sizeof(float);
+		int first = !strcmp(name, "twostep_k0");
+		if (n < 0 || threads < (unsigned long long)n)
+			return INVALID_VALUE;
+		if (n > 0 && (!in_alloc((dptr)(uintptr_t)in, bytes) ||
+		    !in_alloc((dptr)(uintptr_t)out, bytes)))
+			return INVALID_VALUE; /* an illegal address, really */
+		for (int i = 0; i < n; i++) {
+			if (first && out[i] != 0.0f)
+				return INVALID_VALUE;
+			out[i] = first ? 2.0f * in[i] : in[i] + 1.0f;
 		}
 	} else if (!strcmp(name, "half_to_float")) {
 		const uint16_t *x = *(uint16_t **)params[0];

@@ -15,9 +15,11 @@ extern "C" __global__ void __launch_bounds__(32) ints_k0(int n,
         {  // block k
           const int vi = b0 * 32 + t;
           if (vi < n) {
-            o_data[vi] = a_data[vi] / 7 + a_data[vi] % 5 + max(a_data[vi], (int)b_data[vi]) - abs(a_data[vi]) + __float2int_rz(f_data[vi] * 1e+10f);  // ints.stir:14
-            p_data[vi] = (signed char)((signed char)(b_data[vi] * b_data[vi]) + 3);  // ints.stir:15
-            q_data[vi] = (long long)a_data[vi] * 3000000000LL + __float2ll_rz(f_data[vi] * 1e+12f) - min((long long)vi, 5LL);  // ints.stir:16
+            const int a = a_data[vi] - 1000;
+            const signed char c = (signed char)(b_data[vi] - 50);
+            o_data[vi] = a / 7 + a % 5 + max(a, (int)c) - abs(a) + __float2int_rz(f_data[vi] * 1e+10f);  // ints.stir:16
+            p_data[vi] = (signed char)((signed char)(c * c) + 3);  // ints.stir:17
+            q_data[vi] = (long long)a * 3000000000LL + __float2ll_rz(f_data[vi] * 1e+12f) - min((long long)vi, 5LL);  // ints.stir:18
           }
         }
       }
