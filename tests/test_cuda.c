@@ -646,33 +646,6 @@ END_TEST
 
 /* ---- runs against the fake driver --------------------------------------------- */
 
-/* Two launches through a buffer the kernel owns: T = 2 X, Y = T + 1 (the
- * fake driver knows these two functions). */
-static const char twostep[] =
-	"kernel twostep(n: i32) stage 3 {\n"
-	"  buffer X_data: f32[n] = X;\n"
-	"  buffer T: f32[n];\n"
-	"  buffer Y_data: f32[n] = Y;\n"
-	"  for b in [0, (n + 63) / 64) bind(blockIdx.x) {\n"
-	"    for t in [0, 64) bind(threadIdx.x) {\n"
-	"      block s0(v: S = b * 64 + t) {\n"
-	"        if (v < n) {\n"
-	"          T[v] = 2.0 * X_data[v];\n"
-	"        }\n"
-	"      }\n"
-	"    }\n"
-	"  }\n"
-	"  for b in [0, (n + 63) / 64) bind(blockIdx.x) {\n"
-	"    for t in [0, 64) bind(threadIdx.x) {\n"
-	"      block s1(v: S = b * 64 + t) {\n"
-	"        if (v < n) {\n"
-	"          Y_data[v] = T[v] + 1.0;\n"
-	"        }\n"
-	"      }\n"
-	"    }\n"
-	"  }\n"
-	"}\n";
-
 /* The fake driver's path in the build tree. */
 static const char *fake_path(void)
 {
@@ -739,7 +712,9 @@ static void bind_twostep(stir_bindings *b, int64_t n)
 
 START_TEST(test_fake_run)
 {
-	prog p = read_prog(twostep);
+	/* two launches through a buffer the kernel owns: T = 2 X, Y = T + 1
+	 * (the fake driver knows these two functions) */
+	prog p = load_prog("tests/cuda/twostep.stir");
 	stir_device *dev = open_fake(p.ctx);
 	stir_gpu_kernel *gk = fake_kernel(&p);
 	stir_gpu_run *r = stir_gpu_run_alloc(gk, dev);
