@@ -755,6 +755,7 @@ void cuda_emit_store(emitter *e, const stir_stmt *s, const ectx *ctx)
 		cg_put(e->out, ";");
 		cuda_put_loc_comment(e, s);
 		cg_put(e->out, "\n");
+		cg_line(e->out, "stir_hit%d = 1;", r->id);
 		return;
 	}
 	sval v = { .x = s->u.store.value, .t = s->u.store.value->dtype };
@@ -1106,11 +1107,18 @@ static void emit_red_combine(emitter *e, const stir_stmt *L, const ectx *ctx,
 	snprintf(acc, sizeof(acc), "stir_red%d", r->id);
 	cg_line(p, "// cross-thread block '%s': combine the threads' parts",
 		r->block->u.block.name);
+	/* the sum, and whether any thread stored at all (the interpreter
+	 * does not touch the element when no iteration does) */
 	for (int64_t off = w / 2; off >= 1; off /= 2) {
 		cg_indent(p);
 		cg_putf(p, "%s += __shfl_down_sync(", acc);
 		put_mask(e);
 		cg_putf(p, ", %s, %" PRId64 ", %" PRId64 ");\n", acc, off, w);
+		cg_indent(p);
+		cg_putf(p, "stir_hit%d |= __shfl_down_sync(", r->id);
+		put_mask(e);
+		cg_putf(p, ", stir_hit%d, %" PRId64 ", %" PRId64 ");\n", r->id, off,
+			w);
 	}
 	if (bx > 32) {
 		/* lane 0 of every warp leaves its sum in shared memory; every
@@ -1124,15 +1132,23 @@ static void emit_red_combine(emitter *e, const stir_stmt *L, const ectx *ctx,
 				" + threadIdx.y) * %" PRId64 " + ", lb[1], nw);
 		cg_line(p, "__shared__ %s stir_part%d[%" PRId64 "];", at, r->id,
 			rows * nw);
-		cg_line(p, "if (threadIdx.x %% 32 == 0)");
+		cg_line(p, "__shared__ int stir_hitp%d[%" PRId64 "];", r->id,
+			rows * nw);
+		cg_line(p, "if (threadIdx.x %% 32 == 0) {");
 		cg_line(p, "  stir_part%d[%sthreadIdx.x / 32] = %s;", r->id, row,
 			acc);
+		cg_line(p, "  stir_hitp%d[%sthreadIdx.x / 32] = stir_hit%d;", r->id,
+			row, r->id);
+		cg_line(p, "}");
 		cg_line(p, "__syncthreads();");
 		summary_barrier(e->sum);
 		cg_line(p, "%s = 0;", acc);
-		cg_line(p, "for (int stir_w = 0; stir_w < %" PRId64 "; ++stir_w)",
+		cg_line(p, "for (int stir_w = 0; stir_w < %" PRId64 "; ++stir_w) {",
 			nw);
 		cg_line(p, "  %s += stir_part%d[%sstir_w];", acc, r->id, row);
+		cg_line(p, "  stir_hit%d |= stir_hitp%d[%sstir_w];", r->id, r->id,
+			row);
+		cg_line(p, "}");
 		cg_line(p, "__syncthreads();");
 		summary_barrier(e->sum);
 	} else if (buf->scope == STIR_SCOPE_LOCAL) {
@@ -1141,6 +1157,10 @@ static void emit_red_combine(emitter *e, const stir_stmt *L, const ectx *ctx,
 		cg_putf(p, "%s = __shfl_sync(", acc);
 		put_mask(e);
 		cg_putf(p, ", %s, 0, %" PRId64 ");\n", acc, w);
+		cg_indent(p);
+		cg_putf(p, "stir_hit%d = __shfl_sync(", r->id);
+		put_mask(e);
+		cg_putf(p, ", stir_hit%d, 0, %" PRId64 ");\n", r->id, w);
 	}
 	/* the store, by one thread (unless the buffer is a register) */
 	ectx c = *ctx;
@@ -1148,20 +1168,17 @@ static void emit_red_combine(emitter *e, const stir_stmt *L, const ectx *ctx,
 	if (buf->scope != STIR_SCOPE_LOCAL)
 		g = DIM_BIT(STIR_THREAD_X) | unbound(e, ctx);
 	c.single |= g;
-	if (g) {
-		cg_indent(p);
-		cg_put(p, "if (");
-		put_index_zero(e, g);
-		cg_put(p, ")\n");
-		p->indent++;
-	}
+	cg_indent(p);
+	cg_put(p, "if (");
+	put_index_zero(e, g);
+	cg_putf(p, "%sstir_hit%d)\n", g ? " && " : "", r->id);
+	p->indent++;
 	sval v = { .name = acc, .t = r->acc };
 	const bool *saved = e->resolve;
 	e->resolve = inner;
 	put_store(e, &c, buf, st->u.store.idx[0], st->u.store.op, &v, st);
 	e->resolve = saved;
-	if (g)
-		p->indent--;
+	p->indent--;
 }
 
 /* Thread-bound loops ----------------------------------------------------- */
@@ -1221,9 +1238,12 @@ static void emit_bound_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
 			PRId64 " ? 0x%" PRIx64 "u : 0xffffffffu;", lb[1], lb[0],
 			lb[0] * lb[1] * lb[2] / 32,
 			((int64_t)1 << (lb[0] * lb[1] * lb[2] % 32)) - 1);
-	for (red *r = reds; r; r = r->next)
+	for (red *r = reds; r; r = r->next) {
 		cg_line(p, "%s stir_red%d = 0;  // part of cross-thread block '%s'",
 			cuda_ctype(r->acc), r->id, r->block->u.block.name);
+		cg_line(p, "int stir_hit%d = 0;  // whether this thread added to it",
+			r->id);
+	}
 	ectx c = *ctx;
 	c.bound[d] = s;
 	if (reds)

@@ -559,10 +559,7 @@ static void print_var(emitter *e, const ectx *ctx, const stir_expr *x,
 	    e->resolve[v->slot]) {
 		/* the binding in place of the variable: its type is the
 		 * binding's, so the value is the same */
-		bool par = open_paren(e, prec, P_POSTFIX);
-		cuda_expr(e, ctx, e->binding[v->slot], P_TOP);
-		if (par)
-			cg_put(e->out, ")");
+		cuda_expr(e, ctx, e->binding[v->slot], prec);
 		return;
 	}
 	cuda_put_name(e, v->name);

@@ -49,6 +49,7 @@ static const char *const larger[][2] = {
 	{ "ints", "n=100" },
 	{ "names", "threadIdx=40,int=25" },
 	{ "softmax_block", "m=20,n=150" },
+	{ "spmv_rows16", "m=40,n=60" },
 	{ "spmv_atomic", "m=300,n=200" },
 	{ "spmv_warp", "m=30,n=100" },
 	{ "tiled_mv", "m=100,n=150" },

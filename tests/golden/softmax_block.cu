@@ -34,29 +34,41 @@ extern "C" __global__ void __launch_bounds__(64) softmax_block_k0(int m, int n,
         {
           const int t = threadIdx.x;
           float stir_red0 = 0;  // part of cross-thread block 'sm0'
+          int stir_hit0 = 0;  // whether this thread added to it
           for (int j0 = 0, stir_n1 = (J_indptr[vi + 1] - J_indptr[vi] + 63) / 64; j0 < stir_n1; ++j0) {
             if (j0 * 64 + t < J_indptr[vi + 1] - J_indptr[vi]) {
               {  // block sm0
                 const int vj = j0 * 64 + t;
                 stir_red0 += expf(A_data[J_indptr[vi] + vj] - rmax[vi]);  // softmax_block.stir:27
+                stir_hit0 = 1;
               }
             }
           }
           // cross-thread block 'sm0': combine the threads' parts
           stir_red0 += __shfl_down_sync(0xffffffffu, stir_red0, 16, 32);
+          stir_hit0 |= __shfl_down_sync(0xffffffffu, stir_hit0, 16, 32);
           stir_red0 += __shfl_down_sync(0xffffffffu, stir_red0, 8, 32);
+          stir_hit0 |= __shfl_down_sync(0xffffffffu, stir_hit0, 8, 32);
           stir_red0 += __shfl_down_sync(0xffffffffu, stir_red0, 4, 32);
+          stir_hit0 |= __shfl_down_sync(0xffffffffu, stir_hit0, 4, 32);
           stir_red0 += __shfl_down_sync(0xffffffffu, stir_red0, 2, 32);
+          stir_hit0 |= __shfl_down_sync(0xffffffffu, stir_hit0, 2, 32);
           stir_red0 += __shfl_down_sync(0xffffffffu, stir_red0, 1, 32);
+          stir_hit0 |= __shfl_down_sync(0xffffffffu, stir_hit0, 1, 32);
           __shared__ float stir_part0[2];
-          if (threadIdx.x % 32 == 0)
+          __shared__ int stir_hitp0[2];
+          if (threadIdx.x % 32 == 0) {
             stir_part0[threadIdx.x / 32] = stir_red0;
+            stir_hitp0[threadIdx.x / 32] = stir_hit0;
+          }
           __syncthreads();
           stir_red0 = 0;
-          for (int stir_w = 0; stir_w < 2; ++stir_w)
+          for (int stir_w = 0; stir_w < 2; ++stir_w) {
             stir_red0 += stir_part0[stir_w];
+            stir_hit0 |= stir_hitp0[stir_w];
+          }
           __syncthreads();
-          if (threadIdx.x == 0)
+          if (threadIdx.x == 0 && stir_hit0)
             rsum[vi] += stir_red0;  // softmax_block.stir:27
         }
         __syncthreads();

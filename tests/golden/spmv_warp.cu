@@ -20,21 +20,28 @@ extern "C" __global__ void __launch_bounds__(32) spmv_warp_k0(int m, int n, int 
         {
           const int t = threadIdx.x;
           float stir_red0 = 0;  // part of cross-thread block 'dot'
+          int stir_hit0 = 0;  // whether this thread added to it
           for (int j0 = 0, stir_n0 = (J_indptr[vi + 1] - J_indptr[vi] + 31) / 32; j0 < stir_n0; ++j0) {
             if (j0 * 32 + t < J_indptr[vi + 1] - J_indptr[vi]) {
               {  // block dot
                 const int vj = j0 * 32 + t;
                 stir_red0 += A_data[J_indptr[vi] + vj] * x_data[J_indices[J_indptr[vi] + vj]];  // spmv_warp.stir:19
+                stir_hit0 = 1;
               }
             }
           }
           // cross-thread block 'dot': combine the threads' parts
           stir_red0 += __shfl_down_sync(0xffffffffu, stir_red0, 16, 32);
+          stir_hit0 |= __shfl_down_sync(0xffffffffu, stir_hit0, 16, 32);
           stir_red0 += __shfl_down_sync(0xffffffffu, stir_red0, 8, 32);
+          stir_hit0 |= __shfl_down_sync(0xffffffffu, stir_hit0, 8, 32);
           stir_red0 += __shfl_down_sync(0xffffffffu, stir_red0, 4, 32);
+          stir_hit0 |= __shfl_down_sync(0xffffffffu, stir_hit0, 4, 32);
           stir_red0 += __shfl_down_sync(0xffffffffu, stir_red0, 2, 32);
+          stir_hit0 |= __shfl_down_sync(0xffffffffu, stir_hit0, 2, 32);
           stir_red0 += __shfl_down_sync(0xffffffffu, stir_red0, 1, 32);
-          if (threadIdx.x == 0)
+          stir_hit0 |= __shfl_down_sync(0xffffffffu, stir_hit0, 1, 32);
+          if (threadIdx.x == 0 && stir_hit0)
             y_data[vi] += stir_red0;  // spmv_warp.stir:19
         }
       }

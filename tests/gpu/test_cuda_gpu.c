@@ -137,6 +137,7 @@ static const char *const larger[][2] = {
 	{ "ints", "n=500" },
 	{ "names", "threadIdx=100,int=50" },
 	{ "softmax_block", "m=200,n=300" },
+	{ "spmv_rows16", "m=40,n=60" },
 	{ "spmv_atomic", "m=700,n=500" },
 	{ "spmv_warp", "m=300,n=400" },
 	{ "tiled_mv", "m=200,n=150" },
