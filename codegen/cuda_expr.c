@@ -145,6 +145,13 @@ static void put_decimal(cg_printer *p, double v, bool is_float)
 	char buf[64];
 	lang_c_locale l;
 	lang_c_locale_enter(&l);
+	if (v == floor(v) && fabs(v) < 1e15) {
+		/* whole numbers as such: "100.0", not "1e+02" */
+		snprintf(buf, sizeof(buf), "%.1f", v);
+		lang_c_locale_leave(&l);
+		cg_put(p, buf);
+		return;
+	}
 	for (int prec = 1; prec <= 17; prec++) {
 		snprintf(buf, sizeof(buf), "%.*g", prec, v);
 		if (is_float ? strtof(buf, NULL) == (float)v :

@@ -47,6 +47,7 @@ static const char *const larger[][2] = {
 	{ "halfmix", "n=300" },
 	{ "horizontal", "m=150,n=200" },
 	{ "ints", "n=100" },
+	{ "mathfns", "n=200" },
 	{ "names", "threadIdx=40,int=25" },
 	{ "softmax_block", "m=20,n=150" },
 	{ "spmv_rows16", "m=40,n=60" },

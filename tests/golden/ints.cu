@@ -17,9 +17,9 @@ extern "C" __global__ void __launch_bounds__(32) ints_k0(int n,
           if (vi < n) {
             const int a = a_data[vi] - 1000;
             const signed char c = (signed char)(b_data[vi] - 50);
-            o_data[vi] = a / 7 + a % 5 + max(a, (int)c) - abs(a) + __float2int_rz(f_data[vi] * 1e+10f);  // ints.stir:16
+            o_data[vi] = a / 7 + a % 5 + max(a, (int)c) - abs(a) + __float2int_rz(f_data[vi] * 10000000000.0f);  // ints.stir:16
             p_data[vi] = (signed char)((signed char)(c * c) + 3);  // ints.stir:17
-            q_data[vi] = (long long)a * 3000000000LL + __float2ll_rz(f_data[vi] * 1e+12f) - min((long long)vi, 5LL);  // ints.stir:18
+            q_data[vi] = (long long)a * 3000000000LL + __float2ll_rz(f_data[vi] * 999999995904.0f) - min((long long)vi, 5LL);  // ints.stir:18
           }
         }
       }

@@ -135,6 +135,7 @@ static const char *const larger[][2] = {
 	{ "halfmix", "n=1000" },
 	{ "horizontal", "m=500,n=700" },
 	{ "ints", "n=500" },
+	{ "mathfns", "n=200" },
 	{ "names", "threadIdx=100,int=50" },
 	{ "softmax_block", "m=200,n=300" },
 	{ "spmv_rows16", "m=40,n=60" },
