@@ -45,6 +45,7 @@ static const char *const dim_names[N_DIMS] = {
 /* Most static shared memory a block may declare. */
 #define MAX_STATIC_SHARED (48 * 1024)
 
+/* e, loc, fmt: see cuda_internal.h. */
 void cuda_error(emitter *e, stir_loc loc, const char *fmt, ...)
 {
 	va_list ap;
@@ -180,6 +181,8 @@ static void note_index_type(emitter *e, const stir_buffer *buf, stir_dtype t)
 		*m = max;
 }
 
+/* e, ctx, buf, idx, write, atomic, loc: note the index type; remember
+ * the access in e->sum, or check a register read against the stores. */
 void cuda_record(emitter *e, const ectx *ctx, const stir_buffer *buf,
 	const stir_expr *idx, bool write, bool atomic, stir_loc loc)
 {
@@ -314,6 +317,7 @@ static unsigned bound_inside_list(const stir_ptr_vec *list)
 	return b;
 }
 
+/* s: see the declaration above. */
 static unsigned bound_inside(const stir_stmt *s)
 {
 	switch (s->kind) {
@@ -343,6 +347,7 @@ static bool list_stores_shared_data(const stir_ptr_vec *list)
 	return false;
 }
 
+/* s: see the declaration above. */
 static bool stores_shared_data(const stir_stmt *s)
 {
 	switch (s->kind) {
@@ -438,6 +443,7 @@ static bool stmt_uses(const stir_stmt *s, const stir_buffer *buf,
 	return r;
 }
 
+/* list, buf, except, where: see the declaration above. */
 static bool list_uses(const stir_ptr_vec *list, const stir_buffer *buf,
 	const stir_stmt *except, stir_loc *where)
 {
@@ -455,6 +461,7 @@ static void mark_defined_list(const stir_ptr_vec *list, bool *inner)
 		cuda_mark_defined(stir_stmt_at(list, i), inner);
 }
 
+/* s, inner: see cuda_internal.h. */
 void cuda_mark_defined(const stir_stmt *s, bool *inner)
 {
 	switch (s->kind) {
@@ -722,6 +729,7 @@ static void put_store(emitter *e, const ectx *ctx, const stir_buffer *buf,
 	cg_put(p, "\n");
 }
 
+/* e, s: see cuda_internal.h. */
 void cuda_put_loc_comment(emitter *e, const stir_stmt *s)
 {
 	char at[256];
@@ -739,6 +747,8 @@ static red *red_of(const ectx *ctx, const stir_stmt *s)
 	return NULL;
 }
 
+/* e, s, ctx: a store, or one thread's part of a cross-thread reduction
+ * (and the note that the thread took part). */
 void cuda_emit_store(emitter *e, const stir_stmt *s, const ectx *ctx)
 {
 	red *r = red_of(ctx, s);
@@ -806,6 +816,8 @@ static void emit_guarded(emitter *e, const stir_stmt *s, const ectx *ctx)
 	cg_line(e->out, "}");
 }
 
+/* e, list, ctx, sum: each statement into its own text first, so that
+ * what it accesses decides whether a barrier goes before it. */
 void cuda_emit_list(emitter *e, const stir_ptr_vec *list, const ectx *ctx,
 	summary *sum)
 {
@@ -981,6 +993,7 @@ static void find_reds_stmt(emitter *e, const stir_stmt *s, red **r)
 	}
 }
 
+/* e, list, r: see the declaration above. */
 static void find_reds(emitter *e, const stir_ptr_vec *list, red **r)
 {
 	for (int i = 0; i < list->n; i++)
@@ -1325,6 +1338,7 @@ static void emit_let(emitter *e, const stir_stmt *s, const ectx *ctx)
 	cg_put(e->out, ";\n");
 }
 
+/* e, s, ctx: see cuda_internal.h. */
 void cuda_emit_stmt(emitter *e, const stir_stmt *s, const ectx *ctx)
 {
 	switch (s->kind) {
@@ -1434,6 +1448,7 @@ static void scan_launch(emitter *e, cuda_launch *L, const stir_stmt *s,
 	}
 }
 
+/* e, L, list, bound, no_block: see the declaration above. */
 static void scan_list(emitter *e, cuda_launch *L, const stir_ptr_vec *list,
 	const stir_stmt **bound, bool no_block)
 {
@@ -1840,6 +1855,7 @@ static void analyse_list(emitter *e, const stir_ptr_vec *list)
 		analyse_vars(e, stir_stmt_at(list, i));
 }
 
+/* e, s: see the declaration above. */
 static void analyse_vars(emitter *e, const stir_stmt *s)
 {
 	switch (s->kind) {
@@ -1980,6 +1996,8 @@ static void emit_search_helpers(emitter *e, cg_printer *out)
 	}
 }
 
+/* plan, flags: number the launches, emit each, then the header and the
+ * helpers they need; see cuda_internal.h. */
 int cuda_emit(stir_cuda_plan *plan, unsigned flags)
 {
 	const stir_kernel *k = plan->k;

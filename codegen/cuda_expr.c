@@ -43,6 +43,7 @@ const char *cuda_ctype(stir_dtype t)
 	}
 }
 
+/* t: see cuda_internal.h. */
 stir_dtype cuda_compute_type(stir_dtype t)
 {
 	return t == STIR_F16 || t == STIR_BF16 ? STIR_F32 : t;
@@ -108,6 +109,7 @@ char *cuda_escape(const char *n)
 	return r;
 }
 
+/* e, n: see cuda_internal.h. */
 void cuda_put_name(emitter *e, const char *n)
 {
 	char *s = cuda_escape(n);
@@ -178,6 +180,8 @@ static void put_f32(cg_printer *p, double v)
 	}
 }
 
+/* e, t, v: v rounded to t on the host, written so the device reads back
+ * exactly that value. */
 void cuda_float_literal(emitter *e, stir_dtype t, double v)
 {
 	cg_printer *p = e->out;
@@ -222,6 +226,7 @@ bool cuda_round_open(emitter *e, stir_dtype t)
 	return false;
 }
 
+/* e, ctx, x, prec: see cuda_internal.h. */
 void cuda_as_compute(emitter *e, const ectx *ctx, const stir_expr *x,
 	int prec)
 {
@@ -300,6 +305,7 @@ static void int_to_half(emitter *e, const ectx *ctx, const stir_expr *x,
 		wrap(e, ctx, x, h ? "__int2half_rn(" : "__int2bfloat16_rn(");
 }
 
+/* e, ctx, x, to, prec: see cuda_internal.h. */
 void cuda_conv(emitter *e, const ectx *ctx, const stir_expr *x,
 	stir_dtype to, int prec)
 {
@@ -572,6 +578,7 @@ static void print_var(emitter *e, const ectx *ctx, const stir_expr *x,
 	cuda_put_name(e, v->name);
 }
 
+/* e, ctx, x, prec: see cuda_internal.h. */
 void cuda_expr(emitter *e, const ectx *ctx, const stir_expr *x, int prec)
 {
 	cg_printer *p = e->out;
@@ -645,6 +652,7 @@ static const stir_expr *binding_of(const emitter *e, const stir_var *v)
 	return v->kind == STIR_VAR_BLOCK ? e->binding[v->slot] : NULL;
 }
 
+/* e, a, b: see cuda_internal.h. */
 bool cuda_expr_equal(const emitter *e, const stir_expr *a, const stir_expr *b)
 {
 	if (!a || !b)
@@ -695,6 +703,7 @@ bool cuda_expr_equal(const emitter *e, const stir_expr *a, const stir_expr *b)
 	return false;
 }
 
+/* e, x: see cuda_internal.h. */
 unsigned cuda_expr_deps(const emitter *e, const stir_expr *x)
 {
 	unsigned d = 0;
@@ -735,6 +744,7 @@ unsigned cuda_expr_deps(const emitter *e, const stir_expr *x)
 	return 0;
 }
 
+/* e, x, v: see cuda_internal.h. */
 bool cuda_expr_uses(const emitter *e, const stir_expr *x, const stir_var *v)
 {
 	switch (x->kind) {
@@ -772,6 +782,7 @@ bool cuda_expr_uses(const emitter *e, const stir_expr *x, const stir_var *v)
 	return false;
 }
 
+/* x: see cuda_internal.h. */
 bool cuda_expr_is_size(const stir_expr *x)
 {
 	switch (x->kind) {

@@ -238,6 +238,7 @@ static bool plan_vectors(const emitter *e, struct vec_ctx *vc,
 	return vc->n > 0;
 }
 
+/* e, x: see cuda_internal.h. */
 bool cuda_vector_load(emitter *e, const stir_expr *x)
 {
 	struct vec_ctx *vc = e->vec;
@@ -336,6 +337,8 @@ static void emit_scalar(emitter *e, const stir_stmt *s, const ectx *ctx)
 	cuda_emit_stmt(e, &copy, ctx);
 }
 
+/* e, s, ctx: the vector path when plan_vectors allows one, and the
+ * scalar loop (which alone records the accesses). */
 void cuda_emit_vector_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
 {
 	const stir_expr *ext = s->u.for_.extent;

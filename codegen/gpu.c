@@ -61,6 +61,7 @@ stir_gpu_kernel *stir_gpu_kernel_alloc(const stir_kernel *k,
 	return gk;
 }
 
+/* k, opts: the plan of k, and its source compiled as "KERNEL.cu". */
 stir_gpu_kernel *stir_gpu_kernel_compile(const stir_kernel *k,
 	const stir_compile_options *opts)
 {
@@ -94,6 +95,7 @@ stir_gpu_kernel *stir_gpu_kernel_compile(const stir_kernel *k,
 	return gk;
 }
 
+/* gk: the compiled kernel to free, with its plan and code. */
 void stir_gpu_kernel_free(stir_gpu_kernel *gk)
 {
 	if (!gk)
@@ -103,11 +105,13 @@ void stir_gpu_kernel_free(stir_gpu_kernel *gk)
 	free(gk);
 }
 
+/* gk: the compiled kernel (this and the one below). */
 const stir_cuda_plan *stir_gpu_kernel_get_plan(const stir_gpu_kernel *gk)
 {
 	return gk ? gk->plan : NULL;
 }
 
+/* gk: the compiled kernel. */
 const stir_gpu_code *stir_gpu_kernel_get_code(const stir_gpu_kernel *gk)
 {
 	return gk ? gk->code : NULL;
@@ -155,6 +159,8 @@ static stir_arg_pack *make_pack(stir_gpu_run *r, int i)
 	return pack;
 }
 
+/* gk, dev: load gk's code on dev, find every launch's function and make
+ * its argument pack and the run's stream. */
 stir_gpu_run *stir_gpu_run_alloc(const stir_gpu_kernel *gk, stir_device *dev)
 {
 	if (!gk || !dev)
@@ -277,6 +283,7 @@ static int bind_args(stir_gpu_run *r)
 	return 0;
 }
 
+/* r, b: check b, then copy its arrays and bind the arguments. */
 int stir_gpu_run_upload(stir_gpu_run *r, const stir_bindings *b)
 {
 	if (!r || !b)
@@ -331,6 +338,7 @@ static int zero_owned(stir_gpu_run *r)
 	return 0;
 }
 
+/* r, flags: every launch in order, then wait; see codegen.h. */
 int stir_gpu_run_launch(stir_gpu_run *r, unsigned flags)
 {
 	if (!r)
@@ -379,11 +387,13 @@ int stir_gpu_run_launch(stir_gpu_run *r, unsigned flags)
 	return 0;
 }
 
+/* r: the run (this and the one below). */
 double stir_gpu_run_get_ms(const stir_gpu_run *r)
 {
 	return r ? r->ms : -1;
 }
 
+/* r, i: launch i of the last timed run. */
 double stir_gpu_run_get_launch_ms(const stir_gpu_run *r, int i)
 {
 	if (!r || r->ms < 0 || i < 0 || i >= r->n)
@@ -391,6 +401,7 @@ double stir_gpu_run_get_launch_ms(const stir_gpu_run *r, int i)
 	return r->launch_ms[i];
 }
 
+/* r, b: the arrays the kernel writes, into b's arrays. */
 int stir_gpu_run_download(stir_gpu_run *r, stir_bindings *b)
 {
 	if (!r || !b)
@@ -418,6 +429,7 @@ int stir_gpu_run_download(stir_gpu_run *r, stir_bindings *b)
 	return 0;
 }
 
+/* gk, dev, b, flags, ms: a run from start to end. */
 int stir_gpu_kernel_run(const stir_gpu_kernel *gk, stir_device *dev,
 	stir_bindings *b, unsigned flags, double *ms)
 {

@@ -9,6 +9,7 @@
 #include "codegen/plan.h"
 #include "ir/layout.h"
 
+/* p: the plan to free, with its launches and source. */
 void stir_cuda_plan_free(stir_cuda_plan *p)
 {
 	if (!p)
@@ -52,6 +53,7 @@ static int check_aliases(const stir_cuda_plan *p)
 	return 0;
 }
 
+/* k, flags: emit k into a new plan. */
 stir_cuda_plan *stir_cuda_plan_alloc(const stir_kernel *k, unsigned flags)
 {
 	if (!k)
@@ -69,6 +71,7 @@ stir_cuda_plan *stir_cuda_plan_alloc(const stir_kernel *k, unsigned flags)
 	return p;
 }
 
+/* k: the source of a plan made for it, the plan discarded. */
 char *stir_kernel_to_cuda(const stir_kernel *k)
 {
 	stir_cuda_plan *p = stir_cuda_plan_alloc(k, 0);
@@ -80,16 +83,19 @@ char *stir_kernel_to_cuda(const stir_kernel *k)
 	return s;
 }
 
+/* p: the plan to read (this and the accessors below). */
 const stir_kernel *stir_cuda_plan_get_kernel(const stir_cuda_plan *p)
 {
 	return p ? p->k : NULL;
 }
 
+/* p: the plan. */
 const char *stir_cuda_plan_get_source(const stir_cuda_plan *p)
 {
 	return p ? p->source : NULL;
 }
 
+/* p: the plan. */
 int stir_cuda_plan_n_launches(const stir_cuda_plan *p)
 {
 	return p ? p->n_launches : 0;
@@ -101,12 +107,14 @@ static const cuda_launch *launch_at(const stir_cuda_plan *p, int i)
 	return p && i >= 0 && i < p->n_launches ? &p->launches[i] : NULL;
 }
 
+/* p, i: launch i of the plan. */
 const char *stir_cuda_plan_get_launch_name(const stir_cuda_plan *p, int i)
 {
 	const cuda_launch *L = launch_at(p, i);
 	return L ? L->name : NULL;
 }
 
+/* p, i: launch i of the plan. */
 int stir_cuda_plan_n_args(const stir_cuda_plan *p, int i)
 {
 	const cuda_launch *L = launch_at(p, i);
@@ -120,12 +128,14 @@ static const cuda_arg *arg_at(const stir_cuda_plan *p, int i, int j)
 	return L && j >= 0 && j < L->n_args ? &L->args[j] : NULL;
 }
 
+/* p, i, j: argument j of launch i (this and the three below). */
 const char *stir_cuda_plan_get_arg_name(const stir_cuda_plan *p, int i, int j)
 {
 	const cuda_arg *a = arg_at(p, i, j);
 	return a ? a->name : NULL;
 }
 
+/* p, i, j: argument j of launch i. */
 stir_arg_type stir_cuda_plan_get_arg_type(const stir_cuda_plan *p, int i,
 	int j)
 {
@@ -133,6 +143,7 @@ stir_arg_type stir_cuda_plan_get_arg_type(const stir_cuda_plan *p, int i,
 	return a ? a->type : STIR_ARG_NONE;
 }
 
+/* p, i, j: argument j of launch i. */
 const stir_buffer *stir_cuda_plan_get_arg_buffer(const stir_cuda_plan *p,
 	int i, int j)
 {
@@ -140,6 +151,7 @@ const stir_buffer *stir_cuda_plan_get_arg_buffer(const stir_cuda_plan *p,
 	return a ? a->buf : NULL;
 }
 
+/* p, i, j: argument j of launch i. */
 bool stir_cuda_plan_arg_is_written(const stir_cuda_plan *p, int i, int j)
 {
 	const cuda_arg *a = arg_at(p, i, j);
@@ -151,6 +163,7 @@ static const int64_t dim_limit[N_DIMS] = {
 	INT32_MAX, 65535, 65535, 1024, 1024, 64,
 };
 
+/* p, i, params, ctx, grid, block: see plan.h. */
 int cuda_plan_dims(const stir_cuda_plan *p, int i, const int64_t *params,
 	stir_ctx *ctx, unsigned grid[3], unsigned block[3])
 {
@@ -196,6 +209,7 @@ int cuda_plan_dims(const stir_cuda_plan *p, int i, const int64_t *params,
 	return 0;
 }
 
+/* p, i, b, grid, block: the parameters from b, then cuda_plan_dims. */
 int stir_cuda_plan_get_launch_dims(const stir_cuda_plan *p, int i,
 	const stir_bindings *b, unsigned grid[3], unsigned block[3])
 {

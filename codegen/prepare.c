@@ -20,6 +20,7 @@
  * definition out of a static archive. */
 #pragma weak stir_default_schedule
 
+/* k: the kernel to bring to stage III (see codegen.h). */
 int stir_kernel_prepare_for_gpu(stir_kernel *k)
 {
 	if (!k)

@@ -5,12 +5,14 @@
 #include <string.h>
 #include "codegen/printer.h"
 
+/* p, indent: see printer.h (so for every function of this file). */
 void cg_printer_init(cg_printer *p, int indent)
 {
 	memset(p, 0, sizeof(*p));
 	p->indent = indent;
 }
 
+/* p: the printer whose text to free. */
 void cg_printer_release(cg_printer *p)
 {
 	free(p->s);
@@ -43,6 +45,7 @@ static bool reserve(cg_printer *p, size_t extra)
 	return true;
 }
 
+/* p, s, n: append n bytes. */
 void cg_putn(cg_printer *p, const char *s, size_t n)
 {
 	if (!reserve(p, n))
@@ -52,6 +55,7 @@ void cg_putn(cg_printer *p, const char *s, size_t n)
 	p->s[p->len] = '\0';
 }
 
+/* p, s: append a string. */
 void cg_put(cg_printer *p, const char *s)
 {
 	cg_putn(p, s, strlen(s));
@@ -74,6 +78,7 @@ static void vputf(cg_printer *p, const char *fmt, va_list ap)
 	p->len += (size_t)n;
 }
 
+/* p, fmt: append formatted text. */
 void cg_putf(cg_printer *p, const char *fmt, ...)
 {
 	va_list ap;
@@ -82,12 +87,14 @@ void cg_putf(cg_printer *p, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* p: the current depth's indentation. */
 void cg_indent(cg_printer *p)
 {
 	for (int i = 0; i < p->indent; i++)
 		cg_putn(p, "  ", 2);
 }
 
+/* p, fmt: a whole line. */
 void cg_line(cg_printer *p, const char *fmt, ...)
 {
 	va_list ap;
@@ -98,6 +105,7 @@ void cg_line(cg_printer *p, const char *fmt, ...)
 	cg_putn(p, "\n", 1);
 }
 
+/* p, q: append q's text. */
 void cg_append(cg_printer *p, const cg_printer *q)
 {
 	if (q->failed)
@@ -106,6 +114,7 @@ void cg_append(cg_printer *p, const cg_printer *q)
 		cg_putn(p, q->s, q->len);
 }
 
+/* p: hand the text over. */
 char *cg_printer_finish(cg_printer *p)
 {
 	cg_putn(p, "", 0);
@@ -119,6 +128,7 @@ char *cg_printer_finish(cg_printer *p)
 	return s;
 }
 
+/* p: the text so far. */
 const char *cg_text(const cg_printer *p)
 {
 	return p->s ? p->s : "";

@@ -47,6 +47,7 @@ static prog load_prog(const char *file)
 	return p;
 }
 
+/* p: free a program and its context. */
 static void free_prog(prog *p)
 {
 	stir_module_free(p->m);
@@ -889,6 +890,7 @@ START_TEST(test_compile)
 }
 END_TEST
 
+/* The suite: the emitter, the plan, runs. */
 static Suite *cuda_suite(void)
 {
 	Suite *s = suite_create("cuda");
@@ -913,6 +915,7 @@ static Suite *cuda_suite(void)
 	return s;
 }
 
+/* Run the suite. */
 int main(void)
 {
 	return test_run_suite(cuda_suite());

@@ -380,6 +380,7 @@ START_TEST(test_emulated)
 }
 END_TEST
 
+/* Find and compile the programs, then run each as a test. */
 int main(void)
 {
 	if (system("g++ --version > /dev/null 2>&1") != 0) {

@@ -68,6 +68,7 @@ inline void stir_emu_wait(int state)
 	swapcontext(&stir_emu_cur->uc, &stir_emu_sched);
 }
 
+/* The block barrier: wait until the scheduler releases every thread. */
 inline void __syncthreads(void)
 {
 	stir_emu_wait(STIR_EMU_BLOCK);
@@ -103,6 +104,7 @@ inline T stir_emu_shfl(unsigned mask, T v, int src, int width)
 	return r;
 }
 
+/* mask, v, off, width: the value of lane + off within the segment. */
 template <typename T>
 inline T __shfl_down_sync(unsigned mask, T v, unsigned off, int width = 32)
 {
@@ -110,6 +112,7 @@ inline T __shfl_down_sync(unsigned mask, T v, unsigned off, int width = 32)
 		width);
 }
 
+/* mask, v, src, width: the value of lane src of the segment. */
 template <typename T>
 inline T __shfl_sync(unsigned mask, T v, int src, int width = 32)
 {
@@ -119,11 +122,13 @@ inline T __shfl_sync(unsigned mask, T v, int src, int width = 32)
 
 /* ---- numbers ---- */
 
+/* a, b: CUDA's integer min and max overloads. */
 inline int min(int a, int b) { return a < b ? a : b; }
 inline int max(int a, int b) { return a > b ? a : b; }
 inline long long min(long long a, long long b) { return a < b ? a : b; }
 inline long long max(long long a, long long b) { return a > b ? a : b; }
 
+/* x: truncated toward zero, saturated, NaN to 0 (cvt.rzi). */
 inline int __float2int_rz(double x)
 {
 	if (std::isnan(x))
@@ -134,6 +139,7 @@ inline int __float2int_rz(double x)
 		return INT_MIN;
 	return (int)x;
 }
+/* x: the same in 64 bits. */
 inline long long __float2ll_rz(double x)
 {
 	if (std::isnan(x))
@@ -144,6 +150,7 @@ inline long long __float2ll_rz(double x)
 		return LLONG_MIN;
 	return (long long)x;
 }
+/* x: the double versions, and reinterpreting bits. */
 inline int __double2int_rz(double x) { return __float2int_rz(x); }
 inline long long __double2ll_rz(double x) { return __float2ll_rz(x); }
 inline float __int_as_float(int b)
@@ -214,6 +221,7 @@ inline uint16_t stir_emu_bf16(double x)
 		(uint16_t)((uint32_t)m & 0x7f);
 }
 
+/* h: the float a binary16 stands for. */
 inline float __half2float(__half h)
 {
 	int e = (h.x >> 10) & 0x1f, m = h.x & 0x3ff;
@@ -221,6 +229,7 @@ inline float __half2float(__half h)
 		(m ? NAN : INFINITY) : std::ldexp(m | 0x400, e - 25);
 	return (float)(h.x & 0x8000 ? -v : v);
 }
+/* h: the float a bfloat16 stands for (its upper half). */
 inline float __bfloat162float(__nv_bfloat16 h)
 {
 	uint32_t b = (uint32_t)h.x << 16;
@@ -228,6 +237,8 @@ inline float __bfloat162float(__nv_bfloat16 h)
 	memcpy(&f, &b, 4);
 	return f;
 }
+/* x: conversions to the 16-bit types, rounding to nearest even once;
+ * __hneg flips the sign. */
 inline __half __float2half_rn(float x) { return __half{ stir_emu_f16(x) }; }
 inline __half __double2half(double x) { return __half{ stir_emu_f16(x) }; }
 inline __half __int2half_rn(int x) { return __half{ stir_emu_f16(x) }; }
@@ -259,6 +270,8 @@ inline __nv_bfloat16 __hneg(__nv_bfloat16 h)
 
 /* ---- atomics ---- */
 
+/* p, v: atomic add (the coroutines never run at once; the lock keeps
+ * it correct regardless). */
 template <typename T>
 inline T atomicAdd(T *p, T v)
 {
@@ -267,6 +280,8 @@ inline T atomicAdd(T *p, T v)
 	*p = old + v;
 	return old;
 }
+/* p, v: atomic subtraction of an int; the 16-bit adds round like the
+ * interpreter. */
 inline int atomicSub(int *p, int v)
 {
 	std::lock_guard<std::mutex> g(stir_emu_atomic_mutex);
@@ -307,6 +322,7 @@ inline void stir_emu_call_at(void (*f)(A...), void **a,
 {
 	f(*(A *)a[I]...);
 }
+/* f, a: call f with the values a points to. */
 template <typename... A>
 inline void stir_emu_call(void (*f)(A...), void **a)
 {

@@ -280,6 +280,7 @@ static void run_handwritten(stir_device *dev, const char *dir)
 	closedir(d);
 }
 
+/* Open the GPU (or skip), then run the catalogue and the test programs. */
 int main(void)
 {
 	stir_ctx *ctx = stir_ctx_alloc();
