@@ -114,6 +114,28 @@ const char *stir_cuda_plan_get_launch_name(const stir_cuda_plan *p, int i)
 	return L ? L->name : NULL;
 }
 
+/* p, i, d: the extents bound to index d of launch i. */
+int stir_cuda_plan_n_extents(const stir_cuda_plan *p, int i, stir_thread d)
+{
+	const cuda_launch *L = launch_at(p, i);
+	return L && (int)d >= 0 && (int)d < N_DIMS ? L->n_ext[d] : -1;
+}
+
+/* p, i, d, j: extent j of index d of launch i, or NULL. */
+const stir_expr *stir_cuda_plan_get_extent(const stir_cuda_plan *p, int i,
+	stir_thread d, int j)
+{
+	int n = stir_cuda_plan_n_extents(p, i, d);
+	return j >= 0 && j < n ? p->launches[i].ext[d][j] : NULL;
+}
+
+/* p, i: launch i of the plan. */
+bool stir_cuda_plan_launch_is_horizontal(const stir_cuda_plan *p, int i)
+{
+	const cuda_launch *L = launch_at(p, i);
+	return L && L->horizontal;
+}
+
 /* p, i: launch i of the plan. */
 int stir_cuda_plan_n_args(const stir_cuda_plan *p, int i)
 {

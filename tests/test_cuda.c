@@ -424,6 +424,18 @@ START_TEST(test_plan_csrmm)
 	ck_assert_int_eq(stir_cuda_plan_n_args(plan, 2), -1);
 	ck_assert_int_eq(stir_cuda_plan_get_arg_type(plan, 1, 9), STIR_ARG_NONE);
 
+	/* the sizes as expressions: m blocks of feat threads */
+	ck_assert_int_eq(stir_cuda_plan_n_extents(plan, 1, STIR_BLOCK_X), 1);
+	ck_assert_int_eq(stir_cuda_plan_n_extents(plan, 1, STIR_BLOCK_Y), 0);
+	ck_assert_int_eq(stir_cuda_plan_n_extents(plan, 1, STIR_THREAD_X), 1);
+	ck_assert_int_eq(stir_cuda_plan_n_extents(plan, 2, STIR_THREAD_X), -1);
+	char *x = stir_expr_to_str(stir_cuda_plan_get_extent(plan, 1,
+		STIR_THREAD_X, 0));
+	ck_assert_str_eq(x, "feat");
+	free(x);
+	ck_assert_ptr_null(stir_cuda_plan_get_extent(plan, 1, STIR_THREAD_X, 1));
+	ck_assert(!stir_cuda_plan_launch_is_horizontal(plan, 1));
+
 	stir_bindings *b = stir_bindings_alloc();
 	size(b, "m", 5);
 	size(b, "n", 7);
@@ -486,6 +498,9 @@ START_TEST(test_plan_shapes)
 	size(b, "m", 100);
 	size(b, "n", 300);
 	expect_dims(plan, 0, b, 2 + 3, 1, 1, 128, 1, 1);
+	ck_assert(stir_cuda_plan_launch_is_horizontal(plan, 0));
+	ck_assert_int_eq(stir_cuda_plan_n_extents(plan, 0, STIR_BLOCK_X), 2);
+	ck_assert_int_eq(stir_cuda_plan_n_extents(plan, 0, STIR_THREAD_X), 2);
 	size(b, "m", 0);
 	expect_dims(plan, 0, b, 3, 1, 1, 128, 1, 1);
 	stir_bindings_free(b);

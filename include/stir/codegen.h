@@ -85,6 +85,18 @@ STIR_EXPORT const char *stir_cuda_plan_get_launch_name(
 STIR_EXPORT int stir_cuda_plan_get_launch_dims(
 	__stir_keep const stir_cuda_plan *p, int i,
 	__stir_keep const stir_bindings *b, unsigned grid[3], unsigned block[3]);
+/* The size of index d (blockIdx.x .. threadIdx.z) of launch i as
+ * expressions of the kernel's parameters: the extents (borrowed from the
+ * kernel) of the loops bound to it, n of them (0: the size is 1).  The
+ * size is the largest of them and at least 1, except for blockIdx.x of a
+ * horizontal launch (one extent per nest), which is their sum.  -1 for a
+ * launch that does not exist. */
+STIR_EXPORT int stir_cuda_plan_n_extents(__stir_keep const stir_cuda_plan *p,
+	int i, stir_thread d);
+STIR_EXPORT __stir_keep const stir_expr *stir_cuda_plan_get_extent(
+	__stir_keep const stir_cuda_plan *p, int i, stir_thread d, int j);
+STIR_EXPORT bool stir_cuda_plan_launch_is_horizontal(
+	__stir_keep const stir_cuda_plan *p, int i);
 /* The arguments of launch i: the kernel's size parameters (by value, in
  * order), then the arrays it uses (device pointers, in buffer order).  The
  * count, or -1 for a launch that does not exist. */
