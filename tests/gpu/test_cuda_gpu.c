@@ -2,7 +2,7 @@
  * check` (which only builds it).  Exits 77 (skipped) when there is no
  * driver, no device or no NVRTC, 0 when every check passes, 1 otherwise.
  *
- * - every catalogue program (examples/*.stir), prepared for the GPU (the
+ * - every catalogue program (examples/NAME.stir), prepared for the GPU (the
  *   default schedule gives every nest its thread binding), and
  * - every hand-written stage III program tests/cuda/NAME.stir (kernel
  *   NAME, with NAME_ref, a stage I kernel, giving the data and the
