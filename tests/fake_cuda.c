@@ -8,12 +8,19 @@
  * allocation, launches need enough shared memory opted in.  Device memory
  * is host memory; "kernels" are a few host functions (see fake_cuda.h).
  *
+ * A module image that is an ELF shared object is an emulated module
+ * (tests/emu/cuda_emu.h): generated CUDA compiled for the host, whose
+ * kernels run on host threads, one per CUDA thread.
+ *
  * Environment: FAKE_CUDA_NO_DEVICE=1 makes cuInit fail with
  * CUDA_ERROR_NO_DEVICE; FAKE_CUDA_NO_PROC=1 makes cuGetProcAddress_v2 fail
  * so that the runtime falls back to the versioned symbol names. */
+#include <dlfcn.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "tests/fake_cuda.h"
 
 #define API __attribute__((visibility("default")))
@@ -25,7 +32,7 @@ enum {
 	OK = 0, INVALID_VALUE = 1, OUT_OF_MEMORY = 2, NO_DEVICE = 100,
 	INVALID_DEVICE = 101, INVALID_IMAGE = 200, INVALID_CONTEXT = 201,
 	INVALID_HANDLE = 400, NOT_FOUND = 500, NOT_READY = 600,
-	NOT_SUPPORTED = 801,
+	LAUNCH_FAILED = 719, NOT_SUPPORTED = 801,
 };
 
 static fake_cuda_stats stats;
@@ -50,6 +57,8 @@ static const struct {
 		"invalid device context" },
 	{ INVALID_HANDLE, "CUDA_ERROR_INVALID_HANDLE",
 		"invalid resource handle" },
+	{ LAUNCH_FAILED, "CUDA_ERROR_LAUNCH_FAILED",
+		"unspecified launch failure" },
 	{ NOT_FOUND, "CUDA_ERROR_NOT_FOUND", "named symbol not found" },
 	{ NOT_READY, "CUDA_ERROR_NOT_READY", "device not ready" },
 	{ NOT_SUPPORTED, "CUDA_ERROR_NOT_SUPPORTED",
@@ -449,15 +458,53 @@ static const struct kernel {
 	{ "noparams", 0, { 0 } },
 	{ "histogram", 5, { 8, 8, 4, 8, 8 } },
 	{ "half_to_float", 3, { 8, 8, 4 } },
+	{ "twostep_k0", 3, { 4, 8, 8 } },
+	{ "twostep_k1", 3, { 4, 8, 8 } },
 };
 
 /* Defined below, with the kernels of the GPU test. */
 static res run_gpu_test_kernel(const char *name, void **params,
-	unsigned shared);
+	unsigned shared, unsigned gx, unsigned bx);
+
+struct func;
 
 typedef struct module {
 	int kind;              /* 3 */
+	void *dl;              /* an emulated module: its dlopen handle */
+	struct func *emu;      /* owned: its functions looked up so far */
 } module;
+
+/* p: the size of the ELF64 shared object at p (its section headers come
+ * last), or 0 when p is no such object. */
+static size_t emu_image_size(const unsigned char *p)
+{
+	uint64_t shoff;
+	uint16_t type, shentsize, shnum;
+	if (p[0] != 0x7f || p[1] != 'E' || p[2] != 'L' || p[3] != 'F' ||
+	    p[4] != 2)
+		return 0;
+	memcpy(&type, p + 16, 2);
+	memcpy(&shoff, p + 0x28, 8);
+	memcpy(&shentsize, p + 0x3a, 2);
+	memcpy(&shnum, p + 0x3c, 2);
+	return type == 3 ? (size_t)(shoff + (uint64_t)shentsize * shnum) : 0;
+}
+
+/* m, image, size: load an emulated module through a temporary file. */
+static res emu_load(module *m, const void *image, size_t size)
+{
+	char path[] = "/tmp/fake-cuda-emu-XXXXXX";
+	int fd = mkstemp(path);
+	if (fd < 0)
+		return OUT_OF_MEMORY;
+	int ok = write(fd, image, size) == (ssize_t)size;
+	close(fd);
+	m->dl = ok ? dlopen(path, RTLD_NOW | RTLD_LOCAL) : NULL;
+	if (!m->dl)
+		fprintf(stderr, "fake CUDA: %s\n", ok ? dlerror() : "write failed");
+	unlink(path);
+	return m->dl ? OK : INVALID_IMAGE;
+}
 
 /* mod, image: a cubin (ELF) or PTX text loads; anything else is
  * an invalid image. */
@@ -474,35 +521,89 @@ API res cuModuleLoadData(void **mod, const void *image)
 	module *m = calloc(1, sizeof(*m));
 	if (!m)
 		return OUT_OF_MEMORY;
+	size_t emu = elf ? emu_image_size(image) : 0;
+	if (emu) {
+		res r = emu_load(m, image, emu);
+		if (r != OK) {
+			free(m);
+			return r;
+		}
+	}
 	m->kind = 3;
 	*mod = m;
 	stats.live_modules++;
 	return OK;
 }
 
+/* The function handles: one per kernel, with its opted-in shared memory;
+ * those of emulated modules are made when asked for. */
+struct func {
+	const struct kernel *k;    /* a fake kernel, or NULL */
+	int shared_optin;
+	/* emulated: */
+	void (*emu_fn)(void **);   /* the kernel's wrapper */
+	const size_t *emu_size;    /* its parameter sizes */
+	size_t emu_n;
+	module *mod;               /* the module */
+	struct func *next;         /* the module's next function */
+};
+static struct func funcs[sizeof(kernels) / sizeof(kernels[0])];
+
 /* mod: a loaded module. */
 API res cuModuleUnload(void *mod)
 {
 	NEED_CTX();
-	if (!mod || ((module *)mod)->kind != 3)
+	module *m = mod;
+	if (!m || m->kind != 3)
 		return INVALID_HANDLE;
-	free(mod);
+	while (m->emu) {
+		struct func *f = m->emu;
+		m->emu = f->next;
+		free(f);
+	}
+	if (m->dl)
+		dlclose(m->dl);
+	free(m);
 	stats.live_modules--;
 	return OK;
 }
 
-/* The function handles: one per kernel, with its opted-in shared memory. */
-static struct func {
-	const struct kernel *k;
-	int shared_optin;
-} funcs[sizeof(kernels) / sizeof(kernels[0])];
+/* m, name: function "name" of emulated module m, or NULL.  The module
+ * defines stir_emu_k_NAME (the wrapper) and stir_emu_s_NAME (the
+ * parameter sizes). */
+static struct func *emu_func(module *m, const char *name)
+{
+	char sym[512];
+	snprintf(sym, sizeof(sym), "stir_emu_k_%s", name);
+	void *fn = dlsym(m->dl, sym);
+	snprintf(sym, sizeof(sym), "stir_emu_s_%s", name);
+	void *sz = dlsym(m->dl, sym);
+	if (!fn || !sz)
+		return NULL;
+	struct func *f = calloc(1, sizeof(*f));
+	if (!f)
+		return NULL;
+	const size_t *(*sizes)(size_t *);
+	memcpy(&f->emu_fn, &fn, sizeof(fn));
+	memcpy(&sizes, &sz, sizeof(sz));
+	f->emu_size = sizes(&f->emu_n);
+	f->mod = m;
+	f->next = m->emu;
+	m->emu = f;
+	return f;
+}
 
 /* f, mod, name: one of the fake kernels, or not found. */
 API res cuModuleGetFunction(void **f, void *mod, const char *name)
 {
 	NEED_CTX();
-	if (!mod || ((module *)mod)->kind != 3)
+	module *m = mod;
+	if (!m || m->kind != 3)
 		return INVALID_HANDLE;
+	if (m->dl) {
+		*f = emu_func(m, name);
+		return *f ? OK : NOT_FOUND;
+	}
 	for (size_t i = 0; i < sizeof(kernels) / sizeof(kernels[0]); i++) {
 		if (strcmp(kernels[i].name, name))
 			continue;
@@ -529,20 +630,22 @@ API res cuFuncSetAttribute(void *f, int attr, int v)
  * the last is an invalid value, as with the real driver. */
 API res cuFuncGetParamInfo(void *f, size_t i, size_t *offset, size_t *size)
 {
-	const struct kernel *k = ((struct func *)f)->k;
+	const struct func *fn = f;
 	NEED_CTX();
-	if (i >= (size_t)k->n)
+	size_t n = fn->k ? (size_t)fn->k->n : fn->emu_n;
+	const size_t *sz = fn->k ? fn->k->size : fn->emu_size;
+	if (i >= n)
 		return INVALID_VALUE;
 	size_t off = 0;
 	for (size_t j = 0; j <= i; j++) {
-		off = (off + k->size[j] - 1) / k->size[j] * k->size[j];
+		off = (off + sz[j] - 1) / sz[j] * sz[j];
 		if (j < i)
-			off += k->size[j];
+			off += sz[j];
 	}
 	if (offset)
 		*offset = off;
 	if (size)
-		*size = k->size[i];
+		*size = sz[i];
 	return OK;
 }
 
@@ -554,16 +657,27 @@ API res cuLaunchKernel(void *fp, unsigned gx, unsigned gy, unsigned gz,
 {
 	struct func *f = fp;
 	NEED_CTX();
-	if (!f || !f->k || !stream_ok(s) || extra)
+	if (!f || (!f->k && !f->emu_fn) || !stream_ok(s) || extra)
 		return INVALID_HANDLE;
 	if (!gx || !gy || !gz || !bx || !by || !bz ||
 	    (unsigned long long)bx * by * bz > 1024)
 		return INVALID_VALUE;
 	if (shared > 48 * 1024 && (int)shared > f->shared_optin)
 		return INVALID_VALUE;
-	if (f->k->n > 0 && !params)
+	if ((f->k ? (size_t)f->k->n : f->emu_n) > 0 && !params)
 		return INVALID_VALUE;
-	if (!strcmp(f->k->name, "vadd")) {
+	if (f->emu_fn) {
+		/* an emulated kernel: run on host threads */
+		int (*launch)(void (*)(void **), const unsigned *,
+			const unsigned *, void **);
+		void *l = dlsym(f->mod->dl, "stir_emu_launch");
+		unsigned grid[3] = { gx, gy, gz }, block[3] = { bx, by, bz };
+		if (!l)
+			return INVALID_HANDLE;
+		memcpy(&launch, &l, sizeof(l));
+		if (launch(f->emu_fn, grid, block, params) < 0)
+			return LAUNCH_FAILED;
+	} else if (!strcmp(f->k->name, "vadd")) {
 		float *a = *(float **)params[0], *b = *(float **)params[1];
 		float *c = *(float **)params[2];
 		int n = *(int *)params[3];
@@ -590,7 +704,7 @@ API res cuLaunchKernel(void *fp, unsigned gx, unsigned gy, unsigned gz,
 		out[4] = (double)*(unsigned long long *)params[5];
 		out[5] = *(int *)params[6];
 	} else {
-		res r = run_gpu_test_kernel(f->k->name, params, shared);
+		res r = run_gpu_test_kernel(f->k->name, params, shared, gx, bx);
 		if (r != OK)
 			return r;
 	}
@@ -619,10 +733,11 @@ static float half_to_float(uint16_t h)
 	return h & 0x8000 ? -v : v;
 }
 
-/* The kernels of tests/gpu/test_runtime_gpu.c, on the host: the GPU test
- * runs against this driver in make check.  0 or an error. */
+/* The kernels of tests/gpu/test_runtime_gpu.c and tests/test_cuda.c, on
+ * the host: those tests run against this driver in make check.  gx and bx:
+ * the launch's grid and block sizes in x.  0 or an error. */
 static res run_gpu_test_kernel(const char *name, void **params,
-	unsigned shared)
+	unsigned shared, unsigned gx, unsigned bx)
 {
 	if (!strcmp(name, "histogram")) {
 		const int *x = *(int **)params[0];
@@ -642,6 +757,26 @@ static res run_gpu_test_kernel(const char *name, void **params,
 				return INVALID_VALUE;
 			counts[x[i]]++;
 			*sum += (unsigned long long)x[i];
+		}
+	} else if (!strcmp(name, "twostep_k0") || !strcmp(name, "twostep_k1")) {
+		/* the launches of the stage III kernel "twostep" of
+		 * tests/test_cuda.c: T = 2 X, then Y = T + 1, one element per
+		 * thread of the grid.  T, which the kernel owns, must start
+		 * zeroed. */
+		int n = *(int *)params[0];
+		float *in = *(float **)params[1], *out = *(float **)params[2];
+		unsigned long long threads = (unsigned long long)gx * bx;
+		size_t bytes = (size_t)(n > 0 ? n : 0) * sizeof(float);
+		int first = !strcmp(name, "twostep_k0");
+		if (n < 0 || threads < (unsigned long long)n)
+			return INVALID_VALUE;
+		if (n > 0 && (!in_alloc((dptr)(uintptr_t)in, bytes) ||
+		    !in_alloc((dptr)(uintptr_t)out, bytes)))
+			return INVALID_VALUE; /* an illegal address, really */
+		for (int i = 0; i < n; i++) {
+			if (first && out[i] != 0.0f)
+				return INVALID_VALUE;
+			out[i] = first ? 2.0f * in[i] : in[i] + 1.0f;
 		}
 	} else if (!strcmp(name, "half_to_float")) {
 		const uint16_t *x = *(uint16_t **)params[0];

@@ -27,7 +27,10 @@ typedef struct fake_cuda_stats {
  *       unsigned long long u64, int i32): out[0..5] = the scalars in order;
  *   noparams(): counts its launches in "launches";
  *   histogram and half_to_float of tests/gpu/test_runtime_gpu.c, so that
- *   the GPU test program can run against the fake in make check.
+ *   the GPU test program can run against the fake in make check;
+ *   twostep_k0(int n, const float *X, float *T): T = 2 X (T must start
+ *   zeroed) and twostep_k1(int n, const float *T, float *Y): Y = T + 1,
+ *   the launches of the kernel "twostep" of tests/test_cuda.c.
  * Any module image starting with "\x7fELF" or holding ".version" loads. */
 
 #endif

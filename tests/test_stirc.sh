@@ -29,7 +29,7 @@ grep_in() {
 
 expect 0 "$stirc" --help
 grep_in "$tmp/out" "usage: stirc COMMAND"
-for cmd in check print run verify; do
+for cmd in check print cuda run verify; do
 	expect 0 "$stirc" $cmd --help
 	grep_in "$tmp/out" "usage: stirc $cmd"
 done
@@ -85,6 +85,68 @@ for src in "$srcdir"/examples/*.stir; do
 	expect 0 "$stirc" verify "$src" --seeds 20
 	grep_in "$tmp/out" ": ok"
 done
+
+# cuda: the CUDA C of a stage III program, to the standard output or a file
+expect 0 "$stirc" cuda "$srcdir/tests/cuda/spmv_warp.stir" --kernel spmv_warp
+grep_in "$tmp/out" 'extern "C" __global__ void __launch_bounds__(32) spmv_warp_k0('
+grep_in "$tmp/out" "__shfl_down_sync(0xffffffffu, stir_red0, 16, 32);"
+cmp -s "$tmp/out" "$srcdir/tests/golden/spmv_warp.cu" || { echo "FAIL: stirc cuda differs from the golden file"; fail=1; }
+expect 0 "$stirc" cuda "$srcdir/tests/cuda/spmv_warp.stir" --kernel spmv_warp -o "$tmp/k.cu"
+cmp -s "$tmp/k.cu" "$srcdir/tests/golden/spmv_warp.cu" || { echo "FAIL: stirc cuda -o"; fail=1; }
+expect 2 "$stirc" cuda "$srcdir/tests/cuda/spmv_warp.stir"
+grep_in "$tmp/err" "holds 2 kernels; choose one with --kernel"
+expect 2 "$stirc" cuda "$srcdir/tests/cuda/spmv_warp.stir" --kernel spmv_warp --seed 3
+# a program the emitter refuses
+printf 'kernel k(m: i32) stage 3 {\n  buffer A: f32[m] = A;\n  for i in [0, m) bind(threadIdx.x) {\n    for j in [0, m) bind(threadIdx.x) {\n      A[j] = 1.0;\n    }\n  }\n}\n' > "$tmp/twice.stir"
+expect 1 "$stirc" cuda "$tmp/twice.stir"
+grep_in "$tmp/err" "twice.stir:4:5: error: loop 'j' is bound to threadIdx.x inside loop 'i', bound to the same index"
+# --compile: NVRTC, when stir has it
+STIR_CACHE_DIR="$tmp/cache" "$stirc" cuda "$srcdir/tests/cuda/tiled_mv.stir" \
+	--kernel tiled_mv --compile --arch sm_90 -o "$tmp/k.cu" > "$tmp/out" 2> "$tmp/err"
+case $? in
+0) [ -s "$tmp/err" ] && { echo "FAIL: NVRTC warns"; cat "$tmp/err"; fail=1; } ;;
+*) grep -q "built without NVRTC" "$tmp/err" || { echo "FAIL: stirc cuda --compile"; cat "$tmp/err"; fail=1; } ;;
+esac
+STIR_CACHE_DIR="$tmp/cache" "$stirc" cuda "$srcdir/tests/cuda/tiled_mv.stir" \
+	--kernel tiled_mv --compile --arch sm_12 > "$tmp/out" 2> "$tmp/err"
+[ $? = 1 ] || { echo "FAIL: stirc cuda --compile --arch sm_12 should fail"; fail=1; }
+
+# the GPU backend without a driver: a clear error, exit 1
+expect 1 env STIR_LIBCUDA=/nonexistent/libcuda.so.1 "$stirc" run \
+	"$srcdir/tests/cuda/twostep.stir" --kernel twostep --backend cuda --random 1
+grep_in "$tmp/err" "no CUDA driver"
+expect 1 env STIR_LIBCUDA=/nonexistent/libcuda.so.1 "$stirc" verify \
+	"$srcdir/examples/csrmm.stir" --backend cuda
+grep_in "$tmp/err" "no CUDA driver"
+expect 2 "$stirc" run "$srcdir/tests/cuda/twostep.stir" --kernel twostep \
+	--backend cuda --stage 3
+expect 2 "$stirc" run "$srcdir/tests/cuda/twostep.stir" --kernel twostep \
+	--arch sm_90
+expect 2 "$stirc" run "$srcdir/tests/cuda/twostep.stir" --backend gpu
+# ... and with the fake driver of the tests, which runs "twostep": the
+# kernel compiled with NVRTC, uploaded, launched, timed, downloaded and
+# checked against the interpreter (skipped without NVRTC)
+fake=${STIR_BUILDDIR:-.}/tests/.libs/libfakecuda.so
+if [ -r "$fake" ]; then
+	STIR_LIBCUDA=$fake STIR_CACHE_DIR="$tmp/cache" "$stirc" run \
+		"$srcdir/tests/cuda/twostep.stir" --kernel twostep --backend cuda \
+		--random 4 --size n=200 --check --time --out Y="$tmp/Y.npy" \
+		> "$tmp/out" 2> "$tmp/err"
+	case $? in
+	0)
+		grep_in "$tmp/out" "time: 1.000 ms (cuda, Fake CUDA Device)"
+		grep_in "$tmp/out" "check: twostep matches the stage III interpreter"
+		"$stirc" run "$srcdir/tests/cuda/twostep.stir" --kernel twostep \
+			--random 4 --size n=200 --out Y="$tmp/Y2.npy" > /dev/null &&
+		cmp -s "$tmp/Y.npy" "$tmp/Y2.npy" ||
+			{ echo "FAIL: GPU and interpreter outputs differ"; fail=1; }
+		;;
+	*)
+		grep -q "built without NVRTC" "$tmp/err" ||
+			{ echo "FAIL: stirc run --backend cuda (fake)"; cat "$tmp/err"; fail=1; }
+		;;
+	esac
+fi
 
 [ $fail = 0 ] && echo "stirc: all checks passed"
 exit $fail

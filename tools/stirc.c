@@ -52,8 +52,10 @@ static const char usage_main[] =
 "commands:\n"
 "  check   read and verify a program; print nothing when it is correct\n"
 "  print   print a program in canonical form, at any stage\n"
-"  run     execute a kernel on host arrays, at any stage\n"
-"  verify  run a program at every stage on random inputs and compare\n"
+"  cuda    print the CUDA C of a kernel, and compile it with NVRTC\n"
+"  run     execute a kernel on host arrays, at any stage, or on the GPU\n"
+"  verify  run a program at every stage (and on the GPU) on random inputs\n"
+"          and compare\n"
 "\n"
 "Run 'stirc COMMAND --help' for the options of a command.\n"
 "Exit status: 0 success, 1 the program or the data is wrong, 2 bad usage.\n";
@@ -80,19 +82,42 @@ static const char usage_print[] =
 "               stage of FILE\n"
 "  --help       show this help\n";
 
+static const char usage_cuda[] =
+"usage: stirc cuda FILE [--kernel K] [--arch sm_XY] [--compile] [-o OUT.cu]\n"
+"\n"
+"Print the CUDA C of kernel K (needed when FILE holds several): one\n"
+"extern \"C\" __global__ function per top-level statement of the kernel,\n"
+"run in order (docs/cuda.md).  A stage I or II program is first lowered to\n"
+"stage III, every nest without a thread binding getting the default\n"
+"schedule; a stage III program is emitted as it is.\n"
+"\n"
+"  --kernel K   the kernel to emit\n"
+"  --compile    also compile the CUDA C with NVRTC (no GPU needed) and\n"
+"               report NVRTC's diagnostics; exit 1 when it fails\n"
+"  --arch A     the architecture to compile for (default sm_90)\n"
+"  -o OUT.cu    write the CUDA C to OUT.cu instead of the standard output\n"
+"  --help       show this help\n";
+
 static const char usage_run[] =
-"usage: stirc run FILE [--kernel K] [--backend interp] [--stage 1|2|3]\n"
+"usage: stirc run FILE [--kernel K] [--backend interp|cuda] [--stage 1|2|3]\n"
 "                 [--size NAME=INT]... [--mtx TENSOR=FILE.mtx[.gz]]...\n"
 "                 [--in ARRAY=FILE.npy]... [--random SEED]\n"
-"                 [--out ARRAY=FILE.npy]... [--check] [--time]\n"
+"                 [--out ARRAY=FILE.npy]... [--check] [--time] [--arch A]\n"
 "\n"
-"Execute kernel K (needed when FILE holds several) on host arrays.\n"
-"Arrays are named after tensors ('A') and axes ('J.indptr', 'J.indices').\n"
+"Execute kernel K (needed when FILE holds several) on host arrays, or on\n"
+"the GPU.  Arrays are named after tensors ('A') and axes ('J.indptr',\n"
+"'J.indices').\n"
 "\n"
 "  --kernel K          the kernel to run\n"
-"  --backend B         interp (the host interpreter; the default)\n"
+"  --backend B         interp (the host interpreter; the default) or cuda\n"
+"                      (the first GPU: the kernel is lowered to stage III,\n"
+"                      nests without a thread binding getting the default\n"
+"                      schedule, compiled with NVRTC and run; without a GPU\n"
+"                      or CUDA driver this is an error)\n"
 "  --stage N           lower to stage N and interpret that; default: the\n"
-"                      stage of FILE\n"
+"                      stage of FILE (interp only)\n"
+"  --arch A            compile for architecture A instead of the GPU's own\n"
+"                      (cuda only)\n"
 "  --size NAME=INT     bind size parameter NAME\n"
 "  --mtx T=FILE        bind CSR tensor T (axes [I, J], I dense_fixed,\n"
 "                      J sparse_variable) to a Matrix Market file: its sizes,\n"
@@ -105,8 +130,12 @@ static const char usage_run[] =
 "                      their shape, sparse ones as their 1-D value array)\n"
 "  --check             also run the stage I interpreter on the same inputs\n"
 "                      and fail (exit 1) on a mismatch beyond the type's\n"
-"                      tolerance (FILE must be a stage I program)\n"
-"  --time              print the kernel's run time\n"
+"                      tolerance (FILE must be a stage I program; with\n"
+"                      --backend cuda, the interpreter at FILE's own stage,\n"
+"                      and the arrays the kernel writes start as NaN in both\n"
+"                      runs, so that elements the GPU leaves unwritten show)\n"
+"  --time              print the kernel's run time (on the GPU: the launches\n"
+"                      alone, measured with CUDA events)\n"
 "  --help              show this help\n"
 "\n"
 "Tensors the kernel writes that nothing binds start as zeros.  Without\n"
@@ -114,7 +143,7 @@ static const char usage_run[] =
 
 static const char usage_verify[] =
 "usage: stirc verify FILE [--kernel K] [--seed N] [--seeds COUNT]\n"
-"                    [--size NAME=INT]...\n"
+"                    [--size NAME=INT]... [--backend interp|cuda] [--arch A]\n"
 "\n"
 "Run every kernel (or K) of the stage I program FILE at stages I, II and\n"
 "III on seeded random inputs (structure with empty rows, rows of one\n"
@@ -123,6 +152,12 @@ static const char usage_verify[] =
 "type's tolerance.\n"
 "\n"
 "  --kernel K        verify only kernel K\n"
+"  --backend B       interp (the default) or cuda: also run the kernel on\n"
+"                    the GPU (lowered with the default schedule for nests\n"
+"                    without a thread binding) and compare it with stage I;\n"
+"                    the arrays the kernel writes start as NaN in both runs,\n"
+"                    so that elements the GPU leaves unwritten show\n"
+"  --arch A          compile for architecture A instead of the GPU's own\n"
 "  --seed N          the first seed (default 1)\n"
 "  --seeds COUNT     how many seeds to try: N, N+1, ... (default 1)\n"
 "  --size NAME=INT   bind size parameter NAME instead of drawing it\n"
@@ -165,7 +200,7 @@ static int parse_int(const char *s, int64_t *v)
 enum {
 	OPT_KERNEL = 256, OPT_STAGE, OPT_SCHEDULE, OPT_BACKEND, OPT_SIZE,
 	OPT_MTX, OPT_IN, OPT_RANDOM, OPT_OUT, OPT_CHECK, OPT_TIME, OPT_SEED,
-	OPT_SEEDS, OPT_HELP,
+	OPT_SEEDS, OPT_ARCH, OPT_COMPILE, OPT_OUTPUT, OPT_HELP,
 };
 
 /* cmd, argc, argv, allowed, o: parse the options of command cmd; only
@@ -187,6 +222,8 @@ static int parse_options(const char *cmd, const char *help, int argc,
 		{ "time", no_argument, 0, OPT_TIME },
 		{ "seed", required_argument, 0, OPT_SEED },
 		{ "seeds", required_argument, 0, OPT_SEEDS },
+		{ "arch", required_argument, 0, OPT_ARCH },
+		{ "compile", no_argument, 0, OPT_COMPILE },
 		{ "help", no_argument, 0, OPT_HELP },
 		{ 0, 0, 0, 0 },
 	};
@@ -199,7 +236,9 @@ static int parse_options(const char *cmd, const char *help, int argc,
 	optind = 1;
 	opterr = 0;
 	int c;
-	while ((c = getopt_long(argc, argv, "", all, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:", all, NULL)) != -1) {
+		if (c == 'o')
+			c = OPT_OUTPUT;
 		bool ok = c == OPT_HELP;
 		for (const int *a = allowed; *a && !ok; a++)
 			ok = *a == c;
@@ -221,11 +260,20 @@ static int parse_options(const char *cmd, const char *help, int argc,
 			o->stage = (int)v;
 			break;
 		case OPT_BACKEND:
-			if (strcmp(optarg, "interp"))
+			if (strcmp(optarg, "interp") && strcmp(optarg, "cuda"))
 				return usage_error(prefix,
-					"unknown backend '%s' (this version has: interp)",
+					"unknown backend '%s' (expected interp or cuda)",
 					optarg);
 			o->backend = optarg;
+			break;
+		case OPT_ARCH:
+			o->arch = optarg;
+			break;
+		case OPT_COMPILE:
+			o->compile = true;
+			break;
+		case OPT_OUTPUT:
+			o->output = optarg;
 			break;
 		case OPT_SIZE:
 			if (add_name_value(optarg, o->sizes, &o->n_sizes))
@@ -534,6 +582,44 @@ static stir_kernel *same_kernel(const stir_module *ms, const stir_kernel *k)
 	return stir_module_find_kernel(ms, stir_kernel_get_name(k));
 }
 
+/* o: is the GPU the backend? */
+static bool use_cuda(const options *o)
+{
+	return !strcmp(o->backend, "cuda");
+}
+
+/* k, o, dev: bring kernel k (a copy the caller may change) to stage III
+ * for the GPU and compile it for dev, or for --arch.  NULL on failure. */
+static stir_gpu_kernel *compile_for_gpu(stir_kernel *k, const options *o,
+	stir_device *dev)
+{
+	if (stir_kernel_prepare_for_gpu(k) < 0)
+		return NULL;
+	stir_compile_options co = { .arch = o->arch, .device = dev };
+	return stir_gpu_kernel_compile(k, &co);
+}
+
+/* gk, b: make every array the GPU kernel writes start as NaN (floats) or a
+ * sentinel (integers), so that elements left unwritten show. */
+static void poison_outputs(const stir_gpu_kernel *gk, stir_bindings *b)
+{
+	const stir_cuda_plan *p = stir_gpu_kernel_get_plan(gk);
+	for (int i = 0; i < stir_cuda_plan_n_launches(p); i++) {
+		for (int j = 0; j < stir_cuda_plan_n_args(p, i); j++) {
+			const stir_buffer *buf = stir_cuda_plan_get_arg_buffer(p, i, j);
+			const char *name = buf ? stir_buffer_get_array_name(buf) : NULL;
+			stir_array *a = name ? stir_bindings_get_array(b, name) : NULL;
+			if (!a || !stir_cuda_plan_arg_is_written(p, i, j))
+				continue;
+			if (stir_dtype_is_float(stir_array_get_dtype(a)))
+				stir_array_fill(a, NAN);
+			else
+				for (int64_t e = 0; e < stir_array_get_len(a); e++)
+					stir_array_set_int(a, e, -1234567);
+		}
+	}
+}
+
 /* t0: milliseconds since t0. */
 static double elapsed_ms(const struct timespec *t0)
 {
@@ -543,20 +629,30 @@ static double elapsed_ms(const struct timespec *t0)
 }
 
 /* argc, argv: stirc run.  Inputs are bound to the kernel as written in the
- * file; a second copy, lowered to the stage asked for, runs on them. */
+ * file; a second copy, lowered to the stage asked for (or prepared for the
+ * GPU), runs on them. */
 static int cmd_run(int argc, char **argv)
 {
 	static const int allowed[] = { OPT_KERNEL, OPT_STAGE, OPT_BACKEND,
 		OPT_SIZE, OPT_MTX, OPT_IN, OPT_RANDOM, OPT_OUT, OPT_CHECK, OPT_TIME,
-		0 };
+		OPT_ARCH, 0 };
 	options o;
 	int rc = parse_options("run", usage_run, argc, argv, allowed, &o);
 	if (rc)
 		return rc == 1 ? 0 : rc;
+	bool cuda = use_cuda(&o);
+	if (cuda && o.stage)
+		return usage_error("run ", "%s", "--stage applies to --backend "
+			"interp only");
+	if (o.arch && !cuda)
+		return usage_error("run ", "%s", "--arch applies to --backend "
+			"cuda only");
 	stir_ctx *ctx = stir_ctx_alloc();
 	stir_module *src = read_at_stage(ctx, &o, 0, &rc), *m = NULL;
 	stir_kernel *k = NULL, *kr = NULL;
 	stir_bindings *b = stir_bindings_alloc(), *ref = NULL;
+	stir_device *dev = NULL;
+	stir_gpu_kernel *gk = NULL;
 	if (rc == 0)
 		rc = select_kernel(src, &o, true, &k);
 	if (rc == 0)
@@ -564,9 +660,14 @@ static int cmd_run(int argc, char **argv)
 	if (rc)
 		goto out;
 	kr = same_kernel(m, k);
-	if (o.check && stir_kernel_get_stage(k) != STIR_STAGE_1) {
+	if (o.check && !cuda && stir_kernel_get_stage(k) != STIR_STAGE_1) {
 		fprintf(stderr, "stirc: --check needs a stage I program\n");
 		rc = EXIT_USAGE;
+		goto out;
+	}
+	if (cuda && (!(dev = stir_device_open(ctx, 0)) ||
+	    !(gk = compile_for_gpu(kr, &o, dev)))) {
+		rc = EXIT_WRONG;
 		goto out;
 	}
 	int r = bind_inputs(ctx, k, b, &o);
@@ -576,28 +677,38 @@ static int cmd_run(int argc, char **argv)
 		rc = r == -2 ? EXIT_USAGE : EXIT_WRONG;
 		goto out;
 	}
+	if (o.check && cuda)
+		poison_outputs(gk, b);
 	if (o.check && !(ref = stir_bindings_copy(b))) {
 		rc = EXIT_WRONG;
 		goto out;
 	}
 	struct timespec t0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (stir_kernel_interpret(kr, b) < 0) {
+	double ms = 0;
+	if (cuda ? stir_gpu_kernel_run(gk, dev, b, o.time ? STIR_GPU_RUN_TIME :
+		0, &ms) < 0 : stir_kernel_interpret(kr, b) < 0) {
 		rc = EXIT_WRONG;
 		goto out;
 	}
-	if (o.time)
+	if (o.time && cuda)
+		printf("time: %.3f ms (cuda, %s)\n", ms, stir_device_get_name(dev));
+	else if (o.time)
 		printf("time: %.3f ms (interp, stage %d)\n", elapsed_ms(&t0),
 			(int)stir_kernel_get_stage(kr));
 	if (ref) {
 		double worst;
+		char what[64];
+		snprintf(what, sizeof(what), "the stage %s interpreter",
+			stir_kernel_get_stage(k) == STIR_STAGE_1 ? "I" :
+			stir_kernel_get_stage(k) == STIR_STAGE_2 ? "II" : "III");
 		if (stir_kernel_interpret(k, ref) < 0 ||
-		    compare_outputs(k, b, ref, "the stage I interpreter", &worst)) {
+		    compare_outputs(k, b, ref, what, &worst)) {
 			rc = EXIT_WRONG;
 			goto out;
 		}
-		printf("check: %s matches the stage I interpreter (max |diff| %g)\n",
-			stir_kernel_get_name(k), worst);
+		printf("check: %s matches %s (max |diff| %g)\n",
+			stir_kernel_get_name(k), what, worst);
 	}
 	r = write_outputs(ctx, k, b, &o);
 	if (r < 0)
@@ -606,6 +717,8 @@ static int cmd_run(int argc, char **argv)
 		print_summary(k, b);
 out:
 	rc = finish(ctx, rc);
+	stir_gpu_kernel_free(gk);
+	stir_device_close(dev);
 	stir_bindings_free(ref);
 	stir_bindings_free(b);
 	stir_module_free(m);
@@ -614,12 +727,38 @@ out:
 	return rc;
 }
 
-/* ctx, k, kn, o, seed, worst: one seed of stirc verify: bind random inputs
- * to stage I kernel k, run it and its lowered forms kn[0..1] (stages II and
- * III), and compare.  worst[s] grows to the largest difference of each
- * stage.  Returns the number of mismatches, or -1 on an error. */
+/* ctx, k, gk, dev, in, worst: run GPU kernel gk against stage I kernel k
+ * on a copy of inputs "in" whose outputs start poisoned.  Returns the
+ * number of mismatches, or -1 on an error. */
+static int verify_gpu(stir_kernel *k, const stir_gpu_kernel *gk,
+	stir_device *dev, const stir_bindings *in, double *worst)
+{
+	stir_bindings *got = stir_bindings_copy(in), *want = NULL;
+	int bad = -1;
+	if (!got)
+		return -1;
+	poison_outputs(gk, got);
+	if (!(want = stir_bindings_copy(got)) ||
+	    stir_kernel_interpret(k, want) < 0 ||
+	    stir_gpu_kernel_run(gk, dev, got, 0, NULL) < 0)
+		goto out;
+	double d;
+	bad = compare_outputs(k, got, want, "stage I (vs cuda)", &d);
+	*worst = fmax(*worst, d);
+out:
+	stir_bindings_free(got);
+	stir_bindings_free(want);
+	return bad;
+}
+
+/* ctx, k, kn, gk, dev, o, seed, worst: one seed of stirc verify: bind
+ * random inputs to stage I kernel k, run it and its lowered forms kn[0..1]
+ * (stages II and III) and, when gk is set, GPU kernel gk on dev, and
+ * compare.  worst[s] grows to the largest difference of each stage (s = 2:
+ * the GPU).  Returns the number of mismatches, or -1 on an error. */
 static int verify_seed(stir_ctx *ctx, stir_kernel *k, stir_kernel *const *kn,
-	const options *o, uint64_t seed, double *worst)
+	const stir_gpu_kernel *gk, stir_device *dev, const options *o,
+	uint64_t seed, double *worst)
 {
 	stir_bindings *in = stir_bindings_alloc(), *want = NULL;
 	int bad = -1;
@@ -648,6 +787,14 @@ static int verify_seed(stir_ctx *ctx, stir_kernel *k, stir_kernel *const *kn,
 		worst[s] = fmax(worst[s], d);
 		stir_bindings_free(got);
 	}
+	if (gk) {
+		int r = verify_gpu(k, gk, dev, in, &worst[2]);
+		if (r < 0) {
+			bad = -1;
+			goto out;
+		}
+		bad += r;
+	}
 	if (bad)
 		fprintf(stderr, "stirc: kernel '%s' seed %" PRIu64 " mismatches\n",
 			stir_kernel_get_name(k), seed);
@@ -662,15 +809,26 @@ out:
 static int cmd_verify(int argc, char **argv)
 {
 	static const int allowed[] = { OPT_KERNEL, OPT_SEED, OPT_SEEDS, OPT_SIZE,
-		0 };
+		OPT_BACKEND, OPT_ARCH, 0 };
 	options o;
 	int rc = parse_options("verify", usage_verify, argc, argv, allowed, &o);
 	if (rc)
 		return rc == 1 ? 0 : rc;
+	bool cuda = use_cuda(&o);
+	if (o.arch && !cuda)
+		return usage_error("verify ", "%s", "--arch applies to --backend "
+			"cuda only");
 	stir_ctx *ctx = stir_ctx_alloc();
-	stir_module *m[3] = { NULL, NULL, NULL };
+	stir_module *m[4] = { NULL, NULL, NULL, NULL };
+	stir_device *dev = NULL;
 	for (int s = 0; s < 3 && rc == 0; s++)
 		m[s] = read_at_stage(ctx, &o, s + 1, &rc);
+	if (rc == 0 && cuda) {
+		/* a copy for the GPU, prepared kernel by kernel */
+		m[3] = read_at_stage(ctx, &o, 1, &rc);
+		if (rc == 0 && !(dev = stir_device_open(ctx, 0)))
+			rc = EXIT_WRONG;
+	}
 	stir_kernel *only = NULL;
 	if (rc == 0)
 		rc = select_kernel(m[0], &o, false, &only);
@@ -679,26 +837,87 @@ static int cmd_verify(int argc, char **argv)
 		if (only && k != only)
 			continue;
 		stir_kernel *kn[2] = { same_kernel(m[1], k), same_kernel(m[2], k) };
-		double worst[2] = { 0, 0 };
+		stir_gpu_kernel *gk = NULL;
+		if (cuda && !(gk = compile_for_gpu(same_kernel(m[3], k), &o, dev))) {
+			rc = EXIT_WRONG;
+			break;
+		}
+		double worst[3] = { 0, 0, 0 };
 		int bad = 0;
 		for (int64_t s = 0; s < o.seeds && bad >= 0; s++) {
-			int r = verify_seed(ctx, k, kn, &o, o.seed + (uint64_t)s, worst);
+			int r = verify_seed(ctx, k, kn, gk, dev, &o,
+				o.seed + (uint64_t)s, worst);
 			bad = r < 0 ? -1 : bad + r;
 		}
+		stir_gpu_kernel_free(gk);
 		if (bad < 0) {
 			rc = EXIT_WRONG;
 			break;
 		}
 		printf("%s: %" PRId64 " seed%s from %" PRIu64 ": stage II max |diff| "
-			"%g, stage III max |diff| %g: %s\n", stir_kernel_get_name(k),
-			o.seeds, o.seeds == 1 ? "" : "s", o.seed, worst[0], worst[1],
-			bad ? "MISMATCH" : "ok");
+			"%g, stage III max |diff| %g", stir_kernel_get_name(k),
+			o.seeds, o.seeds == 1 ? "" : "s", o.seed, worst[0], worst[1]);
+		if (cuda)
+			printf(", cuda max |diff| %g", worst[2]);
+		printf(": %s\n", bad ? "MISMATCH" : "ok");
 		if (bad)
 			rc = EXIT_WRONG;
 	}
 	rc = finish(ctx, rc);
-	for (int s = 0; s < 3; s++)
+	stir_device_close(dev);
+	for (int s = 0; s < 4; s++)
 		stir_module_free(m[s]);
+	stir_ctx_free(ctx);
+	return rc;
+}
+
+/* argc, argv: stirc cuda. */
+static int cmd_cuda(int argc, char **argv)
+{
+	static const int allowed[] = { OPT_KERNEL, OPT_ARCH, OPT_COMPILE,
+		OPT_OUTPUT, 0 };
+	options o;
+	int rc = parse_options("cuda", usage_cuda, argc, argv, allowed, &o);
+	if (rc)
+		return rc == 1 ? 0 : rc;
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_module *m = read_at_stage(ctx, &o, 0, &rc);
+	stir_kernel *k = NULL;
+	char *source = NULL;
+	if (rc == 0)
+		rc = select_kernel(m, &o, true, &k);
+	if (rc == 0 && (stir_kernel_prepare_for_gpu(k) < 0 ||
+	    !(source = stir_kernel_to_cuda(k))))
+		rc = EXIT_WRONG;
+	if (rc == 0) {
+		FILE *f = o.output ? fopen(o.output, "w") : stdout;
+		if (!f) {
+			fprintf(stderr, "stirc: cannot write %s: %s\n", o.output,
+				strerror(errno));
+			rc = EXIT_WRONG;
+		} else {
+			fputs(source, f);
+			if (ferror(f) | (o.output ? fclose(f) : fflush(f))) {
+				fprintf(stderr, "stirc: cannot write %s\n",
+					o.output ? o.output : "the standard output");
+				rc = EXIT_WRONG;
+			}
+		}
+	}
+	if (rc == 0 && o.compile) {
+		char name[256];
+		snprintf(name, sizeof(name), "%s.cu", stir_kernel_get_name(k));
+		stir_compile_options co = { .arch = o.arch ? o.arch : "sm_90" };
+		stir_gpu_code *code = stir_gpu_code_compile(ctx, name, source, &co);
+		if (!code)
+			rc = EXIT_WRONG;
+		else if (*stir_gpu_code_get_log(code))
+			fputs(stir_gpu_code_get_log(code), stderr);
+		stir_gpu_code_free(code);
+	}
+	rc = finish(ctx, rc);
+	free(source);
+	stir_module_free(m);
 	stir_ctx_free(ctx);
 	return rc;
 }
@@ -720,6 +939,8 @@ int main(int argc, char **argv)
 		return cmd_check(argc - 1, argv + 1);
 	if (!strcmp(cmd, "print"))
 		return cmd_print(argc - 1, argv + 1);
+	if (!strcmp(cmd, "cuda"))
+		return cmd_cuda(argc - 1, argv + 1);
 	if (!strcmp(cmd, "run"))
 		return cmd_run(argc - 1, argv + 1);
 	if (!strcmp(cmd, "verify"))

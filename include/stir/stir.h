@@ -12,5 +12,6 @@
 #include <stir/passes.h>
 #include <stir/runtime.h>
 #include <stir/schedule.h>
+#include <stir/codegen.h>
 
 #endif

@@ -1,0 +1,218 @@
+/* The CUDA emitter's internal state, shared by its files:
+ *
+ *   cuda.c        launches, statements, thread mapping, barriers
+ *   cuda_expr.c   types, literals, conversions and expressions
+ *   cuda_vector.c vectorized loops
+ *   plan.c        the public launch plan (include/stir/codegen.h)
+ *
+ * docs/cuda.md describes the mapping this code implements. */
+#ifndef STIR_CODEGEN_CUDA_INTERNAL_H
+#define STIR_CODEGEN_CUDA_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stir/codegen.h>
+#include "codegen/printer.h"
+#include "ir/nodes.h"
+
+/* The six thread indices as bits (stir_thread values are 0..5). */
+#define DIM_BIT(t) (1u << (unsigned)(t))
+#define BLOCK_DIMS (DIM_BIT(STIR_BLOCK_X) | DIM_BIT(STIR_BLOCK_Y) | \
+	DIM_BIT(STIR_BLOCK_Z))
+#define THREAD_DIMS (DIM_BIT(STIR_THREAD_X) | DIM_BIT(STIR_THREAD_Y) | \
+	DIM_BIT(STIR_THREAD_Z))
+#define N_DIMS 6
+
+/* One argument of a launch, in the order the __global__ function takes
+ * them: the kernel's parameters, then the arrays the launch uses. */
+typedef struct cuda_arg {
+	char *name;                /* owned: the name in the CUDA source */
+	stir_arg_type type;        /* I32 or I64 for sizes, PTR for arrays */
+	const stir_var *param;     /* the size parameter, or NULL */
+	const stir_buffer *buf;    /* the buffer of an array, or NULL */
+	bool written;              /* the launch stores into the array */
+} cuda_arg;
+
+/* One launch: a top-level statement of the kernel. */
+typedef struct cuda_launch {
+	const stir_stmt *stmt;     /* borrowed: the statement it runs */
+	char *name;                /* owned: KERNEL_kN (escaped) */
+	/* For each thread index, the distinct extents (borrowed from the
+	 * kernel) of the loops bound to it; the launch size is the largest,
+	 * and at least 1.  A horizontal launch lists, for blockIdx.x, the
+	 * extent of each nest in order, and its grid is their sum. */
+	int n_ext[N_DIMS];
+	const stir_expr **ext[N_DIMS]; /* owned arrays of borrowed extents */
+	bool horizontal;           /* a horizontal block's nests, end to end */
+	unsigned used;             /* DIM_BITs of the indices bound somewhere */
+	int n_args;
+	cuda_arg *args;            /* owned, n_args entries */
+	int64_t lit_block[3];      /* the block size when every threadIdx
+	                              extent is a literal (1 when unused),
+	                              else -1 */
+} cuda_launch;
+
+struct stir_cuda_plan {
+	const stir_kernel *k;      /* borrowed: must outlive the plan */
+	char *source;              /* owned: the CUDA C */
+	int n_launches;
+	cuda_launch *launches;     /* owned */
+	/* Per buffer (by index): the largest element count its narrowest
+	 * index type can address (INT64_MAX for 64-bit indices only), and
+	 * whether some launch writes it. */
+	int64_t *max_elems;        /* owned */
+	bool *written;             /* owned */
+};
+
+/* ---- emitter state -------------------------------------------------- */
+
+/* Where an access runs, for one thread index: the loop bound to it, or one
+ * of these markers. */
+extern const char cuda_ctx_single[]; /* only index 0 (a guarded statement) */
+extern const char cuda_ctx_all[];    /* every index, redundantly */
+
+/* A load or store, remembered to decide where threads must synchronize. */
+typedef struct access {
+	const stir_buffer *buf;    /* borrowed */
+	const stir_expr *idx;      /* the flat index; NULL: unknown (searches) */
+	bool write;                /* a store (which may also read) */
+	bool atomic;               /* an atomic add: commutes with the others */
+	const void *ctx[N_DIMS];   /* per thread index (see above) */
+	stir_loc loc;              /* for diagnostics */
+} cg_access;
+
+typedef struct acc_vec {
+	int n, cap;
+	cg_access *v;                 /* owned */
+} acc_vec;
+
+/* The accesses of a piece of code as seen from the code around it. */
+typedef struct summary {
+	acc_vec first;             /* before its first barrier (all of them
+	                              when it has none) */
+	acc_vec last;              /* after its last barrier */
+	bool barrier;              /* it holds a barrier every thread reaches */
+} summary;
+
+struct red;
+struct vec_ctx;
+
+/* What the code being emitted runs under. */
+typedef struct ectx {
+	const stir_stmt *bound[N_DIMS]; /* the loop bound to each index */
+	unsigned single;           /* indices guarded to 0 */
+	unsigned divergent;        /* thread indices control flow depends on */
+	bool atomic;               /* inside an atomic block */
+	struct red *red;           /* cross-thread reductions of the enclosing
+	                              threadIdx.x loop, or NULL */
+} ectx;
+
+typedef struct emitter {
+	const stir_kernel *k;      /* the kernel */
+	stir_ctx *ctx;             /* receives diagnostics */
+	unsigned flags;            /* STIR_CUDA_* */
+	bool failed;               /* an error was reported */
+	stir_cuda_plan *plan;      /* being built */
+	cg_printer *out;           /* where code goes now */
+	/* kernel-wide facts, by variable slot */
+	unsigned *dep;             /* DIM_BITs a variable's value depends on */
+	const stir_expr **binding; /* a block variable's binding, else NULL */
+	/* helpers the source needs */
+	bool need_fp16, need_bf16;
+	unsigned search_used[3];   /* per stir_search: bits of element dtypes */
+	/* the launch being emitted */
+	cuda_launch *launch;
+	bool *buf_used, *buf_written; /* per buffer, in this launch */
+	summary *sum;              /* receives accesses, or NULL */
+	acc_vec local_writes;      /* local-buffer stores of this launch */
+	int n_red, n_vec, n_tmp;   /* counters of generated names */
+	/* expression printing overrides */
+	const bool *resolve;       /* per slot: print the block variable as its
+	                              binding (cross-thread targets) */
+	const stir_var *lane_var;  /* print this variable as lane_val */
+	int64_t lane_val;
+	struct vec_ctx *vec;       /* loads read from vectors (vector paths) */
+} emitter;
+
+/* ---- cuda.c ---- */
+
+/* e, loc, fmt: report an error and mark the emission failed. */
+void cuda_error(emitter *e, stir_loc loc, const char *fmt, ...)
+	STIR_PRINTF(3, 4);
+/* e, ctx, a: record access a made under ctx (when recording). */
+void cuda_record(emitter *e, const ectx *ctx, const stir_buffer *buf,
+	const stir_expr *idx, bool write, bool atomic, stir_loc loc);
+/* Build the plan and the source of p->k.  0 or -1. */
+int cuda_emit(stir_cuda_plan *p, unsigned flags);
+
+/* ---- cuda_expr.c ---- */
+
+/* The C type of a stir type ("float", "__half", ...). */
+const char *cuda_ctype(stir_dtype t);
+/* The name of n in the CUDA source: n, or an escaped form when n is a C++
+ * or CUDA word or could clash with the names stir generates (see
+ * docs/cuda.md).  A string to free, or NULL. */
+char *cuda_escape(const char *n);
+/* e, n: print the escaped name n. */
+void cuda_put_name(emitter *e, const char *n);
+
+/* C precedence levels (higher binds tighter). */
+enum {
+	P_TOP = 0, P_COND = 3, P_OR = 4, P_AND = 5, P_EQ = 9, P_REL = 10,
+	P_ADD = 12, P_MUL = 13, P_UNARY = 14, P_POSTFIX = 16,
+};
+/* e, ctx, x, prec: print x where precedence prec is required. */
+void cuda_expr(emitter *e, const ectx *ctx, const stir_expr *x, int prec);
+/* e, ctx, x, to, prec: print x converted to type "to" with the
+ * interpreter's conversion (stir_value_convert). */
+void cuda_conv(emitter *e, const ectx *ctx, const stir_expr *x,
+	stir_dtype to, int prec);
+/* e, ctx, x, prec: print x as a float when it is f16 or bf16 (the type
+ * 16-bit arithmetic is done in), as it is otherwise. */
+void cuda_as_compute(emitter *e, const ectx *ctx, const stir_expr *x,
+	int prec);
+/* The type arithmetic of type t is computed in: float for f16 and bf16. */
+stir_dtype cuda_compute_type(stir_dtype t);
+/* e, t: open the call that rounds a float to t when t is f16/bf16
+ * ("__float2half_rn("), returning whether a ")" must close it. */
+bool cuda_round_open(emitter *e, stir_dtype t);
+/* e, t, v: a literal of type t with value v (integers exactly). */
+void cuda_int_literal(emitter *e, stir_dtype t, int64_t v);
+void cuda_float_literal(emitter *e, stir_dtype t, double v);
+
+/* Structural equality of two expressions, block variables replaced by
+ * their bindings. */
+bool cuda_expr_equal(const emitter *e, const stir_expr *a,
+	const stir_expr *b);
+/* DIM_BITs the value of x depends on. */
+unsigned cuda_expr_deps(const emitter *e, const stir_expr *x);
+/* Whether x (block variables resolved) uses variable v. */
+bool cuda_expr_uses(const emitter *e, const stir_expr *x, const stir_var *v);
+/* Whether x holds only literals and parameters. */
+bool cuda_expr_is_size(const stir_expr *x);
+
+/* ---- cuda_vector.c ---- */
+
+/* e, s, ctx: emit a vectorized loop (vector path with a run-time alignment
+ * check, scalar fallback). */
+void cuda_emit_vector_loop(emitter *e, const stir_stmt *s, const ectx *ctx);
+/* e, ctx, x: when x is a load a vector path holds in a vector, print the
+ * lane's component and return true. */
+bool cuda_vector_load(emitter *e, const stir_expr *x);
+
+/* ---- shared with cuda_vector.c ---- */
+
+/* e, list, ctx, sum: emit a statement list (barriers placed inside). */
+void cuda_emit_list(emitter *e, const stir_ptr_vec *list, const ectx *ctx,
+	summary *sum);
+/* e, s, ctx: emit one statement of a list at the current depth. */
+void cuda_emit_stmt(emitter *e, const stir_stmt *s, const ectx *ctx);
+/* s, inner: mark (by slot) every variable s and its children define. */
+void cuda_mark_defined(const stir_stmt *s, bool *inner);
+/* e, s: the "// FILE:LINE" comment of a store, when asked for. */
+void cuda_put_loc_comment(emitter *e, const stir_stmt *s);
+/* e, s, ctx: print store statement s at the current depth, as one line
+ * (in vector paths, for the lane being printed). */
+void cuda_emit_store(emitter *e, const stir_stmt *s, const ectx *ctx);
+
+#endif

@@ -1,0 +1,414 @@
+/* Vectorized loops (docs/cuda.md, "vectorize").
+ *
+ * A loop "for w in [0, W) vectorize" (W = 2 or 4) whose body is stores in
+ * blocks, without lets, conditions or inner loops, runs its W iterations as
+ * lanes: every access BUF[base + w] to a float, int (W = 2 or 4) or double
+ * (W = 2) buffer in global or shared memory becomes one vector load or
+ * store of float4 / int2 / double2 ..., when the address is aligned to the
+ * vector's size, which is checked at run time; the other accesses stay
+ * scalar, one per lane.  Every statement runs for all lanes before the
+ * next, which keeps the meaning only when no lane touches what another
+ * lane writes: every access to a buffer the body stores into must use the
+ * same index, which must move with w.  Otherwise, and when the alignment
+ * check fails, the loop runs as a scalar unrolled loop. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "codegen/cuda_internal.h"
+
+#define MAX_VEC 16   /* vectors one loop may hold */
+#define MAX_STORES 64
+
+/* One vector: the W elements BUF[base .. base + W). */
+typedef struct vacc {
+	const stir_buffer *buf;    /* borrowed */
+	const stir_expr *idx;      /* the index of lane w (borrowed) */
+	int id;                    /* stir_vID */
+	bool loaded;               /* read before written: loaded first */
+	bool stored;               /* written back at the end */
+} vacc;
+
+struct vec_ctx {
+	int n;
+	vacc v[MAX_VEC];
+	int lane;                  /* the lane being printed */
+};
+
+/* The analysis of a loop body. */
+typedef struct vbody {
+	int n_stores;
+	const stir_stmt *stores[MAX_STORES]; /* borrowed, in order */
+	bool ok;                   /* a vector path is possible */
+} vbody;
+
+/* e, x, v, c: the coefficient of variable v in integer expression x (block
+ * variables replaced by their bindings).  false when x is not affine in v
+ * with a literal coefficient. */
+static bool lin_coeff(const emitter *e, const stir_expr *x,
+	const stir_var *v, int64_t *c)
+{
+	int64_t a, b;
+	if (!cuda_expr_uses(e, x, v)) {
+		*c = 0;
+		return true;
+	}
+	if (!stir_dtype_is_int(x->dtype))
+		return false;
+	switch (x->kind) {
+	case STIR_EXPR_VAR:
+		if (x->u.var == v) {
+			*c = 1;
+			return true;
+		}
+		return x->u.var->kind == STIR_VAR_BLOCK &&
+			e->binding[x->u.var->slot] &&
+			lin_coeff(e, e->binding[x->u.var->slot], v, c);
+	case STIR_EXPR_UNARY:
+		if (x->u.unary.op != STIR_NEG || !lin_coeff(e, x->u.unary.a, v, &a))
+			return false;
+		*c = -a;
+		return true;
+	case STIR_EXPR_CAST:
+		return stir_int_rank(x->dtype) >= stir_int_rank(x->u.cast.a->dtype) &&
+			lin_coeff(e, x->u.cast.a, v, c);
+	case STIR_EXPR_BINARY: {
+		const stir_expr *l = x->u.binary.a, *r = x->u.binary.b;
+		switch (x->u.binary.op) {
+		case STIR_ADD:
+		case STIR_SUB:
+			if (!lin_coeff(e, l, v, &a) || !lin_coeff(e, r, v, &b))
+				return false;
+			*c = x->u.binary.op == STIR_ADD ? a + b : a - b;
+			return true;
+		case STIR_MUL:
+			if (r->kind == STIR_EXPR_INT && lin_coeff(e, l, v, &a)) {
+				*c = a * r->u.i;
+				return true;
+			}
+			if (l->kind == STIR_EXPR_INT && lin_coeff(e, r, v, &b)) {
+				*c = b * l->u.i;
+				return true;
+			}
+			return false;
+		default:
+			return false;
+		}
+	}
+	default:
+		return false;
+	}
+}
+
+/* e, list, vb: gather the stores of a vectorizable body. */
+static void gather(const emitter *e, const stir_ptr_vec *list, vbody *vb)
+{
+	for (int i = 0; i < list->n && vb->ok; i++) {
+		const stir_stmt *s = stir_stmt_at(list, i);
+		if (s->kind == STIR_STMT_STORE && vb->n_stores < MAX_STORES)
+			vb->stores[vb->n_stores++] = s;
+		else if (s->kind == STIR_STMT_BLOCK && !s->u.block.flags)
+			gather(e, &s->u.block.body, vb);
+		else
+			vb->ok = false;
+	}
+	(void)e;
+}
+
+/* An access of the body, for the checks. */
+typedef struct vuse {
+	const stir_buffer *buf;
+	const stir_expr *idx;      /* NULL: a search over a range */
+	bool store;
+	stir_store_op op;
+} vuse;
+
+typedef struct vuses {
+	int n;
+	vuse u[4 * MAX_STORES];
+	bool overflow;
+} vuses;
+
+/* u, buf, idx, store, op: add an access. */
+static void use(vuses *u, const stir_buffer *buf, const stir_expr *idx,
+	bool store, stir_store_op op)
+{
+	if (u->n == (int)(sizeof(u->u) / sizeof(u->u[0]))) {
+		u->overflow = true;
+		return;
+	}
+	u->u[u->n++] = (vuse){ buf, idx, store, op };
+}
+
+/* e, x, u: the loads of x. */
+static void loads(const emitter *e, const stir_expr *x, vuses *u)
+{
+	switch (x->kind) {
+	case STIR_EXPR_LOAD:
+		use(u, x->u.load.buf, x->u.load.idx[0], false, STIR_STORE_ASSIGN);
+		loads(e, x->u.load.idx[0], u);
+		return;
+	case STIR_EXPR_UNARY:
+		loads(e, x->u.unary.a, u);
+		return;
+	case STIR_EXPR_BINARY:
+		loads(e, x->u.binary.a, u);
+		loads(e, x->u.binary.b, u);
+		return;
+	case STIR_EXPR_SELECT:
+		loads(e, x->u.select.c, u);
+		loads(e, x->u.select.a, u);
+		loads(e, x->u.select.b, u);
+		return;
+	case STIR_EXPR_CALL:
+		for (int i = 0; i < x->u.call.n; i++)
+			loads(e, x->u.call.args[i], u);
+		return;
+	case STIR_EXPR_CAST:
+		loads(e, x->u.cast.a, u);
+		return;
+	case STIR_EXPR_SEARCH:
+		use(u, x->u.search.buf, NULL, false, STIR_STORE_ASSIGN);
+		loads(e, x->u.search.lo, u);
+		loads(e, x->u.search.hi, u);
+		loads(e, x->u.search.x, u);
+		return;
+	default:
+		return;
+	}
+}
+
+/* t, w: the CUDA vector type of w elements of t, or NULL. */
+static const char *vec_type(stir_dtype t, int64_t w)
+{
+	if (t == STIR_F32)
+		return w == 4 ? "float4" : "float2";
+	if (t == STIR_I32)
+		return w == 4 ? "int4" : "int2";
+	if (t == STIR_F64 && w == 2)
+		return "double2";
+	return NULL;
+}
+
+/* e, vc, uses, v, w: plan the vectors: refuse (false) when lanes could
+ * see each other's stores; otherwise one vector per contiguous access
+ * that has a vector type. */
+static bool plan_vectors(const emitter *e, struct vec_ctx *vc,
+	const vuses *u, const stir_var *v, int64_t w)
+{
+	for (int i = 0; i < u->n; i++) {
+		const vuse *s = &u->u[i];
+		int64_t c;
+		if (!s->store)
+			continue;
+		for (int j = 0; j < u->n; j++) {
+			const vuse *o = &u->u[j];
+			if (o->buf != s->buf)
+				continue;
+			if (!o->idx || !cuda_expr_equal(e, o->idx, s->idx) ||
+			    !lin_coeff(e, o->idx, v, &c) || c == 0)
+				return false;
+		}
+	}
+	for (int i = 0; i < u->n; i++) {
+		const vuse *s = &u->u[i];
+		int64_t c;
+		if (!s->idx || s->buf->scope == STIR_SCOPE_LOCAL ||
+		    !vec_type(s->buf->dtype, w) || !lin_coeff(e, s->idx, v, &c) ||
+		    c != 1)
+			continue;
+		int j;
+		for (j = 0; j < vc->n; j++)
+			if (vc->v[j].buf == s->buf &&
+			    cuda_expr_equal(e, vc->v[j].idx, s->idx))
+				break;
+		if (j == vc->n) {
+			if (vc->n == MAX_VEC)
+				return false;
+			vc->v[j] = (vacc){ .buf = s->buf, .idx = s->idx, .id = j };
+			vc->n++;
+		}
+		/* a vector read before its first store is loaded */
+		if (!s->store && !vc->v[j].stored)
+			vc->v[j].loaded = true;
+		if (s->store && s->op != STIR_STORE_ASSIGN && !vc->v[j].stored)
+			vc->v[j].loaded = true;
+		if (s->store)
+			vc->v[j].stored = true;
+	}
+	return vc->n > 0;
+}
+
+/* e, x: see cuda_internal.h. */
+bool cuda_vector_load(emitter *e, const stir_expr *x)
+{
+	struct vec_ctx *vc = e->vec;
+	static const char comp[] = "xyzw";
+	if (!vc || x->kind != STIR_EXPR_LOAD)
+		return false;
+	for (int i = 0; i < vc->n; i++) {
+		if (vc->v[i].buf != x->u.load.buf ||
+		    !cuda_expr_equal(e, vc->v[i].idx, x->u.load.idx[0]))
+			continue;
+		if (e->buf_used)
+			e->buf_used[x->u.load.buf->index] = true;
+		cg_putf(e->out, "stir_v%d_%d.%c", e->n_vec, vc->v[i].id,
+			comp[vc->lane]);
+		return true;
+	}
+	return false;
+}
+
+/* e, ctx, a, w: print &BUF[base] of vector a (lane 0). */
+static void put_base(emitter *e, const ectx *ctx, const vacc *a)
+{
+	cg_put(e->out, "&");
+	cuda_put_name(e, a->buf->name);
+	cg_put(e->out, "[");
+	cuda_expr(e, ctx, a->idx, P_TOP);
+	cg_put(e->out, "]");
+}
+
+/* e, s, ctx, vc, w: the vector path (lane printing set up by the
+ * caller). */
+static void emit_lanes(emitter *e, const vbody *vb, const ectx *ctx,
+	struct vec_ctx *vc, int64_t w)
+{
+	static const char comp[] = "xyzw";
+	static const char *const ops[] = {
+		[STIR_STORE_ASSIGN] = "=", [STIR_STORE_ADD] = "+=",
+		[STIR_STORE_SUB] = "-=", [STIR_STORE_MUL] = "*=",
+	};
+	cg_printer *p = e->out;
+	int id = e->n_vec;
+	e->lane_val = 0;
+	for (int i = 0; i < vc->n; i++) {
+		const vacc *a = &vc->v[i];
+		const char *vt = vec_type(a->buf->dtype, w);
+		cg_indent(p);
+		cg_putf(p, "%s stir_v%d_%d", vt, id, a->id);
+		if (a->loaded) {
+			cg_putf(p, " = *(const %s *)", vt);
+			put_base(e, ctx, a);
+		}
+		cg_put(p, ";\n");
+	}
+	for (int i = 0; i < vb->n_stores; i++) {
+		const stir_stmt *s = vb->stores[i];
+		int j;
+		for (j = 0; j < vc->n; j++)
+			if (vc->v[j].buf == s->u.store.buf &&
+			    cuda_expr_equal(e, vc->v[j].idx, s->u.store.idx[0]))
+				break;
+		for (int lane = 0; lane < w; lane++) {
+			vc->lane = lane;
+			e->lane_val = lane;
+			if (j == vc->n) {
+				/* a scalar store of this lane */
+				cuda_emit_store(e, s, ctx);
+				continue;
+			}
+			cg_indent(p);
+			cg_putf(p, "stir_v%d_%d.%c %s ", id, vc->v[j].id, comp[lane],
+				ops[s->u.store.op]);
+			cuda_conv(e, ctx, s->u.store.value, s->u.store.buf->dtype,
+				P_COND);
+			cg_put(p, ";");
+			cuda_put_loc_comment(e, s);
+			cg_put(p, "\n");
+		}
+	}
+	e->lane_val = 0;
+	for (int i = 0; i < vc->n; i++) {
+		const vacc *a = &vc->v[i];
+		if (!a->stored)
+			continue;
+		cg_indent(p);
+		cg_putf(p, "*(%s *)", vec_type(a->buf->dtype, w));
+		put_base(e, ctx, a);
+		cg_putf(p, " = stir_v%d_%d;\n", id, a->id);
+	}
+}
+
+/* e, s, ctx: the scalar form of loop s (unrolled). */
+static void emit_scalar(emitter *e, const stir_stmt *s, const ectx *ctx)
+{
+	stir_stmt copy = *s;
+	copy.u.for_.kind = STIR_LOOP_UNROLL;
+	cuda_emit_stmt(e, &copy, ctx);
+}
+
+/* e, s, ctx: the vector path when plan_vectors allows one, and the
+ * scalar loop (which alone records the accesses). */
+void cuda_emit_vector_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
+{
+	const stir_expr *ext = s->u.for_.extent;
+	const stir_var *v = s->u.for_.var;
+	if (ext->kind != STIR_EXPR_INT || (ext->u.i != 2 && ext->u.i != 4)) {
+		cuda_error(e, s->loc, "loop '%s' is vectorized, but its extent is "
+			"not the literal 2 or 4", v->name);
+		return;
+	}
+	int64_t w = ext->u.i;
+	vbody vb = { .ok = !ctx->atomic };
+	gather(e, &s->u.for_.body, &vb);
+	vuses *u = calloc(1, sizeof(*u));
+	struct vec_ctx *vc = calloc(1, sizeof(*vc));
+	bool *inner = calloc((size_t)e->k->n_vars + 1, sizeof(bool));
+	if (!u || !vc || !inner) {
+		free(u);
+		free(vc);
+		free(inner);
+		cuda_error(e, s->loc, "out of memory");
+		return;
+	}
+	for (int i = 0; vb.ok && i < vb.n_stores; i++) {
+		const stir_stmt *st = vb.stores[i];
+		loads(e, st->u.store.value, u);
+		loads(e, st->u.store.idx[0], u);
+		use(u, st->u.store.buf, st->u.store.idx[0], true, st->u.store.op);
+	}
+	if (!vb.ok || u->overflow || !plan_vectors(e, vc, u, v, w)) {
+		emit_scalar(e, s, ctx);
+		goto out;
+	}
+	/* print the lanes with w replaced by the lane number and the blocks'
+	 * variables by their bindings; the scalar fallback records the
+	 * accesses */
+	cg_printer *p = e->out;
+	cuda_mark_defined(s, inner);
+	summary *sum = e->sum;
+	e->sum = NULL;
+	e->lane_var = v;
+	e->resolve = inner;
+	e->vec = vc;
+	cg_line(p, "// loop '%s' vectorized: %" PRId64 " lanes", v->name, w);
+	cg_indent(p);
+	cg_put(p, "if (");
+	for (int i = 0; i < vc->n; i++) {
+		const vacc *a = &vc->v[i];
+		size_t bytes = (size_t)w * stir_dtype_size(a->buf->dtype);
+		e->vec = NULL;
+		cg_putf(p, "%s(unsigned long long)", i ? " && " : "");
+		put_base(e, ctx, a);
+		cg_putf(p, " %% %zu == 0", bytes);
+	}
+	cg_put(p, ") {\n");
+	p->indent++;
+	e->vec = vc;
+	emit_lanes(e, &vb, ctx, vc, w);
+	p->indent--;
+	e->vec = NULL;
+	e->lane_var = NULL;
+	e->resolve = NULL;
+	e->n_vec++;
+	e->sum = sum;
+	cg_line(p, "} else {");
+	p->indent++;
+	emit_scalar(e, s, ctx);
+	p->indent--;
+	cg_line(p, "}");
+out:
+	free(u);
+	free(vc);
+	free(inner);
+}

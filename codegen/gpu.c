@@ -1,0 +1,448 @@
+/* Compiled kernels and runs on a device (include/stir/codegen.h).
+ *
+ * A run holds, for one compiled kernel on one device: the loaded module,
+ * one argument pack per launch (bound by name: the sizes, then the arrays
+ * as device pointers), a device buffer per array the launches take, a
+ * stream, and the events of timed launches.  Upload, launch and download
+ * are separate so that a benchmark can time launches alone. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "codegen/cuda_internal.h"
+#include "codegen/plan.h"
+#include "ir/layout.h"
+
+struct stir_gpu_kernel {
+	stir_cuda_plan *plan;      /* owned */
+	stir_gpu_code *code;       /* owned */
+};
+
+struct stir_gpu_run {
+	const stir_gpu_kernel *gk; /* borrowed */
+	stir_device *dev;          /* borrowed (the module holds a reference) */
+	stir_ctx *ctx;             /* the device's: receives errors */
+	stir_gpu_module *mod;      /* owned */
+	int n;                     /* launches */
+	stir_gpu_func **funcs;     /* owned array; functions owned by mod */
+	stir_arg_pack **packs;     /* owned, one per launch */
+	int n_bufs;                /* the kernel's buffers */
+	stir_gpu_buf **bufs;       /* owned; per buffer index, NULL when no
+	                              launch takes it */
+	int64_t *params;           /* owned: parameter values of the upload */
+	bool uploaded;             /* upload succeeded since the last change */
+	stir_stream *stream;       /* owned */
+	stir_event **ev;           /* owned: start and end per launch, made on
+	                              first timed launch */
+	double ms;                 /* the last timed run, or -1 */
+	double *launch_ms;         /* owned, per launch */
+};
+
+/* ---- compiled kernels ---------------------------------------------------- */
+
+stir_gpu_kernel *stir_gpu_kernel_alloc(const stir_kernel *k,
+	stir_gpu_code *code)
+{
+	if (!k || !code) {
+		stir_gpu_code_free(code);
+		return NULL;
+	}
+	stir_gpu_kernel *gk = calloc(1, sizeof(*gk));
+	if (!gk) {
+		stir_error_oom(stir_kernel_ctx(k));
+		stir_gpu_code_free(code);
+		return NULL;
+	}
+	gk->code = code;
+	gk->plan = stir_cuda_plan_alloc(k, 0);
+	if (!gk->plan) {
+		stir_gpu_kernel_free(gk);
+		return NULL;
+	}
+	return gk;
+}
+
+/* k, opts: the plan of k, and its source compiled as "KERNEL.cu". */
+stir_gpu_kernel *stir_gpu_kernel_compile(const stir_kernel *k,
+	const stir_compile_options *opts)
+{
+	if (!k)
+		return NULL;
+	stir_ctx *ctx = stir_kernel_ctx(k);
+	stir_gpu_kernel *gk = calloc(1, sizeof(*gk));
+	if (!gk) {
+		stir_error_oom(ctx);
+		return NULL;
+	}
+	gk->plan = stir_cuda_plan_alloc(k, 0);
+	if (!gk->plan) {
+		free(gk);
+		return NULL;
+	}
+	size_t len = strlen(k->name) + 4;
+	char *name = malloc(len);
+	if (!name) {
+		stir_error_oom(ctx);
+		stir_gpu_kernel_free(gk);
+		return NULL;
+	}
+	snprintf(name, len, "%s.cu", k->name);
+	gk->code = stir_gpu_code_compile(ctx, name, gk->plan->source, opts);
+	free(name);
+	if (!gk->code) {
+		stir_gpu_kernel_free(gk);
+		return NULL;
+	}
+	return gk;
+}
+
+/* gk: the compiled kernel to free, with its plan and code. */
+void stir_gpu_kernel_free(stir_gpu_kernel *gk)
+{
+	if (!gk)
+		return;
+	stir_cuda_plan_free(gk->plan);
+	stir_gpu_code_free(gk->code);
+	free(gk);
+}
+
+/* gk: the compiled kernel (this and the one below). */
+const stir_cuda_plan *stir_gpu_kernel_get_plan(const stir_gpu_kernel *gk)
+{
+	return gk ? gk->plan : NULL;
+}
+
+/* gk: the compiled kernel. */
+const stir_gpu_code *stir_gpu_kernel_get_code(const stir_gpu_kernel *gk)
+{
+	return gk ? gk->code : NULL;
+}
+
+/* ---- runs ----------------------------------------------------------------- */
+
+void stir_gpu_run_free(stir_gpu_run *r)
+{
+	if (!r)
+		return;
+	for (int i = 0; r->packs && i < r->n; i++)
+		stir_arg_pack_free(r->packs[i]);
+	for (int i = 0; r->ev && i < 2 * r->n; i++)
+		stir_event_destroy(r->ev[i]);
+	for (int i = 0; r->bufs && i < r->n_bufs; i++)
+		stir_gpu_buf_free(r->bufs[i]);
+	free(r->packs);
+	free(r->ev);
+	free(r->bufs);
+	free(r->funcs);
+	free(r->params);
+	free(r->launch_ms);
+	stir_stream_destroy(r->stream);
+	stir_gpu_module_free(r->mod);
+	free(r);
+}
+
+/* r, i: the argument pack of launch i, from the plan's signature. */
+static stir_arg_pack *make_pack(stir_gpu_run *r, int i)
+{
+	const stir_cuda_plan *p = r->gk->plan;
+	int n = stir_cuda_plan_n_args(p, i);
+	stir_kernel_param *params = calloc((size_t)n + 1, sizeof(*params));
+	if (!params) {
+		stir_error_oom(r->ctx);
+		return NULL;
+	}
+	for (int j = 0; j < n; j++) {
+		params[j].name = stir_cuda_plan_get_arg_name(p, i, j);
+		params[j].type = stir_cuda_plan_get_arg_type(p, i, j);
+	}
+	stir_arg_pack *pack = stir_arg_pack_alloc(r->ctx, params, n);
+	free(params);
+	return pack;
+}
+
+/* gk, dev: load gk's code on dev, find every launch's function and make
+ * its argument pack and the run's stream. */
+stir_gpu_run *stir_gpu_run_alloc(const stir_gpu_kernel *gk, stir_device *dev)
+{
+	if (!gk || !dev)
+		return NULL;
+	stir_ctx *ctx = stir_device_get_ctx(dev);
+	stir_gpu_run *r = calloc(1, sizeof(*r));
+	if (!r) {
+		stir_error_oom(ctx);
+		return NULL;
+	}
+	const stir_cuda_plan *p = gk->plan;
+	r->gk = gk;
+	r->dev = dev;
+	r->ctx = ctx;
+	r->n = p->n_launches;
+	r->n_bufs = p->k->buffers.n;
+	r->ms = -1;
+	r->funcs = calloc((size_t)r->n + 1, sizeof(*r->funcs));
+	r->packs = calloc((size_t)r->n + 1, sizeof(*r->packs));
+	r->launch_ms = calloc((size_t)r->n + 1, sizeof(*r->launch_ms));
+	r->bufs = calloc((size_t)r->n_bufs + 1, sizeof(*r->bufs));
+	r->params = calloc((size_t)p->k->params.n + 1, sizeof(*r->params));
+	if (!r->funcs || !r->packs || !r->launch_ms || !r->bufs || !r->params) {
+		stir_error_oom(ctx);
+		stir_gpu_run_free(r);
+		return NULL;
+	}
+	r->mod = stir_gpu_module_load(dev, gk->code);
+	if (!r->mod)
+		goto fail;
+	for (int i = 0; i < r->n; i++) {
+		r->funcs[i] = stir_gpu_module_get_func(r->mod,
+			stir_cuda_plan_get_launch_name(p, i));
+		r->packs[i] = r->funcs[i] ? make_pack(r, i) : NULL;
+		if (!r->packs[i])
+			goto fail;
+	}
+	r->stream = stir_stream_create(dev);
+	if (!r->stream)
+		goto fail;
+	return r;
+fail:
+	stir_gpu_run_free(r);
+	return NULL;
+}
+
+/* r, buf: does some launch take buffer buf as an array? */
+static bool taken(const stir_gpu_run *r, const stir_buffer *buf)
+{
+	const stir_cuda_plan *p = r->gk->plan;
+	for (int i = 0; i < p->n_launches; i++)
+		for (int j = 0; j < p->launches[i].n_args; j++)
+			if (p->launches[i].args[j].buf == buf)
+				return true;
+	return false;
+}
+
+/* r, l: refuse buffers larger than their index type can address. */
+static int check_index_types(stir_gpu_run *r, const stir_layout *l)
+{
+	const stir_cuda_plan *p = r->gk->plan;
+	for (int i = 0; i < r->n_bufs; i++) {
+		const stir_buffer *b = stir_buffer_at(&p->k->buffers, i);
+		if (l->buffer_len[i] <= p->max_elems[i])
+			continue;
+		stir_error(r->ctx, b->loc, "buffer '%s' has %" PRId64 " elements; "
+			"%s-bit indices cannot address it", b->name, l->buffer_len[i],
+			p->max_elems[i] == INT8_MAX ? "8" : "32");
+		return -1;
+	}
+	return 0;
+}
+
+/* r, b, l, i: make the device buffer of buffer i and fill it from b. */
+static int upload_buffer(stir_gpu_run *r, const stir_bindings *b,
+	const stir_layout *l, int i)
+{
+	const stir_buffer *buf = stir_buffer_at(&r->gk->plan->k->buffers, i);
+	size_t bytes = (size_t)l->buffer_len[i] * stir_dtype_size(buf->dtype);
+	if (r->bufs[i] && stir_gpu_buf_get_size(r->bufs[i]) != bytes) {
+		stir_gpu_buf_free(r->bufs[i]);
+		r->bufs[i] = NULL;
+	}
+	if (!r->bufs[i] && !(r->bufs[i] = stir_gpu_buf_alloc(r->dev, bytes)))
+		return -1;
+	if (buf->kind == STIR_BUFFER_LOCAL || bytes == 0)
+		return 0;
+	const stir_array *a = stir_bindings_get_array(b,
+		stir_buffer_get_array_name(buf));
+	return stir_gpu_buf_copy_from_host(r->bufs[i], 0,
+		stir_array_get_const_data(a), bytes);
+}
+
+/* r: set every argument of every launch. */
+static int bind_args(stir_gpu_run *r)
+{
+	const stir_cuda_plan *p = r->gk->plan;
+	for (int i = 0; i < r->n; i++) {
+		stir_arg_pack *pack = r->packs[i];
+		stir_arg_pack_clear(pack);
+		for (int j = 0; j < p->launches[i].n_args; j++) {
+			const cuda_arg *a = &p->launches[i].args[j];
+			int rc;
+			if (a->buf) {
+				rc = stir_arg_pack_set_buf(pack, a->name,
+					r->bufs[a->buf->index]);
+			} else {
+				int pi = 0;
+				while (stir_var_at(&p->k->params, pi) != a->param)
+					pi++;
+				rc = a->type == STIR_ARG_I64 ?
+					stir_arg_pack_set_i64(pack, a->name, r->params[pi]) :
+					stir_arg_pack_set_i32(pack, a->name,
+						(int32_t)r->params[pi]);
+			}
+			if (rc < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* r, b: check b, then copy its arrays and bind the arguments. */
+int stir_gpu_run_upload(stir_gpu_run *r, const stir_bindings *b)
+{
+	if (!r || !b)
+		return -1;
+	const stir_kernel *k = r->gk->plan->k;
+	stir_layout l;
+	r->uploaded = false;
+	if (stir_layout_init(&l, k, b, true) < 0)
+		return -1;
+	int rc = check_index_types(r, &l);
+	for (int i = 0; rc == 0 && i < r->n_bufs; i++)
+		if (taken(r, stir_buffer_at(&k->buffers, i)))
+			rc = upload_buffer(r, b, &l, i);
+	if (rc == 0) {
+		memcpy(r->params, l.params, (size_t)k->params.n * sizeof(int64_t));
+		rc = bind_args(r);
+	}
+	stir_layout_release(&l);
+	r->uploaded = rc == 0;
+	return rc;
+}
+
+/* r: the events of timed launches, made once. */
+static int make_events(stir_gpu_run *r)
+{
+	if (r->ev)
+		return 0;
+	r->ev = calloc((size_t)2 * r->n + 1, sizeof(*r->ev));
+	if (!r->ev) {
+		stir_error_oom(r->ctx);
+		return -1;
+	}
+	for (int i = 0; i < 2 * r->n; i++)
+		if (!(r->ev[i] = stir_event_create(r->dev)))
+			return -1;
+	return 0;
+}
+
+/* r: zero the buffers the kernel owns, as the interpreter allocates
+ * them. */
+static int zero_owned(stir_gpu_run *r)
+{
+	const stir_kernel *k = r->gk->plan->k;
+	for (int i = 0; i < r->n_bufs; i++) {
+		const stir_buffer *b = stir_buffer_at(&k->buffers, i);
+		stir_gpu_buf *d = r->bufs[i];
+		if (!d || b->kind != STIR_BUFFER_LOCAL || !stir_gpu_buf_get_size(d))
+			continue;
+		if (stir_gpu_buf_memset(d, 0, stir_gpu_buf_get_size(d), 0) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* r, flags: every launch in order, then wait; see codegen.h. */
+int stir_gpu_run_launch(stir_gpu_run *r, unsigned flags)
+{
+	if (!r)
+		return -1;
+	const stir_cuda_plan *p = r->gk->plan;
+	bool timed = flags & (STIR_GPU_RUN_TIME | STIR_GPU_RUN_FLUSH_L2);
+	r->ms = -1;
+	if (!r->uploaded) {
+		stir_error(r->ctx, stir_loc_none(), "kernel '%s' cannot run: its "
+			"arrays were not uploaded", p->k->name);
+		return -1;
+	}
+	if (zero_owned(r) < 0 || (timed && make_events(r) < 0))
+		return -1;
+	for (int i = 0; i < r->n; i++) {
+		stir_launch_config cfg = { .stream = r->stream };
+		if (cuda_plan_dims(p, i, r->params, r->ctx, cfg.grid, cfg.block) < 0)
+			return -1;
+		if ((flags & STIR_GPU_RUN_FLUSH_L2) &&
+		    stir_device_flush_l2(r->dev, r->stream) < 0)
+			return -1;
+		if (timed && stir_event_record(r->ev[2 * i], r->stream) < 0)
+			return -1;
+		if (stir_gpu_func_launch(r->funcs[i], &cfg, r->packs[i]) < 0)
+			return -1;
+		if (timed && stir_event_record(r->ev[2 * i + 1], r->stream) < 0)
+			return -1;
+	}
+	if (stir_stream_synchronize(r->stream) < 0) {
+		/* a fault inside a kernel shows here, not at its launch */
+		stir_error(r->ctx, p->k->loc, "kernel '%s' failed on the GPU "
+			"(one of its %d launches)", p->k->name, r->n);
+		return -1;
+	}
+	if (!timed)
+		return 0;
+	double total = 0;
+	for (int i = 0; i < r->n; i++) {
+		float ms;
+		if (stir_event_elapsed_ms(r->ev[2 * i], r->ev[2 * i + 1], &ms) < 0)
+			return -1;
+		r->launch_ms[i] = ms;
+		total += ms;
+	}
+	r->ms = total;
+	return 0;
+}
+
+/* r: the run (this and the one below). */
+double stir_gpu_run_get_ms(const stir_gpu_run *r)
+{
+	return r ? r->ms : -1;
+}
+
+/* r, i: launch i of the last timed run. */
+double stir_gpu_run_get_launch_ms(const stir_gpu_run *r, int i)
+{
+	if (!r || r->ms < 0 || i < 0 || i >= r->n)
+		return -1;
+	return r->launch_ms[i];
+}
+
+/* r, b: the arrays the kernel writes, into b's arrays. */
+int stir_gpu_run_download(stir_gpu_run *r, stir_bindings *b)
+{
+	if (!r || !b)
+		return -1;
+	const stir_cuda_plan *p = r->gk->plan;
+	for (int i = 0; i < r->n_bufs; i++) {
+		const stir_buffer *buf = stir_buffer_at(&p->k->buffers, i);
+		stir_gpu_buf *d = r->bufs[i];
+		if (!d || !p->written[i] || buf->kind == STIR_BUFFER_LOCAL)
+			continue;
+		const char *name = stir_buffer_get_array_name(buf);
+		stir_array *a = stir_bindings_get_array(b, name);
+		size_t bytes = stir_gpu_buf_get_size(d);
+		if (!a || stir_array_get_dtype(a) != buf->dtype ||
+		    (size_t)stir_array_get_len(a) * stir_dtype_size(buf->dtype) !=
+		    bytes) {
+			stir_error(r->ctx, stir_loc_none(), "cannot download '%s': "
+				"the bindings have no array of the uploaded size", name);
+			return -1;
+		}
+		if (bytes && stir_gpu_buf_copy_to_host(d, 0, stir_array_get_data(a),
+			bytes) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* gk, dev, b, flags, ms: a run from start to end. */
+int stir_gpu_kernel_run(const stir_gpu_kernel *gk, stir_device *dev,
+	stir_bindings *b, unsigned flags, double *ms)
+{
+	stir_gpu_run *r = stir_gpu_run_alloc(gk, dev);
+	int rc = r ? 0 : -1;
+	if (rc == 0)
+		rc = stir_gpu_run_upload(r, b);
+	if (rc == 0)
+		rc = stir_gpu_run_launch(r, flags);
+	if (rc == 0)
+		rc = stir_gpu_run_download(r, b);
+	if (rc == 0 && ms)
+		*ms = stir_gpu_run_get_ms(r);
+	stir_gpu_run_free(r);
+	return rc;
+}

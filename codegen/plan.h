@@ -1,0 +1,12 @@
+/* Internal access to launch plans for the GPU runner (gpu.c). */
+#ifndef STIR_CODEGEN_PLAN_H
+#define STIR_CODEGEN_PLAN_H
+
+#include <stir/codegen.h>
+
+/* p, i, params, ctx: the grid and block of launch i for the parameter
+ * values "params" (by parameter index).  0, or -1 with an error in ctx. */
+int cuda_plan_dims(const stir_cuda_plan *p, int i, const int64_t *params,
+	stir_ctx *ctx, unsigned grid[3], unsigned block[3]);
+
+#endif

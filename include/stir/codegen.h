@@ -1,0 +1,189 @@
+/* stir: CUDA code generation and running kernels on the GPU.
+ *
+ * A stage III kernel becomes CUDA C (docs/cuda.md): one extern "C"
+ * __global__ function per top-level statement of the kernel (a launch),
+ * named KERNEL_k0, KERNEL_k1, ..., run in order on one stream.  Loops bound
+ * to blockIdx/threadIdx become the thread indices; the launch plan says,
+ * for each launch, its grid and block sizes as expressions of the kernel's
+ * size parameters and the arguments it takes (the parameters by value,
+ * then the arrays it uses, named after their buffers).
+ *
+ * The layers, each usable without the next:
+ *
+ * - stir_kernel_prepare_for_gpu(): lower a kernel to stage III, giving
+ *   every nest without a thread binding the default schedule;
+ * - stir_kernel_to_cuda() / stir_cuda_plan_alloc(): the CUDA C and the
+ *   launch plan (no GPU, no NVRTC needed);
+ * - stir_gpu_kernel_compile(): NVRTC, through the runtime's on-disk cache
+ *   (no GPU needed when an architecture is given);
+ * - stir_gpu_run_*(): a compiled kernel on a device: upload the arrays of
+ *   a stir_bindings, launch (optionally timed with CUDA events, with the
+ *   L2 cache flushed before each launch), download what the kernel wrote.
+ *
+ * Whatever cannot be mapped onto the GPU (two nested loops bound to one
+ * index, a shared buffer without a literal extent, a barrier some threads
+ * would not reach, ...) is an error diagnostic, never wrong code.  Errors
+ * of the emitter and the plan go into the context of the kernel's module;
+ * errors of runs into the device's context.
+ */
+#ifndef STIR_CODEGEN_H
+#define STIR_CODEGEN_H
+
+#include <stdint.h>
+#include <stir/array.h>
+#include <stir/ir.h>
+#include <stir/runtime.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- preparing a kernel ----------------------------------------------- */
+
+/* Bring kernel "k" to stage III for the GPU: a stage I kernel is lowered
+ * with stir_kernel_lower_sparse_iter; at stage II (after whatever
+ * schedules the caller applied there) every top-level nest with no loop
+ * bound to a thread index gets stir_default_schedule, and the kernel is
+ * lowered with stir_kernel_lower_sparse_buffer.  A stage III kernel is left
+ * as it is.  0, or -1 with diagnostics. */
+STIR_EXPORT int stir_kernel_prepare_for_gpu(__stir_keep stir_kernel *k);
+
+/* ---- the emitter -------------------------------------------------------- */
+
+/* Flags of stir_cuda_plan_alloc. */
+enum {
+	/* Leave out the "// FILE:LINE" comment after each store. */
+	STIR_CUDA_NO_LINE_COMMENTS = 1u << 0,
+};
+
+typedef struct stir_cuda_plan stir_cuda_plan;
+
+/* The CUDA C of stage III kernel "k" (with line comments); the caller
+ * frees it.  NULL with diagnostics when the kernel cannot be mapped. */
+STIR_EXPORT __stir_give char *stir_kernel_to_cuda(
+	__stir_keep const stir_kernel *k);
+
+/* The CUDA C and launch plan of stage III kernel "k" (which must outlive
+ * the plan).  NULL with diagnostics when it cannot be mapped. */
+STIR_EXPORT __stir_give stir_cuda_plan *stir_cuda_plan_alloc(
+	__stir_keep const stir_kernel *k, unsigned flags);
+STIR_EXPORT void stir_cuda_plan_free(__stir_take stir_cuda_plan *p);
+STIR_EXPORT __stir_keep const stir_kernel *stir_cuda_plan_get_kernel(
+	__stir_keep const stir_cuda_plan *p);
+/* The CUDA C, owned by the plan. */
+STIR_EXPORT const char *stir_cuda_plan_get_source(
+	__stir_keep const stir_cuda_plan *p);
+STIR_EXPORT int stir_cuda_plan_n_launches(__stir_keep const stir_cuda_plan *p);
+/* The __global__ function of launch i ("csrmm_k0"), or NULL. */
+STIR_EXPORT const char *stir_cuda_plan_get_launch_name(
+	__stir_keep const stir_cuda_plan *p, int i);
+/* The grid and block sizes of launch i when the kernel's sizes are those
+ * in "b" (only its sizes are read): per index the largest extent of the
+ * loops bound to it, at least 1 (a launch with no bound loop runs on one
+ * thread).  Sizes beyond what CUDA allows (a grid y of 70000, 2048 threads
+ * in a block) are errors.  0, or -1 with diagnostics. */
+STIR_EXPORT int stir_cuda_plan_get_launch_dims(
+	__stir_keep const stir_cuda_plan *p, int i,
+	__stir_keep const stir_bindings *b, unsigned grid[3], unsigned block[3]);
+/* The size of index d (blockIdx.x .. threadIdx.z) of launch i as
+ * expressions of the kernel's parameters: the extents (borrowed from the
+ * kernel) of the loops bound to it, n of them (0: the size is 1).  The
+ * size is the largest of them and at least 1, except for blockIdx.x of a
+ * horizontal launch (one extent per nest), which is their sum.  -1 for a
+ * launch that does not exist. */
+STIR_EXPORT int stir_cuda_plan_n_extents(__stir_keep const stir_cuda_plan *p,
+	int i, stir_thread d);
+STIR_EXPORT __stir_keep const stir_expr *stir_cuda_plan_get_extent(
+	__stir_keep const stir_cuda_plan *p, int i, stir_thread d, int j);
+STIR_EXPORT bool stir_cuda_plan_launch_is_horizontal(
+	__stir_keep const stir_cuda_plan *p, int i);
+/* The arguments of launch i: the kernel's size parameters (by value, in
+ * order), then the arrays it uses (device pointers, in buffer order).  The
+ * count, or -1 for a launch that does not exist. */
+STIR_EXPORT int stir_cuda_plan_n_args(__stir_keep const stir_cuda_plan *p,
+	int i);
+/* Argument j of launch i: its name in the source, its type (I32 or I64
+ * for a size, PTR for an array), and for an array the buffer it holds
+ * (NULL for a size) and whether the launch writes it. */
+STIR_EXPORT const char *stir_cuda_plan_get_arg_name(
+	__stir_keep const stir_cuda_plan *p, int i, int j);
+STIR_EXPORT stir_arg_type stir_cuda_plan_get_arg_type(
+	__stir_keep const stir_cuda_plan *p, int i, int j);
+STIR_EXPORT __stir_keep const stir_buffer *stir_cuda_plan_get_arg_buffer(
+	__stir_keep const stir_cuda_plan *p, int i, int j);
+STIR_EXPORT bool stir_cuda_plan_arg_is_written(
+	__stir_keep const stir_cuda_plan *p, int i, int j);
+
+/* ---- compiled kernels --------------------------------------------------- */
+
+typedef struct stir_gpu_kernel stir_gpu_kernel;
+
+/* Emit stage III kernel "k" and compile it with NVRTC (through the cache;
+ * see stir_compile_options: set "arch" to compile without a device).  "k"
+ * must outlive the result.  Errors (the emitter's, NVRTC's with its log)
+ * go into the context of k's module.  NULL on failure. */
+STIR_EXPORT __stir_give stir_gpu_kernel *stir_gpu_kernel_compile(
+	__stir_keep const stir_kernel *k,
+	__stir_keep const stir_compile_options *opts);
+/* The same with code compiled elsewhere from stir_kernel_to_cuda(k)'s
+ * source: "code" is taken (freed on failure too). */
+STIR_EXPORT __stir_give stir_gpu_kernel *stir_gpu_kernel_alloc(
+	__stir_keep const stir_kernel *k, __stir_take stir_gpu_code *code);
+STIR_EXPORT void stir_gpu_kernel_free(__stir_take stir_gpu_kernel *gk);
+STIR_EXPORT __stir_keep const stir_cuda_plan *stir_gpu_kernel_get_plan(
+	__stir_keep const stir_gpu_kernel *gk);
+STIR_EXPORT __stir_keep const stir_gpu_code *stir_gpu_kernel_get_code(
+	__stir_keep const stir_gpu_kernel *gk);
+
+/* ---- running on a device ------------------------------------------------ */
+
+typedef struct stir_gpu_run stir_gpu_run;
+
+/* Flags of stir_gpu_run_launch. */
+enum {
+	/* Time every launch with CUDA events (stir_gpu_run_get_ms). */
+	STIR_GPU_RUN_TIME = 1u << 0,
+	/* Evict the L2 cache before each launch (stir_device_flush_l2), so
+	 * that timings start cold.  Implies STIR_GPU_RUN_TIME. */
+	STIR_GPU_RUN_FLUSH_L2 = 1u << 1,
+};
+
+/* Load compiled kernel "gk" on "dev" (both must outlive the run; the
+ * kernel's module too).  NULL with an error in the device's context. */
+STIR_EXPORT __stir_give stir_gpu_run *stir_gpu_run_alloc(
+	__stir_keep const stir_gpu_kernel *gk, __stir_keep stir_device *dev);
+/* Free the run and its device memory. */
+STIR_EXPORT void stir_gpu_run_free(__stir_take stir_gpu_run *r);
+/* Check "b" as the interpreter does (sizes, array lengths and types,
+ * structure arrays, domains), refuse a buffer with more elements than its
+ * index type can address, then copy every array the kernel takes to the
+ * device and allocate the buffers the kernel owns.  May be called again
+ * with other data.  0, or -1 with diagnostics. */
+STIR_EXPORT int stir_gpu_run_upload(__stir_keep stir_gpu_run *r,
+	__stir_keep const stir_bindings *b);
+/* Run every launch in order on the run's stream and wait for them.  The
+ * buffers the kernel owns are zeroed first (as the interpreter allocates
+ * them), outside the timed region.  0, or -1 with diagnostics (an error
+ * of a launch names it). */
+STIR_EXPORT int stir_gpu_run_launch(__stir_keep stir_gpu_run *r,
+	unsigned flags);
+/* Milliseconds of the last timed stir_gpu_run_launch: all launches
+ * together, or launch i alone; -1 when it was not timed. */
+STIR_EXPORT double stir_gpu_run_get_ms(__stir_keep const stir_gpu_run *r);
+STIR_EXPORT double stir_gpu_run_get_launch_ms(
+	__stir_keep const stir_gpu_run *r, int i);
+/* Copy every array the kernel writes back into the arrays of "b" (which
+ * must have the shapes uploaded).  0, or -1 with diagnostics. */
+STIR_EXPORT int stir_gpu_run_download(__stir_keep stir_gpu_run *r,
+	__stir_keep stir_bindings *b);
+
+/* Upload "b", launch with "flags", download into "b": one call.  With
+ * STIR_GPU_RUN_TIME, *ms (when not NULL) receives the time.  0 or -1. */
+STIR_EXPORT int stir_gpu_kernel_run(__stir_keep const stir_gpu_kernel *gk,
+	__stir_keep stir_device *dev, __stir_keep stir_bindings *b,
+	unsigned flags, double *ms);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,440 @@
+/* A host emulation of the CUDA that stir's emitter generates, so that the
+ * generated kernels run, for testing, on a machine without a GPU
+ * (tests/test_cuda_emu.c).  It is force-included (g++ -include) before the
+ * generated source, which is compiled as C++17 into a shared object that
+ * the fake driver (tests/fake_cuda.c) loads as a module.
+ *
+ * A launch runs its thread blocks one after another.  The threads of a
+ * block are coroutines (ucontext), run one at a time from one barrier to
+ * the next: each runs alone until it reaches __syncthreads() (or a warp
+ * shuffle's exchange), in increasing order of thread index, or decreasing
+ * when $STIR_EMU_REVERSE is set.  A missing barrier therefore shows
+ * deterministically: a thread reads before the threads after it (or before
+ * it) have written.  A barrier that some thread of the block (of the warp)
+ * does not reach, or reaches after it has finished, fails the launch, as
+ * it would hang a GPU.  Only what the emitter uses is provided.  16-bit
+ * floats round to nearest even exactly as the interpreter does. */
+#ifndef STIR_TESTS_CUDA_EMU_H
+#define STIR_TESTS_CUDA_EMU_H
+
+#include <ucontext.h>
+#include <climits>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <utility>
+
+#define __global__
+#define __device__
+#define __forceinline__ inline
+#define __shared__ static
+#define __launch_bounds__(n)
+
+struct stir_emu_dim3 {
+	unsigned x, y, z;
+};
+
+/* The launch's shape (the indices of the running thread are below). */
+inline stir_emu_dim3 blockDim, gridDim;
+
+/* ---- synchronization ---- */
+
+/* A CUDA thread: a coroutine. */
+struct stir_emu_thread {
+	ucontext_t uc;
+	char *stack;
+	stir_emu_dim3 tid, bid;
+	unsigned lid;              /* linear index in the block */
+	int state;                 /* see below */
+};
+enum { STIR_EMU_RUN, STIR_EMU_BLOCK, STIR_EMU_WARP, STIR_EMU_DONE };
+
+inline ucontext_t stir_emu_sched;           /* the scheduler's context */
+inline stir_emu_thread *stir_emu_cur;       /* the running thread */
+#define threadIdx (stir_emu_cur->tid)
+#define blockIdx (stir_emu_cur->bid)
+inline uint64_t stir_emu_slot[1024];        /* shuffled values, by lid */
+inline std::mutex stir_emu_atomic_mutex;
+/* set when a shuffle's mask differs from the warp's threads */
+inline int stir_emu_bad_mask;
+inline unsigned stir_emu_nthreads;
+
+/* state: block the running thread until the scheduler releases it. */
+inline void stir_emu_wait(int state)
+{
+	stir_emu_cur->state = state;
+	swapcontext(&stir_emu_cur->uc, &stir_emu_sched);
+}
+
+/* The block barrier: wait until the scheduler releases every thread. */
+inline void __syncthreads(void)
+{
+	stir_emu_wait(STIR_EMU_BLOCK);
+}
+
+/* The lanes of the warp of thread "lid". */
+inline unsigned stir_emu_lanes(unsigned lid)
+{
+	unsigned first = lid - lid % 32;
+	return stir_emu_nthreads - first < 32 ? stir_emu_nthreads - first : 32;
+}
+
+/* A warp shuffle: every lane publishes v, then reads lane "src" of its
+ * warp (or keeps its own value when src lies outside its segment of
+ * "width" lanes). */
+template <typename T>
+inline T stir_emu_shfl(unsigned mask, T v, int src, int width)
+{
+	unsigned lid = stir_emu_cur->lid, lane = lid % 32;
+	unsigned lanes = stir_emu_lanes(lid);
+	unsigned want = lanes == 32 ? 0xffffffffu : (1u << lanes) - 1;
+	if (mask != want)
+		stir_emu_bad_mask = 1;
+	static_assert(sizeof(T) <= 8, "shuffled values are at most 8 bytes");
+	memcpy(&stir_emu_slot[lid], &v, sizeof(T));
+	stir_emu_wait(STIR_EMU_WARP);
+	T r = v;
+	unsigned base = lane - lane % (unsigned)width;
+	if (src >= (int)base && (unsigned)src < base + (unsigned)width &&
+	    (unsigned)src < lanes)
+		memcpy(&r, &stir_emu_slot[lid - lane + (unsigned)src], sizeof(T));
+	stir_emu_wait(STIR_EMU_WARP);
+	return r;
+}
+
+/* mask, v, off, width: the value of lane + off within the segment. */
+template <typename T>
+inline T __shfl_down_sync(unsigned mask, T v, unsigned off, int width = 32)
+{
+	return stir_emu_shfl(mask, v, (int)(stir_emu_cur->lid % 32 + off),
+		width);
+}
+
+/* mask, v, src, width: the value of lane src of the segment. */
+template <typename T>
+inline T __shfl_sync(unsigned mask, T v, int src, int width = 32)
+{
+	unsigned lane = stir_emu_cur->lid % 32;
+	return stir_emu_shfl(mask, v, (int)(lane - lane % width + src), width);
+}
+
+/* ---- numbers ---- */
+
+/* a, b: CUDA's integer min and max overloads. */
+inline int min(int a, int b) { return a < b ? a : b; }
+inline int max(int a, int b) { return a > b ? a : b; }
+inline long long min(long long a, long long b) { return a < b ? a : b; }
+inline long long max(long long a, long long b) { return a > b ? a : b; }
+
+/* x: truncated toward zero, saturated, NaN to 0 (cvt.rzi). */
+inline int __float2int_rz(double x)
+{
+	if (std::isnan(x))
+		return 0;
+	if (x >= 2147483648.0)
+		return INT_MAX;
+	if (x <= -2147483648.0)
+		return INT_MIN;
+	return (int)x;
+}
+/* x: the same in 64 bits. */
+inline long long __float2ll_rz(double x)
+{
+	if (std::isnan(x))
+		return 0;
+	if (x >= 9223372036854775808.0)
+		return LLONG_MAX;
+	if (x <= -9223372036854775808.0)
+		return LLONG_MIN;
+	return (long long)x;
+}
+/* x: the double versions, and reinterpreting bits. */
+inline int __double2int_rz(double x) { return __float2int_rz(x); }
+inline long long __double2ll_rz(double x) { return __float2ll_rz(x); }
+inline float __int_as_float(int b)
+{
+	float f;
+	memcpy(&f, &b, 4);
+	return f;
+}
+inline double __longlong_as_double(long long b)
+{
+	double d;
+	memcpy(&d, &b, 8);
+	return d;
+}
+
+/* ---- 16-bit floats ---- */
+
+struct __half {
+	uint16_t x;
+};
+struct __nv_bfloat16 {
+	uint16_t x;
+};
+
+/* x: binary16 nearest to x, ties to even (as ir/dtype.c). */
+inline uint16_t stir_emu_f16(double x)
+{
+	uint16_t sign = std::signbit(x) ? 0x8000 : 0;
+	double a = std::fabs(x);
+	if (std::isnan(x))
+		return 0x7e00;
+	if (a >= 65520.0)
+		return sign | 0x7c00;
+	if (a < 0x1p-14)
+		return sign | (uint16_t)std::nearbyint(a * 0x1p24);
+	int e;
+	double m = std::nearbyint(std::frexp(a, &e) * 2048.0);
+	if (m == 2048.0) {
+		m = 1024.0;
+		e++;
+	}
+	if (e - 1 + 15 >= 31)
+		return sign | 0x7c00;
+	return sign | (uint16_t)((e - 1 + 15) << 10) |
+		(uint16_t)((uint32_t)m & 0x3ff);
+}
+
+/* x: bfloat16 nearest to x, ties to even. */
+inline uint16_t stir_emu_bf16(double x)
+{
+	if (std::isnan(x))
+		return 0x7fc0;
+	uint16_t sign = std::signbit(x) ? 0x8000 : 0;
+	double a = std::fabs(x);
+	if (a >= 0x1.ffp127)
+		return sign | 0x7f80;
+	if (a < 0x1p-126)
+		return sign | (uint16_t)std::nearbyint(a * 0x1p133);
+	int e;
+	double m = std::nearbyint(std::frexp(a, &e) * 256.0);
+	if (m == 256.0) {
+		m = 128.0;
+		e++;
+	}
+	if (e - 1 + 127 >= 255)
+		return sign | 0x7f80;
+	return sign | (uint16_t)((e - 1 + 127) << 7) |
+		(uint16_t)((uint32_t)m & 0x7f);
+}
+
+/* h: the float a binary16 stands for. */
+inline float __half2float(__half h)
+{
+	int e = (h.x >> 10) & 0x1f, m = h.x & 0x3ff;
+	double v = e == 0 ? std::ldexp(m, -24) : e == 31 ?
+		(m ? NAN : INFINITY) : std::ldexp(m | 0x400, e - 25);
+	return (float)(h.x & 0x8000 ? -v : v);
+}
+/* h: the float a bfloat16 stands for (its upper half). */
+inline float __bfloat162float(__nv_bfloat16 h)
+{
+	uint32_t b = (uint32_t)h.x << 16;
+	float f;
+	memcpy(&f, &b, 4);
+	return f;
+}
+/* x: conversions to the 16-bit types, rounding to nearest even once;
+ * __hneg flips the sign. */
+inline __half __float2half_rn(float x) { return __half{ stir_emu_f16(x) }; }
+inline __half __double2half(double x) { return __half{ stir_emu_f16(x) }; }
+inline __half __int2half_rn(int x) { return __half{ stir_emu_f16(x) }; }
+inline __half __ll2half_rn(long long x)
+{
+	return __half{ stir_emu_f16((double)x) };
+}
+inline __half __hneg(__half h) { return __half{ (uint16_t)(h.x ^ 0x8000) }; }
+inline __nv_bfloat16 __float2bfloat16_rn(float x)
+{
+	return __nv_bfloat16{ stir_emu_bf16(x) };
+}
+inline __nv_bfloat16 __double2bfloat16(double x)
+{
+	return __nv_bfloat16{ stir_emu_bf16(x) };
+}
+inline __nv_bfloat16 __int2bfloat16_rn(int x)
+{
+	return __nv_bfloat16{ stir_emu_bf16(x) };
+}
+inline __nv_bfloat16 __ll2bfloat16_rn(long long x)
+{
+	return __nv_bfloat16{ stir_emu_bf16((double)x) };
+}
+inline __nv_bfloat16 __hneg(__nv_bfloat16 h)
+{
+	return __nv_bfloat16{ (uint16_t)(h.x ^ 0x8000) };
+}
+
+/* ---- atomics ---- */
+
+/* p, v: atomic add (the coroutines never run at once; the lock keeps
+ * it correct regardless). */
+template <typename T>
+inline T atomicAdd(T *p, T v)
+{
+	std::lock_guard<std::mutex> g(stir_emu_atomic_mutex);
+	T old = *p;
+	*p = old + v;
+	return old;
+}
+/* p, v: atomic subtraction of an int; the 16-bit adds round like the
+ * interpreter. */
+inline int atomicSub(int *p, int v)
+{
+	std::lock_guard<std::mutex> g(stir_emu_atomic_mutex);
+	int old = *p;
+	*p = old - v;
+	return old;
+}
+inline __half atomicAdd(__half *p, __half v)
+{
+	std::lock_guard<std::mutex> g(stir_emu_atomic_mutex);
+	__half old = *p;
+	*p = __float2half_rn(__half2float(old) + __half2float(v));
+	return old;
+}
+inline __nv_bfloat16 atomicAdd(__nv_bfloat16 *p, __nv_bfloat16 v)
+{
+	std::lock_guard<std::mutex> g(stir_emu_atomic_mutex);
+	__nv_bfloat16 old = *p;
+	*p = __float2bfloat16_rn(__bfloat162float(old) + __bfloat162float(v));
+	return old;
+}
+
+/* ---- vectors ---- */
+
+struct alignas(8) float2 { float x, y; };
+struct alignas(16) float4 { float x, y, z, w; };
+struct alignas(8) int2 { int x, y; };
+struct alignas(16) int4 { int x, y, z, w; };
+struct alignas(16) double2 { double x, y; };
+
+/* ---- launching ---- */
+
+/* Call kernel f with the argument values a[0..] (pointers to each, as
+ * cuLaunchKernel takes them). */
+template <typename... A, size_t... I>
+inline void stir_emu_call_at(void (*f)(A...), void **a,
+	std::index_sequence<I...>)
+{
+	f(*(A *)a[I]...);
+}
+/* f, a: call f with the values a points to. */
+template <typename... A>
+inline void stir_emu_call(void (*f)(A...), void **a)
+{
+	stir_emu_call_at(f, a, std::index_sequence_for<A...>{});
+}
+
+/* The parameter sizes of a kernel, as cuFuncGetParamInfo tells them. */
+template <typename F>
+struct stir_emu_sig;
+template <typename... A>
+struct stir_emu_sig<void(A...)> {
+	static constexpr size_t n = sizeof...(A);
+	static constexpr size_t size[sizeof...(A) + 1] = { sizeof(A)..., 0 };
+};
+
+inline void (*stir_emu_fn)(void **);
+inline void **stir_emu_params;
+
+/* The body of every coroutine. */
+inline void stir_emu_thread_main(void)
+{
+	stir_emu_thread *t = stir_emu_cur;
+	stir_emu_fn(stir_emu_params);
+	t->state = STIR_EMU_DONE;
+}
+
+/* th, n: release the threads waiting at a barrier every thread of its
+ * group (the block, or each warp) has reached.  false when some thread
+ * waits at a barrier that can never be released. */
+inline bool stir_emu_release(stir_emu_thread *th, unsigned n)
+{
+	bool all_block = true, any = false;
+	for (unsigned l = 0; l < n; l++)
+		all_block &= th[l].state == STIR_EMU_BLOCK;
+	if (all_block) {
+		for (unsigned l = 0; l < n; l++)
+			th[l].state = STIR_EMU_RUN;
+		return true;
+	}
+	for (unsigned w = 0; w < n; w += 32) {
+		unsigned lanes = stir_emu_lanes(w);
+		bool all = true;
+		for (unsigned l = w; l < w + lanes; l++)
+			all &= th[l].state == STIR_EMU_WARP;
+		if (!all)
+			continue;
+		for (unsigned l = w; l < w + lanes; l++)
+			th[l].state = STIR_EMU_RUN;
+		any = true;
+	}
+	return any;
+}
+
+/* Run fn over the grid; 0, or -1 when a barrier cannot be passed by every
+ * thread of its group or a shuffle named the wrong threads. */
+extern "C" int stir_emu_launch(void (*fn)(void **), const unsigned *grid,
+	const unsigned *block, void **params)
+{
+	const size_t stack = 256 * 1024;
+	unsigned n = block[0] * block[1] * block[2];
+	bool reverse = getenv("STIR_EMU_REVERSE") != NULL;
+	gridDim = { grid[0], grid[1], grid[2] };
+	blockDim = { block[0], block[1], block[2] };
+	stir_emu_fn = fn;
+	stir_emu_params = params;
+	stir_emu_nthreads = n;
+	stir_emu_bad_mask = 0;
+	if (n > 1024)
+		return -1;
+	stir_emu_thread *th = new stir_emu_thread[n];
+	for (unsigned l = 0; l < n; l++)
+		th[l].stack = new char[stack];
+	int rc = 0;
+	for (unsigned bz = 0; bz < grid[2] && rc == 0; bz++)
+	for (unsigned by = 0; by < grid[1] && rc == 0; by++)
+	for (unsigned bx = 0; bx < grid[0] && rc == 0; bx++) {
+		for (unsigned l = 0; l < n; l++) {
+			stir_emu_thread *t = &th[l];
+			t->lid = l;
+			t->tid = { l % block[0], l / block[0] % block[1],
+				l / (block[0] * block[1]) };
+			t->bid = { bx, by, bz };
+			t->state = STIR_EMU_RUN;
+			getcontext(&t->uc);
+			t->uc.uc_stack.ss_sp = t->stack;
+			t->uc.uc_stack.ss_size = stack;
+			t->uc.uc_link = &stir_emu_sched;
+			makecontext(&t->uc, stir_emu_thread_main, 0);
+		}
+		for (;;) {
+			bool ran = false, done = true;
+			for (unsigned i = 0; i < n; i++) {
+				stir_emu_thread *t = &th[reverse ? n - 1 - i : i];
+				if (t->state == STIR_EMU_RUN) {
+					stir_emu_cur = t;
+					swapcontext(&stir_emu_sched, &t->uc);
+					ran = true;
+				}
+				done &= t->state == STIR_EMU_DONE;
+			}
+			if (done)
+				break;
+			if (!ran && !stir_emu_release(th, n)) {
+				rc = -1; /* deadlock: a barrier not every thread reaches */
+				break;
+			}
+		}
+	}
+	for (unsigned l = 0; l < n; l++)
+		delete[] th[l].stack;
+	delete[] th;
+	return rc == 0 && !stir_emu_bad_mask ? 0 : -1;
+}
+
+#endif

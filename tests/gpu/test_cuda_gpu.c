@@ -1,0 +1,320 @@
+/* Generated CUDA on a real GPU: run by `make check-gpu`, never by `make
+ * check` (which only builds it).  Exits 77 (skipped) when there is no
+ * driver, no device or no NVRTC, 0 when every check passes, 1 otherwise.
+ *
+ * - every catalogue program (examples/NAME.stir), prepared for the GPU (the
+ *   default schedule gives every nest its thread binding), and
+ * - every hand-written stage III program tests/cuda/NAME.stir (kernel
+ *   NAME, with NAME_ref, a stage I kernel, giving the data and the
+ *   reference)
+ * runs on the GPU on seeded random inputs, small and larger, against the
+ * stage I interpreter on the same inputs; the arrays the kernel writes
+ * start as NaN (floats) or a sentinel (integers) in both runs, so that an
+ * element the GPU leaves unwritten shows.  Each kernel is compiled twice:
+ * the second compilation must come from the cache (NVRTC does not run).
+ * One launch sequence of each is also timed with the L2 flushed.
+ *
+ * It links the shared library, so that it uses stir_default_schedule once
+ * the library has one; it does not use the `check` framework, so that the
+ * binary built on a machine without a GPU runs on one without it. */
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stir/stir.h>
+
+static int n_failed;   /* checks that failed */
+static int n_passed;   /* checks that passed */
+
+/* Record one check; print the failing ones with their place. */
+#define CHECK(cond) check((cond), #cond, __FILE__, __LINE__)
+
+/* ok, what, file, line: count the check, and print it when it failed. */
+static int check(int ok, const char *what, const char *file, int line)
+{
+	if (ok)
+		n_passed++;
+	else {
+		n_failed++;
+		fprintf(stderr, "%s:%d: check failed: %s\n", file, line, what);
+	}
+	return ok;
+}
+
+/* ctx: print and forget the diagnostics collected so far. */
+static void flush_diags(stir_ctx *ctx)
+{
+	stir_ctx_print_diagnostics(ctx, stderr);
+	stir_ctx_clear_diagnostics(ctx);
+}
+
+/* ctx, text: does the last diagnostic's message contain "text"? */
+static int last_has(stir_ctx *ctx, const char *text)
+{
+	int n = stir_ctx_n_diagnostics(ctx);
+	if (n == 0)
+		return 0;
+	const char *m = stir_diag_get_message(stir_ctx_get_diagnostic(ctx,
+		n - 1));
+	return strstr(m, text) != NULL;
+}
+
+/* rel: a path under the source tree, in a static buffer. */
+static const char *src_path(const char *rel)
+{
+	static char buf[4096];
+	const char *d = getenv("STIR_SRCDIR");
+	snprintf(buf, sizeof(buf), "%s/%s", d ? d : ".", rel);
+	return buf;
+}
+
+/* t: the tolerance of type t, relative and absolute (stirc's). */
+static double tolerance(stir_dtype t)
+{
+	switch (t) {
+	case STIR_F64: return 1e-9;
+	case STIR_F32: return 1e-4;
+	case STIR_F16: return 1e-2;
+	case STIR_BF16: return 5e-2;
+	default: return 0;
+	}
+}
+
+/* k, got, want, what: the tensors of stage I kernel k agree (NaN with
+ * NaN); the first difference is printed. */
+static int agree(const stir_kernel *k, const stir_bindings *got,
+	const stir_bindings *want, const char *what)
+{
+	for (int i = 0; i < stir_kernel_n_buffers(k); i++) {
+		stir_buffer *buf = stir_kernel_get_buffer(k, i);
+		if (stir_buffer_get_kind(buf) != STIR_BUFFER_TENSOR)
+			continue;
+		const char *name = stir_buffer_get_array_name(buf);
+		stir_array *a = stir_bindings_get_array(got, name);
+		stir_array *r = stir_bindings_get_array(want, name);
+		double tol = tolerance(stir_buffer_get_dtype(buf));
+		for (int64_t j = 0; a && r && j < stir_array_get_len(r); j++) {
+			double x = stir_array_get_double(a, j);
+			double y = stir_array_get_double(r, j);
+			if (isnan(x) ? isnan(y) : fabs(x - y) <= tol * (1 + fabs(y)))
+				continue;
+			fprintf(stderr, "%s: %s[%lld] is %.9g on the GPU, %.9g on the "
+				"interpreter\n", what, name, (long long)j, x, y);
+			return 0;
+		}
+	}
+	return 1;
+}
+
+/* gk, b: poison every array the GPU kernel writes. */
+static void poison(const stir_gpu_kernel *gk, stir_bindings *b)
+{
+	const stir_cuda_plan *p = stir_gpu_kernel_get_plan(gk);
+	for (int i = 0; i < stir_cuda_plan_n_launches(p); i++) {
+		for (int j = 0; j < stir_cuda_plan_n_args(p, i); j++) {
+			const stir_buffer *buf = stir_cuda_plan_get_arg_buffer(p, i, j);
+			const char *name = buf ? stir_buffer_get_array_name(buf) : NULL;
+			stir_array *a = name ? stir_bindings_get_array(b, name) : NULL;
+			if (!a || !stir_cuda_plan_arg_is_written(p, i, j))
+				continue;
+			if (stir_dtype_is_float(stir_array_get_dtype(a)))
+				stir_array_fill(a, NAN);
+			else
+				for (int64_t e = 0; e < stir_array_get_len(a); e++)
+					stir_array_set_int(a, e, -1234567);
+		}
+	}
+}
+
+/* Larger sizes for the hand-written programs, so that their launches
+ * span several blocks ("NAME=V,..."; the other sizes stay random). */
+static const char *const larger[][2] = {
+	{ "csrmm_rows", "m=300,n=200,feat=64" },
+	{ "diag", "m=300" },
+	{ "halfmix", "n=1000" },
+	{ "horizontal", "m=500,n=700" },
+	{ "ints", "n=500" },
+	{ "mathfns", "n=200" },
+	{ "names", "threadIdx=100,int=50" },
+	{ "softmax_block", "m=200,n=300" },
+	{ "spmv_rows16", "m=40,n=60" },
+	{ "spmv_atomic", "m=700,n=500" },
+	{ "spmv_warp", "m=300,n=400" },
+	{ "tiled_mv", "m=200,n=150" },
+	{ "vectorize", "n=1000" },
+};
+
+/* b, name: bind the larger sizes of program "name". */
+static void bind_larger(stir_bindings *b, const char *name)
+{
+	for (size_t i = 0; i < sizeof(larger) / sizeof(larger[0]); i++) {
+		if (strcmp(larger[i][0], name))
+			continue;
+		char spec[256];
+		snprintf(spec, sizeof(spec), "%s", larger[i][1]);
+		for (char *s = strtok(spec, ","); s; s = strtok(NULL, ",")) {
+			char *eq = strchr(s, '=');
+			*eq = '\0';
+			stir_bindings_set_size(b, s, atoll(eq + 1));
+		}
+	}
+}
+
+/* dev, dir, ref, k, label: kernel k (stage III) on the GPU against stage
+ * I kernel ref on the interpreter. */
+static void run_one(stir_device *dev, const char *dir, stir_kernel *ref,
+	stir_kernel *k, const char *label)
+{
+	stir_ctx *ctx = stir_module_get_ctx(stir_kernel_get_module(k));
+	stir_compile_options o = { .device = dev, .cache_dir = dir };
+	stir_gpu_kernel *gk = stir_gpu_kernel_compile(k, &o);
+	if (!CHECK(gk != NULL)) {
+		fprintf(stderr, "%s: cannot compile\n", label);
+		flush_diags(ctx);
+		return;
+	}
+	long before = stir_nvrtc_get_n_invocations();
+	stir_gpu_kernel *again = stir_gpu_kernel_compile(k, &o);
+	CHECK(again && stir_gpu_code_is_from_cache(stir_gpu_kernel_get_code(
+		again)));
+	CHECK(stir_nvrtc_get_n_invocations() == before);
+	stir_gpu_kernel_free(again);
+	for (int round = 0; round < 4; round++) {
+		stir_bindings *b = stir_bindings_alloc();
+		if (round >= 2)
+			bind_larger(b, stir_kernel_get_name(k));
+		if (!CHECK(stir_kernel_bind_random(ref, b, 11 + round) == 0)) {
+			flush_diags(ctx);
+			stir_bindings_free(b);
+			break;
+		}
+		poison(gk, b);
+		stir_bindings *want = stir_bindings_copy(b);
+		CHECK(stir_kernel_interpret(ref, want) == 0);
+		unsigned flags = round == 3 ? STIR_GPU_RUN_FLUSH_L2 : 0;
+		stir_gpu_run *r = stir_gpu_run_alloc(gk, dev);
+		int ok = CHECK(r != NULL) && CHECK(stir_gpu_run_upload(r, b) == 0) &&
+			CHECK(stir_gpu_run_launch(r, flags) == 0) &&
+			CHECK(stir_gpu_run_download(r, b) == 0);
+		if (ok) {
+			char what[300];
+			snprintf(what, sizeof(what), "%s (round %d)", label, round);
+			CHECK(agree(ref, b, want, what));
+			if (flags)
+				printf("  %s: %.3f ms with the L2 flushed\n", label,
+					stir_gpu_run_get_ms(r));
+			CHECK(!flags || stir_gpu_run_get_ms(r) >= 0);
+		}
+		flush_diags(ctx);
+		flush_diags(stir_device_get_ctx(dev));
+		stir_gpu_run_free(r);
+		stir_bindings_free(want);
+		stir_bindings_free(b);
+	}
+	stir_gpu_kernel_free(gk);
+}
+
+/* dev, dir: the catalogue, prepared with the default schedule. */
+static void run_catalogue(stir_device *dev, const char *dir)
+{
+	DIR *d = opendir(src_path("examples"));
+	if (!CHECK(d != NULL))
+		return;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+		if (len < 6 || strcmp(de->d_name + len - 5, ".stir"))
+			continue;
+		char rel[512];
+		snprintf(rel, sizeof(rel), "examples/%s", de->d_name);
+		stir_ctx *ctx = stir_ctx_alloc();
+		stir_module *ref = stir_module_read_file(ctx, src_path(rel));
+		stir_module *gpu = stir_module_read_file(ctx, src_path(rel));
+		if (CHECK(ref && gpu)) {
+			for (int i = 0; i < stir_module_n_kernels(ref); i++) {
+				stir_kernel *k = stir_module_get_kernel(ref, i);
+				stir_kernel *g = stir_module_find_kernel(gpu,
+					stir_kernel_get_name(k));
+				printf("%s: %s\n", rel, stir_kernel_get_name(k));
+				if (!CHECK(stir_kernel_prepare_for_gpu(g) == 0))
+					flush_diags(ctx);
+				else
+					run_one(dev, dir, k, g, stir_kernel_get_name(k));
+			}
+		}
+		flush_diags(ctx);
+		stir_module_free(ref);
+		stir_module_free(gpu);
+		stir_ctx_free(ctx);
+	}
+	closedir(d);
+}
+
+/* dev, dir: the hand-written stage III programs. */
+static void run_handwritten(stir_device *dev, const char *dir)
+{
+	DIR *d = opendir(src_path("tests/cuda"));
+	if (!CHECK(d != NULL))
+		return;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+		if (len < 6 || strcmp(de->d_name + len - 5, ".stir"))
+			continue;
+		char rel[512], name[256], refname[300];
+		snprintf(rel, sizeof(rel), "tests/cuda/%s", de->d_name);
+		snprintf(name, sizeof(name), "%.*s", (int)(len - 5), de->d_name);
+		snprintf(refname, sizeof(refname), "%s_ref", name);
+		stir_ctx *ctx = stir_ctx_alloc();
+		stir_module *m = stir_module_read_file(ctx, src_path(rel));
+		stir_kernel *k = m ? stir_module_find_kernel(m, name) : NULL;
+		stir_kernel *ref = m ? stir_module_find_kernel(m, refname) : NULL;
+		printf("%s: %s\n", rel, name);
+		if (CHECK(k && ref))
+			run_one(dev, dir, ref, k, name);
+		flush_diags(ctx);
+		stir_module_free(m);
+		stir_ctx_free(ctx);
+	}
+	closedir(d);
+}
+
+/* Open the GPU (or skip), then run the catalogue and the test programs. */
+int main(void)
+{
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_device *dev = stir_device_open(ctx, 0);
+	if (!dev) {
+		/* no driver, or no device: skipped; anything else fails */
+		int skip = last_has(ctx, "no CUDA driver") ||
+			last_has(ctx, "CUDA_ERROR_NO_DEVICE");
+		flush_diags(ctx);
+		stir_ctx_free(ctx);
+		printf("%s: cannot open a GPU\n", skip ? "SKIP" : "FAIL");
+		return skip ? 77 : 1;
+	}
+	printf("device: %s (%s)\n", stir_device_get_name(dev),
+		stir_device_get_arch(dev));
+	if (!stir_nvrtc_is_available()) {
+		printf("SKIP: stir was built without NVRTC\n");
+		stir_device_close(dev);
+		stir_ctx_free(ctx);
+		return 77;
+	}
+	char dir[] = "/tmp/stir-cuda-gpu-XXXXXX";
+	if (!CHECK(mkdtemp(dir) != NULL))
+		return 1;
+	run_catalogue(dev, dir);
+	run_handwritten(dev, dir);
+	stir_device_close(dev);
+	flush_diags(ctx);
+	stir_ctx_free(ctx);
+	char cmd[64];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "could not remove %s\n", dir);
+	printf("%s: %d checks passed, %d failed\n", n_failed ? "FAIL" : "PASS",
+		n_passed, n_failed);
+	return n_failed ? 1 : 0;
+}

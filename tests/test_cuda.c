@@ -1,0 +1,937 @@
+/* The CUDA emitter and the GPU runner without a GPU: the emitter's
+ * refusals with their exact messages, names, determinism, the launch plan
+ * (grid and block sizes for given sizes, arguments), the hand-written
+ * stage III programs of tests/cuda against their stage I references on the
+ * host interpreter, preparing kernels, and the whole run path (upload,
+ * launches with timing and L2 flushes, download, errors) against the fake
+ * CUDA driver of tests/fake_cuda.c. */
+#include <dirent.h>
+#include <dlfcn.h>
+#include <math.h>
+#include <unistd.h>
+#include <stir/stir.h>
+#include "codegen/cuda_internal.h"
+#include "ir/nodes.h"
+#include "tests/fake_cuda.h"
+#include "tests/testdiag.h"
+#include "tests/testutil.h"
+
+/* A module read from text, with its context. */
+typedef struct prog {
+	stir_ctx *ctx;
+	stir_module *m;
+	stir_kernel *k;           /* the first kernel */
+} prog;
+
+/* text: read a program; it must read and verify. */
+static prog read_prog(const char *text)
+{
+	prog p = { stir_ctx_alloc(), NULL, NULL };
+	p.m = stir_module_read_from_str(p.ctx, "k.stir", text, strlen(text));
+	if (!p.m)
+		stir_ctx_print_diagnostics(p.ctx, stderr);
+	ck_assert_ptr_nonnull(p.m);
+	p.k = stir_module_get_kernel(p.m, 0);
+	return p;
+}
+
+/* file: read a program of the source tree. */
+static prog load_prog(const char *file)
+{
+	prog p = { stir_ctx_alloc(), NULL, NULL };
+	p.m = stir_module_read_file(p.ctx, test_path(file));
+	if (!p.m)
+		stir_ctx_print_diagnostics(p.ctx, stderr);
+	ck_assert_ptr_nonnull(p.m);
+	p.k = stir_module_get_kernel(p.m, 0);
+	return p;
+}
+
+/* p: free a program and its context. */
+static void free_prog(prog *p)
+{
+	stir_module_free(p->m);
+	stir_ctx_free(p->ctx);
+}
+
+/* ---- refusals ------------------------------------------------------------ */
+
+/* A stage III program the emitter must refuse, and its diagnostics. */
+static const struct refusal {
+	const char *what;
+	const char *text;
+	const char *diags;
+} refusals[] = {
+	{ "one index bound twice in a nest",
+	  "kernel k(m: i32) stage 3 {\n"
+	  "  buffer A: f32[m] = A;\n"
+	  "  for i in [0, m) bind(threadIdx.x) {\n"
+	  "    for j in [0, m) bind(threadIdx.x) {\n"
+	  "      A[j] = 1.0;\n"
+	  "    }\n"
+	  "  }\n"
+	  "}\n",
+	  "4:5: error: loop 'j' is bound to threadIdx.x inside loop 'i', "
+	  "bound to the same index\n" },
+	{ "a bound extent that reads memory",
+	  "kernel k(m: i32) stage 3 {\n"
+	  "  buffer P: i32[1] = P;\n"
+	  "  buffer A: f32[m] = A;\n"
+	  "  for i in [0, P[0]) bind(blockIdx.x) {\n"
+	  "    A[i] = 1.0;\n"
+	  "  }\n"
+	  "}\n",
+	  "4:3: error: loop 'i' is bound to blockIdx.x, but its extent is not "
+	  "an expression of the kernel's parameters\n" },
+	{ "a shared buffer without a literal extent",
+	  "kernel k(m: i32) stage 3 {\n"
+	  "  buffer A: f32[m] = A;\n"
+	  "  buffer S: f32[m] shared;\n"
+	  "  for i in [0, m) bind(threadIdx.x) {\n"
+	  "    S[i] = 1.0;\n"
+	  "    A[i] = S[i];\n"
+	  "  }\n"
+	  "}\n",
+	  "3:10: error: shared buffer 'S' needs a positive literal extent\n" },
+	{ "a barrier not every thread reaches",
+	  "kernel k(m: i32) stage 3 {\n"
+	  "  buffer A: f32[32] = A;\n"
+	  "  buffer S: f32[32] shared;\n"
+	  "  for t in [0, 32) bind(threadIdx.x) {\n"
+	  "    if (t < 16) {\n"
+	  "      S[t] = 1.0;\n"
+	  "      A[t] = S[(t + 1) % 32];\n"
+	  "    }\n"
+	  "  }\n"
+	  "}\n",
+	  "7:7: error: threads of a block must synchronize between the "
+	  "accesses to 'S' at k.stir:6 and at k.stir:7, but not every thread "
+	  "reaches the place between them\n" },
+	{ "a dependence between thread blocks",
+	  "kernel k(m: i32) stage 3 {\n"
+	  "  buffer A: f32[m] = A;\n"
+	  "  buffer B: f32[1] = B;\n"
+	  "  block root() {\n"
+	  "    B[0] = 1.0;\n"
+	  "    for i in [0, m) bind(blockIdx.x) {\n"
+	  "      A[i] = B[0];\n"
+	  "    }\n"
+	  "  }\n"
+	  "}\n",
+	  "6:5: error: 'B' is accessed at k.stir:5 and at k.stir:7 by "
+	  "different thread blocks of one launch, which cannot be ordered\n" },
+	{ "a register read by threads that did not write it",
+	  "kernel k(m: i32) stage 3 {\n"
+	  "  buffer A: f32[1] = A;\n"
+	  "  buffer L: f32[1] local;\n"
+	  "  block root() {\n"
+	  "    for t in [0, 32) bind(threadIdx.x) {\n"
+	  "      L[0] = 1.0;\n"
+	  "    }\n"
+	  "    A[0] = L[0];\n"
+	  "  }\n"
+	  "}\n",
+	  "8:12: error: local buffer 'L' is read by threads that did not write "
+	  "it (written at k.stir:6): registers are private to a thread\n" },
+	{ "a cross-thread block outside a threadIdx.x loop",
+	  "kernel k(m: i32) stage 3 {\n"
+	  "  buffer A: f32[1] = A;\n"
+	  "  for i in [0, m) {\n"
+	  "    block b(vi: R = i) cross_thread {\n"
+	  "      A[0] += 1.0;\n"
+	  "    }\n"
+	  "  }\n"
+	  "}\n",
+	  "4:5: error: cross-thread block 'b' is not inside a loop bound to "
+	  "threadIdx.x\n" },
+	{ "a cross-thread block with a thread count known at run time",
+	  "kernel k(m: i32) stage 3 {\n"
+	  "  buffer A: f32[1] = A;\n"
+	  "  for t in [0, m) bind(threadIdx.x) {\n"
+	  "    block b(vt: R = t) cross_thread {\n"
+	  "      A[0] += 1.0;\n"
+	  "    }\n"
+	  "  }\n"
+	  "}\n",
+	  "4:5: error: cross-thread block 'b' needs literal extents for the "
+	  "loops bound to threadIdx in its launch\n" },
+	{ "a cross-thread block over 48 threads",
+	  "kernel k(m: i32) stage 3 {\n"
+	  "  buffer A: f32[1] = A;\n"
+	  "  for t in [0, 48) bind(threadIdx.x) {\n"
+	  "    block b(vt: R = t) cross_thread {\n"
+	  "      A[0] += 1.0;\n"
+	  "    }\n"
+	  "  }\n"
+	  "}\n",
+	  "4:5: error: cross-thread block 'b': the launch has 48 threads in x, "
+	  "neither a power of two below 32 nor a multiple of 32\n" },
+	{ "a cross-thread block whose element moves with the loop",
+	  "kernel k(m: i32) stage 3 {\n"
+	  "  buffer A: f32[m] = A;\n"
+	  "  for t in [0, 32) bind(threadIdx.x) {\n"
+	  "    for j in [0, m) {\n"
+	  "      block b(vt: R = t, vj: S = j) cross_thread {\n"
+	  "        A[vj] += 1.0;\n"
+	  "      }\n"
+	  "    }\n"
+	  "  }\n"
+	  "}\n",
+	  "6:9: error: cross-thread block 'b': the element it stores to "
+	  "depends on 'j', defined inside the threadIdx.x loop 't'\n" },
+	{ "a cross-thread block spatial in its loop",
+	  "kernel k(m: i32) stage 3 {\n"
+	  "  buffer A: f32[32] = A;\n"
+	  "  for t in [0, 32) bind(threadIdx.x) {\n"
+	  "    block b(vt: S = t) cross_thread {\n"
+	  "      A[0] += 1.0;\n"
+	  "    }\n"
+	  "  }\n"
+	  "}\n",
+	  "4:5: error: cross-thread block 'b': its spatial variable 'vt' "
+	  "depends on loop 't', the threadIdx.x loop it reduces over\n" },
+	{ "a cross-thread target read in its loop",
+	  "kernel k(m: i32) stage 3 {\n"
+	  "  buffer A: f32[2] = A;\n"
+	  "  for t in [0, 32) bind(threadIdx.x) {\n"
+	  "    block b(vt: R = t) cross_thread {\n"
+	  "      A[0] += 1.0;\n"
+	  "    }\n"
+	  "    block c(vt: S = t) {\n"
+	  "      A[1] = A[0];\n"
+	  "    }\n"
+	  "  }\n"
+	  "}\n",
+	  "8:7: error: 'A' is accessed inside loop 't' while cross-thread "
+	  "block 'b' reduces into it\n" },
+	{ "an 8-bit atomic",
+	  "kernel k(m: i32) stage 3 {\n"
+	  "  buffer C: i8[1] = C;\n"
+	  "  for i in [0, m) bind(threadIdx.x) {\n"
+	  "    block b(vi: R = i) atomic {\n"
+	  "      C[0] += 1;\n"
+	  "    }\n"
+	  "  }\n"
+	  "}\n",
+	  "5:7: error: atomic add to 'C' of type i8: the GPU has no 8-bit "
+	  "atomics\n" },
+	{ "a vectorized loop of 3",
+	  "kernel k(m: i32) stage 3 {\n"
+	  "  buffer A: f32[3] = A;\n"
+	  "  for w in [0, 3) vectorize {\n"
+	  "    A[w] = 1.0;\n"
+	  "  }\n"
+	  "}\n",
+	  "3:3: error: loop 'w' is vectorized, but its extent is not the "
+	  "literal 2 or 4\n" },
+	{ "a shared buffer used by two launches",
+	  "kernel k(m: i32) stage 3 {\n"
+	  "  buffer A: f32[4] = A;\n"
+	  "  buffer S: f32[4] shared;\n"
+	  "  for t in [0, 4) bind(threadIdx.x) {\n"
+	  "    S[t] = 1.0;\n"
+	  "  }\n"
+	  "  for t in [0, 4) bind(threadIdx.x) {\n"
+	  "    A[t] = S[t];\n"
+	  "  }\n"
+	  "}\n",
+	  "3:10: error: shared buffer 'S' is used by launches 0 and 1: its "
+	  "contents do not outlive a launch\n" },
+	{ "too much shared memory",
+	  "kernel k(m: i32) stage 3 {\n"
+	  "  buffer A: f32[4] = A;\n"
+	  "  buffer S: f64[8192] shared;\n"
+	  "  for t in [0, 4) bind(threadIdx.x) {\n"
+	  "    S[t] = 1.0;\n"
+	  "  }\n"
+	  "}\n",
+	  "4:3: error: launch 0 needs 65536 bytes of shared memory; at most "
+	  "49152 can be declared\n" },
+	{ "a horizontal nest not bound to blockIdx.x",
+	  "kernel k(m: i32) stage 3 {\n"
+	  "  buffer A: f32[m] = A;\n"
+	  "  block h() horizontal {\n"
+	  "    for i in [0, m) bind(threadIdx.x) {\n"
+	  "      A[i] = 1.0;\n"
+	  "    }\n"
+	  "  }\n"
+	  "}\n",
+	  "4:5: error: nest 0 of horizontal block 'h' is not bound to "
+	  "blockIdx.x at its outermost loop\n" },
+	{ "blockIdx bound inside a horizontal nest",
+	  "kernel k(m: i32) stage 3 {\n"
+	  "  buffer A: f32[m] = A;\n"
+	  "  block h() horizontal {\n"
+	  "    for i in [0, m) bind(blockIdx.x) {\n"
+	  "      for j in [0, m) bind(blockIdx.y) {\n"
+	  "        A[i] = 1.0;\n"
+	  "      }\n"
+	  "    }\n"
+	  "  }\n"
+	  "}\n",
+	  "5:7: error: loop 'j' is bound to blockIdx.y inside a nest of a "
+	  "horizontal block, whose outermost loop alone may bind blockIdx\n" },
+	{ "a horizontal block that is not a launch",
+	  "kernel k(m: i32) stage 3 {\n"
+	  "  buffer A: f32[m] = A;\n"
+	  "  for r in [0, 2) {\n"
+	  "    block h() horizontal {\n"
+	  "      for i in [0, m) bind(blockIdx.x) {\n"
+	  "        A[i] = 1.0;\n"
+	  "      }\n"
+	  "    }\n"
+	  "  }\n"
+	  "}\n",
+	  "4:5: error: horizontal block 'h' must be a top-level statement of "
+	  "the kernel\n" },
+	{ "a top-level let that reads memory",
+	  "kernel k(m: i32) stage 3 {\n"
+	  "  buffer A: f32[m] = A;\n"
+	  "  let x = A[0];\n"
+	  "  for i in [0, m) {\n"
+	  "    A[i] = x;\n"
+	  "  }\n"
+	  "}\n",
+	  "3:3: error: let 'x' at the top level reads memory: it cannot be "
+	  "shared by the kernel's launches\n" },
+	{ "two buffers of one written array",
+	  "kernel k(m: i32) stage 3 {\n"
+	  "  buffer A: f32[m] = A;\n"
+	  "  buffer B: f32[m] = A;\n"
+	  "  for i in [0, m) {\n"
+	  "    A[i] = B[i];\n"
+	  "  }\n"
+	  "}\n",
+	  "3:10: error: buffers 'A' and 'B' both bind array 'A', which the "
+	  "kernel writes\n" },
+	{ "a stage I kernel",
+	  "kernel k(m: i32) {\n"
+	  "  axis I = dense_fixed(m);\n"
+	  "  tensor A: f32[I];\n"
+	  "  iter s (i) in [I] \"S\" { A[i] = 1.0; }\n"
+	  "}\n",
+	  "1:8: error: kernel 'k' is a stage 1 kernel; CUDA is emitted from "
+	  "stage 3 (see stir_kernel_prepare_for_gpu)\n" },
+};
+
+START_TEST(test_refusal)
+{
+	const struct refusal *r = &refusals[_i];
+	prog p = read_prog(r->text);
+	char *src = stir_kernel_to_cuda(p.k);
+	if (src)
+		fprintf(stderr, "%s: emitted\n%s", r->what, src);
+	ck_assert_ptr_null(src);
+	char *d = test_diags_to_str(p.ctx);
+	if (strcmp(d, r->diags))
+		fprintf(stderr, "%s:\n%s", r->what, d);
+	ck_assert_str_eq(d, r->diags);
+	free(d);
+	free_prog(&p);
+}
+END_TEST
+
+/* ---- names and determinism ------------------------------------------------ */
+
+START_TEST(test_escape)
+{
+	static const char *const cases[][2] = {
+		{ "x", "x" }, { "A_data", "A_data" }, { "int", "int_" },
+		{ "threadIdx", "threadIdx_" }, { "expf", "expf_" },
+		{ "_x", "stir_2_x" }, { "__half", "stir_6__half" },
+		{ "stir_red0", "stir_9stir_red0" }, { "a_", "stir_2a_" },
+		{ "int_", "stir_4int_" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *s = cuda_escape(cases[i][0]);
+		ck_assert_str_eq(s, cases[i][1]);
+		free(s);
+	}
+}
+END_TEST
+
+START_TEST(test_deterministic)
+{
+	prog p = load_prog("tests/cuda/softmax_block.stir");
+	char *a = stir_kernel_to_cuda(p.k), *b = stir_kernel_to_cuda(p.k);
+	ck_assert_ptr_nonnull(a);
+	ck_assert_str_eq(a, b);
+	/* the line comments can be left out */
+	stir_cuda_plan *plan = stir_cuda_plan_alloc(p.k,
+		STIR_CUDA_NO_LINE_COMMENTS);
+	ck_assert_ptr_nonnull(plan);
+	ck_assert_ptr_nonnull(strstr(a, "// softmax_block.stir:"));
+	ck_assert_ptr_null(strstr(stir_cuda_plan_get_source(plan), "// softmax"));
+	stir_cuda_plan_free(plan);
+	free(a);
+	free(b);
+	free_prog(&p);
+}
+END_TEST
+
+/* ---- the launch plan ------------------------------------------------------- */
+
+/* b, name, v: bind a size. */
+static void size(stir_bindings *b, const char *name, int64_t v)
+{
+	ck_assert_int_eq(stir_bindings_set_size(b, name, v), 0);
+}
+
+/* p, i, b, g, bl: launch i's dims must be g and bl. */
+static void expect_dims(const stir_cuda_plan *p, int i, const stir_bindings *b,
+	unsigned g0, unsigned g1, unsigned g2, unsigned b0, unsigned b1,
+	unsigned b2)
+{
+	unsigned grid[3], block[3];
+	ck_assert_int_eq(stir_cuda_plan_get_launch_dims(p, i, b, grid, block), 0);
+	ck_assert_uint_eq(grid[0], g0);
+	ck_assert_uint_eq(grid[1], g1);
+	ck_assert_uint_eq(grid[2], g2);
+	ck_assert_uint_eq(block[0], b0);
+	ck_assert_uint_eq(block[1], b1);
+	ck_assert_uint_eq(block[2], b2);
+}
+
+START_TEST(test_plan_csrmm)
+{
+	prog p = load_prog("tests/cuda/csrmm_rows.stir");
+	stir_cuda_plan *plan = stir_cuda_plan_alloc(p.k, 0);
+	ck_assert_ptr_nonnull(plan);
+	ck_assert_ptr_eq(stir_cuda_plan_get_kernel(plan), p.k);
+	ck_assert_int_eq(stir_cuda_plan_n_launches(plan), 2);
+	ck_assert_str_eq(stir_cuda_plan_get_launch_name(plan, 0), "csrmm_rows_k0");
+	ck_assert_str_eq(stir_cuda_plan_get_launch_name(plan, 1), "csrmm_rows_k1");
+	ck_assert_ptr_null(stir_cuda_plan_get_launch_name(plan, 2));
+	/* the init launch: the sizes, then C only */
+	static const char *const args0[] = { "m", "n", "feat", "nnz", "C_data" };
+	ck_assert_int_eq(stir_cuda_plan_n_args(plan, 0), 5);
+	for (int j = 0; j < 5; j++)
+		ck_assert_str_eq(stir_cuda_plan_get_arg_name(plan, 0, j), args0[j]);
+	ck_assert_int_eq(stir_cuda_plan_get_arg_type(plan, 0, 0), STIR_ARG_I32);
+	ck_assert_int_eq(stir_cuda_plan_get_arg_type(plan, 0, 4), STIR_ARG_PTR);
+	ck_assert_ptr_null(stir_cuda_plan_get_arg_buffer(plan, 0, 0));
+	ck_assert_str_eq(stir_buffer_get_name(
+		stir_cuda_plan_get_arg_buffer(plan, 0, 4)), "C_data");
+	ck_assert(stir_cuda_plan_arg_is_written(plan, 0, 4));
+	/* the main launch reads four arrays and writes C */
+	static const char *const args1[] = { "m", "n", "feat", "nnz",
+		"J_indptr", "J_indices", "A_data", "B_data", "C_data" };
+	ck_assert_int_eq(stir_cuda_plan_n_args(plan, 1), 9);
+	for (int j = 0; j < 9; j++) {
+		ck_assert_str_eq(stir_cuda_plan_get_arg_name(plan, 1, j), args1[j]);
+		ck_assert(stir_cuda_plan_arg_is_written(plan, 1, j) == (j == 8));
+	}
+	ck_assert_int_eq(stir_cuda_plan_n_args(plan, 2), -1);
+	ck_assert_int_eq(stir_cuda_plan_get_arg_type(plan, 1, 9), STIR_ARG_NONE);
+
+	/* the sizes as expressions: m blocks of feat threads */
+	ck_assert_int_eq(stir_cuda_plan_n_extents(plan, 1, STIR_BLOCK_X), 1);
+	ck_assert_int_eq(stir_cuda_plan_n_extents(plan, 1, STIR_BLOCK_Y), 0);
+	ck_assert_int_eq(stir_cuda_plan_n_extents(plan, 1, STIR_THREAD_X), 1);
+	ck_assert_int_eq(stir_cuda_plan_n_extents(plan, 2, STIR_THREAD_X), -1);
+	char *x = stir_expr_to_str(stir_cuda_plan_get_extent(plan, 1,
+		STIR_THREAD_X, 0));
+	ck_assert_str_eq(x, "feat");
+	free(x);
+	ck_assert_ptr_null(stir_cuda_plan_get_extent(plan, 1, STIR_THREAD_X, 1));
+	ck_assert(!stir_cuda_plan_launch_is_horizontal(plan, 1));
+
+	stir_bindings *b = stir_bindings_alloc();
+	size(b, "m", 5);
+	size(b, "n", 7);
+	size(b, "feat", 40);
+	size(b, "nnz", 9);
+	expect_dims(plan, 0, b, 5, 1, 1, 40, 1, 1);
+	expect_dims(plan, 1, b, 5, 1, 1, 40, 1, 1);
+	/* an empty loop still launches one block of one thread */
+	size(b, "m", 0);
+	size(b, "feat", 0);
+	expect_dims(plan, 1, b, 1, 1, 1, 1, 1, 1);
+	/* sizes CUDA does not allow, an unbound size, no such launch */
+	size(b, "feat", 2000);
+	unsigned g[3], bl[3];
+	ck_assert_int_eq(stir_cuda_plan_get_launch_dims(plan, 0, b, g, bl), -1);
+	char *d = test_diags_to_str(p.ctx);
+	ck_assert_str_eq(d, "10:3: error: launch 'csrmm_rows_k0' needs 2000 "
+		"threads per block in x; CUDA allows at most 1024\n");
+	free(d);
+	stir_ctx_clear_diagnostics(p.ctx);
+	ck_assert_int_eq(stir_cuda_plan_get_launch_dims(plan, 2, b, g, bl), -1);
+	stir_bindings *none = stir_bindings_alloc();
+	ck_assert_int_eq(stir_cuda_plan_get_launch_dims(plan, 0, none, g, bl),
+		-1);
+	stir_bindings_free(none);
+	stir_bindings_free(b);
+	stir_cuda_plan_free(plan);
+	free_prog(&p);
+}
+END_TEST
+
+START_TEST(test_plan_shapes)
+{
+	/* three grid and three block indices */
+	prog p = load_prog("tests/stages/annotations.stage3.stir");
+	stir_cuda_plan *plan = stir_cuda_plan_alloc(p.k, 0);
+	ck_assert_ptr_nonnull(plan);
+	stir_bindings *b = stir_bindings_alloc();
+	size(b, "b", 2);
+	size(b, "m", 3);
+	size(b, "n", 200);
+	expect_dims(plan, 0, b, 4, 3, 2, 32, 2, 1);
+	size(b, "m", 70000);
+	unsigned g[3], bl[3];
+	ck_assert_int_eq(stir_cuda_plan_get_launch_dims(plan, 0, b, g, bl), -1);
+	char *d = test_diags_to_str(p.ctx);
+	ck_assert_str_eq(d, "3:3: error: launch 'scale_k0' needs 70000 blocks "
+		"in y; CUDA allows at most 65535\n");
+	free(d);
+	stir_bindings_free(b);
+	stir_cuda_plan_free(plan);
+	free_prog(&p);
+
+	/* a horizontal launch: the nests' grids end to end, the largest
+	 * block */
+	p = load_prog("tests/cuda/horizontal.stir");
+	plan = stir_cuda_plan_alloc(p.k, 0);
+	ck_assert_ptr_nonnull(plan);
+	b = stir_bindings_alloc();
+	size(b, "m", 100);
+	size(b, "n", 300);
+	expect_dims(plan, 0, b, 2 + 3, 1, 1, 128, 1, 1);
+	ck_assert(stir_cuda_plan_launch_is_horizontal(plan, 0));
+	ck_assert_int_eq(stir_cuda_plan_n_extents(plan, 0, STIR_BLOCK_X), 2);
+	ck_assert_int_eq(stir_cuda_plan_n_extents(plan, 0, STIR_THREAD_X), 2);
+	size(b, "m", 0);
+	expect_dims(plan, 0, b, 3, 1, 1, 128, 1, 1);
+	stir_bindings_free(b);
+	stir_cuda_plan_free(plan);
+	free_prog(&p);
+
+	/* the largest of several extents bound to one index */
+	p = read_prog("kernel k(m: i32, n: i32) stage 3 {\n"
+		"  buffer A: f32[m] = A;\n"
+		"  buffer B: f32[n] = B;\n"
+		"  block root() {\n"
+		"    for i in [0, m) bind(threadIdx.x) {\n"
+		"      A[i] = 1.0;\n"
+		"    }\n"
+		"    for j in [0, n * 2) bind(threadIdx.x) {\n"
+		"      block c(vj: S = j) {\n"
+		"        if (vj < n) {\n"
+		"          B[vj] = 2.0;\n"
+		"        }\n"
+		"      }\n"
+		"    }\n"
+		"  }\n"
+		"}\n");
+	plan = stir_cuda_plan_alloc(p.k, 0);
+	ck_assert_ptr_nonnull(plan);
+	b = stir_bindings_alloc();
+	size(b, "m", 100);
+	size(b, "n", 30);
+	expect_dims(plan, 0, b, 1, 1, 1, 100, 1, 1);
+	size(b, "n", 300);
+	expect_dims(plan, 0, b, 1, 1, 1, 600, 1, 1);
+	/* both loops are guarded: the block is larger than either may be */
+	ck_assert_ptr_nonnull(strstr(stir_cuda_plan_get_source(plan),
+		"if (i < m) {"));
+	ck_assert_ptr_nonnull(strstr(stir_cuda_plan_get_source(plan),
+		"if (j < n * 2) {"));
+	stir_bindings_free(b);
+	stir_cuda_plan_free(plan);
+	free_prog(&p);
+}
+END_TEST
+
+/* ---- the programs of tests/cuda ---------------------------------------------- */
+
+/* t: the tolerance of type t (relative and absolute), as stirc's. */
+static double tolerance(stir_dtype t)
+{
+	switch (t) {
+	case STIR_F64: return 1e-9;
+	case STIR_F32: return 1e-4;
+	case STIR_F16: return 1e-2;
+	case STIR_BF16: return 5e-2;
+	default: return 0;
+	}
+}
+
+/* k, got, want: every tensor of k agrees (NaN with NaN). */
+static void compare(const stir_kernel *k, const stir_bindings *got,
+	const stir_bindings *want, const char *what)
+{
+	for (int i = 0; i < stir_kernel_n_buffers(k); i++) {
+		stir_buffer *buf = stir_kernel_get_buffer(k, i);
+		if (stir_buffer_get_kind(buf) != STIR_BUFFER_TENSOR)
+			continue;
+		const char *name = stir_buffer_get_array_name(buf);
+		stir_array *a = stir_bindings_get_array(got, name);
+		stir_array *r = stir_bindings_get_array(want, name);
+		ck_assert_ptr_nonnull(a);
+		ck_assert_ptr_nonnull(r);
+		ck_assert_int_eq(stir_array_get_len(a), stir_array_get_len(r));
+		double tol = tolerance(stir_buffer_get_dtype(buf));
+		for (int64_t j = 0; j < stir_array_get_len(r); j++) {
+			double x = stir_array_get_double(a, j);
+			double y = stir_array_get_double(r, j);
+			bool ok = isnan(x) ? isnan(y) : fabs(x - y) <= tol * (1 + fabs(y));
+			if (!ok)
+				ck_abort_msg("%s: %s[%ld] is %g, the reference gives %g",
+					what, name, (long)j, x, y);
+		}
+	}
+}
+
+START_TEST(test_programs_match_references)
+{
+	/* every tests/cuda/NAME.stir: kernel NAME (stage III) on the stage
+	 * III interpreter agrees with NAME_ref (stage I) on random data */
+	DIR *dir = opendir(test_path("tests/cuda"));
+	ck_assert_ptr_nonnull(dir);
+	struct dirent *de;
+	int n = 0;
+	while ((de = readdir(dir))) {
+		size_t len = strlen(de->d_name);
+		if (len < 6 || strcmp(de->d_name + len - 5, ".stir"))
+			continue;
+		char file[512], name[256], ref[300];
+		snprintf(file, sizeof(file), "tests/cuda/%s", de->d_name);
+		snprintf(name, sizeof(name), "%.*s", (int)(len - 5), de->d_name);
+		snprintf(ref, sizeof(ref), "%s_ref", name);
+		prog p = load_prog(file);
+		stir_kernel *k = stir_module_find_kernel(p.m, name);
+		stir_kernel *r = stir_module_find_kernel(p.m, ref);
+		ck_assert_msg(k && r, "%s holds kernels %s and %s", file, name, ref);
+		ck_assert_int_eq(stir_kernel_get_stage(k), STIR_STAGE_3);
+		for (uint64_t seed = 1; seed <= 3; seed++) {
+			stir_bindings *b = stir_bindings_alloc();
+			if (stir_kernel_bind_random(r, b, seed) < 0)
+				stir_ctx_print_diagnostics(p.ctx, stderr);
+			ck_assert_int_eq(stir_kernel_bind_random(r, b, seed), 0);
+			stir_bindings *want = stir_bindings_copy(b);
+			int rc = stir_kernel_interpret(k, b);
+			if (rc < 0)
+				stir_ctx_print_diagnostics(p.ctx, stderr);
+			ck_assert_int_eq(rc, 0);
+			ck_assert_int_eq(stir_kernel_interpret(r, want), 0);
+			compare(r, b, want, file);
+			stir_bindings_free(b);
+			stir_bindings_free(want);
+		}
+		free_prog(&p);
+		n++;
+	}
+	closedir(dir);
+	ck_assert_int_ge(n, 10);
+}
+END_TEST
+
+/* ---- preparing kernels ------------------------------------------------------- */
+
+START_TEST(test_prepare)
+{
+	/* a stage III kernel is left as it is */
+	prog p = load_prog("tests/cuda/spmv_warp.stir");
+	char *before = stir_kernel_to_str(p.k);
+	ck_assert_int_eq(stir_kernel_prepare_for_gpu(p.k), 0);
+	char *after = stir_kernel_to_str(p.k);
+	ck_assert_str_eq(before, after);
+	free(before);
+	free(after);
+	free_prog(&p);
+	/* a stage I kernel reaches stage III -- or, in a build without the
+	 * default schedule, stage II with the error saying so */
+	p = load_prog("examples/csrmm.stir");
+	if (stir_kernel_prepare_for_gpu(p.k) == 0) {
+		ck_assert_int_eq(stir_kernel_get_stage(p.k), STIR_STAGE_3);
+		char *src = stir_kernel_to_cuda(p.k);
+		ck_assert_ptr_nonnull(src);
+		free(src);
+	} else {
+		char *d = test_diags_to_str(p.ctx);
+		ck_assert_str_eq(d, "2:8: error: no default schedule in this "
+			"build: kernel 'csrmm' cannot be prepared for the GPU\n");
+		ck_assert_int_eq(stir_kernel_get_stage(p.k), STIR_STAGE_2);
+		free(d);
+	}
+	free_prog(&p);
+	ck_assert_int_eq(stir_kernel_prepare_for_gpu(NULL), -1);
+}
+END_TEST
+
+/* ---- runs against the fake driver --------------------------------------------- */
+
+/* The fake driver's path in the build tree. */
+static const char *fake_path(void)
+{
+	static char path[4096];
+	const char *b = getenv("STIR_BUILDDIR");
+	snprintf(path, sizeof(path), "%s/tests/.libs/libfakecuda.so",
+		b ? b : ".");
+	return path;
+}
+
+/* The fake driver's counters (once the runtime has loaded it). */
+static fake_cuda_stats *fake(void)
+{
+	void *h = dlopen(fake_path(), RTLD_NOW | RTLD_NOLOAD);
+	ck_assert_ptr_nonnull(h);
+	fake_cuda_stats *(*get)(void);
+	void *f = dlsym(h, "fake_cuda_stats_get");
+	ck_assert_ptr_nonnull(f);
+	memcpy(&get, &f, sizeof(f));
+	dlclose(h);
+	return get();
+}
+
+/* ctx: the fake device. */
+static stir_device *open_fake(stir_ctx *ctx)
+{
+	ck_assert_int_eq(access(fake_path(), R_OK), 0);
+	setenv("STIR_LIBCUDA", fake_path(), 1);
+	unsetenv("FAKE_CUDA_NO_DEVICE");
+	unsetenv("FAKE_CUDA_NO_PROC");
+	stir_device *dev = stir_device_open(ctx, 0);
+	if (!dev)
+		stir_ctx_print_diagnostics(ctx, stderr);
+	ck_assert_ptr_nonnull(dev);
+	return dev;
+}
+
+/* p: the kernel of p with fake "PTX" in place of NVRTC's. */
+static stir_gpu_kernel *fake_kernel(prog *p)
+{
+	static const char ptx[] = ".version 8.0\n";
+	stir_gpu_code *code = stir_gpu_code_alloc(p->ctx, "twostep.ptx",
+		"compute_90", ptx, sizeof(ptx) - 1);
+	ck_assert_ptr_nonnull(code);
+	stir_gpu_kernel *gk = stir_gpu_kernel_alloc(p->k, code);
+	ck_assert_ptr_nonnull(gk);
+	ck_assert_ptr_eq(stir_gpu_kernel_get_code(gk), code);
+	ck_assert_ptr_nonnull(stir_gpu_kernel_get_plan(gk));
+	return gk;
+}
+
+/* b, n: X = 0.25 i, Y poisoned with NaN. */
+static void bind_twostep(stir_bindings *b, int64_t n)
+{
+	size(b, "n", n);
+	stir_array *x = stir_array_alloc(NULL, STIR_F32, 1, &n);
+	stir_array *y = stir_array_alloc(NULL, STIR_F32, 1, &n);
+	for (int64_t i = 0; i < n; i++)
+		stir_array_set_double(x, i, 0.25 * (double)i);
+	stir_array_fill(y, NAN);
+	ck_assert_int_eq(stir_bindings_set_array(b, "X", x), 0);
+	ck_assert_int_eq(stir_bindings_set_array(b, "Y", y), 0);
+}
+
+START_TEST(test_fake_run)
+{
+	/* two launches through a buffer the kernel owns: T = 2 X, Y = T + 1
+	 * (the fake driver knows these two functions) */
+	prog p = load_prog("tests/cuda/twostep.stir");
+	stir_device *dev = open_fake(p.ctx);
+	stir_gpu_kernel *gk = fake_kernel(&p);
+	stir_gpu_run *r = stir_gpu_run_alloc(gk, dev);
+	ck_assert_ptr_nonnull(r);
+	int launches = fake()->launches, flushes = fake()->memset32_async;
+
+	/* nothing uploaded yet */
+	ck_assert_int_eq(stir_gpu_run_launch(r, 0), -1);
+	char *d = test_diags_to_str(p.ctx);
+	ck_assert_str_eq(d, "0:0: error: kernel 'twostep' cannot run: its "
+		"arrays were not uploaded\n");
+	free(d);
+	stir_ctx_clear_diagnostics(p.ctx);
+
+	stir_bindings *b = stir_bindings_alloc();
+	bind_twostep(b, 100);
+	ck_assert_int_eq(stir_gpu_run_upload(r, b), 0);
+	ck_assert_int_eq(stir_gpu_run_launch(r, 0), 0);
+	ck_assert(stir_gpu_run_get_ms(r) < 0);
+	ck_assert_int_eq(fake()->launches, launches + 2);
+	ck_assert_uint_eq(fake()->last_grid[0], 2);
+	ck_assert_uint_eq(fake()->last_block[0], 64);
+	ck_assert_uint_eq(fake()->last_block[1], 1);
+	ck_assert_int_eq(stir_gpu_run_download(r, b), 0);
+	stir_array *y = stir_bindings_get_array(b, "Y");
+	for (int i = 0; i < 100; i++)
+		ck_assert(stir_array_get_double(y, i) == 0.5 * i + 1);
+
+	/* timed: each launch between two events, half a millisecond per
+	 * tick of the fake clock; the owned buffer is zeroed again (the fake
+	 * checks) */
+	ck_assert_int_eq(stir_gpu_run_launch(r, STIR_GPU_RUN_TIME), 0);
+	ck_assert(stir_gpu_run_get_ms(r) == 1.0);
+	ck_assert(stir_gpu_run_get_launch_ms(r, 0) == 0.5);
+	ck_assert(stir_gpu_run_get_launch_ms(r, 1) == 0.5);
+	ck_assert(stir_gpu_run_get_launch_ms(r, 2) < 0);
+	ck_assert_int_eq(fake()->memset32_async, flushes);
+	/* the L2 flushed before each launch */
+	ck_assert_int_eq(stir_gpu_run_launch(r, STIR_GPU_RUN_FLUSH_L2), 0);
+	ck_assert_int_eq(fake()->memset32_async, flushes + 2);
+	ck_assert(stir_gpu_run_get_ms(r) == 1.0);
+
+	/* other data, other sizes */
+	stir_bindings *b2 = stir_bindings_alloc();
+	bind_twostep(b2, 300);
+	ck_assert_int_eq(stir_gpu_run_upload(r, b2), 0);
+	ck_assert_int_eq(stir_gpu_run_launch(r, 0), 0);
+	ck_assert_uint_eq(fake()->last_grid[0], 5);
+	ck_assert_int_eq(stir_gpu_run_download(r, b2), 0);
+	ck_assert(stir_array_get_double(stir_bindings_get_array(b2, "Y"), 299) ==
+		0.5 * 299 + 1);
+	/* downloading into arrays of the wrong size */
+	ck_assert_int_eq(stir_gpu_run_download(r, b), -1);
+	d = test_diags_to_str(p.ctx);
+	ck_assert_str_eq(d, "0:0: error: cannot download 'Y': the bindings have "
+		"no array of the uploaded size\n");
+	free(d);
+	stir_ctx_clear_diagnostics(p.ctx);
+	/* bad bindings are refused before anything is copied */
+	stir_bindings *bad = stir_bindings_alloc();
+	bind_twostep(bad, 10);
+	size(bad, "n", 11);
+	ck_assert_int_eq(stir_gpu_run_upload(r, bad), -1);
+	ck_assert_int_eq(stir_gpu_run_launch(r, 0), -1);
+	stir_ctx_clear_diagnostics(p.ctx);
+	stir_bindings_free(bad);
+	stir_bindings_free(b2);
+
+	/* the one-call form */
+	stir_bindings *b3 = stir_bindings_alloc();
+	bind_twostep(b3, 64);
+	double ms = 0;
+	ck_assert_int_eq(stir_gpu_kernel_run(gk, dev, b3, STIR_GPU_RUN_TIME, &ms),
+		0);
+	ck_assert(ms == 1.0);
+	ck_assert(stir_array_get_double(stir_bindings_get_array(b3, "Y"), 63) ==
+		0.5 * 63 + 1);
+	stir_bindings_free(b3);
+
+	stir_bindings_free(b);
+	stir_gpu_run_free(r);
+	stir_gpu_kernel_free(gk);
+	stir_device_close(dev);
+	/* everything given back */
+	ck_assert_int_eq(fake()->live_allocs, 0);
+	ck_assert_int_eq(fake()->live_modules, 0);
+	ck_assert_int_eq(fake()->live_streams, 0);
+	ck_assert_int_eq(fake()->live_events, 0);
+	ck_assert_int_eq(fake()->ctx_depth, 0);
+	free_prog(&p);
+}
+END_TEST
+
+START_TEST(test_fake_errors)
+{
+	/* a buffer larger than its 32-bit indices can address */
+	prog p = read_prog("kernel twostep(n: i32) stage 3 {\n"
+		"  buffer X_data: f32[n] = X;\n"
+		"  buffer T: f32[n * 100000];\n"
+		"  buffer Y_data: f32[n] = Y;\n"
+		"  for i in [0, n) bind(blockIdx.x) {\n"
+		"    T[i * 100000] = X_data[i];\n"
+		"  }\n"
+		"  for i in [0, n) bind(blockIdx.x) {\n"
+		"    Y_data[i] = T[i * 100000];\n"
+		"  }\n"
+		"}\n");
+	stir_ctx *dctx = stir_ctx_alloc(); /* the device's, outliving p */
+	stir_device *dev = open_fake(dctx);
+	stir_gpu_kernel *gk = fake_kernel(&p);
+	stir_gpu_run *r = stir_gpu_run_alloc(gk, dev);
+	ck_assert_ptr_nonnull(r);
+	stir_bindings *b = stir_bindings_alloc();
+	bind_twostep(b, 30000);
+	ck_assert_int_eq(stir_gpu_run_upload(r, b), -1);
+	char *d = test_diags_to_str(dctx);
+	ck_assert_str_eq(d, "3:10: error: buffer 'T' has 3000000000 elements; "
+		"32-bit indices cannot address it\n");
+	free(d);
+	ck_assert_int_eq(fake()->live_allocs, 0);
+	stir_bindings_free(b);
+	stir_gpu_run_free(r);
+	stir_gpu_kernel_free(gk);
+	/* a kernel whose functions the module does not hold */
+	free_prog(&p);
+	p = load_prog("tests/cuda/spmv_warp.stir");
+	gk = fake_kernel(&p);
+	stir_ctx_clear_diagnostics(dctx);
+	ck_assert_ptr_null(stir_gpu_run_alloc(gk, dev));
+	d = test_diags_to_str(dctx);
+	ck_assert_ptr_nonnull(strstr(d, "spmv_warp_k0"));
+	free(d);
+	stir_gpu_kernel_free(gk);
+	stir_device_close(dev);
+	ck_assert_int_eq(fake()->live_modules, 0);
+	ck_assert_int_eq(fake()->live_allocs, 0);
+	free_prog(&p);
+	stir_ctx_free(dctx);
+}
+END_TEST
+
+START_TEST(test_compile)
+{
+	/* NVRTC, when stir has it: a second compilation of the same kernel
+	 * comes from the cache */
+	prog p = load_prog("tests/cuda/tiled_mv.stir");
+	char dir[] = "/tmp/stir-test-cuda-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	stir_compile_options o = { .arch = "sm_90", .cache_dir = dir };
+	long before = stir_nvrtc_get_n_invocations();
+	stir_gpu_kernel *a = stir_gpu_kernel_compile(p.k, &o);
+	if (!stir_nvrtc_is_available()) {
+		ck_assert_ptr_null(a);
+	} else {
+		if (!a)
+			stir_ctx_print_diagnostics(p.ctx, stderr);
+		ck_assert_ptr_nonnull(a);
+		stir_gpu_kernel *again = stir_gpu_kernel_compile(p.k, &o);
+		ck_assert_ptr_nonnull(again);
+		ck_assert(stir_gpu_code_is_from_cache(
+			stir_gpu_kernel_get_code(again)));
+		ck_assert_int_eq(stir_nvrtc_get_n_invocations(), before + 1);
+		ck_assert_str_eq(stir_gpu_code_get_arch(
+			stir_gpu_kernel_get_code(a)), "sm_90");
+		stir_gpu_kernel_free(again);
+	}
+	stir_gpu_kernel_free(a);
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	ck_assert_int_eq(system(cmd), 0);
+	free_prog(&p);
+}
+END_TEST
+
+/* The suite: the emitter, the plan, runs. */
+static Suite *cuda_suite(void)
+{
+	Suite *s = suite_create("cuda");
+	TCase *tc = tcase_create("emitter");
+	tcase_add_loop_test(tc, test_refusal, 0,
+		(int)(sizeof(refusals) / sizeof(refusals[0])));
+	tcase_add_test(tc, test_escape);
+	tcase_add_test(tc, test_deterministic);
+	tcase_add_test(tc, test_programs_match_references);
+	tcase_add_test(tc, test_prepare);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("plan");
+	tcase_add_test(tc, test_plan_csrmm);
+	tcase_add_test(tc, test_plan_shapes);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("run");
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, test_fake_run);
+	tcase_add_test(tc, test_fake_errors);
+	tcase_add_test(tc, test_compile);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+/* Run the suite. */
+int main(void)
+{
+	return test_run_suite(cuda_suite());
+}

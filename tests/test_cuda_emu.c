@@ -1,0 +1,398 @@
+/* Generated CUDA, run: the emitted source of each test program is compiled
+ * for the host with g++ against the CUDA emulation of tests/emu/cuda_emu.h
+ * (one POSIX thread per CUDA thread, real barriers and warp shuffles), and
+ * run through the whole GPU path of the library -- upload, launches,
+ * download -- on the fake driver of tests/fake_cuda.c, which loads such
+ * shared objects as modules.  The results must match the interpreter's on
+ * the same seeded random inputs, with the arrays the kernel writes
+ * poisoned in both runs.
+ *
+ * The programs: the hand-written stage III programs of tests/cuda (against
+ * their stage I references), the unscheduled stage III catalogue of
+ * tests/golden (one thread, against the stage I catalogue), and two of
+ * tests/stages (against their own interpretation).
+ *
+ * Compiled objects are cached in the build tree by a hash of their source,
+ * so only changed kernels are compiled again.  Skipped (77) without g++. */
+#include <dirent.h>
+#include <dlfcn.h>
+#include <stdbool.h>
+#include <math.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <stir/stir.h>
+#include "tests/testutil.h"
+
+/* One program to run. */
+typedef struct emu_prog {
+	char file[256];            /* the stage III program */
+	char kernel[128];          /* its kernel */
+	char ref_file[256];        /* the program of the reference */
+	char ref_kernel[128];      /* its kernel ("" for the kernel itself) */
+	const char *sizes;         /* sizes to bind first, or NULL */
+	char so[1200];             /* the compiled object */
+} emu_prog;
+
+#define MAX_PROGS 64
+static emu_prog progs[MAX_PROGS];
+static int n_progs;
+
+/* Larger sizes for the hand-written programs, so that their launches span
+ * several blocks (small enough for one host thread per CUDA thread). */
+static const char *const larger[][2] = {
+	{ "csrmm_rows", "m=40,n=30,feat=48" },
+	{ "diag", "m=100" },
+	{ "halfmix", "n=300" },
+	{ "horizontal", "m=150,n=200" },
+	{ "ints", "n=100" },
+	{ "mathfns", "n=200" },
+	{ "names", "threadIdx=40,int=25" },
+	{ "softmax_block", "m=20,n=150" },
+	{ "spmv_rows16", "m=40,n=60" },
+	{ "spmv_atomic", "m=300,n=200" },
+	{ "spmv_warp", "m=30,n=100" },
+	{ "tiled_mv", "m=100,n=150" },
+	{ "vectorize", "n=300" },
+};
+
+/* s: a 64-bit FNV-1a hash of s, continuing from h. */
+static uint64_t hash(uint64_t h, const char *s)
+{
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+	return h;
+}
+
+/* The compiler command, without its files. */
+static const char compiler[] = "g++ -std=c++17 -O1 -w -shared -fPIC";
+
+/* path, text: write a file. */
+static int write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fputs(text, f);
+	return fclose(f);
+}
+
+/* p, ctx: emit p's kernel with the wrappers the emulated driver calls,
+ * and name the object it compiles to.  Returns the source to compile (to
+ * free), or NULL when the object is cached already. */
+static char *prepare_source(emu_prog *p, stir_ctx *ctx, const char *cache)
+{
+	stir_module *m = stir_module_read_file(ctx, test_path(p->file));
+	stir_kernel *k = m ? stir_module_find_kernel(m, p->kernel) : NULL;
+	stir_cuda_plan *plan = k ? stir_cuda_plan_alloc(k, 0) : NULL;
+	if (!plan) {
+		/* the test of this program fails when it finds no object */
+		stir_ctx_print_diagnostics(ctx, stderr);
+		fprintf(stderr, "cannot emit %s\n", p->file);
+		stir_module_free(m);
+		snprintf(p->so, sizeof(p->so), "%s/missing.so", cache);
+		return NULL;
+	}
+	char *src = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&src, &len);
+	fputs(stir_cuda_plan_get_source(plan), f);
+	fputs("\n// the entry points of the emulated driver\n", f);
+	for (int i = 0; i < stir_cuda_plan_n_launches(plan); i++) {
+		const char *n = stir_cuda_plan_get_launch_name(plan, i);
+		fprintf(f, "extern \"C\" void stir_emu_k_%s(void **a)\n"
+			"{\n  stir_emu_call(%s, a);\n}\n"
+			"extern \"C\" const size_t *stir_emu_s_%s(size_t *n)\n"
+			"{\n  *n = stir_emu_sig<decltype(%s)>::n;\n"
+			"  return stir_emu_sig<decltype(%s)>::size;\n}\n", n, n, n, n, n);
+	}
+	fclose(f);
+	stir_cuda_plan_free(plan);
+	stir_module_free(m);
+	uint64_t h = hash(hash(0xcbf29ce484222325ULL, compiler), src);
+	snprintf(p->so, sizeof(p->so), "%s/%016llx.so", cache,
+		(unsigned long long)h);
+	if (access(p->so, R_OK) == 0) {
+		free(src);
+		return NULL;
+	}
+	return src;
+}
+
+/* Compile every program not cached yet, eight at a time. */
+static void compile_all(void)
+{
+	const char *b = getenv("STIR_BUILDDIR");
+	char cache[1024], inc[1024];
+	snprintf(cache, sizeof(cache), "%s/tests/emu-cache", b ? b : ".");
+	snprintf(inc, sizeof(inc), "%s", test_path("tests/emu"));
+	mkdir(cache, 0777);
+	stir_ctx *ctx = stir_ctx_alloc();
+	int running = 0;
+	for (int i = 0; i <= n_progs; i++) {
+		while (running && (running >= 8 || i == n_progs)) {
+			int st;
+			if (wait(&st) < 0)
+				break;
+			running--;
+		}
+		if (i == n_progs)
+			break;
+		char *src = prepare_source(&progs[i], ctx, cache);
+		bool twice = false;
+		for (int j = 0; j < i && src; j++)
+			twice |= !strcmp(progs[j].so, progs[i].so);
+		if (!src || twice) {
+			/* cached, or being compiled for another program */
+			free(src);
+			continue;
+		}
+		char cu[1300], cmd[8192];
+		snprintf(cu, sizeof(cu), "%s.cu", progs[i].so);
+		int w = write_file(cu, src);
+		free(src);
+		if (w < 0) {
+			fprintf(stderr, "cannot write %s\n", cu);
+			continue;
+		}
+		/* into a temporary name, renamed when complete */
+		snprintf(cmd, sizeof(cmd), "%s -I%s -include cuda_emu.h -x c++ %s "
+			"-o %s.tmp && mv %s.tmp %s", compiler, inc, cu,
+			progs[i].so, progs[i].so, progs[i].so);
+		pid_t pid = fork();
+		if (pid == 0) {
+			execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+			_exit(127);
+		}
+		if (pid > 0)
+			running++;
+	}
+	stir_ctx_free(ctx);
+}
+
+/* file, kernel, ref_file, ref_kernel, sizes: add a program. */
+static void add(const char *file, const char *kernel, const char *ref_file,
+	const char *ref_kernel, const char *sizes)
+{
+	emu_prog *p = &progs[n_progs++];
+	snprintf(p->file, sizeof(p->file), "%s", file);
+	snprintf(p->kernel, sizeof(p->kernel), "%s", kernel);
+	snprintf(p->ref_file, sizeof(p->ref_file), "%s", ref_file);
+	snprintf(p->ref_kernel, sizeof(p->ref_kernel), "%s", ref_kernel);
+	p->sizes = sizes;
+}
+
+/* The programs: tests/cuda, tests/golden's stage III catalogue, two of
+ * tests/stages. */
+static void find_programs(void)
+{
+	DIR *d = opendir(test_path("tests/cuda"));
+	struct dirent *de;
+	while (d && (de = readdir(d)) && n_progs < MAX_PROGS - 32) {
+		size_t len = strlen(de->d_name);
+		if (len < 6 || strcmp(de->d_name + len - 5, ".stir"))
+			continue;
+		char file[300], name[256], ref[300];
+		snprintf(file, sizeof(file), "tests/cuda/%s", de->d_name);
+		snprintf(name, sizeof(name), "%.*s", (int)(len - 5), de->d_name);
+		snprintf(ref, sizeof(ref), "%s_ref", name);
+		add(file, name, file, ref, NULL);
+		for (size_t i = 0; i < sizeof(larger) / sizeof(larger[0]); i++)
+			if (!strcmp(larger[i][0], name))
+				add(file, name, file, ref, larger[i][1]);
+	}
+	if (d)
+		closedir(d);
+	d = opendir(test_path("tests/golden"));
+	while (d && (de = readdir(d)) && n_progs < MAX_PROGS - 4) {
+		size_t len = strlen(de->d_name);
+		if (len < 12 || strcmp(de->d_name + len - 11, ".stage3.stir"))
+			continue;
+		char file[300], name[256], ref[300];
+		snprintf(file, sizeof(file), "tests/golden/%s", de->d_name);
+		snprintf(name, sizeof(name), "%.*s", (int)(len - 11), de->d_name);
+		snprintf(ref, sizeof(ref), "examples/%s.stir", name);
+		add(file, name, ref, name, NULL);
+	}
+	if (d)
+		closedir(d);
+	add("tests/stages/annotations.stage3.stir", "scale",
+		"tests/stages/annotations.stage3.stir", "", NULL);
+	add("tests/stages/shared.stage3.stir", "rowsum",
+		"tests/stages/shared.stage3.stir", "", "m=20,n=100");
+}
+
+/* ---- running ---------------------------------------------------------- */
+
+/* The fake driver in the build tree. */
+static const char *fake_path(void)
+{
+	static char path[4096];
+	const char *b = getenv("STIR_BUILDDIR");
+	snprintf(path, sizeof(path), "%s/tests/.libs/libfakecuda.so",
+		b ? b : ".");
+	return path;
+}
+
+/* t: the tolerance of type t, relative and absolute. */
+static double tolerance(stir_dtype t)
+{
+	switch (t) {
+	case STIR_F64: return 1e-9;
+	case STIR_F32: return 1e-4;
+	case STIR_F16: return 1e-2;
+	case STIR_BF16: return 5e-2;
+	default: return 0;
+	}
+}
+
+/* gk, b: poison every array the kernel writes. */
+static void poison(const stir_gpu_kernel *gk, stir_bindings *b)
+{
+	const stir_cuda_plan *p = stir_gpu_kernel_get_plan(gk);
+	for (int i = 0; i < stir_cuda_plan_n_launches(p); i++) {
+		for (int j = 0; j < stir_cuda_plan_n_args(p, i); j++) {
+			const stir_buffer *buf = stir_cuda_plan_get_arg_buffer(p, i, j);
+			const char *name = buf ? stir_buffer_get_array_name(buf) : NULL;
+			stir_array *a = name ? stir_bindings_get_array(b, name) : NULL;
+			if (!a || !stir_cuda_plan_arg_is_written(p, i, j))
+				continue;
+			if (stir_dtype_is_float(stir_array_get_dtype(a)))
+				stir_array_fill(a, NAN);
+			else
+				for (int64_t e = 0; e < stir_array_get_len(a); e++)
+					stir_array_set_int(a, e, -1234567);
+		}
+	}
+}
+
+/* path, size: the bytes of a file (to free). */
+static void *read_all(const char *path, size_t *size)
+{
+	FILE *f = fopen(path, "rb");
+	ck_assert_msg(f != NULL, "no compiled object %s (g++ failed?)", path);
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	void *p = malloc((size_t)n);
+	ck_assert_int_eq(fread(p, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	*size = (size_t)n;
+	return p;
+}
+
+/* b, spec: bind "NAME=V,..." sizes. */
+static void bind_sizes(stir_bindings *b, const char *spec)
+{
+	char s[256];
+	snprintf(s, sizeof(s), "%s", spec);
+	for (char *t = strtok(s, ","); t; t = strtok(NULL, ",")) {
+		char *eq = strchr(t, '=');
+		*eq = '\0';
+		stir_bindings_set_size(b, t, atoll(eq + 1));
+	}
+}
+
+/* k, got, want, what: the tensors agree (NaN with NaN). */
+static void compare(const stir_kernel *k, const stir_bindings *got,
+	const stir_bindings *want, const char *what)
+{
+	for (int i = 0; i < stir_kernel_n_buffers(k); i++) {
+		stir_buffer *buf = stir_kernel_get_buffer(k, i);
+		if (stir_buffer_get_kind(buf) != STIR_BUFFER_TENSOR &&
+		    !stir_buffer_get_array_name(buf))
+			continue;
+		const char *name = stir_buffer_get_array_name(buf);
+		stir_array *a = stir_bindings_get_array(got, name);
+		stir_array *r = stir_bindings_get_array(want, name);
+		ck_assert_ptr_nonnull(a);
+		ck_assert_ptr_nonnull(r);
+		double tol = tolerance(stir_buffer_get_dtype(buf));
+		for (int64_t j = 0; j < stir_array_get_len(r); j++) {
+			double x = stir_array_get_double(a, j);
+			double y = stir_array_get_double(r, j);
+			if (isnan(x) ? isnan(y) : fabs(x - y) <= tol * (1 + fabs(y)))
+				continue;
+			ck_abort_msg("%s: %s[%lld] is %.9g emulated, %.9g interpreted",
+				what, name, (long long)j, x, y);
+		}
+	}
+}
+
+START_TEST(test_emulated)
+{
+	emu_prog *p = &progs[_i];
+	stir_ctx *ctx = stir_ctx_alloc();
+	alarm(120); /* a barrier some thread misses deadlocks */
+	setenv("STIR_LIBCUDA", fake_path(), 1);
+	unsetenv("FAKE_CUDA_NO_DEVICE");
+	unsetenv("FAKE_CUDA_NO_PROC");
+	stir_device *dev = stir_device_open(ctx, 0);
+	ck_assert_ptr_nonnull(dev);
+	stir_module *m = stir_module_read_file(ctx, test_path(p->file));
+	stir_module *rm = stir_module_read_file(ctx, test_path(p->ref_file));
+	ck_assert(m && rm);
+	stir_kernel *k = stir_module_find_kernel(m, p->kernel);
+	stir_kernel *ref = *p->ref_kernel ?
+		stir_module_find_kernel(rm, p->ref_kernel) :
+		stir_module_find_kernel(rm, p->kernel);
+	ck_assert(k && ref);
+	size_t size;
+	void *so = read_all(p->so, &size);
+	stir_gpu_code *code = stir_gpu_code_alloc(ctx, p->kernel, "sm_90", so,
+		size);
+	free(so);
+	stir_gpu_kernel *gk = stir_gpu_kernel_alloc(k, code);
+	ck_assert_ptr_nonnull(gk);
+	for (uint64_t seed = 1; seed <= 2; seed++) {
+		/* the threads of a block in increasing, then decreasing order */
+		if (seed == 2)
+			setenv("STIR_EMU_REVERSE", "1", 1);
+		else
+			unsetenv("STIR_EMU_REVERSE");
+		stir_bindings *b = stir_bindings_alloc();
+		if (p->sizes)
+			bind_sizes(b, p->sizes);
+		ck_assert_int_eq(stir_kernel_bind_random(ref, b, seed), 0);
+		ck_assert_int_eq(stir_kernel_bind_outputs(ref, b), 0);
+		poison(gk, b);
+		stir_bindings *want = stir_bindings_copy(b);
+		ck_assert_int_eq(stir_kernel_interpret(ref, want), 0);
+		int rc = stir_gpu_kernel_run(gk, dev, b, STIR_GPU_RUN_TIME, NULL);
+		if (rc < 0)
+			stir_ctx_print_diagnostics(ctx, stderr);
+		ck_assert_int_eq(rc, 0);
+		char what[600];
+		snprintf(what, sizeof(what), "%s %s seed %d%s%s", p->file,
+			p->kernel, (int)seed, p->sizes ? " " : "",
+			p->sizes ? p->sizes : "");
+		compare(ref, b, want, what);
+		stir_bindings_free(b);
+		stir_bindings_free(want);
+	}
+	stir_gpu_kernel_free(gk);
+	stir_device_close(dev);
+	stir_module_free(m);
+	stir_module_free(rm);
+	ck_assert_int_eq(stir_ctx_n_errors(ctx), 0);
+	stir_ctx_free(ctx);
+}
+END_TEST
+
+/* Find and compile the programs, then run each as a test. */
+int main(void)
+{
+	if (system("g++ --version > /dev/null 2>&1") != 0) {
+		printf("SKIP: no g++ to compile the emulated kernels\n");
+		return 77;
+	}
+	find_programs();
+	compile_all();
+	Suite *s = suite_create("cuda_emu");
+	TCase *tc = tcase_create("emulated");
+	tcase_set_timeout(tc, 150);
+	tcase_add_loop_test(tc, test_emulated, 0, n_progs);
+	suite_add_tcase(s, tc);
+	return test_run_suite(s);
+}

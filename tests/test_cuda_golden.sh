@@ -1,0 +1,54 @@
+#!/bin/sh
+# Golden CUDA: the CUDA C that stirc emits for every hand-written stage III
+# program tests/cuda/NAME.stir (kernel NAME) must match tests/golden/NAME.cu;
+# `make golden` regenerates them (review the diff before committing).
+# Then every emitted kernel -- those, and the unscheduled stage III
+# catalogue programs of tests/golden -- must compile with NVRTC for sm_90
+# (skipped, not failed, when stir was built without NVRTC).
+set -u
+srcdir=${STIR_SRCDIR:-.}
+stirc=${STIR_BUILDDIR:-.}/tools/stirc
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+for src in "$srcdir"/tests/cuda/*.stir; do
+	name=$(basename "$src" .stir)
+	golden="$srcdir/tests/golden/$name.cu"
+	if ! "$stirc" cuda "$src" --kernel "$name" > "$tmp/out" 2> "$tmp/err"; then
+		echo "FAIL: stirc cuda $name"; cat "$tmp/err"; fail=1
+		continue
+	fi
+	if ! cmp -s "$tmp/out" "$golden"; then
+		echo "FAIL: $name differs from $golden:"
+		diff -u "$golden" "$tmp/out" | head -40
+		fail=1
+	fi
+done
+[ $fail = 0 ] && echo "golden CUDA: all match"
+
+# NVRTC: a private cache, so that every kernel is really compiled
+STIR_CACHE_DIR="$tmp/cache"
+export STIR_CACHE_DIR
+compiled=0
+for src in "$srcdir"/tests/cuda/*.stir "$srcdir"/tests/golden/*.stage3.stir; do
+	case $src in
+	*/tests/cuda/*) kernel="--kernel $(basename "$src" .stir)" ;;
+	*) kernel= ;;
+	esac
+	if "$stirc" cuda "$src" $kernel --compile --arch sm_90 -o "$tmp/k.cu" \
+		> "$tmp/out" 2> "$tmp/err"; then
+		compiled=$((compiled + 1))
+		# NVRTC's warnings are printed; the emitted code should have none
+		if [ -s "$tmp/err" ]; then
+			echo "FAIL: NVRTC warns about $src:"; cat "$tmp/err"; fail=1
+		fi
+	elif grep -q "built without NVRTC" "$tmp/err"; then
+		echo "SKIP: stir was built without NVRTC: nothing compiled"
+		break
+	else
+		echo "FAIL: NVRTC rejects the CUDA of $src:"; head -40 "$tmp/err"
+		fail=1
+	fi
+done
+echo "NVRTC compiled $compiled kernels for sm_90"
+exit $fail
