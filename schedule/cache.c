@@ -548,9 +548,11 @@ static bool build_nest(creq *c, sched_names *names, const char *name,
 	return sched_check(c->s, cidx) != NULL;
 }
 
-/* c, nest, st, guard: put store st into the copy block, under the
- * region's conditions when "guard" (with the loop's variable replaced by
- * the row for gathered rows). */
+/* c, nest, st, guard: put store st into the copy block; for gathered
+ * rows under the region's conditions when "guard" (with the loop's
+ * variable replaced by the row).  Other copies are guarded from outside,
+ * by guard_nest, because their block bindings may read data that exists
+ * only under the conditions. */
 static bool add_body(creq *c, copy_nest *nest, stir_stmt *st, bool guard)
 {
 	stir_kernel *k = c->k;
@@ -562,7 +564,7 @@ static bool add_body(creq *c, copy_nest *nest, stir_stmt *st, bool guard)
 	if (nest->row && stir_subst_add_expr(&sub, c->loop->u.for_.var,
 	    stir_mk_var(k, nest->row)) < 0)
 		c->s->oom = true;
-	for (int j = 0; guard && j < c->n_conds; j++)
+	for (int j = 0; guard && nest->row && j < c->n_conds; j++)
 		cond = stir_mk_and(k, cond, stir_expr_copy(k, c->conds[j], &sub));
 	stir_subst_release(&sub);
 	if (cond) {
@@ -574,6 +576,26 @@ static bool add_body(creq *c, copy_nest *nest, stir_stmt *st, bool guard)
 	}
 	return stir_stmt_append_body(nest->blk, st) == 0 ||
 		sched_check(c->s, NULL);
+}
+
+/* c, nest: wrap a copy nest that is not over gathered rows in the
+ * region's conditions, which hold at the loop's place: the whole nest,
+ * block bindings included, then runs only where the block's accesses do
+ * (a split's tail, an absent coordinate). */
+static bool guard_nest(creq *c, copy_nest *nest)
+{
+	if (nest->row || c->n_conds == 0)
+		return true;
+	stir_kernel *k = c->k;
+	stir_expr *cond = NULL;
+	for (int j = 0; j < c->n_conds; j++)
+		cond = stir_mk_and(k, cond, stir_expr_copy(k, c->conds[j], NULL));
+	stir_stmt *g = sched_check(c->s, cond ? stir_stmt_if(k, cond) : NULL);
+	if (!g || stir_stmt_if_append_then(g, nest->outer) < 0)
+		return sched_check(c->s, NULL) != NULL;
+	g->loc = c->blk->loc;
+	nest->outer = g;
+	return true;
 }
 
 /* c, cache: B's accesses of x become accesses of the cache. */
@@ -734,6 +756,7 @@ static int cache(creq *c, const char *block, const char *buffer,
 		}
 	}
 	sched_names_release(&names);
+	ok = ok && guard_nest(c, &in) && (!c->write || guard_nest(c, &out));
 	if (!ok || s->oom)
 		return -1;
 	redirect(c, cb);
