@@ -36,10 +36,24 @@ static const hyb_config configs[] = {
 };
 #define N_CONFIGS (int)(sizeof(configs) / sizeof(configs[0]))
 
-/* Rows of a bucket (or of the matrix) per thread block: threadIdx.y. */
-#define ROWS_PER_BLOCK 8
-/* Features per warp step: threadIdx.x. */
-#define LANES 32
+/* How the features of a row map onto a warp: "lanes" threads along
+ * threadIdx.x, each "vec" consecutive features (vector loads), and as many
+ * rows per thread block (threadIdx.y) as make 256 threads. */
+typedef struct feat_map {
+	int64_t feat;           /* the features, a literal in the kernel */
+	int64_t lanes, vec, rows;
+} feat_map;
+
+/* feat: the mapping for "feat" features: 4-wide vectors when they divide
+ * the features, as many lanes as cover them up to a warp. */
+static feat_map map_features(int64_t feat)
+{
+	feat_map f = { feat, 32, feat % 4 == 0 ? 4 : 1, 8 };
+	while (f.lanes > 1 && f.lanes * f.vec > feat)
+		f.lanes /= 2;
+	f.rows = 256 / f.lanes;
+	return f;
+}
 
 /* One result of a run, for the table and the JSON. */
 typedef struct result {
@@ -64,33 +78,57 @@ static int must(stir_ctx *ctx, int rc, const char *what)
 	return rc;
 }
 
-/* k, block, rpb: the hybrid schedule of one bucket part (block BLOCK over
- * loops o, r, c, k): the part's rows over blockIdx.x and threadIdx.y,
- * features over threadIdx.x, the row's columns serially with the sum in a
- * register, added into C atomically (split rows, and all parts in one
- * launch, may share a row of C). */
-static int schedule_part(stir_kernel *k, const char *block)
+/* k, block, fm: the hybrid schedule of one bucket part at stage II
+ * (block BLOCK over loops o, r, c, k): the part's rows over blockIdx.x and
+ * threadIdx.y, the features over threadIdx.x in vectors of fm.vec, the
+ * row's columns (c) serially and unrolled, atomic adds into C (split rows,
+ * and all parts in one launch, may share a row of C).  stage3_part
+ * finishes it after lowering. */
+static int schedule_part(stir_kernel *k, const char *block, feat_map fm)
 {
-	const char *kc[] = { "k", "c" };
-	const int64_t fk[] = { 0, LANES }, fo[] = { 0, ROWS_PER_BLOCK };
+	const char *kc[] = { "k", "c" }, *ck[] = { "c", "k_2" };
+	const int64_t fk[] = { 0, fm.lanes, fm.vec }, fo[] = { 0, fm.rows };
 	return stir_reorder(k, block, 2, kc) < 0 ||
-		stir_split(k, block, "k", 2, fk) < 0 ||
+		stir_split(k, block, "k", 3, fk) < 0 ||
+		stir_reorder(k, block, 2, ck) < 0 ||
 		stir_split(k, block, "o", 2, fo) < 0 ||
 		stir_set_atomic(k, block) < 0 ||
 		stir_bind(k, block, "o_0", STIR_BLOCK_X) < 0 ||
 		stir_bind(k, block, "o_1", STIR_THREAD_Y) < 0 ||
 		stir_bind(k, block, "k_1", STIR_THREAD_X) < 0 ||
-		stir_cache_write(k, block, "C", "c", STIR_SCOPE_LOCAL) < 0 ||
 		stir_unroll(k, block, "c") < 0 ? -1 : 0;
+}
+
+/* k, block, fm: at stage III, the row's fm.vec sums in registers (a local
+ * cache of C_data over the loop of columns), and the vector loop
+ * vectorized. */
+static int stage3_part(stir_kernel *k, const char *block, feat_map fm)
+{
+	if (stir_cache_write(k, block, "C_data", "c", STIR_SCOPE_LOCAL) < 0)
+		return -1;
+	return fm.vec > 1 ? stir_vectorize(k, block, "k_2") : 0;
+}
+
+/* k: the schedule of the init nest (block csrmm_init0 over i, k: C = 0)
+ * like the computation's: rows over blockIdx.x and threadIdx.y, features
+ * over threadIdx.x, so that a warp writes a contiguous piece of a row. */
+static int schedule_init(stir_kernel *k, feat_map fm)
+{
+	const int64_t fk[] = { 0, fm.lanes }, fi[] = { 0, fm.rows };
+	return stir_split(k, "csrmm_init0", "k", 2, fk) < 0 ||
+		stir_split(k, "csrmm_init0", "i", 2, fi) < 0 ||
+		stir_bind(k, "csrmm_init0", "i_0", STIR_BLOCK_X) < 0 ||
+		stir_bind(k, "csrmm_init0", "i_1", STIR_THREAD_Y) < 0 ||
+		stir_bind(k, "csrmm_init0", "k_1", STIR_THREAD_X) < 0 ? -1 : 0;
 }
 
 /* k: the CSR schedule (blocks csrmm0 over rows, csrmm1 over a row's
  * columns and the features): rows over blockIdx.x and threadIdx.y,
  * features over threadIdx.x, the row's sum in a register. */
-static int schedule_csr(stir_kernel *k)
+static int schedule_csr(stir_kernel *k, feat_map fm)
 {
 	const char *kj[] = { "k", "j" };
-	const int64_t fk[] = { 0, LANES }, fi[] = { 0, ROWS_PER_BLOCK };
+	const int64_t fk[] = { 0, fm.lanes }, fi[] = { 0, fm.rows };
 	return stir_reorder(k, "csrmm1", 2, kj) < 0 ||
 		stir_split(k, "csrmm1", "k", 2, fk) < 0 ||
 		stir_split(k, "csrmm1", "i", 2, fi) < 0 ||
@@ -103,13 +141,18 @@ static int schedule_csr(stir_kernel *k)
 /* ctx, program, f, dev: the hybrid kernel for the parts of format f:
  * decomposed, scheduled, all parts in one launch, compiled. */
 static stir_gpu_kernel *hyb_kernel(stir_ctx *ctx, const char *program,
-	const stir_format *f, stir_device *dev, stir_module **mod)
+	const stir_format *f, feat_map fm, const stir_compile_options *co,
+	stir_module **mod)
 {
 	stir_module *m = stir_module_read_file(ctx, program);
 	if (!m)
 		return NULL;
 	*mod = m;
 	stir_kernel *k = stir_module_find_kernel(m, "csrmm");
+	/* the feature count is the kernel's, so that its splits need no tail
+	 * guards; the matrix's sizes stay symbolic */
+	if (!k || stir_specialize(k, "feat", fm.feat) < 0)
+		return NULL;
 	int n = stir_format_n_parts(f);
 	stir_format_rule *rules[n > 0 ? n : 1];
 	const char *blocks[n > 0 ? n : 1];
@@ -125,29 +168,33 @@ static stir_gpu_kernel *hyb_kernel(stir_ctx *ctx, const char *program,
 	for (int i = 0; i < n; i++)
 		stir_format_rule_free(rules[i]);
 	for (int i = 0; i < n && rc == 0; i++)
-		rc = schedule_part(k, blocks[i]);
+		rc = schedule_part(k, blocks[i], fm);
 	if (rc == 0 && n > 1)
 		rc = stir_horizontal_fuse(k, n, blocks);
+	if (rc == 0)
+		rc = schedule_init(k, fm);
 	if (rc < 0 || stir_kernel_prepare_for_gpu(k) < 0)
 		return NULL;
-	stir_compile_options co = { .device = dev };
-	return stir_gpu_kernel_compile(k, &co);
+	for (int i = 0; i < n; i++)
+		if (stage3_part(k, blocks[i], fm) < 0)
+			return NULL;
+	return stir_gpu_kernel_compile(k, co);
 }
 
 /* ctx, program, dev: the CSR kernel, scheduled and compiled. */
 static stir_gpu_kernel *csr_kernel(stir_ctx *ctx, const char *program,
-	stir_device *dev, stir_module **mod)
+	feat_map fm, const stir_compile_options *co, stir_module **mod)
 {
 	stir_module *m = stir_module_read_file(ctx, program);
 	if (!m)
 		return NULL;
 	*mod = m;
 	stir_kernel *k = stir_module_find_kernel(m, "csrmm");
-	if (!k || stir_lower_sparse_iter(m) < 0 || schedule_csr(k) < 0 ||
-	    stir_kernel_prepare_for_gpu(k) < 0)
+	if (!k || stir_specialize(k, "feat", fm.feat) < 0 ||
+	    stir_lower_sparse_iter(m) < 0 || schedule_csr(k, fm) < 0 ||
+	    schedule_init(k, fm) < 0 || stir_kernel_prepare_for_gpu(k) < 0)
 		return NULL;
-	stir_compile_options co = { .device = dev };
-	return stir_gpu_kernel_compile(k, &co);
+	return stir_gpu_kernel_compile(k, co);
 }
 
 /* b, name, dtype, n, data: bind a 1-D array copied from "data". */
@@ -175,6 +222,14 @@ static int run_stir(stir_ctx *ctx, stir_gpu_kernel *gk, stir_device *dev,
 		const float *c = stir_array_get_const_data(stir_bindings_get_array(b, "C"));
 		*err = bench_max_rel_diff(c, want, n_out);
 		rc = bench_time_stir(run, reps, ms);
+		if (rc == 0 && getenv("BENCH_VERBOSE")) {
+			/* the launches of the last timed run */
+			const stir_cuda_plan *p = stir_gpu_kernel_get_plan(gk);
+			for (int i = 0; i < stir_cuda_plan_n_launches(p); i++)
+				fprintf(stderr, "  %s: %.4f ms\n",
+					stir_cuda_plan_get_launch_name(p, i),
+					stir_gpu_run_get_launch_ms(run, i));
+		}
 	}
 	stir_gpu_run_free(run);
 	(void)ctx;
@@ -188,6 +243,7 @@ typedef struct options {
 	int reps;
 	const char *json;
 	const char *program;
+	const char *arch;       /* --compile-only: compile for it, run nothing */
 	int n_graphs;
 	char **graphs;
 } options;
@@ -213,9 +269,12 @@ static void parse_options(int argc, char **argv, options *o)
 			o->json = argv[++i];
 		} else if (!strcmp(argv[i], "--program") && i + 1 < argc) {
 			o->program = argv[++i];
+		} else if (!strcmp(argv[i], "--compile-only") && i + 1 < argc) {
+			o->arch = argv[++i];
 		} else {
 			fprintf(stderr, "usage: %s [--features 32,64,...] [--reps N] "
-				"[--json FILE] [--program FILE.stir] GRAPH...\n", argv[0]);
+				"[--json FILE] [--program FILE.stir] [--compile-only ARCH] "
+				"GRAPH...\n", argv[0]);
 			exit(2);
 		}
 	}
@@ -251,17 +310,60 @@ static void json_result(FILE *f, const result *r, bool last)
 	fprintf(f, "]}%s\n", last ? "" : ",");
 }
 
+/* ctx, o, graph: build (and, with --compile-only, only compile) every
+ * kernel a graph needs, for every feature size: the CSR kernel and one
+ * hybrid kernel per candidate.  No GPU is needed. */
+static void compile_graph(stir_ctx *ctx, const options *o, const char *spec)
+{
+	stir_csr *csr = bench_load_graph(ctx, spec);
+	if (!csr)
+		bench_fail(ctx, "loading a graph");
+	stir_compile_options co = { .arch = o->arch };
+	for (int fi = 0; fi < o->n_feats; fi++) {
+		feat_map fm = map_features(o->feats[fi]);
+		stir_module *m = NULL;
+		stir_gpu_kernel *gk = csr_kernel(ctx, o->program, fm, &co, &m);
+		if (!gk)
+			bench_fail(ctx, "compiling the CSR kernel");
+		stir_gpu_kernel_free(gk);
+		stir_module_free(m);
+		for (int i = 0; i < N_CONFIGS; i++) {
+			stir_bindings *b = stir_bindings_alloc();
+			stir_format *f = stir_csr_to_hybrid(ctx, csr, configs[i].c,
+				configs[i].buckets, configs[i].nb, STIR_I32, STIR_F32, "_hyb", b);
+			m = NULL;
+			gk = f ? hyb_kernel(ctx, o->program, f, fm, &co, &m) : NULL;
+			if (!gk)
+				stir_ctx_print_diagnostics(ctx, stderr);
+			stir_ctx_clear_diagnostics(ctx);
+			stir_gpu_kernel_free(gk);
+			stir_module_free(m);
+			stir_format_free(f);
+			stir_bindings_free(b);
+		}
+	}
+	stir_csr_free(csr);
+}
+
 int main(int argc, char **argv)
 {
 	options o;
 	parse_options(argc, argv, &o);
 	stir_ctx *ctx = stir_ctx_alloc();
+	if (o.arch) {
+		for (int g = 0; g < o.n_graphs; g++)
+			compile_graph(ctx, &o, o.graphs[g]);
+		printf("compiled every kernel for %s into the cache\n", o.arch);
+		stir_ctx_free(ctx);
+		return 0;
+	}
 	stir_device *dev = stir_device_open(ctx, 0);
 	if (!dev)
 		bench_fail(ctx, "opening the GPU");
 	bench_cusparse *cs = bench_cusparse_open(ctx);
 	if (!cs)
 		bench_fail(ctx, "loading cuSPARSE");
+	stir_compile_options co = { .device = dev };
 	double copy_bw = bench_copy_bandwidth(dev);
 	printf("# %s, copy bandwidth %.2f TB/s (read + write)\n",
 		stir_device_get_name(dev), copy_bw * 1e-12);
@@ -270,10 +372,6 @@ int main(int argc, char **argv)
 		"stir hyb", "speedup", "hyb config", "build");
 	result *results = calloc((size_t)(o.n_graphs * o.n_feats), sizeof(result));
 	int n_results = 0;
-	stir_module *csr_mod = NULL;
-	stir_gpu_kernel *csr_gk = csr_kernel(ctx, o.program, dev, &csr_mod);
-	if (!csr_gk)
-		bench_fail(ctx, "building the CSR kernel");
 	for (int g = 0; g < o.n_graphs; g++) {
 		char gname[64];
 		bench_graph_name(o.graphs[g], gname, sizeof(gname));
@@ -288,8 +386,6 @@ int main(int argc, char **argv)
 		stir_bindings *fb[N_CONFIGS];
 		stir_format *fmt[N_CONFIGS];
 		double build_ms[N_CONFIGS];
-		stir_gpu_kernel *hyb_gk[N_CONFIGS];
-		stir_module *hyb_mod[N_CONFIGS];
 		for (int i = 0; i < N_CONFIGS; i++) {
 			fb[i] = stir_bindings_alloc();
 			double t0 = bench_now_ms();
@@ -297,18 +393,14 @@ int main(int argc, char **argv)
 				configs[i].buckets, configs[i].nb, STIR_I32, STIR_F32, "_hyb",
 				fb[i]);
 			build_ms[i] = bench_now_ms() - t0;
-			hyb_mod[i] = NULL;
-			hyb_gk[i] = fmt[i] ? hyb_kernel(ctx, o.program, fmt[i], dev,
-				&hyb_mod[i]) : NULL;
-			if (!hyb_gk[i]) {
-				fprintf(stderr, "bench: hybrid candidate %d fails on %s:\n",
-					i, gname);
+			if (!fmt[i]) {
 				stir_ctx_print_diagnostics(ctx, stderr);
 				stir_ctx_clear_diagnostics(ctx);
 			}
 		}
 		for (int fi = 0; fi < o.n_feats; fi++) {
 			int64_t feat = o.feats[fi];
+			feat_map fm = map_features(feat);
 			result *r = &results[n_results++];
 			snprintf(r->graph, sizeof(r->graph), "%s", gname);
 			r->m = a.m;
@@ -347,6 +439,10 @@ int main(int argc, char **argv)
 			if (!r->cusparse_alg)
 				bench_fail(ctx, "cuSPARSE SpMM");
 			/* stir CSR */
+			stir_module *csr_mod = NULL;
+			stir_gpu_kernel *csr_gk = csr_kernel(ctx, o.program, fm, &co, &csr_mod);
+			if (!csr_gk)
+				bench_fail(ctx, "building the CSR kernel");
 			stir_bindings *b = stir_bindings_alloc();
 			stir_bindings_set_size(b, "m", a.m);
 			stir_bindings_set_size(b, "n", a.n);
@@ -361,21 +457,32 @@ int main(int argc, char **argv)
 			must(ctx, run_stir(ctx, csr_gk, dev, b, want, (int64_t)nc, o.reps,
 				&r->csr_ms, &r->csr_err), "the CSR kernel");
 			stir_bindings_free(b);
+			stir_gpu_kernel_free(csr_gk);
+			stir_module_free(csr_mod);
 			/* stir hybrid: every candidate */
 			r->hyb_ms = INFINITY;
 			for (int i = 0; i < N_CONFIGS; i++) {
 				r->search_ms[i] = -1;
-				if (!hyb_gk[i])
+				stir_module *hyb_mod = NULL;
+				stir_gpu_kernel *hyb_gk = fmt[i] ? hyb_kernel(ctx, o.program,
+					fmt[i], fm, &co, &hyb_mod) : NULL;
+				if (!hyb_gk) {
+					fprintf(stderr, "bench: hybrid candidate %d fails on %s:\n",
+						i, gname);
+					stir_ctx_print_diagnostics(ctx, stderr);
+					stir_ctx_clear_diagnostics(ctx);
+					stir_module_free(hyb_mod);
 					continue;
+				}
 				stir_bindings *hb = stir_bindings_copy(fb[i]);
 				stir_bindings_set_size(hb, "m", a.m);
 				stir_bindings_set_size(hb, "n", a.n);
 				stir_bindings_set_size(hb, "feat", feat);
 				bind_copy(ctx, hb, "B", STIR_F32, a.n * feat, bh);
-				stir_kernel_bind_outputs(stir_module_find_kernel(hyb_mod[i],
+				stir_kernel_bind_outputs(stir_module_find_kernel(hyb_mod,
 					"csrmm"), hb);
 				double ms, err;
-				if (run_stir(ctx, hyb_gk[i], dev, hb, want, (int64_t)nc,
+				if (run_stir(ctx, hyb_gk, dev, hb, want, (int64_t)nc,
 					o.reps, &ms, &err) == 0) {
 					r->search_ms[i] = ms;
 					if (err > 1e-3)
@@ -397,6 +504,8 @@ int main(int argc, char **argv)
 				}
 				stir_ctx_clear_diagnostics(ctx);
 				stir_bindings_free(hb);
+				stir_gpu_kernel_free(hyb_gk);
+				stir_module_free(hyb_mod);
 			}
 			char config[64];
 			int len = snprintf(config, sizeof(config), "c=%d [", r->hyb.c);
@@ -416,8 +525,6 @@ int main(int argc, char **argv)
 			free(want);
 		}
 		for (int i = 0; i < N_CONFIGS; i++) {
-			stir_gpu_kernel_free(hyb_gk[i]);
-			stir_module_free(hyb_mod[i]);
 			stir_format_free(fmt[i]);
 			stir_bindings_free(fb[i]);
 		}
@@ -450,8 +557,6 @@ int main(int argc, char **argv)
 		}
 	}
 	free(results);
-	stir_gpu_kernel_free(csr_gk);
-	stir_module_free(csr_mod);
 	bench_cusparse_close(cs);
 	stir_device_close(dev);
 	stir_ctx_free(ctx);

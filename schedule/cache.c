@@ -114,10 +114,11 @@ static int flat_kind(creq *c, const sched_acc *a, stir_expr **base,
 	}
 	stir_expr *to[16], *tx[16];
 	int n = add_terms(a->idx[0], to, 0);
-	if (n < 0 || add_terms(a->xidx[0], tx, 0) != n)
+	int nx = add_terms(a->xidx[0], tx, 0);
+	if (n < 0 || nx < 0)
 		return F_WHOLE;
 	int var = -1;
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < nx; i++)
 		if (sched_varies(&c->acc, tx[i])) {
 			if (var >= 0)
 				return F_WHOLE;
@@ -125,9 +126,12 @@ static int flat_kind(creq *c, const sched_acc *a, stir_expr **base,
 		}
 	if (!(*range = inner_range(c, tx[var])))
 		return F_WHOLE;
-	*r = to[var];
+	/* the cache index: the varying term as the block writes it, or, when
+	 * a block variable hides a sum (vk = k_0 * 128 + k_1 * 4 + k_2), the
+	 * inner loop's own variable, which is in scope inside the block */
+	*r = n == nx ? to[var] : tx[var];
 	*base = NULL;
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < nx; i++)
 		if (i != var)
 			*base = *base ? stir_mk_add(k, *base, tx[i]) : tx[i];
 	if (!*base)
