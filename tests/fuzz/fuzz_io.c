@@ -1,17 +1,14 @@
-/* A libFuzzer harness for the file readers (not built by make).
+/* A libFuzzer harness for the file readers.
  *
  * The first input byte picks the reader (gunzip, Matrix Market, .npy); the
- * rest is the file.  Every input must give a result or diagnostics, never
- * a sanitizer report.  Build and run from the source tree:
+ * rest is the file.  Every input must give a result or exactly one
+ * diagnostic, never a sanitizer report.  `make fuzz` builds and runs it
+ * with the io fixtures as seeds (see docs/fuzzing.md):
  *
- *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude -I. \
- *     -DSTIR_BUILDING_LIBRARY tests/fuzz/fuzz_io.c formats/gunzip.c \
- *     formats/mtx.c formats/npy.c formats/readfile.c \
- *     ir/ctx.c ir/array.c ir/dtype.c -lm -o fuzz_io
- *   ./fuzz_io -max_total_time=60 CORPUS
+ *   make fuzz-build && ./fuzz/fuzz_io -dict=../tests/fuzz/io.dict CORPUS
  *
  * Inputs it finds that once failed belong in tests/data/io as regression
- * fixtures.
+ * fixtures, with a test in the reader's suite.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -50,9 +47,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 		break;
 	}
 	}
-	/* a failure leaves exactly one error; a success none */
+	/* a failure leaves exactly one error; a success none (the trap is
+	 * the harness's: the library never aborts) */
 	if (stir_ctx_n_diagnostics(ctx) != (ok ? 0 : 1))
-		abort();
+		__builtin_trap();
 	stir_ctx_free(ctx);
 	return 0;
 }
