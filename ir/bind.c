@@ -272,12 +272,19 @@ static int draw_exact_lengths(random_binder *r, const stir_axis *a,
 	return 0;
 }
 
-/* r, out, base, count, len, sorted: "count" distinct coordinates in
- * [0, len) written to out[base..], ascending when sorted, else shuffled
- * (Floyd's sampling). */
+/* r, out, base, count, len, sorted: "count" coordinates in [0, len)
+ * written to out[base..]: distinct (Floyd's sampling), ascending when
+ * sorted, else shuffled.  Only an unsorted axis may have more entries in
+ * a row than its length (then len > 0, checked by the caller): its
+ * coordinates repeat, each drawn on its own. */
 static void draw_columns(random_binder *r, stir_array *out, int64_t base,
 	int64_t count, int64_t len, bool sorted)
 {
+	if (count > len) {
+		for (int64_t q = 0; q < count; q++)
+			stir_array_set_int(out, base + q, rng_range(r, 0, len));
+		return;
+	}
 	int64_t *pick = malloc((size_t)(count ? count : 1) * sizeof(*pick));
 	if (!pick)
 		return;
@@ -328,6 +335,13 @@ static int bind_axis(random_binder *r, const stir_axis *a)
 			nnz = len;
 			if (set_param(r, pi, nnz) < 0)
 				return -1;
+		}
+		if (nnz > 0 && len == 0 && rows > 0) {
+			/* unsorted: repeated coordinates, but there is none */
+			stir_error(r->ctx, a->loc, "axis '%s' needs %" PRId64
+				" coordinates per row but has length 0", a->name,
+				nnz);
+			return -1;
 		}
 		r->npos[a->index] = rows * nnz;
 		stir_axis_indices_name(a, name);
