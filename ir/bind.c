@@ -18,20 +18,17 @@ int stir_kernel_check_bindings(const stir_kernel *k, const stir_bindings *b)
 int stir_kernel_array_names(const stir_kernel *k, const char **names, int max)
 {
 	stir_ctx *ctx = stir_kernel_ctx(k);
-	char buf[STIR_ARRAY_NAME_MAX];
 	int n = 0;
 	for (int i = 0; i < k->axes.n; i++) {
 		const stir_axis *a = stir_axis_at(&k->axes, i);
 		if (stir_axis_has_indptr(a)) {
-			stir_axis_indptr_name(a, buf);
 			if (n < max)
-				names[n] = stir_ctx_intern(ctx, buf);
+				names[n] = stir_axis_indptr_name(ctx, a);
 			n++;
 		}
 		if (stir_axis_has_indices(a)) {
-			stir_axis_indices_name(a, buf);
 			if (n < max)
-				names[n] = stir_ctx_intern(ctx, buf);
+				names[n] = stir_axis_indices_name(ctx, a);
 			n++;
 		}
 	}
@@ -51,16 +48,17 @@ int stir_kernel_array_names(const stir_kernel *k, const char **names, int max)
 static const stir_axis *axis_of_array(const stir_kernel *k, const char *name,
 	bool *is_indptr)
 {
-	char buf[STIR_ARRAY_NAME_MAX];
+	stir_ctx *ctx = stir_kernel_ctx(k);
 	for (int i = 0; i < k->axes.n; i++) {
 		const stir_axis *a = stir_axis_at(&k->axes, i);
-		stir_axis_indptr_name(a, buf);
-		if (stir_axis_has_indptr(a) && !strcmp(buf, name)) {
+		const char *s;
+		if (stir_axis_has_indptr(a) &&
+		    (s = stir_axis_indptr_name(ctx, a)) && !strcmp(s, name)) {
 			*is_indptr = true;
 			return a;
 		}
-		stir_axis_indices_name(a, buf);
-		if (stir_axis_has_indices(a) && !strcmp(buf, name)) {
+		if (stir_axis_has_indices(a) &&
+		    (s = stir_axis_indices_name(ctx, a)) && !strcmp(s, name)) {
 			*is_indptr = false;
 			return a;
 		}
@@ -312,7 +310,7 @@ static void draw_columns(random_binder *r, stir_array *out, int64_t base,
 /* r, a: draw the sizes and structure arrays of axis a that are not bound. */
 static int bind_axis(random_binder *r, const stir_axis *a)
 {
-	char name[STIR_ARRAY_NAME_MAX];
+	const char *name;
 	int64_t len, nnz = 0;
 	if (eval_drawn(r, a->len, &len) < 0)
 		return -1;
@@ -344,7 +342,8 @@ static int bind_axis(random_binder *r, const stir_axis *a)
 			return -1;
 		}
 		r->npos[a->index] = rows * nnz;
-		stir_axis_indices_name(a, name);
+		if (!(name = stir_axis_indices_name(r->ctx, a)))
+			return -1;
 		if (stir_bindings_get_array(r->b, name))
 			return 0;
 		stir_array *ind = new_array(r, name, a->idtype, rows * nnz);
@@ -361,7 +360,8 @@ static int bind_axis(random_binder *r, const stir_axis *a)
 		return -1;
 	}
 	int rc = -1;
-	stir_axis_indptr_name(a, name);
+	if (!(name = stir_axis_indptr_name(r->ctx, a)))
+		goto out;
 	stir_array *indptr = stir_bindings_get_array(r->b, name);
 	int pi = a->nnz->kind == STIR_EXPR_VAR ? param_index(r, a->nnz->u.var) : -1;
 	if (indptr) {
@@ -397,7 +397,11 @@ static int bind_axis(random_binder *r, const stir_axis *a)
 		}
 	}
 	rc = 0;
-	stir_axis_indices_name(a, name);
+	if (a->kind == STIR_SPARSE_VARIABLE &&
+	    !(name = stir_axis_indices_name(r->ctx, a))) {
+		rc = -1;
+		goto out;
+	}
 	if (a->kind == STIR_SPARSE_VARIABLE && !stir_bindings_get_array(r->b, name)) {
 		stir_array *ind = new_array(r, name, a->idtype, nnz);
 		if (!ind) {
@@ -568,7 +572,10 @@ int stir_kernel_bind_csr(const stir_kernel *k, stir_bindings *b,
 			"indices: declare '%s' with idtype = i64", tensor, aj->name);
 		return -1;
 	}
-	char name[STIR_ARRAY_NAME_MAX];
+	const char *indptr_name = stir_axis_indptr_name(ctx, aj);
+	const char *indices_name = stir_axis_indices_name(ctx, aj);
+	if (!indptr_name || !indices_name)
+		return -1;
 	int64_t n1 = csr->nrows + 1, nnz = csr->nnz;
 	stir_array *indptr = stir_array_alloc(ctx, aj->idtype, 1, &n1);
 	stir_array *indices = stir_array_alloc(ctx, aj->idtype, 1, &nnz);
@@ -585,10 +592,8 @@ int stir_kernel_bind_csr(const stir_kernel *k, stir_bindings *b,
 		stir_array_set_int(indices, i, csr->indices[i]);
 		stir_array_set_double(values, i, csr->values[i]);
 	}
-	stir_axis_indptr_name(aj, name);
-	int rc = stir_bindings_set_array(b, name, indptr);
-	stir_axis_indices_name(aj, name);
-	rc |= stir_bindings_set_array(b, name, indices);
+	int rc = stir_bindings_set_array(b, indptr_name, indptr);
+	rc |= stir_bindings_set_array(b, indices_name, indices);
 	rc |= stir_bindings_set_array(b, tensor, values);
 	if (rc) {
 		stir_error_oom(ctx);

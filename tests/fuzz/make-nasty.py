@@ -82,6 +82,17 @@ def main():
           kernel('  iter it (i) in [I] "S" { A[i] = 1.0; }\n') +
           "/* never closed\n  kernel j() {}\n")
     write("empty.stir", "")
+    # names: 10000 bytes, and the array names of two axes ("X.indptr")
+    # longer than any fixed buffer
+    n = "n" * 10000
+    write("long-identifiers.stir", (
+          "kernel K@(@: i32) {\n"
+          "  axis I@ = dense_fixed(@);\n"
+          "  axis J@ = sparse_variable(I@, @, @ * 2, sorted = false);\n"
+          "  axis J@_ = dense_variable(I@, @, @);\n"
+          "  tensor A@: f32[I@, J@];\n"
+          '  iter I@ (i@, j@) in [I@, J@] "SR" {\n'
+          "    A@[i@, j@] += 1.0;\n  }\n}\n").replace("@", n))
     # counts
     write("params-1000.stir", kernel(
         '  iter it (i) in [I] "S" { A[i] = f32(p999 + p0); }\n',
