@@ -39,11 +39,19 @@ def main():
     write("deep-expression-over.stir", kernel(
         '  iter it (i) in [I] "S" {\n    A[i] = ' + deep_expr(1001) +
         ";\n  }\n"))
-    d = 200
+    # the deepest blocks the scanner allows (256, the kernel's included)
+    # with the deepest expression inside, run by the interpreter
+    d = 256 - 2
     write("deep-if.stir", kernel(
         '  iter it (i) in [I] "S" {\n' + "if (i < 3) {\n" * d +
         "A[i] = " + deep_expr(1000) + ";\n" + "}\n" * d + "  }\n",
         length="1"))
+    d = 256 - 1
+    write("deep-iterations.stir", kernel(
+        "".join('  iter it%d (v%d) in [I] "S" {\n' % (j, j)
+                for j in range(d)) +
+        "A[v0] = " + deep_expr(1000).replace("A[i]", "A[v%d]" % (d - 1)) +
+        ";\n" + "}\n" * d, length="1"))
     write("deep-if-over.stir", kernel(
         '  iter it (i) in [I] "S" {\n' + "if (i < 3) {\n" * 5000 +
         "A[i] = 1.0;\n" + "}\n" * 5000 + "  }\n"))
