@@ -3,7 +3,9 @@
  *
  * Sizes are what keeps one input fast: every parameter of a kernel is
  * bound to a small value derived from the input before the random binder
- * runs, the array lengths those values imply are checked against a budget
+ * runs (but on one input in two, one NNZ parameter that the binder may
+ * choose itself within a known bound: see free_nnz_axis), the array
+ * lengths those values imply are checked against a budget
  * (size literals can be anything), and the interpreter only runs when an
  * estimate of its work, taken from the bound structure arrays, fits a
  * budget too (iterations can nest hundreds of levels deep).  When a budget
@@ -84,6 +86,56 @@ static uint64_t next_random(uint64_t *state)
 
 /* ---- sizes before binding ---- */
 
+/* e, p: how many times parameter p appears in the size expression e. */
+static int param_uses(const stir_expr *e, const stir_var *p)
+{
+	if (!e)
+		return 0;
+	switch (e->kind) {
+	case STIR_EXPR_VAR:
+		return e->u.var == p;
+	case STIR_EXPR_UNARY:
+		return param_uses(e->u.unary.a, p);
+	case STIR_EXPR_CAST:
+		return param_uses(e->u.cast.a, p);
+	case STIR_EXPR_BINARY:
+		return param_uses(e->u.binary.a, p) + param_uses(e->u.binary.b, p);
+	case STIR_EXPR_CALL: {
+		int n = 0;
+		for (int i = 0; i < e->u.call.n; i++)
+			n += param_uses(e->u.call.args[i], p);
+		return n;
+	}
+	default:
+		return 0;
+	}
+}
+
+/* k, p: the variable axis whose NNZ is exactly parameter p when p appears
+ * in no other size or domain bound of k, else NULL.  The binder chooses
+ * such a parameter itself when it is not bound (from row lengths it
+ * draws, empty and full rows among them), and NNZ is at most the axis's
+ * rows times its length, so the arrays stay within a bound known
+ * beforehand. */
+static const stir_axis *free_nnz_axis(const stir_kernel *k, const stir_var *p)
+{
+	const stir_axis *found = NULL;
+	int uses = 0;
+	for (int i = 0; i < k->axes.n; i++) {
+		const stir_axis *a = stir_axis_at(&k->axes, i);
+		uses += param_uses(a->len, p) + param_uses(a->nnz, p);
+		if ((a->kind == STIR_DENSE_VARIABLE ||
+		     a->kind == STIR_SPARSE_VARIABLE) &&
+		    a->nnz->kind == STIR_EXPR_VAR && a->nnz->u.var == p)
+			found = a;
+	}
+	for (int i = 0; i < k->buffers.n; i++) {
+		const stir_buffer *buf = stir_buffer_at(&k->buffers, i);
+		uses += param_uses(buf->domain_lo, p) + param_uses(buf->domain_hi, p);
+	}
+	return uses == 1 ? found : NULL;
+}
+
 /* What the sizes of a kernel under its bound parameters allow. */
 typedef enum sizes_verdict {
 	SIZES_SMALL,           /* every array fits the budget */
@@ -93,10 +145,13 @@ typedef enum sizes_verdict {
 	                          the binder must stop there with an error */
 } sizes_verdict;
 
-/* k, b: whether binding k with the sizes in b (every parameter bound)
- * keeps its arrays small.  Follows the binder: axes in order, each
- * evaluated from the parameters; then the tensors and locals. */
-static sizes_verdict check_sizes(const stir_kernel *k, const stir_bindings *b)
+/* k, b, free_axis: whether binding k with the sizes in b (every parameter
+ * bound but the NNZ of free_axis, if not NULL) keeps its arrays small.
+ * Follows the binder: axes in order, each evaluated from the parameters;
+ * then the tensors and locals.  The free NNZ counts as its largest value,
+ * rows times length. */
+static sizes_verdict check_sizes(const stir_kernel *k, const stir_bindings *b,
+	const stir_axis *free_axis)
 {
 	stir_ctx *ctx = stir_kernel_ctx(k);
 	int64_t *params = calloc((size_t)k->params.n + 1, sizeof(*params));
@@ -111,14 +166,20 @@ static sizes_verdict check_sizes(const stir_kernel *k, const stir_bindings *b)
 	v = SIZES_SMALL;
 	for (int i = 0; i < k->axes.n && v == SIZES_SMALL; i++) {
 		const stir_axis *a = stir_axis_at(&k->axes, i);
+		double rows = a->parent ? npos[a->parent->index] : 1;
 		int64_t len, nnz = 0;
-		if (stir_eval_size(ctx, k, a->len, params, &len) < 0 ||
-		    (a->nnz && stir_eval_size(ctx, k, a->nnz, params, &nnz) < 0) ||
-		    len < 0 || nnz < 0) {
+		if (stir_eval_size(ctx, k, a->len, params, &len) < 0 || len < 0) {
 			v = SIZES_INVALID;
 			break;
 		}
-		double rows = a->parent ? npos[a->parent->index] : 1;
+		if (a == free_axis) {
+			nnz = rows * (double)len > MAX_AXIS_POSITIONS ?
+				MAX_AXIS_POSITIONS + 1 : (int64_t)rows * len;
+		} else if (a->nnz &&
+		    (stir_eval_size(ctx, k, a->nnz, params, &nnz) < 0 || nnz < 0)) {
+			v = SIZES_INVALID;
+			break;
+		}
 		switch (a->kind) {
 		case STIR_DENSE_FIXED: npos[i] = (double)len; break;
 		case STIR_SPARSE_FIXED: npos[i] = rows * (double)nnz; break;
@@ -324,8 +385,30 @@ static int bind_and_run(check *c, const stir_kernel *k, stir_bindings *b)
 	return 0;
 }
 
+/* k, state, axis: the parameter of k left to the binder (its axis in
+ * *axis), or NULL.  On one input in two, the first parameter, from a
+ * place drawn from state, that free_nnz_axis allows. */
+static const stir_var *pick_free_param(const stir_kernel *k, uint64_t *state,
+	const stir_axis **axis)
+{
+	uint64_t r = next_random(state);
+	*axis = NULL;
+	if (k->params.n == 0 || (r & 1))
+		return NULL;
+	for (int i = 0; i < k->params.n; i++) {
+		const stir_var *p = stir_var_at(&k->params,
+			(int)((r >> 1) % (uint64_t)k->params.n + (uint64_t)i) %
+			k->params.n);
+		if ((*axis = free_nnz_axis(k, p)))
+			return p;
+	}
+	return NULL;
+}
+
 /* c, k, ki: bind and run kernel k (the ki-th of its module) with the
- * largest sizes in size_caps that keep the work small. */
+ * largest sizes in size_caps that keep the work small.  Every parameter
+ * is bound to a value drawn from the input, but perhaps one NNZ that the
+ * binder may choose (pick_free_param). */
 static int run_kernel(check *c, const stir_kernel *k, int ki)
 {
 	for (size_t r = 0; r < sizeof(size_caps) / sizeof(size_caps[0]); r++) {
@@ -333,17 +416,19 @@ static int run_kernel(check *c, const stir_kernel *k, int ki)
 		if (!b)
 			return fail(c, "out of memory in the harness");
 		uint64_t state = c->seed ^ (uint64_t)ki * 0x9e3779b97f4a7c15ull;
+		const stir_axis *free_axis;
+		const stir_var *free_param = pick_free_param(k, &state, &free_axis);
 		for (int i = 0; i < k->params.n; i++) {
+			const stir_var *p = stir_var_at(&k->params, i);
 			int64_t v = (int64_t)(next_random(&state) %
 				(uint64_t)(size_caps[r] + 1));
-			if (stir_bindings_set_size(b, stir_var_at(&k->params, i)->name,
-				v) < 0) {
+			if (p != free_param && stir_bindings_set_size(b, p->name, v) < 0) {
 				stir_bindings_free(b);
 				return fail(c, "out of memory in the harness");
 			}
 		}
 		int rc = 1;
-		if (check_sizes(k, b) != SIZES_BIG)
+		if (check_sizes(k, b, free_axis) != SIZES_BIG)
 			rc = bind_and_run(c, k, b);
 		stir_bindings_free(b);
 		if (rc <= 0)
