@@ -122,10 +122,13 @@ static uint64_t rng_next(random_binder *r)
 	return z ^ (z >> 31);
 }
 
-/* r, lo, hi: a uniform integer in [lo, hi) (hi > lo). */
+/* r, lo, hi: a uniform integer in [lo, hi) (hi > lo).  The span may not
+ * fit in int64 (a value domain as wide as i64), so the arithmetic is
+ * unsigned; the result is in range and converts back exactly. */
 static int64_t rng_range(random_binder *r, int64_t lo, int64_t hi)
 {
-	return lo + (int64_t)(rng_next(r) % (uint64_t)(hi - lo));
+	uint64_t span = (uint64_t)hi - (uint64_t)lo;
+	return (int64_t)((uint64_t)lo + rng_next(r) % span);
 }
 
 /* r: a uniform double in [0, 1). */
@@ -420,16 +423,34 @@ out:
 	return rc;
 }
 
-/* r, buf, len: bind random values to tensor buf of "len" elements. */
+/* t, lo, hi: cut [*lo, *hi) to the values integer type t holds. */
+static void clamp_to_type(stir_dtype t, int64_t *lo, int64_t *hi)
+{
+	int64_t min = t == STIR_I8 ? INT8_MIN : t == STIR_I32 ? INT32_MIN :
+		INT64_MIN;
+	int64_t max = t == STIR_I8 ? INT8_MAX : t == STIR_I32 ? INT32_MAX :
+		INT64_MAX;
+	if (*lo < min)
+		*lo = min;
+	if (max < INT64_MAX && *hi > max + 1)
+		*hi = max + 1;
+}
+
+/* r, buf, len: bind random values to tensor buf of "len" elements:
+ * integers in [-8, 8) or in its value domain (whose bounds, unlike sizes,
+ * may be negative), within what the type holds. */
 static int bind_tensor(random_binder *r, const stir_buffer *buf, int64_t len)
 {
 	int64_t lo = -8, hi = 8;
-	if (buf->domain_lo && (eval_drawn(r, buf->domain_lo, &lo) < 0 ||
-		eval_drawn(r, buf->domain_hi, &hi) < 0))
+	if (buf->domain_lo &&
+	    (stir_eval_size(r->ctx, r->k, buf->domain_lo, r->params, &lo) < 0 ||
+	     stir_eval_size(r->ctx, r->k, buf->domain_hi, r->params, &hi) < 0))
 		return -1;
+	if (stir_dtype_is_int(buf->dtype))
+		clamp_to_type(buf->dtype, &lo, &hi);
 	if (stir_dtype_is_int(buf->dtype) && hi <= lo && len > 0) {
-		stir_error(r->ctx, buf->loc, "the domain of '%s' is empty",
-			buf->name);
+		stir_error(r->ctx, buf->loc, "the domain of '%s' holds no value "
+			"of type %s", buf->name, stir_dtype_name(buf->dtype));
 		return -1;
 	}
 	stir_array *a = new_array(r, buf->name, buf->dtype, len);
