@@ -467,6 +467,28 @@ static int check_round_trip(check *c, const stir_module *m, const char *text)
 	return rc;
 }
 
+/* c, ctx: the diagnostics of ctx, with their source lines, must format,
+ * and the text must hold every message (a source line must not cut it
+ * short). */
+static void check_diagnostics(check *c, const stir_ctx *ctx)
+{
+	char *text = stir_ctx_diagnostics_to_str(ctx);
+	if (!text) {
+		fail(c, "the diagnostics do not format");
+		return;
+	}
+	for (int i = 0; i < stir_ctx_n_diagnostics(ctx); i++) {
+		const char *msg = stir_diag_get_message(
+			stir_ctx_get_diagnostic(ctx, i));
+		if (!strstr(text, msg)) {
+			fail(c, "diagnostic %d ('%s') is missing from the "
+				"formatted diagnostics:\n%s", i, msg, text);
+			break;
+		}
+	}
+	free(text);
+}
+
 int fuzz_lang_check(const uint8_t *data, size_t len, char *why,
 	size_t why_size)
 {
@@ -478,11 +500,7 @@ int fuzz_lang_check(const uint8_t *data, size_t len, char *why,
 		return fail(&c, "out of memory in the harness");
 	stir_module *m = stir_module_read_from_str(ctx, "input.stir",
 		(const char *)data, len);
-	/* the diagnostics, with their source lines, must format */
-	char *diags = stir_ctx_diagnostics_to_str(ctx);
-	if (!diags)
-		fail(&c, "the diagnostics do not format");
-	free(diags);
+	check_diagnostics(&c, ctx);
 	if (!m) {
 		if (stir_ctx_n_errors(ctx) == 0)
 			fail(&c, "rejected without an error");
