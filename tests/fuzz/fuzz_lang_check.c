@@ -3,7 +3,7 @@
  *
  * Sizes are what keeps one input fast: every parameter of a kernel is
  * bound to a small value derived from the input before the random binder
- * runs (but on one input in two, one NNZ parameter that the binder may
+ * runs (but on one input in two, the NNZ parameters that the binder may
  * choose itself within a known bound: see free_nnz_axis), the array
  * lengths those values imply are checked against a budget
  * (size literals can be anything), and the interpreter only runs when an
@@ -64,6 +64,20 @@ static int fail_diags(check *c, const stir_ctx *ctx, const char *what)
 	fail(c, "%s\n%s", what, d ? d : "(diagnostics could not be formatted)");
 	free(d);
 	return -1;
+}
+
+/* fmt: with FUZZ_LANG_TRACE set in the environment, say on stderr what
+ * the check does with each kernel (to see whether an input reaches the
+ * binder and the interpreter). */
+static void trace(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void trace(const char *fmt, ...)
+{
+	if (!getenv("FUZZ_LANG_TRACE"))
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
 }
 
 /* data, len: FNV-1a over the input: the seed of everything random. */
@@ -136,6 +150,15 @@ static const stir_axis *free_nnz_axis(const stir_kernel *k, const stir_var *p)
 	return uses == 1 ? found : NULL;
 }
 
+/* k, p: the index of parameter p of k. */
+static int param_index(const stir_kernel *k, const stir_var *p)
+{
+	for (int i = 0; i < k->params.n; i++)
+		if (stir_var_at(&k->params, i) == p)
+			return i;
+	return k->params.n; /* the spare entry, never bound */
+}
+
 /* What the sizes of a kernel under its bound parameters allow. */
 typedef enum sizes_verdict {
 	SIZES_SMALL,           /* every array fits the budget */
@@ -145,23 +168,23 @@ typedef enum sizes_verdict {
 	                          the binder must stop there with an error */
 } sizes_verdict;
 
-/* k, b, free_axis: whether binding k with the sizes in b (every parameter
- * bound but the NNZ of free_axis, if not NULL) keeps its arrays small.
+/* k, b: whether binding k with the sizes in b keeps its arrays small.
+ * Every parameter is bound but perhaps some that free_nnz_axis allows;
+ * such a free NNZ counts as its largest value, rows times length.
  * Follows the binder: axes in order, each evaluated from the parameters;
- * then the tensors and locals.  The free NNZ counts as its largest value,
- * rows times length. */
-static sizes_verdict check_sizes(const stir_kernel *k, const stir_bindings *b,
-	const stir_axis *free_axis)
+ * then the tensors and locals. */
+static sizes_verdict check_sizes(const stir_kernel *k, const stir_bindings *b)
 {
 	stir_ctx *ctx = stir_kernel_ctx(k);
 	int64_t *params = calloc((size_t)k->params.n + 1, sizeof(*params));
+	bool *bound = calloc((size_t)k->params.n + 1, sizeof(*bound));
 	double *npos = calloc((size_t)k->axes.n + 1, sizeof(*npos));
 	sizes_verdict v = SIZES_BIG;
-	if (!params || !npos)
+	if (!params || !bound || !npos)
 		goto out;
 	for (int i = 0; i < k->params.n; i++)
-		stir_bindings_get_size(b, stir_var_at(&k->params, i)->name,
-			&params[i]);
+		bound[i] = stir_bindings_get_size(b,
+			stir_var_at(&k->params, i)->name, &params[i]);
 	double total = 0;
 	v = SIZES_SMALL;
 	for (int i = 0; i < k->axes.n && v == SIZES_SMALL; i++) {
@@ -172,7 +195,9 @@ static sizes_verdict check_sizes(const stir_kernel *k, const stir_bindings *b,
 			v = SIZES_INVALID;
 			break;
 		}
-		if (a == free_axis) {
+		if (a->nnz && a->nnz->kind == STIR_EXPR_VAR &&
+		    a->nnz->u.var->kind == STIR_VAR_PARAM &&
+		    !bound[param_index(k, a->nnz->u.var)]) {
 			nnz = rows * (double)len > MAX_AXIS_POSITIONS ?
 				MAX_AXIS_POSITIONS + 1 : (int64_t)rows * len;
 		} else if (a->nnz &&
@@ -201,6 +226,7 @@ static sizes_verdict check_sizes(const stir_kernel *k, const stir_bindings *b,
 	}
 out:
 	free(params);
+	free(bound);
 	free(npos);
 	return v;
 }
@@ -364,6 +390,7 @@ static int bind_and_run(check *c, const stir_kernel *k, stir_bindings *b)
 	stir_ctx *ctx = stir_kernel_ctx(k);
 	int errors = stir_ctx_n_errors(ctx);
 	if (stir_kernel_bind_random(k, b, c->seed) < 0) {
+		trace("kernel '%s': binding fails\n", k->name);
 		if (stir_ctx_n_errors(ctx) <= errors)
 			return fail(c, "kernel '%s': random binding failed without "
 				"an error", k->name);
@@ -376,39 +403,26 @@ static int bind_and_run(check *c, const stir_kernel *k, stir_bindings *b)
 	double work = kernel_work(k, b);
 	if (work < 0)
 		return fail_diags(c, ctx, "no layout for checked bindings");
-	if (work > MAX_WORK)
+	if (work > MAX_WORK) {
+		trace("kernel '%s': bound, work %g too large\n", k->name, work);
 		return 1;
+	}
 	errors = stir_ctx_n_errors(ctx);
-	if (stir_kernel_interpret(k, b) < 0 && stir_ctx_n_errors(ctx) <= errors)
+	int rc = stir_kernel_interpret(k, b);
+	trace("kernel '%s': bound, work %g, interpreted: %s\n", k->name, work,
+		rc < 0 ? "error" : "ok");
+	if (rc < 0 && stir_ctx_n_errors(ctx) <= errors)
 		return fail(c, "kernel '%s': interpretation failed without an "
 			"error", k->name);
 	return 0;
 }
 
-/* k, state, axis: the parameter of k left to the binder (its axis in
- * *axis), or NULL.  On one input in two, the first parameter, from a
- * place drawn from state, that free_nnz_axis allows. */
-static const stir_var *pick_free_param(const stir_kernel *k, uint64_t *state,
-	const stir_axis **axis)
-{
-	uint64_t r = next_random(state);
-	*axis = NULL;
-	if (k->params.n == 0 || (r & 1))
-		return NULL;
-	for (int i = 0; i < k->params.n; i++) {
-		const stir_var *p = stir_var_at(&k->params,
-			(int)((r >> 1) % (uint64_t)k->params.n + (uint64_t)i) %
-			k->params.n);
-		if ((*axis = free_nnz_axis(k, p)))
-			return p;
-	}
-	return NULL;
-}
-
 /* c, k, ki: bind and run kernel k (the ki-th of its module) with the
  * largest sizes in size_caps that keep the work small.  Every parameter
- * is bound to a value drawn from the input, but perhaps one NNZ that the
- * binder may choose (pick_free_param). */
+ * is bound to a value drawn from the input, except, on one input in two,
+ * the NNZ parameters that the binder may choose itself (free_nnz_axis):
+ * bound, they seldom fit the rows and lengths drawn for the others, and
+ * the binder then gives up before the interpreter has run. */
 static int run_kernel(check *c, const stir_kernel *k, int ki)
 {
 	for (size_t r = 0; r < sizeof(size_caps) / sizeof(size_caps[0]); r++) {
@@ -416,19 +430,27 @@ static int run_kernel(check *c, const stir_kernel *k, int ki)
 		if (!b)
 			return fail(c, "out of memory in the harness");
 		uint64_t state = c->seed ^ (uint64_t)ki * 0x9e3779b97f4a7c15ull;
-		const stir_axis *free_axis;
-		const stir_var *free_param = pick_free_param(k, &state, &free_axis);
+		bool leave_nnz = next_random(&state) & 1;
+		int n_free = 0;
 		for (int i = 0; i < k->params.n; i++) {
 			const stir_var *p = stir_var_at(&k->params, i);
 			int64_t v = (int64_t)(next_random(&state) %
 				(uint64_t)(size_caps[r] + 1));
-			if (p != free_param && stir_bindings_set_size(b, p->name, v) < 0) {
+			if (leave_nnz && free_nnz_axis(k, p)) {
+				n_free++;
+				continue;
+			}
+			if (stir_bindings_set_size(b, p->name, v) < 0) {
 				stir_bindings_free(b);
 				return fail(c, "out of memory in the harness");
 			}
 		}
 		int rc = 1;
-		if (check_sizes(k, b, free_axis) != SIZES_BIG)
+		sizes_verdict v = check_sizes(k, b);
+		trace("kernel '%s': sizes up to %d, %d NNZ free: %s\n", k->name,
+			size_caps[r], n_free, v == SIZES_SMALL ? "small" :
+			v == SIZES_BIG ? "too large" : "invalid");
+		if (v != SIZES_BIG)
 			rc = bind_and_run(c, k, b);
 		stir_bindings_free(b);
 		if (rc <= 0)
