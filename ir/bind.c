@@ -131,6 +131,12 @@ static int64_t rng_range(random_binder *r, int64_t lo, int64_t hi)
 	return (int64_t)((uint64_t)lo + rng_next(r) % span);
 }
 
+/* r, hi: a uniform integer in [0, hi] (hi >= 0; hi + 1 may not fit). */
+static int64_t rng_upto(random_binder *r, int64_t hi)
+{
+	return (int64_t)(rng_next(r) % ((uint64_t)hi + 1));
+}
+
 /* r: a uniform double in [0, 1). */
 static double rng_unit(random_binder *r)
 {
@@ -225,7 +231,7 @@ static void draw_free_lengths(random_binder *r, int64_t *lens, int64_t n,
 		else if (u < 0.5)
 			lens[i] = len;
 		else
-			lens[i] = rng_range(r, 0, len + 1);
+			lens[i] = rng_upto(r, len);
 	}
 	/* three distinct rows take the special lengths */
 	int64_t special[3] = { len, 0, len < 1 ? len : 1 }, rows[3];
@@ -242,12 +248,13 @@ static void draw_free_lengths(random_binder *r, int64_t *lens, int64_t n,
 }
 
 /* r, lens, n, len, total: row lengths in [0, len] for n rows summing to
- * total.  -1 when total does not fit. */
+ * total.  -1 when total does not fit (compared without forming n * len,
+ * which may overflow). */
 static int draw_exact_lengths(random_binder *r, const stir_axis *a,
 	int64_t *lens, int64_t n, int64_t len, int64_t total)
 {
-	if (n == 0 ? total != 0 : (len > 0 && total / len > n) ||
-	    (len == 0 && total > 0) || (len > 0 && total > n * len)) {
+	if (n == 0 ? total != 0 : len == 0 ? total > 0 :
+	    total / len > n || (total / len == n && total % len != 0)) {
 		stir_error(r->ctx, a->loc, "cannot place %" PRId64
 			" entries of axis '%s' in %" PRId64 " rows of length %" PRId64,
 			total, a->name, n, len);
@@ -344,7 +351,11 @@ static int bind_axis(random_binder *r, const stir_axis *a)
 				nnz);
 			return -1;
 		}
-		r->npos[a->index] = rows * nnz;
+		if (__builtin_mul_overflow(rows, nnz, &r->npos[a->index])) {
+			stir_error(r->ctx, a->loc, "axis '%s' has too many "
+				"positions", a->name);
+			return -1;
+		}
 		if (!(name = stir_axis_indices_name(r->ctx, a)))
 			return -1;
 		if (stir_bindings_get_array(r->b, name))
@@ -356,7 +367,14 @@ static int bind_axis(random_binder *r, const stir_axis *a)
 			draw_columns(r, ind, p * nnz, nnz, len, a->sorted);
 		return 0;
 	}
-	/* variable kinds: row lengths from indptr if bound, else drawn */
+	/* variable kinds: row lengths from indptr if bound, else drawn; the
+	 * lengths and indptr need room for rows + 1 entries */
+	if ((uint64_t)rows >= SIZE_MAX / sizeof(int64_t) ||
+	    rows >= INT64_MAX / (int64_t)sizeof(int64_t)) {
+		stir_error(r->ctx, a->loc, "axis '%s' has too many rows (%"
+			PRId64 ") to bind", a->name, rows);
+		return -1;
+	}
 	int64_t *lens = malloc((size_t)(rows ? rows : 1) * sizeof(*lens));
 	if (!lens) {
 		stir_error_oom(r->ctx);
@@ -374,9 +392,12 @@ static int bind_axis(random_binder *r, const stir_axis *a)
 				stir_array_get_len(indptr), rows + 1);
 			goto out;
 		}
+		/* a bound indptr may hold anything: a row whose length
+		 * overflows counts as empty here, and the check reports it */
 		for (int64_t i = 0; i < rows; i++)
-			lens[i] = stir_array_get_int(indptr, i + 1) -
-				stir_array_get_int(indptr, i);
+			if (__builtin_sub_overflow(stir_array_get_int(indptr, i + 1),
+				stir_array_get_int(indptr, i), &lens[i]))
+				lens[i] = -1;
 	} else if (pi >= 0 && !r->known[pi]) {
 		draw_free_lengths(r, lens, rows, len);
 	} else {
@@ -386,7 +407,11 @@ static int bind_axis(random_binder *r, const stir_axis *a)
 	}
 	nnz = 0;
 	for (int64_t i = 0; i < rows; i++)
-		nnz += lens[i] < 0 ? 0 : lens[i];
+		if (lens[i] > 0 && __builtin_add_overflow(nnz, lens[i], &nnz)) {
+			stir_error(r->ctx, a->loc, "axis '%s' has too many "
+				"positions", a->name);
+			goto out;
+		}
 	if (pi >= 0 && !r->known[pi] && set_param(r, pi, nnz) < 0)
 		goto out;
 	r->npos[a->index] = nnz;
@@ -413,7 +438,8 @@ static int bind_axis(random_binder *r, const stir_axis *a)
 		}
 		for (int64_t i = 0; i < rows; i++) {
 			int64_t lo = stir_array_get_int(indptr, i);
-			if (lens[i] > len || lo < 0 || lo + lens[i] > nnz)
+			if (lens[i] < 0 || lens[i] > len || lo < 0 ||
+			    lo > nnz - lens[i])
 				continue; /* a bad bound indptr: the check reports it */
 			draw_columns(r, ind, lo, lens[i], len, a->sorted);
 		}
