@@ -53,8 +53,8 @@ def main():
         "A[v0] = " + deep_expr(1000).replace("A[i]", "A[v%d]" % (d - 1)) +
         ";\n" + "}\n" * d, length="1"))
     write("deep-if-over.stir", kernel(
-        '  iter it (i) in [I] "S" {\n' + "if (i < 3) {\n" * 5000 +
-        "A[i] = 1.0;\n" + "}\n" * 5000 + "  }\n"))
+        '  iter it (i) in [I] "S" {\n' + "if (i < 3) {\n" * 300 +
+        "A[i] = 1.0;\n" + "}\n" * 300 + "  }\n"))
     for length, name in (("n", "iter-nesting-50.stir"),
                          ("1", "iter-nesting-50-one.stir")):
         write(name, kernel(
