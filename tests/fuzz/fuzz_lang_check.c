@@ -382,20 +382,57 @@ static int check_shapes(check *c, const stir_kernel *k, const stir_bindings *b)
 	return rc;
 }
 
-/* c, k, b: bind k's remaining arrays at random and, when that works and
- * the work is small, interpret it.  Returns 1 when the work was too large
- * (the caller tries smaller sizes), 0 when done, -1 on a failure. */
-static int bind_and_run(check *c, const stir_kernel *k, stir_bindings *b)
+/* a, b: whether two sets of bindings hold the same sizes and the same
+ * arrays, bit for bit (NaNs included), in the same order. */
+static bool bindings_equal(const stir_bindings *a, const stir_bindings *b)
 {
-	stir_ctx *ctx = stir_kernel_ctx(k);
+	if (stir_bindings_n_sizes(a) != stir_bindings_n_sizes(b) ||
+	    stir_bindings_n_arrays(a) != stir_bindings_n_arrays(b))
+		return false;
+	for (int i = 0; i < stir_bindings_n_sizes(a); i++) {
+		const char *name = stir_bindings_size_name(a, i);
+		int64_t x, y;
+		if (strcmp(name, stir_bindings_size_name(b, i)) ||
+		    !stir_bindings_get_size(a, name, &x) ||
+		    !stir_bindings_get_size(b, name, &y) || x != y)
+			return false;
+	}
+	for (int i = 0; i < stir_bindings_n_arrays(a); i++) {
+		const char *name = stir_bindings_array_name(a, i);
+		const stir_array *x = stir_bindings_get_array(a, name);
+		const stir_array *y = stir_bindings_get_array(b, name);
+		if (strcmp(name, stir_bindings_array_name(b, i)) || !y ||
+		    stir_array_get_dtype(x) != stir_array_get_dtype(y) ||
+		    stir_array_get_len(x) != stir_array_get_len(y) ||
+		    memcmp(stir_array_get_const_data(x),
+			stir_array_get_const_data(y),
+			(size_t)stir_array_get_len(x) *
+			stir_dtype_size(stir_array_get_dtype(x))))
+			return false;
+	}
+	return true;
+}
+
+/* c, ctx, k, b, again: bind_and_run on b, and the same on "again" (a copy
+ * of b before binding) to compare. */
+static int bind_and_run_twice(check *c, stir_ctx *ctx, const stir_kernel *k,
+	stir_bindings *b, stir_bindings *again)
+{
 	int errors = stir_ctx_n_errors(ctx);
-	if (stir_kernel_bind_random(k, b, c->seed) < 0) {
+	int bound = stir_kernel_bind_random(k, b, c->seed);
+	if ((stir_kernel_bind_random(k, again, c->seed) < 0) != (bound < 0))
+		return fail(c, "kernel '%s': random binding with one seed "
+			"fails once and works once", k->name);
+	if (bound < 0) {
 		trace("kernel '%s': binding fails\n", k->name);
 		if (stir_ctx_n_errors(ctx) <= errors)
 			return fail(c, "kernel '%s': random binding failed without "
 				"an error", k->name);
 		return 0;
 	}
+	if (!bindings_equal(b, again))
+		return fail(c, "kernel '%s': random binding with one seed gives "
+			"two different bindings", k->name);
 	if (stir_kernel_check_bindings(k, b) < 0)
 		return fail_diags(c, ctx, "random bindings do not pass the check");
 	if (check_shapes(c, k, b) < 0)
@@ -414,7 +451,29 @@ static int bind_and_run(check *c, const stir_kernel *k, stir_bindings *b)
 	if (rc < 0 && stir_ctx_n_errors(ctx) <= errors)
 		return fail(c, "kernel '%s': interpretation failed without an "
 			"error", k->name);
+	if ((stir_kernel_interpret(k, again) < 0) != (rc < 0) ||
+	    !bindings_equal(b, again))
+		return fail(c, "kernel '%s': interpreting the same inputs twice "
+			"gives two different results", k->name);
 	return 0;
+}
+
+/* c, k, b: bind k's remaining arrays at random and, when that works and
+ * the work is small, interpret it.  Both are done twice, on b and on a
+ * copy of b as it was, and must give the same results: the binder is
+ * deterministic for a seed, the interpreter for its inputs (a difference
+ * would betray a read of uninitialized memory).  Returns 1 when the work
+ * was too large (the caller tries smaller sizes), 0 when done, -1 on a
+ * failure. */
+static int bind_and_run(check *c, const stir_kernel *k, stir_bindings *b)
+{
+	stir_ctx *ctx = stir_kernel_ctx(k);
+	stir_bindings *again = stir_bindings_copy(b);
+	if (!again)
+		return fail(c, "out of memory in the harness");
+	int rc = bind_and_run_twice(c, ctx, k, b, again);
+	stir_bindings_free(again);
+	return rc;
 }
 
 /* c, k, ki: bind and run kernel k (the ki-th of its module) with the

@@ -11,7 +11,9 @@
  * when the work that takes is small too.  Failing is fine for the binder
  * and the interpreter as long as they say why; succeeding binds data that
  * stir_kernel_check_bindings accepts and that has the shapes
- * stir_kernel_array_shape announces.
+ * stir_kernel_array_shape announces.  Binding and interpreting are done
+ * twice, from the same bindings and seed, and must agree bit for bit.
+ * The formatted diagnostics must hold every diagnostic's message.
  */
 #ifndef STIR_TESTS_FUZZ_LANG_CHECK_H
 #define STIR_TESTS_FUZZ_LANG_CHECK_H
