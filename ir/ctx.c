@@ -3,6 +3,9 @@
  * Everything here is allocated with malloc and freed with the context.
  * When memory runs out while reporting, the diagnostic is dropped but the
  * error count still grows, so a failure is never silently lost. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* vasprintf; nothing includes config.h */
+#endif
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
