@@ -565,15 +565,15 @@ START_TEST(test_error_blocks_too_deep)
 	 * is (line 4 holds the second "{", line n + 2 the n-th), once */
 	char *s = nested_blocks(LANG_MAX_BLOCK_DEPTH);
 	stir_ctx *ctx = stir_ctx_alloc();
-	stir_module *m = read_str(ctx, s);
+	stir_module *m = test_read_str(ctx, s);
 	ck_assert_ptr_nonnull(m);
-	check_round_trip(m);
+	test_check_round_trip(m);
 	stir_module_free(m);
 	stir_ctx_free(ctx);
 	free(s);
 	s = nested_blocks(LANG_MAX_BLOCK_DEPTH + 1);
 	ctx = stir_ctx_alloc();
-	ck_assert_ptr_null(read_str(ctx, s));
+	ck_assert_ptr_null(test_read_str(ctx, s));
 	ck_assert_int_eq(stir_ctx_n_errors(ctx), 1);
 	const stir_diag *d = stir_ctx_get_diagnostic(ctx, 0);
 	ck_assert_str_eq(stir_diag_get_message(d),
