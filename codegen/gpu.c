@@ -353,8 +353,13 @@ int stir_gpu_run_launch(stir_gpu_run *r, unsigned flags)
 	}
 	if (zero_owned(r) < 0 || (timed && make_events(r) < 0))
 		return -1;
+	bool empty[r->n + 1];
 	for (int i = 0; i < r->n; i++) {
 		stir_launch_config cfg = { .stream = r->stream };
+		if (cuda_plan_launch_is_empty(p, i, r->params, r->ctx, &empty[i]) < 0)
+			return -1;
+		if (empty[i])
+			continue;
 		if (cuda_plan_dims(p, i, r->params, r->ctx, cfg.grid, cfg.block) < 0)
 			return -1;
 		if ((flags & STIR_GPU_RUN_FLUSH_L2) && i == 0 &&
@@ -376,8 +381,9 @@ int stir_gpu_run_launch(stir_gpu_run *r, unsigned flags)
 	if (!timed)
 		return 0;
 	for (int i = 0; i < r->n; i++) {
-		float ms;
-		if (stir_event_elapsed_ms(r->ev[2 * i], r->ev[2 * i + 1], &ms) < 0)
+		float ms = 0;
+		if (!empty[i] && stir_event_elapsed_ms(r->ev[2 * i],
+		    r->ev[2 * i + 1], &ms) < 0)
 			return -1;
 		r->launch_ms[i] = ms;
 	}
