@@ -36,22 +36,27 @@ static const hyb_config configs[] = {
 };
 #define N_CONFIGS (int)(sizeof(configs) / sizeof(configs[0]))
 
-/* How the features of a row map onto a warp: "lanes" threads along
- * threadIdx.x, each "vec" consecutive features (vector loads), and as many
- * rows per thread block (threadIdx.y) as make 256 threads. */
+/* How the features of a row map onto threads: "lanes" threads along
+ * threadIdx.x, each "vec" consecutive features (vector loads); "chunks"
+ * such pieces of the row along threadIdx.z; as many rows per thread block
+ * (threadIdx.y) as make 256 threads. */
 typedef struct feat_map {
 	int64_t feat;           /* the features, a literal in the kernel */
-	int64_t lanes, vec, rows;
+	int64_t lanes, vec, chunks, rows;
 } feat_map;
 
 /* feat: the mapping for "feat" features: 4-wide vectors when they divide
- * the features, as many lanes as cover them up to a warp. */
+ * the features, as many lanes as cover them up to a warp, the rest in
+ * chunks. */
 static feat_map map_features(int64_t feat)
 {
-	feat_map f = { feat, 32, feat % 4 == 0 ? 4 : 1, 8 };
+	feat_map f = { feat, 32, feat % 4 == 0 ? 4 : 1, 1, 8 };
 	while (f.lanes > 1 && f.lanes * f.vec > feat)
 		f.lanes /= 2;
-	f.rows = 256 / f.lanes;
+	f.chunks = (feat + f.lanes * f.vec - 1) / (f.lanes * f.vec);
+	f.rows = 256 / (f.lanes * f.chunks);
+	if (f.rows < 1)
+		f.rows = 1;
 	return f;
 }
 
@@ -98,6 +103,7 @@ static int schedule_part(stir_kernel *k, const char *block, feat_map fm,
 		stir_bind(k, block, "o_0", STIR_BLOCK_X) < 0 ||
 		stir_bind(k, block, "o_1", STIR_THREAD_Y) < 0 ||
 		stir_bind(k, block, "k_1", STIR_THREAD_X) < 0 ||
+		(fm.chunks > 1 && stir_bind(k, block, "k_0", STIR_THREAD_Z) < 0) ||
 		stir_unroll(k, block, "c") < 0 ? -1 : 0;
 }
 
@@ -124,10 +130,11 @@ static int stage3_part(stir_kernel *k, const char *block, int i, feat_map fm,
 
 /* k: the schedule of the init nest (block csrmm_init0 over i, k: C = 0)
  * like the computation's: rows over blockIdx.x and threadIdx.y, features
- * over threadIdx.x in vectors of fm.vec. */
+ * over threadIdx.x in vectors of fm.vec, the chunks serially. */
 static int schedule_init(stir_kernel *k, feat_map fm)
 {
-	const int64_t fk[] = { 0, fm.lanes, fm.vec }, fi[] = { 0, fm.rows };
+	const int64_t fk[] = { 0, fm.lanes, fm.vec };
+	const int64_t fi[] = { 0, fm.rows * fm.chunks };  /* 256 threads */
 	return stir_split(k, "csrmm_init0", "k", 3, fk) < 0 ||
 		stir_split(k, "csrmm_init0", "i", 2, fi) < 0 ||
 		stir_bind(k, "csrmm_init0", "i_0", STIR_BLOCK_X) < 0 ||
@@ -142,7 +149,7 @@ static int schedule_init(stir_kernel *k, feat_map fm)
 static int schedule_csr(stir_kernel *k, feat_map fm)
 {
 	const char *kj[] = { "k", "j" };
-	const int64_t fk[] = { 0, fm.lanes }, fi[] = { 0, fm.rows };
+	const int64_t fk[] = { 0, fm.lanes }, fi[] = { 0, fm.rows * fm.chunks };
 	return stir_reorder(k, "csrmm1", 2, kj) < 0 ||
 		stir_split(k, "csrmm1", "k", 2, fk) < 0 ||
 		stir_split(k, "csrmm1", "i", 2, fi) < 0 ||
