@@ -3,7 +3,10 @@
  * cusparseSpMM with its best algorithm, in one process, on one GPU.
  *
  * usage: bench_spmm [--features 32,64,...] [--reps N] [--json FILE]
- *                   [--program examples/csrmm.stir] GRAPH...
+ *                   [--program examples/csrmm.stir] [--compile-only ARCH]
+ *                   [--no-csr] GRAPH...
+ * --no-csr skips stir's plain CSR kernel (our own baseline, slow on graphs
+ * with very long rows); --compile-only only fills the NVRTC cache.
  * GRAPH: a Matrix Market file, or synthetic:arxiv|proteins|reddit.
  *
  * For each graph and feature size: cuSPARSE with each algorithm (the
@@ -274,6 +277,7 @@ typedef struct options {
 	const char *json;
 	const char *program;
 	const char *arch;       /* --compile-only: compile for it, run nothing */
+	bool no_csr;            /* --no-csr: skip stir's CSR kernel */
 	int n_graphs;
 	char **graphs;
 } options;
@@ -301,10 +305,12 @@ static void parse_options(int argc, char **argv, options *o)
 			o->program = argv[++i];
 		} else if (!strcmp(argv[i], "--compile-only") && i + 1 < argc) {
 			o->arch = argv[++i];
+		} else if (!strcmp(argv[i], "--no-csr")) {
+			o->no_csr = true;
 		} else {
 			fprintf(stderr, "usage: %s [--features 32,64,...] [--reps N] "
 				"[--json FILE] [--program FILE.stir] [--compile-only ARCH] "
-				"GRAPH...\n", argv[0]);
+				"[--no-csr] GRAPH...\n", argv[0]);
 			exit(2);
 		}
 	}
@@ -317,26 +323,75 @@ static void parse_options(int argc, char **argv, options *o)
 	o->n_graphs = argc - i;
 }
 
-/* r, f, json: one JSON object for result r. */
-static void json_result(FILE *f, const result *r, bool last)
+/* ctx, o, fm, co, dev, a, bh, want, r: time stir's CSR kernel on graph a
+ * with features bh, its result checked against "want", into r. */
+static void time_csr(stir_ctx *ctx, const options *o, feat_map fm,
+	const stir_compile_options *co, stir_device *dev, const bench_csr32 *a,
+	const float *bh, const float *want, result *r)
+{
+	stir_module *csr_mod = NULL;
+	stir_gpu_kernel *csr_gk = csr_kernel(ctx, o->program, fm, co, &csr_mod);
+	if (!csr_gk)
+		bench_fail(ctx, "building the CSR kernel");
+	stir_bindings *b = stir_bindings_alloc();
+	stir_bindings_set_size(b, "m", a->m);
+	stir_bindings_set_size(b, "n", a->n);
+	stir_bindings_set_size(b, "nnz", a->nnz);
+	stir_bindings_set_size(b, "feat", fm.feat);
+	bind_copy(ctx, b, "J.indptr", STIR_I32, a->m + 1, a->indptr);
+	bind_copy(ctx, b, "J.indices", STIR_I32, a->nnz, a->indices);
+	bind_copy(ctx, b, "A", STIR_F32, a->nnz, a->values);
+	bind_copy(ctx, b, "B", STIR_F32, a->n * fm.feat, bh);
+	must(ctx, stir_kernel_bind_outputs(stir_module_find_kernel(csr_mod,
+		"csrmm"), b), "binding C");
+	must(ctx, run_stir(ctx, csr_gk, dev, b, want, a->m * fm.feat, o->reps,
+		&r->csr_ms, &r->csr_err), "the CSR kernel");
+	stir_bindings_free(b);
+	stir_gpu_kernel_free(csr_gk);
+	stir_module_free(csr_mod);
+}
+
+/* f, key, x, last: '"key": x' in JSON, null when x is not finite (a
+ * kernel that was not run). */
+static void json_num(FILE *f, const char *key, double x)
+{
+	if (isfinite(x))
+		fprintf(f, "\"%s\": %.6g, ", key, x);
+	else
+		fprintf(f, "\"%s\": null, ", key);
+}
+
+/* r, f, last, copy_bw: one JSON object for result r. */
+static void json_result(FILE *f, const result *r, bool last, double copy_bw)
 {
 	fprintf(f, "    {\"graph\": \"%s\", \"rows\": %lld, \"nnz\": %lld, "
-		"\"features\": %lld,\n     \"cusparse_ms\": %.6f, \"cusparse_alg\": "
-		"\"%s\", \"stir_csr_ms\": %.6f, \"stir_hyb_ms\": %.6f,\n"
-		"     \"speedup_hyb\": %.4f, \"speedup_csr\": %.4f, "
-		"\"max_rel_err_hyb\": %.3g, \"max_rel_err_csr\": %.3g,\n"
-		"     \"hyb_column_parts\": %d, \"hyb_buckets\": [", r->graph,
+		"\"features\": %lld, \"cusparse_alg\": \"%s\",\n     ", r->graph,
 		(long long)r->m, (long long)r->nnz, (long long)r->feat,
-		r->cusparse_ms, r->cusparse_alg, r->csr_ms, r->hyb_ms,
-		r->cusparse_ms / r->hyb_ms, r->cusparse_ms / r->csr_ms, r->hyb_err,
-		r->csr_err, r->hyb.c);
+		r->cusparse_alg);
+	json_num(f, "cusparse_ms", r->cusparse_ms);
+	json_num(f, "stir_csr_ms", r->csr_ms);
+	json_num(f, "stir_hyb_ms", r->hyb_ms);
+	json_num(f, "speedup_hyb", r->cusparse_ms / r->hyb_ms);
+	json_num(f, "speedup_csr", r->cusparse_ms / r->csr_ms);
+	fprintf(f, "\n     ");
+	json_num(f, "max_rel_err_hyb", r->hyb_err);
+	json_num(f, "max_rel_err_csr", r->csr_err);
+	json_num(f, "bytes", r->bytes);
+	json_num(f, "cusparse_bw_fraction", r->bytes / (r->cusparse_ms * 1e-3) / copy_bw);
+	json_num(f, "hyb_bw_fraction", r->bytes / (r->hyb_ms * 1e-3) / copy_bw);
+	fprintf(f, "\n     \"hyb_column_parts\": %d, \"hyb_buckets\": [", r->hyb.c);
 	for (int i = 0; i < r->hyb.nb; i++)
 		fprintf(f, "%s%lld", i ? ", " : "", (long long)r->hyb.buckets[i]);
-	fprintf(f, "], \"hyb_padding\": %.4f, \"host_build_ms\": %.3f,\n"
-		"     \"bytes\": %.0f, \"search_ms\": [", r->padding, r->build_ms,
-		r->bytes);
-	for (int i = 0; i < N_CONFIGS; i++)
-		fprintf(f, "%s%.6f", i ? ", " : "", r->search_ms[i]);
+	fprintf(f, "], ");
+	json_num(f, "hyb_padding", r->padding);
+	json_num(f, "host_build_ms", r->build_ms);
+	fprintf(f, "\"search_ms\": [");
+	for (int i = 0; i < N_CONFIGS; i++) {
+		if (r->search_ms[i] < 0)
+			fprintf(f, "%snull", i ? ", " : "");
+		else
+			fprintf(f, "%s%.6g", i ? ", " : "", r->search_ms[i]);
+	}
 	fprintf(f, "]}%s\n", last ? "" : ",");
 }
 
@@ -399,9 +454,10 @@ int main(int argc, char **argv)
 	double copy_bw = bench_copy_bandwidth(dev);
 	printf("# %s, copy bandwidth %.2f TB/s (read + write)\n",
 		stir_device_get_name(dev), copy_bw * 1e-12);
-	printf("%-16s %8s %10s %5s | %10s %-9s | %10s %7s | %10s %7s | %-22s %8s\n",
-		"graph", "rows", "nnz", "feat", "cuSPARSE", "alg", "stir CSR", "speedup",
-		"stir hyb", "speedup", "hyb config", "build");
+	printf("%-16s %8s %10s %5s | %10s %-9s | %10s %7s | %10s %7s | %5s %5s | "
+		"%-22s %8s\n", "graph", "rows", "nnz", "feat", "cuSPARSE", "alg",
+		"stir CSR", "speedup", "stir hyb", "speedup", "cs bw", "hyb bw",
+		"hyb config", "build");
 	result *results = calloc((size_t)(o.n_graphs * o.n_feats), sizeof(result));
 	int n_results = 0;
 	for (int g = 0; g < o.n_graphs; g++) {
@@ -471,26 +527,10 @@ int main(int argc, char **argv)
 			if (!r->cusparse_alg)
 				bench_fail(ctx, "cuSPARSE SpMM");
 			/* stir CSR */
-			stir_module *csr_mod = NULL;
-			stir_gpu_kernel *csr_gk = csr_kernel(ctx, o.program, fm, &co, &csr_mod);
-			if (!csr_gk)
-				bench_fail(ctx, "building the CSR kernel");
-			stir_bindings *b = stir_bindings_alloc();
-			stir_bindings_set_size(b, "m", a.m);
-			stir_bindings_set_size(b, "n", a.n);
-			stir_bindings_set_size(b, "nnz", a.nnz);
-			stir_bindings_set_size(b, "feat", feat);
-			bind_copy(ctx, b, "J.indptr", STIR_I32, a.m + 1, a.indptr);
-			bind_copy(ctx, b, "J.indices", STIR_I32, a.nnz, a.indices);
-			bind_copy(ctx, b, "A", STIR_F32, a.nnz, a.values);
-			bind_copy(ctx, b, "B", STIR_F32, a.n * feat, bh);
-			must(ctx, stir_kernel_bind_outputs(stir_module_find_kernel(csr_mod,
-				"csrmm"), b), "binding C");
-			must(ctx, run_stir(ctx, csr_gk, dev, b, want, (int64_t)nc, o.reps,
-				&r->csr_ms, &r->csr_err), "the CSR kernel");
-			stir_bindings_free(b);
-			stir_gpu_kernel_free(csr_gk);
-			stir_module_free(csr_mod);
+			r->csr_ms = NAN;
+			r->csr_err = NAN;
+			if (!o.no_csr)
+				time_csr(ctx, &o, fm, &co, dev, &a, bh, want, r);
 			/* stir hybrid: every candidate */
 			r->hyb_ms = INFINITY;
 			for (int i = 0; i < N_CONFIGS; i++) {
@@ -546,10 +586,14 @@ int main(int argc, char **argv)
 					"%s%lld", i ? "," : "", (long long)r->hyb.buckets[i]);
 			snprintf(config + len, sizeof(config) - (size_t)len, "]");
 			printf("%-16s %8lld %10lld %5lld | %10.4f %-9s | %10.4f %6.2fx | "
-				"%10.4f %6.2fx | %-22s %6.0fms\n", gname, (long long)a.m,
-				(long long)a.nnz, (long long)feat, r->cusparse_ms,
-				r->cusparse_alg, r->csr_ms, r->cusparse_ms / r->csr_ms,
-				r->hyb_ms, r->cusparse_ms / r->hyb_ms, config, r->build_ms);
+				"%10.4f %6.2fx | %4.0f%% %4.0f%% | %-22s %6.0fms\n", gname,
+				(long long)a.m, (long long)a.nnz, (long long)feat,
+				r->cusparse_ms, r->cusparse_alg, r->csr_ms,
+				r->cusparse_ms / r->csr_ms, r->hyb_ms,
+				r->cusparse_ms / r->hyb_ms,
+				100 * r->bytes / (r->cusparse_ms * 1e-3) / copy_bw,
+				100 * r->bytes / (r->hyb_ms * 1e-3) / copy_bw, config,
+				r->build_ms);
 			fflush(stdout);
 			stir_gpu_buf_free(d_b);
 			stir_gpu_buf_free(d_c);
@@ -568,22 +612,25 @@ int main(int argc, char **argv)
 	}
 	/* summary: geometric means of the speedups */
 	double log_hyb = 0, log_csr = 0, worst = INFINITY;
+	int n_csr = 0;
 	for (int i = 0; i < n_results; i++) {
 		double sh = results[i].cusparse_ms / results[i].hyb_ms;
 		log_hyb += log(sh);
-		log_csr += log(results[i].cusparse_ms / results[i].csr_ms);
+		if (isfinite(results[i].csr_ms))
+			log_csr += log(results[i].cusparse_ms / results[i].csr_ms), n_csr++;
 		worst = sh < worst ? sh : worst;
 	}
 	printf("# geometric-mean speedup over cuSPARSE: hybrid %.3fx (worst case "
-		"%.3fx), CSR %.3fx, over %d cases\n", exp(log_hyb / n_results), worst,
-		exp(log_csr / n_results), n_results);
+		"%.3fx), CSR %.3fx (%d cases), over %d cases\n",
+		exp(log_hyb / n_results), worst, exp(log_csr / (n_csr ? n_csr : 1)),
+		n_csr, n_results);
 	if (o.json) {
 		FILE *f = fopen(o.json, "w");
 		if (f) {
 			fprintf(f, "{\n  \"device\": \"%s\", \"copy_bandwidth\": %.0f,\n"
 				"  \"results\": [\n", stir_device_get_name(dev), copy_bw);
 			for (int i = 0; i < n_results; i++)
-				json_result(f, &results[i], i == n_results - 1);
+				json_result(f, &results[i], i == n_results - 1, copy_bw);
 			fprintf(f, "  ]\n}\n");
 			fclose(f);
 		}
