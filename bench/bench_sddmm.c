@@ -88,20 +88,32 @@ static void compile_graph(stir_ctx *ctx, const bench_options *o,
 	(void)spec;
 }
 
+/* f, name, v: "NAME": V, or null when v is not finite (no stir
+ * kernel ran). */
+static void json_num(FILE *f, const char *name, double v)
+{
+	if (isfinite(v))
+		fprintf(f, "\"%s\": %.6g, ", name, v);
+	else
+		fprintf(f, "\"%s\": null, ", name);
+}
+
 /* f, r, last: one JSON object for result r. */
 static void json_result(FILE *f, const result *r, bool last)
 {
 	fprintf(f, "    {\"graph\": \"%s\", \"rows\": %lld, \"nnz\": %lld, "
-		"\"features\": %lld,\n     \"cusparse_ms\": %.6f, \"stir_ms\": %.6f, "
-		"\"speedup\": %.4f, \"max_rel_err\": %.3g,\n"
-		"     \"bytes\": %.0f, \"cusparse_gbs\": %.2f, \"stir_gbs\": %.2f,\n"
-		"     \"lanes\": %lld, \"vec\": %lld, \"nnz_per_block\": %lld, "
-		"\"search_max_lanes\": [", r->graph, (long long)r->m,
-		(long long)r->nnz, (long long)r->feat, r->cusparse_ms, r->stir_ms,
-		r->cusparse_ms / r->stir_ms, r->err, r->bytes,
-		r->bytes / (r->cusparse_ms * 1e6), r->bytes / (r->stir_ms * 1e6),
-		(long long)r->map.lanes, (long long)r->map.vec,
-		(long long)r->map.nnz);
+		"\"features\": %lld, \"bytes\": %.0f,\n     ", r->graph,
+		(long long)r->m, (long long)r->nnz, (long long)r->feat, r->bytes);
+	json_num(f, "cusparse_ms", r->cusparse_ms);
+	json_num(f, "stir_ms", r->stir_ms);
+	json_num(f, "speedup", r->cusparse_ms / r->stir_ms);
+	json_num(f, "max_rel_err", r->err);
+	fprintf(f, "\n     ");
+	json_num(f, "cusparse_gbs", r->bytes / (r->cusparse_ms * 1e6));
+	json_num(f, "stir_gbs", r->bytes / (r->stir_ms * 1e6));
+	fprintf(f, "\"lanes\": %lld, \"vec\": %lld, \"nnz_per_block\": %lld,"
+		"\n     \"search_max_lanes\": [", (long long)r->map.lanes,
+		(long long)r->map.vec, (long long)r->map.nnz);
 	for (int i = 0; i < N_CANDIDATES; i++)
 		fprintf(f, "%s%lld", i ? ", " : "", (long long)max_lanes[i]);
 	fprintf(f, "], \"search_ms\": [");
