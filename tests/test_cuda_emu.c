@@ -461,10 +461,14 @@ static int count(const char *src, const char *what)
 /* The fast SDDMM schedule has the shape it promises: one launch of
  * (lanes, non-zeros per block) threads, the X and Y vectors loaded as
  * float4, the row of a non-zero searched once, the lanes' parts combined
- * by shuffles. */
+ * by shuffles; and NVRTC compiles it for sm_90 (when stir has NVRTC). */
 START_TEST(test_sddmm_shape)
 {
 	static const int64_t feats[] = { 32, 64, 256, 512 };
+	const char *b = getenv("STIR_BUILDDIR");
+	char cache[1024];
+	snprintf(cache, sizeof(cache), "%s/tests/emu-cache", b ? b : ".");
+	setenv("STIR_CACHE_DIR", cache, 1);
 	stir_ctx *ctx = stir_ctx_alloc();
 	for (size_t i = 0; i < sizeof(feats) / sizeof(feats[0]); i++) {
 		bench_sddmm_map fm = bench_sddmm_map_features(feats[i]);
@@ -479,12 +483,12 @@ START_TEST(test_sddmm_shape)
 		stir_cuda_plan *plan = stir_cuda_plan_alloc(k, 0);
 		ck_assert_ptr_nonnull(plan);
 		ck_assert_int_eq(stir_cuda_plan_n_launches(plan), 1);
-		stir_bindings *b = stir_bindings_alloc();
-		stir_bindings_set_size(b, "m", 100);
-		stir_bindings_set_size(b, "n", 100);
-		stir_bindings_set_size(b, "nnz", 1000);
+		stir_bindings *sz = stir_bindings_alloc();
+		stir_bindings_set_size(sz, "m", 100);
+		stir_bindings_set_size(sz, "n", 100);
+		stir_bindings_set_size(sz, "nnz", 1000);
 		unsigned grid[3], block[3];
-		ck_assert_int_eq(stir_cuda_plan_get_launch_dims(plan, 0, b, grid,
+		ck_assert_int_eq(stir_cuda_plan_get_launch_dims(plan, 0, sz, grid,
 			block), 0);
 		ck_assert_uint_eq(block[0], (unsigned)fm.lanes);
 		ck_assert_uint_eq(block[1], (unsigned)fm.nnz);
@@ -496,7 +500,16 @@ START_TEST(test_sddmm_shape)
 		ck_assert_int_ge(count(src, "__shfl_down_sync"), 1);
 		/* the features are a literal: no guard on them */
 		ck_assert_ptr_null(strstr(src, "feat"));
-		stir_bindings_free(b);
+		stir_compile_options co = { .arch = "sm_90" };
+		stir_gpu_kernel *gk = stir_gpu_kernel_compile(k, &co);
+		if (!gk) {
+			const char *msg = stir_diag_get_message(
+				stir_ctx_get_diagnostic(ctx, 0));
+			ck_assert_msg(strstr(msg, "built without NVRTC"), "%s", msg);
+			stir_ctx_clear_diagnostics(ctx);
+		}
+		stir_gpu_kernel_free(gk);
+		stir_bindings_free(sz);
 		stir_cuda_plan_free(plan);
 		stir_module_free(m);
 	}
