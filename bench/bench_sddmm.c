@@ -36,8 +36,9 @@ typedef struct result {
 	double err;                 /* stir against cuSPARSE */
 	bench_sddmm_map map;        /* the fastest candidate */
 	double bytes;               /* bytes the operation must move */
-	double search_ms[N_CANDIDATES]; /* each candidate; -1: a duplicate of
-	                               an earlier one, or it failed */
+	double search_ms[N_CANDIDATES]; /* each candidate; -1 (null in the
+	                               JSON): a duplicate of an earlier one,
+	                               or it failed */
 } result;
 
 /* feat, i: candidate i for "feat" features; false when it maps like an
@@ -88,37 +89,35 @@ static void compile_graph(stir_ctx *ctx, const bench_options *o,
 	(void)spec;
 }
 
-/* f, name, v: "NAME": V, or null when v is not finite (no stir
- * kernel ran). */
-static void json_num(FILE *f, const char *name, double v)
-{
-	if (isfinite(v))
-		fprintf(f, "\"%s\": %.6g, ", name, v);
-	else
-		fprintf(f, "\"%s\": null, ", name);
-}
-
-/* f, r, last: one JSON object for result r. */
-static void json_result(FILE *f, const result *r, bool last)
+/* f, r, last, copy_bw: one JSON object for result r. */
+static void json_result(FILE *f, const result *r, bool last, double copy_bw)
 {
 	fprintf(f, "    {\"graph\": \"%s\", \"rows\": %lld, \"nnz\": %lld, "
 		"\"features\": %lld, \"bytes\": %.0f,\n     ", r->graph,
 		(long long)r->m, (long long)r->nnz, (long long)r->feat, r->bytes);
-	json_num(f, "cusparse_ms", r->cusparse_ms);
-	json_num(f, "stir_ms", r->stir_ms);
-	json_num(f, "speedup", r->cusparse_ms / r->stir_ms);
-	json_num(f, "max_rel_err", r->err);
+	bench_json_num(f, "cusparse_ms", r->cusparse_ms);
+	bench_json_num(f, "stir_ms", r->stir_ms);
+	bench_json_num(f, "speedup", r->cusparse_ms / r->stir_ms);
+	bench_json_num(f, "max_rel_err", r->err);
 	fprintf(f, "\n     ");
-	json_num(f, "cusparse_gbs", r->bytes / (r->cusparse_ms * 1e6));
-	json_num(f, "stir_gbs", r->bytes / (r->stir_ms * 1e6));
+	bench_json_num(f, "cusparse_gbs", r->bytes / (r->cusparse_ms * 1e6));
+	bench_json_num(f, "stir_gbs", r->bytes / (r->stir_ms * 1e6));
+	bench_json_num(f, "cusparse_bw_fraction",
+		r->bytes / (r->cusparse_ms * 1e-3) / copy_bw);
+	bench_json_num(f, "stir_bw_fraction",
+		r->bytes / (r->stir_ms * 1e-3) / copy_bw);
 	fprintf(f, "\"lanes\": %lld, \"vec\": %lld, \"nnz_per_block\": %lld,"
 		"\n     \"search_max_lanes\": [", (long long)r->map.lanes,
 		(long long)r->map.vec, (long long)r->map.nnz);
 	for (int i = 0; i < N_CANDIDATES; i++)
 		fprintf(f, "%s%lld", i ? ", " : "", (long long)max_lanes[i]);
 	fprintf(f, "], \"search_ms\": [");
-	for (int i = 0; i < N_CANDIDATES; i++)
-		fprintf(f, "%s%.6f", i ? ", " : "", r->search_ms[i]);
+	for (int i = 0; i < N_CANDIDATES; i++) {
+		if (r->search_ms[i] < 0)
+			fprintf(f, "%snull", i ? ", " : "");
+		else
+			fprintf(f, "%s%.6g", i ? ", " : "", r->search_ms[i]);
+	}
 	fprintf(f, "]}%s\n", last ? "" : ",");
 }
 
@@ -252,7 +251,7 @@ int main(int argc, char **argv)
 {
 	bench_options o;
 	bench_gpu g;
-	bench_parse_options(argc, argv, "examples/sddmm.stir", &o);
+	bench_parse_options(argc, argv, "examples/sddmm.stir", NULL, &o);
 	stir_ctx *ctx = stir_ctx_alloc();
 	bench_start(ctx, &o, compile_graph, &g);
 	printf("%-16s %8s %10s %5s | %10s %8s | %10s %8s %8s %9s | %s\n",
@@ -267,12 +266,14 @@ int main(int argc, char **argv)
 		run_graph(ctx, &o, &g, o.graphs[i], results, &n);
 	for (int i = 0; i < n; i++)
 		speedup[i] = results[i].cusparse_ms / results[i].stir_ms;
-	double worst, mean = bench_geomean(speedup, n, &worst);
+	double worst;
+	int used;
+	double mean = bench_geomean(speedup, n, &worst, &used);
 	printf("# geometric-mean speedup over cuSPARSE: %.3fx (worst case "
-		"%.3fx) over %d cases\n", mean, worst, n);
+		"%.3fx) over %d cases (%d ran)\n", mean, worst, n, used);
 	FILE *f = bench_json_begin(ctx, o.json, &g);
 	for (int i = 0; f && i < n; i++)
-		json_result(f, &results[i], i == n - 1);
+		json_result(f, &results[i], i == n - 1, g.copy_bw);
 	bench_json_end(f);
 	free(results);
 	free(speedup);

@@ -206,18 +206,29 @@ int bench_must(stir_ctx *ctx, int rc, const char *what)
 	return rc;
 }
 
-/* argv0: print the usage line and exit with status 2. */
-static void usage(const char *argv0)
+/* argv0, flags: print the usage line and exit with status 2. */
+static void usage(const char *argv0, const char *const *flags)
 {
 	fprintf(stderr, "usage: %s [--features 32,64,...] [--reps N] "
-		"[--json FILE] [--program FILE.stir] [--compile-only ARCH] "
-		"GRAPH...\n  GRAPH: a Matrix Market file, or "
-		"synthetic:arxiv|proteins|reddit\n", argv0);
+		"[--json FILE] [--program FILE.stir] [--compile-only ARCH]", argv0);
+	for (int i = 0; flags && flags[i]; i++)
+		fprintf(stderr, " [%s]", flags[i]);
+	fprintf(stderr, " GRAPH...\n  GRAPH: a Matrix Market file, or "
+		"synthetic:arxiv|proteins|reddit\n");
 	exit(2);
 }
 
+/* flags, arg: the index of flag "arg" among flags, or -1. */
+static int flag_index(const char *const *flags, const char *arg)
+{
+	for (int i = 0; flags && flags[i] && i < 8; i++)
+		if (!strcmp(flags[i], arg))
+			return i;
+	return -1;
+}
+
 void bench_parse_options(int argc, char **argv, const char *program,
-	bench_options *o)
+	const char *const *flags, bench_options *o)
 {
 	static const int64_t defaults[] = { 32, 64, 128, 256, 512 };
 	memset(o, 0, sizeof(*o));
@@ -233,7 +244,7 @@ void bench_parse_options(int argc, char **argv, const char *program,
 			     s = strtok(NULL, ",")) {
 				o->feats[o->n_feats] = atoll(s);
 				if (o->feats[o->n_feats++] < 1)
-					usage(argv[0]);
+					usage(argv[0], flags);
 			}
 		} else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
 			o->reps = atoi(argv[++i]);
@@ -243,14 +254,16 @@ void bench_parse_options(int argc, char **argv, const char *program,
 			o->program = argv[++i];
 		} else if (!strcmp(argv[i], "--compile-only") && i + 1 < argc) {
 			o->arch = argv[++i];
+		} else if (flag_index(flags, argv[i]) >= 0) {
+			o->flags |= 1u << flag_index(flags, argv[i]);
 		} else {
-			usage(argv[0]);
+			usage(argv[0], flags);
 		}
 	}
 	if (i >= argc || o->reps < 1 || o->n_feats < 1) {
 		fprintf(stderr, "%s: no graph given (or bad --reps/--features)\n",
 			argv[0]);
-		usage(argv[0]);
+		usage(argv[0], flags);
 	}
 	o->graphs = argv + i;
 	o->n_graphs = argc - i;
@@ -364,13 +377,26 @@ void bench_json_end(FILE *f)
 	fclose(f);
 }
 
-double bench_geomean(const double *speedup, int n, double *worst)
+double bench_geomean(const double *speedup, int n, double *worst,
+	int *used)
 {
 	double log_sum = 0;
 	*worst = INFINITY;
+	*used = 0;
 	for (int i = 0; i < n; i++) {
+		if (!isfinite(speedup[i]) || speedup[i] <= 0)
+			continue;
 		log_sum += log(speedup[i]);
 		*worst = speedup[i] < *worst ? speedup[i] : *worst;
+		++*used;
 	}
-	return n ? exp(log_sum / n) : NAN;
+	return *used ? exp(log_sum / *used) : NAN;
+}
+
+void bench_json_num(FILE *f, const char *key, double x)
+{
+	if (isfinite(x))
+		fprintf(f, "\"%s\": %.6g, ", key, x);
+	else
+		fprintf(f, "\"%s\": null, ", key);
 }

@@ -60,8 +60,9 @@ int bench_must(stir_ctx *ctx, int rc, const char *what);
 
 /* The command line every benchmark takes:
  *   [--features 32,64,...] [--reps N] [--json FILE] [--program FILE.stir]
- *   [--compile-only ARCH] GRAPH...
- * (exits with status 2 and a usage line when it is wrong). */
+ *   [--compile-only ARCH] [FLAG...] GRAPH...
+ * where the flags are a program's own options without a value (exits with
+ * status 2 and a usage line when it is wrong). */
 typedef struct bench_options {
 	int64_t feats[8];       /* feature sizes, n_feats of them */
 	int n_feats;
@@ -69,16 +70,18 @@ typedef struct bench_options {
 	const char *json;       /* where to write the results, or NULL */
 	const char *program;    /* the .stir program */
 	const char *arch;       /* --compile-only: compile for it, run nothing */
+	unsigned flags;         /* bit i: the program's flag i was given */
 	int n_graphs;
 	char **graphs;          /* borrowed from argv */
 } bench_options;
 
-/* argc, argv, program, o: parse the command line into o; "program" is the
- * default of --program, relative to the source tree: when it is not found
- * from the current folder, the source tree the benchmark was built from
- * is tried. */
+/* argc, argv, program, flags, o: parse the command line into o; "program"
+ * is the default of --program, relative to the source tree: when it is
+ * not found from the current folder, the source tree the benchmark was
+ * built from is tried.  "flags" (NULL-terminated, at most 8, or NULL)
+ * names the program's own flags ("--no-csr"). */
 void bench_parse_options(int argc, char **argv, const char *program,
-	bench_options *o);
+	const char *const *flags, bench_options *o);
 
 /* What a benchmark runs with: the GPU, cuSPARSE, the options to compile
  * stir's kernels for that GPU, the measured copy bandwidth. */
@@ -109,8 +112,12 @@ void bench_finish(bench_gpu *g);
 FILE *bench_json_begin(stir_ctx *ctx, const char *path, const bench_gpu *g);
 void bench_json_end(FILE *f);
 
-/* The geometric mean of n speedups and, in *worst, the smallest. */
-double bench_geomean(const double *speedup, int n, double *worst);
+/* The geometric mean of the finite ones among n speedups (a kernel not
+ * run has none), their number in *used and the smallest in *worst. */
+double bench_geomean(const double *speedup, int n, double *worst,
+	int *used);
+/* '"key": x, ' in JSON, null when x is not finite (a kernel not run). */
+void bench_json_num(FILE *f, const char *key, double x);
 
 /* n floats in [-1, 1) drawn from "seed" (the same for the same seed). */
 void bench_random_floats(float *v, int64_t n, uint64_t seed);

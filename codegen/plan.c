@@ -231,6 +231,38 @@ int cuda_plan_dims(const stir_cuda_plan *p, int i, const int64_t *params,
 	return 0;
 }
 
+/* k, st, params, ctx, empty: whether statement st is a bound loop whose
+ * extent (an expression of parameters, as bind requires) is at most 0.
+ * 0 or -1. */
+static int bound_loop_is_empty(const stir_kernel *k, const stir_stmt *st,
+	const int64_t *params, stir_ctx *ctx, bool *empty)
+{
+	int64_t v;
+	*empty = false;
+	if (st->kind != STIR_STMT_FOR || st->u.for_.kind != STIR_LOOP_BIND)
+		return 0;
+	if (stir_eval_size(ctx, k, st->u.for_.extent, params, &v) < 0)
+		return -1;
+	*empty = v <= 0;
+	return 0;
+}
+
+/* p, i, params, ctx, empty: see plan.h. */
+int cuda_plan_launch_is_empty(const stir_cuda_plan *p, int i,
+	const int64_t *params, stir_ctx *ctx, bool *empty)
+{
+	const stir_stmt *st = p->launches[i].stmt;
+	if (!p->launches[i].horizontal)
+		return bound_loop_is_empty(p->k, st, params, ctx, empty);
+	/* a horizontal block: empty when every nest is */
+	*empty = true;
+	for (int j = 0; j < st->u.block.body.n && *empty; j++)
+		if (bound_loop_is_empty(p->k, stir_stmt_at(&st->u.block.body, j),
+		    params, ctx, empty) < 0)
+			return -1;
+	return 0;
+}
+
 /* p, i, b, grid, block: the parameters from b, then cuda_plan_dims. */
 int stir_cuda_plan_get_launch_dims(const stir_cuda_plan *p, int i,
 	const stir_bindings *b, unsigned grid[3], unsigned block[3])

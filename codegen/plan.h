@@ -9,4 +9,13 @@
 int cuda_plan_dims(const stir_cuda_plan *p, int i, const int64_t *params,
 	stir_ctx *ctx, unsigned grid[3], unsigned block[3]);
 
+/* p, i, params, ctx, empty: whether launch i runs nothing at these
+ * parameter values: its statement is a bound loop of extent 0 or less,
+ * or a horizontal block all of whose nests are.  Such a launch is
+ * skipped (a launch of one block would do nothing, but a kernel of
+ * parts that may be empty should not pay for them).  0, or -1 with an
+ * error in ctx. */
+int cuda_plan_launch_is_empty(const stir_cuda_plan *p, int i,
+	const int64_t *params, stir_ctx *ctx, bool *empty);
+
 #endif

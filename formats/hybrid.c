@@ -97,17 +97,18 @@ static int padding_error(fmt_build *bld, const fmt_csr *A, int64_t i, int64_t q,
 		i, A->ncols, len, q, split ? "a multiple of " : "", width);
 }
 
-/* bld, A, parts, cw: the first pass: count the rows and entries of every
- * part (q * k + t) and check that every run can be padded.  0 or -1. */
+/* bld, A, parts, cw, pad_any: the first pass: count the rows and
+ * entries of every part (q * k + t) and check that every run can be
+ * padded (always, with "pad_any": at a column of the run).  0 or -1. */
 static int count_parts(fmt_build *bld, const fmt_csr *A, hyb_part *parts,
-	int64_t cw)
+	int64_t cw, bool pad_any)
 {
 	const stir_format *f = bld->f;
 	int k = f->nbuckets;
 	int64_t last = f->buckets[k - 1];
 	for (int64_t i = 0; i < A->nrows; i++) {
 		int64_t p = A->indptr[i], hi = A->indptr[i + 1];
-		bool full = hi - p == A->ncols;
+		bool full = hi - p == A->ncols && !pad_any;
 		while (p < hi) {
 			int64_t q = A->indices[p] / cw, end = (q + 1) * cw;
 			int64_t e = p + 1;
@@ -173,18 +174,48 @@ static void fill_parts(fmt_build *bld, const fmt_csr *A, hyb_part *parts,
 				if (pad < 0)
 					pad = fmt_first_absent(A->indices +
 						A->indptr[i], hi - A->indptr[i]);
+				/* a full row (STIR_HYBRID_PAD_ANY_COLUMN) pads
+				 * at the chunk's first column, a valid one */
+				int64_t col = pad < A->ncols ? pad : A->indices[s];
 				for (int64_t j = n; j < width; j++)
 					fmt_put_index(it, part->c, o * width + j,
-						pad);
+						col);
 			}
 			p = e;
 		}
 	}
 }
 
+/* bld, q, t: bind the arrays and size of part (q, t), which has no rows
+ * (STIR_HYBRID_ALL_PARTS); it is not described.  0 or -1. */
+static int bind_empty_part(fmt_build *bld, int q, int t)
+{
+	int64_t zero = 0, shape[2] = { 0, bld->f->buckets[t] };
+	const char *s = bld->f->suffix;
+	stir_dtype it = bld->f->itype, vt = bld->f->vtype;
+	return fmt_build_array(bld, it, 1, &zero, "R%s_%d_%d.indices", s, q,
+			t) &&
+		fmt_build_array(bld, it, 2, shape, "C%s_%d_%d.indices", s, q,
+			t) &&
+		fmt_build_array(bld, vt, 2, shape, "A%s_%d_%d", s, q, t) &&
+		fmt_build_size(bld, 0, "rows%s_%d_%d", s, q, t) == 0 ? 0 : -1;
+}
+
+/* See formats.h (flags 0). */
 stir_format *stir_csr_to_hybrid(stir_ctx *ctx, const stir_csr *csr, int c,
 	const int64_t *buckets, int nbuckets, stir_dtype index_type,
 	stir_dtype value_type, const char *suffix, stir_bindings *b)
+{
+	return stir_csr_to_hybrid_flags(ctx, csr, c, buckets, nbuckets,
+		index_type, value_type, suffix, 0, b);
+}
+
+/* ctx, csr, c, buckets, nbuckets, index_type, value_type, suffix, flags,
+ * b: see formats.h. */
+stir_format *stir_csr_to_hybrid_flags(stir_ctx *ctx, const stir_csr *csr,
+	int c, const int64_t *buckets, int nbuckets, stir_dtype index_type,
+	stir_dtype value_type, const char *suffix, unsigned flags,
+	stir_bindings *b)
 {
 	fmt_csr A;
 	fmt_build bld;
@@ -208,15 +239,21 @@ stir_format *stir_csr_to_hybrid(stir_ctx *ctx, const stir_csr *csr, int c,
 		stir_error_oom(ctx);
 		return fmt_build_abort(&bld);
 	}
-	if (count_parts(&bld, &A, parts, cw) < 0) {
+	if (count_parts(&bld, &A, parts, cw,
+	    (flags & STIR_HYBRID_PAD_ANY_COLUMN) != 0) < 0) {
 		free(parts);
 		return fmt_build_abort(&bld);
 	}
 	for (int64_t pi = 0; pi < nparts; pi++) {
 		hyb_part *hp = &parts[pi];
+		int q = (int)(pi / k), t = (int)(pi % k);
+		if (hp->rows == 0 && (flags & STIR_HYBRID_ALL_PARTS) &&
+		    bind_empty_part(&bld, q, t) < 0) {
+			free(parts);
+			return fmt_build_abort(&bld);
+		}
 		if (hp->rows == 0)
 			continue;
-		int q = (int)(pi / k), t = (int)(pi % k);
 		int64_t width = f->buckets[t];
 		stir_format_part *part = fmt_build_part(&bld, "_%d_%d", q, t);
 		if (!part) {
@@ -249,6 +286,13 @@ stir_format *stir_csr_to_hybrid(stir_ctx *ctx, const stir_csr *csr, int c,
 		hp->c = stir_array_get_data(ca);
 		hp->a = stir_array_get_data(va);
 	}
+	/* the ranges past the last column (c > n) are empty too */
+	for (int64_t q = nq; (flags & STIR_HYBRID_ALL_PARTS) && q < c; q++)
+		for (int t = 0; t < k; t++)
+			if (bind_empty_part(&bld, (int)q, t) < 0) {
+				free(parts);
+				return fmt_build_abort(&bld);
+			}
 	fill_parts(&bld, &A, parts, cw);
 	free(parts);
 	return fmt_build_finish(&bld, b);

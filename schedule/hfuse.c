@@ -5,7 +5,8 @@
  * top-level nests, each nest a loop bound to blockIdx.x with no other
  * loop in it bound to a blockIdx index; the nests independent (a buffer
  * one writes is touched by no other, unless every access of it in all of
- * them is an atomic += or -= store); a nest that moves up past other
+ * them is an atomic += or -= store, or the caller asserts that the nests
+ * touch disjoint elements of it); a nest that moves up past other
  * top-level statements shares no buffer with them that either writes.
  * Produces: in place of the first nest, "block hfuse() horizontal
  * { NEST1 NEST2 .. }" (the nests in program order), one launch whose
@@ -74,10 +75,12 @@ static const stir_stmt *block_bound(const stir_ptr_vec *list)
 	return NULL;
 }
 
-/* s, a, b, na, nb: the nests a and b (of blocks na, nb) may run side by
- * side (or "b" may move before "a", a statement between). */
+/* s, a, b, na, nb, between, disjoint: the nests a and b (of blocks na,
+ * nb) may run side by side (or "b" may move before "a", a statement
+ * between).  Buffers marked in "disjoint" (by index; NULL: none) are
+ * taken on the caller's word when the two are nests being fused. */
 static bool independent(sched *s, const stir_stmt *a, const stir_stmt *b,
-	const char *na, const char *nb, bool between)
+	const char *na, const char *nb, bool between, const bool *disjoint)
 {
 	stir_kernel *k = s->k;
 	for (int i = 0; i < k->buffers.n; i++) {
@@ -85,6 +88,8 @@ static bool independent(sched *s, const stir_stmt *a, const stir_stmt *b,
 		bool wa = sched_stmt_writes(a, x), wb = sched_stmt_writes(b, x);
 		if (!(wa && sched_count_accesses(b, x)) &&
 		    !(wb && sched_count_accesses(a, x)))
+			continue;
+		if (!between && disjoint && disjoint[i])
 			continue;
 		if (between) {
 			sched_fail(s, a->loc, "the nest of block '%s' cannot move "
@@ -100,10 +105,43 @@ static bool independent(sched *s, const stir_stmt *a, const stir_stmt *b,
 	return true;
 }
 
-/* s, n, blocks: the fusion. */
-static int hfuse(sched *s, int n, const char *const *blocks)
+/* s, nd, buffers, disjoint: mark the buffers named buffers[0..nd-1] in
+ * disjoint (one flag per buffer of the kernel).  0, or -1 with a failure
+ * when a name is not a buffer of the kernel. */
+static int mark_disjoint(sched *s, int nd, const char *const *buffers,
+	bool *disjoint)
 {
 	stir_kernel *k = s->k;
+	for (int j = 0; j < nd; j++) {
+		int found = -1;
+		for (int i = 0; i < k->buffers.n && found < 0; i++)
+			if (buffers[j] && !strcmp(stir_buffer_at(&k->buffers,
+			    i)->name, buffers[j]))
+				found = i;
+		if (found < 0) {
+			sched_fail(s, k->loc, "kernel '%s' has no buffer '%s'",
+				k->name, buffers[j] ? buffers[j] : "(null)");
+			return -1;
+		}
+		disjoint[found] = true;
+	}
+	return 0;
+}
+
+/* s, n, blocks, nd, buffers: the fusion; the nests may share the nd
+ * buffers named in "buffers" (see stir_horizontal_fuse_disjoint). */
+static int hfuse(sched *s, int n, const char *const *blocks, int nd,
+	const char *const *buffers)
+{
+	stir_kernel *k = s->k;
+	bool disjoint[k->buffers.n + 1];
+	memset(disjoint, 0, sizeof(disjoint));
+	if (nd < 0 || (nd > 0 && !buffers)) {
+		sched_fail(s, k->loc, "the list of disjoint buffers is missing");
+		return -1;
+	}
+	if (mark_disjoint(s, nd, buffers, disjoint) < 0)
+		return -1;
 	if (n < 2 || !blocks) {
 		sched_fail(s, k->loc, "horizontal fusion needs at least 2 blocks, "
 			"not %d", blocks ? n : 0);
@@ -156,7 +194,7 @@ static int hfuse(sched *s, int n, const char *const *blocks)
 		const stir_stmt *a = stir_stmt_at(body, top[i]);
 		for (int j = 0; j < i; j++)
 			if (!independent(s, stir_stmt_at(body, top[j]), a, names[j],
-			    names[i], false))
+			    names[i], false, disjoint))
 				return -1;
 		/* the statements it moves up past */
 		for (int t = top[0] + 1, j = 1; t < top[i]; t++) {
@@ -164,7 +202,8 @@ static int hfuse(sched *s, int n, const char *const *blocks)
 				j++;
 				continue;
 			}
-			if (!independent(s, stir_stmt_at(body, t), a, "", names[i], true))
+			if (!independent(s, stir_stmt_at(body, t), a, "", names[i], true,
+			    NULL))
 				return -1;
 		}
 	}
@@ -189,6 +228,17 @@ int stir_horizontal_fuse(stir_kernel *k, int n, const char *const *blocks)
 	sched s;
 	if (sched_begin(&s, k, "horizontal_fuse") < 0)
 		return -1;
-	hfuse(&s, n, blocks);
+	hfuse(&s, n, blocks, 0, NULL);
+	return sched_end(&s);
+}
+
+/* k, n, blocks, nd, buffers: see include/stir/schedule.h. */
+int stir_horizontal_fuse_disjoint(stir_kernel *k, int n,
+	const char *const *blocks, int nd, const char *const *buffers)
+{
+	sched s;
+	if (sched_begin(&s, k, "horizontal_fuse") < 0)
+		return -1;
+	hfuse(&s, n, blocks, nd, buffers);
 	return sched_end(&s);
 }

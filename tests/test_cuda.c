@@ -804,6 +804,18 @@ START_TEST(test_fake_run)
 		0.5 * 63 + 1);
 	stir_bindings_free(b3);
 
+	/* sizes that leave both launches empty: nothing is launched (the
+	 * grid would be (n + 63) / 64 = 0 blocks), and the time is 0 */
+	stir_bindings *b0 = stir_bindings_alloc();
+	bind_twostep(b0, 0);
+	launches = fake()->launches;
+	ms = -1;
+	ck_assert_int_eq(stir_gpu_kernel_run(gk, dev, b0, STIR_GPU_RUN_TIME, &ms),
+		0);
+	ck_assert_int_eq(fake()->launches, launches);
+	ck_assert(ms == 0);
+	stir_bindings_free(b0);
+
 	stir_bindings_free(b);
 	stir_gpu_run_free(r);
 	stir_gpu_kernel_free(gk);

@@ -594,6 +594,92 @@ START_TEST(test_hybrid_small_c1)
 }
 END_TEST
 
+START_TEST(test_hybrid_flags)
+{
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_csr *m = matrix_m();
+	/* every part bound: the empty buckets 2 (width 3) and 4 (16) as
+	 * arrays without elements and rows 0; the description unchanged */
+	stir_bindings *b = stir_bindings_alloc();
+	const int64_t sparse[] = { 1, 2, 3, 6, 16 };
+	stir_format *f = stir_csr_to_hybrid_flags(ctx, m, 1, sparse, 5,
+		STIR_I32, STIR_F32, "_h", STIR_HYBRID_ALL_PARTS, b);
+	expect_conserved(ctx, f, m, b);
+	ck_assert_int_eq(stir_format_n_parts(f), 3);
+	ck_assert_int_eq(stir_bindings_n_arrays(b), 15);
+	ck_assert_int_eq(stir_bindings_n_sizes(b), 5);
+	for (int t = 2; t <= 4; t += 2) {
+		char name[64];
+		snprintf(name, sizeof(name), "R_h_0_%d.indices", t);
+		expect_ints(b, name, STIR_I32, 0, NULL);
+		snprintf(name, sizeof(name), "C_h_0_%d.indices", t);
+		expect_ints(b, name, STIR_I32, 0, NULL);
+		snprintf(name, sizeof(name), "A_h_0_%d", t);
+		expect_vals(b, name, 0, NULL);
+		snprintf(name, sizeof(name), "rows_h_0_%d", t);
+		expect_size(b, name, 0);
+	}
+	const int64_t r3[] = { 2, 4 };
+	expect_ints(b, "R_h_0_3.indices", STIR_I32, 2, r3);
+	stir_format_free(f);
+	stir_bindings_free(b);
+
+	/* 8 ranges of one column over 6 columns: ranges 6 and 7 lie past
+	 * the last column and are bound empty too */
+	b = stir_bindings_alloc();
+	const int64_t one[] = { 1 };
+	f = stir_csr_to_hybrid_flags(ctx, m, 8, one, 1, STIR_I64, STIR_F32,
+		"_h", STIR_HYBRID_ALL_PARTS, b);
+	expect_conserved(ctx, f, m, b);
+	ck_assert_int_eq(stir_format_n_parts(f), 6);
+	ck_assert_int_eq(stir_bindings_n_sizes(b), 8);
+	expect_size(b, "rows_h_7_0", 0);
+	expect_ints(b, "C_h_6_0.indices", STIR_I64, 0, NULL);
+	expect_size(b, "rows_h_5_0", 2); /* rows 2 and 4 hold column 5 */
+	stir_format_free(f);
+	stir_bindings_free(b);
+
+	/* the full row 4 padded at a column of its own run (0: the run's
+	 * first), with value 0; row 2 still at its first absent column */
+	b = stir_bindings_alloc();
+	const int64_t wide[] = { 1, 2, 8 };
+	f = stir_csr_to_hybrid_flags(ctx, m, 1, wide, 3, STIR_I32, STIR_F32,
+		"_h", STIR_HYBRID_PAD_ANY_COLUMN, b);
+	ck_assert_ptr_nonnull(f);
+	const int64_t r2[] = { 2, 4 };
+	const int64_t c2[] = { 1, 2, 3, 5, 0, 0, 0, 0,  0, 1, 2, 3, 4, 5, 0, 0 };
+	const double a2[] = { 3, 4, 5, 6, 0, 0, 0, 0,  8, 9, 10, 11, 12, 13, 0,
+		0 };
+	expect_ints(b, "R_h_0_2.indices", STIR_I32, 2, r2);
+	expect_ints(b, "C_h_0_2.indices", STIR_I32, 16, c2);
+	expect_vals(b, "A_h_0_2", 16, a2);
+	/* the checker sees the slot at a column the row holds */
+	ck_assert_int_eq(stir_format_verify(ctx, f, m, b), -1);
+	stir_ctx_clear_diagnostics(ctx);
+	stir_format_free(f);
+	stir_bindings_free(b);
+
+	/* a split full row: its last chunk padded at the chunk's first
+	 * column */
+	b = stir_bindings_alloc();
+	const int64_t four[] = { 1, 2, 4 };
+	f = stir_csr_to_hybrid_flags(ctx, m, 1, four, 3, STIR_I32, STIR_F32,
+		"_h", STIR_HYBRID_PAD_ANY_COLUMN | STIR_HYBRID_ALL_PARTS, b);
+	ck_assert_ptr_nonnull(f);
+	const int64_t r4[] = { 2, 4, 4 };
+	const int64_t c4[] = { 1, 2, 3, 5,  0, 1, 2, 3,  4, 5, 4, 4 };
+	const double a4[] = { 3, 4, 5, 6,  8, 9, 10, 11,  12, 13, 0, 0 };
+	expect_ints(b, "R_h_0_2.indices", STIR_I32, 3, r4);
+	expect_ints(b, "C_h_0_2.indices", STIR_I32, 12, c4);
+	expect_vals(b, "A_h_0_2", 12, a4);
+	ck_assert_int_eq(stir_ctx_n_diagnostics(ctx), 0);
+	stir_format_free(f);
+	stir_bindings_free(b);
+	stir_csr_free(m);
+	stir_ctx_free(ctx);
+}
+END_TEST
+
 START_TEST(test_hybrid_small_c3)
 {
 	/* three ranges of 2 columns: [0, 2), [2, 4), [4, 6) */
@@ -1718,6 +1804,7 @@ static Suite *formats_suite(void)
 	tcase_add_test(tc, test_sr_bcrs_small);
 	tcase_add_test(tc, test_hybrid_small_c1);
 	tcase_add_test(tc, test_hybrid_small_c3);
+	tcase_add_test(tc, test_hybrid_flags);
 	tcase_add_test(tc, test_hybrid_spec_message);
 	tcase_add_test(tc, test_ell3d_small);
 	tcase_add_test(tc, test_invalid_csr);

@@ -673,6 +673,62 @@ START_TEST(test_hfuse_refused)
 }
 END_TEST
 
+/* Two nests that write the two halves of B: independent, but only the
+ * caller knows it. */
+static const char *const halves_text =
+	"kernel halves(m: i32) {\n"
+	"  axis I = dense_fixed(m);\n"
+	"  axis I2 = dense_fixed(2 * m);\n"
+	"  tensor A: f32[I];\n"
+	"  tensor B: f32[I2];\n"
+	"  iter lo (i) in [I] \"S\" { B[i] = A[i]; }\n"
+	"  iter hi (i) in [I] \"S\" { B[i + m] = 2.0 * A[i]; }\n"
+	"}\n";
+
+/* l: both nests over blockIdx.x / threadIdx.x. */
+static void bind_halves(loaded *l)
+{
+	static const int64_t f[] = { 0, 32 };
+	static const char *const b[] = { "lo0", "hi0" };
+	for (int i = 0; i < 2; i++) {
+		SCHED_OK(*l, stir_split(l->k, b[i], "i", 2, f));
+		SCHED_OK(*l, stir_bind(l->k, b[i], "i_0", STIR_BLOCK_X));
+		SCHED_OK(*l, stir_bind(l->k, b[i], "i_1", STIR_THREAD_X));
+	}
+}
+
+static void hfuse_halves(loaded *l)
+{
+	static const char *const b[] = { "lo0", "hi0" }, *const B[] = { "B" };
+	bind_halves(l);
+	SCHED_OK(*l, stir_horizontal_fuse_disjoint(l->k, 2, b, 1, B));
+}
+
+START_TEST(test_hfuse_disjoint)
+{
+	static const char *const b[] = { "lo0", "hi0" }, *const B[] = { "B" },
+		*const Q[] = { "Q" }, *const A[] = { "A" };
+	sched_check_keeps(NULL, halves_text, 2, hfuse_halves, 0, SEEDS);
+	loaded l = sched_load(NULL, halves_text);
+	sched_lower(&l, 2);
+	bind_halves(&l);
+	SCHED_REFUSED(l, stir_horizontal_fuse(l.k, 2, b),
+		"horizontal_fuse: the nests of blocks 'lo0' and 'hi0' share 'B' "
+		"other than through atomic stores");
+	SCHED_REFUSED(l, stir_horizontal_fuse_disjoint(l.k, 2, b, 1, Q),
+		"horizontal_fuse: kernel 'halves' has no buffer 'Q'");
+	/* disjoint A is no help: B is still shared */
+	SCHED_REFUSED(l, stir_horizontal_fuse_disjoint(l.k, 2, b, 1, A),
+		"horizontal_fuse: the nests of blocks 'lo0' and 'hi0' share 'B' "
+		"other than through atomic stores");
+	SCHED_OK(l, stir_horizontal_fuse_disjoint(l.k, 2, b, 1, B));
+	char *s = stir_kernel_to_str(l.k);
+	ck_assert_ptr_nonnull(strstr(s, "  block hfuse() horizontal "));
+	free(s);
+	sched_unload(&l);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("schedule_mem");
@@ -699,6 +755,7 @@ int main(void)
 	tcase_add_test(th, test_hfuse_keeps);
 	tcase_add_test(th, test_hfuse_text);
 	tcase_add_test(th, test_hfuse_refused);
+	tcase_add_test(th, test_hfuse_disjoint);
 	suite_add_tcase(s, th);
 	return test_run_suite(s);
 }

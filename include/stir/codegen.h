@@ -164,7 +164,9 @@ STIR_EXPORT int stir_gpu_run_upload(__stir_keep stir_gpu_run *r,
 	__stir_keep const stir_bindings *b);
 /* Run every launch in order on the run's stream and wait for them.  The
  * buffers the kernel owns are zeroed first (as the interpreter allocates
- * them), outside the timed region.  0, or -1 with diagnostics (an error
+ * them), outside the timed region.  A launch that runs nothing at these
+ * sizes (its statement is a bound loop of extent 0, or a horizontal block
+ * of such nests: an empty part of a format) is skipped, its time 0.  0, or -1 with diagnostics (an error
  * of a launch names it). */
 STIR_EXPORT int stir_gpu_run_launch(__stir_keep stir_gpu_run *r,
 	unsigned flags);

@@ -126,6 +126,29 @@ STIR_EXPORT __stir_give stir_format *stir_csr_to_hybrid(
 	const int64_t *buckets, int nbuckets, stir_dtype index_type,
 	stir_dtype value_type, const char *suffix, __stir_keep stir_bindings *b);
 
+/* Flags of stir_csr_to_hybrid_flags. */
+enum {
+	/* Bind every part (q, t) of all c column ranges and all buckets, the
+	 * empty ones too (arrays without elements, rows_S = 0), so that a
+	 * kernel decomposed into every part (stir_format_hybrid_part for each
+	 * q < c and t < nbuckets) runs on any matrix.  The description still
+	 * lists only the parts that have rows. */
+	STIR_HYBRID_ALL_PARTS = 1u << 0,
+	/* Pad a run of a row that holds every column at a column of the run
+	 * instead of failing; the slot still holds 0.  A computation over the
+	 * parts (a sum) is unchanged, but the value-copy kernel of
+	 * stir_decompose_format would copy the real entry into such a slot,
+	 * and stir_format_verify reports it. */
+	STIR_HYBRID_PAD_ANY_COLUMN = 1u << 1,
+};
+
+/* stir_csr_to_hybrid with flags (above); flags 0 is stir_csr_to_hybrid. */
+STIR_EXPORT __stir_give stir_format *stir_csr_to_hybrid_flags(
+	__stir_keep stir_ctx *ctx, __stir_keep const stir_csr *csr, int c,
+	const int64_t *buckets, int nbuckets, stir_dtype index_type,
+	stir_dtype value_type, const char *suffix, unsigned flags,
+	__stir_keep stir_bindings *b);
+
 /* ELL3D(w): every (relation, row) of "csf" padded to w columns.  Binds
  * J_S.indices and A_S (nnz_i x w). */
 STIR_EXPORT __stir_give stir_format *stir_csf_to_ell3d(

@@ -132,6 +132,15 @@ STIR_EXPORT int stir_reverse_cache_write(__stir_keep stir_kernel *k,
  * except through atomic stores in all of them. */
 STIR_EXPORT int stir_horizontal_fuse(__stir_keep stir_kernel *k, int n,
 	const char *const *blocks);
+/* The same, where the caller asserts that the nests touch disjoint
+ * elements of the nd buffers named in "buffers", so that they may share
+ * them without atomic stores.  The assertion is about the data, which the
+ * compiler cannot see: the parts of hybrid(1, buckets) (docs/formats.md)
+ * hold disjoint rows, so their nests write disjoint rows of the output.
+ * A wrong assertion gives a race on the GPU (the interpreter, which runs
+ * the nests in order, does not show it). */
+STIR_EXPORT int stir_horizontal_fuse_disjoint(__stir_keep stir_kernel *k,
+	int n, const char *const *blocks, int nd, const char *const *buffers);
 
 /* The default schedule: for every top-level nest with no loop bound yet,
  * split its outermost loop by 256 and bind it to blockIdx.x / threadIdx.x
