@@ -111,14 +111,9 @@ static void json_result(FILE *f, const result *r, bool last, double copy_bw)
 		(long long)r->map.vec, (long long)r->map.nnz);
 	for (int i = 0; i < N_CANDIDATES; i++)
 		fprintf(f, "%s%lld", i ? ", " : "", (long long)max_lanes[i]);
-	fprintf(f, "], \"search_ms\": [");
-	for (int i = 0; i < N_CANDIDATES; i++) {
-		if (r->search_ms[i] < 0)
-			fprintf(f, "%snull", i ? ", " : "");
-		else
-			fprintf(f, "%s%.6g", i ? ", " : "", r->search_ms[i]);
-	}
-	fprintf(f, "]}%s\n", last ? "" : ",");
+	fprintf(f, "], ");
+	bench_json_search(f, r->search_ms, N_CANDIDATES);
+	fprintf(f, "}%s\n", last ? "" : ",");
 }
 
 /* ctx, o, dev, co, a, r, x, y, want: every candidate of

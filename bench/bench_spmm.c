@@ -274,14 +274,8 @@ static void json_result(FILE *f, const result *r, bool last, double copy_bw)
 	fprintf(f, "], ");
 	bench_json_num(f, "hyb_padding", r->padding);
 	bench_json_num(f, "host_build_ms", r->build_ms);
-	fprintf(f, "\"search_ms\": [");
-	for (int i = 0; i < N_CONFIGS; i++) {
-		if (r->search_ms[i] < 0)
-			fprintf(f, "%snull", i ? ", " : "");
-		else
-			fprintf(f, "%s%.6g", i ? ", " : "", r->search_ms[i]);
-	}
-	fprintf(f, "]}%s\n", last ? "" : ",");
+	bench_json_search(f, r->search_ms, N_CONFIGS);
+	fprintf(f, "}%s\n", last ? "" : ",");
 }
 
 /* ctx, o, graph: build (and, with --compile-only, only compile) every

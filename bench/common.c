@@ -400,3 +400,15 @@ void bench_json_num(FILE *f, const char *key, double x)
 	else
 		fprintf(f, "\"%s\": null, ", key);
 }
+
+void bench_json_search(FILE *f, const double *ms, int n)
+{
+	fprintf(f, "\"search_ms\": [");
+	for (int i = 0; i < n; i++) {
+		if (ms[i] < 0)
+			fprintf(f, "%snull", i ? ", " : "");
+		else
+			fprintf(f, "%s%.6g", i ? ", " : "", ms[i]);
+	}
+	fprintf(f, "]");
+}

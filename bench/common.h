@@ -118,6 +118,9 @@ double bench_geomean(const double *speedup, int n, double *worst,
 	int *used);
 /* '"key": x, ' in JSON, null when x is not finite (a kernel not run). */
 void bench_json_num(FILE *f, const char *key, double x);
+/* '"search_ms": [..]' in JSON: the n times of a search, null for the
+ * negative ones (a candidate not run). */
+void bench_json_search(FILE *f, const double *ms, int n);
 
 /* n floats in [-1, 1) drawn from "seed" (the same for the same seed). */
 void bench_random_floats(float *v, int64_t n, uint64_t seed);
