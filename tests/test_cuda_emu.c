@@ -9,8 +9,11 @@
  *
  * The programs: the hand-written stage III programs of tests/cuda (against
  * their stage I references), the unscheduled stage III catalogue of
- * tests/golden (one thread, against the stage I catalogue), and two of
- * tests/stages (against their own interpretation).
+ * tests/golden (one thread, against the stage I catalogue), two of
+ * tests/stages (against their own interpretation), and the fast SDDMM
+ * schedule of bench/sddmm_schedule.c at several feature sizes on the
+ * small graph of tests/data/graphs (against examples/sddmm.stir at stage
+ * I).
  *
  * Compiled objects are cached in the build tree by a hash of their source,
  * so only changed kernels are compiled again.  Skipped (77) without g++. */
@@ -23,6 +26,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <stir/stir.h>
+#include "bench/sddmm_schedule.h"
 #include "tests/testutil.h"
 
 /* One program to run. */
@@ -32,10 +36,15 @@ typedef struct emu_prog {
 	char ref_file[256];        /* the program of the reference */
 	char ref_kernel[128];      /* its kernel ("" for the kernel itself) */
 	const char *sizes;         /* sizes to bind first, or NULL */
+	/* a schedule applied to the kernel once read, with its argument */
+	int (*schedule)(stir_kernel *k, int64_t arg);
+	int64_t arg;
+	const char *graph;         /* a Matrix Market file that gives J's
+	                              structure and m, n, nnz, or NULL */
 	char so[1200];             /* the compiled object */
 } emu_prog;
 
-#define MAX_PROGS 64
+#define MAX_PROGS 80
 static emu_prog progs[MAX_PROGS];
 static int n_progs;
 
@@ -78,13 +87,24 @@ static int write_file(const char *path, const char *text)
 	return fclose(f);
 }
 
+/* p, ctx, m: p's kernel, read into *m and scheduled, or NULL. */
+static stir_kernel *load_kernel(const emu_prog *p, stir_ctx *ctx,
+	stir_module **m)
+{
+	*m = stir_module_read_file(ctx, test_path(p->file));
+	stir_kernel *k = *m ? stir_module_find_kernel(*m, p->kernel) : NULL;
+	if (k && p->schedule && p->schedule(k, p->arg) < 0)
+		return NULL;
+	return k;
+}
+
 /* p, ctx: emit p's kernel with the wrappers the emulated driver calls,
  * and name the object it compiles to.  Returns the source to compile (to
  * free), or NULL when the object is cached already. */
 static char *prepare_source(emu_prog *p, stir_ctx *ctx, const char *cache)
 {
-	stir_module *m = stir_module_read_file(ctx, test_path(p->file));
-	stir_kernel *k = m ? stir_module_find_kernel(m, p->kernel) : NULL;
+	stir_module *m;
+	stir_kernel *k = load_kernel(p, ctx, &m);
 	stir_cuda_plan *plan = k ? stir_cuda_plan_alloc(k, 0) : NULL;
 	if (!plan) {
 		/* the test of this program fails when it finds no object */
@@ -171,9 +191,10 @@ static void compile_all(void)
 	stir_ctx_free(ctx);
 }
 
-/* file, kernel, ref_file, ref_kernel, sizes: add a program. */
-static void add(const char *file, const char *kernel, const char *ref_file,
-	const char *ref_kernel, const char *sizes)
+/* file, kernel, ref_file, ref_kernel, sizes: add a program (returned, for
+ * the optional fields). */
+static emu_prog *add(const char *file, const char *kernel,
+	const char *ref_file, const char *ref_kernel, const char *sizes)
 {
 	emu_prog *p = &progs[n_progs++];
 	snprintf(p->file, sizeof(p->file), "%s", file);
@@ -181,6 +202,13 @@ static void add(const char *file, const char *kernel, const char *ref_file,
 	snprintf(p->ref_file, sizeof(p->ref_file), "%s", ref_file);
 	snprintf(p->ref_kernel, sizeof(p->ref_kernel), "%s", ref_kernel);
 	p->sizes = sizes;
+	return p;
+}
+
+/* k, feat: the fast SDDMM schedule for "feat" features. */
+static int sddmm_fast(stir_kernel *k, int64_t feat)
+{
+	return bench_sddmm_schedule(k, bench_sddmm_map_features(feat));
 }
 
 /* The programs: tests/cuda, tests/golden's stage III catalogue, two of
@@ -205,7 +233,7 @@ static void find_programs(void)
 	if (d)
 		closedir(d);
 	d = opendir(test_path("tests/golden"));
-	while (d && (de = readdir(d)) && n_progs < MAX_PROGS - 4) {
+	while (d && (de = readdir(d)) && n_progs < MAX_PROGS - 8) {
 		size_t len = strlen(de->d_name);
 		if (len < 12 || strcmp(de->d_name + len - 11, ".stage3.stir"))
 			continue;
@@ -221,6 +249,17 @@ static void find_programs(void)
 		"tests/stages/annotations.stage3.stir", "", NULL);
 	add("tests/stages/shared.stage3.stir", "rowsum",
 		"tests/stages/shared.stage3.stir", "", "m=20,n=100");
+	/* lanes per non-zero and vector width: 6: 1 and 2 (no reduction);
+	 * 32: 8 and 4 (four non-zeros a warp); 96: 8 and 4, three vectors a
+	 * lane; 256: 32 and 4, two vectors a lane */
+	static const int64_t feats[] = { 6, 32, 96, 256 };
+	for (size_t i = 0; i < sizeof(feats) / sizeof(feats[0]); i++) {
+		emu_prog *p = add("examples/sddmm.stir", "sddmm",
+			"examples/sddmm.stir", "sddmm", NULL);
+		p->schedule = sddmm_fast;
+		p->arg = feats[i];
+		p->graph = "tests/data/graphs/small.mtx";
+	}
 }
 
 /* ---- running ---------------------------------------------------------- */
@@ -294,6 +333,28 @@ static void bind_sizes(stir_bindings *b, const char *spec)
 	}
 }
 
+/* ctx, b, file: bind m, n, nnz and J's structure from a Matrix Market
+ * file (as i32 arrays). */
+static void bind_graph(stir_ctx *ctx, stir_bindings *b, const char *file)
+{
+	stir_csr *c = stir_mtx_read(ctx, test_path(file));
+	ck_assert_ptr_nonnull(c);
+	stir_bindings_set_size(b, "m", c->nrows);
+	stir_bindings_set_size(b, "n", c->ncols);
+	stir_bindings_set_size(b, "nnz", c->nnz);
+	int64_t np = c->nrows + 1, ni = c->nnz;
+	stir_array *ptr = stir_array_alloc(ctx, STIR_I32, 1, &np);
+	stir_array *ind = stir_array_alloc(ctx, STIR_I32, 1, &ni);
+	ck_assert(ptr && ind);
+	for (int64_t i = 0; i < np; i++)
+		stir_array_set_int(ptr, i, c->indptr[i]);
+	for (int64_t i = 0; i < ni; i++)
+		stir_array_set_int(ind, i, c->indices[i]);
+	stir_bindings_set_array(b, "J.indptr", ptr);
+	stir_bindings_set_array(b, "J.indices", ind);
+	stir_csr_free(c);
+}
+
 /* k, got, want, what: the tensors agree (NaN with NaN). */
 static void compare(const stir_kernel *k, const stir_bindings *got,
 	const stir_bindings *want, const char *what)
@@ -330,10 +391,10 @@ START_TEST(test_emulated)
 	unsetenv("FAKE_CUDA_NO_PROC");
 	stir_device *dev = stir_device_open(ctx, 0);
 	ck_assert_ptr_nonnull(dev);
-	stir_module *m = stir_module_read_file(ctx, test_path(p->file));
+	stir_module *m;
+	stir_kernel *k = load_kernel(p, ctx, &m);
 	stir_module *rm = stir_module_read_file(ctx, test_path(p->ref_file));
 	ck_assert(m && rm);
-	stir_kernel *k = stir_module_find_kernel(m, p->kernel);
 	stir_kernel *ref = *p->ref_kernel ?
 		stir_module_find_kernel(rm, p->ref_kernel) :
 		stir_module_find_kernel(rm, p->kernel);
@@ -354,6 +415,10 @@ START_TEST(test_emulated)
 		stir_bindings *b = stir_bindings_alloc();
 		if (p->sizes)
 			bind_sizes(b, p->sizes);
+		if (p->graph) {
+			bind_graph(ctx, b, p->graph);
+			stir_bindings_set_size(b, "feat", p->arg);
+		}
 		ck_assert_int_eq(stir_kernel_bind_random(ref, b, seed), 0);
 		ck_assert_int_eq(stir_kernel_bind_outputs(ref, b), 0);
 		poison(gk, b);
@@ -363,10 +428,14 @@ START_TEST(test_emulated)
 		if (rc < 0)
 			stir_ctx_print_diagnostics(ctx, stderr);
 		ck_assert_int_eq(rc, 0);
-		char what[600];
-		snprintf(what, sizeof(what), "%s %s seed %d%s%s", p->file,
+		char what[700];
+		snprintf(what, sizeof(what), "%s %s seed %d%s%s%s%s", p->file,
 			p->kernel, (int)seed, p->sizes ? " " : "",
-			p->sizes ? p->sizes : "");
+			p->sizes ? p->sizes : "", p->graph ? " scheduled, on " : "",
+			p->graph ? p->graph : "");
+		if (p->schedule)
+			snprintf(what + strlen(what), sizeof(what) - strlen(what),
+				" with argument %lld", (long long)p->arg);
 		compare(ref, b, want, what);
 		stir_bindings_free(b);
 		stir_bindings_free(want);
@@ -375,6 +444,75 @@ START_TEST(test_emulated)
 	stir_device_close(dev);
 	stir_module_free(m);
 	stir_module_free(rm);
+	ck_assert_int_eq(stir_ctx_n_errors(ctx), 0);
+	stir_ctx_free(ctx);
+}
+END_TEST
+
+/* src, what: the number of times "what" occurs in src. */
+static int count(const char *src, const char *what)
+{
+	int n = 0;
+	for (const char *s = strstr(src, what); s; s = strstr(s + 1, what))
+		n++;
+	return n;
+}
+
+/* The fast SDDMM schedule has the shape it promises: one launch of
+ * (lanes, non-zeros per block) threads, the X and Y vectors loaded as
+ * float4, the row of a non-zero searched once, the lanes' parts combined
+ * by shuffles; and NVRTC compiles it for sm_90 (when stir has NVRTC). */
+START_TEST(test_sddmm_shape)
+{
+	static const int64_t feats[] = { 32, 64, 256, 512 };
+	const char *b = getenv("STIR_BUILDDIR");
+	char cache[1024];
+	snprintf(cache, sizeof(cache), "%s/tests/emu-cache", b ? b : ".");
+	setenv("STIR_CACHE_DIR", cache, 1);
+	stir_ctx *ctx = stir_ctx_alloc();
+	for (size_t i = 0; i < sizeof(feats) / sizeof(feats[0]); i++) {
+		bench_sddmm_map fm = bench_sddmm_map_features(feats[i]);
+		ck_assert_int_eq(fm.vec, 4);
+		ck_assert_int_eq(fm.lanes * fm.nnz, 256);
+		ck_assert_int_eq(feats[i] % (fm.lanes * fm.vec), 0);
+		stir_module *m = stir_module_read_file(ctx,
+			test_path("examples/sddmm.stir"));
+		stir_kernel *k = m ? stir_module_find_kernel(m, "sddmm") : NULL;
+		ck_assert_ptr_nonnull(k);
+		ck_assert_int_eq(bench_sddmm_schedule(k, fm), 0);
+		stir_cuda_plan *plan = stir_cuda_plan_alloc(k, 0);
+		ck_assert_ptr_nonnull(plan);
+		ck_assert_int_eq(stir_cuda_plan_n_launches(plan), 1);
+		stir_bindings *sz = stir_bindings_alloc();
+		stir_bindings_set_size(sz, "m", 100);
+		stir_bindings_set_size(sz, "n", 100);
+		stir_bindings_set_size(sz, "nnz", 1000);
+		unsigned grid[3], block[3];
+		ck_assert_int_eq(stir_cuda_plan_get_launch_dims(plan, 0, sz, grid,
+			block), 0);
+		ck_assert_uint_eq(block[0], (unsigned)fm.lanes);
+		ck_assert_uint_eq(block[1], (unsigned)fm.nnz);
+		ck_assert_uint_eq(grid[0], (unsigned)((1000 + fm.nnz - 1) / fm.nnz));
+		const char *src = stir_cuda_plan_get_source(plan);
+		/* the helper's definition and one call */
+		ck_assert_int_eq(count(src, "stir_upper_bound_i32("), 2);
+		ck_assert_int_eq(count(src, "float4 stir_v"), 2);
+		ck_assert_int_ge(count(src, "__shfl_down_sync"), 1);
+		/* the features are a literal: no guard on them */
+		ck_assert_ptr_null(strstr(src, "feat"));
+		stir_compile_options co = { .arch = "sm_90" };
+		stir_gpu_kernel *gk = stir_gpu_kernel_compile(k, &co);
+		if (!gk) {
+			const char *msg = stir_diag_get_message(
+				stir_ctx_get_diagnostic(ctx, 0));
+			ck_assert_msg(strstr(msg, "built without NVRTC"), "%s", msg);
+			stir_ctx_clear_diagnostics(ctx);
+		}
+		stir_gpu_kernel_free(gk);
+		stir_bindings_free(sz);
+		stir_cuda_plan_free(plan);
+		stir_module_free(m);
+	}
 	ck_assert_int_eq(stir_ctx_n_errors(ctx), 0);
 	stir_ctx_free(ctx);
 }
@@ -394,5 +532,8 @@ int main(void)
 	tcase_set_timeout(tc, 150);
 	tcase_add_loop_test(tc, test_emulated, 0, n_progs);
 	suite_add_tcase(s, tc);
+	TCase *ts = tcase_create("sddmm");
+	tcase_add_test(ts, test_sddmm_shape);
+	suite_add_tcase(s, ts);
 	return test_run_suite(s);
 }
