@@ -27,9 +27,23 @@
 #include <unistd.h>
 #include <stir/stir.h>
 #include "bench/sddmm_schedule.h"
+#include "bench/spmm_schedule.h"
 #include "tests/testutil.h"
 
 /* One program to run. */
+/* A hybrid format for the hybrid SpMM schedule: hybrid(c, buckets). */
+typedef struct hyb_case {
+	int c, nb;
+	int64_t buckets[4];
+} hyb_case;
+
+/* Two cases on the small graph: its hub row is split over rows of the
+ * widest bucket (atomic adds); two column ranges make every part atomic. */
+static const hyb_case hyb_cases[] = {
+	{ 1, 3, { 1, 2, 4 } },
+	{ 2, 2, { 1, 4 } },
+};
+
 typedef struct emu_prog {
 	char file[256];            /* the stage III program */
 	char kernel[128];          /* its kernel */
@@ -41,10 +55,12 @@ typedef struct emu_prog {
 	int64_t arg;
 	const char *graph;         /* a Matrix Market file that gives J's
 	                              structure and m, n, nnz, or NULL */
+	const hyb_case *hybrid;    /* with a graph: A's values from it too,
+	                              and its hybrid format, or NULL */
 	char so[1200];             /* the compiled object */
 } emu_prog;
 
-#define MAX_PROGS 80
+#define MAX_PROGS 90
 static emu_prog progs[MAX_PROGS];
 static int n_progs;
 
@@ -205,6 +221,15 @@ static emu_prog *add(const char *file, const char *kernel,
 	return p;
 }
 
+/* k, arg: the hybrid SpMM schedule of hyb_cases[arg / 1000] for arg %
+ * 1000 features. */
+static int spmm_hybrid(stir_kernel *k, int64_t arg)
+{
+	const hyb_case *h = &hyb_cases[arg / 1000];
+	return bench_spmm_hybrid_schedule(k, h->c, h->buckets, h->nb,
+		bench_spmm_map_features(arg % 1000));
+}
+
 /* k, feat: the fast SDDMM schedule for "feat" features. */
 static int sddmm_fast(stir_kernel *k, int64_t feat)
 {
@@ -259,6 +284,20 @@ static void find_programs(void)
 		p->schedule = sddmm_fast;
 		p->arg = feats[i];
 		p->graph = "tests/data/graphs/small.mtx";
+	}
+	/* 8 features: 2 lanes of float4; 6: float2 in three chunks on
+	 * threadIdx.z; 64: 16 lanes; 256: 32 lanes in two chunks */
+	static const int64_t spmm_feats[] = { 8, 6, 64, 256 };
+	for (size_t h = 0; h < sizeof(hyb_cases) / sizeof(hyb_cases[0]); h++) {
+		for (size_t i = 0; i < sizeof(spmm_feats) / sizeof(spmm_feats[0]);
+		     i++) {
+			emu_prog *p = add("examples/csrmm.stir", "csrmm",
+				"examples/csrmm.stir", "csrmm", NULL);
+			p->schedule = spmm_hybrid;
+			p->arg = (int64_t)h * 1000 + spmm_feats[i];
+			p->graph = "tests/data/graphs/small.mtx";
+			p->hybrid = &hyb_cases[h];
+		}
 	}
 }
 
@@ -333,9 +372,11 @@ static void bind_sizes(stir_bindings *b, const char *spec)
 	}
 }
 
-/* ctx, b, file: bind m, n, nnz and J's structure from a Matrix Market
- * file (as i32 arrays). */
-static void bind_graph(stir_ctx *ctx, stir_bindings *b, const char *file)
+/* ctx, b, file, h: bind m, n, nnz and J's structure from a Matrix Market
+ * file (as i32 arrays); with h, also A's values (f32) and the hybrid
+ * format h of the matrix, every part bound. */
+static void bind_graph(stir_ctx *ctx, stir_bindings *b, const char *file,
+	const hyb_case *h)
 {
 	stir_csr *c = stir_mtx_read(ctx, test_path(file));
 	ck_assert_ptr_nonnull(c);
@@ -352,6 +393,19 @@ static void bind_graph(stir_ctx *ctx, stir_bindings *b, const char *file)
 		stir_array_set_int(ind, i, c->indices[i]);
 	stir_bindings_set_array(b, "J.indptr", ptr);
 	stir_bindings_set_array(b, "J.indices", ind);
+	if (h) {
+		stir_array *a = stir_array_alloc(ctx, STIR_F32, 1, &ni);
+		ck_assert_ptr_nonnull(a);
+		for (int64_t i = 0; i < ni; i++) {
+			c->values[i] *= (double)(1 + i % 7) / 4;
+			stir_array_set_double(a, i, c->values[i]);
+		}
+		stir_bindings_set_array(b, "A", a);
+		stir_format *f = stir_csr_to_hybrid_flags(ctx, c, h->c, h->buckets,
+			h->nb, STIR_I32, STIR_F32, "_hyb", STIR_HYBRID_ALL_PARTS, b);
+		ck_assert_ptr_nonnull(f);
+		stir_format_free(f);
+	}
 	stir_csr_free(c);
 }
 
@@ -416,8 +470,8 @@ START_TEST(test_emulated)
 		if (p->sizes)
 			bind_sizes(b, p->sizes);
 		if (p->graph) {
-			bind_graph(ctx, b, p->graph);
-			stir_bindings_set_size(b, "feat", p->arg);
+			bind_graph(ctx, b, p->graph, p->hybrid);
+			stir_bindings_set_size(b, "feat", p->arg % 1000);
 		}
 		ck_assert_int_eq(stir_kernel_bind_random(ref, b, seed), 0);
 		ck_assert_int_eq(stir_kernel_bind_outputs(ref, b), 0);
