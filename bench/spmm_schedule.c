@@ -41,13 +41,13 @@ static int schedule_part(stir_kernel *k, const char *block,
 		stir_unroll(k, block, "c") < 0 ? -1 : 0;
 }
 
-/* k, block, i, fm, atomic: at stage III, the row's fm.vec sums of part i
- * in registers (a local cache of C_data over the loop of columns, written
+/* k, block, i, fm: at stage III, the row's fm.vec sums of part i in
+ * registers (a local cache of C_data over the loop of columns, written
  * back by block C_data_local, C_data_local1, ... in the order of the
- * parts), the vector loops vectorized: the loads of B, and the write-back
- * of a part that needs no atomics. */
+ * parts), the vector loops vectorized: the loads of B and the write-back
+ * (float4 stores, or float4 atomic adds on sm_90). */
 static int stage3_part(stir_kernel *k, const char *block, int i,
-	bench_spmm_map fm, bool atomic)
+	bench_spmm_map fm)
 {
 	char back[32];
 	if (i == 0)
@@ -59,7 +59,7 @@ static int stage3_part(stir_kernel *k, const char *block, int i,
 	if (fm.vec == 1)
 		return 0;
 	return stir_vectorize(k, block, "k_2") < 0 ||
-		(!atomic && stir_vectorize(k, back, "ax0") < 0) ? -1 : 0;
+		stir_vectorize(k, back, "ax0") < 0 ? -1 : 0;
 }
 
 /* k, fm: the schedule of the init nest (block csrmm_init0 over i, k:
@@ -116,7 +116,7 @@ int bench_spmm_hybrid_schedule(stir_kernel *k, int c, const int64_t *buckets,
 	if (schedule_init(k, fm) < 0 || stir_kernel_prepare_for_gpu(k) < 0)
 		return -1;
 	for (int i = 0; i < n; i++)
-		if (stage3_part(k, blocks[i], i, fm, atomic[i]) < 0)
+		if (stage3_part(k, blocks[i], i, fm) < 0)
 			return -1;
 	return 0;
 }
