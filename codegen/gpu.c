@@ -362,7 +362,7 @@ int stir_gpu_run_launch(stir_gpu_run *r, unsigned flags)
 			continue;
 		if (cuda_plan_dims(p, i, r->params, r->ctx, cfg.grid, cfg.block) < 0)
 			return -1;
-		if ((flags & STIR_GPU_RUN_FLUSH_L2) &&
+		if ((flags & STIR_GPU_RUN_FLUSH_L2) && i == 0 &&
 		    stir_device_flush_l2(r->dev, r->stream) < 0)
 			return -1;
 		if (timed && stir_event_record(r->ev[2 * i], r->stream) < 0)
@@ -380,15 +380,19 @@ int stir_gpu_run_launch(stir_gpu_run *r, unsigned flags)
 	}
 	if (!timed)
 		return 0;
-	double total = 0;
 	for (int i = 0; i < r->n; i++) {
 		float ms = 0;
 		if (!empty[i] && stir_event_elapsed_ms(r->ev[2 * i],
 		    r->ev[2 * i + 1], &ms) < 0)
 			return -1;
 		r->launch_ms[i] = ms;
-		total += ms;
 	}
+	/* the run as a whole: from the first launch's start to the last
+	 * one's end, gaps between launches included */
+	float total = 0;
+	if (r->n > 0 && stir_event_elapsed_ms(r->ev[0], r->ev[2 * r->n - 1],
+		&total) < 0)
+		return -1;
 	r->ms = total;
 	return 0;
 }

@@ -18,20 +18,17 @@ int stir_kernel_check_bindings(const stir_kernel *k, const stir_bindings *b)
 int stir_kernel_array_names(const stir_kernel *k, const char **names, int max)
 {
 	stir_ctx *ctx = stir_kernel_ctx(k);
-	char buf[STIR_ARRAY_NAME_MAX];
 	int n = 0;
 	for (int i = 0; i < k->axes.n; i++) {
 		const stir_axis *a = stir_axis_at(&k->axes, i);
 		if (stir_axis_has_indptr(a)) {
-			stir_axis_indptr_name(a, buf);
 			if (n < max)
-				names[n] = stir_ctx_intern(ctx, buf);
+				names[n] = stir_axis_indptr_name(ctx, a);
 			n++;
 		}
 		if (stir_axis_has_indices(a)) {
-			stir_axis_indices_name(a, buf);
 			if (n < max)
-				names[n] = stir_ctx_intern(ctx, buf);
+				names[n] = stir_axis_indices_name(ctx, a);
 			n++;
 		}
 	}
@@ -66,16 +63,17 @@ static const stir_buffer *buffer_of_array(const stir_kernel *k, const char *name
 static const stir_axis *axis_of_array(const stir_kernel *k, const char *name,
 	bool *is_indptr)
 {
-	char buf[STIR_ARRAY_NAME_MAX];
+	stir_ctx *ctx = stir_kernel_ctx(k);
 	for (int i = 0; i < k->axes.n; i++) {
 		const stir_axis *a = stir_axis_at(&k->axes, i);
-		stir_axis_indptr_name(a, buf);
-		if (stir_axis_has_indptr(a) && !strcmp(buf, name)) {
+		const char *s;
+		if (stir_axis_has_indptr(a) &&
+		    (s = stir_axis_indptr_name(ctx, a)) && !strcmp(s, name)) {
 			*is_indptr = true;
 			return a;
 		}
-		stir_axis_indices_name(a, buf);
-		if (stir_axis_has_indices(a) && !strcmp(buf, name)) {
+		if (stir_axis_has_indices(a) &&
+		    (s = stir_axis_indices_name(ctx, a)) && !strcmp(s, name)) {
 			*is_indptr = false;
 			return a;
 		}
@@ -273,10 +271,19 @@ static uint64_t rng_next(random_binder *r)
 	return z ^ (z >> 31);
 }
 
-/* r, lo, hi: a uniform integer in [lo, hi) (hi > lo). */
+/* r, lo, hi: a uniform integer in [lo, hi) (hi > lo).  The span may not
+ * fit in int64 (a value domain as wide as i64), so the arithmetic is
+ * unsigned; the result is in range and converts back exactly. */
 static int64_t rng_range(random_binder *r, int64_t lo, int64_t hi)
 {
-	return lo + (int64_t)(rng_next(r) % (uint64_t)(hi - lo));
+	uint64_t span = (uint64_t)hi - (uint64_t)lo;
+	return (int64_t)((uint64_t)lo + rng_next(r) % span);
+}
+
+/* r, hi: a uniform integer in [0, hi] (hi >= 0; hi + 1 may not fit). */
+static int64_t rng_upto(random_binder *r, int64_t hi)
+{
+	return (int64_t)(rng_next(r) % ((uint64_t)hi + 1));
 }
 
 /* r: a uniform double in [0, 1). */
@@ -373,7 +380,7 @@ static void draw_free_lengths(random_binder *r, int64_t *lens, int64_t n,
 		else if (u < 0.5)
 			lens[i] = len;
 		else
-			lens[i] = rng_range(r, 0, len + 1);
+			lens[i] = rng_upto(r, len);
 	}
 	/* three distinct rows take the special lengths */
 	int64_t special[3] = { len, 0, len < 1 ? len : 1 }, rows[3];
@@ -390,12 +397,13 @@ static void draw_free_lengths(random_binder *r, int64_t *lens, int64_t n,
 }
 
 /* r, lens, n, len, total: row lengths in [0, len] for n rows summing to
- * total.  -1 when total does not fit. */
+ * total.  -1 when total does not fit (compared without forming n * len,
+ * which may overflow). */
 static int draw_exact_lengths(random_binder *r, const stir_axis *a,
 	int64_t *lens, int64_t n, int64_t len, int64_t total)
 {
-	if (n == 0 ? total != 0 : (len > 0 && total / len > n) ||
-	    (len == 0 && total > 0) || (len > 0 && total > n * len)) {
+	if (n == 0 ? total != 0 : len == 0 ? total > 0 :
+	    total / len > n || (total / len == n && total % len != 0)) {
 		stir_error(r->ctx, a->loc, "cannot place %" PRId64
 			" entries of axis '%s' in %" PRId64 " rows of length %" PRId64,
 			total, a->name, n, len);
@@ -421,12 +429,19 @@ static int draw_exact_lengths(random_binder *r, const stir_axis *a,
 	return 0;
 }
 
-/* r, out, base, count, len, sorted: "count" distinct coordinates in
- * [0, len) written to out[base..], ascending when sorted, else shuffled
- * (Floyd's sampling). */
+/* r, out, base, count, len, sorted: "count" coordinates in [0, len)
+ * written to out[base..]: distinct (Floyd's sampling), ascending when
+ * sorted, else shuffled.  Only an unsorted axis may have more entries in
+ * a row than its length (then len > 0, checked by the caller): its
+ * coordinates repeat, each drawn on its own. */
 static void draw_columns(random_binder *r, stir_array *out, int64_t base,
 	int64_t count, int64_t len, bool sorted)
 {
+	if (count > len) {
+		for (int64_t q = 0; q < count; q++)
+			stir_array_set_int(out, base + q, rng_range(r, 0, len));
+		return;
+	}
 	int64_t *pick = malloc((size_t)(count ? count : 1) * sizeof(*pick));
 	if (!pick)
 		return;
@@ -454,7 +469,7 @@ static void draw_columns(random_binder *r, stir_array *out, int64_t base,
 /* r, a: draw the sizes and structure arrays of axis a that are not bound. */
 static int bind_axis(random_binder *r, const stir_axis *a)
 {
-	char name[STIR_ARRAY_NAME_MAX];
+	const char *name;
 	int64_t len, nnz = 0;
 	if (eval_drawn(r, a->len, &len) < 0)
 		return -1;
@@ -478,8 +493,20 @@ static int bind_axis(random_binder *r, const stir_axis *a)
 			if (set_param(r, pi, nnz) < 0)
 				return -1;
 		}
-		r->npos[a->index] = rows * nnz;
-		stir_axis_indices_name(a, name);
+		if (nnz > 0 && len == 0 && rows > 0) {
+			/* unsorted: repeated coordinates, but there is none */
+			stir_error(r->ctx, a->loc, "axis '%s' needs %" PRId64
+				" coordinates per row but has length 0", a->name,
+				nnz);
+			return -1;
+		}
+		if (__builtin_mul_overflow(rows, nnz, &r->npos[a->index])) {
+			stir_error(r->ctx, a->loc, "axis '%s' has too many "
+				"positions", a->name);
+			return -1;
+		}
+		if (!(name = stir_axis_indices_name(r->ctx, a)))
+			return -1;
 		if (stir_bindings_get_array(r->b, name))
 			return 0;
 		stir_array *ind = new_array(r, name, a->idtype, rows * nnz);
@@ -489,14 +516,22 @@ static int bind_axis(random_binder *r, const stir_axis *a)
 			draw_columns(r, ind, p * nnz, nnz, len, a->sorted);
 		return 0;
 	}
-	/* variable kinds: row lengths from indptr if bound, else drawn */
+	/* variable kinds: row lengths from indptr if bound, else drawn; the
+	 * lengths and indptr need room for rows + 1 entries */
+	if ((uint64_t)rows >= SIZE_MAX / sizeof(int64_t) ||
+	    rows >= INT64_MAX / (int64_t)sizeof(int64_t)) {
+		stir_error(r->ctx, a->loc, "axis '%s' has too many rows (%"
+			PRId64 ") to bind", a->name, rows);
+		return -1;
+	}
 	int64_t *lens = malloc((size_t)(rows ? rows : 1) * sizeof(*lens));
 	if (!lens) {
 		stir_error_oom(r->ctx);
 		return -1;
 	}
 	int rc = -1;
-	stir_axis_indptr_name(a, name);
+	if (!(name = stir_axis_indptr_name(r->ctx, a)))
+		goto out;
 	stir_array *indptr = stir_bindings_get_array(r->b, name);
 	int pi = a->nnz->kind == STIR_EXPR_VAR ? param_index(r, a->nnz->u.var) : -1;
 	if (indptr) {
@@ -506,9 +541,12 @@ static int bind_axis(random_binder *r, const stir_axis *a)
 				stir_array_get_len(indptr), rows + 1);
 			goto out;
 		}
+		/* a bound indptr may hold anything: a row whose length
+		 * overflows counts as empty here, and the check reports it */
 		for (int64_t i = 0; i < rows; i++)
-			lens[i] = stir_array_get_int(indptr, i + 1) -
-				stir_array_get_int(indptr, i);
+			if (__builtin_sub_overflow(stir_array_get_int(indptr, i + 1),
+				stir_array_get_int(indptr, i), &lens[i]))
+				lens[i] = -1;
 	} else if (pi >= 0 && !r->known[pi]) {
 		draw_free_lengths(r, lens, rows, len);
 	} else {
@@ -518,7 +556,11 @@ static int bind_axis(random_binder *r, const stir_axis *a)
 	}
 	nnz = 0;
 	for (int64_t i = 0; i < rows; i++)
-		nnz += lens[i] < 0 ? 0 : lens[i];
+		if (lens[i] > 0 && __builtin_add_overflow(nnz, lens[i], &nnz)) {
+			stir_error(r->ctx, a->loc, "axis '%s' has too many "
+				"positions", a->name);
+			goto out;
+		}
 	if (pi >= 0 && !r->known[pi] && set_param(r, pi, nnz) < 0)
 		goto out;
 	r->npos[a->index] = nnz;
@@ -532,7 +574,11 @@ static int bind_axis(random_binder *r, const stir_axis *a)
 		}
 	}
 	rc = 0;
-	stir_axis_indices_name(a, name);
+	if (a->kind == STIR_SPARSE_VARIABLE &&
+	    !(name = stir_axis_indices_name(r->ctx, a))) {
+		rc = -1;
+		goto out;
+	}
 	if (a->kind == STIR_SPARSE_VARIABLE && !stir_bindings_get_array(r->b, name)) {
 		stir_array *ind = new_array(r, name, a->idtype, nnz);
 		if (!ind) {
@@ -541,7 +587,8 @@ static int bind_axis(random_binder *r, const stir_axis *a)
 		}
 		for (int64_t i = 0; i < rows; i++) {
 			int64_t lo = stir_array_get_int(indptr, i);
-			if (lens[i] > len || lo < 0 || lo + lens[i] > nnz)
+			if (lens[i] < 0 || lens[i] > len || lo < 0 ||
+			    lo > nnz - lens[i])
 				continue; /* a bad bound indptr: the check reports it */
 			draw_columns(r, ind, lo, lens[i], len, a->sorted);
 		}
@@ -551,16 +598,34 @@ out:
 	return rc;
 }
 
-/* r, buf, len: bind random values to tensor buf of "len" elements. */
+/* t, lo, hi: cut [*lo, *hi) to the values integer type t holds. */
+static void clamp_to_type(stir_dtype t, int64_t *lo, int64_t *hi)
+{
+	int64_t min = t == STIR_I8 ? INT8_MIN : t == STIR_I32 ? INT32_MIN :
+		INT64_MIN;
+	int64_t max = t == STIR_I8 ? INT8_MAX : t == STIR_I32 ? INT32_MAX :
+		INT64_MAX;
+	if (*lo < min)
+		*lo = min;
+	if (max < INT64_MAX && *hi > max + 1)
+		*hi = max + 1;
+}
+
+/* r, buf, len: bind random values to tensor buf of "len" elements:
+ * integers in [-8, 8) or in its value domain (whose bounds, unlike sizes,
+ * may be negative), within what the type holds. */
 static int bind_tensor(random_binder *r, const stir_buffer *buf, int64_t len)
 {
 	int64_t lo = -8, hi = 8;
-	if (buf->domain_lo && (eval_drawn(r, buf->domain_lo, &lo) < 0 ||
-		eval_drawn(r, buf->domain_hi, &hi) < 0))
+	if (buf->domain_lo &&
+	    (stir_eval_size(r->ctx, r->k, buf->domain_lo, r->params, &lo) < 0 ||
+	     stir_eval_size(r->ctx, r->k, buf->domain_hi, r->params, &hi) < 0))
 		return -1;
+	if (stir_dtype_is_int(buf->dtype))
+		clamp_to_type(buf->dtype, &lo, &hi);
 	if (stir_dtype_is_int(buf->dtype) && hi <= lo && len > 0) {
-		stir_error(r->ctx, buf->loc, "the domain of '%s' is empty",
-			buf->name);
+		stir_error(r->ctx, buf->loc, "the domain of '%s' holds no value "
+			"of type %s", buf->name, stir_dtype_name(buf->dtype));
 		return -1;
 	}
 	stir_array *a = new_array(r, stir_buffer_get_array_name(buf), buf->dtype,
@@ -712,7 +777,10 @@ int stir_kernel_bind_csr(const stir_kernel *k, stir_bindings *b,
 			"indices: declare '%s' with idtype = i64", tensor, aj->name);
 		return -1;
 	}
-	char name[STIR_ARRAY_NAME_MAX];
+	const char *indptr_name = stir_axis_indptr_name(ctx, aj);
+	const char *indices_name = stir_axis_indices_name(ctx, aj);
+	if (!indptr_name || !indices_name)
+		return -1;
 	int64_t n1 = csr->nrows + 1, nnz = csr->nnz;
 	stir_array *indptr = stir_array_alloc(ctx, aj->idtype, 1, &n1);
 	stir_array *indices = stir_array_alloc(ctx, aj->idtype, 1, &nnz);
@@ -729,10 +797,8 @@ int stir_kernel_bind_csr(const stir_kernel *k, stir_bindings *b,
 		stir_array_set_int(indices, i, csr->indices[i]);
 		stir_array_set_double(values, i, csr->values[i]);
 	}
-	stir_axis_indptr_name(aj, name);
-	int rc = stir_bindings_set_array(b, name, indptr);
-	stir_axis_indices_name(aj, name);
-	rc |= stir_bindings_set_array(b, name, indices);
+	int rc = stir_bindings_set_array(b, indptr_name, indptr);
+	rc |= stir_bindings_set_array(b, indices_name, indices);
 	rc |= stir_bindings_set_array(b, tensor, values);
 	if (rc) {
 		stir_error_oom(ctx);

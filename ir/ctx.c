@@ -3,6 +3,9 @@
  * Everything here is allocated with malloc and freed with the context.
  * When memory runs out while reporting, the diagnostic is dropped but the
  * error count still grows, so a failure is never silently lost. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* vasprintf; nothing includes config.h */
+#endif
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -371,6 +374,24 @@ static int source_line(const stir_ctx *ctx, stir_loc loc, const char **start,
 	return -1;
 }
 
+/* b, s, n: append n bytes of source text, each control byte but a tab
+ * shown as '?': a NUL would end the formatted string early and hide the
+ * diagnostics after it, and other control bytes would drive the terminal.
+ * One byte for one keeps the caret under its column. */
+static void sb_append_source(strbuf *b, const char *s, size_t n)
+{
+	size_t start = 0;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if ((c < 0x20 && c != '\t') || c == 0x7f) {
+			sb_append(b, s + start, i - start);
+			sb_append(b, "?", 1);
+			start = i + 1;
+		}
+	}
+	sb_append(b, s + start, n - start);
+}
+
 static const char *severity_name(stir_severity s)
 {
 	switch (s) {
@@ -393,7 +414,7 @@ static void format_one(const stir_ctx *ctx, const stir_diag *d, strbuf *b)
 	size_t len;
 	if (l->file && l->line > 0 && source_line(ctx, *l, &line, &len) == 0) {
 		sb_append(b, " ", 1);
-		sb_append(b, line, len);
+		sb_append_source(b, line, len);
 		sb_append(b, "\n ", 2);
 		/* keep tabs so the caret lines up with the source line */
 		for (int c = 1; c < l->col && (size_t)(c - 1) < len; c++)

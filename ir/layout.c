@@ -95,14 +95,29 @@ bool stir_axis_has_indices(const stir_axis *a)
 	return a->kind == STIR_SPARSE_FIXED || a->kind == STIR_SPARSE_VARIABLE;
 }
 
-void stir_axis_indptr_name(const stir_axis *a, char *buf)
+/* ctx, a, suffix: the name of a's array "suffix" ("indptr", "indices"),
+ * interned in ctx; NULL after reporting that memory ran out. */
+static const char *axis_array_name(stir_ctx *ctx, const stir_axis *a,
+	const char *suffix)
 {
-	snprintf(buf, STIR_ARRAY_NAME_MAX, "%s.indptr", a->name);
+	size_t n = strlen(a->name) + 1 + strlen(suffix) + 1;
+	char *buf = malloc(n);
+	if (!buf)
+		return stir_error_oom(ctx);
+	snprintf(buf, n, "%s.%s", a->name, suffix);
+	const char *name = stir_ctx_intern(ctx, buf);
+	free(buf);
+	return name ? name : stir_error_oom(ctx);
 }
 
-void stir_axis_indices_name(const stir_axis *a, char *buf)
+const char *stir_axis_indptr_name(stir_ctx *ctx, const stir_axis *a)
 {
-	snprintf(buf, STIR_ARRAY_NAME_MAX, "%s.indices", a->name);
+	return axis_array_name(ctx, a, "indptr");
+}
+
+const char *stir_axis_indices_name(stir_ctx *ctx, const stir_axis *a)
+{
+	return axis_array_name(ctx, a, "indices");
 }
 
 bool stir_buffer_axis_ends_chain(const stir_buffer *b, int i)
@@ -156,12 +171,11 @@ static int check_array(stir_ctx *ctx, const char *name, const stir_array *a,
 	return 0;
 }
 
-/* ctx, a, al, parent_npos: check the indptr array of variable axis a. */
-static int check_indptr(stir_ctx *ctx, const stir_axis *a,
+/* ctx, name, a, al, parent_npos: check the indptr array (called "name")
+ * of variable axis a. */
+static int check_indptr(stir_ctx *ctx, const char *name, const stir_axis *a,
 	const stir_axis_layout *al, int64_t parent_npos)
 {
-	char name[STIR_ARRAY_NAME_MAX];
-	stir_axis_indptr_name(a, name);
 	if (check_array(ctx, name, al->indptr, a->idtype, parent_npos + 1) < 0)
 		return -1;
 	int64_t prev = stir_array_get_int(al->indptr, 0);
@@ -197,13 +211,12 @@ static int check_indptr(stir_ctx *ctx, const stir_axis *a,
 	return 0;
 }
 
-/* ctx, a, al, parent_npos: check the indices array of sparse axis a: in
- * range, and strictly ascending within each parent position when sorted. */
-static int check_indices(stir_ctx *ctx, const stir_axis *a,
+/* ctx, name, a, al, parent_npos: check the indices array (called "name")
+ * of sparse axis a: in range, and strictly ascending within each parent
+ * position when sorted. */
+static int check_indices(stir_ctx *ctx, const char *name, const stir_axis *a,
 	const stir_axis_layout *al, int64_t parent_npos)
 {
-	char name[STIR_ARRAY_NAME_MAX];
-	stir_axis_indices_name(a, name);
 	if (check_array(ctx, name, al->indices, a->idtype, al->npos) < 0)
 		return -1;
 	for (int64_t p = 0; p < parent_npos; p++) {
@@ -327,21 +340,23 @@ static int check_axes(stir_layout *l, const stir_bindings *b)
 {
 	const stir_kernel *k = l->kernel;
 	stir_ctx *ctx = stir_kernel_ctx(k);
-	char name[STIR_ARRAY_NAME_MAX];
 	for (int i = 0; i < k->axes.n; i++) {
 		const stir_axis *a = stir_axis_at(&k->axes, i);
 		stir_axis_layout *al = &l->axes[i];
 		int64_t parent_npos = a->parent ? l->axes[a->parent->index].npos : 0;
+		const char *name;
 		if (stir_axis_has_indptr(a)) {
-			stir_axis_indptr_name(a, name);
+			if (!(name = stir_axis_indptr_name(ctx, a)))
+				return -1;
 			al->indptr = stir_bindings_get_array(b, name);
-			if (check_indptr(ctx, a, al, parent_npos) < 0)
+			if (check_indptr(ctx, name, a, al, parent_npos) < 0)
 				return -1;
 		}
 		if (stir_axis_has_indices(a)) {
-			stir_axis_indices_name(a, name);
+			if (!(name = stir_axis_indices_name(ctx, a)))
+				return -1;
 			al->indices = stir_bindings_get_array(b, name);
-			if (check_indices(ctx, a, al, parent_npos) < 0)
+			if (check_indices(ctx, name, a, al, parent_npos) < 0)
 				return -1;
 		}
 	}

@@ -46,11 +46,12 @@ int64_t stir_layout_buffer_len(const stir_layout *l, const stir_buffer *b);
  * any, is not its child). */
 bool stir_buffer_axis_ends_chain(const stir_buffer *b, int i);
 
-/* The array names of an axis: "J.indptr" and "J.indices", written into a
- * buffer of at least STIR_ARRAY_NAME_MAX bytes. */
-#define STIR_ARRAY_NAME_MAX 256
-void stir_axis_indptr_name(const stir_axis *a, char *buf);
-void stir_axis_indices_name(const stir_axis *a, char *buf);
+/* The array names of an axis, "J.indptr" and "J.indices", interned in
+ * ctx.  They are never cut short, so that two arrays of a kernel never
+ * share a name however long the names of its axes and tensors.  NULL when
+ * memory runs out (reported in ctx). */
+const char *stir_axis_indptr_name(stir_ctx *ctx, const stir_axis *a);
+const char *stir_axis_indices_name(stir_ctx *ctx, const stir_axis *a);
 bool stir_axis_has_indptr(const stir_axis *a);
 bool stir_axis_has_indices(const stir_axis *a);
 

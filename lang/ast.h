@@ -23,6 +23,16 @@
  * never run out of stack on hostile input. */
 #define LANG_MAX_EXPR_DEPTH 1000
 
+/* Blocks ("{ .. }", a kernel's body included) deeper than this are
+ * refused by the scanner at the first "{" too many, for the same reason:
+ * the passes recurse over nested statements too.  Together the two limits
+ * bound their stack: the deepest program they allow needs less than 512
+ * KiB (gcc -O2), less than 1 MiB under AddressSanitizer (255 nested
+ * iterations around a 1000-level expression, interpreted).  Without this
+ * one the bound was the parser's own stack ("memory exhausted" after some
+ * 800 nested iterations), and those needed several times more. */
+#define LANG_MAX_BLOCK_DEPTH 256
+
 typedef struct lang_list lang_list;
 typedef struct lang_expr lang_expr;
 typedef struct lang_stmt lang_stmt;
@@ -248,6 +258,7 @@ typedef struct lang_parser {
 	int n_errors;          /* lexical and syntax errors reported */
 	void *scanner;         /* the flex scanner (yyscan_t), owned */
 	int line, col;         /* where the scanner is: the next byte */
+	int block_depth;       /* "{" scanned and not closed yet */
 	stir_loc comment_loc;  /* start of the block comment being skipped */
 	bool lex_stopped;      /* the scanner gave up: only the end follows,
 	                          and syntax errors there are consequences */

@@ -114,10 +114,11 @@ static int flat_kind(creq *c, const sched_acc *a, stir_expr **base,
 	}
 	stir_expr *to[16], *tx[16];
 	int n = add_terms(a->idx[0], to, 0);
-	if (n < 0 || add_terms(a->xidx[0], tx, 0) != n)
+	int nx = add_terms(a->xidx[0], tx, 0);
+	if (n < 0 || nx < 0)
 		return F_WHOLE;
 	int var = -1;
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < nx; i++)
 		if (sched_varies(&c->acc, tx[i])) {
 			if (var >= 0)
 				return F_WHOLE;
@@ -125,9 +126,12 @@ static int flat_kind(creq *c, const sched_acc *a, stir_expr **base,
 		}
 	if (!(*range = inner_range(c, tx[var])))
 		return F_WHOLE;
-	*r = to[var];
+	/* the cache index: the varying term as the block writes it, or, when
+	 * a block variable hides a sum (vk = k_0 * 128 + k_1 * 4 + k_2), the
+	 * inner loop's own variable, which is in scope inside the block */
+	*r = n == nx ? to[var] : tx[var];
 	*base = NULL;
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < nx; i++)
 		if (i != var)
 			*base = *base ? stir_mk_add(k, *base, tx[i]) : tx[i];
 	if (!*base)
@@ -548,9 +552,11 @@ static bool build_nest(creq *c, sched_names *names, const char *name,
 	return sched_check(c->s, cidx) != NULL;
 }
 
-/* c, nest, st, guard: put store st into the copy block, under the
- * region's conditions when "guard" (with the loop's variable replaced by
- * the row for gathered rows). */
+/* c, nest, st, guard: put store st into the copy block; for gathered
+ * rows under the region's conditions when "guard" (with the loop's
+ * variable replaced by the row).  Other copies are guarded from outside,
+ * by guard_nest, because their block bindings may read data that exists
+ * only under the conditions. */
 static bool add_body(creq *c, copy_nest *nest, stir_stmt *st, bool guard)
 {
 	stir_kernel *k = c->k;
@@ -562,7 +568,7 @@ static bool add_body(creq *c, copy_nest *nest, stir_stmt *st, bool guard)
 	if (nest->row && stir_subst_add_expr(&sub, c->loop->u.for_.var,
 	    stir_mk_var(k, nest->row)) < 0)
 		c->s->oom = true;
-	for (int j = 0; guard && j < c->n_conds; j++)
+	for (int j = 0; guard && nest->row && j < c->n_conds; j++)
 		cond = stir_mk_and(k, cond, stir_expr_copy(k, c->conds[j], &sub));
 	stir_subst_release(&sub);
 	if (cond) {
@@ -574,6 +580,26 @@ static bool add_body(creq *c, copy_nest *nest, stir_stmt *st, bool guard)
 	}
 	return stir_stmt_append_body(nest->blk, st) == 0 ||
 		sched_check(c->s, NULL);
+}
+
+/* c, nest: wrap a copy nest that is not over gathered rows in the
+ * region's conditions, which hold at the loop's place: the whole nest,
+ * block bindings included, then runs only where the block's accesses do
+ * (a split's tail, an absent coordinate). */
+static bool guard_nest(creq *c, copy_nest *nest)
+{
+	if (nest->row || c->n_conds == 0)
+		return true;
+	stir_kernel *k = c->k;
+	stir_expr *cond = NULL;
+	for (int j = 0; j < c->n_conds; j++)
+		cond = stir_mk_and(k, cond, stir_expr_copy(k, c->conds[j], NULL));
+	stir_stmt *g = sched_check(c->s, cond ? stir_stmt_if(k, cond) : NULL);
+	if (!g || stir_stmt_if_append_then(g, nest->outer) < 0)
+		return sched_check(c->s, NULL) != NULL;
+	g->loc = c->blk->loc;
+	nest->outer = g;
+	return true;
 }
 
 /* c, cache: B's accesses of x become accesses of the cache. */
@@ -734,6 +760,7 @@ static int cache(creq *c, const char *block, const char *buffer,
 		}
 	}
 	sched_names_release(&names);
+	ok = ok && guard_nest(c, &in) && (!c->write || guard_nest(c, &out));
 	if (!ok || s->oom)
 		return -1;
 	redirect(c, cb);

@@ -30,6 +30,30 @@ START_TEST(test_report_and_format)
 }
 END_TEST
 
+START_TEST(test_control_bytes_in_source)
+{
+	/* a NUL in the source line must not end the text, which holds both
+	 * diagnostics; control bytes show as '?', tabs stay */
+	stir_ctx *ctx = stir_ctx_alloc();
+	static const char text[] = "a\0b\x1b[2J\tc\r\nd\r\n";
+	const char *file = stir_ctx_add_source(ctx, "n.stir", text,
+		sizeof(text) - 1);
+	stir_loc l1 = { file, 1, 9 }, l2 = { file, 2, 1 };
+	stir_error(ctx, l1, "first");
+	stir_error(ctx, l2, "second");
+	char *s = stir_ctx_diagnostics_to_str(ctx);
+	ck_assert_str_eq(s,
+		"n.stir:1:9: error: first\n"
+		" a?b?[2J\tc\n"
+		"        \t^\n"
+		"n.stir:2:1: error: second\n"
+		" d\n"
+		" ^\n");
+	free(s);
+	stir_ctx_free(ctx);
+}
+END_TEST
+
 START_TEST(test_no_location)
 {
 	stir_ctx *ctx = stir_ctx_alloc();
@@ -68,6 +92,7 @@ int main(void)
 	TCase *tc = tcase_create("core");
 	tcase_add_test(tc, test_report_and_format);
 	tcase_add_test(tc, test_no_location);
+	tcase_add_test(tc, test_control_bytes_in_source);
 	tcase_add_test(tc, test_intern);
 	suite_add_tcase(s, tc);
 	return test_run_suite(s);

@@ -544,6 +544,47 @@ START_TEST(test_error_too_deep)
 }
 END_TEST
 
+/* n: a kernel whose body holds an iteration and then ifs, so that the
+ * innermost "{" opens n blocks; one if per line.  The caller frees it. */
+static char *nested_blocks(int n)
+{
+	char *s = malloc(64 * (size_t)n + 256);
+	strcpy(s, "kernel k() {\n  axis I = dense_fixed(1);\n"
+		"  tensor A: f32[I];\n  iter x (i) in [I] \"S\" {\n");
+	for (int i = 2; i < n; i++)
+		strcat(s, "if (i < 1) {\n");
+	strcat(s, "A[i] = 1.0;\n");
+	for (int i = 0; i < n; i++)
+		strcat(s, "}\n");
+	return s;
+}
+
+START_TEST(test_error_blocks_too_deep)
+{
+	/* 256 blocks read and print back; the 257th "{" is refused where it
+	 * is (line 4 holds the second "{", line n + 2 the n-th), once */
+	char *s = nested_blocks(LANG_MAX_BLOCK_DEPTH);
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_module *m = test_read_str(ctx, s);
+	ck_assert_ptr_nonnull(m);
+	test_check_round_trip(m);
+	stir_module_free(m);
+	stir_ctx_free(ctx);
+	free(s);
+	s = nested_blocks(LANG_MAX_BLOCK_DEPTH + 1);
+	ctx = stir_ctx_alloc();
+	ck_assert_ptr_null(test_read_str(ctx, s));
+	ck_assert_int_eq(stir_ctx_n_errors(ctx), 1);
+	const stir_diag *d = stir_ctx_get_diagnostic(ctx, 0);
+	ck_assert_str_eq(stir_diag_get_message(d),
+		"blocks nested too deeply (more than 256 levels)");
+	ck_assert_int_eq(stir_diag_get_loc(d).line, LANG_MAX_BLOCK_DEPTH + 3);
+	ck_assert_int_eq(stir_diag_get_loc(d).col, 12);
+	stir_ctx_free(ctx);
+	free(s);
+}
+END_TEST
+
 START_TEST(test_diagnostic_text)
 {
 	stir_ctx *ctx = stir_ctx_alloc();
@@ -782,6 +823,7 @@ int main(void)
 	tcase_add_test(tc, test_error_declarations);
 	tcase_add_test(tc, test_error_calls);
 	tcase_add_test(tc, test_error_too_deep);
+	tcase_add_test(tc, test_error_blocks_too_deep);
 	tcase_add_test(tc, test_diagnostic_text);
 	tcase_add_test(tc, test_read_file_missing);
 	tcase_add_test(tc, test_read_empty);

@@ -135,7 +135,8 @@ static const char usage_run[] =
 "                      and the arrays the kernel writes start as NaN in both\n"
 "                      runs, so that elements the GPU leaves unwritten show)\n"
 "  --time              print the kernel's run time (on the GPU: the launches\n"
-"                      alone, measured with CUDA events)\n"
+"                      alone, measured with CUDA events; and whether the\n"
+"                      code was compiled by NVRTC or taken from the cache)\n"
 "  --help              show this help\n"
 "\n"
 "Tensors the kernel writes that nothing binds start as zeros.  Without\n"
@@ -692,7 +693,10 @@ static int cmd_run(int argc, char **argv)
 		goto out;
 	}
 	if (o.time && cuda)
-		printf("time: %.3f ms (cuda, %s)\n", ms, stir_device_get_name(dev));
+		printf("time: %.3f ms (cuda, %s; code %s)\n", ms,
+			stir_device_get_name(dev),
+			stir_gpu_code_is_from_cache(stir_gpu_kernel_get_code(gk)) ?
+			"from the cache" : "compiled by NVRTC");
 	else if (o.time)
 		printf("time: %.3f ms (interp, stage %d)\n", elapsed_ms(&t0),
 			(int)stir_kernel_get_stage(kr));

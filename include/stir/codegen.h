@@ -141,10 +141,11 @@ typedef struct stir_gpu_run stir_gpu_run;
 
 /* Flags of stir_gpu_run_launch. */
 enum {
-	/* Time every launch with CUDA events (stir_gpu_run_get_ms). */
+	/* Time the run with CUDA events: each launch, and the run from the
+	 * first launch's start to the last one's end (stir_gpu_run_get_ms). */
 	STIR_GPU_RUN_TIME = 1u << 0,
-	/* Evict the L2 cache before each launch (stir_device_flush_l2), so
-	 * that timings start cold.  Implies STIR_GPU_RUN_TIME. */
+	/* Evict the L2 cache before the run (stir_device_flush_l2), so that
+	 * it starts cold, as a benchmark wants.  Implies STIR_GPU_RUN_TIME. */
 	STIR_GPU_RUN_FLUSH_L2 = 1u << 1,
 };
 
@@ -169,8 +170,9 @@ STIR_EXPORT int stir_gpu_run_upload(__stir_keep stir_gpu_run *r,
  * of a launch names it). */
 STIR_EXPORT int stir_gpu_run_launch(__stir_keep stir_gpu_run *r,
 	unsigned flags);
-/* Milliseconds of the last timed stir_gpu_run_launch: all launches
- * together, or launch i alone; -1 when it was not timed. */
+/* Milliseconds of the last timed stir_gpu_run_launch: the whole run
+ * (first launch's start to last launch's end), or launch i alone; -1 when
+ * it was not timed. */
 STIR_EXPORT double stir_gpu_run_get_ms(__stir_keep const stir_gpu_run *r);
 STIR_EXPORT double stir_gpu_run_get_launch_ms(
 	__stir_keep const stir_gpu_run *r, int i);

@@ -32,6 +32,15 @@ STIR_EXPORT int stir_sparse_reorder(__stir_keep stir_kernel *k,
 STIR_EXPORT int stir_sparse_fuse(__stir_keep stir_kernel *k, const char *iter,
 	int n, const char *const *iters);
 
+/* Specialize kernel k (any stage) for size parameter "param" = value: every
+ * use of the parameter becomes the literal, and the parameter leaves the
+ * kernel's list (it need not be bound any more).  Schedules can then use
+ * what is known: a split whose factors divide a literal extent needs no
+ * tail guard.  The value must fit the parameter's type.  0, or -1 with k
+ * untouched. */
+STIR_EXPORT int stir_specialize(__stir_keep stir_kernel *k, const char *param,
+	int64_t value);
+
 /* ---- format decomposition (docs/formats.md) ---- */
 
 /* A format rewrite rule: the axes of a new format for one tensor and how

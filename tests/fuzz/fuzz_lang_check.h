@@ -1,0 +1,33 @@
+/* The property that the lang fuzzer (tests/fuzz/fuzz_lang.c) checks on
+ * every input, and that the regression test (tests/test_fuzz_regressions.c)
+ * checks on every file of tests/fuzz/regressions/.  Both run exactly this
+ * code, so that a regression file replays what the fuzzer did.
+ *
+ * The input is program text.  It must either read, or fail with at least
+ * one error diagnostic.  A module that reads must print, read back from
+ * its printed text as an equal module, and print again as the same text.
+ * Then every kernel is bound to random data (small sizes derived from the
+ * input, checked beforehand so that arrays stay small) and interpreted,
+ * when the work that takes is small too.  Failing is fine for the binder
+ * and the interpreter as long as they say why; succeeding binds data that
+ * stir_kernel_check_bindings accepts and that has the shapes
+ * stir_kernel_array_shape announces.  Binding and interpreting are done
+ * twice, from the same bindings and seed, and must agree bit for bit.
+ * The formatted diagnostics must hold every diagnostic's message.
+ */
+#ifndef STIR_TESTS_FUZZ_LANG_CHECK_H
+#define STIR_TESTS_FUZZ_LANG_CHECK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Room for the description of a failure (it is cut to fit). */
+#define FUZZ_WHY_MAX 4096
+
+/* data, len: one input (need not be NUL-terminated, may hold NUL bytes).
+ * Returns 0 when the input passes; otherwise -1 with what went wrong in
+ * why (why_size bytes, NUL-terminated). */
+int fuzz_lang_check(const uint8_t *data, size_t len, char *why,
+	size_t why_size);
+
+#endif
