@@ -78,13 +78,15 @@ static int must(stir_ctx *ctx, int rc, const char *what)
 	return rc;
 }
 
-/* k, block, fm: the hybrid schedule of one bucket part at stage II
- * (block BLOCK over loops o, r, c, k): the part's rows over blockIdx.x and
- * threadIdx.y, the features over threadIdx.x in vectors of fm.vec, the
- * row's columns (c) serially and unrolled, atomic adds into C (split rows,
- * and all parts in one launch, may share a row of C).  stage3_part
- * finishes it after lowering. */
-static int schedule_part(stir_kernel *k, const char *block, feat_map fm)
+/* k, block, fm, atomic: the hybrid schedule of one bucket part at stage
+ * II (block BLOCK over loops o, r, c, k): the part's rows over blockIdx.x
+ * and threadIdx.y, the features over threadIdx.x in vectors of fm.vec,
+ * the row's columns (c) serially and unrolled.  Only a part whose rows
+ * share rows of C with other parts or with each other (split rows, or
+ * several column ranges) adds into C atomically.  stage3_part finishes
+ * it after lowering. */
+static int schedule_part(stir_kernel *k, const char *block, feat_map fm,
+	bool atomic)
 {
 	const char *kc[] = { "k", "c" }, *ck[] = { "c", "k_2" };
 	const int64_t fk[] = { 0, fm.lanes, fm.vec }, fo[] = { 0, fm.rows };
@@ -92,34 +94,46 @@ static int schedule_part(stir_kernel *k, const char *block, feat_map fm)
 		stir_split(k, block, "k", 3, fk) < 0 ||
 		stir_reorder(k, block, 2, ck) < 0 ||
 		stir_split(k, block, "o", 2, fo) < 0 ||
-		stir_set_atomic(k, block) < 0 ||
+		(atomic && stir_set_atomic(k, block) < 0) ||
 		stir_bind(k, block, "o_0", STIR_BLOCK_X) < 0 ||
 		stir_bind(k, block, "o_1", STIR_THREAD_Y) < 0 ||
 		stir_bind(k, block, "k_1", STIR_THREAD_X) < 0 ||
 		stir_unroll(k, block, "c") < 0 ? -1 : 0;
 }
 
-/* k, block, fm: at stage III, the row's fm.vec sums in registers (a local
- * cache of C_data over the loop of columns), and the vector loop
- * vectorized. */
-static int stage3_part(stir_kernel *k, const char *block, feat_map fm)
+/* k, block, i, fm, atomic: at stage III, the row's fm.vec sums of part i
+ * in registers (a local cache of C_data over the loop of columns, written
+ * back by block C_data_local, C_data_local1, ... in the order of the
+ * parts), the vector loops vectorized: the loads of B, and the write-back
+ * of a part that needs no atomics. */
+static int stage3_part(stir_kernel *k, const char *block, int i, feat_map fm,
+	bool atomic)
 {
+	char back[32];
+	if (i == 0)
+		snprintf(back, sizeof(back), "C_data_local");
+	else
+		snprintf(back, sizeof(back), "C_data_local%d", i);
 	if (stir_cache_write(k, block, "C_data", "c", STIR_SCOPE_LOCAL) < 0)
 		return -1;
-	return fm.vec > 1 ? stir_vectorize(k, block, "k_2") : 0;
+	if (fm.vec == 1)
+		return 0;
+	return stir_vectorize(k, block, "k_2") < 0 ||
+		(!atomic && stir_vectorize(k, back, "ax0") < 0) ? -1 : 0;
 }
 
 /* k: the schedule of the init nest (block csrmm_init0 over i, k: C = 0)
  * like the computation's: rows over blockIdx.x and threadIdx.y, features
- * over threadIdx.x, so that a warp writes a contiguous piece of a row. */
+ * over threadIdx.x in vectors of fm.vec. */
 static int schedule_init(stir_kernel *k, feat_map fm)
 {
-	const int64_t fk[] = { 0, fm.lanes }, fi[] = { 0, fm.rows };
-	return stir_split(k, "csrmm_init0", "k", 2, fk) < 0 ||
+	const int64_t fk[] = { 0, fm.lanes, fm.vec }, fi[] = { 0, fm.rows };
+	return stir_split(k, "csrmm_init0", "k", 3, fk) < 0 ||
 		stir_split(k, "csrmm_init0", "i", 2, fi) < 0 ||
 		stir_bind(k, "csrmm_init0", "i_0", STIR_BLOCK_X) < 0 ||
 		stir_bind(k, "csrmm_init0", "i_1", STIR_THREAD_Y) < 0 ||
-		stir_bind(k, "csrmm_init0", "k_1", STIR_THREAD_X) < 0 ? -1 : 0;
+		stir_bind(k, "csrmm_init0", "k_1", STIR_THREAD_X) < 0 ||
+		(fm.vec > 1 && stir_vectorize(k, "csrmm_init0", "k_2") < 0) ? -1 : 0;
 }
 
 /* k: the CSR schedule (blocks csrmm0 over rows, csrmm1 over a row's
@@ -167,16 +181,25 @@ static stir_gpu_kernel *hyb_kernel(stir_ctx *ctx, const char *program,
 		stir_lower_sparse_iter(m) == 0 ? 0 : -1;
 	for (int i = 0; i < n; i++)
 		stir_format_rule_free(rules[i]);
+	/* the parts of one column range hold disjoint rows, and only split
+	 * rows repeat a row within a part */
+	bool ranges = false, atomic[n > 0 ? n : 1];
+	for (int i = 1; i < n; i++)
+		ranges |= stir_format_get_part(f, i)->range !=
+			stir_format_get_part(f, 0)->range;
+	for (int i = 0; i < n; i++)
+		atomic[i] = stir_format_get_part(f, i)->split || ranges;
 	for (int i = 0; i < n && rc == 0; i++)
-		rc = schedule_part(k, blocks[i], fm);
+		rc = schedule_part(k, blocks[i], fm, atomic[i]);
+	const char *out[] = { "C" };
 	if (rc == 0 && n > 1)
-		rc = stir_horizontal_fuse(k, n, blocks);
+		rc = stir_horizontal_fuse_disjoint(k, n, blocks, 1, out);
 	if (rc == 0)
 		rc = schedule_init(k, fm);
 	if (rc < 0 || stir_kernel_prepare_for_gpu(k) < 0)
 		return NULL;
 	for (int i = 0; i < n; i++)
-		if (stage3_part(k, blocks[i], fm) < 0)
+		if (stage3_part(k, blocks[i], i, fm, atomic[i]) < 0)
 			return NULL;
 	return stir_gpu_kernel_compile(k, co);
 }
@@ -333,6 +356,8 @@ static void compile_graph(stir_ctx *ctx, const options *o, const char *spec)
 				configs[i].buckets, configs[i].nb, STIR_I32, STIR_F32, "_hyb", b);
 			m = NULL;
 			gk = f ? hyb_kernel(ctx, o->program, f, fm, &co, &m) : NULL;
+			if (gk && i == 0 && getenv("BENCH_SOURCE"))
+				fputs(stir_cuda_plan_get_source(stir_gpu_kernel_get_plan(gk)), stderr);
 			if (!gk)
 				stir_ctx_print_diagnostics(ctx, stderr);
 			stir_ctx_clear_diagnostics(ctx);

@@ -1,7 +1,9 @@
 /* Vectorized loops (docs/cuda.md, "vectorize").
  *
  * A loop "for w in [0, W) vectorize" (W = 2 or 4) whose body is stores in
- * blocks, without lets, conditions or inner loops, runs its W iterations as
+ * blocks, without lets, conditions or inner loops (except conditions that
+ * wrap the whole body and do not use w, such as split's tail guards, which
+ * are tested once for all lanes), runs its W iterations as
  * lanes: every access BUF[base + w] to a float, int (W = 2 or 4) or double
  * (W = 2) buffer in global or shared memory becomes one vector load or
  * store of float4 / int2 / double2 ..., when the address is aligned to the
@@ -17,6 +19,7 @@
 #include "codegen/cuda_internal.h"
 
 #define MAX_VEC 16   /* vectors one loop may hold */
+#define MAX_GUARDS 8 /* conditions around a body that the lanes share */
 #define MAX_STORES 64
 
 /* One vector: the W elements BUF[base .. base + W). */
@@ -99,19 +102,43 @@ static bool lin_coeff(const emitter *e, const stir_expr *x,
 	}
 }
 
-/* e, list, vb: gather the stores of a vectorizable body. */
-static void gather(const emitter *e, const stir_ptr_vec *list, vbody *vb)
+/* e, list, atomic, vb: gather the stores of a vectorizable body; atomic:
+ * its stores are in an atomic block, which is fine for stores into local
+ * memory alone (they are never atomic). */
+static void gather(const emitter *e, const stir_ptr_vec *list, bool atomic,
+	vbody *vb)
 {
 	for (int i = 0; i < list->n && vb->ok; i++) {
 		const stir_stmt *s = stir_stmt_at(list, i);
-		if (s->kind == STIR_STMT_STORE && vb->n_stores < MAX_STORES)
+		if (s->kind == STIR_STMT_STORE && vb->n_stores < MAX_STORES &&
+		    (!atomic || s->u.store.buf->scope == STIR_SCOPE_LOCAL))
 			vb->stores[vb->n_stores++] = s;
-		else if (s->kind == STIR_STMT_BLOCK && !s->u.block.flags)
-			gather(e, &s->u.block.body, vb);
+		else if (s->kind == STIR_STMT_BLOCK &&
+		    !(s->u.block.flags & ~STIR_BLOCK_ATOMIC))
+			gather(e, &s->u.block.body,
+				atomic || (s->u.block.flags & STIR_BLOCK_ATOMIC), vb);
 		else
 			vb->ok = false;
 	}
 	(void)e;
+}
+
+/* e, body, v, conds, n: the statements under the conditions that wrap all
+ * of body without using v (at most MAX_GUARDS, into conds[0..*n-1]). */
+static const stir_ptr_vec *peel_guards(const emitter *e,
+	const stir_ptr_vec *body, const stir_var *v, const stir_expr **conds,
+	int *n)
+{
+	*n = 0;
+	while (body->n == 1 && *n < MAX_GUARDS) {
+		const stir_stmt *s = stir_stmt_at(body, 0);
+		if (s->kind != STIR_STMT_IF || s->u.if_.else_body.n ||
+		    cuda_expr_uses(e, s->u.if_.cond, v))
+			break;
+		conds[(*n)++] = s->u.if_.cond;
+		body = &s->u.if_.then_body;
+	}
+	return body;
 }
 
 /* An access of the body, for the checks. */
@@ -349,8 +376,11 @@ void cuda_emit_vector_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
 		return;
 	}
 	int64_t w = ext->u.i;
-	vbody vb = { .ok = !ctx->atomic };
-	gather(e, &s->u.for_.body, &vb);
+	vbody vb = { .ok = true };
+	const stir_expr *guards[MAX_GUARDS];
+	int n_guards;
+	gather(e, peel_guards(e, &s->u.for_.body, v, guards, &n_guards),
+		ctx->atomic, &vb);
 	vuses *u = calloc(1, sizeof(*u));
 	struct vec_ctx *vc = calloc(1, sizeof(*vc));
 	bool *inner = calloc((size_t)e->k->n_vars + 1, sizeof(bool));
@@ -382,6 +412,18 @@ void cuda_emit_vector_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
 	e->resolve = inner;
 	e->vec = vc;
 	cg_line(p, "// loop '%s' vectorized: %" PRId64 " lanes", v->name, w);
+	if (n_guards) {
+		/* the addresses below may be read only where the guards hold */
+		cg_indent(p);
+		cg_put(p, "if (");
+		e->vec = NULL;
+		for (int i = 0; i < n_guards; i++) {
+			cg_put(p, i ? " && " : "");
+			cuda_expr(e, ctx, guards[i], n_guards > 1 ? P_AND + 1 : P_TOP);
+		}
+		cg_put(p, ") {\n");
+		p->indent++;
+	}
 	cg_indent(p);
 	cg_put(p, "if (");
 	for (int i = 0; i < vc->n; i++) {
@@ -407,6 +449,10 @@ void cuda_emit_vector_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
 	emit_scalar(e, s, ctx);
 	p->indent--;
 	cg_line(p, "}");
+	if (n_guards) {
+		p->indent--;
+		cg_line(p, "}");
+	}
 out:
 	free(u);
 	free(vc);

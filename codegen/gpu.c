@@ -354,6 +354,7 @@ int stir_gpu_run_launch(stir_gpu_run *r, unsigned flags)
 	if (zero_owned(r) < 0 || (timed && make_events(r) < 0))
 		return -1;
 	bool empty[r->n + 1];
+	int first = -1, last = -1;  /* the launches that ran */
 	for (int i = 0; i < r->n; i++) {
 		stir_launch_config cfg = { .stream = r->stream };
 		if (cuda_plan_launch_is_empty(p, i, r->params, r->ctx, &empty[i]) < 0)
@@ -362,7 +363,7 @@ int stir_gpu_run_launch(stir_gpu_run *r, unsigned flags)
 			continue;
 		if (cuda_plan_dims(p, i, r->params, r->ctx, cfg.grid, cfg.block) < 0)
 			return -1;
-		if ((flags & STIR_GPU_RUN_FLUSH_L2) && i == 0 &&
+		if ((flags & STIR_GPU_RUN_FLUSH_L2) && first < 0 &&
 		    stir_device_flush_l2(r->dev, r->stream) < 0)
 			return -1;
 		if (timed && stir_event_record(r->ev[2 * i], r->stream) < 0)
@@ -371,6 +372,9 @@ int stir_gpu_run_launch(stir_gpu_run *r, unsigned flags)
 			return -1;
 		if (timed && stir_event_record(r->ev[2 * i + 1], r->stream) < 0)
 			return -1;
+		if (first < 0)
+			first = i;
+		last = i;
 	}
 	if (stir_stream_synchronize(r->stream) < 0) {
 		/* a fault inside a kernel shows here, not at its launch */
@@ -390,8 +394,8 @@ int stir_gpu_run_launch(stir_gpu_run *r, unsigned flags)
 	/* the run as a whole: from the first launch's start to the last
 	 * one's end, gaps between launches included */
 	float total = 0;
-	if (r->n > 0 && stir_event_elapsed_ms(r->ev[0], r->ev[2 * r->n - 1],
-		&total) < 0)
+	if (first >= 0 && stir_event_elapsed_ms(r->ev[2 * first],
+		r->ev[2 * last + 1], &total) < 0)
 		return -1;
 	r->ms = total;
 	return 0;
