@@ -36,6 +36,7 @@ typedef enum sf_type {
 	SF_THREAD,   /* blockIdx.x .. threadIdx.z */
 	SF_SCOPE,    /* shared or local */
 	SF_RULES,    /* a non-empty list of format rules */
+	SF_INT,      /* an integer */
 } sf_type;
 
 /* The arguments of the primitives: X(ID, key, type). */
@@ -54,7 +55,9 @@ typedef enum sf_type {
 	X(BLOCKS, "blocks", SF_PATTERNS) \
 	X(DISJOINT, "disjoint", SF_NAMES) \
 	X(TENSOR, "tensor", SF_NAME) \
-	X(RULES, "rules", SF_RULES)
+	X(RULES, "rules", SF_RULES) \
+	X(PARAM, "param", SF_NAME) \
+	X(VALUE, "value", SF_INT)
 
 typedef enum sf_arg_id {
 #define SF_ARG_ENUM(id, key, type) SF_ARG_##id,
@@ -66,6 +69,7 @@ typedef enum sf_arg_id {
 /* Sets of sections and of arguments, as bits. */
 #define SF_IN(sec) (1u << (sec))
 #define SF_IN_LOOPS (SF_IN(SF_STAGE2) | SF_IN(SF_STAGE3))
+#define SF_IN_KERNEL (SF_IN(SF_STAGE1) | SF_IN_LOOPS)
 #define SF_A(id) (1u << SF_ARG_##id)
 
 /* The primitives: X(ID, name, sections, required arguments, optional
@@ -77,6 +81,8 @@ typedef enum sf_arg_id {
 		SF_A(ITER) | SF_A(ORDER), 0) \
 	X(SPARSE_FUSE, "sparse_fuse", SF_IN(SF_STAGE1), \
 		SF_A(ITER) | SF_A(ITERS), 0) \
+	X(SPECIALIZE, "specialize", SF_IN_KERNEL, \
+		SF_A(PARAM) | SF_A(VALUE), 0) \
 	X(SPLIT, "split", SF_IN_LOOPS, \
 		SF_A(BLOCK) | SF_A(LOOP) | SF_A(FACTORS), 0) \
 	X(FUSE, "fuse", SF_IN_LOOPS, SF_A(BLOCK) | SF_A(LOOPS), 0) \
@@ -159,6 +165,7 @@ typedef struct sf_arg {
 	                             of names; FACTORS: the text of each) */
 	stir_loc *locs;           /* owned: the location of each element */
 	int64_t *ints;            /* owned (FACTORS): 0 for null */
+	int64_t num;              /* INT: the integer */
 	int value;                /* THREAD: a stir_thread; SCOPE: a
 	                             stir_scope */
 	int n_rules;              /* RULES: the expanded rules */

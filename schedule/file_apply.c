@@ -203,6 +203,7 @@ static int call_one(applier *a, const sf_step *st, const char *name,
 	case SF_PRIM_REVERSE_CACHE_WRITE:
 		return stir_reverse_cache_write(k, name, buf, loop, scope);
 	case SF_PRIM_DECOMPOSE:
+	case SF_PRIM_SPECIALIZE:
 	case SF_PRIM_HORIZONTAL_FUSE:
 	case SF_PRIM_DEFAULT_SCHEDULE:
 	case SF_N_PRIMS:
@@ -261,6 +262,9 @@ static int apply_step(applier *a, const sf_step *st)
 		return done(a, st, n0, stir_decompose_format(a->k,
 			A[SF_ARG_TENSOR].str, A[SF_ARG_RULES].n_rules,
 			A[SF_ARG_RULES].rules), " to tensor '%s'", A[SF_ARG_TENSOR].str);
+	case SF_PRIM_SPECIALIZE:
+		return done(a, st, n0, stir_specialize(a->k, A[SF_ARG_PARAM].str,
+			A[SF_ARG_VALUE].num), " to '%s'", A[SF_ARG_PARAM].str);
 	case SF_PRIM_DEFAULT_SCHEDULE:
 		return done(a, st, n0, stir_default_schedule(a->k), "%s", "");
 	case SF_PRIM_HORIZONTAL_FUSE:

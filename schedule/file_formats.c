@@ -82,13 +82,13 @@ static int fetch_axis(stir_ctx *ctx, stir_loc where, const stir_bindings *b,
 	const stir_axis *ax, int64_t n_ptr, int64_t **indptr, int64_t **indices,
 	int64_t *nnz)
 {
-	char name[STIR_ARRAY_NAME_MAX];
 	int64_t n;
-	stir_axis_indptr_name(ax, name);
-	if (fetch(ctx, where, b, name, n_ptr + 1, indptr, NULL, &n) < 0)
+	const char *ptr = stir_axis_indptr_name(ctx, ax);
+	const char *idx = stir_axis_indices_name(ctx, ax);
+	if (!ptr || !idx ||
+	    fetch(ctx, where, b, ptr, n_ptr + 1, indptr, NULL, &n) < 0)
 		return -1;
-	stir_axis_indices_name(ax, name);
-	return fetch(ctx, where, b, name, -1, indices, NULL, nnz);
+	return fetch(ctx, where, b, idx, -1, indices, NULL, nnz);
 }
 
 /* k, t, kind, l, b, where, in: the builders' input from tensor t of k:
@@ -200,20 +200,32 @@ static int move_into(stir_ctx *ctx, const stir_bindings *from,
 		const char *name = stir_bindings_size_name(from, i);
 		int64_t v;
 		stir_bindings_get_size(from, name, &v);
-		if (stir_bindings_set_size(b, name, v) < 0)
+		if (stir_bindings_set_size(b, name, v) < 0) {
+			stir_error_oom(ctx);
 			return -1;
+		}
 	}
 	for (int i = 0; i < stir_bindings_n_arrays(from); i++) {
 		const char *name = stir_bindings_array_name(from, i);
-		char renamed[STIR_ARRAY_NAME_MAX * 2];
-		if (!strchr(name, '.'))
-			snprintf(renamed, sizeof(renamed), "%s%s", t->name, name + 1);
+		size_t len = strlen(t->name) + strlen(name) + 1;
+		char *renamed = malloc(len);
+		if (!renamed) {
+			stir_error_oom(ctx);
+			return -1;
+		}
+		if (strchr(name, '.'))
+			memcpy(renamed, name, strlen(name) + 1);
 		else
-			snprintf(renamed, sizeof(renamed), "%s", name);
+			snprintf(renamed, len, "%s%s", t->name, name + 1);
 		stir_array *a = stir_array_copy(ctx, stir_bindings_get_array(from,
 			name));
-		if (!a || stir_bindings_set_array(b, renamed, a) < 0)
+		int rc = a ? stir_bindings_set_array(b, renamed, a) : -1;
+		free(renamed);
+		if (rc < 0) {
+			if (a)
+				stir_error_oom(ctx);
 			return -1;
+		}
 	}
 	return 0;
 }
@@ -286,4 +298,33 @@ int stir_schedule_bind_formats(const stir_schedule *s, const stir_kernel *k,
 		rc = bind_step(s, k, &s->steps[SF_FORMAT][i], &l, b);
 	stir_layout_release(&l);
 	return rc;
+}
+
+/* s, b: see schedule.h. */
+int stir_schedule_bind_sizes(const stir_schedule *s, stir_bindings *b)
+{
+	if (!s || !b)
+		return -1;
+	for (int sec = 0; sec < SF_N_SECTIONS; sec++) {
+		for (int i = 0; i < s->n_steps[sec]; i++) {
+			const sf_step *st = &s->steps[sec][i];
+			if (st->prim != SF_PRIM_SPECIALIZE)
+				continue;
+			const char *name = st->args[SF_ARG_PARAM].str;
+			int64_t want = st->args[SF_ARG_VALUE].num, have;
+			if (!stir_bindings_get_size(b, name, &have)) {
+				if (stir_bindings_set_size(b, name, want) < 0) {
+					stir_error_oom(s->ctx);
+					return -1;
+				}
+			} else if (have != want) {
+				stir_error(s->ctx, st->args[SF_ARG_VALUE].loc, "size "
+					"'%s' is bound to %lld, but the schedule specializes "
+					"the kernel for %lld", name, (long long)have,
+					(long long)want);
+				return -1;
+			}
+		}
+	}
+	return 0;
 }

@@ -937,6 +937,13 @@ static void read_arg(reader *r, sf_step *st, sf_arg_id id,
 	case SF_RULES:
 		read_rules(r, n, a);
 		break;
+	case SF_INT: {
+		char buf[100];
+		if (!int_value(n, &a->num))
+			fail(r, node_loc(r, n), "%s'%s' must be an integer, not %s",
+				prefix, key, describe(n, buf, sizeof(buf)));
+		break;
+	}
 	}
 }
 
@@ -956,14 +963,16 @@ static sf_step *new_step(reader *r, sf_section sec)
 	return &v[s->n_steps[sec]++];
 }
 
-/* sections: where a primitive may go, in words. */
-static const char *where(unsigned sections)
+/* sections, buf, size: the sections a primitive may go in, in words
+ * ("stage2 or stage3"). */
+static const char *where(unsigned sections, char *buf, size_t size)
 {
-	if (sections == SF_IN(SF_FORMAT))
-		return "format";
-	if (sections == SF_IN(SF_STAGE1))
-		return "stage1";
-	return "stage2 or stage3";
+	const char *keys[SF_N_SECTIONS];
+	int n = 0;
+	for (int sec = 0; sec < SF_N_SECTIONS; sec++)
+		if (sections & SF_IN(sec))
+			keys[n++] = sf_section_key[sec];
+	return key_list(keys, n, buf, size);
 }
 
 /* r, n, sec: one step of section sec: "- PRIMITIVE: {ARGUMENTS}", or
@@ -993,8 +1002,10 @@ static void read_step(reader *r, const yaml_node_t *n, sf_section sec)
 		return;
 	}
 	if (!(prims[p].sections & SF_IN(sec))) {
+		char list[100];
 		fail(r, node_loc(r, name), "%s cannot appear in %s: it belongs in "
-			"%s", pname, sf_section_key[sec], where(prims[p].sections));
+			"%s", pname, sf_section_key[sec], where(prims[p].sections,
+			list, sizeof(list)));
 		return;
 	}
 	sf_step *st = new_step(r, sec);

@@ -208,6 +208,15 @@ STIR_EXPORT int stir_schedule_apply(__stir_keep const stir_schedule *s,
 STIR_EXPORT int stir_schedule_prepare_for_gpu(
 	__stir_keep const stir_schedule *s, __stir_keep stir_kernel *k);
 
+/* Bind into b the value of every size parameter the schedule's specialize
+ * steps fix, unless b holds it already; one b holds with another value is
+ * an error at the step (in the schedule's context): the scheduled kernel
+ * would compute with the schedule's value, the unscheduled one with b's.
+ * Call it before binding the other inputs (random ones included).  0 or
+ * -1. */
+STIR_EXPORT int stir_schedule_bind_sizes(__stir_keep const stir_schedule *s,
+	__stir_keep stir_bindings *b);
+
 /* Bind into b what the kernel that s makes of k needs beyond k's own
  * arrays: for every decompose step, the new format of the tensor, built
  * on the host (include/stir/formats.h) from k's arrays in b (the tensor's
