@@ -1307,9 +1307,15 @@ static void emit_block(emitter *e, const stir_stmt *s, const ectx *ctx)
 	}
 	cg_line(p, "{  // block %s", s->u.block.name);
 	p->indent++;
+	/* a cross-thread block's one store becomes an addition to the
+	 * thread's part: only its value is emitted here, its target after
+	 * the combining tree */
+	const stir_stmt *red_store = (s->u.block.flags &
+		STIR_BLOCK_CROSS_THREAD) ? stir_stmt_at(&s->u.block.body, 0) : NULL;
 	for (int i = 0; i < s->u.block.n_vars; i++) {
 		const stir_var *v = s->u.block.vars[i];
-		if (!list_names_var(&s->u.block.body, v))
+		if (red_store ? !names_var(red_store->u.store.value, v) :
+		    !list_names_var(&s->u.block.body, v))
 			continue; /* unused: no declaration to warn about */
 		cg_indent(p);
 		cg_putf(p, "const %s ", cuda_ctype(v->dtype));
