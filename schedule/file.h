@@ -201,6 +201,12 @@ struct stir_schedule {
  * in another context show its lines); NULL when memory runs out. */
 const char *sf_file_in(const stir_schedule *s, stir_ctx *ctx);
 
+/* ctx, n0, loc, fmt: add the note "fmt" at loc (in the schedule) to every
+ * error of ctx since diagnostic n0, which the library reported at places
+ * in the kernel or at none; whether there was one. */
+bool sf_note_errors(stir_ctx *ctx, int n0, stir_loc loc, const char *fmt,
+	...) STIR_PRINTF(4, 5);
+
 /* The name of primitive p, and of an argument. */
 const char *sf_prim_name(sf_prim p);
 const char *sf_arg_key(sf_arg_id a);

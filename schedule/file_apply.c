@@ -135,21 +135,32 @@ static int done(applier *a, const sf_step *st, int n0, int rc,
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	bool noted = false;
-	for (int i = n0; i < stir_ctx_n_diagnostics(a->ctx); i++) {
-		/* the diagnostics belong to the context, which is ours to
-		 * annotate; the accessor only hands out const pointers */
-		stir_diag *d = (stir_diag *)stir_ctx_get_diagnostic(a->ctx, i);
-		if (stir_diag_get_severity(d) != STIR_ERROR)
-			continue;
-		stir_diag_add_note(d, at(a, st->loc), "while applying %s%s",
-			sf_prim_name(st->prim), what);
-		noted = true;
-	}
-	if (!noted)
+	if (!sf_note_errors(a->ctx, n0, at(a, st->loc), "while applying %s%s",
+	    sf_prim_name(st->prim), what))
 		stir_error(a->ctx, at(a, st->loc), "%s failed%s",
 			sf_prim_name(st->prim), what);
 	return -1;
+}
+
+/* ctx, n0, loc, fmt: see file.h. */
+bool sf_note_errors(stir_ctx *ctx, int n0, stir_loc loc, const char *fmt, ...)
+{
+	char what[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	bool noted = false;
+	for (int i = n0; i < stir_ctx_n_diagnostics(ctx); i++) {
+		/* the diagnostics belong to the context, which is ours to
+		 * annotate; the accessor only hands out const pointers */
+		stir_diag *d = (stir_diag *)stir_ctx_get_diagnostic(ctx, i);
+		if (stir_diag_get_severity(d) != STIR_ERROR)
+			continue;
+		stir_diag_add_note(d, loc, "%s", what);
+		noted = true;
+	}
+	return noted;
 }
 
 /* a, st, name, target: call the primitive of step st for block (or

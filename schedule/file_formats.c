@@ -263,12 +263,18 @@ static int bind_step(const stir_schedule *s, const stir_kernel *k,
 			t->axes[old]->idtype : STIR_I32;
 		host_input in;
 		memset(&in, 0, sizeof(in));
+		int n0 = stir_ctx_n_diagnostics(ctx);
 		stir_bindings *out = stir_bindings_alloc();
 		int rc = out ? 0 : -1;
 		if (rc == 0)
 			rc = read_input(k, t, src->kind, l, b, rloc, &in);
-		if (rc == 0)
-			rc = build(ctx, src, &in, itype, t->dtype, out);
+		if (rc == 0 && build(ctx, src, &in, itype, t->dtype, out) < 0) {
+			/* the builder's errors have no place in the file */
+			sf_note_errors(ctx, n0, rloc, "while building the %s format "
+				"of tensor '%s' on the host", sf_rule_kind_key(src->kind),
+				t->name);
+			rc = -1;
+		}
 		if (rc == 0)
 			rc = move_into(ctx, out, t, b);
 		input_release(&in);

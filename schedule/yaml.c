@@ -190,12 +190,13 @@ static bool is_null(const yaml_node_t *n)
 		!strcmp(v, "Null") || !strcmp(v, "NULL");
 }
 
-/* n: node n in words for messages ("a list", "a mapping", "null", or the
- * scalar itself, quoted). */
+/* n: node n in words for messages ("a list", "an empty list", "a
+ * mapping", "null", or the scalar itself, quoted). */
 static const char *describe(const yaml_node_t *n, char *buf, size_t size)
 {
 	if (n->type == YAML_SEQUENCE_NODE)
-		return "a list";
+		return n->data.sequence.items.top == n->data.sequence.items.start ?
+			"an empty list" : "a list";
 	if (n->type == YAML_MAPPING_NODE)
 		return "a mapping";
 	if (is_null(n))
@@ -888,10 +889,13 @@ static int read_rule(reader *r, const yaml_node_t *n, sf_arg *a)
 static int read_rules(reader *r, const yaml_node_t *n, sf_arg *a)
 {
 	char buf[100];
-	if (n->type != YAML_SEQUENCE_NODE ||
-	    n->data.sequence.items.top == n->data.sequence.items.start) {
-		fail(r, node_loc(r, n), "decompose: 'rules' must be a non-empty "
-			"list of format rules, not %s", describe(n, buf, sizeof(buf)));
+	if (n->type != YAML_SEQUENCE_NODE) {
+		fail(r, node_loc(r, n), "decompose: 'rules' must be a list of "
+			"format rules, not %s", describe(n, buf, sizeof(buf)));
+		return -1;
+	}
+	if (n->data.sequence.items.top == n->data.sequence.items.start) {
+		fail(r, node_loc(r, n), "decompose: 'rules' must not be empty");
 		return -1;
 	}
 	int errors = r->errors;
@@ -1088,9 +1092,12 @@ static void read_top(reader *r, const yaml_node_t *root)
 		r->s->kernel = need_name(r, v[0], "", "kernel", "a kernel name");
 		r->s->kernel_loc = node_loc(r, v[0]);
 	}
-	for (int sec = 0; sec < SF_N_SECTIONS; sec++)
-		if (v[sec + 1])
-			read_section(r, v[sec + 1], (sf_section)sec);
+	/* in the file's order, so that the diagnostics are in that order */
+	for (yaml_node_pair_t *p = root->data.mapping.pairs.start;
+	     p < root->data.mapping.pairs.top; p++)
+		for (int sec = 0; sec < SF_N_SECTIONS; sec++)
+			if (v[sec + 1] && v[sec + 1] == node_at(r, p->value))
+				read_section(r, v[sec + 1], (sf_section)sec);
 }
 
 /* ---- loading ---- */
