@@ -250,6 +250,15 @@ static int bind_step(const stir_schedule *s, const stir_kernel *k,
 		const sf_rule *src = &rules->srcs[i];
 		stir_loc rloc = src->loc;
 		rloc.file = where.file;
+		if (i > 0) {
+			/* a builder's format holds every entry of the tensor, and
+			 * the decomposed kernel adds each rule's computation */
+			stir_error(ctx, rloc, "cannot build the formats of several "
+				"rules on the host: each would hold every entry of '%s', "
+				"which the kernel would then count once per rule",
+				t->name);
+			return -1;
+		}
 		if (src->kind == SF_RULE_CUSTOM) {
 			stir_error(ctx, rloc, "cannot build the format of a custom "
 				"rule on the host");
