@@ -9,8 +9,11 @@
  *
  * The programs: the hand-written stage III programs of tests/cuda (against
  * their stage I references), the unscheduled stage III catalogue of
- * tests/golden (one thread, against the stage I catalogue), and two of
- * tests/stages (against their own interpretation).
+ * tests/golden (one thread, against the stage I catalogue), two of
+ * tests/stages (against their own interpretation), and the catalogue under
+ * each written schedule examples/NAME.yaml (against the unscheduled stage
+ * I program; the formats of its decompose steps built on the host), also
+ * on the Cora graph for csrmm_hyb.yaml and sddmm_fast.yaml.
  *
  * Compiled objects are cached in the build tree by a hash of their source,
  * so only changed kernels are compiled again.  Skipped (77) without g++. */
@@ -32,10 +35,15 @@ typedef struct emu_prog {
 	char ref_file[256];        /* the program of the reference */
 	char ref_kernel[128];      /* its kernel ("" for the kernel itself) */
 	const char *sizes;         /* sizes to bind first, or NULL */
+	const char *schedule;      /* a schedule file that prepares file's
+	                            * kernel (a stage I program) for the GPU,
+	                            * or NULL */
+	const char *cora;          /* a tensor to bind to the Cora graph
+	                            * (examples/data/cora.mtx.gz), or NULL */
 	char so[1200];             /* the compiled object */
 } emu_prog;
 
-#define MAX_PROGS 64
+#define MAX_PROGS 160
 static emu_prog progs[MAX_PROGS];
 static int n_progs;
 
@@ -78,14 +86,31 @@ static int write_file(const char *path, const char *text)
 	return fclose(f);
 }
 
+/* p, ctx, m, s: p's stage III kernel: read from p->file (into *m), and
+ * prepared for the GPU under p's schedule (read into *s) when it has one.
+ * NULL on failure (diagnostics in ctx). */
+static stir_kernel *load_kernel(const emu_prog *p, stir_ctx *ctx,
+	stir_module **m, stir_schedule **s)
+{
+	*s = NULL;
+	*m = stir_module_read_file(ctx, test_path(p->file));
+	stir_kernel *k = *m ? stir_module_find_kernel(*m, p->kernel) : NULL;
+	if (k && p->schedule && (!(*s = stir_schedule_read_file(ctx,
+	    test_path(p->schedule))) || stir_schedule_prepare_for_gpu(*s, k) < 0))
+		return NULL;
+	return k;
+}
+
 /* p, ctx: emit p's kernel with the wrappers the emulated driver calls,
  * and name the object it compiles to.  Returns the source to compile (to
  * free), or NULL when the object is cached already. */
 static char *prepare_source(emu_prog *p, stir_ctx *ctx, const char *cache)
 {
-	stir_module *m = stir_module_read_file(ctx, test_path(p->file));
-	stir_kernel *k = m ? stir_module_find_kernel(m, p->kernel) : NULL;
+	stir_module *m;
+	stir_schedule *sched;
+	stir_kernel *k = load_kernel(p, ctx, &m, &sched);
 	stir_cuda_plan *plan = k ? stir_cuda_plan_alloc(k, 0) : NULL;
+	stir_schedule_free(sched);
 	if (!plan) {
 		/* the test of this program fails when it finds no object */
 		stir_ctx_print_diagnostics(ctx, stderr);
@@ -171,17 +196,45 @@ static void compile_all(void)
 	stir_ctx_free(ctx);
 }
 
-/* file, kernel, ref_file, ref_kernel, sizes: add a program. */
-static void add(const char *file, const char *kernel, const char *ref_file,
-	const char *ref_kernel, const char *sizes)
+/* file, kernel, ref_file, ref_kernel, sizes: add a program; the new entry,
+ * for the caller to add a schedule and a matrix to. */
+static emu_prog *add(const char *file, const char *kernel,
+	const char *ref_file, const char *ref_kernel, const char *sizes)
 {
+	if (n_progs == MAX_PROGS) {
+		fprintf(stderr, "test_cuda_emu: more than %d programs\n",
+			MAX_PROGS);
+		exit(1);
+	}
 	emu_prog *p = &progs[n_progs++];
 	snprintf(p->file, sizeof(p->file), "%s", file);
 	snprintf(p->kernel, sizeof(p->kernel), "%s", kernel);
 	snprintf(p->ref_file, sizeof(p->ref_file), "%s", ref_file);
 	snprintf(p->ref_kernel, sizeof(p->ref_kernel), "%s", ref_kernel);
 	p->sizes = sizes;
+	return p;
 }
+
+/* The written schedules, with the sizes of a larger run (some launches of
+ * several thread blocks) and, for the new SpMM and SDDMM ones, their
+ * tensor on the Cora graph (its rows of up to 168 entries exercise the
+ * hybrid format's cut rows). */
+static const struct {
+	const char *kernel, *schedule, *sizes, *cora;
+} scheduled[] = {
+	{ "bsrmm", "examples/bsrmm.yaml", "mb=5,nb=6,feat=20", NULL },
+	{ "csf_square_sum", "examples/csf_square_sum.yaml", "m=300", NULL },
+	{ "csr2bsr", "examples/csr2bsr.yaml", "m=200,n=100", NULL },
+	{ "csr_softmax", "examples/csr_softmax.yaml", "m=300,n=40", NULL },
+	{ "csrmm", "examples/csrmm.yaml", "m=40,n=30,feat=24", NULL },
+	{ "csrmm", "examples/csrmm_hyb.yaml", "m=70,n=50", "A" },
+	{ "ellmv", "examples/ellmv.yaml", "m=300,n=50", NULL },
+	{ "rgcn_homo", "examples/rgcn_homo.yaml", "m=20,n=30,fout=40", NULL },
+	{ "rgms", "examples/rgms.yaml", "r=3,m=20,n=20,fout=24", NULL },
+	{ "sddmm", "examples/sddmm.yaml", "m=30,n=30,feat=40", NULL },
+	{ "sddmm", "examples/sddmm_fast.yaml", "m=30,n=40", "S" },
+	{ "segment_sum", "examples/segment_sum.yaml", "m=300", NULL },
+};
 
 /* The programs: tests/cuda, tests/golden's stage III catalogue, two of
  * tests/stages. */
@@ -189,7 +242,7 @@ static void find_programs(void)
 {
 	DIR *d = opendir(test_path("tests/cuda"));
 	struct dirent *de;
-	while (d && (de = readdir(d)) && n_progs < MAX_PROGS - 32) {
+	while (d && (de = readdir(d)) && n_progs < MAX_PROGS - 64) {
 		size_t len = strlen(de->d_name);
 		if (len < 6 || strcmp(de->d_name + len - 5, ".stir"))
 			continue;
@@ -205,7 +258,7 @@ static void find_programs(void)
 	if (d)
 		closedir(d);
 	d = opendir(test_path("tests/golden"));
-	while (d && (de = readdir(d)) && n_progs < MAX_PROGS - 4) {
+	while (d && (de = readdir(d)) && n_progs < MAX_PROGS - 40) {
 		size_t len = strlen(de->d_name);
 		if (len < 12 || strcmp(de->d_name + len - 11, ".stage3.stir"))
 			continue;
@@ -221,6 +274,18 @@ static void find_programs(void)
 		"tests/stages/annotations.stage3.stir", "", NULL);
 	add("tests/stages/shared.stage3.stir", "rowsum",
 		"tests/stages/shared.stage3.stir", "", "m=20,n=100");
+	for (size_t i = 0; i < sizeof(scheduled) / sizeof(scheduled[0]); i++) {
+		char file[300];
+		snprintf(file, sizeof(file), "examples/%s.stir", scheduled[i].kernel);
+		for (int size = 0; size < 3; size++) {
+			if (size == 2 && !scheduled[i].cora)
+				continue;
+			emu_prog *p = add(file, scheduled[i].kernel, file,
+				scheduled[i].kernel, size == 1 ? scheduled[i].sizes : NULL);
+			p->schedule = scheduled[i].schedule;
+			p->cora = size == 2 ? scheduled[i].cora : NULL;
+		}
+	}
 }
 
 /* ---- running ---------------------------------------------------------- */
@@ -330,10 +395,15 @@ START_TEST(test_emulated)
 	unsetenv("FAKE_CUDA_NO_PROC");
 	stir_device *dev = stir_device_open(ctx, 0);
 	ck_assert_ptr_nonnull(dev);
-	stir_module *m = stir_module_read_file(ctx, test_path(p->file));
+	stir_module *m;
+	stir_schedule *sched;
+	stir_kernel *k = load_kernel(p, ctx, &m, &sched);
+	if (!k)
+		stir_ctx_print_diagnostics(ctx, stderr);
 	stir_module *rm = stir_module_read_file(ctx, test_path(p->ref_file));
-	ck_assert(m && rm);
-	stir_kernel *k = stir_module_find_kernel(m, p->kernel);
+	stir_csr *cora = p->cora ? stir_mtx_read(ctx,
+		test_path("examples/data/cora.mtx.gz")) : NULL;
+	ck_assert(m && rm && (cora || !p->cora));
 	stir_kernel *ref = *p->ref_kernel ?
 		stir_module_find_kernel(rm, p->ref_kernel) :
 		stir_module_find_kernel(rm, p->kernel);
@@ -345,7 +415,8 @@ START_TEST(test_emulated)
 	free(so);
 	stir_gpu_kernel *gk = stir_gpu_kernel_alloc(k, code);
 	ck_assert_ptr_nonnull(gk);
-	for (uint64_t seed = 1; seed <= 2; seed++) {
+	/* the Cora runs, slow to emulate, in decreasing order only */
+	for (uint64_t seed = p->cora ? 2 : 1; seed <= 2; seed++) {
 		/* the threads of a block in increasing, then decreasing order */
 		if (seed == 2)
 			setenv("STIR_EMU_REVERSE", "1", 1);
@@ -354,8 +425,20 @@ START_TEST(test_emulated)
 		stir_bindings *b = stir_bindings_alloc();
 		if (p->sizes)
 			bind_sizes(b, p->sizes);
+		if (sched)
+			ck_assert_int_eq(stir_schedule_bind_sizes(sched, b), 0);
+		int64_t feat;
+		if (cora) {
+			ck_assert_int_eq(stir_kernel_bind_csr(ref, b, p->cora, cora),
+				0);
+			if (!stir_bindings_get_size(b, "feat", &feat))
+				bind_sizes(b, "feat=32");
+		}
 		ck_assert_int_eq(stir_kernel_bind_random(ref, b, seed), 0);
 		ck_assert_int_eq(stir_kernel_bind_outputs(ref, b), 0);
+		/* the formats the schedule decomposes into */
+		if (sched)
+			ck_assert_int_eq(stir_schedule_bind_formats(sched, ref, b), 0);
 		poison(gk, b);
 		stir_bindings *want = stir_bindings_copy(b);
 		ck_assert_int_eq(stir_kernel_interpret(ref, want), 0);
@@ -364,15 +447,18 @@ START_TEST(test_emulated)
 			stir_ctx_print_diagnostics(ctx, stderr);
 		ck_assert_int_eq(rc, 0);
 		char what[600];
-		snprintf(what, sizeof(what), "%s %s seed %d%s%s", p->file,
+		snprintf(what, sizeof(what), "%s %s seed %d%s%s%s%s%s", p->file,
 			p->kernel, (int)seed, p->sizes ? " " : "",
-			p->sizes ? p->sizes : "");
+			p->sizes ? p->sizes : "", p->schedule ? " under " : "",
+			p->schedule ? p->schedule : "", cora ? " on cora" : "");
 		compare(ref, b, want, what);
 		stir_bindings_free(b);
 		stir_bindings_free(want);
 	}
 	stir_gpu_kernel_free(gk);
 	stir_device_close(dev);
+	stir_schedule_free(sched);
+	stir_csr_free(cora);
 	stir_module_free(m);
 	stir_module_free(rm);
 	ck_assert_int_eq(stir_ctx_n_errors(ctx), 0);
