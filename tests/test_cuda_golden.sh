@@ -1,6 +1,8 @@
 #!/bin/sh
 # Golden CUDA: the CUDA C that stirc emits for every hand-written stage III
-# program tests/cuda/NAME.stir (kernel NAME) must match tests/golden/NAME.cu;
+# program tests/cuda/NAME.stir (kernel NAME) must match tests/golden/NAME.cu,
+# and for every written schedule examples/NAME.yaml (of the catalogue
+# program examples/KERNEL.stir it names) tests/golden/NAME.sched.cu;
 # `make golden` regenerates them (review the diff before committing).
 # Then every emitted kernel -- those, and the unscheduled stage III
 # catalogue programs of tests/golden -- must compile with NVRTC for sm_90
@@ -24,15 +26,37 @@ for src in "$srcdir"/tests/cuda/*.stir; do
 		fail=1
 	fi
 done
+
+# the kernel a schedule file names
+kernel_of() {
+	sed -n 's/^kernel: *\([A-Za-z0-9_]*\).*/\1/p' "$1"
+}
+for sched in "$srcdir"/examples/*.yaml; do
+	name=$(basename "$sched" .yaml)
+	golden="$srcdir/tests/golden/$name.sched.cu"
+	prog="$srcdir/examples/$(kernel_of "$sched").stir"
+	if ! "$stirc" cuda "$prog" --schedule "$sched" > "$tmp/out" 2> "$tmp/err"; then
+		echo "FAIL: stirc cuda --schedule $name"; cat "$tmp/err"; fail=1
+		continue
+	fi
+	if ! cmp -s "$tmp/out" "$golden"; then
+		echo "FAIL: $name (scheduled) differs from $golden:"
+		diff -u "$golden" "$tmp/out" | head -40
+		fail=1
+	fi
+done
 [ $fail = 0 ] && echo "golden CUDA: all match"
 
 # NVRTC: a private cache, so that every kernel is really compiled
 STIR_CACHE_DIR="$tmp/cache"
 export STIR_CACHE_DIR
 compiled=0
-for src in "$srcdir"/tests/cuda/*.stir "$srcdir"/tests/golden/*.stage3.stir; do
+for src in "$srcdir"/tests/cuda/*.stir "$srcdir"/tests/golden/*.stage3.stir \
+	"$srcdir"/examples/*.yaml; do
 	case $src in
 	*/tests/cuda/*) kernel="--kernel $(basename "$src" .stir)" ;;
+	*.yaml) kernel="--schedule $src"
+		src="$srcdir/examples/$(kernel_of "$src").stir" ;;
 	*) kernel= ;;
 	esac
 	if "$stirc" cuda "$src" $kernel --compile --arch sm_90 -o "$tmp/k.cu" \
@@ -40,13 +64,13 @@ for src in "$srcdir"/tests/cuda/*.stir "$srcdir"/tests/golden/*.stage3.stir; do
 		compiled=$((compiled + 1))
 		# NVRTC's warnings are printed; the emitted code should have none
 		if [ -s "$tmp/err" ]; then
-			echo "FAIL: NVRTC warns about $src:"; cat "$tmp/err"; fail=1
+			echo "FAIL: NVRTC warns about $src $kernel:"; cat "$tmp/err"; fail=1
 		fi
 	elif grep -q "built without NVRTC" "$tmp/err"; then
 		echo "SKIP: stir was built without NVRTC: nothing compiled"
 		break
 	else
-		echo "FAIL: NVRTC rejects the CUDA of $src:"; head -40 "$tmp/err"
+		echo "FAIL: NVRTC rejects the CUDA of $src $kernel:"; head -40 "$tmp/err"
 		fail=1
 	fi
 done
