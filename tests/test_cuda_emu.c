@@ -12,8 +12,14 @@
  * tests/golden (one thread, against the stage I catalogue), two of
  * tests/stages (against their own interpretation), and the catalogue under
  * each written schedule examples/NAME.yaml (against the unscheduled stage
- * I program; the formats of its decompose steps built on the host), also
- * on the Cora graph for csrmm_hyb.yaml and sddmm_fast.yaml.
+ * I program; the formats of its decompose steps built on the host).
+ *
+ * Then stirc itself, on the GPU backend with --schedule: the emulated
+ * objects are put in a kernel cache under the keys of the NVRTC
+ * compilations stirc asks for, so that stirc run and verify --backend
+ * cuda run them through the fake driver, from the schedule file to the
+ * check against the interpreter (on the Cora graph for the SpMM and SDDMM
+ * schedules of the hybrid format and of vector loads).
  *
  * Compiled objects are cached in the build tree by a hash of their source,
  * so only changed kernels are compiled again.  Skipped (77) without g++. */
@@ -26,6 +32,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <stir/stir.h>
+#include "runtime/internal.h"
 #include "tests/testutil.h"
 
 /* One program to run. */
@@ -38,8 +45,6 @@ typedef struct emu_prog {
 	const char *schedule;      /* a schedule file that prepares file's
 	                            * kernel (a stage I program) for the GPU,
 	                            * or NULL */
-	const char *cora;          /* a tensor to bind to the Cora graph
-	                            * (examples/data/cora.mtx.gz), or NULL */
 	char so[1200];             /* the compiled object */
 } emu_prog;
 
@@ -216,24 +221,22 @@ static emu_prog *add(const char *file, const char *kernel,
 }
 
 /* The written schedules, with the sizes of a larger run (some launches of
- * several thread blocks) and, for the new SpMM and SDDMM ones, their
- * tensor on the Cora graph (its rows of up to 168 entries exercise the
- * hybrid format's cut rows). */
+ * several thread blocks; the runs on Cora are stirc's, below). */
 static const struct {
-	const char *kernel, *schedule, *sizes, *cora;
+	const char *kernel, *schedule, *sizes;
 } scheduled[] = {
-	{ "bsrmm", "examples/bsrmm.yaml", "mb=5,nb=6,feat=20", NULL },
-	{ "csf_square_sum", "examples/csf_square_sum.yaml", "m=300", NULL },
-	{ "csr2bsr", "examples/csr2bsr.yaml", "m=200,n=100", NULL },
-	{ "csr_softmax", "examples/csr_softmax.yaml", "m=300,n=40", NULL },
-	{ "csrmm", "examples/csrmm.yaml", "m=40,n=30,feat=24", NULL },
-	{ "csrmm", "examples/csrmm_hyb.yaml", "m=70,n=50", "A" },
-	{ "ellmv", "examples/ellmv.yaml", "m=300,n=50", NULL },
-	{ "rgcn_homo", "examples/rgcn_homo.yaml", "m=20,n=30,fout=40", NULL },
-	{ "rgms", "examples/rgms.yaml", "r=3,m=20,n=20,fout=24", NULL },
-	{ "sddmm", "examples/sddmm.yaml", "m=30,n=30,feat=40", NULL },
-	{ "sddmm", "examples/sddmm_fast.yaml", "m=30,n=40", "S" },
-	{ "segment_sum", "examples/segment_sum.yaml", "m=300", NULL },
+	{ "bsrmm", "examples/bsrmm.yaml", "mb=5,nb=6,feat=20" },
+	{ "csf_square_sum", "examples/csf_square_sum.yaml", "m=300" },
+	{ "csr2bsr", "examples/csr2bsr.yaml", "m=200,n=100" },
+	{ "csr_softmax", "examples/csr_softmax.yaml", "m=300,n=40" },
+	{ "csrmm", "examples/csrmm.yaml", "m=40,n=30,feat=24" },
+	{ "csrmm", "examples/csrmm_hyb.yaml", "m=70,n=50" },
+	{ "ellmv", "examples/ellmv.yaml", "m=300,n=50" },
+	{ "rgcn_homo", "examples/rgcn_homo.yaml", "m=20,n=30,fout=40" },
+	{ "rgms", "examples/rgms.yaml", "r=3,m=20,n=20,fout=24" },
+	{ "sddmm", "examples/sddmm.yaml", "m=30,n=30,feat=40" },
+	{ "sddmm", "examples/sddmm_fast.yaml", "m=30,n=40" },
+	{ "segment_sum", "examples/segment_sum.yaml", "m=300" },
 };
 
 /* The programs: tests/cuda, tests/golden's stage III catalogue, two of
@@ -277,14 +280,10 @@ static void find_programs(void)
 	for (size_t i = 0; i < sizeof(scheduled) / sizeof(scheduled[0]); i++) {
 		char file[300];
 		snprintf(file, sizeof(file), "examples/%s.stir", scheduled[i].kernel);
-		for (int size = 0; size < 3; size++) {
-			if (size == 2 && !scheduled[i].cora)
-				continue;
-			emu_prog *p = add(file, scheduled[i].kernel, file,
-				scheduled[i].kernel, size == 1 ? scheduled[i].sizes : NULL);
-			p->schedule = scheduled[i].schedule;
-			p->cora = size == 2 ? scheduled[i].cora : NULL;
-		}
+		for (int size = 0; size < 2; size++)
+			add(file, scheduled[i].kernel, file, scheduled[i].kernel,
+				size ? scheduled[i].sizes : NULL)->schedule =
+				scheduled[i].schedule;
 	}
 }
 
@@ -401,9 +400,7 @@ START_TEST(test_emulated)
 	if (!k)
 		stir_ctx_print_diagnostics(ctx, stderr);
 	stir_module *rm = stir_module_read_file(ctx, test_path(p->ref_file));
-	stir_csr *cora = p->cora ? stir_mtx_read(ctx,
-		test_path("examples/data/cora.mtx.gz")) : NULL;
-	ck_assert(m && rm && (cora || !p->cora));
+	ck_assert(m && rm);
 	stir_kernel *ref = *p->ref_kernel ?
 		stir_module_find_kernel(rm, p->ref_kernel) :
 		stir_module_find_kernel(rm, p->kernel);
@@ -415,8 +412,7 @@ START_TEST(test_emulated)
 	free(so);
 	stir_gpu_kernel *gk = stir_gpu_kernel_alloc(k, code);
 	ck_assert_ptr_nonnull(gk);
-	/* the Cora runs, slow to emulate, in decreasing order only */
-	for (uint64_t seed = p->cora ? 2 : 1; seed <= 2; seed++) {
+	for (uint64_t seed = 1; seed <= 2; seed++) {
 		/* the threads of a block in increasing, then decreasing order */
 		if (seed == 2)
 			setenv("STIR_EMU_REVERSE", "1", 1);
@@ -427,13 +423,6 @@ START_TEST(test_emulated)
 			bind_sizes(b, p->sizes);
 		if (sched)
 			ck_assert_int_eq(stir_schedule_bind_sizes(sched, b), 0);
-		int64_t feat;
-		if (cora) {
-			ck_assert_int_eq(stir_kernel_bind_csr(ref, b, p->cora, cora),
-				0);
-			if (!stir_bindings_get_size(b, "feat", &feat))
-				bind_sizes(b, "feat=32");
-		}
 		ck_assert_int_eq(stir_kernel_bind_random(ref, b, seed), 0);
 		ck_assert_int_eq(stir_kernel_bind_outputs(ref, b), 0);
 		/* the formats the schedule decomposes into */
@@ -447,10 +436,10 @@ START_TEST(test_emulated)
 			stir_ctx_print_diagnostics(ctx, stderr);
 		ck_assert_int_eq(rc, 0);
 		char what[600];
-		snprintf(what, sizeof(what), "%s %s seed %d%s%s%s%s%s", p->file,
+		snprintf(what, sizeof(what), "%s %s seed %d%s%s%s%s", p->file,
 			p->kernel, (int)seed, p->sizes ? " " : "",
 			p->sizes ? p->sizes : "", p->schedule ? " under " : "",
-			p->schedule ? p->schedule : "", cora ? " on cora" : "");
+			p->schedule ? p->schedule : "");
 		compare(ref, b, want, what);
 		stir_bindings_free(b);
 		stir_bindings_free(want);
@@ -458,11 +447,104 @@ START_TEST(test_emulated)
 	stir_gpu_kernel_free(gk);
 	stir_device_close(dev);
 	stir_schedule_free(sched);
-	stir_csr_free(cora);
 	stir_module_free(m);
 	stir_module_free(rm);
 	ck_assert_int_eq(stir_ctx_n_errors(ctx), 0);
 	stir_ctx_free(ctx);
+}
+END_TEST
+
+/* ---- stirc --backend cuda, emulated ----------------------------------- */
+
+/* stirc's GPU runs under a schedule: the command's arguments (after
+ * "stirc"), and what its output must hold. */
+static const struct {
+	const char *schedule;     /* the schedule file of the run */
+	const char *args;
+	const char *expect;
+} stirc_runs[] = {
+	{ "examples/csrmm_hyb.yaml", "run examples/csrmm.stir --backend cuda "
+	  "--mtx A=examples/data/cora.mtx.gz --random 1 --check --time",
+	  "check: csrmm matches the stage I interpreter" },
+	{ "examples/sddmm_fast.yaml", "run examples/sddmm.stir --backend cuda "
+	  "--mtx S=examples/data/cora.mtx.gz --random 1 --check --time",
+	  "check: sddmm matches the stage I interpreter" },
+	{ "examples/csrmm.yaml", "run examples/csrmm.stir --backend cuda "
+	  "--random 2 --size m=60 --size feat=24 --check --time",
+	  "check: csrmm matches the stage I interpreter" },
+	{ "examples/sddmm.yaml", "verify examples/sddmm.stir --backend cuda "
+	  "--seeds 3", ": ok" },
+	{ "examples/csrmm_hyb.yaml", "verify examples/csrmm.stir --backend cuda "
+	  "--seeds 2", ": ok" },
+};
+
+/* path, text: whether the file at path holds text. */
+static bool file_has(const char *path, const char *text)
+{
+	size_t size;
+	char *s = read_all(path, &size);
+	s = realloc(s, size + 1);
+	s[size] = '\0';
+	bool has = strstr(s, text) != NULL;
+	free(s);
+	return has;
+}
+
+START_TEST(test_stirc)
+{
+	const char *sched = stirc_runs[_i].schedule;
+	const emu_prog *p = NULL;
+	for (int i = 0; i < n_progs && !p; i++)
+		if (progs[i].schedule && !strcmp(progs[i].schedule, sched))
+			p = &progs[i];
+	ck_assert_ptr_nonnull(p);
+	char dir[] = "/tmp/stir-emu-stirc-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+
+	/* the emulated object, where stirc will look for its NVRTC code */
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_module *m;
+	stir_schedule *s;
+	stir_kernel *k = load_kernel(p, ctx, &m, &s);
+	ck_assert_ptr_nonnull(k);
+	stir_cuda_plan *plan = stir_cuda_plan_alloc(k, 0);
+	ck_assert_ptr_nonnull(plan);
+	size_t size;
+	void *so = read_all(p->so, &size);
+	char name[200];
+	snprintf(name, sizeof(name), "%s.cu", p->kernel);
+	stir_compile_options co = { .arch = "sm_90", .cache_dir = dir };
+	int rc = stir_gpu_code_cache_put(ctx, name,
+		stir_cuda_plan_get_source(plan), &co, so, size);
+	if (rc)
+		stir_ctx_print_diagnostics(ctx, stderr);
+	ck_assert_int_eq(rc, 0);
+	free(so);
+	stir_cuda_plan_free(plan);
+	stir_schedule_free(s);
+	stir_module_free(m);
+	stir_ctx_free(ctx);
+
+	char cmd[16384], out[300];
+	const char *b = getenv("STIR_BUILDDIR");
+	snprintf(out, sizeof(out), "%s/out", dir);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && STIR_LIBCUDA='%s' "
+		"STIR_CACHE_DIR='%s' '%s/tools/stirc' %s --arch sm_90 --schedule "
+		"%s > '%s' 2>&1", test_srcdir(), fake_path(), dir, b ? b : ".",
+		stirc_runs[_i].args, sched, out);
+	rc = system(cmd);
+	if (rc != 0 || !file_has(out, stirc_runs[_i].expect)) {
+		snprintf(cmd, sizeof(cmd), "cat '%s' >&2", out);
+		if (system(cmd) != 0)
+			fprintf(stderr, "cannot show %s\n", out);
+	}
+	ck_assert_int_eq(rc, 0);
+	ck_assert(file_has(out, stirc_runs[_i].expect));
+	/* the code came from the cache: NVRTC's would not load in the fake */
+	if (!strncmp(stirc_runs[_i].args, "run", 3))
+		ck_assert(file_has(out, "code from the cache"));
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
 }
 END_TEST
 
@@ -480,5 +562,13 @@ int main(void)
 	tcase_set_timeout(tc, 150);
 	tcase_add_loop_test(tc, test_emulated, 0, n_progs);
 	suite_add_tcase(s, tc);
+	if (stir_nvrtc_is_available()) {
+		/* (NVRTC's version is part of the cache's keys) */
+		TCase *ts = tcase_create("stirc");
+		tcase_set_timeout(ts, 150);
+		tcase_add_loop_test(ts, test_stirc, 0,
+			(int)(sizeof(stirc_runs) / sizeof(stirc_runs[0])));
+		suite_add_tcase(s, ts);
+	}
 	return test_run_suite(s);
 }
