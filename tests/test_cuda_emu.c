@@ -346,18 +346,6 @@ static void *read_all(const char *path, size_t *size)
 	return p;
 }
 
-/* b, spec: bind "NAME=V,..." sizes. */
-static void bind_sizes(stir_bindings *b, const char *spec)
-{
-	char s[256];
-	snprintf(s, sizeof(s), "%s", spec);
-	for (char *t = strtok(s, ","); t; t = strtok(NULL, ",")) {
-		char *eq = strchr(t, '=');
-		*eq = '\0';
-		stir_bindings_set_size(b, t, atoll(eq + 1));
-	}
-}
-
 /* k, got, want, what: the tensors agree (NaN with NaN). */
 static void compare(const stir_kernel *k, const stir_bindings *got,
 	const stir_bindings *want, const char *what)
@@ -420,7 +408,7 @@ START_TEST(test_emulated)
 			unsetenv("STIR_EMU_REVERSE");
 		stir_bindings *b = stir_bindings_alloc();
 		if (p->sizes)
-			bind_sizes(b, p->sizes);
+			test_bind_sizes(b, p->sizes);
 		if (sched)
 			ck_assert_int_eq(stir_schedule_bind_sizes(sched, b), 0);
 		ck_assert_int_eq(stir_kernel_bind_random(ref, b, seed), 0);

@@ -13,37 +13,31 @@ stirc=${STIR_BUILDDIR:-.}/tools/stirc
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
-for src in "$srcdir"/tests/cuda/*.stir; do
-	name=$(basename "$src" .stir)
-	golden="$srcdir/tests/golden/$name.cu"
-	if ! "$stirc" cuda "$src" --kernel "$name" > "$tmp/out" 2> "$tmp/err"; then
-		echo "FAIL: stirc cuda $name"; cat "$tmp/err"; fail=1
-		continue
-	fi
-	if ! cmp -s "$tmp/out" "$golden"; then
-		echo "FAIL: $name differs from $golden:"
+
+# expect_golden GOLDEN ARGS...: "stirc cuda ARGS" prints exactly GOLDEN.
+expect_golden() {
+	golden=$1; shift
+	if ! "$stirc" cuda "$@" > "$tmp/out" 2> "$tmp/err"; then
+		echo "FAIL: stirc cuda $*"; cat "$tmp/err"; fail=1
+	elif ! cmp -s "$tmp/out" "$golden"; then
+		echo "FAIL: stirc cuda $* differs from $golden:"
 		diff -u "$golden" "$tmp/out" | head -40
 		fail=1
 	fi
-done
+}
 
-# the kernel a schedule file names
+# kernel_of S.yaml: the kernel a schedule file names
 kernel_of() {
 	sed -n 's/^kernel: *\([A-Za-z0-9_]*\).*/\1/p' "$1"
 }
+
+for src in "$srcdir"/tests/cuda/*.stir; do
+	name=$(basename "$src" .stir)
+	expect_golden "$srcdir/tests/golden/$name.cu" "$src" --kernel "$name"
+done
 for sched in "$srcdir"/examples/*.yaml; do
-	name=$(basename "$sched" .yaml)
-	golden="$srcdir/tests/golden/$name.sched.cu"
-	prog="$srcdir/examples/$(kernel_of "$sched").stir"
-	if ! "$stirc" cuda "$prog" --schedule "$sched" > "$tmp/out" 2> "$tmp/err"; then
-		echo "FAIL: stirc cuda --schedule $name"; cat "$tmp/err"; fail=1
-		continue
-	fi
-	if ! cmp -s "$tmp/out" "$golden"; then
-		echo "FAIL: $name (scheduled) differs from $golden:"
-		diff -u "$golden" "$tmp/out" | head -40
-		fail=1
-	fi
+	expect_golden "$srcdir/tests/golden/$(basename "$sched" .yaml).sched.cu" \
+		"$srcdir/examples/$(kernel_of "$sched").stir" --schedule "$sched"
 done
 [ $fail = 0 ] && echo "golden CUDA: all match"
 

@@ -7,7 +7,6 @@
  * unscheduled stage I program, on random inputs and on the Cora graph;
  * every format rule through decompose and the host builders; custom rules
  * against the shipped ones they spell out. */
-#include <inttypes.h>
 #include "ir/nodes.h"
 #include "tests/testsched.h"
 
@@ -495,14 +494,9 @@ START_TEST(test_kernel_and_bindings)
 		s = read_str(p.ctx, cases[i].yaml);
 		ck_assert_ptr_nonnull(s);
 		b = stir_bindings_alloc();
-		if (cases[i].sizes) {
-			/* full rows: the random structure of a row can have every
-			 * column */
-			int64_t m = 0, n = 0;
-			sscanf(cases[i].sizes, "m=%" SCNd64 ",n=%" SCNd64, &m, &n);
-			stir_bindings_set_size(b, "m", m);
-			stir_bindings_set_size(b, "n", n);
-		}
+		/* (the random structure has full rows: n entries) */
+		if (cases[i].sizes)
+			test_bind_sizes(b, cases[i].sizes);
 		ck_assert_int_eq(stir_kernel_bind_random(p.k, b, 1), 0);
 		ck_assert_int_eq(stir_schedule_bind_formats(s, p.k, b), -1);
 		got = test_diags_to_str(p.ctx);
@@ -739,18 +733,6 @@ static const struct {
 	  "n=6,fin=2,fout=2" },
 };
 
-/* b, spec: bind "NAME=V,..." sizes. */
-static void bind_spec(stir_bindings *b, const char *spec)
-{
-	char s[256];
-	snprintf(s, sizeof(s), "%s", spec);
-	for (char *t = strtok(s, ","); t; t = strtok(NULL, ",")) {
-		char *eq = strchr(t, '=');
-		*eq = '\0';
-		stir_bindings_set_size(b, t, atoll(eq + 1));
-	}
-}
-
 START_TEST(test_rules)
 {
 	char yaml[512], name[64];
@@ -765,7 +747,7 @@ START_TEST(test_rules)
 	ck_assert_ptr_nonnull(s);
 	for (int seed = 1; seed <= 6; seed++) {
 		stir_bindings *in = stir_bindings_alloc();
-		bind_spec(in, rule_cases[_i].sizes);
+		test_bind_sizes(in, rule_cases[_i].sizes);
 		ck_assert_int_eq(stir_kernel_bind_random(plain.k, in,
 			(uint64_t)seed), 0);
 		stir_bindings *want = sched_run(&plain, in);

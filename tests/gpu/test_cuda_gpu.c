@@ -235,106 +235,105 @@ static void run_one(stir_device *dev, const char *dir, stir_kernel *ref,
 	stir_gpu_kernel_free(gk);
 }
 
-/* dev, dir: the catalogue, prepared with the default schedule. */
-static void run_catalogue(stir_device *dev, const char *dir)
+/* What runs the programs of one file: dev, dir (run_one's), the file's
+ * path under the source tree, its base name without the suffix. */
+typedef void (*file_fn)(stir_device *dev, const char *dir, const char *rel,
+	const char *base);
+
+/* folder, suffix, fn, dev, dir: fn for every file of folder (under the
+ * source tree) whose name ends in suffix. */
+static void for_each_file(const char *folder, const char *suffix, file_fn fn,
+	stir_device *dev, const char *dir)
 {
-	DIR *d = opendir(src_path("examples"));
+	DIR *d = opendir(src_path(folder));
 	if (!CHECK(d != NULL))
 		return;
 	struct dirent *de;
+	size_t sl = strlen(suffix);
 	while ((de = readdir(d))) {
 		size_t len = strlen(de->d_name);
-		if (len < 6 || strcmp(de->d_name + len - 5, ".stir"))
+		if (len <= sl || strcmp(de->d_name + len - sl, suffix))
 			continue;
-		char rel[512];
-		snprintf(rel, sizeof(rel), "examples/%s", de->d_name);
-		stir_ctx *ctx = stir_ctx_alloc();
-		stir_module *ref = stir_module_read_file(ctx, src_path(rel));
-		stir_module *gpu = stir_module_read_file(ctx, src_path(rel));
-		if (CHECK(ref && gpu)) {
-			for (int i = 0; i < stir_module_n_kernels(ref); i++) {
-				stir_kernel *k = stir_module_get_kernel(ref, i);
-				stir_kernel *g = stir_module_find_kernel(gpu,
-					stir_kernel_get_name(k));
-				printf("%s: %s\n", rel, stir_kernel_get_name(k));
-				if (!CHECK(stir_kernel_prepare_for_gpu(g) == 0))
-					flush_diags(ctx);
-				else
-					run_one(dev, dir, k, g, stir_kernel_get_name(k), NULL);
-			}
-		}
-		flush_diags(ctx);
-		stir_module_free(ref);
-		stir_module_free(gpu);
-		stir_ctx_free(ctx);
+		char rel[600], base[256];
+		snprintf(rel, sizeof(rel), "%s/%s", folder, de->d_name);
+		snprintf(base, sizeof(base), "%.*s", (int)(len - sl), de->d_name);
+		fn(dev, dir, rel, base);
 	}
 	closedir(d);
 }
 
-/* dev, dir: the catalogue under its written schedules: each file
- * examples/NAME.yaml applied to the program of the kernel it names. */
-static void run_scheduled(stir_device *dev, const char *dir)
+/* dev, dir, rel, base: a catalogue program, prepared with the default
+ * schedule. */
+static void run_catalogue(stir_device *dev, const char *dir, const char *rel,
+	const char *base)
 {
-	DIR *d = opendir(src_path("examples"));
-	if (!CHECK(d != NULL))
-		return;
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		size_t len = strlen(de->d_name);
-		if (len < 6 || strcmp(de->d_name + len - 5, ".yaml"))
-			continue;
-		char rel[512], prog[600];
-		snprintf(rel, sizeof(rel), "examples/%s", de->d_name);
-		stir_ctx *ctx = stir_ctx_alloc();
-		stir_schedule *s = stir_schedule_read_file(ctx, src_path(rel));
-		stir_module *ref = NULL, *gpu = NULL;
-		if (CHECK(s != NULL)) {
-			snprintf(prog, sizeof(prog), "examples/%s.stir",
-				stir_schedule_get_kernel(s));
-			ref = stir_module_read_file(ctx, src_path(prog));
-			gpu = stir_module_read_file(ctx, src_path(prog));
+	(void)base;
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_module *ref = stir_module_read_file(ctx, src_path(rel));
+	stir_module *gpu = stir_module_read_file(ctx, src_path(rel));
+	if (CHECK(ref && gpu)) {
+		for (int i = 0; i < stir_module_n_kernels(ref); i++) {
+			stir_kernel *k = stir_module_get_kernel(ref, i);
+			stir_kernel *g = stir_module_find_kernel(gpu,
+				stir_kernel_get_name(k));
+			printf("%s: %s\n", rel, stir_kernel_get_name(k));
+			if (!CHECK(stir_kernel_prepare_for_gpu(g) == 0))
+				flush_diags(ctx);
+			else
+				run_one(dev, dir, k, g, stir_kernel_get_name(k), NULL);
 		}
-		stir_kernel *k = ref ? stir_schedule_find_kernel(s, ref) : NULL;
-		stir_kernel *g = gpu ? stir_schedule_find_kernel(s, gpu) : NULL;
-		printf("%s: %s\n", rel, prog);
-		if (CHECK(k && g) && CHECK(stir_schedule_prepare_for_gpu(s, g) == 0))
-			run_one(dev, dir, k, g, de->d_name, s);
-		flush_diags(ctx);
-		stir_module_free(ref);
-		stir_module_free(gpu);
-		stir_schedule_free(s);
-		stir_ctx_free(ctx);
 	}
-	closedir(d);
+	flush_diags(ctx);
+	stir_module_free(ref);
+	stir_module_free(gpu);
+	stir_ctx_free(ctx);
 }
 
-/* dev, dir: the hand-written stage III programs. */
-static void run_handwritten(stir_device *dev, const char *dir)
+/* dev, dir, rel, base: a written schedule examples/NAME.yaml, applied to
+ * the catalogue program of the kernel it names. */
+static void run_scheduled(stir_device *dev, const char *dir, const char *rel,
+	const char *base)
 {
-	DIR *d = opendir(src_path("tests/cuda"));
-	if (!CHECK(d != NULL))
-		return;
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		size_t len = strlen(de->d_name);
-		if (len < 6 || strcmp(de->d_name + len - 5, ".stir"))
-			continue;
-		char rel[512], name[256], refname[300];
-		snprintf(rel, sizeof(rel), "tests/cuda/%s", de->d_name);
-		snprintf(name, sizeof(name), "%.*s", (int)(len - 5), de->d_name);
-		snprintf(refname, sizeof(refname), "%s_ref", name);
-		stir_ctx *ctx = stir_ctx_alloc();
-		stir_module *m = stir_module_read_file(ctx, src_path(rel));
-		stir_kernel *k = m ? stir_module_find_kernel(m, name) : NULL;
-		stir_kernel *ref = m ? stir_module_find_kernel(m, refname) : NULL;
-		printf("%s: %s\n", rel, name);
-		if (CHECK(k && ref))
-			run_one(dev, dir, ref, k, name, NULL);
-		flush_diags(ctx);
-		stir_module_free(m);
-		stir_ctx_free(ctx);
+	char prog[600] = "?", label[300];
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_schedule *s = stir_schedule_read_file(ctx, src_path(rel));
+	stir_module *ref = NULL, *gpu = NULL;
+	if (CHECK(s != NULL)) {
+		snprintf(prog, sizeof(prog), "examples/%s.stir",
+			stir_schedule_get_kernel(s));
+		ref = stir_module_read_file(ctx, src_path(prog));
+		gpu = stir_module_read_file(ctx, src_path(prog));
 	}
-	closedir(d);
+	stir_kernel *k = ref ? stir_schedule_find_kernel(s, ref) : NULL;
+	stir_kernel *g = gpu ? stir_schedule_find_kernel(s, gpu) : NULL;
+	printf("%s: %s\n", rel, prog);
+	snprintf(label, sizeof(label), "%s.yaml", base);
+	if (CHECK(k && g) && CHECK(stir_schedule_prepare_for_gpu(s, g) == 0))
+		run_one(dev, dir, k, g, label, s);
+	flush_diags(ctx);
+	stir_module_free(ref);
+	stir_module_free(gpu);
+	stir_schedule_free(s);
+	stir_ctx_free(ctx);
+}
+
+/* dev, dir, rel, name: a hand-written stage III program, kernel NAME
+ * against its stage I kernel NAME_ref. */
+static void run_handwritten(stir_device *dev, const char *dir,
+	const char *rel, const char *name)
+{
+	char refname[300];
+	snprintf(refname, sizeof(refname), "%s_ref", name);
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_module *m = stir_module_read_file(ctx, src_path(rel));
+	stir_kernel *k = m ? stir_module_find_kernel(m, name) : NULL;
+	stir_kernel *ref = m ? stir_module_find_kernel(m, refname) : NULL;
+	printf("%s: %s\n", rel, name);
+	if (CHECK(k && ref))
+		run_one(dev, dir, ref, k, name, NULL);
+	flush_diags(ctx);
+	stir_module_free(m);
+	stir_ctx_free(ctx);
 }
 
 /* Open the GPU (or skip), then run the catalogue and the test programs. */
@@ -362,9 +361,9 @@ int main(void)
 	char dir[] = "/tmp/stir-cuda-gpu-XXXXXX";
 	if (!CHECK(mkdtemp(dir) != NULL))
 		return 1;
-	run_catalogue(dev, dir);
-	run_scheduled(dev, dir);
-	run_handwritten(dev, dir);
+	for_each_file("examples", ".stir", run_catalogue, dev, dir);
+	for_each_file("examples", ".yaml", run_scheduled, dev, dir);
+	for_each_file("tests/cuda", ".stir", run_handwritten, dev, dir);
 	stir_device_close(dev);
 	flush_diags(ctx);
 	stir_ctx_free(ctx);
