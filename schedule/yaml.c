@@ -20,8 +20,9 @@
 #include "ir/diag.h"
 #include "schedule/file.h"
 
-/* The most parts a hybrid rule may stand for (column ranges x buckets):
- * each becomes an iteration and, lowered, a nest of its own. */
+/* The most parts a hybrid rule may stand for (column ranges x buckets),
+ * and the most rules of all decompose steps: each becomes an iteration
+ * and, lowered, a nest of its own. */
 #define SF_MAX_PARTS 4096
 
 const char *const sf_section_key[SF_N_SECTIONS] = {
@@ -96,6 +97,7 @@ typedef struct reader {
 	stir_schedule *s;         /* borrowed: the schedule being filled */
 	yaml_document_t *doc;     /* borrowed: the loaded tree */
 	int errors;               /* errors reported so far */
+	int64_t n_rules;          /* format rules of every step so far */
 } reader;
 
 /* r, loc, fmt: report an error; the diagnostic, for notes. */
@@ -843,6 +845,16 @@ static int read_rule(reader *r, const yaml_node_t *n, sf_arg *a)
 	}
 	if (!src->suffix || r->errors > errors)
 		return -1;
+	/* each rule becomes an iteration: a bound on them all keeps a small
+	 * file (or one of YAML aliases) from asking for millions */
+	int64_t count = kind == SF_RULE_HYBRID ?
+		(int64_t)src->column_parts * src->n_buckets : 1;
+	if (r->n_rules + count > SF_MAX_PARTS) {
+		fail(r, src->loc, "decompose: more than %d rules in the file "
+			"(hybrid parts count one each)", SF_MAX_PARTS);
+		return -1;
+	}
+	r->n_rules += count;
 	switch ((sf_rule_kind)kind) {
 	case SF_RULE_ELL:
 		add_rule(r, a, stir_format_ell(src->suffix, src->size));
@@ -1219,7 +1231,7 @@ stir_schedule *stir_schedule_read_from_str(stir_ctx *ctx, const char *file,
 	s->text[len] = '\0';
 	s->len = len;
 	yaml_document_t doc;
-	reader r = { ctx, s, &doc, 0 };
+	reader r = { ctx, s, &doc, 0, 0 };
 	if (load(&r, &doc) == 0) {
 		read_top(&r, yaml_document_get_root_node(&doc));
 		yaml_document_delete(&doc);

@@ -193,6 +193,16 @@ static const bad_file bad[] = {
 	  "9:39: error: decompose: custom: 'Q' is not an axis of this rule\n"
 	  "9:50: error: decompose: custom: 'coefs' must be a list of 2 "
 	  "integers, one per axis of 'from'\n" },
+	/* a bound on the rules, which YAML aliases could multiply */
+	{ "kernel: csrmm\nformat:\n  - decompose:\n      tensor: A\n"
+	  "      rules:\n        - &h {hybrid: {column_parts: 64, buckets: [1, "
+	  "2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, "
+	  "21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, "
+	  "38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, "
+	  "55, 56, 57, 58, 59, 60, 61, 62, 63, 64]}}\n  - decompose: {tensor: "
+	  "A, rules: [*h]}\n",
+	  "6:15: error: decompose: more than 4096 rules in the file (hybrid "
+	  "parts count one each)\n" },
 	{ "kernel: csrmm\nformat:\n  - decompose:\n      tensor: A\n"
 	  "      rules:\n        - custom: {axes: [], map: [{axis: 0, from: "
 	  "[I]}]}\n",
