@@ -103,6 +103,10 @@ expect 0 "$stirc" run "$srcdir/examples/csrmm.stir" --schedule "$srcdir/examples
 	--mtx A="$srcdir/examples/data/cora.mtx.gz" --random 1 --check
 grep_in "$tmp/out" "check: csrmm matches the stage I interpreter"
 grep_in "$tmp/out" "C: f32[2708, 64]"
+expect 0 "$stirc" run "$srcdir/examples/csrmm.stir" --schedule "$srcdir/examples/csrmm_hyb.yaml" \
+	--mtx A="$srcdir/examples/data/cora.mtx.gz" --random 1 --check --stage 1 --time
+grep_in "$tmp/out" "(interp, stage 1)"
+grep_in "$tmp/out" "check: csrmm matches the stage I interpreter"
 expect 0 "$stirc" run "$srcdir/examples/sddmm.stir" --schedule "$srcdir/examples/sddmm_fast.yaml" \
 	--mtx S="$srcdir/examples/data/cora.mtx.gz" --random 1 --check --stage 2
 grep_in "$tmp/out" "check: sddmm matches the stage I interpreter"
