@@ -13,8 +13,11 @@
  * no later than the first section that has steps.  Each step calls the
  * primitive of include/stir/schedule.h or passes.h once per block (or
  * iteration) its pattern matches, in kernel order, the matches taken
- * before the first call.  A refusal is the primitive's own diagnostic,
- * with a note at the step's line; the steps before it stay applied. */
+ * before the first call.  The names a step gives (loops, iterators,
+ * buffers, the tensor, the size parameter) are looked up first, so that
+ * a missing one is an error at its place in the file; any other refusal
+ * is the primitive's own diagnostic, with a note at the step's line.  The
+ * steps before a failing one stay applied. */
 #include <fnmatch.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -44,12 +47,9 @@ static stir_loc at(const applier *a, stir_loc l)
 	return l;
 }
 
-/* l, name: add name to l unless it is there.  0 or -1 (memory). */
-static int add_name(name_list *l, const char *name)
+/* l, name: add name to l, a second time too.  0 or -1 (memory). */
+static int push_name(name_list *l, const char *name)
 {
-	for (int i = 0; i < l->n; i++)
-		if (!strcmp(l->v[i], name))
-			return 0;
 	if (l->n == l->cap) {
 		int cap = l->cap ? 2 * l->cap : 16;
 		const char **v = realloc(l->v, (size_t)cap * sizeof(*v));
@@ -60,6 +60,24 @@ static int add_name(name_list *l, const char *name)
 	}
 	l->v[l->n++] = name;
 	return 0;
+}
+
+/* l, name: add name to l unless it is there.  0 or -1 (memory). */
+static int add_name(name_list *l, const char *name)
+{
+	for (int i = 0; i < l->n; i++)
+		if (!strcmp(l->v[i], name))
+			return 0;
+	return push_name(l, name);
+}
+
+/* l, name: whether name is in l. */
+static bool has_name(const name_list *l, const char *name)
+{
+	for (int i = 0; i < l->n; i++)
+		if (!strcmp(l->v[i], name))
+			return true;
+	return false;
 }
 
 /* list, iters, pattern, out: the names of the blocks (iterations, when
@@ -99,6 +117,122 @@ static int collect(const stir_ptr_vec *list, bool iters, const char *pattern,
 				return -1;
 	}
 	return 0;
+}
+
+/* list, name, iters, out: find block (iteration, when "iters") "name" in
+ * list, at any depth; *out then holds the names of the loops enclosing
+ * it, outermost first (of an iteration: its iterators), pushed onto what
+ * it held.  1 when found, 0 when not, -1 when memory ran out. */
+static int names_around(const stir_ptr_vec *list, const char *name,
+	bool iters, name_list *out)
+{
+	for (int i = 0; i < list->n; i++) {
+		const stir_stmt *st = stir_stmt_at(list, i);
+		const stir_ptr_vec *inner[2] = { NULL, NULL };
+		int n0 = out->n, rc;
+		switch (st->kind) {
+		case STIR_STMT_BLOCK:
+			if (!iters && !strcmp(st->u.block.name, name))
+				return 1;
+			inner[0] = &st->u.block.body;
+			break;
+		case STIR_STMT_ITER:
+			if (iters && !strcmp(st->u.iter.name, name)) {
+				for (int v = 0; v < st->u.iter.n_vars; v++)
+					if (push_name(out, st->u.iter.vars[v]->name) < 0)
+						return -1;
+				return 1;
+			}
+			inner[0] = &st->u.iter.init;
+			inner[1] = &st->u.iter.body;
+			break;
+		case STIR_STMT_IF:
+			inner[0] = &st->u.if_.then_body;
+			inner[1] = &st->u.if_.else_body;
+			break;
+		case STIR_STMT_FOR:
+			if (push_name(out, st->u.for_.var->name) < 0)
+				return -1;
+			inner[0] = &st->u.for_.body;
+			break;
+		default:
+			break;
+		}
+		for (int j = 0; j < 2; j++)
+			if (inner[j] && (rc = names_around(inner[j], name, iters,
+			    out)) != 0)
+				return rc;
+		out->n = n0;
+	}
+	return 0;
+}
+
+/* a, st, name, target: the names step st gives that must exist in the
+ * kernel do: its loops enclose block "name" (compute_at's: "target"),
+ * the iterators of iteration "name", buffers, the tensor, the size
+ * parameter.  A missing one is an error at its place in the schedule, as
+ * the primitive would report it at none.  0 or -1. */
+static int check_names(applier *a, const sf_step *st, const char *name,
+	const char *target)
+{
+	const sf_arg *A = st->args;
+	const char *prim = sf_prim_name(st->prim);
+	stir_kernel *k = a->k;
+	bool iters = st->prim == SF_PRIM_SPARSE_REORDER ||
+		st->prim == SF_PRIM_SPARSE_FUSE;
+	name_list around = { 0 };
+	const char *where = target ? target : name;
+	int rc = where ? names_around(&k->body, where, iters, &around) : 0;
+	if (rc < 0) {
+		free(around.v);
+		stir_error_oom(a->ctx);
+		return -1;
+	}
+	rc = 0;
+	static const sf_arg_id loops[] = { SF_ARG_LOOP, SF_ARG_LOOPS,
+		SF_ARG_ORDER, SF_ARG_ITERS };
+	for (int i = 0; where && i < 4 && rc == 0; i++) {
+		const sf_arg *x = &A[loops[i]];
+		int n = x->strs ? x->n : x->set;
+		for (int j = 0; j < n && rc == 0; j++) {
+			const char *v = x->strs ? x->strs[j] : x->str;
+			if (has_name(&around, v))
+				continue;
+			stir_error(a->ctx, at(a, x->strs ? x->locs[j] : x->loc),
+				iters ? "%s: '%s' is not an iterator of iteration '%s'" :
+				"%s: block '%s' has no enclosing loop '%s'", prim,
+				iters ? v : where, iters ? where : v);
+			rc = -1;
+		}
+	}
+	free(around.v);
+	const sf_arg *buf = &A[SF_ARG_BUFFER], *dis = &A[SF_ARG_DISJOINT];
+	for (int j = 0; j < (buf->set ? 1 : dis->n) && rc == 0; j++) {
+		const char *b = buf->set ? buf->str : dis->strs[j];
+		if (stir_kernel_find_buffer(k, b))
+			continue;
+		stir_error(a->ctx, at(a, buf->set ? buf->loc : dis->locs[j]),
+			"%s: kernel '%s' has no buffer '%s'", prim, k->name, b);
+		rc = -1;
+	}
+	const sf_arg *t = &A[SF_ARG_TENSOR];
+	const stir_buffer *tb = t->set ? stir_kernel_find_buffer(k, t->str) :
+		NULL;
+	if (rc == 0 && t->set && (!tb || tb->kind != STIR_BUFFER_TENSOR)) {
+		stir_error(a->ctx, at(a, t->loc), "%s: kernel '%s' has no tensor "
+			"'%s'", prim, k->name, t->str);
+		rc = -1;
+	}
+	const sf_arg *p = &A[SF_ARG_PARAM];
+	bool found = !p->set;
+	for (int i = 0; !found && i < k->params.n; i++)
+		found = !strcmp(stir_var_at(&k->params, i)->name, p->str);
+	if (rc == 0 && !found) {
+		stir_error(a->ctx, at(a, p->loc), "%s: kernel '%s' has no size "
+			"parameter '%s'", prim, k->name, p->str);
+		rc = -1;
+	}
+	return rc;
 }
 
 /* a, st, pattern, loc, iters, out: the blocks (iterations) of the kernel
@@ -233,6 +367,8 @@ static int apply_hfuse(applier *a, const sf_step *st)
 	int rc = 0;
 	for (int i = 0; i < blocks->n && rc == 0; i++)
 		rc = match(a, st, blocks->strs[i], blocks->locs[i], false, &l);
+	if (rc == 0)
+		rc = check_names(a, st, NULL, NULL);
 	if (rc == 0) {
 		int n0 = stir_ctx_n_diagnostics(a->ctx);
 		rc = disjoint->set ? stir_horizontal_fuse_disjoint(a->k, l.n, l.v,
@@ -270,10 +406,14 @@ static int apply_step(applier *a, const sf_step *st)
 	int n0 = stir_ctx_n_diagnostics(a->ctx);
 	switch (st->prim) {
 	case SF_PRIM_DECOMPOSE:
+		if (check_names(a, st, NULL, NULL) < 0)
+			return -1;
 		return done(a, st, n0, stir_decompose_format(a->k,
 			A[SF_ARG_TENSOR].str, A[SF_ARG_RULES].n_rules,
 			A[SF_ARG_RULES].rules), " to tensor '%s'", A[SF_ARG_TENSOR].str);
 	case SF_PRIM_SPECIALIZE:
+		if (check_names(a, st, NULL, NULL) < 0)
+			return -1;
 		return done(a, st, n0, stir_specialize(a->k, A[SF_ARG_PARAM].str,
 			A[SF_ARG_VALUE].num), " to '%s'", A[SF_ARG_PARAM].str);
 	case SF_PRIM_DEFAULT_SCHEDULE:
@@ -294,6 +434,8 @@ static int apply_step(applier *a, const sf_step *st)
 	name_list l = { 0 };
 	int rc = match(a, st, pat->str, pat->loc, iters, &l);
 	for (int i = 0; i < l.n && rc == 0; i++) {
+		if ((rc = check_names(a, st, l.v[i], target)) < 0)
+			break;
 		n0 = stir_ctx_n_diagnostics(a->ctx);
 		rc = done(a, st, n0, call_one(a, st, l.v[i], target), " to %s '%s'",
 			iters ? "iteration" : "block", l.v[i]);

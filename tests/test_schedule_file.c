@@ -344,12 +344,38 @@ static const bad_apply bad_applies[] = {
 	  "target: \"csrmm*\", loop: i}\n",
 	  2, "3:46: error: compute_at: 'target' must name one block, but "
 	  "'csrmm*' matches 3 ('csrmm_init0', 'csrmm0', ...)\n" },
-	/* a primitive that refuses: its diagnostic, a note at the step */
+	/* a name the kernel does not have, at the name */
 	{ "examples/csrmm.stir",
 	  "kernel: csrmm\nstage2:\n  - split: {block: csrmm1, loop: q, "
 	  "factors: [null, 4]}\n",
-	  2, "0:0: error: split: block 'csrmm1' has no enclosing loop 'q'\n"
-	  "3:5: note: while applying split to block 'csrmm1'\n" },
+	  2, "3:34: error: split: block 'csrmm1' has no enclosing loop 'q'\n" },
+	{ "examples/csrmm.stir",
+	  "kernel: csrmm\nstage2:\n  - reorder: {block: csrmm1, loops: [k, "
+	  "i, jj]}\n",
+	  2, "3:44: error: reorder: block 'csrmm1' has no enclosing loop 'jj'\n" },
+	{ "examples/csrmm.stir",
+	  "kernel: csrmm\nstage2:\n  - compute_at: {block: csrmm_init0, "
+	  "target: csrmm1, loop: z}\n",
+	  2, "3:60: error: compute_at: block 'csrmm1' has no enclosing loop "
+	  "'z'\n" },
+	{ "examples/csrmm.stir",
+	  "kernel: csrmm\nstage1:\n  - sparse_reorder: {iter: csrmm, order: "
+	  "[i, q, k]}\n",
+	  1, "3:46: error: sparse_reorder: 'q' is not an iterator of iteration "
+	  "'csrmm'\n" },
+	{ "examples/csrmm.stir",
+	  "kernel: csrmm\nstage2:\n  - horizontal_fuse: {blocks: [csrmm1], "
+	  "disjoint: [C, E]}\n",
+	  2, "3:55: error: horizontal_fuse: kernel 'csrmm' has no buffer 'E'\n" },
+	{ "examples/csrmm.stir",
+	  "kernel: csrmm\nformat:\n  - decompose: {tensor: J_indptr, rules: "
+	  "[{ell: {width: 3}}]}\n",
+	  1, "3:25: error: decompose: kernel 'csrmm' has no tensor 'J_indptr'\n" },
+	/* a primitive that refuses: its diagnostic, a note at the step */
+	{ "examples/csrmm.stir",
+	  "kernel: csrmm\nstage2:\n  - vectorize: {block: csrmm1, loop: k}\n",
+	  2, "0:0: error: vectorize: loop 'k' has extent feat, not the literal 2 "
+	  "or 4\n3:5: note: while applying vectorize to block 'csrmm1'\n" },
 	{ "examples/csrmm.stir",
 	  "kernel: csrmm\nformat:\n  - decompose: {tensor: B, rules: [{ell: "
 	  "{width: 2}}]}\n",
@@ -358,14 +384,13 @@ static const bad_apply bad_applies[] = {
 	  "3:5: note: while applying decompose to tensor 'B'\n" },
 	{ "examples/csrmm.stir",
 	  "kernel: csrmm\nstage1:\n  - specialize: {param: q, value: 4}\n",
-	  1, "2:8: error: specialize: kernel 'csrmm' has no size parameter "
-	  "'q'\n3:5: note: while applying specialize to 'q'\n" },
+	  1, "3:25: error: specialize: kernel 'csrmm' has no size parameter "
+	  "'q'\n" },
 	{ "examples/csrmm.stir",
 	  "kernel: csrmm\nstage3:\n  - unroll: {block: csrmm1, loop: k}\n"
 	  "  - cache_write: {block: csrmm1, buffer: C, loop: j, scope: "
 	  "local}\n",
-	  3, "2:8: error: cache_write: kernel 'csrmm' has no buffer 'C'\n"
-	  "4:5: note: while applying cache_write to block 'csrmm1'\n" },
+	  3, "4:42: error: cache_write: kernel 'csrmm' has no buffer 'C'\n" },
 	/* the wrong kernel; steps for a stage the kernel is past */
 	{ "examples/sddmm.stir",
 	  "kernel: csrmm\nstage2:\n  - unroll: {block: b, loop: i}\n",
