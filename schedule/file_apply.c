@@ -80,6 +80,33 @@ static bool has_name(const name_list *l, const char *name)
 	return false;
 }
 
+/* st, iters, inner: the statement lists nested in st, into inner[0..1]
+ * (NULL where none); st's name when it is a block (an iteration, when
+ * "iters"), else NULL. */
+static const char *children(const stir_stmt *st, bool iters,
+	const stir_ptr_vec *inner[2])
+{
+	inner[0] = inner[1] = NULL;
+	switch (st->kind) {
+	case STIR_STMT_BLOCK:
+		inner[0] = &st->u.block.body;
+		return iters ? NULL : st->u.block.name;
+	case STIR_STMT_ITER:
+		inner[0] = &st->u.iter.init;
+		inner[1] = &st->u.iter.body;
+		return iters ? st->u.iter.name : NULL;
+	case STIR_STMT_IF:
+		inner[0] = &st->u.if_.then_body;
+		inner[1] = &st->u.if_.else_body;
+		return NULL;
+	case STIR_STMT_FOR:
+		inner[0] = &st->u.for_.body;
+		return NULL;
+	default:
+		return NULL;
+	}
+}
+
 /* list, iters, pattern, out: the names of the blocks (iterations, when
  * "iters") in list and everything nested in it that match pattern, in
  * program order.  0 or -1 (memory). */
@@ -87,29 +114,8 @@ static int collect(const stir_ptr_vec *list, bool iters, const char *pattern,
 	name_list *out)
 {
 	for (int i = 0; i < list->n; i++) {
-		stir_stmt *st = stir_stmt_at(list, i);
-		const char *name = NULL;
-		const stir_ptr_vec *inner[2] = { NULL, NULL };
-		switch (st->kind) {
-		case STIR_STMT_BLOCK:
-			name = iters ? NULL : st->u.block.name;
-			inner[0] = &st->u.block.body;
-			break;
-		case STIR_STMT_ITER:
-			name = iters ? st->u.iter.name : NULL;
-			inner[0] = &st->u.iter.init;
-			inner[1] = &st->u.iter.body;
-			break;
-		case STIR_STMT_IF:
-			inner[0] = &st->u.if_.then_body;
-			inner[1] = &st->u.if_.else_body;
-			break;
-		case STIR_STMT_FOR:
-			inner[0] = &st->u.for_.body;
-			break;
-		default:
-			break;
-		}
+		const stir_ptr_vec *inner[2];
+		const char *name = children(stir_stmt_at(list, i), iters, inner);
 		if (name && fnmatch(pattern, name, 0) == 0 && add_name(out, name) < 0)
 			return -1;
 		for (int j = 0; j < 2; j++)
@@ -128,36 +134,18 @@ static int names_around(const stir_ptr_vec *list, const char *name,
 {
 	for (int i = 0; i < list->n; i++) {
 		const stir_stmt *st = stir_stmt_at(list, i);
-		const stir_ptr_vec *inner[2] = { NULL, NULL };
+		const stir_ptr_vec *inner[2];
+		const char *here = children(st, iters, inner);
 		int n0 = out->n, rc;
-		switch (st->kind) {
-		case STIR_STMT_BLOCK:
-			if (!iters && !strcmp(st->u.block.name, name))
-				return 1;
-			inner[0] = &st->u.block.body;
-			break;
-		case STIR_STMT_ITER:
-			if (iters && !strcmp(st->u.iter.name, name)) {
-				for (int v = 0; v < st->u.iter.n_vars; v++)
-					if (push_name(out, st->u.iter.vars[v]->name) < 0)
-						return -1;
-				return 1;
-			}
-			inner[0] = &st->u.iter.init;
-			inner[1] = &st->u.iter.body;
-			break;
-		case STIR_STMT_IF:
-			inner[0] = &st->u.if_.then_body;
-			inner[1] = &st->u.if_.else_body;
-			break;
-		case STIR_STMT_FOR:
-			if (push_name(out, st->u.for_.var->name) < 0)
-				return -1;
-			inner[0] = &st->u.for_.body;
-			break;
-		default:
-			break;
+		if (here && !strcmp(here, name)) {
+			for (int v = 0; iters && v < st->u.iter.n_vars; v++)
+				if (push_name(out, st->u.iter.vars[v]->name) < 0)
+					return -1;
+			return 1;
 		}
+		if (st->kind == STIR_STMT_FOR &&
+		    push_name(out, st->u.for_.var->name) < 0)
+			return -1;
 		for (int j = 0; j < 2; j++)
 			if (inner[j] && (rc = names_around(inner[j], name, iters,
 			    out)) != 0)
