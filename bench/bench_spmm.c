@@ -3,7 +3,10 @@
  * cusparseSpMM with its best algorithm, in one process, on one GPU.
  *
  * usage: bench_spmm [--features 32,64,...] [--reps N] [--json FILE]
- *                   [--program examples/csrmm.stir] GRAPH...
+ *                   [--program examples/csrmm.stir] [--compile-only ARCH]
+ *                   [--no-csr] GRAPH...
+ * --no-csr skips stir's plain CSR kernel (our own baseline, slow on graphs
+ * with very long rows); --compile-only only fills the NVRTC cache.
  * GRAPH: a Matrix Market file, or synthetic:arxiv|proteins|reddit.
  *
  * For each graph and feature size: cuSPARSE with each algorithm (the
@@ -28,30 +31,35 @@ typedef struct hyb_config {
 
 static const hyb_config configs[] = {
 	{ 1, 6, { 1, 2, 4, 8, 16, 32 } },
-	{ 1, 8, { 1, 2, 4, 8, 16, 32, 64, 128 } },
 	{ 1, 6, { 2, 4, 8, 16, 32, 64 } },
-	{ 1, 4, { 4, 8, 16, 32 } },
-	{ 1, 4, { 1, 4, 16, 64 } },
+	{ 1, 8, { 1, 2, 4, 8, 16, 32, 64, 128 } },
+	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 } },
 	{ 2, 6, { 1, 2, 4, 8, 16, 32 } },
+	{ 2, 8, { 1, 2, 4, 8, 16, 32, 64, 128 } },
 };
 #define N_CONFIGS (int)(sizeof(configs) / sizeof(configs[0]))
 
-/* How the features of a row map onto a warp: "lanes" threads along
- * threadIdx.x, each "vec" consecutive features (vector loads), and as many
- * rows per thread block (threadIdx.y) as make 256 threads. */
+/* How the features of a row map onto threads: "lanes" threads along
+ * threadIdx.x, each "vec" consecutive features (vector loads); "chunks"
+ * such pieces of the row along threadIdx.z; as many rows per thread block
+ * (threadIdx.y) as make 256 threads. */
 typedef struct feat_map {
 	int64_t feat;           /* the features, a literal in the kernel */
-	int64_t lanes, vec, rows;
+	int64_t lanes, vec, chunks, rows;
 } feat_map;
 
 /* feat: the mapping for "feat" features: 4-wide vectors when they divide
- * the features, as many lanes as cover them up to a warp. */
+ * the features, as many lanes as cover them up to a warp, the rest in
+ * chunks. */
 static feat_map map_features(int64_t feat)
 {
-	feat_map f = { feat, 32, feat % 4 == 0 ? 4 : 1, 8 };
+	feat_map f = { feat, 32, feat % 4 == 0 ? 4 : 1, 1, 8 };
 	while (f.lanes > 1 && f.lanes * f.vec > feat)
 		f.lanes /= 2;
-	f.rows = 256 / f.lanes;
+	f.chunks = (feat + f.lanes * f.vec - 1) / (f.lanes * f.vec);
+	f.rows = 256 / (f.lanes * f.chunks);
+	if (f.rows < 1)
+		f.rows = 1;
 	return f;
 }
 
@@ -69,14 +77,6 @@ typedef struct result {
 	double search_ms[N_CONFIGS]; /* each candidate, -1 when it failed */
 	double bytes;           /* bytes the operation must move */
 } result;
-
-/* ctx, what, rc: rc, or exit with the diagnostics when it is -1. */
-static int must(stir_ctx *ctx, int rc, const char *what)
-{
-	if (rc < 0)
-		bench_fail(ctx, what);
-	return rc;
-}
 
 /* k, block, fm, atomic: the hybrid schedule of one bucket part at stage
  * II (block BLOCK over loops o, r, c, k): the part's rows over blockIdx.x
@@ -98,6 +98,7 @@ static int schedule_part(stir_kernel *k, const char *block, feat_map fm,
 		stir_bind(k, block, "o_0", STIR_BLOCK_X) < 0 ||
 		stir_bind(k, block, "o_1", STIR_THREAD_Y) < 0 ||
 		stir_bind(k, block, "k_1", STIR_THREAD_X) < 0 ||
+		(fm.chunks > 1 && stir_bind(k, block, "k_0", STIR_THREAD_Z) < 0) ||
 		stir_unroll(k, block, "c") < 0 ? -1 : 0;
 }
 
@@ -124,10 +125,11 @@ static int stage3_part(stir_kernel *k, const char *block, int i, feat_map fm,
 
 /* k: the schedule of the init nest (block csrmm_init0 over i, k: C = 0)
  * like the computation's: rows over blockIdx.x and threadIdx.y, features
- * over threadIdx.x in vectors of fm.vec. */
+ * over threadIdx.x in vectors of fm.vec, the chunks serially. */
 static int schedule_init(stir_kernel *k, feat_map fm)
 {
-	const int64_t fk[] = { 0, fm.lanes, fm.vec }, fi[] = { 0, fm.rows };
+	const int64_t fk[] = { 0, fm.lanes, fm.vec };
+	const int64_t fi[] = { 0, fm.rows * fm.chunks };  /* 256 threads */
 	return stir_split(k, "csrmm_init0", "k", 3, fk) < 0 ||
 		stir_split(k, "csrmm_init0", "i", 2, fi) < 0 ||
 		stir_bind(k, "csrmm_init0", "i_0", STIR_BLOCK_X) < 0 ||
@@ -142,7 +144,7 @@ static int schedule_init(stir_kernel *k, feat_map fm)
 static int schedule_csr(stir_kernel *k, feat_map fm)
 {
 	const char *kj[] = { "k", "j" };
-	const int64_t fk[] = { 0, fm.lanes }, fi[] = { 0, fm.rows };
+	const int64_t fk[] = { 0, fm.lanes }, fi[] = { 0, fm.rows * fm.chunks };
 	return stir_reorder(k, "csrmm1", 2, kj) < 0 ||
 		stir_split(k, "csrmm1", "k", 2, fk) < 0 ||
 		stir_split(k, "csrmm1", "i", 2, fi) < 0 ||
@@ -220,123 +222,67 @@ static stir_gpu_kernel *csr_kernel(stir_ctx *ctx, const char *program,
 	return stir_gpu_kernel_compile(k, co);
 }
 
-/* b, name, dtype, n, data: bind a 1-D array copied from "data". */
-static void bind_copy(stir_ctx *ctx, stir_bindings *b, const char *name,
-	stir_dtype dtype, int64_t n, const void *data)
+/* ctx, o, fm, co, dev, a, bh, want, r: time stir's CSR kernel on graph a
+ * with features bh, its result checked against "want", into r. */
+static void time_csr(stir_ctx *ctx, const bench_options *o, feat_map fm,
+	const stir_compile_options *co, stir_device *dev, const bench_csr32 *a,
+	const float *bh, const float *want, result *r)
 {
-	stir_array *a = stir_array_alloc(ctx, dtype, 1, &n);
-	if (!a)
-		bench_fail(ctx, "allocating an array");
-	memcpy(stir_array_get_data(a), data, (size_t)n * stir_dtype_size(dtype));
-	stir_bindings_set_array(b, name, a);
+	stir_module *csr_mod = NULL;
+	stir_gpu_kernel *csr_gk = csr_kernel(ctx, o->program, fm, co, &csr_mod);
+	if (!csr_gk)
+		bench_fail(ctx, "building the CSR kernel");
+	stir_bindings *b = stir_bindings_alloc();
+	stir_bindings_set_size(b, "m", a->m);
+	stir_bindings_set_size(b, "n", a->n);
+	stir_bindings_set_size(b, "nnz", a->nnz);
+	stir_bindings_set_size(b, "feat", fm.feat);
+	bench_bind_copy(ctx, b, "J.indptr", STIR_I32, a->m + 1, a->indptr);
+	bench_bind_copy(ctx, b, "J.indices", STIR_I32, a->nnz, a->indices);
+	bench_bind_copy(ctx, b, "A", STIR_F32, a->nnz, a->values);
+	bench_bind_copy(ctx, b, "B", STIR_F32, a->n * fm.feat, bh);
+	bench_must(ctx, stir_kernel_bind_outputs(stir_module_find_kernel(csr_mod,
+		"csrmm"), b), "binding C");
+	bench_must(ctx, bench_run_stir(csr_gk, dev, b, "C", want, a->m * fm.feat,
+		o->reps, &r->csr_ms, &r->csr_err), "the CSR kernel");
+	stir_bindings_free(b);
+	stir_gpu_kernel_free(csr_gk);
+	stir_module_free(csr_mod);
 }
 
-/* ctx, gk, dev, b, want, n_out, reps, ms, err: upload b, run gk once and
- * compare C with "want", then time it. */
-static int run_stir(stir_ctx *ctx, stir_gpu_kernel *gk, stir_device *dev,
-	stir_bindings *b, const float *want, int64_t n_out, int reps, double *ms,
-	double *err)
-{
-	stir_gpu_run *run = stir_gpu_run_alloc(gk, dev);
-	int rc = run && stir_gpu_run_upload(run, b) == 0 &&
-		stir_gpu_run_launch(run, 0) == 0 &&
-		stir_gpu_run_download(run, b) == 0 ? 0 : -1;
-	if (rc == 0) {
-		const float *c = stir_array_get_const_data(stir_bindings_get_array(b, "C"));
-		*err = bench_max_rel_diff(c, want, n_out);
-		rc = bench_time_stir(run, reps, ms);
-		if (rc == 0 && getenv("BENCH_VERBOSE")) {
-			/* the launches of the last timed run */
-			const stir_cuda_plan *p = stir_gpu_kernel_get_plan(gk);
-			for (int i = 0; i < stir_cuda_plan_n_launches(p); i++)
-				fprintf(stderr, "  %s: %.4f ms\n",
-					stir_cuda_plan_get_launch_name(p, i),
-					stir_gpu_run_get_launch_ms(run, i));
-		}
-	}
-	stir_gpu_run_free(run);
-	(void)ctx;
-	return rc;
-}
-
-/* The command line. */
-typedef struct options {
-	int64_t feats[8];
-	int n_feats;
-	int reps;
-	const char *json;
-	const char *program;
-	const char *arch;       /* --compile-only: compile for it, run nothing */
-	int n_graphs;
-	char **graphs;
-} options;
-
-static void parse_options(int argc, char **argv, options *o)
-{
-	static const int64_t defaults[] = { 32, 64, 128, 256, 512 };
-	memset(o, 0, sizeof(*o));
-	memcpy(o->feats, defaults, sizeof(defaults));
-	o->n_feats = 5;
-	o->reps = BENCH_REPS;
-	o->program = "examples/csrmm.stir";
-	int i = 1;
-	for (; i < argc && argv[i][0] == '-'; i++) {
-		if (!strcmp(argv[i], "--features") && i + 1 < argc) {
-			o->n_feats = 0;
-			for (char *s = strtok(argv[++i], ","); s && o->n_feats < 8;
-			     s = strtok(NULL, ","))
-				o->feats[o->n_feats++] = atoll(s);
-		} else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
-			o->reps = atoi(argv[++i]);
-		} else if (!strcmp(argv[i], "--json") && i + 1 < argc) {
-			o->json = argv[++i];
-		} else if (!strcmp(argv[i], "--program") && i + 1 < argc) {
-			o->program = argv[++i];
-		} else if (!strcmp(argv[i], "--compile-only") && i + 1 < argc) {
-			o->arch = argv[++i];
-		} else {
-			fprintf(stderr, "usage: %s [--features 32,64,...] [--reps N] "
-				"[--json FILE] [--program FILE.stir] [--compile-only ARCH] "
-				"GRAPH...\n", argv[0]);
-			exit(2);
-		}
-	}
-	if (i >= argc || o->reps < 1 || o->n_feats < 1) {
-		fprintf(stderr, "%s: no graph given (or bad --reps/--features)\n",
-			argv[0]);
-		exit(2);
-	}
-	o->graphs = argv + i;
-	o->n_graphs = argc - i;
-}
-
-/* r, f, json: one JSON object for result r. */
-static void json_result(FILE *f, const result *r, bool last)
+/* r, f, last, copy_bw: one JSON object for result r. */
+static void json_result(FILE *f, const result *r, bool last, double copy_bw)
 {
 	fprintf(f, "    {\"graph\": \"%s\", \"rows\": %lld, \"nnz\": %lld, "
-		"\"features\": %lld,\n     \"cusparse_ms\": %.6f, \"cusparse_alg\": "
-		"\"%s\", \"stir_csr_ms\": %.6f, \"stir_hyb_ms\": %.6f,\n"
-		"     \"speedup_hyb\": %.4f, \"speedup_csr\": %.4f, "
-		"\"max_rel_err_hyb\": %.3g, \"max_rel_err_csr\": %.3g,\n"
-		"     \"hyb_column_parts\": %d, \"hyb_buckets\": [", r->graph,
+		"\"features\": %lld, \"cusparse_alg\": \"%s\",\n     ", r->graph,
 		(long long)r->m, (long long)r->nnz, (long long)r->feat,
-		r->cusparse_ms, r->cusparse_alg, r->csr_ms, r->hyb_ms,
-		r->cusparse_ms / r->hyb_ms, r->cusparse_ms / r->csr_ms, r->hyb_err,
-		r->csr_err, r->hyb.c);
+		r->cusparse_alg);
+	bench_json_num(f, "cusparse_ms", r->cusparse_ms);
+	bench_json_num(f, "stir_csr_ms", r->csr_ms);
+	bench_json_num(f, "stir_hyb_ms", r->hyb_ms);
+	bench_json_num(f, "speedup_hyb", r->cusparse_ms / r->hyb_ms);
+	bench_json_num(f, "speedup_csr", r->cusparse_ms / r->csr_ms);
+	fprintf(f, "\n     ");
+	bench_json_num(f, "max_rel_err_hyb", r->hyb_err);
+	bench_json_num(f, "max_rel_err_csr", r->csr_err);
+	bench_json_num(f, "bytes", r->bytes);
+	bench_json_num(f, "cusparse_bw_fraction", r->bytes / (r->cusparse_ms * 1e-3) / copy_bw);
+	bench_json_num(f, "hyb_bw_fraction", r->bytes / (r->hyb_ms * 1e-3) / copy_bw);
+	fprintf(f, "\n     \"hyb_column_parts\": %d, \"hyb_buckets\": [", r->hyb.c);
 	for (int i = 0; i < r->hyb.nb; i++)
 		fprintf(f, "%s%lld", i ? ", " : "", (long long)r->hyb.buckets[i]);
-	fprintf(f, "], \"hyb_padding\": %.4f, \"host_build_ms\": %.3f,\n"
-		"     \"bytes\": %.0f, \"search_ms\": [", r->padding, r->build_ms,
-		r->bytes);
-	for (int i = 0; i < N_CONFIGS; i++)
-		fprintf(f, "%s%.6f", i ? ", " : "", r->search_ms[i]);
-	fprintf(f, "]}%s\n", last ? "" : ",");
+	fprintf(f, "], ");
+	bench_json_num(f, "hyb_padding", r->padding);
+	bench_json_num(f, "host_build_ms", r->build_ms);
+	bench_json_search(f, r->search_ms, N_CONFIGS);
+	fprintf(f, "}%s\n", last ? "" : ",");
 }
 
 /* ctx, o, graph: build (and, with --compile-only, only compile) every
  * kernel a graph needs, for every feature size: the CSR kernel and one
  * hybrid kernel per candidate.  No GPU is needed. */
-static void compile_graph(stir_ctx *ctx, const options *o, const char *spec)
+static void compile_graph(stir_ctx *ctx, const bench_options *o,
+	const char *spec)
 {
 	stir_csr *csr = bench_load_graph(ctx, spec);
 	if (!csr)
@@ -372,29 +318,21 @@ static void compile_graph(stir_ctx *ctx, const options *o, const char *spec)
 
 int main(int argc, char **argv)
 {
-	options o;
-	parse_options(argc, argv, &o);
+	static const char *const flags[] = { "--no-csr", NULL };
+	bench_options o;
+	bench_gpu gpu;
+	bench_parse_options(argc, argv, "examples/csrmm.stir", flags, &o);
+	bool no_csr = o.flags & 1;
 	stir_ctx *ctx = stir_ctx_alloc();
-	if (o.arch) {
-		for (int g = 0; g < o.n_graphs; g++)
-			compile_graph(ctx, &o, o.graphs[g]);
-		printf("compiled every kernel for %s into the cache\n", o.arch);
-		stir_ctx_free(ctx);
-		return 0;
-	}
-	stir_device *dev = stir_device_open(ctx, 0);
-	if (!dev)
-		bench_fail(ctx, "opening the GPU");
-	bench_cusparse *cs = bench_cusparse_open(ctx);
-	if (!cs)
-		bench_fail(ctx, "loading cuSPARSE");
-	stir_compile_options co = { .device = dev };
-	double copy_bw = bench_copy_bandwidth(dev);
-	printf("# %s, copy bandwidth %.2f TB/s (read + write)\n",
-		stir_device_get_name(dev), copy_bw * 1e-12);
-	printf("%-16s %8s %10s %5s | %10s %-9s | %10s %7s | %10s %7s | %-22s %8s\n",
-		"graph", "rows", "nnz", "feat", "cuSPARSE", "alg", "stir CSR", "speedup",
-		"stir hyb", "speedup", "hyb config", "build");
+	bench_start(ctx, &o, compile_graph, &gpu);
+	stir_device *dev = gpu.dev;
+	bench_cusparse *cs = gpu.cs;
+	stir_compile_options co = gpu.co;
+	double copy_bw = gpu.copy_bw;
+	printf("%-16s %8s %10s %5s | %10s %-9s | %10s %7s | %10s %7s | %5s %5s | "
+		"%-22s %8s\n", "graph", "rows", "nnz", "feat", "cuSPARSE", "alg",
+		"stir CSR", "speedup", "stir hyb", "speedup", "cs bw", "hyb bw",
+		"hyb config", "build");
 	result *results = calloc((size_t)(o.n_graphs * o.n_feats), sizeof(result));
 	int n_results = 0;
 	for (int g = 0; g < o.n_graphs; g++) {
@@ -437,11 +375,7 @@ int main(int argc, char **argv)
 			size_t nc = (size_t)(a.m * feat);
 			float *bh = malloc(nb_bytes ? nb_bytes : 4);
 			float *want = malloc((nc ? nc : 1) * sizeof(float));
-			uint64_t s = 42 + (uint64_t)feat;
-			for (int64_t i = 0; i < a.n * feat; i++) {
-				s = s * 6364136223846793005ull + 1442695040888963407ull;
-				bh[i] = (float)((double)(s >> 11) * 0x1p-53 * 2 - 1);
-			}
+			bench_random_floats(bh, a.n * feat, 42 + (uint64_t)feat);
 			stir_gpu_buf *d_b = bench_upload(dev, bh, nb_bytes);
 			stir_gpu_buf *d_c = stir_gpu_buf_alloc(dev, nc ? nc * 4 : 4);
 			/* cuSPARSE: every algorithm, the fastest kept */
@@ -464,26 +398,10 @@ int main(int argc, char **argv)
 			if (!r->cusparse_alg)
 				bench_fail(ctx, "cuSPARSE SpMM");
 			/* stir CSR */
-			stir_module *csr_mod = NULL;
-			stir_gpu_kernel *csr_gk = csr_kernel(ctx, o.program, fm, &co, &csr_mod);
-			if (!csr_gk)
-				bench_fail(ctx, "building the CSR kernel");
-			stir_bindings *b = stir_bindings_alloc();
-			stir_bindings_set_size(b, "m", a.m);
-			stir_bindings_set_size(b, "n", a.n);
-			stir_bindings_set_size(b, "nnz", a.nnz);
-			stir_bindings_set_size(b, "feat", feat);
-			bind_copy(ctx, b, "J.indptr", STIR_I32, a.m + 1, a.indptr);
-			bind_copy(ctx, b, "J.indices", STIR_I32, a.nnz, a.indices);
-			bind_copy(ctx, b, "A", STIR_F32, a.nnz, a.values);
-			bind_copy(ctx, b, "B", STIR_F32, a.n * feat, bh);
-			must(ctx, stir_kernel_bind_outputs(stir_module_find_kernel(csr_mod,
-				"csrmm"), b), "binding C");
-			must(ctx, run_stir(ctx, csr_gk, dev, b, want, (int64_t)nc, o.reps,
-				&r->csr_ms, &r->csr_err), "the CSR kernel");
-			stir_bindings_free(b);
-			stir_gpu_kernel_free(csr_gk);
-			stir_module_free(csr_mod);
+			r->csr_ms = NAN;
+			r->csr_err = NAN;
+			if (!no_csr)
+				time_csr(ctx, &o, fm, &co, dev, &a, bh, want, r);
 			/* stir hybrid: every candidate */
 			r->hyb_ms = INFINITY;
 			for (int i = 0; i < N_CONFIGS; i++) {
@@ -503,11 +421,11 @@ int main(int argc, char **argv)
 				stir_bindings_set_size(hb, "m", a.m);
 				stir_bindings_set_size(hb, "n", a.n);
 				stir_bindings_set_size(hb, "feat", feat);
-				bind_copy(ctx, hb, "B", STIR_F32, a.n * feat, bh);
+				bench_bind_copy(ctx, hb, "B", STIR_F32, a.n * feat, bh);
 				stir_kernel_bind_outputs(stir_module_find_kernel(hyb_mod,
 					"csrmm"), hb);
 				double ms, err;
-				if (run_stir(ctx, hyb_gk, dev, hb, want, (int64_t)nc,
+				if (bench_run_stir(hyb_gk, dev, hb, "C", want, (int64_t)nc,
 					o.reps, &ms, &err) == 0) {
 					r->search_ms[i] = ms;
 					if (err > 1e-3)
@@ -539,10 +457,14 @@ int main(int argc, char **argv)
 					"%s%lld", i ? "," : "", (long long)r->hyb.buckets[i]);
 			snprintf(config + len, sizeof(config) - (size_t)len, "]");
 			printf("%-16s %8lld %10lld %5lld | %10.4f %-9s | %10.4f %6.2fx | "
-				"%10.4f %6.2fx | %-22s %6.0fms\n", gname, (long long)a.m,
-				(long long)a.nnz, (long long)feat, r->cusparse_ms,
-				r->cusparse_alg, r->csr_ms, r->cusparse_ms / r->csr_ms,
-				r->hyb_ms, r->cusparse_ms / r->hyb_ms, config, r->build_ms);
+				"%10.4f %6.2fx | %4.0f%% %4.0f%% | %-22s %6.0fms\n", gname,
+				(long long)a.m, (long long)a.nnz, (long long)feat,
+				r->cusparse_ms, r->cusparse_alg, r->csr_ms,
+				r->cusparse_ms / r->csr_ms, r->hyb_ms,
+				r->cusparse_ms / r->hyb_ms,
+				100 * r->bytes / (r->cusparse_ms * 1e-3) / copy_bw,
+				100 * r->bytes / (r->hyb_ms * 1e-3) / copy_bw, config,
+				r->build_ms);
 			fflush(stdout);
 			stir_gpu_buf_free(d_b);
 			stir_gpu_buf_free(d_c);
@@ -559,31 +481,30 @@ int main(int argc, char **argv)
 		bench_csr32_release(&a);
 		stir_csr_free(csr);
 	}
-	/* summary: geometric means of the speedups */
-	double log_hyb = 0, log_csr = 0, worst = INFINITY;
+	/* summary: geometric means of the speedups (CSR: where it ran) */
+	double *sh = calloc((size_t)n_results + 1, sizeof(double));
+	double *sc = calloc((size_t)n_results + 1, sizeof(double));
+	if (!sh || !sc)
+		bench_fail(ctx, "allocating the summary");
 	for (int i = 0; i < n_results; i++) {
-		double sh = results[i].cusparse_ms / results[i].hyb_ms;
-		log_hyb += log(sh);
-		log_csr += log(results[i].cusparse_ms / results[i].csr_ms);
-		worst = sh < worst ? sh : worst;
+		sh[i] = results[i].cusparse_ms / results[i].hyb_ms;
+		sc[i] = results[i].cusparse_ms / results[i].csr_ms;
 	}
+	double worst, unused;
+	int n_hyb, n_csr;
+	double hyb = bench_geomean(sh, n_results, &worst, &n_hyb);
+	double csr = bench_geomean(sc, n_results, &unused, &n_csr);
 	printf("# geometric-mean speedup over cuSPARSE: hybrid %.3fx (worst case "
-		"%.3fx), CSR %.3fx, over %d cases\n", exp(log_hyb / n_results), worst,
-		exp(log_csr / n_results), n_results);
-	if (o.json) {
-		FILE *f = fopen(o.json, "w");
-		if (f) {
-			fprintf(f, "{\n  \"device\": \"%s\", \"copy_bandwidth\": %.0f,\n"
-				"  \"results\": [\n", stir_device_get_name(dev), copy_bw);
-			for (int i = 0; i < n_results; i++)
-				json_result(f, &results[i], i == n_results - 1);
-			fprintf(f, "  ]\n}\n");
-			fclose(f);
-		}
-	}
+		"%.3fx), CSR %.3fx (%d cases), over %d cases\n", hyb, worst, csr,
+		n_csr, n_results);
+	FILE *f = bench_json_begin(ctx, o.json, &gpu);
+	for (int i = 0; f && i < n_results; i++)
+		json_result(f, &results[i], i == n_results - 1, copy_bw);
+	bench_json_end(f);
+	free(sh);
+	free(sc);
 	free(results);
-	bench_cusparse_close(cs);
-	stir_device_close(dev);
+	bench_finish(&gpu);
 	stir_ctx_free(ctx);
 	return 0;
 }

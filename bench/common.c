@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include "bench/common.h"
 #include "bench/graphgen.h"
 
@@ -196,4 +197,218 @@ void bench_fail(stir_ctx *ctx, const char *what)
 	fprintf(stderr, "bench: %s failed\n", what);
 	stir_ctx_print_diagnostics(ctx, stderr);
 	exit(1);
+}
+
+int bench_must(stir_ctx *ctx, int rc, const char *what)
+{
+	if (rc < 0)
+		bench_fail(ctx, what);
+	return rc;
+}
+
+/* argv0, flags: print the usage line and exit with status 2. */
+static void usage(const char *argv0, const char *const *flags)
+{
+	fprintf(stderr, "usage: %s [--features 32,64,...] [--reps N] "
+		"[--json FILE] [--program FILE.stir] [--compile-only ARCH]", argv0);
+	for (int i = 0; flags && flags[i]; i++)
+		fprintf(stderr, " [%s]", flags[i]);
+	fprintf(stderr, " GRAPH...\n  GRAPH: a Matrix Market file, or "
+		"synthetic:arxiv|proteins|reddit\n");
+	exit(2);
+}
+
+/* flags, arg: the index of flag "arg" among flags, or -1. */
+static int flag_index(const char *const *flags, const char *arg)
+{
+	for (int i = 0; flags && flags[i] && i < 8; i++)
+		if (!strcmp(flags[i], arg))
+			return i;
+	return -1;
+}
+
+void bench_parse_options(int argc, char **argv, const char *program,
+	const char *const *flags, bench_options *o)
+{
+	static const int64_t defaults[] = { 32, 64, 128, 256, 512 };
+	memset(o, 0, sizeof(*o));
+	memcpy(o->feats, defaults, sizeof(defaults));
+	o->n_feats = 5;
+	o->reps = BENCH_REPS;
+	o->program = program;
+	int i = 1;
+	for (; i < argc && argv[i][0] == '-'; i++) {
+		if (!strcmp(argv[i], "--features") && i + 1 < argc) {
+			o->n_feats = 0;
+			for (char *s = strtok(argv[++i], ","); s && o->n_feats < 8;
+			     s = strtok(NULL, ",")) {
+				o->feats[o->n_feats] = atoll(s);
+				if (o->feats[o->n_feats++] < 1)
+					usage(argv[0], flags);
+			}
+		} else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
+			o->reps = atoi(argv[++i]);
+		} else if (!strcmp(argv[i], "--json") && i + 1 < argc) {
+			o->json = argv[++i];
+		} else if (!strcmp(argv[i], "--program") && i + 1 < argc) {
+			o->program = argv[++i];
+		} else if (!strcmp(argv[i], "--compile-only") && i + 1 < argc) {
+			o->arch = argv[++i];
+		} else if (flag_index(flags, argv[i]) >= 0) {
+			o->flags |= 1u << flag_index(flags, argv[i]);
+		} else {
+			usage(argv[0], flags);
+		}
+	}
+	if (i >= argc || o->reps < 1 || o->n_feats < 1) {
+		fprintf(stderr, "%s: no graph given (or bad --reps/--features)\n",
+			argv[0]);
+		usage(argv[0], flags);
+	}
+	o->graphs = argv + i;
+	o->n_graphs = argc - i;
+#ifdef BENCH_SRCDIR
+	/* run from a build folder: the default program of the source tree */
+	static char path[4096];
+	if (o->program == program && access(program, R_OK) != 0) {
+		snprintf(path, sizeof(path), "%s/%s", BENCH_SRCDIR, program);
+		if (access(path, R_OK) == 0)
+			o->program = path;
+	}
+#endif
+}
+
+void bench_random_floats(float *v, int64_t n, uint64_t seed)
+{
+	uint64_t s = seed;
+	for (int64_t i = 0; i < n; i++) {
+		s = s * 6364136223846793005ull + 1442695040888963407ull;
+		v[i] = (float)((double)(s >> 11) * 0x1p-53 * 2 - 1);
+	}
+}
+
+void bench_bind_copy(stir_ctx *ctx, stir_bindings *b, const char *name,
+	stir_dtype dtype, int64_t n, const void *data)
+{
+	stir_array *a = stir_array_alloc(ctx, dtype, 1, &n);
+	if (!a)
+		bench_fail(ctx, "allocating an array");
+	memcpy(stir_array_get_data(a), data, (size_t)n * stir_dtype_size(dtype));
+	stir_bindings_set_array(b, name, a);
+}
+
+int bench_run_stir(stir_gpu_kernel *gk, stir_device *dev, stir_bindings *b,
+	const char *out, const float *want, int64_t n_out, int reps, double *ms,
+	double *err)
+{
+	stir_array *o = stir_bindings_get_array(b, out);
+	if (!o)
+		return -1;
+	/* an element the kernel does not write shows as NaN */
+	stir_array_fill(o, NAN);
+	stir_gpu_run *run = stir_gpu_run_alloc(gk, dev);
+	int rc = run && stir_gpu_run_upload(run, b) == 0 &&
+		stir_gpu_run_launch(run, 0) == 0 &&
+		stir_gpu_run_download(run, b) == 0 ? 0 : -1;
+	if (rc == 0) {
+		*err = bench_max_rel_diff(stir_array_get_const_data(o), want, n_out);
+		rc = bench_time_stir(run, reps, ms);
+	}
+	if (rc == 0 && getenv("BENCH_VERBOSE")) {
+		/* the launches of the last timed run */
+		const stir_cuda_plan *p = stir_gpu_kernel_get_plan(gk);
+		for (int i = 0; i < stir_cuda_plan_n_launches(p); i++)
+			fprintf(stderr, "  %s: %.4f ms\n",
+				stir_cuda_plan_get_launch_name(p, i),
+				stir_gpu_run_get_launch_ms(run, i));
+	}
+	stir_gpu_run_free(run);
+	return rc;
+}
+
+void bench_start(stir_ctx *ctx, const bench_options *o,
+	bench_compile_fn *compile, bench_gpu *g)
+{
+	if (o->arch) {
+		for (int i = 0; i < o->n_graphs; i++)
+			compile(ctx, o, o->graphs[i]);
+		printf("compiled every kernel for %s into the cache\n", o->arch);
+		stir_ctx_free(ctx);
+		exit(0);
+	}
+	memset(g, 0, sizeof(*g));
+	if (!(g->dev = stir_device_open(ctx, 0)))
+		bench_fail(ctx, "opening the GPU");
+	if (!(g->cs = bench_cusparse_open(ctx)))
+		bench_fail(ctx, "loading cuSPARSE");
+	g->co.device = g->dev;
+	g->copy_bw = bench_copy_bandwidth(g->dev);
+	printf("# %s, copy bandwidth %.2f TB/s (read + write)\n",
+		stir_device_get_name(g->dev), g->copy_bw * 1e-12);
+}
+
+void bench_finish(bench_gpu *g)
+{
+	bench_cusparse_close(g->cs);
+	stir_device_close(g->dev);
+	memset(g, 0, sizeof(*g));
+}
+
+FILE *bench_json_begin(stir_ctx *ctx, const char *path, const bench_gpu *g)
+{
+	if (!path)
+		return NULL;
+	FILE *f = fopen(path, "w");
+	if (!f) {
+		stir_ctx_report(ctx, STIR_ERROR, (stir_loc){ 0, 0, 0 },
+			"cannot write %s", path);
+		bench_fail(ctx, "opening the JSON file");
+	}
+	fprintf(f, "{\n  \"device\": \"%s\", \"copy_bandwidth\": %.0f,\n"
+		"  \"results\": [\n", stir_device_get_name(g->dev), g->copy_bw);
+	return f;
+}
+
+void bench_json_end(FILE *f)
+{
+	if (!f)
+		return;
+	fprintf(f, "  ]\n}\n");
+	fclose(f);
+}
+
+double bench_geomean(const double *speedup, int n, double *worst,
+	int *used)
+{
+	double log_sum = 0;
+	*worst = INFINITY;
+	*used = 0;
+	for (int i = 0; i < n; i++) {
+		if (!isfinite(speedup[i]) || speedup[i] <= 0)
+			continue;
+		log_sum += log(speedup[i]);
+		*worst = speedup[i] < *worst ? speedup[i] : *worst;
+		++*used;
+	}
+	return *used ? exp(log_sum / *used) : NAN;
+}
+
+void bench_json_num(FILE *f, const char *key, double x)
+{
+	if (isfinite(x))
+		fprintf(f, "\"%s\": %.6g, ", key, x);
+	else
+		fprintf(f, "\"%s\": null, ", key);
+}
+
+void bench_json_search(FILE *f, const double *ms, int n)
+{
+	fprintf(f, "\"search_ms\": [");
+	for (int i = 0; i < n; i++) {
+		if (ms[i] < 0)
+			fprintf(f, "%snull", i ? ", " : "");
+		else
+			fprintf(f, "%s%.6g", i ? ", " : "", ms[i]);
+	}
+	fprintf(f, "]");
 }

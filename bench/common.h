@@ -55,5 +55,89 @@ void bench_csr32_release(bench_csr32 *c);
 
 /* Print the context's diagnostics and exit with status 1. */
 void bench_fail(stir_ctx *ctx, const char *what) __attribute__((noreturn));
+/* rc, or bench_fail(ctx, what) when rc is negative. */
+int bench_must(stir_ctx *ctx, int rc, const char *what);
+
+/* The command line every benchmark takes:
+ *   [--features 32,64,...] [--reps N] [--json FILE] [--program FILE.stir]
+ *   [--compile-only ARCH] [FLAG...] GRAPH...
+ * where the flags are a program's own options without a value (exits with
+ * status 2 and a usage line when it is wrong). */
+typedef struct bench_options {
+	int64_t feats[8];       /* feature sizes, n_feats of them */
+	int n_feats;
+	int reps;               /* timed runs (the median is reported) */
+	const char *json;       /* where to write the results, or NULL */
+	const char *program;    /* the .stir program */
+	const char *arch;       /* --compile-only: compile for it, run nothing */
+	unsigned flags;         /* bit i: the program's flag i was given */
+	int n_graphs;
+	char **graphs;          /* borrowed from argv */
+} bench_options;
+
+/* argc, argv, program, flags, o: parse the command line into o; "program"
+ * is the default of --program, relative to the source tree: when it is
+ * not found from the current folder, the source tree the benchmark was
+ * built from is tried.  "flags" (NULL-terminated, at most 8, or NULL)
+ * names the program's own flags ("--no-csr"). */
+void bench_parse_options(int argc, char **argv, const char *program,
+	const char *const *flags, bench_options *o);
+
+/* What a benchmark runs with: the GPU, cuSPARSE, the options to compile
+ * stir's kernels for that GPU, the measured copy bandwidth. */
+typedef struct bench_gpu {
+	stir_device *dev;        /* owned */
+	bench_cusparse *cs;      /* owned */
+	stir_compile_options co; /* for dev */
+	double copy_bw;          /* bytes per second (read + write) */
+} bench_gpu;
+
+/* What --compile-only does for one graph: compile (for o->arch) every
+ * kernel the graph and o's feature sizes need. */
+typedef void bench_compile_fn(stir_ctx *ctx, const bench_options *o,
+	const char *graph);
+
+/* With --compile-only: compile(ctx, o, graph) for every graph, a line
+ * saying so, and exit with status 0.  Otherwise open the GPU and cuSPARSE
+ * into *g (exit on failure), measure the copy bandwidth and print the
+ * device line. */
+void bench_start(stir_ctx *ctx, const bench_options *o,
+	bench_compile_fn *compile, bench_gpu *g);
+void bench_finish(bench_gpu *g);
+
+/* The JSON file of the results: its header (the device) written, NULL
+ * without a path (exit when it cannot be opened); bench_json_end writes
+ * the end and closes it.  Each result is an object of the "results"
+ * array, all but the last followed by a comma. */
+FILE *bench_json_begin(stir_ctx *ctx, const char *path, const bench_gpu *g);
+void bench_json_end(FILE *f);
+
+/* The geometric mean of the finite ones among n speedups (a kernel not
+ * run has none), their number in *used and the smallest in *worst. */
+double bench_geomean(const double *speedup, int n, double *worst,
+	int *used);
+/* '"key": x, ' in JSON, null when x is not finite (a kernel not run). */
+void bench_json_num(FILE *f, const char *key, double x);
+/* '"search_ms": [..]' in JSON: the n times of a search, null for the
+ * negative ones (a candidate not run). */
+void bench_json_search(FILE *f, const double *ms, int n);
+
+/* n floats in [-1, 1) drawn from "seed" (the same for the same seed). */
+void bench_random_floats(float *v, int64_t n, uint64_t seed);
+
+/* Bind a 1-D array "name" of n elements of dtype copied from data (exit
+ * on failure). */
+void bench_bind_copy(stir_ctx *ctx, stir_bindings *b, const char *name,
+	stir_dtype dtype, int64_t n, const void *data);
+
+/* Run stir kernel gk on dev with the arrays of b: the output array "out"
+ * (f32, n_out elements) poisoned with NaN, uploaded, one launch,
+ * downloaded and compared with "want" (*err, bench_max_rel_diff), then
+ * timed (*ms, bench_time_stir).  With BENCH_VERBOSE set in the
+ * environment, the time of each launch of the last run goes to stderr.
+ * 0 or -1 (diagnostics in the device's or the kernel's context). */
+int bench_run_stir(stir_gpu_kernel *gk, stir_device *dev, stir_bindings *b,
+	const char *out, const float *want, int64_t n_out, int reps, double *ms,
+	double *err);
 
 #endif

@@ -509,9 +509,8 @@ void cuda_mark_defined(const stir_stmt *s, bool *inner)
 	}
 }
 
-/* e, x, inner: the first variable of x defined inside (inner), block
- * variables replaced by their bindings, or NULL. */
-static const stir_var *inner_var(const emitter *e, const stir_expr *x,
+/* e, x, inner: see cuda_internal.h. */
+const stir_var *cuda_inner_var(const emitter *e, const stir_expr *x,
 	const bool *inner)
 {
 	const stir_var *v = NULL;
@@ -520,29 +519,29 @@ static const stir_var *inner_var(const emitter *e, const stir_expr *x,
 		if (!inner[x->u.var->slot])
 			return NULL;
 		if (x->u.var->kind == STIR_VAR_BLOCK && e->binding[x->u.var->slot])
-			return inner_var(e, e->binding[x->u.var->slot], inner);
+			return cuda_inner_var(e, e->binding[x->u.var->slot], inner);
 		return x->u.var;
 	case STIR_EXPR_LOAD:
-		return inner_var(e, x->u.load.idx[0], inner);
+		return cuda_inner_var(e, x->u.load.idx[0], inner);
 	case STIR_EXPR_UNARY:
-		return inner_var(e, x->u.unary.a, inner);
+		return cuda_inner_var(e, x->u.unary.a, inner);
 	case STIR_EXPR_BINARY:
-		v = inner_var(e, x->u.binary.a, inner);
-		return v ? v : inner_var(e, x->u.binary.b, inner);
+		v = cuda_inner_var(e, x->u.binary.a, inner);
+		return v ? v : cuda_inner_var(e, x->u.binary.b, inner);
 	case STIR_EXPR_SELECT:
-		v = inner_var(e, x->u.select.c, inner);
-		v = v ? v : inner_var(e, x->u.select.a, inner);
-		return v ? v : inner_var(e, x->u.select.b, inner);
+		v = cuda_inner_var(e, x->u.select.c, inner);
+		v = v ? v : cuda_inner_var(e, x->u.select.a, inner);
+		return v ? v : cuda_inner_var(e, x->u.select.b, inner);
 	case STIR_EXPR_CALL:
 		for (int i = 0; i < x->u.call.n && !v; i++)
-			v = inner_var(e, x->u.call.args[i], inner);
+			v = cuda_inner_var(e, x->u.call.args[i], inner);
 		return v;
 	case STIR_EXPR_CAST:
-		return inner_var(e, x->u.cast.a, inner);
+		return cuda_inner_var(e, x->u.cast.a, inner);
 	case STIR_EXPR_SEARCH:
-		v = inner_var(e, x->u.search.lo, inner);
-		v = v ? v : inner_var(e, x->u.search.hi, inner);
-		return v ? v : inner_var(e, x->u.search.x, inner);
+		v = cuda_inner_var(e, x->u.search.lo, inner);
+		v = v ? v : cuda_inner_var(e, x->u.search.hi, inner);
+		return v ? v : cuda_inner_var(e, x->u.search.x, inner);
 	default:
 		return NULL;
 	}
@@ -1076,7 +1075,7 @@ static void check_red(emitter *e, const stir_stmt *L, const red *r,
 			name, lv->name);
 		return;
 	}
-	const stir_var *v = inner_var(e, st->u.store.idx[0], inner);
+	const stir_var *v = cuda_inner_var(e, st->u.store.idx[0], inner);
 	if (v) {
 		cuda_error(e, st->loc, "cross-thread block '%s': the element it "
 			"stores to depends on '%s', defined inside the threadIdx.x "
@@ -1383,18 +1382,22 @@ void cuda_emit_stmt(emitter *e, const stir_stmt *s, const ectx *ctx)
 	case STIR_STMT_BLOCK:
 		emit_block(e, s, ctx);
 		return;
-	case STIR_STMT_FOR:
+	case STIR_STMT_FOR: {
+		int mark = cuda_hoist_searches(e, s, ctx);
 		switch (s->u.for_.kind) {
 		case STIR_LOOP_BIND:
 			emit_bound_loop(e, s, ctx);
-			return;
+			break;
 		case STIR_LOOP_VECTORIZE:
 			cuda_emit_vector_loop(e, s, ctx);
-			return;
+			break;
 		default:
 			emit_serial_loop(e, s, ctx);
-			return;
+			break;
 		}
+		cuda_unhoist(e, mark);
+		return;
+	}
 	case STIR_STMT_ITER:
 		cuda_error(e, s->loc, "a sparse iteration cannot be emitted as "
 			"CUDA: lower the kernel to stage III first");
@@ -1906,6 +1909,9 @@ static void analyse_vars(emitter *e, const stir_stmt *s)
 	case STIR_STMT_LET:
 		e->dep[s->u.let.var->slot] = cuda_expr_deps(e, s->u.let.value);
 		return;
+	case STIR_STMT_STORE:
+		e->stored[s->u.store.buf->index] = true;
+		return;
 	case STIR_STMT_IF:
 		analyse_list(e, &s->u.if_.then_body);
 		analyse_list(e, &s->u.if_.else_body);
@@ -2043,6 +2049,7 @@ int cuda_emit(stir_cuda_plan *plan, unsigned flags)
 	e.binding = calloc(nv, sizeof(*e.binding));
 	e.buf_used = calloc(nb, 1);
 	e.buf_written = calloc(nb, 1);
+	e.stored = calloc(nb, 1);
 	plan->max_elems = malloc(nb * sizeof(*plan->max_elems));
 	plan->written = calloc(nb, sizeof(*plan->written));
 	int n_launch = 0;
@@ -2052,7 +2059,7 @@ int cuda_emit(stir_cuda_plan *plan, unsigned flags)
 	cg_printer src, launches;
 	cg_printer_init(&src, 0);
 	cg_printer_init(&launches, 0);
-	if (!e.dep || !e.binding || !e.buf_used || !e.buf_written ||
+	if (!e.dep || !e.binding || !e.buf_used || !e.buf_written || !e.stored ||
 	    !plan->max_elems || !plan->written || !plan->launches) {
 		oom(&e);
 		goto out;
@@ -2139,6 +2146,8 @@ out:
 	free(e.binding);
 	free(e.buf_used);
 	free(e.buf_written);
+	free(e.stored);
+	free(e.memo);
 	free(e.local_writes.v);
 	return e.failed ? -1 : 0;
 }

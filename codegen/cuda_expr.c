@@ -536,6 +536,8 @@ static void print_search(emitter *e, const ectx *ctx, const stir_expr *x,
 	};
 	cg_printer *p = e->out;
 	const stir_buffer *buf = x->u.search.buf;
+	if (cuda_hoisted_search(e, x))
+		return;
 	e->search_used[x->u.search.op] |= 1u << buf->dtype;
 	cuda_record(e, ctx, buf, NULL, false, false, x->loc);
 	if (e->buf_used)

@@ -3,6 +3,7 @@
  *   cuda.c        launches, statements, thread mapping, barriers
  *   cuda_expr.c   types, literals, conversions and expressions
  *   cuda_vector.c vectorized loops
+ *   cuda_hoist.c  searches computed once before the loops they are in
  *   plan.c        the public launch plan (include/stir/codegen.h)
  *
  * docs/cuda.md describes the mapping this code implements. */
@@ -97,6 +98,12 @@ typedef struct summary {
 struct red;
 struct vec_ctx;
 
+/* A search computed before a loop into the constant stir_sID. */
+typedef struct cuda_memo {
+	const stir_expr *x;        /* borrowed: the search */
+	int id;
+} cuda_memo;
+
 /* What the code being emitted runs under. */
 typedef struct ectx {
 	const stir_stmt *bound[N_DIMS]; /* the loop bound to each index */
@@ -132,6 +139,11 @@ typedef struct emitter {
 	const stir_var *lane_var;  /* print this variable as lane_val */
 	int64_t lane_val;
 	struct vec_ctx *vec;       /* loads read from vectors (vector paths) */
+	/* searches held in constants (cuda_hoist.c) */
+	bool *stored;              /* per buffer: some statement stores to it */
+	int n_memo, cap_memo;
+	cuda_memo *memo;           /* owned: those in scope, innermost last */
+	int n_hoist;               /* counter of their names */
 } emitter;
 
 /* ---- cuda.c ---- */
@@ -200,7 +212,18 @@ void cuda_emit_vector_loop(emitter *e, const stir_stmt *s, const ectx *ctx);
  * lane's component and return true. */
 bool cuda_vector_load(emitter *e, const stir_expr *x);
 
-/* ---- shared with cuda_vector.c ---- */
+/* ---- cuda_hoist.c ---- */
+
+/* e, s, ctx: before loop s, declare a constant for each search in s that
+ * may be computed there (see cuda_hoist.c); they stand for the search
+ * until cuda_unhoist(e, the value returned). */
+int cuda_hoist_searches(emitter *e, const stir_stmt *s, const ectx *ctx);
+void cuda_unhoist(emitter *e, int mark);
+/* e, x: when search x is held in a constant, print its name and return
+ * true. */
+bool cuda_hoisted_search(emitter *e, const stir_expr *x);
+
+/* ---- shared with cuda_vector.c and cuda_hoist.c ---- */
 
 /* e, list, ctx, sum: emit a statement list (barriers placed inside). */
 void cuda_emit_list(emitter *e, const stir_ptr_vec *list, const ectx *ctx,
@@ -209,6 +232,10 @@ void cuda_emit_list(emitter *e, const stir_ptr_vec *list, const ectx *ctx,
 void cuda_emit_stmt(emitter *e, const stir_stmt *s, const ectx *ctx);
 /* s, inner: mark (by slot) every variable s and its children define. */
 void cuda_mark_defined(const stir_stmt *s, bool *inner);
+/* e, x, inner: the first variable of x marked in inner, block variables
+ * replaced by their bindings, or NULL. */
+const stir_var *cuda_inner_var(const emitter *e, const stir_expr *x,
+	const bool *inner);
 /* e, s: the "// FILE:LINE" comment of a store, when asked for. */
 void cuda_put_loc_comment(emitter *e, const stir_stmt *s);
 /* e, s, ctx: print store statement s at the current depth, as one line

@@ -4,10 +4,10 @@
  *   stage I   format steps (decompose), stage1 steps
  *             --lower_sparse_iter-->
  *   stage II  stage2 steps
- *             [stir_schedule_prepare_for_gpu: default_schedule on the
- *              nests left unbound]
  *             --lower_sparse_buffer-->
  *   stage III stage3 steps
+ *             [stir_schedule_prepare_for_gpu: default_schedule on the
+ *              nests left unbound]
  *
  * Requires: a verified kernel named as the schedule's "kernel", at a stage
  * no later than the first section that has steps.  Each step calls the
@@ -22,7 +22,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stir/codegen.h>
 #include "ir/nodes.h"
 #include "schedule/file.h"
 
@@ -469,8 +468,7 @@ static int applier_init(applier *a, const stir_schedule *s, stir_kernel *k)
 }
 
 /* a, up_to, gpu: the pipeline of the header comment up to stage up_to;
- * with "gpu", the default schedule between the stage2 steps and the
- * lowering to stage III (stir_kernel_prepare_for_gpu). */
+ * with "gpu", the default schedule after the stage3 steps. */
 static int run(applier *a, stir_stage up_to, bool gpu)
 {
 	stir_kernel *k = a->k;
@@ -502,10 +500,17 @@ static int run(applier *a, stir_stage up_to, bool gpu)
 		return -1;
 	if (up_to == STIR_STAGE_2)
 		return 0;
-	if (k->stage == STIR_STAGE_2 && (gpu ? stir_kernel_prepare_for_gpu(k) :
-	    stir_kernel_lower_sparse_buffer(k)) < 0)
+	if (k->stage == STIR_STAGE_2 && stir_kernel_lower_sparse_buffer(k) < 0)
 		return -1;
-	return apply_section(a, SF_STAGE3);
+	if (apply_section(a, SF_STAGE3) < 0)
+		return -1;
+	/* for the GPU, the nests the steps left unbound get the default
+	 * schedule; after all of them, so that stage3 steps may schedule a
+	 * nest that stage2 steps left alone (a kernel given at stage III is
+	 * taken as it is, as stir_kernel_prepare_for_gpu takes it) */
+	if (gpu && start < STIR_STAGE_3)
+		return stir_default_schedule(k);
+	return 0;
 }
 
 /* s, k, up_to: see schedule.h. */

@@ -11,7 +11,10 @@
  * do not provably divide the extent, the body is guarded by
  * "LOOP_0 * f1 * .. + LOOP_{n-1} < extent"; the guard goes as deep as it
  * can: through loops whose extents do not use the split variables, so a
- * perfect nest stays perfect down to its first block.
+ * perfect nest stays perfect down to its first block; a body of several
+ * statements without lets, one of them such a loop, is guarded statement
+ * by statement (so the loops stay whole: threads bound in them all reach
+ * them).
  * Breaks: nothing; loops named LOOP_0 .. LOOP_{n-1} (fresh names when
  * taken). */
 #include <stdio.h>
@@ -82,16 +85,63 @@ static bool check_factors(sched *s, const stir_stmt *loop, int n,
 	return true;
 }
 
+/* st, vars, n: whether the guard can go inside statement st: a loop whose
+ * extent does not use the new variables. */
+static bool enterable(const stir_stmt *st, stir_var *const *vars, int n)
+{
+	return st->kind == STIR_STMT_FOR && !uses_any(st->u.for_.extent, vars, n);
+}
+
+/* list, vars, n: whether the guard goes on each statement of list
+ * separately: there are several, none a let (a let scopes the rest of the
+ * list and may read what only the guard makes valid), and the guard can
+ * enter one of them.  "if (g) { A; B }" and "if (g) A; if (g) B" are the
+ * same, the guard being pure and fixed inside the loop; the second keeps
+ * a loop like B whole, so that threads bound inside it all reach it (a
+ * cross-thread reduction needs every thread of the warp). */
+static bool guard_each(const stir_ptr_vec *list, stir_var *const *vars,
+	int n)
+{
+	bool enter = false;
+	if (list->n < 2)
+		return false;
+	for (int i = 0; i < list->n; i++) {
+		const stir_stmt *st = stir_stmt_at(list, i);
+		if (st->kind == STIR_STMT_LET)
+			return false;
+		enter |= enterable(st, vars, n);
+	}
+	return enter;
+}
+
 /* s, list, vars, n, guard: wrap the statements of list (made the body of
  * the innermost new loop) in "if (guard)", as deep as loops whose extents
- * do not use the new variables allow. */
+ * do not use the new variables allow; each statement of a list that
+ * guard_each allows gets its own copy of the guard, placed the same
+ * way. */
 static void place_guard(sched *s, stir_ptr_vec *list, stir_var *const *vars,
 	int n, stir_expr *guard)
 {
 	stir_kernel *k = s->k;
-	while (list->n == 1 && stir_stmt_at(list, 0)->kind == STIR_STMT_FOR &&
-	       !uses_any(stir_stmt_at(list, 0)->u.for_.extent, vars, n))
+	while (list->n == 1 && enterable(stir_stmt_at(list, 0), vars, n))
 		list = &stir_stmt_at(list, 0)->u.for_.body;
+	if (guard_each(list, vars, n)) {
+		for (int i = 0; i < list->n && !s->oom; i++) {
+			/* the statement alone in a list of its own, guarded there */
+			stir_ptr_vec one = { 0 };
+			stir_expr *g = i ? sched_check(s, stir_expr_copy(k, guard,
+				NULL)) : guard;
+			if (!g || stir_ptr_vec_push(stir_kernel_arena(k), &one,
+			    list->v[i]) < 0) {
+				s->oom = true;
+				return;
+			}
+			g->loc = guard->loc;
+			place_guard(s, &one, vars, n, g);
+			list->v[i] = one.v[0];
+		}
+		return;
+	}
 	stir_stmt *g = sched_check(s, stir_stmt_if(k, guard));
 	if (!g)
 		return;

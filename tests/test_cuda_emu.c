@@ -10,9 +10,12 @@
  * The programs: the hand-written stage III programs of tests/cuda (against
  * their stage I references), the unscheduled stage III catalogue of
  * tests/golden (one thread, against the stage I catalogue), two of
- * tests/stages (against their own interpretation), and the catalogue under
- * each written schedule examples/NAME.yaml (against the unscheduled stage
- * I program; the formats of its decompose steps built on the host).
+ * tests/stages (against their own interpretation), the fast SDDMM
+ * schedule of bench/sddmm_schedule.c at several feature sizes on the
+ * small graph of tests/data/graphs (against examples/sddmm.stir at stage
+ * I), and the catalogue under each written schedule examples/NAME.yaml
+ * (against the unscheduled stage I program; the formats of its decompose
+ * steps built on the host).
  *
  * Then stirc itself, on the GPU backend with --schedule: the emulated
  * objects are put in a kernel cache under the keys of the NVRTC
@@ -32,6 +35,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <stir/stir.h>
+#include "bench/sddmm_schedule.h"
 #include "runtime/internal.h"
 #include "tests/testutil.h"
 
@@ -42,7 +46,12 @@ typedef struct emu_prog {
 	char ref_file[256];        /* the program of the reference */
 	char ref_kernel[128];      /* its kernel ("" for the kernel itself) */
 	const char *sizes;         /* sizes to bind first, or NULL */
-	const char *schedule;      /* a schedule file that prepares file's
+	/* a schedule applied to the kernel once read, with its argument */
+	int (*schedule)(stir_kernel *k, int64_t arg);
+	int64_t arg;
+	const char *graph;         /* a Matrix Market file that gives J's
+	                              structure and m, n, nnz, or NULL */
+	const char *sched_file;    /* a schedule file that prepares file's
 	                            * kernel (a stage I program) for the GPU,
 	                            * or NULL */
 	char so[1200];             /* the compiled object */
@@ -91,17 +100,19 @@ static int write_file(const char *path, const char *text)
 	return fclose(f);
 }
 
-/* p, ctx, m, s: p's stage III kernel: read from p->file (into *m), and
- * prepared for the GPU under p's schedule (read into *s) when it has one.
- * NULL on failure (diagnostics in ctx). */
+/* p, ctx, m, s: p's kernel, read into *m and scheduled (by p's schedule
+ * file, read into *s, it is prepared for the GPU), or NULL. */
 static stir_kernel *load_kernel(const emu_prog *p, stir_ctx *ctx,
 	stir_module **m, stir_schedule **s)
 {
 	*s = NULL;
 	*m = stir_module_read_file(ctx, test_path(p->file));
 	stir_kernel *k = *m ? stir_module_find_kernel(*m, p->kernel) : NULL;
-	if (k && p->schedule && (!(*s = stir_schedule_read_file(ctx,
-	    test_path(p->schedule))) || stir_schedule_prepare_for_gpu(*s, k) < 0))
+	if (k && p->schedule && p->schedule(k, p->arg) < 0)
+		return NULL;
+	if (k && p->sched_file && (!(*s = stir_schedule_read_file(ctx,
+	    test_path(p->sched_file))) || stir_schedule_prepare_for_gpu(*s,
+	    k) < 0))
 		return NULL;
 	return k;
 }
@@ -201,8 +212,8 @@ static void compile_all(void)
 	stir_ctx_free(ctx);
 }
 
-/* file, kernel, ref_file, ref_kernel, sizes: add a program; the new entry,
- * for the caller to add a schedule and a matrix to. */
+/* file, kernel, ref_file, ref_kernel, sizes: add a program (returned, for
+ * the optional fields). */
 static emu_prog *add(const char *file, const char *kernel,
 	const char *ref_file, const char *ref_kernel, const char *sizes)
 {
@@ -218,6 +229,12 @@ static emu_prog *add(const char *file, const char *kernel,
 	snprintf(p->ref_kernel, sizeof(p->ref_kernel), "%s", ref_kernel);
 	p->sizes = sizes;
 	return p;
+}
+
+/* k, feat: the fast SDDMM schedule for "feat" features. */
+static int sddmm_fast(stir_kernel *k, int64_t feat)
+{
+	return bench_sddmm_schedule(k, bench_sddmm_map_features(feat));
 }
 
 /* The written schedules, with the sizes of a larger run (some launches of
@@ -240,7 +257,8 @@ static const struct {
 };
 
 /* The programs: tests/cuda, tests/golden's stage III catalogue, two of
- * tests/stages. */
+ * tests/stages, the SDDMM schedule of the benchmark, the written
+ * schedules. */
 static void find_programs(void)
 {
 	DIR *d = opendir(test_path("tests/cuda"));
@@ -277,12 +295,23 @@ static void find_programs(void)
 		"tests/stages/annotations.stage3.stir", "", NULL);
 	add("tests/stages/shared.stage3.stir", "rowsum",
 		"tests/stages/shared.stage3.stir", "", "m=20,n=100");
+	/* lanes per non-zero and vector width: 6: 1 and 2 (no reduction);
+	 * 32: 8 and 4 (four non-zeros a warp); 96: 8 and 4, three vectors a
+	 * lane; 256: 32 and 4, two vectors a lane */
+	static const int64_t feats[] = { 6, 32, 96, 256 };
+	for (size_t i = 0; i < sizeof(feats) / sizeof(feats[0]); i++) {
+		emu_prog *p = add("examples/sddmm.stir", "sddmm",
+			"examples/sddmm.stir", "sddmm", NULL);
+		p->schedule = sddmm_fast;
+		p->arg = feats[i];
+		p->graph = "tests/data/graphs/small.mtx";
+	}
 	for (size_t i = 0; i < sizeof(scheduled) / sizeof(scheduled[0]); i++) {
 		char file[300];
 		snprintf(file, sizeof(file), "examples/%s.stir", scheduled[i].kernel);
 		for (int size = 0; size < 2; size++)
 			add(file, scheduled[i].kernel, file, scheduled[i].kernel,
-				size ? scheduled[i].sizes : NULL)->schedule =
+				size ? scheduled[i].sizes : NULL)->sched_file =
 				scheduled[i].schedule;
 	}
 }
@@ -344,6 +373,28 @@ static void *read_all(const char *path, size_t *size)
 	fclose(f);
 	*size = (size_t)n;
 	return p;
+}
+
+/* ctx, b, file: bind m, n, nnz and J's structure from a Matrix Market
+ * file (as i32 arrays). */
+static void bind_graph(stir_ctx *ctx, stir_bindings *b, const char *file)
+{
+	stir_csr *c = stir_mtx_read(ctx, test_path(file));
+	ck_assert_ptr_nonnull(c);
+	stir_bindings_set_size(b, "m", c->nrows);
+	stir_bindings_set_size(b, "n", c->ncols);
+	stir_bindings_set_size(b, "nnz", c->nnz);
+	int64_t np = c->nrows + 1, ni = c->nnz;
+	stir_array *ptr = stir_array_alloc(ctx, STIR_I32, 1, &np);
+	stir_array *ind = stir_array_alloc(ctx, STIR_I32, 1, &ni);
+	ck_assert(ptr && ind);
+	for (int64_t i = 0; i < np; i++)
+		stir_array_set_int(ptr, i, c->indptr[i]);
+	for (int64_t i = 0; i < ni; i++)
+		stir_array_set_int(ind, i, c->indices[i]);
+	stir_bindings_set_array(b, "J.indptr", ptr);
+	stir_bindings_set_array(b, "J.indices", ind);
+	stir_csr_free(c);
 }
 
 /* k, got, want, what: the tensors agree (NaN with NaN). */
@@ -409,6 +460,10 @@ START_TEST(test_emulated)
 		stir_bindings *b = stir_bindings_alloc();
 		if (p->sizes)
 			test_bind_sizes(b, p->sizes);
+		if (p->graph) {
+			bind_graph(ctx, b, p->graph);
+			stir_bindings_set_size(b, "feat", p->arg);
+		}
 		if (sched)
 			ck_assert_int_eq(stir_schedule_bind_sizes(sched, b), 0);
 		ck_assert_int_eq(stir_kernel_bind_random(ref, b, seed), 0);
@@ -423,11 +478,15 @@ START_TEST(test_emulated)
 		if (rc < 0)
 			stir_ctx_print_diagnostics(ctx, stderr);
 		ck_assert_int_eq(rc, 0);
-		char what[600];
-		snprintf(what, sizeof(what), "%s %s seed %d%s%s%s%s", p->file,
+		char what[700];
+		snprintf(what, sizeof(what), "%s %s seed %d%s%s%s%s%s%s", p->file,
 			p->kernel, (int)seed, p->sizes ? " " : "",
-			p->sizes ? p->sizes : "", p->schedule ? " under " : "",
-			p->schedule ? p->schedule : "");
+			p->sizes ? p->sizes : "", p->graph ? " scheduled, on " : "",
+			p->graph ? p->graph : "", p->sched_file ? " under " : "",
+			p->sched_file ? p->sched_file : "");
+		if (p->schedule)
+			snprintf(what + strlen(what), sizeof(what) - strlen(what),
+				" with argument %lld", (long long)p->arg);
 		compare(ref, b, want, what);
 		stir_bindings_free(b);
 		stir_bindings_free(want);
@@ -437,6 +496,104 @@ START_TEST(test_emulated)
 	stir_schedule_free(sched);
 	stir_module_free(m);
 	stir_module_free(rm);
+	ck_assert_int_eq(stir_ctx_n_errors(ctx), 0);
+	stir_ctx_free(ctx);
+}
+END_TEST
+
+/* src, what: the number of times "what" occurs in src. */
+static int count(const char *src, const char *what)
+{
+	int n = 0;
+	for (const char *s = strstr(src, what); s; s = strstr(s + 1, what))
+		n++;
+	return n;
+}
+
+/* The fast SDDMM schedule has the shape it promises: one launch of
+ * (lanes, non-zeros per block) threads, the X and Y vectors loaded as
+ * float4, the row of a non-zero searched once, the lanes' parts combined
+ * by shuffles; and NVRTC compiles it for sm_90 (when stir has NVRTC). */
+START_TEST(test_sddmm_shape)
+{
+	static const int64_t feats[] = { 32, 64, 256, 512 };
+	const char *b = getenv("STIR_BUILDDIR");
+	char cache[1024];
+	snprintf(cache, sizeof(cache), "%s/tests/emu-cache", b ? b : ".");
+	setenv("STIR_CACHE_DIR", cache, 1);
+	stir_ctx *ctx = stir_ctx_alloc();
+	for (size_t i = 0; i < sizeof(feats) / sizeof(feats[0]); i++) {
+		bench_sddmm_map fm = bench_sddmm_map_features(feats[i]);
+		ck_assert_int_eq(fm.vec, 4);
+		ck_assert_int_eq(fm.lanes * fm.nnz, 256);
+		ck_assert_int_eq(feats[i] % (fm.lanes * fm.vec), 0);
+		stir_module *m = stir_module_read_file(ctx,
+			test_path("examples/sddmm.stir"));
+		stir_kernel *k = m ? stir_module_find_kernel(m, "sddmm") : NULL;
+		ck_assert_ptr_nonnull(k);
+		ck_assert_int_eq(bench_sddmm_schedule(k, fm), 0);
+		stir_cuda_plan *plan = stir_cuda_plan_alloc(k, 0);
+		ck_assert_ptr_nonnull(plan);
+		ck_assert_int_eq(stir_cuda_plan_n_launches(plan), 1);
+		stir_bindings *sz = stir_bindings_alloc();
+		stir_bindings_set_size(sz, "m", 100);
+		stir_bindings_set_size(sz, "n", 100);
+		stir_bindings_set_size(sz, "nnz", 1000);
+		unsigned grid[3], block[3];
+		ck_assert_int_eq(stir_cuda_plan_get_launch_dims(plan, 0, sz, grid,
+			block), 0);
+		ck_assert_uint_eq(block[0], (unsigned)fm.lanes);
+		ck_assert_uint_eq(block[1], (unsigned)fm.nnz);
+		ck_assert_uint_eq(grid[0], (unsigned)((1000 + fm.nnz - 1) / fm.nnz));
+		const char *src = stir_cuda_plan_get_source(plan);
+		/* the helper's definition and one call */
+		ck_assert_int_eq(count(src, "stir_upper_bound_i32("), 2);
+		ck_assert_int_eq(count(src, "float4 stir_v"), 2);
+		ck_assert_int_ge(count(src, "__shfl_down_sync"), 1);
+		/* the features are a literal: no guard on them */
+		ck_assert_ptr_null(strstr(src, "feat"));
+		stir_compile_options co = { .arch = "sm_90" };
+		stir_gpu_kernel *gk = stir_gpu_kernel_compile(k, &co);
+		if (!gk) {
+			const char *msg = stir_diag_get_message(
+				stir_ctx_get_diagnostic(ctx, 0));
+			ck_assert_msg(strstr(msg, "built without NVRTC"), "%s", msg);
+			stir_ctx_clear_diagnostics(ctx);
+		}
+		stir_gpu_kernel_free(gk);
+		stir_bindings_free(sz);
+		stir_cuda_plan_free(plan);
+		stir_module_free(m);
+	}
+	ck_assert_int_eq(stir_ctx_n_errors(ctx), 0);
+	stir_ctx_free(ctx);
+}
+END_TEST
+
+/* examples/sddmm_fast.yaml is the schedule the benchmark makes for 64
+ * features: the same stage III kernel, printed. */
+START_TEST(test_sddmm_file)
+{
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_module *a = stir_module_read_file(ctx,
+		test_path("examples/sddmm.stir"));
+	stir_module *b = stir_module_read_file(ctx,
+		test_path("examples/sddmm.stir"));
+	stir_schedule *s = stir_schedule_read_file(ctx,
+		test_path("examples/sddmm_fast.yaml"));
+	ck_assert(a && b && s);
+	stir_kernel *ka = stir_module_find_kernel(a, "sddmm");
+	stir_kernel *kb = stir_schedule_find_kernel(s, b);
+	ck_assert_int_eq(bench_sddmm_schedule(ka,
+		bench_sddmm_map_features(64)), 0);
+	ck_assert_int_eq(stir_schedule_prepare_for_gpu(s, kb), 0);
+	char *ta = stir_kernel_to_str(ka), *tb = stir_kernel_to_str(kb);
+	ck_assert_str_eq(tb, ta);
+	free(ta);
+	free(tb);
+	stir_schedule_free(s);
+	stir_module_free(a);
+	stir_module_free(b);
 	ck_assert_int_eq(stir_ctx_n_errors(ctx), 0);
 	stir_ctx_free(ctx);
 }
@@ -483,7 +640,7 @@ START_TEST(test_stirc)
 	const char *sched = stirc_runs[_i].schedule;
 	const emu_prog *p = NULL;
 	for (int i = 0; i < n_progs && !p; i++)
-		if (progs[i].schedule && !strcmp(progs[i].schedule, sched))
+		if (progs[i].sched_file && !strcmp(progs[i].sched_file, sched))
 			p = &progs[i];
 	ck_assert_ptr_nonnull(p);
 	char dir[] = "/tmp/stir-emu-stirc-XXXXXX";
@@ -550,13 +707,17 @@ int main(void)
 	tcase_set_timeout(tc, 150);
 	tcase_add_loop_test(tc, test_emulated, 0, n_progs);
 	suite_add_tcase(s, tc);
+	TCase *ts = tcase_create("sddmm");
+	tcase_add_test(ts, test_sddmm_shape);
+	tcase_add_test(ts, test_sddmm_file);
+	suite_add_tcase(s, ts);
 	if (stir_nvrtc_is_available()) {
 		/* (NVRTC's version is part of the cache's keys) */
-		TCase *ts = tcase_create("stirc");
-		tcase_set_timeout(ts, 150);
-		tcase_add_loop_test(ts, test_stirc, 0,
+		TCase *tk = tcase_create("stirc");
+		tcase_set_timeout(tk, 150);
+		tcase_add_loop_test(tk, test_stirc, 0,
 			(int)(sizeof(stirc_runs) / sizeof(stirc_runs[0])));
-		suite_add_tcase(s, ts);
+		suite_add_tcase(s, tk);
 	}
 	return test_run_suite(s);
 }

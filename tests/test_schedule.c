@@ -187,6 +187,84 @@ START_TEST(test_split_text)
 }
 END_TEST
 
+/* ellmv with its init moved into the nest, then the rows split: the body
+ * of the row loop is the init and the loop over the row, so each gets the
+ * guard, the loop keeping it inside. */
+static void split_each(loaded *l)
+{
+	static const int64_t f[] = { 0, 32 };
+	SCHED_OK(*l, stir_decompose_reduction(l->k, "ellmv0", "j"));
+	SCHED_OK(*l, stir_split(l->k, "ellmv0", "i", 2, f));
+}
+
+/* A let in the body: it may read what only the guard makes valid (here
+ * A_data[vi] past m), so the guard covers the whole list. */
+static const char *const let_text =
+	"kernel lets(m: i32) stage 3 {\n"
+	"  buffer A_data: f32[m] = A;\n"
+	"  buffer B_data: f32[m * 4] = B;\n"
+	"  for i in [0, m) {\n"
+	"    let a = A_data[i];\n"
+	"    for j in [0, 4) {\n"
+	"      block b(vi: S = i, vj: S = j) {\n"
+	"        B_data[vi * 4 + vj] = a;\n"
+	"      }\n"
+	"    }\n"
+	"  }\n"
+	"}\n";
+
+static void split_let(loaded *l)
+{
+	static const int64_t f[] = { 0, 8 };
+	SCHED_OK(*l, stir_split(l->k, "b", "i", 2, f));
+}
+
+START_TEST(test_split_guard_each)
+{
+	sched_check_keeps("examples/ellmv.stir", NULL, 3, split_each, 0, SEEDS);
+	sched_check_keeps(NULL, let_text, 3, split_let, 0, SEEDS);
+	loaded l = sched_load("examples/ellmv.stir", NULL);
+	sched_lower(&l, 3);
+	split_each(&l);
+	char *s = stir_kernel_to_str(l.k);
+	ck_assert_ptr_nonnull(strstr(s,
+		"    for i_1 in [0, 32) {\n"
+		"      if (i_0 * 32 + i_1 < m) {\n"
+		"        block ellmv_init0(vi: S = i_0 * 32 + i_1) "
+		"writes(y_data[vi]) {\n"
+		"          y_data[vi] = 0.0;\n"
+		"        }\n"
+		"      }\n"
+		"      for j in [0, c) {\n"
+		"        if (i_0 * 32 + i_1 < m) {\n"
+		"          block ellmv0(vi: S = i_0 * 32 + i_1, vj: R = j) "));
+	free(s);
+	sched_unload(&l);
+
+	l = sched_load(NULL, let_text);
+	split_let(&l);
+	sched_expect_text(&l,
+		"kernel lets(m: i32) stage 3 {\n"
+		"  buffer A_data: f32[m] = A;\n"
+		"  buffer B_data: f32[m * 4] = B;\n"
+		"  for i_0 in [0, (m + 7) / 8) {\n"
+		"    for i_1 in [0, 8) {\n"
+		"      if (i_0 * 8 + i_1 < m) {\n"
+		"        let a = A_data[i_0 * 8 + i_1];\n"
+		"        for j in [0, 4) {\n"
+		"          block b(vi: S = i_0 * 8 + i_1, vj: S = j) "
+		"writes(B_data[vi * 4 + vj]) {\n"
+		"            B_data[vi * 4 + vj] = a;\n"
+		"          }\n"
+		"        }\n"
+		"      }\n"
+		"    }\n"
+		"  }\n"
+		"}\n");
+	sched_unload(&l);
+}
+END_TEST
+
 START_TEST(test_split_refused)
 {
 	static const int64_t neg[] = { -2, 4 }, zeros[] = { 0, 0 },
@@ -727,6 +805,7 @@ int main(void)
 	tcase_add_test(tc, test_split_keeps);
 	tcase_add_test(tc, test_split_text);
 	tcase_add_test(tc, test_split_types);
+	tcase_add_test(tc, test_split_guard_each);
 	tcase_add_test(tc, test_split_refused);
 	tcase_add_test(tc, test_fuse_keeps);
 	tcase_add_test(tc, test_fuse_text);

@@ -201,10 +201,11 @@ STIR_EXPORT stir_stage stir_schedule_get_last_stage(
 STIR_EXPORT int stir_schedule_apply(__stir_keep const stir_schedule *s,
 	__stir_keep stir_kernel *k, stir_stage up_to);
 /* Bring k to stage III for the GPU under schedule s: as
- * stir_schedule_apply up to stage II, then stir_kernel_prepare_for_gpu
- * (the default schedule for every nest left unbound, lower_sparse_buffer),
- * then the stage3 steps.  A stage III kernel only takes the stage3
- * steps.  0 or -1. */
+ * stir_schedule_apply up to stage III, then the default schedule for
+ * every nest the steps left unbound (stir_default_schedule), so that
+ * stage3 steps may schedule nests that no stage2 step touched.  A kernel
+ * given at stage III only takes the stage3 steps, and is otherwise left
+ * as it is (as stir_kernel_prepare_for_gpu leaves it).  0 or -1. */
 STIR_EXPORT int stir_schedule_prepare_for_gpu(
 	__stir_keep const stir_schedule *s, __stir_keep stir_kernel *k);
 

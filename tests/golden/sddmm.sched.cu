@@ -44,6 +44,7 @@ extern "C" __global__ void __launch_bounds__(32) sddmm_k1(int m, int n, int feat
   {
     const int ij = blockIdx.x;
     if (ij < nnz) {
+      const int stir_s0 = (int)stir_upper_bound_i32(J_indptr, 0, m + 1, ij);  // a search the loop does not change
       {
         const int k_1 = threadIdx.x;
         float stir_red0 = 0;  // part of cross-thread block 'sddmm0'
@@ -53,7 +54,7 @@ extern "C" __global__ void __launch_bounds__(32) sddmm_k1(int m, int n, int feat
             {  // block sddmm0
               const int vij = ij;
               const int vk = k_0 * 32 + k_1;
-              stir_red0 += X_data[((int)stir_upper_bound_i32(J_indptr, 0, m + 1, vij) - 1) * feat + vk] * Y_data[J_indices[vij] * feat + vk];  // sddmm.stir:12
+              stir_red0 += X_data[(stir_s0 - 1) * feat + vk] * Y_data[J_indices[vij] * feat + vk];  // sddmm.stir:12
               stir_hit0 = 1;
             }
           }

@@ -1,0 +1,278 @@
+/* SDDMM benchmark: S = (X Y^T) on the non-zeros of a sparse graph, stir's
+ * fast SDDMM schedule (bench/sddmm_schedule.c) against cuSPARSE's
+ * cusparseSDDMM, in one process, on one GPU.
+ *
+ * usage: bench_sddmm [--features 32,64,...] [--reps N] [--json FILE]
+ *                    [--program examples/sddmm.stir] [--compile-only ARCH]
+ *                    GRAPH...
+ * GRAPH: a Matrix Market file, or synthetic:arxiv|proteins|reddit.
+ *
+ * For each graph and feature size: cuSPARSE (CSR, its one algorithm,
+ * descriptors and workspace made once; its result is the reference);
+ * stir's kernel for every candidate of a small search over the lanes per
+ * non-zero (the default mapping of bench_sddmm_map_features first; the
+ * fastest correct one is reported, the search recorded).  Every timing is
+ * the median of BENCH_REPS runs after BENCH_WARMUP, each run starting with
+ * the L2 cache flushed.  The achieved bandwidth counts the bytes the
+ * operation must move: X, Y, the structure (indptr, indices) read once and
+ * S written once.  With --compile-only ARCH every kernel is compiled for
+ * ARCH into the NVRTC cache (STIR_CACHE_DIR) and nothing runs: no GPU is
+ * needed. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "bench/common.h"
+#include "bench/sddmm_schedule.h"
+
+/* The candidates: at most this many lanes per non-zero. */
+static const int64_t max_lanes[] = { 32, 16, 8, 4 };
+#define N_CANDIDATES (int)(sizeof(max_lanes) / sizeof(max_lanes[0]))
+
+/* One result, for the table and the JSON. */
+typedef struct result {
+	char graph[64];
+	int64_t m, nnz, feat;
+	double cusparse_ms, stir_ms;
+	double err;                 /* stir against cuSPARSE */
+	bench_sddmm_map map;        /* the fastest candidate */
+	double bytes;               /* bytes the operation must move */
+	double search_ms[N_CANDIDATES]; /* each candidate; -1 (null in the
+	                               JSON): a duplicate of an earlier one,
+	                               or it failed */
+} result;
+
+/* feat, i: candidate i for "feat" features; false when it maps like an
+ * earlier one (fewer lanes than the features allow change nothing). */
+static bool candidate(int64_t feat, int i, bench_sddmm_map *fm)
+{
+	*fm = bench_sddmm_map_lanes(feat, max_lanes[i]);
+	return i == 0 ||
+		bench_sddmm_map_lanes(feat, max_lanes[i - 1]).lanes != fm->lanes;
+}
+
+/* ctx, program, fm, co, mod: the kernel of "program" (its kernel sddmm)
+ * scheduled for fm and compiled; *mod receives the module (to free, also
+ * on failure).  NULL with diagnostics. */
+static stir_gpu_kernel *sddmm_kernel(stir_ctx *ctx, const char *program,
+	bench_sddmm_map fm, const stir_compile_options *co, stir_module **mod)
+{
+	stir_module *m = stir_module_read_file(ctx, program);
+	*mod = m;
+	stir_kernel *k = m ? stir_module_find_kernel(m, "sddmm") : NULL;
+	if (m && !k)
+		stir_ctx_report(ctx, STIR_ERROR, (stir_loc){ 0, 0, 0 },
+			"%s has no kernel 'sddmm'", program);
+	if (!k || bench_sddmm_schedule(k, fm) < 0)
+		return NULL;
+	return stir_gpu_kernel_compile(k, co);
+}
+
+/* ctx, o, spec: --compile-only: every candidate for every feature size
+ * (the kernels do not depend on the graph, which is not read). */
+static void compile_graph(stir_ctx *ctx, const bench_options *o,
+	const char *spec)
+{
+	stir_compile_options co = { .arch = o->arch };
+	for (int fi = 0; fi < o->n_feats; fi++) {
+		for (int i = 0; i < N_CANDIDATES; i++) {
+			bench_sddmm_map fm;
+			if (!candidate(o->feats[fi], i, &fm))
+				continue;
+			stir_module *m = NULL;
+			stir_gpu_kernel *gk = sddmm_kernel(ctx, o->program, fm, &co, &m);
+			if (!gk)
+				bench_fail(ctx, "compiling an SDDMM kernel");
+			stir_gpu_kernel_free(gk);
+			stir_module_free(m);
+		}
+	}
+	(void)spec;
+}
+
+/* f, r, last, copy_bw: one JSON object for result r. */
+static void json_result(FILE *f, const result *r, bool last, double copy_bw)
+{
+	fprintf(f, "    {\"graph\": \"%s\", \"rows\": %lld, \"nnz\": %lld, "
+		"\"features\": %lld, \"bytes\": %.0f,\n     ", r->graph,
+		(long long)r->m, (long long)r->nnz, (long long)r->feat, r->bytes);
+	bench_json_num(f, "cusparse_ms", r->cusparse_ms);
+	bench_json_num(f, "stir_ms", r->stir_ms);
+	bench_json_num(f, "speedup", r->cusparse_ms / r->stir_ms);
+	bench_json_num(f, "max_rel_err", r->err);
+	fprintf(f, "\n     ");
+	bench_json_num(f, "cusparse_gbs", r->bytes / (r->cusparse_ms * 1e6));
+	bench_json_num(f, "stir_gbs", r->bytes / (r->stir_ms * 1e6));
+	bench_json_num(f, "cusparse_bw_fraction",
+		r->bytes / (r->cusparse_ms * 1e-3) / copy_bw);
+	bench_json_num(f, "stir_bw_fraction",
+		r->bytes / (r->stir_ms * 1e-3) / copy_bw);
+	fprintf(f, "\"lanes\": %lld, \"vec\": %lld, \"nnz_per_block\": %lld,"
+		"\n     \"search_max_lanes\": [", (long long)r->map.lanes,
+		(long long)r->map.vec, (long long)r->map.nnz);
+	for (int i = 0; i < N_CANDIDATES; i++)
+		fprintf(f, "%s%lld", i ? ", " : "", (long long)max_lanes[i]);
+	fprintf(f, "], ");
+	bench_json_search(f, r->search_ms, N_CANDIDATES);
+	fprintf(f, "}%s\n", last ? "" : ",");
+}
+
+/* ctx, o, dev, co, a, r, x, y, want: every candidate of
+ * stir's kernel, checked against "want" and timed; the fastest correct
+ * one into r (stir_ms INFINITY when none is). */
+static void run_candidates(stir_ctx *ctx, const bench_options *o,
+	stir_device *dev, const stir_compile_options *co, const bench_csr32 *a,
+	result *r, const float *x, const float *y, const float *want)
+{
+	r->stir_ms = INFINITY;
+	for (int i = 0; i < N_CANDIDATES; i++) {
+		bench_sddmm_map fm;
+		r->search_ms[i] = -1;
+		if (!candidate(r->feat, i, &fm))
+			continue;
+		stir_module *m = NULL;
+		stir_gpu_kernel *gk = sddmm_kernel(ctx, o->program, fm, co, &m);
+		stir_bindings *b = stir_bindings_alloc();
+		double ms, err;
+		int rc = -1;
+		if (gk) {
+			stir_bindings_set_size(b, "m", a->m);
+			stir_bindings_set_size(b, "n", a->n);
+			stir_bindings_set_size(b, "nnz", a->nnz);
+			bench_bind_copy(ctx, b, "J.indptr", STIR_I32, a->m + 1,
+				a->indptr);
+			bench_bind_copy(ctx, b, "J.indices", STIR_I32, a->nnz,
+				a->indices);
+			bench_bind_copy(ctx, b, "X", STIR_F32, a->m * r->feat, x);
+			bench_bind_copy(ctx, b, "Y", STIR_F32, a->n * r->feat, y);
+			rc = stir_kernel_bind_outputs(stir_module_find_kernel(m,
+				"sddmm"), b);
+		}
+		if (rc == 0)
+			rc = bench_run_stir(gk, dev, b, "S", want, a->nnz, o->reps,
+				&ms, &err);
+		if (rc < 0) {
+			fprintf(stderr, "bench: %s feat %lld: the kernel with %lld "
+				"lanes fails:\n", r->graph, (long long)r->feat,
+				(long long)fm.lanes);
+			stir_ctx_print_diagnostics(ctx, stderr);
+		} else if (err > 1e-3) {
+			fprintf(stderr, "bench: %s feat %lld: the kernel with %lld "
+				"lanes differs from cuSPARSE by %g\n", r->graph,
+				(long long)r->feat, (long long)fm.lanes, err);
+		} else {
+			r->search_ms[i] = ms;
+			if (ms < r->stir_ms) {
+				r->stir_ms = ms;
+				r->err = err;
+				r->map = fm;
+			}
+		}
+		stir_ctx_clear_diagnostics(ctx);
+		stir_bindings_free(b);
+		stir_gpu_kernel_free(gk);
+		stir_module_free(m);
+	}
+}
+
+/* ctx, o, g, spec, results, n: run one graph at every feature size,
+ * appending to results[*n]. */
+static void run_graph(stir_ctx *ctx, const bench_options *o,
+	const bench_gpu *g, const char *spec, result *results, int *n)
+{
+	stir_device *dev = g->dev;
+	char gname[64];
+	bench_graph_name(spec, gname, sizeof(gname));
+	stir_csr *csr = bench_load_graph(ctx, spec);
+	bench_csr32 a;
+	if (!csr || bench_csr32_init(ctx, &a, csr) < 0)
+		bench_fail(ctx, "loading a graph");
+	stir_csr_free(csr);
+	size_t nnz_bytes = (size_t)a.nnz * 4;
+	stir_gpu_buf *d_ptr = bench_upload(dev, a.indptr, (size_t)(a.m + 1) * 4);
+	stir_gpu_buf *d_ind = bench_upload(dev, a.indices, nnz_bytes);
+	/* cuSPARSE writes the values of S; they start as the graph's */
+	stir_gpu_buf *d_val = bench_upload(dev, a.values, nnz_bytes);
+	float *want = malloc(nnz_bytes ? nnz_bytes : 4);
+	if (!d_ptr || !d_ind || !d_val || !want)
+		bench_fail(ctx, "uploading a graph");
+	for (int fi = 0; fi < o->n_feats; fi++) {
+		int64_t feat = o->feats[fi];
+		result *r = &results[(*n)++];
+		snprintf(r->graph, sizeof(r->graph), "%s", gname);
+		r->m = a.m;
+		r->nnz = a.nnz;
+		r->feat = feat;
+		r->bytes = (double)(a.m + a.n) * feat * 4 + (double)(a.m + 1) * 4 +
+			(double)a.nnz * 8;
+		size_t xb = (size_t)(a.m * feat) * 4, yb = (size_t)(a.n * feat) * 4;
+		float *x = malloc(xb ? xb : 4), *y = malloc(yb ? yb : 4);
+		if (!x || !y)
+			bench_fail(ctx, "allocating the features");
+		bench_random_floats(x, a.m * feat, 42 + (uint64_t)feat);
+		bench_random_floats(y, a.n * feat, 4242 + (uint64_t)feat);
+		stir_gpu_buf *d_x = bench_upload(dev, x, xb);
+		stir_gpu_buf *d_y = bench_upload(dev, y, yb);
+		/* cuSPARSE: the reference, then its time */
+		bench_op *op = d_x && d_y ? bench_sddmm_create(g->cs, a.m, a.n, a.nnz,
+			stir_gpu_buf_get_ptr(d_ptr), stir_gpu_buf_get_ptr(d_ind),
+			stir_gpu_buf_get_ptr(d_val), feat, stir_gpu_buf_get_ptr(d_x),
+			stir_gpu_buf_get_ptr(d_y)) : NULL;
+		if (!op || bench_op_run(op) < 0 ||
+		    stir_gpu_buf_copy_to_host(d_val, 0, want, nnz_bytes) < 0 ||
+		    bench_time_cusparse(dev, op, o->reps, &r->cusparse_ms) < 0)
+			bench_fail(ctx, "cuSPARSE SDDMM");
+		bench_op_free(op);
+		run_candidates(ctx, o, dev, &g->co, &a, r, x, y, want);
+		printf("%-16s %8lld %10lld %5lld | %10.4f %8.1f | %10.4f %8.1f "
+			"%7.2fx %9.2g | %3lldx%lld\n", gname, (long long)a.m,
+			(long long)a.nnz, (long long)feat, r->cusparse_ms,
+			r->bytes / (r->cusparse_ms * 1e6), r->stir_ms,
+			r->bytes / (r->stir_ms * 1e6), r->cusparse_ms / r->stir_ms,
+			r->err, (long long)r->map.lanes, (long long)r->map.vec);
+		fflush(stdout);
+		stir_gpu_buf_free(d_x);
+		stir_gpu_buf_free(d_y);
+		free(x);
+		free(y);
+	}
+	free(want);
+	stir_gpu_buf_free(d_ptr);
+	stir_gpu_buf_free(d_ind);
+	stir_gpu_buf_free(d_val);
+	bench_csr32_release(&a);
+}
+
+int main(int argc, char **argv)
+{
+	bench_options o;
+	bench_gpu g;
+	bench_parse_options(argc, argv, "examples/sddmm.stir", NULL, &o);
+	stir_ctx *ctx = stir_ctx_alloc();
+	bench_start(ctx, &o, compile_graph, &g);
+	printf("%-16s %8s %10s %5s | %10s %8s | %10s %8s %8s %9s | %s\n",
+		"graph", "rows", "nnz", "feat", "cuSPARSE", "GB/s", "stir", "GB/s",
+		"speedup", "max err", "lanes x vec");
+	int cap = o.n_graphs * o.n_feats, n = 0;
+	result *results = calloc((size_t)cap, sizeof(result));
+	double *speedup = calloc((size_t)cap, sizeof(double));
+	if (!results || !speedup)
+		bench_fail(ctx, "allocating the results");
+	for (int i = 0; i < o.n_graphs; i++)
+		run_graph(ctx, &o, &g, o.graphs[i], results, &n);
+	for (int i = 0; i < n; i++)
+		speedup[i] = results[i].cusparse_ms / results[i].stir_ms;
+	double worst;
+	int used;
+	double mean = bench_geomean(speedup, n, &worst, &used);
+	printf("# geometric-mean speedup over cuSPARSE: %.3fx (worst case "
+		"%.3fx) over %d cases (%d ran)\n", mean, worst, n, used);
+	FILE *f = bench_json_begin(ctx, o.json, &g);
+	for (int i = 0; f && i < n; i++)
+		json_result(f, &results[i], i == n - 1, g.copy_bw);
+	bench_json_end(f);
+	free(results);
+	free(speedup);
+	bench_finish(&g);
+	stir_ctx_free(ctx);
+	return 0;
+}

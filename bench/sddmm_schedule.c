@@ -1,0 +1,94 @@
+/* The fast SDDMM schedule; see sddmm_schedule.h and docs/schedules.md.
+ *
+ * The program's stage III nest is one loop over the non-zeros (ij) around
+ * the loop over the features (k), the row of a non-zero found by a binary
+ * search of J_indptr:
+ *
+ *   for ij in [0, nnz) { init: S_data[ij] = 0 }
+ *   for ij in [0, nnz) for k in [0, feat)
+ *     S_data[ij] += X_data[row(ij) * feat + k] * Y_data[J_indices[ij] * feat + k]
+ *
+ * The schedule, after the features become a literal (stir_specialize):
+ *  1. decompose_reduction moves the init into the nest, before k: one
+ *     launch, and S is written once where two launches would write it,
+ *     read it and write it again;
+ *  2. k splits into k_0 (serial), k_1 (the lanes) and k_2 (a vector),
+ *     reordered to k_1, k_0, k_2: lane k_1 takes vectors k_1, k_1 + lanes,
+ *     ..., so that the lanes of a non-zero read a contiguous piece of the
+ *     rows at each step;
+ *  3. ij splits into thread blocks of fm.nnz non-zeros; the split's guard
+ *     goes on the init and inside the loops over the features, so every
+ *     lane reaches the reduction;
+ *  4. the reduction over k_1 is cross-thread (warp shuffles within the
+ *     lanes of a non-zero, several non-zeros per warp when lanes < 32);
+ *     ij_0, ij_1, k_1 are bound to blockIdx.x, threadIdx.y, threadIdx.x;
+ *  5. the vec features of X and of Y that one k_2 loop multiplies are
+ *     read into registers first (cache_read, local, at k_2), and the copy
+ *     loops are vectorized: one float4 (float2) load each; the row search
+ *     is then done once per vector, not once per feature.  A reduction
+ *     loop cannot be vectorized itself (its lanes all add to one sum), but
+ *     its loads can, through the cache. */
+#include "bench/sddmm_schedule.h"
+
+/* feat, vec, max_lanes: the mapping with vectors of "vec" features and
+ * at most max_lanes lanes. */
+static bench_sddmm_map make_map(int64_t feat, int64_t vec, int64_t max_lanes)
+{
+	bench_sddmm_map fm = { feat, 1, vec, 0 };
+	int64_t q = feat / vec;
+	while (fm.lanes * 2 <= max_lanes && q % (fm.lanes * 2) == 0)
+		fm.lanes *= 2;
+	fm.nnz = 256 / fm.lanes;
+	return fm;
+}
+
+/* feat, max_lanes: see sddmm_schedule.h. */
+bench_sddmm_map bench_sddmm_map_lanes(int64_t feat, int64_t max_lanes)
+{
+	int64_t vec = feat % 4 == 0 ? 4 : feat % 2 == 0 ? 2 : 1;
+	return make_map(feat, vec, max_lanes < 32 ? max_lanes : 32);
+}
+
+/* feat: see sddmm_schedule.h. */
+bench_sddmm_map bench_sddmm_map_features(int64_t feat)
+{
+	return bench_sddmm_map_lanes(feat, 32);
+}
+
+/* k: the vector loads (step 5): X's and Y's features of one k_2 loop
+ * copied to registers by vectorized loops, the products unrolled. */
+static int vector_loads(stir_kernel *k)
+{
+	return stir_cache_read(k, "sddmm0", "X_data", "k_2",
+			STIR_SCOPE_LOCAL) < 0 ||
+		stir_cache_read(k, "sddmm0", "Y_data", "k_2",
+			STIR_SCOPE_LOCAL) < 0 ||
+		stir_vectorize(k, "X_data_local", "ax0") < 0 ||
+		stir_vectorize(k, "Y_data_local", "ax0") < 0 ||
+		stir_unroll(k, "sddmm0", "k_2") < 0 ? -1 : 0;
+}
+
+/* k, fm: see sddmm_schedule.h. */
+int bench_sddmm_schedule(stir_kernel *k, bench_sddmm_map fm)
+{
+	static const char *const k10[] = { "k_1", "k_0" };
+	const int64_t fk3[] = { 0, fm.lanes, fm.vec }, fk2[] = { 0, fm.lanes };
+	const int64_t fij[] = { 0, fm.nnz };
+	bool vec = fm.vec > 1;
+	/* the features a literal, so that the splits of k need no guard; the
+	 * graph's sizes stay parameters */
+	if (stir_specialize(k, "feat", fm.feat) < 0 ||
+	    stir_kernel_lower_sparse_iter(k) < 0 ||
+	    stir_kernel_lower_sparse_buffer(k) < 0 ||
+	    stir_decompose_reduction(k, "sddmm0", "k") < 0 ||
+	    stir_split(k, "sddmm0", "k", vec ? 3 : 2, vec ? fk3 : fk2) < 0 ||
+	    stir_reorder(k, "sddmm0", 2, k10) < 0 ||
+	    stir_split(k, "sddmm0", "ij", 2, fij) < 0 ||
+	    stir_cross_thread_reduce(k, "sddmm0", "k_1") < 0 ||
+	    stir_bind(k, "sddmm0", "ij_0", STIR_BLOCK_X) < 0 ||
+	    stir_bind(k, "sddmm0", "ij_1", STIR_THREAD_Y) < 0 ||
+	    stir_bind(k, "sddmm0", "k_1", STIR_THREAD_X) < 0 ||
+	    stir_unroll(k, "sddmm0", "k_0") < 0)
+		return -1;
+	return vec ? vector_loads(k) : 0;
+}

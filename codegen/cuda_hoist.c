@@ -1,0 +1,243 @@
+/* Searches computed once (docs/cuda.md, "Searches").
+ *
+ * A fused iteration finds the row of a flat position by a binary search
+ * (upper_bound(J_indptr, 0, m + 1, p) - 1), and lowering puts the search
+ * wherever the row is used: inside the innermost loops, once per feature
+ * and per vector load.  The CUDA compiler does not merge two searches (they
+ * are loops), so the emitter does: before each loop it computes the
+ * searches of the loop's body that the loop does not change into
+ * constants, "const int stir_sN = ...;", and prints the constant wherever
+ * the same search (block variables resolved) appears inside the loop.
+ *
+ * The constant is computed where the original search might not run (the
+ * loop may run no iteration, the search may sit under a condition such as
+ * a split's guard), so a search moves only when that is always safe and
+ * gives the same value:
+ *  - its range [lo, hi) is literal or exactly the whole buffer: [0, N)
+ *    with N the buffer's extent (so it reads nothing out of bounds, where
+ *    any value x is searched);
+ *  - the value searched, x, reads no memory and divides by nothing but
+ *    non-zero literals (so it can always be evaluated), and uses no
+ *    variable defined inside the loop (block variables inside are seen
+ *    through their bindings, printed in their place);
+ *  - the buffer lives in global memory and no statement of the kernel
+ *    stores into it (so no store between the two places changes it, and
+ *    the barrier analysis, which looks only at accesses that conflict
+ *    with a store, needs no record of the moved read). */
+#include <stdlib.h>
+#include <string.h>
+#include "codegen/cuda_internal.h"
+
+/* e, x: whether x can be evaluated anywhere: no loads, no searches, no
+ * division or remainder by anything but a non-zero literal (block
+ * variables through their bindings). */
+static bool safe_value(const emitter *e, const stir_expr *x)
+{
+	switch (x->kind) {
+	case STIR_EXPR_INT:
+		return true;
+	case STIR_EXPR_VAR:
+		if (x->u.var->kind == STIR_VAR_BLOCK && e->binding[x->u.var->slot])
+			return safe_value(e, e->binding[x->u.var->slot]);
+		return true;
+	case STIR_EXPR_UNARY:
+		return stir_dtype_is_int(x->dtype) && safe_value(e, x->u.unary.a);
+	case STIR_EXPR_CAST:
+		return stir_dtype_is_int(x->dtype) &&
+			stir_dtype_is_int(x->u.cast.a->dtype) &&
+			safe_value(e, x->u.cast.a);
+	case STIR_EXPR_BINARY:
+		switch (x->u.binary.op) {
+		case STIR_DIV:
+		case STIR_MOD:
+			if (x->u.binary.b->kind != STIR_EXPR_INT ||
+			    x->u.binary.b->u.i == 0)
+				return false;
+			break;
+		case STIR_ADD:
+		case STIR_SUB:
+		case STIR_MUL:
+			break;
+		default:
+			return false;
+		}
+		return stir_dtype_is_int(x->dtype) &&
+			safe_value(e, x->u.binary.a) && safe_value(e, x->u.binary.b);
+	default:
+		return false;
+	}
+}
+
+/* e, x: whether the range of search x lies inside its buffer whatever
+ * runs: literal bounds inside a literal extent, or [0, extent). */
+static bool whole_range(const emitter *e, const stir_expr *x)
+{
+	const stir_expr *lo = x->u.search.lo, *hi = x->u.search.hi;
+	const stir_expr *ext = x->u.search.buf->extent;
+	if (!ext || lo->kind != STIR_EXPR_INT || lo->u.i < 0)
+		return false;
+	if (hi->kind == STIR_EXPR_INT && ext->kind == STIR_EXPR_INT)
+		return lo->u.i <= hi->u.i && hi->u.i <= ext->u.i;
+	return lo->u.i == 0 && cuda_expr_equal(e, hi, ext);
+}
+
+/* e, x, inner: whether search x may be computed before the loop whose
+ * definitions "inner" marks. */
+static bool movable(const emitter *e, const stir_expr *x, const bool *inner)
+{
+	const stir_buffer *b = x->u.search.buf;
+	return b->scope == STIR_SCOPE_GLOBAL && !e->stored[b->index] &&
+		whole_range(e, x) && safe_value(e, x->u.search.x) &&
+		!cuda_inner_var(e, x->u.search.x, inner);
+}
+
+/* e, x: the constant that holds search x, or -1. */
+static int find_memo(const emitter *e, const stir_expr *x)
+{
+	for (int i = e->n_memo - 1; i >= 0; i--)
+		if (cuda_expr_equal(e, e->memo[i].x, x))
+			return e->memo[i].id;
+	return -1;
+}
+
+/* The walk of a loop's body. */
+typedef struct hoist_walk {
+	emitter *e;
+	const ectx *ctx;           /* the context at the loop */
+	const bool *inner;         /* variables defined inside the loop */
+} hoist_walk;
+
+/* w, x: declare a constant for every movable search in x not held yet. */
+static void hoist_expr(hoist_walk *w, const stir_expr *x)
+{
+	emitter *e = w->e;
+	if (!x || e->failed)
+		return;
+	switch (x->kind) {
+	case STIR_EXPR_VAR:
+		return;
+	case STIR_EXPR_LOAD:
+		hoist_expr(w, x->u.load.idx[0]);
+		return;
+	case STIR_EXPR_UNARY:
+		hoist_expr(w, x->u.unary.a);
+		return;
+	case STIR_EXPR_BINARY:
+		hoist_expr(w, x->u.binary.a);
+		hoist_expr(w, x->u.binary.b);
+		return;
+	case STIR_EXPR_SELECT:
+		hoist_expr(w, x->u.select.c);
+		hoist_expr(w, x->u.select.a);
+		hoist_expr(w, x->u.select.b);
+		return;
+	case STIR_EXPR_CALL:
+		for (int i = 0; i < x->u.call.n; i++)
+			hoist_expr(w, x->u.call.args[i]);
+		return;
+	case STIR_EXPR_CAST:
+		hoist_expr(w, x->u.cast.a);
+		return;
+	case STIR_EXPR_SEARCH:
+		break;
+	default:
+		return;
+	}
+	if (!movable(e, x, w->inner) || find_memo(e, x) >= 0)
+		return;
+	if (e->n_memo == e->cap_memo) {
+		int cap = e->cap_memo ? 2 * e->cap_memo : 8;
+		cuda_memo *m = realloc(e->memo, (size_t)cap * sizeof(*m));
+		if (!m) {
+			cuda_error(e, x->loc, "out of memory");
+			return;
+		}
+		e->memo = m;
+		e->cap_memo = cap;
+	}
+	/* the search as it would be printed inside, block variables defined
+	 * there replaced by their bindings */
+	int id = e->n_hoist++;
+	const bool *saved = e->resolve;
+	e->resolve = w->inner;
+	cg_indent(e->out);
+	cg_putf(e->out, "const %s stir_s%d = ", cuda_ctype(x->dtype), id);
+	cuda_expr(e, w->ctx, x, P_COND);
+	cg_put(e->out, ";  // a search the loop does not change\n");
+	e->resolve = saved;
+	e->memo[e->n_memo++] = (cuda_memo){ .x = x, .id = id };
+}
+
+static void hoist_list(hoist_walk *w, const stir_ptr_vec *list);
+
+/* w, s: hoist_expr of every expression of s. */
+static void hoist_stmt(hoist_walk *w, const stir_stmt *s)
+{
+	switch (s->kind) {
+	case STIR_STMT_STORE:
+		for (int i = 0; i < s->u.store.n; i++)
+			hoist_expr(w, s->u.store.idx[i]);
+		hoist_expr(w, s->u.store.value);
+		return;
+	case STIR_STMT_LET:
+		hoist_expr(w, s->u.let.value);
+		return;
+	case STIR_STMT_IF:
+		hoist_expr(w, s->u.if_.cond);
+		hoist_list(w, &s->u.if_.then_body);
+		hoist_list(w, &s->u.if_.else_body);
+		return;
+	case STIR_STMT_FOR:
+		hoist_expr(w, s->u.for_.extent);
+		hoist_list(w, &s->u.for_.body);
+		return;
+	case STIR_STMT_BLOCK:
+		for (int i = 0; i < s->u.block.n_vars; i++)
+			hoist_expr(w, s->u.block.bindings[i]);
+		hoist_list(w, &s->u.block.body);
+		return;
+	default:
+		return;
+	}
+}
+
+/* w, list: hoist_stmt of each statement. */
+static void hoist_list(hoist_walk *w, const stir_ptr_vec *list)
+{
+	for (int i = 0; i < list->n; i++)
+		hoist_stmt(w, stir_stmt_at(list, i));
+}
+
+/* e, s, ctx: see cuda_internal.h. */
+int cuda_hoist_searches(emitter *e, const stir_stmt *s, const ectx *ctx)
+{
+	int mark = e->n_memo;
+	bool *inner = calloc((size_t)e->k->n_vars + 1, sizeof(bool));
+	if (!inner) {
+		cuda_error(e, s->loc, "out of memory");
+		return mark;
+	}
+	cuda_mark_defined(s, inner);
+	hoist_walk w = { e, ctx, inner };
+	hoist_stmt(&w, s);
+	free(inner);
+	return mark;
+}
+
+/* e, mark: see cuda_internal.h. */
+void cuda_unhoist(emitter *e, int mark)
+{
+	e->n_memo = mark;
+}
+
+/* e, x: see cuda_internal.h. */
+bool cuda_hoisted_search(emitter *e, const stir_expr *x)
+{
+	int id = find_memo(e, x);
+	if (id < 0)
+		return false;
+	if (e->buf_used)
+		e->buf_used[x->u.search.buf->index] = true;
+	cg_putf(e->out, "stir_s%d", id);
+	return true;
+}
