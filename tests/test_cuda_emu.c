@@ -36,10 +36,24 @@
 #include <unistd.h>
 #include <stir/stir.h>
 #include "bench/sddmm_schedule.h"
+#include "bench/spmm_schedule.h"
 #include "runtime/internal.h"
 #include "tests/testutil.h"
 
 /* One program to run. */
+/* A hybrid format for the hybrid SpMM schedule: hybrid(c, buckets). */
+typedef struct hyb_case {
+	int c, nb;
+	int64_t buckets[4];
+} hyb_case;
+
+/* Two cases on the small graph: its hub row is split over rows of the
+ * widest bucket (atomic adds); two column ranges make every part atomic. */
+static const hyb_case hyb_cases[] = {
+	{ 1, 3, { 1, 2, 4 } },
+	{ 2, 2, { 1, 4 } },
+};
+
 typedef struct emu_prog {
 	char file[256];            /* the stage III program */
 	char kernel[128];          /* its kernel */
@@ -51,13 +65,15 @@ typedef struct emu_prog {
 	int64_t arg;
 	const char *graph;         /* a Matrix Market file that gives J's
 	                              structure and m, n, nnz, or NULL */
+	const hyb_case *hybrid;    /* with a graph: A's values from it too,
+	                              and its hybrid format, or NULL */
 	const char *sched_file;    /* a schedule file that prepares file's
 	                            * kernel (a stage I program) for the GPU,
 	                            * or NULL */
 	char so[1200];             /* the compiled object */
 } emu_prog;
 
-#define MAX_PROGS 160
+#define MAX_PROGS 180
 static emu_prog progs[MAX_PROGS];
 static int n_progs;
 
@@ -231,6 +247,15 @@ static emu_prog *add(const char *file, const char *kernel,
 	return p;
 }
 
+/* k, arg: the hybrid SpMM schedule of hyb_cases[arg / 1000] for arg %
+ * 1000 features. */
+static int spmm_hybrid(stir_kernel *k, int64_t arg)
+{
+	const hyb_case *h = &hyb_cases[arg / 1000];
+	return bench_spmm_hybrid_schedule(k, h->c, h->buckets, h->nb,
+		bench_spmm_map_features(arg % 1000));
+}
+
 /* k, feat: the fast SDDMM schedule for "feat" features. */
 static int sddmm_fast(stir_kernel *k, int64_t feat)
 {
@@ -306,6 +331,20 @@ static void find_programs(void)
 		p->arg = feats[i];
 		p->graph = "tests/data/graphs/small.mtx";
 	}
+	/* 8 features: 2 lanes of float4; 6: float2 in three chunks on
+	 * threadIdx.z; 64: 16 lanes; 256: 32 lanes in two chunks */
+	static const int64_t spmm_feats[] = { 8, 6, 64, 256 };
+	for (size_t h = 0; h < sizeof(hyb_cases) / sizeof(hyb_cases[0]); h++) {
+		for (size_t i = 0; i < sizeof(spmm_feats) / sizeof(spmm_feats[0]);
+		     i++) {
+			emu_prog *p = add("examples/csrmm.stir", "csrmm",
+				"examples/csrmm.stir", "csrmm", NULL);
+			p->schedule = spmm_hybrid;
+			p->arg = (int64_t)h * 1000 + spmm_feats[i];
+			p->graph = "tests/data/graphs/small.mtx";
+			p->hybrid = &hyb_cases[h];
+		}
+	}
 	for (size_t i = 0; i < sizeof(scheduled) / sizeof(scheduled[0]); i++) {
 		char file[300];
 		snprintf(file, sizeof(file), "examples/%s.stir", scheduled[i].kernel);
@@ -375,9 +414,11 @@ static void *read_all(const char *path, size_t *size)
 	return p;
 }
 
-/* ctx, b, file: bind m, n, nnz and J's structure from a Matrix Market
- * file (as i32 arrays). */
-static void bind_graph(stir_ctx *ctx, stir_bindings *b, const char *file)
+/* ctx, b, file, h: bind m, n, nnz and J's structure from a Matrix Market
+ * file (as i32 arrays); with h, also A's values (f32) and the hybrid
+ * format h of the matrix, every part bound. */
+static void bind_graph(stir_ctx *ctx, stir_bindings *b, const char *file,
+	const hyb_case *h)
 {
 	stir_csr *c = stir_mtx_read(ctx, test_path(file));
 	ck_assert_ptr_nonnull(c);
@@ -394,6 +435,19 @@ static void bind_graph(stir_ctx *ctx, stir_bindings *b, const char *file)
 		stir_array_set_int(ind, i, c->indices[i]);
 	stir_bindings_set_array(b, "J.indptr", ptr);
 	stir_bindings_set_array(b, "J.indices", ind);
+	if (h) {
+		stir_array *a = stir_array_alloc(ctx, STIR_F32, 1, &ni);
+		ck_assert_ptr_nonnull(a);
+		for (int64_t i = 0; i < ni; i++) {
+			c->values[i] *= (double)(1 + i % 7) / 4;
+			stir_array_set_double(a, i, c->values[i]);
+		}
+		stir_bindings_set_array(b, "A", a);
+		stir_format *f = stir_csr_to_hybrid_flags(ctx, c, h->c, h->buckets,
+			h->nb, STIR_I32, STIR_F32, "_hyb", STIR_HYBRID_ALL_PARTS, b);
+		ck_assert_ptr_nonnull(f);
+		stir_format_free(f);
+	}
 	stir_csr_free(c);
 }
 
@@ -461,8 +515,8 @@ START_TEST(test_emulated)
 		if (p->sizes)
 			test_bind_sizes(b, p->sizes);
 		if (p->graph) {
-			bind_graph(ctx, b, p->graph);
-			stir_bindings_set_size(b, "feat", p->arg);
+			bind_graph(ctx, b, p->graph, p->hybrid);
+			stir_bindings_set_size(b, "feat", p->arg % 1000);
 		}
 		if (sched)
 			ck_assert_int_eq(stir_schedule_bind_sizes(sched, b), 0);
@@ -599,6 +653,37 @@ START_TEST(test_sddmm_file)
 }
 END_TEST
 
+/* examples/csrmm_hyb.yaml is the hybrid schedule the benchmark makes for
+ * hybrid(1, [1, 2, 4, 8, 16, 32]) and 64 features: the same stage III
+ * kernel, printed. */
+START_TEST(test_spmm_file)
+{
+	static const int64_t buckets[] = { 1, 2, 4, 8, 16, 32 };
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_module *a = stir_module_read_file(ctx,
+		test_path("examples/csrmm.stir"));
+	stir_module *b = stir_module_read_file(ctx,
+		test_path("examples/csrmm.stir"));
+	stir_schedule *s = stir_schedule_read_file(ctx,
+		test_path("examples/csrmm_hyb.yaml"));
+	ck_assert(a && b && s);
+	stir_kernel *ka = stir_module_find_kernel(a, "csrmm");
+	stir_kernel *kb = stir_schedule_find_kernel(s, b);
+	ck_assert_int_eq(bench_spmm_hybrid_schedule(ka, 1, buckets, 6,
+		bench_spmm_map_features(64)), 0);
+	ck_assert_int_eq(stir_schedule_prepare_for_gpu(s, kb), 0);
+	char *ta = stir_kernel_to_str(ka), *tb = stir_kernel_to_str(kb);
+	ck_assert_str_eq(tb, ta);
+	free(ta);
+	free(tb);
+	stir_schedule_free(s);
+	stir_module_free(a);
+	stir_module_free(b);
+	ck_assert_int_eq(stir_ctx_n_errors(ctx), 0);
+	stir_ctx_free(ctx);
+}
+END_TEST
+
 /* ---- stirc --backend cuda, emulated ----------------------------------- */
 
 /* stirc's GPU runs under a schedule: the command's arguments (after
@@ -710,6 +795,7 @@ int main(void)
 	TCase *ts = tcase_create("sddmm");
 	tcase_add_test(ts, test_sddmm_shape);
 	tcase_add_test(ts, test_sddmm_file);
+	tcase_add_test(ts, test_spmm_file);
 	suite_add_tcase(s, ts);
 	if (stir_nvrtc_is_available()) {
 		/* (NVRTC's version is part of the cache's keys) */
