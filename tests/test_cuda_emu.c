@@ -624,22 +624,20 @@ START_TEST(test_sddmm_shape)
 }
 END_TEST
 
-/* examples/sddmm_fast.yaml is the schedule the benchmark makes for 64
- * features: the same stage III kernel, printed. */
-START_TEST(test_sddmm_file)
+/* program, yaml, schedule, arg: the schedule file "yaml" makes of
+ * "program" for the GPU the stage III kernel that schedule(k, arg) makes
+ * (both printed). */
+static void expect_same_kernel(const char *program, const char *yaml,
+	int (*schedule)(stir_kernel *k, int64_t arg), int64_t arg)
 {
 	stir_ctx *ctx = stir_ctx_alloc();
-	stir_module *a = stir_module_read_file(ctx,
-		test_path("examples/sddmm.stir"));
-	stir_module *b = stir_module_read_file(ctx,
-		test_path("examples/sddmm.stir"));
-	stir_schedule *s = stir_schedule_read_file(ctx,
-		test_path("examples/sddmm_fast.yaml"));
+	stir_module *a = stir_module_read_file(ctx, test_path(program));
+	stir_module *b = stir_module_read_file(ctx, test_path(program));
+	stir_schedule *s = stir_schedule_read_file(ctx, test_path(yaml));
 	ck_assert(a && b && s);
-	stir_kernel *ka = stir_module_find_kernel(a, "sddmm");
+	stir_kernel *ka = stir_module_find_kernel(a, stir_schedule_get_kernel(s));
 	stir_kernel *kb = stir_schedule_find_kernel(s, b);
-	ck_assert_int_eq(bench_sddmm_schedule(ka,
-		bench_sddmm_map_features(64)), 0);
+	ck_assert_int_eq(schedule(ka, arg), 0);
 	ck_assert_int_eq(stir_schedule_prepare_for_gpu(s, kb), 0);
 	char *ta = stir_kernel_to_str(ka), *tb = stir_kernel_to_str(kb);
 	ck_assert_str_eq(tb, ta);
@@ -651,36 +649,24 @@ START_TEST(test_sddmm_file)
 	ck_assert_int_eq(stir_ctx_n_errors(ctx), 0);
 	stir_ctx_free(ctx);
 }
-END_TEST
 
-/* examples/csrmm_hyb.yaml is the hybrid schedule the benchmark makes for
- * hybrid(1, [1, 2, 4, 8, 16, 32]) and 64 features: the same stage III
- * kernel, printed. */
-START_TEST(test_spmm_file)
+/* k, feat: the benchmark's hybrid SpMM schedule for hybrid(1, [1, 2, 4,
+ * 8, 16, 32]) and "feat" features. */
+static int spmm_hybrid_32(stir_kernel *k, int64_t feat)
 {
 	static const int64_t buckets[] = { 1, 2, 4, 8, 16, 32 };
-	stir_ctx *ctx = stir_ctx_alloc();
-	stir_module *a = stir_module_read_file(ctx,
-		test_path("examples/csrmm.stir"));
-	stir_module *b = stir_module_read_file(ctx,
-		test_path("examples/csrmm.stir"));
-	stir_schedule *s = stir_schedule_read_file(ctx,
-		test_path("examples/csrmm_hyb.yaml"));
-	ck_assert(a && b && s);
-	stir_kernel *ka = stir_module_find_kernel(a, "csrmm");
-	stir_kernel *kb = stir_schedule_find_kernel(s, b);
-	ck_assert_int_eq(bench_spmm_hybrid_schedule(ka, 1, buckets, 6,
-		bench_spmm_map_features(64)), 0);
-	ck_assert_int_eq(stir_schedule_prepare_for_gpu(s, kb), 0);
-	char *ta = stir_kernel_to_str(ka), *tb = stir_kernel_to_str(kb);
-	ck_assert_str_eq(tb, ta);
-	free(ta);
-	free(tb);
-	stir_schedule_free(s);
-	stir_module_free(a);
-	stir_module_free(b);
-	ck_assert_int_eq(stir_ctx_n_errors(ctx), 0);
-	stir_ctx_free(ctx);
+	return bench_spmm_hybrid_schedule(k, 1, buckets, 6,
+		bench_spmm_map_features(feat));
+}
+
+/* The schedule files of examples/ that are the benchmarks' schedules for
+ * 64 features make the same kernels. */
+START_TEST(test_bench_files)
+{
+	expect_same_kernel("examples/sddmm.stir", "examples/sddmm_fast.yaml",
+		sddmm_fast, 64);
+	expect_same_kernel("examples/csrmm.stir", "examples/csrmm_hyb.yaml",
+		spmm_hybrid_32, 64);
 }
 END_TEST
 
@@ -794,8 +780,7 @@ int main(void)
 	suite_add_tcase(s, tc);
 	TCase *ts = tcase_create("sddmm");
 	tcase_add_test(ts, test_sddmm_shape);
-	tcase_add_test(ts, test_sddmm_file);
-	tcase_add_test(ts, test_spmm_file);
+	tcase_add_test(ts, test_bench_files);
 	suite_add_tcase(s, ts);
 	if (stir_nvrtc_is_available()) {
 		/* (NVRTC's version is part of the cache's keys) */
