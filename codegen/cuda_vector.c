@@ -7,7 +7,10 @@
  * lanes: every access BUF[base + w] to a float, int (W = 2 or 4) or double
  * (W = 2) buffer in global or shared memory becomes one vector load or
  * store of float4 / int2 / double2 ..., when the address is aligned to the
- * vector's size, which is checked at run time; the other accesses stay
+ * vector's size, which is checked at run time (on the buffer's address
+ * alone when the index at lane 0 is known to be a multiple of W, so that
+ * the check does not wait for the loads of the index and is the same in
+ * every iteration); the other accesses stay
  * scalar, one per lane.  Every statement runs for all lanes before the
  * next, which keeps the meaning only when no lane touches what another
  * lane writes: every access to a buffer the body stores into must use the
@@ -93,6 +96,60 @@ static bool lin_coeff(const emitter *e, const stir_expr *x,
 				return true;
 			}
 			return false;
+		default:
+			return false;
+		}
+	}
+	default:
+		return false;
+	}
+}
+
+/* e, x, v, w, r: *r = x mod w (in [0, w)) when the residue is known
+ * without running the kernel, with lane variable v at 0: literals,
+ * multiples of literals that w divides (a row index times the row length,
+ * say), sums of such.  Block variables are seen through their bindings. */
+static bool known_residue(const emitter *e, const stir_expr *x,
+	const stir_var *v, int64_t w, int64_t *r)
+{
+	int64_t a, b;
+	if (!stir_dtype_is_int(x->dtype))
+		return false;
+	switch (x->kind) {
+	case STIR_EXPR_INT:
+		*r = (x->u.i % w + w) % w;
+		return true;
+	case STIR_EXPR_VAR:
+		if (x->u.var == v) {
+			*r = 0;
+			return true;
+		}
+		return x->u.var->kind == STIR_VAR_BLOCK &&
+			e->binding[x->u.var->slot] &&
+			known_residue(e, e->binding[x->u.var->slot], v, w, r);
+	case STIR_EXPR_CAST:
+		return stir_int_rank(x->dtype) >= stir_int_rank(x->u.cast.a->dtype) &&
+			known_residue(e, x->u.cast.a, v, w, r);
+	case STIR_EXPR_BINARY: {
+		const stir_expr *l = x->u.binary.a, *rt = x->u.binary.b;
+		bool kl = known_residue(e, l, v, w, &a);
+		bool kr = known_residue(e, rt, v, w, &b);
+		switch (x->u.binary.op) {
+		case STIR_ADD:
+		case STIR_SUB:
+			if (!kl || !kr)
+				return false;
+			*r = ((x->u.binary.op == STIR_ADD ? a + b : a - b) % w + w) % w;
+			return true;
+		case STIR_MUL:
+			if ((kl && a == 0) || (kr && b == 0)) {
+				*r = 0;
+				return true;
+			}
+			if (!kl || !kr)
+				return false;
+			*r = a * b % w;
+			return true;
 		default:
 			return false;
 		}
@@ -429,9 +486,16 @@ void cuda_emit_vector_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
 	for (int i = 0; i < vc->n; i++) {
 		const vacc *a = &vc->v[i];
 		size_t bytes = (size_t)w * stir_dtype_size(a->buf->dtype);
+		int64_t r;
 		e->vec = NULL;
 		cg_putf(p, "%s(unsigned long long)", i ? " && " : "");
-		put_base(e, ctx, a);
+		if (known_residue(e, a->idx, v, w, &r) && r == 0) {
+			/* the index is a multiple of w: only the buffer's address
+			 * decides, the same for every iteration */
+			cuda_put_name(e, a->buf->name);
+		} else {
+			put_base(e, ctx, a);
+		}
 		cg_putf(p, " %% %zu == 0", bytes);
 	}
 	cg_put(p, ") {\n");

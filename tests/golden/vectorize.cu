@@ -15,7 +15,7 @@ extern "C" __global__ void __launch_bounds__(128) vectorize_k0(int n,
           const int vi = b * 128 + t;
           if (vi < n) {
             // loop 'w' vectorized: 4 lanes
-            if ((unsigned long long)&X_data[vi * 4 + 0] % 16 == 0 && (unsigned long long)&Y_data[vi * 4 + 0] % 16 == 0 && (unsigned long long)&Z_data[vi * 4 + 0] % 16 == 0) {
+            if ((unsigned long long)X_data % 16 == 0 && (unsigned long long)Y_data % 16 == 0 && (unsigned long long)Z_data % 16 == 0) {
               float4 stir_v0_0 = *(const float4 *)&X_data[vi * 4 + 0];
               float4 stir_v0_1 = *(const float4 *)&Y_data[vi * 4 + 0];
               float4 stir_v0_2;
@@ -53,7 +53,7 @@ extern "C" __global__ void __launch_bounds__(128) vectorize_k1(int n,
           const int vi = b * 128 + t;
           if (vi < n) {
             // loop 'w' vectorized: 2 lanes
-            if ((unsigned long long)&D_data[vi * 2 + 0] % 16 == 0 && (unsigned long long)&E_data[vi * 2 + 0] % 16 == 0) {
+            if ((unsigned long long)D_data % 16 == 0 && (unsigned long long)E_data % 16 == 0) {
               double2 stir_v1_0 = *(const double2 *)&D_data[vi * 2 + 0];
               double2 stir_v1_1;
               stir_v1_1.x = stir_v1_0.x * 0.5;  // vectorize.stir:34
@@ -88,7 +88,7 @@ extern "C" __global__ void __launch_bounds__(128) vectorize_k2(int n,
           const int vi = b * 128 + t;
           if (vi < n) {
             // loop 'w' vectorized: 4 lanes
-            if ((unsigned long long)&X_data[vi * 4 + 0] % 16 == 0 && (unsigned long long)&F_data[vi * 4 + 1 + 0] % 16 == 0) {
+            if ((unsigned long long)X_data % 16 == 0 && (unsigned long long)&F_data[vi * 4 + 1 + 0] % 16 == 0) {
               float4 stir_v2_0 = *(const float4 *)&X_data[vi * 4 + 0];
               float4 stir_v2_1;
               stir_v2_1.x = stir_v2_0.x + 1.0f;  // vectorize.stir:46
@@ -128,7 +128,7 @@ extern "C" __global__ void __launch_bounds__(128) vectorize_k3(int n,
         }
         // loop 'w' vectorized: 4 lanes
         if (b * 128 + t < n) {
-          if ((unsigned long long)&X_data[(b * 128 + t) * 4 + 0] % 16 == 0 && (unsigned long long)&Y_data[(b * 128 + t) * 4 + 0] % 16 == 0) {
+          if ((unsigned long long)X_data % 16 == 0 && (unsigned long long)Y_data % 16 == 0) {
             float4 stir_v3_0 = *(const float4 *)&X_data[(b * 128 + t) * 4 + 0];
             float4 stir_v3_1 = *(const float4 *)&Y_data[(b * 128 + t) * 4 + 0];
             acc[0] += stir_v3_0.x * 2.0f;  // vectorize.stir:62
