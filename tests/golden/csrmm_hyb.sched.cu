@@ -16,7 +16,7 @@ extern "C" __global__ void __launch_bounds__(256) csrmm_k0(int m, int n,
             const int k_1 = threadIdx.x;
             // loop 'k_2' vectorized: 4 lanes
             if (i_0 * 16 + i_1 < m) {
-              if ((unsigned long long)&C_data[(i_0 * 16 + i_1) * 64 + ((k_0 * 16 + k_1) * 4 + 0)] % 16 == 0) {
+              if ((unsigned long long)C_data % 16 == 0) {
                 float4 stir_v0_0;
                 stir_v0_0.x = 0.0f;  // csrmm.stir:11
                 stir_v0_0.y = 0.0f;  // csrmm.stir:11
@@ -100,7 +100,7 @@ extern "C" __global__ void __launch_bounds__(256) csrmm_k1(int m, int n,
             for (int c = 0; c < 1; ++c) {
               // loop 'k_2' vectorized: 4 lanes
               if (o_0 * 16 + o_1 < rows_hyb_0_0) {
-                if ((unsigned long long)&B_data[C_hyb_0_0_indices[o_0 * 16 + o_1 + r + c] * 64 + ((k_0 * 16 + k_1) * 4 + 0)] % 16 == 0) {
+                if ((unsigned long long)B_data % 16 == 0) {
                   float4 stir_v1_0 = *(const float4 *)&B_data[C_hyb_0_0_indices[o_0 * 16 + o_1 + r + c] * 64 + ((k_0 * 16 + k_1) * 4 + 0)];
                   C_data_local[0] += A_hyb_0_0_data[o_0 * 16 + o_1 + r + c] * stir_v1_0.x;  // csrmm.stir:12
                   C_data_local[1] += A_hyb_0_0_data[o_0 * 16 + o_1 + r + c] * stir_v1_0.y;  // csrmm.stir:12
@@ -124,7 +124,7 @@ extern "C" __global__ void __launch_bounds__(256) csrmm_k1(int m, int n,
             }
             if (o_0 * 16 + o_1 < rows_hyb_0_0) {
               // loop 'ax0' vectorized: 4 lanes
-              if ((unsigned long long)&C_data[R_hyb_0_0_indices[o_0 * 16 + o_1 + r] * 64 + (k_0 * 16 + k_1) * 4 + 0] % 16 == 0) {
+              if ((unsigned long long)C_data % 16 == 0) {
                 float4 stir_v2_0 = *(const float4 *)&C_data[R_hyb_0_0_indices[o_0 * 16 + o_1 + r] * 64 + (k_0 * 16 + k_1) * 4 + 0];
                 stir_v2_0.x += C_data_local[0];
                 stir_v2_0.y += C_data_local[1];
@@ -166,7 +166,7 @@ extern "C" __global__ void __launch_bounds__(256) csrmm_k1(int m, int n,
             for (int c = 0; c < 2; ++c) {
               // loop 'k_2' vectorized: 4 lanes
               if (o_0 * 16 + o_1 < rows_hyb_0_1) {
-                if ((unsigned long long)&B_data[C_hyb_0_1_indices[(o_0 * 16 + o_1 + r) * 2 + c] * 64 + ((k_0 * 16 + k_1) * 4 + 0)] % 16 == 0) {
+                if ((unsigned long long)B_data % 16 == 0) {
                   float4 stir_v3_0 = *(const float4 *)&B_data[C_hyb_0_1_indices[(o_0 * 16 + o_1 + r) * 2 + c] * 64 + ((k_0 * 16 + k_1) * 4 + 0)];
                   C_data_local1[0] += A_hyb_0_1_data[(o_0 * 16 + o_1 + r) * 2 + c] * stir_v3_0.x;  // csrmm.stir:12
                   C_data_local1[1] += A_hyb_0_1_data[(o_0 * 16 + o_1 + r) * 2 + c] * stir_v3_0.y;  // csrmm.stir:12
@@ -190,7 +190,7 @@ extern "C" __global__ void __launch_bounds__(256) csrmm_k1(int m, int n,
             }
             if (o_0 * 16 + o_1 < rows_hyb_0_1) {
               // loop 'ax0' vectorized: 4 lanes
-              if ((unsigned long long)&C_data[R_hyb_0_1_indices[o_0 * 16 + o_1 + r] * 64 + (k_0 * 16 + k_1) * 4 + 0] % 16 == 0) {
+              if ((unsigned long long)C_data % 16 == 0) {
                 float4 stir_v4_0 = *(const float4 *)&C_data[R_hyb_0_1_indices[o_0 * 16 + o_1 + r] * 64 + (k_0 * 16 + k_1) * 4 + 0];
                 stir_v4_0.x += C_data_local1[0];
                 stir_v4_0.y += C_data_local1[1];
@@ -232,7 +232,7 @@ extern "C" __global__ void __launch_bounds__(256) csrmm_k1(int m, int n,
             for (int c = 0; c < 4; ++c) {
               // loop 'k_2' vectorized: 4 lanes
               if (o_0 * 16 + o_1 < rows_hyb_0_2) {
-                if ((unsigned long long)&B_data[C_hyb_0_2_indices[(o_0 * 16 + o_1 + r) * 4 + c] * 64 + ((k_0 * 16 + k_1) * 4 + 0)] % 16 == 0) {
+                if ((unsigned long long)B_data % 16 == 0) {
                   float4 stir_v5_0 = *(const float4 *)&B_data[C_hyb_0_2_indices[(o_0 * 16 + o_1 + r) * 4 + c] * 64 + ((k_0 * 16 + k_1) * 4 + 0)];
                   C_data_local2[0] += A_hyb_0_2_data[(o_0 * 16 + o_1 + r) * 4 + c] * stir_v5_0.x;  // csrmm.stir:12
                   C_data_local2[1] += A_hyb_0_2_data[(o_0 * 16 + o_1 + r) * 4 + c] * stir_v5_0.y;  // csrmm.stir:12
@@ -256,7 +256,7 @@ extern "C" __global__ void __launch_bounds__(256) csrmm_k1(int m, int n,
             }
             if (o_0 * 16 + o_1 < rows_hyb_0_2) {
               // loop 'ax0' vectorized: 4 lanes
-              if ((unsigned long long)&C_data[R_hyb_0_2_indices[o_0 * 16 + o_1 + r] * 64 + (k_0 * 16 + k_1) * 4 + 0] % 16 == 0) {
+              if ((unsigned long long)C_data % 16 == 0) {
                 float4 stir_v6_0 = *(const float4 *)&C_data[R_hyb_0_2_indices[o_0 * 16 + o_1 + r] * 64 + (k_0 * 16 + k_1) * 4 + 0];
                 stir_v6_0.x += C_data_local2[0];
                 stir_v6_0.y += C_data_local2[1];
@@ -298,7 +298,7 @@ extern "C" __global__ void __launch_bounds__(256) csrmm_k1(int m, int n,
             for (int c = 0; c < 8; ++c) {
               // loop 'k_2' vectorized: 4 lanes
               if (o_0 * 16 + o_1 < rows_hyb_0_3) {
-                if ((unsigned long long)&B_data[C_hyb_0_3_indices[(o_0 * 16 + o_1 + r) * 8 + c] * 64 + ((k_0 * 16 + k_1) * 4 + 0)] % 16 == 0) {
+                if ((unsigned long long)B_data % 16 == 0) {
                   float4 stir_v7_0 = *(const float4 *)&B_data[C_hyb_0_3_indices[(o_0 * 16 + o_1 + r) * 8 + c] * 64 + ((k_0 * 16 + k_1) * 4 + 0)];
                   C_data_local3[0] += A_hyb_0_3_data[(o_0 * 16 + o_1 + r) * 8 + c] * stir_v7_0.x;  // csrmm.stir:12
                   C_data_local3[1] += A_hyb_0_3_data[(o_0 * 16 + o_1 + r) * 8 + c] * stir_v7_0.y;  // csrmm.stir:12
@@ -322,7 +322,7 @@ extern "C" __global__ void __launch_bounds__(256) csrmm_k1(int m, int n,
             }
             if (o_0 * 16 + o_1 < rows_hyb_0_3) {
               // loop 'ax0' vectorized: 4 lanes
-              if ((unsigned long long)&C_data[R_hyb_0_3_indices[o_0 * 16 + o_1 + r] * 64 + (k_0 * 16 + k_1) * 4 + 0] % 16 == 0) {
+              if ((unsigned long long)C_data % 16 == 0) {
                 float4 stir_v8_0 = *(const float4 *)&C_data[R_hyb_0_3_indices[o_0 * 16 + o_1 + r] * 64 + (k_0 * 16 + k_1) * 4 + 0];
                 stir_v8_0.x += C_data_local3[0];
                 stir_v8_0.y += C_data_local3[1];
@@ -364,7 +364,7 @@ extern "C" __global__ void __launch_bounds__(256) csrmm_k1(int m, int n,
             for (int c = 0; c < 16; ++c) {
               // loop 'k_2' vectorized: 4 lanes
               if (o_0 * 16 + o_1 < rows_hyb_0_4) {
-                if ((unsigned long long)&B_data[C_hyb_0_4_indices[(o_0 * 16 + o_1 + r) * 16 + c] * 64 + ((k_0 * 16 + k_1) * 4 + 0)] % 16 == 0) {
+                if ((unsigned long long)B_data % 16 == 0) {
                   float4 stir_v9_0 = *(const float4 *)&B_data[C_hyb_0_4_indices[(o_0 * 16 + o_1 + r) * 16 + c] * 64 + ((k_0 * 16 + k_1) * 4 + 0)];
                   C_data_local4[0] += A_hyb_0_4_data[(o_0 * 16 + o_1 + r) * 16 + c] * stir_v9_0.x;  // csrmm.stir:12
                   C_data_local4[1] += A_hyb_0_4_data[(o_0 * 16 + o_1 + r) * 16 + c] * stir_v9_0.y;  // csrmm.stir:12
@@ -388,7 +388,7 @@ extern "C" __global__ void __launch_bounds__(256) csrmm_k1(int m, int n,
             }
             if (o_0 * 16 + o_1 < rows_hyb_0_4) {
               // loop 'ax0' vectorized: 4 lanes
-              if ((unsigned long long)&C_data[R_hyb_0_4_indices[o_0 * 16 + o_1 + r] * 64 + (k_0 * 16 + k_1) * 4 + 0] % 16 == 0) {
+              if ((unsigned long long)C_data % 16 == 0) {
                 float4 stir_v10_0 = *(const float4 *)&C_data[R_hyb_0_4_indices[o_0 * 16 + o_1 + r] * 64 + (k_0 * 16 + k_1) * 4 + 0];
                 stir_v10_0.x += C_data_local4[0];
                 stir_v10_0.y += C_data_local4[1];
@@ -430,7 +430,7 @@ extern "C" __global__ void __launch_bounds__(256) csrmm_k1(int m, int n,
             for (int c = 0; c < 32; ++c) {
               // loop 'k_2' vectorized: 4 lanes
               if (o_0 * 16 + o_1 < rows_hyb_0_5) {
-                if ((unsigned long long)&B_data[C_hyb_0_5_indices[(o_0 * 16 + o_1 + r) * 32 + c] * 64 + ((k_0 * 16 + k_1) * 4 + 0)] % 16 == 0) {
+                if ((unsigned long long)B_data % 16 == 0) {
                   float4 stir_v11_0 = *(const float4 *)&B_data[C_hyb_0_5_indices[(o_0 * 16 + o_1 + r) * 32 + c] * 64 + ((k_0 * 16 + k_1) * 4 + 0)];
                   C_data_local5[0] += A_hyb_0_5_data[(o_0 * 16 + o_1 + r) * 32 + c] * stir_v11_0.x;  // csrmm.stir:12
                   C_data_local5[1] += A_hyb_0_5_data[(o_0 * 16 + o_1 + r) * 32 + c] * stir_v11_0.y;  // csrmm.stir:12

@@ -45,7 +45,7 @@ extern "C" __global__ void __launch_bounds__(256) sddmm_k0(int m, int n, int nnz
           for (int k_0 = 0; k_0 < 1; ++k_0) {
             if (ij_0 * 16 + ij_1 < nnz) {
               // loop 'ax0' vectorized: 4 lanes
-              if ((unsigned long long)&X_data[(stir_s0 - 1) * 64 + (k_0 * 16 + k_1) * 4 + 0] % 16 == 0) {
+              if ((unsigned long long)X_data % 16 == 0) {
                 float4 stir_v0_0 = *(const float4 *)&X_data[(stir_s0 - 1) * 64 + (k_0 * 16 + k_1) * 4 + 0];
                 X_data_local[0] = stir_v0_0.x;
                 X_data_local[1] = stir_v0_0.y;
@@ -64,7 +64,7 @@ extern "C" __global__ void __launch_bounds__(256) sddmm_k0(int m, int n, int nnz
             }
             if (ij_0 * 16 + ij_1 < nnz) {
               // loop 'ax0' vectorized: 4 lanes
-              if ((unsigned long long)&Y_data[J_indices[ij_0 * 16 + ij_1] * 64 + (k_0 * 16 + k_1) * 4 + 0] % 16 == 0) {
+              if ((unsigned long long)Y_data % 16 == 0) {
                 float4 stir_v1_0 = *(const float4 *)&Y_data[J_indices[ij_0 * 16 + ij_1] * 64 + (k_0 * 16 + k_1) * 4 + 0];
                 Y_data_local[0] = stir_v1_0.x;
                 Y_data_local[1] = stir_v1_0.y;
