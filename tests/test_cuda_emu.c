@@ -10,10 +10,19 @@
  * The programs: the hand-written stage III programs of tests/cuda (against
  * their stage I references), the unscheduled stage III catalogue of
  * tests/golden (one thread, against the stage I catalogue), two of
- * tests/stages (against their own interpretation), and the fast SDDMM
+ * tests/stages (against their own interpretation), the fast SDDMM
  * schedule of bench/sddmm_schedule.c at several feature sizes on the
  * small graph of tests/data/graphs (against examples/sddmm.stir at stage
- * I).
+ * I), and the catalogue under each written schedule examples/NAME.yaml
+ * (against the unscheduled stage I program; the formats of its decompose
+ * steps built on the host).
+ *
+ * Then stirc itself, on the GPU backend with --schedule: the emulated
+ * objects are put in a kernel cache under the keys of the NVRTC
+ * compilations stirc asks for, so that stirc run and verify --backend
+ * cuda run them through the fake driver, from the schedule file to the
+ * check against the interpreter (on the Cora graph for the SpMM and SDDMM
+ * schedules of the hybrid format and of vector loads).
  *
  * Compiled objects are cached in the build tree by a hash of their source,
  * so only changed kernels are compiled again.  Skipped (77) without g++. */
@@ -28,6 +37,7 @@
 #include <stir/stir.h>
 #include "bench/sddmm_schedule.h"
 #include "bench/spmm_schedule.h"
+#include "runtime/internal.h"
 #include "tests/testutil.h"
 
 /* One program to run. */
@@ -57,10 +67,13 @@ typedef struct emu_prog {
 	                              structure and m, n, nnz, or NULL */
 	const hyb_case *hybrid;    /* with a graph: A's values from it too,
 	                              and its hybrid format, or NULL */
+	const char *sched_file;    /* a schedule file that prepares file's
+	                            * kernel (a stage I program) for the GPU,
+	                            * or NULL */
 	char so[1200];             /* the compiled object */
 } emu_prog;
 
-#define MAX_PROGS 90
+#define MAX_PROGS 180
 static emu_prog progs[MAX_PROGS];
 static int n_progs;
 
@@ -103,13 +116,19 @@ static int write_file(const char *path, const char *text)
 	return fclose(f);
 }
 
-/* p, ctx, m: p's kernel, read into *m and scheduled, or NULL. */
+/* p, ctx, m, s: p's kernel, read into *m and scheduled (by p's schedule
+ * file, read into *s, it is prepared for the GPU), or NULL. */
 static stir_kernel *load_kernel(const emu_prog *p, stir_ctx *ctx,
-	stir_module **m)
+	stir_module **m, stir_schedule **s)
 {
+	*s = NULL;
 	*m = stir_module_read_file(ctx, test_path(p->file));
 	stir_kernel *k = *m ? stir_module_find_kernel(*m, p->kernel) : NULL;
 	if (k && p->schedule && p->schedule(k, p->arg) < 0)
+		return NULL;
+	if (k && p->sched_file && (!(*s = stir_schedule_read_file(ctx,
+	    test_path(p->sched_file))) || stir_schedule_prepare_for_gpu(*s,
+	    k) < 0))
 		return NULL;
 	return k;
 }
@@ -120,8 +139,10 @@ static stir_kernel *load_kernel(const emu_prog *p, stir_ctx *ctx,
 static char *prepare_source(emu_prog *p, stir_ctx *ctx, const char *cache)
 {
 	stir_module *m;
-	stir_kernel *k = load_kernel(p, ctx, &m);
+	stir_schedule *sched;
+	stir_kernel *k = load_kernel(p, ctx, &m, &sched);
 	stir_cuda_plan *plan = k ? stir_cuda_plan_alloc(k, 0) : NULL;
+	stir_schedule_free(sched);
 	if (!plan) {
 		/* the test of this program fails when it finds no object */
 		stir_ctx_print_diagnostics(ctx, stderr);
@@ -212,6 +233,11 @@ static void compile_all(void)
 static emu_prog *add(const char *file, const char *kernel,
 	const char *ref_file, const char *ref_kernel, const char *sizes)
 {
+	if (n_progs == MAX_PROGS) {
+		fprintf(stderr, "test_cuda_emu: more than %d programs\n",
+			MAX_PROGS);
+		exit(1);
+	}
 	emu_prog *p = &progs[n_progs++];
 	snprintf(p->file, sizeof(p->file), "%s", file);
 	snprintf(p->kernel, sizeof(p->kernel), "%s", kernel);
@@ -236,13 +262,33 @@ static int sddmm_fast(stir_kernel *k, int64_t feat)
 	return bench_sddmm_schedule(k, bench_sddmm_map_features(feat));
 }
 
+/* The written schedules, with the sizes of a larger run (some launches of
+ * several thread blocks; the runs on Cora are stirc's, below). */
+static const struct {
+	const char *kernel, *schedule, *sizes;
+} scheduled[] = {
+	{ "bsrmm", "examples/bsrmm.yaml", "mb=5,nb=6,feat=20" },
+	{ "csf_square_sum", "examples/csf_square_sum.yaml", "m=300" },
+	{ "csr2bsr", "examples/csr2bsr.yaml", "m=200,n=100" },
+	{ "csr_softmax", "examples/csr_softmax.yaml", "m=300,n=40" },
+	{ "csrmm", "examples/csrmm.yaml", "m=40,n=30,feat=24" },
+	{ "csrmm", "examples/csrmm_hyb.yaml", "m=70,n=50" },
+	{ "ellmv", "examples/ellmv.yaml", "m=300,n=50" },
+	{ "rgcn_homo", "examples/rgcn_homo.yaml", "m=20,n=30,fout=40" },
+	{ "rgms", "examples/rgms.yaml", "r=3,m=20,n=20,fout=24" },
+	{ "sddmm", "examples/sddmm.yaml", "m=30,n=30,feat=40" },
+	{ "sddmm", "examples/sddmm_fast.yaml", "m=30,n=40" },
+	{ "segment_sum", "examples/segment_sum.yaml", "m=300" },
+};
+
 /* The programs: tests/cuda, tests/golden's stage III catalogue, two of
- * tests/stages. */
+ * tests/stages, the SDDMM schedule of the benchmark, the written
+ * schedules. */
 static void find_programs(void)
 {
 	DIR *d = opendir(test_path("tests/cuda"));
 	struct dirent *de;
-	while (d && (de = readdir(d)) && n_progs < MAX_PROGS - 32) {
+	while (d && (de = readdir(d)) && n_progs < MAX_PROGS - 64) {
 		size_t len = strlen(de->d_name);
 		if (len < 6 || strcmp(de->d_name + len - 5, ".stir"))
 			continue;
@@ -258,7 +304,7 @@ static void find_programs(void)
 	if (d)
 		closedir(d);
 	d = opendir(test_path("tests/golden"));
-	while (d && (de = readdir(d)) && n_progs < MAX_PROGS - 8) {
+	while (d && (de = readdir(d)) && n_progs < MAX_PROGS - 40) {
 		size_t len = strlen(de->d_name);
 		if (len < 12 || strcmp(de->d_name + len - 11, ".stage3.stir"))
 			continue;
@@ -298,6 +344,14 @@ static void find_programs(void)
 			p->graph = "tests/data/graphs/small.mtx";
 			p->hybrid = &hyb_cases[h];
 		}
+	}
+	for (size_t i = 0; i < sizeof(scheduled) / sizeof(scheduled[0]); i++) {
+		char file[300];
+		snprintf(file, sizeof(file), "examples/%s.stir", scheduled[i].kernel);
+		for (int size = 0; size < 2; size++)
+			add(file, scheduled[i].kernel, file, scheduled[i].kernel,
+				size ? scheduled[i].sizes : NULL)->sched_file =
+				scheduled[i].schedule;
 	}
 }
 
@@ -358,18 +412,6 @@ static void *read_all(const char *path, size_t *size)
 	fclose(f);
 	*size = (size_t)n;
 	return p;
-}
-
-/* b, spec: bind "NAME=V,..." sizes. */
-static void bind_sizes(stir_bindings *b, const char *spec)
-{
-	char s[256];
-	snprintf(s, sizeof(s), "%s", spec);
-	for (char *t = strtok(s, ","); t; t = strtok(NULL, ",")) {
-		char *eq = strchr(t, '=');
-		*eq = '\0';
-		stir_bindings_set_size(b, t, atoll(eq + 1));
-	}
 }
 
 /* ctx, b, file, h: bind m, n, nnz and J's structure from a Matrix Market
@@ -446,7 +488,10 @@ START_TEST(test_emulated)
 	stir_device *dev = stir_device_open(ctx, 0);
 	ck_assert_ptr_nonnull(dev);
 	stir_module *m;
-	stir_kernel *k = load_kernel(p, ctx, &m);
+	stir_schedule *sched;
+	stir_kernel *k = load_kernel(p, ctx, &m, &sched);
+	if (!k)
+		stir_ctx_print_diagnostics(ctx, stderr);
 	stir_module *rm = stir_module_read_file(ctx, test_path(p->ref_file));
 	ck_assert(m && rm);
 	stir_kernel *ref = *p->ref_kernel ?
@@ -468,13 +513,18 @@ START_TEST(test_emulated)
 			unsetenv("STIR_EMU_REVERSE");
 		stir_bindings *b = stir_bindings_alloc();
 		if (p->sizes)
-			bind_sizes(b, p->sizes);
+			test_bind_sizes(b, p->sizes);
 		if (p->graph) {
 			bind_graph(ctx, b, p->graph, p->hybrid);
 			stir_bindings_set_size(b, "feat", p->arg % 1000);
 		}
+		if (sched)
+			ck_assert_int_eq(stir_schedule_bind_sizes(sched, b), 0);
 		ck_assert_int_eq(stir_kernel_bind_random(ref, b, seed), 0);
 		ck_assert_int_eq(stir_kernel_bind_outputs(ref, b), 0);
+		/* the formats the schedule decomposes into */
+		if (sched)
+			ck_assert_int_eq(stir_schedule_bind_formats(sched, ref, b), 0);
 		poison(gk, b);
 		stir_bindings *want = stir_bindings_copy(b);
 		ck_assert_int_eq(stir_kernel_interpret(ref, want), 0);
@@ -483,10 +533,11 @@ START_TEST(test_emulated)
 			stir_ctx_print_diagnostics(ctx, stderr);
 		ck_assert_int_eq(rc, 0);
 		char what[700];
-		snprintf(what, sizeof(what), "%s %s seed %d%s%s%s%s", p->file,
+		snprintf(what, sizeof(what), "%s %s seed %d%s%s%s%s%s%s", p->file,
 			p->kernel, (int)seed, p->sizes ? " " : "",
 			p->sizes ? p->sizes : "", p->graph ? " scheduled, on " : "",
-			p->graph ? p->graph : "");
+			p->graph ? p->graph : "", p->sched_file ? " under " : "",
+			p->sched_file ? p->sched_file : "");
 		if (p->schedule)
 			snprintf(what + strlen(what), sizeof(what) - strlen(what),
 				" with argument %lld", (long long)p->arg);
@@ -496,6 +547,7 @@ START_TEST(test_emulated)
 	}
 	stir_gpu_kernel_free(gk);
 	stir_device_close(dev);
+	stir_schedule_free(sched);
 	stir_module_free(m);
 	stir_module_free(rm);
 	ck_assert_int_eq(stir_ctx_n_errors(ctx), 0);
@@ -572,6 +624,146 @@ START_TEST(test_sddmm_shape)
 }
 END_TEST
 
+/* program, yaml, schedule, arg: the schedule file "yaml" makes of
+ * "program" for the GPU the stage III kernel that schedule(k, arg) makes
+ * (both printed). */
+static void expect_same_kernel(const char *program, const char *yaml,
+	int (*schedule)(stir_kernel *k, int64_t arg), int64_t arg)
+{
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_module *a = stir_module_read_file(ctx, test_path(program));
+	stir_module *b = stir_module_read_file(ctx, test_path(program));
+	stir_schedule *s = stir_schedule_read_file(ctx, test_path(yaml));
+	ck_assert(a && b && s);
+	stir_kernel *ka = stir_module_find_kernel(a, stir_schedule_get_kernel(s));
+	stir_kernel *kb = stir_schedule_find_kernel(s, b);
+	ck_assert_int_eq(schedule(ka, arg), 0);
+	ck_assert_int_eq(stir_schedule_prepare_for_gpu(s, kb), 0);
+	char *ta = stir_kernel_to_str(ka), *tb = stir_kernel_to_str(kb);
+	ck_assert_str_eq(tb, ta);
+	free(ta);
+	free(tb);
+	stir_schedule_free(s);
+	stir_module_free(a);
+	stir_module_free(b);
+	ck_assert_int_eq(stir_ctx_n_errors(ctx), 0);
+	stir_ctx_free(ctx);
+}
+
+/* k, feat: the benchmark's hybrid SpMM schedule for hybrid(1, [1, 2, 4,
+ * 8, 16, 32]) and "feat" features. */
+static int spmm_hybrid_32(stir_kernel *k, int64_t feat)
+{
+	static const int64_t buckets[] = { 1, 2, 4, 8, 16, 32 };
+	return bench_spmm_hybrid_schedule(k, 1, buckets, 6,
+		bench_spmm_map_features(feat));
+}
+
+/* The schedule files of examples/ that are the benchmarks' schedules for
+ * 64 features make the same kernels. */
+START_TEST(test_bench_files)
+{
+	expect_same_kernel("examples/sddmm.stir", "examples/sddmm_fast.yaml",
+		sddmm_fast, 64);
+	expect_same_kernel("examples/csrmm.stir", "examples/csrmm_hyb.yaml",
+		spmm_hybrid_32, 64);
+}
+END_TEST
+
+/* ---- stirc --backend cuda, emulated ----------------------------------- */
+
+/* stirc's GPU runs under a schedule: the command's arguments (after
+ * "stirc"), and what its output must hold. */
+static const struct {
+	const char *schedule;     /* the schedule file of the run */
+	const char *args;
+	const char *expect;
+} stirc_runs[] = {
+	{ "examples/csrmm_hyb.yaml", "run examples/csrmm.stir --backend cuda "
+	  "--mtx A=examples/data/cora.mtx.gz --random 1 --check --time",
+	  "check: csrmm matches the stage I interpreter" },
+	{ "examples/sddmm_fast.yaml", "run examples/sddmm.stir --backend cuda "
+	  "--mtx S=examples/data/cora.mtx.gz --random 1 --check --time",
+	  "check: sddmm matches the stage I interpreter" },
+	{ "examples/csrmm.yaml", "run examples/csrmm.stir --backend cuda "
+	  "--random 2 --size m=60 --size feat=24 --check --time",
+	  "check: csrmm matches the stage I interpreter" },
+	{ "examples/sddmm.yaml", "verify examples/sddmm.stir --backend cuda "
+	  "--seeds 3", ": ok" },
+	{ "examples/csrmm_hyb.yaml", "verify examples/csrmm.stir --backend cuda "
+	  "--seeds 2", ": ok" },
+};
+
+/* path, text: whether the file at path holds text. */
+static bool file_has(const char *path, const char *text)
+{
+	size_t size;
+	char *s = read_all(path, &size);
+	s = realloc(s, size + 1);
+	s[size] = '\0';
+	bool has = strstr(s, text) != NULL;
+	free(s);
+	return has;
+}
+
+START_TEST(test_stirc)
+{
+	const char *sched = stirc_runs[_i].schedule;
+	const emu_prog *p = NULL;
+	for (int i = 0; i < n_progs && !p; i++)
+		if (progs[i].sched_file && !strcmp(progs[i].sched_file, sched))
+			p = &progs[i];
+	ck_assert_ptr_nonnull(p);
+	char dir[] = "/tmp/stir-emu-stirc-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+
+	/* the emulated object, where stirc will look for its NVRTC code */
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_module *m;
+	stir_schedule *s;
+	stir_kernel *k = load_kernel(p, ctx, &m, &s);
+	ck_assert_ptr_nonnull(k);
+	stir_cuda_plan *plan = stir_cuda_plan_alloc(k, 0);
+	ck_assert_ptr_nonnull(plan);
+	size_t size;
+	void *so = read_all(p->so, &size);
+	char name[200];
+	snprintf(name, sizeof(name), "%s.cu", p->kernel);
+	stir_compile_options co = { .arch = "sm_90", .cache_dir = dir };
+	int rc = stir_gpu_code_cache_put(ctx, name,
+		stir_cuda_plan_get_source(plan), &co, so, size);
+	if (rc)
+		stir_ctx_print_diagnostics(ctx, stderr);
+	ck_assert_int_eq(rc, 0);
+	free(so);
+	stir_cuda_plan_free(plan);
+	stir_schedule_free(s);
+	stir_module_free(m);
+	stir_ctx_free(ctx);
+
+	char cmd[16384], out[300];
+	const char *b = getenv("STIR_BUILDDIR");
+	snprintf(out, sizeof(out), "%s/out", dir);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && STIR_LIBCUDA='%s' "
+		"STIR_CACHE_DIR='%s' '%s/tools/stirc' %s --arch sm_90 --schedule "
+		"%s > '%s' 2>&1", test_srcdir(), fake_path(), dir, b ? b : ".",
+		stirc_runs[_i].args, sched, out);
+	rc = system(cmd);
+	if (rc != 0 || !file_has(out, stirc_runs[_i].expect)) {
+		snprintf(cmd, sizeof(cmd), "cat '%s' >&2", out);
+		if (system(cmd) != 0)
+			fprintf(stderr, "cannot show %s\n", out);
+	}
+	ck_assert_int_eq(rc, 0);
+	ck_assert(file_has(out, stirc_runs[_i].expect));
+	/* the code came from the cache: NVRTC's would not load in the fake */
+	if (!strncmp(stirc_runs[_i].args, "run", 3))
+		ck_assert(file_has(out, "code from the cache"));
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 /* Find and compile the programs, then run each as a test. */
 int main(void)
 {
@@ -588,6 +780,15 @@ int main(void)
 	suite_add_tcase(s, tc);
 	TCase *ts = tcase_create("sddmm");
 	tcase_add_test(ts, test_sddmm_shape);
+	tcase_add_test(ts, test_bench_files);
 	suite_add_tcase(s, ts);
+	if (stir_nvrtc_is_available()) {
+		/* (NVRTC's version is part of the cache's keys) */
+		TCase *tk = tcase_create("stirc");
+		tcase_set_timeout(tk, 150);
+		tcase_add_loop_test(tk, test_stirc, 0,
+			(int)(sizeof(stirc_runs) / sizeof(stirc_runs[0])));
+		suite_add_tcase(s, tk);
+	}
 	return test_run_suite(s);
 }
