@@ -453,11 +453,29 @@ extern "C" __global__ void __launch_bounds__(256) csrmm_k1(int m, int n,
               }
             }
             if (o_0 * 16 + o_1 < rows_hyb_0_5) {
-              for (int ax0 = 0; ax0 < 4; ++ax0) {
-                {  // block C_data_local5
-                  const int v0 = R_hyb_0_5_indices[o_0 * 16 + o_1 + r] * 64 + (k_0 * 16 + k_1) * 4;
-                  const int v1 = ax0;
-                  atomicAdd(&C_data[v0 + v1], C_data_local5[v1]);
+              // loop 'ax0' vectorized: 4 lanes
+              if ((unsigned long long)C_data % 16 == 0) {
+                float4 stir_v12_0 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+                stir_v12_0.x += C_data_local5[0];
+                stir_v12_0.y += C_data_local5[1];
+                stir_v12_0.z += C_data_local5[2];
+                stir_v12_0.w += C_data_local5[3];
+                #if __CUDA_ARCH__ >= 900
+                atomicAdd((float4 *)&C_data[R_hyb_0_5_indices[o_0 * 16 + o_1 + r] * 64 + (k_0 * 16 + k_1) * 4 + 0], stir_v12_0);
+                #else
+                atomicAdd(&C_data[R_hyb_0_5_indices[o_0 * 16 + o_1 + r] * 64 + (k_0 * 16 + k_1) * 4 + 0] + 0, stir_v12_0.x);
+                atomicAdd(&C_data[R_hyb_0_5_indices[o_0 * 16 + o_1 + r] * 64 + (k_0 * 16 + k_1) * 4 + 0] + 1, stir_v12_0.y);
+                atomicAdd(&C_data[R_hyb_0_5_indices[o_0 * 16 + o_1 + r] * 64 + (k_0 * 16 + k_1) * 4 + 0] + 2, stir_v12_0.z);
+                atomicAdd(&C_data[R_hyb_0_5_indices[o_0 * 16 + o_1 + r] * 64 + (k_0 * 16 + k_1) * 4 + 0] + 3, stir_v12_0.w);
+                #endif
+              } else {
+                #pragma unroll
+                for (int ax0 = 0; ax0 < 4; ++ax0) {
+                  {  // block C_data_local5
+                    const int v0 = R_hyb_0_5_indices[o_0 * 16 + o_1 + r] * 64 + (k_0 * 16 + k_1) * 4;
+                    const int v1 = ax0;
+                    atomicAdd(&C_data[v0 + v1], C_data_local5[v1]);
+                  }
                 }
               }
             }
