@@ -15,7 +15,9 @@
  * start as NaN (floats) or a sentinel (integers) in both runs, so that an
  * element the GPU leaves unwritten shows.  Each kernel is compiled twice:
  * the second compilation must come from the cache (NVRTC does not run).
- * One launch sequence of each is also timed with the L2 flushed.
+ * One launch sequence of each is also timed with the L2 flushed.  Then
+ * illegal schedules must be refused, with their diagnostics, before
+ * anything is compiled.
  *
  * It links the shared library, so that it uses stir_default_schedule once
  * the library has one; it does not use the `check` framework, so that the
@@ -337,6 +339,61 @@ static void run_handwritten(stir_device *dev, const char *dir,
 }
 
 /* Open the GPU (or skip), then run the catalogue and the test programs. */
+/* Illegal schedules for examples/csrmm.stir, each with the start of the
+ * diagnostic that must refuse it: races, a loop that cannot be vectorized,
+ * dependent nests in one launch, a cross-thread reduction over a spatial
+ * loop, an unknown primitive, a name that matches nothing. */
+static const struct {
+	const char *steps;         /* stage2 steps of the file */
+	const char *error;         /* what the first error says */
+} illegal[] = {
+	{ "  - bind: {block: csrmm1, loop: j, to: threadIdx.x}\n", "bind:" },
+	{ "  - split: {block: csrmm1, loop: k, factors: [null, 4]}\n"
+	  "  - vectorize: {block: csrmm1, loop: j}\n", "vectorize:" },
+	{ "  - bind: {block: csrmm_init0, loop: i, to: blockIdx.x}\n"
+	  "  - bind: {block: csrmm0, loop: i, to: blockIdx.x}\n"
+	  "  - horizontal_fuse: {blocks: [csrmm_init0, csrmm0]}\n",
+	  "horizontal_fuse:" },
+	{ "  - cross_thread_reduce: {block: csrmm0, loop: i}\n",
+	  "cross_thread_reduce:" },
+	{ "  - tile: {block: csrmm1, loop: k}\n", "unknown primitive" },
+	{ "  - split: {block: csrmm9, loop: k, factors: [null, 4]}\n",
+	  "no block" },
+};
+
+/* dev: every illegal schedule is refused with its diagnostic, before
+ * anything is compiled or launched. */
+static void run_illegal(stir_device *dev)
+{
+	for (size_t i = 0; i < sizeof(illegal) / sizeof(illegal[0]); i++) {
+		stir_ctx *ctx = stir_ctx_alloc();
+		char text[1024];
+		snprintf(text, sizeof(text), "kernel: csrmm\nstage2:\n%s",
+			illegal[i].steps);
+		stir_module *m = stir_module_read_file(ctx,
+			src_path("examples/csrmm.stir"));
+		stir_schedule *s = stir_schedule_read_from_str(ctx, "illegal.yaml",
+			text, strlen(text));
+		stir_kernel *k = m && s ? stir_schedule_find_kernel(s, m) : NULL;
+		int rc = k ? stir_schedule_prepare_for_gpu(s, k) : -1;
+		stir_gpu_kernel *gk = NULL;
+		if (rc == 0) {
+			stir_compile_options co = { .device = dev };
+			gk = stir_gpu_kernel_compile(k, &co);
+		}
+		const char *first = stir_ctx_n_errors(ctx) ? stir_diag_get_message(
+			stir_ctx_get_diagnostic(ctx, 0)) : "";
+		printf("illegal schedule %zu: %s\n", i, *first ? first : "accepted");
+		CHECK(m != NULL);
+		CHECK(rc < 0 && gk == NULL);
+		CHECK(strstr(first, illegal[i].error) != NULL);
+		stir_gpu_kernel_free(gk);
+		stir_schedule_free(s);
+		stir_module_free(m);
+		stir_ctx_free(ctx);
+	}
+}
+
 int main(void)
 {
 	stir_ctx *ctx = stir_ctx_alloc();
@@ -364,6 +421,7 @@ int main(void)
 	for_each_file("examples", ".stir", run_catalogue, dev, dir);
 	for_each_file("examples", ".yaml", run_scheduled, dev, dir);
 	for_each_file("tests/cuda", ".stir", run_handwritten, dev, dir);
+	run_illegal(dev);
 	stir_device_close(dev);
 	flush_diags(ctx);
 	stir_ctx_free(ctx);
