@@ -11,9 +11,10 @@
  * their stage I references), the unscheduled stage III catalogue of
  * tests/golden (one thread, against the stage I catalogue), two of
  * tests/stages (against their own interpretation), and the fast SDDMM
- * schedule of bench/sddmm_schedule.c at several feature sizes on the
- * small graph of tests/data/graphs (against examples/sddmm.stir at stage
- * I).
+ * schedules of bench/sddmm_schedule.c (fused, and row by row on
+ * examples/sddmm_rows.stir) at several feature sizes on the small graph
+ * of tests/data/graphs, which has a hub row and empty rows (against
+ * examples/sddmm.stir at stage I).
  *
  * Compiled objects are cached in the build tree by a hash of their source,
  * so only changed kernels are compiled again.  Skipped (77) without g++. */
@@ -40,7 +41,8 @@ typedef struct emu_prog {
 	int (*schedule)(stir_kernel *k, int64_t arg);
 	int64_t arg;
 	const char *graph;         /* a Matrix Market file that gives J's
-	                              structure and m, n, nnz, or NULL */
+	                              structure and m, n, nnz, or NULL; then
+	                              arg % 1024 is the features */
 	char so[1200];             /* the compiled object */
 } emu_prog;
 
@@ -211,6 +213,14 @@ static int sddmm_fast(stir_kernel *k, int64_t feat)
 	return bench_sddmm_schedule(k, bench_sddmm_map_features(feat));
 }
 
+/* k, arg: the row SDDMM schedule for arg % 1024 features with at most
+ * arg / 1024 lanes. */
+static int sddmm_rows(stir_kernel *k, int64_t arg)
+{
+	return bench_sddmm_rows_schedule(k, bench_sddmm_map_lanes(arg % 1024,
+		arg / 1024));
+}
+
 /* The programs: tests/cuda, tests/golden's stage III catalogue, two of
  * tests/stages. */
 static void find_programs(void)
@@ -258,6 +268,17 @@ static void find_programs(void)
 			"examples/sddmm.stir", "sddmm", NULL);
 		p->schedule = sddmm_fast;
 		p->arg = feats[i];
+		p->graph = "tests/data/graphs/small.mtx";
+	}
+	/* the row schedule: the same feature sizes, and 32 with at most 4
+	 * lanes (64 non-zeros of a row at a time, more than most rows have) */
+	static const int64_t rows[] = { 32 * 1024 + 6, 32 * 1024 + 32,
+		32 * 1024 + 96, 32 * 1024 + 256, 4 * 1024 + 32 };
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		emu_prog *p = add("examples/sddmm_rows.stir", "sddmm_rows",
+			"examples/sddmm.stir", "sddmm", NULL);
+		p->schedule = sddmm_rows;
+		p->arg = rows[i];
 		p->graph = "tests/data/graphs/small.mtx";
 	}
 }
@@ -417,7 +438,7 @@ START_TEST(test_emulated)
 			bind_sizes(b, p->sizes);
 		if (p->graph) {
 			bind_graph(ctx, b, p->graph);
-			stir_bindings_set_size(b, "feat", p->arg);
+			stir_bindings_set_size(b, "feat", p->arg % 1024);
 		}
 		ck_assert_int_eq(stir_kernel_bind_random(ref, b, seed), 0);
 		ck_assert_int_eq(stir_kernel_bind_outputs(ref, b), 0);
@@ -518,6 +539,68 @@ START_TEST(test_sddmm_shape)
 }
 END_TEST
 
+/* The row SDDMM schedule has the shape it promises: one launch of one
+ * row per thread block and (lanes, non-zeros at a time) threads, X's row
+ * in shared memory, the X and Y vectors loaded as float4, the lanes'
+ * parts combined by shuffles, and no search for a row anywhere; NVRTC
+ * compiles it for sm_90 (when stir has NVRTC). */
+START_TEST(test_sddmm_rows_shape)
+{
+	static const int64_t feats[] = { 32, 64, 256, 512 };
+	static const int64_t max_lanes[] = { 32, 8 };
+	const char *b = getenv("STIR_BUILDDIR");
+	char cache[1024];
+	snprintf(cache, sizeof(cache), "%s/tests/emu-cache", b ? b : ".");
+	setenv("STIR_CACHE_DIR", cache, 1);
+	stir_ctx *ctx = stir_ctx_alloc();
+	for (size_t i = 0; i < 8; i++) {
+		bench_sddmm_map fm = bench_sddmm_map_lanes(feats[i % 4],
+			max_lanes[i / 4]);
+		stir_module *m = stir_module_read_file(ctx,
+			test_path("examples/sddmm_rows.stir"));
+		stir_kernel *k = m ? stir_module_find_kernel(m, "sddmm_rows") : NULL;
+		ck_assert_ptr_nonnull(k);
+		ck_assert_int_eq(bench_sddmm_rows_schedule(k, fm), 0);
+		stir_cuda_plan *plan = stir_cuda_plan_alloc(k, 0);
+		ck_assert_ptr_nonnull(plan);
+		ck_assert_int_eq(stir_cuda_plan_n_launches(plan), 1);
+		stir_bindings *sz = stir_bindings_alloc();
+		stir_bindings_set_size(sz, "m", 100);
+		stir_bindings_set_size(sz, "n", 100);
+		stir_bindings_set_size(sz, "nnz", 1000);
+		unsigned grid[3], block[3];
+		ck_assert_int_eq(stir_cuda_plan_get_launch_dims(plan, 0, sz, grid,
+			block), 0);
+		ck_assert_uint_eq(block[0], (unsigned)fm.lanes);
+		ck_assert_uint_eq(block[1], (unsigned)fm.nnz);
+		ck_assert_uint_eq(grid[0], 100);
+		const char *src = stir_cuda_plan_get_source(plan);
+		char decl[64];
+		snprintf(decl, sizeof(decl), "__shared__ float X_shared[%lld];",
+			(long long)fm.feat);
+		ck_assert_ptr_nonnull(strstr(src, decl));
+		ck_assert_ptr_null(strstr(src, "upper_bound"));
+		ck_assert_int_eq(count(src, "float4 stir_v"), 2);
+		ck_assert_int_ge(count(src, "__shfl_down_sync"), 1);
+		ck_assert_ptr_null(strstr(src, "feat"));
+		stir_compile_options co = { .arch = "sm_90" };
+		stir_gpu_kernel *gk = stir_gpu_kernel_compile(k, &co);
+		if (!gk) {
+			const char *msg = stir_diag_get_message(
+				stir_ctx_get_diagnostic(ctx, 0));
+			ck_assert_msg(strstr(msg, "built without NVRTC"), "%s", msg);
+			stir_ctx_clear_diagnostics(ctx);
+		}
+		stir_gpu_kernel_free(gk);
+		stir_bindings_free(sz);
+		stir_cuda_plan_free(plan);
+		stir_module_free(m);
+	}
+	ck_assert_int_eq(stir_ctx_n_errors(ctx), 0);
+	stir_ctx_free(ctx);
+}
+END_TEST
+
 /* Find and compile the programs, then run each as a test. */
 int main(void)
 {
@@ -534,6 +617,7 @@ int main(void)
 	suite_add_tcase(s, tc);
 	TCase *ts = tcase_create("sddmm");
 	tcase_add_test(ts, test_sddmm_shape);
+	tcase_add_test(ts, test_sddmm_rows_shape);
 	suite_add_tcase(s, ts);
 	return test_run_suite(s);
 }
