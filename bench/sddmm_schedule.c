@@ -54,6 +54,7 @@
  *  5. at stage III, the vector loads of X's row (from shared memory) and
  *     Y's row as in the fused schedule.
  * No search remains: the row is the thread block's. */
+#include <stdio.h>
 #include "bench/sddmm_schedule.h"
 
 /* feat, vec, max_lanes: the mapping with vectors of "vec" features and
@@ -81,17 +82,19 @@ bench_sddmm_map bench_sddmm_map_features(int64_t feat)
 	return bench_sddmm_map_lanes(feat, 32);
 }
 
-/* k: the vector loads (step 5): X's and Y's features of one k_2 loop
+/* k, block, x: the vector loads (step 5 of both schedules): the features
+ * of X (buffer "x") and Y that one k_2 loop of block "block" multiplies
  * copied to registers by vectorized loops, the products unrolled. */
-static int vector_loads(stir_kernel *k)
+static int vector_loads(stir_kernel *k, const char *block, const char *x)
 {
-	return stir_cache_read(k, "sddmm0", "X_data", "k_2",
+	char xl[64];
+	snprintf(xl, sizeof(xl), "%s_local", x);
+	return stir_cache_read(k, block, x, "k_2", STIR_SCOPE_LOCAL) < 0 ||
+		stir_cache_read(k, block, "Y_data", "k_2",
 			STIR_SCOPE_LOCAL) < 0 ||
-		stir_cache_read(k, "sddmm0", "Y_data", "k_2",
-			STIR_SCOPE_LOCAL) < 0 ||
-		stir_vectorize(k, "X_data_local", "ax0") < 0 ||
+		stir_vectorize(k, xl, "ax0") < 0 ||
 		stir_vectorize(k, "Y_data_local", "ax0") < 0 ||
-		stir_unroll(k, "sddmm0", "k_2") < 0 ? -1 : 0;
+		stir_unroll(k, block, "k_2") < 0 ? -1 : 0;
 }
 
 /* k, fm: see sddmm_schedule.h. */
@@ -116,21 +119,7 @@ int bench_sddmm_schedule(stir_kernel *k, bench_sddmm_map fm)
 	    stir_bind(k, "sddmm0", "k_1", STIR_THREAD_X) < 0 ||
 	    stir_unroll(k, "sddmm0", "k_0") < 0)
 		return -1;
-	return vec ? vector_loads(k) : 0;
-}
-
-/* k: the row schedule's vector loads: the vec features of the row of
- * X in shared memory and of Y's row, to registers by vectorized copies,
- * the products unrolled. */
-static int rows_vector_loads(stir_kernel *k)
-{
-	return stir_cache_read(k, "sddmm1", "X_shared", "k_2",
-			STIR_SCOPE_LOCAL) < 0 ||
-		stir_cache_read(k, "sddmm1", "Y_data", "k_2",
-			STIR_SCOPE_LOCAL) < 0 ||
-		stir_vectorize(k, "X_shared_local", "ax0") < 0 ||
-		stir_vectorize(k, "Y_data_local", "ax0") < 0 ||
-		stir_unroll(k, "sddmm1", "k_2") < 0 ? -1 : 0;
+	return vec ? vector_loads(k, "sddmm0", "X_data") : 0;
 }
 
 /* k, fm: see sddmm_schedule.h. */
@@ -164,5 +153,5 @@ int bench_sddmm_rows_schedule(stir_kernel *k, bench_sddmm_map fm)
 	    stir_unroll(k, "sddmm1", "k_0") < 0 ||
 	    stir_kernel_lower_sparse_buffer(k) < 0)
 		return -1;
-	return vec ? rows_vector_loads(k) : 0;
+	return vec ? vector_loads(k, "sddmm1", "X_shared") : 0;
 }

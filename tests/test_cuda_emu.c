@@ -479,10 +479,65 @@ static int count(const char *src, const char *what)
 	return n;
 }
 
-/* The fast SDDMM schedule has the shape it promises: one launch of
- * (lanes, non-zeros per block) threads, the X and Y vectors loaded as
- * float4, the row of a non-zero searched once, the lanes' parts combined
- * by shuffles; and NVRTC compiles it for sm_90 (when stir has NVRTC). */
+/* ctx, fm, rows: schedule SDDMM for fm, fused (examples/sddmm.stir) or
+ * row by row (examples/sddmm_rows.stir), and check the shape each
+ * promises: one launch of (lanes, non-zeros at a time) threads, the X and
+ * Y vectors loaded as float4, the lanes' parts combined by shuffles, the
+ * features a literal; fused: a block per fm.nnz non-zeros, the row of a
+ * non-zero searched once; rows: a block per row, X's row in shared
+ * memory, no search.  NVRTC compiles it for sm_90 (when stir has NVRTC). */
+static void check_sddmm_shape(stir_ctx *ctx, bench_sddmm_map fm, bool rows)
+{
+	stir_module *m = stir_module_read_file(ctx, test_path(rows ?
+		"examples/sddmm_rows.stir" : "examples/sddmm.stir"));
+	stir_kernel *k = m ? stir_module_find_kernel(m, rows ? "sddmm_rows" :
+		"sddmm") : NULL;
+	ck_assert_ptr_nonnull(k);
+	ck_assert_int_eq(rows ? bench_sddmm_rows_schedule(k, fm) :
+		bench_sddmm_schedule(k, fm), 0);
+	stir_cuda_plan *plan = stir_cuda_plan_alloc(k, 0);
+	ck_assert_ptr_nonnull(plan);
+	ck_assert_int_eq(stir_cuda_plan_n_launches(plan), 1);
+	stir_bindings *sz = stir_bindings_alloc();
+	stir_bindings_set_size(sz, "m", 100);
+	stir_bindings_set_size(sz, "n", 100);
+	stir_bindings_set_size(sz, "nnz", 1000);
+	unsigned grid[3], block[3];
+	ck_assert_int_eq(stir_cuda_plan_get_launch_dims(plan, 0, sz, grid,
+		block), 0);
+	ck_assert_uint_eq(block[0], (unsigned)fm.lanes);
+	ck_assert_uint_eq(block[1], (unsigned)fm.nnz);
+	ck_assert_uint_eq(grid[0], rows ? 100 :
+		(unsigned)((1000 + fm.nnz - 1) / fm.nnz));
+	const char *src = stir_cuda_plan_get_source(plan);
+	char decl[64];
+	snprintf(decl, sizeof(decl), "__shared__ float X_shared[%lld];",
+		(long long)fm.feat);
+	/* fused: the helper's definition and one call; rows: no search */
+	ck_assert_int_eq(count(src, "stir_upper_bound_i32("), rows ? 0 : 2);
+	ck_assert(!rows || !strstr(src, "upper_bound"));
+	ck_assert_int_eq(count(src, decl), rows ? 1 : 0);
+	ck_assert_int_eq(count(src, "float4 stir_v"), 2);
+	ck_assert_int_ge(count(src, "__shfl_down_sync"), 1);
+	/* the features are a literal: no guard on them */
+	ck_assert_ptr_null(strstr(src, "feat"));
+	stir_compile_options co = { .arch = "sm_90" };
+	stir_gpu_kernel *gk = stir_gpu_kernel_compile(k, &co);
+	if (!gk) {
+		const char *msg = stir_diag_get_message(
+			stir_ctx_get_diagnostic(ctx, 0));
+		ck_assert_msg(strstr(msg, "built without NVRTC"), "%s", msg);
+		stir_ctx_clear_diagnostics(ctx);
+	}
+	stir_gpu_kernel_free(gk);
+	stir_bindings_free(sz);
+	stir_cuda_plan_free(plan);
+	stir_module_free(m);
+}
+
+/* The SDDMM schedules have the shape they promise (check_sddmm_shape):
+ * both with the default mapping of several feature sizes, the row one
+ * also with at most 8 lanes. */
 START_TEST(test_sddmm_shape)
 {
 	static const int64_t feats[] = { 32, 64, 256, 512 };
@@ -496,105 +551,9 @@ START_TEST(test_sddmm_shape)
 		ck_assert_int_eq(fm.vec, 4);
 		ck_assert_int_eq(fm.lanes * fm.nnz, 256);
 		ck_assert_int_eq(feats[i] % (fm.lanes * fm.vec), 0);
-		stir_module *m = stir_module_read_file(ctx,
-			test_path("examples/sddmm.stir"));
-		stir_kernel *k = m ? stir_module_find_kernel(m, "sddmm") : NULL;
-		ck_assert_ptr_nonnull(k);
-		ck_assert_int_eq(bench_sddmm_schedule(k, fm), 0);
-		stir_cuda_plan *plan = stir_cuda_plan_alloc(k, 0);
-		ck_assert_ptr_nonnull(plan);
-		ck_assert_int_eq(stir_cuda_plan_n_launches(plan), 1);
-		stir_bindings *sz = stir_bindings_alloc();
-		stir_bindings_set_size(sz, "m", 100);
-		stir_bindings_set_size(sz, "n", 100);
-		stir_bindings_set_size(sz, "nnz", 1000);
-		unsigned grid[3], block[3];
-		ck_assert_int_eq(stir_cuda_plan_get_launch_dims(plan, 0, sz, grid,
-			block), 0);
-		ck_assert_uint_eq(block[0], (unsigned)fm.lanes);
-		ck_assert_uint_eq(block[1], (unsigned)fm.nnz);
-		ck_assert_uint_eq(grid[0], (unsigned)((1000 + fm.nnz - 1) / fm.nnz));
-		const char *src = stir_cuda_plan_get_source(plan);
-		/* the helper's definition and one call */
-		ck_assert_int_eq(count(src, "stir_upper_bound_i32("), 2);
-		ck_assert_int_eq(count(src, "float4 stir_v"), 2);
-		ck_assert_int_ge(count(src, "__shfl_down_sync"), 1);
-		/* the features are a literal: no guard on them */
-		ck_assert_ptr_null(strstr(src, "feat"));
-		stir_compile_options co = { .arch = "sm_90" };
-		stir_gpu_kernel *gk = stir_gpu_kernel_compile(k, &co);
-		if (!gk) {
-			const char *msg = stir_diag_get_message(
-				stir_ctx_get_diagnostic(ctx, 0));
-			ck_assert_msg(strstr(msg, "built without NVRTC"), "%s", msg);
-			stir_ctx_clear_diagnostics(ctx);
-		}
-		stir_gpu_kernel_free(gk);
-		stir_bindings_free(sz);
-		stir_cuda_plan_free(plan);
-		stir_module_free(m);
-	}
-	ck_assert_int_eq(stir_ctx_n_errors(ctx), 0);
-	stir_ctx_free(ctx);
-}
-END_TEST
-
-/* The row SDDMM schedule has the shape it promises: one launch of one
- * row per thread block and (lanes, non-zeros at a time) threads, X's row
- * in shared memory, the X and Y vectors loaded as float4, the lanes'
- * parts combined by shuffles, and no search for a row anywhere; NVRTC
- * compiles it for sm_90 (when stir has NVRTC). */
-START_TEST(test_sddmm_rows_shape)
-{
-	static const int64_t feats[] = { 32, 64, 256, 512 };
-	static const int64_t max_lanes[] = { 32, 8 };
-	const char *b = getenv("STIR_BUILDDIR");
-	char cache[1024];
-	snprintf(cache, sizeof(cache), "%s/tests/emu-cache", b ? b : ".");
-	setenv("STIR_CACHE_DIR", cache, 1);
-	stir_ctx *ctx = stir_ctx_alloc();
-	for (size_t i = 0; i < 8; i++) {
-		bench_sddmm_map fm = bench_sddmm_map_lanes(feats[i % 4],
-			max_lanes[i / 4]);
-		stir_module *m = stir_module_read_file(ctx,
-			test_path("examples/sddmm_rows.stir"));
-		stir_kernel *k = m ? stir_module_find_kernel(m, "sddmm_rows") : NULL;
-		ck_assert_ptr_nonnull(k);
-		ck_assert_int_eq(bench_sddmm_rows_schedule(k, fm), 0);
-		stir_cuda_plan *plan = stir_cuda_plan_alloc(k, 0);
-		ck_assert_ptr_nonnull(plan);
-		ck_assert_int_eq(stir_cuda_plan_n_launches(plan), 1);
-		stir_bindings *sz = stir_bindings_alloc();
-		stir_bindings_set_size(sz, "m", 100);
-		stir_bindings_set_size(sz, "n", 100);
-		stir_bindings_set_size(sz, "nnz", 1000);
-		unsigned grid[3], block[3];
-		ck_assert_int_eq(stir_cuda_plan_get_launch_dims(plan, 0, sz, grid,
-			block), 0);
-		ck_assert_uint_eq(block[0], (unsigned)fm.lanes);
-		ck_assert_uint_eq(block[1], (unsigned)fm.nnz);
-		ck_assert_uint_eq(grid[0], 100);
-		const char *src = stir_cuda_plan_get_source(plan);
-		char decl[64];
-		snprintf(decl, sizeof(decl), "__shared__ float X_shared[%lld];",
-			(long long)fm.feat);
-		ck_assert_ptr_nonnull(strstr(src, decl));
-		ck_assert_ptr_null(strstr(src, "upper_bound"));
-		ck_assert_int_eq(count(src, "float4 stir_v"), 2);
-		ck_assert_int_ge(count(src, "__shfl_down_sync"), 1);
-		ck_assert_ptr_null(strstr(src, "feat"));
-		stir_compile_options co = { .arch = "sm_90" };
-		stir_gpu_kernel *gk = stir_gpu_kernel_compile(k, &co);
-		if (!gk) {
-			const char *msg = stir_diag_get_message(
-				stir_ctx_get_diagnostic(ctx, 0));
-			ck_assert_msg(strstr(msg, "built without NVRTC"), "%s", msg);
-			stir_ctx_clear_diagnostics(ctx);
-		}
-		stir_gpu_kernel_free(gk);
-		stir_bindings_free(sz);
-		stir_cuda_plan_free(plan);
-		stir_module_free(m);
+		check_sddmm_shape(ctx, fm, false);
+		check_sddmm_shape(ctx, fm, true);
+		check_sddmm_shape(ctx, bench_sddmm_map_lanes(feats[i], 8), true);
 	}
 	ck_assert_int_eq(stir_ctx_n_errors(ctx), 0);
 	stir_ctx_free(ctx);
@@ -617,7 +576,6 @@ int main(void)
 	suite_add_tcase(s, tc);
 	TCase *ts = tcase_create("sddmm");
 	tcase_add_test(ts, test_sddmm_shape);
-	tcase_add_test(ts, test_sddmm_rows_shape);
 	suite_add_tcase(s, ts);
 	return test_run_suite(s);
 }
