@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "bench/common.h"
+#include "bench/spmm_schedule.h"
 
 /* A candidate configuration of the hybrid format. */
 typedef struct hyb_config {
@@ -39,30 +40,6 @@ static const hyb_config configs[] = {
 };
 #define N_CONFIGS (int)(sizeof(configs) / sizeof(configs[0]))
 
-/* How the features of a row map onto threads: "lanes" threads along
- * threadIdx.x, each "vec" consecutive features (vector loads); "chunks"
- * such pieces of the row along threadIdx.z; as many rows per thread block
- * (threadIdx.y) as make 256 threads. */
-typedef struct feat_map {
-	int64_t feat;           /* the features, a literal in the kernel */
-	int64_t lanes, vec, chunks, rows;
-} feat_map;
-
-/* feat: the mapping for "feat" features: 4-wide vectors when they divide
- * the features, as many lanes as cover them up to a warp, the rest in
- * chunks. */
-static feat_map map_features(int64_t feat)
-{
-	feat_map f = { feat, 32, feat % 4 == 0 ? 4 : 1, 1, 8 };
-	while (f.lanes > 1 && f.lanes * f.vec > feat)
-		f.lanes /= 2;
-	f.chunks = (feat + f.lanes * f.vec - 1) / (f.lanes * f.vec);
-	f.rows = 256 / (f.lanes * f.chunks);
-	if (f.rows < 1)
-		f.rows = 1;
-	return f;
-}
-
 /* One result of a run, for the table and the JSON. */
 typedef struct result {
 	char graph[64];
@@ -78,153 +55,35 @@ typedef struct result {
 	double bytes;           /* bytes the operation must move */
 } result;
 
-/* k, block, fm, atomic: the hybrid schedule of one bucket part at stage
- * II (block BLOCK over loops o, r, c, k): the part's rows over blockIdx.x
- * and threadIdx.y, the features over threadIdx.x in vectors of fm.vec,
- * the row's columns (c) serially and unrolled.  Only a part whose rows
- * share rows of C with other parts or with each other (split rows, or
- * several column ranges) adds into C atomically.  stage3_part finishes
- * it after lowering. */
-static int schedule_part(stir_kernel *k, const char *block, feat_map fm,
-	bool atomic)
-{
-	const char *kc[] = { "k", "c" }, *ck[] = { "c", "k_2" };
-	const int64_t fk[] = { 0, fm.lanes, fm.vec }, fo[] = { 0, fm.rows };
-	return stir_reorder(k, block, 2, kc) < 0 ||
-		stir_split(k, block, "k", 3, fk) < 0 ||
-		stir_reorder(k, block, 2, ck) < 0 ||
-		stir_split(k, block, "o", 2, fo) < 0 ||
-		(atomic && stir_set_atomic(k, block) < 0) ||
-		stir_bind(k, block, "o_0", STIR_BLOCK_X) < 0 ||
-		stir_bind(k, block, "o_1", STIR_THREAD_Y) < 0 ||
-		stir_bind(k, block, "k_1", STIR_THREAD_X) < 0 ||
-		(fm.chunks > 1 && stir_bind(k, block, "k_0", STIR_THREAD_Z) < 0) ||
-		stir_unroll(k, block, "c") < 0 ? -1 : 0;
-}
-
-/* k, block, i, fm, atomic: at stage III, the row's fm.vec sums of part i
- * in registers (a local cache of C_data over the loop of columns, written
- * back by block C_data_local, C_data_local1, ... in the order of the
- * parts), the vector loops vectorized: the loads of B, and the write-back
- * of a part that needs no atomics. */
-static int stage3_part(stir_kernel *k, const char *block, int i, feat_map fm,
-	bool atomic)
-{
-	char back[32];
-	if (i == 0)
-		snprintf(back, sizeof(back), "C_data_local");
-	else
-		snprintf(back, sizeof(back), "C_data_local%d", i);
-	if (stir_cache_write(k, block, "C_data", "c", STIR_SCOPE_LOCAL) < 0)
-		return -1;
-	if (fm.vec == 1)
-		return 0;
-	return stir_vectorize(k, block, "k_2") < 0 ||
-		(!atomic && stir_vectorize(k, back, "ax0") < 0) ? -1 : 0;
-}
-
-/* k: the schedule of the init nest (block csrmm_init0 over i, k: C = 0)
- * like the computation's: rows over blockIdx.x and threadIdx.y, features
- * over threadIdx.x in vectors of fm.vec, the chunks serially. */
-static int schedule_init(stir_kernel *k, feat_map fm)
-{
-	const int64_t fk[] = { 0, fm.lanes, fm.vec };
-	const int64_t fi[] = { 0, fm.rows * fm.chunks };  /* 256 threads */
-	return stir_split(k, "csrmm_init0", "k", 3, fk) < 0 ||
-		stir_split(k, "csrmm_init0", "i", 2, fi) < 0 ||
-		stir_bind(k, "csrmm_init0", "i_0", STIR_BLOCK_X) < 0 ||
-		stir_bind(k, "csrmm_init0", "i_1", STIR_THREAD_Y) < 0 ||
-		stir_bind(k, "csrmm_init0", "k_1", STIR_THREAD_X) < 0 ||
-		(fm.vec > 1 && stir_vectorize(k, "csrmm_init0", "k_2") < 0) ? -1 : 0;
-}
-
-/* k: the CSR schedule (blocks csrmm0 over rows, csrmm1 over a row's
- * columns and the features): rows over blockIdx.x and threadIdx.y,
- * features over threadIdx.x, the row's sum in a register. */
-static int schedule_csr(stir_kernel *k, feat_map fm)
-{
-	const char *kj[] = { "k", "j" };
-	const int64_t fk[] = { 0, fm.lanes }, fi[] = { 0, fm.rows * fm.chunks };
-	return stir_reorder(k, "csrmm1", 2, kj) < 0 ||
-		stir_split(k, "csrmm1", "k", 2, fk) < 0 ||
-		stir_split(k, "csrmm1", "i", 2, fi) < 0 ||
-		stir_bind(k, "csrmm1", "i_0", STIR_BLOCK_X) < 0 ||
-		stir_bind(k, "csrmm1", "i_1", STIR_THREAD_Y) < 0 ||
-		stir_bind(k, "csrmm1", "k_1", STIR_THREAD_X) < 0 ||
-		stir_cache_write(k, "csrmm1", "C", "j", STIR_SCOPE_LOCAL) < 0 ? -1 : 0;
-}
-
-/* ctx, program, f, dev: the hybrid kernel for the parts of format f:
- * decomposed, scheduled, all parts in one launch, compiled. */
+/* ctx, program, cfg, fm, co, mod: the hybrid kernel of configuration
+ * cfg (every part, so that it serves any graph), scheduled and compiled;
+ * its module in *mod. */
 static stir_gpu_kernel *hyb_kernel(stir_ctx *ctx, const char *program,
-	const stir_format *f, feat_map fm, const stir_compile_options *co,
+	const hyb_config *cfg, bench_spmm_map fm, const stir_compile_options *co,
 	stir_module **mod)
 {
-	stir_module *m = stir_module_read_file(ctx, program);
-	if (!m)
+	stir_module *m = *mod = stir_module_read_file(ctx, program);
+	stir_kernel *k = m ? stir_module_find_kernel(m, "csrmm") : NULL;
+	if (!k || bench_spmm_hybrid_schedule(k, cfg->c, cfg->buckets, cfg->nb,
+	    fm) < 0)
 		return NULL;
-	*mod = m;
-	stir_kernel *k = stir_module_find_kernel(m, "csrmm");
-	/* the feature count is the kernel's, so that its splits need no tail
-	 * guards; the matrix's sizes stay symbolic */
-	if (!k || stir_specialize(k, "feat", fm.feat) < 0)
-		return NULL;
-	int n = stir_format_n_parts(f);
-	stir_format_rule *rules[n > 0 ? n : 1];
-	const char *blocks[n > 0 ? n : 1];
-	char names[n > 0 ? n : 1][64];
-	for (int i = 0; i < n; i++) {
-		const stir_format_part *p = stir_format_get_part(f, i);
-		rules[i] = stir_format_hybrid_part("_hyb", p->range, p->bucket, p->width);
-		snprintf(names[i], sizeof(names[i]), "csrmm%s0", p->suffix);
-		blocks[i] = names[i];
-	}
-	int rc = k && stir_decompose_format(k, "A", n, rules) == 0 &&
-		stir_lower_sparse_iter(m) == 0 ? 0 : -1;
-	for (int i = 0; i < n; i++)
-		stir_format_rule_free(rules[i]);
-	/* the parts of one column range hold disjoint rows, and only split
-	 * rows repeat a row within a part */
-	bool ranges = false, atomic[n > 0 ? n : 1];
-	for (int i = 1; i < n; i++)
-		ranges |= stir_format_get_part(f, i)->range !=
-			stir_format_get_part(f, 0)->range;
-	for (int i = 0; i < n; i++)
-		atomic[i] = stir_format_get_part(f, i)->split || ranges;
-	for (int i = 0; i < n && rc == 0; i++)
-		rc = schedule_part(k, blocks[i], fm, atomic[i]);
-	const char *out[] = { "C" };
-	if (rc == 0 && n > 1)
-		rc = stir_horizontal_fuse_disjoint(k, n, blocks, 1, out);
-	if (rc == 0)
-		rc = schedule_init(k, fm);
-	if (rc < 0 || stir_kernel_prepare_for_gpu(k) < 0)
-		return NULL;
-	for (int i = 0; i < n; i++)
-		if (stage3_part(k, blocks[i], i, fm, atomic[i]) < 0)
-			return NULL;
 	return stir_gpu_kernel_compile(k, co);
 }
 
-/* ctx, program, dev: the CSR kernel, scheduled and compiled. */
+/* ctx, program, fm, co, mod: the CSR kernel, scheduled and compiled. */
 static stir_gpu_kernel *csr_kernel(stir_ctx *ctx, const char *program,
-	feat_map fm, const stir_compile_options *co, stir_module **mod)
+	bench_spmm_map fm, const stir_compile_options *co, stir_module **mod)
 {
-	stir_module *m = stir_module_read_file(ctx, program);
-	if (!m)
-		return NULL;
-	*mod = m;
-	stir_kernel *k = stir_module_find_kernel(m, "csrmm");
-	if (!k || stir_specialize(k, "feat", fm.feat) < 0 ||
-	    stir_lower_sparse_iter(m) < 0 || schedule_csr(k, fm) < 0 ||
-	    schedule_init(k, fm) < 0 || stir_kernel_prepare_for_gpu(k) < 0)
+	stir_module *m = *mod = stir_module_read_file(ctx, program);
+	stir_kernel *k = m ? stir_module_find_kernel(m, "csrmm") : NULL;
+	if (!k || bench_spmm_csr_schedule(k, fm) < 0)
 		return NULL;
 	return stir_gpu_kernel_compile(k, co);
 }
 
 /* ctx, o, fm, co, dev, a, bh, want, r: time stir's CSR kernel on graph a
  * with features bh, its result checked against "want", into r. */
-static void time_csr(stir_ctx *ctx, const bench_options *o, feat_map fm,
+static void time_csr(stir_ctx *ctx, const bench_options *o, bench_spmm_map fm,
 	const stir_compile_options *co, stir_device *dev, const bench_csr32 *a,
 	const float *bh, const float *want, result *r)
 {
@@ -278,18 +137,15 @@ static void json_result(FILE *f, const result *r, bool last, double copy_bw)
 	fprintf(f, "}%s\n", last ? "" : ",");
 }
 
-/* ctx, o, graph: build (and, with --compile-only, only compile) every
- * kernel a graph needs, for every feature size: the CSR kernel and one
- * hybrid kernel per candidate.  No GPU is needed. */
+/* ctx, o, spec: compile every kernel, for every feature size: the CSR
+ * kernel and one hybrid kernel per candidate.  The kernels do not depend
+ * on the graph (spec), and no GPU is needed. */
 static void compile_graph(stir_ctx *ctx, const bench_options *o,
 	const char *spec)
 {
-	stir_csr *csr = bench_load_graph(ctx, spec);
-	if (!csr)
-		bench_fail(ctx, "loading a graph");
 	stir_compile_options co = { .arch = o->arch };
 	for (int fi = 0; fi < o->n_feats; fi++) {
-		feat_map fm = map_features(o->feats[fi]);
+		bench_spmm_map fm = bench_spmm_map_features(o->feats[fi]);
 		stir_module *m = NULL;
 		stir_gpu_kernel *gk = csr_kernel(ctx, o->program, fm, &co, &m);
 		if (!gk)
@@ -297,23 +153,14 @@ static void compile_graph(stir_ctx *ctx, const bench_options *o,
 		stir_gpu_kernel_free(gk);
 		stir_module_free(m);
 		for (int i = 0; i < N_CONFIGS; i++) {
-			stir_bindings *b = stir_bindings_alloc();
-			stir_format *f = stir_csr_to_hybrid(ctx, csr, configs[i].c,
-				configs[i].buckets, configs[i].nb, STIR_I32, STIR_F32, "_hyb", b);
-			m = NULL;
-			gk = f ? hyb_kernel(ctx, o->program, f, fm, &co, &m) : NULL;
-			if (gk && i == 0 && getenv("BENCH_SOURCE"))
-				fputs(stir_cuda_plan_get_source(stir_gpu_kernel_get_plan(gk)), stderr);
+			gk = hyb_kernel(ctx, o->program, &configs[i], fm, &co, &m);
 			if (!gk)
-				stir_ctx_print_diagnostics(ctx, stderr);
-			stir_ctx_clear_diagnostics(ctx);
+				bench_fail(ctx, "compiling a hybrid kernel");
 			stir_gpu_kernel_free(gk);
 			stir_module_free(m);
-			stir_format_free(f);
-			stir_bindings_free(b);
 		}
 	}
-	stir_csr_free(csr);
+	(void)spec;
 }
 
 int main(int argc, char **argv)
@@ -352,9 +199,9 @@ int main(int argc, char **argv)
 		for (int i = 0; i < N_CONFIGS; i++) {
 			fb[i] = stir_bindings_alloc();
 			double t0 = bench_now_ms();
-			fmt[i] = stir_csr_to_hybrid(ctx, csr, configs[i].c,
+			fmt[i] = stir_csr_to_hybrid_flags(ctx, csr, configs[i].c,
 				configs[i].buckets, configs[i].nb, STIR_I32, STIR_F32, "_hyb",
-				fb[i]);
+				STIR_HYBRID_ALL_PARTS | STIR_HYBRID_PAD_ANY_COLUMN, fb[i]);
 			build_ms[i] = bench_now_ms() - t0;
 			if (!fmt[i]) {
 				stir_ctx_print_diagnostics(ctx, stderr);
@@ -363,7 +210,7 @@ int main(int argc, char **argv)
 		}
 		for (int fi = 0; fi < o.n_feats; fi++) {
 			int64_t feat = o.feats[fi];
-			feat_map fm = map_features(feat);
+			bench_spmm_map fm = bench_spmm_map_features(feat);
 			result *r = &results[n_results++];
 			snprintf(r->graph, sizeof(r->graph), "%s", gname);
 			r->m = a.m;
@@ -408,7 +255,7 @@ int main(int argc, char **argv)
 				r->search_ms[i] = -1;
 				stir_module *hyb_mod = NULL;
 				stir_gpu_kernel *hyb_gk = fmt[i] ? hyb_kernel(ctx, o.program,
-					fmt[i], fm, &co, &hyb_mod) : NULL;
+					&configs[i], fm, &co, &hyb_mod) : NULL;
 				if (!hyb_gk) {
 					fprintf(stderr, "bench: hybrid candidate %d fails on %s:\n",
 						i, gname);

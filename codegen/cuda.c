@@ -158,6 +158,29 @@ static const char *loc_str(stir_loc loc, char *buf, size_t size)
 	return buf;
 }
 
+/* s: the location of s, or of the first statement inside it that has one
+ * (loops a schedule made have none); line 0 when none has. */
+static stir_loc first_loc(const stir_stmt *s)
+{
+	if (s->loc.line > 0)
+		return s->loc;
+	const stir_ptr_vec *lists[2] = { NULL, NULL };
+	if (s->kind == STIR_STMT_IF) {
+		lists[0] = &s->u.if_.then_body;
+		lists[1] = &s->u.if_.else_body;
+	} else {
+		lists[0] = stir_stmt_body((stir_stmt *)s);
+	}
+	for (int l = 0; l < 2; l++) {
+		for (int i = 0; lists[l] && i < lists[l]->n; i++) {
+			stir_loc loc = first_loc(stir_stmt_at(lists[l], i));
+			if (loc.line > 0)
+				return loc;
+		}
+	}
+	return s->loc;
+}
+
 /* e, w, r: may local buffer element written by w be read by r?  Registers
  * are private: the reading thread must be one that wrote. */
 static bool local_read_ok(const emitter *e, const cg_access *w, const cg_access *r)
@@ -1306,9 +1329,15 @@ static void emit_block(emitter *e, const stir_stmt *s, const ectx *ctx)
 	}
 	cg_line(p, "{  // block %s", s->u.block.name);
 	p->indent++;
+	/* a cross-thread block's one store becomes an addition to the
+	 * thread's part: only its value is emitted here, its target after
+	 * the combining tree */
+	const stir_stmt *red_store = (s->u.block.flags &
+		STIR_BLOCK_CROSS_THREAD) ? stir_stmt_at(&s->u.block.body, 0) : NULL;
 	for (int i = 0; i < s->u.block.n_vars; i++) {
 		const stir_var *v = s->u.block.vars[i];
-		if (!list_names_var(&s->u.block.body, v))
+		if (red_store ? !names_var(red_store->u.store.value, v) :
+		    !list_names_var(&s->u.block.body, v))
 			continue; /* unused: no declaration to warn about */
 		cg_indent(p);
 		cg_putf(p, "const %s ", cuda_ctype(v->dtype));
@@ -1832,7 +1861,7 @@ static void emit_launch(emitter *e, int li, cg_printer *src)
 		char at[256];
 		e->out = src;
 		cg_putf(src, "\n// launch %d of %d (%s): ", li, plan->n_launches,
-			loc_str(L->stmt->loc, at, sizeof(at)));
+			loc_str(first_loc(L->stmt), at, sizeof(at)));
 		put_shape(e, L);
 		cg_put(src, "\n");
 		emit_signature(e, L, src);

@@ -7,7 +7,10 @@
  * lanes: every access BUF[base + w] to a float, int (W = 2 or 4) or double
  * (W = 2) buffer in global or shared memory becomes one vector load or
  * store of float4 / int2 / double2 ..., when the address is aligned to the
- * vector's size, which is checked at run time; the other accesses stay
+ * vector's size, which is checked at run time (on the buffer's address
+ * alone when the index at lane 0 is known to be a multiple of W, so that
+ * the check does not wait for the loads of the index and is the same in
+ * every iteration); the other accesses stay
  * scalar, one per lane.  Every statement runs for all lanes before the
  * next, which keeps the meaning only when no lane touches what another
  * lane writes: every access to a buffer the body stores into must use the
@@ -29,6 +32,8 @@ typedef struct vacc {
 	int id;                    /* stir_vID */
 	bool loaded;               /* read before written: loaded first */
 	bool stored;               /* written back at the end */
+	bool atomic;               /* its lanes sum from 0 and are added to
+	                              memory at the end with an atomic add */
 } vacc;
 
 struct vec_ctx {
@@ -41,6 +46,7 @@ struct vec_ctx {
 typedef struct vbody {
 	int n_stores;
 	const stir_stmt *stores[MAX_STORES]; /* borrowed, in order */
+	bool atomic[MAX_STORES];   /* that store is an atomic add */
 	bool ok;                   /* a vector path is possible */
 } vbody;
 
@@ -102,17 +108,85 @@ static bool lin_coeff(const emitter *e, const stir_expr *x,
 	}
 }
 
+/* e, x, v, w, r: *r = x mod w (in [0, w)) when the residue is known
+ * without running the kernel, with lane variable v at 0: literals,
+ * multiples of literals that w divides (a row index times the row length,
+ * say), sums of such.  Block variables are seen through their bindings. */
+static bool known_residue(const emitter *e, const stir_expr *x,
+	const stir_var *v, int64_t w, int64_t *r)
+{
+	int64_t a, b;
+	if (!stir_dtype_is_int(x->dtype))
+		return false;
+	switch (x->kind) {
+	case STIR_EXPR_INT:
+		*r = (x->u.i % w + w) % w;
+		return true;
+	case STIR_EXPR_VAR:
+		if (x->u.var == v) {
+			*r = 0;
+			return true;
+		}
+		return x->u.var->kind == STIR_VAR_BLOCK &&
+			e->binding[x->u.var->slot] &&
+			known_residue(e, e->binding[x->u.var->slot], v, w, r);
+	case STIR_EXPR_CAST:
+		return stir_int_rank(x->dtype) >= stir_int_rank(x->u.cast.a->dtype) &&
+			known_residue(e, x->u.cast.a, v, w, r);
+	case STIR_EXPR_BINARY: {
+		const stir_expr *l = x->u.binary.a, *rt = x->u.binary.b;
+		bool kl = known_residue(e, l, v, w, &a);
+		bool kr = known_residue(e, rt, v, w, &b);
+		switch (x->u.binary.op) {
+		case STIR_ADD:
+		case STIR_SUB:
+			if (!kl || !kr)
+				return false;
+			*r = ((x->u.binary.op == STIR_ADD ? a + b : a - b) % w + w) % w;
+			return true;
+		case STIR_MUL:
+			if ((kl && a == 0) || (kr && b == 0)) {
+				*r = 0;
+				return true;
+			}
+			if (!kl || !kr)
+				return false;
+			*r = a * b % w;
+			return true;
+		default:
+			return false;
+		}
+	}
+	default:
+		return false;
+	}
+}
+
+/* s, atomic: whether store s, in an atomic block when "atomic", is an
+ * atomic add that a vector can make (float adds into global memory:
+ * atomicAdd of float2 / float4 on sm_90). */
+static bool vector_atomic(const stir_stmt *s, bool atomic)
+{
+	return atomic && s->u.store.op == STIR_STORE_ADD &&
+		s->u.store.buf->dtype == STIR_F32 &&
+		s->u.store.buf->scope == STIR_SCOPE_GLOBAL;
+}
+
 /* e, list, atomic, vb: gather the stores of a vectorizable body; atomic:
  * its stores are in an atomic block, which is fine for stores into local
- * memory alone (they are never atomic). */
+ * memory (they are never atomic) and for float adds into global memory
+ * (vector_atomic). */
 static void gather(const emitter *e, const stir_ptr_vec *list, bool atomic,
 	vbody *vb)
 {
 	for (int i = 0; i < list->n && vb->ok; i++) {
 		const stir_stmt *s = stir_stmt_at(list, i);
 		if (s->kind == STIR_STMT_STORE && vb->n_stores < MAX_STORES &&
-		    (!atomic || s->u.store.buf->scope == STIR_SCOPE_LOCAL))
+		    (!atomic || s->u.store.buf->scope == STIR_SCOPE_LOCAL ||
+		     vector_atomic(s, atomic))) {
+			vb->atomic[vb->n_stores] = vector_atomic(s, atomic);
 			vb->stores[vb->n_stores++] = s;
+		}
 		else if (s->kind == STIR_STMT_BLOCK &&
 		    !(s->u.block.flags & ~STIR_BLOCK_ATOMIC))
 			gather(e, &s->u.block.body,
@@ -147,6 +221,7 @@ typedef struct vuse {
 	const stir_expr *idx;      /* NULL: a search over a range */
 	bool store;
 	stir_store_op op;
+	bool atomic;               /* an atomic add (vector_atomic) */
 } vuse;
 
 typedef struct vuses {
@@ -155,15 +230,15 @@ typedef struct vuses {
 	bool overflow;
 } vuses;
 
-/* u, buf, idx, store, op: add an access. */
+/* u, buf, idx, store, op, atomic: add an access. */
 static void use(vuses *u, const stir_buffer *buf, const stir_expr *idx,
-	bool store, stir_store_op op)
+	bool store, stir_store_op op, bool atomic)
 {
 	if (u->n == (int)(sizeof(u->u) / sizeof(u->u[0]))) {
 		u->overflow = true;
 		return;
 	}
-	u->u[u->n++] = (vuse){ buf, idx, store, op };
+	u->u[u->n++] = (vuse){ buf, idx, store, op, atomic };
 }
 
 /* e, x, u: the loads of x. */
@@ -171,7 +246,7 @@ static void loads(const emitter *e, const stir_expr *x, vuses *u)
 {
 	switch (x->kind) {
 	case STIR_EXPR_LOAD:
-		use(u, x->u.load.buf, x->u.load.idx[0], false, STIR_STORE_ASSIGN);
+		use(u, x->u.load.buf, x->u.load.idx[0], false, STIR_STORE_ASSIGN, false);
 		loads(e, x->u.load.idx[0], u);
 		return;
 	case STIR_EXPR_UNARY:
@@ -194,7 +269,7 @@ static void loads(const emitter *e, const stir_expr *x, vuses *u)
 		loads(e, x->u.cast.a, u);
 		return;
 	case STIR_EXPR_SEARCH:
-		use(u, x->u.search.buf, NULL, false, STIR_STORE_ASSIGN);
+		use(u, x->u.search.buf, NULL, false, STIR_STORE_ASSIGN, false);
 		loads(e, x->u.search.lo, u);
 		loads(e, x->u.search.hi, u);
 		loads(e, x->u.search.x, u);
@@ -234,6 +309,11 @@ static bool plan_vectors(const emitter *e, struct vec_ctx *vc,
 			if (!o->idx || !cuda_expr_equal(e, o->idx, s->idx) ||
 			    !lin_coeff(e, o->idx, v, &c) || c == 0)
 				return false;
+			/* an atomic add is the buffer's only access, one lane
+			 * an element, of a type that has vector atomics */
+			if ((s->atomic || o->atomic) && (!o->atomic || c != 1 ||
+			    !vec_type(s->buf->dtype, w)))
+				return false;
 		}
 	}
 	for (int i = 0; i < u->n; i++) {
@@ -254,10 +334,13 @@ static bool plan_vectors(const emitter *e, struct vec_ctx *vc,
 			vc->v[j] = (vacc){ .buf = s->buf, .idx = s->idx, .id = j };
 			vc->n++;
 		}
-		/* a vector read before its first store is loaded */
+		/* a vector read before its first store is loaded; the lanes of an
+		 * atomic one start from 0 */
+		vc->v[j].atomic = s->atomic;
 		if (!s->store && !vc->v[j].stored)
 			vc->v[j].loaded = true;
-		if (s->store && s->op != STIR_STORE_ASSIGN && !vc->v[j].stored)
+		if (s->store && s->op != STIR_STORE_ASSIGN && !vc->v[j].stored &&
+		    !s->atomic)
 			vc->v[j].loaded = true;
 		if (s->store)
 			vc->v[j].stored = true;
@@ -295,6 +378,28 @@ static void put_base(emitter *e, const ectx *ctx, const vacc *a)
 	cg_put(e->out, "]");
 }
 
+/* e, ctx, a, id, w: add atomic vector a of vector loop "id" to memory:
+ * one vector atomic add on sm_90 and later, one per lane before. */
+static void put_atomic(emitter *e, const ectx *ctx, const vacc *a, int id,
+	int64_t w)
+{
+	static const char comp[] = "xyzw";
+	cg_printer *p = e->out;
+	cg_line(p, "#if __CUDA_ARCH__ >= 900");
+	cg_indent(p);
+	cg_putf(p, "atomicAdd((%s *)", vec_type(a->buf->dtype, w));
+	put_base(e, ctx, a);
+	cg_putf(p, ", stir_v%d_%d);\n", id, a->id);
+	cg_line(p, "#else");
+	for (int lane = 0; lane < w; lane++) {
+		cg_indent(p);
+		cg_put(p, "atomicAdd(");
+		put_base(e, ctx, a);
+		cg_putf(p, " + %d, stir_v%d_%d.%c);\n", lane, id, a->id, comp[lane]);
+	}
+	cg_line(p, "#endif");
+}
+
 /* e, s, ctx, vc, w: the vector path (lane printing set up by the
  * caller). */
 static void emit_lanes(emitter *e, const vbody *vb, const ectx *ctx,
@@ -316,6 +421,9 @@ static void emit_lanes(emitter *e, const vbody *vb, const ectx *ctx,
 		if (a->loaded) {
 			cg_putf(p, " = *(const %s *)", vt);
 			put_base(e, ctx, a);
+		} else if (a->atomic) {
+			cg_putf(p, " = make_%s(%s)", vt, w == 4 ?
+				"0.0f, 0.0f, 0.0f, 0.0f" : "0.0f, 0.0f");
 		}
 		cg_put(p, ";\n");
 	}
@@ -349,6 +457,10 @@ static void emit_lanes(emitter *e, const vbody *vb, const ectx *ctx,
 		const vacc *a = &vc->v[i];
 		if (!a->stored)
 			continue;
+		if (a->atomic) {
+			put_atomic(e, ctx, a, id, w);
+			continue;
+		}
 		cg_indent(p);
 		cg_putf(p, "*(%s *)", vec_type(a->buf->dtype, w));
 		put_base(e, ctx, a);
@@ -395,7 +507,8 @@ void cuda_emit_vector_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
 		const stir_stmt *st = vb.stores[i];
 		loads(e, st->u.store.value, u);
 		loads(e, st->u.store.idx[0], u);
-		use(u, st->u.store.buf, st->u.store.idx[0], true, st->u.store.op);
+		use(u, st->u.store.buf, st->u.store.idx[0], true, st->u.store.op,
+			vb.atomic[i]);
 	}
 	if (!vb.ok || u->overflow || !plan_vectors(e, vc, u, v, w)) {
 		emit_scalar(e, s, ctx);
@@ -429,9 +542,16 @@ void cuda_emit_vector_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
 	for (int i = 0; i < vc->n; i++) {
 		const vacc *a = &vc->v[i];
 		size_t bytes = (size_t)w * stir_dtype_size(a->buf->dtype);
+		int64_t r;
 		e->vec = NULL;
 		cg_putf(p, "%s(unsigned long long)", i ? " && " : "");
-		put_base(e, ctx, a);
+		if (known_residue(e, a->idx, v, w, &r) && r == 0) {
+			/* the index is a multiple of w: only the buffer's address
+			 * decides, the same for every iteration */
+			cuda_put_name(e, a->buf->name);
+		} else {
+			put_base(e, ctx, a);
+		}
 		cg_putf(p, " %% %zu == 0", bytes);
 	}
 	cg_put(p, ") {\n");

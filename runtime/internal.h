@@ -85,6 +85,16 @@ int stir_arg_pack_check_for(const stir_arg_pack *pack, stir_ctx *ctx,
  * cuLaunchKernel takes; owned by the pack. */
 void **stir_arg_pack_get_kernel_params(const stir_arg_pack *pack);
 
+/* Store "code" in the kernel cache under the key that
+ * stir_gpu_code_compile(ctx, name, source, opts) looks up, as if NVRTC had
+ * made it from source: a seam for the tests, which put there a module that
+ * the fake driver runs in emulation (tests/test_cuda_emu.c), so that
+ * stirc's GPU path runs end to end without a GPU.  Needs NVRTC (its
+ * version is part of the key).  0 or -1 with an error. */
+int stir_gpu_code_cache_put(stir_ctx *ctx, const char *name,
+	const char *source, const stir_compile_options *opts, const void *code,
+	size_t size);
+
 /* Choose what NVRTC should generate for a device of compute capability
  * major.minor, given the n_archs architectures NVRTC supports ("archs",
  * as from nvrtcGetSupportedArchs: 75, 80, ...).  The device's own "sm_XY"

@@ -381,46 +381,96 @@ static void build_key(stir_cache_key *k, const char *arch, const char *name,
 	stir_cache_key_add_str(k, source);
 }
 
-/* ctx, name, source, opts: see the header. */
-stir_gpu_code *stir_gpu_code_compile(stir_ctx *ctx, const char *name,
-	const char *source, const stir_compile_options *opts)
+/* The options of one NVRTC compilation. */
+typedef struct nvrtc_options {
+	char arch[32];            /* the architecture chosen */
+	char arch_opt[64];        /* --gpu-architecture=ARCH */
+	int n;                    /* how many in v */
+	const char **v;           /* owned array (of borrowed strings) */
+} nvrtc_options;
+
+/* ctx, name, source, opts, o: check a compilation's arguments and fill o
+ * with its options: the architecture, the standard, the toolkit's include
+ * directory, the caller's extra options.  0, or -1 with an error (o then
+ * owns nothing). */
+static int compile_options(stir_ctx *ctx, const char *name,
+	const char *source, const stir_compile_options *opts, nvrtc_options *o)
 {
-	if (!name)
-		name = "kernel.cu";
+	o->v = NULL;
 	if (!source) {
 		stir_error(ctx, stir_loc_none(), "no source to compile for '%s'",
 			name);
-		return NULL;
+		return -1;
 	}
 	int n_extra = opts ? opts->n_extra : 0;
 	if (n_extra < 0 || (n_extra > 0 && !opts->extra)) {
 		stir_error(ctx, stir_loc_none(), "invalid list of %d NVRTC "
 			"options", n_extra);
-		return NULL;
+		return -1;
 	}
 	for (int i = 0; i < n_extra; i++) {
 		if (!opts->extra[i]) {
 			stir_error(ctx, stir_loc_none(),
 				"NVRTC option %d is NULL", i);
-			return NULL;
+			return -1;
 		}
 	}
-	char arch[32];
-	if (choose_arch(ctx, opts, arch, sizeof(arch)) < 0)
-		return NULL;
-	char arch_opt[64];
-	snprintf(arch_opt, sizeof(arch_opt), "--gpu-architecture=%s", arch);
-	const char **options = malloc((size_t)(n_extra + 3) * sizeof(*options));
-	if (!options)
-		return stir_error_oom(ctx);
-	int n_options = 0;
-	options[n_options++] = arch_opt;
-	options[n_options++] = "--std=c++17";
+	if (choose_arch(ctx, opts, o->arch, sizeof(o->arch)) < 0)
+		return -1;
+	snprintf(o->arch_opt, sizeof(o->arch_opt), "--gpu-architecture=%s",
+		o->arch);
+	o->v = malloc((size_t)(n_extra + 3) * sizeof(*o->v));
+	if (!o->v) {
+		stir_error_oom(ctx);
+		return -1;
+	}
+	o->n = 0;
+	o->v[o->n++] = o->arch_opt;
+	o->v[o->n++] = "--std=c++17";
 	/* NVRTC ships no headers of its own: cuda_fp16.h and cuda_bf16.h
 	 * come from the toolkit's include directory */
-	options[n_options++] = "-I" STIR_CUDA_DIR "/include";
+	o->v[o->n++] = "-I" STIR_CUDA_DIR "/include";
 	for (int i = 0; i < n_extra; i++)
-		options[n_options++] = opts->extra[i];
+		o->v[o->n++] = opts->extra[i];
+	return 0;
+}
+
+/* ctx, name, source, opts, code, size: see runtime/internal.h. */
+int stir_gpu_code_cache_put(stir_ctx *ctx, const char *name,
+	const char *source, const stir_compile_options *opts, const void *code,
+	size_t size)
+{
+	nvrtc_options o;
+	if (!name)
+		name = "kernel.cu";
+	if (compile_options(ctx, name, source, opts, &o) < 0)
+		return -1;
+	char *dir = stir_cache_dir(opts ? opts->cache_dir : NULL);
+	stir_cache_key key;
+	stir_cache_key_init(&key);
+	build_key(&key, o.arch, name, o.v, o.n, source);
+	int rc = dir ? stir_cache_store(ctx, dir, &key, code, size) : -1;
+	if (!dir)
+		stir_error(ctx, stir_loc_none(), "no kernel cache: set "
+			"STIR_CACHE_DIR or HOME");
+	stir_cache_key_release(&key);
+	free(dir);
+	free(o.v);
+	return rc;
+}
+
+/* ctx, name, source, opts: see the header. */
+stir_gpu_code *stir_gpu_code_compile(stir_ctx *ctx, const char *name,
+	const char *source, const stir_compile_options *opts)
+{
+	nvrtc_options o;
+	if (!name)
+		name = "kernel.cu";
+	if (compile_options(ctx, name, source, opts, &o) < 0)
+		return NULL;
+	const char *arch = o.arch;
+	const char **options = o.v;
+	int n_options = o.n;
 
 	stir_gpu_code *code = NULL;
 	char *dir = NULL;
@@ -466,6 +516,21 @@ stir_gpu_code *stir_gpu_code_compile(stir_ctx *ctx, const char *name,
 	stir_error(ctx, stir_loc_none(),
 		"stir was built without NVRTC (configure --with-cuda=DIR)");
 	return NULL;
+}
+
+/* ctx, name, source, opts, code, size: without NVRTC there is no key. */
+int stir_gpu_code_cache_put(stir_ctx *ctx, const char *name,
+	const char *source, const stir_compile_options *opts, const void *code,
+	size_t size)
+{
+	(void)name;
+	(void)source;
+	(void)opts;
+	(void)code;
+	(void)size;
+	stir_error(ctx, stir_loc_none(),
+		"stir was built without NVRTC (configure --with-cuda=DIR)");
+	return -1;
 }
 
 #endif

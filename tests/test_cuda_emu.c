@@ -10,11 +10,20 @@
  * The programs: the hand-written stage III programs of tests/cuda (against
  * their stage I references), the unscheduled stage III catalogue of
  * tests/golden (one thread, against the stage I catalogue), two of
- * tests/stages (against their own interpretation), and the fast SDDMM
+ * tests/stages (against their own interpretation), the fast SDDMM
  * schedules of bench/sddmm_schedule.c (fused, and row by row on
  * examples/sddmm_rows.stir) at several feature sizes on the small graph
  * of tests/data/graphs, which has a hub row and empty rows (against
- * examples/sddmm.stir at stage I).
+ * examples/sddmm.stir at stage I), and the catalogue under each written schedule examples/NAME.yaml
+ * (against the unscheduled stage I program; the formats of its decompose
+ * steps built on the host).
+ *
+ * Then stirc itself, on the GPU backend with --schedule: the emulated
+ * objects are put in a kernel cache under the keys of the NVRTC
+ * compilations stirc asks for, so that stirc run and verify --backend
+ * cuda run them through the fake driver, from the schedule file to the
+ * check against the interpreter (on the Cora graph for the SpMM and SDDMM
+ * schedules of the hybrid format and of vector loads).
  *
  * Compiled objects are cached in the build tree by a hash of their source,
  * so only changed kernels are compiled again.  Skipped (77) without g++. */
@@ -28,9 +37,24 @@
 #include <unistd.h>
 #include <stir/stir.h>
 #include "bench/sddmm_schedule.h"
+#include "bench/spmm_schedule.h"
+#include "runtime/internal.h"
 #include "tests/testutil.h"
 
 /* One program to run. */
+/* A hybrid format for the hybrid SpMM schedule: hybrid(c, buckets). */
+typedef struct hyb_case {
+	int c, nb;
+	int64_t buckets[4];
+} hyb_case;
+
+/* Two cases on the small graph: its hub row is split over rows of the
+ * widest bucket (atomic adds); two column ranges make every part atomic. */
+static const hyb_case hyb_cases[] = {
+	{ 1, 3, { 1, 2, 4 } },
+	{ 2, 2, { 1, 4 } },
+};
+
 typedef struct emu_prog {
 	char file[256];            /* the stage III program */
 	char kernel[128];          /* its kernel */
@@ -41,12 +65,16 @@ typedef struct emu_prog {
 	int (*schedule)(stir_kernel *k, int64_t arg);
 	int64_t arg;
 	const char *graph;         /* a Matrix Market file that gives J's
-	                              structure and m, n, nnz, or NULL; then
-	                              arg % 1024 is the features */
+	                              structure and m, n, nnz, or NULL */
+	const hyb_case *hybrid;    /* with a graph: A's values from it too,
+	                              and its hybrid format, or NULL */
+	const char *sched_file;    /* a schedule file that prepares file's
+	                            * kernel (a stage I program) for the GPU,
+	                            * or NULL */
 	char so[1200];             /* the compiled object */
 } emu_prog;
 
-#define MAX_PROGS 80
+#define MAX_PROGS 180
 static emu_prog progs[MAX_PROGS];
 static int n_progs;
 
@@ -89,13 +117,19 @@ static int write_file(const char *path, const char *text)
 	return fclose(f);
 }
 
-/* p, ctx, m: p's kernel, read into *m and scheduled, or NULL. */
+/* p, ctx, m, s: p's kernel, read into *m and scheduled (by p's schedule
+ * file, read into *s, it is prepared for the GPU), or NULL. */
 static stir_kernel *load_kernel(const emu_prog *p, stir_ctx *ctx,
-	stir_module **m)
+	stir_module **m, stir_schedule **s)
 {
+	*s = NULL;
 	*m = stir_module_read_file(ctx, test_path(p->file));
 	stir_kernel *k = *m ? stir_module_find_kernel(*m, p->kernel) : NULL;
 	if (k && p->schedule && p->schedule(k, p->arg) < 0)
+		return NULL;
+	if (k && p->sched_file && (!(*s = stir_schedule_read_file(ctx,
+	    test_path(p->sched_file))) || stir_schedule_prepare_for_gpu(*s,
+	    k) < 0))
 		return NULL;
 	return k;
 }
@@ -106,8 +140,10 @@ static stir_kernel *load_kernel(const emu_prog *p, stir_ctx *ctx,
 static char *prepare_source(emu_prog *p, stir_ctx *ctx, const char *cache)
 {
 	stir_module *m;
-	stir_kernel *k = load_kernel(p, ctx, &m);
+	stir_schedule *sched;
+	stir_kernel *k = load_kernel(p, ctx, &m, &sched);
 	stir_cuda_plan *plan = k ? stir_cuda_plan_alloc(k, 0) : NULL;
+	stir_schedule_free(sched);
 	if (!plan) {
 		/* the test of this program fails when it finds no object */
 		stir_ctx_print_diagnostics(ctx, stderr);
@@ -198,6 +234,11 @@ static void compile_all(void)
 static emu_prog *add(const char *file, const char *kernel,
 	const char *ref_file, const char *ref_kernel, const char *sizes)
 {
+	if (n_progs == MAX_PROGS) {
+		fprintf(stderr, "test_cuda_emu: more than %d programs\n",
+			MAX_PROGS);
+		exit(1);
+	}
 	emu_prog *p = &progs[n_progs++];
 	snprintf(p->file, sizeof(p->file), "%s", file);
 	snprintf(p->kernel, sizeof(p->kernel), "%s", kernel);
@@ -207,27 +248,57 @@ static emu_prog *add(const char *file, const char *kernel,
 	return p;
 }
 
+/* k, arg: the hybrid SpMM schedule of hyb_cases[arg / 1000] for arg %
+ * 1000 features. */
+static int spmm_hybrid(stir_kernel *k, int64_t arg)
+{
+	const hyb_case *h = &hyb_cases[arg / 1000];
+	return bench_spmm_hybrid_schedule(k, h->c, h->buckets, h->nb,
+		bench_spmm_map_features(arg % 1000));
+}
+
 /* k, feat: the fast SDDMM schedule for "feat" features. */
 static int sddmm_fast(stir_kernel *k, int64_t feat)
 {
 	return bench_sddmm_schedule(k, bench_sddmm_map_features(feat));
 }
 
-/* k, arg: the row SDDMM schedule for arg % 1024 features with at most
- * arg / 1024 lanes. */
+/* k, arg: the row SDDMM schedule for arg % 1000 features with at most
+ * arg / 1000 lanes. */
 static int sddmm_rows(stir_kernel *k, int64_t arg)
 {
-	return bench_sddmm_rows_schedule(k, bench_sddmm_map_lanes(arg % 1024,
-		arg / 1024));
+	return bench_sddmm_rows_schedule(k, bench_sddmm_map_lanes(arg % 1000,
+		arg / 1000));
 }
 
+/* The written schedules, with the sizes of a larger run (some launches of
+ * several thread blocks; the runs on Cora are stirc's, below). */
+static const struct {
+	const char *kernel, *schedule, *sizes;
+} scheduled[] = {
+	{ "bsrmm", "examples/bsrmm.yaml", "mb=5,nb=6,feat=20" },
+	{ "csf_square_sum", "examples/csf_square_sum.yaml", "m=300" },
+	{ "csr2bsr", "examples/csr2bsr.yaml", "m=200,n=100" },
+	{ "csr_softmax", "examples/csr_softmax.yaml", "m=300,n=40" },
+	{ "csrmm", "examples/csrmm.yaml", "m=40,n=30,feat=24" },
+	{ "csrmm", "examples/csrmm_hyb.yaml", "m=70,n=50" },
+	{ "ellmv", "examples/ellmv.yaml", "m=300,n=50" },
+	{ "rgcn_homo", "examples/rgcn_homo.yaml", "m=20,n=30,fout=40" },
+	{ "rgms", "examples/rgms.yaml", "r=3,m=20,n=20,fout=24" },
+	{ "sddmm", "examples/sddmm.yaml", "m=30,n=30,feat=40" },
+	{ "sddmm", "examples/sddmm_fast.yaml", "m=30,n=40" },
+	{ "sddmm_rows", "examples/sddmm_rows.yaml", "m=30,n=40" },
+	{ "segment_sum", "examples/segment_sum.yaml", "m=300" },
+};
+
 /* The programs: tests/cuda, tests/golden's stage III catalogue, two of
- * tests/stages. */
+ * tests/stages, the SDDMM schedule of the benchmark, the written
+ * schedules. */
 static void find_programs(void)
 {
 	DIR *d = opendir(test_path("tests/cuda"));
 	struct dirent *de;
-	while (d && (de = readdir(d)) && n_progs < MAX_PROGS - 32) {
+	while (d && (de = readdir(d)) && n_progs < MAX_PROGS - 64) {
 		size_t len = strlen(de->d_name);
 		if (len < 6 || strcmp(de->d_name + len - 5, ".stir"))
 			continue;
@@ -243,7 +314,7 @@ static void find_programs(void)
 	if (d)
 		closedir(d);
 	d = opendir(test_path("tests/golden"));
-	while (d && (de = readdir(d)) && n_progs < MAX_PROGS - 8) {
+	while (d && (de = readdir(d)) && n_progs < MAX_PROGS - 40) {
 		size_t len = strlen(de->d_name);
 		if (len < 12 || strcmp(de->d_name + len - 11, ".stage3.stir"))
 			continue;
@@ -272,14 +343,36 @@ static void find_programs(void)
 	}
 	/* the row schedule: the same feature sizes, and 32 with at most 4
 	 * lanes (64 non-zeros of a row at a time, more than most rows have) */
-	static const int64_t rows[] = { 32 * 1024 + 6, 32 * 1024 + 32,
-		32 * 1024 + 96, 32 * 1024 + 256, 4 * 1024 + 32 };
+	static const int64_t rows[] = { 32 * 1000 + 6, 32 * 1000 + 32,
+		32 * 1000 + 96, 32 * 1000 + 256, 4 * 1000 + 32 };
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		emu_prog *p = add("examples/sddmm_rows.stir", "sddmm_rows",
 			"examples/sddmm.stir", "sddmm", NULL);
 		p->schedule = sddmm_rows;
 		p->arg = rows[i];
 		p->graph = "tests/data/graphs/small.mtx";
+	}
+	/* 8 features: 2 lanes of float4; 6: float2 in three chunks on
+	 * threadIdx.z; 64: 16 lanes; 256: 32 lanes in two chunks */
+	static const int64_t spmm_feats[] = { 8, 6, 64, 256 };
+	for (size_t h = 0; h < sizeof(hyb_cases) / sizeof(hyb_cases[0]); h++) {
+		for (size_t i = 0; i < sizeof(spmm_feats) / sizeof(spmm_feats[0]);
+		     i++) {
+			emu_prog *p = add("examples/csrmm.stir", "csrmm",
+				"examples/csrmm.stir", "csrmm", NULL);
+			p->schedule = spmm_hybrid;
+			p->arg = (int64_t)h * 1000 + spmm_feats[i];
+			p->graph = "tests/data/graphs/small.mtx";
+			p->hybrid = &hyb_cases[h];
+		}
+	}
+	for (size_t i = 0; i < sizeof(scheduled) / sizeof(scheduled[0]); i++) {
+		char file[300];
+		snprintf(file, sizeof(file), "examples/%s.stir", scheduled[i].kernel);
+		for (int size = 0; size < 2; size++)
+			add(file, scheduled[i].kernel, file, scheduled[i].kernel,
+				size ? scheduled[i].sizes : NULL)->sched_file =
+				scheduled[i].schedule;
 	}
 }
 
@@ -342,21 +435,11 @@ static void *read_all(const char *path, size_t *size)
 	return p;
 }
 
-/* b, spec: bind "NAME=V,..." sizes. */
-static void bind_sizes(stir_bindings *b, const char *spec)
-{
-	char s[256];
-	snprintf(s, sizeof(s), "%s", spec);
-	for (char *t = strtok(s, ","); t; t = strtok(NULL, ",")) {
-		char *eq = strchr(t, '=');
-		*eq = '\0';
-		stir_bindings_set_size(b, t, atoll(eq + 1));
-	}
-}
-
-/* ctx, b, file: bind m, n, nnz and J's structure from a Matrix Market
- * file (as i32 arrays). */
-static void bind_graph(stir_ctx *ctx, stir_bindings *b, const char *file)
+/* ctx, b, file, h: bind m, n, nnz and J's structure from a Matrix Market
+ * file (as i32 arrays); with h, also A's values (f32) and the hybrid
+ * format h of the matrix, every part bound. */
+static void bind_graph(stir_ctx *ctx, stir_bindings *b, const char *file,
+	const hyb_case *h)
 {
 	stir_csr *c = stir_mtx_read(ctx, test_path(file));
 	ck_assert_ptr_nonnull(c);
@@ -373,6 +456,19 @@ static void bind_graph(stir_ctx *ctx, stir_bindings *b, const char *file)
 		stir_array_set_int(ind, i, c->indices[i]);
 	stir_bindings_set_array(b, "J.indptr", ptr);
 	stir_bindings_set_array(b, "J.indices", ind);
+	if (h) {
+		stir_array *a = stir_array_alloc(ctx, STIR_F32, 1, &ni);
+		ck_assert_ptr_nonnull(a);
+		for (int64_t i = 0; i < ni; i++) {
+			c->values[i] *= (double)(1 + i % 7) / 4;
+			stir_array_set_double(a, i, c->values[i]);
+		}
+		stir_bindings_set_array(b, "A", a);
+		stir_format *f = stir_csr_to_hybrid_flags(ctx, c, h->c, h->buckets,
+			h->nb, STIR_I32, STIR_F32, "_hyb", STIR_HYBRID_ALL_PARTS, b);
+		ck_assert_ptr_nonnull(f);
+		stir_format_free(f);
+	}
 	stir_csr_free(c);
 }
 
@@ -413,7 +509,10 @@ START_TEST(test_emulated)
 	stir_device *dev = stir_device_open(ctx, 0);
 	ck_assert_ptr_nonnull(dev);
 	stir_module *m;
-	stir_kernel *k = load_kernel(p, ctx, &m);
+	stir_schedule *sched;
+	stir_kernel *k = load_kernel(p, ctx, &m, &sched);
+	if (!k)
+		stir_ctx_print_diagnostics(ctx, stderr);
 	stir_module *rm = stir_module_read_file(ctx, test_path(p->ref_file));
 	ck_assert(m && rm);
 	stir_kernel *ref = *p->ref_kernel ?
@@ -435,13 +534,18 @@ START_TEST(test_emulated)
 			unsetenv("STIR_EMU_REVERSE");
 		stir_bindings *b = stir_bindings_alloc();
 		if (p->sizes)
-			bind_sizes(b, p->sizes);
+			test_bind_sizes(b, p->sizes);
 		if (p->graph) {
-			bind_graph(ctx, b, p->graph);
-			stir_bindings_set_size(b, "feat", p->arg % 1024);
+			bind_graph(ctx, b, p->graph, p->hybrid);
+			stir_bindings_set_size(b, "feat", p->arg % 1000);
 		}
+		if (sched)
+			ck_assert_int_eq(stir_schedule_bind_sizes(sched, b), 0);
 		ck_assert_int_eq(stir_kernel_bind_random(ref, b, seed), 0);
 		ck_assert_int_eq(stir_kernel_bind_outputs(ref, b), 0);
+		/* the formats the schedule decomposes into */
+		if (sched)
+			ck_assert_int_eq(stir_schedule_bind_formats(sched, ref, b), 0);
 		poison(gk, b);
 		stir_bindings *want = stir_bindings_copy(b);
 		ck_assert_int_eq(stir_kernel_interpret(ref, want), 0);
@@ -450,10 +554,11 @@ START_TEST(test_emulated)
 			stir_ctx_print_diagnostics(ctx, stderr);
 		ck_assert_int_eq(rc, 0);
 		char what[700];
-		snprintf(what, sizeof(what), "%s %s seed %d%s%s%s%s", p->file,
+		snprintf(what, sizeof(what), "%s %s seed %d%s%s%s%s%s%s", p->file,
 			p->kernel, (int)seed, p->sizes ? " " : "",
 			p->sizes ? p->sizes : "", p->graph ? " scheduled, on " : "",
-			p->graph ? p->graph : "");
+			p->graph ? p->graph : "", p->sched_file ? " under " : "",
+			p->sched_file ? p->sched_file : "");
 		if (p->schedule)
 			snprintf(what + strlen(what), sizeof(what) - strlen(what),
 				" with argument %lld", (long long)p->arg);
@@ -463,6 +568,7 @@ START_TEST(test_emulated)
 	}
 	stir_gpu_kernel_free(gk);
 	stir_device_close(dev);
+	stir_schedule_free(sched);
 	stir_module_free(m);
 	stir_module_free(rm);
 	ck_assert_int_eq(stir_ctx_n_errors(ctx), 0);
@@ -560,6 +666,156 @@ START_TEST(test_sddmm_shape)
 }
 END_TEST
 
+/* program, yaml, schedule, arg: the schedule file "yaml" makes of
+ * "program" for the GPU the stage III kernel that schedule(k, arg) makes
+ * (both printed). */
+static void expect_same_kernel(const char *program, const char *yaml,
+	int (*schedule)(stir_kernel *k, int64_t arg), int64_t arg)
+{
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_module *a = stir_module_read_file(ctx, test_path(program));
+	stir_module *b = stir_module_read_file(ctx, test_path(program));
+	stir_schedule *s = stir_schedule_read_file(ctx, test_path(yaml));
+	ck_assert(a && b && s);
+	stir_kernel *ka = stir_module_find_kernel(a, stir_schedule_get_kernel(s));
+	stir_kernel *kb = stir_schedule_find_kernel(s, b);
+	ck_assert_int_eq(schedule(ka, arg), 0);
+	ck_assert_int_eq(stir_schedule_prepare_for_gpu(s, kb), 0);
+	char *ta = stir_kernel_to_str(ka), *tb = stir_kernel_to_str(kb);
+	/* the first line that differs (the kernels are too long for a
+	 * message of check's) */
+	const char *la = ta, *lb = tb;
+	while (*la && *la == *lb)
+		la++, lb++;
+	if (*la || *lb) {
+		while (la > ta && la[-1] != '\n')
+			la--, lb--;
+		ck_abort_msg("the C schedule makes\n%.200s\nwhere %s makes\n%.200s",
+			la, yaml, lb);
+	}
+	free(ta);
+	free(tb);
+	stir_schedule_free(s);
+	stir_module_free(a);
+	stir_module_free(b);
+	ck_assert_int_eq(stir_ctx_n_errors(ctx), 0);
+	stir_ctx_free(ctx);
+}
+
+/* k, feat: the benchmark's hybrid SpMM schedule for hybrid(1, [1, 2, 4,
+ * 8, 16, 32]) and "feat" features. */
+static int spmm_hybrid_32(stir_kernel *k, int64_t feat)
+{
+	static const int64_t buckets[] = { 1, 2, 4, 8, 16, 32 };
+	return bench_spmm_hybrid_schedule(k, 1, buckets, 6,
+		bench_spmm_map_features(feat));
+}
+
+/* The schedule files of examples/ that are the benchmarks' schedules for
+ * 64 features make the same kernels. */
+START_TEST(test_bench_files)
+{
+	expect_same_kernel("examples/sddmm.stir", "examples/sddmm_fast.yaml",
+		sddmm_fast, 64);
+	expect_same_kernel("examples/csrmm.stir", "examples/csrmm_hyb.yaml",
+		spmm_hybrid_32, 64);
+}
+END_TEST
+
+/* ---- stirc --backend cuda, emulated ----------------------------------- */
+
+/* stirc's GPU runs under a schedule: the command's arguments (after
+ * "stirc"), and what its output must hold. */
+static const struct {
+	const char *schedule;     /* the schedule file of the run */
+	const char *args;
+	const char *expect;
+} stirc_runs[] = {
+	{ "examples/csrmm_hyb.yaml", "run examples/csrmm.stir --backend cuda "
+	  "--mtx A=examples/data/cora.mtx.gz --random 1 --check --time",
+	  "check: csrmm matches the stage I interpreter" },
+	{ "examples/sddmm_fast.yaml", "run examples/sddmm.stir --backend cuda "
+	  "--mtx S=examples/data/cora.mtx.gz --random 1 --check --time",
+	  "check: sddmm matches the stage I interpreter" },
+	{ "examples/csrmm.yaml", "run examples/csrmm.stir --backend cuda "
+	  "--random 2 --size m=60 --size feat=24 --check --time",
+	  "check: csrmm matches the stage I interpreter" },
+	{ "examples/sddmm.yaml", "verify examples/sddmm.stir --backend cuda "
+	  "--seeds 3", ": ok" },
+	{ "examples/csrmm_hyb.yaml", "verify examples/csrmm.stir --backend cuda "
+	  "--seeds 2", ": ok" },
+};
+
+/* path, text: whether the file at path holds text. */
+static bool file_has(const char *path, const char *text)
+{
+	size_t size;
+	char *s = read_all(path, &size);
+	s = realloc(s, size + 1);
+	s[size] = '\0';
+	bool has = strstr(s, text) != NULL;
+	free(s);
+	return has;
+}
+
+START_TEST(test_stirc)
+{
+	const char *sched = stirc_runs[_i].schedule;
+	const emu_prog *p = NULL;
+	for (int i = 0; i < n_progs && !p; i++)
+		if (progs[i].sched_file && !strcmp(progs[i].sched_file, sched))
+			p = &progs[i];
+	ck_assert_ptr_nonnull(p);
+	char dir[] = "/tmp/stir-emu-stirc-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+
+	/* the emulated object, where stirc will look for its NVRTC code */
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_module *m;
+	stir_schedule *s;
+	stir_kernel *k = load_kernel(p, ctx, &m, &s);
+	ck_assert_ptr_nonnull(k);
+	stir_cuda_plan *plan = stir_cuda_plan_alloc(k, 0);
+	ck_assert_ptr_nonnull(plan);
+	size_t size;
+	void *so = read_all(p->so, &size);
+	char name[200];
+	snprintf(name, sizeof(name), "%s.cu", p->kernel);
+	stir_compile_options co = { .arch = "sm_90", .cache_dir = dir };
+	int rc = stir_gpu_code_cache_put(ctx, name,
+		stir_cuda_plan_get_source(plan), &co, so, size);
+	if (rc)
+		stir_ctx_print_diagnostics(ctx, stderr);
+	ck_assert_int_eq(rc, 0);
+	free(so);
+	stir_cuda_plan_free(plan);
+	stir_schedule_free(s);
+	stir_module_free(m);
+	stir_ctx_free(ctx);
+
+	char cmd[16384], out[300];
+	const char *b = getenv("STIR_BUILDDIR");
+	snprintf(out, sizeof(out), "%s/out", dir);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && STIR_LIBCUDA='%s' "
+		"STIR_CACHE_DIR='%s' '%s/tools/stirc' %s --arch sm_90 --schedule "
+		"%s > '%s' 2>&1", test_srcdir(), fake_path(), dir, b ? b : ".",
+		stirc_runs[_i].args, sched, out);
+	rc = system(cmd);
+	if (rc != 0 || !file_has(out, stirc_runs[_i].expect)) {
+		snprintf(cmd, sizeof(cmd), "cat '%s' >&2", out);
+		if (system(cmd) != 0)
+			fprintf(stderr, "cannot show %s\n", out);
+	}
+	ck_assert_int_eq(rc, 0);
+	ck_assert(file_has(out, stirc_runs[_i].expect));
+	/* the code came from the cache: NVRTC's would not load in the fake */
+	if (!strncmp(stirc_runs[_i].args, "run", 3))
+		ck_assert(file_has(out, "code from the cache"));
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 /* Find and compile the programs, then run each as a test. */
 int main(void)
 {
@@ -576,6 +832,15 @@ int main(void)
 	suite_add_tcase(s, tc);
 	TCase *ts = tcase_create("sddmm");
 	tcase_add_test(ts, test_sddmm_shape);
+	tcase_add_test(ts, test_bench_files);
 	suite_add_tcase(s, ts);
+	if (stir_nvrtc_is_available()) {
+		/* (NVRTC's version is part of the cache's keys) */
+		TCase *tk = tcase_create("stirc");
+		tcase_set_timeout(tk, 150);
+		tcase_add_loop_test(tk, test_stirc, 0,
+			(int)(sizeof(stirc_runs) / sizeof(stirc_runs[0])));
+		suite_add_tcase(s, tk);
+	}
 	return test_run_suite(s);
 }

@@ -1,6 +1,6 @@
 #!/bin/sh
 # The C examples run and agree with their references: the demo's reference
-# check and the pass-composition example of the README.
+# check, the pass-composition example of the README, and the GNN kernels.
 set -u
 srcdir=${STIR_SRCDIR:-.}
 build=${STIR_BUILDDIR:-.}
@@ -14,4 +14,10 @@ grep -q "stage 2 {" "$tmp/out" || { echo "FAIL: no stage II printed"; fail=1; }
 "$build/tools/stirc" run "$srcdir/examples/csrmm.stir" --mtx A="$srcdir/examples/data/citeseer.mtx.gz" \
 	--size feat=8 --random 2 --out B="$tmp/B.npy" --out C="$tmp/C.npy" > /dev/null || fail=1
 "$build/examples/csrmm_reference" "$srcdir/examples/data/citeseer.mtx.gz" "$tmp/B.npy" "$tmp/C.npy" || fail=1
+# the GNN kernels through the C API, stage III on the host (no GPU here)
+for args in "$srcdir/tests/data/graphs/small.mtx 12" "$srcdir/examples/data/cora.mtx.gz 8"; do
+	STIR_SRCDIR=$srcdir STIR_LIBCUDA=/nonexistent "$build/examples/gnn_kernels" $args > "$tmp/gnn" || {
+		cat "$tmp/gnn"; fail=1; }
+	[ "$(grep -c ': ok$' "$tmp/gnn")" = 3 ] || { echo "FAIL: gnn_kernels $args"; cat "$tmp/gnn"; fail=1; }
+done
 exit $fail

@@ -86,6 +86,51 @@ for src in "$srcdir"/examples/*.stir; do
 	grep_in "$tmp/out" ": ok"
 done
 
+# --schedule: a schedule file applied on print, run, verify (and cuda,
+# tests/test_cuda_golden.sh)
+for cmd in print cuda run verify; do
+	expect 0 "$stirc" $cmd --help
+	grep_in "$tmp/out" "--schedule S"
+done
+expect 0 "$stirc" print "$srcdir/examples/csrmm.stir" --schedule "$srcdir/examples/csrmm.yaml"
+grep_in "$tmp/out" "kernel csrmm(m: i32, n: i32, feat: i32, nnz: i32) stage 2 {"
+grep_in "$tmp/out" "for k in [0, feat) bind(threadIdx.x) {"
+expect 0 "$stirc" print "$srcdir/examples/csrmm.stir" --schedule "$srcdir/examples/csrmm.yaml" --stage 3
+grep_in "$tmp/out" "buffer C_local: f32[1] local;"
+expect 0 "$stirc" print "$srcdir/examples/csrmm.stir" --schedule "$srcdir/examples/csrmm_hyb.yaml" --stage 1
+grep_in "$tmp/out" "iter csrmm_hyb_0_5 (o, r, c, k) in [O_hyb_0_5, R_hyb_0_5, C_hyb_0_5, K]"
+expect 0 "$stirc" run "$srcdir/examples/csrmm.stir" --schedule "$srcdir/examples/csrmm_hyb.yaml" \
+	--mtx A="$srcdir/examples/data/cora.mtx.gz" --random 1 --check
+grep_in "$tmp/out" "check: csrmm matches the stage I interpreter"
+grep_in "$tmp/out" "C: f32[2708, 64]"
+expect 0 "$stirc" run "$srcdir/examples/csrmm.stir" --schedule "$srcdir/examples/csrmm_hyb.yaml" \
+	--mtx A="$srcdir/examples/data/cora.mtx.gz" --random 1 --check --stage 1 --time
+grep_in "$tmp/out" "(interp, stage 1)"
+grep_in "$tmp/out" "check: csrmm matches the stage I interpreter"
+expect 0 "$stirc" run "$srcdir/examples/sddmm.stir" --schedule "$srcdir/examples/sddmm_fast.yaml" \
+	--mtx S="$srcdir/examples/data/cora.mtx.gz" --random 1 --check --stage 2
+grep_in "$tmp/out" "check: sddmm matches the stage I interpreter"
+expect 0 "$stirc" verify "$srcdir/examples/rgms.stir" --schedule "$srcdir/examples/rgms.yaml" --seeds 5
+grep_in "$tmp/out" "rgms: 5 seeds from 1: stage II"
+# errors: the schedule's line and a caret, exit 1; a kernel that is not
+# the schedule's, exit 2
+printf 'kernel: csrmm\nstage2:\n  - bind: {block: csrmm1, loop: k, to: threadIdx.q}\n' > "$tmp/bad.yaml"
+expect 1 "$stirc" print "$srcdir/examples/csrmm.stir" --schedule "$tmp/bad.yaml"
+grep_in "$tmp/err" "bad.yaml:3:40: error: bind: unknown thread index 'threadIdx.q'"
+grep_in "$tmp/err" "   - bind: {block: csrmm1, loop: k, to: threadIdx.q}"
+grep_in "$tmp/err" "                                        ^"
+printf 'kernel: csrmm\nstage2:\n  - unroll: {block: csrmm7, loop: k}\n' > "$tmp/bad.yaml"
+expect 1 "$stirc" run "$srcdir/examples/csrmm.stir" --schedule "$tmp/bad.yaml" --random 1
+grep_in "$tmp/err" "bad.yaml:3:21: error: unroll: no block of kernel 'csrmm' matches 'csrmm7'"
+expect 2 "$stirc" print "$srcdir/examples/csrmm.stir" --schedule "$srcdir/examples/sddmm.yaml" --kernel csrmm
+expect 1 "$stirc" print "$srcdir/examples/csrmm.stir" --schedule "$srcdir/examples/sddmm.yaml"
+grep_in "$tmp/err" "sddmm.yaml:4:9: error: the program has no kernel 'sddmm'"
+expect 1 "$stirc" run "$srcdir/examples/csrmm.stir" --schedule "$srcdir/examples/csrmm_hyb.yaml" \
+	--random 1 --size feat=32
+grep_in "$tmp/err" "error: size 'feat' is bound to 32, but the schedule specializes the kernel for 64"
+expect 1 "$stirc" verify "$srcdir/examples/csrmm.stir" --schedule "$tmp/missing.yaml"
+grep_in "$tmp/err" "missing.yaml: error: cannot open file"
+
 # cuda: the CUDA C of a stage III program, to the standard output or a file
 expect 0 "$stirc" cuda "$srcdir/tests/cuda/spmv_warp.stir" --kernel spmv_warp
 grep_in "$tmp/out" 'extern "C" __global__ void __launch_bounds__(32) spmv_warp_k0('

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stir/array.h>
 
 /* The source tree (for data files); set by make check. */
 static inline const char *test_srcdir(void)
@@ -20,6 +21,20 @@ static inline const char *test_path(const char *rel)
 	static char buf[4096];
 	snprintf(buf, sizeof(buf), "%s/%s", test_srcdir(), rel);
 	return buf;
+}
+
+/* b, spec: bind the sizes "NAME=V,..." of spec (at most 255 characters)
+ * into b. */
+static inline void test_bind_sizes(stir_bindings *b, const char *spec)
+{
+	char s[256];
+	snprintf(s, sizeof(s), "%s", spec);
+	for (char *t = strtok(s, ","); t; t = strtok(NULL, ",")) {
+		char *eq = strchr(t, '=');
+		ck_assert_ptr_nonnull(eq);
+		*eq = '\0';
+		stir_bindings_set_size(b, t, atoll(eq + 1));
+	}
 }
 
 /* Run one suite and return the exit status make check expects. */

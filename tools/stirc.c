@@ -70,20 +70,25 @@ static const char usage_check[] =
 "  --help       show this help\n";
 
 static const char usage_print[] =
-"usage: stirc print FILE [--kernel K] [--stage 1|2|3]\n"
+"usage: stirc print FILE [--kernel K] [--stage 1|2|3] [--schedule S.yaml]\n"
 "\n"
 "Print the program (or kernel K) in canonical form, lowered first to the\n"
 "stage asked for.  Reading the printed text back gives the same program.\n"
 "FILE may hold a program of any stage (docs/ir.md).\n"
 "\n"
-"  --kernel K   print only kernel K\n"
-"  --stage N    lower to stage N first: 2 (loops and blocks over sparse\n"
-"               buffers) or 3 (loops over flat buffers); default: the\n"
-"               stage of FILE\n"
-"  --help       show this help\n";
+"  --kernel K       print only kernel K\n"
+"  --stage N        lower to stage N first: 2 (loops and blocks over sparse\n"
+"                   buffers) or 3 (loops over flat buffers); default: the\n"
+"                   stage of FILE\n"
+"  --schedule S     apply the schedule file S (docs/schedules.md, \"Schedule\n"
+"                   files\") to its kernel, lowering it on the way, and\n"
+"                   print that kernel; default stage: the last one S has\n"
+"                   steps for (or FILE's, when later)\n"
+"  --help           show this help\n";
 
 static const char usage_cuda[] =
-"usage: stirc cuda FILE [--kernel K] [--arch sm_XY] [--compile] [-o OUT.cu]\n"
+"usage: stirc cuda FILE [--kernel K] [--schedule S.yaml] [--arch sm_XY]\n"
+"                  [--compile] [-o OUT.cu]\n"
 "\n"
 "Print the CUDA C of kernel K (needed when FILE holds several): one\n"
 "extern \"C\" __global__ function per top-level statement of the kernel,\n"
@@ -92,6 +97,9 @@ static const char usage_cuda[] =
 "schedule; a stage III program is emitted as it is.\n"
 "\n"
 "  --kernel K   the kernel to emit\n"
+"  --schedule S apply the schedule file S to its kernel first, up to its\n"
+"               stage3 steps; the default schedule then binds the nests\n"
+"               the steps left unbound\n"
 "  --compile    also compile the CUDA C with NVRTC (no GPU needed) and\n"
 "               report NVRTC's diagnostics; exit 1 when it fails\n"
 "  --arch A     the architecture to compile for (default sm_90)\n"
@@ -100,6 +108,7 @@ static const char usage_cuda[] =
 
 static const char usage_run[] =
 "usage: stirc run FILE [--kernel K] [--backend interp|cuda] [--stage 1|2|3]\n"
+"                 [--schedule S.yaml]\n"
 "                 [--size NAME=INT]... [--mtx TENSOR=FILE.mtx[.gz]]...\n"
 "                 [--in ARRAY=FILE.npy]... [--random SEED]\n"
 "                 [--out ARRAY=FILE.npy]... [--check] [--time] [--arch A]\n"
@@ -116,6 +125,14 @@ static const char usage_run[] =
 "                      or CUDA driver this is an error)\n"
 "  --stage N           lower to stage N and interpret that; default: the\n"
 "                      stage of FILE (interp only)\n"
+"  --schedule S        apply the schedule file S (docs/schedules.md) to its\n"
+"                      kernel; with interp, up to --stage (default: the last\n"
+"                      stage S has steps for), with cuda before the default\n"
+"                      schedule (for the nests S leaves unbound).  Inputs\n"
+"                      are bound to the kernel as FILE writes it; the\n"
+"                      formats S's decompose steps make are built from them\n"
+"                      on the host, and the sizes S specializes are bound to\n"
+"                      its values\n"
 "  --arch A            compile for architecture A instead of the GPU's own\n"
 "                      (cuda only)\n"
 "  --size NAME=INT     bind size parameter NAME\n"
@@ -143,8 +160,9 @@ static const char usage_run[] =
 "--out, a summary of every tensor is printed.\n";
 
 static const char usage_verify[] =
-"usage: stirc verify FILE [--kernel K] [--seed N] [--seeds COUNT]\n"
-"                    [--size NAME=INT]... [--backend interp|cuda] [--arch A]\n"
+"usage: stirc verify FILE [--kernel K] [--schedule S.yaml] [--seed N]\n"
+"                    [--seeds COUNT] [--size NAME=INT]...\n"
+"                    [--backend interp|cuda] [--arch A]\n"
 "\n"
 "Run every kernel (or K) of the stage I program FILE at stages I, II and\n"
 "III on seeded random inputs (structure with empty rows, rows of one\n"
@@ -153,6 +171,9 @@ static const char usage_verify[] =
 "type's tolerance.\n"
 "\n"
 "  --kernel K        verify only kernel K\n"
+"  --schedule S      verify only the kernel of the schedule file S, scheduled\n"
+"                    by it at stages II and III and on the GPU (the formats\n"
+"                    of its decompose steps built from the random inputs)\n"
 "  --backend B       interp (the default) or cuda: also run the kernel on\n"
 "                    the GPU (lowered with the default schedule for nests\n"
 "                    without a thread binding) and compare it with stage I;\n"
@@ -213,6 +234,7 @@ static int parse_options(const char *cmd, const char *help, int argc,
 	static const struct option all[] = {
 		{ "kernel", required_argument, 0, OPT_KERNEL },
 		{ "stage", required_argument, 0, OPT_STAGE },
+		{ "schedule", required_argument, 0, OPT_SCHEDULE },
 		{ "backend", required_argument, 0, OPT_BACKEND },
 		{ "size", required_argument, 0, OPT_SIZE },
 		{ "mtx", required_argument, 0, OPT_MTX },
@@ -269,6 +291,9 @@ static int parse_options(const char *cmd, const char *help, int argc,
 			break;
 		case OPT_ARCH:
 			o->arch = optarg;
+			break;
+		case OPT_SCHEDULE:
+			o->schedule = optarg;
 			break;
 		case OPT_COMPILE:
 			o->compile = true;
@@ -400,6 +425,40 @@ static stir_module *read_at_stage(stir_ctx *ctx, const options *o, int stage,
 	return m;
 }
 
+/* ctx, o, m, s, k: with --schedule, read the schedule file into *s and
+ * pick its kernel of m into *k (--kernel, when given, must name that
+ * kernel).  Returns 0, EXIT_WRONG or EXIT_USAGE; without --schedule, 0
+ * with *s and *k NULL. */
+static int load_schedule(stir_ctx *ctx, const options *o, const stir_module *m,
+	stir_schedule **s, stir_kernel **k)
+{
+	*s = NULL;
+	*k = NULL;
+	if (!o->schedule)
+		return 0;
+	if (!(*s = stir_schedule_read_file(ctx, o->schedule)))
+		return EXIT_WRONG;
+	const char *name = stir_schedule_get_kernel(*s);
+	if (o->kernel && strcmp(o->kernel, name)) {
+		fprintf(stderr, "stirc: --kernel %s, but %s is a schedule for "
+			"kernel '%s'\n", o->kernel, o->schedule, name);
+		return EXIT_USAGE;
+	}
+	*k = stir_schedule_find_kernel(*s, m);
+	return *k ? 0 : EXIT_WRONG;
+}
+
+/* o, s, k: the stage to bring kernel k to under schedule s: --stage, else
+ * the last stage s has steps for, or k's own when later. */
+static stir_stage schedule_stage(const options *o, const stir_schedule *s,
+	const stir_kernel *k)
+{
+	stir_stage last = stir_schedule_get_last_stage(s);
+	if (o->stage)
+		return (stir_stage)o->stage;
+	return stir_kernel_get_stage(k) > last ? stir_kernel_get_stage(k) : last;
+}
+
 /* argc, argv: stirc check. */
 static int cmd_check(int argc, char **argv)
 {
@@ -421,16 +480,24 @@ static int cmd_check(int argc, char **argv)
 /* argc, argv: stirc print. */
 static int cmd_print(int argc, char **argv)
 {
-	static const int allowed[] = { OPT_KERNEL, OPT_STAGE, 0 };
+	static const int allowed[] = { OPT_KERNEL, OPT_STAGE, OPT_SCHEDULE, 0 };
 	options o;
 	int rc = parse_options("print", usage_print, argc, argv, allowed, &o);
 	if (rc)
 		return rc == 1 ? 0 : rc;
 	stir_ctx *ctx = stir_ctx_alloc();
-	stir_module *m = read_at_stage(ctx, &o, o.stage, &rc);
+	stir_module *m = read_at_stage(ctx, &o, o.schedule ? 0 : o.stage, &rc);
 	stir_kernel *k = NULL;
-	if (rc == 0)
+	stir_schedule *s = NULL;
+	if (rc == 0 && o.schedule) {
+		/* the scheduled kernel alone: the others stay as they were */
+		rc = load_schedule(ctx, &o, m, &s, &k);
+		if (rc == 0 && stir_schedule_apply(s, k, schedule_stage(&o, s,
+		    k)) < 0)
+			rc = EXIT_WRONG;
+	} else if (rc == 0) {
 		rc = select_kernel(m, &o, false, &k);
+	}
 	if (rc == 0) {
 		char *text = k ? stir_kernel_to_str(k) : stir_module_to_str(m);
 		if (text)
@@ -440,21 +507,35 @@ static int cmd_print(int argc, char **argv)
 		free(text);
 	}
 	rc = finish(ctx, rc);
+	stir_schedule_free(s);
 	stir_module_free(m);
 	stir_ctx_free(ctx);
 	return rc;
 }
 
-/* ctx, k, b, o: bind --size, --mtx and --in (converting arrays to the
- * kernel's types and taking sizes from their shapes), then --random. */
-static int bind_inputs(stir_ctx *ctx, stir_kernel *k, stir_bindings *b,
-	const options *o)
+/* b, o, s: bind --size, then the sizes schedule s (or NULL) specializes.
+ * 0 or -1. */
+static int bind_sizes(stir_bindings *b, const options *o,
+	const stir_schedule *s)
 {
 	for (int i = 0; i < o->n_sizes; i++) {
 		int64_t v;
 		parse_int(o->sizes[i].value, &v);
 		stir_bindings_set_size(b, o->sizes[i].name, v);
 	}
+	return s ? stir_schedule_bind_sizes(s, b) : 0;
+}
+
+/* ctx, k, b, o, s: bind --size, --mtx and --in (converting arrays to the
+ * kernel's types and taking sizes from their shapes), then --random, to
+ * unscheduled kernel k; then what schedule s (or NULL) needs besides:
+ * the sizes it specializes (first) and the formats it decomposes into
+ * (last). */
+static int bind_inputs(stir_ctx *ctx, stir_kernel *k, stir_bindings *b,
+	const options *o, const stir_schedule *s)
+{
+	if (bind_sizes(b, o, s) < 0)
+		return -1;
 	for (int i = 0; i < o->n_mtx; i++) {
 		stir_csr *csr = stir_mtx_read(ctx, o->mtx[i].value);
 		int rc = csr ? stir_kernel_bind_csr(k, b, o->mtx[i].name, csr) : -1;
@@ -471,7 +552,7 @@ static int bind_inputs(stir_ctx *ctx, stir_kernel *k, stir_bindings *b,
 		return -1;
 	if (stir_kernel_bind_outputs(k, b) < 0)
 		return -1;
-	return 0;
+	return s ? stir_schedule_bind_formats(s, k, b) : 0;
 }
 
 /* t: the tolerance of a comparison in type t (relative and absolute). */
@@ -589,12 +670,14 @@ static bool use_cuda(const options *o)
 	return !strcmp(o->backend, "cuda");
 }
 
-/* k, o, dev: bring kernel k (a copy the caller may change) to stage III
- * for the GPU and compile it for dev, or for --arch.  NULL on failure. */
+/* k, o, s, dev: bring kernel k (a copy the caller may change) to stage
+ * III for the GPU, under schedule s when not NULL, and compile it for dev,
+ * or for --arch.  NULL on failure. */
 static stir_gpu_kernel *compile_for_gpu(stir_kernel *k, const options *o,
-	stir_device *dev)
+	const stir_schedule *s, stir_device *dev)
 {
-	if (stir_kernel_prepare_for_gpu(k) < 0)
+	if ((s ? stir_schedule_prepare_for_gpu(s, k) :
+	    stir_kernel_prepare_for_gpu(k)) < 0)
 		return NULL;
 	stir_compile_options co = { .arch = o->arch, .device = dev };
 	return stir_gpu_kernel_compile(k, &co);
@@ -634,9 +717,9 @@ static double elapsed_ms(const struct timespec *t0)
  * GPU), runs on them. */
 static int cmd_run(int argc, char **argv)
 {
-	static const int allowed[] = { OPT_KERNEL, OPT_STAGE, OPT_BACKEND,
-		OPT_SIZE, OPT_MTX, OPT_IN, OPT_RANDOM, OPT_OUT, OPT_CHECK, OPT_TIME,
-		OPT_ARCH, 0 };
+	static const int allowed[] = { OPT_KERNEL, OPT_STAGE, OPT_SCHEDULE,
+		OPT_BACKEND, OPT_SIZE, OPT_MTX, OPT_IN, OPT_RANDOM, OPT_OUT,
+		OPT_CHECK, OPT_TIME, OPT_ARCH, 0 };
 	options o;
 	int rc = parse_options("run", usage_run, argc, argv, allowed, &o);
 	if (rc)
@@ -654,24 +737,33 @@ static int cmd_run(int argc, char **argv)
 	stir_bindings *b = stir_bindings_alloc(), *ref = NULL;
 	stir_device *dev = NULL;
 	stir_gpu_kernel *gk = NULL;
+	stir_schedule *s = NULL;
 	if (rc == 0)
-		rc = select_kernel(src, &o, true, &k);
+		rc = o.schedule ? load_schedule(ctx, &o, src, &s, &k) :
+			select_kernel(src, &o, true, &k);
+	/* a schedule lowers its kernel itself, between its sections */
 	if (rc == 0)
-		m = read_at_stage(ctx, &o, o.stage ? o.stage : module_stage(src), &rc);
+		m = read_at_stage(ctx, &o, s ? 0 : o.stage ? o.stage :
+			module_stage(src), &rc);
 	if (rc)
 		goto out;
 	kr = same_kernel(m, k);
+	if (s && !cuda && stir_schedule_apply(s, kr, schedule_stage(&o, s,
+	    kr)) < 0) {
+		rc = EXIT_WRONG;
+		goto out;
+	}
 	if (o.check && !cuda && stir_kernel_get_stage(k) != STIR_STAGE_1) {
 		fprintf(stderr, "stirc: --check needs a stage I program\n");
 		rc = EXIT_USAGE;
 		goto out;
 	}
 	if (cuda && (!(dev = stir_device_open(ctx, 0)) ||
-	    !(gk = compile_for_gpu(kr, &o, dev)))) {
+	    !(gk = compile_for_gpu(kr, &o, s, dev)))) {
 		rc = EXIT_WRONG;
 		goto out;
 	}
-	int r = bind_inputs(ctx, k, b, &o);
+	int r = bind_inputs(ctx, k, b, &o, s);
 	if (r == 0 && stir_kernel_check_bindings(kr, b) < 0)
 		r = -1;
 	if (r < 0) {
@@ -723,6 +815,7 @@ out:
 	rc = finish(ctx, rc);
 	stir_gpu_kernel_free(gk);
 	stir_device_close(dev);
+	stir_schedule_free(s);
 	stir_bindings_free(ref);
 	stir_bindings_free(b);
 	stir_module_free(m);
@@ -755,25 +848,23 @@ out:
 	return bad;
 }
 
-/* ctx, k, kn, gk, dev, o, seed, worst: one seed of stirc verify: bind
- * random inputs to stage I kernel k, run it and its lowered forms kn[0..1]
- * (stages II and III) and, when gk is set, GPU kernel gk on dev, and
- * compare.  worst[s] grows to the largest difference of each stage (s = 2:
- * the GPU).  Returns the number of mismatches, or -1 on an error. */
+/* ctx, k, kn, gk, dev, o, sched, seed, worst: one seed of stirc verify: bind
+ * random inputs to stage I kernel k, run it and its lowered (and, with
+ * schedule sched, scheduled) forms kn[0..1] (stages II and III) and, when gk
+ * is set, GPU kernel gk on dev, and compare.  worst[i] grows to the
+ * largest difference of each stage (i = 2: the GPU).  Returns the number
+ * of mismatches, or -1 on an error. */
 static int verify_seed(stir_ctx *ctx, stir_kernel *k, stir_kernel *const *kn,
 	const stir_gpu_kernel *gk, stir_device *dev, const options *o,
-	uint64_t seed, double *worst)
+	const stir_schedule *sched, uint64_t seed, double *worst)
 {
 	stir_bindings *in = stir_bindings_alloc(), *want = NULL;
 	int bad = -1;
 	if (!in)
 		return -1;
-	for (int i = 0; i < o->n_sizes; i++) {
-		int64_t v;
-		parse_int(o->sizes[i].value, &v);
-		stir_bindings_set_size(in, o->sizes[i].name, v);
-	}
-	if (stir_kernel_bind_random(k, in, seed) < 0 ||
+	if (bind_sizes(in, o, sched) < 0 ||
+	    stir_kernel_bind_random(k, in, seed) < 0 ||
+	    (sched && stir_schedule_bind_formats(sched, k, in) < 0) ||
 	    !(want = stir_bindings_copy(in)) || stir_kernel_interpret(k, want) < 0)
 		goto out;
 	bad = 0;
@@ -812,8 +903,8 @@ out:
 /* argc, argv: stirc verify. */
 static int cmd_verify(int argc, char **argv)
 {
-	static const int allowed[] = { OPT_KERNEL, OPT_SEED, OPT_SEEDS, OPT_SIZE,
-		OPT_BACKEND, OPT_ARCH, 0 };
+	static const int allowed[] = { OPT_KERNEL, OPT_SCHEDULE, OPT_SEED,
+		OPT_SEEDS, OPT_SIZE, OPT_BACKEND, OPT_ARCH, 0 };
 	options o;
 	int rc = parse_options("verify", usage_verify, argc, argv, allowed, &o);
 	if (rc)
@@ -825,8 +916,11 @@ static int cmd_verify(int argc, char **argv)
 	stir_ctx *ctx = stir_ctx_alloc();
 	stir_module *m[4] = { NULL, NULL, NULL, NULL };
 	stir_device *dev = NULL;
+	stir_schedule *sched = NULL;
+	/* with a schedule, every copy stays at stage I: the schedule lowers
+	 * its kernel between its sections */
 	for (int s = 0; s < 3 && rc == 0; s++)
-		m[s] = read_at_stage(ctx, &o, s + 1, &rc);
+		m[s] = read_at_stage(ctx, &o, o.schedule ? 1 : s + 1, &rc);
 	if (rc == 0 && cuda) {
 		/* a copy for the GPU, prepared kernel by kernel */
 		m[3] = read_at_stage(ctx, &o, 1, &rc);
@@ -835,21 +929,27 @@ static int cmd_verify(int argc, char **argv)
 	}
 	stir_kernel *only = NULL;
 	if (rc == 0)
-		rc = select_kernel(m[0], &o, false, &only);
+		rc = o.schedule ? load_schedule(ctx, &o, m[0], &sched, &only) :
+			select_kernel(m[0], &o, false, &only);
+	for (int s = 1; rc == 0 && sched && s < 3; s++)
+		if (stir_schedule_apply(sched, same_kernel(m[s], only),
+		    (stir_stage)(s + 1)) < 0)
+			rc = EXIT_WRONG;
 	for (int i = 0; rc == 0 && i < stir_module_n_kernels(m[0]); i++) {
 		stir_kernel *k = stir_module_get_kernel(m[0], i);
 		if (only && k != only)
 			continue;
 		stir_kernel *kn[2] = { same_kernel(m[1], k), same_kernel(m[2], k) };
 		stir_gpu_kernel *gk = NULL;
-		if (cuda && !(gk = compile_for_gpu(same_kernel(m[3], k), &o, dev))) {
+		if (cuda && !(gk = compile_for_gpu(same_kernel(m[3], k), &o, sched,
+		    dev))) {
 			rc = EXIT_WRONG;
 			break;
 		}
 		double worst[3] = { 0, 0, 0 };
 		int bad = 0;
 		for (int64_t s = 0; s < o.seeds && bad >= 0; s++) {
-			int r = verify_seed(ctx, k, kn, gk, dev, &o,
+			int r = verify_seed(ctx, k, kn, gk, dev, &o, sched,
 				o.seed + (uint64_t)s, worst);
 			bad = r < 0 ? -1 : bad + r;
 		}
@@ -869,6 +969,7 @@ static int cmd_verify(int argc, char **argv)
 	}
 	rc = finish(ctx, rc);
 	stir_device_close(dev);
+	stir_schedule_free(sched);
 	for (int s = 0; s < 4; s++)
 		stir_module_free(m[s]);
 	stir_ctx_free(ctx);
@@ -878,8 +979,8 @@ static int cmd_verify(int argc, char **argv)
 /* argc, argv: stirc cuda. */
 static int cmd_cuda(int argc, char **argv)
 {
-	static const int allowed[] = { OPT_KERNEL, OPT_ARCH, OPT_COMPILE,
-		OPT_OUTPUT, 0 };
+	static const int allowed[] = { OPT_KERNEL, OPT_SCHEDULE, OPT_ARCH,
+		OPT_COMPILE, OPT_OUTPUT, 0 };
 	options o;
 	int rc = parse_options("cuda", usage_cuda, argc, argv, allowed, &o);
 	if (rc)
@@ -887,10 +988,13 @@ static int cmd_cuda(int argc, char **argv)
 	stir_ctx *ctx = stir_ctx_alloc();
 	stir_module *m = read_at_stage(ctx, &o, 0, &rc);
 	stir_kernel *k = NULL;
+	stir_schedule *s = NULL;
 	char *source = NULL;
 	if (rc == 0)
-		rc = select_kernel(m, &o, true, &k);
-	if (rc == 0 && (stir_kernel_prepare_for_gpu(k) < 0 ||
+		rc = o.schedule ? load_schedule(ctx, &o, m, &s, &k) :
+			select_kernel(m, &o, true, &k);
+	if (rc == 0 && ((s ? stir_schedule_prepare_for_gpu(s, k) :
+	    stir_kernel_prepare_for_gpu(k)) < 0 ||
 	    !(source = stir_kernel_to_cuda(k))))
 		rc = EXIT_WRONG;
 	if (rc == 0) {
@@ -921,6 +1025,7 @@ static int cmd_cuda(int argc, char **argv)
 	}
 	rc = finish(ctx, rc);
 	free(source);
+	stir_schedule_free(s);
 	stir_module_free(m);
 	stir_ctx_free(ctx);
 	return rc;

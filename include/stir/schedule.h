@@ -149,6 +149,87 @@ STIR_EXPORT int stir_horizontal_fuse_disjoint(__stir_keep stir_kernel *k,
  * run the nest on one thread.  Correct for every verified kernel. */
 STIR_EXPORT int stir_default_schedule(__stir_keep stir_kernel *k);
 
+/* ---- schedule files (docs/schedules.md, "Schedule files") ---- */
+
+/* A schedule file: the transformations of one kernel, in order -- format
+ * decompositions and stage I schedules, then stage II and III schedules --
+ * read from YAML.  Block and iteration names in it may be glob patterns
+ * (fnmatch): a step applies to every block the pattern matches. */
+typedef struct stir_schedule stir_schedule;
+
+/* Read a schedule from "text" (len bytes; "file" names it in
+ * diagnostics).  The text is registered with ctx (diagnostics show its
+ * lines) and checked completely before anything can be applied: YAML
+ * syntax (libyaml's message at its place), top-level keys, sections,
+ * primitives and the sections they may appear in, arguments (missing,
+ * unknown, given twice) and the types of their values (a name, a list, a
+ * positive factor, a thread index, a memory scope, format rules).  Every
+ * error is located at the YAML node it is about, file:line:col.  NULL
+ * after any error.  ctx must outlive the schedule. */
+STIR_EXPORT __stir_give stir_schedule *stir_schedule_read_from_str(
+	__stir_keep stir_ctx *ctx, const char *file, const char *text,
+	size_t len);
+/* The same for the file at "path" (gzip-compressed or not). */
+STIR_EXPORT __stir_give stir_schedule *stir_schedule_read_file(
+	__stir_keep stir_ctx *ctx, const char *path);
+STIR_EXPORT void stir_schedule_free(__stir_take stir_schedule *s);
+
+/* The name of the kernel the schedule is for (owned by s). */
+STIR_EXPORT const char *stir_schedule_get_kernel(
+	__stir_keep const stir_schedule *s);
+/* The kernel of m the schedule is for, or NULL with an error at the
+ * schedule's "kernel:" line (in m's context) when m has none of that
+ * name. */
+STIR_EXPORT __stir_keep stir_kernel *stir_schedule_find_kernel(
+	__stir_keep const stir_schedule *s, __stir_keep const stir_module *m);
+/* The latest stage the schedule has steps for: STIR_STAGE_3 when it has
+ * stage3 steps, else STIR_STAGE_2 when it has stage2 steps, else
+ * STIR_STAGE_1. */
+STIR_EXPORT stir_stage stir_schedule_get_last_stage(
+	__stir_keep const stir_schedule *s);
+
+/* Apply schedule s to kernel k (which must be the schedule's kernel):
+ * its format and stage1 steps to the stage I kernel; with up_to 2 or 3,
+ * lower_sparse_iter and the stage2 steps; with up_to 3,
+ * lower_sparse_buffer and the stage3 steps.  A kernel already past stage
+ * I (a printed stage II or III program) takes the steps of its stage and
+ * later; steps for an earlier stage are then an error.  The default
+ * schedule is not applied (see stir_schedule_prepare_for_gpu).  A
+ * primitive that refuses reports its own diagnostic, with a note at the
+ * step's line; a pattern that matches nothing is an error at its line.
+ * 0, or -1 with the steps before the failing one applied. */
+STIR_EXPORT int stir_schedule_apply(__stir_keep const stir_schedule *s,
+	__stir_keep stir_kernel *k, stir_stage up_to);
+/* Bring k to stage III for the GPU under schedule s: as
+ * stir_schedule_apply up to stage III, then the default schedule for
+ * every nest the steps left unbound (stir_default_schedule), so that
+ * stage3 steps may schedule nests that no stage2 step touched.  A kernel
+ * given at stage III only takes the stage3 steps, and is otherwise left
+ * as it is (as stir_kernel_prepare_for_gpu leaves it).  0 or -1. */
+STIR_EXPORT int stir_schedule_prepare_for_gpu(
+	__stir_keep const stir_schedule *s, __stir_keep stir_kernel *k);
+
+/* Bind into b the value of every size parameter the schedule's specialize
+ * steps fix, unless b holds it already; one b holds with another value is
+ * an error at the step (in the schedule's context): the scheduled kernel
+ * would compute with the schedule's value, the unscheduled one with b's.
+ * Call it before binding the other inputs (random ones included).  0 or
+ * -1. */
+STIR_EXPORT int stir_schedule_bind_sizes(__stir_keep const stir_schedule *s,
+	__stir_keep stir_bindings *b);
+
+/* Bind into b what the kernel that s makes of k needs beyond k's own
+ * arrays: for every decompose step, the new format of the tensor, built
+ * on the host (include/stir/formats.h) from k's arrays in b (the tensor's
+ * structure, values and sizes; k is the unscheduled stage I kernel, whose
+ * inputs b holds).  Names and index types are those decompose_format
+ * gives; a hybrid rule binds every part, the empty ones as arrays without
+ * elements, and pads full rows at a column they hold (the slots hold 0).
+ * Custom rules cannot be built.  0 (nothing to do without decompose
+ * steps), or -1 with an error. */
+STIR_EXPORT int stir_schedule_bind_formats(__stir_keep const stir_schedule *s,
+	__stir_keep const stir_kernel *k, __stir_keep stir_bindings *b);
+
 #ifdef __cplusplus
 }
 #endif

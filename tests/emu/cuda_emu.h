@@ -311,6 +311,11 @@ struct alignas(16) float4 { float x, y, z, w; };
 struct alignas(8) int2 { int x, y; };
 struct alignas(16) int4 { int x, y, z, w; };
 struct alignas(16) double2 { double x, y; };
+inline float2 make_float2(float x, float y) { return { x, y }; }
+inline float4 make_float4(float x, float y, float z, float w)
+{
+	return { x, y, z, w };
+}
 
 /* ---- launching ---- */
 

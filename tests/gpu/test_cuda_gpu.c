@@ -3,7 +3,10 @@
  * driver, no device or no NVRTC, 0 when every check passes, 1 otherwise.
  *
  * - every catalogue program (examples/NAME.stir), prepared for the GPU (the
- *   default schedule gives every nest its thread binding), and
+ *   default schedule gives every nest its thread binding),
+ * - every catalogue program under each written schedule examples/NAME.yaml
+ *   (stir_schedule_prepare_for_gpu; the formats of its decompose steps
+ *   built on the host from the random inputs), and
  * - every hand-written stage III program tests/cuda/NAME.stir (kernel
  *   NAME, with NAME_ref, a stage I kernel, giving the data and the
  *   reference)
@@ -127,9 +130,22 @@ static void poison(const stir_gpu_kernel *gk, stir_bindings *b)
 	}
 }
 
-/* Larger sizes for the hand-written programs, so that their launches
- * span several blocks ("NAME=V,..."; the other sizes stay random). */
+/* Larger sizes for the hand-written programs and the written schedules
+ * (by the name of the program or of the schedule file), so that their
+ * launches span several blocks ("NAME=V,..."; the other sizes stay
+ * random). */
 static const char *const larger[][2] = {
+	{ "bsrmm.yaml", "mb=40,nb=30,feat=32" },
+	{ "csf_square_sum.yaml", "m=1000" },
+	{ "csr_softmax.yaml", "m=1000,n=200" },
+	{ "csrmm.yaml", "m=500,n=300,feat=64" },
+	{ "csrmm_hyb.yaml", "m=500,n=300" },
+	{ "ellmv.yaml", "m=2000,n=300" },
+	{ "rgcn_homo.yaml", "m=300,n=300,fout=64" },
+	{ "rgms.yaml", "r=4,m=200,n=200,fout=64" },
+	{ "sddmm.yaml", "m=300,n=300,feat=64" },
+	{ "sddmm_fast.yaml", "m=300,n=300" },
+	{ "segment_sum.yaml", "m=2000" },
 	{ "csrmm_rows", "m=300,n=200,feat=64" },
 	{ "diag", "m=300" },
 	{ "halfmix", "n=1000" },
@@ -161,10 +177,11 @@ static void bind_larger(stir_bindings *b, const char *name)
 	}
 }
 
-/* dev, dir, ref, k, label: kernel k (stage III) on the GPU against stage
- * I kernel ref on the interpreter. */
+/* dev, dir, ref, k, label, s: kernel k (stage III; made by schedule s
+ * from ref when s is not NULL) on the GPU against stage I kernel ref on
+ * the interpreter.  "label" names the run and its larger sizes. */
 static void run_one(stir_device *dev, const char *dir, stir_kernel *ref,
-	stir_kernel *k, const char *label)
+	stir_kernel *k, const char *label, const stir_schedule *s)
 {
 	stir_ctx *ctx = stir_module_get_ctx(stir_kernel_get_module(k));
 	stir_compile_options o = { .device = dev, .cache_dir = dir };
@@ -183,8 +200,11 @@ static void run_one(stir_device *dev, const char *dir, stir_kernel *ref,
 	for (int round = 0; round < 4; round++) {
 		stir_bindings *b = stir_bindings_alloc();
 		if (round >= 2)
-			bind_larger(b, stir_kernel_get_name(k));
-		if (!CHECK(stir_kernel_bind_random(ref, b, 11 + round) == 0)) {
+			bind_larger(b, label);
+		/* the schedule's specialized sizes first, its formats last */
+		if (!CHECK(!s || stir_schedule_bind_sizes(s, b) == 0) ||
+		    !CHECK(stir_kernel_bind_random(ref, b, 11 + round) == 0) ||
+		    !CHECK(!s || stir_schedule_bind_formats(s, ref, b) == 0)) {
 			flush_diags(ctx);
 			stir_bindings_free(b);
 			break;
@@ -215,69 +235,105 @@ static void run_one(stir_device *dev, const char *dir, stir_kernel *ref,
 	stir_gpu_kernel_free(gk);
 }
 
-/* dev, dir: the catalogue, prepared with the default schedule. */
-static void run_catalogue(stir_device *dev, const char *dir)
+/* What runs the programs of one file: dev, dir (run_one's), the file's
+ * path under the source tree, its base name without the suffix. */
+typedef void (*file_fn)(stir_device *dev, const char *dir, const char *rel,
+	const char *base);
+
+/* folder, suffix, fn, dev, dir: fn for every file of folder (under the
+ * source tree) whose name ends in suffix. */
+static void for_each_file(const char *folder, const char *suffix, file_fn fn,
+	stir_device *dev, const char *dir)
 {
-	DIR *d = opendir(src_path("examples"));
+	DIR *d = opendir(src_path(folder));
 	if (!CHECK(d != NULL))
 		return;
 	struct dirent *de;
+	size_t sl = strlen(suffix);
 	while ((de = readdir(d))) {
 		size_t len = strlen(de->d_name);
-		if (len < 6 || strcmp(de->d_name + len - 5, ".stir"))
+		if (len <= sl || strcmp(de->d_name + len - sl, suffix))
 			continue;
-		char rel[512];
-		snprintf(rel, sizeof(rel), "examples/%s", de->d_name);
-		stir_ctx *ctx = stir_ctx_alloc();
-		stir_module *ref = stir_module_read_file(ctx, src_path(rel));
-		stir_module *gpu = stir_module_read_file(ctx, src_path(rel));
-		if (CHECK(ref && gpu)) {
-			for (int i = 0; i < stir_module_n_kernels(ref); i++) {
-				stir_kernel *k = stir_module_get_kernel(ref, i);
-				stir_kernel *g = stir_module_find_kernel(gpu,
-					stir_kernel_get_name(k));
-				printf("%s: %s\n", rel, stir_kernel_get_name(k));
-				if (!CHECK(stir_kernel_prepare_for_gpu(g) == 0))
-					flush_diags(ctx);
-				else
-					run_one(dev, dir, k, g, stir_kernel_get_name(k));
-			}
-		}
-		flush_diags(ctx);
-		stir_module_free(ref);
-		stir_module_free(gpu);
-		stir_ctx_free(ctx);
+		char rel[600], base[256];
+		snprintf(rel, sizeof(rel), "%s/%s", folder, de->d_name);
+		snprintf(base, sizeof(base), "%.*s", (int)(len - sl), de->d_name);
+		fn(dev, dir, rel, base);
 	}
 	closedir(d);
 }
 
-/* dev, dir: the hand-written stage III programs. */
-static void run_handwritten(stir_device *dev, const char *dir)
+/* dev, dir, rel, base: a catalogue program, prepared with the default
+ * schedule. */
+static void run_catalogue(stir_device *dev, const char *dir, const char *rel,
+	const char *base)
 {
-	DIR *d = opendir(src_path("tests/cuda"));
-	if (!CHECK(d != NULL))
-		return;
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		size_t len = strlen(de->d_name);
-		if (len < 6 || strcmp(de->d_name + len - 5, ".stir"))
-			continue;
-		char rel[512], name[256], refname[300];
-		snprintf(rel, sizeof(rel), "tests/cuda/%s", de->d_name);
-		snprintf(name, sizeof(name), "%.*s", (int)(len - 5), de->d_name);
-		snprintf(refname, sizeof(refname), "%s_ref", name);
-		stir_ctx *ctx = stir_ctx_alloc();
-		stir_module *m = stir_module_read_file(ctx, src_path(rel));
-		stir_kernel *k = m ? stir_module_find_kernel(m, name) : NULL;
-		stir_kernel *ref = m ? stir_module_find_kernel(m, refname) : NULL;
-		printf("%s: %s\n", rel, name);
-		if (CHECK(k && ref))
-			run_one(dev, dir, ref, k, name);
-		flush_diags(ctx);
-		stir_module_free(m);
-		stir_ctx_free(ctx);
+	(void)base;
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_module *ref = stir_module_read_file(ctx, src_path(rel));
+	stir_module *gpu = stir_module_read_file(ctx, src_path(rel));
+	if (CHECK(ref && gpu)) {
+		for (int i = 0; i < stir_module_n_kernels(ref); i++) {
+			stir_kernel *k = stir_module_get_kernel(ref, i);
+			stir_kernel *g = stir_module_find_kernel(gpu,
+				stir_kernel_get_name(k));
+			printf("%s: %s\n", rel, stir_kernel_get_name(k));
+			if (!CHECK(stir_kernel_prepare_for_gpu(g) == 0))
+				flush_diags(ctx);
+			else
+				run_one(dev, dir, k, g, stir_kernel_get_name(k), NULL);
+		}
 	}
-	closedir(d);
+	flush_diags(ctx);
+	stir_module_free(ref);
+	stir_module_free(gpu);
+	stir_ctx_free(ctx);
+}
+
+/* dev, dir, rel, base: a written schedule examples/NAME.yaml, applied to
+ * the catalogue program of the kernel it names. */
+static void run_scheduled(stir_device *dev, const char *dir, const char *rel,
+	const char *base)
+{
+	char prog[600] = "?", label[300];
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_schedule *s = stir_schedule_read_file(ctx, src_path(rel));
+	stir_module *ref = NULL, *gpu = NULL;
+	if (CHECK(s != NULL)) {
+		snprintf(prog, sizeof(prog), "examples/%s.stir",
+			stir_schedule_get_kernel(s));
+		ref = stir_module_read_file(ctx, src_path(prog));
+		gpu = stir_module_read_file(ctx, src_path(prog));
+	}
+	stir_kernel *k = ref ? stir_schedule_find_kernel(s, ref) : NULL;
+	stir_kernel *g = gpu ? stir_schedule_find_kernel(s, gpu) : NULL;
+	printf("%s: %s\n", rel, prog);
+	snprintf(label, sizeof(label), "%s.yaml", base);
+	if (CHECK(k && g) && CHECK(stir_schedule_prepare_for_gpu(s, g) == 0))
+		run_one(dev, dir, k, g, label, s);
+	flush_diags(ctx);
+	stir_module_free(ref);
+	stir_module_free(gpu);
+	stir_schedule_free(s);
+	stir_ctx_free(ctx);
+}
+
+/* dev, dir, rel, name: a hand-written stage III program, kernel NAME
+ * against its stage I kernel NAME_ref. */
+static void run_handwritten(stir_device *dev, const char *dir,
+	const char *rel, const char *name)
+{
+	char refname[300];
+	snprintf(refname, sizeof(refname), "%s_ref", name);
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_module *m = stir_module_read_file(ctx, src_path(rel));
+	stir_kernel *k = m ? stir_module_find_kernel(m, name) : NULL;
+	stir_kernel *ref = m ? stir_module_find_kernel(m, refname) : NULL;
+	printf("%s: %s\n", rel, name);
+	if (CHECK(k && ref))
+		run_one(dev, dir, ref, k, name, NULL);
+	flush_diags(ctx);
+	stir_module_free(m);
+	stir_ctx_free(ctx);
 }
 
 /* Open the GPU (or skip), then run the catalogue and the test programs. */
@@ -305,8 +361,9 @@ int main(void)
 	char dir[] = "/tmp/stir-cuda-gpu-XXXXXX";
 	if (!CHECK(mkdtemp(dir) != NULL))
 		return 1;
-	run_catalogue(dev, dir);
-	run_handwritten(dev, dir);
+	for_each_file("examples", ".stir", run_catalogue, dev, dir);
+	for_each_file("examples", ".yaml", run_scheduled, dev, dir);
+	for_each_file("tests/cuda", ".stir", run_handwritten, dev, dir);
 	stir_device_close(dev);
 	flush_diags(ctx);
 	stir_ctx_free(ctx);

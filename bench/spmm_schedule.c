@@ -1,0 +1,141 @@
+/* The SpMM schedules (bench/spmm_schedule.h). */
+#include <stdbool.h>
+#include <stdio.h>
+#include "bench/spmm_schedule.h"
+
+/* feat: see spmm_schedule.h. */
+bench_spmm_map bench_spmm_map_features(int64_t feat)
+{
+	bench_spmm_map f = { feat, 32, 4, 1, 8 };
+	while (f.vec > 1 && feat % f.vec)
+		f.vec /= 2;
+	while (f.lanes > 1 && (feat / f.vec) % f.lanes)
+		f.lanes /= 2;
+	f.chunks = feat / (f.lanes * f.vec);
+	f.rows = 256 / (f.lanes * f.chunks);
+	if (f.rows < 1)
+		f.rows = 1;
+	return f;
+}
+
+/* k, block, fm, atomic: the schedule of one bucket part at stage II
+ * (block BLOCK over loops o, r, c, k): the part's rows over blockIdx.x
+ * and threadIdx.y, the features over threadIdx.x in vectors of fm.vec
+ * (and threadIdx.z in chunks), the row's columns (c) serially and
+ * unrolled; atomic adds into C when "atomic".  stage3_part finishes it
+ * after lowering. */
+static int schedule_part(stir_kernel *k, const char *block,
+	bench_spmm_map fm, bool atomic)
+{
+	const char *kc[] = { "k", "c" }, *ck[] = { "c", "k_2" };
+	const int64_t fk[] = { 0, fm.lanes, fm.vec }, fo[] = { 0, fm.rows };
+	return stir_reorder(k, block, 2, kc) < 0 ||
+		stir_split(k, block, "k", 3, fk) < 0 ||
+		stir_reorder(k, block, 2, ck) < 0 ||
+		stir_split(k, block, "o", 2, fo) < 0 ||
+		(atomic && stir_set_atomic(k, block) < 0) ||
+		stir_bind(k, block, "o_0", STIR_BLOCK_X) < 0 ||
+		stir_bind(k, block, "o_1", STIR_THREAD_Y) < 0 ||
+		stir_bind(k, block, "k_1", STIR_THREAD_X) < 0 ||
+		(fm.chunks > 1 && stir_bind(k, block, "k_0", STIR_THREAD_Z) < 0) ||
+		stir_unroll(k, block, "c") < 0 ? -1 : 0;
+}
+
+/* k, block, i, fm: at stage III, the row's fm.vec sums of part i in
+ * registers (a local cache of C_data over the loop of columns, written
+ * back by block C_data_local, C_data_local1, ... in the order of the
+ * parts), the vector loops vectorized: the loads of B and the write-back
+ * (float4 stores, or float4 atomic adds on sm_90). */
+static int stage3_part(stir_kernel *k, const char *block, int i,
+	bench_spmm_map fm)
+{
+	char back[32];
+	if (i == 0)
+		snprintf(back, sizeof(back), "C_data_local");
+	else
+		snprintf(back, sizeof(back), "C_data_local%d", i);
+	if (stir_cache_write(k, block, "C_data", "c", STIR_SCOPE_LOCAL) < 0)
+		return -1;
+	if (fm.vec == 1)
+		return 0;
+	return stir_vectorize(k, block, "k_2") < 0 ||
+		stir_vectorize(k, back, "ax0") < 0 ? -1 : 0;
+}
+
+/* k, fm: the schedule of the init nest (block csrmm_init0 over i, k:
+ * C = 0) like the computation's: rows over blockIdx.x and threadIdx.y,
+ * features over threadIdx.x in vectors of fm.vec, the chunks serially. */
+static int schedule_init(stir_kernel *k, bench_spmm_map fm)
+{
+	const int64_t fk[] = { 0, fm.lanes, fm.vec };
+	const int64_t fi[] = { 0, fm.rows * fm.chunks };  /* 256 threads */
+	return stir_split(k, "csrmm_init0", "k", 3, fk) < 0 ||
+		stir_split(k, "csrmm_init0", "i", 2, fi) < 0 ||
+		stir_bind(k, "csrmm_init0", "i_0", STIR_BLOCK_X) < 0 ||
+		stir_bind(k, "csrmm_init0", "i_1", STIR_THREAD_Y) < 0 ||
+		stir_bind(k, "csrmm_init0", "k_1", STIR_THREAD_X) < 0 ||
+		(fm.vec > 1 && stir_vectorize(k, "csrmm_init0", "k_2") < 0) ? -1 : 0;
+}
+
+/* k, c, buckets, nb, fm: see spmm_schedule.h. */
+int bench_spmm_hybrid_schedule(stir_kernel *k, int c, const int64_t *buckets,
+	int nb, bench_spmm_map fm)
+{
+	/* the feature count is the kernel's, so that its splits need no tail
+	 * guards; the matrix's sizes stay symbolic */
+	if (c < 1 || nb < 1 || stir_specialize(k, "feat", fm.feat) < 0)
+		return -1;
+	int n = c * nb;
+	stir_format_rule *rules[n];
+	const char *blocks[n];
+	char names[n][64];
+	bool atomic[n];
+	int rc = 0;
+	for (int q = 0; q < c; q++) {
+		for (int t = 0; t < nb; t++) {
+			int i = q * nb + t;
+			rules[i] = stir_format_hybrid_part("_hyb", q, t, buckets[t]);
+			rc |= rules[i] ? 0 : -1;
+			snprintf(names[i], sizeof(names[i]), "csrmm_hyb_%d_%d0", q, t);
+			blocks[i] = names[i];
+			atomic[i] = c > 1 || t == nb - 1;
+		}
+	}
+	if (rc == 0)
+		rc = stir_decompose_format(k, "A", n, (stir_format_rule **)rules);
+	for (int i = 0; i < n; i++)
+		stir_format_rule_free(rules[i]);
+	if (rc < 0 || stir_lower_sparse_iter(stir_kernel_get_module(k)) < 0)
+		return -1;
+	for (int i = 0; i < n; i++)
+		if (schedule_part(k, blocks[i], fm, atomic[i]) < 0)
+			return -1;
+	const char *out[] = { "C" };
+	if (n > 1 && stir_horizontal_fuse_disjoint(k, n, blocks, 1, out) < 0)
+		return -1;
+	if (schedule_init(k, fm) < 0 || stir_kernel_prepare_for_gpu(k) < 0)
+		return -1;
+	for (int i = 0; i < n; i++)
+		if (stage3_part(k, blocks[i], i, fm) < 0)
+			return -1;
+	return 0;
+}
+
+/* k, fm: see spmm_schedule.h (blocks csrmm0 over rows, csrmm1 over a
+ * row's columns and the features). */
+int bench_spmm_csr_schedule(stir_kernel *k, bench_spmm_map fm)
+{
+	const char *kj[] = { "k", "j" };
+	const int64_t fk[] = { 0, fm.lanes }, fi[] = { 0, fm.rows * fm.chunks };
+	return stir_specialize(k, "feat", fm.feat) < 0 ||
+		stir_lower_sparse_iter(stir_kernel_get_module(k)) < 0 ||
+		stir_reorder(k, "csrmm1", 2, kj) < 0 ||
+		stir_split(k, "csrmm1", "k", 2, fk) < 0 ||
+		stir_split(k, "csrmm1", "i", 2, fi) < 0 ||
+		stir_bind(k, "csrmm1", "i_0", STIR_BLOCK_X) < 0 ||
+		stir_bind(k, "csrmm1", "i_1", STIR_THREAD_Y) < 0 ||
+		stir_bind(k, "csrmm1", "k_1", STIR_THREAD_X) < 0 ||
+		stir_cache_write(k, "csrmm1", "C", "j", STIR_SCOPE_LOCAL) < 0 ||
+		schedule_init(k, fm) < 0 ||
+		stir_kernel_prepare_for_gpu(k) < 0 ? -1 : 0;
+}

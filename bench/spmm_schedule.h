@@ -1,0 +1,51 @@
+/* The SpMM schedules (bench/README.md, "The hybrid SpMM schedule"), built
+ * through the C API for kernel csrmm of examples/csrmm.stir:
+ * C[i, k] = sum_j A[i, j] * B[j, k] with A in CSR.
+ *
+ * - the hybrid ELL schedule of SparseTIR: A decomposed into hybrid(c,
+ *   buckets), every part a nest of its own, all in one launch;
+ * - the plain CSR schedule, stir's own baseline.
+ *
+ * Shared by bench/bench_spmm.c, examples/gnn_kernels.c and the tests. */
+#ifndef STIR_BENCH_SPMM_SCHEDULE_H
+#define STIR_BENCH_SPMM_SCHEDULE_H
+
+#include <stdint.h>
+#include <stir/stir.h>
+
+/* How the features of a row map onto threads: "lanes" threads along
+ * threadIdx.x, each "vec" consecutive features (vector loads); "chunks"
+ * such pieces of the row along threadIdx.z; "rows" rows per thread block
+ * along threadIdx.y, so that a block has 256 threads. */
+typedef struct bench_spmm_map {
+	int64_t feat;           /* the features, a literal in the kernel */
+	int64_t lanes, vec, chunks, rows;
+} bench_spmm_map;
+
+/* The mapping for "feat" features (feat >= 1): the widest vector (4, 2
+ * or 1) that divides them, as many lanes (a power of two up to a warp) as
+ * divide the vectors, the rest in chunks; every split is exact, so no
+ * feature needs a guard. */
+bench_spmm_map bench_spmm_map_features(int64_t feat);
+
+/* Schedule kernel "k", the stage I kernel csrmm, for the hybrid format
+ * hybrid(c, buckets[0..nb-1]) of its A and mapping "fm", and bring it to
+ * stage III, ready for stir_gpu_kernel_compile.  The kernel holds every
+ * part (q, t), q < c, t < nb, so that it serves any matrix whose format
+ * is built with STIR_HYBRID_ALL_PARTS and suffix "_hyb"; its sizes stay
+ * symbolic except the features.  Each part: its rows over blockIdx.x and
+ * threadIdx.y, the features over threadIdx.x in vectors (and threadIdx.z
+ * in chunks), the row's columns unrolled with the sums in registers.
+ * Only the parts that may share rows of C add atomically: the widest
+ * bucket (rows longer than it are split over several of its rows) and
+ * every part when c > 1; the others are declared disjoint for the one
+ * horizontally fused launch.  0, or -1 with diagnostics in k's context. */
+int bench_spmm_hybrid_schedule(stir_kernel *k, int c, const int64_t *buckets,
+	int nb, bench_spmm_map fm);
+
+/* Schedule kernel "k", the stage I kernel csrmm, for A in CSR: rows over
+ * blockIdx.x and threadIdx.y, features over threadIdx.x, the row's sum in
+ * a register; brought to stage III.  0 or -1. */
+int bench_spmm_csr_schedule(stir_kernel *k, bench_spmm_map fm);
+
+#endif

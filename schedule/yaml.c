@@ -1,0 +1,1282 @@
+/* Reading schedule files (include/stir/schedule.h; docs/schedules.md,
+ * "Schedule files").
+ *
+ * libyaml's document API loads the text into a tree of nodes that know
+ * their line and column; the tree is then checked completely -- top-level
+ * keys, sections, primitives, their arguments and the types of the
+ * values, format rules -- into the steps of schedule/file.h.  Every error
+ * is reported at the node it is about, and checking goes on after one so
+ * that a single read reports every problem of the file; any error gives
+ * NULL.  What cannot be known without the kernel (whether a block or loop
+ * exists, whether a primitive is legal) is left to stir_schedule_apply. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+#include <stir/io.h>
+#include "ir/diag.h"
+#include "schedule/file.h"
+
+/* The most parts a hybrid rule may stand for (column ranges x buckets),
+ * and the most rules of all decompose steps: each becomes an iteration
+ * and, lowered, a nest of its own. */
+#define SF_MAX_PARTS 4096
+
+const char *const sf_section_key[SF_N_SECTIONS] = {
+	"format", "stage1", "stage2", "stage3",
+};
+
+/* The primitives' names, sections and arguments (file.h's table). */
+static const struct {
+	const char *name;
+	unsigned sections;   /* SF_IN bits */
+	unsigned required;   /* SF_A bits */
+	unsigned optional;
+} prims[SF_N_PRIMS] = {
+#define SF_PRIM_ROW(id, name, sections, req, opt) \
+	{ name, sections, req, opt },
+	SF_PRIMS(SF_PRIM_ROW)
+#undef SF_PRIM_ROW
+};
+
+/* The arguments' keys and types. */
+static const struct {
+	const char *key;
+	sf_type type;
+} args[SF_N_ARGS] = {
+#define SF_ARG_ROW(id, key, type) { key, type },
+	SF_ARGS(SF_ARG_ROW)
+#undef SF_ARG_ROW
+};
+
+/* The format rules' keys and default suffixes. */
+static const struct {
+	const char *key;
+	const char *suffix;
+} rule_kinds[SF_N_RULE_KINDS] = {
+#define SF_RULE_ROW(id, key, suffix) { key, suffix },
+	SF_RULE_KINDS(SF_RULE_ROW)
+#undef SF_RULE_ROW
+};
+
+/* The thread indices as a file writes them, in stir_thread order. */
+static const char *const thread_names[] = {
+	"blockIdx.x", "blockIdx.y", "blockIdx.z",
+	"threadIdx.x", "threadIdx.y", "threadIdx.z",
+};
+
+/* The axis kinds of a custom rule, in stir_axis_kind order. */
+static const char *const axis_kinds[] = {
+	"dense_fixed", "dense_variable", "sparse_fixed", "sparse_variable",
+};
+
+/* p: the name of primitive p. */
+const char *sf_prim_name(sf_prim p)
+{
+	return p < SF_N_PRIMS ? prims[p].name : "?";
+}
+
+/* a: the key of argument a. */
+const char *sf_arg_key(sf_arg_id a)
+{
+	return a < SF_N_ARGS ? args[a].key : "?";
+}
+
+/* k: the key of rule kind k. */
+const char *sf_rule_kind_key(sf_rule_kind k)
+{
+	return k < SF_N_RULE_KINDS ? rule_kinds[k].key : "?";
+}
+
+/* The state of one read. */
+typedef struct reader {
+	stir_ctx *ctx;            /* borrowed: receives the diagnostics */
+	stir_schedule *s;         /* borrowed: the schedule being filled */
+	yaml_document_t *doc;     /* borrowed: the loaded tree */
+	int errors;               /* errors reported so far */
+	int64_t n_rules;          /* format rules of every step so far */
+} reader;
+
+/* r, loc, fmt: report an error; the diagnostic, for notes. */
+static stir_diag *fail(reader *r, stir_loc loc, const char *fmt, ...)
+	STIR_PRINTF(3, 4);
+static stir_diag *fail(reader *r, stir_loc loc, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	stir_diag *d = stir_ctx_vreport(r->ctx, STIR_ERROR, loc, fmt, ap);
+	va_end(ap);
+	r->errors++;
+	return d;
+}
+
+/* r: report that memory ran out (once is enough to fail the read). */
+static void oom(reader *r)
+{
+	stir_error_oom(r->ctx);
+	r->errors++;
+}
+
+/* r, m: the location of a libyaml mark (0-based) in the file. */
+static stir_loc mark_loc(const reader *r, yaml_mark_t m)
+{
+	stir_loc l = { r->s->file, (int)m.line + 1, (int)m.column + 1 };
+	return l;
+}
+
+/* r, n: the location of node n. */
+static stir_loc node_loc(const reader *r, const yaml_node_t *n)
+{
+	return mark_loc(r, n->start_mark);
+}
+
+/* r, offset: the location of byte "offset" of the text (libyaml's reader
+ * errors give an offset only). */
+static stir_loc offset_loc(const reader *r, size_t offset)
+{
+	stir_loc l = { r->s->file, 1, 1 };
+	for (size_t i = 0; i < offset && i < r->s->len; i++) {
+		if (r->s->text[i] == '\n') {
+			l.line++;
+			l.col = 1;
+		} else {
+			l.col++;
+		}
+	}
+	return l;
+}
+
+/* r, index: node "index" of the document (libyaml's ids count from 1). */
+static yaml_node_t *node_at(const reader *r, int index)
+{
+	return yaml_document_get_node(r->doc, index);
+}
+
+/* r, p, n: a NUL-terminated copy of n bytes at p, owned by the schedule;
+ * NULL when memory runs out (reported). */
+static const char *keep(reader *r, const char *p, size_t n)
+{
+	stir_schedule *s = r->s;
+	if (s->n_strings == s->cap_strings) {
+		int cap = s->cap_strings ? 2 * s->cap_strings : 32;
+		char **v = realloc(s->strings, (size_t)cap * sizeof(*v));
+		if (!v) {
+			oom(r);
+			return NULL;
+		}
+		s->strings = v;
+		s->cap_strings = cap;
+	}
+	char *c = malloc(n + 1);
+	if (!c) {
+		oom(r);
+		return NULL;
+	}
+	memcpy(c, p, n);
+	c[n] = '\0';
+	s->strings[s->n_strings++] = c;
+	return c;
+}
+
+/* n: whether node n is YAML's null: a plain scalar "", "~" or "null". */
+static bool is_null(const yaml_node_t *n)
+{
+	if (n->type != YAML_SCALAR_NODE ||
+	    n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+		return false;
+	const char *v = (const char *)n->data.scalar.value;
+	return !strcmp(v, "") || !strcmp(v, "~") || !strcmp(v, "null") ||
+		!strcmp(v, "Null") || !strcmp(v, "NULL");
+}
+
+/* n: node n in words for messages ("a list", "an empty list", "a
+ * mapping", "null", or the scalar itself, quoted). */
+static const char *describe(const yaml_node_t *n, char *buf, size_t size)
+{
+	if (n->type == YAML_SEQUENCE_NODE)
+		return n->data.sequence.items.top == n->data.sequence.items.start ?
+			"an empty list" : "a list";
+	if (n->type == YAML_MAPPING_NODE)
+		return "a mapping";
+	if (is_null(n))
+		return "null";
+	snprintf(buf, size, "'%.*s'", n->data.scalar.length > 80 ? 80 :
+		(int)n->data.scalar.length, (const char *)n->data.scalar.value);
+	return buf;
+}
+
+/* r, n: the text of scalar node n, owned by the schedule; NULL (with an
+ * error) when it holds a NUL byte or memory runs out.  n must be a
+ * scalar. */
+static const char *scalar_text(reader *r, const yaml_node_t *n)
+{
+	const char *v = (const char *)n->data.scalar.value;
+	size_t len = n->data.scalar.length;
+	if (memchr(v, '\0', len)) {
+		fail(r, node_loc(r, n), "a name may not hold a NUL character");
+		return NULL;
+	}
+	return keep(r, v, len);
+}
+
+/* r, n, prefix, what, expected: the text of n when n is a scalar that is
+ * not null nor empty; else an error "PREFIX'WHAT' must be EXPECTED, not
+ * ..." and NULL. */
+static const char *need_name(reader *r, const yaml_node_t *n,
+	const char *prefix, const char *what, const char *expected)
+{
+	char buf[100];
+	if (n->type != YAML_SCALAR_NODE || is_null(n)) {
+		fail(r, node_loc(r, n), "%s'%s' must be %s, not %s", prefix, what,
+			expected, describe(n, buf, sizeof(buf)));
+		return NULL;
+	}
+	return scalar_text(r, n);
+}
+
+/* n, v: whether n is a plain scalar holding a decimal integer (optional
+ * sign) that fits in int64_t; its value in *v. */
+static bool int_value(const yaml_node_t *n, int64_t *v)
+{
+	if (n->type != YAML_SCALAR_NODE ||
+	    n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+		return false;
+	const char *s = (const char *)n->data.scalar.value;
+	const char *d = s + (*s == '-' || *s == '+');
+	if (*d < '0' || *d > '9')
+		return false;
+	for (const char *c = d; *c; c++)
+		if (*c < '0' || *c > '9')
+			return false;
+	char *end;
+	errno = 0;
+	long long x = strtoll(s, &end, 10);
+	if (errno || *end)
+		return false;
+	*v = x;
+	return true;
+}
+
+/* r, n, prefix, what, v: *v is the positive integer n holds; else an
+ * error and -1. */
+static int need_positive(reader *r, const yaml_node_t *n, const char *prefix,
+	const char *what, int64_t *v)
+{
+	char buf[100];
+	if (int_value(n, v) && *v > 0)
+		return 0;
+	fail(r, node_loc(r, n), "%s'%s' must be a positive integer, not %s",
+		prefix, what, describe(n, buf, sizeof(buf)));
+	return -1;
+}
+
+/* keys, n, buf, size: "a, b or c". */
+static const char *key_list(const char *const *keys, int n, char *buf,
+	size_t size)
+{
+	size_t used = 0;
+	buf[0] = '\0';
+	for (int i = 0; i < n && used < size; i++)
+		used += (size_t)snprintf(buf + used, size - used, "%s%s",
+			i == 0 ? "" : i == n - 1 ? " or " : ", ", keys[i]);
+	return buf;
+}
+
+/* r, map, prefix, noun, keys, n, required, vals: check mapping "map":
+ * every key a scalar among keys[0..n-1], none twice, those whose bit is
+ * set in "required" present.  vals[i] receives the value of keys[i] or
+ * NULL.  Errors read "PREFIXunknown NOUN 'k' (expected ...)", "PREFIXNOUN
+ * 'k' given twice", "PREFIXmissing NOUN 'k'".  0, or -1 after errors (the
+ * keys that were fine are still in vals). */
+static int read_keys(reader *r, const yaml_node_t *map, const char *prefix,
+	const char *noun, const char *const *keys, int n, unsigned required,
+	yaml_node_t **vals)
+{
+	int errors = r->errors;
+	const yaml_node_t *key_node[32];
+	for (int i = 0; i < n; i++) {
+		vals[i] = NULL;
+		key_node[i] = NULL;
+	}
+	for (yaml_node_pair_t *p = map->data.mapping.pairs.start;
+	     p < map->data.mapping.pairs.top; p++) {
+		const yaml_node_t *k = node_at(r, p->key);
+		char buf[100], list[400];
+		if (k->type != YAML_SCALAR_NODE) {
+			fail(r, node_loc(r, k), "%sa %s must be a name, not %s",
+				prefix, noun, describe(k, buf, sizeof(buf)));
+			continue;
+		}
+		const char *name = (const char *)k->data.scalar.value;
+		int i = 0;
+		while (i < n && strcmp(keys[i], name))
+			i++;
+		if (i == n) {
+			fail(r, node_loc(r, k), "%sunknown %s '%s' (expected %s)",
+				prefix, noun, name, key_list(keys, n, list,
+				sizeof(list)));
+		} else if (key_node[i]) {
+			stir_diag *d = fail(r, node_loc(r, k), "%s%s '%s' given twice",
+				prefix, noun, name);
+			stir_diag_add_note(d, node_loc(r, key_node[i]),
+				"first given here");
+		} else {
+			key_node[i] = k;
+			vals[i] = node_at(r, p->value);
+		}
+	}
+	for (int i = 0; i < n; i++)
+		if ((required & (1u << i)) && !key_node[i])
+			fail(r, node_loc(r, map), "%smissing %s '%s'", prefix, noun,
+				keys[i]);
+	return r->errors > errors ? -1 : 0;
+}
+
+/* r, n, prefix, what, locs, count: the scalars of sequence n (a
+ * non-empty list of names), owned; their locations in *locs; NULL after an
+ * error. */
+static const char **read_names(reader *r, const yaml_node_t *n,
+	const char *prefix, const char *what, stir_loc **locs, int *count)
+{
+	char buf[100];
+	*locs = NULL;
+	*count = 0;
+	if (n->type != YAML_SEQUENCE_NODE) {
+		fail(r, node_loc(r, n), "%s'%s' must be a list of names, not %s",
+			prefix, what, describe(n, buf, sizeof(buf)));
+		return NULL;
+	}
+	int len = (int)(n->data.sequence.items.top -
+		n->data.sequence.items.start);
+	if (len == 0) {
+		fail(r, node_loc(r, n), "%s'%s' must not be empty", prefix, what);
+		return NULL;
+	}
+	const char **v = calloc((size_t)len, sizeof(*v));
+	*locs = calloc((size_t)len, sizeof(**locs));
+	if (!v || !*locs) {
+		free(v);
+		free(*locs);
+		*locs = NULL;
+		oom(r);
+		return NULL;
+	}
+	bool ok = true;
+	for (int i = 0; i < len; i++) {
+		const yaml_node_t *e = node_at(r, n->data.sequence.items.start[i]);
+		(*locs)[i] = node_loc(r, e);
+		if (e->type != YAML_SCALAR_NODE || is_null(e)) {
+			fail(r, node_loc(r, e), "%selement %d of '%s' must be a name, "
+				"not %s", prefix, i + 1, what, describe(e, buf,
+				sizeof(buf)));
+			ok = false;
+		} else if (!(v[i] = scalar_text(r, e))) {
+			ok = false;
+		}
+	}
+	if (!ok) {
+		free(v);
+		free(*locs);
+		*locs = NULL;
+		return NULL;
+	}
+	*count = len;
+	return v;
+}
+
+/* r, n, prefix, a: the factors of split: at least two, each a positive
+ * integer or null (0: inferred), at most one null. */
+static int read_factors(reader *r, const yaml_node_t *n, const char *prefix,
+	sf_arg *a)
+{
+	char buf[100];
+	if (n->type != YAML_SEQUENCE_NODE) {
+		fail(r, node_loc(r, n), "%s'factors' must be a list of positive "
+			"integers and null, not %s", prefix, describe(n, buf,
+			sizeof(buf)));
+		return -1;
+	}
+	int len = (int)(n->data.sequence.items.top -
+		n->data.sequence.items.start);
+	if (len < 2) {
+		fail(r, node_loc(r, n), "%s'factors' needs at least 2 factors, not "
+			"%d", prefix, len);
+		return -1;
+	}
+	a->ints = calloc((size_t)len, sizeof(*a->ints));
+	a->locs = calloc((size_t)len, sizeof(*a->locs));
+	if (!a->ints || !a->locs) {
+		oom(r);
+		return -1;
+	}
+	int errors = r->errors, nulls = 0;
+	for (int i = 0; i < len; i++) {
+		const yaml_node_t *e = node_at(r, n->data.sequence.items.start[i]);
+		a->locs[i] = node_loc(r, e);
+		if (is_null(e) && nulls++ > 0)
+			fail(r, node_loc(r, e), "%sonly one factor may be null "
+				"(inferred)", prefix);
+		else if (!is_null(e) && (!int_value(e, &a->ints[i]) ||
+			 a->ints[i] <= 0))
+			fail(r, node_loc(r, e), "%sfactor %s is not a positive integer "
+				"or null", prefix, describe(e, buf, sizeof(buf)));
+	}
+	a->n = len;
+	return r->errors > errors ? -1 : 0;
+}
+
+/* r, n, prefix, what, table, count, expected, value: the index in
+ * table[0..count-1] of the name n holds; else an error naming the
+ * expected values and -1. */
+static int read_enum(reader *r, const yaml_node_t *n, const char *prefix,
+	const char *noun, const char *const *table, int count, int *value)
+{
+	char buf[100], list[300];
+	if (n->type == YAML_SCALAR_NODE && !is_null(n)) {
+		for (int i = 0; i < count; i++)
+			if (!strcmp(table[i], (const char *)n->data.scalar.value)) {
+				*value = i;
+				return 0;
+			}
+	}
+	fail(r, node_loc(r, n), "%sunknown %s %s (expected %s)", prefix, noun,
+		describe(n, buf, sizeof(buf)), key_list(table, count, list,
+		sizeof(list)));
+	return -1;
+}
+
+/* ---- format rules ---- */
+
+/* r, n, prefix, suffix: the suffix a rule gives (n, or the kind's default
+ * when n is NULL): letters, digits and '_' only, as the builders want. */
+static const char *read_suffix(reader *r, const yaml_node_t *n,
+	const char *prefix, const char *dflt)
+{
+	if (!n)
+		return dflt;
+	const char *s = need_name(r, n, prefix, "suffix", "a name");
+	if (!s)
+		return NULL;
+	for (const char *c = s; *c; c++) {
+		if ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+		    (*c >= '0' && *c <= '9') || *c == '_')
+			continue;
+		fail(r, node_loc(r, n), "%ssuffix '%s' may hold only letters, "
+			"digits and '_'", prefix, s);
+		return NULL;
+	}
+	return s;
+}
+
+/* Names a custom rule's axes are known by: new ones by name, kept ones
+ * as "^K". */
+typedef struct rule_names {
+	int n;
+	const char *v[64];        /* schedule strings */
+} rule_names;
+
+/* r, n, prefix, size: a size of a custom rule's axis: an integer (a
+ * literal, >= 0), "^K" (the length of the tensor's axis K) or a name (a
+ * new parameter).  0 or -1. */
+static int read_size(reader *r, const yaml_node_t *n, const char *prefix,
+	const char *what, stir_size *size)
+{
+	int64_t v;
+	if (int_value(n, &v) && v >= 0) {
+		*size = stir_size_literal(v);
+		return 0;
+	}
+	const char *s = need_name(r, n, prefix, what, "an integer, '^K' or a "
+		"parameter name");
+	if (!s)
+		return -1;
+	if (s[0] == '^') {
+		char *end;
+		long k = strtol(s + 1, &end, 10);
+		if (s[1] < '0' || s[1] > '9' || *end || k > 64) {
+			fail(r, node_loc(r, n), "%s'%s' is not a tensor axis '^K' (K "
+				"from 0)", prefix, s);
+			return -1;
+		}
+		*size = stir_size_of_axis((int)k);
+		return 0;
+	}
+	*size = stir_size_param(s);
+	return 0;
+}
+
+/* r, n, rule, names, prefix: one entry of a custom rule's "axes": {keep:
+ * ^K} or {name, kind, parent, len, nnz, sorted}.  0 or -1. */
+static int read_custom_axis(reader *r, const yaml_node_t *n,
+	stir_format_rule *rule, rule_names *names, const char *prefix)
+{
+	static const char *const keep_keys[] = { "keep" };
+	static const char *const keys[] = { "name", "kind", "parent", "len",
+		"nnz", "sorted" };
+	char buf[100];
+	yaml_node_t *v[6];
+	if (n->type != YAML_MAPPING_NODE) {
+		fail(r, node_loc(r, n), "%san axis must be a mapping, such as "
+			"{keep: ^0} or {name: J, kind: sparse_fixed, parent: ^0, len: "
+			"^1, nnz: 4}, not %s", prefix, describe(n, buf, sizeof(buf)));
+		return -1;
+	}
+	bool keep_form = false;
+	for (yaml_node_pair_t *p = n->data.mapping.pairs.start;
+	     p < n->data.mapping.pairs.top; p++) {
+		const yaml_node_t *k = node_at(r, p->key);
+		keep_form |= k->type == YAML_SCALAR_NODE &&
+			!strcmp((const char *)k->data.scalar.value, "keep");
+	}
+	if (names->n == (int)(sizeof(names->v) / sizeof(names->v[0]))) {
+		fail(r, node_loc(r, n), "%sa rule may have at most 64 axes", prefix);
+		return -1;
+	}
+	if (keep_form) {
+		if (read_keys(r, n, prefix, "key", keep_keys, 1, 1, v) < 0)
+			return -1;
+		stir_size s;
+		if (read_size(r, v[0], prefix, "keep", &s) < 0)
+			return -1;
+		if (s.old_axis < 0) {
+			fail(r, node_loc(r, v[0]), "%s'keep' takes a tensor axis '^K' "
+				"(K from 0), not %s", prefix, describe(v[0], buf,
+				sizeof(buf)));
+			return -1;
+		}
+		const char *name = scalar_text(r, v[0]);
+		if (!name || stir_format_rule_keep_axis(rule, name) < 0) {
+			if (name)
+				oom(r);
+			return -1;
+		}
+		names->v[names->n++] = name;
+		return 0;
+	}
+	if (read_keys(r, n, prefix, "key", keys, 6, 1 | 2 | 8, v) < 0)
+		return -1;
+	int kind = 0;
+	bool sorted = true;
+	stir_size len, nnz = stir_size_literal(0);
+	const char *name = need_name(r, v[0], prefix, "name", "a name");
+	const char *parent = v[2] ? need_name(r, v[2], prefix, "parent",
+		"a name") : NULL;
+	int errors = r->errors;
+	read_enum(r, v[1], prefix, "axis kind", axis_kinds, 4, &kind);
+	read_size(r, v[3], prefix, "len", &len);
+	if (v[4])
+		read_size(r, v[4], prefix, "nnz", &nnz);
+	if (v[5]) {
+		const char *b = v[5]->type == YAML_SCALAR_NODE ?
+			(const char *)v[5]->data.scalar.value : "";
+		if (!strcmp(b, "false"))
+			sorted = false;
+		else if (strcmp(b, "true"))
+			fail(r, node_loc(r, v[5]), "%s'sorted' must be true or false, "
+				"not %s", prefix, describe(v[5], buf, sizeof(buf)));
+	}
+	if (!name || (v[2] && !parent) || r->errors > errors)
+		return -1;
+	if (stir_format_rule_add_axis(rule, name, (stir_axis_kind)kind, parent,
+	    len, nnz, sorted) < 0) {
+		oom(r);
+		return -1;
+	}
+	names->v[names->n++] = name;
+	return 0;
+}
+
+/* r, n, rule, names, prefix: one entry of a custom rule's "map": {axis:
+ * K, from: [A, B], coefs: [4, 1]} (coefs default to 1).  0 or -1. */
+static int read_custom_map(reader *r, const yaml_node_t *n,
+	stir_format_rule *rule, const rule_names *names, const char *prefix)
+{
+	static const char *const keys[] = { "axis", "from", "coefs" };
+	char buf[100];
+	yaml_node_t *v[3];
+	if (n->type != YAML_MAPPING_NODE) {
+		fail(r, node_loc(r, n), "%sa map entry must be a mapping, such as "
+			"{axis: 1, from: [JB, BJ], coefs: [4, 1]}, not %s", prefix,
+			describe(n, buf, sizeof(buf)));
+		return -1;
+	}
+	if (read_keys(r, n, prefix, "key", keys, 3, 1 | 2, v) < 0)
+		return -1;
+	int64_t axis;
+	if (!int_value(v[0], &axis) || axis < 0 || axis > 64) {
+		fail(r, node_loc(r, v[0]), "%s'axis' must be the number of an axis "
+			"of the tensor (from 0), not %s", prefix, describe(v[0], buf,
+			sizeof(buf)));
+		return -1;
+	}
+	stir_loc *locs;
+	int count;
+	const char **from = read_names(r, v[1], prefix, "from", &locs, &count);
+	if (!from)
+		return -1;
+	int64_t coefs[count];
+	int errors = r->errors;
+	for (int i = 0; i < count; i++) {
+		coefs[i] = 1;
+		int j = 0;
+		while (j < names->n && strcmp(names->v[j], from[i]))
+			j++;
+		if (j == names->n)
+			fail(r, locs[i], "%s'%s' is not an axis of this rule", prefix,
+				from[i]);
+	}
+	if (v[2] && (v[2]->type != YAML_SEQUENCE_NODE ||
+	    v[2]->data.sequence.items.top - v[2]->data.sequence.items.start !=
+	    count)) {
+		fail(r, node_loc(r, v[2]), "%s'coefs' must be a list of %d "
+			"integers, one per axis of 'from'", prefix, count);
+	} else {
+		for (int i = 0; v[2] && i < count; i++) {
+			const yaml_node_t *e = node_at(r,
+				v[2]->data.sequence.items.start[i]);
+			if (!int_value(e, &coefs[i]))
+				fail(r, node_loc(r, e), "%scoefficient %s is not an "
+					"integer", prefix, describe(e, buf, sizeof(buf)));
+		}
+	}
+	int rc = r->errors > errors ? -1 : 0;
+	if (rc == 0 && stir_format_rule_map(rule, (int)axis, count, from,
+	    coefs) < 0) {
+		oom(r);
+		rc = -1;
+	}
+	free(from);
+	free(locs);
+	return rc;
+}
+
+/* r, v, prefix, out: a custom rule from its parameters v (suffix, axes,
+ * map): the rule, or NULL after errors. */
+static stir_format_rule *read_custom(reader *r, yaml_node_t *const *v,
+	const char *prefix, const char *suffix)
+{
+	char buf[100];
+	const yaml_node_t *axes = v[0], *map = v[1];
+	stir_format_rule *rule = stir_format_rule_alloc(suffix);
+	if (!rule) {
+		oom(r);
+		return NULL;
+	}
+	int errors = r->errors;
+	rule_names names = { 0 };
+	for (int i = 0; i < 2; i++) {
+		const yaml_node_t *n = v[i];
+		if (n->type != YAML_SEQUENCE_NODE ||
+		    n->data.sequence.items.top == n->data.sequence.items.start)
+			fail(r, node_loc(r, n), "%s'%s' must be a non-empty list, not "
+				"%s", prefix, i ? "map" : "axes", describe(n, buf,
+				sizeof(buf)));
+	}
+	if (r->errors > errors) {
+		stir_format_rule_free(rule);
+		return NULL;
+	}
+	for (yaml_node_item_t *i = axes->data.sequence.items.start;
+	     i < axes->data.sequence.items.top; i++)
+		read_custom_axis(r, node_at(r, *i), rule, &names, prefix);
+	for (yaml_node_item_t *i = map->data.sequence.items.start;
+	     r->errors == errors && i < map->data.sequence.items.top; i++)
+		read_custom_map(r, node_at(r, *i), rule, &names, prefix);
+	if (r->errors > errors) {
+		stir_format_rule_free(rule);
+		return NULL;
+	}
+	return rule;
+}
+
+/* r, a, rule: append rule to a's expanded rules (taking it).  0 or -1. */
+static int add_rule(reader *r, sf_arg *a, stir_format_rule *rule)
+{
+	stir_format_rule **v = realloc(a->rules, (size_t)(a->n_rules + 1) *
+		sizeof(*v));
+	if (!v || !rule) {
+		stir_format_rule_free(rule);
+		oom(r);
+		return -1;
+	}
+	a->rules = v;
+	a->rules[a->n_rules++] = rule;
+	return 0;
+}
+
+/* r, v, prefix, src: the buckets of a hybrid rule (positive, strictly
+ * increasing) into src.  0 or -1. */
+static int read_buckets(reader *r, const yaml_node_t *n, const char *prefix,
+	sf_rule *src)
+{
+	char buf[100];
+	int len = n->type == YAML_SEQUENCE_NODE ? (int)(n->data.sequence.items.top
+		- n->data.sequence.items.start) : 0;
+	if (len == 0) {
+		fail(r, node_loc(r, n), "%s'buckets' must be a non-empty list of "
+			"widths, not %s", prefix, describe(n, buf, sizeof(buf)));
+		return -1;
+	}
+	src->buckets = calloc((size_t)len, sizeof(*src->buckets));
+	if (!src->buckets) {
+		oom(r);
+		return -1;
+	}
+	int errors = r->errors;
+	for (int i = 0; i < len; i++) {
+		const yaml_node_t *e = node_at(r, n->data.sequence.items.start[i]);
+		int64_t w;
+		if (need_positive(r, e, prefix, "buckets", &w) < 0)
+			continue;
+		if (i > 0 && w <= src->buckets[i - 1] && src->buckets[i - 1] > 0)
+			fail(r, node_loc(r, e), "%sbucket widths must increase "
+				"strictly (%" PRId64 " after %" PRId64 ")", prefix, w,
+				src->buckets[i - 1]);
+		src->buckets[i] = w;
+	}
+	src->n_buckets = len;
+	return r->errors > errors ? -1 : 0;
+}
+
+/* r, n, a: one rule of a decompose step: {KIND: {PARAMS}}, expanded into
+ * a's rules and described in a's srcs.  0 or -1. */
+static int read_rule(reader *r, const yaml_node_t *n, sf_arg *a)
+{
+	/* the parameters of each kind; the first required ones, then suffix */
+	static const struct {
+		const char *keys[4];
+		int n;
+		unsigned required;
+	} params[SF_N_RULE_KINDS] = {
+		[SF_RULE_ELL] = { { "width", "suffix" }, 2, 1 },
+		[SF_RULE_BSR] = { { "block", "suffix" }, 2, 1 },
+		[SF_RULE_PADDING] = { { "p", "suffix" }, 2, 1 },
+		[SF_RULE_HYBRID] = { { "column_parts", "buckets", "suffix" }, 3,
+			3 },
+		[SF_RULE_ELL3D] = { { "width", "suffix" }, 2, 1 },
+		[SF_RULE_DBSR] = { { "block", "suffix" }, 2, 1 },
+		[SF_RULE_SR_BCRS] = { { "t", "g", "suffix" }, 3, 3 },
+		[SF_RULE_CUSTOM] = { { "axes", "map", "suffix" }, 3, 7 },
+	};
+	char buf[100], prefix[64], list[200];
+	const char *kinds[SF_N_RULE_KINDS];
+	for (int i = 0; i < SF_N_RULE_KINDS; i++)
+		kinds[i] = rule_kinds[i].key;
+	if (n->type != YAML_MAPPING_NODE || n->data.mapping.pairs.top -
+	    n->data.mapping.pairs.start != 1) {
+		fail(r, node_loc(r, n), "decompose: a rule must be a mapping of one "
+			"format to its parameters, such as {ell: {width: 8}}, not %s",
+			n->type == YAML_MAPPING_NODE ? "a mapping of several keys" :
+			describe(n, buf, sizeof(buf)));
+		return -1;
+	}
+	const yaml_node_t *k = node_at(r, n->data.mapping.pairs.start->key);
+	const yaml_node_t *pv = node_at(r, n->data.mapping.pairs.start->value);
+	int kind = 0;
+	while (kind < SF_N_RULE_KINDS && (k->type != YAML_SCALAR_NODE ||
+	       strcmp(kinds[kind], (const char *)k->data.scalar.value)))
+		kind++;
+	if (kind == SF_N_RULE_KINDS) {
+		fail(r, node_loc(r, k), "decompose: unknown format %s (expected "
+			"%s)", describe(k, buf, sizeof(buf)), key_list(kinds,
+			SF_N_RULE_KINDS, list, sizeof(list)));
+		return -1;
+	}
+	snprintf(prefix, sizeof(prefix), "decompose: %s: ", kinds[kind]);
+	yaml_node_t *v[4] = { NULL, NULL, NULL, NULL };
+	yaml_node_t empty = { 0 };
+	empty.type = YAML_MAPPING_NODE;
+	empty.start_mark = pv->start_mark;
+	if (pv->type != YAML_MAPPING_NODE && !is_null(pv)) {
+		fail(r, node_loc(r, pv), "%sthe parameters must be a mapping, not "
+			"%s", prefix, describe(pv, buf, sizeof(buf)));
+		return -1;
+	}
+	if (read_keys(r, is_null(pv) ? &empty : pv, prefix, "parameter",
+	    params[kind].keys, params[kind].n, params[kind].required, v) < 0)
+		return -1;
+	sf_rule *srcs = realloc(a->srcs, (size_t)(a->n_srcs + 1) *
+		sizeof(*srcs));
+	if (!srcs) {
+		oom(r);
+		return -1;
+	}
+	a->srcs = srcs;
+	sf_rule *src = &a->srcs[a->n_srcs++];
+	memset(src, 0, sizeof(*src));
+	src->kind = (sf_rule_kind)kind;
+	src->loc = node_loc(r, k);
+	src->first = a->n_rules;
+	src->suffix = read_suffix(r, v[params[kind].n - 1], prefix,
+		rule_kinds[kind].suffix);
+	int errors = r->errors;
+	switch ((sf_rule_kind)kind) {
+	case SF_RULE_ELL:
+	case SF_RULE_BSR:
+	case SF_RULE_PADDING:
+	case SF_RULE_ELL3D:
+	case SF_RULE_DBSR:
+		need_positive(r, v[0], prefix, params[kind].keys[0], &src->size);
+		break;
+	case SF_RULE_SR_BCRS:
+		need_positive(r, v[0], prefix, "t", &src->size);
+		need_positive(r, v[1], prefix, "g", &src->group);
+		break;
+	case SF_RULE_HYBRID: {
+		int64_t c = 0;
+		if (need_positive(r, v[0], prefix, "column_parts", &c) == 0 &&
+		    c > SF_MAX_PARTS)
+			fail(r, node_loc(r, v[0]), "%sat most %d column parts, not %"
+				PRId64, prefix, SF_MAX_PARTS, c);
+		if (read_buckets(r, v[1], prefix, src) == 0 && c > 0 &&
+		    c <= SF_MAX_PARTS && c * src->n_buckets > SF_MAX_PARTS)
+			fail(r, node_loc(r, v[1]), "%s%" PRId64 " column parts x %d "
+				"buckets make more than %d parts", prefix, c,
+				src->n_buckets, SF_MAX_PARTS);
+		src->column_parts = (int)c;
+		break;
+	}
+	case SF_RULE_CUSTOM:
+	case SF_N_RULE_KINDS:
+		break;
+	}
+	if (!src->suffix || r->errors > errors)
+		return -1;
+	/* each rule becomes an iteration: a bound on them all keeps a small
+	 * file (or one of YAML aliases) from asking for millions */
+	int64_t count = kind == SF_RULE_HYBRID ?
+		(int64_t)src->column_parts * src->n_buckets : 1;
+	if (r->n_rules + count > SF_MAX_PARTS) {
+		fail(r, src->loc, "decompose: more than %d rules in the file "
+			"(hybrid parts count one each)", SF_MAX_PARTS);
+		return -1;
+	}
+	r->n_rules += count;
+	switch ((sf_rule_kind)kind) {
+	case SF_RULE_ELL:
+		add_rule(r, a, stir_format_ell(src->suffix, src->size));
+		break;
+	case SF_RULE_BSR:
+		add_rule(r, a, stir_format_bsr(src->suffix, src->size));
+		break;
+	case SF_RULE_PADDING:
+		add_rule(r, a, stir_format_padding(src->suffix, src->size));
+		break;
+	case SF_RULE_ELL3D:
+		add_rule(r, a, stir_format_ell3d(src->suffix, src->size));
+		break;
+	case SF_RULE_DBSR:
+		add_rule(r, a, stir_format_dbsr(src->suffix, src->size));
+		break;
+	case SF_RULE_SR_BCRS:
+		add_rule(r, a, stir_format_sr_bcrs(src->suffix, src->size,
+			src->group));
+		break;
+	case SF_RULE_HYBRID:
+		/* every part, range-major, as the host builder orders them */
+		for (int q = 0; q < src->column_parts; q++)
+			for (int t = 0; t < src->n_buckets; t++)
+				if (add_rule(r, a, stir_format_hybrid_part(src->suffix,
+				    q, t, src->buckets[t])) < 0)
+					return -1;
+		break;
+	case SF_RULE_CUSTOM: {
+		stir_format_rule *rule = read_custom(r, v, prefix, src->suffix);
+		if (!rule)
+			return -1;
+		add_rule(r, a, rule);
+		break;
+	}
+	case SF_N_RULE_KINDS:
+		break;
+	}
+	src->n = a->n_rules - src->first;
+	return r->errors > errors ? -1 : 0;
+}
+
+/* r, n, a: the rules of a decompose step. */
+static int read_rules(reader *r, const yaml_node_t *n, sf_arg *a)
+{
+	char buf[100];
+	if (n->type != YAML_SEQUENCE_NODE) {
+		fail(r, node_loc(r, n), "decompose: 'rules' must be a list of "
+			"format rules, not %s", describe(n, buf, sizeof(buf)));
+		return -1;
+	}
+	if (n->data.sequence.items.top == n->data.sequence.items.start) {
+		fail(r, node_loc(r, n), "decompose: 'rules' must not be empty");
+		return -1;
+	}
+	int errors = r->errors;
+	for (yaml_node_item_t *i = n->data.sequence.items.start;
+	     i < n->data.sequence.items.top; i++)
+		read_rule(r, node_at(r, *i), a);
+	return r->errors > errors ? -1 : 0;
+}
+
+/* ---- steps ---- */
+
+/* r, st, id, n, prefix: argument "id" of step st from node n. */
+static void read_arg(reader *r, sf_step *st, sf_arg_id id,
+	const yaml_node_t *n, const char *prefix)
+{
+	sf_arg *a = &st->args[id];
+	const char *key = args[id].key;
+	a->set = true;
+	a->loc = node_loc(r, n);
+	switch (args[id].type) {
+	case SF_PATTERN:
+		a->str = need_name(r, n, prefix, key, "a name or pattern");
+		break;
+	case SF_NAME:
+		a->str = need_name(r, n, prefix, key, "a name");
+		break;
+	case SF_NAMES:
+	case SF_PATTERNS:
+		a->strs = read_names(r, n, prefix, key, &a->locs, &a->n);
+		break;
+	case SF_FACTORS:
+		read_factors(r, n, prefix, a);
+		break;
+	case SF_THREAD:
+		read_enum(r, n, prefix, "thread index", thread_names, 6, &a->value);
+		break;
+	case SF_SCOPE: {
+		static const char *const scopes[] = { "shared", "local" };
+		if (read_enum(r, n, prefix, "scope", scopes, 2, &a->value) == 0)
+			a->value = a->value ? STIR_SCOPE_LOCAL : STIR_SCOPE_SHARED;
+		break;
+	}
+	case SF_RULES:
+		read_rules(r, n, a);
+		break;
+	case SF_INT: {
+		char buf[100];
+		if (!int_value(n, &a->num))
+			fail(r, node_loc(r, n), "%s'%s' must be an integer, not %s",
+				prefix, key, describe(n, buf, sizeof(buf)));
+		break;
+	}
+	}
+}
+
+/* r, sec: room for one more step in section sec; the new, zeroed step or
+ * NULL. */
+static sf_step *new_step(reader *r, sf_section sec)
+{
+	stir_schedule *s = r->s;
+	sf_step *v = realloc(s->steps[sec], (size_t)(s->n_steps[sec] + 1) *
+		sizeof(*v));
+	if (!v) {
+		oom(r);
+		return NULL;
+	}
+	s->steps[sec] = v;
+	memset(&v[s->n_steps[sec]], 0, sizeof(*v));
+	return &v[s->n_steps[sec]++];
+}
+
+/* sections, buf, size: the sections a primitive may go in, in words
+ * ("stage2 or stage3"). */
+static const char *where(unsigned sections, char *buf, size_t size)
+{
+	const char *keys[SF_N_SECTIONS];
+	int n = 0;
+	for (int sec = 0; sec < SF_N_SECTIONS; sec++)
+		if (sections & SF_IN(sec))
+			keys[n++] = sf_section_key[sec];
+	return key_list(keys, n, buf, size);
+}
+
+/* r, n, sec: one step of section sec: "- PRIMITIVE: {ARGUMENTS}", or
+ * "- PRIMITIVE" for one without arguments. */
+static void read_step(reader *r, const yaml_node_t *n, sf_section sec)
+{
+	char buf[100];
+	const yaml_node_t *name = n, *argn = NULL;
+	if (n->type == YAML_MAPPING_NODE &&
+	    n->data.mapping.pairs.top - n->data.mapping.pairs.start == 1) {
+		name = node_at(r, n->data.mapping.pairs.start->key);
+		argn = node_at(r, n->data.mapping.pairs.start->value);
+	}
+	if (name->type != YAML_SCALAR_NODE || is_null(name)) {
+		fail(r, node_loc(r, n), "a step must be a primitive with its "
+			"arguments, such as '- split: {block: B, loop: i, factors: "
+			"[null, 8]}', not %s", n->type == YAML_MAPPING_NODE ?
+			"a mapping of several keys" : describe(n, buf, sizeof(buf)));
+		return;
+	}
+	const char *pname = (const char *)name->data.scalar.value;
+	int p = 0;
+	while (p < SF_N_PRIMS && strcmp(prims[p].name, pname))
+		p++;
+	if (p == SF_N_PRIMS) {
+		fail(r, node_loc(r, name), "unknown primitive '%s'", pname);
+		return;
+	}
+	if (!(prims[p].sections & SF_IN(sec))) {
+		char list[100];
+		fail(r, node_loc(r, name), "%s cannot appear in %s: it belongs in "
+			"%s", pname, sf_section_key[sec], where(prims[p].sections,
+			list, sizeof(list)));
+		return;
+	}
+	sf_step *st = new_step(r, sec);
+	if (!st)
+		return;
+	st->prim = (sf_prim)p;
+	st->loc = node_loc(r, name);
+	char prefix[64];
+	snprintf(prefix, sizeof(prefix), "%s: ", pname);
+	yaml_node_t empty = { 0 };
+	empty.type = YAML_MAPPING_NODE;
+	empty.start_mark = name->start_mark;
+	if (argn && argn->type != YAML_MAPPING_NODE && !is_null(argn)) {
+		fail(r, node_loc(r, argn), "%sthe arguments must be a mapping, such "
+			"as {block: B, loop: i}, not %s", prefix, describe(argn, buf,
+			sizeof(buf)));
+		return;
+	}
+	/* the primitive's arguments, required ones first */
+	const char *keys[SF_N_ARGS];
+	sf_arg_id ids[SF_N_ARGS];
+	yaml_node_t *vals[SF_N_ARGS];
+	unsigned allowed = prims[p].required | prims[p].optional;
+	int nk = 0;
+	unsigned req = 0;
+	for (int pass = 0; pass < 2; pass++)
+		for (int a = 0; a < SF_N_ARGS; a++) {
+			unsigned bit = 1u << a;
+			if (!(allowed & bit) ||
+			    (pass == 0) != ((prims[p].required & bit) != 0))
+				continue;
+			if (pass == 0)
+				req |= 1u << nk;
+			ids[nk] = (sf_arg_id)a;
+			keys[nk++] = args[a].key;
+		}
+	const yaml_node_t *map = argn && !is_null(argn) ? argn : &empty;
+	if (nk == 0 && map->data.mapping.pairs.top !=
+	    map->data.mapping.pairs.start) {
+		fail(r, node_loc(r, map), "%stakes no arguments", prefix);
+		return;
+	}
+	read_keys(r, map, prefix, "argument", keys, nk, req, vals);
+	for (int i = 0; i < nk; i++)
+		if (vals[i])
+			read_arg(r, st, ids[i], vals[i], prefix);
+}
+
+/* r, n, sec: section sec: a list of steps (null: none). */
+static void read_section(reader *r, const yaml_node_t *n, sf_section sec)
+{
+	char buf[100];
+	if (is_null(n))
+		return;
+	if (n->type != YAML_SEQUENCE_NODE) {
+		fail(r, node_loc(r, n), "'%s' must be a list of steps, not %s",
+			sf_section_key[sec], describe(n, buf, sizeof(buf)));
+		return;
+	}
+	for (yaml_node_item_t *i = n->data.sequence.items.start;
+	     i < n->data.sequence.items.top; i++)
+		read_step(r, node_at(r, *i), sec);
+}
+
+/* r, root: the whole file: a mapping of kernel and the sections. */
+static void read_top(reader *r, const yaml_node_t *root)
+{
+	static const char *const keys[] = { "kernel", "format", "stage1",
+		"stage2", "stage3" };
+	char buf[100];
+	if (root->type != YAML_MAPPING_NODE) {
+		fail(r, node_loc(r, root), "a schedule file must be a mapping with "
+			"the keys kernel, format, stage1, stage2 and stage3, not %s",
+			describe(root, buf, sizeof(buf)));
+		return;
+	}
+	yaml_node_t *v[5];
+	read_keys(r, root, "", "top-level key", keys, 5, 1, v);
+	if (v[0]) {
+		r->s->kernel = need_name(r, v[0], "", "kernel", "a kernel name");
+		r->s->kernel_loc = node_loc(r, v[0]);
+	}
+	/* in the file's order, so that the diagnostics are in that order */
+	for (yaml_node_pair_t *p = root->data.mapping.pairs.start;
+	     p < root->data.mapping.pairs.top; p++)
+		for (int sec = 0; sec < SF_N_SECTIONS; sec++)
+			if (v[sec + 1] && v[sec + 1] == node_at(r, p->value))
+				read_section(r, v[sec + 1], (sf_section)sec);
+}
+
+/* ---- loading ---- */
+
+/* r, p: report libyaml's error: its problem at its place, its context as
+ * a note. */
+static void yaml_error(reader *r, const yaml_parser_t *p)
+{
+	if (p->error == YAML_MEMORY_ERROR) {
+		oom(r);
+		return;
+	}
+	stir_loc loc = p->error == YAML_READER_ERROR ?
+		offset_loc(r, p->problem_offset) : mark_loc(r, p->problem_mark);
+	stir_diag *d = fail(r, loc, "malformed YAML: %s", p->problem ?
+		p->problem : "the parser failed");
+	if (p->context)
+		stir_diag_add_note(d, mark_loc(r, p->context_mark), "%s",
+			p->context);
+}
+
+/* r, doc: load the one document of the file into *doc.  0, or -1 after
+ * an error (nothing to delete then). */
+static int load(reader *r, yaml_document_t *doc)
+{
+	yaml_parser_t p;
+	if (!yaml_parser_initialize(&p)) {
+		oom(r);
+		return -1;
+	}
+	yaml_parser_set_input_string(&p, (const unsigned char *)r->s->text,
+		r->s->len);
+	if (!yaml_parser_load(&p, doc)) {
+		yaml_error(r, &p);
+		yaml_parser_delete(&p);
+		return -1;
+	}
+	int rc = 0;
+	if (!yaml_document_get_root_node(doc)) {
+		stir_loc l = { r->s->file, 1, 1 };
+		fail(r, l, "the schedule file is empty: it must name a kernel "
+			"('kernel: NAME')");
+		rc = -1;
+	} else {
+		/* a second document is a mistake, not something to ignore */
+		yaml_document_t extra;
+		if (!yaml_parser_load(&p, &extra)) {
+			yaml_error(r, &p);
+			rc = -1;
+		} else {
+			if (yaml_document_get_root_node(&extra)) {
+				fail(r, mark_loc(r, extra.start_mark), "a schedule file "
+					"holds one YAML document, but a second one starts "
+					"here");
+				rc = -1;
+			}
+			yaml_document_delete(&extra);
+		}
+	}
+	if (rc < 0)
+		yaml_document_delete(doc);
+	yaml_parser_delete(&p);
+	return rc;
+}
+
+/* ---- the schedule object ---- */
+
+/* a: free what argument a owns. */
+static void arg_release(sf_arg *a)
+{
+	free(a->strs);
+	free(a->locs);
+	free(a->ints);
+	for (int i = 0; i < a->n_rules; i++)
+		stir_format_rule_free(a->rules[i]);
+	free(a->rules);
+	for (int i = 0; i < a->n_srcs; i++)
+		free(a->srcs[i].buckets);
+	free(a->srcs);
+}
+
+/* s: the schedule to free. */
+void stir_schedule_free(stir_schedule *s)
+{
+	if (!s)
+		return;
+	for (int sec = 0; sec < SF_N_SECTIONS; sec++) {
+		for (int i = 0; i < s->n_steps[sec]; i++)
+			for (int a = 0; a < SF_N_ARGS; a++)
+				arg_release(&s->steps[sec][i].args[a]);
+		free(s->steps[sec]);
+	}
+	for (int i = 0; i < s->n_strings; i++)
+		free(s->strings[i]);
+	free(s->strings);
+	free(s->text);
+	free(s);
+}
+
+/* ctx, file, text, len: see schedule.h. */
+stir_schedule *stir_schedule_read_from_str(stir_ctx *ctx, const char *file,
+	const char *text, size_t len)
+{
+	if (!ctx)
+		return NULL;
+	if (!text)
+		text = "", len = 0;
+	stir_schedule *s = calloc(1, sizeof(*s));
+	if (!s)
+		return stir_error_oom(ctx);
+	s->ctx = ctx;
+	s->file = stir_ctx_add_source(ctx, file ? file : "<string>", text, len);
+	s->text = malloc(len + 1);
+	if (!s->file || !s->text) {
+		stir_schedule_free(s);
+		return stir_error_oom(ctx);
+	}
+	memcpy(s->text, text, len);
+	s->text[len] = '\0';
+	s->len = len;
+	yaml_document_t doc;
+	reader r = { ctx, s, &doc, 0, 0 };
+	if (load(&r, &doc) == 0) {
+		read_top(&r, yaml_document_get_root_node(&doc));
+		yaml_document_delete(&doc);
+	}
+	if (r.errors) {
+		stir_schedule_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+/* ctx, path: read the file, then as stir_schedule_read_from_str. */
+stir_schedule *stir_schedule_read_file(stir_ctx *ctx, const char *path)
+{
+	if (!ctx || !path)
+		return NULL;
+	char *text;
+	size_t len;
+	if (stir_read_file(ctx, path, &text, &len) < 0)
+		return NULL;
+	stir_schedule *s = stir_schedule_read_from_str(ctx, path, text, len);
+	free(text);
+	return s;
+}
+
+/* s, ctx: see file.h. */
+const char *sf_file_in(const stir_schedule *s, stir_ctx *ctx)
+{
+	if (ctx == s->ctx)
+		return s->file;
+	return stir_ctx_add_source(ctx, s->file, s->text, s->len);
+}
+
+/* s: the kernel the schedule is for. */
+const char *stir_schedule_get_kernel(const stir_schedule *s)
+{
+	return s ? s->kernel : NULL;
+}
+
+/* s: the latest stage with steps. */
+stir_stage stir_schedule_get_last_stage(const stir_schedule *s)
+{
+	if (s && s->n_steps[SF_STAGE3])
+		return STIR_STAGE_3;
+	if (s && s->n_steps[SF_STAGE2])
+		return STIR_STAGE_2;
+	return STIR_STAGE_1;
+}
