@@ -97,61 +97,65 @@ static int vector_loads(stir_kernel *k, const char *block, const char *x)
 		stir_unroll(k, block, "k_2") < 0 ? -1 : 0;
 }
 
-/* k, fm: see sddmm_schedule.h. */
-int bench_sddmm_schedule(stir_kernel *k, bench_sddmm_map fm)
+/* k, block, loop, fm: the lanes of both schedules: the features k of
+ * "block" split into k_0 (serial, unrolled), k_1 (fm.lanes lanes on
+ * threadIdx.x, reduced across them) and k_2 (a vector of fm.vec), lane k_1
+ * taking vectors k_1, k_1 + lanes, ..; the non-zeros "loop" split into
+ * LOOP_0 and LOOP_1, fm.nnz of them at a time on threadIdx.y. */
+static int lanes_per_nonzero(stir_kernel *k, const char *block,
+	const char *loop, bench_sddmm_map fm)
 {
 	static const char *const k10[] = { "k_1", "k_0" };
 	const int64_t fk3[] = { 0, fm.lanes, fm.vec }, fk2[] = { 0, fm.lanes };
-	const int64_t fij[] = { 0, fm.nnz };
+	const int64_t fnz[] = { 0, fm.nnz };
 	bool vec = fm.vec > 1;
+	char l1[64];
+	snprintf(l1, sizeof(l1), "%s_1", loop);
+	return stir_split(k, block, "k", vec ? 3 : 2, vec ? fk3 : fk2) < 0 ||
+		stir_reorder(k, block, 2, k10) < 0 ||
+		stir_split(k, block, loop, 2, fnz) < 0 ||
+		stir_cross_thread_reduce(k, block, "k_1") < 0 ||
+		stir_bind(k, block, l1, STIR_THREAD_Y) < 0 ||
+		stir_bind(k, block, "k_1", STIR_THREAD_X) < 0 ||
+		stir_unroll(k, block, "k_0") < 0 ? -1 : 0;
+}
+
+/* k, fm: see sddmm_schedule.h. */
+int bench_sddmm_schedule(stir_kernel *k, bench_sddmm_map fm)
+{
 	/* the features a literal, so that the splits of k need no guard; the
 	 * graph's sizes stay parameters */
 	if (stir_specialize(k, "feat", fm.feat) < 0 ||
 	    stir_kernel_lower_sparse_iter(k) < 0 ||
 	    stir_kernel_lower_sparse_buffer(k) < 0 ||
 	    stir_decompose_reduction(k, "sddmm0", "k") < 0 ||
-	    stir_split(k, "sddmm0", "k", vec ? 3 : 2, vec ? fk3 : fk2) < 0 ||
-	    stir_reorder(k, "sddmm0", 2, k10) < 0 ||
-	    stir_split(k, "sddmm0", "ij", 2, fij) < 0 ||
-	    stir_cross_thread_reduce(k, "sddmm0", "k_1") < 0 ||
-	    stir_bind(k, "sddmm0", "ij_0", STIR_BLOCK_X) < 0 ||
-	    stir_bind(k, "sddmm0", "ij_1", STIR_THREAD_Y) < 0 ||
-	    stir_bind(k, "sddmm0", "k_1", STIR_THREAD_X) < 0 ||
-	    stir_unroll(k, "sddmm0", "k_0") < 0)
+	    lanes_per_nonzero(k, "sddmm0", "ij", fm) < 0 ||
+	    stir_bind(k, "sddmm0", "ij_0", STIR_BLOCK_X) < 0)
 		return -1;
-	return vec ? vector_loads(k, "sddmm0", "X_data") : 0;
+	return fm.vec > 1 ? vector_loads(k, "sddmm0", "X_data") : 0;
 }
 
 /* k, fm: see sddmm_schedule.h. */
 int bench_sddmm_rows_schedule(stir_kernel *k, bench_sddmm_map fm)
 {
-	static const char *const k10[] = { "k_1", "k_0" };
-	const int64_t fk3[] = { 0, fm.lanes, fm.vec }, fk2[] = { 0, fm.lanes };
 	/* the init's j_2 (one iteration) on threadIdx.x: lane 0 zeroes the
 	 * element that it alone stores into after the shuffles */
-	const int64_t fj[] = { 0, fm.nnz }, fji[] = { 0, fm.nnz, 1 };
+	const int64_t fji[] = { 0, fm.nnz, 1 };
 	const int64_t fx[] = { 0, fm.nnz, fm.lanes };
-	bool vec = fm.vec > 1;
 	if (stir_specialize(k, "feat", fm.feat) < 0 ||
 	    stir_kernel_lower_sparse_iter(k) < 0 ||
 	    /* stage II, where S and X are indexed by the row */
 	    stir_decompose_reduction(k, "sddmm1", "j") < 0 ||
 	    stir_cache_read(k, "sddmm1", "X", "j", STIR_SCOPE_SHARED) < 0 ||
 	    stir_split(k, "X_shared", "ax0", 3, fx) < 0 ||
-	    stir_split(k, "sddmm_init1", "j", 3, fji) < 0 ||
-	    stir_split(k, "sddmm1", "k", vec ? 3 : 2, vec ? fk3 : fk2) < 0 ||
-	    stir_reorder(k, "sddmm1", 2, k10) < 0 ||
-	    stir_split(k, "sddmm1", "j", 2, fj) < 0 ||
-	    stir_cross_thread_reduce(k, "sddmm1", "k_1") < 0 ||
-	    stir_bind(k, "sddmm1", "i", STIR_BLOCK_X) < 0 ||
-	    stir_bind(k, "sddmm1", "j_1", STIR_THREAD_Y) < 0 ||
-	    stir_bind(k, "sddmm1", "k_1", STIR_THREAD_X) < 0 ||
-	    stir_bind(k, "sddmm_init1", "j_1", STIR_THREAD_Y) < 0 ||
-	    stir_bind(k, "sddmm_init1", "j_2", STIR_THREAD_X) < 0 ||
 	    stir_bind(k, "X_shared", "ax0_1", STIR_THREAD_Y) < 0 ||
 	    stir_bind(k, "X_shared", "ax0_2", STIR_THREAD_X) < 0 ||
-	    stir_unroll(k, "sddmm1", "k_0") < 0 ||
+	    stir_split(k, "sddmm_init1", "j", 3, fji) < 0 ||
+	    stir_bind(k, "sddmm_init1", "j_1", STIR_THREAD_Y) < 0 ||
+	    stir_bind(k, "sddmm_init1", "j_2", STIR_THREAD_X) < 0 ||
+	    lanes_per_nonzero(k, "sddmm1", "j", fm) < 0 ||
+	    stir_bind(k, "sddmm1", "i", STIR_BLOCK_X) < 0 ||
 	    stir_kernel_lower_sparse_buffer(k) < 0)
 		return -1;
-	return vec ? vector_loads(k, "sddmm1", "X_shared") : 0;
+	return fm.vec > 1 ? vector_loads(k, "sddmm1", "X_shared") : 0;
 }

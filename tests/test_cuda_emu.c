@@ -717,6 +717,8 @@ START_TEST(test_bench_files)
 {
 	expect_same_kernel("examples/sddmm.stir", "examples/sddmm_fast.yaml",
 		sddmm_fast, 64);
+	expect_same_kernel("examples/sddmm_rows.stir",
+		"examples/sddmm_rows.yaml", sddmm_rows, 32 * 1000 + 64);
 	expect_same_kernel("examples/csrmm.stir", "examples/csrmm_hyb.yaml",
 		spmm_hybrid_32, 64);
 }
@@ -737,6 +739,9 @@ static const struct {
 	{ "examples/sddmm_fast.yaml", "run examples/sddmm.stir --backend cuda "
 	  "--mtx S=examples/data/cora.mtx.gz --random 1 --check --time",
 	  "check: sddmm matches the stage I interpreter" },
+	{ "examples/sddmm_rows.yaml", "run examples/sddmm_rows.stir --backend "
+	  "cuda --mtx S=examples/data/cora.mtx.gz --random 1 --check --time",
+	  "check: sddmm_rows matches the stage I interpreter" },
 	{ "examples/csrmm.yaml", "run examples/csrmm.stir --backend cuda "
 	  "--random 2 --size m=60 --size feat=24 --check --time",
 	  "check: csrmm matches the stage I interpreter" },
