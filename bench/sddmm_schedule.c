@@ -44,13 +44,13 @@
  *     init's own loop over the row's non-zeros stays inside its block;
  *  2. X's row is read into shared memory before j (cache_read), by all
  *     threads of the block (its copy loop split over threadIdx.y, .x);
- *  3. k splits and reorders as in the fused schedule; j splits into
+ *  3. the init's j splits like the sum's (step 4), with a third loop of
+ *     one iteration bound to threadIdx.x: lane 0 of a non-zero zeroes it,
+ *     the lane that adds the shuffled sum into it afterwards, so no
+ *     barrier is needed between the zeroing and the sum;
+ *  4. k splits and reorders as in the fused schedule; j splits into
  *     j_0 (serial) and j_1 (threadIdx.y), i is bound to blockIdx.x: one
  *     row per thread block, fm.nnz of its non-zeros at a time;
- *  4. the init's j splits the same way, with a third loop of one
- *     iteration bound to threadIdx.x: lane 0 of a non-zero zeroes it, the
- *     lane that adds the shuffled sum into it afterwards, so no barrier is
- *     needed between the zeroing and the sum;
  *  5. at stage III, the vector loads of X's row (from shared memory) and
  *     Y's row as in the fused schedule.
  * No search remains: the row is the thread block's. */
