@@ -1,17 +1,22 @@
 /* SDDMM benchmark: S = (X Y^T) on the non-zeros of a sparse graph, stir's
- * fast SDDMM schedule (bench/sddmm_schedule.c) against cuSPARSE's
+ * fast SDDMM schedules (bench/sddmm_schedule.c) against cuSPARSE's
  * cusparseSDDMM, in one process, on one GPU.
  *
  * usage: bench_sddmm [--features 32,64,...] [--reps N] [--json FILE]
- *                    [--program examples/sddmm.stir] [--compile-only ARCH]
- *                    GRAPH...
+ *                    [--program examples/sddmm.stir] [--fused-only]
+ *                    [--rows-only] [--compile-only ARCH] GRAPH...
  * GRAPH: a Matrix Market file, or synthetic:arxiv|proteins|reddit.
+ * --program names the fused program; the row program is sddmm_rows.stir
+ * in the same folder.
  *
  * For each graph and feature size: cuSPARSE (CSR, its one algorithm,
  * descriptors and workspace made once; its result is the reference);
- * stir's kernel for every candidate of a small search over the lanes per
- * non-zero (the default mapping of bench_sddmm_map_features first; the
- * fastest correct one is reported, the search recorded).  Every timing is
+ * stir's kernel for every candidate of a small search: the fused
+ * schedule (one flat loop over the non-zeros, for short rows) and the row
+ * schedule (a row per thread block, for long rows), each with a few
+ * numbers of lanes per non-zero (the default mapping of
+ * bench_sddmm_map_features first); the fastest correct one is reported,
+ * the search recorded.  Every timing is
  * the median of BENCH_REPS runs after BENCH_WARMUP, each run starting with
  * the L2 cache flushed.  The achieved bandwidth counts the bytes the
  * operation must move: X, Y, the structure (indptr, indices) read once and
@@ -24,9 +29,18 @@
 #include "bench/common.h"
 #include "bench/sddmm_schedule.h"
 
-/* The candidates: at most this many lanes per non-zero. */
+/* The candidates: each schedule with at most this many lanes per
+ * non-zero; candidate i is schedule i / N_LANES (0 fused, 1 rows) with
+ * max_lanes[i % N_LANES]. */
 static const int64_t max_lanes[] = { 32, 16, 8, 4 };
-#define N_CANDIDATES (int)(sizeof(max_lanes) / sizeof(max_lanes[0]))
+#define N_LANES (int)(sizeof(max_lanes) / sizeof(max_lanes[0]))
+#define N_CANDIDATES (2 * N_LANES)
+static const char *const schedule_name[] = { "fused", "rows" };
+
+/* The program's own flags (bits of bench_options.flags). */
+static const char *const flags[] = { "--fused-only", "--rows-only", NULL };
+#define FUSED_ONLY 1u
+#define ROWS_ONLY 2u
 
 /* One result, for the table and the JSON. */
 typedef struct result {
@@ -35,34 +49,65 @@ typedef struct result {
 	double cusparse_ms, stir_ms;
 	double err;                 /* stir against cuSPARSE */
 	bench_sddmm_map map;        /* the fastest candidate */
+	int schedule;               /* its schedule: 0 fused, 1 rows */
 	double bytes;               /* bytes the operation must move */
 	double search_ms[N_CANDIDATES]; /* each candidate; -1 (null in the
 	                               JSON): a duplicate of an earlier one,
 	                               or it failed */
 } result;
 
-/* feat, i: candidate i for "feat" features; false when it maps like an
+/* o, feat, i: candidate i for "feat" features; false when it is not run:
+ * its schedule is left out (--fused-only, --rows-only), or it maps like an
  * earlier one (fewer lanes than the features allow change nothing). */
-static bool candidate(int64_t feat, int i, bench_sddmm_map *fm)
+static bool candidate(const bench_options *o, int64_t feat, int i,
+	bench_sddmm_map *fm)
 {
-	*fm = bench_sddmm_map_lanes(feat, max_lanes[i]);
-	return i == 0 ||
-		bench_sddmm_map_lanes(feat, max_lanes[i - 1]).lanes != fm->lanes;
+	int l = i % N_LANES;
+	if (o->flags & (i < N_LANES ? ROWS_ONLY : FUSED_ONLY))
+		return false;
+	*fm = bench_sddmm_map_lanes(feat, max_lanes[l]);
+	return l == 0 ||
+		bench_sddmm_map_lanes(feat, max_lanes[l - 1]).lanes != fm->lanes;
 }
 
-/* ctx, program, fm, co, mod: the kernel of "program" (its kernel sddmm)
- * scheduled for fm and compiled; *mod receives the module (to free, also
- * on failure).  NULL with diagnostics. */
-static stir_gpu_kernel *sddmm_kernel(stir_ctx *ctx, const char *program,
-	bench_sddmm_map fm, const stir_compile_options *co, stir_module **mod)
+/* The kernel of schedule "rows" (0 fused, 1 rows). */
+static const char *kernel_name(int rows)
 {
+	return rows ? "sddmm_rows" : "sddmm";
+}
+
+/* o, rows, buf, size: the program of schedule "rows": --program, or
+ * sddmm_rows.stir in its folder (in buf). */
+static const char *program_path(const bench_options *o, int rows, char *buf,
+	size_t size)
+{
+	if (!rows)
+		return o->program;
+	const char *slash = strrchr(o->program, '/');
+	int dir = slash ? (int)(slash - o->program) + 1 : 0;
+	snprintf(buf, size, "%.*ssddmm_rows.stir", dir, o->program);
+	return buf;
+}
+
+/* ctx, o, rows, fm, co, mod: the kernel of schedule "rows" (its program's
+ * kernel sddmm or sddmm_rows) scheduled for fm and compiled; *mod
+ * receives the module (to free, also on failure).  NULL with
+ * diagnostics. */
+static stir_gpu_kernel *sddmm_kernel(stir_ctx *ctx, const bench_options *o,
+	int rows, bench_sddmm_map fm, const stir_compile_options *co,
+	stir_module **mod)
+{
+	char buf[4096];
+	const char *program = program_path(o, rows, buf, sizeof(buf));
 	stir_module *m = stir_module_read_file(ctx, program);
 	*mod = m;
-	stir_kernel *k = m ? stir_module_find_kernel(m, "sddmm") : NULL;
+	stir_kernel *k = m ? stir_module_find_kernel(m, kernel_name(rows)) :
+		NULL;
 	if (m && !k)
 		stir_ctx_report(ctx, STIR_ERROR, (stir_loc){ 0, 0, 0 },
-			"%s has no kernel 'sddmm'", program);
-	if (!k || bench_sddmm_schedule(k, fm) < 0)
+			"%s has no kernel '%s'", program, kernel_name(rows));
+	if (!k || (rows ? bench_sddmm_rows_schedule(k, fm) :
+	    bench_sddmm_schedule(k, fm)) < 0)
 		return NULL;
 	return stir_gpu_kernel_compile(k, co);
 }
@@ -76,10 +121,11 @@ static void compile_graph(stir_ctx *ctx, const bench_options *o,
 	for (int fi = 0; fi < o->n_feats; fi++) {
 		for (int i = 0; i < N_CANDIDATES; i++) {
 			bench_sddmm_map fm;
-			if (!candidate(o->feats[fi], i, &fm))
+			if (!candidate(o, o->feats[fi], i, &fm))
 				continue;
 			stir_module *m = NULL;
-			stir_gpu_kernel *gk = sddmm_kernel(ctx, o->program, fm, &co, &m);
+			stir_gpu_kernel *gk = sddmm_kernel(ctx, o, i / N_LANES, fm,
+				&co, &m);
 			if (!gk)
 				bench_fail(ctx, "compiling an SDDMM kernel");
 			stir_gpu_kernel_free(gk);
@@ -106,11 +152,17 @@ static void json_result(FILE *f, const result *r, bool last, double copy_bw)
 		r->bytes / (r->cusparse_ms * 1e-3) / copy_bw);
 	bench_json_num(f, "stir_bw_fraction",
 		r->bytes / (r->stir_ms * 1e-3) / copy_bw);
-	fprintf(f, "\"lanes\": %lld, \"vec\": %lld, \"nnz_per_block\": %lld,"
-		"\n     \"search_max_lanes\": [", (long long)r->map.lanes,
+	fprintf(f, "\"schedule\": \"%s\", \"lanes\": %lld, \"vec\": %lld, "
+		"\"nnz_per_block\": %lld,\n     \"search_schedule\": [",
+		schedule_name[r->schedule], (long long)r->map.lanes,
 		(long long)r->map.vec, (long long)r->map.nnz);
 	for (int i = 0; i < N_CANDIDATES; i++)
-		fprintf(f, "%s%lld", i ? ", " : "", (long long)max_lanes[i]);
+		fprintf(f, "%s\"%s\"", i ? ", " : "",
+			schedule_name[i / N_LANES]);
+	fprintf(f, "],\n     \"search_max_lanes\": [");
+	for (int i = 0; i < N_CANDIDATES; i++)
+		fprintf(f, "%s%lld", i ? ", " : "",
+			(long long)max_lanes[i % N_LANES]);
 	fprintf(f, "], ");
 	bench_json_search(f, r->search_ms, N_CANDIDATES);
 	fprintf(f, "}%s\n", last ? "" : ",");
@@ -127,10 +179,11 @@ static void run_candidates(stir_ctx *ctx, const bench_options *o,
 	for (int i = 0; i < N_CANDIDATES; i++) {
 		bench_sddmm_map fm;
 		r->search_ms[i] = -1;
-		if (!candidate(r->feat, i, &fm))
+		if (!candidate(o, r->feat, i, &fm))
 			continue;
+		int rows = i / N_LANES;
 		stir_module *m = NULL;
-		stir_gpu_kernel *gk = sddmm_kernel(ctx, o->program, fm, co, &m);
+		stir_gpu_kernel *gk = sddmm_kernel(ctx, o, rows, fm, co, &m);
 		stir_bindings *b = stir_bindings_alloc();
 		double ms, err;
 		int rc = -1;
@@ -145,26 +198,28 @@ static void run_candidates(stir_ctx *ctx, const bench_options *o,
 			bench_bind_copy(ctx, b, "X", STIR_F32, a->m * r->feat, x);
 			bench_bind_copy(ctx, b, "Y", STIR_F32, a->n * r->feat, y);
 			rc = stir_kernel_bind_outputs(stir_module_find_kernel(m,
-				"sddmm"), b);
+				kernel_name(rows)), b);
 		}
 		if (rc == 0)
 			rc = bench_run_stir(gk, dev, b, "S", want, a->nnz, o->reps,
 				&ms, &err);
 		if (rc < 0) {
-			fprintf(stderr, "bench: %s feat %lld: the kernel with %lld "
-				"lanes fails:\n", r->graph, (long long)r->feat,
-				(long long)fm.lanes);
+			fprintf(stderr, "bench: %s feat %lld: the %s kernel with "
+				"%lld lanes fails:\n", r->graph, (long long)r->feat,
+				schedule_name[rows], (long long)fm.lanes);
 			stir_ctx_print_diagnostics(ctx, stderr);
 		} else if (err > 1e-3) {
-			fprintf(stderr, "bench: %s feat %lld: the kernel with %lld "
-				"lanes differs from cuSPARSE by %g\n", r->graph,
-				(long long)r->feat, (long long)fm.lanes, err);
+			fprintf(stderr, "bench: %s feat %lld: the %s kernel with "
+				"%lld lanes differs from cuSPARSE by %g\n", r->graph,
+				(long long)r->feat, schedule_name[rows],
+				(long long)fm.lanes, err);
 		} else {
 			r->search_ms[i] = ms;
 			if (ms < r->stir_ms) {
 				r->stir_ms = ms;
 				r->err = err;
 				r->map = fm;
+				r->schedule = rows;
 			}
 		}
 		stir_ctx_clear_diagnostics(ctx);
@@ -224,11 +279,12 @@ static void run_graph(stir_ctx *ctx, const bench_options *o,
 		bench_op_free(op);
 		run_candidates(ctx, o, dev, &g->co, &a, r, x, y, want);
 		printf("%-16s %8lld %10lld %5lld | %10.4f %8.1f | %10.4f %8.1f "
-			"%7.2fx %9.2g | %3lldx%lld\n", gname, (long long)a.m,
+			"%7.2fx %9.2g | %-5s %2lldx%lld\n", gname, (long long)a.m,
 			(long long)a.nnz, (long long)feat, r->cusparse_ms,
 			r->bytes / (r->cusparse_ms * 1e6), r->stir_ms,
 			r->bytes / (r->stir_ms * 1e6), r->cusparse_ms / r->stir_ms,
-			r->err, (long long)r->map.lanes, (long long)r->map.vec);
+			r->err, schedule_name[r->schedule], (long long)r->map.lanes,
+			(long long)r->map.vec);
 		fflush(stdout);
 		stir_gpu_buf_free(d_x);
 		stir_gpu_buf_free(d_y);
@@ -246,12 +302,17 @@ int main(int argc, char **argv)
 {
 	bench_options o;
 	bench_gpu g;
-	bench_parse_options(argc, argv, "examples/sddmm.stir", NULL, &o);
+	bench_parse_options(argc, argv, "examples/sddmm.stir", flags, &o);
+	if ((o.flags & FUSED_ONLY) && (o.flags & ROWS_ONLY)) {
+		fprintf(stderr, "%s: --fused-only and --rows-only leave no "
+			"kernel\n", argv[0]);
+		return 2;
+	}
 	stir_ctx *ctx = stir_ctx_alloc();
 	bench_start(ctx, &o, compile_graph, &g);
 	printf("%-16s %8s %10s %5s | %10s %8s | %10s %8s %8s %9s | %s\n",
 		"graph", "rows", "nnz", "feat", "cuSPARSE", "GB/s", "stir", "GB/s",
-		"speedup", "max err", "lanes x vec");
+		"speedup", "max err", "kernel lanes x vec");
 	int cap = o.n_graphs * o.n_feats, n = 0;
 	result *results = calloc((size_t)cap, sizeof(result));
 	double *speedup = calloc((size_t)cap, sizeof(double));

@@ -1,5 +1,6 @@
-/* The fast SDDMM schedule; see sddmm_schedule.h and docs/schedules.md.
+/* The fast SDDMM schedules; see sddmm_schedule.h and docs/schedules.md.
  *
+ * The fused schedule (bench_sddmm_schedule).
  * The program's stage III nest is one loop over the non-zeros (ij) around
  * the loop over the features (k), the row of a non-zero found by a binary
  * search of J_indptr:
@@ -27,7 +28,33 @@
  *     loops are vectorized: one float4 (float2) load each; the row search
  *     is then done once per vector, not once per feature.  A reduction
  *     loop cannot be vectorized itself (its lanes all add to one sum), but
- *     its loads can, through the cache. */
+ *     its loads can, through the cache.
+ *
+ * The row schedule (bench_sddmm_rows_schedule): at stage II the nest of
+ * examples/sddmm_rows.stir is
+ *
+ *   for i in [0, m) { block sddmm0(vi) {
+ *     for j in [0, len(vi)) for k in [0, feat)
+ *       block sddmm1(vj, vk): S[vi, vj] += X[vi, vk] * Y[J[vi, vj], vk] } }
+ *
+ * and the init a nest of the same shape.  At stage II, where S and X are
+ * indexed by the row (at stage III a flat position in S_data is not a
+ * variable of the init):
+ *  1. decompose_reduction moves the init into the row, before j: the
+ *     init's own loop over the row's non-zeros stays inside its block;
+ *  2. X's row is read into shared memory before j (cache_read), by all
+ *     threads of the block (its copy loop split over threadIdx.y, .x);
+ *  3. the init's j splits like the sum's (step 4), with a third loop of
+ *     one iteration bound to threadIdx.x: lane 0 of a non-zero zeroes it,
+ *     the lane that adds the shuffled sum into it afterwards, so no
+ *     barrier is needed between the zeroing and the sum;
+ *  4. k splits and reorders as in the fused schedule; j splits into
+ *     j_0 (serial) and j_1 (threadIdx.y), i is bound to blockIdx.x: one
+ *     row per thread block, fm.nnz of its non-zeros at a time;
+ *  5. at stage III, the vector loads of X's row (from shared memory) and
+ *     Y's row as in the fused schedule.
+ * No search remains: the row is the thread block's. */
+#include <stdio.h>
 #include "bench/sddmm_schedule.h"
 
 /* feat, vec, max_lanes: the mapping with vectors of "vec" features and
@@ -55,40 +82,80 @@ bench_sddmm_map bench_sddmm_map_features(int64_t feat)
 	return bench_sddmm_map_lanes(feat, 32);
 }
 
-/* k: the vector loads (step 5): X's and Y's features of one k_2 loop
+/* k, block, x: the vector loads (step 5 of both schedules): the features
+ * of X (buffer "x") and Y that one k_2 loop of block "block" multiplies
  * copied to registers by vectorized loops, the products unrolled. */
-static int vector_loads(stir_kernel *k)
+static int vector_loads(stir_kernel *k, const char *block, const char *x)
 {
-	return stir_cache_read(k, "sddmm0", "X_data", "k_2",
+	char xl[64];
+	snprintf(xl, sizeof(xl), "%s_local", x);
+	return stir_cache_read(k, block, x, "k_2", STIR_SCOPE_LOCAL) < 0 ||
+		stir_cache_read(k, block, "Y_data", "k_2",
 			STIR_SCOPE_LOCAL) < 0 ||
-		stir_cache_read(k, "sddmm0", "Y_data", "k_2",
-			STIR_SCOPE_LOCAL) < 0 ||
-		stir_vectorize(k, "X_data_local", "ax0") < 0 ||
+		stir_vectorize(k, xl, "ax0") < 0 ||
 		stir_vectorize(k, "Y_data_local", "ax0") < 0 ||
-		stir_unroll(k, "sddmm0", "k_2") < 0 ? -1 : 0;
+		stir_unroll(k, block, "k_2") < 0 ? -1 : 0;
+}
+
+/* k, block, loop, fm: the lanes of both schedules: the features k of
+ * "block" split into k_0 (serial, unrolled), k_1 (fm.lanes lanes on
+ * threadIdx.x, reduced across them) and k_2 (a vector of fm.vec), lane k_1
+ * taking vectors k_1, k_1 + lanes, ..; the non-zeros "loop" split into
+ * LOOP_0 and LOOP_1, fm.nnz of them at a time on threadIdx.y. */
+static int lanes_per_nonzero(stir_kernel *k, const char *block,
+	const char *loop, bench_sddmm_map fm)
+{
+	static const char *const k10[] = { "k_1", "k_0" };
+	const int64_t fk3[] = { 0, fm.lanes, fm.vec }, fk2[] = { 0, fm.lanes };
+	const int64_t fnz[] = { 0, fm.nnz };
+	bool vec = fm.vec > 1;
+	char l1[64];
+	snprintf(l1, sizeof(l1), "%s_1", loop);
+	return stir_split(k, block, "k", vec ? 3 : 2, vec ? fk3 : fk2) < 0 ||
+		stir_reorder(k, block, 2, k10) < 0 ||
+		stir_split(k, block, loop, 2, fnz) < 0 ||
+		stir_cross_thread_reduce(k, block, "k_1") < 0 ||
+		stir_bind(k, block, l1, STIR_THREAD_Y) < 0 ||
+		stir_bind(k, block, "k_1", STIR_THREAD_X) < 0 ||
+		stir_unroll(k, block, "k_0") < 0 ? -1 : 0;
 }
 
 /* k, fm: see sddmm_schedule.h. */
 int bench_sddmm_schedule(stir_kernel *k, bench_sddmm_map fm)
 {
-	static const char *const k10[] = { "k_1", "k_0" };
-	const int64_t fk3[] = { 0, fm.lanes, fm.vec }, fk2[] = { 0, fm.lanes };
-	const int64_t fij[] = { 0, fm.nnz };
-	bool vec = fm.vec > 1;
 	/* the features a literal, so that the splits of k need no guard; the
 	 * graph's sizes stay parameters */
 	if (stir_specialize(k, "feat", fm.feat) < 0 ||
 	    stir_kernel_lower_sparse_iter(k) < 0 ||
 	    stir_kernel_lower_sparse_buffer(k) < 0 ||
 	    stir_decompose_reduction(k, "sddmm0", "k") < 0 ||
-	    stir_split(k, "sddmm0", "k", vec ? 3 : 2, vec ? fk3 : fk2) < 0 ||
-	    stir_reorder(k, "sddmm0", 2, k10) < 0 ||
-	    stir_split(k, "sddmm0", "ij", 2, fij) < 0 ||
-	    stir_cross_thread_reduce(k, "sddmm0", "k_1") < 0 ||
-	    stir_bind(k, "sddmm0", "ij_0", STIR_BLOCK_X) < 0 ||
-	    stir_bind(k, "sddmm0", "ij_1", STIR_THREAD_Y) < 0 ||
-	    stir_bind(k, "sddmm0", "k_1", STIR_THREAD_X) < 0 ||
-	    stir_unroll(k, "sddmm0", "k_0") < 0)
+	    lanes_per_nonzero(k, "sddmm0", "ij", fm) < 0 ||
+	    stir_bind(k, "sddmm0", "ij_0", STIR_BLOCK_X) < 0)
 		return -1;
-	return vec ? vector_loads(k) : 0;
+	return fm.vec > 1 ? vector_loads(k, "sddmm0", "X_data") : 0;
+}
+
+/* k, fm: see sddmm_schedule.h. */
+int bench_sddmm_rows_schedule(stir_kernel *k, bench_sddmm_map fm)
+{
+	/* the init's j_2 (one iteration) on threadIdx.x: lane 0 zeroes the
+	 * element that it alone stores into after the shuffles */
+	const int64_t fji[] = { 0, fm.nnz, 1 };
+	const int64_t fx[] = { 0, fm.nnz, fm.lanes };
+	if (stir_specialize(k, "feat", fm.feat) < 0 ||
+	    stir_kernel_lower_sparse_iter(k) < 0 ||
+	    /* stage II, where S and X are indexed by the row */
+	    stir_decompose_reduction(k, "sddmm1", "j") < 0 ||
+	    stir_cache_read(k, "sddmm1", "X", "j", STIR_SCOPE_SHARED) < 0 ||
+	    stir_split(k, "X_shared", "ax0", 3, fx) < 0 ||
+	    stir_bind(k, "X_shared", "ax0_1", STIR_THREAD_Y) < 0 ||
+	    stir_bind(k, "X_shared", "ax0_2", STIR_THREAD_X) < 0 ||
+	    stir_split(k, "sddmm_init1", "j", 3, fji) < 0 ||
+	    stir_bind(k, "sddmm_init1", "j_1", STIR_THREAD_Y) < 0 ||
+	    stir_bind(k, "sddmm_init1", "j_2", STIR_THREAD_X) < 0 ||
+	    lanes_per_nonzero(k, "sddmm1", "j", fm) < 0 ||
+	    stir_bind(k, "sddmm1", "i", STIR_BLOCK_X) < 0 ||
+	    stir_kernel_lower_sparse_buffer(k) < 0)
+		return -1;
+	return fm.vec > 1 ? vector_loads(k, "sddmm1", "X_shared") : 0;
 }

@@ -244,6 +244,7 @@ typedef struct program {
 static const program programs[] = {
 	{ "examples/csrmm.stir", { 0 }, ref_csrmm },
 	{ "examples/sddmm.stir", { 0 }, ref_sddmm },
+	{ "examples/sddmm_rows.stir", { 0 }, ref_sddmm },
 	{ "examples/bsrmm.stir", { "feat=3", "mb=3", "nb=3" }, ref_bsrmm },
 	{ "examples/ellmv.stir", { 0 }, ref_ellmv },
 	{ "examples/segment_sum.stir", { 0 }, ref_segment_sum },

@@ -11,9 +11,10 @@
  * their stage I references), the unscheduled stage III catalogue of
  * tests/golden (one thread, against the stage I catalogue), two of
  * tests/stages (against their own interpretation), the fast SDDMM
- * schedule of bench/sddmm_schedule.c at several feature sizes on the
- * small graph of tests/data/graphs (against examples/sddmm.stir at stage
- * I), and the catalogue under each written schedule examples/NAME.yaml
+ * schedules of bench/sddmm_schedule.c (fused, and row by row on
+ * examples/sddmm_rows.stir) at several feature sizes on the small graph
+ * of tests/data/graphs, which has a hub row and empty rows (against
+ * examples/sddmm.stir at stage I), and the catalogue under each written schedule examples/NAME.yaml
  * (against the unscheduled stage I program; the formats of its decompose
  * steps built on the host).
  *
@@ -262,6 +263,14 @@ static int sddmm_fast(stir_kernel *k, int64_t feat)
 	return bench_sddmm_schedule(k, bench_sddmm_map_features(feat));
 }
 
+/* k, arg: the row SDDMM schedule for arg % 1000 features with at most
+ * arg / 1000 lanes. */
+static int sddmm_rows(stir_kernel *k, int64_t arg)
+{
+	return bench_sddmm_rows_schedule(k, bench_sddmm_map_lanes(arg % 1000,
+		arg / 1000));
+}
+
 /* The written schedules, with the sizes of a larger run (some launches of
  * several thread blocks; the runs on Cora are stirc's, below). */
 static const struct {
@@ -278,6 +287,7 @@ static const struct {
 	{ "rgms", "examples/rgms.yaml", "r=3,m=20,n=20,fout=24" },
 	{ "sddmm", "examples/sddmm.yaml", "m=30,n=30,feat=40" },
 	{ "sddmm", "examples/sddmm_fast.yaml", "m=30,n=40" },
+	{ "sddmm_rows", "examples/sddmm_rows.yaml", "m=30,n=40" },
 	{ "segment_sum", "examples/segment_sum.yaml", "m=300" },
 };
 
@@ -329,6 +339,17 @@ static void find_programs(void)
 			"examples/sddmm.stir", "sddmm", NULL);
 		p->schedule = sddmm_fast;
 		p->arg = feats[i];
+		p->graph = "tests/data/graphs/small.mtx";
+	}
+	/* the row schedule: the same feature sizes, and 32 with at most 4
+	 * lanes (64 non-zeros of a row at a time, more than most rows have) */
+	static const int64_t rows[] = { 32 * 1000 + 6, 32 * 1000 + 32,
+		32 * 1000 + 96, 32 * 1000 + 256, 4 * 1000 + 32 };
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		emu_prog *p = add("examples/sddmm_rows.stir", "sddmm_rows",
+			"examples/sddmm.stir", "sddmm", NULL);
+		p->schedule = sddmm_rows;
+		p->arg = rows[i];
 		p->graph = "tests/data/graphs/small.mtx";
 	}
 	/* 8 features: 2 lanes of float4; 6: float2 in three chunks on
@@ -564,10 +585,65 @@ static int count(const char *src, const char *what)
 	return n;
 }
 
-/* The fast SDDMM schedule has the shape it promises: one launch of
- * (lanes, non-zeros per block) threads, the X and Y vectors loaded as
- * float4, the row of a non-zero searched once, the lanes' parts combined
- * by shuffles; and NVRTC compiles it for sm_90 (when stir has NVRTC). */
+/* ctx, fm, rows: schedule SDDMM for fm, fused (examples/sddmm.stir) or
+ * row by row (examples/sddmm_rows.stir), and check the shape each
+ * promises: one launch of (lanes, non-zeros at a time) threads, the X and
+ * Y vectors loaded as float4, the lanes' parts combined by shuffles, the
+ * features a literal; fused: a block per fm.nnz non-zeros, the row of a
+ * non-zero searched once; rows: a block per row, X's row in shared
+ * memory, no search.  NVRTC compiles it for sm_90 (when stir has NVRTC). */
+static void check_sddmm_shape(stir_ctx *ctx, bench_sddmm_map fm, bool rows)
+{
+	stir_module *m = stir_module_read_file(ctx, test_path(rows ?
+		"examples/sddmm_rows.stir" : "examples/sddmm.stir"));
+	stir_kernel *k = m ? stir_module_find_kernel(m, rows ? "sddmm_rows" :
+		"sddmm") : NULL;
+	ck_assert_ptr_nonnull(k);
+	ck_assert_int_eq(rows ? bench_sddmm_rows_schedule(k, fm) :
+		bench_sddmm_schedule(k, fm), 0);
+	stir_cuda_plan *plan = stir_cuda_plan_alloc(k, 0);
+	ck_assert_ptr_nonnull(plan);
+	ck_assert_int_eq(stir_cuda_plan_n_launches(plan), 1);
+	stir_bindings *sz = stir_bindings_alloc();
+	stir_bindings_set_size(sz, "m", 100);
+	stir_bindings_set_size(sz, "n", 100);
+	stir_bindings_set_size(sz, "nnz", 1000);
+	unsigned grid[3], block[3];
+	ck_assert_int_eq(stir_cuda_plan_get_launch_dims(plan, 0, sz, grid,
+		block), 0);
+	ck_assert_uint_eq(block[0], (unsigned)fm.lanes);
+	ck_assert_uint_eq(block[1], (unsigned)fm.nnz);
+	ck_assert_uint_eq(grid[0], rows ? 100 :
+		(unsigned)((1000 + fm.nnz - 1) / fm.nnz));
+	const char *src = stir_cuda_plan_get_source(plan);
+	char decl[64];
+	snprintf(decl, sizeof(decl), "__shared__ float X_shared[%lld];",
+		(long long)fm.feat);
+	/* fused: the helper's definition and one call; rows: no search */
+	ck_assert_int_eq(count(src, "stir_upper_bound_i32("), rows ? 0 : 2);
+	ck_assert(!rows || !strstr(src, "upper_bound"));
+	ck_assert_int_eq(count(src, decl), rows ? 1 : 0);
+	ck_assert_int_eq(count(src, "float4 stir_v"), 2);
+	ck_assert_int_ge(count(src, "__shfl_down_sync"), 1);
+	/* the features are a literal: no guard on them */
+	ck_assert_ptr_null(strstr(src, "feat"));
+	stir_compile_options co = { .arch = "sm_90" };
+	stir_gpu_kernel *gk = stir_gpu_kernel_compile(k, &co);
+	if (!gk) {
+		const char *msg = stir_diag_get_message(
+			stir_ctx_get_diagnostic(ctx, 0));
+		ck_assert_msg(strstr(msg, "built without NVRTC"), "%s", msg);
+		stir_ctx_clear_diagnostics(ctx);
+	}
+	stir_gpu_kernel_free(gk);
+	stir_bindings_free(sz);
+	stir_cuda_plan_free(plan);
+	stir_module_free(m);
+}
+
+/* The SDDMM schedules have the shape they promise (check_sddmm_shape):
+ * both with the default mapping of several feature sizes, the row one
+ * also with at most 8 lanes. */
 START_TEST(test_sddmm_shape)
 {
 	static const int64_t feats[] = { 32, 64, 256, 512 };
@@ -581,43 +657,9 @@ START_TEST(test_sddmm_shape)
 		ck_assert_int_eq(fm.vec, 4);
 		ck_assert_int_eq(fm.lanes * fm.nnz, 256);
 		ck_assert_int_eq(feats[i] % (fm.lanes * fm.vec), 0);
-		stir_module *m = stir_module_read_file(ctx,
-			test_path("examples/sddmm.stir"));
-		stir_kernel *k = m ? stir_module_find_kernel(m, "sddmm") : NULL;
-		ck_assert_ptr_nonnull(k);
-		ck_assert_int_eq(bench_sddmm_schedule(k, fm), 0);
-		stir_cuda_plan *plan = stir_cuda_plan_alloc(k, 0);
-		ck_assert_ptr_nonnull(plan);
-		ck_assert_int_eq(stir_cuda_plan_n_launches(plan), 1);
-		stir_bindings *sz = stir_bindings_alloc();
-		stir_bindings_set_size(sz, "m", 100);
-		stir_bindings_set_size(sz, "n", 100);
-		stir_bindings_set_size(sz, "nnz", 1000);
-		unsigned grid[3], block[3];
-		ck_assert_int_eq(stir_cuda_plan_get_launch_dims(plan, 0, sz, grid,
-			block), 0);
-		ck_assert_uint_eq(block[0], (unsigned)fm.lanes);
-		ck_assert_uint_eq(block[1], (unsigned)fm.nnz);
-		ck_assert_uint_eq(grid[0], (unsigned)((1000 + fm.nnz - 1) / fm.nnz));
-		const char *src = stir_cuda_plan_get_source(plan);
-		/* the helper's definition and one call */
-		ck_assert_int_eq(count(src, "stir_upper_bound_i32("), 2);
-		ck_assert_int_eq(count(src, "float4 stir_v"), 2);
-		ck_assert_int_ge(count(src, "__shfl_down_sync"), 1);
-		/* the features are a literal: no guard on them */
-		ck_assert_ptr_null(strstr(src, "feat"));
-		stir_compile_options co = { .arch = "sm_90" };
-		stir_gpu_kernel *gk = stir_gpu_kernel_compile(k, &co);
-		if (!gk) {
-			const char *msg = stir_diag_get_message(
-				stir_ctx_get_diagnostic(ctx, 0));
-			ck_assert_msg(strstr(msg, "built without NVRTC"), "%s", msg);
-			stir_ctx_clear_diagnostics(ctx);
-		}
-		stir_gpu_kernel_free(gk);
-		stir_bindings_free(sz);
-		stir_cuda_plan_free(plan);
-		stir_module_free(m);
+		check_sddmm_shape(ctx, fm, false);
+		check_sddmm_shape(ctx, fm, true);
+		check_sddmm_shape(ctx, bench_sddmm_map_lanes(feats[i], 8), true);
 	}
 	ck_assert_int_eq(stir_ctx_n_errors(ctx), 0);
 	stir_ctx_free(ctx);
@@ -675,6 +717,8 @@ START_TEST(test_bench_files)
 {
 	expect_same_kernel("examples/sddmm.stir", "examples/sddmm_fast.yaml",
 		sddmm_fast, 64);
+	expect_same_kernel("examples/sddmm_rows.stir",
+		"examples/sddmm_rows.yaml", sddmm_rows, 32 * 1000 + 64);
 	expect_same_kernel("examples/csrmm.stir", "examples/csrmm_hyb.yaml",
 		spmm_hybrid_32, 64);
 }
@@ -695,6 +739,9 @@ static const struct {
 	{ "examples/sddmm_fast.yaml", "run examples/sddmm.stir --backend cuda "
 	  "--mtx S=examples/data/cora.mtx.gz --random 1 --check --time",
 	  "check: sddmm matches the stage I interpreter" },
+	{ "examples/sddmm_rows.yaml", "run examples/sddmm_rows.stir --backend "
+	  "cuda --mtx S=examples/data/cora.mtx.gz --random 1 --check --time",
+	  "check: sddmm_rows matches the stage I interpreter" },
 	{ "examples/csrmm.yaml", "run examples/csrmm.stir --backend cuda "
 	  "--random 2 --size m=60 --size feat=24 --check --time",
 	  "check: csrmm matches the stage I interpreter" },

@@ -10,7 +10,7 @@
 
 static const char *const catalogue[] = {
 	"bsrmm", "csf_square_sum", "csr2bsr", "csr_softmax", "csrmm",
-	"ellmv", "rgcn_homo", "rgms", "sddmm", "segment_sum",
+	"ellmv", "rgcn_homo", "rgms", "sddmm", "sddmm_rows", "segment_sum",
 };
 #define N_CATALOGUE (sizeof(catalogue) / sizeof(catalogue[0]))
 

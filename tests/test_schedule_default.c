@@ -86,6 +86,7 @@ static const struct {
 	{ "examples/rgcn_homo.stir", "PP" },
 	{ "examples/rgms.stir", "PA" },       /* reduction outermost: atomic */
 	{ "examples/sddmm.stir", "PP" },      /* by the fused non-zeros */
+	{ "examples/sddmm_rows.stir", "PP" }, /* by the rows */
 	{ "examples/segment_sum.stir", "PP" },
 	{ "tests/lower/attach.stir", "PP" },
 	{ "tests/lower/fuse3.stir", "P" },
