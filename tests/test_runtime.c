@@ -1468,7 +1468,10 @@ int main(void)
 	tcase_add_test(tc, test_sha256_incremental);
 	suite_add_tcase(s, tc);
 
+	/* four processes writing 256 KiB entries 50 times each take a few
+	 * seconds on a loaded machine under the sanitizers */
 	tc = tcase_create("cache");
+	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_cache_roundtrip);
 	tcase_add_test(tc, test_cache_rejects_damage);
 	tcase_add_test(tc, test_cache_concurrent);
