@@ -99,13 +99,8 @@ static stir_gpu_kernel *sddmm_kernel(stir_ctx *ctx, const bench_options *o,
 {
 	char buf[4096];
 	const char *program = program_path(o, rows, buf, sizeof(buf));
-	stir_module *m = stir_module_read_file(ctx, program);
-	*mod = m;
-	stir_kernel *k = m ? stir_module_find_kernel(m, kernel_name(rows)) :
-		NULL;
-	if (m && !k)
-		stir_ctx_report(ctx, STIR_ERROR, (stir_loc){ 0, 0, 0 },
-			"%s has no kernel '%s'", program, kernel_name(rows));
+	stir_kernel *k = bench_read_kernel(ctx, program, kernel_name(rows),
+		mod);
 	if (!k || (rows ? bench_sddmm_rows_schedule(k, fm) :
 	    bench_sddmm_schedule(k, fm)) < 0)
 		return NULL;

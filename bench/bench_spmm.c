@@ -55,28 +55,16 @@ typedef struct result {
 	double bytes;           /* bytes the operation must move */
 } result;
 
-/* ctx, program, cfg, fm, co, mod: the hybrid kernel of configuration
- * cfg (every part, so that it serves any graph), scheduled and compiled;
- * its module in *mod. */
-static stir_gpu_kernel *hyb_kernel(stir_ctx *ctx, const char *program,
+/* ctx, program, cfg, fm, co, mod: kernel csrmm scheduled and compiled:
+ * for the hybrid format of configuration cfg (every part, so that it
+ * serves any graph), or for CSR when cfg is NULL; its module in *mod. */
+static stir_gpu_kernel *spmm_kernel(stir_ctx *ctx, const char *program,
 	const hyb_config *cfg, bench_spmm_map fm, const stir_compile_options *co,
 	stir_module **mod)
 {
-	stir_module *m = *mod = stir_module_read_file(ctx, program);
-	stir_kernel *k = m ? stir_module_find_kernel(m, "csrmm") : NULL;
-	if (!k || bench_spmm_hybrid_schedule(k, cfg->c, cfg->buckets, cfg->nb,
-	    fm) < 0)
-		return NULL;
-	return stir_gpu_kernel_compile(k, co);
-}
-
-/* ctx, program, fm, co, mod: the CSR kernel, scheduled and compiled. */
-static stir_gpu_kernel *csr_kernel(stir_ctx *ctx, const char *program,
-	bench_spmm_map fm, const stir_compile_options *co, stir_module **mod)
-{
-	stir_module *m = *mod = stir_module_read_file(ctx, program);
-	stir_kernel *k = m ? stir_module_find_kernel(m, "csrmm") : NULL;
-	if (!k || bench_spmm_csr_schedule(k, fm) < 0)
+	stir_kernel *k = bench_read_kernel(ctx, program, "csrmm", mod);
+	if (!k || (cfg ? bench_spmm_hybrid_schedule(k, cfg->c, cfg->buckets,
+	    cfg->nb, fm) : bench_spmm_csr_schedule(k, fm)) < 0)
 		return NULL;
 	return stir_gpu_kernel_compile(k, co);
 }
@@ -88,7 +76,7 @@ static void time_csr(stir_ctx *ctx, const bench_options *o, bench_spmm_map fm,
 	const float *bh, const float *want, result *r)
 {
 	stir_module *csr_mod = NULL;
-	stir_gpu_kernel *csr_gk = csr_kernel(ctx, o->program, fm, co, &csr_mod);
+	stir_gpu_kernel *csr_gk = spmm_kernel(ctx, o->program, NULL, fm, co, &csr_mod);
 	if (!csr_gk)
 		bench_fail(ctx, "building the CSR kernel");
 	stir_bindings *b = stir_bindings_alloc();
@@ -147,13 +135,13 @@ static void compile_graph(stir_ctx *ctx, const bench_options *o,
 	for (int fi = 0; fi < o->n_feats; fi++) {
 		bench_spmm_map fm = bench_spmm_map_features(o->feats[fi]);
 		stir_module *m = NULL;
-		stir_gpu_kernel *gk = csr_kernel(ctx, o->program, fm, &co, &m);
+		stir_gpu_kernel *gk = spmm_kernel(ctx, o->program, NULL, fm, &co, &m);
 		if (!gk)
 			bench_fail(ctx, "compiling the CSR kernel");
 		stir_gpu_kernel_free(gk);
 		stir_module_free(m);
 		for (int i = 0; i < N_CONFIGS; i++) {
-			gk = hyb_kernel(ctx, o->program, &configs[i], fm, &co, &m);
+			gk = spmm_kernel(ctx, o->program, &configs[i], fm, &co, &m);
 			if (!gk)
 				bench_fail(ctx, "compiling a hybrid kernel");
 			stir_gpu_kernel_free(gk);
@@ -254,7 +242,7 @@ int main(int argc, char **argv)
 			for (int i = 0; i < N_CONFIGS; i++) {
 				r->search_ms[i] = -1;
 				stir_module *hyb_mod = NULL;
-				stir_gpu_kernel *hyb_gk = fmt[i] ? hyb_kernel(ctx, o.program,
+				stir_gpu_kernel *hyb_gk = fmt[i] ? spmm_kernel(ctx, o.program,
 					&configs[i], fm, &co, &hyb_mod) : NULL;
 				if (!hyb_gk) {
 					fprintf(stderr, "bench: hybrid candidate %d fails on %s:\n",

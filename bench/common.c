@@ -412,3 +412,15 @@ void bench_json_search(FILE *f, const double *ms, int n)
 	}
 	fprintf(f, "]");
 }
+
+/* ctx, path, name, mod: see common.h. */
+stir_kernel *bench_read_kernel(stir_ctx *ctx, const char *path,
+	const char *name, stir_module **mod)
+{
+	stir_module *m = *mod = stir_module_read_file(ctx, path);
+	stir_kernel *k = m ? stir_module_find_kernel(m, name) : NULL;
+	if (m && !k)
+		stir_ctx_report(ctx, STIR_ERROR, (stir_loc){ 0, 0, 0 },
+			"%s has no kernel '%s'", path, name);
+	return k;
+}

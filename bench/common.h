@@ -43,6 +43,11 @@ double bench_max_rel_diff(const float *a, const float *b, int64_t n);
 /* A device buffer holding "n" floats or ints copied from the host. */
 stir_gpu_buf *bench_upload(stir_device *dev, const void *data, size_t bytes);
 
+/* The kernel "name" of the program at "path"; *mod receives its module (to
+ * free, also on failure).  NULL with diagnostics. */
+stir_kernel *bench_read_kernel(stir_ctx *ctx, const char *path,
+	const char *name, stir_module **mod);
+
 /* The CSR matrix with 32-bit indices and f32 values on the host. */
 typedef struct bench_csr32 {
 	int64_t m, n, nnz;
