@@ -41,11 +41,10 @@
 #include "runtime/internal.h"
 #include "tests/testutil.h"
 
-/* One program to run. */
 /* A hybrid format for the hybrid SpMM schedule: hybrid(c, buckets). */
 typedef struct hyb_case {
 	int c, nb;
-	int64_t buckets[4];
+	int64_t buckets[8];
 } hyb_case;
 
 /* Two cases on the small graph: its hub row is split over rows of the
@@ -55,6 +54,18 @@ static const hyb_case hyb_cases[] = {
 	{ 2, 2, { 1, 4 } },
 };
 
+/* The benchmark's configuration that examples/csrmm_hyb.yaml writes. */
+static const hyb_case hyb_bench = { 1, 6, { 1, 2, 4, 8, 16, 32 } };
+
+/* What a benchmark schedule is applied with. */
+typedef struct sched_arg {
+	int64_t feat;              /* the features */
+	int64_t max_lanes;         /* SDDMM rows: lanes per non-zero at most */
+	const hyb_case *hybrid;    /* hybrid SpMM: the format (with a graph,
+	                              also built and bound), or NULL */
+} sched_arg;
+
+/* One program to run. */
 typedef struct emu_prog {
 	char file[256];            /* the stage III program */
 	char kernel[128];          /* its kernel */
@@ -62,12 +73,11 @@ typedef struct emu_prog {
 	char ref_kernel[128];      /* its kernel ("" for the kernel itself) */
 	const char *sizes;         /* sizes to bind first, or NULL */
 	/* a schedule applied to the kernel once read, with its argument */
-	int (*schedule)(stir_kernel *k, int64_t arg);
-	int64_t arg;
+	int (*schedule)(stir_kernel *k, const sched_arg *a);
+	sched_arg arg;
 	const char *graph;         /* a Matrix Market file that gives J's
-	                              structure and m, n, nnz, or NULL */
-	const hyb_case *hybrid;    /* with a graph: A's values from it too,
-	                              and its hybrid format, or NULL */
+	                              structure and m, n, nnz (and with
+	                              arg.hybrid A's values), or NULL */
 	const char *sched_file;    /* a schedule file that prepares file's
 	                            * kernel (a stage I program) for the GPU,
 	                            * or NULL */
@@ -125,7 +135,7 @@ static stir_kernel *load_kernel(const emu_prog *p, stir_ctx *ctx,
 	*s = NULL;
 	*m = stir_module_read_file(ctx, test_path(p->file));
 	stir_kernel *k = *m ? stir_module_find_kernel(*m, p->kernel) : NULL;
-	if (k && p->schedule && p->schedule(k, p->arg) < 0)
+	if (k && p->schedule && p->schedule(k, &p->arg) < 0)
 		return NULL;
 	if (k && p->sched_file && (!(*s = stir_schedule_read_file(ctx,
 	    test_path(p->sched_file))) || stir_schedule_prepare_for_gpu(*s,
@@ -248,27 +258,25 @@ static emu_prog *add(const char *file, const char *kernel,
 	return p;
 }
 
-/* k, arg: the hybrid SpMM schedule of hyb_cases[arg / 1000] for arg %
- * 1000 features. */
-static int spmm_hybrid(stir_kernel *k, int64_t arg)
+/* k, a: the hybrid SpMM schedule of format a->hybrid. */
+static int spmm_hybrid(stir_kernel *k, const sched_arg *a)
 {
-	const hyb_case *h = &hyb_cases[arg / 1000];
+	const hyb_case *h = a->hybrid;
 	return bench_spmm_hybrid_schedule(k, h->c, h->buckets, h->nb,
-		bench_spmm_map_features(arg % 1000));
+		bench_spmm_map_features(a->feat));
 }
 
-/* k, feat: the fast SDDMM schedule for "feat" features. */
-static int sddmm_fast(stir_kernel *k, int64_t feat)
+/* k, a: the fast SDDMM schedule. */
+static int sddmm_fast(stir_kernel *k, const sched_arg *a)
 {
-	return bench_sddmm_schedule(k, bench_sddmm_map_features(feat));
+	return bench_sddmm_schedule(k, bench_sddmm_map_features(a->feat));
 }
 
-/* k, arg: the row SDDMM schedule for arg % 1000 features with at most
- * arg / 1000 lanes. */
-static int sddmm_rows(stir_kernel *k, int64_t arg)
+/* k, a: the row SDDMM schedule with at most a->max_lanes lanes. */
+static int sddmm_rows(stir_kernel *k, const sched_arg *a)
 {
-	return bench_sddmm_rows_schedule(k, bench_sddmm_map_lanes(arg % 1000,
-		arg / 1000));
+	return bench_sddmm_rows_schedule(k, bench_sddmm_map_lanes(a->feat,
+		a->max_lanes));
 }
 
 /* The written schedules, with the sizes of a larger run (some launches of
@@ -338,13 +346,13 @@ static void find_programs(void)
 		emu_prog *p = add("examples/sddmm.stir", "sddmm",
 			"examples/sddmm.stir", "sddmm", NULL);
 		p->schedule = sddmm_fast;
-		p->arg = feats[i];
+		p->arg.feat = feats[i];
 		p->graph = "tests/data/graphs/small.mtx";
 	}
 	/* the row schedule: the same feature sizes, and 32 with at most 4
 	 * lanes (64 non-zeros of a row at a time, more than most rows have) */
-	static const int64_t rows[] = { 32 * 1000 + 6, 32 * 1000 + 32,
-		32 * 1000 + 96, 32 * 1000 + 256, 4 * 1000 + 32 };
+	static const sched_arg rows[] = { { 6, 32, NULL }, { 32, 32, NULL },
+		{ 96, 32, NULL }, { 256, 32, NULL }, { 32, 4, NULL } };
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		emu_prog *p = add("examples/sddmm_rows.stir", "sddmm_rows",
 			"examples/sddmm.stir", "sddmm", NULL);
@@ -361,9 +369,8 @@ static void find_programs(void)
 			emu_prog *p = add("examples/csrmm.stir", "csrmm",
 				"examples/csrmm.stir", "csrmm", NULL);
 			p->schedule = spmm_hybrid;
-			p->arg = (int64_t)h * 1000 + spmm_feats[i];
+			p->arg = (sched_arg){ spmm_feats[i], 0, &hyb_cases[h] };
 			p->graph = "tests/data/graphs/small.mtx";
-			p->hybrid = &hyb_cases[h];
 		}
 	}
 	for (size_t i = 0; i < sizeof(scheduled) / sizeof(scheduled[0]); i++) {
@@ -536,8 +543,8 @@ START_TEST(test_emulated)
 		if (p->sizes)
 			test_bind_sizes(b, p->sizes);
 		if (p->graph) {
-			bind_graph(ctx, b, p->graph, p->hybrid);
-			stir_bindings_set_size(b, "feat", p->arg % 1000);
+			bind_graph(ctx, b, p->graph, p->arg.hybrid);
+			stir_bindings_set_size(b, "feat", p->arg.feat);
 		}
 		if (sched)
 			ck_assert_int_eq(stir_schedule_bind_sizes(sched, b), 0);
@@ -561,7 +568,7 @@ START_TEST(test_emulated)
 			p->sched_file ? p->sched_file : "");
 		if (p->schedule)
 			snprintf(what + strlen(what), sizeof(what) - strlen(what),
-				" with argument %lld", (long long)p->arg);
+				" with %lld features", (long long)p->arg.feat);
 		compare(ref, b, want, what);
 		stir_bindings_free(b);
 		stir_bindings_free(want);
@@ -667,10 +674,10 @@ START_TEST(test_sddmm_shape)
 END_TEST
 
 /* program, yaml, schedule, arg: the schedule file "yaml" makes of
- * "program" for the GPU the stage III kernel that schedule(k, arg) makes
- * (both printed). */
+ * "program" for the GPU the stage III kernel that schedule(k, &arg)
+ * makes (both printed). */
 static void expect_same_kernel(const char *program, const char *yaml,
-	int (*schedule)(stir_kernel *k, int64_t arg), int64_t arg)
+	int (*schedule)(stir_kernel *k, const sched_arg *a), sched_arg arg)
 {
 	stir_ctx *ctx = stir_ctx_alloc();
 	stir_module *a = stir_module_read_file(ctx, test_path(program));
@@ -679,7 +686,7 @@ static void expect_same_kernel(const char *program, const char *yaml,
 	ck_assert(a && b && s);
 	stir_kernel *ka = stir_module_find_kernel(a, stir_schedule_get_kernel(s));
 	stir_kernel *kb = stir_schedule_find_kernel(s, b);
-	ck_assert_int_eq(schedule(ka, arg), 0);
+	ck_assert_int_eq(schedule(ka, &arg), 0);
 	ck_assert_int_eq(stir_schedule_prepare_for_gpu(s, kb), 0);
 	char *ta = stir_kernel_to_str(ka), *tb = stir_kernel_to_str(kb);
 	/* the first line that differs (the kernels are too long for a
@@ -702,25 +709,17 @@ static void expect_same_kernel(const char *program, const char *yaml,
 	stir_ctx_free(ctx);
 }
 
-/* k, feat: the benchmark's hybrid SpMM schedule for hybrid(1, [1, 2, 4,
- * 8, 16, 32]) and "feat" features. */
-static int spmm_hybrid_32(stir_kernel *k, int64_t feat)
-{
-	static const int64_t buckets[] = { 1, 2, 4, 8, 16, 32 };
-	return bench_spmm_hybrid_schedule(k, 1, buckets, 6,
-		bench_spmm_map_features(feat));
-}
-
 /* The schedule files of examples/ that are the benchmarks' schedules for
  * 64 features make the same kernels. */
 START_TEST(test_bench_files)
 {
 	expect_same_kernel("examples/sddmm.stir", "examples/sddmm_fast.yaml",
-		sddmm_fast, 64);
+		sddmm_fast, (sched_arg){ 64, 0, NULL });
 	expect_same_kernel("examples/sddmm_rows.stir",
-		"examples/sddmm_rows.yaml", sddmm_rows, 32 * 1000 + 64);
+		"examples/sddmm_rows.yaml", sddmm_rows,
+		(sched_arg){ 64, 32, NULL });
 	expect_same_kernel("examples/csrmm.stir", "examples/csrmm_hyb.yaml",
-		spmm_hybrid_32, 64);
+		spmm_hybrid, (sched_arg){ 64, 0, &hyb_bench });
 }
 END_TEST
 
