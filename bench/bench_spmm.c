@@ -189,7 +189,7 @@ int main(int argc, char **argv)
 			double t0 = bench_now_ms();
 			fmt[i] = stir_csr_to_hybrid_flags(ctx, csr, configs[i].c,
 				configs[i].buckets, configs[i].nb, STIR_I32, STIR_F32, "_hyb",
-				STIR_HYBRID_ALL_PARTS | STIR_HYBRID_PAD_ANY_COLUMN, fb[i]);
+				bench_spmm_hybrid_flags(configs[i].c), fb[i]);
 			build_ms[i] = bench_now_ms() - t0;
 			if (!fmt[i]) {
 				stir_ctx_print_diagnostics(ctx, stderr);

@@ -41,20 +41,23 @@ static int schedule_part(stir_kernel *k, const char *block,
 		stir_unroll(k, block, "c") < 0 ? -1 : 0;
 }
 
-/* k, block, i, fm: at stage III, the row's fm.vec sums of part i in
- * registers (a local cache of C_data over the loop of columns, written
- * back by block C_data_local, C_data_local1, ... in the order of the
- * parts), the vector loops vectorized: the loads of B and the write-back
- * (float4 stores, or float4 atomic adds on sm_90). */
+/* k, block, i, fm, over_init: at stage III, the row's fm.vec sums of part
+ * i in registers (a local cache of C_data over the loop of columns,
+ * written back by block C_data_local, C_data_local1, ... in the order of
+ * the parts; "over_init": taking over the part's init nest, so that the
+ * part stores its rows of C once), the vector loops vectorized: the loads
+ * of B and the write-back (float4 stores, or float4 atomic adds on
+ * sm_90). */
 static int stage3_part(stir_kernel *k, const char *block, int i,
-	bench_spmm_map fm)
+	bench_spmm_map fm, bool over_init)
 {
 	char back[32];
 	if (i == 0)
 		snprintf(back, sizeof(back), "C_data_local");
 	else
 		snprintf(back, sizeof(back), "C_data_local%d", i);
-	if (stir_cache_write(k, block, "C_data", "c", STIR_SCOPE_LOCAL) < 0)
+	if ((over_init ? stir_cache_write_over_init : stir_cache_write)(k, block,
+	    "C_data", "c", STIR_SCOPE_LOCAL) < 0)
 		return -1;
 	if (fm.vec == 1)
 		return 0;
@@ -62,19 +65,30 @@ static int stage3_part(stir_kernel *k, const char *block, int i,
 		stir_vectorize(k, back, "ax0") < 0 ? -1 : 0;
 }
 
-/* k, fm: the schedule of the init nest (block csrmm_init0 over i, k:
+/* k, block, fm: the schedule of an init nest (block BLOCK over ROWS, k:
  * C = 0) like the computation's: rows over blockIdx.x and threadIdx.y,
  * features over threadIdx.x in vectors of fm.vec, the chunks serially. */
-static int schedule_init(stir_kernel *k, bench_spmm_map fm)
+static int schedule_init(stir_kernel *k, const char *block, const char *rows,
+	bench_spmm_map fm)
 {
 	const int64_t fk[] = { 0, fm.lanes, fm.vec };
 	const int64_t fi[] = { 0, fm.rows * fm.chunks };  /* 256 threads */
-	return stir_split(k, "csrmm_init0", "k", 3, fk) < 0 ||
-		stir_split(k, "csrmm_init0", "i", 2, fi) < 0 ||
-		stir_bind(k, "csrmm_init0", "i_0", STIR_BLOCK_X) < 0 ||
-		stir_bind(k, "csrmm_init0", "i_1", STIR_THREAD_Y) < 0 ||
-		stir_bind(k, "csrmm_init0", "k_1", STIR_THREAD_X) < 0 ||
-		(fm.vec > 1 && stir_vectorize(k, "csrmm_init0", "k_2") < 0) ? -1 : 0;
+	char r0[32], r1[32];
+	snprintf(r0, sizeof(r0), "%s_0", rows);
+	snprintf(r1, sizeof(r1), "%s_1", rows);
+	return stir_split(k, block, "k", 3, fk) < 0 ||
+		stir_split(k, block, rows, 2, fi) < 0 ||
+		stir_bind(k, block, r0, STIR_BLOCK_X) < 0 ||
+		stir_bind(k, block, r1, STIR_THREAD_Y) < 0 ||
+		stir_bind(k, block, "k_1", STIR_THREAD_X) < 0 ||
+		(fm.vec > 1 && stir_vectorize(k, block, "k_2") < 0) ? -1 : 0;
+}
+
+/* c: see spmm_schedule.h. */
+unsigned bench_spmm_hybrid_flags(int c)
+{
+	return STIR_HYBRID_ALL_PARTS | STIR_HYBRID_PAD_ANY_COLUMN |
+		(c == 1 ? STIR_HYBRID_COVER_ROWS : 0);
 }
 
 /* k, c, buckets, nb, fm: see spmm_schedule.h. */
@@ -85,22 +99,29 @@ int bench_spmm_hybrid_schedule(stir_kernel *k, int c, const int64_t *buckets,
 	 * guards; the matrix's sizes stay symbolic */
 	if (c < 1 || nb < 1 || stir_specialize(k, "feat", fm.feat) < 0)
 		return -1;
-	int n = c * nb;
+	bool cover = c == 1;
+	int n = c * nb + cover;
 	stir_format_rule *rules[n];
 	const char *blocks[n];
-	char names[n][64];
+	char names[n][64], init[64] = "";
 	bool atomic[n];
 	int rc = 0;
-	for (int q = 0; q < c; q++) {
-		for (int t = 0; t < nb; t++) {
-			int i = q * nb + t;
-			rules[i] = stir_format_hybrid_part("_hyb", q, t, buckets[t]);
-			rc |= rules[i] ? 0 : -1;
-			snprintf(names[i], sizeof(names[i]), "csrmm_hyb_%d_%d0", q, t);
-			blocks[i] = names[i];
-			atomic[i] = c > 1 || t == nb - 1;
-		}
+	/* covering the rows, first the split rows' part 0_NB (the widest
+	 * width): its init nest then runs before the one launch of all the
+	 * parts; it alone adds atomically */
+	for (int r = 0; r < n; r++) {
+		int q = cover ? 0 : r / nb;
+		int t = cover ? (r == 0 ? nb : r - 1) : r % nb;
+		rules[r] = stir_format_hybrid_part("_hyb", q, t,
+			buckets[t < nb ? t : nb - 1]);
+		rc |= rules[r] ? 0 : -1;
+		stir_format_rule_set_cover_rows(rules[r], cover);
+		snprintf(names[r], sizeof(names[r]), "csrmm_hyb_%d_%d0", q, t);
+		blocks[r] = names[r];
+		atomic[r] = cover ? t == nb : c > 1 || t == nb - 1;
 	}
+	if (cover)
+		snprintf(init, sizeof(init), "csrmm_hyb_0_%d_init0", nb);
 	if (rc == 0)
 		rc = stir_decompose_format(k, "A", n, (stir_format_rule **)rules);
 	for (int i = 0; i < n; i++)
@@ -110,15 +131,17 @@ int bench_spmm_hybrid_schedule(stir_kernel *k, int c, const int64_t *buckets,
 	for (int i = 0; i < n; i++)
 		if (schedule_part(k, blocks[i], fm, atomic[i]) < 0)
 			return -1;
-	const char *out[] = { "C" };
-	if (n > 1 && stir_horizontal_fuse_disjoint(k, n, blocks, 1, out) < 0)
+	if (schedule_init(k, cover ? init : "csrmm_init0", cover ? "o" : "i",
+	    fm) < 0 || stir_kernel_prepare_for_gpu(k) < 0)
 		return -1;
-	if (schedule_init(k, fm) < 0 || stir_kernel_prepare_for_gpu(k) < 0)
-		return -1;
+	/* the parts that do not add atomically hold distinct rows of C: they
+	 * store them once, taking over their init nests */
 	for (int i = 0; i < n; i++)
-		if (stage3_part(k, blocks[i], i, fm) < 0)
+		if (stage3_part(k, blocks[i], i, fm, cover && !atomic[i]) < 0)
 			return -1;
-	return 0;
+	const char *out[] = { "C_data" };
+	return n > 1 && stir_horizontal_fuse_disjoint(k, n, blocks, 1, out) < 0 ?
+		-1 : 0;
 }
 
 /* k, fm: see spmm_schedule.h (blocks csrmm0 over rows, csrmm1 over a
@@ -135,7 +158,7 @@ int bench_spmm_csr_schedule(stir_kernel *k, bench_spmm_map fm)
 		stir_bind(k, "csrmm1", "i_0", STIR_BLOCK_X) < 0 ||
 		stir_bind(k, "csrmm1", "i_1", STIR_THREAD_Y) < 0 ||
 		stir_bind(k, "csrmm1", "k_1", STIR_THREAD_X) < 0 ||
-		stir_cache_write(k, "csrmm1", "C", "j", STIR_SCOPE_LOCAL) < 0 ||
-		schedule_init(k, fm) < 0 ||
+		stir_cache_write_over_init(k, "csrmm1", "C", "j",
+			STIR_SCOPE_LOCAL) < 0 ||
 		stir_kernel_prepare_for_gpu(k) < 0 ? -1 : 0;
 }

@@ -28,24 +28,36 @@ typedef struct bench_spmm_map {
  * feature needs a guard. */
 bench_spmm_map bench_spmm_map_features(int64_t feat);
 
+/* The flags to build hybrid(c, ..) with (stir_csr_to_hybrid_flags) for
+ * the kernel of bench_spmm_hybrid_schedule: every part bound, a row that
+ * fills every column padded at one of its own, and with one column range
+ * the rows covered (STIR_HYBRID_COVER_ROWS). */
+unsigned bench_spmm_hybrid_flags(int c);
+
 /* Schedule kernel "k", the stage I kernel csrmm, for the hybrid format
  * hybrid(c, buckets[0..nb-1]) of its A and mapping "fm", and bring it to
  * stage III, ready for stir_gpu_kernel_compile.  The kernel holds every
  * part (q, t), q < c, t < nb, so that it serves any matrix whose format
- * is built with STIR_HYBRID_ALL_PARTS and suffix "_hyb"; its sizes stay
- * symbolic except the features.  Each part: its rows over blockIdx.x and
- * threadIdx.y, the features over threadIdx.x in vectors (and threadIdx.z
- * in chunks), the row's columns unrolled with the sums in registers.
- * Only the parts that may share rows of C add atomically: the widest
- * bucket (rows longer than it are split over several of its rows) and
- * every part when c > 1; the others are declared disjoint for the one
- * horizontally fused launch.  0, or -1 with diagnostics in k's context. */
+ * is built with bench_spmm_hybrid_flags(c) and suffix "_hyb"; its sizes
+ * stay symbolic except the features.  Each part: its rows over blockIdx.x
+ * and threadIdx.y, the features over threadIdx.x in vectors (and
+ * threadIdx.z in chunks), the row's columns unrolled with the sums in
+ * registers.  Only the parts that may share rows of C add atomically;
+ * the others are declared disjoint for the one horizontally fused launch.
+ * With c = 1 the rules cover the rows (stir_format_rule_set_cover_rows):
+ * the rows longer than the widest bucket, split over several rows of
+ * their own part 0_NB, add atomically into rows that a launch of their
+ * own zeroes first (none when no row is split), and every other part
+ * stores its rows of C once (cache_write_over_init).  With c > 1, C is
+ * zeroed first and every part adds into it atomically.  0, or -1 with
+ * diagnostics in k's context. */
 int bench_spmm_hybrid_schedule(stir_kernel *k, int c, const int64_t *buckets,
 	int nb, bench_spmm_map fm);
 
 /* Schedule kernel "k", the stage I kernel csrmm, for A in CSR: rows over
  * blockIdx.x and threadIdx.y, features over threadIdx.x, the row's sum in
- * a register; brought to stage III.  0 or -1. */
+ * a register, stored once (cache_write_over_init: one launch); brought to
+ * stage III.  0 or -1. */
 int bench_spmm_csr_schedule(stir_kernel *k, bench_spmm_map fm);
 
 #endif

@@ -35,9 +35,6 @@ typedef struct gnn_kernel {
 
 static const int64_t buckets[] = { 1, 2, 4, 8, 16, 32 };
 #define N_BUCKETS (int)(sizeof(buckets) / sizeof(buckets[0]))
-/* every part bound (the kernel holds them all); a row that fills every
- * column padded at one of its own (the sum is unchanged) */
-#define HYBRID_FLAGS (STIR_HYBRID_ALL_PARTS | STIR_HYBRID_PAD_ANY_COLUMN)
 
 /* g, k, feat: schedule kernel k of g for "feat" features, to stage III. */
 static int schedule(const gnn_kernel *g, stir_kernel *k, int64_t feat)
@@ -78,7 +75,7 @@ static int check_kernel(stir_ctx *ctx, const char *srcdir, const gnn_kernel *g,
 	want = stir_bindings_copy(in);
 	got = stir_bindings_copy(in);
 	if (g->hybrid && !(f = stir_csr_to_hybrid_flags(ctx, graph, 1, buckets,
-	    N_BUCKETS, STIR_I32, STIR_F32, "_hyb", HYBRID_FLAGS, got)))
+	    N_BUCKETS, STIR_I32, STIR_F32, "_hyb", bench_spmm_hybrid_flags(1), got)))
 		goto out;
 	if (stir_kernel_interpret(k0, want) < 0)
 		goto out;

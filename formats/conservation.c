@@ -291,8 +291,11 @@ static int verify_hybrid_part(vstate *v, const stir_format_part *part)
 	const stir_format *f = v->f;
 	char rn[256], cn[256], an[256], sn[256];
 	int64_t cw = f->range_width;
-	if (part->bucket < 0 || part->bucket >= f->nbuckets ||
-	    part->width != f->buckets[part->bucket] || part->range < 0 ||
+	/* covering the rows, bucket nbuckets is the split rows' part */
+	int nb = f->nbuckets, b = part->bucket < nb ? part->bucket : nb - 1;
+	if (part->bucket < 0 || part->bucket > nb ||
+	    (part->bucket == nb && (!f->cover_rows || part->range != 0)) ||
+	    part->width != f->buckets[b] || part->range < 0 ||
 	    (int64_t)part->range * cw >= v->A->ncols || part->rows <= 0)
 		return verr(v, "the description of part '%s' does not match "
 			"the format", part->suffix);
@@ -333,13 +336,54 @@ static int verify_hybrid_part(vstate *v, const stir_format_part *part)
 	return 0;
 }
 
+/* v: a hybrid format that covers the rows (STIR_HYBRID_COVER_ROWS):
+ * every row of the matrix in exactly one part, and more than once only in
+ * the split rows' part (bucket index nbuckets).  The parts are already verified.  0 or -1. */
+static int verify_hybrid_cover(vstate *v)
+{
+	const stir_format *f = v->f;
+	int64_t m = v->A->nrows;
+	int *owner = malloc((size_t)(m ? m : 1) * sizeof(*owner));
+	if (!owner) {
+		stir_error_oom(v->ctx);
+		return -1;
+	}
+	for (int64_t i = 0; i < m; i++)
+		owner[i] = -1;
+	int rc = 0;
+	for (int pi = 0; pi < f->n_parts && !rc; pi++) {
+		const stir_format_part *part = &f->parts[pi];
+		char rn[256];
+		snprintf(rn, sizeof(rn), "R%s.indices", part->suffix);
+		const stir_array *ra = get_array(v, rn, true, part->rows);
+		for (int64_t o = 0; ra && o < part->rows && !rc; o++) {
+			int64_t row = stir_array_get_int(ra, o);
+			if (owner[row] >= 0 && owner[row] != pi)
+				rc = verr(v, "row %" PRId64 " lies in parts '%s' and "
+					"'%s', so the rows are not covered once", row,
+					f->parts[owner[row]].suffix, part->suffix);
+			else if (owner[row] == pi && part->bucket != f->nbuckets)
+				rc = verr(v, "row %" PRId64 " fills more than one row "
+					"of part '%s', which is not the split rows' part",
+					row, part->suffix);
+			owner[row] = pi;
+		}
+	}
+	for (int64_t i = 0; i < m && !rc; i++)
+		if (owner[i] < 0)
+			rc = verr(v, "row %" PRId64 " lies in no part, so the rows "
+				"are not covered", i);
+	free(owner);
+	return rc;
+}
+
 /* v: hybrid: every part listed.  0 or -1. */
 static int verify_hybrid(vstate *v)
 {
 	for (int i = 0; i < v->f->n_parts; i++)
 		if (verify_hybrid_part(v, &v->f->parts[i]) < 0)
 			return -1;
-	return 0;
+	return v->f->cover_rows ? verify_hybrid_cover(v) : 0;
 }
 
 /* v, dbsr: BSR (JB_S.indptr over every block row) or DBSR (RB_S.indices

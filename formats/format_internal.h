@@ -26,6 +26,7 @@ struct stir_format {
 	int64_t range_width;      /* hybrid: columns per range, ceil(n / c) */
 	int nbuckets;             /* hybrid: number of buckets */
 	int64_t *buckets;         /* owned (hybrid): the bucket widths */
+	bool cover_rows;          /* hybrid: STIR_HYBRID_COVER_ROWS */
 	int n_parts;              /* parts that exist */
 	int cap_parts;            /* room in parts */
 	stir_format_part *parts;  /* owned, with their suffix strings */

@@ -6,6 +6,10 @@
  * width; a run longer than the last width is cut into chunks of that width
  * which all go to the last bucket (the part is then "split").  Rows keep
  * their order in a part, and a split row's chunks are consecutive.
+ * Covering the rows (STIR_HYBRID_COVER_ROWS, one range), an empty row is
+ * one row of padding in part 0_0, in its place among that part's rows,
+ * and the chunks of the runs longer than the last width go to a part of
+ * their own, 0_k (k buckets), of the last width: only it is split.
  *
  * The first pass finds each run's part, counts the rows of every part and
  * checks that every run needing padding has a column left for it; the
@@ -109,6 +113,14 @@ static int count_parts(fmt_build *bld, const fmt_csr *A, hyb_part *parts,
 	for (int64_t i = 0; i < A->nrows; i++) {
 		int64_t p = A->indptr[i], hi = A->indptr[i + 1];
 		bool full = hi - p == A->ncols && !pad_any;
+		if (p == hi && f->cover_rows) {
+			/* an empty row: a row of padding in part 0_0 */
+			if (A->ncols == 0)
+				return fmt_build_error(bld, "row %" PRId64 " is "
+					"empty and the matrix has no column to pad "
+					"it with, so the rows cannot be covered", i);
+			parts[0].rows++;
+		}
 		while (p < hi) {
 			int64_t q = A->indices[p] / cw, end = (q + 1) * cw;
 			int64_t e = p + 1;
@@ -118,7 +130,9 @@ static int count_parts(fmt_build *bld, const fmt_csr *A, hyb_part *parts,
 			int t = bucket_of(f->buckets, k, len);
 			hyb_part *part;
 			if (t == k) {
-				part = &parts[q * k + k - 1];
+				/* covering the rows, split rows have a part of
+				 * their own, 0_k */
+				part = &parts[f->cover_rows ? k : q * k + k - 1];
 				part->rows += fmt_ceil_div(len, last);
 				part->split = true;
 				if (full && len % last != 0)
@@ -148,16 +162,24 @@ static void fill_parts(fmt_build *bld, const fmt_csr *A, hyb_part *parts,
 	for (int64_t i = 0; i < A->nrows; i++) {
 		int64_t p = A->indptr[i], hi = A->indptr[i + 1];
 		int64_t pad = -1;   /* found when a run first needs it */
+		if (p == hi && f->cover_rows) {
+			/* an empty row (count_parts): all padding, value 0 */
+			hyb_part *part = &parts[0];
+			int64_t o = part->next++;
+			fmt_put_index(it, part->r, o, i);
+			for (int64_t j = 0; j < f->buckets[0]; j++)
+				fmt_put_index(it, part->c, o * f->buckets[0] + j, 0);
+		}
 		while (p < hi) {
 			int64_t q = A->indices[p] / cw, end = (q + 1) * cw;
 			int64_t e = p + 1;
 			while (e < hi && A->indices[e] < end)
 				e++;
 			int t = bucket_of(f->buckets, k, e - p);
-			if (t == k)
+			if (t == k && !f->cover_rows)
 				t = k - 1;
 			hyb_part *part = &parts[q * k + t];
-			int64_t width = f->buckets[t];
+			int64_t width = f->buckets[t < k ? t : k - 1];
 			/* one row of the part per chunk of the run */
 			for (int64_t s = p; s < e; s += width) {
 				int64_t o = part->next++;
@@ -190,7 +212,8 @@ static void fill_parts(fmt_build *bld, const fmt_csr *A, hyb_part *parts,
  * (STIR_HYBRID_ALL_PARTS); it is not described.  0 or -1. */
 static int bind_empty_part(fmt_build *bld, int q, int t)
 {
-	int64_t zero = 0, shape[2] = { 0, bld->f->buckets[t] };
+	int k = bld->f->nbuckets;
+	int64_t zero = 0, shape[2] = { 0, bld->f->buckets[t < k ? t : k - 1] };
 	const char *s = bld->f->suffix;
 	stir_dtype it = bld->f->itype, vt = bld->f->vtype;
 	return fmt_build_array(bld, it, 1, &zero, "R%s_%d_%d.indices", s, q,
@@ -226,6 +249,12 @@ stir_format *stir_csr_to_hybrid_flags(stir_ctx *ctx, const stir_csr *csr,
 	if (check_params(&bld, c, buckets, nbuckets) < 0)
 		return fmt_build_abort(&bld);
 	stir_format *f = bld.f;
+	f->cover_rows = (flags & STIR_HYBRID_COVER_ROWS) != 0;
+	if (f->cover_rows && c != 1) {
+		fmt_build_error(&bld, "covering the rows needs one column range, "
+			"not %d: with several, a row lies in several parts", c);
+		return fmt_build_abort(&bld);
+	}
 	/* ranges past the last column (c > n) are empty and not stored */
 	int64_t cw = A.ncols > 0 ? fmt_ceil_div(A.ncols, c) : 1;
 	int64_t nq = fmt_ceil_div(A.ncols, cw);
@@ -233,7 +262,9 @@ stir_format *stir_csr_to_hybrid_flags(stir_ctx *ctx, const stir_csr *csr,
 	int k = nbuckets;
 	int64_t nparts;
 	hyb_part *parts = NULL;
+	/* covering the rows (one range): a last part 0_k for split rows */
 	if (__builtin_mul_overflow(nq, (int64_t)k, &nparts) ||
+	    __builtin_add_overflow(nparts, (int64_t)f->cover_rows, &nparts) ||
 	    (uint64_t)nparts > SIZE_MAX / sizeof(*parts) ||
 	    !(parts = calloc(nparts ? (size_t)nparts : 1, sizeof(*parts)))) {
 		stir_error_oom(ctx);
@@ -247,6 +278,10 @@ stir_format *stir_csr_to_hybrid_flags(stir_ctx *ctx, const stir_csr *csr,
 	for (int64_t pi = 0; pi < nparts; pi++) {
 		hyb_part *hp = &parts[pi];
 		int q = (int)(pi / k), t = (int)(pi % k);
+		if (pi == (int64_t)nq * k) {   /* the split part 0_k */
+			q = 0;
+			t = k;
+		}
 		if (hp->rows == 0 && (flags & STIR_HYBRID_ALL_PARTS) &&
 		    bind_empty_part(&bld, q, t) < 0) {
 			free(parts);
@@ -254,7 +289,7 @@ stir_format *stir_csr_to_hybrid_flags(stir_ctx *ctx, const stir_csr *csr,
 		}
 		if (hp->rows == 0)
 			continue;
-		int64_t width = f->buckets[t];
+		int64_t width = f->buckets[t < k ? t : k - 1];
 		stir_format_part *part = fmt_build_part(&bld, "_%d_%d", q, t);
 		if (!part) {
 			free(parts);

@@ -33,6 +33,7 @@ struct stir_format_rule {
 	int n_maps;
 	rule_map *maps;        /* owned */
 	int64_t padding;       /* padding(p): p, else 0 (for the host builder) */
+	bool cover_rows;       /* stir_format_rule_set_cover_rows */
 };
 
 #endif

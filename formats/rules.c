@@ -192,6 +192,12 @@ stir_format_rule *stir_format_padding(const char *suffix, int64_t p)
 	return done(r, ok);
 }
 
+void stir_format_rule_set_cover_rows(stir_format_rule *r, bool cover)
+{
+	if (r)
+		r->cover_rows = cover;
+}
+
 stir_format_rule *stir_format_bsr(const char *suffix, int64_t b)
 {
 	stir_format_rule *r = stir_format_rule_alloc(suffix);

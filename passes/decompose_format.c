@@ -7,7 +7,8 @@
  * over the rule's new axes (in place of the tensor's), reading the new
  * tensor at the new iterators and using the inverse map wherever the old
  * coordinates were used; the iteration's init as an iteration NAME_init of
- * its own before them; the value copies in a new kernel KERNEL_copy; the
+ * its own before them (rules that cover the rows: in each copy, over the
+ * copy's own rows); the value copies in a new kernel KERNEL_copy; the
  * old tensor, and axes and parameters left unused, removed.
  * Checks everything it can first; if verification still fails at the end
  * (an inconsistent rule), the kernel and the module are restored. */
@@ -608,7 +609,15 @@ static stir_stmt *rewrite(dec *d, const computation *c, int ri)
 		if (!b || stir_stmt_iter_append_body(s, b) < 0)
 			d->failed = true;
 	}
+	/* rules that cover the rows: the init over this rule's own rows */
+	for (int i = 0; r->cover_rows && i < it->u.iter.init.n; i++) {
+		stir_stmt *b = stir_stmt_copy(k, stir_stmt_at(&it->u.iter.init, i),
+			&subst);
+		if (!b || stir_stmt_iter_append_init(s, b) < 0)
+			d->failed = true;
+	}
 	stir_subst_release(&subst);
+	retarget_list(d, &s->u.iter.init, ri, new_vars);
 	retarget_list(d, &s->u.iter.body, ri, new_vars);
 	return s;
 }
@@ -927,7 +936,8 @@ static void rewrite_body(dec *d)
 	stir_ptr_vec body = { 0 };
 	for (int i = 0, c = 0; i < k->body.n && !d->failed; i++) {
 		if (c < d->n_comps && d->comps[c].index == i) {
-			stir_stmt *init = init_iteration(d, &d->comps[c]);
+			stir_stmt *init = d->rules[0]->cover_rows ? NULL :
+				init_iteration(d, &d->comps[c]);
 			if (init && stir_ptr_vec_push(stir_kernel_arena(k), &body, init))
 				d->failed = true;
 			for (int r = 0; r < d->n_rules && !d->failed; r++) {
@@ -979,6 +989,14 @@ int stir_decompose_format(stir_kernel *k, const char *tensor, int n,
 				return -1;
 			}
 	}
+	for (int i = 1; i < n; i++)
+		if (rules[i]->cover_rows != rules[0]->cover_rows) {
+			stir_error(ctx, k->loc, "decompose_format: rule '%s' covers "
+				"the rows and rule '%s' does not; either every rule "
+				"covers them or none", rules[rules[0]->cover_rows ? 0 : i]->suffix,
+				rules[rules[0]->cover_rows ? i : 0]->suffix);
+			return -1;
+		}
 	find_computations(&d);
 	for (int i = 0; i < n && !d.failed; i++)
 		check_rule(&d, rules[i]);

@@ -30,6 +30,9 @@
  * to X (atomically when B's stores were atomic); otherwise the cache is
  * copied in and written back, which atomic or cross-thread blocks refuse.
  * The gathering write always accumulates, so rows that repeat add up.
+ * cache_write_over_init also takes over the init nest of the block's
+ * iteration (check_over_init says when it may): the cache starts at the
+ * init's value, the write-back assigns, and the init nest goes.
  * Keeps: what the kernel computes (accumulating caches reassociate sums).
  * Breaks: nothing.  The copies are blocks named X_SCOPE (the read copy
  * and the write-back) and X_SCOPE_init (the copy in, or the zeroing),
@@ -71,6 +74,9 @@ typedef struct creq {
 	int n_conds;
 	stir_expr **conds;       /* conditions of the accesses, fixed at L */
 	bool accum;              /* the write accumulates */
+	bool over_init;          /* cache_write_over_init */
+	bool any_whole;          /* a dimension of the region is whole */
+	stir_expr *init_value;   /* over_init: the init nest's value */
 	bool atomic_wb;          /* the write-back is atomic */
 	stir_expr *total;        /* the cache's number of elements */
 } creq;
@@ -365,6 +371,9 @@ static bool find_region(creq *c)
 			ln, sched_str(s, c->total));
 		return false;
 	}
+	c->any_whole = !points || c->fkind == F_WHOLE;
+	for (int d = 0; !c->flat && d < c->n; d++)
+		c->any_whole |= d != c->scat && whole[d];
 	if (points && conditional) {
 		sched_fail(s, c->blk->loc, "the accesses of '%s' in block '%s' are "
 			"conditional", xn, bn);
@@ -663,6 +672,162 @@ static void redirect(creq *c, stir_buffer *cache)
 	}
 }
 
+/* ---- cache_write_over_init ---- */
+
+/* st: the only block in nest st (through loops and ifs), or NULL. */
+static stir_stmt *only_block(stir_stmt *st)
+{
+	while (st->kind == STIR_STMT_FOR || st->kind == STIR_STMT_IF) {
+		const stir_ptr_vec *body = st->kind == STIR_STMT_FOR ?
+			&st->u.for_.body : &st->u.if_.then_body;
+		if (body->n != 1 || (st->kind == STIR_STMT_IF &&
+		    st->u.if_.else_body.n))
+			return NULL;
+		st = stir_stmt_at(body, 0);
+	}
+	return st->kind == STIR_STMT_BLOCK ? st : NULL;
+}
+
+/* init, blk: whether block "init" is named P_initN and "blk" P followed
+ * by digits (the init block of blk's iteration, passes/loops.c). */
+static bool is_init_of(const stir_stmt *init, const stir_stmt *blk)
+{
+	const char *in = init->u.block.name, *bn = blk->u.block.name;
+	const char *at = strstr(in, "_init");
+	while (at && strstr(at + 1, "_init"))
+		at = strstr(at + 1, "_init");
+	if (!at || !at[5])
+		return false;
+	for (const char *p = at + 5; *p; p++)
+		if (*p < '0' || *p > '9')
+			return false;
+	size_t n = (size_t)(at - in);
+	if (strncmp(in, bn, n) || !bn[n])
+		return false;
+	for (const char *p = bn + n; *p; p++)
+		if (*p < '0' || *p > '9')
+			return false;
+	return true;
+}
+
+/* c: check that the cache may take over the init nest of the block's
+ * iteration (include/stir/schedule.h) and keep its value in
+ * c->init_value.  The nest must be the top-level statement just before
+ * the block's, one block P_initN storing one constant into X, at the same
+ * element as the block's update at the same spatial point; the block's
+ * update not atomic, every loop around L spatial, the region points (no
+ * whole dimension), and X touched by nothing else in the block's nest.
+ * Then the init nest and the block's nest write the same elements, each
+ * once: the cache can start at the init's value and be stored. */
+static bool check_over_init(creq *c)
+{
+	sched *s = c->s;
+	const char *xn = c->x->name, *bn = c->blk->u.block.name;
+	if (!c->accum) {
+		sched_fail(s, c->blk->loc, "block '%s' does not only add into '%s'",
+			bn, xn);
+		return false;
+	}
+	if (c->atomic_wb) {
+		sched_fail(s, c->blk->loc, "block '%s' adds atomically: several of "
+			"its instances add into one element of '%s', so the cache "
+			"cannot take over the init", bn, xn);
+		return false;
+	}
+	if (c->any_whole) {
+		sched_fail(s, c->loop->loc, "the region of '%s' under loop '%s' "
+			"has a whole dimension", xn, c->loop->u.for_.var->name);
+		return false;
+	}
+	for (int i = 0; i < c->li; i++) {
+		const stir_stmt *o = c->path.stmt[i];
+		if (o->kind != STIR_STMT_FOR)
+			continue;
+		for (int j = i + 1; j < c->path.n; j++) {
+			const stir_stmt *b = c->path.stmt[j];
+			for (int v = 0; b->kind == STIR_STMT_BLOCK &&
+			     v < b->u.block.n_vars; v++)
+				if (b->u.block.kinds[v] == 'R' && stir_expr_uses(
+					b->u.block.bindings[v], o->u.for_.var)) {
+					sched_fail(s, o->loc, "loop '%s' encloses loop '%s' "
+						"and iterates reduction variable '%s' of block "
+						"'%s'", o->u.for_.var->name,
+						c->loop->u.for_.var->name,
+						b->u.block.vars[v]->name, b->u.block.name);
+					return false;
+				}
+		}
+	}
+	stir_stmt *nest = c->path.stmt[0];
+	if (sched_count_accesses(nest, c->x) != sched_count_accesses(c->loop,
+	    c->x)) {
+		sched_fail(s, nest->loc, "'%s' is accessed in the nest of block "
+			"'%s' outside loop '%s'", xn, bn, c->loop->u.for_.var->name);
+		return false;
+	}
+	int at = c->path.index[0];
+	stir_stmt *init = at > 0 ? only_block(stir_stmt_at(c->path.list[0],
+		at - 1)) : NULL;
+	if (!init || !is_init_of(init, c->blk)) {
+		sched_fail(s, nest->loc, "the statement before the nest of block "
+			"'%s' is not the init nest of its iteration (one block "
+			"%.*s_initN)", bn, (int)strcspn(bn, "0123456789"), bn);
+		return false;
+	}
+	const stir_ptr_vec *ib = &init->u.block.body;
+	const stir_stmt *ist = ib->n == 1 ? stir_stmt_at(ib, 0) : NULL;
+	if (!ist || ist->kind != STIR_STMT_STORE || ist->u.store.buf != c->x ||
+	    ist->u.store.op != STIR_STORE_ASSIGN ||
+	    (ist->u.store.value->kind != STIR_EXPR_INT &&
+	     ist->u.store.value->kind != STIR_EXPR_FLOAT)) {
+		sched_fail(s, init->loc, "init block '%s' does not store one "
+			"constant into '%s'", init->u.block.name, xn);
+		return false;
+	}
+	/* the update's element at the same spatial point: the init's
+	 * variables are the spatial variables of the blocks around the
+	 * update, in order */
+	stir_stmt *upd = sched_single_update(s, c->blk);
+	if (!upd)
+		return false;
+	stir_subst sub = { 0 };
+	int nv = 0;
+	bool same = true;
+	for (int j = 0; j < c->path.n && same; j++) {
+		const stir_stmt *b = c->path.stmt[j];
+		for (int v = 0; b->kind == STIR_STMT_BLOCK && v < b->u.block.n_vars;
+		     v++) {
+			if (b->u.block.kinds[v] != 'S')
+				continue;
+			if (nv >= init->u.block.n_vars) {
+				same = false;
+				break;
+			}
+			if (stir_subst_add_var(&sub, init->u.block.vars[nv++],
+			    b->u.block.vars[v]) < 0)
+				s->oom = true;
+		}
+	}
+	same &= nv == init->u.block.n_vars && upd->u.store.buf == c->x &&
+		upd->u.store.n == ist->u.store.n;
+	for (int d = 0; same && !s->oom && d < ist->u.store.n; d++) {
+		stir_expr *e = sched_check(s, stir_expr_copy(c->k,
+			ist->u.store.idx[d], &sub));
+		same = e && sched_same(s, e, upd->u.store.idx[d]);
+	}
+	stir_subst_release(&sub);
+	if (s->oom)
+		return false;
+	if (!same) {
+		sched_fail(s, init->loc, "init block '%s' does not store the "
+			"element of '%s' that block '%s' adds into", init->u.block.name,
+			xn, bn);
+		return false;
+	}
+	c->init_value = ist->u.store.value;
+	return true;
+}
+
 /* c: the whole request. */
 static int cache(creq *c, const char *block, const char *buffer,
 	const char *loop)
@@ -711,6 +876,8 @@ static int cache(creq *c, const char *block, const char *buffer,
 		return -1;
 	}
 	c->atomic_wb = atomic_in != NULL;
+	if (c->over_init && !check_over_init(c))
+		return -1;
 
 	/* the cache and the names at L's place */
 	const char *sn = c->scope == STIR_SCOPE_SHARED ? "shared" : "local";
@@ -738,7 +905,10 @@ static int cache(creq *c, const char *block, const char *buffer,
 	bool ok = build_nest(c, &names, c->write ? init_name : copy_name, &in);
 	if (ok) {
 		stir_stmt *st;
-		if (c->accum)
+		if (c->over_init)
+			st = stir_stmt_store(k, cb, 1, &in.cache_idx, STIR_STORE_ASSIGN,
+				stir_expr_copy(k, c->init_value, NULL));
+		else if (c->accum)
 			st = stir_stmt_store(k, cb, 1, &in.cache_idx, STIR_STORE_ASSIGN,
 				sched_zero(k, cb->dtype));
 		else
@@ -753,7 +923,8 @@ static int cache(creq *c, const char *block, const char *buffer,
 		if (ok) {
 			stir_expr *v = stir_mk_load1(k, cb, out.cache_idx);
 			stir_stmt *st = stir_stmt_store(k, c->x, c->n, out.x_idx,
-				c->accum ? STIR_STORE_ADD : STIR_STORE_ASSIGN, v);
+				c->accum && !c->over_init ? STIR_STORE_ADD :
+				STIR_STORE_ASSIGN, v);
 			ok = add_body(c, &out, st, true);
 			if (c->atomic_wb)
 				out.blk->u.block.flags |= STIR_BLOCK_ATOMIC;
@@ -769,19 +940,22 @@ static int cache(creq *c, const char *block, const char *buffer,
 	if (c->write)
 		sched_list_insert(s, list, at + 1, out.outer);
 	sched_list_insert(s, list, at, in.outer);
+	/* the init nest, just before the block's nest, is taken over */
+	if (c->over_init && !s->oom)
+		sched_list_remove(c->path.list[0], c->path.index[0] - 1);
 	return s->oom ? -1 : 0;
 }
 
 /* k, prim, block, buffer, loop, scope, write, reverse: one request. */
 static int run(stir_kernel *k, const char *prim, const char *block,
 	const char *buffer, const char *loop, stir_scope scope, bool write,
-	bool reverse)
+	bool reverse, bool over_init)
 {
 	sched s;
 	if (sched_begin(&s, k, prim) < 0)
 		return -1;
 	creq c = { .s = &s, .k = k, .scope = scope, .write = write,
-		.reverse = reverse };
+		.reverse = reverse, .over_init = over_init };
 	cache(&c, block, buffer, loop);
 	sched_path_release(&c.path);
 	sched_accs_release(&c.acc);
@@ -792,14 +966,14 @@ static int run(stir_kernel *k, const char *prim, const char *block,
 int stir_cache_read(stir_kernel *k, const char *block, const char *buffer,
 	const char *loop, stir_scope scope)
 {
-	return run(k, "cache_read", block, buffer, loop, scope, false, false);
+	return run(k, "cache_read", block, buffer, loop, scope, false, false, false);
 }
 
 /* k, block, buffer, loop, scope: see include/stir/schedule.h. */
 int stir_cache_write(stir_kernel *k, const char *block, const char *buffer,
 	const char *loop, stir_scope scope)
 {
-	return run(k, "cache_write", block, buffer, loop, scope, true, false);
+	return run(k, "cache_write", block, buffer, loop, scope, true, false, false);
 }
 
 /* k, block, buffer, loop, scope: see include/stir/schedule.h. */
@@ -807,7 +981,7 @@ int stir_reverse_cache_read(stir_kernel *k, const char *block,
 	const char *buffer, const char *loop, stir_scope scope)
 {
 	return run(k, "reverse_cache_read", block, buffer, loop, scope, false,
-		true);
+		true, false);
 }
 
 /* k, block, buffer, loop, scope: see include/stir/schedule.h. */
@@ -815,5 +989,13 @@ int stir_reverse_cache_write(stir_kernel *k, const char *block,
 	const char *buffer, const char *loop, stir_scope scope)
 {
 	return run(k, "reverse_cache_write", block, buffer, loop, scope, true,
-		true);
+		true, false);
+}
+
+/* k, block, buffer, loop, scope: see include/stir/schedule.h. */
+int stir_cache_write_over_init(stir_kernel *k, const char *block,
+	const char *buffer, const char *loop, stir_scope scope)
+{
+	return run(k, "cache_write_over_init", block, buffer, loop, scope, true,
+		false, true);
 }

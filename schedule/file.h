@@ -104,6 +104,8 @@ typedef enum sf_arg_id {
 		SF_A(BLOCK) | SF_A(BUFFER) | SF_A(LOOP) | SF_A(SCOPE), 0) \
 	X(CACHE_WRITE, "cache_write", SF_IN_LOOPS, \
 		SF_A(BLOCK) | SF_A(BUFFER) | SF_A(LOOP) | SF_A(SCOPE), 0) \
+	X(CACHE_WRITE_OVER_INIT, "cache_write_over_init", SF_IN_LOOPS, \
+		SF_A(BLOCK) | SF_A(BUFFER) | SF_A(LOOP) | SF_A(SCOPE), 0) \
 	X(REVERSE_CACHE_READ, "reverse_cache_read", SF_IN_LOOPS, \
 		SF_A(BLOCK) | SF_A(BUFFER) | SF_A(LOOP) | SF_A(SCOPE), 0) \
 	X(REVERSE_CACHE_WRITE, "reverse_cache_write", SF_IN_LOOPS, \
@@ -150,6 +152,7 @@ typedef struct sf_rule {
 	int column_parts;         /* c (hybrid) */
 	int n_buckets;            /* hybrid */
 	int64_t *buckets;         /* owned (hybrid): the widths */
+	bool cover_rows;          /* hybrid: cover_rows */
 	int first;                /* its first rule in the step's rules */
 	int n;                    /* how many rules it stands for */
 } sf_rule;

@@ -508,6 +508,23 @@ static int read_size(reader *r, const yaml_node_t *n, const char *prefix,
 	return 0;
 }
 
+/* r, n, prefix, key, out: the boolean value n of parameter "key" into
+ * *out.  0, or -1 with an error. */
+static int read_bool(reader *r, const yaml_node_t *n, const char *prefix,
+	const char *key, bool *out)
+{
+	char buf[100];
+	const char *b = n->type == YAML_SCALAR_NODE ?
+		(const char *)n->data.scalar.value : "";
+	if (!strcmp(b, "true") || !strcmp(b, "false")) {
+		*out = !strcmp(b, "true");
+		return 0;
+	}
+	fail(r, node_loc(r, n), "%s'%s' must be true or false, not %s", prefix,
+		key, describe(n, buf, sizeof(buf)));
+	return -1;
+}
+
 /* r, n, rule, names, prefix: one entry of a custom rule's "axes": {keep:
  * ^K} or {name, kind, parent, len, nnz, sorted}.  0 or -1. */
 static int read_custom_axis(reader *r, const yaml_node_t *n,
@@ -569,15 +586,8 @@ static int read_custom_axis(reader *r, const yaml_node_t *n,
 	read_size(r, v[3], prefix, "len", &len);
 	if (v[4])
 		read_size(r, v[4], prefix, "nnz", &nnz);
-	if (v[5]) {
-		const char *b = v[5]->type == YAML_SCALAR_NODE ?
-			(const char *)v[5]->data.scalar.value : "";
-		if (!strcmp(b, "false"))
-			sorted = false;
-		else if (strcmp(b, "true"))
-			fail(r, node_loc(r, v[5]), "%s'sorted' must be true or false, "
-				"not %s", prefix, describe(v[5], buf, sizeof(buf)));
-	}
+	if (v[5])
+		read_bool(r, v[5], prefix, "sorted", &sorted);
 	if (!name || (v[2] && !parent) || r->errors > errors)
 		return -1;
 	if (stir_format_rule_add_axis(rule, name, (stir_axis_kind)kind, parent,
@@ -741,6 +751,16 @@ static int read_buckets(reader *r, const yaml_node_t *n, const char *prefix,
 	return r->errors > errors ? -1 : 0;
 }
 
+/* src, q, t: part (q, t) of hybrid rule src, covering the rows when src
+ * says so (t = the number of buckets: the split rows' part). */
+static stir_format_rule *hybrid_part(const sf_rule *src, int q, int t)
+{
+	stir_format_rule *rule = stir_format_hybrid_part(src->suffix, q, t,
+		src->buckets[t < src->n_buckets ? t : src->n_buckets - 1]);
+	stir_format_rule_set_cover_rows(rule, src->cover_rows);
+	return rule;
+}
+
 /* r, n, a: one rule of a decompose step: {KIND: {PARAMS}}, expanded into
  * a's rules and described in a's srcs.  0 or -1. */
 static int read_rule(reader *r, const yaml_node_t *n, sf_arg *a)
@@ -754,8 +774,8 @@ static int read_rule(reader *r, const yaml_node_t *n, sf_arg *a)
 		[SF_RULE_ELL] = { { "width", "suffix" }, 2, 1 },
 		[SF_RULE_BSR] = { { "block", "suffix" }, 2, 1 },
 		[SF_RULE_PADDING] = { { "p", "suffix" }, 2, 1 },
-		[SF_RULE_HYBRID] = { { "column_parts", "buckets", "suffix" }, 3,
-			3 },
+		[SF_RULE_HYBRID] = { { "column_parts", "buckets", "cover_rows",
+			"suffix" }, 4, 3 },
 		[SF_RULE_ELL3D] = { { "width", "suffix" }, 2, 1 },
 		[SF_RULE_DBSR] = { { "block", "suffix" }, 2, 1 },
 		[SF_RULE_SR_BCRS] = { { "t", "g", "suffix" }, 3, 3 },
@@ -837,6 +857,10 @@ static int read_rule(reader *r, const yaml_node_t *n, sf_arg *a)
 				"buckets make more than %d parts", prefix, c,
 				src->n_buckets, SF_MAX_PARTS);
 		src->column_parts = (int)c;
+		if (v[2] && read_bool(r, v[2], prefix, "cover_rows",
+		    &src->cover_rows) == 0 && src->cover_rows && c > 1)
+			fail(r, node_loc(r, v[2]), "%scovering the rows needs one "
+				"column part, not %" PRId64, prefix, c);
 		break;
 	}
 	case SF_RULE_CUSTOM:
@@ -848,7 +872,7 @@ static int read_rule(reader *r, const yaml_node_t *n, sf_arg *a)
 	/* each rule becomes an iteration: a bound on them all keeps a small
 	 * file (or one of YAML aliases) from asking for millions */
 	int64_t count = kind == SF_RULE_HYBRID ?
-		(int64_t)src->column_parts * src->n_buckets : 1;
+		(int64_t)src->column_parts * src->n_buckets + src->cover_rows : 1;
 	if (r->n_rules + count > SF_MAX_PARTS) {
 		fail(r, src->loc, "decompose: more than %d rules in the file "
 			"(hybrid parts count one each)", SF_MAX_PARTS);
@@ -876,11 +900,16 @@ static int read_rule(reader *r, const yaml_node_t *n, sf_arg *a)
 			src->group));
 		break;
 	case SF_RULE_HYBRID:
-		/* every part, range-major, as the host builder orders them */
+		/* every part, range-major, as the host builder orders them;
+		 * covering the rows, first the split rows' part 0_K: it adds
+		 * atomically into rows zeroed by its own init launch, which
+		 * then comes before all the other parts */
+		if (src->cover_rows && add_rule(r, a, hybrid_part(src, 0,
+		    src->n_buckets)) < 0)
+			return -1;
 		for (int q = 0; q < src->column_parts; q++)
 			for (int t = 0; t < src->n_buckets; t++)
-				if (add_rule(r, a, stir_format_hybrid_part(src->suffix,
-				    q, t, src->buckets[t])) < 0)
+				if (add_rule(r, a, hybrid_part(src, q, t)) < 0)
 					return -1;
 		break;
 	case SF_RULE_CUSTOM: {

@@ -472,7 +472,7 @@ static void bind_graph(stir_ctx *ctx, stir_bindings *b, const char *file,
 		}
 		stir_bindings_set_array(b, "A", a);
 		stir_format *f = stir_csr_to_hybrid_flags(ctx, c, h->c, h->buckets,
-			h->nb, STIR_I32, STIR_F32, "_hyb", STIR_HYBRID_ALL_PARTS, b);
+			h->nb, STIR_I32, STIR_F32, "_hyb", bench_spmm_hybrid_flags(h->c), b);
 		ck_assert_ptr_nonnull(f);
 		stir_format_free(f);
 	}

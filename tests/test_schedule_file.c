@@ -677,30 +677,42 @@ START_TEST(test_examples_cora)
 END_TEST
 
 /* Glob patterns: csrmm_hyb's steps reach every part, and its
- * horizontal_fuse puts all six in one top-level block; the steps it
- * writes for the widest part alone reach that part alone. */
+ * horizontal_fuse puts all seven in one top-level block after the init
+ * nest of the split rows' part; the steps it writes for that part alone
+ * reach that part alone; the other parts took over their init nests
+ * (cache_write_over_init) and store their rows of C once. */
 START_TEST(test_patterns)
 {
 	loaded l = sched_load("examples/csrmm.stir", NULL);
 	stir_schedule *s = read_example(l.ctx, "examples/csrmm_hyb.yaml");
-	ck_assert_int_eq(stir_schedule_apply(s, l.k, STIR_STAGE_2), 0);
+	ck_assert_int_eq(stir_schedule_apply(s, l.k, STIR_STAGE_3), 0);
 	ck_assert_int_eq(l.k->body.n, 2);
 	const stir_stmt *h = stir_stmt_at(&l.k->body, 1);
 	ck_assert(h->kind == STIR_STMT_BLOCK &&
 		(h->u.block.flags & STIR_BLOCK_HORIZONTAL));
 	char *text = stir_kernel_to_str(l.k);
-	int atomic = 0, parts = 0;
+	int atomic = 0, parts = 0, inits = 0, stores = 0;
 	for (const char *p = text; (p = strstr(p, "block csrmm_hyb_0_")); p++) {
-		parts++;
 		const char *eol = strchr(p, '\n');
+		const char *i = strstr(p, "_init");
+		if (i && i < eol) {
+			inits++;
+			continue;
+		}
+		parts++;
 		const char *a = strstr(p, ") atomic ");
 		atomic += a && a < eol;
 	}
-	ck_assert_int_eq(parts, 6);
+	for (const char *p = text; (p = strstr(p, "] = C_data_local")); p++)
+		stores++;
+	ck_assert_int_eq(parts, 7);
 	ck_assert_int_eq(atomic, 1);
-	const char *widest = strstr(text, "block csrmm_hyb_0_50");
-	ck_assert_ptr_nonnull(widest);
-	ck_assert(strstr(widest, ") atomic") < strchr(widest, '\n'));
+	ck_assert_int_eq(inits, 1);
+	ck_assert_ptr_nonnull(strstr(text, "block csrmm_hyb_0_6_init0"));
+	ck_assert_int_eq(stores, 6);
+	const char *split = strstr(text, "block csrmm_hyb_0_60");
+	ck_assert_ptr_nonnull(split);
+	ck_assert(strstr(split, ") atomic") < strchr(split, '\n'));
 	free(text);
 	stir_schedule_free(s);
 	sched_unload(&l);

@@ -76,7 +76,9 @@ typedef struct stir_format_part {
 	                     * names ("_hyb_0_2"; for a format of one part,
 	                     * the format's suffix) */
 	int range;          /* hybrid: the column range q */
-	int bucket;         /* hybrid: the bucket index t (0-based) */
+	int bucket;         /* hybrid: the bucket index t (0-based; the
+	                     * number of buckets for the split rows' part
+	                     * when covering the rows) */
 	int64_t rows;       /* extent of the part's outer axis: m (ELL,
 	                     * padding), nnz_i (ELL3D), rows_S (hybrid), mb
 	                     * (BSR), nbr (DBSR), mt (SR-BCRS); never 0 */
@@ -140,6 +142,16 @@ enum {
 	 * stir_decompose_format would copy the real entry into such a slot,
 	 * and stir_format_verify reports it. */
 	STIR_HYBRID_PAD_ANY_COLUMN = 1u << 1,
+	/* Cover every row exactly once, for rules that cover the rows
+	 * (stir_format_rule_set_cover_rows): an empty row becomes a row of
+	 * padding (column 0, value 0) in part 0_0, and a row longer than the
+	 * widest bucket goes, in chunks of that width, to a part of its own,
+	 * 0_K for K buckets (bucket index K, the widest width), so that every
+	 * row of the matrix lies in exactly one part, and more than once only
+	 * in part 0_K.  Needs one column range (c = 1) and a matrix with at
+	 * least one column when a row is empty; stir_format_verify then also
+	 * checks the cover.  A kernel for it holds the K + 1 parts. */
+	STIR_HYBRID_COVER_ROWS = 1u << 2,
 };
 
 /* stir_csr_to_hybrid with flags (above); flags 0 is stir_csr_to_hybrid. */

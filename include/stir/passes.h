@@ -85,6 +85,17 @@ STIR_EXPORT int stir_format_rule_keep_axis(__stir_keep stir_format_rule *r,
 STIR_EXPORT int stir_format_rule_map(__stir_keep stir_format_rule *r,
 	int old_axis, int n, const char *const *axes, const int64_t *coefs);
 
+/* Declare that the rules of one decomposition, together, cover the rows of
+ * the tensor (its first axis) exactly once: the host builder gives every
+ * row, empty ones included, rows in exactly one rule's tensor (hybrid:
+ * STIR_HYBRID_COVER_ROWS).  When every rule says so, stir_decompose_format
+ * gives each new iteration the computation's init, over its own rows,
+ * instead of one init iteration over the whole output; a part whose rows
+ * are distinct can then write its output once (cache_write with
+ * "over_init", include/stir/schedule.h). */
+STIR_EXPORT void stir_format_rule_set_cover_rows(
+	__stir_keep stir_format_rule *r, bool cover);
+
 /* The shipped rules (docs/formats.md).  "suffix" names the new axes,
  * tensor and parameters. */
 STIR_EXPORT __stir_give stir_format_rule *stir_format_ell(const char *suffix,
@@ -109,7 +120,9 @@ STIR_EXPORT __stir_give stir_format_rule *stir_format_sr_bcrs(
  * and that accesses the tensor only at its own iterators) into one
  * computation per rule, NAME_SUFFIX, over the rule's new tensor; the
  * iteration's init becomes an iteration NAME_init of its own that runs
- * first.  The value-copy iterations, which fill each new tensor from the
+ * first (when every rule covers the rows, stir_format_rule_set_cover_rows:
+ * the init of each new iteration, over its own rows, instead; either
+ * every rule covers the rows or none).  The value-copy iterations, which fill each new tensor from the
  * old one, go into a new kernel KERNEL_copy (the preprocessing: run it, or
  * build the new format on the host and skip it).  The tensor, and axes and
  * parameters nothing uses any more, leave k.  Requires a verified stage I

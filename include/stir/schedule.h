@@ -112,6 +112,20 @@ STIR_EXPORT int stir_cache_read(__stir_keep stir_kernel *k, const char *block,
  * back by a new block after loop "loop". */
 STIR_EXPORT int stir_cache_write(__stir_keep stir_kernel *k, const char *block,
 	const char *buffer, const char *loop, stir_scope scope);
+/* cache_write of a block that only adds into "buffer", taking over the
+ * init nest of the block's iteration (NAME_initN, the top-level nest just
+ * before the block's): the cache starts at the init's constant instead of
+ * 0, the write-back stores instead of adding, and the init nest is
+ * removed, so every element is written once and the kernel needs one
+ * launch less.  Requires, besides cache_write's conditions: the init nest
+ * one block storing one constant into the element the block adds into at
+ * the same spatial point; the block not atomic (its instances write
+ * distinct elements); every loop around "loop" spatial; a region of points
+ * and ranges, no whole dimension; the buffer touched by nothing else in
+ * the block's nest. */
+STIR_EXPORT int stir_cache_write_over_init(__stir_keep stir_kernel *k,
+	const char *block, const char *buffer, const char *loop,
+	stir_scope scope);
 /* The gathering variants (SparseTIR's reverse cache read/write): the rows
  * the block reads (writes) at scattered coordinates -- an index that is a
  * load -- are copied into a dense tile indexed by the loop's iteration, and
