@@ -23,20 +23,28 @@
 #include "bench/common.h"
 #include "bench/spmm_schedule.h"
 
-/* A candidate configuration of the hybrid format. */
+/* A candidate configuration of the hybrid format and its schedule. */
 typedef struct hyb_config {
 	int c;                  /* column partitions */
 	int nb;                 /* buckets */
 	int64_t buckets[8];     /* bucket widths, ascending */
+	int threads;            /* threads per thread block */
 } hyb_config;
 
+/* Wide buckets for long rows; narrow ones, splitting long rows into more
+ * pieces that run in parallel; smaller thread blocks, spreading a small
+ * graph over more multiprocessors. */
 static const hyb_config configs[] = {
-	{ 1, 6, { 1, 2, 4, 8, 16, 32 } },
-	{ 1, 6, { 2, 4, 8, 16, 32, 64 } },
-	{ 1, 8, { 1, 2, 4, 8, 16, 32, 64, 128 } },
-	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 } },
-	{ 2, 6, { 1, 2, 4, 8, 16, 32 } },
-	{ 2, 8, { 1, 2, 4, 8, 16, 32, 64, 128 } },
+	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256 },
+	{ 1, 6, { 2, 4, 8, 16, 32, 64 }, 256 },
+	{ 1, 8, { 1, 2, 4, 8, 16, 32, 64, 128 }, 256 },
+	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 256 },
+	{ 2, 6, { 1, 2, 4, 8, 16, 32 }, 256 },
+	{ 2, 8, { 1, 2, 4, 8, 16, 32, 64, 128 }, 256 },
+	{ 1, 3, { 1, 2, 4 }, 256 },
+	{ 1, 4, { 1, 2, 4, 8 }, 256 },
+	{ 1, 4, { 1, 2, 4, 8 }, 64 },
+	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 64 },
 };
 #define N_CONFIGS (int)(sizeof(configs) / sizeof(configs[0]))
 
@@ -63,6 +71,12 @@ static stir_gpu_kernel *spmm_kernel(stir_ctx *ctx, const char *program,
 	stir_module **mod)
 {
 	stir_kernel *k = bench_read_kernel(ctx, program, "csrmm", mod);
+	if (cfg && cfg->threads != 256) {
+		/* fewer rows per block; the features keep their threads */
+		fm.rows = fm.rows * cfg->threads / 256;
+		if (fm.rows < 1)
+			fm.rows = 1;
+	}
 	if (!k || (cfg ? bench_spmm_hybrid_schedule(k, cfg->c, cfg->buckets,
 	    cfg->nb, fm) : bench_spmm_csr_schedule(k, fm)) < 0)
 		return NULL;
@@ -118,7 +132,7 @@ static void json_result(FILE *f, const result *r, bool last, double copy_bw)
 	fprintf(f, "\n     \"hyb_column_parts\": %d, \"hyb_buckets\": [", r->hyb.c);
 	for (int i = 0; i < r->hyb.nb; i++)
 		fprintf(f, "%s%lld", i ? ", " : "", (long long)r->hyb.buckets[i]);
-	fprintf(f, "], ");
+	fprintf(f, "], \"hyb_threads\": %d, ", r->hyb.threads);
 	bench_json_num(f, "hyb_padding", r->padding);
 	bench_json_num(f, "host_build_ms", r->build_ms);
 	bench_json_search(f, r->search_ms, N_CONFIGS);
@@ -290,7 +304,10 @@ int main(int argc, char **argv)
 			for (int i = 0; i < r->hyb.nb; i++)
 				len += snprintf(config + len, sizeof(config) - (size_t)len,
 					"%s%lld", i ? "," : "", (long long)r->hyb.buckets[i]);
-			snprintf(config + len, sizeof(config) - (size_t)len, "]");
+			len += snprintf(config + len, sizeof(config) - (size_t)len, "]");
+			if (r->hyb.threads != 256)
+				snprintf(config + len, sizeof(config) - (size_t)len, " %dt",
+					r->hyb.threads);
 			printf("%-16s %8lld %10lld %5lld | %10.4f %-9s | %10.4f %6.2fx | "
 				"%10.4f %6.2fx | %4.0f%% %4.0f%% | %-22s %6.0fms\n", gname,
 				(long long)a.m, (long long)a.nnz, (long long)feat,
