@@ -769,9 +769,15 @@ static bool check_over_init(creq *c)
 	stir_stmt *init = at > 0 ? only_block(stir_stmt_at(c->path.list[0],
 		at - 1)) : NULL;
 	if (!init || !is_init_of(init, c->blk)) {
+		/* the iteration's name: the block's without its number, one
+		 * digit (a block per level of the iteration's nest); the name
+		 * itself may hold digits (csrmm_hyb_0_0, it2) */
+		size_t bl = strlen(bn);
+		int il = (int)bl - (bl > 0 && bn[bl - 1] >= '0' &&
+			bn[bl - 1] <= '9');
 		sched_fail(s, nest->loc, "the statement before the nest of block "
 			"'%s' is not the init nest of its iteration (one block "
-			"%.*s_initN)", bn, (int)strcspn(bn, "0123456789"), bn);
+			"%.*s_initN)", bn, il, bn);
 		return false;
 	}
 	const stir_ptr_vec *ib = &init->u.block.body;

@@ -190,6 +190,35 @@ static void run(loaded *l, const char *name, stir_bindings *b)
 	ck_assert_int_eq(rc, 0);
 }
 
+/* dec, in, fb, what: the value copies of dec's csrmm_copy, run on the
+ * original matrix of "in", reproduce the values the host builder put in
+ * fb. */
+static void expect_copies(loaded *dec, const stir_bindings *in,
+	const stir_bindings *fb, const char *what)
+{
+	stir_bindings *cb = stir_bindings_copy(fb);
+	for (int i = 0; i < stir_bindings_n_arrays(fb); i++) {
+		const char *name = stir_bindings_array_name(fb, i);
+		if (!strchr(name, '.'))
+			stir_array_fill(stir_bindings_get_array(cb, name), 0);
+	}
+	for (int i = 0; i < stir_bindings_n_sizes(in); i++) {
+		const char *name = stir_bindings_size_name(in, i);
+		stir_bindings_set_size(cb, name, size(in, name));
+	}
+	const char *orig_arrays[] = { "J.indptr", "J.indices", "A" };
+	for (int i = 0; i < 3; i++)
+		stir_bindings_set_array(cb, orig_arrays[i], stir_array_copy(dec->ctx,
+			stir_bindings_get_array(in, orig_arrays[i])));
+	run(dec, "csrmm_copy", cb);
+	for (int i = 0; i < stir_bindings_n_arrays(fb); i++) {
+		const char *name = stir_bindings_array_name(fb, i);
+		if (!strchr(name, '.'))
+			expect_close(cb, fb, name, 0, what);
+	}
+	stir_bindings_free(cb);
+}
+
 START_TEST(test_csrmm_formats)
 {
 	const fcase *fc = &cases[_i];
@@ -231,31 +260,10 @@ START_TEST(test_csrmm_formats)
 		run(&dec, "csrmm", b);
 		expect_close(b, want, "C", 1e-5, fc->name);
 
-		/* the value copies reproduce the host-built values */
-		stir_bindings *cb = stir_bindings_copy(fb);
-		for (int i = 0; i < stir_bindings_n_arrays(fb); i++) {
-			const char *name = stir_bindings_array_name(fb, i);
-			if (!strchr(name, '.'))
-				stir_array_fill(stir_bindings_get_array(cb, name), 0);
-		}
-		for (int i = 0; i < stir_bindings_n_sizes(in); i++) {
-			const char *name = stir_bindings_size_name(in, i);
-			stir_bindings_set_size(cb, name, size(in, name));
-		}
-		const char *orig_arrays[] = { "J.indptr", "J.indices", "A" };
-		for (int i = 0; i < 3; i++)
-			stir_bindings_set_array(cb, orig_arrays[i], stir_array_copy(dec.ctx,
-				stir_bindings_get_array(in, orig_arrays[i])));
-		run(&dec, "csrmm_copy", cb);
-		for (int i = 0; i < stir_bindings_n_arrays(fb); i++) {
-			const char *name = stir_bindings_array_name(fb, i);
-			if (!strchr(name, '.'))
-				expect_close(cb, fb, name, 0, fc->name);
-		}
+		expect_copies(&dec, in, fb, fc->name);
 		for (int i = 0; i < n; i++)
 			stir_format_rule_free(rules[i]);
 		stir_format_free(f);
-		stir_bindings_free(cb);
 		stir_bindings_free(b);
 		stir_bindings_free(fb);
 		unload(&dec);
@@ -264,6 +272,127 @@ START_TEST(test_csrmm_formats)
 		stir_bindings_free(in);
 		unload(&orig);
 	}
+}
+END_TEST
+
+/* The 7 x 12 matrix of the tests that cover the rows (caller frees):
+ * rows 0 and 4 empty; row 1 one entry; row 2 full (three chunks of 4);
+ * row 3 six entries (two chunks, the last padded); row 5 two entries and
+ * row 6 three (padded to 4). */
+static stir_csr *cover_matrix(void)
+{
+	static const int64_t indptr[] = { 0, 0, 1, 13, 19, 19, 21, 24 };
+	static const int64_t indices[] = { 5,  0, 1, 2, 3, 4, 5, 6, 7, 8, 9,
+		10, 11,  0, 2, 3, 7, 9, 11,  1, 8,  4, 6, 10 };
+	stir_csr *c = calloc(1, sizeof(*c));
+	ck_assert_ptr_nonnull(c);
+	c->nrows = 7;
+	c->ncols = 12;
+	c->nnz = 24;
+	c->indptr = malloc(sizeof(indptr));
+	c->indices = malloc(sizeof(indices));
+	c->values = malloc(24 * sizeof(double));
+	ck_assert(c->indptr && c->indices && c->values);
+	memcpy(c->indptr, indptr, sizeof(indptr));
+	memcpy(c->indices, indices, sizeof(indices));
+	for (int p = 0; p < 24; p++)
+		c->values[p] = (p % 7 - 3) / 4.0 + 0.125;
+	return c;
+}
+
+/* text, part: the iteration of part "part" of hybrid's csrmm decomposition
+ * in text begins with the init of C over its own rows. */
+static void expect_part_init(const char *text, const char *part)
+{
+	char head[128];
+	snprintf(head, sizeof(head), "  iter csrmm%s (o, r, c, k) in ", part);
+	const char *it = strstr(text, head);
+	ck_assert_msg(it != NULL, "no iteration for part %s", part);
+	const char *body = strchr(it, '\n');
+	ck_assert_ptr_nonnull(body);
+	const char *init = "\n    init {\n      C[r, k] = 0.0;\n    }\n"
+		"    C[r, k] += ";
+	ck_assert_msg(!strncmp(body, init, strlen(init)), "part %s: no init of "
+		"its own", part);
+}
+
+/* Hybrid parts that cover the rows (STIR_HYBRID_COVER_ROWS): no separate
+ * init iteration, each part's iteration initializes its own rows of C,
+ * and on a matrix with empty rows (rows of padding in part 0_0) and long
+ * ones (split into part 0_3) the decomposed kernel, at every stage, writes
+ * every row of C as the original does, whatever C held before. */
+START_TEST(test_csrmm_cover_rows)
+{
+	static const int64_t buckets[] = { 1, 2, 4 };
+	static const char *const parts[] = { "_hyb_0_0", "_hyb_0_1",
+		"_hyb_0_2", "_hyb_0_3" };
+	stir_csr *csr = cover_matrix();
+	for (uint64_t seed = 1; seed <= 4; seed++) {
+		loaded orig = load("examples/csrmm.stir");
+		stir_bindings *in = stir_bindings_alloc();
+		stir_bindings_set_size(in, "feat", 3);
+		ck_assert_int_eq(stir_kernel_bind_csr(orig.k, in, "A", csr), 0);
+		/* B, and C with random values that a missed row would keep */
+		ck_assert_int_eq(stir_kernel_bind_random(orig.k, in, seed), 0);
+		stir_bindings *want = stir_bindings_copy(in);
+		run(&orig, "csrmm", want);
+
+		loaded dec = load("examples/csrmm.stir");
+		stir_bindings *fb = stir_bindings_alloc();
+		stir_format *f = stir_csr_to_hybrid_flags(dec.ctx, csr, 1, buckets,
+			3, STIR_I32, STIR_F32, "_hyb", STIR_HYBRID_COVER_ROWS, fb);
+		ck_assert_ptr_nonnull(f);
+		ck_assert_int_eq(stir_format_n_parts(f), 4);
+		ck_assert(stir_format_get_part(f, 3)->split);
+		stir_format_rule *rules[4];
+		int n = r_hyb(f, rules);
+		for (int i = 0; i < n; i++)
+			stir_format_rule_set_cover_rows(rules[i], true);
+		int rc = stir_decompose_format(dec.k, "A", n, rules);
+		if (rc)
+			stir_ctx_print_diagnostics(dec.ctx, stderr);
+		ck_assert_int_eq(rc, 0);
+		char *text = stir_kernel_to_str(dec.k);
+		ck_assert_ptr_null(strstr(text, "csrmm_init"));
+		for (int i = 0; i < 4; i++)
+			expect_part_init(text, parts[i]);
+		free(text);
+
+		stir_bindings *b = stir_bindings_copy(fb);
+		stir_bindings_set_size(b, "m", csr->nrows);
+		stir_bindings_set_size(b, "n", csr->ncols);
+		stir_bindings_set_size(b, "feat", 3);
+		stir_bindings_set_array(b, "B", stir_array_copy(dec.ctx,
+			stir_bindings_get_array(in, "B")));
+		stir_bindings_set_array(b, "C", stir_array_copy(dec.ctx,
+			stir_bindings_get_array(in, "C")));
+		for (int stage = 1; stage <= 3; stage++) {
+			if (stage == 2 && stir_kernel_lower_sparse_iter(dec.k))
+				stir_ctx_print_diagnostics(dec.ctx, stderr);
+			if (stage == 3 && stir_kernel_lower_sparse_buffer(dec.k))
+				stir_ctx_print_diagnostics(dec.ctx, stderr);
+			ck_assert_int_eq(stir_kernel_get_stage(dec.k), stage);
+			stir_bindings *got = stir_bindings_copy(b);
+			run(&dec, "csrmm", got);
+			char what[64];
+			snprintf(what, sizeof(what), "cover rows, stage %d seed %d",
+				stage, (int)seed);
+			expect_close(got, want, "C", 1e-5, what);
+			stir_bindings_free(got);
+		}
+		/* the copies fill the rows of padding with 0 */
+		expect_copies(&dec, in, fb, "cover rows");
+		for (int i = 0; i < n; i++)
+			stir_format_rule_free(rules[i]);
+		stir_format_free(f);
+		stir_bindings_free(b);
+		stir_bindings_free(fb);
+		unload(&dec);
+		stir_bindings_free(want);
+		stir_bindings_free(in);
+		unload(&orig);
+	}
+	stir_csr_free(csr);
 }
 END_TEST
 
@@ -361,6 +490,32 @@ START_TEST(test_refused)
 		"in order, as plain axes");
 	stir_format_rule_free(rule);
 	unload(&l);
+
+	/* rules that cover the rows and rules that do not, in either order */
+	for (int first = 0; first < 2; first++) {
+		l = load("examples/csrmm.stir");
+		char *before = stir_module_to_str(l.m);
+		stir_format_rule *rules[2] = {
+			stir_format_hybrid_part("_hyb", 0, 0, 1),
+			stir_format_hybrid_part("_hyb", 0, 1, 2),
+		};
+		stir_format_rule_set_cover_rows(rules[first], true);
+		ck_assert_int_eq(stir_decompose_format(l.k, "A", 2, rules), -1);
+		ck_assert_int_eq(stir_ctx_n_diagnostics(l.ctx), 1);
+		ck_assert_str_eq(stir_diag_get_message(stir_ctx_get_diagnostic(
+			l.ctx, 0)), first == 0 ?
+			"decompose_format: rule '_hyb_0_0' covers the rows and rule "
+			"'_hyb_0_1' does not; either every rule covers them or none" :
+			"decompose_format: rule '_hyb_0_1' covers the rows and rule "
+			"'_hyb_0_0' does not; either every rule covers them or none");
+		char *after = stir_module_to_str(l.m);
+		ck_assert_str_eq(after, before);
+		free(before);
+		free(after);
+		stir_format_rule_free(rules[0]);
+		stir_format_rule_free(rules[1]);
+		unload(&l);
+	}
 }
 END_TEST
 
@@ -371,6 +526,7 @@ int main(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, test_csrmm_formats, 0,
 		(int)(sizeof(cases) / sizeof(cases[0])));
+	tcase_add_test(tc, test_csrmm_cover_rows);
 	tcase_add_test(tc, test_rgms_ell3d);
 	tcase_add_test(tc, test_refused);
 	suite_add_tcase(s, tc);

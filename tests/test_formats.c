@@ -12,6 +12,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stir/formats.h>
+#include "formats/format_internal.h"
 #include "tests/testio.h"
 
 /* ---- helpers ---- */
@@ -680,6 +681,239 @@ START_TEST(test_hybrid_flags)
 }
 END_TEST
 
+/* The 7 x 8 matrix of the tests that cover the rows:
+ *   rows 0 and 3: empty
+ *   row 1: (3) 1
+ *   row 2: (0) 2, (1) 3, (2) 4, (4) 5, (5) 6, (7) 7   (longer than 4)
+ *   row 4: (1) 8, (6) 9
+ *   row 5: (0) 10, (2) 11, (7) 12
+ *   row 6: every column, 13 .. 20                      (longer than 4) */
+static stir_csr *matrix_cover(void)
+{
+	static const int64_t indptr[] = { 0, 0, 1, 7, 7, 9, 12, 20 };
+	static const int64_t indices[] = { 3,  0, 1, 2, 4, 5, 7,  1, 6,
+		0, 2, 7,  0, 1, 2, 3, 4, 5, 6, 7 };
+	static const double values[] = { 1,  2, 3, 4, 5, 6, 7,  8, 9,
+		10, 11, 12,  13, 14, 15, 16, 17, 18, 19, 20 };
+	return make_csr(7, 8, indptr, indices, values);
+}
+
+/* f, i, sfx, bucket, width, rows, nnz, split: part i of hybrid f (column
+ * range 0) is described so. */
+static void expect_hybrid_part(const stir_format *f, int i, const char *sfx,
+	int bucket, int64_t width, int64_t rows, int64_t nnz, bool split)
+{
+	const stir_format_part *p = part_at(f, i);
+	ck_assert_str_eq(p->suffix, sfx);
+	ck_assert_int_eq(p->range, 0);
+	ck_assert_int_eq(p->bucket, bucket);
+	ck_assert_int_eq(p->width, width);
+	ck_assert_int_eq(p->rows, rows);
+	ck_assert_int_eq(p->slots, rows * width);
+	ck_assert_int_eq(p->nnz, nnz);
+	ck_assert_int_eq(p->split, split);
+}
+
+START_TEST(test_hybrid_cover_rows)
+{
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_csr *m = matrix_cover();
+	const int64_t buckets[] = { 1, 2, 4 };
+	/* the same parts with 32- and 64-bit indices */
+	static const stir_dtype itypes[] = { STIR_I32, STIR_I64 };
+	stir_bindings *bs[2];
+	for (int ti = 0; ti < 2; ti++) {
+		stir_dtype it = itypes[ti];
+		stir_bindings *b = bs[ti] = stir_bindings_alloc();
+		stir_format *f = stir_csr_to_hybrid_flags(ctx, m, 1, buckets, 3,
+			it, STIR_F32, "_c", STIR_HYBRID_COVER_ROWS, b);
+		expect_conserved(ctx, f, m, b);
+		/* the buckets' parts, then the split rows' part 0_3 */
+		ck_assert_int_eq(stir_format_n_parts(f), 4);
+		expect_hybrid_part(f, 0, "_c_0_0", 0, 1, 3, 1, false);
+		expect_hybrid_part(f, 1, "_c_0_1", 1, 2, 1, 2, false);
+		expect_hybrid_part(f, 2, "_c_0_2", 2, 4, 1, 3, false);
+		expect_hybrid_part(f, 3, "_c_0_3", 3, 4, 4, 14, true);
+		ck_assert_int_eq(stir_bindings_n_arrays(b), 12);
+		ck_assert_int_eq(stir_bindings_n_sizes(b), 4);
+		/* the empty rows 0 and 3 are rows of padding (column 0, value
+		 * 0) in their places among the rows of part 0_0 */
+		const int64_t r0[] = { 0, 1, 3 }, c0[] = { 0, 3, 0 };
+		const double a0[] = { 0, 1, 0 };
+		expect_ints(b, "R_c_0_0.indices", it, 3, r0);
+		expect_ints(b, "C_c_0_0.indices", it, 3, c0);
+		expect_vals(b, "A_c_0_0", 3, a0);
+		expect_size(b, "rows_c_0_0", 3);
+		const int64_t r1[] = { 4 }, c1[] = { 1, 6 };
+		const double a1[] = { 8, 9 };
+		expect_ints(b, "R_c_0_1.indices", it, 1, r1);
+		expect_ints(b, "C_c_0_1.indices", it, 2, c1);
+		expect_vals(b, "A_c_0_1", 2, a1);
+		expect_size(b, "rows_c_0_1", 1);
+		/* the widest bucket keeps only row 5, padded at column 1 */
+		const int64_t r2[] = { 5 }, c2[] = { 0, 2, 7, 1 };
+		const double a2[] = { 10, 11, 12, 0 };
+		expect_ints(b, "R_c_0_2.indices", it, 1, r2);
+		expect_ints(b, "C_c_0_2.indices", it, 4, c2);
+		expect_vals(b, "A_c_0_2", 4, a2);
+		expect_size(b, "rows_c_0_2", 1);
+		/* rows 2 and 6 in chunks of 4, consecutive; row 2's last chunk
+		 * padded at its first absent column, 3 */
+		const int64_t r3[] = { 2, 2, 6, 6 };
+		const int64_t c3[] = { 0, 1, 2, 4,  5, 7, 3, 3,  0, 1, 2, 3,
+			4, 5, 6, 7 };
+		const double a3[] = { 2, 3, 4, 5,  6, 7, 0, 0,  13, 14, 15, 16,
+			17, 18, 19, 20 };
+		expect_ints(b, "R_c_0_3.indices", it, 4, r3);
+		expect_ints(b, "C_c_0_3.indices", it, 16, c3);
+		expect_vals(b, "A_c_0_3", 16, a3);
+		expect_size(b, "rows_c_0_3", 4);
+		stir_format_free(f);
+	}
+	expect_same_bindings(bs[0], bs[1]);
+	stir_bindings_free(bs[0]);
+	stir_bindings_free(bs[1]);
+
+	/* without the flag: no row for the empty rows, the long rows in the
+	 * widest bucket's part beside row 5 */
+	stir_bindings *b = stir_bindings_alloc();
+	stir_format *f = stir_csr_to_hybrid(ctx, m, 1, buckets, 3, STIR_I32,
+		STIR_F32, "_c", b);
+	expect_conserved(ctx, f, m, b);
+	ck_assert_int_eq(stir_format_n_parts(f), 3);
+	expect_hybrid_part(f, 2, "_c_0_2", 2, 4, 5, 17, true);
+	const int64_t r01[] = { 1 }, r2[] = { 2, 2, 5, 6, 6 };
+	expect_ints(b, "R_c_0_0.indices", STIR_I32, 1, r01);
+	expect_ints(b, "R_c_0_2.indices", STIR_I32, 5, r2);
+	stir_format_free(f);
+	stir_bindings_free(b);
+
+	/* a narrowest bucket of 2: a padding row fills both slots with
+	 * column 0 */
+	b = stir_bindings_alloc();
+	const int64_t two[] = { 2, 4 };
+	f = stir_csr_to_hybrid_flags(ctx, m, 1, two, 2, STIR_I64, STIR_F32,
+		"_c", STIR_HYBRID_COVER_ROWS, b);
+	expect_conserved(ctx, f, m, b);
+	ck_assert_int_eq(stir_format_n_parts(f), 3);
+	expect_hybrid_part(f, 0, "_c_0_0", 0, 2, 4, 3, false);
+	expect_hybrid_part(f, 1, "_c_0_1", 1, 4, 1, 3, false);
+	expect_hybrid_part(f, 2, "_c_0_2", 2, 4, 4, 14, true);
+	const int64_t r0[] = { 0, 1, 3, 4 };
+	const int64_t c0[] = { 0, 0,  3, 0,  0, 0,  1, 6 };
+	const double a0[] = { 0, 0,  1, 0,  0, 0,  8, 9 };
+	expect_ints(b, "R_c_0_0.indices", STIR_I64, 4, r0);
+	expect_ints(b, "C_c_0_0.indices", STIR_I64, 8, c0);
+	expect_vals(b, "A_c_0_0", 8, a0);
+	const int64_t r3[] = { 2, 2, 6, 6 };
+	expect_ints(b, "R_c_0_2.indices", STIR_I64, 4, r3);
+	stir_format_free(f);
+	stir_bindings_free(b);
+	stir_csr_free(m);
+	stir_ctx_free(ctx);
+}
+END_TEST
+
+START_TEST(test_hybrid_cover_all_parts)
+{
+	stir_ctx *ctx = stir_ctx_alloc();
+	/* no row of matrix_m2 is longer than 2: the split rows' part 0_2 is
+	 * bound without rows (of the widest width) and not described */
+	stir_csr *m2 = matrix_m2();
+	stir_bindings *b = stir_bindings_alloc();
+	const int64_t buckets[] = { 1, 2 };
+	stir_format *f = stir_csr_to_hybrid_flags(ctx, m2, 1, buckets, 2,
+		STIR_I32, STIR_F32, "_x", STIR_HYBRID_ALL_PARTS |
+		STIR_HYBRID_COVER_ROWS, b);
+	expect_conserved(ctx, f, m2, b);
+	ck_assert_int_eq(stir_format_n_parts(f), 2);
+	expect_hybrid_part(f, 0, "_x_0_0", 0, 1, 5, 3, false);
+	expect_hybrid_part(f, 1, "_x_0_1", 1, 2, 1, 2, false);
+	const int64_t r0[] = { 0, 1, 2, 3, 5 }, c0[] = { 1, 3, 0, 0, 2 };
+	expect_ints(b, "R_x_0_0.indices", STIR_I32, 5, r0);
+	expect_ints(b, "C_x_0_0.indices", STIR_I32, 5, c0);
+	ck_assert_int_eq(stir_bindings_n_arrays(b), 9);
+	ck_assert_int_eq(stir_bindings_n_sizes(b), 3);
+	expect_ints(b, "R_x_0_2.indices", STIR_I32, 0, NULL);
+	expect_ints(b, "C_x_0_2.indices", STIR_I32, 0, NULL);
+	expect_vals(b, "A_x_0_2", 0, NULL);
+	expect_size(b, "rows_x_0_2", 0);
+	const stir_array *ca = stir_bindings_get_array(b, "C_x_0_2.indices");
+	ck_assert_int_eq(stir_array_get_ndim(ca), 2);
+	ck_assert_int_eq(stir_array_get_dim(ca, 1), 2);
+	stir_format_free(f);
+	stir_bindings_free(b);
+
+	/* with split rows, 0_4 is described and bound with its rows; the
+	 * empty bucket 3 (width 4: no row has 4 entries) is bound without
+	 * rows */
+	stir_csr *m = matrix_cover();
+	b = stir_bindings_alloc();
+	const int64_t four[] = { 1, 2, 3, 4 };
+	f = stir_csr_to_hybrid_flags(ctx, m, 1, four, 4, STIR_I64, STIR_F32,
+		"_x", STIR_HYBRID_ALL_PARTS | STIR_HYBRID_COVER_ROWS, b);
+	expect_conserved(ctx, f, m, b);
+	ck_assert_int_eq(stir_format_n_parts(f), 4);
+	expect_hybrid_part(f, 0, "_x_0_0", 0, 1, 3, 1, false);
+	expect_hybrid_part(f, 1, "_x_0_1", 1, 2, 1, 2, false);
+	expect_hybrid_part(f, 2, "_x_0_2", 2, 3, 1, 3, false);
+	expect_hybrid_part(f, 3, "_x_0_4", 4, 4, 4, 14, true);
+	expect_size(b, "rows_x_0_3", 0);
+	expect_ints(b, "R_x_0_3.indices", STIR_I64, 0, NULL);
+	const int64_t r4[] = { 2, 2, 6, 6 };
+	expect_ints(b, "R_x_0_4.indices", STIR_I64, 4, r4);
+	ck_assert_int_eq(stir_bindings_n_arrays(b), 15);
+	ck_assert_int_eq(stir_bindings_n_sizes(b), 5);
+	stir_format_free(f);
+	stir_bindings_free(b);
+	stir_csr_free(m);
+	stir_csr_free(m2);
+	stir_ctx_free(ctx);
+}
+END_TEST
+
+START_TEST(test_hybrid_cover_errors)
+{
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_csr *m = matrix_cover();
+	stir_bindings *b = stir_bindings_alloc();
+	const int64_t buckets[] = { 1, 2, 4 };
+	/* several column ranges would put a row in several parts */
+	ck_assert_ptr_null(stir_csr_to_hybrid_flags(ctx, m, 2, buckets, 3,
+		STIR_I32, STIR_F32, "_c", STIR_HYBRID_COVER_ROWS, b));
+	expect_error(ctx, "hybrid: covering the rows needs one column range, "
+		"not 2: with several, a row lies in several parts");
+	ck_assert_ptr_null(stir_csr_to_hybrid_flags(ctx, m, 3, buckets, 3,
+		STIR_I64, STIR_F32, "_c", STIR_HYBRID_COVER_ROWS |
+		STIR_HYBRID_ALL_PARTS, b));
+	expect_error(ctx, "hybrid: covering the rows needs one column range, "
+		"not 3: with several, a row lies in several parts");
+	/* rows without a column to pad them with */
+	const int64_t zeros[] = { 0, 0, 0, 0 };
+	stir_csr *m30 = make_csr(3, 0, zeros, NULL, NULL);
+	ck_assert_ptr_null(stir_csr_to_hybrid_flags(ctx, m30, 1, buckets, 3,
+		STIR_I32, STIR_F32, "_c", STIR_HYBRID_COVER_ROWS, b));
+	expect_error(ctx, "hybrid: row 0 is empty and the matrix has no column "
+		"to pad it with, so the rows cannot be covered");
+	ck_assert_int_eq(stir_bindings_n_arrays(b), 0);
+	ck_assert_int_eq(stir_bindings_n_sizes(b), 0);
+	/* the same matrix without rows needs no padding: nothing to cover */
+	const int64_t none[] = { 0 };
+	stir_csr *m00 = make_csr(0, 0, none, NULL, NULL);
+	stir_format *f = stir_csr_to_hybrid_flags(ctx, m00, 1, buckets, 3,
+		STIR_I32, STIR_F32, "_c", STIR_HYBRID_COVER_ROWS, b);
+	expect_conserved(ctx, f, m00, b);
+	ck_assert_int_eq(stir_format_n_parts(f), 0);
+	ck_assert_int_eq(stir_bindings_n_arrays(b), 0);
+	stir_format_free(f);
+	stir_csr_free(m00);
+	stir_csr_free(m30);
+	stir_bindings_free(b);
+	stir_csr_free(m);
+	stir_ctx_free(ctx);
+}
+END_TEST
+
 START_TEST(test_hybrid_small_c3)
 {
 	/* three ranges of 2 columns: [0, 2), [2, 4), [4, 6) */
@@ -1293,6 +1527,76 @@ START_TEST(test_verify_violations)
 }
 END_TEST
 
+/* b, name, n, ctx: array "name" of b cut to its first n elements (one
+ * dimension), as if the builder had made it so. */
+static void truncate_array(stir_ctx *ctx, stir_bindings *b, const char *name,
+	int64_t n)
+{
+	const stir_array *a = stir_bindings_get_array(b, name);
+	ck_assert_ptr_nonnull(a);
+	stir_array *t = stir_array_alloc(ctx, stir_array_get_dtype(a), 1, &n);
+	ck_assert_ptr_nonnull(t);
+	for (int64_t i = 0; i < n; i++)
+		stir_array_set_double(t, i, stir_array_get_double(a, i));
+	ck_assert_int_eq(stir_bindings_set_array(b, name, t), 0);
+}
+
+/* Covering the rows, the checker also requires every row in exactly one
+ * part, and more than once only in the split rows' part; conservation
+ * alone allows rows of padding anywhere. */
+START_TEST(test_verify_cover)
+{
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_csr *m = matrix_cover();
+	stir_bindings *b = stir_bindings_alloc();
+	const int64_t buckets[] = { 1, 2, 4 };
+	stir_format *f = stir_csr_to_hybrid_flags(ctx, m, 1, buckets, 3,
+		STIR_I32, STIR_F32, "_c", STIR_HYBRID_COVER_ROWS, b);
+	expect_conserved(ctx, f, m, b);
+	/* R_c_0_0 = { 0, 1, 3 }: empty row 3's padding row given to row 0,
+	 * which then fills two rows of a part that is not split */
+	stir_array *r0 = stir_bindings_get_array(b, "R_c_0_0.indices");
+	stir_array *c0 = stir_bindings_get_array(b, "C_c_0_0.indices");
+	stir_array_set_int(r0, 2, 0);
+	expect_violation(ctx, f, m, b, "hybrid format: row 0 fills more than "
+		"one row of part '_c_0_0', which is not the split rows' part");
+	/* ... to row 5 of part 0_2 (at a column row 5 lacks, so that the
+	 * padding still conserves) */
+	stir_array_set_int(r0, 2, 5);
+	stir_array_set_int(c0, 2, 3);
+	expect_violation(ctx, f, m, b, "hybrid format: row 5 lies in parts "
+		"'_c_0_0' and '_c_0_2', so the rows are not covered once");
+	/* ... to the split row 2 */
+	stir_array_set_int(r0, 2, 2);
+	expect_violation(ctx, f, m, b, "hybrid format: row 2 lies in parts "
+		"'_c_0_0' and '_c_0_3', so the rows are not covered once");
+	stir_array_set_int(r0, 2, 3);
+	stir_array_set_int(c0, 2, 0);
+	expect_conserved(ctx, f, m, b);
+	/* the split rows' part 0_3 is one only for a format that covers
+	 * the rows */
+	f->cover_rows = false;
+	expect_violation(ctx, f, m, b, "hybrid format: the description of "
+		"part '_c_0_3' does not match the format");
+	f->cover_rows = true;
+	/* part 0_0 without its last row, row 3's padding (the description
+	 * changed with the arrays): every entry is still there, row 3 is
+	 * not */
+	f->parts[0].rows = 2;
+	f->parts[0].slots = 2;
+	truncate_array(ctx, b, "R_c_0_0.indices", 2);
+	truncate_array(ctx, b, "C_c_0_0.indices", 2);
+	truncate_array(ctx, b, "A_c_0_0", 2);
+	stir_bindings_set_size(b, "rows_c_0_0", 2);
+	expect_violation(ctx, f, m, b, "hybrid format: row 3 lies in no part, "
+		"so the rows are not covered");
+	stir_format_free(f);
+	stir_bindings_free(b);
+	stir_csr_free(m);
+	stir_ctx_free(ctx);
+}
+END_TEST
+
 /* ---- value types and empty matrices ---- */
 
 START_TEST(test_value_types)
@@ -1805,6 +2109,9 @@ static Suite *formats_suite(void)
 	tcase_add_test(tc, test_hybrid_small_c1);
 	tcase_add_test(tc, test_hybrid_small_c3);
 	tcase_add_test(tc, test_hybrid_flags);
+	tcase_add_test(tc, test_hybrid_cover_rows);
+	tcase_add_test(tc, test_hybrid_cover_all_parts);
+	tcase_add_test(tc, test_hybrid_cover_errors);
 	tcase_add_test(tc, test_hybrid_spec_message);
 	tcase_add_test(tc, test_ell3d_small);
 	tcase_add_test(tc, test_invalid_csr);
@@ -1812,6 +2119,7 @@ static Suite *formats_suite(void)
 	tcase_add_test(tc, test_invalid_params);
 	tcase_add_test(tc, test_i32_limits);
 	tcase_add_test(tc, test_verify_violations);
+	tcase_add_test(tc, test_verify_cover);
 	tcase_add_test(tc, test_value_types);
 	tcase_add_test(tc, test_empty);
 	tcase_add_loop_test(tc, test_random, 0, 6);

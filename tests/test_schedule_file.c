@@ -193,6 +193,32 @@ static const bad_file bad[] = {
 	  "9:39: error: decompose: custom: 'Q' is not an axis of this rule\n"
 	  "9:50: error: decompose: custom: 'coefs' must be a list of 2 "
 	  "integers, one per axis of 'from'\n" },
+	/* covering the rows: a boolean, and one column part (false asks
+	 * nothing of them) */
+	{ "kernel: csrmm\nformat:\n"
+	  "  - decompose: {tensor: A, rules: [{hybrid: {column_parts: 1, "
+	  "buckets: [1, 2], cover_rows: yes}}]}\n"
+	  "  - decompose: {tensor: A, rules: [{hybrid: {column_parts: 2, "
+	  "buckets: [1, 2], cover_rows: true}}]}\n"
+	  "  - decompose: {tensor: A, rules: [{hybrid: {column_parts: 1, "
+	  "buckets: [4], cover_rows: [true]}}]}\n"
+	  "  - decompose: {tensor: A, rules: [{hybrid: {column_parts: 3, "
+	  "buckets: [4], cover_rows: false}}]}\n"
+	  "  - decompose:\n      tensor: A\n      rules:\n"
+	  "        - hybrid:\n            column_parts: 4\n"
+	  "            buckets: [1, 2]\n            cover_rows: TRUE\n"
+	  "        - hybrid: {column_parts: 4, buckets: [8], cover_rows: true, "
+	  "suffix: _w}\n",
+	  "3:92: error: decompose: hybrid: 'cover_rows' must be true or false, "
+	  "not 'yes'\n"
+	  "4:92: error: decompose: hybrid: covering the rows needs one column "
+	  "part, not 2\n"
+	  "5:89: error: decompose: hybrid: 'cover_rows' must be true or false, "
+	  "not a list\n"
+	  "13:25: error: decompose: hybrid: 'cover_rows' must be true or false, "
+	  "not 'TRUE'\n"
+	  "14:63: error: decompose: hybrid: covering the rows needs one column "
+	  "part, not 4\n" },
 	/* a bound on the rules, which YAML aliases could multiply */
 	{ "kernel: csrmm\nformat:\n  - decompose:\n      tensor: A\n"
 	  "      rules:\n        - &h {hybrid: {column_parts: 64, buckets: [1, "
@@ -240,6 +266,10 @@ START_TEST(test_read_all)
 		"        - bsr: {block: 2, suffix: _b2}\n"
 		"        - padding: {p: 4}\n"
 		"        - hybrid: {column_parts: 2, buckets: [1, 8]}\n"
+		"        - hybrid: {column_parts: 1, buckets: [2], cover_rows: true, "
+		"suffix: _hc}\n"
+		"        - hybrid: {column_parts: 3, buckets: [2], cover_rows: false, "
+		"suffix: _hf}\n"
 		"        - ell3d: {width: 2}\n"
 		"        - dbsr: {block: 4}\n"
 		"        - sr_bcrs: {t: 8, g: 2}\n"
@@ -276,6 +306,8 @@ START_TEST(test_read_all)
 		"stage3:\n"
 		"  - cache_read: {block: b, buffer: X, loop: i, scope: shared}\n"
 		"  - cache_write: {block: b, buffer: X, loop: i, scope: local}\n"
+		"  - cache_write_over_init: {block: b, buffer: X, loop: i, "
+		"scope: local}\n"
 		"  - reverse_cache_read: {block: b, buffer: X, loop: i, "
 		"scope: shared}\n"
 		"  - reverse_cache_write: {block: b, buffer: X, loop: i, "
@@ -776,6 +808,10 @@ static const struct {
 	  "suffix: _h}}]", "m=9,n=12,feat=2" },
 	{ "examples/csrmm.stir", "[{hybrid: {column_parts: 3, buckets: [2]}}]",
 	  "m=9,n=12,feat=2" },
+	{ "examples/csrmm.stir", "[{hybrid: {column_parts: 1, buckets: [1, 2, "
+	  "4], cover_rows: true}}]", "m=7,n=12,feat=3" },
+	{ "examples/csrmm.stir", "[{hybrid: {column_parts: 1, buckets: [4], "
+	  "cover_rows: true, suffix: _h}}]", "m=9,n=6,feat=2" },
 	{ "examples/rgms.stir", "[{ell3d: {width: 6, suffix: _e3}}]",
 	  "n=6,fin=2,fout=2" },
 };
@@ -824,6 +860,57 @@ START_TEST(test_rules)
 	}
 	stir_schedule_free(s);
 	sched_unload(&plain);
+}
+END_TEST
+
+/* A hybrid rule that covers the rows: its split rows' part 0_K first,
+ * then the buckets' parts, each iteration with its own init and no init
+ * iteration of its own; the host builder binds 0_K, empty or not. */
+START_TEST(test_cover_rows)
+{
+	loaded l = sched_load("examples/csrmm.stir", NULL);
+	stir_schedule *s = read_str(l.ctx, "kernel: csrmm\nformat:\n  - "
+		"decompose: {tensor: A, rules: [{hybrid: {column_parts: 1, buckets: "
+		"[1, 2, 4], cover_rows: true}}]}\n");
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(stir_schedule_apply(s, l.k, STIR_STAGE_1), 0);
+	char *text = stir_kernel_to_str(l.k);
+	ck_assert_ptr_null(strstr(text, "csrmm_init"));
+	const char *prev = text;
+	for (int i = 0; i < 4; i++) {
+		char head[64];
+		snprintf(head, sizeof(head), "  iter csrmm_hyb_0_%d (", (i + 3) % 4);
+		const char *it = strstr(text, head);
+		ck_assert_msg(it != NULL && it >= prev, "%s out of order", head);
+		ck_assert_ptr_nonnull(strstr(it, "{\n    init {\n      C[r, k] = "
+			"0.0;\n    }\n"));
+		prev = it;
+	}
+	free(text);
+	/* rows of 1 and 2 entries only: 0_3 bound without rows */
+	loaded plain = sched_load("examples/csrmm.stir", NULL);
+	stir_bindings *b = stir_bindings_alloc();
+	stir_bindings_set_size(b, "feat", 2);
+	stir_csr csr = { 3, 4, 3, (int64_t []){ 0, 2, 2, 3 },
+		(int64_t []){ 0, 3, 1 }, (double []){ 1, 2, 3 } };
+	ck_assert_int_eq(stir_kernel_bind_csr(plain.k, b, "A", &csr), 0);
+	int rc = stir_schedule_bind_formats(s, plain.k, b);
+	if (rc)
+		sched_dump(&plain);
+	ck_assert_int_eq(rc, 0);
+	int64_t rows;
+	ck_assert(stir_bindings_get_size(b, "rows_hyb_0_3", &rows));
+	ck_assert_int_eq(rows, 0);
+	ck_assert(stir_bindings_get_size(b, "rows_hyb_0_0", &rows));
+	ck_assert_int_eq(rows, 2);
+	const stir_array *r0 = stir_bindings_get_array(b, "R_hyb_0_0.indices");
+	ck_assert_ptr_nonnull(r0);
+	ck_assert_int_eq(stir_array_get_int(r0, 0), 1);
+	ck_assert_int_eq(stir_array_get_int(r0, 1), 2);
+	stir_bindings_free(b);
+	sched_unload(&plain);
+	stir_schedule_free(s);
+	sched_unload(&l);
 }
 END_TEST
 
@@ -893,6 +980,7 @@ int main(void)
 	tcase_set_timeout(tf, 60);
 	tcase_add_loop_test(tf, test_rules, 0,
 		(int)(sizeof(rule_cases) / sizeof(rule_cases[0])));
+	tcase_add_test(tf, test_cover_rows);
 	tcase_add_test(tf, test_custom_rules);
 	suite_add_tcase(s, tf);
 	return test_run_suite(s);

@@ -1,9 +1,9 @@
 /* Stage II/III schedules that move computation and data: compute_at,
  * reverse_compute_at, decompose_reduction, cache_read, cache_write,
- * reverse_cache_read, reverse_cache_write, horizontal_fuse.  Legal
- * requests keep what the programs compute; refused ones give one exact
- * diagnostic and leave the kernel unchanged; some results are compared
- * with their expected text. */
+ * cache_write_over_init, reverse_cache_read, reverse_cache_write,
+ * horizontal_fuse.  Legal requests keep what the programs compute;
+ * refused ones give one exact diagnostic and leave the kernel unchanged;
+ * some results are compared with their expected text. */
 #include "tests/testsched.h"
 
 #define SEEDS 4
@@ -504,6 +504,341 @@ START_TEST(test_cache_refused)
 }
 END_TEST
 
+/* ---- cache_write_over_init ---- */
+
+/* CSR SpMM over 8 features: splits of the features need no guard. */
+static const char *const csrmm8_text =
+	"kernel csrmm8(m: i32, n: i32, nnz: i32) {\n"
+	"  axis I = dense_fixed(m);\n"
+	"  axis J = sparse_variable(I, n, nnz);\n"
+	"  axis Jd = dense_fixed(n);\n"
+	"  axis K = dense_fixed(8);\n"
+	"  tensor A: f32[I, J];\n"
+	"  tensor B: f32[Jd, K];\n"
+	"  tensor C: f32[I, K];\n"
+	"  iter csrmm (i, j, k) in [I, J, K] \"SRS\" {\n"
+	"    init { C[i, k] = 0.0; }\n"
+	"    C[i, k] += A[i, j] * B[j, k];\n"
+	"  }\n"
+	"}\n";
+
+/* An iteration at stage III (of it2_text's shape) whose init block
+ * stores %s, and %s: what stands between the init nest and the nest of
+ * block it21 (nothing: ""). */
+static const char *const over_fmt =
+	"kernel d3(m: i32, n: i32, nnz: i32) stage 3 {\n"
+	"  buffer J_indptr: i32[m + 1] = J.indptr in [0, nnz + 1);\n"
+	"  buffer A_data: f32[nnz] = A;\n"
+	"  buffer B_data: f32[m] = B;\n"
+	"  buffer D_data: f32[m] = D;\n"
+	"  for i in [0, m) {\n"
+	"    block it2_init0(vi: S = i) {\n"
+	"      %s\n"
+	"    }\n"
+	"  }\n"
+	"%s"
+	"  for i in [0, m) {\n"
+	"    block it20(vi: S = i) {\n"
+	"      for j in [0, J_indptr[vi + 1] - J_indptr[vi]) {\n"
+	"        block it21(vj: R = j) {\n"
+	"          B_data[vi] += A_data[J_indptr[vi] + vj];\n"
+	"        }\n"
+	"      }\n"
+	"    }\n"
+	"  }\n"
+	"}\n";
+
+/* init, between: over_fmt filled in (static storage, one at a time). */
+static const char *over_text(const char *init, const char *between)
+{
+	static char text[2048];
+	snprintf(text, sizeof(text), over_fmt, init, between);
+	return text;
+}
+
+static void over_init_csrmm(loaded *l)
+{
+	SCHED_OK(*l, stir_reorder(l->k, "csrmm1", 2, l_kj));
+	SCHED_OK(*l, stir_cache_write_over_init(l->k, "csrmm1",
+		stir_kernel_get_stage(l->k) == 2 ? "C" : "C_data", "j",
+		STIR_SCOPE_LOCAL));
+	SCHED_OK(*l, stir_bind(l->k, "csrmm1", "k", STIR_THREAD_X));
+	SCHED_OK(*l, stir_bind(l->k, "csrmm1", "i", STIR_BLOCK_X));
+}
+
+static void over_init_it2(loaded *l)
+{
+	/* the init stores 1.0: the cache starts there */
+	SCHED_OK(*l, stir_cache_write_over_init(l->k, "it21",
+		stir_kernel_get_stage(l->k) == 2 ? "B" : "B_data", "j",
+		STIR_SCOPE_LOCAL));
+}
+
+static void over_init_range(loaded *l)
+{
+	/* a cache of 4 consecutive features of a row, a range of C_data */
+	static const int64_t f24[] = { 2, 4 };
+	SCHED_OK(*l, stir_reorder(l->k, "csrmm1", 2, l_kj));
+	SCHED_OK(*l, stir_split(l->k, "csrmm1", "k", 2, f24));
+	SCHED_OK(*l, stir_cache_write_over_init(l->k, "csrmm1", "C_data", "k_1",
+		STIR_SCOPE_LOCAL));
+	char *s = stir_kernel_to_str(l->k);
+	ck_assert_ptr_nonnull(strstr(s, "  buffer C_data_local: f32[4] local;\n"));
+	ck_assert_ptr_null(strstr(s, "csrmm_init0"));
+	free(s);
+	SCHED_OK(*l, stir_bind(l->k, "csrmm1", "i", STIR_BLOCK_X));
+}
+
+static void over_init_ellmv(loaded *l)
+{
+	SCHED_OK(*l, stir_cache_write_over_init(l->k, "ellmv0",
+		stir_kernel_get_stage(l->k) == 2 ? "y" : "y_data", "j",
+		STIR_SCOPE_LOCAL));
+}
+
+/* The cache takes over the init, which it must write everywhere: the
+ * random inputs give C (y, B) values that a missed element would keep. */
+START_TEST(test_over_init_keeps)
+{
+	sched_check_keeps("examples/csrmm.stir", NULL, 2, over_init_csrmm, 1e-5,
+		SEEDS);
+	sched_check_keeps("examples/csrmm.stir", NULL, 3, over_init_csrmm, 1e-5,
+		SEEDS);
+	sched_check_keeps("examples/ellmv.stir", NULL, 2, over_init_ellmv, 1e-5,
+		SEEDS);
+	sched_check_keeps(NULL, it2_text, 2, over_init_it2, 1e-5, SEEDS);
+	sched_check_keeps(NULL, it2_text, 3, over_init_it2, 1e-5, SEEDS);
+	sched_check_keeps(NULL, csrmm8_text, 3, over_init_range, 1e-5, SEEDS);
+}
+END_TEST
+
+START_TEST(test_over_init_text)
+{
+	loaded l = sched_load("examples/ellmv.stir", NULL);
+	sched_lower(&l, 3);
+	SCHED_OK(l, stir_cache_write_over_init(l.k, "ellmv0", "y_data", "j",
+		STIR_SCOPE_LOCAL));
+	/* test_cache_text's kernel without the init nest, storing its
+	 * element once */
+	sched_expect_text(&l,
+		"kernel ellmv(m: i32, n: i32, c: i32) stage 3 {\n"
+		"  buffer J_indices: i32[m * c] = J.indices in [0, n);\n"
+		"  buffer A_data: f32[m * c] = A;\n"
+		"  buffer x_data: f32[n] = x;\n"
+		"  buffer y_data: f32[m] = y;\n"
+		"  buffer y_data_local: f32[1] local;\n"
+		"  for i in [0, m) {\n"
+		"    block y_data_local_init(v0: S = i) writes(y_data_local[0]) {\n"
+		"      y_data_local[0] = 0.0;\n"
+		"    }\n"
+		"    for j in [0, c) {\n"
+		"      block ellmv0(vi: S = i, vj: R = j) reads(A_data[vi * c + vj], "
+		"J_indices[vi * c + vj], x_data[J_indices[vi * c + vj]], "
+		"y_data_local[0]) writes(y_data_local[0]) {\n"
+		"        y_data_local[0] += A_data[vi * c + vj] * "
+		"x_data[J_indices[vi * c + vj]];\n"
+		"      }\n"
+		"    }\n"
+		"    block y_data_local(v0: S = i) reads(y_data_local[0]) "
+		"writes(y_data[v0]) {\n"
+		"      y_data[v0] = y_data_local[0];\n"
+		"    }\n"
+		"  }\n"
+		"}\n");
+	sched_unload(&l);
+
+	/* CSR SpMM at stage II: a cache per feature, the init gone */
+	l = sched_load("examples/csrmm.stir", NULL);
+	sched_lower(&l, 2);
+	SCHED_OK(l, stir_reorder(l.k, "csrmm1", 2, l_kj));
+	SCHED_OK(l, stir_cache_write_over_init(l.k, "csrmm1", "C", "j",
+		STIR_SCOPE_LOCAL));
+	char *s = stir_kernel_to_str(l.k);
+	ck_assert_ptr_null(strstr(s, "csrmm_init0"));
+	ck_assert_ptr_nonnull(strstr(s,
+		"      for k in [0, feat) {\n"
+		"        block C_local_init(v0: S = vi, v1: S = k) "
+		"writes(C_local[0]) {\n"
+		"          C_local[0] = 0.0;\n"
+		"        }\n"
+		"        for j in [0, J_indptr[vi + 1] - J_indptr[vi]) {\n"));
+	ck_assert_ptr_nonnull(strstr(s,
+		"            C_local[0] += A[vi, vj] * "
+		"B[J_indices[J_indptr[vi] + vj], vk];\n"));
+	ck_assert_ptr_nonnull(strstr(s,
+		"        block C_local(v0: S = vi, v1: S = k) reads(C_local[0]) "
+		"writes(C[v0, v1]) {\n"
+		"          C[v0, v1] = C_local[0];\n"));
+	ck_assert_ptr_null(strstr(s, "C[v0, v1] += "));
+	free(s);
+	sched_unload(&l);
+
+	/* the init's constant, not 0, starts the cache */
+	l = sched_load(NULL, it2_text);
+	sched_lower(&l, 3);
+	over_init_it2(&l);
+	s = stir_kernel_to_str(l.k);
+	ck_assert_ptr_null(strstr(s, "it2_init0"));
+	ck_assert_ptr_nonnull(strstr(s, "        B_data_local[0] = 1.0;\n"));
+	ck_assert_ptr_nonnull(strstr(s, "        B_data[v0] = B_data_local[0];\n"));
+	free(s);
+	sched_unload(&l);
+
+	/* hybrid parts that cover the rows: each part's init nest lies just
+	 * before its own nest, and each is taken over by its own cache */
+	l = sched_load("examples/csrmm.stir", NULL);
+	stir_format_rule *rules[2] = { stir_format_hybrid_part("_hyb", 0, 0, 1),
+		stir_format_hybrid_part("_hyb", 0, 1, 2) };
+	for (int i = 0; i < 2; i++)
+		stir_format_rule_set_cover_rows(rules[i], true);
+	SCHED_OK(l, stir_decompose_format(l.k, "A", 2, rules));
+	stir_format_rule_free(rules[0]);
+	stir_format_rule_free(rules[1]);
+	sched_lower(&l, 2);
+	static const char *const l_kc[] = { "k", "c" };
+	SCHED_OK(l, stir_reorder(l.k, "csrmm_hyb_0_10", 2, l_kc));
+	SCHED_OK(l, stir_cache_write_over_init(l.k, "csrmm_hyb_0_10", "C", "c",
+		STIR_SCOPE_LOCAL));
+	s = stir_kernel_to_str(l.k);
+	ck_assert_ptr_null(strstr(s, "csrmm_hyb_0_1_init0"));
+	ck_assert_ptr_nonnull(strstr(s, "block csrmm_hyb_0_0_init0("));
+	ck_assert_ptr_nonnull(strstr(s, "C[v0, v1] = C_local[0];\n"));
+	free(s);
+	SCHED_OK(l, stir_reorder(l.k, "csrmm_hyb_0_00", 2, l_kc));
+	SCHED_OK(l, stir_cache_write_over_init(l.k, "csrmm_hyb_0_00", "C", "c",
+		STIR_SCOPE_LOCAL));
+	s = stir_kernel_to_str(l.k);
+	ck_assert_ptr_null(strstr(s, "_init0("));
+	free(s);
+	sched_unload(&l);
+}
+END_TEST
+
+START_TEST(test_over_init_refused)
+{
+	loaded l = sched_load("examples/csrmm.stir", NULL);
+	sched_lower(&l, 2);
+	/* cache_write's own conditions first */
+	SCHED_REFUSED(l, stir_cache_write_over_init(l.k, "csrmm1", "C", "j",
+		STIR_SCOPE_LOCAL),
+		"cache_write_over_init: a local buffer needs a literal size, but the "
+		"region of 'C' under loop 'j' has feat elements");
+	SCHED_REFUSED(l, stir_cache_write_over_init(l.k, "csrmm1", "C", "j",
+		STIR_SCOPE_SHARED),
+		"cache_write_over_init: the region of 'C' under loop 'j' has a whole "
+		"dimension");
+	SCHED_OK(l, stir_reorder(l.k, "csrmm1", 2, l_kj));
+	SCHED_OK(l, stir_set_atomic(l.k, "csrmm1"));
+	SCHED_REFUSED(l, stir_cache_write_over_init(l.k, "csrmm1", "C", "j",
+		STIR_SCOPE_LOCAL),
+		"cache_write_over_init: block 'csrmm1' adds atomically: several of "
+		"its instances add into one element of 'C', so the cache cannot take "
+		"over the init");
+	sched_unload(&l);
+
+	/* the init moved into the nest */
+	l = sched_load("examples/csrmm.stir", NULL);
+	sched_lower(&l, 2);
+	SCHED_OK(l, stir_reorder(l.k, "csrmm1", 2, l_kj));
+	SCHED_OK(l, stir_decompose_reduction(l.k, "csrmm1", "j"));
+	SCHED_REFUSED(l, stir_cache_write_over_init(l.k, "csrmm1", "C", "j",
+		STIR_SCOPE_LOCAL),
+		"cache_write_over_init: 'C' is accessed in the nest of block "
+		"'csrmm1' outside loop 'j'");
+	sched_unload(&l);
+
+	/* a loop of the reduction around the cache's: its write-back would
+	 * store one partial sum after another (a range of 4 features under
+	 * the loop over the row's columns) */
+	l = sched_load(NULL, csrmm8_text);
+	sched_lower(&l, 3);
+	static const int64_t f24[] = { 2, 4 };
+	SCHED_OK(l, stir_split(l.k, "csrmm1", "k", 2, f24));
+	SCHED_REFUSED(l, stir_cache_write_over_init(l.k, "csrmm1", "C_data",
+		"k_1", STIR_SCOPE_LOCAL),
+		"cache_write_over_init: loop 'j' encloses loop 'k_1' and iterates "
+		"reduction variable 'vj' of block 'csrmm1'");
+	/* (cache_write takes it: the write-back adds) */
+	SCHED_OK(l, stir_cache_write(l.k, "csrmm1", "C_data", "k_1",
+		STIR_SCOPE_LOCAL));
+	sched_unload(&l);
+
+	l = sched_load("examples/rgms.stir", NULL);
+	sched_lower(&l, 2);
+	static const char *const fo_j[] = { "fo", "j" };
+	SCHED_OK(l, stir_reorder(l.k, "rgms2", 2, fo_j));
+	SCHED_REFUSED(l, stir_cache_write_over_init(l.k, "rgms2", "Y", "j",
+		STIR_SCOPE_LOCAL),
+		"cache_write_over_init: loop 'rr' encloses loop 'j' and iterates "
+		"reduction variable 'vrr' of block 'rgms0'");
+	sched_unload(&l);
+
+	/* not a sum */
+	l = sched_load("examples/csr_softmax.stir", NULL);
+	sched_lower(&l, 2);
+	SCHED_REFUSED(l, stir_cache_write_over_init(l.k, "mx0", "rmax", "j",
+		STIR_SCOPE_LOCAL),
+		"cache_write_over_init: block 'mx0' does not only add into 'rmax'");
+	sched_unload(&l);
+
+	/* no init nest just before the block's nest: an iteration without
+	 * init after another's nest, or another nest in between */
+	l = sched_load(NULL, two_text);
+	sched_lower(&l, 2);
+	SCHED_REFUSED(l, stir_cache_write_over_init(l.k, "s1", "D", "j",
+		STIR_SCOPE_LOCAL),
+		"cache_write_over_init: the statement before the nest of block 's1' "
+		"is not the init nest of its iteration (one block s_initN)");
+	sched_unload(&l);
+	/* hybrid parts that do not cover the rows: one init iteration
+	 * before them all */
+	l = sched_load("examples/csrmm.stir", NULL);
+	stir_format_rule *rules[2] = { stir_format_hybrid_part("_hyb", 0, 0, 1),
+		stir_format_hybrid_part("_hyb", 0, 1, 2) };
+	SCHED_OK(l, stir_decompose_format(l.k, "A", 2, rules));
+	stir_format_rule_free(rules[0]);
+	stir_format_rule_free(rules[1]);
+	sched_lower(&l, 2);
+	static const char *const l_kc[] = { "k", "c" };
+	SCHED_OK(l, stir_reorder(l.k, "csrmm_hyb_0_10", 2, l_kc));
+	SCHED_REFUSED(l, stir_cache_write_over_init(l.k, "csrmm_hyb_0_10", "C",
+		"c", STIR_SCOPE_LOCAL),
+		"cache_write_over_init: the statement before the nest of block "
+		"'csrmm_hyb_0_10' is not the init nest of its iteration (one block "
+		"csrmm_hyb_0_1_initN)");
+	sched_unload(&l);
+	static const struct {
+		const char *init, *between, *msg;
+	} bad_init[] = {
+		{ "B_data[vi] = 1.0;",
+		  "  for i in [0, m) {\n    block other0(vi: S = i) {\n"
+		  "      D_data[vi] = 2.0;\n    }\n  }\n",
+		  "cache_write_over_init: the statement before the nest of block "
+		  "'it21' is not the init nest of its iteration (one block "
+		  "it2_initN)" },
+		{ "B_data[vi] = D_data[vi];", "",
+		  "cache_write_over_init: init block 'it2_init0' does not store one "
+		  "constant into 'B_data'" },
+		{ "D_data[vi] = 0.0;", "",
+		  "cache_write_over_init: init block 'it2_init0' does not store one "
+		  "constant into 'B_data'" },
+		{ "B_data[vi] = 0.0;\n      D_data[vi] = 0.0;", "",
+		  "cache_write_over_init: init block 'it2_init0' does not store one "
+		  "constant into 'B_data'" },
+		{ "B_data[m - 1 - vi] = 0.0;", "",
+		  "cache_write_over_init: init block 'it2_init0' does not store the "
+		  "element of 'B_data' that block 'it21' adds into" },
+	};
+	for (size_t i = 0; i < sizeof(bad_init) / sizeof(bad_init[0]); i++) {
+		l = sched_load(NULL, over_text(bad_init[i].init,
+			bad_init[i].between));
+		SCHED_REFUSED(l, stir_cache_write_over_init(l.k, "it21", "B_data",
+			"j", STIR_SCOPE_LOCAL), bad_init[i].msg);
+		sched_unload(&l);
+	}
+}
+END_TEST
+
 /* ---- reverse_cache_read, reverse_cache_write ---- */
 
 static void reverse_read_csrmm(loaded *l)
@@ -746,6 +1081,9 @@ int main(void)
 	tcase_add_test(ta, test_cache_keeps);
 	tcase_add_test(ta, test_cache_text);
 	tcase_add_test(ta, test_cache_refused);
+	tcase_add_test(ta, test_over_init_keeps);
+	tcase_add_test(ta, test_over_init_text);
+	tcase_add_test(ta, test_over_init_refused);
 	tcase_add_test(ta, test_reverse_cache_keeps);
 	tcase_add_test(ta, test_reverse_cache_text);
 	tcase_add_test(ta, test_reverse_cache_refused);
