@@ -1766,9 +1766,12 @@ static void emit_signature(emitter *e, const cuda_launch *L, cg_printer *out)
 {
 	cg_put(out, "extern \"C\" __global__ void ");
 	const int64_t *lb = L->lit_block;
-	if (lb[0] > 0 && lb[1] > 0 && lb[2] > 0 && lb[0] * lb[1] * lb[2] <= 1024)
-		cg_putf(out, "__launch_bounds__(%" PRId64 ") ",
-			lb[0] * lb[1] * lb[2]);
+	if (lb[0] > 0 && lb[1] > 0 && lb[2] > 0 && lb[0] * lb[1] * lb[2] <= 1024) {
+		cg_putf(out, "__launch_bounds__(%" PRId64, lb[0] * lb[1] * lb[2]);
+		if (e->plan->min_blocks_per_sm > 0)
+			cg_putf(out, ", %d", e->plan->min_blocks_per_sm);
+		cg_put(out, ") ");
+	}
 	size_t col = out->len;
 	cg_putf(out, "%s(", L->name);
 	col = out->len - col + 40;

@@ -63,7 +63,15 @@ struct stir_cuda_plan {
 	 * whether some launch writes it. */
 	int64_t *max_elems;        /* owned */
 	bool *written;             /* owned */
+	/* > 0: every launch's __launch_bounds__ asks for this many thread
+	 * blocks per multiprocessor (stir_compile_options) */
+	int min_blocks_per_sm;
 };
+
+/* stir_cuda_plan_alloc whose launches ask for "min_blocks" thread blocks
+ * per multiprocessor when it is > 0 (stir_compile_options). */
+stir_cuda_plan *cuda_plan_alloc_bounded(const stir_kernel *k, unsigned flags,
+	int min_blocks);
 
 /* ---- emitter state -------------------------------------------------- */
 

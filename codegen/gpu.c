@@ -73,7 +73,15 @@ stir_gpu_kernel *stir_gpu_kernel_compile(const stir_kernel *k,
 		stir_error_oom(ctx);
 		return NULL;
 	}
-	gk->plan = stir_cuda_plan_alloc(k, 0);
+	if (opts && (opts->min_blocks_per_sm < 0 ||
+	    opts->min_blocks_per_sm > 32)) {
+		stir_error(ctx, k->loc, "min_blocks_per_sm must be 0 to 32, not %d",
+			opts->min_blocks_per_sm);
+		free(gk);
+		return NULL;
+	}
+	gk->plan = cuda_plan_alloc_bounded(k, 0, opts ? opts->min_blocks_per_sm :
+		0);
 	if (!gk->plan) {
 		free(gk);
 		return NULL;

@@ -56,6 +56,13 @@ static int check_aliases(const stir_cuda_plan *p)
 /* k, flags: emit k into a new plan. */
 stir_cuda_plan *stir_cuda_plan_alloc(const stir_kernel *k, unsigned flags)
 {
+	return cuda_plan_alloc_bounded(k, flags, 0);
+}
+
+/* k, flags, min_blocks: see cuda_internal.h. */
+stir_cuda_plan *cuda_plan_alloc_bounded(const stir_kernel *k, unsigned flags,
+	int min_blocks)
+{
 	if (!k)
 		return NULL;
 	stir_cuda_plan *p = calloc(1, sizeof(*p));
@@ -64,6 +71,7 @@ stir_cuda_plan *stir_cuda_plan_alloc(const stir_kernel *k, unsigned flags)
 		return NULL;
 	}
 	p->k = k;
+	p->min_blocks_per_sm = min_blocks;
 	if (cuda_emit(p, flags) < 0 || check_aliases(p) < 0) {
 		stir_cuda_plan_free(p);
 		return NULL;

@@ -90,6 +90,13 @@ typedef struct stir_compile_options {
 	 * missing; when it cannot be written, compilation still succeeds
 	 * and a warning says so. */
 	const char *cache_dir;
+	/* stir_gpu_kernel_compile only: 0, or 1 to 32: every launch asks
+	 * the compiler to fit this many of its thread blocks on one
+	 * multiprocessor (__launch_bounds__(threads, N)), which sets the
+	 * registers a thread may use.  Without it the compiler aims at full
+	 * occupancy, which can leave few registers for loads in flight: a
+	 * small N suits latency-bound kernels with few blocks. */
+	int min_blocks_per_sm;
 } stir_compile_options;
 
 /* Compile the CUDA C "source" (named "name" in diagnostics; NULL gives
