@@ -29,22 +29,29 @@ typedef struct hyb_config {
 	int nb;                 /* buckets */
 	int64_t buckets[8];     /* bucket widths, ascending */
 	int threads;            /* threads per thread block */
+	int min_blocks;         /* stir_compile_options.min_blocks_per_sm */
 } hyb_config;
 
 /* Wide buckets for long rows; narrow ones, splitting long rows into more
  * pieces that run in parallel; smaller thread blocks, spreading a small
- * graph over more multiprocessors. */
+ * graph over more multiprocessors; two blocks per multiprocessor, which
+ * gives a thread the registers to keep its row's loads in flight (a
+ * small graph, with few blocks, is bound by their latency). */
 static const hyb_config configs[] = {
-	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256 },
-	{ 1, 6, { 2, 4, 8, 16, 32, 64 }, 256 },
-	{ 1, 8, { 1, 2, 4, 8, 16, 32, 64, 128 }, 256 },
-	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 256 },
-	{ 2, 6, { 1, 2, 4, 8, 16, 32 }, 256 },
-	{ 2, 8, { 1, 2, 4, 8, 16, 32, 64, 128 }, 256 },
-	{ 1, 3, { 1, 2, 4 }, 256 },
-	{ 1, 4, { 1, 2, 4, 8 }, 256 },
-	{ 1, 4, { 1, 2, 4, 8 }, 64 },
-	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 64 },
+	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0 },
+	{ 1, 6, { 2, 4, 8, 16, 32, 64 }, 256, 0 },
+	{ 1, 8, { 1, 2, 4, 8, 16, 32, 64, 128 }, 256, 0 },
+	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 256, 0 },
+	{ 2, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0 },
+	{ 2, 8, { 1, 2, 4, 8, 16, 32, 64, 128 }, 256, 0 },
+	{ 1, 3, { 1, 2, 4 }, 256, 0 },
+	{ 1, 4, { 1, 2, 4, 8 }, 256, 0 },
+	{ 1, 4, { 1, 2, 4, 8 }, 64, 0 },
+	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 64, 0 },
+	{ 1, 3, { 1, 2, 4 }, 256, 2 },
+	{ 1, 4, { 1, 2, 4, 8 }, 256, 2 },
+	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256, 2 },
+	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 256, 2 },
 };
 #define N_CONFIGS (int)(sizeof(configs) / sizeof(configs[0]))
 
@@ -80,7 +87,9 @@ static stir_gpu_kernel *spmm_kernel(stir_ctx *ctx, const char *program,
 	if (!k || (cfg ? bench_spmm_hybrid_schedule(k, cfg->c, cfg->buckets,
 	    cfg->nb, fm) : bench_spmm_csr_schedule(k, fm)) < 0)
 		return NULL;
-	return stir_gpu_kernel_compile(k, co);
+	stir_compile_options bounded = *co;
+	bounded.min_blocks_per_sm = cfg ? cfg->min_blocks : 0;
+	return stir_gpu_kernel_compile(k, &bounded);
 }
 
 /* ctx, o, fm, co, dev, a, bh, want, r: time stir's CSR kernel on graph a
@@ -132,7 +141,8 @@ static void json_result(FILE *f, const result *r, bool last, double copy_bw)
 	fprintf(f, "\n     \"hyb_column_parts\": %d, \"hyb_buckets\": [", r->hyb.c);
 	for (int i = 0; i < r->hyb.nb; i++)
 		fprintf(f, "%s%lld", i ? ", " : "", (long long)r->hyb.buckets[i]);
-	fprintf(f, "], \"hyb_threads\": %d, ", r->hyb.threads);
+	fprintf(f, "], \"hyb_threads\": %d, \"hyb_min_blocks\": %d, ",
+		r->hyb.threads, r->hyb.min_blocks);
 	bench_json_num(f, "hyb_padding", r->padding);
 	bench_json_num(f, "host_build_ms", r->build_ms);
 	bench_json_search(f, r->search_ms, N_CONFIGS);
@@ -306,8 +316,11 @@ int main(int argc, char **argv)
 					"%s%lld", i ? "," : "", (long long)r->hyb.buckets[i]);
 			len += snprintf(config + len, sizeof(config) - (size_t)len, "]");
 			if (r->hyb.threads != 256)
-				snprintf(config + len, sizeof(config) - (size_t)len, " %dt",
-					r->hyb.threads);
+				len += snprintf(config + len, sizeof(config) - (size_t)len,
+					" %dt", r->hyb.threads);
+			if (r->hyb.min_blocks)
+				snprintf(config + len, sizeof(config) - (size_t)len, " mb%d",
+					r->hyb.min_blocks);
 			printf("%-16s %8lld %10lld %5lld | %10.4f %-9s | %10.4f %6.2fx | "
 				"%10.4f %6.2fx | %4.0f%% %4.0f%% | %-22s %6.0fms\n", gname,
 				(long long)a.m, (long long)a.nnz, (long long)feat,

@@ -26,6 +26,10 @@ def spmm(results):
     for r in results:
         cfg = "c=%d [%s]" % (r["hyb_column_parts"],
                              ",".join(map(str, r["hyb_buckets"])))
+        if r.get("hyb_threads", 256) != 256:
+            cfg += " %dt" % r["hyb_threads"]
+        if r.get("hyb_min_blocks"):
+            cfg += " mb%d" % r["hyb_min_blocks"]
         print("| %s | %d | %d | %d | %s (%s) | %s | %s | %s× | %s / %s | %s | %s |" % (
             r["graph"], r["rows"], r["nnz"], r["features"],
             fmt(r["cusparse_ms"], ".4f"), r["cusparse_alg"],

@@ -1,6 +1,6 @@
 /* The GNN kernels built through the C API: CSR SpMM, hybrid ELL SpMM
- * (decompose_format into hybrid(1, [1, 2, 4, 8, 16, 32]) with SparseTIR's
- * schedule) and SDDMM (fused non-zeros, lanes per non-zero, warp
+ * (decompose_format into hybrid(1, [1, 2, 4, 8, 16, 32]) covering the rows,
+ * with SparseTIR's schedule, each part storing its rows of C once) and SDDMM (fused non-zeros, lanes per non-zero, warp
  * shuffles, vector loads), each checked against the unscheduled program
  * run by the stage I interpreter on the same inputs.  The schedules are
  * those of the benchmarks (bench/spmm_schedule.c, bench/sddmm_schedule.c).

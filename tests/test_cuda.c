@@ -911,6 +911,44 @@ START_TEST(test_compile)
 }
 END_TEST
 
+START_TEST(test_min_blocks)
+{
+	/* min_blocks_per_sm: __launch_bounds__(threads, N) in every launch
+	 * with a literal block size; out of range, an error before NVRTC */
+	prog p = load_prog("tests/cuda/tiled_mv.stir");
+	char *plain = stir_kernel_to_cuda(p.k);
+	ck_assert_ptr_nonnull(plain);
+	ck_assert_ptr_nonnull(strstr(plain, "__launch_bounds__("));
+	ck_assert_ptr_null(strstr(plain, ", 2) "));
+	char dir[] = "/tmp/stir-test-cuda-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	stir_compile_options o = { .arch = "sm_90", .cache_dir = dir,
+		.min_blocks_per_sm = 33 };
+	ck_assert_ptr_null(stir_gpu_kernel_compile(p.k, &o));
+	ck_assert_ptr_nonnull(strstr(stir_diag_get_message(
+		stir_ctx_get_diagnostic(p.ctx, stir_ctx_n_diagnostics(p.ctx) - 1)),
+		"min_blocks_per_sm must be 0 to 32, not 33"));
+	o.min_blocks_per_sm = 2;
+	stir_gpu_kernel *gk = stir_gpu_kernel_compile(p.k, &o);
+	if (stir_nvrtc_is_available()) {
+		ck_assert_ptr_nonnull(gk);
+		const char *src = stir_cuda_plan_get_source(
+			stir_gpu_kernel_get_plan(gk));
+		const char *lb = strstr(plain, "__launch_bounds__(");
+		size_t n = (size_t)(strchr(lb, ')') - lb);
+		char want[64];
+		snprintf(want, sizeof(want), "%.*s, 2) ", (int)n, lb);
+		ck_assert_ptr_nonnull(strstr(src, want));
+	}
+	stir_gpu_kernel_free(gk);
+	free(plain);
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	ck_assert_int_eq(system(cmd), 0);
+	free_prog(&p);
+}
+END_TEST
+
 /* The suite: the emitter, the plan, runs. */
 static Suite *cuda_suite(void)
 {
@@ -932,6 +970,7 @@ static Suite *cuda_suite(void)
 	tcase_add_test(tc, test_fake_run);
 	tcase_add_test(tc, test_fake_errors);
 	tcase_add_test(tc, test_compile);
+	tcase_add_test(tc, test_min_blocks);
 	suite_add_tcase(s, tc);
 	return s;
 }
