@@ -739,25 +739,8 @@ static bool check_over_init(creq *c)
 			"has a whole dimension", xn, c->loop->u.for_.var->name);
 		return false;
 	}
-	for (int i = 0; i < c->li; i++) {
-		const stir_stmt *o = c->path.stmt[i];
-		if (o->kind != STIR_STMT_FOR)
-			continue;
-		for (int j = i + 1; j < c->path.n; j++) {
-			const stir_stmt *b = c->path.stmt[j];
-			for (int v = 0; b->kind == STIR_STMT_BLOCK &&
-			     v < b->u.block.n_vars; v++)
-				if (b->u.block.kinds[v] == 'R' && stir_expr_uses(
-					b->u.block.bindings[v], o->u.for_.var)) {
-					sched_fail(s, o->loc, "loop '%s' encloses loop '%s' "
-						"and iterates reduction variable '%s' of block "
-						"'%s'", o->u.for_.var->name,
-						c->loop->u.for_.var->name,
-						b->u.block.vars[v]->name, b->u.block.name);
-					return false;
-				}
-		}
-	}
+	if (!sched_spatial_around(s, &c->path, c->li))
+		return false;
 	stir_stmt *nest = c->path.stmt[0];
 	if (sched_count_accesses(nest, c->x) != sched_count_accesses(c->loop,
 	    c->x)) {

@@ -752,26 +752,8 @@ static int decompose(sched *s, const char *block, const char *loop)
 		goto out;
 	stir_stmt *l = p.stmt[li];
 	/* the loops around "loop" must be spatial */
-	for (int i = 0; i < li; i++) {
-		const stir_stmt *o = p.stmt[i];
-		if (o->kind != STIR_STMT_FOR)
-			continue;
-		for (int j = i + 1; j < p.n; j++) {
-			const stir_stmt *b = p.stmt[j];
-			if (b->kind != STIR_STMT_BLOCK)
-				continue;
-			for (int v = 0; v < b->u.block.n_vars; v++)
-				if (b->u.block.kinds[v] == 'R' &&
-				    stir_expr_uses(b->u.block.bindings[v],
-					o->u.for_.var)) {
-					sched_fail(s, o->loc, "loop '%s' encloses loop '%s' "
-						"and iterates reduction variable '%s' of block "
-						"'%s'", o->u.for_.var->name, loop,
-						b->u.block.vars[v]->name, b->u.block.name);
-					goto out;
-				}
-		}
-	}
+	if (!sched_spatial_around(s, &p, li))
+		goto out;
 	/* the iteration's name: the block's without its number (which digits
 	 * are the number: the fewest for which init blocks exist) */
 	char prefix[300];

@@ -333,6 +333,32 @@ void sched_list_remove(stir_ptr_vec *list, int index)
 	list->n--;
 }
 
+bool sched_spatial_around(sched *s, const sched_path *path, int li)
+{
+	const char *loop = path->stmt[li]->u.for_.var->name;
+	for (int i = 0; i < li; i++) {
+		const stir_stmt *o = path->stmt[i];
+		if (o->kind != STIR_STMT_FOR)
+			continue;
+		for (int j = i + 1; j < path->n; j++) {
+			const stir_stmt *b = path->stmt[j];
+			if (b->kind != STIR_STMT_BLOCK)
+				continue;
+			for (int v = 0; v < b->u.block.n_vars; v++)
+				if (b->u.block.kinds[v] == 'R' &&
+				    stir_expr_uses(b->u.block.bindings[v],
+					o->u.for_.var)) {
+					sched_fail(s, o->loc, "loop '%s' encloses loop '%s' "
+						"and iterates reduction variable '%s' of block "
+						"'%s'", o->u.for_.var->name, loop,
+						b->u.block.vars[v]->name, b->u.block.name);
+					return false;
+				}
+		}
+	}
+	return true;
+}
+
 stir_stmt *sched_atomic_around(const sched_path *path, int depth)
 {
 	for (int i = depth - 1; i >= 0; i--)

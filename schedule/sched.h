@@ -221,6 +221,11 @@ void sched_list_remove(stir_ptr_vec *list, int index);
 /* s, path, depth: the innermost atomic block among
  * path->stmt[0 .. depth-1], or NULL. */
 stir_stmt *sched_atomic_around(const sched_path *path, int depth);
+/* s, path, li: check that no loop around path->stmt[li] (a loop) iterates
+ * a reduction variable of a block below it on the path, which is then
+ * run once per spatial point of those loops.  true, or false with an
+ * error. */
+bool sched_spatial_around(sched *s, const sched_path *path, int li);
 
 /* s, b: block b and every block nested in it made atomic when all their
  * stores are += or -= (schedule/reduction.c). */
