@@ -34,8 +34,8 @@ typedef struct hyb_config {
 
 /* Wide buckets for long rows; narrow ones, splitting long rows into more
  * pieces that run in parallel; smaller thread blocks, spreading a small
- * graph over more multiprocessors; two blocks per multiprocessor, which
- * gives a thread the registers to keep its row's loads in flight (a
+ * graph over more multiprocessors; two blocks per multiprocessor, or one,
+ * which gives a thread the registers to keep its row's loads in flight (a
  * small graph, with few blocks, is bound by their latency). */
 static const hyb_config configs[] = {
 	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0 },
@@ -52,6 +52,9 @@ static const hyb_config configs[] = {
 	{ 1, 4, { 1, 2, 4, 8 }, 256, 2 },
 	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256, 2 },
 	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 256, 2 },
+	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256, 1 },
+	{ 1, 8, { 1, 2, 4, 8, 16, 32, 64, 128 }, 256, 1 },
+	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 256, 1 },
 };
 #define N_CONFIGS (int)(sizeof(configs) / sizeof(configs[0]))
 
