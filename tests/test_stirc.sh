@@ -168,6 +168,12 @@ expect 2 "$stirc" run "$srcdir/tests/cuda/twostep.stir" --kernel twostep \
 expect 2 "$stirc" run "$srcdir/tests/cuda/twostep.stir" --kernel twostep \
 	--arch sm_90
 expect 2 "$stirc" run "$srcdir/tests/cuda/twostep.stir" --backend gpu
+expect 2 "$stirc" run "$srcdir/tests/cuda/twostep.stir" --kernel twostep \
+	--min-blocks 2
+grep_in "$tmp/err" "--arch and --min-blocks apply to --backend cuda only"
+expect 2 "$stirc" verify "$srcdir/examples/csrmm.stir" --backend cuda \
+	--min-blocks 33
+grep_in "$tmp/err" "--min-blocks takes 1 to 32, not '33'"
 # ... and with the fake driver of the tests, which runs "twostep": the
 # kernel compiled with NVRTC, uploaded, launched, timed, downloaded and
 # checked against the interpreter (skipped without NVRTC)
@@ -175,7 +181,8 @@ fake=${STIR_BUILDDIR:-.}/tests/.libs/libfakecuda.so
 if [ -r "$fake" ]; then
 	STIR_LIBCUDA=$fake STIR_CACHE_DIR="$tmp/cache" "$stirc" run \
 		"$srcdir/tests/cuda/twostep.stir" --kernel twostep --backend cuda \
-		--random 4 --size n=200 --check --time --out Y="$tmp/Y.npy" \
+		--random 4 --size n=200 --check --time --min-blocks 2 \
+		--out Y="$tmp/Y.npy" \
 		> "$tmp/out" 2> "$tmp/err"
 	case $? in
 	0)

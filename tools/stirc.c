@@ -32,6 +32,7 @@ typedef struct options {
 	const char *schedule;    /* --schedule */
 	const char *backend;     /* --backend: "interp" or "cuda" */
 	const char *arch;        /* --arch */
+	int min_blocks;          /* --min-blocks: 0, or 1 to 32 */
 	const char *output;      /* -o */
 	bool compile;            /* --compile */
 	bool check;              /* --check */
@@ -112,6 +113,7 @@ static const char usage_run[] =
 "                 [--size NAME=INT]... [--mtx TENSOR=FILE.mtx[.gz]]...\n"
 "                 [--in ARRAY=FILE.npy]... [--random SEED]\n"
 "                 [--out ARRAY=FILE.npy]... [--check] [--time] [--arch A]\n"
+"                 [--min-blocks N]\n"
 "\n"
 "Execute kernel K (needed when FILE holds several) on host arrays, or on\n"
 "the GPU.  Arrays are named after tensors ('A') and axes ('J.indptr',\n"
@@ -135,6 +137,9 @@ static const char usage_run[] =
 "                      its values\n"
 "  --arch A            compile for architecture A instead of the GPU's own\n"
 "                      (cuda only)\n"
+"  --min-blocks N      compile every launch for N thread blocks per\n"
+"                      multiprocessor, 1 to 32 (__launch_bounds__(T, N):\n"
+"                      more registers per thread for small N; cuda only)\n"
 "  --size NAME=INT     bind size parameter NAME\n"
 "  --mtx T=FILE        bind CSR tensor T (axes [I, J], I dense_fixed,\n"
 "                      J sparse_variable) to a Matrix Market file: its sizes,\n"
@@ -162,7 +167,7 @@ static const char usage_run[] =
 static const char usage_verify[] =
 "usage: stirc verify FILE [--kernel K] [--schedule S.yaml] [--seed N]\n"
 "                    [--seeds COUNT] [--size NAME=INT]...\n"
-"                    [--backend interp|cuda] [--arch A]\n"
+"                    [--backend interp|cuda] [--arch A] [--min-blocks N]\n"
 "\n"
 "Run every kernel (or K) of the stage I program FILE at stages I, II and\n"
 "III on seeded random inputs (structure with empty rows, rows of one\n"
@@ -180,6 +185,8 @@ static const char usage_verify[] =
 "                    the arrays the kernel writes start as NaN in both runs,\n"
 "                    so that elements the GPU leaves unwritten show\n"
 "  --arch A          compile for architecture A instead of the GPU's own\n"
+"  --min-blocks N    compile every launch for N thread blocks per\n"
+"                    multiprocessor, 1 to 32 (cuda only)\n"
 "  --seed N          the first seed (default 1)\n"
 "  --seeds COUNT     how many seeds to try: N, N+1, ... (default 1)\n"
 "  --size NAME=INT   bind size parameter NAME instead of drawing it\n"
@@ -222,7 +229,7 @@ static int parse_int(const char *s, int64_t *v)
 enum {
 	OPT_KERNEL = 256, OPT_STAGE, OPT_SCHEDULE, OPT_BACKEND, OPT_SIZE,
 	OPT_MTX, OPT_IN, OPT_RANDOM, OPT_OUT, OPT_CHECK, OPT_TIME, OPT_SEED,
-	OPT_SEEDS, OPT_ARCH, OPT_COMPILE, OPT_OUTPUT, OPT_HELP,
+	OPT_SEEDS, OPT_ARCH, OPT_MIN_BLOCKS, OPT_COMPILE, OPT_OUTPUT, OPT_HELP,
 };
 
 /* cmd, argc, argv, allowed, o: parse the options of command cmd; only
@@ -246,6 +253,7 @@ static int parse_options(const char *cmd, const char *help, int argc,
 		{ "seed", required_argument, 0, OPT_SEED },
 		{ "seeds", required_argument, 0, OPT_SEEDS },
 		{ "arch", required_argument, 0, OPT_ARCH },
+		{ "min-blocks", required_argument, 0, OPT_MIN_BLOCKS },
 		{ "compile", no_argument, 0, OPT_COMPILE },
 		{ "help", no_argument, 0, OPT_HELP },
 		{ 0, 0, 0, 0 },
@@ -291,6 +299,12 @@ static int parse_options(const char *cmd, const char *help, int argc,
 			break;
 		case OPT_ARCH:
 			o->arch = optarg;
+			break;
+		case OPT_MIN_BLOCKS:
+			if (parse_int(optarg, &v) || v < 1 || v > 32)
+				return usage_error(prefix, "--min-blocks takes 1 to 32, "
+					"not '%s'", optarg);
+			o->min_blocks = (int)v;
 			break;
 		case OPT_SCHEDULE:
 			o->schedule = optarg;
@@ -679,7 +693,8 @@ static stir_gpu_kernel *compile_for_gpu(stir_kernel *k, const options *o,
 	if ((s ? stir_schedule_prepare_for_gpu(s, k) :
 	    stir_kernel_prepare_for_gpu(k)) < 0)
 		return NULL;
-	stir_compile_options co = { .arch = o->arch, .device = dev };
+	stir_compile_options co = { .arch = o->arch, .device = dev,
+		.min_blocks_per_sm = o->min_blocks };
 	return stir_gpu_kernel_compile(k, &co);
 }
 
@@ -719,7 +734,7 @@ static int cmd_run(int argc, char **argv)
 {
 	static const int allowed[] = { OPT_KERNEL, OPT_STAGE, OPT_SCHEDULE,
 		OPT_BACKEND, OPT_SIZE, OPT_MTX, OPT_IN, OPT_RANDOM, OPT_OUT,
-		OPT_CHECK, OPT_TIME, OPT_ARCH, 0 };
+		OPT_CHECK, OPT_TIME, OPT_ARCH, OPT_MIN_BLOCKS, 0 };
 	options o;
 	int rc = parse_options("run", usage_run, argc, argv, allowed, &o);
 	if (rc)
@@ -728,9 +743,9 @@ static int cmd_run(int argc, char **argv)
 	if (cuda && o.stage)
 		return usage_error("run ", "%s", "--stage applies to --backend "
 			"interp only");
-	if (o.arch && !cuda)
-		return usage_error("run ", "%s", "--arch applies to --backend "
-			"cuda only");
+	if ((o.arch || o.min_blocks) && !cuda)
+		return usage_error("run ", "%s", "--arch and --min-blocks apply to "
+			"--backend cuda only");
 	stir_ctx *ctx = stir_ctx_alloc();
 	stir_module *src = read_at_stage(ctx, &o, 0, &rc), *m = NULL;
 	stir_kernel *k = NULL, *kr = NULL;
@@ -904,15 +919,15 @@ out:
 static int cmd_verify(int argc, char **argv)
 {
 	static const int allowed[] = { OPT_KERNEL, OPT_SCHEDULE, OPT_SEED,
-		OPT_SEEDS, OPT_SIZE, OPT_BACKEND, OPT_ARCH, 0 };
+		OPT_SEEDS, OPT_SIZE, OPT_BACKEND, OPT_ARCH, OPT_MIN_BLOCKS, 0 };
 	options o;
 	int rc = parse_options("verify", usage_verify, argc, argv, allowed, &o);
 	if (rc)
 		return rc == 1 ? 0 : rc;
 	bool cuda = use_cuda(&o);
-	if (o.arch && !cuda)
-		return usage_error("verify ", "%s", "--arch applies to --backend "
-			"cuda only");
+	if ((o.arch || o.min_blocks) && !cuda)
+		return usage_error("verify ", "%s", "--arch and --min-blocks apply "
+			"to --backend cuda only");
 	stir_ctx *ctx = stir_ctx_alloc();
 	stir_module *m[4] = { NULL, NULL, NULL, NULL };
 	stir_device *dev = NULL;
