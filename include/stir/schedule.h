@@ -119,8 +119,11 @@ STIR_EXPORT int stir_cache_write(__stir_keep stir_kernel *k, const char *block,
  * removed, so every element is written once and the kernel needs one
  * launch less.  Requires, besides cache_write's conditions: the init nest
  * one block storing one constant into the element the block adds into at
- * the same spatial point; the block not atomic (its instances write
- * distinct elements); every loop around "loop" spatial; a region of points
+ * the same spatial point, over the same spatial points as the block's
+ * nest (each spatial variable a sum of its own loops over [0, N), bounded
+ * by the loops or a split's tail guard, the same N in both nests, no
+ * other condition); the block not atomic (its instances write distinct
+ * elements); every loop around "loop" spatial; a region of points
  * and ranges, no whole dimension; the buffer touched by nothing else in
  * the block's nest. */
 STIR_EXPORT int stir_cache_write_over_init(__stir_keep stir_kernel *k,
