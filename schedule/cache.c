@@ -696,18 +696,9 @@ static bool is_init_of(const stir_stmt *init, const stir_stmt *blk)
 	const char *at = strstr(in, "_init");
 	while (at && strstr(at + 1, "_init"))
 		at = strstr(at + 1, "_init");
-	if (!at || !at[5])
-		return false;
-	for (const char *p = at + 5; *p; p++)
-		if (*p < '0' || *p > '9')
-			return false;
-	size_t n = (size_t)(at - in);
-	if (strncmp(in, bn, n) || !bn[n])
-		return false;
-	for (const char *p = bn + n; *p; p++)
-		if (*p < '0' || *p > '9')
-			return false;
-	return true;
+	size_t n = at ? (size_t)(at - in) : 0;
+	return at && sched_is_number(at + 5) && !strncmp(in, bn, n) &&
+		sched_is_number(bn + n);
 }
 
 /* The iteration space of a nest as the blocks on one path see it: each

@@ -712,12 +712,7 @@ typedef struct init_find {
 static bool is_init_name(const char *name, const char *prefix)
 {
 	size_t n = strlen(prefix);
-	if (strncmp(name, prefix, n) || !name[n])
-		return false;
-	for (const char *c = name + n; *c; c++)
-		if (*c < '0' || *c > '9')
-			return false;
-	return true;
+	return !strncmp(name, prefix, n) && sched_is_number(name + n);
 }
 
 /* f, list: collect the outermost init blocks in list. */
