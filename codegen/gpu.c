@@ -68,20 +68,18 @@ stir_gpu_kernel *stir_gpu_kernel_compile(const stir_kernel *k,
 	if (!k)
 		return NULL;
 	stir_ctx *ctx = stir_kernel_ctx(k);
+	int min_blocks = opts ? opts->min_blocks_per_sm : 0;
+	if (min_blocks < 0 || min_blocks > 32) {
+		stir_error(ctx, k->loc, "min_blocks_per_sm must be 0 to 32, not %d",
+			min_blocks);
+		return NULL;
+	}
 	stir_gpu_kernel *gk = calloc(1, sizeof(*gk));
 	if (!gk) {
 		stir_error_oom(ctx);
 		return NULL;
 	}
-	if (opts && (opts->min_blocks_per_sm < 0 ||
-	    opts->min_blocks_per_sm > 32)) {
-		stir_error(ctx, k->loc, "min_blocks_per_sm must be 0 to 32, not %d",
-			opts->min_blocks_per_sm);
-		free(gk);
-		return NULL;
-	}
-	gk->plan = cuda_plan_alloc_bounded(k, 0, opts ? opts->min_blocks_per_sm :
-		0);
+	gk->plan = cuda_plan_alloc_bounded(k, 0, min_blocks);
 	if (!gk->plan) {
 		free(gk);
 		return NULL;

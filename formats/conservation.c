@@ -292,10 +292,10 @@ static int verify_hybrid_part(vstate *v, const stir_format_part *part)
 	char rn[256], cn[256], an[256], sn[256];
 	int64_t cw = f->range_width;
 	/* covering the rows, bucket nbuckets is the split rows' part */
-	int nb = f->nbuckets, b = part->bucket < nb ? part->bucket : nb - 1;
+	int nb = f->nbuckets;
 	if (part->bucket < 0 || part->bucket > nb ||
 	    (part->bucket == nb && (!f->cover_rows || part->range != 0)) ||
-	    part->width != f->buckets[b] || part->range < 0 ||
+	    part->width != fmt_hybrid_width(f, part->bucket) || part->range < 0 ||
 	    (int64_t)part->range * cw >= v->A->ncols || part->rows <= 0)
 		return verr(v, "the description of part '%s' does not match "
 			"the format", part->suffix);

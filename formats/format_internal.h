@@ -32,6 +32,13 @@ struct stir_format {
 	stir_format_part *parts;  /* owned, with their suffix strings */
 };
 
+/* f, t: the width of hybrid part t's rows: bucket t's, or for the split
+ * rows' part of a format that covers the rows (t = nbuckets) the widest. */
+static inline int64_t fmt_hybrid_width(const stir_format *f, int t)
+{
+	return f->buckets[t < f->nbuckets ? t : f->nbuckets - 1];
+}
+
 /* A CSR matrix whose arrays have been checked (fmt_check_csr): borrowed
  * arrays, well formed. */
 typedef struct fmt_csr {

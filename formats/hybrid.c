@@ -179,7 +179,7 @@ static void fill_parts(fmt_build *bld, const fmt_csr *A, hyb_part *parts,
 			if (t == k && !f->cover_rows)
 				t = k - 1;
 			hyb_part *part = &parts[q * k + t];
-			int64_t width = f->buckets[t < k ? t : k - 1];
+			int64_t width = fmt_hybrid_width(f, t);
 			/* one row of the part per chunk of the run */
 			for (int64_t s = p; s < e; s += width) {
 				int64_t o = part->next++;
@@ -212,8 +212,7 @@ static void fill_parts(fmt_build *bld, const fmt_csr *A, hyb_part *parts,
  * (STIR_HYBRID_ALL_PARTS); it is not described.  0 or -1. */
 static int bind_empty_part(fmt_build *bld, int q, int t)
 {
-	int k = bld->f->nbuckets;
-	int64_t zero = 0, shape[2] = { 0, bld->f->buckets[t < k ? t : k - 1] };
+	int64_t zero = 0, shape[2] = { 0, fmt_hybrid_width(bld->f, t) };
 	const char *s = bld->f->suffix;
 	stir_dtype it = bld->f->itype, vt = bld->f->vtype;
 	return fmt_build_array(bld, it, 1, &zero, "R%s_%d_%d.indices", s, q,
@@ -289,7 +288,7 @@ stir_format *stir_csr_to_hybrid_flags(stir_ctx *ctx, const stir_csr *csr,
 		}
 		if (hp->rows == 0)
 			continue;
-		int64_t width = f->buckets[t < k ? t : k - 1];
+		int64_t width = fmt_hybrid_width(f, t);
 		stir_format_part *part = fmt_build_part(&bld, "_%d_%d", q, t);
 		if (!part) {
 			free(parts);

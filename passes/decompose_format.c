@@ -989,14 +989,16 @@ int stir_decompose_format(stir_kernel *k, const char *tensor, int n,
 				return -1;
 			}
 	}
-	for (int i = 1; i < n; i++)
-		if (rules[i]->cover_rows != rules[0]->cover_rows) {
-			stir_error(ctx, k->loc, "decompose_format: rule '%s' covers "
-				"the rows and rule '%s' does not; either every rule "
-				"covers them or none", rules[rules[0]->cover_rows ? 0 : i]->suffix,
-				rules[rules[0]->cover_rows ? i : 0]->suffix);
-			return -1;
-		}
+	for (int i = 1; i < n; i++) {
+		if (rules[i]->cover_rows == rules[0]->cover_rows)
+			continue;
+		const stir_format_rule *yes = rules[0]->cover_rows ? rules[0] :
+			rules[i], *no = rules[0]->cover_rows ? rules[i] : rules[0];
+		stir_error(ctx, k->loc, "decompose_format: rule '%s' covers the "
+			"rows and rule '%s' does not; either every rule covers them "
+			"or none", yes->suffix, no->suffix);
+		return -1;
+	}
 	find_computations(&d);
 	for (int i = 0; i < n && !d.failed; i++)
 		check_rule(&d, rules[i]);

@@ -702,8 +702,9 @@ static bool is_init_of(const stir_stmt *init, const stir_stmt *blk)
 }
 
 /* The iteration space of a nest as the blocks on one path see it: each
- * spatial block variable, in order, takes every value of [0, bound) exactly
- * once as the loops run (sufficient conditions, checked by nest_domain). */
+ * spatial block variable, in order, takes every value of [0, bound)
+ * exactly once as the loops run (sufficient conditions, checked by
+ * find_nest_domain). */
 #define MAX_TERMS 16
 typedef struct nest_domain {
 	int n;
