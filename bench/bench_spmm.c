@@ -30,31 +30,43 @@ typedef struct hyb_config {
 	int64_t buckets[8];     /* bucket widths, ascending */
 	int threads;            /* threads per thread block */
 	int min_blocks;         /* stir_compile_options.min_blocks_per_sm */
+	int group;              /* threads a row (bench_spmm_map_grouped) */
 } hyb_config;
 
 /* Wide buckets for long rows; narrow ones, splitting long rows into more
  * pieces that run in parallel; smaller thread blocks, spreading a small
  * graph over more multiprocessors; two blocks per multiprocessor, or one,
  * which gives a thread the registers to keep its row's loads in flight (a
- * small graph, with few blocks, is bound by their latency). */
+ * small graph, with few blocks, is bound by their latency); rows shared
+ * by 2 or 4 threads whose sums warp shuffles combine (a long row's
+ * gathers in parallel, without atomics or the split rows' launch); buckets
+ * of widths between the powers of two, padding long rows less. */
 static const hyb_config configs[] = {
-	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0 },
-	{ 1, 6, { 2, 4, 8, 16, 32, 64 }, 256, 0 },
-	{ 1, 8, { 1, 2, 4, 8, 16, 32, 64, 128 }, 256, 0 },
-	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 256, 0 },
-	{ 2, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0 },
-	{ 2, 8, { 1, 2, 4, 8, 16, 32, 64, 128 }, 256, 0 },
-	{ 1, 3, { 1, 2, 4 }, 256, 0 },
-	{ 1, 4, { 1, 2, 4, 8 }, 256, 0 },
-	{ 1, 4, { 1, 2, 4, 8 }, 64, 0 },
-	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 64, 0 },
-	{ 1, 3, { 1, 2, 4 }, 256, 2 },
-	{ 1, 4, { 1, 2, 4, 8 }, 256, 2 },
-	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256, 2 },
-	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 256, 2 },
-	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256, 1 },
-	{ 1, 8, { 1, 2, 4, 8, 16, 32, 64, 128 }, 256, 1 },
-	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 256, 1 },
+	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1 },
+	{ 1, 6, { 2, 4, 8, 16, 32, 64 }, 256, 0, 1 },
+	{ 1, 8, { 1, 2, 4, 8, 16, 32, 64, 128 }, 256, 0, 1 },
+	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 256, 0, 1 },
+	{ 2, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1 },
+	{ 2, 8, { 1, 2, 4, 8, 16, 32, 64, 128 }, 256, 0, 1 },
+	{ 1, 3, { 1, 2, 4 }, 256, 0, 1 },
+	{ 1, 4, { 1, 2, 4, 8 }, 256, 0, 1 },
+	{ 1, 4, { 1, 2, 4, 8 }, 64, 0, 1 },
+	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 64, 0, 1 },
+	{ 1, 3, { 1, 2, 4 }, 256, 2, 1 },
+	{ 1, 4, { 1, 2, 4, 8 }, 256, 2, 1 },
+	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256, 2, 1 },
+	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 256, 2, 1 },
+	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256, 1, 1 },
+	{ 1, 8, { 1, 2, 4, 8, 16, 32, 64, 128 }, 256, 1, 1 },
+	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 256, 1, 1 },
+	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 256, 0, 4 },
+	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 256, 1, 4 },
+	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 64, 0, 4 },
+	{ 1, 6, { 2, 4, 8, 16, 32, 64 }, 256, 0, 2 },
+	{ 1, 8, { 8, 16, 24, 32, 48, 64, 96, 128 }, 256, 0, 4 },
+	{ 1, 8, { 8, 16, 24, 32, 48, 64, 96, 128 }, 256, 1, 4 },
+	{ 1, 8, { 8, 16, 24, 32, 48, 64, 96, 128 }, 256, 0, 1 },
+	{ 1, 8, { 8, 16, 24, 32, 48, 64, 96, 128 }, 256, 1, 1 },
 };
 #define N_CONFIGS (int)(sizeof(configs) / sizeof(configs[0]))
 
@@ -73,6 +85,13 @@ typedef struct result {
 	double bytes;           /* bytes the operation must move */
 } result;
 
+/* cfg, feat: whether candidate cfg applies at "feat" features (a grouped
+ * row's sums must fit its registers). */
+static bool config_fits(const hyb_config *cfg, int64_t feat)
+{
+	return bench_spmm_map_fits(bench_spmm_map_grouped(feat, cfg->group));
+}
+
 /* ctx, program, cfg, fm, co, mod: kernel csrmm scheduled and compiled:
  * for the hybrid format of configuration cfg (every part, so that it
  * serves any graph), or for CSR when cfg is NULL; its module in *mod. */
@@ -81,6 +100,8 @@ static stir_gpu_kernel *spmm_kernel(stir_ctx *ctx, const char *program,
 	stir_module **mod)
 {
 	stir_kernel *k = bench_read_kernel(ctx, program, "csrmm", mod);
+	if (cfg && cfg->group > 1)
+		fm = bench_spmm_map_grouped(fm.feat, cfg->group);
 	if (cfg && cfg->threads != 256) {
 		/* fewer rows per block; the features keep their threads */
 		fm.rows = fm.rows * cfg->threads / 256;
@@ -144,8 +165,9 @@ static void json_result(FILE *f, const result *r, bool last, double copy_bw)
 	fprintf(f, "\n     \"hyb_column_parts\": %d, \"hyb_buckets\": [", r->hyb.c);
 	for (int i = 0; i < r->hyb.nb; i++)
 		fprintf(f, "%s%lld", i ? ", " : "", (long long)r->hyb.buckets[i]);
-	fprintf(f, "], \"hyb_threads\": %d, \"hyb_min_blocks\": %d, ",
-		r->hyb.threads, r->hyb.min_blocks);
+	fprintf(f, "], \"hyb_threads\": %d, \"hyb_min_blocks\": %d, "
+		"\"hyb_group\": %d, ", r->hyb.threads, r->hyb.min_blocks,
+		r->hyb.group > 1 ? r->hyb.group : 1);
 	bench_json_num(f, "hyb_padding", r->padding);
 	bench_json_num(f, "host_build_ms", r->build_ms);
 	bench_json_search(f, r->search_ms, N_CONFIGS);
@@ -168,6 +190,8 @@ static void compile_graph(stir_ctx *ctx, const bench_options *o,
 		stir_gpu_kernel_free(gk);
 		stir_module_free(m);
 		for (int i = 0; i < N_CONFIGS; i++) {
+			if (!config_fits(&configs[i], fm.feat))
+				continue;
 			gk = spmm_kernel(ctx, o->program, &configs[i], fm, &co, &m);
 			if (!gk)
 				bench_fail(ctx, "compiling a hybrid kernel");
@@ -268,6 +292,8 @@ int main(int argc, char **argv)
 			r->hyb_ms = INFINITY;
 			for (int i = 0; i < N_CONFIGS; i++) {
 				r->search_ms[i] = -1;
+				if (!config_fits(&configs[i], feat))
+					continue;  /* null in the search */
 				stir_module *hyb_mod = NULL;
 				stir_gpu_kernel *hyb_gk = fmt[i] ? spmm_kernel(ctx, o.program,
 					&configs[i], fm, &co, &hyb_mod) : NULL;
@@ -318,6 +344,9 @@ int main(int argc, char **argv)
 				len += snprintf(config + len, sizeof(config) - (size_t)len,
 					"%s%lld", i ? "," : "", (long long)r->hyb.buckets[i]);
 			len += snprintf(config + len, sizeof(config) - (size_t)len, "]");
+			if (r->hyb.group > 1)
+				len += snprintf(config + len, sizeof(config) - (size_t)len,
+					" g%d", r->hyb.group);
 			if (r->hyb.threads != 256)
 				len += snprintf(config + len, sizeof(config) - (size_t)len,
 					" %dt", r->hyb.threads);

@@ -26,6 +26,8 @@ def spmm(results):
     for r in results:
         cfg = "c=%d [%s]" % (r["hyb_column_parts"],
                              ",".join(map(str, r["hyb_buckets"])))
+        if r.get("hyb_group", 1) > 1:
+            cfg += " g%d" % r["hyb_group"]
         if r.get("hyb_threads", 256) != 256:
             cfg += " %dt" % r["hyb_threads"]
         if r.get("hyb_min_blocks"):

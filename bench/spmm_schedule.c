@@ -3,19 +3,34 @@
 #include <stdio.h>
 #include "bench/spmm_schedule.h"
 
-/* feat: see spmm_schedule.h. */
-bench_spmm_map bench_spmm_map_features(int64_t feat)
+/* feat, group: see spmm_schedule.h. */
+bench_spmm_map bench_spmm_map_grouped(int64_t feat, int64_t group)
 {
-	bench_spmm_map f = { feat, 32, 4, 1, 8 };
+	bench_spmm_map f = { feat, 32 / group, 4, 1, 8, group };
 	while (f.vec > 1 && feat % f.vec)
 		f.vec /= 2;
 	while (f.lanes > 1 && (feat / f.vec) % f.lanes)
 		f.lanes /= 2;
 	f.chunks = feat / (f.lanes * f.vec);
-	f.rows = 256 / (f.lanes * f.chunks);
+	/* 256 threads: the chunks on threadIdx.z, or in grouped rows a loop */
+	f.rows = 256 / (f.lanes * (group > 1 ? group : f.chunks));
 	if (f.rows < 1)
 		f.rows = 1;
+	if (group > 1 && f.rows > 64)
+		f.rows = 64;  /* threadIdx.z's limit */
 	return f;
+}
+
+/* fm: see spmm_schedule.h. */
+bool bench_spmm_map_fits(bench_spmm_map fm)
+{
+	return fm.group <= 1 || fm.chunks * fm.vec <= 32;
+}
+
+/* feat: see spmm_schedule.h. */
+bench_spmm_map bench_spmm_map_features(int64_t feat)
+{
+	return bench_spmm_map_grouped(feat, 1);
 }
 
 /* k, block, fm, atomic: the schedule of one bucket part at stage II
@@ -41,6 +56,64 @@ static int schedule_part(stir_kernel *k, const char *block,
 		stir_unroll(k, block, "c") < 0 ? -1 : 0;
 }
 
+/* k, block, width, fm, atomic: schedule_part for fm.group > 1 (threads
+ * x, y, z: a row's group, the feature lanes, the rows).  A thread's
+ * features are consecutive, so that its sums are one range of C (loop
+ * k_1, split into vectors at stage III).  A part at least fm.group wide:
+ * loops o_0 (blockIdx.x), o_1 (z), r, k_0 (y), c_1 (the row's columns
+ * modulo the group, bound to x at stage III with the reduction), c_0,
+ * k_1.  A narrower one: o_0 (blockIdx.x), o_1 (z), o_2 (x, fm.group
+ * rows), r, k_0 (y), c, k_1. */
+static int schedule_part_grouped(stir_kernel *k, const char *block,
+	int64_t width, bench_spmm_map fm, bool atomic)
+{
+	const char *kc[] = { "k", "c" }, *ck[] = { "c", "k_1" };
+	const char *c10[] = { "c_1", "c_0" };
+	const int64_t fk[] = { 0, fm.chunks * fm.vec }, fc[] = { 0, fm.group };
+	const int64_t fo[] = { 0, fm.rows }, fog[] = { 0, fm.rows, fm.group };
+	if (stir_reorder(k, block, 2, kc) < 0 ||
+	    stir_split(k, block, "k", 2, fk) < 0 ||
+	    stir_reorder(k, block, 2, ck) < 0 ||
+	    (atomic && stir_set_atomic(k, block) < 0) ||
+	    stir_bind(k, block, "k_0", STIR_THREAD_Y) < 0)
+		return -1;
+	if (width < fm.group)
+		return stir_split(k, block, "o", 3, fog) < 0 ||
+			stir_bind(k, block, "o_0", STIR_BLOCK_X) < 0 ||
+			stir_bind(k, block, "o_1", STIR_THREAD_Z) < 0 ||
+			stir_bind(k, block, "o_2", STIR_THREAD_X) < 0 ||
+			stir_unroll(k, block, "c") < 0 ? -1 : 0;
+	return stir_split(k, block, "c", 2, fc) < 0 ||
+		stir_reorder(k, block, 2, c10) < 0 ||
+		stir_split(k, block, "o", 2, fo) < 0 ||
+		stir_bind(k, block, "o_0", STIR_BLOCK_X) < 0 ||
+		stir_bind(k, block, "o_1", STIR_THREAD_Z) < 0 ||
+		stir_unroll(k, block, "c_0") < 0 ? -1 : 0;
+}
+
+/* k, block, back, width, fm, over_init: stage3_part for fm.group > 1:
+ * the sums of the thread's features in registers over the row's columns
+ * (c_1 for a shared row, whose threads then combine them by shuffles:
+ * every one holds the row's sums, one stores them; c for a narrow part),
+ * the features in vectors (k_1_1, and ax0_1 in the write-back BACK). */
+static int stage3_part_grouped(stir_kernel *k, const char *block,
+	const char *back, int64_t width, bench_spmm_map fm, bool over_init)
+{
+	bool shared = width >= fm.group;
+	const int64_t fv[] = { 0, fm.vec };
+	if ((over_init ? stir_cache_write_over_init : stir_cache_write)(k, block,
+	    "C_data", shared ? "c_1" : "c", STIR_SCOPE_LOCAL) < 0 ||
+	    (shared && (stir_cross_thread_reduce(k, block, "c_1") < 0 ||
+	    stir_bind(k, block, "c_1", STIR_THREAD_X) < 0)) ||
+	    stir_split(k, block, "k_1", 2, fv) < 0 ||
+	    stir_unroll(k, block, "k_1_0") < 0 ||
+	    stir_split(k, back, "ax0", 2, fv) < 0 ||
+	    stir_unroll(k, back, "ax0_0") < 0)
+		return -1;
+	return fm.vec > 1 && (stir_vectorize(k, block, "k_1_1") < 0 ||
+		stir_vectorize(k, back, "ax0_1") < 0) ? -1 : 0;
+}
+
 /* k, block, i, fm, over_init: at stage III, the row's fm.vec sums of part
  * i in registers (a local cache of C_data over the loop of columns,
  * written back by block C_data_local, C_data_local1, ... in the order of
@@ -49,13 +122,15 @@ static int schedule_part(stir_kernel *k, const char *block,
  * of B and the write-back (float4 stores, or float4 atomic adds on
  * sm_90). */
 static int stage3_part(stir_kernel *k, const char *block, int i,
-	bench_spmm_map fm, bool over_init)
+	int64_t width, bench_spmm_map fm, bool over_init)
 {
 	char back[32];
 	if (i == 0)
 		snprintf(back, sizeof(back), "C_data_local");
 	else
 		snprintf(back, sizeof(back), "C_data_local%d", i);
+	if (fm.group > 1)
+		return stage3_part_grouped(k, block, back, width, fm, over_init);
 	if ((over_init ? stir_cache_write_over_init : stir_cache_write)(k, block,
 	    "C_data", "c", STIR_SCOPE_LOCAL) < 0)
 		return -1;
@@ -72,7 +147,9 @@ static int schedule_init(stir_kernel *k, const char *block, const char *rows,
 	bench_spmm_map fm)
 {
 	const int64_t fk[] = { 0, fm.lanes, fm.vec };
-	const int64_t fi[] = { 0, fm.rows * fm.chunks };  /* 256 threads */
+	/* 256 threads (the grouped rows' threads become rows here) */
+	const int64_t fi[] = { 0, fm.rows * (fm.group > 1 ? fm.group :
+		fm.chunks) };
 	char r0[32], r1[32];
 	snprintf(r0, sizeof(r0), "%s_0", rows);
 	snprintf(r1, sizeof(r1), "%s_1", rows);
@@ -128,8 +205,14 @@ int bench_spmm_hybrid_schedule(stir_kernel *k, int c, const int64_t *buckets,
 		stir_format_rule_free(rules[i]);
 	if (rc < 0 || stir_lower_sparse_iter(stir_kernel_get_module(k)) < 0)
 		return -1;
+	int64_t width[n];
+	for (int r = 0; r < n; r++) {
+		int t = cover ? (r == 0 ? nb : r - 1) : r % nb;
+		width[r] = buckets[t < nb ? t : nb - 1];
+	}
 	for (int i = 0; i < n; i++)
-		if (schedule_part(k, blocks[i], fm, atomic[i]) < 0)
+		if ((fm.group > 1 ? schedule_part_grouped(k, blocks[i], width[i],
+		    fm, atomic[i]) : schedule_part(k, blocks[i], fm, atomic[i])) < 0)
 			return -1;
 	if (schedule_init(k, cover ? init : "csrmm_init0", cover ? "o" : "i",
 	    fm) < 0 || stir_kernel_prepare_for_gpu(k) < 0)
@@ -137,7 +220,8 @@ int bench_spmm_hybrid_schedule(stir_kernel *k, int c, const int64_t *buckets,
 	/* the parts that do not add atomically hold distinct rows of C: they
 	 * store them once, taking over their init nests */
 	for (int i = 0; i < n; i++)
-		if (stage3_part(k, blocks[i], i, fm, cover && !atomic[i]) < 0)
+		if (stage3_part(k, blocks[i], i, width[i], fm,
+		    cover && !atomic[i]) < 0)
 			return -1;
 	const char *out[] = { "C_data" };
 	return n > 1 && stir_horizontal_fuse_disjoint(k, n, blocks, 1, out) < 0 ?

@@ -10,6 +10,7 @@
 #ifndef STIR_BENCH_SPMM_SCHEDULE_H
 #define STIR_BENCH_SPMM_SCHEDULE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stir/stir.h>
 
@@ -20,6 +21,12 @@
 typedef struct bench_spmm_map {
 	int64_t feat;           /* the features, a literal in the kernel */
 	int64_t lanes, vec, chunks, rows;
+	/* > 1: "group" threads along threadIdx.x share each row of a hybrid
+	 * part, each taking every group-th column, and their sums are
+	 * combined by warp shuffles; the feature lanes are then on
+	 * threadIdx.y, the chunks a loop inside the thread, and the rows on
+	 * threadIdx.z (bench_spmm_map_grouped) */
+	int64_t group;
 } bench_spmm_map;
 
 /* The mapping for "feat" features (feat >= 1): the widest vector (4, 2
@@ -27,6 +34,17 @@ typedef struct bench_spmm_map {
  * divide the vectors, the rest in chunks; every split is exact, so no
  * feature needs a guard. */
 bench_spmm_map bench_spmm_map_features(int64_t feat);
+
+/* The mapping for "feat" features with "group" threads a row (a power of
+ * two from 2 to 16): as bench_spmm_map_features, with at most 32 / group
+ * lanes, so that a row's threads lie in one warp.  group 1 is
+ * bench_spmm_map_features. */
+bench_spmm_map bench_spmm_map_grouped(int64_t feat, int64_t group);
+
+/* Whether bench_spmm_hybrid_schedule can use mapping fm: a grouped row
+ * keeps its thread's sums in at most 32 registers (chunks * vec <= 32,
+ * the most a cross-thread reduction into a register array takes). */
+bool bench_spmm_map_fits(bench_spmm_map fm);
 
 /* The flags to build hybrid(c, ..) with (stir_csr_to_hybrid_flags) for
  * the kernel of bench_spmm_hybrid_schedule: every part bound, a row that
@@ -49,8 +67,12 @@ unsigned bench_spmm_hybrid_flags(int c);
  * their own part 0_NB, add atomically into rows that a launch of their
  * own zeroes first (none when no row is split), and every other part
  * stores its rows of C once (cache_write_over_init).  With c > 1, C is
- * zeroed first and every part adds into it atomically.  0, or -1 with
- * diagnostics in k's context. */
+ * zeroed first and every part adds into it atomically.  With fm.group >
+ * 1, the parts of width fm.group or more give each row fm.group threads
+ * whose sums a cross-thread reduction combines (a long row's gathers run
+ * in parallel without atomics or a second launch); the narrower parts put
+ * fm.group rows on those threads instead.  0, or -1 with diagnostics in
+ * k's context. */
 int bench_spmm_hybrid_schedule(stir_kernel *k, int c, const int64_t *buckets,
 	int nb, bench_spmm_map fm);
 

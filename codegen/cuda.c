@@ -620,12 +620,19 @@ static bool list_names_var(const stir_ptr_vec *list, const stir_var *v)
 /* ---- stores ------------------------------------------------------------- */
 
 /* A cross-thread reduction: a cross_thread block whose store becomes
- * "acc += value" in every thread of its threadIdx.x loop. */
+ * "acc += value" in every thread of its threadIdx.x loop.  A reduction
+ * into a register array (a local buffer of at most 32 elements) whose
+ * element moves with loops inside the threadIdx.x loop (the lanes of a
+ * register cache) keeps one accumulator per element of the array
+ * ("acc[IDX] += value"), and a bit per element that says whether the
+ * thread added to it. */
 typedef struct red {
 	const stir_stmt *block;    /* the cross_thread block */
 	const stir_stmt *store;    /* its one store */
 	int id;                    /* stir_redID */
 	stir_dtype acc;            /* the accumulator's type */
+	int64_t elems;             /* > 0: one accumulator per element of the
+	                              local array of that many elements */
 	struct red *next;
 } red;
 
@@ -776,10 +783,14 @@ void cuda_emit_store(emitter *e, const stir_stmt *s, const ectx *ctx)
 	red *r = red_of(ctx, s);
 	if (r) {
 		/* one thread's part of a cross-thread reduction */
-		char name[32];
-		snprintf(name, sizeof(name), "stir_red%d", r->id);
 		cg_indent(e->out);
-		cg_putf(e->out, "%s += ", name);
+		cg_putf(e->out, "stir_red%d", r->id);
+		if (r->elems) {
+			cg_put(e->out, "[");
+			cuda_expr(e, ctx, s->u.store.idx[0], P_TOP);
+			cg_put(e->out, "]");
+		}
+		cg_put(e->out, " += ");
 		if (stir_dtype_is_float(r->acc))
 			cuda_as_compute(e, ctx, s->u.store.value, P_ADD + 1);
 		else
@@ -787,7 +798,14 @@ void cuda_emit_store(emitter *e, const stir_stmt *s, const ectx *ctx)
 		cg_put(e->out, ";");
 		cuda_put_loc_comment(e, s);
 		cg_put(e->out, "\n");
-		cg_line(e->out, "stir_hit%d = 1;", r->id);
+		if (r->elems) {
+			cg_indent(e->out);
+			cg_putf(e->out, "stir_hit%d |= 1u << (", r->id);
+			cuda_expr(e, ctx, s->u.store.idx[0], P_TOP);
+			cg_put(e->out, ");\n");
+		} else {
+			cg_line(e->out, "stir_hit%d = 1;", r->id);
+		}
 		return;
 	}
 	sval v = { .x = s->u.store.value, .t = s->u.store.value->dtype };
@@ -1051,7 +1069,7 @@ static bool is_pow2(int64_t x)
 
 /* e, L, r, inner, ctx: check that reduction r can be computed across the
  * threads of loop L (bound to threadIdx.x) here. */
-static void check_red(emitter *e, const stir_stmt *L, const red *r,
+static void check_red(emitter *e, const stir_stmt *L, red *r,
 	const bool *inner, const ectx *ctx)
 {
 	const stir_stmt *b = r->block, *st = r->store;
@@ -1076,10 +1094,19 @@ static void check_red(emitter *e, const stir_stmt *L, const red *r,
 		return;
 	}
 	const stir_var *v = cuda_inner_var(e, st->u.store.idx[0], inner);
-	if (v) {
+	const stir_buffer *buf = st->u.store.buf;
+	const stir_expr *n = buf->extent;
+	if (v && buf->scope == STIR_SCOPE_LOCAL && n &&
+	    n->kind == STIR_EXPR_INT && n->u.i >= 1 && n->u.i <= 32 &&
+	    !cuda_expr_uses(e, st->u.store.idx[0], lv)) {
+		/* the lanes of a register array: an accumulator each */
+		r->elems = n->u.i;
+	} else if (v) {
 		cuda_error(e, st->loc, "cross-thread block '%s': the element it "
 			"stores to depends on '%s', defined inside the threadIdx.x "
-			"loop '%s'", name, v->name, lv->name);
+			"loop '%s'%s", name, v->name, lv->name,
+			buf->scope == STIR_SCOPE_LOCAL ? " (allowed only into a "
+			"local array of at most 32 elements)" : "");
 		return;
 	}
 	stir_loc where;
@@ -1100,6 +1127,12 @@ static void check_red(emitter *e, const stir_stmt *L, const red *r,
 		cuda_error(e, b->loc, "cross-thread block '%s': the launch has "
 			"%" PRId64 " threads in x, neither a power of two below 32 nor "
 			"a multiple of 32", name, bx);
+		return;
+	}
+	if (r->elems && bx > 32) {
+		cuda_error(e, b->loc, "cross-thread block '%s' reduces into the "
+			"register array '%s' over %" PRId64 " threads in x: at most 32 "
+			"(one warp)", name, buf->name, bx);
 		return;
 	}
 	unsigned div = ctx->divergent & THREAD_DIMS;
@@ -1126,6 +1159,52 @@ static void put_mask(emitter *e)
 		cg_put(e->out, "stir_mask");
 }
 
+/* e, ctx, r, inner, w: combine the per-element sums of r (a reduction into
+ * a register array, r->elems > 0) over the w threads of its warp segment
+ * with a butterfly, so that every thread holds the totals, then add each
+ * total that some thread contributed to into the thread's own array. */
+static void emit_red_combine_elems(emitter *e, const ectx *ctx, const red *r,
+	bool *inner, int64_t w)
+{
+	cg_printer *p = e->out;
+	const stir_stmt *st = r->store;
+	cg_line(p, "#pragma unroll");
+	cg_line(p, "for (int stir_e = 0; stir_e < %" PRId64 "; ++stir_e) {",
+		r->elems);
+	p->indent++;
+	for (int64_t off = w / 2; off >= 1; off /= 2) {
+		cg_indent(p);
+		cg_putf(p, "stir_red%d[stir_e] += __shfl_xor_sync(", r->id);
+		put_mask(e);
+		cg_putf(p, ", stir_red%d[stir_e], %" PRId64 ", %" PRId64 ");\n",
+			r->id, off, w);
+	}
+	p->indent--;
+	cg_line(p, "}");
+	for (int64_t off = w / 2; off >= 1; off /= 2) {
+		cg_indent(p);
+		cg_putf(p, "stir_hit%d |= __shfl_xor_sync(", r->id);
+		put_mask(e);
+		cg_putf(p, ", stir_hit%d, %" PRId64 ", %" PRId64 ");\n", r->id, off,
+			w);
+	}
+	const bool *saved = e->resolve;
+	e->resolve = inner;
+	for (int64_t i = 0; i < r->elems && !e->failed; i++) {
+		stir_expr at = { .kind = STIR_EXPR_INT, .dtype = STIR_I32,
+			.loc = st->loc, .u.i = i };
+		char acc[48];
+		snprintf(acc, sizeof(acc), "stir_red%d[%" PRId64 "]", r->id, i);
+		sval v = { .name = acc, .t = r->acc };
+		cg_line(p, "if (stir_hit%d & %#" PRIx64 "u)", r->id,
+			(uint64_t)1 << i);
+		p->indent++;
+		put_store(e, ctx, st->u.store.buf, &at, st->u.store.op, &v, st);
+		p->indent--;
+	}
+	e->resolve = saved;
+}
+
 /* e, L, ctx, r: combine the partial sums of r after the threadIdx.x loop
  * L and store the total (in L's scope, every thread of the warp or block
  * here). */
@@ -1142,6 +1221,10 @@ static void emit_red_combine(emitter *e, const stir_stmt *L, const ectx *ctx,
 	snprintf(acc, sizeof(acc), "stir_red%d", r->id);
 	cg_line(p, "// cross-thread block '%s': combine the threads' parts",
 		r->block->u.block.name);
+	if (r->elems) {
+		emit_red_combine_elems(e, ctx, r, inner, w);
+		return;
+	}
 	/* the sum, and whether any thread stored at all (the interpreter
 	 * does not touch the element when no iteration does) */
 	for (int64_t off = w / 2; off >= 1; off /= 2) {
@@ -1274,6 +1357,14 @@ static void emit_bound_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
 			lb[0] * lb[1] * lb[2] / 32,
 			((int64_t)1 << (lb[0] * lb[1] * lb[2] % 32)) - 1);
 	for (red *r = reds; r; r = r->next) {
+		if (r->elems) {
+			cg_line(p, "%s stir_red%d[%" PRId64 "] = {};  // part of "
+				"cross-thread block '%s'", cuda_ctype(r->acc), r->id,
+				r->elems, r->block->u.block.name);
+			cg_line(p, "unsigned stir_hit%d = 0u;  // the elements this "
+				"thread added to", r->id);
+			continue;
+		}
 		cg_line(p, "%s stir_red%d = 0;  // part of cross-thread block '%s'",
 			cuda_ctype(r->acc), r->id, r->block->u.block.name);
 		cg_line(p, "int stir_hit%d = 0;  // whether this thread added to it",

@@ -175,7 +175,8 @@ static bool vector_atomic(const stir_stmt *s, bool atomic)
 /* e, list, atomic, vb: gather the stores of a vectorizable body; atomic:
  * its stores are in an atomic block, which is fine for stores into local
  * memory (they are never atomic) and for float adds into global memory
- * (vector_atomic). */
+ * (vector_atomic).  The store of a cross-thread block is printed per lane
+ * by cuda_emit_store, as its thread's part of the reduction. */
 static void gather(const emitter *e, const stir_ptr_vec *list, bool atomic,
 	vbody *vb)
 {
@@ -188,7 +189,8 @@ static void gather(const emitter *e, const stir_ptr_vec *list, bool atomic,
 			vb->stores[vb->n_stores++] = s;
 		}
 		else if (s->kind == STIR_STMT_BLOCK &&
-		    !(s->u.block.flags & ~STIR_BLOCK_ATOMIC))
+		    !(s->u.block.flags & ~(STIR_BLOCK_ATOMIC |
+		    STIR_BLOCK_CROSS_THREAD)))
 			gather(e, &s->u.block.body,
 				atomic || (s->u.block.flags & STIR_BLOCK_ATOMIC), vb);
 		else

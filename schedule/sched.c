@@ -1274,7 +1274,45 @@ static int count_accesses(const stir_stmt *st, const stir_buffer *b)
 	}
 }
 
-/* w, loop: the scope rule for one bound loop. */
+/* list, b: the number of cross-thread blocks in list whose one store
+ * adds into b and is its only access of b. */
+static int count_cross_list(const stir_ptr_vec *list, const stir_buffer *b);
+
+/* st, b: count_cross_list for one statement. */
+static int count_cross(const stir_stmt *st, const stir_buffer *b)
+{
+	switch (st->kind) {
+	case STIR_STMT_IF:
+		return count_cross_list(&st->u.if_.then_body, b) +
+			count_cross_list(&st->u.if_.else_body, b);
+	case STIR_STMT_FOR:
+		return count_cross_list(&st->u.for_.body, b);
+	case STIR_STMT_BLOCK:
+		if (st->u.block.flags & STIR_BLOCK_CROSS_THREAD) {
+			const stir_stmt *one = st->u.block.body.n == 1 ?
+				stir_stmt_at(&st->u.block.body, 0) : NULL;
+			return one && one->kind == STIR_STMT_STORE &&
+				one->u.store.buf == b && count_accesses(one, b) == 1;
+		}
+		return count_cross_list(&st->u.block.body, b);
+	default:
+		return 0;
+	}
+}
+
+static int count_cross_list(const stir_ptr_vec *list, const stir_buffer *b)
+{
+	int n = 0;
+	for (int i = 0; i < list->n; i++)
+		n += count_cross(stir_stmt_at(list, i), b);
+	return n;
+}
+
+/* w, loop: the scope rule for one bound loop.  A local buffer that a
+ * threadIdx.x loop reaches only as the target of cross-thread blocks
+ * reducing over it may be used outside it: after the loop every thread's
+ * copy has received the whole reduction (the emitter combines the parts
+ * of the warp and adds the total in every thread). */
 static void check_bound_loop(scope_walk *w, const stir_stmt *loop)
 {
 	stir_kernel *k = w->s->k;
@@ -1286,6 +1324,10 @@ static void check_bound_loop(scope_walk *w, const stir_stmt *loop)
 			continue;
 		int inside = count_list(&loop->u.for_.body, b);
 		if (!inside || inside == count_list(&k->body, b))
+			continue;
+		if (loop->u.for_.thread == STIR_THREAD_X &&
+		    b->scope == STIR_SCOPE_LOCAL &&
+		    inside == count_cross_list(&loop->u.for_.body, b))
 			continue;
 		w->ok = false;
 		if (w->report)

@@ -63,6 +63,7 @@ typedef struct sched_arg {
 	int64_t max_lanes;         /* SDDMM rows: lanes per non-zero at most */
 	const hyb_case *hybrid;    /* hybrid SpMM: the format (with a graph,
 	                              also built and bound), or NULL */
+	int64_t group;             /* hybrid SpMM: threads a row (0: one) */
 } sched_arg;
 
 /* One program to run. */
@@ -263,7 +264,7 @@ static int spmm_hybrid(stir_kernel *k, const sched_arg *a)
 {
 	const hyb_case *h = a->hybrid;
 	return bench_spmm_hybrid_schedule(k, h->c, h->buckets, h->nb,
-		bench_spmm_map_features(a->feat));
+		bench_spmm_map_grouped(a->feat, a->group > 1 ? a->group : 1));
 }
 
 /* k, a: the fast SDDMM schedule. */
@@ -351,8 +352,8 @@ static void find_programs(void)
 	}
 	/* the row schedule: the same feature sizes, and 32 with at most 4
 	 * lanes (64 non-zeros of a row at a time, more than most rows have) */
-	static const sched_arg rows[] = { { 6, 32, NULL }, { 32, 32, NULL },
-		{ 96, 32, NULL }, { 256, 32, NULL }, { 32, 4, NULL } };
+	static const sched_arg rows[] = { { 6, 32, NULL, 0 }, { 32, 32, NULL, 0 },
+		{ 96, 32, NULL, 0 }, { 256, 32, NULL, 0 }, { 32, 4, NULL, 0 } };
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		emu_prog *p = add("examples/sddmm_rows.stir", "sddmm_rows",
 			"examples/sddmm.stir", "sddmm", NULL);
@@ -369,7 +370,26 @@ static void find_programs(void)
 			emu_prog *p = add("examples/csrmm.stir", "csrmm",
 				"examples/csrmm.stir", "csrmm", NULL);
 			p->schedule = spmm_hybrid;
-			p->arg = (sched_arg){ spmm_feats[i], 0, &hyb_cases[h] };
+			p->arg = (sched_arg){ spmm_feats[i], 0, &hyb_cases[h], 0 };
+			p->graph = "tests/data/graphs/small.mtx";
+		}
+	}
+	/* rows shared by a group of threads (cross-thread sums of register
+	 * arrays): 32 features, 4 threads a row, 8 lanes of float4; 64: 2 a
+	 * row; 256: 4 a row, 8 lanes, 8 chunks (32 sums a thread); 6: 2 a
+	 * row of float2 lanes.  The parts narrower than the group put rows on
+	 * those threads instead; every part of hybrid(2, ..) adds atomically */
+	static const int64_t group_cases[][2] = {
+		{ 32, 4 }, { 64, 2 }, { 256, 4 }, { 6, 2 },
+	};
+	for (size_t h = 0; h < sizeof(hyb_cases) / sizeof(hyb_cases[0]); h++) {
+		for (size_t i = 0; i < sizeof(group_cases) / sizeof(group_cases[0]);
+		     i++) {
+			emu_prog *p = add("examples/csrmm.stir", "csrmm",
+				"examples/csrmm.stir", "csrmm", NULL);
+			p->schedule = spmm_hybrid;
+			p->arg = (sched_arg){ group_cases[i][0], 0, &hyb_cases[h],
+				group_cases[i][1] };
 			p->graph = "tests/data/graphs/small.mtx";
 		}
 	}
@@ -714,12 +734,12 @@ static void expect_same_kernel(const char *program, const char *yaml,
 START_TEST(test_bench_files)
 {
 	expect_same_kernel("examples/sddmm.stir", "examples/sddmm_fast.yaml",
-		sddmm_fast, (sched_arg){ 64, 0, NULL });
+		sddmm_fast, (sched_arg){ 64, 0, NULL, 0 });
 	expect_same_kernel("examples/sddmm_rows.stir",
 		"examples/sddmm_rows.yaml", sddmm_rows,
-		(sched_arg){ 64, 32, NULL });
+		(sched_arg){ 64, 32, NULL, 0 });
 	expect_same_kernel("examples/csrmm.stir", "examples/csrmm_hyb.yaml",
-		spmm_hybrid, (sched_arg){ 64, 0, &hyb_bench });
+		spmm_hybrid, (sched_arg){ 64, 0, &hyb_bench, 0 });
 }
 END_TEST
 

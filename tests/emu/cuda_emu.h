@@ -112,6 +112,14 @@ inline T __shfl_down_sync(unsigned mask, T v, unsigned off, int width = 32)
 		width);
 }
 
+/* mask, v, m, width: the value of lane (lane ^ m) within the segment. */
+template <typename T>
+inline T __shfl_xor_sync(unsigned mask, T v, int m, int width = 32)
+{
+	return stir_emu_shfl(mask, v, (int)(stir_emu_cur->lid % 32 ^
+		(unsigned)m), width);
+}
+
 /* mask, v, src, width: the value of lane src of the segment. */
 template <typename T>
 inline T __shfl_sync(unsigned mask, T v, int src, int width = 32)
