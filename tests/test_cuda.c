@@ -179,6 +179,45 @@ static const struct refusal {
 	  "}\n",
 	  "6:9: error: cross-thread block 'b': the element it stores to "
 	  "depends on 'j', defined inside the threadIdx.x loop 't'\n" },
+	{ "a cross-thread block into a register array of 64 elements",
+	  "kernel k(m: i32) stage 3 {\n"
+	  "  buffer A: f32[64] = A;\n"
+	  "  buffer L: f32[64] local;\n"
+	  "  for t in [0, 32) bind(threadIdx.x) {\n"
+	  "    for j in [0, 64) {\n"
+	  "      block b(vt: R = t, vj: S = j) cross_thread {\n"
+	  "        L[vj] += 1.0;\n"
+	  "      }\n"
+	  "    }\n"
+	  "  }\n"
+	  "  for j in [0, 64) {\n"
+	  "    block c(vj: S = j) {\n"
+	  "      A[vj] = L[vj];\n"
+	  "    }\n"
+	  "  }\n"
+	  "}\n",
+	  "7:9: error: cross-thread block 'b': the element it stores to "
+	  "depends on 'j', defined inside the threadIdx.x loop 't' (allowed only "
+	  "into a local array of at most 32 elements)\n" },
+	{ "a cross-thread block into a register array over 64 threads",
+	  "kernel k(m: i32) stage 3 {\n"
+	  "  buffer A: f32[4] = A;\n"
+	  "  buffer L: f32[4] local;\n"
+	  "  for t in [0, 64) bind(threadIdx.x) {\n"
+	  "    for j in [0, 4) {\n"
+	  "      block b(vt: R = t, vj: S = j) cross_thread {\n"
+	  "        L[vj] += 1.0;\n"
+	  "      }\n"
+	  "    }\n"
+	  "  }\n"
+	  "  for j in [0, 4) {\n"
+	  "    block c(vj: S = j) {\n"
+	  "      A[vj] = L[vj];\n"
+	  "    }\n"
+	  "  }\n"
+	  "}\n",
+	  "6:7: error: cross-thread block 'b' reduces into the register array "
+	  "'L' over 64 threads in x: at most 32 (one warp)\n" },
 	{ "a cross-thread block spatial in its loop",
 	  "kernel k(m: i32) stage 3 {\n"
 	  "  buffer A: f32[32] = A;\n"

@@ -291,6 +291,7 @@ static const struct {
 	{ "csr_softmax", "examples/csr_softmax.yaml", "m=300,n=40" },
 	{ "csrmm", "examples/csrmm.yaml", "m=40,n=30,feat=24" },
 	{ "csrmm", "examples/csrmm_hyb.yaml", "m=70,n=50" },
+	{ "csrmm", "examples/csrmm_hyb_grouped.yaml", "m=70,n=50" },
 	{ "ellmv", "examples/ellmv.yaml", "m=300,n=50" },
 	{ "rgcn_homo", "examples/rgcn_homo.yaml", "m=20,n=30,fout=40" },
 	{ "rgms", "examples/rgms.yaml", "r=3,m=20,n=20,fout=24" },
@@ -740,6 +741,9 @@ START_TEST(test_bench_files)
 		(sched_arg){ 64, 32, NULL, 0 });
 	expect_same_kernel("examples/csrmm.stir", "examples/csrmm_hyb.yaml",
 		spmm_hybrid, (sched_arg){ 64, 0, &hyb_bench, 0 });
+	expect_same_kernel("examples/csrmm.stir",
+		"examples/csrmm_hyb_grouped.yaml", spmm_hybrid,
+		(sched_arg){ 32, 0, &hyb_bench, 4 });
 }
 END_TEST
 
@@ -768,6 +772,9 @@ static const struct {
 	  "--seeds 3", ": ok" },
 	{ "examples/csrmm_hyb.yaml", "verify examples/csrmm.stir --backend cuda "
 	  "--seeds 2", ": ok" },
+	{ "examples/csrmm_hyb_grouped.yaml", "run examples/csrmm.stir --backend "
+	  "cuda --mtx A=examples/data/cora.mtx.gz --random 1 --check --time",
+	  "check: csrmm matches the stage I interpreter" },
 };
 
 /* path, text: whether the file at path holds text. */

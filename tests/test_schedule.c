@@ -527,6 +527,18 @@ START_TEST(test_bind_refused)
 		"loop 'j', which is bound to threadIdx.x");
 	SCHED_OK(l, stir_bind(l.k, "ellmv0", "i", STIR_THREAD_X));
 	sched_unload(&l);
+
+	/* unless the loop reaches it only as the target of cross-thread
+	 * blocks: after the loop every thread's copy holds the whole sum */
+	l = sched_load("examples/ellmv.stir", NULL);
+	sched_lower(&l, 2);
+	SCHED_OK(l, stir_cache_write(l.k, "ellmv0", "y", "j", STIR_SCOPE_LOCAL));
+	SCHED_OK(l, stir_cross_thread_reduce(l.k, "ellmv0", "j"));
+	SCHED_REFUSED(l, stir_bind(l.k, "ellmv0", "j", STIR_THREAD_Y),
+		"bind: local buffer 'y_local' is accessed both inside and outside "
+		"loop 'j', which is bound to threadIdx.y");
+	SCHED_OK(l, stir_bind(l.k, "ellmv0", "j", STIR_THREAD_X));
+	sched_unload(&l);
 }
 END_TEST
 
