@@ -167,7 +167,7 @@ static void json_result(FILE *f, const result *r, bool last, double copy_bw)
 		fprintf(f, "%s%lld", i ? ", " : "", (long long)r->hyb.buckets[i]);
 	fprintf(f, "], \"hyb_threads\": %d, \"hyb_min_blocks\": %d, "
 		"\"hyb_group\": %d, ", r->hyb.threads, r->hyb.min_blocks,
-		r->hyb.group > 1 ? r->hyb.group : 1);
+		r->hyb.group);
 	bench_json_num(f, "hyb_padding", r->padding);
 	bench_json_num(f, "host_build_ms", r->build_ms);
 	bench_json_search(f, r->search_ms, N_CONFIGS);

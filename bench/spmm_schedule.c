@@ -33,29 +33,6 @@ bench_spmm_map bench_spmm_map_features(int64_t feat)
 	return bench_spmm_map_grouped(feat, 1);
 }
 
-/* k, block, fm, atomic: the schedule of one bucket part at stage II
- * (block BLOCK over loops o, r, c, k): the part's rows over blockIdx.x
- * and threadIdx.y, the features over threadIdx.x in vectors of fm.vec
- * (and threadIdx.z in chunks), the row's columns (c) serially and
- * unrolled; atomic adds into C when "atomic".  stage3_part finishes it
- * after lowering. */
-static int schedule_part(stir_kernel *k, const char *block,
-	bench_spmm_map fm, bool atomic)
-{
-	const char *kc[] = { "k", "c" }, *ck[] = { "c", "k_2" };
-	const int64_t fk[] = { 0, fm.lanes, fm.vec }, fo[] = { 0, fm.rows };
-	return stir_reorder(k, block, 2, kc) < 0 ||
-		stir_split(k, block, "k", 3, fk) < 0 ||
-		stir_reorder(k, block, 2, ck) < 0 ||
-		stir_split(k, block, "o", 2, fo) < 0 ||
-		(atomic && stir_set_atomic(k, block) < 0) ||
-		stir_bind(k, block, "o_0", STIR_BLOCK_X) < 0 ||
-		stir_bind(k, block, "o_1", STIR_THREAD_Y) < 0 ||
-		stir_bind(k, block, "k_1", STIR_THREAD_X) < 0 ||
-		(fm.chunks > 1 && stir_bind(k, block, "k_0", STIR_THREAD_Z) < 0) ||
-		stir_unroll(k, block, "c") < 0 ? -1 : 0;
-}
-
 /* k, block, width, fm, atomic: schedule_part for fm.group > 1 (threads
  * x, y, z: a row's group, the feature lanes, the rows).  A thread's
  * features are consecutive, so that its sums are one range of C (loop
@@ -89,6 +66,32 @@ static int schedule_part_grouped(stir_kernel *k, const char *block,
 		stir_bind(k, block, "o_0", STIR_BLOCK_X) < 0 ||
 		stir_bind(k, block, "o_1", STIR_THREAD_Z) < 0 ||
 		stir_unroll(k, block, "c_0") < 0 ? -1 : 0;
+}
+
+/* k, block, width, fm, atomic: the schedule of one bucket part (of
+ * WIDTH columns) at stage II
+ * (block BLOCK over loops o, r, c, k): the part's rows over blockIdx.x
+ * and threadIdx.y, the features over threadIdx.x in vectors of fm.vec
+ * (and threadIdx.z in chunks), the row's columns (c) serially and
+ * unrolled; atomic adds into C when "atomic".  stage3_part finishes it
+ * after lowering.  Grouped rows (fm.group > 1): schedule_part_grouped. */
+static int schedule_part(stir_kernel *k, const char *block, int64_t width,
+	bench_spmm_map fm, bool atomic)
+{
+	if (fm.group > 1)
+		return schedule_part_grouped(k, block, width, fm, atomic);
+	const char *kc[] = { "k", "c" }, *ck[] = { "c", "k_2" };
+	const int64_t fk[] = { 0, fm.lanes, fm.vec }, fo[] = { 0, fm.rows };
+	return stir_reorder(k, block, 2, kc) < 0 ||
+		stir_split(k, block, "k", 3, fk) < 0 ||
+		stir_reorder(k, block, 2, ck) < 0 ||
+		stir_split(k, block, "o", 2, fo) < 0 ||
+		(atomic && stir_set_atomic(k, block) < 0) ||
+		stir_bind(k, block, "o_0", STIR_BLOCK_X) < 0 ||
+		stir_bind(k, block, "o_1", STIR_THREAD_Y) < 0 ||
+		stir_bind(k, block, "k_1", STIR_THREAD_X) < 0 ||
+		(fm.chunks > 1 && stir_bind(k, block, "k_0", STIR_THREAD_Z) < 0) ||
+		stir_unroll(k, block, "c") < 0 ? -1 : 0;
 }
 
 /* k, block, back, width, fm, over_init: stage3_part for fm.group > 1:
@@ -182,6 +185,7 @@ int bench_spmm_hybrid_schedule(stir_kernel *k, int c, const int64_t *buckets,
 	const char *blocks[n];
 	char names[n][64], init[64] = "";
 	bool atomic[n];
+	int64_t width[n];
 	int rc = 0;
 	/* covering the rows, first the split rows' part 0_NB (the widest
 	 * width): its init nest then runs before the one launch of all the
@@ -189,8 +193,8 @@ int bench_spmm_hybrid_schedule(stir_kernel *k, int c, const int64_t *buckets,
 	for (int r = 0; r < n; r++) {
 		int q = cover ? 0 : r / nb;
 		int t = cover ? (r == 0 ? nb : r - 1) : r % nb;
-		rules[r] = stir_format_hybrid_part("_hyb", q, t,
-			buckets[t < nb ? t : nb - 1]);
+		width[r] = buckets[t < nb ? t : nb - 1];
+		rules[r] = stir_format_hybrid_part("_hyb", q, t, width[r]);
 		rc |= rules[r] ? 0 : -1;
 		stir_format_rule_set_cover_rows(rules[r], cover);
 		snprintf(names[r], sizeof(names[r]), "csrmm_hyb_%d_%d0", q, t);
@@ -205,14 +209,8 @@ int bench_spmm_hybrid_schedule(stir_kernel *k, int c, const int64_t *buckets,
 		stir_format_rule_free(rules[i]);
 	if (rc < 0 || stir_lower_sparse_iter(stir_kernel_get_module(k)) < 0)
 		return -1;
-	int64_t width[n];
-	for (int r = 0; r < n; r++) {
-		int t = cover ? (r == 0 ? nb : r - 1) : r % nb;
-		width[r] = buckets[t < nb ? t : nb - 1];
-	}
 	for (int i = 0; i < n; i++)
-		if ((fm.group > 1 ? schedule_part_grouped(k, blocks[i], width[i],
-		    fm, atomic[i]) : schedule_part(k, blocks[i], fm, atomic[i])) < 0)
+		if (schedule_part(k, blocks[i], width[i], fm, atomic[i]) < 0)
 			return -1;
 	if (schedule_init(k, cover ? init : "csrmm_init0", cover ? "o" : "i",
 	    fm) < 0 || stir_kernel_prepare_for_gpu(k) < 0)

@@ -362,35 +362,26 @@ static void find_programs(void)
 		p->arg = rows[i];
 		p->graph = "tests/data/graphs/small.mtx";
 	}
-	/* 8 features: 2 lanes of float4; 6: float2 in three chunks on
-	 * threadIdx.z; 64: 16 lanes; 256: 32 lanes in two chunks */
-	static const int64_t spmm_feats[] = { 8, 6, 64, 256 };
-	for (size_t h = 0; h < sizeof(hyb_cases) / sizeof(hyb_cases[0]); h++) {
-		for (size_t i = 0; i < sizeof(spmm_feats) / sizeof(spmm_feats[0]);
-		     i++) {
-			emu_prog *p = add("examples/csrmm.stir", "csrmm",
-				"examples/csrmm.stir", "csrmm", NULL);
-			p->schedule = spmm_hybrid;
-			p->arg = (sched_arg){ spmm_feats[i], 0, &hyb_cases[h], 0 };
-			p->graph = "tests/data/graphs/small.mtx";
-		}
-	}
-	/* rows shared by a group of threads (cross-thread sums of register
-	 * arrays): 32 features, 4 threads a row, 8 lanes of float4; 64: 2 a
-	 * row; 256: 4 a row, 8 lanes, 8 chunks (32 sums a thread); 6: 2 a
-	 * row of float2 lanes.  The parts narrower than the group put rows on
-	 * those threads instead; every part of hybrid(2, ..) adds atomically */
-	static const int64_t group_cases[][2] = {
+	/* features and threads a row: 8 features, 2 lanes of float4; 6:
+	 * float2 in three chunks on threadIdx.z; 64: 16 lanes; 256: 32 lanes
+	 * in two chunks.  Rows shared by a group of threads (cross-thread sums
+	 * of register arrays): 32 features, 4 threads a row, 8 lanes of
+	 * float4; 64: 2 a row; 256: 4 a row, 8 lanes, 8 chunks (32 sums a
+	 * thread); 6: 2 a row of float2 lanes.  The parts narrower than the
+	 * group put rows on those threads instead; every part of hybrid(2, ..)
+	 * adds atomically */
+	static const int64_t spmm_cases[][2] = {
+		{ 8, 1 }, { 6, 1 }, { 64, 1 }, { 256, 1 },
 		{ 32, 4 }, { 64, 2 }, { 256, 4 }, { 6, 2 },
 	};
 	for (size_t h = 0; h < sizeof(hyb_cases) / sizeof(hyb_cases[0]); h++) {
-		for (size_t i = 0; i < sizeof(group_cases) / sizeof(group_cases[0]);
+		for (size_t i = 0; i < sizeof(spmm_cases) / sizeof(spmm_cases[0]);
 		     i++) {
 			emu_prog *p = add("examples/csrmm.stir", "csrmm",
 				"examples/csrmm.stir", "csrmm", NULL);
 			p->schedule = spmm_hybrid;
-			p->arg = (sched_arg){ group_cases[i][0], 0, &hyb_cases[h],
-				group_cases[i][1] };
+			p->arg = (sched_arg){ spmm_cases[i][0], 0, &hyb_cases[h],
+				spmm_cases[i][1] };
 			p->graph = "tests/data/graphs/small.mtx";
 		}
 	}
