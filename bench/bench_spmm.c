@@ -31,6 +31,7 @@ typedef struct hyb_config {
 	int threads;            /* threads per thread block */
 	int min_blocks;         /* stir_compile_options.min_blocks_per_sm */
 	int group;              /* threads a row (bench_spmm_map_grouped) */
+	bool locality;          /* rows in a locality order (STIR_HYBRID_LOCALITY_ORDER) */
 } hyb_config;
 
 /* Wide buckets for long rows; narrow ones, splitting long rows into more
@@ -40,33 +41,45 @@ typedef struct hyb_config {
  * small graph, with few blocks, is bound by their latency); rows shared
  * by 2 or 4 threads whose sums warp shuffles combine (a long row's
  * gathers in parallel, without atomics or the split rows' launch); buckets
- * of widths between the powers of two, padding long rows less. */
+ * of widths between the powers of two, padding long rows less; the rows
+ * of each part in a locality order (the same kernels on a format whose
+ * neighbouring rows share columns, so that a thread block's gathers of B
+ * hit its L1 cache more often). */
 static const hyb_config configs[] = {
-	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1 },
-	{ 1, 6, { 2, 4, 8, 16, 32, 64 }, 256, 0, 1 },
-	{ 1, 8, { 1, 2, 4, 8, 16, 32, 64, 128 }, 256, 0, 1 },
-	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 256, 0, 1 },
-	{ 2, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1 },
-	{ 2, 8, { 1, 2, 4, 8, 16, 32, 64, 128 }, 256, 0, 1 },
-	{ 1, 3, { 1, 2, 4 }, 256, 0, 1 },
-	{ 1, 4, { 1, 2, 4, 8 }, 256, 0, 1 },
-	{ 1, 4, { 1, 2, 4, 8 }, 64, 0, 1 },
-	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 64, 0, 1 },
-	{ 1, 3, { 1, 2, 4 }, 256, 2, 1 },
-	{ 1, 4, { 1, 2, 4, 8 }, 256, 2, 1 },
-	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256, 2, 1 },
-	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 256, 2, 1 },
-	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256, 1, 1 },
-	{ 1, 8, { 1, 2, 4, 8, 16, 32, 64, 128 }, 256, 1, 1 },
-	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 256, 1, 1 },
-	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 256, 0, 4 },
-	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 256, 1, 4 },
-	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 64, 0, 4 },
-	{ 1, 6, { 2, 4, 8, 16, 32, 64 }, 256, 0, 2 },
-	{ 1, 8, { 8, 16, 24, 32, 48, 64, 96, 128 }, 256, 0, 4 },
-	{ 1, 8, { 8, 16, 24, 32, 48, 64, 96, 128 }, 256, 1, 4 },
-	{ 1, 8, { 8, 16, 24, 32, 48, 64, 96, 128 }, 256, 0, 1 },
-	{ 1, 8, { 8, 16, 24, 32, 48, 64, 96, 128 }, 256, 1, 1 },
+	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1, false },
+	{ 1, 6, { 2, 4, 8, 16, 32, 64 }, 256, 0, 1, false },
+	{ 1, 8, { 1, 2, 4, 8, 16, 32, 64, 128 }, 256, 0, 1, false },
+	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 256, 0, 1, false },
+	{ 2, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1, false },
+	{ 2, 8, { 1, 2, 4, 8, 16, 32, 64, 128 }, 256, 0, 1, false },
+	{ 1, 3, { 1, 2, 4 }, 256, 0, 1, false },
+	{ 1, 4, { 1, 2, 4, 8 }, 256, 0, 1, false },
+	{ 1, 4, { 1, 2, 4, 8 }, 64, 0, 1, false },
+	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 64, 0, 1, false },
+	{ 1, 3, { 1, 2, 4 }, 256, 2, 1, false },
+	{ 1, 4, { 1, 2, 4, 8 }, 256, 2, 1, false },
+	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256, 2, 1, false },
+	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 256, 2, 1, false },
+	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256, 1, 1, false },
+	{ 1, 8, { 1, 2, 4, 8, 16, 32, 64, 128 }, 256, 1, 1, false },
+	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 256, 1, 1, false },
+	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 256, 0, 4, false },
+	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 256, 1, 4, false },
+	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 64, 0, 4, false },
+	{ 1, 6, { 2, 4, 8, 16, 32, 64 }, 256, 0, 2, false },
+	{ 1, 8, { 8, 16, 24, 32, 48, 64, 96, 128 }, 256, 0, 4, false },
+	{ 1, 8, { 8, 16, 24, 32, 48, 64, 96, 128 }, 256, 1, 4, false },
+	{ 1, 8, { 8, 16, 24, 32, 48, 64, 96, 128 }, 256, 0, 1, false },
+	{ 1, 8, { 8, 16, 24, 32, 48, 64, 96, 128 }, 256, 1, 1, false },
+	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 64, 0, 1, false },
+	{ 1, 8, { 8, 16, 24, 32, 48, 64, 96, 128 }, 64, 0, 1, false },
+	{ 1, 3, { 1, 2, 4 }, 256, 0, 1, true },
+	{ 1, 4, { 1, 2, 4, 8 }, 256, 2, 1, true },
+	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1, true },
+	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 64, 0, 1, true },
+	{ 1, 6, { 2, 4, 8, 16, 32, 64 }, 256, 0, 1, true },
+	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 256, 2, 1, true },
+	{ 2, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1, true },
 };
 #define N_CONFIGS (int)(sizeof(configs) / sizeof(configs[0]))
 
@@ -166,8 +179,8 @@ static void json_result(FILE *f, const result *r, bool last, double copy_bw)
 	for (int i = 0; i < r->hyb.nb; i++)
 		fprintf(f, "%s%lld", i ? ", " : "", (long long)r->hyb.buckets[i]);
 	fprintf(f, "], \"hyb_threads\": %d, \"hyb_min_blocks\": %d, "
-		"\"hyb_group\": %d, ", r->hyb.threads, r->hyb.min_blocks,
-		r->hyb.group);
+		"\"hyb_group\": %d, \"hyb_locality\": %s, ", r->hyb.threads,
+		r->hyb.min_blocks, r->hyb.group, r->hyb.locality ? "true" : "false");
 	bench_json_num(f, "hyb_padding", r->padding);
 	bench_json_num(f, "host_build_ms", r->build_ms);
 	bench_json_search(f, r->search_ms, N_CONFIGS);
@@ -240,7 +253,9 @@ int main(int argc, char **argv)
 			double t0 = bench_now_ms();
 			fmt[i] = stir_csr_to_hybrid_flags(ctx, csr, configs[i].c,
 				configs[i].buckets, configs[i].nb, STIR_I32, STIR_F32, "_hyb",
-				bench_spmm_hybrid_flags(configs[i].c), fb[i]);
+				bench_spmm_hybrid_flags(configs[i].c) |
+				(configs[i].locality ? STIR_HYBRID_LOCALITY_ORDER : 0),
+				fb[i]);
 			build_ms[i] = bench_now_ms() - t0;
 			if (!fmt[i]) {
 				stir_ctx_print_diagnostics(ctx, stderr);
@@ -350,6 +365,9 @@ int main(int argc, char **argv)
 			if (r->hyb.threads != 256)
 				len += snprintf(config + len, sizeof(config) - (size_t)len,
 					" %dt", r->hyb.threads);
+			if (r->hyb.locality)
+				len += snprintf(config + len, sizeof(config) - (size_t)len,
+					" lo");
 			if (r->hyb.min_blocks)
 				snprintf(config + len, sizeof(config) - (size_t)len, " mb%d",
 					r->hyb.min_blocks);

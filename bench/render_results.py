@@ -30,6 +30,8 @@ def spmm(results):
             cfg += " g%d" % r["hyb_group"]
         if r.get("hyb_threads", 256) != 256:
             cfg += " %dt" % r["hyb_threads"]
+        if r.get("hyb_locality"):
+            cfg += " lo"
         if r.get("hyb_min_blocks"):
             cfg += " mb%d" % r["hyb_min_blocks"]
         print("| %s | %d | %d | %d | %s (%s) | %s | %s | %s× | %s / %s | %s | %s |" % (

@@ -85,6 +85,12 @@ int fmt_check_csr(stir_ctx *ctx, const stir_csr *csr, fmt_csr *out);
  * describe its lower level (one row per (relation, row) pair) in *inner. */
 int fmt_check_csf(stir_ctx *ctx, const stir_csf *csf, fmt_csr *inner);
 
+/* ctx, A, order: a locality order of A's rows (formats/row_order.c:
+ * Cuthill-McKee on the row-column graph, rows sharing columns near each
+ * other), every row once, in a new array of A->nrows entries in *order.
+ * 0, or -1 when memory runs out (reported). */
+int fmt_locality_order(stir_ctx *ctx, const fmt_csr *A, int64_t **order);
+
 /* bld, ctx, kind, suffix, itype, vtype, m, n, nnz: start a build of "kind"
  * after checking the suffix, the two types and, for i32, that m and n fit.
  * 0, or -1 with an error (bld is then empty and needs no abort). */

@@ -5,7 +5,9 @@
  * q_t of the smallest bucket t whose width holds them, padded to that
  * width; a run longer than the last width is cut into chunks of that width
  * which all go to the last bucket (the part is then "split").  Rows keep
- * their order in a part, and a split row's chunks are consecutive.
+ * their order in a part, the matrix's or with STIR_HYBRID_LOCALITY_ORDER
+ * a locality order (formats/row_order.c), and a split row's chunks are
+ * consecutive.
  * Covering the rows (STIR_HYBRID_COVER_ROWS, one range), an empty row is
  * one row of padding in part 0_0, in its place among that part's rows,
  * and the chunks of the runs longer than the last width go to a part of
@@ -152,14 +154,16 @@ static int count_parts(fmt_build *bld, const fmt_csr *A, hyb_part *parts,
 	return 0;
 }
 
-/* bld, A, parts, cw: the second pass: fill the arrays of the parts. */
+/* bld, A, parts, cw, order: the second pass: fill the arrays of the
+ * parts, taking the rows in "order" (NULL: the matrix's). */
 static void fill_parts(fmt_build *bld, const fmt_csr *A, hyb_part *parts,
-	int64_t cw)
+	int64_t cw, const int64_t *order)
 {
 	const stir_format *f = bld->f;
 	stir_dtype it = f->itype, vt = f->vtype;
 	int k = f->nbuckets;
-	for (int64_t i = 0; i < A->nrows; i++) {
+	for (int64_t x = 0; x < A->nrows; x++) {
+		int64_t i = order ? order[x] : x;
 		int64_t p = A->indptr[i], hi = A->indptr[i + 1];
 		int64_t pad = -1;   /* found when a run first needs it */
 		if (p == hi && f->cover_rows) {
@@ -327,7 +331,13 @@ stir_format *stir_csr_to_hybrid_flags(stir_ctx *ctx, const stir_csr *csr,
 				free(parts);
 				return fmt_build_abort(&bld);
 			}
-	fill_parts(&bld, &A, parts, cw);
+	int64_t *order = NULL;
+	if ((flags & STIR_HYBRID_LOCALITY_ORDER) && fmt_locality_order(ctx, &A, &order) < 0) {
+		free(parts);
+		return fmt_build_abort(&bld);
+	}
+	fill_parts(&bld, &A, parts, cw, order);
+	free(order);
 	free(parts);
 	return fmt_build_finish(&bld, b);
 }

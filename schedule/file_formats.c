@@ -171,7 +171,8 @@ static int build(stir_ctx *ctx, const sf_rule *src, const host_input *in,
 		f = stir_csr_to_hybrid_flags(ctx, c, src->column_parts,
 			src->buckets, src->n_buckets, itype, vtype, sfx,
 			STIR_HYBRID_ALL_PARTS | STIR_HYBRID_PAD_ANY_COLUMN |
-			(src->cover_rows ? STIR_HYBRID_COVER_ROWS : 0), out);
+			(src->cover_rows ? STIR_HYBRID_COVER_ROWS : 0) |
+			(src->locality_order ? STIR_HYBRID_LOCALITY_ORDER : 0), out);
 		break;
 	case SF_RULE_ELL3D:
 		f = stir_csf_to_ell3d(ctx, &in->csf, src->size, itype, vtype, sfx,

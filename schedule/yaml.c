@@ -767,7 +767,7 @@ static int read_rule(reader *r, const yaml_node_t *n, sf_arg *a)
 {
 	/* the parameters of each kind; the first required ones, then suffix */
 	static const struct {
-		const char *keys[4];
+		const char *keys[5];
 		int n;
 		unsigned required;
 	} params[SF_N_RULE_KINDS] = {
@@ -775,7 +775,7 @@ static int read_rule(reader *r, const yaml_node_t *n, sf_arg *a)
 		[SF_RULE_BSR] = { { "block", "suffix" }, 2, 1 },
 		[SF_RULE_PADDING] = { { "p", "suffix" }, 2, 1 },
 		[SF_RULE_HYBRID] = { { "column_parts", "buckets", "cover_rows",
-			"suffix" }, 4, 3 },
+			"locality_order", "suffix" }, 5, 3 },
 		[SF_RULE_ELL3D] = { { "width", "suffix" }, 2, 1 },
 		[SF_RULE_DBSR] = { { "block", "suffix" }, 2, 1 },
 		[SF_RULE_SR_BCRS] = { { "t", "g", "suffix" }, 3, 3 },
@@ -806,7 +806,7 @@ static int read_rule(reader *r, const yaml_node_t *n, sf_arg *a)
 		return -1;
 	}
 	snprintf(prefix, sizeof(prefix), "decompose: %s: ", kinds[kind]);
-	yaml_node_t *v[4] = { NULL, NULL, NULL, NULL };
+	yaml_node_t *v[5] = { NULL, NULL, NULL, NULL, NULL };
 	yaml_node_t empty = { 0 };
 	empty.type = YAML_MAPPING_NODE;
 	empty.start_mark = pv->start_mark;
@@ -861,6 +861,9 @@ static int read_rule(reader *r, const yaml_node_t *n, sf_arg *a)
 		    &src->cover_rows) == 0 && src->cover_rows && c > 1)
 			fail(r, node_loc(r, v[2]), "%scovering the rows needs one "
 				"column part, not %" PRId64, prefix, c);
+		if (v[3])
+			read_bool(r, v[3], prefix, "locality_order",
+				&src->locality_order);
 		break;
 	}
 	case SF_RULE_CUSTOM:

@@ -714,6 +714,119 @@ static void expect_hybrid_part(const stir_format *f, int i, const char *sfx,
 	ck_assert_int_eq(p->split, split);
 }
 
+static stir_csr *random_csr(uint64_t seed, int64_t m, int64_t n);
+
+/* b, name: the indices of array "name" (i32 or i64), sorted, in a new
+ * array of *n entries. */
+static int64_t *sorted_ints(const stir_bindings *b, const char *name,
+	int64_t *n)
+{
+	const stir_array *a = stir_bindings_get_array(b, name);
+	ck_assert_msg(a != NULL, "array %s not bound", name);
+	*n = stir_array_get_len(a);
+	int64_t *v = malloc((size_t)(*n ? *n : 1) * sizeof(*v));
+	ck_assert_ptr_nonnull(v);
+	for (int64_t i = 0; i < *n; i++)
+		v[i] = stir_array_get_dtype(a) == STIR_I32 ?
+			((const int32_t *)stir_array_get_const_data(a))[i] :
+			((const int64_t *)stir_array_get_const_data(a))[i];
+	for (int64_t i = 1; i < *n; i++)  /* insertion sort: small arrays */
+		for (int64_t j = i; j > 0 && v[j - 1] > v[j]; j--) {
+			int64_t t = v[j];
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+	return v;
+}
+
+/* The locality order (STIR_HYBRID_LOCALITY_ORDER): rows sharing columns
+ * next to each other, the traversal starting at a row of fewest
+ * entries; the same entries as without it. */
+START_TEST(test_hybrid_locality_order)
+{
+	stir_ctx *ctx = stir_ctx_alloc();
+	/* rows 0 and 3 hold columns 0, 1; rows 1 and 4 columns 2, 3; rows 2
+	 * and 5 columns 4, 5; row 6 column 3 alone */
+	static const int64_t indptr[] = { 0, 2, 4, 6, 8, 10, 12, 13 };
+	static const int64_t indices[] = { 0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5,
+		3 };
+	static const double values[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
+		13 };
+	stir_csr *m = make_csr(7, 6, indptr, indices, values);
+	const int64_t widths[] = { 1, 2 };
+	stir_bindings *b = stir_bindings_alloc();
+	stir_format *f = stir_csr_to_hybrid_flags(ctx, m, 1, widths, 2,
+		STIR_I32, STIR_F32, "_h", STIR_HYBRID_LOCALITY_ORDER, b);
+	expect_conserved(ctx, f, m, b);
+	/* from row 6 (one entry) through column 3 to rows 1 and 4, then row
+	 * 0 and, through column 0, row 3; then rows 2 and 5 */
+	const int64_t r1[] = { 1, 4, 0, 3, 2, 5 };
+	const int64_t c1[] = { 2, 3, 2, 3, 0, 1, 0, 1, 4, 5, 4, 5 };
+	const double a1[] = { 3, 4, 9, 10, 1, 2, 7, 8, 5, 6, 11, 12 };
+	const int64_t r0[] = { 6 };
+	expect_ints(b, "R_h_0_1.indices", STIR_I32, 6, r1);
+	expect_ints(b, "C_h_0_1.indices", STIR_I32, 12, c1);
+	expect_vals(b, "A_h_0_1", 12, a1);
+	expect_ints(b, "R_h_0_0.indices", STIR_I32, 1, r0);
+	stir_format_free(f);
+	stir_bindings_free(b);
+	stir_csr_free(m);
+
+	/* random matrices, covering the rows or in two column ranges, 32-
+	 * and 64-bit indices: conserved, every part the same rows as
+	 * without the order, and the same order when built again (the full
+	 * rows of 80 entries, and their runs of 40, split into chunks of 8
+	 * without padding) */
+	for (int seed = 1; seed <= 4; seed++) {
+		m = random_csr((uint64_t)seed + 100, 120, 80);
+		const int64_t bk[] = { 1, 2, 4, 8 };
+		int c = seed % 2 ? 1 : 2;
+		stir_dtype it = seed <= 2 ? STIR_I32 : STIR_I64;
+		unsigned flags = STIR_HYBRID_ALL_PARTS |
+			(c == 1 ? STIR_HYBRID_COVER_ROWS : 0);
+		stir_bindings *plain = stir_bindings_alloc();
+		stir_bindings *lo[2] = { stir_bindings_alloc(),
+			stir_bindings_alloc() };
+		stir_format *fp = stir_csr_to_hybrid_flags(ctx, m, c, bk, 4, it,
+			STIR_F32, "_h", flags, plain);
+		ck_assert_ptr_nonnull(fp);
+		for (int k = 0; k < 2; k++) {
+			stir_format *fl = stir_csr_to_hybrid_flags(ctx, m, c, bk,
+				4, it, STIR_F32, "_h", flags |
+				STIR_HYBRID_LOCALITY_ORDER, lo[k]);
+			ck_assert_ptr_nonnull(fl);
+			ck_assert_int_eq(stir_format_verify(ctx, fl, m, lo[k]), 0);
+			stir_format_free(fl);
+		}
+		for (int p = 0; p < stir_format_n_parts(fp); p++) {
+			char name[64];
+			snprintf(name, sizeof(name), "R%s.indices",
+				stir_format_get_part(fp, p)->suffix);
+			int64_t n0, n1;
+			int64_t *want = sorted_ints(plain, name, &n0);
+			int64_t *got = sorted_ints(lo[0], name, &n1);
+			ck_assert_int_eq(n0, n1);
+			for (int64_t i = 0; i < n0; i++)
+				ck_assert_int_eq(got[i], want[i]);
+			free(want);
+			free(got);
+			const stir_array *x = stir_bindings_get_array(lo[0], name);
+			const stir_array *y = stir_bindings_get_array(lo[1], name);
+			ck_assert_int_eq(memcmp(stir_array_get_const_data(x),
+				stir_array_get_const_data(y), (size_t)n0 *
+				(it == STIR_I32 ? 4 : 8)), 0);
+		}
+		ck_assert_int_eq(stir_ctx_n_diagnostics(ctx), 0);
+		stir_format_free(fp);
+		stir_bindings_free(plain);
+		stir_bindings_free(lo[0]);
+		stir_bindings_free(lo[1]);
+		stir_csr_free(m);
+	}
+	stir_ctx_free(ctx);
+}
+END_TEST
+
 START_TEST(test_hybrid_cover_rows)
 {
 	stir_ctx *ctx = stir_ctx_alloc();
@@ -2109,6 +2222,7 @@ static Suite *formats_suite(void)
 	tcase_add_test(tc, test_hybrid_small_c1);
 	tcase_add_test(tc, test_hybrid_small_c3);
 	tcase_add_test(tc, test_hybrid_flags);
+	tcase_add_test(tc, test_hybrid_locality_order);
 	tcase_add_test(tc, test_hybrid_cover_rows);
 	tcase_add_test(tc, test_hybrid_cover_all_parts);
 	tcase_add_test(tc, test_hybrid_cover_errors);

@@ -219,6 +219,12 @@ static const bad_file bad[] = {
 	  "not 'TRUE'\n"
 	  "14:63: error: decompose: hybrid: covering the rows needs one column "
 	  "part, not 4\n" },
+	/* the locality order: a boolean */
+	{ "kernel: csrmm\nformat:\n"
+	  "  - decompose: {tensor: A, rules: [{hybrid: {column_parts: 1, "
+	  "buckets: [1, 2], locality_order: 1}}]}\n",
+	  "3:96: error: decompose: hybrid: 'locality_order' must be true or false, "
+	  "not '1'\n" },
 	/* a bound on the rules, which YAML aliases could multiply */
 	{ "kernel: csrmm\nformat:\n  - decompose:\n      tensor: A\n"
 	  "      rules:\n        - &h {hybrid: {column_parts: 64, buckets: [1, "
@@ -270,6 +276,8 @@ START_TEST(test_read_all)
 		"suffix: _hc}\n"
 		"        - hybrid: {column_parts: 3, buckets: [2], cover_rows: false, "
 		"suffix: _hf}\n"
+		"        - hybrid: {column_parts: 2, buckets: [2], locality_order: "
+		"true, suffix: _hl}\n"
 		"        - ell3d: {width: 2}\n"
 		"        - dbsr: {block: 4}\n"
 		"        - sr_bcrs: {t: 8, g: 2}\n"
@@ -812,6 +820,10 @@ static const struct {
 	  "4], cover_rows: true}}]", "m=7,n=12,feat=3" },
 	{ "examples/csrmm.stir", "[{hybrid: {column_parts: 1, buckets: [4], "
 	  "cover_rows: true, suffix: _h}}]", "m=9,n=6,feat=2" },
+	{ "examples/csrmm.stir", "[{hybrid: {column_parts: 1, buckets: [1, 2], "
+	  "cover_rows: true, locality_order: true}}]", "m=9,n=6,feat=2" },
+	{ "examples/csrmm.stir", "[{hybrid: {column_parts: 2, buckets: [1, 3], "
+	  "locality_order: true}}]", "m=9,n=12,feat=2" },
 	{ "examples/rgms.stir", "[{ell3d: {width: 6, suffix: _e3}}]",
 	  "n=6,fin=2,fout=2" },
 };

@@ -152,6 +152,16 @@ enum {
 	 * least one column when a row is empty; stir_format_verify then also
 	 * checks the cover.  A kernel for it holds the K + 1 parts. */
 	STIR_HYBRID_COVER_ROWS = 1u << 2,
+	/* Put the rows of every part in a locality order instead of the
+	 * matrix's: a breadth-first traversal of the graph of rows and
+	 * columns (Cuthill-McKee: each row joined to its columns, fewest
+	 * entries first), so that rows sharing columns lie next to each other
+	 * and a thread block taking consecutive rows of a part reads many of
+	 * the same rows of the dense operand (its L1 cache serves them).  The
+	 * parts hold the same entries and a computation over them the same
+	 * result; only the order of their rows changes, deterministically.
+	 * Costs O(nnz log(row length)) time and O(nnz) memory on the host. */
+	STIR_HYBRID_LOCALITY_ORDER = 1u << 3,
 };
 
 /* stir_csr_to_hybrid with flags (above); flags 0 is stir_csr_to_hybrid. */
