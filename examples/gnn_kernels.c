@@ -66,7 +66,8 @@ static int check_kernel(stir_ctx *ctx, const char *srcdir, const gnn_kernel *g,
 	if (!k0 || !k || schedule(g, k, feat) < 0)
 		goto out;
 	/* the inputs: the graph, random dense operands; the hybrid format is
-	 * built on the host from the same matrix */
+	 * built on the host from the same matrix, its rows in a locality order
+	 * (neighbouring rows share columns: more of B from L1 on the GPU) */
 	stir_bindings_set_size(in, "feat", feat);
 	if (stir_kernel_bind_csr(k0, in, g->sparse, graph) < 0 ||
 	    stir_kernel_bind_random(k0, in, 1) < 0 ||
@@ -75,7 +76,8 @@ static int check_kernel(stir_ctx *ctx, const char *srcdir, const gnn_kernel *g,
 	want = stir_bindings_copy(in);
 	got = stir_bindings_copy(in);
 	if (g->hybrid && !(f = stir_csr_to_hybrid_flags(ctx, graph, 1, buckets,
-	    N_BUCKETS, STIR_I32, STIR_F32, "_hyb", bench_spmm_hybrid_flags(1), got)))
+	    N_BUCKETS, STIR_I32, STIR_F32, "_hyb", bench_spmm_hybrid_flags(1) |
+	    STIR_HYBRID_LOCALITY_ORDER, got)))
 		goto out;
 	if (stir_kernel_interpret(k0, want) < 0)
 		goto out;
