@@ -40,11 +40,11 @@ static int64_t longest_row(const fmt_csr *A)
 	return longest;
 }
 
-/* A, by_len: the rows sorted by their number of entries, ties by index
- * (a counting sort over the row lengths).  0 or -1 (memory). */
-static int rows_by_length(const fmt_csr *A, int64_t *by_len)
+/* A, longest, by_len: the rows sorted by their number of entries (at most
+ * "longest"), ties by index (a counting sort over the row lengths).  0 or
+ * -1 (memory). */
+static int rows_by_length(const fmt_csr *A, int64_t longest, int64_t *by_len)
 {
-	int64_t longest = longest_row(A);
 	int64_t *start = calloc((size_t)longest + 2, sizeof(*start));
 	if (!start)
 		return -1;
@@ -56,6 +56,28 @@ static int rows_by_length(const fmt_csr *A, int64_t *by_len)
 		by_len[start[A->indptr[i + 1] - A->indptr[i]]++] = i;
 	free(start);
 	return 0;
+}
+
+/* A, by_len, colptr, colrows: the rows of every column, in by_len's order
+ * (fewest entries first): column c's in colrows[colptr[c] ..
+ * colptr[c + 1]). */
+static void column_rows(const fmt_csr *A, const int64_t *by_len,
+	int64_t *colptr, int64_t *colrows)
+{
+	for (int64_t p = 0; p < A->nnz; p++)
+		colptr[A->indices[p] + 1]++;
+	for (int64_t c = 0; c < A->ncols; c++)
+		colptr[c + 1] += colptr[c];
+	/* colptr[c] walks from the start of column c to the start of column
+	 * c + 1; shifting it back afterwards restores the starts */
+	for (int64_t x = 0; x < A->nrows; x++) {
+		int64_t i = by_len[x];
+		for (int64_t p = A->indptr[i]; p < A->indptr[i + 1]; p++)
+			colrows[colptr[A->indices[p]]++] = i;
+	}
+	for (int64_t c = A->ncols; c > 0; c--)
+		colptr[c] = colptr[c - 1];
+	colptr[0] = 0;
 }
 
 /* ctx, A, order: see format_internal.h. */
@@ -72,25 +94,9 @@ int fmt_locality_order(stir_ctx *ctx, const fmt_csr *A, int64_t **order)
 	bool *row_seen = calloc((size_t)(m ? m : 1), sizeof(*row_seen));
 	bool *col_seen = calloc((size_t)(n ? n : 1), sizeof(*col_seen));
 	int rc = out && by_len && colptr && colrows && scratch && row_seen &&
-		col_seen && rows_by_length(A, by_len) == 0 ? 0 : -1;
-	if (rc == 0) {
-		/* every column's rows, fewest entries first (by_len order) */
-		for (int64_t p = 0; p < nnz; p++)
-			colptr[A->indices[p] + 1]++;
-		for (int64_t c = 0; c < n; c++)
-			colptr[c + 1] += colptr[c];
-		int64_t *next = malloc((size_t)(n ? n : 1) * sizeof(*next));
-		if (!next)
-			rc = -1;
-		for (int64_t c = 0; next && c < n; c++)
-			next[c] = colptr[c];
-		for (int64_t x = 0; next && x < m; x++) {
-			int64_t i = by_len[x];
-			for (int64_t p = A->indptr[i]; p < A->indptr[i + 1]; p++)
-				colrows[next[A->indices[p]]++] = i;
-		}
-		free(next);
-	}
+		col_seen && rows_by_length(A, longest, by_len) == 0 ? 0 : -1;
+	if (rc == 0)
+		column_rows(A, by_len, colptr, colrows);
 	/* the traversal, its queue the output itself */
 	int64_t head = 0, tail = 0;
 	for (int64_t x = 0; rc == 0 && x < m; x++) {
