@@ -63,7 +63,8 @@ static bool candidate(const bench_options *o, int64_t feat, int i,
 	bench_sddmm_map *fm)
 {
 	int l = i % N_LANES;
-	if (o->flags & (i < N_LANES ? ROWS_ONLY : FUSED_ONLY))
+	if (o->flags & (i < N_LANES ? ROWS_ONLY : FUSED_ONLY) ||
+	    !bench_candidate_selected(o, i))
 		return false;
 	*fm = bench_sddmm_map_lanes(feat, max_lanes[l]);
 	return l == 0 ||

@@ -210,7 +210,8 @@ int bench_must(stir_ctx *ctx, int rc, const char *what)
 static void usage(const char *argv0, const char *const *flags)
 {
 	fprintf(stderr, "usage: %s [--features 32,64,...] [--reps N] "
-		"[--json FILE] [--program FILE.stir] [--compile-only ARCH]", argv0);
+		"[--json FILE] [--program FILE.stir] [--compile-only ARCH] "
+		"[--candidates I,J,...]", argv0);
 	for (int i = 0; flags && flags[i]; i++)
 		fprintf(stderr, " [%s]", flags[i]);
 	fprintf(stderr, " GRAPH...\n  GRAPH: a Matrix Market file, or "
@@ -236,6 +237,7 @@ void bench_parse_options(int argc, char **argv, const char *program,
 	o->n_feats = 5;
 	o->reps = BENCH_REPS;
 	o->program = program;
+	o->candidates = ~(uint64_t)0;
 	int i = 1;
 	for (; i < argc && argv[i][0] == '-'; i++) {
 		if (!strcmp(argv[i], "--features") && i + 1 < argc) {
@@ -252,6 +254,15 @@ void bench_parse_options(int argc, char **argv, const char *program,
 			o->json = argv[++i];
 		} else if (!strcmp(argv[i], "--program") && i + 1 < argc) {
 			o->program = argv[++i];
+		} else if (!strcmp(argv[i], "--candidates") && i + 1 < argc) {
+			o->candidates = 0;
+			for (char *s = strtok(argv[++i], ","); s; s = strtok(NULL, ",")) {
+				char *end;
+				long c = strtol(s, &end, 10);
+				if (*end || c < 0 || c > 63)
+					usage(argv[0], flags);
+				o->candidates |= (uint64_t)1 << c;
+			}
 		} else if (!strcmp(argv[i], "--compile-only") && i + 1 < argc) {
 			o->arch = argv[++i];
 		} else if (flag_index(flags, argv[i]) >= 0) {
@@ -276,6 +287,11 @@ void bench_parse_options(int argc, char **argv, const char *program,
 			o->program = path;
 	}
 #endif
+}
+
+bool bench_candidate_selected(const bench_options *o, int i)
+{
+	return i >= 0 && i < 64 && (o->candidates >> i & 1);
 }
 
 void bench_random_floats(float *v, int64_t n, uint64_t seed)

@@ -65,7 +65,7 @@ int bench_must(stir_ctx *ctx, int rc, const char *what);
 
 /* The command line every benchmark takes:
  *   [--features 32,64,...] [--reps N] [--json FILE] [--program FILE.stir]
- *   [--compile-only ARCH] [FLAG...] GRAPH...
+ *   [--compile-only ARCH] [--candidates I,J,...] [FLAG...] GRAPH...
  * where the flags are a program's own options without a value (exits with
  * status 2 and a usage line when it is wrong). */
 typedef struct bench_options {
@@ -76,6 +76,8 @@ typedef struct bench_options {
 	const char *program;    /* the .stir program */
 	const char *arch;       /* --compile-only: compile for it, run nothing */
 	unsigned flags;         /* bit i: the program's flag i was given */
+	uint64_t candidates;    /* --candidates: bit i runs the search's
+	                           candidate i (all bits set by default) */
 	int n_graphs;
 	char **graphs;          /* borrowed from argv */
 } bench_options;
@@ -87,6 +89,9 @@ typedef struct bench_options {
  * names the program's own flags ("--no-csr"). */
 void bench_parse_options(int argc, char **argv, const char *program,
 	const char *const *flags, bench_options *o);
+
+/* Whether --candidates (all by default) selects candidate i of a search. */
+bool bench_candidate_selected(const bench_options *o, int i);
 
 /* What a benchmark runs with: the GPU, cuSPARSE, the options to compile
  * stir's kernels for that GPU, the measured copy bandwidth. */
