@@ -181,6 +181,13 @@ static stir_loc first_loc(const stir_stmt *s)
 	return s->loc;
 }
 
+/* The word for a scope in diagnostics. */
+static const char *scope_word(stir_scope s)
+{
+	return s == STIR_SCOPE_SHARED ? "shared" : s == STIR_SCOPE_LOCAL ?
+		"local" : s == STIR_SCOPE_WARP ? "warp" : "global";
+}
+
 /* e, w, r: may local buffer element written by w be read by r?  Registers
  * are private: the reading thread must be one that wrote. */
 static bool local_read_ok(const emitter *e, const cg_access *w, const cg_access *r)
@@ -217,7 +224,7 @@ void cuda_record(emitter *e, const ectx *ctx, const stir_buffer *buf,
 		.atomic = atomic, .loc = loc };
 	for (int d = 0; d < N_DIMS; d++)
 		a.ctx[d] = ctx_of(ctx, d);
-	if (buf->scope == STIR_SCOPE_LOCAL) {
+	if (buf->scope == STIR_SCOPE_LOCAL || buf->scope == STIR_SCOPE_WARP) {
 		if (write) {
 			acc_push(e, &e->local_writes, &a);
 			return;
@@ -227,10 +234,12 @@ void cuda_record(emitter *e, const ectx *ctx, const stir_buffer *buf,
 			char at[256];
 			if (w->buf != buf || local_read_ok(e, w, &a))
 				continue;
-			cuda_error(e, loc, "local buffer '%s' is read by threads "
+			cuda_error(e, loc, "%s buffer '%s' is read by threads "
 				"that did not write it (written at %s): registers "
-				"are private to a thread", buf->name,
-				loc_str(w->loc, at, sizeof(at)));
+				"are private to a thread%s", scope_word(buf->scope),
+				buf->name, loc_str(w->loc, at, sizeof(at)),
+				buf->scope == STIR_SCOPE_WARP ? " (and to the lanes of "
+				"its threadIdx.x loop)" : "");
 			return;
 		}
 		return;
@@ -244,7 +253,8 @@ void cuda_record(emitter *e, const ectx *ctx, const stir_buffer *buf,
 static int conflict(const emitter *e, const cg_access *a, const cg_access *b)
 {
 	if (a->buf != b->buf || (!a->write && !b->write) ||
-	    (a->atomic && b->atomic) || a->buf->scope == STIR_SCOPE_LOCAL)
+	    (a->atomic && b->atomic) || a->buf->scope == STIR_SCOPE_LOCAL ||
+	    a->buf->scope == STIR_SCOPE_WARP)
 		return 0;
 	unsigned used = e->launch->used;
 	for (int d = 0; d < N_DIMS; d++)
@@ -375,7 +385,8 @@ static bool stores_shared_data(const stir_stmt *s)
 {
 	switch (s->kind) {
 	case STIR_STMT_STORE:
-		return s->u.store.buf->scope != STIR_SCOPE_LOCAL;
+		return s->u.store.buf->scope != STIR_SCOPE_LOCAL &&
+			s->u.store.buf->scope != STIR_SCOPE_WARP;
 	case STIR_STMT_FOR:
 		return list_stores_shared_data(&s->u.for_.body);
 	case STIR_STMT_BLOCK:
@@ -547,67 +558,76 @@ const stir_var *cuda_inner_var(const emitter *e, const stir_expr *x,
 	}
 }
 
-/* x, v: does x name v (block variables not resolved)? */
-static bool names_var(const stir_expr *x, const stir_var *v)
+/* e, x, v: does x, as printed, name v (block variables not resolved; a
+ * search or warp-buffer read held in a constant names nothing)? */
+static bool names_var(const emitter *e, const stir_expr *x,
+	const stir_var *v)
 {
+	if ((x->kind == STIR_EXPR_LOAD || x->kind == STIR_EXPR_SEARCH) &&
+	    cuda_is_hoisted(e, x))
+		return false;
 	switch (x->kind) {
 	case STIR_EXPR_VAR:
 		return x->u.var == v;
 	case STIR_EXPR_LOAD:
-		return names_var(x->u.load.idx[0], v);
+		return names_var(e, x->u.load.idx[0], v);
 	case STIR_EXPR_UNARY:
-		return names_var(x->u.unary.a, v);
+		return names_var(e, x->u.unary.a, v);
 	case STIR_EXPR_BINARY:
-		return names_var(x->u.binary.a, v) || names_var(x->u.binary.b, v);
+		return names_var(e, x->u.binary.a, v) ||
+			names_var(e, x->u.binary.b, v);
 	case STIR_EXPR_SELECT:
-		return names_var(x->u.select.c, v) || names_var(x->u.select.a, v) ||
-			names_var(x->u.select.b, v);
+		return names_var(e, x->u.select.c, v) ||
+			names_var(e, x->u.select.a, v) ||
+			names_var(e, x->u.select.b, v);
 	case STIR_EXPR_CALL:
 		for (int i = 0; i < x->u.call.n; i++)
-			if (names_var(x->u.call.args[i], v))
+			if (names_var(e, x->u.call.args[i], v))
 				return true;
 		return false;
 	case STIR_EXPR_CAST:
-		return names_var(x->u.cast.a, v);
+		return names_var(e, x->u.cast.a, v);
 	case STIR_EXPR_SEARCH:
-		return names_var(x->u.search.lo, v) || names_var(x->u.search.hi, v) ||
-			names_var(x->u.search.x, v);
+		return names_var(e, x->u.search.lo, v) ||
+			names_var(e, x->u.search.hi, v) ||
+			names_var(e, x->u.search.x, v);
 	default:
 		return false;
 	}
 }
 
 /* list, v: does a statement of list name variable v? */
-static bool list_names_var(const stir_ptr_vec *list, const stir_var *v)
+static bool list_names_var(const emitter *e, const stir_ptr_vec *list,
+	const stir_var *v)
 {
 	for (int i = 0; i < list->n; i++) {
 		const stir_stmt *s = stir_stmt_at(list, i);
 		switch (s->kind) {
 		case STIR_STMT_STORE:
-			if (names_var(s->u.store.idx[0], v) ||
-			    names_var(s->u.store.value, v))
+			if (names_var(e, s->u.store.idx[0], v) ||
+			    names_var(e, s->u.store.value, v))
 				return true;
 			break;
 		case STIR_STMT_LET:
-			if (names_var(s->u.let.value, v))
+			if (names_var(e, s->u.let.value, v))
 				return true;
 			break;
 		case STIR_STMT_IF:
-			if (names_var(s->u.if_.cond, v) ||
-			    list_names_var(&s->u.if_.then_body, v) ||
-			    list_names_var(&s->u.if_.else_body, v))
+			if (names_var(e, s->u.if_.cond, v) ||
+			    list_names_var(e, &s->u.if_.then_body, v) ||
+			    list_names_var(e, &s->u.if_.else_body, v))
 				return true;
 			break;
 		case STIR_STMT_FOR:
-			if (names_var(s->u.for_.extent, v) ||
-			    list_names_var(&s->u.for_.body, v))
+			if (names_var(e, s->u.for_.extent, v) ||
+			    list_names_var(e, &s->u.for_.body, v))
 				return true;
 			break;
 		case STIR_STMT_BLOCK:
 			for (int j = 0; j < s->u.block.n_vars; j++)
-				if (names_var(s->u.block.bindings[j], v))
+				if (names_var(e, s->u.block.bindings[j], v))
 					return true;
-			if (list_names_var(&s->u.block.body, v))
+			if (list_names_var(e, &s->u.block.body, v))
 				return true;
 			break;
 		default:
@@ -683,11 +703,19 @@ static void put_elem(emitter *e, const ectx *ctx, const stir_buffer *buf,
 	cg_put(e->out, "]");
 }
 
+static void put_warp_store(emitter *e, const ectx *ctx,
+	const stir_buffer *buf, const stir_expr *idx, stir_store_op op,
+	const sval *v, const stir_stmt *s);
+
 /* e, ctx, buf, idx, op, v, loc: one store statement (a line). */
 static void put_store(emitter *e, const ectx *ctx, const stir_buffer *buf,
 	const stir_expr *idx, stir_store_op op, const sval *v,
 	const stir_stmt *s)
 {
+	if (buf->scope == STIR_SCOPE_WARP) {
+		put_warp_store(e, ctx, buf, idx, op, v, s);
+		return;
+	}
 	static const char *const ops[] = {
 		[STIR_STORE_ASSIGN] = "=", [STIR_STORE_ADD] = "+",
 		[STIR_STORE_SUB] = "-", [STIR_STORE_MUL] = "*",
@@ -953,12 +981,22 @@ static void loop_carried_barrier(emitter *e, const stir_stmt *s,
 		put_barrier(e, ctx, s->loc, a, b, body);
 }
 
+static const stir_buffer *warp_fill_of(const stir_ptr_vec *list);
+static void emit_warp_fill(emitter *e, const stir_stmt *s, const ectx *ctx,
+	const stir_buffer *buf);
+
 /* e, s, ctx: a serial or unrolled loop.  The extent is evaluated once, as
- * the interpreter does, when it reads memory (the body might change it). */
+ * the interpreter does, when it reads memory (the body might change it).
+ * The fill loop of a warp buffer is emitted by emit_warp_fill. */
 static void emit_serial_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
 {
 	const stir_expr *ext = s->u.for_.extent;
 	const stir_var *v = s->u.for_.var;
+	const stir_buffer *fill = warp_fill_of(&s->u.for_.body);
+	if (fill) {
+		emit_warp_fill(e, s, ctx, fill);
+		return;
+	}
 	ectx c = *ctx;
 	c.divergent |= cuda_expr_deps(e, ext) & THREAD_DIMS;
 	if (s->u.for_.kind == STIR_LOOP_UNROLL)
@@ -1427,8 +1465,8 @@ static void emit_block(emitter *e, const stir_stmt *s, const ectx *ctx)
 		STIR_BLOCK_CROSS_THREAD) ? stir_stmt_at(&s->u.block.body, 0) : NULL;
 	for (int i = 0; i < s->u.block.n_vars; i++) {
 		const stir_var *v = s->u.block.vars[i];
-		if (red_store ? !names_var(red_store->u.store.value, v) :
-		    !list_names_var(&s->u.block.body, v))
+		if (red_store ? !names_var(e, red_store->u.store.value, v) :
+		    !list_names_var(e, &s->u.block.body, v))
 			continue; /* unused: no declaration to warn about */
 		cg_indent(p);
 		cg_putf(p, "const %s ", cuda_ctype(v->dtype));
@@ -1474,16 +1512,19 @@ void cuda_emit_stmt(emitter *e, const stir_stmt *s, const ectx *ctx)
 		emit_block(e, s, ctx);
 		return;
 	case STIR_STMT_FOR: {
-		int mark = cuda_hoist_searches(e, s, ctx);
+		/* a loop inside a fill loop is not part of the fill */
+		ectx c = *ctx;
+		c.fill = NULL;
+		int mark = cuda_hoist_searches(e, s, &c);
 		switch (s->u.for_.kind) {
 		case STIR_LOOP_BIND:
-			emit_bound_loop(e, s, ctx);
+			emit_bound_loop(e, s, &c);
 			break;
 		case STIR_LOOP_VECTORIZE:
-			cuda_emit_vector_loop(e, s, ctx);
+			cuda_emit_vector_loop(e, s, &c);
 			break;
 		default:
-			emit_serial_loop(e, s, ctx);
+			emit_serial_loop(e, s, &c);
 			break;
 		}
 		cuda_unhoist(e, mark);
@@ -1494,6 +1535,278 @@ void cuda_emit_stmt(emitter *e, const stir_stmt *s, const ectx *ctx)
 			"CUDA: lower the kernel to stage III first");
 		return;
 	}
+}
+
+/* Warp buffers ------------------------------------------------------------
+ *
+ * A warp buffer (scope warp, made by cache_read) is a register array
+ * spread over the L lanes of the loop bound to threadIdx.x that uses it:
+ * lane t holds elements t, t + L, t + 2L, ... in NAME[0], NAME[1], ...
+ * Its fill loop, a serial loop "for ax in [0, E)" storing element ax,
+ * runs as "ax = i * L + lane" for i < ceil(E / L), each lane storing its
+ * own elements; a read of element j is __shfl_sync(MASK, NAME[j / L],
+ * j % L, L) from the lane that holds it.  This is the interpreter's
+ * meaning (every thread a whole copy) because the copies of the lanes
+ * are the same: what is stored, the element read and the control flow
+ * around both do not depend on threadIdx.x.  The lanes of a loop are
+ * the launch's threads in x (a literal power of two up to 32), so that
+ * they are one aligned group of lanes of a warp, whose mask is MASK. */
+
+static bool literal_value(stir_ctx *ctx, const stir_kernel *k,
+	const stir_expr *x, int64_t *v);
+
+/* e, ctx: the lanes of the loop bound to threadIdx.x where ctx runs, when
+ * warp buffers can live there: a literal power of two up to 32 that is
+ * the launch's threads in x; else 0. */
+static int64_t lanes_here(const emitter *e, const ectx *ctx)
+{
+	const stir_stmt *x = ctx->bound[STIR_THREAD_X];
+	const stir_expr *ext = x ? x->u.for_.extent : NULL;
+	if (!ext || ext->kind != STIR_EXPR_INT || ext->u.i > 32 ||
+	    !is_pow2(ext->u.i) || !only_extent(e->launch, STIR_THREAD_X, ext, e))
+		return 0;
+	return ext->u.i;
+}
+
+/* e, ctx: see cuda_internal.h. */
+bool cuda_warp_readable(const emitter *e, const ectx *ctx)
+{
+	return lanes_here(e, ctx) > 0 && !ctx->fill_tail &&
+		!(ctx->divergent & DIM_BIT(STIR_THREAD_X));
+}
+
+/* e, ctx, buf, loc, what: the lanes warp buffer buf is spread over where
+ * ctx runs ("what" it does there, for diagnostics), after checking that
+ * they can be and are the same as elsewhere in the launch; 0 after an
+ * error. */
+static int64_t warp_lanes(emitter *e, const ectx *ctx, const stir_buffer *buf,
+	stir_loc loc, const char *what)
+{
+	const stir_stmt *x = ctx->bound[STIR_THREAD_X];
+	int64_t n, lanes = lanes_here(e, ctx);
+	if (!x) {
+		cuda_error(e, loc, "warp buffer '%s' is %s outside a loop bound to "
+			"threadIdx.x, whose lanes hold it", buf->name, what);
+		return 0;
+	}
+	if (!lanes) {
+		cuda_error(e, loc, "warp buffer '%s' is %s inside loop '%s', bound "
+			"to threadIdx.x, whose extent is not the launch's threads in x "
+			"or not a literal power of two up to 32", buf->name, what,
+			x->u.for_.var->name);
+		return 0;
+	}
+	if (!literal_value(e->ctx, e->k, buf->extent, &n) || n < 1) {
+		cuda_error(e, buf->loc, "warp buffer '%s' needs a positive literal "
+			"extent", buf->name);
+		return 0;
+	}
+	int64_t *have = &e->warp_lanes[buf->index];
+	if (*have && *have != lanes) {
+		cuda_error(e, loc, "warp buffer '%s' is %s by %" PRId64 " lanes, "
+			"and elsewhere in the launch by %" PRId64, buf->name, what,
+			lanes, *have);
+		return 0;
+	}
+	*have = lanes;
+	return lanes;
+}
+
+/* e, lanes: the mask of this thread's group of "lanes" lanes. */
+static void put_lane_mask(emitter *e, int64_t lanes)
+{
+	if (lanes == 32) {
+		cg_put(e->out, "0xffffffffu");
+		return;
+	}
+	e->need_lanes = true;
+	cg_putf(e->out, "stir_lanes(%" PRId64 ")", lanes);
+}
+
+/* e, ctx, x: see cuda_internal.h. */
+void cuda_warp_load(emitter *e, const ectx *ctx, const stir_expr *x)
+{
+	const stir_buffer *buf = x->u.load.buf;
+	const stir_expr *idx = x->u.load.idx[0];
+	if (cuda_hoisted(e, x))
+		return;
+	if (e->buf_used)
+		e->buf_used[buf->index] = true;
+	cuda_record(e, ctx, buf, idx, false, false, x->loc);
+	int64_t lanes = warp_lanes(e, ctx, buf, x->loc, "read");
+	if (!lanes)
+		return;
+	if ((ctx->divergent & DIM_BIT(STIR_THREAD_X)) || ctx->fill_tail) {
+		cuda_error(e, x->loc, "warp buffer '%s' is read under control flow "
+			"that depends on threadIdx.x%s: its lanes shuffle together",
+			buf->name, ctx->fill_tail ? " (a fill loop whose last lanes "
+			"store nothing)" : "");
+		return;
+	}
+	if (cuda_expr_deps(e, idx) & DIM_BIT(STIR_THREAD_X)) {
+		cuda_error(e, x->loc, "warp buffer '%s' is read at an index that "
+			"depends on threadIdx.x: its lanes read one element together",
+			buf->name);
+		return;
+	}
+	int64_t n = 0;
+	literal_value(e->ctx, e->k, buf->extent, &n);
+	cg_put(e->out, "__shfl_sync(");
+	put_lane_mask(e, lanes);
+	cg_put(e->out, ", ");
+	cuda_put_name(e, buf->name);
+	if (n <= lanes) {
+		cg_put(e->out, "[0], ");
+		cuda_expr(e, ctx, idx, P_COND);
+	} else {
+		cg_put(e->out, "[");
+		cuda_expr(e, ctx, idx, P_MUL + 1);
+		cg_putf(e->out, " / %" PRId64 "], ", lanes);
+		cuda_expr(e, ctx, idx, P_MUL + 1);
+		cg_putf(e->out, " %% %" PRId64, lanes);
+	}
+	cg_putf(e->out, ", %" PRId64 ")", lanes);
+}
+
+/* e, x, v: whether x is variable v, or a block variable bound to it. */
+static bool is_var(const emitter *e, const stir_expr *x, const stir_var *v)
+{
+	if (x->kind != STIR_EXPR_VAR)
+		return false;
+	if (x->u.var == v)
+		return true;
+	const stir_expr *b = x->u.var->kind == STIR_VAR_BLOCK ?
+		e->binding[x->u.var->slot] : NULL;
+	return b && is_var(e, b, v);
+}
+
+/* e, ctx, buf, idx, op, v, s: a store into warp buffer buf, which only
+ * its fill loop makes: this lane's element "idx", the fill's variable. */
+static void put_warp_store(emitter *e, const ectx *ctx,
+	const stir_buffer *buf, const stir_expr *idx, stir_store_op op,
+	const sval *v, const stir_stmt *s)
+{
+	if (e->buf_used) {
+		e->buf_used[buf->index] = true;
+		e->buf_written[buf->index] = true;
+	}
+	cuda_record(e, ctx, buf, idx, true, false, s->loc);
+	if (!ctx->fill) {
+		cuda_error(e, s->loc, "warp buffer '%s' is written outside a fill "
+			"loop (a serial loop over its elements, directly around the "
+			"store, inside the loop bound to threadIdx.x)", buf->name);
+		return;
+	}
+	if (ctx->divergent & DIM_BIT(STIR_THREAD_X)) {
+		cuda_error(e, s->loc, "warp buffer '%s' is filled under control "
+			"flow that depends on threadIdx.x: every lane stores its part",
+			buf->name);
+		return;
+	}
+	if (op != STIR_STORE_ASSIGN || !is_var(e, idx, ctx->fill)) {
+		cuda_error(e, s->loc, "warp buffer '%s': its fill loop '%s' may "
+			"only assign element '%s'", buf->name, ctx->fill->name,
+			ctx->fill->name);
+		return;
+	}
+	if (v->x && (cuda_expr_deps(e, v->x) & DIM_BIT(STIR_THREAD_X))) {
+		cuda_error(e, s->loc, "the value stored into warp buffer '%s' "
+			"depends on threadIdx.x: its lanes hold one copy", buf->name);
+		return;
+	}
+	cg_indent(e->out);
+	cuda_put_name(e, buf->name);
+	cg_putf(e->out, "[stir_f%d] = ", ctx->fill_id);
+	put_val(e, ctx, v, buf->dtype, P_COND);
+	cg_put(e->out, ";");
+	cuda_put_loc_comment(e, s);
+	cg_put(e->out, "\n");
+}
+
+/* list: the warp buffer that a statement of list (through conditions and
+ * blocks, not loops) stores into, or NULL. */
+static const stir_buffer *warp_fill_of(const stir_ptr_vec *list)
+{
+	for (int i = 0; i < list->n; i++) {
+		const stir_stmt *s = stir_stmt_at(list, i);
+		const stir_buffer *b = NULL;
+		switch (s->kind) {
+		case STIR_STMT_STORE:
+			if (s->u.store.buf->scope == STIR_SCOPE_WARP)
+				b = s->u.store.buf;
+			break;
+		case STIR_STMT_BLOCK:
+			b = warp_fill_of(&s->u.block.body);
+			break;
+		case STIR_STMT_IF:
+			b = warp_fill_of(&s->u.if_.then_body);
+			if (!b)
+				b = warp_fill_of(&s->u.if_.else_body);
+			break;
+		default:
+			break;
+		}
+		if (b)
+			return b;
+	}
+	return NULL;
+}
+
+/* e, s, ctx, buf: fill loop s of warp buffer buf: its iterations spread
+ * over the lanes, each lane storing its own elements. */
+static void emit_warp_fill(emitter *e, const stir_stmt *s, const ectx *ctx,
+	const stir_buffer *buf)
+{
+	const stir_var *v = s->u.for_.var;
+	const stir_expr *ext = s->u.for_.extent;
+	/* (control flow that depends on threadIdx.x, around the loop or
+	 * inside it, is refused at the store) */
+	int64_t lanes = warp_lanes(e, ctx, buf, s->loc, "filled");
+	if (!lanes)
+		return;
+	if (ext->kind != STIR_EXPR_INT || ext->u.i < 0) {
+		cuda_error(e, s->loc, "fill loop '%s' of warp buffer '%s' needs a "
+			"literal extent", v->name, buf->name);
+		return;
+	}
+	int64_t n = ext->u.i, rounds = (n + lanes - 1) / lanes;
+	int id = e->n_tmp++;
+	cg_line(e->out, "// loop '%s' fills warp buffer '%s': %" PRId64
+		" elements over %" PRId64 " lanes", v->name, buf->name, n, lanes);
+	cg_line(e->out, "#pragma unroll");
+	cg_line(e->out, "for (int stir_f%d = 0; stir_f%d < %" PRId64 "; "
+		"++stir_f%d) {", id, id, rounds, id);
+	e->out->indent++;
+	cg_indent(e->out);
+	cg_putf(e->out, "const %s ", cuda_ctype(v->dtype));
+	cuda_put_name(e, v->name);
+	cg_putf(e->out, " = stir_f%d * %" PRId64 " + ", id, lanes);
+	cuda_put_name(e, ctx->bound[STIR_THREAD_X]->u.for_.var->name);
+	cg_put(e->out, ";\n");
+	ectx c = *ctx;
+	c.fill = v;
+	c.fill_id = id;
+	bool tail = n % lanes != 0;
+	if (tail) {
+		/* the lanes past the last element store nothing: nothing in the
+		 * fill may shuffle */
+		c.fill_tail = true;
+		cg_indent(e->out);
+		cg_put(e->out, "if (");
+		cuda_put_name(e, v->name);
+		cg_putf(e->out, " < %" PRId64 ") {\n", n);
+		e->out->indent++;
+	}
+	summary body = { 0 };
+	cuda_emit_list(e, &s->u.for_.body, &c, &body);
+	if (tail) {
+		e->out->indent--;
+		cg_line(e->out, "}");
+	}
+	e->out->indent--;
+	cg_line(e->out, "}");
+	summary_append_maybe(e, e->sum, &body);
+	summary_release(&body);
 }
 
 /* ---- launches ----------------------------------------------------------- */
@@ -1674,7 +1987,7 @@ static int64_t emit_declarations(emitter *e, int li)
 		if (!e->buf_used[i] || b->scope == STIR_SCOPE_GLOBAL)
 			continue;
 		int64_t n;
-		const char *what = b->scope == STIR_SCOPE_SHARED ? "shared" : "local";
+		const char *what = scope_word(b->scope);
 		if (!literal_value(e->ctx, k, b->extent, &n) || n < 1 ||
 		    n > INT32_MAX) {
 			cuda_error(e, b->loc, "%s buffer '%s' needs a positive literal "
@@ -1682,7 +1995,15 @@ static int64_t emit_declarations(emitter *e, int li)
 			continue;
 		}
 		cg_indent(p);
-		if (b->scope == STIR_SCOPE_SHARED) {
+		if (b->scope == STIR_SCOPE_WARP) {
+			/* lane t holds elements t, t + lanes, ... */
+			int64_t lanes = e->warp_lanes[i] ? e->warp_lanes[i] : 1;
+			cg_putf(p, "%s ", cuda_ctype(b->dtype));
+			cuda_put_name(e, b->name);
+			cg_putf(p, "[%" PRId64 "] = {};  // %" PRId64 " elements spread "
+				"over %" PRId64 " lanes\n", (n + lanes - 1) / lanes, n,
+				lanes);
+		} else if (b->scope == STIR_SCOPE_SHARED) {
 			cg_putf(p, "__shared__ %s ", cuda_ctype(b->dtype));
 			cuda_put_name(e, b->name);
 			cg_putf(p, "[%" PRId64 "];\n", n);
@@ -1924,6 +2245,8 @@ static void emit_launch(emitter *e, int li, cg_printer *src)
 	literal_block(L);
 	memset(e->buf_used, 0, (size_t)k->buffers.n + 1);
 	memset(e->buf_written, 0, (size_t)k->buffers.n + 1);
+	memset(e->warp_lanes, 0, ((size_t)k->buffers.n + 1) *
+		sizeof(*e->warp_lanes));
 	e->local_writes.n = 0;
 
 	/* the body first: it tells which arrays the launch takes */
@@ -2143,6 +2466,7 @@ int cuda_emit(stir_cuda_plan *plan, unsigned flags)
 	e.binding = calloc(nv, sizeof(*e.binding));
 	e.buf_used = calloc(nb, 1);
 	e.buf_written = calloc(nb, 1);
+	e.warp_lanes = calloc(nb, sizeof(*e.warp_lanes));
 	e.stored = calloc(nb, 1);
 	plan->max_elems = malloc(nb * sizeof(*plan->max_elems));
 	plan->written = calloc(nb, sizeof(*plan->written));
@@ -2153,7 +2477,8 @@ int cuda_emit(stir_cuda_plan *plan, unsigned flags)
 	cg_printer src, launches;
 	cg_printer_init(&src, 0);
 	cg_printer_init(&launches, 0);
-	if (!e.dep || !e.binding || !e.buf_used || !e.buf_written || !e.stored ||
+	if (!e.dep || !e.binding || !e.buf_used || !e.buf_written ||
+	    !e.warp_lanes || !e.stored ||
 	    !plan->max_elems || !plan->written || !plan->launches) {
 		oom(&e);
 		goto out;
@@ -2201,8 +2526,7 @@ int cuda_emit(stir_cuda_plan *plan, unsigned flags)
 			if (owner[i] >= 0)
 				cuda_error(&e, b->loc, "%s buffer '%s' is used by launches "
 					"%d and %d: its contents do not outlive a launch",
-					b->scope == STIR_SCOPE_SHARED ? "shared" : "local",
-					b->name, owner[i], li);
+					scope_word(b->scope), b->name, owner[i], li);
 			owner[i] = li;
 		}
 	}
@@ -2225,6 +2549,14 @@ int cuda_emit(stir_cuda_plan *plan, unsigned flags)
 	if (hb16)
 		cg_put(&src, "#include <cuda_bf16.h>\n");
 	emit_search_helpers(&e, &src);
+	if (e.need_lanes)
+		cg_put(&src, "\n// stir_lanes: the mask of the calling thread's group of "
+			"n consecutive lanes\n// (n a power of two below 32 that "
+			"divides blockDim.x), for warp buffers\nstatic __device__ "
+			"__forceinline__ unsigned stir_lanes(unsigned n)\n{\n"
+			"  const unsigned lane = ((threadIdx.z * blockDim.y + "
+			"threadIdx.y) * blockDim.x +\n    threadIdx.x) % 32u;\n"
+			"  return ((1u << n) - 1u) << (lane & ~(n - 1u));\n}\n");
 	cg_append(&src, &launches);
 	if (src.failed)
 		oom(&e);
@@ -2240,6 +2572,7 @@ out:
 	free(e.binding);
 	free(e.buf_used);
 	free(e.buf_written);
+	free(e.warp_lanes);
 	free(e.stored);
 	free(e.memo);
 	free(e.local_writes.v);

@@ -536,7 +536,7 @@ static void print_search(emitter *e, const ectx *ctx, const stir_expr *x,
 	};
 	cg_printer *p = e->out;
 	const stir_buffer *buf = x->u.search.buf;
-	if (cuda_hoisted_search(e, x))
+	if (cuda_hoisted(e, x))
 		return;
 	e->search_used[x->u.search.op] |= 1u << buf->dtype;
 	cuda_record(e, ctx, buf, NULL, false, false, x->loc);
@@ -608,6 +608,10 @@ void cuda_expr(emitter *e, const ectx *ctx, const stir_expr *x, int prec)
 	case STIR_EXPR_LOAD:
 		if (cuda_vector_load(e, x))
 			return;
+		if (x->u.load.buf->scope == STIR_SCOPE_WARP) {
+			cuda_warp_load(e, ctx, x);
+			return;
+		}
 		cuda_record(e, ctx, x->u.load.buf, x->u.load.idx[0], false, false,
 			x->loc);
 		if (e->buf_used)
@@ -717,9 +721,11 @@ unsigned cuda_expr_deps(const emitter *e, const stir_expr *x)
 		return e->dep[x->u.var->slot];
 	case STIR_EXPR_LOAD:
 		/* a register array may hold a different value in every
-		 * thread */
+		 * thread; a warp buffer's lanes share their copy */
 		if (x->u.load.buf->scope == STIR_SCOPE_LOCAL)
 			d = THREAD_DIMS;
+		else if (x->u.load.buf->scope == STIR_SCOPE_WARP)
+			d = THREAD_DIMS & ~DIM_BIT(STIR_THREAD_X);
 		return d | cuda_expr_deps(e, x->u.load.idx[0]);
 	case STIR_EXPR_UNARY:
 		return cuda_expr_deps(e, x->u.unary.a);

@@ -1,4 +1,4 @@
-/* Searches computed once (docs/cuda.md, "Searches").
+/* Searches and warp-buffer reads computed once (docs/cuda.md, "Searches").
  *
  * A fused iteration finds the row of a flat position by a binary search
  * (upper_bound(J_indptr, 0, m + 1, p) - 1), and lowering puts the search
@@ -23,7 +23,16 @@
  *  - the buffer lives in global memory and no statement of the kernel
  *    stores into it (so no store between the two places changes it, and
  *    the barrier analysis, which looks only at accesses that conflict
- *    with a store, needs no record of the moved read). */
+ *    with a store, needs no record of the moved read).
+ *
+ * Reads of warp buffers (docs/cuda.md, "Warp buffers") move the same way,
+ * for another reason: each is a shuffle, which the CUDA compiler does not
+ * merge either, so a vectorized loop would shuffle once per lane and per
+ * use.  A read moves before a loop when its index can always be evaluated
+ * (as x above), uses nothing defined inside the loop, the loop does not
+ * store into the buffer (its fill stays before the read), and the lanes
+ * run the loop together (cuda_warp_readable).  A shuffle never faults:
+ * where the read would not have run, the value is not used. */
 #include <stdlib.h>
 #include <string.h>
 #include "codegen/cuda_internal.h"
@@ -91,6 +100,34 @@ static bool movable(const emitter *e, const stir_expr *x, const bool *inner)
 		!cuda_inner_var(e, x->u.search.x, inner);
 }
 
+/* s, b: whether statement s stores into buffer b anywhere inside. */
+static bool stores_into(const stir_stmt *s, const stir_buffer *b);
+
+static bool list_stores_into(const stir_ptr_vec *list, const stir_buffer *b)
+{
+	for (int i = 0; i < list->n; i++)
+		if (stores_into(stir_stmt_at(list, i), b))
+			return true;
+	return false;
+}
+
+static bool stores_into(const stir_stmt *s, const stir_buffer *b)
+{
+	switch (s->kind) {
+	case STIR_STMT_STORE:
+		return s->u.store.buf == b;
+	case STIR_STMT_FOR:
+		return list_stores_into(&s->u.for_.body, b);
+	case STIR_STMT_BLOCK:
+		return list_stores_into(&s->u.block.body, b);
+	case STIR_STMT_IF:
+		return list_stores_into(&s->u.if_.then_body, b) ||
+			list_stores_into(&s->u.if_.else_body, b);
+	default:
+		return false;
+	}
+}
+
 /* e, x: the constant that holds search x, or -1. */
 static int find_memo(const emitter *e, const stir_expr *x)
 {
@@ -104,8 +141,18 @@ static int find_memo(const emitter *e, const stir_expr *x)
 typedef struct hoist_walk {
 	emitter *e;
 	const ectx *ctx;           /* the context at the loop */
+	const stir_stmt *loop;     /* the loop */
 	const bool *inner;         /* variables defined inside the loop */
 } hoist_walk;
+
+/* w, x: whether load x of a warp buffer may be read before the loop. */
+static bool warp_movable(const hoist_walk *w, const stir_expr *x)
+{
+	const stir_expr *idx = x->u.load.idx[0];
+	return cuda_warp_readable(w->e, w->ctx) && safe_value(w->e, idx) &&
+		!cuda_inner_var(w->e, idx, w->inner) &&
+		!stores_into(w->loop, x->u.load.buf);
+}
 
 /* w, x: declare a constant for every movable search in x not held yet. */
 static void hoist_expr(hoist_walk *w, const stir_expr *x)
@@ -118,7 +165,9 @@ static void hoist_expr(hoist_walk *w, const stir_expr *x)
 		return;
 	case STIR_EXPR_LOAD:
 		hoist_expr(w, x->u.load.idx[0]);
-		return;
+		if (x->u.load.buf->scope != STIR_SCOPE_WARP || !warp_movable(w, x))
+			return;
+		break;
 	case STIR_EXPR_UNARY:
 		hoist_expr(w, x->u.unary.a);
 		return;
@@ -143,7 +192,8 @@ static void hoist_expr(hoist_walk *w, const stir_expr *x)
 	default:
 		return;
 	}
-	if (!movable(e, x, w->inner) || find_memo(e, x) >= 0)
+	if ((x->kind == STIR_EXPR_SEARCH && !movable(e, x, w->inner)) ||
+	    find_memo(e, x) >= 0)
 		return;
 	if (e->n_memo == e->cap_memo) {
 		int cap = e->cap_memo ? 2 * e->cap_memo : 8;
@@ -155,15 +205,16 @@ static void hoist_expr(hoist_walk *w, const stir_expr *x)
 		e->memo = m;
 		e->cap_memo = cap;
 	}
-	/* the search as it would be printed inside, block variables defined
-	 * there replaced by their bindings */
+	/* the expression as it would be printed inside, block variables
+	 * defined there replaced by their bindings */
 	int id = e->n_hoist++;
 	const bool *saved = e->resolve;
 	e->resolve = w->inner;
 	cg_indent(e->out);
 	cg_putf(e->out, "const %s stir_s%d = ", cuda_ctype(x->dtype), id);
 	cuda_expr(e, w->ctx, x, P_COND);
-	cg_put(e->out, ";  // a search the loop does not change\n");
+	cg_putf(e->out, ";  // a %s the loop does not change\n",
+		x->kind == STIR_EXPR_SEARCH ? "search" : "warp buffer read");
 	e->resolve = saved;
 	e->memo[e->n_memo++] = (cuda_memo){ .x = x, .id = id };
 }
@@ -218,7 +269,7 @@ int cuda_hoist_searches(emitter *e, const stir_stmt *s, const ectx *ctx)
 		return mark;
 	}
 	cuda_mark_defined(s, inner);
-	hoist_walk w = { e, ctx, inner };
+	hoist_walk w = { e, ctx, s, inner };
 	hoist_stmt(&w, s);
 	free(inner);
 	return mark;
@@ -231,13 +282,20 @@ void cuda_unhoist(emitter *e, int mark)
 }
 
 /* e, x: see cuda_internal.h. */
-bool cuda_hoisted_search(emitter *e, const stir_expr *x)
+bool cuda_is_hoisted(const emitter *e, const stir_expr *x)
+{
+	return find_memo(e, x) >= 0;
+}
+
+/* e, x: see cuda_internal.h. */
+bool cuda_hoisted(emitter *e, const stir_expr *x)
 {
 	int id = find_memo(e, x);
 	if (id < 0)
 		return false;
 	if (e->buf_used)
-		e->buf_used[x->u.search.buf->index] = true;
+		e->buf_used[(x->kind == STIR_EXPR_SEARCH ? x->u.search.buf :
+			x->u.load.buf)->index] = true;
 	cg_putf(e->out, "stir_s%d", id);
 	return true;
 }

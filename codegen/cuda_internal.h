@@ -120,6 +120,12 @@ typedef struct ectx {
 	bool atomic;               /* inside an atomic block */
 	struct red *red;           /* cross-thread reductions of the enclosing
 	                              threadIdx.x loop, or NULL */
+	const stir_var *fill;      /* in the fill loop of a warp buffer: the
+	                              loop's variable, whose element this lane
+	                              stores into stir_fN[...] (else NULL) */
+	int fill_id;               /* that loop's counter, stir_fN */
+	bool fill_tail;            /* inside a fill loop whose last round
+	                              leaves some lanes out */
 } ectx;
 
 typedef struct emitter {
@@ -141,6 +147,9 @@ typedef struct emitter {
 	summary *sum;              /* receives accesses, or NULL */
 	acc_vec local_writes;      /* local-buffer stores of this launch */
 	int n_red, n_vec, n_tmp;   /* counters of generated names */
+	int64_t *warp_lanes;       /* per warp buffer: the lanes it is spread
+	                              over in this launch (0: not used yet) */
+	bool need_lanes;           /* the source needs stir_lanes() */
 	/* expression printing overrides */
 	const bool *resolve;       /* per slot: print the block variable as its
 	                              binding (cross-thread targets) */
@@ -211,6 +220,15 @@ bool cuda_expr_uses(const emitter *e, const stir_expr *x, const stir_var *v);
 /* Whether x holds only literals and parameters. */
 bool cuda_expr_is_size(const stir_expr *x);
 
+/* ---- warp buffers (cuda.c) ---- */
+
+/* e, ctx, x: print load x of a warp buffer: a shuffle from the lane that
+ * holds the element. */
+void cuda_warp_load(emitter *e, const ectx *ctx, const stir_expr *x);
+/* e, ctx: whether a warp buffer may be read where ctx runs (inside a loop
+ * bound to threadIdx.x that all lanes run together); no diagnostic. */
+bool cuda_warp_readable(const emitter *e, const ectx *ctx);
+
 /* ---- cuda_vector.c ---- */
 
 /* e, s, ctx: emit a vectorized loop (vector path with a run-time alignment
@@ -222,14 +240,17 @@ bool cuda_vector_load(emitter *e, const stir_expr *x);
 
 /* ---- cuda_hoist.c ---- */
 
-/* e, s, ctx: before loop s, declare a constant for each search in s that
- * may be computed there (see cuda_hoist.c); they stand for the search
- * until cuda_unhoist(e, the value returned). */
+/* e, s, ctx: before loop s, declare a constant for each search and each
+ * read of a warp buffer in s that may be computed there (see
+ * cuda_hoist.c); they stand for the expression until cuda_unhoist(e, the
+ * value returned). */
 int cuda_hoist_searches(emitter *e, const stir_stmt *s, const ectx *ctx);
 void cuda_unhoist(emitter *e, int mark);
-/* e, x: when search x is held in a constant, print its name and return
- * true. */
-bool cuda_hoisted_search(emitter *e, const stir_expr *x);
+/* e, x: when search or warp-buffer load x is held in a constant, print
+ * its name and return true. */
+bool cuda_hoisted(emitter *e, const stir_expr *x);
+/* e, x: whether x is held in such a constant (printing nothing). */
+bool cuda_is_hoisted(const emitter *e, const stir_expr *x);
 
 /* ---- shared with cuda_vector.c and cuda_hoist.c ---- */
 

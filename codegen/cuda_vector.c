@@ -183,6 +183,7 @@ static void gather(const emitter *e, const stir_ptr_vec *list, bool atomic,
 	for (int i = 0; i < list->n && vb->ok; i++) {
 		const stir_stmt *s = stir_stmt_at(list, i);
 		if (s->kind == STIR_STMT_STORE && vb->n_stores < MAX_STORES &&
+		    s->u.store.buf->scope != STIR_SCOPE_WARP &&
 		    (!atomic || s->u.store.buf->scope == STIR_SCOPE_LOCAL ||
 		     vector_atomic(s, atomic))) {
 			vb->atomic[vb->n_stores] = vector_atomic(s, atomic);
@@ -322,6 +323,7 @@ static bool plan_vectors(const emitter *e, struct vec_ctx *vc,
 		const vuse *s = &u->u[i];
 		int64_t c;
 		if (!s->idx || s->buf->scope == STIR_SCOPE_LOCAL ||
+		    s->buf->scope == STIR_SCOPE_WARP ||
 		    !vec_type(s->buf->dtype, w) || !lin_coeff(e, s->idx, v, &c) ||
 		    c != 1)
 			continue;

@@ -547,7 +547,7 @@ static void check_flat_buffer(verifier *v, const stir_buffer *b)
 	else if (arg_kind(b->arg) != (int)b->kind)
 		stir_error(v->ctx, b->loc, "buffer '%s' of kind %s cannot bind to "
 			"'%s'", b->name, kind_word(b->kind), b->arg);
-	if ((unsigned)b->scope > STIR_SCOPE_LOCAL)
+	if ((unsigned)b->scope > STIR_SCOPE_WARP)
 		stir_error(v->ctx, b->loc, "buffer '%s' has an invalid scope",
 			b->name);
 	else if (b->scope != STIR_SCOPE_GLOBAL && b->arg)

@@ -89,7 +89,7 @@ static void lang_yyerror(stir_loc *loc, lang_parser *p, const char *msg);
 %token EQ "==" NE "!=" LE "<=" GE ">=" AND "&&" OR "||"
 %token BUFFER "buffer" FOR "for" BLOCK "block" READS "reads" WRITES "writes"
 %token UNROLL "unroll" VECTORIZE "vectorize" BIND "bind"
-%token SHARED "shared" GLOBAL "global"
+%token SHARED "shared" GLOBAL "global" WARP "warp"
 %token <search> SEARCH "lower_bound, upper_bound or find"
 %token <flags> BLOCK_FLAG "block annotation"
 
@@ -192,6 +192,7 @@ scope_opt:
 	| "global"              { $$ = STIR_SCOPE_GLOBAL; }
 	| "shared"              { $$ = STIR_SCOPE_SHARED; }
 	| "local"               { $$ = STIR_SCOPE_LOCAL; }
+	| "warp"                { $$ = STIR_SCOPE_WARP; }
 	;
 
 domain_opt:

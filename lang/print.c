@@ -598,6 +598,8 @@ static void put_buffer(printer *pr, const stir_buffer *b)
 		put(pr, " shared");
 	else if (b->extent && b->scope == STIR_SCOPE_LOCAL)
 		put(pr, " local");
+	else if (b->extent && b->scope == STIR_SCOPE_WARP)
+		put(pr, " warp");
 	put(pr, ";\n");
 }
 

@@ -59,7 +59,7 @@ static void add_dep(bind_walk *w, const stir_var *v)
 
 /* st, atomic, block_idx: whether every store in st is private to a
  * thread of the loop being bound or inside an atomic block ("atomic": st
- * is inside one already): stores to local buffers are, and for a loop
+ * is inside one already): stores to local (and warp) buffers are, and for a loop
  * bound to a blockIdx index (whose iterations are thread blocks) stores
  * to shared buffers too. */
 static bool stores_safe(const stir_stmt *st, bool atomic, bool block_idx)
@@ -68,6 +68,7 @@ static bool stores_safe(const stir_stmt *st, bool atomic, bool block_idx)
 	switch (st->kind) {
 	case STIR_STMT_STORE:
 		return atomic || st->u.store.buf->scope == STIR_SCOPE_LOCAL ||
+			st->u.store.buf->scope == STIR_SCOPE_WARP ||
 			(block_idx && st->u.store.buf->scope == STIR_SCOPE_SHARED);
 	case STIR_STMT_IF:
 		lists[0] = &st->u.if_.then_body;

@@ -365,10 +365,10 @@ static bool find_region(creq *c)
 		return false;
 	}
 	int64_t lit;
-	if (c->scope == STIR_SCOPE_LOCAL && !sched_int_value(c->total, &lit)) {
-		sched_fail(s, c->loop->loc, "a local buffer needs a literal size, "
-			"but the region of '%s' under loop '%s' has %s elements", xn,
-			ln, sched_str(s, c->total));
+	if (c->scope != STIR_SCOPE_SHARED && !sched_int_value(c->total, &lit)) {
+		sched_fail(s, c->loop->loc, "a %s buffer needs a literal size, "
+			"but the region of '%s' under loop '%s' has %s elements",
+			sched_scope_name(c->scope), xn, ln, sched_str(s, c->total));
 		return false;
 	}
 	c->any_whole = !points || c->fkind == F_WHOLE;
@@ -1085,6 +1085,69 @@ static bool check_over_init(creq *c)
 	return true;
 }
 
+/* c: the conditions of a warp cache (scope warp), after find_region: a
+ * flat buffer of 32- or 64-bit elements; loop L inside a loop bound to
+ * threadIdx.x of a literal extent that is a power of two up to 32 (the
+ * lanes the copy is spread over); and what the block reads of x, with
+ * the conditions it reads it under, the same in every lane (independent
+ * of that loop's variable), since the lanes hold one copy between
+ * them. */
+static bool check_warp(creq *c)
+{
+	sched *s = c->s;
+	const char *xn = c->x->name, *ln = c->loop->u.for_.var->name;
+	stir_dtype t = c->x->dtype;
+	if (!c->flat) {
+		sched_fail(s, c->loop->loc, "a warp cache needs a flat buffer "
+			"(stage III), and '%s' is over axes", xn);
+		return false;
+	}
+	if (t != STIR_I32 && t != STIR_I64 && t != STIR_F32 && t != STIR_F64) {
+		sched_fail(s, c->loop->loc, "a warp cache holds 32- or 64-bit "
+			"numbers (what warp shuffles move), and '%s' is %s", xn,
+			stir_dtype_name(t));
+		return false;
+	}
+	const stir_stmt *lanes = NULL;
+	for (int i = c->li - 1; i >= 0 && !lanes; i--) {
+		const stir_stmt *f = c->path.stmt[i];
+		if (f->kind == STIR_STMT_FOR && f->u.for_.kind == STIR_LOOP_BIND &&
+		    f->u.for_.thread == STIR_THREAD_X)
+			lanes = f;
+	}
+	if (!lanes) {
+		sched_fail(s, c->loop->loc, "loop '%s' is not inside a loop bound "
+			"to threadIdx.x, whose lanes a warp cache is spread over",
+			ln);
+		return false;
+	}
+	const stir_expr *ext = lanes->u.for_.extent;
+	const stir_var *lv = lanes->u.for_.var;
+	if (ext->kind != STIR_EXPR_INT || ext->u.i < 1 || ext->u.i > 32 ||
+	    (ext->u.i & (ext->u.i - 1))) {
+		sched_fail(s, lanes->loc, "loop '%s' bound to threadIdx.x has "
+			"extent %s: the lanes of a warp cache are a literal power of "
+			"two up to 32", lv->name, sched_str(s, ext));
+		return false;
+	}
+	bool lane_dep = c->base && stir_expr_uses(c->base, lv);
+	for (int j = 0; j < c->n_conds; j++)
+		lane_dep |= stir_expr_uses(c->conds[j], lv);
+	for (int i = 0; i < c->acc.n; i++) {
+		const sched_acc *a = &c->acc.v[i];
+		if (a->buf == c->x && a->in_target)
+			lane_dep |= stir_expr_uses(a->xidx[0], lv);
+	}
+	if (lane_dep) {
+		sched_fail(s, c->blk->loc, "block '%s' reads '%s' under loop '%s' "
+			"at places that depend on loop '%s' (threadIdx.x): the lanes "
+			"of a warp cache share one copy", c->blk->u.block.name, xn, ln,
+			lv->name);
+		return false;
+	}
+	return true;
+}
+
 /* c: the whole request. */
 static int cache(creq *c, const char *block, const char *buffer,
 	const char *loop)
@@ -1104,9 +1167,15 @@ static int cache(creq *c, const char *block, const char *buffer,
 			buffer ? buffer : "(null)");
 		return -1;
 	}
-	if (c->scope != STIR_SCOPE_SHARED && c->scope != STIR_SCOPE_LOCAL) {
-		sched_fail(s, c->blk->loc, "a cache lives in shared or local "
-			"memory");
+	if (c->scope != STIR_SCOPE_SHARED && c->scope != STIR_SCOPE_LOCAL &&
+	    c->scope != STIR_SCOPE_WARP) {
+		sched_fail(s, c->blk->loc, "a cache lives in shared, local or "
+			"warp memory");
+		return -1;
+	}
+	if (c->scope == STIR_SCOPE_WARP && (c->write || c->reverse)) {
+		sched_fail(s, c->blk->loc, "a warp cache is a plain cache_read: "
+			"the lanes share one copy of what the block reads");
 		return -1;
 	}
 	stir_stmt *atomic = sched_atomic_around(&c->path, c->li);
@@ -1125,7 +1194,8 @@ static int cache(creq *c, const char *block, const char *buffer,
 		sched_fail(s, c->blk->loc, "block '%s' is cross-thread", bn);
 		return -1;
 	}
-	if (sched_collect(s, c->loop, c->blk, &c->acc) < 0 || !find_region(c))
+	if (sched_collect(s, c->loop, c->blk, &c->acc) < 0 || !find_region(c) ||
+	    (c->scope == STIR_SCOPE_WARP && !check_warp(c)))
 		return -1;
 	if (c->write && !c->accum && atomic_in) {
 		sched_fail(s, c->blk->loc, "block '%s' is atomic, and its accesses "
@@ -1137,7 +1207,7 @@ static int cache(creq *c, const char *block, const char *buffer,
 		return -1;
 
 	/* the cache and the names at L's place */
-	const char *sn = c->scope == STIR_SCOPE_SHARED ? "shared" : "local";
+	const char *sn = sched_scope_name(c->scope);
 	char base[300];
 	snprintf(base, sizeof(base), "%s_%s", c->x->name, sn);
 	const char *cn = sched_fresh_global(s, base);

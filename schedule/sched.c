@@ -389,6 +389,12 @@ const char *sched_thread_name(stir_thread t)
 	return (unsigned)t <= STIR_THREAD_Z ? names[t] : "?";
 }
 
+const char *sched_scope_name(stir_scope scope)
+{
+	static const char *const names[] = { "global", "shared", "local", "warp" };
+	return (unsigned)scope <= STIR_SCOPE_WARP ? names[scope] : "?";
+}
+
 const char *sched_loop_annotation(const stir_stmt *s)
 {
 	static const char *const bound[] = {
@@ -1319,7 +1325,7 @@ static void check_bound_loop(scope_walk *w, const stir_stmt *loop)
 	bool block_idx = loop->u.for_.thread <= STIR_BLOCK_Z;
 	for (int i = 0; i < k->buffers.n && w->ok; i++) {
 		const stir_buffer *b = stir_buffer_at(&k->buffers, i);
-		if (b->scope != STIR_SCOPE_LOCAL &&
+		if (b->scope != STIR_SCOPE_LOCAL && b->scope != STIR_SCOPE_WARP &&
 		    !(block_idx && b->scope == STIR_SCOPE_SHARED))
 			continue;
 		int inside = count_list(&loop->u.for_.body, b);
@@ -1333,7 +1339,7 @@ static void check_bound_loop(scope_walk *w, const stir_stmt *loop)
 		if (w->report)
 			sched_fail(w->s, loop->loc, "%s buffer '%s' is accessed both "
 				"inside and outside loop '%s', which is bound to %s",
-				b->scope == STIR_SCOPE_LOCAL ? "local" : "shared",
+				sched_scope_name(b->scope),
 				b->name, loop->u.for_.var->name,
 				sched_thread_name(loop->u.for_.thread));
 	}

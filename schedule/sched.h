@@ -79,6 +79,8 @@ int sched_find_stmt(sched *s, stir_stmt *target, sched_path *p);
 
 /* The name of a thread index as the text form writes it. */
 const char *sched_thread_name(stir_thread t);
+/* The name of a scope as the text form writes it ("shared", "local"). */
+const char *sched_scope_name(stir_scope scope);
 /* The annotation of loop s in words ("bound to blockIdx.x", "unrolled",
  * "vectorized"), or NULL for a serial loop. */
 const char *sched_loop_annotation(const stir_stmt *s);

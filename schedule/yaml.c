@@ -977,9 +977,11 @@ static void read_arg(reader *r, sf_step *st, sf_arg_id id,
 		read_enum(r, n, prefix, "thread index", thread_names, 6, &a->value);
 		break;
 	case SF_SCOPE: {
-		static const char *const scopes[] = { "shared", "local" };
-		if (read_enum(r, n, prefix, "scope", scopes, 2, &a->value) == 0)
-			a->value = a->value ? STIR_SCOPE_LOCAL : STIR_SCOPE_SHARED;
+		static const char *const scopes[] = { "shared", "local", "warp" };
+		static const stir_scope values[] = { STIR_SCOPE_SHARED,
+			STIR_SCOPE_LOCAL, STIR_SCOPE_WARP };
+		if (read_enum(r, n, prefix, "scope", scopes, 3, &a->value) == 0)
+			a->value = values[a->value];
 		break;
 	}
 	case SF_RULES:

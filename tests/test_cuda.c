@@ -343,6 +343,157 @@ static const struct refusal {
 	  "}\n",
 	  "3:10: error: buffers 'A' and 'B' both bind array 'A', which the "
 	  "kernel writes\n" },
+	{ "a warp buffer outside a loop bound to threadIdx.x",
+	  "kernel k(m: i32) stage 3 {\n"
+	  "  buffer A: f32[4] = A;\n"
+	  "  buffer B: f32[m] = B;\n"
+	  "  buffer W: f32[4] warp;\n"
+	  "  for i in [0, m) bind(blockIdx.x) {\n"
+	  "    for e in [0, 4) {\n"
+	  "      W[e] = A[e];\n"
+	  "    }\n"
+	  "    B[i] = W[1];\n"
+	  "  }\n"
+	  "}\n",
+	  "6:5: error: warp buffer 'W' is filled outside a loop bound to "
+	  "threadIdx.x, whose lanes hold it\n" },
+	{ "a warp buffer over lanes that are no power of two",
+	  "kernel k(m: i32) stage 3 {\n"
+	  "  buffer A: f32[m * 6] = A;\n"
+	  "  buffer B: f32[m * 6] = B;\n"
+	  "  buffer W: f32[6] warp;\n"
+	  "  for i in [0, m) bind(blockIdx.x) {\n"
+	  "    for t in [0, 6) bind(threadIdx.x) {\n"
+	  "      for e in [0, 6) {\n"
+	  "        W[e] = A[i * 6 + e];\n"
+	  "      }\n"
+	  "      B[i * 6 + t] = W[2];\n"
+	  "    }\n"
+	  "  }\n"
+	  "}\n",
+	  "7:7: error: warp buffer 'W' is filled inside loop 't', bound to "
+	  "threadIdx.x, whose extent is not the launch's threads in x or not a "
+	  "literal power of two up to 32\n" },
+	{ "a warp buffer read at an index of the lane's own",
+	  "kernel k(m: i32) stage 3 {\n"
+	  "  buffer A: f32[m * 8] = A;\n"
+	  "  buffer B: f32[m * 8] = B;\n"
+	  "  buffer W: f32[8] warp;\n"
+	  "  for i in [0, m) bind(blockIdx.x) {\n"
+	  "    for t in [0, 8) bind(threadIdx.x) {\n"
+	  "      for e in [0, 8) {\n"
+	  "        W[e] = A[i * 8 + e];\n"
+	  "      }\n"
+	  "      B[i * 8 + t] = W[t];\n"
+	  "    }\n"
+	  "  }\n"
+	  "}\n",
+	  "10:22: error: warp buffer 'W' is read at an index that depends on "
+	  "threadIdx.x: its lanes read one element together\n" },
+	{ "a warp buffer read by some lanes only",
+	  "kernel k(m: i32) stage 3 {\n"
+	  "  buffer A: f32[m * 8] = A;\n"
+	  "  buffer B: f32[m * 8] = B;\n"
+	  "  buffer W: f32[8] warp;\n"
+	  "  for i in [0, m) bind(blockIdx.x) {\n"
+	  "    for t in [0, 8) bind(threadIdx.x) {\n"
+	  "      for e in [0, 8) {\n"
+	  "        W[e] = A[i * 8 + e];\n"
+	  "      }\n"
+	  "      if (t < 4) {\n"
+	  "        B[i * 8 + t] = W[3];\n"
+	  "      }\n"
+	  "    }\n"
+	  "  }\n"
+	  "}\n",
+	  "11:24: error: warp buffer 'W' is read under control flow that "
+	  "depends on threadIdx.x: its lanes shuffle together\n" },
+	{ "a warp buffer written outside a fill loop",
+	  "kernel k(m: i32) stage 3 {\n"
+	  "  buffer A: f32[m * 8] = A;\n"
+	  "  buffer B: f32[m * 8] = B;\n"
+	  "  buffer W: f32[8] warp;\n"
+	  "  for i in [0, m) bind(blockIdx.x) {\n"
+	  "    for t in [0, 8) bind(threadIdx.x) {\n"
+	  "      W[0] = A[i * 8];\n"
+	  "      B[i * 8 + t] = W[0];\n"
+	  "    }\n"
+	  "  }\n"
+	  "}\n",
+	  "7:7: error: warp buffer 'W' is written outside a fill loop (a serial "
+	  "loop over its elements, directly around the store, inside the loop "
+	  "bound to threadIdx.x)\n" },
+	{ "a warp buffer filled by some lanes only",
+	  "kernel k(m: i32) stage 3 {\n"
+	  "  buffer A: f32[m * 8] = A;\n"
+	  "  buffer B: f32[m * 8] = B;\n"
+	  "  buffer W: f32[8] warp;\n"
+	  "  for i in [0, m) bind(blockIdx.x) {\n"
+	  "    for t in [0, 8) bind(threadIdx.x) {\n"
+	  "      if (t < 4) {\n"
+	  "        for e in [0, 8) {\n"
+	  "          W[e] = A[i * 8 + e];\n"
+	  "        }\n"
+	  "      }\n"
+	  "      B[i * 8 + t] = W[0];\n"
+	  "    }\n"
+	  "  }\n"
+	  "}\n",
+	  "9:11: error: warp buffer 'W' is filled under control flow that "
+	  "depends on threadIdx.x: every lane stores its part\n" },
+	{ "a warp buffer's fill that adds",
+	  "kernel k(m: i32) stage 3 {\n"
+	  "  buffer A: f32[m * 8] = A;\n"
+	  "  buffer B: f32[m * 8] = B;\n"
+	  "  buffer W: f32[8] warp;\n"
+	  "  for i in [0, m) bind(blockIdx.x) {\n"
+	  "    for t in [0, 8) bind(threadIdx.x) {\n"
+	  "      for e in [0, 8) {\n"
+	  "        W[e] += A[i * 8 + e];\n"
+	  "      }\n"
+	  "      B[i * 8 + t] = W[0];\n"
+	  "    }\n"
+	  "  }\n"
+	  "}\n",
+	  "8:9: error: warp buffer 'W': its fill loop 'e' may only assign "
+	  "element 'e'\n" },
+	{ "a warp buffer filled with the lane's own values",
+	  "kernel k(m: i32) stage 3 {\n"
+	  "  buffer A: f32[m * 8] = A;\n"
+	  "  buffer B: f32[m * 8] = B;\n"
+	  "  buffer W: f32[8] warp;\n"
+	  "  for i in [0, m) bind(blockIdx.x) {\n"
+	  "    for t in [0, 8) bind(threadIdx.x) {\n"
+	  "      for e in [0, 8) {\n"
+	  "        W[e] = A[i * 8 + t];\n"
+	  "      }\n"
+	  "      B[i * 8 + t] = W[0];\n"
+	  "    }\n"
+	  "  }\n"
+	  "}\n",
+	  "8:9: error: the value stored into warp buffer 'W' depends on "
+	  "threadIdx.x: its lanes hold one copy\n" },
+	{ "a warp buffer read in a fill that leaves lanes out",
+	  "kernel k(m: i32) stage 3 {\n"
+	  "  buffer A: f32[m * 12] = A;\n"
+	  "  buffer B: f32[m * 12] = B;\n"
+	  "  buffer W: f32[12] warp;\n"
+	  "  buffer V: f32[12] warp;\n"
+	  "  for i in [0, m) bind(blockIdx.x) {\n"
+	  "    for t in [0, 8) bind(threadIdx.x) {\n"
+	  "      for e in [0, 12) {\n"
+	  "        W[e] = A[i * 12 + e];\n"
+	  "      }\n"
+	  "      for e in [0, 12) {\n"
+	  "        V[e] = W[e];\n"
+	  "      }\n"
+	  "      B[i * 12 + t] = V[0];\n"
+	  "    }\n"
+	  "  }\n"
+	  "}\n",
+	  "12:16: error: warp buffer 'W' is read under control flow that "
+	  "depends on threadIdx.x (a fill loop whose last lanes store nothing): "
+	  "its lanes shuffle together\n" },
 	{ "a stage I kernel",
 	  "kernel k(m: i32) {\n"
 	  "  axis I = dense_fixed(m);\n"

@@ -94,6 +94,7 @@ static int n_progs;
 static const char *const larger[][2] = {
 	{ "csrmm_rows", "m=40,n=30,feat=48" },
 	{ "diag", "m=100" },
+	{ "ellmm_warp", "m=50,n=40" },
 	{ "halfmix", "n=300" },
 	{ "horizontal", "m=150,n=200" },
 	{ "ints", "n=100" },
@@ -117,6 +118,32 @@ static uint64_t hash(uint64_t h, const char *s)
 
 /* The compiler command, without its files. */
 static const char compiler[] = "g++ -std=c++17 -O1 -w -shared -fPIC";
+
+/* h, path: h extended by the bytes of the file at path (nothing when it
+ * cannot be read). */
+static uint64_t hash_file(uint64_t h, const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	int c;
+	while (f && (c = getc(f)) != EOF)
+		h = (h ^ (unsigned char)c) * 0x100000001b3ULL;
+	if (f)
+		fclose(f);
+	return h;
+}
+
+/* The hash an object's name starts from: the compiler command and the
+ * emulation headers it is compiled against, so that a change to either
+ * compiles every program again. */
+static uint64_t compile_hash(void)
+{
+	static const char *const headers[] = { "tests/emu/cuda_emu.h",
+		"tests/emu/cuda_fp16.h", "tests/emu/cuda_bf16.h" };
+	uint64_t h = hash(0xcbf29ce484222325ULL, compiler);
+	for (size_t i = 0; i < sizeof(headers) / sizeof(headers[0]); i++)
+		h = hash_file(h, test_path(headers[i]));
+	return h;
+}
 
 /* path, text: write a file. */
 static int write_file(const char *path, const char *text)
@@ -179,7 +206,7 @@ static char *prepare_source(emu_prog *p, stir_ctx *ctx, const char *cache)
 	fclose(f);
 	stir_cuda_plan_free(plan);
 	stir_module_free(m);
-	uint64_t h = hash(hash(0xcbf29ce484222325ULL, compiler), src);
+	uint64_t h = hash(compile_hash(), src);
 	snprintf(p->so, sizeof(p->so), "%s/%016llx.so", cache,
 		(unsigned long long)h);
 	if (access(p->so, R_OK) == 0) {

@@ -451,7 +451,7 @@ START_TEST(test_cache_refused)
 		"it spans the variable axis 'J'");
 	SCHED_REFUSED(l, stir_cache_read(l.k, "csrmm1", "B", "j",
 		STIR_SCOPE_GLOBAL),
-		"cache_read: a cache lives in shared or local memory");
+		"cache_read: a cache lives in shared, local or warp memory");
 	SCHED_REFUSED(l, stir_cache_write(l.k, "csrmm1", "C", "j",
 		STIR_SCOPE_LOCAL),
 		"cache_write: a local buffer needs a literal size, but the region of "
@@ -500,6 +500,163 @@ START_TEST(test_cache_refused)
 	sched_lower(&l, 3);
 	SCHED_OK(l, stir_set_atomic(l.k, "sm0"));
 	SCHED_OK(l, stir_cache_write(l.k, "sm0", "rsum", "j", STIR_SCOPE_LOCAL));
+	sched_unload(&l);
+}
+END_TEST
+
+/* ---- warp caches ---- */
+
+/* ELL SpMM, 8 columns a row (of n + 8, so that every row has 8 distinct
+ * ones) and 8 features. */
+static const char *const ellmm8_text =
+	"kernel ellmm8(m: i32, n: i32) {\n"
+	"  axis I = dense_fixed(m);\n"
+	"  axis J = sparse_fixed(I, n + 8, 8);\n"
+	"  axis Jd = dense_fixed(n + 8);\n"
+	"  axis K = dense_fixed(8);\n"
+	"  tensor A: f32[I, J];\n"
+	"  tensor B: f32[Jd, K];\n"
+	"  tensor C: f32[I, K];\n"
+	"  iter ellmm (i, j, k) in [I, J, K] \"SRS\" {\n"
+	"    init { C[i, k] = 0.0; }\n"
+	"    C[i, k] += A[i, j] * B[j, k];\n"
+	"  }\n"
+	"}\n";
+
+/* l: the features over threadIdx.x, rows over blockIdx.x; k outside j. */
+static void ellmm8_lanes(loaded *l)
+{
+	SCHED_OK(*l, stir_reorder(l->k, "ellmm0", 2, l_kj));
+	SCHED_OK(*l, stir_bind(l->k, "ellmm0", "i", STIR_BLOCK_X));
+	SCHED_OK(*l, stir_bind(l->k, "ellmm0", "k", STIR_THREAD_X));
+}
+
+static void warp_cache_ellmm(loaded *l)
+{
+	ellmm8_lanes(l);
+	SCHED_OK(*l, stir_cache_read(l->k, "ellmm0", "J_indices", "j",
+		STIR_SCOPE_WARP));
+	SCHED_OK(*l, stir_cache_read(l->k, "ellmm0", "A_data", "j",
+		STIR_SCOPE_WARP));
+}
+
+static void warp_cache_pieces(loaded *l)
+{
+	/* pieces of 4 columns: the cache under the inner loop */
+	static const int64_t f24[] = { 2, 4 };
+	ellmm8_lanes(l);
+	SCHED_OK(*l, stir_split(l->k, "ellmm0", "j", 2, f24));
+	SCHED_OK(*l, stir_cache_read(l->k, "ellmm0", "A_data", "j_1",
+		STIR_SCOPE_WARP));
+}
+
+START_TEST(test_warp_cache_keeps)
+{
+	sched_check_keeps(NULL, ellmm8_text, 3, warp_cache_ellmm, 1e-5, SEEDS);
+	sched_check_keeps(NULL, ellmm8_text, 3, warp_cache_pieces, 1e-5, SEEDS);
+}
+END_TEST
+
+START_TEST(test_warp_cache_text)
+{
+	loaded l = sched_load(NULL, ellmm8_text);
+	sched_lower(&l, 3);
+	warp_cache_ellmm(&l);
+	char *s = stir_kernel_to_str(l.k);
+	ck_assert_ptr_nonnull(strstr(s,
+		"  buffer J_indices_warp: i32[8] warp;\n"
+		"  buffer A_data_warp: f32[8] warp;\n"));
+	ck_assert_ptr_nonnull(strstr(s,
+		"    for k in [0, 8) bind(threadIdx.x) {\n"
+		"      for ax0 in [0, 8) {\n"
+		"        block J_indices_warp(v0: S = i * 8, v1: S = ax0) "
+		"reads(J_indices[v0 + v1]) writes(J_indices_warp[v1]) {\n"
+		"          J_indices_warp[v1] = J_indices[v0 + v1];\n"
+		"        }\n"
+		"      }\n"));
+	ck_assert_ptr_nonnull(strstr(s, "C_data[vi * 8 + vk] += "
+		"A_data_warp[vj] * B_data[J_indices_warp[vj] * 8 + vk];\n"));
+	free(s);
+	sched_unload(&l);
+}
+END_TEST
+
+START_TEST(test_warp_cache_refused)
+{
+	loaded l = sched_load(NULL, ellmm8_text);
+	sched_lower(&l, 3);
+	SCHED_OK(l, stir_reorder(l.k, "ellmm0", 2, l_kj));
+	SCHED_REFUSED(l, stir_cache_read(l.k, "ellmm0", "A_data", "j",
+		STIR_SCOPE_WARP), "cache_read: loop 'j' is not inside a loop bound "
+		"to threadIdx.x, whose lanes a warp cache is spread over");
+	SCHED_OK(l, stir_bind(l.k, "ellmm0", "k", STIR_THREAD_X));
+	SCHED_REFUSED(l, stir_cache_write(l.k, "ellmm0", "C_data", "j",
+		STIR_SCOPE_WARP), "cache_write: a warp cache is a plain cache_read: "
+		"the lanes share one copy of what the block reads");
+	SCHED_REFUSED(l, stir_reverse_cache_read(l.k, "ellmm0", "B_data", "j",
+		STIR_SCOPE_WARP), "reverse_cache_read: a warp cache is a plain "
+		"cache_read: the lanes share one copy of what the block reads");
+	/* B's row under j is the lane's own feature */
+	SCHED_REFUSED(l, stir_cache_read(l.k, "ellmm0", "B_data", "j",
+		STIR_SCOPE_WARP), "cache_read: a warp buffer needs a literal size, "
+		"but the region of 'B_data' under loop 'j' has (n + 8) * 8 elements");
+	sched_unload(&l);
+
+	/* a row's features in two pieces: under k_1 the lanes (k_0) read
+	 * places of their own */
+	l = sched_load(NULL, ellmm8_text);
+	sched_lower(&l, 3);
+	static const int64_t f24[] = { 2, 4 };
+	SCHED_OK(l, stir_split(l.k, "ellmm0", "k", 2, f24));
+	SCHED_OK(l, stir_bind(l.k, "ellmm0", "k_0", STIR_THREAD_X));
+	SCHED_REFUSED(l, stir_cache_read(l.k, "ellmm0", "B_data", "k_1",
+		STIR_SCOPE_WARP), "cache_read: block 'ellmm0' reads 'B_data' under "
+		"loop 'k_1' at places that depend on loop 'k_0' (threadIdx.x): the "
+		"lanes of a warp cache share one copy");
+	sched_unload(&l);
+
+	/* lanes that are no literal power of two; a region of c elements */
+	l = sched_load("examples/ellmv.stir", NULL);
+	sched_lower(&l, 3);
+	SCHED_OK(l, stir_bind(l.k, "ellmv0", "i", STIR_THREAD_X));
+	SCHED_REFUSED(l, stir_cache_read(l.k, "ellmv0", "A_data", "j",
+		STIR_SCOPE_WARP), "cache_read: a warp buffer needs a literal size, "
+		"but the region of 'A_data' under loop 'j' has c elements");
+	SCHED_OK(l, stir_specialize(l.k, "c", 4));
+	SCHED_REFUSED(l, stir_cache_read(l.k, "ellmv0", "A_data", "j",
+		STIR_SCOPE_WARP), "cache_read: loop 'i' bound to threadIdx.x has "
+		"extent m: the lanes of a warp cache are a literal power of two up "
+		"to 32");
+	sched_unload(&l);
+
+	/* 16-bit numbers */
+	l = sched_load(NULL,
+		"kernel h(m: i32) stage 3 {\n"
+		"  buffer P: f16[m * 4] = P;\n"
+		"  buffer Q: f16[m * 8] = Q;\n"
+		"  for i in [0, m) bind(blockIdx.x) {\n"
+		"    for t in [0, 8) bind(threadIdx.x) {\n"
+		"      for j in [0, 4) {\n"
+		"        block b(vi: S = i, vt: S = t, vj: R = j) {\n"
+		"          Q[vi * 8 + vt] += P[vi * 4 + vj];\n"
+		"        }\n"
+		"      }\n"
+		"    }\n"
+		"  }\n"
+		"}\n");
+	SCHED_REFUSED(l, stir_cache_read(l.k, "b", "P", "j", STIR_SCOPE_WARP),
+		"cache_read: a warp cache holds 32- or 64-bit numbers (what warp "
+		"shuffles move), and 'P' is f16");
+	sched_unload(&l);
+
+	/* stage II: buffers over axes */
+	l = sched_load(NULL, ellmm8_text);
+	sched_lower(&l, 2);
+	SCHED_OK(l, stir_reorder(l.k, "ellmm0", 2, l_kj));
+	SCHED_OK(l, stir_bind(l.k, "ellmm0", "k", STIR_THREAD_X));
+	SCHED_REFUSED(l, stir_cache_read(l.k, "ellmm0", "A", "j",
+		STIR_SCOPE_WARP), "cache_read: a warp cache needs a flat buffer "
+		"(stage III), and 'A' is over axes");
 	sched_unload(&l);
 }
 END_TEST
@@ -1138,6 +1295,9 @@ int main(void)
 	tcase_add_test(ta, test_cache_keeps);
 	tcase_add_test(ta, test_cache_text);
 	tcase_add_test(ta, test_cache_refused);
+	tcase_add_test(ta, test_warp_cache_keeps);
+	tcase_add_test(ta, test_warp_cache_text);
+	tcase_add_test(ta, test_warp_cache_refused);
 	tcase_add_test(ta, test_over_init_keeps);
 	tcase_add_test(ta, test_over_init_text);
 	tcase_add_test(ta, test_over_init_refused);

@@ -56,6 +56,11 @@ typedef enum stir_scope {
 	STIR_SCOPE_GLOBAL,
 	STIR_SCOPE_SHARED,
 	STIR_SCOPE_LOCAL,
+	/* registers spread over the lanes of the threadIdx.x loop that uses
+	 * the buffer (lane t holds elements t, t + L, ...), written by fill
+	 * loops and read through warp shuffles (docs/cuda.md, "Warp
+	 * buffers"); the interpreter treats it as local */
+	STIR_SCOPE_WARP,
 } stir_scope;
 
 typedef enum stir_var_kind {

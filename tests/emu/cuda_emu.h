@@ -48,6 +48,7 @@ struct stir_emu_thread {
 	stir_emu_dim3 tid, bid;
 	unsigned lid;              /* linear index in the block */
 	int state;                 /* see below */
+	unsigned mask;             /* at a shuffle: the lanes it names */
 };
 enum { STIR_EMU_RUN, STIR_EMU_BLOCK, STIR_EMU_WARP, STIR_EMU_DONE };
 
@@ -81,25 +82,31 @@ inline unsigned stir_emu_lanes(unsigned lid)
 	return stir_emu_nthreads - first < 32 ? stir_emu_nthreads - first : 32;
 }
 
-/* A warp shuffle: every lane publishes v, then reads lane "src" of its
- * warp (or keeps its own value when src lies outside its segment of
- * "width" lanes). */
+/* A warp shuffle among the lanes of "mask", which must hold the calling
+ * lane and only lanes of its warp, and which all must reach a shuffle with
+ * the same mask: every lane publishes v, then reads lane "src" of its warp
+ * (or keeps its own value when src lies outside its segment of "width"
+ * lanes); reading a lane outside the mask is an error too. */
 template <typename T>
 inline T stir_emu_shfl(unsigned mask, T v, int src, int width)
 {
 	unsigned lid = stir_emu_cur->lid, lane = lid % 32;
 	unsigned lanes = stir_emu_lanes(lid);
-	unsigned want = lanes == 32 ? 0xffffffffu : (1u << lanes) - 1;
-	if (mask != want)
+	unsigned warp = lanes == 32 ? 0xffffffffu : (1u << lanes) - 1;
+	if ((mask & ~warp) || !(mask >> lane & 1u))
 		stir_emu_bad_mask = 1;
 	static_assert(sizeof(T) <= 8, "shuffled values are at most 8 bytes");
+	stir_emu_cur->mask = mask & warp;
 	memcpy(&stir_emu_slot[lid], &v, sizeof(T));
 	stir_emu_wait(STIR_EMU_WARP);
 	T r = v;
 	unsigned base = lane - lane % (unsigned)width;
 	if (src >= (int)base && (unsigned)src < base + (unsigned)width &&
-	    (unsigned)src < lanes)
+	    (unsigned)src < lanes) {
+		if (!(mask >> src & 1u))
+			stir_emu_bad_mask = 1;
 		memcpy(&r, &stir_emu_slot[lid - lane + (unsigned)src], sizeof(T));
+	}
 	stir_emu_wait(STIR_EMU_WARP);
 	return r;
 }
@@ -375,16 +382,26 @@ inline bool stir_emu_release(stir_emu_thread *th, unsigned n)
 			th[l].state = STIR_EMU_RUN;
 		return true;
 	}
+	/* a shuffle passes when every lane of its mask waits at one with
+	 * the same mask */
 	for (unsigned w = 0; w < n; w += 32) {
 		unsigned lanes = stir_emu_lanes(w);
-		bool all = true;
-		for (unsigned l = w; l < w + lanes; l++)
-			all &= th[l].state == STIR_EMU_WARP;
-		if (!all)
-			continue;
-		for (unsigned l = w; l < w + lanes; l++)
-			th[l].state = STIR_EMU_RUN;
-		any = true;
+		for (unsigned l = w; l < w + lanes; l++) {
+			if (th[l].state != STIR_EMU_WARP)
+				continue;
+			unsigned m = th[l].mask;
+			bool all = true;
+			for (unsigned i = 0; i < lanes; i++)
+				if (m >> i & 1u)
+					all &= th[w + i].state == STIR_EMU_WARP &&
+						th[w + i].mask == m;
+			if (!all)
+				continue;
+			for (unsigned i = 0; i < lanes; i++)
+				if (m >> i & 1u)
+					th[w + i].state = STIR_EMU_RUN;
+			any = true;
+		}
 	}
 	return any;
 }
