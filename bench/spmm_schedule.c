@@ -6,7 +6,7 @@
 /* feat, group: see spmm_schedule.h. */
 bench_spmm_map bench_spmm_map_grouped(int64_t feat, int64_t group)
 {
-	bench_spmm_map f = { feat, 32 / group, 4, 1, 8, group };
+	bench_spmm_map f = { feat, 32 / group, 4, 1, 8, group, true };
 	while (f.vec > 1 && feat % f.vec)
 		f.vec /= 2;
 	while (f.lanes > 1 && (feat / f.vec) % f.lanes)
@@ -31,6 +31,20 @@ bool bench_spmm_map_fits(bench_spmm_map fm)
 bench_spmm_map bench_spmm_map_features(int64_t feat)
 {
 	return bench_spmm_map_grouped(feat, 1);
+}
+
+/* width, fm: the columns of a row of a part WIDTH wide that its warp
+ * caches hold at a time: all of them, or when the row is wider than the
+ * lanes, the widest piece that divides it (so that no tail needs a
+ * guard); 0 when the part has no warp caches. */
+static int64_t warp_piece(int64_t width, bench_spmm_map fm)
+{
+	if (!fm.warp_cache || fm.group > 1 || fm.lanes < 2)
+		return 0;
+	int64_t f = width <= fm.lanes ? width : fm.lanes;
+	while (width % f)
+		f /= 2;
+	return f;
 }
 
 /* k, block, width, fm, atomic: schedule_part for fm.group > 1 (threads
@@ -82,16 +96,24 @@ static int schedule_part(stir_kernel *k, const char *block, int64_t width,
 		return schedule_part_grouped(k, block, width, fm, atomic);
 	const char *kc[] = { "k", "c" }, *ck[] = { "c", "k_2" };
 	const int64_t fk[] = { 0, fm.lanes, fm.vec }, fo[] = { 0, fm.rows };
-	return stir_reorder(k, block, 2, kc) < 0 ||
-		stir_split(k, block, "k", 3, fk) < 0 ||
-		stir_reorder(k, block, 2, ck) < 0 ||
-		stir_split(k, block, "o", 2, fo) < 0 ||
-		(atomic && stir_set_atomic(k, block) < 0) ||
-		stir_bind(k, block, "o_0", STIR_BLOCK_X) < 0 ||
-		stir_bind(k, block, "o_1", STIR_THREAD_Y) < 0 ||
-		stir_bind(k, block, "k_1", STIR_THREAD_X) < 0 ||
-		(fm.chunks > 1 && stir_bind(k, block, "k_0", STIR_THREAD_Z) < 0) ||
-		stir_unroll(k, block, "c") < 0 ? -1 : 0;
+	if (stir_reorder(k, block, 2, kc) < 0 ||
+	    stir_split(k, block, "k", 3, fk) < 0 ||
+	    stir_reorder(k, block, 2, ck) < 0 ||
+	    stir_split(k, block, "o", 2, fo) < 0 ||
+	    (atomic && stir_set_atomic(k, block) < 0) ||
+	    stir_bind(k, block, "o_0", STIR_BLOCK_X) < 0 ||
+	    stir_bind(k, block, "o_1", STIR_THREAD_Y) < 0 ||
+	    stir_bind(k, block, "k_1", STIR_THREAD_X) < 0 ||
+	    (fm.chunks > 1 && stir_bind(k, block, "k_0", STIR_THREAD_Z) < 0))
+		return -1;
+	/* a row wider than its warp caches hold: pieces c_0 of c_1 columns */
+	int64_t piece = warp_piece(width, fm);
+	const int64_t fc[] = { 0, piece };
+	if (piece && piece < width)
+		return stir_split(k, block, "c", 2, fc) < 0 ||
+			stir_unroll(k, block, "c_0") < 0 ||
+			stir_unroll(k, block, "c_1") < 0 ? -1 : 0;
+	return stir_unroll(k, block, "c") < 0 ? -1 : 0;
 }
 
 /* k, block, back, width, fm, over_init: stage3_part for fm.group > 1:
@@ -117,6 +139,22 @@ static int stage3_part_grouped(stir_kernel *k, const char *block,
 		stir_vectorize(k, back, "ax0_1") < 0) ? -1 : 0;
 }
 
+/* k, block, q, t, width, fm: the column indices and values of the rows
+ * of part (q, t) (WIDTH columns) in warp caches: the lanes of a row
+ * (threadIdx.x) load them together, warp_piece columns at a time (loop
+ * c_1 of the split schedule_part made when the row is wider), and each
+ * column's index and value come to every lane by a shuffle. */
+static int warp_cache_part(stir_kernel *k, const char *block, int q, int t,
+	int64_t width, bench_spmm_map fm)
+{
+	char idx[64], val[64];
+	snprintf(idx, sizeof(idx), "C_hyb_%d_%d_indices", q, t);
+	snprintf(val, sizeof(val), "A_hyb_%d_%d_data", q, t);
+	const char *loop = warp_piece(width, fm) < width ? "c_1" : "c";
+	return stir_cache_read(k, block, idx, loop, STIR_SCOPE_WARP) < 0 ||
+		stir_cache_read(k, block, val, loop, STIR_SCOPE_WARP) < 0 ? -1 : 0;
+}
+
 /* k, block, i, fm, over_init: at stage III, the row's fm.vec sums of part
  * i in registers (a local cache of C_data over the loop of columns,
  * written back by block C_data_local, C_data_local1, ... in the order of
@@ -134,8 +172,9 @@ static int stage3_part(stir_kernel *k, const char *block, int i,
 		snprintf(back, sizeof(back), "C_data_local%d", i);
 	if (fm.group > 1)
 		return stage3_part_grouped(k, block, back, width, fm, over_init);
+	int64_t piece = warp_piece(width, fm);
 	if ((over_init ? stir_cache_write_over_init : stir_cache_write)(k, block,
-	    "C_data", "c", STIR_SCOPE_LOCAL) < 0)
+	    "C_data", piece && piece < width ? "c_0" : "c", STIR_SCOPE_LOCAL) < 0)
 		return -1;
 	if (fm.vec == 1)
 		return 0;
@@ -186,6 +225,7 @@ int bench_spmm_hybrid_schedule(stir_kernel *k, int c, const int64_t *buckets,
 	char names[n][64], init[64] = "";
 	bool atomic[n];
 	int64_t width[n];
+	int part_q[n], part_t[n];
 	int rc = 0;
 	/* covering the rows, first the split rows' part 0_NB (the widest
 	 * width): its init nest then runs before the one launch of all the
@@ -194,6 +234,8 @@ int bench_spmm_hybrid_schedule(stir_kernel *k, int c, const int64_t *buckets,
 		int q = cover ? 0 : r / nb;
 		int t = cover ? (r == 0 ? nb : r - 1) : r % nb;
 		width[r] = buckets[t < nb ? t : nb - 1];
+		part_q[r] = q;
+		part_t[r] = t;
 		rules[r] = stir_format_hybrid_part("_hyb", q, t, width[r]);
 		rc |= rules[r] ? 0 : -1;
 		stir_format_rule_set_cover_rows(rules[r], cover);
@@ -220,6 +262,11 @@ int bench_spmm_hybrid_schedule(stir_kernel *k, int c, const int64_t *buckets,
 	for (int i = 0; i < n; i++)
 		if (stage3_part(k, blocks[i], i, width[i], fm,
 		    cover && !atomic[i]) < 0)
+			return -1;
+	/* then the columns of every part in warp caches */
+	for (int i = 0; i < n; i++)
+		if (warp_piece(width[i], fm) && warp_cache_part(k, blocks[i],
+		    part_q[i], part_t[i], width[i], fm) < 0)
 			return -1;
 	const char *out[] = { "C_data" };
 	return n > 1 && stir_horizontal_fuse_disjoint(k, n, blocks, 1, out) < 0 ?

@@ -27,12 +27,17 @@ typedef struct bench_spmm_map {
 	 * threadIdx.y, the chunks a loop inside the thread, and the rows on
 	 * threadIdx.z (bench_spmm_map_grouped) */
 	int64_t group;
+	/* the hybrid parts read a row's column indices and values once per
+	 * lane group, into warp caches (cache_read with scope warp: one
+	 * coalesced load, then a shuffle per column), instead of every lane
+	 * loading each; parts with one lane or grouped rows do not */
+	bool warp_cache;
 } bench_spmm_map;
 
 /* The mapping for "feat" features (feat >= 1): the widest vector (4, 2
  * or 1) that divides them, as many lanes (a power of two up to a warp) as
  * divide the vectors, the rest in chunks; every split is exact, so no
- * feature needs a guard. */
+ * feature needs a guard.  Warp caches on. */
 bench_spmm_map bench_spmm_map_features(int64_t feat);
 
 /* The mapping for "feat" features with "group" threads a row (a power of
