@@ -4,9 +4,10 @@
  *
  * usage: bench_spmm [--features 32,64,...] [--reps N] [--json FILE]
  *                   [--program examples/csrmm.stir] [--compile-only ARCH]
- *                   [--no-csr] GRAPH...
+ *                   [--candidates I,J,...] [--no-csr] GRAPH...
  * --no-csr skips stir's plain CSR kernel (our own baseline, slow on graphs
- * with very long rows); --compile-only only fills the NVRTC cache.
+ * with very long rows); --candidates runs only those of the search;
+ * --compile-only only fills the NVRTC cache.
  * GRAPH: a Matrix Market file, or synthetic:arxiv|proteins|reddit.
  *
  * For each graph and feature size: cuSPARSE with each algorithm (the
@@ -32,6 +33,8 @@ typedef struct hyb_config {
 	int min_blocks;         /* stir_compile_options.min_blocks_per_sm */
 	int group;              /* threads a row (bench_spmm_map_grouped) */
 	bool locality;          /* rows in a locality order (STIR_HYBRID_LOCALITY_ORDER) */
+	bool warp;              /* the rows' columns in warp caches
+	                           (bench_spmm_map.warp_cache) */
 } hyb_config;
 
 /* Wide buckets for long rows; narrow ones, splitting long rows into more
@@ -44,42 +47,61 @@ typedef struct hyb_config {
  * of widths between the powers of two, padding long rows less; the rows
  * of each part in a locality order (the same kernels on a format whose
  * neighbouring rows share columns, so that a thread block's gathers of B
- * hit its L1 cache more often). */
+ * hit its L1 cache more often); the columns of a row in warp caches, read
+ * once by its lanes together instead of by every lane (the configurations
+ * at full occupancy that they made faster on 2026-11-26, bench/RESULTS.md;
+ * with a register budget they were slower). */
 static const hyb_config configs[] = {
-	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1, false },
-	{ 1, 6, { 2, 4, 8, 16, 32, 64 }, 256, 0, 1, false },
-	{ 1, 8, { 1, 2, 4, 8, 16, 32, 64, 128 }, 256, 0, 1, false },
-	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 256, 0, 1, false },
-	{ 2, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1, false },
-	{ 2, 8, { 1, 2, 4, 8, 16, 32, 64, 128 }, 256, 0, 1, false },
-	{ 1, 3, { 1, 2, 4 }, 256, 0, 1, false },
-	{ 1, 4, { 1, 2, 4, 8 }, 256, 0, 1, false },
-	{ 1, 4, { 1, 2, 4, 8 }, 64, 0, 1, false },
-	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 64, 0, 1, false },
-	{ 1, 3, { 1, 2, 4 }, 256, 2, 1, false },
-	{ 1, 4, { 1, 2, 4, 8 }, 256, 2, 1, false },
-	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256, 2, 1, false },
-	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 256, 2, 1, false },
-	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256, 1, 1, false },
-	{ 1, 8, { 1, 2, 4, 8, 16, 32, 64, 128 }, 256, 1, 1, false },
-	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 256, 1, 1, false },
-	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 256, 0, 4, false },
-	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 256, 1, 4, false },
-	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 64, 0, 4, false },
-	{ 1, 6, { 2, 4, 8, 16, 32, 64 }, 256, 0, 2, false },
-	{ 1, 8, { 8, 16, 24, 32, 48, 64, 96, 128 }, 256, 0, 4, false },
-	{ 1, 8, { 8, 16, 24, 32, 48, 64, 96, 128 }, 256, 1, 4, false },
-	{ 1, 8, { 8, 16, 24, 32, 48, 64, 96, 128 }, 256, 0, 1, false },
-	{ 1, 8, { 8, 16, 24, 32, 48, 64, 96, 128 }, 256, 1, 1, false },
-	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 64, 0, 1, false },
-	{ 1, 8, { 8, 16, 24, 32, 48, 64, 96, 128 }, 64, 0, 1, false },
-	{ 1, 3, { 1, 2, 4 }, 256, 0, 1, true },
-	{ 1, 4, { 1, 2, 4, 8 }, 256, 2, 1, true },
-	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1, true },
-	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 64, 0, 1, true },
-	{ 1, 6, { 2, 4, 8, 16, 32, 64 }, 256, 0, 1, true },
-	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 256, 2, 1, true },
-	{ 2, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1, true },
+	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1, false, false },
+	{ 1, 6, { 2, 4, 8, 16, 32, 64 }, 256, 0, 1, false, false },
+	{ 1, 8, { 1, 2, 4, 8, 16, 32, 64, 128 }, 256, 0, 1, false, false },
+	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 256, 0, 1, false, false },
+	{ 2, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1, false, false },
+	{ 2, 8, { 1, 2, 4, 8, 16, 32, 64, 128 }, 256, 0, 1, false, false },
+	{ 1, 3, { 1, 2, 4 }, 256, 0, 1, false, false },
+	{ 1, 4, { 1, 2, 4, 8 }, 256, 0, 1, false, false },
+	{ 1, 4, { 1, 2, 4, 8 }, 64, 0, 1, false, false },
+	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 64, 0, 1, false, false },
+	{ 1, 3, { 1, 2, 4 }, 256, 2, 1, false, false },
+	{ 1, 4, { 1, 2, 4, 8 }, 256, 2, 1, false, false },
+	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256, 2, 1, false, false },
+	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 256, 2, 1, false, false },
+	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256, 1, 1, false, false },
+	{ 1, 8, { 1, 2, 4, 8, 16, 32, 64, 128 }, 256, 1, 1, false, false },
+	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 256, 1, 1, false, false },
+	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 256, 0, 4, false, false },
+	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 256, 1, 4, false, false },
+	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 64, 0, 4, false, false },
+	{ 1, 6, { 2, 4, 8, 16, 32, 64 }, 256, 0, 2, false, false },
+	{ 1, 8, { 8, 16, 24, 32, 48, 64, 96, 128 }, 256, 0, 4, false, false },
+	{ 1, 8, { 8, 16, 24, 32, 48, 64, 96, 128 }, 256, 1, 4, false, false },
+	{ 1, 8, { 8, 16, 24, 32, 48, 64, 96, 128 }, 256, 0, 1, false, false },
+	{ 1, 8, { 8, 16, 24, 32, 48, 64, 96, 128 }, 256, 1, 1, false, false },
+	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 64, 0, 1, false, false },
+	{ 1, 8, { 8, 16, 24, 32, 48, 64, 96, 128 }, 64, 0, 1, false, false },
+	{ 1, 3, { 1, 2, 4 }, 256, 0, 1, true, false },
+	{ 1, 4, { 1, 2, 4, 8 }, 256, 2, 1, true, false },
+	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1, true, false },
+	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 64, 0, 1, true, false },
+	{ 1, 6, { 2, 4, 8, 16, 32, 64 }, 256, 0, 1, true, false },
+	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 256, 2, 1, true, false },
+	{ 2, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1, true, false },
+	{ 1, 4, { 1, 2, 4, 8 }, 256, 4, 1, false, false },
+	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256, 4, 1, false, false },
+	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 256, 4, 1, false, false },
+	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1, false, true },
+	{ 1, 6, { 2, 4, 8, 16, 32, 64 }, 256, 0, 1, false, true },
+	{ 1, 8, { 1, 2, 4, 8, 16, 32, 64, 128 }, 256, 0, 1, false, true },
+	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 256, 0, 1, false, true },
+	{ 2, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1, false, true },
+	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 64, 0, 1, false, true },
+	{ 1, 8, { 8, 16, 24, 32, 48, 64, 96, 128 }, 256, 0, 1, false, true },
+	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 64, 0, 1, false, true },
+	{ 1, 8, { 8, 16, 24, 32, 48, 64, 96, 128 }, 64, 0, 1, false, true },
+	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1, true, true },
+	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 64, 0, 1, true, true },
+	{ 1, 6, { 2, 4, 8, 16, 32, 64 }, 256, 0, 1, true, true },
+	{ 2, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1, true, true },
 };
 #define N_CONFIGS (int)(sizeof(configs) / sizeof(configs[0]))
 
@@ -115,6 +137,7 @@ static stir_gpu_kernel *spmm_kernel(stir_ctx *ctx, const char *program,
 	stir_kernel *k = bench_read_kernel(ctx, program, "csrmm", mod);
 	if (cfg && cfg->group > 1)
 		fm = bench_spmm_map_grouped(fm.feat, cfg->group);
+	fm.warp_cache = cfg && cfg->warp;
 	if (cfg && cfg->threads != 256) {
 		/* fewer rows per block; the features keep their threads */
 		fm.rows = fm.rows * cfg->threads / 256;
@@ -179,8 +202,9 @@ static void json_result(FILE *f, const result *r, bool last, double copy_bw)
 	for (int i = 0; i < r->hyb.nb; i++)
 		fprintf(f, "%s%lld", i ? ", " : "", (long long)r->hyb.buckets[i]);
 	fprintf(f, "], \"hyb_threads\": %d, \"hyb_min_blocks\": %d, "
-		"\"hyb_group\": %d, \"hyb_locality\": %s, ", r->hyb.threads,
-		r->hyb.min_blocks, r->hyb.group, r->hyb.locality ? "true" : "false");
+		"\"hyb_group\": %d, \"hyb_locality\": %s, \"hyb_warp_cache\": %s, ",
+		r->hyb.threads, r->hyb.min_blocks, r->hyb.group,
+		r->hyb.locality ? "true" : "false", r->hyb.warp ? "true" : "false");
 	bench_json_num(f, "hyb_padding", r->padding);
 	bench_json_num(f, "host_build_ms", r->build_ms);
 	bench_json_search(f, r->search_ms, N_CONFIGS);
@@ -203,7 +227,8 @@ static void compile_graph(stir_ctx *ctx, const bench_options *o,
 		stir_gpu_kernel_free(gk);
 		stir_module_free(m);
 		for (int i = 0; i < N_CONFIGS; i++) {
-			if (!config_fits(&configs[i], fm.feat))
+			if (!config_fits(&configs[i], fm.feat) ||
+			    !bench_candidate_selected(o, i))
 				continue;
 			gk = spmm_kernel(ctx, o->program, &configs[i], fm, &co, &m);
 			if (!gk)
@@ -250,6 +275,10 @@ int main(int argc, char **argv)
 		double build_ms[N_CONFIGS];
 		for (int i = 0; i < N_CONFIGS; i++) {
 			fb[i] = stir_bindings_alloc();
+			fmt[i] = NULL;
+			build_ms[i] = 0;
+			if (!bench_candidate_selected(&o, i))
+				continue;
 			double t0 = bench_now_ms();
 			fmt[i] = stir_csr_to_hybrid_flags(ctx, csr, configs[i].c,
 				configs[i].buckets, configs[i].nb, STIR_I32, STIR_F32, "_hyb",
@@ -307,7 +336,8 @@ int main(int argc, char **argv)
 			r->hyb_ms = INFINITY;
 			for (int i = 0; i < N_CONFIGS; i++) {
 				r->search_ms[i] = -1;
-				if (!config_fits(&configs[i], feat))
+				if (!config_fits(&configs[i], feat) ||
+				    !bench_candidate_selected(&o, i))
 					continue;  /* null in the search */
 				stir_module *hyb_mod = NULL;
 				stir_gpu_kernel *hyb_gk = fmt[i] ? spmm_kernel(ctx, o.program,
@@ -368,6 +398,9 @@ int main(int argc, char **argv)
 			if (r->hyb.locality)
 				len += snprintf(config + len, sizeof(config) - (size_t)len,
 					" lo");
+			if (r->hyb.warp)
+				len += snprintf(config + len, sizeof(config) - (size_t)len,
+					" wc");
 			if (r->hyb.min_blocks)
 				snprintf(config + len, sizeof(config) - (size_t)len, " mb%d",
 					r->hyb.min_blocks);

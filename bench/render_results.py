@@ -32,6 +32,8 @@ def spmm(results):
             cfg += " %dt" % r["hyb_threads"]
         if r.get("hyb_locality"):
             cfg += " lo"
+        if r.get("hyb_warp_cache"):
+            cfg += " wc"
         if r.get("hyb_min_blocks"):
             cfg += " mb%d" % r["hyb_min_blocks"]
         print("| %s | %d | %d | %d | %s (%s) | %s | %s | %s× | %s / %s | %s | %s |" % (
