@@ -1764,9 +1764,12 @@ static void emit_warp_fill(emitter *e, const stir_stmt *s, const ectx *ctx,
 	int64_t lanes = warp_lanes(e, ctx, buf, s->loc, "filled");
 	if (!lanes)
 		return;
-	if (ext->kind != STIR_EXPR_INT || ext->u.i < 0) {
+	int64_t size = 0;
+	literal_value(e->ctx, e->k, buf->extent, &size);
+	if (ext->kind != STIR_EXPR_INT || ext->u.i < 0 || ext->u.i > size) {
 		cuda_error(e, s->loc, "fill loop '%s' of warp buffer '%s' needs a "
-			"literal extent", v->name, buf->name);
+			"literal extent of at most its %" PRId64 " elements", v->name,
+			buf->name, size);
 		return;
 	}
 	int64_t n = ext->u.i, rounds = (n + lanes - 1) / lanes;

@@ -441,6 +441,22 @@ static const struct refusal {
 	  "}\n",
 	  "9:11: error: warp buffer 'W' is filled under control flow that "
 	  "depends on threadIdx.x: every lane stores its part\n" },
+	{ "a warp buffer's fill past its end",
+	  "kernel k(m: i32) stage 3 {\n"
+	  "  buffer A: f32[m * 8] = A;\n"
+	  "  buffer B: f32[m * 8] = B;\n"
+	  "  buffer W: f32[4] warp;\n"
+	  "  for i in [0, m) bind(blockIdx.x) {\n"
+	  "    for t in [0, 8) bind(threadIdx.x) {\n"
+	  "      for e in [0, 8) {\n"
+	  "        W[e] = A[i * 8 + e];\n"
+	  "      }\n"
+	  "      B[i * 8 + t] = W[0];\n"
+	  "    }\n"
+	  "  }\n"
+	  "}\n",
+	  "7:7: error: fill loop 'e' of warp buffer 'W' needs a literal extent "
+	  "of at most its 4 elements\n" },
 	{ "a warp buffer's fill that adds",
 	  "kernel k(m: i32) stage 3 {\n"
 	  "  buffer A: f32[m * 8] = A;\n"
