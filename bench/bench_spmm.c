@@ -104,6 +104,8 @@ static const hyb_config configs[] = {
 	{ 2, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1, true, true },
 };
 #define N_CONFIGS (int)(sizeof(configs) / sizeof(configs[0]))
+_Static_assert(sizeof(configs) / sizeof(configs[0]) <= 64,
+	"--candidates (bench_options.candidates) names at most 64 candidates");
 
 /* One result of a run, for the table and the JSON. */
 typedef struct result {

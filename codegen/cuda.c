@@ -1515,7 +1515,7 @@ void cuda_emit_stmt(emitter *e, const stir_stmt *s, const ectx *ctx)
 		/* a loop inside a fill loop is not part of the fill */
 		ectx c = *ctx;
 		c.fill = NULL;
-		int mark = cuda_hoist_searches(e, s, &c);
+		int mark = cuda_hoist(e, s, &c);
 		switch (s->u.for_.kind) {
 		case STIR_LOOP_BIND:
 			emit_bound_loop(e, s, &c);
@@ -1575,15 +1575,15 @@ bool cuda_warp_readable(const emitter *e, const ectx *ctx)
 		!(ctx->divergent & DIM_BIT(STIR_THREAD_X));
 }
 
-/* e, ctx, buf, loc, what: the lanes warp buffer buf is spread over where
- * ctx runs ("what" it does there, for diagnostics), after checking that
- * they can be and are the same as elsewhere in the launch; 0 after an
- * error. */
+/* e, ctx, buf, loc, what, n: the lanes warp buffer buf is spread over
+ * where ctx runs ("what" it does there, for diagnostics), after checking
+ * that they can be and are the same as elsewhere in the launch, and its
+ * elements in *n; 0 after an error. */
 static int64_t warp_lanes(emitter *e, const ectx *ctx, const stir_buffer *buf,
-	stir_loc loc, const char *what)
+	stir_loc loc, const char *what, int64_t *n)
 {
 	const stir_stmt *x = ctx->bound[STIR_THREAD_X];
-	int64_t n, lanes = lanes_here(e, ctx);
+	int64_t lanes = lanes_here(e, ctx);
 	if (!x) {
 		cuda_error(e, loc, "warp buffer '%s' is %s outside a loop bound to "
 			"threadIdx.x, whose lanes hold it", buf->name, what);
@@ -1596,7 +1596,7 @@ static int64_t warp_lanes(emitter *e, const ectx *ctx, const stir_buffer *buf,
 			x->u.for_.var->name);
 		return 0;
 	}
-	if (!literal_value(e->ctx, e->k, buf->extent, &n) || n < 1) {
+	if (!literal_value(e->ctx, e->k, buf->extent, n) || *n < 1) {
 		cuda_error(e, buf->loc, "warp buffer '%s' needs a positive literal "
 			"extent", buf->name);
 		return 0;
@@ -1633,7 +1633,7 @@ void cuda_warp_load(emitter *e, const ectx *ctx, const stir_expr *x)
 	if (e->buf_used)
 		e->buf_used[buf->index] = true;
 	cuda_record(e, ctx, buf, idx, false, false, x->loc);
-	int64_t lanes = warp_lanes(e, ctx, buf, x->loc, "read");
+	int64_t n, lanes = warp_lanes(e, ctx, buf, x->loc, "read", &n);
 	if (!lanes)
 		return;
 	if ((ctx->divergent & DIM_BIT(STIR_THREAD_X)) || ctx->fill_tail) {
@@ -1649,8 +1649,6 @@ void cuda_warp_load(emitter *e, const ectx *ctx, const stir_expr *x)
 			buf->name);
 		return;
 	}
-	int64_t n = 0;
-	literal_value(e->ctx, e->k, buf->extent, &n);
 	cg_put(e->out, "__shfl_sync(");
 	put_lane_mask(e, lanes);
 	cg_put(e->out, ", ");
@@ -1761,11 +1759,9 @@ static void emit_warp_fill(emitter *e, const stir_stmt *s, const ectx *ctx,
 	const stir_expr *ext = s->u.for_.extent;
 	/* (control flow that depends on threadIdx.x, around the loop or
 	 * inside it, is refused at the store) */
-	int64_t lanes = warp_lanes(e, ctx, buf, s->loc, "filled");
+	int64_t size, lanes = warp_lanes(e, ctx, buf, s->loc, "filled", &size);
 	if (!lanes)
 		return;
-	int64_t size = 0;
-	literal_value(e->ctx, e->k, buf->extent, &size);
 	if (ext->kind != STIR_EXPR_INT || ext->u.i < 0 || ext->u.i > size) {
 		cuda_error(e, s->loc, "fill loop '%s' of warp buffer '%s' needs a "
 			"literal extent of at most its %" PRId64 " elements", v->name,

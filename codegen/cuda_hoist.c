@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "codegen/cuda_internal.h"
+#include "passes/util.h"
 
 /* e, x: whether x can be evaluated anywhere: no loads, no searches, no
  * division or remainder by anything but a non-zero literal (block
@@ -100,35 +101,7 @@ static bool movable(const emitter *e, const stir_expr *x, const bool *inner)
 		!cuda_inner_var(e, x->u.search.x, inner);
 }
 
-/* s, b: whether statement s stores into buffer b anywhere inside. */
-static bool stores_into(const stir_stmt *s, const stir_buffer *b);
-
-static bool list_stores_into(const stir_ptr_vec *list, const stir_buffer *b)
-{
-	for (int i = 0; i < list->n; i++)
-		if (stores_into(stir_stmt_at(list, i), b))
-			return true;
-	return false;
-}
-
-static bool stores_into(const stir_stmt *s, const stir_buffer *b)
-{
-	switch (s->kind) {
-	case STIR_STMT_STORE:
-		return s->u.store.buf == b;
-	case STIR_STMT_FOR:
-		return list_stores_into(&s->u.for_.body, b);
-	case STIR_STMT_BLOCK:
-		return list_stores_into(&s->u.block.body, b);
-	case STIR_STMT_IF:
-		return list_stores_into(&s->u.if_.then_body, b) ||
-			list_stores_into(&s->u.if_.else_body, b);
-	default:
-		return false;
-	}
-}
-
-/* e, x: the constant that holds search x, or -1. */
+/* e, x: the constant that holds search or warp-buffer read x, or -1. */
 static int find_memo(const emitter *e, const stir_expr *x)
 {
 	for (int i = e->n_memo - 1; i >= 0; i--)
@@ -151,10 +124,11 @@ static bool warp_movable(const hoist_walk *w, const stir_expr *x)
 	const stir_expr *idx = x->u.load.idx[0];
 	return cuda_warp_readable(w->e, w->ctx) && safe_value(w->e, idx) &&
 		!cuda_inner_var(w->e, idx, w->inner) &&
-		!stores_into(w->loop, x->u.load.buf);
+		!stir_stmt_writes(w->loop, x->u.load.buf);
 }
 
-/* w, x: declare a constant for every movable search in x not held yet. */
+/* w, x: declare a constant for every movable search or warp-buffer read
+ * in x not held yet. */
 static void hoist_expr(hoist_walk *w, const stir_expr *x)
 {
 	emitter *e = w->e;
@@ -260,7 +234,7 @@ static void hoist_list(hoist_walk *w, const stir_ptr_vec *list)
 }
 
 /* e, s, ctx: see cuda_internal.h. */
-int cuda_hoist_searches(emitter *e, const stir_stmt *s, const ectx *ctx)
+int cuda_hoist(emitter *e, const stir_stmt *s, const ectx *ctx)
 {
 	int mark = e->n_memo;
 	bool *inner = calloc((size_t)e->k->n_vars + 1, sizeof(bool));

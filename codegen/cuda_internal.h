@@ -3,7 +3,8 @@
  *   cuda.c        launches, statements, thread mapping, barriers
  *   cuda_expr.c   types, literals, conversions and expressions
  *   cuda_vector.c vectorized loops
- *   cuda_hoist.c  searches computed once before the loops they are in
+ *   cuda_hoist.c  searches and warp-buffer reads computed once before the
+ *                 loops they are in
  *   plan.c        the public launch plan (include/stir/codegen.h)
  *
  * docs/cuda.md describes the mapping this code implements. */
@@ -156,7 +157,7 @@ typedef struct emitter {
 	const stir_var *lane_var;  /* print this variable as lane_val */
 	int64_t lane_val;
 	struct vec_ctx *vec;       /* loads read from vectors (vector paths) */
-	/* searches held in constants (cuda_hoist.c) */
+	/* searches and warp-buffer reads held in constants (cuda_hoist.c) */
 	bool *stored;              /* per buffer: some statement stores to it */
 	int n_memo, cap_memo;
 	cuda_memo *memo;           /* owned: those in scope, innermost last */
@@ -244,7 +245,7 @@ bool cuda_vector_load(emitter *e, const stir_expr *x);
  * read of a warp buffer in s that may be computed there (see
  * cuda_hoist.c); they stand for the expression until cuda_unhoist(e, the
  * value returned). */
-int cuda_hoist_searches(emitter *e, const stir_stmt *s, const ectx *ctx);
+int cuda_hoist(emitter *e, const stir_stmt *s, const ectx *ctx);
 void cuda_unhoist(emitter *e, int mark);
 /* e, x: when search or warp-buffer load x is held in a constant, print
  * its name and return true. */

@@ -704,6 +704,32 @@ static bool stmt_uses(const stir_stmt *s, const stir_var *v)
 	return false;
 }
 
+bool stir_stmt_writes(const stir_stmt *s, const stir_buffer *b)
+{
+	const stir_ptr_vec *lists[2] = { NULL, NULL };
+	switch (s->kind) {
+	case STIR_STMT_STORE:
+		return s->u.store.buf == b;
+	case STIR_STMT_IF:
+		lists[0] = &s->u.if_.then_body;
+		lists[1] = &s->u.if_.else_body;
+		break;
+	case STIR_STMT_FOR:
+		lists[0] = &s->u.for_.body;
+		break;
+	case STIR_STMT_BLOCK:
+		lists[0] = &s->u.block.body;
+		break;
+	default:
+		return false;
+	}
+	for (int l = 0; l < 2 && lists[l]; l++)
+		for (int i = 0; i < lists[l]->n; i++)
+			if (stir_stmt_writes(stir_stmt_at(lists[l], i), b))
+				return true;
+	return false;
+}
+
 /* k, list, user: drop the dead lets of list (*user counts removals). */
 static int drop_dead_lets(stir_kernel *k, stir_ptr_vec *list, void *user)
 {

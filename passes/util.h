@@ -37,6 +37,8 @@ int stir_list_subst(stir_kernel *k, stir_ptr_vec *list, const stir_subst *s);
 
 /* Whether statement s, or anything nested in it, uses variable v. */
 bool stir_stmt_uses(const stir_stmt *s, const stir_var *v);
+/* Whether statement s, or anything nested in it, stores into buffer b. */
+bool stir_stmt_writes(const stir_stmt *s, const stir_buffer *b);
 
 /* Structural equality, variables and buffers by identity. */
 bool stir_expr_same(const stir_expr *a, const stir_expr *b);

@@ -456,7 +456,7 @@ static const stir_buffer *conflict(const stir_stmt *st, const mbufs *writes,
 		if (sched_count_accesses(st, writes->v[i].buf))
 			return writes->v[i].buf;
 	for (int i = 0; i < reads->n; i++)
-		if (sched_stmt_writes(st, reads->v[i].buf))
+		if (stir_stmt_writes(st, reads->v[i].buf))
 			return reads->v[i].buf;
 	return NULL;
 }

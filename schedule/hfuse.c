@@ -85,7 +85,7 @@ static bool independent(sched *s, const stir_stmt *a, const stir_stmt *b,
 	stir_kernel *k = s->k;
 	for (int i = 0; i < k->buffers.n; i++) {
 		const stir_buffer *x = stir_buffer_at(&k->buffers, i);
-		bool wa = sched_stmt_writes(a, x), wb = sched_stmt_writes(b, x);
+		bool wa = stir_stmt_writes(a, x), wb = stir_stmt_writes(b, x);
 		if (!(wa && sched_count_accesses(b, x)) &&
 		    !(wb && sched_count_accesses(a, x)))
 			continue;

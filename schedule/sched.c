@@ -840,15 +840,12 @@ static bool expr_reads(const stir_expr *e, const stir_buffer *b)
 	}
 }
 
-/* list, b, write: sched_stmt_reads / sched_stmt_writes over a list. */
-static bool list_touches(const stir_ptr_vec *list, const stir_buffer *b,
-	bool write)
+/* list, b: sched_stmt_reads over a list. */
+static bool list_reads(const stir_ptr_vec *list, const stir_buffer *b)
 {
-	for (int i = 0; i < list->n; i++) {
-		const stir_stmt *st = stir_stmt_at(list, i);
-		if (write ? sched_stmt_writes(st, b) : sched_stmt_reads(st, b))
+	for (int i = 0; i < list->n; i++)
+		if (sched_stmt_reads(stir_stmt_at(list, i), b))
 			return true;
-	}
 	return false;
 }
 
@@ -866,32 +863,16 @@ bool sched_stmt_reads(const stir_stmt *st, const stir_buffer *b)
 		return expr_reads(st->u.let.value, b);
 	case STIR_STMT_IF:
 		return expr_reads(st->u.if_.cond, b) ||
-			list_touches(&st->u.if_.then_body, b, false) ||
-			list_touches(&st->u.if_.else_body, b, false);
+			list_reads(&st->u.if_.then_body, b) ||
+			list_reads(&st->u.if_.else_body, b);
 	case STIR_STMT_FOR:
 		return expr_reads(st->u.for_.extent, b) ||
-			list_touches(&st->u.for_.body, b, false);
+			list_reads(&st->u.for_.body, b);
 	case STIR_STMT_BLOCK:
 		for (int i = 0; i < st->u.block.n_vars; i++)
 			if (expr_reads(st->u.block.bindings[i], b))
 				return true;
-		return list_touches(&st->u.block.body, b, false);
-	default:
-		return false;
-	}
-}
-
-bool sched_stmt_writes(const stir_stmt *st, const stir_buffer *b)
-{
-	switch (st->kind) {
-	case STIR_STMT_STORE:
-		return st->u.store.buf == b;
-	case STIR_STMT_IF:
-		return list_touches(&st->u.if_.then_body, b, true) ||
-			list_touches(&st->u.if_.else_body, b, true);
-	case STIR_STMT_FOR:
-	case STIR_STMT_BLOCK:
-		return list_touches(stir_stmt_body((stir_stmt *)st), b, true);
+		return list_reads(&st->u.block.body, b);
 	default:
 		return false;
 	}

@@ -148,10 +148,10 @@ bool sched_varies(const sched_accs *a, const stir_expr *e);
 /* a, v: whether v is a loop variable bound inside the subtree. */
 bool sched_is_inner(const sched_accs *a, const stir_var *v);
 
-/* s, list, buffers, reads, writes: whether the statements of a subtree
- * read (load, search, or update with op=) or write buffer b. */
+/* st, b: whether the statements of a subtree read buffer b (load,
+ * search, or update with op=); stir_stmt_writes (passes/util.h) tells
+ * whether they write it. */
 bool sched_stmt_reads(const stir_stmt *st, const stir_buffer *b);
-bool sched_stmt_writes(const stir_stmt *st, const stir_buffer *b);
 /* st, b: the number of accesses of b in st (loads, searches, stores),
  * and of stores to b alone. */
 int sched_count_accesses(const stir_stmt *st, const stir_buffer *b);
