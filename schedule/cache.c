@@ -14,7 +14,10 @@
  *    is the whole dimensions row-major;
  *  - flat buffers: a point; or "base + r", r a loop inside L of extent E
  *    (an expression of parameters), base fixed: the slice [base, base + E);
- *    or else the whole buffer;
+ *    or "base + s_1 * l_1 + .. + s_n * l_n", loops l_i inside L of literal
+ *    extents e_i with literal strides that reach no element twice: the
+ *    e_1 * .. * e_n elements, row-major over the l_i by descending stride
+ *    (strided); or else the whole buffer;
  *  - the gathering variants index the cache by L's iteration t: the one
  *    index of X that depends on L (and on no loop inside it) must hold a
  *    load (a scattered row, e.g. B[J_indices[..], k]); on flat buffers it
@@ -45,7 +48,18 @@
 #define MAX_DIMS 16
 
 /* Region kinds of a flat buffer. */
-enum { F_POINT, F_RANGE, F_WHOLE };
+enum { F_POINT, F_RANGE, F_STRIDED, F_WHOLE };
+
+#define MAX_TERMS 16
+
+/* F_STRIDED: the varying part of a flat index, a sum of loops inside L
+ * with literal strides and extents, strides descending, no two elements
+ * the same (each stride at least the span of the terms after it). */
+typedef struct strided {
+	int n;
+	stir_var *loop[MAX_TERMS];
+	int64_t stride[MAX_TERMS], ext[MAX_TERMS];
+} strided;
 
 /* One cache request. */
 typedef struct creq {
@@ -65,8 +79,9 @@ typedef struct creq {
 	stir_expr *size[MAX_DIMS];   /* whole dimensions: their size */
 	/* flat buffers */
 	int fkind;
-	stir_expr *base;         /* F_POINT, F_RANGE: the fixed part */
+	stir_expr *base;         /* F_POINT, F_RANGE, F_STRIDED: the fixed part */
 	stir_expr *range;        /* F_RANGE: E; gathered rows: W or NULL */
+	strided terms;           /* F_STRIDED */
 	/* gathered rows */
 	int scat;                /* the dimension that holds the row */
 	stir_expr *scat_x;       /* its index, expanded (uses the loop) */
@@ -107,11 +122,101 @@ static stir_expr *inner_range(creq *c, const stir_expr *e)
 	return def->u.for_.extent;
 }
 
-/* c, a, base, r, range: split flat access a into a fixed base and one
+/* c, e, scale, base, t: add scale * e to the fixed part *base and the
+ * strided terms t: a fixed expression goes to *base whole; a varying one
+ * must be a sum of fixed expressions and loops inside L, with literal
+ * factors (as splits make them: ((k_0 * 32) + k_1) * 4 + k_2).  false
+ * when it is not. */
+static bool add_strided(creq *c, stir_expr *e, int64_t scale,
+	stir_expr **base, strided *t)
+{
+	stir_kernel *k = c->k;
+	if (!sched_varies(&c->acc, e)) {
+		stir_expr *x = scale == 1 ? e : stir_mk_mul(k, e,
+			stir_mk_int(k, scale));
+		*base = *base ? stir_mk_add(k, *base, x) : x;
+		return true;
+	}
+	int64_t lit;
+	switch (e->kind) {
+	case STIR_EXPR_VAR: {
+		stir_expr *ext = inner_range(c, e);
+		if (!ext || !sched_int_value(ext, &lit) || lit < 1 || scale < 1)
+			return false;
+		for (int i = 0; i < t->n; i++)
+			if (t->loop[i] == e->u.var)
+				return false;
+		if (t->n == MAX_TERMS)
+			return false;
+		t->loop[t->n] = e->u.var;
+		t->stride[t->n] = scale;
+		t->ext[t->n++] = lit;
+		return true;
+	}
+	case STIR_EXPR_CAST:
+		return add_strided(c, e->u.cast.a, scale, base, t);
+	case STIR_EXPR_BINARY: {
+		stir_expr *x = e->u.binary.a, *y = e->u.binary.b;
+		if (e->u.binary.op == STIR_ADD)
+			return add_strided(c, x, scale, base, t) &&
+				add_strided(c, y, scale, base, t);
+		if (e->u.binary.op == STIR_MUL && sched_int_value(y, &lit))
+			return add_strided(c, x, scale * lit, base, t);
+		if (e->u.binary.op == STIR_MUL && sched_int_value(x, &lit))
+			return add_strided(c, y, scale * lit, base, t);
+		return false;
+	}
+	default:
+		return false;
+	}
+}
+
+/* c, a, base, t: split flat access a into a fixed base and strided
+ * terms t (F_STRIDED), or false. */
+static bool flat_strided(creq *c, const sched_acc *a, stir_expr **base,
+	strided *t)
+{
+	*base = NULL;
+	t->n = 0;
+	if (!add_strided(c, a->xidx[0], 1, base, t) || t->n < 1)
+		return false;
+	/* strides descending; each element once */
+	for (int x = 1; x < t->n; x++)
+		for (int y = x; y > 0 && t->stride[y] > t->stride[y - 1]; y--) {
+			strided sw = *t;
+			t->loop[y] = sw.loop[y - 1];
+			t->stride[y] = sw.stride[y - 1];
+			t->ext[y] = sw.ext[y - 1];
+			t->loop[y - 1] = sw.loop[y];
+			t->stride[y - 1] = sw.stride[y];
+			t->ext[y - 1] = sw.ext[y];
+		}
+	for (int i = 0; i + 1 < t->n; i++)
+		if (t->stride[i] < t->stride[i + 1] * t->ext[i + 1])
+			return false;
+	if (!*base)
+		*base = stir_mk_int(c->k, 0);
+	return true;
+}
+
+/* a, b: the same strided terms. */
+static bool same_strided(const strided *a, const strided *b)
+{
+	if (a->n != b->n)
+		return false;
+	for (int i = 0; i < a->n; i++)
+		if (a->loop[i] != b->loop[i] || a->stride[i] != b->stride[i] ||
+		    a->ext[i] != b->ext[i])
+			return false;
+	return true;
+}
+
+/* c, a, base, r, range, t: split flat access a into a fixed base and one
  * term r (its own expression) ranging over [0, range): F_RANGE; or
- * F_POINT (all fixed); or F_WHOLE. */
+ * several loops with literal strides (t): F_STRIDED; or F_POINT (all
+ * fixed); or F_WHOLE. */
 static int flat_kind(creq *c, const sched_acc *a, stir_expr **base,
-	stir_expr **r, stir_expr **range)
+	stir_expr **r, stir_expr **range, strided *t)
 {
 	stir_kernel *k = c->k;
 	if (!sched_varies(&c->acc, a->xidx[0])) {
@@ -124,14 +229,14 @@ static int flat_kind(creq *c, const sched_acc *a, stir_expr **base,
 	if (n < 0 || nx < 0)
 		return F_WHOLE;
 	int var = -1;
+	bool one = true;
 	for (int i = 0; i < nx; i++)
 		if (sched_varies(&c->acc, tx[i])) {
-			if (var >= 0)
-				return F_WHOLE;
+			one &= var < 0;
 			var = i;
 		}
-	if (!(*range = inner_range(c, tx[var])))
-		return F_WHOLE;
+	if (!one || !(*range = inner_range(c, tx[var])))
+		return flat_strided(c, a, base, t) ? F_STRIDED : F_WHOLE;
 	/* the cache index: the varying term as the block writes it, or, when
 	 * a block variable hides a sum (vk = k_0 * 128 + k_1 * 4 + k_2), the
 	 * inner loop's own variable, which is in scope inside the block */
@@ -285,15 +390,18 @@ static bool find_region(creq *c)
 		}
 		if (c->flat && !c->reverse) {
 			stir_expr *base = NULL, *r = NULL, *range = NULL;
-			int kind = flat_kind(c, a, &base, &r, &range);
+			strided t = { 0 };
+			int kind = flat_kind(c, a, &base, &r, &range, &t);
 			if (!first && (kind != c->fkind || (kind != F_WHOLE &&
 			    !sched_same(s, base, c->base)) || (kind == F_RANGE &&
-			    !sched_same(s, range, c->range))))
+			    !sched_same(s, range, c->range)) || (kind == F_STRIDED &&
+			    !same_strided(&t, &c->terms))))
 				kind = F_WHOLE;
 			if (first || c->fkind != F_WHOLE) {
 				c->fkind = kind;
 				c->base = base;
 				c->range = range;
+				c->terms = t;
 			}
 		} else if (!c->flat) {
 			for (int d = 0; d < c->n; d++) {
@@ -336,8 +444,11 @@ static bool find_region(creq *c)
 			c->total = stir_expr_copy(k, c->x->extent, NULL);
 		} else {
 			points = true;
+			int64_t n = 1;
+			for (int i = 0; c->fkind == F_STRIDED && i < c->terms.n; i++)
+				n *= c->terms.ext[i];
 			c->total = c->fkind == F_RANGE ? stir_expr_copy(k, c->range,
-				NULL) : stir_mk_int(k, 1);
+				NULL) : stir_mk_int(k, n);
 		}
 	} else {
 		for (int d = 0; d < c->n; d++) {
@@ -467,6 +578,15 @@ static bool build_nest(creq *c, sched_names *names, const char *name,
 			c->range : c->fkind == F_WHOLE ? c->x->extent : NULL;
 		if (!c->reverse && c->fkind != F_WHOLE)
 			ADD_VAR(stir_expr_copy(k, c->base, NULL));
+		for (int i = 0; c->fkind == F_STRIDED && i < c->terms.n; i++) {
+			snprintf(base, sizeof(base), "ax%d", ax++);
+			stir_var *l = new_loop(c, names, base, stir_mk_int(k,
+				c->terms.ext[i]), &out->outer, &inner);
+			if (!l)
+				return false;
+			ADD_VAR(stir_mk_var(k, l));
+			out->v[i] = bvars[nb - 1];
+		}
 		if (ext) {
 			snprintf(base, sizeof(base), "ax%d", ax++);
 			stir_var *l = new_loop(c, names, base, ext, &out->outer, &inner);
@@ -522,6 +642,19 @@ static bool build_nest(creq *c, sched_names *names, const char *name,
 		} else if (c->fkind == F_WHOLE) {
 			out->x_idx[0] = r;
 			cidx = stir_mk_var(k, out->r);
+		} else if (c->fkind == F_STRIDED) {
+			/* x at base + sum stride_i * v_i; the cache row-major over
+			 * the terms */
+			out->x_idx[0] = stir_mk_var(k, bvars[0]);
+			for (int i = 0; i < c->terms.n; i++) {
+				stir_expr *v = stir_mk_var(k, out->v[i]);
+				out->x_idx[0] = stir_mk_add(k, out->x_idx[0],
+					c->terms.stride[i] == 1 ? v : stir_mk_mul(k, v,
+					stir_mk_int(k, c->terms.stride[i])));
+				v = stir_mk_var(k, out->v[i]);
+				cidx = cidx ? stir_mk_add(k, stir_mk_mul(k, cidx,
+					stir_mk_int(k, c->terms.ext[i])), v) : v;
+			}
 		} else {
 			stir_expr *b = stir_mk_var(k, bvars[0]);
 			out->x_idx[0] = r ? stir_mk_add(k, b, r) : b;
@@ -622,6 +755,7 @@ static void redirect(creq *c, stir_buffer *cache)
 		stir_expr *idx = NULL;
 		if (c->flat) {
 			stir_expr *r = NULL, *range = NULL, *base = NULL, *rs = NULL;
+			strided t = { 0 };
 			if (c->reverse) {
 				flat_rows(c, a, &rs, &range, &r);
 				stir_expr *row = stir_mk_var(k, c->loop->u.for_.var);
@@ -631,8 +765,16 @@ static void redirect(creq *c, stir_buffer *cache)
 			} else if (c->fkind == F_WHOLE) {
 				idx = stir_expr_copy(k, a->idx[0], NULL);
 			} else if (c->fkind == F_RANGE) {
-				flat_kind(c, a, &base, &r, &range);
+				flat_kind(c, a, &base, &r, &range, &t);
 				idx = stir_expr_copy(k, r, NULL);
+			} else if (c->fkind == F_STRIDED) {
+				/* the cache's row-major index over the terms' loops,
+				 * whose variables are in scope inside the block */
+				for (int j = 0; j < c->terms.n; j++) {
+					stir_expr *v = stir_mk_var(k, c->terms.loop[j]);
+					idx = idx ? stir_mk_add(k, stir_mk_mul(k, idx,
+						stir_mk_int(k, c->terms.ext[j])), v) : v;
+				}
 			} else {
 				idx = stir_mk_int(k, 0);
 			}
@@ -705,7 +847,6 @@ static bool is_init_of(const stir_stmt *init, const stir_stmt *blk)
  * spatial block variable, in order, takes every value of [0, bound)
  * exactly once as the loops run (sufficient conditions, checked by
  * find_nest_domain). */
-#define MAX_TERMS 16
 typedef struct nest_domain {
 	int n;
 	stir_expr *bound[MAX_DIMS];

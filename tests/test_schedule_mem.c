@@ -661,6 +661,98 @@ START_TEST(test_warp_cache_refused)
 }
 END_TEST
 
+/* ---- strided caches ---- */
+
+/* ELL SpMM of 8 features, k split 2 x 2 x 2 and its loops i, k_1, j,
+ * k_0, k_2: under j a thread's features are k_0 * 4 + k_2 (plus k_1 * 2),
+ * two pairs 4 apart. */
+static void strided_ellmm(loaded *l)
+{
+	static const int64_t f222[] = { 2, 2, 2 };
+	static const char *const order[] = { "k_1", "j", "k_0", "k_2" };
+	SCHED_OK(*l, stir_split(l->k, "ellmm0", "k", 3, f222));
+	SCHED_OK(*l, stir_reorder(l->k, "ellmm0", 4, order));
+	SCHED_OK(*l, stir_bind(l->k, "ellmm0", "i", STIR_BLOCK_X));
+	SCHED_OK(*l, stir_bind(l->k, "ellmm0", "k_1", STIR_THREAD_X));
+}
+
+static void strided_write(loaded *l)
+{
+	strided_ellmm(l);
+	SCHED_OK(*l, stir_cache_write(l->k, "ellmm0", "C_data", "j",
+		STIR_SCOPE_LOCAL));
+}
+
+static void strided_over_init(loaded *l)
+{
+	strided_ellmm(l);
+	SCHED_OK(*l, stir_cache_write_over_init(l->k, "ellmm0", "C_data", "j",
+		STIR_SCOPE_LOCAL));
+}
+
+static void strided_read(loaded *l)
+{
+	/* B's row of a column: the thread's 4 features of it */
+	strided_ellmm(l);
+	SCHED_OK(*l, stir_cache_read(l->k, "ellmm0", "B_data", "k_0",
+		STIR_SCOPE_LOCAL));
+}
+
+START_TEST(test_strided_cache_keeps)
+{
+	sched_check_keeps(NULL, ellmm8_text, 3, strided_write, 1e-5, SEEDS);
+	sched_check_keeps(NULL, ellmm8_text, 3, strided_over_init, 1e-5, SEEDS);
+	sched_check_keeps(NULL, ellmm8_text, 3, strided_read, 1e-5, SEEDS);
+}
+END_TEST
+
+/* Two loops over one range of X: the elements they reach overlap. */
+static const char *const overlap_text =
+	"kernel overlap(m: i32) stage 3 {\n"
+	"  buffer X_data: f32[m * 8] = X;\n"
+	"  buffer Y_data: f32[m] = Y;\n"
+	"  for i in [0, m) {\n"
+	"    for a in [0, 4) {\n"
+	"      for b in [0, 4) {\n"
+	"        block ov0(vi: S = i, va: R = a, vb: R = b) {\n"
+	"          Y_data[vi] += X_data[vi * 8 + va + vb];\n"
+	"        }\n"
+	"      }\n"
+	"    }\n"
+	"  }\n"
+	"}\n";
+
+START_TEST(test_strided_cache_text)
+{
+	loaded l = sched_load(NULL, ellmm8_text);
+	sched_lower(&l, 3);
+	strided_write(&l);
+	char *s = stir_kernel_to_str(l.k);
+	ck_assert_ptr_nonnull(strstr(s,
+		"  buffer C_data_local: f32[4] local;\n"));
+	/* the cache row-major over the terms, strides descending */
+	ck_assert_ptr_nonnull(strstr(s, "C_data_local[k_0 * 2 + k_2] += "));
+	ck_assert_ptr_nonnull(strstr(s,
+		"      for ax0 in [0, 2) {\n"
+		"        for ax1 in [0, 2) {\n"
+		"          block C_data_local(v0: S = i * 8 + k_1 * 2, v1: S = ax0, "
+		"v2: S = ax1) reads(C_data_local[v1 * 2 + v2], "
+		"C_data[v0 + v1 * 4 + v2]) writes(C_data[v0 + v1 * 4 + v2]) {\n"
+		"            C_data[v0 + v1 * 4 + v2] += C_data_local[v1 * 2 + v2];\n"));
+	free(s);
+	sched_unload(&l);
+
+	/* overlapping terms: no strided region, so the whole buffer */
+	l = sched_load(NULL, overlap_text);
+	SCHED_REFUSED(l, stir_cache_read(l.k, "ov0", "X_data", "a",
+		STIR_SCOPE_LOCAL), "cache_read: a local buffer needs a literal "
+		"size, but the region of 'X_data' under loop 'a' has m * 8 elements");
+	SCHED_OK(l, stir_cache_read(l.k, "ov0", "X_data", "b",
+		STIR_SCOPE_LOCAL));
+	sched_unload(&l);
+}
+END_TEST
+
 /* ---- cache_write_over_init ---- */
 
 /* CSR SpMM over 8 features: splits of the features need no guard. */
@@ -1295,6 +1387,8 @@ int main(void)
 	tcase_add_test(ta, test_cache_keeps);
 	tcase_add_test(ta, test_cache_text);
 	tcase_add_test(ta, test_cache_refused);
+	tcase_add_test(ta, test_strided_cache_keeps);
+	tcase_add_test(ta, test_strided_cache_text);
 	tcase_add_test(ta, test_warp_cache_keeps);
 	tcase_add_test(ta, test_warp_cache_text);
 	tcase_add_test(ta, test_warp_cache_refused);
