@@ -35,6 +35,9 @@ typedef struct hyb_config {
 	bool locality;          /* rows in a locality order (STIR_HYBRID_LOCALITY_ORDER) */
 	bool warp;              /* the rows' columns in warp caches
 	                           (bench_spmm_map.warp_cache) */
+	int lanes;              /* > 0: a row's features over these lanes, the
+	                           chunks serial in each thread
+	                           (bench_spmm_map_serial) */
 } hyb_config;
 
 /* Wide buckets for long rows; narrow ones, splitting long rows into more
@@ -50,58 +53,74 @@ typedef struct hyb_config {
  * hit its L1 cache more often); the columns of a row in warp caches, read
  * once by its lanes together instead of by every lane (the configurations
  * at full occupancy that they made faster on 2026-11-26, bench/RESULTS.md;
- * with a register budget they were slower). */
+ * with a register budget they were slower); last, a row's features over
+ * 32, 16 or 8 lanes with the chunks serial in each thread (its loads of a
+ * column's row of B spread over the chunks; they apply where the lanes
+ * leave at least two chunks, 64 features and up), with warp caches. */
 static const hyb_config configs[] = {
-	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1, false, false },
-	{ 1, 6, { 2, 4, 8, 16, 32, 64 }, 256, 0, 1, false, false },
-	{ 1, 8, { 1, 2, 4, 8, 16, 32, 64, 128 }, 256, 0, 1, false, false },
-	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 256, 0, 1, false, false },
-	{ 2, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1, false, false },
-	{ 2, 8, { 1, 2, 4, 8, 16, 32, 64, 128 }, 256, 0, 1, false, false },
-	{ 1, 3, { 1, 2, 4 }, 256, 0, 1, false, false },
-	{ 1, 4, { 1, 2, 4, 8 }, 256, 0, 1, false, false },
-	{ 1, 4, { 1, 2, 4, 8 }, 64, 0, 1, false, false },
-	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 64, 0, 1, false, false },
-	{ 1, 3, { 1, 2, 4 }, 256, 2, 1, false, false },
-	{ 1, 4, { 1, 2, 4, 8 }, 256, 2, 1, false, false },
-	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256, 2, 1, false, false },
-	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 256, 2, 1, false, false },
-	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256, 1, 1, false, false },
-	{ 1, 8, { 1, 2, 4, 8, 16, 32, 64, 128 }, 256, 1, 1, false, false },
-	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 256, 1, 1, false, false },
-	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 256, 0, 4, false, false },
-	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 256, 1, 4, false, false },
-	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 64, 0, 4, false, false },
-	{ 1, 6, { 2, 4, 8, 16, 32, 64 }, 256, 0, 2, false, false },
-	{ 1, 8, { 8, 16, 24, 32, 48, 64, 96, 128 }, 256, 0, 4, false, false },
-	{ 1, 8, { 8, 16, 24, 32, 48, 64, 96, 128 }, 256, 1, 4, false, false },
-	{ 1, 8, { 8, 16, 24, 32, 48, 64, 96, 128 }, 256, 0, 1, false, false },
-	{ 1, 8, { 8, 16, 24, 32, 48, 64, 96, 128 }, 256, 1, 1, false, false },
-	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 64, 0, 1, false, false },
-	{ 1, 8, { 8, 16, 24, 32, 48, 64, 96, 128 }, 64, 0, 1, false, false },
-	{ 1, 3, { 1, 2, 4 }, 256, 0, 1, true, false },
-	{ 1, 4, { 1, 2, 4, 8 }, 256, 2, 1, true, false },
-	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1, true, false },
-	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 64, 0, 1, true, false },
-	{ 1, 6, { 2, 4, 8, 16, 32, 64 }, 256, 0, 1, true, false },
-	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 256, 2, 1, true, false },
-	{ 2, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1, true, false },
-	{ 1, 4, { 1, 2, 4, 8 }, 256, 4, 1, false, false },
-	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256, 4, 1, false, false },
-	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 256, 4, 1, false, false },
-	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1, false, true },
-	{ 1, 6, { 2, 4, 8, 16, 32, 64 }, 256, 0, 1, false, true },
-	{ 1, 8, { 1, 2, 4, 8, 16, 32, 64, 128 }, 256, 0, 1, false, true },
-	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 256, 0, 1, false, true },
-	{ 2, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1, false, true },
-	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 64, 0, 1, false, true },
-	{ 1, 8, { 8, 16, 24, 32, 48, 64, 96, 128 }, 256, 0, 1, false, true },
-	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 64, 0, 1, false, true },
-	{ 1, 8, { 8, 16, 24, 32, 48, 64, 96, 128 }, 64, 0, 1, false, true },
-	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1, true, true },
-	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 64, 0, 1, true, true },
-	{ 1, 6, { 2, 4, 8, 16, 32, 64 }, 256, 0, 1, true, true },
-	{ 2, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1, true, true },
+	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1, false, false, 0 },
+	{ 1, 6, { 2, 4, 8, 16, 32, 64 }, 256, 0, 1, false, false, 0 },
+	{ 1, 8, { 1, 2, 4, 8, 16, 32, 64, 128 }, 256, 0, 1, false, false, 0 },
+	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 256, 0, 1, false, false, 0 },
+	{ 2, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1, false, false, 0 },
+	{ 2, 8, { 1, 2, 4, 8, 16, 32, 64, 128 }, 256, 0, 1, false, false, 0 },
+	{ 1, 3, { 1, 2, 4 }, 256, 0, 1, false, false, 0 },
+	{ 1, 4, { 1, 2, 4, 8 }, 256, 0, 1, false, false, 0 },
+	{ 1, 4, { 1, 2, 4, 8 }, 64, 0, 1, false, false, 0 },
+	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 64, 0, 1, false, false, 0 },
+	{ 1, 3, { 1, 2, 4 }, 256, 2, 1, false, false, 0 },
+	{ 1, 4, { 1, 2, 4, 8 }, 256, 2, 1, false, false, 0 },
+	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256, 2, 1, false, false, 0 },
+	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 256, 2, 1, false, false, 0 },
+	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256, 1, 1, false, false, 0 },
+	{ 1, 8, { 1, 2, 4, 8, 16, 32, 64, 128 }, 256, 1, 1, false, false, 0 },
+	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 256, 1, 1, false, false, 0 },
+	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 256, 0, 4, false, false, 0 },
+	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 256, 1, 4, false, false, 0 },
+	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 64, 0, 4, false, false, 0 },
+	{ 1, 6, { 2, 4, 8, 16, 32, 64 }, 256, 0, 2, false, false, 0 },
+	{ 1, 8, { 8, 16, 24, 32, 48, 64, 96, 128 }, 256, 0, 4, false, false, 0 },
+	{ 1, 8, { 8, 16, 24, 32, 48, 64, 96, 128 }, 256, 1, 4, false, false, 0 },
+	{ 1, 8, { 8, 16, 24, 32, 48, 64, 96, 128 }, 256, 0, 1, false, false, 0 },
+	{ 1, 8, { 8, 16, 24, 32, 48, 64, 96, 128 }, 256, 1, 1, false, false, 0 },
+	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 64, 0, 1, false, false, 0 },
+	{ 1, 8, { 8, 16, 24, 32, 48, 64, 96, 128 }, 64, 0, 1, false, false, 0 },
+	{ 1, 3, { 1, 2, 4 }, 256, 0, 1, true, false, 0 },
+	{ 1, 4, { 1, 2, 4, 8 }, 256, 2, 1, true, false, 0 },
+	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1, true, false, 0 },
+	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 64, 0, 1, true, false, 0 },
+	{ 1, 6, { 2, 4, 8, 16, 32, 64 }, 256, 0, 1, true, false, 0 },
+	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 256, 2, 1, true, false, 0 },
+	{ 2, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1, true, false, 0 },
+	{ 1, 4, { 1, 2, 4, 8 }, 256, 4, 1, false, false, 0 },
+	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256, 4, 1, false, false, 0 },
+	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 256, 4, 1, false, false, 0 },
+	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1, false, true, 0 },
+	{ 1, 6, { 2, 4, 8, 16, 32, 64 }, 256, 0, 1, false, true, 0 },
+	{ 1, 8, { 1, 2, 4, 8, 16, 32, 64, 128 }, 256, 0, 1, false, true, 0 },
+	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 256, 0, 1, false, true, 0 },
+	{ 2, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1, false, true, 0 },
+	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 64, 0, 1, false, true, 0 },
+	{ 1, 8, { 8, 16, 24, 32, 48, 64, 96, 128 }, 256, 0, 1, false, true, 0 },
+	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 64, 0, 1, false, true, 0 },
+	{ 1, 8, { 8, 16, 24, 32, 48, 64, 96, 128 }, 64, 0, 1, false, true, 0 },
+	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1, true, true, 0 },
+	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 64, 0, 1, true, true, 0 },
+	{ 1, 6, { 2, 4, 8, 16, 32, 64 }, 256, 0, 1, true, true, 0 },
+	{ 2, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1, true, true, 0 },
+	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1, false, true, 32 },
+	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1, true, true, 32 },
+	{ 1, 6, { 2, 4, 8, 16, 32, 64 }, 256, 0, 1, false, true, 32 },
+	{ 1, 8, { 8, 16, 24, 32, 48, 64, 96, 128 }, 256, 0, 1, false, true, 32 },
+	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 256, 0, 1, false, true, 32 },
+	{ 2, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1, false, true, 32 },
+	{ 2, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1, true, true, 32 },
+	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1, false, true, 16 },
+	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1, true, true, 16 },
+	{ 1, 8, { 8, 16, 24, 32, 48, 64, 96, 128 }, 256, 0, 1, false, true, 16 },
+	{ 1, 4, { 1, 2, 4, 8 }, 256, 0, 1, false, true, 16 },
+	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1, true, true, 8 },
+	{ 1, 4, { 1, 2, 4, 8 }, 256, 0, 1, false, true, 8 },
 };
 #define N_CONFIGS (int)(sizeof(configs) / sizeof(configs[0]))
 _Static_assert(sizeof(configs) / sizeof(configs[0]) <= 64,
@@ -122,11 +141,26 @@ typedef struct result {
 	double bytes;           /* bytes the operation must move */
 } result;
 
+/* cfg, feat: the mapping of candidate cfg at "feat" features. */
+static bench_spmm_map config_map(const hyb_config *cfg, int64_t feat)
+{
+	bench_spmm_map fm = cfg->lanes ? bench_spmm_map_serial(feat, cfg->lanes) :
+		bench_spmm_map_grouped(feat, cfg->group);
+	fm.warp_cache = cfg->warp;
+	if (cfg->threads != 256) {
+		/* fewer rows per block; the features keep their threads */
+		fm.rows = fm.rows * cfg->threads / 256;
+		if (fm.rows < 1)
+			fm.rows = 1;
+	}
+	return fm;
+}
+
 /* cfg, feat: whether candidate cfg applies at "feat" features (a grouped
- * row's sums must fit its registers). */
+ * row's sums must fit its registers; serial chunks need two). */
 static bool config_fits(const hyb_config *cfg, int64_t feat)
 {
-	return bench_spmm_map_fits(bench_spmm_map_grouped(feat, cfg->group));
+	return bench_spmm_map_fits(config_map(cfg, feat));
 }
 
 /* ctx, program, cfg, fm, co, mod: kernel csrmm scheduled and compiled:
@@ -137,15 +171,10 @@ static stir_gpu_kernel *spmm_kernel(stir_ctx *ctx, const char *program,
 	stir_module **mod)
 {
 	stir_kernel *k = bench_read_kernel(ctx, program, "csrmm", mod);
-	if (cfg && cfg->group > 1)
-		fm = bench_spmm_map_grouped(fm.feat, cfg->group);
-	fm.warp_cache = cfg && cfg->warp;
-	if (cfg && cfg->threads != 256) {
-		/* fewer rows per block; the features keep their threads */
-		fm.rows = fm.rows * cfg->threads / 256;
-		if (fm.rows < 1)
-			fm.rows = 1;
-	}
+	if (cfg)
+		fm = config_map(cfg, fm.feat);
+	else
+		fm.warp_cache = false;
 	if (!k || (cfg ? bench_spmm_hybrid_schedule(k, cfg->c, cfg->buckets,
 	    cfg->nb, fm) : bench_spmm_csr_schedule(k, fm)) < 0)
 		return NULL;
@@ -204,9 +233,10 @@ static void json_result(FILE *f, const result *r, bool last, double copy_bw)
 	for (int i = 0; i < r->hyb.nb; i++)
 		fprintf(f, "%s%lld", i ? ", " : "", (long long)r->hyb.buckets[i]);
 	fprintf(f, "], \"hyb_threads\": %d, \"hyb_min_blocks\": %d, "
-		"\"hyb_group\": %d, \"hyb_locality\": %s, \"hyb_warp_cache\": %s, ",
-		r->hyb.threads, r->hyb.min_blocks, r->hyb.group,
-		r->hyb.locality ? "true" : "false", r->hyb.warp ? "true" : "false");
+		"\"hyb_group\": %d, \"hyb_locality\": %s, \"hyb_warp_cache\": %s, "
+		"\"hyb_serial_lanes\": %d, ", r->hyb.threads, r->hyb.min_blocks,
+		r->hyb.group, r->hyb.locality ? "true" : "false",
+		r->hyb.warp ? "true" : "false", r->hyb.lanes);
 	bench_json_num(f, "hyb_padding", r->padding);
 	bench_json_num(f, "host_build_ms", r->build_ms);
 	bench_json_search(f, r->search_ms, N_CONFIGS);
@@ -403,6 +433,9 @@ int main(int argc, char **argv)
 			if (r->hyb.warp)
 				len += snprintf(config + len, sizeof(config) - (size_t)len,
 					" wc");
+			if (r->hyb.lanes)
+				len += snprintf(config + len, sizeof(config) - (size_t)len,
+					" s%d", r->hyb.lanes);
 			if (r->hyb.min_blocks)
 				snprintf(config + len, sizeof(config) - (size_t)len, " mb%d",
 					r->hyb.min_blocks);

@@ -6,7 +6,7 @@
 /* feat, group: see spmm_schedule.h. */
 bench_spmm_map bench_spmm_map_grouped(int64_t feat, int64_t group)
 {
-	bench_spmm_map f = { feat, 32 / group, 4, 1, 8, group, true };
+	bench_spmm_map f = { feat, 32 / group, 4, 1, 8, group, true, false };
 	while (f.vec > 1 && feat % f.vec)
 		f.vec /= 2;
 	while (f.lanes > 1 && (feat / f.vec) % f.lanes)
@@ -21,9 +21,24 @@ bench_spmm_map bench_spmm_map_grouped(int64_t feat, int64_t group)
 	return f;
 }
 
+/* feat, lanes: see spmm_schedule.h. */
+bench_spmm_map bench_spmm_map_serial(int64_t feat, int64_t lanes)
+{
+	bench_spmm_map f = bench_spmm_map_features(feat);
+	f.lanes = lanes;
+	f.chunks = feat / (lanes * f.vec);
+	f.rows = 256 / lanes;
+	f.serial = true;
+	return f;
+}
+
 /* fm: see spmm_schedule.h. */
 bool bench_spmm_map_fits(bench_spmm_map fm)
 {
+	if (fm.serial)
+		return fm.lanes >= 1 && fm.lanes <= 32 && fm.chunks >= 2 &&
+			fm.chunks * fm.lanes * fm.vec == fm.feat &&
+			fm.chunks * fm.vec <= 32;
 	return fm.group <= 1 || fm.chunks * fm.vec <= 32;
 }
 
@@ -86,25 +101,29 @@ static int schedule_part_grouped(stir_kernel *k, const char *block,
  * WIDTH columns) at stage II
  * (block BLOCK over loops o, r, c, k): the part's rows over blockIdx.x
  * and threadIdx.y, the features over threadIdx.x in vectors of fm.vec
- * (and threadIdx.z in chunks), the row's columns (c) serially and
- * unrolled; atomic adds into C when "atomic".  stage3_part finishes it
- * after lowering.  Grouped rows (fm.group > 1): schedule_part_grouped. */
+ * (and threadIdx.z in chunks, or serial chunks k_0 inside the row's
+ * columns, unrolled), the row's columns (c) serially and unrolled; atomic
+ * adds into C when "atomic".  stage3_part finishes it after lowering.
+ * Grouped rows (fm.group > 1): schedule_part_grouped. */
 static int schedule_part(stir_kernel *k, const char *block, int64_t width,
 	bench_spmm_map fm, bool atomic)
 {
 	if (fm.group > 1)
 		return schedule_part_grouped(k, block, width, fm, atomic);
 	const char *kc[] = { "k", "c" }, *ck[] = { "c", "k_2" };
+	const char *serial[] = { "k_1", "c", "k_0", "k_2" };
 	const int64_t fk[] = { 0, fm.lanes, fm.vec }, fo[] = { 0, fm.rows };
 	if (stir_reorder(k, block, 2, kc) < 0 ||
 	    stir_split(k, block, "k", 3, fk) < 0 ||
-	    stir_reorder(k, block, 2, ck) < 0 ||
+	    (fm.serial ? stir_reorder(k, block, 4, serial) < 0 ||
+	    stir_unroll(k, block, "k_0") < 0 : stir_reorder(k, block, 2, ck) < 0) ||
 	    stir_split(k, block, "o", 2, fo) < 0 ||
 	    (atomic && stir_set_atomic(k, block) < 0) ||
 	    stir_bind(k, block, "o_0", STIR_BLOCK_X) < 0 ||
 	    stir_bind(k, block, "o_1", STIR_THREAD_Y) < 0 ||
 	    stir_bind(k, block, "k_1", STIR_THREAD_X) < 0 ||
-	    (fm.chunks > 1 && stir_bind(k, block, "k_0", STIR_THREAD_Z) < 0))
+	    (fm.chunks > 1 && !fm.serial &&
+	    stir_bind(k, block, "k_0", STIR_THREAD_Z) < 0))
 		return -1;
 	/* a row wider than its warp caches hold: pieces c_0 of c_1 columns */
 	int64_t piece = warp_piece(width, fm);
@@ -176,10 +195,14 @@ static int stage3_part(stir_kernel *k, const char *block, int i,
 	if ((over_init ? stir_cache_write_over_init : stir_cache_write)(k, block,
 	    "C_data", piece && piece < width ? "c_0" : "c", STIR_SCOPE_LOCAL) < 0)
 		return -1;
+	/* serial chunks: the write-back over the chunks (ax0) and the vector
+	 * (ax1) */
+	if (fm.serial && stir_unroll(k, back, "ax0") < 0)
+		return -1;
 	if (fm.vec == 1)
 		return 0;
 	return stir_vectorize(k, block, "k_2") < 0 ||
-		stir_vectorize(k, back, "ax0") < 0 ? -1 : 0;
+		stir_vectorize(k, back, fm.serial ? "ax1" : "ax0") < 0 ? -1 : 0;
 }
 
 /* k, block, fm: the schedule of an init nest (block BLOCK over ROWS, k:
@@ -191,7 +214,7 @@ static int schedule_init(stir_kernel *k, const char *block, const char *rows,
 	const int64_t fk[] = { 0, fm.lanes, fm.vec };
 	/* 256 threads (the grouped rows' threads become rows here) */
 	const int64_t fi[] = { 0, fm.rows * (fm.group > 1 ? fm.group :
-		fm.chunks) };
+		fm.serial ? 1 : fm.chunks) };
 	char r0[32], r1[32];
 	snprintf(r0, sizeof(r0), "%s_0", rows);
 	snprintf(r1, sizeof(r1), "%s_1", rows);

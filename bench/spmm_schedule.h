@@ -16,8 +16,11 @@
 
 /* How the features of a row map onto threads: "lanes" threads along
  * threadIdx.x, each "vec" consecutive features (vector loads); "chunks"
- * such pieces of the row along threadIdx.z; "rows" rows per thread block
- * along threadIdx.y, so that a block has 256 threads. */
+ * such pieces of the row along threadIdx.z, or, when "serial", one after
+ * another in each thread (a thread's features lanes * vec apart, so its
+ * loads stay coalesced across the lanes, and each column's index and value
+ * serve all its chunks); "rows" rows per thread block along threadIdx.y,
+ * so that a block has 256 threads. */
 typedef struct bench_spmm_map {
 	int64_t feat;           /* the features, a literal in the kernel */
 	int64_t lanes, vec, chunks, rows;
@@ -32,6 +35,7 @@ typedef struct bench_spmm_map {
 	 * coalesced load, then a shuffle per column), instead of every lane
 	 * loading each; parts with one lane or grouped rows do not */
 	bool warp_cache;
+	bool serial;            /* the chunks in each thread (not threadIdx.z) */
 } bench_spmm_map;
 
 /* The mapping for "feat" features (feat >= 1): the widest vector (4, 2
@@ -46,9 +50,17 @@ bench_spmm_map bench_spmm_map_features(int64_t feat);
  * bench_spmm_map_features. */
 bench_spmm_map bench_spmm_map_grouped(int64_t feat, int64_t group);
 
+/* The mapping for "feat" features with "lanes" lanes (a power of two up
+ * to 32) and the chunks serial in each thread: as
+ * bench_spmm_map_features otherwise.  bench_spmm_map_fits says whether
+ * the lanes divide the features into at least two chunks. */
+bench_spmm_map bench_spmm_map_serial(int64_t feat, int64_t lanes);
+
 /* Whether bench_spmm_hybrid_schedule can use mapping fm: a grouped row
  * keeps its thread's sums in at most 32 registers (chunks * vec <= 32,
- * the most a cross-thread reduction into a register array takes). */
+ * the most a cross-thread reduction into a register array takes); a
+ * serial one has at least two chunks, of lanes * vec features each, that
+ * make up the features, at most 32 values a thread. */
 bool bench_spmm_map_fits(bench_spmm_map fm);
 
 /* The flags to build hybrid(c, ..) with (stir_csr_to_hybrid_flags) for

@@ -64,6 +64,8 @@ typedef struct sched_arg {
 	const hyb_case *hybrid;    /* hybrid SpMM: the format (with a graph,
 	                              also built and bound), or NULL */
 	int64_t group;             /* hybrid SpMM: threads a row (0: one) */
+	int64_t serial_lanes;      /* hybrid SpMM: > 0, serial chunks over
+	                              these lanes (bench_spmm_map_serial) */
 } sched_arg;
 
 /* One program to run. */
@@ -291,6 +293,7 @@ static int spmm_hybrid(stir_kernel *k, const sched_arg *a)
 {
 	const hyb_case *h = a->hybrid;
 	return bench_spmm_hybrid_schedule(k, h->c, h->buckets, h->nb,
+		a->serial_lanes ? bench_spmm_map_serial(a->feat, a->serial_lanes) :
 		bench_spmm_map_grouped(a->feat, a->group > 1 ? a->group : 1));
 }
 
@@ -380,8 +383,9 @@ static void find_programs(void)
 	}
 	/* the row schedule: the same feature sizes, and 32 with at most 4
 	 * lanes (64 non-zeros of a row at a time, more than most rows have) */
-	static const sched_arg rows[] = { { 6, 32, NULL, 0 }, { 32, 32, NULL, 0 },
-		{ 96, 32, NULL, 0 }, { 256, 32, NULL, 0 }, { 32, 4, NULL, 0 } };
+	static const sched_arg rows[] = { { 6, 32, NULL, 0, 0 },
+		{ 32, 32, NULL, 0, 0 }, { 96, 32, NULL, 0, 0 },
+		{ 256, 32, NULL, 0, 0 }, { 32, 4, NULL, 0, 0 } };
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		emu_prog *p = add("examples/sddmm_rows.stir", "sddmm_rows",
 			"examples/sddmm.stir", "sddmm", NULL);
@@ -408,7 +412,21 @@ static void find_programs(void)
 				"examples/csrmm.stir", "csrmm", NULL);
 			p->schedule = spmm_hybrid;
 			p->arg = (sched_arg){ spmm_cases[i][0], 0, &hyb_cases[h],
-				spmm_cases[i][1] };
+				spmm_cases[i][1], 0 };
+			p->graph = "tests/data/graphs/small.mtx";
+		}
+		/* serial chunks: 64 features over 8 lanes of float4 (two chunks
+		 * a thread), 128 over 8 (four), 256 over 32 (two) */
+		static const int64_t serial_cases[][2] = {
+			{ 64, 8 }, { 128, 8 }, { 256, 32 },
+		};
+		for (size_t i = 0; i < sizeof(serial_cases) /
+		     sizeof(serial_cases[0]); i++) {
+			emu_prog *p = add("examples/csrmm.stir", "csrmm",
+				"examples/csrmm.stir", "csrmm", NULL);
+			p->schedule = spmm_hybrid;
+			p->arg = (sched_arg){ serial_cases[i][0], 0, &hyb_cases[h], 0,
+				serial_cases[i][1] };
 			p->graph = "tests/data/graphs/small.mtx";
 		}
 	}
@@ -753,15 +771,15 @@ static void expect_same_kernel(const char *program, const char *yaml,
 START_TEST(test_bench_files)
 {
 	expect_same_kernel("examples/sddmm.stir", "examples/sddmm_fast.yaml",
-		sddmm_fast, (sched_arg){ 64, 0, NULL, 0 });
+		sddmm_fast, (sched_arg){ 64, 0, NULL, 0, 0 });
 	expect_same_kernel("examples/sddmm_rows.stir",
 		"examples/sddmm_rows.yaml", sddmm_rows,
-		(sched_arg){ 64, 32, NULL, 0 });
+		(sched_arg){ 64, 32, NULL, 0, 0 });
 	expect_same_kernel("examples/csrmm.stir", "examples/csrmm_hyb.yaml",
-		spmm_hybrid, (sched_arg){ 64, 0, &hyb_bench, 0 });
+		spmm_hybrid, (sched_arg){ 64, 0, &hyb_bench, 0, 0 });
 	expect_same_kernel("examples/csrmm.stir",
 		"examples/csrmm_hyb_grouped.yaml", spmm_hybrid,
-		(sched_arg){ 32, 0, &hyb_bench, 4 });
+		(sched_arg){ 32, 0, &hyb_bench, 4, 0 });
 }
 END_TEST
 
