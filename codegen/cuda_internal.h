@@ -67,6 +67,7 @@ struct stir_cuda_plan {
 	/* > 0: every launch's __launch_bounds__ asks for this many thread
 	 * blocks per multiprocessor (stir_compile_options) */
 	int min_blocks_per_sm;
+	unsigned flags;            /* the STIR_CUDA_* it was emitted with */
 };
 
 /* stir_cuda_plan_alloc whose launches ask for "min_blocks" thread blocks
@@ -129,6 +130,8 @@ typedef struct ectx {
 	                              leaves some lanes out */
 } ectx;
 
+#define CUDA_MAX_LIFTED 16
+
 typedef struct emitter {
 	const stir_kernel *k;      /* the kernel */
 	stir_ctx *ctx;             /* receives diagnostics */
@@ -162,7 +165,15 @@ typedef struct emitter {
 	int n_memo, cap_memo;
 	cuda_memo *memo;           /* owned: those in scope, innermost last */
 	int n_hoist;               /* counter of their names */
+	/* ifs tested before the loop nests they guard (guard_of_nest, in
+	 * cuda.c), innermost last: where they stand, their bodies alone */
+	int n_lifted;
+	const stir_stmt *lifted[CUDA_MAX_LIFTED];
 } emitter;
+
+/* e, s: whether if s is tested before a loop nest around it already
+ * (emitted as its body alone). */
+bool cuda_if_lifted(const emitter *e, const stir_stmt *s);
 
 /* ---- cuda.c ---- */
 

@@ -212,7 +212,9 @@ static const stir_ptr_vec *peel_guards(const emitter *e,
 		if (s->kind != STIR_STMT_IF || s->u.if_.else_body.n ||
 		    cuda_expr_uses(e, s->u.if_.cond, v))
 			break;
-		conds[(*n)++] = s->u.if_.cond;
+		/* a lifted if was tested before the loop nest */
+		if (!cuda_if_lifted(e, s))
+			conds[(*n)++] = s->u.if_.cond;
 		body = &s->u.if_.then_body;
 	}
 	return body;
@@ -480,6 +482,19 @@ static void emit_scalar(emitter *e, const stir_stmt *s, const ectx *ctx)
 	cuda_emit_stmt(e, &copy, ctx);
 }
 
+/* e, s, ctx: the scalar form of loop s printed nowhere: only its record
+ * of the accesses (e->sum), for a vector path that has no fallback. */
+static void emit_scalar_summary(emitter *e, const stir_stmt *s,
+	const ectx *ctx)
+{
+	cg_printer scratch, *out = e->out;
+	cg_printer_init(&scratch, out->indent);
+	e->out = &scratch;
+	emit_scalar(e, s, ctx);
+	e->out = out;
+	cg_printer_release(&scratch);
+}
+
 /* e, s, ctx: the vector path when plan_vectors allows one, and the
  * scalar loop (which alone records the accesses). */
 void cuda_emit_vector_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
@@ -541,6 +556,26 @@ void cuda_emit_vector_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
 		cg_put(p, ") {\n");
 		p->indent++;
 	}
+	/* with aligned buffers (STIR_CUDA_ALIGNED_BUFFERS), vectors in global
+	 * memory at multiples of w need no check */
+	bool check = !(e->flags & STIR_CUDA_ALIGNED_BUFFERS);
+	for (int i = 0; !check && i < vc->n; i++) {
+		int64_t r;
+		check = vc->v[i].buf->scope != STIR_SCOPE_GLOBAL ||
+			!known_residue(e, vc->v[i].idx, v, w, &r) || r != 0;
+	}
+	if (!check) {
+		e->vec = vc;
+		emit_lanes(e, &vb, ctx, vc, w);
+		e->vec = NULL;
+		e->lane_var = NULL;
+		e->resolve = NULL;
+		e->n_vec++;
+		e->sum = sum;
+		/* the scalar loop would have recorded the accesses */
+		emit_scalar_summary(e, s, ctx);
+		goto close;
+	}
 	cg_indent(p);
 	cg_put(p, "if (");
 	for (int i = 0; i < vc->n; i++) {
@@ -573,6 +608,7 @@ void cuda_emit_vector_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
 	emit_scalar(e, s, ctx);
 	p->indent--;
 	cg_line(p, "}");
+close:
 	if (n_guards) {
 		p->indent--;
 		cg_line(p, "}");

@@ -79,7 +79,9 @@ stir_gpu_kernel *stir_gpu_kernel_compile(const stir_kernel *k,
 		stir_error_oom(ctx);
 		return NULL;
 	}
-	gk->plan = cuda_plan_alloc_bounded(k, 0, min_blocks);
+	/* stir_gpu_run allocates every buffer on its own: aligned */
+	gk->plan = cuda_plan_alloc_bounded(k, STIR_CUDA_ALIGNED_BUFFERS,
+		min_blocks);
 	if (!gk->plan) {
 		free(gk);
 		return NULL;
@@ -252,6 +254,13 @@ static int upload_buffer(stir_gpu_run *r, const stir_bindings *b,
 	}
 	if (!r->bufs[i] && !(r->bufs[i] = stir_gpu_buf_alloc(r->dev, bytes)))
 		return -1;
+	if ((r->gk->plan->flags & STIR_CUDA_ALIGNED_BUFFERS) &&
+	    stir_gpu_buf_get_ptr(r->bufs[i]) % 16) {
+		stir_error(r->ctx, buf->loc, "the device buffer of '%s' is not "
+			"aligned to 16 bytes, which its kernel's vector accesses "
+			"assume", buf->name);
+		return -1;
+	}
 	if (buf->kind == STIR_BUFFER_LOCAL || bytes == 0)
 		return 0;
 	const stir_array *a = stir_bindings_get_array(b,

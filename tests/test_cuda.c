@@ -575,6 +575,79 @@ START_TEST(test_deterministic)
 }
 END_TEST
 
+/* With aligned buffers, vector loops of global buffers at multiples of the
+ * width lose the alignment check and the scalar fallback; a vector at an
+ * index of unknown residue keeps both. */
+START_TEST(test_aligned_buffers)
+{
+	prog p = load_prog("tests/cuda/vectorize.stir");
+	char *checked = stir_kernel_to_cuda(p.k);
+	stir_cuda_plan *plan = stir_cuda_plan_alloc(p.k,
+		STIR_CUDA_ALIGNED_BUFFERS);
+	ck_assert_ptr_nonnull(checked);
+	ck_assert_ptr_nonnull(plan);
+	const char *aligned = stir_cuda_plan_get_source(plan);
+	ck_assert_ptr_nonnull(strstr(checked, "(unsigned long long)Z_data % 16"));
+	ck_assert_ptr_nonnull(strstr(checked, "(unsigned long long)D_data % 16"));
+	ck_assert_ptr_null(strstr(aligned, "(unsigned long long)Z_data % 16"));
+	ck_assert_ptr_null(strstr(aligned, "(unsigned long long)D_data % 16"));
+	ck_assert_ptr_nonnull(strstr(aligned,
+		"(unsigned long long)&F_data[vi * 4 + 1 + 0] % 16 == 0"));
+	/* the vector paths are the same */
+	ck_assert_ptr_nonnull(strstr(aligned, "*(float4 *)&Z_data[vi * 4 + 0] = "));
+	ck_assert_ptr_nonnull(strstr(checked, "*(float4 *)&Z_data[vi * 4 + 0] = "));
+	stir_cuda_plan_free(plan);
+	free(checked);
+	free_prog(&p);
+}
+END_TEST
+
+/* A guard around a nest's innermost body that reads memory stays inside
+ * (it could read out of bounds where the loops do not run); one that does
+ * not is tested before the nest (tests/golden/hoist.cu has both). */
+START_TEST(test_lifted_guards)
+{
+	prog p = load_prog("tests/cuda/vectorize.stir");
+	char *s = stir_kernel_to_cuda(p.k);
+	ck_assert_ptr_nonnull(s);
+	/* "put": the guard of the block under loop w, before the loop */
+	ck_assert_ptr_nonnull(strstr(s,
+		"        if (b * 128 + t < n) {\n"
+		"          for (int w = 0; w < 4; ++w) {\n"
+		"            {  // block put\n"));
+	free(s);
+	free_prog(&p);
+
+	p = read_prog(
+		"kernel g(n: i32) stage 3 {\n"
+		"  buffer X_data: f32[n] = X;\n"
+		"  buffer Y_data: f32[n * 4] = Y;\n"
+		"  for b in [0, (n + 127) / 128) bind(blockIdx.x) {\n"
+		"    for t in [0, 128) bind(threadIdx.x) {\n"
+		"      for w in [0, 4) {\n"
+		"        if (b * 128 + t < n) {\n"
+		"          if (X_data[b * 128 + t] > 0.0) {\n"
+		"            block y(vi: S = b * 128 + t, vw: S = w) {\n"
+		"              Y_data[vi * 4 + vw] = 1.0;\n"
+		"            }\n"
+		"          }\n"
+		"        }\n"
+		"      }\n"
+		"    }\n"
+		"  }\n"
+		"}\n");
+	s = stir_kernel_to_cuda(p.k);
+	ck_assert_ptr_nonnull(s);
+	/* the outer guard (no loads) before the loop, the load inside */
+	ck_assert_ptr_nonnull(strstr(s,
+		"        if (b * 128 + t < n) {\n"
+		"          for (int w = 0; w < 4; ++w) {\n"
+		"            if (X_data[b * 128 + t] > 0.0f) {\n"));
+	free(s);
+	free_prog(&p);
+}
+END_TEST
+
 /* ---- the launch plan ------------------------------------------------------- */
 
 /* b, name, v: bind a size. */
@@ -1164,6 +1237,8 @@ static Suite *cuda_suite(void)
 		(int)(sizeof(refusals) / sizeof(refusals[0])));
 	tcase_add_test(tc, test_escape);
 	tcase_add_test(tc, test_deterministic);
+	tcase_add_test(tc, test_aligned_buffers);
+	tcase_add_test(tc, test_lifted_guards);
 	tcase_add_test(tc, test_programs_match_references);
 	tcase_add_test(tc, test_prepare);
 	suite_add_tcase(s, tc);

@@ -54,6 +54,13 @@ STIR_EXPORT int stir_kernel_prepare_for_gpu(__stir_keep stir_kernel *k);
 enum {
 	/* Leave out the "// FILE:LINE" comment after each store. */
 	STIR_CUDA_NO_LINE_COMMENTS = 1u << 0,
+	/* Every buffer in global memory starts at an address aligned to 16
+	 * bytes, as those stir_gpu_run allocates do (each on its own): a
+	 * vectorized loop whose vectors are all in global memory at indices
+	 * known to be multiples of the vector's width then loads and stores
+	 * them without the run-time alignment check and its scalar fallback
+	 * (docs/cuda.md, "vectorize").  stir_gpu_kernel_compile sets it. */
+	STIR_CUDA_ALIGNED_BUFFERS = 1u << 1,
 };
 
 typedef struct stir_cuda_plan stir_cuda_plan;

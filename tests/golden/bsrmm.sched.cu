@@ -12,9 +12,9 @@ extern "C" __global__ void __launch_bounds__(256) bsrmm_k0(int mb, int nb, int n
     if (i_0 < (mb + 255) / 256) {
       {
         const int i_1 = threadIdx.x;
-        for (int bi = 0; bi < 16; ++bi) {
-          for (int f = 0; f < feat; ++f) {
-            if (i_0 * 256 + i_1 < mb) {
+        if (i_0 * 256 + i_1 < mb) {
+          for (int bi = 0; bi < 16; ++bi) {
+            for (int f = 0; f < feat; ++f) {
               {  // block bsrmm_init0
                 const int vi = i_0 * 256 + i_1;
                 const int vbi = bi;

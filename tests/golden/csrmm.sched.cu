@@ -10,8 +10,8 @@ extern "C" __global__ void __launch_bounds__(256) csrmm_k0(int m, int n, int fea
     if (i_0 < (m + 255) / 256) {
       {
         const int i_1 = threadIdx.x;
-        for (int k = 0; k < feat; ++k) {
-          if (i_0 * 256 + i_1 < m) {
+        if (i_0 * 256 + i_1 < m) {
+          for (int k = 0; k < feat; ++k) {
             {  // block csrmm_init0
               const int vi = i_0 * 256 + i_1;
               const int vk = k;

@@ -35,9 +35,9 @@ extern "C" __global__ void __launch_bounds__(256) csrmm_k0(int m, int n,
                   stir_v0_0.w = 0.0f;  // csrmm.stir:11
                   *(float4 *)&C_data[R_hyb_0_6_indices[o_0 * 16 + o_1 + r] * 64 + ((k_0 * 16 + k_1) * 4 + 0)] = stir_v0_0;
                 } else {
-                  #pragma unroll
-                  for (int k_2 = 0; k_2 < 4; ++k_2) {
-                    if (o_0 * 16 + o_1 < rows_hyb_0_6) {
+                  if (o_0 * 16 + o_1 < rows_hyb_0_6) {
+                    #pragma unroll
+                    for (int k_2 = 0; k_2 < 4; ++k_2) {
                       {  // block csrmm_hyb_0_6_init0
                         const int vo = o_0 * 16 + o_1;
                         const int vr = r;
@@ -154,12 +154,12 @@ extern "C" __global__ void __launch_bounds__(256) csrmm_k1(int m, int n,
                   }
                 }
               }
-              #pragma unroll
-              for (int c_1 = 0; c_1 < 16; ++c_1) {
-                const float stir_s0 = __shfl_sync(stir_lanes(16), A_hyb_0_6_data_warp[0], c_1, 16);  // a warp buffer read the loop does not change
-                const int stir_s1 = __shfl_sync(stir_lanes(16), C_hyb_0_6_indices_warp[0], c_1, 16);  // a warp buffer read the loop does not change
-                // loop 'k_2' vectorized: 4 lanes
-                if (o_0 * 16 + o_1 < rows_hyb_0_6) {
+              if (o_0 * 16 + o_1 < rows_hyb_0_6) {
+                #pragma unroll
+                for (int c_1 = 0; c_1 < 16; ++c_1) {
+                  const float stir_s0 = __shfl_sync(stir_lanes(16), A_hyb_0_6_data_warp[0], c_1, 16);  // a warp buffer read the loop does not change
+                  const int stir_s1 = __shfl_sync(stir_lanes(16), C_hyb_0_6_indices_warp[0], c_1, 16);  // a warp buffer read the loop does not change
+                  // loop 'k_2' vectorized: 4 lanes
                   if ((unsigned long long)B_data % 16 == 0) {
                     float4 stir_v1_0 = *(const float4 *)&B_data[stir_s1 * 64 + ((k_0 * 16 + k_1) * 4 + 0)];
                     C_data_local[0] += stir_s0 * stir_v1_0.x;  // csrmm.stir:12
@@ -169,11 +169,9 @@ extern "C" __global__ void __launch_bounds__(256) csrmm_k1(int m, int n,
                   } else {
                     #pragma unroll
                     for (int k_2 = 0; k_2 < 4; ++k_2) {
-                      if (o_0 * 16 + o_1 < rows_hyb_0_6) {
-                        {  // block csrmm_hyb_0_60
-                          const int vk = (k_0 * 16 + k_1) * 4 + k_2;
-                          C_data_local[k_2] += stir_s0 * B_data[stir_s1 * 64 + vk];  // csrmm.stir:12
-                        }
+                      {  // block csrmm_hyb_0_60
+                        const int vk = (k_0 * 16 + k_1) * 4 + k_2;
+                        C_data_local[k_2] += stir_s0 * B_data[stir_s1 * 64 + vk];  // csrmm.stir:12
                       }
                     }
                   }
@@ -255,12 +253,12 @@ extern "C" __global__ void __launch_bounds__(256) csrmm_k1(int m, int n,
                 }
               }
             }
-            #pragma unroll
-            for (int c = 0; c < 1; ++c) {
-              const float stir_s2 = __shfl_sync(stir_lanes(16), A_hyb_0_0_data_warp[0], c, 16);  // a warp buffer read the loop does not change
-              const int stir_s3 = __shfl_sync(stir_lanes(16), C_hyb_0_0_indices_warp[0], c, 16);  // a warp buffer read the loop does not change
-              // loop 'k_2' vectorized: 4 lanes
-              if (o_0 * 16 + o_1 < rows_hyb_0_0) {
+            if (o_0 * 16 + o_1 < rows_hyb_0_0) {
+              #pragma unroll
+              for (int c = 0; c < 1; ++c) {
+                const float stir_s2 = __shfl_sync(stir_lanes(16), A_hyb_0_0_data_warp[0], c, 16);  // a warp buffer read the loop does not change
+                const int stir_s3 = __shfl_sync(stir_lanes(16), C_hyb_0_0_indices_warp[0], c, 16);  // a warp buffer read the loop does not change
+                // loop 'k_2' vectorized: 4 lanes
                 if ((unsigned long long)B_data % 16 == 0) {
                   float4 stir_v3_0 = *(const float4 *)&B_data[stir_s3 * 64 + ((k_0 * 16 + k_1) * 4 + 0)];
                   C_data_local1[0] += stir_s2 * stir_v3_0.x;  // csrmm.stir:12
@@ -270,11 +268,9 @@ extern "C" __global__ void __launch_bounds__(256) csrmm_k1(int m, int n,
                 } else {
                   #pragma unroll
                   for (int k_2 = 0; k_2 < 4; ++k_2) {
-                    if (o_0 * 16 + o_1 < rows_hyb_0_0) {
-                      {  // block csrmm_hyb_0_00
-                        const int vk = (k_0 * 16 + k_1) * 4 + k_2;
-                        C_data_local1[k_2] += stir_s2 * B_data[stir_s3 * 64 + vk];  // csrmm.stir:12
-                      }
+                    {  // block csrmm_hyb_0_00
+                      const int vk = (k_0 * 16 + k_1) * 4 + k_2;
+                      C_data_local1[k_2] += stir_s2 * B_data[stir_s3 * 64 + vk];  // csrmm.stir:12
                     }
                   }
                 }
@@ -348,12 +344,12 @@ extern "C" __global__ void __launch_bounds__(256) csrmm_k1(int m, int n,
                 }
               }
             }
-            #pragma unroll
-            for (int c = 0; c < 2; ++c) {
-              const float stir_s4 = __shfl_sync(stir_lanes(16), A_hyb_0_1_data_warp[0], c, 16);  // a warp buffer read the loop does not change
-              const int stir_s5 = __shfl_sync(stir_lanes(16), C_hyb_0_1_indices_warp[0], c, 16);  // a warp buffer read the loop does not change
-              // loop 'k_2' vectorized: 4 lanes
-              if (o_0 * 16 + o_1 < rows_hyb_0_1) {
+            if (o_0 * 16 + o_1 < rows_hyb_0_1) {
+              #pragma unroll
+              for (int c = 0; c < 2; ++c) {
+                const float stir_s4 = __shfl_sync(stir_lanes(16), A_hyb_0_1_data_warp[0], c, 16);  // a warp buffer read the loop does not change
+                const int stir_s5 = __shfl_sync(stir_lanes(16), C_hyb_0_1_indices_warp[0], c, 16);  // a warp buffer read the loop does not change
+                // loop 'k_2' vectorized: 4 lanes
                 if ((unsigned long long)B_data % 16 == 0) {
                   float4 stir_v5_0 = *(const float4 *)&B_data[stir_s5 * 64 + ((k_0 * 16 + k_1) * 4 + 0)];
                   C_data_local2[0] += stir_s4 * stir_v5_0.x;  // csrmm.stir:12
@@ -363,11 +359,9 @@ extern "C" __global__ void __launch_bounds__(256) csrmm_k1(int m, int n,
                 } else {
                   #pragma unroll
                   for (int k_2 = 0; k_2 < 4; ++k_2) {
-                    if (o_0 * 16 + o_1 < rows_hyb_0_1) {
-                      {  // block csrmm_hyb_0_10
-                        const int vk = (k_0 * 16 + k_1) * 4 + k_2;
-                        C_data_local2[k_2] += stir_s4 * B_data[stir_s5 * 64 + vk];  // csrmm.stir:12
-                      }
+                    {  // block csrmm_hyb_0_10
+                      const int vk = (k_0 * 16 + k_1) * 4 + k_2;
+                      C_data_local2[k_2] += stir_s4 * B_data[stir_s5 * 64 + vk];  // csrmm.stir:12
                     }
                   }
                 }
@@ -441,12 +435,12 @@ extern "C" __global__ void __launch_bounds__(256) csrmm_k1(int m, int n,
                 }
               }
             }
-            #pragma unroll
-            for (int c = 0; c < 4; ++c) {
-              const float stir_s6 = __shfl_sync(stir_lanes(16), A_hyb_0_2_data_warp[0], c, 16);  // a warp buffer read the loop does not change
-              const int stir_s7 = __shfl_sync(stir_lanes(16), C_hyb_0_2_indices_warp[0], c, 16);  // a warp buffer read the loop does not change
-              // loop 'k_2' vectorized: 4 lanes
-              if (o_0 * 16 + o_1 < rows_hyb_0_2) {
+            if (o_0 * 16 + o_1 < rows_hyb_0_2) {
+              #pragma unroll
+              for (int c = 0; c < 4; ++c) {
+                const float stir_s6 = __shfl_sync(stir_lanes(16), A_hyb_0_2_data_warp[0], c, 16);  // a warp buffer read the loop does not change
+                const int stir_s7 = __shfl_sync(stir_lanes(16), C_hyb_0_2_indices_warp[0], c, 16);  // a warp buffer read the loop does not change
+                // loop 'k_2' vectorized: 4 lanes
                 if ((unsigned long long)B_data % 16 == 0) {
                   float4 stir_v7_0 = *(const float4 *)&B_data[stir_s7 * 64 + ((k_0 * 16 + k_1) * 4 + 0)];
                   C_data_local3[0] += stir_s6 * stir_v7_0.x;  // csrmm.stir:12
@@ -456,11 +450,9 @@ extern "C" __global__ void __launch_bounds__(256) csrmm_k1(int m, int n,
                 } else {
                   #pragma unroll
                   for (int k_2 = 0; k_2 < 4; ++k_2) {
-                    if (o_0 * 16 + o_1 < rows_hyb_0_2) {
-                      {  // block csrmm_hyb_0_20
-                        const int vk = (k_0 * 16 + k_1) * 4 + k_2;
-                        C_data_local3[k_2] += stir_s6 * B_data[stir_s7 * 64 + vk];  // csrmm.stir:12
-                      }
+                    {  // block csrmm_hyb_0_20
+                      const int vk = (k_0 * 16 + k_1) * 4 + k_2;
+                      C_data_local3[k_2] += stir_s6 * B_data[stir_s7 * 64 + vk];  // csrmm.stir:12
                     }
                   }
                 }
@@ -534,12 +526,12 @@ extern "C" __global__ void __launch_bounds__(256) csrmm_k1(int m, int n,
                 }
               }
             }
-            #pragma unroll
-            for (int c = 0; c < 8; ++c) {
-              const float stir_s8 = __shfl_sync(stir_lanes(16), A_hyb_0_3_data_warp[0], c, 16);  // a warp buffer read the loop does not change
-              const int stir_s9 = __shfl_sync(stir_lanes(16), C_hyb_0_3_indices_warp[0], c, 16);  // a warp buffer read the loop does not change
-              // loop 'k_2' vectorized: 4 lanes
-              if (o_0 * 16 + o_1 < rows_hyb_0_3) {
+            if (o_0 * 16 + o_1 < rows_hyb_0_3) {
+              #pragma unroll
+              for (int c = 0; c < 8; ++c) {
+                const float stir_s8 = __shfl_sync(stir_lanes(16), A_hyb_0_3_data_warp[0], c, 16);  // a warp buffer read the loop does not change
+                const int stir_s9 = __shfl_sync(stir_lanes(16), C_hyb_0_3_indices_warp[0], c, 16);  // a warp buffer read the loop does not change
+                // loop 'k_2' vectorized: 4 lanes
                 if ((unsigned long long)B_data % 16 == 0) {
                   float4 stir_v9_0 = *(const float4 *)&B_data[stir_s9 * 64 + ((k_0 * 16 + k_1) * 4 + 0)];
                   C_data_local4[0] += stir_s8 * stir_v9_0.x;  // csrmm.stir:12
@@ -549,11 +541,9 @@ extern "C" __global__ void __launch_bounds__(256) csrmm_k1(int m, int n,
                 } else {
                   #pragma unroll
                   for (int k_2 = 0; k_2 < 4; ++k_2) {
-                    if (o_0 * 16 + o_1 < rows_hyb_0_3) {
-                      {  // block csrmm_hyb_0_30
-                        const int vk = (k_0 * 16 + k_1) * 4 + k_2;
-                        C_data_local4[k_2] += stir_s8 * B_data[stir_s9 * 64 + vk];  // csrmm.stir:12
-                      }
+                    {  // block csrmm_hyb_0_30
+                      const int vk = (k_0 * 16 + k_1) * 4 + k_2;
+                      C_data_local4[k_2] += stir_s8 * B_data[stir_s9 * 64 + vk];  // csrmm.stir:12
                     }
                   }
                 }
@@ -623,12 +613,12 @@ extern "C" __global__ void __launch_bounds__(256) csrmm_k1(int m, int n,
                 }
               }
             }
-            #pragma unroll
-            for (int c = 0; c < 16; ++c) {
-              const float stir_s10 = __shfl_sync(stir_lanes(16), A_hyb_0_4_data_warp[0], c, 16);  // a warp buffer read the loop does not change
-              const int stir_s11 = __shfl_sync(stir_lanes(16), C_hyb_0_4_indices_warp[0], c, 16);  // a warp buffer read the loop does not change
-              // loop 'k_2' vectorized: 4 lanes
-              if (o_0 * 16 + o_1 < rows_hyb_0_4) {
+            if (o_0 * 16 + o_1 < rows_hyb_0_4) {
+              #pragma unroll
+              for (int c = 0; c < 16; ++c) {
+                const float stir_s10 = __shfl_sync(stir_lanes(16), A_hyb_0_4_data_warp[0], c, 16);  // a warp buffer read the loop does not change
+                const int stir_s11 = __shfl_sync(stir_lanes(16), C_hyb_0_4_indices_warp[0], c, 16);  // a warp buffer read the loop does not change
+                // loop 'k_2' vectorized: 4 lanes
                 if ((unsigned long long)B_data % 16 == 0) {
                   float4 stir_v11_0 = *(const float4 *)&B_data[stir_s11 * 64 + ((k_0 * 16 + k_1) * 4 + 0)];
                   C_data_local5[0] += stir_s10 * stir_v11_0.x;  // csrmm.stir:12
@@ -638,11 +628,9 @@ extern "C" __global__ void __launch_bounds__(256) csrmm_k1(int m, int n,
                 } else {
                   #pragma unroll
                   for (int k_2 = 0; k_2 < 4; ++k_2) {
-                    if (o_0 * 16 + o_1 < rows_hyb_0_4) {
-                      {  // block csrmm_hyb_0_40
-                        const int vk = (k_0 * 16 + k_1) * 4 + k_2;
-                        C_data_local5[k_2] += stir_s10 * B_data[stir_s11 * 64 + vk];  // csrmm.stir:12
-                      }
+                    {  // block csrmm_hyb_0_40
+                      const int vk = (k_0 * 16 + k_1) * 4 + k_2;
+                      C_data_local5[k_2] += stir_s10 * B_data[stir_s11 * 64 + vk];  // csrmm.stir:12
                     }
                   }
                 }
@@ -714,12 +702,12 @@ extern "C" __global__ void __launch_bounds__(256) csrmm_k1(int m, int n,
                   }
                 }
               }
-              #pragma unroll
-              for (int c_1 = 0; c_1 < 16; ++c_1) {
-                const float stir_s12 = __shfl_sync(stir_lanes(16), A_hyb_0_5_data_warp[0], c_1, 16);  // a warp buffer read the loop does not change
-                const int stir_s13 = __shfl_sync(stir_lanes(16), C_hyb_0_5_indices_warp[0], c_1, 16);  // a warp buffer read the loop does not change
-                // loop 'k_2' vectorized: 4 lanes
-                if (o_0 * 16 + o_1 < rows_hyb_0_5) {
+              if (o_0 * 16 + o_1 < rows_hyb_0_5) {
+                #pragma unroll
+                for (int c_1 = 0; c_1 < 16; ++c_1) {
+                  const float stir_s12 = __shfl_sync(stir_lanes(16), A_hyb_0_5_data_warp[0], c_1, 16);  // a warp buffer read the loop does not change
+                  const int stir_s13 = __shfl_sync(stir_lanes(16), C_hyb_0_5_indices_warp[0], c_1, 16);  // a warp buffer read the loop does not change
+                  // loop 'k_2' vectorized: 4 lanes
                   if ((unsigned long long)B_data % 16 == 0) {
                     float4 stir_v13_0 = *(const float4 *)&B_data[stir_s13 * 64 + ((k_0 * 16 + k_1) * 4 + 0)];
                     C_data_local6[0] += stir_s12 * stir_v13_0.x;  // csrmm.stir:12
@@ -729,11 +717,9 @@ extern "C" __global__ void __launch_bounds__(256) csrmm_k1(int m, int n,
                   } else {
                     #pragma unroll
                     for (int k_2 = 0; k_2 < 4; ++k_2) {
-                      if (o_0 * 16 + o_1 < rows_hyb_0_5) {
-                        {  // block csrmm_hyb_0_50
-                          const int vk = (k_0 * 16 + k_1) * 4 + k_2;
-                          C_data_local6[k_2] += stir_s12 * B_data[stir_s13 * 64 + vk];  // csrmm.stir:12
-                        }
+                      {  // block csrmm_hyb_0_50
+                        const int vk = (k_0 * 16 + k_1) * 4 + k_2;
+                        C_data_local6[k_2] += stir_s12 * B_data[stir_s13 * 64 + vk];  // csrmm.stir:12
                       }
                     }
                   }

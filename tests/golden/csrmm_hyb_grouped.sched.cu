@@ -26,9 +26,9 @@ extern "C" __global__ void __launch_bounds__(256) csrmm_k0(int m, int n,
                   stir_v0_0.w = 0.0f;  // csrmm.stir:11
                   *(float4 *)&C_data[R_hyb_0_6_indices[o_0 * 32 + o_1 + r] * 32 + ((k_0 * 8 + k_1) * 4 + 0)] = stir_v0_0;
                 } else {
-                  #pragma unroll
-                  for (int k_2 = 0; k_2 < 4; ++k_2) {
-                    if (o_0 * 32 + o_1 < rows_hyb_0_6) {
+                  if (o_0 * 32 + o_1 < rows_hyb_0_6) {
+                    #pragma unroll
+                    for (int k_2 = 0; k_2 < 4; ++k_2) {
                       {  // block csrmm_hyb_0_6_init0
                         const int vo = o_0 * 32 + o_1;
                         const int vr = r;
@@ -108,12 +108,12 @@ extern "C" __global__ void __launch_bounds__(256) csrmm_k1(int m, int n,
             const int c_1 = threadIdx.x;
             float stir_red0[4] = {};  // part of cross-thread block 'csrmm_hyb_0_60'
             unsigned stir_hit0 = 0u;  // the elements this thread added to
-            #pragma unroll
-            for (int c_0 = 0; c_0 < 8; ++c_0) {
+            if (o_0 * 8 + o_1 < rows_hyb_0_6) {
               #pragma unroll
-              for (int k_1_0 = 0; k_1_0 < 1; ++k_1_0) {
-                // loop 'k_1_1' vectorized: 4 lanes
-                if (o_0 * 8 + o_1 < rows_hyb_0_6) {
+              for (int c_0 = 0; c_0 < 8; ++c_0) {
+                #pragma unroll
+                for (int k_1_0 = 0; k_1_0 < 1; ++k_1_0) {
+                  // loop 'k_1_1' vectorized: 4 lanes
                   if ((unsigned long long)B_data % 16 == 0) {
                     float4 stir_v1_0 = *(const float4 *)&B_data[C_hyb_0_6_indices[(o_0 * 8 + o_1 + r) * 32 + (c_0 * 4 + c_1)] * 32 + (k_0 * 4 + (k_1_0 * 4 + 0))];
                     stir_red0[k_1_0 * 4 + 0] += A_hyb_0_6_data[(o_0 * 8 + o_1 + r) * 32 + (c_0 * 4 + c_1)] * stir_v1_0.x;  // csrmm.stir:12
@@ -127,15 +127,13 @@ extern "C" __global__ void __launch_bounds__(256) csrmm_k1(int m, int n,
                   } else {
                     #pragma unroll
                     for (int k_1_1 = 0; k_1_1 < 4; ++k_1_1) {
-                      if (o_0 * 8 + o_1 < rows_hyb_0_6) {
-                        {  // block csrmm_hyb_0_60
-                          const int vo = o_0 * 8 + o_1;
-                          const int vr = r;
-                          const int vc = c_0 * 4 + c_1;
-                          const int vk = k_0 * 4 + (k_1_0 * 4 + k_1_1);
-                          stir_red0[k_1_0 * 4 + k_1_1] += A_hyb_0_6_data[(vo + vr) * 32 + vc] * B_data[C_hyb_0_6_indices[(vo + vr) * 32 + vc] * 32 + vk];  // csrmm.stir:12
-                          stir_hit0 |= 1u << (k_1_0 * 4 + k_1_1);
-                        }
+                      {  // block csrmm_hyb_0_60
+                        const int vo = o_0 * 8 + o_1;
+                        const int vr = r;
+                        const int vc = c_0 * 4 + c_1;
+                        const int vk = k_0 * 4 + (k_1_0 * 4 + k_1_1);
+                        stir_red0[k_1_0 * 4 + k_1_1] += A_hyb_0_6_data[(vo + vr) * 32 + vc] * B_data[C_hyb_0_6_indices[(vo + vr) * 32 + vc] * 32 + vk];  // csrmm.stir:12
+                        stir_hit0 |= 1u << (k_1_0 * 4 + k_1_1);
                       }
                     }
                   }
@@ -211,12 +209,12 @@ extern "C" __global__ void __launch_bounds__(256) csrmm_k1(int m, int n,
                 }
               }
             }
-            #pragma unroll
-            for (int c = 0; c < 1; ++c) {
+            if ((o_0 * 8 + o_1) * 4 + o_2 < rows_hyb_0_0) {
               #pragma unroll
-              for (int k_1_0 = 0; k_1_0 < 1; ++k_1_0) {
-                // loop 'k_1_1' vectorized: 4 lanes
-                if ((o_0 * 8 + o_1) * 4 + o_2 < rows_hyb_0_0) {
+              for (int c = 0; c < 1; ++c) {
+                #pragma unroll
+                for (int k_1_0 = 0; k_1_0 < 1; ++k_1_0) {
+                  // loop 'k_1_1' vectorized: 4 lanes
                   if ((unsigned long long)B_data % 16 == 0) {
                     float4 stir_v3_0 = *(const float4 *)&B_data[C_hyb_0_0_indices[(o_0 * 8 + o_1) * 4 + o_2 + r + c] * 32 + (k_0 * 4 + (k_1_0 * 4 + 0))];
                     C_data_local1[k_1_0 * 4 + 0] += A_hyb_0_0_data[(o_0 * 8 + o_1) * 4 + o_2 + r + c] * stir_v3_0.x;  // csrmm.stir:12
@@ -226,14 +224,12 @@ extern "C" __global__ void __launch_bounds__(256) csrmm_k1(int m, int n,
                   } else {
                     #pragma unroll
                     for (int k_1_1 = 0; k_1_1 < 4; ++k_1_1) {
-                      if ((o_0 * 8 + o_1) * 4 + o_2 < rows_hyb_0_0) {
-                        {  // block csrmm_hyb_0_00
-                          const int vo = (o_0 * 8 + o_1) * 4 + o_2;
-                          const int vr = r;
-                          const int vc = c;
-                          const int vk = k_0 * 4 + (k_1_0 * 4 + k_1_1);
-                          C_data_local1[k_1_0 * 4 + k_1_1] += A_hyb_0_0_data[vo + vr + vc] * B_data[C_hyb_0_0_indices[vo + vr + vc] * 32 + vk];  // csrmm.stir:12
-                        }
+                      {  // block csrmm_hyb_0_00
+                        const int vo = (o_0 * 8 + o_1) * 4 + o_2;
+                        const int vr = r;
+                        const int vc = c;
+                        const int vk = k_0 * 4 + (k_1_0 * 4 + k_1_1);
+                        C_data_local1[k_1_0 * 4 + k_1_1] += A_hyb_0_0_data[vo + vr + vc] * B_data[C_hyb_0_0_indices[vo + vr + vc] * 32 + vk];  // csrmm.stir:12
                       }
                     }
                   }
@@ -284,12 +280,12 @@ extern "C" __global__ void __launch_bounds__(256) csrmm_k1(int m, int n,
                 }
               }
             }
-            #pragma unroll
-            for (int c = 0; c < 2; ++c) {
+            if ((o_0 * 8 + o_1) * 4 + o_2 < rows_hyb_0_1) {
               #pragma unroll
-              for (int k_1_0 = 0; k_1_0 < 1; ++k_1_0) {
-                // loop 'k_1_1' vectorized: 4 lanes
-                if ((o_0 * 8 + o_1) * 4 + o_2 < rows_hyb_0_1) {
+              for (int c = 0; c < 2; ++c) {
+                #pragma unroll
+                for (int k_1_0 = 0; k_1_0 < 1; ++k_1_0) {
+                  // loop 'k_1_1' vectorized: 4 lanes
                   if ((unsigned long long)B_data % 16 == 0) {
                     float4 stir_v5_0 = *(const float4 *)&B_data[C_hyb_0_1_indices[((o_0 * 8 + o_1) * 4 + o_2 + r) * 2 + c] * 32 + (k_0 * 4 + (k_1_0 * 4 + 0))];
                     C_data_local2[k_1_0 * 4 + 0] += A_hyb_0_1_data[((o_0 * 8 + o_1) * 4 + o_2 + r) * 2 + c] * stir_v5_0.x;  // csrmm.stir:12
@@ -299,14 +295,12 @@ extern "C" __global__ void __launch_bounds__(256) csrmm_k1(int m, int n,
                   } else {
                     #pragma unroll
                     for (int k_1_1 = 0; k_1_1 < 4; ++k_1_1) {
-                      if ((o_0 * 8 + o_1) * 4 + o_2 < rows_hyb_0_1) {
-                        {  // block csrmm_hyb_0_10
-                          const int vo = (o_0 * 8 + o_1) * 4 + o_2;
-                          const int vr = r;
-                          const int vc = c;
-                          const int vk = k_0 * 4 + (k_1_0 * 4 + k_1_1);
-                          C_data_local2[k_1_0 * 4 + k_1_1] += A_hyb_0_1_data[(vo + vr) * 2 + vc] * B_data[C_hyb_0_1_indices[(vo + vr) * 2 + vc] * 32 + vk];  // csrmm.stir:12
-                        }
+                      {  // block csrmm_hyb_0_10
+                        const int vo = (o_0 * 8 + o_1) * 4 + o_2;
+                        const int vr = r;
+                        const int vc = c;
+                        const int vk = k_0 * 4 + (k_1_0 * 4 + k_1_1);
+                        C_data_local2[k_1_0 * 4 + k_1_1] += A_hyb_0_1_data[(vo + vr) * 2 + vc] * B_data[C_hyb_0_1_indices[(vo + vr) * 2 + vc] * 32 + vk];  // csrmm.stir:12
                       }
                     }
                   }
@@ -359,12 +353,12 @@ extern "C" __global__ void __launch_bounds__(256) csrmm_k1(int m, int n,
             const int c_1 = threadIdx.x;
             float stir_red1[4] = {};  // part of cross-thread block 'csrmm_hyb_0_20'
             unsigned stir_hit1 = 0u;  // the elements this thread added to
-            #pragma unroll
-            for (int c_0 = 0; c_0 < 1; ++c_0) {
+            if (o_0 * 8 + o_1 < rows_hyb_0_2) {
               #pragma unroll
-              for (int k_1_0 = 0; k_1_0 < 1; ++k_1_0) {
-                // loop 'k_1_1' vectorized: 4 lanes
-                if (o_0 * 8 + o_1 < rows_hyb_0_2) {
+              for (int c_0 = 0; c_0 < 1; ++c_0) {
+                #pragma unroll
+                for (int k_1_0 = 0; k_1_0 < 1; ++k_1_0) {
+                  // loop 'k_1_1' vectorized: 4 lanes
                   if ((unsigned long long)B_data % 16 == 0) {
                     float4 stir_v7_0 = *(const float4 *)&B_data[C_hyb_0_2_indices[(o_0 * 8 + o_1 + r) * 4 + (c_0 * 4 + c_1)] * 32 + (k_0 * 4 + (k_1_0 * 4 + 0))];
                     stir_red1[k_1_0 * 4 + 0] += A_hyb_0_2_data[(o_0 * 8 + o_1 + r) * 4 + (c_0 * 4 + c_1)] * stir_v7_0.x;  // csrmm.stir:12
@@ -378,15 +372,13 @@ extern "C" __global__ void __launch_bounds__(256) csrmm_k1(int m, int n,
                   } else {
                     #pragma unroll
                     for (int k_1_1 = 0; k_1_1 < 4; ++k_1_1) {
-                      if (o_0 * 8 + o_1 < rows_hyb_0_2) {
-                        {  // block csrmm_hyb_0_20
-                          const int vo = o_0 * 8 + o_1;
-                          const int vr = r;
-                          const int vc = c_0 * 4 + c_1;
-                          const int vk = k_0 * 4 + (k_1_0 * 4 + k_1_1);
-                          stir_red1[k_1_0 * 4 + k_1_1] += A_hyb_0_2_data[(vo + vr) * 4 + vc] * B_data[C_hyb_0_2_indices[(vo + vr) * 4 + vc] * 32 + vk];  // csrmm.stir:12
-                          stir_hit1 |= 1u << (k_1_0 * 4 + k_1_1);
-                        }
+                      {  // block csrmm_hyb_0_20
+                        const int vo = o_0 * 8 + o_1;
+                        const int vr = r;
+                        const int vc = c_0 * 4 + c_1;
+                        const int vk = k_0 * 4 + (k_1_0 * 4 + k_1_1);
+                        stir_red1[k_1_0 * 4 + k_1_1] += A_hyb_0_2_data[(vo + vr) * 4 + vc] * B_data[C_hyb_0_2_indices[(vo + vr) * 4 + vc] * 32 + vk];  // csrmm.stir:12
+                        stir_hit1 |= 1u << (k_1_0 * 4 + k_1_1);
                       }
                     }
                   }
@@ -457,12 +449,12 @@ extern "C" __global__ void __launch_bounds__(256) csrmm_k1(int m, int n,
             const int c_1 = threadIdx.x;
             float stir_red2[4] = {};  // part of cross-thread block 'csrmm_hyb_0_30'
             unsigned stir_hit2 = 0u;  // the elements this thread added to
-            #pragma unroll
-            for (int c_0 = 0; c_0 < 2; ++c_0) {
+            if (o_0 * 8 + o_1 < rows_hyb_0_3) {
               #pragma unroll
-              for (int k_1_0 = 0; k_1_0 < 1; ++k_1_0) {
-                // loop 'k_1_1' vectorized: 4 lanes
-                if (o_0 * 8 + o_1 < rows_hyb_0_3) {
+              for (int c_0 = 0; c_0 < 2; ++c_0) {
+                #pragma unroll
+                for (int k_1_0 = 0; k_1_0 < 1; ++k_1_0) {
+                  // loop 'k_1_1' vectorized: 4 lanes
                   if ((unsigned long long)B_data % 16 == 0) {
                     float4 stir_v9_0 = *(const float4 *)&B_data[C_hyb_0_3_indices[(o_0 * 8 + o_1 + r) * 8 + (c_0 * 4 + c_1)] * 32 + (k_0 * 4 + (k_1_0 * 4 + 0))];
                     stir_red2[k_1_0 * 4 + 0] += A_hyb_0_3_data[(o_0 * 8 + o_1 + r) * 8 + (c_0 * 4 + c_1)] * stir_v9_0.x;  // csrmm.stir:12
@@ -476,15 +468,13 @@ extern "C" __global__ void __launch_bounds__(256) csrmm_k1(int m, int n,
                   } else {
                     #pragma unroll
                     for (int k_1_1 = 0; k_1_1 < 4; ++k_1_1) {
-                      if (o_0 * 8 + o_1 < rows_hyb_0_3) {
-                        {  // block csrmm_hyb_0_30
-                          const int vo = o_0 * 8 + o_1;
-                          const int vr = r;
-                          const int vc = c_0 * 4 + c_1;
-                          const int vk = k_0 * 4 + (k_1_0 * 4 + k_1_1);
-                          stir_red2[k_1_0 * 4 + k_1_1] += A_hyb_0_3_data[(vo + vr) * 8 + vc] * B_data[C_hyb_0_3_indices[(vo + vr) * 8 + vc] * 32 + vk];  // csrmm.stir:12
-                          stir_hit2 |= 1u << (k_1_0 * 4 + k_1_1);
-                        }
+                      {  // block csrmm_hyb_0_30
+                        const int vo = o_0 * 8 + o_1;
+                        const int vr = r;
+                        const int vc = c_0 * 4 + c_1;
+                        const int vk = k_0 * 4 + (k_1_0 * 4 + k_1_1);
+                        stir_red2[k_1_0 * 4 + k_1_1] += A_hyb_0_3_data[(vo + vr) * 8 + vc] * B_data[C_hyb_0_3_indices[(vo + vr) * 8 + vc] * 32 + vk];  // csrmm.stir:12
+                        stir_hit2 |= 1u << (k_1_0 * 4 + k_1_1);
                       }
                     }
                   }
@@ -555,12 +545,12 @@ extern "C" __global__ void __launch_bounds__(256) csrmm_k1(int m, int n,
             const int c_1 = threadIdx.x;
             float stir_red3[4] = {};  // part of cross-thread block 'csrmm_hyb_0_40'
             unsigned stir_hit3 = 0u;  // the elements this thread added to
-            #pragma unroll
-            for (int c_0 = 0; c_0 < 4; ++c_0) {
+            if (o_0 * 8 + o_1 < rows_hyb_0_4) {
               #pragma unroll
-              for (int k_1_0 = 0; k_1_0 < 1; ++k_1_0) {
-                // loop 'k_1_1' vectorized: 4 lanes
-                if (o_0 * 8 + o_1 < rows_hyb_0_4) {
+              for (int c_0 = 0; c_0 < 4; ++c_0) {
+                #pragma unroll
+                for (int k_1_0 = 0; k_1_0 < 1; ++k_1_0) {
+                  // loop 'k_1_1' vectorized: 4 lanes
                   if ((unsigned long long)B_data % 16 == 0) {
                     float4 stir_v11_0 = *(const float4 *)&B_data[C_hyb_0_4_indices[(o_0 * 8 + o_1 + r) * 16 + (c_0 * 4 + c_1)] * 32 + (k_0 * 4 + (k_1_0 * 4 + 0))];
                     stir_red3[k_1_0 * 4 + 0] += A_hyb_0_4_data[(o_0 * 8 + o_1 + r) * 16 + (c_0 * 4 + c_1)] * stir_v11_0.x;  // csrmm.stir:12
@@ -574,15 +564,13 @@ extern "C" __global__ void __launch_bounds__(256) csrmm_k1(int m, int n,
                   } else {
                     #pragma unroll
                     for (int k_1_1 = 0; k_1_1 < 4; ++k_1_1) {
-                      if (o_0 * 8 + o_1 < rows_hyb_0_4) {
-                        {  // block csrmm_hyb_0_40
-                          const int vo = o_0 * 8 + o_1;
-                          const int vr = r;
-                          const int vc = c_0 * 4 + c_1;
-                          const int vk = k_0 * 4 + (k_1_0 * 4 + k_1_1);
-                          stir_red3[k_1_0 * 4 + k_1_1] += A_hyb_0_4_data[(vo + vr) * 16 + vc] * B_data[C_hyb_0_4_indices[(vo + vr) * 16 + vc] * 32 + vk];  // csrmm.stir:12
-                          stir_hit3 |= 1u << (k_1_0 * 4 + k_1_1);
-                        }
+                      {  // block csrmm_hyb_0_40
+                        const int vo = o_0 * 8 + o_1;
+                        const int vr = r;
+                        const int vc = c_0 * 4 + c_1;
+                        const int vk = k_0 * 4 + (k_1_0 * 4 + k_1_1);
+                        stir_red3[k_1_0 * 4 + k_1_1] += A_hyb_0_4_data[(vo + vr) * 16 + vc] * B_data[C_hyb_0_4_indices[(vo + vr) * 16 + vc] * 32 + vk];  // csrmm.stir:12
+                        stir_hit3 |= 1u << (k_1_0 * 4 + k_1_1);
                       }
                     }
                   }
@@ -653,12 +641,12 @@ extern "C" __global__ void __launch_bounds__(256) csrmm_k1(int m, int n,
             const int c_1 = threadIdx.x;
             float stir_red4[4] = {};  // part of cross-thread block 'csrmm_hyb_0_50'
             unsigned stir_hit4 = 0u;  // the elements this thread added to
-            #pragma unroll
-            for (int c_0 = 0; c_0 < 8; ++c_0) {
+            if (o_0 * 8 + o_1 < rows_hyb_0_5) {
               #pragma unroll
-              for (int k_1_0 = 0; k_1_0 < 1; ++k_1_0) {
-                // loop 'k_1_1' vectorized: 4 lanes
-                if (o_0 * 8 + o_1 < rows_hyb_0_5) {
+              for (int c_0 = 0; c_0 < 8; ++c_0) {
+                #pragma unroll
+                for (int k_1_0 = 0; k_1_0 < 1; ++k_1_0) {
+                  // loop 'k_1_1' vectorized: 4 lanes
                   if ((unsigned long long)B_data % 16 == 0) {
                     float4 stir_v13_0 = *(const float4 *)&B_data[C_hyb_0_5_indices[(o_0 * 8 + o_1 + r) * 32 + (c_0 * 4 + c_1)] * 32 + (k_0 * 4 + (k_1_0 * 4 + 0))];
                     stir_red4[k_1_0 * 4 + 0] += A_hyb_0_5_data[(o_0 * 8 + o_1 + r) * 32 + (c_0 * 4 + c_1)] * stir_v13_0.x;  // csrmm.stir:12
@@ -672,15 +660,13 @@ extern "C" __global__ void __launch_bounds__(256) csrmm_k1(int m, int n,
                   } else {
                     #pragma unroll
                     for (int k_1_1 = 0; k_1_1 < 4; ++k_1_1) {
-                      if (o_0 * 8 + o_1 < rows_hyb_0_5) {
-                        {  // block csrmm_hyb_0_50
-                          const int vo = o_0 * 8 + o_1;
-                          const int vr = r;
-                          const int vc = c_0 * 4 + c_1;
-                          const int vk = k_0 * 4 + (k_1_0 * 4 + k_1_1);
-                          stir_red4[k_1_0 * 4 + k_1_1] += A_hyb_0_5_data[(vo + vr) * 32 + vc] * B_data[C_hyb_0_5_indices[(vo + vr) * 32 + vc] * 32 + vk];  // csrmm.stir:12
-                          stir_hit4 |= 1u << (k_1_0 * 4 + k_1_1);
-                        }
+                      {  // block csrmm_hyb_0_50
+                        const int vo = o_0 * 8 + o_1;
+                        const int vr = r;
+                        const int vc = c_0 * 4 + c_1;
+                        const int vk = k_0 * 4 + (k_1_0 * 4 + k_1_1);
+                        stir_red4[k_1_0 * 4 + k_1_1] += A_hyb_0_5_data[(vo + vr) * 32 + vc] * B_data[C_hyb_0_5_indices[(vo + vr) * 32 + vc] * 32 + vk];  // csrmm.stir:12
+                        stir_hit4 |= 1u << (k_1_0 * 4 + k_1_1);
                       }
                     }
                   }

@@ -37,8 +37,8 @@ extern "C" __global__ void __launch_bounds__(128) ellmv_k1(int m, int n, int c,
             y_local[0] = 0.0f;
           }
         }
-        for (int j = 0; j < c; ++j) {
-          if (i_0 * 128 + i_1 < m) {
+        if (i_0 * 128 + i_1 < m) {
+          for (int j = 0; j < c; ++j) {
             {  // block ellmv0
               const int vi = i_0 * 128 + i_1;
               const int vj = j;

@@ -60,9 +60,9 @@ extern "C" __global__ void __launch_bounds__(64) hoist_k1(int m, int n, int nnz,
     if (p0 < (nnz + 63) / 64) {
       {
         const int p1 = threadIdx.x;
-        const int stir_s0 = (int)stir_upper_bound_i32(J_indptr, 0, m + 1, p0 * 64 + p1);  // a search the loop does not change
-        for (int w = 0; w < 4; ++w) {
-          if (p0 * 64 + p1 < nnz) {
+        if (p0 * 64 + p1 < nnz) {
+          const int stir_s0 = (int)stir_upper_bound_i32(J_indptr, 0, m + 1, p0 * 64 + p1);  // a search the loop does not change
+          for (int w = 0; w < 4; ++w) {
             {  // block rows
               const int vp = p0 * 64 + p1;
               const int vw = w;

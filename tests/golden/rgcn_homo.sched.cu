@@ -10,8 +10,8 @@ extern "C" __global__ void __launch_bounds__(256) rgcn_homo_k0(int m, int n, int
     if (i_0 < (m + 255) / 256) {
       {
         const int i_1 = threadIdx.x;
-        for (int fo = 0; fo < fout; ++fo) {
-          if (i_0 * 256 + i_1 < m) {
+        if (i_0 * 256 + i_1 < m) {
+          for (int fo = 0; fo < fout; ++fo) {
             {  // block rgcn_init0
               const int vi = i_0 * 256 + i_1;
               const int vfo = fo;

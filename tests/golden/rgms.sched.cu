@@ -10,8 +10,8 @@ extern "C" __global__ void __launch_bounds__(256) rgms_k0(int r, int m, int n,
     if (i_0 < (m + 255) / 256) {
       {
         const int i_1 = threadIdx.x;
-        for (int fo = 0; fo < fout; ++fo) {
-          if (i_0 * 256 + i_1 < m) {
+        if (i_0 * 256 + i_1 < m) {
+          for (int fo = 0; fo < fout; ++fo) {
             {  // block zero0
               const int vi = i_0 * 256 + i_1;
               const int vfo = fo;

@@ -81,9 +81,9 @@ extern "C" __global__ void __launch_bounds__(256) sddmm_k0(int m, int n, int nnz
                 }
               }
             }
-            #pragma unroll
-            for (int k_2 = 0; k_2 < 4; ++k_2) {
-              if (ij_0 * 16 + ij_1 < nnz) {
+            if (ij_0 * 16 + ij_1 < nnz) {
+              #pragma unroll
+              for (int k_2 = 0; k_2 < 4; ++k_2) {
                 {  // block sddmm0
                   stir_red0 += X_data_local[k_2] * Y_data_local[k_2];  // sddmm.stir:12
                   stir_hit0 = 1;

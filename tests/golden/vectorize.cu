@@ -140,9 +140,9 @@ extern "C" __global__ void __launch_bounds__(128) vectorize_k3(int n,
             acc[2] += stir_v3_1.z;  // vectorize.stir:65
             acc[3] += stir_v3_1.w;  // vectorize.stir:65
           } else {
-            #pragma unroll
-            for (int w = 0; w < 4; ++w) {
-              if (b * 128 + t < n) {
+            if (b * 128 + t < n) {
+              #pragma unroll
+              for (int w = 0; w < 4; ++w) {
                 {  // block sum
                   const int vi = b * 128 + t;
                   const int vw = w;
@@ -153,8 +153,8 @@ extern "C" __global__ void __launch_bounds__(128) vectorize_k3(int n,
             }
           }
         }
-        for (int w = 0; w < 4; ++w) {
-          if (b * 128 + t < n) {
+        if (b * 128 + t < n) {
+          for (int w = 0; w < 4; ++w) {
             {  // block put
               const int vi = b * 128 + t;
               const int vw = w;
@@ -206,9 +206,9 @@ extern "C" __global__ void __launch_bounds__(128) vectorize_k5(int n,
             atomicAdd(&H_data[(b * 128 + t) % 8 * 4 + 0] + 3, stir_v4_1.w);
             #endif
           } else {
-            #pragma unroll
-            for (int w = 0; w < 4; ++w) {
-              if (b * 128 + t < n) {
+            if (b * 128 + t < n) {
+              #pragma unroll
+              for (int w = 0; w < 4; ++w) {
                 {  // block hadd
                   const int vi = b * 128 + t;
                   const int vw = w;
