@@ -34,6 +34,8 @@ def spmm(results):
             cfg += " lo"
         if r.get("hyb_warp_cache"):
             cfg += " wc"
+        if r.get("hyb_serial_lanes"):
+            cfg += " s%d" % r["hyb_serial_lanes"]
         if r.get("hyb_min_blocks"):
             cfg += " mb%d" % r["hyb_min_blocks"]
         print("| %s | %d | %d | %d | %s (%s) | %s | %s | %s× | %s / %s | %s | %s |" % (
