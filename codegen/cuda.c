@@ -1510,13 +1510,84 @@ static void emit_let(emitter *e, const stir_stmt *s, const ectx *ctx)
 }
 
 /* e, s, ctx: see cuda_internal.h. */
+/* x: whether expression x reads a warp buffer. */
+static bool expr_reads_warp(const stir_expr *x)
+{
+	switch (x->kind) {
+	case STIR_EXPR_LOAD:
+		return x->u.load.buf->scope == STIR_SCOPE_WARP ||
+			(x->u.load.n > 0 && expr_reads_warp(x->u.load.idx[0]));
+	case STIR_EXPR_UNARY:
+		return expr_reads_warp(x->u.unary.a);
+	case STIR_EXPR_BINARY:
+		return expr_reads_warp(x->u.binary.a) ||
+			expr_reads_warp(x->u.binary.b);
+	case STIR_EXPR_SELECT:
+		return expr_reads_warp(x->u.select.c) ||
+			expr_reads_warp(x->u.select.a) || expr_reads_warp(x->u.select.b);
+	case STIR_EXPR_CALL:
+		for (int i = 0; i < x->u.call.n; i++)
+			if (expr_reads_warp(x->u.call.args[i]))
+				return true;
+		return false;
+	case STIR_EXPR_CAST:
+		return expr_reads_warp(x->u.cast.a);
+	case STIR_EXPR_SEARCH:
+		return expr_reads_warp(x->u.search.lo) ||
+			expr_reads_warp(x->u.search.hi) || expr_reads_warp(x->u.search.x);
+	default:
+		return false;
+	}
+}
+
+/* list: whether a statement of list reads a warp buffer. */
+static bool list_reads_warp(const stir_ptr_vec *list)
+{
+	for (int i = 0; i < list->n; i++) {
+		const stir_stmt *s = stir_stmt_at(list, i);
+		bool r = false;
+		switch (s->kind) {
+		case STIR_STMT_STORE:
+			r = expr_reads_warp(s->u.store.value);
+			for (int d = 0; d < s->u.store.n && !r; d++)
+				r = expr_reads_warp(s->u.store.idx[d]);
+			break;
+		case STIR_STMT_LET:
+			r = expr_reads_warp(s->u.let.value);
+			break;
+		case STIR_STMT_IF:
+			r = expr_reads_warp(s->u.if_.cond) ||
+				list_reads_warp(&s->u.if_.then_body) ||
+				list_reads_warp(&s->u.if_.else_body);
+			break;
+		case STIR_STMT_FOR:
+			r = expr_reads_warp(s->u.for_.extent) ||
+				list_reads_warp(&s->u.for_.body);
+			break;
+		case STIR_STMT_BLOCK:
+			for (int v = 0; v < s->u.block.n_vars && !r; v++)
+				r = expr_reads_warp(s->u.block.bindings[v]);
+			r = r || list_reads_warp(&s->u.block.body);
+			break;
+		default:
+			break;
+		}
+		if (r)
+			return true;
+	}
+	return false;
+}
+
 /* e, s: the if that loop nest s may test once before it, or NULL: the
  * nest's innermost body is one if without else whose condition reads no
  * memory and uses none of the nest's variables (a split's tail guard
  * around a block under loops of its own: tested once, the loads of the
  * nest are free to run ahead of each other).  The nest: s and the loops
  * each holding only the next (serial, unrolled or vectorized); a lifted
- * if is not lifted again. */
+ * if is not lifted again.  A condition that may differ between the lanes
+ * of a warp (it uses threadIdx.x) stays where it is when the body reads a
+ * warp buffer: the shuffles the emitter puts before the nest's loops
+ * (cuda_hoist.c) need every lane. */
 static const stir_stmt *guard_of_nest(const emitter *e, const stir_stmt *s)
 {
 	const stir_ptr_vec *b = &s->u.for_.body;
@@ -1524,7 +1595,9 @@ static const stir_stmt *guard_of_nest(const emitter *e, const stir_stmt *s)
 		return NULL;
 	const stir_stmt *x = stir_stmt_at(b, 0), *g = NULL;
 	if (x->kind == STIR_STMT_IF && !x->u.if_.else_body.n &&
-	    !cuda_if_lifted(e, x) && !expr_has_load(x->u.if_.cond))
+	    !cuda_if_lifted(e, x) && !expr_has_load(x->u.if_.cond) &&
+	    (!(cuda_expr_deps(e, x->u.if_.cond) & DIM_BIT(STIR_THREAD_X)) ||
+	     !list_reads_warp(&x->u.if_.then_body)))
 		g = x;
 	else if (x->kind == STIR_STMT_FOR && x->u.for_.kind != STIR_LOOP_BIND)
 		g = guard_of_nest(e, x);

@@ -645,6 +645,45 @@ START_TEST(test_lifted_guards)
 		"            if (X_data[b * 128 + t] > 0.0f) {\n"));
 	free(s);
 	free_prog(&p);
+
+	/* a guard that depends on the lanes stays inside a loop whose body
+	 * reads warp buffers (their shuffles go before the loop, for every
+	 * lane) */
+	p = read_prog(
+		"kernel lanes(m: i32, n: i32) stage 3 {\n"
+		"  buffer J_indices: i32[m * 4] = J.indices in [0, n);\n"
+		"  buffer B_data: f32[n * 8] = B;\n"
+		"  buffer C_data: f32[m * 8] = C;\n"
+		"  buffer J_warp: i32[4] warp;\n"
+		"  for i in [0, m) bind(blockIdx.x) {\n"
+		"    for k in [0, 8) bind(threadIdx.x) {\n"
+		"      for e in [0, 4) {\n"
+		"        block fill(vi: S = i, ve: S = e) {\n"
+		"          J_warp[ve] = J_indices[vi * 4 + ve];\n"
+		"        }\n"
+		"      }\n"
+		"      for j in [0, 4) unroll {\n"
+		"        for w in [0, 2) {\n"
+		"          if (k < 6) {\n"
+		"            block mm(vi: S = i, vj: S = j, vk: S = k) {\n"
+		"              C_data[vi * 8 + vk] = B_data[J_warp[vj] * 8 + vk];\n"
+		"            }\n"
+		"          }\n"
+		"        }\n"
+		"      }\n"
+		"    }\n"
+		"  }\n"
+		"}\n");
+	s = stir_kernel_to_cuda(p.k);
+	if (!s)
+		stir_ctx_print_diagnostics(p.ctx, stderr);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_ptr_nonnull(strstr(s, "const int stir_s0 = __shfl_sync("));
+	ck_assert_ptr_nonnull(strstr(s, "for (int w = 0; w < 2; ++w) {\n"));
+	ck_assert(strstr(s, "for (int w = 0; w < 2; ++w) {\n") <
+		strstr(s, "if (k < 6) {\n"));
+	free(s);
+	free_prog(&p);
 }
 END_TEST
 
