@@ -165,7 +165,9 @@ STIR_EXPORT void stir_gpu_run_free(__stir_take stir_gpu_run *r);
 /* Check "b" as the interpreter does (sizes, array lengths and types,
  * structure arrays, domains), refuse a buffer with more elements than its
  * index type can address, then copy every array the kernel takes to the
- * device and allocate the buffers the kernel owns.  May be called again
+ * device and allocate the buffers the kernel owns (each on its own; one
+ * not aligned to 16 bytes is refused when the kernel was emitted with
+ * STIR_CUDA_ALIGNED_BUFFERS, as stir_gpu_kernel_compile does).  May be called again
  * with other data.  0, or -1 with diagnostics. */
 STIR_EXPORT int stir_gpu_run_upload(__stir_keep stir_gpu_run *r,
 	__stir_keep const stir_bindings *b);
