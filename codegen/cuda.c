@@ -1509,70 +1509,13 @@ static void emit_let(emitter *e, const stir_stmt *s, const ectx *ctx)
 	cg_put(e->out, ";\n");
 }
 
-/* e, s, ctx: see cuda_internal.h. */
-/* x: whether expression x reads a warp buffer. */
-static bool expr_reads_warp(const stir_expr *x)
+/* e, list: whether a statement of list accesses a warp buffer. */
+static bool list_uses_warp(const emitter *e, const stir_ptr_vec *list)
 {
-	switch (x->kind) {
-	case STIR_EXPR_LOAD:
-		return x->u.load.buf->scope == STIR_SCOPE_WARP ||
-			(x->u.load.n > 0 && expr_reads_warp(x->u.load.idx[0]));
-	case STIR_EXPR_UNARY:
-		return expr_reads_warp(x->u.unary.a);
-	case STIR_EXPR_BINARY:
-		return expr_reads_warp(x->u.binary.a) ||
-			expr_reads_warp(x->u.binary.b);
-	case STIR_EXPR_SELECT:
-		return expr_reads_warp(x->u.select.c) ||
-			expr_reads_warp(x->u.select.a) || expr_reads_warp(x->u.select.b);
-	case STIR_EXPR_CALL:
-		for (int i = 0; i < x->u.call.n; i++)
-			if (expr_reads_warp(x->u.call.args[i]))
-				return true;
-		return false;
-	case STIR_EXPR_CAST:
-		return expr_reads_warp(x->u.cast.a);
-	case STIR_EXPR_SEARCH:
-		return expr_reads_warp(x->u.search.lo) ||
-			expr_reads_warp(x->u.search.hi) || expr_reads_warp(x->u.search.x);
-	default:
-		return false;
-	}
-}
-
-/* list: whether a statement of list reads a warp buffer. */
-static bool list_reads_warp(const stir_ptr_vec *list)
-{
-	for (int i = 0; i < list->n; i++) {
-		const stir_stmt *s = stir_stmt_at(list, i);
-		bool r = false;
-		switch (s->kind) {
-		case STIR_STMT_STORE:
-			r = expr_reads_warp(s->u.store.value);
-			for (int d = 0; d < s->u.store.n && !r; d++)
-				r = expr_reads_warp(s->u.store.idx[d]);
-			break;
-		case STIR_STMT_LET:
-			r = expr_reads_warp(s->u.let.value);
-			break;
-		case STIR_STMT_IF:
-			r = expr_reads_warp(s->u.if_.cond) ||
-				list_reads_warp(&s->u.if_.then_body) ||
-				list_reads_warp(&s->u.if_.else_body);
-			break;
-		case STIR_STMT_FOR:
-			r = expr_reads_warp(s->u.for_.extent) ||
-				list_reads_warp(&s->u.for_.body);
-			break;
-		case STIR_STMT_BLOCK:
-			for (int v = 0; v < s->u.block.n_vars && !r; v++)
-				r = expr_reads_warp(s->u.block.bindings[v]);
-			r = r || list_reads_warp(&s->u.block.body);
-			break;
-		default:
-			break;
-		}
-		if (r)
+	for (int i = 0; i < e->k->buffers.n; i++) {
+		const stir_buffer *b = stir_buffer_at(&e->k->buffers, i);
+		stir_loc at;
+		if (b->scope == STIR_SCOPE_WARP && list_uses(list, b, NULL, &at))
 			return true;
 	}
 	return false;
@@ -1585,7 +1528,7 @@ static bool list_reads_warp(const stir_ptr_vec *list)
  * nest are free to run ahead of each other).  The nest: s and the loops
  * each holding only the next (serial, unrolled or vectorized); a lifted
  * if is not lifted again.  A condition that may differ between the lanes
- * of a warp (it uses threadIdx.x) stays where it is when the body reads a
+ * of a warp (it uses threadIdx.x) stays where it is when the body uses a
  * warp buffer: the shuffles the emitter puts before the nest's loops
  * (cuda_hoist.c) need every lane. */
 static const stir_stmt *guard_of_nest(const emitter *e, const stir_stmt *s)
@@ -1597,13 +1540,14 @@ static const stir_stmt *guard_of_nest(const emitter *e, const stir_stmt *s)
 	if (x->kind == STIR_STMT_IF && !x->u.if_.else_body.n &&
 	    !cuda_if_lifted(e, x) && !expr_has_load(x->u.if_.cond) &&
 	    (!(cuda_expr_deps(e, x->u.if_.cond) & DIM_BIT(STIR_THREAD_X)) ||
-	     !list_reads_warp(&x->u.if_.then_body)))
+	     !list_uses_warp(e, &x->u.if_.then_body)))
 		g = x;
 	else if (x->kind == STIR_STMT_FOR && x->u.for_.kind != STIR_LOOP_BIND)
 		g = guard_of_nest(e, x);
 	return g && !cuda_expr_uses(e, g->u.if_.cond, s->u.for_.var) ? g : NULL;
 }
 
+/* e, s, ctx: see cuda_internal.h. */
 void cuda_emit_stmt(emitter *e, const stir_stmt *s, const ectx *ctx)
 {
 	switch (s->kind) {

@@ -557,58 +557,52 @@ void cuda_emit_vector_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
 		p->indent++;
 	}
 	/* with aligned buffers (STIR_CUDA_ALIGNED_BUFFERS), vectors in global
-	 * memory at multiples of w need no check */
+	 * memory at multiples of w need no check and no fallback */
 	bool check = !(e->flags & STIR_CUDA_ALIGNED_BUFFERS);
 	for (int i = 0; !check && i < vc->n; i++) {
 		int64_t r;
 		check = vc->v[i].buf->scope != STIR_SCOPE_GLOBAL ||
 			!known_residue(e, vc->v[i].idx, v, w, &r) || r != 0;
 	}
-	if (!check) {
-		e->vec = vc;
-		emit_lanes(e, &vb, ctx, vc, w);
-		e->vec = NULL;
-		e->lane_var = NULL;
-		e->resolve = NULL;
-		e->n_vec++;
-		e->sum = sum;
-		/* the scalar loop would have recorded the accesses */
-		emit_scalar_summary(e, s, ctx);
-		goto close;
-	}
-	cg_indent(p);
-	cg_put(p, "if (");
-	for (int i = 0; i < vc->n; i++) {
-		const vacc *a = &vc->v[i];
-		size_t bytes = (size_t)w * stir_dtype_size(a->buf->dtype);
-		int64_t r;
-		e->vec = NULL;
-		cg_putf(p, "%s(unsigned long long)", i ? " && " : "");
-		if (known_residue(e, a->idx, v, w, &r) && r == 0) {
-			/* the index is a multiple of w: only the buffer's address
-			 * decides, the same for every iteration */
-			cuda_put_name(e, a->buf->name);
-		} else {
-			put_base(e, ctx, a);
+	if (check) {
+		cg_indent(p);
+		cg_put(p, "if (");
+		for (int i = 0; i < vc->n; i++) {
+			const vacc *a = &vc->v[i];
+			size_t bytes = (size_t)w * stir_dtype_size(a->buf->dtype);
+			int64_t r;
+			e->vec = NULL;
+			cg_putf(p, "%s(unsigned long long)", i ? " && " : "");
+			if (known_residue(e, a->idx, v, w, &r) && r == 0) {
+				/* the index is a multiple of w: only the buffer's
+				 * address decides, the same for every iteration */
+				cuda_put_name(e, a->buf->name);
+			} else {
+				put_base(e, ctx, a);
+			}
+			cg_putf(p, " %% %zu == 0", bytes);
 		}
-		cg_putf(p, " %% %zu == 0", bytes);
+		cg_put(p, ") {\n");
+		p->indent++;
 	}
-	cg_put(p, ") {\n");
-	p->indent++;
 	e->vec = vc;
 	emit_lanes(e, &vb, ctx, vc, w);
-	p->indent--;
 	e->vec = NULL;
 	e->lane_var = NULL;
 	e->resolve = NULL;
 	e->n_vec++;
 	e->sum = sum;
-	cg_line(p, "} else {");
-	p->indent++;
-	emit_scalar(e, s, ctx);
-	p->indent--;
-	cg_line(p, "}");
-close:
+	if (check) {
+		p->indent--;
+		cg_line(p, "} else {");
+		p->indent++;
+		emit_scalar(e, s, ctx);
+		p->indent--;
+		cg_line(p, "}");
+	} else {
+		/* the scalar loop alone records the accesses */
+		emit_scalar_summary(e, s, ctx);
+	}
 	if (n_guards) {
 		p->indent--;
 		cg_line(p, "}");

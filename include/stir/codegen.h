@@ -167,8 +167,8 @@ STIR_EXPORT void stir_gpu_run_free(__stir_take stir_gpu_run *r);
  * index type can address, then copy every array the kernel takes to the
  * device and allocate the buffers the kernel owns (each on its own; one
  * not aligned to 16 bytes is refused when the kernel was emitted with
- * STIR_CUDA_ALIGNED_BUFFERS, as stir_gpu_kernel_compile does).  May be called again
- * with other data.  0, or -1 with diagnostics. */
+ * STIR_CUDA_ALIGNED_BUFFERS, as stir_gpu_kernel_compile does).  May be
+ * called again with other data.  0, or -1 with diagnostics. */
 STIR_EXPORT int stir_gpu_run_upload(__stir_keep stir_gpu_run *r,
 	__stir_keep const stir_bindings *b);
 /* Run every launch in order on the run's stream and wait for them.  The
