@@ -183,13 +183,14 @@ static bool flat_strided(creq *c, const sched_acc *a, stir_expr **base,
 	/* strides descending; each element once */
 	for (int x = 1; x < t->n; x++)
 		for (int y = x; y > 0 && t->stride[y] > t->stride[y - 1]; y--) {
-			strided sw = *t;
-			t->loop[y] = sw.loop[y - 1];
-			t->stride[y] = sw.stride[y - 1];
-			t->ext[y] = sw.ext[y - 1];
-			t->loop[y - 1] = sw.loop[y];
-			t->stride[y - 1] = sw.stride[y];
-			t->ext[y - 1] = sw.ext[y];
+			stir_var *l = t->loop[y];
+			int64_t st = t->stride[y], ex = t->ext[y];
+			t->loop[y] = t->loop[y - 1];
+			t->stride[y] = t->stride[y - 1];
+			t->ext[y] = t->ext[y - 1];
+			t->loop[y - 1] = l;
+			t->stride[y - 1] = st;
+			t->ext[y - 1] = ex;
 		}
 	for (int i = 0; i + 1 < t->n; i++)
 		if (t->stride[i] < t->stride[i + 1] * t->ext[i + 1])
