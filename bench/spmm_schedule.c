@@ -110,13 +110,14 @@ static int schedule_part(stir_kernel *k, const char *block, int64_t width,
 {
 	if (fm.group > 1)
 		return schedule_part_grouped(k, block, width, fm, atomic);
+	/* the columns inside the lanes; serial chunks inside the columns */
 	const char *kc[] = { "k", "c" }, *ck[] = { "c", "k_2" };
 	const char *serial[] = { "k_1", "c", "k_0", "k_2" };
 	const int64_t fk[] = { 0, fm.lanes, fm.vec }, fo[] = { 0, fm.rows };
 	if (stir_reorder(k, block, 2, kc) < 0 ||
 	    stir_split(k, block, "k", 3, fk) < 0 ||
-	    (fm.serial ? stir_reorder(k, block, 4, serial) < 0 ||
-	    stir_unroll(k, block, "k_0") < 0 : stir_reorder(k, block, 2, ck) < 0) ||
+	    stir_reorder(k, block, fm.serial ? 4 : 2, fm.serial ? serial : ck) < 0 ||
+	    (fm.serial && stir_unroll(k, block, "k_0") < 0) ||
 	    stir_split(k, block, "o", 2, fo) < 0 ||
 	    (atomic && stir_set_atomic(k, block) < 0) ||
 	    stir_bind(k, block, "o_0", STIR_BLOCK_X) < 0 ||
