@@ -694,6 +694,10 @@ static void check_buffer(verifier *v, const stir_buffer *b)
 		stir_error(v->ctx, b->loc,
 			"%s '%s' of type %s cannot have a value domain",
 			buffer_word(b), b->name, stir_dtype_name(b->dtype));
+	if (!b->domain_lo || !b->domain_hi)
+		stir_error(v->ctx, b->loc, "the value domain of %s '%s' lacks "
+			"its %s bound", buffer_word(b), b->name,
+			b->domain_lo ? "upper" : "lower");
 	check_size(v, b->domain_lo, "domain bound of ", b->name);
 	check_size(v, b->domain_hi, "domain bound of ", b->name);
 }

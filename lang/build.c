@@ -3,8 +3,8 @@
  * Names are resolved per docs/language.md section 2.  A kernel's parameters,
  * axes, tensors, locals and flat buffers form one namespace that holds over
  * the whole kernel, so every declaration is bound before anything is built;
- * a name declared twice resolves to its latest declaration (the verifier
- * reports the duplicate).  Iterators, let names, and the loop and block
+ * a name declared twice is reported here and keeps meaning its first
+ * declaration (see bind).  Iterators, let names, and the loop and block
  * variables of stages II and III are bound in nested scopes on top of it:
  * a loop's variable holds in its body, a block's variables in its regions
  * and body, and a block's bindings are resolved outside the block.  The builder reports undefined names and names used as the
@@ -42,6 +42,7 @@ typedef struct binding {
 	                          NULL until built, or when building failed */
 	bool built;            /* building was attempted (tells an axis that
 	                          failed from one declared later) */
+	stir_loc loc;          /* of the declaring name token */
 	int prev;              /* the binding this one hides, or -1 */
 } binding;
 
@@ -142,12 +143,28 @@ static int slots_grow(builder *b)
 	return 0;
 }
 
-/* b, name, kind, ptr: make "name" mean a new binding, hiding the one it
- * had.  Returns the binding's index, or -1 when memory runs out. */
-static int bind(builder *b, const char *name, bind_kind kind, void *ptr)
+static binding *lookup(builder *b, const char *name);
+
+/* b, name, kind, ptr, loc: make "name", declared at loc, mean a new
+ * binding.  Every binding is a declaration, and a name may not repeat one
+ * in scope (docs/language.md section 2): such a name is reported as a
+ * duplicate, with a note at the declaration in scope, and keeps meaning
+ * that one, so that its uses do not cascade into errors about the wrong
+ * kind of name.  Returns the binding's index, or -1 after a duplicate or
+ * when memory runs out. */
+static int bind(builder *b, const char *name, bind_kind kind, void *ptr,
+	stir_loc loc)
 {
 	if (!name)
 		return -1;
+	binding *prev = lookup(b, name);
+	if (prev) {
+		stir_diag *d = stir_error(b->ctx, loc, "duplicate name '%s'", name);
+		stir_diag_add_note(d, prev->loc,
+			"previous declaration of '%s' is here", name);
+		b->n_errors++;
+		return -1;
+	}
 	if (2 * (b->n_slots + 1) > b->cap_slots && slots_grow(b) < 0)
 		return b->oom = true, -1;
 	if (b->n_binds == b->cap_binds) {
@@ -169,6 +186,7 @@ static int bind(builder *b, const char *name, bind_kind kind, void *ptr)
 	bd->kind = kind;
 	bd->ptr = ptr;
 	bd->built = ptr != NULL;
+	bd->loc = loc;
 	bd->prev = s->top;
 	s->top = b->n_binds;
 	return b->n_binds++;
@@ -380,6 +398,73 @@ static stir_expr *build_expr(builder *b, const lang_expr *e)
 	return NULL;
 }
 
+/* ---- sizes ---- */
+
+/* b, e: the first node of the size expression e (pre-order) that a size
+ * may not hold: sizes and domain bounds are integer literals, parameters,
+ * + - * / %, unary -, min and max of two, abs of one and casts to an
+ * integer type (docs/language.md section 6, rule 2; the verifier's
+ * size_offender is the same rule on the IR).  A name with no binding is
+ * no offender here: building it reports it as undefined.  Checked before
+ * building, so that a size that reads a tensor or local declared later,
+ * which could not be built, is an error where it is written instead of
+ * making its axis or buffer vanish. */
+static const lang_expr *size_offender(builder *b, const lang_expr *e)
+{
+	const lang_expr *o;
+	const lang_list *args;
+	if (!e)
+		return NULL;
+	switch (e->kind) {
+	case LANG_EXPR_INT:
+		return NULL;
+	case LANG_EXPR_NAME: {
+		binding *bd = lookup(b, e->u.name.name);
+		return !bd || bd->kind == BIND_PARAM ? NULL : e;
+	}
+	case LANG_EXPR_UNARY:
+		return e->u.unary.op == STIR_NEG ?
+			size_offender(b, e->u.unary.a) : e;
+	case LANG_EXPR_BINARY:
+		if (e->u.binary.op > STIR_MOD)
+			return e;
+		o = size_offender(b, e->u.binary.a);
+		return o ? o : size_offender(b, e->u.binary.b);
+	case LANG_EXPR_CALL:
+		args = e->u.name.args;
+		if (!args || !((args->v.n == 2 &&
+		      (!strcmp(e->u.name.name, "min") ||
+		       !strcmp(e->u.name.name, "max"))) ||
+		     (args->v.n == 1 && !strcmp(e->u.name.name, "abs"))))
+			return e;
+		for (int i = 0; i < args->v.n; i++)
+			if ((o = size_offender(b, args->v.v[i])))
+				return o;
+		return NULL;
+	case LANG_EXPR_CAST:
+		args = e->u.type.args;
+		return stir_dtype_is_int(e->u.type.dtype) && args &&
+			args->v.n == 1 ? size_offender(b, args->v.v[0]) : e;
+	default:
+		return e;
+	}
+}
+
+/* b, e, what, name: build the size or domain bound e of the axis or
+ * buffer "name" ("what" names the role, as in the verifier's message:
+ * "size of axis "); NULL after reporting one that is not a size. */
+static stir_expr *build_size(builder *b, const lang_expr *e, const char *what,
+	const char *name)
+{
+	const lang_expr *o = size_offender(b, e);
+	if (o) {
+		build_error(b, o->loc, "%s'%s' must be an integer expression of "
+			"parameters and literals", what, name ? name : "");
+		return NULL;
+	}
+	return build_expr(b, e);
+}
+
 /* ---- statements ---- */
 
 /* Where a built statement goes. */
@@ -426,7 +511,7 @@ static stir_stmt *build_let(builder *b, const lang_stmt *ls)
 	stir_var *v = stir_stmt_let_get_var(s);
 	if (v)
 		v->loc = n->loc;
-	bind(b, n->name, BIND_LET, v);
+	bind(b, n->name, BIND_LET, v, n->loc);
 	return s;
 }
 
@@ -518,7 +603,7 @@ static void bind_iterators(builder *b, const lang_stmt *ls, stir_stmt *s)
 		stir_var *v = s ? stir_stmt_iter_get_var(s, i) : NULL;
 		if (v)
 			v->loc = n->loc;
-		bind(b, n->name, BIND_ITER, v);
+		bind(b, n->name, BIND_ITER, v, n->loc);
 	}
 }
 
@@ -577,7 +662,7 @@ static stir_stmt *build_for(builder *b, const lang_stmt *ls)
 		s->u.for_.thread = ls->u.for_.loop.thread;
 	}
 	int mark = b->n_binds;
-	bind(b, n->name, BIND_LOOP, v);
+	bind(b, n->name, BIND_LOOP, v, n->loc);
 	build_list(b, ls->u.for_.body, s, TO_BODY);
 	unbind_to(b, mark);
 	return s;
@@ -674,7 +759,8 @@ static stir_stmt *build_block(builder *b, const lang_stmt *ls)
 	int mark = b->n_binds;
 	for (int i = 0; vars && i < n; i++)
 		bind(b, ((lang_block_var *)ls->u.block.vars->v.v[i])->name.name,
-			BIND_BLOCK, vars[i]);
+			BIND_BLOCK, vars[i],
+			((lang_block_var *)ls->u.block.vars->v.v[i])->name.loc);
 	int n_reads, n_writes;
 	stir_region *reads = build_regions(b, ls->u.block.reads, &n_reads);
 	stir_region *writes = build_regions(b, ls->u.block.writes, &n_writes);
@@ -835,10 +921,12 @@ static stir_axis *create_axis(builder *b, const lang_decl *d,
 	const char *name = d->name.name;
 	if (d->axis_kind == STIR_DENSE_FIXED)
 		return stir_kernel_add_dense_fixed(k, name,
-			build_expr(b, pos[0]->expr));
+			build_size(b, pos[0]->expr, "size of axis ", name));
 	stir_axis *parent = axis_parent(b, pos[0], later);
-	stir_expr *len = build_expr(b, pos[1]->expr);
-	stir_expr *nnz = build_expr(b, pos[2]->expr);
+	stir_expr *len = build_size(b, pos[1]->expr, "size of axis ", name);
+	stir_expr *nnz = build_size(b, pos[2]->expr,
+		d->axis_kind == STIR_SPARSE_FIXED ? "column count of axis " :
+		"nnz of axis ", name);
 	switch (d->axis_kind) {
 	case STIR_DENSE_VARIABLE:
 		return stir_kernel_add_dense_variable(k, name, parent, len, nnz);
@@ -927,8 +1015,10 @@ static void build_buffer(builder *b, const lang_decl *d)
 		buf = stir_kernel_add_local(b->k, d->name.name, d->dtype, n, axes);
 	free(axes);
 	if (d->lo) {
-		stir_expr *lo = build_expr(b, d->lo);
-		stir_expr *hi = build_expr(b, d->hi);
+		stir_expr *lo = build_size(b, d->lo, "domain bound of ",
+			d->name.name);
+		stir_expr *hi = build_size(b, d->hi, "domain bound of ",
+			d->name.name);
 		stir_buffer_set_domain(buf, lo, hi);
 	}
 	if (buf)
@@ -986,13 +1076,16 @@ static void build_flat(builder *b, const lang_decl *d)
 	stir_buffer_kind kind;
 	stir_axis *axis;
 	char *arg = flat_binding(b, &d->bound_to, &kind, &axis, &ok);
-	stir_expr *extent = build_expr(b, d->extent);
+	stir_expr *extent = build_size(b, d->extent, "extent of buffer ",
+		d->name.name);
 	stir_buffer *buf = ok ? stir_kernel_add_flat_buffer(b->k, d->name.name,
 		kind, d->dtype, extent, arg) : NULL;
 	free(arg);
 	if (d->lo) {
-		stir_expr *lo = build_expr(b, d->lo);
-		stir_expr *hi = build_expr(b, d->hi);
+		stir_expr *lo = build_size(b, d->lo, "domain bound of ",
+			d->name.name);
+		stir_expr *hi = build_size(b, d->hi, "domain bound of ",
+			d->name.name);
 		stir_buffer_set_domain(buf, lo, hi);
 	}
 	if (buf) {
@@ -1016,7 +1109,7 @@ static void bind_kernel_names(builder *b, const lang_kernel *lk)
 		stir_var *v = stir_kernel_add_param(b->k, pa->name.name, pa->dtype);
 		if (v)
 			v->loc = pa->name.loc;
-		bind(b, pa->name.name, BIND_PARAM, v);
+		bind(b, pa->name.name, BIND_PARAM, v, pa->name.loc);
 	}
 	static const bind_kind kinds[] = {
 		[LANG_DECL_AXIS] = BIND_AXIS,
@@ -1026,7 +1119,8 @@ static void bind_kernel_names(builder *b, const lang_kernel *lk)
 	};
 	for (int i = 0; i < lk->decls->v.n; i++) {
 		lang_decl *d = lk->decls->v.v[i];
-		d->binding = bind(b, d->name.name, kinds[d->kind], NULL);
+		d->binding = bind(b, d->name.name, kinds[d->kind], NULL,
+			d->name.loc);
 	}
 }
 

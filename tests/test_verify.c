@@ -508,6 +508,28 @@ START_TEST(test_domain)
 }
 END_TEST
 
+/* A domain with one bound missing (a failed constructor's NULL, through
+ * the C API): once accepted, and random binding dereferenced it. */
+START_TEST(test_domain_missing_bound)
+{
+	fx f;
+	fx_init(&f);
+	stir_kernel *k = f.k;
+	stir_buffer *E = stir_kernel_add_tensor(k, "E", STIR_I32, 1, &f.I);
+	E->loc = L(7, 10);
+	stir_buffer_set_domain(E, stir_expr_int(k, 0), NULL);
+	stir_buffer *F = stir_kernel_add_tensor(k, "F", STIR_I32, 1, &f.I);
+	F->loc = L(8, 10);
+	stir_buffer_set_domain(F, NULL, stir_expr_int(k, 4));
+	expect(&f,
+		"7:10: error: the value domain of tensor 'E' lacks its upper "
+		"bound\n"
+		"8:10: error: the value domain of tensor 'F' lacks its lower "
+		"bound\n");
+	fx_done(&f);
+}
+END_TEST
+
 /* ---- rule 3: axes ---- */
 
 START_TEST(test_axis_parents)
@@ -1694,6 +1716,7 @@ int main(void)
 	tcase_add_test(tc, test_param_type);
 	tcase_add_test(tc, test_sizes);
 	tcase_add_test(tc, test_domain);
+	tcase_add_test(tc, test_domain_missing_bound);
 	tcase_add_test(tc, test_axis_parents);
 	tcase_add_test(tc, test_buffer_axis_lists);
 	tcase_add_test(tc, test_buffer_types);
