@@ -39,6 +39,52 @@ void lang_syntax_error(lang_parser *p, stir_loc loc, const char *fmt, ...)
 	p->n_errors++;
 }
 
+/* ---- nesting ---- */
+
+/* p, loc: see ast.h.  The error ends the input like the scanner's "blocks
+ * nested too deeply", so that the parser's stack stops growing there. */
+void lang_nest(lang_parser *p, stir_loc loc)
+{
+	if (++p->expr_open != LANG_MAX_EXPR_DEPTH + 1)
+		return;
+	lang_syntax_error(p, loc, "expression nested too deeply (more than %d "
+		"levels)", LANG_MAX_EXPR_DEPTH);
+	p->lex_stopped = true;
+}
+
+/* p: see ast.h. */
+void lang_unnest(lang_parser *p)
+{
+	if (p->expr_open > 0)
+		p->expr_open--;
+}
+
+/* p, loc: see ast.h; the block levels are the scanner's count of "{".
+ * The "{" after the "if" usually passes the limit first (the scanner's
+ * error, with the same message). */
+void lang_nest_else_if(lang_parser *p, stir_loc loc)
+{
+	if (++p->block_depth != LANG_MAX_BLOCK_DEPTH + 1)
+		return;
+	lang_syntax_error(p, loc, "blocks nested too deeply (more than %d "
+		"levels)", LANG_MAX_BLOCK_DEPTH);
+	p->lex_stopped = true;
+}
+
+/* p: see ast.h. */
+void lang_unnest_else_if(lang_parser *p)
+{
+	if (p->block_depth > 0)
+		p->block_depth--;
+}
+
+/* p: see ast.h.  No expression holds a statement, so at any point where
+ * the grammar recovers none is open. */
+void lang_recovered(lang_parser *p)
+{
+	p->expr_open = 0;
+}
+
 /* p, size: zeroed arena memory for a node. */
 static void *node_alloc(lang_parser *p, size_t size)
 {

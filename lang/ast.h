@@ -258,7 +258,10 @@ typedef struct lang_parser {
 	int n_errors;          /* lexical and syntax errors reported */
 	void *scanner;         /* the flex scanner (yyscan_t), owned */
 	int line, col;         /* where the scanner is: the next byte */
-	int block_depth;       /* "{" scanned and not closed yet */
+	int block_depth;       /* "{" scanned and not closed yet, and the
+	                          "else if" of the chains still open */
+	int expr_open;         /* expressions opened inside others and not
+	                          closed yet (the grammar's "nest") */
 	stir_loc comment_loc;  /* start of the block comment being skipped */
 	bool lex_stopped;      /* the scanner gave up: only the end follows,
 	                          and syntax errors there are consequences */
@@ -281,6 +284,21 @@ lang_list *lang_parse(lang_parser *p, const char *text, size_t len);
 /* Report a lexical or syntax error at "loc" and count it. */
 void lang_syntax_error(lang_parser *p, stir_loc loc, const char *fmt, ...)
 	STIR_PRINTF(3, 4);
+
+/* ---- nesting, counted by the grammar actions ---- */
+
+/* An expression opens inside another at loc: more than
+ * LANG_MAX_EXPR_DEPTH open is an error there, and the input ends. */
+void lang_nest(lang_parser *p, stir_loc loc);
+/* The innermost open expression is closed. */
+void lang_unnest(lang_parser *p);
+/* An "else if" at loc nests one block level until its chain ends: more
+ * than LANG_MAX_BLOCK_DEPTH is an error there, and the input ends. */
+void lang_nest_else_if(lang_parser *p, stir_loc loc);
+/* An "else if" chain link is closed. */
+void lang_unnest_else_if(lang_parser *p);
+/* The grammar recovered from a syntax error: what was open is dropped. */
+void lang_recovered(lang_parser *p);
 
 /* ---- constructors called from the grammar actions ---- */
 

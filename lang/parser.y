@@ -41,6 +41,14 @@ void lang_lex_end(lang_parser *p);
 #define YYLLOC_DEFAULT(Cur, Rhs, N) \
 	do { (Cur) = (N) ? YYRHSLOC(Rhs, 1) : YYRHSLOC(Rhs, 0); } while (0)
 
+/* The parser's stack holds what is open: within the limits on nesting
+ * (see "nest" and "else_if" below) a program needs some 30,000 entries
+ * at most (1000 open expressions of up to ten symbols each, with the
+ * operators of every precedence level between them, inside 256 blocks),
+ * so Bison's "memory exhausted" (10,000) must not come first.  The stack
+ * is on the heap; an entry takes some 30 bytes. */
+#define YYMAXDEPTH 100000
+
 static void lang_yyerror(stir_loc *loc, lang_parser *p, const char *msg);
 }
 
@@ -128,14 +136,14 @@ static void lang_yyerror(stir_loc *loc, lang_parser *p, const char *msg);
 module:
 	  %empty
 	| module kernel
-	| module error
+	| module error          { lang_recovered(p); }
 	;
 
 kernel:
 	  "kernel" name '(' params_opt ')' stage_opt '{' kernel_body '}'
 		{ lang_kernel_finish(p, $2, $4, $6, $8); }
 	| "kernel" error '{' kernel_body '}'
-		{ lang_kernel_finish(p, NULL, NULL, 0, NULL); }
+		{ lang_recovered(p); lang_kernel_finish(p, NULL, NULL, 0, NULL); }
 	;
 
 /* "stage" is no keyword, so that stage I programs may use it as a name */
@@ -237,7 +245,7 @@ stmt:
 	| for_stmt
 	| block_stmt
 	| "init" braced         { $$ = lang_stmt_init(p, @1, $2); }
-	| error ';'             { $$ = NULL; }
+	| error ';'             { lang_recovered(p); $$ = NULL; }
 	;
 
 store_op:
@@ -250,25 +258,26 @@ store_op:
 if_stmt:
 	  "if" '(' expr ')' braced else_opt
 		{ $$ = lang_stmt_if(p, @1, $3, lang_block(p, $5), $6); }
-	| "if" '(' error ')' braced else_opt { $$ = NULL; }
+	| "if" '(' error ')' braced else_opt { lang_recovered(p); $$ = NULL; }
 	;
 
 else_opt:
 	  %empty                { $$ = NULL; }
 	| "else" braced         { $$ = lang_block(p, $2); }
-	| "else" if_stmt        { $$ = lang_else_if(p, $2); }
+	| "else" else_if if_stmt
+		{ lang_unnest_else_if(p); $$ = lang_else_if(p, $3); }
 	;
 
 iter_stmt:
 	  "iter" name '(' names ')' "in" '[' groups ']' STRING braced
 		{ $$ = lang_stmt_iter(p, @1, $2, $4, $8, $10, @10, $11); }
-	| "iter" error braced   { $$ = NULL; }
+	| "iter" error braced   { lang_recovered(p); $$ = NULL; }
 	;
 
 for_stmt:
 	  "for" name "in" '[' expr ',' expr ')' loop_opt braced
 		{ $$ = lang_stmt_for(p, @1, $2, $5, $7, $9, $10); }
-	| "for" error braced    { $$ = NULL; }
+	| "for" error braced    { lang_recovered(p); $$ = NULL; }
 	;
 
 loop_opt:
@@ -281,7 +290,7 @@ loop_opt:
 block_stmt:
 	  "block" name '(' block_vars_opt ')' block_flags reads_opt writes_opt braced
 		{ $$ = lang_stmt_block(p, @1, $2, $4, $6, $7, $8, $9); }
-	| "block" error braced  { $$ = NULL; }
+	| "block" error braced  { lang_recovered(p); $$ = NULL; }
 	;
 
 block_flags:
@@ -345,7 +354,25 @@ group:
 		{ $$ = lang_group_attach(p, @1, $3, $5); }
 	;
 
+/* An "else if" nests its if inside the else branch: one block level
+ * more, although its braces close (lang_nest_else_if). */
+else_if:
+	  %empty                { lang_nest_else_if(p, @$); }
+	;
+
 /* ---- expressions ---- */
+
+/* Shifted after each token that opens an expression inside another, one
+ * whose end the parser must wait for: a prefix operator, "(", an index or
+ * argument list, the "?" of a conditional.  Counting them bounds the
+ * parser's stack (and the tree's depth) before any node is built: more
+ * than LANG_MAX_EXPR_DEPTH open is "expression nested too deeply" at the
+ * token, and the input ends there (lang_nest).  Each rule that shifts it
+ * closes it in its action (lang_unnest); error recovery forgets them all
+ * (lang_recovered), since no expression holds a statement. */
+nest:
+	  %empty                { lang_nest(p, @$); }
+	;
 
 exprs:
 	  expr                  { $$ = lang_list_one(p, $1); }
@@ -358,7 +385,8 @@ exprs_opt:
 	;
 
 expr:
-	  expr '?' expr ':' expr { $$ = lang_expr_select(p, $1, $3, $5, @1); }
+	  expr '?' nest expr ':' expr
+		{ lang_unnest(p); $$ = lang_expr_select(p, $1, $4, $6, @1); }
 	| expr "||" expr        { $$ = lang_expr_binary(p, STIR_OR, $1, $3, @2); }
 	| expr "&&" expr        { $$ = lang_expr_binary(p, STIR_AND, $1, $3, @2); }
 	| expr "==" expr        { $$ = lang_expr_binary(p, STIR_EQ, $1, $3, @2); }
@@ -372,8 +400,10 @@ expr:
 	| expr '*' expr         { $$ = lang_expr_binary(p, STIR_MUL, $1, $3, @2); }
 	| expr '/' expr         { $$ = lang_expr_binary(p, STIR_DIV, $1, $3, @2); }
 	| expr '%' expr         { $$ = lang_expr_binary(p, STIR_MOD, $1, $3, @2); }
-	| '-' expr %prec UNARY  { $$ = lang_expr_unary(p, STIR_NEG, $2, @1); }
-	| '!' expr %prec UNARY  { $$ = lang_expr_unary(p, STIR_NOT, $2, @1); }
+	| '-' nest expr %prec UNARY
+		{ lang_unnest(p); $$ = lang_expr_unary(p, STIR_NEG, $3, @1); }
+	| '!' nest expr %prec UNARY
+		{ lang_unnest(p); $$ = lang_expr_unary(p, STIR_NOT, $3, @1); }
 	| primary
 	;
 
@@ -383,13 +413,16 @@ primary:
 	| "true"                { $$ = lang_expr_bool(p, true, @1); }
 	| "false"               { $$ = lang_expr_bool(p, false, @1); }
 	| IDENT                 { $$ = lang_expr_name(p, LANG_EXPR_NAME, $1, NULL, @1); }
-	| IDENT '[' exprs ']'   { $$ = lang_expr_name(p, LANG_EXPR_INDEX, $1, $3, @1); }
-	| IDENT '(' exprs_opt ')' { $$ = lang_expr_name(p, LANG_EXPR_CALL, $1, $3, @1); }
+	| IDENT '[' nest exprs ']'
+		{ lang_unnest(p); $$ = lang_expr_name(p, LANG_EXPR_INDEX, $1, $4, @1); }
+	| IDENT '(' nest exprs_opt ')'
+		{ lang_unnest(p); $$ = lang_expr_name(p, LANG_EXPR_CALL, $1, $4, @1); }
 	| TYPE                  { $$ = lang_expr_type(p, $1, NULL, @1); }
-	| TYPE '(' exprs_opt ')' { $$ = lang_expr_type(p, $1, $3, @1); }
-	| SEARCH '(' name ',' expr ',' expr ',' expr ')'
-		{ $$ = lang_expr_search(p, $1, $3, $5, $7, $9, @1); }
-	| '(' expr ')'          { $$ = $2; }
+	| TYPE '(' nest exprs_opt ')'
+		{ lang_unnest(p); $$ = lang_expr_type(p, $1, $4, @1); }
+	| SEARCH '(' nest name ',' expr ',' expr ',' expr ')'
+		{ lang_unnest(p); $$ = lang_expr_search(p, $1, $4, $6, $8, $10, @1); }
+	| '(' nest expr ')'     { lang_unnest(p); $$ = $3; }
 	;
 
 %%

@@ -545,6 +545,94 @@ START_TEST(test_error_too_deep)
 }
 END_TEST
 
+/* Every construct that opens an expression inside another (a prefix
+ * operator, parentheses, an index, a call, a cast, either branch of ?:,
+ * a search) nested 100,000 deep: one error at the 1001st opening token,
+ * where the input ends (it once ended in Bison's "memory exhausted"). */
+START_TEST(test_error_open_too_deep)
+{
+	static const struct {
+		const char *head;  /* the kernel up to the expression */
+		const char *unit;  /* repeated; opens one expression */
+		int at;            /* the opening token's offset in unit */
+	} forms[] = {
+		{ "kernel k() { let x = ", "-", 0 },
+		{ "kernel k() { let x = ", "!", 0 },
+		{ "kernel k() { let x = ", "(", 0 },
+		{ "kernel k() { let x = ", "A[", 1 },
+		{ "kernel k() { let x = ", "abs(", 3 },
+		{ "kernel k() { let x = ", "i32(", 3 },
+		{ "kernel k() { let x = ", "true ? 1 : ", 5 },
+		{ "kernel k() { let x = ", "true ? ", 5 },
+		{ "kernel k() { let x = ", "1 + (2 * ", 4 },
+		{ "kernel k(m: i32) stage 3 { buffer C: i32[m] = C; "
+		  "let x = ", "lower_bound(C, 0, 1, ", 11 },
+	};
+	const int n = 100000;
+	for (size_t f = 0; f < sizeof(forms) / sizeof(forms[0]); f++) {
+		size_t hl = strlen(forms[f].head), ul = strlen(forms[f].unit);
+		char *s = malloc(hl + (size_t)n * ul + 16);
+		strcpy(s, forms[f].head);
+		for (int i = 0; i < n; i++)
+			memcpy(s + hl + (size_t)i * ul, forms[f].unit, ul);
+		strcpy(s + hl + (size_t)n * ul, "1; }");
+		stir_ctx *ctx = stir_ctx_alloc();
+		ck_assert_ptr_null(test_read_str(ctx, s));
+		ck_assert_msg(stir_ctx_n_errors(ctx) == 1, "form %zu: %d errors",
+			f, stir_ctx_n_errors(ctx));
+		const stir_diag *d = stir_ctx_get_diagnostic(ctx, 0);
+		ck_assert_str_eq(stir_diag_get_message(d),
+			"expression nested too deeply (more than 1000 levels)");
+		ck_assert_int_eq(stir_diag_get_loc(d).line, 1);
+		ck_assert_int_eq(stir_diag_get_loc(d).col,
+			(int)(hl + LANG_MAX_EXPR_DEPTH * ul) + forms[f].at + 1);
+		stir_ctx_free(ctx);
+		free(s);
+	}
+}
+END_TEST
+
+/* n: an iteration whose body is an if with n "else if" after it.  The
+ * caller frees it. */
+static char *else_if_chain(int n)
+{
+	char *s = malloc(48 * (size_t)n + 256);
+	strcpy(s, "kernel k() {\n  axis I = dense_fixed(1);\n"
+		"  tensor A: f32[I];\n  iter x (i) in [I] \"S\" {\n"
+		"    if (i == 0) { A[i] = 1.0; }");
+	for (int i = 0; i < n; i++)
+		sprintf(s + strlen(s), " else if (i == %d) { }", i);
+	strcat(s, "\n  }\n}\n");
+	return s;
+}
+
+/* An "else if" nests its if one level deeper (the passes recurse into
+ * it), although its braces close: a long chain is blocks nested too
+ * deeply (it once ended in "memory exhausted", or overflowed the stack
+ * of a pass); one within the limit reads and prints back. */
+START_TEST(test_error_else_if_too_deep)
+{
+	char *s = else_if_chain(LANG_MAX_BLOCK_DEPTH - 3);
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_module *m = test_read_str(ctx, s);
+	ck_assert_ptr_nonnull(m);
+	test_check_round_trip(m);
+	stir_module_free(m);
+	stir_ctx_free(ctx);
+	free(s);
+	s = else_if_chain(100000);
+	ctx = stir_ctx_alloc();
+	ck_assert_ptr_null(test_read_str(ctx, s));
+	ck_assert_int_eq(stir_ctx_n_errors(ctx), 1);
+	ck_assert_str_eq(stir_diag_get_message(stir_ctx_get_diagnostic(ctx, 0)),
+		"blocks nested too deeply (more than 256 levels)");
+	ck_assert_int_eq(stir_diag_get_loc(stir_ctx_get_diagnostic(ctx, 0)).line,
+		5);
+	stir_ctx_free(ctx);
+	free(s);
+}
+END_TEST
+
 /* n: a kernel whose body holds an iteration and then ifs, so that the
  * innermost "{" opens n blocks; one if per line.  The caller frees it. */
 static char *nested_blocks(int n)
@@ -839,6 +927,8 @@ int main(void)
 	tcase_add_test(tc, test_error_declarations);
 	tcase_add_test(tc, test_error_calls);
 	tcase_add_test(tc, test_error_too_deep);
+	tcase_add_test(tc, test_error_open_too_deep);
+	tcase_add_test(tc, test_error_else_if_too_deep);
 	tcase_add_test(tc, test_error_blocks_too_deep);
 	tcase_add_test(tc, test_diagnostic_text);
 	tcase_add_test(tc, test_read_file_missing);
