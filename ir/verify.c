@@ -56,6 +56,8 @@ typedef struct scope {
 	int n_slots;            /* the kernel's variable count */
 	const stir_stmt *atomic; /* the innermost enclosing atomic block, or
 	                            NULL */
+	const stir_stmt *thread_loop[STIR_THREAD_Z + 1]; /* by GPU index: the
+	                            enclosing loop bound to it, or NULL */
 } scope;
 
 /* The state of one kernel's verification. */
@@ -1498,6 +1500,33 @@ static void check_iter(verifier *v, scope *sc, const stir_stmt *s)
 
 /* ---- loops and blocks (stages II and III) ---- */
 
+/* v, sc, s, saved: the loop s, bound to a GPU index, must not be nested
+ * in a loop bound to the same one: each thread (or block) has one value of
+ * each index, so the inner loop would not run over its extent (the CUDA
+ * emitter refused it; "check" accepted it).  Returns the scope's entry
+ * for that index, now s, whose previous value goes to *saved. */
+static const stir_stmt **check_thread(verifier *v, scope *sc,
+	const stir_stmt *s, const stir_stmt **saved)
+{
+	static const char *const names[] = {
+		[STIR_BLOCK_X] = "blockIdx.x", [STIR_BLOCK_Y] = "blockIdx.y",
+		[STIR_BLOCK_Z] = "blockIdx.z", [STIR_THREAD_X] = "threadIdx.x",
+		[STIR_THREAD_Y] = "threadIdx.y", [STIR_THREAD_Z] = "threadIdx.z",
+	};
+	stir_thread d = s->u.for_.thread;
+	const stir_stmt *o = sc->thread_loop[d];
+	if (o) {
+		stir_diag *diag = stir_error(v->ctx, s->loc, "loop '%s' is bound "
+			"to %s inside loop '%s', bound to the same index",
+			s->u.for_.var->name, names[d], o->u.for_.var->name);
+		stir_diag_add_note(diag, o->loc, "loop '%s' is bound to %s here",
+			o->u.for_.var->name, names[d]);
+	}
+	*saved = o;
+	sc->thread_loop[d] = s;
+	return &sc->thread_loop[d];
+}
+
 /* v, sc, s: for var in [0, extent) { body }: an integer extent of the
  * variable's type, checked outside the loop; the variable holds in the
  * body. */
@@ -1512,14 +1541,19 @@ static void check_for(verifier *v, scope *sc, const stir_stmt *s)
 	else
 		check_var_type(v, var, t, "loop variable", "an extent");
 	stir_loop_kind kind = s->u.for_.kind;
+	const stir_stmt **outer = NULL, *saved = NULL;
 	if ((unsigned)kind > STIR_LOOP_BIND || (kind == STIR_LOOP_BIND &&
 	    (unsigned)s->u.for_.thread > STIR_THREAD_Z))
 		stir_error(v->ctx, s->loc, "invalid annotation of loop '%s'",
 			var->name);
+	else if (kind == STIR_LOOP_BIND)
+		outer = check_thread(v, sc, s, &saved);
 	int n_vars = sc->n_vars;
 	scope_push_var(v, sc, var);
 	check_stmts(v, sc, &s->u.for_.body);
 	scope_pop_vars(sc, n_vars);
+	if (outer)
+		*outer = saved;
 }
 
 /* v, sc, s, r: a read or write region of block s, checked where the
