@@ -537,8 +537,11 @@ static int bind_arrays(interp *in, stir_bindings *b)
 		}
 		int64_t len = in->layout.buffer_len[i];
 		in->arrays[i] = stir_array_alloc(in->ctx, buf->dtype, 1, &len);
-		if (!in->arrays[i])
+		if (!in->arrays[i]) {
+			stir_error(in->ctx, buf->loc, "cannot allocate local '%s' "
+				"(%lld elements)", buf->name, (long long)len);
 			return -1;
+		}
 	}
 	return 0;
 }

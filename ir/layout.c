@@ -139,6 +139,26 @@ int64_t stir_layout_buffer_len(const stir_layout *l, const stir_buffer *b)
 	return n;
 }
 
+/* ctx, buf, len: a buffer of "len" elements (negative: more than int64
+ * holds) must fit in memory's address range, or no array can hold it:
+ * an error that names it, where it is declared.  0 or -1. */
+static int check_buffer_bytes(stir_ctx *ctx, const stir_buffer *buf,
+	int64_t len)
+{
+	size_t elem = stir_dtype_size(buf->dtype);
+	if (len < 0) {
+		stir_error(ctx, buf->loc, "'%s' has too many elements (more "
+			"than %" PRId64 ")", buf->name, INT64_MAX);
+		return -1;
+	}
+	if (elem && (uint64_t)len > SIZE_MAX / elem) {
+		stir_error(ctx, buf->loc, "'%s' has too many elements (%" PRId64
+			" of %zu bytes)", buf->name, len, elem);
+		return -1;
+	}
+	return 0;
+}
+
 void stir_layout_release(stir_layout *l)
 {
 	free(l->params);
@@ -388,14 +408,17 @@ int stir_layout_init(stir_layout *l, const stir_kernel *k,
 			if (stir_eval_size(ctx, k, buf->extent, l->params,
 				&l->buffer_len[i]) < 0)
 				goto fail;
+			if (l->buffer_len[i] < 0) {
+				stir_error(ctx, buf->extent->loc, "extent of buffer "
+					"'%s' is negative (%" PRId64 ")", buf->name,
+					l->buffer_len[i]);
+				goto fail;
+			}
 		} else {
 			l->buffer_len[i] = stir_layout_buffer_len(l, buf);
 		}
-		if (l->buffer_len[i] < 0) {
-			stir_error(ctx, buf->loc, "'%s' has too many elements",
-				buf->name);
+		if (check_buffer_bytes(ctx, buf, l->buffer_len[i]) < 0)
 			goto fail;
-		}
 	}
 	if (!check_arrays)
 		return 0;

@@ -213,6 +213,54 @@ START_TEST(test_bad_bindings)
 }
 END_TEST
 
+/* text, want: interpreting the first kernel of "text" with m = 3 fails
+ * with the one diagnostic "want" ("LINE:COL: error: MESSAGE"). */
+static void expect_size_error(const char *text, const char *want)
+{
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_module *m = stir_module_read_from_str(ctx, "t.stir", text,
+		strlen(text));
+	ck_assert_ptr_nonnull(m);
+	stir_bindings *b = stir_bindings_alloc();
+	stir_bindings_set_size(b, "m", 3);
+	ck_assert_int_eq(stir_kernel_interpret(stir_module_get_kernel(m, 0), b),
+		-1);
+	ck_assert_int_eq(stir_ctx_n_diagnostics(ctx), 1);
+	const stir_diag *d = stir_ctx_get_diagnostic(ctx, 0);
+	char got[256];
+	snprintf(got, sizeof(got), "%d:%d: error: %s", stir_diag_get_loc(d).line,
+		stir_diag_get_loc(d).col, stir_diag_get_message(d));
+	ck_assert_str_eq(got, want);
+	stir_bindings_free(b);
+	stir_module_free(m);
+	stir_ctx_free(ctx);
+}
+
+/* A negative extent is said so, at the extent (it was "'P' has too many
+ * elements"); a local too large for memory's address range is named and
+ * located (it was "array size out of range", with neither). */
+START_TEST(test_buffer_size_errors)
+{
+	expect_size_error(
+		"kernel k(m: i32) stage 3 {\n"
+		"  buffer P: f32[m - 10] = P;\n"
+		"  for i in [0, m) { P[i] = 1.0; }\n"
+		"}\n",
+		"2:19: error: extent of buffer 'P' is negative (-7)");
+	expect_size_error(
+		"kernel k(m: i32) {\n"
+		"  axis I = dense_fixed(m);\n"
+		"  axis B = dense_fixed(1300000000);\n"
+		"  axis C = dense_fixed(1300000000);\n"
+		"  tensor P: f32[I];\n"
+		"  local L: f32[B, I, C];\n"
+		"  iter it (i) in [I] \"S\" { L[0, i, 0] = 1.0; }\n"
+		"}\n",
+		"6:9: error: 'L' has too many elements (5070000000000000000 of "
+		"4 bytes)");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("interp_capi");
@@ -220,6 +268,7 @@ int main(void)
 	tcase_add_test(tc, test_csrmm_random);
 	tcase_add_test(tc, test_sddmm_fused_random);
 	tcase_add_test(tc, test_bad_bindings);
+	tcase_add_test(tc, test_buffer_size_errors);
 	suite_add_tcase(s, tc);
 	return test_run_suite(s);
 }
