@@ -281,6 +281,12 @@ void lang_parser_release(lang_parser *p);
  * when any lexical or syntax error was reported (or memory ran out). */
 lang_list *lang_parse(lang_parser *p, const char *text, size_t len);
 
+/* Whether "name" is a keyword of the text (lang/lexer.l holds the one
+ * list): of stage I, or, when "staged", of a stage II or III kernel too.
+ * Such a name is printed between backquotes, which make any word an
+ * identifier. */
+bool lang_is_keyword(const char *name, bool staged);
+
 /* Report a lexical or syntax error at "loc" and count it. */
 void lang_syntax_error(lang_parser *p, stir_loc loc, const char *fmt, ...)
 	STIR_PRINTF(3, 4);

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stir/lang.h>
+#include "lang/ast.h"
 #include "lang/c_locale.h"
 #include "ir/nodes.h"
 
@@ -22,6 +23,8 @@ typedef struct printer {
 	size_t len, cap;
 	bool failed;           /* memory ran out: the result is NULL */
 	int indent;            /* current nesting depth */
+	bool staged;           /* printing a stage II or III kernel, whose
+	                          text has the keywords of docs/ir.md too */
 } printer;
 
 /* pr, s, n: append n bytes of s. */
@@ -50,6 +53,20 @@ static void putn(printer *pr, const char *s, size_t n)
 static void put(printer *pr, const char *s)
 {
 	putn(pr, s, strlen(s));
+}
+
+/* pr, name: a name as the reader reads it back: between backquotes when
+ * it is a keyword of the text being printed (a stage I name such as
+ * "block" or "reads" is one in the stage II text of its kernel). */
+static void put_name(printer *pr, const char *name)
+{
+	if (!lang_is_keyword(name, pr->staged)) {
+		put(pr, name);
+		return;
+	}
+	put(pr, "`");
+	put(pr, name);
+	put(pr, "`");
 }
 
 /* pr: start a line at the current indentation. */
@@ -239,10 +256,10 @@ static void put_expr(printer *pr, const stir_expr *e)
 		put_float(pr, e->u.f);
 		break;
 	case STIR_EXPR_VAR:
-		put(pr, e->u.var ? e->u.var->name : "?");
+		put_name(pr, e->u.var ? e->u.var->name : "?");
 		break;
 	case STIR_EXPR_LOAD:
-		put(pr, e->u.load.buf ? e->u.load.buf->name : "?");
+		put_name(pr, e->u.load.buf ? e->u.load.buf->name : "?");
 		put(pr, "[");
 		put_expr_list(pr, e->u.load.n, e->u.load.idx);
 		put(pr, "]");
@@ -271,7 +288,7 @@ static void put_expr(printer *pr, const stir_expr *e)
 	case STIR_EXPR_SEARCH:
 		put(pr, stir_search_name(e->u.search.op));
 		put(pr, "(");
-		put(pr, e->u.search.buf ? e->u.search.buf->name : "?");
+		put_name(pr, e->u.search.buf ? e->u.search.buf->name : "?");
 		put(pr, ", ");
 		put_expr_list(pr, 3, (stir_expr *const[]){ e->u.search.lo,
 			e->u.search.hi, e->u.search.x });
@@ -302,7 +319,7 @@ static void put_store(printer *pr, const stir_stmt *s)
 		[STIR_STORE_ASSIGN] = " = ", [STIR_STORE_ADD] = " += ",
 		[STIR_STORE_SUB] = " -= ", [STIR_STORE_MUL] = " *= ",
 	};
-	put(pr, s->u.store.buf ? s->u.store.buf->name : "?");
+	put_name(pr, s->u.store.buf ? s->u.store.buf->name : "?");
 	put(pr, "[");
 	put_expr_list(pr, s->u.store.n, s->u.store.idx);
 	put(pr, "]");
@@ -334,7 +351,7 @@ static void put_if(printer *pr, const stir_stmt *s)
 /* pr, a: an axis by name ("?" for a missing one). */
 static void put_axis_name(printer *pr, const stir_axis *a)
 {
-	put(pr, a ? a->name : "?");
+	put_name(pr, a ? a->name : "?");
 }
 
 /* pr, g: one entry of an iteration's axis list. */
@@ -361,12 +378,12 @@ static void put_group(printer *pr, const stir_iter_group *g)
 static void put_iter(printer *pr, const stir_stmt *s)
 {
 	put(pr, "iter ");
-	put(pr, s->u.iter.name);
+	put_name(pr, s->u.iter.name);
 	put(pr, " (");
 	for (int i = 0; i < s->u.iter.n_vars; i++) {
 		if (i)
 			put(pr, ", ");
-		put(pr, s->u.iter.vars[i]->name);
+		put_name(pr, s->u.iter.vars[i]->name);
 	}
 	put(pr, ") in [");
 	for (int i = 0; i < s->u.iter.n_groups; i++) {
@@ -398,7 +415,7 @@ static void put_for(printer *pr, const stir_stmt *s)
 		[STIR_THREAD_Y] = "threadIdx.y", [STIR_THREAD_Z] = "threadIdx.z",
 	};
 	put(pr, "for ");
-	put(pr, s->u.for_.var ? s->u.for_.var->name : "?");
+	put_name(pr, s->u.for_.var ? s->u.for_.var->name : "?");
 	put(pr, " in [0, ");
 	put_expr(pr, s->u.for_.extent);
 	put(pr, ")");
@@ -444,7 +461,7 @@ static void put_regions(printer *pr, const char *word, int n,
 	for (int i = 0; i < n; i++) {
 		if (i)
 			put(pr, ", ");
-		put(pr, r[i].buf ? r[i].buf->name : "?");
+		put_name(pr, r[i].buf ? r[i].buf->name : "?");
 		put(pr, "[");
 		for (int d = 0; d < r[i].n; d++) {
 			const stir_expr *lo = r[i].lo ? r[i].lo[d] : NULL;
@@ -469,12 +486,12 @@ static void put_block(printer *pr, const stir_stmt *s)
 {
 	int n_letters = (int)strlen(s->u.block.kinds);
 	put(pr, "block ");
-	put(pr, s->u.block.name);
+	put_name(pr, s->u.block.name);
 	put(pr, "(");
 	for (int i = 0; i < s->u.block.n_vars; i++) {
 		if (i)
 			put(pr, ", ");
-		put(pr, s->u.block.vars[i]->name);
+		put_name(pr, s->u.block.vars[i]->name);
 		put(pr, ": ");
 		putn(pr, i < n_letters ? &s->u.block.kinds[i] : "?", 1);
 		put(pr, " = ");
@@ -504,7 +521,7 @@ static void put_stmt(printer *pr, const stir_stmt *s)
 		return;
 	case STIR_STMT_LET:
 		put(pr, "let ");
-		put(pr, s->u.let.var->name);
+		put_name(pr, s->u.let.var->name);
 		put(pr, " = ");
 		put_expr(pr, s->u.let.value);
 		put(pr, ";\n");
@@ -539,7 +556,7 @@ static void put_axis(printer *pr, const stir_axis *a)
 	};
 	put_indent(pr);
 	put(pr, "axis ");
-	put(pr, a->name);
+	put_name(pr, a->name);
 	put(pr, " = ");
 	put(pr, ctors[a->kind]);
 	put(pr, "(");
@@ -561,6 +578,26 @@ static void put_axis(printer *pr, const stir_axis *a)
 	put(pr, ");\n");
 }
 
+/* pr, arg: what a flat buffer binds to, "A" or "J.indptr": each name
+ * escaped when it must be. */
+static void put_binding(printer *pr, const char *arg)
+{
+	const char *dot = strchr(arg, '.');
+	if (!dot) {
+		put_name(pr, arg);
+		return;
+	}
+	char *array = strndup(arg, (size_t)(dot - arg));
+	if (!array) {
+		pr->failed = true;
+		return;
+	}
+	put_name(pr, array);
+	free(array);
+	put(pr, ".");
+	put_name(pr, dot + 1);
+}
+
 /* pr, b: tensor NAME: TYPE[axes] in [lo, hi); or local ...; a flat
  * buffer (one with an extent) as buffer NAME: TYPE[EXTENT] = ARRAY
  * in [lo, hi) SCOPE; with the global scope left out. */
@@ -571,7 +608,7 @@ static void put_buffer(printer *pr, const stir_buffer *b)
 		put(pr, "buffer ");
 	else
 		put(pr, b->kind == STIR_BUFFER_LOCAL ? "local " : "tensor ");
-	put(pr, b->name);
+	put_name(pr, b->name);
 	put(pr, ": ");
 	put(pr, stir_dtype_name(b->dtype));
 	put(pr, "[");
@@ -585,7 +622,7 @@ static void put_buffer(printer *pr, const stir_buffer *b)
 	put(pr, "]");
 	if (b->extent && b->arg) {
 		put(pr, " = ");
-		put(pr, b->arg);
+		put_binding(pr, b->arg);
 	}
 	if (b->domain_lo || b->domain_hi) {
 		put(pr, " in [");
@@ -606,14 +643,15 @@ static void put_buffer(printer *pr, const stir_buffer *b)
 /* pr, k: the whole kernel: header, axes, buffers, statements. */
 static void put_kernel(printer *pr, const stir_kernel *k)
 {
+	pr->staged = k->stage != STIR_STAGE_1;
 	put(pr, "kernel ");
-	put(pr, k->name);
+	put_name(pr, k->name);
 	put(pr, "(");
 	for (int i = 0; i < k->params.n; i++) {
 		const stir_var *v = stir_var_at(&k->params, i);
 		if (i)
 			put(pr, ", ");
-		put(pr, v->name);
+		put_name(pr, v->name);
 		put(pr, ": ");
 		put(pr, stir_dtype_name(v->dtype));
 	}
@@ -645,7 +683,7 @@ typedef enum print_what {
  * so that float literals always use a decimal point. */
 static char *print_with(print_what what, const void *obj)
 {
-	printer pr = { NULL, 0, 0, false, 0 };
+	printer pr = { NULL, 0, 0, false, 0, false };
 	lang_c_locale l;
 	lang_c_locale_enter(&l);
 	if (what == PRINT_MODULE) {

@@ -600,9 +600,10 @@ static char *else_if_chain(int n)
 	strcpy(s, "kernel k() {\n  axis I = dense_fixed(1);\n"
 		"  tensor A: f32[I];\n  iter x (i) in [I] \"S\" {\n"
 		"    if (i == 0) { A[i] = 1.0; }");
+	size_t len = strlen(s);
 	for (int i = 0; i < n; i++)
-		sprintf(s + strlen(s), " else if (i == %d) { }", i);
-	strcat(s, "\n  }\n}\n");
+		len += (size_t)sprintf(s + len, " else if (i == %d) { }", i);
+	strcpy(s + len, "\n  }\n}\n");
 	return s;
 }
 
