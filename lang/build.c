@@ -43,6 +43,9 @@ typedef struct binding {
 	bool built;            /* building was attempted (tells an axis that
 	                          failed from one declared later) */
 	stir_loc loc;          /* of the declaring name token */
+	bool dup;              /* the name was declared again (reported): a
+	                          use of it as another kind of thing is no
+	                          error of its own */
 	int prev;              /* the binding this one hides, or -1 */
 } binding;
 
@@ -163,6 +166,7 @@ static int bind(builder *b, const char *name, bind_kind kind, void *ptr,
 		stir_diag_add_note(d, prev->loc,
 			"previous declaration of '%s' is here", name);
 		b->n_errors++;
+		prev->dup = true;
 		return -1;
 	}
 	if (2 * (b->n_slots + 1) > b->cap_slots && slots_grow(b) < 0)
@@ -187,6 +191,7 @@ static int bind(builder *b, const char *name, bind_kind kind, void *ptr,
 	bd->ptr = ptr;
 	bd->built = ptr != NULL;
 	bd->loc = loc;
+	bd->dup = false;
 	bd->prev = s->top;
 	s->top = b->n_binds;
 	return b->n_binds++;
@@ -255,8 +260,9 @@ static stir_buffer *resolve_buffer(builder *b, const lang_name *n)
 		return NULL;
 	if (bd->kind != BIND_TENSOR && bd->kind != BIND_LOCAL &&
 	    bd->kind != BIND_FLAT) {
-		build_error(b, n->loc, "%s '%s' cannot be indexed",
-			kind_name(bd->kind), n->name);
+		if (!bd->dup)
+			build_error(b, n->loc, "%s '%s' cannot be indexed",
+				kind_name(bd->kind), n->name);
 		return NULL;
 	}
 	return bd->ptr;
@@ -271,13 +277,15 @@ static stir_expr *build_name(builder *b, const lang_expr *e)
 		return NULL;
 	switch (bd->kind) {
 	case BIND_AXIS:
-		build_error(b, e->loc, "axis '%s' used as a value", n.name);
+		if (!bd->dup)
+			build_error(b, e->loc, "axis '%s' used as a value", n.name);
 		return NULL;
 	case BIND_TENSOR:
 	case BIND_LOCAL:
 	case BIND_FLAT:
-		build_error(b, e->loc, "%s '%s' used without an index",
-			kind_name(bd->kind), n.name);
+		if (!bd->dup)
+			build_error(b, e->loc, "%s '%s' used without an index",
+				kind_name(bd->kind), n.name);
 		return NULL;
 	default:
 		return located(stir_expr_var(b->k, bd->ptr), e->loc);
@@ -534,8 +542,9 @@ static stir_axis *resolve_axis(builder *b, const lang_name *n,
 	if (!bd)
 		return NULL;
 	if (bd->kind != BIND_AXIS) {
-		build_error(b, n->loc, "%s '%s' is not an axis",
-			kind_name(bd->kind), n->name);
+		if (!bd->dup)
+			build_error(b, n->loc, "%s '%s' is not an axis",
+				kind_name(bd->kind), n->name);
 		return NULL;
 	}
 	if (!bd->built && allow_later)
