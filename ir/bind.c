@@ -156,7 +156,7 @@ int stir_kernel_bind_array(const stir_kernel *k, stir_bindings *b,
 		return -1;
 	}
 	if (stir_array_get_dtype(a) != want) {
-		stir_array *c = stir_array_convert(ctx, a, want);
+		stir_array *c = stir_array_convert_named(ctx, a, want, name);
 		stir_array_free(a);
 		if (!c)
 			return -1;
