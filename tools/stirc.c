@@ -834,6 +834,16 @@ static int bind_sizes(stir_bindings *b, const options *o,
 	return s ? stir_schedule_bind_sizes(s, b) : 0;
 }
 
+/* ctx, opt, nv: after a failed binding of data file nv->value, say
+ * which option bound it, located in that file.  Returns -1. */
+static int note_option(stir_ctx *ctx, const char *opt, const name_value *nv)
+{
+	stir_loc loc = { stir_ctx_intern(ctx, nv->value), 0, 0 };
+	stir_ctx_report(ctx, STIR_NOTE, loc, "read for %s %s=%s", opt, nv->name,
+		nv->value);
+	return -1;
+}
+
 /* ctx, k, b, o, s: bind --size, --mtx and --in (converting arrays to the
  * kernel's types and taking sizes from their shapes), then --random, to
  * unscheduled kernel k; then what schedule s (or NULL) needs besides:
@@ -849,12 +859,14 @@ static int bind_inputs(stir_ctx *ctx, stir_kernel *k, stir_bindings *b,
 		int rc = csr ? stir_kernel_bind_csr(k, b, o->mtx[i].name, csr) : -1;
 		stir_csr_free(csr);
 		if (rc < 0)
-			return -1;
+			return csr ? note_option(ctx, "--mtx", &o->mtx[i]) : -1;
 	}
 	for (int i = 0; i < o->n_in; i++) {
 		stir_array *a = stir_npy_read(ctx, o->in[i].value);
-		if (!a || stir_kernel_bind_array(k, b, o->in[i].name, a) < 0)
+		if (!a)
 			return -1;
+		if (stir_kernel_bind_array(k, b, o->in[i].name, a) < 0)
+			return note_option(ctx, "--in", &o->in[i]);
 	}
 	if (o->have_seed && stir_kernel_bind_random(k, b, o->seed) < 0)
 		return -1;
@@ -1069,16 +1081,24 @@ static int cmd_run(int argc, char **argv)
 		rc = EXIT_USAGE;
 		goto out;
 	}
+	/* the inputs are checked against the kernel as FILE writes it, with
+	 * its axes (a stage III kernel has lost them: its checks cover the
+	 * domains alone), before anything runs or is compiled: both
+	 * backends validate alike */
+	int r = bind_inputs(ctx, k, b, &o, s);
+	if (r == 0 && stir_kernel_check_bindings(k, b) < 0)
+		r = -1;
+	if (r < 0) {
+		rc = r == -2 ? EXIT_USAGE : EXIT_WRONG;
+		goto out;
+	}
 	if (cuda && (!(dev = stir_device_open(ctx, 0)) ||
 	    !(gk = compile_for_gpu(kr, &o, s, dev)))) {
 		rc = EXIT_WRONG;
 		goto out;
 	}
-	int r = bind_inputs(ctx, k, b, &o, s);
-	if (r == 0 && stir_kernel_check_bindings(kr, b) < 0)
-		r = -1;
-	if (r < 0) {
-		rc = r == -2 ? EXIT_USAGE : EXIT_WRONG;
+	if (stir_kernel_check_bindings(kr, b) < 0) {
+		rc = EXIT_WRONG;
 		goto out;
 	}
 	if (o.check && cuda)
