@@ -204,6 +204,11 @@ void stir_array_fill(stir_array *a, double v)
  * float type t, so that a message quotes a value as its file holds it. */
 static void format_float(char *buf, size_t n, stir_dtype t, double v)
 {
+	if (v == floor(v) && fabs(v) < 1e17) {
+		/* a whole number reads best as one, and is exact */
+		snprintf(buf, n, "%.0f", v);
+		return;
+	}
 	for (int prec = 1; prec <= 17; prec++) {
 		snprintf(buf, n, "%.*g", prec, v);
 		double r = strtod(buf, NULL);
@@ -275,8 +280,10 @@ stir_array *stir_array_convert_named(stir_ctx *ctx, const stir_array *a,
 			continue;
 		char v[64];
 		format_elem(a, i, v, sizeof(v));
+		double d = stir_array_get_double(a, i);
 		const char *why = stir_dtype_is_float(dtype) ? "overflows" :
-			!stir_dtype_is_float(a->dtype) ? "is out of the range of" :
+			!stir_dtype_is_float(a->dtype) || (d == floor(d) &&
+			isfinite(d)) ? "is out of the range of" :
 			"is not exactly representable in";
 		if (name)
 			stir_error(ctx, stir_loc_none(), "array '%s': entry %" PRId64

@@ -267,8 +267,8 @@ START_TEST(test_convert_checked)
 	expect_convert(STIR_F64, NAN, STIR_I64, "entry 0 is nan (f64)");
 	expect_convert(STIR_F64, -INFINITY, STIR_I32, "entry 0 is -inf (f64)");
 	expect_convert(STIR_F64, 9223372036854775808.0, STIR_I64,
-		"entry 0 is 9.223372036854776e+18 (f64)");
-	expect_convert(STIR_F64, 3e9, STIR_I32, "entry 0 is 3000000000 (f64)");
+		"entry 0 is 9.223372036854776e+18 (f64), which is out of the range of i64");
+	expect_convert(STIR_F64, 3e9, STIR_I32, "entry 0 is 3000000000 (f64), which is out of the range of i32");
 	expect_convert(STIR_I32, 200, STIR_I8, "entry 0 is 200 (i32), which is "
 		"out of the range of i8");
 	expect_convert(STIR_I32, 2, STIR_BOOL, "entry 0 is 2 (i32)");
