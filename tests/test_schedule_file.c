@@ -233,8 +233,27 @@ static const bad_file bad[] = {
 	  "38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, "
 	  "55, 56, 57, 58, 59, 60, 61, 62, 63, 64]}}\n  - decompose: {tensor: "
 	  "A, rules: [*h]}\n",
-	  "6:15: error: decompose: more than 4096 rules in the file (hybrid "
+	  "7:36: error: decompose: more than 4096 rules in the file (hybrid "
 	  "parts count one each)\n" },
+	/* an error in a node written with an alias is located at the alias,
+	 * not at its anchor */
+	{ "kernel: csrmm\nstage2:\n  - bind: &m {block: csrmm1, loop: k, to: "
+	  "threadIdx.x}\n  - unroll: *m\n",
+	  "4:13: error: unroll: unknown argument 'to' (expected block or "
+	  "loop)\n" },
+	{ "kernel: csrmm\nstage2:\n  - unroll: {block: csrmm1, loop: &l [k]}\n"
+	  "  - unroll: {block: csrmm1, loop: *l}\n",
+	  "3:35: error: unroll: 'loop' must be a name, not a list\n"
+	  "4:35: error: unroll: 'loop' must be a name, not a list\n" },
+	/* aliases of aliases (billion laughs): a bound, at the alias */
+	{ "kernel: csrmm\na0: &a0 [x, x, x, x, x, x, x, x, x, x]\n"
+	  "a1: &a1 [*a0, *a0, *a0, *a0, *a0, *a0, *a0, *a0, *a0, *a0]\n"
+	  "a2: &a2 [*a1, *a1, *a1, *a1, *a1, *a1, *a1, *a1, *a1, *a1]\n"
+	  "a3: &a3 [*a2, *a2, *a2, *a2, *a2, *a2, *a2, *a2, *a2, *a2]\n"
+	  "a4: &a4 [*a3, *a3, *a3, *a3, *a3, *a3, *a3, *a3, *a3, *a3]\n"
+	  "a5: &a5 [*a4, *a4, *a4, *a4, *a4, *a4, *a4, *a4, *a4, *a4]\n",
+	  "6:45: error: the YAML aliases of the file stand for more than 100000 "
+	  "nodes\n" },
 	{ "kernel: csrmm\nformat:\n  - decompose:\n      tensor: A\n"
 	  "      rules:\n        - custom: {axes: [], map: [{axis: 0, from: "
 	  "[I]}]}\n",
