@@ -1025,6 +1025,30 @@ static const char *where(unsigned sections, char *buf, size_t size)
 	return key_list(keys, n, buf, size);
 }
 
+/* r, st, sec: specialize step st (the last of section sec) gives a size:
+ * a value of at least 0, for a parameter no earlier step specializes
+ * (after the first, the kernel no longer has it). */
+static void check_specialize(reader *r, const sf_step *st, sf_section sec)
+{
+	const sf_arg *name = &st->args[SF_ARG_PARAM], *v = &st->args[SF_ARG_VALUE];
+	if (v->num < 0)
+		fail(r, v->loc, "specialize: the value of size '%s' must be at "
+			"least 0, not %" PRId64, name->str, v->num);
+	for (int sc = 0; sc <= (int)sec; sc++)
+		for (int i = 0; i < r->s->n_steps[sc]; i++) {
+			const sf_step *o = &r->s->steps[sc][i];
+			if (o == st || o->prim != SF_PRIM_SPECIALIZE ||
+			    !o->args[SF_ARG_PARAM].set ||
+			    strcmp(o->args[SF_ARG_PARAM].str, name->str))
+				continue;
+			stir_diag *d = fail(r, name->loc, "specialize: size '%s' is "
+				"specialized twice", name->str);
+			stir_diag_add_note(d, o->loc, "the first time, to %" PRId64,
+				o->args[SF_ARG_VALUE].num);
+			return;
+		}
+}
+
 /* r, n, sec: one step of section sec: "- PRIMITIVE: {ARGUMENTS}", or
  * "- PRIMITIVE" for one without arguments. */
 static void read_step(reader *r, const yaml_node_t *n, sf_section sec)
@@ -1099,9 +1123,13 @@ static void read_step(reader *r, const yaml_node_t *n, sf_section sec)
 		return;
 	}
 	read_keys(r, map, prefix, "argument", keys, nk, req, vals);
+	int errors = r->errors;
 	for (int i = 0; i < nk; i++)
 		if (vals[i])
 			read_arg(r, st, ids[i], vals[i], prefix);
+	if (st->prim == SF_PRIM_SPECIALIZE && r->errors == errors &&
+	    st->args[SF_ARG_PARAM].set && st->args[SF_ARG_VALUE].set)
+		check_specialize(r, st, sec);
 }
 
 /* r, n, sec: section sec: a list of steps (null: none). */

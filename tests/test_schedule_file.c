@@ -245,6 +245,14 @@ static const bad_file bad[] = {
 	  "  - unroll: {block: csrmm1, loop: *l}\n",
 	  "3:35: error: unroll: 'loop' must be a name, not a list\n"
 	  "4:35: error: unroll: 'loop' must be a name, not a list\n" },
+	/* specialize gives a size, once per parameter */
+	{ "kernel: csrmm\nstage1:\n  - specialize: {param: feat, value: -3}\n",
+	  "3:38: error: specialize: the value of size 'feat' must be at least 0, "
+	  "not -3\n" },
+	{ "kernel: csrmm\nstage1:\n  - specialize: {param: feat, value: 3}\n"
+	  "stage2:\n  - specialize: {param: feat, value: 4}\n",
+	  "5:25: error: specialize: size 'feat' is specialized twice\n"
+	  "3:5: note: the first time, to 3\n" },
 	/* aliases of aliases (billion laughs): a bound, at the alias */
 	{ "kernel: csrmm\na0: &a0 [x, x, x, x, x, x, x, x, x, x]\n"
 	  "a1: &a1 [*a0, *a0, *a0, *a0, *a0, *a0, *a0, *a0, *a0, *a0]\n"
@@ -316,7 +324,7 @@ START_TEST(test_read_all)
 		"stage1:\n"
 		"  - sparse_reorder: {iter: it, order: [j, i]}\n"
 		"  - sparse_fuse: {iter: it, iters: [i, j]}\n"
-		"  - specialize: {param: n, value: -3}\n"
+		"  - specialize: {param: n, value: 3}\n"
 		"stage2:\n"
 		"  - split: {block: 'b*', loop: i, factors: [2, null, 4]}\n"
 		"  - fuse: {block: b, loops: [i, j]}\n"
@@ -446,6 +454,12 @@ static const bad_apply bad_applies[] = {
 	  "kernel: csrmm\nstage1:\n  - specialize: {param: q, value: 4}\n",
 	  1, "3:25: error: specialize: kernel 'csrmm' has no size parameter "
 	  "'q'\n" },
+	/* a value the parameter's type cannot hold: at the value */
+	{ "examples/csrmm.stir",
+	  "kernel: csrmm\nstage1:\n  - specialize: {param: feat, value: "
+	  "2147483648}\n",
+	  1, "3:38: error: specialize: 2147483648 does not fit size 'feat', "
+	  "which the program declares i32\n" },
 	{ "examples/csrmm.stir",
 	  "kernel: csrmm\nstage3:\n  - unroll: {block: csrmm1, loop: k}\n"
 	  "  - cache_write: {block: csrmm1, buffer: C, loop: j, scope: "
