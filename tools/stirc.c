@@ -107,6 +107,7 @@ static const char usage_cuda[] =
 "               report NVRTC's diagnostics; exit 1 when it fails\n"
 "  --arch A     the architecture to compile for (default sm_90)\n"
 "  -o OUT.cu    write the CUDA C to OUT.cu instead of the standard output\n"
+"               (not FILE or S)\n"
 "  --help       show this help\n";
 
 static const char usage_run[] =
@@ -142,16 +143,22 @@ static const char usage_run[] =
 "  --min-blocks N      compile every launch for N thread blocks per\n"
 "                      multiprocessor, 1 to 32 (__launch_bounds__(T, N):\n"
 "                      more registers per thread for small N; cuda only)\n"
-"  --size NAME=INT     bind size parameter NAME\n"
+"  --size NAME=INT     bind size parameter NAME (a size of the kernel, at\n"
+"                      least 0, given once; it must agree with the sizes\n"
+"                      --mtx and --in imply)\n"
 "  --mtx T=FILE        bind CSR tensor T (axes [I, J], I dense_fixed,\n"
 "                      J sparse_variable) to a Matrix Market file: its sizes,\n"
 "                      J.indptr, J.indices and values (1 for a pattern)\n"
 "  --in ARRAY=FILE     bind ARRAY to a NumPy .npy file (converted to the\n"
-"                      array's type)\n"
+"                      array's type when every value survives: exactly,\n"
+"                      into an integer type).  No array may be bound by two\n"
+"                      of --mtx and --in\n"
 "  --random SEED       fill every size and array not bound otherwise with\n"
 "                      valid random data drawn from SEED\n"
 "  --out ARRAY=FILE    write ARRAY after the run as .npy (dense tensors with\n"
-"                      their shape, sparse ones as their 1-D value array)\n"
+"                      their shape, sparse ones as their 1-D value array);\n"
+"                      each ARRAY once, each FILE once and never a file\n"
+"                      another option reads\n"
 "  --check             also run the stage I interpreter on the same inputs\n"
 "                      and fail (exit 1) on a mismatch beyond the type's\n"
 "                      tolerance (FILE must be a stage I program; with\n"
@@ -164,7 +171,9 @@ static const char usage_run[] =
 "  --help              show this help\n"
 "\n"
 "Tensors the kernel writes that nothing binds start as zeros.  Without\n"
-"--out, a summary of every tensor is printed.\n";
+"--out, a summary of every tensor is printed.  The inputs are checked\n"
+"(docs/language.md section 5) before anything is compiled or runs, on\n"
+"either backend.\n";
 
 static const char usage_verify[] =
 "usage: stirc verify FILE [--kernel K] [--schedule S.yaml] [--seed N]\n"
@@ -191,7 +200,8 @@ static const char usage_verify[] =
 "                    multiprocessor, 1 to 32 (cuda only)\n"
 "  --seed N          the first seed (default 1)\n"
 "  --seeds COUNT     how many seeds to try: N, N+1, ... (default 1)\n"
-"  --size NAME=INT   bind size parameter NAME instead of drawing it\n"
+"  --size NAME=INT   bind size parameter NAME instead of drawing it (a\n"
+"                    size of a kernel verified, at least 0, given once)\n"
 "  --help            show this help\n";
 
 /* s: the message of a usage error; prints it and the hint. */
@@ -763,16 +773,27 @@ static int check_names(stir_ctx *ctx, const stir_kernel *k,
 	if (!names)
 		return EXIT_WRONG;
 	stir_kernel_array_names(k, names, n_names);
-	for (int i = 0; i < o->n_out; i++) {
+	/* --out before any data is read or anything runs; --in and --mtx
+	 * before any file is read */
+	for (int i = 0; i < o->n_out + o->n_in + o->n_mtx; i++) {
+		const name_value *nv = i < o->n_out ? &o->out[i] :
+			i < o->n_out + o->n_in ? &o->in[i - o->n_out] :
+			&o->mtx[i - o->n_out - o->n_in];
+		const char *opt = i < o->n_out ? "--out" :
+			i < o->n_out + o->n_in ? "--in" : "--mtx";
 		bool found = false;
 		for (int j = 0; j < n_names && !found; j++)
-			found = !strcmp(names[j], o->out[i].name);
+			found = !strcmp(names[j], nv->name);
+		if (i >= o->n_out + o->n_in) {
+			const stir_buffer *t = stir_kernel_find_buffer(k, nv->name);
+			found = t && stir_buffer_get_kind(t) == STIR_BUFFER_TENSOR;
+		}
 		if (!found) {
-			fprintf(stderr, "stirc: --out %s=%s: kernel '%s' has no array "
-				"'%s'\n", o->out[i].name, o->out[i].value,
-				stir_kernel_get_name(k), o->out[i].name);
+			fprintf(stderr, "stirc: %s %s=%s: kernel '%s' has no %s '%s'\n",
+				opt, nv->name, nv->value, stir_kernel_get_name(k),
+				i < o->n_out + o->n_in ? "array" : "tensor", nv->name);
 			free(names);
-			return EXIT_USAGE;
+			return i < o->n_out ? EXIT_USAGE : EXIT_WRONG;
 		}
 	}
 	free(names);
