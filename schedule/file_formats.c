@@ -294,13 +294,14 @@ static int bind_step(const stir_schedule *s, const stir_kernel *k,
 			/* the builder's errors have no place in the file, and
 			 * its advice about index types speaks C: say what the
 			 * program must declare instead */
-			if (itype == STIR_I32 && needs_wide_indices(ctx, n0))
+			if (itype == STIR_I32 && t->n_axes > 0 &&
+			    needs_wide_indices(ctx, n0))
 				sf_note_errors(ctx, n0, rloc, "while building the %s "
 					"format of tensor '%s' on the host: its indices "
 					"take the type of axis '%s' (i32); declare it with "
 					"idtype = i64 in the program",
 					sf_rule_kind_key(src->kind), t->name,
-					t->n_axes ? t->axes[old >= 0 && old < t->n_axes ? old : 0]->name : t->name);
+					t->axes[old >= 0 && old < t->n_axes ? old : 0]->name);
 			else
 				sf_note_errors(ctx, n0, rloc, "while building the %s "
 					"format of tensor '%s' on the host",
