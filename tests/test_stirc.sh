@@ -333,5 +333,12 @@ expect 1 "$stirc" run "$csrmm" --stage 3 --size n=2 --size feat=1 \
 	--in J.indptr="$tmp/jp-22.npy" --in J.indices="$tmp/ji-uns.npy" --random 1
 grep_in "$tmp/err" "error: array 'J.indices': entry 1 is 0, not greater than entry 0 (1) in the same row"
 
+# a format built on the host for a schedule file's decompose step that
+# needs 64-bit indices: advice in the program's terms, at the step
+printf '%%%%MatrixMarket matrix coordinate real general\n2 2 1\n1 2 2.5\n' > "$tmp/one.mtx"
+printf 'kernel: csrmm\nformat:\n  - decompose: {tensor: A, rules: [{bsr: {block: 65536}}]}\n' > "$tmp/bsr.yaml"
+expect 1 "$stirc" run "$csrmm" --schedule "$tmp/bsr.yaml" --mtx A="$tmp/one.mtx" --random 1 --stage 1
+grep_in "$tmp/err" "bsr.yaml:3:37: note: while building the bsr format of tensor 'A' on the host: its indices take the type of axis 'I' (i32); declare it with idtype = i64 in the program"
+
 [ $fail = 0 ] && echo "stirc: all checks passed"
 exit $fail

@@ -169,8 +169,8 @@ STIR_EXPORT void stir_gpu_run_free(__stir_take stir_gpu_run *r);
  * as it was before stir_kernel_prepare_for_gpu with
  * stir_kernel_check_bindings first, as stirc run does), refuse a buffer
  * with more elements than its index type can address, then copy every
- * array the kernel takes to the
- * device and allocate the buffers the kernel owns (each on its own; one
+ * array the kernel takes to the device and allocate the buffers the
+ * kernel owns (each on its own; one
  * not aligned to 16 bytes is refused when the kernel was emitted with
  * STIR_CUDA_ALIGNED_BUFFERS, as stir_gpu_kernel_compile does).  May be
  * called again with other data.  0, or -1 with diagnostics. */
