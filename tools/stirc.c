@@ -727,19 +727,27 @@ static int cmd_print(int argc, char **argv)
 	return rc;
 }
 
-/* k, o, name, opt, arg: record in names/opts that option "opt arg" binds
- * array "name" of k; EXIT_USAGE when another option binds it too. */
-static int claim_array(const char **names, const char **opts,
-	const char **args, int *n, const char *name, const char *opt,
-	const char *arg, const char *prefix)
+/* An array bound by an option: for the check that no two bind one. */
+typedef struct claim {
+	const char *array;        /* the array's name */
+	const char *opt;          /* "--mtx" or "--in" */
+	const name_value *arg;    /* the option's NAME=FILE */
+} claim;
+
+/* list, n, array, opt, arg, prefix: record in list[*n] that option "opt
+ * arg" binds "array"; EXIT_USAGE, naming both, when another option of the
+ * list binds it too. */
+static int claim_array(claim *list, int *n, const char *array,
+	const char *opt, const name_value *arg, const char *prefix)
 {
 	for (int i = 0; i < *n; i++)
-		if (!strcmp(names[i], name))
-			return usage_error(prefix, "%s %s and %s %s both bind array "
-				"'%s'", opts[i], args[i], opt, arg, name);
-	names[*n] = name;
-	opts[*n] = opt;
-	args[(*n)++] = arg;
+		if (!strcmp(list[i].array, array))
+			return usage_error(prefix, "%s %s=%s and %s %s=%s both bind "
+				"array '%s'", list[i].opt, list[i].arg->name,
+				list[i].arg->value, opt, arg->name, arg->value, array);
+	list[*n].array = array;
+	list[*n].opt = opt;
+	list[(*n)++].arg = arg;
 	return 0;
 }
 
@@ -798,14 +806,11 @@ static int check_names(stir_ctx *ctx, const stir_kernel *k,
 	}
 	free(names);
 	int n = 0, rc = 0;
-	const char *bound[3 * MAX_BINDINGS + MAX_BINDINGS];
-	const char *opts[4 * MAX_BINDINGS], *args[4 * MAX_BINDINGS];
-	char arg[4 * MAX_BINDINGS][512];
+	claim bound[3 * MAX_BINDINGS + MAX_BINDINGS];
 	for (int i = 0; i < o->n_mtx && rc == 0; i++) {
-		const char *t = o->mtx[i].name;
-		snprintf(arg[i], sizeof(arg[i]), "%s=%s", t, o->mtx[i].value);
-		rc = claim_array(bound, opts, args, &n, t, "--mtx", arg[i], prefix);
-		stir_buffer *buf = stir_kernel_find_buffer(k, t);
+		const name_value *nv = &o->mtx[i];
+		rc = claim_array(bound, &n, nv->name, "--mtx", nv, prefix);
+		stir_buffer *buf = stir_kernel_find_buffer(k, nv->name);
 		stir_axis *j = buf && stir_buffer_get_kind(buf) ==
 			STIR_BUFFER_TENSOR && stir_buffer_n_axes(buf) == 2 ?
 			stir_buffer_get_axis(buf, 1) : NULL;
@@ -827,18 +832,13 @@ static int check_names(stir_ctx *ctx, const stir_kernel *k,
 		if (!ip || !ix)
 			return EXIT_WRONG;
 		if (rc == 0)
-			rc = claim_array(bound, opts, args, &n, ip, "--mtx", arg[i],
-				prefix);
+			rc = claim_array(bound, &n, ip, "--mtx", nv, prefix);
 		if (rc == 0)
-			rc = claim_array(bound, opts, args, &n, ix, "--mtx", arg[i],
-				prefix);
+			rc = claim_array(bound, &n, ix, "--mtx", nv, prefix);
 	}
-	for (int i = 0; i < o->n_in && rc == 0; i++) {
-		char *a = arg[o->n_mtx + i];
-		snprintf(a, sizeof(arg[0]), "%s=%s", o->in[i].name, o->in[i].value);
-		rc = claim_array(bound, opts, args, &n, o->in[i].name, "--in", a,
+	for (int i = 0; i < o->n_in && rc == 0; i++)
+		rc = claim_array(bound, &n, o->in[i].name, "--in", &o->in[i],
 			prefix);
-	}
 	return rc;
 }
 
