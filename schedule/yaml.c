@@ -1243,11 +1243,19 @@ static int copy_node(reader *r, int id, yaml_mark_t mark, int64_t *budget)
 	return c;
 }
 
-/* r, p, slot, budget: walk the node whose id is in *slot together with
- * its events from p; where the event is an alias, put in *slot a copy of
- * the aliased node located at the alias.  0, or -1 after an error. */
+/* A node whose events are being walked, and the one that holds it. */
+typedef struct open_node {
+	int id;
+	const struct open_node *up;
+} open_node;
+
+/* r, p, slot, up, budget: walk the node whose id is in *slot (inside the
+ * open nodes "up") together with its events from p; where the event is an
+ * alias, put in *slot a copy of the aliased node located at the alias.  An
+ * alias of a node that holds it (a cycle) is an error.  0, or -1 after an
+ * error. */
 static int unshare_node(reader *r, yaml_parser_t *p, int *slot,
-	int64_t *budget)
+	const open_node *up, int64_t *budget)
 {
 	yaml_event_t e;
 	if (!yaml_parser_parse(p, &e)) {
@@ -1258,8 +1266,16 @@ static int unshare_node(reader *r, yaml_parser_t *p, int *slot,
 	/* copies move the node array: keep the node itself, whose item and
 	 * pair stacks do not move */
 	yaml_node_t n0 = *node_at(r, *slot), *n = &n0;
+	open_node self = { *slot, up };
 	switch (e.type) {
 	case YAML_ALIAS_EVENT: {
+		for (const open_node *o = up; o; o = o->up)
+			if (o->id == *slot) {
+				fail(r, mark_loc(r, e.start_mark), "a YAML alias may not "
+					"stand for a node that holds it");
+				yaml_event_delete(&e);
+				return -1;
+			}
 		int c = copy_node(r, *slot, e.start_mark, budget);
 		if (!c && *budget < 0)
 			fail(r, mark_loc(r, e.start_mark), "the YAML aliases of the "
@@ -1273,14 +1289,14 @@ static int unshare_node(reader *r, yaml_parser_t *p, int *slot,
 	case YAML_SEQUENCE_START_EVENT:
 		for (yaml_node_item_t *i = n->data.sequence.items.start;
 		     rc == 0 && i < n->data.sequence.items.top; i++)
-			rc = unshare_node(r, p, i, budget);
+			rc = unshare_node(r, p, i, &self, budget);
 		break;
 	case YAML_MAPPING_START_EVENT:
 		for (yaml_node_pair_t *q = n->data.mapping.pairs.start;
 		     rc == 0 && q < n->data.mapping.pairs.top; q++) {
-			rc = unshare_node(r, p, &q->key, budget);
+			rc = unshare_node(r, p, &q->key, &self, budget);
 			if (rc == 0)
-				rc = unshare_node(r, p, &q->value, budget);
+				rc = unshare_node(r, p, &q->value, &self, budget);
 		}
 		break;
 	default:
@@ -1332,7 +1348,7 @@ static int unshare_aliases(reader *r)
 	int root = 1;
 	int64_t budget = SF_MAX_ALIAS_NODES;
 	if (rc == 0)
-		rc = unshare_node(r, &p, &root, &budget);
+		rc = unshare_node(r, &p, &root, NULL, &budget);
 	yaml_parser_delete(&p);
 	return rc;
 }

@@ -253,6 +253,11 @@ static const bad_file bad[] = {
 	  "stage2:\n  - specialize: {param: feat, value: 4}\n",
 	  "5:25: error: specialize: size 'feat' is specialized twice\n"
 	  "3:5: note: the first time, to 3\n" },
+	/* an alias inside the node it stands for */
+	{ "kernel: csrmm\nstage2: &x [*x]\n",
+	  "2:13: error: a YAML alias may not stand for a node that holds it\n" },
+	{ "kernel: csrmm\nstage2: [{unroll: &y {block: b, loop: [*y]}}]\n",
+	  "2:40: error: a YAML alias may not stand for a node that holds it\n" },
 	/* aliases of aliases (billion laughs): a bound, at the alias */
 	{ "kernel: csrmm\na0: &a0 [x, x, x, x, x, x, x, x, x, x]\n"
 	  "a1: &a1 [*a0, *a0, *a0, *a0, *a0, *a0, *a0, *a0, *a0, *a0]\n"
