@@ -228,7 +228,7 @@ int fmt_build_fits(fmt_build *bld, int64_t value, const char *what)
 	if (bld->f->itype != STIR_I32 || value <= INT32_MAX)
 		return 0;
 	return fmt_build_error(bld, "%s (%" PRId64 ") does not fit in i32 "
-		"indices (use STIR_I64)", what, value);
+		"indices: build the format with i64 indices", what, value);
 }
 
 int fmt_build_init(fmt_build *bld, stir_ctx *ctx, stir_format_kind kind,

@@ -1,10 +1,13 @@
 /* Host arrays and bindings; see include/stir/array.h. */
+#include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stir/array.h>
 #include "ir/diag.h"
+#include "ir/layout.h"
 
 struct stir_array {
 	stir_dtype dtype;
@@ -197,13 +200,105 @@ void stir_array_fill(stir_array *a, double v)
 		stir_array_set_double(a, i, v);
 }
 
-stir_array *stir_array_convert(stir_ctx *ctx, const stir_array *a,
-	stir_dtype dtype)
+/* t, v: v written the shortest way that reads back as the same value of
+ * float type t, so that a message quotes a value as its file holds it. */
+static void format_float(char *buf, size_t n, stir_dtype t, double v)
 {
+	if (v == floor(v) && fabs(v) < 1e17) {
+		/* a whole number reads best as one, and is exact */
+		snprintf(buf, n, "%.0f", v);
+		return;
+	}
+	for (int prec = 1; prec <= 17; prec++) {
+		snprintf(buf, n, "%.*g", prec, v);
+		double r = strtod(buf, NULL);
+		bool same = t == STIR_F32 ? (float)r == (float)v :
+			t == STIR_F16 ? stir_f16_from_double(r) ==
+				stir_f16_from_double(v) :
+			t == STIR_BF16 ? stir_bf16_from_double(r) ==
+				stir_bf16_from_double(v) : r == v;
+		if (same || isnan(v))
+			return;
+	}
+}
+
+/* a, i, buf, n: element i of a as its type writes it. */
+static void format_elem(const stir_array *a, int64_t i, char *buf, size_t n)
+{
+	if (stir_dtype_is_float(a->dtype))
+		format_float(buf, n, a->dtype, stir_array_get_double(a, i));
+	else
+		snprintf(buf, n, "%" PRId64, stir_array_get_int(a, i));
+}
+
+/* t, *lo, *hi: the range of integer (or bool) type t. */
+static void int_range(stir_dtype t, int64_t *lo, int64_t *hi)
+{
+	*lo = t == STIR_I8 ? INT8_MIN : t == STIR_I32 ? INT32_MIN :
+		t == STIR_BOOL ? 0 : INT64_MIN;
+	*hi = t == STIR_I8 ? INT8_MAX : t == STIR_I32 ? INT32_MAX :
+		t == STIR_BOOL ? 1 : INT64_MAX;
+}
+
+/* a, i, dtype: whether element i of a converts to dtype without changing
+ * its meaning: exactly to an integer (or bool) type; to a float type
+ * rounded, but a finite value does not become infinite. */
+static bool elem_fits(const stir_array *a, int64_t i, stir_dtype dtype)
+{
+	bool from_int = !stir_dtype_is_float(a->dtype);
+	if (!stir_dtype_is_float(dtype)) {
+		int64_t lo, hi, v;
+		int_range(dtype, &lo, &hi);
+		if (from_int) {
+			v = stir_array_get_int(a, i);
+		} else {
+			double d = stir_array_get_double(a, i);
+			/* 2^63 itself is out of range: compare before the cast */
+			if (!isfinite(d) || d != floor(d) || d < -0x1p63 ||
+			    d >= 0x1p63)
+				return false;
+			v = (int64_t)d;
+		}
+		return v >= lo && v <= hi;
+	}
+	double d = stir_array_get_double(a, i);
+	if (!isfinite(d))
+		return true;
+	switch (dtype) {
+	case STIR_F16: return (stir_f16_from_double(d) & 0x7c00) != 0x7c00;
+	case STIR_BF16: return (stir_bf16_from_double(d) & 0x7f80) != 0x7f80;
+	case STIR_F32: return isfinite((float)d);
+	default: return true;
+	}
+}
+
+stir_array *stir_array_convert_named(stir_ctx *ctx, const stir_array *a,
+	stir_dtype dtype, const char *name)
+{
+	for (int64_t i = 0; i < a->len; i++) {
+		if (elem_fits(a, i, dtype))
+			continue;
+		char v[64];
+		format_elem(a, i, v, sizeof(v));
+		double d = stir_array_get_double(a, i);
+		const char *why = stir_dtype_is_float(dtype) ? "overflows" :
+			!stir_dtype_is_float(a->dtype) || (d == floor(d) &&
+			isfinite(d)) ? "is out of the range of" :
+			"is not exactly representable in";
+		if (name)
+			stir_error(ctx, stir_loc_none(), "array '%s': entry %" PRId64
+				" is %s (%s), which %s %s", name, i, v,
+				stir_dtype_name(a->dtype), why, stir_dtype_name(dtype));
+		else
+			stir_error(ctx, stir_loc_none(), "entry %" PRId64 " is %s (%s), "
+				"which %s %s", i, v, stir_dtype_name(a->dtype), why,
+				stir_dtype_name(dtype));
+		return NULL;
+	}
 	stir_array *c = stir_array_alloc(ctx, dtype, a->ndim, a->shape);
 	if (!c)
 		return NULL;
-	bool ints = stir_dtype_is_int(dtype) && stir_dtype_is_int(a->dtype);
+	bool ints = !stir_dtype_is_float(dtype) && !stir_dtype_is_float(a->dtype);
 	for (int64_t i = 0; i < a->len; i++) {
 		if (ints)
 			stir_array_set_int(c, i, stir_array_get_int(a, i));
@@ -211,6 +306,12 @@ stir_array *stir_array_convert(stir_ctx *ctx, const stir_array *a,
 			stir_array_set_double(c, i, stir_array_get_double(a, i));
 	}
 	return c;
+}
+
+stir_array *stir_array_convert(stir_ctx *ctx, const stir_array *a,
+	stir_dtype dtype)
+{
+	return stir_array_convert_named(ctx, a, dtype, NULL);
 }
 
 /* ---- bindings ---- */

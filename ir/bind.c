@@ -156,7 +156,7 @@ int stir_kernel_bind_array(const stir_kernel *k, stir_bindings *b,
 		return -1;
 	}
 	if (stir_array_get_dtype(a) != want) {
-		stir_array *c = stir_array_convert(ctx, a, want);
+		stir_array *c = stir_array_convert_named(ctx, a, want, name);
 		stir_array_free(a);
 		if (!c)
 			return -1;
@@ -740,6 +740,13 @@ static int bind_size_to(const stir_kernel *k, stir_bindings *b,
 	free(params);
 	if (rc < 0)
 		return -1;
+	if (have != v && e->kind == STIR_EXPR_VAR &&
+	    e->u.var->kind == STIR_VAR_PARAM) {
+		stir_error(ctx, e->loc, "the matrix bound to '%s' has %s %" PRId64
+			", but size '%s' is bound to %" PRId64, tensor, what, v,
+			e->u.var->name, have);
+		return -1;
+	}
 	if (have != v) {
 		stir_error(ctx, e->loc, "the matrix bound to '%s' has %s %" PRId64
 			", but the kernel's size is %" PRId64, tensor, what, v, have);
@@ -784,7 +791,9 @@ int stir_kernel_bind_csr(const stir_kernel *k, stir_bindings *b,
 	int64_t n1 = csr->nrows + 1, nnz = csr->nnz;
 	stir_array *indptr = stir_array_alloc(ctx, aj->idtype, 1, &n1);
 	stir_array *indices = stir_array_alloc(ctx, aj->idtype, 1, &nnz);
-	stir_array *values = stir_array_alloc(ctx, buf->dtype, 1, &nnz);
+	/* the values as the file holds them, then converted with a check:
+	 * 2.5 does not go into an integer tensor as 2 */
+	stir_array *values = stir_array_alloc(ctx, STIR_F64, 1, &nnz);
 	if (!indptr || !indices || !values) {
 		stir_array_free(indptr);
 		stir_array_free(indices);
@@ -796,6 +805,16 @@ int stir_kernel_bind_csr(const stir_kernel *k, stir_bindings *b,
 	for (int64_t i = 0; i < nnz; i++) {
 		stir_array_set_int(indices, i, csr->indices[i]);
 		stir_array_set_double(values, i, csr->values[i]);
+	}
+	if (buf->dtype != STIR_F64) {
+		stir_array *c = stir_array_convert_named(ctx, values, buf->dtype,
+			tensor);
+		stir_array_free(values);
+		if (!(values = c)) {
+			stir_array_free(indptr);
+			stir_array_free(indices);
+			return -1;
+		}
 	}
 	int rc = stir_bindings_set_array(b, indptr_name, indptr);
 	rc |= stir_bindings_set_array(b, indices_name, indices);

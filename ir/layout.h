@@ -67,4 +67,13 @@ int64_t stir_layout_coord(const stir_layout *l, const stir_axis *a, int64_t pp,
 int64_t stir_layout_lookup(const stir_layout *l, const stir_axis *a, int64_t pp,
 	int64_t c);
 
+/* A new array holding the elements of "a" converted to "dtype" (same
+ * shape), or NULL with an error naming array "name" (NULL: none) and
+ * quoting the first element that does not convert: to an integer type
+ * (or bool) an element must be exactly representable (no NaN, infinity,
+ * fraction or out-of-range value); to a float type it is rounded, but a
+ * finite element may not overflow to infinity. */
+stir_array *stir_array_convert_named(stir_ctx *ctx, const stir_array *a,
+	stir_dtype dtype, const char *name);
+
 #endif

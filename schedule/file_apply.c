@@ -241,6 +241,25 @@ static int match(applier *a, const sf_step *st, const char *pattern,
 	return -1;
 }
 
+/* a, st: the value of specialize step st must fit the type of its size
+ * parameter (when the kernel has it: check_names says when not);
+ * reported at the value in the file.  0 or -1. */
+static int check_value(applier *a, const sf_step *st)
+{
+	const sf_arg *name = &st->args[SF_ARG_PARAM], *v = &st->args[SF_ARG_VALUE];
+	for (int i = 0; i < a->k->params.n; i++) {
+		const stir_var *p = stir_var_at(&a->k->params, i);
+		if (strcmp(p->name, name->str) || p->dtype != STIR_I32 ||
+		    v->num <= INT32_MAX)
+			continue;
+		stir_error(a->ctx, at(a, v->loc), "specialize: %lld does not fit "
+			"size '%s', which the program declares i32", (long long)v->num,
+			p->name);
+		return -1;
+	}
+	return 0;
+}
+
 /* a, st, n0, rc, fmt: the result rc of a primitive called for step st;
  * when it failed, every error reported since diagnostic n0 gets a note at
  * the step: "while applying PRIM" and what fmt says. */
@@ -401,7 +420,7 @@ static int apply_step(applier *a, const sf_step *st)
 			A[SF_ARG_TENSOR].str, A[SF_ARG_RULES].n_rules,
 			A[SF_ARG_RULES].rules), " to tensor '%s'", A[SF_ARG_TENSOR].str);
 	case SF_PRIM_SPECIALIZE:
-		if (check_names(a, st, NULL, NULL) < 0)
+		if (check_names(a, st, NULL, NULL) < 0 || check_value(a, st) < 0)
 			return -1;
 		return done(a, st, n0, stir_specialize(a->k, A[SF_ARG_PARAM].str,
 			A[SF_ARG_VALUE].num), " to '%s'", A[SF_ARG_PARAM].str);

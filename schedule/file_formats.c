@@ -232,6 +232,17 @@ static int move_into(stir_ctx *ctx, const stir_bindings *from,
 	return 0;
 }
 
+/* ctx, n0: did an error since diagnostic n0 say that a format needs
+ * 64-bit indices (formats/format.c, fmt_build_fits)? */
+static bool needs_wide_indices(stir_ctx *ctx, int n0)
+{
+	for (int i = n0; i < stir_ctx_n_diagnostics(ctx); i++)
+		if (strstr(stir_diag_get_message(stir_ctx_get_diagnostic(ctx, i)),
+		    "does not fit in i32 indices"))
+			return true;
+	return false;
+}
+
 /* s, k, st, l, b: the formats of decompose step st. */
 static int bind_step(const stir_schedule *s, const stir_kernel *k,
 	const sf_step *st, const stir_layout *l, stir_bindings *b)
@@ -280,10 +291,21 @@ static int bind_step(const stir_schedule *s, const stir_kernel *k,
 		if (rc == 0)
 			rc = read_input(k, t, src->kind, l, b, rloc, &in);
 		if (rc == 0 && build(ctx, src, &in, itype, t->dtype, out) < 0) {
-			/* the builder's errors have no place in the file */
-			sf_note_errors(ctx, n0, rloc, "while building the %s format "
-				"of tensor '%s' on the host", sf_rule_kind_key(src->kind),
-				t->name);
+			/* the builder's errors have no place in the file, and
+			 * its advice about index types speaks C: say what the
+			 * program must declare instead */
+			if (itype == STIR_I32 && t->n_axes > 0 &&
+			    needs_wide_indices(ctx, n0))
+				sf_note_errors(ctx, n0, rloc, "while building the %s "
+					"format of tensor '%s' on the host: its indices "
+					"take the type of axis '%s' (i32); declare it with "
+					"idtype = i64 in the program",
+					sf_rule_kind_key(src->kind), t->name,
+					t->axes[old >= 0 && old < t->n_axes ? old : 0]->name);
+			else
+				sf_note_errors(ctx, n0, rloc, "while building the %s "
+					"format of tensor '%s' on the host",
+					sf_rule_kind_key(src->kind), t->name);
 			rc = -1;
 		}
 		if (rc == 0)

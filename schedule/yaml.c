@@ -1025,6 +1025,30 @@ static const char *where(unsigned sections, char *buf, size_t size)
 	return key_list(keys, n, buf, size);
 }
 
+/* r, st, sec: specialize step st (the last of section sec) gives a size:
+ * a value of at least 0, for a parameter no earlier step specializes
+ * (after the first, the kernel no longer has it). */
+static void check_specialize(reader *r, const sf_step *st, sf_section sec)
+{
+	const sf_arg *name = &st->args[SF_ARG_PARAM], *v = &st->args[SF_ARG_VALUE];
+	if (v->num < 0)
+		fail(r, v->loc, "specialize: the value of size '%s' must be at "
+			"least 0, not %" PRId64, name->str, v->num);
+	for (int sc = 0; sc <= (int)sec; sc++)
+		for (int i = 0; i < r->s->n_steps[sc]; i++) {
+			const sf_step *o = &r->s->steps[sc][i];
+			if (o == st || o->prim != SF_PRIM_SPECIALIZE ||
+			    !o->args[SF_ARG_PARAM].set ||
+			    strcmp(o->args[SF_ARG_PARAM].str, name->str))
+				continue;
+			stir_diag *d = fail(r, name->loc, "specialize: size '%s' is "
+				"specialized twice", name->str);
+			stir_diag_add_note(d, o->loc, "the first time, to %" PRId64,
+				o->args[SF_ARG_VALUE].num);
+			return;
+		}
+}
+
 /* r, n, sec: one step of section sec: "- PRIMITIVE: {ARGUMENTS}", or
  * "- PRIMITIVE" for one without arguments. */
 static void read_step(reader *r, const yaml_node_t *n, sf_section sec)
@@ -1099,9 +1123,13 @@ static void read_step(reader *r, const yaml_node_t *n, sf_section sec)
 		return;
 	}
 	read_keys(r, map, prefix, "argument", keys, nk, req, vals);
+	int errors = r->errors;
 	for (int i = 0; i < nk; i++)
 		if (vals[i])
 			read_arg(r, st, ids[i], vals[i], prefix);
+	if (st->prim == SF_PRIM_SPECIALIZE && r->errors == errors &&
+	    st->args[SF_ARG_PARAM].set && st->args[SF_ARG_VALUE].set)
+		check_specialize(r, st, sec);
 }
 
 /* r, n, sec: section sec: a list of steps (null: none). */
@@ -1165,6 +1193,166 @@ static void yaml_error(reader *r, const yaml_parser_t *p)
 			p->context);
 }
 
+/* The most nodes the copies of aliased nodes may add (see unshare). */
+#define SF_MAX_ALIAS_NODES 100000
+
+/* r, id, mark, budget: a copy of node id and of everything under it, every
+ * node located at "mark"; its id, or 0 when *budget (nodes left to copy)
+ * or memory runs out.  Adding nodes moves the document's node array, so
+ * nodes are found again by id after each. */
+static int copy_node(reader *r, int id, yaml_mark_t mark, int64_t *budget)
+{
+	yaml_document_t *d = r->doc;
+	if (--*budget < 0)
+		return 0;
+	/* the item and pair stacks are allocated apart from the array */
+	yaml_node_t n = *node_at(r, id);
+	int c = 0;
+	switch (n.type) {
+	case YAML_SCALAR_NODE:
+		c = yaml_document_add_scalar(d, n.tag, n.data.scalar.value,
+			(int)n.data.scalar.length, n.data.scalar.style);
+		break;
+	case YAML_SEQUENCE_NODE:
+		c = yaml_document_add_sequence(d, n.tag, n.data.sequence.style);
+		for (yaml_node_item_t *i = n.data.sequence.items.start;
+		     c && i < n.data.sequence.items.top; i++) {
+			int e = copy_node(r, *i, mark, budget);
+			if (!e || !yaml_document_append_sequence_item(d, c, e))
+				c = 0;
+		}
+		break;
+	case YAML_MAPPING_NODE:
+		c = yaml_document_add_mapping(d, n.tag, n.data.mapping.style);
+		for (yaml_node_pair_t *q = n.data.mapping.pairs.start;
+		     c && q < n.data.mapping.pairs.top; q++) {
+			int k = copy_node(r, q->key, mark, budget);
+			int v = k ? copy_node(r, q->value, mark, budget) : 0;
+			if (!v || !yaml_document_append_mapping_pair(d, c, k, v))
+				c = 0;
+		}
+		break;
+	default:
+		break;
+	}
+	if (c) {
+		yaml_node_t *cn = node_at(r, c);
+		cn->start_mark = mark;
+		cn->end_mark = mark;
+	}
+	return c;
+}
+
+/* A node whose events are being walked, and the one that holds it. */
+typedef struct open_node {
+	int id;
+	const struct open_node *up;
+} open_node;
+
+/* r, p, slot, up, budget: walk the node whose id is in *slot (inside the
+ * open nodes "up") together with its events from p; where the event is an
+ * alias, put in *slot a copy of the aliased node located at the alias.  An
+ * alias of a node that holds it (a cycle) is an error.  0, or -1 after an
+ * error. */
+static int unshare_node(reader *r, yaml_parser_t *p, int *slot,
+	const open_node *up, int64_t *budget)
+{
+	yaml_event_t e;
+	if (!yaml_parser_parse(p, &e)) {
+		yaml_error(r, p);
+		return -1;
+	}
+	int rc = 0;
+	/* copies move the node array: keep the node itself, whose item and
+	 * pair stacks do not move */
+	yaml_node_t n0 = *node_at(r, *slot), *n = &n0;
+	open_node self = { *slot, up };
+	switch (e.type) {
+	case YAML_ALIAS_EVENT: {
+		for (const open_node *o = up; o; o = o->up)
+			if (o->id == *slot) {
+				fail(r, mark_loc(r, e.start_mark), "a YAML alias may not "
+					"stand for a node that holds it");
+				yaml_event_delete(&e);
+				return -1;
+			}
+		int c = copy_node(r, *slot, e.start_mark, budget);
+		if (!c && *budget < 0)
+			fail(r, mark_loc(r, e.start_mark), "the YAML aliases of the "
+				"file stand for more than %d nodes", SF_MAX_ALIAS_NODES);
+		else if (!c)
+			oom(r);
+		*slot = c;
+		rc = c ? 0 : -1;
+		break;
+	}
+	case YAML_SEQUENCE_START_EVENT:
+		for (yaml_node_item_t *i = n->data.sequence.items.start;
+		     rc == 0 && i < n->data.sequence.items.top; i++)
+			rc = unshare_node(r, p, i, &self, budget);
+		break;
+	case YAML_MAPPING_START_EVENT:
+		for (yaml_node_pair_t *q = n->data.mapping.pairs.start;
+		     rc == 0 && q < n->data.mapping.pairs.top; q++) {
+			rc = unshare_node(r, p, &q->key, &self, budget);
+			if (rc == 0)
+				rc = unshare_node(r, p, &q->value, &self, budget);
+		}
+		break;
+	default:
+		break;
+	}
+	if (rc == 0 && (e.type == YAML_SEQUENCE_START_EVENT ||
+	    e.type == YAML_MAPPING_START_EVENT)) {
+		/* the end of the sequence or mapping */
+		yaml_event_t end;
+		if (!yaml_parser_parse(p, &end)) {
+			yaml_error(r, p);
+			rc = -1;
+		} else {
+			yaml_event_delete(&end);
+		}
+	}
+	yaml_event_delete(&e);
+	return rc;
+}
+
+/* r: give every use of an alias a node of its own, located at the
+ * alias (libyaml's loader makes it the aliased node itself, located at
+ * its anchor), so that an error in a step written with an alias is
+ * reported at that step.  The nodes' structure and the parser's events
+ * come in the same order: the events are read again beside the tree.
+ * 0, or -1 after an error. */
+static int unshare_aliases(reader *r)
+{
+	yaml_parser_t p;
+	if (!memchr(r->s->text, '*', r->s->len))
+		return 0; /* no alias */
+	if (!yaml_parser_initialize(&p)) {
+		oom(r);
+		return -1;
+	}
+	yaml_parser_set_input_string(&p, (const unsigned char *)r->s->text,
+		r->s->len);
+	int rc = 0;
+	yaml_event_t e;
+	/* the stream's and the document's start */
+	for (int i = 0; i < 2 && rc == 0; i++) {
+		if (!yaml_parser_parse(&p, &e)) {
+			yaml_error(r, &p);
+			rc = -1;
+		} else {
+			yaml_event_delete(&e);
+		}
+	}
+	int root = 1;
+	int64_t budget = SF_MAX_ALIAS_NODES;
+	if (rc == 0)
+		rc = unshare_node(r, &p, &root, NULL, &budget);
+	yaml_parser_delete(&p);
+	return rc;
+}
+
 /* r, doc: load the one document of the file into *doc.  0, or -1 after
  * an error (nothing to delete then). */
 static int load(reader *r, yaml_document_t *doc)
@@ -1203,9 +1391,11 @@ static int load(reader *r, yaml_document_t *doc)
 			yaml_document_delete(&extra);
 		}
 	}
+	yaml_parser_delete(&p);
+	if (rc == 0)
+		rc = unshare_aliases(r);
 	if (rc < 0)
 		yaml_document_delete(doc);
-	yaml_parser_delete(&p);
 	return rc;
 }
 

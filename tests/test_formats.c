@@ -1472,7 +1472,8 @@ START_TEST(test_i32_limits)
 	for (int which = 0; which < 6; which++) {
 		ck_assert_ptr_null(build_any(which, ctx, m, b));
 		snprintf(msg, sizeof(msg), "%s: the number of columns "
-			"(3000000000) does not fit in i32 indices (use STIR_I64)",
+			"(3000000000) does not fit in i32 indices: build the format "
+			"with i64 indices",
 			names[which]);
 		expect_error(ctx, msg);
 	}
@@ -1507,16 +1508,19 @@ START_TEST(test_i32_limits)
 	ck_assert_ptr_null(stir_csr_to_ell(ctx, m, 3000000000, STIR_I32,
 		STIR_F32, "_e", b));
 	expect_error(ctx, "ELL: the length of array 'J_e.indices' (3000000000) "
-		"does not fit in i32 indices (use STIR_I64)");
+		"does not fit in i32 indices: build the format with i64 "
+		"indices");
 	const int64_t huge[] = { 3000000000 };
 	ck_assert_ptr_null(stir_csr_to_hybrid(ctx, m, 1, huge, 1, STIR_I32,
 		STIR_F32, "_h", b));
 	expect_error(ctx, "hybrid: the length of array 'C_h_0_0.indices' "
-		"(3000000000) does not fit in i32 indices (use STIR_I64)");
+		"(3000000000) does not fit in i32 indices: build the format "
+			"with i64 indices");
 	ck_assert_ptr_null(stir_csr_to_sr_bcrs(ctx, m, 1 << 20, 1 << 12,
 		STIR_I32, STIR_F32, "_s", b));
 	expect_error(ctx, "SR-BCRS: the length of array 'A_s' (4294967296) "
-		"does not fit in i32 indices (use STIR_I64)");
+		"does not fit in i32 indices: build the format with i64 "
+		"indices");
 	ck_assert_int_eq(stir_bindings_n_arrays(b), 0);
 	stir_bindings_free(b);
 	stir_csr_free(m);

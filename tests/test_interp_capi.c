@@ -2,6 +2,8 @@
  * references: CSR SpMM with init (empty rows), fused SDDMM, and the checks
  * of malformed bindings. */
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 #include <stir/stir.h>
 #include "tests/testutil.h"
 
@@ -261,6 +263,75 @@ START_TEST(test_buffer_size_errors)
 }
 END_TEST
 
+/* from, v, to, want: converting a one-element array of type "from"
+ * holding v (set as a double) to "to" fails with "want", or succeeds with
+ * the same value when want is NULL. */
+static void expect_convert(stir_dtype from, double v, stir_dtype to,
+	const char *want)
+{
+	stir_ctx *ctx = stir_ctx_alloc();
+	int64_t n = 1;
+	stir_array *a = stir_array_alloc(ctx, from, 1, &n);
+	stir_array_set_double(a, 0, v);
+	stir_array *c = stir_array_convert(ctx, a, to);
+	char *d = stir_ctx_diagnostics_to_str(ctx);
+	if (want) {
+		ck_assert_ptr_null(c);
+		ck_assert_msg(strstr(d, want), "expected '%s' in '%s'", want, d);
+	} else {
+		ck_assert_ptr_nonnull(c);
+		ck_assert_int_eq(stir_ctx_n_errors(ctx), 0);
+		ck_assert(stir_array_get_double(c, 0) == v ||
+			(isnan(v) && isnan(stir_array_get_double(c, 0))));
+	}
+	free(d);
+	stir_array_free(c);
+	stir_array_free(a);
+	stir_ctx_free(ctx);
+}
+
+/* 64-bit integers: a = 2^32 + 1, set through set_int. */
+START_TEST(test_convert_checked)
+{
+	stir_ctx *ctx = stir_ctx_alloc();
+	int64_t n = 1;
+	stir_array *a = stir_array_alloc(ctx, STIR_I64, 1, &n);
+	stir_array_set_int(a, 0, 4294967297LL);
+	ck_assert_ptr_null(stir_array_convert(ctx, a, STIR_I32));
+	char *d = stir_ctx_diagnostics_to_str(ctx);
+	ck_assert_str_eq(d, "error: entry 0 is 4294967297 (i64), which is out "
+		"of the range of i32\n");
+	free(d);
+	stir_array_set_int(a, 0, INT64_MAX);
+	stir_array *f = stir_array_convert(ctx, a, STIR_F64);
+	ck_assert_ptr_nonnull(f); /* rounded, as values may be */
+	stir_array_free(f);
+	stir_array_free(a);
+	stir_ctx_free(ctx);
+
+	expect_convert(STIR_F64, 2.5, STIR_I32, "entry 0 is 2.5 (f64), which "
+		"is not exactly representable in i32");
+	expect_convert(STIR_F32, 0.1f, STIR_I64, "entry 0 is 0.1 (f32)");
+	expect_convert(STIR_F64, NAN, STIR_I64, "entry 0 is nan (f64)");
+	expect_convert(STIR_F64, -INFINITY, STIR_I32, "entry 0 is -inf (f64)");
+	expect_convert(STIR_F64, 9223372036854775808.0, STIR_I64,
+		"entry 0 is 9.223372036854776e+18 (f64), which is out of the range of i64");
+	expect_convert(STIR_F64, 3e9, STIR_I32, "entry 0 is 3000000000 (f64), which is out of the range of i32");
+	expect_convert(STIR_I32, 200, STIR_I8, "entry 0 is 200 (i32), which is "
+		"out of the range of i8");
+	expect_convert(STIR_I32, 2, STIR_BOOL, "entry 0 is 2 (i32)");
+	expect_convert(STIR_F64, 1e300, STIR_F32, "entry 0 is 1e+300 (f64), "
+		"which overflows f32");
+	expect_convert(STIR_F32, 70000, STIR_F16, "which overflows f16");
+	expect_convert(STIR_F64, 7.0, STIR_I8, NULL);
+	expect_convert(STIR_F64, -2147483648.0, STIR_I32, NULL);
+	expect_convert(STIR_F16, 3.0, STIR_I32, NULL);
+	expect_convert(STIR_I32, 1, STIR_BOOL, NULL);
+	expect_convert(STIR_F64, NAN, STIR_F32, NULL);
+	expect_convert(STIR_F64, INFINITY, STIR_F16, NULL);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("interp_capi");
@@ -269,6 +340,7 @@ int main(void)
 	tcase_add_test(tc, test_sddmm_fused_random);
 	tcase_add_test(tc, test_bad_bindings);
 	tcase_add_test(tc, test_buffer_size_errors);
+	tcase_add_test(tc, test_convert_checked);
 	suite_add_tcase(s, tc);
 	return test_run_suite(s);
 }

@@ -233,8 +233,40 @@ static const bad_file bad[] = {
 	  "38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, "
 	  "55, 56, 57, 58, 59, 60, 61, 62, 63, 64]}}\n  - decompose: {tensor: "
 	  "A, rules: [*h]}\n",
-	  "6:15: error: decompose: more than 4096 rules in the file (hybrid "
+	  "7:36: error: decompose: more than 4096 rules in the file (hybrid "
 	  "parts count one each)\n" },
+	/* an error in a node written with an alias is located at the alias,
+	 * not at its anchor */
+	{ "kernel: csrmm\nstage2:\n  - bind: &m {block: csrmm1, loop: k, to: "
+	  "threadIdx.x}\n  - unroll: *m\n",
+	  "4:13: error: unroll: unknown argument 'to' (expected block or "
+	  "loop)\n" },
+	{ "kernel: csrmm\nstage2:\n  - unroll: {block: csrmm1, loop: &l [k]}\n"
+	  "  - unroll: {block: csrmm1, loop: *l}\n",
+	  "3:35: error: unroll: 'loop' must be a name, not a list\n"
+	  "4:35: error: unroll: 'loop' must be a name, not a list\n" },
+	/* specialize gives a size, once per parameter */
+	{ "kernel: csrmm\nstage1:\n  - specialize: {param: feat, value: -3}\n",
+	  "3:38: error: specialize: the value of size 'feat' must be at least 0, "
+	  "not -3\n" },
+	{ "kernel: csrmm\nstage1:\n  - specialize: {param: feat, value: 3}\n"
+	  "stage2:\n  - specialize: {param: feat, value: 4}\n",
+	  "5:25: error: specialize: size 'feat' is specialized twice\n"
+	  "3:5: note: the first time, to 3\n" },
+	/* an alias inside the node it stands for */
+	{ "kernel: csrmm\nstage2: &x [*x]\n",
+	  "2:13: error: a YAML alias may not stand for a node that holds it\n" },
+	{ "kernel: csrmm\nstage2: [{unroll: &y {block: b, loop: [*y]}}]\n",
+	  "2:40: error: a YAML alias may not stand for a node that holds it\n" },
+	/* aliases of aliases (billion laughs): a bound, at the alias */
+	{ "kernel: csrmm\na0: &a0 [x, x, x, x, x, x, x, x, x, x]\n"
+	  "a1: &a1 [*a0, *a0, *a0, *a0, *a0, *a0, *a0, *a0, *a0, *a0]\n"
+	  "a2: &a2 [*a1, *a1, *a1, *a1, *a1, *a1, *a1, *a1, *a1, *a1]\n"
+	  "a3: &a3 [*a2, *a2, *a2, *a2, *a2, *a2, *a2, *a2, *a2, *a2]\n"
+	  "a4: &a4 [*a3, *a3, *a3, *a3, *a3, *a3, *a3, *a3, *a3, *a3]\n"
+	  "a5: &a5 [*a4, *a4, *a4, *a4, *a4, *a4, *a4, *a4, *a4, *a4]\n",
+	  "6:45: error: the YAML aliases of the file stand for more than 100000 "
+	  "nodes\n" },
 	{ "kernel: csrmm\nformat:\n  - decompose:\n      tensor: A\n"
 	  "      rules:\n        - custom: {axes: [], map: [{axis: 0, from: "
 	  "[I]}]}\n",
@@ -297,7 +329,7 @@ START_TEST(test_read_all)
 		"stage1:\n"
 		"  - sparse_reorder: {iter: it, order: [j, i]}\n"
 		"  - sparse_fuse: {iter: it, iters: [i, j]}\n"
-		"  - specialize: {param: n, value: -3}\n"
+		"  - specialize: {param: n, value: 3}\n"
 		"stage2:\n"
 		"  - split: {block: 'b*', loop: i, factors: [2, null, 4]}\n"
 		"  - fuse: {block: b, loops: [i, j]}\n"
@@ -427,6 +459,12 @@ static const bad_apply bad_applies[] = {
 	  "kernel: csrmm\nstage1:\n  - specialize: {param: q, value: 4}\n",
 	  1, "3:25: error: specialize: kernel 'csrmm' has no size parameter "
 	  "'q'\n" },
+	/* a value the parameter's type cannot hold: at the value */
+	{ "examples/csrmm.stir",
+	  "kernel: csrmm\nstage1:\n  - specialize: {param: feat, value: "
+	  "2147483648}\n",
+	  1, "3:38: error: specialize: 2147483648 does not fit size 'feat', "
+	  "which the program declares i32\n" },
 	{ "examples/csrmm.stir",
 	  "kernel: csrmm\nstage3:\n  - unroll: {block: csrmm1, loop: k}\n"
 	  "  - cache_write: {block: csrmm1, buffer: C, loop: j, scope: "

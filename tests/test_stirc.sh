@@ -200,5 +200,145 @@ if [ -r "$fake" ]; then
 	esac
 fi
 
+# npy FILE DESCR SHAPE DATA: write a .npy file (version 1.0) whose data
+# bytes are the printf format DATA (little-endian).
+npy() {
+	printf '\223NUMPY\001\000\166\000' > "$1"
+	printf '%-117s\n' "{'descr': '$2', 'fortran_order': False, 'shape': $3, }" >> "$1"
+	printf "$4" >> "$1"
+}
+csrmm=$srcdir/examples/csrmm.stir
+cora=$srcdir/examples/data/cora.mtx.gz
+
+# options say what is wrong with them (issue 14, item 6)
+expect 2 "$stirc" run "$csrmm" --size
+grep_in "$tmp/err" "stirc: --size needs a value (NAME=INT)"
+expect 2 "$stirc" run "$csrmm" --random 1 --out
+grep_in "$tmp/err" "stirc: --out needs a value (ARRAY=FILE)"
+expect 2 "$stirc" cuda "$csrmm" -o
+grep_in "$tmp/err" "stirc: -o needs a value (a file name)"
+expect 2 "$stirc" check "$csrmm" --stage 3
+grep_in "$tmp/err" "stirc: 'stirc check' does not take --stage"
+expect 2 "$stirc" run "$csrmm" --seeds 3
+grep_in "$tmp/err" "stirc: 'stirc run' does not take --seeds"
+expect 2 "$stirc" run "$csrmm" --check=yes
+grep_in "$tmp/err" "stirc: --check takes no value"
+expect 2 "$stirc" run "$csrmm" -q
+grep_in "$tmp/err" "stirc: unknown option '-q'"
+expect 2 "$stirc" run "$csrmm" --random 1 --random 2
+grep_in "$tmp/err" "stirc: --random is given twice"
+expect 2 "$stirc" print "$csrmm" --kernel csrmm --kernel csrmm
+grep_in "$tmp/err" "stirc: --kernel is given twice"
+expect 2 "$stirc" run "$csrmm" --random 1 --size feat=2 --size feat=2
+grep_in "$tmp/err" "stirc: --size feat is given twice"
+expect 2 "$stirc" run "$csrmm" --random 1 --size feat=-2
+grep_in "$tmp/err" "stirc: --size: '-2' is negative"
+for bad in 99999999999999999999 12x ' 12' '' 0x10; do
+	expect 2 "$stirc" run "$csrmm" --random 1 --size "feat=$bad"
+done
+expect 2 "$stirc" run "$csrmm" --random 99999999999999999999
+grep_in "$tmp/err" "--random takes a non-negative integer, not '99999999999999999999'"
+expect 2 "$stirc" verify "$csrmm" --seeds 0
+expect 2 "$stirc" verify "$csrmm" --seed -1
+# a size the kernel does not have, even with --random
+expect 1 "$stirc" run "$csrmm" --random 1 --size feta=8
+grep_in "$tmp/err" "stirc: --size feta=8: kernel 'csrmm' has no size parameter 'feta'"
+expect 1 "$stirc" verify "$csrmm" --size feta=8
+grep_in "$tmp/err" "has a size parameter 'feta'"
+# --out: an array of the kernel, once, to a file nothing else reads or writes
+expect 2 "$stirc" run "$csrmm" --random 1 --out Q="$tmp/q.npy"
+grep_in "$tmp/err" "stirc: --out Q=$tmp/q.npy: kernel 'csrmm' has no array 'Q'"
+[ -e "$tmp/q.npy" ] && { echo "FAIL: --out Q wrote a file"; fail=1; }
+expect 2 "$stirc" run "$csrmm" --random 1 --out C="$tmp/f.npy" --out B="$tmp/f.npy"
+grep_in "$tmp/err" "stirc: --out $tmp/f.npy and --out $tmp/f.npy write the same file"
+expect 2 "$stirc" run "$csrmm" --random 1 --out C="$tmp/f.npy" --out B="$tmp/../$(basename "$tmp")/f.npy"
+grep_in "$tmp/err" "write the same file"
+expect 2 "$stirc" run "$csrmm" --random 1 --out C="$tmp/c1.npy" --out C="$tmp/c2.npy"
+grep_in "$tmp/err" "stirc: --out C is given twice"
+cp "$csrmm" "$tmp/prog.stir"
+cp "$tmp/prog.stir" "$tmp/prog.orig"
+ln -s "$tmp/prog.stir" "$tmp/link.stir"
+expect 2 "$stirc" run "$tmp/prog.stir" --random 1 --out C="$tmp/prog.stir"
+grep_in "$tmp/err" "stirc: --out $tmp/prog.stir would overwrite the program $tmp/prog.stir"
+expect 2 "$stirc" run "$tmp/prog.stir" --random 1 --out C="$tmp/link.stir"
+grep_in "$tmp/err" "would overwrite the program"
+expect 2 "$stirc" cuda "$tmp/link.stir" -o "$tmp/prog.stir"
+grep_in "$tmp/err" "stirc: -o $tmp/prog.stir would overwrite the program $tmp/link.stir"
+cmp -s "$tmp/prog.stir" "$tmp/prog.orig" || { echo "FAIL: the program was overwritten"; fail=1; }
+expect 2 "$stirc" cuda "$csrmm" --schedule "$srcdir/examples/csrmm.yaml" -o "$srcdir/examples/csrmm.yaml"
+grep_in "$tmp/err" "would overwrite --schedule"
+expect 0 "$stirc" run "$csrmm" --random 1 --size feat=4 --out B="$tmp/B4.npy"
+expect 2 "$stirc" run "$csrmm" --random 1 --size feat=4 --in B="$tmp/B4.npy" --out C="$tmp/B4.npy"
+grep_in "$tmp/err" "stirc: --out $tmp/B4.npy would overwrite --in $tmp/B4.npy"
+expect 2 "$stirc" run "$csrmm" --mtx A="$cora" --random 1 --out C="$cora"
+grep_in "$tmp/err" "would overwrite --mtx"
+
+# an array bound by two options, in either order (item 2)
+expect 0 "$stirc" run "$csrmm" --random 1 --size m=2 --size n=3 --size nnz=2 \
+	--size feat=1 --out J.indices="$tmp/ji.npy"
+expect 2 "$stirc" run "$csrmm" --mtx A="$cora" --in J.indices="$tmp/ji.npy"
+grep_in "$tmp/err" "stirc: --mtx A=$cora and --in J.indices=$tmp/ji.npy both bind array 'J.indices'"
+expect 2 "$stirc" run "$csrmm" --in J.indices="$tmp/ji.npy" --mtx A="$cora"
+grep_in "$tmp/err" "stirc: --mtx A=$cora and --in J.indices=$tmp/ji.npy both bind array 'J.indices'"
+expect 2 "$stirc" run "$csrmm" --mtx A="$cora" --mtx A="$cora"
+grep_in "$tmp/err" "both bind array 'A'"
+expect 2 "$stirc" run "$csrmm" --mtx A="$cora" --in A="$tmp/ji.npy"
+grep_in "$tmp/err" "both bind array 'A'"
+expect 2 "$stirc" run "$csrmm" --in B="$tmp/B4.npy" --in B="$tmp/B4.npy"
+grep_in "$tmp/err" "stirc: --in B=$tmp/B4.npy and --in B=$tmp/B4.npy both bind array 'B'"
+# a size given by --size and implied otherwise must agree
+expect 1 "$stirc" run "$csrmm" --mtx A="$cora" --size m=5 --random 1
+grep_in "$tmp/err" "error: the matrix bound to 'A' has rows 2708, but size 'm' is bound to 5"
+
+# input data converted only when exact (item 3), quoting the file's value
+npy "$tmp/jp2.npy" '<i8' '(2,)' '\000\000\000\000\000\000\000\000\001\000\000\000\000\000\000\000'
+npy "$tmp/ji-wide.npy" '<i8' '(1,)' '\001\000\000\000\001\000\000\000'
+expect 1 "$stirc" run "$csrmm" --size n=2 --size feat=1 --in J.indptr="$tmp/jp2.npy" \
+	--in J.indices="$tmp/ji-wide.npy" --random 1
+grep_in "$tmp/err" "error: array 'J.indices': entry 0 is 4294967297 (i64), which is out of the range of i32"
+grep_in "$tmp/err" "$tmp/ji-wide.npy: note: read for --in J.indices=$tmp/ji-wide.npy"
+npy "$tmp/jp-frac.npy" '<f8' '(2,)' '\000\000\000\000\000\000\000\000\000\000\000\000\000\000\004\100'
+expect 1 "$stirc" run "$csrmm" --size n=2 --size feat=1 --in J.indptr="$tmp/jp-frac.npy" --random 1
+grep_in "$tmp/err" "error: array 'J.indptr': entry 1 is 2.5 (f64), which is not exactly representable in i32"
+npy "$tmp/ji-nan.npy" '<f4' '(1,)' '\000\000\300\177'
+expect 1 "$stirc" run "$csrmm" --size n=2 --size feat=1 --in J.indptr="$tmp/jp2.npy" \
+	--in J.indices="$tmp/ji-nan.npy" --random 1
+grep_in "$tmp/err" "error: array 'J.indices': entry 0 is nan (f32), which is not exactly representable in i32"
+npy "$tmp/ji-f1.npy" '<f4' '(1,)' '\000\000\200\077'
+expect 0 "$stirc" run "$csrmm" --size n=2 --size feat=1 --in J.indptr="$tmp/jp2.npy" \
+	--in J.indices="$tmp/ji-f1.npy" --random 1
+npy "$tmp/b-big.npy" '<f8' '(1, 1)' '\000\000\000\000\000\000\360\107'
+expect 1 "$stirc" run "$srcdir/examples/csrmm.stir" --size n=1 --size feat=1 --in B="$tmp/b-big.npy" --random 1
+grep_in "$tmp/err" "error: array 'B': entry 0 is 3.402823669209385e+38 (f64), which overflows f32"
+printf '%%%%MatrixMarket matrix coordinate real general\n2 2 1\n1 2 2.5\n' > "$tmp/frac.mtx"
+printf 'kernel k(m: i32, n: i32, nnz: i32) {\n  axis I = dense_fixed(m);\n  axis J = sparse_variable(I, n, nnz);\n  tensor A: i32[I, J];\n  tensor C: i32[I];\n  iter s (i, j) in [I, J] "SR" { C[i] += A[i, j]; }\n}\n' > "$tmp/isum.stir"
+expect 1 "$stirc" run "$tmp/isum.stir" --mtx A="$tmp/frac.mtx"
+grep_in "$tmp/err" "error: array 'A': entry 0 is 2.5 (f64), which is not exactly representable in i32"
+
+# both backends validate the structure before anything runs (item 7):
+# here before the GPU is even looked for
+npy "$tmp/jp-dec.npy" '<i4' '(3,)' '\000\000\000\000\002\000\000\000\001\000\000\000'
+npy "$tmp/jp-22.npy" '<i4' '(3,)' '\000\000\000\000\002\000\000\000\002\000\000\000'
+npy "$tmp/ji-uns.npy" '<i4' '(2,)' '\001\000\000\000\000\000\000\000'
+for backend in interp cuda; do
+	expect 1 env STIR_LIBCUDA=/nonexistent/libcuda.so.1 "$stirc" run "$csrmm" \
+		--backend $backend --size n=2 --size feat=1 --in J.indptr="$tmp/jp-dec.npy" --random 1
+	grep_in "$tmp/err" "error: array 'J.indptr': entry 2 is 1, less than entry 1 (2)"
+	expect 1 env STIR_LIBCUDA=/nonexistent/libcuda.so.1 "$stirc" run "$csrmm" \
+		--backend $backend --size n=2 --size feat=1 --in J.indptr="$tmp/jp-22.npy" \
+		--in J.indices="$tmp/ji-uns.npy" --random 1
+	grep_in "$tmp/err" "error: array 'J.indices': entry 1 is 0, not greater than entry 0 (1) in the same row"
+done
+expect 1 "$stirc" run "$csrmm" --stage 3 --size n=2 --size feat=1 \
+	--in J.indptr="$tmp/jp-22.npy" --in J.indices="$tmp/ji-uns.npy" --random 1
+grep_in "$tmp/err" "error: array 'J.indices': entry 1 is 0, not greater than entry 0 (1) in the same row"
+
+# a format built on the host for a schedule file's decompose step that
+# needs 64-bit indices: advice in the program's terms, at the step
+printf '%%%%MatrixMarket matrix coordinate real general\n2 2 1\n1 2 2.5\n' > "$tmp/one.mtx"
+printf 'kernel: csrmm\nformat:\n  - decompose: {tensor: A, rules: [{bsr: {block: 65536}}]}\n' > "$tmp/bsr.yaml"
+expect 1 "$stirc" run "$csrmm" --schedule "$tmp/bsr.yaml" --mtx A="$tmp/one.mtx" --random 1 --stage 1
+grep_in "$tmp/err" "bsr.yaml:3:37: note: while building the bsr format of tensor 'A' on the host: its indices take the type of axis 'I' (i32); declare it with idtype = i64 in the program"
+
 [ $fail = 0 ] && echo "stirc: all checks passed"
 exit $fail

@@ -7,10 +7,12 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <stir/stir.h>
 #include "config.h"
 
@@ -105,6 +107,7 @@ static const char usage_cuda[] =
 "               report NVRTC's diagnostics; exit 1 when it fails\n"
 "  --arch A     the architecture to compile for (default sm_90)\n"
 "  -o OUT.cu    write the CUDA C to OUT.cu instead of the standard output\n"
+"               (not FILE or S)\n"
 "  --help       show this help\n";
 
 static const char usage_run[] =
@@ -140,16 +143,22 @@ static const char usage_run[] =
 "  --min-blocks N      compile every launch for N thread blocks per\n"
 "                      multiprocessor, 1 to 32 (__launch_bounds__(T, N):\n"
 "                      more registers per thread for small N; cuda only)\n"
-"  --size NAME=INT     bind size parameter NAME\n"
+"  --size NAME=INT     bind size parameter NAME (a size of the kernel, at\n"
+"                      least 0, given once; it must agree with the sizes\n"
+"                      --mtx and --in imply)\n"
 "  --mtx T=FILE        bind CSR tensor T (axes [I, J], I dense_fixed,\n"
 "                      J sparse_variable) to a Matrix Market file: its sizes,\n"
 "                      J.indptr, J.indices and values (1 for a pattern)\n"
 "  --in ARRAY=FILE     bind ARRAY to a NumPy .npy file (converted to the\n"
-"                      array's type)\n"
+"                      array's type when every value survives: exactly,\n"
+"                      into an integer type).  No array may be bound by two\n"
+"                      of --mtx and --in\n"
 "  --random SEED       fill every size and array not bound otherwise with\n"
 "                      valid random data drawn from SEED\n"
 "  --out ARRAY=FILE    write ARRAY after the run as .npy (dense tensors with\n"
-"                      their shape, sparse ones as their 1-D value array)\n"
+"                      their shape, sparse ones as their 1-D value array);\n"
+"                      each ARRAY once, each FILE once and never a file\n"
+"                      another option reads\n"
 "  --check             also run the stage I interpreter on the same inputs\n"
 "                      and fail (exit 1) on a mismatch beyond the type's\n"
 "                      tolerance (FILE must be a stage I program; with\n"
@@ -162,7 +171,9 @@ static const char usage_run[] =
 "  --help              show this help\n"
 "\n"
 "Tensors the kernel writes that nothing binds start as zeros.  Without\n"
-"--out, a summary of every tensor is printed.\n";
+"--out, a summary of every tensor is printed.  The inputs are checked\n"
+"(docs/language.md section 5) before anything is compiled or runs, on\n"
+"either backend.\n";
 
 static const char usage_verify[] =
 "usage: stirc verify FILE [--kernel K] [--schedule S.yaml] [--seed N]\n"
@@ -189,14 +200,20 @@ static const char usage_verify[] =
 "                    multiprocessor, 1 to 32 (cuda only)\n"
 "  --seed N          the first seed (default 1)\n"
 "  --seeds COUNT     how many seeds to try: N, N+1, ... (default 1)\n"
-"  --size NAME=INT   bind size parameter NAME instead of drawing it\n"
+"  --size NAME=INT   bind size parameter NAME instead of drawing it (a\n"
+"                    size of a kernel verified, at least 0, given once)\n"
 "  --help            show this help\n";
 
 /* s: the message of a usage error; prints it and the hint. */
-static int usage_error(const char *cmd, const char *fmt, const char *arg)
+static int usage_error(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static int usage_error(const char *cmd, const char *fmt, ...)
 {
+	va_list ap;
+	va_start(ap, fmt);
 	fprintf(stderr, "stirc: ");
-	fprintf(stderr, fmt, arg);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
 	fprintf(stderr, "\nTry 'stirc %s--help'.\n", cmd ? cmd : "");
 	return EXIT_USAGE;
 }
@@ -205,7 +222,7 @@ static int usage_error(const char *cmd, const char *fmt, const char *arg)
 static int add_name_value(char *arg, name_value *list, int *n)
 {
 	char *eq = strchr(arg, '=');
-	if (!eq || eq == arg || !eq[1] || *n >= MAX_BINDINGS)
+	if (!eq || eq == arg || !eq[1])
 		return -1;
 	*eq = '\0';
 	list[*n].name = arg;
@@ -214,10 +231,15 @@ static int add_name_value(char *arg, name_value *list, int *n)
 	return 0;
 }
 
-/* s, v: parse a whole decimal integer; -1 when malformed. */
+/* s, v: parse a whole decimal integer (an optional sign, then digits
+ * only: no spaces, no trailing characters, no overflow); -1 when
+ * malformed. */
 static int parse_int(const char *s, int64_t *v)
 {
 	char *end;
+	const char *d = s + (*s == '-' || *s == '+');
+	if (*d < '0' || *d > '9')
+		return -1;
 	errno = 0;
 	long long x = strtoll(s, &end, 10);
 	if (errno || end == s || *end)
@@ -232,32 +254,165 @@ enum {
 	OPT_SEEDS, OPT_ARCH, OPT_MIN_BLOCKS, OPT_COMPILE, OPT_OUTPUT, OPT_HELP,
 };
 
+static const struct option all_options[] = {
+	{ "kernel", required_argument, 0, OPT_KERNEL },
+	{ "stage", required_argument, 0, OPT_STAGE },
+	{ "schedule", required_argument, 0, OPT_SCHEDULE },
+	{ "backend", required_argument, 0, OPT_BACKEND },
+	{ "size", required_argument, 0, OPT_SIZE },
+	{ "mtx", required_argument, 0, OPT_MTX },
+	{ "in", required_argument, 0, OPT_IN },
+	{ "random", required_argument, 0, OPT_RANDOM },
+	{ "out", required_argument, 0, OPT_OUT },
+	{ "check", no_argument, 0, OPT_CHECK },
+	{ "time", no_argument, 0, OPT_TIME },
+	{ "seed", required_argument, 0, OPT_SEED },
+	{ "seeds", required_argument, 0, OPT_SEEDS },
+	{ "arch", required_argument, 0, OPT_ARCH },
+	{ "min-blocks", required_argument, 0, OPT_MIN_BLOCKS },
+	{ "compile", no_argument, 0, OPT_COMPILE },
+	{ "help", no_argument, 0, OPT_HELP },
+	{ 0, 0, 0, 0 },
+};
+
+/* The identity of a file: its device and inode when it exists, else its
+ * directory's real path and its base name (a file about to be made). */
+typedef struct file_key {
+	bool exists;
+	dev_t dev;
+	ino_t ino;
+	char *path;  /* owned, when !exists; NULL when it cannot be resolved */
+} file_key;
+
+/* path, key: fill *key for path. */
+static void file_key_init(const char *path, file_key *key)
+{
+	struct stat st;
+	memset(key, 0, sizeof(*key));
+	if (stat(path, &st) == 0) {
+		key->exists = true;
+		key->dev = st.st_dev;
+		key->ino = st.st_ino;
+		return;
+	}
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? strndup(path, (size_t)(slash - path + (slash == path)))
+		: strdup(".");
+	char *real = dir ? realpath(dir, NULL) : NULL;
+	const char *base = slash ? slash + 1 : path;
+	if (real && (key->path = malloc(strlen(real) + strlen(base) + 2)))
+		sprintf(key->path, "%s/%s", real, base);
+	free(real);
+	free(dir);
+}
+
+/* a, b: do the keys name the same file? */
+static bool file_key_same(const file_key *a, const file_key *b)
+{
+	if (a->exists || b->exists)
+		return a->exists && b->exists && a->dev == b->dev &&
+			a->ino == b->ino;
+	return a->path && b->path && !strcmp(a->path, b->path);
+}
+
+/* prefix, o: the files an option writes must differ from each other and
+ * from every file an option reads (the program, the schedule, --in and
+ * --mtx files); an array may be written by one --out only.  0 or
+ * EXIT_USAGE. */
+static int check_files(const char *prefix, const options *o)
+{
+	int n_in = 2 + o->n_in + o->n_mtx, n_out = o->n_out + 1;
+	const char *in[2 + 2 * MAX_BINDINGS], *in_opt[2 + 2 * MAX_BINDINGS];
+	const char *out[MAX_BINDINGS + 1], *out_opt[MAX_BINDINGS + 1];
+	in[0] = o->file;
+	in_opt[0] = "the program";
+	in[1] = o->schedule;
+	in_opt[1] = "--schedule";
+	for (int i = 0; i < o->n_in; i++) {
+		in[2 + i] = o->in[i].value;
+		in_opt[2 + i] = "--in";
+	}
+	for (int i = 0; i < o->n_mtx; i++) {
+		in[2 + o->n_in + i] = o->mtx[i].value;
+		in_opt[2 + o->n_in + i] = "--mtx";
+	}
+	for (int i = 0; i < o->n_out; i++) {
+		out[i] = o->out[i].value;
+		out_opt[i] = "--out";
+		for (int j = 0; j < i; j++)
+			if (!strcmp(o->out[i].name, o->out[j].name))
+				return usage_error(prefix, "--out %s is given twice",
+					o->out[i].name);
+	}
+	out[o->n_out] = o->output;
+	out_opt[o->n_out] = "-o";
+	int rc = 0;
+	file_key ki[2 + 2 * MAX_BINDINGS], ko[MAX_BINDINGS + 1];
+	memset(ko, 0, sizeof(ko));
+	for (int i = 0; i < n_in; i++)
+		if (in[i])
+			file_key_init(in[i], &ki[i]);
+	for (int i = 0; i < n_out && rc == 0; i++) {
+		if (!out[i])
+			continue;
+		file_key_init(out[i], &ko[i]);
+		for (int j = 0; j < i && rc == 0; j++)
+			if (out[j] && file_key_same(&ko[i], &ko[j])) {
+				rc = usage_error(prefix, "%s %s and %s %s write the same "
+					"file", out_opt[j], out[j], out_opt[i], out[i]);
+			}
+		for (int j = 0; j < n_in && rc == 0; j++)
+			if (in[j] && file_key_same(&ko[i], &ki[j])) {
+				rc = usage_error(prefix, "%s %s would overwrite %s %s",
+					out_opt[i], out[i], in_opt[j], in[j]);
+			}
+	}
+	for (int i = 0; i < n_in; i++)
+		if (in[i])
+			free(ki[i].path);
+	for (int i = 0; i < n_out; i++)
+		free(ko[i].path);
+	return rc;
+}
+
+/* c: the name of option c, as written ("--size", "-o"). */
+static const char *option_name(int c)
+{
+	static char buf[64];
+	if (c == OPT_OUTPUT)
+		return "-o";
+	for (const struct option *op = all_options; op->name; op++)
+		if (op->val == c) {
+			snprintf(buf, sizeof(buf), "--%s", op->name);
+			return buf;
+		}
+	return "?";
+}
+
+/* c: what the value of option c looks like, for "needs a value". */
+static const char *option_value_form(int c)
+{
+	switch (c) {
+	case OPT_SIZE: return "NAME=INT";
+	case OPT_MTX: return "TENSOR=FILE";
+	case OPT_IN: case OPT_OUT: return "ARRAY=FILE";
+	case OPT_STAGE: return "1, 2 or 3";
+	case OPT_BACKEND: return "interp or cuda";
+	case OPT_RANDOM: case OPT_SEED: case OPT_SEEDS: case OPT_MIN_BLOCKS:
+		return "an integer";
+	case OPT_KERNEL: return "a kernel name";
+	case OPT_SCHEDULE: case OPT_OUTPUT: return "a file name";
+	case OPT_ARCH: return "an architecture such as sm_90";
+	default: return "a value";
+	}
+}
+
 /* cmd, argc, argv, allowed, o: parse the options of command cmd; only
  * options whose letters appear in "allowed" are accepted.  Returns 0, 1
  * when --help was printed, or EXIT_USAGE. */
 static int parse_options(const char *cmd, const char *help, int argc,
 	char **argv, const int *allowed, options *o)
 {
-	static const struct option all[] = {
-		{ "kernel", required_argument, 0, OPT_KERNEL },
-		{ "stage", required_argument, 0, OPT_STAGE },
-		{ "schedule", required_argument, 0, OPT_SCHEDULE },
-		{ "backend", required_argument, 0, OPT_BACKEND },
-		{ "size", required_argument, 0, OPT_SIZE },
-		{ "mtx", required_argument, 0, OPT_MTX },
-		{ "in", required_argument, 0, OPT_IN },
-		{ "random", required_argument, 0, OPT_RANDOM },
-		{ "out", required_argument, 0, OPT_OUT },
-		{ "check", no_argument, 0, OPT_CHECK },
-		{ "time", no_argument, 0, OPT_TIME },
-		{ "seed", required_argument, 0, OPT_SEED },
-		{ "seeds", required_argument, 0, OPT_SEEDS },
-		{ "arch", required_argument, 0, OPT_ARCH },
-		{ "min-blocks", required_argument, 0, OPT_MIN_BLOCKS },
-		{ "compile", no_argument, 0, OPT_COMPILE },
-		{ "help", no_argument, 0, OPT_HELP },
-		{ 0, 0, 0, 0 },
-	};
 	char prefix[64];
 	snprintf(prefix, sizeof(prefix), "%s ", cmd);
 	memset(o, 0, sizeof(*o));
@@ -266,16 +421,54 @@ static int parse_options(const char *cmd, const char *help, int argc,
 	o->seeds = 1;
 	optind = 1;
 	opterr = 0;
+	bool seen[OPT_HELP - OPT_KERNEL + 1] = { false };
 	int c;
-	while ((c = getopt_long(argc, argv, "o:", all, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:", all_options, NULL)) != -1) {
 		if (c == 'o')
 			c = OPT_OUTPUT;
+		if (c == ':') {
+			/* the option ends the command line: its value is missing */
+			int m = optopt == 'o' ? OPT_OUTPUT : optopt;
+			return usage_error(prefix, "%s needs a value (%s)",
+				option_name(m), option_value_form(m));
+		}
+		if (c == '?') {
+			if (optopt >= 256) {
+				return usage_error(prefix, "%s takes no value",
+					option_name(optopt));
+			}
+			if (optopt) {
+				char opt[3] = { '-', (char)optopt, 0 };
+				return usage_error(prefix, "unknown option '%s'", opt);
+			}
+			const char *arg = argv[optind - 1];
+			return usage_error(prefix, "unknown or ambiguous option '%s'",
+				arg);
+		}
 		bool ok = c == OPT_HELP;
 		for (const int *a = allowed; *a && !ok; a++)
 			ok = *a == c;
-		if (c == '?' || !ok)
-			return usage_error(prefix, "unknown or misplaced option '%s'",
-				argv[optind - 1]);
+		if (!ok) {
+			return usage_error(prefix, "'stirc %s' does not take %s",
+				cmd, option_name(c));
+		}
+		/* an option given twice is a mistake, except the lists and
+		 * the flags */
+		if (c != OPT_SIZE && c != OPT_MTX && c != OPT_IN && c != OPT_OUT &&
+		    c != OPT_CHECK && c != OPT_TIME && c != OPT_COMPILE &&
+		    c != OPT_HELP) {
+			if (seen[c - OPT_KERNEL])
+				return usage_error(prefix, "%s is given twice",
+					option_name(c));
+			seen[c - OPT_KERNEL] = true;
+		}
+		if ((c == OPT_SIZE && o->n_sizes >= MAX_BINDINGS) ||
+		    (c == OPT_MTX && o->n_mtx >= MAX_BINDINGS) ||
+		    (c == OPT_IN && o->n_in >= MAX_BINDINGS) ||
+		    (c == OPT_OUT && o->n_out >= MAX_BINDINGS)) {
+			return usage_error(prefix, "more than %d %s options",
+				MAX_BINDINGS, option_name(c));
+		}
 		int64_t v;
 		switch (c) {
 		case OPT_HELP:
@@ -320,8 +513,15 @@ static int parse_options(const char *cmd, const char *help, int argc,
 				return usage_error(prefix, "--size takes NAME=INT, not '%s'",
 					optarg);
 			if (parse_int(o->sizes[o->n_sizes - 1].value, &v))
-				return usage_error(prefix, "--size: '%s' is not an integer",
+				return usage_error(prefix, "--size: '%s' is not a whole number in range",
 					o->sizes[o->n_sizes - 1].value);
+			if (v < 0)
+				return usage_error(prefix, "--size: '%s' is negative; a "
+					"size is at least 0", o->sizes[o->n_sizes - 1].value);
+			for (int i = 0; i < o->n_sizes - 1; i++)
+				if (!strcmp(o->sizes[i].name, optarg))
+					return usage_error(prefix, "--size %s is given twice",
+						optarg);
 			break;
 		case OPT_MTX:
 			if (add_name_value(optarg, o->mtx, &o->n_mtx))
@@ -366,7 +566,7 @@ static int parse_options(const char *cmd, const char *help, int argc,
 	if (optind + 1 < argc)
 		return usage_error(prefix, "unexpected argument '%s'", argv[optind + 1]);
 	o->file = argv[optind];
-	return 0;
+	return check_files(prefix, o);
 }
 
 /* ctx, rc: print the context's diagnostics; return rc. */
@@ -527,6 +727,121 @@ static int cmd_print(int argc, char **argv)
 	return rc;
 }
 
+/* An array bound by an option: for the check that no two bind one. */
+typedef struct claim {
+	const char *array;        /* the array's name */
+	const char *opt;          /* "--mtx" or "--in" */
+	const name_value *arg;    /* the option's NAME=FILE */
+} claim;
+
+/* list, n, array, opt, arg, prefix: record in list[*n] that option "opt
+ * arg" binds "array"; EXIT_USAGE, naming both, when another option of the
+ * list binds it too. */
+static int claim_array(claim *list, int *n, const char *array,
+	const char *opt, const name_value *arg, const char *prefix)
+{
+	for (int i = 0; i < *n; i++)
+		if (!strcmp(list[i].array, array))
+			return usage_error(prefix, "%s %s=%s and %s %s=%s both bind "
+				"array '%s'", list[i].opt, list[i].arg->name,
+				list[i].arg->value, opt, arg->name, arg->value, array);
+	list[*n].array = array;
+	list[*n].opt = opt;
+	list[(*n)++].arg = arg;
+	return 0;
+}
+
+/* k, name: has kernel k a size parameter called "name"? */
+static bool has_param(const stir_kernel *k, const char *name)
+{
+	for (int p = 0; p < stir_kernel_n_params(k); p++)
+		if (!strcmp(stir_var_get_name(stir_kernel_get_param(k, p)), name))
+			return true;
+	return false;
+}
+
+/* ctx, k, o, prefix: check the names the options give against kernel k
+ * before any data is read: every --size a size parameter of k, every
+ * --out an array of k, and no array bound by two options (--mtx binds a
+ * tensor and the indptr and indices of its sparse axis).  0, EXIT_WRONG
+ * or EXIT_USAGE. */
+static int check_names(stir_ctx *ctx, const stir_kernel *k,
+	const options *o, const char *prefix)
+{
+	for (int i = 0; i < o->n_sizes && k; i++) {
+		if (!has_param(k, o->sizes[i].name)) {
+			fprintf(stderr, "stirc: --size %s=%s: kernel '%s' has no size "
+				"parameter '%s'\n", o->sizes[i].name, o->sizes[i].value,
+				stir_kernel_get_name(k), o->sizes[i].name);
+			return EXIT_WRONG;
+		}
+	}
+	int n_names = stir_kernel_array_names(k, NULL, 0);
+	const char **names = malloc((size_t)(n_names + 1) * sizeof(*names));
+	if (!names)
+		return EXIT_WRONG;
+	stir_kernel_array_names(k, names, n_names);
+	/* --out before any data is read or anything runs; --in and --mtx
+	 * before any file is read */
+	for (int i = 0; i < o->n_out + o->n_in + o->n_mtx; i++) {
+		const name_value *nv = i < o->n_out ? &o->out[i] :
+			i < o->n_out + o->n_in ? &o->in[i - o->n_out] :
+			&o->mtx[i - o->n_out - o->n_in];
+		const char *opt = i < o->n_out ? "--out" :
+			i < o->n_out + o->n_in ? "--in" : "--mtx";
+		bool found = false;
+		for (int j = 0; j < n_names && !found; j++)
+			found = !strcmp(names[j], nv->name);
+		if (i >= o->n_out + o->n_in) {
+			const stir_buffer *t = stir_kernel_find_buffer(k, nv->name);
+			found = t && stir_buffer_get_kind(t) == STIR_BUFFER_TENSOR;
+		}
+		if (!found) {
+			fprintf(stderr, "stirc: %s %s=%s: kernel '%s' has no %s '%s'\n",
+				opt, nv->name, nv->value, stir_kernel_get_name(k),
+				i < o->n_out + o->n_in ? "array" : "tensor", nv->name);
+			free(names);
+			return i < o->n_out ? EXIT_USAGE : EXIT_WRONG;
+		}
+	}
+	free(names);
+	int n = 0, rc = 0;
+	claim bound[3 * MAX_BINDINGS + MAX_BINDINGS];
+	for (int i = 0; i < o->n_mtx && rc == 0; i++) {
+		const name_value *nv = &o->mtx[i];
+		rc = claim_array(bound, &n, nv->name, "--mtx", nv, prefix);
+		stir_buffer *buf = stir_kernel_find_buffer(k, nv->name);
+		stir_axis *j = buf && stir_buffer_get_kind(buf) ==
+			STIR_BUFFER_TENSOR && stir_buffer_n_axes(buf) == 2 ?
+			stir_buffer_get_axis(buf, 1) : NULL;
+		if (!j || stir_axis_get_kind(j) != STIR_SPARSE_VARIABLE)
+			continue; /* not a CSR matrix: binding it says so */
+		const char *an = stir_axis_get_name(j);
+		size_t len = strlen(an) + 9;
+		char *buf1 = malloc(len), *buf2 = malloc(len);
+		const char *ip = NULL, *ix = NULL;
+		if (buf1 && buf2) {
+			snprintf(buf1, len, "%s.indptr", an);
+			snprintf(buf2, len, "%s.indices", an);
+			/* interned: the names live as long as the context */
+			ip = stir_ctx_intern(ctx, buf1);
+			ix = stir_ctx_intern(ctx, buf2);
+		}
+		free(buf1);
+		free(buf2);
+		if (!ip || !ix)
+			return EXIT_WRONG;
+		if (rc == 0)
+			rc = claim_array(bound, &n, ip, "--mtx", nv, prefix);
+		if (rc == 0)
+			rc = claim_array(bound, &n, ix, "--mtx", nv, prefix);
+	}
+	for (int i = 0; i < o->n_in && rc == 0; i++)
+		rc = claim_array(bound, &n, o->in[i].name, "--in", &o->in[i],
+			prefix);
+	return rc;
+}
+
 /* b, o, s: bind --size, then the sizes schedule s (or NULL) specializes.
  * 0 or -1. */
 static int bind_sizes(stir_bindings *b, const options *o,
@@ -538,6 +853,16 @@ static int bind_sizes(stir_bindings *b, const options *o,
 		stir_bindings_set_size(b, o->sizes[i].name, v);
 	}
 	return s ? stir_schedule_bind_sizes(s, b) : 0;
+}
+
+/* ctx, opt, nv: after a failed binding of data file nv->value, say
+ * which option bound it, located in that file.  Returns -1. */
+static int note_option(stir_ctx *ctx, const char *opt, const name_value *nv)
+{
+	stir_loc loc = { stir_ctx_intern(ctx, nv->value), 0, 0 };
+	stir_ctx_report(ctx, STIR_NOTE, loc, "read for %s %s=%s", opt, nv->name,
+		nv->value);
+	return -1;
 }
 
 /* ctx, k, b, o, s: bind --size, --mtx and --in (converting arrays to the
@@ -555,12 +880,14 @@ static int bind_inputs(stir_ctx *ctx, stir_kernel *k, stir_bindings *b,
 		int rc = csr ? stir_kernel_bind_csr(k, b, o->mtx[i].name, csr) : -1;
 		stir_csr_free(csr);
 		if (rc < 0)
-			return -1;
+			return csr ? note_option(ctx, "--mtx", &o->mtx[i]) : -1;
 	}
 	for (int i = 0; i < o->n_in; i++) {
 		stir_array *a = stir_npy_read(ctx, o->in[i].value);
-		if (!a || stir_kernel_bind_array(k, b, o->in[i].name, a) < 0)
+		if (!a)
 			return -1;
+		if (stir_kernel_bind_array(k, b, o->in[i].name, a) < 0)
+			return note_option(ctx, "--in", &o->in[i]);
 	}
 	if (o->have_seed && stir_kernel_bind_random(k, b, o->seed) < 0)
 		return -1;
@@ -762,6 +1089,8 @@ static int cmd_run(int argc, char **argv)
 			module_stage(src), &rc);
 	if (rc)
 		goto out;
+	if ((rc = check_names(ctx, k, &o, "run ")))
+		goto out;
 	kr = same_kernel(m, k);
 	if (s && !cuda && stir_schedule_apply(s, kr, schedule_stage(&o, s,
 	    kr)) < 0) {
@@ -773,16 +1102,24 @@ static int cmd_run(int argc, char **argv)
 		rc = EXIT_USAGE;
 		goto out;
 	}
+	/* the inputs are checked against the kernel as FILE writes it, with
+	 * its axes (a stage III kernel has lost them: its checks cover the
+	 * domains alone), before anything runs or is compiled: both
+	 * backends validate alike */
+	int r = bind_inputs(ctx, k, b, &o, s);
+	if (r == 0 && stir_kernel_check_bindings(k, b) < 0)
+		r = -1;
+	if (r < 0) {
+		rc = r == -2 ? EXIT_USAGE : EXIT_WRONG;
+		goto out;
+	}
 	if (cuda && (!(dev = stir_device_open(ctx, 0)) ||
 	    !(gk = compile_for_gpu(kr, &o, s, dev)))) {
 		rc = EXIT_WRONG;
 		goto out;
 	}
-	int r = bind_inputs(ctx, k, b, &o, s);
-	if (r == 0 && stir_kernel_check_bindings(kr, b) < 0)
-		r = -1;
-	if (r < 0) {
-		rc = r == -2 ? EXIT_USAGE : EXIT_WRONG;
+	if (stir_kernel_check_bindings(kr, b) < 0) {
+		rc = EXIT_WRONG;
 		goto out;
 	}
 	if (o.check && cuda)
@@ -946,6 +1283,27 @@ static int cmd_verify(int argc, char **argv)
 	if (rc == 0)
 		rc = o.schedule ? load_schedule(ctx, &o, m[0], &sched, &only) :
 			select_kernel(m[0], &o, false, &only);
+	/* every --size names a size of the kernel verified, or of one of
+	 * them when there are several */
+	for (int i = 0; rc == 0 && i < o.n_sizes; i++) {
+		bool found = false;
+		for (int j = 0; j < stir_module_n_kernels(m[0]) && !found; j++) {
+			stir_kernel *k = stir_module_get_kernel(m[0], j);
+			found = (!only || k == only) && has_param(k, o.sizes[i].name);
+		}
+		if (!found) {
+			if (only)
+				fprintf(stderr, "stirc: --size %s=%s: kernel '%s' has no "
+					"size parameter '%s'\n", o.sizes[i].name,
+					o.sizes[i].value, stir_kernel_get_name(only),
+					o.sizes[i].name);
+			else
+				fprintf(stderr, "stirc: --size %s=%s: no kernel of %s has "
+					"a size parameter '%s'\n", o.sizes[i].name,
+					o.sizes[i].value, o.file, o.sizes[i].name);
+			rc = EXIT_WRONG;
+		}
+	}
 	for (int s = 1; rc == 0 && sched && s < 3; s++)
 		if (stir_schedule_apply(sched, same_kernel(m[s], only),
 		    (stir_stage)(s + 1)) < 0)

@@ -85,7 +85,10 @@ STIR_EXPORT void stir_array_set_int(__stir_keep stir_array *a, int64_t i,
 STIR_EXPORT void stir_array_fill(__stir_keep stir_array *a, double v);
 
 /* A new array holding the elements of "a" converted to "dtype" (same
- * shape). */
+ * shape), or NULL with an error quoting the first element that does not
+ * convert: to an integer type an element must be exactly representable
+ * (no NaN, infinity, fraction or out-of-range value); to a float type it
+ * is rounded, but a finite element may not overflow to infinity. */
 STIR_EXPORT __stir_give stir_array *stir_array_convert(
 	__stir_keep stir_ctx *ctx, __stir_keep const stir_array *a,
 	stir_dtype dtype);

@@ -162,10 +162,15 @@ STIR_EXPORT __stir_give stir_gpu_run *stir_gpu_run_alloc(
 	__stir_keep const stir_gpu_kernel *gk, __stir_keep stir_device *dev);
 /* Free the run and its device memory. */
 STIR_EXPORT void stir_gpu_run_free(__stir_take stir_gpu_run *r);
-/* Check "b" as the interpreter does (sizes, array lengths and types,
- * structure arrays, domains), refuse a buffer with more elements than its
- * index type can address, then copy every array the kernel takes to the
- * device and allocate the buffers the kernel owns (each on its own; one
+/* Check "b" as the interpreter checks it for the stage III kernel the
+ * run was compiled from (sizes, array lengths and types, domains: a stage
+ * III kernel has no axes, so an indptr that decreases or indices unsorted
+ * within a row are not seen here; check the bindings against the kernel
+ * as it was before stir_kernel_prepare_for_gpu with
+ * stir_kernel_check_bindings first, as stirc run does), refuse a buffer
+ * with more elements than its index type can address, then copy every
+ * array the kernel takes to the device and allocate the buffers the
+ * kernel owns (each on its own; one
  * not aligned to 16 bytes is refused when the kernel was emitted with
  * STIR_CUDA_ALIGNED_BUFFERS, as stir_gpu_kernel_compile does).  May be
  * called again with other data.  0, or -1 with diagnostics. */
