@@ -1353,10 +1353,54 @@ static int unshare_aliases(reader *r)
 	return rc;
 }
 
+/* How deep sequences and mappings may nest in a schedule file.  Real files
+ * nest a few levels; libyaml's scanner takes time quadratic in the depth
+ * (200,000 nested '[' ran for minutes) and the readers below recurse. */
+#define SF_MAX_DEPTH 256
+
+/* r: walk the file's events before loading it and refuse sequences and
+ * mappings nested more than SF_MAX_DEPTH deep, at the first one too deep,
+ * before libyaml has scanned past it.  Syntax errors are left to the
+ * loader.  0, or -1 after an error. */
+static int check_depth(reader *r)
+{
+	yaml_parser_t p;
+	if (!yaml_parser_initialize(&p)) {
+		oom(r);
+		return -1;
+	}
+	yaml_parser_set_input_string(&p, (const unsigned char *)r->s->text,
+		r->s->len);
+	int rc = 0, depth = 0;
+	for (;;) {
+		yaml_event_t e;
+		if (!yaml_parser_parse(&p, &e))
+			break; /* reported by the loader */
+		yaml_event_type_t t = e.type;
+		if (t == YAML_SEQUENCE_START_EVENT || t == YAML_MAPPING_START_EVENT) {
+			if (++depth > SF_MAX_DEPTH) {
+				fail(r, mark_loc(r, e.start_mark), "sequences and mappings "
+					"nested too deeply (more than %d levels)", SF_MAX_DEPTH);
+				rc = -1;
+			}
+		} else if (t == YAML_SEQUENCE_END_EVENT ||
+		    t == YAML_MAPPING_END_EVENT) {
+			depth--;
+		}
+		yaml_event_delete(&e);
+		if (rc < 0 || t == YAML_STREAM_END_EVENT)
+			break;
+	}
+	yaml_parser_delete(&p);
+	return rc;
+}
+
 /* r, doc: load the one document of the file into *doc.  0, or -1 after
  * an error (nothing to delete then). */
 static int load(reader *r, yaml_document_t *doc)
 {
+	if (check_depth(r) < 0)
+		return -1;
 	yaml_parser_t p;
 	if (!yaml_parser_initialize(&p)) {
 		oom(r);

@@ -290,6 +290,61 @@ START_TEST(test_read_errors)
 }
 END_TEST
 
+/* Sequences and mappings nested 200,000 deep, in flow style and as block
+ * sequences on one line: refused at the 257th level (libyaml's scanner
+ * took minutes over the flow ones), and 256 levels still read as YAML. */
+START_TEST(test_read_too_deep)
+{
+	static const struct {
+		const char *head, *open, *tail;
+		const char *want;
+	} forms[] = {
+		{ "kernel: csrmm\nstage2: ", "[", "",
+		  "2:264: error: sequences and mappings nested too deeply (more than "
+		  "256 levels)\n" },
+		{ "kernel: csrmm\nstage2: ", "{a: ", "",
+		  "2:1029: error: sequences and mappings nested too deeply (more "
+		  "than 256 levels)\n" },
+		{ "kernel: csrmm\nstage2:\n  ", "- ", "x",
+		  "3:513: error: sequences and mappings nested too deeply (more "
+		  "than 256 levels)\n" },
+	};
+	for (size_t f = 0; f < sizeof forms / sizeof *forms; f++) {
+		size_t n = 200000, h = strlen(forms[f].head);
+		size_t o = strlen(forms[f].open), t = strlen(forms[f].tail);
+		char *text = malloc(h + n * o + t + 1);
+		ck_assert_ptr_nonnull(text);
+		memcpy(text, forms[f].head, h);
+		for (size_t i = 0; i < n; i++)
+			memcpy(text + h + i * o, forms[f].open, o);
+		strcpy(text + h + n * o, forms[f].tail);
+		stir_ctx *ctx = stir_ctx_alloc();
+		ck_assert_ptr_null(read_str(ctx, text));
+		char *got = test_diags_to_str(ctx);
+		ck_assert_str_eq(got, forms[f].want);
+		free(got);
+		stir_ctx_free(ctx);
+		free(text);
+	}
+	/* 256 levels (the file's mapping and 255 sequences) are YAML the
+	 * reader walks: the error is the schedule's */
+	char text[64 + 2 * 255];
+	int len = sprintf(text, "kernel: csrmm\nstage2: ");
+	for (int i = 0; i < 255; i++)
+		text[len++] = '[';
+	for (int i = 0; i < 255; i++)
+		text[len++] = ']';
+	text[len] = 0;
+	stir_ctx *ctx = stir_ctx_alloc();
+	ck_assert_ptr_null(read_str(ctx, text));
+	char *got = test_diags_to_str(ctx);
+	ck_assert_ptr_null(strstr(got, "nested too deeply"));
+	ck_assert_ptr_nonnull(strstr(got, "not a list"));
+	free(got);
+	stir_ctx_free(ctx);
+}
+END_TEST
+
 /* Every primitive, each section, every rule kind: the reader takes it. */
 START_TEST(test_read_all)
 {
@@ -1013,6 +1068,7 @@ int main(void)
 	tcase_add_loop_test(tr, test_read_errors, 0,
 		(int)(sizeof(bad) / sizeof(bad[0])));
 	tcase_add_test(tr, test_read_all);
+	tcase_add_test(tr, test_read_too_deep);
 	suite_add_tcase(s, tr);
 	TCase *ta = tcase_create("apply");
 	tcase_add_loop_test(ta, test_apply_errors, 0,
