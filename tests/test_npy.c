@@ -400,7 +400,7 @@ static const struct {
 		"unsupported character in a .npy header string", "\\", 0 },
 	{ HDR("<f8", "(3.5,)"), 24, "invalid number in .npy header", ".", 0 },
 	{ HDR("<f8", "(-,)"), 24, "invalid number in .npy header", "-", 0 },
-	{ HDR("<f8", "(3,\001)"), 24, "unexpected byte 0x01 in .npy header",
+	{ HDR("<f8", "(3,\001)"), 24, "control character 0x01 in .npy header",
 		"\001", 0 },
 	{ "{'descr': 8, 'fortran_order': False, 'shape': (3,), }", 24,
 		"expected a string for 'descr' in .npy header", "8", 0 },
