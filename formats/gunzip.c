@@ -8,12 +8,21 @@
  * real stream is found with one table access, and the rare longer code
  * falls back to puff's bit-by-bit walk.
  *
+ * The decoder is a resumable state machine (enum inflate_state): input is
+ * pulled from a source a chunk at a time, and output goes into a window of
+ * fixed size (the 32 KiB of history back references need, plus a chunk),
+ * from which the reader takes a chunk per call.  Decoding stops between
+ * symbols when the window is full, so memory is the same whatever the
+ * data inflates to, and a reader that finds a fault early (a Matrix
+ * Market file whose first line is wrong) never inflates the rest.
+ *
  * Every read of the input goes through the bit buffer or an explicit
- * bounds check, every write of the output through out_reserve(), and every
- * loop either consumes input or stops with an error, so no input can make
- * it read or write out of bounds or spin forever.  Faults are reported as
- * "<what> at byte offset N" in the file "name"; N counts from the start of
- * the compressed data.
+ * bounds check, every write of the output is preceded by a check of the
+ * window's room (out_full()), and every loop either consumes input or
+ * stops with an error, so no input can make it read or write out of
+ * bounds or spin forever.  Faults are reported as "<what> at byte offset
+ * N" in the file "name"; N counts from the start of the compressed
+ * data.
  *
  * There is no global state (the CRC table and the fixed Huffman tables are
  * built per call), so two threads may decompress at once.

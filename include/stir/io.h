@@ -91,7 +91,9 @@ STIR_EXPORT int stir_gunzip(__stir_keep stir_ctx *ctx, const char *name,
 	const void *data, size_t len, void **out, size_t *out_len);
 
 /* Read a whole file into memory, decompressing it when it starts with the
- * gzip magic bytes.  The buffer (malloc'ed, caller frees) has a
+ * gzip magic bytes (as a stream: no copy of the compressed bytes is kept).
+ * There is no size limit: programs and schedule files are read with one
+ * (docs/formats.md), and the Matrix Market and .npy readers stream.  The buffer (malloc'ed, caller frees) has a
  * terminating NUL byte past *len.  0, or -1 with a diagnostic naming the
  * path and the system's reason. */
 STIR_EXPORT int stir_read_file(__stir_keep stir_ctx *ctx, const char *path,
