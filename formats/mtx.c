@@ -12,9 +12,18 @@
  * are already in order and cost one pass), and duplicates are summed (a
  * pattern matrix simply merges them).
  *
+ * The file is read as a stream, a line at a time (gzip decompressed on
+ * the fly), so memory is bounded by the entries read, never by the size
+ * of the file: a comment line of any length is skipped as it comes, a
+ * data line longer than MTX_MAX_LINE is an error, and no allocation is
+ * made in proportion to the sizes the header declares before entries
+ * arrive to fill it.  Sizes may be bounded further by the caller
+ * (stir_mtx_limits): a matrix that cannot fit the kernel it is for is
+ * refused at the size line.
+ *
  * Every error stops the read and names the line and, where a token is at
- * fault, its column.  The file's text is handed to the context on the
- * first error so that the diagnostic can quote the line.
+ * fault, its column.  The line at fault is handed to the context with the
+ * first error so that the diagnostic can quote it.
  */
 #include <errno.h>
 #include <math.h>
@@ -27,6 +36,14 @@
 #include <stir/io.h>
 #include "formats/io_internal.h"
 #include "ir/diag.h"
+
+/* The longest data line (comment lines may be longer: they are skipped
+ * as they are read). */
+#define MTX_MAX_LINE 65536
+
+/* The last line number at which an error quotes its line (the quote is
+ * registered as that many line breaks and the line). */
+#define MTX_MAX_QUOTED_LINE (1 << 20)
 
 /* What the values of a file are. */
 enum mtx_field {
@@ -45,10 +62,19 @@ typedef struct mtx_pair {
 typedef struct mtx_reader {
 	stir_ctx *ctx;        /* borrowed: receives the diagnostics */
 	const char *name;     /* borrowed: the file name for diagnostics */
-	const char *text;     /* borrowed: the plain (decompressed) bytes */
-	size_t len;           /* number of bytes in text */
-	size_t next;          /* offset in text of the next unread line */
+	stir_io_stream *in;   /* borrowed: the plain (decompressed) bytes */
+	const stir_mtx_limits *limits; /* borrowed: bounds on the sizes, or
+	                         * NULL */
+	const uint8_t *chunk; /* borrowed from "in": bytes not yet split
+	                         * into lines */
+	size_t chunk_len;     /* bytes at chunk */
+	size_t chunk_pos;     /* bytes of chunk already used */
+	bool eof;             /* whether "in" has ended */
+	bool failed;          /* whether "in" failed (and said why) */
+	bool last_nl;         /* whether the text so far ends with '\n' (or
+	                         * is empty) */
 	int lineno;           /* 1-based number of the current line */
+	char *buf;            /* owned: MTX_MAX_LINE bytes, the current line */
 	const char *line;     /* the current line, without its line end */
 	size_t line_len;      /* its length */
 	size_t at;            /* the next unread column of the line, 0-based */
@@ -81,11 +107,24 @@ static int mtx_error(mtx_reader *r, int col, const char *fmt, ...)
 static int mtx_error(mtx_reader *r, int col, const char *fmt, ...)
 {
 	const char *file = r->name;
-	if (!r->source_added) {
-		const char *f = stir_ctx_add_source(r->ctx, r->name, r->text,
-			r->len);
-		if (f)
-			file = f;
+	if (!r->source_added && r->lineno <= MTX_MAX_QUOTED_LINE &&
+	    r->line) {
+		/* the quote finds line N after N - 1 line breaks */
+		size_t before = r->lineno > 1 ? (size_t)r->lineno - 1 : 0;
+		/* a long line is quoted up to a little past the column */
+		size_t n = r->line_len;
+		if (n > (size_t)col + 80)
+			n = (size_t)col + 80;
+		char *q = malloc(before + n + 1);
+		if (q) {
+			memset(q, '\n', before);
+			memcpy(q + before, r->line, n);
+			const char *f = stir_ctx_add_source(r->ctx, r->name, q,
+				before + n);
+			if (f)
+				file = f;
+			free(q);
+		}
 		r->source_added = true;
 	}
 	stir_loc loc = { file, r->lineno, col };
@@ -96,24 +135,115 @@ static int mtx_error(mtx_reader *r, int col, const char *fmt, ...)
 	return -1;
 }
 
-/* r: the reader, moved to its next line.  False at the end of the text
- * (the line number then stays on the last line). */
-static bool next_line(mtx_reader *r)
+/* c: whether it separates tokens. */
+static bool is_blank(char c)
 {
-	if (r->next >= r->len)
-		return false;
-	const char *start = r->text + r->next;
-	const char *nl = memchr(start, '\n', r->len - r->next);
-	size_t n = nl ? (size_t)(nl - start) : r->len - r->next;
-	r->next += n + (nl ? 1 : 0);
-	if (n > 0 && start[n - 1] == '\r')
+	return c == ' ' || c == '\t' || c == '\v' || c == '\f';
+}
+
+/* r, col, c: report control byte c at column col of the current line. */
+static int control_error(mtx_reader *r, size_t col, unsigned char c)
+{
+	char buf[8];
+	return mtx_error(r, col < INT32_MAX ? (int)col : INT32_MAX,
+		"control character %s in a Matrix Market file",
+		stir_io_control_name(c, buf));
+}
+
+/* c: whether it is a control byte that has no place in a Matrix Market
+ * line (tabs and the blanks is_blank() takes do; a carriage return only
+ * ends a line). */
+static bool is_control(unsigned char c)
+{
+	return (c < 0x20 && c != '\t' && c != '\v' && c != '\f') || c == 0x7f;
+}
+
+/* r, n: whether the line being read (the first n bytes of r->buf) is a
+ * comment, which is skipped whatever its length; the banner (the first
+ * line, r->lineno still 0) and data lines are short. */
+static bool is_comment(const mtx_reader *r, size_t n)
+{
+	size_t i = 0;
+	while (i < n && is_blank(r->buf[i]))
+		i++;
+	return r->lineno > 0 && i < n && r->buf[i] == '%';
+}
+
+/* r: the reader, moved to its next line, assembled from the stream's
+ * chunks into r->buf.  1, 0 at the end of the text (the line number then
+ * stays on the last line), -1 on an error: a read error, a control byte,
+ * or a data line longer than MTX_MAX_LINE. */
+static int next_line(mtx_reader *r)
+{
+	size_t n = 0;        /* bytes of the line kept in buf */
+	size_t total = 0;    /* bytes of the line seen */
+	size_t bad = 0;      /* 1-based column of its first control byte */
+	size_t cr = 0;       /* column of a carriage return that ended the
+	                      * last chunk: the line end if '\n' follows */
+	unsigned char bad_c = 0;
+	bool any = false;
+	while (!r->eof) {
+		if (r->chunk_pos == r->chunk_len) {
+			int k = stir_io_next(r->in, &r->chunk, &r->chunk_len);
+			r->chunk_pos = 0;
+			if (k < 0) {
+				r->failed = true;
+				return -1;
+			}
+			if (k == 0) {
+				r->eof = true;
+				r->chunk_len = 0;
+				break;
+			}
+		}
+		const uint8_t *p = r->chunk + r->chunk_pos;
+		size_t avail = r->chunk_len - r->chunk_pos;
+		const uint8_t *nl = memchr(p, '\n', avail);
+		size_t take = nl ? (size_t)(nl - p) : avail;
+		if (cr && take > 0 && !bad) {
+			bad = cr;
+			bad_c = '\r';
+		}
+		cr = 0;
+		/* the part of an over-long comment that is dropped is not
+		 * looked at */
+		size_t keep = take < MTX_MAX_LINE - n ? take : MTX_MAX_LINE - n;
+		for (size_t i = 0; i < keep && !bad; i++) {
+			if (p[i] == '\r' && i + 1 == take) {
+				if (!nl)
+					cr = total + i + 1;
+			} else if (is_control(p[i])) {
+				bad = total + i + 1;
+				bad_c = p[i];
+			}
+		}
+		memcpy(r->buf + n, p, keep);
+		n += keep;
+		total += take;
+		r->chunk_pos += take + (nl ? 1 : 0);
+		any = true;
+		r->last_nl = nl != NULL;
+		/* stop at a fault without reading the rest of the line: it
+		 * may never end (/dev/zero) */
+		if (nl || bad || (total > MTX_MAX_LINE && !is_comment(r, n)))
+			break;
+	}
+	if (!any)
+		return 0;
+	if (n > 0 && r->buf[n - 1] == '\r' && total == n)
 		n--;
-	r->line = start;
+	bool too_long = total > MTX_MAX_LINE && !is_comment(r, n);
+	r->line = r->buf;
 	r->line_len = n;
 	r->at = 0;
 	if (r->lineno < INT32_MAX)
 		r->lineno++;
-	return true;
+	if (bad)
+		return control_error(r, bad, bad_c);
+	if (too_long)
+		return mtx_error(r, MTX_MAX_LINE + 1,
+			"line longer than %d bytes", MTX_MAX_LINE);
+	return 1;
 }
 
 /* r: the 1-based column just past the end of the current line, where a
@@ -128,14 +258,10 @@ static int end_col(const mtx_reader *r)
  * break, else the last line. */
 static void move_to_eof_line(mtx_reader *r)
 {
-	if ((r->len == 0 || r->text[r->len - 1] == '\n') && r->lineno < INT32_MAX)
+	if (r->last_nl && r->lineno < INT32_MAX) {
 		r->lineno++;
-}
-
-/* c: whether it separates tokens. */
-static bool is_blank(char c)
-{
-	return c == ' ' || c == '\t' || c == '\v' || c == '\f';
+		r->line = NULL;  /* nothing to quote */
+	}
 }
 
 /* r, t: the next token of the current line into *t.  False when the line
@@ -247,23 +373,27 @@ static enum num_status parse_real(const mtx_token *t, double *v)
 	return st;
 }
 
-/* r: the reader; a line that is blank or a comment is skipped.  False at
- * the end of the text; otherwise the current line holds data and *t its
- * first token. */
-static bool next_data_line(mtx_reader *r, mtx_token *t)
+/* r: the reader; a line that is blank or a comment is skipped.  0 at
+ * the end of the text, -1 on an error; otherwise 1, the current line
+ * holds data and *t its first token. */
+static int next_data_line(mtx_reader *r, mtx_token *t)
 {
-	while (next_line(r)) {
+	int k;
+	while ((k = next_line(r)) > 0) {
 		if (next_token(r, t) && t->s[0] != '%')
-			return true;
+			return 1;
 	}
-	return false;
+	return k;
 }
 
 /* r: the reader, at the start of the text; reads and checks the banner. */
 static int read_banner(mtx_reader *r)
 {
 	mtx_token t;
-	if (!next_line(r)) {
+	int k = next_line(r);
+	if (k < 0)
+		return -1;
+	if (k == 0) {
 		move_to_eof_line(r);
 		return mtx_error(r, 0, "empty file: missing the %%%%MatrixMarket banner");
 	}
@@ -332,13 +462,33 @@ static int read_size(mtx_reader *r, const mtx_token *t, const char *what,
 	return 0;
 }
 
+/* r, t, what, v, i: size-line number i (0 rows, 1 columns, 2 entries),
+ * v, in token t, checked against the caller's limits. */
+static int check_limit(mtx_reader *r, const mtx_token *t, const char *what,
+	int64_t v, int i)
+{
+	const stir_mtx_limits *l = r->limits;
+	if (!l)
+		return 0;
+	int64_t most = i == 0 ? l->max_rows : i == 1 ? l->max_cols :
+		l->max_entries;
+	if (most <= 0 || v <= most)
+		return 0;
+	return mtx_error(r, t->col, "%s %lld too large%s%s (at most %lld)",
+		what, (long long)v, l->why ? " for " : "", l->why ? l->why : "",
+		(long long)most);
+}
+
 /* r: the reader, after the banner; reads the size line. */
 static int read_size_line(mtx_reader *r)
 {
 	mtx_token t[3];
 	static const char *const what[] = { "number of rows",
 		"number of columns", "number of entries" };
-	if (!next_data_line(r, &t[0])) {
+	int k = next_data_line(r, &t[0]);
+	if (k < 0)
+		return -1;
+	if (k == 0) {
 		move_to_eof_line(r);
 		return mtx_error(r, 0,
 			"missing the size line 'rows columns entries'");
@@ -349,7 +499,8 @@ static int read_size_line(mtx_reader *r)
 				"incomplete size line: missing the %s "
 				"(expected 'rows columns entries')", what[i]);
 		int64_t v;
-		if (read_size(r, &t[i], what[i], &v) < 0)
+		if (read_size(r, &t[i], what[i], &v) < 0 ||
+		    check_limit(r, &t[i], what[i], v, i) < 0)
 			return -1;
 		if (i == 0)
 			r->nrows = v;
@@ -374,13 +525,19 @@ static int reserve_entry(mtx_reader *r)
 {
 	if (r->n < r->cap)
 		return 0;
-	/* the announced count is only a hint: every entry takes at least
-	 * four bytes ("1 1\n"), which bounds what a lying header can make
-	 * us allocate up front */
-	int64_t cap = r->cap ? 2 * r->cap : r->nnz;
-	int64_t most = (int64_t)((r->len - r->next) / 4 + 1);
-	if (!r->cap && cap > most)
-		cap = most;
+	/* the announced count is only a bound: room grows with the
+	 * entries that come, first to what the rest of the file can hold
+	 * (every entry takes at least four bytes, "1 1\n") or 64 Ki entries
+	 * when that is not known, then doubling, never past the count */
+	int64_t cap = r->cap ? (r->cap > r->nnz / 2 ? r->nnz : 2 * r->cap) :
+		r->nnz;
+	if (!r->cap) {
+		uint64_t left = stir_io_max_left(r->in);
+		int64_t most = left == UINT64_MAX ? 65536 :
+			(int64_t)(left / 4 + 1);
+		if (cap > most)
+			cap = most;
+	}
 	if (cap < 16)
 		cap = 16;
 	if ((uint64_t)cap > SIZE_MAX / sizeof(int64_t))
@@ -620,9 +777,12 @@ static stir_csr *read_mtx(mtx_reader *r)
 	if (read_banner(r) < 0 || read_size_line(r) < 0)
 		return NULL;
 	mtx_token t;
-	while (next_data_line(r, &t))
+	int k;
+	while ((k = next_data_line(r, &t)) > 0)
 		if (read_entry(r, &t) < 0)
 			return NULL;
+	if (k < 0)
+		return NULL;
 	if (r->n < r->nnz) {
 		move_to_eof_line(r);
 		mtx_error(r, 0, "file ends after %lld of the %lld entries the "
@@ -633,22 +793,41 @@ static stir_csr *read_mtx(mtx_reader *r)
 	return build_csr(r);
 }
 
-/* ctx, name: diagnostics and the file name they use; text, len: the
- * plain text of a Matrix Market file. */
-static stir_csr *read_mtx_text(stir_ctx *ctx, const char *name,
-	const char *text, size_t len)
+/* in: the opened stream (closed here; NULL: it could not be opened, with
+ * a diagnostic); limits: bounds on the sizes or NULL.  The matrix, or
+ * NULL. */
+static stir_csr *read_mtx_stream(stir_io_stream *in,
+	const stir_mtx_limits *limits, stir_ctx *ctx)
 {
+	if (!in)
+		return NULL;
 	mtx_reader r = {
 		.ctx = ctx,
-		.name = name,
-		.text = text,
-		.len = len,
+		.name = stir_io_name(in),
+		.in = in,
+		.limits = limits,
+		.last_nl = true,
+		.buf = malloc(MTX_MAX_LINE),
 	};
-	stir_csr *m = read_mtx(&r);
+	stir_csr *m = NULL;
+	if (!r.buf)
+		stir_error_oom(ctx);
+	else
+		m = read_mtx(&r);
+	free(r.buf);
 	free(r.rows);
 	free(r.cols);
 	free(r.vals);
+	stir_io_close(in);
 	return m;
+}
+
+/* ctx, name, data, len, limits: see io.h. */
+stir_csr *stir_mtx_read_from_mem_limited(stir_ctx *ctx, const char *name,
+	const void *data, size_t len, const stir_mtx_limits *limits)
+{
+	return read_mtx_stream(stir_io_open_mem(ctx, name, data, len), limits,
+		ctx);
 }
 
 /* ctx, name: diagnostics and the file name they use; data, len: the
@@ -656,29 +835,20 @@ static stir_csr *read_mtx_text(stir_ctx *ctx, const char *name,
 stir_csr *stir_mtx_read_from_mem(stir_ctx *ctx, const char *name,
 	const void *data, size_t len)
 {
-	const uint8_t *text;
-	size_t text_len;
-	void *owned;
-	if (stir_io_plain_bytes(ctx, name, data, len, &text, &text_len,
-	    &owned) < 0)
-		return NULL;
-	stir_csr *m = read_mtx_text(ctx, name, (const char *)text, text_len);
-	free(owned);
-	return m;
+	return stir_mtx_read_from_mem_limited(ctx, name, data, len, NULL);
+}
+
+/* ctx, path, limits: see io.h. */
+stir_csr *stir_mtx_read_limited(stir_ctx *ctx, const char *path,
+	const stir_mtx_limits *limits)
+{
+	return read_mtx_stream(stir_io_open(ctx, path), limits, ctx);
 }
 
 /* ctx: receives diagnostics; path: the file to read. */
 stir_csr *stir_mtx_read(stir_ctx *ctx, const char *path)
 {
-	char *data;
-	size_t len;
-	if (stir_read_file(ctx, path, &data, &len) < 0)
-		return NULL;
-	/* already decompressed: a file that holds gzip data twice over is
-	 * not a Matrix Market file */
-	stir_csr *m = read_mtx_text(ctx, path, data, len);
-	free(data);
-	return m;
+	return stir_mtx_read_limited(ctx, path, NULL);
 }
 
 /* csr: the matrix to free (NULL is fine). */

@@ -9,6 +9,12 @@
  * whitespace and trailing commas, as Python's literal syntax does, and
  * nothing else.
  *
+ * The file is read as a stream: the fixed part, then the header (at most
+ * NPY_MAX_HEADER bytes), then exactly the data the header declares, never
+ * more, so memory is bounded by the array and an endless input ends at
+ * the first byte that is wrong.  Where the size of the file is known, a
+ * shape it cannot hold is refused before anything is allocated for it.
+ *
  * Errors name the byte offset (from the start of the file, after any gzip
  * decompression) where the file goes wrong.
  */
@@ -26,6 +32,13 @@
 
 #define NPY_MAGIC "\x93NUMPY"
 #define NPY_MAGIC_LEN 6
+/* The longest header read (NumPy writes some hundred bytes). */
+#define NPY_MAX_HEADER ((size_t)1 << 20)
+/* Data of unknown extent (gzip, a pipe) is read into a growing buffer
+ * once the array is larger than this; smaller arrays are allocated whole. */
+#define NPY_DIRECT_ALLOC ((size_t)16 << 20)
+/* Extra bytes after the data counted before giving up counting. */
+#define NPY_MAX_EXTRA_COUNT ((uint64_t)1 << 20)
 
 /* The kinds of header tokens. */
 enum tok_kind {
@@ -112,6 +125,13 @@ static int next_tok(npy_parser *p)
 	if (c == '\'' || c == '"') {
 		size_t start = ++p->at;
 		while (p->at < n && h[p->at] != c) {
+			unsigned char b = (unsigned char)h[p->at];
+			if ((b < 0x20 && b != '\t' && b != '\n') || b == 0x7f) {
+				char name[8];
+				return npy_fail(p->ctx, p->name, p->hdr_off + p->at,
+					"control character %s in .npy header",
+					stir_io_control_name(b, name));
+			}
 			if (h[p->at] == '\\' || h[p->at] == '\n')
 				return npy_fail(p->ctx, p->name, p->hdr_off + p->at,
 					"unsupported character in a .npy header string");
@@ -165,6 +185,11 @@ static int next_tok(npy_parser *p)
 	}
 	if ((unsigned char)c >= 0x20 && (unsigned char)c < 0x7f)
 		return tok_fail(p, "unexpected character '%c' in .npy header", c);
+	if ((unsigned char)c < 0x20 || c == 0x7f) {
+		char name[8];
+		return tok_fail(p, "control character %s in .npy header",
+			stir_io_control_name((unsigned char)c, name));
+	}
 	return tok_fail(p, "unexpected byte 0x%02x in .npy header",
 		(unsigned char)c);
 }
@@ -349,10 +374,88 @@ static void swap_bytes(uint8_t *p, size_t n, size_t size)
 		}
 }
 
-/* ctx, name, d, len: parse the plain bytes of a .npy file. */
-static stir_array *read_npy(stir_ctx *ctx, const char *name, const uint8_t *d,
-	size_t len)
+/* in, nbytes, data_off: read the nbytes of array data that start at byte
+ * offset data_off into a malloc'ed buffer, growing it as bytes arrive (the
+ * extent of the stream is not known), so that a header that lies costs
+ * memory only for the data that is there.  NULL on an error (reported). */
+static uint8_t *read_data_growing(stir_ctx *ctx, stir_io_stream *in,
+	size_t nbytes, size_t data_off)
 {
+	size_t cap = NPY_DIRECT_ALLOC, n = 0;
+	uint8_t *buf = malloc(cap);
+	if (!buf) {
+		stir_error_oom(ctx);
+		return NULL;
+	}
+	while (n < nbytes) {
+		if (n == cap) {
+			size_t ncap = cap > nbytes / 2 ? nbytes : cap * 2;
+			uint8_t *nb = realloc(buf, ncap);
+			if (!nb) {
+				free(buf);
+				stir_error(ctx, stir_loc_file(stir_io_name(in)),
+					"out of memory reading .npy data (%zu bytes)",
+					ncap);
+				return NULL;
+			}
+			buf = nb;
+			cap = ncap;
+		}
+		int64_t got = stir_io_read(in, buf + n, cap - n);
+		if (got < 0) {
+			free(buf);
+			return NULL;
+		}
+		n += (size_t)got;
+		if (n < cap)
+			break;  /* the end of the stream */
+	}
+	if (n < nbytes) {
+		free(buf);
+		npy_fail(ctx, stir_io_name(in), data_off + n, "truncated .npy "
+			"data: the shape needs %zu bytes from byte offset %zu, the "
+			"file holds %zu", nbytes, data_off, n);
+		return NULL;
+	}
+	return buf;
+}
+
+/* ctx, in, off: the stream must end at byte offset "off", after the data;
+ * extra bytes are an error that counts them (up to a limit: an endless
+ * input is not counted to its end). */
+static int expect_end(stir_ctx *ctx, stir_io_stream *in, size_t off)
+{
+	uint8_t junk[4096];
+	uint64_t extra = 0;
+	for (;;) {
+		int64_t got = stir_io_read(in, junk, sizeof(junk));
+		if (got < 0)
+			return -1;
+		extra += (uint64_t)got;
+		if ((size_t)got < sizeof(junk) || extra >= NPY_MAX_EXTRA_COUNT)
+			break;
+	}
+	if (extra == 0)
+		return 0;
+	if (extra >= NPY_MAX_EXTRA_COUNT)
+		return npy_fail(ctx, stir_io_name(in), off, "unexpected data after "
+			"the .npy array (at least %llu extra bytes)",
+			(unsigned long long)extra);
+	return npy_fail(ctx, stir_io_name(in), off, "unexpected data after "
+		"the .npy array (%llu extra byte%s)", (unsigned long long)extra,
+		extra == 1 ? "" : "s");
+}
+
+/* ctx, in: read a .npy file from stream "in" (which the caller
+ * closes). */
+static stir_array *read_npy(stir_ctx *ctx, stir_io_stream *in)
+{
+	const char *name = stir_io_name(in);
+	uint8_t d[12];
+	int64_t got = stir_io_read(in, d, 8);
+	if (got < 0)
+		return NULL;
+	size_t len = (size_t)got;
 	size_t n = len < NPY_MAGIC_LEN ? len : NPY_MAGIC_LEN;
 	for (size_t i = 0; i < n; i++)
 		if (d[i] != (uint8_t)NPY_MAGIC[i]) {
@@ -370,28 +473,56 @@ static stir_array *read_npy(stir_ctx *ctx, const char *name, const uint8_t *d,
 		return NULL;
 	}
 	size_t hstart = major == 1 ? 10 : 12;
-	if (len < hstart) {
-		npy_fail(ctx, name, len, "truncated .npy header");
+	got = stir_io_read(in, d + 8, hstart - 8);
+	if (got < 0)
+		return NULL;
+	if ((size_t)got < hstart - 8) {
+		npy_fail(ctx, name, 8 + (size_t)got, "truncated .npy header");
 		return NULL;
 	}
 	size_t hlen = major == 1 ? (size_t)(d[8] | d[9] << 8) :
 		(size_t)((uint32_t)d[8] | (uint32_t)d[9] << 8 |
 			 (uint32_t)d[10] << 16 | (uint32_t)d[11] << 24);
-	if (len - hstart < hlen) {
-		npy_fail(ctx, name, len, "truncated .npy header (%zu bytes "
-			"announced at byte offset 8)", hlen);
+	/* read at most NPY_MAX_HEADER + 1 bytes of it: enough to tell a
+	 * truncated file from one whose header is too long */
+	uint64_t left = stir_io_max_left(in);
+	size_t want = hlen <= NPY_MAX_HEADER ? hlen : NPY_MAX_HEADER + 1;
+	if (left < want)
+		want = (size_t)left;
+	char *hdr = malloc(want ? want : 1);
+	if (!hdr) {
+		stir_error_oom(ctx);
+		return NULL;
+	}
+	got = stir_io_read(in, hdr, want);
+	if (got < 0) {
+		free(hdr);
+		return NULL;
+	}
+	if ((size_t)got < hlen && (size_t)got < NPY_MAX_HEADER + 1) {
+		free(hdr);
+		npy_fail(ctx, name, hstart + (size_t)got, "truncated .npy header "
+			"(%zu bytes announced at byte offset 8)", hlen);
+		return NULL;
+	}
+	if (hlen > NPY_MAX_HEADER) {
+		free(hdr);
+		npy_fail(ctx, name, 8, ".npy header of %zu bytes too long (at "
+			"most %zu)", hlen, NPY_MAX_HEADER);
 		return NULL;
 	}
 
 	npy_parser p = {
 		.ctx = ctx,
 		.name = name,
-		.hdr = (const char *)d + hstart,
+		.hdr = hdr,
 		.hdr_off = hstart,
 		.hdr_len = hlen,
 	};
 	npy_header h = { STIR_DTYPE_NONE, 0, { 0 } };
-	if (parse_header(&p, &h) < 0)
+	int r = parse_header(&p, &h);
+	free(hdr);
+	if (r < 0)
 		return NULL;
 
 	size_t data_off = hstart + hlen;
@@ -412,25 +543,57 @@ static stir_array *read_npy(stir_ctx *ctx, const char *name, const uint8_t *d,
 		return NULL;
 	}
 	size_t nbytes = (size_t)count * elem;
-	size_t have = len - data_off;
-	if (have < nbytes) {
-		npy_fail(ctx, name, len, "truncated .npy data: the shape needs "
-			"%zu bytes from byte offset %zu, the file holds %zu",
-			nbytes, data_off, have);
-		return NULL;
-	}
-	if (have > nbytes) {
-		npy_fail(ctx, name, data_off + nbytes, "unexpected data after "
-			"the .npy array (%zu extra byte%s)", have - nbytes,
-			have - nbytes == 1 ? "" : "s");
+	/* a file known to be too short is refused before anything is
+	 * allocated for the shape; max_left is exact for a plain file, an
+	 * upper bound for gzip data */
+	left = stir_io_max_left(in);
+	bool exact = left != UINT64_MAX && !stir_io_is_compressed(in);
+	if (left < nbytes) {
+		npy_fail(ctx, name, (size_t)(data_off + (exact ? left : 0)),
+			exact ? "truncated .npy data: the shape needs %zu bytes "
+			"from byte offset %zu, the file holds %zu" :
+			"truncated .npy data: the shape needs %zu bytes from byte "
+			"offset %zu, the file holds at most %zu", nbytes, data_off,
+			(size_t)left);
 		return NULL;
 	}
 
-	stir_array *a = stir_array_alloc(ctx, h.dtype, h.ndim, h.shape);
-	if (!a)
+	stir_array *a;
+	uint8_t *out;
+	if (exact || nbytes <= NPY_DIRECT_ALLOC) {
+		a = stir_array_alloc(ctx, h.dtype, h.ndim, h.shape);
+		if (!a)
+			return NULL;
+		out = stir_array_get_data(a);
+		got = stir_io_read(in, out, nbytes);
+		if (got < 0) {
+			stir_array_free(a);
+			return NULL;
+		}
+		if ((size_t)got < nbytes) {
+			stir_array_free(a);
+			npy_fail(ctx, name, data_off + (size_t)got, "truncated .npy "
+				"data: the shape needs %zu bytes from byte offset %zu, "
+				"the file holds %zu", nbytes, data_off, (size_t)got);
+			return NULL;
+		}
+	} else {
+		uint8_t *buf = read_data_growing(ctx, in, nbytes, data_off);
+		if (!buf)
+			return NULL;
+		a = stir_array_alloc(ctx, h.dtype, h.ndim, h.shape);
+		if (!a) {
+			free(buf);
+			return NULL;
+		}
+		out = stir_array_get_data(a);
+		memcpy(out, buf, nbytes);
+		free(buf);
+	}
+	if (expect_end(ctx, in, data_off + nbytes) < 0) {
+		stir_array_free(a);
 		return NULL;
-	uint8_t *out = stir_array_get_data(a);
-	memcpy(out, d + data_off, nbytes);
+	}
 	if (!host_is_little_endian() && elem > 1)
 		swap_bytes(out, (size_t)count, elem);
 	return a;
@@ -441,25 +604,22 @@ static stir_array *read_npy(stir_ctx *ctx, const char *name, const uint8_t *d,
 stir_array *stir_npy_read_from_mem(stir_ctx *ctx, const char *name,
 	const void *data, size_t len)
 {
-	const uint8_t *d;
-	size_t n;
-	void *owned;
-	if (stir_io_plain_bytes(ctx, name, data, len, &d, &n, &owned) < 0)
+	stir_io_stream *in = stir_io_open_mem(ctx, name, data, len);
+	if (!in)
 		return NULL;
-	stir_array *a = read_npy(ctx, name, d, n);
-	free(owned);
+	stir_array *a = read_npy(ctx, in);
+	stir_io_close(in);
 	return a;
 }
 
 /* ctx: receives diagnostics; path: the .npy file (possibly gzipped). */
 stir_array *stir_npy_read(stir_ctx *ctx, const char *path)
 {
-	char *data;
-	size_t len;
-	if (stir_read_file(ctx, path, &data, &len) < 0)
+	stir_io_stream *in = stir_io_open(ctx, path);
+	if (!in)
 		return NULL;
-	stir_array *a = read_npy(ctx, path, (const uint8_t *)data, len);
-	free(data);
+	stir_array *a = read_npy(ctx, in);
+	stir_io_close(in);
 	return a;
 }
 

@@ -755,15 +755,17 @@ static int bind_size_to(const stir_kernel *k, stir_bindings *b,
 	return 0;
 }
 
-int stir_kernel_bind_csr(const stir_kernel *k, stir_bindings *b,
-	const char *tensor, const stir_csr *csr)
+/* k, tensor: the buffer of k named "tensor" when it is a CSR matrix
+ * ([I, J], I dense_fixed, J a sparse_variable child of I); otherwise NULL
+ * with an error. */
+static const stir_buffer *csr_tensor(const stir_kernel *k, const char *tensor)
 {
 	stir_ctx *ctx = stir_kernel_ctx(k);
 	const stir_buffer *buf = stir_kernel_find_buffer(k, tensor);
 	if (!buf || buf->kind != STIR_BUFFER_TENSOR) {
 		stir_error(ctx, k->loc, "kernel '%s' has no tensor '%s'", k->name,
 			tensor);
-		return -1;
+		return NULL;
 	}
 	if (buf->n_axes != 2 || buf->axes[0]->kind != STIR_DENSE_FIXED ||
 	    buf->axes[1]->kind != STIR_SPARSE_VARIABLE ||
@@ -771,8 +773,58 @@ int stir_kernel_bind_csr(const stir_kernel *k, stir_bindings *b,
 		stir_error(ctx, buf->loc, "tensor '%s' is not a CSR matrix: a matrix "
 			"binds only to [I, J] with I dense_fixed and J a "
 			"sparse_variable child of I", tensor);
-		return -1;
+		return NULL;
 	}
+	return buf;
+}
+
+/* a, b: two bounds, 0 meaning none; the tighter. */
+static int64_t min_bound(int64_t a, int64_t b)
+{
+	return a == 0 ? b : b == 0 ? a : a < b ? a : b;
+}
+
+/* t: the most a size or index of type t holds; 0 (no bound) for 64 bits. */
+static int64_t type_bound(stir_dtype t)
+{
+	return t == STIR_I32 ? INT32_MAX : 0;
+}
+
+stir_csr *stir_kernel_read_csr(const stir_kernel *k, const char *tensor,
+	const char *path)
+{
+	const stir_buffer *buf = csr_tensor(k, tensor);
+	if (!buf)
+		return NULL;
+	const stir_axis *ai = buf->axes[0], *aj = buf->axes[1];
+	/* the row count is a size (the type of I's length); the column
+	 * count and the entries are sizes and, in indices and indptr,
+	 * indices of J's idtype */
+	stir_mtx_limits lim = {
+		.max_rows = type_bound(ai->len->dtype),
+		.max_cols = min_bound(type_bound(aj->len->dtype),
+			type_bound(aj->idtype)),
+		.max_entries = min_bound(type_bound(aj->nnz->dtype),
+			type_bound(aj->idtype)),
+	};
+	char why[300];
+	if (lim.max_rows == INT32_MAX && lim.max_cols == INT32_MAX &&
+	    lim.max_entries == INT32_MAX)
+		snprintf(why, sizeof(why), "the i32 sizes of tensor '%.200s'",
+			tensor);
+	else
+		snprintf(why, sizeof(why), "tensor '%.200s'", tensor);
+	lim.why = why;
+	return stir_mtx_read_limited(stir_kernel_ctx(k), path, &lim);
+}
+
+int stir_kernel_bind_csr(const stir_kernel *k, stir_bindings *b,
+	const char *tensor, const stir_csr *csr)
+{
+	stir_ctx *ctx = stir_kernel_ctx(k);
+	const stir_buffer *buf = csr_tensor(k, tensor);
+	if (!buf)
+		return -1;
 	const stir_axis *ai = buf->axes[0], *aj = buf->axes[1];
 	if (bind_size_to(k, b, ai->len, csr->nrows, "rows", tensor) < 0 ||
 	    bind_size_to(k, b, aj->len, csr->ncols, "columns", tensor) < 0 ||

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <stir/io.h>
 #include <stir/lang.h>
+#include "formats/io_internal.h"
 #include "lang/ast.h"
 #include "lang/c_locale.h"
 #include "ir/nodes.h"
@@ -43,6 +44,10 @@ stir_module *stir_module_read_from_str(stir_ctx *ctx, const char *file,
 		text, len);
 	if (!name)
 		return stir_error_oom(ctx);
+	/* a control byte (a NUL) is named where it is, not met by the
+	 * scanner as a puzzling token */
+	if (stir_io_check_text(ctx, name, text, len, "program") < 0)
+		return NULL;
 	int errors = stir_ctx_n_errors(ctx);
 	stir_module *m = parse_and_build(ctx, name, text, len);
 	if (m && (stir_module_verify(m) < 0 || stir_ctx_n_errors(ctx) > errors)) {
@@ -52,15 +57,17 @@ stir_module *stir_module_read_from_str(stir_ctx *ctx, const char *file,
 	return m;
 }
 
-/* ctx, path: read the whole file, then as stir_module_read_from_str with
- * the path as the file name. */
+/* ctx, path: read the whole file (at most STIR_IO_TEXT_LIMIT bytes, after
+ * decompression: an endless input stops there), then as
+ * stir_module_read_from_str with the path as the file name. */
 stir_module *stir_module_read_file(stir_ctx *ctx, const char *path)
 {
 	if (!ctx || !path)
 		return NULL;
 	size_t len;
 	char *text;
-	if (stir_read_file(ctx, path, &text, &len) < 0)
+	if (stir_io_read_text(ctx, path, "program", STIR_IO_TEXT_LIMIT, &text,
+	    &len) < 0)
 		return NULL;
 	stir_module *m = stir_module_read_from_str(ctx, path, text, len);
 	free(text);

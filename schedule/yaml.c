@@ -17,6 +17,7 @@
 #include <string.h>
 #include <yaml.h>
 #include <stir/io.h>
+#include "formats/io_internal.h"
 #include "ir/diag.h"
 #include "schedule/file.h"
 
@@ -1498,6 +1499,10 @@ stir_schedule *stir_schedule_read_from_str(stir_ctx *ctx, const char *file,
 	memcpy(s->text, text, len);
 	s->text[len] = '\0';
 	s->len = len;
+	if (stir_io_check_text(ctx, s->file, text, len, "schedule") < 0) {
+		stir_schedule_free(s);
+		return NULL;
+	}
 	yaml_document_t doc;
 	reader r = { ctx, s, &doc, 0, 0 };
 	if (load(&r, &doc) == 0) {
@@ -1511,14 +1516,16 @@ stir_schedule *stir_schedule_read_from_str(stir_ctx *ctx, const char *file,
 	return s;
 }
 
-/* ctx, path: read the file, then as stir_schedule_read_from_str. */
+/* ctx, path: read the file (at most STIR_IO_TEXT_LIMIT bytes, after
+ * decompression), then as stir_schedule_read_from_str. */
 stir_schedule *stir_schedule_read_file(stir_ctx *ctx, const char *path)
 {
 	if (!ctx || !path)
 		return NULL;
 	char *text;
 	size_t len;
-	if (stir_read_file(ctx, path, &text, &len) < 0)
+	if (stir_io_read_text(ctx, path, "schedule", STIR_IO_TEXT_LIMIT, &text,
+	    &len) < 0)
 		return NULL;
 	stir_schedule *s = stir_schedule_read_from_str(ctx, path, text, len);
 	free(text);

@@ -3,6 +3,8 @@
  * make-fixtures.py there: gzip -1/-9, zlib's stored and fixed-Huffman
  * strategies, hand-built streams with long codes and with one fault
  * each (all rejected by zlib for the same reason). */
+#include <fcntl.h>
+#include <unistd.h>
 #include <stir/io.h>
 #include "tests/testio.h"
 
@@ -284,6 +286,91 @@ START_TEST(test_read_file)
 }
 END_TEST
 
+/* data, n, *len: a gzip file (malloc'ed) of the n bytes in stored blocks
+ * of at most "block" bytes. */
+static uint8_t *gzip_stored(const uint8_t *data, size_t n, size_t block,
+	size_t *len)
+{
+	size_t blocks = n / block + 1;
+	uint8_t *g = malloc(10 + n + 5 * blocks + 8);
+	ck_assert_ptr_nonnull(g);
+	static const uint8_t header[10] = { 0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3 };
+	memcpy(g, header, 10);
+	size_t at = 10, done = 0;
+	for (size_t b = 0; b < blocks; b++) {
+		size_t k = n - done < block ? n - done : block;
+		g[at++] = b + 1 == blocks;
+		g[at++] = (uint8_t)k;
+		g[at++] = (uint8_t)(k >> 8);
+		g[at++] = (uint8_t)~k;
+		g[at++] = (uint8_t)(~k >> 8);
+		memcpy(g + at, data + done, k);
+		at += k;
+		done += k;
+	}
+	uint32_t crc = 0xffffffffu;
+	for (size_t i = 0; i < n; i++) {
+		crc ^= data[i];
+		for (int j = 0; j < 8; j++)
+			crc = crc & 1 ? 0xedb88320u ^ (crc >> 1) : crc >> 1;
+	}
+	crc ^= 0xffffffffu;
+	for (int i = 0; i < 4; i++)
+		g[at++] = (uint8_t)(crc >> (8 * i));
+	for (int i = 0; i < 4; i++)
+		g[at++] = (uint8_t)((uint32_t)n >> (8 * i));
+	*len = at;
+	return g;
+}
+
+START_TEST(test_stream_chunks)
+{
+	/* a file larger than the reader's chunks and window, its stored
+	 * blocks straddling chunk boundaries: read back exactly, from a
+	 * file and from memory */
+	size_t n = 300007, len;
+	uint8_t *plain = malloc(n);
+	ck_assert_ptr_nonnull(plain);
+	uint32_t x = 12345;
+	for (size_t i = 0; i < n; i++) {
+		x = x * 1103515245u + 12345u;
+		plain[i] = (uint8_t)(x >> 16);
+	}
+	uint8_t *gz = gzip_stored(plain, n, 40000, &len);
+	char path[] = "/tmp/stir-gunzip-XXXXXX";
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, gz, len), (ssize_t)len);
+	close(fd);
+	stir_ctx *ctx = stir_ctx_alloc();
+	char *data;
+	size_t got;
+	ck_assert_int_eq(stir_read_file(ctx, path, &data, &got), 0);
+	ck_assert_uint_eq(got, n);
+	ck_assert(memcmp(data, plain, n) == 0);
+	free(data);
+	void *out;
+	ck_assert_int_eq(stir_gunzip(ctx, "m.gz", gz, len, &out, &got), 0);
+	ck_assert_uint_eq(got, n);
+	ck_assert(memcmp(out, plain, n) == 0);
+	free(out);
+	/* cut one byte short: the truncation is at the file's end */
+	fd = open(path, O_WRONLY | O_TRUNC);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, gz, len - 1), (ssize_t)len - 1);
+	close(fd);
+	ck_assert_int_eq(stir_read_file(ctx, path, &data, &got), -1);
+	char want[100];
+	snprintf(want, sizeof(want), "unexpected end of gzip data at byte "
+		"offset %zu", len - 1);
+	ck_assert_str_eq(test_only_error(ctx), want);
+	unlink(path);
+	free(gz);
+	free(plain);
+	stir_ctx_free(ctx);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("gunzip");
@@ -298,6 +385,7 @@ int main(void)
 	tcase_add_test(tc, test_truncation);
 	tcase_add_test(tc, test_random_corruption);
 	tcase_add_test(tc, test_read_file);
+	tcase_add_test(tc, test_stream_chunks);
 	suite_add_tcase(s, tc);
 	return test_run_suite(s);
 }

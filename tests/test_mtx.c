@@ -2,6 +2,7 @@
  * supported kind with their CSR written out by hand, one malformed file
  * per error with its exact message, line and column, and the two graphs
  * shipped with the examples. */
+#include <sys/resource.h>
 #include <stir/io.h>
 #include "tests/testio.h"
 
@@ -265,6 +266,282 @@ START_TEST(test_bad_text)
 }
 END_TEST
 
+/* A malformed file holding control bytes (given with its length), and the
+ * error it must give. */
+static const struct {
+	const char *text;
+	size_t len;
+	int line, col;
+	const char *message;
+} control_texts[] = {
+	/* the NUL used to end the value: "invalid real value '1'" */
+	{ BANNER_REAL "3 3 1\n1 1 1\0005\n", sizeof(BANNER_REAL "3 3 1\n1 1 1") + 2,
+		3, 6, "control character NUL in a Matrix Market file" },
+	{ BANNER_REAL "3 3\001 1\n", sizeof(BANNER_REAL "3 3\001 1\n") - 1,
+		2, 4, "control character 0x01 in a Matrix Market file" },
+	{ "%%MatrixMarket matrix\033 coordinate real general\n", 46, 1, 22,
+		"control character 0x1b in a Matrix Market file" },
+	/* a carriage return ends a line only before its line feed */
+	{ BANNER_REAL "3 3 1\n1 1\r1\n", sizeof(BANNER_REAL "3 3 1\n1 1\r1\n") - 1,
+		3, 4, "control character 0x0d in a Matrix Market file" },
+	{ BANNER_REAL "% a comment\177\n", sizeof(BANNER_REAL "% a comment\177\n") - 1,
+		2, 12, "control character 0x7f in a Matrix Market file" },
+	/* the whole of /dev/zero's first line is not read */
+	{ "\0\0\0\0", 4, 1, 1, "control character NUL in a Matrix Market file" },
+};
+
+START_TEST(test_control_bytes)
+{
+	stir_ctx *ctx = stir_ctx_alloc();
+	uint8_t *c = test_copy_exact((const uint8_t *)control_texts[_i].text,
+		control_texts[_i].len);
+	ck_assert_ptr_null(stir_mtx_read_from_mem(ctx, "m.mtx", c,
+		control_texts[_i].len));
+	ck_assert_str_eq(test_only_error(ctx), control_texts[_i].message);
+	stir_loc loc = test_only_loc(ctx);
+	ck_assert_int_eq(loc.line, control_texts[_i].line);
+	ck_assert_int_eq(loc.col, control_texts[_i].col);
+	free(c);
+	stir_ctx_free(ctx);
+}
+END_TEST
+
+/* text: a file; CRLF line ends are accepted, also for the last line. */
+START_TEST(test_crlf)
+{
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_csr *m = read_text(ctx, "%%MatrixMarket matrix coordinate real "
+		"general\r\n2 2 1\r\n2 1 4.5\r");
+	ck_assert_ptr_nonnull(m);
+	ck_assert_int_eq(m->nnz, 1);
+	ck_assert_double_eq(m->values[0], 4.5);
+	stir_csr_free(m);
+	stir_ctx_free(ctx);
+}
+END_TEST
+
+/* n: a line of n 'x' bytes after the prefix "pre", then "post"; the text
+ * (malloc'ed) and its length. */
+static char *long_line_text(const char *pre, size_t n, const char *post,
+	size_t *len)
+{
+	size_t a = strlen(pre), b = strlen(post);
+	char *t = malloc(a + n + b);
+	ck_assert_ptr_nonnull(t);
+	memcpy(t, pre, a);
+	memset(t + a, 'x', n);
+	memcpy(t + a + n, post, b);
+	*len = a + n + b;
+	return t;
+}
+
+START_TEST(test_long_lines)
+{
+	/* a comment line of any length is skipped; a data line longer than
+	 * 64 KiB is an error at the column past the limit */
+	stir_ctx *ctx = stir_ctx_alloc();
+	size_t len;
+	char *t = long_line_text(BANNER_REAL "%", 1 << 20, "\n2 2 1\n1 2 3\n",
+		&len);
+	stir_csr *m = stir_mtx_read_from_mem(ctx, "m.mtx", t, len);
+	ck_assert_ptr_nonnull(m);
+	ck_assert_int_eq(m->nnz, 1);
+	stir_csr_free(m);
+	free(t);
+	t = long_line_text(BANNER_REAL "2 2 1\n1 2 3", 70000, "\n", &len);
+	ck_assert_ptr_null(stir_mtx_read_from_mem(ctx, "m.mtx", t, len));
+	ck_assert_str_eq(test_only_error(ctx), "line longer than 65536 bytes");
+	ck_assert_int_eq(test_only_loc(ctx).line, 3);
+	ck_assert_int_eq(test_only_loc(ctx).col, 65537);
+	free(t);
+	stir_ctx_free(ctx);
+}
+END_TEST
+
+START_TEST(test_limits)
+{
+	/* a bound is checked at the size line, before anything is
+	 * allocated: 2^31 rows in a 70-byte file */
+	stir_ctx *ctx = stir_ctx_alloc();
+	const char *big = BANNER_REAL "2147483648 4 1\n1 1 1.0\n";
+	stir_mtx_limits lim = { INT32_MAX, INT32_MAX, INT32_MAX,
+		"the i32 sizes of tensor 'A'" };
+	ck_assert_ptr_null(stir_mtx_read_from_mem_limited(ctx, "m.mtx", big,
+		strlen(big), &lim));
+	ck_assert_str_eq(test_only_error(ctx), "number of rows 2147483648 too "
+		"large for the i32 sizes of tensor 'A' (at most 2147483647)");
+	ck_assert_int_eq(test_only_loc(ctx).line, 2);
+	ck_assert_int_eq(test_only_loc(ctx).col, 1);
+	stir_ctx_clear_diagnostics(ctx);
+
+	const char *cols = BANNER_REAL "4 5 1\n1 1 1.0\n";
+	lim = (stir_mtx_limits){ 0, 4, 0, NULL };
+	ck_assert_ptr_null(stir_mtx_read_from_mem_limited(ctx, "m.mtx", cols,
+		strlen(cols), &lim));
+	ck_assert_str_eq(test_only_error(ctx),
+		"number of columns 5 too large (at most 4)");
+	ck_assert_int_eq(test_only_loc(ctx).col, 3);
+	stir_ctx_clear_diagnostics(ctx);
+
+	const char *entries = BANNER_REAL "4 4 1000000000000\n1 1 1.0\n";
+	lim = (stir_mtx_limits){ 0, 0, INT32_MAX, "tensor 'A'" };
+	ck_assert_ptr_null(stir_mtx_read_from_mem_limited(ctx, "m.mtx",
+		entries, strlen(entries), &lim));
+	ck_assert_str_eq(test_only_error(ctx), "number of entries "
+		"1000000000000 too large for tensor 'A' (at most 2147483647)");
+	stir_ctx_clear_diagnostics(ctx);
+
+	/* without a bound, 10^12 announced entries cost only the entries
+	 * there are, and the file ends early */
+	ck_assert_ptr_null(stir_mtx_read_from_mem(ctx, "m.mtx", entries,
+		strlen(entries)));
+	ck_assert_str_eq(test_only_error(ctx), "file ends after 1 of the "
+		"1000000000000 entries the size line announces");
+	stir_ctx_clear_diagnostics(ctx);
+
+	/* within the bounds: read */
+	lim = (stir_mtx_limits){ 4, 4, 1, NULL };
+	stir_csr *m = stir_mtx_read_from_mem_limited(ctx, "m.mtx", cols + 0,
+		0, NULL);
+	ck_assert_ptr_null(m);  /* empty input */
+	stir_ctx_clear_diagnostics(ctx);
+	const char *ok = BANNER_REAL "4 4 1\n1 1 1.0\n";
+	m = stir_mtx_read_from_mem_limited(ctx, "m.mtx", ok, strlen(ok), &lim);
+	ck_assert_ptr_nonnull(m);
+	stir_csr_free(m);
+	stir_ctx_free(ctx);
+}
+END_TEST
+
+/* A deflate bit writer (least significant bit first), for building a
+ * gzip stream by hand. */
+typedef struct bit_writer {
+	uint8_t *buf;     /* owned: the bytes */
+	size_t n, cap;    /* bytes written, room */
+	uint64_t acc;     /* pending bits */
+	int cnt;          /* their number */
+	uint32_t crc;     /* CRC-32 of the plain bytes, pre-inverted */
+	uint32_t table[256];
+	uint64_t plain;   /* plain bytes encoded */
+} bit_writer;
+
+/* w, v, n: append the n low bits of v. */
+static void put_bits(bit_writer *w, uint32_t v, int n)
+{
+	w->acc |= (uint64_t)v << w->cnt;
+	w->cnt += n;
+	while (w->cnt >= 8) {
+		if (w->n == w->cap) {
+			w->cap = w->cap ? 2 * w->cap : 4096;
+			w->buf = realloc(w->buf, w->cap);
+			ck_assert_ptr_nonnull(w->buf);
+		}
+		w->buf[w->n++] = (uint8_t)w->acc;
+		w->acc >>= 8;
+		w->cnt -= 8;
+	}
+}
+
+/* w, code, len: append a Huffman code (sent most significant bit
+ * first). */
+static void put_code(bit_writer *w, uint32_t code, int len)
+{
+	uint32_t r = 0;
+	for (int i = 0; i < len; i++)
+		r |= ((code >> i) & 1) << (len - 1 - i);
+	put_bits(w, r, len);
+}
+
+/* w, c, times: count plain byte c "times" times in the CRC and size. */
+static void count_plain(bit_writer *w, uint8_t c, uint64_t times)
+{
+	for (uint64_t i = 0; i < times; i++)
+		w->crc = w->table[(w->crc ^ c) & 0xff] ^ (w->crc >> 8);
+	w->plain += times;
+}
+
+/* w, s: literals of the fixed code (RFC 1951 3.2.6). */
+static void put_literals(bit_writer *w, const char *s)
+{
+	for (; *s; s++) {
+		uint8_t c = (uint8_t)*s;
+		if (c < 144)
+			put_code(w, 0x30 + c, 8);
+		else
+			put_code(w, 0x190 + c - 144, 9);
+		count_plain(w, c, 1);
+	}
+}
+
+/* comment_len, *len: a gzip Matrix Market file (malloc'ed) whose second
+ * line is a comment of comment_len 'x' bytes (rounded up to 1 + a
+ * multiple of 258): about 1/160 of that compressed, one fixed-Huffman
+ * block of 258-byte matches at distance 1. */
+static uint8_t *gzip_bomb(uint64_t comment_len, size_t *len)
+{
+	bit_writer w = { 0 };
+	for (uint32_t i = 0; i < 256; i++) {
+		uint32_t c = i;
+		for (int k = 0; k < 8; k++)
+			c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
+		w.table[i] = c;
+	}
+	w.crc = 0xffffffffu;
+	static const uint8_t header[10] = { 0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3 };
+	for (int i = 0; i < 10; i++)
+		put_bits(&w, header[i], 8);
+	put_bits(&w, 1, 1);  /* the last block */
+	put_bits(&w, 1, 2);  /* fixed Huffman */
+	put_literals(&w, BANNER_REAL "%x");
+	for (uint64_t done = 1; done < comment_len; done += 258) {
+		put_code(&w, 0xc0 + 285 - 280, 8);  /* length 258 */
+		put_code(&w, 0, 5);                 /* distance 1 */
+	}
+	count_plain(&w, 'x', (comment_len - 1 + 257) / 258 * 258);
+	put_literals(&w, "\n2 2 1\n2 1 2.5\n");
+	put_code(&w, 0, 7);  /* end of block */
+	put_bits(&w, 0, (8 - w.cnt) % 8);  /* to a byte boundary */
+	uint32_t crc = w.crc ^ 0xffffffffu;
+	for (int i = 0; i < 4; i++)
+		put_bits(&w, (crc >> (8 * i)) & 0xff, 8);
+	for (int i = 0; i < 4; i++)
+		put_bits(&w, (uint32_t)(w.plain >> (8 * i)) & 0xff, 8);
+	*len = w.n;
+	return w.buf;
+}
+
+/* The peak resident memory of this process, in KiB. */
+static long peak_rss_kib(void)
+{
+	struct rusage ru;
+	ck_assert_int_eq(getrusage(RUSAGE_SELF, &ru), 0);
+	return ru.ru_maxrss;
+}
+
+START_TEST(test_gzip_bomb)
+{
+	/* a 1 MB .mtx.gz whose comment inflates to 160 MB is read in memory
+	 * that does not grow with the comment (the whole inflated text once
+	 * took 160 MB) */
+	size_t len;
+	uint8_t *gz = gzip_bomb((uint64_t)160 << 20, &len);
+	ck_assert_uint_lt(len, 2 << 20);
+	stir_ctx *ctx = stir_ctx_alloc();
+	long before = peak_rss_kib();
+	stir_csr *m = stir_mtx_read_from_mem(ctx, "bomb.mtx.gz", gz, len);
+	long grew = peak_rss_kib() - before;
+	ck_assert_msg(m != NULL, "%s", stir_ctx_n_diagnostics(ctx) ?
+		stir_diag_get_message(stir_ctx_get_diagnostic(ctx, 0)) : "?");
+	ck_assert_int_eq(m->nnz, 1);
+	ck_assert_int_eq(m->indices[0], 0);
+	ck_assert_double_eq(m->values[0], 2.5);
+	ck_assert_msg(grew < 16 * 1024, "peak memory grew by %ld KiB", grew);
+	stir_csr_free(m);
+	free(gz);
+	stir_ctx_free(ctx);
+}
+END_TEST
+
 START_TEST(test_formatted)
 {
 	/* the diagnostic quotes the line, with a caret under the column */
@@ -358,6 +635,12 @@ int main(void)
 	tcase_add_test(tc, test_from_mem_variants);
 	tcase_add_loop_test(tc, test_bad_text, 0,
 		(int)(sizeof(bad_texts) / sizeof(bad_texts[0])));
+	tcase_add_loop_test(tc, test_control_bytes, 0,
+		(int)(sizeof(control_texts) / sizeof(control_texts[0])));
+	tcase_add_test(tc, test_crlf);
+	tcase_add_test(tc, test_long_lines);
+	tcase_add_test(tc, test_limits);
+	tcase_add_test(tc, test_gzip_bomb);
 	tcase_add_test(tc, test_formatted);
 	tcase_add_test(tc, test_file_errors);
 	tcase_add_loop_test(tc, test_graphs, 0, 2);

@@ -400,10 +400,16 @@ static const struct {
 		"unsupported character in a .npy header string", "\\", 0 },
 	{ HDR("<f8", "(3.5,)"), 24, "invalid number in .npy header", ".", 0 },
 	{ HDR("<f8", "(-,)"), 24, "invalid number in .npy header", "-", 0 },
-	{ HDR("<f8", "(3,\001)"), 24, "unexpected byte 0x01 in .npy header",
+	{ HDR("<f8", "(3,\001)"), 24, "control character 0x01 in .npy header",
 		"\001", 0 },
 	{ "{'descr': 8, 'fortran_order': False, 'shape': (3,), }", 24,
 		"expected a string for 'descr' in .npy header", "8", 0 },
+	/* a control byte is named, in a string too (it once cut the quoted
+	 * descr short) */
+	{ HDR("<f\0018", "(3,)"), 24, "control character 0x01 in .npy header",
+		"\001", 0 },
+	{ HDR("<f8", "(3,)\033"), 24, "control character 0x1b in .npy header",
+		"\033", 0 },
 };
 
 START_TEST(test_bad_headers)
@@ -467,6 +473,116 @@ START_TEST(test_bad_preamble)
 }
 END_TEST
 
+/* data, n, *len: a gzip file (malloc'ed) holding the n bytes in stored
+ * blocks. */
+static uint8_t *gzip_stored(const uint8_t *data, size_t n, size_t *len)
+{
+	size_t blocks = n / 65535 + 1;
+	uint8_t *g = malloc(10 + n + 5 * blocks + 8);
+	ck_assert_ptr_nonnull(g);
+	static const uint8_t header[10] = { 0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3 };
+	memcpy(g, header, 10);
+	size_t at = 10, done = 0;
+	for (size_t b = 0; b < blocks; b++) {
+		size_t k = n - done < 65535 ? n - done : 65535;
+		g[at++] = b + 1 == blocks;  /* BFINAL, stored */
+		g[at++] = (uint8_t)k;
+		g[at++] = (uint8_t)(k >> 8);
+		g[at++] = (uint8_t)~k;
+		g[at++] = (uint8_t)(~k >> 8);
+		memcpy(g + at, data + done, k);
+		at += k;
+		done += k;
+	}
+	uint32_t crc = 0xffffffffu;
+	for (size_t i = 0; i < n; i++) {
+		crc ^= data[i];
+		for (int j = 0; j < 8; j++)
+			crc = crc & 1 ? 0xedb88320u ^ (crc >> 1) : crc >> 1;
+	}
+	crc ^= 0xffffffffu;
+	for (int i = 0; i < 4; i++)
+		g[at++] = (uint8_t)(crc >> (8 * i));
+	for (int i = 0; i < 4; i++)
+		g[at++] = (uint8_t)((uint32_t)n >> (8 * i));
+	*len = at;
+	return g;
+}
+
+START_TEST(test_bounded)
+{
+	stir_ctx *ctx = stir_ctx_alloc();
+	uint8_t buf[512];
+	size_t hs, len;
+
+	/* a shape the file cannot hold is refused before anything is
+	 * allocated for it: 8 GB in 100 bytes, plain or compressed (where
+	 * deflate's largest ratio bounds what the file can hold) */
+	size_t n = make_npy(buf, 1, HDR("<f8", "(1000000000,)"), 8, &hs);
+	ck_assert_ptr_null(stir_npy_read_from_mem(ctx, "b.npy", buf, n));
+	ck_assert_str_eq(test_only_error(ctx), "truncated .npy data: the shape "
+		"needs 8000000000 bytes from byte offset 76, the file holds 8 at "
+		"byte offset 84");
+	stir_ctx_clear_diagnostics(ctx);
+	uint8_t *gz = gzip_stored(buf, n, &len);
+	ck_assert_ptr_null(stir_npy_read_from_mem(ctx, "b.npy.gz", gz, len));
+	const char *msg = test_only_error(ctx);
+	ck_assert_msg(strstr(msg, "truncated .npy data: the shape needs "
+		"8000000000 bytes from byte offset 76, the file holds at most ") ==
+		msg, "%s", msg);
+	stir_ctx_clear_diagnostics(ctx);
+	free(gz);
+
+	/* compressed, short by one byte, and one byte too long */
+	n = make_npy(buf, 1, HDR("<f8", "(3,)"), 23, &hs);
+	gz = gzip_stored(buf, n, &len);
+	ck_assert_ptr_null(stir_npy_read_from_mem(ctx, "c.npy.gz", gz, len));
+	ck_assert_str_eq(test_only_error(ctx), "truncated .npy data: the shape "
+		"needs 24 bytes from byte offset 67, the file holds 23 at byte "
+		"offset 90");
+	stir_ctx_clear_diagnostics(ctx);
+	free(gz);
+	n = make_npy(buf, 1, HDR("<f8", "(3,)"), 25, &hs);
+	gz = gzip_stored(buf, n, &len);
+	ck_assert_ptr_null(stir_npy_read_from_mem(ctx, "c.npy.gz", gz, len));
+	ck_assert_str_eq(test_only_error(ctx), "unexpected data after the .npy "
+		"array (1 extra byte) at byte offset 91");
+	stir_ctx_clear_diagnostics(ctx);
+	free(gz);
+	n = make_npy(buf, 1, HDR("<f8", "(3,)"), 24, &hs);
+	gz = gzip_stored(buf, n, &len);
+	stir_array *a = stir_npy_read_from_mem(ctx, "c.npy.gz", gz, len);
+	ck_assert_ptr_nonnull(a);
+	ck_assert_int_eq(stir_array_get_len(a), 3);
+	stir_array_free(a);
+	free(gz);
+
+	/* a header longer than 1 MiB is refused after reading 1 MiB + 1 */
+	size_t big = (2 << 20) + 64;
+	uint8_t *h = malloc(big);
+	ck_assert_ptr_nonnull(h);
+	const char *dict = HDR("<f8", "(0,)");
+	memcpy(h, "\x93NUMPY\x02\x00", 8);
+	size_t hlen = big - 12;
+	for (int i = 0; i < 4; i++)
+		h[8 + i] = (uint8_t)(hlen >> (8 * i));
+	memset(h + 12, ' ', hlen);
+	memcpy(h + 12, dict, strlen(dict));
+	h[big - 1] = '\n';
+	ck_assert_ptr_null(stir_npy_read_from_mem(ctx, "h.npy", h, big));
+	ck_assert_str_eq(test_only_error(ctx), ".npy header of 2097204 bytes "
+		"too long (at most 1048576) at byte offset 8");
+	stir_ctx_clear_diagnostics(ctx);
+	free(h);
+
+	/* a device that never ends, and one that gives random bytes */
+	ck_assert_ptr_null(stir_npy_read(ctx, "/dev/zero"));
+	ck_assert_str_eq(test_only_error(ctx), "not a .npy file (bad magic "
+		"string) at byte offset 0");
+	stir_ctx_free(ctx);
+}
+END_TEST
+
 START_TEST(test_truncation)
 {
 	/* every proper prefix of a small file is an error naming an
@@ -506,6 +622,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_bad_headers, 0,
 		(int)(sizeof(bad_headers) / sizeof(bad_headers[0])));
 	tcase_add_test(tc, test_bad_preamble);
+	tcase_add_test(tc, test_bounded);
 	tcase_add_loop_test(tc, test_truncation, 0, 3);
 	suite_add_tcase(s, tc);
 	return test_run_suite(s);

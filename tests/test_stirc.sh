@@ -340,5 +340,48 @@ printf 'kernel: csrmm\nformat:\n  - decompose: {tensor: A, rules: [{bsr: {block:
 expect 1 "$stirc" run "$csrmm" --schedule "$tmp/bsr.yaml" --mtx A="$tmp/one.mtx" --random 1 --stage 1
 grep_in "$tmp/err" "bsr.yaml:3:37: note: while building the bsr format of tensor 'A' on the host: its indices take the type of axis 'I' (i32); declare it with idtype = i64 in the program"
 
+# hostile inputs end quickly in a located error (exit 1): devices that
+# never end, random bytes, control bytes, sizes a kernel cannot hold, and
+# programs beyond the size limit
+csrmm="$srcdir/examples/csrmm.stir"
+for dev in /dev/zero /dev/urandom; do
+	[ -r $dev ] || continue
+	expect 1 timeout 10 "$stirc" check $dev
+	grep_in "$tmp/err" "$dev:"
+	grep_in "$tmp/err" ": error: control character"
+	grep_in "$tmp/err" "in the program"
+	expect 1 timeout 10 "$stirc" run "$csrmm" --mtx A=$dev --random 1
+	grep_in "$tmp/err" "$dev:1:"
+	grep_in "$tmp/err" "in a Matrix Market file"
+	expect 1 timeout 10 "$stirc" run "$csrmm" --in B=$dev --random 1
+	grep_in "$tmp/err" "$dev: error: not a .npy file (bad magic string) at byte offset 0"
+	expect 1 timeout 10 "$stirc" print "$csrmm" --schedule $dev
+	grep_in "$tmp/err" "in the schedule"
+	if [ $dev = /dev/zero ]; then
+		grep_in "$tmp/err" "/dev/zero:1:1: error: control character NUL in the schedule"
+	fi
+done
+printf '%%%%MatrixMarket matrix coordinate real general\n2147483648 4 1\n1 1 1.0\n' > "$tmp/rows.mtx"
+expect 1 "$stirc" run "$csrmm" --mtx A="$tmp/rows.mtx" --random 1
+grep_in "$tmp/err" "rows.mtx:2:1: error: number of rows 2147483648 too large for the i32 sizes of tensor 'A' (at most 2147483647)"
+printf '%%%%MatrixMarket matrix coordinate real general\n4 4 1\n1 1 1\0005\n' > "$tmp/nul.mtx"
+expect 1 "$stirc" run "$csrmm" --mtx A="$tmp/nul.mtx" --random 1
+grep_in "$tmp/err" "nul.mtx:3:6: error: control character NUL in a Matrix Market file"
+printf 'kernel k(m: i32) {\n  axis I = dense_fixed(m);\001\n}\n' > "$tmp/ctl.stir"
+expect 1 "$stirc" check "$tmp/ctl.stir"
+grep_in "$tmp/err" "ctl.stir:2:27: error: control character 0x01 in the program"
+head -c 17000000 /dev/zero | tr '\0' ' ' > "$tmp/huge.stir"
+expect 1 "$stirc" check "$tmp/huge.stir"
+grep_in "$tmp/err" "huge.stir: error: program larger than 16777216 bytes"
+printf 'kernel: csrmm\nstage2:\n  - split: {loop: csrmm.i,\000 factor: 4}\n' > "$tmp/nul.yaml"
+expect 1 "$stirc" print "$csrmm" --schedule "$tmp/nul.yaml"
+grep_in "$tmp/err" "nul.yaml:3:27: error: control character NUL in the schedule"
+if command -v mkfifo > /dev/null && mkfifo "$tmp/fifo"; then
+	# a pipe that never ends
+	(cat /dev/zero > "$tmp/fifo" 2> /dev/null &)
+	expect 1 timeout 10 "$stirc" check "$tmp/fifo"
+	grep_in "$tmp/err" "fifo:1:1: error: control character NUL in the program"
+fi
+
 [ $fail = 0 ] && echo "stirc: all checks passed"
 exit $fail

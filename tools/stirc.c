@@ -876,7 +876,8 @@ static int bind_inputs(stir_ctx *ctx, stir_kernel *k, stir_bindings *b,
 	if (bind_sizes(b, o, s) < 0)
 		return -1;
 	for (int i = 0; i < o->n_mtx; i++) {
-		stir_csr *csr = stir_mtx_read(ctx, o->mtx[i].value);
+		stir_csr *csr = stir_kernel_read_csr(k, o->mtx[i].name,
+			o->mtx[i].value);
 		int rc = csr ? stir_kernel_bind_csr(k, b, o->mtx[i].name, csr) : -1;
 		stir_csr_free(csr);
 		if (rc < 0)

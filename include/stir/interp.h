@@ -48,6 +48,14 @@ STIR_EXPORT int stir_kernel_bind_csr(__stir_keep const stir_kernel *k,
 	__stir_keep stir_bindings *b, const char *tensor,
 	__stir_keep const stir_csr *csr);
 
+/* Read the Matrix Market file "path" (see stir_mtx_read) for tensor
+ * "tensor" of "k" (which must be a matrix stir_kernel_bind_csr accepts):
+ * a file declaring more rows, columns or entries than the tensor's size
+ * and index types hold is refused at its size line, before anything is
+ * allocated for them.  NULL with a diagnostic on failure. */
+STIR_EXPORT __stir_give stir_csr *stir_kernel_read_csr(
+	__stir_keep const stir_kernel *k, const char *tensor, const char *path);
+
 /* Bind array "name" of kernel "k" to "a" (taking ownership, even on
  * failure): "a" is converted to the array's element type, and sizes that
  * are bare parameters not bound yet are taken from it -- each axis length

@@ -1,9 +1,11 @@
 /* stir: Matrix Market and NumPy files.
  *
- * Readers accept plain and gzip-compressed files (detected by content).  A
- * malformed file is an error diagnostic located at the line (Matrix Market)
- * or byte offset (.npy) where it goes wrong; nothing is ever read out of
- * bounds.
+ * Readers accept plain and gzip-compressed files (detected by content),
+ * read as streams: memory is bounded by the matrix or array read, not by
+ * the size of the file, and an endless input (a device, a pipe) ends in an
+ * error as soon as it goes wrong.  A malformed file is an error diagnostic
+ * located at the line (Matrix Market) or byte offset (.npy) where it goes
+ * wrong; nothing is ever read out of bounds.
  */
 #ifndef STIR_IO_H
 #define STIR_IO_H
@@ -41,6 +43,29 @@ STIR_EXPORT __stir_give stir_csr *stir_mtx_read(__stir_keep stir_ctx *ctx,
 STIR_EXPORT __stir_give stir_csr *stir_mtx_read_from_mem(
 	__stir_keep stir_ctx *ctx, const char *name, const void *data, size_t len);
 
+/* Bounds on the sizes a Matrix Market file may declare, checked at the
+ * size line, before anything is allocated for them (a matrix bound for a
+ * kernel cannot have more rows than the kernel's size type holds).  A
+ * bound of 0 or less is no bound. */
+typedef struct stir_mtx_limits {
+	int64_t max_rows;      /* most rows */
+	int64_t max_cols;      /* most columns */
+	int64_t max_entries;   /* most entries the size line may announce */
+	const char *why;       /* borrowed: where the bounds come from, quoted
+	                        * in the error ("the kernel's size type i32"),
+	                        * or NULL */
+} stir_mtx_limits;
+
+/* As stir_mtx_read and stir_mtx_read_from_mem, refusing (with an error
+ * located at the size line) a file that declares more than "limits"
+ * allows; NULL limits: none. */
+STIR_EXPORT __stir_give stir_csr *stir_mtx_read_limited(
+	__stir_keep stir_ctx *ctx, const char *path,
+	__stir_keep const stir_mtx_limits *limits);
+STIR_EXPORT __stir_give stir_csr *stir_mtx_read_from_mem_limited(
+	__stir_keep stir_ctx *ctx, const char *name, const void *data,
+	size_t len, __stir_keep const stir_mtx_limits *limits);
+
 /* Read a NumPy .npy file (version 1, 2 or 3; C order; little-endian
  * '<i4' '<i8' '<f2' '<f4' '<f8' and '|i1', giving STIR_I32, I64, F16, F32,
  * F64 and I8; 0-d arrays and zero-length dimensions allowed).  NULL (with
@@ -66,7 +91,9 @@ STIR_EXPORT int stir_gunzip(__stir_keep stir_ctx *ctx, const char *name,
 	const void *data, size_t len, void **out, size_t *out_len);
 
 /* Read a whole file into memory, decompressing it when it starts with the
- * gzip magic bytes.  The buffer (malloc'ed, caller frees) has a
+ * gzip magic bytes (as a stream: no copy of the compressed bytes is kept).
+ * There is no size limit: programs and schedule files are read with one
+ * (docs/formats.md), and the Matrix Market and .npy readers stream.  The buffer (malloc'ed, caller frees) has a
  * terminating NUL byte past *len.  0, or -1 with a diagnostic naming the
  * path and the system's reason. */
 STIR_EXPORT int stir_read_file(__stir_keep stir_ctx *ctx, const char *path,
