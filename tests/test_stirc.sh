@@ -343,7 +343,6 @@ grep_in "$tmp/err" "bsr.yaml:3:37: note: while building the bsr format of tensor
 # hostile inputs end quickly in a located error (exit 1): devices that
 # never end, random bytes, control bytes, sizes a kernel cannot hold, and
 # programs beyond the size limit
-csrmm="$srcdir/examples/csrmm.stir"
 for dev in /dev/zero /dev/urandom; do
 	[ -r $dev ] || continue
 	expect 1 timeout 10 "$stirc" check $dev
