@@ -1367,7 +1367,7 @@ static int cache(creq *c, const char *block, const char *buffer,
 	if (!copy_name || !init_name || sched_scope_names(s, &c->path, c->li,
 	    c->path.list[c->li], c->path.index[c->li], &names) < 0)
 		return -1;
-	int mark = names.n;
+	int mark = stir_names_mark(&names);
 
 	/* before L: the copy (read), the copy in or the zeroing (write) */
 	copy_nest in, out;
@@ -1386,7 +1386,7 @@ static int cache(creq *c, const char *block, const char *buffer,
 		ok = add_body(c, &in, st, !c->accum);
 	}
 	/* after L: the write-back */
-	names.n = mark;
+	stir_names_reset(&names, mark);
 	if (ok && c->write) {
 		ok = build_nest(c, &names, copy_name, &out);
 		if (ok) {

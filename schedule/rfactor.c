@@ -121,9 +121,8 @@ static int rfactor(sched *s, sched_path *path, int li)
 
 	/* the partial results */
 	stir_buffer *x = store->u.store.buf;
-	char base[300];
-	snprintf(base, sizeof(base), "%s_rf", x->name);
-	const char *rn = sched_fresh_global(s, base);
+	const char *rn = sched_fresh_global(s, sched_check(s,
+		stir_kernel_strf(k, "%s_rf", x->name)));
 	stir_buffer *rf = sched_check(s, rn ? stir_kernel_add_flat_buffer(k, rn,
 		STIR_BUFFER_LOCAL, x->dtype, stir_mk_int(k, ext), NULL) : NULL);
 	if (!rf)
@@ -137,20 +136,26 @@ static int rfactor(sched *s, sched_path *path, int li)
 	    &scope) < 0)
 		return -1;
 	const char *loop_name = sched_names_fresh(s, &scope, ln);
-	snprintf(base, sizeof(base), "v%s", ln);
-	int mark = scope.n;
+	const char *base = sched_check(s, stir_kernel_strf(k, "v%s", ln));
+	if (!base) {
+		sched_names_release(&scope);
+		return -1;
+	}
+	int mark = stir_names_mark(&scope);
 	const char *var_name = sched_names_fresh(s, &scope, base);
-	scope.n = mark;
+	stir_names_reset(&scope, mark);
 	for (int i = 0; i < nv; i++)
 		if (!inner[i] && !sched_names_has(&scope, b->u.block.vars[i]->name))
 			sched_names_fresh(s, &scope, b->u.block.vars[i]->name);
 	const char *comb_var = sched_names_fresh(s, &scope, base);
 	sched_names_release(&scope);
 	const char *rf_var = sched_fresh_global(s, base);
-	snprintf(base, sizeof(base), "%s_rf", bn);
-	const char *rf_block = sched_fresh_block_name(s, base);
-	snprintf(base, sizeof(base), "%s_rf_init", bn);
-	const char *init_block = sched_fresh_block_name(s, base);
+	const char *rf_base = sched_check(s, stir_kernel_strf(k, "%s_rf", bn));
+	const char *rf_block = rf_base ? sched_fresh_block_name(s, rf_base) : NULL;
+	const char *init_base = sched_check(s, stir_kernel_strf(k, "%s_rf_init",
+		bn));
+	const char *init_block = init_base ? sched_fresh_block_name(s,
+		init_base) : NULL;
 	if (s->oom || !loop_name || !var_name || !comb_var || !rf_var ||
 	    !rf_block || !init_block)
 		return -1;

@@ -161,11 +161,9 @@ bool sched_stmt_stores(const stir_stmt *st);
 
 /* ---- names ---- */
 
-/* Names that a new variable at some place may not take. */
-typedef struct sched_names {
-	int n, cap;
-	const char **v;          /* heap array of arena strings */
-} sched_names;
+/* Names that a new variable at some place may not take: the library's
+ * one name set (passes/util.h); {0} is empty. */
+typedef stir_names sched_names;
 
 /* s, p, depth, list, index, names: the names in scope at index "index"
  * of list "list", which is inside p->stmt[depth - 1] (depth 0: the
