@@ -92,7 +92,10 @@ static int rfactor(sched *s, sched_path *path, int li)
 		return -1;
 	/* B's variables bound inside L, and the loops there */
 	int nv = b->u.block.n_vars;
-	bool inner[nv > 0 ? nv : 1];
+	bool *inner = sched_check(s, stir_kernel_array(k, (size_t)nv,
+		sizeof(*inner)));
+	if (!inner)
+		return -1;
 	for (int i = 0; i < nv; i++) {
 		inner[i] = false;
 		for (int j = li; j < path->n - 1; j++)
@@ -205,9 +208,15 @@ static int rfactor(sched *s, sched_path *path, int li)
 		l->u.for_.extent->dtype);
 	stir_stmt *comb_for = cv ? stir_stmt_for(k, cv,
 		stir_expr_copy(k, l->u.for_.extent, NULL)) : NULL;
-	stir_var *cvars[nv + 1];
-	stir_expr *cbinds[nv + 1];
-	char ckinds[nv + 2];
+	stir_var **cvars = sched_check(s, stir_kernel_array(k, (size_t)nv + 1,
+		sizeof(*cvars)));
+	stir_expr **cbinds = sched_check(s, stir_kernel_array(k, (size_t)nv + 1,
+		sizeof(*cbinds)));
+	char *ckinds = sched_check(s, stir_kernel_array(k, (size_t)nv + 2, 1));
+	stir_expr **cidx = sched_check(s, stir_kernel_array(k,
+		(size_t)store->u.store.n, sizeof(*cidx)));
+	if (!cvars || !cbinds || !ckinds || !cidx)
+		return -1;
 	int nc = 0;
 	stir_subst sub = { 0 };
 	for (int i = 0; i < nv && !s->oom; i++) {
@@ -232,7 +241,6 @@ static int rfactor(sched *s, sched_path *path, int li)
 	ckinds[nc] = '\0';
 	stir_stmt *comb = !s->oom && cbinds[nc - 1] ? stir_stmt_block(k, bn, nc,
 		cvars, cbinds, ckinds) : NULL;
-	stir_expr *cidx[store->u.store.n > 0 ? store->u.store.n : 1];
 	for (int d = 0; d < store->u.store.n; d++)
 		cidx[d] = stir_expr_copy(k, store->u.store.idx[d], &sub);
 	stir_expr *cval = cvars[nc - 1] ? stir_mk_load1(k, rf,

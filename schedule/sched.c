@@ -902,6 +902,19 @@ bool sched_stmt_stores(const stir_stmt *st)
 	return false;
 }
 
+int sched_check_loop_list(sched *s, const sched_path *path, int n)
+{
+	const stir_stmt *block = path->stmt[path->n - 1];
+	int loops = 0;
+	for (int j = 0; j < path->n; j++)
+		loops += path->stmt[j]->kind == STIR_STMT_FOR;
+	if (n <= loops)
+		return 0;
+	sched_fail(s, block->loc, "%d loops listed, but block '%s' is inside %d",
+		n, block->u.block.name, loops);
+	return -1;
+}
+
 /* ---- names ---- */
 
 void sched_names_release(sched_names *names)

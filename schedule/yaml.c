@@ -627,7 +627,13 @@ static int read_custom_map(reader *r, const yaml_node_t *n,
 	const char **from = read_names(r, v[1], prefix, "from", &locs, &count);
 	if (!from)
 		return -1;
-	int64_t coefs[count];
+	int64_t *coefs = malloc(((size_t)count + 1) * sizeof(*coefs));
+	if (!coefs) {
+		oom(r);
+		free(from);
+		free(locs);
+		return -1;
+	}
 	int errors = r->errors;
 	for (int i = 0; i < count; i++) {
 		coefs[i] = 1;
@@ -658,6 +664,7 @@ static int read_custom_map(reader *r, const yaml_node_t *n,
 		oom(r);
 		rc = -1;
 	}
+	free(coefs);
 	free(from);
 	free(locs);
 	return rc;
