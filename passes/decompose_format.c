@@ -546,8 +546,10 @@ static void retarget_expr(dec *d, stir_expr *e, int ri, stir_var *const *vars)
 	}
 }
 
-/* d, c, ri: the iteration of computation c rewritten for rule ri. */
-static stir_stmt *rewrite(dec *d, const computation *c, int ri)
+/* d, c, ri, used: the iteration of computation c rewritten for rule ri;
+ * used holds the names of the kernel (and is left as it was). */
+static stir_stmt *rewrite(dec *d, const computation *c, int ri,
+	stir_names *used)
 {
 	const stir_format_rule *r = d->rules[ri];
 	stir_kernel *k = d->k;
@@ -559,14 +561,14 @@ static stir_stmt *rewrite(dec *d, const computation *c, int ri)
 		sizeof(*groups));
 	const char **names = stir_kernel_array(k, (size_t)n_vars, sizeof(*names));
 	char *kinds = stir_kernel_array(k, (size_t)n_vars + 1, 1);
-	stir_names used;
-	if (!groups || !names || !kinds || stir_names_init(&used, k) < 0) {
+	if (!groups || !names || !kinds) {
 		d->failed = true;
 		return NULL;
 	}
-	add_iter_names(&used, &it->u.iter.body);
+	int mark = stir_names_mark(used);
+	add_iter_names(used, &it->u.iter.body);
 	stir_ptr_vec self = { 1, 1, (void **)&it };
-	add_iter_names(&used, &self);
+	add_iter_names(used, &self);
 	const char *old_kinds = it->u.iter.kinds + c->first_var;
 	int g = 0, v = 0;
 	for (int i = 0; i < c->first; i++)
@@ -583,7 +585,7 @@ static stir_stmt *rewrite(dec *d, const computation *c, int ri)
 				old_ref(d, r->axes[i].name)]->name;
 		} else {
 			const char *base = lower_case(k, r->axes[i].name);
-			names[v] = base ? stir_names_fresh(&used, base) : NULL;
+			names[v] = base ? stir_names_fresh(used, base) : NULL;
 		}
 		kinds[v] = new_letter(d, r, i, old_kinds);
 	}
@@ -597,7 +599,7 @@ static stir_stmt *rewrite(dec *d, const computation *c, int ri)
 	const char *name = suffixed(d, it->u.iter.name, r->suffix);
 	stir_stmt *s = name ? stir_stmt_iter(k, name, n_groups, groups, n_vars,
 		names, kinds) : NULL;
-	stir_names_release(&used);
+	stir_names_reset(used, mark);
 	if (!s) {
 		d->failed = true;
 		return NULL;
@@ -958,6 +960,14 @@ static void rewrite_body(dec *d)
 {
 	stir_kernel *k = d->k;
 	stir_ptr_vec body = { 0 };
+	/* the kernel's names stay the same while the new body is built (it
+	 * replaces the old at the end): recorded once, each rewrite adding and
+	 * then forgetting its iteration's */
+	stir_names used;
+	if (stir_names_init(&used, k) < 0) {
+		d->failed = true;
+		return;
+	}
 	for (int i = 0, c = 0; i < k->body.n && !d->failed; i++) {
 		if (c < d->n_comps && d->comps[c].index == i) {
 			stir_stmt *init = d->rules[0]->cover_rows ? NULL :
@@ -965,7 +975,7 @@ static void rewrite_body(dec *d)
 			if (init && stir_ptr_vec_push(stir_kernel_arena(k), &body, init))
 				d->failed = true;
 			for (int r = 0; r < d->n_rules && !d->failed; r++) {
-				stir_stmt *s = rewrite(d, &d->comps[c], r);
+				stir_stmt *s = rewrite(d, &d->comps[c], r, &used);
 				if (!s || stir_ptr_vec_push(stir_kernel_arena(k), &body, s))
 					d->failed = true;
 			}
@@ -975,6 +985,7 @@ static void rewrite_body(dec *d)
 			d->failed = true;
 		}
 	}
+	stir_names_release(&used);
 	if (!d->failed)
 		k->body = body;
 }

@@ -528,15 +528,20 @@ static unsigned name_hash(const char *name)
 	return h;
 }
 
-bool stir_names_has(const stir_names *names, const char *name)
+int stir_names_find(const stir_names *names, const char *name)
 {
 	if (!names->n_head)
-		return false;
+		return -1;
 	unsigned b = name_hash(name) & (unsigned)(names->n_head - 1);
 	for (int i = names->head[b]; i; i = names->next[i - 1])
 		if (!strcmp(names->v[i - 1], name))
-			return true;
-	return false;
+			return i - 1;
+	return -1;
+}
+
+bool stir_names_has(const stir_names *names, const char *name)
+{
+	return stir_names_find(names, name) >= 0;
 }
 
 /* names, i: put name i at the head of its hash chain. */

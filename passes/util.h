@@ -88,6 +88,8 @@ void stir_names_release(stir_names *names);
  * when memory runs out. */
 int stir_names_add(stir_names *names, const char *name);
 bool stir_names_has(const stir_names *names, const char *name);
+/* names, name: the index in names->v of name, or -1. */
+int stir_names_find(const stir_names *names, const char *name);
 /* names, a, base: a fresh name built from base, copied into arena a and
  * recorded; NULL when memory runs out.  Always ends: of the n + 1
  * candidates "base", "base1", .. "base<n>" one is free. */
