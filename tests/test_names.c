@@ -197,6 +197,34 @@ START_TEST(test_schedule_long_names)
 }
 END_TEST
 
+/* A hybrid rule whose suffix is 300 characters: every part's names
+ * (tensor A_SUFFIX_0_T, iteration csrmm_SUFFIX_0_T) whole, so the parts
+ * stay apart (a suffix cut at 255 bytes named every part alike). */
+START_TEST(test_long_hybrid_suffix)
+{
+	char *sfx = repeat('h', 300);
+	char *yaml = strf("kernel: csrmm\nformat:\n  - decompose:\n"
+		"      tensor: A\n      rules:\n"
+		"        - hybrid: {column_parts: 1, buckets: [1, 2], suffix: _%s}\n",
+		sfx);
+	loaded l = sched_load("examples/csrmm.stir", NULL);
+	SCHED_OK(l, apply_yaml(&l, yaml, STIR_STAGE_3));
+	char *text = stir_kernel_to_str(l.k);
+	char *p0 = strf("block csrmm_%s_0_00(", sfx);
+	char *p1 = strf("block csrmm_%s_0_10(", sfx);
+	char *t1 = strf("buffer A_%s_0_1_data: ", sfx);
+	expect_has(text, p0);
+	expect_has(text, p1);
+	expect_has(text, t1);
+	round_trips(&l);
+	free(text);
+	sched_unload(&l);
+	char *all[] = { sfx, yaml, p0, p1, t1 };
+	for (size_t j = 0; j < sizeof(all) / sizeof(all[0]); j++)
+		free(all[j]);
+}
+END_TEST
+
 /* csrmm.stir's main nest has loops i, j, k: a reorder list of 200,000
  * loops is refused by its length, and so is a list of four; a split
  * into 65 loops is refused; the kernel is left as it was. */
@@ -348,6 +376,7 @@ int main(void)
 	tcase_add_test(tc, test_issue_program);
 	tcase_add_test(tc, test_long_derived_names);
 	tcase_add_test(tc, test_schedule_long_names);
+	tcase_add_test(tc, test_long_hybrid_suffix);
 	tcase_add_test(tc, test_list_limits);
 	suite_add_tcase(s, tc);
 	TCase *tg = tcase_create("growth");
