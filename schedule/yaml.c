@@ -25,6 +25,11 @@
  * and, lowered, a nest of its own. */
 #define SF_MAX_PARTS 4096
 
+/* The deepest nesting of flow collections ([..], {..}) a schedule file
+ * may have.  libyaml's scanner costs the depth at every token, so that a
+ * line of a million '[' took half an hour; a schedule nests a few deep. */
+#define SF_MAX_FLOW_DEPTH 64
+
 const char *const sf_section_key[SF_N_SECTIONS] = {
 	"format", "stage1", "stage2", "stage3",
 };
@@ -1172,10 +1177,81 @@ static void yaml_error(reader *r, const yaml_parser_t *p)
 			p->context);
 }
 
+/* c: whether a quote after c starts a quoted scalar (rather than lying
+ * inside a plain one, as in "it's"). */
+static bool opens_scalar(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '[' ||
+		c == '{' || c == ',' || c == ':' || c == '-' || c == '?';
+}
+
+/* r: refuse flow collections nested deeper than SF_MAX_FLOW_DEPTH,
+ * before libyaml reads them: a scan of the text that skips comments and
+ * quoted scalars (one pass, no recursion).  0, or -1 after an error at
+ * the first bracket too deep. */
+static int check_flow_depth(reader *r)
+{
+	const char *t = r->s->text;
+	size_t n = r->s->len;
+	int depth = 0, line = 1, col = 1;
+	char quote = 0, prev = '\n';
+	for (size_t i = 0; i < n; prev = t[i], i++, col++) {
+		char c = t[i];
+		if (c == '\n') {
+			line++;
+			col = 0;
+			if (quote == 0)
+				continue;
+		}
+		if (quote == '\'') {
+			if (c == '\'' && i + 1 < n && t[i + 1] == '\'') {
+				i++;    /* '' is a quote inside */
+				col++;
+			} else if (c == '\'') {
+				quote = 0;
+			}
+			continue;
+		}
+		if (quote == '"') {
+			if (c == '\\' && i + 1 < n) {
+				i++;
+				col++;
+				if (t[i] == '\n') {
+					line++;
+					col = 0;
+				}
+			} else if (c == '"') {
+				quote = 0;
+			}
+			continue;
+		}
+		if (c == '#' && opens_scalar(prev)) {
+			while (i + 1 < n && t[i + 1] != '\n')
+				i++;
+			continue;
+		}
+		if ((c == '\'' || c == '"') && opens_scalar(prev)) {
+			quote = c;
+		} else if (c == '[' || c == '{') {
+			if (++depth > SF_MAX_FLOW_DEPTH) {
+				stir_loc l = { r->s->file, line, col };
+				fail(r, l, "lists and mappings nested more than %d deep",
+					SF_MAX_FLOW_DEPTH);
+				return -1;
+			}
+		} else if ((c == ']' || c == '}') && depth > 0) {
+			depth--;
+		}
+	}
+	return 0;
+}
+
 /* r, doc: load the one document of the file into *doc.  0, or -1 after
  * an error (nothing to delete then). */
 static int load(reader *r, yaml_document_t *doc)
 {
+	if (check_flow_depth(r) < 0)
+		return -1;
 	yaml_parser_t p;
 	if (!yaml_parser_initialize(&p)) {
 		oom(r);

@@ -369,6 +369,48 @@ START_TEST(test_growth_hybrid)
 }
 END_TEST
 
+/* A schedule file of a million nested lists is refused at the first
+ * bracket too deep, at once (libyaml's scanner took half an hour); a file
+ * whose comments and quoted names hold brackets is read as before. */
+START_TEST(test_deep_yaml)
+{
+	int n = 1000000;
+	size_t cap = 128 + 2 * (size_t)n;
+	char *yaml = malloc(cap);
+	ck_assert_ptr_nonnull(yaml);
+	size_t at = (size_t)snprintf(yaml, cap, "kernel: csrmm\nstage2:\n"
+		"  - reorder: {block: csrmm1, loops: ");
+	memset(yaml + at, '[', (size_t)n);
+	memset(yaml + at + n, ']', (size_t)n);
+	snprintf(yaml + at + 2 * (size_t)n, cap - at - 2 * (size_t)n, "}\n");
+	stir_ctx *ctx = stir_ctx_alloc();
+	clock_t start = clock();
+	ck_assert_ptr_null(stir_schedule_read_from_str(ctx, "s.yaml", yaml,
+		strlen(yaml)));
+	ck_assert(cpu_since(start) < GROWTH_BOUND_S);
+	ck_assert_int_eq(stir_ctx_n_diagnostics(ctx), 1);
+	const stir_diag *d = stir_ctx_get_diagnostic(ctx, 0);
+	ck_assert_str_eq(stir_diag_get_message(d),
+		"lists and mappings nested more than 64 deep");
+	stir_loc loc = stir_diag_get_loc(d);
+	ck_assert_str_eq(loc.file, "s.yaml");
+	ck_assert_int_eq(loc.line, 3);
+	ck_assert_int_eq(loc.col, 100);
+	stir_ctx_free(ctx);
+	free(yaml);
+
+	char *brackets = repeat('[', 100);
+	char *ok = strf("kernel: csrmm # %s\nstage2:\n"
+		"  - reorder: {block: 'csrmm1', loops: [\"k\", j]} # %s\n",
+		brackets, brackets);
+	loaded l = sched_load("examples/csrmm.stir", NULL);
+	SCHED_OK(l, apply_yaml(&l, ok, STIR_STAGE_2));
+	sched_unload(&l);
+	free(ok);
+	free(brackets);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("names");
@@ -383,6 +425,7 @@ int main(void)
 	tcase_set_timeout(tg, 300);
 	tcase_add_test(tg, test_growth_chain);
 	tcase_add_test(tg, test_growth_hybrid);
+	tcase_add_test(tg, test_deep_yaml);
 	suite_add_tcase(s, tg);
 	return test_run_suite(s);
 }
