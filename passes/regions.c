@@ -27,6 +27,10 @@ typedef struct acc_region {
 typedef struct region_set {
 	acc_region *v;            /* heap array, in order of first access */
 	int n, cap;
+	int *at;                  /* per buffer index of the kernel: its place
+	                             in v + 1, or 0 (borrowed from the
+	                             scratch: zero again when a block is done) */
+	int n_at;
 } region_set;
 
 /* Value numbers: structurally equal expressions (stir_expr_same) of one
@@ -48,7 +52,9 @@ typedef struct vn_table {
 typedef struct ra {
 	stir_kernel *k;
 	bool *inner;              /* per variable slot: bound inside the block
-	                             (heap array of the kernel's n_vars) */
+	                             (borrowed from the scratch) */
+	int *inner_slots;         /* the slots set in inner, to clear (heap) */
+	int n_inner_slots, cap_inner_slots;
 	region_set reads, writes;
 	vn_table vn;
 	int64_t *sig;             /* heap: the signature being built */
@@ -156,6 +162,19 @@ static void vn_release(vn_table *t)
 /* r, v: variable v is bound inside the block. */
 static void add_inner(ra *r, const stir_var *v)
 {
+	if (r->inner[v->slot])
+		return;
+	if (r->n_inner_slots == r->cap_inner_slots) {
+		int cap = r->cap_inner_slots ? 2 * r->cap_inner_slots : 16;
+		int *p = realloc(r->inner_slots, (size_t)cap * sizeof(*p));
+		if (!p) {
+			r->failed = true;
+			return;
+		}
+		r->inner_slots = p;
+		r->cap_inner_slots = cap;
+	}
+	r->inner_slots[r->n_inner_slots++] = v->slot;
 	r->inner[v->slot] = true;
 }
 
@@ -182,7 +201,13 @@ static void split_offset(stir_expr *e, stir_expr **base, int64_t *off)
 /* set, buf, n: the accumulated region of buf, new when absent. */
 static acc_region *region_of(ra *r, region_set *set, stir_buffer *buf, int n)
 {
-	for (int i = 0; i < set->n; i++)
+	/* the kernel's buffers by index; any other by a scan */
+	const stir_ptr_vec *kb = &r->k->buffers;
+	bool indexed = buf->index >= 0 && buf->index < set->n_at &&
+		buf->index < kb->n && kb->v[buf->index] == buf;
+	if (indexed && set->at[buf->index])
+		return &set->v[set->at[buf->index] - 1];
+	for (int i = 0; !indexed && i < set->n; i++)
 		if (set->v[i].buf == buf)
 			return &set->v[i];
 	if (set->n == set->cap) {
@@ -195,6 +220,8 @@ static acc_region *region_of(ra *r, region_set *set, stir_buffer *buf, int n)
 		set->v = v;
 		set->cap = cap;
 	}
+	if (indexed)
+		set->at[buf->index] = set->n + 1;
 	acc_region *a = &set->v[set->n++];
 	a->buf = buf;
 	a->n = -1;            /* no access merged yet */
@@ -526,13 +553,32 @@ static void set_release(region_set *set)
 	memset(set, 0, sizeof(*set));
 }
 
-/* k, block: compute the regions of one block. */
-static int analyze_block(stir_kernel *k, stir_stmt *block)
+/* The per-kernel arrays of the analysis, allocated once and handed
+ * clean to each block (so that a kernel of many blocks and variables
+ * does not pay for both at every block). */
+typedef struct ra_scratch {
+	bool *inner;              /* per variable slot, all false (heap) */
+	int *at[2];               /* per buffer index, all 0: reads, writes
+	                             (heap) */
+} ra_scratch;
+
+/* set: zero the entries of set->at its buffers took. */
+static void clear_at(region_set *set)
 {
-	ra r = { .k = k };
-	r.inner = calloc((size_t)(k->n_vars > 0 ? k->n_vars : 1), sizeof(*r.inner));
-	if (!r.inner)
-		return -1;
+	for (int i = 0; i < set->n; i++) {
+		int b = set->v[i].buf->index;
+		if (b >= 0 && b < set->n_at && set->at[b] == i + 1)
+			set->at[b] = 0;
+	}
+}
+
+/* k, block, sc: compute the regions of one block; sc is left clean. */
+static int analyze_block(stir_kernel *k, stir_stmt *block, ra_scratch *sc)
+{
+	ra r = { .k = k, .inner = sc->inner };
+	r.reads.at = sc->at[0];
+	r.writes.at = sc->at[1];
+	r.reads.n_at = r.writes.n_at = k->buffers.n;
 	scan_list(&r, &block->u.block.body);
 	stir_region *reads = r.failed ? NULL : to_regions(&r, &r.reads);
 	stir_region *writes = r.failed ? NULL : to_regions(&r, &r.writes);
@@ -543,21 +589,24 @@ static int analyze_block(stir_kernel *k, stir_stmt *block)
 		block->u.block.writes = writes;
 		block->u.block.n_writes = r.writes.n;
 	}
+	clear_at(&r.reads);
+	clear_at(&r.writes);
+	for (int i = 0; i < r.n_inner_slots; i++)
+		sc->inner[r.inner_slots[i]] = false;
 	set_release(&r.reads);
 	set_release(&r.writes);
-	free(r.inner);
+	free(r.inner_slots);
 	free(r.sig);
 	vn_release(&r.vn);
 	return rc;
 }
 
-/* k, list, user: analyze every block of list. */
+/* k, list, user: analyze every block of list (user: the scratch). */
 static int analyze_list(stir_kernel *k, stir_ptr_vec *list, void *user)
 {
-	(void)user;
 	for (int i = 0; i < list->n; i++) {
 		stir_stmt *s = stir_stmt_at(list, i);
-		if (s->kind == STIR_STMT_BLOCK && analyze_block(k, s) < 0)
+		if (s->kind == STIR_STMT_BLOCK && analyze_block(k, s, user) < 0)
 			return -1;
 	}
 	return 0;
@@ -565,7 +614,17 @@ static int analyze_list(stir_kernel *k, stir_ptr_vec *list, void *user)
 
 int stir_analyze_regions(stir_kernel *k)
 {
-	if (stir_foreach_list(k, analyze_list, NULL) < 0) {
+	size_t nb = (size_t)k->buffers.n + 1;
+	ra_scratch sc = {
+		calloc((size_t)k->n_vars + 1, sizeof(*sc.inner)),
+		{ calloc(nb, sizeof(int)), calloc(nb, sizeof(int)) },
+	};
+	int rc = sc.inner && sc.at[0] && sc.at[1] ?
+		stir_foreach_list(k, analyze_list, &sc) : -1;
+	free(sc.inner);
+	free(sc.at[0]);
+	free(sc.at[1]);
+	if (rc < 0) {
 		stir_error_oom(stir_kernel_ctx(k));
 		return -1;
 	}
