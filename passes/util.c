@@ -685,6 +685,8 @@ void stir_names_release(stir_names *names)
 
 char *stir_names_fresh_in(stir_names *names, stir_arena *a, const char *base)
 {
+	if (!base)
+		return NULL; /* building it ran out of memory */
 	if (!stir_names_has(names, base)) {
 		char *s = stir_arena_strdup(a, base);
 		return s && name_add(names, s) == 0 ? s : NULL;
