@@ -1,6 +1,7 @@
 /* The SpMM schedules (bench/spmm_schedule.h). */
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include "bench/spmm_schedule.h"
 
 /* feat, group: see spmm_schedule.h. */
@@ -234,22 +235,28 @@ unsigned bench_spmm_hybrid_flags(int c)
 		(c == 1 ? STIR_HYBRID_COVER_ROWS : 0);
 }
 
-/* k, c, buckets, nb, fm: see spmm_schedule.h. */
-int bench_spmm_hybrid_schedule(stir_kernel *k, int c, const int64_t *buckets,
-	int nb, bench_spmm_map fm)
+/* The parts of a hybrid schedule, one array element per part (heap). */
+typedef struct hyb_parts {
+	stir_format_rule **rules;
+	const char **blocks;
+	char (*names)[64];
+	bool *atomic;
+	int64_t *width;
+	int *part_q, *part_t;
+} hyb_parts;
+
+/* k, c, buckets, nb, fm, n, hp: bench_spmm_hybrid_schedule for its n
+ * parts, with hp's arrays to fill. */
+static int hybrid_parts(stir_kernel *k, int c, const int64_t *buckets,
+	int nb, bench_spmm_map fm, int n, const hyb_parts *hp)
 {
-	/* the feature count is the kernel's, so that its splits need no tail
-	 * guards; the matrix's sizes stay symbolic */
-	if (c < 1 || nb < 1 || stir_specialize(k, "feat", fm.feat) < 0)
-		return -1;
 	bool cover = c == 1;
-	int n = c * nb + cover;
-	stir_format_rule *rules[n];
-	const char *blocks[n];
-	char names[n][64], init[64] = "";
-	bool atomic[n];
-	int64_t width[n];
-	int part_q[n], part_t[n];
+	stir_format_rule **rules = hp->rules;
+	const char **blocks = hp->blocks;
+	char (*names)[64] = hp->names, init[64] = "";
+	bool *atomic = hp->atomic;
+	int64_t *width = hp->width;
+	int *part_q = hp->part_q, *part_t = hp->part_t;
 	int rc = 0;
 	/* covering the rows, first the split rows' part 0_NB (the widest
 	 * width): its init nest then runs before the one launch of all the
@@ -295,6 +302,36 @@ int bench_spmm_hybrid_schedule(stir_kernel *k, int c, const int64_t *buckets,
 	const char *out[] = { "C_data" };
 	return n > 1 && stir_horizontal_fuse_disjoint(k, n, blocks, 1, out) < 0 ?
 		-1 : 0;
+}
+
+/* k, c, buckets, nb, fm: see spmm_schedule.h. */
+int bench_spmm_hybrid_schedule(stir_kernel *k, int c, const int64_t *buckets,
+	int nb, bench_spmm_map fm)
+{
+	/* the feature count is the kernel's, so that its splits need no tail
+	 * guards; the matrix's sizes stay symbolic */
+	if (c < 1 || nb < 1 || stir_specialize(k, "feat", fm.feat) < 0)
+		return -1;
+	bool cover = c == 1;
+	int n = c * nb + cover;
+	size_t m = (size_t)n;
+	hyb_parts hp = {
+		calloc(m, sizeof(*hp.rules)), calloc(m, sizeof(*hp.blocks)),
+		calloc(m, sizeof(*hp.names)), calloc(m, sizeof(*hp.atomic)),
+		calloc(m, sizeof(*hp.width)), calloc(m, sizeof(*hp.part_q)),
+		calloc(m, sizeof(*hp.part_t)),
+	};
+	int rc = hp.rules && hp.blocks && hp.names && hp.atomic && hp.width &&
+		hp.part_q && hp.part_t ? hybrid_parts(k, c, buckets, nb, fm, n,
+		&hp) : -1;
+	free(hp.rules);
+	free(hp.blocks);
+	free(hp.names);
+	free(hp.atomic);
+	free(hp.width);
+	free(hp.part_q);
+	free(hp.part_t);
+	return rc;
 }
 
 /* k, fm: see spmm_schedule.h (blocks csrmm0 over rows, csrmm1 over a

@@ -353,11 +353,10 @@ static int zero_owned(stir_gpu_run *r)
 	return 0;
 }
 
-/* r, flags: every launch in order, then wait; see codegen.h. */
-int stir_gpu_run_launch(stir_gpu_run *r, unsigned flags)
+/* r, flags, empty: every launch in order, then wait; empty[i] receives
+ * whether launch i had nothing to do (an array of r->n). */
+static int launch_all(stir_gpu_run *r, unsigned flags, bool *empty)
 {
-	if (!r)
-		return -1;
 	const stir_cuda_plan *p = r->gk->plan;
 	bool timed = flags & (STIR_GPU_RUN_TIME | STIR_GPU_RUN_FLUSH_L2);
 	r->ms = -1;
@@ -368,7 +367,6 @@ int stir_gpu_run_launch(stir_gpu_run *r, unsigned flags)
 	}
 	if (zero_owned(r) < 0 || (timed && make_events(r) < 0))
 		return -1;
-	bool empty[r->n + 1];
 	int first = -1, last = -1;  /* the launches that ran */
 	for (int i = 0; i < r->n; i++) {
 		stir_launch_config cfg = { .stream = r->stream };
@@ -414,6 +412,21 @@ int stir_gpu_run_launch(stir_gpu_run *r, unsigned flags)
 		return -1;
 	r->ms = total;
 	return 0;
+}
+
+/* r, flags: see codegen.h. */
+int stir_gpu_run_launch(stir_gpu_run *r, unsigned flags)
+{
+	if (!r)
+		return -1;
+	bool *empty = calloc((size_t)r->n + 1, sizeof(*empty));
+	if (!empty) {
+		stir_error_oom(r->ctx);
+		return -1;
+	}
+	int rc = launch_all(r, flags, empty);
+	free(empty);
+	return rc;
 }
 
 /* r: the run (this and the one below). */

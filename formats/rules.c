@@ -218,9 +218,16 @@ stir_format_rule *stir_format_bsr(const char *suffix, int64_t b)
 stir_format_rule *stir_format_hybrid_part(const char *suffix, int q, int t,
 	int64_t width)
 {
-	char full[256];
-	snprintf(full, sizeof(full), "%s_%d_%d", suffix ? suffix : "", q, t);
+	/* the suffix whole, however long (a cut one could name two parts
+	 * alike) */
+	const char *sfx = suffix ? suffix : "";
+	size_t len = strlen(sfx) + 2 * 12 + 3;
+	char *full = malloc(len);
+	if (!full)
+		return NULL;
+	snprintf(full, len, "%s_%d_%d", sfx, q, t);
 	stir_format_rule *r = stir_format_rule_alloc(full);
+	free(full);
 	bool ok = r && width > 0 && q >= 0 && t >= 0 &&
 		stir_format_rule_add_axis(r, "O", STIR_DENSE_FIXED, NULL,
 			stir_size_param("rows"), stir_size_literal(0), true) == 0 &&

@@ -383,10 +383,20 @@ static void run_fused(interp *in, const iter_run *r, int g)
 {
 	const stir_iter_group *grp = &r->s->u.iter.groups[g];
 	int n = grp->n_axes;
-	int64_t lo[n], hi[n], pos[n], saved[n];
-	int64_t pp0 = parent_pos(in, r->s, grp->axes[0]->parent);
-	if (in->failed)
+	/* four arrays of n positions: on the stack for the usual few axes */
+	int64_t small[4 * 8], *heap = NULL;
+	if (n > 8 && !(heap = malloc(4 * (size_t)n * sizeof(*heap)))) {
+		stir_error_oom(in->ctx);
+		in->failed = true;
 		return;
+	}
+	int64_t *lo = heap ? heap : small, *hi = lo + (heap ? n : 8);
+	int64_t *pos = hi + (heap ? n : 8), *saved = pos + (heap ? n : 8);
+	int64_t pp0 = parent_pos(in, r->s, grp->axes[0]->parent);
+	if (in->failed) {
+		free(heap);
+		return;
+	}
 	stir_layout_range(&in->layout, grp->axes[0], pp0, &lo[0], &hi[0]);
 	for (int k = 1; k < n; k++) {
 		lo[k] = child_start(in, grp->axes[k], lo[k - 1]);
@@ -409,6 +419,7 @@ static void run_fused(interp *in, const iter_run *r, int g)
 			leave(in, r->s->u.iter.vars[r->first_var[g] + k], grp->axes[k],
 				saved[k]);
 	}
+	free(heap);
 }
 
 /* in, r, g: enumerate groups g.. of the iteration, then run its init or
@@ -450,7 +461,12 @@ static void run_groups(interp *in, const iter_run *r, int g)
 /* in, s: run a sparse iteration: its init points first, then its body. */
 static void exec_iter(interp *in, const stir_stmt *s)
 {
-	int first[s->u.iter.n_groups + 1];
+	int *first = malloc(((size_t)s->u.iter.n_groups + 1) * sizeof(*first));
+	if (!first) {
+		stir_error_oom(in->ctx);
+		in->failed = true;
+		return;
+	}
 	for (int g = 0, v = 0; g < s->u.iter.n_groups; g++) {
 		first[g] = v;
 		v += s->u.iter.groups[g].n_axes;
@@ -461,6 +477,7 @@ static void exec_iter(interp *in, const stir_stmt *s)
 	r.init = false;
 	if (!in->failed)
 		run_groups(in, &r, 0);
+	free(first);
 }
 
 /* in, s: execute one statement. */

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ir/nodes.h"
+#include "passes/util.h"
 
 /* One axis iterated by an enclosing iteration or by an earlier member of
  * the iteration being checked. */
@@ -67,10 +68,29 @@ typedef struct verifier {
 	const stir_stmt **named; /* every iteration and block met so far (for
 	                           duplicate names); malloc'd */
 	int n_named, cap_named;
+	stir_names named_set[2]; /* names of the iterations [0] and blocks [1]
+	                            in named, hashed: the first of each name */
+	const stir_stmt **named_first[2]; /* per name of named_set: the first
+	                            statement so named; malloc'd */
+	int cap_first[2];
+	stir_names kernel_names; /* the parameters, axes and buffers, hashed
+	                            (built on first use) */
+	stir_loc *kernel_locs;  /* per name of kernel_names: the first
+	                           declaration's; malloc'd */
+	int cap_kernel_locs;
+	bool kernel_names_ok;   /* kernel_names is built */
 	bool oom;               /* memory ran out; reported once */
 } verifier;
 
 /* ---- small helpers ---- */
+
+/* v: memory ran out; reported once. */
+static void note_oom(verifier *v)
+{
+	if (!v->oom)
+		stir_error_oom(v->ctx);
+	v->oom = true;
+}
 
 /* v: the verifier; p, cap: a malloc'd array and its capacity in elements;
  * need: the count it must hold; size: one element's size.  Grows the
@@ -84,9 +104,7 @@ static int grow(verifier *v, void **p, int *cap, int need, size_t size)
 		n *= 2;
 	void *q = realloc(*p, (size_t)n * size);
 	if (!q) {
-		if (!v->oom)
-			stir_error_oom(v->ctx);
-		v->oom = true;
+		note_oom(v);
 		return -1;
 	}
 	*p = q;
@@ -277,25 +295,93 @@ static void check_kernel_names(verifier *v)
 		stir_buffer *b = stir_buffer_at(&k->buffers, i);
 		d[j] = (decl){ b->name, b->loc };
 	}
+	/* the declarations grouped by name (hashed), each group in index
+	 * order: only a name's own declarations are compared */
+	stir_names set = { 0 };
+	int *gid = malloc((size_t)n * sizeof(*gid));
+	int *start = calloc((size_t)n + 1, sizeof(*start));
+	int *member = malloc((size_t)n * sizeof(*member));
+	bool ok = gid && start && member;
+	for (int i = 0; ok && i < n; i++) {
+		if ((gid[i] = stir_names_find(&set, d[i].name)) < 0 &&
+		    stir_names_add(&set, d[i].name) == 0)
+			gid[i] = set.n - 1;
+		ok = gid[i] >= 0;
+		if (ok)
+			start[gid[i] + 1]++;
+	}
+	if (!ok) {
+		note_oom(v);
+		n = 0;
+		set.n = 0;
+	}
+	for (int g = 0; g < set.n; g++)
+		start[g + 1] += start[g];
+	for (int i = 0, *fill = start; i < n; i++)
+		member[fill[gid[i]]++] = i;
+	/* start[g] is now the end of group g: group g is [start[g-1], start[g]) */
 	for (int i = 0; i < n; i++) {
-		int first = -1;
-		for (int p = 0; p < n; p++)
-			if (p != i && !strcmp(d[p].name, d[i].name) &&
-			    decl_before(&d[p], p, &d[i], i) &&
+		int first = -1, g = gid[i];
+		for (int m = g ? start[g - 1] : 0; m < start[g]; m++) {
+			int p = member[m];
+			if (p != i && decl_before(&d[p], p, &d[i], i) &&
 			    (first < 0 || decl_before(&d[p], p, &d[first], first)))
 				first = p;
+		}
 		if (first >= 0)
 			report_duplicate(v, "name ", d[i].name, d[i].loc,
 				d[first].loc);
 	}
+	stir_names_release(&set);
+	free(gid);
+	free(start);
+	free(member);
 	free(d);
 }
 
-/* v, name: the location of a declaration of "name" in the kernel
- * namespace (parameters, axes, buffers); false when there is none. */
+/* v, name, loc: record a kernel name declared at loc, the first of its
+ * name kept. */
+static void add_kernel_name(verifier *v, const char *name, stir_loc loc)
+{
+	if (stir_names_has(&v->kernel_names, name))
+		return;
+	int n = v->kernel_names.n;
+	if (grow(v, (void **)&v->kernel_locs, &v->cap_kernel_locs, n + 1,
+	    sizeof(*v->kernel_locs)) < 0)
+		return;
+	if (stir_names_add(&v->kernel_names, name) < 0) {
+		note_oom(v);
+		return;
+	}
+	v->kernel_locs[n] = loc;
+}
+
+/* v, name, loc: the location of a declaration of "name" in the kernel
+ * namespace (parameters, axes, buffers) in *loc; false when there is
+ * none.  Hashed: a kernel of thousands of names
+ * costs one lookup per name checked, not a scan. */
 static bool find_kernel_name(verifier *v, const char *name, stir_loc *loc)
 {
 	stir_kernel *k = v->k;
+	if (!v->kernel_names_ok && !v->oom) {
+		for (int i = 0; i < k->params.n; i++)
+			add_kernel_name(v, stir_var_at(&k->params, i)->name,
+				stir_var_at(&k->params, i)->loc);
+		for (int i = 0; i < k->axes.n; i++)
+			add_kernel_name(v, stir_axis_at(&k->axes, i)->name,
+				stir_axis_at(&k->axes, i)->loc);
+		for (int i = 0; i < k->buffers.n; i++)
+			add_kernel_name(v, stir_buffer_at(&k->buffers, i)->name,
+				stir_buffer_at(&k->buffers, i)->loc);
+		v->kernel_names_ok = !v->oom;
+	}
+	if (v->kernel_names_ok) {
+		int i = stir_names_find(&v->kernel_names, name);
+		if (i >= 0)
+			*loc = v->kernel_locs[i];
+		return i >= 0;
+	}
+	/* out of memory: the scan */
 	for (int i = 0; i < k->params.n; i++)
 		if (!strcmp(stir_var_at(&k->params, i)->name, name)) {
 			*loc = stir_var_at(&k->params, i)->loc;
@@ -342,14 +428,20 @@ static const char *stmt_name(const stir_stmt *s)
  * iteration's (block's) in the kernel: schedules find them by name. */
 static void check_stmt_name(verifier *v, const stir_stmt *s)
 {
-	for (int i = 0; i < v->n_named; i++)
-		if (v->named[i] != s && v->named[i]->kind == s->kind &&
-		    !strcmp(stmt_name(v->named[i]), stmt_name(s))) {
-			report_duplicate(v, s->kind == STIR_STMT_ITER ?
-				"iteration name " : "block name ", stmt_name(s),
-				s->loc, v->named[i]->loc);
-			break;
-		}
+	int kind = s->kind == STIR_STMT_BLOCK;
+	stir_names *set = &v->named_set[kind];
+	int i = stir_names_find(set, stmt_name(s));
+	if (i >= 0 && v->named_first[kind][i] != s) {
+		report_duplicate(v, s->kind == STIR_STMT_ITER ?
+			"iteration name " : "block name ", stmt_name(s),
+			s->loc, v->named_first[kind][i]->loc);
+	} else if (i < 0 && grow(v, (void **)&v->named_first[kind],
+		   &v->cap_first[kind], set->n + 1, sizeof(*v->named_first[kind]))
+		   == 0) {
+		v->named_first[kind][set->n] = s;
+		if (stir_names_add(set, stmt_name(s)) < 0)
+			note_oom(v);
+	}
 	if (grow(v, (void **)&v->named, &v->cap_named, v->n_named + 1,
 		 sizeof(*v->named)) == 0)
 		v->named[v->n_named++] = s;
@@ -1705,6 +1797,12 @@ int stir_kernel_verify(stir_kernel *k)
 	check_buffers(&v);
 	check_body(&v);
 	free(v.named);
+	for (int i = 0; i < 2; i++) {
+		stir_names_release(&v.named_set[i]);
+		free(v.named_first[i]);
+	}
+	stir_names_release(&v.kernel_names);
+	free(v.kernel_locs);
 	return stir_ctx_n_errors(ctx) > errors ? -1 : 0;
 }
 

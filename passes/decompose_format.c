@@ -237,15 +237,19 @@ static int rule_axis_index(const stir_format_rule *r, int before,
 }
 
 /* d, base, suffix, buf: "BASE" + suffix in buf (a name of the new format). */
-static const char *suffixed(const char *base, const char *suffix, char *buf)
+static const char *suffixed(dec *d, const char *base, const char *suffix)
 {
-	snprintf(buf, 256, "%s%s", base, suffix);
-	return buf;
+	const char *s = stir_kernel_strf(d->k, "%s%s", base, suffix);
+	if (!s)
+		d->failed = true;
+	return s;
 }
 
 /* d, name: whether a parameter, axis or buffer of the kernel is "name". */
 static bool kernel_has_name(const stir_kernel *k, const char *name)
 {
+	if (!name)
+		return false;
 	for (int i = 0; i < k->params.n; i++)
 		if (!strcmp(stir_var_at(&k->params, i)->name, name))
 			return true;
@@ -255,10 +259,12 @@ static bool kernel_has_name(const stir_kernel *k, const char *name)
 /* d, r: check rule r against the tensor before anything changes. */
 static void check_rule(dec *d, const stir_format_rule *r)
 {
-	char buf[256];
 	int n_old = d->t->n_axes;
-	bool mapped[n_old > 0 ? n_old : 1];
-	memset(mapped, 0, sizeof(mapped));
+	bool *mapped = stir_kernel_array(d->k, (size_t)n_old, sizeof(*mapped));
+	if (!mapped) {
+		d->failed = true;
+		return;
+	}
 	if (r->n_axes == 0)
 		fail(d, d->t->loc, "rule '%s' has no axes", r->suffix);
 	for (int i = 0; i < r->n_axes && !d->failed; i++) {
@@ -272,9 +278,10 @@ static void check_rule(dec *d, const stir_format_rule *r)
 				mapped[k] = true;
 			continue;
 		}
-		if (kernel_has_name(d->k, suffixed(a->name, r->suffix, buf)))
+		const char *nm = suffixed(d, a->name, r->suffix);
+		if (kernel_has_name(d->k, nm))
 			fail(d, d->t->loc, "rule '%s': the name '%s' is already used "
-				"in kernel '%s'", r->suffix, buf, d->k->name);
+				"in kernel '%s'", r->suffix, nm, d->k->name);
 		bool has_parent = a->kind != STIR_DENSE_FIXED;
 		if (has_parent != (a->parent != NULL) || (a->parent &&
 		    old_ref(d, a->parent) < 0 && rule_axis_index(r, i, a->parent) < 0))
@@ -282,10 +289,11 @@ static void check_rule(dec *d, const stir_format_rule *r)
 				r->suffix, a->name, has_parent ? "no valid" : "a");
 		for (int s = 0; s < 2; s++) {
 			const stir_size *z = s ? &a->nnz : &a->len;
-			if (z->param && kernel_has_name(d->k,
-				suffixed(z->param, r->suffix, buf)))
+			const char *pn = z->param ? suffixed(d, z->param, r->suffix) :
+				NULL;
+			if (kernel_has_name(d->k, pn))
 				fail(d, d->t->loc, "rule '%s': the parameter '%s' is "
-					"already a name in kernel '%s'", r->suffix, buf,
+					"already a name in kernel '%s'", r->suffix, pn,
 					d->k->name);
 			if (!z->param && z->old_axis >= n_old)
 				fail(d, d->t->loc, "rule '%s': axis '%s' takes the size "
@@ -313,9 +321,10 @@ static void check_rule(dec *d, const stir_format_rule *r)
  * to the kernel the first time). */
 static stir_expr *size_expr(dec *d, const stir_format_rule *r, const stir_size *z)
 {
-	char buf[256];
 	if (z->param) {
-		const char *name = suffixed(z->param, r->suffix, buf);
+		const char *name = suffixed(d, z->param, r->suffix);
+		if (!name)
+			return NULL;
 		for (int i = 0; i < d->k->params.n; i++)
 			if (!strcmp(stir_var_at(&d->k->params, i)->name, name))
 				return stir_expr_var(d->k, stir_var_at(&d->k->params, i));
@@ -331,7 +340,6 @@ static void build_format(dec *d, int ri)
 {
 	const stir_format_rule *r = d->rules[ri];
 	stir_kernel *k = d->k;
-	char buf[256];
 	stir_axis **axes = calloc((size_t)r->n_axes, sizeof(*axes));
 	d->axes[ri] = axes;
 	if (!axes) {
@@ -349,7 +357,7 @@ static void build_format(dec *d, int ri)
 			parent = old_ref(d, a->parent) >= 0 ?
 				d->t->axes[old_ref(d, a->parent)] :
 				axes[rule_axis_index(r, i, a->parent)];
-		const char *name = suffixed(a->name, r->suffix, buf);
+		const char *name = suffixed(d, a->name, r->suffix);
 		stir_expr *len = size_expr(d, r, &a->len);
 		switch (a->kind) {
 		case STIR_DENSE_FIXED:
@@ -377,7 +385,7 @@ static void build_format(dec *d, int ri)
 		stir_axis_set_idtype(axes[i], d->t->axes[r->maps[0].old_axis]->idtype);
 	}
 	d->tensors[ri] = stir_kernel_add_tensor(k,
-		suffixed(d->t->name, r->suffix, buf), d->t->dtype, r->n_axes, axes);
+		suffixed(d, d->t->name, r->suffix), d->t->dtype, r->n_axes, axes);
 	if (!d->tensors[ri])
 		d->failed = true;
 	else
@@ -385,6 +393,16 @@ static void build_format(dec *d, int ri)
 }
 
 /* ---- rewriting the computations ---- */
+
+/* k, name: name in lower case, in k's arena (iterators are named after
+ * their axes so); NULL when memory runs out. */
+static const char *lower_case(stir_kernel *k, const char *name)
+{
+	char *s = stir_kernel_strf(k, "%s", name);
+	for (char *p = s; p && *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+	return s;
+}
 
 /* Iterator names in scope of a rewritten iteration. */
 typedef struct iter_names {
@@ -398,10 +416,8 @@ static void add_iter_names(stir_names *names, const stir_ptr_vec *list)
 		const stir_stmt *s = stir_stmt_at(list, i);
 		if (s->kind == STIR_STMT_ITER) {
 			for (int j = 0; j < s->u.iter.n_vars; j++) {
-				char buf[256];
-				snprintf(buf, sizeof(buf), "%s", s->u.iter.vars[j]->name);
 				/* reserve it: fresh names skip it from now on */
-				stir_names_fresh(names, buf);
+				stir_names_fresh(names, s->u.iter.vars[j]->name);
 			}
 			add_iter_names(names, &s->u.iter.init);
 			add_iter_names(names, &s->u.iter.body);
@@ -530,8 +546,10 @@ static void retarget_expr(dec *d, stir_expr *e, int ri, stir_var *const *vars)
 	}
 }
 
-/* d, c, ri: the iteration of computation c rewritten for rule ri. */
-static stir_stmt *rewrite(dec *d, const computation *c, int ri)
+/* d, c, ri, used: the iteration of computation c rewritten for rule ri;
+ * used holds the names of the kernel (and is left as it was). */
+static stir_stmt *rewrite(dec *d, const computation *c, int ri,
+	stir_names *used)
 {
 	const stir_format_rule *r = d->rules[ri];
 	stir_kernel *k = d->k;
@@ -539,17 +557,18 @@ static stir_stmt *rewrite(dec *d, const computation *c, int ri)
 	int n_old = d->t->n_axes, n_new = r->n_axes;
 	int n_groups = it->u.iter.n_groups - n_old + n_new;
 	int n_vars = it->u.iter.n_vars - n_old + n_new;
-	stir_iter_group groups[n_groups];
-	const char *names[n_vars];
-	char kinds[n_vars + 1];
-	stir_names used;
-	if (stir_names_init(&used, k) < 0) {
+	stir_iter_group *groups = stir_kernel_array(k, (size_t)n_groups,
+		sizeof(*groups));
+	const char **names = stir_kernel_array(k, (size_t)n_vars, sizeof(*names));
+	char *kinds = stir_kernel_array(k, (size_t)n_vars + 1, 1);
+	if (!groups || !names || !kinds) {
 		d->failed = true;
 		return NULL;
 	}
-	add_iter_names(&used, &it->u.iter.body);
+	int mark = stir_names_mark(used);
+	add_iter_names(used, &it->u.iter.body);
 	stir_ptr_vec self = { 1, 1, (void **)&it };
-	add_iter_names(&used, &self);
+	add_iter_names(used, &self);
 	const char *old_kinds = it->u.iter.kinds + c->first_var;
 	int g = 0, v = 0;
 	for (int i = 0; i < c->first; i++)
@@ -565,11 +584,8 @@ static stir_stmt *rewrite(dec *d, const computation *c, int ri)
 			names[v] = it->u.iter.vars[c->first_var +
 				old_ref(d, r->axes[i].name)]->name;
 		} else {
-			char base[256];
-			snprintf(base, sizeof(base), "%s", r->axes[i].name);
-			for (char *p = base; *p; p++)
-				*p = (char)tolower((unsigned char)*p);
-			names[v] = stir_names_fresh(&used, base);
+			const char *base = lower_case(k, r->axes[i].name);
+			names[v] = base ? stir_names_fresh(used, base) : NULL;
 		}
 		kinds[v] = new_letter(d, r, i, old_kinds);
 	}
@@ -580,10 +596,10 @@ static stir_stmt *rewrite(dec *d, const computation *c, int ri)
 		kinds[v] = it->u.iter.kinds[i];
 	}
 	kinds[v] = '\0';
-	char name[256];
-	stir_stmt *s = stir_stmt_iter(k, suffixed(it->u.iter.name, r->suffix, name),
-		n_groups, groups, n_vars, names, kinds);
-	stir_names_release(&used);
+	const char *name = suffixed(d, it->u.iter.name, r->suffix);
+	stir_stmt *s = name ? stir_stmt_iter(k, name, n_groups, groups, n_vars,
+		names, kinds) : NULL;
+	stir_names_reset(used, mark);
 	if (!s) {
 		d->failed = true;
 		return NULL;
@@ -630,10 +646,16 @@ static stir_stmt *init_iteration(dec *d, const computation *c)
 	if (!it->u.iter.init.n)
 		return NULL;
 	int ng = it->u.iter.n_groups, nv = it->u.iter.n_vars;
-	stir_iter_group groups[ng];
-	const char *names[nv];
-	stir_var *olds[nv];
-	char kinds[nv + 1];
+	stir_kernel *k = d->k;
+	stir_iter_group *groups = stir_kernel_array(k, (size_t)ng,
+		sizeof(*groups));
+	const char **names = stir_kernel_array(k, (size_t)nv, sizeof(*names));
+	stir_var **olds = stir_kernel_array(k, (size_t)nv, sizeof(*olds));
+	char *kinds = stir_kernel_array(k, (size_t)nv + 1, 1);
+	if (!groups || !names || !olds || !kinds) {
+		d->failed = true;
+		return NULL;
+	}
 	int g = 0, v = 0;
 	for (int i = 0, m = 0; i < ng; i++) {
 		const stir_iter_group *grp = &it->u.iter.groups[i];
@@ -651,9 +673,9 @@ static stir_stmt *init_iteration(dec *d, const computation *c)
 		m += grp->n_axes;
 	}
 	kinds[v] = '\0';
-	char name[256];
-	stir_stmt *s = stir_stmt_iter(d->k, suffixed(it->u.iter.name, "_init", name),
-		g, groups, v, names, kinds);
+	const char *name = suffixed(d, it->u.iter.name, "_init");
+	stir_stmt *s = name ? stir_stmt_iter(k, name, g, groups, v, names,
+		kinds) : NULL;
 	if (!s) {
 		d->failed = true;
 		return NULL;
@@ -747,18 +769,22 @@ static void mark_params(const stir_expr *e, bool *used)
 static stir_kernel *copy_kernel(dec *d)
 {
 	stir_kernel *k = d->k;
-	char name[256];
-	suffixed(k->name, "_copy", name);
+	const char *name = suffixed(d, k->name, "_copy");
+	bool *used = stir_kernel_array(k, (size_t)k->n_vars + 1, sizeof(*used));
+	bool *need = stir_kernel_array(k, (size_t)k->axes.n + 1, sizeof(*need));
+	stir_axis **axis_map = stir_kernel_array(k, (size_t)k->axes.n + 1,
+		sizeof(*axis_map));
+	stir_axis **taxes = stir_kernel_array(k, (size_t)d->t->n_axes,
+		sizeof(*taxes));
+	if (!name || !used || !need || !axis_map || !taxes) {
+		d->failed = true;
+		return NULL;
+	}
 	if (stir_module_find_kernel(k->module, name)) {
 		fail(d, k->loc, "the module already has a kernel '%s'", name);
 		return NULL;
 	}
 	stir_kernel *c = stir_kernel_alloc(k->module, name);
-	int n_slots = k->n_vars + 1;
-	bool used[n_slots];
-	memset(used, 0, sizeof(used));
-	bool need[k->axes.n + 1];
-	memset(need, 0, sizeof(need));
 	for (int i = 0; i < d->t->n_axes; i++)
 		need[d->t->axes[i]->index] = true;
 	for (int r = 0; r < d->n_rules; r++)
@@ -777,7 +803,6 @@ static stir_kernel *copy_kernel(dec *d)
 			stir_subst_add_var(&subst, p, stir_kernel_add_param(c, p->name,
 				p->dtype));
 	}
-	stir_axis *axis_map[k->axes.n + 1];
 	for (int i = 0; c && i < k->axes.n; i++)
 		axis_map[i] = need[i] ? clone_axis(c, stir_axis_at(&k->axes, i),
 			&subst, axis_map) : NULL;
@@ -786,19 +811,23 @@ static stir_kernel *copy_kernel(dec *d)
 		d->failed = true;
 		return NULL;
 	}
-	stir_axis *taxes[d->t->n_axes];
 	for (int i = 0; i < d->t->n_axes; i++)
 		taxes[i] = axis_map[d->t->axes[i]->index];
 	stir_buffer *old = stir_kernel_add_tensor(c, d->t->name, d->t->dtype,
 		d->t->n_axes, taxes);
 	for (int r = 0; r < d->n_rules && old; r++) {
 		const stir_format_rule *rule = d->rules[r];
-		stir_axis *axes[rule->n_axes];
-		const char *names[rule->n_axes];
-		char kinds[rule->n_axes + 1];
-		stir_iter_group groups[rule->n_axes];
+		size_t na = (size_t)rule->n_axes;
+		stir_axis **axes = stir_kernel_array(k, na, sizeof(*axes));
+		const char **names = stir_kernel_array(k, na, sizeof(*names));
+		char *kinds = stir_kernel_array(k, na + 1, 1);
+		stir_iter_group *groups = stir_kernel_array(k, na, sizeof(*groups));
+		stir_expr **dst = stir_kernel_array(k, na, sizeof(*dst));
+		stir_expr **src = stir_kernel_array(k, (size_t)d->t->n_axes,
+			sizeof(*src));
 		stir_names taken;
-		if (stir_names_init(&taken, c) < 0) {
+		if (!axes || !names || !kinds || !groups || !dst || !src ||
+		    stir_names_init(&taken, c) < 0) {
 			d->failed = true;
 			break;
 		}
@@ -807,25 +836,21 @@ static stir_kernel *copy_kernel(dec *d)
 			stir_iter_group g = { STIR_GROUP_AXIS, 1, &axes[i], NULL };
 			groups[i] = g;
 			/* iterators named after their axes, in lower case */
-			char lower[256];
-			snprintf(lower, sizeof(lower), "%s", axes[i]->name);
-			for (char *p = lower; *p; p++)
-				*p = (char)tolower((unsigned char)*p);
-			names[i] = stir_names_fresh(&taken, lower);
+			const char *lower = lower_case(k, axes[i]->name);
+			names[i] = lower ? stir_names_fresh(&taken, lower) : NULL;
 			kinds[i] = 'S';
 		}
 		kinds[rule->n_axes] = '\0';
 		stir_buffer *t = stir_kernel_add_tensor(c, d->tensors[r]->name,
 			d->t->dtype, rule->n_axes, axes);
-		char iname[256];
-		stir_stmt *it = t ? stir_stmt_iter(c, suffixed("copy", rule->suffix,
-			iname), rule->n_axes, groups, rule->n_axes, names, kinds) : NULL;
+		const char *iname = suffixed(d, "copy", rule->suffix);
+		stir_stmt *it = t && iname ? stir_stmt_iter(c, iname, rule->n_axes,
+			groups, rule->n_axes, names, kinds) : NULL;
 		stir_names_release(&taken);
 		if (!it) {
 			d->failed = true;
 			break;
 		}
-		stir_expr *dst[rule->n_axes], *src[d->t->n_axes];
 		for (int i = 0; i < rule->n_axes; i++)
 			dst[i] = stir_expr_var(c, it->u.iter.vars[i]);
 		for (int k2 = 0; k2 < d->t->n_axes; k2++) {
@@ -850,10 +875,11 @@ static int prune(stir_kernel *k, const stir_buffer *t)
 {
 	stir_arena *ar = stir_kernel_arena(k);
 	stir_ptr_vec buffers = { 0 }, axes = { 0 }, params = { 0 };
-	bool axis_used[k->axes.n + 1];
-	bool used[k->n_vars + 1];
-	memset(axis_used, 0, sizeof(axis_used));
-	memset(used, 0, sizeof(used));
+	bool *axis_used = stir_kernel_array(k, (size_t)k->axes.n + 1,
+		sizeof(*axis_used));
+	bool *used = stir_kernel_array(k, (size_t)k->n_vars + 1, sizeof(*used));
+	if (!axis_used || !used)
+		return -1;
 	for (int i = 0; i < k->buffers.n; i++) {
 		stir_buffer *b = stir_buffer_at(&k->buffers, i);
 		if (b == t)
@@ -934,6 +960,14 @@ static void rewrite_body(dec *d)
 {
 	stir_kernel *k = d->k;
 	stir_ptr_vec body = { 0 };
+	/* the kernel's names stay the same while the new body is built (it
+	 * replaces the old at the end): recorded once, each rewrite adding and
+	 * then forgetting its iteration's */
+	stir_names used;
+	if (stir_names_init(&used, k) < 0) {
+		d->failed = true;
+		return;
+	}
 	for (int i = 0, c = 0; i < k->body.n && !d->failed; i++) {
 		if (c < d->n_comps && d->comps[c].index == i) {
 			stir_stmt *init = d->rules[0]->cover_rows ? NULL :
@@ -941,7 +975,7 @@ static void rewrite_body(dec *d)
 			if (init && stir_ptr_vec_push(stir_kernel_arena(k), &body, init))
 				d->failed = true;
 			for (int r = 0; r < d->n_rules && !d->failed; r++) {
-				stir_stmt *s = rewrite(d, &d->comps[c], r);
+				stir_stmt *s = rewrite(d, &d->comps[c], r, &used);
 				if (!s || stir_ptr_vec_push(stir_kernel_arena(k), &body, s))
 					d->failed = true;
 			}
@@ -951,6 +985,7 @@ static void rewrite_body(dec *d)
 			d->failed = true;
 		}
 	}
+	stir_names_release(&used);
 	if (!d->failed)
 		k->body = body;
 }

@@ -158,10 +158,9 @@ static void add_axis_loop(gen *g, stir_var *v, const stir_axis *a, stir_var *pv,
 	loop_desc *l = new_loop(g);
 	if (!l)
 		return;
-	char base[300];
-	snprintf(base, sizeof(base), "v%s", v->name);
+	const char *base = check(g, stir_kernel_strf(g->k, "v%s", v->name));
 	l->loop_var = fresh_var(g, v->name, STIR_VAR_LOOP, v->dtype);
-	l->block_var = fresh_var(g, base, STIR_VAR_BLOCK, v->dtype);
+	l->block_var = base ? fresh_var(g, base, STIR_VAR_BLOCK, v->dtype) : NULL;
 	l->kind = kind;
 	l->extent = check(g, axis_extent(g, a, pv));
 	if (!l->block_var)
@@ -185,6 +184,26 @@ static stir_var *add_let(gen *g, loop_desc *l, const char *base,
 	return s->u.let.var;
 }
 
+/* g, n, vars: the names of the n iterators vars one after another, in
+ * k's arena (a fused loop's name); NULL when memory runs out. */
+static const char *fused_name(gen *g, int n, stir_var *const *vars)
+{
+	size_t len = 1;
+	for (int i = 0; i < n; i++)
+		len += strlen(vars[i]->name);
+	char *name = check(g, stir_kernel_array(g->k, len, 1));
+	if (!name)
+		return NULL;
+	size_t at = 0;
+	for (int i = 0; i < n; i++) {
+		size_t m = strlen(vars[i]->name);
+		memcpy(name + at, vars[i]->name, m);
+		at += m;
+	}
+	name[at] = '\0';
+	return name;
+}
+
 /* g, grp, vars, kind: one loop for the fuse group grp (iterators vars),
  * over the global positions of its last member within the range of its
  * first; the other members' positions come from upper-bound searches of
@@ -197,7 +216,12 @@ static void add_fused_loop(gen *g, const stir_iter_group *grp,
 	int n = grp->n_axes;
 	const stir_axis *first = grp->axes[0];
 	stir_var *pv = first->parent ? scope_find(g, first->parent) : NULL;
-	stir_expr *lo[n], *hi[n];
+	stir_expr **lo = check(g, stir_kernel_array(k, (size_t)n, sizeof(*lo)));
+	stir_expr **hi = check(g, stir_kernel_array(k, (size_t)n, sizeof(*hi)));
+	stir_expr **gpos = check(g, stir_kernel_array(k, (size_t)n,
+		sizeof(*gpos)));
+	if (!lo || !hi || !gpos)
+		return;
 	if (!pv) {
 		/* validated structure arrays start at 0 and end at NNZ */
 		for (int i = 0; i < n; i++) {
@@ -216,18 +240,17 @@ static void add_fused_loop(gen *g, const stir_iter_group *grp,
 	loop_desc *l = new_loop(g);
 	if (!l)
 		return;
-	char name[300] = "", base[310];
-	for (int i = 0; i < n; i++)
-		strncat(name, vars[i]->name, sizeof(name) - strlen(name) - 1);
-	snprintf(base, sizeof(base), "v%s", name);
-	l->loop_var = fresh_var(g, name, STIR_VAR_LOOP, vars[n - 1]->dtype);
-	l->block_var = fresh_var(g, base, STIR_VAR_BLOCK, vars[n - 1]->dtype);
+	const char *name = fused_name(g, n, vars);
+	const char *base = name ? check(g, stir_kernel_strf(k, "v%s", name)) : NULL;
+	l->loop_var = base ? fresh_var(g, name, STIR_VAR_LOOP,
+		vars[n - 1]->dtype) : NULL;
+	l->block_var = base ? fresh_var(g, base, STIR_VAR_BLOCK,
+		vars[n - 1]->dtype) : NULL;
 	l->kind = kind;
 	l->extent = check(g, stir_mk_sub(k, stir_expr_copy(k, hi[n - 1], NULL),
 		stir_expr_copy(k, lo[n - 1], NULL)));
 	if (!l->block_var)
 		return;
-	stir_expr *gpos[n];
 	gpos[n - 1] = stir_mk_add(k, stir_expr_copy(k, lo[n - 1], NULL),
 		stir_mk_var(k, l->block_var));
 	for (int i = n - 2; i >= 0; i--) {
@@ -244,8 +267,9 @@ static void add_fused_loop(gen *g, const stir_iter_group *grp,
 					stir_mk_int(k, 1)),
 				stir_expr_copy(k, gpos[i + 1], NULL)), stir_mk_int(k, 1));
 		}
-		snprintf(base, sizeof(base), "v%s", vars[i]->name);
-		stir_var *let = add_let(g, l, base, row);
+		const char *let_base = check(g, stir_kernel_strf(k, "v%s",
+			vars[i]->name));
+		stir_var *let = let_base ? add_let(g, l, let_base, row) : NULL;
 		gpos[i] = let ? stir_mk_var(k, let) : NULL;
 	}
 	if (g->failed)
@@ -313,9 +337,12 @@ static stir_stmt *build_group(gen *g, int from, int to, const char *name,
 {
 	stir_kernel *k = g->k;
 	int n = to - from;
-	stir_var *vars[n > 0 ? n : 1];
-	stir_expr *bindings[n > 0 ? n : 1];
-	char kinds[n + 1];
+	stir_var **vars = check(g, stir_kernel_array(k, (size_t)n, sizeof(*vars)));
+	stir_expr **bindings = check(g, stir_kernel_array(k, (size_t)n,
+		sizeof(*bindings)));
+	char *kinds = check(g, stir_kernel_array(k, (size_t)n + 1, 1));
+	if (!vars || !bindings || !kinds)
+		return NULL;
 	for (int i = 0; i < n; i++) {
 		vars[i] = g->loops[from + i].block_var;
 		bindings[i] = stir_mk_var(k, g->loops[from + i].loop_var);
@@ -352,19 +379,22 @@ static stir_stmt *build_nest(gen *g, const char *prefix, stir_ptr_vec *body,
 	stir_stmt **innermost)
 {
 	/* cuts[i]: the first loop of block i */
-	int cuts[g->n_loops + 2], n_blocks = 0;
+	int *cuts = check(g, stir_kernel_array(g->k, (size_t)g->n_loops + 2,
+		sizeof(*cuts)));
+	int n_blocks = 0;
+	if (!cuts)
+		return NULL;
 	cuts[n_blocks++] = 0;
 	for (int i = 1; i < g->n_loops; i++)
 		if (depends_on(&g->loops[i], g->loops, cuts[n_blocks - 1], i))
 			cuts[n_blocks++] = i;
 	cuts[n_blocks] = g->n_loops;
-	char name[300];
 	/* build inside out: each block's body is the next group's nest */
 	stir_ptr_vec inner = *body;
 	stir_stmt *s = NULL;
 	for (int b = n_blocks - 1; b >= 0; b--) {
-		snprintf(name, sizeof(name), "%s%d", prefix, b);
-		s = build_group(g, cuts[b], cuts[b + 1], name, &inner);
+		const char *name = check(g, stir_kernel_strf(g->k, "%s%d", prefix, b));
+		s = name ? build_group(g, cuts[b], cuts[b + 1], name, &inner) : NULL;
 		if (!s)
 			return NULL;
 		if (b == n_blocks - 1) {
@@ -409,7 +439,8 @@ static void lower_init(gen *g, stir_stmt *it, stir_ptr_vec *out)
 	stir_kernel *k = g->k;
 	int n = it->u.iter.n_vars;
 	stir_subst subst = { 0 };
-	stir_var *copies[n > 0 ? n : 1];
+	stir_var **copies = check(g, stir_kernel_array(k, (size_t)n,
+		sizeof(*copies)));
 	for (int i = 0; i < n && !g->failed; i++) {
 		const stir_var *v = it->u.iter.vars[i];
 		copies[i] = check(g, stir_kernel_new_var(k, v->name, STIR_VAR_ITER,
@@ -429,8 +460,8 @@ static void lower_init(gen *g, stir_stmt *it, stir_ptr_vec *out)
 			g->failed = true;
 	}
 	stir_subst_release(&subst);
-	char prefix[300];
-	snprintf(prefix, sizeof(prefix), "%s_init", it->u.iter.name);
+	const char *prefix = check(g, stir_kernel_strf(g->k, "%s_init",
+		it->u.iter.name));
 	if (!g->failed)
 		lower_nest(g, it, copies, true, prefix, &body, out);
 }

@@ -74,10 +74,11 @@ static stir_buffer *flatten_buffer(flat *f, stir_names *names,
 			extent = extent ? stir_mk_mul(k, extent,
 				stir_axis_npos_expr(k, buf->axes[i])) :
 				stir_axis_npos_expr(k, buf->axes[i]);
-	char base[300];
 	bool tensor = buf->kind == STIR_BUFFER_TENSOR;
-	snprintf(base, sizeof(base), tensor ? "%s_data" : "%s", buf->name);
-	const char *name = tensor ? stir_names_fresh(names, base) : buf->name;
+	const char *base = tensor ? stir_kernel_strf(k, "%s_data", buf->name) :
+		NULL;
+	const char *name = !tensor ? buf->name :
+		base ? stir_names_fresh(names, base) : NULL;
 	stir_buffer *b = check(f, name && extent ? stir_kernel_add_flat_buffer(k,
 		name, buf->kind, buf->dtype, extent, tensor ? buf->name : NULL) : NULL);
 	if (!b)

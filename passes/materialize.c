@@ -24,9 +24,12 @@ stir_expr *stir_axis_npos_expr(stir_kernel *k, const stir_axis *a)
 static stir_buffer *aux_buffer(stir_kernel *k, stir_names *names,
 	stir_axis *a, bool indptr)
 {
-	char base[256], arg[256];
-	snprintf(base, sizeof(base), "%s_%s", a->name, indptr ? "indptr" : "indices");
-	snprintf(arg, sizeof(arg), "%s.%s", a->name, indptr ? "indptr" : "indices");
+	const char *base = stir_kernel_strf(k, "%s_%s", a->name,
+		indptr ? "indptr" : "indices");
+	const char *arg = stir_kernel_strf(k, "%s.%s", a->name,
+		indptr ? "indptr" : "indices");
+	if (!base || !arg)
+		return NULL;
 	stir_expr *extent = indptr ?
 		stir_mk_add(k, stir_axis_npos_expr(k, a->parent), stir_mk_int(k, 1)) :
 		stir_axis_npos_expr(k, a);
@@ -50,18 +53,25 @@ static stir_buffer *aux_buffer(stir_kernel *k, stir_names *names,
 	return lo && hi ? b : NULL;
 }
 
+/* v, from, to: reverse the elements [from, to) of v. */
+static void reverse(void **v, int from, int to)
+{
+	for (int i = from, j = to - 1; i < j; i++, j--) {
+		void *t = v[i];
+		v[i] = v[j];
+		v[j] = t;
+	}
+}
+
 /* k, first: move the buffers from index "first" on to the front of the
  * buffer list, keeping both groups in order, and renumber. */
 static void move_to_front(stir_kernel *k, int first)
 {
-	int n = k->buffers.n, added = n - first;
-	void *tmp[added > 0 ? added : 1];
-	for (int i = 0; i < added; i++)
-		tmp[i] = k->buffers.v[first + i];
-	for (int i = first - 1; i >= 0; i--)
-		k->buffers.v[i + added] = k->buffers.v[i];
-	for (int i = 0; i < added; i++)
-		k->buffers.v[i] = tmp[i];
+	int n = k->buffers.n;
+	/* a rotation by three reversals: no scratch array */
+	reverse(k->buffers.v, 0, first);
+	reverse(k->buffers.v, first, n);
+	reverse(k->buffers.v, 0, n);
 	for (int i = 0; i < n; i++)
 		stir_buffer_at(&k->buffers, i)->index = i;
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <stir/passes.h>
 #include "ir/nodes.h"
+#include "passes/util.h"
 
 /* list, name: the iteration called "name" in list or nested in it. */
 static stir_stmt *find_iter_in(stir_ptr_vec *list, const char *name)
@@ -137,13 +138,12 @@ int stir_sparse_reorder(stir_kernel *k, const char *iter, int n,
 			"iterators, the order lists %d", iter, nv, n);
 		return -1;
 	}
+	bool *used = stir_kernel_array(k, (size_t)nv, sizeof(*used));
 	iter_shape shape;
-	if (save_shape(k, s, &shape) < 0) {
+	if (!used || save_shape(k, s, &shape) < 0) {
 		stir_error_oom(ctx);
 		return -1;
 	}
-	bool used[nv > 0 ? nv : 1];
-	memset(used, 0, sizeof(used));
 	int ng = 0, m = 0;
 	for (int i = 0; i < n; ) {
 		int v = var_index(s, order[i]), first = 0;

@@ -56,7 +56,7 @@ static void *check(tr *t, void *p)
  * statement; returns its variable. */
 static stir_var *emit_let(tr *t, const char *base, stir_expr *value)
 {
-	const char *name = stir_names_fresh(&t->names, base);
+	const char *name = base ? stir_names_fresh(&t->names, base) : NULL;
 	stir_stmt *s = check(t, name && value ? stir_stmt_let(t->k, name, value) : NULL);
 	if (!s || stir_ptr_vec_push(stir_kernel_arena(t->k), t->pre, s) < 0)
 		return check(t, NULL);
@@ -78,8 +78,7 @@ static void search(tr *t, const stir_axis *a, stir_expr *lo, stir_expr *hi,
 		}
 	}
 	stir_kernel *k = t->k;
-	char base[300];
-	snprintf(base, sizeof(base), "%s_pos", a->name);
+	const char *base = stir_kernel_strf(k, "%s_pos", a->name);
 	*pos = emit_let(t, base, stir_expr_search(k,
 		a->sorted ? STIR_LOWER_BOUND : STIR_FIND,
 		a->indices_buf, lo, stir_expr_copy(k, hi, NULL),
@@ -91,8 +90,7 @@ static void search(tr *t, const stir_axis *a, stir_expr *lo, stir_expr *hi,
 	stir_expr *hit = stir_expr_binary(k, STIR_EQ,
 		stir_mk_load1(k, a->indices_buf, stir_mk_var(k, *pos)),
 		stir_expr_copy(k, x, NULL));
-	snprintf(base, sizeof(base), "%s_found", a->name);
-	*found = emit_let(t, base, stir_expr_binary(k, STIR_AND, in_range, hit));
+	*found = emit_let(t, stir_kernel_strf(k, "%s_found", a->name), stir_expr_binary(k, STIR_AND, in_range, hit));
 	if (!*found)
 		return;
 	if (t->n_cache == t->cap_cache) {
@@ -194,8 +192,8 @@ static void tr_access(tr *t, const stir_buffer *buf, int n,
 		}
 		if (*guard && (*guard)->kind != STIR_EXPR_VAR) {
 			/* the guard is used several times from here: name it */
-			char base[300];
-			snprintf(base, sizeof(base), "%s_ok", buf->axes[i - 1]->name);
+			const char *base = stir_kernel_strf(k, "%s_ok",
+				buf->axes[i - 1]->name);
 			stir_var *ok = emit_let(t, base, *guard);
 			*guard = ok ? stir_mk_var(k, ok) : NULL;
 			if (!ok)
@@ -249,8 +247,10 @@ static stir_expr *tr_expr(tr *t, const stir_expr *e)
 		return check(t, stir_expr_copy(k, e->u.var->coord, NULL));
 	if (e->kind == STIR_EXPR_LOAD && e->u.load.buf->n_axes > 0) {
 		int n = e->u.load.n;
-		stir_expr *pos[n > 0 ? n : 1], *guard;
-		tr_access(t, e->u.load.buf, n, e->u.load.idx, pos, &guard);
+		stir_expr **pos = check(t, stir_kernel_array(k, (size_t)n,
+			sizeof(*pos))), *guard;
+		if (pos)
+			tr_access(t, e->u.load.buf, n, e->u.load.idx, pos, &guard);
 		if (t->failed)
 			return NULL;
 		stir_expr *load = stir_expr_load(k, e->u.load.buf, n, pos);

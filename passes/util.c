@@ -1,5 +1,8 @@
 /* Helpers for passes that rewrite the IR; see util.h. */
 #include <stdio.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "passes/util.h"
@@ -516,30 +519,88 @@ stir_expr *stir_mk_load1(stir_kernel *k, stir_buffer *buf, stir_expr *idx)
 
 /* ---- names ---- */
 
-/* names, name: whether name is taken. */
-static bool name_taken(const stir_names *names, const char *name)
+/* name: its hash (FNV-1a). */
+static unsigned name_hash(const char *name)
 {
-	for (int i = 0; i < names->n; i++)
-		if (!strcmp(names->v[i], name))
-			return true;
-	return false;
+	unsigned h = 2166136261u;
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+		h = (h ^ *p) * 16777619u;
+	return h;
 }
 
-/* names, name: record name (an arena string) as taken. */
-static int name_add(stir_names *names, const char *name)
+int stir_names_find(const stir_names *names, const char *name)
 {
-	if (!name || name_taken(names, name))
-		return 0;
+	if (!names->n_head)
+		return -1;
+	unsigned b = name_hash(name) & (unsigned)(names->n_head - 1);
+	for (int i = names->head[b]; i; i = names->next[i - 1])
+		if (!strcmp(names->v[i - 1], name))
+			return i - 1;
+	return -1;
+}
+
+bool stir_names_has(const stir_names *names, const char *name)
+{
+	return stir_names_find(names, name) >= 0;
+}
+
+/* names, i: put name i at the head of its hash chain. */
+static void name_link(stir_names *names, int i)
+{
+	unsigned b = name_hash(names->v[i]) & (unsigned)(names->n_head - 1);
+	names->next[i] = names->head[b];
+	names->head[b] = i + 1;
+}
+
+/* names: room for one more name, the hash table at most half full; -1 when
+ * memory runs out. */
+static int names_reserve(stir_names *names)
+{
 	if (names->n == names->cap) {
+		if (names->cap > INT_MAX / 4)
+			return -1;
 		int cap = names->cap ? 2 * names->cap : 64;
 		const char **v = realloc(names->v, (size_t)cap * sizeof(*v));
-		if (!v)
+		if (v)
+			names->v = v;
+		int *next = realloc(names->next, (size_t)cap * sizeof(*next));
+		if (next)
+			names->next = next;
+		if (!v || !next)
 			return -1;
-		names->v = v;
 		names->cap = cap;
 	}
-	names->v[names->n++] = name;
+	if (2 * (names->n + 1) > names->n_head) {
+		/* rehash: the chains are rebuilt oldest first, so that every name
+		 * is still behind the names recorded after it (reset relies on it) */
+		int n_head = 2 * names->cap;
+		int *head = calloc((size_t)n_head, sizeof(*head));
+		if (!head)
+			return -1;
+		free(names->head);
+		names->head = head;
+		names->n_head = n_head;
+		for (int i = 0; i < names->n; i++)
+			name_link(names, i);
+	}
 	return 0;
+}
+
+int stir_names_add(stir_names *names, const char *name)
+{
+	if (!name || stir_names_has(names, name))
+		return 0;
+	if (names_reserve(names) < 0)
+		return -1;
+	names->v[names->n] = name;
+	name_link(names, names->n++);
+	return 0;
+}
+
+/* names, name: stir_names_add. */
+static int name_add(stir_names *names, const char *name)
+{
+	return stir_names_add(names, name);
 }
 
 /* k, list, user: record the names bound by the statements of list. */
@@ -573,10 +634,8 @@ static int collect_list_names(stir_kernel *k, stir_ptr_vec *list, void *user)
 	return 0;
 }
 
-int stir_names_init(stir_names *names, stir_kernel *k)
+int stir_names_add_kernel(stir_names *names, stir_kernel *k)
 {
-	memset(names, 0, sizeof(*names));
-	names->k = k;
 	for (int i = 0; i < k->params.n; i++)
 		if (name_add(names, stir_var_at(&k->params, i)->name) < 0)
 			return -1;
@@ -586,7 +645,19 @@ int stir_names_init(stir_names *names, stir_kernel *k)
 	for (int i = 0; i < k->buffers.n; i++)
 		if (name_add(names, stir_buffer_at(&k->buffers, i)->name) < 0)
 			return -1;
-	return stir_foreach_list(k, collect_list_names, names);
+	return 0;
+}
+
+int stir_names_init(stir_names *names, stir_kernel *k)
+{
+	memset(names, 0, sizeof(*names));
+	names->k = k;
+	if (stir_names_add_kernel(names, k) < 0 ||
+	    stir_foreach_list(k, collect_list_names, names) < 0) {
+		stir_names_release(names);
+		return -1;
+	}
+	return 0;
 }
 
 int stir_names_mark(const stir_names *names)
@@ -596,26 +667,75 @@ int stir_names_mark(const stir_names *names)
 
 void stir_names_reset(stir_names *names, int mark)
 {
-	if (mark >= 0 && mark < names->n)
-		names->n = mark;
+	/* the newest name heads its chain: unlink from the newest down */
+	while (mark >= 0 && mark < names->n) {
+		int i = --names->n;
+		unsigned b = name_hash(names->v[i]) & (unsigned)(names->n_head - 1);
+		names->head[b] = names->next[i];
+	}
 }
 
 void stir_names_release(stir_names *names)
 {
 	free(names->v);
+	free(names->next);
+	free(names->head);
 	memset(names, 0, sizeof(*names));
+}
+
+char *stir_names_fresh_in(stir_names *names, stir_arena *a, const char *base)
+{
+	if (!base)
+		return NULL; /* building it ran out of memory */
+	if (!stir_names_has(names, base)) {
+		char *s = stir_arena_strdup(a, base);
+		return s && name_add(names, s) == 0 ? s : NULL;
+	}
+	/* "base" and a number: at most names->n of them are taken, so this
+	 * ends by the (n + 1)-th candidate */
+	size_t len = strlen(base);
+	char *buf = malloc(len + 24);
+	if (!buf)
+		return NULL;
+	memcpy(buf, base, len);
+	for (int i = 1; i <= names->n; i++) {
+		snprintf(buf + len, 24, "%d", i);
+		if (!stir_names_has(names, buf))
+			break;
+	}
+	char *s = stir_arena_strdup(a, buf);
+	free(buf);
+	return s && name_add(names, s) == 0 ? s : NULL;
+}
+
+void *stir_kernel_array(stir_kernel *k, size_t n, size_t size)
+{
+	if (n == 0)
+		n = 1;
+	if (size && n > SIZE_MAX / size)
+		return NULL;
+	return stir_arena_alloc(stir_kernel_arena(k), n * size);
+}
+
+char *stir_kernel_strf(stir_kernel *k, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	char *s = n < 0 ? NULL : stir_arena_alloc(stir_kernel_arena(k),
+		(size_t)n + 1);
+	if (!s)
+		return NULL;
+	va_start(ap, fmt);
+	vsnprintf(s, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	return s;
 }
 
 const char *stir_names_fresh(stir_names *names, const char *base)
 {
-	char buf[256];
-	snprintf(buf, sizeof(buf), "%s", base);
-	for (int i = 1; name_taken(names, buf); i++)
-		snprintf(buf, sizeof(buf), "%s%d", base, i);
-	char *s = stir_arena_strdup(stir_kernel_arena(names->k), buf);
-	if (!s || name_add(names, s) < 0)
-		return NULL;
-	return s;
+	return stir_names_fresh_in(names, stir_kernel_arena(names->k), base);
 }
 
 /* ---- walking ---- */

@@ -58,20 +58,53 @@ stir_expr *stir_mk_load1(stir_kernel *k, stir_buffer *buf, stir_expr *idx);
 /* var as an expression. */
 stir_expr *stir_mk_var(stir_kernel *k, stir_var *v);
 
-/* Names that do not clash.  stir_names_init records the names a kernel
- * declares and binds (iterators excepted: lowering replaces them, so their
- * names are free for the loops that take their place); stir_names_fresh
- * returns "base", or "base1", "base2", ... not yet recorded, and records
- * it.  stir_names_mark and stir_names_reset forget the names recorded since
- * a mark, for names whose scope has ended. */
+/* Names that do not clash: the one fresh-name generator of the library
+ * (the schedule primitives' sched_names is this set too).  A set of names
+ * hashed, so that recording and looking up a name costs the same however
+ * many there are; names of any length (no fixed buffer).
+ * stir_names_init records the names a kernel declares and binds
+ * (iterators excepted: lowering replaces them, so their names are free
+ * for the loops that take their place); stir_names_fresh returns "base",
+ * or "base1", "base2", ... (the first not yet recorded), and records it.
+ * stir_names_mark and stir_names_reset forget the names recorded since a
+ * mark, for names whose scope has ended.  A set all zero is empty. */
 typedef struct stir_names {
 	int n, cap;
-	const char **v;          /* heap array of arena strings */
-	stir_kernel *k;
+	const char **v;          /* heap array of borrowed strings, in the
+	                            order recorded */
+	int *next;               /* heap, per name: index + 1 of the next older
+	                            name of its hash chain, or 0 */
+	int *head;               /* heap, per bucket: index + 1 of the newest
+	                            name hashed there, or 0 */
+	int n_head;              /* buckets: a power of two, or 0 */
+	stir_kernel *k;          /* borrowed: its arena holds fresh names */
 } stir_names;
 
 int stir_names_init(stir_names *names, stir_kernel *k);
+/* names, k: record k's parameters, axes and buffers; 0 or -1 (memory). */
+int stir_names_add_kernel(stir_names *names, stir_kernel *k);
 void stir_names_release(stir_names *names);
+/* names, name: record name (borrowed: it must outlive the set); 0, or -1
+ * when memory runs out. */
+int stir_names_add(stir_names *names, const char *name);
+bool stir_names_has(const stir_names *names, const char *name);
+/* names, name: the index in names->v of name, or -1. */
+int stir_names_find(const stir_names *names, const char *name);
+/* names, a, base: a fresh name built from base, copied into arena a and
+ * recorded; NULL when memory runs out.  Always ends: of the n + 1
+ * candidates "base", "base1", .. "base<n>" one is free. */
+char *stir_names_fresh_in(stir_names *names, stir_arena *a, const char *base);
+/* k, n, size: a zeroed array of n elements of size bytes (at least one
+ * element) in k's arena, for the scratch arrays of a pass whose length
+ * the input decides (never on the stack); NULL when memory runs out or
+ * n * size overflows. */
+void *stir_kernel_array(stir_kernel *k, size_t n, size_t size);
+/* k, fmt, ...: the formatted string, in k's arena, however long (names
+ * built from user names have no length limit); NULL when memory runs
+ * out. */
+char *stir_kernel_strf(stir_kernel *k, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* stir_names_fresh_in into the arena of names->k. */
 const char *stir_names_fresh(stir_names *names, const char *base);
 int stir_names_mark(const stir_names *names);
 void stir_names_reset(stir_names *names, int mark);

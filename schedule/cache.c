@@ -1350,8 +1350,8 @@ static int cache(creq *c, const char *block, const char *buffer,
 
 	/* the cache and the names at L's place */
 	const char *sn = sched_scope_name(c->scope);
-	char base[300];
-	snprintf(base, sizeof(base), "%s_%s", c->x->name, sn);
+	const char *base = sched_check(s, stir_kernel_strf(k, "%s_%s",
+		c->x->name, sn));
 	const char *cn = sched_fresh_global(s, base);
 	stir_buffer *cb = cn ? stir_kernel_add_flat_buffer(k, cn,
 		STIR_BUFFER_LOCAL, c->x->dtype, stir_expr_copy(k, c->total, NULL),
@@ -1361,13 +1361,13 @@ static int cache(creq *c, const char *block, const char *buffer,
 	cb->scope = c->scope;
 	cb->loc = c->blk->loc;
 	const char *copy_name = sched_fresh_block_name(s, base);
-	snprintf(base, sizeof(base), "%s_init", copy_name ? copy_name : "");
-	const char *init_name = sched_fresh_block_name(s, base);
+	const char *init_name = !copy_name ? NULL : sched_fresh_block_name(s,
+		sched_check(s, stir_kernel_strf(k, "%s_init", copy_name)));
 	sched_names names;
 	if (!copy_name || !init_name || sched_scope_names(s, &c->path, c->li,
 	    c->path.list[c->li], c->path.index[c->li], &names) < 0)
 		return -1;
-	int mark = names.n;
+	int mark = stir_names_mark(&names);
 
 	/* before L: the copy (read), the copy in or the zeroing (write) */
 	copy_nest in, out;
@@ -1386,7 +1386,7 @@ static int cache(creq *c, const char *block, const char *buffer,
 		ok = add_body(c, &in, st, !c->accum);
 	}
 	/* after L: the write-back */
-	names.n = mark;
+	stir_names_reset(&names, mark);
 	if (ok && c->write) {
 		ok = build_nest(c, &names, copy_name, &out);
 		if (ok) {

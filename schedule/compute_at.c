@@ -283,7 +283,10 @@ static bool need_region(sched *s, const sched_accs *acc, const mbuf *mb,
 	const stir_buffer *x = mb->buf;
 	int n = mb->n;
 	bool found = false;
-	bool whole[n > 0 ? n : 1];
+	bool *whole = sched_check(s, stir_kernel_array(s->k, (size_t)n,
+		sizeof(*whole)));
+	if (!whole)
+		return false;
 	for (int d = 0; d < n; d++) {
 		need[d] = NULL;
 		whole[d] = false;
@@ -751,20 +754,24 @@ static int decompose(sched *s, const char *block, const char *loop)
 		goto out;
 	/* the iteration's name: the block's without its number (which digits
 	 * are the number: the fewest for which init blocks exist) */
-	char prefix[300];
 	size_t len = strlen(block), n = len;
+	/* "NAME_init" for each cut: the block name with room for the suffix */
+	char *prefix = sched_check(s, stir_kernel_array(s->k, len + 6, 1));
+	if (!prefix)
+		goto out;
 	init_find f = { .prefix = prefix };
 	for (size_t cut = 1; cut <= len && block[len - cut] >= '0' &&
 	     block[len - cut] <= '9'; cut++) {
-		snprintf(prefix, sizeof(prefix), "%.*s_init", (int)(len - cut),
-			block);
+		memcpy(prefix, block, len - cut);
+		memcpy(prefix + len - cut, "_init", 6);
 		f.n = 0;
 		find_inits(&f, &s->k->body);
 		n = len - cut;
 		if (f.n)
 			break;
 	}
-	snprintf(prefix, sizeof(prefix), "%.*s_init", (int)n, block);
+	memcpy(prefix, block, n);
+	memcpy(prefix + n, "_init", 6);
 	if (f.n != 1) {
 		if (f.n == 0)
 			sched_fail(s, p.stmt[p.n - 1]->loc, "iteration '%.*s' of block "

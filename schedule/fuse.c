@@ -70,19 +70,30 @@ static bool find_group(sched *s, sched_path *path, int n,
 static int fuse(sched *s, sched_path *path, int n, const char *const *names)
 {
 	stir_kernel *k = s->k;
-	int idx[n > 0 ? n : 1];
-	if (!find_group(s, path, n, names, idx))
+	if (n > 0 && sched_check_loop_list(s, path, n) < 0)
 		return -1;
-	stir_stmt *loops[n];
+	int *idx = sched_check(s, stir_kernel_array(k, (size_t)n, sizeof(*idx)));
+	stir_stmt **loops = sched_check(s, stir_kernel_array(k, (size_t)n,
+		sizeof(*loops)));
+	if (!idx || !loops || !find_group(s, path, n, names, idx))
+		return -1;
 	for (int i = 0; i < n; i++)
 		loops[i] = path->stmt[idx[i]];
 
-	/* name and extent of the fused loop */
-	char base[512] = "";
+	/* name and extent of the fused loop: LOOP1_LOOP2_.. */
+	size_t len = 1;
+	for (int i = 0; i < n; i++)
+		len += strlen(names[i]) + 1;
+	char *base = sched_check(s, stir_kernel_array(k, len, 1));
+	if (!base)
+		return -1;
+	size_t at = 0;
 	for (int i = 0; i < n; i++) {
+		size_t m = strlen(names[i]);
 		if (i)
-			strncat(base, "_", sizeof(base) - strlen(base) - 1);
-		strncat(base, names[i], sizeof(base) - strlen(base) - 1);
+			base[at++] = '_';
+		memcpy(base + at, names[i], m);
+		at += m;
 	}
 	stir_expr *extent = NULL;
 	for (int i = 0; i < n; i++) {

@@ -134,8 +134,10 @@ static int hfuse(sched *s, int n, const char *const *blocks, int nd,
 	const char *const *buffers)
 {
 	stir_kernel *k = s->k;
-	bool disjoint[k->buffers.n + 1];
-	memset(disjoint, 0, sizeof(disjoint));
+	bool *disjoint = sched_check(s, stir_kernel_array(k,
+		(size_t)k->buffers.n + 1, sizeof(*disjoint)));
+	if (!disjoint)
+		return -1;
 	if (nd < 0 || (nd > 0 && !buffers)) {
 		sched_fail(s, k->loc, "the list of disjoint buffers is missing");
 		return -1;
@@ -147,7 +149,17 @@ static int hfuse(sched *s, int n, const char *const *blocks, int nd,
 			"not %d", blocks ? n : 0);
 		return -1;
 	}
-	int top[n];
+	if (n > k->body.n) {
+		/* two of them share a nest, or one is not there */
+		sched_fail(s, k->loc, "%d blocks listed, but kernel '%s' has %d "
+			"nests", n, k->name, k->body.n);
+		return -1;
+	}
+	int *top = sched_check(s, stir_kernel_array(k, (size_t)n, sizeof(*top)));
+	const char **names = sched_check(s, stir_kernel_array(k, (size_t)n,
+		sizeof(*names)));
+	if (!top || !names)
+		return -1;
 	for (int i = 0; i < n; i++) {
 		sched_path p;
 		if (sched_find_block(s, blocks[i], &p) < 0)
@@ -177,7 +189,6 @@ static int hfuse(sched *s, int n, const char *const *blocks, int nd,
 			}
 	}
 	/* program order */
-	const char *names[n];
 	for (int i = 0; i < n; i++)
 		names[i] = blocks[i];
 	for (int i = 1; i < n; i++)

@@ -152,7 +152,10 @@ static int cross_thread(sched *s, const char *block, const char *loop)
 	}
 	/* the block variables that move with the loop */
 	bool reduces = false;
-	const stir_var *dep[b->u.block.n_vars + 1];
+	const stir_var **dep = sched_check(s, stir_kernel_array(s->k,
+		(size_t)b->u.block.n_vars + 1, sizeof(*dep)));
+	if (!dep)
+		return -1;
 	int n_dep = 0;
 	dep[n_dep++] = lv;
 	for (int i = 0; i < b->u.block.n_vars; i++)

@@ -11,6 +11,7 @@
  * in the listed order; unlisted loops and everything inside the nest stay
  * where they are.  Annotations move with their loops.
  * Breaks: nothing. */
+#include <stdlib.h>
 #include <string.h>
 #include "schedule/sched.h"
 
@@ -31,16 +32,23 @@ static int reorder(sched *s, sched_path *path, int n, const char *const *names)
 		sched_fail(s, block->loc, "no loops to reorder");
 		return -1;
 	}
-	int idx[n];
+	if (sched_check_loop_list(s, path, n) < 0)
+		return -1;
+	int m = 0, *idx = NULL, *order = NULL, *sorted = NULL;
+	header *h = NULL;
+	int rc = -1;
+	idx = sched_check(s, calloc((size_t)n, sizeof(*idx)));
+	if (!idx)
+		return -1;
 	int lo = path->n, hi = -1;
 	for (int i = 0; i < n; i++) {
 		if ((idx[i] = sched_path_loop(s, path, names[i])) < 0)
-			return -1;
+			goto out;
 		for (int j = 0; j < i; j++)
 			if (idx[j] == idx[i]) {
 				sched_fail(s, block->loc, "loop '%s' is listed twice",
 					names[i]);
-				return -1;
+				goto out;
 			}
 		lo = idx[i] < lo ? idx[i] : lo;
 		hi = idx[i] > hi ? idx[i] : hi;
@@ -52,13 +60,13 @@ static int reorder(sched *s, sched_path *path, int n, const char *const *names)
 		if (st->kind == STIR_STMT_BLOCK) {
 			sched_fail(s, st->loc, "loops '%s' and '%s' are separated by "
 				"block '%s'", outer, inner, st->u.block.name);
-			return -1;
+			goto out;
 		}
 		if (st->kind != STIR_STMT_FOR) {
 			sched_fail(s, st->loc, "loops '%s' and '%s' are not perfectly "
 				"nested: a statement other than a loop lies between "
 				"them", outer, inner);
-			return -1;
+			goto out;
 		}
 	}
 	for (int j = lo; j < hi; j++)
@@ -67,16 +75,20 @@ static int reorder(sched *s, sched_path *path, int n, const char *const *names)
 				"perfectly nested: loop '%s' holds more than one "
 				"statement", outer, inner,
 				path->stmt[j]->u.for_.var->name);
-			return -1;
+			goto out;
 		}
 
 	/* the new order: listed loops on the listed loops' places */
-	int m = hi - lo + 1;
-	int order[m];           /* order[q]: path index of the loop at lo + q */
+	m = hi - lo + 1;
+	/* order[q]: path index of the loop at lo + q */
+	order = sched_check(s, calloc((size_t)m, sizeof(*order)));
+	sorted = sched_check(s, calloc((size_t)n, sizeof(*sorted)));
+	h = sched_check(s, calloc((size_t)m, sizeof(*h)));
+	if (!order || !sorted || !h)
+		goto out;
 	for (int q = 0; q < m; q++)
 		order[q] = lo + q;
-	int sorted[n];
-	memcpy(sorted, idx, sizeof(sorted));
+	memcpy(sorted, idx, (size_t)n * sizeof(*sorted));
 	for (int i = 1; i < n; i++)
 		for (int j = i; j > 0 && sorted[j - 1] > sorted[j]; j--) {
 			int t = sorted[j];
@@ -93,12 +105,11 @@ static int reorder(sched *s, sched_path *path, int n, const char *const *names)
 				sched_fail(s, a->loc, "the extent of loop '%s' depends on "
 					"loop '%s', which would move inside it",
 					a->u.for_.var->name, b->u.for_.var->name);
-				return -1;
+				goto out;
 			}
 		}
 
 	/* the statements stay; their headers move */
-	header h[m];
 	for (int q = 0; q < m; q++) {
 		const stir_stmt *st = path->stmt[lo + q];
 		h[q] = (header){ st->u.for_.var, st->u.for_.extent, st->u.for_.kind,
@@ -113,7 +124,13 @@ static int reorder(sched *s, sched_path *path, int n, const char *const *names)
 		st->u.for_.thread = from->thread;
 		st->loc = from->loc;
 	}
-	return 0;
+	rc = 0;
+out:
+	free(idx);
+	free(order);
+	free(sorted);
+	free(h);
+	return rc;
 }
 
 /* k, block, n, loops: see include/stir/schedule.h. */

@@ -92,7 +92,10 @@ static int rfactor(sched *s, sched_path *path, int li)
 		return -1;
 	/* B's variables bound inside L, and the loops there */
 	int nv = b->u.block.n_vars;
-	bool inner[nv > 0 ? nv : 1];
+	bool *inner = sched_check(s, stir_kernel_array(k, (size_t)nv,
+		sizeof(*inner)));
+	if (!inner)
+		return -1;
 	for (int i = 0; i < nv; i++) {
 		inner[i] = false;
 		for (int j = li; j < path->n - 1; j++)
@@ -121,9 +124,8 @@ static int rfactor(sched *s, sched_path *path, int li)
 
 	/* the partial results */
 	stir_buffer *x = store->u.store.buf;
-	char base[300];
-	snprintf(base, sizeof(base), "%s_rf", x->name);
-	const char *rn = sched_fresh_global(s, base);
+	const char *rn = sched_fresh_global(s, sched_check(s,
+		stir_kernel_strf(k, "%s_rf", x->name)));
 	stir_buffer *rf = sched_check(s, rn ? stir_kernel_add_flat_buffer(k, rn,
 		STIR_BUFFER_LOCAL, x->dtype, stir_mk_int(k, ext), NULL) : NULL);
 	if (!rf)
@@ -137,20 +139,26 @@ static int rfactor(sched *s, sched_path *path, int li)
 	    &scope) < 0)
 		return -1;
 	const char *loop_name = sched_names_fresh(s, &scope, ln);
-	snprintf(base, sizeof(base), "v%s", ln);
-	int mark = scope.n;
+	const char *base = sched_check(s, stir_kernel_strf(k, "v%s", ln));
+	if (!base) {
+		sched_names_release(&scope);
+		return -1;
+	}
+	int mark = stir_names_mark(&scope);
 	const char *var_name = sched_names_fresh(s, &scope, base);
-	scope.n = mark;
+	stir_names_reset(&scope, mark);
 	for (int i = 0; i < nv; i++)
 		if (!inner[i] && !sched_names_has(&scope, b->u.block.vars[i]->name))
 			sched_names_fresh(s, &scope, b->u.block.vars[i]->name);
 	const char *comb_var = sched_names_fresh(s, &scope, base);
 	sched_names_release(&scope);
 	const char *rf_var = sched_fresh_global(s, base);
-	snprintf(base, sizeof(base), "%s_rf", bn);
-	const char *rf_block = sched_fresh_block_name(s, base);
-	snprintf(base, sizeof(base), "%s_rf_init", bn);
-	const char *init_block = sched_fresh_block_name(s, base);
+	const char *rf_base = sched_check(s, stir_kernel_strf(k, "%s_rf", bn));
+	const char *rf_block = rf_base ? sched_fresh_block_name(s, rf_base) : NULL;
+	const char *init_base = sched_check(s, stir_kernel_strf(k, "%s_rf_init",
+		bn));
+	const char *init_block = init_base ? sched_fresh_block_name(s,
+		init_base) : NULL;
 	if (s->oom || !loop_name || !var_name || !comb_var || !rf_var ||
 	    !rf_block || !init_block)
 		return -1;
@@ -200,9 +208,15 @@ static int rfactor(sched *s, sched_path *path, int li)
 		l->u.for_.extent->dtype);
 	stir_stmt *comb_for = cv ? stir_stmt_for(k, cv,
 		stir_expr_copy(k, l->u.for_.extent, NULL)) : NULL;
-	stir_var *cvars[nv + 1];
-	stir_expr *cbinds[nv + 1];
-	char ckinds[nv + 2];
+	stir_var **cvars = sched_check(s, stir_kernel_array(k, (size_t)nv + 1,
+		sizeof(*cvars)));
+	stir_expr **cbinds = sched_check(s, stir_kernel_array(k, (size_t)nv + 1,
+		sizeof(*cbinds)));
+	char *ckinds = sched_check(s, stir_kernel_array(k, (size_t)nv + 2, 1));
+	stir_expr **cidx = sched_check(s, stir_kernel_array(k,
+		(size_t)store->u.store.n, sizeof(*cidx)));
+	if (!cvars || !cbinds || !ckinds || !cidx)
+		return -1;
 	int nc = 0;
 	stir_subst sub = { 0 };
 	for (int i = 0; i < nv && !s->oom; i++) {
@@ -227,7 +241,6 @@ static int rfactor(sched *s, sched_path *path, int li)
 	ckinds[nc] = '\0';
 	stir_stmt *comb = !s->oom && cbinds[nc - 1] ? stir_stmt_block(k, bn, nc,
 		cvars, cbinds, ckinds) : NULL;
-	stir_expr *cidx[store->u.store.n > 0 ? store->u.store.n : 1];
 	for (int d = 0; d < store->u.store.n; d++)
 		cidx[d] = stir_expr_copy(k, store->u.store.idx[d], &sub);
 	stir_expr *cval = cvars[nc - 1] ? stir_mk_load1(k, rf,

@@ -902,53 +902,41 @@ bool sched_stmt_stores(const stir_stmt *st)
 	return false;
 }
 
+int sched_check_loop_list(sched *s, const sched_path *path, int n)
+{
+	const stir_stmt *block = path->stmt[path->n - 1];
+	int loops = 0;
+	for (int j = 0; j < path->n; j++)
+		loops += path->stmt[j]->kind == STIR_STMT_FOR;
+	if (n <= loops)
+		return 0;
+	sched_fail(s, block->loc, "%d loops listed, but block '%s' is inside %d",
+		n, block->u.block.name, loops);
+	return -1;
+}
+
 /* ---- names ---- */
 
 void sched_names_release(sched_names *names)
 {
-	free(names->v);
-	memset(names, 0, sizeof(*names));
+	stir_names_release(names);
 }
 
 bool sched_names_has(const sched_names *names, const char *name)
 {
-	for (int i = 0; i < names->n; i++)
-		if (!strcmp(names->v[i], name))
-			return true;
-	return false;
+	return stir_names_has(names, name);
 }
 
 /* names, name: record name (an arena string); -1 when memory runs out. */
 static int names_add(sched_names *names, const char *name)
 {
-	if (sched_names_has(names, name))
-		return 0;
-	if (names->n == names->cap) {
-		int cap = names->cap ? 2 * names->cap : 32;
-		const char **v = realloc(names->v, (size_t)cap * sizeof(*v));
-		if (!v)
-			return -1;
-		names->v = v;
-		names->cap = cap;
-	}
-	names->v[names->n++] = name;
-	return 0;
+	return stir_names_add(names, name);
 }
 
 /* s, names: the kernel's parameters, axes and buffers. */
 static int add_kernel_names(sched *s, sched_names *names)
 {
-	stir_kernel *k = s->k;
-	for (int i = 0; i < k->params.n; i++)
-		if (names_add(names, stir_var_at(&k->params, i)->name) < 0)
-			return -1;
-	for (int i = 0; i < k->axes.n; i++)
-		if (names_add(names, stir_axis_at(&k->axes, i)->name) < 0)
-			return -1;
-	for (int i = 0; i < k->buffers.n; i++)
-		if (names_add(names, stir_buffer_at(&k->buffers, i)->name) < 0)
-			return -1;
-	return 0;
+	return stir_names_add_kernel(names, s->k);
 }
 
 /* names, list, upto: the lets of list before index upto. */
@@ -1032,14 +1020,8 @@ int sched_loop_names(sched *s, const sched_path *path, int li,
 
 const char *sched_names_fresh(sched *s, sched_names *names, const char *base)
 {
-	char buf[256];
-	snprintf(buf, sizeof(buf), "%s", base);
-	for (int i = 1; sched_names_has(names, buf); i++)
-		snprintf(buf, sizeof(buf), "%s%d", base, i);
-	char *name = sched_check(s, stir_arena_strdup(stir_kernel_arena(s->k), buf));
-	if (name && names_add(names, name) < 0)
-		s->oom = true;
-	return name;
+	return sched_check(s, stir_names_fresh_in(names, stir_kernel_arena(s->k),
+		base));
 }
 
 /* Every name of the kernel, for sched_fresh_global. */
@@ -1078,6 +1060,8 @@ static int collect_names(stir_kernel *k, stir_ptr_vec *list, void *user)
  * every other name of the kernel. */
 static const char *fresh_in_kernel(sched *s, const char *base, bool blocks)
 {
+	if (!base)
+		return NULL; /* building it ran out of memory (s->oom is set) */
 	sched_names names = { 0 };
 	all_names an = { &names, blocks, false };
 	if (!blocks && add_kernel_names(s, &names) < 0)

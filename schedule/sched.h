@@ -159,13 +159,16 @@ int sched_count_stores(const stir_stmt *st, const stir_buffer *b);
 /* st: whether statement st holds a store (anywhere inside). */
 bool sched_stmt_stores(const stir_stmt *st);
 
+/* s, path, n: refuse a list of n loops longer than the loops around
+ * the block at the end of path (one is listed twice or is not there), so
+ * that nothing is sized by a list that cannot be right; 0 or -1. */
+int sched_check_loop_list(sched *s, const sched_path *path, int n);
+
 /* ---- names ---- */
 
-/* Names that a new variable at some place may not take. */
-typedef struct sched_names {
-	int n, cap;
-	const char **v;          /* heap array of arena strings */
-} sched_names;
+/* Names that a new variable at some place may not take: the library's
+ * one name set (passes/util.h); {0} is empty. */
+typedef stir_names sched_names;
 
 /* s, p, depth, list, index, names: the names in scope at index "index"
  * of list "list", which is inside p->stmt[depth - 1] (depth 0: the

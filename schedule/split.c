@@ -31,6 +31,10 @@ static bool uses_any(const stir_expr *e, stir_var *const *vars, int n)
 	return false;
 }
 
+/* The most loops one split makes (factors of 1 cost nothing to list, so
+ * a list of any length could otherwise be written). */
+#define SPLIT_MAX_FACTORS 64
+
 /* s, loop, n, factors, inferred: check the factors of a split of loop;
  * *inferred is the index of the 0 factor, or -1.  Whether they are
  * valid. */
@@ -41,6 +45,11 @@ static bool check_factors(sched *s, const stir_stmt *loop, int n,
 	if (n < 2 || !factors) {
 		sched_fail(s, loop->loc, "loop '%s' needs at least 2 factors, "
 			"not %d", name, factors ? n : 0);
+		return false;
+	}
+	if (n > SPLIT_MAX_FACTORS) {
+		sched_fail(s, loop->loc, "loop '%s' is split into %d loops; at most "
+			"%d", name, n, SPLIT_MAX_FACTORS);
 		return false;
 	}
 	*inferred = -1;
@@ -174,7 +183,14 @@ int sched_split(sched *s, sched_path *path, int li, int n,
 	for (int i = 0; i < n; i++)
 		if (i != inferred)
 			product *= factors[i];
-	stir_expr *exts[n];
+	stir_expr **exts = sched_check(s, stir_kernel_array(k, (size_t)n,
+		sizeof(*exts)));
+	stir_var **vars = sched_check(s, stir_kernel_array(k, (size_t)n,
+		sizeof(*vars)));
+	stir_stmt **loops = sched_check(s, stir_kernel_array(k, (size_t)n,
+		sizeof(*loops)));
+	if (!exts || !vars || !loops)
+		return -1;
 	for (int i = 0; i < n; i++) {
 		if (i != inferred) {
 			exts[i] = sched_check(s, stir_mk_int(k, factors[i]));
@@ -196,15 +212,13 @@ int sched_split(sched *s, sched_path *path, int li, int n,
 		return -1;
 
 	/* the new loops, outermost first, named freshly where they are */
-	stir_var *vars[n];
-	stir_stmt *loops[n];
 	sched_names names;
 	if (sched_loop_names(s, path, li, &names) < 0)
 		return -1;
 	for (int i = 0; i < n; i++) {
-		char base[300];
-		snprintf(base, sizeof(base), "%s_%d", name, i);
-		const char *vn = sched_names_fresh(s, &names, base);
+		const char *base = sched_check(s, stir_kernel_strf(k, "%s_%d", name,
+			i));
+		const char *vn = base ? sched_names_fresh(s, &names, base) : NULL;
 		vars[i] = sched_check(s, vn ? stir_kernel_new_var(k, vn,
 			STIR_VAR_LOOP, exts[i]->dtype) : NULL);
 		loops[i] = sched_check(s, vars[i] ? stir_stmt_for(k, vars[i],

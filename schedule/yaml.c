@@ -628,7 +628,13 @@ static int read_custom_map(reader *r, const yaml_node_t *n,
 	const char **from = read_names(r, v[1], prefix, "from", &locs, &count);
 	if (!from)
 		return -1;
-	int64_t coefs[count];
+	int64_t *coefs = malloc(((size_t)count + 1) * sizeof(*coefs));
+	if (!coefs) {
+		oom(r);
+		free(from);
+		free(locs);
+		return -1;
+	}
 	int errors = r->errors;
 	for (int i = 0; i < count; i++) {
 		coefs[i] = 1;
@@ -659,6 +665,7 @@ static int read_custom_map(reader *r, const yaml_node_t *n,
 		oom(r);
 		rc = -1;
 	}
+	free(coefs);
 	free(from);
 	free(locs);
 	return rc;
@@ -1354,10 +1361,11 @@ static int unshare_aliases(reader *r)
 	return rc;
 }
 
-/* How deep sequences and mappings may nest in a schedule file.  Real files
- * nest a few levels; libyaml's scanner takes time quadratic in the depth
- * (200,000 nested '[' ran for minutes) and the readers below recurse. */
-#define SF_MAX_DEPTH 256
+/* How deep sequences and mappings may nest in a schedule file, its own
+ * mapping included.  Real files nest fewer than ten levels; libyaml's
+ * scanner costs the depth at every token (a line of a million '[' took
+ * half an hour) and the readers below recurse. */
+#define SF_MAX_DEPTH 64
 
 /* r: walk the file's events before loading it and refuse sequences and
  * mappings nested more than SF_MAX_DEPTH deep, at the first one too deep,
