@@ -42,6 +42,13 @@ int stir_eval_size(stir_ctx *ctx, const stir_kernel *k, const stir_expr *e,
  * the positions of each chain's last axis (docs/language.md section 4). */
 int64_t stir_layout_buffer_len(const stir_layout *l, const stir_buffer *b);
 
+/* The integer type that flat offsets into buffer "b" are computed in: for
+ * a buffer over axes the type of the product of its chains' numbers of
+ * positions (the extent lowering gives its flat buffer: the widest type of
+ * the sizes it uses), for a flat buffer its extent's type.  A binding
+ * whose element count does not fit it is refused (stir_layout_init). */
+stir_dtype stir_buffer_offset_dtype(const stir_buffer *b);
+
 /* Whether axis "b->axes[i]" ends a chain in buffer "b" (the next axis, if
  * any, is not its child). */
 bool stir_buffer_axis_ends_chain(const stir_buffer *b, int i);

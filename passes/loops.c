@@ -101,6 +101,18 @@ static stir_var *fresh_var(gen *g, const char *base, stir_var_kind kind,
 	return check(g, name ? stir_kernel_new_var(g->k, name, kind, t) : NULL);
 }
 
+/* extent, fallback: the type of a loop over "extent" and of its block
+ * variable: the extent's own (a loop variable has its extent's type,
+ * docs/ir.md), so that an i64 size gives an i64 loop and an i64 index
+ * type over i32 sizes an i32 one; "fallback" when the extent is missing
+ * (memory ran out, reported by the caller).  The iterator keeps its axis's
+ * index type: step 3 casts its coordinate where the two differ. */
+static stir_dtype loop_type(const stir_expr *extent, stir_dtype fallback)
+{
+	return extent && stir_dtype_is_int(extent->dtype) ? extent->dtype :
+		fallback;
+}
+
 /* g, a, p: the first position of child axis a under global parent position
  * p (p may be one past the parent's last position). */
 static stir_expr *child_start(gen *g, const stir_axis *a, stir_expr *p)
@@ -160,10 +172,11 @@ static void add_axis_loop(gen *g, stir_var *v, const stir_axis *a, stir_var *pv,
 		return;
 	char base[300];
 	snprintf(base, sizeof(base), "v%s", v->name);
-	l->loop_var = fresh_var(g, v->name, STIR_VAR_LOOP, v->dtype);
-	l->block_var = fresh_var(g, base, STIR_VAR_BLOCK, v->dtype);
-	l->kind = kind;
 	l->extent = check(g, axis_extent(g, a, pv));
+	stir_dtype t = loop_type(l->extent, v->dtype);
+	l->loop_var = fresh_var(g, v->name, STIR_VAR_LOOP, t);
+	l->block_var = fresh_var(g, base, STIR_VAR_BLOCK, t);
+	l->kind = kind;
 	if (!l->block_var)
 		return;
 	stir_expr *bv = stir_mk_var(g->k, l->block_var);
@@ -220,11 +233,12 @@ static void add_fused_loop(gen *g, const stir_iter_group *grp,
 	for (int i = 0; i < n; i++)
 		strncat(name, vars[i]->name, sizeof(name) - strlen(name) - 1);
 	snprintf(base, sizeof(base), "v%s", name);
-	l->loop_var = fresh_var(g, name, STIR_VAR_LOOP, vars[n - 1]->dtype);
-	l->block_var = fresh_var(g, base, STIR_VAR_BLOCK, vars[n - 1]->dtype);
-	l->kind = kind;
 	l->extent = check(g, stir_mk_sub(k, stir_expr_copy(k, hi[n - 1], NULL),
 		stir_expr_copy(k, lo[n - 1], NULL)));
+	stir_dtype t = loop_type(l->extent, vars[n - 1]->dtype);
+	l->loop_var = fresh_var(g, name, STIR_VAR_LOOP, t);
+	l->block_var = fresh_var(g, base, STIR_VAR_BLOCK, t);
+	l->kind = kind;
 	if (!l->block_var)
 		return;
 	stir_expr *gpos[n];

@@ -33,10 +33,25 @@ static void *check(flat *f, void *p)
 	return p;
 }
 
-/* f, buf, pos: the flat offset of buf[pos[0], .., pos[n-1]]. */
+/* f, e, t: e converted to the integer type t when it is narrower. */
+static stir_expr *widen(flat *f, stir_expr *e, stir_dtype t)
+{
+	if (!e || stir_int_rank(e->dtype) >= stir_int_rank(t))
+		return e;
+	return check(f, stir_expr_cast(f->k, t, e));
+}
+
+/* f, buf, pos: the flat offset of buf[pos[0], .., pos[n-1]], computed in
+ * the type of the buffer's extent (stir_buffer_offset_dtype): the sum so
+ * far is widened to it before it is scaled by the next chain, where a
+ * narrower type could wrap (an i32 row position times an i64 width).
+ * The bindings are checked to keep every offset within that type, and
+ * each global position is below its axis's number of positions, which
+ * fits the position's own type; so no step wraps. */
 static stir_expr *offset(flat *f, const stir_buffer *buf, stir_expr *const *pos)
 {
 	stir_kernel *k = f->k;
+	stir_dtype t = stir_buffer_offset_dtype(buf);
 	stir_expr *off = NULL, *gpos = NULL;
 	for (int i = 0; i < buf->n_axes; i++) {
 		const stir_axis *a = buf->axes[i];
@@ -53,7 +68,7 @@ static stir_expr *offset(flat *f, const stir_buffer *buf, stir_expr *const *pos)
 			return NULL;
 		if (!stir_buffer_axis_ends_chain(buf, i))
 			continue;
-		off = off ? stir_mk_add(k, stir_mk_mul(k, off,
+		off = off ? stir_mk_add(k, stir_mk_mul(k, widen(f, off, t),
 			stir_axis_npos_expr(k, a)), stir_expr_copy(k, gpos, NULL)) :
 			stir_expr_copy(k, gpos, NULL);
 		/* the next chain starts afresh */

@@ -1153,7 +1153,7 @@ START_TEST(test_fake_errors)
 	/* a buffer larger than its 32-bit indices can address */
 	prog p = read_prog("kernel twostep(n: i32) stage 3 {\n"
 		"  buffer X_data: f32[n] = X;\n"
-		"  buffer T: f32[n * 100000];\n"
+		"  buffer T: f32[i64(n) * 100000];\n"
 		"  buffer Y_data: f32[n] = Y;\n"
 		"  for i in [0, n) bind(blockIdx.x) {\n"
 		"    T[i * 100000] = X_data[i];\n"
