@@ -181,6 +181,11 @@ static stir_loc first_loc(const stir_stmt *s)
 	return s->loc;
 }
 
+stir_loc cuda_first_loc(const stir_stmt *s)
+{
+	return first_loc(s);
+}
+
 /* The word for a scope in diagnostics. */
 static const char *scope_word(stir_scope s)
 {

@@ -148,6 +148,12 @@ int stir_eval_size(stir_ctx *ctx, const stir_kernel *k, const stir_expr *e,
 	return eval_size_in(ctx, k, e, params, value, e->loc, NULL);
 }
 
+int stir_eval_size_at(stir_ctx *ctx, const stir_kernel *k, const stir_expr *e,
+	const int64_t *params, int64_t *value, stir_loc where)
+{
+	return eval_size_in(ctx, k, e, params, value, where, NULL);
+}
+
 bool stir_axis_has_indptr(const stir_axis *a)
 {
 	return a->kind == STIR_DENSE_VARIABLE || a->kind == STIR_SPARSE_VARIABLE;

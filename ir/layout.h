@@ -34,9 +34,17 @@ int stir_layout_init(stir_layout *l, const stir_kernel *k,
 void stir_layout_release(stir_layout *l);
 
 /* Evaluate a size expression (literals and parameters) given parameter
- * values by parameter index.  0, or -1 with a diagnostic. */
+ * values by parameter index.  Every subexpression must fit its own type
+ * (stage III and the GPU compute it there): a value that does not is an
+ * error ("size expression 'm * n' is 4294967296, which does not fit in
+ * its type i32"), reported at the subexpression.  0, or -1 with a
+ * diagnostic. */
 int stir_eval_size(stir_ctx *ctx, const stir_kernel *k, const stir_expr *e,
 	const int64_t *params, int64_t *value);
+/* The same, reported at "where" when the subexpression has no location
+ * of its own (one built by lowering or a schedule). */
+int stir_eval_size_at(stir_ctx *ctx, const stir_kernel *k, const stir_expr *e,
+	const int64_t *params, int64_t *value, stir_loc where);
 
 /* Number of elements of "b"'s value array: the product over its chains of
  * the positions of each chain's last axis (docs/language.md section 4). */

@@ -460,6 +460,14 @@ static void find_programs(void)
 		  "m=40,n=30,feat=24" },
 		{ "tests/wide/mixed64.stir", "mixed", "tests/wide/mixed64.yaml",
 		  "m=30,n=20,feat=12,w=300" },
+		{ "tests/wide/csrmm64.stir", "csrmm", "examples/csrmm_hyb.yaml",
+		  "m=70,n=50" },
+		{ "tests/wide/csrmm64.stir", "csrmm",
+		  "examples/csrmm_hyb_grouped.yaml", "m=70,n=50" },
+		{ "tests/wide/sddmm64.stir", "sddmm", "examples/sddmm.yaml",
+		  "m=30,n=30,feat=40" },
+		{ "tests/wide/sddmm64.stir", "sddmm", "examples/sddmm_fast.yaml",
+		  "m=30,n=40" },
 	};
 	for (size_t i = 0; i < sizeof(wide) / sizeof(wide[0]); i++) {
 		emu_prog *p = add(wide[i].file, wide[i].kernel, wide[i].file,

@@ -176,6 +176,7 @@ END_TEST
 static const char *const wide_programs[] = {
 	"tests/wide/csrmm64.stir",
 	"tests/wide/mixed64.stir",
+	"tests/wide/sddmm64.stir",
 	"examples/csrmm.stir",
 	/* an i64 index type over i32 sizes: i32 loops, i64 iterators */
 	"kernel k(m: i32, n: i32) {\n"
@@ -394,6 +395,52 @@ START_TEST(test_refused_sizes)
 }
 END_TEST
 
+START_TEST(test_launch_sizes)
+{
+	/* the default schedule's grid, (m + 255) / 256, is computed in m's
+	 * type on the device: an i32 m this close to 2^31 is refused at the
+	 * launch (the block index times 256 would wrap); an i64 m is not */
+	for (int wide = 0; wide < 2; wide++) {
+		stir_ctx *ctx = stir_ctx_alloc();
+		stir_module *m;
+		stir_kernel *k = lowered(ctx, &m, wide ?
+			"kernel k(m: i64) {\n"
+			"  axis I = dense_fixed(m);\n"
+			"  tensor C: i8[I];\n"
+			"  iter s (i) in [I] \"S\" { C[i] = i8(1); }\n"
+			"}\n" :
+			"kernel k(m: i32) {\n"
+			"  axis I = dense_fixed(m);\n"
+			"  tensor C: i8[I];\n"
+			"  iter s (i) in [I] \"S\" { C[i] = i8(1); }\n"
+			"}\n", 1);
+		ck_assert_int_eq(stir_kernel_prepare_for_gpu(k), 0);
+		stir_cuda_plan *plan = stir_cuda_plan_alloc(k, 0);
+		ck_assert_ptr_nonnull(plan);
+		stir_bindings *b = stir_bindings_alloc();
+		test_bind_sizes(b, "m=2147483600");
+		unsigned grid[3], block[3];
+		int rc = stir_cuda_plan_get_launch_dims(plan, 0, b, grid, block);
+		char *d = test_diags_to_str(ctx);
+		if (wide) {
+			ck_assert_str_eq(d, "");
+			ck_assert_int_eq(rc, 0);
+			ck_assert_uint_eq(grid[0], 8388608);
+		} else {
+			ck_assert_int_eq(rc, -1);
+			ck_assert_str_eq(d, "4:27: error: size expression 'm + 255' is "
+				"2147483855, which does not fit in its type i32 "
+				"(declare the sizes it uses i64)\n");
+		}
+		free(d);
+		stir_bindings_free(b);
+		stir_cuda_plan_free(plan);
+		stir_module_free(m);
+		stir_ctx_free(ctx);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("wide");
@@ -404,6 +451,7 @@ int main(void)
 		(int)(sizeof(wide_programs) / sizeof(wide_programs[0])));
 	tcase_add_test(tc, test_offset_types);
 	tcase_add_test(tc, test_refused_sizes);
+	tcase_add_test(tc, test_launch_sizes);
 	suite_add_tcase(s, tc);
 	return test_run_suite(s);
 }
