@@ -421,8 +421,10 @@ static bool count_fits(stir_dtype t, int64_t n)
 	return stir_value_wrap(t, n) == n;
 }
 
-/* l, a: check that the positions of axis a (sizes evaluated) can be
- * counted in the types lowering computes them in: npos(a) for a
+/* l, a: check that the coordinates of a dense_fixed axis a (sizes
+ * evaluated) fit its index type, and NNZ a variable axis's (its indptr
+ * holds it); and that its positions can be counted in the types lowering
+ * computes them in: npos(a) for a
  * sparse_fixed axis (the extent of its indices array), and for a variable
  * axis npos(parent) + 1 and NNZ + 1 (its indptr array's extent and value
  * bound).  Stages II and III check the same through the extents and
@@ -433,6 +435,21 @@ static int check_axis_counts(stir_layout *l, const stir_axis *a)
 	stir_ctx *ctx = stir_kernel_ctx(l->kernel);
 	const stir_axis_layout *al = &l->axes[a->index];
 	bool flexible;
+	if (a->kind == STIR_DENSE_FIXED && al->len > 0 &&
+	    !count_fits(a->idtype, al->len - 1)) {
+		/* the iterator (of the axis's index type) holds the coordinate */
+		stir_error(ctx, a->loc, "axis '%s' has length %" PRId64 ": its "
+			"coordinates do not fit its index type %s (declare it "
+			"idtype = i64)", a->name, al->len, stir_dtype_name(a->idtype));
+		return -1;
+	}
+	if (stir_axis_has_indptr(a) && !count_fits(a->idtype, al->nnz)) {
+		/* indptr, of the index type, ends at NNZ */
+		stir_error(ctx, a->loc, "axis '%s' has NNZ = %" PRId64 ", more than "
+			"its index type %s holds (declare it idtype = i64)", a->name,
+			al->nnz, stir_dtype_name(a->idtype));
+		return -1;
+	}
 	if (a->kind == STIR_SPARSE_FIXED) {
 		stir_dtype t = npos_type(a, &flexible);
 		if (!count_fits(t, al->npos)) {
@@ -445,13 +462,14 @@ static int check_axis_counts(stir_layout *l, const stir_axis *a)
 	if (!stir_axis_has_indptr(a))
 		return 0;
 	stir_dtype t = npos_type(a->parent, &flexible);
-	int64_t n = l->axes[a->parent->index].npos;
-	if (!count_fits(t, n + 1) || !count_fits(a->nnz->dtype, al->nnz + 1)) {
-		bool rows = !count_fits(t, n + 1);
-		stir_error(ctx, a->loc, "axis '%s': %s + 1 = %" PRId64 " (its indptr's "
-			"%s) does not fit in %s (declare the sizes i64)", a->name,
+	int64_t n = l->axes[a->parent->index].npos, n1, nnz1;
+	bool rows = __builtin_add_overflow(n, 1, &n1) || !count_fits(t, n1);
+	if (rows || __builtin_add_overflow(al->nnz, 1, &nnz1) ||
+	    !count_fits(a->nnz->dtype, nnz1)) {
+		stir_error(ctx, a->loc, "axis '%s': %s + 1 (its indptr's %s) does "
+			"not fit in %s (declare the sizes i64)", a->name,
 			rows ? "the parent's positions" : "NNZ",
-			(rows ? n : al->nnz) + 1, rows ? "length" : "value bound",
+			rows ? "length" : "value bound",
 			stir_dtype_name(rows ? t : a->nnz->dtype));
 		return -1;
 	}

@@ -376,13 +376,25 @@ START_TEST(test_refused_sizes)
 	for (int stage = 1; stage <= 3; stage++)
 		expect_refused(csr, stage,
 			"m=2147483647,n=4,feat=1,nnz=0", stage > 1, stage < 3 ?
-			"4:8: error: axis 'J': the parent's positions + 1 = "
-			"2147483648 (its indptr's length) does not fit in i32 "
-			"(declare the sizes i64)\n" :
+			"4:8: error: axis 'J': the parent's positions + 1 (its "
+			"indptr's length) does not fit in i32 (declare the sizes "
+			"i64)\n" :
 			"4:8: error: size expression 'm + 1' of J_indptr is "
 			"2147483648, which does not fit in its type i32 (declare "
 			"the sizes it uses i64)\n");
 	free(csr);
+	/* coordinates beyond the index type: an i64 length over the default
+	 * i32 iterator (the issue's program), NNZ beyond i32 index arrays;
+	 * refused before random inputs are drawn */
+	expect_refused(issue12, 1, "m=3000000000", true,
+		"1:25: error: axis 'I' has length 3000000000: its coordinates do "
+		"not fit its index type i32 (declare it idtype = i64)\n");
+	char *mixed = test_slurp("tests/wide/mixed64.stir", NULL);
+	for (int stage = 1; stage <= 2; stage++)
+		expect_refused(mixed, stage, "m=2,n=2,feat=2,nnz=2147483648,w=1",
+			true, "7:8: error: axis 'J' has NNZ = 2147483648, more than "
+			"its index type i32 holds (declare it idtype = i64)\n");
+	free(mixed);
 	/* sparse_fixed: rows times C beyond i32 */
 	expect_refused("kernel k(m: i32, c: i32) {\n"
 		"  axis I = dense_fixed(m);\n"
