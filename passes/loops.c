@@ -177,8 +177,10 @@ static void add_axis_loop(gen *g, stir_var *v, const stir_axis *a, stir_var *pv,
 	l->loop_var = fresh_var(g, v->name, STIR_VAR_LOOP, t);
 	l->block_var = fresh_var(g, base, STIR_VAR_BLOCK, t);
 	l->kind = kind;
-	if (!l->block_var)
+	if (!l->loop_var || !l->block_var)
 		return;
+	/* diagnostics about the loop point at the iterator it comes from */
+	l->loop_var->loc = l->block_var->loc = v->loc;
 	stir_expr *bv = stir_mk_var(g->k, l->block_var);
 	stir_expr *gpos = pv ? stir_mk_add(g->k,
 		child_start(g, a, stir_expr_copy(g->k, pv->gpos, NULL)), bv) : bv;
@@ -239,8 +241,9 @@ static void add_fused_loop(gen *g, const stir_iter_group *grp,
 	l->loop_var = fresh_var(g, name, STIR_VAR_LOOP, t);
 	l->block_var = fresh_var(g, base, STIR_VAR_BLOCK, t);
 	l->kind = kind;
-	if (!l->block_var)
+	if (!l->loop_var || !l->block_var)
 		return;
+	l->loop_var->loc = l->block_var->loc = vars[n - 1]->loc;
 	stir_expr *gpos[n];
 	gpos[n - 1] = stir_mk_add(k, stir_expr_copy(k, lo[n - 1], NULL),
 		stir_mk_var(k, l->block_var));
