@@ -283,8 +283,4 @@ void cuda_put_loc_comment(emitter *e, const stir_stmt *s);
  * (in vector paths, for the lane being printed). */
 void cuda_emit_store(emitter *e, const stir_stmt *s, const ectx *ctx);
 
-/* s: the location of statement s, or of the first statement inside it
- * that has one (loops made by lowering or a schedule have none). */
-stir_loc cuda_first_loc(const stir_stmt *s);
-
 #endif

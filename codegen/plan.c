@@ -211,7 +211,7 @@ int cuda_plan_dims(const stir_cuda_plan *p, int i, const int64_t *params,
 		for (int j = 0; j < L->n_ext[d]; j++) {
 			int64_t v;
 			if (stir_eval_size_at(ctx, p->k, L->ext[d][j], params, &v,
-				cuda_first_loc(L->stmt)) < 0)
+				stir_stmt_first_loc(L->stmt)) < 0)
 				return -1;
 			if (!sum) {
 				m = v > m ? v : m;
@@ -252,7 +252,7 @@ static int bound_loop_is_empty(const stir_kernel *k, const stir_stmt *st,
 	if (st->kind != STIR_STMT_FOR || st->u.for_.kind != STIR_LOOP_BIND)
 		return 0;
 	if (stir_eval_size_at(ctx, k, st->u.for_.extent, params, &v,
-		cuda_first_loc(st)) < 0)
+		stir_stmt_first_loc(st)) < 0)
 		return -1;
 	*empty = v <= 0;
 	return 0;

@@ -105,17 +105,42 @@ static int eval_size(stir_ctx *ctx, const stir_kernel *k, const stir_expr *e,
 	return 0;
 }
 
+/* e: the location of e, or of its first operand that has one; line 0
+ * when none has. */
+static stir_loc expr_loc(const stir_expr *e)
+{
+	if (e->loc.line)
+		return e->loc;
+	stir_loc l = e->loc;
+	switch (e->kind) {
+	case STIR_EXPR_UNARY:
+		return expr_loc(e->u.unary.a);
+	case STIR_EXPR_CAST:
+		return expr_loc(e->u.cast.a);
+	case STIR_EXPR_BINARY:
+		l = expr_loc(e->u.binary.a);
+		return l.line ? l : expr_loc(e->u.binary.b);
+	case STIR_EXPR_CALL:
+		for (int i = 0; i < e->u.call.n && !l.line; i++)
+			l = expr_loc(e->u.call.args[i]);
+		return l;
+	default:
+		return l;
+	}
+}
+
 /* ctx, e, value, where, what: report that size expression e, of value
  * "value", does not fit its type; at e, or at "where" (the declaration
- * it sizes) when e has no location of its own (it was built by lowering);
- * "what" names that declaration, or is NULL. */
+ * it sizes) when e has no location of its own (it was built by lowering
+ * or a schedule), or else at its first operand that has one; "what"
+ * names that declaration, or is NULL. */
 static int size_type_error(stir_ctx *ctx, const stir_expr *e, int64_t value,
 	stir_loc where, const char *what)
 {
 	char *text = stir_expr_to_str(e);
 	if (!text)
 		return stir_error_oom(ctx), -1;
-	stir_error(ctx, e->loc.line ? e->loc : where,
+	stir_error(ctx, e->loc.line ? e->loc : where.line ? where : expr_loc(e),
 		"size expression '%s'%s%s is %" PRId64 ", which does not fit in "
 		"its type %s%s", text, what ? " of " : "", what ? what : "",
 		value, stir_dtype_name(e->dtype),
@@ -560,6 +585,88 @@ static int check_offset_type(stir_layout *l, const stir_buffer *buf)
 	return -1;
 }
 
+stir_loc stir_stmt_first_loc(const stir_stmt *s)
+{
+	if (s->loc.line > 0)
+		return s->loc;
+	const stir_ptr_vec *lists[2] = { NULL, NULL };
+	if (s->kind == STIR_STMT_IF) {
+		lists[0] = &s->u.if_.then_body;
+		lists[1] = &s->u.if_.else_body;
+	} else {
+		lists[0] = stir_stmt_body((stir_stmt *)s);
+	}
+	for (int l = 0; l < 2; l++) {
+		for (int i = 0; lists[l] && i < lists[l]->n; i++) {
+			stir_loc loc = stir_stmt_first_loc(stir_stmt_at(lists[l], i));
+			if (loc.line > 0)
+				return loc;
+		}
+	}
+	return s->loc;
+}
+
+/* e: whether e is a size expression (literals and parameters under
+ * arithmetic, casts, min and max), which binding can evaluate. */
+static bool is_size_expr(const stir_expr *e)
+{
+	switch (e->kind) {
+	case STIR_EXPR_INT:
+		return true;
+	case STIR_EXPR_VAR:
+		return e->u.var->kind == STIR_VAR_PARAM;
+	case STIR_EXPR_UNARY:
+		return e->u.unary.op == STIR_NEG && is_size_expr(e->u.unary.a);
+	case STIR_EXPR_CAST:
+		return stir_dtype_is_int(e->dtype) && is_size_expr(e->u.cast.a);
+	case STIR_EXPR_BINARY:
+		return e->u.binary.op <= STIR_MOD && is_size_expr(e->u.binary.a) &&
+			is_size_expr(e->u.binary.b);
+	case STIR_EXPR_CALL:
+		return (e->u.call.f == STIR_MIN || e->u.call.f == STIR_MAX) &&
+			e->u.call.n == 2 && is_size_expr(e->u.call.args[0]) &&
+			is_size_expr(e->u.call.args[1]);
+	default:
+		return false;
+	}
+}
+
+/* l, list: check the extents of the loops in list (and nested lists) that
+ * are size expressions ((m + 7) / 8 after a split): the interpreter of
+ * stage III and the GPU compute them in their types, so each part must
+ * fit its type as declared sizes do.  0 or -1 with a diagnostic. */
+static int check_loop_extents(stir_layout *l, const stir_ptr_vec *list)
+{
+	stir_ctx *ctx = stir_kernel_ctx(l->kernel);
+	for (int i = 0; i < list->n; i++) {
+		const stir_stmt *s = list->v[i];
+		const stir_ptr_vec *body = NULL, *other = NULL;
+		int64_t v;
+		switch (s->kind) {
+		case STIR_STMT_FOR:
+			if (is_size_expr(s->u.for_.extent) &&
+			    eval_size_in(ctx, l->kernel, s->u.for_.extent, l->params,
+				&v, stir_stmt_first_loc(s), NULL) < 0)
+				return -1;
+			body = &s->u.for_.body;
+			break;
+		case STIR_STMT_BLOCK:
+			body = &s->u.block.body;
+			break;
+		case STIR_STMT_IF:
+			body = &s->u.if_.then_body;
+			other = &s->u.if_.else_body;
+			break;
+		default:
+			break;
+		}
+		if ((body && check_loop_extents(l, body) < 0) ||
+		    (other && check_loop_extents(l, other) < 0))
+			return -1;
+	}
+	return 0;
+}
+
 int stir_layout_init(stir_layout *l, const stir_kernel *k,
 	const stir_bindings *b, bool check_arrays)
 {
@@ -596,6 +703,8 @@ int stir_layout_init(stir_layout *l, const stir_kernel *k,
 		if (check_offset_type(l, buf) < 0)
 			goto fail;
 	}
+	if (check_loop_extents(l, &k->body) < 0)
+		goto fail;
 	if (!check_arrays)
 		return 0;
 	if (check_axes(l, b) < 0)

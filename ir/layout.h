@@ -50,6 +50,11 @@ int stir_eval_size_at(stir_ctx *ctx, const stir_kernel *k, const stir_expr *e,
  * the positions of each chain's last axis (docs/language.md section 4). */
 int64_t stir_layout_buffer_len(const stir_layout *l, const stir_buffer *b);
 
+/* The location of statement "s", or of the first statement inside it that
+ * has one (loops made by lowering or a schedule have none); line 0 when
+ * none has. */
+stir_loc stir_stmt_first_loc(const stir_stmt *s);
+
 /* The integer type that flat offsets into buffer "b" are computed in: for
  * a buffer over axes the type of the product of its chains' numbers of
  * positions (the extent lowering gives its flat buffer: the widest type of

@@ -395,6 +395,18 @@ START_TEST(test_refused_sizes)
 			true, "7:8: error: axis 'J' has NNZ = 2147483648, more than "
 			"its index type i32 holds (declare it idtype = i64)\n");
 	free(mixed);
+	/* a loop extent of sizes (a split's (m + 127) / 128), computed in
+	 * m's type by the interpreter of stage III and on the GPU */
+	expect_refused("kernel k(m: i32) stage 3 {\n"
+		"  buffer B: f32[m] = B;\n"
+		"  for i_0 in [0, (m + 127) / 128) {\n"
+		"    for i_1 in [0, 128) {\n"
+		"      if (i_0 * 128 + i_1 < m) { B[i_0 * 128 + i_1] = 1.0; }\n"
+		"    }\n"
+		"  }\n"
+		"}\n", 3, "m=2147483600", false,
+		"3:21: error: size expression 'm + 127' is 2147483727, which does "
+		"not fit in its type i32 (declare the sizes it uses i64)\n");
 	/* sparse_fixed: rows times C beyond i32 */
 	expect_refused("kernel k(m: i32, c: i32) {\n"
 		"  axis I = dense_fixed(m);\n"
