@@ -449,12 +449,12 @@ static bool count_fits(stir_dtype t, int64_t n)
 /* l, a: check that the coordinates of a dense_fixed axis a (sizes
  * evaluated) fit its index type, and NNZ a variable axis's (its indptr
  * holds it); and that its positions can be counted in the types lowering
- * computes them in: npos(a) for a
- * sparse_fixed axis (the extent of its indices array), and for a variable
- * axis npos(parent) + 1 and NNZ + 1 (its indptr array's extent and value
- * bound).  Stages II and III check the same through the extents and
- * domains of the auxiliary buffers; stage I checks it here, so that a
- * binding is refused at every stage alike. */
+ * computes them in: npos(a) for a sparse_fixed axis (the extent of its
+ * indices array), and for a variable axis npos(parent) + 1 and NNZ + 1
+ * (its indptr array's extent and value bound).  Stages II and III check
+ * the latter through the extents and domains of the auxiliary buffers;
+ * stage I checks them here, so that a binding is refused at every stage
+ * alike. */
 static int check_axis_counts(stir_layout *l, const stir_axis *a)
 {
 	stir_ctx *ctx = stir_kernel_ctx(l->kernel);
