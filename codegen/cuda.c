@@ -162,23 +162,7 @@ static const char *loc_str(stir_loc loc, char *buf, size_t size)
  * (loops a schedule made have none); line 0 when none has. */
 static stir_loc first_loc(const stir_stmt *s)
 {
-	if (s->loc.line > 0)
-		return s->loc;
-	const stir_ptr_vec *lists[2] = { NULL, NULL };
-	if (s->kind == STIR_STMT_IF) {
-		lists[0] = &s->u.if_.then_body;
-		lists[1] = &s->u.if_.else_body;
-	} else {
-		lists[0] = stir_stmt_body((stir_stmt *)s);
-	}
-	for (int l = 0; l < 2; l++) {
-		for (int i = 0; lists[l] && i < lists[l]->n; i++) {
-			stir_loc loc = first_loc(stir_stmt_at(lists[l], i));
-			if (loc.line > 0)
-				return loc;
-		}
-	}
-	return s->loc;
+	return stir_stmt_first_loc(s);
 }
 
 /* The word for a scope in diagnostics. */

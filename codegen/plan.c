@@ -210,7 +210,8 @@ int cuda_plan_dims(const stir_cuda_plan *p, int i, const int64_t *params,
 		int64_t m = sum ? 0 : 1;
 		for (int j = 0; j < L->n_ext[d]; j++) {
 			int64_t v;
-			if (stir_eval_size(ctx, p->k, L->ext[d][j], params, &v) < 0)
+			if (stir_eval_size_at(ctx, p->k, L->ext[d][j], params, &v,
+				stir_stmt_first_loc(L->stmt)) < 0)
 				return -1;
 			if (!sum) {
 				m = v > m ? v : m;
@@ -250,7 +251,8 @@ static int bound_loop_is_empty(const stir_kernel *k, const stir_stmt *st,
 	*empty = false;
 	if (st->kind != STIR_STMT_FOR || st->u.for_.kind != STIR_LOOP_BIND)
 		return 0;
-	if (stir_eval_size(ctx, k, st->u.for_.extent, params, &v) < 0)
+	if (stir_eval_size_at(ctx, k, st->u.for_.extent, params, &v,
+		stir_stmt_first_loc(st)) < 0)
 		return -1;
 	*empty = v <= 0;
 	return 0;

@@ -666,6 +666,18 @@ static int bind_tensors(random_binder *r)
 	return rc;
 }
 
+/* k, b: check the sizes bound in b (every parameter is) before anything
+ * is drawn: a size too large for its type is refused before its arrays
+ * are allocated.  0 or -1 with diagnostics. */
+static int sizes_fit(const stir_kernel *k, const stir_bindings *b)
+{
+	stir_layout l;
+	if (stir_layout_init(&l, k, b, false) < 0)
+		return -1;
+	stir_layout_release(&l);
+	return 0;
+}
+
 int stir_kernel_bind_random(const stir_kernel *k, stir_bindings *b,
 	uint64_t seed)
 {
@@ -683,9 +695,12 @@ int stir_kernel_bind_random(const stir_kernel *k, stir_bindings *b,
 		stir_error_oom(ctx);
 		goto out;
 	}
+	bool all_known = true;
 	for (int i = 0; i < k->params.n; i++)
-		r.known[i] = stir_bindings_get_size(b,
+		all_known &= r.known[i] = stir_bindings_get_size(b,
 			stir_var_at(&k->params, i)->name, &r.params[i]);
+	if (all_known && sizes_fit(k, b) < 0)
+		goto out;
 	for (int i = 0; i < k->axes.n; i++)
 		if (bind_axis(&r, stir_axis_at(&k->axes, i)) < 0)
 			goto out;

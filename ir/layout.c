@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stir/lang.h>
+#include "ir/interp_value.h"
 #include "ir/layout.h"
 
 /* ctx, e, what: report that size expression e cannot be evaluated. */
@@ -12,63 +14,77 @@ static int size_error(stir_ctx *ctx, const stir_expr *e, const char *what)
 	return -1;
 }
 
-int stir_eval_size(stir_ctx *ctx, const stir_kernel *k, const stir_expr *e,
-	const int64_t *params, int64_t *value)
+/* e, v: whether v, the exact value of size expression e, fits e's own
+ * type.  Stage III and the GPU compute sizes (loop extents, the grid) in
+ * their types, so a size that leaves its type there would wrap. */
+static bool size_fits(const stir_expr *e, int64_t v)
+{
+	return !stir_dtype_is_int(e->dtype) || stir_value_wrap(e->dtype, v) == v;
+}
+
+/* ctx, k, e, params, value, bad: evaluate size expression e exactly (in
+ * 64 bits) into *value; *bad, when still NULL, is set to the first
+ * subexpression whose value does not fit its type (not reported here).
+ * 0, or -1 with a diagnostic when e cannot be evaluated at all. */
+static int eval_size(stir_ctx *ctx, const stir_kernel *k, const stir_expr *e,
+	const int64_t *params, int64_t *value, const stir_expr **bad)
 {
 	int64_t a, b;
 	switch (e->kind) {
 	case STIR_EXPR_INT:
 		*value = e->u.i;
-		return 0;
+		break;
 	case STIR_EXPR_VAR:
 		if (e->u.var->kind != STIR_VAR_PARAM)
 			return size_error(ctx, e, "uses a variable that is not a parameter");
-		for (int i = 0; i < k->params.n; i++) {
-			if (stir_var_at(&k->params, i) == e->u.var) {
-				*value = params[i];
-				return 0;
-			}
-		}
-		return size_error(ctx, e, "uses a parameter of another kernel");
+		int i = 0;
+		while (i < k->params.n && stir_var_at(&k->params, i) != e->u.var)
+			i++;
+		if (i == k->params.n)
+			return size_error(ctx, e, "uses a parameter of another kernel");
+		*value = params[i];
+		break;
 	case STIR_EXPR_UNARY:
-		if (e->u.unary.op != STIR_NEG ||
-		    stir_eval_size(ctx, k, e->u.unary.a, params, &a) < 0)
-			return e->u.unary.op != STIR_NEG ?
-				size_error(ctx, e, "is not an integer") : -1;
+		if (e->u.unary.op != STIR_NEG)
+			return size_error(ctx, e, "is not an integer");
+		if (eval_size(ctx, k, e->u.unary.a, params, &a, bad) < 0)
+			return -1;
 		if (a == INT64_MIN)
 			return size_error(ctx, e, "overflows");
 		*value = -a;
-		return 0;
+		break;
 	case STIR_EXPR_CAST:
 		if (!stir_dtype_is_int(e->dtype))
 			return size_error(ctx, e, "is not an integer");
-		return stir_eval_size(ctx, k, e->u.cast.a, params, value);
+		if (eval_size(ctx, k, e->u.cast.a, params, value, bad) < 0)
+			return -1;
+		break;
 	case STIR_EXPR_CALL:
 		if (e->u.call.f != STIR_MIN && e->u.call.f != STIR_MAX)
 			return size_error(ctx, e, "calls a function other than min or max");
 		if (e->u.call.n != 2 ||
-		    stir_eval_size(ctx, k, e->u.call.args[0], params, &a) < 0 ||
-		    stir_eval_size(ctx, k, e->u.call.args[1], params, &b) < 0)
+		    eval_size(ctx, k, e->u.call.args[0], params, &a, bad) < 0 ||
+		    eval_size(ctx, k, e->u.call.args[1], params, &b, bad) < 0)
 			return -1;
 		*value = (e->u.call.f == STIR_MIN) == (a < b) ? a : b;
-		return 0;
+		break;
 	case STIR_EXPR_BINARY:
-		if (stir_eval_size(ctx, k, e->u.binary.a, params, &a) < 0 ||
-		    stir_eval_size(ctx, k, e->u.binary.b, params, &b) < 0)
+		if (eval_size(ctx, k, e->u.binary.a, params, &a, bad) < 0 ||
+		    eval_size(ctx, k, e->u.binary.b, params, &b, bad) < 0)
 			return -1;
 		switch (e->u.binary.op) {
 		case STIR_ADD:
 			if (__builtin_add_overflow(a, b, value))
 				return size_error(ctx, e, "overflows");
-			return 0;
+			break;
 		case STIR_SUB:
 			if (__builtin_sub_overflow(a, b, value))
 				return size_error(ctx, e, "overflows");
-			return 0;
+			break;
 		case STIR_MUL:
 			if (__builtin_mul_overflow(a, b, value))
 				return size_error(ctx, e, "overflows");
-			return 0;
+			break;
 		case STIR_DIV:
 		case STIR_MOD:
 			if (b == 0)
@@ -76,13 +92,91 @@ int stir_eval_size(stir_ctx *ctx, const stir_kernel *k, const stir_expr *e,
 			if (a == INT64_MIN && b == -1)
 				return size_error(ctx, e, "overflows");
 			*value = e->u.binary.op == STIR_DIV ? a / b : a % b;
-			return 0;
+			break;
 		default:
 			return size_error(ctx, e, "is not an integer");
 		}
+		break;
 	default:
 		return size_error(ctx, e, "is not an integer expression of parameters");
 	}
+	if (!*bad && !size_fits(e, *value))
+		*bad = e;
+	return 0;
+}
+
+/* e: the location of e, or of its first operand that has one; line 0
+ * when none has. */
+static stir_loc expr_loc(const stir_expr *e)
+{
+	if (e->loc.line)
+		return e->loc;
+	stir_loc l = e->loc;
+	switch (e->kind) {
+	case STIR_EXPR_UNARY:
+		return expr_loc(e->u.unary.a);
+	case STIR_EXPR_CAST:
+		return expr_loc(e->u.cast.a);
+	case STIR_EXPR_BINARY:
+		l = expr_loc(e->u.binary.a);
+		return l.line ? l : expr_loc(e->u.binary.b);
+	case STIR_EXPR_CALL:
+		for (int i = 0; i < e->u.call.n && !l.line; i++)
+			l = expr_loc(e->u.call.args[i]);
+		return l;
+	default:
+		return l;
+	}
+}
+
+/* ctx, e, value, where, what: report that size expression e, of value
+ * "value", does not fit its type; at e, or at "where" (the declaration
+ * it sizes) when e has no location of its own (it was built by lowering
+ * or a schedule), or else at its first operand that has one; "what"
+ * names that declaration, or is NULL. */
+static int size_type_error(stir_ctx *ctx, const stir_expr *e, int64_t value,
+	stir_loc where, const char *what)
+{
+	char *text = stir_expr_to_str(e);
+	if (!text)
+		return stir_error_oom(ctx), -1;
+	stir_error(ctx, e->loc.line ? e->loc : where.line ? where : expr_loc(e),
+		"size expression '%s'%s%s is %" PRId64 ", which does not fit in "
+		"its type %s%s", text, what ? " of " : "", what ? what : "",
+		value, stir_dtype_name(e->dtype),
+		e->dtype == STIR_I64 ? "" : " (declare the sizes it uses i64)");
+	free(text);
+	return -1;
+}
+
+/* ctx, k, e, params, value, where, what: evaluate size expression e into
+ * *value; every subexpression must fit its type (size_type_error's
+ * "where" and "what" locate the report).  0, or -1 with a diagnostic. */
+static int eval_size_in(stir_ctx *ctx, const stir_kernel *k,
+	const stir_expr *e, const int64_t *params, int64_t *value,
+	stir_loc where, const char *what)
+{
+	const stir_expr *bad = NULL;
+	if (eval_size(ctx, k, e, params, value, &bad) < 0)
+		return -1;
+	if (!bad)
+		return 0;
+	int64_t v = 0;
+	const stir_expr *again = NULL;
+	eval_size(ctx, k, bad, params, &v, &again);
+	return size_type_error(ctx, bad, v, where, what);
+}
+
+int stir_eval_size(stir_ctx *ctx, const stir_kernel *k, const stir_expr *e,
+	const int64_t *params, int64_t *value)
+{
+	return eval_size_in(ctx, k, e, params, value, e->loc, NULL);
+}
+
+int stir_eval_size_at(stir_ctx *ctx, const stir_kernel *k, const stir_expr *e,
+	const int64_t *params, int64_t *value, stir_loc where)
+{
+	return eval_size_in(ctx, k, e, params, value, where, NULL);
 }
 
 bool stir_axis_has_indptr(const stir_axis *a)
@@ -123,6 +217,49 @@ const char *stir_axis_indices_name(stir_ctx *ctx, const stir_axis *a)
 bool stir_buffer_axis_ends_chain(const stir_buffer *b, int i)
 {
 	return i + 1 >= b->n_axes || b->axes[i + 1]->parent != b->axes[i];
+}
+
+/* a, fa, b, fb, flexible: the type of an integer operation on operands of
+ * types a and b, fa and fb telling whether each is built of literals only
+ * (which take the other operand's type, as stir_expr_binary does); sets
+ * *flexible when both are. */
+static stir_dtype join_type(stir_dtype a, bool fa, stir_dtype b, bool fb,
+	bool *flexible)
+{
+	*flexible = fa && fb;
+	if (fa != fb)
+		return fa ? b : a;
+	return stir_int_rank(a) >= stir_int_rank(b) ? a : b;
+}
+
+/* a, flexible: the type of axis a's number of positions as lowering
+ * builds it (stir_axis_npos_expr: LEN, npos(parent) * C or NNZ). */
+static stir_dtype npos_type(const stir_axis *a, bool *flexible)
+{
+	const stir_expr *e = a->kind == STIR_DENSE_FIXED ? a->len : a->nnz;
+	if (a->kind != STIR_SPARSE_FIXED || !a->parent) {
+		*flexible = e->flexible;
+		return e->dtype;
+	}
+	bool fp;
+	stir_dtype tp = npos_type(a->parent, &fp);
+	return join_type(tp, fp, e->dtype, e->flexible, flexible);
+}
+
+stir_dtype stir_buffer_offset_dtype(const stir_buffer *b)
+{
+	if (b->n_axes == 0)
+		return b->extent ? b->extent->dtype : STIR_I32;
+	stir_dtype t = STIR_I32;
+	bool flexible = true;
+	for (int i = 0; i < b->n_axes; i++) {
+		if (!stir_buffer_axis_ends_chain(b, i))
+			continue;
+		bool fa;
+		stir_dtype ta = npos_type(b->axes[i], &fa);
+		t = join_type(t, flexible, ta, fa, &flexible);
+	}
+	return t;
 }
 
 int64_t stir_layout_buffer_len(const stir_layout *l, const stir_buffer *b)
@@ -284,8 +421,10 @@ static int check_tensor(stir_layout *l, const stir_buffer *buf,
 	if (!buf->domain_lo)
 		return 0;
 	int64_t lo, hi;
-	if (stir_eval_size(ctx, l->kernel, buf->domain_lo, l->params, &lo) < 0 ||
-	    stir_eval_size(ctx, l->kernel, buf->domain_hi, l->params, &hi) < 0)
+	if (eval_size_in(ctx, l->kernel, buf->domain_lo, l->params, &lo,
+		buf->loc, buf->name) < 0 ||
+	    eval_size_in(ctx, l->kernel, buf->domain_hi, l->params, &hi,
+		buf->loc, buf->name) < 0)
 		return -1;
 	for (int64_t i = 0; i < stir_array_get_len(a); i++) {
 		int64_t v = stir_array_get_int(a, i);
@@ -321,15 +460,77 @@ static int init_params(stir_layout *l, const stir_bindings *b)
 	return errors ? -1 : 0;
 }
 
+/* t, n: whether a count n fits integer type t. */
+static bool count_fits(stir_dtype t, int64_t n)
+{
+	return stir_value_wrap(t, n) == n;
+}
+
+/* l, a: check that the coordinates of a dense_fixed axis a (sizes
+ * evaluated) fit its index type, and NNZ a variable axis's (its indptr
+ * holds it); and that its positions can be counted in the types lowering
+ * computes them in: npos(a) for a sparse_fixed axis (the extent of its
+ * indices array), and for a variable axis npos(parent) + 1 and NNZ + 1
+ * (its indptr array's extent and value bound).  Stages II and III check
+ * the latter through the extents and domains of the auxiliary buffers;
+ * stage I checks them here, so that a binding is refused at every stage
+ * alike. */
+static int check_axis_counts(stir_layout *l, const stir_axis *a)
+{
+	stir_ctx *ctx = stir_kernel_ctx(l->kernel);
+	const stir_axis_layout *al = &l->axes[a->index];
+	bool flexible;
+	if (a->kind == STIR_DENSE_FIXED && al->len > 0 &&
+	    !count_fits(a->idtype, al->len - 1)) {
+		/* the iterator (of the axis's index type) holds the coordinate */
+		stir_error(ctx, a->loc, "axis '%s' has length %" PRId64 ": its "
+			"coordinates do not fit its index type %s (declare it "
+			"idtype = i64)", a->name, al->len, stir_dtype_name(a->idtype));
+		return -1;
+	}
+	if (stir_axis_has_indptr(a) && !count_fits(a->idtype, al->nnz)) {
+		/* indptr, of the index type, ends at NNZ */
+		stir_error(ctx, a->loc, "axis '%s' has NNZ = %" PRId64 ", more than "
+			"its index type %s holds (declare it idtype = i64)", a->name,
+			al->nnz, stir_dtype_name(a->idtype));
+		return -1;
+	}
+	if (a->kind == STIR_SPARSE_FIXED) {
+		stir_dtype t = npos_type(a, &flexible);
+		if (!count_fits(t, al->npos)) {
+			stir_error(ctx, a->loc, "axis '%s' has %" PRId64 " positions, "
+				"more than its sizes' type %s counts (declare them i64)",
+				a->name, al->npos, stir_dtype_name(t));
+			return -1;
+		}
+	}
+	if (!stir_axis_has_indptr(a))
+		return 0;
+	stir_dtype t = npos_type(a->parent, &flexible);
+	int64_t n = l->axes[a->parent->index].npos, n1, nnz1;
+	bool rows = __builtin_add_overflow(n, 1, &n1) || !count_fits(t, n1);
+	if (rows || __builtin_add_overflow(al->nnz, 1, &nnz1) ||
+	    !count_fits(a->nnz->dtype, nnz1)) {
+		stir_error(ctx, a->loc, "axis '%s': %s + 1 (its indptr's %s) does "
+			"not fit in %s (declare the sizes i64)", a->name,
+			rows ? "the parent's positions" : "NNZ",
+			rows ? "length" : "value bound",
+			stir_dtype_name(rows ? t : a->nnz->dtype));
+		return -1;
+	}
+	return 0;
+}
+
 /* l, a: evaluate the sizes and positions of axis a (parents come first). */
 static int init_axis(stir_layout *l, const stir_axis *a)
 {
 	stir_ctx *ctx = stir_kernel_ctx(l->kernel);
 	stir_axis_layout *al = &l->axes[a->index];
-	if (stir_eval_size(ctx, l->kernel, a->len, l->params, &al->len) < 0)
+	if (eval_size_in(ctx, l->kernel, a->len, l->params, &al->len, a->loc,
+		a->name) < 0)
 		return -1;
-	if (a->nnz &&
-	    stir_eval_size(ctx, l->kernel, a->nnz, l->params, &al->nnz) < 0)
+	if (a->nnz && eval_size_in(ctx, l->kernel, a->nnz, l->params, &al->nnz,
+		a->loc, a->name) < 0)
 		return -1;
 	if (al->len < 0 || al->nnz < 0) {
 		stir_error(ctx, a->loc, "axis '%s' has a negative size (%" PRId64 ")",
@@ -352,7 +553,7 @@ static int init_axis(stir_layout *l, const stir_axis *a)
 		al->npos = al->nnz;
 		break;
 	}
-	return 0;
+	return check_axis_counts(l, a);
 }
 
 /* l, b: find and check the structure arrays of every axis. */
@@ -383,6 +584,109 @@ static int check_axes(stir_layout *l, const stir_bindings *b)
 	return 0;
 }
 
+/* l, buf: check that every offset into buffer buf (over axes; its
+ * element count evaluated) fits the type lowering computes it in
+ * (stir_buffer_offset_dtype): otherwise stage III, the GPU and the
+ * interpreter of stage III would wrap.  A flat buffer's extent has been
+ * checked in its own type already. */
+static int check_offset_type(stir_layout *l, const stir_buffer *buf)
+{
+	if (buf->n_axes == 0)
+		return 0;
+	stir_dtype t = stir_buffer_offset_dtype(buf);
+	int64_t n = l->buffer_len[buf->index];
+	if (count_fits(t, n))
+		return 0;
+	stir_error(stir_kernel_ctx(l->kernel), buf->loc, "%s '%s' has %" PRId64
+		" elements, more than its offsets' type %s reaches (the type of "
+		"its sizes: declare them i64)",
+		buf->kind == STIR_BUFFER_LOCAL ? "local" : "tensor", buf->name, n,
+		stir_dtype_name(t));
+	return -1;
+}
+
+stir_loc stir_stmt_first_loc(const stir_stmt *s)
+{
+	if (s->loc.line > 0)
+		return s->loc;
+	const stir_ptr_vec *lists[2] = { NULL, NULL };
+	if (s->kind == STIR_STMT_IF) {
+		lists[0] = &s->u.if_.then_body;
+		lists[1] = &s->u.if_.else_body;
+	} else {
+		lists[0] = stir_stmt_body((stir_stmt *)s);
+	}
+	for (int l = 0; l < 2; l++) {
+		for (int i = 0; lists[l] && i < lists[l]->n; i++) {
+			stir_loc loc = stir_stmt_first_loc(stir_stmt_at(lists[l], i));
+			if (loc.line > 0)
+				return loc;
+		}
+	}
+	return s->loc;
+}
+
+/* e: whether e is a size expression (literals and parameters under
+ * arithmetic, casts, min and max), which binding can evaluate. */
+static bool is_size_expr(const stir_expr *e)
+{
+	switch (e->kind) {
+	case STIR_EXPR_INT:
+		return true;
+	case STIR_EXPR_VAR:
+		return e->u.var->kind == STIR_VAR_PARAM;
+	case STIR_EXPR_UNARY:
+		return e->u.unary.op == STIR_NEG && is_size_expr(e->u.unary.a);
+	case STIR_EXPR_CAST:
+		return stir_dtype_is_int(e->dtype) && is_size_expr(e->u.cast.a);
+	case STIR_EXPR_BINARY:
+		return e->u.binary.op <= STIR_MOD && is_size_expr(e->u.binary.a) &&
+			is_size_expr(e->u.binary.b);
+	case STIR_EXPR_CALL:
+		return (e->u.call.f == STIR_MIN || e->u.call.f == STIR_MAX) &&
+			e->u.call.n == 2 && is_size_expr(e->u.call.args[0]) &&
+			is_size_expr(e->u.call.args[1]);
+	default:
+		return false;
+	}
+}
+
+/* l, list: check the extents of the loops in list (and nested lists) that
+ * are size expressions ((m + 7) / 8 after a split): the interpreter of
+ * stage III and the GPU compute them in their types, so each part must
+ * fit its type as declared sizes do.  0 or -1 with a diagnostic. */
+static int check_loop_extents(stir_layout *l, const stir_ptr_vec *list)
+{
+	stir_ctx *ctx = stir_kernel_ctx(l->kernel);
+	for (int i = 0; i < list->n; i++) {
+		const stir_stmt *s = list->v[i];
+		const stir_ptr_vec *body = NULL, *other = NULL;
+		int64_t v;
+		switch (s->kind) {
+		case STIR_STMT_FOR:
+			if (is_size_expr(s->u.for_.extent) &&
+			    eval_size_in(ctx, l->kernel, s->u.for_.extent, l->params,
+				&v, stir_stmt_first_loc(s), NULL) < 0)
+				return -1;
+			body = &s->u.for_.body;
+			break;
+		case STIR_STMT_BLOCK:
+			body = &s->u.block.body;
+			break;
+		case STIR_STMT_IF:
+			body = &s->u.if_.then_body;
+			other = &s->u.if_.else_body;
+			break;
+		default:
+			break;
+		}
+		if ((body && check_loop_extents(l, body) < 0) ||
+		    (other && check_loop_extents(l, other) < 0))
+			return -1;
+	}
+	return 0;
+}
+
 int stir_layout_init(stir_layout *l, const stir_kernel *k,
 	const stir_bindings *b, bool check_arrays)
 {
@@ -405,8 +709,8 @@ int stir_layout_init(stir_layout *l, const stir_kernel *k,
 	for (int i = 0; i < k->buffers.n; i++) {
 		const stir_buffer *buf = stir_buffer_at(&k->buffers, i);
 		if (buf->n_axes == 0 && buf->extent) {
-			if (stir_eval_size(ctx, k, buf->extent, l->params,
-				&l->buffer_len[i]) < 0)
+			if (eval_size_in(ctx, k, buf->extent, l->params,
+				&l->buffer_len[i], buf->loc, buf->name) < 0)
 				goto fail;
 			if (l->buffer_len[i] < 0) {
 				stir_error(ctx, buf->extent->loc, "extent of buffer "
@@ -419,7 +723,11 @@ int stir_layout_init(stir_layout *l, const stir_kernel *k,
 		}
 		if (check_buffer_bytes(ctx, buf, l->buffer_len[i]) < 0)
 			goto fail;
+		if (check_offset_type(l, buf) < 0)
+			goto fail;
 	}
+	if (check_loop_extents(l, &k->body) < 0)
+		goto fail;
 	if (!check_arrays)
 		return 0;
 	if (check_axes(l, b) < 0)

@@ -34,13 +34,33 @@ int stir_layout_init(stir_layout *l, const stir_kernel *k,
 void stir_layout_release(stir_layout *l);
 
 /* Evaluate a size expression (literals and parameters) given parameter
- * values by parameter index.  0, or -1 with a diagnostic. */
+ * values by parameter index.  Every subexpression must fit its own type
+ * (stage III and the GPU compute it there): a value that does not is an
+ * error ("size expression 'm * n' is 4294967296, which does not fit in
+ * its type i32"), reported at the subexpression.  0, or -1 with a
+ * diagnostic. */
 int stir_eval_size(stir_ctx *ctx, const stir_kernel *k, const stir_expr *e,
 	const int64_t *params, int64_t *value);
+/* The same, reported at "where" when the subexpression has no location
+ * of its own (one built by lowering or a schedule). */
+int stir_eval_size_at(stir_ctx *ctx, const stir_kernel *k, const stir_expr *e,
+	const int64_t *params, int64_t *value, stir_loc where);
 
 /* Number of elements of "b"'s value array: the product over its chains of
  * the positions of each chain's last axis (docs/language.md section 4). */
 int64_t stir_layout_buffer_len(const stir_layout *l, const stir_buffer *b);
+
+/* The location of statement "s", or of the first statement inside it that
+ * has one (loops made by lowering or a schedule have none); line 0 when
+ * none has. */
+stir_loc stir_stmt_first_loc(const stir_stmt *s);
+
+/* The integer type that flat offsets into buffer "b" are computed in: for
+ * a buffer over axes the type of the product of its chains' numbers of
+ * positions (the extent lowering gives its flat buffer: the widest type of
+ * the sizes it uses), for a flat buffer its extent's type.  A binding
+ * whose element count does not fit it is refused (stir_layout_init). */
+stir_dtype stir_buffer_offset_dtype(const stir_buffer *b);
 
 /* Whether axis "b->axes[i]" ends a chain in buffer "b" (the next axis, if
  * any, is not its child). */

@@ -449,7 +449,10 @@ stir_expr *stir_expr_int(stir_kernel *k, int64_t value)
 {
 	if (!k)
 		return NULL;
-	stir_expr *e = expr_new(k, STIR_EXPR_INT, STIR_I32);
+	/* i32 unless the value needs i64 (a size beyond 2^31 - 1 written as
+	 * a literal must not be counted in i32) */
+	stir_expr *e = expr_new(k, STIR_EXPR_INT, value == (int32_t)value ?
+		STIR_I32 : STIR_I64);
 	if (e) {
 		e->u.i = value;
 		e->flexible = true;

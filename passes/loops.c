@@ -101,6 +101,18 @@ static stir_var *fresh_var(gen *g, const char *base, stir_var_kind kind,
 	return check(g, name ? stir_kernel_new_var(g->k, name, kind, t) : NULL);
 }
 
+/* extent, fallback: the type of a loop over "extent" and of its block
+ * variable: the extent's own (a loop variable has its extent's type,
+ * docs/ir.md), so that an i64 size gives an i64 loop and an i64 index
+ * type over i32 sizes an i32 one; "fallback" when the extent is missing
+ * (memory ran out, reported by the caller).  The iterator keeps its axis's
+ * index type: step 3 casts its coordinate where the two differ. */
+static stir_dtype loop_type(const stir_expr *extent, stir_dtype fallback)
+{
+	return extent && stir_dtype_is_int(extent->dtype) ? extent->dtype :
+		fallback;
+}
+
 /* g, a, p: the first position of child axis a under global parent position
  * p (p may be one past the parent's last position). */
 static stir_expr *child_start(gen *g, const stir_axis *a, stir_expr *p)
@@ -159,12 +171,15 @@ static void add_axis_loop(gen *g, stir_var *v, const stir_axis *a, stir_var *pv,
 	if (!l)
 		return;
 	const char *base = check(g, stir_kernel_strf(g->k, "v%s", v->name));
-	l->loop_var = fresh_var(g, v->name, STIR_VAR_LOOP, v->dtype);
-	l->block_var = base ? fresh_var(g, base, STIR_VAR_BLOCK, v->dtype) : NULL;
-	l->kind = kind;
 	l->extent = check(g, axis_extent(g, a, pv));
-	if (!l->block_var)
+	stir_dtype t = loop_type(l->extent, v->dtype);
+	l->loop_var = fresh_var(g, v->name, STIR_VAR_LOOP, t);
+	l->block_var = base ? fresh_var(g, base, STIR_VAR_BLOCK, t) : NULL;
+	l->kind = kind;
+	if (!l->loop_var || !l->block_var)
 		return;
+	/* diagnostics about the loop point at the iterator it comes from */
+	l->loop_var->loc = l->block_var->loc = v->loc;
 	stir_expr *bv = stir_mk_var(g->k, l->block_var);
 	stir_expr *gpos = pv ? stir_mk_add(g->k,
 		child_start(g, a, stir_expr_copy(g->k, pv->gpos, NULL)), bv) : bv;
@@ -242,15 +257,15 @@ static void add_fused_loop(gen *g, const stir_iter_group *grp,
 		return;
 	const char *name = fused_name(g, n, vars);
 	const char *base = name ? check(g, stir_kernel_strf(k, "v%s", name)) : NULL;
-	l->loop_var = base ? fresh_var(g, name, STIR_VAR_LOOP,
-		vars[n - 1]->dtype) : NULL;
-	l->block_var = base ? fresh_var(g, base, STIR_VAR_BLOCK,
-		vars[n - 1]->dtype) : NULL;
-	l->kind = kind;
 	l->extent = check(g, stir_mk_sub(k, stir_expr_copy(k, hi[n - 1], NULL),
 		stir_expr_copy(k, lo[n - 1], NULL)));
-	if (!l->block_var)
+	stir_dtype t = loop_type(l->extent, vars[n - 1]->dtype);
+	l->loop_var = base ? fresh_var(g, name, STIR_VAR_LOOP, t) : NULL;
+	l->block_var = base ? fresh_var(g, base, STIR_VAR_BLOCK, t) : NULL;
+	l->kind = kind;
+	if (!l->loop_var || !l->block_var)
 		return;
+	l->loop_var->loc = l->block_var->loc = vars[n - 1]->loc;
 	gpos[n - 1] = stir_mk_add(k, stir_expr_copy(k, lo[n - 1], NULL),
 		stir_mk_var(k, l->block_var));
 	for (int i = n - 2; i >= 0; i--) {

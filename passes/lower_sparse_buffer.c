@@ -33,10 +33,30 @@ static void *check(flat *f, void *p)
 	return p;
 }
 
-/* f, buf, pos: the flat offset of buf[pos[0], .., pos[n-1]]. */
+/* f, off, npos, t: off * npos computed in the integer type t: when both
+ * are narrower than t, off is converted to t first (one operand of type t
+ * makes the product t, in the interpreter as in C). */
+static stir_expr *scale(flat *f, stir_expr *off, stir_expr *npos,
+	stir_dtype t)
+{
+	if (off && npos && stir_int_rank(off->dtype) < stir_int_rank(t) &&
+	    stir_int_rank(npos->dtype) < stir_int_rank(t))
+		off = check(f, stir_expr_cast(f->k, t, off));
+	return stir_mk_mul(f->k, off, npos);
+}
+
+/* f, buf, pos: the flat offset of buf[pos[0], .., pos[n-1]], computed in
+ * the type of the buffer's extent (stir_buffer_offset_dtype): the sum so
+ * far is scaled by the next chain's positions in that type, where a
+ * narrower one could wrap (an i32 row position times an i32 width, in a
+ * buffer whose i64 NNZ makes its extent i64).
+ * The bindings are checked to keep every offset within that type, and
+ * each global position is below its axis's number of positions, which
+ * fits the position's own type; so no step wraps. */
 static stir_expr *offset(flat *f, const stir_buffer *buf, stir_expr *const *pos)
 {
 	stir_kernel *k = f->k;
+	stir_dtype t = stir_buffer_offset_dtype(buf);
 	stir_expr *off = NULL, *gpos = NULL;
 	for (int i = 0; i < buf->n_axes; i++) {
 		const stir_axis *a = buf->axes[i];
@@ -53,8 +73,8 @@ static stir_expr *offset(flat *f, const stir_buffer *buf, stir_expr *const *pos)
 			return NULL;
 		if (!stir_buffer_axis_ends_chain(buf, i))
 			continue;
-		off = off ? stir_mk_add(k, stir_mk_mul(k, off,
-			stir_axis_npos_expr(k, a)), stir_expr_copy(k, gpos, NULL)) :
+		off = off ? stir_mk_add(k, scale(f, off, stir_axis_npos_expr(k, a),
+			t), stir_expr_copy(k, gpos, NULL)) :
 			stir_expr_copy(k, gpos, NULL);
 		/* the next chain starts afresh */
 		if (i + 1 < buf->n_axes)

@@ -238,13 +238,30 @@ static stir_expr **tr_exprs(tr *t, int n, stir_expr *const *src)
 	return v;
 }
 
+/* t, v: the value of iterator v, its coordinate, in v's own type (the
+ * index type of its axis).  Positions and coordinates take the type of the
+ * loop that makes them (its extent's: an i64 size gives i64 positions),
+ * which may differ from the axis's index type; the cast keeps the type
+ * (and the value) that the expressions around the iterator were checked
+ * with at stage I. */
+static stir_expr *iter_value(tr *t, const stir_var *v)
+{
+	stir_expr *c = stir_expr_copy(t->k, v->coord, NULL);
+	if (!c || c->dtype == v->dtype)
+		return c;
+	stir_expr *cast = stir_expr_cast(t->k, v->dtype, c);
+	if (cast)
+		cast->loc = c->loc;
+	return cast;
+}
+
 /* t, e: e with iterators replaced by coordinates and accesses by
  * positions. */
 static stir_expr *tr_expr(tr *t, const stir_expr *e)
 {
 	stir_kernel *k = t->k;
 	if (e->kind == STIR_EXPR_VAR && e->u.var->kind == STIR_VAR_ITER)
-		return check(t, stir_expr_copy(k, e->u.var->coord, NULL));
+		return check(t, iter_value(t, e->u.var));
 	if (e->kind == STIR_EXPR_LOAD && e->u.load.buf->n_axes > 0) {
 		int n = e->u.load.n;
 		stir_expr **pos = check(t, stir_kernel_array(k, (size_t)n,

@@ -1144,7 +1144,7 @@ START_TEST(test_fake_errors)
 	/* a buffer larger than its 32-bit indices can address */
 	prog p = read_prog("kernel twostep(n: i32) stage 3 {\n"
 		"  buffer X_data: f32[n] = X;\n"
-		"  buffer T: f32[n * 100000];\n"
+		"  buffer T: f32[i64(n) * 100000];\n"
 		"  buffer Y_data: f32[n] = Y;\n"
 		"  for i in [0, n) bind(blockIdx.x) {\n"
 		"    T[i * 100000] = X_data[i];\n"
@@ -1164,6 +1164,35 @@ START_TEST(test_fake_errors)
 	char *d = test_diags_to_str(dctx);
 	ck_assert_str_eq(d, "3:10: error: buffer 'T' has 3000000000 elements; "
 		"32-bit indices cannot address it\n");
+	free(d);
+	ck_assert_int_eq(fake()->live_allocs, 0);
+	stir_bindings_free(b);
+	stir_gpu_run_free(r);
+	stir_gpu_kernel_free(gk);
+	/* the same extent in i32 (its offsets would wrap): refused by the
+	 * binding check, before anything is allocated on the device */
+	free_prog(&p);
+	p = read_prog("kernel twostep(n: i32) stage 3 {\n"
+		"  buffer X_data: f32[n] = X;\n"
+		"  buffer T: f32[n * 100000];\n"
+		"  buffer Y_data: f32[n] = Y;\n"
+		"  for i in [0, n) bind(blockIdx.x) {\n"
+		"    T[i * 100000] = X_data[i];\n"
+		"  }\n"
+		"  for i in [0, n) bind(blockIdx.x) {\n"
+		"    Y_data[i] = T[i * 100000];\n"
+		"  }\n"
+		"}\n");
+	gk = fake_kernel(&p);
+	r = stir_gpu_run_alloc(gk, dev);
+	ck_assert_ptr_nonnull(r);
+	b = stir_bindings_alloc();
+	bind_twostep(b, 30000);
+	ck_assert_int_eq(stir_gpu_run_upload(r, b), -1);
+	d = test_diags_to_str(p.ctx);
+	ck_assert_str_eq(d, "3:19: error: size expression 'n * 100000' of T is "
+		"3000000000, which does not fit in its type i32 (declare the "
+		"sizes it uses i64)\n");
 	free(d);
 	ck_assert_int_eq(fake()->live_allocs, 0);
 	stir_bindings_free(b);

@@ -16,7 +16,8 @@
  * of tests/data/graphs, which has a hub row and empty rows (against
  * examples/sddmm.stir at stage I), and the catalogue under each written schedule examples/NAME.yaml
  * (against the unscheduled stage I program; the formats of its decompose
- * steps built on the host).
+ * steps built on the host), and the programs of 64-bit sizes of
+ * tests/wide under a schedule.
  *
  * Then stirc itself, on the GPU backend with --schedule: the emulated
  * objects are put in a kernel cache under the keys of the NVRTC
@@ -449,6 +450,29 @@ static void find_programs(void)
 			p->sched_file = scheduled[i].schedule;
 			p->plan_flags = size ? 0 : STIR_CUDA_ALIGNED_BUFFERS;
 		}
+	}
+	/* 64-bit sizes and index arrays (tests/wide), lowered from stage I:
+	 * i64 loops, i64 offsets, i32 iterators over i64 lengths */
+	static const struct {
+		const char *file, *kernel, *schedule, *sizes;
+	} wide[] = {
+		{ "tests/wide/csrmm64.stir", "csrmm", "examples/csrmm.yaml",
+		  "m=40,n=30,feat=24" },
+		{ "tests/wide/mixed64.stir", "mixed", "tests/wide/mixed64.yaml",
+		  "m=30,n=20,feat=12,w=300" },
+		{ "tests/wide/csrmm64.stir", "csrmm", "examples/csrmm_hyb.yaml",
+		  "m=70,n=50" },
+		{ "tests/wide/csrmm64.stir", "csrmm",
+		  "examples/csrmm_hyb_grouped.yaml", "m=70,n=50" },
+		{ "tests/wide/sddmm64.stir", "sddmm", "examples/sddmm.yaml",
+		  "m=30,n=30,feat=40" },
+		{ "tests/wide/sddmm64.stir", "sddmm", "examples/sddmm_fast.yaml",
+		  "m=30,n=40" },
+	};
+	for (size_t i = 0; i < sizeof(wide) / sizeof(wide[0]); i++) {
+		emu_prog *p = add(wide[i].file, wide[i].kernel, wide[i].file,
+			wide[i].kernel, wide[i].sizes);
+		p->sched_file = wide[i].schedule;
 	}
 }
 

@@ -149,15 +149,17 @@ START_TEST(test_bind_rows_overflow)
 	 * bytes and were written far past them */
 	char *d;
 	ck_assert_int_eq(bind_text("kernel k() {\n"
-		"  axis I = dense_fixed(2305843009213693953);\n"
+		"  axis I = dense_fixed(2305843009213693953, idtype = i64);\n"
 		"  axis J = dense_variable(I, 1, 0);\n}\n", 1, NULL, &d), -1);
 	assert_diag(d, "axis 'J' has too many rows (2305843009213693953) to "
 		"bind");
-	/* INT64_MAX rows: rows + 1 overflowed */
+	/* INT64_MAX rows: rows + 1 overflowed (now refused with the sizes,
+	 * before anything is drawn) */
 	ck_assert_int_eq(bind_text("kernel k() {\n"
-		"  axis I = dense_fixed(9223372036854775807);\n"
+		"  axis I = dense_fixed(9223372036854775807, idtype = i64);\n"
 		"  axis J = sparse_variable(I, 1, 0);\n}\n", 1, NULL, &d), -1);
-	assert_diag(d, "axis 'J' has too many rows");
+	assert_diag(d, "axis 'J': the parent's positions + 1 (its indptr's "
+		"length) does not fit in i64");
 }
 END_TEST
 
@@ -166,7 +168,7 @@ START_TEST(test_bind_positions_overflow)
 	/* rows times columns of a sparse_fixed axis overflowed */
 	char *d;
 	ck_assert_int_eq(bind_text("kernel k() {\n"
-		"  axis I = dense_fixed(4611686018427387904);\n"
+		"  axis I = dense_fixed(4611686018427387904, idtype = i64);\n"
 		"  axis J = sparse_fixed(I, 10, 4, sorted = false);\n}\n", 1,
 		NULL, &d), -1);
 	assert_diag(d, "axis 'J' has too many positions");
