@@ -13,6 +13,7 @@
 #include <time.h>
 #include <stir/stir.h>
 #include "config.h"
+#include "tools/stirc.h"
 
 #define EXIT_WRONG 1
 #define EXIT_USAGE 2
@@ -1046,7 +1047,8 @@ static int cmd_cuda(int argc, char **argv)
 	return rc;
 }
 
-int main(int argc, char **argv)
+/* argc, argv: the whole command line (tools/stirc.h). */
+int stirc_main(int argc, char **argv)
 {
 	if (argc < 2)
 		return usage_error(NULL, "%s", "no command given");
