@@ -224,8 +224,10 @@ static void run_and_compare(const stir_schedule *s, stir_kernel *k,
 	for (int i = 0; i < stir_bindings_n_sizes(in); i++) {
 		int64_t v;
 		stir_bindings_get_size(in, stir_bindings_size_name(in, i), &v);
-		if (v > MAX_SIZE)
-			goto out;
+		if (v > MAX_SIZE) {
+			stir_bindings_free(in);
+			return;
+		}
 	}
 	if (stir_kernel_bind_random(k, in, seed) < 0 ||
 	    stir_schedule_bind_formats(s, k, in) < 0 ||
