@@ -172,12 +172,16 @@ typedef enum sizes_verdict {
 	                          the binder must stop there with an error */
 } sizes_verdict;
 
-/* k, b: whether binding k with the sizes in b keeps its arrays small.
+/* k, b, ext: whether binding k with the sizes in b keeps its arrays small.
+ * ext (NULL, or room for one entry per axis) receives, for a small
+ * verdict, a bound of the positions each axis has under one parent
+ * position (a variable axis: its NNZ).
  * Every parameter is bound but perhaps some that free_nnz_axis allows;
  * such a free NNZ counts as its largest value, rows times length.
  * Follows the binder: axes in order, each evaluated from the parameters;
  * then the tensors and locals. */
-static sizes_verdict check_sizes(const stir_kernel *k, const stir_bindings *b)
+static sizes_verdict check_sizes(const stir_kernel *k, const stir_bindings *b,
+	double *ext)
 {
 	stir_ctx *ctx = stir_kernel_ctx(k);
 	int64_t *params = calloc((size_t)k->params.n + 1, sizeof(*params));
@@ -214,6 +218,9 @@ static sizes_verdict check_sizes(const stir_kernel *k, const stir_bindings *b)
 		case STIR_SPARSE_FIXED: npos[i] = rows * (double)nnz; break;
 		default: npos[i] = (double)nnz; break;
 		}
+		if (ext)
+			ext[i] = a->kind == STIR_DENSE_FIXED ? (double)len :
+				a->kind == STIR_SPARSE_FIXED ? (double)nnz : npos[i];
 		total += npos[i] + rows + 1;
 		if (npos[i] > MAX_AXIS_POSITIONS || total > MAX_ARRAY_ELEMENTS)
 			v = SIZES_BIG;
@@ -259,84 +266,84 @@ static double axis_extent(const stir_layout *l, const stir_axis *a)
 	}
 }
 
-static double expr_work(const stir_layout *l, const stir_expr *e);
+static double expr_work(const double *ext, const stir_expr *e);
 
-/* l, buf, n, idx: the work of one access buf[idx..]: its indices, and a
+/* ext, buf, n, idx: the work of one access buf[idx..]: its indices, and a
  * search through a row of every sparse axis (a scan when unsorted). */
-static double access_work(const stir_layout *l, const stir_buffer *buf,
+static double access_work(const double *ext, const stir_buffer *buf,
 	int n, stir_expr *const *idx)
 {
 	double w = 1;
 	for (int i = 0; i < n; i++) {
-		w += expr_work(l, idx[i]);
+		w += expr_work(ext, idx[i]);
 		if (i < buf->n_axes && buf->axes[i]->kind >= STIR_SPARSE_FIXED)
 			w += buf->axes[i]->sorted ? 64 :
-				axis_extent(l, buf->axes[i]);
+				ext[buf->axes[i]->index];
 	}
 	return w;
 }
 
-/* l, e: the nodes of e, counting an access as access_work says. */
-static double expr_work(const stir_layout *l, const stir_expr *e)
+/* ext, e: the nodes of e, counting an access as access_work says. */
+static double expr_work(const double *ext, const stir_expr *e)
 {
 	double w = 1;
 	switch (e->kind) {
 	case STIR_EXPR_LOAD:
-		return access_work(l, e->u.load.buf, e->u.load.n, e->u.load.idx);
+		return access_work(ext, e->u.load.buf, e->u.load.n, e->u.load.idx);
 	case STIR_EXPR_UNARY:
-		return w + expr_work(l, e->u.unary.a);
+		return w + expr_work(ext, e->u.unary.a);
 	case STIR_EXPR_BINARY:
-		return w + expr_work(l, e->u.binary.a) +
-			expr_work(l, e->u.binary.b);
+		return w + expr_work(ext, e->u.binary.a) +
+			expr_work(ext, e->u.binary.b);
 	case STIR_EXPR_SELECT:
-		return w + expr_work(l, e->u.select.c) +
-			expr_work(l, e->u.select.a) + expr_work(l, e->u.select.b);
+		return w + expr_work(ext, e->u.select.c) +
+			expr_work(ext, e->u.select.a) + expr_work(ext, e->u.select.b);
 	case STIR_EXPR_CALL:
 		for (int i = 0; i < e->u.call.n; i++)
-			w += expr_work(l, e->u.call.args[i]);
+			w += expr_work(ext, e->u.call.args[i]);
 		return w;
 	case STIR_EXPR_CAST:
-		return w + expr_work(l, e->u.cast.a);
+		return w + expr_work(ext, e->u.cast.a);
 	default:
 		return w;
 	}
 }
 
-static double list_work(const stir_layout *l, const stir_ptr_vec *list);
+static double list_work(const double *ext, const stir_ptr_vec *list);
 
-/* l, s: an upper bound of the work of running statement s once: an
+/* ext, s: an upper bound of the work of running statement s once: an
  * iteration runs its init and body at most once per point of the product
  * of its members' extents. */
-static double stmt_work(const stir_layout *l, const stir_stmt *s)
+static double stmt_work(const double *ext, const stir_stmt *s)
 {
 	switch (s->kind) {
 	case STIR_STMT_STORE:
-		return access_work(l, s->u.store.buf, s->u.store.n,
-			s->u.store.idx) + expr_work(l, s->u.store.value);
+		return access_work(ext, s->u.store.buf, s->u.store.n,
+			s->u.store.idx) + expr_work(ext, s->u.store.value);
 	case STIR_STMT_LET:
-		return 1 + expr_work(l, s->u.let.value);
+		return 1 + expr_work(ext, s->u.let.value);
 	case STIR_STMT_IF:
-		return expr_work(l, s->u.if_.cond) +
-			list_work(l, &s->u.if_.then_body) +
-			list_work(l, &s->u.if_.else_body);
+		return expr_work(ext, s->u.if_.cond) +
+			list_work(ext, &s->u.if_.then_body) +
+			list_work(ext, &s->u.if_.else_body);
 	case STIR_STMT_ITER: {
 		double points = 1;
 		for (int g = 0; g < s->u.iter.n_groups; g++)
 			for (int i = 0; i < s->u.iter.groups[g].n_axes; i++)
-				points *= axis_extent(l, s->u.iter.groups[g].axes[i]);
-		return 1 + points * (2 + list_work(l, &s->u.iter.init) +
-			list_work(l, &s->u.iter.body));
+				points *= ext[s->u.iter.groups[g].axes[i]->index];
+		return 1 + points * (2 + list_work(ext, &s->u.iter.init) +
+			list_work(ext, &s->u.iter.body));
 	}
 	}
 	return 1;
 }
 
-/* l, list: the work of running the statements of list once. */
-static double list_work(const stir_layout *l, const stir_ptr_vec *list)
+/* ext, list: the work of running the statements of list once. */
+static double list_work(const double *ext, const stir_ptr_vec *list)
 {
 	double w = 0;
 	for (int i = 0; i < list->n; i++)
-		w += stmt_work(l, stir_stmt_at(list, i));
+		w += stmt_work(ext, stir_stmt_at(list, i));
 	return w;
 }
 
@@ -345,10 +352,16 @@ static double list_work(const stir_layout *l, const stir_ptr_vec *list)
 static double kernel_work(const stir_kernel *k, const stir_bindings *b)
 {
 	stir_layout l;
-	if (stir_layout_init(&l, k, b, true) < 0)
+	double *ext = calloc((size_t)k->axes.n + 1, sizeof(*ext));
+	if (!ext || stir_layout_init(&l, k, b, true) < 0) {
+		free(ext);
 		return -1;
-	double w = list_work(&l, &k->body);
+	}
+	for (int i = 0; i < k->axes.n; i++)
+		ext[i] = axis_extent(&l, stir_axis_at(&k->axes, i));
+	double w = list_work(ext, &k->body);
 	stir_layout_release(&l);
+	free(ext);
 	return w;
 }
 
@@ -598,7 +611,7 @@ static int run_kernel(check *c, const stir_kernel *k, int ki)
 			}
 		}
 		int rc = 1;
-		sizes_verdict v = check_sizes(k, b);
+		sizes_verdict v = check_sizes(k, b, NULL);
 		trace("kernel '%s': sizes up to %d, %d NNZ free: %s\n", k->name,
 			size_caps[r], n_free, v == SIZES_SMALL ? "small" :
 			v == SIZES_BIG ? "too large" : "invalid");
@@ -609,6 +622,20 @@ static int run_kernel(check *c, const stir_kernel *k, int ki)
 			return rc;
 	}
 	return 0;
+}
+
+bool fuzz_kernel_is_small(const stir_kernel *k, const stir_bindings *b)
+{
+	if (k->stage != STIR_STAGE_1)
+		return false;
+	double *ext = calloc((size_t)k->axes.n + 1, sizeof(*ext));
+	if (!ext)
+		return false;
+	sizes_verdict v = check_sizes(k, b, ext);
+	bool small = v == SIZES_INVALID ||
+		(v == SIZES_SMALL && list_work(ext, &k->body) <= MAX_WORK);
+	free(ext);
+	return small;
 }
 
 /* ---- the round trip ---- */

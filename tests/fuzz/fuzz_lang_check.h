@@ -26,6 +26,7 @@
 #ifndef STIR_TESTS_FUZZ_LANG_CHECK_H
 #define STIR_TESTS_FUZZ_LANG_CHECK_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -37,6 +38,16 @@
  * why (why_size bytes, NUL-terminated). */
 int fuzz_lang_check(const uint8_t *data, size_t len, char *why,
 	size_t why_size);
+
+/* k, b: whether binding stage I kernel k at random with the sizes of b
+ * (its other parameters unbound) and interpreting it stay within the
+ * budgets of the property: arrays small, and an upper bound of the work
+ * (every variable row as long as its axis's NNZ) small.  False for a
+ * kernel at another stage.  For harnesses that bind through other means
+ * (fuzz_stirc.c). */
+typedef struct stir_kernel stir_kernel;
+typedef struct stir_bindings stir_bindings;
+bool fuzz_kernel_is_small(const stir_kernel *k, const stir_bindings *b);
 
 /* Flags of fuzz_lang_check_flags. */
 enum {
