@@ -21,7 +21,8 @@
  * (fuzz_kernel_is_small), or with a Matrix Market file declaring more than
  * 10 rows or columns.
  *
- * Property: stirc_main returns 0, 1 or 2 (the documented exit statuses);
+ * Property: stirc_main returns 0, 1 or 2 (the documented exit statuses),
+ * not 0 when two outputs name one file or an output names an input;
  * no sanitizer report, no hang; afterwards the folder holds the input
  * files unchanged and no file besides those an argument names (-o FILE,
  * --out ARRAY=FILE).  Standard output goes to /dev/null; `make fuzz`
@@ -71,6 +72,10 @@ static int n_examples;
  * stirc's diagnostics). */
 static int report_fd = 2;
 
+/* The folder libFuzzer runs in (where it keeps its corpus and writes
+ * what fails) and the scratch folder, where each input runs. */
+static int home_fd = -1, scratch_fd = -1;
+
 /* what: a harness failure at start (not a finding). */
 static void die(const char *what)
 {
@@ -119,7 +124,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	DIR *d = opendir(src);
 	if (!d)
 		die(src);
-	if (!mkdtemp(tmpl) || chdir(tmpl) < 0 || mkdir("ex", 0755) < 0)
+	if (!mkdtemp(tmpl) || (home_fd = open(".", O_RDONLY)) < 0 ||
+	    chdir(tmpl) < 0 || mkdir("ex", 0755) < 0 ||
+	    (scratch_fd = open(".", O_RDONLY)) < 0 || fchdir(home_fd) < 0)
 		die(tmpl);
 	struct dirent *e;
 	while ((e = readdir(d)) && n_examples < 64) {
@@ -325,6 +332,39 @@ static bool is_output(const char *name, const input *in)
 	return false;
 }
 
+/* in: whether two output arguments name one file, or an output names an
+ * input file (stirc must refuse both: docs/language.md, "--out"). */
+static bool outputs_clash(const input *in)
+{
+	for (int i = 0; i < in->n_files; i++)
+		if (is_output(in->files[i].name, in))
+			return true;
+	for (int i = 0; i < n_examples; i++)
+		if (is_output(examples[i].name, in))
+			return true;
+	for (int i = 1; i < in->argc; i++) {
+		const char *a = in->argv[i], *v = opt_value(in, i, "--out");
+		if (v && strchr(v, '='))
+			v = strchr(v, '=') + 1;
+		else if (a[0] == '-' && a[1] == 'o')
+			v = a[2] ? a + 2 : i + 1 < in->argc ? in->argv[i + 1] : NULL;
+		else
+			v = NULL;
+		/* is_output on a copy without argument i */
+		if (v) {
+			input rest = *in;
+			rest.argv[i] = "";
+			if (i + 1 < in->argc && (v == in->argv[i + 1] ||
+			    (v > in->argv[i + 1] && v < in->argv[i + 1] +
+			    strlen(in->argv[i + 1]) + 1)))
+				rest.argv[i + 1] = "";
+			if (is_output(v, &rest))
+				return true;
+		}
+	}
+	return false;
+}
+
 /* f: whether file f is still there with its contents. */
 static bool unchanged(const file *f)
 {
@@ -381,42 +421,54 @@ static bool check_folder(const input *in, char *why, size_t size)
 	return ok;
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
+/* in: run the decoded input in the scratch folder (see above). */
+static void run_input(input *in)
 {
-	input in;
-	if (!decode(&in, data, len) || !is_runnable(&in)) {
-		free(in.buf);
-		return 0;
-	}
 	for (int i = 0; i < n_examples; i++)
 		write_file(examples[i].name, examples[i].data, examples[i].len);
-	for (int i = 0; i < in.n_files; i++)
-		write_file(in.files[i].name, in.files[i].data, in.files[i].len);
-	if (!is_runnable(&in)) {       /* now that the files are there */
+	for (int i = 0; i < in->n_files; i++)
+		write_file(in->files[i].name, in->files[i].data, in->files[i].len);
+	if (!is_runnable(in)) {        /* now that the files are there */
 		char why[64];
-		check_folder(&in, why, sizeof(why));
-		free(in.buf);
-		return 0;
+		check_folder(in, why, sizeof(why));
+		return;
 	}
 	/* stirc_main permutes argv (getopt) and writes into its strings
 	 * (NAME=VALUE is cut at '='): it gets copies */
 	char *argv[MAX_ARGS + 2] = { NULL };
-	for (int i = 0; i < in.argc; i++)
-		if (!(argv[i] = strdup(in.argv[i])))
+	for (int i = 0; i < in->argc; i++)
+		if (!(argv[i] = strdup(in->argv[i])))
 			die("strdup");
 	optind = 0;                    /* a fresh getopt (glibc) */
-	int rc = stirc_main(in.argc, argv);
-	for (int i = 0; i < in.argc; i++)
+	int rc = stirc_main(in->argc, argv);
+	for (int i = 0; i < in->argc; i++)
 		free(argv[i]);
 	fflush(stdout);
 	char why[256];
+	if (rc == 0 && outputs_clash(in)) {
+		dprintf(report_fd, "fuzz_stirc: exit status 0 with two outputs "
+			"to one file, or an output over an input\n");
+		__builtin_trap();
+	}
 	if (rc < 0 || rc > 2) {
 		dprintf(report_fd, "fuzz_stirc: exit status %d\n", rc);
 		__builtin_trap();
 	}
-	if (!check_folder(&in, why, sizeof(why))) {
+	if (!check_folder(in, why, sizeof(why))) {
 		dprintf(report_fd, "fuzz_stirc: %s\n", why);
 		__builtin_trap();
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
+{
+	input in;
+	if (decode(&in, data, len) && is_runnable(&in)) {
+		if (fchdir(scratch_fd) < 0)
+			die("the scratch folder");
+		run_input(&in);
+		if (fchdir(home_fd) < 0)
+			die("the fuzzer's folder");
 	}
 	free(in.buf);
 	return 0;
