@@ -478,7 +478,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 		build_npy(&c, &t, &a, &v);
 	text plain = { NULL, 0, 0 };
 	put(&plain, t.s, t.len);
-	if (pick(&c, 4) == 0)
+	if (perturb(&c, 4) == 0)
 		gzip_wrap(&c, &t, &v);
 	if (getenv("FUZZ_FORMATS_DUMP"))
 		fwrite(t.s, 1, t.len, stderr);
