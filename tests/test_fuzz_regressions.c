@@ -131,6 +131,36 @@ START_TEST(test_property_passes_a_program)
 }
 END_TEST
 
+/* The default schedule splits a loop of constant extent near INT64_MAX
+ * into blocks of 256 threads: the number of blocks is INT64_MAX / 256
+ * rounded up, computed without overflowing (it computed INT64_MAX + 255,
+ * which UBSan reports; found by fuzz_lang on nasty-huge-sizes.stir once it
+ * emitted CUDA). */
+START_TEST(test_default_schedule_huge_extent)
+{
+	static const char text[] =
+		"kernel k() {\n"
+		"  axis I = dense_fixed(9223372036854775807);\n"
+		"  tensor A: f32[I];\n"
+		"  iter it (i) in [I] \"S\" { A[i] = 1.0; }\n"
+		"}\n";
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_module *m = stir_module_read_from_str(ctx, "t.stir", text,
+		strlen(text));
+	ck_assert_ptr_nonnull(m);
+	stir_kernel *k = stir_module_get_kernel(m, 0);
+	ck_assert_int_eq(stir_kernel_lower_sparse_iter(k), 0);
+	ck_assert_int_eq(stir_default_schedule(k), 0);
+	char *printed = stir_kernel_to_str(k);
+	ck_assert_ptr_nonnull(printed);
+	ck_assert_msg(strstr(printed, "[0, 36028797018963968)") != NULL, "%s",
+		printed);
+	free(printed);
+	stir_module_free(m);
+	stir_ctx_free(ctx);
+}
+END_TEST
+
 /* ---- sizes beyond the fuzzer's budgets ----
  *
  * The fuzzer binds only sizes that keep arrays small, so these inputs,
@@ -266,6 +296,7 @@ int main(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("property");
 	tcase_add_test(tc, test_property_passes_a_program);
+	tcase_add_test(tc, test_default_schedule_huge_extent);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("beyond_budgets");
 	tcase_add_test(tc, test_bind_rows_overflow);
