@@ -196,7 +196,7 @@ int sched_split(sched *s, sched_path *path, int li, int n,
 			exts[i] = sched_check(s, stir_mk_int(k, factors[i]));
 		} else if (sched_int_value(extent, &ext) && ext >= 0) {
 			exts[i] = sched_check(s, stir_mk_int(k,
-				(ext + product - 1) / product));
+				ext / product + (ext % product != 0)));
 		} else if (product == 1) {
 			exts[i] = sched_check(s, stir_expr_copy(k, extent, NULL));
 		} else {

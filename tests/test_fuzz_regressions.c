@@ -74,12 +74,42 @@ static uint8_t *slurp(const char *name, size_t *len)
 	return data;
 }
 
+/* Regression files that a fault of the library, open when the lowering
+ * stages were added to the property, keeps from going through the whole
+ * pipeline: they are checked up to stage I only (FUZZ_LANG_STAGE_1_ONLY)
+ * until the fault is fixed; then their line goes.  The reasons are issue
+ * 14's items; see docs/fuzzing.md. */
+static const struct {
+	const char *file;
+	const char *why;
+} stage_1_only[] = {
+	/* the fresh-name generators loop forever on names cut at 255 bytes */
+	{ "bind-long-axis-names.stir", "issue 14, item 8" },
+	{ "nasty-long-identifiers.stir", "issue 14, item 8" },
+	/* "loop variable 'ijk' of type i64 has an extent of type i32" */
+	{ "interp-fuse-attach-unsorted.stir", "issue 14, item 12" },
+	/* the stage II text nests deeper than the reader's 256 levels */
+	{ "nasty-deep-if.stir", "issue 14, item 5 (round trip)" },
+	{ "nasty-deep-iterations.stir", "issue 14, item 5 (round trip)" },
+};
+
+/* name: the flags to check regression file "name" with. */
+static unsigned regression_flags(const char *name)
+{
+	for (size_t i = 0; i < sizeof(stage_1_only) / sizeof(stage_1_only[0]);
+	     i++)
+		if (!strcmp(name, stage_1_only[i].file))
+			return FUZZ_LANG_STAGE_1_ONLY;
+	return 0;
+}
+
 START_TEST(test_regression)
 {
 	static char why[FUZZ_WHY_MAX];
 	size_t len;
 	uint8_t *data = slurp(files[_i], &len);
-	int rc = fuzz_lang_check(data, len, why, sizeof(why));
+	int rc = fuzz_lang_check_flags(data, len, regression_flags(files[_i]),
+		why, sizeof(why));
 	ck_assert_msg(rc == 0, "%s: %s", files[_i], why);
 	free(data);
 }
@@ -98,6 +128,36 @@ START_TEST(test_property_passes_a_program)
 	ck_assert_int_eq(fuzz_lang_check((const uint8_t *)text,
 		sizeof(text) - 1, why, sizeof(why)), 0);
 	ck_assert_str_eq(why, "");
+}
+END_TEST
+
+/* The default schedule splits a loop of constant extent near INT64_MAX
+ * into blocks of 256 threads: the number of blocks is INT64_MAX / 256
+ * rounded up, computed without overflowing (it computed INT64_MAX + 255,
+ * which UBSan reports; found by fuzz_lang on nasty-huge-sizes.stir once it
+ * emitted CUDA). */
+START_TEST(test_default_schedule_huge_extent)
+{
+	static const char text[] =
+		"kernel k() {\n"
+		"  axis I = dense_fixed(9223372036854775807);\n"
+		"  tensor A: f32[I];\n"
+		"  iter it (i) in [I] \"S\" { A[i] = 1.0; }\n"
+		"}\n";
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_module *m = stir_module_read_from_str(ctx, "t.stir", text,
+		strlen(text));
+	ck_assert_ptr_nonnull(m);
+	stir_kernel *k = stir_module_get_kernel(m, 0);
+	ck_assert_int_eq(stir_kernel_lower_sparse_iter(k), 0);
+	ck_assert_int_eq(stir_default_schedule(k), 0);
+	char *printed = stir_kernel_to_str(k);
+	ck_assert_ptr_nonnull(printed);
+	ck_assert_msg(strstr(printed, "[0, 36028797018963968)") != NULL, "%s",
+		printed);
+	free(printed);
+	stir_module_free(m);
+	stir_ctx_free(ctx);
 }
 END_TEST
 
@@ -238,6 +298,7 @@ int main(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("property");
 	tcase_add_test(tc, test_property_passes_a_program);
+	tcase_add_test(tc, test_default_schedule_huge_extent);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("beyond_budgets");
 	tcase_add_test(tc, test_bind_rows_overflow);

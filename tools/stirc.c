@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <stir/stir.h>
 #include "config.h"
+#include "tools/stirc.h"
 
 #define EXIT_WRONG 1
 #define EXIT_USAGE 2
@@ -1405,7 +1406,8 @@ static int cmd_cuda(int argc, char **argv)
 	return rc;
 }
 
-int main(int argc, char **argv)
+/* argc, argv: the whole command line (tools/stirc.h). */
+int stirc_main(int argc, char **argv)
 {
 	if (argc < 2)
 		return usage_error(NULL, "%s", "no command given");

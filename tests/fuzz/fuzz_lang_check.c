@@ -12,6 +12,7 @@
  * is exceeded, smaller sizes are tried; when even zeros exceed it, the
  * kernel is only read and printed.  The estimates walk the IR, so this
  * file reads the internal node structures (ir/nodes.h, ir/layout.h). */
+#include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -39,6 +40,9 @@ typedef struct check {
 	size_t why_size;
 	bool failed;           /* a failure was recorded */
 	uint64_t seed;         /* drawn from the input: sizes and data */
+	/* the module lowered to stage II and to stage III (each read from
+	 * the printed text, in its own context), or NULL */
+	stir_module *lowered[2];
 } check;
 
 /* c, fmt: record a failure (the first one only) and return -1. */
@@ -168,12 +172,16 @@ typedef enum sizes_verdict {
 	                          the binder must stop there with an error */
 } sizes_verdict;
 
-/* k, b: whether binding k with the sizes in b keeps its arrays small.
+/* k, b, ext: whether binding k with the sizes in b keeps its arrays small.
+ * ext (NULL, or room for one entry per axis) receives, for a small
+ * verdict, a bound of the positions each axis has under one parent
+ * position (a variable axis: its NNZ).
  * Every parameter is bound but perhaps some that free_nnz_axis allows;
  * such a free NNZ counts as its largest value, rows times length.
  * Follows the binder: axes in order, each evaluated from the parameters;
  * then the tensors and locals. */
-static sizes_verdict check_sizes(const stir_kernel *k, const stir_bindings *b)
+static sizes_verdict check_sizes(const stir_kernel *k, const stir_bindings *b,
+	double *ext)
 {
 	stir_ctx *ctx = stir_kernel_ctx(k);
 	int64_t *params = calloc((size_t)k->params.n + 1, sizeof(*params));
@@ -210,6 +218,9 @@ static sizes_verdict check_sizes(const stir_kernel *k, const stir_bindings *b)
 		case STIR_SPARSE_FIXED: npos[i] = rows * (double)nnz; break;
 		default: npos[i] = (double)nnz; break;
 		}
+		if (ext)
+			ext[i] = a->kind == STIR_DENSE_FIXED ? (double)len :
+				a->kind == STIR_SPARSE_FIXED ? (double)nnz : npos[i];
 		total += npos[i] + rows + 1;
 		if (npos[i] > MAX_AXIS_POSITIONS || total > MAX_ARRAY_ELEMENTS)
 			v = SIZES_BIG;
@@ -255,84 +266,84 @@ static double axis_extent(const stir_layout *l, const stir_axis *a)
 	}
 }
 
-static double expr_work(const stir_layout *l, const stir_expr *e);
+static double expr_work(const double *ext, const stir_expr *e);
 
-/* l, buf, n, idx: the work of one access buf[idx..]: its indices, and a
+/* ext, buf, n, idx: the work of one access buf[idx..]: its indices, and a
  * search through a row of every sparse axis (a scan when unsorted). */
-static double access_work(const stir_layout *l, const stir_buffer *buf,
+static double access_work(const double *ext, const stir_buffer *buf,
 	int n, stir_expr *const *idx)
 {
 	double w = 1;
 	for (int i = 0; i < n; i++) {
-		w += expr_work(l, idx[i]);
+		w += expr_work(ext, idx[i]);
 		if (i < buf->n_axes && buf->axes[i]->kind >= STIR_SPARSE_FIXED)
 			w += buf->axes[i]->sorted ? 64 :
-				axis_extent(l, buf->axes[i]);
+				ext[buf->axes[i]->index];
 	}
 	return w;
 }
 
-/* l, e: the nodes of e, counting an access as access_work says. */
-static double expr_work(const stir_layout *l, const stir_expr *e)
+/* ext, e: the nodes of e, counting an access as access_work says. */
+static double expr_work(const double *ext, const stir_expr *e)
 {
 	double w = 1;
 	switch (e->kind) {
 	case STIR_EXPR_LOAD:
-		return access_work(l, e->u.load.buf, e->u.load.n, e->u.load.idx);
+		return access_work(ext, e->u.load.buf, e->u.load.n, e->u.load.idx);
 	case STIR_EXPR_UNARY:
-		return w + expr_work(l, e->u.unary.a);
+		return w + expr_work(ext, e->u.unary.a);
 	case STIR_EXPR_BINARY:
-		return w + expr_work(l, e->u.binary.a) +
-			expr_work(l, e->u.binary.b);
+		return w + expr_work(ext, e->u.binary.a) +
+			expr_work(ext, e->u.binary.b);
 	case STIR_EXPR_SELECT:
-		return w + expr_work(l, e->u.select.c) +
-			expr_work(l, e->u.select.a) + expr_work(l, e->u.select.b);
+		return w + expr_work(ext, e->u.select.c) +
+			expr_work(ext, e->u.select.a) + expr_work(ext, e->u.select.b);
 	case STIR_EXPR_CALL:
 		for (int i = 0; i < e->u.call.n; i++)
-			w += expr_work(l, e->u.call.args[i]);
+			w += expr_work(ext, e->u.call.args[i]);
 		return w;
 	case STIR_EXPR_CAST:
-		return w + expr_work(l, e->u.cast.a);
+		return w + expr_work(ext, e->u.cast.a);
 	default:
 		return w;
 	}
 }
 
-static double list_work(const stir_layout *l, const stir_ptr_vec *list);
+static double list_work(const double *ext, const stir_ptr_vec *list);
 
-/* l, s: an upper bound of the work of running statement s once: an
+/* ext, s: an upper bound of the work of running statement s once: an
  * iteration runs its init and body at most once per point of the product
  * of its members' extents. */
-static double stmt_work(const stir_layout *l, const stir_stmt *s)
+static double stmt_work(const double *ext, const stir_stmt *s)
 {
 	switch (s->kind) {
 	case STIR_STMT_STORE:
-		return access_work(l, s->u.store.buf, s->u.store.n,
-			s->u.store.idx) + expr_work(l, s->u.store.value);
+		return access_work(ext, s->u.store.buf, s->u.store.n,
+			s->u.store.idx) + expr_work(ext, s->u.store.value);
 	case STIR_STMT_LET:
-		return 1 + expr_work(l, s->u.let.value);
+		return 1 + expr_work(ext, s->u.let.value);
 	case STIR_STMT_IF:
-		return expr_work(l, s->u.if_.cond) +
-			list_work(l, &s->u.if_.then_body) +
-			list_work(l, &s->u.if_.else_body);
+		return expr_work(ext, s->u.if_.cond) +
+			list_work(ext, &s->u.if_.then_body) +
+			list_work(ext, &s->u.if_.else_body);
 	case STIR_STMT_ITER: {
 		double points = 1;
 		for (int g = 0; g < s->u.iter.n_groups; g++)
 			for (int i = 0; i < s->u.iter.groups[g].n_axes; i++)
-				points *= axis_extent(l, s->u.iter.groups[g].axes[i]);
-		return 1 + points * (2 + list_work(l, &s->u.iter.init) +
-			list_work(l, &s->u.iter.body));
+				points *= ext[s->u.iter.groups[g].axes[i]->index];
+		return 1 + points * (2 + list_work(ext, &s->u.iter.init) +
+			list_work(ext, &s->u.iter.body));
 	}
 	}
 	return 1;
 }
 
-/* l, list: the work of running the statements of list once. */
-static double list_work(const stir_layout *l, const stir_ptr_vec *list)
+/* ext, list: the work of running the statements of list once. */
+static double list_work(const double *ext, const stir_ptr_vec *list)
 {
 	double w = 0;
 	for (int i = 0; i < list->n; i++)
-		w += stmt_work(l, stir_stmt_at(list, i));
+		w += stmt_work(ext, stir_stmt_at(list, i));
 	return w;
 }
 
@@ -341,10 +352,16 @@ static double list_work(const stir_layout *l, const stir_ptr_vec *list)
 static double kernel_work(const stir_kernel *k, const stir_bindings *b)
 {
 	stir_layout l;
-	if (stir_layout_init(&l, k, b, true) < 0)
+	double *ext = calloc((size_t)k->axes.n + 1, sizeof(*ext));
+	if (!ext || stir_layout_init(&l, k, b, true) < 0) {
+		free(ext);
 		return -1;
-	double w = list_work(&l, &k->body);
+	}
+	for (int i = 0; i < k->axes.n; i++)
+		ext[i] = axis_extent(&l, stir_axis_at(&k->axes, i));
+	double w = list_work(ext, &k->body);
 	stir_layout_release(&l);
+	free(ext);
 	return w;
 }
 
@@ -413,6 +430,88 @@ static bool bindings_equal(const stir_bindings *a, const stir_bindings *b)
 	return true;
 }
 
+/* t: the tolerance of a comparison in type t, relative and absolute
+ * (that of `stirc verify`, tools/stirc.c). */
+static double tolerance(stir_dtype t)
+{
+	switch (t) {
+	case STIR_F64: return 1e-9;
+	case STIR_F32: return 1e-4;
+	case STIR_F16: return 1e-2;
+	case STIR_BF16: return 5e-2;
+	default: return 0;
+	}
+}
+
+/* c, k, got, want, what: every tensor of k must be the same in "got" (a
+ * lowered kernel's run) and "want" (stage I's) within its type's
+ * tolerance, NaNs in the same places; compared as `stirc verify` does. */
+static int compare_tensors(check *c, const stir_kernel *k,
+	const stir_bindings *got, const stir_bindings *want, const char *what)
+{
+	for (int i = 0; i < stir_kernel_n_buffers(k); i++) {
+		stir_buffer *buf = stir_kernel_get_buffer(k, i);
+		if (stir_buffer_get_kind(buf) != STIR_BUFFER_TENSOR)
+			continue;
+		const char *name = stir_buffer_get_array_name(buf);
+		const stir_array *a = stir_bindings_get_array(got, name);
+		const stir_array *r = stir_bindings_get_array(want, name);
+		if (!a || !r || stir_array_get_len(a) != stir_array_get_len(r))
+			return fail(c, "kernel '%s': %s has no array '%s' of stage "
+				"I's length", k->name, what, name);
+		double tol = tolerance(stir_buffer_get_dtype(buf));
+		for (int64_t j = 0; j < stir_array_get_len(r); j++) {
+			double x = stir_array_get_double(a, j);
+			double y = stir_array_get_double(r, j);
+			double d = fabs(x - y);
+			if (isnan(x) != isnan(y))
+				d = INFINITY;
+			else if (isnan(x) || (isinf(x) && x == y))
+				d = 0;
+			if (d > tol * (1 + fabs(y)))
+				return fail(c, "kernel '%s': %s gives %s[%lld] = %.9g, "
+					"stage I %.9g", k->name, what, name, (long long)j,
+					x, y);
+		}
+	}
+	return 0;
+}
+
+/* c, k, in, want: run the lowered forms of k (stages II and III, where
+ * lowering worked) on copies of the inputs "in" and compare their tensors
+ * with "want", stage I's results. */
+static int run_lowered(check *c, const stir_kernel *k, const stir_bindings *in,
+	const stir_bindings *want)
+{
+	static const char *const what[] = { "stage II", "stage III" };
+	for (int s = 0; s < 2; s++) {
+		if (!c->lowered[s])
+			continue;
+		stir_kernel *kl = stir_module_find_kernel(c->lowered[s], k->name);
+		if (!kl)
+			return fail(c, "kernel '%s' is missing at %s", k->name,
+				what[s]);
+		stir_bindings *got = stir_bindings_copy(in);
+		if (!got)
+			return fail(c, "out of memory in the harness");
+		int rc = 0;
+		if (stir_kernel_interpret(kl, got) < 0) {
+			char msg[256];
+			snprintf(msg, sizeof(msg), "kernel '%s': the %s interpreter "
+				"fails where stage I's works", k->name, what[s]);
+			rc = fail_diags(c, stir_kernel_ctx(kl), msg);
+		} else {
+			rc = compare_tensors(c, k, got, want, what[s]);
+		}
+		trace("kernel '%s': %s: %s\n", k->name, what[s],
+			rc < 0 ? "differs" : "same");
+		stir_bindings_free(got);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* c, ctx, k, b, again: bind_and_run on b, and the same on "again" (a copy
  * of b before binding) to compare. */
 static int bind_and_run_twice(check *c, stir_ctx *ctx, const stir_kernel *k,
@@ -444,18 +543,25 @@ static int bind_and_run_twice(check *c, stir_ctx *ctx, const stir_kernel *k,
 		trace("kernel '%s': bound, work %g too large\n", k->name, work);
 		return 1;
 	}
+	stir_bindings *in = stir_bindings_copy(b);
+	if (!in)
+		return fail(c, "out of memory in the harness");
 	errors = stir_ctx_n_errors(ctx);
 	int rc = stir_kernel_interpret(k, b);
 	trace("kernel '%s': bound, work %g, interpreted: %s\n", k->name, work,
 		rc < 0 ? "error" : "ok");
+	int r = 0;
 	if (rc < 0 && stir_ctx_n_errors(ctx) <= errors)
-		return fail(c, "kernel '%s': interpretation failed without an "
+		r = fail(c, "kernel '%s': interpretation failed without an "
 			"error", k->name);
-	if ((stir_kernel_interpret(k, again) < 0) != (rc < 0) ||
+	else if ((stir_kernel_interpret(k, again) < 0) != (rc < 0) ||
 	    !bindings_equal(b, again))
-		return fail(c, "kernel '%s': interpreting the same inputs twice "
+		r = fail(c, "kernel '%s': interpreting the same inputs twice "
 			"gives two different results", k->name);
-	return 0;
+	else if (rc == 0)
+		r = run_lowered(c, k, in, b);
+	stir_bindings_free(in);
+	return r;
 }
 
 /* c, k, b: bind k's remaining arrays at random and, when that works and
@@ -505,7 +611,7 @@ static int run_kernel(check *c, const stir_kernel *k, int ki)
 			}
 		}
 		int rc = 1;
-		sizes_verdict v = check_sizes(k, b);
+		sizes_verdict v = check_sizes(k, b, NULL);
 		trace("kernel '%s': sizes up to %d, %d NNZ free: %s\n", k->name,
 			size_caps[r], n_free, v == SIZES_SMALL ? "small" :
 			v == SIZES_BIG ? "too large" : "invalid");
@@ -516,6 +622,20 @@ static int run_kernel(check *c, const stir_kernel *k, int ki)
 			return rc;
 	}
 	return 0;
+}
+
+bool fuzz_kernel_is_small(const stir_kernel *k, const stir_bindings *b)
+{
+	if (k->stage != STIR_STAGE_1)
+		return false;
+	double *ext = calloc((size_t)k->axes.n + 1, sizeof(*ext));
+	if (!ext)
+		return false;
+	sizes_verdict v = check_sizes(k, b, ext);
+	bool small = v == SIZES_INVALID ||
+		(v == SIZES_SMALL && list_work(ext, &k->body) <= MAX_WORK);
+	free(ext);
+	return small;
 }
 
 /* ---- the round trip ---- */
@@ -548,6 +668,87 @@ static int check_round_trip(check *c, const stir_module *m, const char *text)
 	return rc;
 }
 
+/* ---- lowering and CUDA ---- */
+
+static void check_diagnostics(check *c, const stir_ctx *ctx);
+
+/* c, text, stage: read text (a module that reads) in a new context and
+ * lower it to "stage" (2 or 3; kernels already there stay).  A verified
+ * program must lower.  The lowered module prints, reads back and prints
+ * again as the same text (check_round_trip).  Returns the module (its
+ * context in *ctx_out), or NULL after a failure. */
+static stir_module *lower_module(check *c, const char *text, int stage,
+	stir_ctx **ctx_out)
+{
+	stir_ctx *ctx = stir_ctx_alloc();
+	*ctx_out = ctx;
+	if (!ctx) {
+		fail(c, "out of memory in the harness");
+		return NULL;
+	}
+	stir_module *m = stir_module_read_from_str(ctx, "printed.stir", text,
+		strlen(text));
+	if (!m) {
+		fail_diags(c, ctx, "the printed module does not read back");
+		return NULL;
+	}
+	char what[64];
+	snprintf(what, sizeof(what), "a verified program does not lower to "
+		"stage %s", stage == 2 ? "II" : "III");
+	if (stir_lower_sparse_iter(m) < 0 ||
+	    (stage == 3 && stir_lower_sparse_buffer(m) < 0)) {
+		fail_diags(c, ctx, what);
+		stir_module_free(m);
+		return NULL;
+	}
+	char *lowered = stir_module_to_str(m);
+	if (!lowered) {
+		fail_diags(c, ctx, "the lowered module does not print");
+		stir_module_free(m);
+		return NULL;
+	}
+	int rc = check_round_trip(c, m, lowered);
+	free(lowered);
+	if (rc < 0) {
+		stir_module_free(m);
+		return NULL;
+	}
+	return m;
+}
+
+/* c, text: every kernel of the module printed as text, brought to stage
+ * III for the GPU (stir_kernel_prepare_for_gpu: the default schedule for
+ * every nest), must emit CUDA C or refuse with an error. */
+static int check_cuda(check *c, const char *text)
+{
+	stir_ctx *ctx = stir_ctx_alloc();
+	if (!ctx)
+		return fail(c, "out of memory in the harness");
+	stir_module *m = stir_module_read_from_str(ctx, "printed.stir", text,
+		strlen(text));
+	int rc = 0;
+	if (!m)
+		rc = fail_diags(c, ctx, "the printed module does not read back");
+	for (int i = 0; m && rc == 0 && i < stir_module_n_kernels(m); i++) {
+		stir_kernel *k = stir_module_get_kernel(m, i);
+		int errors = stir_ctx_n_errors(ctx);
+		char *cuda = NULL;
+		if (stir_kernel_prepare_for_gpu(k) == 0)
+			cuda = stir_kernel_to_cuda(k);
+		if (!cuda && stir_ctx_n_errors(ctx) <= errors)
+			rc = fail(c, "kernel '%s': no CUDA C and no error",
+				k->name);
+		trace("kernel '%s': CUDA: %s\n", k->name,
+			cuda ? "emitted" : "refused");
+		free(cuda);
+	}
+	if (rc == 0)
+		check_diagnostics(c, ctx);
+	stir_module_free(m);
+	stir_ctx_free(ctx);
+	return rc;
+}
+
 /* c, ctx: the diagnostics of ctx, with their source lines, must format,
  * and the text must hold every message (a source line must not cut it
  * short). */
@@ -573,7 +774,13 @@ static void check_diagnostics(check *c, const stir_ctx *ctx)
 int fuzz_lang_check(const uint8_t *data, size_t len, char *why,
 	size_t why_size)
 {
-	check c = { why, why_size, false, hash_input(data, len) };
+	return fuzz_lang_check_flags(data, len, 0, why, why_size);
+}
+
+int fuzz_lang_check_flags(const uint8_t *data, size_t len, unsigned flags,
+	char *why, size_t why_size)
+{
+	check c = { why, why_size, false, hash_input(data, len), { NULL, NULL } };
 	if (why_size > 0)
 		why[0] = '\0';
 	stir_ctx *ctx = stir_ctx_alloc();
@@ -591,10 +798,24 @@ int fuzz_lang_check(const uint8_t *data, size_t len, char *why,
 		char *text = stir_module_to_str(m);
 		if (!text)
 			fail(&c, "the module does not print");
-		else if (check_round_trip(&c, m, text) == 0)
-			for (int i = 0; i < stir_module_n_kernels(m); i++)
+		else if (check_round_trip(&c, m, text) == 0) {
+			stir_ctx *lctx[2] = { NULL, NULL };
+			bool lower = !(flags & FUZZ_LANG_STAGE_1_ONLY);
+			if (lower)
+				c.lowered[0] = lower_module(&c, text, 2, &lctx[0]);
+			if (c.lowered[0])
+				c.lowered[1] = lower_module(&c, text, 3, &lctx[1]);
+			if (lower && !c.failed)
+				check_cuda(&c, text);
+			for (int i = 0; !c.failed && i < stir_module_n_kernels(m);
+			    i++)
 				if (run_kernel(&c, stir_module_get_kernel(m, i), i) < 0)
 					break;
+			for (int s = 0; s < 2; s++) {
+				stir_module_free(c.lowered[s]);
+				stir_ctx_free(lctx[s]);
+			}
+		}
 		free(text);
 	}
 	stir_module_free(m);

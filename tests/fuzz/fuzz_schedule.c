@@ -1,61 +1,262 @@
 /* A libFuzzer harness for schedule files (docs/schedules.md, "Schedule
  * files").
  *
- * Every input is read as a YAML schedule; one that reads is applied, up to
- * stage III, to the kernel of a small program of the catalogue it names
- * (csrmm, sddmm or ellmv; any other name is an error).  Every input must
- * read or fail with at least one error, apply or fail with at least one
- * error, never a sanitizer report; a kernel a schedule leaves at any stage
- * must verify and print.  `make fuzz` builds and runs it with the
- * catalogue's schedule files as seeds (see docs/fuzzing.md). */
+ * Every input is read as a YAML schedule; one that reads is applied to
+ * the kernel it names among all the kernels of the catalogue
+ * (the .stir files of examples/, read once at start from FUZZ_EXAMPLES_DIR, or from
+ * the folder in $FUZZ_EXAMPLES; an unknown name is an error), once up to
+ * stage II and once up to stage III, each on its own copy of the
+ * catalogue.  Every input must read or fail with at least one error,
+ * apply or fail with at least one error, never a sanitizer report; a
+ * kernel a schedule leaves verifies, prints, and its module's text reads
+ * back and prints as the same text.  Then, as `stirc verify --schedule`
+ * does, the unscheduled stage I kernel is bound to random inputs (the
+ * sizes the schedule specializes first, the formats its decompose steps
+ * make last), run, and the scheduled stage II and III kernels must give
+ * the same tensors on the same inputs, within stirc verify's tolerance.
+ * Inputs that specialize a size beyond MAX_SIZE are not run (arrays would
+ * be large).  With FUZZ_SCHEDULE_TRACE set in the environment, each
+ * comparison that passes is said on stderr.  `make fuzz` builds and runs it with the catalogue's schedule
+ * files as seeds (see docs/fuzzing.md). */
+#include <dirent.h>
+#include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stir/stir.h>
+#include "ir/nodes.h"
 
+#ifndef FUZZ_EXAMPLES_DIR
+#define FUZZ_EXAMPLES_DIR "examples"
+#endif
+
+/* The largest size a schedule may specialize for the kernels to run. */
+#define MAX_SIZE 64
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len);
 
-/* The programs the schedules may name (examples/csrmm.stir, sddmm.stir,
- * ellmv.stir). */
-static const char programs[] =
-	"kernel csrmm(m: i32, n: i32, feat: i32, nnz: i32) {\n"
-	"  axis I = dense_fixed(m);\n"
-	"  axis J = sparse_variable(I, n, nnz);\n"
-	"  axis Jd = dense_fixed(n);\n"
-	"  axis K = dense_fixed(feat);\n"
-	"  tensor A: f32[I, J];\n"
-	"  tensor B: f32[Jd, K];\n"
-	"  tensor C: f32[I, K];\n"
-	"  iter csrmm (i, j, k) in [I, J, K] \"SRS\" {\n"
-	"    init { C[i, k] = 0.0; }\n"
-	"    C[i, k] += A[i, j] * B[j, k];\n"
-	"  }\n"
-	"}\n"
-	"kernel sddmm(m: i32, n: i32, feat: i32, nnz: i32) {\n"
-	"  axis I = dense_fixed(m);\n"
-	"  axis J = sparse_variable(I, n, nnz);\n"
-	"  axis Jd = dense_fixed(n);\n"
-	"  axis K = dense_fixed(feat);\n"
-	"  tensor X: f32[I, K];\n"
-	"  tensor Y: f32[Jd, K];\n"
-	"  tensor S: f32[I, J];\n"
-	"  iter sddmm (i, j, k) in [I, J, K] \"SSR\" {\n"
-	"    init { S[i, j] = 0.0; }\n"
-	"    S[i, j] += X[i, k] * Y[j, k];\n"
-	"  }\n"
-	"}\n"
-	"kernel ellmv(m: i32, n: i32, c: i32) {\n"
-	"  axis I = dense_fixed(m);\n"
-	"  axis J = sparse_fixed(I, n, c);\n"
-	"  axis Jd = dense_fixed(n);\n"
-	"  tensor A: f32[I, J];\n"
-	"  tensor x: f32[Jd];\n"
-	"  tensor y: f32[I];\n"
-	"  iter ellmv (i, j) in [I, J] \"SR\" {\n"
-	"    init { y[i] = 0.0; }\n"
-	"    y[i] += A[i, j] * x[j];\n"
-	"  }\n"
-	"}\n";
+/* Every program of the catalogue, one after the other (kernel names are
+ * unique across it). */
+static char *programs;
+static size_t programs_len;
+
+/* path: append the file "path" to "programs"; exits when it cannot be
+ * read (the harness cannot run without its programs). */
+static void add_program(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		perror(path);
+		exit(1);
+	}
+	char buf[4096];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0) {
+		programs = realloc(programs, programs_len + n + 2);
+		if (!programs)
+			exit(1);
+		memcpy(programs + programs_len, buf, n);
+		programs_len += n;
+	}
+	fclose(f);
+	programs[programs_len++] = '\n';
+	programs[programs_len] = '\0';
+}
+
+/* a, b: two names for qsort. */
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* argc, argv: read the catalogue's programs, in the order of their names. */
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	const char *dir = getenv("FUZZ_EXAMPLES");
+	dir = dir ? dir : FUZZ_EXAMPLES_DIR;
+	DIR *d = opendir(dir);
+	if (!d) {
+		perror(dir);
+		exit(1);
+	}
+	char **names = NULL;
+	int n = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		size_t l = strlen(e->d_name);
+		if (l < 6 || strcmp(e->d_name + l - 5, ".stir"))
+			continue;
+		names = realloc(names, (size_t)(n + 1) * sizeof(*names));
+		names[n++] = strdup(e->d_name);
+	}
+	closedir(d);
+	qsort(names, (size_t)n, sizeof(*names), name_cmp);
+	for (int i = 0; i < n; i++) {
+		char path[4096];
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		add_program(path);
+		free(names[i]);
+	}
+	free(names);
+	if (!programs) {
+		fprintf(stderr, "fuzz_schedule: no programs in %s\n", dir);
+		exit(1);
+	}
+	return 0;
+}
+
+/* A failed property: say what, with the diagnostics of ctx, and stop the
+ * fuzzer (the trap is the harness's; the library never aborts). */
+static void fail(const stir_ctx *ctx, const char *what)
+{
+	fprintf(stderr, "fuzz_schedule: %s\n", what);
+	if (ctx)
+		stir_ctx_print_diagnostics(ctx, stderr);
+	__builtin_trap();
+}
+
+/* ctx: the catalogue, read into ctx (it is valid). */
+static stir_module *read_programs(stir_ctx *ctx)
+{
+	stir_module *m = stir_module_read_from_str(ctx, "programs.stir",
+		programs, programs_len);
+	if (!m)
+		fail(ctx, "the catalogue does not read");
+	return m;
+}
+
+/* m: its text must read back as an equal module that prints the same. */
+static void check_round_trip(const stir_module *m)
+{
+	char *text = stir_module_to_str(m);
+	if (!text)
+		fail(NULL, "a scheduled module does not print");
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_module *m2 = stir_module_read_from_str(ctx, "printed.stir", text,
+		strlen(text));
+	if (!m2)
+		fail(ctx, "a scheduled module's text does not read back");
+	char *text2 = stir_module_to_str(m2);
+	if (!stir_module_is_equal(m, m2) || !text2 || strcmp(text, text2)) {
+		fprintf(stderr, "%s\n", text);
+		fail(NULL, "a scheduled module reads back as another");
+	}
+	free(text);
+	free(text2);
+	stir_module_free(m2);
+	stir_ctx_free(ctx);
+}
+
+/* t: the tolerance of a comparison in type t (that of stirc verify). */
+static double tolerance(stir_dtype t)
+{
+	switch (t) {
+	case STIR_F64: return 1e-9;
+	case STIR_F32: return 1e-4;
+	case STIR_F16: return 1e-2;
+	case STIR_BF16: return 5e-2;
+	default: return 0;
+	}
+}
+
+/* k, got, want, what: every tensor of stage I kernel k must be the same in
+ * both, as stirc verify compares them. */
+static void compare(const stir_kernel *k, const stir_bindings *got,
+	const stir_bindings *want, const char *what)
+{
+	for (int i = 0; i < stir_kernel_n_buffers(k); i++) {
+		stir_buffer *buf = stir_kernel_get_buffer(k, i);
+		if (stir_buffer_get_kind(buf) != STIR_BUFFER_TENSOR)
+			continue;
+		const char *name = stir_buffer_get_array_name(buf);
+		const stir_array *a = stir_bindings_get_array(got, name);
+		const stir_array *r = stir_bindings_get_array(want, name);
+		if (!a || !r || stir_array_get_len(a) != stir_array_get_len(r))
+			fail(NULL, "a scheduled kernel lost a tensor");
+		double tol = tolerance(stir_buffer_get_dtype(buf));
+		for (int64_t j = 0; j < stir_array_get_len(r); j++) {
+			double x = stir_array_get_double(a, j);
+			double y = stir_array_get_double(r, j);
+			double d = fabs(x - y);
+			if (isnan(x) != isnan(y))
+				d = INFINITY;
+			else if (isnan(x) || (isinf(x) && x == y))
+				d = 0;
+			if (d > tol * (1 + fabs(y))) {
+				fprintf(stderr, "fuzz_schedule: kernel '%s': %s gives "
+					"%s[%lld] = %.9g, stage I %.9g\n",
+					stir_kernel_get_name(k), what, name, (long long)j,
+					x, y);
+				__builtin_trap();
+			}
+		}
+	}
+}
+
+/* data, len: FNV-1a over the input: the seed of the random inputs. */
+static uint64_t hash_input(const uint8_t *data, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ data[i]) * 0x100000001b3ull;
+	return h;
+}
+
+/* s, k, kn, seed: stirc verify's comparison for one seed: random inputs
+ * bound to stage I kernel k (sizes s specializes first, formats it
+ * decomposes into last), k run on them, and each scheduled kernel kn[i]
+ * (NULL: none) on a copy, which must agree. */
+static void run_and_compare(const stir_schedule *s, stir_kernel *k,
+	stir_kernel *const *kn, uint64_t seed)
+{
+	static const char *const what[] = { "stage II", "stage III" };
+	stir_ctx *ctx = stir_kernel_ctx(k);
+	stir_bindings *in = stir_bindings_alloc(), *want = NULL;
+	if (!in)
+		return;
+	int errors = stir_ctx_n_errors(ctx);
+	if (stir_schedule_bind_sizes(s, in) < 0)
+		goto out;
+	for (int i = 0; i < stir_bindings_n_sizes(in); i++) {
+		int64_t v;
+		stir_bindings_get_size(in, stir_bindings_size_name(in, i), &v);
+		if (v > MAX_SIZE) {
+			stir_bindings_free(in);
+			return;
+		}
+	}
+	if (stir_kernel_bind_random(k, in, seed) < 0 ||
+	    stir_schedule_bind_formats(s, k, in) < 0 ||
+	    !(want = stir_bindings_copy(in)) ||
+	    stir_kernel_interpret(k, want) < 0)
+		goto out;
+	for (int i = 0; i < 2; i++) {
+		if (!kn[i])
+			continue;
+		stir_bindings *got = stir_bindings_copy(in);
+		if (!got)
+			goto out;
+		if (stir_kernel_interpret(kn[i], got) < 0) {
+			fprintf(stderr, "fuzz_schedule: the %s interpreter fails "
+				"where stage I's works\n", what[i]);
+			fail(stir_kernel_ctx(kn[i]), "");
+		}
+		compare(k, got, want, what[i]);
+		if (getenv("FUZZ_SCHEDULE_TRACE"))
+			fprintf(stderr, "kernel '%s': %s agrees with stage I\n",
+				stir_kernel_get_name(k), what[i]);
+		stir_bindings_free(got);
+	}
+out:
+	if (!want && stir_ctx_n_errors(ctx) == errors)
+		fail(ctx, "binding failed without an error");
+	stir_bindings_free(in);
+	stir_bindings_free(want);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 {
@@ -66,33 +267,46 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 		(const char *)data, len);
 	if (!s) {
 		if (stir_ctx_n_errors(ctx) < 1)
-			abort();  /* a refusal without an error */
+			fail(ctx, "a refusal without an error");
 		stir_ctx_free(ctx);
 		return 0;
 	}
-	stir_module *m = stir_module_read_from_str(ctx, "programs.stir",
-		programs, sizeof(programs) - 1);
-	if (!m) {
-		stir_ctx_print_diagnostics(ctx, stderr);
-		abort();  /* the programs above are valid */
+	/* m[0]: stage I, as written; m[1] and m[2]: scheduled up to stages
+	 * II and III, each in its own context */
+	stir_ctx *sctx[2] = { stir_ctx_alloc(), stir_ctx_alloc() };
+	stir_module *m[3] = { read_programs(ctx), read_programs(sctx[0]),
+		read_programs(sctx[1]) };
+	stir_kernel *k = stir_schedule_find_kernel(s, m[0]);
+	stir_kernel *kn[2] = { NULL, NULL };
+	if (!k && stir_ctx_n_errors(ctx) < 1)
+		fail(ctx, "an unknown kernel without an error");
+	for (int i = 0; k && i < 2; i++) {
+		stir_kernel *ki = stir_module_find_kernel(m[i + 1],
+			stir_kernel_get_name(k));
+		int errors = stir_ctx_n_errors(sctx[i]);
+		if (stir_schedule_apply(s, ki, (stir_stage)(i + 2)) == 0) {
+			/* a schedule that applies leaves a valid kernel, which
+			 * prints and reads back */
+			if (stir_kernel_verify(ki) < 0)
+				fail(sctx[i], "a scheduled kernel does not verify");
+			check_round_trip(m[i + 1]);
+			kn[i] = ki;
+		} else if (stir_ctx_n_errors(sctx[i]) == errors) {
+			fail(sctx[i], "a failure without an error");
+		}
 	}
-	int errors = stir_ctx_n_errors(ctx);
-	stir_kernel *k = stir_schedule_find_kernel(s, m);
-	if (k && stir_schedule_apply(s, k, STIR_STAGE_3) == 0) {
-		if (stir_kernel_verify(k) < 0)
-			abort();  /* a schedule that applies leaves a valid kernel */
-		char *text = stir_module_to_str(m);
-		if (!text)
-			abort();
-		free(text);
-	} else if (stir_ctx_n_errors(ctx) == errors) {
-		abort();  /* a failure without an error */
-	}
+	if (kn[0] || kn[1])
+		run_and_compare(s, k, kn, hash_input(data, len));
 	/* the diagnostics format */
-	char *d = stir_ctx_diagnostics_to_str(ctx);
-	free(d);
-	stir_module_free(m);
+	for (int i = 0; i < 3; i++) {
+		char *d = stir_ctx_diagnostics_to_str(i ? sctx[i - 1] : ctx);
+		free(d);
+	}
+	for (int i = 0; i < 3; i++)
+		stir_module_free(m[i]);
 	stir_schedule_free(s);
+	stir_ctx_free(sctx[0]);
+	stir_ctx_free(sctx[1]);
 	stir_ctx_free(ctx);
 	return 0;
 }
