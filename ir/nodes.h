@@ -8,6 +8,13 @@
 #include "ir/arena.h"
 #include "ir/diag.h"
 
+/* The deepest nesting of blocks ("{ .. }", a kernel's body included) in a
+ * kernel's text, at every stage.  The reader refuses text nested deeper
+ * (lang/ast.h explains the bound: the passes recurse over nested
+ * statements) and the verifier refuses a kernel whose text would be, so
+ * that every kernel that verifies prints as text that reads back. */
+#define STIR_MAX_BLOCK_DEPTH 256
+
 struct stir_module {
 	stir_ctx *ctx;         /* borrowed: receives diagnostics */
 	stir_arena arena;      /* owns every node of the module */

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "ir/layout.h"
 #include "ir/nodes.h"
 #include "passes/util.h"
 
@@ -59,6 +60,9 @@ typedef struct scope {
 	                            NULL */
 	const stir_stmt *thread_loop[STIR_THREAD_Z + 1]; /* by GPU index: the
 	                            enclosing loop bound to it, or NULL */
+	int depth;              /* blocks ("{") open in the kernel's text
+	                           around the statement walked, the body's
+	                           included */
 } scope;
 
 /* The state of one kernel's verification. */
@@ -1305,6 +1309,28 @@ static void check_if(verifier *v, scope *sc, const stir_stmt *s)
 	check_stmts(v, sc, &s->u.if_.else_body);
 }
 
+/* v, sc, s, more: whether the body of statement s, "more" blocks inside
+ * the blocks open around it, stays within STIR_MAX_BLOCK_DEPTH; otherwise
+ * an error at s (its text could not be read back).  Lowering adds levels
+ * (an iteration becomes loops and a block), so a stage I kernel near the
+ * bound is refused here by the pass that would deepen it. */
+static bool check_depth(verifier *v, const scope *sc, const stir_stmt *s,
+	int more)
+{
+	if (sc->depth + more <= STIR_MAX_BLOCK_DEPTH)
+		return true;
+	/* loops and blocks made by lowering point at their iterator */
+	stir_loc loc = s->loc;
+	if (loc.line <= 0 && s->kind == STIR_STMT_FOR)
+		loc = s->u.for_.var->loc;
+	if (loc.line <= 0)
+		loc = stir_stmt_first_loc(s);
+	stir_error(v->ctx, loc, "statements nested too deeply: this one's "
+		"body would be at level %d of the kernel's text, more than %d",
+		sc->depth + more, STIR_MAX_BLOCK_DEPTH);
+	return false;
+}
+
 /* v, sc, s: one statement of the kernel; one that contains itself, or
  * belongs to another kernel, is reported and not walked. */
 static void check_stmt(verifier *v, scope *sc, const stir_stmt *s)
@@ -1319,10 +1345,14 @@ static void check_stmt(verifier *v, scope *sc, const stir_stmt *s)
 			s->kernel->name, v->k->name);
 		return;
 	}
+	if (s->kind != STIR_STMT_STORE && s->kind != STIR_STMT_LET &&
+	    !check_depth(v, sc, s, 1))
+		return;
 	if (grow(v, (void **)&sc->open, &sc->cap_open, sc->n_open + 1,
 		 sizeof(*sc->open)) < 0)
 		return;
 	sc->open[sc->n_open++] = s;
+	sc->depth++;
 	switch (s->kind) {
 	case STIR_STMT_STORE:
 		check_store(v, sc, s);
@@ -1355,6 +1385,7 @@ static void check_stmt(verifier *v, scope *sc, const stir_stmt *s)
 		stir_error(v->ctx, s->loc, "invalid statement");
 		break;
 	}
+	sc->depth--;
 	sc->n_open--;
 }
 
@@ -1582,7 +1613,12 @@ static void check_iter(verifier *v, scope *sc, const stir_stmt *s)
 		scope_push_var(v, sc, s->u.iter.vars[i]);
 	if (mark)
 		mark_reduction_iters(sc, s, true);
-	check_stmts(v, sc, &s->u.iter.init);
+	/* the init is a block of its own inside the iteration's body */
+	if (s->u.iter.init.n > 0 && check_depth(v, sc, s, 1)) {
+		sc->depth++;
+		check_stmts(v, sc, &s->u.iter.init);
+		sc->depth--;
+	}
 	if (mark)
 		mark_reduction_iters(sc, s, false);
 	check_stmts(v, sc, &s->u.iter.body);
@@ -1773,8 +1809,10 @@ static void check_body(verifier *v)
 				"the top level of a kernel");
 	}
 	scope sc;
-	if (scope_init(v, &sc) == 0)
+	if (scope_init(v, &sc) == 0) {
+		sc.depth = 1; /* the kernel's body */
 		check_stmts(v, &sc, &v->k->body);
+	}
 	scope_release(&sc);
 }
 

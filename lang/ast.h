@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <stir/ir.h>
 #include "ir/arena.h"
+#include "ir/nodes.h"
 
 /* Expressions deeper than this are rejected while parsing, so that the
  * recursive passes over an expression (builder, typing, printer, verifier)
@@ -31,7 +32,7 @@
  * iterations around a 1000-level expression, interpreted).  Without this
  * one the bound was the parser's own stack ("memory exhausted" after some
  * 800 nested iterations), and those needed several times more. */
-#define LANG_MAX_BLOCK_DEPTH 256
+#define LANG_MAX_BLOCK_DEPTH STIR_MAX_BLOCK_DEPTH
 
 typedef struct lang_list lang_list;
 typedef struct lang_expr lang_expr;

@@ -74,41 +74,13 @@ static uint8_t *slurp(const char *name, size_t *len)
 	return data;
 }
 
-/* Regression files that a fault of the library, open when the lowering
- * stages were added to the property, keeps from going through the whole
- * pipeline: they are checked up to stage I only (FUZZ_LANG_STAGE_1_ONLY)
- * until the fault is fixed; then their line goes.  The reasons are issue
- * 14's items; see docs/fuzzing.md. */
-static const struct {
-	const char *file;
-	const char *why;
-} stage_1_only[] = {
-	/* the fresh-name generators loop forever on names cut at 255 bytes */
-	{ "bind-long-axis-names.stir", "issue 14, item 8" },
-	{ "nasty-long-identifiers.stir", "issue 14, item 8" },
-	/* "loop variable 'ijk' of type i64 has an extent of type i32" */
-	{ "interp-fuse-attach-unsorted.stir", "issue 14, item 12" },
-	/* the stage II text nests deeper than the reader's 256 levels */
-	{ "nasty-deep-if.stir", "issue 14, item 5 (round trip)" },
-	{ "nasty-deep-iterations.stir", "issue 14, item 5 (round trip)" },
-};
-
-/* name: the flags to check regression file "name" with. */
-static unsigned regression_flags(const char *name)
-{
-	for (size_t i = 0; i < sizeof(stage_1_only) / sizeof(stage_1_only[0]);
-	     i++)
-		if (!strcmp(name, stage_1_only[i].file))
-			return FUZZ_LANG_STAGE_1_ONLY;
-	return 0;
-}
 
 START_TEST(test_regression)
 {
 	static char why[FUZZ_WHY_MAX];
 	size_t len;
 	uint8_t *data = slurp(files[_i], &len);
-	int rc = fuzz_lang_check_flags(data, len, regression_flags(files[_i]),
+	int rc = fuzz_lang_check_flags(data, len, 0,
 		why, sizeof(why));
 	ck_assert_msg(rc == 0, "%s: %s", files[_i], why);
 	free(data);

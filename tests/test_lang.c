@@ -677,6 +677,38 @@ START_TEST(test_error_blocks_too_deep)
 }
 END_TEST
 
+/* Lowering adds levels (an iteration becomes a loop and a block), so a
+ * kernel that nests within the bound at stage I may not once lowered: the
+ * verifier refuses the lowered kernel, located, rather than letting stage
+ * II print text that cannot be read back; one level less lowers, prints
+ * and reads back. */
+START_TEST(test_lowered_too_deep)
+{
+	for (int n = LANG_MAX_BLOCK_DEPTH - 1; n <= LANG_MAX_BLOCK_DEPTH; n++) {
+		char *s = nested_blocks(n);
+		stir_ctx *ctx = stir_ctx_alloc();
+		stir_module *m = test_read_str(ctx, s);
+		ck_assert_ptr_nonnull(m);
+		int rc = stir_lower_sparse_iter(m);
+		if (n < LANG_MAX_BLOCK_DEPTH) {
+			ck_assert_int_eq(rc, 0);
+			test_check_round_trip(m);
+		} else {
+			ck_assert_int_lt(rc, 0);
+			ck_assert_int_eq(stir_ctx_n_errors(ctx), 1);
+			const stir_diag *d = stir_ctx_get_diagnostic(ctx, 0);
+			ck_assert_str_eq(stir_diag_get_message(d), "statements nested "
+				"too deeply: this one's body would be at level 257 of the "
+				"kernel's text, more than 256");
+			ck_assert_int_eq(stir_diag_get_loc(d).line, n + 2); /* the last if */
+		}
+		stir_module_free(m);
+		stir_ctx_free(ctx);
+		free(s);
+	}
+}
+END_TEST
+
 START_TEST(test_diagnostic_text)
 {
 	stir_ctx *ctx = stir_ctx_alloc();
@@ -933,6 +965,7 @@ int main(void)
 	tcase_add_test(tc, test_error_open_too_deep);
 	tcase_add_test(tc, test_error_else_if_too_deep);
 	tcase_add_test(tc, test_error_blocks_too_deep);
+	tcase_add_test(tc, test_lowered_too_deep);
 	tcase_add_test(tc, test_diagnostic_text);
 	tcase_add_test(tc, test_read_file_missing);
 	tcase_add_test(tc, test_read_empty);
