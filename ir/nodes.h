@@ -9,11 +9,15 @@
 #include "ir/diag.h"
 
 /* The deepest nesting of blocks ("{ .. }", a kernel's body included) in a
- * kernel's text, at every stage.  The reader refuses text nested deeper
- * (lang/ast.h explains the bound: the passes recurse over nested
- * statements) and the verifier refuses a kernel whose text would be, so
- * that every kernel that verifies prints as text that reads back. */
+ * kernel's text: STIR_MAX_BLOCK_DEPTH at stage I, where a program is
+ * written by hand, and STIR_MAX_LOWERED_BLOCK_DEPTH at stages II and III,
+ * since lowering adds levels (an iteration becomes its loops and blocks: a
+ * chain of 200 sparse axes nests some 400 deep).  The reader refuses text
+ * nested deeper (lang/ast.h explains the bound: the passes recurse over
+ * nested statements) and the verifier refuses a kernel whose text would
+ * be, so that every kernel that verifies prints as text that reads back. */
 #define STIR_MAX_BLOCK_DEPTH 256
+#define STIR_MAX_LOWERED_BLOCK_DEPTH 1024
 
 struct stir_module {
 	stir_ctx *ctx;         /* borrowed: receives diagnostics */

@@ -1310,14 +1310,17 @@ static void check_if(verifier *v, scope *sc, const stir_stmt *s)
 }
 
 /* v, sc, s, more: whether the body of statement s, "more" blocks inside
- * the blocks open around it, stays within STIR_MAX_BLOCK_DEPTH; otherwise
+ * the blocks open around it, stays within the nesting the text of the
+ * kernel's stage may have (ir/nodes.h); otherwise
  * an error at s (its text could not be read back).  Lowering adds levels
  * (an iteration becomes loops and a block), so a stage I kernel near the
  * bound is refused here by the pass that would deepen it. */
 static bool check_depth(verifier *v, const scope *sc, const stir_stmt *s,
 	int more)
 {
-	if (sc->depth + more <= STIR_MAX_BLOCK_DEPTH)
+	int max = v->k->stage == STIR_STAGE_1 ? STIR_MAX_BLOCK_DEPTH :
+		STIR_MAX_LOWERED_BLOCK_DEPTH;
+	if (sc->depth + more <= max)
 		return true;
 	/* loops and blocks made by lowering point at their iterator */
 	stir_loc loc = s->loc;
@@ -1327,7 +1330,7 @@ static bool check_depth(verifier *v, const scope *sc, const stir_stmt *s,
 		loc = stir_stmt_first_loc(s);
 	stir_error(v->ctx, loc, "statements nested too deeply: this one's "
 		"body would be at level %d of the kernel's text, more than %d",
-		sc->depth + more, STIR_MAX_BLOCK_DEPTH);
+		sc->depth + more, max);
 	return false;
 }
 

@@ -64,10 +64,10 @@ void lang_unnest(lang_parser *p)
  * error, with the same message). */
 void lang_nest_else_if(lang_parser *p, stir_loc loc)
 {
-	if (++p->block_depth != LANG_MAX_BLOCK_DEPTH + 1)
+	if (++p->block_depth != LANG_BLOCK_LIMIT(p) + 1)
 		return;
 	lang_syntax_error(p, loc, "blocks nested too deeply (more than %d "
-		"levels)", LANG_MAX_BLOCK_DEPTH);
+		"levels)", LANG_BLOCK_LIMIT(p));
 	p->lex_stopped = true;
 }
 

@@ -34,6 +34,11 @@
  * 800 nested iterations), and those needed several times more. */
 #define LANG_MAX_BLOCK_DEPTH STIR_MAX_BLOCK_DEPTH
 
+/* p: the most blocks the kernel being read may nest: more in the text of
+ * a lowered kernel (a stage header), which lowering made deeper. */
+#define LANG_BLOCK_LIMIT(p) ((p)->stage_words ? \
+	STIR_MAX_LOWERED_BLOCK_DEPTH : LANG_MAX_BLOCK_DEPTH)
+
 typedef struct lang_list lang_list;
 typedef struct lang_expr lang_expr;
 typedef struct lang_stmt lang_stmt;

@@ -351,7 +351,10 @@ for dev in /dev/zero /dev/urandom; do
 	grep_in "$tmp/err" "in the program"
 	expect 1 timeout 10 "$stirc" run "$csrmm" --mtx A=$dev --random 1
 	grep_in "$tmp/err" "$dev:1:"
-	grep_in "$tmp/err" "in a Matrix Market file"
+	# random bytes may fail the banner before any control byte
+	if [ $dev = /dev/zero ]; then
+		grep_in "$tmp/err" "in a Matrix Market file"
+	fi
 	expect 1 timeout 10 "$stirc" run "$csrmm" --in B=$dev --random 1
 	grep_in "$tmp/err" "$dev: error: not a .npy file (bad magic string) at byte offset 0"
 	expect 1 timeout 10 "$stirc" print "$csrmm" --schedule $dev
