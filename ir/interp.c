@@ -68,8 +68,14 @@ static int64_t access_offset(interp *in, const stir_buffer *buf, int n,
 			if (in->failed)
 				return -1;
 			pos = stir_layout_lookup(&in->layout, a, pp, c.i);
-			if (pos < 0)
+			if (pos < 0) {
+				/* absent; the later indices are still evaluated, as
+				 * the lowered stages do, so that a run-time error in
+				 * one (a division by zero) is an error at every stage */
+				for (int j = k + 1; j < n && !in->failed; j++)
+					eval(in, idx[j]);
 				return -1;
+			}
 		}
 		if (stir_buffer_axis_ends_chain(buf, k))
 			offset = offset * in->layout.axes[a->index].npos + pos;
