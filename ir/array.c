@@ -166,6 +166,49 @@ int64_t stir_array_get_int(const stir_array *a, int64_t i)
 	}
 }
 
+/* t: the tolerance of a comparison in type t, relative and absolute. */
+static double tolerance(stir_dtype t)
+{
+	switch (t) {
+	case STIR_F64: return 1e-9;
+	case STIR_F32: return 1e-4;
+	case STIR_F16: return 1e-2;
+	case STIR_BF16: return 5e-2;
+	default: return 0;
+	}
+}
+
+int64_t stir_array_compare(const stir_array *got, const stir_array *want,
+	int64_t *where, double *worst)
+{
+	if (where)
+		*where = -1;
+	if (worst)
+		*worst = 0;
+	if (got->len != want->len)
+		return -1;
+	double tol = tolerance(want->dtype), far = 0;
+	int64_t bad = 0;
+	for (int64_t j = 0; j < want->len; j++) {
+		double x = stir_array_get_double(got, j);
+		double y = stir_array_get_double(want, j);
+		double d = fabs(x - y);
+		if (isnan(x) != isnan(y))
+			d = INFINITY;
+		else if (isnan(x) || (isinf(x) && x == y))
+			d = 0;
+		if (worst)
+			*worst = fmax(*worst, d);
+		if (d > tol * (1 + fabs(y))) {
+			if (where && (bad == 0 || d > far))
+				*where = j;
+			far = bad == 0 ? d : fmax(far, d);
+			bad++;
+		}
+	}
+	return bad;
+}
+
 void stir_array_set_double(stir_array *a, int64_t i, double v)
 {
 	void *d = a->data;

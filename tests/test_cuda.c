@@ -854,18 +854,6 @@ END_TEST
 
 /* ---- the programs of tests/cuda ---------------------------------------------- */
 
-/* t: the tolerance of type t (relative and absolute), as stirc's. */
-static double tolerance(stir_dtype t)
-{
-	switch (t) {
-	case STIR_F64: return 1e-9;
-	case STIR_F32: return 1e-4;
-	case STIR_F16: return 1e-2;
-	case STIR_BF16: return 5e-2;
-	default: return 0;
-	}
-}
-
 /* k, got, want: every tensor of k agrees (NaN with NaN). */
 static void compare(const stir_kernel *k, const stir_bindings *got,
 	const stir_bindings *want, const char *what)
@@ -880,15 +868,11 @@ static void compare(const stir_kernel *k, const stir_bindings *got,
 		ck_assert_ptr_nonnull(a);
 		ck_assert_ptr_nonnull(r);
 		ck_assert_int_eq(stir_array_get_len(a), stir_array_get_len(r));
-		double tol = tolerance(stir_buffer_get_dtype(buf));
-		for (int64_t j = 0; j < stir_array_get_len(r); j++) {
-			double x = stir_array_get_double(a, j);
-			double y = stir_array_get_double(r, j);
-			bool ok = isnan(x) ? isnan(y) : fabs(x - y) <= tol * (1 + fabs(y));
-			if (!ok)
-				ck_abort_msg("%s: %s[%ld] is %g, the reference gives %g",
-					what, name, (long)j, x, y);
-		}
+		int64_t j;
+		if (stir_array_compare(a, r, &j, NULL) > 0)
+			ck_abort_msg("%s: %s[%ld] is %g, the reference gives %g",
+				what, name, (long)j, stir_array_get_double(a, j),
+				stir_array_get_double(r, j));
 	}
 }
 

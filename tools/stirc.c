@@ -898,18 +898,6 @@ static int bind_inputs(stir_ctx *ctx, stir_kernel *k, stir_bindings *b,
 	return s ? stir_schedule_bind_formats(s, k, b) : 0;
 }
 
-/* t: the tolerance of a comparison in type t (relative and absolute). */
-static double tolerance(stir_dtype t)
-{
-	switch (t) {
-	case STIR_F64: return 1e-9;
-	case STIR_F32: return 1e-4;
-	case STIR_F16: return 1e-2;
-	case STIR_BF16: return 5e-2;
-	default: return 0;
-	}
-}
-
 /* k, got, want, what, worst: compare every tensor of k in the two bindings;
  * *worst receives the largest absolute difference.  Each tensor that
  * differs beyond its type's tolerance is reported on stderr, saying what
@@ -926,23 +914,10 @@ static int compare_outputs(stir_kernel *k, stir_bindings *got,
 		const char *name = stir_buffer_get_array_name(buf);
 		stir_array *a = stir_bindings_get_array(got, name);
 		stir_array *r = stir_bindings_get_array(want, name);
-		double tol = tolerance(stir_buffer_get_dtype(buf));
-		int64_t where = -1;
-		double far = 0;
-		for (int64_t j = 0; j < stir_array_get_len(r); j++) {
-			double x = stir_array_get_double(a, j);
-			double y = stir_array_get_double(r, j);
-			double d = fabs(x - y);
-			if (isnan(x) != isnan(y))
-				d = INFINITY;
-			else if (isnan(x) || (isinf(x) && x == y))
-				d = 0;
-			*worst = fmax(*worst, d);
-			if (d > tol * (1 + fabs(y)) && (where < 0 || d > far)) {
-				far = d;
-				where = j;
-			}
-		}
+		int64_t where;
+		double far;
+		stir_array_compare(a, r, &where, &far);
+		*worst = fmax(*worst, far);
 		if (where >= 0) {
 			fprintf(stderr, "stirc: mismatch: %s[%" PRId64 "] is %.9g, %s "
 				"gives %.9g\n", name, where,

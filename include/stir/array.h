@@ -84,6 +84,18 @@ STIR_EXPORT void stir_array_set_int(__stir_keep stir_array *a, int64_t i,
 /* Fill every element with v. */
 STIR_EXPORT void stir_array_fill(__stir_keep stir_array *a, double v);
 
+/* Compare two arrays of the same length the way stir compares the runs
+ * of one kernel at two stages or on two backends (stirc verify, run
+ * --check, the tests and fuzzers): element j agrees when |got - want| <=
+ * tol * (1 + |want|), with tol by want's type: 1e-9 f64, 1e-4 f32, 1e-2
+ * f16, 5e-2 bf16, 0 for integers and bool; a NaN agrees only with a NaN,
+ * an infinity only with itself.  Returns how many elements disagree (-1
+ * when the lengths differ); *where (if not NULL) receives the index of
+ * the one that differs most, or -1, and *worst (if not NULL) the largest
+ * absolute difference of all. */
+STIR_EXPORT int64_t stir_array_compare(__stir_keep const stir_array *got,
+	__stir_keep const stir_array *want, int64_t *where, double *worst);
+
 /* A new array holding the elements of "a" converted to "dtype" (same
  * shape), or NULL with an error quoting the first element that does not
  * convert: to an integer type an element must be exactly representable
