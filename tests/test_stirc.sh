@@ -171,6 +171,11 @@ expect 2 "$stirc" run "$srcdir/tests/cuda/twostep.stir" --backend gpu
 expect 2 "$stirc" run "$srcdir/tests/cuda/twostep.stir" --kernel twostep \
 	--min-blocks 2
 grep_in "$tmp/err" "--arch and --min-blocks apply to --backend cuda only"
+expect 2 "$stirc" cuda "$srcdir/examples/csrmm.stir" --compile --arch sm_xx
+grep_in "$tmp/err" "--arch takes an architecture such as sm_90 or sm_90a, not 'sm_xx'"
+expect 2 "$stirc" run "$srcdir/examples/csrmm.stir" --backend cuda --arch 90
+expect 2 "$stirc" cuda "$srcdir/examples/csrmm.stir" --arch sm_90
+grep_in "$tmp/err" "--arch applies to --compile only"
 expect 2 "$stirc" verify "$srcdir/examples/csrmm.stir" --backend cuda \
 	--min-blocks 33
 grep_in "$tmp/err" "--min-blocks takes 1 to 32, not '33'"

@@ -3,6 +3,7 @@
  * A thin layer over the public API: every command reads a program, picks a
  * kernel, and calls the library.  Exit status: 0 success, 1 the program or
  * the data is wrong (diagnostics on stderr), 2 bad usage. */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -106,7 +107,7 @@ static const char usage_cuda[] =
 "               the steps left unbound\n"
 "  --compile    also compile the CUDA C with NVRTC (no GPU needed) and\n"
 "               report NVRTC's diagnostics; exit 1 when it fails\n"
-"  --arch A     the architecture to compile for (default sm_90)\n"
+"  --arch A     with --compile: the architecture (default sm_90)\n"
 "  -o OUT.cu    write the CUDA C to OUT.cu instead of the standard output\n"
 "               (not FILE or S)\n"
 "  --help       show this help\n";
@@ -206,6 +207,19 @@ static const char usage_verify[] =
 "  --help            show this help\n";
 
 /* s: the message of a usage error; prints it and the hint. */
+/* a: whether a names a GPU architecture as NVRTC takes it: sm_ or
+ * compute_, digits, and an optional "a" (sm_90a). */
+static bool is_arch(const char *a)
+{
+	const char *d = !strncmp(a, "sm_", 3) ? a + 3 :
+		!strncmp(a, "compute_", 8) ? a + 8 : NULL;
+	if (!d || !isdigit((unsigned char)*d))
+		return false;
+	while (isdigit((unsigned char)*d))
+		d++;
+	return !strcmp(d, "") || !strcmp(d, "a");
+}
+
 static int usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 static int usage_error(const char *cmd, const char *fmt, ...)
@@ -492,6 +506,9 @@ static int parse_options(const char *cmd, const char *help, int argc,
 			o->backend = optarg;
 			break;
 		case OPT_ARCH:
+			if (!is_arch(optarg))
+				return usage_error(prefix, "--arch takes an architecture "
+					"such as sm_90 or sm_90a, not '%s'", optarg);
 			o->arch = optarg;
 			break;
 		case OPT_MIN_BLOCKS:
@@ -1335,6 +1352,9 @@ static int cmd_cuda(int argc, char **argv)
 	int rc = parse_options("cuda", usage_cuda, argc, argv, allowed, &o);
 	if (rc)
 		return rc == 1 ? 0 : rc;
+	if (o.arch && !o.compile)
+		return usage_error("cuda ", "%s", "--arch applies to --compile "
+			"only");
 	stir_ctx *ctx = stir_ctx_alloc();
 	stir_module *m = read_at_stage(ctx, &o, 0, &rc);
 	stir_kernel *k = NULL;
