@@ -171,6 +171,10 @@ expect 2 "$stirc" run "$srcdir/tests/cuda/twostep.stir" --backend gpu
 expect 2 "$stirc" run "$srcdir/tests/cuda/twostep.stir" --kernel twostep \
 	--min-blocks 2
 grep_in "$tmp/err" "--arch and --min-blocks apply to --backend cuda only"
+expect 2 "$stirc" --version run
+grep_in "$tmp/err" "unexpected argument 'run' after --version"
+expect 2 "$stirc" --help tir --random 1
+grep_in "$tmp/err" "unexpected argument 'tir' after --help"
 expect 2 "$stirc" cuda "$srcdir/examples/csrmm.stir" --compile --arch sm_xx
 grep_in "$tmp/err" "--arch takes an architecture such as sm_90 or sm_90a, not 'sm_xx'"
 expect 2 "$stirc" run "$srcdir/examples/csrmm.stir" --backend cuda --arch 90

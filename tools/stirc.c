@@ -1407,6 +1407,11 @@ int stirc_main(int argc, char **argv)
 	if (argc < 2)
 		return usage_error(NULL, "%s", "no command given");
 	const char *cmd = argv[1];
+	bool alone = !strcmp(cmd, "--help") || !strcmp(cmd, "-h") ||
+		!strcmp(cmd, "--version");
+	if (alone && argc > 2)
+		return usage_error(NULL, "unexpected argument '%s' after %s",
+			argv[2], cmd);
 	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
 		fputs(usage_main, stdout);
 		return 0;
