@@ -162,8 +162,8 @@ typedef struct input {
 static bool good_name(const char *s)
 {
 	size_t n = strlen(s);
-	if (n == 0 || n > MAX_NAME || s[0] == '.')
-		return false;
+	if (n == 0 || n > MAX_NAME || s[0] == '.' || !strcmp(s, "ex"))
+		return false;   /* ex/ holds the catalogue */
 	for (; *s; s++)
 		if (!isalnum((unsigned char)*s) && !strchr("._-", *s))
 			return false;
