@@ -332,14 +332,17 @@ static bool is_output(const char *name, const input *in)
 	return false;
 }
 
-/* in: whether an argument asks for help (--help or -h), which stirc
- * answers whatever else the command line says, running and writing
- * nothing. */
+/* in: whether an argument asks for help (--help, an abbreviation of it,
+ * or -h), which stirc answers whatever else the command line says,
+ * running and writing nothing. */
 static bool asks_help(const input *in)
 {
-	for (int i = 0; i < in->argc; i++)
-		if (!strcmp(in->argv[i], "--help") || !strcmp(in->argv[i], "-h"))
+	for (int i = 0; i < in->argc; i++) {
+		const char *a = in->argv[i];
+		size_t n = strlen(a);  /* getopt_long takes "--he" for "--help" */
+		if (!strcmp(a, "-h") || (n >= 3 && !strncmp(a, "--help", n)))
 			return true;
+	}
 	return false;
 }
 
