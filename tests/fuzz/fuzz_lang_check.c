@@ -334,8 +334,9 @@ static double stmt_work(const double *ext, const stir_stmt *s)
 		return 1 + points * (2 + list_work(ext, &s->u.iter.init) +
 			list_work(ext, &s->u.iter.body));
 	}
+	default:          /* loops and blocks: stage I kernels have none */
+		return 1;
 	}
-	return 1;
 }
 
 /* ext, list: the work of running the statements of list once. */
