@@ -597,12 +597,6 @@ int stir_names_add(stir_names *names, const char *name)
 	return 0;
 }
 
-/* names, name: stir_names_add. */
-static int name_add(stir_names *names, const char *name)
-{
-	return stir_names_add(names, name);
-}
-
 /* k, list, user: record the names bound by the statements of list. */
 static int collect_list_names(stir_kernel *k, stir_ptr_vec *list, void *user)
 {
@@ -612,18 +606,18 @@ static int collect_list_names(stir_kernel *k, stir_ptr_vec *list, void *user)
 		int rc = 0;
 		switch (s->kind) {
 		case STIR_STMT_LET:
-			rc = name_add(names, s->u.let.var->name);
+			rc = stir_names_add(names, s->u.let.var->name);
 			break;
 		case STIR_STMT_ITER:
-			rc = name_add(names, s->u.iter.name);
+			rc = stir_names_add(names, s->u.iter.name);
 			break;
 		case STIR_STMT_FOR:
-			rc = name_add(names, s->u.for_.var->name);
+			rc = stir_names_add(names, s->u.for_.var->name);
 			break;
 		case STIR_STMT_BLOCK:
-			rc = name_add(names, s->u.block.name);
+			rc = stir_names_add(names, s->u.block.name);
 			for (int j = 0; j < s->u.block.n_vars && !rc; j++)
-				rc = name_add(names, s->u.block.vars[j]->name);
+				rc = stir_names_add(names, s->u.block.vars[j]->name);
 			break;
 		default:
 			break;
@@ -637,13 +631,13 @@ static int collect_list_names(stir_kernel *k, stir_ptr_vec *list, void *user)
 int stir_names_add_kernel(stir_names *names, stir_kernel *k)
 {
 	for (int i = 0; i < k->params.n; i++)
-		if (name_add(names, stir_var_at(&k->params, i)->name) < 0)
+		if (stir_names_add(names, stir_var_at(&k->params, i)->name) < 0)
 			return -1;
 	for (int i = 0; i < k->axes.n; i++)
-		if (name_add(names, stir_axis_at(&k->axes, i)->name) < 0)
+		if (stir_names_add(names, stir_axis_at(&k->axes, i)->name) < 0)
 			return -1;
 	for (int i = 0; i < k->buffers.n; i++)
-		if (name_add(names, stir_buffer_at(&k->buffers, i)->name) < 0)
+		if (stir_names_add(names, stir_buffer_at(&k->buffers, i)->name) < 0)
 			return -1;
 	return 0;
 }
@@ -689,7 +683,7 @@ char *stir_names_fresh_in(stir_names *names, stir_arena *a, const char *base)
 		return NULL; /* building it ran out of memory */
 	if (!stir_names_has(names, base)) {
 		char *s = stir_arena_strdup(a, base);
-		return s && name_add(names, s) == 0 ? s : NULL;
+		return s && stir_names_add(names, s) == 0 ? s : NULL;
 	}
 	/* "base" and a number: at most names->n of them are taken, so this
 	 * ends by the (n + 1)-th candidate */
@@ -705,7 +699,7 @@ char *stir_names_fresh_in(stir_names *names, stir_arena *a, const char *base)
 	}
 	char *s = stir_arena_strdup(a, buf);
 	free(buf);
-	return s && name_add(names, s) == 0 ? s : NULL;
+	return s && stir_names_add(names, s) == 0 ? s : NULL;
 }
 
 void *stir_kernel_array(stir_kernel *k, size_t n, size_t size)
