@@ -473,42 +473,6 @@ START_TEST(test_bad_preamble)
 }
 END_TEST
 
-/* data, n, *len: a gzip file (malloc'ed) holding the n bytes in stored
- * blocks. */
-static uint8_t *gzip_stored(const uint8_t *data, size_t n, size_t *len)
-{
-	size_t blocks = n / 65535 + 1;
-	uint8_t *g = malloc(10 + n + 5 * blocks + 8);
-	ck_assert_ptr_nonnull(g);
-	static const uint8_t header[10] = { 0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3 };
-	memcpy(g, header, 10);
-	size_t at = 10, done = 0;
-	for (size_t b = 0; b < blocks; b++) {
-		size_t k = n - done < 65535 ? n - done : 65535;
-		g[at++] = b + 1 == blocks;  /* BFINAL, stored */
-		g[at++] = (uint8_t)k;
-		g[at++] = (uint8_t)(k >> 8);
-		g[at++] = (uint8_t)~k;
-		g[at++] = (uint8_t)(~k >> 8);
-		memcpy(g + at, data + done, k);
-		at += k;
-		done += k;
-	}
-	uint32_t crc = 0xffffffffu;
-	for (size_t i = 0; i < n; i++) {
-		crc ^= data[i];
-		for (int j = 0; j < 8; j++)
-			crc = crc & 1 ? 0xedb88320u ^ (crc >> 1) : crc >> 1;
-	}
-	crc ^= 0xffffffffu;
-	for (int i = 0; i < 4; i++)
-		g[at++] = (uint8_t)(crc >> (8 * i));
-	for (int i = 0; i < 4; i++)
-		g[at++] = (uint8_t)((uint32_t)n >> (8 * i));
-	*len = at;
-	return g;
-}
-
 START_TEST(test_bounded)
 {
 	stir_ctx *ctx = stir_ctx_alloc();
@@ -524,7 +488,7 @@ START_TEST(test_bounded)
 		"needs 8000000000 bytes from byte offset 76, the file holds 8 at "
 		"byte offset 84");
 	stir_ctx_clear_diagnostics(ctx);
-	uint8_t *gz = gzip_stored(buf, n, &len);
+	uint8_t *gz = test_gzip_stored(buf, n, 65535, &len);
 	ck_assert_ptr_null(stir_npy_read_from_mem(ctx, "b.npy.gz", gz, len));
 	const char *msg = test_only_error(ctx);
 	ck_assert_msg(strstr(msg, "truncated .npy data: the shape needs "
@@ -535,7 +499,7 @@ START_TEST(test_bounded)
 
 	/* compressed, short by one byte, and one byte too long */
 	n = make_npy(buf, 1, HDR("<f8", "(3,)"), 23, &hs);
-	gz = gzip_stored(buf, n, &len);
+	gz = test_gzip_stored(buf, n, 65535, &len);
 	ck_assert_ptr_null(stir_npy_read_from_mem(ctx, "c.npy.gz", gz, len));
 	ck_assert_str_eq(test_only_error(ctx), "truncated .npy data: the shape "
 		"needs 24 bytes from byte offset 67, the file holds 23 at byte "
@@ -543,14 +507,14 @@ START_TEST(test_bounded)
 	stir_ctx_clear_diagnostics(ctx);
 	free(gz);
 	n = make_npy(buf, 1, HDR("<f8", "(3,)"), 25, &hs);
-	gz = gzip_stored(buf, n, &len);
+	gz = test_gzip_stored(buf, n, 65535, &len);
 	ck_assert_ptr_null(stir_npy_read_from_mem(ctx, "c.npy.gz", gz, len));
 	ck_assert_str_eq(test_only_error(ctx), "unexpected data after the .npy "
 		"array (1 extra byte) at byte offset 91");
 	stir_ctx_clear_diagnostics(ctx);
 	free(gz);
 	n = make_npy(buf, 1, HDR("<f8", "(3,)"), 24, &hs);
-	gz = gzip_stored(buf, n, &len);
+	gz = test_gzip_stored(buf, n, 65535, &len);
 	stir_array *a = stir_npy_read_from_mem(ctx, "c.npy.gz", gz, len);
 	ck_assert_ptr_nonnull(a);
 	ck_assert_int_eq(stir_array_get_len(a), 3);

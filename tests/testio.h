@@ -53,4 +53,42 @@ static inline stir_loc test_only_loc(stir_ctx *ctx)
 	return stir_diag_get_loc(stir_ctx_get_diagnostic(ctx, 0));
 }
 
+/* data, n, *len: a gzip file (malloc'ed) of the n bytes in stored blocks
+ * of at most "block" bytes (at most 65535). */
+static inline uint8_t *test_gzip_stored(const uint8_t *data, size_t n,
+	size_t block, size_t *len)
+{
+	size_t blocks = n / block + 1;
+	uint8_t *g = malloc(10 + n + 5 * blocks + 8);
+	ck_assert_ptr_nonnull(g);
+	static const uint8_t header[10] = { 0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3 };
+	memcpy(g, header, 10);
+	size_t at = 10, done = 0;
+	for (size_t b = 0; b < blocks; b++) {
+		size_t k = n - done < block ? n - done : block;
+		g[at++] = b + 1 == blocks;
+		g[at++] = (uint8_t)k;
+		g[at++] = (uint8_t)(k >> 8);
+		g[at++] = (uint8_t)~k;
+		g[at++] = (uint8_t)(~k >> 8);
+		memcpy(g + at, data + done, k);
+		at += k;
+		done += k;
+	}
+	uint32_t crc = 0xffffffffu;
+	for (size_t i = 0; i < n; i++) {
+		crc ^= data[i];
+		for (int j = 0; j < 8; j++)
+			crc = crc & 1 ? 0xedb88320u ^ (crc >> 1) : crc >> 1;
+	}
+	crc ^= 0xffffffffu;
+	for (int i = 0; i < 4; i++)
+		g[at++] = (uint8_t)(crc >> (8 * i));
+	for (int i = 0; i < 4; i++)
+		g[at++] = (uint8_t)((uint32_t)n >> (8 * i));
+	*len = at;
+	return g;
+}
+
+
 #endif
