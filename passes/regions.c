@@ -6,7 +6,16 @@
  * inner block, a let) varies, so that dimension becomes the whole
  * dimension.  Accesses of one buffer are merged per dimension: equal
  * points stay a point, points that differ by constants become the range
- * that covers them, anything else the whole dimension. */
+ * that covers them, anything else the whole dimension.
+ *
+ * The blocks are analysed bottom-up in one walk of the kernel: a block's
+ * regions merge the accesses of its own statements with the regions of
+ * the blocks nested in it, so that every expression is scanned once
+ * (scanning each block's whole body would cost the depth of the nesting
+ * times more).  Merging a nested block's region is the same as merging
+ * the accesses it summarizes: a dimension that varies inside the nested
+ * block varies in the outer one, and two accesses with different bases
+ * give the whole dimension either way. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,16 +30,17 @@ typedef struct acc_region {
 	                             for the whole dimension (heap arrays) */
 	int *base_vn;             /* per dimension: the base's value number,
 	                             -2 for a constant base (heap array) */
+	int *base_lvl;            /* per dimension: the base's level (heap
+	                             array; see ra.level) */
 	int64_t *lo, *hi;         /* constant offsets covered: [lo, hi] */
 } acc_region;
 
 typedef struct region_set {
 	acc_region *v;            /* heap array, in order of first access */
 	int n, cap;
-	int *at;                  /* per buffer index of the kernel: its place
-	                             in v + 1, or 0 (borrowed from the
-	                             scratch: zero again when a block is done) */
-	int n_at;
+	int *slot;                /* heap hash table by buffer: place in v + 1,
+	                             or 0 */
+	int n_slot;               /* a power of two, or 0 */
 } region_set;
 
 /* Value numbers: structurally equal expressions (stir_expr_same) of one
@@ -48,15 +58,22 @@ typedef struct vn_table {
 	int n_slot;               /* a power of two, or 0 */
 } vn_table;
 
-/* The analysis of one block. */
+/* The regions of the block being analysed. */
+typedef struct block_regions {
+	int depth;                /* blocks around the block's statement */
+	region_set reads, writes;
+} block_regions;
+
+/* The analysis of a kernel.  A variable's level is the number of blocks
+ * around the statement that binds it (a block's own variables: around the
+ * block), so that a variable is bound inside block B exactly when its
+ * level exceeds B's depth. */
 typedef struct ra {
 	stir_kernel *k;
-	bool *inner;              /* per variable slot: bound inside the block
-	                             (borrowed from the scratch) */
-	int *inner_slots;         /* the slots set in inner, to clear (heap) */
-	int n_inner_slots, cap_inner_slots;
-	region_set reads, writes;
-	vn_table vn;
+	int *level;               /* per variable slot (heap; 0 for parameters) */
+	block_regions *cur;       /* the innermost block around the statements
+	                             being scanned, or NULL */
+	vn_table vn;              /* value numbers for the whole kernel */
 	int64_t *sig;             /* heap: the signature being built */
 	int cap_sig;
 	bool failed;
@@ -64,9 +81,10 @@ typedef struct ra {
 
 /* What scan_expr finds out about an expression. */
 typedef struct scan_info {
-	bool varies;              /* uses a variable bound inside the block */
+	int lvl;                  /* the highest level of its variables */
 	int vn;                   /* its value number; -1 for NULL */
 	int vn_a;                 /* a binary's left operand's number */
+	int lvl_a;                /* and its level */
 } scan_info;
 
 /* w, n: the hash of a signature of n words. */
@@ -159,23 +177,10 @@ static void vn_release(vn_table *t)
 	memset(t, 0, sizeof(*t));
 }
 
-/* r, v: variable v is bound inside the block. */
-static void add_inner(ra *r, const stir_var *v)
+/* r, v, depth: variable v is bound in a list "depth" blocks deep. */
+static void set_level(ra *r, const stir_var *v, int depth)
 {
-	if (r->inner[v->slot])
-		return;
-	if (r->n_inner_slots == r->cap_inner_slots) {
-		int cap = r->cap_inner_slots ? 2 * r->cap_inner_slots : 16;
-		int *p = realloc(r->inner_slots, (size_t)cap * sizeof(*p));
-		if (!p) {
-			r->failed = true;
-			return;
-		}
-		r->inner_slots = p;
-		r->cap_inner_slots = cap;
-	}
-	r->inner_slots[r->n_inner_slots++] = v->slot;
-	r->inner[v->slot] = true;
+	r->level[v->slot] = depth;
 }
 
 /* e, *base, *off: split e into base + constant offset. */
@@ -198,49 +203,100 @@ static void split_offset(stir_expr *e, stir_expr **base, int64_t *off)
 	}
 }
 
-/* set, buf, n: the accumulated region of buf, new when absent. */
+/* buf: the hash of a buffer for region_set.slot. */
+static size_t buf_hash(const stir_buffer *buf)
+{
+	uint64_t h = (uint64_t)(uintptr_t)buf;
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdu;
+	h ^= h >> 33;
+	return (size_t)h;
+}
+
+/* set: double the hash table and place every region again; -1 when
+ * memory runs out. */
+static int set_grow(region_set *set)
+{
+	int n_slot = set->n_slot ? 2 * set->n_slot : 16;
+	int *slot = calloc((size_t)n_slot, sizeof(*slot));
+	if (!slot)
+		return -1;
+	for (int id = 0; id < set->n; id++) {
+		size_t i = buf_hash(set->v[id].buf) & (size_t)(n_slot - 1);
+		while (slot[i])
+			i = (i + 1) & (size_t)(n_slot - 1);
+		slot[i] = id + 1;
+	}
+	free(set->slot);
+	set->slot = slot;
+	set->n_slot = n_slot;
+	return 0;
+}
+
+/* r, set, buf, n: the accumulated region of buf (n dimensions), new when
+ * absent. */
 static acc_region *region_of(ra *r, region_set *set, stir_buffer *buf, int n)
 {
-	/* the kernel's buffers by index; any other by a scan */
-	const stir_ptr_vec *kb = &r->k->buffers;
-	bool indexed = buf->index >= 0 && buf->index < set->n_at &&
-		buf->index < kb->n && kb->v[buf->index] == buf;
-	if (indexed && set->at[buf->index])
-		return &set->v[set->at[buf->index] - 1];
-	for (int i = 0; !indexed && i < set->n; i++)
-		if (set->v[i].buf == buf)
-			return &set->v[i];
+	if (2 * (set->n + 1) > set->n_slot && set_grow(set) < 0)
+		goto oom;
+	size_t i = buf_hash(buf) & (size_t)(set->n_slot - 1);
+	for (; set->slot[i]; i = (i + 1) & (size_t)(set->n_slot - 1))
+		if (set->v[set->slot[i] - 1].buf == buf)
+			return &set->v[set->slot[i] - 1];
 	if (set->n == set->cap) {
 		int cap = set->cap ? 2 * set->cap : 8;
 		acc_region *v = realloc(set->v, (size_t)cap * sizeof(*v));
-		if (!v) {
-			r->failed = true;
-			return NULL;
-		}
+		if (!v)
+			goto oom;
 		set->v = v;
 		set->cap = cap;
 	}
-	if (indexed)
-		set->at[buf->index] = set->n + 1;
+	set->slot[i] = set->n + 1;
 	acc_region *a = &set->v[set->n++];
+	size_t dn = (size_t)(n ? n : 1);
 	a->buf = buf;
 	a->n = -1;            /* no access merged yet */
-	a->base = calloc((size_t)(n ? n : 1), sizeof(*a->base));
-	a->base_vn = calloc((size_t)(n ? n : 1), sizeof(*a->base_vn));
-	a->lo = calloc((size_t)(n ? n : 1), sizeof(*a->lo));
-	a->hi = calloc((size_t)(n ? n : 1), sizeof(*a->hi));
-	if (!a->base || !a->base_vn || !a->lo || !a->hi)
-		r->failed = true;
-	(void)n;
+	a->base = calloc(dn, sizeof(*a->base));
+	a->base_vn = calloc(dn, sizeof(*a->base_vn));
+	a->base_lvl = calloc(dn, sizeof(*a->base_lvl));
+	a->lo = calloc(dn, sizeof(*a->lo));
+	a->hi = calloc(dn, sizeof(*a->hi));
+	if (!a->base || !a->base_vn || !a->base_lvl || !a->lo || !a->hi)
+		goto oom;
 	return a;
+oom:
+	r->failed = true;
+	return NULL;
 }
 
 /* Marker base for "the whole dimension" in acc_region.base. */
 static stir_expr whole_dim;
 
+/* a, d, first, base, vn, lvl, lo, hi: merge the points base + [lo, hi]
+ * (base NULL: the constant 0; &whole_dim: the whole dimension) into
+ * dimension d of a, whose first access this is when "first". */
+static void merge_dim(acc_region *a, int d, bool first, stir_expr *base,
+	int vn, int lvl, int64_t lo, int64_t hi)
+{
+	if (first) {
+		a->base[d] = base;
+		a->base_vn[d] = vn;
+		a->base_lvl[d] = lvl;
+		a->lo[d] = lo;
+		a->hi[d] = hi;
+	} else if (base != &whole_dim && a->base[d] != &whole_dim &&
+		   a->base_vn[d] == vn) {
+		a->lo[d] = lo < a->lo[d] ? lo : a->lo[d];
+		a->hi[d] = hi > a->hi[d] ? hi : a->hi[d];
+	} else {
+		a->base[d] = &whole_dim;
+	}
+}
+
 /* r, set, buf, n, idx, info, range_lo: merge one access of buf, the point
  * idx[d] per dimension (info[d]: what scan_expr found out about idx[d]),
- * or a search from range_lo when idx is NULL. */
+ * or a search from range_lo when idx is NULL, into the regions of the
+ * innermost block. */
 static void add_access(ra *r, region_set *set, stir_buffer *buf, int n,
 	stir_expr *const *idx, const scan_info *info, stir_expr *range_lo)
 {
@@ -253,28 +309,49 @@ static void add_access(ra *r, region_set *set, stir_buffer *buf, int n,
 		stir_expr *e = idx ? idx[d] : range_lo;
 		stir_expr *base;
 		int64_t off;
-		if (!idx || info[d].varies) {
-			a->base[d] = &whole_dim;
+		if (!idx || info[d].lvl > r->cur->depth) {
+			merge_dim(a, d, first, &whole_dim, -1, 0, 0, 0);
 			continue;
 		}
 		split_offset(e, &base, &off);
 		int vn = !base ? -2 : base == e ? info[d].vn : info[d].vn_a;
-		if (first) {
-			a->base[d] = base;
-			a->base_vn[d] = vn;
-			a->lo[d] = a->hi[d] = off;
-		} else if (a->base[d] != &whole_dim && a->base_vn[d] == vn) {
-			a->lo[d] = off < a->lo[d] ? off : a->lo[d];
-			a->hi[d] = off > a->hi[d] ? off : a->hi[d];
-		} else {
-			a->base[d] = &whole_dim;
+		int lvl = !base ? 0 : base == e ? info[d].lvl : info[d].lvl_a;
+		merge_dim(a, d, first, base, vn, lvl, off, off);
+	}
+}
+
+/* r, to, from: merge the regions "from" of a block nested in the
+ * innermost block into "to", that block's; a dimension whose base uses
+ * a variable bound inside the innermost block becomes the whole
+ * dimension. */
+static void add_nested(ra *r, region_set *to, const region_set *from)
+{
+	for (int i = 0; i < from->n && !r->failed; i++) {
+		const acc_region *f = &from->v[i];
+		acc_region *a = region_of(r, to, f->buf, f->n > 0 ? f->n : 0);
+		if (!a)
+			return;
+		bool first = a->n < 0;
+		a->n = f->n;
+		for (int d = 0; d < f->n; d++) {
+			stir_expr *base = f->base[d];
+			if (base != &whole_dim && f->base_lvl[d] > r->cur->depth)
+				base = &whole_dim;
+			merge_dim(a, d, first, base, f->base_vn[d],
+				f->base_lvl[d], f->lo[d], f->hi[d]);
 		}
 	}
 }
 
 static scan_info scan_expr(ra *r, const stir_expr *e);
 
-/* r, buf: the number of dimensions an access of buf has. */
+/* a, b: the higher of two levels. */
+static int max_level(int a, int b)
+{
+	return a > b ? a : b;
+}
+
+/* buf: the number of dimensions an access of buf has. */
 static int dims(const stir_buffer *buf)
 {
 	return buf->n_axes > 0 ? buf->n_axes : 1;
@@ -356,14 +433,14 @@ static int vn_of_list(ra *r, const stir_expr *e, int n, const scan_info *f,
 	return vn_number(r, sig, n + 4);
 }
 
-/* r, e: record the accesses of e; whether e uses a variable bound inside
- * the block, and its value number.  Both are computed bottom-up in the
+/* r, e: record the accesses of e in the innermost block; the highest
+ * level of the variables e uses, and its value number.  Both are computed bottom-up in the
  * same walk, so that an access nested in the index of another costs
  * nothing more (a chain of indirect indices is walked once, not once per
  * level). */
 static scan_info scan_expr(ra *r, const stir_expr *e)
 {
-	scan_info x = { false, -1, -1 }, a, b, c;
+	scan_info x = { 0, -1, -1, 0 }, a, b, c;
 	if (!e)
 		return x;
 	switch (e->kind) {
@@ -380,7 +457,7 @@ static scan_info scan_expr(ra *r, const stir_expr *e)
 	}
 	case STIR_EXPR_VAR: {
 		int64_t w[1] = { PTR_WORD(e->u.var) };
-		x.varies = r->inner[e->u.var->slot];
+		x.lvl = r->level[e->u.var->slot];
 		x.vn = vn_of(r, e, 1, w);
 		break;
 	}
@@ -389,11 +466,11 @@ static scan_info scan_expr(ra *r, const stir_expr *e)
 		if (!scan_indices(r, e->u.load.n, e->u.load.idx, &f))
 			return x;
 		for (int i = 0; i < e->u.load.n; i++)
-			x.varies = x.varies || f.v[i].varies;
+			x.lvl = max_level(x.lvl, f.v[i].lvl);
 		x.vn = vn_of_list(r, e, e->u.load.n, f.v, PTR_WORD(e->u.load.buf),
 			e->u.load.n);
-		if (e->u.load.n == dims(e->u.load.buf))
-			add_access(r, &r->reads, e->u.load.buf, e->u.load.n,
+		if (r->cur && e->u.load.n == dims(e->u.load.buf))
+			add_access(r, &r->cur->reads, e->u.load.buf, e->u.load.n,
 				e->u.load.idx, f.v, NULL);
 		idx_info_release(&f);
 		break;
@@ -401,7 +478,7 @@ static scan_info scan_expr(ra *r, const stir_expr *e)
 	case STIR_EXPR_UNARY: {
 		a = scan_expr(r, e->u.unary.a);
 		int64_t w[2] = { e->u.unary.op, a.vn };
-		x.varies = a.varies;
+		x.lvl = a.lvl;
 		x.vn = vn_of(r, e, 2, w);
 		break;
 	}
@@ -409,9 +486,10 @@ static scan_info scan_expr(ra *r, const stir_expr *e)
 		a = scan_expr(r, e->u.binary.a);
 		b = scan_expr(r, e->u.binary.b);
 		int64_t w[3] = { e->u.binary.op, a.vn, b.vn };
-		x.varies = a.varies || b.varies;
+		x.lvl = max_level(a.lvl, b.lvl);
 		x.vn = vn_of(r, e, 3, w);
 		x.vn_a = a.vn;
+		x.lvl_a = a.lvl;
 		break;
 	}
 	case STIR_EXPR_SELECT: {
@@ -419,7 +497,7 @@ static scan_info scan_expr(ra *r, const stir_expr *e)
 		a = scan_expr(r, e->u.select.a);
 		b = scan_expr(r, e->u.select.b);
 		int64_t w[3] = { c.vn, a.vn, b.vn };
-		x.varies = c.varies || a.varies || b.varies;
+		x.lvl = max_level(c.lvl, max_level(a.lvl, b.lvl));
 		x.vn = vn_of(r, e, 3, w);
 		break;
 	}
@@ -428,7 +506,7 @@ static scan_info scan_expr(ra *r, const stir_expr *e)
 		if (!scan_indices(r, e->u.call.n, e->u.call.args, &f))
 			return x;
 		for (int i = 0; i < e->u.call.n; i++)
-			x.varies = x.varies || f.v[i].varies;
+			x.lvl = max_level(x.lvl, f.v[i].lvl);
 		x.vn = vn_of_list(r, e, e->u.call.n, f.v, e->u.call.f, e->u.call.n);
 		idx_info_release(&f);
 		break;
@@ -436,7 +514,7 @@ static scan_info scan_expr(ra *r, const stir_expr *e)
 	case STIR_EXPR_CAST: {
 		a = scan_expr(r, e->u.cast.a);
 		int64_t w[1] = { a.vn };
-		x.varies = a.varies;
+		x.lvl = a.lvl;
 		x.vn = vn_of(r, e, 1, w);
 		break;
 	}
@@ -446,21 +524,24 @@ static scan_info scan_expr(ra *r, const stir_expr *e)
 		c = scan_expr(r, e->u.search.x);
 		int64_t w[5] = { e->u.search.op, PTR_WORD(e->u.search.buf), a.vn,
 			b.vn, c.vn };
-		x.varies = a.varies || b.varies || c.varies;
+		x.lvl = max_level(a.lvl, max_level(b.lvl, c.lvl));
 		x.vn = vn_of(r, e, 5, w);
 		/* a search reads a range: the whole buffer as far as we know */
-		add_access(r, &r->reads, e->u.search.buf, 1, NULL, NULL,
-			e->u.search.lo);
+		if (r->cur)
+			add_access(r, &r->cur->reads, e->u.search.buf, 1, NULL,
+				NULL, e->u.search.lo);
 		break;
 	}
 	}
 	return x;
 }
 
-static void scan_list(ra *r, const stir_ptr_vec *list);
+static void scan_list(ra *r, const stir_ptr_vec *list, int depth);
+static void analyze_block(ra *r, stir_stmt *block, int depth);
 
-/* r, s: the accesses of statement s. */
-static void scan_stmt(ra *r, const stir_stmt *s)
+/* r, s, depth: the accesses of statement s, which lies in a list "depth"
+ * blocks deep; analyse the blocks in it. */
+static void scan_stmt(ra *r, stir_stmt *s, int depth)
 {
 	switch (s->kind) {
 	case STIR_STMT_STORE: {
@@ -468,47 +549,58 @@ static void scan_stmt(ra *r, const stir_stmt *s)
 		if (!scan_indices(r, s->u.store.n, s->u.store.idx, &f))
 			break;
 		scan_expr(r, s->u.store.value);
-		if (s->u.store.op != STIR_STORE_ASSIGN)
-			add_access(r, &r->reads, s->u.store.buf, s->u.store.n,
+		if (r->cur && s->u.store.op != STIR_STORE_ASSIGN)
+			add_access(r, &r->cur->reads, s->u.store.buf, s->u.store.n,
 				s->u.store.idx, f.v, NULL);
-		add_access(r, &r->writes, s->u.store.buf, s->u.store.n,
-			s->u.store.idx, f.v, NULL);
+		if (r->cur)
+			add_access(r, &r->cur->writes, s->u.store.buf,
+				s->u.store.n, s->u.store.idx, f.v, NULL);
 		idx_info_release(&f);
 		break;
 	}
 	case STIR_STMT_LET:
 		scan_expr(r, s->u.let.value);
-		add_inner(r, s->u.let.var);
+		set_level(r, s->u.let.var, depth);
 		break;
 	case STIR_STMT_IF:
 		scan_expr(r, s->u.if_.cond);
-		scan_list(r, &s->u.if_.then_body);
-		scan_list(r, &s->u.if_.else_body);
+		scan_list(r, &s->u.if_.then_body, depth);
+		scan_list(r, &s->u.if_.else_body, depth);
 		break;
 	case STIR_STMT_FOR:
 		scan_expr(r, s->u.for_.extent);
-		add_inner(r, s->u.for_.var);
-		scan_list(r, &s->u.for_.body);
+		set_level(r, s->u.for_.var, depth);
+		scan_list(r, &s->u.for_.body, depth);
 		break;
 	case STIR_STMT_BLOCK:
 		for (int i = 0; i < s->u.block.n_vars; i++) {
 			scan_expr(r, s->u.block.bindings[i]);
-			add_inner(r, s->u.block.vars[i]);
+			set_level(r, s->u.block.vars[i], depth);
 		}
-		scan_list(r, &s->u.block.body);
+		analyze_block(r, s, depth);
 		break;
-	case STIR_STMT_ITER:
+	case STIR_STMT_ITER: {
+		/* not an access of the blocks around it; its blocks are
+		 * analysed on their own */
+		block_regions *cur = r->cur;
+		r->cur = NULL;
+		for (int i = 0; i < s->u.iter.n_vars; i++)
+			set_level(r, s->u.iter.vars[i], depth);
+		scan_list(r, &s->u.iter.init, depth);
+		scan_list(r, &s->u.iter.body, depth);
+		r->cur = cur;
 		break;
+	}
 	}
 }
 
-static void scan_list(ra *r, const stir_ptr_vec *list)
+static void scan_list(ra *r, const stir_ptr_vec *list, int depth)
 {
-	for (int i = 0; i < list->n; i++)
-		scan_stmt(r, stir_stmt_at(list, i));
+	for (int i = 0; i < list->n && !r->failed; i++)
+		scan_stmt(r, stir_stmt_at(list, i), depth);
 }
 
-/* r, set, n, out: the accumulated regions as IR regions (arena). */
+/* r, set: the accumulated regions as IR regions (arena). */
 static stir_region *to_regions(ra *r, region_set *set)
 {
 	stir_kernel *k = r->k;
@@ -546,85 +638,55 @@ static void set_release(region_set *set)
 	for (int i = 0; i < set->n; i++) {
 		free(set->v[i].base);
 		free(set->v[i].base_vn);
+		free(set->v[i].base_lvl);
 		free(set->v[i].lo);
 		free(set->v[i].hi);
 	}
 	free(set->v);
+	free(set->slot);
 	memset(set, 0, sizeof(*set));
 }
 
-/* The per-kernel arrays of the analysis, allocated once and handed
- * clean to each block (so that a kernel of many blocks and variables
- * does not pay for both at every block). */
-typedef struct ra_scratch {
-	bool *inner;              /* per variable slot, all false (heap) */
-	int *at[2];               /* per buffer index, all 0: reads, writes
-	                             (heap) */
-} ra_scratch;
-
-/* set: zero the entries of set->at its buffers took. */
-static void clear_at(region_set *set)
+/* r, block, depth: compute the regions of "block", which lies in a list
+ * "depth" blocks deep (its variables' levels set), and merge them into
+ * the block around it. */
+static void analyze_block(ra *r, stir_stmt *block, int depth)
 {
-	for (int i = 0; i < set->n; i++) {
-		int b = set->v[i].buf->index;
-		if (b >= 0 && b < set->n_at && set->at[b] == i + 1)
-			set->at[b] = 0;
-	}
-}
-
-/* k, block, sc: compute the regions of one block; sc is left clean. */
-static int analyze_block(stir_kernel *k, stir_stmt *block, ra_scratch *sc)
-{
-	ra r = { .k = k, .inner = sc->inner };
-	r.reads.at = sc->at[0];
-	r.writes.at = sc->at[1];
-	r.reads.n_at = r.writes.n_at = k->buffers.n;
-	scan_list(&r, &block->u.block.body);
-	stir_region *reads = r.failed ? NULL : to_regions(&r, &r.reads);
-	stir_region *writes = r.failed ? NULL : to_regions(&r, &r.writes);
-	int rc = reads && writes ? 0 : -1;
-	if (rc == 0) {
+	block_regions br = { .depth = depth };
+	block_regions *outer = r->cur;
+	r->cur = &br;
+	scan_list(r, &block->u.block.body, depth + 1);
+	r->cur = outer;
+	stir_region *reads = r->failed ? NULL : to_regions(r, &br.reads);
+	stir_region *writes = r->failed ? NULL : to_regions(r, &br.writes);
+	if (reads && writes) {
 		block->u.block.reads = reads;
-		block->u.block.n_reads = r.reads.n;
+		block->u.block.n_reads = br.reads.n;
 		block->u.block.writes = writes;
-		block->u.block.n_writes = r.writes.n;
+		block->u.block.n_writes = br.writes.n;
+	} else {
+		r->failed = true;
 	}
-	clear_at(&r.reads);
-	clear_at(&r.writes);
-	for (int i = 0; i < r.n_inner_slots; i++)
-		sc->inner[r.inner_slots[i]] = false;
-	set_release(&r.reads);
-	set_release(&r.writes);
-	free(r.inner_slots);
-	free(r.sig);
-	vn_release(&r.vn);
-	return rc;
-}
-
-/* k, list, user: analyze every block of list (user: the scratch). */
-static int analyze_list(stir_kernel *k, stir_ptr_vec *list, void *user)
-{
-	for (int i = 0; i < list->n; i++) {
-		stir_stmt *s = stir_stmt_at(list, i);
-		if (s->kind == STIR_STMT_BLOCK && analyze_block(k, s, user) < 0)
-			return -1;
+	if (outer && !r->failed) {
+		add_nested(r, &outer->reads, &br.reads);
+		add_nested(r, &outer->writes, &br.writes);
 	}
-	return 0;
+	set_release(&br.reads);
+	set_release(&br.writes);
 }
 
 int stir_analyze_regions(stir_kernel *k)
 {
-	size_t nb = (size_t)k->buffers.n + 1;
-	ra_scratch sc = {
-		calloc((size_t)k->n_vars + 1, sizeof(*sc.inner)),
-		{ calloc(nb, sizeof(int)), calloc(nb, sizeof(int)) },
-	};
-	int rc = sc.inner && sc.at[0] && sc.at[1] ?
-		stir_foreach_list(k, analyze_list, &sc) : -1;
-	free(sc.inner);
-	free(sc.at[0]);
-	free(sc.at[1]);
-	if (rc < 0) {
+	ra r = { .k = k };
+	r.level = calloc((size_t)k->n_vars + 1, sizeof(*r.level));
+	if (r.level)
+		scan_list(&r, &k->body, 0);
+	else
+		r.failed = true;
+	free(r.level);
+	free(r.sig);
+	vn_release(&r.vn);
+	if (r.failed) {
 		stir_error_oom(stir_kernel_ctx(k));
 		return -1;
 	}
