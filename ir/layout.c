@@ -439,6 +439,160 @@ static int check_tensor(stir_layout *l, const stir_buffer *buf,
 	return 0;
 }
 
+/* x, buf: whether expression x (or one inside it) searches buffer buf. */
+static bool expr_searches(const stir_expr *x, const stir_buffer *buf)
+{
+	if (!x)
+		return false;
+	switch (x->kind) {
+	case STIR_EXPR_LOAD:
+		for (int i = 0; i < x->u.load.n; i++)
+			if (expr_searches(x->u.load.idx[i], buf))
+				return true;
+		return false;
+	case STIR_EXPR_UNARY:
+		return expr_searches(x->u.unary.a, buf);
+	case STIR_EXPR_BINARY:
+		return expr_searches(x->u.binary.a, buf) ||
+			expr_searches(x->u.binary.b, buf);
+	case STIR_EXPR_SELECT:
+		return expr_searches(x->u.select.c, buf) ||
+			expr_searches(x->u.select.a, buf) ||
+			expr_searches(x->u.select.b, buf);
+	case STIR_EXPR_CALL:
+		for (int i = 0; i < x->u.call.n; i++)
+			if (expr_searches(x->u.call.args[i], buf))
+				return true;
+		return false;
+	case STIR_EXPR_CAST:
+		return expr_searches(x->u.cast.a, buf);
+	case STIR_EXPR_SEARCH:
+		return x->u.search.buf == buf ||
+			expr_searches(x->u.search.lo, buf) ||
+			expr_searches(x->u.search.hi, buf) ||
+			expr_searches(x->u.search.x, buf);
+	default:
+		return false;
+	}
+}
+
+static bool list_searches(const stir_ptr_vec *list, const stir_buffer *buf);
+
+/* s, buf: whether statement s (or one inside it) searches buffer buf. */
+static bool stmt_searches(const stir_stmt *s, const stir_buffer *buf)
+{
+	switch (s->kind) {
+	case STIR_STMT_STORE:
+		for (int i = 0; i < s->u.store.n; i++)
+			if (expr_searches(s->u.store.idx[i], buf))
+				return true;
+		return expr_searches(s->u.store.value, buf);
+	case STIR_STMT_LET:
+		return expr_searches(s->u.let.value, buf);
+	case STIR_STMT_IF:
+		return expr_searches(s->u.if_.cond, buf) ||
+			list_searches(&s->u.if_.then_body, buf) ||
+			list_searches(&s->u.if_.else_body, buf);
+	case STIR_STMT_FOR:
+		return expr_searches(s->u.for_.extent, buf) ||
+			list_searches(&s->u.for_.body, buf);
+	case STIR_STMT_BLOCK:
+		for (int i = 0; i < s->u.block.n_vars; i++)
+			if (expr_searches(s->u.block.bindings[i], buf))
+				return true;
+		return list_searches(&s->u.block.body, buf);
+	default:
+		return false;
+	}
+}
+
+static bool list_searches(const stir_ptr_vec *list, const stir_buffer *buf)
+{
+	for (int i = 0; i < list->n; i++)
+		if (stmt_searches(stir_stmt_at(list, i), buf))
+			return true;
+	return false;
+}
+
+/* k, indices: the stage III indptr buffer of the same axis as indices
+ * buffer "indices" ("X.indptr" beside "X.indices"), or NULL. */
+static const stir_buffer *indptr_beside(const stir_kernel *k,
+	const stir_buffer *indices)
+{
+	size_t n = strlen(indices->arg) - strlen(".indices");
+	for (int i = 0; i < k->buffers.n; i++) {
+		const stir_buffer *b = stir_buffer_at(&k->buffers, i);
+		if (b->kind == STIR_BUFFER_INDPTR && b->arg &&
+		    !strncmp(b->arg, indices->arg, n) &&
+		    !strcmp(b->arg + n, ".indptr"))
+			return b;
+	}
+	return NULL;
+}
+
+/* l, b: at stage III, where axes are gone, the structure arrays checked
+ * as far as the buffers tell (the interpreter of stage I checks them
+ * against their axes): an indptr array starts at 0 and does not
+ * decrease; an indices array that the kernel searches ascends strictly
+ * within each range of its axis's indptr array (a search of unsorted
+ * indices would miss).  The domains are checked with the tensors. */
+static int check_stage3_structure(stir_layout *l, const stir_bindings *b)
+{
+	const stir_kernel *k = l->kernel;
+	stir_ctx *ctx = stir_kernel_ctx(k);
+	for (int i = 0; i < k->buffers.n; i++) {
+		const stir_buffer *buf = stir_buffer_at(&k->buffers, i);
+		if (buf->kind != STIR_BUFFER_INDPTR || !buf->arg)
+			continue;
+		const stir_array *a = stir_bindings_get_array(b, buf->arg);
+		int64_t n = stir_array_get_len(a);
+		if (n > 0 && stir_array_get_int(a, 0) != 0) {
+			stir_error(ctx, stir_loc_none(), "array '%s': entry 0 is %"
+				PRId64 ", expected 0", buf->arg,
+				stir_array_get_int(a, 0));
+			return -1;
+		}
+		for (int64_t j = 1; j < n; j++) {
+			int64_t v = stir_array_get_int(a, j);
+			int64_t prev = stir_array_get_int(a, j - 1);
+			if (v < prev) {
+				stir_error(ctx, stir_loc_none(), "array '%s': entry %"
+					PRId64 " is %" PRId64 ", less than entry %"
+					PRId64 " (%" PRId64 ")", buf->arg, j, v, j - 1,
+					prev);
+				return -1;
+			}
+		}
+	}
+	for (int i = 0; i < k->buffers.n; i++) {
+		const stir_buffer *buf = stir_buffer_at(&k->buffers, i);
+		const stir_buffer *ptr;
+		if (buf->kind != STIR_BUFFER_INDICES || !buf->arg ||
+		    !(ptr = indptr_beside(k, buf)) || !list_searches(&k->body, buf))
+			continue;
+		const stir_array *a = stir_bindings_get_array(b, buf->arg);
+		const stir_array *p = stir_bindings_get_array(b, ptr->arg);
+		int64_t len = stir_array_get_len(a);
+		for (int64_t r = 0; r + 1 < stir_array_get_len(p); r++) {
+			int64_t lo = stir_array_get_int(p, r);
+			int64_t hi = stir_array_get_int(p, r + 1);
+			for (int64_t q = lo + 1; q < hi && q < len; q++) {
+				int64_t c = stir_array_get_int(a, q);
+				int64_t prev = stir_array_get_int(a, q - 1);
+				if (c <= prev) {
+					stir_error(ctx, stir_loc_none(), "array '%s': "
+						"entry %" PRId64 " is %" PRId64 ", not "
+						"greater than entry %" PRId64 " (%" PRId64
+						") in the same row", buf->arg, q, c, q - 1,
+						prev);
+					return -1;
+				}
+			}
+		}
+	}
+	return 0;
+}
+
 /* l, b: evaluate the parameters of l->kernel from b. */
 static int init_params(stir_layout *l, const stir_bindings *b)
 {
@@ -737,6 +891,8 @@ int stir_layout_init(stir_layout *l, const stir_kernel *k,
 		if (buf->kind != STIR_BUFFER_LOCAL && check_tensor(l, buf, b) < 0)
 			goto fail;
 	}
+	if (k->stage == STIR_STAGE_3 && check_stage3_structure(l, b) < 0)
+		goto fail;
 	return 0;
 fail:
 	stir_layout_release(l);

@@ -342,6 +342,25 @@ expect 1 "$stirc" run "$csrmm" --stage 3 --size n=2 --size feat=1 \
 	--in J.indptr="$tmp/jp-22.npy" --in J.indices="$tmp/ji-uns.npy" --random 1
 grep_in "$tmp/err" "error: array 'J.indices': entry 1 is 0, not greater than entry 0 (1) in the same row"
 
+# a stage III program, whose axes are gone, checks its structure arrays
+# as far as its buffers tell: an indptr does not decrease; the indices
+# that it searches ascend in each row
+npy "$tmp/ji01.npy" '<i4' '(2,)' '\000\000\000\000\001\000\000\000'
+npy "$tmp/jo.npy" '<i4' '(2,)' '\000\000\000\000\002\000\000\000'
+for backend in interp cuda; do
+	expect 1 env STIR_LIBCUDA=/nonexistent/libcuda.so.1 "$stirc" run \
+		"$srcdir/tests/golden/csrmm.stage3.stir" --backend $backend \
+		--size m=2 --size nnz=2 --size n=2 --size feat=1 \
+		--in J.indptr="$tmp/jp-dec.npy" --in J.indices="$tmp/ji01.npy" --random 1
+	grep_in "$tmp/err" "error: array 'J.indptr': entry 2 is 1, less than entry 1 (2)"
+	expect 1 env STIR_LIBCUDA=/nonexistent/libcuda.so.1 "$stirc" run \
+		"$srcdir/tests/golden/csr2bsr.stage3.stir" --backend $backend \
+		--size m=2 --size nnz=2 --size mb=1 --size nnzb=2 --size n=8 --size nb=2 \
+		--in J.indptr="$tmp/jp-22.npy" --in J.indices="$tmp/ji01.npy" \
+		--in JO.indptr="$tmp/jo.npy" --in JO.indices="$tmp/ji-uns.npy" --random 1
+	grep_in "$tmp/err" "error: array 'JO.indices': entry 1 is 0, not greater than entry 0 (1) in the same row"
+done
+
 # a format built on the host for a schedule file's decompose step that
 # needs 64-bit indices: advice in the program's terms, at the step
 printf '%%%%MatrixMarket matrix coordinate real general\n2 2 1\n1 2 2.5\n' > "$tmp/one.mtx"
