@@ -439,7 +439,8 @@ static int check_tensor(stir_layout *l, const stir_buffer *buf,
 	return 0;
 }
 
-/* x, buf: whether expression x (or one inside it) searches buffer buf. */
+/* x, buf: whether expression x (or one inside it) searches buffer buf
+ * by bisection (lower_bound, upper_bound: find scans). */
 static bool expr_searches(const stir_expr *x, const stir_buffer *buf)
 {
 	if (!x)
@@ -467,7 +468,7 @@ static bool expr_searches(const stir_expr *x, const stir_buffer *buf)
 	case STIR_EXPR_CAST:
 		return expr_searches(x->u.cast.a, buf);
 	case STIR_EXPR_SEARCH:
-		return x->u.search.buf == buf ||
+		return (x->u.search.buf == buf && x->u.search.op != STIR_FIND) ||
 			expr_searches(x->u.search.lo, buf) ||
 			expr_searches(x->u.search.hi, buf) ||
 			expr_searches(x->u.search.x, buf);
@@ -533,8 +534,8 @@ static const stir_buffer *indptr_beside(const stir_kernel *k,
 /* l, b: at stage III, where axes are gone, the structure arrays checked
  * as far as the buffers tell (the interpreter of stage I checks them
  * against their axes): an indptr array starts at 0 and does not
- * decrease; an indices array that the kernel searches ascends strictly
- * within each range of its axis's indptr array (a search of unsorted
+ * decrease; an indices array that the kernel bisects ascends strictly
+ * within each range of its axis's indptr array (a bisection of unsorted
  * indices would miss).  The domains are checked with the tensors. */
 static int check_stage3_structure(stir_layout *l, const stir_bindings *b)
 {
