@@ -53,4 +53,12 @@ int stir_translate_coords(stir_kernel *k);
  * the block). */
 int stir_analyze_regions(stir_kernel *k);
 
+/* The rewrites of lower_sparse_iter and lower_sparse_buffer
+ * (include/stir/passes.h) without their checks: each requires a verified
+ * kernel at its stage (I, II) and leaves the result unverified, for a
+ * pipeline (include/stir/pipeline.h) that verifies between its passes.
+ * 0 or -1. */
+int stir_lower_sparse_iter_rewrite(stir_kernel *k);
+int stir_lower_sparse_buffer_rewrite(stir_kernel *k);
+
 #endif

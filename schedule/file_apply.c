@@ -9,6 +9,9 @@
  *             [stir_schedule_prepare_for_gpu: default_schedule on the
  *              nests left unbound]
  *
+ * Each section is a pass of a pipeline (include/stir/pipeline.h) named
+ * after its key, so that stirc print --after shows the kernel after it.
+ *
  * Requires: a verified kernel named as the schedule's "kernel", at a stage
  * no later than the first section that has steps.  Each step calls the
  * primitive of include/stir/schedule.h or passes.h once per block (or
@@ -22,6 +25,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stir/pipeline.h>
 #include "ir/nodes.h"
 #include "schedule/file.h"
 
@@ -488,9 +492,53 @@ static int applier_init(applier *a, const stir_schedule *s, stir_kernel *k)
 	return 0;
 }
 
-/* a, up_to, gpu: the pipeline of the header comment up to stage up_to;
- * with "gpu", the default schedule after the stage3 steps. */
-static int run(applier *a, stir_stage up_to, bool gpu)
+/* s, k, sec: apply the steps of section sec of schedule s to kernel k.
+ * 0 or -1. */
+static int apply_section_of(const stir_schedule *s, stir_kernel *k,
+	sf_section sec)
+{
+	applier a;
+	if (!s->n_steps[sec])
+		return 0;
+	if (applier_init(&a, s, k) < 0)
+		return -1;
+	return apply_section(&a, sec);
+}
+
+/* k, s: the passes of the sections, one per section, for the pipeline. */
+static int pass_format(stir_kernel *k, void *s)
+{
+	return apply_section_of(s, k, SF_FORMAT);
+}
+
+/* k, s: see pass_format. */
+static int pass_stage1(stir_kernel *k, void *s)
+{
+	return apply_section_of(s, k, SF_STAGE1);
+}
+
+/* k, s: see pass_format. */
+static int pass_stage2(stir_kernel *k, void *s)
+{
+	return apply_section_of(s, k, SF_STAGE2);
+}
+
+/* k, s: see pass_format. */
+static int pass_stage3(stir_kernel *k, void *s)
+{
+	return apply_section_of(s, k, SF_STAGE3);
+}
+
+/* k, arg: the default schedule, after the stage3 steps. */
+static int pass_default_schedule(stir_kernel *k, void *arg)
+{
+	(void)arg;
+	return stir_default_schedule(k);
+}
+
+/* a, up_to: refuse a schedule whose steps apply to a stage before the
+ * kernel's, or a kernel past stage up_to.  0 or -1. */
+static int check_stages(applier *a, stir_stage up_to)
 {
 	stir_kernel *k = a->k;
 	stir_stage start = k->stage;
@@ -510,52 +558,76 @@ static int run(applier *a, stir_stage up_to, bool gpu)
 			(int)up_to);
 		return -1;
 	}
-	if (k->stage == STIR_STAGE_1 && (apply_section(a, SF_FORMAT) < 0 ||
-	    apply_section(a, SF_STAGE1) < 0))
-		return -1;
-	if (up_to == STIR_STAGE_1)
-		return 0;
-	if (k->stage == STIR_STAGE_1 && stir_kernel_lower_sparse_iter(k) < 0)
-		return -1;
-	if (start <= STIR_STAGE_2 && apply_section(a, SF_STAGE2) < 0)
-		return -1;
-	if (up_to == STIR_STAGE_2)
-		return 0;
-	if (k->stage == STIR_STAGE_2 && stir_kernel_lower_sparse_buffer(k) < 0)
-		return -1;
-	if (apply_section(a, SF_STAGE3) < 0)
-		return -1;
-	/* for the GPU, the nests the steps left unbound get the default
-	 * schedule; after all of them, so that stage3 steps may schedule a
-	 * nest that stage2 steps left alone (a kernel given at stage III is
-	 * taken as it is, as stir_kernel_prepare_for_gpu takes it) */
-	if (gpu && start < STIR_STAGE_3)
-		return stir_default_schedule(k);
 	return 0;
+}
+
+/* s, k, up_to, gpu: see schedule.h.  The pipeline of the header comment:
+ * each section a pass (the steps verify what they make), skipped on a
+ * kernel past its stage; for the GPU, the default schedule after all of
+ * them, so that stage3 steps may schedule a nest that stage2 steps left
+ * alone (a kernel given at stage III is taken as it is, as
+ * stir_kernel_prepare_for_gpu takes it). */
+stir_pipeline *stir_pipeline_alloc_for_schedule(const stir_schedule *s,
+	const stir_kernel *k, stir_stage up_to, bool gpu)
+{
+	applier a;
+	if (!s || !k || applier_init(&a, s, (stir_kernel *)k) < 0)
+		return NULL;
+	if (up_to < STIR_STAGE_1 || up_to > STIR_STAGE_3) {
+		stir_error(a.ctx, k->loc, "a schedule applies up to stage 1, 2 or "
+			"3, not %d", (int)up_to);
+		return NULL;
+	}
+	if (check_stages(&a, up_to) < 0)
+		return NULL;
+	void *arg = (void *)s;  /* the passes only read it */
+	stir_pipeline *p = stir_pipeline_alloc();
+	int rc = p ? 0 : -1;
+	rc |= stir_pipeline_add_pass(p, "format", STIR_STAGE_1,
+		STIR_PASS_VERIFIES, pass_format, arg);
+	rc |= stir_pipeline_add_pass(p, "stage1", STIR_STAGE_1,
+		STIR_PASS_VERIFIES, pass_stage1, arg);
+	if (up_to >= STIR_STAGE_2) {
+		rc |= stir_pipeline_add(p, "lower_sparse_iter");
+		rc |= stir_pipeline_add_pass(p, "stage2", STIR_STAGE_2,
+			STIR_PASS_VERIFIES, pass_stage2, arg);
+	}
+	if (up_to >= STIR_STAGE_3) {
+		rc |= stir_pipeline_add(p, "lower_sparse_buffer");
+		rc |= stir_pipeline_add_pass(p, "stage3", STIR_STAGE_3,
+			STIR_PASS_VERIFIES, pass_stage3, arg);
+	}
+	if (gpu && up_to == STIR_STAGE_3 && k->stage < STIR_STAGE_3)
+		rc |= stir_pipeline_add_pass(p, "default_schedule", 0,
+			STIR_PASS_VERIFIES, pass_default_schedule, NULL);
+	if (rc < 0) {
+		stir_pipeline_free(p);
+		return stir_error_oom(a.ctx);
+	}
+	return p;
+}
+
+/* s, k, up_to, gpu: run the schedule's pipeline on k.  0 or -1. */
+static int run(const stir_schedule *s, stir_kernel *k, stir_stage up_to,
+	bool gpu)
+{
+	stir_pipeline *p = stir_pipeline_alloc_for_schedule(s, k, up_to, gpu);
+	int rc = p ? stir_pipeline_run(p, k) : -1;
+	stir_pipeline_free(p);
+	return rc;
 }
 
 /* s, k, up_to: see schedule.h. */
 int stir_schedule_apply(const stir_schedule *s, stir_kernel *k,
 	stir_stage up_to)
 {
-	applier a;
-	if (!s || !k || applier_init(&a, s, k) < 0)
-		return -1;
-	if (up_to < STIR_STAGE_1 || up_to > STIR_STAGE_3) {
-		stir_error(a.ctx, k->loc, "a schedule applies up to stage 1, 2 or "
-			"3, not %d", (int)up_to);
-		return -1;
-	}
-	return run(&a, up_to, false);
+	return run(s, k, up_to, false);
 }
 
 /* s, k: see schedule.h. */
 int stir_schedule_prepare_for_gpu(const stir_schedule *s, stir_kernel *k)
 {
-	applier a;
-	if (!s || !k || applier_init(&a, s, k) < 0)
-		return -1;
-	return run(&a, STIR_STAGE_3, true);
+	return run(s, k, STIR_STAGE_3, true);
 }
 
 /* s, m: see schedule.h. */
