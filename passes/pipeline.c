@@ -14,6 +14,7 @@
 #include <stir/pipeline.h>
 #include "ir/diag.h"
 #include "ir/nodes.h"
+#include "passes/passes.h"
 
 /* One pass of a pipeline. */
 typedef struct pipe_pass {
@@ -21,7 +22,8 @@ typedef struct pipe_pass {
 	stir_stage stage;      /* runs on kernels at this stage; 0: any */
 	unsigned flags;        /* STIR_PASS_* */
 	stir_pass_fn fn;
-	void *arg;             /* borrowed: given to fn */
+	void *arg;             /* given to fn: borrowed, or owned when "owned" */
+	bool owned;            /* arg is the pipeline's to free */
 	bool print;            /* print the kernel after this pass */
 } pipe_pass;
 
@@ -48,8 +50,11 @@ void stir_pipeline_free(stir_pipeline *p)
 {
 	if (!p)
 		return;
-	for (int i = 0; i < p->n; i++)
+	for (int i = 0; i < p->n; i++) {
 		free(p->v[i].name);
+		if (p->v[i].owned)
+			free(p->v[i].arg);
+	}
 	free(p->v);
 	free(p);
 }
@@ -73,6 +78,18 @@ int stir_pipeline_add_pass(stir_pipeline *p, const char *name,
 		return -1;
 	p->v[p->n++] = (pipe_pass){ .name = copy, .stage = stage,
 		.flags = flags, .fn = fn, .arg = arg };
+	return 0;
+}
+
+/* p, name, stage, flags, fn, arg: see passes/passes.h. */
+int stir_pipeline_add_pass_owned(stir_pipeline *p, const char *name,
+	stir_stage stage, unsigned flags, stir_pass_fn fn, void *arg)
+{
+	if (stir_pipeline_add_pass(p, name, stage, flags, fn, arg) < 0) {
+		free(arg);
+		return -1;
+	}
+	p->v[p->n - 1].owned = true;
 	return 0;
 }
 

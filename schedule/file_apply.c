@@ -9,8 +9,10 @@
  *             [stir_schedule_prepare_for_gpu: default_schedule on the
  *              nests left unbound]
  *
- * Each section is a pass of a pipeline (include/stir/pipeline.h) named
- * after its key, so that stirc print --after shows the kernel after it.
+ * Each step is a pass of a pipeline (include/stir/pipeline.h) named
+ * SECTION.N (the N-th step of the section, from 1), and each section ends
+ * with a pass named after its key, so that stirc print --after shows the
+ * kernel after any step or section.
  *
  * Requires: a verified kernel named as the schedule's "kernel", at a stage
  * no later than the first section that has steps.  Each step calls the
@@ -27,6 +29,7 @@
 #include <string.h>
 #include <stir/pipeline.h>
 #include "ir/nodes.h"
+#include "passes/passes.h"
 #include "schedule/file.h"
 
 /* One application of a schedule to a kernel. */
@@ -463,15 +466,6 @@ static stir_stage section_stage(sf_section sec)
 		STIR_STAGE_2 : STIR_STAGE_3;
 }
 
-/* a, sec: every step of section sec, in order. */
-static int apply_section(applier *a, sf_section sec)
-{
-	for (int i = 0; i < a->s->n_steps[sec]; i++)
-		if (apply_step(a, &a->s->steps[sec][i]) < 0)
-			return -1;
-	return 0;
-}
-
 /* a, s, k: start applying s to k: k must be the schedule's kernel.  0 or
  * -1. */
 static int applier_init(applier *a, const stir_schedule *s, stir_kernel *k)
@@ -492,41 +486,52 @@ static int applier_init(applier *a, const stir_schedule *s, stir_kernel *k)
 	return 0;
 }
 
-/* s, k, sec: apply the steps of section sec of schedule s to kernel k.
- * 0 or -1. */
-static int apply_section_of(const stir_schedule *s, stir_kernel *k,
-	sf_section sec)
+/* One step of a schedule as a pass of its pipeline (owned by the
+ * pipeline). */
+typedef struct step_pass {
+	const stir_schedule *s;  /* borrowed: outlives the pipeline */
+	const sf_step *st;       /* borrowed: a step of s */
+	stir_ctx *ctx;           /* borrowed: the context "file" is in */
+	const char *file;        /* the schedule's file name, interned in ctx */
+} step_pass;
+
+/* k, arg: apply the step of step_pass arg to k. */
+static int pass_step(stir_kernel *k, void *arg)
 {
-	applier a;
-	if (!s->n_steps[sec])
-		return 0;
-	if (applier_init(&a, s, k) < 0)
+	const step_pass *sp = arg;
+	applier a = { .s = sp->s, .k = k, .ctx = sp->ctx, .file = sp->file };
+	if (stir_kernel_ctx(k) != sp->ctx && applier_init(&a, sp->s, k) < 0)
 		return -1;
-	return apply_section(&a, sec);
+	return apply_step(&a, sp->st);
 }
 
-/* k, s: the passes of the sections, one per section, for the pipeline. */
-static int pass_format(stir_kernel *k, void *s)
+/* k, arg: the end of a section: nothing to do, a name to stop at. */
+static int pass_section_end(stir_kernel *k, void *arg)
 {
-	return apply_section_of(s, k, SF_FORMAT);
+	(void)k;
+	(void)arg;
+	return 0;
 }
 
-/* k, s: see pass_format. */
-static int pass_stage1(stir_kernel *k, void *s)
+/* a, p, sec: add to p a pass per step of section sec, named SECTION.N (N
+ * from 1), then the pass SECTION that ends it.  0 or -1 (memory). */
+static int add_section(const applier *a, stir_pipeline *p, sf_section sec)
 {
-	return apply_section_of(s, k, SF_STAGE1);
-}
-
-/* k, s: see pass_format. */
-static int pass_stage2(stir_kernel *k, void *s)
-{
-	return apply_section_of(s, k, SF_STAGE2);
-}
-
-/* k, s: see pass_format. */
-static int pass_stage3(stir_kernel *k, void *s)
-{
-	return apply_section_of(s, k, SF_STAGE3);
+	stir_stage stage = section_stage(sec);
+	char name[64];
+	for (int i = 0; i < a->s->n_steps[sec]; i++) {
+		step_pass *sp = malloc(sizeof(*sp));
+		if (!sp)
+			return -1;
+		*sp = (step_pass){ .s = a->s, .st = &a->s->steps[sec][i],
+			.ctx = a->ctx, .file = a->file };
+		snprintf(name, sizeof(name), "%s.%d", sf_section_key[sec], i + 1);
+		if (stir_pipeline_add_pass_owned(p, name, stage, STIR_PASS_VERIFIES,
+		    pass_step, sp) < 0)
+			return -1;
+	}
+	return stir_pipeline_add_pass(p, sf_section_key[sec], 0,
+		STIR_PASS_VERIFIES, pass_section_end, NULL);
 }
 
 /* k, arg: the default schedule, after the stage3 steps. */
@@ -562,7 +567,7 @@ static int check_stages(applier *a, stir_stage up_to)
 }
 
 /* s, k, up_to, gpu: see schedule.h.  The pipeline of the header comment:
- * each section a pass (the steps verify what they make), skipped on a
+ * each step a pass (the primitives verify what they make), skipped on a
  * kernel past its stage; for the GPU, the default schedule after all of
  * them, so that stage3 steps may schedule a nest that stage2 steps left
  * alone (a kernel given at stage III is taken as it is, as
@@ -580,22 +585,17 @@ stir_pipeline *stir_pipeline_alloc_for_schedule(const stir_schedule *s,
 	}
 	if (check_stages(&a, up_to) < 0)
 		return NULL;
-	void *arg = (void *)s;  /* the passes only read it */
 	stir_pipeline *p = stir_pipeline_alloc();
 	int rc = p ? 0 : -1;
-	rc |= stir_pipeline_add_pass(p, "format", STIR_STAGE_1,
-		STIR_PASS_VERIFIES, pass_format, arg);
-	rc |= stir_pipeline_add_pass(p, "stage1", STIR_STAGE_1,
-		STIR_PASS_VERIFIES, pass_stage1, arg);
+	rc |= add_section(&a, p, SF_FORMAT);
+	rc |= add_section(&a, p, SF_STAGE1);
 	if (up_to >= STIR_STAGE_2) {
 		rc |= stir_pipeline_add(p, "lower_sparse_iter");
-		rc |= stir_pipeline_add_pass(p, "stage2", STIR_STAGE_2,
-			STIR_PASS_VERIFIES, pass_stage2, arg);
+		rc |= add_section(&a, p, SF_STAGE2);
 	}
 	if (up_to >= STIR_STAGE_3) {
 		rc |= stir_pipeline_add(p, "lower_sparse_buffer");
-		rc |= stir_pipeline_add_pass(p, "stage3", STIR_STAGE_3,
-			STIR_PASS_VERIFIES, pass_stage3, arg);
+		rc |= add_section(&a, p, SF_STAGE3);
 	}
 	if (gpu && up_to == STIR_STAGE_3 && k->stage < STIR_STAGE_3)
 		rc |= stir_pipeline_add_pass(p, "default_schedule", 0,

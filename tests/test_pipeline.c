@@ -253,16 +253,43 @@ START_TEST(test_schedule_pipeline)
 		test_path("examples/csrmm.yaml"));
 	ck_assert_ptr_nonnull(s);
 	static const char *const names[] = { "format", "stage1",
-		"lower_sparse_iter", "stage2", "lower_sparse_buffer", "stage3",
+		"lower_sparse_iter", "stage2.1", "stage2.2", "stage2.3", "stage2.4",
+		"stage2.5", "stage2.6", "stage2", "lower_sparse_buffer", "stage3",
 		"default_schedule" };
 	stir_pipeline *p = stir_pipeline_alloc_for_schedule(s, k, STIR_STAGE_3,
 		true);
-	ck_assert_int_eq(stir_pipeline_n_passes(p), 7);
-	for (int i = 0; i < 7; i++)
+	ck_assert_int_eq(stir_pipeline_n_passes(p), 13);
+	for (int i = 0; i < 13; i++)
 		ck_assert_str_eq(stir_pipeline_get_pass_name(p, i), names[i]);
 	stir_pipeline_free(p);
+	/* stopped after the third step: the kernel of a schedule of those
+	 * three steps alone */
+	stir_module *m3;
+	stir_kernel *k3 = stir_kernel_copy(k, &m3);
+	p = stir_pipeline_alloc_for_schedule(s, k3, STIR_STAGE_2, false);
+	ck_assert_int_eq(stir_pipeline_n_passes(p), 10);
+	ck_assert_int_eq(stir_pipeline_set_stop_after(p, "stage2.3"), 0);
+	ck_assert_int_eq(stir_pipeline_run(p, k3), 0);
+	stir_pipeline_free(p);
+	static const char three[] = "kernel: csrmm\nstage2:\n"
+		"  - reorder: {block: csrmm1, loops: [k, j]}\n"
+		"  - split: {block: csrmm1, loop: i, factors: [null, 8]}\n"
+		"  - bind: {block: csrmm1, loop: i_0, to: blockIdx.x}\n";
+	stir_schedule *s3 = stir_schedule_read_from_str(ctx, "three.yaml", three,
+		strlen(three));
+	ck_assert_ptr_nonnull(s3);
+	stir_module *mw;
+	stir_kernel *want = stir_kernel_copy(k, &mw);
+	ck_assert_int_eq(stir_schedule_apply(s3, want, STIR_STAGE_2), 0);
+	char *a = text_of(k3), *b = text_of(want);
+	ck_assert_str_eq(a, b);
+	ck_assert_ptr_nonnull(strstr(a, "bind(blockIdx.x)"));
+	free(a);
+	free(b);
+	stir_schedule_free(s3);
+	stir_module_free(mw);
+	stir_module_free(m3);
 	p = stir_pipeline_alloc_for_schedule(s, k, STIR_STAGE_2, false);
-	ck_assert_int_eq(stir_pipeline_n_passes(p), 4);
 	ck_assert_int_eq(stir_pipeline_run(p, k), 0);
 	stir_pipeline_free(p);
 	/* stage2 steps on a kernel at stage III: refused at the first step */

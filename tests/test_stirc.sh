@@ -186,7 +186,7 @@ expect 2 "$stirc" print "$csrmm" --after lower
 grep_in "$tmp/err" "stirc: --after: unknown pass 'lower' (the passes: lower_sparse_iter, default_schedule, lower_sparse_buffer)"
 expect 2 "$stirc" print "$tmp/missing.stir" --after lower
 expect 2 "$stirc" print "$csrmm" --schedule "$yaml" --after lower_sparse_iterr
-grep_in "$tmp/err" "stirc: --after: unknown pass 'lower_sparse_iterr' (the passes: format, stage1, lower_sparse_iter, stage2, lower_sparse_buffer, stage3, default_schedule)"
+grep_in "$tmp/err" "stirc: --after: unknown pass 'lower_sparse_iterr' (the passes: format, stage1, lower_sparse_iter, stage2.1, stage2.2, stage2.3, stage2.4, stage2.5, stage2.6, stage2, lower_sparse_buffer, stage3, default_schedule)"
 expect 2 "$stirc" print "$csrmm" --after lower_sparse_iter --stage 2
 grep_in "$tmp/err" "--after and --stage cannot go together"
 expect 2 "$stirc" print "$csrmm" --after
@@ -198,8 +198,15 @@ grep_in "$tmp/err" "'stirc cuda' does not take --after"
 # a pass that fails: its diagnostic, exit 1
 printf 'kernel: csrmm\nstage2:\n  - unroll: {block: csrmm7, loop: k}\n' > "$tmp/bad.yaml"
 expect 0 "$stirc" print "$csrmm" --schedule "$tmp/bad.yaml" --after lower_sparse_iter
-expect 1 "$stirc" print "$csrmm" --schedule "$tmp/bad.yaml" --after stage2
+expect 1 "$stirc" print "$csrmm" --schedule "$tmp/bad.yaml" --after stage2.1
 grep_in "$tmp/err" "bad.yaml:3:21: error: unroll: no block of kernel 'csrmm' matches 'csrmm7'"
+# each step is a pass: after the second, the kernel of the first two
+head -8 "$yaml" > "$tmp/two.yaml"
+expect 0 "$stirc" print "$csrmm" --schedule "$tmp/two.yaml"
+cp "$tmp/out" "$tmp/two_steps.stir"
+grep_in "$tmp/two_steps.stir" "for i_1 in [0, 8) {"
+expect 0 "$stirc" print "$csrmm" --schedule "$yaml" --after stage2.2
+cmp -s "$tmp/out" "$tmp/two_steps.stir" || { echo "FAIL: --after stage2.2 is not the first two steps"; fail=1; }
 
 # cuda: the CUDA C of a stage III program, to the standard output or a file
 expect 0 "$stirc" cuda "$srcdir/tests/cuda/spmv_warp.stir" --kernel spmv_warp

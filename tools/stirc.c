@@ -96,9 +96,11 @@ static const char usage_print[] =
 "                   right after it (not with --stage).  The passes, in\n"
 "                   order: lower_sparse_iter, default_schedule,\n"
 "                   lower_sparse_buffer (each skipped on a kernel past\n"
-"                   its stage); with --schedule: format, stage1,\n"
-"                   lower_sparse_iter, stage2, lower_sparse_buffer, stage3\n"
-"                   (the steps of each section of S), default_schedule\n"
+"                   its stage); with --schedule: the steps of S's format\n"
+"                   and stage1 sections, lower_sparse_iter, its stage2\n"
+"                   steps, lower_sparse_buffer, its stage3 steps,\n"
+"                   default_schedule, where step N of a section is the\n"
+"                   pass SECTION.N (stage2.1, ...) and SECTION ends it\n"
 "  --help           show this help\n";
 
 static const char usage_cuda[] =
@@ -735,14 +737,24 @@ static int stop_after(stir_pipeline *p, const char *prefix, const char *after)
 {
 	if (stir_pipeline_set_stop_after(p, after) == 0)
 		return 0;
-	char names[1024] = "";
-	size_t len = 0;
-	for (int i = 0; i < stir_pipeline_n_passes(p) && len < sizeof(names);
-	    i++)
-		len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s",
-			i ? ", " : "", stir_pipeline_get_pass_name(p, i));
-	return usage_error(prefix, "--after: unknown pass '%s' (the passes: "
+	size_t len = 1;
+	for (int i = 0; i < stir_pipeline_n_passes(p); i++)
+		len += strlen(stir_pipeline_get_pass_name(p, i)) + 2;
+	char *names = malloc(len);
+	if (!names) {
+		fprintf(stderr, "stirc: out of memory\n");
+		return EXIT_WRONG;
+	}
+	names[0] = '\0';
+	for (int i = 0; i < stir_pipeline_n_passes(p); i++) {
+		if (i)
+			strcat(names, ", ");
+		strcat(names, stir_pipeline_get_pass_name(p, i));
+	}
+	int rc = usage_error(prefix, "--after: unknown pass '%s' (the passes: "
 		"%s)", after, names);
+	free(names);
+	return rc;
 }
 
 /* o, m, s, k: print --after: run the GPU pipeline (with schedule s: the
