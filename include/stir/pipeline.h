@@ -67,9 +67,9 @@ STIR_EXPORT const char *stir_pipeline_get_pass_name(
 STIR_EXPORT int stir_pipeline_find_pass(__stir_keep const stir_pipeline *p,
 	const char *name);
 
-/* After pass "name" (NULL: after every pass), print the kernel's text to
- * f (borrowed), headed by a line "// after NAME".  0, or -1 when p has no
- * such pass. */
+/* After pass "name" (NULL: after every pass; skipped passes too), print
+ * the kernel's text to f (borrowed), headed by a line "// after NAME".
+ * 0, or -1 when p has no such pass. */
 STIR_EXPORT int stir_pipeline_set_print_after(__stir_keep stir_pipeline *p,
 	const char *name, FILE *f);
 /* End every run right after pass "name": the kernel is left as that pass
