@@ -330,6 +330,7 @@ int main(int argc, char **argv)
 	free(results);
 	free(speedup);
 	bench_finish(&g);
+	bench_forget_programs();
 	stir_ctx_free(ctx);
 	return 0;
 }

@@ -490,6 +490,7 @@ int main(int argc, char **argv)
 	free(sc);
 	free(results);
 	bench_finish(&gpu);
+	bench_forget_programs();
 	stir_ctx_free(ctx);
 	return 0;
 }

@@ -429,14 +429,55 @@ void bench_json_search(FILE *f, const double *ms, int n)
 	fprintf(f, "]");
 }
 
+/* The programs read so far, each once (bench_read_kernel). */
+static struct {
+	char *path;           /* owned */
+	stir_module *m;       /* owned: the program as read */
+} programs[16];
+static int n_programs;
+
+/* ctx, path: the program at path, read once and kept; NULL with
+ * diagnostics. */
+static stir_module *read_program(stir_ctx *ctx, const char *path)
+{
+	for (int i = 0; i < n_programs; i++)
+		if (!strcmp(programs[i].path, path))
+			return programs[i].m;
+	stir_module *m = stir_module_read_file(ctx, path);
+	char *copy = m ? strdup(path) : NULL;
+	if (!copy || n_programs == (int)(sizeof(programs) / sizeof(programs[0])))
+		return m;  /* not kept: the caller's own module */
+	programs[n_programs].path = copy;
+	programs[n_programs++].m = m;
+	return m;
+}
+
+/* (none): see common.h. */
+void bench_forget_programs(void)
+{
+	for (int i = 0; i < n_programs; i++) {
+		free(programs[i].path);
+		stir_module_free(programs[i].m);
+	}
+	n_programs = 0;
+}
+
 /* ctx, path, name, mod: see common.h. */
 stir_kernel *bench_read_kernel(stir_ctx *ctx, const char *path,
 	const char *name, stir_module **mod)
 {
-	stir_module *m = *mod = stir_module_read_file(ctx, path);
+	*mod = NULL;
+	stir_module *m = read_program(ctx, path);
+	bool kept = false;
+	for (int i = 0; i < n_programs && !kept; i++)
+		kept = programs[i].m == m;
 	stir_kernel *k = m ? stir_module_find_kernel(m, name) : NULL;
 	if (m && !k)
 		stir_ctx_report(ctx, STIR_ERROR, (stir_loc){ 0, 0, 0 },
 			"%s has no kernel '%s'", path, name);
-	return k;
+	if (!kept) {
+		*mod = m;
+		return k;
+	}
+	return k ? stir_kernel_copy(k, mod) : NULL;
 }

@@ -44,9 +44,13 @@ double bench_max_rel_diff(const float *a, const float *b, int64_t n);
 stir_gpu_buf *bench_upload(stir_device *dev, const void *data, size_t bytes);
 
 /* The kernel "name" of the program at "path"; *mod receives its module (to
- * free, also on failure).  NULL with diagnostics. */
+ * free, also on failure).  NULL with diagnostics.  Each program is read
+ * once: every candidate after the first gets a copy (stir_kernel_copy) of
+ * the kernel as read, kept until bench_forget_programs. */
 stir_kernel *bench_read_kernel(stir_ctx *ctx, const char *path,
 	const char *name, stir_module **mod);
+/* Free the programs bench_read_kernel keeps (before their context). */
+void bench_forget_programs(void);
 
 /* The CSR matrix with 32-bit indices and f32 values on the host. */
 typedef struct bench_csr32 {

@@ -1,28 +1,122 @@
-/* Preparing a kernel for the GPU: the pipeline of docs/schedules.md from
- * whatever stage the kernel is at to stage III.
+/* The registry of the standard passes and the pipelines made of them
+ * (include/stir/pipeline.h; docs/schedules.md, "Pipelines").  Preparing
+ * a kernel for the GPU, from whatever stage it is at to stage III:
  *
  *   stage I   --lower_sparse_iter-->      stage II
  *             (the caller's stage II schedules happen before this call)
  *   stage II  --default_schedule-->       stage II  (nests left unbound)
  *             --lower_sparse_buffer-->    stage III
+ *   stage III (the GPU preparation passes)
  *
- * Requires: a verified kernel.  Preserves what it computes; the passes
- * verify what they produce. */
+ * Registering a new pass is one line of "registry" below (in pipeline
+ * order: the GPU pipeline runs every registered pass); stirc print --after
+ * then knows it.  This file sits in codegen/ because it is the one place
+ * that knows the passes of every folder. */
+#include <string.h>
 #include <stir/codegen.h>
 #include <stir/passes.h>
+#include <stir/pipeline.h>
 #include <stir/schedule.h>
 #include "ir/nodes.h"
+#include "passes/passes.h"
+
+/* k, arg: lower_sparse_iter's rewrite (the pipeline verifies). */
+static int pass_lower_sparse_iter(stir_kernel *k, void *arg)
+{
+	(void)arg;
+	return stir_lower_sparse_iter_rewrite(k);
+}
+
+/* k, arg: lower_sparse_buffer's rewrite (the pipeline verifies). */
+static int pass_lower_sparse_buffer(stir_kernel *k, void *arg)
+{
+	(void)arg;
+	return stir_lower_sparse_buffer_rewrite(k);
+}
+
+/* k, arg: the default schedule (it verifies what it makes). */
+static int pass_default_schedule(stir_kernel *k, void *arg)
+{
+	(void)arg;
+	return stir_default_schedule(k);
+}
+
+/* A registered pass. */
+typedef struct registered {
+	const char *name;
+	stir_stage stage;      /* the stage it applies to (0: any) */
+	unsigned flags;        /* STIR_PASS_* */
+	stir_pass_fn fn;
+} registered;
+
+/* Every standard pass, in the order the GPU pipeline runs them. */
+static const registered registry[] = {
+	{ "lower_sparse_iter", STIR_STAGE_1, 0, pass_lower_sparse_iter },
+	{ "default_schedule", STIR_STAGE_2, STIR_PASS_VERIFIES,
+	  pass_default_schedule },
+	{ "lower_sparse_buffer", STIR_STAGE_2, 0, pass_lower_sparse_buffer },
+};
+#define N_REGISTERED (int)(sizeof(registry) / sizeof(registry[0]))
+
+/* (none): see pipeline.h. */
+int stir_pass_registry_n(void)
+{
+	return N_REGISTERED;
+}
+
+/* i: see pipeline.h. */
+const char *stir_pass_registry_get_name(int i)
+{
+	return i >= 0 && i < N_REGISTERED ? registry[i].name : NULL;
+}
+
+/* p, name: see pipeline.h. */
+int stir_pipeline_add(stir_pipeline *p, const char *name)
+{
+	for (int i = 0; name && i < N_REGISTERED; i++)
+		if (!strcmp(registry[i].name, name))
+			return stir_pipeline_add_pass(p, name, registry[i].stage,
+				registry[i].flags, registry[i].fn, NULL);
+	return -1;
+}
+
+/* stage: see pipeline.h. */
+stir_pipeline *stir_pipeline_alloc_to_stage(stir_stage stage)
+{
+	if (stage < STIR_STAGE_1 || stage > STIR_STAGE_3)
+		return NULL;
+	stir_pipeline *p = stir_pipeline_alloc();
+	if (p && ((stage >= STIR_STAGE_2 &&
+	    stir_pipeline_add(p, "lower_sparse_iter") < 0) ||
+	    (stage >= STIR_STAGE_3 &&
+	    stir_pipeline_add(p, "lower_sparse_buffer") < 0))) {
+		stir_pipeline_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+/* (none): see pipeline.h. */
+stir_pipeline *stir_pipeline_alloc_for_gpu(void)
+{
+	stir_pipeline *p = stir_pipeline_alloc();
+	for (int i = 0; p && i < N_REGISTERED; i++)
+		if (stir_pipeline_add(p, registry[i].name) < 0) {
+			stir_pipeline_free(p);
+			return NULL;
+		}
+	return p;
+}
 
 /* k: the kernel to bring to stage III (see codegen.h). */
 int stir_kernel_prepare_for_gpu(stir_kernel *k)
 {
 	if (!k)
 		return -1;
-	if (k->stage == STIR_STAGE_1 && stir_kernel_lower_sparse_iter(k) < 0)
-		return -1;
-	if (k->stage != STIR_STAGE_2)
-		return 0;
-	if (stir_default_schedule(k) < 0)
-		return -1;
-	return stir_kernel_lower_sparse_buffer(k);
+	stir_pipeline *p = stir_pipeline_alloc_for_gpu();
+	int rc = p ? stir_pipeline_run(p, k) : -1;
+	if (!p)
+		stir_error_oom(stir_kernel_ctx(k));
+	stir_pipeline_free(p);
+	return rc;
 }

@@ -26,15 +26,15 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	stir_ctx *ctx = stir_ctx_alloc();
-	stir_module *plain = read_module(ctx, argv[1]);
-	stir_module *m = read_module(ctx, argv[1]);
+	stir_module *plain = NULL, *m = read_module(ctx, argv[1]);
 	stir_csr *graph = stir_mtx_read(ctx, argv[2]);
 	stir_bindings *in = stir_bindings_alloc(), *want = NULL, *got = NULL;
 	int rc = 1;
-	if (!plain || !m || !graph)
+	stir_kernel *k = m ? stir_module_find_kernel(m, "csrmm") : NULL;
+	/* the unscheduled reference: a copy taken before k is scheduled */
+	stir_kernel *k0 = k ? stir_kernel_copy(k, &plain) : NULL;
+	if (!k || !k0 || !graph)
 		goto out;
-	stir_kernel *k0 = stir_module_find_kernel(plain, "csrmm");
-	stir_kernel *k = stir_module_find_kernel(m, "csrmm");
 
 	/* the schedule and the lowering, step by step */
 	const char *ij[] = { "i", "j" };

@@ -55,10 +55,10 @@ static int check_kernel(stir_ctx *ctx, const char *srcdir, const gnn_kernel *g,
 {
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/%s", srcdir, g->program);
-	stir_module *plain = stir_module_read_file(ctx, path);
-	stir_module *m = stir_module_read_file(ctx, path);
-	stir_kernel *k0 = plain ? stir_module_find_kernel(plain, g->kernel) : NULL;
+	stir_module *plain = NULL, *m = stir_module_read_file(ctx, path);
 	stir_kernel *k = m ? stir_module_find_kernel(m, g->kernel) : NULL;
+	/* the unscheduled reference: a copy taken before k is scheduled */
+	stir_kernel *k0 = k ? stir_kernel_copy(k, &plain) : NULL;
 	stir_bindings *in = stir_bindings_alloc(), *want = NULL, *got = NULL;
 	stir_gpu_kernel *gk = NULL;
 	stir_format *f = NULL;

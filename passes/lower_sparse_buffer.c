@@ -203,16 +203,10 @@ static int flat_list(stir_kernel *k, stir_ptr_vec *list, void *user)
 	return f->failed ? -1 : 0;
 }
 
-int stir_kernel_lower_sparse_buffer(stir_kernel *k)
+/* k: see passes/passes.h: the rewrite, without the verifier. */
+int stir_lower_sparse_buffer_rewrite(stir_kernel *k)
 {
 	stir_ctx *ctx = stir_kernel_ctx(k);
-	if (k->stage != STIR_STAGE_2) {
-		stir_error(ctx, k->loc, "lower_sparse_buffer: kernel '%s' is at "
-			"stage %d, not stage 2", k->name, (int)k->stage);
-		return -1;
-	}
-	if (stir_kernel_verify(k) < 0)
-		return -1;
 	int n = k->buffers.n;
 	flat f = { .k = k, .map = calloc((size_t)n + 1, sizeof(stir_buffer *)) };
 	stir_names names;
@@ -249,7 +243,18 @@ int stir_kernel_lower_sparse_buffer(stir_kernel *k)
 		return -1;
 	}
 	stir_remove_dead_lets(k);
-	if (stir_analyze_regions(k) < 0)
+	return stir_analyze_regions(k);
+}
+
+/* k: see include/stir/passes.h. */
+int stir_kernel_lower_sparse_buffer(stir_kernel *k)
+{
+	if (k->stage != STIR_STAGE_2) {
+		stir_error(stir_kernel_ctx(k), k->loc, "lower_sparse_buffer: kernel "
+			"'%s' is at stage %d, not stage 2", k->name, (int)k->stage);
+		return -1;
+	}
+	if (stir_kernel_verify(k) < 0 || stir_lower_sparse_buffer_rewrite(k) < 0)
 		return -1;
 	return stir_kernel_verify(k);
 }

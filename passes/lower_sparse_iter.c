@@ -8,10 +8,23 @@
  *
  * The kernel is checked first (verified, stage I) and verified again at
  * the end; a failure in between leaves the kernel unusable, which only an
- * internal error or running out of memory can cause. */
+ * internal error or running out of memory can cause.  A pipeline
+ * (include/stir/pipeline.h) calls the rewrite alone: it verifies between
+ * its passes itself. */
 #include <stir/passes.h>
 #include "passes/passes.h"
 
+/* k: see passes/passes.h: the sub-passes, without the verifier. */
+int stir_lower_sparse_iter_rewrite(stir_kernel *k)
+{
+	if (stir_materialize_aux_buffers(k) < 0 || stir_generate_loops(k) < 0 ||
+	    stir_translate_coords(k) < 0)
+		return -1;
+	k->stage = STIR_STAGE_2;
+	return stir_analyze_regions(k);
+}
+
+/* k: see include/stir/passes.h. */
 int stir_kernel_lower_sparse_iter(stir_kernel *k)
 {
 	stir_ctx *ctx = stir_kernel_ctx(k);
@@ -20,13 +33,7 @@ int stir_kernel_lower_sparse_iter(stir_kernel *k)
 			"%d, not stage 1", k->name, (int)k->stage);
 		return -1;
 	}
-	if (stir_kernel_verify(k) < 0)
-		return -1;
-	if (stir_materialize_aux_buffers(k) < 0 || stir_generate_loops(k) < 0 ||
-	    stir_translate_coords(k) < 0)
-		return -1;
-	k->stage = STIR_STAGE_2;
-	if (stir_analyze_regions(k) < 0)
+	if (stir_kernel_verify(k) < 0 || stir_lower_sparse_iter_rewrite(k) < 0)
 		return -1;
 	return stir_kernel_verify(k);
 }

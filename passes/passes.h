@@ -6,6 +6,7 @@
 #ifndef STIR_PASSES_PASSES_H
 #define STIR_PASSES_PASSES_H
 
+#include <stir/pipeline.h>
 #include "ir/nodes.h"
 
 /* The number of positions of axis a as an expression of parameters: LEN
@@ -52,5 +53,19 @@ int stir_translate_coords(stir_kernel *k);
  * differ by constants, or the whole dimension (indices that vary inside
  * the block). */
 int stir_analyze_regions(stir_kernel *k);
+
+/* The rewrites of lower_sparse_iter and lower_sparse_buffer
+ * (include/stir/passes.h) without their checks: each requires a verified
+ * kernel at its stage (I, II) and leaves the result unverified, for a
+ * pipeline (include/stir/pipeline.h) that verifies between its passes.
+ * 0 or -1. */
+int stir_lower_sparse_iter_rewrite(stir_kernel *k);
+int stir_lower_sparse_buffer_rewrite(stir_kernel *k);
+
+/* stir_pipeline_add_pass (include/stir/pipeline.h) with an argument the
+ * pipeline owns: "arg" (malloc'ed, may be NULL) is freed with p, or at
+ * once when the pass cannot be added.  0 or -1. */
+int stir_pipeline_add_pass_owned(stir_pipeline *p, const char *name,
+	stir_stage stage, unsigned flags, stir_pass_fn fn, void *arg);
 
 #endif

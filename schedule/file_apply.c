@@ -9,6 +9,11 @@
  *             [stir_schedule_prepare_for_gpu: default_schedule on the
  *              nests left unbound]
  *
+ * Each step is a pass of a pipeline (include/stir/pipeline.h) named
+ * SECTION.N (the N-th step of the section, from 1), and each section ends
+ * with a pass named after its key, so that stirc print --after shows the
+ * kernel after any step or section.
+ *
  * Requires: a verified kernel named as the schedule's "kernel", at a stage
  * no later than the first section that has steps.  Each step calls the
  * primitive of include/stir/schedule.h or passes.h once per block (or
@@ -22,7 +27,9 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stir/pipeline.h>
 #include "ir/nodes.h"
+#include "passes/passes.h"
 #include "schedule/file.h"
 
 /* One application of a schedule to a kernel. */
@@ -459,15 +466,6 @@ static stir_stage section_stage(sf_section sec)
 		STIR_STAGE_2 : STIR_STAGE_3;
 }
 
-/* a, sec: every step of section sec, in order. */
-static int apply_section(applier *a, sf_section sec)
-{
-	for (int i = 0; i < a->s->n_steps[sec]; i++)
-		if (apply_step(a, &a->s->steps[sec][i]) < 0)
-			return -1;
-	return 0;
-}
-
 /* a, s, k: start applying s to k: k must be the schedule's kernel.  0 or
  * -1. */
 static int applier_init(applier *a, const stir_schedule *s, stir_kernel *k)
@@ -488,9 +486,64 @@ static int applier_init(applier *a, const stir_schedule *s, stir_kernel *k)
 	return 0;
 }
 
-/* a, up_to, gpu: the pipeline of the header comment up to stage up_to;
- * with "gpu", the default schedule after the stage3 steps. */
-static int run(applier *a, stir_stage up_to, bool gpu)
+/* One step of a schedule as a pass of its pipeline (owned by the
+ * pipeline). */
+typedef struct step_pass {
+	const stir_schedule *s;  /* borrowed: outlives the pipeline */
+	const sf_step *st;       /* borrowed: a step of s */
+	stir_ctx *ctx;           /* borrowed: the context "file" is in */
+	const char *file;        /* the schedule's file name, interned in ctx */
+} step_pass;
+
+/* k, arg: apply the step of step_pass arg to k. */
+static int pass_step(stir_kernel *k, void *arg)
+{
+	const step_pass *sp = arg;
+	applier a = { .s = sp->s, .k = k, .ctx = sp->ctx, .file = sp->file };
+	if (stir_kernel_ctx(k) != sp->ctx && applier_init(&a, sp->s, k) < 0)
+		return -1;
+	return apply_step(&a, sp->st);
+}
+
+/* k, arg: the end of a section: nothing to do, a name to stop at. */
+static int pass_section_end(stir_kernel *k, void *arg)
+{
+	(void)k;
+	(void)arg;
+	return 0;
+}
+
+/* a, p, sec: add to p a pass per step of section sec, named SECTION.N (N
+ * from 1), then the pass SECTION that ends it.  0 or -1 (memory). */
+static int add_section(const applier *a, stir_pipeline *p, sf_section sec)
+{
+	stir_stage stage = section_stage(sec);
+	char name[64];
+	for (int i = 0; i < a->s->n_steps[sec]; i++) {
+		step_pass *sp = malloc(sizeof(*sp));
+		if (!sp)
+			return -1;
+		*sp = (step_pass){ .s = a->s, .st = &a->s->steps[sec][i],
+			.ctx = a->ctx, .file = a->file };
+		snprintf(name, sizeof(name), "%s.%d", sf_section_key[sec], i + 1);
+		if (stir_pipeline_add_pass_owned(p, name, stage, STIR_PASS_VERIFIES,
+		    pass_step, sp) < 0)
+			return -1;
+	}
+	return stir_pipeline_add_pass(p, sf_section_key[sec], 0,
+		STIR_PASS_VERIFIES, pass_section_end, NULL);
+}
+
+/* k, arg: the default schedule, after the stage3 steps. */
+static int pass_default_schedule(stir_kernel *k, void *arg)
+{
+	(void)arg;
+	return stir_default_schedule(k);
+}
+
+/* a, up_to: refuse a schedule whose steps apply to a stage before the
+ * kernel's, or a kernel past stage up_to.  0 or -1. */
+static int check_stages(applier *a, stir_stage up_to)
 {
 	stir_kernel *k = a->k;
 	stir_stage start = k->stage;
@@ -510,52 +563,71 @@ static int run(applier *a, stir_stage up_to, bool gpu)
 			(int)up_to);
 		return -1;
 	}
-	if (k->stage == STIR_STAGE_1 && (apply_section(a, SF_FORMAT) < 0 ||
-	    apply_section(a, SF_STAGE1) < 0))
-		return -1;
-	if (up_to == STIR_STAGE_1)
-		return 0;
-	if (k->stage == STIR_STAGE_1 && stir_kernel_lower_sparse_iter(k) < 0)
-		return -1;
-	if (start <= STIR_STAGE_2 && apply_section(a, SF_STAGE2) < 0)
-		return -1;
-	if (up_to == STIR_STAGE_2)
-		return 0;
-	if (k->stage == STIR_STAGE_2 && stir_kernel_lower_sparse_buffer(k) < 0)
-		return -1;
-	if (apply_section(a, SF_STAGE3) < 0)
-		return -1;
-	/* for the GPU, the nests the steps left unbound get the default
-	 * schedule; after all of them, so that stage3 steps may schedule a
-	 * nest that stage2 steps left alone (a kernel given at stage III is
-	 * taken as it is, as stir_kernel_prepare_for_gpu takes it) */
-	if (gpu && start < STIR_STAGE_3)
-		return stir_default_schedule(k);
 	return 0;
+}
+
+/* s, k, up_to, gpu: see schedule.h.  The pipeline of the header comment:
+ * each step a pass (the primitives verify what they make), skipped on a
+ * kernel past its stage; for the GPU, the default schedule after all of
+ * them, so that stage3 steps may schedule a nest that stage2 steps left
+ * alone (a kernel given at stage III is taken as it is, as
+ * stir_kernel_prepare_for_gpu takes it). */
+stir_pipeline *stir_pipeline_alloc_for_schedule(const stir_schedule *s,
+	const stir_kernel *k, stir_stage up_to, bool gpu)
+{
+	applier a;
+	if (!s || !k || applier_init(&a, s, (stir_kernel *)k) < 0)
+		return NULL;
+	if (up_to < STIR_STAGE_1 || up_to > STIR_STAGE_3) {
+		stir_error(a.ctx, k->loc, "a schedule applies up to stage 1, 2 or "
+			"3, not %d", (int)up_to);
+		return NULL;
+	}
+	if (check_stages(&a, up_to) < 0)
+		return NULL;
+	stir_pipeline *p = stir_pipeline_alloc();
+	int rc = p ? 0 : -1;
+	rc |= add_section(&a, p, SF_FORMAT);
+	rc |= add_section(&a, p, SF_STAGE1);
+	if (up_to >= STIR_STAGE_2) {
+		rc |= stir_pipeline_add(p, "lower_sparse_iter");
+		rc |= add_section(&a, p, SF_STAGE2);
+	}
+	if (up_to >= STIR_STAGE_3) {
+		rc |= stir_pipeline_add(p, "lower_sparse_buffer");
+		rc |= add_section(&a, p, SF_STAGE3);
+	}
+	if (gpu && up_to == STIR_STAGE_3 && k->stage < STIR_STAGE_3)
+		rc |= stir_pipeline_add_pass(p, "default_schedule", 0,
+			STIR_PASS_VERIFIES, pass_default_schedule, NULL);
+	if (rc < 0) {
+		stir_pipeline_free(p);
+		return stir_error_oom(a.ctx);
+	}
+	return p;
+}
+
+/* s, k, up_to, gpu: run the schedule's pipeline on k.  0 or -1. */
+static int run(const stir_schedule *s, stir_kernel *k, stir_stage up_to,
+	bool gpu)
+{
+	stir_pipeline *p = stir_pipeline_alloc_for_schedule(s, k, up_to, gpu);
+	int rc = p ? stir_pipeline_run(p, k) : -1;
+	stir_pipeline_free(p);
+	return rc;
 }
 
 /* s, k, up_to: see schedule.h. */
 int stir_schedule_apply(const stir_schedule *s, stir_kernel *k,
 	stir_stage up_to)
 {
-	applier a;
-	if (!s || !k || applier_init(&a, s, k) < 0)
-		return -1;
-	if (up_to < STIR_STAGE_1 || up_to > STIR_STAGE_3) {
-		stir_error(a.ctx, k->loc, "a schedule applies up to stage 1, 2 or "
-			"3, not %d", (int)up_to);
-		return -1;
-	}
-	return run(&a, up_to, false);
+	return run(s, k, up_to, false);
 }
 
 /* s, k: see schedule.h. */
 int stir_schedule_prepare_for_gpu(const stir_schedule *s, stir_kernel *k)
 {
-	applier a;
-	if (!s || !k || applier_init(&a, s, k) < 0)
-		return -1;
-	return run(&a, STIR_STAGE_3, true);
+	return run(s, k, STIR_STAGE_3, true);
 }
 
 /* s, m: see schedule.h. */

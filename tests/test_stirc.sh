@@ -131,6 +131,83 @@ grep_in "$tmp/err" "error: size 'feat' is bound to 32, but the schedule speciali
 expect 1 "$stirc" verify "$srcdir/examples/csrmm.stir" --schedule "$tmp/missing.yaml"
 grep_in "$tmp/err" "missing.yaml: error: cannot open file"
 
+# print --after PASS: the program right after a pass of the GPU pipeline
+# (docs/schedules.md, "Pipelines"); every pass, skipped ones too
+# noloc FILE: the CUDA C in FILE without its comments that point at .stir
+# lines (a printed program has lines of its own, the statements schedules
+# made among them)
+noloc() { sed -E -e 's@  // [A-Za-z0-9_]+\.stir:[0-9]+$@@' -e 's/[A-Za-z0-9_]+\.stir:[0-9]+/STIR:LINE/g' "$1"; }
+expect 0 "$stirc" print --help
+grep_in "$tmp/out" "--after PASS"
+csrmm="$srcdir/examples/csrmm.stir"
+expect 0 "$stirc" print "$csrmm" --stage 2
+cp "$tmp/out" "$tmp/stage2.stir"
+expect 0 "$stirc" print "$csrmm" --after lower_sparse_iter
+cmp -s "$tmp/out" "$tmp/stage2.stir" || { echo "FAIL: --after lower_sparse_iter is not --stage 2"; fail=1; }
+expect 0 "$stirc" print "$csrmm" --after default_schedule
+grep_in "$tmp/out" "kernel csrmm(m: i32, n: i32, feat: i32, nnz: i32) stage 2 {"
+grep_in "$tmp/out" "for i_1 in [0, 256) bind(threadIdx.x) {"
+# after the last pass: the very kernel stirc cuda emits
+expect 0 "$stirc" print "$csrmm" --after lower_sparse_buffer
+cp "$tmp/out" "$tmp/gpu3.stir"
+grep_in "$tmp/gpu3.stir" "stage 3 {"
+expect 0 "$stirc" cuda "$csrmm"
+noloc "$tmp/out" > "$tmp/want.cu"
+expect 0 "$stirc" cuda "$tmp/gpu3.stir"
+noloc "$tmp/out" | cmp -s - "$tmp/want.cu" || { echo "FAIL: --after lower_sparse_buffer is not what cuda emits"; fail=1; }
+# a stage III program passes every pass unchanged
+for pass in lower_sparse_iter default_schedule lower_sparse_buffer; do
+	expect 0 "$stirc" print "$tmp/gpu3.stir" --after $pass
+	cmp -s "$tmp/out" "$tmp/gpu3.stir" || { echo "FAIL: --after $pass changed a stage III program"; fail=1; }
+done
+# several kernels: each one, up to the pass
+printf 'kernel a(m: i32) {\n  axis I = dense_fixed(m);\n  tensor X: f32[I];\n  iter a (i) in [I] "S" { X[i] = 1.0; }\n}\n\nkernel b(m: i32) {\n  axis I = dense_fixed(m);\n  tensor Y: f32[I];\n  iter b (i) in [I] "S" { Y[i] = 2.0; }\n}\n' > "$tmp/two.stir"
+expect 0 "$stirc" print "$tmp/two.stir" --after lower_sparse_buffer
+grep_in "$tmp/out" "kernel a(m: i32) stage 3 {"
+grep_in "$tmp/out" "kernel b(m: i32) stage 3 {"
+expect 0 "$stirc" print "$tmp/two.stir" --after lower_sparse_iter --kernel b
+grep_in "$tmp/out" "kernel b(m: i32) stage 2 {"
+# with --schedule: the schedule's sections are passes too
+yaml="$srcdir/examples/csrmm.yaml"
+expect 0 "$stirc" print "$csrmm" --schedule "$yaml"
+cp "$tmp/out" "$tmp/sched2.stir"
+expect 0 "$stirc" print "$csrmm" --schedule "$yaml" --after stage2
+cmp -s "$tmp/out" "$tmp/sched2.stir" || { echo "FAIL: --schedule --after stage2"; fail=1; }
+expect 0 "$stirc" print "$csrmm" --schedule "$yaml" --after stage1
+grep_in "$tmp/out" "iter csrmm (i, j, k) in [I, J, K] \"SRS\" {"
+expect 0 "$stirc" print "$csrmm" --schedule "$yaml" --after default_schedule
+cp "$tmp/out" "$tmp/sched3.stir"
+expect 0 "$stirc" cuda "$csrmm" --schedule "$yaml"
+noloc "$tmp/out" > "$tmp/want.cu"
+expect 0 "$stirc" cuda "$tmp/sched3.stir"
+noloc "$tmp/out" | cmp -s - "$tmp/want.cu" || { echo "FAIL: --schedule --after default_schedule is not what cuda emits"; fail=1; }
+# an unknown pass: exit 2, naming the passes there are
+expect 2 "$stirc" print "$csrmm" --after lower
+grep_in "$tmp/err" "stirc: --after: unknown pass 'lower' (the passes: lower_sparse_iter, default_schedule, lower_sparse_buffer)"
+expect 2 "$stirc" print "$tmp/missing.stir" --after lower
+expect 2 "$stirc" print "$csrmm" --schedule "$yaml" --after lower_sparse_iterr
+grep_in "$tmp/err" "stirc: --after: unknown pass 'lower_sparse_iterr' (the passes: format, stage1, lower_sparse_iter, stage2.1, stage2.2, stage2.3, stage2.4, stage2.5, stage2.6, stage2, lower_sparse_buffer, stage3, default_schedule)"
+expect 2 "$stirc" print "$csrmm" --after lower_sparse_iter --stage 2
+grep_in "$tmp/err" "--after and --stage cannot go together"
+expect 2 "$stirc" print "$csrmm" --after
+grep_in "$tmp/err" "--after needs a value (a pass name)"
+expect 2 "$stirc" print "$csrmm" --after stage1 --after stage2
+grep_in "$tmp/err" "--after is given twice"
+expect 2 "$stirc" cuda "$csrmm" --after lower_sparse_iter
+grep_in "$tmp/err" "'stirc cuda' does not take --after"
+# a pass that fails: its diagnostic, exit 1
+printf 'kernel: csrmm\nstage2:\n  - unroll: {block: csrmm7, loop: k}\n' > "$tmp/bad.yaml"
+expect 0 "$stirc" print "$csrmm" --schedule "$tmp/bad.yaml" --after lower_sparse_iter
+expect 1 "$stirc" print "$csrmm" --schedule "$tmp/bad.yaml" --after stage2.1
+grep_in "$tmp/err" "bad.yaml:3:21: error: unroll: no block of kernel 'csrmm' matches 'csrmm7'"
+# each step is a pass: after the second, the kernel of the first two
+head -8 "$yaml" > "$tmp/two.yaml"
+expect 0 "$stirc" print "$csrmm" --schedule "$tmp/two.yaml"
+cp "$tmp/out" "$tmp/two_steps.stir"
+grep_in "$tmp/two_steps.stir" "for i_1 in [0, 8) {"
+expect 0 "$stirc" print "$csrmm" --schedule "$yaml" --after stage2.2
+cmp -s "$tmp/out" "$tmp/two_steps.stir" || { echo "FAIL: --after stage2.2 is not the first two steps"; fail=1; }
+
 # cuda: the CUDA C of a stage III program, to the standard output or a file
 expect 0 "$stirc" cuda "$srcdir/tests/cuda/spmv_warp.stir" --kernel spmv_warp
 grep_in "$tmp/out" 'extern "C" __global__ void __launch_bounds__(32) spmv_warp_k0('

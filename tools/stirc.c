@@ -34,6 +34,7 @@ typedef struct options {
 	const char *kernel;      /* --kernel, or NULL */
 	int stage;               /* --stage (1, 2 or 3); 0: the file's own */
 	const char *schedule;    /* --schedule */
+	const char *after;       /* --after: the pass to print after */
 	const char *backend;     /* --backend: "interp" or "cuda" */
 	const char *arch;        /* --arch */
 	int min_blocks;          /* --min-blocks: 0, or 1 to 32 */
@@ -76,6 +77,7 @@ static const char usage_check[] =
 
 static const char usage_print[] =
 "usage: stirc print FILE [--kernel K] [--stage 1|2|3] [--schedule S.yaml]\n"
+"                   [--after PASS]\n"
 "\n"
 "Print the program (or kernel K) in canonical form, lowered first to the\n"
 "stage asked for.  Reading the printed text back gives the same program.\n"
@@ -89,6 +91,16 @@ static const char usage_print[] =
 "                   files\") to its kernel, lowering it on the way, and\n"
 "                   print that kernel; default stage: the last one S has\n"
 "                   steps for (or FILE's, when later)\n"
+"  --after PASS     run the passes that prepare a kernel for the GPU (as\n"
+"                   'stirc cuda' does) up to PASS, and print the program\n"
+"                   right after it (not with --stage).  The passes, in\n"
+"                   order: lower_sparse_iter, default_schedule,\n"
+"                   lower_sparse_buffer (each skipped on a kernel past\n"
+"                   its stage); with --schedule: the steps of S's format\n"
+"                   and stage1 sections, lower_sparse_iter, its stage2\n"
+"                   steps, lower_sparse_buffer, its stage3 steps,\n"
+"                   default_schedule, where step N of a section is the\n"
+"                   pass SECTION.N (stage2.1, ...) and SECTION ends it\n"
 "  --help           show this help\n";
 
 static const char usage_cuda[] =
@@ -266,7 +278,8 @@ static int parse_int(const char *s, int64_t *v)
 enum {
 	OPT_KERNEL = 256, OPT_STAGE, OPT_SCHEDULE, OPT_BACKEND, OPT_SIZE,
 	OPT_MTX, OPT_IN, OPT_RANDOM, OPT_OUT, OPT_CHECK, OPT_TIME, OPT_SEED,
-	OPT_SEEDS, OPT_ARCH, OPT_MIN_BLOCKS, OPT_COMPILE, OPT_OUTPUT, OPT_HELP,
+	OPT_SEEDS, OPT_ARCH, OPT_MIN_BLOCKS, OPT_COMPILE, OPT_OUTPUT, OPT_AFTER,
+	OPT_HELP,
 };
 
 static const struct option all_options[] = {
@@ -286,6 +299,7 @@ static const struct option all_options[] = {
 	{ "arch", required_argument, 0, OPT_ARCH },
 	{ "min-blocks", required_argument, 0, OPT_MIN_BLOCKS },
 	{ "compile", no_argument, 0, OPT_COMPILE },
+	{ "after", required_argument, 0, OPT_AFTER },
 	{ "help", no_argument, 0, OPT_HELP },
 	{ 0, 0, 0, 0 },
 };
@@ -416,6 +430,7 @@ static const char *option_value_form(int c)
 	case OPT_RANDOM: case OPT_SEED: case OPT_SEEDS: case OPT_MIN_BLOCKS:
 		return "an integer";
 	case OPT_KERNEL: return "a kernel name";
+	case OPT_AFTER: return "a pass name";
 	case OPT_SCHEDULE: case OPT_OUTPUT: return "a file name";
 	case OPT_ARCH: return "an architecture such as sm_90";
 	default: return "a value";
@@ -519,6 +534,9 @@ static int parse_options(const char *cmd, const char *help, int argc,
 			break;
 		case OPT_SCHEDULE:
 			o->schedule = optarg;
+			break;
+		case OPT_AFTER:
+			o->after = optarg;
 			break;
 		case OPT_COMPILE:
 			o->compile = true;
@@ -646,9 +664,13 @@ static stir_module *read_at_stage(stir_ctx *ctx, const options *o, int stage,
 		fprintf(stderr, "stirc: %s is a stage %d program; it cannot be "
 			"raised to stage %d\n", o->file, module_stage(m), stage);
 		*rc = EXIT_USAGE;
-	} else if ((stage >= 2 && stir_lower_sparse_iter(m) < 0) ||
-		   (stage >= 3 && stir_lower_sparse_buffer(m) < 0)) {
-		*rc = EXIT_WRONG;
+	} else {
+		stir_pipeline *p = stir_pipeline_alloc_to_stage((stir_stage)stage);
+		if (!p)
+			fprintf(stderr, "stirc: out of memory\n");
+		if (!p || stir_pipeline_run_module(p, m) < 0)
+			*rc = EXIT_WRONG;
+		stir_pipeline_free(p);
 	}
 	if (*rc) {
 		stir_module_free(m);
@@ -709,14 +731,73 @@ static int cmd_check(int argc, char **argv)
 	return rc;
 }
 
+/* p, prefix, after: make p stop after pass "after"; when p has no such
+ * pass, a usage error that lists the passes it has. */
+static int stop_after(stir_pipeline *p, const char *prefix, const char *after)
+{
+	if (stir_pipeline_set_stop_after(p, after) == 0)
+		return 0;
+	size_t len = 1;
+	for (int i = 0; i < stir_pipeline_n_passes(p); i++)
+		len += strlen(stir_pipeline_get_pass_name(p, i)) + 2;
+	char *names = malloc(len);
+	if (!names) {
+		fprintf(stderr, "stirc: out of memory\n");
+		return EXIT_WRONG;
+	}
+	names[0] = '\0';
+	for (int i = 0; i < stir_pipeline_n_passes(p); i++) {
+		if (i)
+			strcat(names, ", ");
+		strcat(names, stir_pipeline_get_pass_name(p, i));
+	}
+	int rc = usage_error(prefix, "--after: unknown pass '%s' (the passes: "
+		"%s)", after, names);
+	free(names);
+	return rc;
+}
+
+/* o, m, s, k: print --after: run the GPU pipeline (with schedule s: the
+ * schedule's, on its kernel k) up to pass o->after on kernel k (NULL:
+ * every kernel of m).  0, EXIT_WRONG or EXIT_USAGE. */
+static int run_until_after(const options *o, stir_module *m,
+	const stir_schedule *s, stir_kernel *k)
+{
+	stir_pipeline *p = s ? stir_pipeline_alloc_for_schedule(s, k,
+		STIR_STAGE_3, true) : stir_pipeline_alloc_for_gpu();
+	int rc = 0;
+	if (!p) {
+		if (!s)
+			fprintf(stderr, "stirc: out of memory\n");
+		return EXIT_WRONG;
+	}
+	if ((rc = stop_after(p, "print ", o->after)) == 0 &&
+	    (k ? stir_pipeline_run(p, k) : stir_pipeline_run_module(p, m)) < 0)
+		rc = EXIT_WRONG;
+	stir_pipeline_free(p);
+	return rc;
+}
+
 /* argc, argv: stirc print. */
 static int cmd_print(int argc, char **argv)
 {
-	static const int allowed[] = { OPT_KERNEL, OPT_STAGE, OPT_SCHEDULE, 0 };
+	static const int allowed[] = { OPT_KERNEL, OPT_STAGE, OPT_SCHEDULE,
+		OPT_AFTER, 0 };
 	options o;
 	int rc = parse_options("print", usage_print, argc, argv, allowed, &o);
 	if (rc)
 		return rc == 1 ? 0 : rc;
+	if (o.after && o.stage)
+		return usage_error("print ", "%s", "--after and --stage cannot go "
+			"together: --after PASS stops right after PASS");
+	if (o.after && !o.schedule) {
+		/* a misspelt pass is named before anything is read */
+		stir_pipeline *p = stir_pipeline_alloc_for_gpu();
+		rc = p ? stop_after(p, "print ", o.after) : EXIT_WRONG;
+		stir_pipeline_free(p);
+		if (rc)
+			return rc;
+	}
 	stir_ctx *ctx = stir_ctx_alloc();
 	stir_module *m = read_at_stage(ctx, &o, o.schedule ? 0 : o.stage, &rc);
 	stir_kernel *k = NULL;
@@ -724,12 +805,14 @@ static int cmd_print(int argc, char **argv)
 	if (rc == 0 && o.schedule) {
 		/* the scheduled kernel alone: the others stay as they were */
 		rc = load_schedule(ctx, &o, m, &s, &k);
-		if (rc == 0 && stir_schedule_apply(s, k, schedule_stage(&o, s,
-		    k)) < 0)
+		if (rc == 0 && !o.after && stir_schedule_apply(s, k,
+		    schedule_stage(&o, s, k)) < 0)
 			rc = EXIT_WRONG;
 	} else if (rc == 0) {
 		rc = select_kernel(m, &o, false, &k);
 	}
+	if (rc == 0 && o.after)
+		rc = run_until_after(&o, m, s, k);
 	if (rc == 0) {
 		char *text = k ? stir_kernel_to_str(k) : stir_module_to_str(m);
 		if (text)

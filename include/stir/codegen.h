@@ -45,7 +45,8 @@ extern "C" {
  * schedules the caller applied there) every top-level nest with no loop
  * bound to a thread index gets stir_default_schedule, and the kernel is
  * lowered with stir_kernel_lower_sparse_buffer.  A stage III kernel is left
- * as it is.  0, or -1 with diagnostics. */
+ * as it is.  This is the GPU pipeline, stir_pipeline_alloc_for_gpu
+ * (include/stir/pipeline.h), run once.  0, or -1 with diagnostics. */
 STIR_EXPORT int stir_kernel_prepare_for_gpu(__stir_keep stir_kernel *k);
 
 /* ---- the emitter -------------------------------------------------------- */

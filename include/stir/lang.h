@@ -25,6 +25,16 @@ STIR_EXPORT __stir_give stir_module *stir_module_read_file(
  * module. */
 STIR_EXPORT __stir_give char *stir_module_to_str(__stir_keep const stir_module *m);
 STIR_EXPORT __stir_give char *stir_kernel_to_str(__stir_keep const stir_kernel *k);
+/* A deep copy of kernel k, at its stage, as the only kernel of a new
+ * module in k's context, which *owner receives: the caller frees it with
+ * stir_module_free.  k's module is not touched, and the two share no node:
+ * scheduling or lowering one leaves the other as it was.  The copy keeps
+ * k's source locations (its diagnostics and the emitted CUDA's comments
+ * point where k's do).  A copy in another module rather than k's own,
+ * where two kernels of one name could not live.  NULL (*owner NULL) with
+ * diagnostics when memory runs out. */
+STIR_EXPORT __stir_keep stir_kernel *stir_kernel_copy(
+	__stir_keep const stir_kernel *k, __stir_give stir_module **owner);
 /* An expression as text (for diagnostics and tests). */
 STIR_EXPORT __stir_give char *stir_expr_to_str(__stir_keep const stir_expr *e);
 

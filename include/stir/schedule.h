@@ -16,6 +16,7 @@
 
 #include <stdint.h>
 #include <stir/ir.h>
+#include <stir/pipeline.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -225,6 +226,18 @@ STIR_EXPORT int stir_schedule_apply(__stir_keep const stir_schedule *s,
  * as it is (as stir_kernel_prepare_for_gpu leaves it).  0 or -1. */
 STIR_EXPORT int stir_schedule_prepare_for_gpu(
 	__stir_keep const stir_schedule *s, __stir_keep stir_kernel *k);
+/* The pipeline (include/stir/pipeline.h) that stir_schedule_apply (gpu
+ * false) or stir_schedule_prepare_for_gpu (gpu true, up_to 3) runs on
+ * kernel k: for each of the sections format, stage1, stage2, stage3 (as
+ * far as up_to) a pass per step, "SECTION.N" for its N-th step (from 1),
+ * and a pass "SECTION" that ends the section; "lower_sparse_iter" before
+ * stage2 and "lower_sparse_buffer" before stage3; for the GPU,
+ * "default_schedule" last.  s is borrowed: it must outlive the
+ * pipeline's runs.  NULL, with an error in k's context, when k is not the
+ * schedule's kernel or its stage does not fit the steps. */
+STIR_EXPORT __stir_give stir_pipeline *stir_pipeline_alloc_for_schedule(
+	__stir_keep const stir_schedule *s, __stir_keep const stir_kernel *k,
+	stir_stage up_to, bool gpu);
 
 /* Bind into b the value of every size parameter the schedule's specialize
  * steps fix, unless b holds it already; one b holds with another value is

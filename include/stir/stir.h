@@ -10,6 +10,7 @@
 #include <stir/formats.h>
 #include <stir/interp.h>
 #include <stir/passes.h>
+#include <stir/pipeline.h>
 #include <stir/runtime.h>
 #include <stir/schedule.h>
 #include <stir/codegen.h>

@@ -691,8 +691,11 @@ static stir_module *lower_module(check *c, const char *text, int stage,
 	char what[64];
 	snprintf(what, sizeof(what), "a verified program does not lower to "
 		"stage %s", stage == 2 ? "II" : "III");
-	if (stir_lower_sparse_iter(m) < 0 ||
-	    (stage == 3 && stir_lower_sparse_buffer(m) < 0)) {
+	/* the pipeline stirc print --stage N runs */
+	stir_pipeline *p = stir_pipeline_alloc_to_stage((stir_stage)stage);
+	int lowered_rc = p ? stir_pipeline_run_module(p, m) : -1;
+	stir_pipeline_free(p);
+	if (lowered_rc < 0) {
 		/* the one refusal allowed: lowering would nest the kernel's
 		 * text deeper than any text may be (the verifier's bound) */
 		if (!only_too_deep(ctx))
