@@ -302,13 +302,36 @@ static bool block_uniform(const emitter *e, const ectx *ctx)
 	return !(ctx->divergent & THREAD_DIMS & e->launch->used);
 }
 
-/* e, ctx, loc, a, b: put a barrier at the current place, ordering access
- * a before access b. */
-static void put_barrier(emitter *e, const ectx *ctx, stir_loc loc,
-	const cg_access *a, const cg_access *b, summary *sum)
+/* e, p: append p to the places that need a barrier. */
+static void add_place(emitter *e, cuda_place p)
 {
+	cuda_places *v = e->places;
+	for (int i = 0; i < v->n; i++)
+		if (v->v[i].slots == p.slots && v->v[i].before == p.before)
+			return;
+	if (v->n == v->cap) {
+		int cap = v->cap ? 2 * v->cap : 8;
+		cuda_place *n = realloc(v->v, (size_t)cap * sizeof(*n));
+		if (!n) {
+			oom(e);
+			return;
+		}
+		v->v = n;
+		v->cap = cap;
+	}
+	v->v[v->n++] = p;
+}
+
+/* e, ctx, loc, a, b, sum, list, before: access a must be ordered before
+ * access b by a barrier before statement "before" of list (at its end
+ * when NULL): record the place (CUDA_MODE_PLACE), or report that the
+ * kernel lacks the barrier statement there. */
+static void need_barrier(emitter *e, const ectx *ctx, stir_loc loc,
+	const cg_access *a, const cg_access *b, summary *sum,
+	const stir_ptr_vec *list, const stir_stmt *before)
+{
+	char at[256], bt[256];
 	if (!block_uniform(e, ctx)) {
-		char at[256], bt[256];
 		cuda_error(e, loc, "threads of a block must synchronize between "
 			"the accesses to '%s' at %s and at %s, but not every thread "
 			"reaches the place between them", a->buf->name,
@@ -316,8 +339,30 @@ static void put_barrier(emitter *e, const ectx *ctx, stir_loc loc,
 			loc_str(b->loc, bt, sizeof(bt)));
 		return;
 	}
-	cg_line(e->out, "__syncthreads();");
+	if (e->mode == CUDA_MODE_EMIT) {
+		cuda_error(e, loc, "threads of a block must synchronize between "
+			"the accesses to '%s' at %s and at %s, but there is no "
+			"barrier between them (see stir_kernel_insert_barriers)",
+			a->buf->name, loc_str(a->loc, at, sizeof(at)),
+			loc_str(b->loc, bt, sizeof(bt)));
+		return;
+	}
+	add_place(e, (cuda_place){ (void *const *)list->v, before, loc });
 	summary_barrier(sum);
+}
+
+/* e, s, ctx: a barrier statement: every thread of the block must reach
+ * it. */
+static void emit_barrier(emitter *e, const stir_stmt *s, const ectx *ctx)
+{
+	if (!block_uniform(e, ctx)) {
+		cuda_error(e, s->loc, "barrier: not every thread of the block "
+			"reaches it");
+		return;
+	}
+	cg_line(e->out, "__syncthreads();");
+	if (e->sum)
+		summary_barrier(e->sum);
 }
 
 /* ---- static facts about statements ------------------------------------ */
@@ -887,7 +932,7 @@ void cuda_emit_list(emitter *e, const stir_ptr_vec *list, const ectx *ctx,
 		e->sum = saved;
 		const cg_access *a, *b;
 		if (needs_barrier(e, summary_pending(sum), &c.first, s->loc, &a, &b))
-			put_barrier(e, ctx, s->loc, a, b, sum);
+			need_barrier(e, ctx, s->loc, a, b, sum, list, s);
 		cg_append(e->out, &sub);
 		cg_printer_release(&sub);
 		summary_append(e, sum, &c);
@@ -976,7 +1021,7 @@ static void loop_carried_barrier(emitter *e, const stir_stmt *s,
 {
 	const cg_access *a, *b;
 	if (needs_barrier(e, summary_pending(body), &body->first, s->loc, &a, &b))
-		put_barrier(e, ctx, s->loc, a, b, body);
+		need_barrier(e, ctx, s->loc, a, b, body, &s->u.for_.body, NULL);
 }
 
 static const stir_buffer *warp_fill_of(const stir_ptr_vec *list);
@@ -1582,6 +1627,9 @@ void cuda_emit_stmt(emitter *e, const stir_stmt *s, const ectx *ctx)
 	case STIR_STMT_ITER:
 		cuda_error(e, s->loc, "a sparse iteration cannot be emitted as "
 			"CUDA: lower the kernel to stage III first");
+		return;
+	case STIR_STMT_BARRIER:
+		emit_barrier(e, s, ctx);
 		return;
 	}
 }
@@ -2498,11 +2546,15 @@ static void emit_search_helpers(emitter *e, cg_printer *out)
 
 /* plan, flags: number the launches, emit each, then the header and the
  * helpers they need; see cuda_internal.h. */
-int cuda_emit(stir_cuda_plan *plan, unsigned flags)
+/* plan, flags, mode, places: the walk of cuda_emit (mode
+ * CUDA_MODE_EMIT) or of cuda_place_barriers (CUDA_MODE_PLACE, which
+ * appends to places). */
+static int emit_kernel(stir_cuda_plan *plan, unsigned flags, cuda_mode mode,
+	cuda_places *places)
 {
 	const stir_kernel *k = plan->k;
 	emitter e = { .k = k, .ctx = stir_kernel_ctx(k), .flags = flags,
-		.plan = plan };
+		.plan = plan, .mode = mode, .places = places };
 	if (k->stage != STIR_STAGE_3) {
 		stir_error(e.ctx, k->loc, "kernel '%s' is a stage %d kernel; CUDA "
 			"is emitted from stage 3 (see stir_kernel_prepare_for_gpu)",
@@ -2625,4 +2677,25 @@ out:
 	free(e.memo);
 	free(e.local_writes.v);
 	return e.failed ? -1 : 0;
+}
+
+/* plan, flags: see cuda_internal.h. */
+int cuda_emit(stir_cuda_plan *plan, unsigned flags)
+{
+	return emit_kernel(plan, flags, CUDA_MODE_EMIT, NULL);
+}
+
+/* k, places: see cuda_internal.h.  The walk builds a plan of its own,
+ * discarded with the source it printed. */
+int cuda_place_barriers(const stir_kernel *k, cuda_places *places)
+{
+	stir_cuda_plan *p = calloc(1, sizeof(*p));
+	if (!p) {
+		stir_error_oom(stir_kernel_ctx(k));
+		return -1;
+	}
+	p->k = k;
+	int r = emit_kernel(p, 0, CUDA_MODE_PLACE, places);
+	stir_cuda_plan_free(p);
+	return r;
 }

@@ -132,6 +132,31 @@ typedef struct ectx {
 
 #define CUDA_MAX_LIFTED 16
 
+/* What a walk of the emitter is for. */
+typedef enum cuda_mode {
+	CUDA_MODE_EMIT,            /* print the source; a place where threads
+	                              must synchronize but the kernel has no
+	                              barrier statement is an error */
+	CUDA_MODE_PLACE,           /* record where barriers are missing
+	                              (stir_kernel_insert_barriers) */
+} cuda_mode;
+
+/* A place that needs a barrier: before statement "before" of the list
+ * whose slots are "slots", or at its end when "before" is NULL.  The
+ * slots, not the list, name it: the emitter walks copies of some
+ * statements (vector loops' scalar form), which share their lists' slots. */
+typedef struct cuda_place {
+	void *const *slots;        /* borrowed: the list's slot array */
+	const stir_stmt *before;   /* borrowed, or NULL */
+	stir_loc loc;              /* the barrier's: of the statement that
+	                              needs it (of the loop at a body's end) */
+} cuda_place;
+
+typedef struct cuda_places {
+	int n, cap;
+	cuda_place *v;             /* owned */
+} cuda_places;
+
 typedef struct emitter {
 	const stir_kernel *k;      /* the kernel */
 	stir_ctx *ctx;             /* receives diagnostics */
@@ -169,6 +194,8 @@ typedef struct emitter {
 	 * cuda.c), innermost last: where they stand, their bodies alone */
 	int n_lifted;
 	const stir_stmt *lifted[CUDA_MAX_LIFTED];
+	cuda_mode mode;            /* what the walk is for */
+	cuda_places *places;       /* CUDA_MODE_PLACE: receives the places */
 } emitter;
 
 /* e, s: whether if s is tested before a loop nest around it already
@@ -185,6 +212,10 @@ void cuda_record(emitter *e, const ectx *ctx, const stir_buffer *buf,
 	const stir_expr *idx, bool write, bool atomic, stir_loc loc);
 /* Build the plan and the source of p->k.  0 or -1. */
 int cuda_emit(stir_cuda_plan *p, unsigned flags);
+/* k, places: walk k as the emitter does, printing nothing, and append to
+ * places where threads must synchronize but k has no barrier (the
+ * refusals are reported as when emitting).  0 or -1. */
+int cuda_place_barriers(const stir_kernel *k, cuda_places *places);
 
 /* ---- cuda_expr.c ---- */
 

@@ -5,6 +5,7 @@
  *             (the caller's stage II schedules happen before this call)
  *   stage II  --default_schedule-->       stage II  (nests left unbound)
  *             --lower_sparse_buffer-->    stage III
+ *   stage III --insert_barriers-->        stage III (codegen/barriers.c)
  *
  * Requires: a verified kernel.  Preserves what it computes; the passes
  * verify what they produce. */
@@ -20,9 +21,10 @@ int stir_kernel_prepare_for_gpu(stir_kernel *k)
 		return -1;
 	if (k->stage == STIR_STAGE_1 && stir_kernel_lower_sparse_iter(k) < 0)
 		return -1;
-	if (k->stage != STIR_STAGE_2)
-		return 0;
-	if (stir_default_schedule(k) < 0)
+	if (k->stage == STIR_STAGE_2 && (stir_default_schedule(k) < 0 ||
+	    stir_kernel_lower_sparse_buffer(k) < 0))
 		return -1;
-	return stir_kernel_lower_sparse_buffer(k);
+	if (k->stage != STIR_STAGE_3)
+		return 0;
+	return stir_kernel_insert_barriers(k);
 }

@@ -498,6 +498,7 @@ static void scan_stmt(ra *r, const stir_stmt *s)
 		scan_list(r, &s->u.block.body);
 		break;
 	case STIR_STMT_ITER:
+	case STIR_STMT_BARRIER:
 		break;
 	}
 }

@@ -7,7 +7,7 @@
  *             --lower_sparse_buffer-->
  *   stage III stage3 steps
  *             [stir_schedule_prepare_for_gpu: default_schedule on the
- *              nests left unbound]
+ *              nests left unbound, then insert_barriers]
  *
  * Requires: a verified kernel named as the schedule's "kernel", at a stage
  * no later than the first section that has steps.  Each step calls the
@@ -18,6 +18,7 @@
  * a missing one is an error at its place in the file; any other refusal
  * is the primitive's own diagnostic, with a note at the step's line.  The
  * steps before a failing one stay applied. */
+#include <stir/codegen.h>
 #include <fnmatch.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -555,7 +556,10 @@ int stir_schedule_prepare_for_gpu(const stir_schedule *s, stir_kernel *k)
 	applier a;
 	if (!s || !k || applier_init(&a, s, k) < 0)
 		return -1;
-	return run(&a, STIR_STAGE_3, true);
+	/* the barriers last, as stir_kernel_prepare_for_gpu places them */
+	if (run(&a, STIR_STAGE_3, true) < 0)
+		return -1;
+	return stir_kernel_insert_barriers(k);
 }
 
 /* s, m: see schedule.h. */

@@ -47,6 +47,18 @@ static prog load_prog(const char *file)
 	return p;
 }
 
+/* file: a stage III program of the source tree with its barriers placed
+ * (stir_kernel_insert_barriers, as stir_kernel_prepare_for_gpu does). */
+static prog load_placed(const char *file)
+{
+	prog p = load_prog(file);
+	int rc = stir_kernel_insert_barriers(p.k);
+	if (rc < 0)
+		stir_ctx_print_diagnostics(p.ctx, stderr);
+	ck_assert_int_eq(rc, 0);
+	return p;
+}
+
 /* p: free a program and its context. */
 static void free_prog(prog *p)
 {
@@ -549,7 +561,7 @@ END_TEST
 
 START_TEST(test_deterministic)
 {
-	prog p = load_prog("tests/cuda/softmax_block.stir");
+	prog p = load_placed("tests/cuda/softmax_block.stir");
 	char *a = stir_kernel_to_cuda(p.k), *b = stir_kernel_to_cuda(p.k);
 	ck_assert_ptr_nonnull(a);
 	ck_assert_str_eq(a, b);
@@ -1204,7 +1216,7 @@ START_TEST(test_compile)
 {
 	/* NVRTC, when stir has it: a second compilation of the same kernel
 	 * comes from the cache */
-	prog p = load_prog("tests/cuda/tiled_mv.stir");
+	prog p = load_placed("tests/cuda/tiled_mv.stir");
 	char dir[] = "/tmp/stir-test-cuda-XXXXXX";
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	stir_compile_options o = { .arch = "sm_90", .cache_dir = dir };
@@ -1237,7 +1249,7 @@ START_TEST(test_min_blocks)
 {
 	/* min_blocks_per_sm: __launch_bounds__(threads, N) in every launch
 	 * with a literal block size; out of range, an error before NVRTC */
-	prog p = load_prog("tests/cuda/tiled_mv.stir");
+	prog p = load_placed("tests/cuda/tiled_mv.stir");
 	char *plain = stir_kernel_to_cuda(p.k);
 	ck_assert_ptr_nonnull(plain);
 	ck_assert_ptr_nonnull(strstr(plain, "__launch_bounds__("));
