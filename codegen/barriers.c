@@ -95,15 +95,3 @@ int stir_kernel_insert_barriers(stir_kernel *k)
 	free(pl.v);
 	return r;
 }
-
-/* k: see codegen.h. */
-int stir_kernel_verify_gpu(const stir_kernel *k)
-{
-	if (!k)
-		return -1;
-	stir_cuda_plan *p = stir_cuda_plan_alloc(k, 0);
-	if (!p)
-		return -1;
-	stir_cuda_plan_free(p);
-	return 0;
-}

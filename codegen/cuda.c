@@ -37,13 +37,10 @@ const char cuda_ctx_single[] = "single";
 const char cuda_ctx_all[] = "all";
 
 /* The names of the thread indices, by stir_thread. */
-static const char *const dim_names[N_DIMS] = {
+const char *const cuda_dim_names[N_DIMS] = {
 	"blockIdx.x", "blockIdx.y", "blockIdx.z",
 	"threadIdx.x", "threadIdx.y", "threadIdx.z",
 };
-
-/* Most static shared memory a block may declare. */
-#define MAX_STATIC_SHARED (48 * 1024)
 
 /* e, loc, fmt: see cuda_internal.h. */
 void cuda_error(emitter *e, stir_loc loc, const char *fmt, ...)
@@ -171,8 +168,8 @@ static stir_loc first_loc(const stir_stmt *s)
 	return stir_stmt_first_loc(s);
 }
 
-/* The word for a scope in diagnostics. */
-static const char *scope_word(stir_scope s)
+/* s: see cuda_internal.h. */
+const char *cuda_scope_word(stir_scope s)
 {
 	return s == STIR_SCOPE_SHARED ? "shared" : s == STIR_SCOPE_LOCAL ?
 		"local" : s == STIR_SCOPE_WARP ? "warp" : "global";
@@ -226,7 +223,7 @@ void cuda_record(emitter *e, const ectx *ctx, const stir_buffer *buf,
 				continue;
 			cuda_error(e, loc, "%s buffer '%s' is read by threads "
 				"that did not write it (written at %s): registers "
-				"are private to a thread%s", scope_word(buf->scope),
+				"are private to a thread%s", cuda_scope_word(buf->scope),
 				buf->name, loc_str(w->loc, at, sizeof(at)),
 				buf->scope == STIR_SCOPE_WARP ? " (and to the lanes of "
 				"its threadIdx.x loop)" : "");
@@ -765,11 +762,7 @@ static void put_store(emitter *e, const ectx *ctx, const stir_buffer *buf,
 	}
 	cuda_record(e, ctx, buf, idx, true, atomic, s->loc);
 	cg_indent(p);
-	if (atomic && t == STIR_I8) {
-		cuda_error(e, s->loc, "atomic add to '%s' of type i8: the GPU has "
-			"no 8-bit atomics", buf->name);
-		return;
-	}
+	/* no atomic add of type i8 (cuda_verify_structure) */
 	if (atomic && t == STIR_I64) {
 		cg_put(p, "atomicAdd((unsigned long long *)&");
 		put_elem(e, ctx, buf, idx);
@@ -890,7 +883,7 @@ static void put_index_zero(emitter *e, unsigned dims)
 		if (!(dims & DIM_BIT(order[i])))
 			continue;
 		cg_putf(e->out, "%s%s == 0", first ? "" : " && ",
-			dim_names[order[i]]);
+			cuda_dim_names[order[i]]);
 		first = false;
 	}
 }
@@ -993,27 +986,27 @@ static void emit_if(emitter *e, const stir_stmt *s, const ectx *ctx)
 	cg_line(e->out, "}");
 }
 
-/* x: does x read memory (so that it must be evaluated once)? */
-static bool expr_has_load(const stir_expr *x)
+/* x: see cuda_internal.h (a loop extent that does is evaluated once). */
+bool cuda_expr_has_load(const stir_expr *x)
 {
 	switch (x->kind) {
 	case STIR_EXPR_LOAD:
 	case STIR_EXPR_SEARCH:
 		return true;
 	case STIR_EXPR_UNARY:
-		return expr_has_load(x->u.unary.a);
+		return cuda_expr_has_load(x->u.unary.a);
 	case STIR_EXPR_BINARY:
-		return expr_has_load(x->u.binary.a) || expr_has_load(x->u.binary.b);
+		return cuda_expr_has_load(x->u.binary.a) || cuda_expr_has_load(x->u.binary.b);
 	case STIR_EXPR_SELECT:
-		return expr_has_load(x->u.select.c) ||
-			expr_has_load(x->u.select.a) || expr_has_load(x->u.select.b);
+		return cuda_expr_has_load(x->u.select.c) ||
+			cuda_expr_has_load(x->u.select.a) || cuda_expr_has_load(x->u.select.b);
 	case STIR_EXPR_CALL:
 		for (int i = 0; i < x->u.call.n; i++)
-			if (expr_has_load(x->u.call.args[i]))
+			if (cuda_expr_has_load(x->u.call.args[i]))
 				return true;
 		return false;
 	case STIR_EXPR_CAST:
-		return expr_has_load(x->u.cast.a);
+		return cuda_expr_has_load(x->u.cast.a);
 	default:
 		return false;
 	}
@@ -1053,7 +1046,7 @@ static void emit_serial_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
 	cg_indent(e->out);
 	cg_putf(e->out, "for (%s ", cuda_ctype(v->dtype));
 	cuda_put_name(e, v->name);
-	if (expr_has_load(ext)) {
+	if (cuda_expr_has_load(ext)) {
 		int id = e->n_tmp++;
 		cg_putf(e->out, " = 0, stir_n%d = ", id);
 		put_expr(e, ctx, ext, P_COND);
@@ -1435,7 +1428,7 @@ static void emit_bound_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
 	cg_indent(p);
 	cg_putf(p, "const %s ", cuda_ctype(v->dtype));
 	cuda_put_name(e, v->name);
-	cg_putf(p, " = %s;\n", dim_names[d]);
+	cg_putf(p, " = %s;\n", cuda_dim_names[d]);
 	const int64_t *lb = e->launch->lit_block;
 	if (reds && lb[0] * lb[1] * lb[2] % 32 && lb[0] * lb[1] * lb[2] > 32)
 		cg_line(p, "const unsigned stir_mask = ((threadIdx.z * %" PRId64
@@ -1494,17 +1487,8 @@ static void emit_bound_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
 static void emit_block(emitter *e, const stir_stmt *s, const ectx *ctx)
 {
 	cg_printer *p = e->out;
-	if (s->u.block.flags & STIR_BLOCK_HORIZONTAL) {
-		cuda_error(e, s->loc, "horizontal block '%s' must be a top-level "
-			"statement of the kernel", s->u.block.name);
-		return;
-	}
-	if ((s->u.block.flags & STIR_BLOCK_CROSS_THREAD) &&
-	    !red_of(ctx, stir_stmt_at(&s->u.block.body, 0))) {
-		cuda_error(e, s->loc, "cross-thread block '%s' is not inside a "
-			"loop bound to threadIdx.x", s->u.block.name);
-		return;
-	}
+	/* a horizontal block is a launch, a cross-thread block is inside a
+	 * loop bound to threadIdx.x (cuda_verify_structure) */
 	cg_line(p, "{  // block %s", s->u.block.name);
 	p->indent++;
 	/* a cross-thread block's one store becomes an addition to the
@@ -1573,7 +1557,7 @@ static const stir_stmt *guard_of_nest(const emitter *e, const stir_stmt *s)
 		return NULL;
 	const stir_stmt *x = stir_stmt_at(b, 0), *g = NULL;
 	if (x->kind == STIR_STMT_IF && !x->u.if_.else_body.n &&
-	    !cuda_if_lifted(e, x) && !expr_has_load(x->u.if_.cond) &&
+	    !cuda_if_lifted(e, x) && !cuda_expr_has_load(x->u.if_.cond) &&
 	    (!(cuda_expr_deps(e, x->u.if_.cond) & DIM_BIT(STIR_THREAD_X)) ||
 	     !list_uses_warp(e, &x->u.if_.then_body)))
 		g = x;
@@ -1655,8 +1639,6 @@ void cuda_emit_stmt(emitter *e, const stir_stmt *s, const ectx *ctx)
  * the launch's threads in x (a literal power of two up to 32), so that
  * they are one aligned group of lanes of a warp, whose mask is MASK. */
 
-static bool literal_value(stir_ctx *ctx, const stir_kernel *k,
-	const stir_expr *x, int64_t *v);
 
 /* e, ctx: the lanes of the loop bound to threadIdx.x where ctx runs, when
  * warp buffers can live there: a literal power of two up to 32 that is
@@ -1699,7 +1681,7 @@ static int64_t warp_lanes(emitter *e, const ectx *ctx, const stir_buffer *buf,
 			x->u.for_.var->name);
 		return 0;
 	}
-	if (!literal_value(e->ctx, e->k, buf->extent, n) || *n < 1) {
+	if (!cuda_literal_value(e->ctx, e->k, buf->extent, n) || *n < 1) {
 		cuda_error(e, buf->loc, "warp buffer '%s' needs a positive literal "
 			"extent", buf->name);
 		return 0;
@@ -1936,10 +1918,8 @@ static void scan_list(emitter *e, cuda_launch *L, const stir_ptr_vec *list,
 	const stir_stmt **bound, bool no_block);
 
 /* e, L, s, bound, no_block: collect the extents of the loops bound to
- * thread indices in s (bound: the loops bound around s, by index), and
- * check the bindings: an extent of parameters only, no index bound twice
- * in one nest, and no blockIdx binding at all when no_block (inside the
- * nests of a horizontal block). */
+ * thread indices in s (bound: the loops bound around s, by index); the
+ * bindings are legal (cuda_verify_structure). */
 static void scan_launch(emitter *e, cuda_launch *L, const stir_stmt *s,
 	const stir_stmt **bound, bool no_block)
 {
@@ -1947,25 +1927,6 @@ static void scan_launch(emitter *e, cuda_launch *L, const stir_stmt *s,
 	case STIR_STMT_FOR:
 		if (s->u.for_.kind == STIR_LOOP_BIND) {
 			int d = s->u.for_.thread;
-			const stir_var *v = s->u.for_.var;
-			if (bound[d]) {
-				cuda_error(e, s->loc, "loop '%s' is bound to %s inside "
-					"loop '%s', bound to the same index", v->name,
-					dim_names[d], bound[d]->u.for_.var->name);
-				return;
-			}
-			if (no_block && (DIM_BIT(d) & BLOCK_DIMS)) {
-				cuda_error(e, s->loc, "loop '%s' is bound to %s inside a "
-					"nest of a horizontal block, whose outermost loop "
-					"alone may bind blockIdx", v->name, dim_names[d]);
-				return;
-			}
-			if (!cuda_expr_is_size(s->u.for_.extent)) {
-				cuda_error(e, s->loc, "loop '%s' is bound to %s, but its "
-					"extent is not an expression of the kernel's "
-					"parameters", v->name, dim_names[d]);
-				return;
-			}
 			add_extent(e, L, d, s->u.for_.extent, true);
 			bound[d] = s;
 			scan_list(e, L, &s->u.for_.body, bound, no_block);
@@ -1995,26 +1956,14 @@ static void scan_list(emitter *e, cuda_launch *L, const stir_ptr_vec *list,
 }
 
 /* e, L, h: the nests of horizontal block h: each a loop bound to
- * blockIdx.x with nothing else bound to blockIdx. */
+ * blockIdx.x with nothing else bound to blockIdx (cuda_verify_structure
+ * checked). */
 static void scan_horizontal(emitter *e, cuda_launch *L, const stir_stmt *h)
 {
 	L->horizontal = true;
 	for (int i = 0; i < h->u.block.body.n && !e->failed; i++) {
 		const stir_stmt *n = stir_stmt_at(&h->u.block.body, i);
 		const stir_stmt *bound[N_DIMS] = { 0 };
-		if (n->kind != STIR_STMT_FOR || n->u.for_.kind != STIR_LOOP_BIND ||
-		    n->u.for_.thread != STIR_BLOCK_X) {
-			cuda_error(e, n->loc, "nest %d of horizontal block '%s' is "
-				"not bound to blockIdx.x at its outermost loop", i,
-				h->u.block.name);
-			return;
-		}
-		if (!cuda_expr_is_size(n->u.for_.extent)) {
-			cuda_error(e, n->loc, "loop '%s' is bound to blockIdx.x, but "
-				"its extent is not an expression of the kernel's "
-				"parameters", n->u.for_.var->name);
-			return;
-		}
 		add_extent(e, L, STIR_BLOCK_X, n->u.for_.extent, false);
 		bound[STIR_BLOCK_X] = n;
 		scan_list(e, L, &n->u.for_.body, bound, true);
@@ -2067,7 +2016,7 @@ static bool has_var(const stir_expr *x)
 
 /* ctx, k, x, v: the value of x when it holds only literals (then
  * stir_eval_size reads no parameter); false otherwise. */
-static bool literal_value(stir_ctx *ctx, const stir_kernel *k,
+bool cuda_literal_value(stir_ctx *ctx, const stir_kernel *k,
 	const stir_expr *x, int64_t *v)
 {
 	if (!x || !cuda_expr_is_size(x) || has_var(x))
@@ -2089,13 +2038,9 @@ static int64_t emit_declarations(emitter *e, int li)
 		if (!e->buf_used[i] || b->scope == STIR_SCOPE_GLOBAL)
 			continue;
 		int64_t n;
-		const char *what = scope_word(b->scope);
-		if (!literal_value(e->ctx, k, b->extent, &n) || n < 1 ||
-		    n > INT32_MAX) {
-			cuda_error(e, b->loc, "%s buffer '%s' needs a positive literal "
-				"extent", what, b->name);
+		/* a positive literal size (cuda_verify_structure) */
+		if (!cuda_literal_value(e->ctx, k, b->extent, &n))
 			continue;
-		}
 		cg_indent(p);
 		if (b->scope == STIR_SCOPE_WARP) {
 			/* lane t holds elements t, t + lanes, ... */
@@ -2117,10 +2062,7 @@ static int64_t emit_declarations(emitter *e, int li)
 			cg_putf(p, "[%" PRId64 "] = {};\n", n);
 		}
 	}
-	if (shared > MAX_STATIC_SHARED)
-		cuda_error(e, e->launch->stmt->loc, "launch %d needs %" PRId64
-			" bytes of shared memory; at most %d can be declared", li,
-			shared, MAX_STATIC_SHARED);
+	/* at most MAX_STATIC_SHARED bytes (cuda_verify_structure) */
 	if (!any_shared)
 		return shared;
 	cg_line(p, "{  // shared memory starts zeroed");
@@ -2132,7 +2074,7 @@ static int64_t emit_declarations(emitter *e, int li)
 		const stir_buffer *b = stir_buffer_at(&k->buffers, i);
 		int64_t n;
 		if (!e->buf_used[i] || b->scope != STIR_SCOPE_SHARED ||
-		    !literal_value(e->ctx, k, b->extent, &n))
+		    !cuda_literal_value(e->ctx, k, b->extent, &n))
 			continue;
 		cg_indent(p);
 		cg_putf(p, "for (int stir_i = stir_tid; stir_i < %" PRId64
@@ -2567,6 +2509,10 @@ static int emit_kernel(stir_cuda_plan *plan, unsigned flags, cuda_mode mode,
 			k->name, (int)k->stage);
 		return -1;
 	}
+	/* what needs no thread context is checked first: the walk below
+	 * assumes it */
+	if (cuda_verify_structure(k) < 0)
+		return -1;
 	size_t nv = (size_t)k->n_vars + 1, nb = (size_t)k->buffers.n + 1;
 	e.dep = calloc(nv, sizeof(*e.dep));
 	e.binding = calloc(nv, sizeof(*e.binding));
@@ -2599,13 +2545,8 @@ static int emit_kernel(stir_cuda_plan *plan, unsigned flags, cuda_mode mode,
 	}
 	for (int i = 0; i < k->body.n; i++) {
 		const stir_stmt *s = stir_stmt_at(&k->body, i);
-		if (s->kind == STIR_STMT_LET) {
-			if (expr_has_load(s->u.let.value))
-				cuda_error(&e, s->loc, "let '%s' at the top level reads "
-					"memory: it cannot be shared by the kernel's "
-					"launches", s->u.let.var->name);
+		if (s->kind == STIR_STMT_LET)
 			continue;
-		}
 		cuda_launch *L = &plan->launches[plan->n_launches];
 		L->stmt = s;
 		size_t len = strlen(kname) + 32;
@@ -2617,26 +2558,12 @@ static int emit_kernel(stir_cuda_plan *plan, unsigned flags, cuda_mode mode,
 		plan->n_launches++;
 	}
 	free(kname);
-	/* which launch uses each shared or local buffer */
-	int *owner = malloc(nb * sizeof(int));
-	if (!owner)
-		oom(&e);
-	for (size_t i = 0; owner && i < nb; i++)
-		owner[i] = -1;
-	for (int li = 0; li < plan->n_launches && !e.failed; li++) {
+	/* (a shared or local buffer is used by one launch only:
+	 * cuda_verify_structure) */
+	for (int li = 0; li < plan->n_launches && !e.failed; li++)
 		emit_launch(&e, li, &launches);
-		for (int i = 0; i < k->buffers.n && !e.failed; i++) {
-			const stir_buffer *b = stir_buffer_at(&k->buffers, i);
-			if (!e.buf_used[i] || b->scope == STIR_SCOPE_GLOBAL)
-				continue;
-			if (owner[i] >= 0)
-				cuda_error(&e, b->loc, "%s buffer '%s' is used by launches "
-					"%d and %d: its contents do not outlive a launch",
-					scope_word(b->scope), b->name, owner[i], li);
-			owner[i] = li;
-		}
-	}
-	free(owner);
+	if (!e.failed && cuda_verify_sharing(k) < 0)
+		e.failed = true;
 	if (e.failed)
 		goto out;
 	bool h16 = false, hb16 = false;

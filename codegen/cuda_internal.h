@@ -25,6 +25,12 @@
 	DIM_BIT(STIR_THREAD_Z))
 #define N_DIMS 6
 
+/* The names of the thread indices, by stir_thread ("blockIdx.x", ...). */
+extern const char *const cuda_dim_names[N_DIMS];
+
+/* Most static shared memory a block may declare. */
+#define MAX_STATIC_SHARED (48 * 1024)
+
 /* One argument of a launch, in the order the __global__ function takes
  * them: the kernel's parameters, then the arrays the launch uses. */
 typedef struct cuda_arg {
@@ -202,7 +208,28 @@ typedef struct emitter {
  * (emitted as its body alone). */
 bool cuda_if_lifted(const emitter *e, const stir_stmt *s);
 
+/* ---- verify_gpu.c ---- */
+
+/* k: the checks of stir_kernel_verify_gpu that need no thread context
+ * (bindings, launches' shapes, arrays' sizes; see verify_gpu.c), which
+ * the emitter assumes.  0, or -1 with located diagnostics. */
+int cuda_verify_structure(const stir_kernel *k);
+/* k: the checks of stir_kernel_verify_gpu run after the emitter's walk
+ * (they do not change what it prints, and its refusals come first): a
+ * register or shared array used by two launches, two buffers of one
+ * array that the kernel writes.  0, or -1 with located diagnostics. */
+int cuda_verify_sharing(const stir_kernel *k);
+
 /* ---- cuda.c ---- */
+
+/* x: does x read memory (a load or a search)? */
+bool cuda_expr_has_load(const stir_expr *x);
+/* ctx, k, x, v: the value of x when it holds only literals; false
+ * otherwise. */
+bool cuda_literal_value(stir_ctx *ctx, const stir_kernel *k,
+	const stir_expr *x, int64_t *v);
+/* The word for a scope in diagnostics ("shared", ...). */
+const char *cuda_scope_word(stir_scope s);
 
 /* e, loc, fmt: report an error and mark the emission failed. */
 void cuda_error(emitter *e, stir_loc loc, const char *fmt, ...)
