@@ -13,18 +13,17 @@
  *
  * Barriers: every load and store is recorded with the thread context it
  * runs in (for each index: the loop bound to it, thread 0 only, or every
- * thread).  Within a statement list, a statement that touches an element
- * another thread of the block wrote before (or wrote one another thread
- * read) since the last barrier gets a __syncthreads() before it; a loop
- * whose next iteration would do so gets one at the end of its body.  Such a
- * barrier must be reached by every thread of the block: when control flow
- * there depends on the thread index, the kernel is refused.  Two accesses
- * by different thread blocks of one launch can never be ordered: refused
- * too (unless both are atomic adds).  Two accesses in the same thread
+ * thread), and codegen/barriers.c decides where threads must synchronize
+ * (stir_kernel_insert_barriers puts "barrier;" statements there).  The
+ * emitter prints a barrier statement as __syncthreads() and refuses a
+ * place that needs one and has none.  Two accesses in the same thread
  * context to the same index expression are made by the same thread and
  * need nothing; the schedule's legality checks are what make the accesses
  * of different threads to different index expressions disjoint where they
- * are not ordered here. */
+ * are not ordered here.
+ *
+ * What needs no thread context is checked first by codegen/verify_gpu.c
+ * (cuda_verify_structure), which this walk assumes. */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -66,73 +65,6 @@ static void oom(emitter *e)
 	e->failed = true;
 }
 
-/* ---- accesses and summaries ------------------------------------------- */
-
-/* e, v, a: append a copy of a to v. */
-static void acc_push(emitter *e, acc_vec *v, const cg_access *a)
-{
-	if (v->n == v->cap) {
-		int cap = v->cap ? 2 * v->cap : 8;
-		cg_access *n = realloc(v->v, (size_t)cap * sizeof(*n));
-		if (!n) {
-			oom(e);
-			return;
-		}
-		v->v = n;
-		v->cap = cap;
-	}
-	v->v[v->n++] = *a;
-}
-
-/* s: free the vectors of a summary and empty it. */
-static void summary_release(summary *s)
-{
-	free(s->first.v);
-	free(s->last.v);
-	memset(s, 0, sizeof(*s));
-}
-
-/* s: accesses made since its last barrier (all when it has none). */
-static acc_vec *summary_pending(summary *s)
-{
-	return s->barrier ? &s->last : &s->first;
-}
-
-/* e, s, a: add an access at the end of s. */
-static void summary_add(emitter *e, summary *s, const cg_access *a)
-{
-	acc_push(e, summary_pending(s), a);
-}
-
-/* s: a barrier that every thread reaches follows what s holds. */
-static void summary_barrier(summary *s)
-{
-	s->barrier = true;
-	s->last.n = 0;
-}
-
-/* e, p, c: code c follows p in sequence (c runs exactly once). */
-static void summary_append(emitter *e, summary *p, const summary *c)
-{
-	for (int i = 0; i < c->first.n; i++)
-		summary_add(e, p, &c->first.v[i]);
-	if (!c->barrier)
-		return;
-	summary_barrier(p);
-	for (int i = 0; i < c->last.n; i++)
-		summary_add(e, p, &c->last.v[i]);
-}
-
-/* e, p, c: code c follows p but may not run at all, or only some of its
- * barriers may: every access of c stays pending. */
-static void summary_append_maybe(emitter *e, summary *p, const summary *c)
-{
-	for (int i = 0; i < c->first.n; i++)
-		summary_add(e, p, &c->first.v[i]);
-	for (int i = 0; c->barrier && i < c->last.n; i++)
-		summary_add(e, p, &c->last.v[i]);
-}
-
 /* e, ctx: the indices used by the launch that nothing binds or guards
  * here: code runs along them redundantly. */
 static unsigned unbound(const emitter *e, const ectx *ctx)
@@ -144,16 +76,8 @@ static unsigned unbound(const emitter *e, const ectx *ctx)
 	return e->launch->used & ~b & ~ctx->single;
 }
 
-/* e, ctx, d: the context marker of index d. */
-static const void *ctx_of(const ectx *ctx, int d)
-{
-	if (ctx->bound[d])
-		return ctx->bound[d];
-	return ctx->single & DIM_BIT(d) ? cuda_ctx_single : cuda_ctx_all;
-}
-
-/* loc: "FILE:LINE" (the file's base name) in buf. */
-static const char *loc_str(stir_loc loc, char *buf, size_t size)
+/* loc, buf, size: see cuda_internal.h. */
+const char *cuda_loc_str(stir_loc loc, char *buf, size_t size)
 {
 	const char *f = loc.file ? strrchr(loc.file, '/') : NULL;
 	f = f ? f + 1 : loc.file ? loc.file : "?";
@@ -173,185 +97,6 @@ const char *cuda_scope_word(stir_scope s)
 {
 	return s == STIR_SCOPE_SHARED ? "shared" : s == STIR_SCOPE_LOCAL ?
 		"local" : s == STIR_SCOPE_WARP ? "warp" : "global";
-}
-
-/* e, w, r: may local buffer element written by w be read by r?  Registers
- * are private: the reading thread must be one that wrote. */
-static bool local_read_ok(const emitter *e, const cg_access *w, const cg_access *r)
-{
-	for (int d = 0; d < N_DIMS; d++) {
-		if (!(e->launch->used & DIM_BIT(d)) || w->ctx[d] == cuda_ctx_all)
-			continue;
-		if (w->ctx[d] != r->ctx[d])
-			return false;
-	}
-	return true;
-}
-
-/* e, buf, t: buffer buf is indexed with an integer of type t. */
-static void note_index_type(emitter *e, const stir_buffer *buf, stir_dtype t)
-{
-	int64_t max = t == STIR_I8 ? INT8_MAX : t == STIR_I32 ? INT32_MAX :
-		INT64_MAX;
-	int64_t *m = &e->plan->max_elems[buf->index];
-	if (max < *m)
-		*m = max;
-}
-
-/* e, ctx, buf, idx, write, atomic, loc: note the index type; remember
- * the access in e->sum, or check a register read against the stores. */
-void cuda_record(emitter *e, const ectx *ctx, const stir_buffer *buf,
-	const stir_expr *idx, bool write, bool atomic, stir_loc loc)
-{
-	if (idx)
-		note_index_type(e, buf, idx->dtype);
-	if (!e->sum)
-		return;
-	cg_access a = { .buf = buf, .idx = idx, .write = write,
-		.atomic = atomic, .loc = loc };
-	for (int d = 0; d < N_DIMS; d++)
-		a.ctx[d] = ctx_of(ctx, d);
-	if (buf->scope == STIR_SCOPE_LOCAL || buf->scope == STIR_SCOPE_WARP) {
-		if (write) {
-			acc_push(e, &e->local_writes, &a);
-			return;
-		}
-		for (int i = 0; i < e->local_writes.n; i++) {
-			const cg_access *w = &e->local_writes.v[i];
-			char at[256];
-			if (w->buf != buf || local_read_ok(e, w, &a))
-				continue;
-			cuda_error(e, loc, "%s buffer '%s' is read by threads "
-				"that did not write it (written at %s): registers "
-				"are private to a thread%s", cuda_scope_word(buf->scope),
-				buf->name, loc_str(w->loc, at, sizeof(at)),
-				buf->scope == STIR_SCOPE_WARP ? " (and to the lanes of "
-				"its threadIdx.x loop)" : "");
-			return;
-		}
-		return;
-	}
-	summary_add(e, e->sum, &a);
-}
-
-/* Whether accesses a (earlier) and b (later) need ordering between
- * threads: 0 no, 1 a barrier of the block, 2 impossible (different thread
- * blocks). */
-static int conflict(const emitter *e, const cg_access *a, const cg_access *b)
-{
-	if (a->buf != b->buf || (!a->write && !b->write) ||
-	    (a->atomic && b->atomic) || a->buf->scope == STIR_SCOPE_LOCAL ||
-	    a->buf->scope == STIR_SCOPE_WARP)
-		return 0;
-	unsigned used = e->launch->used;
-	for (int d = 0; d < N_DIMS; d++)
-		if ((used & DIM_BIT(d) & BLOCK_DIMS) && a->ctx[d] != b->ctx[d])
-			return 2;
-	bool in_loop = false;
-	for (int d = 0; d < N_DIMS; d++) {
-		if (!(used & DIM_BIT(d) & THREAD_DIMS))
-			continue;
-		if (a->ctx[d] != b->ctx[d])
-			return 1;
-		if (a->ctx[d] != cuda_ctx_single && a->ctx[d] != cuda_ctx_all)
-			in_loop = true;
-	}
-	/* the same thread(s): thread 0 of every index, or the same
-	 * iteration of the same loops.  Global memory written under a loop
-	 * bound to a thread index is partitioned by it (the legality of
-	 * bind): no other thread of the loop touches what one thread does.
-	 * Shared memory is for threads to exchange data: only the same
-	 * element is known to stay within a thread. */
-	if (!in_loop || a->buf->scope == STIR_SCOPE_GLOBAL ||
-	    (a->idx && b->idx && cuda_expr_equal(e, a->idx, b->idx)))
-		return 0;
-	return 1;
-}
-
-/* e, before, after, loc: does any access of "after" depend on one of
- * "before" across threads?  A dependence across thread blocks is reported
- * (at loc) and answers false. */
-static bool needs_barrier(emitter *e, const acc_vec *before,
-	const acc_vec *after, stir_loc loc, const cg_access **wa,
-	const cg_access **wb)
-{
-	for (int j = 0; j < after->n; j++) {
-		for (int i = 0; i < before->n; i++) {
-			const cg_access *a = &before->v[i], *b = &after->v[j];
-			int c = conflict(e, a, b);
-			if (c == 0)
-				continue;
-			if (c == 2) {
-				char at[256], bt[256];
-				cuda_error(e, loc, "'%s' is accessed at %s and at %s "
-					"by different thread blocks of one launch, which "
-					"cannot be ordered", a->buf->name,
-					loc_str(a->loc, at, sizeof(at)),
-					loc_str(b->loc, bt, sizeof(bt)));
-				return false;
-			}
-			*wa = a;
-			*wb = b;
-			return true;
-		}
-	}
-	return false;
-}
-
-/* e, ctx: may a barrier go here: does every thread of the block get
- * here? */
-static bool block_uniform(const emitter *e, const ectx *ctx)
-{
-	return !(ctx->divergent & THREAD_DIMS & e->launch->used);
-}
-
-/* e, p: append p to the places that need a barrier. */
-static void add_place(emitter *e, cuda_place p)
-{
-	cuda_places *v = e->places;
-	for (int i = 0; i < v->n; i++)
-		if (v->v[i].slots == p.slots && v->v[i].before == p.before)
-			return;
-	if (v->n == v->cap) {
-		int cap = v->cap ? 2 * v->cap : 8;
-		cuda_place *n = realloc(v->v, (size_t)cap * sizeof(*n));
-		if (!n) {
-			oom(e);
-			return;
-		}
-		v->v = n;
-		v->cap = cap;
-	}
-	v->v[v->n++] = p;
-}
-
-/* e, ctx, loc, a, b, sum, list, before: access a must be ordered before
- * access b by a barrier before statement "before" of list (at its end
- * when NULL): record the place (CUDA_MODE_PLACE), or report that the
- * kernel lacks the barrier statement there. */
-static void need_barrier(emitter *e, const ectx *ctx, stir_loc loc,
-	const cg_access *a, const cg_access *b, summary *sum,
-	const stir_ptr_vec *list, const stir_stmt *before)
-{
-	char at[256], bt[256];
-	if (!block_uniform(e, ctx)) {
-		cuda_error(e, loc, "threads of a block must synchronize between "
-			"the accesses to '%s' at %s and at %s, but not every thread "
-			"reaches the place between them", a->buf->name,
-			loc_str(a->loc, at, sizeof(at)),
-			loc_str(b->loc, bt, sizeof(bt)));
-		return;
-	}
-	if (e->mode == CUDA_MODE_EMIT) {
-		cuda_error(e, loc, "threads of a block must synchronize between "
-			"the accesses to '%s' at %s and at %s, but there is no "
-			"barrier between them (see stir_kernel_insert_barriers)",
-			a->buf->name, loc_str(a->loc, at, sizeof(at)),
-			loc_str(b->loc, bt, sizeof(bt)));
-		return;
-	}
-	add_place(e, (cuda_place){ (void *const *)list->v, before, loc });
-	summary_barrier(sum);
 }
 
 /* e, s, ctx: a barrier statement: every thread of the block must reach
@@ -820,7 +565,7 @@ void cuda_put_loc_comment(emitter *e, const stir_stmt *s)
 	char at[256];
 	if ((e->flags & STIR_CUDA_NO_LINE_COMMENTS) || s->loc.line <= 0)
 		return;
-	cg_putf(e->out, "  // %s", loc_str(s->loc, at, sizeof(at)));
+	cg_putf(e->out, "  // %s", cuda_loc_str(s->loc, at, sizeof(at)));
 }
 
 /* e, ctx, s: the red of store s in ctx's reductions, or NULL. */
@@ -1010,17 +755,6 @@ bool cuda_expr_has_load(const stir_expr *x)
 	default:
 		return false;
 	}
-}
-
-/* e, s, ctx, body: after the body of serial loop s: when its next
- * iteration would touch what other threads touched in this one, a barrier
- * ends the body. */
-static void loop_carried_barrier(emitter *e, const stir_stmt *s,
-	const ectx *ctx, summary *body)
-{
-	const cg_access *a, *b;
-	if (needs_barrier(e, summary_pending(body), &body->first, s->loc, &a, &b))
-		need_barrier(e, ctx, s->loc, a, b, body, &s->u.for_.body, NULL);
 }
 
 static const stir_buffer *warp_fill_of(const stir_ptr_vec *list);
@@ -2322,7 +2056,7 @@ static void emit_launch(emitter *e, int li, cg_printer *src)
 		char at[256];
 		e->out = src;
 		cg_putf(src, "\n// launch %d of %d (%s): ", li, plan->n_launches,
-			loc_str(first_loc(L->stmt), at, sizeof(at)));
+			cuda_loc_str(first_loc(L->stmt), at, sizeof(at)));
 		put_shape(e, L);
 		cg_put(src, "\n");
 		emit_signature(e, L, src);
