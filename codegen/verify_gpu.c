@@ -10,8 +10,8 @@
  *       horizontal and cross-thread blocks in the wrong place, register
  *       and shared arrays without a literal size or more shared memory
  *       than a block may declare, a register or shared array used by two
- *       launches, a top-level let that reads memory, 8-bit atomics, two
- *       buffers of one written array;
+ *       launches, a top-level let that reads memory, a top-level barrier,
+ *       8-bit atomics, two buffers of one written array;
  *   the emitter's walk, printing nothing (codegen/cuda.c)  what depends
  *       on the thread context a statement runs in: races and barriers,
  *       cross-thread reductions, warp buffers, vectorized loops.
@@ -351,7 +351,11 @@ int cuda_verify_structure(const stir_kernel *k)
 	int li = 0;
 	for (int i = 0; i < k->body.n && !v.failed; i++) {
 		const stir_stmt *s = stir_stmt_at(&k->body, i);
-		if (s->kind != STIR_STMT_LET)
+		if (s->kind == STIR_STMT_BARRIER)
+			gv_error(&v, s->loc, "barrier at the top level of the kernel: "
+				"it orders the threads of a block, and is no launch "
+				"(launches run in order already)");
+		else if (s->kind != STIR_STMT_LET)
 			check_launch(&v, li++, s);
 	}
 out:
