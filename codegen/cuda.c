@@ -1349,8 +1349,8 @@ void cuda_emit_stmt(emitter *e, const stir_stmt *s, const ectx *ctx)
 		return;
 	}
 	case STIR_STMT_ITER:
-		cuda_error(e, s->loc, "a sparse iteration cannot be emitted as "
-			"CUDA: lower the kernel to stage III first");
+		/* refused by cuda_verify_structure */
+		e->failed = true;
 		return;
 	case STIR_STMT_BARRIER:
 		emit_barrier(e, s, ctx);

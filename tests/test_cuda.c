@@ -537,6 +537,13 @@ START_TEST(test_refusal)
 	ck_assert_str_eq(d, r->diags);
 	free(d);
 	free_prog(&p);
+	/* the GPU verifier reports the same, printing nothing */
+	p = read_prog(r->text);
+	ck_assert_int_eq(stir_kernel_verify_gpu(p.k), -1);
+	d = test_diags_to_str(p.ctx);
+	ck_assert_str_eq(d, r->diags);
+	free(d);
+	free_prog(&p);
 }
 END_TEST
 
