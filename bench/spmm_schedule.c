@@ -2,6 +2,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stir/codegen.h>
 #include "bench/spmm_schedule.h"
 
 /* feat, group: see spmm_schedule.h. */
@@ -300,8 +301,10 @@ static int hybrid_parts(stir_kernel *k, int c, const int64_t *buckets,
 		    part_q[i], part_t[i], width[i], fm) < 0)
 			return -1;
 	const char *out[] = { "C_data" };
-	return n > 1 && stir_horizontal_fuse_disjoint(k, n, blocks, 1, out) < 0 ?
-		-1 : 0;
+	if (n > 1 && stir_horizontal_fuse_disjoint(k, n, blocks, 1, out) < 0)
+		return -1;
+	/* the stage III steps above come after prepare_for_gpu's barriers */
+	return stir_kernel_insert_barriers(k);
 }
 
 /* k, c, buckets, nb, fm: see spmm_schedule.h. */

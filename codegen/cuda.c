@@ -13,18 +13,17 @@
  *
  * Barriers: every load and store is recorded with the thread context it
  * runs in (for each index: the loop bound to it, thread 0 only, or every
- * thread).  Within a statement list, a statement that touches an element
- * another thread of the block wrote before (or wrote one another thread
- * read) since the last barrier gets a __syncthreads() before it; a loop
- * whose next iteration would do so gets one at the end of its body.  Such a
- * barrier must be reached by every thread of the block: when control flow
- * there depends on the thread index, the kernel is refused.  Two accesses
- * by different thread blocks of one launch can never be ordered: refused
- * too (unless both are atomic adds).  Two accesses in the same thread
+ * thread), and codegen/barriers.c decides where threads must synchronize
+ * (stir_kernel_insert_barriers puts "barrier;" statements there).  The
+ * emitter prints a barrier statement as __syncthreads() and refuses a
+ * place that needs one and has none.  Two accesses in the same thread
  * context to the same index expression are made by the same thread and
  * need nothing; the schedule's legality checks are what make the accesses
  * of different threads to different index expressions disjoint where they
- * are not ordered here. */
+ * are not ordered here.
+ *
+ * What needs no thread context is checked first by codegen/verify_gpu.c
+ * (cuda_verify_structure), which this walk assumes. */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -37,17 +36,20 @@ const char cuda_ctx_single[] = "single";
 const char cuda_ctx_all[] = "all";
 
 /* The names of the thread indices, by stir_thread. */
-static const char *const dim_names[N_DIMS] = {
+const char *const cuda_dim_names[N_DIMS] = {
 	"blockIdx.x", "blockIdx.y", "blockIdx.z",
 	"threadIdx.x", "threadIdx.y", "threadIdx.z",
 };
 
-/* Most static shared memory a block may declare. */
-#define MAX_STATIC_SHARED (48 * 1024)
-
 /* e, loc, fmt: see cuda_internal.h. */
 void cuda_error(emitter *e, stir_loc loc, const char *fmt, ...)
 {
+	/* what a schedule made has no place in the source: the launch it is
+	 * in has (or the kernel) */
+	if (loc.line <= 0 && e->launch)
+		loc = stir_stmt_first_loc(e->launch->stmt);
+	if (loc.line <= 0)
+		loc = e->k->loc;
 	va_list ap;
 	va_start(ap, fmt);
 	stir_ctx_vreport(e->ctx, STIR_ERROR, loc, fmt, ap);
@@ -63,73 +65,6 @@ static void oom(emitter *e)
 	e->failed = true;
 }
 
-/* ---- accesses and summaries ------------------------------------------- */
-
-/* e, v, a: append a copy of a to v. */
-static void acc_push(emitter *e, acc_vec *v, const cg_access *a)
-{
-	if (v->n == v->cap) {
-		int cap = v->cap ? 2 * v->cap : 8;
-		cg_access *n = realloc(v->v, (size_t)cap * sizeof(*n));
-		if (!n) {
-			oom(e);
-			return;
-		}
-		v->v = n;
-		v->cap = cap;
-	}
-	v->v[v->n++] = *a;
-}
-
-/* s: free the vectors of a summary and empty it. */
-static void summary_release(summary *s)
-{
-	free(s->first.v);
-	free(s->last.v);
-	memset(s, 0, sizeof(*s));
-}
-
-/* s: accesses made since its last barrier (all when it has none). */
-static acc_vec *summary_pending(summary *s)
-{
-	return s->barrier ? &s->last : &s->first;
-}
-
-/* e, s, a: add an access at the end of s. */
-static void summary_add(emitter *e, summary *s, const cg_access *a)
-{
-	acc_push(e, summary_pending(s), a);
-}
-
-/* s: a barrier that every thread reaches follows what s holds. */
-static void summary_barrier(summary *s)
-{
-	s->barrier = true;
-	s->last.n = 0;
-}
-
-/* e, p, c: code c follows p in sequence (c runs exactly once). */
-static void summary_append(emitter *e, summary *p, const summary *c)
-{
-	for (int i = 0; i < c->first.n; i++)
-		summary_add(e, p, &c->first.v[i]);
-	if (!c->barrier)
-		return;
-	summary_barrier(p);
-	for (int i = 0; i < c->last.n; i++)
-		summary_add(e, p, &c->last.v[i]);
-}
-
-/* e, p, c: code c follows p but may not run at all, or only some of its
- * barriers may: every access of c stays pending. */
-static void summary_append_maybe(emitter *e, summary *p, const summary *c)
-{
-	for (int i = 0; i < c->first.n; i++)
-		summary_add(e, p, &c->first.v[i]);
-	for (int i = 0; c->barrier && i < c->last.n; i++)
-		summary_add(e, p, &c->last.v[i]);
-}
-
 /* e, ctx: the indices used by the launch that nothing binds or guards
  * here: code runs along them redundantly. */
 static unsigned unbound(const emitter *e, const ectx *ctx)
@@ -141,16 +76,8 @@ static unsigned unbound(const emitter *e, const ectx *ctx)
 	return e->launch->used & ~b & ~ctx->single;
 }
 
-/* e, ctx, d: the context marker of index d. */
-static const void *ctx_of(const ectx *ctx, int d)
-{
-	if (ctx->bound[d])
-		return ctx->bound[d];
-	return ctx->single & DIM_BIT(d) ? cuda_ctx_single : cuda_ctx_all;
-}
-
-/* loc: "FILE:LINE" (the file's base name) in buf. */
-static const char *loc_str(stir_loc loc, char *buf, size_t size)
+/* loc, buf, size: see cuda_internal.h. */
+const char *cuda_loc_str(stir_loc loc, char *buf, size_t size)
 {
 	const char *f = loc.file ? strrchr(loc.file, '/') : NULL;
 	f = f ? f + 1 : loc.file ? loc.file : "?";
@@ -165,159 +92,25 @@ static stir_loc first_loc(const stir_stmt *s)
 	return stir_stmt_first_loc(s);
 }
 
-/* The word for a scope in diagnostics. */
-static const char *scope_word(stir_scope s)
+/* s: see cuda_internal.h. */
+const char *cuda_scope_word(stir_scope s)
 {
 	return s == STIR_SCOPE_SHARED ? "shared" : s == STIR_SCOPE_LOCAL ?
 		"local" : s == STIR_SCOPE_WARP ? "warp" : "global";
 }
 
-/* e, w, r: may local buffer element written by w be read by r?  Registers
- * are private: the reading thread must be one that wrote. */
-static bool local_read_ok(const emitter *e, const cg_access *w, const cg_access *r)
-{
-	for (int d = 0; d < N_DIMS; d++) {
-		if (!(e->launch->used & DIM_BIT(d)) || w->ctx[d] == cuda_ctx_all)
-			continue;
-		if (w->ctx[d] != r->ctx[d])
-			return false;
-	}
-	return true;
-}
-
-/* e, buf, t: buffer buf is indexed with an integer of type t. */
-static void note_index_type(emitter *e, const stir_buffer *buf, stir_dtype t)
-{
-	int64_t max = t == STIR_I8 ? INT8_MAX : t == STIR_I32 ? INT32_MAX :
-		INT64_MAX;
-	int64_t *m = &e->plan->max_elems[buf->index];
-	if (max < *m)
-		*m = max;
-}
-
-/* e, ctx, buf, idx, write, atomic, loc: note the index type; remember
- * the access in e->sum, or check a register read against the stores. */
-void cuda_record(emitter *e, const ectx *ctx, const stir_buffer *buf,
-	const stir_expr *idx, bool write, bool atomic, stir_loc loc)
-{
-	if (idx)
-		note_index_type(e, buf, idx->dtype);
-	if (!e->sum)
-		return;
-	cg_access a = { .buf = buf, .idx = idx, .write = write,
-		.atomic = atomic, .loc = loc };
-	for (int d = 0; d < N_DIMS; d++)
-		a.ctx[d] = ctx_of(ctx, d);
-	if (buf->scope == STIR_SCOPE_LOCAL || buf->scope == STIR_SCOPE_WARP) {
-		if (write) {
-			acc_push(e, &e->local_writes, &a);
-			return;
-		}
-		for (int i = 0; i < e->local_writes.n; i++) {
-			const cg_access *w = &e->local_writes.v[i];
-			char at[256];
-			if (w->buf != buf || local_read_ok(e, w, &a))
-				continue;
-			cuda_error(e, loc, "%s buffer '%s' is read by threads "
-				"that did not write it (written at %s): registers "
-				"are private to a thread%s", scope_word(buf->scope),
-				buf->name, loc_str(w->loc, at, sizeof(at)),
-				buf->scope == STIR_SCOPE_WARP ? " (and to the lanes of "
-				"its threadIdx.x loop)" : "");
-			return;
-		}
-		return;
-	}
-	summary_add(e, e->sum, &a);
-}
-
-/* Whether accesses a (earlier) and b (later) need ordering between
- * threads: 0 no, 1 a barrier of the block, 2 impossible (different thread
- * blocks). */
-static int conflict(const emitter *e, const cg_access *a, const cg_access *b)
-{
-	if (a->buf != b->buf || (!a->write && !b->write) ||
-	    (a->atomic && b->atomic) || a->buf->scope == STIR_SCOPE_LOCAL ||
-	    a->buf->scope == STIR_SCOPE_WARP)
-		return 0;
-	unsigned used = e->launch->used;
-	for (int d = 0; d < N_DIMS; d++)
-		if ((used & DIM_BIT(d) & BLOCK_DIMS) && a->ctx[d] != b->ctx[d])
-			return 2;
-	bool in_loop = false;
-	for (int d = 0; d < N_DIMS; d++) {
-		if (!(used & DIM_BIT(d) & THREAD_DIMS))
-			continue;
-		if (a->ctx[d] != b->ctx[d])
-			return 1;
-		if (a->ctx[d] != cuda_ctx_single && a->ctx[d] != cuda_ctx_all)
-			in_loop = true;
-	}
-	/* the same thread(s): thread 0 of every index, or the same
-	 * iteration of the same loops.  Global memory written under a loop
-	 * bound to a thread index is partitioned by it (the legality of
-	 * bind): no other thread of the loop touches what one thread does.
-	 * Shared memory is for threads to exchange data: only the same
-	 * element is known to stay within a thread. */
-	if (!in_loop || a->buf->scope == STIR_SCOPE_GLOBAL ||
-	    (a->idx && b->idx && cuda_expr_equal(e, a->idx, b->idx)))
-		return 0;
-	return 1;
-}
-
-/* e, before, after, loc: does any access of "after" depend on one of
- * "before" across threads?  A dependence across thread blocks is reported
- * (at loc) and answers false. */
-static bool needs_barrier(emitter *e, const acc_vec *before,
-	const acc_vec *after, stir_loc loc, const cg_access **wa,
-	const cg_access **wb)
-{
-	for (int j = 0; j < after->n; j++) {
-		for (int i = 0; i < before->n; i++) {
-			const cg_access *a = &before->v[i], *b = &after->v[j];
-			int c = conflict(e, a, b);
-			if (c == 0)
-				continue;
-			if (c == 2) {
-				char at[256], bt[256];
-				cuda_error(e, loc, "'%s' is accessed at %s and at %s "
-					"by different thread blocks of one launch, which "
-					"cannot be ordered", a->buf->name,
-					loc_str(a->loc, at, sizeof(at)),
-					loc_str(b->loc, bt, sizeof(bt)));
-				return false;
-			}
-			*wa = a;
-			*wb = b;
-			return true;
-		}
-	}
-	return false;
-}
-
-/* e, ctx: may a barrier go here: does every thread of the block get
- * here? */
-static bool block_uniform(const emitter *e, const ectx *ctx)
-{
-	return !(ctx->divergent & THREAD_DIMS & e->launch->used);
-}
-
-/* e, ctx, loc, a, b: put a barrier at the current place, ordering access
- * a before access b. */
-static void put_barrier(emitter *e, const ectx *ctx, stir_loc loc,
-	const cg_access *a, const cg_access *b, summary *sum)
+/* e, s, ctx: a barrier statement: every thread of the block must reach
+ * it. */
+static void emit_barrier(emitter *e, const stir_stmt *s, const ectx *ctx)
 {
 	if (!block_uniform(e, ctx)) {
-		char at[256], bt[256];
-		cuda_error(e, loc, "threads of a block must synchronize between "
-			"the accesses to '%s' at %s and at %s, but not every thread "
-			"reaches the place between them", a->buf->name,
-			loc_str(a->loc, at, sizeof(at)),
-			loc_str(b->loc, bt, sizeof(bt)));
+		cuda_error(e, s->loc, "barrier: not every thread of the block "
+			"reaches it");
 		return;
 	}
 	cg_line(e->out, "__syncthreads();");
-	summary_barrier(sum);
+	if (e->sum)
+		summary_barrier(e->sum);
 }
 
 /* ---- static facts about statements ------------------------------------ */
@@ -714,11 +507,7 @@ static void put_store(emitter *e, const ectx *ctx, const stir_buffer *buf,
 	}
 	cuda_record(e, ctx, buf, idx, true, atomic, s->loc);
 	cg_indent(p);
-	if (atomic && t == STIR_I8) {
-		cuda_error(e, s->loc, "atomic add to '%s' of type i8: the GPU has "
-			"no 8-bit atomics", buf->name);
-		return;
-	}
+	/* no atomic add of type i8 (cuda_verify_structure) */
 	if (atomic && t == STIR_I64) {
 		cg_put(p, "atomicAdd((unsigned long long *)&");
 		put_elem(e, ctx, buf, idx);
@@ -776,7 +565,7 @@ void cuda_put_loc_comment(emitter *e, const stir_stmt *s)
 	char at[256];
 	if ((e->flags & STIR_CUDA_NO_LINE_COMMENTS) || s->loc.line <= 0)
 		return;
-	cg_putf(e->out, "  // %s", loc_str(s->loc, at, sizeof(at)));
+	cg_putf(e->out, "  // %s", cuda_loc_str(s->loc, at, sizeof(at)));
 }
 
 /* e, ctx, s: the red of store s in ctx's reductions, or NULL. */
@@ -839,7 +628,7 @@ static void put_index_zero(emitter *e, unsigned dims)
 		if (!(dims & DIM_BIT(order[i])))
 			continue;
 		cg_putf(e->out, "%s%s == 0", first ? "" : " && ",
-			dim_names[order[i]]);
+			cuda_dim_names[order[i]]);
 		first = false;
 	}
 }
@@ -887,7 +676,7 @@ void cuda_emit_list(emitter *e, const stir_ptr_vec *list, const ectx *ctx,
 		e->sum = saved;
 		const cg_access *a, *b;
 		if (needs_barrier(e, summary_pending(sum), &c.first, s->loc, &a, &b))
-			put_barrier(e, ctx, s->loc, a, b, sum);
+			need_barrier(e, ctx, s->loc, a, b, sum, list, s);
 		cg_append(e->out, &sub);
 		cg_printer_release(&sub);
 		summary_append(e, sum, &c);
@@ -942,41 +731,30 @@ static void emit_if(emitter *e, const stir_stmt *s, const ectx *ctx)
 	cg_line(e->out, "}");
 }
 
-/* x: does x read memory (so that it must be evaluated once)? */
-static bool expr_has_load(const stir_expr *x)
+/* x: see cuda_internal.h (a loop extent that does is evaluated once). */
+bool cuda_expr_has_load(const stir_expr *x)
 {
 	switch (x->kind) {
 	case STIR_EXPR_LOAD:
 	case STIR_EXPR_SEARCH:
 		return true;
 	case STIR_EXPR_UNARY:
-		return expr_has_load(x->u.unary.a);
+		return cuda_expr_has_load(x->u.unary.a);
 	case STIR_EXPR_BINARY:
-		return expr_has_load(x->u.binary.a) || expr_has_load(x->u.binary.b);
+		return cuda_expr_has_load(x->u.binary.a) || cuda_expr_has_load(x->u.binary.b);
 	case STIR_EXPR_SELECT:
-		return expr_has_load(x->u.select.c) ||
-			expr_has_load(x->u.select.a) || expr_has_load(x->u.select.b);
+		return cuda_expr_has_load(x->u.select.c) ||
+			cuda_expr_has_load(x->u.select.a) || cuda_expr_has_load(x->u.select.b);
 	case STIR_EXPR_CALL:
 		for (int i = 0; i < x->u.call.n; i++)
-			if (expr_has_load(x->u.call.args[i]))
+			if (cuda_expr_has_load(x->u.call.args[i]))
 				return true;
 		return false;
 	case STIR_EXPR_CAST:
-		return expr_has_load(x->u.cast.a);
+		return cuda_expr_has_load(x->u.cast.a);
 	default:
 		return false;
 	}
-}
-
-/* e, s, ctx, body: after the body of serial loop s: when its next
- * iteration would touch what other threads touched in this one, a barrier
- * ends the body. */
-static void loop_carried_barrier(emitter *e, const stir_stmt *s,
-	const ectx *ctx, summary *body)
-{
-	const cg_access *a, *b;
-	if (needs_barrier(e, summary_pending(body), &body->first, s->loc, &a, &b))
-		put_barrier(e, ctx, s->loc, a, b, body);
 }
 
 static const stir_buffer *warp_fill_of(const stir_ptr_vec *list);
@@ -1002,7 +780,7 @@ static void emit_serial_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
 	cg_indent(e->out);
 	cg_putf(e->out, "for (%s ", cuda_ctype(v->dtype));
 	cuda_put_name(e, v->name);
-	if (expr_has_load(ext)) {
+	if (cuda_expr_has_load(ext)) {
 		int id = e->n_tmp++;
 		cg_putf(e->out, " = 0, stir_n%d = ", id);
 		put_expr(e, ctx, ext, P_COND);
@@ -1384,7 +1162,7 @@ static void emit_bound_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
 	cg_indent(p);
 	cg_putf(p, "const %s ", cuda_ctype(v->dtype));
 	cuda_put_name(e, v->name);
-	cg_putf(p, " = %s;\n", dim_names[d]);
+	cg_putf(p, " = %s;\n", cuda_dim_names[d]);
 	const int64_t *lb = e->launch->lit_block;
 	if (reds && lb[0] * lb[1] * lb[2] % 32 && lb[0] * lb[1] * lb[2] > 32)
 		cg_line(p, "const unsigned stir_mask = ((threadIdx.z * %" PRId64
@@ -1443,17 +1221,8 @@ static void emit_bound_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
 static void emit_block(emitter *e, const stir_stmt *s, const ectx *ctx)
 {
 	cg_printer *p = e->out;
-	if (s->u.block.flags & STIR_BLOCK_HORIZONTAL) {
-		cuda_error(e, s->loc, "horizontal block '%s' must be a top-level "
-			"statement of the kernel", s->u.block.name);
-		return;
-	}
-	if ((s->u.block.flags & STIR_BLOCK_CROSS_THREAD) &&
-	    !red_of(ctx, stir_stmt_at(&s->u.block.body, 0))) {
-		cuda_error(e, s->loc, "cross-thread block '%s' is not inside a "
-			"loop bound to threadIdx.x", s->u.block.name);
-		return;
-	}
+	/* a horizontal block is a launch, a cross-thread block is inside a
+	 * loop bound to threadIdx.x (cuda_verify_structure) */
 	cg_line(p, "{  // block %s", s->u.block.name);
 	p->indent++;
 	/* a cross-thread block's one store becomes an addition to the
@@ -1522,7 +1291,7 @@ static const stir_stmt *guard_of_nest(const emitter *e, const stir_stmt *s)
 		return NULL;
 	const stir_stmt *x = stir_stmt_at(b, 0), *g = NULL;
 	if (x->kind == STIR_STMT_IF && !x->u.if_.else_body.n &&
-	    !cuda_if_lifted(e, x) && !expr_has_load(x->u.if_.cond) &&
+	    !cuda_if_lifted(e, x) && !cuda_expr_has_load(x->u.if_.cond) &&
 	    (!(cuda_expr_deps(e, x->u.if_.cond) & DIM_BIT(STIR_THREAD_X)) ||
 	     !list_uses_warp(e, &x->u.if_.then_body)))
 		g = x;
@@ -1580,8 +1349,11 @@ void cuda_emit_stmt(emitter *e, const stir_stmt *s, const ectx *ctx)
 		return;
 	}
 	case STIR_STMT_ITER:
-		cuda_error(e, s->loc, "a sparse iteration cannot be emitted as "
-			"CUDA: lower the kernel to stage III first");
+		/* refused by cuda_verify_structure */
+		e->failed = true;
+		return;
+	case STIR_STMT_BARRIER:
+		emit_barrier(e, s, ctx);
 		return;
 	}
 }
@@ -1601,8 +1373,6 @@ void cuda_emit_stmt(emitter *e, const stir_stmt *s, const ectx *ctx)
  * the launch's threads in x (a literal power of two up to 32), so that
  * they are one aligned group of lanes of a warp, whose mask is MASK. */
 
-static bool literal_value(stir_ctx *ctx, const stir_kernel *k,
-	const stir_expr *x, int64_t *v);
 
 /* e, ctx: the lanes of the loop bound to threadIdx.x where ctx runs, when
  * warp buffers can live there: a literal power of two up to 32 that is
@@ -1645,7 +1415,7 @@ static int64_t warp_lanes(emitter *e, const ectx *ctx, const stir_buffer *buf,
 			x->u.for_.var->name);
 		return 0;
 	}
-	if (!literal_value(e->ctx, e->k, buf->extent, n) || *n < 1) {
+	if (!cuda_literal_value(e->ctx, e->k, buf->extent, n) || *n < 1) {
 		cuda_error(e, buf->loc, "warp buffer '%s' needs a positive literal "
 			"extent", buf->name);
 		return 0;
@@ -1882,10 +1652,8 @@ static void scan_list(emitter *e, cuda_launch *L, const stir_ptr_vec *list,
 	const stir_stmt **bound, bool no_block);
 
 /* e, L, s, bound, no_block: collect the extents of the loops bound to
- * thread indices in s (bound: the loops bound around s, by index), and
- * check the bindings: an extent of parameters only, no index bound twice
- * in one nest, and no blockIdx binding at all when no_block (inside the
- * nests of a horizontal block). */
+ * thread indices in s (bound: the loops bound around s, by index); the
+ * bindings are legal (cuda_verify_structure). */
 static void scan_launch(emitter *e, cuda_launch *L, const stir_stmt *s,
 	const stir_stmt **bound, bool no_block)
 {
@@ -1893,25 +1661,6 @@ static void scan_launch(emitter *e, cuda_launch *L, const stir_stmt *s,
 	case STIR_STMT_FOR:
 		if (s->u.for_.kind == STIR_LOOP_BIND) {
 			int d = s->u.for_.thread;
-			const stir_var *v = s->u.for_.var;
-			if (bound[d]) {
-				cuda_error(e, s->loc, "loop '%s' is bound to %s inside "
-					"loop '%s', bound to the same index", v->name,
-					dim_names[d], bound[d]->u.for_.var->name);
-				return;
-			}
-			if (no_block && (DIM_BIT(d) & BLOCK_DIMS)) {
-				cuda_error(e, s->loc, "loop '%s' is bound to %s inside a "
-					"nest of a horizontal block, whose outermost loop "
-					"alone may bind blockIdx", v->name, dim_names[d]);
-				return;
-			}
-			if (!cuda_expr_is_size(s->u.for_.extent)) {
-				cuda_error(e, s->loc, "loop '%s' is bound to %s, but its "
-					"extent is not an expression of the kernel's "
-					"parameters", v->name, dim_names[d]);
-				return;
-			}
 			add_extent(e, L, d, s->u.for_.extent, true);
 			bound[d] = s;
 			scan_list(e, L, &s->u.for_.body, bound, no_block);
@@ -1941,26 +1690,14 @@ static void scan_list(emitter *e, cuda_launch *L, const stir_ptr_vec *list,
 }
 
 /* e, L, h: the nests of horizontal block h: each a loop bound to
- * blockIdx.x with nothing else bound to blockIdx. */
+ * blockIdx.x with nothing else bound to blockIdx (cuda_verify_structure
+ * checked). */
 static void scan_horizontal(emitter *e, cuda_launch *L, const stir_stmt *h)
 {
 	L->horizontal = true;
 	for (int i = 0; i < h->u.block.body.n && !e->failed; i++) {
 		const stir_stmt *n = stir_stmt_at(&h->u.block.body, i);
 		const stir_stmt *bound[N_DIMS] = { 0 };
-		if (n->kind != STIR_STMT_FOR || n->u.for_.kind != STIR_LOOP_BIND ||
-		    n->u.for_.thread != STIR_BLOCK_X) {
-			cuda_error(e, n->loc, "nest %d of horizontal block '%s' is "
-				"not bound to blockIdx.x at its outermost loop", i,
-				h->u.block.name);
-			return;
-		}
-		if (!cuda_expr_is_size(n->u.for_.extent)) {
-			cuda_error(e, n->loc, "loop '%s' is bound to blockIdx.x, but "
-				"its extent is not an expression of the kernel's "
-				"parameters", n->u.for_.var->name);
-			return;
-		}
 		add_extent(e, L, STIR_BLOCK_X, n->u.for_.extent, false);
 		bound[STIR_BLOCK_X] = n;
 		scan_list(e, L, &n->u.for_.body, bound, true);
@@ -2013,7 +1750,7 @@ static bool has_var(const stir_expr *x)
 
 /* ctx, k, x, v: the value of x when it holds only literals (then
  * stir_eval_size reads no parameter); false otherwise. */
-static bool literal_value(stir_ctx *ctx, const stir_kernel *k,
+bool cuda_literal_value(stir_ctx *ctx, const stir_kernel *k,
 	const stir_expr *x, int64_t *v)
 {
 	if (!x || !cuda_expr_is_size(x) || has_var(x))
@@ -2035,13 +1772,9 @@ static int64_t emit_declarations(emitter *e, int li)
 		if (!e->buf_used[i] || b->scope == STIR_SCOPE_GLOBAL)
 			continue;
 		int64_t n;
-		const char *what = scope_word(b->scope);
-		if (!literal_value(e->ctx, k, b->extent, &n) || n < 1 ||
-		    n > INT32_MAX) {
-			cuda_error(e, b->loc, "%s buffer '%s' needs a positive literal "
-				"extent", what, b->name);
+		/* a positive literal size (cuda_verify_structure) */
+		if (!cuda_literal_value(e->ctx, k, b->extent, &n))
 			continue;
-		}
 		cg_indent(p);
 		if (b->scope == STIR_SCOPE_WARP) {
 			/* lane t holds elements t, t + lanes, ... */
@@ -2063,10 +1796,7 @@ static int64_t emit_declarations(emitter *e, int li)
 			cg_putf(p, "[%" PRId64 "] = {};\n", n);
 		}
 	}
-	if (shared > MAX_STATIC_SHARED)
-		cuda_error(e, e->launch->stmt->loc, "launch %d needs %" PRId64
-			" bytes of shared memory; at most %d can be declared", li,
-			shared, MAX_STATIC_SHARED);
+	/* at most MAX_STATIC_SHARED bytes (cuda_verify_structure) */
 	if (!any_shared)
 		return shared;
 	cg_line(p, "{  // shared memory starts zeroed");
@@ -2078,7 +1808,7 @@ static int64_t emit_declarations(emitter *e, int li)
 		const stir_buffer *b = stir_buffer_at(&k->buffers, i);
 		int64_t n;
 		if (!e->buf_used[i] || b->scope != STIR_SCOPE_SHARED ||
-		    !literal_value(e->ctx, k, b->extent, &n))
+		    !cuda_literal_value(e->ctx, k, b->extent, &n))
 			continue;
 		cg_indent(p);
 		cg_putf(p, "for (int stir_i = stir_tid; stir_i < %" PRId64
@@ -2326,7 +2056,7 @@ static void emit_launch(emitter *e, int li, cg_printer *src)
 		char at[256];
 		e->out = src;
 		cg_putf(src, "\n// launch %d of %d (%s): ", li, plan->n_launches,
-			loc_str(first_loc(L->stmt), at, sizeof(at)));
+			cuda_loc_str(first_loc(L->stmt), at, sizeof(at)));
 		put_shape(e, L);
 		cg_put(src, "\n");
 		emit_signature(e, L, src);
@@ -2498,17 +2228,25 @@ static void emit_search_helpers(emitter *e, cg_printer *out)
 
 /* plan, flags: number the launches, emit each, then the header and the
  * helpers they need; see cuda_internal.h. */
-int cuda_emit(stir_cuda_plan *plan, unsigned flags)
+/* plan, flags, mode, places: the walk of cuda_emit (mode
+ * CUDA_MODE_EMIT) or of cuda_place_barriers (CUDA_MODE_PLACE, which
+ * appends to places). */
+static int emit_kernel(stir_cuda_plan *plan, unsigned flags, cuda_mode mode,
+	cuda_places *places)
 {
 	const stir_kernel *k = plan->k;
 	emitter e = { .k = k, .ctx = stir_kernel_ctx(k), .flags = flags,
-		.plan = plan };
+		.plan = plan, .mode = mode, .places = places };
 	if (k->stage != STIR_STAGE_3) {
 		stir_error(e.ctx, k->loc, "kernel '%s' is a stage %d kernel; CUDA "
 			"is emitted from stage 3 (see stir_kernel_prepare_for_gpu)",
 			k->name, (int)k->stage);
 		return -1;
 	}
+	/* what needs no thread context is checked first: the walk below
+	 * assumes it */
+	if (cuda_verify_structure(k) < 0)
+		return -1;
 	size_t nv = (size_t)k->n_vars + 1, nb = (size_t)k->buffers.n + 1;
 	e.dep = calloc(nv, sizeof(*e.dep));
 	e.binding = calloc(nv, sizeof(*e.binding));
@@ -2541,13 +2279,8 @@ int cuda_emit(stir_cuda_plan *plan, unsigned flags)
 	}
 	for (int i = 0; i < k->body.n; i++) {
 		const stir_stmt *s = stir_stmt_at(&k->body, i);
-		if (s->kind == STIR_STMT_LET) {
-			if (expr_has_load(s->u.let.value))
-				cuda_error(&e, s->loc, "let '%s' at the top level reads "
-					"memory: it cannot be shared by the kernel's "
-					"launches", s->u.let.var->name);
+		if (s->kind == STIR_STMT_LET)
 			continue;
-		}
 		cuda_launch *L = &plan->launches[plan->n_launches];
 		L->stmt = s;
 		size_t len = strlen(kname) + 32;
@@ -2559,26 +2292,12 @@ int cuda_emit(stir_cuda_plan *plan, unsigned flags)
 		plan->n_launches++;
 	}
 	free(kname);
-	/* which launch uses each shared or local buffer */
-	int *owner = malloc(nb * sizeof(int));
-	if (!owner)
-		oom(&e);
-	for (size_t i = 0; owner && i < nb; i++)
-		owner[i] = -1;
-	for (int li = 0; li < plan->n_launches && !e.failed; li++) {
+	/* (a shared or local buffer is used by one launch only:
+	 * cuda_verify_structure) */
+	for (int li = 0; li < plan->n_launches && !e.failed; li++)
 		emit_launch(&e, li, &launches);
-		for (int i = 0; i < k->buffers.n && !e.failed; i++) {
-			const stir_buffer *b = stir_buffer_at(&k->buffers, i);
-			if (!e.buf_used[i] || b->scope == STIR_SCOPE_GLOBAL)
-				continue;
-			if (owner[i] >= 0)
-				cuda_error(&e, b->loc, "%s buffer '%s' is used by launches "
-					"%d and %d: its contents do not outlive a launch",
-					scope_word(b->scope), b->name, owner[i], li);
-			owner[i] = li;
-		}
-	}
-	free(owner);
+	if (!e.failed && cuda_verify_sharing(k) < 0)
+		e.failed = true;
 	if (e.failed)
 		goto out;
 	bool h16 = false, hb16 = false;
@@ -2625,4 +2344,25 @@ out:
 	free(e.memo);
 	free(e.local_writes.v);
 	return e.failed ? -1 : 0;
+}
+
+/* plan, flags: see cuda_internal.h. */
+int cuda_emit(stir_cuda_plan *plan, unsigned flags)
+{
+	return emit_kernel(plan, flags, CUDA_MODE_EMIT, NULL);
+}
+
+/* k, places: see cuda_internal.h.  The walk builds a plan of its own,
+ * discarded with the source it printed. */
+int cuda_place_barriers(const stir_kernel *k, cuda_places *places)
+{
+	stir_cuda_plan *p = calloc(1, sizeof(*p));
+	if (!p) {
+		stir_error_oom(stir_kernel_ctx(k));
+		return -1;
+	}
+	p->k = k;
+	int r = emit_kernel(p, 0, CUDA_MODE_PLACE, places);
+	stir_cuda_plan_free(p);
+	return r;
 }

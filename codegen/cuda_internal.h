@@ -1,6 +1,10 @@
 /* The CUDA emitter's internal state, shared by its files:
  *
- *   cuda.c        launches, statements, thread mapping, barriers
+ *   cuda.c        launches, statements, thread mapping
+ *   barriers.c    races and barriers: the analysis of the accesses, and
+ *                 the pass stir_kernel_insert_barriers
+ *   verify_gpu.c  the refusals that need no thread context, and
+ *                 stir_kernel_verify_gpu
  *   cuda_expr.c   types, literals, conversions and expressions
  *   cuda_vector.c vectorized loops
  *   cuda_hoist.c  searches and warp-buffer reads computed once before the
@@ -24,6 +28,12 @@
 #define THREAD_DIMS (DIM_BIT(STIR_THREAD_X) | DIM_BIT(STIR_THREAD_Y) | \
 	DIM_BIT(STIR_THREAD_Z))
 #define N_DIMS 6
+
+/* The names of the thread indices, by stir_thread ("blockIdx.x", ...). */
+extern const char *const cuda_dim_names[N_DIMS];
+
+/* Most static shared memory a block may declare. */
+#define MAX_STATIC_SHARED (48 * 1024)
 
 /* One argument of a launch, in the order the __global__ function takes
  * them: the kernel's parameters, then the arrays the launch uses. */
@@ -132,6 +142,31 @@ typedef struct ectx {
 
 #define CUDA_MAX_LIFTED 16
 
+/* What a walk of the emitter is for. */
+typedef enum cuda_mode {
+	CUDA_MODE_EMIT,            /* print the source; a place where threads
+	                              must synchronize but the kernel has no
+	                              barrier statement is an error */
+	CUDA_MODE_PLACE,           /* record where barriers are missing
+	                              (stir_kernel_insert_barriers) */
+} cuda_mode;
+
+/* A place that needs a barrier: before statement "before" of the list
+ * whose slots are "slots", or at its end when "before" is NULL.  The
+ * slots, not the list, name it: the emitter walks copies of some
+ * statements (vector loops' scalar form), which share their lists' slots. */
+typedef struct cuda_place {
+	void *const *slots;        /* borrowed: the list's slot array */
+	const stir_stmt *before;   /* borrowed, or NULL */
+	stir_loc loc;              /* the barrier's: of the statement that
+	                              needs it (of the loop at a body's end) */
+} cuda_place;
+
+typedef struct cuda_places {
+	int n, cap;
+	cuda_place *v;             /* owned */
+} cuda_places;
+
 typedef struct emitter {
 	const stir_kernel *k;      /* the kernel */
 	stir_ctx *ctx;             /* receives diagnostics */
@@ -169,22 +204,85 @@ typedef struct emitter {
 	 * cuda.c), innermost last: where they stand, their bodies alone */
 	int n_lifted;
 	const stir_stmt *lifted[CUDA_MAX_LIFTED];
+	cuda_mode mode;            /* what the walk is for */
+	cuda_places *places;       /* CUDA_MODE_PLACE: receives the places */
 } emitter;
 
 /* e, s: whether if s is tested before a loop nest around it already
  * (emitted as its body alone). */
 bool cuda_if_lifted(const emitter *e, const stir_stmt *s);
 
+/* ---- verify_gpu.c ---- */
+
+/* k: the checks of stir_kernel_verify_gpu that need no thread context
+ * (bindings, launches' shapes, arrays' sizes; see verify_gpu.c), which
+ * the emitter assumes.  0, or -1 with located diagnostics. */
+int cuda_verify_structure(const stir_kernel *k);
+/* k: the checks of stir_kernel_verify_gpu run after the emitter's walk
+ * (they do not change what it prints, and its refusals come first): a
+ * register or shared array used by two launches, two buffers of one
+ * array that the kernel writes.  0, or -1 with located diagnostics. */
+int cuda_verify_sharing(const stir_kernel *k);
+
 /* ---- cuda.c ---- */
+
+/* x: does x read memory (a load or a search)? */
+bool cuda_expr_has_load(const stir_expr *x);
+/* ctx, k, x, v: the value of x when it holds only literals; false
+ * otherwise. */
+bool cuda_literal_value(stir_ctx *ctx, const stir_kernel *k,
+	const stir_expr *x, int64_t *v);
+/* The word for a scope in diagnostics ("shared", ...). */
+const char *cuda_scope_word(stir_scope s);
 
 /* e, loc, fmt: report an error and mark the emission failed. */
 void cuda_error(emitter *e, stir_loc loc, const char *fmt, ...)
 	STIR_PRINTF(3, 4);
-/* e, ctx, a: record access a made under ctx (when recording). */
+/* loc, buf, size: "FILE:LINE" (the file's base name) in buf. */
+const char *cuda_loc_str(stir_loc loc, char *buf, size_t size);
+
+/* ---- barriers.c: races and barriers ---- */
+
+/* e, ctx, buf, idx, write, atomic, loc: note the index type; remember
+ * the access in e->sum, or check a register read against the stores. */
 void cuda_record(emitter *e, const ectx *ctx, const stir_buffer *buf,
 	const stir_expr *idx, bool write, bool atomic, stir_loc loc);
+/* s: free the vectors of a summary and empty it. */
+void summary_release(summary *s);
+/* s: accesses made since its last barrier (all when it has none). */
+acc_vec *summary_pending(summary *s);
+/* s: a barrier that every thread reaches follows what s holds. */
+void summary_barrier(summary *s);
+/* e, p, c: code c follows p in sequence (c runs exactly once). */
+void summary_append(emitter *e, summary *p, const summary *c);
+/* e, p, c: code c follows p but may not run at all, or only some of its
+ * barriers may: every access of c stays pending. */
+void summary_append_maybe(emitter *e, summary *p, const summary *c);
+/* e, before, after, loc, wa, wb: does an access of "after" depend on one
+ * of "before" across threads (the pair in *wa, *wb)?  A dependence
+ * across thread blocks is reported (at loc) and answers false. */
+bool needs_barrier(emitter *e, const acc_vec *before, const acc_vec *after,
+	stir_loc loc, const cg_access **wa, const cg_access **wb);
+/* e, ctx: does every thread of the block get here (may a barrier go
+ * here)? */
+bool block_uniform(const emitter *e, const ectx *ctx);
+/* e, ctx, loc, a, b, sum, list, before: access a must be ordered before
+ * access b by a barrier before statement "before" of list (at its end
+ * when NULL): record the place (CUDA_MODE_PLACE), or refuse. */
+void need_barrier(emitter *e, const ectx *ctx, stir_loc loc,
+	const cg_access *a, const cg_access *b, summary *sum,
+	const stir_ptr_vec *list, const stir_stmt *before);
+/* e, s, ctx, body: after the body of serial loop s: when its next
+ * iteration would touch what other threads touched in this one, a barrier
+ * ends the body. */
+void loop_carried_barrier(emitter *e, const stir_stmt *s, const ectx *ctx,
+	summary *body);
 /* Build the plan and the source of p->k.  0 or -1. */
 int cuda_emit(stir_cuda_plan *p, unsigned flags);
+/* k, places: walk k as the emitter does, printing nothing, and append to
+ * places where threads must synchronize but k has no barrier (the
+ * refusals are reported as when emitting).  0 or -1. */
+int cuda_place_barriers(const stir_kernel *k, cuda_places *places);
 
 /* ---- cuda_expr.c ---- */
 

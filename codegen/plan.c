@@ -30,29 +30,6 @@ void stir_cuda_plan_free(stir_cuda_plan *p)
 	free(p);
 }
 
-/* p: two buffers bound to one array, one of them written, would be two
- * __restrict__ pointers to the same memory: refused. */
-static int check_aliases(const stir_cuda_plan *p)
-{
-	const stir_kernel *k = p->k;
-	for (int i = 0; i < k->buffers.n; i++) {
-		const stir_buffer *a = stir_buffer_at(&k->buffers, i);
-		if (!a->arg)
-			continue;
-		for (int j = i + 1; j < k->buffers.n; j++) {
-			const stir_buffer *b = stir_buffer_at(&k->buffers, j);
-			if (!b->arg || strcmp(a->arg, b->arg) ||
-			    (!p->written[i] && !p->written[j]))
-				continue;
-			stir_error(stir_kernel_ctx(k), b->loc, "buffers '%s' and '%s' "
-				"both bind array '%s', which the kernel writes",
-				a->name, b->name, a->arg);
-			return -1;
-		}
-	}
-	return 0;
-}
-
 /* k, flags: emit k into a new plan. */
 stir_cuda_plan *stir_cuda_plan_alloc(const stir_kernel *k, unsigned flags)
 {
@@ -73,7 +50,7 @@ stir_cuda_plan *cuda_plan_alloc_bounded(const stir_kernel *k, unsigned flags,
 	p->k = k;
 	p->min_blocks_per_sm = min_blocks;
 	p->flags = flags;
-	if (cuda_emit(p, flags) < 0 || check_aliases(p) < 0) {
+	if (cuda_emit(p, flags) < 0) {
 		stir_cuda_plan_free(p);
 		return NULL;
 	}

@@ -6,7 +6,7 @@
  *             (the caller's stage II schedules happen before this call)
  *   stage II  --default_schedule-->       stage II  (nests left unbound)
  *             --lower_sparse_buffer-->    stage III
- *   stage III (the GPU preparation passes)
+ *   stage III --insert_barriers-->        stage III (codegen/barriers.c)
  *
  * Registering a new pass is one line of "registry" below (in pipeline
  * order: the GPU pipeline runs every registered pass); stirc print --after
@@ -41,6 +41,13 @@ static int pass_default_schedule(stir_kernel *k, void *arg)
 	return stir_default_schedule(k);
 }
 
+/* k, arg: the barriers a stage III kernel needs (codegen/barriers.c). */
+static int pass_insert_barriers(stir_kernel *k, void *arg)
+{
+	(void)arg;
+	return stir_kernel_insert_barriers(k);
+}
+
 /* A registered pass. */
 typedef struct registered {
 	const char *name;
@@ -55,6 +62,7 @@ static const registered registry[] = {
 	{ "default_schedule", STIR_STAGE_2, STIR_PASS_VERIFIES,
 	  pass_default_schedule },
 	{ "lower_sparse_buffer", STIR_STAGE_2, 0, pass_lower_sparse_buffer },
+	{ "insert_barriers", STIR_STAGE_3, 0, pass_insert_barriers },
 };
 #define N_REGISTERED (int)(sizeof(registry) / sizeof(registry[0]))
 

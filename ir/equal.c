@@ -197,6 +197,8 @@ static bool stmt_equal(const stir_stmt *a, const stir_stmt *b)
 		return for_equal(a, b);
 	case STIR_STMT_BLOCK:
 		return block_equal(a, b);
+	case STIR_STMT_BARRIER:
+		return true;
 	}
 	return false;
 }

@@ -521,6 +521,9 @@ static void exec_stmt(interp *in, const stir_stmt *s)
 		if (!in->failed)
 			exec_list(in, &s->u.block.body);
 		break;
+	case STIR_STMT_BARRIER:
+		/* one thread runs the whole program: nothing to wait for */
+		break;
 	}
 }
 

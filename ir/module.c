@@ -644,6 +644,12 @@ static stir_stmt *stmt_new(stir_kernel *k, stir_stmt_kind kind)
 	return s;
 }
 
+/* k: see nodes.h. */
+stir_stmt *stir_stmt_barrier(stir_kernel *k)
+{
+	return stmt_new(k, STIR_STMT_BARRIER);
+}
+
 int stir_kernel_append_stmt(stir_kernel *k, stir_stmt *s)
 {
 	if (!k || !s)

@@ -259,6 +259,8 @@ stir_stmt *stir_stmt_for(stir_kernel *k, stir_var *var, stir_expr *extent);
 /* block name(vars = bindings) with n_vars variables and their kinds. */
 stir_stmt *stir_stmt_block(stir_kernel *k, const char *name, int n_vars,
 	stir_var *const *vars, stir_expr *const *bindings, const char *kinds);
+/* k: a new "barrier;" statement (stage III), in no list yet. */
+stir_stmt *stir_stmt_barrier(stir_kernel *k);
 /* Append to the body of a for or block statement. */
 int stir_stmt_append_body(stir_stmt *s, stir_stmt *child);
 /* The statement list holding s's children (body of for, block, iter;

@@ -1384,6 +1384,10 @@ static void check_stmt(verifier *v, scope *sc, const stir_stmt *s)
 		else
 			check_block(v, sc, s);
 		break;
+	case STIR_STMT_BARRIER:
+		if (v->k->stage != STIR_STAGE_3)
+			report_stage(v, s->loc, "barrier", NULL);
+		break;
 	default:
 		stir_error(v->ctx, s->loc, "invalid statement");
 		break;

@@ -397,6 +397,12 @@ lang_stmt *lang_stmt_init(lang_parser *p, stir_loc loc, lang_list *body)
 	return s;
 }
 
+/* p, loc: see ast.h. */
+lang_stmt *lang_stmt_barrier(lang_parser *p, stir_loc loc)
+{
+	return stmt_new(p, LANG_STMT_BARRIER, loc);
+}
+
 /* p, loc (of "for"), var, lo, extent, loop, body: a loop of stage II or
  * III; the builder checks that lo is the literal 0. */
 lang_stmt *lang_stmt_for(lang_parser *p, stir_loc loc, lang_name *var,

@@ -116,6 +116,7 @@ typedef enum lang_stmt_kind {
 	LANG_STMT_INIT,        /* init { }: only first in an iteration body */
 	LANG_STMT_FOR,         /* for v in [0, e) ANNOTATION { } */
 	LANG_STMT_BLOCK,       /* block NAME(v: S = e, ..) reads() writes() { } */
+	LANG_STMT_BARRIER,     /* barrier; (stage III) */
 } lang_stmt_kind;
 
 /* A loop's annotation as written (stages II, III). */
@@ -348,6 +349,8 @@ lang_stmt *lang_stmt_iter(lang_parser *p, stir_loc loc, lang_name *name,
 	lang_list *vars, lang_list *groups, const char *kinds,
 	stir_loc kinds_loc, lang_list *body);
 lang_stmt *lang_stmt_init(lang_parser *p, stir_loc loc, lang_list *body);
+/* p, loc (of "barrier"): barrier; */
+lang_stmt *lang_stmt_barrier(lang_parser *p, stir_loc loc);
 lang_stmt *lang_stmt_for(lang_parser *p, stir_loc loc, lang_name *var,
 	lang_expr *lo, lang_expr *extent, lang_loop loop, lang_list *body);
 /* bind(HEAD.FIELD): the thread index named blockIdx.x .. threadIdx.z;

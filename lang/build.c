@@ -797,6 +797,8 @@ static stir_stmt *build_stmt(builder *b, const lang_stmt *ls)
 	case LANG_STMT_ITER: return build_iter(b, ls);
 	case LANG_STMT_FOR: return build_for(b, ls);
 	case LANG_STMT_BLOCK: return build_block(b, ls);
+	case LANG_STMT_BARRIER:
+		return stmt_located(stir_stmt_barrier(b->k), ls->loc);
 	default: return NULL; /* init: placed by the parser, never here */
 	}
 }

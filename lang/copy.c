@@ -123,6 +123,8 @@ static void locs_stmt(const stir_stmt *from, stir_stmt *to)
 				from->u.block.n_writes);
 		locs_list(&from->u.block.body, &to->u.block.body);
 		break;
+	case STIR_STMT_BARRIER:
+		break;
 	}
 }
 

@@ -96,7 +96,7 @@ static void lang_yyerror(stir_loc *loc, lang_parser *p, const char *msg);
 %token ADD_ASSIGN "+=" SUB_ASSIGN "-=" MUL_ASSIGN "*="
 %token EQ "==" NE "!=" LE "<=" GE ">=" AND "&&" OR "||"
 %token BUFFER "buffer" FOR "for" BLOCK "block" READS "reads" WRITES "writes"
-%token UNROLL "unroll" VECTORIZE "vectorize" BIND "bind"
+%token UNROLL "unroll" VECTORIZE "vectorize" BIND "bind" BARRIER "barrier"
 %token SHARED "shared" GLOBAL "global" WARP "warp"
 %token <search> SEARCH "lower_bound, upper_bound or find"
 %token <flags> BLOCK_FLAG "block annotation"
@@ -245,6 +245,7 @@ stmt:
 	| for_stmt
 	| block_stmt
 	| "init" braced         { $$ = lang_stmt_init(p, @1, $2); }
+	| "barrier" ';'         { $$ = lang_stmt_barrier(p, @1); }
 	| error ';'             { lang_recovered(p); $$ = NULL; }
 	;
 

@@ -538,6 +538,9 @@ static void put_stmt(printer *pr, const stir_stmt *s)
 	case STIR_STMT_BLOCK:
 		put_block(pr, s);
 		break;
+	case STIR_STMT_BARRIER:
+		put(pr, "barrier;\n");
+		return;
 	}
 	put(pr, "\n");
 }

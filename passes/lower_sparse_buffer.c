@@ -197,6 +197,7 @@ static int flat_list(stir_kernel *k, stir_ptr_vec *list, void *user)
 			flat_exprs(f, s->u.block.n_vars, s->u.block.bindings);
 			break;
 		case STIR_STMT_ITER:
+		case STIR_STMT_BARRIER:
 			break;
 		}
 	}

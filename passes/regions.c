@@ -579,6 +579,8 @@ static void scan_stmt(ra *r, stir_stmt *s, int depth)
 		}
 		analyze_block(r, s, depth);
 		break;
+	case STIR_STMT_BARRIER:
+		break;
 	case STIR_STMT_ITER: {
 		/* not an access of the blocks around it; its blocks are
 		 * analysed on their own */

@@ -359,6 +359,8 @@ static stir_stmt *tr_stmt(tr *t, stir_stmt *s)
 	case STIR_STMT_BLOCK:
 		tr_list(t, &s->u.block.body);
 		return s;
+	case STIR_STMT_BARRIER:
+		return s;
 	case STIR_STMT_ITER:
 		stir_error(stir_kernel_ctx(k), s->loc,
 			"iteration '%s' was not lowered to loops", s->u.iter.name);

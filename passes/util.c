@@ -253,6 +253,8 @@ stir_stmt *stir_stmt_copy(stir_kernel *k, const stir_stmt *st, stir_subst *s)
 			return NULL;
 		return c;
 	}
+	case STIR_STMT_BARRIER:
+		return c;
 	}
 	return NULL;
 }
@@ -328,6 +330,8 @@ int stir_stmt_subst(stir_kernel *k, stir_stmt *st, const stir_subst *s)
 		    subst_regions(k, st->u.block.n_writes, st->u.block.writes, s) < 0)
 			return -1;
 		return stir_list_subst(k, &st->u.block.body, s);
+	case STIR_STMT_BARRIER:
+		return 0;
 	}
 	return 0;
 }
@@ -814,6 +818,8 @@ static bool stmt_uses(const stir_stmt *s, const stir_var *v)
 	case STIR_STMT_ITER:
 		return list_uses(&s->u.iter.init, 0, v) ||
 			list_uses(&s->u.iter.body, 0, v);
+	case STIR_STMT_BARRIER:
+		return false;
 	}
 	return false;
 }

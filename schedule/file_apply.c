@@ -7,7 +7,7 @@
  *             --lower_sparse_buffer-->
  *   stage III stage3 steps
  *             [stir_schedule_prepare_for_gpu: default_schedule on the
- *              nests left unbound]
+ *              nests left unbound, then insert_barriers]
  *
  * Each step is a pass of a pipeline (include/stir/pipeline.h) named
  * SECTION.N (the N-th step of the section, from 1), and each section ends
@@ -23,6 +23,7 @@
  * a missing one is an error at its place in the file; any other refusal
  * is the primitive's own diagnostic, with a note at the step's line.  The
  * steps before a failing one stay applied. */
+#include <stir/codegen.h>
 #include <fnmatch.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -600,6 +601,9 @@ stir_pipeline *stir_pipeline_alloc_for_schedule(const stir_schedule *s,
 	if (gpu && up_to == STIR_STAGE_3 && k->stage < STIR_STAGE_3)
 		rc |= stir_pipeline_add_pass(p, "default_schedule", 0,
 			STIR_PASS_VERIFIES, pass_default_schedule, NULL);
+	/* the barriers last, as stir_kernel_prepare_for_gpu places them */
+	if (gpu && up_to == STIR_STAGE_3)
+		rc |= stir_pipeline_add(p, "insert_barriers");
 	if (rc < 0) {
 		stir_pipeline_free(p);
 		return stir_error_oom(a.ctx);

@@ -766,6 +766,7 @@ static void coll_stmt(coll *c, stir_stmt *st)
 		break;
 	}
 	case STIR_STMT_ITER:
+	case STIR_STMT_BARRIER:
 		break;
 	}
 }

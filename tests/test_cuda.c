@@ -47,6 +47,18 @@ static prog load_prog(const char *file)
 	return p;
 }
 
+/* file: a stage III program of the source tree with its barriers placed
+ * (stir_kernel_insert_barriers, as stir_kernel_prepare_for_gpu does). */
+static prog load_placed(const char *file)
+{
+	prog p = load_prog(file);
+	int rc = stir_kernel_insert_barriers(p.k);
+	if (rc < 0)
+		stir_ctx_print_diagnostics(p.ctx, stderr);
+	ck_assert_int_eq(rc, 0);
+	return p;
+}
+
 /* p: free a program and its context. */
 static void free_prog(prog *p)
 {
@@ -525,6 +537,202 @@ START_TEST(test_refusal)
 	ck_assert_str_eq(d, r->diags);
 	free(d);
 	free_prog(&p);
+	/* the GPU verifier reports the same, printing nothing */
+	p = read_prog(r->text);
+	ck_assert_int_eq(stir_kernel_verify_gpu(p.k), -1);
+	d = test_diags_to_str(p.ctx);
+	ck_assert_str_eq(d, r->diags);
+	free(d);
+	free_prog(&p);
+}
+END_TEST
+
+/* ---- barriers (codegen/barriers.c) ---------------------------------------- */
+
+/* src: a copy of src without its "// launch" lines (which name the
+ * .stir file and line of each launch). */
+static char *strip_launch_lines(const char *src)
+{
+	char *r = malloc(strlen(src) + 1), *o = r;
+	ck_assert_ptr_nonnull(r);
+	for (const char *l = src; *l; ) {
+		const char *nl = strchr(l, '\n');
+		size_t n = nl ? (size_t)(nl - l + 1) : strlen(l);
+		if (strncmp(l, "// launch ", 10)) {
+			memcpy(o, l, n);
+			o += n;
+		}
+		l += n;
+	}
+	*o = '\0';
+	return r;
+}
+
+/* file, sched, sizes, n, first, second: program "file" (scheduled
+ * by "sched" when not NULL, prepared for the GPU otherwise), whose
+ * stage III text after stir_kernel_insert_barriers holds n barriers,
+ * among them "first" and "second" (each a barrier in context).  The text reads back and verifies,
+ * a second run adds nothing, the read-back kernel emits the same CUDA,
+ * and it interprets to the same arrays as the kernel without barriers. */
+static void check_placed(const char *file, const char *sched,
+	const char *sizes, int n, const char *first, const char *second)
+{
+	prog p = load_prog(file), q = load_prog(file);
+	stir_schedule *s = sched ? stir_schedule_read_file(p.ctx,
+		test_path(sched)) : NULL;
+	int rc = s ? stir_schedule_prepare_for_gpu(s, p.k) :
+		stir_kernel_prepare_for_gpu(p.k);
+	if (rc < 0)
+		stir_ctx_print_diagnostics(p.ctx, stderr);
+	ck_assert_int_eq(rc, 0);
+	char *text = stir_kernel_to_str(p.k);
+	int count = 0;
+	for (const char *t = strstr(text, "barrier;"); t; t = strstr(t + 1,
+	    "barrier;"))
+		count++;
+	if (count != n || !strstr(text, first) || !strstr(text, second))
+		fprintf(stderr, "%s:\n%s", file, text);
+	ck_assert_int_eq(count, n);
+	ck_assert_ptr_nonnull(strstr(text, first));
+	ck_assert_ptr_nonnull(strstr(text, second));
+	/* a second run finds every barrier in place */
+	ck_assert_int_eq(stir_kernel_insert_barriers(p.k), 0);
+	char *again = stir_kernel_to_str(p.k);
+	ck_assert_str_eq(again, text);
+	/* the text reads back (verified) and prints and emits the same */
+	stir_module *rm = stir_module_read_from_str(p.ctx, "placed.stir", text,
+		strlen(text));
+	if (!rm)
+		stir_ctx_print_diagnostics(p.ctx, stderr);
+	ck_assert_ptr_nonnull(rm);
+	stir_kernel *r = stir_module_get_kernel(rm, 0);
+	ck_assert_int_eq(stir_kernel_verify(r), 0);
+	char *back = stir_kernel_to_str(r);
+	ck_assert_str_eq(back, text);
+	/* (the line comments and the launches' name the file: left out) */
+	stir_cuda_plan *ca = stir_cuda_plan_alloc(p.k,
+		STIR_CUDA_NO_LINE_COMMENTS);
+	stir_cuda_plan *cb = stir_cuda_plan_alloc(r, STIR_CUDA_NO_LINE_COMMENTS);
+	ck_assert_ptr_nonnull(ca);
+	ck_assert_ptr_nonnull(cb);
+	char *sa = strip_launch_lines(stir_cuda_plan_get_source(ca));
+	char *sb = strip_launch_lines(stir_cuda_plan_get_source(cb));
+	ck_assert_str_eq(sa, sb);
+	free(sa);
+	free(sb);
+	/* the interpreter runs the barriers as no-ops: the arrays of the
+	 * file's kernel as read (q: no barriers, not scheduled), within the
+	 * tolerance of stir_array_compare, on the same inputs */
+	stir_bindings *b = stir_bindings_alloc();
+	test_bind_sizes(b, sizes);
+	if (s)
+		ck_assert_int_eq(stir_schedule_bind_sizes(s, b), 0);
+	ck_assert_int_eq(stir_kernel_bind_random(q.k, b, 7), 0);
+	ck_assert_int_eq(stir_kernel_bind_outputs(q.k, b), 0);
+	if (s)
+		ck_assert_int_eq(stir_schedule_bind_formats(s, q.k, b), 0);
+	stir_bindings *want = stir_bindings_copy(b);
+	ck_assert_int_eq(stir_kernel_interpret(q.k, want), 0);
+	ck_assert_int_eq(stir_kernel_interpret(r, b), 0);
+	for (int i = 0; i < stir_bindings_n_arrays(want); i++) {
+		const char *name = stir_bindings_array_name(want, i);
+		ck_assert_int_eq(stir_array_compare(stir_bindings_get_array(b,
+			name), stir_bindings_get_array(want, name), NULL, NULL), 0);
+	}
+	stir_bindings_free(b);
+	stir_bindings_free(want);
+	stir_cuda_plan_free(ca);
+	stir_cuda_plan_free(cb);
+	free(back);
+	free(again);
+	free(text);
+	stir_module_free(rm);
+	stir_schedule_free(s);
+	free_prog(&q);
+	free_prog(&p);
+}
+
+START_TEST(test_barriers_placed)
+{
+	/* stage III as written: one barrier after each tile of x is loaded
+	 * into shared memory, one at the end of the tile loop (before the
+	 * next tile overwrites it) */
+	check_placed("tests/cuda/tiled_mv.stir", NULL, "m=70,n=130", 2,
+		"          xs[vt] = vk < n ? x_data[vk] : 0.0;\n"
+		"        }\n"
+		"      }\n"
+		"      barrier;\n"
+		"      for t in [0, 64) bind(threadIdx.x) {\n"
+		"        block dot(",
+		"          }\n"
+		"        }\n"
+		"      }\n"
+		"      barrier;\n"
+		"    }\n"
+		"  }\n"
+		"}\n");
+	/* a schedule file's cache_read into shared memory: the row of X
+	 * loaded, then a barrier before the nests that read it */
+	check_placed("examples/sddmm_rows.stir", "examples/sddmm_rows.yaml",
+		"", 1,
+		"      barrier;\n"
+		"      for j_0 in [0, (J_indptr[vi + 1] - J_indptr[vi] + 15) / 16) {",
+		"barrier;");
+	/* a stage III file whose threads exchange partial sums */
+	check_placed("tests/stages/shared.stage3.stir", NULL, "m=20,n=100", 1,
+		"    barrier;\n"
+		"    block sum(", "barrier;");
+}
+END_TEST
+
+START_TEST(test_barrier_missing)
+{
+	/* a stage III kernel whose threads must synchronize, emitted without
+	 * the pass: refused at each place, not emitted without its barrier */
+	prog p = load_prog("tests/cuda/tiled_mv.stir");
+	ck_assert_ptr_null(stir_kernel_to_cuda(p.k));
+	char *d = test_diags_to_str(p.ctx);
+	ck_assert_str_eq(d, "23:7: error: threads of a block must synchronize "
+		"between the accesses to 'xs' at tiled_mv.stir:20 and at "
+		"tiled_mv.stir:28, but there is no barrier between them (see "
+		"stir_kernel_insert_barriers)\n"
+		"17:5: error: threads of a block must synchronize between the "
+		"accesses to 'y_data' at tiled_mv.stir:13 and at tiled_mv.stir:28, "
+		"but there is no barrier between them (see "
+		"stir_kernel_insert_barriers)\n");
+	free(d);
+	free_prog(&p);
+	/* a barrier written where not every thread of the block gets */
+	p = read_prog("kernel k() stage 3 {\n"
+		"  buffer A: f32[32] = A;\n"
+		"  for t in [0, 32) bind(threadIdx.x) {\n"
+		"    if (t < 16) {\n"
+		"      barrier;\n"
+		"      A[t] = 1.0;\n"
+		"    }\n"
+		"  }\n"
+		"}\n");
+	ck_assert_int_eq(stir_kernel_verify_gpu(p.k), -1);
+	d = test_diags_to_str(p.ctx);
+	ck_assert_str_eq(d, "5:7: error: barrier: not every thread of the "
+		"block reaches it\n");
+	free(d);
+	free_prog(&p);
+	/* and is a stage III statement only */
+	stir_ctx *ctx = stir_ctx_alloc();
+	const char *two = "kernel k(m: i32) stage 2 {\n"
+		"  buffer A: f32[m] = A;\n"
+		"  for i in [0, m) {\n"
+		"    barrier;\n"
+		"  }\n"
+		"}\n";
+	ck_assert_ptr_null(stir_module_read_from_str(ctx, "k.stir", two,
+		strlen(two)));
+	d = test_diags_to_str(ctx);
+	ck_assert_str_eq(d, "4:5: error: barrier is not allowed in a stage 2 "
+		"kernel\n");
+	free(d);
+	stir_ctx_free(ctx);
 }
 END_TEST
 
@@ -549,7 +757,7 @@ END_TEST
 
 START_TEST(test_deterministic)
 {
-	prog p = load_prog("tests/cuda/softmax_block.stir");
+	prog p = load_placed("tests/cuda/softmax_block.stir");
 	char *a = stir_kernel_to_cuda(p.k), *b = stir_kernel_to_cuda(p.k);
 	ck_assert_ptr_nonnull(a);
 	ck_assert_str_eq(a, b);
@@ -1204,7 +1412,7 @@ START_TEST(test_compile)
 {
 	/* NVRTC, when stir has it: a second compilation of the same kernel
 	 * comes from the cache */
-	prog p = load_prog("tests/cuda/tiled_mv.stir");
+	prog p = load_placed("tests/cuda/tiled_mv.stir");
 	char dir[] = "/tmp/stir-test-cuda-XXXXXX";
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	stir_compile_options o = { .arch = "sm_90", .cache_dir = dir };
@@ -1237,7 +1445,7 @@ START_TEST(test_min_blocks)
 {
 	/* min_blocks_per_sm: __launch_bounds__(threads, N) in every launch
 	 * with a literal block size; out of range, an error before NVRTC */
-	prog p = load_prog("tests/cuda/tiled_mv.stir");
+	prog p = load_placed("tests/cuda/tiled_mv.stir");
 	char *plain = stir_kernel_to_cuda(p.k);
 	ck_assert_ptr_nonnull(plain);
 	ck_assert_ptr_nonnull(strstr(plain, "__launch_bounds__("));
@@ -1280,6 +1488,8 @@ static Suite *cuda_suite(void)
 		(int)(sizeof(refusals) / sizeof(refusals[0])));
 	tcase_add_test(tc, test_escape);
 	tcase_add_test(tc, test_deterministic);
+	tcase_add_test(tc, test_barriers_placed);
+	tcase_add_test(tc, test_barrier_missing);
 	tcase_add_test(tc, test_aligned_buffers);
 	tcase_add_test(tc, test_lifted_guards);
 	tcase_add_test(tc, test_programs_match_references);

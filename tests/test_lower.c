@@ -147,7 +147,9 @@ static void count_stmt(counts *c, const stir_stmt *s)
 			count_expr(c, s->u.block.bindings[i]);
 		count_list(c, &s->u.block.body);
 		break;
-	case STIR_STMT_ITER: break;
+	case STIR_STMT_ITER:
+	case STIR_STMT_BARRIER:
+		break;
 	}
 }
 

@@ -24,11 +24,12 @@ static char *text_of(const stir_kernel *k)
 
 START_TEST(test_registry)
 {
-	ck_assert_int_eq(stir_pass_registry_n(), 3);
+	ck_assert_int_eq(stir_pass_registry_n(), 4);
 	ck_assert_str_eq(stir_pass_registry_get_name(0), "lower_sparse_iter");
 	ck_assert_str_eq(stir_pass_registry_get_name(1), "default_schedule");
 	ck_assert_str_eq(stir_pass_registry_get_name(2), "lower_sparse_buffer");
-	ck_assert_ptr_null(stir_pass_registry_get_name(3));
+	ck_assert_str_eq(stir_pass_registry_get_name(3), "insert_barriers");
+	ck_assert_ptr_null(stir_pass_registry_get_name(4));
 	stir_pipeline *p = stir_pipeline_alloc();
 	ck_assert_int_eq(stir_pipeline_add(p, "lower_sparse_iter"), 0);
 	ck_assert_int_eq(stir_pipeline_add(p, "lower_sparse_iter"), -1);
@@ -40,8 +41,8 @@ START_TEST(test_registry)
 	ck_assert_int_eq(stir_pipeline_set_print_after(p, "nope", stderr), -1);
 	stir_pipeline_free(p);
 	p = stir_pipeline_alloc_for_gpu();
-	ck_assert_int_eq(stir_pipeline_n_passes(p), 3);
-	for (int i = 0; i < 3; i++)
+	ck_assert_int_eq(stir_pipeline_n_passes(p), stir_pass_registry_n());
+	for (int i = 0; i < stir_pass_registry_n(); i++)
 		ck_assert_str_eq(stir_pipeline_get_pass_name(p, i),
 			stir_pass_registry_get_name(i));
 	stir_pipeline_free(p);
@@ -149,8 +150,9 @@ START_TEST(test_print_and_stop_after)
 }
 END_TEST
 
-/* A stage III kernel goes through the GPU pipeline unchanged: every pass
- * skipped, the hook still told; a hook returning 1 ends the run. */
+/* A stage III kernel goes through the GPU pipeline unchanged: every
+ * lowering pass skipped, insert_barriers finding no shared buffer, the
+ * hook still told; a hook returning 1 ends the run. */
 START_TEST(test_skip_and_hook_stop)
 {
 	stir_ctx *ctx = stir_ctx_alloc();
@@ -165,7 +167,7 @@ START_TEST(test_skip_and_hook_stop)
 	stir_pipeline_set_hook(p, record, &s);
 	ck_assert_int_eq(stir_pipeline_run(p, k), 0);
 	ck_assert_str_eq(s.names, "lower_sparse_iter@3 default_schedule@3 "
-		"lower_sparse_buffer@3");
+		"lower_sparse_buffer@3 insert_barriers@3");
 	char *after = text_of(k);
 	ck_assert_str_eq(before, after);
 	free(after);
@@ -255,11 +257,11 @@ START_TEST(test_schedule_pipeline)
 	static const char *const names[] = { "format", "stage1",
 		"lower_sparse_iter", "stage2.1", "stage2.2", "stage2.3", "stage2.4",
 		"stage2.5", "stage2.6", "stage2", "lower_sparse_buffer", "stage3",
-		"default_schedule" };
+		"default_schedule", "insert_barriers" };
 	stir_pipeline *p = stir_pipeline_alloc_for_schedule(s, k, STIR_STAGE_3,
 		true);
-	ck_assert_int_eq(stir_pipeline_n_passes(p), 13);
-	for (int i = 0; i < 13; i++)
+	ck_assert_int_eq(stir_pipeline_n_passes(p), 14);
+	for (int i = 0; i < 14; i++)
 		ck_assert_str_eq(stir_pipeline_get_pass_name(p, i), names[i]);
 	stir_pipeline_free(p);
 	/* stopped after the third step: the kernel of a schedule of those

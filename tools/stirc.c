@@ -41,6 +41,7 @@ typedef struct options {
 	const char *output;      /* -o */
 	bool compile;            /* --compile */
 	bool check;              /* --check */
+	bool gpu;                /* --gpu */
 	bool time;               /* --time */
 	bool have_seed;          /* --random or --seed given */
 	uint64_t seed;
@@ -67,13 +68,19 @@ static const char usage_main[] =
 "Exit status: 0 success, 1 the program or the data is wrong, 2 bad usage.\n";
 
 static const char usage_check[] =
-"usage: stirc check FILE [--kernel K]\n"
+"usage: stirc check FILE [--kernel K] [--gpu [--schedule S.yaml]]\n"
 "\n"
 "Read FILE, resolve names and verify every kernel (or only K).  Errors are\n"
 "printed as FILE:LINE:COL: error: MESSAGE with the source line and a caret.\n"
 "\n"
-"  --kernel K   check only kernel K\n"
-"  --help       show this help\n";
+"  --kernel K      check only kernel K\n"
+"  --gpu           also prepare each kernel for the GPU as 'stirc cuda'\n"
+"                  does (lowering, the default schedule, barriers) and\n"
+"                  check that it can be emitted as CUDA: every illegal\n"
+"                  binding or mapping is reported with its location, and\n"
+"                  no CUDA is printed\n"
+"  --schedule S    with --gpu: apply schedule file S to its kernel first\n"
+"  --help          show this help\n";
 
 static const char usage_print[] =
 "usage: stirc print FILE [--kernel K] [--stage 1|2|3] [--schedule S.yaml]\n"
@@ -279,6 +286,7 @@ enum {
 	OPT_KERNEL = 256, OPT_STAGE, OPT_SCHEDULE, OPT_BACKEND, OPT_SIZE,
 	OPT_MTX, OPT_IN, OPT_RANDOM, OPT_OUT, OPT_CHECK, OPT_TIME, OPT_SEED,
 	OPT_SEEDS, OPT_ARCH, OPT_MIN_BLOCKS, OPT_COMPILE, OPT_OUTPUT, OPT_AFTER,
+	OPT_GPU,
 	OPT_HELP,
 };
 
@@ -300,6 +308,7 @@ static const struct option all_options[] = {
 	{ "min-blocks", required_argument, 0, OPT_MIN_BLOCKS },
 	{ "compile", no_argument, 0, OPT_COMPILE },
 	{ "after", required_argument, 0, OPT_AFTER },
+	{ "gpu", no_argument, 0, OPT_GPU },
 	{ "help", no_argument, 0, OPT_HELP },
 	{ 0, 0, 0, 0 },
 };
@@ -486,7 +495,7 @@ static int parse_options(const char *cmd, const char *help, int argc,
 		 * the flags */
 		if (c != OPT_SIZE && c != OPT_MTX && c != OPT_IN && c != OPT_OUT &&
 		    c != OPT_CHECK && c != OPT_TIME && c != OPT_COMPILE &&
-		    c != OPT_HELP) {
+		    c != OPT_GPU && c != OPT_HELP) {
 			if (seen[c - OPT_KERNEL])
 				return usage_error(prefix, "%s is given twice",
 					option_name(c));
@@ -591,6 +600,9 @@ static int parse_options(const char *cmd, const char *help, int argc,
 			break;
 		case OPT_CHECK:
 			o->check = true;
+			break;
+		case OPT_GPU:
+			o->gpu = true;
 			break;
 		case OPT_TIME:
 			o->time = true;
@@ -716,16 +728,36 @@ static stir_stage schedule_stage(const options *o, const stir_schedule *s,
 /* argc, argv: stirc check. */
 static int cmd_check(int argc, char **argv)
 {
-	static const int allowed[] = { OPT_KERNEL, 0 };
+	static const int allowed[] = { OPT_KERNEL, OPT_GPU, OPT_SCHEDULE, 0 };
 	options o;
 	int rc = parse_options("check", usage_check, argc, argv, allowed, &o);
 	if (rc)
 		return rc == 1 ? 0 : rc;
+	if (o.schedule && !o.gpu)
+		return usage_error("check ", "%s", "--schedule applies to --gpu "
+			"only");
 	stir_ctx *ctx = stir_ctx_alloc();
 	stir_module *m = stir_module_read_file(ctx, o.file);
-	stir_kernel *k;
-	rc = m ? select_kernel(m, &o, false, &k) : EXIT_WRONG;
+	stir_kernel *k = NULL;
+	stir_schedule *s = NULL;
+	if (!m)
+		rc = EXIT_WRONG;
+	else if (o.schedule)
+		rc = load_schedule(ctx, &o, m, &s, &k);
+	else
+		rc = select_kernel(m, &o, false, &k);
+	/* --gpu: the kernel chosen, or every kernel, as 'stirc cuda' takes
+	 * it, checked by the GPU verifier instead of emitted */
+	int n = rc == 0 && o.gpu ? (k ? 1 : stir_module_n_kernels(m)) : 0;
+	for (int i = 0; i < n; i++) {
+		stir_kernel *g = k ? k : stir_module_get_kernel(m, i);
+		if ((s ? stir_schedule_prepare_for_gpu(s, g) :
+		    stir_kernel_prepare_for_gpu(g)) < 0 ||
+		    stir_kernel_verify_gpu(g) < 0)
+			rc = EXIT_WRONG;
+	}
 	rc = finish(ctx, rc);
+	stir_schedule_free(s);
 	stir_module_free(m);
 	stir_ctx_free(ctx);
 	return rc;

@@ -49,6 +49,22 @@ extern "C" {
  * (include/stir/pipeline.h), run once.  0, or -1 with diagnostics. */
 STIR_EXPORT int stir_kernel_prepare_for_gpu(__stir_keep stir_kernel *k);
 
+/* A stage III pass: insert a "barrier;" statement wherever the threads of
+ * a block must synchronize (docs/cuda.md "Barriers"), so that the emitter
+ * prints __syncthreads() there.  stir_kernel_prepare_for_gpu ends with it;
+ * a stage III kernel built or read otherwise needs it before
+ * stir_cuda_plan_alloc, which refuses a place that needs a barrier and
+ * has none.  Barriers already in k count; a second run adds nothing.
+ * Refuses (0 or -1 with located diagnostics, k untouched) what the
+ * emitter refuses. */
+STIR_EXPORT int stir_kernel_insert_barriers(__stir_keep stir_kernel *k);
+
+/* Check that stage III kernel k can be emitted as CUDA: every refusal of
+ * the emitter (illegal bindings and mappings, races, missing barriers)
+ * with its location, without keeping the source.  0, or -1 with
+ * diagnostics. */
+STIR_EXPORT int stir_kernel_verify_gpu(__stir_keep const stir_kernel *k);
+
 /* ---- the emitter -------------------------------------------------------- */
 
 /* Flags of stir_cuda_plan_alloc. */

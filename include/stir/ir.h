@@ -116,6 +116,8 @@ typedef enum stir_stmt_kind {
 	STIR_STMT_ITER,  /* sparse iteration (stage I) */
 	STIR_STMT_FOR,   /* stage II/III: for v in [0, extent) */
 	STIR_STMT_BLOCK, /* stage II/III: a scheduling boundary */
+	STIR_STMT_BARRIER, /* stage III: "barrier;", every thread of the
+	                      block waits for the others (__syncthreads) */
 } stir_stmt_kind;
 
 /* How a loop runs (stage II/III). */

@@ -1,0 +1,369 @@
+/* Races and barriers (docs/cuda.md "Barriers"): the analysis of the
+ * accesses of the threads of a launch, and the stage III pass
+ * stir_kernel_insert_barriers, which puts a "barrier;" statement wherever
+ * the threads of a block must synchronize, so that the CUDA emitter only
+ * prints them (as __syncthreads()) and the places show in stage III text.
+ *
+ * The emitter's walk (codegen/cuda.c) records every load and store with
+ * the thread context it runs in (cuda_record) into summaries of the code
+ * around it; within a statement list, needs_barrier compares what a
+ * statement accesses with what ran since the last barrier.  Walking with
+ * CUDA_MODE_PLACE, need_barrier records the place; the pass then inserts
+ * the statements.  Walking to emit, a place without its barrier is
+ * refused, and so are orderings no barrier can give (different thread
+ * blocks, code some threads skip, registers read by other threads).
+ * A statement list gets one before a statement that touches an element
+ * another thread of the block wrote (or wrote one another thread read)
+ * since the last barrier; a loop whose next iteration would do so gets one
+ * at the end of its body.
+ *
+ * Requires: a verified stage III kernel that the emitter accepts (its
+ * refusals are reported here as they are when emitting).
+ * Preserves: what the kernel computes (a barrier is a no-op for the
+ * interpreter); barriers already there are kept and counted, so a second
+ * run adds nothing.
+ * Breaks: nothing. */
+#include <stdlib.h>
+#include <string.h>
+#include <stir/codegen.h>
+#include "codegen/cuda_internal.h"
+#include "ir/arena.h"
+#include "ir/layout.h"
+
+/* e: memory ran out (reported once). */
+static void no_memory(emitter *e)
+{
+	if (!e->failed)
+		stir_error_oom(e->ctx);
+	e->failed = true;
+}
+
+/* ---- accesses and summaries ------------------------------------------- */
+
+/* e, v, a: append a copy of a to v. */
+static void acc_push(emitter *e, acc_vec *v, const cg_access *a)
+{
+	if (v->n == v->cap) {
+		int cap = v->cap ? 2 * v->cap : 8;
+		cg_access *n = realloc(v->v, (size_t)cap * sizeof(*n));
+		if (!n) {
+			no_memory(e);
+			return;
+		}
+		v->v = n;
+		v->cap = cap;
+	}
+	v->v[v->n++] = *a;
+}
+
+/* s: see cuda_internal.h. */
+void summary_release(summary *s)
+{
+	free(s->first.v);
+	free(s->last.v);
+	memset(s, 0, sizeof(*s));
+}
+
+/* s: see cuda_internal.h. */
+acc_vec *summary_pending(summary *s)
+{
+	return s->barrier ? &s->last : &s->first;
+}
+
+/* e, s, a: add an access at the end of s. */
+static void summary_add(emitter *e, summary *s, const cg_access *a)
+{
+	acc_push(e, summary_pending(s), a);
+}
+
+/* s: see cuda_internal.h. */
+void summary_barrier(summary *s)
+{
+	s->barrier = true;
+	s->last.n = 0;
+}
+
+/* e, p, c: see cuda_internal.h. */
+void summary_append(emitter *e, summary *p, const summary *c)
+{
+	for (int i = 0; i < c->first.n; i++)
+		summary_add(e, p, &c->first.v[i]);
+	if (!c->barrier)
+		return;
+	summary_barrier(p);
+	for (int i = 0; i < c->last.n; i++)
+		summary_add(e, p, &c->last.v[i]);
+}
+
+/* e, p, c: see cuda_internal.h. */
+void summary_append_maybe(emitter *e, summary *p, const summary *c)
+{
+	for (int i = 0; i < c->first.n; i++)
+		summary_add(e, p, &c->first.v[i]);
+	for (int i = 0; c->barrier && i < c->last.n; i++)
+		summary_add(e, p, &c->last.v[i]);
+}
+
+/* e, ctx, d: the context marker of index d. */
+static const void *ctx_of(const ectx *ctx, int d)
+{
+	if (ctx->bound[d])
+		return ctx->bound[d];
+	return ctx->single & DIM_BIT(d) ? cuda_ctx_single : cuda_ctx_all;
+}
+
+/* e, w, r: may local buffer element written by w be read by r?  Registers
+ * are private: the reading thread must be one that wrote. */
+static bool local_read_ok(const emitter *e, const cg_access *w, const cg_access *r)
+{
+	for (int d = 0; d < N_DIMS; d++) {
+		if (!(e->launch->used & DIM_BIT(d)) || w->ctx[d] == cuda_ctx_all)
+			continue;
+		if (w->ctx[d] != r->ctx[d])
+			return false;
+	}
+	return true;
+}
+
+/* e, buf, t: buffer buf is indexed with an integer of type t. */
+static void note_index_type(emitter *e, const stir_buffer *buf, stir_dtype t)
+{
+	int64_t max = t == STIR_I8 ? INT8_MAX : t == STIR_I32 ? INT32_MAX :
+		INT64_MAX;
+	int64_t *m = &e->plan->max_elems[buf->index];
+	if (max < *m)
+		*m = max;
+}
+
+/* e, ctx, buf, idx, write, atomic, loc: see cuda_internal.h. */
+void cuda_record(emitter *e, const ectx *ctx, const stir_buffer *buf,
+	const stir_expr *idx, bool write, bool atomic, stir_loc loc)
+{
+	if (idx)
+		note_index_type(e, buf, idx->dtype);
+	if (!e->sum)
+		return;
+	cg_access a = { .buf = buf, .idx = idx, .write = write,
+		.atomic = atomic, .loc = loc };
+	for (int d = 0; d < N_DIMS; d++)
+		a.ctx[d] = ctx_of(ctx, d);
+	if (buf->scope == STIR_SCOPE_LOCAL || buf->scope == STIR_SCOPE_WARP) {
+		if (write) {
+			acc_push(e, &e->local_writes, &a);
+			return;
+		}
+		for (int i = 0; i < e->local_writes.n; i++) {
+			const cg_access *w = &e->local_writes.v[i];
+			char at[256];
+			if (w->buf != buf || local_read_ok(e, w, &a))
+				continue;
+			cuda_error(e, loc, "%s buffer '%s' is read by threads "
+				"that did not write it (written at %s): registers "
+				"are private to a thread%s", cuda_scope_word(buf->scope),
+				buf->name, cuda_loc_str(w->loc, at, sizeof(at)),
+				buf->scope == STIR_SCOPE_WARP ? " (and to the lanes of "
+				"its threadIdx.x loop)" : "");
+			return;
+		}
+		return;
+	}
+	summary_add(e, e->sum, &a);
+}
+
+/* Whether accesses a (earlier) and b (later) need ordering between
+ * threads: 0 no, 1 a barrier of the block, 2 impossible (different thread
+ * blocks). */
+static int conflict(const emitter *e, const cg_access *a, const cg_access *b)
+{
+	if (a->buf != b->buf || (!a->write && !b->write) ||
+	    (a->atomic && b->atomic) || a->buf->scope == STIR_SCOPE_LOCAL ||
+	    a->buf->scope == STIR_SCOPE_WARP)
+		return 0;
+	unsigned used = e->launch->used;
+	for (int d = 0; d < N_DIMS; d++)
+		if ((used & DIM_BIT(d) & BLOCK_DIMS) && a->ctx[d] != b->ctx[d])
+			return 2;
+	bool in_loop = false;
+	for (int d = 0; d < N_DIMS; d++) {
+		if (!(used & DIM_BIT(d) & THREAD_DIMS))
+			continue;
+		if (a->ctx[d] != b->ctx[d])
+			return 1;
+		if (a->ctx[d] != cuda_ctx_single && a->ctx[d] != cuda_ctx_all)
+			in_loop = true;
+	}
+	/* the same thread(s): thread 0 of every index, or the same
+	 * iteration of the same loops.  Global memory written under a loop
+	 * bound to a thread index is partitioned by it (the legality of
+	 * bind): no other thread of the loop touches what one thread does.
+	 * Shared memory is for threads to exchange data: only the same
+	 * element is known to stay within a thread. */
+	if (!in_loop || a->buf->scope == STIR_SCOPE_GLOBAL ||
+	    (a->idx && b->idx && cuda_expr_equal(e, a->idx, b->idx)))
+		return 0;
+	return 1;
+}
+
+/* e, before, after, loc, wa, wb: see cuda_internal.h. */
+bool needs_barrier(emitter *e, const acc_vec *before,
+	const acc_vec *after, stir_loc loc, const cg_access **wa,
+	const cg_access **wb)
+{
+	for (int j = 0; j < after->n; j++) {
+		for (int i = 0; i < before->n; i++) {
+			const cg_access *a = &before->v[i], *b = &after->v[j];
+			int c = conflict(e, a, b);
+			if (c == 0)
+				continue;
+			if (c == 2) {
+				char at[256], bt[256];
+				cuda_error(e, loc, "'%s' is accessed at %s and at %s "
+					"by different thread blocks of one launch, which "
+					"cannot be ordered", a->buf->name,
+					cuda_loc_str(a->loc, at, sizeof(at)),
+					cuda_loc_str(b->loc, bt, sizeof(bt)));
+				return false;
+			}
+			*wa = a;
+			*wb = b;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* e, ctx: see cuda_internal.h. */
+bool block_uniform(const emitter *e, const ectx *ctx)
+{
+	return !(ctx->divergent & THREAD_DIMS & e->launch->used);
+}
+
+/* e, p: append p to the places that need a barrier. */
+static void add_place(emitter *e, cuda_place p)
+{
+	cuda_places *v = e->places;
+	for (int i = 0; i < v->n; i++)
+		if (v->v[i].slots == p.slots && v->v[i].before == p.before)
+			return;
+	if (v->n == v->cap) {
+		int cap = v->cap ? 2 * v->cap : 8;
+		cuda_place *n = realloc(v->v, (size_t)cap * sizeof(*n));
+		if (!n) {
+			no_memory(e);
+			return;
+		}
+		v->v = n;
+		v->cap = cap;
+	}
+	v->v[v->n++] = p;
+}
+
+/* e, ctx, loc, a, b, sum, list, before: see cuda_internal.h. */
+void need_barrier(emitter *e, const ectx *ctx, stir_loc loc,
+	const cg_access *a, const cg_access *b, summary *sum,
+	const stir_ptr_vec *list, const stir_stmt *before)
+{
+	char at[256], bt[256];
+	if (!block_uniform(e, ctx)) {
+		cuda_error(e, loc, "threads of a block must synchronize between "
+			"the accesses to '%s' at %s and at %s, but not every thread "
+			"reaches the place between them", a->buf->name,
+			cuda_loc_str(a->loc, at, sizeof(at)),
+			cuda_loc_str(b->loc, bt, sizeof(bt)));
+		return;
+	}
+	if (e->mode == CUDA_MODE_EMIT) {
+		cuda_error(e, loc, "threads of a block must synchronize between "
+			"the accesses to '%s' at %s and at %s, but there is no "
+			"barrier between them (see stir_kernel_insert_barriers)",
+			a->buf->name, cuda_loc_str(a->loc, at, sizeof(at)),
+			cuda_loc_str(b->loc, bt, sizeof(bt)));
+		return;
+	}
+	add_place(e, (cuda_place){ (void *const *)list->v, before, loc });
+	summary_barrier(sum);
+}
+
+/* e, s, ctx, body: see cuda_internal.h. */
+void loop_carried_barrier(emitter *e, const stir_stmt *s,
+	const ectx *ctx, summary *body)
+{
+	const cg_access *a, *b;
+	if (needs_barrier(e, summary_pending(body), &body->first, s->loc, &a, &b))
+		need_barrier(e, ctx, s->loc, a, b, body, &s->u.for_.body, NULL);
+}
+
+/* ---- the pass --------------------------------------------------------- */
+
+/* k, list, at, loc: insert a barrier statement at index "at" of list. */
+static int insert_at(stir_kernel *k, stir_ptr_vec *list, int at, stir_loc loc)
+{
+	stir_stmt *b = stir_stmt_barrier(k);
+	if (!b || stir_ptr_vec_push(stir_kernel_arena(k), list, b) < 0)
+		return -1;
+	b->loc = loc;
+	memmove(&list->v[at + 1], &list->v[at],
+		(size_t)(list->n - 1 - at) * sizeof(*list->v));
+	list->v[at] = b;
+	return 0;
+}
+
+static int insert_list(stir_kernel *k, stir_ptr_vec *list,
+	const cuda_places *pl);
+
+/* k, s, pl: insert_list for the lists of s. */
+static int insert_stmt(stir_kernel *k, stir_stmt *s, const cuda_places *pl)
+{
+	switch (s->kind) {
+	case STIR_STMT_IF:
+		return insert_list(k, &s->u.if_.then_body, pl) < 0 ? -1 :
+			insert_list(k, &s->u.if_.else_body, pl);
+	case STIR_STMT_FOR:
+		return insert_list(k, &s->u.for_.body, pl);
+	case STIR_STMT_BLOCK:
+		return insert_list(k, &s->u.block.body, pl);
+	default:
+		return 0;
+	}
+}
+
+/* k, list, pl: insert the barriers of pl that belong to list, then those
+ * of the lists inside it. */
+static int insert_list(stir_kernel *k, stir_ptr_vec *list,
+	const cuda_places *pl)
+{
+	void **slots = list->v;
+	for (int i = 0; i < pl->n; i++) {
+		const cuda_place *p = &pl->v[i];
+		if (!slots || p->slots != slots)
+			continue;
+		int at = list->n;
+		for (int j = 0; p->before && j < list->n; j++)
+			if (list->v[j] == p->before)
+				at = j;
+		if (insert_at(k, list, at, p->loc) < 0)
+			return -1;
+	}
+	for (int i = 0; i < list->n; i++)
+		if (insert_stmt(k, stir_stmt_at(list, i), pl) < 0)
+			return -1;
+	return 0;
+}
+
+/* k: see codegen.h. */
+int stir_kernel_insert_barriers(stir_kernel *k)
+{
+	if (!k)
+		return -1;
+	cuda_places pl = { 0 };
+	int r = cuda_place_barriers(k, &pl);
+	if (r == 0 && pl.n) {
+		r = insert_list(k, &k->body, &pl);
+		if (r < 0)
+			stir_error_oom(stir_kernel_ctx(k));
+		else
+			r = stir_kernel_verify(k);
+	}
+	free(pl.v);
+	return r;
+}

@@ -1,0 +1,408 @@
+/* The GPU verifier: what makes a stage III kernel impossible to emit as
+ * CUDA (docs/cuda.md "Checking a kernel for the GPU"), reported with its
+ * location before any code is printed.
+ *
+ * stir_kernel_verify_gpu runs two parts:
+ *
+ *   cuda_verify_structure (this file)  the bindings and the launches'
+ *       shapes: an index bound twice in one nest, a horizontal block's
+ *       nests, bound extents that are not expressions of the parameters,
+ *       horizontal and cross-thread blocks in the wrong place, register
+ *       and shared arrays without a literal size or more shared memory
+ *       than a block may declare, a register or shared array used by two
+ *       launches, a top-level let that reads memory, a top-level barrier,
+ *       8-bit atomics, two buffers of one written array;
+ *   the emitter's walk, printing nothing (codegen/cuda.c)  what depends
+ *       on the thread context a statement runs in: races and barriers,
+ *       cross-thread reductions, warp buffers, vectorized loops.
+ *
+ * The emitter (cuda_emit) runs cuda_verify_structure first and assumes
+ * what it checks.
+ *
+ * Requires: a verified stage III kernel.  Changes nothing. */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stir/codegen.h>
+#include "codegen/cuda_internal.h"
+#include "ir/layout.h"
+
+/* The walk's state. */
+typedef struct gv {
+	const stir_kernel *k;      /* the kernel checked */
+	stir_ctx *ctx;             /* receives diagnostics */
+	bool failed;               /* an error was reported */
+	bool oom;
+	bool *used;                /* per buffer: used by the launch walked */
+	bool *written;             /* per buffer: stored to by some launch */
+	const stir_stmt *launch;   /* the launch walked, or NULL */
+} gv;
+
+/* v, loc, fmt: report an error. */
+static void gv_error(gv *v, stir_loc loc, const char *fmt, ...)
+	STIR_PRINTF(3, 4);
+static void gv_error(gv *v, stir_loc loc, const char *fmt, ...)
+{
+	/* what a schedule made has no place in the source: the launch it is
+	 * in has (or the kernel), as in cuda_error */
+	if (loc.line <= 0 && v->launch)
+		loc = stir_stmt_first_loc(v->launch);
+	if (loc.line <= 0)
+		loc = v->k->loc;
+	va_list ap;
+	va_start(ap, fmt);
+	stir_ctx_vreport(v->ctx, STIR_ERROR, loc, fmt, ap);
+	va_end(ap);
+	v->failed = true;
+}
+
+/* v, x: mark the buffers x reads as used. */
+static void use_expr(gv *v, const stir_expr *x)
+{
+	switch (x->kind) {
+	case STIR_EXPR_LOAD:
+		v->used[x->u.load.buf->index] = true;
+		for (int i = 0; i < x->u.load.n; i++)
+			use_expr(v, x->u.load.idx[i]);
+		return;
+	case STIR_EXPR_UNARY:
+		use_expr(v, x->u.unary.a);
+		return;
+	case STIR_EXPR_BINARY:
+		use_expr(v, x->u.binary.a);
+		use_expr(v, x->u.binary.b);
+		return;
+	case STIR_EXPR_SELECT:
+		use_expr(v, x->u.select.c);
+		use_expr(v, x->u.select.a);
+		use_expr(v, x->u.select.b);
+		return;
+	case STIR_EXPR_CALL:
+		for (int i = 0; i < x->u.call.n; i++)
+			use_expr(v, x->u.call.args[i]);
+		return;
+	case STIR_EXPR_CAST:
+		use_expr(v, x->u.cast.a);
+		return;
+	case STIR_EXPR_SEARCH:
+		v->used[x->u.search.buf->index] = true;
+		use_expr(v, x->u.search.lo);
+		use_expr(v, x->u.search.hi);
+		use_expr(v, x->u.search.x);
+		return;
+	default:
+		return;
+	}
+}
+
+/* Where a statement stands in its launch. */
+typedef struct where {
+	const stir_stmt *bound[N_DIMS]; /* the loop bound to each index */
+	bool no_block;             /* inside a nest of a horizontal block:
+	                              blockIdx is bound by its outermost loop */
+	bool atomic;               /* inside an atomic block */
+} where;
+
+static void check_list(gv *v, const stir_ptr_vec *list, where *w);
+
+/* v, s, w: a loop bound to a thread index. */
+static void check_bound_loop(gv *v, const stir_stmt *s, where *w)
+{
+	int d = s->u.for_.thread;
+	const stir_var *var = s->u.for_.var;
+	if (w->bound[d]) {
+		gv_error(v, s->loc, "loop '%s' is bound to %s inside loop '%s', "
+			"bound to the same index", var->name, cuda_dim_names[d],
+			w->bound[d]->u.for_.var->name);
+		return;
+	}
+	if (w->no_block && (DIM_BIT(d) & BLOCK_DIMS)) {
+		gv_error(v, s->loc, "loop '%s' is bound to %s inside a nest of a "
+			"horizontal block, whose outermost loop alone may bind "
+			"blockIdx", var->name, cuda_dim_names[d]);
+		return;
+	}
+	if (!cuda_expr_is_size(s->u.for_.extent)) {
+		gv_error(v, s->loc, "loop '%s' is bound to %s, but its extent is "
+			"not an expression of the kernel's parameters", var->name,
+			cuda_dim_names[d]);
+		return;
+	}
+	w->bound[d] = s;
+	check_list(v, &s->u.for_.body, w);
+	w->bound[d] = NULL;
+}
+
+/* v, s, w: a store. */
+static void check_store(gv *v, const stir_stmt *s, const where *w)
+{
+	const stir_buffer *b = s->u.store.buf;
+	v->used[b->index] = true;
+	v->written[b->index] = true;
+	for (int i = 0; i < s->u.store.n; i++)
+		use_expr(v, s->u.store.idx[i]);
+	use_expr(v, s->u.store.value);
+	if (w->atomic && s->u.store.op != STIR_STORE_ASSIGN &&
+	    b->scope != STIR_SCOPE_LOCAL && b->scope != STIR_SCOPE_WARP &&
+	    b->dtype == STIR_I8)
+		gv_error(v, s->loc, "atomic add to '%s' of type i8: the GPU has "
+			"no 8-bit atomics", b->name);
+}
+
+/* v, s, w: a block below the top level. */
+static void check_block(gv *v, const stir_stmt *s, where *w)
+{
+	if (s->u.block.flags & STIR_BLOCK_HORIZONTAL) {
+		gv_error(v, s->loc, "horizontal block '%s' must be a top-level "
+			"statement of the kernel", s->u.block.name);
+		return;
+	}
+	if ((s->u.block.flags & STIR_BLOCK_CROSS_THREAD) &&
+	    !w->bound[STIR_THREAD_X]) {
+		gv_error(v, s->loc, "cross-thread block '%s' is not inside a "
+			"loop bound to threadIdx.x", s->u.block.name);
+		return;
+	}
+	for (int i = 0; i < s->u.block.n_vars; i++)
+		use_expr(v, s->u.block.bindings[i]);
+	bool atomic = w->atomic;
+	if (s->u.block.flags & STIR_BLOCK_ATOMIC)
+		w->atomic = true;
+	check_list(v, &s->u.block.body, w);
+	w->atomic = atomic;
+}
+
+/* v, s, w: any statement of a launch. */
+static void check_stmt(gv *v, const stir_stmt *s, where *w)
+{
+	switch (s->kind) {
+	case STIR_STMT_STORE:
+		check_store(v, s, w);
+		return;
+	case STIR_STMT_LET:
+		use_expr(v, s->u.let.value);
+		return;
+	case STIR_STMT_IF:
+		use_expr(v, s->u.if_.cond);
+		check_list(v, &s->u.if_.then_body, w);
+		check_list(v, &s->u.if_.else_body, w);
+		return;
+	case STIR_STMT_FOR:
+		use_expr(v, s->u.for_.extent);
+		if (s->u.for_.kind == STIR_LOOP_BIND)
+			check_bound_loop(v, s, w);
+		else
+			check_list(v, &s->u.for_.body, w);
+		return;
+	case STIR_STMT_BLOCK:
+		check_block(v, s, w);
+		return;
+	case STIR_STMT_ITER:
+		gv_error(v, s->loc, "a sparse iteration cannot be emitted as "
+			"CUDA: lower the kernel to stage III first");
+		return;
+	case STIR_STMT_BARRIER:
+		return;
+	}
+}
+
+/* v, list, w: check_stmt of every statement, up to the first error (a
+ * nest bound wrongly would report each statement inside it again). */
+static void check_list(gv *v, const stir_ptr_vec *list, where *w)
+{
+	for (int i = 0; i < list->n && !v->failed; i++)
+		check_stmt(v, stir_stmt_at(list, i), w);
+}
+
+/* v, h: the nests of horizontal block h: each a loop bound to blockIdx.x
+ * with nothing else bound to blockIdx. */
+static void check_horizontal(gv *v, const stir_stmt *h)
+{
+	for (int i = 0; i < h->u.block.body.n && !v->failed; i++) {
+		const stir_stmt *n = stir_stmt_at(&h->u.block.body, i);
+		if (n->kind != STIR_STMT_FOR || n->u.for_.kind != STIR_LOOP_BIND ||
+		    n->u.for_.thread != STIR_BLOCK_X) {
+			gv_error(v, n->loc, "nest %d of horizontal block '%s' is not "
+				"bound to blockIdx.x at its outermost loop", i,
+				h->u.block.name);
+			return;
+		}
+		if (!cuda_expr_is_size(n->u.for_.extent)) {
+			gv_error(v, n->loc, "loop '%s' is bound to blockIdx.x, but its "
+				"extent is not an expression of the kernel's parameters",
+				n->u.for_.var->name);
+			return;
+		}
+		use_expr(v, n->u.for_.extent);
+		where w = { .no_block = true,
+			.atomic = (h->u.block.flags & STIR_BLOCK_ATOMIC) != 0 };
+		w.bound[STIR_BLOCK_X] = n;
+		check_list(v, &n->u.for_.body, &w);
+	}
+}
+
+/* v, li, s: launch li, top-level statement s, and the register and
+ * shared arrays it declares. */
+static void check_launch(gv *v, int li, const stir_stmt *s)
+{
+	const stir_kernel *k = v->k;
+	memset(v->used, 0, (size_t)k->buffers.n + 1);
+	v->launch = s;
+	if (s->kind == STIR_STMT_BLOCK &&
+	    (s->u.block.flags & STIR_BLOCK_HORIZONTAL)) {
+		check_horizontal(v, s);
+	} else {
+		where w = { .atomic = false };
+		check_stmt(v, s, &w);
+	}
+	if (v->failed)
+		return;
+	int64_t shared = 0;
+	for (int i = 0; i < k->buffers.n; i++) {
+		const stir_buffer *b = stir_buffer_at(&k->buffers, i);
+		int64_t n;
+		if (!v->used[i] || b->scope == STIR_SCOPE_GLOBAL)
+			continue;
+		if (!cuda_literal_value(v->ctx, k, b->extent, &n) || n < 1 ||
+		    n > INT32_MAX) {
+			gv_error(v, b->loc, "%s buffer '%s' needs a positive literal "
+				"extent", cuda_scope_word(b->scope), b->name);
+			continue;
+		}
+		if (b->scope == STIR_SCOPE_SHARED)
+			shared += n * (int64_t)stir_dtype_size(b->dtype);
+	}
+	if (shared > MAX_STATIC_SHARED)
+		gv_error(v, s->loc, "launch %d needs %" PRId64 " bytes of shared "
+			"memory; at most %d can be declared", li, shared,
+			MAX_STATIC_SHARED);
+}
+
+/* v, s, li, owner: the register and shared arrays launch li (statement
+ * s) uses must be used by no other: owner[i], the launch using buffer i
+ * or -1. */
+static void check_owners(gv *v, const stir_stmt *s, int li, int *owner)
+{
+	const stir_kernel *k = v->k;
+	memset(v->used, 0, (size_t)k->buffers.n + 1);
+	v->launch = s;
+	if (s->kind == STIR_STMT_BLOCK &&
+	    (s->u.block.flags & STIR_BLOCK_HORIZONTAL)) {
+		check_horizontal(v, s);
+	} else {
+		where w = { .atomic = false };
+		check_stmt(v, s, &w);
+	}
+	for (int i = 0; i < k->buffers.n && !v->failed; i++) {
+		const stir_buffer *b = stir_buffer_at(&k->buffers, i);
+		if (!v->used[i] || b->scope == STIR_SCOPE_GLOBAL)
+			continue;
+		if (owner[i] >= 0)
+			gv_error(v, b->loc, "%s buffer '%s' is used by launches %d and "
+				"%d: its contents do not outlive a launch",
+				cuda_scope_word(b->scope), b->name, owner[i], li);
+		owner[i] = li;
+	}
+}
+
+/* v: two buffers bound to one array, one of them written, would be two
+ * __restrict__ pointers to the same memory. */
+static void check_aliases(gv *v)
+{
+	const stir_kernel *k = v->k;
+	for (int i = 0; i < k->buffers.n; i++) {
+		const stir_buffer *a = stir_buffer_at(&k->buffers, i);
+		if (!a->arg)
+			continue;
+		for (int j = i + 1; j < k->buffers.n; j++) {
+			const stir_buffer *b = stir_buffer_at(&k->buffers, j);
+			if (!b->arg || strcmp(a->arg, b->arg) ||
+			    (!v->written[i] && !v->written[j]))
+				continue;
+			gv_error(v, b->loc, "buffers '%s' and '%s' both bind array "
+				"'%s', which the kernel writes", a->name, b->name,
+				a->arg);
+			return;
+		}
+	}
+}
+
+/* k: see cuda_internal.h. */
+int cuda_verify_structure(const stir_kernel *k)
+{
+	size_t nb = (size_t)k->buffers.n + 1;
+	gv v = { .k = k, .ctx = stir_kernel_ctx(k) };
+	v.used = calloc(nb, 1);
+	v.written = calloc(nb, 1);
+	if (!v.used || !v.written) {
+		stir_error_oom(v.ctx);
+		v.failed = true;
+		goto out;
+	}
+	/* the top-level lets first, every one of them, then the launches */
+	for (int i = 0; i < k->body.n; i++) {
+		const stir_stmt *s = stir_stmt_at(&k->body, i);
+		if (s->kind == STIR_STMT_LET && cuda_expr_has_load(s->u.let.value))
+			gv_error(&v, s->loc, "let '%s' at the top level reads memory: "
+				"it cannot be shared by the kernel's launches",
+				s->u.let.var->name);
+	}
+	int li = 0;
+	for (int i = 0; i < k->body.n && !v.failed; i++) {
+		const stir_stmt *s = stir_stmt_at(&k->body, i);
+		if (s->kind == STIR_STMT_BARRIER)
+			gv_error(&v, s->loc, "barrier at the top level of the kernel: "
+				"it orders the threads of a block, and is no launch "
+				"(launches run in order already)");
+		else if (s->kind != STIR_STMT_LET)
+			check_launch(&v, li++, s);
+	}
+out:
+	free(v.used);
+	free(v.written);
+	return v.failed ? -1 : 0;
+}
+
+/* k: see cuda_internal.h. */
+int cuda_verify_sharing(const stir_kernel *k)
+{
+	size_t nb = (size_t)k->buffers.n + 1;
+	gv v = { .k = k, .ctx = stir_kernel_ctx(k) };
+	v.used = calloc(nb, 1);
+	v.written = calloc(nb, 1);
+	int *owner = malloc(nb * sizeof(*owner));
+	if (!v.used || !v.written || !owner) {
+		stir_error_oom(v.ctx);
+		v.failed = true;
+		goto out;
+	}
+	for (size_t i = 0; i < nb; i++)
+		owner[i] = -1;
+	int li = 0;
+	for (int i = 0; i < k->body.n && !v.failed; i++) {
+		const stir_stmt *s = stir_stmt_at(&k->body, i);
+		if (s->kind != STIR_STMT_LET)
+			check_owners(&v, s, li++, owner);
+	}
+	if (!v.failed)
+		check_aliases(&v);
+out:
+	free(v.used);
+	free(v.written);
+	free(owner);
+	return v.failed ? -1 : 0;
+}
+
+/* k: see codegen.h.  The walk is the emitter's, its source discarded (it
+ * runs cuda_verify_structure first). */
+int stir_kernel_verify_gpu(const stir_kernel *k)
+{
+	if (!k)
+		return -1;
+	stir_cuda_plan *p = stir_cuda_plan_alloc(k, 0);
+	if (!p)
+		return -1;
+	stir_cuda_plan_free(p);
+	return 0;
+}
