@@ -25,7 +25,7 @@
 #include <string.h>
 #include "ir/layout.h"
 #include "ir/nodes.h"
-#include "passes/util.h"
+#include "ir/util.h"
 
 /* One axis iterated by an enclosing iteration or by an earlier member of
  * the iteration being checked. */

@@ -18,7 +18,7 @@
 #include <string.h>
 #include "formats/rule.h"
 #include "ir/nodes.h"
-#include "passes/util.h"
+#include "ir/util.h"
 
 /* A top-level iteration to rewrite. */
 typedef struct computation {

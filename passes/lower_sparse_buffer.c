@@ -17,7 +17,7 @@
 #include <stir/passes.h>
 #include "ir/layout.h"
 #include "passes/passes.h"
-#include "passes/util.h"
+#include "ir/util.h"
 
 typedef struct flat {
 	stir_kernel *k;

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "passes/passes.h"
-#include "passes/util.h"
+#include "ir/util.h"
 
 /* The region of one buffer being accumulated. */
 typedef struct acc_region {

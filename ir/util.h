@@ -1,8 +1,8 @@
 /* Helpers for passes that rewrite the IR: copying and substituting
  * expressions and statements, structural comparison, and constructors
  * that fold integer literals so that generated code stays readable. */
-#ifndef STIR_PASSES_UTIL_H
-#define STIR_PASSES_UTIL_H
+#ifndef STIR_IR_UTIL_H
+#define STIR_IR_UTIL_H
 
 #include "ir/nodes.h"
 

@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "passes/util.h"
+#include "ir/util.h"
 
 /* ---- substitutions ---- */
 
