@@ -24,6 +24,7 @@
 #include <string.h>
 #include "codegen/cuda_internal.h"
 #include "ir/interp_value.h"
+#include "ir/visit.h"
 #include "lang/c_locale.h"
 
 /* ---- types and names -------------------------------------------------- */
@@ -658,55 +659,18 @@ static const stir_expr *binding_of(const emitter *e, const stir_var *v)
 	return v->kind == STIR_VAR_BLOCK ? e->binding[v->slot] : NULL;
 }
 
+/* v, user: the binding of block variable v in the emitter "user" (a
+ * stir_eq hook: it compares as the expression it prints as). */
+static const stir_expr *binding_hook(const stir_var *v, const void *user)
+{
+	return binding_of(user, v);
+}
+
 /* e, a, b: see cuda_internal.h. */
 bool cuda_expr_equal(const emitter *e, const stir_expr *a, const stir_expr *b)
 {
-	if (!a || !b)
-		return false;
-	if (a->kind == STIR_EXPR_VAR && binding_of(e, a->u.var))
-		return cuda_expr_equal(e, binding_of(e, a->u.var), b);
-	if (b->kind == STIR_EXPR_VAR && binding_of(e, b->u.var))
-		return cuda_expr_equal(e, a, binding_of(e, b->u.var));
-	if (a->kind != b->kind || a->dtype != b->dtype)
-		return false;
-	switch (a->kind) {
-	case STIR_EXPR_INT:
-		return a->u.i == b->u.i;
-	case STIR_EXPR_FLOAT:
-		return !memcmp(&a->u.f, &b->u.f, sizeof(double));
-	case STIR_EXPR_VAR:
-		return a->u.var == b->u.var;
-	case STIR_EXPR_LOAD:
-		return a->u.load.buf == b->u.load.buf &&
-			cuda_expr_equal(e, a->u.load.idx[0], b->u.load.idx[0]);
-	case STIR_EXPR_UNARY:
-		return a->u.unary.op == b->u.unary.op &&
-			cuda_expr_equal(e, a->u.unary.a, b->u.unary.a);
-	case STIR_EXPR_BINARY:
-		return a->u.binary.op == b->u.binary.op &&
-			cuda_expr_equal(e, a->u.binary.a, b->u.binary.a) &&
-			cuda_expr_equal(e, a->u.binary.b, b->u.binary.b);
-	case STIR_EXPR_SELECT:
-		return cuda_expr_equal(e, a->u.select.c, b->u.select.c) &&
-			cuda_expr_equal(e, a->u.select.a, b->u.select.a) &&
-			cuda_expr_equal(e, a->u.select.b, b->u.select.b);
-	case STIR_EXPR_CALL:
-		if (a->u.call.f != b->u.call.f || a->u.call.n != b->u.call.n)
-			return false;
-		for (int i = 0; i < a->u.call.n; i++)
-			if (!cuda_expr_equal(e, a->u.call.args[i], b->u.call.args[i]))
-				return false;
-		return true;
-	case STIR_EXPR_CAST:
-		return cuda_expr_equal(e, a->u.cast.a, b->u.cast.a);
-	case STIR_EXPR_SEARCH:
-		return a->u.search.op == b->u.search.op &&
-			a->u.search.buf == b->u.search.buf &&
-			cuda_expr_equal(e, a->u.search.lo, b->u.search.lo) &&
-			cuda_expr_equal(e, a->u.search.hi, b->u.search.hi) &&
-			cuda_expr_equal(e, a->u.search.x, b->u.search.x);
-	}
-	return false;
+	stir_eq eq = { STIR_EQ_NULL_UNEQUAL, binding_hook, NULL, e };
+	return stir_expr_equal(&eq, a, b);
 }
 
 /* e, x: see cuda_internal.h. */

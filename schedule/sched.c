@@ -465,59 +465,17 @@ bool sched_int_value(const stir_expr *e, int64_t *v)
 	return true;
 }
 
-/* s, n, a, b: sched_same on two arrays of n expressions. */
-static bool same_all(const sched *s, int n, stir_expr *const *a,
-	stir_expr *const *b)
+/* v, user: sched_canon of v in the sched "user" (a stir_eq hook). */
+static const stir_var *canon_hook(const stir_var *v, const void *user)
 {
-	for (int i = 0; i < n; i++)
-		if (!sched_same(s, a[i], b[i]))
-			return false;
-	return true;
+	return sched_canon(user, v);
 }
 
+/* s, a, b: see sched.h. */
 bool sched_same(const sched *s, const stir_expr *a, const stir_expr *b)
 {
-	if (a == b)
-		return true;
-	if (!a || !b)
-		return false;
-	if (a->kind == STIR_EXPR_VAR && b->kind == STIR_EXPR_VAR)
-		return sched_canon(s, a->u.var) == sched_canon(s, b->u.var);
-	if (a->kind != b->kind || a->dtype != b->dtype)
-		return false;
-	switch (a->kind) {
-	case STIR_EXPR_INT:
-		return a->u.i == b->u.i;
-	case STIR_EXPR_FLOAT:
-		return !memcmp(&a->u.f, &b->u.f, sizeof(double));
-	case STIR_EXPR_LOAD:
-		return a->u.load.buf == b->u.load.buf && a->u.load.n == b->u.load.n &&
-			same_all(s, a->u.load.n, a->u.load.idx, b->u.load.idx);
-	case STIR_EXPR_UNARY:
-		return a->u.unary.op == b->u.unary.op &&
-			sched_same(s, a->u.unary.a, b->u.unary.a);
-	case STIR_EXPR_BINARY:
-		return a->u.binary.op == b->u.binary.op &&
-			sched_same(s, a->u.binary.a, b->u.binary.a) &&
-			sched_same(s, a->u.binary.b, b->u.binary.b);
-	case STIR_EXPR_SELECT:
-		return sched_same(s, a->u.select.c, b->u.select.c) &&
-			sched_same(s, a->u.select.a, b->u.select.a) &&
-			sched_same(s, a->u.select.b, b->u.select.b);
-	case STIR_EXPR_CALL:
-		return a->u.call.f == b->u.call.f && a->u.call.n == b->u.call.n &&
-			same_all(s, a->u.call.n, a->u.call.args, b->u.call.args);
-	case STIR_EXPR_CAST:
-		return sched_same(s, a->u.cast.a, b->u.cast.a);
-	case STIR_EXPR_SEARCH:
-		return a->u.search.op == b->u.search.op &&
-			a->u.search.buf == b->u.search.buf &&
-			sched_same(s, a->u.search.lo, b->u.search.lo) &&
-			sched_same(s, a->u.search.hi, b->u.search.hi) &&
-			sched_same(s, a->u.search.x, b->u.search.x);
-	default:
-		return false;
-	}
+	stir_eq eq = { 0, NULL, canon_hook, s };
+	return stir_expr_equal(&eq, a, b);
 }
 
 stir_expr *sched_cast(stir_kernel *k, stir_expr *e, stir_dtype t)
@@ -803,105 +761,6 @@ bool sched_varies(const sched_accs *a, const stir_expr *e)
 	return false;
 }
 
-/* ---- reads and writes of whole subtrees ---- */
-
-/* e, b: whether expression e loads or searches b. */
-static bool expr_reads(const stir_expr *e, const stir_buffer *b)
-{
-	if (!e)
-		return false;
-	switch (e->kind) {
-	case STIR_EXPR_LOAD:
-		if (e->u.load.buf == b)
-			return true;
-		for (int i = 0; i < e->u.load.n; i++)
-			if (expr_reads(e->u.load.idx[i], b))
-				return true;
-		return false;
-	case STIR_EXPR_UNARY:
-		return expr_reads(e->u.unary.a, b);
-	case STIR_EXPR_BINARY:
-		return expr_reads(e->u.binary.a, b) || expr_reads(e->u.binary.b, b);
-	case STIR_EXPR_SELECT:
-		return expr_reads(e->u.select.c, b) || expr_reads(e->u.select.a, b) ||
-			expr_reads(e->u.select.b, b);
-	case STIR_EXPR_CALL:
-		for (int i = 0; i < e->u.call.n; i++)
-			if (expr_reads(e->u.call.args[i], b))
-				return true;
-		return false;
-	case STIR_EXPR_CAST:
-		return expr_reads(e->u.cast.a, b);
-	case STIR_EXPR_SEARCH:
-		return e->u.search.buf == b || expr_reads(e->u.search.lo, b) ||
-			expr_reads(e->u.search.hi, b) || expr_reads(e->u.search.x, b);
-	default:
-		return false;
-	}
-}
-
-/* list, b: sched_stmt_reads over a list. */
-static bool list_reads(const stir_ptr_vec *list, const stir_buffer *b)
-{
-	for (int i = 0; i < list->n; i++)
-		if (sched_stmt_reads(stir_stmt_at(list, i), b))
-			return true;
-	return false;
-}
-
-bool sched_stmt_reads(const stir_stmt *st, const stir_buffer *b)
-{
-	switch (st->kind) {
-	case STIR_STMT_STORE:
-		if (st->u.store.buf == b && st->u.store.op != STIR_STORE_ASSIGN)
-			return true;
-		for (int i = 0; i < st->u.store.n; i++)
-			if (expr_reads(st->u.store.idx[i], b))
-				return true;
-		return expr_reads(st->u.store.value, b);
-	case STIR_STMT_LET:
-		return expr_reads(st->u.let.value, b);
-	case STIR_STMT_IF:
-		return expr_reads(st->u.if_.cond, b) ||
-			list_reads(&st->u.if_.then_body, b) ||
-			list_reads(&st->u.if_.else_body, b);
-	case STIR_STMT_FOR:
-		return expr_reads(st->u.for_.extent, b) ||
-			list_reads(&st->u.for_.body, b);
-	case STIR_STMT_BLOCK:
-		for (int i = 0; i < st->u.block.n_vars; i++)
-			if (expr_reads(st->u.block.bindings[i], b))
-				return true;
-		return list_reads(&st->u.block.body, b);
-	default:
-		return false;
-	}
-}
-
-bool sched_stmt_stores(const stir_stmt *st)
-{
-	const stir_ptr_vec *lists[2] = { NULL, NULL };
-	switch (st->kind) {
-	case STIR_STMT_STORE:
-		return true;
-	case STIR_STMT_IF:
-		lists[0] = &st->u.if_.then_body;
-		lists[1] = &st->u.if_.else_body;
-		break;
-	case STIR_STMT_FOR:
-	case STIR_STMT_BLOCK:
-		lists[0] = stir_stmt_body((stir_stmt *)st);
-		break;
-	default:
-		return false;
-	}
-	for (int l = 0; l < 2; l++)
-		for (int i = 0; lists[l] && i < lists[l]->n; i++)
-			if (sched_stmt_stores(stir_stmt_at(lists[l], i)))
-				return true;
-	return false;
-}
-
 int sched_check_loop_list(sched *s, const sched_path *path, int n)
 {
 	const stir_stmt *block = path->stmt[path->n - 1];
@@ -1141,108 +1000,28 @@ typedef struct scope_walk {
 	bool ok;
 } scope_walk;
 
-static int count_accesses(const stir_stmt *st, const stir_buffer *b);
-
+/* st, b: see sched.h. */
 int sched_count_accesses(const stir_stmt *st, const stir_buffer *b)
 {
-	return count_accesses(st, b);
+	stir_uses u = { .buf = b };
+	stir_uses_stmt(&u, st);
+	return u.loads + u.stores;
 }
 
-/* list, b: the number of stores to b in list. */
-static int count_stores_list(const stir_ptr_vec *list, const stir_buffer *b)
-{
-	int n = 0;
-	for (int i = 0; i < list->n; i++)
-		n += sched_count_stores(stir_stmt_at(list, i), b);
-	return n;
-}
-
+/* st, b: see sched.h. */
 int sched_count_stores(const stir_stmt *st, const stir_buffer *b)
 {
-	switch (st->kind) {
-	case STIR_STMT_STORE:
-		return st->u.store.buf == b;
-	case STIR_STMT_IF:
-		return count_stores_list(&st->u.if_.then_body, b) +
-			count_stores_list(&st->u.if_.else_body, b);
-	case STIR_STMT_FOR:
-	case STIR_STMT_BLOCK:
-		return count_stores_list(stir_stmt_body((stir_stmt *)st), b);
-	default:
-		return 0;
-	}
+	stir_uses u = { .buf = b };
+	stir_uses_stmt(&u, st);
+	return u.stores;
 }
 
-/* e, b: the number of accesses of b in expression e. */
-static int count_expr(const stir_expr *e, const stir_buffer *b)
-{
-	if (!e)
-		return 0;
-	switch (e->kind) {
-	case STIR_EXPR_LOAD: {
-		int n = e->u.load.buf == b;
-		for (int i = 0; i < e->u.load.n; i++)
-			n += count_expr(e->u.load.idx[i], b);
-		return n;
-	}
-	case STIR_EXPR_UNARY:
-		return count_expr(e->u.unary.a, b);
-	case STIR_EXPR_BINARY:
-		return count_expr(e->u.binary.a, b) + count_expr(e->u.binary.b, b);
-	case STIR_EXPR_SELECT:
-		return count_expr(e->u.select.c, b) + count_expr(e->u.select.a, b) +
-			count_expr(e->u.select.b, b);
-	case STIR_EXPR_CALL: {
-		int n = 0;
-		for (int i = 0; i < e->u.call.n; i++)
-			n += count_expr(e->u.call.args[i], b);
-		return n;
-	}
-	case STIR_EXPR_CAST:
-		return count_expr(e->u.cast.a, b);
-	case STIR_EXPR_SEARCH:
-		return (e->u.search.buf == b) + count_expr(e->u.search.lo, b) +
-			count_expr(e->u.search.hi, b) + count_expr(e->u.search.x, b);
-	default:
-		return 0;
-	}
-}
-
-/* list, b: count_accesses over the statements of a list. */
+/* list, b: sched_count_accesses over the statements of a list. */
 static int count_list(const stir_ptr_vec *list, const stir_buffer *b)
 {
-	int n = 0;
-	for (int i = 0; i < list->n; i++)
-		n += count_accesses(stir_stmt_at(list, i), b);
-	return n;
-}
-
-/* st, b: the number of accesses of b in st (loads, searches, stores). */
-static int count_accesses(const stir_stmt *st, const stir_buffer *b)
-{
-	int n = 0;
-	switch (st->kind) {
-	case STIR_STMT_STORE:
-		n = st->u.store.buf == b;
-		for (int i = 0; i < st->u.store.n; i++)
-			n += count_expr(st->u.store.idx[i], b);
-		return n + count_expr(st->u.store.value, b);
-	case STIR_STMT_LET:
-		return count_expr(st->u.let.value, b);
-	case STIR_STMT_IF:
-		return count_expr(st->u.if_.cond, b) +
-			count_list(&st->u.if_.then_body, b) +
-			count_list(&st->u.if_.else_body, b);
-	case STIR_STMT_FOR:
-		return count_expr(st->u.for_.extent, b) +
-			count_list(&st->u.for_.body, b);
-	case STIR_STMT_BLOCK:
-		for (int i = 0; i < st->u.block.n_vars; i++)
-			n += count_expr(st->u.block.bindings[i], b);
-		return n + count_list(&st->u.block.body, b);
-	default:
-		return 0;
-	}
+	stir_uses u = { .buf = b };
+	stir_uses_list(&u, list);
+	return u.loads + u.stores;
 }
 
 /* list, b: the number of cross-thread blocks in list whose one store
@@ -1263,7 +1042,8 @@ static int count_cross(const stir_stmt *st, const stir_buffer *b)
 			const stir_stmt *one = st->u.block.body.n == 1 ?
 				stir_stmt_at(&st->u.block.body, 0) : NULL;
 			return one && one->kind == STIR_STMT_STORE &&
-				one->u.store.buf == b && count_accesses(one, b) == 1;
+				one->u.store.buf == b &&
+				sched_count_accesses(one, b) == 1;
 		}
 		return count_cross_list(&st->u.block.body, b);
 	default:

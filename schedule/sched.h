@@ -148,16 +148,10 @@ bool sched_varies(const sched_accs *a, const stir_expr *e);
 /* a, v: whether v is a loop variable bound inside the subtree. */
 bool sched_is_inner(const sched_accs *a, const stir_var *v);
 
-/* st, b: whether the statements of a subtree read buffer b (load,
- * search, or update with op=); stir_stmt_writes (ir/util.h) tells
- * whether they write it. */
-bool sched_stmt_reads(const stir_stmt *st, const stir_buffer *b);
 /* st, b: the number of accesses of b in st (loads, searches, stores),
- * and of stores to b alone. */
+ * and of stores to b alone (stir_uses, ir/visit.h, counts them). */
 int sched_count_accesses(const stir_stmt *st, const stir_buffer *b);
 int sched_count_stores(const stir_stmt *st, const stir_buffer *b);
-/* st: whether statement st holds a store (anywhere inside). */
-bool sched_stmt_stores(const stir_stmt *st);
 
 /* s, path, n: refuse a list of n loops longer than the loops around
  * the block at the end of path (one is listed twice or is not there), so
