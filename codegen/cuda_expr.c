@@ -24,6 +24,7 @@
 #include <string.h>
 #include "codegen/cuda_internal.h"
 #include "ir/interp_value.h"
+#include "ir/ops.h"
 #include "ir/visit.h"
 #include "lang/c_locale.h"
 
@@ -388,19 +389,11 @@ void cuda_conv(emitter *e, const ectx *ctx, const stir_expr *x,
 
 /* ---- expressions ------------------------------------------------------ */
 
-/* Precedence and spelling of the binary operators. */
-static const struct {
-	const char *op;
-	int prec;
-} binops[] = {
-	[STIR_ADD] = { "+", P_ADD }, [STIR_SUB] = { "-", P_ADD },
-	[STIR_MUL] = { "*", P_MUL }, [STIR_DIV] = { "/", P_MUL },
-	[STIR_MOD] = { "%", P_MUL }, [STIR_LT] = { "<", P_REL },
-	[STIR_LE] = { "<=", P_REL }, [STIR_GT] = { ">", P_REL },
-	[STIR_GE] = { ">=", P_REL }, [STIR_EQ] = { "==", P_EQ },
-	[STIR_NE] = { "!=", P_EQ }, [STIR_AND] = { "&&", P_AND },
-	[STIR_OR] = { "||", P_OR },
-};
+/* The operator table's C precedences are the emitter's levels. */
+_Static_assert((int)STIR_CPREC_OR == P_OR && (int)STIR_CPREC_AND == P_AND &&
+	(int)STIR_CPREC_EQ == P_EQ && (int)STIR_CPREC_REL == P_REL &&
+	(int)STIR_CPREC_ADD == P_ADD && (int)STIR_CPREC_MUL == P_MUL,
+	"ir/ops.h and cuda_internal.h disagree on C precedence");
 
 /* e, ctx, x, prec: a binary operation. */
 static void print_binary(emitter *e, const ectx *ctx, const stir_expr *x,
@@ -412,10 +405,10 @@ static void print_binary(emitter *e, const ectx *ctx, const stir_expr *x,
 	stir_dtype t = x->dtype;
 	if (op >= STIR_LT && op <= STIR_OR) {
 		/* comparisons of 16-bit floats compare floats */
-		int own = binops[op].prec;
+		int own = stir_binop_get(op)->c_prec;
 		bool par = open_paren(e, prec, own);
 		cuda_as_compute(e, ctx, a, own);
-		cg_putf(p, " %s ", binops[op].op);
+		cg_putf(p, " %s ", stir_binop_get(op)->text);
 		cuda_as_compute(e, ctx, b, own + 1);
 		if (par)
 			cg_put(p, ")");
@@ -431,7 +424,7 @@ static void print_binary(emitter *e, const ectx *ctx, const stir_expr *x,
 		return;
 	}
 	bool half = t == STIR_F16 || t == STIR_BF16, narrow = t == STIR_I8;
-	int own = binops[op].prec;
+	int own = stir_binop_get(op)->c_prec;
 	bool par = false;
 	if (half) {
 		cuda_round_open(e, t);
@@ -442,7 +435,7 @@ static void print_binary(emitter *e, const ectx *ctx, const stir_expr *x,
 		par = open_paren(e, prec, own);
 	}
 	cuda_as_compute(e, ctx, a, own);
-	cg_putf(p, " %s ", binops[op].op);
+	cg_putf(p, " %s ", stir_binop_get(op)->text);
 	cuda_as_compute(e, ctx, b, own + 1);
 	if (half || narrow)
 		cg_put(p, ")");
@@ -480,14 +473,6 @@ static void print_unary(emitter *e, const ectx *ctx, const stir_expr *x,
 		cg_put(p, ")");
 }
 
-/* The f32 and f64 names of the math functions, by stir_func. */
-static const char *const math_names[][2] = {
-	[STIR_MIN] = { "fminf", "fmin" }, [STIR_MAX] = { "fmaxf", "fmax" },
-	[STIR_ABS] = { "fabsf", "fabs" }, [STIR_EXP] = { "expf", "exp" },
-	[STIR_LOG] = { "logf", "log" }, [STIR_SQRT] = { "sqrtf", "sqrt" },
-	[STIR_TANH] = { "tanhf", "tanh" },
-};
-
 /* e, ctx, x, prec: a call of min max abs exp log sqrt tanh. */
 static void print_call(emitter *e, const ectx *ctx, const stir_expr *x,
 	int prec)
@@ -516,7 +501,8 @@ static void print_call(emitter *e, const ectx *ctx, const stir_expr *x,
 		return;
 	}
 	bool close = cuda_round_open(e, t);
-	cg_put(p, math_names[f][t == STIR_F64]);
+	cg_put(p, t == STIR_F64 ? stir_func_get(f)->c_f64 :
+		stir_func_get(f)->c_f32);
 	cg_put(p, "(");
 	for (int i = 0; i < n; i++) {
 		if (i)
@@ -531,10 +517,6 @@ static void print_call(emitter *e, const ectx *ctx, const stir_expr *x,
 static void print_search(emitter *e, const ectx *ctx, const stir_expr *x,
 	int prec)
 {
-	static const char *const names[] = {
-		[STIR_LOWER_BOUND] = "lower_bound",
-		[STIR_UPPER_BOUND] = "upper_bound", [STIR_FIND] = "find",
-	};
 	cg_printer *p = e->out;
 	const stir_buffer *buf = x->u.search.buf;
 	if (cuda_hoisted(e, x))
@@ -548,7 +530,7 @@ static void print_search(emitter *e, const ectx *ctx, const stir_expr *x,
 		par = open_paren(e, prec, P_UNARY);
 		cg_putf(p, "(%s)", cuda_ctype(x->dtype));
 	}
-	cg_putf(p, "stir_%s_%s(", names[x->u.search.op],
+	cg_putf(p, "stir_%s_%s(", stir_search_name(x->u.search.op),
 		stir_dtype_name(buf->dtype));
 	cuda_put_name(e, buf->name);
 	cg_put(p, ", ");
