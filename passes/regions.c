@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "passes/passes.h"
+#include "ir/affine.h"
+#include "ir/visit.h"
 #include "ir/util.h"
 
 /* The region of one buffer being accumulated. */
@@ -178,26 +180,6 @@ static void add_inner(ra *r, const stir_var *v)
 	r->inner[v->slot] = true;
 }
 
-/* e, *base, *off: split e into base + constant offset. */
-static void split_offset(stir_expr *e, stir_expr **base, int64_t *off)
-{
-	*off = 0;
-	*base = e;
-	if (e->kind == STIR_EXPR_BINARY && e->u.binary.op == STIR_ADD &&
-	    e->u.binary.b->kind == STIR_EXPR_INT) {
-		*base = e->u.binary.a;
-		*off = e->u.binary.b->u.i;
-	} else if (e->kind == STIR_EXPR_BINARY && e->u.binary.op == STIR_SUB &&
-		   e->u.binary.b->kind == STIR_EXPR_INT &&
-		   e->u.binary.b->u.i != INT64_MIN) {
-		*base = e->u.binary.a;
-		*off = -e->u.binary.b->u.i;
-	} else if (e->kind == STIR_EXPR_INT) {
-		*base = NULL; /* a plain constant: base 0 */
-		*off = e->u.i;
-	}
-}
-
 /* set, buf, n: the accumulated region of buf, new when absent. */
 static acc_region *region_of(ra *r, region_set *set, stir_buffer *buf, int n)
 {
@@ -257,7 +239,7 @@ static void add_access(ra *r, region_set *set, stir_buffer *buf, int n,
 			a->base[d] = &whole_dim;
 			continue;
 		}
-		split_offset(e, &base, &off);
+		stir_affine_split_const(e, &base, &off);
 		int vn = !base ? -2 : base == e ? info[d].vn : info[d].vn_a;
 		if (first) {
 			a->base[d] = base;
@@ -457,11 +439,11 @@ static scan_info scan_expr(ra *r, const stir_expr *e)
 	return x;
 }
 
-static void scan_list(ra *r, const stir_ptr_vec *list);
-
-/* r, s: the accesses of statement s. */
-static void scan_stmt(ra *r, const stir_stmt *s)
+/* s, user: the accesses statement s makes itself (an ra); the walk
+ * (scan_list) goes on into the statements nested in it. */
+static stir_visit_step scan_stmt(stir_stmt *s, void *user)
 {
+	ra *r = user;
 	switch (s->kind) {
 	case STIR_STMT_STORE: {
 		idx_info f;
@@ -482,30 +464,28 @@ static void scan_stmt(ra *r, const stir_stmt *s)
 		break;
 	case STIR_STMT_IF:
 		scan_expr(r, s->u.if_.cond);
-		scan_list(r, &s->u.if_.then_body);
-		scan_list(r, &s->u.if_.else_body);
 		break;
 	case STIR_STMT_FOR:
 		scan_expr(r, s->u.for_.extent);
 		add_inner(r, s->u.for_.var);
-		scan_list(r, &s->u.for_.body);
 		break;
 	case STIR_STMT_BLOCK:
 		for (int i = 0; i < s->u.block.n_vars; i++) {
 			scan_expr(r, s->u.block.bindings[i]);
 			add_inner(r, s->u.block.vars[i]);
 		}
-		scan_list(r, &s->u.block.body);
 		break;
 	case STIR_STMT_ITER:
-		break;
+		return STIR_VISIT_SKIP;
 	}
+	return STIR_VISIT_GO;
 }
 
+/* r, list: the accesses of the statements of list. */
 static void scan_list(ra *r, const stir_ptr_vec *list)
 {
-	for (int i = 0; i < list->n; i++)
-		scan_stmt(r, stir_stmt_at(list, i));
+	stir_visitor v = { scan_stmt, NULL, NULL, NULL, 0, r };
+	stir_visit_list(&v, (stir_ptr_vec *)list);
 }
 
 /* r, set, n, out: the accumulated regions as IR regions (arena). */
