@@ -70,6 +70,39 @@ int stir_stmt_lists(stir_stmt *s, stir_ptr_vec *lists[2])
 	}
 }
 
+/* s, n, vals: see visit.h. */
+stir_var **stir_stmt_binds(stir_stmt *s, int *n, stir_expr ***vals)
+{
+	stir_expr **v = NULL;
+	stir_var **r = NULL;
+	*n = 0;
+	switch (s->kind) {
+	case STIR_STMT_LET:
+		*n = 1;
+		r = &s->u.let.var;
+		v = &s->u.let.value;
+		break;
+	case STIR_STMT_FOR:
+		*n = 1;
+		r = &s->u.for_.var;
+		break;
+	case STIR_STMT_BLOCK:
+		*n = s->u.block.n_vars;
+		r = s->u.block.vars;
+		v = s->u.block.bindings;
+		break;
+	case STIR_STMT_ITER:
+		*n = s->u.iter.n_vars;
+		r = s->u.iter.vars;
+		break;
+	default:
+		break;
+	}
+	if (vals)
+		*vals = v;
+	return r;
+}
+
 /* ---- the visitor ---- */
 
 /* v, slot: see visit.h. */

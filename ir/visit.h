@@ -66,6 +66,13 @@ stir_expr **stir_stmt_expr(stir_stmt *s, int i, unsigned flags);
  * body) and return how many (0 for a store or let). */
 int stir_stmt_lists(stir_stmt *s, stir_ptr_vec *lists[2]);
 
+/* s, n, vals: the variables statement s binds (a let's variable, a
+ * loop's, a block's or an iteration's), *n of them, or NULL with *n = 0;
+ * with vals non-NULL, *vals = the values they are bound to where the
+ * statement says (a let's value and a block's bindings, in the same
+ * order), else NULL (loops, iterations). */
+stir_var **stir_stmt_binds(stir_stmt *s, int *n, stir_expr ***vals);
+
 /* ---- the visitor ---- */
 
 /* What a callback tells the walk. */

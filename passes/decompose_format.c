@@ -727,42 +727,22 @@ static stir_axis *clone_axis(stir_kernel *dst, const stir_axis *a,
 	return c;
 }
 
+/* slot, user: mark (by slot, in the bool array "user") the parameter
+ * *slot is. */
+static stir_visit_step mark_param(stir_expr **slot, void *user)
+{
+	if ((*slot)->kind == STIR_EXPR_VAR &&
+	    (*slot)->u.var->kind == STIR_VAR_PARAM)
+		((bool *)user)[(*slot)->u.var->slot] = true;
+	return STIR_VISIT_GO;
+}
+
 /* e, used: mark every parameter e uses (by slot). */
 static void mark_params(const stir_expr *e, bool *used)
 {
-	if (!e)
-		return;
-	switch (e->kind) {
-	case STIR_EXPR_VAR:
-		if (e->u.var->kind == STIR_VAR_PARAM)
-			used[e->u.var->slot] = true;
-		break;
-	case STIR_EXPR_LOAD:
-		for (int i = 0; i < e->u.load.n; i++)
-			mark_params(e->u.load.idx[i], used);
-		break;
-	case STIR_EXPR_UNARY:
-		mark_params(e->u.unary.a, used);
-		break;
-	case STIR_EXPR_BINARY:
-		mark_params(e->u.binary.a, used);
-		mark_params(e->u.binary.b, used);
-		break;
-	case STIR_EXPR_SELECT:
-		mark_params(e->u.select.c, used);
-		mark_params(e->u.select.a, used);
-		mark_params(e->u.select.b, used);
-		break;
-	case STIR_EXPR_CALL:
-		for (int i = 0; i < e->u.call.n; i++)
-			mark_params(e->u.call.args[i], used);
-		break;
-	case STIR_EXPR_CAST:
-		mark_params(e->u.cast.a, used);
-		break;
-	default:
-		break;
-	}
+	stir_visitor v = { NULL, NULL, mark_param, NULL, 0, used };
+	stir_expr *slot = (stir_expr *)e;
+	stir_visit_expr(&v, &slot);
 }
 
 /* d: the kernel KERNEL_copy holding the value copies, in d->k's module. */

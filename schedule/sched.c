@@ -127,16 +127,6 @@ int sched_end(sched *s)
 
 /* ---- the index of definitions ---- */
 
-/* s, st: record the variables statement st binds, then those nested. */
-static void index_stmt(sched *s, stir_stmt *st);
-
-/* s, list: index_stmt on every statement of list. */
-static void index_list(sched *s, stir_ptr_vec *list)
-{
-	for (int i = 0; i < list->n; i++)
-		index_stmt(s, stir_stmt_at(list, i));
-}
-
 /* s, v, st, val: v is bound by st to val. */
 static void index_var(sched *s, const stir_var *v, stir_stmt *st,
 	stir_expr *val)
@@ -147,29 +137,15 @@ static void index_var(sched *s, const stir_var *v, stir_stmt *st,
 	}
 }
 
-static void index_stmt(sched *s, stir_stmt *st)
+/* st, user: record the variables st binds (a sched). */
+static stir_visit_step index_stmt(stir_stmt *st, void *user)
 {
-	switch (st->kind) {
-	case STIR_STMT_LET:
-		index_var(s, st->u.let.var, st, st->u.let.value);
-		break;
-	case STIR_STMT_IF:
-		index_list(s, &st->u.if_.then_body);
-		index_list(s, &st->u.if_.else_body);
-		break;
-	case STIR_STMT_FOR:
-		index_var(s, st->u.for_.var, st, NULL);
-		index_list(s, &st->u.for_.body);
-		break;
-	case STIR_STMT_BLOCK:
-		for (int i = 0; i < st->u.block.n_vars; i++)
-			index_var(s, st->u.block.vars[i], st,
-				st->u.block.bindings[i]);
-		index_list(s, &st->u.block.body);
-		break;
-	default:
-		break;
-	}
+	int n;
+	stir_expr **vals;
+	stir_var **vars = stir_stmt_binds(st, &n, &vals);
+	for (int i = 0; i < n; i++)
+		index_var(user, vars[i], st, vals ? vals[i] : NULL);
+	return STIR_VISIT_GO;
 }
 
 int sched_index(sched *s)
@@ -183,7 +159,8 @@ int sched_index(sched *s)
 		s->oom = true;
 		return -1;
 	}
-	index_list(s, &s->k->body);
+	stir_visitor v = { index_stmt, NULL, NULL, NULL, 0, s };
+	stir_visit_list(&v, &s->k->body);
 	return 0;
 }
 
@@ -836,36 +813,32 @@ oom:
 	return -1;
 }
 
+/* What add_bound_names carries. */
+typedef struct bound_names {
+	sched_names *names;    /* where the names go */
+	int rc;                /* 0, or -1 when memory ran out */
+} bound_names;
+
+/* st, user: add the names of the variables st binds (a bound_names). */
+static stir_visit_step add_bound_names(stir_stmt *st, void *user)
+{
+	bound_names *b = user;
+	int n;
+	stir_var **vars = stir_stmt_binds(st, &n, NULL);
+	for (int i = 0; i < n && !b->rc; i++)
+		b->rc = names_add(b->names, vars[i]->name);
+	return b->rc ? STIR_VISIT_STOP : STIR_VISIT_GO;
+}
+
+/* s, st, names: see sched.h. */
 int sched_names_add_bound(sched *s, const stir_stmt *st, sched_names *names)
 {
-	int rc = 0;
-	const stir_ptr_vec *lists[2] = { NULL, NULL };
-	switch (st->kind) {
-	case STIR_STMT_LET:
-		rc = names_add(names, st->u.let.var->name);
-		break;
-	case STIR_STMT_IF:
-		lists[0] = &st->u.if_.then_body;
-		lists[1] = &st->u.if_.else_body;
-		break;
-	case STIR_STMT_FOR:
-		rc = names_add(names, st->u.for_.var->name);
-		lists[0] = &st->u.for_.body;
-		break;
-	case STIR_STMT_BLOCK:
-		for (int i = 0; i < st->u.block.n_vars && !rc; i++)
-			rc = names_add(names, st->u.block.vars[i]->name);
-		lists[0] = &st->u.block.body;
-		break;
-	default:
-		break;
-	}
-	for (int l = 0; l < 2 && !rc; l++)
-		for (int i = 0; lists[l] && i < lists[l]->n && !rc; i++)
-			rc = sched_names_add_bound(s, stir_stmt_at(lists[l], i), names);
-	if (rc < 0)
+	bound_names b = { names, 0 };
+	stir_visitor v = { add_bound_names, NULL, NULL, NULL, 0, &b };
+	stir_visit_stmt(&v, (stir_stmt *)st);
+	if (b.rc < 0)
 		s->oom = true;
-	return rc;
+	return b.rc;
 }
 
 int sched_loop_names(sched *s, const sched_path *path, int li,
@@ -959,35 +932,29 @@ static void rename_var(sched *s, stir_var *v, sched_names *names)
 	}
 }
 
-/* s, list, names: sched_rename_clashes on every statement of list. */
-static void rename_list(sched *s, stir_ptr_vec *list, sched_names *names)
+/* What rename_bound carries. */
+typedef struct rename_walk {
+	sched *s;
+	sched_names *names;
+} rename_walk;
+
+/* st, user: rename_var on the variables st binds (a rename_walk). */
+static stir_visit_step rename_bound(stir_stmt *st, void *user)
 {
-	for (int i = 0; i < list->n; i++)
-		sched_rename_clashes(s, stir_stmt_at(list, i), names);
+	rename_walk *w = user;
+	int n;
+	stir_var **vars = stir_stmt_binds(st, &n, NULL);
+	for (int i = 0; i < n; i++)
+		rename_var(w->s, vars[i], w->names);
+	return STIR_VISIT_GO;
 }
 
+/* s, st, names: see sched.h. */
 int sched_rename_clashes(sched *s, stir_stmt *st, sched_names *names)
 {
-	switch (st->kind) {
-	case STIR_STMT_LET:
-		rename_var(s, st->u.let.var, names);
-		break;
-	case STIR_STMT_IF:
-		rename_list(s, &st->u.if_.then_body, names);
-		rename_list(s, &st->u.if_.else_body, names);
-		break;
-	case STIR_STMT_FOR:
-		rename_var(s, st->u.for_.var, names);
-		rename_list(s, &st->u.for_.body, names);
-		break;
-	case STIR_STMT_BLOCK:
-		for (int i = 0; i < st->u.block.n_vars; i++)
-			rename_var(s, st->u.block.vars[i], names);
-		rename_list(s, &st->u.block.body, names);
-		break;
-	default:
-		break;
-	}
+	rename_walk w = { s, names };
+	stir_visitor v = { rename_bound, NULL, NULL, NULL, 0, &w };
+	stir_visit_stmt(&v, st);
 	return s->oom ? -1 : 0;
 }
 
@@ -1024,39 +991,36 @@ static int count_list(const stir_ptr_vec *list, const stir_buffer *b)
 	return u.loads + u.stores;
 }
 
-/* list, b: the number of cross-thread blocks in list whose one store
- * adds into b and is its only access of b. */
-static int count_cross_list(const stir_ptr_vec *list, const stir_buffer *b);
+/* What count_cross carries. */
+typedef struct cross_count {
+	const stir_buffer *b;  /* the buffer */
+	int n;                 /* blocks counted */
+} cross_count;
 
-/* st, b: count_cross_list for one statement. */
-static int count_cross(const stir_stmt *st, const stir_buffer *b)
+/* st, user: count st when it is a cross-thread block whose one store
+ * adds into b and is its only access of b (a cross_count); such a block
+ * is not entered. */
+static stir_visit_step count_cross(stir_stmt *st, void *user)
 {
-	switch (st->kind) {
-	case STIR_STMT_IF:
-		return count_cross_list(&st->u.if_.then_body, b) +
-			count_cross_list(&st->u.if_.else_body, b);
-	case STIR_STMT_FOR:
-		return count_cross_list(&st->u.for_.body, b);
-	case STIR_STMT_BLOCK:
-		if (st->u.block.flags & STIR_BLOCK_CROSS_THREAD) {
-			const stir_stmt *one = st->u.block.body.n == 1 ?
-				stir_stmt_at(&st->u.block.body, 0) : NULL;
-			return one && one->kind == STIR_STMT_STORE &&
-				one->u.store.buf == b &&
-				sched_count_accesses(one, b) == 1;
-		}
-		return count_cross_list(&st->u.block.body, b);
-	default:
-		return 0;
-	}
+	cross_count *c = user;
+	if (st->kind != STIR_STMT_BLOCK ||
+	    !(st->u.block.flags & STIR_BLOCK_CROSS_THREAD))
+		return STIR_VISIT_GO;
+	const stir_stmt *one = st->u.block.body.n == 1 ?
+		stir_stmt_at(&st->u.block.body, 0) : NULL;
+	c->n += one && one->kind == STIR_STMT_STORE &&
+		one->u.store.buf == c->b && sched_count_accesses(one, c->b) == 1;
+	return STIR_VISIT_SKIP;
 }
 
+/* list, b: the number of cross-thread blocks in list whose one store
+ * adds into b and is its only access of b. */
 static int count_cross_list(const stir_ptr_vec *list, const stir_buffer *b)
 {
-	int n = 0;
-	for (int i = 0; i < list->n; i++)
-		n += count_cross(stir_stmt_at(list, i), b);
-	return n;
+	cross_count c = { b, 0 };
+	stir_visitor v = { count_cross, NULL, NULL, NULL, 0, &c };
+	stir_visit_list(&v, (stir_ptr_vec *)list);
+	return c.n;
 }
 
 /* w, loop: the scope rule for one bound loop.  A local buffer that a
