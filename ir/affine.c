@@ -12,19 +12,12 @@ static const stir_expr *expanded(const stir_expr *x, const stir_affine_opts *o)
 /* x, o: whether x uses o->wrt, looking through o->expand. */
 static bool uses_wrt(const stir_expr *x, const stir_affine_opts *o)
 {
-	if (!x)
+	stir_uses u = { .var = o->wrt, .first = true, .expand = o->expand,
+		.expand_user = o->user };
+	if (!o->wrt)
 		return false;
-	if (x->kind == STIR_EXPR_VAR) {
-		const stir_expr *b;
-		if (x->u.var == o->wrt)
-			return true;
-		return (b = expanded(x, o)) && uses_wrt(b, o);
-	}
-	stir_expr **c;
-	for (int i = 0; (c = stir_expr_child((stir_expr *)x, i)); i++)
-		if (uses_wrt(*c, o))
-			return true;
-	return false;
+	stir_uses_expr(&u, x);
+	return u.var_uses > 0;
 }
 
 /* a, var, atom, coef: add coef * (var or atom) to a's terms. */

@@ -165,6 +165,8 @@ static bool counts_buf(const stir_uses *u, const stir_buffer *b)
 	return u->any_buf || (u->buf && u->buf == b);
 }
 
+static stir_visitor uses_visitor(stir_uses *u);
+
 /* slot, user: count what expression *slot itself is (a stir_uses). */
 static stir_visit_step uses_expr(stir_expr **slot, void *user)
 {
@@ -174,6 +176,13 @@ static stir_visit_step uses_expr(stir_expr **slot, void *user)
 	if (e->kind == STIR_EXPR_VAR && u->var && e->u.var == u->var) {
 		u->var_uses++;
 		hit = true;
+	} else if (e->kind == STIR_EXPR_VAR && u->expand) {
+		const stir_expr *b = u->expand(e->u.var, u->expand_user);
+		if (!b)
+			return STIR_VISIT_GO;
+		stir_visitor v = uses_visitor(u);
+		stir_expr *sub = (stir_expr *)b;
+		return stir_visit_expr(&v, &sub) ? STIR_VISIT_STOP : STIR_VISIT_GO;
 	} else if ((e->kind == STIR_EXPR_LOAD &&
 		    counts_buf(u, e->u.load.buf)) ||
 		   (e->kind == STIR_EXPR_SEARCH &&

@@ -124,6 +124,11 @@ typedef struct stir_uses {
 	const stir_buffer *buf;  /* count accesses of this buffer, or NULL */
 	bool any_buf;            /* count accesses of every buffer (buf NULL) */
 	bool first;              /* stop at the first thing counted */
+	/* When set and it returns non-NULL for a variable (other than var),
+	 * the variable counts as that expression: what it uses is counted
+	 * (the emitter's block variables, which print as their bindings). */
+	const stir_expr *(*expand)(const stir_var *v, const void *user);
+	const void *expand_user;   /* passed to expand */
 	/* answer: */
 	int var_uses;            /* VAR expressions naming var */
 	int loads;               /* loads and searches of the buffer(s) */

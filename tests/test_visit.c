@@ -275,6 +275,12 @@ START_TEST(test_equality_flags_and_hooks)
 	ck_assert(!stir_expr_equal(&strict, NULL, NULL));
 	ck_assert(stir_expr_equal(&strict, a, b));
 
+	/* uses through an expansion: j reads as i + 1 */
+	stir_uses u = { .var = f.i, .expand = expand_j, .expand_user = &f };
+	stir_uses_expr(&u, B(&f, STIR_MUL, V(&f, f.j), V(&f, f.j)));
+	ck_assert_int_eq(u.var_uses, 2);
+	ck_assert(!stir_expr_uses(V(&f, f.j), f.i));
+
 	/* by name: a variable of another kernel with the same name, kind and
 	 * type */
 	stir_kernel *k2 = stir_kernel_alloc(f.m, "u");
