@@ -24,6 +24,8 @@
 #include <string.h>
 #include "codegen/cuda_internal.h"
 #include "ir/interp_value.h"
+#include "ir/ops.h"
+#include "ir/visit.h"
 #include "lang/c_locale.h"
 
 /* ---- types and names -------------------------------------------------- */
@@ -387,19 +389,11 @@ void cuda_conv(emitter *e, const ectx *ctx, const stir_expr *x,
 
 /* ---- expressions ------------------------------------------------------ */
 
-/* Precedence and spelling of the binary operators. */
-static const struct {
-	const char *op;
-	int prec;
-} binops[] = {
-	[STIR_ADD] = { "+", P_ADD }, [STIR_SUB] = { "-", P_ADD },
-	[STIR_MUL] = { "*", P_MUL }, [STIR_DIV] = { "/", P_MUL },
-	[STIR_MOD] = { "%", P_MUL }, [STIR_LT] = { "<", P_REL },
-	[STIR_LE] = { "<=", P_REL }, [STIR_GT] = { ">", P_REL },
-	[STIR_GE] = { ">=", P_REL }, [STIR_EQ] = { "==", P_EQ },
-	[STIR_NE] = { "!=", P_EQ }, [STIR_AND] = { "&&", P_AND },
-	[STIR_OR] = { "||", P_OR },
-};
+/* The operator table's C precedences are the emitter's levels. */
+_Static_assert((int)STIR_CPREC_OR == P_OR && (int)STIR_CPREC_AND == P_AND &&
+	(int)STIR_CPREC_EQ == P_EQ && (int)STIR_CPREC_REL == P_REL &&
+	(int)STIR_CPREC_ADD == P_ADD && (int)STIR_CPREC_MUL == P_MUL,
+	"ir/ops.h and cuda_internal.h disagree on C precedence");
 
 /* e, ctx, x, prec: a binary operation. */
 static void print_binary(emitter *e, const ectx *ctx, const stir_expr *x,
@@ -411,10 +405,10 @@ static void print_binary(emitter *e, const ectx *ctx, const stir_expr *x,
 	stir_dtype t = x->dtype;
 	if (op >= STIR_LT && op <= STIR_OR) {
 		/* comparisons of 16-bit floats compare floats */
-		int own = binops[op].prec;
+		int own = stir_binop_get(op)->c_prec;
 		bool par = open_paren(e, prec, own);
 		cuda_as_compute(e, ctx, a, own);
-		cg_putf(p, " %s ", binops[op].op);
+		cg_putf(p, " %s ", stir_binop_get(op)->text);
 		cuda_as_compute(e, ctx, b, own + 1);
 		if (par)
 			cg_put(p, ")");
@@ -430,7 +424,7 @@ static void print_binary(emitter *e, const ectx *ctx, const stir_expr *x,
 		return;
 	}
 	bool half = t == STIR_F16 || t == STIR_BF16, narrow = t == STIR_I8;
-	int own = binops[op].prec;
+	int own = stir_binop_get(op)->c_prec;
 	bool par = false;
 	if (half) {
 		cuda_round_open(e, t);
@@ -441,7 +435,7 @@ static void print_binary(emitter *e, const ectx *ctx, const stir_expr *x,
 		par = open_paren(e, prec, own);
 	}
 	cuda_as_compute(e, ctx, a, own);
-	cg_putf(p, " %s ", binops[op].op);
+	cg_putf(p, " %s ", stir_binop_get(op)->text);
 	cuda_as_compute(e, ctx, b, own + 1);
 	if (half || narrow)
 		cg_put(p, ")");
@@ -479,14 +473,6 @@ static void print_unary(emitter *e, const ectx *ctx, const stir_expr *x,
 		cg_put(p, ")");
 }
 
-/* The f32 and f64 names of the math functions, by stir_func. */
-static const char *const math_names[][2] = {
-	[STIR_MIN] = { "fminf", "fmin" }, [STIR_MAX] = { "fmaxf", "fmax" },
-	[STIR_ABS] = { "fabsf", "fabs" }, [STIR_EXP] = { "expf", "exp" },
-	[STIR_LOG] = { "logf", "log" }, [STIR_SQRT] = { "sqrtf", "sqrt" },
-	[STIR_TANH] = { "tanhf", "tanh" },
-};
-
 /* e, ctx, x, prec: a call of min max abs exp log sqrt tanh. */
 static void print_call(emitter *e, const ectx *ctx, const stir_expr *x,
 	int prec)
@@ -515,7 +501,8 @@ static void print_call(emitter *e, const ectx *ctx, const stir_expr *x,
 		return;
 	}
 	bool close = cuda_round_open(e, t);
-	cg_put(p, math_names[f][t == STIR_F64]);
+	cg_put(p, t == STIR_F64 ? stir_func_get(f)->c_f64 :
+		stir_func_get(f)->c_f32);
 	cg_put(p, "(");
 	for (int i = 0; i < n; i++) {
 		if (i)
@@ -530,10 +517,6 @@ static void print_call(emitter *e, const ectx *ctx, const stir_expr *x,
 static void print_search(emitter *e, const ectx *ctx, const stir_expr *x,
 	int prec)
 {
-	static const char *const names[] = {
-		[STIR_LOWER_BOUND] = "lower_bound",
-		[STIR_UPPER_BOUND] = "upper_bound", [STIR_FIND] = "find",
-	};
 	cg_printer *p = e->out;
 	const stir_buffer *buf = x->u.search.buf;
 	if (cuda_hoisted(e, x))
@@ -547,7 +530,7 @@ static void print_search(emitter *e, const ectx *ctx, const stir_expr *x,
 		par = open_paren(e, prec, P_UNARY);
 		cg_putf(p, "(%s)", cuda_ctype(x->dtype));
 	}
-	cg_putf(p, "stir_%s_%s(", names[x->u.search.op],
+	cg_putf(p, "stir_%s_%s(", stir_search_name(x->u.search.op),
 		stir_dtype_name(buf->dtype));
 	cuda_put_name(e, buf->name);
 	cg_put(p, ", ");
@@ -658,55 +641,18 @@ static const stir_expr *binding_of(const emitter *e, const stir_var *v)
 	return v->kind == STIR_VAR_BLOCK ? e->binding[v->slot] : NULL;
 }
 
+/* v, user: the binding of block variable v in the emitter "user" (a
+ * stir_eq hook: it compares as the expression it prints as). */
+static const stir_expr *binding_hook(const stir_var *v, const void *user)
+{
+	return binding_of(user, v);
+}
+
 /* e, a, b: see cuda_internal.h. */
 bool cuda_expr_equal(const emitter *e, const stir_expr *a, const stir_expr *b)
 {
-	if (!a || !b)
-		return false;
-	if (a->kind == STIR_EXPR_VAR && binding_of(e, a->u.var))
-		return cuda_expr_equal(e, binding_of(e, a->u.var), b);
-	if (b->kind == STIR_EXPR_VAR && binding_of(e, b->u.var))
-		return cuda_expr_equal(e, a, binding_of(e, b->u.var));
-	if (a->kind != b->kind || a->dtype != b->dtype)
-		return false;
-	switch (a->kind) {
-	case STIR_EXPR_INT:
-		return a->u.i == b->u.i;
-	case STIR_EXPR_FLOAT:
-		return !memcmp(&a->u.f, &b->u.f, sizeof(double));
-	case STIR_EXPR_VAR:
-		return a->u.var == b->u.var;
-	case STIR_EXPR_LOAD:
-		return a->u.load.buf == b->u.load.buf &&
-			cuda_expr_equal(e, a->u.load.idx[0], b->u.load.idx[0]);
-	case STIR_EXPR_UNARY:
-		return a->u.unary.op == b->u.unary.op &&
-			cuda_expr_equal(e, a->u.unary.a, b->u.unary.a);
-	case STIR_EXPR_BINARY:
-		return a->u.binary.op == b->u.binary.op &&
-			cuda_expr_equal(e, a->u.binary.a, b->u.binary.a) &&
-			cuda_expr_equal(e, a->u.binary.b, b->u.binary.b);
-	case STIR_EXPR_SELECT:
-		return cuda_expr_equal(e, a->u.select.c, b->u.select.c) &&
-			cuda_expr_equal(e, a->u.select.a, b->u.select.a) &&
-			cuda_expr_equal(e, a->u.select.b, b->u.select.b);
-	case STIR_EXPR_CALL:
-		if (a->u.call.f != b->u.call.f || a->u.call.n != b->u.call.n)
-			return false;
-		for (int i = 0; i < a->u.call.n; i++)
-			if (!cuda_expr_equal(e, a->u.call.args[i], b->u.call.args[i]))
-				return false;
-		return true;
-	case STIR_EXPR_CAST:
-		return cuda_expr_equal(e, a->u.cast.a, b->u.cast.a);
-	case STIR_EXPR_SEARCH:
-		return a->u.search.op == b->u.search.op &&
-			a->u.search.buf == b->u.search.buf &&
-			cuda_expr_equal(e, a->u.search.lo, b->u.search.lo) &&
-			cuda_expr_equal(e, a->u.search.hi, b->u.search.hi) &&
-			cuda_expr_equal(e, a->u.search.x, b->u.search.x);
-	}
-	return false;
+	stir_eq eq = { STIR_EQ_NULL_UNEQUAL, binding_hook, NULL, e };
+	return stir_expr_equal(&eq, a, b);
 }
 
 /* e, x: see cuda_internal.h. */

@@ -36,7 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "codegen/cuda_internal.h"
-#include "passes/util.h"
+#include "ir/util.h"
 
 /* e, x: whether x can be evaluated anywhere: no loads, no searches, no
  * division or remainder by anything but a non-zero literal (block

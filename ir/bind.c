@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ir/layout.h"
+#include "ir/visit.h"
 
 int stir_kernel_check_bindings(const stir_kernel *k, const stir_bindings *b)
 {
@@ -187,33 +188,20 @@ int stir_kernel_bind_array(const stir_kernel *k, stir_bindings *b,
 	return 0;
 }
 
+/* s, user: mark (by buffer index, in the bool array "user") the buffer
+ * s stores to. */
+static stir_visit_step mark_store(stir_stmt *s, void *user)
+{
+	if (s->kind == STIR_STMT_STORE)
+		((bool *)user)[s->u.store.buf->index] = true;
+	return STIR_VISIT_GO;
+}
+
 /* list, written: mark (by buffer index) every buffer stored to in list. */
 static void mark_written(const stir_ptr_vec *list, bool *written)
 {
-	for (int i = 0; i < list->n; i++) {
-		const stir_stmt *s = stir_stmt_at(list, i);
-		switch (s->kind) {
-		case STIR_STMT_STORE:
-			written[s->u.store.buf->index] = true;
-			break;
-		case STIR_STMT_IF:
-			mark_written(&s->u.if_.then_body, written);
-			mark_written(&s->u.if_.else_body, written);
-			break;
-		case STIR_STMT_ITER:
-			mark_written(&s->u.iter.init, written);
-			mark_written(&s->u.iter.body, written);
-			break;
-		case STIR_STMT_FOR:
-			mark_written(&s->u.for_.body, written);
-			break;
-		case STIR_STMT_BLOCK:
-			mark_written(&s->u.block.body, written);
-			break;
-		default:
-			break;
-		}
-	}
+	stir_visitor v = { mark_store, NULL, NULL, NULL, 0, written };
+	stir_visit_list(&v, (stir_ptr_vec *)list);
 }
 
 int stir_kernel_bind_outputs(const stir_kernel *k, stir_bindings *b)

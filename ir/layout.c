@@ -6,6 +6,7 @@
 #include <stir/lang.h>
 #include "ir/interp_value.h"
 #include "ir/layout.h"
+#include "ir/visit.h"
 
 /* ctx, e, what: report that size expression e cannot be evaluated. */
 static int size_error(stir_ctx *ctx, const stir_expr *e, const char *what)
@@ -806,40 +807,28 @@ static bool is_size_expr(const stir_expr *e)
 	}
 }
 
+/* s, user: the extent of loop s, when a size expression, computed
+ * in its type (a stir_layout); the walk stops at the first failure. */
+static stir_visit_step check_extent(stir_stmt *s, void *user)
+{
+	stir_layout *l = user;
+	int64_t v;
+	if (s->kind == STIR_STMT_FOR && is_size_expr(s->u.for_.extent) &&
+	    eval_size_in(stir_kernel_ctx(l->kernel), l->kernel,
+		s->u.for_.extent, l->params, &v, stir_stmt_first_loc(s),
+		NULL) < 0)
+		return STIR_VISIT_STOP;
+	return STIR_VISIT_GO;
+}
+
 /* l, list: check the extents of the loops in list (and nested lists) that
  * are size expressions ((m + 7) / 8 after a split): the interpreter of
  * stage III and the GPU compute them in their types, so each part must
  * fit its type as declared sizes do.  0 or -1 with a diagnostic. */
 static int check_loop_extents(stir_layout *l, const stir_ptr_vec *list)
 {
-	stir_ctx *ctx = stir_kernel_ctx(l->kernel);
-	for (int i = 0; i < list->n; i++) {
-		const stir_stmt *s = list->v[i];
-		const stir_ptr_vec *body = NULL, *other = NULL;
-		int64_t v;
-		switch (s->kind) {
-		case STIR_STMT_FOR:
-			if (is_size_expr(s->u.for_.extent) &&
-			    eval_size_in(ctx, l->kernel, s->u.for_.extent, l->params,
-				&v, stir_stmt_first_loc(s), NULL) < 0)
-				return -1;
-			body = &s->u.for_.body;
-			break;
-		case STIR_STMT_BLOCK:
-			body = &s->u.block.body;
-			break;
-		case STIR_STMT_IF:
-			body = &s->u.if_.then_body;
-			other = &s->u.if_.else_body;
-			break;
-		default:
-			break;
-		}
-		if ((body && check_loop_extents(l, body) < 0) ||
-		    (other && check_loop_extents(l, other) < 0))
-			return -1;
-	}
-	return 0;
+	stir_visitor v = { check_extent, NULL, NULL, NULL, 0, l };
+	return stir_visit_list(&v, (stir_ptr_vec *)list) ? -1 : 0;
 }
 
 int stir_layout_init(stir_layout *l, const stir_kernel *k,

@@ -855,16 +855,6 @@ const char *stir_block_flag_name(unsigned flag)
 	}
 }
 
-const char *stir_search_name(stir_search op)
-{
-	switch (op) {
-	case STIR_LOWER_BOUND: return "lower_bound";
-	case STIR_UPPER_BOUND: return "upper_bound";
-	case STIR_FIND: return "find";
-	}
-	return NULL;
-}
-
 stir_expr *stir_expr_search(stir_kernel *k, stir_search op, stir_buffer *buf,
 	stir_expr *lo, stir_expr *hi, stir_expr *x)
 {

@@ -25,7 +25,8 @@
 #include <string.h>
 #include "ir/layout.h"
 #include "ir/nodes.h"
-#include "passes/util.h"
+#include "ir/ops.h"
+#include "ir/util.h"
 
 /* One axis iterated by an enclosing iteration or by an earlier member of
  * the iteration being checked. */
@@ -200,44 +201,10 @@ static bool param_in_kernel(const stir_kernel *k, const stir_var *p)
 	return false;
 }
 
-/* op: a binary operator; its spelling. */
-static const char *binop_name(stir_binop op)
+/* x: a spelling from the operator table (ir/ops.h), "?" for NULL. */
+static const char *spelled(const char *x)
 {
-	static const char *const names[] = {
-		[STIR_ADD] = "+", [STIR_SUB] = "-", [STIR_MUL] = "*",
-		[STIR_DIV] = "/", [STIR_MOD] = "%", [STIR_LT] = "<",
-		[STIR_LE] = "<=", [STIR_GT] = ">", [STIR_GE] = ">=",
-		[STIR_EQ] = "==", [STIR_NE] = "!=", [STIR_AND] = "&&",
-		[STIR_OR] = "||",
-	};
-	if ((unsigned)op < sizeof(names) / sizeof(names[0]))
-		return names[op];
-	return "?";
-}
-
-/* f: a function; its name. */
-static const char *func_name(stir_func f)
-{
-	static const char *const names[] = {
-		[STIR_MIN] = "min", [STIR_MAX] = "max", [STIR_ABS] = "abs",
-		[STIR_EXP] = "exp", [STIR_LOG] = "log", [STIR_SQRT] = "sqrt",
-		[STIR_TANH] = "tanh",
-	};
-	if ((unsigned)f < sizeof(names) / sizeof(names[0]))
-		return names[f];
-	return "?";
-}
-
-/* op: a store operator; its spelling. */
-static const char *store_op_name(stir_store_op op)
-{
-	switch (op) {
-	case STIR_STORE_ASSIGN: return "=";
-	case STIR_STORE_ADD: return "+=";
-	case STIR_STORE_SUB: return "-=";
-	case STIR_STORE_MUL: return "*=";
-	}
-	return "?";
+	return x ? x : "?";
 }
 
 /* ---- names (rule 1) ---- */
@@ -483,14 +450,12 @@ static const stir_expr *size_offender(verifier *v, const stir_expr *e)
 		return e->u.unary.op == STIR_NEG ?
 			size_offender(v, e->u.unary.a) : e;
 	case STIR_EXPR_BINARY:
-		if (e->u.binary.op > STIR_MOD)
+		if (!stir_binop_is_arith(e->u.binary.op))
 			return e;
 		o = size_offender(v, e->u.binary.a);
 		return o ? o : size_offender(v, e->u.binary.b);
 	case STIR_EXPR_CALL:
-		if (!((e->u.call.f == STIR_MIN || e->u.call.f == STIR_MAX) &&
-		      e->u.call.n == 2) &&
-		    !(e->u.call.f == STIR_ABS && e->u.call.n == 1))
+		if (!stir_func_is_int_call(e->u.call.f, e->u.call.n))
 			return e;
 		for (int i = 0; i < e->u.call.n; i++)
 			if ((o = size_offender(v, e->u.call.args[i])))
@@ -1040,22 +1005,24 @@ static stir_dtype check_binary(verifier *v, scope *sc, const stir_expr *e)
 {
 	stir_binop op = e->u.binary.op;
 	const stir_expr *a = e->u.binary.a, *b = e->u.binary.b;
-	const char *name = binop_name(op);
+	const stir_binop_info *info = stir_binop_get(op);
 	char what[32];
-	if ((unsigned)op > STIR_OR) {
+	if (!info) {
 		stir_error(v->ctx, e->loc, "invalid binary operator");
 		return STIR_DTYPE_NONE;
 	}
-	if (op == STIR_AND || op == STIR_OR) {
+	const char *name = info->text;
+	if (info->cls == STIR_OPC_LOGIC) {
 		snprintf(what, sizeof(what), "operand of '%s'", name);
 		check_cond(v, sc, a, what);
 		check_cond(v, sc, b, what);
 		return STIR_BOOL;
 	}
-	bool cmp = op >= STIR_LT;
+	bool cmp = info->cls == STIR_OPC_COMPARE ||
+		info->cls == STIR_OPC_EQUALITY;
 	stir_dtype ta = check_expr(v, sc, a), tb = check_expr(v, sc, b);
 	/* == and != also compare two conditions */
-	if ((op == STIR_EQ || op == STIR_NE) && ta == STIR_BOOL && tb == STIR_BOOL)
+	if (info->cls == STIR_OPC_EQUALITY && ta == STIR_BOOL && tb == STIR_BOOL)
 		return STIR_BOOL;
 	bool ok_a = check_num_operand(v, name, a, ta);
 	bool ok_b = check_num_operand(v, name, b, tb);
@@ -1063,9 +1030,9 @@ static stir_dtype check_binary(verifier *v, scope *sc, const stir_expr *e)
 		return cmp ? STIR_BOOL : STIR_DTYPE_NONE;
 	snprintf(what, sizeof(what), "operands of '%s'", name);
 	stir_dtype t = agree(v, what, e->loc, a, ta, b, tb);
-	if (op == STIR_MOD && stir_dtype_is_float(t)) {
-		stir_error(v->ctx, e->loc, "'%%' needs integer operands, not %s",
-			stir_dtype_name(t));
+	if (info->cls == STIR_OPC_INT_ARITH && stir_dtype_is_float(t)) {
+		stir_error(v->ctx, e->loc, "'%s' needs integer operands, not %s",
+			name, stir_dtype_name(t));
 		return STIR_DTYPE_NONE;
 	}
 	return cmp ? STIR_BOOL : t;
@@ -1084,7 +1051,8 @@ static stir_dtype check_select(verifier *v, scope *sc, const stir_expr *e)
 static stir_dtype check_call(verifier *v, scope *sc, const stir_expr *e)
 {
 	stir_func f = e->u.call.f;
-	const char *name = func_name(f);
+	const stir_func_info *info = stir_func_get(f);
+	const char *name = spelled(info ? info->name : NULL);
 	int n = e->u.call.n;
 	stir_dtype t[2] = { STIR_DTYPE_NONE, STIR_DTYPE_NONE };
 	for (int i = 0; i < n; i++) {
@@ -1092,11 +1060,11 @@ static stir_dtype check_call(verifier *v, scope *sc, const stir_expr *e)
 		if (i < 2)
 			t[i] = ti;
 	}
-	if ((unsigned)f > STIR_TANH) {
+	if (!info) {
 		stir_error(v->ctx, e->loc, "invalid function");
 		return STIR_DTYPE_NONE;
 	}
-	int want = f == STIR_MIN || f == STIR_MAX ? 2 : 1;
+	int want = info->n_args;
 	if (n != want) {
 		stir_error(v->ctx, e->loc, "'%s' takes %d %s, not %d", name, want,
 			plural(want, "argument", "arguments"), n);
@@ -1105,7 +1073,7 @@ static stir_dtype check_call(verifier *v, scope *sc, const stir_expr *e)
 	const stir_expr *a = e->u.call.args[0];
 	if (t[0] == STIR_DTYPE_NONE)
 		return STIR_DTYPE_NONE;
-	if (f == STIR_MIN || f == STIR_MAX || f == STIR_ABS) {
+	if (info->int_ok) {
 		bool ok = true;
 		for (int i = 0; i < n; i++)
 			if (t[i] != STIR_DTYPE_NONE && !is_num(t[i])) {
@@ -1259,7 +1227,7 @@ static void check_store(verifier *v, scope *sc, const stir_stmt *s)
 	const stir_expr *val = s->u.store.value;
 	check_access(v, sc, s->loc, b, s->u.store.n, s->u.store.idx);
 	stir_dtype t = check_expr(v, sc, val), bt = b->dtype;
-	const char *op = store_op_name(s->u.store.op);
+	const char *op = spelled(stir_store_op_text(s->u.store.op));
 	if (*op == '?')
 		stir_error(v->ctx, s->loc, "invalid store operator");
 	else if (sc->atomic && !additive(s->u.store.op))

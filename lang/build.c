@@ -21,6 +21,7 @@
 #include <string.h>
 #include "lang/ast.h"
 #include "ir/nodes.h"
+#include "ir/ops.h"
 
 typedef enum bind_kind {
 	BIND_PARAM,
@@ -304,23 +305,11 @@ static stir_expr *build_load(builder *b, const lang_expr *e)
 	return located(x, e->loc);
 }
 
-static const struct {
-	const char *name;
-	stir_func f;
-} funcs[] = {
-	{ "min", STIR_MIN }, { "max", STIR_MAX }, { "abs", STIR_ABS },
-	{ "exp", STIR_EXP }, { "log", STIR_LOG }, { "sqrt", STIR_SQRT },
-	{ "tanh", STIR_TANH },
-};
-
 /* b, e: f(args), a call of a built-in function.  The arguments are built
  * even when the function is unknown, to report the errors inside them. */
 static stir_expr *build_call(builder *b, const lang_expr *e)
 {
-	int f = -1;
-	for (size_t i = 0; i < sizeof(funcs) / sizeof(funcs[0]); i++)
-		if (!strcmp(funcs[i].name, e->u.name.name))
-			f = (int)i;
+	int f = stir_func_lookup(e->u.name.name);
 	if (f < 0)
 		build_error(b, e->loc, "unknown function '%s'", e->u.name.name);
 	int count;
@@ -329,7 +318,7 @@ static stir_expr *build_call(builder *b, const lang_expr *e)
 		build_error(b, e->loc, "'%s' called without arguments",
 			e->u.name.name);
 	stir_expr *x = f >= 0 && args && count > 0 ?
-		stir_expr_call(b->k, funcs[f].f, count, args) : NULL;
+		stir_expr_call(b->k, (stir_func)f, count, args) : NULL;
 	free(args);
 	return located(x, e->loc);
 }
@@ -421,6 +410,7 @@ static const lang_expr *size_offender(builder *b, const lang_expr *e)
 {
 	const lang_expr *o;
 	const lang_list *args;
+	int f;
 	if (!e)
 		return NULL;
 	switch (e->kind) {
@@ -434,16 +424,14 @@ static const lang_expr *size_offender(builder *b, const lang_expr *e)
 		return e->u.unary.op == STIR_NEG ?
 			size_offender(b, e->u.unary.a) : e;
 	case LANG_EXPR_BINARY:
-		if (e->u.binary.op > STIR_MOD)
+		if (!stir_binop_is_arith(e->u.binary.op))
 			return e;
 		o = size_offender(b, e->u.binary.a);
 		return o ? o : size_offender(b, e->u.binary.b);
 	case LANG_EXPR_CALL:
 		args = e->u.name.args;
-		if (!args || !((args->v.n == 2 &&
-		      (!strcmp(e->u.name.name, "min") ||
-		       !strcmp(e->u.name.name, "max"))) ||
-		     (args->v.n == 1 && !strcmp(e->u.name.name, "abs"))))
+		f = stir_func_lookup(e->u.name.name);
+		if (!args || f < 0 || !stir_func_is_int_call(f, args->v.n))
 			return e;
 		for (int i = 0; i < args->v.n; i++)
 			if ((o = size_offender(b, args->v.v[i])))

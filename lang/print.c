@@ -16,6 +16,7 @@
 #include "lang/ast.h"
 #include "lang/c_locale.h"
 #include "ir/nodes.h"
+#include "ir/ops.h"
 
 /* A growing string and where printing is. */
 typedef struct printer {
@@ -122,38 +123,6 @@ static void put_float(printer *pr, double v)
 
 /* ---- expressions ---- */
 
-/* Precedence levels, loosest first (docs/language.md, "Grammar"). */
-enum {
-	PREC_SELECT = 1,
-	PREC_OR,
-	PREC_AND,
-	PREC_EQ,
-	PREC_REL,
-	PREC_ADD,
-	PREC_MUL,
-	PREC_UNARY,
-	PREC_PRIMARY,
-};
-
-static const struct {
-	const char *text;
-	int prec;
-} binops[] = {
-	[STIR_ADD] = { "+", PREC_ADD }, [STIR_SUB] = { "-", PREC_ADD },
-	[STIR_MUL] = { "*", PREC_MUL }, [STIR_DIV] = { "/", PREC_MUL },
-	[STIR_MOD] = { "%", PREC_MUL },
-	[STIR_LT] = { "<", PREC_REL }, [STIR_LE] = { "<=", PREC_REL },
-	[STIR_GT] = { ">", PREC_REL }, [STIR_GE] = { ">=", PREC_REL },
-	[STIR_EQ] = { "==", PREC_EQ }, [STIR_NE] = { "!=", PREC_EQ },
-	[STIR_AND] = { "&&", PREC_AND }, [STIR_OR] = { "||", PREC_OR },
-};
-
-static const char *const func_names[] = {
-	[STIR_MIN] = "min", [STIR_MAX] = "max", [STIR_ABS] = "abs",
-	[STIR_EXP] = "exp", [STIR_LOG] = "log", [STIR_SQRT] = "sqrt",
-	[STIR_TANH] = "tanh",
-};
-
 /* e: whether e is a literal printed with a leading minus sign. */
 static bool is_negative_literal(const stir_expr *e)
 {
@@ -168,16 +137,16 @@ static int expr_prec(const stir_expr *e)
 {
 	switch (e ? e->kind : STIR_EXPR_VAR) {
 	case STIR_EXPR_BINARY:
-		return binops[e->u.binary.op].prec;
+		return stir_binop_get(e->u.binary.op)->prec;
 	case STIR_EXPR_SELECT:
-		return PREC_SELECT;
+		return STIR_PREC_SELECT;
 	case STIR_EXPR_UNARY:
-		return PREC_UNARY;
+		return STIR_PREC_UNARY;
 	case STIR_EXPR_INT:
 	case STIR_EXPR_FLOAT:
-		return is_negative_literal(e) ? PREC_UNARY : PREC_PRIMARY;
+		return is_negative_literal(e) ? STIR_PREC_UNARY : STIR_PREC_PRIMARY;
 	default:
-		return PREC_PRIMARY;
+		return STIR_PREC_PRIMARY;
 	}
 }
 
@@ -208,21 +177,21 @@ static void put_expr_list(printer *pr, int n, stir_expr *const *v)
 static void put_unary(printer *pr, const stir_expr *e)
 {
 	const stir_expr *a = e->u.unary.a;
-	put(pr, e->u.unary.op == STIR_NEG ? "-" : "!");
+	put(pr, stir_unop_text(e->u.unary.op));
 	bool minus = a && e->u.unary.op == STIR_NEG &&
 		((a->kind == STIR_EXPR_UNARY && a->u.unary.op == STIR_NEG) ||
 		 is_negative_literal(a));
-	put_operand(pr, a, minus || expr_prec(a) < PREC_UNARY);
+	put_operand(pr, a, minus || expr_prec(a) < STIR_PREC_UNARY);
 }
 
 /* pr, e: a binary operation; operators associate to the left, so a right
  * operand of the same level needs parentheses ("a - (b - c)"). */
 static void put_binary(printer *pr, const stir_expr *e)
 {
-	int prec = binops[e->u.binary.op].prec;
+	int prec = stir_binop_get(e->u.binary.op)->prec;
 	put_operand(pr, e->u.binary.a, expr_prec(e->u.binary.a) < prec);
 	put(pr, " ");
-	put(pr, binops[e->u.binary.op].text);
+	put(pr, stir_binop_get(e->u.binary.op)->text);
 	put(pr, " ");
 	put_operand(pr, e->u.binary.b, expr_prec(e->u.binary.b) <= prec);
 }
@@ -230,7 +199,8 @@ static void put_binary(printer *pr, const stir_expr *e)
 /* pr, e: c ? a : b, which associates to the right. */
 static void put_select(printer *pr, const stir_expr *e)
 {
-	put_operand(pr, e->u.select.c, expr_prec(e->u.select.c) <= PREC_SELECT);
+	put_operand(pr, e->u.select.c,
+		expr_prec(e->u.select.c) <= STIR_PREC_SELECT);
 	put(pr, " ? ");
 	put_expr(pr, e->u.select.a);
 	put(pr, " : ");
@@ -274,7 +244,7 @@ static void put_expr(printer *pr, const stir_expr *e)
 		put_select(pr, e);
 		break;
 	case STIR_EXPR_CALL:
-		put(pr, func_names[e->u.call.f]);
+		put(pr, stir_func_get(e->u.call.f)->name);
 		put(pr, "(");
 		put_expr_list(pr, e->u.call.n, e->u.call.args);
 		put(pr, ")");
@@ -315,15 +285,13 @@ static void put_block_body(printer *pr, const stir_ptr_vec *body)
 /* pr, s: X[..] op value; */
 static void put_store(printer *pr, const stir_stmt *s)
 {
-	static const char *const ops[] = {
-		[STIR_STORE_ASSIGN] = " = ", [STIR_STORE_ADD] = " += ",
-		[STIR_STORE_SUB] = " -= ", [STIR_STORE_MUL] = " *= ",
-	};
 	put_name(pr, s->u.store.buf ? s->u.store.buf->name : "?");
 	put(pr, "[");
 	put_expr_list(pr, s->u.store.n, s->u.store.idx);
 	put(pr, "]");
-	put(pr, ops[s->u.store.op]);
+	put(pr, " ");
+	put(pr, stir_store_op_text(s->u.store.op));
+	put(pr, " ");
 	put_expr(pr, s->u.store.value);
 	put(pr, ";\n");
 }
@@ -444,7 +412,7 @@ static void put_for(printer *pr, const stir_stmt *s)
  * that its ':' does not read as the range's. */
 static void put_range_bound(printer *pr, const stir_expr *e)
 {
-	put_operand(pr, e, expr_prec(e) == PREC_SELECT);
+	put_operand(pr, e, expr_prec(e) == STIR_PREC_SELECT);
 }
 
 /* pr, word, n, r: " reads(BUF[..], ..)" or " writes(..)"; nothing when

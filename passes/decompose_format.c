@@ -18,7 +18,8 @@
 #include <string.h>
 #include "formats/rule.h"
 #include "ir/nodes.h"
-#include "passes/util.h"
+#include "ir/util.h"
+#include "ir/visit.h"
 
 /* A top-level iteration to rewrite. */
 typedef struct computation {
@@ -60,90 +61,44 @@ typedef struct access_check {
 	stir_loc loc;
 } access_check;
 
-static void check_expr_access(access_check *c, const stir_expr *e);
-
-/* c, n, v: the accesses in n expressions. */
-static void check_exprs(access_check *c, int n, stir_expr *const *v)
+/* slot, user: a load of the tensor must be at exactly c->vars (an
+ * access_check: *slot's indices are looked at after it). */
+static stir_visit_step check_load(stir_expr **slot, void *user)
 {
-	for (int i = 0; i < n; i++)
-		check_expr_access(c, v[i]);
-}
-
-/* c, e: every load of the tensor in e is at exactly c->vars. */
-static void check_expr_access(access_check *c, const stir_expr *e)
-{
-	if (!e || c->bad)
-		return;
-	switch (e->kind) {
-	case STIR_EXPR_LOAD:
-		if (e->u.load.buf == c->t) {
-			for (int i = 0; i < e->u.load.n; i++) {
-				const stir_expr *x = e->u.load.idx[i];
-				if (!c->vars || x->kind != STIR_EXPR_VAR ||
-				    x->u.var != c->vars[i]) {
-					c->bad = "is read at other coordinates than the "
-						"iterators of its own axes";
-					c->loc = e->loc;
-					return;
-				}
-			}
+	access_check *c = user;
+	const stir_expr *e = *slot;
+	if (e->kind != STIR_EXPR_LOAD || e->u.load.buf != c->t)
+		return STIR_VISIT_GO;
+	for (int i = 0; i < e->u.load.n; i++) {
+		const stir_expr *x = e->u.load.idx[i];
+		if (!c->vars || x->kind != STIR_EXPR_VAR || x->u.var != c->vars[i]) {
+			c->bad = "is read at other coordinates than the iterators of "
+				"its own axes";
+			c->loc = e->loc;
+			return STIR_VISIT_STOP;
 		}
-		check_exprs(c, e->u.load.n, e->u.load.idx);
-		break;
-	case STIR_EXPR_UNARY:
-		check_expr_access(c, e->u.unary.a);
-		break;
-	case STIR_EXPR_BINARY:
-		check_expr_access(c, e->u.binary.a);
-		check_expr_access(c, e->u.binary.b);
-		break;
-	case STIR_EXPR_SELECT:
-		check_expr_access(c, e->u.select.c);
-		check_expr_access(c, e->u.select.a);
-		check_expr_access(c, e->u.select.b);
-		break;
-	case STIR_EXPR_CALL:
-		check_exprs(c, e->u.call.n, e->u.call.args);
-		break;
-	case STIR_EXPR_CAST:
-		check_expr_access(c, e->u.cast.a);
-		break;
-	default:
-		break;
 	}
+	return STIR_VISIT_GO;
 }
 
-/* c, list: the accesses in the statements of list. */
+/* s, user: the tensor must not be stored to (an access_check). */
+static stir_visit_step check_store(stir_stmt *s, void *user)
+{
+	access_check *c = user;
+	if (s->kind != STIR_STMT_STORE || s->u.store.buf != c->t)
+		return STIR_VISIT_GO;
+	c->bad = written_msg;
+	c->loc = s->loc;
+	return STIR_VISIT_STOP;
+}
+
+/* c, list: the accesses in the statements of list; the first wrong one
+ * sets c->bad. */
 static void check_list_access(access_check *c, const stir_ptr_vec *list)
 {
-	for (int i = 0; i < list->n && !c->bad; i++) {
-		const stir_stmt *s = stir_stmt_at(list, i);
-		switch (s->kind) {
-		case STIR_STMT_STORE:
-			if (s->u.store.buf == c->t) {
-				c->bad = written_msg;
-				c->loc = s->loc;
-				return;
-			}
-			check_exprs(c, s->u.store.n, s->u.store.idx);
-			check_expr_access(c, s->u.store.value);
-			break;
-		case STIR_STMT_LET:
-			check_expr_access(c, s->u.let.value);
-			break;
-		case STIR_STMT_IF:
-			check_expr_access(c, s->u.if_.cond);
-			check_list_access(c, &s->u.if_.then_body);
-			check_list_access(c, &s->u.if_.else_body);
-			break;
-		case STIR_STMT_ITER:
-			check_list_access(c, &s->u.iter.init);
-			check_list_access(c, &s->u.iter.body);
-			break;
-		default:
-			break;
-		}
-	}
+	stir_visitor v = { check_store, NULL, check_load, NULL, 0, c };
+	if (!c->bad)
+		stir_visit_list(&v, (stir_ptr_vec *)list);
 }
 
 /* d, it, first: the first group of a run of plain groups iterating the
@@ -465,85 +420,47 @@ static char new_letter(dec *d, const stir_format_rule *r, int i,
 	return old_kinds[0];
 }
 
-/* d, e, ri, new_vars: replace every load of the old tensor in e (whose
- * indices the substitution turned into inverse-map coordinates) by a load
- * of the new tensor at the new iterators. */
-static void retarget_expr(dec *d, stir_expr *e, int ri, stir_var *const *vars);
+/* What retarget_load carries. */
+typedef struct retarget {
+	dec *d;
+	int ri;                   /* the rule */
+	stir_var *const *vars;    /* the new iterators */
+} retarget;
 
+/* slot, user: a load of the old tensor becomes a load of rule ri's new
+ * tensor at the new iterators (a retarget); its old indices are dropped,
+ * so the walk does not enter them. */
+static stir_visit_step retarget_load(stir_expr **slot, void *user)
+{
+	retarget *t = user;
+	dec *d = t->d;
+	stir_expr *e = *slot;
+	if (e->kind != STIR_EXPR_LOAD || e->u.load.buf != d->t)
+		return STIR_VISIT_GO;
+	const stir_format_rule *r = d->rules[t->ri];
+	stir_expr **idx = stir_arena_alloc(stir_kernel_arena(d->k),
+		(size_t)r->n_axes * sizeof(*idx));
+	if (!idx) {
+		d->failed = true;
+		return STIR_VISIT_SKIP;
+	}
+	for (int i = 0; i < r->n_axes; i++)
+		if (!(idx[i] = stir_expr_var(d->k, t->vars[i])))
+			d->failed = true;
+	e->u.load.buf = d->tensors[t->ri];
+	e->u.load.n = r->n_axes;
+	e->u.load.idx = idx;
+	return STIR_VISIT_SKIP;
+}
+
+/* d, list, ri, vars: every load of the old tensor in list becomes a load
+ * of the new tensor at the new iterators. */
 static void retarget_list(dec *d, stir_ptr_vec *list, int ri,
 	stir_var *const *vars)
 {
-	for (int i = 0; i < list->n; i++) {
-		stir_stmt *s = stir_stmt_at(list, i);
-		switch (s->kind) {
-		case STIR_STMT_STORE:
-			for (int j = 0; j < s->u.store.n; j++)
-				retarget_expr(d, s->u.store.idx[j], ri, vars);
-			retarget_expr(d, s->u.store.value, ri, vars);
-			break;
-		case STIR_STMT_LET:
-			retarget_expr(d, s->u.let.value, ri, vars);
-			break;
-		case STIR_STMT_IF:
-			retarget_expr(d, s->u.if_.cond, ri, vars);
-			retarget_list(d, &s->u.if_.then_body, ri, vars);
-			retarget_list(d, &s->u.if_.else_body, ri, vars);
-			break;
-		case STIR_STMT_ITER:
-			retarget_list(d, &s->u.iter.init, ri, vars);
-			retarget_list(d, &s->u.iter.body, ri, vars);
-			break;
-		default:
-			break;
-		}
-	}
-}
-
-static void retarget_expr(dec *d, stir_expr *e, int ri, stir_var *const *vars)
-{
-	switch (e->kind) {
-	case STIR_EXPR_LOAD:
-		if (e->u.load.buf == d->t) {
-			const stir_format_rule *r = d->rules[ri];
-			stir_expr **idx = stir_arena_alloc(stir_kernel_arena(d->k),
-				(size_t)r->n_axes * sizeof(*idx));
-			if (!idx) {
-				d->failed = true;
-				return;
-			}
-			for (int i = 0; i < r->n_axes; i++)
-				if (!(idx[i] = stir_expr_var(d->k, vars[i])))
-					d->failed = true;
-			e->u.load.buf = d->tensors[ri];
-			e->u.load.n = r->n_axes;
-			e->u.load.idx = idx;
-			return;
-		}
-		for (int i = 0; i < e->u.load.n; i++)
-			retarget_expr(d, e->u.load.idx[i], ri, vars);
-		break;
-	case STIR_EXPR_UNARY:
-		retarget_expr(d, e->u.unary.a, ri, vars);
-		break;
-	case STIR_EXPR_BINARY:
-		retarget_expr(d, e->u.binary.a, ri, vars);
-		retarget_expr(d, e->u.binary.b, ri, vars);
-		break;
-	case STIR_EXPR_SELECT:
-		retarget_expr(d, e->u.select.c, ri, vars);
-		retarget_expr(d, e->u.select.a, ri, vars);
-		retarget_expr(d, e->u.select.b, ri, vars);
-		break;
-	case STIR_EXPR_CALL:
-		for (int i = 0; i < e->u.call.n; i++)
-			retarget_expr(d, e->u.call.args[i], ri, vars);
-		break;
-	case STIR_EXPR_CAST:
-		retarget_expr(d, e->u.cast.a, ri, vars);
-		break;
-	default:
-		break;
-	}
+	retarget t = { d, ri, vars };
+	stir_visitor v = { NULL, NULL, retarget_load, NULL, 0, &t };
+	stir_visit_list(&v, list);
 }
 
 /* d, c, ri, used: the iteration of computation c rewritten for rule ri;
@@ -727,42 +644,22 @@ static stir_axis *clone_axis(stir_kernel *dst, const stir_axis *a,
 	return c;
 }
 
+/* slot, user: mark (by slot, in the bool array "user") the parameter
+ * *slot is. */
+static stir_visit_step mark_param(stir_expr **slot, void *user)
+{
+	if ((*slot)->kind == STIR_EXPR_VAR &&
+	    (*slot)->u.var->kind == STIR_VAR_PARAM)
+		((bool *)user)[(*slot)->u.var->slot] = true;
+	return STIR_VISIT_GO;
+}
+
 /* e, used: mark every parameter e uses (by slot). */
 static void mark_params(const stir_expr *e, bool *used)
 {
-	if (!e)
-		return;
-	switch (e->kind) {
-	case STIR_EXPR_VAR:
-		if (e->u.var->kind == STIR_VAR_PARAM)
-			used[e->u.var->slot] = true;
-		break;
-	case STIR_EXPR_LOAD:
-		for (int i = 0; i < e->u.load.n; i++)
-			mark_params(e->u.load.idx[i], used);
-		break;
-	case STIR_EXPR_UNARY:
-		mark_params(e->u.unary.a, used);
-		break;
-	case STIR_EXPR_BINARY:
-		mark_params(e->u.binary.a, used);
-		mark_params(e->u.binary.b, used);
-		break;
-	case STIR_EXPR_SELECT:
-		mark_params(e->u.select.c, used);
-		mark_params(e->u.select.a, used);
-		mark_params(e->u.select.b, used);
-		break;
-	case STIR_EXPR_CALL:
-		for (int i = 0; i < e->u.call.n; i++)
-			mark_params(e->u.call.args[i], used);
-		break;
-	case STIR_EXPR_CAST:
-		mark_params(e->u.cast.a, used);
-		break;
-	default:
-		break;
-	}
+	stir_visitor v = { NULL, NULL, mark_param, NULL, 0, used };
+	stir_expr *slot = (stir_expr *)e;
+	stir_visit_expr(&v, &slot);
 }
 
 /* d: the kernel KERNEL_copy holding the value copies, in d->k's module. */

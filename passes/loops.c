@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "passes/passes.h"
-#include "passes/util.h"
+#include "ir/util.h"
 
 /* One loop of a nest. */
 typedef struct loop_desc {

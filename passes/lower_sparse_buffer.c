@@ -17,7 +17,8 @@
 #include <stir/passes.h>
 #include "ir/layout.h"
 #include "passes/passes.h"
-#include "passes/util.h"
+#include "ir/util.h"
+#include "ir/visit.h"
 
 typedef struct flat {
 	stir_kernel *k;
@@ -111,19 +112,10 @@ static stir_buffer *flatten_buffer(flat *f, stir_names *names,
 	return b;
 }
 
-static void flat_expr(flat *f, stir_expr *e);
-
-/* f, n, v: flatten n expressions in place. */
-static void flat_exprs(flat *f, int n, stir_expr **v)
-{
-	for (int i = 0; i < n; i++)
-		flat_expr(f, v[i]);
-}
-
-/* f, buf, n, idx: the access buf[idx..] made flat: *buf and *idx replaced. */
+/* f, buf, n, idx: the access buf[idx..], its indices already flat, made
+ * flat: *buf and *idx replaced. */
 static void flat_access(flat *f, stir_buffer **buf, int *n, stir_expr ***idx)
 {
-	flat_exprs(f, *n, *idx);
 	if ((*buf)->n_axes == 0)
 		return;
 	stir_expr *off = offset(f, *buf, *idx);
@@ -137,71 +129,22 @@ static void flat_access(flat *f, stir_buffer **buf, int *n, stir_expr ***idx)
 	*idx = v;
 }
 
-/* f, e: flatten the accesses in e, in place. */
-static void flat_expr(flat *f, stir_expr *e)
+/* slot, user: flatten a load whose indices are flat already (a flat). */
+static stir_visit_step flat_load(stir_expr **slot, void *user)
 {
-	switch (e->kind) {
-	case STIR_EXPR_LOAD:
-		flat_access(f, &e->u.load.buf, &e->u.load.n, &e->u.load.idx);
-		break;
-	case STIR_EXPR_UNARY:
-		flat_expr(f, e->u.unary.a);
-		break;
-	case STIR_EXPR_BINARY:
-		flat_expr(f, e->u.binary.a);
-		flat_expr(f, e->u.binary.b);
-		break;
-	case STIR_EXPR_SELECT:
-		flat_expr(f, e->u.select.c);
-		flat_expr(f, e->u.select.a);
-		flat_expr(f, e->u.select.b);
-		break;
-	case STIR_EXPR_CALL:
-		flat_exprs(f, e->u.call.n, e->u.call.args);
-		break;
-	case STIR_EXPR_CAST:
-		flat_expr(f, e->u.cast.a);
-		break;
-	case STIR_EXPR_SEARCH:
-		flat_expr(f, e->u.search.lo);
-		flat_expr(f, e->u.search.hi);
-		flat_expr(f, e->u.search.x);
-		break;
-	default:
-		break;
-	}
+	stir_expr *e = *slot;
+	if (e->kind == STIR_EXPR_LOAD)
+		flat_access(user, &e->u.load.buf, &e->u.load.n, &e->u.load.idx);
+	return STIR_VISIT_GO;
 }
 
-/* k, list, user: flatten the accesses of the statements of list. */
-static int flat_list(stir_kernel *k, stir_ptr_vec *list, void *user)
+/* s, user: flatten a store whose indices and value are flat already (a
+ * flat). */
+static stir_visit_step flat_store(stir_stmt *s, void *user)
 {
-	flat *f = user;
-	(void)k;
-	for (int i = 0; i < list->n; i++) {
-		stir_stmt *s = stir_stmt_at(list, i);
-		switch (s->kind) {
-		case STIR_STMT_STORE:
-			flat_access(f, &s->u.store.buf, &s->u.store.n, &s->u.store.idx);
-			flat_expr(f, s->u.store.value);
-			break;
-		case STIR_STMT_LET:
-			flat_expr(f, s->u.let.value);
-			break;
-		case STIR_STMT_IF:
-			flat_expr(f, s->u.if_.cond);
-			break;
-		case STIR_STMT_FOR:
-			flat_expr(f, s->u.for_.extent);
-			break;
-		case STIR_STMT_BLOCK:
-			flat_exprs(f, s->u.block.n_vars, s->u.block.bindings);
-			break;
-		case STIR_STMT_ITER:
-		case STIR_STMT_BARRIER:
-			break;
-		}
-	}
-	return f->failed ? -1 : 0;
+	if (s->kind == STIR_STMT_STORE)
+		flat_access(user, &s->u.store.buf, &s->u.store.n, &s->u.store.idx);
+	return STIR_VISIT_GO;
 }
 
 /* k: see passes/passes.h: the rewrite, without the verifier. */
@@ -222,8 +165,11 @@ int stir_lower_sparse_buffer_rewrite(stir_kernel *k)
 			f.map[i] = flatten_buffer(&f, &names, b);
 	}
 	stir_names_release(&names);
-	if (!f.failed)
-		stir_foreach_list(k, flat_list, &f);
+	if (!f.failed) {
+		/* bottom-up: an access is made flat after its indices */
+		stir_visitor v = { NULL, flat_store, NULL, flat_load, 0, &f };
+		stir_visit_list(&v, &k->body);
+	}
 	if (!f.failed) {
 		/* the flat buffers take the places of the old ones */
 		stir_ptr_vec buffers = { 0 };

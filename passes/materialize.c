@@ -4,7 +4,7 @@
  * analyses may use. */
 #include "passes/passes.h"
 #include <stdio.h>
-#include "passes/util.h"
+#include "ir/util.h"
 
 stir_expr *stir_axis_npos_expr(stir_kernel *k, const stir_axis *a)
 {

@@ -20,7 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "passes/passes.h"
-#include "passes/util.h"
+#include "ir/affine.h"
+#include "ir/util.h"
 
 /* The region of one buffer being accumulated. */
 typedef struct acc_region {
@@ -183,26 +184,6 @@ static void set_level(ra *r, const stir_var *v, int depth)
 	r->level[v->slot] = depth;
 }
 
-/* e, *base, *off: split e into base + constant offset. */
-static void split_offset(stir_expr *e, stir_expr **base, int64_t *off)
-{
-	*off = 0;
-	*base = e;
-	if (e->kind == STIR_EXPR_BINARY && e->u.binary.op == STIR_ADD &&
-	    e->u.binary.b->kind == STIR_EXPR_INT) {
-		*base = e->u.binary.a;
-		*off = e->u.binary.b->u.i;
-	} else if (e->kind == STIR_EXPR_BINARY && e->u.binary.op == STIR_SUB &&
-		   e->u.binary.b->kind == STIR_EXPR_INT &&
-		   e->u.binary.b->u.i != INT64_MIN) {
-		*base = e->u.binary.a;
-		*off = -e->u.binary.b->u.i;
-	} else if (e->kind == STIR_EXPR_INT) {
-		*base = NULL; /* a plain constant: base 0 */
-		*off = e->u.i;
-	}
-}
-
 /* buf: the hash of a buffer for region_set.slot. */
 static size_t buf_hash(const stir_buffer *buf)
 {
@@ -313,7 +294,7 @@ static void add_access(ra *r, region_set *set, stir_buffer *buf, int n,
 			merge_dim(a, d, first, &whole_dim, -1, 0, 0, 0);
 			continue;
 		}
-		split_offset(e, &base, &off);
+		stir_affine_split_const(e, &base, &off);
 		int vn = !base ? -2 : base == e ? info[d].vn : info[d].vn_a;
 		int lvl = !base ? 0 : base == e ? info[d].lvl : info[d].lvl_a;
 		merge_dim(a, d, first, base, vn, lvl, off, off);

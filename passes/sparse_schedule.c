@@ -9,7 +9,7 @@
 #include <string.h>
 #include <stir/passes.h>
 #include "ir/nodes.h"
-#include "passes/util.h"
+#include "ir/util.h"
 
 /* list, name: the iteration called "name" in list or nested in it. */
 static stir_stmt *find_iter_in(stir_ptr_vec *list, const char *name)

@@ -5,7 +5,7 @@
  * Breaks: nothing; the kernel no longer takes the parameter. */
 #include <string.h>
 #include <stir/passes.h>
-#include "passes/util.h"
+#include "ir/util.h"
 
 int stir_specialize(stir_kernel *k, const char *param, int64_t value)
 {

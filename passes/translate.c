@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "passes/passes.h"
-#include "passes/util.h"
+#include "ir/util.h"
 
 /* A search already emitted and still in scope. */
 typedef struct search_entry {

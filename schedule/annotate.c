@@ -57,6 +57,37 @@ static void add_dep(bind_walk *w, const stir_var *v)
 	w->dep[w->n_dep++] = v;
 }
 
+/* What unsafe_store carries. */
+typedef struct safe_walk {
+	int atomic;            /* atomic blocks around (1 when st is in one) */
+	bool block_idx;        /* the loop is bound to a blockIdx index */
+	bool safe;             /* no unsafe store seen */
+} safe_walk;
+
+/* st, user: stop at a store that is not private or atomic (a safe_walk). */
+static stir_visit_step unsafe_store(stir_stmt *st, void *user)
+{
+	safe_walk *w = user;
+	if (st->kind == STIR_STMT_BLOCK &&
+	    (st->u.block.flags & STIR_BLOCK_ATOMIC))
+		w->atomic++;
+	if (st->kind != STIR_STMT_STORE)
+		return STIR_VISIT_GO;
+	stir_scope sc = st->u.store.buf->scope;
+	w->safe = w->atomic || sc == STIR_SCOPE_LOCAL || sc == STIR_SCOPE_WARP ||
+		(w->block_idx && sc == STIR_SCOPE_SHARED);
+	return w->safe ? STIR_VISIT_GO : STIR_VISIT_STOP;
+}
+
+/* st, user: leave an atomic block (a safe_walk). */
+static stir_visit_step leave_block(stir_stmt *st, void *user)
+{
+	if (st->kind == STIR_STMT_BLOCK &&
+	    (st->u.block.flags & STIR_BLOCK_ATOMIC))
+		((safe_walk *)user)->atomic--;
+	return STIR_VISIT_GO;
+}
+
 /* st, atomic, block_idx: whether every store in st is private to a
  * thread of the loop being bound or inside an atomic block ("atomic": st
  * is inside one already): stores to local (and warp) buffers are, and for a loop
@@ -64,31 +95,10 @@ static void add_dep(bind_walk *w, const stir_var *v)
  * to shared buffers too. */
 static bool stores_safe(const stir_stmt *st, bool atomic, bool block_idx)
 {
-	const stir_ptr_vec *lists[2] = { NULL, NULL };
-	switch (st->kind) {
-	case STIR_STMT_STORE:
-		return atomic || st->u.store.buf->scope == STIR_SCOPE_LOCAL ||
-			st->u.store.buf->scope == STIR_SCOPE_WARP ||
-			(block_idx && st->u.store.buf->scope == STIR_SCOPE_SHARED);
-	case STIR_STMT_IF:
-		lists[0] = &st->u.if_.then_body;
-		lists[1] = &st->u.if_.else_body;
-		break;
-	case STIR_STMT_FOR:
-		lists[0] = &st->u.for_.body;
-		break;
-	case STIR_STMT_BLOCK:
-		atomic |= (st->u.block.flags & STIR_BLOCK_ATOMIC) != 0;
-		lists[0] = &st->u.block.body;
-		break;
-	default:
-		return true;
-	}
-	for (int l = 0; l < 2; l++)
-		for (int i = 0; lists[l] && i < lists[l]->n; i++)
-			if (!stores_safe(stir_stmt_at(lists[l], i), atomic, block_idx))
-				return false;
-	return true;
+	safe_walk w = { atomic, block_idx, true };
+	stir_visitor v = { unsafe_store, leave_block, NULL, NULL, 0, &w };
+	stir_visit_stmt(&v, (stir_stmt *)st);
+	return w.safe;
 }
 
 static void bind_list(bind_walk *w, const stir_ptr_vec *list, bool in_block,

@@ -43,6 +43,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "ir/affine.h"
 #include "schedule/sched.h"
 
 #define MAX_DIMS 16
@@ -853,57 +854,10 @@ typedef struct nest_domain {
 	stir_expr *bound[MAX_DIMS];
 } nest_domain;
 
-/* An affine sum of loop variables with literal coefficients. */
-typedef struct affine {
-	int n;
-	const stir_var *loop[MAX_TERMS];
-	int64_t coef[MAX_TERMS];
-	int64_t konst;
-} affine;
-
-/* e, scale, a: add scale * e to a; false when e is not such a sum. */
-static bool add_affine(const stir_expr *e, int64_t scale, affine *a)
-{
-	switch (e->kind) {
-	case STIR_EXPR_INT:
-		a->konst += scale * e->u.i;
-		return true;
-	case STIR_EXPR_VAR:
-		if (e->u.var->kind != STIR_VAR_LOOP)
-			return false;
-		for (int i = 0; i < a->n; i++)
-			if (a->loop[i] == e->u.var) {
-				a->coef[i] += scale;
-				return true;
-			}
-		if (a->n == MAX_TERMS)
-			return false;
-		a->loop[a->n] = e->u.var;
-		a->coef[a->n++] = scale;
-		return true;
-	case STIR_EXPR_CAST:
-		return add_affine(e->u.cast.a, scale, a);
-	case STIR_EXPR_BINARY: {
-		const stir_expr *x = e->u.binary.a, *y = e->u.binary.b;
-		switch (e->u.binary.op) {
-		case STIR_ADD:
-			return add_affine(x, scale, a) && add_affine(y, scale, a);
-		case STIR_SUB:
-			return add_affine(x, scale, a) && add_affine(y, -scale, a);
-		case STIR_MUL:
-			if (y->kind == STIR_EXPR_INT)
-				return add_affine(x, scale * y->u.i, a);
-			if (x->kind == STIR_EXPR_INT)
-				return add_affine(y, scale * x->u.i, a);
-			return false;
-		default:
-			return false;
-		}
-	}
-	default:
-		return false;
-	}
-}
+/* How cache_write reads a block binding: an affine sum of loop
+ * variables with literal coefficients (ir/affine.h). */
+static const stir_affine_opts loop_sum = { STIR_AFFINE_LOOP_VARS, NULL, NULL,
+	NULL };
 
 /* p, v: the loop of variable v on path p, or NULL. */
 static const stir_stmt *path_loop(const sched_path *p, const stir_var *v)
@@ -916,33 +870,17 @@ static const stir_stmt *path_loop(const sched_path *p, const stir_var *v)
 }
 
 /* p, a: drop from a the loops of p with extent 1, whose variable is 0. */
-static void drop_unit_loops(const sched_path *p, affine *a)
+static void drop_unit_loops(const sched_path *p, stir_affine *a)
 {
 	int m = 0;
 	for (int i = 0; i < a->n; i++) {
-		const stir_stmt *l = path_loop(p, a->loop[i]);
+		const stir_stmt *l = path_loop(p, a->t[i].var);
 		int64_t e;
 		if (l && sched_int_value(l->u.for_.extent, &e) && e == 1)
 			continue;
-		a->loop[m] = a->loop[i];
-		a->coef[m++] = a->coef[i];
+		a->t[m++] = a->t[i];
 	}
 	a->n = m;
-}
-
-/* a, b: the same sum. */
-static bool same_affine(const affine *a, const affine *b)
-{
-	if (a->n != b->n || a->konst != b->konst)
-		return false;
-	for (int i = 0; i < a->n; i++) {
-		bool found = false;
-		for (int j = 0; j < b->n && !found; j++)
-			found = a->loop[i] == b->loop[j] && a->coef[i] == b->coef[j];
-		if (!found)
-			return false;
-	}
-	return true;
 }
 
 /* c, e, conds, n: split the conjuncts of condition e into conds. */
@@ -1004,16 +942,17 @@ static bool find_nest_domain(sched *s, const sched_path *p, nest_domain *d)
 		if (b->kind != STIR_STMT_BLOCK)
 			continue;
 		for (int v = 0; v < b->u.block.n_vars; v++) {
-			affine a = { 0 };
-			if (!add_affine(b->u.block.bindings[v], 1, &a) || a.konst)
+			stir_affine a = { 0 };
+			if (!stir_affine_add(&a, b->u.block.bindings[v], 1,
+					&loop_sum) || a.konst)
 				return false;
 			for (int t = 0; t < a.n; t++) {
 				for (int j = 0; j < n_claimed; j++)
-					if (claimed[j] == a.loop[t])
+					if (claimed[j] == a.t[t].var)
 						return false;
-				if (n_claimed == 4 * MAX_TERMS || !path_loop(p, a.loop[t]))
+				if (n_claimed == 4 * MAX_TERMS || !path_loop(p, a.t[t].var))
 					return false;
-				claimed[n_claimed++] = a.loop[t];
+				claimed[n_claimed++] = a.t[t].var;
 			}
 			if (b->u.block.kinds[v] != 'S')
 				continue;
@@ -1028,20 +967,18 @@ static bool find_nest_domain(sched *s, const sched_path *p, nest_domain *d)
 			}
 			/* mixed radix: sort by coefficient */
 			for (int x = 1; x < a.n; x++)
-				for (int y = x; y > 0 && a.coef[y] < a.coef[y - 1]; y--) {
-					int64_t tc = a.coef[y];
-					const stir_var *tl = a.loop[y];
-					a.coef[y] = a.coef[y - 1];
-					a.loop[y] = a.loop[y - 1];
-					a.coef[y - 1] = tc;
-					a.loop[y - 1] = tl;
+				for (int y = x; y > 0 && a.t[y].coef < a.t[y - 1].coef;
+				     y--) {
+					stir_affine_term tt = a.t[y];
+					a.t[y] = a.t[y - 1];
+					a.t[y - 1] = tt;
 				}
 			int64_t stride = 1;
 			const stir_expr *last = NULL;
 			for (int t = 0; t < a.n; t++) {
-				const stir_expr *ext = path_loop(p, a.loop[t])->u.for_.extent;
+				const stir_expr *ext = path_loop(p, a.t[t].var)->u.for_.extent;
 				int64_t e;
-				if (a.coef[t] != stride)
+				if (a.t[t].coef != stride)
 					return false;
 				if (t + 1 < a.n) {
 					if (!sched_int_value(ext, &e) || e < 1)
@@ -1056,10 +993,10 @@ static bool find_nest_domain(sched *s, const sched_path *p, nest_domain *d)
 			stir_expr *bound = NULL;
 			for (int j = 0; j < n_conds && !bound; j++) {
 				const stir_expr *g = conds[j];
-				affine ga = { 0 };
+				stir_affine ga = { 0 };
 				if (g->kind == STIR_EXPR_BINARY && g->u.binary.op == STIR_LT &&
-				    add_affine(g->u.binary.a, 1, &ga) &&
-				    (drop_unit_loops(p, &ga), same_affine(&a, &ga)) &&
+				    stir_affine_add(&ga, g->u.binary.a, 1, &loop_sum) &&
+				    (drop_unit_loops(p, &ga), stir_affine_same(&a, &ga)) &&
 				    sched_is_param_expr(g->u.binary.b) &&
 				    covers(s, last, stride, g->u.binary.b)) {
 					bound = (stir_expr *)g->u.binary.b;

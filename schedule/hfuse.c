@@ -15,64 +15,65 @@
 #include <string.h>
 #include "schedule/sched.h"
 
-/* st, b, atomic: the number of += and -= stores to b in st that lie in
- * an atomic block ("atomic": st is inside one). */
-static int atomic_stores(const stir_stmt *st, const stir_buffer *b,
-	bool atomic)
+/* What count_atomic carries. */
+typedef struct atomic_walk {
+	const stir_buffer *b;  /* the buffer */
+	int depth;             /* atomic blocks around the statement */
+	int n;                 /* atomic += and -= stores to b counted */
+} atomic_walk;
+
+/* st, user: count a += or -= store to b inside an atomic block (an
+ * atomic_walk). */
+static stir_visit_step count_atomic(stir_stmt *st, void *user)
 {
-	const stir_ptr_vec *lists[2] = { NULL, NULL };
-	switch (st->kind) {
-	case STIR_STMT_STORE:
-		return atomic && st->u.store.buf == b &&
+	atomic_walk *w = user;
+	if (st->kind == STIR_STMT_BLOCK &&
+	    (st->u.block.flags & STIR_BLOCK_ATOMIC))
+		w->depth++;
+	else if (st->kind == STIR_STMT_STORE)
+		w->n += w->depth && st->u.store.buf == w->b &&
 			(st->u.store.op == STIR_STORE_ADD ||
 			 st->u.store.op == STIR_STORE_SUB);
-	case STIR_STMT_IF:
-		lists[0] = &st->u.if_.then_body;
-		lists[1] = &st->u.if_.else_body;
-		break;
-	case STIR_STMT_BLOCK:
-		atomic |= (st->u.block.flags & STIR_BLOCK_ATOMIC) != 0;
-		lists[0] = &st->u.block.body;
-		break;
-	case STIR_STMT_FOR:
-		lists[0] = &st->u.for_.body;
-		break;
-	default:
-		return 0;
-	}
-	int n = 0;
-	for (int l = 0; l < 2; l++)
-		for (int i = 0; lists[l] && i < lists[l]->n; i++)
-			n += atomic_stores(stir_stmt_at(lists[l], i), b, atomic);
-	return n;
+	return STIR_VISIT_GO;
+}
+
+/* st, user: leave an atomic block (an atomic_walk). */
+static stir_visit_step leave_atomic(stir_stmt *st, void *user)
+{
+	if (st->kind == STIR_STMT_BLOCK &&
+	    (st->u.block.flags & STIR_BLOCK_ATOMIC))
+		((atomic_walk *)user)->depth--;
+	return STIR_VISIT_GO;
 }
 
 /* st, b: whether every access of b in st is an atomic += or -= store. */
 static bool only_atomic(const stir_stmt *st, const stir_buffer *b)
 {
-	return sched_count_accesses(st, b) == atomic_stores(st, b, false);
+	atomic_walk w = { b, 0, 0 };
+	stir_visitor v = { count_atomic, leave_atomic, NULL, NULL, 0, &w };
+	stir_visit_stmt(&v, (stir_stmt *)st);
+	return sched_count_accesses(st, b) == w.n;
 }
 
-/* list, thread: the first loop in list (at any depth) bound to a blockIdx
- * index, or NULL. */
+/* st, user: stop at a loop bound to a blockIdx index, kept in *user (a
+ * const stir_stmt *). */
+static stir_visit_step find_block_bound(stir_stmt *st, void *user)
+{
+	if (st->kind != STIR_STMT_FOR || st->u.for_.kind != STIR_LOOP_BIND ||
+	    st->u.for_.thread > STIR_BLOCK_Z)
+		return STIR_VISIT_GO;
+	*(const stir_stmt **)user = st;
+	return STIR_VISIT_STOP;
+}
+
+/* list: the first loop in list (at any depth) bound to a blockIdx index,
+ * or NULL. */
 static const stir_stmt *block_bound(const stir_ptr_vec *list)
 {
-	for (int i = 0; i < list->n; i++) {
-		const stir_stmt *st = stir_stmt_at(list, i), *f = NULL;
-		if (st->kind == STIR_STMT_FOR && st->u.for_.kind == STIR_LOOP_BIND &&
-		    st->u.for_.thread <= STIR_BLOCK_Z)
-			return st;
-		if (st->kind == STIR_STMT_IF) {
-			f = block_bound(&st->u.if_.then_body);
-			if (!f)
-				f = block_bound(&st->u.if_.else_body);
-		} else if (stir_stmt_body((stir_stmt *)st)) {
-			f = block_bound(stir_stmt_body((stir_stmt *)st));
-		}
-		if (f)
-			return f;
-	}
-	return NULL;
+	const stir_stmt *found = NULL;
+	stir_visitor v = { find_block_bound, NULL, NULL, NULL, 0, &found };
+	stir_visit_list(&v, (stir_ptr_vec *)list);
+	return found;
 }
 
 /* s, a, b, na, nb, between, disjoint: the nests a and b (of blocks na,

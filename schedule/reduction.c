@@ -15,64 +15,46 @@
  * Both keep what the kernel computes (lets are pure, so inlining them
  * changes nothing) and break nothing. */
 #include <string.h>
+#include "ir/ops.h"
 #include "schedule/sched.h"
 
-/* s, b, bad: the first store in b's body that is not += or -=. */
-static const stir_stmt *non_additive(const stir_ptr_vec *list)
+/* st, user: stop at a store that is not += or -=, kept in *user (a
+ * const stir_stmt *). */
+static stir_visit_step find_non_additive(stir_stmt *st, void *user)
 {
-	for (int i = 0; i < list->n; i++) {
-		const stir_stmt *st = stir_stmt_at(list, i), *f = NULL;
-		switch (st->kind) {
-		case STIR_STMT_STORE:
-			if (st->u.store.op != STIR_STORE_ADD &&
-			    st->u.store.op != STIR_STORE_SUB)
-				return st;
-			break;
-		case STIR_STMT_IF:
-			f = non_additive(&st->u.if_.then_body);
-			if (!f)
-				f = non_additive(&st->u.if_.else_body);
-			break;
-		case STIR_STMT_FOR:
-		case STIR_STMT_BLOCK:
-			f = non_additive(stir_stmt_body((stir_stmt *)st));
-			break;
-		default:
-			break;
-		}
-		if (f)
-			return f;
-	}
-	return NULL;
+	if (st->kind != STIR_STMT_STORE || st->u.store.op == STIR_STORE_ADD ||
+	    st->u.store.op == STIR_STORE_SUB)
+		return STIR_VISIT_GO;
+	*(const stir_stmt **)user = st;
+	return STIR_VISIT_STOP;
+}
+
+/* list: the first store in list (at any depth) that is not += or -=, or
+ * NULL. */
+static const stir_stmt *non_additive(stir_ptr_vec *list)
+{
+	const stir_stmt *bad = NULL;
+	stir_visitor v = { find_non_additive, NULL, NULL, NULL, 0, &bad };
+	stir_visit_list(&v, list);
+	return bad;
+}
+
+/* st, user: mark st atomic when it is a block. */
+static stir_visit_step set_atomic(stir_stmt *st, void *user)
+{
+	(void)user;
+	if (st->kind == STIR_STMT_BLOCK)
+		st->u.block.flags |= STIR_BLOCK_ATOMIC;
+	return STIR_VISIT_GO;
 }
 
 /* list: mark every block in list (at any depth) atomic. */
 static void mark_atomic(stir_ptr_vec *list)
 {
-	for (int i = 0; i < list->n; i++) {
-		stir_stmt *st = stir_stmt_at(list, i);
-		if (st->kind == STIR_STMT_BLOCK)
-			st->u.block.flags |= STIR_BLOCK_ATOMIC;
-		if (st->kind == STIR_STMT_IF) {
-			mark_atomic(&st->u.if_.then_body);
-			mark_atomic(&st->u.if_.else_body);
-		} else if (stir_stmt_body(st)) {
-			mark_atomic(stir_stmt_body(st));
-		}
-	}
+	stir_visitor v = { set_atomic, NULL, NULL, NULL, 0, NULL };
+	stir_visit_list(&v, list);
 }
 
-/* op: the text of a store operator. */
-static const char *op_text(stir_store_op op)
-{
-	switch (op) {
-	case STIR_STORE_ASSIGN: return "=";
-	case STIR_STORE_ADD: return "+=";
-	case STIR_STORE_SUB: return "-=";
-	case STIR_STORE_MUL: return "*=";
-	}
-	return "?";
-}
 
 int sched_set_atomic(sched *s, stir_stmt *b)
 {
@@ -80,7 +62,7 @@ int sched_set_atomic(sched *s, stir_stmt *b)
 	if (bad) {
 		sched_fail(s, b->loc, "block '%s' holds a store '%s' to '%s'; only "
 			"+= and -= can be atomic", b->u.block.name,
-			op_text(bad->u.store.op), bad->u.store.buf->name);
+			stir_store_op_text(bad->u.store.op), bad->u.store.buf->name);
 		return -1;
 	}
 	b->u.block.flags |= STIR_BLOCK_ATOMIC;

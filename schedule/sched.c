@@ -127,16 +127,6 @@ int sched_end(sched *s)
 
 /* ---- the index of definitions ---- */
 
-/* s, st: record the variables statement st binds, then those nested. */
-static void index_stmt(sched *s, stir_stmt *st);
-
-/* s, list: index_stmt on every statement of list. */
-static void index_list(sched *s, stir_ptr_vec *list)
-{
-	for (int i = 0; i < list->n; i++)
-		index_stmt(s, stir_stmt_at(list, i));
-}
-
 /* s, v, st, val: v is bound by st to val. */
 static void index_var(sched *s, const stir_var *v, stir_stmt *st,
 	stir_expr *val)
@@ -147,29 +137,15 @@ static void index_var(sched *s, const stir_var *v, stir_stmt *st,
 	}
 }
 
-static void index_stmt(sched *s, stir_stmt *st)
+/* st, user: record the variables st binds (a sched). */
+static stir_visit_step index_stmt(stir_stmt *st, void *user)
 {
-	switch (st->kind) {
-	case STIR_STMT_LET:
-		index_var(s, st->u.let.var, st, st->u.let.value);
-		break;
-	case STIR_STMT_IF:
-		index_list(s, &st->u.if_.then_body);
-		index_list(s, &st->u.if_.else_body);
-		break;
-	case STIR_STMT_FOR:
-		index_var(s, st->u.for_.var, st, NULL);
-		index_list(s, &st->u.for_.body);
-		break;
-	case STIR_STMT_BLOCK:
-		for (int i = 0; i < st->u.block.n_vars; i++)
-			index_var(s, st->u.block.vars[i], st,
-				st->u.block.bindings[i]);
-		index_list(s, &st->u.block.body);
-		break;
-	default:
-		break;
-	}
+	int n;
+	stir_expr **vals;
+	stir_var **vars = stir_stmt_binds(st, &n, &vals);
+	for (int i = 0; i < n; i++)
+		index_var(user, vars[i], st, vals ? vals[i] : NULL);
+	return STIR_VISIT_GO;
 }
 
 int sched_index(sched *s)
@@ -183,7 +159,8 @@ int sched_index(sched *s)
 		s->oom = true;
 		return -1;
 	}
-	index_list(s, &s->k->body);
+	stir_visitor v = { index_stmt, NULL, NULL, NULL, 0, s };
+	stir_visit_list(&v, &s->k->body);
 	return 0;
 }
 
@@ -465,59 +442,17 @@ bool sched_int_value(const stir_expr *e, int64_t *v)
 	return true;
 }
 
-/* s, n, a, b: sched_same on two arrays of n expressions. */
-static bool same_all(const sched *s, int n, stir_expr *const *a,
-	stir_expr *const *b)
+/* v, user: sched_canon of v in the sched "user" (a stir_eq hook). */
+static const stir_var *canon_hook(const stir_var *v, const void *user)
 {
-	for (int i = 0; i < n; i++)
-		if (!sched_same(s, a[i], b[i]))
-			return false;
-	return true;
+	return sched_canon(user, v);
 }
 
+/* s, a, b: see sched.h. */
 bool sched_same(const sched *s, const stir_expr *a, const stir_expr *b)
 {
-	if (a == b)
-		return true;
-	if (!a || !b)
-		return false;
-	if (a->kind == STIR_EXPR_VAR && b->kind == STIR_EXPR_VAR)
-		return sched_canon(s, a->u.var) == sched_canon(s, b->u.var);
-	if (a->kind != b->kind || a->dtype != b->dtype)
-		return false;
-	switch (a->kind) {
-	case STIR_EXPR_INT:
-		return a->u.i == b->u.i;
-	case STIR_EXPR_FLOAT:
-		return !memcmp(&a->u.f, &b->u.f, sizeof(double));
-	case STIR_EXPR_LOAD:
-		return a->u.load.buf == b->u.load.buf && a->u.load.n == b->u.load.n &&
-			same_all(s, a->u.load.n, a->u.load.idx, b->u.load.idx);
-	case STIR_EXPR_UNARY:
-		return a->u.unary.op == b->u.unary.op &&
-			sched_same(s, a->u.unary.a, b->u.unary.a);
-	case STIR_EXPR_BINARY:
-		return a->u.binary.op == b->u.binary.op &&
-			sched_same(s, a->u.binary.a, b->u.binary.a) &&
-			sched_same(s, a->u.binary.b, b->u.binary.b);
-	case STIR_EXPR_SELECT:
-		return sched_same(s, a->u.select.c, b->u.select.c) &&
-			sched_same(s, a->u.select.a, b->u.select.a) &&
-			sched_same(s, a->u.select.b, b->u.select.b);
-	case STIR_EXPR_CALL:
-		return a->u.call.f == b->u.call.f && a->u.call.n == b->u.call.n &&
-			same_all(s, a->u.call.n, a->u.call.args, b->u.call.args);
-	case STIR_EXPR_CAST:
-		return sched_same(s, a->u.cast.a, b->u.cast.a);
-	case STIR_EXPR_SEARCH:
-		return a->u.search.op == b->u.search.op &&
-			a->u.search.buf == b->u.search.buf &&
-			sched_same(s, a->u.search.lo, b->u.search.lo) &&
-			sched_same(s, a->u.search.hi, b->u.search.hi) &&
-			sched_same(s, a->u.search.x, b->u.search.x);
-	default:
-		return false;
-	}
+	stir_eq eq = { 0, NULL, canon_hook, s };
+	return stir_expr_equal(&eq, a, b);
 }
 
 stir_expr *sched_cast(stir_kernel *k, stir_expr *e, stir_dtype t)
@@ -804,105 +739,6 @@ bool sched_varies(const sched_accs *a, const stir_expr *e)
 	return false;
 }
 
-/* ---- reads and writes of whole subtrees ---- */
-
-/* e, b: whether expression e loads or searches b. */
-static bool expr_reads(const stir_expr *e, const stir_buffer *b)
-{
-	if (!e)
-		return false;
-	switch (e->kind) {
-	case STIR_EXPR_LOAD:
-		if (e->u.load.buf == b)
-			return true;
-		for (int i = 0; i < e->u.load.n; i++)
-			if (expr_reads(e->u.load.idx[i], b))
-				return true;
-		return false;
-	case STIR_EXPR_UNARY:
-		return expr_reads(e->u.unary.a, b);
-	case STIR_EXPR_BINARY:
-		return expr_reads(e->u.binary.a, b) || expr_reads(e->u.binary.b, b);
-	case STIR_EXPR_SELECT:
-		return expr_reads(e->u.select.c, b) || expr_reads(e->u.select.a, b) ||
-			expr_reads(e->u.select.b, b);
-	case STIR_EXPR_CALL:
-		for (int i = 0; i < e->u.call.n; i++)
-			if (expr_reads(e->u.call.args[i], b))
-				return true;
-		return false;
-	case STIR_EXPR_CAST:
-		return expr_reads(e->u.cast.a, b);
-	case STIR_EXPR_SEARCH:
-		return e->u.search.buf == b || expr_reads(e->u.search.lo, b) ||
-			expr_reads(e->u.search.hi, b) || expr_reads(e->u.search.x, b);
-	default:
-		return false;
-	}
-}
-
-/* list, b: sched_stmt_reads over a list. */
-static bool list_reads(const stir_ptr_vec *list, const stir_buffer *b)
-{
-	for (int i = 0; i < list->n; i++)
-		if (sched_stmt_reads(stir_stmt_at(list, i), b))
-			return true;
-	return false;
-}
-
-bool sched_stmt_reads(const stir_stmt *st, const stir_buffer *b)
-{
-	switch (st->kind) {
-	case STIR_STMT_STORE:
-		if (st->u.store.buf == b && st->u.store.op != STIR_STORE_ASSIGN)
-			return true;
-		for (int i = 0; i < st->u.store.n; i++)
-			if (expr_reads(st->u.store.idx[i], b))
-				return true;
-		return expr_reads(st->u.store.value, b);
-	case STIR_STMT_LET:
-		return expr_reads(st->u.let.value, b);
-	case STIR_STMT_IF:
-		return expr_reads(st->u.if_.cond, b) ||
-			list_reads(&st->u.if_.then_body, b) ||
-			list_reads(&st->u.if_.else_body, b);
-	case STIR_STMT_FOR:
-		return expr_reads(st->u.for_.extent, b) ||
-			list_reads(&st->u.for_.body, b);
-	case STIR_STMT_BLOCK:
-		for (int i = 0; i < st->u.block.n_vars; i++)
-			if (expr_reads(st->u.block.bindings[i], b))
-				return true;
-		return list_reads(&st->u.block.body, b);
-	default:
-		return false;
-	}
-}
-
-bool sched_stmt_stores(const stir_stmt *st)
-{
-	const stir_ptr_vec *lists[2] = { NULL, NULL };
-	switch (st->kind) {
-	case STIR_STMT_STORE:
-		return true;
-	case STIR_STMT_IF:
-		lists[0] = &st->u.if_.then_body;
-		lists[1] = &st->u.if_.else_body;
-		break;
-	case STIR_STMT_FOR:
-	case STIR_STMT_BLOCK:
-		lists[0] = stir_stmt_body((stir_stmt *)st);
-		break;
-	default:
-		return false;
-	}
-	for (int l = 0; l < 2; l++)
-		for (int i = 0; lists[l] && i < lists[l]->n; i++)
-			if (sched_stmt_stores(stir_stmt_at(lists[l], i)))
-				return true;
-	return false;
-}
-
 int sched_check_loop_list(sched *s, const sched_path *path, int n)
 {
 	const stir_stmt *block = path->stmt[path->n - 1];
@@ -978,36 +814,32 @@ oom:
 	return -1;
 }
 
+/* What add_bound_names carries. */
+typedef struct bound_names {
+	sched_names *names;    /* where the names go */
+	int rc;                /* 0, or -1 when memory ran out */
+} bound_names;
+
+/* st, user: add the names of the variables st binds (a bound_names). */
+static stir_visit_step add_bound_names(stir_stmt *st, void *user)
+{
+	bound_names *b = user;
+	int n;
+	stir_var **vars = stir_stmt_binds(st, &n, NULL);
+	for (int i = 0; i < n && !b->rc; i++)
+		b->rc = names_add(b->names, vars[i]->name);
+	return b->rc ? STIR_VISIT_STOP : STIR_VISIT_GO;
+}
+
+/* s, st, names: see sched.h. */
 int sched_names_add_bound(sched *s, const stir_stmt *st, sched_names *names)
 {
-	int rc = 0;
-	const stir_ptr_vec *lists[2] = { NULL, NULL };
-	switch (st->kind) {
-	case STIR_STMT_LET:
-		rc = names_add(names, st->u.let.var->name);
-		break;
-	case STIR_STMT_IF:
-		lists[0] = &st->u.if_.then_body;
-		lists[1] = &st->u.if_.else_body;
-		break;
-	case STIR_STMT_FOR:
-		rc = names_add(names, st->u.for_.var->name);
-		lists[0] = &st->u.for_.body;
-		break;
-	case STIR_STMT_BLOCK:
-		for (int i = 0; i < st->u.block.n_vars && !rc; i++)
-			rc = names_add(names, st->u.block.vars[i]->name);
-		lists[0] = &st->u.block.body;
-		break;
-	default:
-		break;
-	}
-	for (int l = 0; l < 2 && !rc; l++)
-		for (int i = 0; lists[l] && i < lists[l]->n && !rc; i++)
-			rc = sched_names_add_bound(s, stir_stmt_at(lists[l], i), names);
-	if (rc < 0)
+	bound_names b = { names, 0 };
+	stir_visitor v = { add_bound_names, NULL, NULL, NULL, 0, &b };
+	stir_visit_stmt(&v, (stir_stmt *)st);
+	if (b.rc < 0)
 		s->oom = true;
-	return rc;
+	return b.rc;
 }
 
 int sched_loop_names(sched *s, const sched_path *path, int li,
@@ -1101,35 +933,29 @@ static void rename_var(sched *s, stir_var *v, sched_names *names)
 	}
 }
 
-/* s, list, names: sched_rename_clashes on every statement of list. */
-static void rename_list(sched *s, stir_ptr_vec *list, sched_names *names)
+/* What rename_bound carries. */
+typedef struct rename_walk {
+	sched *s;
+	sched_names *names;
+} rename_walk;
+
+/* st, user: rename_var on the variables st binds (a rename_walk). */
+static stir_visit_step rename_bound(stir_stmt *st, void *user)
 {
-	for (int i = 0; i < list->n; i++)
-		sched_rename_clashes(s, stir_stmt_at(list, i), names);
+	rename_walk *w = user;
+	int n;
+	stir_var **vars = stir_stmt_binds(st, &n, NULL);
+	for (int i = 0; i < n; i++)
+		rename_var(w->s, vars[i], w->names);
+	return STIR_VISIT_GO;
 }
 
+/* s, st, names: see sched.h. */
 int sched_rename_clashes(sched *s, stir_stmt *st, sched_names *names)
 {
-	switch (st->kind) {
-	case STIR_STMT_LET:
-		rename_var(s, st->u.let.var, names);
-		break;
-	case STIR_STMT_IF:
-		rename_list(s, &st->u.if_.then_body, names);
-		rename_list(s, &st->u.if_.else_body, names);
-		break;
-	case STIR_STMT_FOR:
-		rename_var(s, st->u.for_.var, names);
-		rename_list(s, &st->u.for_.body, names);
-		break;
-	case STIR_STMT_BLOCK:
-		for (int i = 0; i < st->u.block.n_vars; i++)
-			rename_var(s, st->u.block.vars[i], names);
-		rename_list(s, &st->u.block.body, names);
-		break;
-	default:
-		break;
-	}
+	rename_walk w = { s, names };
+	stir_visitor v = { rename_bound, NULL, NULL, NULL, 0, &w };
+	stir_visit_stmt(&v, st);
 	return s->oom ? -1 : 0;
 }
 
@@ -1142,142 +968,60 @@ typedef struct scope_walk {
 	bool ok;
 } scope_walk;
 
-static int count_accesses(const stir_stmt *st, const stir_buffer *b);
-
+/* st, b: see sched.h. */
 int sched_count_accesses(const stir_stmt *st, const stir_buffer *b)
 {
-	return count_accesses(st, b);
+	stir_uses u = { .buf = b };
+	stir_uses_stmt(&u, st);
+	return u.loads + u.stores;
 }
 
-/* list, b: the number of stores to b in list. */
-static int count_stores_list(const stir_ptr_vec *list, const stir_buffer *b)
-{
-	int n = 0;
-	for (int i = 0; i < list->n; i++)
-		n += sched_count_stores(stir_stmt_at(list, i), b);
-	return n;
-}
-
+/* st, b: see sched.h. */
 int sched_count_stores(const stir_stmt *st, const stir_buffer *b)
 {
-	switch (st->kind) {
-	case STIR_STMT_STORE:
-		return st->u.store.buf == b;
-	case STIR_STMT_IF:
-		return count_stores_list(&st->u.if_.then_body, b) +
-			count_stores_list(&st->u.if_.else_body, b);
-	case STIR_STMT_FOR:
-	case STIR_STMT_BLOCK:
-		return count_stores_list(stir_stmt_body((stir_stmt *)st), b);
-	default:
-		return 0;
-	}
+	stir_uses u = { .buf = b };
+	stir_uses_stmt(&u, st);
+	return u.stores;
 }
 
-/* e, b: the number of accesses of b in expression e. */
-static int count_expr(const stir_expr *e, const stir_buffer *b)
-{
-	if (!e)
-		return 0;
-	switch (e->kind) {
-	case STIR_EXPR_LOAD: {
-		int n = e->u.load.buf == b;
-		for (int i = 0; i < e->u.load.n; i++)
-			n += count_expr(e->u.load.idx[i], b);
-		return n;
-	}
-	case STIR_EXPR_UNARY:
-		return count_expr(e->u.unary.a, b);
-	case STIR_EXPR_BINARY:
-		return count_expr(e->u.binary.a, b) + count_expr(e->u.binary.b, b);
-	case STIR_EXPR_SELECT:
-		return count_expr(e->u.select.c, b) + count_expr(e->u.select.a, b) +
-			count_expr(e->u.select.b, b);
-	case STIR_EXPR_CALL: {
-		int n = 0;
-		for (int i = 0; i < e->u.call.n; i++)
-			n += count_expr(e->u.call.args[i], b);
-		return n;
-	}
-	case STIR_EXPR_CAST:
-		return count_expr(e->u.cast.a, b);
-	case STIR_EXPR_SEARCH:
-		return (e->u.search.buf == b) + count_expr(e->u.search.lo, b) +
-			count_expr(e->u.search.hi, b) + count_expr(e->u.search.x, b);
-	default:
-		return 0;
-	}
-}
-
-/* list, b: count_accesses over the statements of a list. */
+/* list, b: sched_count_accesses over the statements of a list. */
 static int count_list(const stir_ptr_vec *list, const stir_buffer *b)
 {
-	int n = 0;
-	for (int i = 0; i < list->n; i++)
-		n += count_accesses(stir_stmt_at(list, i), b);
-	return n;
+	stir_uses u = { .buf = b };
+	stir_uses_list(&u, list);
+	return u.loads + u.stores;
 }
 
-/* st, b: the number of accesses of b in st (loads, searches, stores). */
-static int count_accesses(const stir_stmt *st, const stir_buffer *b)
+/* What count_cross carries. */
+typedef struct cross_count {
+	const stir_buffer *b;  /* the buffer */
+	int n;                 /* blocks counted */
+} cross_count;
+
+/* st, user: count st when it is a cross-thread block whose one store
+ * adds into b and is its only access of b (a cross_count); such a block
+ * is not entered. */
+static stir_visit_step count_cross(stir_stmt *st, void *user)
 {
-	int n = 0;
-	switch (st->kind) {
-	case STIR_STMT_STORE:
-		n = st->u.store.buf == b;
-		for (int i = 0; i < st->u.store.n; i++)
-			n += count_expr(st->u.store.idx[i], b);
-		return n + count_expr(st->u.store.value, b);
-	case STIR_STMT_LET:
-		return count_expr(st->u.let.value, b);
-	case STIR_STMT_IF:
-		return count_expr(st->u.if_.cond, b) +
-			count_list(&st->u.if_.then_body, b) +
-			count_list(&st->u.if_.else_body, b);
-	case STIR_STMT_FOR:
-		return count_expr(st->u.for_.extent, b) +
-			count_list(&st->u.for_.body, b);
-	case STIR_STMT_BLOCK:
-		for (int i = 0; i < st->u.block.n_vars; i++)
-			n += count_expr(st->u.block.bindings[i], b);
-		return n + count_list(&st->u.block.body, b);
-	default:
-		return 0;
-	}
+	cross_count *c = user;
+	if (st->kind != STIR_STMT_BLOCK ||
+	    !(st->u.block.flags & STIR_BLOCK_CROSS_THREAD))
+		return STIR_VISIT_GO;
+	const stir_stmt *one = st->u.block.body.n == 1 ?
+		stir_stmt_at(&st->u.block.body, 0) : NULL;
+	c->n += one && one->kind == STIR_STMT_STORE &&
+		one->u.store.buf == c->b && sched_count_accesses(one, c->b) == 1;
+	return STIR_VISIT_SKIP;
 }
 
 /* list, b: the number of cross-thread blocks in list whose one store
  * adds into b and is its only access of b. */
-static int count_cross_list(const stir_ptr_vec *list, const stir_buffer *b);
-
-/* st, b: count_cross_list for one statement. */
-static int count_cross(const stir_stmt *st, const stir_buffer *b)
-{
-	switch (st->kind) {
-	case STIR_STMT_IF:
-		return count_cross_list(&st->u.if_.then_body, b) +
-			count_cross_list(&st->u.if_.else_body, b);
-	case STIR_STMT_FOR:
-		return count_cross_list(&st->u.for_.body, b);
-	case STIR_STMT_BLOCK:
-		if (st->u.block.flags & STIR_BLOCK_CROSS_THREAD) {
-			const stir_stmt *one = st->u.block.body.n == 1 ?
-				stir_stmt_at(&st->u.block.body, 0) : NULL;
-			return one && one->kind == STIR_STMT_STORE &&
-				one->u.store.buf == b && count_accesses(one, b) == 1;
-		}
-		return count_cross_list(&st->u.block.body, b);
-	default:
-		return 0;
-	}
-}
-
 static int count_cross_list(const stir_ptr_vec *list, const stir_buffer *b)
 {
-	int n = 0;
-	for (int i = 0; i < list->n; i++)
-		n += count_cross(stir_stmt_at(list, i), b);
-	return n;
+	cross_count c = { b, 0 };
+	stir_visitor v = { count_cross, NULL, NULL, NULL, 0, &c };
+	stir_visit_list(&v, (stir_ptr_vec *)list);
+	return c.n;
 }
 
 /* w, loop: the scope rule for one bound loop.  A local buffer that a

@@ -14,7 +14,7 @@
 
 #include <stir/schedule.h>
 #include "ir/nodes.h"
-#include "passes/util.h"
+#include "ir/util.h"
 
 /* One schedule request on one kernel. */
 typedef struct sched {
@@ -148,16 +148,10 @@ bool sched_varies(const sched_accs *a, const stir_expr *e);
 /* a, v: whether v is a loop variable bound inside the subtree. */
 bool sched_is_inner(const sched_accs *a, const stir_var *v);
 
-/* st, b: whether the statements of a subtree read buffer b (load,
- * search, or update with op=); stir_stmt_writes (passes/util.h) tells
- * whether they write it. */
-bool sched_stmt_reads(const stir_stmt *st, const stir_buffer *b);
 /* st, b: the number of accesses of b in st (loads, searches, stores),
- * and of stores to b alone. */
+ * and of stores to b alone (stir_uses, ir/visit.h, counts them). */
 int sched_count_accesses(const stir_stmt *st, const stir_buffer *b);
 int sched_count_stores(const stir_stmt *st, const stir_buffer *b);
-/* st: whether statement st holds a store (anywhere inside). */
-bool sched_stmt_stores(const stir_stmt *st);
 
 /* s, path, n: refuse a list of n loops longer than the loops around
  * the block at the end of path (one is listed twice or is not there), so
@@ -167,7 +161,7 @@ int sched_check_loop_list(sched *s, const sched_path *path, int n);
 /* ---- names ---- */
 
 /* Names that a new variable at some place may not take: the library's
- * one name set (passes/util.h); {0} is empty. */
+ * one name set (ir/util.h); {0} is empty. */
 typedef stir_names sched_names;
 
 /* s, p, depth, list, index, names: the names in scope at index "index"

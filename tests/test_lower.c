@@ -7,7 +7,7 @@
 #include <stir/stir.h>
 #include "ir/nodes.h"
 #include "passes/passes.h"
-#include "passes/util.h"
+#include "ir/util.h"
 #include "tests/testutil.h"
 
 /* A module read from a file of the source tree, with its context. */

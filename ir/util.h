@@ -1,10 +1,11 @@
 /* Helpers for passes that rewrite the IR: copying and substituting
  * expressions and statements, structural comparison, and constructors
  * that fold integer literals so that generated code stays readable. */
-#ifndef STIR_PASSES_UTIL_H
-#define STIR_PASSES_UTIL_H
+#ifndef STIR_IR_UTIL_H
+#define STIR_IR_UTIL_H
 
 #include "ir/nodes.h"
+#include "ir/visit.h"
 
 /* A substitution: the expression that replaces variable "var" (copied at
  * every use), or a variable that replaces it. */
@@ -34,18 +35,6 @@ stir_stmt *stir_stmt_copy(stir_kernel *k, const stir_stmt *st, stir_subst *s);
 int stir_stmt_subst(stir_kernel *k, stir_stmt *st, const stir_subst *s);
 /* The same for every statement of a list. */
 int stir_list_subst(stir_kernel *k, stir_ptr_vec *list, const stir_subst *s);
-
-/* Whether statement s, or anything nested in it, uses variable v. */
-bool stir_stmt_uses(const stir_stmt *s, const stir_var *v);
-/* Whether statement s, or anything nested in it, stores into buffer b. */
-bool stir_stmt_writes(const stir_stmt *s, const stir_buffer *b);
-
-/* Structural equality, variables and buffers by identity. */
-bool stir_expr_same(const stir_expr *a, const stir_expr *b);
-/* Whether e uses variable v. */
-bool stir_expr_uses(const stir_expr *e, const stir_var *v);
-/* Whether e holds a load or a search (its value depends on data). */
-bool stir_expr_reads_data(const stir_expr *e);
 
 /* Constructors that fold literals: x + 0, x * 1, 0 * x, c1 + c2, ... */
 stir_expr *stir_mk_int(stir_kernel *k, int64_t v);
@@ -108,9 +97,6 @@ char *stir_kernel_strf(stir_kernel *k, const char *fmt, ...)
 const char *stir_names_fresh(stir_names *names, const char *base);
 int stir_names_mark(const stir_names *names);
 void stir_names_reset(stir_names *names, int mark);
-
-/* Whether a statement of list (or one nested in it) uses v. */
-bool stir_list_uses_var(const stir_ptr_vec *list, const stir_var *v);
 
 /* Remove every let of kernel k whose variable is not used after it (lets
  * have no effects), repeatedly, so chains of dead lets go too. */

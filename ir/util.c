@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "passes/util.h"
+#include "ir/util.h"
 
 /* ---- substitutions ---- */
 
@@ -261,182 +261,43 @@ stir_stmt *stir_stmt_copy(stir_kernel *k, const stir_stmt *st, stir_subst *s)
 
 /* ---- substitution in place ---- */
 
-/* k, e, s: *e replaced by its substituted copy. */
-static int subst_expr(stir_kernel *k, stir_expr **e, const stir_subst *s)
+/* What a substitution walk carries. */
+typedef struct subst_walk {
+	stir_kernel *k;          /* the kernel whose arena takes the copies */
+	const stir_subst *s;     /* the substitution */
+	bool failed;             /* memory ran out */
+} subst_walk;
+
+/* slot, user: *slot replaced by its substituted copy (a subst_walk); the
+ * copy is whole, so the walk does not enter it. */
+static stir_visit_step subst_slot(stir_expr **slot, void *user)
 {
-	if (!*e)
-		return 0;
-	stir_expr *c = stir_expr_copy(k, *e, s);
-	if (!c)
-		return -1;
-	*e = c;
-	return 0;
+	subst_walk *w = user;
+	stir_expr *c = stir_expr_copy(w->k, *slot, w->s);
+	if (!c) {
+		w->failed = true;
+		return STIR_VISIT_STOP;
+	}
+	*slot = c;
+	return STIR_VISIT_SKIP;
 }
 
-/* k, n, v, s: every entry of the array v of n expressions substituted. */
-static int subst_exprs(stir_kernel *k, int n, stir_expr **v,
-	const stir_subst *s)
-{
-	for (int i = 0; i < n; i++)
-		if (subst_expr(k, &v[i], s) < 0)
-			return -1;
-	return 0;
-}
-
-/* k, n, r, s: the bounds of n regions substituted. */
-static int subst_regions(stir_kernel *k, int n, stir_region *r,
-	const stir_subst *s)
-{
-	for (int i = 0; i < n; i++)
-		if (subst_exprs(k, r[i].n, r[i].lo, s) < 0 ||
-		    subst_exprs(k, r[i].n, r[i].hi, s) < 0)
-			return -1;
-	return 0;
-}
-
+/* k, list, s: see util.h. */
 int stir_list_subst(stir_kernel *k, stir_ptr_vec *list, const stir_subst *s)
 {
-	for (int i = 0; i < list->n; i++)
-		if (stir_stmt_subst(k, stir_stmt_at(list, i), s) < 0)
-			return -1;
-	return 0;
+	subst_walk w = { k, s, false };
+	stir_visitor v = { NULL, NULL, subst_slot, NULL, STIR_VISIT_REGIONS, &w };
+	stir_visit_list(&v, list);
+	return w.failed ? -1 : 0;
 }
 
+/* k, st, s: see util.h. */
 int stir_stmt_subst(stir_kernel *k, stir_stmt *st, const stir_subst *s)
 {
-	switch (st->kind) {
-	case STIR_STMT_STORE:
-		if (subst_exprs(k, st->u.store.n, st->u.store.idx, s) < 0)
-			return -1;
-		return subst_expr(k, &st->u.store.value, s);
-	case STIR_STMT_LET:
-		return subst_expr(k, &st->u.let.value, s);
-	case STIR_STMT_IF:
-		if (subst_expr(k, &st->u.if_.cond, s) < 0 ||
-		    stir_list_subst(k, &st->u.if_.then_body, s) < 0)
-			return -1;
-		return stir_list_subst(k, &st->u.if_.else_body, s);
-	case STIR_STMT_ITER:
-		if (stir_list_subst(k, &st->u.iter.init, s) < 0)
-			return -1;
-		return stir_list_subst(k, &st->u.iter.body, s);
-	case STIR_STMT_FOR:
-		if (subst_expr(k, &st->u.for_.extent, s) < 0)
-			return -1;
-		return stir_list_subst(k, &st->u.for_.body, s);
-	case STIR_STMT_BLOCK:
-		if (subst_exprs(k, st->u.block.n_vars, st->u.block.bindings, s) < 0 ||
-		    subst_regions(k, st->u.block.n_reads, st->u.block.reads, s) < 0 ||
-		    subst_regions(k, st->u.block.n_writes, st->u.block.writes, s) < 0)
-			return -1;
-		return stir_list_subst(k, &st->u.block.body, s);
-	case STIR_STMT_BARRIER:
-		return 0;
-	}
-	return 0;
-}
-
-/* ---- comparison ---- */
-
-/* n, a, b: two arrays of n expressions. */
-static bool same_exprs(int n, stir_expr *const *a, stir_expr *const *b)
-{
-	for (int i = 0; i < n; i++)
-		if (!stir_expr_same(a[i], b[i]))
-			return false;
-	return true;
-}
-
-bool stir_expr_same(const stir_expr *a, const stir_expr *b)
-{
-	if (a == b)
-		return true;
-	if (!a || !b || a->kind != b->kind || a->dtype != b->dtype)
-		return false;
-	switch (a->kind) {
-	case STIR_EXPR_INT:
-		return a->u.i == b->u.i;
-	case STIR_EXPR_FLOAT:
-		return !memcmp(&a->u.f, &b->u.f, sizeof(double));
-	case STIR_EXPR_VAR:
-		return a->u.var == b->u.var;
-	case STIR_EXPR_LOAD:
-		return a->u.load.buf == b->u.load.buf && a->u.load.n == b->u.load.n &&
-			same_exprs(a->u.load.n, a->u.load.idx, b->u.load.idx);
-	case STIR_EXPR_UNARY:
-		return a->u.unary.op == b->u.unary.op &&
-			stir_expr_same(a->u.unary.a, b->u.unary.a);
-	case STIR_EXPR_BINARY:
-		return a->u.binary.op == b->u.binary.op &&
-			stir_expr_same(a->u.binary.a, b->u.binary.a) &&
-			stir_expr_same(a->u.binary.b, b->u.binary.b);
-	case STIR_EXPR_SELECT:
-		return stir_expr_same(a->u.select.c, b->u.select.c) &&
-			stir_expr_same(a->u.select.a, b->u.select.a) &&
-			stir_expr_same(a->u.select.b, b->u.select.b);
-	case STIR_EXPR_CALL:
-		return a->u.call.f == b->u.call.f && a->u.call.n == b->u.call.n &&
-			same_exprs(a->u.call.n, a->u.call.args, b->u.call.args);
-	case STIR_EXPR_CAST:
-		return stir_expr_same(a->u.cast.a, b->u.cast.a);
-	case STIR_EXPR_SEARCH:
-		return a->u.search.op == b->u.search.op &&
-			a->u.search.buf == b->u.search.buf &&
-			stir_expr_same(a->u.search.lo, b->u.search.lo) &&
-			stir_expr_same(a->u.search.hi, b->u.search.hi) &&
-			stir_expr_same(a->u.search.x, b->u.search.x);
-	}
-	return false;
-}
-
-/* e, v, data: whether e uses v (v NULL: whether e reads data). */
-static bool expr_scan(const stir_expr *e, const stir_var *v, bool data)
-{
-	if (!e)
-		return false;
-	switch (e->kind) {
-	case STIR_EXPR_VAR:
-		return !data && e->u.var == v;
-	case STIR_EXPR_LOAD:
-		if (data)
-			return true;
-		for (int i = 0; i < e->u.load.n; i++)
-			if (expr_scan(e->u.load.idx[i], v, data))
-				return true;
-		return false;
-	case STIR_EXPR_UNARY:
-		return expr_scan(e->u.unary.a, v, data);
-	case STIR_EXPR_BINARY:
-		return expr_scan(e->u.binary.a, v, data) ||
-			expr_scan(e->u.binary.b, v, data);
-	case STIR_EXPR_SELECT:
-		return expr_scan(e->u.select.c, v, data) ||
-			expr_scan(e->u.select.a, v, data) ||
-			expr_scan(e->u.select.b, v, data);
-	case STIR_EXPR_CALL:
-		for (int i = 0; i < e->u.call.n; i++)
-			if (expr_scan(e->u.call.args[i], v, data))
-				return true;
-		return false;
-	case STIR_EXPR_CAST:
-		return expr_scan(e->u.cast.a, v, data);
-	case STIR_EXPR_SEARCH:
-		return data || expr_scan(e->u.search.lo, v, data) ||
-			expr_scan(e->u.search.hi, v, data) ||
-			expr_scan(e->u.search.x, v, data);
-	default:
-		return false;
-	}
-}
-
-bool stir_expr_uses(const stir_expr *e, const stir_var *v)
-{
-	return expr_scan(e, v, false);
-}
-
-bool stir_expr_reads_data(const stir_expr *e)
-{
-	return expr_scan(e, NULL, true);
+	subst_walk w = { k, s, false };
+	stir_visitor v = { NULL, NULL, subst_slot, NULL, STIR_VISIT_REGIONS, &w };
+	stir_visit_stmt(&v, st);
+	return w.failed ? -1 : 0;
 }
 
 /* ---- folding constructors ---- */
@@ -745,19 +606,11 @@ static int foreach_in(stir_kernel *k, stir_ptr_vec *list, stir_list_fn fn,
 	if (fn(k, list, user) < 0)
 		return -1;
 	for (int i = 0; i < list->n; i++) {
-		stir_stmt *s = stir_stmt_at(list, i);
-		if (s->kind == STIR_STMT_IF) {
-			if (foreach_in(k, &s->u.if_.then_body, fn, user) < 0 ||
-			    foreach_in(k, &s->u.if_.else_body, fn, user) < 0)
+		stir_ptr_vec *lists[2];
+		int n = stir_stmt_lists(stir_stmt_at(list, i), lists);
+		for (int l = 0; l < n; l++)
+			if (foreach_in(k, lists[l], fn, user) < 0)
 				return -1;
-		} else if (s->kind == STIR_STMT_ITER) {
-			if (foreach_in(k, &s->u.iter.init, fn, user) < 0 ||
-			    foreach_in(k, &s->u.iter.body, fn, user) < 0)
-				return -1;
-		} else if (stir_stmt_body(s) &&
-			   foreach_in(k, stir_stmt_body(s), fn, user) < 0) {
-			return -1;
-		}
 	}
 	return 0;
 }
@@ -769,84 +622,12 @@ int stir_foreach_list(stir_kernel *k, stir_list_fn fn, void *user)
 
 /* ---- dead lets ---- */
 
-static bool stmt_uses(const stir_stmt *s, const stir_var *v);
-
-/* list, from, v: whether a statement of list from index "from" on uses v. */
-static bool list_uses(const stir_ptr_vec *list, int from, const stir_var *v);
-
-bool stir_list_uses_var(const stir_ptr_vec *list, const stir_var *v)
+/* list, i, v: whether a statement of list after the i-th uses v. */
+static bool used_after(const stir_ptr_vec *list, int i, const stir_var *v)
 {
-	return list_uses(list, 0, v);
-}
-
-static bool list_uses(const stir_ptr_vec *list, int from, const stir_var *v)
-{
-	for (int i = from; i < list->n; i++)
-		if (stmt_uses(stir_stmt_at(list, i), v))
+	while (++i < list->n)
+		if (stir_stmt_uses(stir_stmt_at(list, i), v))
 			return true;
-	return false;
-}
-
-bool stir_stmt_uses(const stir_stmt *s, const stir_var *v)
-{
-	return stmt_uses(s, v);
-}
-
-/* s, v: whether statement s (with everything nested in it) uses v. */
-static bool stmt_uses(const stir_stmt *s, const stir_var *v)
-{
-	switch (s->kind) {
-	case STIR_STMT_STORE:
-		for (int i = 0; i < s->u.store.n; i++)
-			if (stir_expr_uses(s->u.store.idx[i], v))
-				return true;
-		return stir_expr_uses(s->u.store.value, v);
-	case STIR_STMT_LET:
-		return stir_expr_uses(s->u.let.value, v);
-	case STIR_STMT_IF:
-		return stir_expr_uses(s->u.if_.cond, v) ||
-			list_uses(&s->u.if_.then_body, 0, v) ||
-			list_uses(&s->u.if_.else_body, 0, v);
-	case STIR_STMT_FOR:
-		return stir_expr_uses(s->u.for_.extent, v) ||
-			list_uses(&s->u.for_.body, 0, v);
-	case STIR_STMT_BLOCK:
-		for (int i = 0; i < s->u.block.n_vars; i++)
-			if (stir_expr_uses(s->u.block.bindings[i], v))
-				return true;
-		return list_uses(&s->u.block.body, 0, v);
-	case STIR_STMT_ITER:
-		return list_uses(&s->u.iter.init, 0, v) ||
-			list_uses(&s->u.iter.body, 0, v);
-	case STIR_STMT_BARRIER:
-		return false;
-	}
-	return false;
-}
-
-bool stir_stmt_writes(const stir_stmt *s, const stir_buffer *b)
-{
-	const stir_ptr_vec *lists[2] = { NULL, NULL };
-	switch (s->kind) {
-	case STIR_STMT_STORE:
-		return s->u.store.buf == b;
-	case STIR_STMT_IF:
-		lists[0] = &s->u.if_.then_body;
-		lists[1] = &s->u.if_.else_body;
-		break;
-	case STIR_STMT_FOR:
-		lists[0] = &s->u.for_.body;
-		break;
-	case STIR_STMT_BLOCK:
-		lists[0] = &s->u.block.body;
-		break;
-	default:
-		return false;
-	}
-	for (int l = 0; l < 2 && lists[l]; l++)
-		for (int i = 0; i < lists[l]->n; i++)
-			if (stir_stmt_writes(stir_stmt_at(lists[l], i), b))
-				return true;
 	return false;
 }
 
@@ -857,7 +638,7 @@ static int drop_dead_lets(stir_kernel *k, stir_ptr_vec *list, void *user)
 	int kept = 0;
 	for (int i = 0; i < list->n; i++) {
 		stir_stmt *s = stir_stmt_at(list, i);
-		if (s->kind == STIR_STMT_LET && !list_uses(list, i + 1, s->u.let.var)) {
+		if (s->kind == STIR_STMT_LET && !used_after(list, i, s->u.let.var)) {
 			++*(int *)user;
 			continue;
 		}
