@@ -132,7 +132,9 @@ int bench_sddmm_schedule(stir_kernel *k, bench_sddmm_map fm)
 	    lanes_per_nonzero(k, "sddmm0", "ij", fm) < 0 ||
 	    stir_bind(k, "sddmm0", "ij_0", STIR_BLOCK_X) < 0)
 		return -1;
-	return fm.vec > 1 ? vector_loads(k, "sddmm0", "X_data") : 0;
+	/* last, the GPU's stage III rewrites */
+	return (fm.vec > 1 && vector_loads(k, "sddmm0", "X_data") < 0) ||
+		stir_kernel_prepare_for_gpu(k) < 0 ? -1 : 0;
 }
 
 /* k, fm: see sddmm_schedule.h. */
@@ -157,5 +159,6 @@ int bench_sddmm_rows_schedule(stir_kernel *k, bench_sddmm_map fm)
 	    stir_bind(k, "sddmm1", "i", STIR_BLOCK_X) < 0 ||
 	    stir_kernel_lower_sparse_buffer(k) < 0)
 		return -1;
-	return fm.vec > 1 ? vector_loads(k, "sddmm1", "X_shared") : 0;
+	return (fm.vec > 1 && vector_loads(k, "sddmm1", "X_shared") < 0) ||
+		stir_kernel_prepare_for_gpu(k) < 0 ? -1 : 0;
 }

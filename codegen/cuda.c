@@ -902,23 +902,9 @@ static void put_expr(emitter *e, const ectx *ctx, const stir_expr *x,
 	cuda_expr(e, ctx, x, prec);
 }
 
-/* e, s: see cuda_internal.h. */
-bool cuda_if_lifted(const emitter *e, const stir_stmt *s)
-{
-	for (int i = 0; i < e->n_lifted; i++)
-		if (e->lifted[i] == s)
-			return true;
-	return false;
-}
-
 /* e, s, ctx: if/else. */
 static void emit_if(emitter *e, const stir_stmt *s, const ectx *ctx)
 {
-	if (cuda_if_lifted(e, s)) {
-		/* tested before the loop nest around it */
-		cuda_emit_list(e, &s->u.if_.then_body, ctx, e->sum);
-		return;
-	}
 	ectx c = *ctx;
 	c.divergent |= cuda_expr_deps(e, s->u.if_.cond) & THREAD_DIMS;
 	cg_indent(e->out);
@@ -1493,44 +1479,6 @@ static void emit_let(emitter *e, const stir_stmt *s, const ectx *ctx)
 	cg_put(e->out, ";\n");
 }
 
-/* e, list: whether a statement of list accesses a warp buffer. */
-static bool list_uses_warp(const emitter *e, const stir_ptr_vec *list)
-{
-	for (int i = 0; i < e->k->buffers.n; i++) {
-		const stir_buffer *b = stir_buffer_at(&e->k->buffers, i);
-		stir_loc at;
-		if (b->scope == STIR_SCOPE_WARP && list_uses(list, b, NULL, &at))
-			return true;
-	}
-	return false;
-}
-
-/* e, s: the if that loop nest s may test once before it, or NULL: the
- * nest's innermost body is one if without else whose condition reads no
- * memory and uses none of the nest's variables (a split's tail guard
- * around a block under loops of its own: tested once, the loads of the
- * nest are free to run ahead of each other).  The nest: s and the loops
- * each holding only the next (serial, unrolled or vectorized); a lifted
- * if is not lifted again.  A condition that may differ between the lanes
- * of a warp (it uses threadIdx.x) stays where it is when the body uses a
- * warp buffer: the shuffles the emitter puts before the nest's loops
- * (cuda_hoist.c) need every lane. */
-static const stir_stmt *guard_of_nest(const emitter *e, const stir_stmt *s)
-{
-	const stir_ptr_vec *b = &s->u.for_.body;
-	if (b->n != 1)
-		return NULL;
-	const stir_stmt *x = stir_stmt_at(b, 0), *g = NULL;
-	if (x->kind == STIR_STMT_IF && !x->u.if_.else_body.n &&
-	    !cuda_if_lifted(e, x) && !expr_has_load(x->u.if_.cond) &&
-	    (!(cuda_expr_deps(e, x->u.if_.cond) & DIM_BIT(STIR_THREAD_X)) ||
-	     !list_uses_warp(e, &x->u.if_.then_body)))
-		g = x;
-	else if (x->kind == STIR_STMT_FOR && x->u.for_.kind != STIR_LOOP_BIND)
-		g = guard_of_nest(e, x);
-	return g && !cuda_expr_uses(e, g->u.if_.cond, s->u.for_.var) ? g : NULL;
-}
-
 /* e, s, ctx: see cuda_internal.h. */
 void cuda_emit_stmt(emitter *e, const stir_stmt *s, const ectx *ctx)
 {
@@ -1548,19 +1496,8 @@ void cuda_emit_stmt(emitter *e, const stir_stmt *s, const ectx *ctx)
 		emit_block(e, s, ctx);
 		return;
 	case STIR_STMT_FOR: {
-		const stir_stmt *g = s->u.for_.kind != STIR_LOOP_BIND &&
-			s->u.for_.kind != STIR_LOOP_VECTORIZE &&
-			e->n_lifted < CUDA_MAX_LIFTED ? guard_of_nest(e, s) : NULL;
-		if (g) {
-			/* "if (g) { the nest }", g then left out inside */
-			void *one[1] = { (void *)s };
-			stir_stmt wrap = *g;
-			wrap.u.if_.then_body = (stir_ptr_vec){ 1, 1, one };
-			e->lifted[e->n_lifted++] = g;
-			emit_if(e, &wrap, ctx);
-			e->n_lifted--;
-			return;
-		}
+		/* (split guards are tested before the loop nests they are in
+		 * by the lift_guards pass, passes/lift_guards.c) */
 		/* a loop inside a fill loop is not part of the fill */
 		ectx c = *ctx;
 		c.fill = NULL;

@@ -130,8 +130,6 @@ typedef struct ectx {
 	                              leaves some lanes out */
 } ectx;
 
-#define CUDA_MAX_LIFTED 16
-
 typedef struct emitter {
 	const stir_kernel *k;      /* the kernel */
 	stir_ctx *ctx;             /* receives diagnostics */
@@ -165,15 +163,7 @@ typedef struct emitter {
 	int n_memo, cap_memo;
 	cuda_memo *memo;           /* owned: those in scope, innermost last */
 	int n_hoist;               /* counter of their names */
-	/* ifs tested before the loop nests they guard (guard_of_nest, in
-	 * cuda.c), innermost last: where they stand, their bodies alone */
-	int n_lifted;
-	const stir_stmt *lifted[CUDA_MAX_LIFTED];
 } emitter;
-
-/* e, s: whether if s is tested before a loop nest around it already
- * (emitted as its body alone). */
-bool cuda_if_lifted(const emitter *e, const stir_stmt *s);
 
 /* ---- cuda.c ---- */
 

@@ -53,4 +53,17 @@ int stir_translate_coords(stir_kernel *k);
  * the block). */
 int stir_analyze_regions(stir_kernel *k);
 
+/* The stage III rewrites for the GPU of include/stir/passes.h, in order
+ * (lift_guards, hoist_invariants), on a stage III kernel: the end of
+ * stir_kernel_prepare_for_gpu and stir_schedule_prepare_for_gpu.  0 or
+ * -1.  (passes/lift_guards.c) */
+int stir_kernel_gpu_rewrites(stir_kernel *k);
+
+/* k, s: the if that lift_guards would test before loop s of kernel k, s
+ * taken as the outer loop of a nest (a serial or unrolled loop), or NULL
+ * (none, a bound loop, or memory ran out): the scalar fallback of a
+ * vectorized loop is printed so (codegen/cuda_vector.c).
+ * (passes/lift_guards.c) */
+const stir_stmt *stir_nest_guard(const stir_kernel *k, const stir_stmt *s);
+
 #endif

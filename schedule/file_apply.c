@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ir/nodes.h"
+#include "passes/passes.h"
 #include "schedule/file.h"
 
 /* One application of a schedule to a kernel. */
@@ -529,9 +530,10 @@ static int run(applier *a, stir_stage up_to, bool gpu)
 	 * schedule; after all of them, so that stage3 steps may schedule a
 	 * nest that stage2 steps left alone (a kernel given at stage III is
 	 * taken as it is, as stir_kernel_prepare_for_gpu takes it) */
-	if (gpu && start < STIR_STAGE_3)
-		return stir_default_schedule(k);
-	return 0;
+	if (gpu && start < STIR_STAGE_3 && stir_default_schedule(k) < 0)
+		return -1;
+	/* then the GPU's stage III rewrites (passes/passes.h) */
+	return gpu ? stir_kernel_gpu_rewrites(k) : 0;
 }
 
 /* s, k, up_to: see schedule.h. */
