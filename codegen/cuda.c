@@ -547,8 +547,7 @@ const stir_var *cuda_inner_var(const emitter *e, const stir_expr *x,
 static bool names_var(const emitter *e, const stir_expr *x,
 	const stir_var *v)
 {
-	if ((x->kind == STIR_EXPR_LOAD || x->kind == STIR_EXPR_SEARCH) &&
-	    cuda_is_hoisted(e, x))
+	if (x->kind == STIR_EXPR_LOAD && cuda_is_hoisted(e, x))
 		return false;
 	switch (x->kind) {
 	case STIR_EXPR_VAR:
@@ -844,28 +843,39 @@ static void put_index_zero(emitter *e, unsigned dims)
 	}
 }
 
-/* e, s, ctx: statement s of a list, guarded to index 0 along the indices
- * it would otherwise run redundantly on when it stores to memory other
- * threads see. */
-static void emit_guarded(emitter *e, const stir_stmt *s, const ectx *ctx)
+/* e, list, from, to, ctx: statement list[to] of a list, with the hoisted
+ * lets list[from .. to - 1] that stand before it (passes/hoist.c), guarded
+ * to index 0 along the indices it would otherwise run redundantly on when
+ * it stores to memory other threads see (the lets inside the guard). */
+static void emit_guarded(emitter *e, const stir_ptr_vec *list, int from,
+	int to, const ectx *ctx)
 {
+	const stir_stmt *s = stir_stmt_at(list, to);
 	unsigned u = unbound(e, ctx);
-	if (!u || !stores_shared_data(s) || (bound_inside(s) & u)) {
-		/* nothing to guard, or the guard goes further in */
-		cuda_emit_stmt(e, s, ctx);
-		return;
-	}
 	ectx c = *ctx;
-	c.single |= u;
-	c.divergent |= u & THREAD_DIMS;
-	cg_indent(e->out);
-	cg_put(e->out, "if (");
-	put_index_zero(e, u);
-	cg_put(e->out, ") {\n");
-	e->out->indent++;
-	cuda_emit_stmt(e, s, &c);
-	e->out->indent--;
-	cg_line(e->out, "}");
+	bool guard = u && stores_shared_data(s) && !(bound_inside(s) & u);
+	if (guard) {
+		/* (else nothing to guard, or the guard goes further in) */
+		c.single |= u;
+		c.divergent |= u & THREAD_DIMS;
+		cg_indent(e->out);
+		cg_put(e->out, "if (");
+		put_index_zero(e, u);
+		cg_put(e->out, ") {\n");
+		e->out->indent++;
+	}
+	for (int i = from; i <= to; i++)
+		cuda_emit_stmt(e, stir_stmt_at(list, i), &c);
+	if (guard) {
+		e->out->indent--;
+		cg_line(e->out, "}");
+	}
+}
+
+/* s: whether s is a hoisted let (passes/hoist.c). */
+static bool is_hoisted_let(const stir_stmt *s)
+{
+	return s->kind == STIR_STMT_LET && s->u.let.hoisted;
 }
 
 /* e, list, ctx, sum: each statement into its own text first, so that
@@ -874,6 +884,10 @@ void cuda_emit_list(emitter *e, const stir_ptr_vec *list, const ectx *ctx,
 	summary *sum)
 {
 	for (int i = 0; i < list->n && !e->failed; i++) {
+		/* hoisted lets go with the statement after them */
+		int from = i;
+		while (i + 1 < list->n && is_hoisted_let(stir_stmt_at(list, i)))
+			i++;
 		const stir_stmt *s = stir_stmt_at(list, i);
 		summary c = { 0 };
 		cg_printer sub;
@@ -882,7 +896,7 @@ void cuda_emit_list(emitter *e, const stir_ptr_vec *list, const ectx *ctx,
 		summary *saved = e->sum;
 		e->out = &sub;
 		e->sum = &c;
-		emit_guarded(e, s, ctx);
+		emit_guarded(e, list, from, i, ctx);
 		e->out = out;
 		e->sum = saved;
 		const cg_access *a, *b;
@@ -1471,11 +1485,21 @@ static void emit_block(emitter *e, const stir_stmt *s, const ectx *ctx)
 static void emit_let(emitter *e, const stir_stmt *s, const ectx *ctx)
 {
 	const stir_var *v = s->u.let.var;
+	const stir_expr *x = s->u.let.value;
 	cg_indent(e->out);
 	cg_putf(e->out, "const %s ", cuda_ctype(v->dtype));
+	if (s->u.let.hoisted) {
+		/* a constant stir_sN (passes/hoist.c) */
+		e->hoist_id[v->slot] = ++e->n_hoist;
+		cg_putf(e->out, "stir_s%d = ", e->n_hoist - 1);
+		put_expr(e, ctx, x, P_COND);
+		cg_putf(e->out, ";  // a %s the loop does not change\n",
+			x->kind == STIR_EXPR_SEARCH ? "search" : "warp buffer read");
+		return;
+	}
 	cuda_put_name(e, v->name);
 	cg_put(e->out, " = ");
-	put_expr(e, ctx, s->u.let.value, P_COND);
+	put_expr(e, ctx, x, P_COND);
 	cg_put(e->out, ";\n");
 }
 
@@ -2311,9 +2335,6 @@ static void analyse_vars(emitter *e, const stir_stmt *s)
 	case STIR_STMT_LET:
 		e->dep[s->u.let.var->slot] = cuda_expr_deps(e, s->u.let.value);
 		return;
-	case STIR_STMT_STORE:
-		e->stored[s->u.store.buf->index] = true;
-		return;
 	case STIR_STMT_IF:
 		analyse_list(e, &s->u.if_.then_body);
 		analyse_list(e, &s->u.if_.else_body);
@@ -2449,10 +2470,10 @@ int cuda_emit(stir_cuda_plan *plan, unsigned flags)
 	size_t nv = (size_t)k->n_vars + 1, nb = (size_t)k->buffers.n + 1;
 	e.dep = calloc(nv, sizeof(*e.dep));
 	e.binding = calloc(nv, sizeof(*e.binding));
+	e.hoist_id = calloc(nv, sizeof(*e.hoist_id));
 	e.buf_used = calloc(nb, 1);
 	e.buf_written = calloc(nb, 1);
 	e.warp_lanes = calloc(nb, sizeof(*e.warp_lanes));
-	e.stored = calloc(nb, 1);
 	plan->max_elems = malloc(nb * sizeof(*plan->max_elems));
 	plan->written = calloc(nb, sizeof(*plan->written));
 	int n_launch = 0;
@@ -2462,8 +2483,8 @@ int cuda_emit(stir_cuda_plan *plan, unsigned flags)
 	cg_printer src, launches;
 	cg_printer_init(&src, 0);
 	cg_printer_init(&launches, 0);
-	if (!e.dep || !e.binding || !e.buf_used || !e.buf_written ||
-	    !e.warp_lanes || !e.stored ||
+	if (!e.dep || !e.binding || !e.hoist_id || !e.buf_used || !e.buf_written ||
+	    !e.warp_lanes ||
 	    !plan->max_elems || !plan->written || !plan->launches) {
 		oom(&e);
 		goto out;
@@ -2555,10 +2576,10 @@ out:
 		oom(&e);
 	free(e.dep);
 	free(e.binding);
+	free(e.hoist_id);
 	free(e.buf_used);
 	free(e.buf_written);
 	free(e.warp_lanes);
-	free(e.stored);
 	free(e.memo);
 	free(e.local_writes.v);
 	return e.failed ? -1 : 0;

@@ -391,5 +391,6 @@ const stir_stmt *stir_nest_guard(const stir_kernel *k, const stir_stmt *s)
 /* k: see passes/passes.h. */
 int stir_kernel_gpu_rewrites(stir_kernel *k)
 {
-	return stir_kernel_lift_guards(k);
+	return stir_kernel_lift_guards(k) < 0 ? -1 :
+		stir_kernel_hoist_invariants(k);
 }

@@ -4,6 +4,7 @@
  * that the rewritten kernels compute what their stage I references do. */
 #include <dirent.h>
 #include <stir/stir.h>
+#include "tests/testdiag.h"
 #include "tests/testutil.h"
 
 /* A module read from text or a file, with its context. */
@@ -171,6 +172,122 @@ START_TEST(test_lift_guards_stays)
 }
 END_TEST
 
+
+/* ---- hoist_invariants ------------------------------------------------------ */
+
+/* tests/cuda/hoist.stir: the row's search moves before loop w (inside the
+ * lifted guard), and the equal searches inside become its variable; the
+ * one over P (stored by the kernel), the one whose value reads memory and
+ * the one whose range is read stay. */
+START_TEST(test_hoist_text)
+{
+	prog p = load_prog("tests/cuda/hoist.stir", "hoist");
+	ck_assert_int_eq(stir_kernel_lift_guards(p.k), 0);
+	ck_assert_int_eq(stir_kernel_hoist_invariants(p.k), 0);
+	char *t = round_trip(p.k);
+	ck_assert_ptr_nonnull(strstr(t,
+		"      if (p0 * 64 + p1 < nnz) {\n"
+		"        let hoisted s = upper_bound(J_indptr, 0, m + 1, p0 * 64 + p1);\n"
+		"        for w in [0, 4) {\n"
+		"          block rows(vp: S = p0 * 64 + p1, vw: S = w) {\n"
+		"            let row = s - 1;\n"));
+	ck_assert_ptr_nonnull(strstr(t, "f32(upper_bound(P, 0, m + 1, vp))"));
+	ck_assert_ptr_nonnull(strstr(t,
+		"f32(upper_bound(J_indptr, 0, m + 1, J_indptr[s - 1]) - 1)"));
+	ck_assert_ptr_nonnull(strstr(t,
+		"A_data[lower_bound(J_indices, J_indptr[s - 1], J_indptr[s], "
+		"J_indices[vp])]"));
+	/* one search moved, once */
+	ck_assert_ptr_null(strstr(strstr(t, "let hoisted") + 1, "let hoisted"));
+	/* again: nothing moves */
+	ck_assert_int_eq(stir_kernel_hoist_invariants(p.k), 0);
+	char *u = stir_kernel_to_str(p.k);
+	ck_assert_str_eq(u, t);
+	free(u);
+	free(t);
+	free_prog(&p);
+}
+END_TEST
+
+/* Nested loops: a search that uses the outer loop's variable moves before
+ * the inner loop only; one over a literal range of a literal extent
+ * before the outer loop; one whose range is not the whole buffer nowhere;
+ * the loops of the top level get no let before them.  The name of the
+ * let does not clash with the kernel's. */
+START_TEST(test_hoist_nested)
+{
+	prog p = read_prog(
+		"kernel h(n: i32, s: i32) stage 3 {\n"
+		"  buffer K: i32[8] = K in [0, 100);\n"
+		"  buffer J: i32[n] = J in [0, 100);\n"
+		"  buffer Y: i32[n * 4] = Y;\n"
+		"  for b in [0, n) bind(blockIdx.x) {\n"
+		"    for i in [0, 2) {\n"
+		"      for j in [0, 4) {\n"
+		"        block y(vi: S = b, vj: S = i, vk: S = j) {\n"
+		"          Y[vi * 4 + vk] = upper_bound(J, 0, n, vi + vj) +\n"
+		"            lower_bound(K, 0, 8, 3) + lower_bound(J, 1, n, s);\n"
+		"        }\n"
+		"      }\n"
+		"    }\n"
+		"  }\n"
+		"}\n");
+	ck_assert_int_eq(stir_kernel_hoist_invariants(p.k), 0);
+	char *t = round_trip(p.k);
+	ck_assert_ptr_nonnull(strstr(t,
+		"  for b in [0, n) bind(blockIdx.x) {\n"
+		"    let hoisted s1 = lower_bound(K, 0, 8, 3);\n"
+		"    for i in [0, 2) {\n"
+		"      let hoisted s2 = upper_bound(J, 0, n, b + i);\n"
+		"      for j in [0, 4) {\n"));
+	ck_assert_ptr_nonnull(strstr(t,
+		"Y[vi * 4 + vk] = s2 + s1 + lower_bound(J, 1, n, s);\n"));
+	free(t);
+	free_prog(&p);
+}
+END_TEST
+
+/* The reader and the verifier: "let hoisted" is a stage III statement
+ * whose value is a search or a warp-buffer read. */
+START_TEST(test_hoisted_let_checked)
+{
+	static const struct {
+		const char *text, *want;
+	} bad[] = {
+		{ "kernel h(n: i32) stage 3 {\n"
+		  "  buffer J: i32[n] = J;\n"
+		  "  for b in [0, n) bind(blockIdx.x) {\n"
+		  "    let hoisted s = J[b];\n"
+		  "    J[b] = s;\n"
+		  "  }\n"
+		  "}\n",
+		  "4:5: error: hoisted let 's': its value must be a search or a "
+		  "read of a warp buffer\n" },
+		{ "kernel h(n: i32) stage 2 {\n"
+		  "  buffer J: i32[n] = J;\n"
+		  "  for b in [0, n) bind(blockIdx.x) {\n"
+		  "    let hoisted s = upper_bound(J, 0, n, b);\n"
+		  "    J[b] = s;\n"
+		  "  }\n"
+		  "}\n",
+		  "4:5: error: hoisted let 's' is not allowed in a stage 2 "
+		  "kernel\n" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		stir_ctx *ctx = stir_ctx_alloc();
+		stir_module *m = stir_module_read_from_str(ctx, "k.stir",
+			bad[i].text, strlen(bad[i].text));
+		if (m)
+			ck_assert_int_eq(stir_module_verify(m), -1);
+		char *d = test_diags_to_str(ctx);
+		ck_assert_str_eq(d, bad[i].want);
+		free(d);
+		stir_module_free(m);
+		stir_ctx_free(ctx);
+	}
+}
+END_TEST
+
 /* ---- all rewrites on the programs of tests/cuda ---------------------------- */
 
 /* k, got, want, what: every tensor of k agrees (NaN with NaN). */
@@ -256,6 +373,11 @@ int main(void)
 	tcase_add_test(tc, test_lift_guards_text);
 	tcase_add_test(tc, test_lift_guards_stays);
 	suite_add_tcase(s, tc);
+	TCase *th = tcase_create("hoist_invariants");
+	tcase_add_test(th, test_hoist_text);
+	tcase_add_test(th, test_hoist_nested);
+	tcase_add_test(th, test_hoisted_let_checked);
+	suite_add_tcase(s, th);
 	TCase *ta = tcase_create("all");
 	tcase_set_timeout(ta, 60);
 	tcase_add_test(ta, test_rewrites_match_references);

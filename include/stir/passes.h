@@ -159,6 +159,12 @@ STIR_EXPORT int stir_lower_sparse_buffer(__stir_keep stir_module *m);
  * for b { S } } }" (passes/lift_guards.c says which nests). */
 STIR_EXPORT int stir_kernel_lift_guards(__stir_keep stir_kernel *k);
 
+/* Compute once, before each loop, the searches of the loop that it does
+ * not change and that are safe to compute anywhere: each becomes a "let
+ * hoisted" before the loop, and the equal searches inside the loop its
+ * variable (passes/hoist.c says which searches move). */
+STIR_EXPORT int stir_kernel_hoist_invariants(__stir_keep stir_kernel *k);
+
 #ifdef __cplusplus
 }
 #endif
