@@ -1,7 +1,7 @@
 /* Warp-buffer reads computed once (docs/cuda.md, "Searches").
  *
  * Searches that a loop does not change are computed before it by the
- * stage III pass hoist_invariants (passes/hoist.c), as "let hoisted"
+ * stage III pass hoist_invariants (passes/hoist.c), as "hoisted let"
  * statements the emitter prints as constants stir_sN.  Warp-buffer reads
  * are still moved here, because whether the lanes run a loop together is
  * a fact of the thread mapping the emitter makes: before each loop the

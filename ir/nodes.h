@@ -169,7 +169,7 @@ struct stir_stmt {
 		struct {
 			stir_var *var;     /* kind STIR_VAR_LET */
 			stir_expr *value;
-			bool hoisted;      /* "let hoisted": a search or warp-buffer
+			bool hoisted;      /* "hoisted let": a search or warp-buffer
 			                      read moved before a loop
 			                      (passes/hoist.c; stage III) */
 		} let;

@@ -327,7 +327,7 @@ lang_stmt *lang_stmt_store(lang_parser *p, lang_name *buf, lang_list *idx,
 	return s;
 }
 
-/* p, loc (of "let"), var, value, hoisted: let var = value; (let hoisted
+/* p, loc (of the first word), var, value, hoisted: let var = value; (hoisted let
  * when "hoisted"). */
 lang_stmt *lang_stmt_let(lang_parser *p, stir_loc loc, lang_name *var,
 	lang_expr *value, bool hoisted)

@@ -164,7 +164,7 @@ struct lang_stmt {
 		struct {
 			lang_name var;
 			lang_expr *value;
-			bool hoisted;      /* let hoisted v = e; */
+			bool hoisted;      /* hoisted let v = e; */
 		} let;
 		struct {
 			lang_expr *cond;

@@ -240,7 +240,7 @@ stmt:
 	  name '[' exprs ']' store_op expr ';'
 		{ $$ = lang_stmt_store(p, $1, $3, $5, $6); }
 	| "let" name '=' expr ';' { $$ = lang_stmt_let(p, @1, $2, $4, false); }
-	| "let" "hoisted" name '=' expr ';'
+	| "hoisted" "let" name '=' expr ';'
 		{ $$ = lang_stmt_let(p, @1, $3, $5, true); }
 	| if_stmt
 	| iter_stmt

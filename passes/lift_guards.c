@@ -20,7 +20,9 @@
  * every lane.  An if lifted out of a nest is not lifted again, and the
  * loops of the nest do not look past the place it was (the decisions are
  * made on the program as written, outermost loop first, and applied
- * after); at most STIR_MAX_LIFTED lifted ifs enclose one another.
+ * after); at most STIR_MAX_LIFTED lifted ifs enclose one another.  An if
+ * lifted out of a loop of the kernel's top level takes the loop's
+ * location too: it is the launch now, named after that line.
  *
  * Requires: a verified stage III kernel.
  * Keeps: what the kernel computes (the condition has the same value at
@@ -332,7 +334,11 @@ static int apply(stir_kernel *k, const lift *d)
 		return -1;
 	while (stir_stmt_at(&x->u.for_.body, 0) != g)
 		x = stir_stmt_at(&x->u.for_.body, 0);
-	if (!replace_list(&k->body, s, g))
+	/* at the top level the if becomes the launch, which is named after
+	 * where the loop was (docs/cuda.md) */
+	if (replace_in(&k->body, s, g))
+		g->loc = s->loc;
+	else if (!replace_list(&k->body, s, g))
 		return -1;
 	x->u.for_.body = g->u.if_.then_body;
 	g->u.if_.then_body = one;

@@ -173,6 +173,38 @@ START_TEST(test_lift_guards_stays)
 END_TEST
 
 
+
+/* Lifted out of a loop of the top level, the guard is the launch: it
+ * takes the loop's location, which names the launch in the CUDA. */
+START_TEST(test_lift_guards_top_level)
+{
+	prog p = read_prog(
+		"kernel top(n: i32) stage 3 {\n"
+		"  buffer Y_data: f32[4] = Y;\n"
+		"  for w in [0, 4) {\n"
+		"    if (n > 3) {\n"
+		"      block y(vw: S = w) {\n"
+		"        Y_data[vw] = 1.0;\n"
+		"      }\n"
+		"    }\n"
+		"  }\n"
+		"}\n");
+	ck_assert_int_eq(stir_kernel_lift_guards(p.k), 0);
+	char *t = round_trip(p.k);
+	ck_assert_ptr_nonnull(strstr(t,
+		"  if (n > 3) {\n"
+		"    for w in [0, 4) {\n"
+		"      block y(vw: S = w) {\n"));
+	char *cu = stir_kernel_to_cuda(p.k);
+	ck_assert_ptr_nonnull(cu);
+	ck_assert_ptr_nonnull(strstr(cu, "// launch 0 of 1 (k.stir:3): grid "
+		"(1, 1, 1), block (1, 1, 1)\n"));
+	free(cu);
+	free(t);
+	free_prog(&p);
+}
+END_TEST
+
 /* ---- hoist_invariants ------------------------------------------------------ */
 
 /* tests/cuda/hoist.stir: the row's search moves before loop w (inside the
@@ -187,7 +219,7 @@ START_TEST(test_hoist_text)
 	char *t = round_trip(p.k);
 	ck_assert_ptr_nonnull(strstr(t,
 		"      if (p0 * 64 + p1 < nnz) {\n"
-		"        let hoisted s = upper_bound(J_indptr, 0, m + 1, p0 * 64 + p1);\n"
+		"        hoisted let s = upper_bound(J_indptr, 0, m + 1, p0 * 64 + p1);\n"
 		"        for w in [0, 4) {\n"
 		"          block rows(vp: S = p0 * 64 + p1, vw: S = w) {\n"
 		"            let row = s - 1;\n"));
@@ -198,7 +230,7 @@ START_TEST(test_hoist_text)
 		"A_data[lower_bound(J_indices, J_indptr[s - 1], J_indptr[s], "
 		"J_indices[vp])]"));
 	/* one search moved, once */
-	ck_assert_ptr_null(strstr(strstr(t, "let hoisted") + 1, "let hoisted"));
+	ck_assert_ptr_null(strstr(strstr(t, "hoisted let") + 1, "hoisted let"));
 	/* again: nothing moves */
 	ck_assert_int_eq(stir_kernel_hoist_invariants(p.k), 0);
 	char *u = stir_kernel_to_str(p.k);
@@ -236,9 +268,9 @@ START_TEST(test_hoist_nested)
 	char *t = round_trip(p.k);
 	ck_assert_ptr_nonnull(strstr(t,
 		"  for b in [0, n) bind(blockIdx.x) {\n"
-		"    let hoisted s1 = lower_bound(K, 0, 8, 3);\n"
+		"    hoisted let s1 = lower_bound(K, 0, 8, 3);\n"
 		"    for i in [0, 2) {\n"
-		"      let hoisted s2 = upper_bound(J, 0, n, b + i);\n"
+		"      hoisted let s2 = upper_bound(J, 0, n, b + i);\n"
 		"      for j in [0, 4) {\n"));
 	ck_assert_ptr_nonnull(strstr(t,
 		"Y[vi * 4 + vk] = s2 + s1 + lower_bound(J, 1, n, s);\n"));
@@ -247,7 +279,7 @@ START_TEST(test_hoist_nested)
 }
 END_TEST
 
-/* The reader and the verifier: "let hoisted" is a stage III statement
+/* The reader and the verifier: "hoisted let" is a stage III statement
  * whose value is a search or a warp-buffer read. */
 START_TEST(test_hoisted_let_checked)
 {
@@ -257,7 +289,7 @@ START_TEST(test_hoisted_let_checked)
 		{ "kernel h(n: i32) stage 3 {\n"
 		  "  buffer J: i32[n] = J;\n"
 		  "  for b in [0, n) bind(blockIdx.x) {\n"
-		  "    let hoisted s = J[b];\n"
+		  "    hoisted let s = J[b];\n"
 		  "    J[b] = s;\n"
 		  "  }\n"
 		  "}\n",
@@ -266,7 +298,7 @@ START_TEST(test_hoisted_let_checked)
 		{ "kernel h(n: i32) stage 2 {\n"
 		  "  buffer J: i32[n] = J;\n"
 		  "  for b in [0, n) bind(blockIdx.x) {\n"
-		  "    let hoisted s = upper_bound(J, 0, n, b);\n"
+		  "    hoisted let s = upper_bound(J, 0, n, b);\n"
 		  "    J[b] = s;\n"
 		  "  }\n"
 		  "}\n",
@@ -372,6 +404,7 @@ int main(void)
 	TCase *tc = tcase_create("lift_guards");
 	tcase_add_test(tc, test_lift_guards_text);
 	tcase_add_test(tc, test_lift_guards_stays);
+	tcase_add_test(tc, test_lift_guards_top_level);
 	suite_add_tcase(s, tc);
 	TCase *th = tcase_create("hoist_invariants");
 	tcase_add_test(th, test_hoist_text);
