@@ -131,10 +131,11 @@ int bench_sddmm_schedule(stir_kernel *k, bench_sddmm_map fm)
 	    stir_kernel_lower_sparse_buffer(k) < 0 ||
 	    stir_decompose_reduction(k, "sddmm0", "k") < 0 ||
 	    lanes_per_nonzero(k, "sddmm0", "ij", fm) < 0 ||
-	    stir_bind(k, "sddmm0", "ij_0", STIR_BLOCK_X) < 0 ||
-	    (fm.vec > 1 && vector_loads(k, "sddmm0", "X_data") < 0))
+	    stir_bind(k, "sddmm0", "ij_0", STIR_BLOCK_X) < 0)
 		return -1;
-	return stir_kernel_insert_barriers(k);
+	/* last, the GPU's stage III rewrites */
+	return (fm.vec > 1 && vector_loads(k, "sddmm0", "X_data") < 0) ||
+		stir_kernel_prepare_for_gpu(k) < 0 ? -1 : 0;
 }
 
 /* k, fm: see sddmm_schedule.h. */
@@ -157,8 +158,8 @@ int bench_sddmm_rows_schedule(stir_kernel *k, bench_sddmm_map fm)
 	    stir_bind(k, "sddmm_init1", "j_2", STIR_THREAD_X) < 0 ||
 	    lanes_per_nonzero(k, "sddmm1", "j", fm) < 0 ||
 	    stir_bind(k, "sddmm1", "i", STIR_BLOCK_X) < 0 ||
-	    stir_kernel_lower_sparse_buffer(k) < 0 ||
-	    (fm.vec > 1 && vector_loads(k, "sddmm1", "X_shared") < 0))
+	    stir_kernel_lower_sparse_buffer(k) < 0)
 		return -1;
-	return stir_kernel_insert_barriers(k);
+	return (fm.vec > 1 && vector_loads(k, "sddmm1", "X_shared") < 0) ||
+		stir_kernel_prepare_for_gpu(k) < 0 ? -1 : 0;
 }

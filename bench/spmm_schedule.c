@@ -287,7 +287,8 @@ static int hybrid_parts(stir_kernel *k, int c, const int64_t *buckets,
 		if (schedule_part(k, blocks[i], width[i], fm, atomic[i]) < 0)
 			return -1;
 	if (schedule_init(k, cover ? init : "csrmm_init0", cover ? "o" : "i",
-	    fm) < 0 || stir_kernel_prepare_for_gpu(k) < 0)
+	    fm) < 0 || stir_default_schedule(k) < 0 ||
+	    stir_kernel_lower_sparse_buffer(k) < 0)
 		return -1;
 	/* the parts that do not add atomically hold distinct rows of C: they
 	 * store them once, taking over their init nests */
@@ -301,10 +302,9 @@ static int hybrid_parts(stir_kernel *k, int c, const int64_t *buckets,
 		    part_q[i], part_t[i], width[i], fm) < 0)
 			return -1;
 	const char *out[] = { "C_data" };
-	if (n > 1 && stir_horizontal_fuse_disjoint(k, n, blocks, 1, out) < 0)
-		return -1;
-	/* the stage III steps above come after prepare_for_gpu's barriers */
-	return stir_kernel_insert_barriers(k);
+	/* last, the GPU's stage III rewrites */
+	return (n > 1 && stir_horizontal_fuse_disjoint(k, n, blocks, 1, out) <
+		0) || stir_kernel_prepare_for_gpu(k) < 0 ? -1 : 0;
 }
 
 /* k, c, buckets, nb, fm: see spmm_schedule.h. */

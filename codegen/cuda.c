@@ -340,8 +340,7 @@ const stir_var *cuda_inner_var(const emitter *e, const stir_expr *x,
 static bool names_var(const emitter *e, const stir_expr *x,
 	const stir_var *v)
 {
-	if ((x->kind == STIR_EXPR_LOAD || x->kind == STIR_EXPR_SEARCH) &&
-	    cuda_is_hoisted(e, x))
+	if (x->kind == STIR_EXPR_LOAD && cuda_is_hoisted(e, x))
 		return false;
 	switch (x->kind) {
 	case STIR_EXPR_VAR:
@@ -633,28 +632,39 @@ static void put_index_zero(emitter *e, unsigned dims)
 	}
 }
 
-/* e, s, ctx: statement s of a list, guarded to index 0 along the indices
- * it would otherwise run redundantly on when it stores to memory other
- * threads see. */
-static void emit_guarded(emitter *e, const stir_stmt *s, const ectx *ctx)
+/* e, list, from, to, ctx: statement list[to] of a list, with the hoisted
+ * lets list[from .. to - 1] that stand before it (passes/hoist.c), guarded
+ * to index 0 along the indices it would otherwise run redundantly on when
+ * it stores to memory other threads see (the lets inside the guard). */
+static void emit_guarded(emitter *e, const stir_ptr_vec *list, int from,
+	int to, const ectx *ctx)
 {
+	const stir_stmt *s = stir_stmt_at(list, to);
 	unsigned u = unbound(e, ctx);
-	if (!u || !stores_shared_data(s) || (bound_inside(s) & u)) {
-		/* nothing to guard, or the guard goes further in */
-		cuda_emit_stmt(e, s, ctx);
-		return;
-	}
 	ectx c = *ctx;
-	c.single |= u;
-	c.divergent |= u & THREAD_DIMS;
-	cg_indent(e->out);
-	cg_put(e->out, "if (");
-	put_index_zero(e, u);
-	cg_put(e->out, ") {\n");
-	e->out->indent++;
-	cuda_emit_stmt(e, s, &c);
-	e->out->indent--;
-	cg_line(e->out, "}");
+	bool guard = u && stores_shared_data(s) && !(bound_inside(s) & u);
+	if (guard) {
+		/* (else nothing to guard, or the guard goes further in) */
+		c.single |= u;
+		c.divergent |= u & THREAD_DIMS;
+		cg_indent(e->out);
+		cg_put(e->out, "if (");
+		put_index_zero(e, u);
+		cg_put(e->out, ") {\n");
+		e->out->indent++;
+	}
+	for (int i = from; i <= to; i++)
+		cuda_emit_stmt(e, stir_stmt_at(list, i), &c);
+	if (guard) {
+		e->out->indent--;
+		cg_line(e->out, "}");
+	}
+}
+
+/* s: whether s is a hoisted let (passes/hoist.c). */
+static bool is_hoisted_let(const stir_stmt *s)
+{
+	return s->kind == STIR_STMT_LET && s->u.let.hoisted;
 }
 
 /* e, list, ctx, sum: each statement into its own text first, so that
@@ -663,6 +673,10 @@ void cuda_emit_list(emitter *e, const stir_ptr_vec *list, const ectx *ctx,
 	summary *sum)
 {
 	for (int i = 0; i < list->n && !e->failed; i++) {
+		/* hoisted lets go with the statement after them */
+		int from = i;
+		while (i + 1 < list->n && is_hoisted_let(stir_stmt_at(list, i)))
+			i++;
 		const stir_stmt *s = stir_stmt_at(list, i);
 		summary c = { 0 };
 		cg_printer sub;
@@ -671,7 +685,7 @@ void cuda_emit_list(emitter *e, const stir_ptr_vec *list, const ectx *ctx,
 		summary *saved = e->sum;
 		e->out = &sub;
 		e->sum = &c;
-		emit_guarded(e, s, ctx);
+		emit_guarded(e, list, from, i, ctx);
 		e->out = out;
 		e->sum = saved;
 		const cg_access *a, *b;
@@ -691,23 +705,9 @@ static void put_expr(emitter *e, const ectx *ctx, const stir_expr *x,
 	cuda_expr(e, ctx, x, prec);
 }
 
-/* e, s: see cuda_internal.h. */
-bool cuda_if_lifted(const emitter *e, const stir_stmt *s)
-{
-	for (int i = 0; i < e->n_lifted; i++)
-		if (e->lifted[i] == s)
-			return true;
-	return false;
-}
-
 /* e, s, ctx: if/else. */
 static void emit_if(emitter *e, const stir_stmt *s, const ectx *ctx)
 {
-	if (cuda_if_lifted(e, s)) {
-		/* tested before the loop nest around it */
-		cuda_emit_list(e, &s->u.if_.then_body, ctx, e->sum);
-		return;
-	}
 	ectx c = *ctx;
 	c.divergent |= cuda_expr_deps(e, s->u.if_.cond) & THREAD_DIMS;
 	cg_indent(e->out);
@@ -1254,50 +1254,22 @@ static void emit_block(emitter *e, const stir_stmt *s, const ectx *ctx)
 static void emit_let(emitter *e, const stir_stmt *s, const ectx *ctx)
 {
 	const stir_var *v = s->u.let.var;
+	const stir_expr *x = s->u.let.value;
 	cg_indent(e->out);
 	cg_putf(e->out, "const %s ", cuda_ctype(v->dtype));
+	if (s->u.let.hoisted) {
+		/* a constant stir_sN (passes/hoist.c) */
+		e->hoist_id[v->slot] = ++e->n_hoist;
+		cg_putf(e->out, "stir_s%d = ", e->n_hoist - 1);
+		put_expr(e, ctx, x, P_COND);
+		cg_putf(e->out, ";  // a %s the loop does not change\n",
+			x->kind == STIR_EXPR_SEARCH ? "search" : "warp buffer read");
+		return;
+	}
 	cuda_put_name(e, v->name);
 	cg_put(e->out, " = ");
-	put_expr(e, ctx, s->u.let.value, P_COND);
+	put_expr(e, ctx, x, P_COND);
 	cg_put(e->out, ";\n");
-}
-
-/* e, list: whether a statement of list accesses a warp buffer. */
-static bool list_uses_warp(const emitter *e, const stir_ptr_vec *list)
-{
-	for (int i = 0; i < e->k->buffers.n; i++) {
-		const stir_buffer *b = stir_buffer_at(&e->k->buffers, i);
-		stir_loc at;
-		if (b->scope == STIR_SCOPE_WARP && list_uses(list, b, NULL, &at))
-			return true;
-	}
-	return false;
-}
-
-/* e, s: the if that loop nest s may test once before it, or NULL: the
- * nest's innermost body is one if without else whose condition reads no
- * memory and uses none of the nest's variables (a split's tail guard
- * around a block under loops of its own: tested once, the loads of the
- * nest are free to run ahead of each other).  The nest: s and the loops
- * each holding only the next (serial, unrolled or vectorized); a lifted
- * if is not lifted again.  A condition that may differ between the lanes
- * of a warp (it uses threadIdx.x) stays where it is when the body uses a
- * warp buffer: the shuffles the emitter puts before the nest's loops
- * (cuda_hoist.c) need every lane. */
-static const stir_stmt *guard_of_nest(const emitter *e, const stir_stmt *s)
-{
-	const stir_ptr_vec *b = &s->u.for_.body;
-	if (b->n != 1)
-		return NULL;
-	const stir_stmt *x = stir_stmt_at(b, 0), *g = NULL;
-	if (x->kind == STIR_STMT_IF && !x->u.if_.else_body.n &&
-	    !cuda_if_lifted(e, x) && !cuda_expr_has_load(x->u.if_.cond) &&
-	    (!(cuda_expr_deps(e, x->u.if_.cond) & DIM_BIT(STIR_THREAD_X)) ||
-	     !list_uses_warp(e, &x->u.if_.then_body)))
-		g = x;
-	else if (x->kind == STIR_STMT_FOR && x->u.for_.kind != STIR_LOOP_BIND)
-		g = guard_of_nest(e, x);
-	return g && !cuda_expr_uses(e, g->u.if_.cond, s->u.for_.var) ? g : NULL;
 }
 
 /* e, s, ctx: see cuda_internal.h. */
@@ -1317,19 +1289,8 @@ void cuda_emit_stmt(emitter *e, const stir_stmt *s, const ectx *ctx)
 		emit_block(e, s, ctx);
 		return;
 	case STIR_STMT_FOR: {
-		const stir_stmt *g = s->u.for_.kind != STIR_LOOP_BIND &&
-			s->u.for_.kind != STIR_LOOP_VECTORIZE &&
-			e->n_lifted < CUDA_MAX_LIFTED ? guard_of_nest(e, s) : NULL;
-		if (g) {
-			/* "if (g) { the nest }", g then left out inside */
-			void *one[1] = { (void *)s };
-			stir_stmt wrap = *g;
-			wrap.u.if_.then_body = (stir_ptr_vec){ 1, 1, one };
-			e->lifted[e->n_lifted++] = g;
-			emit_if(e, &wrap, ctx);
-			e->n_lifted--;
-			return;
-		}
+		/* (split guards are tested before the loop nests they are in
+		 * by the lift_guards pass, passes/lift_guards.c) */
 		/* a loop inside a fill loop is not part of the fill */
 		ectx c = *ctx;
 		c.fill = NULL;
@@ -2104,9 +2065,6 @@ static void analyse_vars(emitter *e, const stir_stmt *s)
 	case STIR_STMT_LET:
 		e->dep[s->u.let.var->slot] = cuda_expr_deps(e, s->u.let.value);
 		return;
-	case STIR_STMT_STORE:
-		e->stored[s->u.store.buf->index] = true;
-		return;
 	case STIR_STMT_IF:
 		analyse_list(e, &s->u.if_.then_body);
 		analyse_list(e, &s->u.if_.else_body);
@@ -2250,10 +2208,10 @@ static int emit_kernel(stir_cuda_plan *plan, unsigned flags, cuda_mode mode,
 	size_t nv = (size_t)k->n_vars + 1, nb = (size_t)k->buffers.n + 1;
 	e.dep = calloc(nv, sizeof(*e.dep));
 	e.binding = calloc(nv, sizeof(*e.binding));
+	e.hoist_id = calloc(nv, sizeof(*e.hoist_id));
 	e.buf_used = calloc(nb, 1);
 	e.buf_written = calloc(nb, 1);
 	e.warp_lanes = calloc(nb, sizeof(*e.warp_lanes));
-	e.stored = calloc(nb, 1);
 	plan->max_elems = malloc(nb * sizeof(*plan->max_elems));
 	plan->written = calloc(nb, sizeof(*plan->written));
 	int n_launch = 0;
@@ -2263,8 +2221,8 @@ static int emit_kernel(stir_cuda_plan *plan, unsigned flags, cuda_mode mode,
 	cg_printer src, launches;
 	cg_printer_init(&src, 0);
 	cg_printer_init(&launches, 0);
-	if (!e.dep || !e.binding || !e.buf_used || !e.buf_written ||
-	    !e.warp_lanes || !e.stored ||
+	if (!e.dep || !e.binding || !e.hoist_id || !e.buf_used || !e.buf_written ||
+	    !e.warp_lanes ||
 	    !plan->max_elems || !plan->written || !plan->launches) {
 		oom(&e);
 		goto out;
@@ -2337,10 +2295,10 @@ out:
 		oom(&e);
 	free(e.dep);
 	free(e.binding);
+	free(e.hoist_id);
 	free(e.buf_used);
 	free(e.buf_written);
 	free(e.warp_lanes);
-	free(e.stored);
 	free(e.memo);
 	free(e.local_writes.v);
 	return e.failed ? -1 : 0;

@@ -519,8 +519,6 @@ static void print_search(emitter *e, const ectx *ctx, const stir_expr *x,
 {
 	cg_printer *p = e->out;
 	const stir_buffer *buf = x->u.search.buf;
-	if (cuda_hoisted(e, x))
-		return;
 	e->search_used[x->u.search.op] |= 1u << buf->dtype;
 	cuda_record(e, ctx, buf, NULL, false, false, x->loc);
 	if (e->buf_used)
@@ -558,6 +556,11 @@ static void print_var(emitter *e, const ectx *ctx, const stir_expr *x,
 		/* the binding in place of the variable: its type is the
 		 * binding's, so the value is the same */
 		cuda_expr(e, ctx, e->binding[v->slot], prec);
+		return;
+	}
+	if (e->hoist_id[v->slot]) {
+		/* a hoisted let (passes/hoist.c) */
+		cg_putf(e->out, "stir_s%d", e->hoist_id[v->slot] - 1);
 		return;
 	}
 	cuda_put_name(e, v->name);

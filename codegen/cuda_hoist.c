@@ -1,35 +1,21 @@
-/* Searches and warp-buffer reads computed once (docs/cuda.md, "Searches").
+/* Warp-buffer reads computed once (docs/cuda.md, "Searches").
  *
- * A fused iteration finds the row of a flat position by a binary search
- * (upper_bound(J_indptr, 0, m + 1, p) - 1), and lowering puts the search
- * wherever the row is used: inside the innermost loops, once per feature
- * and per vector load.  The CUDA compiler does not merge two searches (they
- * are loops), so the emitter does: before each loop it computes the
- * searches of the loop's body that the loop does not change into
- * constants, "const int stir_sN = ...;", and prints the constant wherever
- * the same search (block variables resolved) appears inside the loop.
- *
- * The constant is computed where the original search might not run (the
- * loop may run no iteration, the search may sit under a condition such as
- * a split's guard), so a search moves only when that is always safe and
- * gives the same value:
- *  - its range [lo, hi) is literal or exactly the whole buffer: [0, N)
- *    with N the buffer's extent (so it reads nothing out of bounds, where
- *    any value x is searched);
- *  - the value searched, x, reads no memory and divides by nothing but
- *    non-zero literals (so it can always be evaluated), and uses no
- *    variable defined inside the loop (block variables inside are seen
- *    through their bindings, printed in their place);
- *  - the buffer lives in global memory and no statement of the kernel
- *    stores into it (so no store between the two places changes it, and
- *    the barrier analysis, which looks only at accesses that conflict
- *    with a store, needs no record of the moved read).
+ * Searches that a loop does not change are computed before it by the
+ * stage III pass hoist_invariants (passes/hoist.c), as "hoisted let"
+ * statements the emitter prints as constants stir_sN.  Warp-buffer reads
+ * are still moved here, because whether the lanes run a loop together is
+ * a fact of the thread mapping the emitter makes: before each loop the
+ * emitter declares "const T stir_sN = ...;" for each read of the loop's
+ * body that it may compute there, numbered with the hoisted lets, and
+ * prints the constant wherever the same read (block variables resolved)
+ * appears inside the loop.
  *
  * Reads of warp buffers (docs/cuda.md, "Warp buffers") move the same way,
  * for another reason: each is a shuffle, which the CUDA compiler does not
  * merge either, so a vectorized loop would shuffle once per lane and per
  * use.  A read moves before a loop when its index can always be evaluated
- * (as x above), uses nothing defined inside the loop, the loop does not
+ * (it reads no memory and divides by nothing but non-zero literals),
+ * uses nothing defined inside the loop, the loop does not
  * store into the buffer (its fill stays before the read), and the lanes
  * run the loop together (cuda_warp_readable).  A shuffle never faults:
  * where the read would not have run, the value is not used. */
@@ -78,30 +64,7 @@ static bool safe_value(const emitter *e, const stir_expr *x)
 	}
 }
 
-/* e, x: whether the range of search x lies inside its buffer whatever
- * runs: literal bounds inside a literal extent, or [0, extent). */
-static bool whole_range(const emitter *e, const stir_expr *x)
-{
-	const stir_expr *lo = x->u.search.lo, *hi = x->u.search.hi;
-	const stir_expr *ext = x->u.search.buf->extent;
-	if (!ext || lo->kind != STIR_EXPR_INT || lo->u.i < 0)
-		return false;
-	if (hi->kind == STIR_EXPR_INT && ext->kind == STIR_EXPR_INT)
-		return lo->u.i <= hi->u.i && hi->u.i <= ext->u.i;
-	return lo->u.i == 0 && cuda_expr_equal(e, hi, ext);
-}
-
-/* e, x, inner: whether search x may be computed before the loop whose
- * definitions "inner" marks. */
-static bool movable(const emitter *e, const stir_expr *x, const bool *inner)
-{
-	const stir_buffer *b = x->u.search.buf;
-	return b->scope == STIR_SCOPE_GLOBAL && !e->stored[b->index] &&
-		whole_range(e, x) && safe_value(e, x->u.search.x) &&
-		!cuda_inner_var(e, x->u.search.x, inner);
-}
-
-/* e, x: the constant that holds search or warp-buffer read x, or -1. */
+/* e, x: the constant that holds warp-buffer read x, or -1. */
 static int find_memo(const emitter *e, const stir_expr *x)
 {
 	for (int i = e->n_memo - 1; i >= 0; i--)
@@ -161,13 +124,12 @@ static void hoist_expr(hoist_walk *w, const stir_expr *x)
 	case STIR_EXPR_CAST:
 		hoist_expr(w, x->u.cast.a);
 		return;
-	case STIR_EXPR_SEARCH:
-		break;
 	default:
+		/* searches are hoisted by passes/hoist.c, and one that stays
+		 * is looked at as a whole, as there */
 		return;
 	}
-	if ((x->kind == STIR_EXPR_SEARCH && !movable(e, x, w->inner)) ||
-	    find_memo(e, x) >= 0)
+	if (find_memo(e, x) >= 0)
 		return;
 	if (e->n_memo == e->cap_memo) {
 		int cap = e->cap_memo ? 2 * e->cap_memo : 8;
@@ -187,8 +149,7 @@ static void hoist_expr(hoist_walk *w, const stir_expr *x)
 	cg_indent(e->out);
 	cg_putf(e->out, "const %s stir_s%d = ", cuda_ctype(x->dtype), id);
 	cuda_expr(e, w->ctx, x, P_COND);
-	cg_putf(e->out, ";  // a %s the loop does not change\n",
-		x->kind == STIR_EXPR_SEARCH ? "search" : "warp buffer read");
+	cg_put(e->out, ";  // a warp buffer read the loop does not change\n");
 	e->resolve = saved;
 	e->memo[e->n_memo++] = (cuda_memo){ .x = x, .id = id };
 }
@@ -268,8 +229,7 @@ bool cuda_hoisted(emitter *e, const stir_expr *x)
 	if (id < 0)
 		return false;
 	if (e->buf_used)
-		e->buf_used[(x->kind == STIR_EXPR_SEARCH ? x->u.search.buf :
-			x->u.load.buf)->index] = true;
+		e->buf_used[x->u.load.buf->index] = true;
 	cg_putf(e->out, "stir_s%d", id);
 	return true;
 }

@@ -7,7 +7,7 @@
  *                 stir_kernel_verify_gpu
  *   cuda_expr.c   types, literals, conversions and expressions
  *   cuda_vector.c vectorized loops
- *   cuda_hoist.c  searches and warp-buffer reads computed once before the
+ *   cuda_hoist.c  warp-buffer reads computed once before the
  *                 loops they are in
  *   plan.c        the public launch plan (include/stir/codegen.h)
  *
@@ -118,9 +118,9 @@ typedef struct summary {
 struct red;
 struct vec_ctx;
 
-/* A search computed before a loop into the constant stir_sID. */
+/* A warp-buffer read computed before a loop into the constant stir_sID. */
 typedef struct cuda_memo {
-	const stir_expr *x;        /* borrowed: the search */
+	const stir_expr *x;        /* borrowed: the read */
 	int id;
 } cuda_memo;
 
@@ -139,8 +139,6 @@ typedef struct ectx {
 	bool fill_tail;            /* inside a fill loop whose last round
 	                              leaves some lanes out */
 } ectx;
-
-#define CUDA_MAX_LIFTED 16
 
 /* What a walk of the emitter is for. */
 typedef enum cuda_mode {
@@ -195,22 +193,16 @@ typedef struct emitter {
 	const stir_var *lane_var;  /* print this variable as lane_val */
 	int64_t lane_val;
 	struct vec_ctx *vec;       /* loads read from vectors (vector paths) */
-	/* searches and warp-buffer reads held in constants (cuda_hoist.c) */
-	bool *stored;              /* per buffer: some statement stores to it */
+	/* warp-buffer reads held in constants (cuda_hoist.c) */
 	int n_memo, cap_memo;
 	cuda_memo *memo;           /* owned: those in scope, innermost last */
-	int n_hoist;               /* counter of their names */
-	/* ifs tested before the loop nests they guard (guard_of_nest, in
-	 * cuda.c), innermost last: where they stand, their bodies alone */
-	int n_lifted;
-	const stir_stmt *lifted[CUDA_MAX_LIFTED];
+	int n_hoist;               /* counter of their names (and of the
+	                              hoisted lets', passes/hoist.c) */
+	int *hoist_id;             /* per slot: 1 + N for the variable of a
+	                              hoisted let printed as stir_sN, else 0 */
 	cuda_mode mode;            /* what the walk is for */
 	cuda_places *places;       /* CUDA_MODE_PLACE: receives the places */
 } emitter;
-
-/* e, s: whether if s is tested before a loop nest around it already
- * (emitted as its body alone). */
-bool cuda_if_lifted(const emitter *e, const stir_stmt *s);
 
 /* ---- verify_gpu.c ---- */
 
@@ -350,14 +342,13 @@ bool cuda_vector_load(emitter *e, const stir_expr *x);
 
 /* ---- cuda_hoist.c ---- */
 
-/* e, s, ctx: before loop s, declare a constant for each search and each
- * read of a warp buffer in s that may be computed there (see
- * cuda_hoist.c); they stand for the expression until cuda_unhoist(e, the
- * value returned). */
+/* e, s, ctx: before loop s, declare a constant for each read of a warp
+ * buffer in s that may be computed there (see cuda_hoist.c); they stand
+ * for the expression until cuda_unhoist(e, the value returned). */
 int cuda_hoist(emitter *e, const stir_stmt *s, const ectx *ctx);
 void cuda_unhoist(emitter *e, int mark);
-/* e, x: when search or warp-buffer load x is held in a constant, print
- * its name and return true. */
+/* e, x: when warp-buffer load x is held in a constant, print its name
+ * and return true. */
 bool cuda_hoisted(emitter *e, const stir_expr *x);
 /* e, x: whether x is held in such a constant (printing nothing). */
 bool cuda_is_hoisted(const emitter *e, const stir_expr *x);

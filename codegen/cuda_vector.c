@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "codegen/cuda_internal.h"
+#include "passes/passes.h"
 
 #define MAX_VEC 16   /* vectors one loop may hold */
 #define MAX_GUARDS 8 /* conditions around a body that the lanes share */
@@ -212,9 +213,7 @@ static const stir_ptr_vec *peel_guards(const emitter *e,
 		if (s->kind != STIR_STMT_IF || s->u.if_.else_body.n ||
 		    cuda_expr_uses(e, s->u.if_.cond, v))
 			break;
-		/* a lifted if was tested before the loop nest */
-		if (!cuda_if_lifted(e, s))
-			conds[(*n)++] = s->u.if_.cond;
+		conds[(*n)++] = s->u.if_.cond;
 		body = &s->u.if_.then_body;
 	}
 	return body;
@@ -474,12 +473,47 @@ static void emit_lanes(emitter *e, const vbody *vb, const ectx *ctx,
 	}
 }
 
-/* e, s, ctx: the scalar form of loop s (unrolled). */
+/* e, s, ctx: the scalar form of loop s (unrolled), with the split guard
+ * that lift_guards would lift out of it as an unrolled loop tested before
+ * it (stir_nest_guard): a copy of the nest from s to the loop whose body
+ * is the guard, that body the guard's, inside a copy of the guard. */
 static void emit_scalar(emitter *e, const stir_stmt *s, const ectx *ctx)
 {
 	stir_stmt copy = *s;
 	copy.u.for_.kind = STIR_LOOP_UNROLL;
-	cuda_emit_stmt(e, &copy, ctx);
+	const stir_stmt *g = stir_nest_guard(e->k, &copy);
+	if (!g) {
+		cuda_emit_stmt(e, &copy, ctx);
+		return;
+	}
+	int n = 1;
+	for (const stir_stmt *x = s; stir_stmt_at(&x->u.for_.body, 0) != g;
+	    x = stir_stmt_at(&x->u.for_.body, 0))
+		n++;
+	stir_stmt *nest = calloc((size_t)n, sizeof(*nest));
+	void **one = calloc((size_t)n + 1, sizeof(*one));
+	if (!nest || !one) {
+		free(nest);
+		free(one);
+		cuda_error(e, s->loc, "out of memory");
+		return;
+	}
+	nest[0] = copy;
+	for (int i = 0; i < n; i++) {
+		if (i + 1 == n) {
+			nest[i].u.for_.body = g->u.if_.then_body;
+			break;
+		}
+		nest[i + 1] = *stir_stmt_at(&nest[i].u.for_.body, 0);
+		one[i] = &nest[i + 1];
+		nest[i].u.for_.body = (stir_ptr_vec){ 1, 1, &one[i] };
+	}
+	stir_stmt wrap = *g;
+	one[n] = &nest[0];
+	wrap.u.if_.then_body = (stir_ptr_vec){ 1, 1, &one[n] };
+	cuda_emit_stmt(e, &wrap, ctx);
+	free(nest);
+	free(one);
 }
 
 /* e, s, ctx: the scalar form of loop s printed nowhere: only its record

@@ -6,7 +6,9 @@
  *             (the caller's stage II schedules happen before this call)
  *   stage II  --default_schedule-->       stage II  (nests left unbound)
  *             --lower_sparse_buffer-->    stage III
- *   stage III --insert_barriers-->        stage III (codegen/barriers.c)
+ *   stage III --lift_guards-->            stage III (the GPU rewrites of
+ *             --hoist_invariants-->       include/stir/passes.h)
+ *             --insert_barriers-->        stage III (codegen/barriers.c)
  *
  * Registering a new pass is one line of "registry" below (in pipeline
  * order: the GPU pipeline runs every registered pass); stirc print --after
@@ -41,6 +43,20 @@ static int pass_default_schedule(stir_kernel *k, void *arg)
 	return stir_default_schedule(k);
 }
 
+/* k, arg: split guards tested before their loop nests (passes/lift_guards.c). */
+static int pass_lift_guards(stir_kernel *k, void *arg)
+{
+	(void)arg;
+	return stir_kernel_lift_guards(k);
+}
+
+/* k, arg: searches the loops do not change before them (passes/hoist.c). */
+static int pass_hoist_invariants(stir_kernel *k, void *arg)
+{
+	(void)arg;
+	return stir_kernel_hoist_invariants(k);
+}
+
 /* k, arg: the barriers a stage III kernel needs (codegen/barriers.c). */
 static int pass_insert_barriers(stir_kernel *k, void *arg)
 {
@@ -62,6 +78,8 @@ static const registered registry[] = {
 	{ "default_schedule", STIR_STAGE_2, STIR_PASS_VERIFIES,
 	  pass_default_schedule },
 	{ "lower_sparse_buffer", STIR_STAGE_2, 0, pass_lower_sparse_buffer },
+	{ "lift_guards", STIR_STAGE_3, 0, pass_lift_guards },
+	{ "hoist_invariants", STIR_STAGE_3, 0, pass_hoist_invariants },
 	{ "insert_barriers", STIR_STAGE_3, 0, pass_insert_barriers },
 };
 #define N_REGISTERED (int)(sizeof(registry) / sizeof(registry[0]))

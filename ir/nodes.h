@@ -169,6 +169,9 @@ struct stir_stmt {
 		struct {
 			stir_var *var;     /* kind STIR_VAR_LET */
 			stir_expr *value;
+			bool hoisted;      /* "hoisted let": a search or warp-buffer
+			                      read moved before a loop
+			                      (passes/hoist.c; stage III) */
 		} let;
 		struct {
 			stir_expr *cond;

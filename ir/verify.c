@@ -1264,8 +1264,17 @@ static void check_var_type(verifier *v, const stir_var *var, stir_dtype t,
 static void check_let(verifier *v, scope *sc, const stir_stmt *s)
 {
 	stir_var *var = s->u.let.var;
-	check_var_type(v, var, check_expr(v, sc, s->u.let.value), "let",
+	const stir_expr *x = s->u.let.value;
+	check_var_type(v, var, check_expr(v, sc, x), "let",
 		"a value");
+	/* what the emitter prints as a constant computed once */
+	if (s->u.let.hoisted && v->k->stage != STIR_STAGE_3)
+		report_stage(v, s->loc, "hoisted let", var->name);
+	else if (s->u.let.hoisted && x && x->kind != STIR_EXPR_SEARCH &&
+	    !(x->kind == STIR_EXPR_LOAD &&
+	      x->u.load.buf->scope == STIR_SCOPE_WARP))
+		stir_error(v->ctx, s->loc, "hoisted let '%s': its value must be a "
+			"search or a read of a warp buffer", var->name);
 	scope_push_var(v, sc, var);
 }
 

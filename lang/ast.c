@@ -327,15 +327,17 @@ lang_stmt *lang_stmt_store(lang_parser *p, lang_name *buf, lang_list *idx,
 	return s;
 }
 
-/* p, loc (of "let"), var, value: let var = value; */
+/* p, loc (of the first word), var, value, hoisted: let var = value; (hoisted let
+ * when "hoisted"). */
 lang_stmt *lang_stmt_let(lang_parser *p, stir_loc loc, lang_name *var,
-	lang_expr *value)
+	lang_expr *value, bool hoisted)
 {
 	lang_stmt *s = stmt_new(p, LANG_STMT_LET, loc);
 	if (!s)
 		return NULL;
 	s->u.let.var = name_value(var);
 	s->u.let.value = value;
+	s->u.let.hoisted = hoisted;
 	return s;
 }
 

@@ -165,6 +165,7 @@ struct lang_stmt {
 		struct {
 			lang_name var;
 			lang_expr *value;
+			bool hoisted;      /* hoisted let v = e; */
 		} let;
 		struct {
 			lang_expr *cond;
@@ -340,7 +341,7 @@ lang_expr *lang_expr_search(lang_parser *p, stir_search op, lang_name *buf,
 lang_stmt *lang_stmt_store(lang_parser *p, lang_name *buf, lang_list *idx,
 	stir_store_op op, lang_expr *value);
 lang_stmt *lang_stmt_let(lang_parser *p, stir_loc loc, lang_name *var,
-	lang_expr *value);
+	lang_expr *value, bool hoisted);
 lang_stmt *lang_stmt_if(lang_parser *p, stir_loc loc, lang_expr *cond,
 	lang_list *then_body, lang_list *else_body);
 /* "else if": the second if as the whole else branch. */

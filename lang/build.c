@@ -507,6 +507,8 @@ static stir_stmt *build_let(builder *b, const lang_stmt *ls)
 	stir_var *v = stir_stmt_let_get_var(s);
 	if (v)
 		v->loc = n->loc;
+	if (s)
+		s->u.let.hoisted = ls->u.let.hoisted;
 	bind(b, n->name, BIND_LET, v, n->loc);
 	return s;
 }

@@ -97,6 +97,7 @@ static void lang_yyerror(stir_loc *loc, lang_parser *p, const char *msg);
 %token EQ "==" NE "!=" LE "<=" GE ">=" AND "&&" OR "||"
 %token BUFFER "buffer" FOR "for" BLOCK "block" READS "reads" WRITES "writes"
 %token UNROLL "unroll" VECTORIZE "vectorize" BIND "bind" BARRIER "barrier"
+%token HOISTED "hoisted"
 %token SHARED "shared" GLOBAL "global" WARP "warp"
 %token <search> SEARCH "lower_bound, upper_bound or find"
 %token <flags> BLOCK_FLAG "block annotation"
@@ -239,7 +240,9 @@ braced:
 stmt:
 	  name '[' exprs ']' store_op expr ';'
 		{ $$ = lang_stmt_store(p, $1, $3, $5, $6); }
-	| "let" name '=' expr ';' { $$ = lang_stmt_let(p, @1, $2, $4); }
+	| "let" name '=' expr ';' { $$ = lang_stmt_let(p, @1, $2, $4, false); }
+	| "hoisted" "let" name '=' expr ';'
+		{ $$ = lang_stmt_let(p, @1, $3, $5, true); }
 	| if_stmt
 	| iter_stmt
 	| for_stmt

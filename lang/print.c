@@ -488,7 +488,7 @@ static void put_stmt(printer *pr, const stir_stmt *s)
 		put_store(pr, s);
 		return;
 	case STIR_STMT_LET:
-		put(pr, "let ");
+		put(pr, s->u.let.hoisted ? "hoisted let " : "let ");
 		put_name(pr, s->u.let.var->name);
 		put(pr, " = ");
 		put_expr(pr, s->u.let.value);

@@ -68,4 +68,11 @@ int stir_lower_sparse_buffer_rewrite(stir_kernel *k);
 int stir_pipeline_add_pass_owned(stir_pipeline *p, const char *name,
 	stir_stage stage, unsigned flags, stir_pass_fn fn, void *arg);
 
+/* k, s: the if that lift_guards would test before loop s of kernel k, s
+ * taken as the outer loop of a nest (a serial or unrolled loop), or NULL
+ * (none, a bound loop, or memory ran out): the scalar fallback of a
+ * vectorized loop is printed so (codegen/cuda_vector.c).
+ * (passes/lift_guards.c) */
+const stir_stmt *stir_nest_guard(const stir_kernel *k, const stir_stmt *s);
+
 #endif

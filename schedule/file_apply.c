@@ -7,7 +7,8 @@
  *             --lower_sparse_buffer-->
  *   stage III stage3 steps
  *             [stir_schedule_prepare_for_gpu: default_schedule on the
- *              nests left unbound, then insert_barriers]
+ *              nests left unbound, then lift_guards, hoist_invariants
+ *              and insert_barriers]
  *
  * Each step is a pass of a pipeline (include/stir/pipeline.h) named
  * SECTION.N (the N-th step of the section, from 1), and each section ends
@@ -601,9 +602,13 @@ stir_pipeline *stir_pipeline_alloc_for_schedule(const stir_schedule *s,
 	if (gpu && up_to == STIR_STAGE_3 && k->stage < STIR_STAGE_3)
 		rc |= stir_pipeline_add_pass(p, "default_schedule", 0,
 			STIR_PASS_VERIFIES, pass_default_schedule, NULL);
-	/* the barriers last, as stir_kernel_prepare_for_gpu places them */
-	if (gpu && up_to == STIR_STAGE_3)
+	/* then the GPU's stage III rewrites and the barriers, as
+	 * stir_kernel_prepare_for_gpu runs them */
+	if (gpu && up_to == STIR_STAGE_3) {
+		rc |= stir_pipeline_add(p, "lift_guards");
+		rc |= stir_pipeline_add(p, "hoist_invariants");
 		rc |= stir_pipeline_add(p, "insert_barriers");
+	}
 	if (rc < 0) {
 		stir_pipeline_free(p);
 		return stir_error_oom(a.ctx);

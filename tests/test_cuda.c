@@ -803,10 +803,12 @@ END_TEST
 
 /* A guard around a nest's innermost body that reads memory stays inside
  * (it could read out of bounds where the loops do not run); one that does
- * not is tested before the nest (tests/golden/hoist.cu has both). */
+ * not is tested before the nest by the lift_guards pass, which
+ * stir_kernel_prepare_for_gpu runs (tests/golden/hoist.cu has both). */
 START_TEST(test_lifted_guards)
 {
 	prog p = load_prog("tests/cuda/vectorize.stir");
+	ck_assert_int_eq(stir_kernel_lift_guards(p.k), 0);
 	char *s = stir_kernel_to_cuda(p.k);
 	ck_assert_ptr_nonnull(s);
 	/* "put": the guard of the block under loop w, before the loop */
@@ -835,6 +837,7 @@ START_TEST(test_lifted_guards)
 		"    }\n"
 		"  }\n"
 		"}\n");
+	ck_assert_int_eq(stir_kernel_lift_guards(p.k), 0);
 	s = stir_kernel_to_cuda(p.k);
 	ck_assert_ptr_nonnull(s);
 	/* the outer guard (no loads) before the loop, the load inside */
@@ -873,6 +876,7 @@ START_TEST(test_lifted_guards)
 		"    }\n"
 		"  }\n"
 		"}\n");
+	ck_assert_int_eq(stir_kernel_lift_guards(p.k), 0);
 	s = stir_kernel_to_cuda(p.k);
 	if (!s)
 		stir_ctx_print_diagnostics(p.ctx, stderr);
@@ -1132,7 +1136,7 @@ END_TEST
 
 START_TEST(test_prepare)
 {
-	/* a stage III kernel is left as it is */
+	/* a stage III kernel with nothing to rewrite is left as it is */
 	prog p = load_prog("tests/cuda/spmv_warp.stir");
 	char *before = stir_kernel_to_str(p.k);
 	ck_assert_int_eq(stir_kernel_prepare_for_gpu(p.k), 0);

@@ -175,9 +175,9 @@ static stir_kernel *load_kernel(const emu_prog *p, stir_ctx *ctx,
 	    test_path(p->sched_file))) || stir_schedule_prepare_for_gpu(*s,
 	    k) < 0))
 		return NULL;
-	/* a stage III file read as it is: its barriers (a second run after
-	 * a schedule adds nothing) */
-	if (k && stir_kernel_insert_barriers(k) < 0)
+	/* a stage III file read as it is: the GPU's stage III passes (a
+	 * second run after a schedule changes nothing) */
+	if (k && stir_kernel_prepare_for_gpu(k) < 0)
 		return NULL;
 	return k;
 }

@@ -11,7 +11,8 @@
  * The layers, each usable without the next:
  *
  * - stir_kernel_prepare_for_gpu(): lower a kernel to stage III, giving
- *   every nest without a thread binding the default schedule;
+ *   every nest without a thread binding the default schedule, and run the
+ *   stage III rewrites for the GPU;
  * - stir_kernel_to_cuda() / stir_cuda_plan_alloc(): the CUDA C and the
  *   launch plan (no GPU, no NVRTC needed);
  * - stir_gpu_kernel_compile(): NVRTC, through the runtime's on-disk cache
@@ -44,9 +45,15 @@ extern "C" {
  * with stir_kernel_lower_sparse_iter; at stage II (after whatever
  * schedules the caller applied there) every top-level nest with no loop
  * bound to a thread index gets stir_default_schedule, and the kernel is
- * lowered with stir_kernel_lower_sparse_buffer.  A stage III kernel is left
- * as it is.  This is the GPU pipeline, stir_pipeline_alloc_for_gpu
- * (include/stir/pipeline.h), run once.  0, or -1 with diagnostics. */
+ * lowered with stir_kernel_lower_sparse_buffer.  Then, at stage III, the
+ * GPU rewrites of include/stir/passes.h run (stir_kernel_lift_guards,
+ * stir_kernel_hoist_invariants; docs/ir.md, "Stage III rewrites for the
+ * GPU") and stir_kernel_insert_barriers: call this last, after every
+ * schedule (the emitter prints only what the IR says, so a kernel emitted
+ * without the rewrites runs as written, slower, and one that needs
+ * barriers is refused).  Running it again changes nothing.  This is the
+ * GPU pipeline, stir_pipeline_alloc_for_gpu (include/stir/pipeline.h),
+ * run once.  0, or -1 with diagnostics. */
 STIR_EXPORT int stir_kernel_prepare_for_gpu(__stir_keep stir_kernel *k);
 
 /* A stage III pass: insert a "barrier;" statement wherever the threads of

@@ -148,6 +148,23 @@ STIR_EXPORT int stir_kernel_lower_sparse_buffer(__stir_keep stir_kernel *k);
 /* Lower every stage II kernel of m. */
 STIR_EXPORT int stir_lower_sparse_buffer(__stir_keep stir_module *m);
 
+/* Stage III rewrites for the GPU (stir_kernel_prepare_for_gpu runs them,
+ * in this order, after lowering; docs/ir.md, "Stage III rewrites").
+ * Each takes a verified stage III kernel, keeps what it computes and
+ * verifies what it produces.  0, or -1 with diagnostics. */
+
+/* Test once, before a loop nest, the split guard in its innermost body
+ * when the condition reads no memory and uses none of the nest's
+ * variables: "for a { for b { if (c) { S } } }" becomes "if (c) { for a {
+ * for b { S } } }" (passes/lift_guards.c says which nests). */
+STIR_EXPORT int stir_kernel_lift_guards(__stir_keep stir_kernel *k);
+
+/* Compute once, before each loop, the searches of the loop that it does
+ * not change and that are safe to compute anywhere: each becomes a "let
+ * hoisted" before the loop, and the equal searches inside the loop its
+ * variable (passes/hoist.c says which searches move). */
+STIR_EXPORT int stir_kernel_hoist_invariants(__stir_keep stir_kernel *k);
+
 #ifdef __cplusplus
 }
 #endif

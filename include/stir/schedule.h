@@ -222,8 +222,9 @@ STIR_EXPORT int stir_schedule_apply(__stir_keep const stir_schedule *s,
  * stir_schedule_apply up to stage III, then the default schedule for
  * every nest the steps left unbound (stir_default_schedule), so that
  * stage3 steps may schedule nests that no stage2 step touched.  A kernel
- * given at stage III only takes the stage3 steps, and is otherwise left
- * as it is (as stir_kernel_prepare_for_gpu leaves it).  0 or -1. */
+ * given at stage III only takes the stage3 steps.  Last, the stage III
+ * rewrites for the GPU, as stir_kernel_prepare_for_gpu runs them.  0 or
+ * -1. */
 STIR_EXPORT int stir_schedule_prepare_for_gpu(
 	__stir_keep const stir_schedule *s, __stir_keep stir_kernel *k);
 /* The pipeline (include/stir/pipeline.h) that stir_schedule_apply (gpu

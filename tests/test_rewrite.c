@@ -1,0 +1,419 @@
+/* The stage III rewrites for the GPU (include/stir/passes.h, docs/ir.md
+ * "Stage III rewrites for the GPU"): the text each makes, that the text
+ * reads back and verifies, that running them again changes nothing, and
+ * that the rewritten kernels compute what their stage I references do. */
+#include <dirent.h>
+#include <stir/stir.h>
+#include "tests/testdiag.h"
+#include "tests/testutil.h"
+
+/* A module read from text or a file, with its context. */
+typedef struct prog {
+	stir_ctx *ctx;
+	stir_module *m;
+	stir_kernel *k;
+} prog;
+
+/* file: read a program of the source tree; its kernel "name". */
+static prog load_prog(const char *file, const char *name)
+{
+	prog p = { stir_ctx_alloc(), NULL, NULL };
+	p.m = stir_module_read_file(p.ctx, test_path(file));
+	if (!p.m)
+		stir_ctx_print_diagnostics(p.ctx, stderr);
+	ck_assert_ptr_nonnull(p.m);
+	p.k = stir_module_find_kernel(p.m, name);
+	ck_assert_ptr_nonnull(p.k);
+	return p;
+}
+
+/* text: read a program from text; its first kernel. */
+static prog read_prog(const char *text)
+{
+	prog p = { stir_ctx_alloc(), NULL, NULL };
+	p.m = stir_module_read_from_str(p.ctx, "k.stir", text, strlen(text));
+	if (!p.m)
+		stir_ctx_print_diagnostics(p.ctx, stderr);
+	ck_assert_ptr_nonnull(p.m);
+	p.k = stir_module_get_kernel(p.m, 0);
+	return p;
+}
+
+/* p: free a program and its context. */
+static void free_prog(prog *p)
+{
+	stir_module_free(p->m);
+	stir_ctx_free(p->ctx);
+}
+
+/* k: the text of k, which must read back (verified) to the same text. */
+static char *round_trip(const stir_kernel *k)
+{
+	char *t = stir_kernel_to_str(k);
+	ck_assert_ptr_nonnull(t);
+	prog q = read_prog(t);
+	ck_assert_int_eq(stir_kernel_verify(q.k), 0);
+	char *u = stir_kernel_to_str(q.k);
+	ck_assert_str_eq(u, t);
+	free(u);
+	free_prog(&q);
+	return t;
+}
+
+/* ---- lift_guards --------------------------------------------------------- */
+
+/* A guard without loads around a nest's innermost body wraps the nest; one
+ * with loads stays; the loops keep their order. */
+START_TEST(test_lift_guards_text)
+{
+	prog p = read_prog(
+		"kernel g(n: i32) stage 3 {\n"
+		"  buffer X_data: f32[n] = X;\n"
+		"  buffer Y_data: f32[n * 8] = Y;\n"
+		"  for b in [0, (n + 127) / 128) bind(blockIdx.x) {\n"
+		"    for t in [0, 128) bind(threadIdx.x) {\n"
+		"      for u in [0, 2) {\n"
+		"        for w in [0, 4) unroll {\n"
+		"          if (b * 128 + t < n) {\n"
+		"            if (X_data[b * 128 + t] > 0.0) {\n"
+		"              block y(vi: S = b * 128 + t, vw: S = u * 4 + w) {\n"
+		"                Y_data[vi * 8 + vw] = 1.0;\n"
+		"              }\n"
+		"            }\n"
+		"          }\n"
+		"        }\n"
+		"      }\n"
+		"    }\n"
+		"  }\n"
+		"}\n");
+	ck_assert_int_eq(stir_kernel_lift_guards(p.k), 0);
+	char *t = round_trip(p.k);
+	ck_assert_ptr_nonnull(strstr(t,
+		"    for t in [0, 128) bind(threadIdx.x) {\n"
+		"      if (b * 128 + t < n) {\n"
+		"        for u in [0, 2) {\n"
+		"          for w in [0, 4) unroll {\n"
+		"            if (X_data[b * 128 + t] > 0.0) {\n"));
+	/* again: nothing to lift */
+	ck_assert_int_eq(stir_kernel_lift_guards(p.k), 0);
+	char *u = stir_kernel_to_str(p.k);
+	ck_assert_str_eq(u, t);
+	free(u);
+	free(t);
+	free_prog(&p);
+}
+END_TEST
+
+/* What stays: a guard that uses a loop of the nest, one with an else, one
+ * under a loop that holds another statement too, and the refusal of a
+ * kernel that is not at stage III. */
+START_TEST(test_lift_guards_stays)
+{
+	static const char *const kept[] = {
+		/* uses w */
+		"      for w in [0, 4) {\n"
+		"        if (b * 4 + w < n) {\n"
+		"          block y(vi: S = b * 4 + w) {\n"
+		"            Y_data[vi] = 1.0;\n"
+		"          }\n"
+		"        }\n"
+		"      }\n",
+		/* an else */
+		"      for w in [0, 4) {\n"
+		"        if (b < n) {\n"
+		"          block y(vi: S = b * 4 + w) {\n"
+		"            Y_data[vi] = 1.0;\n"
+		"          }\n"
+		"        } else {\n"
+		"          block z(vi: S = b * 4 + w) {\n"
+		"            Y_data[vi] = 2.0;\n"
+		"          }\n"
+		"        }\n"
+		"      }\n",
+		/* not the loop's only statement */
+		"      for w in [0, 4) {\n"
+		"        if (b < n) {\n"
+		"          block y(vi: S = b * 4 + w) {\n"
+		"            Y_data[vi] = 1.0;\n"
+		"          }\n"
+		"        }\n"
+		"        block z(vi: S = b * 4 + w) {\n"
+		"          Y_data[vi] = 2.0;\n"
+		"        }\n"
+		"      }\n",
+	};
+	for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++) {
+		char text[2048];
+		snprintf(text, sizeof(text),
+			"kernel g(n: i32) stage 3 {\n"
+			"  buffer Y_data: f32[n * 4] = Y;\n"
+			"  for b in [0, n) bind(blockIdx.x) {\n"
+			"    for t in [0, 1) bind(threadIdx.x) {\n"
+			"%s"
+			"    }\n"
+			"  }\n"
+			"}\n", kept[i]);
+		prog p = read_prog(text);
+		char *before = stir_kernel_to_str(p.k);
+		ck_assert_int_eq(stir_kernel_lift_guards(p.k), 0);
+		char *after = stir_kernel_to_str(p.k);
+		ck_assert_str_eq(after, before);
+		free(before);
+		free(after);
+		free_prog(&p);
+	}
+	prog p = load_prog("tests/cuda/hoist.stir", "hoist_ref");
+	ck_assert_int_eq(stir_kernel_lift_guards(p.k), -1);
+	ck_assert_int_eq(stir_ctx_n_errors(p.ctx), 1);
+	ck_assert_str_eq(stir_diag_get_message(stir_ctx_get_diagnostic(p.ctx, 0)),
+		"lift_guards: kernel 'hoist_ref' is at stage 1; the pass takes "
+		"stage III");
+	free_prog(&p);
+}
+END_TEST
+
+
+
+/* Lifted out of a loop of the top level, the guard is the launch: it
+ * takes the loop's location, which names the launch in the CUDA. */
+START_TEST(test_lift_guards_top_level)
+{
+	prog p = read_prog(
+		"kernel top(n: i32) stage 3 {\n"
+		"  buffer Y_data: f32[4] = Y;\n"
+		"  for w in [0, 4) {\n"
+		"    if (n > 3) {\n"
+		"      block y(vw: S = w) {\n"
+		"        Y_data[vw] = 1.0;\n"
+		"      }\n"
+		"    }\n"
+		"  }\n"
+		"}\n");
+	ck_assert_int_eq(stir_kernel_lift_guards(p.k), 0);
+	char *t = round_trip(p.k);
+	ck_assert_ptr_nonnull(strstr(t,
+		"  if (n > 3) {\n"
+		"    for w in [0, 4) {\n"
+		"      block y(vw: S = w) {\n"));
+	char *cu = stir_kernel_to_cuda(p.k);
+	ck_assert_ptr_nonnull(cu);
+	ck_assert_ptr_nonnull(strstr(cu, "// launch 0 of 1 (k.stir:3): grid "
+		"(1, 1, 1), block (1, 1, 1)\n"));
+	free(cu);
+	free(t);
+	free_prog(&p);
+}
+END_TEST
+
+/* ---- hoist_invariants ------------------------------------------------------ */
+
+/* tests/cuda/hoist.stir: the row's search moves before loop w (inside the
+ * lifted guard), and the equal searches inside become its variable; the
+ * one over P (stored by the kernel), the one whose value reads memory and
+ * the one whose range is read stay. */
+START_TEST(test_hoist_text)
+{
+	prog p = load_prog("tests/cuda/hoist.stir", "hoist");
+	ck_assert_int_eq(stir_kernel_lift_guards(p.k), 0);
+	ck_assert_int_eq(stir_kernel_hoist_invariants(p.k), 0);
+	char *t = round_trip(p.k);
+	ck_assert_ptr_nonnull(strstr(t,
+		"      if (p0 * 64 + p1 < nnz) {\n"
+		"        hoisted let s = upper_bound(J_indptr, 0, m + 1, p0 * 64 + p1);\n"
+		"        for w in [0, 4) {\n"
+		"          block rows(vp: S = p0 * 64 + p1, vw: S = w) {\n"
+		"            let row = s - 1;\n"));
+	ck_assert_ptr_nonnull(strstr(t, "f32(upper_bound(P, 0, m + 1, vp))"));
+	ck_assert_ptr_nonnull(strstr(t,
+		"f32(upper_bound(J_indptr, 0, m + 1, J_indptr[s - 1]) - 1)"));
+	ck_assert_ptr_nonnull(strstr(t,
+		"A_data[lower_bound(J_indices, J_indptr[s - 1], J_indptr[s], "
+		"J_indices[vp])]"));
+	/* one search moved, once */
+	ck_assert_ptr_null(strstr(strstr(t, "hoisted let") + 1, "hoisted let"));
+	/* again: nothing moves */
+	ck_assert_int_eq(stir_kernel_hoist_invariants(p.k), 0);
+	char *u = stir_kernel_to_str(p.k);
+	ck_assert_str_eq(u, t);
+	free(u);
+	free(t);
+	free_prog(&p);
+}
+END_TEST
+
+/* Nested loops: a search that uses the outer loop's variable moves before
+ * the inner loop only; one over a literal range of a literal extent
+ * before the outer loop; one whose range is not the whole buffer nowhere;
+ * the loops of the top level get no let before them.  The name of the
+ * let does not clash with the kernel's. */
+START_TEST(test_hoist_nested)
+{
+	prog p = read_prog(
+		"kernel h(n: i32, s: i32) stage 3 {\n"
+		"  buffer K: i32[8] = K in [0, 100);\n"
+		"  buffer J: i32[n] = J in [0, 100);\n"
+		"  buffer Y: i32[n * 4] = Y;\n"
+		"  for b in [0, n) bind(blockIdx.x) {\n"
+		"    for i in [0, 2) {\n"
+		"      for j in [0, 4) {\n"
+		"        block y(vi: S = b, vj: S = i, vk: S = j) {\n"
+		"          Y[vi * 4 + vk] = upper_bound(J, 0, n, vi + vj) +\n"
+		"            lower_bound(K, 0, 8, 3) + lower_bound(J, 1, n, s);\n"
+		"        }\n"
+		"      }\n"
+		"    }\n"
+		"  }\n"
+		"}\n");
+	ck_assert_int_eq(stir_kernel_hoist_invariants(p.k), 0);
+	char *t = round_trip(p.k);
+	ck_assert_ptr_nonnull(strstr(t,
+		"  for b in [0, n) bind(blockIdx.x) {\n"
+		"    hoisted let s1 = lower_bound(K, 0, 8, 3);\n"
+		"    for i in [0, 2) {\n"
+		"      hoisted let s2 = upper_bound(J, 0, n, b + i);\n"
+		"      for j in [0, 4) {\n"));
+	ck_assert_ptr_nonnull(strstr(t,
+		"Y[vi * 4 + vk] = s2 + s1 + lower_bound(J, 1, n, s);\n"));
+	free(t);
+	free_prog(&p);
+}
+END_TEST
+
+/* The reader and the verifier: "hoisted let" is a stage III statement
+ * whose value is a search or a warp-buffer read. */
+START_TEST(test_hoisted_let_checked)
+{
+	static const struct {
+		const char *text, *want;
+	} bad[] = {
+		{ "kernel h(n: i32) stage 3 {\n"
+		  "  buffer J: i32[n] = J;\n"
+		  "  for b in [0, n) bind(blockIdx.x) {\n"
+		  "    hoisted let s = J[b];\n"
+		  "    J[b] = s;\n"
+		  "  }\n"
+		  "}\n",
+		  "4:5: error: hoisted let 's': its value must be a search or a "
+		  "read of a warp buffer\n" },
+		{ "kernel h(n: i32) stage 2 {\n"
+		  "  buffer J: i32[n] = J;\n"
+		  "  for b in [0, n) bind(blockIdx.x) {\n"
+		  "    hoisted let s = upper_bound(J, 0, n, b);\n"
+		  "    J[b] = s;\n"
+		  "  }\n"
+		  "}\n",
+		  "4:5: error: hoisted let 's' is not allowed in a stage 2 "
+		  "kernel\n" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		stir_ctx *ctx = stir_ctx_alloc();
+		stir_module *m = stir_module_read_from_str(ctx, "k.stir",
+			bad[i].text, strlen(bad[i].text));
+		if (m)
+			ck_assert_int_eq(stir_module_verify(m), -1);
+		char *d = test_diags_to_str(ctx);
+		ck_assert_str_eq(d, bad[i].want);
+		free(d);
+		stir_module_free(m);
+		stir_ctx_free(ctx);
+	}
+}
+END_TEST
+
+/* ---- all rewrites on the programs of tests/cuda ---------------------------- */
+
+/* k, got, want, what: every tensor of k agrees (NaN with NaN). */
+static void compare(const stir_kernel *k, const stir_bindings *got,
+	const stir_bindings *want, const char *what)
+{
+	for (int i = 0; i < stir_kernel_n_buffers(k); i++) {
+		stir_buffer *buf = stir_kernel_get_buffer(k, i);
+		if (stir_buffer_get_kind(buf) != STIR_BUFFER_TENSOR)
+			continue;
+		const char *name = stir_buffer_get_array_name(buf);
+		stir_array *a = stir_bindings_get_array(got, name);
+		stir_array *r = stir_bindings_get_array(want, name);
+		ck_assert_ptr_nonnull(a);
+		ck_assert_ptr_nonnull(r);
+		int64_t j;
+		if (stir_array_compare(a, r, &j, NULL) > 0)
+			ck_abort_msg("%s: %s[%ld] is %g, the reference gives %g",
+				what, name, (long)j, stir_array_get_double(a, j),
+				stir_array_get_double(r, j));
+	}
+}
+
+/* Every tests/cuda/NAME.stir: kernel NAME after the rewrites
+ * (stir_kernel_prepare_for_gpu) prints a text that reads back, verifies
+ * and, run by the interpreter, agrees with NAME_ref (stage I) on random
+ * data; preparing again changes nothing. */
+START_TEST(test_rewrites_match_references)
+{
+	DIR *dir = opendir(test_path("tests/cuda"));
+	ck_assert_ptr_nonnull(dir);
+	struct dirent *de;
+	int n = 0;
+	while ((de = readdir(dir))) {
+		size_t len = strlen(de->d_name);
+		if (len < 6 || strcmp(de->d_name + len - 5, ".stir"))
+			continue;
+		char file[512], name[256], ref[300];
+		snprintf(file, sizeof(file), "tests/cuda/%s", de->d_name);
+		snprintf(name, sizeof(name), "%.*s", (int)(len - 5), de->d_name);
+		snprintf(ref, sizeof(ref), "%s_ref", name);
+		prog p = load_prog(file, name);
+		stir_kernel *r = stir_module_find_kernel(p.m, ref);
+		ck_assert_ptr_nonnull(r);
+		int rc = stir_kernel_prepare_for_gpu(p.k);
+		if (rc < 0)
+			stir_ctx_print_diagnostics(p.ctx, stderr);
+		ck_assert_int_eq(rc, 0);
+		char *t = round_trip(p.k);
+		ck_assert_int_eq(stir_kernel_prepare_for_gpu(p.k), 0);
+		char *again = stir_kernel_to_str(p.k);
+		ck_assert_str_eq(again, t);
+		free(again);
+		/* the text read back is what runs */
+		prog q = read_prog(t);
+		free(t);
+		for (uint64_t seed = 1; seed <= 3; seed++) {
+			stir_bindings *b = stir_bindings_alloc();
+			ck_assert_int_eq(stir_kernel_bind_random(r, b, seed), 0);
+			stir_bindings *want = stir_bindings_copy(b);
+			rc = stir_kernel_interpret(q.k, b);
+			if (rc < 0)
+				stir_ctx_print_diagnostics(q.ctx, stderr);
+			ck_assert_int_eq(rc, 0);
+			ck_assert_int_eq(stir_kernel_interpret(r, want), 0);
+			compare(r, b, want, file);
+			stir_bindings_free(b);
+			stir_bindings_free(want);
+		}
+		free_prog(&q);
+		free_prog(&p);
+		n++;
+	}
+	closedir(dir);
+	ck_assert_int_ge(n, 10);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("rewrite");
+	TCase *tc = tcase_create("lift_guards");
+	tcase_add_test(tc, test_lift_guards_text);
+	tcase_add_test(tc, test_lift_guards_stays);
+	tcase_add_test(tc, test_lift_guards_top_level);
+	suite_add_tcase(s, tc);
+	TCase *th = tcase_create("hoist_invariants");
+	tcase_add_test(th, test_hoist_text);
+	tcase_add_test(th, test_hoist_nested);
+	tcase_add_test(th, test_hoisted_let_checked);
+	suite_add_tcase(s, th);
+	TCase *ta = tcase_create("all");
+	tcase_set_timeout(ta, 60);
+	tcase_add_test(ta, test_rewrites_match_references);
+	suite_add_tcase(s, ta);
+	return test_run_suite(s);
+}
