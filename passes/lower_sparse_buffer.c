@@ -101,8 +101,8 @@ static stir_buffer *flatten_buffer(flat *f, stir_names *names,
 		base ? stir_names_fresh(names, base) : NULL;
 	stir_buffer *b = check(f, name && extent ? stir_kernel_add_flat_buffer(k,
 		name, buf->kind, buf->dtype, extent, tensor ? buf->name : NULL) : NULL);
-	if (!b)
-		return NULL;
+	if (!b || stir_made_add(k, STIR_MADE_BUFFER, name, buf->name) < 0)
+		return check(f, NULL);
 	b->loc = buf->loc;
 	b->scope = buf->scope;
 	if (buf->domain_lo)
@@ -211,6 +211,7 @@ int stir_kernel_lower_sparse_buffer(stir_kernel *k)
 			"stage %d, not stage 2", k->name, (int)k->stage);
 		return -1;
 	}
+	stir_made_clear(k);
 	if (stir_kernel_verify(k) < 0)
 		return -1;
 	int n = k->buffers.n;
@@ -245,13 +246,16 @@ int stir_kernel_lower_sparse_buffer(stir_kernel *k)
 	}
 	free(f.map);
 	if (f.failed) {
+		stir_made_clear(k);
 		stir_error_oom(ctx);
 		return -1;
 	}
 	stir_remove_dead_lets(k);
-	if (stir_analyze_regions(k) < 0)
+	if (stir_analyze_regions(k) < 0 || stir_kernel_verify(k) < 0) {
+		stir_made_clear(k);
 		return -1;
-	return stir_kernel_verify(k);
+	}
+	return 0;
 }
 
 int stir_lower_sparse_buffer(stir_module *m)

@@ -15,6 +15,7 @@
 int stir_kernel_lower_sparse_iter(stir_kernel *k)
 {
 	stir_ctx *ctx = stir_kernel_ctx(k);
+	stir_made_clear(k);
 	if (k->stage != STIR_STAGE_1) {
 		stir_error(ctx, k->loc, "lower_sparse_iter: kernel '%s' is at stage "
 			"%d, not stage 1", k->name, (int)k->stage);
@@ -23,12 +24,16 @@ int stir_kernel_lower_sparse_iter(stir_kernel *k)
 	if (stir_kernel_verify(k) < 0)
 		return -1;
 	if (stir_materialize_aux_buffers(k) < 0 || stir_generate_loops(k) < 0 ||
-	    stir_translate_coords(k) < 0)
+	    stir_translate_coords(k) < 0) {
+		stir_made_clear(k);
 		return -1;
+	}
 	k->stage = STIR_STAGE_2;
-	if (stir_analyze_regions(k) < 0)
+	if (stir_analyze_regions(k) < 0 || stir_kernel_verify(k) < 0) {
+		stir_made_clear(k);
 		return -1;
-	return stir_kernel_verify(k);
+	}
+	return 0;
 }
 
 int stir_lower_sparse_iter(stir_module *m)

@@ -90,6 +90,7 @@ typedef struct creq {
 	stir_expr **conds;       /* conditions of the accesses, fixed at L */
 	bool accum;              /* the write accumulates */
 	bool over_init;          /* cache_write_over_init */
+	const char *nest_name;   /* the block of the copy nest being built */
 	bool any_whole;          /* a dimension of the region is whole */
 	stir_expr *init_value;   /* over_init: the init nest's value */
 	bool atomic_wb;          /* the write-back is atomic */
@@ -533,6 +534,7 @@ static stir_var *new_loop(creq *c, sched_names *names, const char *base,
 		return NULL;
 	f->loc = c->loop->loc;
 	v->loc = c->loop->u.for_.var->loc;
+	sched_made(c->s, STIR_MADE_LOOP, name, c->nest_name);
 	if (*inner && stir_stmt_append_body(*inner, f) < 0)
 		return sched_check(c->s, NULL);
 	if (!*outer)
@@ -548,6 +550,7 @@ static bool build_nest(creq *c, sched_names *names, const char *name,
 {
 	stir_kernel *k = c->k;
 	memset(out, 0, sizeof(*out));
+	c->nest_name = name;
 	stir_stmt *inner = NULL;
 	stir_var *bvars[MAX_DIMS + 2];
 	stir_expr *binds[MAX_DIMS + 2];
@@ -1360,6 +1363,7 @@ static int cache(creq *c, const char *block, const char *buffer,
 		return -1;
 	cb->scope = c->scope;
 	cb->loc = c->blk->loc;
+	sched_made(s, STIR_MADE_BUFFER, cn, c->x->name);
 	const char *copy_name = sched_fresh_block_name(s, base);
 	const char *init_name = !copy_name ? NULL : sched_fresh_block_name(s,
 		sched_check(s, stir_kernel_strf(k, "%s_init", copy_name)));
@@ -1403,6 +1407,9 @@ static int cache(creq *c, const char *block, const char *buffer,
 	ok = ok && guard_nest(c, &in) && (!c->write || guard_nest(c, &out));
 	if (!ok || s->oom)
 		return -1;
+	if (c->write)
+		sched_made(s, STIR_MADE_INIT_BLOCK, init_name, bn);
+	sched_made(s, STIR_MADE_BLOCK, copy_name, bn);
 	redirect(c, cb);
 	int at = c->path.index[c->li];
 	stir_ptr_vec *list = c->path.list[c->li];

@@ -132,6 +132,7 @@ static int rfactor(sched *s, sched_path *path, int li)
 		return -1;
 	rf->loc = b->loc;
 	rf->scope = STIR_SCOPE_LOCAL;
+	sched_made(s, STIR_MADE_BUFFER, rn, x->name);
 
 	/* names at L's place */
 	sched_names scope;
@@ -259,6 +260,9 @@ static int rfactor(sched *s, sched_path *path, int li)
 	iv->loc = cv->loc = lv->loc;
 
 	/* install */
+	sched_made(s, STIR_MADE_INIT_BLOCK, init_block, bn);
+	sched_made(s, STIR_MADE_BLOCK, rf_block, bn);
+	sched_made(s, STIR_MADE_LOOP, loop_name, ln);
 	b->u.block.name = rf_block;
 	b->u.block.vars = vars;
 	b->u.block.bindings = binds;

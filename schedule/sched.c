@@ -53,6 +53,7 @@ int sched_begin(sched *s, stir_kernel *k, const char *prim)
 	memset(s, 0, sizeof(*s));
 	if (!k)
 		return -1;
+	stir_made_clear(k);
 	s->k = k;
 	s->ctx = stir_kernel_ctx(k);
 	s->prim = prim;
@@ -103,6 +104,7 @@ int sched_end(sched *s)
 		sched_check_scopes(s, true);
 	if (s->failed || s->oom) {
 		sched_restore(s);
+		stir_made_clear(s->k);
 		if (s->failed)
 			stir_error(s->ctx, s->err_loc, "%s: %s", s->prim, s->err);
 		else
@@ -113,16 +115,26 @@ int sched_end(sched *s)
 	sched_release(s);
 	if (stir_analyze_regions(s->k) < 0) {
 		sched_restore(s);
+		stir_made_clear(s->k);
 		return -1;
 	}
 	if (stir_kernel_verify(s->k) < 0) {
 		sched_restore(s);
+		stir_made_clear(s->k);
 		stir_error(s->ctx, s->k->loc, "%s: internal error: the rewritten "
 			"kernel '%s' does not verify; it was left unchanged", s->prim,
 			s->k->name);
 		return -1;
 	}
 	return 0;
+}
+
+/* s, kind, name, from: see sched.h. */
+void sched_made(sched *s, stir_made_kind kind, const char *name,
+	const char *from)
+{
+	if (!s->oom && stir_made_add(s->k, kind, name, from) < 0)
+		s->oom = true;
 }
 
 /* ---- the index of definitions ---- */

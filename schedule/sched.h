@@ -55,6 +55,11 @@ int sched_begin(sched *s, stir_kernel *k, const char *prim);
  * when that fails put the kernel back and report an internal error.
  * 0 or -1. */
 int sched_end(sched *s);
+/* s, kind, name, from: record that the request made "name" (from
+ * "from", or NULL) for stir_kernel_get_made; sched_end forgets it when
+ * the request fails. */
+void sched_made(sched *s, stir_made_kind kind, const char *name,
+	const char *from);
 /* s: (re)build the index of variable definitions (def, val). */
 int sched_index(sched *s);
 

@@ -759,16 +759,6 @@ static int read_buckets(reader *r, const yaml_node_t *n, const char *prefix,
 	return r->errors > errors ? -1 : 0;
 }
 
-/* src, q, t: part (q, t) of hybrid rule src, covering the rows when src
- * says so (t = the number of buckets: the split rows' part). */
-static stir_format_rule *hybrid_part(const sf_rule *src, int q, int t)
-{
-	stir_format_rule *rule = stir_format_hybrid_part(src->suffix, q, t,
-		src->buckets[t < src->n_buckets ? t : src->n_buckets - 1]);
-	stir_format_rule_set_cover_rows(rule, src->cover_rows);
-	return rule;
-}
-
 /* r, n, a: one rule of a decompose step: {KIND: {PARAMS}}, expanded into
  * a's rules and described in a's srcs.  0 or -1. */
 static int read_rule(reader *r, const yaml_node_t *n, sf_arg *a)
@@ -882,8 +872,8 @@ static int read_rule(reader *r, const yaml_node_t *n, sf_arg *a)
 		return -1;
 	/* each rule becomes an iteration: a bound on them all keeps a small
 	 * file (or one of YAML aliases) from asking for millions */
-	int64_t count = kind == SF_RULE_HYBRID ?
-		(int64_t)src->column_parts * src->n_buckets + src->cover_rows : 1;
+	int64_t count = kind == SF_RULE_HYBRID ? stir_format_hybrid_n_parts(
+		src->column_parts, src->n_buckets, src->cover_rows) : 1;
 	if (r->n_rules + count > SF_MAX_PARTS) {
 		fail(r, src->loc, "decompose: more than %d rules in the file "
 			"(hybrid parts count one each)", SF_MAX_PARTS);
@@ -911,17 +901,13 @@ static int read_rule(reader *r, const yaml_node_t *n, sf_arg *a)
 			src->group));
 		break;
 	case SF_RULE_HYBRID:
-		/* every part, range-major, as the host builder orders them;
-		 * covering the rows, first the split rows' part 0_K: it adds
-		 * atomically into rows zeroed by its own init launch, which
-		 * then comes before all the other parts */
-		if (src->cover_rows && add_rule(r, a, hybrid_part(src, 0,
-		    src->n_buckets)) < 0)
-			return -1;
-		for (int q = 0; q < src->column_parts; q++)
-			for (int t = 0; t < src->n_buckets; t++)
-				if (add_rule(r, a, hybrid_part(src, q, t)) < 0)
-					return -1;
+		/* every part, in the order of stir_format_hybrid_part_at */
+		for (int i = 0; i < stir_format_hybrid_n_parts(src->column_parts,
+		    src->n_buckets, src->cover_rows); i++)
+			if (add_rule(r, a, stir_format_hybrid_rule(src->suffix,
+			    src->column_parts, src->buckets, src->n_buckets,
+			    src->cover_rows, i)) < 0)
+				return -1;
 		break;
 	case SF_RULE_CUSTOM: {
 		stir_format_rule *rule = read_custom(r, v, prefix, src->suffix);

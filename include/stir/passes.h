@@ -108,6 +108,30 @@ STIR_EXPORT __stir_give stir_format_rule *stir_format_padding(
  * width "width" (the suffix is SUFFIX_q_t). */
 STIR_EXPORT __stir_give stir_format_rule *stir_format_hybrid_part(
 	const char *suffix, int q, int t, int64_t width);
+/* The hybrid format's parts and their names, in one place (the schedule
+ * files' decompose steps, the host builder and callers all use these):
+ * part (q, t) of a hybrid rule with suffix S has the suffix S_q_t
+ * (heap; NULL when memory runs out), which names its tensor, axes and
+ * size parameter (A_S_q_t over O, R, C_S_q_t; rows_S_q_t) and the arrays
+ * the host builds (R_S_q_t.indices, C_S_q_t.indices, A_S_q_t). */
+STIR_EXPORT __stir_give char *stir_format_hybrid_part_suffix(
+	const char *suffix, int q, int t);
+/* The number of parts of hybrid(c, buckets) with nb buckets that a
+ * decomposition takes: c * nb, and one more, the split rows' part (0, nb),
+ * when the rules cover the rows ("cover": c must be 1).  -1 when the
+ * arguments are not valid. */
+STIR_EXPORT int stir_format_hybrid_n_parts(int c, int nb, bool cover);
+/* Part i (from 0) in that order: covering the rows, first the split
+ * rows' part (0, nb) (its init then runs before the others), then every
+ * part (q, t), range-major.  Its range in *q, bucket in *t.  0 or -1. */
+STIR_EXPORT int stir_format_hybrid_part_at(int c, int nb, bool cover, int i,
+	int *q, int *t);
+/* The rule of part i: stir_format_hybrid_part with the width of its
+ * bucket (the widest for the split rows' part), covering the rows when
+ * "cover".  NULL when the arguments are not valid. */
+STIR_EXPORT __stir_give stir_format_rule *stir_format_hybrid_rule(
+	const char *suffix, int c, const int64_t *buckets, int nb, bool cover,
+	int i);
 STIR_EXPORT __stir_give stir_format_rule *stir_format_ell3d(const char *suffix,
 	int64_t width);
 STIR_EXPORT __stir_give stir_format_rule *stir_format_dbsr(const char *suffix,

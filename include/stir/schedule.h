@@ -21,6 +21,53 @@
 extern "C" {
 #endif
 
+/* ---- what a primitive made ----
+ *
+ * The one convention for giving back what a primitive creates, for every
+ * schedule primitive here and every pass of include/stir/passes.h: a
+ * primitive that succeeds records in its kernel the names of the loops,
+ * blocks, buffers, iterations, axes, parameters and kernels it created,
+ * each with the name of the thing it was made from, in the order it made
+ * them; the caller reads them back with the three functions below before
+ * it applies the next primitive to that kernel.  Every primitive (an
+ * annotation or a pass that creates nothing included) starts by
+ * forgetting the previous record, and one that fails leaves it empty, so
+ * that a caller never uses a name the kernel does not have.  A pass over
+ * a module (stir_lower_sparse_iter) records in each kernel it changes.
+ * The names are owned by the kernel's context and stay valid as long as
+ * it lives, after later primitives too.  Callers use these names, never a
+ * name built by hand after a pass's naming rule; what each primitive
+ * records is said with it ("Made: ...").  Entry points that run several
+ * primitives (stir_kernel_prepare_for_gpu, stir_schedule_apply) leave the
+ * record of the last one they ran. */
+typedef enum stir_made_kind {
+	STIR_MADE_LOOP,        /* a loop (its variable's name) */
+	STIR_MADE_BLOCK,       /* a block */
+	STIR_MADE_INIT_BLOCK,  /* a block of an iteration's init nest */
+	STIR_MADE_BUFFER,      /* a buffer (a tensor at stage I) */
+	STIR_MADE_INDPTR,      /* the indptr buffer of an axis (from the axis) */
+	STIR_MADE_INDICES,     /* the indices buffer of an axis */
+	STIR_MADE_ITER,        /* a sparse iteration (stage I) */
+	STIR_MADE_INIT_ITER,   /* an iteration made of another's init */
+	STIR_MADE_AXIS,        /* an axis */
+	STIR_MADE_PARAM,       /* a size parameter */
+	STIR_MADE_KERNEL       /* a kernel of the module */
+} stir_made_kind;
+
+/* The number of things of kind "kind" the last primitive applied to k
+ * made. */
+STIR_EXPORT int stir_kernel_n_made(__stir_keep const stir_kernel *k,
+	stir_made_kind kind);
+/* The name of the i-th (from 0, in the order they were made) thing of
+ * kind "kind" the last primitive applied to k made, or NULL. */
+STIR_EXPORT const char *stir_kernel_get_made(__stir_keep const stir_kernel *k,
+	stir_made_kind kind, int i);
+/* The same among the things made from "from" (a loop split, the block a
+ * cache serves, the iteration a block comes from, ...). */
+STIR_EXPORT const char *stir_kernel_get_made_from(
+	__stir_keep const stir_kernel *k, stir_made_kind kind, const char *from,
+	int i);
+
 /* ---- loops ---- */
 
 /* Split loop "loop" around block "block" into n nested loops named
