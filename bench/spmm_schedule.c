@@ -1,6 +1,5 @@
 /* The SpMM schedules (bench/spmm_schedule.h). */
 #include <stdbool.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include "bench/spmm_schedule.h"
 
