@@ -150,7 +150,12 @@ STIR_EXPORT __stir_give stir_format_rule *stir_format_sr_bcrs(
  * old one, go into a new kernel KERNEL_copy (the preprocessing: run it, or
  * build the new format on the host and skip it).  The tensor, and axes and
  * parameters nothing uses any more, leave k.  Requires a verified stage I
- * kernel; checks everything first.  0, or -1 with k untouched. */
+ * kernel; checks everything first.  0, or -1 with k untouched.  Made
+ * (include/stir/schedule.h): per rule, in order, its tensor (a buffer,
+ * from "tensor"), its axes (from the new tensor, in the rule's order) and
+ * its new parameters; per computation and rule its iteration (from the
+ * computation's), and the init iterations (from the computation's); the
+ * kernel KERNEL_copy. */
 STIR_EXPORT int stir_decompose_format(__stir_keep stir_kernel *k,
 	const char *tensor, int n, stir_format_rule *const *rules);
 
@@ -159,7 +164,10 @@ STIR_EXPORT int stir_decompose_format(__stir_keep stir_kernel *k,
  * loops and blocks (its init as a nest of its own that runs first),
  * coordinates become positions (with binary searches where a sparse axis is
  * accessed by a coordinate), and every block gets its read/write regions.
- * Requires a verified stage I kernel.  0 or -1. */
+ * Requires a verified stage I kernel.  0 or -1.  Made
+ * (include/stir/schedule.h): the blocks of each iteration's nest,
+ * outermost first (from the iteration), its init nest's as init blocks,
+ * and the indptr and indices buffers of the axes (from the axis). */
 STIR_EXPORT int stir_kernel_lower_sparse_iter(__stir_keep stir_kernel *k);
 /* Lower every stage I kernel of m. */
 STIR_EXPORT int stir_lower_sparse_iter(__stir_keep stir_module *m);
@@ -167,7 +175,8 @@ STIR_EXPORT int stir_lower_sparse_iter(__stir_keep stir_module *m);
 /* Stage II -> stage III (sparse buffer lowering): every buffer over axes
  * becomes a flat buffer ("A_data") addressed by the offsets of
  * docs/language.md section 4; axes disappear.  Requires a verified stage II
- * kernel.  0 or -1. */
+ * kernel.  0 or -1.  Made: each flat buffer, from the buffer it replaces
+ * (A_data from A). */
 STIR_EXPORT int stir_kernel_lower_sparse_buffer(__stir_keep stir_kernel *k);
 /* Lower every stage II kernel of m. */
 STIR_EXPORT int stir_lower_sparse_buffer(__stir_keep stir_module *m);

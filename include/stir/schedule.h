@@ -74,19 +74,23 @@ STIR_EXPORT const char *stir_kernel_get_made_from(
  * LOOP_0 (outermost) .. LOOP_{n-1} with extents factors[0..n-1]; at most one
  * factor may be 0, meaning ceil(extent / product of the others).  Factors
  * need not divide the extent: the body is then guarded by
- * "LOOP_0 * f1 * .. + LOOP_{n-1} < extent".  n >= 2, factors > 0. */
+ * "LOOP_0 * f1 * .. + LOOP_{n-1} < extent".  n >= 2, factors > 0.
+ * Made: the n loops, outermost first, from "loop" (where a name is taken
+ * the loop gets a fresh one: use the names given back). */
 STIR_EXPORT int stir_split(__stir_keep stir_kernel *k, const char *block,
 	const char *loop, int n, const int64_t *factors);
 
 /* Fuse n perfectly nested loops (outermost first, each the only statement
  * of the one before) into one loop named LOOP1_LOOP2_..; an inner extent
- * must not depend on an outer loop. */
+ * must not depend on an outer loop.  Made: the loop, from the outermost
+ * loop fused. */
 STIR_EXPORT int stir_fuse(__stir_keep stir_kernel *k, const char *block,
 	int n, const char *const *loops);
 
 /* Reorder perfectly nested loops: "loops" lists loops of one perfect nest
  * (no block between them) in their new order; loops not listed keep their
- * places.  An extent may not depend on a loop moved outside it. */
+ * places.  An extent may not depend on a loop moved outside it.  Makes
+ * nothing (the loops keep their names). */
 STIR_EXPORT int stir_reorder(__stir_keep stir_kernel *k, const char *block,
 	int n, const char *const *loops);
 
@@ -126,7 +130,10 @@ STIR_EXPORT int stir_cross_thread_reduce(__stir_keep stir_kernel *k,
 
 /* TVM's rfactor: split the reduction of block "block" over loop "loop"
  * into partial results rf[loop] computed by a new block "BLOCK_rf" into a
- * local buffer, and a block that combines them. */
+ * local buffer, and a block that combines them.  Made: the buffer of
+ * partial results (from the buffer reduced), blocks BLOCK_rf and, as an
+ * init block, BLOCK_rf_init (from "block"), and the loop of the init and
+ * combining nests (from "loop"). */
 STIR_EXPORT int stir_rfactor(__stir_keep stir_kernel *k, const char *block,
 	const char *loop);
 
@@ -152,11 +159,16 @@ STIR_EXPORT int stir_reverse_compute_at(__stir_keep stir_kernel *k,
 
 /* Read buffer "buffer" of block "block" through a copy in memory "scope"
  * (shared or local): a new block BUFFER_SCOPE copies the region the block
- * reads, placed at loop "loop" (enclosing the block). */
+ * reads, placed at loop "loop" (enclosing the block).  Made: the cache
+ * buffer (from "buffer"), the copy block (from "block") and the loops of
+ * its nest (from the copy block). */
 STIR_EXPORT int stir_cache_read(__stir_keep stir_kernel *k, const char *block,
 	const char *buffer, const char *loop, stir_scope scope);
 /* Write buffer "buffer" of block "block" through a copy in "scope", written
- * back by a new block after loop "loop". */
+ * back by a new block after loop "loop".  Made: the cache buffer (from
+ * "buffer"), the write-back block and, as an init block, the block that
+ * copies in or zeroes the cache (both from "block"), and the loops of
+ * their nests (from each of those blocks). */
 STIR_EXPORT int stir_cache_write(__stir_keep stir_kernel *k, const char *block,
 	const char *buffer, const char *loop, stir_scope scope);
 /* cache_write of a block that only adds into "buffer", taking over the
@@ -172,14 +184,14 @@ STIR_EXPORT int stir_cache_write(__stir_keep stir_kernel *k, const char *block,
  * other condition); the block not atomic (its instances write distinct
  * elements); every loop around "loop" spatial; a region of points
  * and ranges, no whole dimension; the buffer touched by nothing else in
- * the block's nest. */
+ * the block's nest.  Made: as cache_write. */
 STIR_EXPORT int stir_cache_write_over_init(__stir_keep stir_kernel *k,
 	const char *block, const char *buffer, const char *loop,
 	stir_scope scope);
 /* The gathering variants (SparseTIR's reverse cache read/write): the rows
  * the block reads (writes) at scattered coordinates -- an index that is a
  * load -- are copied into a dense tile indexed by the loop's iteration, and
- * back. */
+ * back.  Made: as cache_read and cache_write. */
 STIR_EXPORT int stir_reverse_cache_read(__stir_keep stir_kernel *k,
 	const char *block, const char *buffer, const char *loop,
 	stir_scope scope);
@@ -193,7 +205,8 @@ STIR_EXPORT int stir_reverse_cache_write(__stir_keep stir_kernel *k,
  * each must be bound to blockIdx.x at its outermost loop and nothing else
  * to blockIdx; their blockIdx.x ranges are laid end to end.  They must be
  * independent: no buffer written by one is read or written by another,
- * except through atomic stores in all of them. */
+ * except through atomic stores in all of them.  Made: the block that
+ * holds the fused nests. */
 STIR_EXPORT int stir_horizontal_fuse(__stir_keep stir_kernel *k, int n,
 	const char *const *blocks);
 /* The same, where the caller asserts that the nests touch disjoint
