@@ -426,17 +426,25 @@ static stir_stmt *build_nest(gen *g, const char *prefix, stir_ptr_vec *body,
 
 static void lower_list(gen *g, stir_ptr_vec *list);
 
-/* g, it, init, nest, innermost: record the blocks of "nest" (built by
- * build_nest for iteration it, its init nest when "init"), outermost
- * first, as made from the iteration (stir_kernel_get_made). */
+/* g, it, init, nest, innermost: link the blocks of "nest" (built by
+ * build_nest for iteration it, its init nest when "init") to the
+ * iteration, and record them, outermost first, as made from it
+ * (stir_kernel_get_made). */
 static void record_blocks(gen *g, const stir_stmt *it, bool init,
 	stir_stmt *nest, const stir_stmt *innermost)
 {
 	stir_made_kind kind = init ? STIR_MADE_INIT_BLOCK : STIR_MADE_BLOCK;
+	const char *iter = stir_ctx_intern(stir_kernel_ctx(g->k),
+		it->u.iter.name);
+	if (!iter)
+		g->failed = true;
 	for (stir_stmt *s = nest; s && !g->failed; ) {
-		if (s->kind == STIR_STMT_BLOCK && stir_made_add(g->k, kind,
-		    s->u.block.name, it->u.iter.name) < 0)
-			g->failed = true;
+		if (s->kind == STIR_STMT_BLOCK) {
+			s->u.block.iter = iter;
+			s->u.block.init = init;
+			if (stir_made_add(g->k, kind, s->u.block.name, iter) < 0)
+				g->failed = true;
+		}
 		stir_ptr_vec *body = stir_stmt_body(s);
 		s = s == innermost || !body || !body->n ? NULL :
 			stir_stmt_at(body, 0);

@@ -834,19 +834,6 @@ static stir_stmt *only_block(stir_stmt *st)
 	return st->kind == STIR_STMT_BLOCK ? st : NULL;
 }
 
-/* init, blk: whether block "init" is named P_initN and "blk" P followed
- * by digits (the init block of blk's iteration, passes/loops.c). */
-static bool is_init_of(const stir_stmt *init, const stir_stmt *blk)
-{
-	const char *in = init->u.block.name, *bn = blk->u.block.name;
-	const char *at = strstr(in, "_init");
-	while (at && strstr(at + 1, "_init"))
-		at = strstr(at + 1, "_init");
-	size_t n = at ? (size_t)(at - in) : 0;
-	return at && sched_is_number(at + 5) && !strncmp(in, bn, n) &&
-		sched_is_number(bn + n);
-}
-
 /* The iteration space of a nest as the blocks on one path see it: each
  * spatial block variable, in order, takes every value of [0, bound)
  * exactly once as the loops run (sufficient conditions, checked by
@@ -1144,7 +1131,7 @@ static bool check_over_init(creq *c)
 	int at = c->path.index[0];
 	stir_stmt *init = at > 0 ? only_block(stir_stmt_at(c->path.list[0],
 		at - 1)) : NULL;
-	if (!init || !is_init_of(init, c->blk)) {
+	if (!init || !stir_block_is_init_of(init, c->blk)) {
 		/* the iteration's name: the block's without its number, one
 		 * digit (a block per level of the iteration's nest); the name
 		 * itself may hold digits (csrmm_hyb_0_0, it2) */

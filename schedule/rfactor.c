@@ -255,6 +255,10 @@ static int rfactor(sched *s, sched_path *path, int li)
 	cst->loc = store->loc;
 	comb->loc = b->loc;
 	comb->u.block.flags = b->u.block.flags & STIR_BLOCK_ATOMIC;
+	/* the combining block keeps the name, so it is the one the iteration's
+	 * init belongs to (as the text form's names say) */
+	comb->u.block.iter = b->u.block.iter;
+	comb->u.block.init = b->u.block.init;
 	init_for->loc = comb_for->loc = l->loc;
 	init_blk->loc = b->loc;
 	iv->loc = cv->loc = lv->loc;
@@ -264,6 +268,8 @@ static int rfactor(sched *s, sched_path *path, int li)
 	sched_made(s, STIR_MADE_BLOCK, rf_block, bn);
 	sched_made(s, STIR_MADE_LOOP, loop_name, ln);
 	b->u.block.name = rf_block;
+	b->u.block.iter = NULL;
+	b->u.block.init = false;
 	b->u.block.vars = vars;
 	b->u.block.bindings = binds;
 	b->u.block.kinds = kinds;

@@ -345,16 +345,6 @@ void sched_list_remove(stir_ptr_vec *list, int index)
 	list->n--;
 }
 
-bool sched_is_number(const char *name)
-{
-	if (!*name)
-		return false;
-	for (const char *c = name; *c; c++)
-		if (*c < '0' || *c > '9')
-			return false;
-	return true;
-}
-
 bool sched_spatial_around(sched *s, const sched_path *path, int li)
 {
 	const char *loop = path->stmt[li]->u.for_.var->name;

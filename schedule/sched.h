@@ -236,8 +236,6 @@ stir_stmt *sched_atomic_around(const sched_path *path, int depth);
  * run once per spatial point of those loops.  true, or false with an
  * error. */
 bool sched_spatial_around(sched *s, const sched_path *path, int li);
-/* name: whether name is one or more decimal digits (a block's number). */
-bool sched_is_number(const char *name);
 
 /* s, b: block b and every block nested in it made atomic when all their
  * stores are += or -= (schedule/reduction.c). */

@@ -138,8 +138,8 @@ STIR_EXPORT int stir_rfactor(__stir_keep stir_kernel *k, const char *block,
 	const char *loop);
 
 /* Move the init nest of the iteration that block "block" belongs to (the
- * blocks NAME_initN) into block's nest, just before loop "loop": every
- * loop enclosing "loop" must be spatial, and the init then runs for the
+ * blocks NAME_initN, which lowering links to it) into block's nest, just
+ * before loop "loop": every loop enclosing "loop" must be spatial, and the init then runs for the
  * spatial points those loops fix.  The kernel needs one launch less. */
 STIR_EXPORT int stir_decompose_reduction(__stir_keep stir_kernel *k,
 	const char *block, const char *loop);
