@@ -34,8 +34,9 @@
  * copied in and written back, which atomic or cross-thread blocks refuse.
  * The gathering write always accumulates, so rows that repeat add up.
  * cache_write_over_init also takes over the init nest of the block's
- * iteration (cache_check_over_init, cache_over_init.c, says when it may): the cache starts at the
- * init's value, the write-back assigns, and the init nest goes.
+ * iteration (cache_check_over_init in cache_over_init.c says when it
+ * may): the cache starts at the init's value, the write-back assigns,
+ * and the init nest goes.
  * Keeps: what the kernel computes (accumulating caches reassociate sums).
  * Breaks: nothing.  The copies are blocks named X_SCOPE (the read copy
  * and the write-back) and X_SCOPE_init (the copy in, or the zeroing),
