@@ -832,8 +832,9 @@ static bool check_warp(creq *c)
 	return true;
 }
 
-/* c: the whole request. */
-static int cache(creq *c, const char *block, const char *buffer,
+/* c, block, buffer, loop: check the request (the conditions at the top
+ * of this file), filling c; -1 after recording the first failure. */
+static int cache_check(creq *c, const char *block, const char *buffer,
 	const char *loop)
 {
 	sched *s = c->s;
@@ -889,7 +890,16 @@ static int cache(creq *c, const char *block, const char *buffer,
 	c->atomic_wb = atomic_in != NULL;
 	if (c->over_init && !cache_check_over_init(c))
 		return -1;
+	return 0;
+}
 
+/* c: rewrite what cache_check accepted: the cache, the copy nests, the
+ * block's accesses redirected.  0, or -1 when memory ran out. */
+static int cache_rewrite(creq *c)
+{
+	sched *s = c->s;
+	stir_kernel *k = c->k;
+	const char *bn = c->blk->u.block.name;
 	/* the cache and the names at L's place */
 	const char *sn = sched_scope_name(c->scope);
 	const char *base = sched_check(s, stir_kernel_strf(k, "%s_%s",
@@ -971,7 +981,8 @@ static int run(stir_kernel *k, const char *prim, const char *block,
 		return -1;
 	creq c = { .s = &s, .k = k, .scope = scope, .write = write,
 		.reverse = reverse, .over_init = over_init };
-	cache(&c, block, buffer, loop);
+	if (cache_check(&c, block, buffer, loop) == 0)
+		cache_rewrite(&c);
 	sched_path_release(&c.path);
 	sched_accs_release(&c.acc);
 	return sched_end(&s);
