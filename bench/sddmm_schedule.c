@@ -54,7 +54,6 @@
  *  5. at stage III, the vector loads of X's row (from shared memory) and
  *     Y's row as in the fused schedule.
  * No search remains: the row is the thread block's. */
-#include <stdio.h>
 #include <stir/codegen.h>
 #include "bench/sddmm_schedule.h"
 
@@ -83,42 +82,67 @@ bench_sddmm_map bench_sddmm_map_features(int64_t feat)
 	return bench_sddmm_map_lanes(feat, 32);
 }
 
-/* k, block, x: the vector loads (step 5 of both schedules): the features
- * of X (buffer "x") and Y that one k_2 loop of block "block" multiplies
- * copied to registers by vectorized loops, the products unrolled. */
-static int vector_loads(stir_kernel *k, const char *block, const char *x)
+/* k, block, buffer, loop, copy, copy_loop: stir_cache_read of "buffer"
+ * at "loop" into local memory, with the copy block it made in *copy and
+ * that block's loop in *copy_loop. */
+static int cache_local(stir_kernel *k, const char *block, const char *buffer,
+	const char *loop, const char **copy, const char **copy_loop)
 {
-	char xl[64];
-	snprintf(xl, sizeof(xl), "%s_local", x);
-	return stir_cache_read(k, block, x, "k_2", STIR_SCOPE_LOCAL) < 0 ||
-		stir_cache_read(k, block, "Y_data", "k_2",
-			STIR_SCOPE_LOCAL) < 0 ||
-		stir_vectorize(k, xl, "ax0") < 0 ||
-		stir_vectorize(k, "Y_data_local", "ax0") < 0 ||
-		stir_unroll(k, block, "k_2") < 0 ? -1 : 0;
+	if (stir_cache_read(k, block, buffer, loop, STIR_SCOPE_LOCAL) < 0)
+		return -1;
+	*copy = stir_kernel_get_made(k, STIR_MADE_BLOCK, 0);
+	*copy_loop = stir_kernel_get_made_from(k, STIR_MADE_LOOP, *copy, 0);
+	return 0;
 }
 
-/* k, block, loop, fm: the lanes of both schedules: the features k of
- * "block" split into k_0 (serial, unrolled), k_1 (fm.lanes lanes on
- * threadIdx.x, reduced across them) and k_2 (a vector of fm.vec), lane k_1
- * taking vectors k_1, k_1 + lanes, ..; the non-zeros "loop" split into
- * LOOP_0 and LOOP_1, fm.nnz of them at a time on threadIdx.y. */
-static int lanes_per_nonzero(stir_kernel *k, const char *block,
-	const char *loop, bench_sddmm_map fm)
+/* k, block, x, y, k2: the vector loads (step 5 of both schedules): the
+ * features of X (buffer "x") and Y (buffer "y") that one k2 loop (k_2) of
+ * block "block" multiplies copied to registers by vectorized loops, the
+ * products unrolled. */
+static int vector_loads(stir_kernel *k, const char *block, const char *x,
+	const char *y, const char *k2)
 {
-	static const char *const k10[] = { "k_1", "k_0" };
+	const char *xc, *xl, *yc, *yl;
+	return cache_local(k, block, x, k2, &xc, &xl) < 0 ||
+		cache_local(k, block, y, k2, &yc, &yl) < 0 ||
+		stir_vectorize(k, xc, xl) < 0 ||
+		stir_vectorize(k, yc, yl) < 0 ||
+		stir_unroll(k, block, k2) < 0 ? -1 : 0;
+}
+
+/* k, block, loop, n, factors, made: stir_split, with the names of the n
+ * loops it made in made[0..n-1]. */
+static int split(stir_kernel *k, const char *block, const char *loop, int n,
+	const int64_t *factors, const char **made)
+{
+	if (stir_split(k, block, loop, n, factors) < 0)
+		return -1;
+	for (int i = 0; i < n; i++)
+		made[i] = stir_kernel_get_made(k, STIR_MADE_LOOP, i);
+	return 0;
+}
+
+/* k, block, loop, fm, kl, nz: the lanes of both schedules: the features k
+ * of "block" split into kl[0] (k_0: serial, unrolled), kl[1] (k_1:
+ * fm.lanes lanes on threadIdx.x, reduced across them) and kl[2] (k_2: a
+ * vector of fm.vec, when fm.vec > 1), lane k_1 taking vectors k_1, k_1 +
+ * lanes, ..; the non-zeros "loop" split into nz[0] and nz[1] (LOOP_0 and
+ * LOOP_1), fm.nnz of them at a time on threadIdx.y. */
+static int lanes_per_nonzero(stir_kernel *k, const char *block,
+	const char *loop, bench_sddmm_map fm, const char **kl, const char **nz)
+{
 	const int64_t fk3[] = { 0, fm.lanes, fm.vec }, fk2[] = { 0, fm.lanes };
 	const int64_t fnz[] = { 0, fm.nnz };
 	bool vec = fm.vec > 1;
-	char l1[64];
-	snprintf(l1, sizeof(l1), "%s_1", loop);
-	return stir_split(k, block, "k", vec ? 3 : 2, vec ? fk3 : fk2) < 0 ||
-		stir_reorder(k, block, 2, k10) < 0 ||
-		stir_split(k, block, loop, 2, fnz) < 0 ||
-		stir_cross_thread_reduce(k, block, "k_1") < 0 ||
-		stir_bind(k, block, l1, STIR_THREAD_Y) < 0 ||
-		stir_bind(k, block, "k_1", STIR_THREAD_X) < 0 ||
-		stir_unroll(k, block, "k_0") < 0 ? -1 : 0;
+	if (split(k, block, "k", vec ? 3 : 2, vec ? fk3 : fk2, kl) < 0)
+		return -1;
+	const char *k10[] = { kl[1], kl[0] };
+	return stir_reorder(k, block, 2, k10) < 0 ||
+		split(k, block, loop, 2, fnz, nz) < 0 ||
+		stir_cross_thread_reduce(k, block, kl[1]) < 0 ||
+		stir_bind(k, block, nz[1], STIR_THREAD_Y) < 0 ||
+		stir_bind(k, block, kl[1], STIR_THREAD_X) < 0 ||
+		stir_unroll(k, block, kl[0]) < 0 ? -1 : 0;
 }
 
 /* k, fm: see sddmm_schedule.h. */
@@ -126,15 +150,22 @@ int bench_sddmm_schedule(stir_kernel *k, bench_sddmm_map fm)
 {
 	/* the features a literal, so that the splits of k need no guard; the
 	 * graph's sizes stay parameters */
+	const char *kl[3], *nz[2];
 	if (stir_specialize(k, "feat", fm.feat) < 0 ||
-	    stir_kernel_lower_sparse_iter(k) < 0 ||
-	    stir_kernel_lower_sparse_buffer(k) < 0 ||
-	    stir_decompose_reduction(k, "sddmm0", "k") < 0 ||
-	    lanes_per_nonzero(k, "sddmm0", "ij", fm) < 0 ||
-	    stir_bind(k, "sddmm0", "ij_0", STIR_BLOCK_X) < 0)
+	    stir_kernel_lower_sparse_iter(k) < 0)
+		return -1;
+	/* the block of the sum (the nest's one block) */
+	const char *blk = stir_kernel_get_made(k, STIR_MADE_BLOCK, 0);
+	if (stir_kernel_lower_sparse_buffer(k) < 0)
+		return -1;
+	const char *x = stir_kernel_get_made_from(k, STIR_MADE_BUFFER, "X", 0);
+	const char *y = stir_kernel_get_made_from(k, STIR_MADE_BUFFER, "Y", 0);
+	if (stir_decompose_reduction(k, blk, "k") < 0 ||
+	    lanes_per_nonzero(k, blk, "ij", fm, kl, nz) < 0 ||
+	    stir_bind(k, blk, nz[0], STIR_BLOCK_X) < 0)
 		return -1;
 	/* last, the GPU's stage III rewrites */
-	return (fm.vec > 1 && vector_loads(k, "sddmm0", "X_data") < 0) ||
+	return (fm.vec > 1 && vector_loads(k, blk, x, y, kl[2]) < 0) ||
 		stir_kernel_prepare_for_gpu(k) < 0 ? -1 : 0;
 }
 
@@ -145,21 +176,33 @@ int bench_sddmm_rows_schedule(stir_kernel *k, bench_sddmm_map fm)
 	 * element that it alone stores into after the shuffles */
 	const int64_t fji[] = { 0, fm.nnz, 1 };
 	const int64_t fx[] = { 0, fm.nnz, fm.lanes };
+	const char *kl[3], *nz[2], *xl[3], *jl[3];
 	if (stir_specialize(k, "feat", fm.feat) < 0 ||
-	    stir_kernel_lower_sparse_iter(k) < 0 ||
-	    /* stage II, where S and X are indexed by the row */
-	    stir_decompose_reduction(k, "sddmm1", "j") < 0 ||
-	    stir_cache_read(k, "sddmm1", "X", "j", STIR_SCOPE_SHARED) < 0 ||
-	    stir_split(k, "X_shared", "ax0", 3, fx) < 0 ||
-	    stir_bind(k, "X_shared", "ax0_1", STIR_THREAD_Y) < 0 ||
-	    stir_bind(k, "X_shared", "ax0_2", STIR_THREAD_X) < 0 ||
-	    stir_split(k, "sddmm_init1", "j", 3, fji) < 0 ||
-	    stir_bind(k, "sddmm_init1", "j_1", STIR_THREAD_Y) < 0 ||
-	    stir_bind(k, "sddmm_init1", "j_2", STIR_THREAD_X) < 0 ||
-	    lanes_per_nonzero(k, "sddmm1", "j", fm) < 0 ||
-	    stir_bind(k, "sddmm1", "i", STIR_BLOCK_X) < 0 ||
+	    stir_kernel_lower_sparse_iter(k) < 0)
+		return -1;
+	/* the nest's blocks: the row's, then the sum's; the init's over the
+	 * row's non-zeros */
+	const char *blk = stir_kernel_get_made(k, STIR_MADE_BLOCK, 1);
+	const char *init = stir_kernel_get_made(k, STIR_MADE_INIT_BLOCK, 1);
+	/* stage II, where S and X are indexed by the row */
+	if (stir_decompose_reduction(k, blk, "j") < 0 ||
+	    stir_cache_read(k, blk, "X", "j", STIR_SCOPE_SHARED) < 0)
+		return -1;
+	const char *xs = stir_kernel_get_made(k, STIR_MADE_BUFFER, 0);
+	const char *xc = stir_kernel_get_made(k, STIR_MADE_BLOCK, 0);
+	const char *xa = stir_kernel_get_made_from(k, STIR_MADE_LOOP, xc, 0);
+	if (split(k, xc, xa, 3, fx, xl) < 0 ||
+	    stir_bind(k, xc, xl[1], STIR_THREAD_Y) < 0 ||
+	    stir_bind(k, xc, xl[2], STIR_THREAD_X) < 0 ||
+	    split(k, init, "j", 3, fji, jl) < 0 ||
+	    stir_bind(k, init, jl[1], STIR_THREAD_Y) < 0 ||
+	    stir_bind(k, init, jl[2], STIR_THREAD_X) < 0 ||
+	    lanes_per_nonzero(k, blk, "j", fm, kl, nz) < 0 ||
+	    stir_bind(k, blk, "i", STIR_BLOCK_X) < 0 ||
 	    stir_kernel_lower_sparse_buffer(k) < 0)
 		return -1;
-	return (fm.vec > 1 && vector_loads(k, "sddmm1", "X_shared") < 0) ||
+	const char *y = stir_kernel_get_made_from(k, STIR_MADE_BUFFER, "Y", 0);
+	/* last, the GPU's stage III rewrites */
+	return (fm.vec > 1 && vector_loads(k, blk, xs, y, kl[2]) < 0) ||
 		stir_kernel_prepare_for_gpu(k) < 0 ? -1 : 0;
 }

@@ -1,6 +1,5 @@
 /* The SpMM schedules (bench/spmm_schedule.h). */
 #include <stdbool.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <stir/codegen.h>
 #include "bench/spmm_schedule.h"
@@ -48,6 +47,18 @@ bool bench_spmm_map_fits(bench_spmm_map fm)
 bench_spmm_map bench_spmm_map_features(int64_t feat)
 {
 	return bench_spmm_map_grouped(feat, 1);
+}
+
+/* k, block, loop, n, factors, made: stir_split, with the names of the n
+ * loops it made in made[0..n-1]. */
+static int split(stir_kernel *k, const char *block, const char *loop, int n,
+	const int64_t *factors, const char **made)
+{
+	if (stir_split(k, block, loop, n, factors) < 0)
+		return -1;
+	for (int i = 0; i < n; i++)
+		made[i] = stir_kernel_get_made(k, STIR_MADE_LOOP, i);
+	return 0;
 }
 
 /* width, fm: the columns of a row of a part WIDTH wide that its warp
@@ -138,74 +149,79 @@ static int schedule_part(stir_kernel *k, const char *block, int64_t width,
 	return stir_unroll(k, block, "c") < 0 ? -1 : 0;
 }
 
-/* k, block, back, width, fm, over_init: stage3_part for fm.group > 1:
+/* k, block, out, width, fm, over_init: stage3_part for fm.group > 1:
  * the sums of the thread's features in registers over the row's columns
  * (c_1 for a shared row, whose threads then combine them by shuffles:
  * every one holds the row's sums, one stores them; c for a narrow part),
- * the features in vectors (k_1_1, and ax0_1 in the write-back BACK). */
+ * the features in vectors (k_1_1, and ax0_1 in the write-back). */
 static int stage3_part_grouped(stir_kernel *k, const char *block,
-	const char *back, int64_t width, bench_spmm_map fm, bool over_init)
+	const char *out, int64_t width, bench_spmm_map fm, bool over_init)
 {
 	bool shared = width >= fm.group;
 	const int64_t fv[] = { 0, fm.vec };
 	if ((over_init ? stir_cache_write_over_init : stir_cache_write)(k, block,
-	    "C_data", shared ? "c_1" : "c", STIR_SCOPE_LOCAL) < 0 ||
-	    (shared && (stir_cross_thread_reduce(k, block, "c_1") < 0 ||
-	    stir_bind(k, block, "c_1", STIR_THREAD_X) < 0)) ||
-	    stir_split(k, block, "k_1", 2, fv) < 0 ||
-	    stir_unroll(k, block, "k_1_0") < 0 ||
-	    stir_split(k, back, "ax0", 2, fv) < 0 ||
-	    stir_unroll(k, back, "ax0_0") < 0)
+	    out, shared ? "c_1" : "c", STIR_SCOPE_LOCAL) < 0)
 		return -1;
-	return fm.vec > 1 && (stir_vectorize(k, block, "k_1_1") < 0 ||
-		stir_vectorize(k, back, "ax0_1") < 0) ? -1 : 0;
+	/* the write-back block and its loop over the features */
+	const char *back = stir_kernel_get_made(k, STIR_MADE_BLOCK, 0);
+	const char *ax = stir_kernel_get_made_from(k, STIR_MADE_LOOP, back, 0);
+	if ((shared && (stir_cross_thread_reduce(k, block, "c_1") < 0 ||
+	    stir_bind(k, block, "c_1", STIR_THREAD_X) < 0)) ||
+	    stir_split(k, block, "k_1", 2, fv) < 0)
+		return -1;
+	const char *kv[] = { stir_kernel_get_made(k, STIR_MADE_LOOP, 0),
+		stir_kernel_get_made(k, STIR_MADE_LOOP, 1) };
+	if (stir_unroll(k, block, kv[0]) < 0 ||
+	    stir_split(k, back, ax, 2, fv) < 0)
+		return -1;
+	const char *av[] = { stir_kernel_get_made(k, STIR_MADE_LOOP, 0),
+		stir_kernel_get_made(k, STIR_MADE_LOOP, 1) };
+	if (stir_unroll(k, back, av[0]) < 0)
+		return -1;
+	return fm.vec > 1 && (stir_vectorize(k, block, kv[1]) < 0 ||
+		stir_vectorize(k, back, av[1]) < 0) ? -1 : 0;
 }
 
-/* k, block, q, t, width, fm: the column indices and values of the rows
- * of part (q, t) (WIDTH columns) in warp caches: the lanes of a row
- * (threadIdx.x) load them together, warp_piece columns at a time (loop
- * c_1 of the split schedule_part made when the row is wider), and each
- * column's index and value come to every lane by a shuffle. */
-static int warp_cache_part(stir_kernel *k, const char *block, int q, int t,
-	int64_t width, bench_spmm_map fm)
+/* k, block, idx, val, width, fm: the column indices (buffer idx) and
+ * values (val) of the rows of a part (WIDTH columns) in warp caches: the
+ * lanes of a row (threadIdx.x) load them together, warp_piece columns at
+ * a time (loop c_1 of the split schedule_part made when the row is
+ * wider), and each column's index and value come to every lane by a
+ * shuffle. */
+static int warp_cache_part(stir_kernel *k, const char *block,
+	const char *idx, const char *val, int64_t width, bench_spmm_map fm)
 {
-	char idx[64], val[64];
-	snprintf(idx, sizeof(idx), "C_hyb_%d_%d_indices", q, t);
-	snprintf(val, sizeof(val), "A_hyb_%d_%d_data", q, t);
 	const char *loop = warp_piece(width, fm) < width ? "c_1" : "c";
 	return stir_cache_read(k, block, idx, loop, STIR_SCOPE_WARP) < 0 ||
 		stir_cache_read(k, block, val, loop, STIR_SCOPE_WARP) < 0 ? -1 : 0;
 }
 
-/* k, block, i, fm, over_init: at stage III, the row's fm.vec sums of part
- * i in registers (a local cache of C_data over the loop of columns,
- * written back by block C_data_local, C_data_local1, ... in the order of
- * the parts; "over_init": taking over the part's init nest, so that the
- * part stores its rows of C once), the vector loops vectorized: the loads
- * of B and the write-back (float4 stores, or float4 atomic adds on
- * sm_90). */
-static int stage3_part(stir_kernel *k, const char *block, int i,
+/* k, block, out, width, fm, over_init: at stage III, the row's fm.vec
+ * sums of a part in registers (a local cache of the output "out" over the
+ * loop of columns, written back by the block the cache write makes;
+ * "over_init": taking over the part's init nest, so that the part stores
+ * its rows of C once), the vector loops vectorized: the loads of B and
+ * the write-back (float4 stores, or float4 atomic adds on sm_90). */
+static int stage3_part(stir_kernel *k, const char *block, const char *out,
 	int64_t width, bench_spmm_map fm, bool over_init)
 {
-	char back[32];
-	if (i == 0)
-		snprintf(back, sizeof(back), "C_data_local");
-	else
-		snprintf(back, sizeof(back), "C_data_local%d", i);
 	if (fm.group > 1)
-		return stage3_part_grouped(k, block, back, width, fm, over_init);
+		return stage3_part_grouped(k, block, out, width, fm, over_init);
 	int64_t piece = warp_piece(width, fm);
 	if ((over_init ? stir_cache_write_over_init : stir_cache_write)(k, block,
-	    "C_data", piece && piece < width ? "c_0" : "c", STIR_SCOPE_LOCAL) < 0)
+	    out, piece && piece < width ? "c_0" : "c", STIR_SCOPE_LOCAL) < 0)
 		return -1;
-	/* serial chunks: the write-back over the chunks (ax0) and the vector
-	 * (ax1) */
-	if (fm.serial && stir_unroll(k, back, "ax0") < 0)
+	/* the write-back block and its loops: serial chunks, over the chunks
+	 * and the vector; else over the features */
+	const char *back = stir_kernel_get_made(k, STIR_MADE_BLOCK, 0);
+	const char *ax0 = stir_kernel_get_made_from(k, STIR_MADE_LOOP, back, 0);
+	const char *ax1 = stir_kernel_get_made_from(k, STIR_MADE_LOOP, back, 1);
+	if (fm.serial && stir_unroll(k, back, ax0) < 0)
 		return -1;
 	if (fm.vec == 1)
 		return 0;
 	return stir_vectorize(k, block, "k_2") < 0 ||
-		stir_vectorize(k, back, fm.serial ? "ax1" : "ax0") < 0 ? -1 : 0;
+		stir_vectorize(k, back, fm.serial ? ax1 : ax0) < 0 ? -1 : 0;
 }
 
 /* k, block, fm: the schedule of an init nest (block BLOCK over ROWS, k:
@@ -218,15 +234,13 @@ static int schedule_init(stir_kernel *k, const char *block, const char *rows,
 	/* 256 threads (the grouped rows' threads become rows here) */
 	const int64_t fi[] = { 0, fm.rows * (fm.group > 1 ? fm.group :
 		fm.serial ? 1 : fm.chunks) };
-	char r0[32], r1[32];
-	snprintf(r0, sizeof(r0), "%s_0", rows);
-	snprintf(r1, sizeof(r1), "%s_1", rows);
-	return stir_split(k, block, "k", 3, fk) < 0 ||
-		stir_split(k, block, rows, 2, fi) < 0 ||
-		stir_bind(k, block, r0, STIR_BLOCK_X) < 0 ||
-		stir_bind(k, block, r1, STIR_THREAD_Y) < 0 ||
-		stir_bind(k, block, "k_1", STIR_THREAD_X) < 0 ||
-		(fm.vec > 1 && stir_vectorize(k, block, "k_2") < 0) ? -1 : 0;
+	const char *kl[3], *rl[2];
+	return split(k, block, "k", 3, fk, kl) < 0 ||
+		split(k, block, rows, 2, fi, rl) < 0 ||
+		stir_bind(k, block, rl[0], STIR_BLOCK_X) < 0 ||
+		stir_bind(k, block, rl[1], STIR_THREAD_Y) < 0 ||
+		stir_bind(k, block, kl[1], STIR_THREAD_X) < 0 ||
+		(fm.vec > 1 && stir_vectorize(k, block, kl[2]) < 0) ? -1 : 0;
 }
 
 /* c: see spmm_schedule.h. */
@@ -236,14 +250,18 @@ unsigned bench_spmm_hybrid_flags(int c)
 		(c == 1 ? STIR_HYBRID_COVER_ROWS : 0);
 }
 
-/* The parts of a hybrid schedule, one array element per part (heap). */
+/* The parts of a hybrid schedule, one array element per part (heap), in
+ * the order of stir_format_hybrid_part_at; the names are those the
+ * primitives made (stir_kernel_get_made). */
 typedef struct hyb_parts {
 	stir_format_rule **rules;
-	const char **blocks;
-	char (*names)[64];
+	const char **iters;      /* the part's iteration */
+	const char **tensors;    /* its tensor (A_hyb_q_t at stage I) */
+	const char **cols;       /* its axis of columns (C_hyb_q_t) */
+	const char **blocks;     /* its block, the outer one of its nest */
+	const char **idx, **val; /* at stage III, its columns and values */
 	bool *atomic;
 	int64_t *width;
-	int *part_q, *part_t;
 } hyb_parts;
 
 /* k, c, buckets, nb, fm, n, hp: bench_spmm_hybrid_schedule for its n
@@ -252,59 +270,75 @@ static int hybrid_parts(stir_kernel *k, int c, const int64_t *buckets,
 	int nb, bench_spmm_map fm, int n, const hyb_parts *hp)
 {
 	bool cover = c == 1;
-	stir_format_rule **rules = hp->rules;
-	const char **blocks = hp->blocks;
-	char (*names)[64] = hp->names, init[64] = "";
-	bool *atomic = hp->atomic;
-	int64_t *width = hp->width;
-	int *part_q = hp->part_q, *part_t = hp->part_t;
 	int rc = 0;
 	/* covering the rows, first the split rows' part 0_NB (the widest
 	 * width): its init nest then runs before the one launch of all the
 	 * parts; it alone adds atomically */
 	for (int r = 0; r < n; r++) {
-		int q = cover ? 0 : r / nb;
-		int t = cover ? (r == 0 ? nb : r - 1) : r % nb;
-		width[r] = buckets[t < nb ? t : nb - 1];
-		part_q[r] = q;
-		part_t[r] = t;
-		rules[r] = stir_format_hybrid_part("_hyb", q, t, width[r]);
-		rc |= rules[r] ? 0 : -1;
-		stir_format_rule_set_cover_rows(rules[r], cover);
-		snprintf(names[r], sizeof(names[r]), "csrmm_hyb_%d_%d0", q, t);
-		blocks[r] = names[r];
-		atomic[r] = cover ? t == nb : c > 1 || t == nb - 1;
+		int q, t;
+		rc |= stir_format_hybrid_part_at(c, nb, cover, r, &q, &t);
+		hp->width[r] = buckets[t < nb ? t : nb - 1];
+		hp->rules[r] = stir_format_hybrid_rule("_hyb", c, buckets, nb,
+			cover, r);
+		rc |= hp->rules[r] ? 0 : -1;
+		hp->atomic[r] = cover ? t == nb : c > 1 || t == nb - 1;
 	}
-	if (cover)
-		snprintf(init, sizeof(init), "csrmm_hyb_0_%d_init0", nb);
 	if (rc == 0)
-		rc = stir_decompose_format(k, "A", n, (stir_format_rule **)rules);
+		rc = stir_decompose_format(k, "A", n, hp->rules);
 	for (int i = 0; i < n; i++)
-		stir_format_rule_free(rules[i]);
-	if (rc < 0 || stir_lower_sparse_iter(stir_kernel_get_module(k)) < 0)
+		stir_format_rule_free(hp->rules[i]);
+	if (rc < 0)
 		return -1;
+	/* what the decomposition made: per part an iteration over a tensor
+	 * whose third axis (O, R, C) holds the columns; without covering the
+	 * rows, one init iteration over all of them */
+	for (int i = 0; i < n; i++) {
+		hp->iters[i] = stir_kernel_get_made(k, STIR_MADE_ITER, i);
+		hp->tensors[i] = stir_kernel_get_made(k, STIR_MADE_BUFFER, i);
+		hp->cols[i] = stir_kernel_get_made_from(k, STIR_MADE_AXIS,
+			hp->tensors[i], 2);
+	}
+	const char *init_iter = cover ? NULL :
+		stir_kernel_get_made(k, STIR_MADE_INIT_ITER, 0);
+	if (stir_lower_sparse_iter(stir_kernel_get_module(k)) < 0)
+		return -1;
+	for (int i = 0; i < n; i++) {
+		hp->blocks[i] = stir_kernel_get_made_from(k, STIR_MADE_BLOCK,
+			hp->iters[i], 0);
+		hp->idx[i] = stir_kernel_get_made_from(k, STIR_MADE_INDICES,
+			hp->cols[i], 0);
+	}
+	const char *init = cover ? stir_kernel_get_made_from(k,
+		STIR_MADE_INIT_BLOCK, hp->iters[0], 0) : stir_kernel_get_made_from(k,
+		STIR_MADE_BLOCK, init_iter, 0);
 	for (int i = 0; i < n; i++)
-		if (schedule_part(k, blocks[i], width[i], fm, atomic[i]) < 0)
+		if (schedule_part(k, hp->blocks[i], hp->width[i], fm,
+		    hp->atomic[i]) < 0)
 			return -1;
-	if (schedule_init(k, cover ? init : "csrmm_init0", cover ? "o" : "i",
-	    fm) < 0 || stir_default_schedule(k) < 0 ||
+	if (schedule_init(k, init, cover ? "o" : "i", fm) < 0 ||
+	    stir_default_schedule(k) < 0 ||
 	    stir_kernel_lower_sparse_buffer(k) < 0)
 		return -1;
+	/* what lowering the buffers made: the flat output and values */
+	const char *out = stir_kernel_get_made_from(k, STIR_MADE_BUFFER, "C", 0);
+	for (int i = 0; i < n; i++)
+		hp->val[i] = stir_kernel_get_made_from(k, STIR_MADE_BUFFER,
+			hp->tensors[i], 0);
 	/* the parts that do not add atomically hold distinct rows of C: they
 	 * store them once, taking over their init nests */
 	for (int i = 0; i < n; i++)
-		if (stage3_part(k, blocks[i], i, width[i], fm,
-		    cover && !atomic[i]) < 0)
+		if (stage3_part(k, hp->blocks[i], out, hp->width[i], fm,
+		    cover && !hp->atomic[i]) < 0)
 			return -1;
 	/* then the columns of every part in warp caches */
 	for (int i = 0; i < n; i++)
-		if (warp_piece(width[i], fm) && warp_cache_part(k, blocks[i],
-		    part_q[i], part_t[i], width[i], fm) < 0)
+		if (warp_piece(hp->width[i], fm) && warp_cache_part(k,
+		    hp->blocks[i], hp->idx[i], hp->val[i], hp->width[i], fm) < 0)
 			return -1;
-	const char *out[] = { "C_data" };
+	const char *outs[] = { out };
 	/* last, the GPU's stage III rewrites */
-	return (n > 1 && stir_horizontal_fuse_disjoint(k, n, blocks, 1, out) <
-		0) || stir_kernel_prepare_for_gpu(k) < 0 ? -1 : 0;
+	return (n > 1 && stir_horizontal_fuse_disjoint(k, n, hp->blocks, 1,
+		outs) < 0) || stir_kernel_prepare_for_gpu(k) < 0 ? -1 : 0;
 }
 
 /* k, c, buckets, nb, fm: see spmm_schedule.h. */
@@ -313,27 +347,29 @@ int bench_spmm_hybrid_schedule(stir_kernel *k, int c, const int64_t *buckets,
 {
 	/* the feature count is the kernel's, so that its splits need no tail
 	 * guards; the matrix's sizes stay symbolic */
-	if (c < 1 || nb < 1 || stir_specialize(k, "feat", fm.feat) < 0)
+	int n = stir_format_hybrid_n_parts(c, nb, c == 1);
+	if (n < 1 || stir_specialize(k, "feat", fm.feat) < 0)
 		return -1;
-	bool cover = c == 1;
-	int n = c * nb + cover;
 	size_t m = (size_t)n;
 	hyb_parts hp = {
-		calloc(m, sizeof(*hp.rules)), calloc(m, sizeof(*hp.blocks)),
-		calloc(m, sizeof(*hp.names)), calloc(m, sizeof(*hp.atomic)),
-		calloc(m, sizeof(*hp.width)), calloc(m, sizeof(*hp.part_q)),
-		calloc(m, sizeof(*hp.part_t)),
+		calloc(m, sizeof(*hp.rules)), calloc(m, sizeof(*hp.iters)),
+		calloc(m, sizeof(*hp.tensors)), calloc(m, sizeof(*hp.cols)),
+		calloc(m, sizeof(*hp.blocks)), calloc(m, sizeof(*hp.idx)),
+		calloc(m, sizeof(*hp.val)), calloc(m, sizeof(*hp.atomic)),
+		calloc(m, sizeof(*hp.width)),
 	};
-	int rc = hp.rules && hp.blocks && hp.names && hp.atomic && hp.width &&
-		hp.part_q && hp.part_t ? hybrid_parts(k, c, buckets, nb, fm, n,
-		&hp) : -1;
+	int rc = hp.rules && hp.iters && hp.tensors && hp.cols && hp.blocks &&
+		hp.idx && hp.val && hp.atomic && hp.width ? hybrid_parts(k, c,
+		buckets, nb, fm, n, &hp) : -1;
 	free(hp.rules);
+	free(hp.iters);
+	free(hp.tensors);
+	free(hp.cols);
 	free(hp.blocks);
-	free(hp.names);
+	free(hp.idx);
+	free(hp.val);
 	free(hp.atomic);
 	free(hp.width);
-	free(hp.part_q);
-	free(hp.part_t);
 	return rc;
 }
 

@@ -21,6 +21,8 @@
  */
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
+#include <stir/passes.h>
 #include "formats/format_internal.h"
 #include "ir/diag.h"
 
@@ -212,19 +214,35 @@ static void fill_parts(fmt_build *bld, const fmt_csr *A, hyb_part *parts,
 	}
 }
 
+/* bld, ps, rows, width, arrays: the arrays and size of the part whose
+ * suffix (stir_format_hybrid_part_suffix) is ps, with "rows" rows of
+ * "width" slots: its rows, columns and values into arrays[0..2] (the
+ * names of include/stir/passes.h).  0 or -1. */
+static int bind_part(fmt_build *bld, const char *ps, int64_t rows,
+	int64_t width, stir_array **arrays)
+{
+	int64_t shape[2] = { rows, width };
+	stir_dtype it = bld->f->itype, vt = bld->f->vtype;
+	return (arrays[0] = fmt_build_array(bld, it, 1, &rows, "R%s.indices",
+			ps)) &&
+		(arrays[1] = fmt_build_array(bld, it, 2, shape, "C%s.indices",
+			ps)) &&
+		(arrays[2] = fmt_build_array(bld, vt, 2, shape, "A%s", ps)) &&
+		fmt_build_size(bld, rows, "rows%s", ps) == 0 ? 0 : -1;
+}
+
 /* bld, q, t: bind the arrays and size of part (q, t), which has no rows
  * (STIR_HYBRID_ALL_PARTS); it is not described.  0 or -1. */
 static int bind_empty_part(fmt_build *bld, int q, int t)
 {
-	int64_t zero = 0, shape[2] = { 0, fmt_hybrid_width(bld->f, t) };
-	const char *s = bld->f->suffix;
-	stir_dtype it = bld->f->itype, vt = bld->f->vtype;
-	return fmt_build_array(bld, it, 1, &zero, "R%s_%d_%d.indices", s, q,
-			t) &&
-		fmt_build_array(bld, it, 2, shape, "C%s_%d_%d.indices", s, q,
-			t) &&
-		fmt_build_array(bld, vt, 2, shape, "A%s_%d_%d", s, q, t) &&
-		fmt_build_size(bld, 0, "rows%s_%d_%d", s, q, t) == 0 ? 0 : -1;
+	stir_array *arrays[3];
+	char *ps = stir_format_hybrid_part_suffix(bld->f->suffix, q, t);
+	int rc = ps ? bind_part(bld, ps, 0, fmt_hybrid_width(bld->f, t),
+		arrays) : -1;
+	if (!ps)
+		stir_error_oom(bld->ctx);
+	free(ps);
+	return rc;
 }
 
 /* See formats.h (flags 0). */
@@ -293,7 +311,11 @@ stir_format *stir_csr_to_hybrid_flags(stir_ctx *ctx, const stir_csr *csr,
 		if (hp->rows == 0)
 			continue;
 		int64_t width = fmt_hybrid_width(f, t);
-		stir_format_part *part = fmt_build_part(&bld, "_%d_%d", q, t);
+		/* the part's suffix is the format's and a tail */
+		char *full = stir_format_hybrid_part_suffix(f->suffix, q, t);
+		stir_format_part *part = full ? fmt_build_part(&bld, "%s",
+			full + strlen(f->suffix)) : stir_error_oom(ctx);
+		free(full);
 		if (!part) {
 			free(parts);
 			return fmt_build_abort(&bld);
@@ -306,18 +328,12 @@ stir_format *stir_csr_to_hybrid_flags(stir_ctx *ctx, const stir_csr *csr,
 		part->nnz = hp->nnz;
 		/* the part's suffix is used before another part can move
 		 * the parts array */
-		const char *ps = part->suffix;
-		int64_t shape[2] = { hp->rows, width };
-		stir_array *ra = fmt_build_array(&bld, f->itype, 1, &hp->rows,
-			"R%s.indices", ps);
-		stir_array *ca = ra ? fmt_build_array(&bld, f->itype, 2, shape,
-			"C%s.indices", ps) : NULL;
-		stir_array *va = ca ? fmt_build_array(&bld, f->vtype, 2, shape,
-			"A%s", ps) : NULL;
-		if (!va || fmt_build_size(&bld, hp->rows, "rows%s", ps) < 0) {
+		stir_array *arrays[3];
+		if (bind_part(&bld, part->suffix, hp->rows, width, arrays) < 0) {
 			free(parts);
 			return fmt_build_abort(&bld);
 		}
+		stir_array *ra = arrays[0], *ca = arrays[1], *va = arrays[2];
 		part = &f->parts[f->n_parts - 1];
 		part->slots = stir_array_get_len(va);
 		hp->r = stir_array_get_data(ra);

@@ -1,5 +1,6 @@
 /* Format rewrite rules (include/stir/passes.h, docs/formats.md): the data
  * a rule holds, the generic constructors, and the shipped formats. */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include "formats/rule.h"
@@ -215,17 +216,66 @@ stir_format_rule *stir_format_bsr(const char *suffix, int64_t b)
 	return done(r, ok);
 }
 
-stir_format_rule *stir_format_hybrid_part(const char *suffix, int q, int t,
-	int64_t width)
+/* suffix, q, t: see passes.h. */
+char *stir_format_hybrid_part_suffix(const char *suffix, int q, int t)
 {
 	/* the suffix whole, however long (a cut one could name two parts
 	 * alike) */
 	const char *sfx = suffix ? suffix : "";
 	size_t len = strlen(sfx) + 2 * 12 + 3;
 	char *full = malloc(len);
+	if (full)
+		snprintf(full, len, "%s_%d_%d", sfx, q, t);
+	return full;
+}
+
+/* c, nb, cover: see passes.h. */
+int stir_format_hybrid_n_parts(int c, int nb, bool cover)
+{
+	if (c < 1 || nb < 1 || (cover && c != 1) || c > INT_MAX / nb - 1)
+		return -1;
+	return c * nb + cover;
+}
+
+/* c, nb, cover, i, q, t: see passes.h. */
+int stir_format_hybrid_part_at(int c, int nb, bool cover, int i, int *q,
+	int *t)
+{
+	int n = stir_format_hybrid_n_parts(c, nb, cover);
+	if (n < 0 || i < 0 || i >= n || !q || !t)
+		return -1;
+	/* covering the rows, first the split rows' part 0_NB: its init then
+	 * runs before all the other parts */
+	if (cover) {
+		*q = 0;
+		*t = i == 0 ? nb : i - 1;
+	} else {
+		*q = i / nb;
+		*t = i % nb;
+	}
+	return 0;
+}
+
+/* suffix, c, buckets, nb, cover, i: see passes.h. */
+stir_format_rule *stir_format_hybrid_rule(const char *suffix, int c,
+	const int64_t *buckets, int nb, bool cover, int i)
+{
+	int q, t;
+	if (!buckets || stir_format_hybrid_part_at(c, nb, cover, i, &q, &t) < 0)
+		return NULL;
+	stir_format_rule *r = stir_format_hybrid_part(suffix, q, t,
+		buckets[t < nb ? t : nb - 1]);
+	if (r)
+		stir_format_rule_set_cover_rows(r, cover);
+	return r;
+}
+
+stir_format_rule *stir_format_hybrid_part(const char *suffix, int q, int t,
+	int64_t width)
+{
+	char *full = stir_format_hybrid_part_suffix(suffix, q, t);
 	if (!full)
 		return NULL;
-	snprintf(full, len, "%s_%d_%d", sfx, q, t);
 	stir_format_rule *r = stir_format_rule_alloc(full);
 	free(full);
 	bool ok = r && width > 0 && q >= 0 && t >= 0 &&

@@ -30,6 +30,7 @@ void stir_module_free(stir_module *m)
 {
 	if (!m)
 		return;
+	stir_made_release(m);
 	stir_arena_release(&m->arena);
 	free(m);
 }

@@ -5,6 +5,7 @@
 #define STIR_IR_NODES_H
 
 #include <stir/ir.h>
+#include <stir/schedule.h>
 #include "ir/arena.h"
 #include "ir/diag.h"
 
@@ -35,6 +36,8 @@ struct stir_kernel {
 	stir_ptr_vec buffers;  /* stir_buffer *, in declaration order */
 	stir_ptr_vec body;     /* stir_stmt *, run in order */
 	int n_vars;            /* variables created so far: the next slot */
+	int n_made, cap_made;  /* what the last primitive made (ir/made.c) */
+	struct stir_made_entry *made; /* heap */
 };
 
 struct stir_axis {
@@ -207,6 +210,10 @@ struct stir_stmt {
 			stir_region *writes;
 			stir_ptr_vec body;      /* stir_stmt * */
 			unsigned flags;         /* STIR_BLOCK_* annotations */
+			const char *iter;       /* the sparse iteration it was
+			                           lowered from (interned in the
+			                           context), or NULL */
+			bool init;              /* in that iteration's init nest */
 		} block;
 	} u;
 };
@@ -242,6 +249,38 @@ static inline stir_ctx *stir_kernel_ctx(const stir_kernel *k)
 {
 	return k->module->ctx;
 }
+
+/* ---- what a primitive made (include/stir/schedule.h, ir/made.c) ---- */
+
+/* One thing a primitive made: its kind, its name and the name of what it
+ * was made from (NULL when nothing), both interned in the context. */
+typedef struct stir_made_entry {
+	stir_made_kind kind;
+	const char *name;
+	const char *from;
+} stir_made_entry;
+
+/* k: forget what the previous primitive made (every primitive starts
+ * with this). */
+void stir_made_clear(stir_kernel *k);
+/* k, kind, name, from: record that the running primitive made "name"
+ * (from "from", or NULL).  0, or -1 when memory ran out (reported). */
+int stir_made_add(stir_kernel *k, stir_made_kind kind, const char *name,
+	const char *from);
+/* m: release the records of every kernel of m. */
+void stir_made_release(stir_module *m);
+
+/* The link between the blocks of an iteration and those of its init nest
+ * is in the blocks (iter, init), set by lower_sparse_iter.  The text
+ * form carries it in the names only (NAME0, NAME1, .. and NAME_init0,
+ * ..; docs/ir.md): k: set the links of a kernel read from text, where a
+ * block P_initN (N digits) is in the init nest of iteration P, and a
+ * block P followed by digits (the fewest for which such an init exists)
+ * in its body.  0, or -1 when memory ran out (reported). */
+int stir_kernel_link_inits(stir_kernel *k);
+/* init, blk: whether block "init" is in the init nest of the iteration
+ * that block "blk" belongs to. */
+bool stir_block_is_init_of(const stir_stmt *init, const stir_stmt *blk);
 
 /* The name of a search as the text form writes it ("lower_bound",
  * "upper_bound", "find"), or NULL for an invalid value. */

@@ -1153,6 +1153,9 @@ static void build_kernel(builder *b, const lang_kernel *lk)
 	}
 	build_list(b, lk->stmts, NULL, TO_KERNEL);
 	unbind_to(b, 0);
+	/* the text carries the link of blocks and init nests in names */
+	if (b->k->stage != STIR_STAGE_1 && stir_kernel_link_inits(b->k) < 0)
+		b->oom = true;
 }
 
 /* b: release the builder's own memory. */

@@ -272,6 +272,14 @@ static void check_rule(dec *d, const stir_format_rule *r)
 
 /* ---- building the new format ---- */
 
+/* d, kind, name, from: record what the pass made (stir_kernel_get_made). */
+static void made(dec *d, stir_made_kind kind, const char *name,
+	const char *from)
+{
+	if (!d->failed && name && stir_made_add(d->k, kind, name, from) < 0)
+		d->failed = true;
+}
+
 /* d, r, z: the expression of size z of rule r (a new parameter is added
  * to the kernel the first time). */
 static stir_expr *size_expr(dec *d, const stir_format_rule *r, const stir_size *z)
@@ -283,6 +291,7 @@ static stir_expr *size_expr(dec *d, const stir_format_rule *r, const stir_size *
 		for (int i = 0; i < d->k->params.n; i++)
 			if (!strcmp(stir_var_at(&d->k->params, i)->name, name))
 				return stir_expr_var(d->k, stir_var_at(&d->k->params, i));
+		made(d, STIR_MADE_PARAM, name, d->t->name);
 		return stir_expr_var(d->k, stir_kernel_add_param(d->k, name, STIR_I32));
 	}
 	if (z->old_axis >= 0)
@@ -341,10 +350,14 @@ static void build_format(dec *d, int ri)
 	}
 	d->tensors[ri] = stir_kernel_add_tensor(k,
 		suffixed(d, d->t->name, r->suffix), d->t->dtype, r->n_axes, axes);
-	if (!d->tensors[ri])
+	if (!d->tensors[ri]) {
 		d->failed = true;
-	else
-		d->tensors[ri]->loc = d->t->loc;
+		return;
+	}
+	d->tensors[ri]->loc = d->t->loc;
+	made(d, STIR_MADE_BUFFER, d->tensors[ri]->name, d->t->name);
+	for (int i = 0; i < r->n_axes; i++)
+		made(d, STIR_MADE_AXIS, axes[i]->name, d->tensors[ri]->name);
 }
 
 /* ---- rewriting the computations ---- */
@@ -523,6 +536,7 @@ static stir_stmt *rewrite(dec *d, const computation *c, int ri,
 	}
 	s->loc = it->loc;
 	s->u.iter.kinds_loc = it->u.iter.kinds_loc;
+	made(d, STIR_MADE_ITER, name, it->u.iter.name);
 	/* the old iterators become the new ones, or inverse-map coordinates */
 	stir_subst subst = { 0 };
 	stir_var *const *new_vars = s->u.iter.vars + c->first_var;
@@ -598,6 +612,7 @@ static stir_stmt *init_iteration(dec *d, const computation *c)
 		return NULL;
 	}
 	s->loc = it->loc;
+	made(d, STIR_MADE_INIT_ITER, name, it->u.iter.name);
 	stir_subst subst = { 0 };
 	for (int i = 0; i < v; i++)
 		stir_subst_add_var(&subst, olds[i], s->u.iter.vars[i]);
@@ -892,6 +907,7 @@ int stir_decompose_format(stir_kernel *k, const char *tensor, int n,
 {
 	stir_ctx *ctx = stir_kernel_ctx(k);
 	dec d = { .k = k, .ctx = ctx, .n_rules = n, .rules = rules };
+	stir_made_clear(k);
 	if (k->stage != STIR_STAGE_1) {
 		stir_error(ctx, k->loc, "decompose_format: kernel '%s' is at stage %d, "
 			"not stage 1", k->name, (int)k->stage);
@@ -947,6 +963,8 @@ int stir_decompose_format(stir_kernel *k, const char *tensor, int n,
 	for (int i = 0; i < n && !d.failed; i++)
 		build_format(&d, i);
 	stir_kernel *copy = d.failed ? NULL : copy_kernel(&d);
+	if (copy)
+		made(&d, STIR_MADE_KERNEL, copy->name, k->name);
 	if (!d.failed)
 		rewrite_body(&d);
 	if (!d.failed && prune(k, d.t) < 0)
@@ -959,8 +977,10 @@ int stir_decompose_format(stir_kernel *k, const char *tensor, int n,
 	} else if (d.failed && stir_ctx_n_errors(ctx) == errors) {
 		stir_error_oom(ctx);
 	}
-	if (d.failed)
+	if (d.failed) {
 		restore(k, &snap);
+		stir_made_clear(k);
+	}
 	for (int i = 0; d.axes && i < n; i++)
 		free(d.axes[i]);
 	free(d.axes);

@@ -426,6 +426,31 @@ static stir_stmt *build_nest(gen *g, const char *prefix, stir_ptr_vec *body,
 
 static void lower_list(gen *g, stir_ptr_vec *list);
 
+/* g, it, init, nest, innermost: link the blocks of "nest" (built by
+ * build_nest for iteration it, its init nest when "init") to the
+ * iteration, and record them, outermost first, as made from it
+ * (stir_kernel_get_made). */
+static void record_blocks(gen *g, const stir_stmt *it, bool init,
+	stir_stmt *nest, const stir_stmt *innermost)
+{
+	stir_made_kind kind = init ? STIR_MADE_INIT_BLOCK : STIR_MADE_BLOCK;
+	const char *iter = stir_ctx_intern(stir_kernel_ctx(g->k),
+		it->u.iter.name);
+	if (!iter)
+		g->failed = true;
+	for (stir_stmt *s = nest; s && !g->failed; ) {
+		if (s->kind == STIR_STMT_BLOCK) {
+			s->u.block.iter = iter;
+			s->u.block.init = init;
+			if (stir_made_add(g->k, kind, s->u.block.name, iter) < 0)
+				g->failed = true;
+		}
+		stir_ptr_vec *body = stir_stmt_body(s);
+		s = s == innermost || !body || !body->n ? NULL :
+			stir_stmt_at(body, 0);
+	}
+}
+
 /* g, it, vars, prefix, body, out: the nest of iteration it over iterators
  * vars (its own, or copies for the init nest) around "body", appended to
  * out.  The body, now in the innermost block, is lowered in turn with the
@@ -440,6 +465,8 @@ static void lower_nest(gen *g, const stir_stmt *it, stir_var *const *vars,
 	stir_stmt *nest = g->failed ? NULL : build_nest(g, prefix, body, &innermost);
 	if (nest && stir_ptr_vec_push(stir_kernel_arena(g->k), out, nest) < 0)
 		g->failed = true;
+	if (nest && !g->failed)
+		record_blocks(g, it, init, nest, innermost);
 	if (nest && !g->failed)
 		lower_list(g, &innermost->u.block.body);
 	g->n_scope = scope;

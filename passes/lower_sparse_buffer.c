@@ -102,8 +102,8 @@ static stir_buffer *flatten_buffer(flat *f, stir_names *names,
 		base ? stir_names_fresh(names, base) : NULL;
 	stir_buffer *b = check(f, name && extent ? stir_kernel_add_flat_buffer(k,
 		name, buf->kind, buf->dtype, extent, tensor ? buf->name : NULL) : NULL);
-	if (!b)
-		return NULL;
+	if (!b || stir_made_add(k, STIR_MADE_BUFFER, name, buf->name) < 0)
+		return check(f, NULL);
 	b->loc = buf->loc;
 	b->scope = buf->scope;
 	if (buf->domain_lo)
@@ -151,6 +151,7 @@ static stir_visit_step flat_store(stir_stmt *s, void *user)
 int stir_lower_sparse_buffer_rewrite(stir_kernel *k)
 {
 	stir_ctx *ctx = stir_kernel_ctx(k);
+	stir_made_clear(k);
 	int n = k->buffers.n;
 	flat f = { .k = k, .map = calloc((size_t)n + 1, sizeof(stir_buffer *)) };
 	stir_names names;
@@ -186,6 +187,7 @@ int stir_lower_sparse_buffer_rewrite(stir_kernel *k)
 	}
 	free(f.map);
 	if (f.failed) {
+		stir_made_clear(k);
 		stir_error_oom(ctx);
 		return -1;
 	}
@@ -201,9 +203,14 @@ int stir_kernel_lower_sparse_buffer(stir_kernel *k)
 			"'%s' is at stage %d, not stage 2", k->name, (int)k->stage);
 		return -1;
 	}
-	if (stir_kernel_verify(k) < 0 || stir_lower_sparse_buffer_rewrite(k) < 0)
+	stir_made_clear(k);
+	if (stir_kernel_verify(k) < 0)
 		return -1;
-	return stir_kernel_verify(k);
+	if (stir_lower_sparse_buffer_rewrite(k) < 0 || stir_kernel_verify(k) < 0) {
+		stir_made_clear(k);
+		return -1;
+	}
+	return 0;
 }
 
 int stir_lower_sparse_buffer(stir_module *m)

@@ -17,6 +17,7 @@
 /* k: see passes/passes.h: the sub-passes, without the verifier. */
 int stir_lower_sparse_iter_rewrite(stir_kernel *k)
 {
+	stir_made_clear(k);
 	if (stir_materialize_aux_buffers(k) < 0 || stir_generate_loops(k) < 0 ||
 	    stir_translate_coords(k) < 0)
 		return -1;
@@ -28,14 +29,19 @@ int stir_lower_sparse_iter_rewrite(stir_kernel *k)
 int stir_kernel_lower_sparse_iter(stir_kernel *k)
 {
 	stir_ctx *ctx = stir_kernel_ctx(k);
+	stir_made_clear(k);
 	if (k->stage != STIR_STAGE_1) {
 		stir_error(ctx, k->loc, "lower_sparse_iter: kernel '%s' is at stage "
 			"%d, not stage 1", k->name, (int)k->stage);
 		return -1;
 	}
-	if (stir_kernel_verify(k) < 0 || stir_lower_sparse_iter_rewrite(k) < 0)
+	if (stir_kernel_verify(k) < 0)
 		return -1;
-	return stir_kernel_verify(k);
+	if (stir_lower_sparse_iter_rewrite(k) < 0 || stir_kernel_verify(k) < 0) {
+		stir_made_clear(k);
+		return -1;
+	}
+	return 0;
 }
 
 int stir_lower_sparse_iter(stir_module *m)

@@ -50,6 +50,9 @@ static stir_buffer *aux_buffer(stir_kernel *k, stir_names *names,
 		a->indptr_buf = b;
 	else
 		a->indices_buf = b;
+	if (stir_made_add(k, indptr ? STIR_MADE_INDPTR : STIR_MADE_INDICES, name,
+	    a->name) < 0)
+		return NULL;
 	return lo && hi ? b : NULL;
 }
 

@@ -128,6 +128,7 @@ static int apply_shape(stir_kernel *k, stir_stmt *s, const iter_shape *shape,
 int stir_sparse_reorder(stir_kernel *k, const char *iter, int n,
 	const char *const *order)
 {
+	stir_made_clear(k);
 	stir_ctx *ctx = stir_kernel_ctx(k);
 	stir_stmt *s = find_iter(k, "sparse_reorder", iter);
 	if (!s)
@@ -194,6 +195,7 @@ int stir_sparse_reorder(stir_kernel *k, const char *iter, int n,
 int stir_sparse_fuse(stir_kernel *k, const char *iter, int n,
 	const char *const *iters)
 {
+	stir_made_clear(k);
 	stir_ctx *ctx = stir_kernel_ctx(k);
 	stir_stmt *s = find_iter(k, "sparse_fuse", iter);
 	if (!s)

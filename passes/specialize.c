@@ -10,6 +10,7 @@
 int stir_specialize(stir_kernel *k, const char *param, int64_t value)
 {
 	stir_ctx *ctx = stir_kernel_ctx(k);
+	stir_made_clear(k);
 	int at = -1;
 	for (int i = 0; param && i < k->params.n; i++)
 		if (!strcmp(stir_var_at(&k->params, i)->name, param))

@@ -34,8 +34,9 @@
  * copied in and written back, which atomic or cross-thread blocks refuse.
  * The gathering write always accumulates, so rows that repeat add up.
  * cache_write_over_init also takes over the init nest of the block's
- * iteration (check_over_init says when it may): the cache starts at the
- * init's value, the write-back assigns, and the init nest goes.
+ * iteration (cache_check_over_init in cache_over_init.c says when it
+ * may): the cache starts at the init's value, the write-back assigns,
+ * and the init nest goes.
  * Keeps: what the kernel computes (accumulating caches reassociate sums).
  * Breaks: nothing.  The copies are blocks named X_SCOPE (the read copy
  * and the write-back) and X_SCOPE_init (the copy in, or the zeroing),
@@ -43,59 +44,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "ir/affine.h"
 #include "schedule/sched.h"
 
-#define MAX_DIMS 16
-
-/* Region kinds of a flat buffer. */
-enum { F_POINT, F_RANGE, F_STRIDED, F_WHOLE };
-
-#define MAX_TERMS 16
-
-/* F_STRIDED: the varying part of a flat index, a sum of loops inside L
- * with literal strides and extents, strides descending, no two elements
- * the same (each stride at least the span of the terms after it). */
-typedef struct strided {
-	int n;
-	stir_var *loop[MAX_TERMS];
-	int64_t stride[MAX_TERMS], ext[MAX_TERMS];
-} strided;
-
-/* One cache request. */
-typedef struct creq {
-	sched *s;
-	stir_kernel *k;
-	sched_path path;         /* to the block */
-	int li;                  /* the loop's index in path */
-	stir_stmt *loop, *blk;
-	stir_buffer *x;          /* the buffer cached */
-	stir_scope scope;
-	bool write, reverse;
-	sched_accs acc;          /* the accesses inside the loop */
-	bool flat;               /* x is flat */
-	int n;                   /* x's dimensions */
-	/* buffers over axes: per dimension its point (expanded) or NULL */
-	stir_expr *point[MAX_DIMS];
-	stir_expr *size[MAX_DIMS];   /* whole dimensions: their size */
-	/* flat buffers */
-	int fkind;
-	stir_expr *base;         /* F_POINT, F_RANGE, F_STRIDED: the fixed part */
-	stir_expr *range;        /* F_RANGE: E; gathered rows: W or NULL */
-	strided terms;           /* F_STRIDED */
-	/* gathered rows */
-	int scat;                /* the dimension that holds the row */
-	stir_expr *scat_x;       /* its index, expanded (uses the loop) */
-	stir_expr *rows;         /* the number of rows: the loop's extent */
-	int n_conds;
-	stir_expr **conds;       /* conditions of the accesses, fixed at L */
-	bool accum;              /* the write accumulates */
-	bool over_init;          /* cache_write_over_init */
-	bool any_whole;          /* a dimension of the region is whole */
-	stir_expr *init_value;   /* over_init: the init nest's value */
-	bool atomic_wb;          /* the write-back is atomic */
-	stir_expr *total;        /* the cache's number of elements */
-} creq;
+#include "schedule/cache.h"
 
 /* e, terms, n: the operands of the top-level + of e (at most 16). */
 static int add_terms(stir_expr *e, stir_expr **terms, int n)
@@ -534,6 +485,7 @@ static stir_var *new_loop(creq *c, sched_names *names, const char *base,
 		return NULL;
 	f->loc = c->loop->loc;
 	v->loc = c->loop->u.for_.var->loc;
+	sched_made(c->s, STIR_MADE_LOOP, name, c->nest_name);
 	if (*inner && stir_stmt_append_body(*inner, f) < 0)
 		return sched_check(c->s, NULL);
 	if (!*outer)
@@ -549,6 +501,7 @@ static bool build_nest(creq *c, sched_names *names, const char *name,
 {
 	stir_kernel *k = c->k;
 	memset(out, 0, sizeof(*out));
+	c->nest_name = name;
 	stir_stmt *inner = NULL;
 	stir_var *bvars[MAX_DIMS + 2];
 	stir_expr *binds[MAX_DIMS + 2];
@@ -816,354 +769,6 @@ static void redirect(creq *c, stir_buffer *cache)
 	}
 }
 
-/* ---- cache_write_over_init ---- */
-
-/* st: the only block in nest st (through loops and ifs), or NULL. */
-static stir_stmt *only_block(stir_stmt *st)
-{
-	while (st->kind == STIR_STMT_FOR || st->kind == STIR_STMT_IF) {
-		const stir_ptr_vec *body = st->kind == STIR_STMT_FOR ?
-			&st->u.for_.body : &st->u.if_.then_body;
-		if (body->n != 1 || (st->kind == STIR_STMT_IF &&
-		    st->u.if_.else_body.n))
-			return NULL;
-		st = stir_stmt_at(body, 0);
-	}
-	return st->kind == STIR_STMT_BLOCK ? st : NULL;
-}
-
-/* init, blk: whether block "init" is named P_initN and "blk" P followed
- * by digits (the init block of blk's iteration, passes/loops.c). */
-static bool is_init_of(const stir_stmt *init, const stir_stmt *blk)
-{
-	const char *in = init->u.block.name, *bn = blk->u.block.name;
-	const char *at = strstr(in, "_init");
-	while (at && strstr(at + 1, "_init"))
-		at = strstr(at + 1, "_init");
-	size_t n = at ? (size_t)(at - in) : 0;
-	return at && sched_is_number(at + 5) && !strncmp(in, bn, n) &&
-		sched_is_number(bn + n);
-}
-
-/* The iteration space of a nest as the blocks on one path see it: each
- * spatial block variable, in order, takes every value of [0, bound)
- * exactly once as the loops run (sufficient conditions, checked by
- * find_nest_domain). */
-typedef struct nest_domain {
-	int n;
-	stir_expr *bound[MAX_DIMS];
-} nest_domain;
-
-/* How cache_write reads a block binding: an affine sum of loop
- * variables with literal coefficients (ir/affine.h). */
-static const stir_affine_opts loop_sum = { STIR_AFFINE_LOOP_VARS, NULL, NULL,
-	NULL };
-
-/* p, v: the loop of variable v on path p, or NULL. */
-static const stir_stmt *path_loop(const sched_path *p, const stir_var *v)
-{
-	for (int i = 0; i < p->n; i++)
-		if (p->stmt[i]->kind == STIR_STMT_FOR &&
-		    p->stmt[i]->u.for_.var == v)
-			return p->stmt[i];
-	return NULL;
-}
-
-/* p, a: drop from a the loops of p with extent 1, whose variable is 0. */
-static void drop_unit_loops(const sched_path *p, stir_affine *a)
-{
-	int m = 0;
-	for (int i = 0; i < a->n; i++) {
-		const stir_stmt *l = path_loop(p, a->t[i].var);
-		int64_t e;
-		if (l && sched_int_value(l->u.for_.extent, &e) && e == 1)
-			continue;
-		a->t[m++] = a->t[i];
-	}
-	a->n = m;
-}
-
-/* c, e, conds, n: split the conjuncts of condition e into conds. */
-static bool conjuncts(const stir_expr *e, const stir_expr **conds, int *n)
-{
-	if (e->kind == STIR_EXPR_BINARY && e->u.binary.op == STIR_AND)
-		return conjuncts(e->u.binary.a, conds, n) &&
-			conjuncts(e->u.binary.b, conds, n);
-	if (*n == 2 * MAX_DIMS)
-		return false;
-	conds[(*n)++] = e;
-	return true;
-}
-
-/* s, ext, stride, n: whether loops of extents (ext, then literals whose
- * product is stride) reach every value of [0, n): ext is n (stride 1),
- * split's (n + stride - 1) / stride, or literals with ext * stride >= n. */
-static bool covers(sched *s, const stir_expr *ext, int64_t stride,
-	const stir_expr *n)
-{
-	int64_t e, v;
-	if (sched_int_value(ext, &e) && sched_int_value(n, &v))
-		return e * stride >= v;
-	if (stride == 1 && sched_same(s, ext, n))
-		return true;
-	if (ext->kind != STIR_EXPR_BINARY || ext->u.binary.op != STIR_DIV ||
-	    !sched_int_value(ext->u.binary.b, &v) || v != stride)
-		return false;
-	const stir_expr *num = ext->u.binary.a;
-	return num->kind == STIR_EXPR_BINARY && num->u.binary.op == STIR_ADD &&
-		sched_int_value(num->u.binary.b, &v) && v == stride - 1 &&
-		sched_same(s, num->u.binary.a, n);
-}
-
-/* s, p, d: the domain of the spatial variables of the blocks on path p
- * (which ends at a block), when it is a product of ranges [0, N), N an
- * expression of parameters: each spatial variable bound to a sum of its
- * own loops, mixed-radix (coefficients 1, e1, e1*e2, .. of literal
- * extents, the last loop's extent any), bounded by a condition on the path
- * "that sum < N" (a split's tail guard) or else by the loops' product;
- * every loop on the path iterates some block variable, every condition on
- * the path is such a bound.  true, or false (no error: the caller
- * reports). */
-static bool find_nest_domain(sched *s, const sched_path *p, nest_domain *d)
-{
-	const stir_expr *conds[2 * MAX_DIMS];
-	bool used_cond[2 * MAX_DIMS] = { false };
-	int n_conds = 0;
-	for (int i = 0; i < p->n; i++)
-		if (p->stmt[i]->kind == STIR_STMT_IF &&
-		    (p->stmt[i]->u.if_.else_body.n ||
-		     !conjuncts(p->stmt[i]->u.if_.cond, conds, &n_conds)))
-			return false;
-	const stir_var *claimed[4 * MAX_TERMS];
-	int n_claimed = 0;
-	d->n = 0;
-	for (int i = 0; i < p->n; i++) {
-		const stir_stmt *b = p->stmt[i];
-		if (b->kind != STIR_STMT_BLOCK)
-			continue;
-		for (int v = 0; v < b->u.block.n_vars; v++) {
-			stir_affine a = { 0 };
-			if (!stir_affine_add(&a, b->u.block.bindings[v], 1,
-					&loop_sum) || a.konst)
-				return false;
-			for (int t = 0; t < a.n; t++) {
-				for (int j = 0; j < n_claimed; j++)
-					if (claimed[j] == a.t[t].var)
-						return false;
-				if (n_claimed == 4 * MAX_TERMS || !path_loop(p, a.t[t].var))
-					return false;
-				claimed[n_claimed++] = a.t[t].var;
-			}
-			if (b->u.block.kinds[v] != 'S')
-				continue;
-			drop_unit_loops(p, &a);
-			if (d->n == MAX_DIMS)
-				return false;
-			if (a.n == 0) {   /* a single point */
-				d->bound[d->n++] = sched_check(s, stir_mk_int(s->k, 1));
-				if (s->oom)
-					return false;
-				continue;
-			}
-			/* mixed radix: sort by coefficient */
-			for (int x = 1; x < a.n; x++)
-				for (int y = x; y > 0 && a.t[y].coef < a.t[y - 1].coef;
-				     y--) {
-					stir_affine_term tt = a.t[y];
-					a.t[y] = a.t[y - 1];
-					a.t[y - 1] = tt;
-				}
-			int64_t stride = 1;
-			const stir_expr *last = NULL;
-			for (int t = 0; t < a.n; t++) {
-				const stir_expr *ext = path_loop(p, a.t[t].var)->u.for_.extent;
-				int64_t e;
-				if (a.t[t].coef != stride)
-					return false;
-				if (t + 1 < a.n) {
-					if (!sched_int_value(ext, &e) || e < 1)
-						return false;
-					stride *= e;
-				} else {
-					last = ext;
-				}
-			}
-			/* the bound: a guard on exactly this sum that only cuts the
-			 * loops' tail, or the loops */
-			stir_expr *bound = NULL;
-			for (int j = 0; j < n_conds && !bound; j++) {
-				const stir_expr *g = conds[j];
-				stir_affine ga = { 0 };
-				if (g->kind == STIR_EXPR_BINARY && g->u.binary.op == STIR_LT &&
-				    stir_affine_add(&ga, g->u.binary.a, 1, &loop_sum) &&
-				    (drop_unit_loops(p, &ga), stir_affine_same(&a, &ga)) &&
-				    sched_is_param_expr(g->u.binary.b) &&
-				    covers(s, last, stride, g->u.binary.b)) {
-					bound = (stir_expr *)g->u.binary.b;
-					used_cond[j] = true;
-				}
-			}
-			int64_t e;
-			if (!bound && a.n == 1)
-				bound = (stir_expr *)last;
-			else if (!bound && sched_int_value(last, &e))
-				bound = sched_check(s, stir_mk_int(s->k, e * stride));
-			if (!bound || !sched_is_param_expr(bound))
-				return false;
-			d->bound[d->n++] = bound;
-		}
-	}
-	for (int j = 0; j < n_conds; j++)
-		if (!used_cond[j])
-			return false;
-	for (int i = 0; i < p->n; i++) {
-		const stir_stmt *l = p->stmt[i];
-		bool used = l->kind != STIR_STMT_FOR;
-		for (int j = 0; j < n_claimed && !used; j++)
-			used = claimed[j] == l->u.for_.var;
-		if (!used)
-			return false;
-	}
-	return true;
-}
-
-/* s, a, b: the same bound. */
-static bool same_bound(sched *s, const stir_expr *a, const stir_expr *b)
-{
-	int64_t x, y;
-	if (sched_int_value(a, &x) && sched_int_value(b, &y))
-		return x == y;
-	return sched_same(s, a, b);
-}
-
-/* c: check that the cache may take over the init nest of the block's
- * iteration (include/stir/schedule.h) and keep its value in
- * c->init_value.  The nest must be the top-level statement just before
- * the block's, one block P_initN storing one constant into X, at the same
- * element as the block's update at the same spatial point; the block's
- * update not atomic, every loop around L spatial, the region points (no
- * whole dimension), X touched by nothing else in the block's nest, and
- * both nests over the same spatial points, each once (find_nest_domain).
- * Then the init nest and the block's nest write the same elements, each
- * once: the cache can start at the init's value and be stored. */
-static bool check_over_init(creq *c)
-{
-	sched *s = c->s;
-	const char *xn = c->x->name, *bn = c->blk->u.block.name;
-	if (!c->accum) {
-		sched_fail(s, c->blk->loc, "block '%s' does not only add into '%s'",
-			bn, xn);
-		return false;
-	}
-	if (c->atomic_wb) {
-		sched_fail(s, c->blk->loc, "block '%s' adds atomically: several of "
-			"its instances add into one element of '%s', so the cache "
-			"cannot take over the init", bn, xn);
-		return false;
-	}
-	if (c->any_whole) {
-		sched_fail(s, c->loop->loc, "the region of '%s' under loop '%s' "
-			"has a whole dimension", xn, c->loop->u.for_.var->name);
-		return false;
-	}
-	if (!sched_spatial_around(s, &c->path, c->li))
-		return false;
-	stir_stmt *nest = c->path.stmt[0];
-	if (sched_count_accesses(nest, c->x) != sched_count_accesses(c->loop,
-	    c->x)) {
-		sched_fail(s, nest->loc, "'%s' is accessed in the nest of block "
-			"'%s' outside loop '%s'", xn, bn, c->loop->u.for_.var->name);
-		return false;
-	}
-	int at = c->path.index[0];
-	stir_stmt *init = at > 0 ? only_block(stir_stmt_at(c->path.list[0],
-		at - 1)) : NULL;
-	if (!init || !is_init_of(init, c->blk)) {
-		/* the iteration's name: the block's without its number, one
-		 * digit (a block per level of the iteration's nest); the name
-		 * itself may hold digits (csrmm_hyb_0_0, it2) */
-		size_t bl = strlen(bn);
-		int il = (int)bl - (bl > 0 && bn[bl - 1] >= '0' &&
-			bn[bl - 1] <= '9');
-		sched_fail(s, nest->loc, "the statement before the nest of block "
-			"'%s' is not the init nest of its iteration (one block "
-			"%.*s_initN)", bn, il, bn);
-		return false;
-	}
-	const stir_ptr_vec *ib = &init->u.block.body;
-	const stir_stmt *ist = ib->n == 1 ? stir_stmt_at(ib, 0) : NULL;
-	if (!ist || ist->kind != STIR_STMT_STORE || ist->u.store.buf != c->x ||
-	    ist->u.store.op != STIR_STORE_ASSIGN ||
-	    (ist->u.store.value->kind != STIR_EXPR_INT &&
-	     ist->u.store.value->kind != STIR_EXPR_FLOAT)) {
-		sched_fail(s, init->loc, "init block '%s' does not store one "
-			"constant into '%s'", init->u.block.name, xn);
-		return false;
-	}
-	/* the update's element at the same spatial point: the init's
-	 * variables are the spatial variables of the blocks around the
-	 * update, in order */
-	stir_stmt *upd = sched_single_update(s, c->blk);
-	if (!upd)
-		return false;
-	stir_subst sub = { 0 };
-	int nv = 0;
-	bool same = true;
-	for (int j = 0; j < c->path.n && same; j++) {
-		const stir_stmt *b = c->path.stmt[j];
-		for (int v = 0; b->kind == STIR_STMT_BLOCK && v < b->u.block.n_vars;
-		     v++) {
-			if (b->u.block.kinds[v] != 'S')
-				continue;
-			if (nv >= init->u.block.n_vars) {
-				same = false;
-				break;
-			}
-			if (stir_subst_add_var(&sub, init->u.block.vars[nv++],
-			    b->u.block.vars[v]) < 0)
-				s->oom = true;
-		}
-	}
-	same &= nv == init->u.block.n_vars && upd->u.store.buf == c->x &&
-		upd->u.store.n == ist->u.store.n;
-	for (int d = 0; same && !s->oom && d < ist->u.store.n; d++) {
-		stir_expr *e = sched_check(s, stir_expr_copy(c->k,
-			ist->u.store.idx[d], &sub));
-		same = e && sched_same(s, e, upd->u.store.idx[d]);
-	}
-	stir_subst_release(&sub);
-	if (s->oom)
-		return false;
-	if (!same) {
-		sched_fail(s, init->loc, "init block '%s' does not store the "
-			"element of '%s' that block '%s' adds into", init->u.block.name,
-			xn, bn);
-		return false;
-	}
-	/* both nests run over the same spatial points, each once */
-	sched_path ip = { 0 };
-	nest_domain di, dt;
-	bool same_points = sched_find_stmt(s, init, &ip) == 0 &&
-		find_nest_domain(s, &ip, &di) && find_nest_domain(s, &c->path, &dt) &&
-		di.n == dt.n;
-	for (int d = 0; same_points && d < di.n; d++)
-		same_points = same_bound(s, di.bound[d], dt.bound[d]);
-	sched_path_release(&ip);
-	if (s->oom)
-		return false;
-	if (!same_points) {
-		sched_fail(s, init->loc, "cannot show that init block '%s' and "
-			"block '%s' run over the same spatial points, each once (every "
-			"spatial variable must be a sum of its own loops over [0, N), "
-			"bounded by the loops or a split's tail guard, with the same N "
-			"in both nests, and the nests may hold no other condition)",
-			init->u.block.name, bn);
-		return false;
-	}
-	c->init_value = ist->u.store.value;
-	return true;
-}
-
 /* c: the conditions of a warp cache (scope warp), after find_region: a
  * flat buffer of 32- or 64-bit elements; loop L inside a loop bound to
  * threadIdx.x of a literal extent that is a power of two up to 32 (the
@@ -1227,8 +832,9 @@ static bool check_warp(creq *c)
 	return true;
 }
 
-/* c: the whole request. */
-static int cache(creq *c, const char *block, const char *buffer,
+/* c, block, buffer, loop: check the request (the conditions at the top
+ * of this file), filling c; -1 after recording the first failure. */
+static int cache_check(creq *c, const char *block, const char *buffer,
 	const char *loop)
 {
 	sched *s = c->s;
@@ -1282,9 +888,18 @@ static int cache(creq *c, const char *block, const char *buffer,
 		return -1;
 	}
 	c->atomic_wb = atomic_in != NULL;
-	if (c->over_init && !check_over_init(c))
+	if (c->over_init && !cache_check_over_init(c))
 		return -1;
+	return 0;
+}
 
+/* c: rewrite what cache_check accepted: the cache, the copy nests, the
+ * block's accesses redirected.  0, or -1 when memory ran out. */
+static int cache_rewrite(creq *c)
+{
+	sched *s = c->s;
+	stir_kernel *k = c->k;
+	const char *bn = c->blk->u.block.name;
 	/* the cache and the names at L's place */
 	const char *sn = sched_scope_name(c->scope);
 	const char *base = sched_check(s, stir_kernel_strf(k, "%s_%s",
@@ -1297,6 +912,7 @@ static int cache(creq *c, const char *block, const char *buffer,
 		return -1;
 	cb->scope = c->scope;
 	cb->loc = c->blk->loc;
+	sched_made(s, STIR_MADE_BUFFER, cn, c->x->name);
 	const char *copy_name = sched_fresh_block_name(s, base);
 	const char *init_name = !copy_name ? NULL : sched_fresh_block_name(s,
 		sched_check(s, stir_kernel_strf(k, "%s_init", copy_name)));
@@ -1340,6 +956,9 @@ static int cache(creq *c, const char *block, const char *buffer,
 	ok = ok && guard_nest(c, &in) && (!c->write || guard_nest(c, &out));
 	if (!ok || s->oom)
 		return -1;
+	if (c->write)
+		sched_made(s, STIR_MADE_INIT_BLOCK, init_name, bn);
+	sched_made(s, STIR_MADE_BLOCK, copy_name, bn);
 	redirect(c, cb);
 	int at = c->path.index[c->li];
 	stir_ptr_vec *list = c->path.list[c->li];
@@ -1362,7 +981,8 @@ static int run(stir_kernel *k, const char *prim, const char *block,
 		return -1;
 	creq c = { .s = &s, .k = k, .scope = scope, .write = write,
 		.reverse = reverse, .over_init = over_init };
-	cache(&c, block, buffer, loop);
+	if (cache_check(&c, block, buffer, loop) == 0)
+		cache_rewrite(&c);
 	sched_path_release(&c.path);
 	sched_accs_release(&c.acc);
 	return sched_end(&s);

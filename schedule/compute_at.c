@@ -706,17 +706,10 @@ int stir_reverse_compute_at(stir_kernel *k, const char *block,
 
 /* The init blocks of an iteration. */
 typedef struct init_find {
-	const char *prefix;      /* "NAME_init" */
-	stir_stmt *found[8];     /* outermost matches */
+	const stir_stmt *blk;    /* a block of the iteration */
+	stir_stmt *found[8];     /* outermost init blocks */
 	int n;
 } init_find;
-
-/* name, prefix: whether name is prefix followed by digits only. */
-static bool is_init_name(const char *name, const char *prefix)
-{
-	size_t n = strlen(prefix);
-	return !strncmp(name, prefix, n) && sched_is_number(name + n);
-}
 
 /* f, list: collect the outermost init blocks in list. */
 static void find_inits(init_find *f, stir_ptr_vec *list)
@@ -724,7 +717,7 @@ static void find_inits(init_find *f, stir_ptr_vec *list)
 	for (int i = 0; i < list->n; i++) {
 		stir_stmt *st = stir_stmt_at(list, i);
 		if (st->kind == STIR_STMT_BLOCK &&
-		    is_init_name(st->u.block.name, f->prefix)) {
+		    stir_block_is_init_of(st, f->blk)) {
 			if (f->n < 8)
 				f->found[f->n] = st;
 			f->n++;
@@ -752,34 +745,24 @@ static int decompose(sched *s, const char *block, const char *loop)
 	/* the loops around "loop" must be spatial */
 	if (!sched_spatial_around(s, &p, li))
 		goto out;
-	/* the iteration's name: the block's without its number (which digits
-	 * are the number: the fewest for which init blocks exist) */
-	size_t len = strlen(block), n = len;
-	/* "NAME_init" for each cut: the block name with room for the suffix */
-	char *prefix = sched_check(s, stir_kernel_array(s->k, len + 6, 1));
-	if (!prefix)
-		goto out;
-	init_find f = { .prefix = prefix };
-	for (size_t cut = 1; cut <= len && block[len - cut] >= '0' &&
-	     block[len - cut] <= '9'; cut++) {
-		memcpy(prefix, block, len - cut);
-		memcpy(prefix + len - cut, "_init", 6);
-		f.n = 0;
-		find_inits(&f, &s->k->body);
-		n = len - cut;
-		if (f.n)
-			break;
-	}
-	memcpy(prefix, block, n);
-	memcpy(prefix + n, "_init", 6);
+	/* the init blocks of the block's iteration (linked by lowering) */
+	const stir_stmt *b = p.stmt[p.n - 1];
+	init_find f = { .blk = b };
+	find_inits(&f, &s->k->body);
 	if (f.n != 1) {
+		/* the iteration's name; without one, the block's without its
+		 * number */
+		const char *it = b->u.block.iter ? b->u.block.iter : block;
+		int n = (int)strlen(it);
+		while (!b->u.block.iter && n > 0 && it[n - 1] >= '0' &&
+		    it[n - 1] <= '9')
+			n--;
 		if (f.n == 0)
-			sched_fail(s, p.stmt[p.n - 1]->loc, "iteration '%.*s' of block "
-				"'%s' has no init block '%s0'", (int)n, block, block,
-				prefix);
+			sched_fail(s, b->loc, "iteration '%.*s' of block '%s' has no "
+				"init block '%.*s_init0'", n, it, block, n, it);
 		else
-			sched_fail(s, p.stmt[p.n - 1]->loc, "iteration '%.*s' of block "
-				"'%s' has %d init nests", (int)n, block, block, f.n);
+			sched_fail(s, b->loc, "iteration '%.*s' of block '%s' has %d "
+				"init nests", n, it, block, f.n);
 		goto out;
 	}
 	if (!mover_init(s, &m, f.found[0]->u.block.name))

@@ -112,6 +112,7 @@ static int fuse(sched *s, sched_path *path, int n, const char *const *names)
 		return -1;
 	v->loc = loops[0]->u.for_.var->loc;
 	f->loc = loops[0]->loc;
+	sched_made(s, STIR_MADE_LOOP, vn, names[0]);
 
 	/* every old variable from the fused one, innermost first */
 	stir_subst sub = { 0 };

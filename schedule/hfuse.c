@@ -226,6 +226,7 @@ static int hfuse(sched *s, int n, const char *const *blocks, int nd,
 		return -1;
 	h->loc = stir_stmt_at(body, top[0])->loc;
 	h->u.block.flags = STIR_BLOCK_HORIZONTAL;
+	sched_made(s, STIR_MADE_BLOCK, name, NULL);
 	for (int i = 0; i < n; i++)
 		if (stir_stmt_append_body(h, stir_stmt_at(body, top[i])) < 0)
 			return sched_check(s, NULL), -1;

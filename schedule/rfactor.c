@@ -46,9 +46,18 @@ static bool check_nest(sched *s, const sched_path *path, int li)
 	return true;
 }
 
-/* s, path, li, block: the rfactor of block path->stmt[n-1] over loop
- * path->stmt[li]. */
-static int rfactor(sched *s, sched_path *path, int li)
+/* What the checks of one rfactor found, for the rewrite. */
+typedef struct rf_req {
+	stir_stmt *b, *l;        /* the block B and the loop L */
+	int64_t ext;             /* L's literal extent E */
+	stir_stmt *store;        /* B's one update X[..] += e */
+	bool *inner;             /* arena: by B's variable, bound inside L */
+} rf_req;
+
+/* s, path, li, r: check the rfactor of block path->stmt[n-1] over loop
+ * path->stmt[li] (the conditions at the top of this file), filling r;
+ * false after recording the first failure. */
+static bool rf_check(sched *s, const sched_path *path, int li, rf_req *r)
 {
 	stir_kernel *k = s->k;
 	stir_stmt *b = path->stmt[path->n - 1], *l = path->stmt[li];
@@ -59,19 +68,19 @@ static int rfactor(sched *s, sched_path *path, int li)
 	if (l->u.for_.kind != STIR_LOOP_SERIAL) {
 		sched_fail(s, l->loc, "loop '%s' is %s; rfactor needs a serial "
 			"loop", ln, sched_loop_annotation(l));
-		return -1;
+		return false;
 	}
 	if (b->u.block.flags & STIR_BLOCK_CROSS_THREAD) {
 		sched_fail(s, b->loc, "block '%s' is cross-thread", bn);
-		return -1;
+		return false;
 	}
 	if (atomic) {
 		sched_fail(s, l->loc, "loop '%s' lies inside atomic block '%s'",
 			ln, atomic->u.block.name);
-		return -1;
+		return false;
 	}
 	if (!check_nest(s, path, li))
-		return -1;
+		return false;
 	bool reduces = false;
 	for (int i = 0; i < b->u.block.n_vars; i++)
 		reduces |= b->u.block.kinds[i] == 'R' &&
@@ -79,23 +88,23 @@ static int rfactor(sched *s, sched_path *path, int li)
 	if (!reduces) {
 		sched_fail(s, b->loc, "loop '%s' iterates no reduction variable "
 			"of block '%s'", ln, bn);
-		return -1;
+		return false;
 	}
 	if (!sched_int_value(l->u.for_.extent, &ext) || ext < 1 || ext > 4096) {
 		sched_fail(s, l->loc, "the extent of loop '%s' is %s, not a "
 			"literal: the partial results live in a local buffer", ln,
 			sched_str(s, l->u.for_.extent));
-		return -1;
+		return false;
 	}
 	stir_stmt *store = sched_single_update(s, b);
 	if (!store)
-		return -1;
+		return false;
 	/* B's variables bound inside L, and the loops there */
 	int nv = b->u.block.n_vars;
 	bool *inner = sched_check(s, stir_kernel_array(k, (size_t)nv,
 		sizeof(*inner)));
 	if (!inner)
-		return -1;
+		return false;
 	for (int i = 0; i < nv; i++) {
 		inner[i] = false;
 		for (int j = li; j < path->n - 1; j++)
@@ -111,17 +120,31 @@ static int rfactor(sched *s, sched_path *path, int li)
 			    stir_expr_uses(e, path->stmt[j]->u.for_.var)) {
 				sched_fail(s, b->loc, "the target of block '%s' depends "
 					"on loop '%s'", bn, path->stmt[j]->u.for_.var->name);
-				return -1;
+				return false;
 			}
 		for (int i = 0; i < nv; i++)
 			if (inner[i] && stir_expr_uses(e, b->u.block.vars[i])) {
 				sched_fail(s, b->loc, "the target of block '%s' depends "
 					"on variable '%s', which loops inside loop '%s' "
 					"bind", bn, b->u.block.vars[i]->name, ln);
-				return -1;
+				return false;
 			}
 	}
+	*r = (rf_req){ b, l, ext, store, inner };
+	return true;
+}
 
+/* s, path, li, r: rewrite what rf_check accepted (r); 0, or -1 when memory
+ * ran out. */
+static int rf_rewrite(sched *s, sched_path *path, int li, const rf_req *r)
+{
+	stir_kernel *k = s->k;
+	stir_stmt *b = r->b, *l = r->l, *store = r->store;
+	const stir_var *lv = l->u.for_.var;
+	const char *ln = lv->name, *bn = b->u.block.name;
+	int64_t ext = r->ext;
+	int nv = b->u.block.n_vars;
+	const bool *inner = r->inner;
 	/* the partial results */
 	stir_buffer *x = store->u.store.buf;
 	const char *rn = sched_fresh_global(s, sched_check(s,
@@ -132,6 +155,7 @@ static int rfactor(sched *s, sched_path *path, int li)
 		return -1;
 	rf->loc = b->loc;
 	rf->scope = STIR_SCOPE_LOCAL;
+	sched_made(s, STIR_MADE_BUFFER, rn, x->name);
 
 	/* names at L's place */
 	sched_names scope;
@@ -254,12 +278,21 @@ static int rfactor(sched *s, sched_path *path, int li)
 	cst->loc = store->loc;
 	comb->loc = b->loc;
 	comb->u.block.flags = b->u.block.flags & STIR_BLOCK_ATOMIC;
+	/* the combining block keeps the name, so it is the one the iteration's
+	 * init belongs to (as the text form's names say) */
+	comb->u.block.iter = b->u.block.iter;
+	comb->u.block.init = b->u.block.init;
 	init_for->loc = comb_for->loc = l->loc;
 	init_blk->loc = b->loc;
 	iv->loc = cv->loc = lv->loc;
 
 	/* install */
+	sched_made(s, STIR_MADE_INIT_BLOCK, init_block, bn);
+	sched_made(s, STIR_MADE_BLOCK, rf_block, bn);
+	sched_made(s, STIR_MADE_LOOP, loop_name, ln);
 	b->u.block.name = rf_block;
+	b->u.block.iter = NULL;
+	b->u.block.init = false;
 	b->u.block.vars = vars;
 	b->u.block.bindings = binds;
 	b->u.block.kinds = kinds;
@@ -283,9 +316,11 @@ int stir_rfactor(stir_kernel *k, const char *block, const char *loop)
 		return -1;
 	sched_path p;
 	int li;
+	rf_req r;
 	if (sched_find_block(&s, block, &p) == 0 &&
-	    (li = sched_path_loop(&s, &p, loop)) >= 0)
-		rfactor(&s, &p, li);
+	    (li = sched_path_loop(&s, &p, loop)) >= 0 &&
+	    rf_check(&s, &p, li, &r))
+		rf_rewrite(&s, &p, li, &r);
 	sched_path_release(&p);
 	return sched_end(&s);
 }

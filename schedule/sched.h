@@ -55,6 +55,11 @@ int sched_begin(sched *s, stir_kernel *k, const char *prim);
  * when that fails put the kernel back and report an internal error.
  * 0 or -1. */
 int sched_end(sched *s);
+/* s, kind, name, from: record that the request made "name" (from
+ * "from", or NULL) for stir_kernel_get_made; sched_end forgets it when
+ * the request fails. */
+void sched_made(sched *s, stir_made_kind kind, const char *name,
+	const char *from);
 /* s: (re)build the index of variable definitions (def, val). */
 int sched_index(sched *s);
 
@@ -225,8 +230,6 @@ stir_stmt *sched_atomic_around(const sched_path *path, int depth);
  * run once per spatial point of those loops.  true, or false with an
  * error. */
 bool sched_spatial_around(sched *s, const sched_path *path, int li);
-/* name: whether name is one or more decimal digits (a block's number). */
-bool sched_is_number(const char *name);
 
 /* s, b: block b and every block nested in it made atomic when all their
  * stores are += or -= (schedule/reduction.c). */

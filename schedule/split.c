@@ -229,6 +229,7 @@ int sched_split(sched *s, sched_path *path, int li, int n,
 		}
 		vars[i]->loc = loop->u.for_.var->loc;
 		loops[i]->loc = loop->loc;
+		sched_made(s, STIR_MADE_LOOP, vn, name);
 		if (i && stir_stmt_append_body(loops[i - 1], loops[i]) < 0)
 			s->oom = true;
 	}

@@ -19,12 +19,7 @@
 #include <stir/io.h>
 #include "formats/io_internal.h"
 #include "ir/diag.h"
-#include "schedule/file.h"
-
-/* The most parts a hybrid rule may stand for (column ranges x buckets),
- * and the most rules of all decompose steps: each becomes an iteration
- * and, lowered, a nest of its own. */
-#define SF_MAX_PARTS 4096
+#include "schedule/yaml.h"
 
 const char *const sf_section_key[SF_N_SECTIONS] = {
 	"format", "stage1", "stage2", "stage3",
@@ -69,11 +64,6 @@ static const char *const thread_names[] = {
 	"threadIdx.x", "threadIdx.y", "threadIdx.z",
 };
 
-/* The axis kinds of a custom rule, in stir_axis_kind order. */
-static const char *const axis_kinds[] = {
-	"dense_fixed", "dense_variable", "sparse_fixed", "sparse_variable",
-};
-
 /* p: the name of primitive p. */
 const char *sf_prim_name(sf_prim p)
 {
@@ -92,19 +82,14 @@ const char *sf_rule_kind_key(sf_rule_kind k)
 	return k < SF_N_RULE_KINDS ? rule_kinds[k].key : "?";
 }
 
-/* The state of one read. */
-typedef struct reader {
-	stir_ctx *ctx;            /* borrowed: receives the diagnostics */
-	stir_schedule *s;         /* borrowed: the schedule being filled */
-	yaml_document_t *doc;     /* borrowed: the loaded tree */
-	int errors;               /* errors reported so far */
-	int64_t n_rules;          /* format rules of every step so far */
-} reader;
+/* k: the default suffix of rule kind k. */
+const char *sf_rule_kind_suffix(sf_rule_kind k)
+{
+	return k < SF_N_RULE_KINDS ? rule_kinds[k].suffix : "";
+}
 
 /* r, loc, fmt: report an error; the diagnostic, for notes. */
-static stir_diag *fail(reader *r, stir_loc loc, const char *fmt, ...)
-	STIR_PRINTF(3, 4);
-static stir_diag *fail(reader *r, stir_loc loc, const char *fmt, ...)
+stir_diag *sf_fail(reader *r, stir_loc loc, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -115,7 +100,7 @@ static stir_diag *fail(reader *r, stir_loc loc, const char *fmt, ...)
 }
 
 /* r: report that memory ran out (once is enough to fail the read). */
-static void oom(reader *r)
+void sf_oom(reader *r)
 {
 	stir_error_oom(r->ctx);
 	r->errors++;
@@ -129,7 +114,7 @@ static stir_loc mark_loc(const reader *r, yaml_mark_t m)
 }
 
 /* r, n: the location of node n. */
-static stir_loc node_loc(const reader *r, const yaml_node_t *n)
+stir_loc sf_node_loc(const reader *r, const yaml_node_t *n)
 {
 	return mark_loc(r, n->start_mark);
 }
@@ -151,7 +136,7 @@ static stir_loc offset_loc(const reader *r, size_t offset)
 }
 
 /* r, index: node "index" of the document (libyaml's ids count from 1). */
-static yaml_node_t *node_at(const reader *r, int index)
+yaml_node_t *sf_node_at(const reader *r, int index)
 {
 	return yaml_document_get_node(r->doc, index);
 }
@@ -165,7 +150,7 @@ static const char *keep(reader *r, const char *p, size_t n)
 		int cap = s->cap_strings ? 2 * s->cap_strings : 32;
 		char **v = realloc(s->strings, (size_t)cap * sizeof(*v));
 		if (!v) {
-			oom(r);
+			sf_oom(r);
 			return NULL;
 		}
 		s->strings = v;
@@ -173,7 +158,7 @@ static const char *keep(reader *r, const char *p, size_t n)
 	}
 	char *c = malloc(n + 1);
 	if (!c) {
-		oom(r);
+		sf_oom(r);
 		return NULL;
 	}
 	memcpy(c, p, n);
@@ -183,7 +168,7 @@ static const char *keep(reader *r, const char *p, size_t n)
 }
 
 /* n: whether node n is YAML's null: a plain scalar "", "~" or "null". */
-static bool is_null(const yaml_node_t *n)
+bool sf_is_null(const yaml_node_t *n)
 {
 	if (n->type != YAML_SCALAR_NODE ||
 	    n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
@@ -195,14 +180,14 @@ static bool is_null(const yaml_node_t *n)
 
 /* n: node n in words for messages ("a list", "an empty list", "a
  * mapping", "null", or the scalar itself, quoted). */
-static const char *describe(const yaml_node_t *n, char *buf, size_t size)
+const char *sf_describe(const yaml_node_t *n, char *buf, size_t size)
 {
 	if (n->type == YAML_SEQUENCE_NODE)
 		return n->data.sequence.items.top == n->data.sequence.items.start ?
 			"an empty list" : "a list";
 	if (n->type == YAML_MAPPING_NODE)
 		return "a mapping";
-	if (is_null(n))
+	if (sf_is_null(n))
 		return "null";
 	snprintf(buf, size, "'%.*s'", n->data.scalar.length > 80 ? 80 :
 		(int)n->data.scalar.length, (const char *)n->data.scalar.value);
@@ -212,12 +197,12 @@ static const char *describe(const yaml_node_t *n, char *buf, size_t size)
 /* r, n: the text of scalar node n, owned by the schedule; NULL (with an
  * error) when it holds a NUL byte or memory runs out.  n must be a
  * scalar. */
-static const char *scalar_text(reader *r, const yaml_node_t *n)
+const char *sf_scalar_text(reader *r, const yaml_node_t *n)
 {
 	const char *v = (const char *)n->data.scalar.value;
 	size_t len = n->data.scalar.length;
 	if (memchr(v, '\0', len)) {
-		fail(r, node_loc(r, n), "a name may not hold a NUL character");
+		sf_fail(r, sf_node_loc(r, n), "a name may not hold a NUL character");
 		return NULL;
 	}
 	return keep(r, v, len);
@@ -226,21 +211,21 @@ static const char *scalar_text(reader *r, const yaml_node_t *n)
 /* r, n, prefix, what, expected: the text of n when n is a scalar that is
  * not null nor empty; else an error "PREFIX'WHAT' must be EXPECTED, not
  * ..." and NULL. */
-static const char *need_name(reader *r, const yaml_node_t *n,
+const char *sf_need_name(reader *r, const yaml_node_t *n,
 	const char *prefix, const char *what, const char *expected)
 {
 	char buf[100];
-	if (n->type != YAML_SCALAR_NODE || is_null(n)) {
-		fail(r, node_loc(r, n), "%s'%s' must be %s, not %s", prefix, what,
-			expected, describe(n, buf, sizeof(buf)));
+	if (n->type != YAML_SCALAR_NODE || sf_is_null(n)) {
+		sf_fail(r, sf_node_loc(r, n), "%s'%s' must be %s, not %s", prefix, what,
+			expected, sf_describe(n, buf, sizeof(buf)));
 		return NULL;
 	}
-	return scalar_text(r, n);
+	return sf_scalar_text(r, n);
 }
 
 /* n, v: whether n is a plain scalar holding a decimal integer (optional
  * sign) that fits in int64_t; its value in *v. */
-static bool int_value(const yaml_node_t *n, int64_t *v)
+bool sf_int_value(const yaml_node_t *n, int64_t *v)
 {
 	if (n->type != YAML_SCALAR_NODE ||
 	    n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
@@ -263,19 +248,19 @@ static bool int_value(const yaml_node_t *n, int64_t *v)
 
 /* r, n, prefix, what, v: *v is the positive integer n holds; else an
  * error and -1. */
-static int need_positive(reader *r, const yaml_node_t *n, const char *prefix,
+int sf_need_positive(reader *r, const yaml_node_t *n, const char *prefix,
 	const char *what, int64_t *v)
 {
 	char buf[100];
-	if (int_value(n, v) && *v > 0)
+	if (sf_int_value(n, v) && *v > 0)
 		return 0;
-	fail(r, node_loc(r, n), "%s'%s' must be a positive integer, not %s",
-		prefix, what, describe(n, buf, sizeof(buf)));
+	sf_fail(r, sf_node_loc(r, n), "%s'%s' must be a positive integer, not %s",
+		prefix, what, sf_describe(n, buf, sizeof(buf)));
 	return -1;
 }
 
 /* keys, n, buf, size: "a, b or c". */
-static const char *key_list(const char *const *keys, int n, char *buf,
+const char *sf_key_list(const char *const *keys, int n, char *buf,
 	size_t size)
 {
 	size_t used = 0;
@@ -292,7 +277,7 @@ static const char *key_list(const char *const *keys, int n, char *buf,
  * NULL.  Errors read "PREFIXunknown NOUN 'k' (expected ...)", "PREFIXNOUN
  * 'k' given twice", "PREFIXmissing NOUN 'k'".  0, or -1 after errors (the
  * keys that were fine are still in vals). */
-static int read_keys(reader *r, const yaml_node_t *map, const char *prefix,
+int sf_read_keys(reader *r, const yaml_node_t *map, const char *prefix,
 	const char *noun, const char *const *keys, int n, unsigned required,
 	yaml_node_t **vals)
 {
@@ -304,11 +289,11 @@ static int read_keys(reader *r, const yaml_node_t *map, const char *prefix,
 	}
 	for (yaml_node_pair_t *p = map->data.mapping.pairs.start;
 	     p < map->data.mapping.pairs.top; p++) {
-		const yaml_node_t *k = node_at(r, p->key);
+		const yaml_node_t *k = sf_node_at(r, p->key);
 		char buf[100], list[400];
 		if (k->type != YAML_SCALAR_NODE) {
-			fail(r, node_loc(r, k), "%sa %s must be a name, not %s",
-				prefix, noun, describe(k, buf, sizeof(buf)));
+			sf_fail(r, sf_node_loc(r, k), "%sa %s must be a name, not %s",
+				prefix, noun, sf_describe(k, buf, sizeof(buf)));
 			continue;
 		}
 		const char *name = (const char *)k->data.scalar.value;
@@ -316,22 +301,22 @@ static int read_keys(reader *r, const yaml_node_t *map, const char *prefix,
 		while (i < n && strcmp(keys[i], name))
 			i++;
 		if (i == n) {
-			fail(r, node_loc(r, k), "%sunknown %s '%s' (expected %s)",
-				prefix, noun, name, key_list(keys, n, list,
+			sf_fail(r, sf_node_loc(r, k), "%sunknown %s '%s' (expected %s)",
+				prefix, noun, name, sf_key_list(keys, n, list,
 				sizeof(list)));
 		} else if (key_node[i]) {
-			stir_diag *d = fail(r, node_loc(r, k), "%s%s '%s' given twice",
+			stir_diag *d = sf_fail(r, sf_node_loc(r, k), "%s%s '%s' given twice",
 				prefix, noun, name);
-			stir_diag_add_note(d, node_loc(r, key_node[i]),
+			stir_diag_add_note(d, sf_node_loc(r, key_node[i]),
 				"first given here");
 		} else {
 			key_node[i] = k;
-			vals[i] = node_at(r, p->value);
+			vals[i] = sf_node_at(r, p->value);
 		}
 	}
 	for (int i = 0; i < n; i++)
 		if ((required & (1u << i)) && !key_node[i])
-			fail(r, node_loc(r, map), "%smissing %s '%s'", prefix, noun,
+			sf_fail(r, sf_node_loc(r, map), "%smissing %s '%s'", prefix, noun,
 				keys[i]);
 	return r->errors > errors ? -1 : 0;
 }
@@ -339,21 +324,21 @@ static int read_keys(reader *r, const yaml_node_t *map, const char *prefix,
 /* r, n, prefix, what, locs, count: the scalars of sequence n (a
  * non-empty list of names), owned; their locations in *locs; NULL after an
  * error. */
-static const char **read_names(reader *r, const yaml_node_t *n,
+const char **sf_read_names(reader *r, const yaml_node_t *n,
 	const char *prefix, const char *what, stir_loc **locs, int *count)
 {
 	char buf[100];
 	*locs = NULL;
 	*count = 0;
 	if (n->type != YAML_SEQUENCE_NODE) {
-		fail(r, node_loc(r, n), "%s'%s' must be a list of names, not %s",
-			prefix, what, describe(n, buf, sizeof(buf)));
+		sf_fail(r, sf_node_loc(r, n), "%s'%s' must be a list of names, not %s",
+			prefix, what, sf_describe(n, buf, sizeof(buf)));
 		return NULL;
 	}
 	int len = (int)(n->data.sequence.items.top -
 		n->data.sequence.items.start);
 	if (len == 0) {
-		fail(r, node_loc(r, n), "%s'%s' must not be empty", prefix, what);
+		sf_fail(r, sf_node_loc(r, n), "%s'%s' must not be empty", prefix, what);
 		return NULL;
 	}
 	const char **v = calloc((size_t)len, sizeof(*v));
@@ -362,19 +347,19 @@ static const char **read_names(reader *r, const yaml_node_t *n,
 		free(v);
 		free(*locs);
 		*locs = NULL;
-		oom(r);
+		sf_oom(r);
 		return NULL;
 	}
 	bool ok = true;
 	for (int i = 0; i < len; i++) {
-		const yaml_node_t *e = node_at(r, n->data.sequence.items.start[i]);
-		(*locs)[i] = node_loc(r, e);
-		if (e->type != YAML_SCALAR_NODE || is_null(e)) {
-			fail(r, node_loc(r, e), "%selement %d of '%s' must be a name, "
-				"not %s", prefix, i + 1, what, describe(e, buf,
+		const yaml_node_t *e = sf_node_at(r, n->data.sequence.items.start[i]);
+		(*locs)[i] = sf_node_loc(r, e);
+		if (e->type != YAML_SCALAR_NODE || sf_is_null(e)) {
+			sf_fail(r, sf_node_loc(r, e), "%selement %d of '%s' must be a name, "
+				"not %s", prefix, i + 1, what, sf_describe(e, buf,
 				sizeof(buf)));
 			ok = false;
-		} else if (!(v[i] = scalar_text(r, e))) {
+		} else if (!(v[i] = sf_scalar_text(r, e))) {
 			ok = false;
 		}
 	}
@@ -395,35 +380,35 @@ static int read_factors(reader *r, const yaml_node_t *n, const char *prefix,
 {
 	char buf[100];
 	if (n->type != YAML_SEQUENCE_NODE) {
-		fail(r, node_loc(r, n), "%s'factors' must be a list of positive "
-			"integers and null, not %s", prefix, describe(n, buf,
+		sf_fail(r, sf_node_loc(r, n), "%s'factors' must be a list of positive "
+			"integers and null, not %s", prefix, sf_describe(n, buf,
 			sizeof(buf)));
 		return -1;
 	}
 	int len = (int)(n->data.sequence.items.top -
 		n->data.sequence.items.start);
 	if (len < 2) {
-		fail(r, node_loc(r, n), "%s'factors' needs at least 2 factors, not "
+		sf_fail(r, sf_node_loc(r, n), "%s'factors' needs at least 2 factors, not "
 			"%d", prefix, len);
 		return -1;
 	}
 	a->ints = calloc((size_t)len, sizeof(*a->ints));
 	a->locs = calloc((size_t)len, sizeof(*a->locs));
 	if (!a->ints || !a->locs) {
-		oom(r);
+		sf_oom(r);
 		return -1;
 	}
 	int errors = r->errors, nulls = 0;
 	for (int i = 0; i < len; i++) {
-		const yaml_node_t *e = node_at(r, n->data.sequence.items.start[i]);
-		a->locs[i] = node_loc(r, e);
-		if (is_null(e) && nulls++ > 0)
-			fail(r, node_loc(r, e), "%sonly one factor may be null "
+		const yaml_node_t *e = sf_node_at(r, n->data.sequence.items.start[i]);
+		a->locs[i] = sf_node_loc(r, e);
+		if (sf_is_null(e) && nulls++ > 0)
+			sf_fail(r, sf_node_loc(r, e), "%sonly one factor may be null "
 				"(inferred)", prefix);
-		else if (!is_null(e) && (!int_value(e, &a->ints[i]) ||
+		else if (!sf_is_null(e) && (!sf_int_value(e, &a->ints[i]) ||
 			 a->ints[i] <= 0))
-			fail(r, node_loc(r, e), "%sfactor %s is not a positive integer "
-				"or null", prefix, describe(e, buf, sizeof(buf)));
+			sf_fail(r, sf_node_loc(r, e), "%sfactor %s is not a positive integer "
+				"or null", prefix, sf_describe(e, buf, sizeof(buf)));
 	}
 	a->n = len;
 	return r->errors > errors ? -1 : 0;
@@ -432,529 +417,21 @@ static int read_factors(reader *r, const yaml_node_t *n, const char *prefix,
 /* r, n, prefix, what, table, count, expected, value: the index in
  * table[0..count-1] of the name n holds; else an error naming the
  * expected values and -1. */
-static int read_enum(reader *r, const yaml_node_t *n, const char *prefix,
+int sf_read_enum(reader *r, const yaml_node_t *n, const char *prefix,
 	const char *noun, const char *const *table, int count, int *value)
 {
 	char buf[100], list[300];
-	if (n->type == YAML_SCALAR_NODE && !is_null(n)) {
+	if (n->type == YAML_SCALAR_NODE && !sf_is_null(n)) {
 		for (int i = 0; i < count; i++)
 			if (!strcmp(table[i], (const char *)n->data.scalar.value)) {
 				*value = i;
 				return 0;
 			}
 	}
-	fail(r, node_loc(r, n), "%sunknown %s %s (expected %s)", prefix, noun,
-		describe(n, buf, sizeof(buf)), key_list(table, count, list,
+	sf_fail(r, sf_node_loc(r, n), "%sunknown %s %s (expected %s)", prefix, noun,
+		sf_describe(n, buf, sizeof(buf)), sf_key_list(table, count, list,
 		sizeof(list)));
 	return -1;
-}
-
-/* ---- format rules ---- */
-
-/* r, n, prefix, suffix: the suffix a rule gives (n, or the kind's default
- * when n is NULL): letters, digits and '_' only, as the builders want. */
-static const char *read_suffix(reader *r, const yaml_node_t *n,
-	const char *prefix, const char *dflt)
-{
-	if (!n)
-		return dflt;
-	const char *s = need_name(r, n, prefix, "suffix", "a name");
-	if (!s)
-		return NULL;
-	for (const char *c = s; *c; c++) {
-		if ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
-		    (*c >= '0' && *c <= '9') || *c == '_')
-			continue;
-		fail(r, node_loc(r, n), "%ssuffix '%s' may hold only letters, "
-			"digits and '_'", prefix, s);
-		return NULL;
-	}
-	return s;
-}
-
-/* Names a custom rule's axes are known by: new ones by name, kept ones
- * as "^K". */
-typedef struct rule_names {
-	int n;
-	const char *v[64];        /* schedule strings */
-} rule_names;
-
-/* r, n, prefix, size: a size of a custom rule's axis: an integer (a
- * literal, >= 0), "^K" (the length of the tensor's axis K) or a name (a
- * new parameter).  0 or -1. */
-static int read_size(reader *r, const yaml_node_t *n, const char *prefix,
-	const char *what, stir_size *size)
-{
-	int64_t v;
-	if (int_value(n, &v) && v >= 0) {
-		*size = stir_size_literal(v);
-		return 0;
-	}
-	const char *s = need_name(r, n, prefix, what, "an integer, '^K' or a "
-		"parameter name");
-	if (!s)
-		return -1;
-	if (s[0] == '^') {
-		char *end;
-		long k = strtol(s + 1, &end, 10);
-		if (s[1] < '0' || s[1] > '9' || *end || k > 64) {
-			fail(r, node_loc(r, n), "%s'%s' is not a tensor axis '^K' (K "
-				"from 0)", prefix, s);
-			return -1;
-		}
-		*size = stir_size_of_axis((int)k);
-		return 0;
-	}
-	*size = stir_size_param(s);
-	return 0;
-}
-
-/* r, n, prefix, key, out: the boolean value n of parameter "key" into
- * *out.  0, or -1 with an error. */
-static int read_bool(reader *r, const yaml_node_t *n, const char *prefix,
-	const char *key, bool *out)
-{
-	char buf[100];
-	const char *b = n->type == YAML_SCALAR_NODE ?
-		(const char *)n->data.scalar.value : "";
-	if (!strcmp(b, "true") || !strcmp(b, "false")) {
-		*out = !strcmp(b, "true");
-		return 0;
-	}
-	fail(r, node_loc(r, n), "%s'%s' must be true or false, not %s", prefix,
-		key, describe(n, buf, sizeof(buf)));
-	return -1;
-}
-
-/* r, n, rule, names, prefix: one entry of a custom rule's "axes": {keep:
- * ^K} or {name, kind, parent, len, nnz, sorted}.  0 or -1. */
-static int read_custom_axis(reader *r, const yaml_node_t *n,
-	stir_format_rule *rule, rule_names *names, const char *prefix)
-{
-	static const char *const keep_keys[] = { "keep" };
-	static const char *const keys[] = { "name", "kind", "parent", "len",
-		"nnz", "sorted" };
-	char buf[100];
-	yaml_node_t *v[6];
-	if (n->type != YAML_MAPPING_NODE) {
-		fail(r, node_loc(r, n), "%san axis must be a mapping, such as "
-			"{keep: ^0} or {name: J, kind: sparse_fixed, parent: ^0, len: "
-			"^1, nnz: 4}, not %s", prefix, describe(n, buf, sizeof(buf)));
-		return -1;
-	}
-	bool keep_form = false;
-	for (yaml_node_pair_t *p = n->data.mapping.pairs.start;
-	     p < n->data.mapping.pairs.top; p++) {
-		const yaml_node_t *k = node_at(r, p->key);
-		keep_form |= k->type == YAML_SCALAR_NODE &&
-			!strcmp((const char *)k->data.scalar.value, "keep");
-	}
-	if (names->n == (int)(sizeof(names->v) / sizeof(names->v[0]))) {
-		fail(r, node_loc(r, n), "%sa rule may have at most 64 axes", prefix);
-		return -1;
-	}
-	if (keep_form) {
-		if (read_keys(r, n, prefix, "key", keep_keys, 1, 1, v) < 0)
-			return -1;
-		stir_size s;
-		if (read_size(r, v[0], prefix, "keep", &s) < 0)
-			return -1;
-		if (s.old_axis < 0) {
-			fail(r, node_loc(r, v[0]), "%s'keep' takes a tensor axis '^K' "
-				"(K from 0), not %s", prefix, describe(v[0], buf,
-				sizeof(buf)));
-			return -1;
-		}
-		const char *name = scalar_text(r, v[0]);
-		if (!name || stir_format_rule_keep_axis(rule, name) < 0) {
-			if (name)
-				oom(r);
-			return -1;
-		}
-		names->v[names->n++] = name;
-		return 0;
-	}
-	if (read_keys(r, n, prefix, "key", keys, 6, 1 | 2 | 8, v) < 0)
-		return -1;
-	int kind = 0;
-	bool sorted = true;
-	stir_size len, nnz = stir_size_literal(0);
-	const char *name = need_name(r, v[0], prefix, "name", "a name");
-	const char *parent = v[2] ? need_name(r, v[2], prefix, "parent",
-		"a name") : NULL;
-	int errors = r->errors;
-	read_enum(r, v[1], prefix, "axis kind", axis_kinds, 4, &kind);
-	read_size(r, v[3], prefix, "len", &len);
-	if (v[4])
-		read_size(r, v[4], prefix, "nnz", &nnz);
-	if (v[5])
-		read_bool(r, v[5], prefix, "sorted", &sorted);
-	if (!name || (v[2] && !parent) || r->errors > errors)
-		return -1;
-	if (stir_format_rule_add_axis(rule, name, (stir_axis_kind)kind, parent,
-	    len, nnz, sorted) < 0) {
-		oom(r);
-		return -1;
-	}
-	names->v[names->n++] = name;
-	return 0;
-}
-
-/* r, n, rule, names, prefix: one entry of a custom rule's "map": {axis:
- * K, from: [A, B], coefs: [4, 1]} (coefs default to 1).  0 or -1. */
-static int read_custom_map(reader *r, const yaml_node_t *n,
-	stir_format_rule *rule, const rule_names *names, const char *prefix)
-{
-	static const char *const keys[] = { "axis", "from", "coefs" };
-	char buf[100];
-	yaml_node_t *v[3];
-	if (n->type != YAML_MAPPING_NODE) {
-		fail(r, node_loc(r, n), "%sa map entry must be a mapping, such as "
-			"{axis: 1, from: [JB, BJ], coefs: [4, 1]}, not %s", prefix,
-			describe(n, buf, sizeof(buf)));
-		return -1;
-	}
-	if (read_keys(r, n, prefix, "key", keys, 3, 1 | 2, v) < 0)
-		return -1;
-	int64_t axis;
-	if (!int_value(v[0], &axis) || axis < 0 || axis > 64) {
-		fail(r, node_loc(r, v[0]), "%s'axis' must be the number of an axis "
-			"of the tensor (from 0), not %s", prefix, describe(v[0], buf,
-			sizeof(buf)));
-		return -1;
-	}
-	stir_loc *locs;
-	int count;
-	const char **from = read_names(r, v[1], prefix, "from", &locs, &count);
-	if (!from)
-		return -1;
-	int64_t *coefs = malloc(((size_t)count + 1) * sizeof(*coefs));
-	if (!coefs) {
-		oom(r);
-		free(from);
-		free(locs);
-		return -1;
-	}
-	int errors = r->errors;
-	for (int i = 0; i < count; i++) {
-		coefs[i] = 1;
-		int j = 0;
-		while (j < names->n && strcmp(names->v[j], from[i]))
-			j++;
-		if (j == names->n)
-			fail(r, locs[i], "%s'%s' is not an axis of this rule", prefix,
-				from[i]);
-	}
-	if (v[2] && (v[2]->type != YAML_SEQUENCE_NODE ||
-	    v[2]->data.sequence.items.top - v[2]->data.sequence.items.start !=
-	    count)) {
-		fail(r, node_loc(r, v[2]), "%s'coefs' must be a list of %d "
-			"integers, one per axis of 'from'", prefix, count);
-	} else {
-		for (int i = 0; v[2] && i < count; i++) {
-			const yaml_node_t *e = node_at(r,
-				v[2]->data.sequence.items.start[i]);
-			if (!int_value(e, &coefs[i]))
-				fail(r, node_loc(r, e), "%scoefficient %s is not an "
-					"integer", prefix, describe(e, buf, sizeof(buf)));
-		}
-	}
-	int rc = r->errors > errors ? -1 : 0;
-	if (rc == 0 && stir_format_rule_map(rule, (int)axis, count, from,
-	    coefs) < 0) {
-		oom(r);
-		rc = -1;
-	}
-	free(coefs);
-	free(from);
-	free(locs);
-	return rc;
-}
-
-/* r, v, prefix, out: a custom rule from its parameters v (suffix, axes,
- * map): the rule, or NULL after errors. */
-static stir_format_rule *read_custom(reader *r, yaml_node_t *const *v,
-	const char *prefix, const char *suffix)
-{
-	char buf[100];
-	const yaml_node_t *axes = v[0], *map = v[1];
-	stir_format_rule *rule = stir_format_rule_alloc(suffix);
-	if (!rule) {
-		oom(r);
-		return NULL;
-	}
-	int errors = r->errors;
-	rule_names names = { 0 };
-	for (int i = 0; i < 2; i++) {
-		const yaml_node_t *n = v[i];
-		if (n->type != YAML_SEQUENCE_NODE ||
-		    n->data.sequence.items.top == n->data.sequence.items.start)
-			fail(r, node_loc(r, n), "%s'%s' must be a non-empty list, not "
-				"%s", prefix, i ? "map" : "axes", describe(n, buf,
-				sizeof(buf)));
-	}
-	if (r->errors > errors) {
-		stir_format_rule_free(rule);
-		return NULL;
-	}
-	for (yaml_node_item_t *i = axes->data.sequence.items.start;
-	     i < axes->data.sequence.items.top; i++)
-		read_custom_axis(r, node_at(r, *i), rule, &names, prefix);
-	for (yaml_node_item_t *i = map->data.sequence.items.start;
-	     r->errors == errors && i < map->data.sequence.items.top; i++)
-		read_custom_map(r, node_at(r, *i), rule, &names, prefix);
-	if (r->errors > errors) {
-		stir_format_rule_free(rule);
-		return NULL;
-	}
-	return rule;
-}
-
-/* r, a, rule: append rule to a's expanded rules (taking it).  0 or -1. */
-static int add_rule(reader *r, sf_arg *a, stir_format_rule *rule)
-{
-	stir_format_rule **v = realloc(a->rules, (size_t)(a->n_rules + 1) *
-		sizeof(*v));
-	if (!v || !rule) {
-		stir_format_rule_free(rule);
-		oom(r);
-		return -1;
-	}
-	a->rules = v;
-	a->rules[a->n_rules++] = rule;
-	return 0;
-}
-
-/* r, v, prefix, src: the buckets of a hybrid rule (positive, strictly
- * increasing) into src.  0 or -1. */
-static int read_buckets(reader *r, const yaml_node_t *n, const char *prefix,
-	sf_rule *src)
-{
-	char buf[100];
-	int len = n->type == YAML_SEQUENCE_NODE ? (int)(n->data.sequence.items.top
-		- n->data.sequence.items.start) : 0;
-	if (len == 0) {
-		fail(r, node_loc(r, n), "%s'buckets' must be a non-empty list of "
-			"widths, not %s", prefix, describe(n, buf, sizeof(buf)));
-		return -1;
-	}
-	src->buckets = calloc((size_t)len, sizeof(*src->buckets));
-	if (!src->buckets) {
-		oom(r);
-		return -1;
-	}
-	int errors = r->errors;
-	for (int i = 0; i < len; i++) {
-		const yaml_node_t *e = node_at(r, n->data.sequence.items.start[i]);
-		int64_t w;
-		if (need_positive(r, e, prefix, "buckets", &w) < 0)
-			continue;
-		if (i > 0 && w <= src->buckets[i - 1] && src->buckets[i - 1] > 0)
-			fail(r, node_loc(r, e), "%sbucket widths must increase "
-				"strictly (%" PRId64 " after %" PRId64 ")", prefix, w,
-				src->buckets[i - 1]);
-		src->buckets[i] = w;
-	}
-	src->n_buckets = len;
-	return r->errors > errors ? -1 : 0;
-}
-
-/* src, q, t: part (q, t) of hybrid rule src, covering the rows when src
- * says so (t = the number of buckets: the split rows' part). */
-static stir_format_rule *hybrid_part(const sf_rule *src, int q, int t)
-{
-	stir_format_rule *rule = stir_format_hybrid_part(src->suffix, q, t,
-		src->buckets[t < src->n_buckets ? t : src->n_buckets - 1]);
-	stir_format_rule_set_cover_rows(rule, src->cover_rows);
-	return rule;
-}
-
-/* r, n, a: one rule of a decompose step: {KIND: {PARAMS}}, expanded into
- * a's rules and described in a's srcs.  0 or -1. */
-static int read_rule(reader *r, const yaml_node_t *n, sf_arg *a)
-{
-	/* the parameters of each kind; the first required ones, then suffix */
-	static const struct {
-		const char *keys[5];
-		int n;
-		unsigned required;
-	} params[SF_N_RULE_KINDS] = {
-		[SF_RULE_ELL] = { { "width", "suffix" }, 2, 1 },
-		[SF_RULE_BSR] = { { "block", "suffix" }, 2, 1 },
-		[SF_RULE_PADDING] = { { "p", "suffix" }, 2, 1 },
-		[SF_RULE_HYBRID] = { { "column_parts", "buckets", "cover_rows",
-			"locality_order", "suffix" }, 5, 3 },
-		[SF_RULE_ELL3D] = { { "width", "suffix" }, 2, 1 },
-		[SF_RULE_DBSR] = { { "block", "suffix" }, 2, 1 },
-		[SF_RULE_SR_BCRS] = { { "t", "g", "suffix" }, 3, 3 },
-		[SF_RULE_CUSTOM] = { { "axes", "map", "suffix" }, 3, 7 },
-	};
-	char buf[100], prefix[64], list[200];
-	const char *kinds[SF_N_RULE_KINDS];
-	for (int i = 0; i < SF_N_RULE_KINDS; i++)
-		kinds[i] = rule_kinds[i].key;
-	if (n->type != YAML_MAPPING_NODE || n->data.mapping.pairs.top -
-	    n->data.mapping.pairs.start != 1) {
-		fail(r, node_loc(r, n), "decompose: a rule must be a mapping of one "
-			"format to its parameters, such as {ell: {width: 8}}, not %s",
-			n->type == YAML_MAPPING_NODE ? "a mapping of several keys" :
-			describe(n, buf, sizeof(buf)));
-		return -1;
-	}
-	const yaml_node_t *k = node_at(r, n->data.mapping.pairs.start->key);
-	const yaml_node_t *pv = node_at(r, n->data.mapping.pairs.start->value);
-	int kind = 0;
-	while (kind < SF_N_RULE_KINDS && (k->type != YAML_SCALAR_NODE ||
-	       strcmp(kinds[kind], (const char *)k->data.scalar.value)))
-		kind++;
-	if (kind == SF_N_RULE_KINDS) {
-		fail(r, node_loc(r, k), "decompose: unknown format %s (expected "
-			"%s)", describe(k, buf, sizeof(buf)), key_list(kinds,
-			SF_N_RULE_KINDS, list, sizeof(list)));
-		return -1;
-	}
-	snprintf(prefix, sizeof(prefix), "decompose: %s: ", kinds[kind]);
-	yaml_node_t *v[5] = { NULL, NULL, NULL, NULL, NULL };
-	yaml_node_t empty = { 0 };
-	empty.type = YAML_MAPPING_NODE;
-	empty.start_mark = pv->start_mark;
-	if (pv->type != YAML_MAPPING_NODE && !is_null(pv)) {
-		fail(r, node_loc(r, pv), "%sthe parameters must be a mapping, not "
-			"%s", prefix, describe(pv, buf, sizeof(buf)));
-		return -1;
-	}
-	if (read_keys(r, is_null(pv) ? &empty : pv, prefix, "parameter",
-	    params[kind].keys, params[kind].n, params[kind].required, v) < 0)
-		return -1;
-	sf_rule *srcs = realloc(a->srcs, (size_t)(a->n_srcs + 1) *
-		sizeof(*srcs));
-	if (!srcs) {
-		oom(r);
-		return -1;
-	}
-	a->srcs = srcs;
-	sf_rule *src = &a->srcs[a->n_srcs++];
-	memset(src, 0, sizeof(*src));
-	src->kind = (sf_rule_kind)kind;
-	src->loc = node_loc(r, k);
-	src->first = a->n_rules;
-	src->suffix = read_suffix(r, v[params[kind].n - 1], prefix,
-		rule_kinds[kind].suffix);
-	int errors = r->errors;
-	switch ((sf_rule_kind)kind) {
-	case SF_RULE_ELL:
-	case SF_RULE_BSR:
-	case SF_RULE_PADDING:
-	case SF_RULE_ELL3D:
-	case SF_RULE_DBSR:
-		need_positive(r, v[0], prefix, params[kind].keys[0], &src->size);
-		break;
-	case SF_RULE_SR_BCRS:
-		need_positive(r, v[0], prefix, "t", &src->size);
-		need_positive(r, v[1], prefix, "g", &src->group);
-		break;
-	case SF_RULE_HYBRID: {
-		int64_t c = 0;
-		if (need_positive(r, v[0], prefix, "column_parts", &c) == 0 &&
-		    c > SF_MAX_PARTS)
-			fail(r, node_loc(r, v[0]), "%sat most %d column parts, not %"
-				PRId64, prefix, SF_MAX_PARTS, c);
-		if (read_buckets(r, v[1], prefix, src) == 0 && c > 0 &&
-		    c <= SF_MAX_PARTS && c * src->n_buckets > SF_MAX_PARTS)
-			fail(r, node_loc(r, v[1]), "%s%" PRId64 " column parts x %d "
-				"buckets make more than %d parts", prefix, c,
-				src->n_buckets, SF_MAX_PARTS);
-		src->column_parts = (int)c;
-		if (v[2] && read_bool(r, v[2], prefix, "cover_rows",
-		    &src->cover_rows) == 0 && src->cover_rows && c > 1)
-			fail(r, node_loc(r, v[2]), "%scovering the rows needs one "
-				"column part, not %" PRId64, prefix, c);
-		if (v[3])
-			read_bool(r, v[3], prefix, "locality_order",
-				&src->locality_order);
-		break;
-	}
-	case SF_RULE_CUSTOM:
-	case SF_N_RULE_KINDS:
-		break;
-	}
-	if (!src->suffix || r->errors > errors)
-		return -1;
-	/* each rule becomes an iteration: a bound on them all keeps a small
-	 * file (or one of YAML aliases) from asking for millions */
-	int64_t count = kind == SF_RULE_HYBRID ?
-		(int64_t)src->column_parts * src->n_buckets + src->cover_rows : 1;
-	if (r->n_rules + count > SF_MAX_PARTS) {
-		fail(r, src->loc, "decompose: more than %d rules in the file "
-			"(hybrid parts count one each)", SF_MAX_PARTS);
-		return -1;
-	}
-	r->n_rules += count;
-	switch ((sf_rule_kind)kind) {
-	case SF_RULE_ELL:
-		add_rule(r, a, stir_format_ell(src->suffix, src->size));
-		break;
-	case SF_RULE_BSR:
-		add_rule(r, a, stir_format_bsr(src->suffix, src->size));
-		break;
-	case SF_RULE_PADDING:
-		add_rule(r, a, stir_format_padding(src->suffix, src->size));
-		break;
-	case SF_RULE_ELL3D:
-		add_rule(r, a, stir_format_ell3d(src->suffix, src->size));
-		break;
-	case SF_RULE_DBSR:
-		add_rule(r, a, stir_format_dbsr(src->suffix, src->size));
-		break;
-	case SF_RULE_SR_BCRS:
-		add_rule(r, a, stir_format_sr_bcrs(src->suffix, src->size,
-			src->group));
-		break;
-	case SF_RULE_HYBRID:
-		/* every part, range-major, as the host builder orders them;
-		 * covering the rows, first the split rows' part 0_K: it adds
-		 * atomically into rows zeroed by its own init launch, which
-		 * then comes before all the other parts */
-		if (src->cover_rows && add_rule(r, a, hybrid_part(src, 0,
-		    src->n_buckets)) < 0)
-			return -1;
-		for (int q = 0; q < src->column_parts; q++)
-			for (int t = 0; t < src->n_buckets; t++)
-				if (add_rule(r, a, hybrid_part(src, q, t)) < 0)
-					return -1;
-		break;
-	case SF_RULE_CUSTOM: {
-		stir_format_rule *rule = read_custom(r, v, prefix, src->suffix);
-		if (!rule)
-			return -1;
-		add_rule(r, a, rule);
-		break;
-	}
-	case SF_N_RULE_KINDS:
-		break;
-	}
-	src->n = a->n_rules - src->first;
-	return r->errors > errors ? -1 : 0;
-}
-
-/* r, n, a: the rules of a decompose step. */
-static int read_rules(reader *r, const yaml_node_t *n, sf_arg *a)
-{
-	char buf[100];
-	if (n->type != YAML_SEQUENCE_NODE) {
-		fail(r, node_loc(r, n), "decompose: 'rules' must be a list of "
-			"format rules, not %s", describe(n, buf, sizeof(buf)));
-		return -1;
-	}
-	if (n->data.sequence.items.top == n->data.sequence.items.start) {
-		fail(r, node_loc(r, n), "decompose: 'rules' must not be empty");
-		return -1;
-	}
-	int errors = r->errors;
-	for (yaml_node_item_t *i = n->data.sequence.items.start;
-	     i < n->data.sequence.items.top; i++)
-		read_rule(r, node_at(r, *i), a);
-	return r->errors > errors ? -1 : 0;
 }
 
 /* ---- steps ---- */
@@ -966,40 +443,40 @@ static void read_arg(reader *r, sf_step *st, sf_arg_id id,
 	sf_arg *a = &st->args[id];
 	const char *key = args[id].key;
 	a->set = true;
-	a->loc = node_loc(r, n);
+	a->loc = sf_node_loc(r, n);
 	switch (args[id].type) {
 	case SF_PATTERN:
-		a->str = need_name(r, n, prefix, key, "a name or pattern");
+		a->str = sf_need_name(r, n, prefix, key, "a name or pattern");
 		break;
 	case SF_NAME:
-		a->str = need_name(r, n, prefix, key, "a name");
+		a->str = sf_need_name(r, n, prefix, key, "a name");
 		break;
 	case SF_NAMES:
 	case SF_PATTERNS:
-		a->strs = read_names(r, n, prefix, key, &a->locs, &a->n);
+		a->strs = sf_read_names(r, n, prefix, key, &a->locs, &a->n);
 		break;
 	case SF_FACTORS:
 		read_factors(r, n, prefix, a);
 		break;
 	case SF_THREAD:
-		read_enum(r, n, prefix, "thread index", thread_names, 6, &a->value);
+		sf_read_enum(r, n, prefix, "thread index", thread_names, 6, &a->value);
 		break;
 	case SF_SCOPE: {
 		static const char *const scopes[] = { "shared", "local", "warp" };
 		static const stir_scope values[] = { STIR_SCOPE_SHARED,
 			STIR_SCOPE_LOCAL, STIR_SCOPE_WARP };
-		if (read_enum(r, n, prefix, "scope", scopes, 3, &a->value) == 0)
+		if (sf_read_enum(r, n, prefix, "scope", scopes, 3, &a->value) == 0)
 			a->value = values[a->value];
 		break;
 	}
 	case SF_RULES:
-		read_rules(r, n, a);
+		sf_read_rules(r, n, a);
 		break;
 	case SF_INT: {
 		char buf[100];
-		if (!int_value(n, &a->num))
-			fail(r, node_loc(r, n), "%s'%s' must be an integer, not %s",
-				prefix, key, describe(n, buf, sizeof(buf)));
+		if (!sf_int_value(n, &a->num))
+			sf_fail(r, sf_node_loc(r, n), "%s'%s' must be an integer, not %s",
+				prefix, key, sf_describe(n, buf, sizeof(buf)));
 		break;
 	}
 	}
@@ -1013,7 +490,7 @@ static sf_step *new_step(reader *r, sf_section sec)
 	sf_step *v = realloc(s->steps[sec], (size_t)(s->n_steps[sec] + 1) *
 		sizeof(*v));
 	if (!v) {
-		oom(r);
+		sf_oom(r);
 		return NULL;
 	}
 	s->steps[sec] = v;
@@ -1030,7 +507,7 @@ static const char *where(unsigned sections, char *buf, size_t size)
 	for (int sec = 0; sec < SF_N_SECTIONS; sec++)
 		if (sections & SF_IN(sec))
 			keys[n++] = sf_section_key[sec];
-	return key_list(keys, n, buf, size);
+	return sf_key_list(keys, n, buf, size);
 }
 
 /* r, st, sec: specialize step st (the last of section sec) gives a size:
@@ -1040,7 +517,7 @@ static void check_specialize(reader *r, const sf_step *st, sf_section sec)
 {
 	const sf_arg *name = &st->args[SF_ARG_PARAM], *v = &st->args[SF_ARG_VALUE];
 	if (v->num < 0)
-		fail(r, v->loc, "specialize: the value of size '%s' must be at "
+		sf_fail(r, v->loc, "specialize: the value of size '%s' must be at "
 			"least 0, not %" PRId64, name->str, v->num);
 	for (int sc = 0; sc <= (int)sec; sc++)
 		for (int i = 0; i < r->s->n_steps[sc]; i++) {
@@ -1049,7 +526,7 @@ static void check_specialize(reader *r, const sf_step *st, sf_section sec)
 			    !o->args[SF_ARG_PARAM].set ||
 			    strcmp(o->args[SF_ARG_PARAM].str, name->str))
 				continue;
-			stir_diag *d = fail(r, name->loc, "specialize: size '%s' is "
+			stir_diag *d = sf_fail(r, name->loc, "specialize: size '%s' is "
 				"specialized twice", name->str);
 			stir_diag_add_note(d, o->loc, "the first time, to %" PRId64,
 				o->args[SF_ARG_VALUE].num);
@@ -1065,14 +542,14 @@ static void read_step(reader *r, const yaml_node_t *n, sf_section sec)
 	const yaml_node_t *name = n, *argn = NULL;
 	if (n->type == YAML_MAPPING_NODE &&
 	    n->data.mapping.pairs.top - n->data.mapping.pairs.start == 1) {
-		name = node_at(r, n->data.mapping.pairs.start->key);
-		argn = node_at(r, n->data.mapping.pairs.start->value);
+		name = sf_node_at(r, n->data.mapping.pairs.start->key);
+		argn = sf_node_at(r, n->data.mapping.pairs.start->value);
 	}
-	if (name->type != YAML_SCALAR_NODE || is_null(name)) {
-		fail(r, node_loc(r, n), "a step must be a primitive with its "
+	if (name->type != YAML_SCALAR_NODE || sf_is_null(name)) {
+		sf_fail(r, sf_node_loc(r, n), "a step must be a primitive with its "
 			"arguments, such as '- split: {block: B, loop: i, factors: "
 			"[null, 8]}', not %s", n->type == YAML_MAPPING_NODE ?
-			"a mapping of several keys" : describe(n, buf, sizeof(buf)));
+			"a mapping of several keys" : sf_describe(n, buf, sizeof(buf)));
 		return;
 	}
 	const char *pname = (const char *)name->data.scalar.value;
@@ -1080,12 +557,12 @@ static void read_step(reader *r, const yaml_node_t *n, sf_section sec)
 	while (p < SF_N_PRIMS && strcmp(prims[p].name, pname))
 		p++;
 	if (p == SF_N_PRIMS) {
-		fail(r, node_loc(r, name), "unknown primitive '%s'", pname);
+		sf_fail(r, sf_node_loc(r, name), "unknown primitive '%s'", pname);
 		return;
 	}
 	if (!(prims[p].sections & SF_IN(sec))) {
 		char list[100];
-		fail(r, node_loc(r, name), "%s cannot appear in %s: it belongs in "
+		sf_fail(r, sf_node_loc(r, name), "%s cannot appear in %s: it belongs in "
 			"%s", pname, sf_section_key[sec], where(prims[p].sections,
 			list, sizeof(list)));
 		return;
@@ -1094,15 +571,15 @@ static void read_step(reader *r, const yaml_node_t *n, sf_section sec)
 	if (!st)
 		return;
 	st->prim = (sf_prim)p;
-	st->loc = node_loc(r, name);
+	st->loc = sf_node_loc(r, name);
 	char prefix[64];
 	snprintf(prefix, sizeof(prefix), "%s: ", pname);
 	yaml_node_t empty = { 0 };
 	empty.type = YAML_MAPPING_NODE;
 	empty.start_mark = name->start_mark;
-	if (argn && argn->type != YAML_MAPPING_NODE && !is_null(argn)) {
-		fail(r, node_loc(r, argn), "%sthe arguments must be a mapping, such "
-			"as {block: B, loop: i}, not %s", prefix, describe(argn, buf,
+	if (argn && argn->type != YAML_MAPPING_NODE && !sf_is_null(argn)) {
+		sf_fail(r, sf_node_loc(r, argn), "%sthe arguments must be a mapping, such "
+			"as {block: B, loop: i}, not %s", prefix, sf_describe(argn, buf,
 			sizeof(buf)));
 		return;
 	}
@@ -1124,13 +601,13 @@ static void read_step(reader *r, const yaml_node_t *n, sf_section sec)
 			ids[nk] = (sf_arg_id)a;
 			keys[nk++] = args[a].key;
 		}
-	const yaml_node_t *map = argn && !is_null(argn) ? argn : &empty;
+	const yaml_node_t *map = argn && !sf_is_null(argn) ? argn : &empty;
 	if (nk == 0 && map->data.mapping.pairs.top !=
 	    map->data.mapping.pairs.start) {
-		fail(r, node_loc(r, map), "%stakes no arguments", prefix);
+		sf_fail(r, sf_node_loc(r, map), "%stakes no arguments", prefix);
 		return;
 	}
-	read_keys(r, map, prefix, "argument", keys, nk, req, vals);
+	sf_read_keys(r, map, prefix, "argument", keys, nk, req, vals);
 	int errors = r->errors;
 	for (int i = 0; i < nk; i++)
 		if (vals[i])
@@ -1144,16 +621,16 @@ static void read_step(reader *r, const yaml_node_t *n, sf_section sec)
 static void read_section(reader *r, const yaml_node_t *n, sf_section sec)
 {
 	char buf[100];
-	if (is_null(n))
+	if (sf_is_null(n))
 		return;
 	if (n->type != YAML_SEQUENCE_NODE) {
-		fail(r, node_loc(r, n), "'%s' must be a list of steps, not %s",
-			sf_section_key[sec], describe(n, buf, sizeof(buf)));
+		sf_fail(r, sf_node_loc(r, n), "'%s' must be a list of steps, not %s",
+			sf_section_key[sec], sf_describe(n, buf, sizeof(buf)));
 		return;
 	}
 	for (yaml_node_item_t *i = n->data.sequence.items.start;
 	     i < n->data.sequence.items.top; i++)
-		read_step(r, node_at(r, *i), sec);
+		read_step(r, sf_node_at(r, *i), sec);
 }
 
 /* r, root: the whole file: a mapping of kernel and the sections. */
@@ -1163,22 +640,22 @@ static void read_top(reader *r, const yaml_node_t *root)
 		"stage2", "stage3" };
 	char buf[100];
 	if (root->type != YAML_MAPPING_NODE) {
-		fail(r, node_loc(r, root), "a schedule file must be a mapping with "
+		sf_fail(r, sf_node_loc(r, root), "a schedule file must be a mapping with "
 			"the keys kernel, format, stage1, stage2 and stage3, not %s",
-			describe(root, buf, sizeof(buf)));
+			sf_describe(root, buf, sizeof(buf)));
 		return;
 	}
 	yaml_node_t *v[5];
-	read_keys(r, root, "", "top-level key", keys, 5, 1, v);
+	sf_read_keys(r, root, "", "top-level key", keys, 5, 1, v);
 	if (v[0]) {
-		r->s->kernel = need_name(r, v[0], "", "kernel", "a kernel name");
-		r->s->kernel_loc = node_loc(r, v[0]);
+		r->s->kernel = sf_need_name(r, v[0], "", "kernel", "a kernel name");
+		r->s->kernel_loc = sf_node_loc(r, v[0]);
 	}
 	/* in the file's order, so that the diagnostics are in that order */
 	for (yaml_node_pair_t *p = root->data.mapping.pairs.start;
 	     p < root->data.mapping.pairs.top; p++)
 		for (int sec = 0; sec < SF_N_SECTIONS; sec++)
-			if (v[sec + 1] && v[sec + 1] == node_at(r, p->value))
+			if (v[sec + 1] && v[sec + 1] == sf_node_at(r, p->value))
 				read_section(r, v[sec + 1], (sf_section)sec);
 }
 
@@ -1189,12 +666,12 @@ static void read_top(reader *r, const yaml_node_t *root)
 static void yaml_error(reader *r, const yaml_parser_t *p)
 {
 	if (p->error == YAML_MEMORY_ERROR) {
-		oom(r);
+		sf_oom(r);
 		return;
 	}
 	stir_loc loc = p->error == YAML_READER_ERROR ?
 		offset_loc(r, p->problem_offset) : mark_loc(r, p->problem_mark);
-	stir_diag *d = fail(r, loc, "malformed YAML: %s", p->problem ?
+	stir_diag *d = sf_fail(r, loc, "malformed YAML: %s", p->problem ?
 		p->problem : "the parser failed");
 	if (p->context)
 		stir_diag_add_note(d, mark_loc(r, p->context_mark), "%s",
@@ -1214,7 +691,7 @@ static int copy_node(reader *r, int id, yaml_mark_t mark, int64_t *budget)
 	if (--*budget < 0)
 		return 0;
 	/* the item and pair stacks are allocated apart from the array */
-	yaml_node_t n = *node_at(r, id);
+	yaml_node_t n = *sf_node_at(r, id);
 	int c = 0;
 	switch (n.type) {
 	case YAML_SCALAR_NODE:
@@ -1244,7 +721,7 @@ static int copy_node(reader *r, int id, yaml_mark_t mark, int64_t *budget)
 		break;
 	}
 	if (c) {
-		yaml_node_t *cn = node_at(r, c);
+		yaml_node_t *cn = sf_node_at(r, c);
 		cn->start_mark = mark;
 		cn->end_mark = mark;
 	}
@@ -1273,23 +750,23 @@ static int unshare_node(reader *r, yaml_parser_t *p, int *slot,
 	int rc = 0;
 	/* copies move the node array: keep the node itself, whose item and
 	 * pair stacks do not move */
-	yaml_node_t n0 = *node_at(r, *slot), *n = &n0;
+	yaml_node_t n0 = *sf_node_at(r, *slot), *n = &n0;
 	open_node self = { *slot, up };
 	switch (e.type) {
 	case YAML_ALIAS_EVENT: {
 		for (const open_node *o = up; o; o = o->up)
 			if (o->id == *slot) {
-				fail(r, mark_loc(r, e.start_mark), "a YAML alias may not "
+				sf_fail(r, mark_loc(r, e.start_mark), "a YAML alias may not "
 					"stand for a node that holds it");
 				yaml_event_delete(&e);
 				return -1;
 			}
 		int c = copy_node(r, *slot, e.start_mark, budget);
 		if (!c && *budget < 0)
-			fail(r, mark_loc(r, e.start_mark), "the YAML aliases of the "
+			sf_fail(r, mark_loc(r, e.start_mark), "the YAML aliases of the "
 				"file stand for more than %d nodes", SF_MAX_ALIAS_NODES);
 		else if (!c)
-			oom(r);
+			sf_oom(r);
 		*slot = c;
 		rc = c ? 0 : -1;
 		break;
@@ -1337,7 +814,7 @@ static int unshare_aliases(reader *r)
 	if (!memchr(r->s->text, '*', r->s->len))
 		return 0; /* no alias */
 	if (!yaml_parser_initialize(&p)) {
-		oom(r);
+		sf_oom(r);
 		return -1;
 	}
 	yaml_parser_set_input_string(&p, (const unsigned char *)r->s->text,
@@ -1375,7 +852,7 @@ static int check_depth(reader *r)
 {
 	yaml_parser_t p;
 	if (!yaml_parser_initialize(&p)) {
-		oom(r);
+		sf_oom(r);
 		return -1;
 	}
 	yaml_parser_set_input_string(&p, (const unsigned char *)r->s->text,
@@ -1388,7 +865,7 @@ static int check_depth(reader *r)
 		yaml_event_type_t t = e.type;
 		if (t == YAML_SEQUENCE_START_EVENT || t == YAML_MAPPING_START_EVENT) {
 			if (++depth > SF_MAX_DEPTH) {
-				fail(r, mark_loc(r, e.start_mark), "sequences and mappings "
+				sf_fail(r, mark_loc(r, e.start_mark), "sequences and mappings "
 					"nested too deeply (more than %d levels)", SF_MAX_DEPTH);
 				rc = -1;
 			}
@@ -1412,7 +889,7 @@ static int load(reader *r, yaml_document_t *doc)
 		return -1;
 	yaml_parser_t p;
 	if (!yaml_parser_initialize(&p)) {
-		oom(r);
+		sf_oom(r);
 		return -1;
 	}
 	yaml_parser_set_input_string(&p, (const unsigned char *)r->s->text,
@@ -1425,7 +902,7 @@ static int load(reader *r, yaml_document_t *doc)
 	int rc = 0;
 	if (!yaml_document_get_root_node(doc)) {
 		stir_loc l = { r->s->file, 1, 1 };
-		fail(r, l, "the schedule file is empty: it must name a kernel "
+		sf_fail(r, l, "the schedule file is empty: it must name a kernel "
 			"('kernel: NAME')");
 		rc = -1;
 	} else {
@@ -1436,7 +913,7 @@ static int load(reader *r, yaml_document_t *doc)
 			rc = -1;
 		} else {
 			if (yaml_document_get_root_node(&extra)) {
-				fail(r, mark_loc(r, extra.start_mark), "a schedule file "
+				sf_fail(r, mark_loc(r, extra.start_mark), "a schedule file "
 					"holds one YAML document, but a second one starts "
 					"here");
 				rc = -1;

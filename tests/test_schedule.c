@@ -809,6 +809,222 @@ START_TEST(test_null_arguments)
 }
 END_TEST
 
+/* ---- what primitives make (stir_kernel_get_made) ---- */
+
+/* k, kind, want: the names of kind "kind" the last primitive on k made
+ * are exactly want[0..], NULL-terminated, with their origins from[]. */
+static void expect_made(const stir_kernel *k, stir_made_kind kind,
+	const char *const *want, const char *const *from)
+{
+	int n = 0;
+	while (want[n])
+		n++;
+	ck_assert_int_eq(stir_kernel_n_made(k, kind), n);
+	for (int i = 0; i < n; i++) {
+		ck_assert_str_eq(stir_kernel_get_made(k, kind, i), want[i]);
+		int nth = 0;    /* the things made before from the same one */
+		for (int j = 0; from && j < i; j++)
+			nth += !strcmp(from[j], from[i]);
+		if (from)
+			ck_assert_str_eq(stir_kernel_get_made_from(k, kind, from[i],
+				nth), want[i]);
+	}
+	ck_assert_ptr_null(stir_kernel_get_made(k, kind, n));
+}
+
+START_TEST(test_made_lowering)
+{
+	loaded l = sched_load("examples/csrmm.stir", NULL);
+	/* a stage I kernel made by reading has no record */
+	ck_assert_int_eq(stir_kernel_n_made(l.k, STIR_MADE_BLOCK), 0);
+	SCHED_OK(l, stir_kernel_lower_sparse_iter(l.k));
+	static const char *const blocks[] = { "csrmm0", "csrmm1", NULL };
+	static const char *const inits[] = { "csrmm_init0", NULL };
+	static const char *const indptr[] = { "J_indptr", NULL };
+	static const char *const indices[] = { "J_indices", NULL };
+	static const char *const from_j[] = { "J" };
+	expect_made(l.k, STIR_MADE_BLOCK, blocks, NULL);
+	ck_assert_str_eq(stir_kernel_get_made_from(l.k, STIR_MADE_BLOCK,
+		"csrmm", 1), "csrmm1");
+	expect_made(l.k, STIR_MADE_INIT_BLOCK, inits, NULL);
+	ck_assert_str_eq(stir_kernel_get_made_from(l.k, STIR_MADE_INIT_BLOCK,
+		"csrmm", 0), "csrmm_init0");
+	expect_made(l.k, STIR_MADE_INDPTR, indptr, from_j);
+	expect_made(l.k, STIR_MADE_INDICES, indices, from_j);
+	SCHED_OK(l, stir_kernel_lower_sparse_buffer(l.k));
+	static const char *const bufs[] = { "A_data", "B_data", "C_data", NULL };
+	static const char *const from_abc[] = { "A", "B", "C" };
+	expect_made(l.k, STIR_MADE_BUFFER, bufs, from_abc);
+	ck_assert_int_eq(stir_kernel_n_made(l.k, STIR_MADE_BLOCK), 0);
+	sched_unload(&l);
+}
+END_TEST
+
+START_TEST(test_made_schedules)
+{
+	loaded l = sched_load("examples/csrmm.stir", NULL);
+	sched_lower(&l, 2);
+	static const int64_t f[] = { 0, 32 };
+	SCHED_OK(l, stir_split(l.k, "csrmm1", "i", 2, f));
+	static const char *const split[] = { "i_0", "i_1", NULL };
+	static const char *const from_i[] = { "i", "i" };
+	expect_made(l.k, STIR_MADE_LOOP, split, from_i);
+	const char *inner = stir_kernel_get_made(l.k, STIR_MADE_LOOP, 1);
+	/* an annotation makes nothing; a refused request leaves no record */
+	SCHED_OK(l, stir_bind(l.k, "csrmm1", inner, STIR_THREAD_X));
+	ck_assert_int_eq(stir_kernel_n_made(l.k, STIR_MADE_LOOP), 0);
+	ck_assert_str_eq(inner, "i_1");  /* the name outlives the record */
+	SCHED_OK(l, stir_split(l.k, "csrmm1", "k", 2, f));
+	SCHED_REFUSED(l, stir_split(l.k, "csrmm1", "k", 2, f),
+		"split: block 'csrmm1' has no enclosing loop 'k'");
+	ck_assert_int_eq(stir_kernel_n_made(l.k, STIR_MADE_LOOP), 0);
+	/* fuse: one loop, made from the outermost loop fused */
+	static const char *const kk[] = { "k_0", "k_1" };
+	SCHED_OK(l, stir_fuse(l.k, "csrmm1", 2, kk));
+	static const char *const fused[] = { "k_0_k_1", NULL };
+	expect_made(l.k, STIR_MADE_LOOP, fused, kk);
+	sched_unload(&l);
+
+	/* cache_read and cache_write: the cache, its copy block and the
+	 * copy block's loops */
+	l = sched_load("examples/csrmm.stir", NULL);
+	SCHED_OK(l, stir_specialize(l.k, "feat", 8));
+	ck_assert_int_eq(stir_kernel_n_made(l.k, STIR_MADE_LOOP), 0);
+	sched_lower(&l, 2);
+	SCHED_OK(l, stir_cache_read(l.k, "csrmm1", "B", "k", STIR_SCOPE_LOCAL));
+	static const char *const c1[] = { "B_local", NULL };
+	static const char *const from_b[] = { "B" };
+	static const char *const from_blk[] = { "csrmm1" };
+	expect_made(l.k, STIR_MADE_BUFFER, c1, from_b);
+	expect_made(l.k, STIR_MADE_BLOCK, c1, from_blk);
+	ck_assert_int_eq(stir_kernel_n_made(l.k, STIR_MADE_INIT_BLOCK), 0);
+	SCHED_OK(l, stir_cache_write(l.k, "csrmm1", "C", "j", STIR_SCOPE_LOCAL));
+	static const char *const w1[] = { "C_local", NULL };
+	static const char *const w1i[] = { "C_local_init", NULL };
+	static const char *const from_c[] = { "C" };
+	static const char *const ax[] = { "ax0", "ax0", NULL };
+	static const char *const from_nests[] = { "C_local_init", "C_local" };
+	expect_made(l.k, STIR_MADE_BUFFER, w1, from_c);
+	expect_made(l.k, STIR_MADE_BLOCK, w1, from_blk);
+	expect_made(l.k, STIR_MADE_INIT_BLOCK, w1i, from_blk);
+	expect_made(l.k, STIR_MADE_LOOP, ax, from_nests);
+	sched_unload(&l);
+
+	/* rfactor: the partial results, the rf block and its init */
+	l = sched_load("examples/ellmv.stir", NULL);
+	sched_lower(&l, 3);
+	static const int64_t g[] = { 2, 0 };
+	SCHED_OK(l, stir_split(l.k, "ellmv0", "j", 2, g));
+	SCHED_OK(l, stir_rfactor(l.k, "ellmv0",
+		stir_kernel_get_made(l.k, STIR_MADE_LOOP, 0)));
+	static const char *const rf[] = { "y_data_rf", NULL };
+	static const char *const from_y[] = { "y_data" };
+	static const char *const rfb[] = { "ellmv0_rf", NULL };
+	static const char *const rfi[] = { "ellmv0_rf_init", NULL };
+	static const char *const from_e[] = { "ellmv0" };
+	expect_made(l.k, STIR_MADE_BUFFER, rf, from_y);
+	expect_made(l.k, STIR_MADE_BLOCK, rfb, from_e);
+	expect_made(l.k, STIR_MADE_INIT_BLOCK, rfi, from_e);
+	sched_unload(&l);
+}
+END_TEST
+
+START_TEST(test_made_hybrid)
+{
+	/* the parts in decomposition order, and their iterations, tensors
+	 * and axes as decompose_format makes them */
+	static const int64_t buckets[] = { 1, 4 };
+	int q, t;
+	ck_assert_int_eq(stir_format_hybrid_n_parts(1, 2, true), 3);
+	ck_assert_int_eq(stir_format_hybrid_n_parts(2, 2, false), 4);
+	ck_assert_int_eq(stir_format_hybrid_n_parts(2, 2, true), -1);
+	ck_assert_int_eq(stir_format_hybrid_n_parts(0, 2, false), -1);
+	ck_assert_int_eq(stir_format_hybrid_part_at(1, 2, true, 0, &q, &t), 0);
+	ck_assert(q == 0 && t == 2);
+	ck_assert_int_eq(stir_format_hybrid_part_at(2, 2, false, 3, &q, &t), 0);
+	ck_assert(q == 1 && t == 1);
+	ck_assert_int_eq(stir_format_hybrid_part_at(2, 2, false, 4, &q, &t), -1);
+	char *sfx = stir_format_hybrid_part_suffix("_hyb", 1, 0);
+	ck_assert_str_eq(sfx, "_hyb_1_0");
+	free(sfx);
+	loaded l = sched_load("examples/csrmm.stir", NULL);
+	stir_format_rule *rules[3];
+	for (int i = 0; i < 3; i++)
+		ck_assert_ptr_nonnull(rules[i] = stir_format_hybrid_rule("_h", 1,
+			buckets, 2, true, i));
+	ck_assert_ptr_null(stir_format_hybrid_rule("_h", 1, buckets, 2, true, 3));
+	int rc = stir_decompose_format(l.k, "A", 3, rules);
+	for (int i = 0; i < 3; i++)
+		stir_format_rule_free(rules[i]);
+	SCHED_OK(l, rc);
+	static const char *const iters[] = { "csrmm_h_0_2", "csrmm_h_0_0",
+		"csrmm_h_0_1", NULL };
+	static const char *const tensors[] = { "A_h_0_2", "A_h_0_0", "A_h_0_1",
+		NULL };
+	static const char *const copy[] = { "csrmm_copy", NULL };
+	expect_made(l.k, STIR_MADE_ITER, iters, NULL);
+	expect_made(l.k, STIR_MADE_BUFFER, tensors, NULL);
+	expect_made(l.k, STIR_MADE_KERNEL, copy, NULL);
+	/* covering the rows: no init iteration of its own */
+	ck_assert_int_eq(stir_kernel_n_made(l.k, STIR_MADE_INIT_ITER), 0);
+	ck_assert_str_eq(stir_kernel_get_made_from(l.k, STIR_MADE_AXIS,
+		"A_h_0_1", 2), "C_h_0_1");
+	SCHED_OK(l, stir_lower_sparse_iter(l.m));
+	ck_assert_str_eq(stir_kernel_get_made_from(l.k, STIR_MADE_BLOCK,
+		"csrmm_h_0_2", 0), "csrmm_h_0_20");
+	ck_assert_str_eq(stir_kernel_get_made_from(l.k, STIR_MADE_INIT_BLOCK,
+		"csrmm_h_0_2", 0), "csrmm_h_0_2_init0");
+	ck_assert_str_eq(stir_kernel_get_made_from(l.k, STIR_MADE_INDICES,
+		"C_h_0_1", 0), "C_h_0_1_indices");
+	sched_unload(&l);
+}
+END_TEST
+
+/* Two iterations, s (with an init) and s1 (without): block s10 is
+ * s1's, whatever its name suggests ("s" followed by digits). */
+static const char *const two_iters =
+	"kernel two(m: i32, n: i32) {\n"
+	"  axis I = dense_fixed(m);\n"
+	"  axis K = dense_fixed(n);\n"
+	"  tensor X: f32[I, K];\n"
+	"  tensor Y: f32[I];\n"
+	"  tensor Z: f32[I];\n"
+	"  iter s (i, k) in [I, K] \"SR\" {\n"
+	"    init { Y[i] = 0.0; }\n"
+	"    Y[i] += X[i, k];\n"
+	"  }\n"
+	"  iter s1 (i, k) in [I, K] \"SR\" {\n"
+	"    Z[i] += X[i, k];\n"
+	"  }\n"
+	"}\n";
+
+START_TEST(test_init_link)
+{
+	loaded l = sched_load("t.stir", two_iters);
+	sched_lower(&l, 2);
+	static const char *const blocks[] = { "s0", "s10", NULL };
+	static const char *const from[] = { "s", "s1" };
+	expect_made(l.k, STIR_MADE_BLOCK, blocks, from);
+	/* the link is the lowering's, not the names' */
+	SCHED_REFUSED(l, stir_decompose_reduction(l.k, "s10", "k"),
+		"decompose_reduction: iteration 's1' of block 's10' has no init "
+		"block 's1_init0'");
+	/* the text form carries the link in the names only (docs/ir.md):
+	 * read back, s0 finds its init as before */
+	char *text = stir_module_to_str(l.m);
+	loaded r = sched_load("t.stir", text);
+	free(text);
+	SCHED_OK(r, stir_decompose_reduction(r.k, "s0", "k"));
+	SCHED_OK(l, stir_decompose_reduction(l.k, "s0", "k"));
+	char *a = stir_kernel_to_str(l.k), *b = stir_kernel_to_str(r.k);
+	ck_assert_str_eq(a, b);
+	free(a);
+	free(b);
+	sched_unload(&r);
+	sched_unload(&l);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("schedule");
@@ -838,5 +1054,12 @@ int main(void)
 	tcase_add_test(ta, test_rfactor_refused);
 	tcase_add_test(ta, test_null_arguments);
 	suite_add_tcase(s, ta);
+	TCase *tm = tcase_create("made");
+	tcase_set_timeout(tm, 60);
+	tcase_add_test(tm, test_made_lowering);
+	tcase_add_test(tm, test_made_schedules);
+	tcase_add_test(tm, test_made_hybrid);
+	tcase_add_test(tm, test_init_link);
+	suite_add_tcase(s, tm);
 	return test_run_suite(s);
 }

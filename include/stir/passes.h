@@ -108,6 +108,30 @@ STIR_EXPORT __stir_give stir_format_rule *stir_format_padding(
  * width "width" (the suffix is SUFFIX_q_t). */
 STIR_EXPORT __stir_give stir_format_rule *stir_format_hybrid_part(
 	const char *suffix, int q, int t, int64_t width);
+/* The hybrid format's parts and their names, in one place (the schedule
+ * files' decompose steps, the host builder and callers all use these):
+ * part (q, t) of a hybrid rule with suffix S has the suffix S_q_t
+ * (heap; NULL when memory runs out), which names its tensor, axes and
+ * size parameter (A_S_q_t over O, R, C_S_q_t; rows_S_q_t) and the arrays
+ * the host builds (R_S_q_t.indices, C_S_q_t.indices, A_S_q_t). */
+STIR_EXPORT __stir_give char *stir_format_hybrid_part_suffix(
+	const char *suffix, int q, int t);
+/* The number of parts of hybrid(c, buckets) with nb buckets that a
+ * decomposition takes: c * nb, and one more, the split rows' part (0, nb),
+ * when the rules cover the rows ("cover": c must be 1).  -1 when the
+ * arguments are not valid. */
+STIR_EXPORT int stir_format_hybrid_n_parts(int c, int nb, bool cover);
+/* Part i (from 0) in that order: covering the rows, first the split
+ * rows' part (0, nb) (its init then runs before the others), then every
+ * part (q, t), range-major.  Its range in *q, bucket in *t.  0 or -1. */
+STIR_EXPORT int stir_format_hybrid_part_at(int c, int nb, bool cover, int i,
+	int *q, int *t);
+/* The rule of part i: stir_format_hybrid_part with the width of its
+ * bucket (the widest for the split rows' part), covering the rows when
+ * "cover".  NULL when the arguments are not valid. */
+STIR_EXPORT __stir_give stir_format_rule *stir_format_hybrid_rule(
+	const char *suffix, int c, const int64_t *buckets, int nb, bool cover,
+	int i);
 STIR_EXPORT __stir_give stir_format_rule *stir_format_ell3d(const char *suffix,
 	int64_t width);
 STIR_EXPORT __stir_give stir_format_rule *stir_format_dbsr(const char *suffix,
@@ -126,7 +150,12 @@ STIR_EXPORT __stir_give stir_format_rule *stir_format_sr_bcrs(
  * old one, go into a new kernel KERNEL_copy (the preprocessing: run it, or
  * build the new format on the host and skip it).  The tensor, and axes and
  * parameters nothing uses any more, leave k.  Requires a verified stage I
- * kernel; checks everything first.  0, or -1 with k untouched. */
+ * kernel; checks everything first.  0, or -1 with k untouched.  Made
+ * (include/stir/schedule.h): per rule, in order, its tensor (a buffer,
+ * from "tensor"), its axes (from the new tensor, in the rule's order) and
+ * its new parameters; per computation and rule its iteration (from the
+ * computation's), and the init iterations (from the computation's); the
+ * kernel KERNEL_copy. */
 STIR_EXPORT int stir_decompose_format(__stir_keep stir_kernel *k,
 	const char *tensor, int n, stir_format_rule *const *rules);
 
@@ -135,7 +164,10 @@ STIR_EXPORT int stir_decompose_format(__stir_keep stir_kernel *k,
  * loops and blocks (its init as a nest of its own that runs first),
  * coordinates become positions (with binary searches where a sparse axis is
  * accessed by a coordinate), and every block gets its read/write regions.
- * Requires a verified stage I kernel.  0 or -1. */
+ * Requires a verified stage I kernel.  0 or -1.  Made
+ * (include/stir/schedule.h): the blocks of each iteration's nest,
+ * outermost first (from the iteration), its init nest's as init blocks,
+ * and the indptr and indices buffers of the axes (from the axis). */
 STIR_EXPORT int stir_kernel_lower_sparse_iter(__stir_keep stir_kernel *k);
 /* Lower every stage I kernel of m. */
 STIR_EXPORT int stir_lower_sparse_iter(__stir_keep stir_module *m);
@@ -143,7 +175,8 @@ STIR_EXPORT int stir_lower_sparse_iter(__stir_keep stir_module *m);
 /* Stage II -> stage III (sparse buffer lowering): every buffer over axes
  * becomes a flat buffer ("A_data") addressed by the offsets of
  * docs/language.md section 4; axes disappear.  Requires a verified stage II
- * kernel.  0 or -1. */
+ * kernel.  0 or -1.  Made: each flat buffer, from the buffer it replaces
+ * (A_data from A). */
 STIR_EXPORT int stir_kernel_lower_sparse_buffer(__stir_keep stir_kernel *k);
 /* Lower every stage II kernel of m. */
 STIR_EXPORT int stir_lower_sparse_buffer(__stir_keep stir_module *m);

@@ -22,25 +22,76 @@
 extern "C" {
 #endif
 
+/* ---- what a primitive made ----
+ *
+ * The one convention for giving back what a primitive creates, for every
+ * schedule primitive here and every pass of include/stir/passes.h: a
+ * primitive that succeeds records in its kernel the names of the loops,
+ * blocks, buffers, iterations, axes, parameters and kernels it created,
+ * each with the name of the thing it was made from, in the order it made
+ * them; the caller reads them back with the three functions below before
+ * it applies the next primitive to that kernel.  Every primitive (an
+ * annotation or a pass that creates nothing included) starts by
+ * forgetting the previous record, and one that fails leaves it empty, so
+ * that a caller never uses a name the kernel does not have.  A pass over
+ * a module (stir_lower_sparse_iter) records in each kernel it changes.
+ * The names are owned by the kernel's context and stay valid as long as
+ * it lives, after later primitives too.  Callers use these names, never a
+ * name built by hand after a pass's naming rule; what each primitive
+ * records is said with it ("Made: ...").  Entry points that run several
+ * primitives (stir_kernel_prepare_for_gpu, stir_schedule_apply) leave the
+ * record of the last one they ran. */
+typedef enum stir_made_kind {
+	STIR_MADE_LOOP,        /* a loop (its variable's name) */
+	STIR_MADE_BLOCK,       /* a block */
+	STIR_MADE_INIT_BLOCK,  /* a block of an iteration's init nest */
+	STIR_MADE_BUFFER,      /* a buffer (a tensor at stage I) */
+	STIR_MADE_INDPTR,      /* the indptr buffer of an axis (from the axis) */
+	STIR_MADE_INDICES,     /* the indices buffer of an axis */
+	STIR_MADE_ITER,        /* a sparse iteration (stage I) */
+	STIR_MADE_INIT_ITER,   /* an iteration made of another's init */
+	STIR_MADE_AXIS,        /* an axis */
+	STIR_MADE_PARAM,       /* a size parameter */
+	STIR_MADE_KERNEL       /* a kernel of the module */
+} stir_made_kind;
+
+/* The number of things of kind "kind" the last primitive applied to k
+ * made. */
+STIR_EXPORT int stir_kernel_n_made(__stir_keep const stir_kernel *k,
+	stir_made_kind kind);
+/* The name of the i-th (from 0, in the order they were made) thing of
+ * kind "kind" the last primitive applied to k made, or NULL. */
+STIR_EXPORT const char *stir_kernel_get_made(__stir_keep const stir_kernel *k,
+	stir_made_kind kind, int i);
+/* The same among the things made from "from" (a loop split, the block a
+ * cache serves, the iteration a block comes from, ...). */
+STIR_EXPORT const char *stir_kernel_get_made_from(
+	__stir_keep const stir_kernel *k, stir_made_kind kind, const char *from,
+	int i);
+
 /* ---- loops ---- */
 
 /* Split loop "loop" around block "block" into n nested loops named
  * LOOP_0 (outermost) .. LOOP_{n-1} with extents factors[0..n-1]; at most one
  * factor may be 0, meaning ceil(extent / product of the others).  Factors
  * need not divide the extent: the body is then guarded by
- * "LOOP_0 * f1 * .. + LOOP_{n-1} < extent".  n >= 2, factors > 0. */
+ * "LOOP_0 * f1 * .. + LOOP_{n-1} < extent".  n >= 2, factors > 0.
+ * Made: the n loops, outermost first, from "loop" (where a name is taken
+ * the loop gets a fresh one: use the names given back). */
 STIR_EXPORT int stir_split(__stir_keep stir_kernel *k, const char *block,
 	const char *loop, int n, const int64_t *factors);
 
 /* Fuse n perfectly nested loops (outermost first, each the only statement
  * of the one before) into one loop named LOOP1_LOOP2_..; an inner extent
- * must not depend on an outer loop. */
+ * must not depend on an outer loop.  Made: the loop, from the outermost
+ * loop fused. */
 STIR_EXPORT int stir_fuse(__stir_keep stir_kernel *k, const char *block,
 	int n, const char *const *loops);
 
 /* Reorder perfectly nested loops: "loops" lists loops of one perfect nest
  * (no block between them) in their new order; loops not listed keep their
- * places.  An extent may not depend on a loop moved outside it. */
+ * places.  An extent may not depend on a loop moved outside it.  Makes
+ * nothing (the loops keep their names). */
 STIR_EXPORT int stir_reorder(__stir_keep stir_kernel *k, const char *block,
 	int n, const char *const *loops);
 
@@ -80,13 +131,16 @@ STIR_EXPORT int stir_cross_thread_reduce(__stir_keep stir_kernel *k,
 
 /* TVM's rfactor: split the reduction of block "block" over loop "loop"
  * into partial results rf[loop] computed by a new block "BLOCK_rf" into a
- * local buffer, and a block that combines them. */
+ * local buffer, and a block that combines them.  Made: the buffer of
+ * partial results (from the buffer reduced), blocks BLOCK_rf and, as an
+ * init block, BLOCK_rf_init (from "block"), and the loop of the init and
+ * combining nests (from "loop"). */
 STIR_EXPORT int stir_rfactor(__stir_keep stir_kernel *k, const char *block,
 	const char *loop);
 
 /* Move the init nest of the iteration that block "block" belongs to (the
- * blocks NAME_initN) into block's nest, just before loop "loop": every
- * loop enclosing "loop" must be spatial, and the init then runs for the
+ * blocks NAME_initN, which lowering links to it) into block's nest, just
+ * before loop "loop": every loop enclosing "loop" must be spatial, and the init then runs for the
  * spatial points those loops fix.  The kernel needs one launch less. */
 STIR_EXPORT int stir_decompose_reduction(__stir_keep stir_kernel *k,
 	const char *block, const char *loop);
@@ -106,11 +160,16 @@ STIR_EXPORT int stir_reverse_compute_at(__stir_keep stir_kernel *k,
 
 /* Read buffer "buffer" of block "block" through a copy in memory "scope"
  * (shared or local): a new block BUFFER_SCOPE copies the region the block
- * reads, placed at loop "loop" (enclosing the block). */
+ * reads, placed at loop "loop" (enclosing the block).  Made: the cache
+ * buffer (from "buffer"), the copy block (from "block") and the loops of
+ * its nest (from the copy block). */
 STIR_EXPORT int stir_cache_read(__stir_keep stir_kernel *k, const char *block,
 	const char *buffer, const char *loop, stir_scope scope);
 /* Write buffer "buffer" of block "block" through a copy in "scope", written
- * back by a new block after loop "loop". */
+ * back by a new block after loop "loop".  Made: the cache buffer (from
+ * "buffer"), the write-back block and, as an init block, the block that
+ * copies in or zeroes the cache (both from "block"), and the loops of
+ * their nests (from each of those blocks). */
 STIR_EXPORT int stir_cache_write(__stir_keep stir_kernel *k, const char *block,
 	const char *buffer, const char *loop, stir_scope scope);
 /* cache_write of a block that only adds into "buffer", taking over the
@@ -126,14 +185,14 @@ STIR_EXPORT int stir_cache_write(__stir_keep stir_kernel *k, const char *block,
  * other condition); the block not atomic (its instances write distinct
  * elements); every loop around "loop" spatial; a region of points
  * and ranges, no whole dimension; the buffer touched by nothing else in
- * the block's nest. */
+ * the block's nest.  Made: as cache_write. */
 STIR_EXPORT int stir_cache_write_over_init(__stir_keep stir_kernel *k,
 	const char *block, const char *buffer, const char *loop,
 	stir_scope scope);
 /* The gathering variants (SparseTIR's reverse cache read/write): the rows
  * the block reads (writes) at scattered coordinates -- an index that is a
  * load -- are copied into a dense tile indexed by the loop's iteration, and
- * back. */
+ * back.  Made: as cache_read and cache_write. */
 STIR_EXPORT int stir_reverse_cache_read(__stir_keep stir_kernel *k,
 	const char *block, const char *buffer, const char *loop,
 	stir_scope scope);
@@ -147,7 +206,8 @@ STIR_EXPORT int stir_reverse_cache_write(__stir_keep stir_kernel *k,
  * each must be bound to blockIdx.x at its outermost loop and nothing else
  * to blockIdx; their blockIdx.x ranges are laid end to end.  They must be
  * independent: no buffer written by one is read or written by another,
- * except through atomic stores in all of them. */
+ * except through atomic stores in all of them.  Made: the block that
+ * holds the fused nests. */
 STIR_EXPORT int stir_horizontal_fuse(__stir_keep stir_kernel *k, int n,
 	const char *const *blocks);
 /* The same, where the caller asserts that the nests touch disjoint

@@ -1,0 +1,192 @@
+/* What made what.  What the last schedule primitive or pass applied to a
+ * kernel made: the names of the loops, blocks, buffers, iterations, axes
+ * and kernels it created, each with the name of what it was made from
+ * (the convention is described in include/stir/schedule.h); the names are
+ * interned in the context, so that they outlive the kernel's later
+ * rewrites.  And the link between the blocks of an iteration and those
+ * of its init nest (nodes.h). */
+#include <stdlib.h>
+#include <string.h>
+#include <stir/schedule.h>
+#include "ir/diag.h"
+#include "ir/nodes.h"
+
+/* k: see nodes.h. */
+void stir_made_clear(stir_kernel *k)
+{
+	k->n_made = 0;
+}
+
+/* k, kind, name, from: see nodes.h. */
+int stir_made_add(stir_kernel *k, stir_made_kind kind, const char *name,
+	const char *from)
+{
+	stir_ctx *ctx = stir_kernel_ctx(k);
+	if (k->n_made == k->cap_made) {
+		int cap = k->cap_made ? 2 * k->cap_made : 8;
+		stir_made_entry *v = realloc(k->made, (size_t)cap * sizeof(*v));
+		if (!v) {
+			stir_error_oom(ctx);
+			return -1;
+		}
+		k->made = v;
+		k->cap_made = cap;
+	}
+	const char *n = stir_ctx_intern(ctx, name);
+	const char *f = from ? stir_ctx_intern(ctx, from) : NULL;
+	if (!n || (from && !f)) {
+		stir_error_oom(ctx);
+		return -1;
+	}
+	k->made[k->n_made++] = (stir_made_entry){ kind, n, f };
+	return 0;
+}
+
+/* m: see nodes.h. */
+void stir_made_release(stir_module *m)
+{
+	for (int i = 0; i < m->kernels.n; i++) {
+		stir_kernel *k = stir_kernel_at(&m->kernels, i);
+		free(k->made);
+		k->made = NULL;
+		k->n_made = k->cap_made = 0;
+	}
+}
+
+/* k, kind: see schedule.h. */
+int stir_kernel_n_made(const stir_kernel *k, stir_made_kind kind)
+{
+	int n = 0;
+	for (int i = 0; k && i < k->n_made; i++)
+		n += k->made[i].kind == kind;
+	return n;
+}
+
+/* k, kind, from, i: see schedule.h. */
+const char *stir_kernel_get_made_from(const stir_kernel *k,
+	stir_made_kind kind, const char *from, int i)
+{
+	for (int j = 0; k && j < k->n_made; j++) {
+		const stir_made_entry *e = &k->made[j];
+		if (e->kind != kind || (from && (!e->from ||
+		    strcmp(e->from, from))))
+			continue;
+		if (i-- == 0)
+			return e->name;
+	}
+	return NULL;
+}
+
+/* k, kind, i: see schedule.h. */
+const char *stir_kernel_get_made(const stir_kernel *k, stir_made_kind kind,
+	int i)
+{
+	return stir_kernel_get_made_from(k, kind, NULL, i);
+}
+
+/* init, blk: see nodes.h. */
+bool stir_block_is_init_of(const stir_stmt *init, const stir_stmt *blk)
+{
+	return init->kind == STIR_STMT_BLOCK && blk->kind == STIR_STMT_BLOCK &&
+		init->u.block.init && !blk->u.block.init && init->u.block.iter &&
+		blk->u.block.iter && !strcmp(init->u.block.iter,
+		blk->u.block.iter);
+}
+
+/* The blocks of a kernel read from text, for stir_kernel_link_inits. */
+typedef struct link_blocks {
+	int n, cap;
+	stir_stmt **v;           /* heap */
+	bool oom;
+} link_blocks;
+
+/* b, list: collect the blocks in list and everything nested in it. */
+static void collect_blocks(link_blocks *b, stir_ptr_vec *list)
+{
+	for (int i = 0; i < list->n && !b->oom; i++) {
+		stir_stmt *st = stir_stmt_at(list, i);
+		if (st->kind == STIR_STMT_BLOCK) {
+			if (b->n == b->cap) {
+				int cap = b->cap ? 2 * b->cap : 16;
+				stir_stmt **v = realloc(b->v, (size_t)cap * sizeof(*v));
+				if (!v) {
+					b->oom = true;
+					return;
+				}
+				b->v = v;
+				b->cap = cap;
+			}
+			b->v[b->n++] = st;
+		}
+		if (st->kind == STIR_STMT_IF) {
+			collect_blocks(b, &st->u.if_.then_body);
+			collect_blocks(b, &st->u.if_.else_body);
+		} else if (stir_stmt_body(st)) {
+			collect_blocks(b, stir_stmt_body(st));
+		}
+	}
+}
+
+/* s: whether s is one or more digits and nothing else. */
+static bool all_digits(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return false;
+	return true;
+}
+
+/* k: see nodes.h. */
+int stir_kernel_link_inits(stir_kernel *k)
+{
+	stir_ctx *ctx = stir_kernel_ctx(k);
+	link_blocks b = { 0 };
+	collect_blocks(&b, &k->body);
+	int n_inits = 0;
+	/* the init blocks P_initN: P is after the last "_init" */
+	for (int i = 0; i < b.n && !b.oom; i++) {
+		stir_stmt *st = b.v[i];
+		const char *name = st->u.block.name, *at = strstr(name, "_init");
+		while (at && strstr(at + 1, "_init"))
+			at = strstr(at + 1, "_init");
+		if (!at || !all_digits(at + 5))
+			continue;
+		size_t pl = (size_t)(at - name);
+		char *p = malloc(pl + 1);
+		if (p) {
+			memcpy(p, name, pl);
+			p[pl] = '\0';
+		}
+		st->u.block.iter = p ? stir_ctx_intern(ctx, p) : NULL;
+		st->u.block.init = true;
+		free(p);
+		b.oom = !st->u.block.iter;
+		/* the inits first in b.v, for the search below */
+		b.v[i] = b.v[n_inits];
+		b.v[n_inits++] = st;
+	}
+	/* the other blocks: P followed by the fewest digits with an init */
+	for (int i = n_inits; i < b.n && !b.oom; i++) {
+		stir_stmt *st = b.v[i];
+		const char *name = st->u.block.name;
+		size_t len = strlen(name);
+		for (size_t cut = 1; cut <= len && name[len - cut] >= '0' &&
+		     name[len - cut] <= '9' && !st->u.block.iter; cut++)
+			for (int j = 0; j < n_inits; j++) {
+				const char *p = b.v[j]->u.block.iter;
+				if (strlen(p) == len - cut && !strncmp(p, name,
+				    len - cut)) {
+					st->u.block.iter = p;
+					break;
+				}
+			}
+	}
+	free(b.v);
+	if (b.oom) {
+		stir_error_oom(ctx);
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,65 @@
+/* The cache primitives' request (schedule/cache.c), shared with the
+ * checks of cache_write_over_init (schedule/cache_over_init.c). */
+#ifndef STIR_SCHEDULE_CACHE_H
+#define STIR_SCHEDULE_CACHE_H
+
+#include "schedule/sched.h"
+
+#define MAX_DIMS 16
+
+/* Region kinds of a flat buffer. */
+enum { F_POINT, F_RANGE, F_STRIDED, F_WHOLE };
+
+#define MAX_TERMS 16
+
+/* F_STRIDED: the varying part of a flat index, a sum of loops inside L
+ * with literal strides and extents, strides descending, no two elements
+ * the same (each stride at least the span of the terms after it). */
+typedef struct strided {
+	int n;
+	stir_var *loop[MAX_TERMS];
+	int64_t stride[MAX_TERMS], ext[MAX_TERMS];
+} strided;
+
+/* One cache request. */
+typedef struct creq {
+	sched *s;
+	stir_kernel *k;
+	sched_path path;         /* to the block */
+	int li;                  /* the loop's index in path */
+	stir_stmt *loop, *blk;
+	stir_buffer *x;          /* the buffer cached */
+	stir_scope scope;
+	bool write, reverse;
+	sched_accs acc;          /* the accesses inside the loop */
+	bool flat;               /* x is flat */
+	int n;                   /* x's dimensions */
+	/* buffers over axes: per dimension its point (expanded) or NULL */
+	stir_expr *point[MAX_DIMS];
+	stir_expr *size[MAX_DIMS];   /* whole dimensions: their size */
+	/* flat buffers */
+	int fkind;
+	stir_expr *base;         /* F_POINT, F_RANGE, F_STRIDED: the fixed part */
+	stir_expr *range;        /* F_RANGE: E; gathered rows: W or NULL */
+	strided terms;           /* F_STRIDED */
+	/* gathered rows */
+	int scat;                /* the dimension that holds the row */
+	stir_expr *scat_x;       /* its index, expanded (uses the loop) */
+	stir_expr *rows;         /* the number of rows: the loop's extent */
+	int n_conds;
+	stir_expr **conds;       /* conditions of the accesses, fixed at L */
+	bool accum;              /* the write accumulates */
+	bool over_init;          /* cache_write_over_init */
+	const char *nest_name;   /* the block of the copy nest being built */
+	bool any_whole;          /* a dimension of the region is whole */
+	stir_expr *init_value;   /* over_init: the init nest's value */
+	bool atomic_wb;          /* the write-back is atomic */
+	stir_expr *total;        /* the cache's number of elements */
+} creq;
+
+/* c: whether cache_write_over_init may take over the init nest of the
+ * block's iteration (the conditions of include/stir/schedule.h); the
+ * init's value into c->init_value.  A failure is recorded in c->s. */
+bool cache_check_over_init(creq *c);
+
+#endif
