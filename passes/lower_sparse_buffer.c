@@ -203,7 +203,8 @@ static int flat_list(stir_kernel *k, stir_ptr_vec *list, void *user)
 	return f->failed ? -1 : 0;
 }
 
-int stir_kernel_lower_sparse_buffer(stir_kernel *k)
+/* k: stir_kernel_lower_sparse_buffer before the collection. */
+static int lower_sparse_buffer(stir_kernel *k)
 {
 	stir_ctx *ctx = stir_kernel_ctx(k);
 	if (k->stage != STIR_STAGE_2) {
@@ -252,6 +253,16 @@ int stir_kernel_lower_sparse_buffer(stir_kernel *k)
 	if (stir_analyze_regions(k) < 0)
 		return -1;
 	return stir_kernel_verify(k);
+}
+
+/* k: the pass, then the module's arena collected
+ * (stir_module_collect keeps what the kernels reach). */
+int stir_kernel_lower_sparse_buffer(stir_kernel *k)
+{
+	int r = lower_sparse_buffer(k);
+	if (k)
+		(void)stir_module_collect(k->module);
+	return r;
 }
 
 int stir_lower_sparse_buffer(stir_module *m)

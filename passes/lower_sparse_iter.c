@@ -12,7 +12,8 @@
 #include <stir/passes.h>
 #include "passes/passes.h"
 
-int stir_kernel_lower_sparse_iter(stir_kernel *k)
+/* k: stir_kernel_lower_sparse_iter before the collection. */
+static int lower_sparse_iter(stir_kernel *k)
 {
 	stir_ctx *ctx = stir_kernel_ctx(k);
 	if (k->stage != STIR_STAGE_1) {
@@ -29,6 +30,16 @@ int stir_kernel_lower_sparse_iter(stir_kernel *k)
 	if (stir_analyze_regions(k) < 0)
 		return -1;
 	return stir_kernel_verify(k);
+}
+
+/* k: the pass, then the module's arena collected
+ * (stir_module_collect keeps what the kernels reach). */
+int stir_kernel_lower_sparse_iter(stir_kernel *k)
+{
+	int r = lower_sparse_iter(k);
+	if (k)
+		(void)stir_module_collect(k->module);
+	return r;
 }
 
 int stir_lower_sparse_iter(stir_module *m)

@@ -94,7 +94,8 @@ int sched_begin(sched *s, stir_kernel *k, const char *prim)
 	return 0;
 }
 
-int sched_end(sched *s)
+/* s: sched_end before the collection. */
+static int request_end(sched *s)
 {
 	/* a rewrite may not make bound loops racy, whichever primitive */
 	if (!s->failed && !s->oom && s->binds_ok)
@@ -123,6 +124,16 @@ int sched_end(sched *s)
 		return -1;
 	}
 	return 0;
+}
+
+int sched_end(sched *s)
+{
+	int r = request_end(s);
+	/* the request's copy replaced the body, or was dropped: the arena
+	 * keeps only what the kernels reach (a failed collection only
+	 * reclaims nothing) */
+	(void)stir_module_collect(s->k->module);
+	return r;
 }
 
 /* ---- the index of definitions ---- */

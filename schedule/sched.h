@@ -53,7 +53,9 @@ int sched_begin(sched *s, stir_kernel *k, const char *prim);
 /* s: finish the request.  When a check failed, put the kernel back and
  * report the failure; otherwise recompute the regions and verify, and
  * when that fails put the kernel back and report an internal error.
- * 0 or -1. */
+ * Either way the module's arena is then collected (stir_module_collect):
+ * statements, expressions and variables held from before move.  0 or
+ * -1. */
 int sched_end(sched *s);
 /* s: (re)build the index of variable definitions (def, val). */
 int sched_index(sched *s);
