@@ -53,12 +53,12 @@ void stir_arena_merge(stir_arena *dst, stir_arena *src)
 	src->failed = false;
 }
 
-/* a: the arena whose chunks are counted. */
+/* a: the arena whose allocations are counted. */
 size_t stir_arena_bytes(const stir_arena *a)
 {
 	size_t n = 0;
 	for (const stir_arena_chunk *c = a->chunks; c; c = c->next)
-		n += sizeof(*c) + c->size;
+		n += c->used;
 	return n;
 }
 

@@ -25,7 +25,8 @@ char *stir_arena_strndup(stir_arena *a, const char *s, size_t n);
 /* Move the chunks of "src" into "dst" (freed with it); src is left
  * empty. */
 void stir_arena_merge(stir_arena *dst, stir_arena *src);
-/* The bytes the arena's chunks hold (used or not). */
+/* The bytes the arena has handed out (its live size: chunks add at most
+ * 64 KiB unused, their headers a few bytes each). */
 size_t stir_arena_bytes(const stir_arena *a);
 
 /* A growable array of pointers whose storage lives in an arena.  Growing

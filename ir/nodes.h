@@ -265,7 +265,8 @@ const char *stir_module_intern(stir_module *m, const char *s);
  * as before, only nothing was reclaimed (no diagnostic: the caller's work
  * did not fail). */
 int stir_module_collect(stir_module *m);
-/* m: bytes the module holds in its three arenas (a test's measure). */
+/* m: the bytes its three arenas have handed out (their live size; a
+ * test's measure). */
 size_t stir_module_arena_bytes(const stir_module *m);
 
 /* The name of a search as the text form writes it ("lower_bound",

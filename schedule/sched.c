@@ -1031,8 +1031,14 @@ int sched_loop_names(sched *s, const sched_path *path, int li,
 
 const char *sched_names_fresh(sched *s, sched_names *names, const char *base)
 {
-	return sched_check(s, stir_names_fresh_in(names, stir_kernel_arena(s->k),
-		base));
+	const char *n = sched_check(s, stir_names_fresh_in(names,
+		stir_kernel_arena(s->k), base));
+	/* interned, so that a name a primitive hands out outlives the
+	 * collection at its end (the arena copy in "names" does not) */
+	const char *i = n ? stir_module_intern(s->k->module, n) : NULL;
+	if (n && !i)
+		s->oom = true;
+	return i;
 }
 
 /* Every name of the kernel, for sched_fresh_global. */

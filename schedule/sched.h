@@ -190,7 +190,8 @@ int sched_loop_names(sched *s, const sched_path *path, int li,
 	sched_names *names);
 bool sched_names_has(const sched_names *names, const char *name);
 /* s, names, base: "base", or "base1", "base2", ..., one not in names;
- * recorded there; an arena string. */
+ * recorded there; an interned name (stir_module_intern: it lives as long
+ * as the module, so a primitive may return it). */
 const char *sched_names_fresh(sched *s, sched_names *names, const char *base);
 /* s, st, names: rename every variable bound in st whose name is in
  * names (the scope of st's new place) to a fresh one. */

@@ -27,10 +27,10 @@ static const char *const nest_text =
  * calls to round(l, i); the kernel prints the same after both. */
 typedef void (*round_fn)(loaded *l, int i);
 
-/* l, round, rounds: run the rounds; the arena must not grow past what it
- * held after the first few (the bytes of at most one more chunk, which
- * the copy of the collection may need while the old arena still lives:
- * none of that stays). */
+/* l, round, rounds: run the rounds; as each round gives the program back
+ * as it was, the module's live size must stay exactly what it was after
+ * the first few (rounds that only add garbage grew it by kilobytes
+ * each). */
 static void expect_bounded(loaded *l, round_fn round, int rounds)
 {
 	for (int i = 0; i < 4; i++)
@@ -39,8 +39,8 @@ static void expect_bounded(loaded *l, round_fn round, int rounds)
 	char *before = stir_module_to_str(l->m);
 	for (int i = 4; i < 4 + rounds; i++) {
 		round(l, i);
-		ck_assert_msg(stir_module_arena_bytes(l->m) <= warm + 64 * 1024 + 256,
-			"round %d: the arena holds %zu bytes, %zu after 4 rounds", i,
+		ck_assert_msg(stir_module_arena_bytes(l->m) == warm,
+			"round %d: the module holds %zu bytes, %zu after 4 rounds", i,
 			stir_module_arena_bytes(l->m), warm);
 	}
 	char *after = stir_module_to_str(l->m);
@@ -130,9 +130,10 @@ static size_t reread_bytes(const stir_module *m)
 	return n;
 }
 
-/* The issue's example: csrmm through the hybrid format and its schedule file
- * schedule holds at stage III at most twice what its text read back
- * holds (it held 14 MB, some 70 times as much, before). */
+/* The issue's example: csrmm through the hybrid format and its schedule
+ * file (examples/csrmm_hyb.yaml) holds at stage III at most a quarter more
+ * than its text read back holds (it held 14.6 MB before, some 70 times
+ * as much). */
 START_TEST(test_hybrid_schedule)
 {
 	loaded l = sched_load("examples/csrmm.stir", NULL);
@@ -141,11 +142,77 @@ START_TEST(test_hybrid_schedule)
 	ck_assert_ptr_nonnull(s);
 	SCHED_OK(l, stir_schedule_apply(s, l.k, STIR_STAGE_3));
 	size_t held = stir_module_arena_bytes(l.m), text = reread_bytes(l.m);
-	ck_assert_msg(held <= 2 * text, "the scheduled module holds %zu bytes, "
-		"its text read back %zu", held, text);
+	ck_assert_msg(held <= text + text / 4, "the scheduled module holds %zu "
+		"bytes, its text read back %zu", held, text);
 	test_check_round_trip(l.m);
 	stir_schedule_free(s);
 	sched_unload(&l);
+}
+END_TEST
+
+/* A schedule file of 1000 steps (reorders there and back) holds what one
+ * of 8 steps does. */
+START_TEST(test_long_schedule_file)
+{
+	size_t held[2];
+	char *texts[2];
+	for (int t = 0; t < 2; t++) {
+		int steps = t ? 1000 : 8;
+		size_t cap = 64 + (size_t)steps * 80, len = 0;
+		char *yaml = malloc(cap);
+		ck_assert_ptr_nonnull(yaml);
+		len += (size_t)snprintf(yaml + len, cap - len,
+			"kernel: nest\nstage3:\n");
+		for (int i = 0; i < steps; i++)
+			len += (size_t)snprintf(yaml + len, cap - len,
+				"  - reorder: {block: b, loops: [%s]}\n",
+				i % 2 ? "i, j" : "j, i");
+		loaded l = sched_load(NULL, nest_text);
+		stir_schedule *s = stir_schedule_read_from_str(l.ctx, "s.yaml",
+			yaml, len);
+		if (!s)
+			sched_dump(&l);
+		ck_assert_ptr_nonnull(s);
+		SCHED_OK(l, stir_schedule_apply(s, l.k, STIR_STAGE_3));
+		held[t] = stir_module_arena_bytes(l.m);
+		texts[t] = stir_module_to_str(l.m);
+		stir_schedule_free(s);
+		sched_unload(&l);
+		free(yaml);
+	}
+	ck_assert_str_eq(texts[1], texts[0]);
+	ck_assert_msg(held[1] == held[0],
+		"1000 steps hold %zu bytes, 8 steps %zu", held[1], held[0]);
+	free(texts[0]);
+	free(texts[1]);
+}
+END_TEST
+
+/* Every program of examples/ lowered to stage III (every pass on the
+ * way collecting) holds at most a quarter more than its text read back
+ * (the passes' nodes are a little larger: regions, unused variables);
+ * without the collections the lowering's leftovers doubled it. */
+START_TEST(test_lowered_examples)
+{
+	char **names;
+	int n = test_list_stir("examples", &names);
+	ck_assert_int_gt(n, 0);
+	for (int i = 0; i < n; i++) {
+		char rel[512];
+		snprintf(rel, sizeof(rel), "examples/%s", names[i]);
+		stir_ctx *ctx = stir_ctx_alloc();
+		stir_module *m = stir_module_read_file(ctx, test_path(rel));
+		ck_assert_ptr_nonnull(m);
+		if (stir_lower_sparse_iter(m) < 0 || stir_lower_sparse_buffer(m) < 0)
+			stir_ctx_print_diagnostics(ctx, stderr);
+		ck_assert_int_eq(stir_ctx_n_errors(ctx), 0);
+		size_t held = stir_module_arena_bytes(m), text = reread_bytes(m);
+		ck_assert_msg(held <= text + text / 4, "%s: the lowered module holds %zu "
+			"bytes, its text read back %zu", rel, held, text);
+		stir_module_free(m);
+		stir_ctx_free(ctx);
+	}
+	test_free_names(names, n);
 }
 END_TEST
 
@@ -183,6 +250,8 @@ int main(void)
 	tcase_add_test(tc, test_refused_bounded);
 	tcase_add_test(tc, test_passes_bounded);
 	tcase_add_test(tc, test_hybrid_schedule);
+	tcase_add_test(tc, test_long_schedule_file);
+	tcase_add_test(tc, test_lowered_examples);
 	tcase_add_test(tc, test_intern);
 	suite_add_tcase(s, tc);
 	return test_run_suite(s);
