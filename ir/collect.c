@@ -115,14 +115,19 @@ static const char *name(collect *c, const char *s)
 	return n;
 }
 
-/* c, s: a copy of the mutable string s (kinds) in the fresh arena. */
-static char *string(collect *c, const char *s)
+/* c, s: a copy of the mutable string s (kinds) in the fresh arena, one
+ * for all the places that shared s. */
+static char *string(collect *c, char *s)
 {
-	if (!s)
+	if (!s || c->oom)
 		return NULL;
-	char *p = stir_arena_strdup(&c->to, s);
-	if (!p)
+	char *p = lookup(c, s);
+	if (p)
+		return p;
+	if (!(p = stir_arena_strdup(&c->to, s)))
 		c->oom = true;
+	else
+		record(c, s, p);
 	return p;
 }
 
