@@ -33,6 +33,35 @@ void stir_arena_release(stir_arena *a)
 	a->chunks = NULL;
 }
 
+/* dst, src: the arenas; src's chunks go behind dst's current one, which
+ * keeps receiving small allocations. */
+void stir_arena_merge(stir_arena *dst, stir_arena *src)
+{
+	stir_arena_chunk *c = src->chunks;
+	if (!c)
+		return;
+	stir_arena_chunk *last = c;
+	while (last->next)
+		last = last->next;
+	if (dst->chunks) {
+		last->next = dst->chunks->next;
+		dst->chunks->next = c;
+	} else
+		dst->chunks = c;
+	dst->failed |= src->failed;
+	src->chunks = NULL;
+	src->failed = false;
+}
+
+/* a: the arena whose allocations are counted. */
+size_t stir_arena_bytes(const stir_arena *a)
+{
+	size_t n = 0;
+	for (const stir_arena_chunk *c = a->chunks; c; c = c->next)
+		n += c->used;
+	return n;
+}
+
 /* a: the arena; size: bytes wanted.  Large requests get a chunk of their
  * own so that small ones keep filling the current chunk. */
 void *stir_arena_alloc(stir_arena *a, size_t size)

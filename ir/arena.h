@@ -1,5 +1,7 @@
-/* A bump allocator.  Every IR node of a module lives in the module's arena
- * and is freed with it; nothing in an arena is freed on its own. */
+/* A bump allocator: nothing in an arena is freed on its own, only the
+ * whole arena at once.  A module's nodes live in its arenas (struct
+ * stir_module in ir/nodes.h), the collected ones replaced by a fresh arena
+ * after each pass and schedule primitive (ir/collect.c). */
 #ifndef STIR_IR_ARENA_H
 #define STIR_IR_ARENA_H
 
@@ -20,6 +22,12 @@ void *stir_arena_alloc(stir_arena *a, size_t size);
 /* A copy of "s" in the arena, or NULL. */
 char *stir_arena_strdup(stir_arena *a, const char *s);
 char *stir_arena_strndup(stir_arena *a, const char *s, size_t n);
+/* Move the chunks of "src" into "dst" (freed with it); src is left
+ * empty. */
+void stir_arena_merge(stir_arena *dst, stir_arena *src);
+/* The bytes the arena has handed out (its live size: chunks add at most
+ * 64 KiB unused, their headers a few bytes each). */
+size_t stir_arena_bytes(const stir_arena *a);
 
 /* A growable array of pointers whose storage lives in an arena.  Growing
  * copies into a larger block; the old one is left to the arena. */

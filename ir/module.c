@@ -23,6 +23,8 @@ stir_module *stir_module_alloc(stir_ctx *ctx)
 		return stir_error_oom(ctx);
 	m->ctx = ctx;
 	stir_arena_init(&m->arena);
+	stir_arena_init(&m->decls);
+	stir_arena_init(&m->names);
 	return m;
 }
 
@@ -32,7 +34,82 @@ void stir_module_free(stir_module *m)
 		return;
 	stir_made_release(m);
 	stir_arena_release(&m->arena);
+	stir_arena_release(&m->decls);
+	stir_arena_release(&m->names);
+	free(m->name_set);
+	for (int i = 0; i < m->n_all; i++)
+		free(m->all[i]);
+	free(m->all);
 	free(m);
+}
+
+/* s: the FNV-1a hash of string s. */
+static size_t name_hash(const char *s)
+{
+	size_t h = (size_t)2166136261u;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * (size_t)16777619u;
+	return h;
+}
+
+/* m: double the slots of the name set (or make its first 64).  0 or -1. */
+static int name_set_grow(stir_module *m)
+{
+	size_t cap = m->name_cap ? 2 * m->name_cap : 64;
+	const char **set = calloc(cap, sizeof(*set));
+	if (!set)
+		return -1;
+	for (size_t i = 0; i < m->name_cap; i++) {
+		const char *n = m->name_set[i];
+		if (!n)
+			continue;
+		size_t j = name_hash(n) & (cap - 1);
+		while (set[j])
+			j = (j + 1) & (cap - 1);
+		set[j] = n;
+	}
+	free(m->name_set);
+	m->name_set = set;
+	m->name_cap = cap;
+	return 0;
+}
+
+const char *stir_module_intern(stir_module *m, const char *s)
+{
+	if (!s)
+		return NULL;
+	if (2 * (m->n_names + 1) > m->name_cap && name_set_grow(m) < 0) {
+		m->arena.failed = true;
+		return NULL;
+	}
+	size_t i = name_hash(s) & (m->name_cap - 1);
+	for (; m->name_set[i]; i = (i + 1) & (m->name_cap - 1))
+		if (m->name_set[i] == s || !strcmp(m->name_set[i], s))
+			return m->name_set[i];
+	const char *c = stir_arena_strdup(&m->names, s);
+	if (!c) {
+		m->arena.failed = true;
+		return NULL;
+	}
+	m->name_set[i] = c;
+	m->n_names++;
+	return c;
+}
+
+/* m, size: zeroed memory for a parameter, axis or buffer struct, which
+ * no collection moves (see struct stir_module). */
+static void *decl_alloc(stir_module *m, size_t size)
+{
+	void *p = stir_arena_alloc(&m->decls, size);
+	if (!p)
+		m->arena.failed = true;
+	return p;
+}
+
+size_t stir_module_arena_bytes(const stir_module *m)
+{
+	return stir_arena_bytes(&m->arena) + stir_arena_bytes(&m->decls) +
+		stir_arena_bytes(&m->names);
 }
 
 stir_ctx *stir_module_get_ctx(const stir_module *m)
@@ -65,11 +142,24 @@ stir_kernel *stir_kernel_alloc(stir_module *m, const char *name)
 {
 	if (!m || !name)
 		return NULL;
-	stir_kernel *k = stir_arena_alloc(&m->arena, sizeof(*k));
-	if (!k)
+	if (m->n_all == m->cap_all) {
+		int cap = m->cap_all ? 2 * m->cap_all : 4;
+		stir_kernel **all = realloc(m->all, (size_t)cap * sizeof(*all));
+		if (!all) {
+			m->arena.failed = true;
+			return NULL;
+		}
+		m->all = all;
+		m->cap_all = cap;
+	}
+	stir_kernel *k = calloc(1, sizeof(*k));
+	if (!k) {
+		m->arena.failed = true;
 		return NULL;
+	}
+	m->all[m->n_all++] = k;
 	k->module = m;
-	k->name = stir_arena_strdup(&m->arena, name);
+	k->name = stir_module_intern(m, name);
 	k->stage = STIR_STAGE_1;
 	if (!k->name || stir_ptr_vec_push(&m->arena, &m->kernels, k) < 0)
 		return NULL;
@@ -96,10 +186,11 @@ stir_module *stir_kernel_get_module(const stir_kernel *k)
 static stir_var *var_new(stir_kernel *k, const char *name, stir_var_kind kind,
 	stir_dtype dtype)
 {
-	stir_var *v = stir_arena_alloc(stir_kernel_arena(k), sizeof(*v));
+	stir_var *v = kind == STIR_VAR_PARAM ? decl_alloc(k->module, sizeof(*v)) :
+		stir_arena_alloc(stir_kernel_arena(k), sizeof(*v));
 	if (!v)
 		return NULL;
-	v->name = stir_arena_strdup(stir_kernel_arena(k), name);
+	v->name = stir_module_intern(k->module, name);
 	if (!v->name)
 		return NULL;
 	v->kind = kind;
@@ -140,10 +231,10 @@ static stir_axis *axis_new(stir_kernel *k, const char *name, stir_axis_kind kind
 		return NULL;
 	if (kind != STIR_DENSE_FIXED && (!parent || !nnz))
 		return NULL;
-	stir_axis *a = stir_arena_alloc(stir_kernel_arena(k), sizeof(*a));
+	stir_axis *a = decl_alloc(k->module, sizeof(*a));
 	if (!a)
 		return NULL;
-	a->name = stir_arena_strdup(stir_kernel_arena(k), name);
+	a->name = stir_module_intern(k->module, name);
 	a->kind = kind;
 	a->parent = parent;
 	a->len = len;
@@ -248,10 +339,10 @@ static stir_buffer *buffer_new(stir_kernel *k, const char *name,
 		if (!axes[i])
 			return NULL;
 	stir_arena *ar = stir_kernel_arena(k);
-	stir_buffer *b = stir_arena_alloc(ar, sizeof(*b));
+	stir_buffer *b = decl_alloc(k->module, sizeof(*b));
 	if (!b)
 		return NULL;
-	b->name = stir_arena_strdup(ar, name);
+	b->name = stir_module_intern(k->module, name);
 	b->kind = kind;
 	b->dtype = dtype;
 	b->n_axes = n_axes;
@@ -746,7 +837,7 @@ stir_stmt *stir_stmt_iter(stir_kernel *k, const char *name, int n_groups,
 	stir_stmt *s = stmt_new(k, STIR_STMT_ITER);
 	if (!s)
 		return NULL;
-	s->u.iter.name = stir_arena_strdup(ar, name);
+	s->u.iter.name = stir_module_intern(k->module, name);
 	s->u.iter.kinds = stir_arena_strdup(ar, kinds);
 	s->u.iter.n_groups = n_groups;
 	s->u.iter.groups = stir_arena_alloc(ar,
@@ -833,7 +924,7 @@ stir_buffer *stir_kernel_add_flat_buffer(stir_kernel *k, const char *name,
 	if (!b)
 		return NULL;
 	b->extent = extent;
-	if (arg && !(b->arg = stir_arena_strdup(stir_kernel_arena(k), arg)))
+	if (arg && !(b->arg = stir_module_intern(k->module, arg)))
 		return NULL;
 	return b;
 }
@@ -895,7 +986,7 @@ stir_stmt *stir_stmt_block(stir_kernel *k, const char *name, int n_vars,
 	if (!s)
 		return NULL;
 	size_t n = (size_t)(n_vars ? n_vars : 1);
-	s->u.block.name = stir_arena_strdup(ar, name);
+	s->u.block.name = stir_module_intern(k->module, name);
 	s->u.block.kinds = stir_arena_strdup(ar, kinds);
 	s->u.block.vars = stir_arena_alloc(ar, n * sizeof(stir_var *));
 	s->u.block.bindings = expr_array(k, n_vars, bindings);

@@ -1,6 +1,7 @@
 /* The IR's node structures, shared by the library's own modules (lang,
  * passes, schedule, codegen).  Users see only the opaque types of
- * include/stir/ir.h.  Every node lives in its module's arena. */
+ * include/stir/ir.h.  Every node lives in its module (see struct
+ * stir_module for which storage). */
 #ifndef STIR_IR_NODES_H
 #define STIR_IR_NODES_H
 
@@ -20,9 +21,23 @@
 #define STIR_MAX_BLOCK_DEPTH 256
 #define STIR_MAX_LOWERED_BLOCK_DEPTH 1024
 
+/* Memory of a module (docs/ir.md, "Memory").  Statements, expressions,
+ * non-parameter variables and every array live in "arena", which
+ * stir_module_collect replaces by a fresh one holding only what the
+ * kernels still reach (after each pass and schedule primitive).  What a
+ * caller keeps a handle to across those stays put: kernels (heap, one
+ * each), parameters, axes and buffers ("decls"), and names (interned in
+ * "names", each text stored once). */
 struct stir_module {
 	stir_ctx *ctx;         /* borrowed: receives diagnostics */
-	stir_arena arena;      /* owns every node of the module */
+	stir_arena arena;      /* owns the collected nodes of the module */
+	stir_arena decls;      /* owns the parameter, axis and buffer structs */
+	stir_arena names;      /* owns the interned names */
+	const char **name_set; /* heap hash set of the strings in names */
+	size_t name_cap;       /* slots of name_set: 0 or a power of two */
+	size_t n_names;        /* strings in name_set */
+	stir_kernel **all;     /* heap: every kernel allocated, owned */
+	int n_all, cap_all;
 	stir_ptr_vec kernels;  /* stir_kernel *, in order */
 };
 
@@ -281,6 +296,20 @@ int stir_kernel_link_inits(stir_kernel *k);
 /* init, blk: whether block "init" is in the init nest of the iteration
  * that block "blk" belongs to. */
 bool stir_block_is_init_of(const stir_stmt *init, const stir_stmt *blk);
+
+/* m, s: the interned copy of s (one per text, lives until m is freed), or
+ * NULL when s is NULL or memory runs out (then m->arena.failed is set). */
+const char *stir_module_intern(stir_module *m, const char *s);
+/* m: copy everything its kernels reach into a fresh arena and free the old
+ * one; renumbers the variables' slots.  Every statement, expression and
+ * non-parameter variable moves; kernels, parameters, axes, buffers and
+ * names stay.  0, or -1 when memory ran out: the module is then as good
+ * as before, only nothing was reclaimed (no diagnostic: the caller's work
+ * did not fail). */
+int stir_module_collect(stir_module *m);
+/* m: the bytes its three arenas have handed out (their live size; a
+ * test's measure). */
+size_t stir_module_arena_bytes(const stir_module *m);
 
 /* The name of a search as the text form writes it ("lower_bound",
  * "upper_bound", "find"), or NULL for an invalid value. */

@@ -594,7 +594,10 @@ char *stir_kernel_strf(stir_kernel *k, const char *fmt, ...)
 
 const char *stir_names_fresh(stir_names *names, const char *base)
 {
-	return stir_names_fresh_in(names, stir_kernel_arena(names->k), base);
+	const char *n = stir_names_fresh_in(names, stir_kernel_arena(names->k),
+		base);
+	/* interned: it outlives the collection that ends the pass */
+	return n ? stir_module_intern(names->k->module, n) : NULL;
 }
 
 /* ---- walking ---- */

@@ -93,7 +93,9 @@ void *stir_kernel_array(stir_kernel *k, size_t n, size_t size);
  * out. */
 char *stir_kernel_strf(stir_kernel *k, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-/* stir_names_fresh_in into the arena of names->k. */
+/* names, base: stir_names_fresh_in into the arena of names->k; the name
+ * returned is interned (stir_module_intern), so it lives as long as the
+ * module. */
 const char *stir_names_fresh(stir_names *names, const char *base);
 int stir_names_mark(const stir_names *names);
 void stir_names_reset(stir_names *names, int mark);

@@ -902,7 +902,8 @@ static void rewrite_body(dec *d)
 		k->body = body;
 }
 
-int stir_decompose_format(stir_kernel *k, const char *tensor, int n,
+/* k, tensor, n, rules: stir_decompose_format before the collection. */
+static int decompose_format(stir_kernel *k, const char *tensor, int n,
 	stir_format_rule *const *rules)
 {
 	stir_ctx *ctx = stir_kernel_ctx(k);
@@ -987,4 +988,15 @@ int stir_decompose_format(stir_kernel *k, const char *tensor, int n,
 	free(d.tensors);
 	free(d.comps);
 	return d.failed ? -1 : 0;
+}
+
+/* k, tensor, n, rules: the pass, then the module's arena collected
+ * (stir_module_collect keeps what the kernels reach). */
+int stir_decompose_format(stir_kernel *k, const char *tensor, int n,
+	stir_format_rule *const *rules)
+{
+	int r = decompose_format(k, tensor, n, rules);
+	if (k)
+		(void)stir_module_collect(k->module);
+	return r;
 }

@@ -195,8 +195,8 @@ int stir_lower_sparse_buffer_rewrite(stir_kernel *k)
 	return stir_analyze_regions(k);
 }
 
-/* k: see include/stir/passes.h. */
-int stir_kernel_lower_sparse_buffer(stir_kernel *k)
+/* k: stir_kernel_lower_sparse_buffer before the collection. */
+static int lower_sparse_buffer(stir_kernel *k)
 {
 	if (k->stage != STIR_STAGE_2) {
 		stir_error(stir_kernel_ctx(k), k->loc, "lower_sparse_buffer: kernel "
@@ -211,6 +211,16 @@ int stir_kernel_lower_sparse_buffer(stir_kernel *k)
 		return -1;
 	}
 	return 0;
+}
+
+/* k: the pass, then the module's arena collected
+ * (stir_module_collect keeps what the kernels reach). */
+int stir_kernel_lower_sparse_buffer(stir_kernel *k)
+{
+	int r = lower_sparse_buffer(k);
+	if (k)
+		(void)stir_module_collect(k->module);
+	return r;
 }
 
 int stir_lower_sparse_buffer(stir_module *m)

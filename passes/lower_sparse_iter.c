@@ -25,8 +25,8 @@ int stir_lower_sparse_iter_rewrite(stir_kernel *k)
 	return stir_analyze_regions(k);
 }
 
-/* k: see include/stir/passes.h. */
-int stir_kernel_lower_sparse_iter(stir_kernel *k)
+/* k: stir_kernel_lower_sparse_iter before the collection. */
+static int lower_sparse_iter(stir_kernel *k)
 {
 	stir_ctx *ctx = stir_kernel_ctx(k);
 	stir_made_clear(k);
@@ -42,6 +42,16 @@ int stir_kernel_lower_sparse_iter(stir_kernel *k)
 		return -1;
 	}
 	return 0;
+}
+
+/* k: the pass, then the module's arena collected
+ * (stir_module_collect keeps what the kernels reach). */
+int stir_kernel_lower_sparse_iter(stir_kernel *k)
+{
+	int r = lower_sparse_iter(k);
+	if (k)
+		(void)stir_module_collect(k->module);
+	return r;
 }
 
 int stir_lower_sparse_iter(stir_module *m)

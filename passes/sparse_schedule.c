@@ -125,7 +125,8 @@ static int apply_shape(stir_kernel *k, stir_stmt *s, const iter_shape *shape,
 	return -1;
 }
 
-int stir_sparse_reorder(stir_kernel *k, const char *iter, int n,
+/* k, iter, n, order: stir_sparse_reorder before the collection. */
+static int sparse_reorder(stir_kernel *k, const char *iter, int n,
 	const char *const *order)
 {
 	stir_made_clear(k);
@@ -192,7 +193,19 @@ int stir_sparse_reorder(stir_kernel *k, const char *iter, int n,
 	return apply_shape(k, s, &shape, "sparse_reorder");
 }
 
-int stir_sparse_fuse(stir_kernel *k, const char *iter, int n,
+/* k, iter, n, order: the pass, then the module's arena collected
+ * (stir_module_collect keeps what the kernels reach). */
+int stir_sparse_reorder(stir_kernel *k, const char *iter, int n,
+	const char *const *order)
+{
+	int r = sparse_reorder(k, iter, n, order);
+	if (k)
+		(void)stir_module_collect(k->module);
+	return r;
+}
+
+/* k, iter, n, iters: stir_sparse_fuse before the collection. */
+static int sparse_fuse(stir_kernel *k, const char *iter, int n,
 	const char *const *iters)
 {
 	stir_made_clear(k);
@@ -260,4 +273,15 @@ int stir_sparse_fuse(stir_kernel *k, const char *iter, int n,
 oom:
 	stir_error_oom(ctx);
 	return -1;
+}
+
+/* k, iter, n, iters: the pass, then the module's arena collected
+ * (stir_module_collect keeps what the kernels reach). */
+int stir_sparse_fuse(stir_kernel *k, const char *iter, int n,
+	const char *const *iters)
+{
+	int r = sparse_fuse(k, iter, n, iters);
+	if (k)
+		(void)stir_module_collect(k->module);
+	return r;
 }

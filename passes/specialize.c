@@ -7,7 +7,8 @@
 #include <stir/passes.h>
 #include "ir/util.h"
 
-int stir_specialize(stir_kernel *k, const char *param, int64_t value)
+/* k, param, value: stir_specialize before the collection. */
+static int specialize(stir_kernel *k, const char *param, int64_t value)
 {
 	stir_ctx *ctx = stir_kernel_ctx(k);
 	stir_made_clear(k);
@@ -63,4 +64,14 @@ oom:
 	stir_subst_release(&sub);
 	stir_error_oom(ctx);
 	return -1;
+}
+
+/* k, param, value: the pass, then the module's arena collected
+ * (stir_module_collect keeps what the kernels reach). */
+int stir_specialize(stir_kernel *k, const char *param, int64_t value)
+{
+	int r = specialize(k, param, value);
+	if (k)
+		(void)stir_module_collect(k->module);
+	return r;
 }

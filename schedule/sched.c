@@ -95,7 +95,8 @@ int sched_begin(sched *s, stir_kernel *k, const char *prim)
 	return 0;
 }
 
-int sched_end(sched *s)
+/* s: sched_end before the collection. */
+static int request_end(sched *s)
 {
 	/* a rewrite may not make bound loops racy, whichever primitive */
 	if (!s->failed && !s->oom && s->binds_ok)
@@ -127,6 +128,16 @@ int sched_end(sched *s)
 		return -1;
 	}
 	return 0;
+}
+
+int sched_end(sched *s)
+{
+	int r = request_end(s);
+	/* the request's copy replaced the body, or was dropped: the arena
+	 * keeps only what the kernels reach (a failed collection only
+	 * reclaims nothing) */
+	(void)stir_module_collect(s->k->module);
+	return r;
 }
 
 /* s, kind, name, from: see sched.h. */
@@ -578,8 +589,14 @@ int sched_loop_names(sched *s, const sched_path *path, int li,
 
 const char *sched_names_fresh(sched *s, sched_names *names, const char *base)
 {
-	return sched_check(s, stir_names_fresh_in(names, stir_kernel_arena(s->k),
-		base));
+	const char *n = sched_check(s, stir_names_fresh_in(names,
+		stir_kernel_arena(s->k), base));
+	/* interned, so that a name a primitive hands out outlives the
+	 * collection at its end (the arena copy in "names" does not) */
+	const char *i = n ? stir_module_intern(s->k->module, n) : NULL;
+	if (n && !i)
+		s->oom = true;
+	return i;
 }
 
 /* Every name of the kernel, for sched_fresh_global. */

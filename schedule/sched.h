@@ -53,7 +53,9 @@ int sched_begin(sched *s, stir_kernel *k, const char *prim);
 /* s: finish the request.  When a check failed, put the kernel back and
  * report the failure; otherwise recompute the regions and verify, and
  * when that fails put the kernel back and report an internal error.
- * 0 or -1. */
+ * Either way the module's arena is then collected (stir_module_collect):
+ * statements, expressions and variables held from before move.  0 or
+ * -1. */
 int sched_end(sched *s);
 /* s, kind, name, from: record that the request made "name" (from
  * "from", or NULL) for stir_kernel_get_made; sched_end forgets it when
@@ -187,7 +189,8 @@ int sched_loop_names(sched *s, const sched_path *path, int li,
 	sched_names *names);
 bool sched_names_has(const sched_names *names, const char *name);
 /* s, names, base: "base", or "base1", "base2", ..., one not in names;
- * recorded there; an arena string. */
+ * recorded there; an interned name (stir_module_intern: it lives as long
+ * as the module, so a primitive may return it). */
 const char *sched_names_fresh(sched *s, sched_names *names, const char *base);
 /* s, st, names: rename every variable bound in st whose name is in
  * names (the scope of st's new place) to a fresh one. */

@@ -95,7 +95,9 @@ STIR_EXPORT __stir_give char *stir_kernel_to_cuda(
 	__stir_keep const stir_kernel *k);
 
 /* The CUDA C and launch plan of stage III kernel "k" (which must outlive
- * the plan).  NULL with diagnostics when it cannot be mapped. */
+ * the plan, unchanged: the plan borrows its expressions, which the next
+ * pass or primitive on its module moves).  NULL with diagnostics when it
+ * cannot be mapped. */
 STIR_EXPORT __stir_give stir_cuda_plan *stir_cuda_plan_alloc(
 	__stir_keep const stir_kernel *k, unsigned flags);
 STIR_EXPORT void stir_cuda_plan_free(__stir_take stir_cuda_plan *p);
@@ -151,7 +153,7 @@ typedef struct stir_gpu_kernel stir_gpu_kernel;
 
 /* Emit stage III kernel "k" and compile it with NVRTC (through the cache;
  * see stir_compile_options: set "arch" to compile without a device).  "k"
- * must outlive the result.  Errors (the emitter's, NVRTC's with its log)
+ * must outlive the result, unchanged (as for stir_cuda_plan_alloc).  Errors (the emitter's, NVRTC's with its log)
  * go into the context of k's module.  NULL on failure. */
 STIR_EXPORT __stir_give stir_gpu_kernel *stir_gpu_kernel_compile(
 	__stir_keep const stir_kernel *k,

@@ -1,11 +1,14 @@
 /* stir: the intermediate representation.
  *
  * A module holds kernels; a kernel holds size parameters, axes, buffers and
- * a body of statements.  Every node belongs to its module's arena and lives
- * until the module is freed; handles returned by the functions below are
- * borrowed from the module.  One set of node types serves the three stages
- * (see docs/ir.md); a kernel records its stage and the verifier checks which
- * nodes each stage may hold.
+ * a body of statements.  Every node belongs to its module; handles returned
+ * by the functions below are borrowed from it.  Kernels, parameters, axes,
+ * buffers and names live until the module is freed; statements,
+ * expressions and other variables until the next pass or schedule
+ * primitive on the module, which moves what the kernels still reach and
+ * frees the rest (docs/ir.md, "Memory").  One set of node types serves
+ * the three stages (see docs/ir.md); a kernel records its stage and the
+ * verifier checks which nodes each stage may hold.
  *
  * Construction functions follow isl's convention: they return NULL when an
  * argument is NULL or memory runs out, so a chain of calls can be checked
