@@ -303,7 +303,7 @@ int main(int argc, char **argv)
 		stir_gpu_buf *d_val = bench_upload(dev, a.values, (size_t)a.nnz * 4);
 		/* the hybrid formats of every candidate, built once per graph */
 		stir_bindings *fb[N_CONFIGS];
-		stir_format *fmt[N_CONFIGS];
+		stir_host_format *fmt[N_CONFIGS];
 		double build_ms[N_CONFIGS];
 		for (int i = 0; i < N_CONFIGS; i++) {
 			fb[i] = stir_bindings_alloc();
@@ -403,8 +403,8 @@ int main(int argc, char **argv)
 						r->hyb = configs[i];
 						r->build_ms = build_ms[i];
 						int64_t slots = 0;
-						for (int p = 0; p < stir_format_n_parts(fmt[i]); p++)
-							slots += stir_format_get_part(fmt[i], p)->slots;
+						for (int p = 0; p < stir_host_format_n_parts(fmt[i]); p++)
+							slots += stir_host_format_get_part(fmt[i], p)->slots;
 						r->padding = a.nnz ? (double)(slots - a.nnz) / a.nnz : 0;
 					}
 				} else {
@@ -455,7 +455,7 @@ int main(int argc, char **argv)
 			free(want);
 		}
 		for (int i = 0; i < N_CONFIGS; i++) {
-			stir_format_free(fmt[i]);
+			stir_host_format_free(fmt[i]);
 			stir_bindings_free(fb[i]);
 		}
 		stir_gpu_buf_free(d_ptr);

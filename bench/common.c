@@ -31,7 +31,7 @@ stir_csr *bench_load_graph(stir_ctx *ctx, const char *spec)
 			spec + 10);
 		return NULL;
 	}
-	return stir_mtx_read(ctx, spec);
+	return stir_mtx_read_from_file(ctx, spec);
 }
 
 const char *bench_graph_name(const char *spec, char *buf, size_t size)
@@ -68,7 +68,7 @@ double bench_median(double *v, int n)
 
 int bench_time_cusparse(stir_device *dev, bench_op *op, int reps, double *ms)
 {
-	stir_event *e0 = stir_event_create(dev), *e1 = stir_event_create(dev);
+	stir_event *e0 = stir_event_alloc(dev), *e1 = stir_event_alloc(dev);
 	double *t = malloc((size_t)reps * sizeof(double));
 	int rc = e0 && e1 && t ? 0 : -1;
 	for (int i = 0; rc == 0 && i < BENCH_WARMUP; i++)
@@ -85,8 +85,8 @@ int bench_time_cusparse(stir_device *dev, bench_op *op, int reps, double *ms)
 	if (rc == 0)
 		*ms = bench_median(t, reps);
 	free(t);
-	stir_event_destroy(e0);
-	stir_event_destroy(e1);
+	stir_event_free(e0);
+	stir_event_free(e1);
 	return rc;
 }
 
@@ -111,7 +111,7 @@ double bench_copy_bandwidth(stir_device *dev)
 	size_t bytes = (size_t)1 << 30;
 	stir_gpu_buf *a = stir_gpu_buf_alloc(dev, bytes);
 	stir_gpu_buf *b = stir_gpu_buf_alloc(dev, bytes);
-	stir_event *e0 = stir_event_create(dev), *e1 = stir_event_create(dev);
+	stir_event *e0 = stir_event_alloc(dev), *e1 = stir_event_alloc(dev);
 	double t[20], bw = 0;
 	int n = 0;
 	if (a && b && e0 && e1 && stir_gpu_buf_memset(a, 0, 1, bytes) == 0) {
@@ -128,8 +128,8 @@ double bench_copy_bandwidth(stir_device *dev)
 		if (n == 20)
 			bw = 2.0 * (double)bytes / (bench_median(t, n) * 1e-3);
 	}
-	stir_event_destroy(e0);
-	stir_event_destroy(e1);
+	stir_event_free(e0);
+	stir_event_free(e1);
 	stir_gpu_buf_free(a);
 	stir_gpu_buf_free(b);
 	return bw;
@@ -353,7 +353,7 @@ void bench_start(stir_ctx *ctx, const bench_options *o,
 		exit(0);
 	}
 	memset(g, 0, sizeof(*g));
-	if (!(g->dev = stir_device_open(ctx, 0)))
+	if (!(g->dev = stir_device_alloc(ctx, 0)))
 		bench_fail(ctx, "opening the GPU");
 	if (!(g->cs = bench_cusparse_open(ctx)))
 		bench_fail(ctx, "loading cuSPARSE");
@@ -366,7 +366,7 @@ void bench_start(stir_ctx *ctx, const bench_options *o,
 void bench_finish(bench_gpu *g)
 {
 	bench_cusparse_close(g->cs);
-	stir_device_close(g->dev);
+	stir_device_free(g->dev);
 	memset(g, 0, sizeof(*g));
 }
 
@@ -443,7 +443,7 @@ static stir_module *read_program(stir_ctx *ctx, const char *path)
 	for (int i = 0; i < n_programs; i++)
 		if (!strcmp(programs[i].path, path))
 			return programs[i].m;
-	stir_module *m = stir_module_read_file(ctx, path);
+	stir_module *m = stir_module_read_from_file(ctx, path);
 	char *copy = m ? strdup(path) : NULL;
 	if (!copy || n_programs == (int)(sizeof(programs) / sizeof(programs[0])))
 		return m;  /* not kept: the caller's own module */

@@ -152,11 +152,11 @@ int bench_sddmm_schedule(stir_kernel *k, bench_sddmm_map fm)
 	 * graph's sizes stay parameters */
 	const char *kl[3], *nz[2];
 	if (stir_specialize(k, "feat", fm.feat) < 0 ||
-	    stir_kernel_lower_sparse_iter(k) < 0)
+	    stir_lower_sparse_iter(k) < 0)
 		return -1;
 	/* the block of the sum (the nest's one block) */
 	const char *blk = stir_kernel_get_made(k, STIR_MADE_BLOCK, 0);
-	if (stir_kernel_lower_sparse_buffer(k) < 0)
+	if (stir_lower_sparse_buffer(k) < 0)
 		return -1;
 	const char *x = stir_kernel_get_made_from(k, STIR_MADE_BUFFER, "X", 0);
 	const char *y = stir_kernel_get_made_from(k, STIR_MADE_BUFFER, "Y", 0);
@@ -178,7 +178,7 @@ int bench_sddmm_rows_schedule(stir_kernel *k, bench_sddmm_map fm)
 	const int64_t fx[] = { 0, fm.nnz, fm.lanes };
 	const char *kl[3], *nz[2], *xl[3], *jl[3];
 	if (stir_specialize(k, "feat", fm.feat) < 0 ||
-	    stir_kernel_lower_sparse_iter(k) < 0)
+	    stir_lower_sparse_iter(k) < 0)
 		return -1;
 	/* the nest's blocks: the row's, then the sum's; the init's over the
 	 * row's non-zeros */
@@ -199,7 +199,7 @@ int bench_sddmm_rows_schedule(stir_kernel *k, bench_sddmm_map fm)
 	    stir_bind(k, init, jl[2], STIR_THREAD_X) < 0 ||
 	    lanes_per_nonzero(k, blk, "j", fm, kl, nz) < 0 ||
 	    stir_bind(k, blk, "i", STIR_BLOCK_X) < 0 ||
-	    stir_kernel_lower_sparse_buffer(k) < 0)
+	    stir_lower_sparse_buffer(k) < 0)
 		return -1;
 	const char *y = stir_kernel_get_made_from(k, STIR_MADE_BUFFER, "Y", 0);
 	/* last, the GPU's stage III rewrites */

@@ -300,7 +300,7 @@ static int hybrid_parts(stir_kernel *k, int c, const int64_t *buckets,
 	}
 	const char *init_iter = cover ? NULL :
 		stir_kernel_get_made(k, STIR_MADE_INIT_ITER, 0);
-	if (stir_lower_sparse_iter(stir_kernel_get_module(k)) < 0)
+	if (stir_module_lower_sparse_iter(stir_kernel_get_module(k)) < 0)
 		return -1;
 	for (int i = 0; i < n; i++) {
 		hp->blocks[i] = stir_kernel_get_made_from(k, STIR_MADE_BLOCK,
@@ -317,7 +317,7 @@ static int hybrid_parts(stir_kernel *k, int c, const int64_t *buckets,
 			return -1;
 	if (schedule_init(k, init, cover ? "o" : "i", fm) < 0 ||
 	    stir_default_schedule(k) < 0 ||
-	    stir_kernel_lower_sparse_buffer(k) < 0)
+	    stir_lower_sparse_buffer(k) < 0)
 		return -1;
 	/* what lowering the buffers made: the flat output and values */
 	const char *out = stir_kernel_get_made_from(k, STIR_MADE_BUFFER, "C", 0);
@@ -380,7 +380,7 @@ int bench_spmm_csr_schedule(stir_kernel *k, bench_spmm_map fm)
 	const char *kj[] = { "k", "j" };
 	const int64_t fk[] = { 0, fm.lanes }, fi[] = { 0, fm.rows * fm.chunks };
 	return stir_specialize(k, "feat", fm.feat) < 0 ||
-		stir_lower_sparse_iter(stir_kernel_get_module(k)) < 0 ||
+		stir_module_lower_sparse_iter(stir_kernel_get_module(k)) < 0 ||
 		stir_reorder(k, "csrmm1", 2, kj) < 0 ||
 		stir_split(k, "csrmm1", "k", 2, fk) < 0 ||
 		stir_split(k, "csrmm1", "i", 2, fi) < 0 ||

@@ -134,7 +134,7 @@ void stir_gpu_run_free(stir_gpu_run *r)
 	for (int i = 0; r->packs && i < r->n; i++)
 		stir_arg_pack_free(r->packs[i]);
 	for (int i = 0; r->ev && i < 2 * r->n; i++)
-		stir_event_destroy(r->ev[i]);
+		stir_event_free(r->ev[i]);
 	for (int i = 0; r->bufs && i < r->n_bufs; i++)
 		stir_gpu_buf_free(r->bufs[i]);
 	free(r->packs);
@@ -143,7 +143,7 @@ void stir_gpu_run_free(stir_gpu_run *r)
 	free(r->funcs);
 	free(r->params);
 	free(r->launch_ms);
-	stir_stream_destroy(r->stream);
+	stir_stream_free(r->stream);
 	stir_gpu_module_free(r->mod);
 	free(r);
 }
@@ -153,7 +153,7 @@ static stir_arg_pack *make_pack(stir_gpu_run *r, int i)
 {
 	const stir_cuda_plan *p = r->gk->plan;
 	int n = stir_cuda_plan_n_args(p, i);
-	stir_kernel_param *params = calloc((size_t)n + 1, sizeof(*params));
+	stir_gpu_param *params = calloc((size_t)n + 1, sizeof(*params));
 	if (!params) {
 		stir_error_oom(r->ctx);
 		return NULL;
@@ -206,7 +206,7 @@ stir_gpu_run *stir_gpu_run_alloc(const stir_gpu_kernel *gk, stir_device *dev)
 		if (!r->packs[i])
 			goto fail;
 	}
-	r->stream = stir_stream_create(dev);
+	r->stream = stir_stream_alloc(dev);
 	if (!r->stream)
 		goto fail;
 	return r;
@@ -332,7 +332,7 @@ static int make_events(stir_gpu_run *r)
 		return -1;
 	}
 	for (int i = 0; i < 2 * r->n; i++)
-		if (!(r->ev[i] = stir_event_create(r->dev)))
+		if (!(r->ev[i] = stir_event_alloc(r->dev)))
 			return -1;
 	return 0;
 }

@@ -13,7 +13,7 @@
 /* ctx, path: read a module or print why not. */
 static stir_module *read_module(stir_ctx *ctx, const char *path)
 {
-	stir_module *m = stir_module_read_file(ctx, path);
+	stir_module *m = stir_module_read_from_file(ctx, path);
 	if (!m)
 		stir_ctx_print_diagnostics(ctx, stderr);
 	return m;
@@ -27,7 +27,7 @@ int main(int argc, char **argv)
 	}
 	stir_ctx *ctx = stir_ctx_alloc();
 	stir_module *plain = NULL, *m = read_module(ctx, argv[1]);
-	stir_csr *graph = stir_mtx_read(ctx, argv[2]);
+	stir_csr *graph = stir_mtx_read_from_file(ctx, argv[2]);
 	stir_bindings *in = stir_bindings_alloc(), *want = NULL, *got = NULL;
 	int rc = 1;
 	stir_kernel *k = m ? stir_module_find_kernel(m, "csrmm") : NULL;
@@ -38,12 +38,12 @@ int main(int argc, char **argv)
 
 	/* the schedule and the lowering, step by step */
 	const char *ij[] = { "i", "j" };
-	if (stir_sparse_fuse(k, "csrmm", 2, ij) < 0 || stir_lower_sparse_iter(m) < 0)
+	if (stir_sparse_fuse(k, "csrmm", 2, ij) < 0 || stir_module_lower_sparse_iter(m) < 0)
 		goto out;
 	char *text = stir_module_to_str(m);
 	printf("%s", text);
 	free(text);
-	if (stir_lower_sparse_buffer(m) < 0)
+	if (stir_module_lower_sparse_buffer(m) < 0)
 		goto out;
 
 	/* inputs: the graph and random features, once for both runs */

@@ -16,9 +16,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	stir_ctx *ctx = stir_ctx_alloc();
-	stir_csr *a = stir_mtx_read(ctx, argv[1]);
-	stir_array *b = stir_npy_read(ctx, argv[2]);
-	stir_array *c = stir_npy_read(ctx, argv[3]);
+	stir_csr *a = stir_mtx_read_from_file(ctx, argv[1]);
+	stir_array *b = stir_npy_read_from_file(ctx, argv[2]);
+	stir_array *c = stir_npy_read_from_file(ctx, argv[3]);
 	int rc = 1;
 	if (!a || !b || !c)
 		goto out;

@@ -55,13 +55,13 @@ static int check_kernel(stir_ctx *ctx, const char *srcdir, const gnn_kernel *g,
 {
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/%s", srcdir, g->program);
-	stir_module *plain = NULL, *m = stir_module_read_file(ctx, path);
+	stir_module *plain = NULL, *m = stir_module_read_from_file(ctx, path);
 	stir_kernel *k = m ? stir_module_find_kernel(m, g->kernel) : NULL;
 	/* the unscheduled reference: a copy taken before k is scheduled */
 	stir_kernel *k0 = k ? stir_kernel_copy(k, &plain) : NULL;
 	stir_bindings *in = stir_bindings_alloc(), *want = NULL, *got = NULL;
 	stir_gpu_kernel *gk = NULL;
-	stir_format *f = NULL;
+	stir_host_format *f = NULL;
 	int rc = -1;
 	if (!k0 || !k || schedule(g, k, feat) < 0)
 		goto out;
@@ -102,7 +102,7 @@ static int check_kernel(stir_ctx *ctx, const char *srcdir, const gnn_kernel *g,
 		rc ? "MISMATCH" : "ok");
 out:
 	stir_gpu_kernel_free(gk);
-	stir_format_free(f);
+	stir_host_format_free(f);
 	stir_bindings_free(in);
 	stir_bindings_free(want);
 	stir_bindings_free(got);
@@ -129,8 +129,8 @@ int main(int argc, char **argv)
 	}
 	const char *srcdir = getenv("STIR_SRCDIR") ? getenv("STIR_SRCDIR") : ".";
 	stir_ctx *ctx = stir_ctx_alloc();
-	stir_csr *graph = stir_mtx_read(ctx, argv[1]);
-	stir_device *dev = graph ? stir_device_open(ctx, 0) : NULL;
+	stir_csr *graph = stir_mtx_read_from_file(ctx, argv[1]);
+	stir_device *dev = graph ? stir_device_alloc(ctx, 0) : NULL;
 	if (graph && !dev)
 		stir_ctx_clear_diagnostics(ctx);   /* no GPU: the host runs them */
 	int rc = graph ? 0 : 1;
@@ -138,7 +138,7 @@ int main(int argc, char **argv)
 		if (check_kernel(ctx, srcdir, &kernels[i], graph, feat, dev) != 0)
 			rc = 1;
 	stir_ctx_print_diagnostics(ctx, stderr);
-	stir_device_close(dev);
+	stir_device_free(dev);
 	stir_csr_free(graph);
 	stir_ctx_free(ctx);
 	return rc;

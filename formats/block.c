@@ -159,10 +159,10 @@ static void fill_blocks(fmt_build *bld, const fmt_csr *A, const block_set *s,
 
 /* bld, A, blk, drop_empty, b: BSR(blk), or DBSR(blk) when drop_empty (only
  * the block rows holding a block).  The description or NULL. */
-static stir_format *build_bsr(fmt_build *bld, const fmt_csr *A, int64_t blk,
+static stir_host_format *build_bsr(fmt_build *bld, const fmt_csr *A, int64_t blk,
 	bool drop_empty, stir_bindings *b)
 {
-	stir_format *f = bld->f;
+	stir_host_format *f = bld->f;
 	int64_t area;
 	if (blk <= 0) {
 		fmt_build_error(bld, "the block size must be positive (got %"
@@ -200,7 +200,7 @@ static stir_format *build_bsr(fmt_build *bld, const fmt_csr *A, int64_t blk,
 		"JB%s.indices", sfx) : NULL;
 	stir_array *va = ja ? fmt_build_array(bld, f->vtype, 3, vshape, "A%s",
 		sfx) : NULL;
-	stir_format_part *part = NULL;
+	stir_host_format_part *part = NULL;
 	if (va && (!drop_empty || fmt_build_size(bld, nbr, "nbr%s", sfx) == 0) &&
 	    fmt_build_size(bld, mb, "mb%s", sfx) == 0 &&
 	    fmt_build_size(bld, nb, "nb%s", sfx) == 0 &&
@@ -236,7 +236,7 @@ static stir_format *build_bsr(fmt_build *bld, const fmt_csr *A, int64_t blk,
 	return fmt_build_finish(bld, b);
 }
 
-stir_format *stir_csr_to_bsr(stir_ctx *ctx, const stir_csr *csr,
+stir_host_format *stir_csr_to_bsr(stir_ctx *ctx, const stir_csr *csr,
 	int64_t block, stir_dtype index_type, stir_dtype value_type,
 	const char *suffix, stir_bindings *b)
 {
@@ -249,7 +249,7 @@ stir_format *stir_csr_to_bsr(stir_ctx *ctx, const stir_csr *csr,
 	return build_bsr(&bld, &A, block, false, b);
 }
 
-stir_format *stir_csr_to_dbsr(stir_ctx *ctx, const stir_csr *csr,
+stir_host_format *stir_csr_to_dbsr(stir_ctx *ctx, const stir_csr *csr,
 	int64_t block, stir_dtype index_type, stir_dtype value_type,
 	const char *suffix, stir_bindings *b)
 {
@@ -280,7 +280,7 @@ static int check_tile_padding(fmt_build *bld, const fmt_csr *A,
 	return 0;
 }
 
-stir_format *stir_csr_to_sr_bcrs(stir_ctx *ctx, const stir_csr *csr,
+stir_host_format *stir_csr_to_sr_bcrs(stir_ctx *ctx, const stir_csr *csr,
 	int64_t t, int64_t g, stir_dtype index_type, stir_dtype value_type,
 	const char *suffix, stir_bindings *b)
 {
@@ -290,7 +290,7 @@ stir_format *stir_csr_to_sr_bcrs(stir_ctx *ctx, const stir_csr *csr,
 	    fmt_build_init(&bld, ctx, STIR_FORMAT_SR_BCRS, suffix, index_type,
 		value_type, A.nrows, A.ncols, A.nnz) < 0)
 		return NULL;
-	stir_format *f = bld.f;
+	stir_host_format *f = bld.f;
 	if (t <= 0 || g <= 0) {
 		fmt_build_error(&bld, "the %s must be positive (got %" PRId64
 			")", t <= 0 ? "tile height" : "group size",
@@ -320,7 +320,7 @@ stir_format *stir_csr_to_sr_bcrs(stir_ctx *ctx, const stir_csr *csr,
 			maxg = groups;
 	}
 	int64_t ngroups = gptr[mt];
-	stir_format_part *part = NULL;
+	stir_host_format_part *part = NULL;
 	stir_array *pa = NULL, *ta = NULL, *va = NULL;
 	if (mt > 0) {
 		int64_t nptr = mt + 1;

@@ -1,4 +1,4 @@
-/* The conservation checker: stir_format_verify and stir_format_verify_csf.
+/* The conservation checker: stir_host_format_verify and stir_host_format_verify_csf.
  *
  * Every slot of every part is read back from the bindings as (row, column,
  * value).  A slot whose coordinate is an entry of the original must hold
@@ -22,7 +22,7 @@
 /* The state of one check. */
 typedef struct vstate {
 	stir_ctx *ctx;          /* borrowed: receives the diagnostic */
-	const stir_format *f;   /* borrowed: the description */
+	const stir_host_format *f;   /* borrowed: the description */
 	const fmt_csr *A;       /* borrowed: the original (ELL3D: its rows
 	                         * of (relation, row) pairs) */
 	const stir_csf *csf;    /* borrowed, ELL3D only: to name rows */
@@ -199,7 +199,7 @@ static int check_cell(vstate *v, const char *name, int64_t slot, int64_t i,
 
 /* v, rows: the only part of a one-part format, which must exist exactly
  * when it has rows; *part is NULL when it has none.  0 or -1. */
-static int single_part(vstate *v, int64_t rows, const stir_format_part **part)
+static int single_part(vstate *v, int64_t rows, const stir_host_format_part **part)
 {
 	int want = rows > 0;
 	*part = NULL;
@@ -218,8 +218,8 @@ static int single_part(vstate *v, int64_t rows, const stir_format_part **part)
 /* v: ELL and ELL3D: J_S.indices and A_S, m x w.  0 or -1. */
 static int verify_ell(vstate *v)
 {
-	const stir_format *f = v->f;
-	const stir_format_part *part;
+	const stir_host_format *f = v->f;
+	const stir_host_format_part *part;
 	char jn[256], an[256];
 	if (single_part(v, v->A->nrows, &part) < 0)
 		return -1;
@@ -245,8 +245,8 @@ static int verify_ell(vstate *v)
 /* v: padding: J_S.indptr, J_S.indices, A_S and nnz_S.  0 or -1. */
 static int verify_padding(vstate *v)
 {
-	const stir_format *f = v->f;
-	const stir_format_part *part;
+	const stir_host_format *f = v->f;
+	const stir_host_format_part *part;
 	char pn[256], jn[256], an[256], sn[256];
 	if (single_part(v, v->A->nrows, &part) < 0)
 		return -1;
@@ -286,9 +286,9 @@ static int verify_padding(vstate *v)
 
 /* v, part: one part of a hybrid format: rows_S, R_S.indices, C_S.indices
  * and A_S; its real entries must lie in its column range.  0 or -1. */
-static int verify_hybrid_part(vstate *v, const stir_format_part *part)
+static int verify_hybrid_part(vstate *v, const stir_host_format_part *part)
 {
-	const stir_format *f = v->f;
+	const stir_host_format *f = v->f;
 	char rn[256], cn[256], an[256], sn[256];
 	int64_t cw = f->range_width;
 	/* covering the rows, bucket nbuckets is the split rows' part */
@@ -341,7 +341,7 @@ static int verify_hybrid_part(vstate *v, const stir_format_part *part)
  * the split rows' part (bucket index nbuckets).  The parts are already verified.  0 or -1. */
 static int verify_hybrid_cover(vstate *v)
 {
-	const stir_format *f = v->f;
+	const stir_host_format *f = v->f;
 	int64_t m = v->A->nrows;
 	int *owner = malloc((size_t)(m ? m : 1) * sizeof(*owner));
 	if (!owner) {
@@ -352,7 +352,7 @@ static int verify_hybrid_cover(vstate *v)
 		owner[i] = -1;
 	int rc = 0;
 	for (int pi = 0; pi < f->n_parts && !rc; pi++) {
-		const stir_format_part *part = &f->parts[pi];
+		const stir_host_format_part *part = &f->parts[pi];
 		char rn[256];
 		snprintf(rn, sizeof(rn), "R%s.indices", part->suffix);
 		const stir_array *ra = get_array(v, rn, true, part->rows);
@@ -391,8 +391,8 @@ static int verify_hybrid(vstate *v)
  * -1. */
 static int verify_bsr(vstate *v, bool dbsr)
 {
-	const stir_format *f = v->f;
-	const stir_format_part *part;
+	const stir_host_format *f = v->f;
+	const stir_host_format_part *part;
 	char rn[256], pn[256], jn[256], an[256], sn[256];
 	int64_t b = f->width;
 	int64_t mb = fmt_ceil_div(v->A->nrows, b);
@@ -461,8 +461,8 @@ static int verify_bsr(vstate *v, bool dbsr)
 /* v: SR-BCRS: G_S.indptr, T_S.indices, A_S and the sizes.  0 or -1. */
 static int verify_sr_bcrs(vstate *v)
 {
-	const stir_format *f = v->f;
-	const stir_format_part *part;
+	const stir_host_format *f = v->f;
+	const stir_host_format_part *part;
 	char pn[256], tn[256], an[256], sn[256];
 	int64_t t = f->width, g = f->group;
 	int64_t mt = fmt_ceil_div(v->A->nrows, t);
@@ -537,7 +537,7 @@ static int check_all_seen(vstate *v)
 
 /* ctx, f, A, csf, b: check f against the original A (csf: the CSF tensor
  * A was taken from, for ELL3D).  0 or -1. */
-static int verify(stir_ctx *ctx, const stir_format *f, const fmt_csr *A,
+static int verify(stir_ctx *ctx, const stir_host_format *f, const fmt_csr *A,
 	const stir_csf *csf, const stir_bindings *b)
 {
 	vstate v = { ctx, f, A, csf, b, NULL, 0 };
@@ -568,7 +568,7 @@ static int verify(stir_ctx *ctx, const stir_format *f, const fmt_csr *A,
 	return r;
 }
 
-int stir_format_verify(stir_ctx *ctx, const stir_format *f,
+int stir_host_format_verify(stir_ctx *ctx, const stir_host_format *f,
 	const stir_csr *csr, const stir_bindings *b)
 {
 	fmt_csr A;
@@ -578,7 +578,7 @@ int stir_format_verify(stir_ctx *ctx, const stir_format *f,
 	}
 	if (f->kind == STIR_FORMAT_ELL3D) {
 		stir_error(ctx, stir_loc_none(), "an ELL3D format is checked "
-			"against its CSF tensor (stir_format_verify_csf)");
+			"against its CSF tensor (stir_host_format_verify_csf)");
 		return -1;
 	}
 	if (fmt_check_csr(ctx, csr, &A) < 0)
@@ -586,7 +586,7 @@ int stir_format_verify(stir_ctx *ctx, const stir_format *f,
 	return verify(ctx, f, &A, NULL, b);
 }
 
-int stir_format_verify_csf(stir_ctx *ctx, const stir_format *f,
+int stir_host_format_verify_csf(stir_ctx *ctx, const stir_host_format *f,
 	const stir_csf *csf, const stir_bindings *b)
 {
 	fmt_csr A;
@@ -597,7 +597,7 @@ int stir_format_verify_csf(stir_ctx *ctx, const stir_format *f,
 	if (f->kind != STIR_FORMAT_ELL3D) {
 		stir_error(ctx, stir_loc_none(), "only an ELL3D format is "
 			"checked against a CSF tensor; a %s format takes its "
-			"CSR matrix (stir_format_verify)",
+			"CSR matrix (stir_host_format_verify)",
 			stir_format_kind_name(f->kind));
 		return -1;
 	}

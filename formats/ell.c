@@ -34,10 +34,10 @@ static void row_name(const stir_csf *csf, int64_t i, char *buf, size_t len)
 
 /* bld, A, csf, w, b: the ELL (or, with csf, ELL3D) rule on the rows of A:
  * check them, then bind J_S.indices and A_S.  The description or NULL. */
-static stir_format *build_ell(fmt_build *bld, const fmt_csr *A,
+static stir_host_format *build_ell(fmt_build *bld, const fmt_csr *A,
 	const stir_csf *csf, int64_t w, stir_bindings *b)
 {
-	stir_format *f = bld->f;
+	stir_host_format *f = bld->f;
 	char name[128];
 	if (w <= 0) {
 		fmt_build_error(bld, "the width must be positive (got %" PRId64
@@ -72,7 +72,7 @@ static stir_format *build_ell(fmt_build *bld, const fmt_csr *A,
 		"J%s.indices", f->suffix);
 	stir_array *va = ja ? fmt_build_array(bld, f->vtype, 2, shape, "A%s",
 		f->suffix) : NULL;
-	stir_format_part *part = va ? fmt_build_part(bld, "%s", "") : NULL;
+	stir_host_format_part *part = va ? fmt_build_part(bld, "%s", "") : NULL;
 	if (!part)
 		return fmt_build_abort(bld);
 	void *jd = stir_array_get_data(ja);
@@ -99,7 +99,7 @@ static stir_format *build_ell(fmt_build *bld, const fmt_csr *A,
 	return fmt_build_finish(bld, b);
 }
 
-stir_format *stir_csr_to_ell(stir_ctx *ctx, const stir_csr *csr, int64_t w,
+stir_host_format *stir_csr_to_ell(stir_ctx *ctx, const stir_csr *csr, int64_t w,
 	stir_dtype index_type, stir_dtype value_type, const char *suffix,
 	stir_bindings *b)
 {
@@ -112,7 +112,7 @@ stir_format *stir_csr_to_ell(stir_ctx *ctx, const stir_csr *csr, int64_t w,
 	return build_ell(&bld, &A, NULL, w, b);
 }
 
-stir_format *stir_csf_to_ell3d(stir_ctx *ctx, const stir_csf *csf, int64_t w,
+stir_host_format *stir_csf_to_ell3d(stir_ctx *ctx, const stir_csf *csf, int64_t w,
 	stir_dtype index_type, stir_dtype value_type, const char *suffix,
 	stir_bindings *b)
 {
@@ -125,7 +125,7 @@ stir_format *stir_csf_to_ell3d(stir_ctx *ctx, const stir_csf *csf, int64_t w,
 	return build_ell(&bld, &A, csf, w, b);
 }
 
-stir_format *stir_csr_to_padding(stir_ctx *ctx, const stir_csr *csr,
+stir_host_format *stir_csr_to_padding(stir_ctx *ctx, const stir_csr *csr,
 	int64_t p, stir_dtype index_type, stir_dtype value_type,
 	const char *suffix, stir_bindings *b)
 {
@@ -135,7 +135,7 @@ stir_format *stir_csr_to_padding(stir_ctx *ctx, const stir_csr *csr,
 	    fmt_build_init(&bld, ctx, STIR_FORMAT_PADDING, suffix, index_type,
 		value_type, A.nrows, A.ncols, A.nnz) < 0)
 		return NULL;
-	stir_format *f = bld.f;
+	stir_host_format *f = bld.f;
 	if (p <= 0) {
 		fmt_build_error(&bld, "the multiple must be positive (got %"
 			PRId64 ")", p);
@@ -169,7 +169,7 @@ stir_format *stir_csr_to_padding(stir_ctx *ctx, const stir_csr *csr,
 		"J%s.indices", f->suffix) : NULL;
 	stir_array *va = ja ? fmt_build_array(&bld, f->vtype, 1, &total,
 		"A%s", f->suffix) : NULL;
-	stir_format_part *part = NULL;
+	stir_host_format_part *part = NULL;
 	if (va && fmt_build_size(&bld, total, "nnz%s", f->suffix) == 0)
 		part = fmt_build_part(&bld, "%s", "");
 	if (!part)

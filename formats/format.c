@@ -1,4 +1,4 @@
-/* The format description (stir_format), the checks every builder runs on
+/* The format description (stir_host_format), the checks every builder runs on
  * its input, and the build state that collects arrays and sizes until a
  * format is complete, so that a failed build binds nothing. */
 #include <inttypes.h>
@@ -254,7 +254,7 @@ int fmt_build_init(fmt_build *bld, stir_ctx *ctx, stir_format_kind kind,
 			stir_dtype_name(vtype));
 		return -1;
 	}
-	stir_format *f = calloc(1, sizeof(*f));
+	stir_host_format *f = calloc(1, sizeof(*f));
 	if (!f || !(f->suffix = strdup(suffix))) {
 		free(f);
 		stir_error_oom(ctx);
@@ -362,12 +362,12 @@ int fmt_build_size(fmt_build *bld, int64_t value, const char *fmt, ...)
 	return 0;
 }
 
-stir_format_part *fmt_build_part(fmt_build *bld, const char *fmt, ...)
+stir_host_format_part *fmt_build_part(fmt_build *bld, const char *fmt, ...)
 {
-	stir_format *f = bld->f;
+	stir_host_format *f = bld->f;
 	if (f->n_parts == f->cap_parts) {
 		int cap = f->cap_parts ? 2 * f->cap_parts : 4;
-		stir_format_part *p = realloc(f->parts, cap * sizeof(*p));
+		stir_host_format_part *p = realloc(f->parts, cap * sizeof(*p));
 		if (!p)
 			return stir_error_oom(bld->ctx);
 		f->parts = p;
@@ -383,7 +383,7 @@ stir_format_part *fmt_build_part(fmt_build *bld, const char *fmt, ...)
 	if (!suffix)
 		return stir_error_oom(bld->ctx);
 	snprintf(suffix, len, "%s%s", f->suffix, tail);
-	stir_format_part *part = &f->parts[f->n_parts++];
+	stir_host_format_part *part = &f->parts[f->n_parts++];
 	memset(part, 0, sizeof(*part));
 	part->suffix = suffix;
 	return part;
@@ -405,7 +405,7 @@ static void release_pending(fmt_build *bld)
 	bld->n_arrays = bld->n_sizes = 0;
 }
 
-stir_format *fmt_build_finish(fmt_build *bld, stir_bindings *b)
+stir_host_format *fmt_build_finish(fmt_build *bld, stir_bindings *b)
 {
 	int failed = 0;
 	for (int i = 0; i < bld->n_sizes && !failed; i++)
@@ -426,7 +426,7 @@ stir_format *fmt_build_finish(fmt_build *bld, stir_bindings *b)
 		fmt_build_abort(bld);
 		return stir_error_oom(bld->ctx);
 	}
-	stir_format *f = bld->f;
+	stir_host_format *f = bld->f;
 	bld->f = NULL;
 	return f;
 }
@@ -434,14 +434,14 @@ stir_format *fmt_build_finish(fmt_build *bld, stir_bindings *b)
 void *fmt_build_abort(fmt_build *bld)
 {
 	release_pending(bld);
-	stir_format_free(bld->f);
+	stir_host_format_free(bld->f);
 	bld->f = NULL;
 	return NULL;
 }
 
 /* ---- the description ---- */
 
-void stir_format_free(stir_format *f)
+void stir_host_format_free(stir_host_format *f)
 {
 	if (!f)
 		return;
@@ -453,32 +453,32 @@ void stir_format_free(stir_format *f)
 	free(f);
 }
 
-stir_format_kind stir_format_get_kind(const stir_format *f)
+stir_format_kind stir_host_format_get_kind(const stir_host_format *f)
 {
 	return f->kind;
 }
 
-const char *stir_format_get_suffix(const stir_format *f)
+const char *stir_host_format_get_suffix(const stir_host_format *f)
 {
 	return f->suffix;
 }
 
-stir_dtype stir_format_get_index_type(const stir_format *f)
+stir_dtype stir_host_format_get_index_type(const stir_host_format *f)
 {
 	return f->itype;
 }
 
-stir_dtype stir_format_get_value_type(const stir_format *f)
+stir_dtype stir_host_format_get_value_type(const stir_host_format *f)
 {
 	return f->vtype;
 }
 
-int stir_format_n_parts(const stir_format *f)
+int stir_host_format_n_parts(const stir_host_format *f)
 {
 	return f->n_parts;
 }
 
-const stir_format_part *stir_format_get_part(const stir_format *f, int i)
+const stir_host_format_part *stir_host_format_get_part(const stir_host_format *f, int i)
 {
 	if (i < 0 || i >= f->n_parts)
 		return NULL;

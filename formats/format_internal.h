@@ -12,7 +12,7 @@
  * 256 bytes the interpreter reserves for an array name. */
 #define FMT_SUFFIX_MAX 160
 
-struct stir_format {
+struct stir_host_format {
 	stir_format_kind kind;
 	char *suffix;             /* owned: the caller's suffix */
 	stir_dtype itype;         /* index type: STIR_I32 or STIR_I64 */
@@ -29,12 +29,12 @@ struct stir_format {
 	bool cover_rows;          /* hybrid: STIR_HYBRID_COVER_ROWS */
 	int n_parts;              /* parts that exist */
 	int cap_parts;            /* room in parts */
-	stir_format_part *parts;  /* owned, with their suffix strings */
+	stir_host_format_part *parts;  /* owned, with their suffix strings */
 };
 
 /* f, t: the width of hybrid part t's rows: bucket t's, or for the split
  * rows' part of a format that covers the rows (t = nbuckets) the widest. */
-static inline int64_t fmt_hybrid_width(const stir_format *f, int t)
+static inline int64_t fmt_hybrid_width(const stir_host_format *f, int t)
 {
 	return f->buckets[t < f->nbuckets ? t : f->nbuckets - 1];
 }
@@ -66,7 +66,7 @@ typedef struct fmt_pending_size {
 typedef struct fmt_build {
 	stir_ctx *ctx;            /* borrowed: receives the diagnostics */
 	const char *what;         /* the format's name for messages */
-	stir_format *f;           /* owned until returned */
+	stir_host_format *f;           /* owned until returned */
 	int n_arrays;
 	int cap_arrays;
 	fmt_pending_array *arrays; /* owned */
@@ -114,11 +114,11 @@ int fmt_build_fits(fmt_build *bld, int64_t value, const char *what);
 /* bld, fmt...: a new part of the description, zero-filled but for its
  * suffix (fmt, appended to the format's suffix).  NULL when memory runs
  * out. */
-stir_format_part *fmt_build_part(fmt_build *bld, const char *fmt, ...)
+stir_host_format_part *fmt_build_part(fmt_build *bld, const char *fmt, ...)
 	STIR_PRINTF(2, 3);
 /* bld, b: bind every pending array and size into b and return the
  * description; bld is left empty.  NULL when memory runs out. */
-stir_format *fmt_build_finish(fmt_build *bld, stir_bindings *b);
+stir_host_format *fmt_build_finish(fmt_build *bld, stir_bindings *b);
 /* bld: give up: free the description and the pending arrays.  NULL. */
 void *fmt_build_abort(fmt_build *bld);
 /* bld, fmt...: report an error prefixed with the format's name (kept in

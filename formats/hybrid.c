@@ -42,7 +42,7 @@ typedef struct hyb_part {
 static int check_params(fmt_build *bld, int c, const int64_t *buckets,
 	int nbuckets)
 {
-	stir_format *f = bld->f;
+	stir_host_format *f = bld->f;
 	if (c < 1)
 		return fmt_build_error(bld, "the number of column ranges must "
 			"be at least 1 (got %d)", c);
@@ -111,7 +111,7 @@ static int padding_error(fmt_build *bld, const fmt_csr *A, int64_t i, int64_t q,
 static int count_parts(fmt_build *bld, const fmt_csr *A, hyb_part *parts,
 	int64_t cw, bool pad_any)
 {
-	const stir_format *f = bld->f;
+	const stir_host_format *f = bld->f;
 	int k = f->nbuckets;
 	int64_t last = f->buckets[k - 1];
 	for (int64_t i = 0; i < A->nrows; i++) {
@@ -161,7 +161,7 @@ static int count_parts(fmt_build *bld, const fmt_csr *A, hyb_part *parts,
 static void fill_parts(fmt_build *bld, const fmt_csr *A, hyb_part *parts,
 	int64_t cw, const int64_t *order)
 {
-	const stir_format *f = bld->f;
+	const stir_host_format *f = bld->f;
 	stir_dtype it = f->itype, vt = f->vtype;
 	int k = f->nbuckets;
 	for (int64_t x = 0; x < A->nrows; x++) {
@@ -246,7 +246,7 @@ static int bind_empty_part(fmt_build *bld, int q, int t)
 }
 
 /* See formats.h (flags 0). */
-stir_format *stir_csr_to_hybrid(stir_ctx *ctx, const stir_csr *csr, int c,
+stir_host_format *stir_csr_to_hybrid(stir_ctx *ctx, const stir_csr *csr, int c,
 	const int64_t *buckets, int nbuckets, stir_dtype index_type,
 	stir_dtype value_type, const char *suffix, stir_bindings *b)
 {
@@ -256,7 +256,7 @@ stir_format *stir_csr_to_hybrid(stir_ctx *ctx, const stir_csr *csr, int c,
 
 /* ctx, csr, c, buckets, nbuckets, index_type, value_type, suffix, flags,
  * b: see formats.h. */
-stir_format *stir_csr_to_hybrid_flags(stir_ctx *ctx, const stir_csr *csr,
+stir_host_format *stir_csr_to_hybrid_flags(stir_ctx *ctx, const stir_csr *csr,
 	int c, const int64_t *buckets, int nbuckets, stir_dtype index_type,
 	stir_dtype value_type, const char *suffix, unsigned flags,
 	stir_bindings *b)
@@ -269,7 +269,7 @@ stir_format *stir_csr_to_hybrid_flags(stir_ctx *ctx, const stir_csr *csr,
 		return NULL;
 	if (check_params(&bld, c, buckets, nbuckets) < 0)
 		return fmt_build_abort(&bld);
-	stir_format *f = bld.f;
+	stir_host_format *f = bld.f;
 	f->cover_rows = (flags & STIR_HYBRID_COVER_ROWS) != 0;
 	if (f->cover_rows && c != 1) {
 		fmt_build_error(&bld, "covering the rows needs one column range, "
@@ -313,7 +313,7 @@ stir_format *stir_csr_to_hybrid_flags(stir_ctx *ctx, const stir_csr *csr,
 		int64_t width = fmt_hybrid_width(f, t);
 		/* the part's suffix is the format's and a tail */
 		char *full = stir_format_hybrid_part_suffix(f->suffix, q, t);
-		stir_format_part *part = full ? fmt_build_part(&bld, "%s",
+		stir_host_format_part *part = full ? fmt_build_part(&bld, "%s",
 			full + strlen(f->suffix)) : stir_error_oom(ctx);
 		free(full);
 		if (!part) {

@@ -839,16 +839,16 @@ stir_csr *stir_mtx_read_from_mem(stir_ctx *ctx, const char *name,
 }
 
 /* ctx, path, limits: see io.h. */
-stir_csr *stir_mtx_read_limited(stir_ctx *ctx, const char *path,
+stir_csr *stir_mtx_read_from_file_limited(stir_ctx *ctx, const char *path,
 	const stir_mtx_limits *limits)
 {
 	return read_mtx_stream(stir_io_open(ctx, path), limits, ctx);
 }
 
 /* ctx: receives diagnostics; path: the file to read. */
-stir_csr *stir_mtx_read(stir_ctx *ctx, const char *path)
+stir_csr *stir_mtx_read_from_file(stir_ctx *ctx, const char *path)
 {
-	return stir_mtx_read_limited(ctx, path, NULL);
+	return stir_mtx_read_from_file_limited(ctx, path, NULL);
 }
 
 /* csr: the matrix to free (NULL is fine). */

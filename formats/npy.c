@@ -613,7 +613,7 @@ stir_array *stir_npy_read_from_mem(stir_ctx *ctx, const char *name,
 }
 
 /* ctx: receives diagnostics; path: the .npy file (possibly gzipped). */
-stir_array *stir_npy_read(stir_ctx *ctx, const char *path)
+stir_array *stir_npy_read_from_file(stir_ctx *ctx, const char *path)
 {
 	stir_io_stream *in = stir_io_open(ctx, path);
 	if (!in)

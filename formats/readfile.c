@@ -367,7 +367,7 @@ int stir_io_read_text(stir_ctx *ctx, const char *path, const char *what,
 
 /* ctx, path; *data, *len: its (decompressed) contents, NUL-terminated,
  * for the caller to free. */
-int stir_read_file(stir_ctx *ctx, const char *path, char **data, size_t *len)
+int stir_bytes_read_from_file(stir_ctx *ctx, const char *path, char **data, size_t *len)
 {
 	return stir_io_read_text(ctx, path, NULL, SIZE_MAX - 1, data, len);
 }

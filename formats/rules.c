@@ -169,7 +169,7 @@ static stir_format_rule *done(stir_format_rule *r, bool ok)
 	return NULL;
 }
 
-stir_format_rule *stir_format_ell(const char *suffix, int64_t width)
+stir_format_rule *stir_format_rule_ell(const char *suffix, int64_t width)
 {
 	stir_format_rule *r = stir_format_rule_alloc(suffix);
 	bool ok = r && width > 0 &&
@@ -180,7 +180,7 @@ stir_format_rule *stir_format_ell(const char *suffix, int64_t width)
 	return done(r, ok);
 }
 
-stir_format_rule *stir_format_padding(const char *suffix, int64_t p)
+stir_format_rule *stir_format_rule_padding(const char *suffix, int64_t p)
 {
 	stir_format_rule *r = stir_format_rule_alloc(suffix);
 	bool ok = r && p > 0 &&
@@ -199,7 +199,7 @@ void stir_format_rule_set_cover_rows(stir_format_rule *r, bool cover)
 		r->cover_rows = cover;
 }
 
-stir_format_rule *stir_format_bsr(const char *suffix, int64_t b)
+stir_format_rule *stir_format_rule_bsr(const char *suffix, int64_t b)
 {
 	stir_format_rule *r = stir_format_rule_alloc(suffix);
 	bool ok = r && b > 0 &&
@@ -263,14 +263,14 @@ stir_format_rule *stir_format_hybrid_rule(const char *suffix, int c,
 	int q, t;
 	if (!buckets || stir_format_hybrid_part_at(c, nb, cover, i, &q, &t) < 0)
 		return NULL;
-	stir_format_rule *r = stir_format_hybrid_part(suffix, q, t,
+	stir_format_rule *r = stir_format_rule_hybrid_part(suffix, q, t,
 		buckets[t < nb ? t : nb - 1]);
 	if (r)
 		stir_format_rule_set_cover_rows(r, cover);
 	return r;
 }
 
-stir_format_rule *stir_format_hybrid_part(const char *suffix, int q, int t,
+stir_format_rule *stir_format_rule_hybrid_part(const char *suffix, int q, int t,
 	int64_t width)
 {
 	char *full = stir_format_hybrid_part_suffix(suffix, q, t);
@@ -289,7 +289,7 @@ stir_format_rule *stir_format_hybrid_part(const char *suffix, int q, int t,
 	return done(r, ok);
 }
 
-stir_format_rule *stir_format_ell3d(const char *suffix, int64_t width)
+stir_format_rule *stir_format_rule_ell3d(const char *suffix, int64_t width)
 {
 	stir_format_rule *r = stir_format_rule_alloc(suffix);
 	bool ok = r && width > 0 &&
@@ -301,7 +301,7 @@ stir_format_rule *stir_format_ell3d(const char *suffix, int64_t width)
 	return done(r, ok);
 }
 
-stir_format_rule *stir_format_dbsr(const char *suffix, int64_t b)
+stir_format_rule *stir_format_rule_dbsr(const char *suffix, int64_t b)
 {
 	stir_format_rule *r = stir_format_rule_alloc(suffix);
 	bool ok = r && b > 0 &&
@@ -320,7 +320,7 @@ stir_format_rule *stir_format_dbsr(const char *suffix, int64_t b)
 	return done(r, ok);
 }
 
-stir_format_rule *stir_format_sr_bcrs(const char *suffix, int64_t t, int64_t g)
+stir_format_rule *stir_format_rule_sr_bcrs(const char *suffix, int64_t t, int64_t g)
 {
 	stir_format_rule *r = stir_format_rule_alloc(suffix);
 	bool ok = r && t > 0 && g > 0 &&

@@ -495,7 +495,7 @@ int stir_bindings_n_sizes(const stir_bindings *b)
 	return b->n_sizes;
 }
 
-const char *stir_bindings_size_name(const stir_bindings *b, int i)
+const char *stir_bindings_get_size_name(const stir_bindings *b, int i)
 {
 	return i >= 0 && i < b->n_sizes ? b->sizes[i].name : NULL;
 }
@@ -505,7 +505,7 @@ int stir_bindings_n_arrays(const stir_bindings *b)
 	return b->n_arrays;
 }
 
-const char *stir_bindings_array_name(const stir_bindings *b, int i)
+const char *stir_bindings_get_array_name(const stir_bindings *b, int i)
 {
 	return i >= 0 && i < b->n_arrays ? b->arrays[i].name : NULL;
 }

@@ -16,7 +16,7 @@ int stir_kernel_check_bindings(const stir_kernel *k, const stir_bindings *b)
 	return 0;
 }
 
-int stir_kernel_array_names(const stir_kernel *k, const char **names, int max)
+int stir_kernel_get_array_names(const stir_kernel *k, const char **names, int max)
 {
 	stir_ctx *ctx = stir_kernel_ctx(k);
 	int n = 0;
@@ -82,7 +82,7 @@ static const stir_axis *axis_of_array(const stir_kernel *k, const char *name,
 	return NULL;
 }
 
-int stir_kernel_array_shape(const stir_kernel *k, const stir_bindings *b,
+int stir_kernel_get_array_shape(const stir_kernel *k, const stir_bindings *b,
 	const char *name, int *ndim, int64_t *shape)
 {
 	stir_ctx *ctx = stir_kernel_ctx(k);
@@ -793,7 +793,7 @@ static int64_t type_bound(stir_dtype t)
 	return t == STIR_I32 ? INT32_MAX : 0;
 }
 
-stir_csr *stir_kernel_read_csr(const stir_kernel *k, const char *tensor,
+stir_csr *stir_kernel_read_csr_from_file(const stir_kernel *k, const char *tensor,
 	const char *path)
 {
 	const stir_buffer *buf = csr_tensor(k, tensor);
@@ -818,7 +818,7 @@ stir_csr *stir_kernel_read_csr(const stir_kernel *k, const char *tensor,
 	else
 		snprintf(why, sizeof(why), "tensor '%.200s'", tensor);
 	lim.why = why;
-	return stir_mtx_read_limited(stir_kernel_ctx(k), path, &lim);
+	return stir_mtx_read_from_file_limited(stir_kernel_ctx(k), path, &lim);
 }
 
 int stir_kernel_bind_csr(const stir_kernel *k, stir_bindings *b,

@@ -138,7 +138,7 @@ stir_kernel *stir_module_find_kernel(const stir_module *m, const char *name)
 /* ---- kernel ---- */
 
 /* m: the module receiving a new empty stage I kernel called "name". */
-stir_kernel *stir_kernel_alloc(stir_module *m, const char *name)
+stir_kernel *stir_module_add_kernel(stir_module *m, const char *name)
 {
 	if (!m || !name)
 		return NULL;

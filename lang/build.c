@@ -1130,7 +1130,7 @@ static void bind_kernel_names(builder *b, const lang_kernel *lk)
  * the kernel's buffer order), then the statements. */
 static void build_kernel(builder *b, const lang_kernel *lk)
 {
-	b->k = stir_kernel_alloc(b->m, lk->name.name);
+	b->k = stir_module_add_kernel(b->m, lk->name.name);
 	if (!b->k)
 		return;
 	b->k->loc = lk->name.loc;

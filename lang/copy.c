@@ -178,7 +178,7 @@ stir_kernel *stir_kernel_copy(const stir_kernel *k, stir_module **owner)
 		return stir_error_oom(ctx);
 	}
 	snprintf(file, len, "<copy of %s>", k->name);
-	stir_module *m = stir_module_read_from_str(ctx, file, text, strlen(text));
+	stir_module *m = stir_module_read_from_mem(ctx, file, text, strlen(text));
 	if (!m)
 		stir_error(ctx, k->loc, "internal error: the printed form of kernel "
 			"'%s' does not read back", k->name);

@@ -33,7 +33,7 @@ static stir_module *parse_and_build(stir_ctx *ctx, const char *file,
 
 /* ctx, file (NULL: "<string>"), text, len: see lang.h.  The text is
  * registered so that diagnostics show its lines. */
-stir_module *stir_module_read_from_str(stir_ctx *ctx, const char *file,
+stir_module *stir_module_read_from_mem(stir_ctx *ctx, const char *file,
 	const char *text, size_t len)
 {
 	if (!ctx)
@@ -59,8 +59,8 @@ stir_module *stir_module_read_from_str(stir_ctx *ctx, const char *file,
 
 /* ctx, path: read the whole file (at most STIR_IO_TEXT_LIMIT bytes, after
  * decompression: an endless input stops there), then as
- * stir_module_read_from_str with the path as the file name. */
-stir_module *stir_module_read_file(stir_ctx *ctx, const char *path)
+ * stir_module_read_from_mem with the path as the file name. */
+stir_module *stir_module_read_from_file(stir_ctx *ctx, const char *path)
 {
 	if (!ctx || !path)
 		return NULL;
@@ -69,7 +69,7 @@ stir_module *stir_module_read_file(stir_ctx *ctx, const char *path)
 	if (stir_io_read_text(ctx, path, "program", STIR_IO_TEXT_LIMIT, &text,
 	    &len) < 0)
 		return NULL;
-	stir_module *m = stir_module_read_from_str(ctx, path, text, len);
+	stir_module *m = stir_module_read_from_mem(ctx, path, text, len);
 	free(text);
 	return m;
 }

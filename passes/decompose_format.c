@@ -696,7 +696,7 @@ static stir_kernel *copy_kernel(dec *d)
 		fail(d, k->loc, "the module already has a kernel '%s'", name);
 		return NULL;
 	}
-	stir_kernel *c = stir_kernel_alloc(k->module, name);
+	stir_kernel *c = stir_module_add_kernel(k->module, name);
 	for (int i = 0; i < d->t->n_axes; i++)
 		need[d->t->axes[i]->index] = true;
 	for (int r = 0; r < d->n_rules; r++)

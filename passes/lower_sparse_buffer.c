@@ -195,7 +195,7 @@ int stir_lower_sparse_buffer_rewrite(stir_kernel *k)
 	return stir_analyze_regions(k);
 }
 
-/* k: stir_kernel_lower_sparse_buffer before the collection. */
+/* k: stir_lower_sparse_buffer before the collection. */
 static int lower_sparse_buffer(stir_kernel *k)
 {
 	if (k->stage != STIR_STAGE_2) {
@@ -215,7 +215,7 @@ static int lower_sparse_buffer(stir_kernel *k)
 
 /* k: the pass, then the module's arena collected
  * (stir_module_collect keeps what the kernels reach). */
-int stir_kernel_lower_sparse_buffer(stir_kernel *k)
+int stir_lower_sparse_buffer(stir_kernel *k)
 {
 	int r = lower_sparse_buffer(k);
 	if (k)
@@ -223,11 +223,11 @@ int stir_kernel_lower_sparse_buffer(stir_kernel *k)
 	return r;
 }
 
-int stir_lower_sparse_buffer(stir_module *m)
+int stir_module_lower_sparse_buffer(stir_module *m)
 {
 	for (int i = 0; i < m->kernels.n; i++) {
 		stir_kernel *k = stir_kernel_at(&m->kernels, i);
-		if (k->stage == STIR_STAGE_2 && stir_kernel_lower_sparse_buffer(k) < 0)
+		if (k->stage == STIR_STAGE_2 && stir_lower_sparse_buffer(k) < 0)
 			return -1;
 	}
 	return 0;

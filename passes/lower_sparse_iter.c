@@ -25,7 +25,7 @@ int stir_lower_sparse_iter_rewrite(stir_kernel *k)
 	return stir_analyze_regions(k);
 }
 
-/* k: stir_kernel_lower_sparse_iter before the collection. */
+/* k: stir_lower_sparse_iter before the collection. */
 static int lower_sparse_iter(stir_kernel *k)
 {
 	stir_ctx *ctx = stir_kernel_ctx(k);
@@ -46,7 +46,7 @@ static int lower_sparse_iter(stir_kernel *k)
 
 /* k: the pass, then the module's arena collected
  * (stir_module_collect keeps what the kernels reach). */
-int stir_kernel_lower_sparse_iter(stir_kernel *k)
+int stir_lower_sparse_iter(stir_kernel *k)
 {
 	int r = lower_sparse_iter(k);
 	if (k)
@@ -54,11 +54,11 @@ int stir_kernel_lower_sparse_iter(stir_kernel *k)
 	return r;
 }
 
-int stir_lower_sparse_iter(stir_module *m)
+int stir_module_lower_sparse_iter(stir_module *m)
 {
 	for (int i = 0; i < m->kernels.n; i++) {
 		stir_kernel *k = stir_kernel_at(&m->kernels, i);
-		if (k->stage == STIR_STAGE_1 && stir_kernel_lower_sparse_iter(k) < 0)
+		if (k->stage == STIR_STAGE_1 && stir_lower_sparse_iter(k) < 0)
 			return -1;
 	}
 	return 0;

@@ -50,7 +50,7 @@ static int query_properties(stir_device *dev)
 }
 
 /* ctx: receives every diagnostic about the device; ordinal: which one. */
-stir_device *stir_device_open(stir_ctx *ctx, int ordinal)
+stir_device *stir_device_alloc(stir_ctx *ctx, int ordinal)
 {
 	if (stir_cu_load(ctx) < 0)
 		return NULL;
@@ -80,7 +80,7 @@ stir_device *stir_device_ref(stir_device *dev)
 
 /* dev: drop one reference; the last one frees the flush buffer and
  * releases the primary context. */
-void stir_device_close(stir_device *dev)
+void stir_device_free(stir_device *dev)
 {
 	if (!dev || --dev->refs > 0)
 		return;
@@ -248,7 +248,7 @@ void stir_gpu_buf_free(stir_gpu_buf *buf)
 		stir_device_leave(dev);
 	}
 	free(buf);
-	stir_device_close(dev);
+	stir_device_free(dev);
 }
 
 /* buf: the buffer; its device address (0 for NULL). */
@@ -386,7 +386,7 @@ int stir_gpu_buf_fill_u32(stir_gpu_buf *buf, size_t offset, size_t count,
 /* dev: the device of the new stream.  The stream is a blocking one: it
  * synchronises with the default stream, so the synchronous copies above
  * (which run there) wait for kernels queued on it. */
-stir_stream *stir_stream_create(stir_device *dev)
+stir_stream *stir_stream_alloc(stir_device *dev)
 {
 	if (!dev)
 		return NULL;
@@ -409,7 +409,7 @@ stir_stream *stir_stream_create(stir_device *dev)
 }
 
 /* stream: the stream to destroy. */
-void stir_stream_destroy(stir_stream *stream)
+void stir_stream_free(stir_stream *stream)
 {
 	if (!stream)
 		return;
@@ -420,7 +420,7 @@ void stir_stream_destroy(stir_stream *stream)
 		stir_device_leave(dev);
 	}
 	free(stream);
-	stir_device_close(dev);
+	stir_device_free(dev);
 }
 
 /* stream: the stream to wait for. */
@@ -437,7 +437,7 @@ int stir_stream_synchronize(stir_stream *stream)
 /* ---- events ----------------------------------------------------------- */
 
 /* dev: the device of the new event. */
-stir_event *stir_event_create(stir_device *dev)
+stir_event *stir_event_alloc(stir_device *dev)
 {
 	if (!dev)
 		return NULL;
@@ -461,7 +461,7 @@ stir_event *stir_event_create(stir_device *dev)
 }
 
 /* ev: the event to destroy. */
-void stir_event_destroy(stir_event *ev)
+void stir_event_free(stir_event *ev)
 {
 	if (!ev)
 		return;
@@ -472,7 +472,7 @@ void stir_event_destroy(stir_event *ev)
 		stir_device_leave(dev);
 	}
 	free(ev);
-	stir_device_close(dev);
+	stir_device_free(dev);
 }
 
 /* ev, stream: record ev on stream (NULL: the default stream). */

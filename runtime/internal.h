@@ -14,7 +14,7 @@
 struct stir_device {
 	int refs;              /* references; freed when it drops to 0 */
 	stir_ctx *ctx;         /* borrowed: receives every diagnostic */
-	int ordinal;           /* as passed to stir_device_open */
+	int ordinal;           /* as passed to stir_device_alloc */
 	cu_device cudev;       /* the driver's handle */
 	cu_context pctx;       /* the primary context, retained */
 	char name[256];        /* cuDeviceGetName */

@@ -74,7 +74,7 @@ void stir_gpu_module_free(stir_gpu_module *mod)
 	free(mod->funcs);
 	free(mod->name);
 	free(mod);
-	stir_device_close(dev);
+	stir_device_free(dev);
 }
 
 /* mod, name: find (or look up and remember) the kernel "name". */

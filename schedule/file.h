@@ -141,7 +141,7 @@ typedef enum sf_rule_kind {
 } sf_rule_kind;
 
 /* One rule as the file writes it; a hybrid rule stands for all its parts
- * (c x buckets of stir_format_hybrid_part, range-major). */
+ * (c x buckets of stir_format_rule_hybrid_part, range-major). */
 typedef struct sf_rule {
 	sf_rule_kind kind;
 	stir_loc loc;             /* of the rule's kind key */

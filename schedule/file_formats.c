@@ -156,7 +156,7 @@ static int build(stir_ctx *ctx, const sf_rule *src, const host_input *in,
 {
 	const stir_csr *c = &in->csr;
 	const char *sfx = src->suffix;
-	stir_format *f = NULL;
+	stir_host_format *f = NULL;
 	switch (src->kind) {
 	case SF_RULE_ELL:
 		f = stir_csr_to_ell(ctx, c, src->size, itype, vtype, sfx, out);
@@ -189,7 +189,7 @@ static int build(stir_ctx *ctx, const sf_rule *src, const host_input *in,
 	case SF_N_RULE_KINDS:
 		break;
 	}
-	stir_format_free(f);
+	stir_host_format_free(f);
 	return f ? 0 : -1;
 }
 
@@ -199,7 +199,7 @@ static int move_into(stir_ctx *ctx, const stir_bindings *from,
 	const stir_buffer *t, stir_bindings *b)
 {
 	for (int i = 0; i < stir_bindings_n_sizes(from); i++) {
-		const char *name = stir_bindings_size_name(from, i);
+		const char *name = stir_bindings_get_size_name(from, i);
 		int64_t v;
 		stir_bindings_get_size(from, name, &v);
 		if (stir_bindings_set_size(b, name, v) < 0) {
@@ -208,7 +208,7 @@ static int move_into(stir_ctx *ctx, const stir_bindings *from,
 		}
 	}
 	for (int i = 0; i < stir_bindings_n_arrays(from); i++) {
-		const char *name = stir_bindings_array_name(from, i);
+		const char *name = stir_bindings_get_array_name(from, i);
 		size_t len = strlen(t->name) + strlen(name) + 1;
 		char *renamed = malloc(len);
 		if (!renamed) {

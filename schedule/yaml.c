@@ -964,7 +964,7 @@ void stir_schedule_free(stir_schedule *s)
 }
 
 /* ctx, file, text, len: see schedule.h. */
-stir_schedule *stir_schedule_read_from_str(stir_ctx *ctx, const char *file,
+stir_schedule *stir_schedule_read_from_mem(stir_ctx *ctx, const char *file,
 	const char *text, size_t len)
 {
 	if (!ctx)
@@ -1002,8 +1002,8 @@ stir_schedule *stir_schedule_read_from_str(stir_ctx *ctx, const char *file,
 }
 
 /* ctx, path: read the file (at most STIR_IO_TEXT_LIMIT bytes, after
- * decompression), then as stir_schedule_read_from_str. */
-stir_schedule *stir_schedule_read_file(stir_ctx *ctx, const char *path)
+ * decompression), then as stir_schedule_read_from_mem. */
+stir_schedule *stir_schedule_read_from_file(stir_ctx *ctx, const char *path)
 {
 	if (!ctx || !path)
 		return NULL;
@@ -1012,7 +1012,7 @@ stir_schedule *stir_schedule_read_file(stir_ctx *ctx, const char *path)
 	if (stir_io_read_text(ctx, path, "schedule", STIR_IO_TEXT_LIMIT, &text,
 	    &len) < 0)
 		return NULL;
-	stir_schedule *s = stir_schedule_read_from_str(ctx, path, text, len);
+	stir_schedule *s = stir_schedule_read_from_mem(ctx, path, text, len);
 	free(text);
 	return s;
 }
@@ -1026,7 +1026,7 @@ const char *sf_file_in(const stir_schedule *s, stir_ctx *ctx)
 }
 
 /* s: the kernel the schedule is for. */
-const char *stir_schedule_get_kernel(const stir_schedule *s)
+const char *stir_schedule_get_kernel_name(const stir_schedule *s)
 {
 	return s ? s->kernel : NULL;
 }

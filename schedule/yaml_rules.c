@@ -446,22 +446,22 @@ static int read_rule(reader *r, const yaml_node_t *n, sf_arg *a)
 	r->n_rules += count;
 	switch ((sf_rule_kind)kind) {
 	case SF_RULE_ELL:
-		add_rule(r, a, stir_format_ell(src->suffix, src->size));
+		add_rule(r, a, stir_format_rule_ell(src->suffix, src->size));
 		break;
 	case SF_RULE_BSR:
-		add_rule(r, a, stir_format_bsr(src->suffix, src->size));
+		add_rule(r, a, stir_format_rule_bsr(src->suffix, src->size));
 		break;
 	case SF_RULE_PADDING:
-		add_rule(r, a, stir_format_padding(src->suffix, src->size));
+		add_rule(r, a, stir_format_rule_padding(src->suffix, src->size));
 		break;
 	case SF_RULE_ELL3D:
-		add_rule(r, a, stir_format_ell3d(src->suffix, src->size));
+		add_rule(r, a, stir_format_rule_ell3d(src->suffix, src->size));
 		break;
 	case SF_RULE_DBSR:
-		add_rule(r, a, stir_format_dbsr(src->suffix, src->size));
+		add_rule(r, a, stir_format_rule_dbsr(src->suffix, src->size));
 		break;
 	case SF_RULE_SR_BCRS:
-		add_rule(r, a, stir_format_sr_bcrs(src->suffix, src->size,
+		add_rule(r, a, stir_format_rule_sr_bcrs(src->suffix, src->size,
 			src->group));
 		break;
 	case SF_RULE_HYBRID:

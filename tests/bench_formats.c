@@ -108,7 +108,7 @@ static int bench(stir_ctx *ctx, const stir_csr *m, const char *name)
 	static const int64_t all[] = { 1, 2, 4, 8, 16, 32 }, two[] = { 4, 32 };
 	stir_bindings *b = stir_bindings_alloc();
 	double t0 = now();
-	stir_format *f = NULL;
+	stir_host_format *f = NULL;
 	if (!strcmp(name, "hyb1") || !strcmp(name, "hyb2") ||
 	    !strcmp(name, "hyb3"))
 		f = stir_csr_to_hybrid(ctx, m, name[3] - '0', all, 6, STIR_I32,
@@ -131,21 +131,21 @@ static int bench(stir_ctx *ctx, const stir_csr *m, const char *name)
 		return -1;
 	}
 	double t1 = now();
-	if (!f || stir_format_verify(ctx, f, m, b) < 0) {
+	if (!f || stir_host_format_verify(ctx, f, m, b) < 0) {
 		stir_ctx_print_diagnostics(ctx, stderr);
-		stir_format_free(f);
+		stir_host_format_free(f);
 		stir_bindings_free(b);
 		return -1;
 	}
 	double t2 = now();
 	int64_t slots = 0;
-	for (int i = 0; i < stir_format_n_parts(f); i++)
-		slots += stir_format_get_part(f, i)->slots;
+	for (int i = 0; i < stir_host_format_n_parts(f); i++)
+		slots += stir_host_format_get_part(f, i)->slots;
 	printf("%-10s build %7.3f s  verify %7.3f s  parts %3d  slots %"
 		PRId64 "  padding %.1f%%\n", name, t1 - t0, t2 - t1,
-		stir_format_n_parts(f), slots,
+		stir_host_format_n_parts(f), slots,
 		slots ? 100.0 * (slots - m->nnz) / slots : 0.0);
-	stir_format_free(f);
+	stir_host_format_free(f);
 	stir_bindings_free(b);
 	return 0;
 }
@@ -161,7 +161,7 @@ int main(int argc, char **argv)
 		m = synthetic(atoll(argv[2]), atoll(argv[3]), atoll(argv[4]));
 		first = 5;
 	} else if (argc >= 2) {
-		m = stir_mtx_read(ctx, argv[1]);
+		m = stir_mtx_read_from_file(ctx, argv[1]);
 		first = 2;
 	} else {
 		fprintf(stderr, "usage: %s FILE.mtx | --synthetic NODES EDGES "

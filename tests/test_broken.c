@@ -64,7 +64,7 @@ START_TEST(test_broken_program)
 	char *want = expectations(text);
 	ck_assert_msg(*want, "%s has no '// expect:' line", name);
 	stir_ctx *ctx = stir_ctx_alloc();
-	stir_module *m = stir_module_read_from_str(ctx, name, text, len);
+	stir_module *m = stir_module_read_from_mem(ctx, name, text, len);
 	char *got = test_diags_to_str(ctx);
 	ck_assert_msg(!strcmp(got, want), "%s: expected\n%sgot\n%s", name, want,
 		got);
@@ -82,7 +82,7 @@ START_TEST(test_catalogue_program)
 	size_t len;
 	char *text = slurp(catalogue.dir, name, &len);
 	stir_ctx *ctx = stir_ctx_alloc();
-	stir_module *m = stir_module_read_from_str(ctx, name, text, len);
+	stir_module *m = stir_module_read_from_mem(ctx, name, text, len);
 	char *got = test_diags_to_str(ctx);
 	ck_assert_msg(!strcmp(got, ""), "%s:\n%s", name, got);
 	ck_assert_msg(m != NULL, "%s was rejected", name);

@@ -265,11 +265,11 @@ static void check_stage(const program *p, const stir_kernel *k,
 	const stir_bindings *in, const stir_bindings *want, int stage)
 {
 	stir_ctx *ctx = stir_ctx_alloc();
-	stir_module *m = stir_module_read_file(ctx, test_path(p->file));
+	stir_module *m = stir_module_read_from_file(ctx, test_path(p->file));
 	ck_assert_ptr_nonnull(m);
-	int rc = stir_lower_sparse_iter(m);
+	int rc = stir_module_lower_sparse_iter(m);
 	if (rc == 0 && stage == 3)
-		rc = stir_lower_sparse_buffer(m);
+		rc = stir_module_lower_sparse_buffer(m);
 	if (rc)
 		stir_ctx_print_diagnostics(ctx, stderr);
 	ck_assert_msg(rc == 0, "%s does not lower to stage %d", p->file, stage);
@@ -302,7 +302,7 @@ static void check_stage(const program *p, const stir_kernel *k,
 static void run_program(const program *p, uint64_t seed)
 {
 	stir_ctx *ctx = stir_ctx_alloc();
-	stir_module *m = stir_module_read_file(ctx, test_path(p->file));
+	stir_module *m = stir_module_read_from_file(ctx, test_path(p->file));
 	if (!m)
 		stir_ctx_print_diagnostics(ctx, stderr);
 	ck_assert_msg(m != NULL, "%s does not read", p->file);
@@ -342,10 +342,10 @@ END_TEST
 static void run_graph(const char *file, int64_t feat)
 {
 	stir_ctx *ctx = stir_ctx_alloc();
-	stir_module *m = stir_module_read_file(ctx, test_path("examples/csrmm.stir"));
+	stir_module *m = stir_module_read_from_file(ctx, test_path("examples/csrmm.stir"));
 	ck_assert_ptr_nonnull(m);
 	stir_kernel *k = stir_module_get_kernel(m, 0);
-	stir_csr *csr = stir_mtx_read(ctx, test_path(file));
+	stir_csr *csr = stir_mtx_read_from_file(ctx, test_path(file));
 	ck_assert_ptr_nonnull(csr);
 	stir_bindings *b = stir_bindings_alloc();
 	stir_bindings_set_size(b, "feat", feat);

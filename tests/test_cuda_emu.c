@@ -167,11 +167,11 @@ static stir_kernel *load_kernel(const emu_prog *p, stir_ctx *ctx,
 	stir_module **m, stir_schedule **s)
 {
 	*s = NULL;
-	*m = stir_module_read_file(ctx, test_path(p->file));
+	*m = stir_module_read_from_file(ctx, test_path(p->file));
 	stir_kernel *k = *m ? stir_module_find_kernel(*m, p->kernel) : NULL;
 	if (k && p->schedule && p->schedule(k, &p->arg) < 0)
 		return NULL;
-	if (k && p->sched_file && (!(*s = stir_schedule_read_file(ctx,
+	if (k && p->sched_file && (!(*s = stir_schedule_read_from_file(ctx,
 	    test_path(p->sched_file))) || stir_schedule_prepare_for_gpu(*s,
 	    k) < 0))
 		return NULL;
@@ -533,7 +533,7 @@ static void *read_all(const char *path, size_t *size)
 static void bind_graph(stir_ctx *ctx, stir_bindings *b, const char *file,
 	const hyb_case *h)
 {
-	stir_csr *c = stir_mtx_read(ctx, test_path(file));
+	stir_csr *c = stir_mtx_read_from_file(ctx, test_path(file));
 	ck_assert_ptr_nonnull(c);
 	stir_bindings_set_size(b, "m", c->nrows);
 	stir_bindings_set_size(b, "n", c->ncols);
@@ -556,10 +556,10 @@ static void bind_graph(stir_ctx *ctx, stir_bindings *b, const char *file,
 			stir_array_set_double(a, i, c->values[i]);
 		}
 		stir_bindings_set_array(b, "A", a);
-		stir_format *f = stir_csr_to_hybrid_flags(ctx, c, h->c, h->buckets,
+		stir_host_format *f = stir_csr_to_hybrid_flags(ctx, c, h->c, h->buckets,
 			h->nb, STIR_I32, STIR_F32, "_hyb", bench_spmm_hybrid_flags(h->c), b);
 		ck_assert_ptr_nonnull(f);
-		stir_format_free(f);
+		stir_host_format_free(f);
 	}
 	stir_csr_free(c);
 }
@@ -595,14 +595,14 @@ START_TEST(test_emulated)
 	setenv("STIR_LIBCUDA", fake_path(), 1);
 	unsetenv("FAKE_CUDA_NO_DEVICE");
 	unsetenv("FAKE_CUDA_NO_PROC");
-	stir_device *dev = stir_device_open(ctx, 0);
+	stir_device *dev = stir_device_alloc(ctx, 0);
 	ck_assert_ptr_nonnull(dev);
 	stir_module *m;
 	stir_schedule *sched;
 	stir_kernel *k = load_kernel(p, ctx, &m, &sched);
 	if (!k)
 		stir_ctx_print_diagnostics(ctx, stderr);
-	stir_module *rm = stir_module_read_file(ctx, test_path(p->ref_file));
+	stir_module *rm = stir_module_read_from_file(ctx, test_path(p->ref_file));
 	ck_assert(m && rm);
 	stir_kernel *ref = *p->ref_kernel ?
 		stir_module_find_kernel(rm, p->ref_kernel) :
@@ -656,7 +656,7 @@ START_TEST(test_emulated)
 		stir_bindings_free(want);
 	}
 	stir_gpu_kernel_free(gk);
-	stir_device_close(dev);
+	stir_device_free(dev);
 	stir_schedule_free(sched);
 	stir_module_free(m);
 	stir_module_free(rm);
@@ -683,7 +683,7 @@ static int count(const char *src, const char *what)
  * memory, no search.  NVRTC compiles it for sm_90 (when stir has NVRTC). */
 static void check_sddmm_shape(stir_ctx *ctx, bench_sddmm_map fm, bool rows)
 {
-	stir_module *m = stir_module_read_file(ctx, test_path(rows ?
+	stir_module *m = stir_module_read_from_file(ctx, test_path(rows ?
 		"examples/sddmm_rows.stir" : "examples/sddmm.stir"));
 	stir_kernel *k = m ? stir_module_find_kernel(m, rows ? "sddmm_rows" :
 		"sddmm") : NULL;
@@ -762,11 +762,11 @@ static void expect_same_kernel(const char *program, const char *yaml,
 	int (*schedule)(stir_kernel *k, const sched_arg *a), sched_arg arg)
 {
 	stir_ctx *ctx = stir_ctx_alloc();
-	stir_module *a = stir_module_read_file(ctx, test_path(program));
-	stir_module *b = stir_module_read_file(ctx, test_path(program));
-	stir_schedule *s = stir_schedule_read_file(ctx, test_path(yaml));
+	stir_module *a = stir_module_read_from_file(ctx, test_path(program));
+	stir_module *b = stir_module_read_from_file(ctx, test_path(program));
+	stir_schedule *s = stir_schedule_read_from_file(ctx, test_path(yaml));
 	ck_assert(a && b && s);
-	stir_kernel *ka = stir_module_find_kernel(a, stir_schedule_get_kernel(s));
+	stir_kernel *ka = stir_module_find_kernel(a, stir_schedule_get_kernel_name(s));
 	stir_kernel *kb = stir_schedule_find_kernel(s, b);
 	ck_assert_int_eq(schedule(ka, &arg), 0);
 	ck_assert_int_eq(stir_schedule_prepare_for_gpu(s, kb), 0);

@@ -16,7 +16,7 @@ typedef struct loaded {
 static loaded load(const char *file)
 {
 	loaded l = { stir_ctx_alloc(), NULL, NULL };
-	l.m = stir_module_read_file(l.ctx, test_path(file));
+	l.m = stir_module_read_from_file(l.ctx, test_path(file));
 	ck_assert_ptr_nonnull(l.m);
 	l.k = stir_module_get_kernel(l.m, 0);
 	return l;
@@ -74,8 +74,8 @@ static stir_csr *csr_of(const stir_bindings *b)
 /* Which format a case builds and the rules that decompose for it. */
 typedef struct fcase {
 	const char *name;
-	stir_format *(*build)(stir_ctx *, const stir_csr *, stir_bindings *);
-	int (*rules)(const stir_format *, stir_format_rule **);
+	stir_host_format *(*build)(stir_ctx *, const stir_csr *, stir_bindings *);
+	int (*rules)(const stir_host_format *, stir_format_rule **);
 } fcase;
 
 static int64_t longest_row(const stir_csr *c)
@@ -87,74 +87,74 @@ static int64_t longest_row(const stir_csr *c)
 	return w;
 }
 
-static stir_format *b_ell(stir_ctx *ctx, const stir_csr *c, stir_bindings *b)
+static stir_host_format *b_ell(stir_ctx *ctx, const stir_csr *c, stir_bindings *b)
 {
 	return stir_csr_to_ell(ctx, c, longest_row(c), STIR_I32, STIR_F32, "_ell", b);
 }
-static int r_ell(const stir_format *f, stir_format_rule **r)
+static int r_ell(const stir_host_format *f, stir_format_rule **r)
 {
-	r[0] = stir_format_ell("_ell", stir_format_get_part(f, 0)->width);
+	r[0] = stir_format_rule_ell("_ell", stir_host_format_get_part(f, 0)->width);
 	return 1;
 }
-static stir_format *b_bsr(stir_ctx *ctx, const stir_csr *c, stir_bindings *b)
+static stir_host_format *b_bsr(stir_ctx *ctx, const stir_csr *c, stir_bindings *b)
 {
 	return stir_csr_to_bsr(ctx, c, 3, STIR_I32, STIR_F32, "_bsr", b);
 }
-static int r_bsr(const stir_format *f, stir_format_rule **r)
+static int r_bsr(const stir_host_format *f, stir_format_rule **r)
 {
 	(void)f;
-	r[0] = stir_format_bsr("_bsr", 3);
+	r[0] = stir_format_rule_bsr("_bsr", 3);
 	return 1;
 }
-static stir_format *b_pad(stir_ctx *ctx, const stir_csr *c, stir_bindings *b)
+static stir_host_format *b_pad(stir_ctx *ctx, const stir_csr *c, stir_bindings *b)
 {
 	return stir_csr_to_padding(ctx, c, 3, STIR_I32, STIR_F32, "_pad", b);
 }
-static int r_pad(const stir_format *f, stir_format_rule **r)
+static int r_pad(const stir_host_format *f, stir_format_rule **r)
 {
 	(void)f;
-	r[0] = stir_format_padding("_pad", 3);
+	r[0] = stir_format_rule_padding("_pad", 3);
 	return 1;
 }
-static stir_format *b_dbsr(stir_ctx *ctx, const stir_csr *c, stir_bindings *b)
+static stir_host_format *b_dbsr(stir_ctx *ctx, const stir_csr *c, stir_bindings *b)
 {
 	return stir_csr_to_dbsr(ctx, c, 2, STIR_I32, STIR_F32, "_dbsr", b);
 }
-static int r_dbsr(const stir_format *f, stir_format_rule **r)
+static int r_dbsr(const stir_host_format *f, stir_format_rule **r)
 {
 	(void)f;
-	r[0] = stir_format_dbsr("_dbsr", 2);
+	r[0] = stir_format_rule_dbsr("_dbsr", 2);
 	return 1;
 }
-static stir_format *b_sr(stir_ctx *ctx, const stir_csr *c, stir_bindings *b)
+static stir_host_format *b_sr(stir_ctx *ctx, const stir_csr *c, stir_bindings *b)
 {
 	return stir_csr_to_sr_bcrs(ctx, c, 2, 2, STIR_I32, STIR_F32, "_sr", b);
 }
-static int r_sr(const stir_format *f, stir_format_rule **r)
+static int r_sr(const stir_host_format *f, stir_format_rule **r)
 {
 	(void)f;
-	r[0] = stir_format_sr_bcrs("_sr", 2, 2);
+	r[0] = stir_format_rule_sr_bcrs("_sr", 2, 2);
 	return 1;
 }
-static stir_format *b_hyb1(stir_ctx *ctx, const stir_csr *c, stir_bindings *b)
+static stir_host_format *b_hyb1(stir_ctx *ctx, const stir_csr *c, stir_bindings *b)
 {
 	const int64_t buckets[] = { 1, 2, 4 };
 	return stir_csr_to_hybrid(ctx, c, 1, buckets, 3, STIR_I32, STIR_F32,
 		"_hyb", b);
 }
-static stir_format *b_hyb2(stir_ctx *ctx, const stir_csr *c, stir_bindings *b)
+static stir_host_format *b_hyb2(stir_ctx *ctx, const stir_csr *c, stir_bindings *b)
 {
 	const int64_t buckets[] = { 1, 3 };
 	return stir_csr_to_hybrid(ctx, c, 2, buckets, 2, STIR_I32, STIR_F32,
 		"_hyb", b);
 }
 /* one rule per part the builder made */
-static int r_hyb(const stir_format *f, stir_format_rule **r)
+static int r_hyb(const stir_host_format *f, stir_format_rule **r)
 {
-	int n = stir_format_n_parts(f);
+	int n = stir_host_format_n_parts(f);
 	for (int i = 0; i < n; i++) {
-		const stir_format_part *p = stir_format_get_part(f, i);
-		r[i] = stir_format_hybrid_part("_hyb", p->range, p->bucket, p->width);
+		const stir_host_format_part *p = stir_host_format_get_part(f, i);
+		r[i] = stir_format_rule_hybrid_part("_hyb", p->range, p->bucket, p->width);
 	}
 	return n;
 }
@@ -198,12 +198,12 @@ static void expect_copies(loaded *dec, const stir_bindings *in,
 {
 	stir_bindings *cb = stir_bindings_copy(fb);
 	for (int i = 0; i < stir_bindings_n_arrays(fb); i++) {
-		const char *name = stir_bindings_array_name(fb, i);
+		const char *name = stir_bindings_get_array_name(fb, i);
 		if (!strchr(name, '.'))
 			stir_array_fill(stir_bindings_get_array(cb, name), 0);
 	}
 	for (int i = 0; i < stir_bindings_n_sizes(in); i++) {
-		const char *name = stir_bindings_size_name(in, i);
+		const char *name = stir_bindings_get_size_name(in, i);
 		stir_bindings_set_size(cb, name, size(in, name));
 	}
 	const char *orig_arrays[] = { "J.indptr", "J.indices", "A" };
@@ -212,7 +212,7 @@ static void expect_copies(loaded *dec, const stir_bindings *in,
 			stir_bindings_get_array(in, orig_arrays[i])));
 	run(dec, "csrmm_copy", cb);
 	for (int i = 0; i < stir_bindings_n_arrays(fb); i++) {
-		const char *name = stir_bindings_array_name(fb, i);
+		const char *name = stir_bindings_get_array_name(fb, i);
 		if (!strchr(name, '.'))
 			expect_close(cb, fb, name, 0, what);
 	}
@@ -239,7 +239,7 @@ START_TEST(test_csrmm_formats)
 		/* the new format, built on the host */
 		loaded dec = load("examples/csrmm.stir");
 		stir_bindings *fb = stir_bindings_alloc();
-		stir_format *f = fc->build(dec.ctx, csr, fb);
+		stir_host_format *f = fc->build(dec.ctx, csr, fb);
 		if (!f)
 			stir_ctx_print_diagnostics(dec.ctx, stderr);
 		ck_assert_ptr_nonnull(f);
@@ -263,7 +263,7 @@ START_TEST(test_csrmm_formats)
 		expect_copies(&dec, in, fb, fc->name);
 		for (int i = 0; i < n; i++)
 			stir_format_rule_free(rules[i]);
-		stir_format_free(f);
+		stir_host_format_free(f);
 		stir_bindings_free(b);
 		stir_bindings_free(fb);
 		unload(&dec);
@@ -339,11 +339,11 @@ START_TEST(test_csrmm_cover_rows)
 
 		loaded dec = load("examples/csrmm.stir");
 		stir_bindings *fb = stir_bindings_alloc();
-		stir_format *f = stir_csr_to_hybrid_flags(dec.ctx, csr, 1, buckets,
+		stir_host_format *f = stir_csr_to_hybrid_flags(dec.ctx, csr, 1, buckets,
 			3, STIR_I32, STIR_F32, "_hyb", STIR_HYBRID_COVER_ROWS, fb);
 		ck_assert_ptr_nonnull(f);
-		ck_assert_int_eq(stir_format_n_parts(f), 4);
-		ck_assert(stir_format_get_part(f, 3)->split);
+		ck_assert_int_eq(stir_host_format_n_parts(f), 4);
+		ck_assert(stir_host_format_get_part(f, 3)->split);
 		stir_format_rule *rules[4];
 		int n = r_hyb(f, rules);
 		for (int i = 0; i < n; i++)
@@ -367,9 +367,9 @@ START_TEST(test_csrmm_cover_rows)
 		stir_bindings_set_array(b, "C", stir_array_copy(dec.ctx,
 			stir_bindings_get_array(in, "C")));
 		for (int stage = 1; stage <= 3; stage++) {
-			if (stage == 2 && stir_kernel_lower_sparse_iter(dec.k))
+			if (stage == 2 && stir_lower_sparse_iter(dec.k))
 				stir_ctx_print_diagnostics(dec.ctx, stderr);
-			if (stage == 3 && stir_kernel_lower_sparse_buffer(dec.k))
+			if (stage == 3 && stir_lower_sparse_buffer(dec.k))
 				stir_ctx_print_diagnostics(dec.ctx, stderr);
 			ck_assert_int_eq(stir_kernel_get_stage(dec.k), stage);
 			stir_bindings *got = stir_bindings_copy(b);
@@ -384,7 +384,7 @@ START_TEST(test_csrmm_cover_rows)
 		expect_copies(&dec, in, fb, "cover rows");
 		for (int i = 0; i < n; i++)
 			stir_format_rule_free(rules[i]);
-		stir_format_free(f);
+		stir_host_format_free(f);
 		stir_bindings_free(b);
 		stir_bindings_free(fb);
 		unload(&dec);
@@ -419,10 +419,10 @@ START_TEST(test_rgms_ell3d)
 			w = jp[p + 1] - jp[p] > w ? jp[p + 1] - jp[p] : w;
 		loaded dec = load("examples/rgms.stir");
 		stir_bindings *b = stir_bindings_alloc();
-		stir_format *f = stir_csf_to_ell3d(dec.ctx, &csf, w, STIR_I32, STIR_F32,
+		stir_host_format *f = stir_csf_to_ell3d(dec.ctx, &csf, w, STIR_I32, STIR_F32,
 			"_e3", b);
 		ck_assert_ptr_nonnull(f);
-		stir_format_rule *rule = stir_format_ell3d("_e3", w);
+		stir_format_rule *rule = stir_format_rule_ell3d("_e3", w);
 		int rc = stir_decompose_format(dec.k, "A", 1, &rule);
 		if (rc)
 			stir_ctx_print_diagnostics(dec.ctx, stderr);
@@ -433,12 +433,12 @@ START_TEST(test_rgms_ell3d)
 			stir_bindings_set_array(b, keep[i], stir_array_copy(dec.ctx,
 				stir_bindings_get_array(in, keep[i])));
 		for (int i = 0; i < stir_bindings_n_sizes(in); i++)
-			stir_bindings_set_size(b, stir_bindings_size_name(in, i),
-				size(in, stir_bindings_size_name(in, i)));
+			stir_bindings_set_size(b, stir_bindings_get_size_name(in, i),
+				size(in, stir_bindings_get_size_name(in, i)));
 		run(&dec, "rgms", b);
 		expect_close(b, want, "Y", 1e-5, "ell3d");
 		stir_format_rule_free(rule);
-		stir_format_free(f);
+		stir_host_format_free(f);
 		free(ri); free(ii); free(jp); free(ji); free(av);
 		stir_bindings_free(b);
 		unload(&dec);
@@ -455,7 +455,7 @@ static void expect_refused(const char *file, const char *tensor, const char *msg
 {
 	loaded l = load(file);
 	char *before = stir_module_to_str(l.m);
-	stir_format_rule *rule = stir_format_ell("_ell", 4);
+	stir_format_rule *rule = stir_format_rule_ell("_ell", 4);
 	ck_assert_int_eq(stir_decompose_format(l.k, tensor, 1, &rule), -1);
 	const stir_diag *d = stir_ctx_get_diagnostic(l.ctx, 0);
 	ck_assert_ptr_nonnull(d);
@@ -483,7 +483,7 @@ START_TEST(test_refused)
 		"decompose_format: kernel 'csrmm' has no tensor 'Q'");
 	/* a rule that does not fit the tensor */
 	loaded l = load("examples/bsrmm.stir");
-	stir_format_rule *rule = stir_format_ell("_ell", 4);
+	stir_format_rule *rule = stir_format_rule_ell("_ell", 4);
 	ck_assert_int_eq(stir_decompose_format(l.k, "A", 1, &rule), -1);
 	ck_assert_str_eq(stir_diag_get_message(stir_ctx_get_diagnostic(l.ctx, 0)),
 		"decompose_format: iteration 'bsrmm' does not iterate the axes of 'A' "
@@ -496,8 +496,8 @@ START_TEST(test_refused)
 		l = load("examples/csrmm.stir");
 		char *before = stir_module_to_str(l.m);
 		stir_format_rule *rules[2] = {
-			stir_format_hybrid_part("_hyb", 0, 0, 1),
-			stir_format_hybrid_part("_hyb", 0, 1, 2),
+			stir_format_rule_hybrid_part("_hyb", 0, 0, 1),
+			stir_format_rule_hybrid_part("_hyb", 0, 1, 2),
 		};
 		stir_format_rule_set_cover_rows(rules[first], true);
 		ck_assert_int_eq(stir_decompose_format(l.k, "A", 2, rules), -1);

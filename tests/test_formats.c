@@ -115,22 +115,22 @@ static void expect_error(stir_ctx *ctx, const char *msg)
 }
 
 /* ctx, f, csr, b: f, built without diagnostics, passes the checker. */
-static void expect_conserved(stir_ctx *ctx, const stir_format *f,
+static void expect_conserved(stir_ctx *ctx, const stir_host_format *f,
 	const stir_csr *csr, const stir_bindings *b)
 {
 	ck_assert_msg(f != NULL, "build failed: %s", stir_ctx_n_diagnostics(ctx)
 		? stir_diag_get_message(stir_ctx_get_diagnostic(ctx, 0)) : "?");
 	ck_assert_int_eq(stir_ctx_n_diagnostics(ctx), 0);
-	int r = stir_format_verify(ctx, f, csr, b);
+	int r = stir_host_format_verify(ctx, f, csr, b);
 	ck_assert_msg(r == 0, "not conserved: %s", stir_ctx_n_diagnostics(ctx)
 		? stir_diag_get_message(stir_ctx_get_diagnostic(ctx, 0)) : "?");
 	ck_assert_int_eq(stir_ctx_n_diagnostics(ctx), 0);
 }
 
 /* f, i: part i of f, which must exist. */
-static const stir_format_part *part_at(const stir_format *f, int i)
+static const stir_host_format_part *part_at(const stir_host_format *f, int i)
 {
-	const stir_format_part *p = stir_format_get_part(f, i);
+	const stir_host_format_part *p = stir_host_format_get_part(f, i);
 	ck_assert_ptr_nonnull(p);
 	return p;
 }
@@ -143,14 +143,14 @@ static void expect_same_bindings(const stir_bindings *b32,
 	ck_assert_int_eq(stir_bindings_n_arrays(b32), stir_bindings_n_arrays(b64));
 	ck_assert_int_eq(stir_bindings_n_sizes(b32), stir_bindings_n_sizes(b64));
 	for (int i = 0; i < stir_bindings_n_sizes(b64); i++) {
-		const char *name = stir_bindings_size_name(b64, i);
+		const char *name = stir_bindings_get_size_name(b64, i);
 		int64_t v64, v32;
 		ck_assert(stir_bindings_get_size(b64, name, &v64));
 		ck_assert_msg(stir_bindings_get_size(b32, name, &v32), "%s", name);
 		ck_assert_int_eq(v32, v64);
 	}
 	for (int i = 0; i < stir_bindings_n_arrays(b64); i++) {
-		const char *name = stir_bindings_array_name(b64, i);
+		const char *name = stir_bindings_get_array_name(b64, i);
 		const stir_array *a64 = stir_bindings_get_array(b64, name);
 		const stir_array *a32 = stir_bindings_get_array(b32, name);
 		ck_assert_msg(a32 != NULL, "%s only in the i64 build", name);
@@ -180,7 +180,7 @@ typedef struct fmt_case {
 } fmt_case;
 
 /* ctx, csr, fc, itype, vtype, b: build case fc of csr into b. */
-static stir_format *build_case(stir_ctx *ctx, const stir_csr *csr,
+static stir_host_format *build_case(stir_ctx *ctx, const stir_csr *csr,
 	const fmt_case *fc, stir_dtype itype, stir_dtype vtype, stir_bindings *b)
 {
 	switch (fc->kind) {
@@ -209,29 +209,29 @@ static stir_format *build_case(stir_ctx *ctx, const stir_csr *csr,
  * both for conservation and that they agree; also build with vtype
  * values (f16, bf16, f64) and check conservation.  The i64 description,
  * for the caller to inspect, is returned with its bindings in *out. */
-static stir_format *check_case(stir_ctx *ctx, const stir_csr *csr,
+static stir_host_format *check_case(stir_ctx *ctx, const stir_csr *csr,
 	const fmt_case *fc, stir_dtype vtype, stir_bindings **out)
 {
 	stir_bindings *b32 = stir_bindings_alloc();
 	stir_bindings *b64 = stir_bindings_alloc();
-	stir_format *f32 = build_case(ctx, csr, fc, STIR_I32, STIR_F32, b32);
+	stir_host_format *f32 = build_case(ctx, csr, fc, STIR_I32, STIR_F32, b32);
 	expect_conserved(ctx, f32, csr, b32);
-	stir_format *f64 = build_case(ctx, csr, fc, STIR_I64, STIR_F32, b64);
+	stir_host_format *f64 = build_case(ctx, csr, fc, STIR_I64, STIR_F32, b64);
 	expect_conserved(ctx, f64, csr, b64);
 	expect_same_bindings(b32, b64);
-	ck_assert_int_eq(stir_format_n_parts(f32), stir_format_n_parts(f64));
-	for (int i = 0; i < stir_format_n_parts(f64); i++) {
-		const stir_format_part *p = part_at(f32, i), *q = part_at(f64, i);
+	ck_assert_int_eq(stir_host_format_n_parts(f32), stir_host_format_n_parts(f64));
+	for (int i = 0; i < stir_host_format_n_parts(f64); i++) {
+		const stir_host_format_part *p = part_at(f32, i), *q = part_at(f64, i);
 		ck_assert_str_eq(p->suffix, q->suffix);
 		ck_assert_int_eq(p->rows, q->rows);
 		ck_assert_int_eq(p->slots, q->slots);
 	}
-	stir_format_free(f32);
+	stir_host_format_free(f32);
 	stir_bindings_free(b32);
 	stir_bindings *bv = stir_bindings_alloc();
-	stir_format *fv = build_case(ctx, csr, fc, STIR_I32, vtype, bv);
+	stir_host_format *fv = build_case(ctx, csr, fc, STIR_I32, vtype, bv);
 	expect_conserved(ctx, fv, csr, bv);
-	stir_format_free(fv);
+	stir_host_format_free(fv);
 	stir_bindings_free(bv);
 	*out = b64;
 	return f64;
@@ -240,16 +240,16 @@ static stir_format *check_case(stir_ctx *ctx, const stir_csr *csr,
 /* f, csr: general properties of every description: the real entries of
  * the parts add up to the matrix's, rows are never 0, and the slots are
  * rows x width for the row formats. */
-static void check_description(const stir_format *f, const stir_csr *csr)
+static void check_description(const stir_host_format *f, const stir_csr *csr)
 {
 	int64_t nnz = 0;
-	for (int i = 0; i < stir_format_n_parts(f); i++) {
-		const stir_format_part *p = part_at(f, i);
+	for (int i = 0; i < stir_host_format_n_parts(f); i++) {
+		const stir_host_format_part *p = part_at(f, i);
 		ck_assert_int_gt(p->rows, 0);
 		ck_assert_int_ge(p->slots, p->nnz);
 		nnz += p->nnz;
-		if (stir_format_get_kind(f) == STIR_FORMAT_ELL ||
-		    stir_format_get_kind(f) == STIR_FORMAT_HYBRID)
+		if (stir_host_format_get_kind(f) == STIR_FORMAT_ELL ||
+		    stir_host_format_get_kind(f) == STIR_FORMAT_HYBRID)
 			ck_assert_int_eq(p->slots, p->rows * p->width);
 	}
 	ck_assert_int_eq(nnz, csr->nnz);
@@ -262,7 +262,7 @@ START_TEST(test_ell_small)
 	stir_ctx *ctx = stir_ctx_alloc();
 	stir_csr *m = matrix_m();
 	stir_bindings *b = stir_bindings_alloc();
-	stir_format *f = stir_csr_to_ell(ctx, m, 6, STIR_I32, STIR_F32, "_e", b);
+	stir_host_format *f = stir_csr_to_ell(ctx, m, 6, STIR_I32, STIR_F32, "_e", b);
 	expect_conserved(ctx, f, m, b);
 	/* padding at the smallest column absent from the row */
 	const int64_t j[] = {
@@ -281,20 +281,20 @@ START_TEST(test_ell_small)
 	expect_vals(b, "A_e", 30, a);
 	ck_assert_int_eq(stir_bindings_n_arrays(b), 2);
 	ck_assert_int_eq(stir_bindings_n_sizes(b), 0);
-	ck_assert_int_eq(stir_format_get_kind(f), STIR_FORMAT_ELL);
-	ck_assert_str_eq(stir_format_get_suffix(f), "_e");
-	ck_assert_int_eq(stir_format_get_index_type(f), STIR_I32);
-	ck_assert_int_eq(stir_format_get_value_type(f), STIR_F32);
-	ck_assert_int_eq(stir_format_n_parts(f), 1);
-	const stir_format_part *p = part_at(f, 0);
+	ck_assert_int_eq(stir_host_format_get_kind(f), STIR_FORMAT_ELL);
+	ck_assert_str_eq(stir_host_format_get_suffix(f), "_e");
+	ck_assert_int_eq(stir_host_format_get_index_type(f), STIR_I32);
+	ck_assert_int_eq(stir_host_format_get_value_type(f), STIR_F32);
+	ck_assert_int_eq(stir_host_format_n_parts(f), 1);
+	const stir_host_format_part *p = part_at(f, 0);
 	ck_assert_str_eq(p->suffix, "_e");
 	ck_assert_int_eq(p->rows, 5);
 	ck_assert_int_eq(p->width, 6);
 	ck_assert(!p->split);
 	ck_assert_int_eq(p->nnz, 13);
 	ck_assert_int_eq(p->slots, 30);
-	ck_assert_ptr_null(stir_format_get_part(f, 1));
-	stir_format_free(f);
+	ck_assert_ptr_null(stir_host_format_get_part(f, 1));
+	stir_host_format_free(f);
 
 	/* too narrow, and too wide for the full row 4 */
 	f = stir_csr_to_ell(ctx, m, 4, STIR_I32, STIR_F32, "_e", b);
@@ -318,7 +318,7 @@ START_TEST(test_padding_small)
 	stir_ctx *ctx = stir_ctx_alloc();
 	stir_csr *m = matrix_m();
 	stir_bindings *b = stir_bindings_alloc();
-	stir_format *f = stir_csr_to_padding(ctx, m, 3, STIR_I64, STIR_F32,
+	stir_host_format *f = stir_csr_to_padding(ctx, m, 3, STIR_I64, STIR_F32,
 		"_p", b);
 	expect_conserved(ctx, f, m, b);
 	const int64_t ptr[] = { 0, 3, 3, 9, 12, 18 };
@@ -330,10 +330,10 @@ START_TEST(test_padding_small)
 	expect_ints(b, "J_p.indices", STIR_I64, 18, j);
 	expect_vals(b, "A_p", 18, a);
 	expect_size(b, "nnz_p", 18);
-	ck_assert_int_eq(stir_format_n_parts(f), 1);
+	ck_assert_int_eq(stir_host_format_n_parts(f), 1);
 	ck_assert_int_eq(part_at(f, 0)->slots, 18);
 	ck_assert_int_eq(part_at(f, 0)->width, 3);
-	stir_format_free(f);
+	stir_host_format_free(f);
 
 	/* a multiple of 1 is the CSR itself */
 	f = stir_csr_to_padding(ctx, m, 1, STIR_I64, STIR_F32, "_p", b);
@@ -342,7 +342,7 @@ START_TEST(test_padding_small)
 	expect_ints(b, "J_p.indices", STIR_I64, 13, m->indices);
 	expect_vals(b, "A_p", 13, m->values);
 	expect_size(b, "nnz_p", 13);
-	stir_format_free(f);
+	stir_host_format_free(f);
 
 	f = stir_csr_to_padding(ctx, m, 4, STIR_I64, STIR_F32, "_p", b);
 	ck_assert_ptr_null(f);
@@ -359,7 +359,7 @@ START_TEST(test_bsr_small)
 	stir_ctx *ctx = stir_ctx_alloc();
 	stir_csr *m = matrix_m();
 	stir_bindings *b = stir_bindings_alloc();
-	stir_format *f = stir_csr_to_bsr(ctx, m, 2, STIR_I32, STIR_F32, "_b", b);
+	stir_host_format *f = stir_csr_to_bsr(ctx, m, 2, STIR_I32, STIR_F32, "_b", b);
 	expect_conserved(ctx, f, m, b);
 	const int64_t ptr[] = { 0, 2, 5, 8 };
 	const int64_t j[] = { 0, 1, 0, 1, 2, 0, 1, 2 };
@@ -377,13 +377,13 @@ START_TEST(test_bsr_small)
 	const stir_array *va = stir_bindings_get_array(b, "A_b");
 	ck_assert_int_eq(stir_array_get_ndim(va), 3);
 	ck_assert_int_eq(stir_array_get_dim(va, 1), 2);
-	const stir_format_part *p = part_at(f, 0);
+	const stir_host_format_part *p = part_at(f, 0);
 	ck_assert_int_eq(p->rows, 3);
 	ck_assert_int_eq(p->mb, 3);
 	ck_assert_int_eq(p->nb, 3);
 	ck_assert_int_eq(p->nnzb, 8);
 	ck_assert_int_eq(p->slots, 32);
-	stir_format_free(f);
+	stir_host_format_free(f);
 	stir_bindings_free(b);
 	stir_csr_free(m);
 
@@ -397,7 +397,7 @@ START_TEST(test_bsr_small)
 	expect_ints(b, "JB.indptr", STIR_I64, 4, ptr2);
 	expect_ints(b, "JB.indices", STIR_I64, 4, j2);
 	expect_size(b, "nnzb", 4);
-	stir_format_free(f);
+	stir_host_format_free(f);
 	stir_bindings_free(b);
 	stir_csr_free(m);
 	stir_ctx_free(ctx);
@@ -409,7 +409,7 @@ START_TEST(test_dbsr_small)
 	stir_ctx *ctx = stir_ctx_alloc();
 	stir_csr *m = matrix_m2();
 	stir_bindings *b = stir_bindings_alloc();
-	stir_format *f = stir_csr_to_dbsr(ctx, m, 2, STIR_I32, STIR_F32, "_d",
+	stir_host_format *f = stir_csr_to_dbsr(ctx, m, 2, STIR_I32, STIR_F32, "_d",
 		b);
 	expect_conserved(ctx, f, m, b);
 	const int64_t rb[] = { 0, 2 };
@@ -425,11 +425,11 @@ START_TEST(test_dbsr_small)
 	expect_size(b, "mb_d", 3);
 	expect_size(b, "nb_d", 2);
 	expect_size(b, "nnzb_d", 4);
-	const stir_format_part *p = part_at(f, 0);
+	const stir_host_format_part *p = part_at(f, 0);
 	ck_assert_int_eq(p->rows, 2);
 	ck_assert_int_eq(p->nbr, 2);
 	ck_assert_int_eq(p->nnzb, 4);
-	stir_format_free(f);
+	stir_host_format_free(f);
 	stir_bindings_free(b);
 	stir_csr_free(m);
 
@@ -444,7 +444,7 @@ START_TEST(test_dbsr_small)
 	expect_ints(b, "JB_d.indptr", STIR_I32, 5, ptr1);
 	expect_ints(b, "JB_d.indices", STIR_I32, 13, m->indices);
 	expect_vals(b, "A_d", 13, m->values);
-	stir_format_free(f);
+	stir_host_format_free(f);
 	stir_bindings_free(b);
 	stir_csr_free(m);
 	stir_ctx_free(ctx);
@@ -456,7 +456,7 @@ START_TEST(test_sr_bcrs_small)
 	stir_ctx *ctx = stir_ctx_alloc();
 	stir_csr *m = matrix_m();
 	stir_bindings *b = stir_bindings_alloc();
-	stir_format *f = stir_csr_to_sr_bcrs(ctx, m, 2, 2, STIR_I32, STIR_F32,
+	stir_host_format *f = stir_csr_to_sr_bcrs(ctx, m, 2, 2, STIR_I32, STIR_F32,
 		"_s", b);
 	expect_conserved(ctx, f, m, b);
 	const int64_t g[] = { 0, 1, 4, 7 };
@@ -472,13 +472,13 @@ START_TEST(test_sr_bcrs_small)
 	expect_size(b, "mt_s", 3);
 	expect_size(b, "maxg_s", 3);
 	expect_size(b, "ngroups_s", 7);
-	const stir_format_part *p = part_at(f, 0);
+	const stir_host_format_part *p = part_at(f, 0);
 	ck_assert_int_eq(p->rows, 3);
 	ck_assert_int_eq(p->width, 2);
 	ck_assert_int_eq(p->ngroups, 7);
 	ck_assert_int_eq(p->maxg, 3);
 	ck_assert_int_eq(p->slots, 28);
-	stir_format_free(f);
+	stir_host_format_free(f);
 
 	f = stir_csr_to_sr_bcrs(ctx, m, 1, 4, STIR_I32, STIR_F32, "_s", b);
 	ck_assert_ptr_null(f);
@@ -497,10 +497,10 @@ START_TEST(test_hybrid_small_c1)
 	stir_csr *m = matrix_m();
 	stir_bindings *b = stir_bindings_alloc();
 	const int64_t buckets[] = { 1, 2, 3 };
-	stir_format *f = stir_csr_to_hybrid(ctx, m, 1, buckets, 3, STIR_I32,
+	stir_host_format *f = stir_csr_to_hybrid(ctx, m, 1, buckets, 3, STIR_I32,
 		STIR_F32, "_h", b);
 	expect_conserved(ctx, f, m, b);
-	ck_assert_int_eq(stir_format_n_parts(f), 3);
+	ck_assert_int_eq(stir_host_format_n_parts(f), 3);
 	const int64_t r0[] = { 3 }, c0[] = { 4 };
 	const double a0[] = { 7 };
 	expect_ints(b, "R_h_0_0.indices", STIR_I32, 1, r0);
@@ -526,7 +526,7 @@ START_TEST(test_hybrid_small_c1)
 	const char *sfx[] = { "_h_0_0", "_h_0_1", "_h_0_2" };
 	const int64_t rows[] = { 1, 1, 4 }, nnz[] = { 1, 2, 10 };
 	for (int i = 0; i < 3; i++) {
-		const stir_format_part *p = part_at(f, i);
+		const stir_host_format_part *p = part_at(f, i);
 		ck_assert_str_eq(p->suffix, sfx[i]);
 		ck_assert_int_eq(p->range, 0);
 		ck_assert_int_eq(p->bucket, i);
@@ -535,7 +535,7 @@ START_TEST(test_hybrid_small_c1)
 		ck_assert_int_eq(p->nnz, nnz[i]);
 		ck_assert_int_eq(p->split, i == 2);
 	}
-	stir_format_free(f);
+	stir_host_format_free(f);
 	stir_bindings_free(b);
 
 	/* empty buckets (widths 3 and 16) give no part and bind nothing */
@@ -544,7 +544,7 @@ START_TEST(test_hybrid_small_c1)
 	f = stir_csr_to_hybrid(ctx, m, 1, sparse, 5, STIR_I32, STIR_F32, "_h",
 		b);
 	expect_conserved(ctx, f, m, b);
-	ck_assert_int_eq(stir_format_n_parts(f), 3);
+	ck_assert_int_eq(stir_host_format_n_parts(f), 3);
 	ck_assert_str_eq(part_at(f, 0)->suffix, "_h_0_0");
 	ck_assert_str_eq(part_at(f, 1)->suffix, "_h_0_1");
 	ck_assert_str_eq(part_at(f, 2)->suffix, "_h_0_3");
@@ -564,7 +564,7 @@ START_TEST(test_hybrid_small_c1)
 	expect_ints(b, "R_h_0_3.indices", STIR_I32, 2, r3);
 	expect_ints(b, "C_h_0_3.indices", STIR_I32, 12, c3);
 	expect_vals(b, "A_h_0_3", 12, a3);
-	stir_format_free(f);
+	stir_host_format_free(f);
 	stir_bindings_free(b);
 
 	/* the full row 4 cannot be padded to a width above 6, nor its last
@@ -588,7 +588,7 @@ START_TEST(test_hybrid_small_c1)
 		"multiple of 4");
 	ck_assert_int_eq(stir_bindings_n_arrays(b), 0);
 	ck_assert_int_eq(stir_bindings_n_sizes(b), 0);
-	stir_format_free(f);
+	stir_host_format_free(f);
 	stir_bindings_free(b);
 	stir_csr_free(m);
 	stir_ctx_free(ctx);
@@ -603,10 +603,10 @@ START_TEST(test_hybrid_flags)
 	 * arrays without elements and rows 0; the description unchanged */
 	stir_bindings *b = stir_bindings_alloc();
 	const int64_t sparse[] = { 1, 2, 3, 6, 16 };
-	stir_format *f = stir_csr_to_hybrid_flags(ctx, m, 1, sparse, 5,
+	stir_host_format *f = stir_csr_to_hybrid_flags(ctx, m, 1, sparse, 5,
 		STIR_I32, STIR_F32, "_h", STIR_HYBRID_ALL_PARTS, b);
 	expect_conserved(ctx, f, m, b);
-	ck_assert_int_eq(stir_format_n_parts(f), 3);
+	ck_assert_int_eq(stir_host_format_n_parts(f), 3);
 	ck_assert_int_eq(stir_bindings_n_arrays(b), 15);
 	ck_assert_int_eq(stir_bindings_n_sizes(b), 5);
 	for (int t = 2; t <= 4; t += 2) {
@@ -622,7 +622,7 @@ START_TEST(test_hybrid_flags)
 	}
 	const int64_t r3[] = { 2, 4 };
 	expect_ints(b, "R_h_0_3.indices", STIR_I32, 2, r3);
-	stir_format_free(f);
+	stir_host_format_free(f);
 	stir_bindings_free(b);
 
 	/* 8 ranges of one column over 6 columns: ranges 6 and 7 lie past
@@ -632,12 +632,12 @@ START_TEST(test_hybrid_flags)
 	f = stir_csr_to_hybrid_flags(ctx, m, 8, one, 1, STIR_I64, STIR_F32,
 		"_h", STIR_HYBRID_ALL_PARTS, b);
 	expect_conserved(ctx, f, m, b);
-	ck_assert_int_eq(stir_format_n_parts(f), 6);
+	ck_assert_int_eq(stir_host_format_n_parts(f), 6);
 	ck_assert_int_eq(stir_bindings_n_sizes(b), 8);
 	expect_size(b, "rows_h_7_0", 0);
 	expect_ints(b, "C_h_6_0.indices", STIR_I64, 0, NULL);
 	expect_size(b, "rows_h_5_0", 2); /* rows 2 and 4 hold column 5 */
-	stir_format_free(f);
+	stir_host_format_free(f);
 	stir_bindings_free(b);
 
 	/* the full row 4 padded at a column of its own run (0: the run's
@@ -655,9 +655,9 @@ START_TEST(test_hybrid_flags)
 	expect_ints(b, "C_h_0_2.indices", STIR_I32, 16, c2);
 	expect_vals(b, "A_h_0_2", 16, a2);
 	/* the checker sees the slot at a column the row holds */
-	ck_assert_int_eq(stir_format_verify(ctx, f, m, b), -1);
+	ck_assert_int_eq(stir_host_format_verify(ctx, f, m, b), -1);
 	stir_ctx_clear_diagnostics(ctx);
-	stir_format_free(f);
+	stir_host_format_free(f);
 	stir_bindings_free(b);
 
 	/* a split full row: its last chunk padded at the chunk's first
@@ -674,7 +674,7 @@ START_TEST(test_hybrid_flags)
 	expect_ints(b, "C_h_0_2.indices", STIR_I32, 12, c4);
 	expect_vals(b, "A_h_0_2", 12, a4);
 	ck_assert_int_eq(stir_ctx_n_diagnostics(ctx), 0);
-	stir_format_free(f);
+	stir_host_format_free(f);
 	stir_bindings_free(b);
 	stir_csr_free(m);
 	stir_ctx_free(ctx);
@@ -700,10 +700,10 @@ static stir_csr *matrix_cover(void)
 
 /* f, i, sfx, bucket, width, rows, nnz, split: part i of hybrid f (column
  * range 0) is described so. */
-static void expect_hybrid_part(const stir_format *f, int i, const char *sfx,
+static void expect_hybrid_part(const stir_host_format *f, int i, const char *sfx,
 	int bucket, int64_t width, int64_t rows, int64_t nnz, bool split)
 {
-	const stir_format_part *p = part_at(f, i);
+	const stir_host_format_part *p = part_at(f, i);
 	ck_assert_str_eq(p->suffix, sfx);
 	ck_assert_int_eq(p->range, 0);
 	ck_assert_int_eq(p->bucket, bucket);
@@ -755,7 +755,7 @@ START_TEST(test_hybrid_locality_order)
 	stir_csr *m = make_csr(7, 6, indptr, indices, values);
 	const int64_t widths[] = { 1, 2 };
 	stir_bindings *b = stir_bindings_alloc();
-	stir_format *f = stir_csr_to_hybrid_flags(ctx, m, 1, widths, 2,
+	stir_host_format *f = stir_csr_to_hybrid_flags(ctx, m, 1, widths, 2,
 		STIR_I32, STIR_F32, "_h", STIR_HYBRID_LOCALITY_ORDER, b);
 	expect_conserved(ctx, f, m, b);
 	/* from row 6 (one entry) through column 3 to rows 1 and 4, then row
@@ -768,7 +768,7 @@ START_TEST(test_hybrid_locality_order)
 	expect_ints(b, "C_h_0_1.indices", STIR_I32, 12, c1);
 	expect_vals(b, "A_h_0_1", 12, a1);
 	expect_ints(b, "R_h_0_0.indices", STIR_I32, 1, r0);
-	stir_format_free(f);
+	stir_host_format_free(f);
 	stir_bindings_free(b);
 	stir_csr_free(m);
 
@@ -787,21 +787,21 @@ START_TEST(test_hybrid_locality_order)
 		stir_bindings *plain = stir_bindings_alloc();
 		stir_bindings *lo[2] = { stir_bindings_alloc(),
 			stir_bindings_alloc() };
-		stir_format *fp = stir_csr_to_hybrid_flags(ctx, m, c, bk, 4, it,
+		stir_host_format *fp = stir_csr_to_hybrid_flags(ctx, m, c, bk, 4, it,
 			STIR_F32, "_h", flags, plain);
 		ck_assert_ptr_nonnull(fp);
 		for (int k = 0; k < 2; k++) {
-			stir_format *fl = stir_csr_to_hybrid_flags(ctx, m, c, bk,
+			stir_host_format *fl = stir_csr_to_hybrid_flags(ctx, m, c, bk,
 				4, it, STIR_F32, "_h", flags |
 				STIR_HYBRID_LOCALITY_ORDER, lo[k]);
 			ck_assert_ptr_nonnull(fl);
-			ck_assert_int_eq(stir_format_verify(ctx, fl, m, lo[k]), 0);
-			stir_format_free(fl);
+			ck_assert_int_eq(stir_host_format_verify(ctx, fl, m, lo[k]), 0);
+			stir_host_format_free(fl);
 		}
-		for (int p = 0; p < stir_format_n_parts(fp); p++) {
+		for (int p = 0; p < stir_host_format_n_parts(fp); p++) {
 			char name[64];
 			snprintf(name, sizeof(name), "R%s.indices",
-				stir_format_get_part(fp, p)->suffix);
+				stir_host_format_get_part(fp, p)->suffix);
 			int64_t n0, n1;
 			int64_t *want = sorted_ints(plain, name, &n0);
 			int64_t *got = sorted_ints(lo[0], name, &n1);
@@ -817,7 +817,7 @@ START_TEST(test_hybrid_locality_order)
 				(it == STIR_I32 ? 4 : 8)), 0);
 		}
 		ck_assert_int_eq(stir_ctx_n_diagnostics(ctx), 0);
-		stir_format_free(fp);
+		stir_host_format_free(fp);
 		stir_bindings_free(plain);
 		stir_bindings_free(lo[0]);
 		stir_bindings_free(lo[1]);
@@ -838,11 +838,11 @@ START_TEST(test_hybrid_cover_rows)
 	for (int ti = 0; ti < 2; ti++) {
 		stir_dtype it = itypes[ti];
 		stir_bindings *b = bs[ti] = stir_bindings_alloc();
-		stir_format *f = stir_csr_to_hybrid_flags(ctx, m, 1, buckets, 3,
+		stir_host_format *f = stir_csr_to_hybrid_flags(ctx, m, 1, buckets, 3,
 			it, STIR_F32, "_c", STIR_HYBRID_COVER_ROWS, b);
 		expect_conserved(ctx, f, m, b);
 		/* the buckets' parts, then the split rows' part 0_3 */
-		ck_assert_int_eq(stir_format_n_parts(f), 4);
+		ck_assert_int_eq(stir_host_format_n_parts(f), 4);
 		expect_hybrid_part(f, 0, "_c_0_0", 0, 1, 3, 1, false);
 		expect_hybrid_part(f, 1, "_c_0_1", 1, 2, 1, 2, false);
 		expect_hybrid_part(f, 2, "_c_0_2", 2, 4, 1, 3, false);
@@ -881,7 +881,7 @@ START_TEST(test_hybrid_cover_rows)
 		expect_ints(b, "C_c_0_3.indices", it, 16, c3);
 		expect_vals(b, "A_c_0_3", 16, a3);
 		expect_size(b, "rows_c_0_3", 4);
-		stir_format_free(f);
+		stir_host_format_free(f);
 	}
 	expect_same_bindings(bs[0], bs[1]);
 	stir_bindings_free(bs[0]);
@@ -890,15 +890,15 @@ START_TEST(test_hybrid_cover_rows)
 	/* without the flag: no row for the empty rows, the long rows in the
 	 * widest bucket's part beside row 5 */
 	stir_bindings *b = stir_bindings_alloc();
-	stir_format *f = stir_csr_to_hybrid(ctx, m, 1, buckets, 3, STIR_I32,
+	stir_host_format *f = stir_csr_to_hybrid(ctx, m, 1, buckets, 3, STIR_I32,
 		STIR_F32, "_c", b);
 	expect_conserved(ctx, f, m, b);
-	ck_assert_int_eq(stir_format_n_parts(f), 3);
+	ck_assert_int_eq(stir_host_format_n_parts(f), 3);
 	expect_hybrid_part(f, 2, "_c_0_2", 2, 4, 5, 17, true);
 	const int64_t r01[] = { 1 }, r2[] = { 2, 2, 5, 6, 6 };
 	expect_ints(b, "R_c_0_0.indices", STIR_I32, 1, r01);
 	expect_ints(b, "R_c_0_2.indices", STIR_I32, 5, r2);
-	stir_format_free(f);
+	stir_host_format_free(f);
 	stir_bindings_free(b);
 
 	/* a narrowest bucket of 2: a padding row fills both slots with
@@ -908,7 +908,7 @@ START_TEST(test_hybrid_cover_rows)
 	f = stir_csr_to_hybrid_flags(ctx, m, 1, two, 2, STIR_I64, STIR_F32,
 		"_c", STIR_HYBRID_COVER_ROWS, b);
 	expect_conserved(ctx, f, m, b);
-	ck_assert_int_eq(stir_format_n_parts(f), 3);
+	ck_assert_int_eq(stir_host_format_n_parts(f), 3);
 	expect_hybrid_part(f, 0, "_c_0_0", 0, 2, 4, 3, false);
 	expect_hybrid_part(f, 1, "_c_0_1", 1, 4, 1, 3, false);
 	expect_hybrid_part(f, 2, "_c_0_2", 2, 4, 4, 14, true);
@@ -920,7 +920,7 @@ START_TEST(test_hybrid_cover_rows)
 	expect_vals(b, "A_c_0_0", 8, a0);
 	const int64_t r3[] = { 2, 2, 6, 6 };
 	expect_ints(b, "R_c_0_2.indices", STIR_I64, 4, r3);
-	stir_format_free(f);
+	stir_host_format_free(f);
 	stir_bindings_free(b);
 	stir_csr_free(m);
 	stir_ctx_free(ctx);
@@ -935,11 +935,11 @@ START_TEST(test_hybrid_cover_all_parts)
 	stir_csr *m2 = matrix_m2();
 	stir_bindings *b = stir_bindings_alloc();
 	const int64_t buckets[] = { 1, 2 };
-	stir_format *f = stir_csr_to_hybrid_flags(ctx, m2, 1, buckets, 2,
+	stir_host_format *f = stir_csr_to_hybrid_flags(ctx, m2, 1, buckets, 2,
 		STIR_I32, STIR_F32, "_x", STIR_HYBRID_ALL_PARTS |
 		STIR_HYBRID_COVER_ROWS, b);
 	expect_conserved(ctx, f, m2, b);
-	ck_assert_int_eq(stir_format_n_parts(f), 2);
+	ck_assert_int_eq(stir_host_format_n_parts(f), 2);
 	expect_hybrid_part(f, 0, "_x_0_0", 0, 1, 5, 3, false);
 	expect_hybrid_part(f, 1, "_x_0_1", 1, 2, 1, 2, false);
 	const int64_t r0[] = { 0, 1, 2, 3, 5 }, c0[] = { 1, 3, 0, 0, 2 };
@@ -954,7 +954,7 @@ START_TEST(test_hybrid_cover_all_parts)
 	const stir_array *ca = stir_bindings_get_array(b, "C_x_0_2.indices");
 	ck_assert_int_eq(stir_array_get_ndim(ca), 2);
 	ck_assert_int_eq(stir_array_get_dim(ca, 1), 2);
-	stir_format_free(f);
+	stir_host_format_free(f);
 	stir_bindings_free(b);
 
 	/* with split rows, 0_4 is described and bound with its rows; the
@@ -966,7 +966,7 @@ START_TEST(test_hybrid_cover_all_parts)
 	f = stir_csr_to_hybrid_flags(ctx, m, 1, four, 4, STIR_I64, STIR_F32,
 		"_x", STIR_HYBRID_ALL_PARTS | STIR_HYBRID_COVER_ROWS, b);
 	expect_conserved(ctx, f, m, b);
-	ck_assert_int_eq(stir_format_n_parts(f), 4);
+	ck_assert_int_eq(stir_host_format_n_parts(f), 4);
 	expect_hybrid_part(f, 0, "_x_0_0", 0, 1, 3, 1, false);
 	expect_hybrid_part(f, 1, "_x_0_1", 1, 2, 1, 2, false);
 	expect_hybrid_part(f, 2, "_x_0_2", 2, 3, 1, 3, false);
@@ -977,7 +977,7 @@ START_TEST(test_hybrid_cover_all_parts)
 	expect_ints(b, "R_x_0_4.indices", STIR_I64, 4, r4);
 	ck_assert_int_eq(stir_bindings_n_arrays(b), 15);
 	ck_assert_int_eq(stir_bindings_n_sizes(b), 5);
-	stir_format_free(f);
+	stir_host_format_free(f);
 	stir_bindings_free(b);
 	stir_csr_free(m);
 	stir_csr_free(m2);
@@ -1013,12 +1013,12 @@ START_TEST(test_hybrid_cover_errors)
 	/* the same matrix without rows needs no padding: nothing to cover */
 	const int64_t none[] = { 0 };
 	stir_csr *m00 = make_csr(0, 0, none, NULL, NULL);
-	stir_format *f = stir_csr_to_hybrid_flags(ctx, m00, 1, buckets, 3,
+	stir_host_format *f = stir_csr_to_hybrid_flags(ctx, m00, 1, buckets, 3,
 		STIR_I32, STIR_F32, "_c", STIR_HYBRID_COVER_ROWS, b);
 	expect_conserved(ctx, f, m00, b);
-	ck_assert_int_eq(stir_format_n_parts(f), 0);
+	ck_assert_int_eq(stir_host_format_n_parts(f), 0);
 	ck_assert_int_eq(stir_bindings_n_arrays(b), 0);
-	stir_format_free(f);
+	stir_host_format_free(f);
 	stir_csr_free(m00);
 	stir_csr_free(m30);
 	stir_bindings_free(b);
@@ -1034,14 +1034,14 @@ START_TEST(test_hybrid_small_c3)
 	stir_csr *m = matrix_m();
 	stir_bindings *b = stir_bindings_alloc();
 	const int64_t buckets[] = { 1, 2 };
-	stir_format *f = stir_csr_to_hybrid(ctx, m, 3, buckets, 2, STIR_I64,
+	stir_host_format *f = stir_csr_to_hybrid(ctx, m, 3, buckets, 2, STIR_I64,
 		STIR_F32, "_h", b);
 	expect_conserved(ctx, f, m, b);
-	ck_assert_int_eq(stir_format_n_parts(f), 6);
+	ck_assert_int_eq(stir_host_format_n_parts(f), 6);
 	static const char *const sfx[] = { "_h_0_0", "_h_0_1", "_h_1_0",
 		"_h_1_1", "_h_2_0", "_h_2_1" };
 	for (int i = 0; i < 6; i++) {
-		const stir_format_part *p = part_at(f, i);
+		const stir_host_format_part *p = part_at(f, i);
 		ck_assert_str_eq(p->suffix, sfx[i]);
 		ck_assert_int_eq(p->range, i / 2);
 		ck_assert_int_eq(p->bucket, i % 2);
@@ -1078,7 +1078,7 @@ START_TEST(test_hybrid_small_c3)
 	expect_ints(b, "C_h_2_1.indices", STIR_I64, 2, c21);
 	expect_vals(b, "A_h_2_1", 2, a21);
 	expect_size(b, "rows_h_1_1", 2);
-	stir_format_free(f);
+	stir_host_format_free(f);
 	stir_bindings_free(b);
 
 	/* one bucket of 2: the padding column is the smallest absent from
@@ -1087,7 +1087,7 @@ START_TEST(test_hybrid_small_c3)
 	const int64_t two[] = { 2 };
 	f = stir_csr_to_hybrid(ctx, m, 3, two, 1, STIR_I32, STIR_F32, "_h", b);
 	expect_conserved(ctx, f, m, b);
-	ck_assert_int_eq(stir_format_n_parts(f), 3);
+	ck_assert_int_eq(stir_host_format_n_parts(f), 3);
 	const int64_t r0[] = { 0, 2, 4 }, c0[] = { 0, 1, 1, 0, 0, 1 };
 	const double a0[] = { 1, 0, 3, 0, 8, 9 };
 	expect_ints(b, "R_h_0_0.indices", STIR_I32, 3, r0);
@@ -1103,7 +1103,7 @@ START_TEST(test_hybrid_small_c3)
 	expect_ints(b, "R_h_2_0.indices", STIR_I32, 3, r2);
 	expect_ints(b, "C_h_2_0.indices", STIR_I32, 6, c2);
 	expect_vals(b, "A_h_2_0", 6, a2);
-	stir_format_free(f);
+	stir_host_format_free(f);
 	stir_bindings_free(b);
 
 	/* c larger than the columns: ranges of one column, the last ones
@@ -1112,10 +1112,10 @@ START_TEST(test_hybrid_small_c3)
 	const int64_t one[] = { 1 };
 	f = stir_csr_to_hybrid(ctx, m, 10, one, 1, STIR_I32, STIR_F32, "_h", b);
 	expect_conserved(ctx, f, m, b);
-	ck_assert_int_eq(stir_format_n_parts(f), 6);
+	ck_assert_int_eq(stir_host_format_n_parts(f), 6);
 	ck_assert_str_eq(part_at(f, 5)->suffix, "_h_5_0");
 	expect_size(b, "rows_h_5_0", 2);
-	stir_format_free(f);
+	stir_host_format_free(f);
 	stir_bindings_free(b);
 	stir_csr_free(m);
 	stir_ctx_free(ctx);
@@ -1139,7 +1139,7 @@ START_TEST(test_hybrid_spec_message)
 	stir_csr *m = make_csr(3, 20, indptr, indices, values);
 	stir_bindings *b = stir_bindings_alloc();
 	const int64_t buckets[] = { 4, 32 };
-	stir_format *f = stir_csr_to_hybrid(ctx, m, 1, buckets, 2, STIR_I32,
+	stir_host_format *f = stir_csr_to_hybrid(ctx, m, 1, buckets, 2, STIR_I32,
 		STIR_F32, "_hyb", b);
 	ck_assert_ptr_null(f);
 	expect_error(ctx, "hybrid: bucket width 32 exceeds the 20 columns of "
@@ -1151,12 +1151,12 @@ START_TEST(test_hybrid_spec_message)
 	f = stir_csr_to_hybrid(ctx, m, 2, ten, 2, STIR_I32, STIR_F32, "_hyb",
 		b);
 	expect_conserved(ctx, f, m, b);
-	ck_assert_int_eq(stir_format_n_parts(f), 3);
+	ck_assert_int_eq(stir_host_format_n_parts(f), 3);
 	ck_assert_str_eq(part_at(f, 0)->suffix, "_hyb_0_0");
 	ck_assert_str_eq(part_at(f, 1)->suffix, "_hyb_0_1");
 	ck_assert_str_eq(part_at(f, 2)->suffix, "_hyb_1_1");
 	ck_assert_int_eq(part_at(f, 1)->width, 10);
-	stir_format_free(f);
+	stir_host_format_free(f);
 	stir_bindings_free(b);
 	stir_csr_free(m);
 	stir_ctx_free(ctx);
@@ -1185,44 +1185,44 @@ START_TEST(test_ell3d_small)
 	stir_ctx *ctx = stir_ctx_alloc();
 	stir_csf t = small_csf();
 	stir_bindings *b = stir_bindings_alloc();
-	stir_format *f = stir_csf_to_ell3d(ctx, &t, 3, STIR_I32, STIR_F32,
+	stir_host_format *f = stir_csf_to_ell3d(ctx, &t, 3, STIR_I32, STIR_F32,
 		"_r", b);
 	ck_assert_ptr_nonnull(f);
-	ck_assert_int_eq(stir_format_verify_csf(ctx, f, &t, b), 0);
+	ck_assert_int_eq(stir_host_format_verify_csf(ctx, f, &t, b), 0);
 	ck_assert_int_eq(stir_ctx_n_diagnostics(ctx), 0);
 	const int64_t j[] = { 1, 3, 0,  0, 1, 1,  0, 1, 2 };
 	const double a[] = { 1, 2, 0,  3, 0, 0,  4, 5, 6 };
 	expect_ints(b, "J_r.indices", STIR_I32, 9, j);
 	expect_vals(b, "A_r", 9, a);
 	ck_assert_int_eq(stir_bindings_n_arrays(b), 2);
-	ck_assert_int_eq(stir_format_get_kind(f), STIR_FORMAT_ELL3D);
+	ck_assert_int_eq(stir_host_format_get_kind(f), STIR_FORMAT_ELL3D);
 	ck_assert_int_eq(part_at(f, 0)->rows, 3);
 	ck_assert_int_eq(part_at(f, 0)->width, 3);
 
 	/* tampering is reported with the relation and row */
 	stir_array *va = stir_bindings_get_array(b, "A_r");
 	stir_array_set_double(va, 5, 2);
-	ck_assert_int_eq(stir_format_verify_csf(ctx, f, &t, b), -1);
+	ck_assert_int_eq(stir_host_format_verify_csf(ctx, f, &t, b), -1);
 	expect_error(ctx, "ELL3D format: array 'A_r': slot 5 pads (relation 0, "
 		"row 2, column 1), absent from the original, but holds 2, not 0");
 	stir_array_set_double(va, 5, 0);
 	stir_array_set_double(va, 7, -5);
-	ck_assert_int_eq(stir_format_verify_csf(ctx, f, &t, b), -1);
+	ck_assert_int_eq(stir_host_format_verify_csf(ctx, f, &t, b), -1);
 	expect_error(ctx, "ELL3D format: array 'A_r': slot 7 holds -5 for "
 		"entry (relation 1, row 1, column 1), expected 5");
 	stir_array_set_double(va, 7, 5);
 	stir_csr *m = matrix_m();
-	ck_assert_int_eq(stir_format_verify(ctx, f, m, b), -1);
+	ck_assert_int_eq(stir_host_format_verify(ctx, f, m, b), -1);
 	expect_error(ctx, "an ELL3D format is checked against its CSF tensor "
-		"(stir_format_verify_csf)");
-	stir_format_free(f);
+		"(stir_host_format_verify_csf)");
+	stir_host_format_free(f);
 
 	f = stir_csr_to_ell(ctx, m, 6, STIR_I32, STIR_F32, "_e", b);
 	ck_assert_ptr_nonnull(f);
-	ck_assert_int_eq(stir_format_verify_csf(ctx, f, &t, b), -1);
+	ck_assert_int_eq(stir_host_format_verify_csf(ctx, f, &t, b), -1);
 	expect_error(ctx, "only an ELL3D format is checked against a CSF "
-		"tensor; a ELL format takes its CSR matrix (stir_format_verify)");
-	stir_format_free(f);
+		"tensor; a ELL format takes its CSR matrix (stir_host_format_verify)");
+	stir_host_format_free(f);
 	stir_csr_free(m);
 
 	f = stir_csf_to_ell3d(ctx, &t, 2, STIR_I32, STIR_F32, "_r", b);
@@ -1231,8 +1231,8 @@ START_TEST(test_ell3d_small)
 		"the width 2");
 	f = stir_csf_to_ell3d(ctx, &t, 5, STIR_I64, STIR_F32, "_r", b);
 	ck_assert_ptr_nonnull(f);
-	ck_assert_int_eq(stir_format_verify_csf(ctx, f, &t, b), 0);
-	stir_format_free(f);
+	ck_assert_int_eq(stir_host_format_verify_csf(ctx, f, &t, b), 0);
+	stir_host_format_free(f);
 	stir_bindings_free(b);
 	stir_ctx_free(ctx);
 }
@@ -1242,7 +1242,7 @@ END_TEST
 
 /* The six CSR builders with fixed valid parameters, so that a bad input
  * must be reported by each of them. */
-static stir_format *build_any(int which, stir_ctx *ctx, const stir_csr *m,
+static stir_host_format *build_any(int which, stir_ctx *ctx, const stir_csr *m,
 	stir_bindings *b)
 {
 	static const int64_t buckets[] = { 1, 2 };
@@ -1479,7 +1479,7 @@ START_TEST(test_i32_limits)
 	}
 	ck_assert_int_eq(stir_bindings_n_arrays(b), 0);
 	const int64_t buckets[] = { 1, 2 };
-	stir_format *f[6] = {
+	stir_host_format *f[6] = {
 		stir_csr_to_ell(ctx, m, 4, STIR_I64, STIR_F32, "_0", b),
 		stir_csr_to_bsr(ctx, m, 2, STIR_I64, STIR_F32, "_1", b),
 		stir_csr_to_padding(ctx, m, 2, STIR_I64, STIR_F32, "_2", b),
@@ -1490,7 +1490,7 @@ START_TEST(test_i32_limits)
 	};
 	for (int i = 0; i < 6; i++) {
 		expect_conserved(ctx, f[i], m, b);
-		stir_format_free(f[i]);
+		stir_host_format_free(f[i]);
 	}
 	const int64_t j0[] = { 2999999999, 0, 0, 0 };
 	expect_ints(b, "J_0.indices", STIR_I64, 4, j0);
@@ -1531,10 +1531,10 @@ END_TEST
 /* ---- the checker finds violations ---- */
 
 /* ctx, f, m, b, msg: the checker must refuse f with exactly this message. */
-static void expect_violation(stir_ctx *ctx, const stir_format *f,
+static void expect_violation(stir_ctx *ctx, const stir_host_format *f,
 	const stir_csr *m, const stir_bindings *b, const char *msg)
 {
-	ck_assert_int_eq(stir_format_verify(ctx, f, m, b), -1);
+	ck_assert_int_eq(stir_host_format_verify(ctx, f, m, b), -1);
 	expect_error(ctx, msg);
 }
 
@@ -1543,7 +1543,7 @@ START_TEST(test_verify_violations)
 	stir_ctx *ctx = stir_ctx_alloc();
 	stir_csr *m = matrix_m();
 	stir_bindings *b = stir_bindings_alloc();
-	stir_format *f = stir_csr_to_ell(ctx, m, 6, STIR_I32, STIR_F32, "_e", b);
+	stir_host_format *f = stir_csr_to_ell(ctx, m, 6, STIR_I32, STIR_F32, "_e", b);
 	expect_conserved(ctx, f, m, b);
 	stir_array *ja = stir_bindings_get_array(b, "J_e.indices");
 	stir_array *va = stir_bindings_get_array(b, "A_e");
@@ -1579,7 +1579,7 @@ START_TEST(test_verify_violations)
 	stir_csr *m2 = matrix_m2();
 	expect_violation(ctx, f, m2, b, "ELL format: it was built from a 5 x 6 "
 		"matrix with 13 entries, not from this 6 x 4 one with 5");
-	stir_format_free(f);
+	stir_host_format_free(f);
 
 	/* hybrid: sizes, rows, column ranges */
 	const int64_t buckets[] = { 1, 2, 3 };
@@ -1595,7 +1595,7 @@ START_TEST(test_verify_violations)
 	expect_violation(ctx, f, m, b, "hybrid format: array 'R_h_0_2.indices': "
 		"entry 0 is 9, outside [0, 5)");
 	stir_array_set_int(ra, 0, 2);
-	stir_format_free(f);
+	stir_host_format_free(f);
 	const int64_t two[] = { 2 };
 	f = stir_csr_to_hybrid(ctx, m, 3, two, 1, STIR_I32, STIR_F32, "_h", b);
 	expect_conserved(ctx, f, m, b);
@@ -1603,7 +1603,7 @@ START_TEST(test_verify_violations)
 	stir_array_set_double(stir_bindings_get_array(b, "A_h_0_0"), 1, 2);
 	expect_violation(ctx, f, m, b, "hybrid format: array 'A_h_0_0': slot 1 "
 		"holds entry (0, 2), outside column range 0 [0, 2)");
-	stir_format_free(f);
+	stir_host_format_free(f);
 
 	/* BSR: a slot outside the matrix must stay 0 */
 	f = stir_csr_to_bsr(ctx, m, 2, STIR_I32, STIR_F32, "_b", b);
@@ -1611,7 +1611,7 @@ START_TEST(test_verify_violations)
 	stir_array_set_double(stir_bindings_get_array(b, "A_b"), 22, 1);
 	expect_violation(ctx, f, m, b, "BSR format: array 'A_b': slot 22 lies at "
 		"(5, 0), outside the 5 x 6 matrix, but holds 1, not 0");
-	stir_format_free(f);
+	stir_host_format_free(f);
 
 	/* SR-BCRS: the group pointers */
 	f = stir_csr_to_sr_bcrs(ctx, m, 2, 2, STIR_I32, STIR_F32, "_s", b);
@@ -1619,7 +1619,7 @@ START_TEST(test_verify_violations)
 	stir_array_set_int(stir_bindings_get_array(b, "G_s.indptr"), 1, 5);
 	expect_violation(ctx, f, m, b, "SR-BCRS format: array 'G_s.indptr': "
 		"entry 2 is 4, less than entry 1 (5)");
-	stir_format_free(f);
+	stir_host_format_free(f);
 
 	/* DBSR: the block-row count */
 	f = stir_csr_to_dbsr(ctx, m2, 2, STIR_I32, STIR_F32, "_d", b);
@@ -1627,7 +1627,7 @@ START_TEST(test_verify_violations)
 	stir_bindings_set_size(b, "nbr_d", 3);
 	expect_violation(ctx, f, m2, b, "DBSR format: size 'nbr_d' is 3, "
 		"expected 2");
-	stir_format_free(f);
+	stir_host_format_free(f);
 
 	/* padding: row lengths */
 	f = stir_csr_to_padding(ctx, m, 3, STIR_I32, STIR_F32, "_p", b);
@@ -1636,7 +1636,7 @@ START_TEST(test_verify_violations)
 	stir_array_set_int(pa, 1, 2);
 	expect_violation(ctx, f, m, b, "padding format: array 'J_p.indptr': "
 		"row 0 has 2 slots, not a multiple of 3");
-	stir_format_free(f);
+	stir_host_format_free(f);
 	stir_csr_free(m2);
 	stir_bindings_free(b);
 	stir_csr_free(m);
@@ -1667,7 +1667,7 @@ START_TEST(test_verify_cover)
 	stir_csr *m = matrix_cover();
 	stir_bindings *b = stir_bindings_alloc();
 	const int64_t buckets[] = { 1, 2, 4 };
-	stir_format *f = stir_csr_to_hybrid_flags(ctx, m, 1, buckets, 3,
+	stir_host_format *f = stir_csr_to_hybrid_flags(ctx, m, 1, buckets, 3,
 		STIR_I32, STIR_F32, "_c", STIR_HYBRID_COVER_ROWS, b);
 	expect_conserved(ctx, f, m, b);
 	/* R_c_0_0 = { 0, 1, 3 }: empty row 3's padding row given to row 0,
@@ -1707,7 +1707,7 @@ START_TEST(test_verify_cover)
 	stir_bindings_set_size(b, "rows_c_0_0", 2);
 	expect_violation(ctx, f, m, b, "hybrid format: row 3 lies in no part, "
 		"so the rows are not covered");
-	stir_format_free(f);
+	stir_host_format_free(f);
 	stir_bindings_free(b);
 	stir_csr_free(m);
 	stir_ctx_free(ctx);
@@ -1726,7 +1726,7 @@ START_TEST(test_value_types)
 		STIR_F64 };
 	for (int i = 0; i < 4; i++) {
 		stir_bindings *b = stir_bindings_alloc();
-		stir_format *f = stir_csr_to_ell(ctx, m, 3, STIR_I32, types[i],
+		stir_host_format *f = stir_csr_to_ell(ctx, m, 3, STIR_I32, types[i],
 			"", b);
 		expect_conserved(ctx, f, m, b);
 		const stir_array *a = stir_bindings_get_array(b, "A");
@@ -1757,7 +1757,7 @@ START_TEST(test_value_types)
 		/* a value that only f64 keeps exactly tells the types apart */
 		ck_assert_int_eq(stir_array_get_double(a, 0) == 0.1,
 			types[i] == STIR_F64);
-		stir_format_free(f);
+		stir_host_format_free(f);
 		stir_bindings_free(b);
 	}
 	stir_csr_free(m);
@@ -1774,12 +1774,12 @@ START_TEST(test_empty)
 	/* no rows: no part and nothing bound, whatever the format */
 	for (int which = 0; which < 6; which++) {
 		stir_bindings *b = stir_bindings_alloc();
-		stir_format *f = build_any(which, ctx, m0, b);
+		stir_host_format *f = build_any(which, ctx, m0, b);
 		expect_conserved(ctx, f, m0, b);
-		ck_assert_int_eq(stir_format_n_parts(f), 0);
+		ck_assert_int_eq(stir_host_format_n_parts(f), 0);
 		ck_assert_int_eq(stir_bindings_n_arrays(b), 0);
 		ck_assert_int_eq(stir_bindings_n_sizes(b), 0);
-		stir_format_free(f);
+		stir_host_format_free(f);
 		stir_bindings_free(b);
 	}
 	/* rows without entries: the row formats keep them, DBSR and
@@ -1787,24 +1787,24 @@ START_TEST(test_empty)
 	static const int want_parts[] = { 1, 1, 1, 0, 0, 1 };
 	for (int which = 0; which < 6; which++) {
 		stir_bindings *b = stir_bindings_alloc();
-		stir_format *f = build_any(which, ctx, m3, b);
+		stir_host_format *f = build_any(which, ctx, m3, b);
 		expect_conserved(ctx, f, m3, b);
-		ck_assert_int_eq(stir_format_n_parts(f), want_parts[which]);
+		ck_assert_int_eq(stir_host_format_n_parts(f), want_parts[which]);
 		if (!want_parts[which])
 			ck_assert_int_eq(stir_bindings_n_arrays(b), 0);
-		stir_format_free(f);
+		stir_host_format_free(f);
 		stir_bindings_free(b);
 	}
 	stir_bindings *b = stir_bindings_alloc();
-	stir_format *f = stir_csr_to_ell(ctx, m3, 2, STIR_I32, STIR_F32, "", b);
+	stir_host_format *f = stir_csr_to_ell(ctx, m3, 2, STIR_I32, STIR_F32, "", b);
 	const int64_t j[] = { 0, 0, 0, 0, 0, 0 };
 	expect_ints(b, "J.indices", STIR_I32, 6, j);
-	stir_format_free(f);
+	stir_host_format_free(f);
 	f = stir_csr_to_sr_bcrs(ctx, m3, 2, 2, STIR_I32, STIR_F32, "", b);
 	expect_size(b, "ngroups", 0);
 	expect_size(b, "mt", 2);
 	expect_size(b, "maxg", 0);
-	stir_format_free(f);
+	stir_host_format_free(f);
 	stir_bindings_free(b);
 	stir_csr_free(m0);
 	stir_csr_free(m3);
@@ -1876,7 +1876,7 @@ static stir_csr *random_csr(uint64_t seed, int64_t m, int64_t n)
  * q with b(t-1) < L <= b(t), and the last bucket also ceil(L / bk) chunks
  * of each longer run, which makes it split. */
 static void check_hybrid_counts(const stir_csr *csr, const fmt_case *fc,
-	const stir_format *f)
+	const stir_host_format *f)
 {
 	int64_t c = fc->p1, n = csr->ncols, k = fc->nbuckets;
 	int64_t cw = (n + c - 1) / c;
@@ -1907,14 +1907,14 @@ static void check_hybrid_counts(const stir_csr *csr, const fmt_case *fc,
 	for (int64_t pi = 0; pi < c * k; pi++) {
 		if (rows[pi] == 0)
 			continue;
-		const stir_format_part *p = part_at(f, i++);
+		const stir_host_format_part *p = part_at(f, i++);
 		ck_assert_int_eq(p->range, pi / k);
 		ck_assert_int_eq(p->bucket, pi % k);
 		ck_assert_int_eq(p->rows, rows[pi]);
 		ck_assert_int_eq(p->split, split[pi]);
 		ck_assert_int_eq(p->width, fc->buckets[pi % k]);
 	}
-	ck_assert_int_eq(stir_format_n_parts(f), i);
+	ck_assert_int_eq(stir_host_format_n_parts(f), i);
 	free(rows);
 	free(split);
 }
@@ -1973,9 +1973,9 @@ START_TEST(test_random)
 	for (int ci = 0; ci < ncases; ci++) {
 		const fmt_case *fc = &random_cases[ci];
 		stir_bindings *b;
-		stir_format *f = check_case(ctx, m, fc, vtypes[ci % 3], &b);
+		stir_host_format *f = check_case(ctx, m, fc, vtypes[ci % 3], &b);
 		check_description(f, m);
-		const stir_format_part *p = part_at(f, 0);
+		const stir_host_format_part *p = part_at(f, 0);
 		switch (fc->kind) {
 		case STIR_FORMAT_HYBRID:
 			check_hybrid_counts(m, fc, f);
@@ -2012,7 +2012,7 @@ START_TEST(test_random)
 		default:
 			break;
 		}
-		stir_format_free(f);
+		stir_host_format_free(f);
 		stir_bindings_free(b);
 	}
 	/* the full rows make these refuse */
@@ -2055,13 +2055,13 @@ START_TEST(test_graphs)
 	static const char *const files[] = { "examples/data/cora.mtx.gz",
 		"examples/data/citeseer.mtx.gz" };
 	stir_ctx *ctx = stir_ctx_alloc();
-	stir_csr *m = stir_mtx_read(ctx, test_path(files[_i]));
+	stir_csr *m = stir_mtx_read_from_file(ctx, test_path(files[_i]));
 	ck_assert_ptr_nonnull(m);
 	int ncases = sizeof(graph_cases) / sizeof(graph_cases[0]);
 	for (int ci = 0; ci < ncases; ci++) {
 		const fmt_case *fc = &graph_cases[ci];
 		stir_bindings *b;
-		stir_format *f = check_case(ctx, m, fc,
+		stir_host_format *f = check_case(ctx, m, fc,
 			ci % 2 ? STIR_F16 : STIR_BF16, &b);
 		check_description(f, m);
 		if (fc->kind == STIR_FORMAT_HYBRID)
@@ -2069,7 +2069,7 @@ START_TEST(test_graphs)
 		if (fc->kind == STIR_FORMAT_BSR)
 			ck_assert_int_eq(part_at(f, 0)->nnzb,
 				count_blocks(m, 16, 16));
-		stir_format_free(f);
+		stir_host_format_free(f);
 		stir_bindings_free(b);
 	}
 	stir_csr_free(m);
@@ -2107,7 +2107,7 @@ static void read_hetero(stir_ctx *ctx, const char *rel, hetero_csf *h)
 {
 	char *text;
 	size_t len;
-	ck_assert_int_eq(stir_read_file(ctx, test_path(rel), &text, &len), 0);
+	ck_assert_int_eq(stir_bytes_read_from_file(ctx, test_path(rel), &text, &len), 0);
 	long long nodes, edges, rels;
 	int at;
 	ck_assert_int_eq(sscanf(text, "%%%%hetero %lld %lld %lld%n", &nodes,
@@ -2178,31 +2178,31 @@ START_TEST(test_ell3d_aifb)
 	ck_assert_int_eq(h.t.nnz, 4000);
 	stir_bindings *b32 = stir_bindings_alloc();
 	stir_bindings *b64 = stir_bindings_alloc();
-	stir_format *f32 = stir_csf_to_ell3d(ctx, &h.t, 129, STIR_I32, STIR_F32,
+	stir_host_format *f32 = stir_csf_to_ell3d(ctx, &h.t, 129, STIR_I32, STIR_F32,
 		"_aifb", b32);
-	stir_format *f64 = stir_csf_to_ell3d(ctx, &h.t, 129, STIR_I64, STIR_F32,
+	stir_host_format *f64 = stir_csf_to_ell3d(ctx, &h.t, 129, STIR_I64, STIR_F32,
 		"_aifb", b64);
 	ck_assert(f32 && f64);
-	ck_assert_int_eq(stir_format_verify_csf(ctx, f32, &h.t, b32), 0);
-	ck_assert_int_eq(stir_format_verify_csf(ctx, f64, &h.t, b64), 0);
+	ck_assert_int_eq(stir_host_format_verify_csf(ctx, f32, &h.t, b32), 0);
+	ck_assert_int_eq(stir_host_format_verify_csf(ctx, f64, &h.t, b64), 0);
 	ck_assert_int_eq(stir_ctx_n_diagnostics(ctx), 0);
 	expect_same_bindings(b32, b64);
-	const stir_format_part *p = part_at(f64, 0);
+	const stir_host_format_part *p = part_at(f64, 0);
 	ck_assert_int_eq(p->rows, 1409);
 	ck_assert_int_eq(p->width, 129);
 	ck_assert_int_eq(p->nnz, 4000);
 	ck_assert_int_eq(p->slots, 1409 * 129);
 	ck_assert_ptr_nonnull(stir_bindings_get_array(b64, "J_aifb.indices"));
-	stir_format_free(f32);
-	stir_format_free(f64);
+	stir_host_format_free(f32);
+	stir_host_format_free(f64);
 	stir_bindings_free(b32);
 	stir_bindings_free(b64);
 
 	stir_bindings *bh = stir_bindings_alloc();
-	stir_format *fh = stir_csf_to_ell3d(ctx, &h.t, 200, STIR_I32, STIR_F16,
+	stir_host_format *fh = stir_csf_to_ell3d(ctx, &h.t, 200, STIR_I32, STIR_F16,
 		"_aifb", bh);
-	ck_assert_int_eq(stir_format_verify_csf(ctx, fh, &h.t, bh), 0);
-	stir_format_free(fh);
+	ck_assert_int_eq(stir_host_format_verify_csf(ctx, fh, &h.t, bh), 0);
+	stir_host_format_free(fh);
 	ck_assert_ptr_null(stir_csf_to_ell3d(ctx, &h.t, 128, STIR_I32,
 		STIR_F32, "_aifb", bh));
 	expect_error(ctx, "ELL3D: row 1813 of relation 5 has 129 entries, more "

@@ -117,11 +117,11 @@ START_TEST(test_default_schedule_huge_extent)
 		"  iter it (i) in [I] \"S\" { A[i] = 1.0; }\n"
 		"}\n";
 	stir_ctx *ctx = stir_ctx_alloc();
-	stir_module *m = stir_module_read_from_str(ctx, "t.stir", text,
+	stir_module *m = stir_module_read_from_mem(ctx, "t.stir", text,
 		strlen(text));
 	ck_assert_ptr_nonnull(m);
 	stir_kernel *k = stir_module_get_kernel(m, 0);
-	ck_assert_int_eq(stir_kernel_lower_sparse_iter(k), 0);
+	ck_assert_int_eq(stir_lower_sparse_iter(k), 0);
 	ck_assert_int_eq(stir_default_schedule(k), 0);
 	char *printed = stir_kernel_to_str(k);
 	ck_assert_ptr_nonnull(printed);
@@ -149,7 +149,7 @@ static int bind_text(const char *text, uint64_t seed, stir_bindings *b,
 	char **diags)
 {
 	stir_ctx *ctx = stir_ctx_alloc();
-	stir_module *m = stir_module_read_from_str(ctx, "t.stir", text,
+	stir_module *m = stir_module_read_from_mem(ctx, "t.stir", text,
 		strlen(text));
 	ck_assert_msg(m != NULL, "%s", text);
 	stir_bindings *own = b ? NULL : stir_bindings_alloc();

@@ -252,7 +252,7 @@ START_TEST(test_read_file)
 	for (int i = 0; i < 3; i++) {
 		char *data = NULL;
 		size_t len = 0;
-		ck_assert_int_eq(stir_read_file(ctx, test_path(files[i]), &data,
+		ck_assert_int_eq(stir_bytes_read_from_file(ctx, test_path(files[i]), &data,
 			&len), 0);
 		ck_assert_uint_eq(len, want_len);
 		ck_assert(memcmp(data, want, len) == 0);
@@ -266,20 +266,20 @@ START_TEST(test_read_file)
 	char *data = NULL;
 	size_t len;
 	const char *missing = test_path("tests/data/io/no-such-file");
-	ck_assert_int_eq(stir_read_file(ctx, missing, &data, &len), -1);
+	ck_assert_int_eq(stir_bytes_read_from_file(ctx, missing, &data, &len), -1);
 	ck_assert_str_eq(test_only_error(ctx),
 		"cannot open file: No such file or directory");
 	ck_assert_str_eq(test_only_loc(ctx).file, missing);
 	stir_ctx_clear_diagnostics(ctx);
 
 	const char *dir = test_path("tests/data/io");
-	ck_assert_int_eq(stir_read_file(ctx, dir, &data, &len), -1);
+	ck_assert_int_eq(stir_bytes_read_from_file(ctx, dir, &data, &len), -1);
 	ck_assert_str_eq(test_only_error(ctx), "cannot read file: Is a directory");
 	stir_ctx_clear_diagnostics(ctx);
 
 	/* a corrupt .gz file: the gunzip error names the path */
 	const char *bad = test_path("tests/data/io/bad-crc.gz");
-	ck_assert_int_eq(stir_read_file(ctx, bad, &data, &len), -1);
+	ck_assert_int_eq(stir_bytes_read_from_file(ctx, bad, &data, &len), -1);
 	ck_assert_str_eq(test_only_loc(ctx).file, bad);
 	ck_assert_ptr_null(data);
 	stir_ctx_free(ctx);
@@ -308,7 +308,7 @@ START_TEST(test_stream_chunks)
 	stir_ctx *ctx = stir_ctx_alloc();
 	char *data;
 	size_t got;
-	ck_assert_int_eq(stir_read_file(ctx, path, &data, &got), 0);
+	ck_assert_int_eq(stir_bytes_read_from_file(ctx, path, &data, &got), 0);
 	ck_assert_uint_eq(got, n);
 	ck_assert(memcmp(data, plain, n) == 0);
 	free(data);
@@ -322,7 +322,7 @@ START_TEST(test_stream_chunks)
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_eq(write(fd, gz, len - 1), (ssize_t)len - 1);
 	close(fd);
-	ck_assert_int_eq(stir_read_file(ctx, path, &data, &got), -1);
+	ck_assert_int_eq(stir_bytes_read_from_file(ctx, path, &data, &got), -1);
 	char want[100];
 	snprintf(want, sizeof(want), "unexpected end of gzip data at byte "
 		"offset %zu", len - 1);

@@ -10,7 +10,7 @@
 /* k: build csrmm of LANGUAGE.md section 6 into a new kernel of m. */
 static stir_kernel *build_csrmm(stir_module *m, bool fused_sddmm)
 {
-	stir_kernel *k = stir_kernel_alloc(m, fused_sddmm ? "sddmm" : "csrmm");
+	stir_kernel *k = stir_module_add_kernel(m, fused_sddmm ? "sddmm" : "csrmm");
 	stir_var *pm = stir_kernel_add_param(k, "m", STIR_I32);
 	stir_var *pn = stir_kernel_add_param(k, "n", STIR_I32);
 	stir_var *pf = stir_kernel_add_param(k, "feat", STIR_I32);
@@ -220,7 +220,7 @@ END_TEST
 static void expect_size_error(const char *text, const char *want)
 {
 	stir_ctx *ctx = stir_ctx_alloc();
-	stir_module *m = stir_module_read_from_str(ctx, "t.stir", text,
+	stir_module *m = stir_module_read_from_mem(ctx, "t.stir", text,
 		strlen(text));
 	ck_assert_ptr_nonnull(m);
 	stir_bindings *b = stir_bindings_alloc();

@@ -29,7 +29,7 @@ START_TEST(test_catalogue_round_trip)
 {
 	const char *name = catalogue[_i];
 	stir_ctx *ctx = stir_ctx_alloc();
-	stir_module *m = stir_module_read_file(ctx, example_path(name));
+	stir_module *m = stir_module_read_from_file(ctx, example_path(name));
 	if (!m)
 		stir_ctx_print_diagnostics(ctx, stderr);
 	ck_assert_ptr_nonnull(m);
@@ -45,7 +45,7 @@ END_TEST
 START_TEST(test_golden_csrmm)
 {
 	stir_ctx *ctx = stir_ctx_alloc();
-	stir_module *m = stir_module_read_file(ctx, example_path("csrmm"));
+	stir_module *m = stir_module_read_from_file(ctx, example_path("csrmm"));
 	ck_assert_ptr_nonnull(m);
 	char *s = stir_module_to_str(m);
 	ck_assert_str_eq(s,
@@ -182,7 +182,7 @@ START_TEST(test_print_floats)
 	};
 	stir_ctx *ctx = stir_ctx_alloc();
 	stir_module *m = stir_module_alloc(ctx);
-	stir_kernel *k = stir_kernel_alloc(m, "k");
+	stir_kernel *k = stir_module_add_kernel(m, "k");
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char *s = stir_expr_to_str(stir_expr_float(k, cases[i].v));
 		ck_assert_str_eq(s, cases[i].text);
@@ -198,7 +198,7 @@ START_TEST(test_print_api_module)
 {
 	stir_ctx *ctx = stir_ctx_alloc();
 	stir_module *m = stir_module_alloc(ctx);
-	stir_kernel *k = stir_kernel_alloc(m, "api");
+	stir_kernel *k = stir_module_add_kernel(m, "api");
 	stir_var *n = stir_kernel_add_param(k, "n", STIR_I64);
 	stir_axis *I = stir_kernel_add_dense_fixed(k, "I", stir_expr_var(k, n));
 	stir_buffer *x = stir_kernel_add_tensor(k, "x", STIR_F64, 1, &I);
@@ -717,7 +717,7 @@ START_TEST(test_lowered_too_deep)
 	stir_ctx *ctx = stir_ctx_alloc();
 	stir_module *m = test_read_str(ctx, s);
 	ck_assert_ptr_nonnull(m);
-	ck_assert_int_eq(stir_lower_sparse_iter(m), 0);
+	ck_assert_int_eq(stir_module_lower_sparse_iter(m), 0);
 	test_check_round_trip(m);
 	stir_module_free(m);
 	stir_ctx_free(ctx);
@@ -728,7 +728,7 @@ START_TEST(test_lowered_too_deep)
 		ctx = stir_ctx_alloc();
 		m = test_read_str(ctx, s);
 		ck_assert_ptr_nonnull(m);
-		int rc = stir_lower_sparse_iter(m);
+		int rc = stir_module_lower_sparse_iter(m);
 		if (n == 113) {
 			ck_assert_int_eq(rc, 0);
 			test_check_round_trip(m);
@@ -768,7 +768,7 @@ END_TEST
 START_TEST(test_read_file_missing)
 {
 	stir_ctx *ctx = stir_ctx_alloc();
-	ck_assert_ptr_null(stir_module_read_file(ctx, "/nonexistent/dir/x.stir"));
+	ck_assert_ptr_null(stir_module_read_from_file(ctx, "/nonexistent/dir/x.stir"));
 	ck_assert_int_eq(stir_ctx_n_errors(ctx), 1);
 	char *text = stir_ctx_diagnostics_to_str(ctx);
 	ck_assert_str_eq(text, "/nonexistent/dir/x.stir: error: cannot open file: "
@@ -783,14 +783,14 @@ END_TEST
 START_TEST(test_read_empty)
 {
 	stir_ctx *ctx = stir_ctx_alloc();
-	stir_module *m = stir_module_read_from_str(ctx, NULL, "// nothing\n", 11);
+	stir_module *m = stir_module_read_from_mem(ctx, NULL, "// nothing\n", 11);
 	ck_assert_ptr_nonnull(m);
 	ck_assert_int_eq(stir_module_n_kernels(m), 0);
 	char *s = stir_module_to_str(m);
 	ck_assert_str_eq(s, "");
 	free(s);
 	stir_module_free(m);
-	ck_assert_ptr_null(stir_module_read_from_str(ctx, NULL, "kernel", 6));
+	ck_assert_ptr_null(stir_module_read_from_mem(ctx, NULL, "kernel", 6));
 	ck_assert_str_eq(stir_diag_get_loc(stir_ctx_get_diagnostic(ctx, 0)).file,
 		"<string>");
 	stir_ctx_free(ctx);
@@ -926,7 +926,7 @@ static void *run_job(void *arg)
 	job *j = arg;
 	for (int i = 0; i < 200; i++) {
 		stir_ctx *ctx = stir_ctx_alloc();
-		stir_module *m = stir_module_read_from_str(ctx, j->name, j->text,
+		stir_module *m = stir_module_read_from_mem(ctx, j->name, j->text,
 			strlen(j->text));
 		char *s = m ? stir_module_to_str(m) : NULL;
 		if (!s || strcmp(s, j->expected) || stir_ctx_n_diagnostics(ctx))
@@ -957,7 +957,7 @@ START_TEST(test_threads)
 	for (int i = 0; i < 2; i++) {
 		jobs[i].text = slurp(example_path(jobs[i].name));
 		stir_ctx *ctx = stir_ctx_alloc();
-		stir_module *m = stir_module_read_from_str(ctx, jobs[i].name,
+		stir_module *m = stir_module_read_from_mem(ctx, jobs[i].name,
 			jobs[i].text, strlen(jobs[i].text));
 		ck_assert_ptr_nonnull(m);
 		jobs[i].expected = stir_module_to_str(m);

@@ -20,7 +20,7 @@ typedef struct loaded {
 static loaded load(const char *file)
 {
 	loaded l = { stir_ctx_alloc(), NULL, NULL };
-	l.m = stir_module_read_file(l.ctx, test_path(file));
+	l.m = stir_module_read_from_file(l.ctx, test_path(file));
 	if (!l.m)
 		stir_ctx_print_diagnostics(l.ctx, stderr);
 	ck_assert_ptr_nonnull(l.m);
@@ -270,7 +270,7 @@ END_TEST
 START_TEST(test_loops_ell_and_fuse)
 {
 	loaded l = load("examples/ellmv.stir");
-	ck_assert_int_eq(stir_kernel_lower_sparse_iter(l.k), 0);
+	ck_assert_int_eq(stir_lower_sparse_iter(l.k), 0);
 	stir_stmt *main = stir_stmt_at(&l.k->body, 1);
 	/* one perfect nest: for i { for j { block } }, no indptr */
 	ck_assert_int_eq(main->kind, STIR_STMT_FOR);
@@ -283,7 +283,7 @@ START_TEST(test_loops_ell_and_fuse)
 	unload(&l);
 
 	l = load("examples/sddmm.stir");
-	ck_assert_int_eq(stir_kernel_lower_sparse_iter(l.k), 0);
+	ck_assert_int_eq(stir_lower_sparse_iter(l.k), 0);
 	main = stir_stmt_at(&l.k->body, 1);
 	char *s = stir_expr_to_str(main->u.for_.extent);
 	ck_assert_str_eq(s, "nnz");   /* one loop over the non-zeros */
@@ -295,7 +295,7 @@ START_TEST(test_loops_ell_and_fuse)
 	unload(&l);
 
 	l = load("tests/lower/fuse3.stir");
-	ck_assert_int_eq(stir_kernel_lower_sparse_iter(l.k), 0);
+	ck_assert_int_eq(stir_lower_sparse_iter(l.k), 0);
 	c = count(stir_stmt_at(&l.k->body, 0));
 	ck_assert_int_eq(c.fors, 1);
 	ck_assert_int_eq(c.upper, 2); /* the rows of J and of I */
@@ -308,7 +308,7 @@ END_TEST
 START_TEST(test_translate_csr)
 {
 	loaded l = load("examples/csrmm.stir");
-	ck_assert_int_eq(stir_kernel_lower_sparse_iter(l.k), 0);
+	ck_assert_int_eq(stir_lower_sparse_iter(l.k), 0);
 	stir_stmt *inner = child(child(child(child(stir_stmt_at(&l.k->body, 1),
 		0), 0), 0), 0);
 	stir_stmt *st = child(inner, 0);
@@ -327,7 +327,7 @@ END_TEST
 START_TEST(test_translate_search)
 {
 	loaded l = load("examples/csr2bsr.stir");
-	ck_assert_int_eq(stir_kernel_lower_sparse_iter(l.k), 0);
+	ck_assert_int_eq(stir_lower_sparse_iter(l.k), 0);
 	counts c = count(stir_stmt_at(&l.k->body, 0));
 	ck_assert_int_eq(c.lower, 1); /* the block, in the BSR structure */
 	ck_assert_int_eq(c.ifs, 1);   /* absent blocks are skipped */
@@ -336,7 +336,7 @@ START_TEST(test_translate_search)
 	/* two accesses needing the same search share it; an unsorted axis is
 	 * searched linearly */
 	l = load("tests/lower/lookups.stir");
-	ck_assert_int_eq(stir_kernel_lower_sparse_iter(l.k), 0);
+	ck_assert_int_eq(stir_lower_sparse_iter(l.k), 0);
 	c = count(stir_stmt_at(&l.k->body, 0));
 	ck_assert_int_eq(c.find, 1);  /* Un[i, j] */
 	/* A[i, back] and S[i, back] share one search of J; Ell[i, j] one of E;
@@ -385,7 +385,7 @@ static void expect_region(const stir_region *r, const char *want)
 START_TEST(test_regions_csr)
 {
 	loaded l = load("examples/csrmm.stir");
-	ck_assert_int_eq(stir_kernel_lower_sparse_iter(l.k), 0);
+	ck_assert_int_eq(stir_lower_sparse_iter(l.k), 0);
 	stir_stmt *outer = child(stir_stmt_at(&l.k->body, 1), 0);
 	stir_stmt *inner = child(child(child(outer, 0), 0), 0);
 	ck_assert_int_eq(inner->u.block.n_writes, 1);
@@ -410,8 +410,8 @@ END_TEST
 START_TEST(test_flatten_bsr)
 {
 	loaded l = load("examples/bsrmm.stir");
-	ck_assert_int_eq(stir_lower_sparse_iter(l.m), 0);
-	ck_assert_int_eq(stir_lower_sparse_buffer(l.m), 0);
+	ck_assert_int_eq(stir_module_lower_sparse_iter(l.m), 0);
+	ck_assert_int_eq(stir_module_lower_sparse_buffer(l.m), 0);
 	ck_assert_int_eq(stir_kernel_n_axes(l.k), 0);
 	stir_buffer *A = stir_kernel_find_buffer(l.k, "A_data");
 	ck_assert_ptr_nonnull(A);
@@ -451,9 +451,9 @@ static stir_bindings *run_at(const char *file, int stage, const stir_bindings *i
 {
 	loaded l = load(file);
 	if (stage >= 2)
-		ck_assert_int_eq(stir_lower_sparse_iter(l.m), 0);
+		ck_assert_int_eq(stir_module_lower_sparse_iter(l.m), 0);
 	if (stage >= 3)
-		ck_assert_int_eq(stir_lower_sparse_buffer(l.m), 0);
+		ck_assert_int_eq(stir_module_lower_sparse_buffer(l.m), 0);
 	stir_bindings *b = stir_bindings_copy(in);
 	int rc = stir_kernel_interpret(l.k, b);
 	if (rc)
@@ -476,7 +476,7 @@ START_TEST(test_extra_agree)
 		for (int stage = 2; stage <= 3; stage++) {
 			stir_bindings *got = run_at(file, stage, in);
 			for (int i = 0; i < stir_bindings_n_arrays(want); i++) {
-				const char *name = stir_bindings_array_name(want, i);
+				const char *name = stir_bindings_get_array_name(want, i);
 				const stir_array *w = stir_bindings_get_array(want, name);
 				const stir_array *g = stir_bindings_get_array(got, name);
 				for (int64_t j = 0; j < stir_array_get_len(w); j++)

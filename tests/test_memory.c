@@ -137,7 +137,7 @@ static size_t reread_bytes(const stir_module *m)
 START_TEST(test_hybrid_schedule)
 {
 	loaded l = sched_load("examples/csrmm.stir", NULL);
-	stir_schedule *s = stir_schedule_read_file(l.ctx,
+	stir_schedule *s = stir_schedule_read_from_file(l.ctx,
 		test_path("examples/csrmm_hyb.yaml"));
 	ck_assert_ptr_nonnull(s);
 	SCHED_OK(l, stir_schedule_apply(s, l.k, STIR_STAGE_3));
@@ -168,7 +168,7 @@ START_TEST(test_long_schedule_file)
 				"  - reorder: {block: b, loops: [%s]}\n",
 				i % 2 ? "i, j" : "j, i");
 		loaded l = sched_load(NULL, nest_text);
-		stir_schedule *s = stir_schedule_read_from_str(l.ctx, "s.yaml",
+		stir_schedule *s = stir_schedule_read_from_mem(l.ctx, "s.yaml",
 			yaml, len);
 		if (!s)
 			sched_dump(&l);
@@ -201,9 +201,9 @@ START_TEST(test_lowered_examples)
 		char rel[512];
 		snprintf(rel, sizeof(rel), "examples/%s", names[i]);
 		stir_ctx *ctx = stir_ctx_alloc();
-		stir_module *m = stir_module_read_file(ctx, test_path(rel));
+		stir_module *m = stir_module_read_from_file(ctx, test_path(rel));
 		ck_assert_ptr_nonnull(m);
-		if (stir_lower_sparse_iter(m) < 0 || stir_lower_sparse_buffer(m) < 0)
+		if (stir_module_lower_sparse_iter(m) < 0 || stir_module_lower_sparse_buffer(m) < 0)
 			stir_ctx_print_diagnostics(ctx, stderr);
 		ck_assert_int_eq(stir_ctx_n_errors(ctx), 0);
 		size_t held = stir_module_arena_bytes(m), text = reread_bytes(m);

@@ -23,10 +23,10 @@ static void check_csr(const stir_csr *m, int64_t nrows, int64_t ncols,
 	}
 }
 
-/* ctx, rel: read fixture "rel" through stir_mtx_read. */
+/* ctx, rel: read fixture "rel" through stir_mtx_read_from_file. */
 static stir_csr *read_fixture(stir_ctx *ctx, const char *rel)
 {
-	stir_csr *m = stir_mtx_read(ctx, test_path(rel));
+	stir_csr *m = stir_mtx_read_from_file(ctx, test_path(rel));
 	ck_assert_msg(m != NULL, "%s: %s", rel, stir_ctx_n_diagnostics(ctx) ?
 		stir_diag_get_message(stir_ctx_get_diagnostic(ctx, 0)) : "?");
 	ck_assert_int_eq(stir_ctx_n_diagnostics(ctx), 0);
@@ -560,13 +560,13 @@ START_TEST(test_file_errors)
 {
 	stir_ctx *ctx = stir_ctx_alloc();
 	const char *path = test_path("tests/data/io/missing.mtx");
-	ck_assert_ptr_null(stir_mtx_read(ctx, path));
+	ck_assert_ptr_null(stir_mtx_read_from_file(ctx, path));
 	ck_assert_str_eq(test_only_error(ctx),
 		"cannot open file: No such file or directory");
 	stir_ctx_clear_diagnostics(ctx);
 	/* a corrupt .gz is reported by gunzip */
 	path = test_path("tests/data/io/bad-crc.gz");
-	ck_assert_ptr_null(stir_mtx_read(ctx, path));
+	ck_assert_ptr_null(stir_mtx_read_from_file(ctx, path));
 	ck_assert_str_eq(test_only_loc(ctx).file, path);
 	stir_ctx_free(ctx);
 }

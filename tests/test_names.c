@@ -127,7 +127,7 @@ END_TEST
 /* l, yaml, up_to: apply the schedule text yaml to l's kernel; its rc. */
 static int apply_yaml(loaded *l, const char *yaml, stir_stage up_to)
 {
-	stir_schedule *s = stir_schedule_read_from_str(l->ctx, "s.yaml", yaml,
+	stir_schedule *s = stir_schedule_read_from_mem(l->ctx, "s.yaml", yaml,
 		strlen(yaml));
 	if (!s)
 		sched_dump(l);
@@ -385,7 +385,7 @@ START_TEST(test_deep_yaml)
 	snprintf(yaml + at + 2 * (size_t)n, cap - at - 2 * (size_t)n, "}\n");
 	stir_ctx *ctx = stir_ctx_alloc();
 	clock_t start = clock();
-	ck_assert_ptr_null(stir_schedule_read_from_str(ctx, "s.yaml", yaml,
+	ck_assert_ptr_null(stir_schedule_read_from_mem(ctx, "s.yaml", yaml,
 		strlen(yaml)));
 	ck_assert(cpu_since(start) < GROWTH_BOUND_S);
 	ck_assert_int_eq(stir_ctx_n_diagnostics(ctx), 1);

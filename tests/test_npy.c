@@ -7,10 +7,10 @@
 #include <stir/io.h>
 #include "tests/testio.h"
 
-/* ctx, rel: read fixture "rel" through stir_npy_read. */
+/* ctx, rel: read fixture "rel" through stir_npy_read_from_file. */
 static stir_array *read_fixture(stir_ctx *ctx, const char *rel)
 {
-	stir_array *a = stir_npy_read(ctx, test_path(rel));
+	stir_array *a = stir_npy_read_from_file(ctx, test_path(rel));
 	ck_assert_msg(a != NULL, "%s: %s", rel, stir_ctx_n_diagnostics(ctx) ?
 		stir_diag_get_message(stir_ctx_get_diagnostic(ctx, 0)) : "?");
 	ck_assert_int_eq(stir_ctx_n_diagnostics(ctx), 0);
@@ -136,7 +136,7 @@ static stir_array *round_trip(stir_ctx *ctx, const stir_array *a,
 	char path[512];
 	temp_name(path, sizeof(path));
 	ck_assert_int_eq(stir_npy_write(ctx, path, a), 0);
-	stir_array *b = stir_npy_read(ctx, path);
+	stir_array *b = stir_npy_read_from_file(ctx, path);
 	ck_assert_ptr_nonnull(b);
 	if (bytes) {
 		FILE *f = fopen(path, "rb");
@@ -540,7 +540,7 @@ START_TEST(test_bounded)
 	free(h);
 
 	/* a device that never ends, and one that gives random bytes */
-	ck_assert_ptr_null(stir_npy_read(ctx, "/dev/zero"));
+	ck_assert_ptr_null(stir_npy_read_from_file(ctx, "/dev/zero"));
 	ck_assert_str_eq(test_only_error(ctx), "not a .npy file (bad magic "
 		"string) at byte offset 0");
 	stir_ctx_free(ctx);

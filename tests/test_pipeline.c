@@ -9,7 +9,7 @@
 /* ctx: examples/csrmm.stir's kernel, read (its module in *m). */
 static stir_kernel *read_csrmm(stir_ctx *ctx, stir_module **m)
 {
-	*m = stir_module_read_file(ctx, test_path("examples/csrmm.stir"));
+	*m = stir_module_read_from_file(ctx, test_path("examples/csrmm.stir"));
 	ck_assert_ptr_nonnull(*m);
 	return stir_module_find_kernel(*m, "csrmm");
 }
@@ -69,16 +69,16 @@ START_TEST(test_same_as_passes)
 	stir_pipeline *p = stir_pipeline_alloc_to_stage(STIR_STAGE_3);
 	ck_assert_int_eq(stir_pipeline_run(p, k), 0);
 	stir_pipeline_free(p);
-	ck_assert_int_eq(stir_kernel_lower_sparse_iter(c), 0);
-	ck_assert_int_eq(stir_kernel_lower_sparse_buffer(c), 0);
+	ck_assert_int_eq(stir_lower_sparse_iter(c), 0);
+	ck_assert_int_eq(stir_lower_sparse_buffer(c), 0);
 	char *a = text_of(k), *b = text_of(c);
 	ck_assert_str_eq(a, b);
 	free(a);
 	free(b);
 	/* the GPU pipeline: stir_kernel_prepare_for_gpu runs it */
-	ck_assert_int_eq(stir_kernel_lower_sparse_iter(c = g), 0);
+	ck_assert_int_eq(stir_lower_sparse_iter(c = g), 0);
 	ck_assert_int_eq(stir_default_schedule(c), 0);
-	ck_assert_int_eq(stir_kernel_lower_sparse_buffer(c), 0);
+	ck_assert_int_eq(stir_lower_sparse_buffer(c), 0);
 	ck_assert_int_eq(stir_kernel_lift_guards(c), 0);
 	ck_assert_int_eq(stir_kernel_hoist_invariants(c), 0);
 	ck_assert_int_eq(stir_kernel_insert_barriers(c), 0);
@@ -121,7 +121,7 @@ START_TEST(test_print_and_stop_after)
 	stir_module *m, *mc;
 	stir_kernel *k = read_csrmm(ctx, &m);
 	stir_kernel *c = stir_kernel_copy(k, &mc);
-	ck_assert_int_eq(stir_kernel_lower_sparse_iter(c), 0);
+	ck_assert_int_eq(stir_lower_sparse_iter(c), 0);
 	char *stage2 = text_of(c);
 	FILE *f = tmpfile();
 	stir_pipeline *p = stir_pipeline_alloc_for_gpu();
@@ -257,7 +257,7 @@ START_TEST(test_schedule_pipeline)
 	stir_ctx *ctx = stir_ctx_alloc();
 	stir_module *m;
 	stir_kernel *k = read_csrmm(ctx, &m);
-	stir_schedule *s = stir_schedule_read_file(ctx,
+	stir_schedule *s = stir_schedule_read_from_file(ctx,
 		test_path("examples/csrmm.yaml"));
 	ck_assert_ptr_nonnull(s);
 	static const char *const names[] = { "format", "stage1",
@@ -284,7 +284,7 @@ START_TEST(test_schedule_pipeline)
 		"  - reorder: {block: csrmm1, loops: [k, j]}\n"
 		"  - split: {block: csrmm1, loop: i, factors: [null, 8]}\n"
 		"  - bind: {block: csrmm1, loop: i_0, to: blockIdx.x}\n";
-	stir_schedule *s3 = stir_schedule_read_from_str(ctx, "three.yaml", three,
+	stir_schedule *s3 = stir_schedule_read_from_mem(ctx, "three.yaml", three,
 		strlen(three));
 	ck_assert_ptr_nonnull(s3);
 	stir_module *mw;
@@ -345,7 +345,7 @@ START_TEST(test_kernel_copy)
 	ck_assert_str_eq(t, orig);
 	free(t);
 	/* a scheduled stage III kernel */
-	stir_schedule *s = stir_schedule_read_file(ctx,
+	stir_schedule *s = stir_schedule_read_from_file(ctx,
 		test_path("examples/csrmm_hyb.yaml"));
 	ck_assert_ptr_nonnull(s);
 	ck_assert_int_eq(stir_schedule_prepare_for_gpu(s, k), 0);

@@ -18,7 +18,7 @@ typedef struct prog {
 static prog load_prog(const char *file, const char *name)
 {
 	prog p = { stir_ctx_alloc(), NULL, NULL };
-	p.m = stir_module_read_file(p.ctx, test_path(file));
+	p.m = stir_module_read_from_file(p.ctx, test_path(file));
 	if (!p.m)
 		stir_ctx_print_diagnostics(p.ctx, stderr);
 	ck_assert_ptr_nonnull(p.m);
@@ -31,7 +31,7 @@ static prog load_prog(const char *file, const char *name)
 static prog read_prog(const char *text)
 {
 	prog p = { stir_ctx_alloc(), NULL, NULL };
-	p.m = stir_module_read_from_str(p.ctx, "k.stir", text, strlen(text));
+	p.m = stir_module_read_from_mem(p.ctx, "k.stir", text, strlen(text));
 	if (!p.m)
 		stir_ctx_print_diagnostics(p.ctx, stderr);
 	ck_assert_ptr_nonnull(p.m);
@@ -307,7 +307,7 @@ START_TEST(test_hoisted_let_checked)
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		stir_ctx *ctx = stir_ctx_alloc();
-		stir_module *m = stir_module_read_from_str(ctx, "k.stir",
+		stir_module *m = stir_module_read_from_mem(ctx, "k.stir",
 			bad[i].text, strlen(bad[i].text));
 		if (m)
 			ck_assert_int_eq(stir_module_verify(m), -1);

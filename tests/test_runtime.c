@@ -773,7 +773,7 @@ START_TEST(test_no_driver)
 		return;
 	}
 	stir_ctx *ctx = stir_ctx_alloc();
-	ck_assert_ptr_null(stir_device_open(ctx, 0));
+	ck_assert_ptr_null(stir_device_alloc(ctx, 0));
 	ck_assert_int_eq(stir_ctx_n_errors(ctx), 1);
 	ck_assert_str_eq(diag_msg(ctx, 0),
 		"no CUDA driver: libcuda.so.1 not found");
@@ -791,7 +791,7 @@ START_TEST(test_driver_path_missing)
 {
 	stir_ctx *ctx = stir_ctx_alloc();
 	setenv("STIR_LIBCUDA", "/nonexistent/libcuda.so.1", 1);
-	ck_assert_ptr_null(stir_device_open(ctx, 0));
+	ck_assert_ptr_null(stir_device_alloc(ctx, 0));
 	ck_assert_str_eq(diag_msg(ctx, 0),
 		"no CUDA driver: /nonexistent/libcuda.so.1 not found");
 	stir_ctx_free(ctx);
@@ -833,7 +833,7 @@ START_TEST(test_fake_no_device)
 	stir_ctx *ctx = stir_ctx_alloc();
 	use_fake();
 	setenv("FAKE_CUDA_NO_DEVICE", "1", 1);
-	ck_assert_ptr_null(stir_device_open(ctx, 0));
+	ck_assert_ptr_null(stir_device_alloc(ctx, 0));
 	ck_assert_int_eq(stir_ctx_n_errors(ctx), 1);
 	ck_assert_str_eq(diag_msg(ctx, 0), "cuInit failed: CUDA_ERROR_NO_DEVICE: "
 		"no CUDA-capable device is detected");
@@ -851,7 +851,7 @@ static void check_open(bool getproc)
 	unsetenv("FAKE_CUDA_NO_DEVICE");
 	setenv("FAKE_CUDA_NO_PROC", getproc ? "0" : "1", 1);
 	ck_assert_int_eq(stir_device_count(ctx), 1);
-	stir_device *dev = stir_device_open(ctx, 0);
+	stir_device *dev = stir_device_alloc(ctx, 0);
 	if (!dev)
 		stir_ctx_print_diagnostics(ctx, stderr);
 	ck_assert_ptr_nonnull(dev);
@@ -869,10 +869,10 @@ static void check_open(bool getproc)
 	ck_assert_int_eq(fake()->primary_refs, 1);
 	ck_assert_int_eq(fake()->ctx_depth, 0);
 	ck_assert_int_eq(fake()->max_ctx_depth, 1);
-	stir_device_close(dev);
+	stir_device_free(dev);
 	ck_assert_int_eq(fake()->primary_refs, 0);
 	/* a device that does not exist */
-	ck_assert_ptr_null(stir_device_open(ctx, 3));
+	ck_assert_ptr_null(stir_device_alloc(ctx, 3));
 	ck_assert_str_eq(last_msg(ctx), "cuDeviceGet failed: "
 		"CUDA_ERROR_INVALID_DEVICE: invalid device ordinal");
 	ck_assert_int_eq(stir_ctx_n_errors(ctx), 1);
@@ -899,7 +899,7 @@ static stir_device *open_fake(stir_ctx *ctx)
 	use_fake();
 	unsetenv("FAKE_CUDA_NO_DEVICE");
 	unsetenv("FAKE_CUDA_NO_PROC");
-	stir_device *dev = stir_device_open(ctx, 0);
+	stir_device *dev = stir_device_alloc(ctx, 0);
 	if (!dev)
 		stir_ctx_print_diagnostics(ctx, stderr);
 	ck_assert_ptr_nonnull(dev);
@@ -969,7 +969,7 @@ START_TEST(test_fake_memory)
 	ck_assert_int_eq(stir_diag_n_notes(stir_ctx_get_diagnostic(ctx, 0)), 1);
 
 	/* buffers keep the device: closing first is fine */
-	stir_device_close(dev);
+	stir_device_free(dev);
 	ck_assert_int_eq(fake()->primary_refs, 1);
 	stir_gpu_buf_free(a);
 	stir_gpu_buf_free(b);
@@ -984,9 +984,9 @@ START_TEST(test_fake_streams_events)
 {
 	stir_ctx *ctx = stir_ctx_alloc();
 	stir_device *dev = open_fake(ctx);
-	stir_stream *s = stir_stream_create(dev);
-	stir_event *e0 = stir_event_create(dev);
-	stir_event *e1 = stir_event_create(dev);
+	stir_stream *s = stir_stream_alloc(dev);
+	stir_event *e0 = stir_event_alloc(dev);
+	stir_event *e1 = stir_event_alloc(dev);
 	ck_assert_ptr_nonnull(s);
 	ck_assert_ptr_nonnull(e0);
 	ck_assert_ptr_nonnull(e1);
@@ -1008,14 +1008,14 @@ START_TEST(test_fake_streams_events)
 	ck_assert_int_eq(stir_stream_synchronize(s), 0);
 	ck_assert_int_eq(stir_event_elapsed_ms(e0, e1, &ms), 0);
 	ck_assert(ms == 0.5f); /* one tick of the fake clock */
-	stir_event_destroy(e0);
-	stir_event_destroy(e1);
-	stir_stream_destroy(s);
-	stir_event_destroy(NULL);
-	stir_stream_destroy(NULL);
+	stir_event_free(e0);
+	stir_event_free(e1);
+	stir_stream_free(s);
+	stir_event_free(NULL);
+	stir_stream_free(NULL);
 	ck_assert_int_eq(fake()->live_streams, 0);
 	ck_assert_int_eq(fake()->live_events, 0);
-	stir_device_close(dev);
+	stir_device_free(dev);
 	ck_assert_int_eq(fake()->live_allocs, 0);
 	ck_assert_int_eq(fake()->primary_refs, 0);
 	ck_assert_int_eq(fake()->ctx_depth, 0);
@@ -1037,7 +1037,7 @@ static stir_gpu_module *fake_module(stir_ctx *ctx, stir_device *dev)
 	return m;
 }
 
-static const stir_kernel_param vadd_sig[] = {
+static const stir_gpu_param vadd_sig[] = {
 	{ "a", STIR_ARG_PTR }, { "b", STIR_ARG_PTR }, { "c", STIR_ARG_PTR },
 	{ "n", STIR_ARG_I32 },
 };
@@ -1066,7 +1066,7 @@ START_TEST(test_fake_module)
 		"loading 'junk.ptx' (compute_90) on device 0 (Fake CUDA Device, "
 		"sm_90)");
 	stir_gpu_code_free(junk);
-	stir_device_close(dev);
+	stir_device_free(dev);
 	stir_gpu_module_free(m);
 	ck_assert_int_eq(fake()->live_modules, 0);
 	ck_assert_int_eq(fake()->primary_refs, 0);
@@ -1106,7 +1106,7 @@ START_TEST(test_fake_launch_vadd)
 	ck_assert_int_eq(stir_arg_pack_set_ptr(p, "a",
 		stir_gpu_buf_get_ptr(da)), 0);
 	ck_assert_int_eq(stir_arg_pack_check(p), 0);
-	stir_stream *s = stir_stream_create(dev);
+	stir_stream *s = stir_stream_alloc(dev);
 	stir_launch_config cfg = { .grid = { (N + 127) / 128 },
 		.block = { 128 }, .stream = s };
 	ck_assert_int_eq(stir_gpu_func_launch(f, &cfg, p), 0);
@@ -1122,12 +1122,12 @@ START_TEST(test_fake_launch_vadd)
 	for (int i = 0; i < N; i++)
 		ck_assert(c[i] == a[i] + b[i]);
 	stir_arg_pack_free(p);
-	stir_stream_destroy(s);
+	stir_stream_free(s);
 	stir_gpu_buf_free(da);
 	stir_gpu_buf_free(db);
 	stir_gpu_buf_free(dc);
 	stir_gpu_module_free(m);
-	stir_device_close(dev);
+	stir_device_free(dev);
 	ck_assert_int_eq(fake()->live_allocs, 0);
 	ck_assert_int_eq(fake()->primary_refs, 0);
 	ck_assert_int_eq(fake()->ctx_depth, 0);
@@ -1211,7 +1211,7 @@ START_TEST(test_fake_launch_rejected)
 	stir_arg_pack_free(p);
 	stir_gpu_buf_free(buf);
 	stir_gpu_module_free(m);
-	stir_device_close(dev);
+	stir_device_free(dev);
 	ck_assert_int_eq(fake()->primary_refs, 0);
 	stir_ctx_free(ctx);
 }
@@ -1226,7 +1226,7 @@ START_TEST(test_fake_signature_mismatch)
 	stir_gpu_module *m = fake_module(ctx, dev);
 	stir_gpu_func *f = stir_gpu_module_get_func(m, "vadd");
 	stir_launch_config cfg = { .grid = { 1 }, .block = { 32 } };
-	stir_kernel_param wide[4];
+	stir_gpu_param wide[4];
 	memcpy(wide, vadd_sig, sizeof(wide));
 	wide[3].type = STIR_ARG_I64;
 	stir_arg_pack *p = stir_arg_pack_alloc(ctx, wide, 4);
@@ -1252,7 +1252,7 @@ START_TEST(test_fake_signature_mismatch)
 	ck_assert_int_eq(fake()->launches, 0);
 	stir_arg_pack_free(p);
 	stir_gpu_module_free(m);
-	stir_device_close(dev);
+	stir_device_free(dev);
 	ck_assert_int_eq(fake()->ctx_depth, 0);
 	stir_ctx_free(ctx);
 }
@@ -1265,7 +1265,7 @@ START_TEST(test_fake_launch_scalars)
 	stir_device *dev = open_fake(ctx);
 	stir_gpu_module *m = fake_module(ctx, dev);
 	stir_gpu_func *f = stir_gpu_module_get_func(m, "mix");
-	static const stir_kernel_param sig[] = {
+	static const stir_gpu_param sig[] = {
 		{ "out", STIR_ARG_PTR }, { "i64", STIR_ARG_I64 },
 		{ "f32", STIR_ARG_F32 }, { "f64", STIR_ARG_F64 },
 		{ "u32", STIR_ARG_U32 }, { "u64", STIR_ARG_U64 },
@@ -1294,7 +1294,7 @@ START_TEST(test_fake_launch_scalars)
 	stir_arg_pack_free(p);
 	stir_gpu_buf_free(out);
 	stir_gpu_module_free(m);
-	stir_device_close(dev);
+	stir_device_free(dev);
 	stir_ctx_free(ctx);
 }
 END_TEST
@@ -1329,7 +1329,7 @@ START_TEST(test_fake_shared_memory)
 	ck_assert_int_eq(fake()->launches, 2);
 	stir_arg_pack_free(p);
 	stir_gpu_module_free(m);
-	stir_device_close(dev);
+	stir_device_free(dev);
 	stir_ctx_free(ctx);
 }
 END_TEST
@@ -1337,13 +1337,13 @@ END_TEST
 START_TEST(test_arg_pack_signature)
 {
 	stir_ctx *ctx = stir_ctx_alloc();
-	stir_kernel_param dup[] = { { "x", STIR_ARG_PTR }, { "x", STIR_ARG_I32 } };
+	stir_gpu_param dup[] = { { "x", STIR_ARG_PTR }, { "x", STIR_ARG_I32 } };
 	ck_assert_ptr_null(stir_arg_pack_alloc(ctx, dup, 2));
 	ck_assert_str_eq(last_msg(ctx), "kernel parameter 'x' is declared twice");
-	stir_kernel_param unnamed[] = { { "", STIR_ARG_PTR } };
+	stir_gpu_param unnamed[] = { { "", STIR_ARG_PTR } };
 	ck_assert_ptr_null(stir_arg_pack_alloc(ctx, unnamed, 1));
 	ck_assert_str_eq(last_msg(ctx), "kernel parameter 0 has no name");
-	stir_kernel_param untyped[] = { { "x", STIR_ARG_NONE } };
+	stir_gpu_param untyped[] = { { "x", STIR_ARG_NONE } };
 	ck_assert_ptr_null(stir_arg_pack_alloc(ctx, untyped, 1));
 	ck_assert_str_eq(last_msg(ctx), "kernel parameter 'x' has no valid type");
 	ck_assert_ptr_null(stir_arg_pack_alloc(ctx, NULL, 2));
@@ -1353,7 +1353,7 @@ START_TEST(test_arg_pack_signature)
 	ck_assert_uint_eq(stir_arg_type_size(STIR_ARG_PTR), 8);
 	/* the names are copied */
 	char name[8] = "alpha";
-	stir_kernel_param one[] = { { name, STIR_ARG_F32 } };
+	stir_gpu_param one[] = { { name, STIR_ARG_F32 } };
 	stir_arg_pack *p = stir_arg_pack_alloc(ctx, one, 1);
 	strcpy(name, "beta");
 	ck_assert_int_eq(stir_arg_pack_set_f32(p, "alpha", 1.0f), 0);
@@ -1413,7 +1413,7 @@ START_TEST(test_fake_nvrtc_vadd)
 	stir_gpu_buf_free(dc);
 	stir_gpu_module_free(m);
 	stir_gpu_code_free(code);
-	stir_device_close(dev);
+	stir_device_free(dev);
 	ck_assert_int_eq(fake()->primary_refs, 0);
 	stir_ctx_free(ctx);
 }
@@ -1427,8 +1427,8 @@ START_TEST(test_null_propagates)
 	uint32_t w = 0;
 	float ms;
 	ck_assert_ptr_null(stir_gpu_buf_alloc(NULL, 16));
-	ck_assert_ptr_null(stir_stream_create(NULL));
-	ck_assert_ptr_null(stir_event_create(NULL));
+	ck_assert_ptr_null(stir_stream_alloc(NULL));
+	ck_assert_ptr_null(stir_event_alloc(NULL));
 	ck_assert_ptr_null(stir_gpu_module_load(NULL, NULL));
 	ck_assert_ptr_null(stir_gpu_module_get_func(NULL, "k"));
 	ck_assert_int_eq(stir_gpu_func_launch(NULL, NULL, NULL), -1);
@@ -1456,7 +1456,7 @@ START_TEST(test_null_propagates)
 	stir_gpu_buf_free(NULL);
 	stir_gpu_module_free(NULL);
 	stir_gpu_code_free(NULL);
-	stir_device_close(NULL);
+	stir_device_free(NULL);
 }
 END_TEST
 

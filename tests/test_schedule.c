@@ -837,7 +837,7 @@ START_TEST(test_made_lowering)
 	loaded l = sched_load("examples/csrmm.stir", NULL);
 	/* a stage I kernel made by reading has no record */
 	ck_assert_int_eq(stir_kernel_n_made(l.k, STIR_MADE_BLOCK), 0);
-	SCHED_OK(l, stir_kernel_lower_sparse_iter(l.k));
+	SCHED_OK(l, stir_lower_sparse_iter(l.k));
 	static const char *const blocks[] = { "csrmm0", "csrmm1", NULL };
 	static const char *const inits[] = { "csrmm_init0", NULL };
 	static const char *const indptr[] = { "J_indptr", NULL };
@@ -851,7 +851,7 @@ START_TEST(test_made_lowering)
 		"csrmm", 0), "csrmm_init0");
 	expect_made(l.k, STIR_MADE_INDPTR, indptr, from_j);
 	expect_made(l.k, STIR_MADE_INDICES, indices, from_j);
-	SCHED_OK(l, stir_kernel_lower_sparse_buffer(l.k));
+	SCHED_OK(l, stir_lower_sparse_buffer(l.k));
 	static const char *const bufs[] = { "A_data", "B_data", "C_data", NULL };
 	static const char *const from_abc[] = { "A", "B", "C" };
 	expect_made(l.k, STIR_MADE_BUFFER, bufs, from_abc);
@@ -969,7 +969,7 @@ START_TEST(test_made_hybrid)
 	ck_assert_int_eq(stir_kernel_n_made(l.k, STIR_MADE_INIT_ITER), 0);
 	ck_assert_str_eq(stir_kernel_get_made_from(l.k, STIR_MADE_AXIS,
 		"A_h_0_1", 2), "C_h_0_1");
-	SCHED_OK(l, stir_lower_sparse_iter(l.m));
+	SCHED_OK(l, stir_module_lower_sparse_iter(l.m));
 	ck_assert_str_eq(stir_kernel_get_made_from(l.k, STIR_MADE_BLOCK,
 		"csrmm_h_0_2", 0), "csrmm_h_0_20");
 	ck_assert_str_eq(stir_kernel_get_made_from(l.k, STIR_MADE_INIT_BLOCK,

@@ -13,7 +13,7 @@
 /* ctx, text: the schedule read from text (file name "s.yaml"). */
 static stir_schedule *read_str(stir_ctx *ctx, const char *text)
 {
-	return stir_schedule_read_from_str(ctx, "s.yaml", text, strlen(text));
+	return stir_schedule_read_from_mem(ctx, "s.yaml", text, strlen(text));
 }
 
 /* A schedule that the reader must refuse, and its diagnostics. */
@@ -418,7 +418,7 @@ START_TEST(test_read_all)
 		stir_ctx_print_diagnostics(ctx, stderr);
 	ck_assert_ptr_nonnull(s);
 	ck_assert_int_eq(stir_ctx_n_diagnostics(ctx), 0);
-	ck_assert_str_eq(stir_schedule_get_kernel(s), "k");
+	ck_assert_str_eq(stir_schedule_get_kernel_name(s), "k");
 	ck_assert_int_eq(stir_schedule_get_last_stage(s), STIR_STAGE_3);
 	stir_schedule_free(s);
 
@@ -432,7 +432,7 @@ START_TEST(test_read_all)
 	stir_schedule_free(s);
 
 	/* a missing file */
-	ck_assert_ptr_null(stir_schedule_read_file(ctx, "/nonexistent/s.yaml"));
+	ck_assert_ptr_null(stir_schedule_read_from_file(ctx, "/nonexistent/s.yaml"));
 	ck_assert_int_eq(stir_ctx_n_errors(ctx), 1);
 	ck_assert_ptr_nonnull(strstr(stir_diag_get_message(
 		stir_ctx_get_diagnostic(ctx, 0)), "cannot open"));
@@ -703,7 +703,7 @@ static const struct {
 /* ctx, yaml: the schedule file examples/NAME.yaml. */
 static stir_schedule *read_example(stir_ctx *ctx, const char *yaml)
 {
-	stir_schedule *s = stir_schedule_read_file(ctx, test_path(yaml));
+	stir_schedule *s = stir_schedule_read_from_file(ctx, test_path(yaml));
 	if (!s)
 		stir_ctx_print_diagnostics(ctx, stderr);
 	ck_assert_ptr_nonnull(s);
@@ -715,7 +715,7 @@ static const char *program_of(const stir_schedule *s)
 {
 	static char path[256];
 	snprintf(path, sizeof(path), "examples/%s.stir",
-		stir_schedule_get_kernel(s));
+		stir_schedule_get_kernel_name(s));
 	return path;
 }
 
@@ -784,7 +784,7 @@ START_TEST(test_examples_cora)
 		{ "examples/sddmm_fast.yaml", "S" },
 	};
 	stir_ctx *ctx = stir_ctx_alloc();
-	stir_csr *cora = stir_mtx_read(ctx, test_path("examples/data/cora.mtx.gz"));
+	stir_csr *cora = stir_mtx_read_from_file(ctx, test_path("examples/data/cora.mtx.gz"));
 	ck_assert_ptr_nonnull(cora);
 	stir_schedule *s = read_example(ctx, cases[_i].yaml);
 	loaded plain = sched_load(program_of(s), NULL);

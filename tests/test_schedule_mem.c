@@ -936,8 +936,8 @@ START_TEST(test_over_init_text)
 	/* hybrid parts that cover the rows: each part's init nest lies just
 	 * before its own nest, and each is taken over by its own cache */
 	l = sched_load("examples/csrmm.stir", NULL);
-	stir_format_rule *rules[2] = { stir_format_hybrid_part("_hyb", 0, 0, 1),
-		stir_format_hybrid_part("_hyb", 0, 1, 2) };
+	stir_format_rule *rules[2] = { stir_format_rule_hybrid_part("_hyb", 0, 0, 1),
+		stir_format_rule_hybrid_part("_hyb", 0, 1, 2) };
 	for (int i = 0; i < 2; i++)
 		stir_format_rule_set_cover_rows(rules[i], true);
 	SCHED_OK(l, stir_decompose_format(l.k, "A", 2, rules));
@@ -1099,8 +1099,8 @@ START_TEST(test_over_init_refused)
 	/* hybrid parts that do not cover the rows: one init iteration
 	 * before them all */
 	l = sched_load("examples/csrmm.stir", NULL);
-	stir_format_rule *rules[2] = { stir_format_hybrid_part("_hyb", 0, 0, 1),
-		stir_format_hybrid_part("_hyb", 0, 1, 2) };
+	stir_format_rule *rules[2] = { stir_format_rule_hybrid_part("_hyb", 0, 0, 1),
+		stir_format_rule_hybrid_part("_hyb", 0, 1, 2) };
 	SCHED_OK(l, stir_decompose_format(l.k, "A", 2, rules));
 	stir_format_rule_free(rules[0]);
 	stir_format_rule_free(rules[1]);

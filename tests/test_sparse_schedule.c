@@ -14,7 +14,7 @@ typedef struct loaded {
 static loaded load(const char *file)
 {
 	loaded l = { stir_ctx_alloc(), NULL, NULL };
-	l.m = stir_module_read_file(l.ctx, test_path(file));
+	l.m = stir_module_read_from_file(l.ctx, test_path(file));
 	ck_assert_ptr_nonnull(l.m);
 	l.k = stir_module_get_kernel(l.m, 0);
 	return l;
@@ -30,9 +30,9 @@ static void unload(loaded *l)
 static stir_bindings *run(loaded *l, const stir_bindings *in, int stage)
 {
 	if (stage >= 2 && stir_kernel_get_stage(l->k) < 2)
-		ck_assert_int_eq(stir_lower_sparse_iter(l->m), 0);
+		ck_assert_int_eq(stir_module_lower_sparse_iter(l->m), 0);
 	if (stage >= 3 && stir_kernel_get_stage(l->k) < 3)
-		ck_assert_int_eq(stir_lower_sparse_buffer(l->m), 0);
+		ck_assert_int_eq(stir_module_lower_sparse_buffer(l->m), 0);
 	stir_bindings *b = stir_bindings_copy(in);
 	ck_assert_int_eq(stir_kernel_interpret(l->k, b), 0);
 	return b;

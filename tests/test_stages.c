@@ -45,7 +45,7 @@ START_TEST(test_canonical_file)
 	stir_ctx *ctx = stir_ctx_alloc();
 	char rel[512];
 	snprintf(rel, sizeof(rel), "tests/stages/%s", files[_i]);
-	stir_module *m = stir_module_read_file(ctx, test_path(rel));
+	stir_module *m = stir_module_read_from_file(ctx, test_path(rel));
 	if (!m || stir_ctx_n_diagnostics(ctx))
 		stir_ctx_print_diagnostics(ctx, stderr);
 	ck_assert_ptr_nonnull(m);
@@ -352,14 +352,14 @@ START_TEST(test_keyword_names)
 	ck_assert_ptr_nonnull(strstr(s1, "  iter `iter` (`in`, `f32`) in "
 		"[warp, `axis`] \"SS\" {\n"));
 	free(s1);
-	ck_assert_int_eq(stir_lower_sparse_iter(m), 0);
+	ck_assert_int_eq(stir_module_lower_sparse_iter(m), 0);
 	test_check_round_trip(m);
 	char *s2 = stir_module_to_str(m);
 	ck_assert_ptr_nonnull(strstr(s2, "  axis `warp` = dense_fixed(`bind`);\n"));
 	ck_assert_ptr_nonnull(strstr(s2, " = `global`.indptr in [0, `atomic` "
 		"+ 1);\n"));
 	free(s2);
-	ck_assert_int_eq(stir_lower_sparse_buffer(m), 0);
+	ck_assert_int_eq(stir_module_lower_sparse_buffer(m), 0);
 	test_check_round_trip(m);
 	stir_module_free(m);
 	ck_assert_int_eq(stir_ctx_n_errors(ctx), 0);
@@ -654,7 +654,7 @@ START_TEST(test_print_api_module)
 {
 	stir_ctx *ctx = stir_ctx_alloc();
 	stir_module *m = stir_module_alloc(ctx);
-	stir_kernel *k = stir_kernel_alloc(m, "api");
+	stir_kernel *k = stir_module_add_kernel(m, "api");
 	k->stage = STIR_STAGE_3;
 	stir_var *n = stir_kernel_add_param(k, "n", STIR_I64);
 	stir_buffer *ptr = stir_kernel_add_flat_buffer(k, "J_indptr",

@@ -63,7 +63,7 @@ static void fx_init(fx *f)
 {
 	f->ctx = stir_ctx_alloc();
 	f->m = stir_module_alloc(f->ctx);
-	stir_kernel *k = f->k = stir_kernel_alloc(f->m, "csrmm");
+	stir_kernel *k = f->k = stir_module_add_kernel(f->m, "csrmm");
 	f->pm = stir_kernel_add_param(k, "m", STIR_I32);
 	f->pn = stir_kernel_add_param(k, "n", STIR_I32);
 	f->pfeat = stir_kernel_add_param(k, "feat", STIR_I32);
@@ -304,7 +304,7 @@ START_TEST(test_duplicate_module_kernels)
 	fx f;
 	fx_init(&f);
 	f.k->loc = L(1, 8);
-	stir_kernel *k2 = stir_kernel_alloc(f.m, "csrmm");
+	stir_kernel *k2 = stir_module_add_kernel(f.m, "csrmm");
 	k2->loc = L(20, 8);
 	expect(&f,
 		"20:8: error: duplicate kernel name 'csrmm'\n"
@@ -418,7 +418,7 @@ START_TEST(test_foreign_param)
 {
 	fx f;
 	fx_init(&f);
-	stir_kernel *k2 = stir_kernel_alloc(f.m, "other");
+	stir_kernel *k2 = stir_module_add_kernel(f.m, "other");
 	stir_var *q = stir_kernel_add_param(k2, "q", STIR_I32);
 	stir_axis *X = stir_kernel_add_dense_fixed(f.k, "X",
 		at_e(stir_expr_var(f.k, q), 6, 22));
@@ -537,7 +537,7 @@ START_TEST(test_axis_parents)
 	fx f;
 	fx_init(&f);
 	stir_kernel *k = f.k;
-	stir_kernel *k2 = stir_kernel_alloc(f.m, "other");
+	stir_kernel *k2 = stir_module_add_kernel(f.m, "other");
 	stir_axis *R = stir_kernel_add_dense_fixed(k2, "R", stir_expr_int(k2, 3));
 	stir_axis *X = stir_kernel_add_dense_variable(k, "X", R,
 		stir_expr_int(k, 4), stir_expr_int(k, 8));
@@ -610,7 +610,7 @@ START_TEST(test_buffer_types)
 	fx f;
 	fx_init(&f);
 	stir_kernel *k = f.k;
-	stir_kernel *k2 = stir_kernel_alloc(f.m, "other");
+	stir_kernel *k2 = stir_module_add_kernel(f.m, "other");
 	stir_axis *R = stir_kernel_add_dense_fixed(k2, "R", stir_expr_int(k2, 3));
 	stir_buffer *T = stir_kernel_add_tensor(k, "T", STIR_BOOL, 1, &f.I);
 	T->loc = L(9, 10);
@@ -672,7 +672,7 @@ START_TEST(test_iter_foreign_axis)
 {
 	fx f;
 	fx_init(&f);
-	stir_kernel *k2 = stir_kernel_alloc(f.m, "other");
+	stir_kernel *k2 = stir_module_add_kernel(f.m, "other");
 	stir_axis *R = stir_kernel_add_dense_fixed(k2, "R", stir_expr_int(k2, 3));
 	stir_kernel_append_stmt(f.k, at_s(ITER(f.k, "x", "r", "S", R), 9, 3));
 	expect(&f, "9:3: error: axis 'R' of iteration 'x' belongs to another "
@@ -1050,7 +1050,7 @@ START_TEST(test_stage2_buffers)
 	fx_init(&f);
 	stir_kernel *k = f.k;
 	k->stage = STIR_STAGE_2;
-	stir_kernel *o = stir_kernel_alloc(f.m, "other");
+	stir_kernel *o = stir_module_add_kernel(f.m, "other");
 	stir_axis *Z = stir_kernel_add_dense_fixed(o, "Z", stir_expr_int(o, 2));
 	f.K->loc = L(1, 8);
 	f.K->indptr_buf = f.A;
@@ -1101,12 +1101,12 @@ START_TEST(test_stage3_statements)
 {
 	stir_ctx *ctx = stir_ctx_alloc();
 	stir_module *m = stir_module_alloc(ctx);
-	stir_kernel *o = stir_kernel_alloc(m, "other");
+	stir_kernel *o = stir_module_add_kernel(m, "other");
 	o->stage = STIR_STAGE_2;
 	stir_axis *J = stir_kernel_add_dense_fixed(o, "J", stir_expr_int(o, 4));
 	stir_buffer *O = stir_kernel_add_flat_buffer(o, "O", STIR_BUFFER_LOCAL,
 		STIR_I32, stir_expr_int(o, 4), NULL);
-	stir_kernel *k = stir_kernel_alloc(m, "k");
+	stir_kernel *k = stir_module_add_kernel(m, "k");
 	k->stage = STIR_STAGE_3;
 	stir_var *n = stir_kernel_add_param(k, "n", STIR_I32);
 	stir_buffer *P = flat(k, "P", STIR_BUFFER_INDPTR, STIR_I32,
@@ -1225,7 +1225,7 @@ START_TEST(test_malformed_statements)
 	stir_stmt *c = at_s(stir_stmt_if(k, stir_expr_bool(k, true)), 9, 5);
 	stir_stmt_if_append_then(c, c);
 	stir_stmt_iter_append_body(o, c);
-	stir_kernel *k2 = stir_kernel_alloc(f.m, "other");
+	stir_kernel *k2 = stir_module_add_kernel(f.m, "other");
 	stir_axis *R = stir_kernel_add_dense_fixed(k2, "R", stir_expr_int(k2, 3));
 	stir_buffer *T = stir_kernel_add_tensor(k2, "T", STIR_F32, 1, &R);
 	stir_stmt_iter_append_body(o, at_s(STORE(k2, T, STIR_STORE_ASSIGN,
@@ -1288,7 +1288,7 @@ START_TEST(test_all_errors_reported)
 		stir_expr_cast(k, STIR_I32, stir_expr_float(k, 1.0)),
 		it(s, 0), it(s, 1)), 11, 5));
 	stir_kernel_append_stmt(k, s);
-	stir_kernel *k2 = stir_kernel_alloc(f.m, "two");
+	stir_kernel *k2 = stir_module_add_kernel(f.m, "two");
 	stir_var *q = stir_kernel_add_param(k2, "q", STIR_BF16);
 	q->loc = L(20, 15);
 	expect(&f,
@@ -1652,7 +1652,7 @@ START_TEST(test_random_modules)
 		stir_ctx *ctx = stir_ctx_alloc();
 		stir_module *m = stir_module_alloc(ctx);
 		for (int i = 0; i < 2; i++) {
-			stir_kernel *k = g.k[i] = stir_kernel_alloc(m, "k");
+			stir_kernel *k = g.k[i] = stir_module_add_kernel(m, "k");
 			k->stage = (stir_stage)rnd(&g, 5);
 			for (int j = rnd(&g, 4); j > 0; j--) {
 				stir_var *p = stir_kernel_add_param(k, rnd(&g, 2) ?

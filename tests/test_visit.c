@@ -29,7 +29,7 @@ static fixture setup(void)
 	fixture f;
 	f.ctx = stir_ctx_alloc();
 	f.m = stir_module_alloc(f.ctx);
-	f.k = stir_kernel_alloc(f.m, "t");
+	f.k = stir_module_add_kernel(f.m, "t");
 	f.n = stir_kernel_add_param(f.k, "n", STIR_I32);
 	f.i = stir_kernel_new_var(f.k, "i", STIR_VAR_LOOP, STIR_I32);
 	f.j = stir_kernel_new_var(f.k, "j", STIR_VAR_LOOP, STIR_I32);
@@ -135,11 +135,11 @@ typedef struct lowered {
 static lowered lower3(const char *file)
 {
 	lowered l = { stir_ctx_alloc(), NULL, NULL };
-	l.m = stir_module_read_file(l.ctx, test_path(file));
+	l.m = stir_module_read_from_file(l.ctx, test_path(file));
 	ck_assert_ptr_nonnull(l.m);
 	l.k = stir_module_get_kernel(l.m, 0);
-	ck_assert_int_eq(stir_kernel_lower_sparse_iter(l.k), 0);
-	ck_assert_int_eq(stir_kernel_lower_sparse_buffer(l.k), 0);
+	ck_assert_int_eq(stir_lower_sparse_iter(l.k), 0);
+	ck_assert_int_eq(stir_lower_sparse_buffer(l.k), 0);
 	return l;
 }
 
@@ -283,7 +283,7 @@ START_TEST(test_equality_flags_and_hooks)
 
 	/* by name: a variable of another kernel with the same name, kind and
 	 * type */
-	stir_kernel *k2 = stir_kernel_alloc(f.m, "u");
+	stir_kernel *k2 = stir_module_add_kernel(f.m, "u");
 	stir_var *i2 = stir_kernel_new_var(k2, "i", STIR_VAR_LOOP, STIR_I32);
 	stir_expr *d = stir_expr_binary(k2, STIR_ADD, stir_expr_var(k2, i2),
 		stir_expr_int(k2, 1));
@@ -469,14 +469,14 @@ START_TEST(test_ops_round_trip)
 		"  }\n"
 		"}\n";
 	stir_ctx *ctx = stir_ctx_alloc();
-	stir_module *m = stir_module_read_from_str(ctx, "t.stir", src,
+	stir_module *m = stir_module_read_from_mem(ctx, "t.stir", src,
 		strlen(src));
 	if (!m)
 		stir_ctx_print_diagnostics(ctx, stderr);
 	ck_assert_ptr_nonnull(m);
 	char *text = stir_module_to_str(m);
 	ck_assert_ptr_nonnull(text);
-	stir_module *m2 = stir_module_read_from_str(ctx, "t2.stir", text,
+	stir_module *m2 = stir_module_read_from_mem(ctx, "t2.stir", text,
 		strlen(text));
 	ck_assert_ptr_nonnull(m2);
 	ck_assert(stir_module_is_equal(m, m2));

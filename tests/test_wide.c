@@ -38,9 +38,9 @@ static stir_kernel *lowered(stir_ctx *ctx, stir_module **m, const char *text,
 	if (!*m)
 		stir_ctx_print_diagnostics(ctx, stderr);
 	ck_assert_ptr_nonnull(*m);
-	if (stage >= 2 && stir_lower_sparse_iter(*m) < 0)
+	if (stage >= 2 && stir_module_lower_sparse_iter(*m) < 0)
 		stir_ctx_print_diagnostics(ctx, stderr);
-	if (stage >= 3 && stir_lower_sparse_buffer(*m) < 0)
+	if (stage >= 3 && stir_module_lower_sparse_buffer(*m) < 0)
 		stir_ctx_print_diagnostics(ctx, stderr);
 	ck_assert_int_eq(stir_ctx_n_errors(ctx), 0);
 	stir_kernel *k = stir_module_get_kernel(*m, 0);
@@ -120,7 +120,7 @@ static void agree(const char *text, const char *sizes, uint64_t seed,
 			ref = b;
 		} else {
 			for (int i = 0; i < stir_bindings_n_arrays(ref); i++) {
-				const char *name = stir_bindings_array_name(ref, i);
+				const char *name = stir_bindings_get_array_name(ref, i);
 				const stir_array *w = stir_bindings_get_array(ref, name);
 				const stir_array *g = stir_bindings_get_array(b, name);
 				ck_assert_ptr_nonnull(g);

@@ -11,7 +11,7 @@
 /* ctx, text: read a program from a string named "t.stir". */
 static inline stir_module *test_read_str(stir_ctx *ctx, const char *text)
 {
-	return stir_module_read_from_str(ctx, "t.stir", text, strlen(text));
+	return stir_module_read_from_mem(ctx, "t.stir", text, strlen(text));
 }
 
 /* m: print, read back, compare both ways; print again and compare the

@@ -30,8 +30,8 @@ static inline void sched_dump(const loaded *l)
 static inline loaded sched_load(const char *file, const char *text)
 {
 	loaded l = { stir_ctx_alloc(), NULL, NULL };
-	l.m = text ? stir_module_read_from_str(l.ctx, "t.stir", text,
-		strlen(text)) : stir_module_read_file(l.ctx, test_path(file));
+	l.m = text ? stir_module_read_from_mem(l.ctx, "t.stir", text,
+		strlen(text)) : stir_module_read_from_file(l.ctx, test_path(file));
 	if (!l.m)
 		sched_dump(&l);
 	ck_assert_ptr_nonnull(l.m);
@@ -50,9 +50,9 @@ static inline void sched_lower(loaded *l, int stage)
 {
 	int rc = 0;
 	if (stage >= 2 && stir_kernel_get_stage(l->k) < 2)
-		rc = stir_kernel_lower_sparse_iter(l->k);
+		rc = stir_lower_sparse_iter(l->k);
 	if (!rc && stage >= 3 && stir_kernel_get_stage(l->k) < 3)
-		rc = stir_kernel_lower_sparse_buffer(l->k);
+		rc = stir_lower_sparse_buffer(l->k);
 	if (rc)
 		sched_dump(l);
 	ck_assert_int_eq(rc, 0);
@@ -83,7 +83,7 @@ static inline void sched_expect_same(const stir_bindings *want,
 	stir_bindings *got, double tol, const char *what)
 {
 	for (int i = 0; i < stir_bindings_n_arrays(want); i++) {
-		const char *name = stir_bindings_array_name(want, i);
+		const char *name = stir_bindings_get_array_name(want, i);
 		const stir_array *w = stir_bindings_get_array(want, name);
 		const stir_array *g = stir_bindings_get_array(got, name);
 		ck_assert_ptr_nonnull(g);

@@ -668,7 +668,7 @@ static int module_stage(const stir_module *m)
 static stir_module *read_at_stage(stir_ctx *ctx, const options *o, int stage,
 	int *rc)
 {
-	stir_module *m = stir_module_read_file(ctx, o->file);
+	stir_module *m = stir_module_read_from_file(ctx, o->file);
 	*rc = m ? 0 : EXIT_WRONG;
 	if (!m || stage == 0)
 		return m;
@@ -702,9 +702,9 @@ static int load_schedule(stir_ctx *ctx, const options *o, const stir_module *m,
 	*k = NULL;
 	if (!o->schedule)
 		return 0;
-	if (!(*s = stir_schedule_read_file(ctx, o->schedule)))
+	if (!(*s = stir_schedule_read_from_file(ctx, o->schedule)))
 		return EXIT_WRONG;
-	const char *name = stir_schedule_get_kernel(*s);
+	const char *name = stir_schedule_get_kernel_name(*s);
 	if (o->kernel && strcmp(o->kernel, name)) {
 		fprintf(stderr, "stirc: --kernel %s, but %s is a schedule for "
 			"kernel '%s'\n", o->kernel, o->schedule, name);
@@ -737,7 +737,7 @@ static int cmd_check(int argc, char **argv)
 		return usage_error("check ", "%s", "--schedule applies to --gpu "
 			"only");
 	stir_ctx *ctx = stir_ctx_alloc();
-	stir_module *m = stir_module_read_file(ctx, o.file);
+	stir_module *m = stir_module_read_from_file(ctx, o.file);
 	stir_kernel *k = NULL;
 	stir_schedule *s = NULL;
 	if (!m)
@@ -909,11 +909,11 @@ static int check_names(stir_ctx *ctx, const stir_kernel *k,
 			return EXIT_WRONG;
 		}
 	}
-	int n_names = stir_kernel_array_names(k, NULL, 0);
+	int n_names = stir_kernel_get_array_names(k, NULL, 0);
 	const char **names = malloc((size_t)(n_names + 1) * sizeof(*names));
 	if (!names)
 		return EXIT_WRONG;
-	stir_kernel_array_names(k, names, n_names);
+	stir_kernel_get_array_names(k, names, n_names);
 	/* --out before any data is read or anything runs; --in and --mtx
 	 * before any file is read */
 	for (int i = 0; i < o->n_out + o->n_in + o->n_mtx; i++) {
@@ -1009,7 +1009,7 @@ static int bind_inputs(stir_ctx *ctx, stir_kernel *k, stir_bindings *b,
 	if (bind_sizes(b, o, s) < 0)
 		return -1;
 	for (int i = 0; i < o->n_mtx; i++) {
-		stir_csr *csr = stir_kernel_read_csr(k, o->mtx[i].name,
+		stir_csr *csr = stir_kernel_read_csr_from_file(k, o->mtx[i].name,
 			o->mtx[i].value);
 		int rc = csr ? stir_kernel_bind_csr(k, b, o->mtx[i].name, csr) : -1;
 		stir_csr_free(csr);
@@ -1017,7 +1017,7 @@ static int bind_inputs(stir_ctx *ctx, stir_kernel *k, stir_bindings *b,
 			return csr ? note_option(ctx, "--mtx", &o->mtx[i]) : -1;
 	}
 	for (int i = 0; i < o->n_in; i++) {
-		stir_array *a = stir_npy_read(ctx, o->in[i].value);
+		stir_array *a = stir_npy_read_from_file(ctx, o->in[i].value);
 		if (!a)
 			return -1;
 		if (stir_kernel_bind_array(k, b, o->in[i].name, a) < 0)
@@ -1074,7 +1074,7 @@ static int write_outputs(stir_ctx *ctx, stir_kernel *k, stir_bindings *b,
 		}
 		int ndim;
 		int64_t shape[STIR_MAX_DIMS];
-		if (stir_kernel_array_shape(k, b, o->out[i].name, &ndim, shape) < 0 ||
+		if (stir_kernel_get_array_shape(k, b, o->out[i].name, &ndim, shape) < 0 ||
 		    stir_array_reshape(a, ndim, shape) < 0 ||
 		    stir_npy_write(ctx, o->out[i].value, a) < 0)
 			return -1;
@@ -1093,7 +1093,7 @@ static void print_summary(stir_kernel *k, stir_bindings *b)
 		stir_array *a = stir_bindings_get_array(b, name);
 		int ndim;
 		int64_t shape[STIR_MAX_DIMS];
-		if (stir_kernel_array_shape(k, b, name, &ndim, shape) < 0)
+		if (stir_kernel_get_array_shape(k, b, name, &ndim, shape) < 0)
 			continue;
 		double sum = 0, amax = 0;
 		for (int64_t j = 0; j < stir_array_get_len(a); j++) {
@@ -1222,7 +1222,7 @@ static int cmd_run(int argc, char **argv)
 		rc = r == -2 ? EXIT_USAGE : EXIT_WRONG;
 		goto out;
 	}
-	if (cuda && (!(dev = stir_device_open(ctx, 0)) ||
+	if (cuda && (!(dev = stir_device_alloc(ctx, 0)) ||
 	    !(gk = compile_for_gpu(kr, &o, s, dev)))) {
 		rc = EXIT_WRONG;
 		goto out;
@@ -1275,7 +1275,7 @@ static int cmd_run(int argc, char **argv)
 out:
 	rc = finish(ctx, rc);
 	stir_gpu_kernel_free(gk);
-	stir_device_close(dev);
+	stir_device_free(dev);
 	stir_schedule_free(s);
 	stir_bindings_free(ref);
 	stir_bindings_free(b);
@@ -1385,7 +1385,7 @@ static int cmd_verify(int argc, char **argv)
 	if (rc == 0 && cuda) {
 		/* a copy for the GPU, prepared kernel by kernel */
 		m[3] = read_at_stage(ctx, &o, 1, &rc);
-		if (rc == 0 && !(dev = stir_device_open(ctx, 0)))
+		if (rc == 0 && !(dev = stir_device_alloc(ctx, 0)))
 			rc = EXIT_WRONG;
 	}
 	stir_kernel *only = NULL;
@@ -1450,7 +1450,7 @@ static int cmd_verify(int argc, char **argv)
 			rc = EXIT_WRONG;
 	}
 	rc = finish(ctx, rc);
-	stir_device_close(dev);
+	stir_device_free(dev);
 	stir_schedule_free(sched);
 	for (int s = 0; s < 4; s++)
 		stir_module_free(m[s]);

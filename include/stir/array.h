@@ -131,10 +131,10 @@ STIR_EXPORT void stir_bindings_remove_array(__stir_keep stir_bindings *b,
 /* Iterate: the names of bound sizes and arrays in the order they were first
  * bound. */
 STIR_EXPORT int stir_bindings_n_sizes(__stir_keep const stir_bindings *b);
-STIR_EXPORT const char *stir_bindings_size_name(
+STIR_EXPORT const char *stir_bindings_get_size_name(
 	__stir_keep const stir_bindings *b, int i);
 STIR_EXPORT int stir_bindings_n_arrays(__stir_keep const stir_bindings *b);
-STIR_EXPORT const char *stir_bindings_array_name(
+STIR_EXPORT const char *stir_bindings_get_array_name(
 	__stir_keep const stir_bindings *b, int i);
 /* A deep copy; NULL when memory runs out. */
 STIR_EXPORT __stir_give stir_bindings *stir_bindings_copy(

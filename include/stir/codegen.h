@@ -42,10 +42,10 @@ extern "C" {
 /* ---- preparing a kernel ----------------------------------------------- */
 
 /* Bring kernel "k" to stage III for the GPU: a stage I kernel is lowered
- * with stir_kernel_lower_sparse_iter; at stage II (after whatever
+ * with stir_lower_sparse_iter; at stage II (after whatever
  * schedules the caller applied there) every top-level nest with no loop
  * bound to a thread index gets stir_default_schedule, and the kernel is
- * lowered with stir_kernel_lower_sparse_buffer.  Then, at stage III, the
+ * lowered with stir_lower_sparse_buffer.  Then, at stage III, the
  * GPU rewrites of include/stir/passes.h run (stir_kernel_lift_guards,
  * stir_kernel_hoist_invariants; docs/ir.md, "Stage III rewrites for the
  * GPU") and stir_kernel_insert_barriers: call this last, after every

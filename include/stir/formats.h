@@ -4,7 +4,7 @@
  * it and its parameters, and binds the arrays and sizes of one format into a
  * stir_bindings, named exactly as docs/formats.md says with a suffix the
  * caller chooses (for "_ell", "J_ell.indices" and "A_ell").  It returns a
- * stir_format that describes what it built: the parts, their row counts and
+ * stir_host_format that describes what it built: the parts, their row counts and
  * widths, whether a part holds a row more than once, and the block counts.
  *
  * Index arrays get the index type the caller asks for (STIR_I32 or
@@ -22,7 +22,7 @@
  * nothing (unless memory runs out while binding, which can leave some of
  * the format's arrays bound).
  *
- * stir_format_verify checks conservation: the real entries of all parts are
+ * stir_host_format_verify checks conservation: the real entries of all parts are
  * the original non-zeros, each exactly once, with the original value (as
  * converted), and every other slot holds 0 at a coordinate absent from the
  * original.
@@ -71,7 +71,7 @@ typedef struct stir_csf {
 
 /* What a builder made of one part of a format.  Fields that do not apply
  * to the format are 0. */
-typedef struct stir_format_part {
+typedef struct stir_host_format_part {
 	const char *suffix; /* owned by the format: the suffix of the part's
 	                     * names ("_hyb_0_2"; for a format of one part,
 	                     * the format's suffix) */
@@ -94,27 +94,27 @@ typedef struct stir_format_part {
 	int64_t nbr;        /* DBSR: block rows holding a block */
 	int64_t ngroups;    /* SR-BCRS: groups of tiles */
 	int64_t maxg;       /* SR-BCRS: most groups in one row block */
-} stir_format_part;
+} stir_host_format_part;
 
 /* A description of a built format. */
-typedef struct stir_format stir_format;
+typedef struct stir_host_format stir_host_format;
 
 /* ELL(w): every row padded to exactly w entries; a longer row is an error.
  * Binds J_S.indices and A_S (m x w). */
-STIR_EXPORT __stir_give stir_format *stir_csr_to_ell(__stir_keep stir_ctx *ctx,
+STIR_EXPORT __stir_give stir_host_format *stir_csr_to_ell(__stir_keep stir_ctx *ctx,
 	__stir_keep const stir_csr *csr, int64_t w, stir_dtype index_type,
 	stir_dtype value_type, const char *suffix, __stir_keep stir_bindings *b);
 
 /* BSR(b): b x b blocks, a block stored when it holds an entry.  Binds
  * JB_S.indptr, JB_S.indices, A_S (nnzb x b x b) and sizes mb_S, nb_S,
  * nnzb_S. */
-STIR_EXPORT __stir_give stir_format *stir_csr_to_bsr(__stir_keep stir_ctx *ctx,
+STIR_EXPORT __stir_give stir_host_format *stir_csr_to_bsr(__stir_keep stir_ctx *ctx,
 	__stir_keep const stir_csr *csr, int64_t block, stir_dtype index_type,
 	stir_dtype value_type, const char *suffix, __stir_keep stir_bindings *b);
 
 /* padding(p): every row padded to a multiple of p entries.  Binds
  * J_S.indptr, J_S.indices, A_S and size nnz_S. */
-STIR_EXPORT __stir_give stir_format *stir_csr_to_padding(
+STIR_EXPORT __stir_give stir_host_format *stir_csr_to_padding(
 	__stir_keep stir_ctx *ctx, __stir_keep const stir_csr *csr, int64_t p,
 	stir_dtype index_type, stir_dtype value_type, const char *suffix,
 	__stir_keep stir_bindings *b);
@@ -123,7 +123,7 @@ STIR_EXPORT __stir_give stir_format *stir_csr_to_padding(
  * "nbuckets" strictly increasing positive widths.  Part (q, t) has suffix
  * SUFFIX_q_t (decimal, both 0-based) and binds R_S.indices, C_S.indices,
  * A_S (rows x width) and size rows_S. */
-STIR_EXPORT __stir_give stir_format *stir_csr_to_hybrid(
+STIR_EXPORT __stir_give stir_host_format *stir_csr_to_hybrid(
 	__stir_keep stir_ctx *ctx, __stir_keep const stir_csr *csr, int c,
 	const int64_t *buckets, int nbuckets, stir_dtype index_type,
 	stir_dtype value_type, const char *suffix, __stir_keep stir_bindings *b);
@@ -132,7 +132,7 @@ STIR_EXPORT __stir_give stir_format *stir_csr_to_hybrid(
 enum {
 	/* Bind every part (q, t) of all c column ranges and all buckets, the
 	 * empty ones too (arrays without elements, rows_S = 0), so that a
-	 * kernel decomposed into every part (stir_format_hybrid_part for each
+	 * kernel decomposed into every part (stir_format_rule_hybrid_part for each
 	 * q < c and t < nbuckets) runs on any matrix.  The description still
 	 * lists only the parts that have rows. */
 	STIR_HYBRID_ALL_PARTS = 1u << 0,
@@ -140,7 +140,7 @@ enum {
 	 * instead of failing; the slot still holds 0.  A computation over the
 	 * parts (a sum) is unchanged, but the value-copy kernel of
 	 * stir_decompose_format would copy the real entry into such a slot,
-	 * and stir_format_verify reports it. */
+	 * and stir_host_format_verify reports it. */
 	STIR_HYBRID_PAD_ANY_COLUMN = 1u << 1,
 	/* Cover every row exactly once, for rules that cover the rows
 	 * (stir_format_rule_set_cover_rows): an empty row becomes a row of
@@ -149,7 +149,7 @@ enum {
 	 * 0_K for K buckets (bucket index K, the widest width), so that every
 	 * row of the matrix lies in exactly one part, and more than once only
 	 * in part 0_K.  Needs one column range (c = 1) and a matrix with at
-	 * least one column when a row is empty; stir_format_verify then also
+	 * least one column when a row is empty; stir_host_format_verify then also
 	 * checks the cover.  A kernel for it holds the K + 1 parts. */
 	STIR_HYBRID_COVER_ROWS = 1u << 2,
 	/* Put the rows of every part in a locality order instead of the
@@ -165,7 +165,7 @@ enum {
 };
 
 /* stir_csr_to_hybrid with flags (above); flags 0 is stir_csr_to_hybrid. */
-STIR_EXPORT __stir_give stir_format *stir_csr_to_hybrid_flags(
+STIR_EXPORT __stir_give stir_host_format *stir_csr_to_hybrid_flags(
 	__stir_keep stir_ctx *ctx, __stir_keep const stir_csr *csr, int c,
 	const int64_t *buckets, int nbuckets, stir_dtype index_type,
 	stir_dtype value_type, const char *suffix, unsigned flags,
@@ -173,14 +173,14 @@ STIR_EXPORT __stir_give stir_format *stir_csr_to_hybrid_flags(
 
 /* ELL3D(w): every (relation, row) of "csf" padded to w columns.  Binds
  * J_S.indices and A_S (nnz_i x w). */
-STIR_EXPORT __stir_give stir_format *stir_csf_to_ell3d(
+STIR_EXPORT __stir_give stir_host_format *stir_csf_to_ell3d(
 	__stir_keep stir_ctx *ctx, __stir_keep const stir_csf *csf, int64_t w,
 	stir_dtype index_type, stir_dtype value_type, const char *suffix,
 	__stir_keep stir_bindings *b);
 
 /* DBSR(b): BSR over the block rows holding a block.  Binds RB_S.indices,
  * JB_S.indptr, JB_S.indices, A_S and sizes nbr_S, mb_S, nb_S, nnzb_S. */
-STIR_EXPORT __stir_give stir_format *stir_csr_to_dbsr(
+STIR_EXPORT __stir_give stir_host_format *stir_csr_to_dbsr(
 	__stir_keep stir_ctx *ctx, __stir_keep const stir_csr *csr,
 	int64_t block, stir_dtype index_type, stir_dtype value_type,
 	const char *suffix, __stir_keep stir_bindings *b);
@@ -188,7 +188,7 @@ STIR_EXPORT __stir_give stir_format *stir_csr_to_dbsr(
 /* SR-BCRS(t, g): row blocks of t rows, a tile per column holding an entry
  * of the block, tiles grouped by g.  Binds G_S.indptr, T_S.indices, A_S
  * (ngroups x g x t) and sizes mt_S, maxg_S, ngroups_S. */
-STIR_EXPORT __stir_give stir_format *stir_csr_to_sr_bcrs(
+STIR_EXPORT __stir_give stir_host_format *stir_csr_to_sr_bcrs(
 	__stir_keep stir_ctx *ctx, __stir_keep const stir_csr *csr, int64_t t,
 	int64_t g, stir_dtype index_type, stir_dtype value_type,
 	const char *suffix, __stir_keep stir_bindings *b);
@@ -197,33 +197,33 @@ STIR_EXPORT __stir_give stir_format *stir_csr_to_sr_bcrs(
  * checking that every array and size it names is bound with the right type
  * and length and is well formed.  0, or -1 with one error naming the first
  * violation.  ELL3D formats are checked against their CSF with
- * stir_format_verify_csf. */
-STIR_EXPORT int stir_format_verify(__stir_keep stir_ctx *ctx,
-	__stir_keep const stir_format *f, __stir_keep const stir_csr *csr,
+ * stir_host_format_verify_csf. */
+STIR_EXPORT int stir_host_format_verify(__stir_keep stir_ctx *ctx,
+	__stir_keep const stir_host_format *f, __stir_keep const stir_csr *csr,
 	__stir_keep const stir_bindings *b);
-STIR_EXPORT int stir_format_verify_csf(__stir_keep stir_ctx *ctx,
-	__stir_keep const stir_format *f, __stir_keep const stir_csf *csf,
+STIR_EXPORT int stir_host_format_verify_csf(__stir_keep stir_ctx *ctx,
+	__stir_keep const stir_host_format *f, __stir_keep const stir_csf *csf,
 	__stir_keep const stir_bindings *b);
 
-STIR_EXPORT void stir_format_free(__stir_take stir_format *f);
+STIR_EXPORT void stir_host_format_free(__stir_take stir_host_format *f);
 
 /* "ELL", "BSR", "padding", "hybrid", "ELL3D", "DBSR", "SR-BCRS" or "?". */
 STIR_EXPORT const char *stir_format_kind_name(stir_format_kind kind);
-STIR_EXPORT stir_format_kind stir_format_get_kind(
-	__stir_keep const stir_format *f);
+STIR_EXPORT stir_format_kind stir_host_format_get_kind(
+	__stir_keep const stir_host_format *f);
 /* The suffix the format was built with (owned by the format). */
-STIR_EXPORT const char *stir_format_get_suffix(
-	__stir_keep const stir_format *f);
-STIR_EXPORT stir_dtype stir_format_get_index_type(
-	__stir_keep const stir_format *f);
-STIR_EXPORT stir_dtype stir_format_get_value_type(
-	__stir_keep const stir_format *f);
+STIR_EXPORT const char *stir_host_format_get_suffix(
+	__stir_keep const stir_host_format *f);
+STIR_EXPORT stir_dtype stir_host_format_get_index_type(
+	__stir_keep const stir_host_format *f);
+STIR_EXPORT stir_dtype stir_host_format_get_value_type(
+	__stir_keep const stir_host_format *f);
 /* The parts that exist (empty ones are left out), hybrid parts ordered by
- * column range, then bucket.  stir_format_get_part returns NULL when i is
+ * column range, then bucket.  stir_host_format_get_part returns NULL when i is
  * out of range; the part belongs to the format. */
-STIR_EXPORT int stir_format_n_parts(__stir_keep const stir_format *f);
-STIR_EXPORT __stir_keep const stir_format_part *stir_format_get_part(
-	__stir_keep const stir_format *f, int i);
+STIR_EXPORT int stir_host_format_n_parts(__stir_keep const stir_host_format *f);
+STIR_EXPORT __stir_keep const stir_host_format_part *stir_host_format_get_part(
+	__stir_keep const stir_host_format *f, int i);
 
 #ifdef __cplusplus
 }

@@ -48,12 +48,12 @@ STIR_EXPORT int stir_kernel_bind_csr(__stir_keep const stir_kernel *k,
 	__stir_keep stir_bindings *b, const char *tensor,
 	__stir_keep const stir_csr *csr);
 
-/* Read the Matrix Market file "path" (see stir_mtx_read) for tensor
+/* Read the Matrix Market file "path" (see stir_mtx_read_from_file) for tensor
  * "tensor" of "k" (which must be a matrix stir_kernel_bind_csr accepts):
  * a file declaring more rows, columns or entries than the tensor's size
  * and index types hold is refused at its size line, before anything is
  * allocated for them.  NULL with a diagnostic on failure. */
-STIR_EXPORT __stir_give stir_csr *stir_kernel_read_csr(
+STIR_EXPORT __stir_give stir_csr *stir_kernel_read_csr_from_file(
 	__stir_keep const stir_kernel *k, const char *tensor, const char *path);
 
 /* Bind array "name" of kernel "k" to "a" (taking ownership, even on
@@ -74,14 +74,14 @@ STIR_EXPORT int stir_kernel_bind_outputs(__stir_keep const stir_kernel *k,
 
 /* The natural shape of array "name" of "k" under the sizes in "b": a dense
  * tensor's axis lengths, otherwise the 1-D length.  0 or -1. */
-STIR_EXPORT int stir_kernel_array_shape(__stir_keep const stir_kernel *k,
+STIR_EXPORT int stir_kernel_get_array_shape(__stir_keep const stir_kernel *k,
 	__stir_keep const stir_bindings *b, const char *name, int *ndim,
 	int64_t *shape);
 
 /* The names of every array kernel "k" takes, in argument order: axis
  * structure arrays ("J.indptr", "J.indices") in axis order, then tensors.
  * Returns the count; names[i] are borrowed from the kernel. */
-STIR_EXPORT int stir_kernel_array_names(__stir_keep const stir_kernel *k,
+STIR_EXPORT int stir_kernel_get_array_names(__stir_keep const stir_kernel *k,
 	const char **names, int max);
 
 #ifdef __cplusplus

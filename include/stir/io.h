@@ -38,7 +38,7 @@ STIR_EXPORT void stir_csr_free(__stir_take stir_csr *csr);
  * column at fault) on failure.  The _from_mem variant reads "len" bytes at
  * "data" (no terminating NUL needed, gzip detected as for files) and uses
  * "name" in its diagnostics. */
-STIR_EXPORT __stir_give stir_csr *stir_mtx_read(__stir_keep stir_ctx *ctx,
+STIR_EXPORT __stir_give stir_csr *stir_mtx_read_from_file(__stir_keep stir_ctx *ctx,
 	const char *path);
 STIR_EXPORT __stir_give stir_csr *stir_mtx_read_from_mem(
 	__stir_keep stir_ctx *ctx, const char *name, const void *data, size_t len);
@@ -56,10 +56,10 @@ typedef struct stir_mtx_limits {
 	                        * or NULL */
 } stir_mtx_limits;
 
-/* As stir_mtx_read and stir_mtx_read_from_mem, refusing (with an error
+/* As stir_mtx_read_from_file and stir_mtx_read_from_mem, refusing (with an error
  * located at the size line) a file that declares more than "limits"
  * allows; NULL limits: none. */
-STIR_EXPORT __stir_give stir_csr *stir_mtx_read_limited(
+STIR_EXPORT __stir_give stir_csr *stir_mtx_read_from_file_limited(
 	__stir_keep stir_ctx *ctx, const char *path,
 	__stir_keep const stir_mtx_limits *limits);
 STIR_EXPORT __stir_give stir_csr *stir_mtx_read_from_mem_limited(
@@ -70,7 +70,7 @@ STIR_EXPORT __stir_give stir_csr *stir_mtx_read_from_mem_limited(
  * '<i4' '<i8' '<f2' '<f4' '<f8' and '|i1', giving STIR_I32, I64, F16, F32,
  * F64 and I8; 0-d arrays and zero-length dimensions allowed).  NULL (with
  * one diagnostic naming the byte offset at fault) on failure. */
-STIR_EXPORT __stir_give stir_array *stir_npy_read(__stir_keep stir_ctx *ctx,
+STIR_EXPORT __stir_give stir_array *stir_npy_read_from_file(__stir_keep stir_ctx *ctx,
 	const char *path);
 STIR_EXPORT __stir_give stir_array *stir_npy_read_from_mem(
 	__stir_keep stir_ctx *ctx, const char *name, const void *data, size_t len);
@@ -96,7 +96,7 @@ STIR_EXPORT int stir_gunzip(__stir_keep stir_ctx *ctx, const char *name,
  * (docs/formats.md), and the Matrix Market and .npy readers stream.  The buffer (malloc'ed, caller frees) has a
  * terminating NUL byte past *len.  0, or -1 with a diagnostic naming the
  * path and the system's reason. */
-STIR_EXPORT int stir_read_file(__stir_keep stir_ctx *ctx, const char *path,
+STIR_EXPORT int stir_bytes_read_from_file(__stir_keep stir_ctx *ctx, const char *path,
 	char **data, size_t *len);
 
 #ifdef __cplusplus

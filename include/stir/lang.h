@@ -14,10 +14,10 @@ extern "C" {
 #endif
 
 /* Read the program in "text" ("len" bytes); "file" names it in diagnostics. */
-STIR_EXPORT __stir_give stir_module *stir_module_read_from_str(
+STIR_EXPORT __stir_give stir_module *stir_module_read_from_mem(
 	__stir_keep stir_ctx *ctx, const char *file, const char *text, size_t len);
 /* Read the program in the file at "path". */
-STIR_EXPORT __stir_give stir_module *stir_module_read_file(
+STIR_EXPORT __stir_give stir_module *stir_module_read_from_file(
 	__stir_keep stir_ctx *ctx, const char *path);
 
 /* The program as text; the caller frees it.  NULL when memory runs out.

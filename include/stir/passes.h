@@ -98,15 +98,15 @@ STIR_EXPORT void stir_format_rule_set_cover_rows(
 
 /* The shipped rules (docs/formats.md).  "suffix" names the new axes,
  * tensor and parameters. */
-STIR_EXPORT __stir_give stir_format_rule *stir_format_ell(const char *suffix,
+STIR_EXPORT __stir_give stir_format_rule *stir_format_rule_ell(const char *suffix,
 	int64_t width);
-STIR_EXPORT __stir_give stir_format_rule *stir_format_bsr(const char *suffix,
+STIR_EXPORT __stir_give stir_format_rule *stir_format_rule_bsr(const char *suffix,
 	int64_t block);
-STIR_EXPORT __stir_give stir_format_rule *stir_format_padding(
+STIR_EXPORT __stir_give stir_format_rule *stir_format_rule_padding(
 	const char *suffix, int64_t p);
 /* One part of hybrid(c, buckets): the rows of column range q in a bucket of
  * width "width" (the suffix is SUFFIX_q_t). */
-STIR_EXPORT __stir_give stir_format_rule *stir_format_hybrid_part(
+STIR_EXPORT __stir_give stir_format_rule *stir_format_rule_hybrid_part(
 	const char *suffix, int q, int t, int64_t width);
 /* The hybrid format's parts and their names, in one place (the schedule
  * files' decompose steps, the host builder and callers all use these):
@@ -126,17 +126,17 @@ STIR_EXPORT int stir_format_hybrid_n_parts(int c, int nb, bool cover);
  * part (q, t), range-major.  Its range in *q, bucket in *t.  0 or -1. */
 STIR_EXPORT int stir_format_hybrid_part_at(int c, int nb, bool cover, int i,
 	int *q, int *t);
-/* The rule of part i: stir_format_hybrid_part with the width of its
+/* The rule of part i: stir_format_rule_hybrid_part with the width of its
  * bucket (the widest for the split rows' part), covering the rows when
  * "cover".  NULL when the arguments are not valid. */
 STIR_EXPORT __stir_give stir_format_rule *stir_format_hybrid_rule(
 	const char *suffix, int c, const int64_t *buckets, int nb, bool cover,
 	int i);
-STIR_EXPORT __stir_give stir_format_rule *stir_format_ell3d(const char *suffix,
+STIR_EXPORT __stir_give stir_format_rule *stir_format_rule_ell3d(const char *suffix,
 	int64_t width);
-STIR_EXPORT __stir_give stir_format_rule *stir_format_dbsr(const char *suffix,
+STIR_EXPORT __stir_give stir_format_rule *stir_format_rule_dbsr(const char *suffix,
 	int64_t block);
-STIR_EXPORT __stir_give stir_format_rule *stir_format_sr_bcrs(
+STIR_EXPORT __stir_give stir_format_rule *stir_format_rule_sr_bcrs(
 	const char *suffix, int64_t t, int64_t g);
 
 /* Rewrite every computation of kernel k over tensor "tensor" (a sparse
@@ -168,18 +168,18 @@ STIR_EXPORT int stir_decompose_format(__stir_keep stir_kernel *k,
  * (include/stir/schedule.h): the blocks of each iteration's nest,
  * outermost first (from the iteration), its init nest's as init blocks,
  * and the indptr and indices buffers of the axes (from the axis). */
-STIR_EXPORT int stir_kernel_lower_sparse_iter(__stir_keep stir_kernel *k);
+STIR_EXPORT int stir_lower_sparse_iter(__stir_keep stir_kernel *k);
 /* Lower every stage I kernel of m. */
-STIR_EXPORT int stir_lower_sparse_iter(__stir_keep stir_module *m);
+STIR_EXPORT int stir_module_lower_sparse_iter(__stir_keep stir_module *m);
 
 /* Stage II -> stage III (sparse buffer lowering): every buffer over axes
  * becomes a flat buffer ("A_data") addressed by the offsets of
  * docs/language.md section 4; axes disappear.  Requires a verified stage II
  * kernel.  0 or -1.  Made: each flat buffer, from the buffer it replaces
  * (A_data from A). */
-STIR_EXPORT int stir_kernel_lower_sparse_buffer(__stir_keep stir_kernel *k);
+STIR_EXPORT int stir_lower_sparse_buffer(__stir_keep stir_kernel *k);
 /* Lower every stage II kernel of m. */
-STIR_EXPORT int stir_lower_sparse_buffer(__stir_keep stir_module *m);
+STIR_EXPORT int stir_module_lower_sparse_buffer(__stir_keep stir_module *m);
 
 /* Stage III rewrites for the GPU (stir_kernel_prepare_for_gpu runs them,
  * in this order, after lowering; docs/ir.md, "Stage III rewrites").

@@ -6,7 +6,7 @@
  *   with NVRTC.  It needs no GPU and no driver.  Results are cached on disk,
  *   keyed by a SHA-256 of the source, the options, the architecture and the
  *   NVRTC version, so a second run starts without compiling.
- * - Devices: stir_device_open() loads the CUDA driver (libcuda.so.1) with
+ * - Devices: stir_device_alloc() loads the CUDA driver (libcuda.so.1) with
  *   dlopen at run time, so that stir builds and runs on machines without one;
  *   there the call fails with a diagnostic.  A device works in its primary
  *   context, pushed around every call and popped after it, so stir coexists
@@ -24,7 +24,7 @@
  *
  * Ownership: a device is reference counted internally; every object made on
  * it (buffer, stream, event, module) keeps it alive, so the objects may be
- * freed before or after stir_device_close() in any order.  The stir_ctx must
+ * freed before or after stir_device_free() in any order.  The stir_ctx must
  * outlive all of them.  A device and its objects are not locked: use them
  * from one thread at a time.
  *
@@ -140,11 +140,11 @@ STIR_EXPORT int stir_device_count(__stir_keep stir_ctx *ctx);
  * NULL with an error when there is no driver ("no CUDA driver:
  * libcuda.so.1 not found"), no device, or a CUDA call fails.  Errors of
  * every later operation on the device go into "ctx". */
-STIR_EXPORT __stir_give stir_device *stir_device_open(
+STIR_EXPORT __stir_give stir_device *stir_device_alloc(
 	__stir_keep stir_ctx *ctx, int ordinal);
 /* Give up the caller's reference; the device is released once no buffer,
  * stream, event or module made on it remains. */
-STIR_EXPORT void stir_device_close(__stir_take stir_device *dev);
+STIR_EXPORT void stir_device_free(__stir_take stir_device *dev);
 
 STIR_EXPORT stir_ctx *stir_device_get_ctx(__stir_keep const stir_device *dev);
 STIR_EXPORT const char *stir_device_get_name(
@@ -202,16 +202,16 @@ STIR_EXPORT int stir_gpu_buf_fill_u32(__stir_keep stir_gpu_buf *buf,
  * the synchronous copies above run, so a copy to the host after a launch on
  * any stream sees the kernel's results.  Wherever a stream is taken, NULL
  * names the default stream. */
-STIR_EXPORT __stir_give stir_stream *stir_stream_create(
+STIR_EXPORT __stir_give stir_stream *stir_stream_alloc(
 	__stir_keep stir_device *dev);
 /* Destroy the stream; work queued on it still completes. */
-STIR_EXPORT void stir_stream_destroy(__stir_take stir_stream *stream);
+STIR_EXPORT void stir_stream_free(__stir_take stir_stream *stream);
 STIR_EXPORT int stir_stream_synchronize(__stir_keep stir_stream *stream);
 
 /* An event that records time stamps. */
-STIR_EXPORT __stir_give stir_event *stir_event_create(
+STIR_EXPORT __stir_give stir_event *stir_event_alloc(
 	__stir_keep stir_device *dev);
-STIR_EXPORT void stir_event_destroy(__stir_take stir_event *ev);
+STIR_EXPORT void stir_event_free(__stir_take stir_event *ev);
 /* Record "ev" on "stream" (NULL: the default stream).  0 or -1. */
 STIR_EXPORT int stir_event_record(__stir_keep stir_event *ev,
 	__stir_keep stir_stream *stream);
@@ -251,16 +251,16 @@ typedef enum stir_arg_type {
 STIR_EXPORT const char *stir_arg_type_name(stir_arg_type t);
 
 /* One parameter of a kernel signature. */
-typedef struct stir_kernel_param {
+typedef struct stir_gpu_param {
 	const char *name;   /* borrowed: copied by stir_arg_pack_alloc */
 	stir_arg_type type;
-} stir_kernel_param;
+} stir_gpu_param;
 
 /* An argument pack for a kernel taking the n_params "params", in order.
  * Names must be distinct and non-empty.  NULL with an error otherwise.
  * Errors of the set and check functions go into "ctx". */
 STIR_EXPORT __stir_give stir_arg_pack *stir_arg_pack_alloc(
-	__stir_keep stir_ctx *ctx, const stir_kernel_param *params,
+	__stir_keep stir_ctx *ctx, const stir_gpu_param *params,
 	int n_params);
 STIR_EXPORT void stir_arg_pack_free(__stir_take stir_arg_pack *pack);
 STIR_EXPORT int stir_arg_pack_n_params(__stir_keep const stir_arg_pack *pack);

@@ -34,7 +34,7 @@ extern "C" {
  * annotation or a pass that creates nothing included) starts by
  * forgetting the previous record, and one that fails leaves it empty, so
  * that a caller never uses a name the kernel does not have.  A pass over
- * a module (stir_lower_sparse_iter) records in each kernel it changes.
+ * a module (stir_module_lower_sparse_iter) records in each kernel it changes.
  * The names are owned by the kernel's context and stay valid as long as
  * it lives, after later primitives too.  Callers use these names, never a
  * name built by hand after a pass's naming rule; what each primitive
@@ -244,16 +244,16 @@ typedef struct stir_schedule stir_schedule;
  * positive factor, a thread index, a memory scope, format rules).  Every
  * error is located at the YAML node it is about, file:line:col.  NULL
  * after any error.  ctx must outlive the schedule. */
-STIR_EXPORT __stir_give stir_schedule *stir_schedule_read_from_str(
+STIR_EXPORT __stir_give stir_schedule *stir_schedule_read_from_mem(
 	__stir_keep stir_ctx *ctx, const char *file, const char *text,
 	size_t len);
 /* The same for the file at "path" (gzip-compressed or not). */
-STIR_EXPORT __stir_give stir_schedule *stir_schedule_read_file(
+STIR_EXPORT __stir_give stir_schedule *stir_schedule_read_from_file(
 	__stir_keep stir_ctx *ctx, const char *path);
 STIR_EXPORT void stir_schedule_free(__stir_take stir_schedule *s);
 
 /* The name of the kernel the schedule is for (owned by s). */
-STIR_EXPORT const char *stir_schedule_get_kernel(
+STIR_EXPORT const char *stir_schedule_get_kernel_name(
 	__stir_keep const stir_schedule *s);
 /* The kernel of m the schedule is for, or NULL with an error at the
  * schedule's "kernel:" line (in m's context) when m has none of that

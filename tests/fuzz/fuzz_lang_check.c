@@ -369,15 +369,15 @@ static double kernel_work(const stir_kernel *k, const stir_bindings *b)
 /* ---- binding and running one kernel ---- */
 
 /* c, k, b: the bindings the binder made for k must have the shapes that
- * stir_kernel_array_shape gives for every array stir_kernel_array_names
+ * stir_kernel_get_array_shape gives for every array stir_kernel_get_array_names
  * lists. */
 static int check_shapes(check *c, const stir_kernel *k, const stir_bindings *b)
 {
-	int n = stir_kernel_array_names(k, NULL, 0);
+	int n = stir_kernel_get_array_names(k, NULL, 0);
 	const char **names = calloc((size_t)n + 1, sizeof(*names));
 	if (!names)
 		return fail(c, "out of memory in the harness");
-	if (stir_kernel_array_names(k, names, n) != n) {
+	if (stir_kernel_get_array_names(k, names, n) != n) {
 		free(names);
 		return fail(c, "kernel '%s': array count changed", k->name);
 	}
@@ -385,7 +385,7 @@ static int check_shapes(check *c, const stir_kernel *k, const stir_bindings *b)
 	for (int i = 0; i < n && rc == 0; i++) {
 		int ndim = 0;
 		int64_t shape[STIR_MAX_DIMS], elems = 1;
-		if (stir_kernel_array_shape(k, b, names[i], &ndim, shape) < 0) {
+		if (stir_kernel_get_array_shape(k, b, names[i], &ndim, shape) < 0) {
 			rc = fail_diags(c, stir_kernel_ctx(k), "no shape for an array");
 			break;
 		}
@@ -408,18 +408,18 @@ static bool bindings_equal(const stir_bindings *a, const stir_bindings *b)
 	    stir_bindings_n_arrays(a) != stir_bindings_n_arrays(b))
 		return false;
 	for (int i = 0; i < stir_bindings_n_sizes(a); i++) {
-		const char *name = stir_bindings_size_name(a, i);
+		const char *name = stir_bindings_get_size_name(a, i);
 		int64_t x, y;
-		if (strcmp(name, stir_bindings_size_name(b, i)) ||
+		if (strcmp(name, stir_bindings_get_size_name(b, i)) ||
 		    !stir_bindings_get_size(a, name, &x) ||
 		    !stir_bindings_get_size(b, name, &y) || x != y)
 			return false;
 	}
 	for (int i = 0; i < stir_bindings_n_arrays(a); i++) {
-		const char *name = stir_bindings_array_name(a, i);
+		const char *name = stir_bindings_get_array_name(a, i);
 		const stir_array *x = stir_bindings_get_array(a, name);
 		const stir_array *y = stir_bindings_get_array(b, name);
-		if (strcmp(name, stir_bindings_array_name(b, i)) || !y ||
+		if (strcmp(name, stir_bindings_get_array_name(b, i)) || !y ||
 		    stir_array_get_dtype(x) != stir_array_get_dtype(y) ||
 		    stir_array_get_len(x) != stir_array_get_len(y) ||
 		    memcmp(stir_array_get_const_data(x),
@@ -626,7 +626,7 @@ static int check_round_trip(check *c, const stir_module *m, const char *text)
 	stir_ctx *ctx = stir_ctx_alloc();
 	if (!ctx)
 		return fail(c, "out of memory in the harness");
-	stir_module *m2 = stir_module_read_from_str(ctx, "printed.stir", text,
+	stir_module *m2 = stir_module_read_from_mem(ctx, "printed.stir", text,
 		strlen(text));
 	int rc = 0;
 	char *text2 = NULL;
@@ -682,7 +682,7 @@ static stir_module *lower_module(check *c, const char *text, int stage,
 		fail(c, "out of memory in the harness");
 		return NULL;
 	}
-	stir_module *m = stir_module_read_from_str(ctx, "printed.stir", text,
+	stir_module *m = stir_module_read_from_mem(ctx, "printed.stir", text,
 		strlen(text));
 	if (!m) {
 		fail_diags(c, ctx, "the printed module does not read back");
@@ -726,7 +726,7 @@ static int check_cuda(check *c, const char *text)
 	stir_ctx *ctx = stir_ctx_alloc();
 	if (!ctx)
 		return fail(c, "out of memory in the harness");
-	stir_module *m = stir_module_read_from_str(ctx, "printed.stir", text,
+	stir_module *m = stir_module_read_from_mem(ctx, "printed.stir", text,
 		strlen(text));
 	int rc = 0;
 	if (!m)
@@ -788,7 +788,7 @@ int fuzz_lang_check_flags(const uint8_t *data, size_t len, unsigned flags,
 	stir_ctx *ctx = stir_ctx_alloc();
 	if (!ctx)
 		return fail(&c, "out of memory in the harness");
-	stir_module *m = stir_module_read_from_str(ctx, "input.stir",
+	stir_module *m = stir_module_read_from_mem(ctx, "input.stir",
 		(const char *)data, len);
 	check_diagnostics(&c, ctx);
 	if (!m) {

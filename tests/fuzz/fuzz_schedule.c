@@ -122,7 +122,7 @@ static void fail(const stir_ctx *ctx, const char *what)
 /* ctx: the catalogue, read into ctx (it is valid). */
 static stir_module *read_programs(stir_ctx *ctx)
 {
-	stir_module *m = stir_module_read_from_str(ctx, "programs.stir",
+	stir_module *m = stir_module_read_from_mem(ctx, "programs.stir",
 		programs, programs_len);
 	if (!m)
 		fail(ctx, "the catalogue does not read");
@@ -136,7 +136,7 @@ static void check_round_trip(const stir_module *m)
 	if (!text)
 		fail(NULL, "a scheduled module does not print");
 	stir_ctx *ctx = stir_ctx_alloc();
-	stir_module *m2 = stir_module_read_from_str(ctx, "printed.stir", text,
+	stir_module *m2 = stir_module_read_from_mem(ctx, "printed.stir", text,
 		strlen(text));
 	if (!m2)
 		fail(ctx, "a scheduled module's text does not read back");
@@ -202,7 +202,7 @@ static void run_and_compare(const stir_schedule *s, stir_kernel *k,
 		goto out;
 	for (int i = 0; i < stir_bindings_n_sizes(in); i++) {
 		int64_t v;
-		stir_bindings_get_size(in, stir_bindings_size_name(in, i), &v);
+		stir_bindings_get_size(in, stir_bindings_get_size_name(in, i), &v);
 		if (v > MAX_SIZE) {
 			stir_bindings_free(in);
 			return;
@@ -242,7 +242,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	stir_ctx *ctx = stir_ctx_alloc();
 	if (!ctx)
 		return 0;
-	stir_schedule *s = stir_schedule_read_from_str(ctx, "fuzz.yaml",
+	stir_schedule *s = stir_schedule_read_from_mem(ctx, "fuzz.yaml",
 		(const char *)data, len);
 	if (!s) {
 		if (stir_ctx_n_errors(ctx) < 1)

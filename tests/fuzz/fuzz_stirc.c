@@ -274,7 +274,7 @@ static bool mtx_is_small(const char *path)
 static bool program_is_small(const char *path, const input *in)
 {
 	stir_ctx *ctx = stir_ctx_alloc();
-	stir_module *m = stir_module_read_file(ctx, path);
+	stir_module *m = stir_module_read_from_file(ctx, path);
 	bool small = true;
 	stir_bindings *b = stir_bindings_alloc();
 	for (int i = 1; i < in->argc; i++) {

@@ -256,8 +256,8 @@ static void run_catalogue(stir_device *dev, const char *dir, const char *rel,
 {
 	(void)base;
 	stir_ctx *ctx = stir_ctx_alloc();
-	stir_module *ref = stir_module_read_file(ctx, src_path(rel));
-	stir_module *gpu = stir_module_read_file(ctx, src_path(rel));
+	stir_module *ref = stir_module_read_from_file(ctx, src_path(rel));
+	stir_module *gpu = stir_module_read_from_file(ctx, src_path(rel));
 	if (CHECK(ref && gpu)) {
 		for (int i = 0; i < stir_module_n_kernels(ref); i++) {
 			stir_kernel *k = stir_module_get_kernel(ref, i);
@@ -283,13 +283,13 @@ static void run_scheduled(stir_device *dev, const char *dir, const char *rel,
 {
 	char prog[600] = "?", label[300];
 	stir_ctx *ctx = stir_ctx_alloc();
-	stir_schedule *s = stir_schedule_read_file(ctx, src_path(rel));
+	stir_schedule *s = stir_schedule_read_from_file(ctx, src_path(rel));
 	stir_module *ref = NULL, *gpu = NULL;
 	if (CHECK(s != NULL)) {
 		snprintf(prog, sizeof(prog), "examples/%s.stir",
-			stir_schedule_get_kernel(s));
-		ref = stir_module_read_file(ctx, src_path(prog));
-		gpu = stir_module_read_file(ctx, src_path(prog));
+			stir_schedule_get_kernel_name(s));
+		ref = stir_module_read_from_file(ctx, src_path(prog));
+		gpu = stir_module_read_from_file(ctx, src_path(prog));
 	}
 	stir_kernel *k = ref ? stir_schedule_find_kernel(s, ref) : NULL;
 	stir_kernel *g = gpu ? stir_schedule_find_kernel(s, gpu) : NULL;
@@ -312,7 +312,7 @@ static void run_handwritten(stir_device *dev, const char *dir,
 	char refname[300];
 	snprintf(refname, sizeof(refname), "%s_ref", name);
 	stir_ctx *ctx = stir_ctx_alloc();
-	stir_module *m = stir_module_read_file(ctx, src_path(rel));
+	stir_module *m = stir_module_read_from_file(ctx, src_path(rel));
 	stir_kernel *k = m ? stir_module_find_kernel(m, name) : NULL;
 	stir_kernel *ref = m ? stir_module_find_kernel(m, refname) : NULL;
 	printf("%s: %s\n", rel, name);
@@ -355,9 +355,9 @@ static void run_illegal(stir_device *dev)
 		char text[1024];
 		snprintf(text, sizeof(text), "kernel: csrmm\nstage2:\n%s",
 			illegal[i].steps);
-		stir_module *m = stir_module_read_file(ctx,
+		stir_module *m = stir_module_read_from_file(ctx,
 			src_path("examples/csrmm.stir"));
-		stir_schedule *s = stir_schedule_read_from_str(ctx, "illegal.yaml",
+		stir_schedule *s = stir_schedule_read_from_mem(ctx, "illegal.yaml",
 			text, strlen(text));
 		stir_kernel *k = m && s ? stir_schedule_find_kernel(s, m) : NULL;
 		int rc = k ? stir_schedule_prepare_for_gpu(s, k) : -1;
@@ -382,7 +382,7 @@ static void run_illegal(stir_device *dev)
 int main(void)
 {
 	stir_ctx *ctx = stir_ctx_alloc();
-	stir_device *dev = stir_device_open(ctx, 0);
+	stir_device *dev = stir_device_alloc(ctx, 0);
 	if (!dev) {
 		/* no driver, or no device: skipped; anything else fails */
 		int skip = last_has(ctx, "no CUDA driver") ||
@@ -396,7 +396,7 @@ int main(void)
 		stir_device_get_arch(dev));
 	if (!stir_nvrtc_is_available()) {
 		printf("SKIP: stir was built without NVRTC\n");
-		stir_device_close(dev);
+		stir_device_free(dev);
 		stir_ctx_free(ctx);
 		return 77;
 	}
@@ -407,7 +407,7 @@ int main(void)
 	for_each_file("examples", ".yaml", run_scheduled, dev, dir);
 	for_each_file("tests/cuda", ".stir", run_handwritten, dev, dir);
 	run_illegal(dev);
-	stir_device_close(dev);
+	stir_device_free(dev);
 	flush_diags(ctx);
 	stir_ctx_free(ctx);
 	char cmd[64];

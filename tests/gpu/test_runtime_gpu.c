@@ -109,17 +109,17 @@ static const char *source =
 	"\t\ty[i] = __half2float(x[i]);\n"
 	"}\n";
 
-static const stir_kernel_param vadd_sig[] = {
+static const stir_gpu_param vadd_sig[] = {
 	{ "a", STIR_ARG_PTR }, { "b", STIR_ARG_PTR }, { "c", STIR_ARG_PTR },
 	{ "n", STIR_ARG_I32 },
 };
 
-static const stir_kernel_param hist_sig[] = {
+static const stir_gpu_param hist_sig[] = {
 	{ "x", STIR_ARG_PTR }, { "n", STIR_ARG_I64 }, { "nbins", STIR_ARG_I32 },
 	{ "counts", STIR_ARG_PTR }, { "sum", STIR_ARG_PTR },
 };
 
-static const stir_kernel_param half_sig[] = {
+static const stir_gpu_param half_sig[] = {
 	{ "x", STIR_ARG_PTR }, { "y", STIR_ARG_PTR }, { "n", STIR_ARG_I32 },
 };
 
@@ -142,8 +142,8 @@ static void test_vadd(stir_ctx *ctx, stir_device *dev, stir_gpu_module *mod)
 	stir_gpu_buf *dc = stir_gpu_buf_alloc(dev, bytes);
 	stir_gpu_func *f = stir_gpu_module_get_func(mod, "vadd");
 	stir_arg_pack *p = stir_arg_pack_alloc(ctx, vadd_sig, 4);
-	stir_stream *s = stir_stream_create(dev);
-	stir_event *e0 = stir_event_create(dev), *e1 = stir_event_create(dev);
+	stir_stream *s = stir_stream_alloc(dev);
+	stir_event *e0 = stir_event_alloc(dev), *e1 = stir_event_alloc(dev);
 	CHECK(da && db && dc && f && p && s && e0 && e1);
 	if (!(da && db && dc && f && p && s && e0 && e1))
 		goto out;
@@ -166,7 +166,7 @@ static void test_vadd(stir_ctx *ctx, stir_device *dev, stir_gpu_module *mod)
 	CHECK(stir_gpu_func_launch(f, &cfg, p) == -1);
 	/* a signature that disagrees with the kernel (i64 for its int):
 	 * refused where the driver can describe parameters (12.4+) */
-	stir_kernel_param wrong[4];
+	stir_gpu_param wrong[4];
 	memcpy(wrong, vadd_sig, sizeof(wrong));
 	wrong[3].type = STIR_ARG_I64;
 	stir_arg_pack *pw = stir_arg_pack_alloc(ctx, wrong, 4);
@@ -218,9 +218,9 @@ static void test_vadd(stir_ctx *ctx, stir_device *dev, stir_gpu_module *mod)
 	CHECK(stir_device_synchronize(dev) == 0);
 out:
 	flush_diags(ctx);
-	stir_event_destroy(e0);
-	stir_event_destroy(e1);
-	stir_stream_destroy(s);
+	stir_event_free(e0);
+	stir_event_free(e1);
+	stir_stream_free(s);
 	stir_arg_pack_free(p);
 	stir_gpu_buf_free(da);
 	stir_gpu_buf_free(db);
@@ -333,7 +333,7 @@ static void test_half(stir_ctx *ctx, stir_device *dev, stir_gpu_module *mod)
 int main(void)
 {
 	stir_ctx *ctx = stir_ctx_alloc();
-	stir_device *dev = stir_device_open(ctx, 0);
+	stir_device *dev = stir_device_alloc(ctx, 0);
 	if (!dev) {
 		/* no driver, or no device: skipped; anything else fails */
 		int skip = last_has(ctx, "no CUDA driver") ||
@@ -349,7 +349,7 @@ int main(void)
 		stir_device_get_driver_version(dev));
 	if (!stir_nvrtc_is_available()) {
 		printf("SKIP: stir was built without NVRTC\n");
-		stir_device_close(dev);
+		stir_device_free(dev);
 		stir_ctx_free(ctx);
 		return 77;
 	}
@@ -378,7 +378,7 @@ int main(void)
 	stir_gpu_module_free(mod);
 	stir_gpu_code_free(code);
 	stir_gpu_code_free(again);
-	stir_device_close(dev);
+	stir_device_free(dev);
 	flush_diags(ctx);
 	stir_ctx_free(ctx);
 	char cmd[64];
