@@ -313,7 +313,7 @@ int main(int argc, char **argv)
 				continue;
 			double t0 = bench_now_ms();
 			fmt[i] = stir_csr_to_hybrid_flags(ctx, csr, configs[i].c,
-				configs[i].buckets, configs[i].nb, STIR_I32, STIR_F32, "_hyb",
+				configs[i].nb, configs[i].buckets, STIR_I32, STIR_F32, "_hyb",
 				bench_spmm_hybrid_flags(configs[i].c) |
 				(configs[i].locality ? STIR_HYBRID_LOCALITY_ORDER : 0),
 				fb[i]);

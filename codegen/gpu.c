@@ -162,7 +162,7 @@ static stir_arg_pack *make_pack(stir_gpu_run *r, int i)
 		params[j].name = stir_cuda_plan_get_arg_name(p, i, j);
 		params[j].type = stir_cuda_plan_get_arg_type(p, i, j);
 	}
-	stir_arg_pack *pack = stir_arg_pack_alloc(r->ctx, params, n);
+	stir_arg_pack *pack = stir_arg_pack_alloc(r->ctx, n, params);
 	free(params);
 	return pack;
 }

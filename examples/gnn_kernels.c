@@ -75,8 +75,8 @@ static int check_kernel(stir_ctx *ctx, const char *srcdir, const gnn_kernel *g,
 		goto out;
 	want = stir_bindings_copy(in);
 	got = stir_bindings_copy(in);
-	if (g->hybrid && !(f = stir_csr_to_hybrid_flags(ctx, graph, 1, buckets,
-	    N_BUCKETS, STIR_I32, STIR_F32, "_hyb", bench_spmm_hybrid_flags(1) |
+	if (g->hybrid && !(f = stir_csr_to_hybrid_flags(ctx, graph, 1, N_BUCKETS,
+	    buckets, STIR_I32, STIR_F32, "_hyb", bench_spmm_hybrid_flags(1) |
 	    STIR_HYBRID_LOCALITY_ORDER, got)))
 		goto out;
 	if (stir_kernel_interpret(k0, want) < 0)

@@ -247,17 +247,17 @@ static int bind_empty_part(fmt_build *bld, int q, int t)
 
 /* See formats.h (flags 0). */
 stir_host_format *stir_csr_to_hybrid(stir_ctx *ctx, const stir_csr *csr, int c,
-	const int64_t *buckets, int nbuckets, stir_dtype index_type,
+	int nbuckets, const int64_t *buckets, stir_dtype index_type,
 	stir_dtype value_type, const char *suffix, stir_bindings *b)
 {
-	return stir_csr_to_hybrid_flags(ctx, csr, c, buckets, nbuckets,
+	return stir_csr_to_hybrid_flags(ctx, csr, c, nbuckets, buckets,
 		index_type, value_type, suffix, 0, b);
 }
 
-/* ctx, csr, c, buckets, nbuckets, index_type, value_type, suffix, flags,
+/* ctx, csr, c, nbuckets, buckets, index_type, value_type, suffix, flags,
  * b: see formats.h. */
 stir_host_format *stir_csr_to_hybrid_flags(stir_ctx *ctx, const stir_csr *csr,
-	int c, const int64_t *buckets, int nbuckets, stir_dtype index_type,
+	int c, int nbuckets, const int64_t *buckets, stir_dtype index_type,
 	stir_dtype value_type, const char *suffix, unsigned flags,
 	stir_bindings *b)
 {

@@ -16,7 +16,7 @@ int stir_kernel_check_bindings(const stir_kernel *k, const stir_bindings *b)
 	return 0;
 }
 
-int stir_kernel_get_array_names(const stir_kernel *k, const char **names, int max)
+int stir_kernel_get_array_names(const stir_kernel *k, int max, const char **names)
 {
 	stir_ctx *ctx = stir_kernel_ctx(k);
 	int n = 0;

@@ -81,9 +81,9 @@ void stir_arg_pack_free(stir_arg_pack *pack)
 	free(pack);
 }
 
-/* ctx, params, n_params: the signature, checked then copied. */
+/* ctx, n_params, params: the signature, checked then copied. */
 stir_arg_pack *stir_arg_pack_alloc(stir_ctx *ctx,
-	const stir_gpu_param *params, int n_params)
+	int n_params, const stir_gpu_param *params)
 {
 	if (n_params < 0 || (n_params > 0 && !params)) {
 		stir_error(ctx, stir_loc_none(),

@@ -169,7 +169,7 @@ static int build(stir_ctx *ctx, const sf_rule *src, const host_input *in,
 		break;
 	case SF_RULE_HYBRID:
 		f = stir_csr_to_hybrid_flags(ctx, c, src->column_parts,
-			src->buckets, src->n_buckets, itype, vtype, sfx,
+			src->n_buckets, src->buckets, itype, vtype, sfx,
 			STIR_HYBRID_ALL_PARTS | STIR_HYBRID_PAD_ANY_COLUMN |
 			(src->cover_rows ? STIR_HYBRID_COVER_ROWS : 0) |
 			(src->locality_order ? STIR_HYBRID_LOCALITY_ORDER : 0), out);

@@ -111,10 +111,10 @@ static int bench(stir_ctx *ctx, const stir_csr *m, const char *name)
 	stir_host_format *f = NULL;
 	if (!strcmp(name, "hyb1") || !strcmp(name, "hyb2") ||
 	    !strcmp(name, "hyb3"))
-		f = stir_csr_to_hybrid(ctx, m, name[3] - '0', all, 6, STIR_I32,
+		f = stir_csr_to_hybrid(ctx, m, name[3] - '0', 6, all, STIR_I32,
 			STIR_F32, "_hyb", b);
 	else if (!strcmp(name, "hyb-4-32"))
-		f = stir_csr_to_hybrid(ctx, m, 1, two, 2, STIR_I32, STIR_F32,
+		f = stir_csr_to_hybrid(ctx, m, 1, 2, two, STIR_I32, STIR_F32,
 			"_hyb", b);
 	else if (!strcmp(name, "pad4"))
 		f = stir_csr_to_padding(ctx, m, 4, STIR_I32, STIR_F32, "_pad", b);

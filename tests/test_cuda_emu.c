@@ -556,8 +556,8 @@ static void bind_graph(stir_ctx *ctx, stir_bindings *b, const char *file,
 			stir_array_set_double(a, i, c->values[i]);
 		}
 		stir_bindings_set_array(b, "A", a);
-		stir_host_format *f = stir_csr_to_hybrid_flags(ctx, c, h->c, h->buckets,
-			h->nb, STIR_I32, STIR_F32, "_hyb", bench_spmm_hybrid_flags(h->c), b);
+		stir_host_format *f = stir_csr_to_hybrid_flags(ctx, c, h->c, h->nb,
+			h->buckets, STIR_I32, STIR_F32, "_hyb", bench_spmm_hybrid_flags(h->c), b);
 		ck_assert_ptr_nonnull(f);
 		stir_host_format_free(f);
 	}

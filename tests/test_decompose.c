@@ -139,13 +139,13 @@ static int r_sr(const stir_host_format *f, stir_format_rule **r)
 static stir_host_format *b_hyb1(stir_ctx *ctx, const stir_csr *c, stir_bindings *b)
 {
 	const int64_t buckets[] = { 1, 2, 4 };
-	return stir_csr_to_hybrid(ctx, c, 1, buckets, 3, STIR_I32, STIR_F32,
+	return stir_csr_to_hybrid(ctx, c, 1, 3, buckets, STIR_I32, STIR_F32,
 		"_hyb", b);
 }
 static stir_host_format *b_hyb2(stir_ctx *ctx, const stir_csr *c, stir_bindings *b)
 {
 	const int64_t buckets[] = { 1, 3 };
-	return stir_csr_to_hybrid(ctx, c, 2, buckets, 2, STIR_I32, STIR_F32,
+	return stir_csr_to_hybrid(ctx, c, 2, 2, buckets, STIR_I32, STIR_F32,
 		"_hyb", b);
 }
 /* one rule per part the builder made */
@@ -339,8 +339,8 @@ START_TEST(test_csrmm_cover_rows)
 
 		loaded dec = load("examples/csrmm.stir");
 		stir_bindings *fb = stir_bindings_alloc();
-		stir_host_format *f = stir_csr_to_hybrid_flags(dec.ctx, csr, 1, buckets,
-			3, STIR_I32, STIR_F32, "_hyb", STIR_HYBRID_COVER_ROWS, fb);
+		stir_host_format *f = stir_csr_to_hybrid_flags(dec.ctx, csr, 1, 3,
+			buckets, STIR_I32, STIR_F32, "_hyb", STIR_HYBRID_COVER_ROWS, fb);
 		ck_assert_ptr_nonnull(f);
 		ck_assert_int_eq(stir_host_format_n_parts(f), 4);
 		ck_assert(stir_host_format_get_part(f, 3)->split);

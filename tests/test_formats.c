@@ -190,8 +190,8 @@ static stir_host_format *build_case(stir_ctx *ctx, const stir_csr *csr,
 		return stir_csr_to_padding(ctx, csr, fc->p1, itype, vtype, "_x",
 			b);
 	case STIR_FORMAT_HYBRID:
-		return stir_csr_to_hybrid(ctx, csr, (int)fc->p1, fc->buckets,
-			fc->nbuckets, itype, vtype, "_x", b);
+		return stir_csr_to_hybrid(ctx, csr, (int)fc->p1, fc->nbuckets,
+			fc->buckets, itype, vtype, "_x", b);
 	case STIR_FORMAT_BSR:
 		return stir_csr_to_bsr(ctx, csr, fc->p1, itype, vtype, "_x", b);
 	case STIR_FORMAT_DBSR:
@@ -497,7 +497,7 @@ START_TEST(test_hybrid_small_c1)
 	stir_csr *m = matrix_m();
 	stir_bindings *b = stir_bindings_alloc();
 	const int64_t buckets[] = { 1, 2, 3 };
-	stir_host_format *f = stir_csr_to_hybrid(ctx, m, 1, buckets, 3, STIR_I32,
+	stir_host_format *f = stir_csr_to_hybrid(ctx, m, 1, 3, buckets, STIR_I32,
 		STIR_F32, "_h", b);
 	expect_conserved(ctx, f, m, b);
 	ck_assert_int_eq(stir_host_format_n_parts(f), 3);
@@ -541,7 +541,7 @@ START_TEST(test_hybrid_small_c1)
 	/* empty buckets (widths 3 and 16) give no part and bind nothing */
 	b = stir_bindings_alloc();
 	const int64_t sparse[] = { 1, 2, 3, 6, 16 };
-	f = stir_csr_to_hybrid(ctx, m, 1, sparse, 5, STIR_I32, STIR_F32, "_h",
+	f = stir_csr_to_hybrid(ctx, m, 1, 5, sparse, STIR_I32, STIR_F32, "_h",
 		b);
 	expect_conserved(ctx, f, m, b);
 	ck_assert_int_eq(stir_host_format_n_parts(f), 3);
@@ -571,7 +571,7 @@ START_TEST(test_hybrid_small_c1)
 	 * chunk to a multiple of 4 */
 	b = stir_bindings_alloc();
 	const int64_t wide[] = { 1, 2, 8 };
-	f = stir_csr_to_hybrid(ctx, m, 1, wide, 3, STIR_I32, STIR_F32, "_h", b);
+	f = stir_csr_to_hybrid(ctx, m, 1, 3, wide, STIR_I32, STIR_F32, "_h", b);
 	ck_assert_ptr_null(f);
 	const stir_diag *d = stir_ctx_get_diagnostic(ctx, 0);
 	ck_assert_int_eq(stir_diag_n_notes(d), 1);
@@ -581,7 +581,7 @@ START_TEST(test_hybrid_small_c1)
 	expect_error(ctx, "hybrid: bucket width 8 exceeds the 6 columns of the "
 		"matrix");
 	const int64_t four[] = { 1, 2, 4 };
-	f = stir_csr_to_hybrid(ctx, m, 1, four, 3, STIR_I32, STIR_F32, "_h", b);
+	f = stir_csr_to_hybrid(ctx, m, 1, 3, four, STIR_I32, STIR_F32, "_h", b);
 	ck_assert_ptr_null(f);
 	expect_error(ctx, "hybrid: row 4 holds all 6 columns of the matrix, so "
 		"no column is left to pad its 6 entries in column range 0 to a "
@@ -603,7 +603,7 @@ START_TEST(test_hybrid_flags)
 	 * arrays without elements and rows 0; the description unchanged */
 	stir_bindings *b = stir_bindings_alloc();
 	const int64_t sparse[] = { 1, 2, 3, 6, 16 };
-	stir_host_format *f = stir_csr_to_hybrid_flags(ctx, m, 1, sparse, 5,
+	stir_host_format *f = stir_csr_to_hybrid_flags(ctx, m, 1, 5, sparse,
 		STIR_I32, STIR_F32, "_h", STIR_HYBRID_ALL_PARTS, b);
 	expect_conserved(ctx, f, m, b);
 	ck_assert_int_eq(stir_host_format_n_parts(f), 3);
@@ -629,7 +629,7 @@ START_TEST(test_hybrid_flags)
 	 * the last column and are bound empty too */
 	b = stir_bindings_alloc();
 	const int64_t one[] = { 1 };
-	f = stir_csr_to_hybrid_flags(ctx, m, 8, one, 1, STIR_I64, STIR_F32,
+	f = stir_csr_to_hybrid_flags(ctx, m, 8, 1, one, STIR_I64, STIR_F32,
 		"_h", STIR_HYBRID_ALL_PARTS, b);
 	expect_conserved(ctx, f, m, b);
 	ck_assert_int_eq(stir_host_format_n_parts(f), 6);
@@ -644,7 +644,7 @@ START_TEST(test_hybrid_flags)
 	 * first), with value 0; row 2 still at its first absent column */
 	b = stir_bindings_alloc();
 	const int64_t wide[] = { 1, 2, 8 };
-	f = stir_csr_to_hybrid_flags(ctx, m, 1, wide, 3, STIR_I32, STIR_F32,
+	f = stir_csr_to_hybrid_flags(ctx, m, 1, 3, wide, STIR_I32, STIR_F32,
 		"_h", STIR_HYBRID_PAD_ANY_COLUMN, b);
 	ck_assert_ptr_nonnull(f);
 	const int64_t r2[] = { 2, 4 };
@@ -664,7 +664,7 @@ START_TEST(test_hybrid_flags)
 	 * column */
 	b = stir_bindings_alloc();
 	const int64_t four[] = { 1, 2, 4 };
-	f = stir_csr_to_hybrid_flags(ctx, m, 1, four, 3, STIR_I32, STIR_F32,
+	f = stir_csr_to_hybrid_flags(ctx, m, 1, 3, four, STIR_I32, STIR_F32,
 		"_h", STIR_HYBRID_PAD_ANY_COLUMN | STIR_HYBRID_ALL_PARTS, b);
 	ck_assert_ptr_nonnull(f);
 	const int64_t r4[] = { 2, 4, 4 };
@@ -755,7 +755,7 @@ START_TEST(test_hybrid_locality_order)
 	stir_csr *m = make_csr(7, 6, indptr, indices, values);
 	const int64_t widths[] = { 1, 2 };
 	stir_bindings *b = stir_bindings_alloc();
-	stir_host_format *f = stir_csr_to_hybrid_flags(ctx, m, 1, widths, 2,
+	stir_host_format *f = stir_csr_to_hybrid_flags(ctx, m, 1, 2, widths,
 		STIR_I32, STIR_F32, "_h", STIR_HYBRID_LOCALITY_ORDER, b);
 	expect_conserved(ctx, f, m, b);
 	/* from row 6 (one entry) through column 3 to rows 1 and 4, then row
@@ -787,12 +787,12 @@ START_TEST(test_hybrid_locality_order)
 		stir_bindings *plain = stir_bindings_alloc();
 		stir_bindings *lo[2] = { stir_bindings_alloc(),
 			stir_bindings_alloc() };
-		stir_host_format *fp = stir_csr_to_hybrid_flags(ctx, m, c, bk, 4, it,
+		stir_host_format *fp = stir_csr_to_hybrid_flags(ctx, m, c, 4, bk, it,
 			STIR_F32, "_h", flags, plain);
 		ck_assert_ptr_nonnull(fp);
 		for (int k = 0; k < 2; k++) {
-			stir_host_format *fl = stir_csr_to_hybrid_flags(ctx, m, c, bk,
-				4, it, STIR_F32, "_h", flags |
+			stir_host_format *fl = stir_csr_to_hybrid_flags(ctx, m, c, 4,
+				bk, it, STIR_F32, "_h", flags |
 				STIR_HYBRID_LOCALITY_ORDER, lo[k]);
 			ck_assert_ptr_nonnull(fl);
 			ck_assert_int_eq(stir_host_format_verify(ctx, fl, m, lo[k]), 0);
@@ -838,7 +838,7 @@ START_TEST(test_hybrid_cover_rows)
 	for (int ti = 0; ti < 2; ti++) {
 		stir_dtype it = itypes[ti];
 		stir_bindings *b = bs[ti] = stir_bindings_alloc();
-		stir_host_format *f = stir_csr_to_hybrid_flags(ctx, m, 1, buckets, 3,
+		stir_host_format *f = stir_csr_to_hybrid_flags(ctx, m, 1, 3, buckets,
 			it, STIR_F32, "_c", STIR_HYBRID_COVER_ROWS, b);
 		expect_conserved(ctx, f, m, b);
 		/* the buckets' parts, then the split rows' part 0_3 */
@@ -890,7 +890,7 @@ START_TEST(test_hybrid_cover_rows)
 	/* without the flag: no row for the empty rows, the long rows in the
 	 * widest bucket's part beside row 5 */
 	stir_bindings *b = stir_bindings_alloc();
-	stir_host_format *f = stir_csr_to_hybrid(ctx, m, 1, buckets, 3, STIR_I32,
+	stir_host_format *f = stir_csr_to_hybrid(ctx, m, 1, 3, buckets, STIR_I32,
 		STIR_F32, "_c", b);
 	expect_conserved(ctx, f, m, b);
 	ck_assert_int_eq(stir_host_format_n_parts(f), 3);
@@ -905,7 +905,7 @@ START_TEST(test_hybrid_cover_rows)
 	 * column 0 */
 	b = stir_bindings_alloc();
 	const int64_t two[] = { 2, 4 };
-	f = stir_csr_to_hybrid_flags(ctx, m, 1, two, 2, STIR_I64, STIR_F32,
+	f = stir_csr_to_hybrid_flags(ctx, m, 1, 2, two, STIR_I64, STIR_F32,
 		"_c", STIR_HYBRID_COVER_ROWS, b);
 	expect_conserved(ctx, f, m, b);
 	ck_assert_int_eq(stir_host_format_n_parts(f), 3);
@@ -935,7 +935,7 @@ START_TEST(test_hybrid_cover_all_parts)
 	stir_csr *m2 = matrix_m2();
 	stir_bindings *b = stir_bindings_alloc();
 	const int64_t buckets[] = { 1, 2 };
-	stir_host_format *f = stir_csr_to_hybrid_flags(ctx, m2, 1, buckets, 2,
+	stir_host_format *f = stir_csr_to_hybrid_flags(ctx, m2, 1, 2, buckets,
 		STIR_I32, STIR_F32, "_x", STIR_HYBRID_ALL_PARTS |
 		STIR_HYBRID_COVER_ROWS, b);
 	expect_conserved(ctx, f, m2, b);
@@ -963,7 +963,7 @@ START_TEST(test_hybrid_cover_all_parts)
 	stir_csr *m = matrix_cover();
 	b = stir_bindings_alloc();
 	const int64_t four[] = { 1, 2, 3, 4 };
-	f = stir_csr_to_hybrid_flags(ctx, m, 1, four, 4, STIR_I64, STIR_F32,
+	f = stir_csr_to_hybrid_flags(ctx, m, 1, 4, four, STIR_I64, STIR_F32,
 		"_x", STIR_HYBRID_ALL_PARTS | STIR_HYBRID_COVER_ROWS, b);
 	expect_conserved(ctx, f, m, b);
 	ck_assert_int_eq(stir_host_format_n_parts(f), 4);
@@ -992,11 +992,11 @@ START_TEST(test_hybrid_cover_errors)
 	stir_bindings *b = stir_bindings_alloc();
 	const int64_t buckets[] = { 1, 2, 4 };
 	/* several column ranges would put a row in several parts */
-	ck_assert_ptr_null(stir_csr_to_hybrid_flags(ctx, m, 2, buckets, 3,
+	ck_assert_ptr_null(stir_csr_to_hybrid_flags(ctx, m, 2, 3, buckets,
 		STIR_I32, STIR_F32, "_c", STIR_HYBRID_COVER_ROWS, b));
 	expect_error(ctx, "hybrid: covering the rows needs one column range, "
 		"not 2: with several, a row lies in several parts");
-	ck_assert_ptr_null(stir_csr_to_hybrid_flags(ctx, m, 3, buckets, 3,
+	ck_assert_ptr_null(stir_csr_to_hybrid_flags(ctx, m, 3, 3, buckets,
 		STIR_I64, STIR_F32, "_c", STIR_HYBRID_COVER_ROWS |
 		STIR_HYBRID_ALL_PARTS, b));
 	expect_error(ctx, "hybrid: covering the rows needs one column range, "
@@ -1004,7 +1004,7 @@ START_TEST(test_hybrid_cover_errors)
 	/* rows without a column to pad them with */
 	const int64_t zeros[] = { 0, 0, 0, 0 };
 	stir_csr *m30 = make_csr(3, 0, zeros, NULL, NULL);
-	ck_assert_ptr_null(stir_csr_to_hybrid_flags(ctx, m30, 1, buckets, 3,
+	ck_assert_ptr_null(stir_csr_to_hybrid_flags(ctx, m30, 1, 3, buckets,
 		STIR_I32, STIR_F32, "_c", STIR_HYBRID_COVER_ROWS, b));
 	expect_error(ctx, "hybrid: row 0 is empty and the matrix has no column "
 		"to pad it with, so the rows cannot be covered");
@@ -1013,7 +1013,7 @@ START_TEST(test_hybrid_cover_errors)
 	/* the same matrix without rows needs no padding: nothing to cover */
 	const int64_t none[] = { 0 };
 	stir_csr *m00 = make_csr(0, 0, none, NULL, NULL);
-	stir_host_format *f = stir_csr_to_hybrid_flags(ctx, m00, 1, buckets, 3,
+	stir_host_format *f = stir_csr_to_hybrid_flags(ctx, m00, 1, 3, buckets,
 		STIR_I32, STIR_F32, "_c", STIR_HYBRID_COVER_ROWS, b);
 	expect_conserved(ctx, f, m00, b);
 	ck_assert_int_eq(stir_host_format_n_parts(f), 0);
@@ -1034,7 +1034,7 @@ START_TEST(test_hybrid_small_c3)
 	stir_csr *m = matrix_m();
 	stir_bindings *b = stir_bindings_alloc();
 	const int64_t buckets[] = { 1, 2 };
-	stir_host_format *f = stir_csr_to_hybrid(ctx, m, 3, buckets, 2, STIR_I64,
+	stir_host_format *f = stir_csr_to_hybrid(ctx, m, 3, 2, buckets, STIR_I64,
 		STIR_F32, "_h", b);
 	expect_conserved(ctx, f, m, b);
 	ck_assert_int_eq(stir_host_format_n_parts(f), 6);
@@ -1085,7 +1085,7 @@ START_TEST(test_hybrid_small_c3)
 	 * the whole row, even outside the range */
 	b = stir_bindings_alloc();
 	const int64_t two[] = { 2 };
-	f = stir_csr_to_hybrid(ctx, m, 3, two, 1, STIR_I32, STIR_F32, "_h", b);
+	f = stir_csr_to_hybrid(ctx, m, 3, 1, two, STIR_I32, STIR_F32, "_h", b);
 	expect_conserved(ctx, f, m, b);
 	ck_assert_int_eq(stir_host_format_n_parts(f), 3);
 	const int64_t r0[] = { 0, 2, 4 }, c0[] = { 0, 1, 1, 0, 0, 1 };
@@ -1110,7 +1110,7 @@ START_TEST(test_hybrid_small_c3)
 	 * empty */
 	b = stir_bindings_alloc();
 	const int64_t one[] = { 1 };
-	f = stir_csr_to_hybrid(ctx, m, 10, one, 1, STIR_I32, STIR_F32, "_h", b);
+	f = stir_csr_to_hybrid(ctx, m, 10, 1, one, STIR_I32, STIR_F32, "_h", b);
 	expect_conserved(ctx, f, m, b);
 	ck_assert_int_eq(stir_host_format_n_parts(f), 6);
 	ck_assert_str_eq(part_at(f, 5)->suffix, "_h_5_0");
@@ -1139,7 +1139,7 @@ START_TEST(test_hybrid_spec_message)
 	stir_csr *m = make_csr(3, 20, indptr, indices, values);
 	stir_bindings *b = stir_bindings_alloc();
 	const int64_t buckets[] = { 4, 32 };
-	stir_host_format *f = stir_csr_to_hybrid(ctx, m, 1, buckets, 2, STIR_I32,
+	stir_host_format *f = stir_csr_to_hybrid(ctx, m, 1, 2, buckets, STIR_I32,
 		STIR_F32, "_hyb", b);
 	ck_assert_ptr_null(f);
 	expect_error(ctx, "hybrid: bucket width 32 exceeds the 20 columns of "
@@ -1148,7 +1148,7 @@ START_TEST(test_hybrid_spec_message)
 	/* with two ranges of 10 and a bucket of 10, the full row needs no
 	 * padding */
 	const int64_t ten[] = { 4, 10 };
-	f = stir_csr_to_hybrid(ctx, m, 2, ten, 2, STIR_I32, STIR_F32, "_hyb",
+	f = stir_csr_to_hybrid(ctx, m, 2, 2, ten, STIR_I32, STIR_F32, "_hyb",
 		b);
 	expect_conserved(ctx, f, m, b);
 	ck_assert_int_eq(stir_host_format_n_parts(f), 3);
@@ -1251,7 +1251,7 @@ static stir_host_format *build_any(int which, stir_ctx *ctx, const stir_csr *m,
 	case 1: return stir_csr_to_bsr(ctx, m, 2, STIR_I32, STIR_F32, "", b);
 	case 2: return stir_csr_to_padding(ctx, m, 2, STIR_I32, STIR_F32, "",
 			b);
-	case 3: return stir_csr_to_hybrid(ctx, m, 1, buckets, 2, STIR_I32,
+	case 3: return stir_csr_to_hybrid(ctx, m, 1, 2, buckets, STIR_I32,
 			STIR_F32, "", b);
 	case 4: return stir_csr_to_dbsr(ctx, m, 2, STIR_I32, STIR_F32, "", b);
 	default: return stir_csr_to_sr_bcrs(ctx, m, 2, 2, STIR_I32, STIR_F32,
@@ -1408,25 +1408,25 @@ START_TEST(test_invalid_params)
 
 	const int64_t ok[] = { 1, 2 }, zero[] = { 0, 2 }, same[] = { 1, 4, 4 },
 		down[] = { 8, 4 };
-	ck_assert_ptr_null(stir_csr_to_hybrid(ctx, m, 0, ok, 2, STIR_I32,
+	ck_assert_ptr_null(stir_csr_to_hybrid(ctx, m, 0, 2, ok, STIR_I32,
 		STIR_F32, "", b));
 	expect_error(ctx, "hybrid: the number of column ranges must be at "
 		"least 1 (got 0)");
-	ck_assert_ptr_null(stir_csr_to_hybrid(ctx, m, 1, ok, 0, STIR_I32,
+	ck_assert_ptr_null(stir_csr_to_hybrid(ctx, m, 1, 0, ok, STIR_I32,
 		STIR_F32, "", b));
 	expect_error(ctx, "hybrid: at least one bucket is needed (got 0)");
-	ck_assert_ptr_null(stir_csr_to_hybrid(ctx, m, 1, NULL, 2, STIR_I32,
+	ck_assert_ptr_null(stir_csr_to_hybrid(ctx, m, 1, 2, NULL, STIR_I32,
 		STIR_F32, "", b));
 	expect_error(ctx, "hybrid: at least one bucket is needed (got 0)");
-	ck_assert_ptr_null(stir_csr_to_hybrid(ctx, m, 1, zero, 2, STIR_I32,
+	ck_assert_ptr_null(stir_csr_to_hybrid(ctx, m, 1, 2, zero, STIR_I32,
 		STIR_F32, "", b));
 	expect_error(ctx, "hybrid: bucket widths must be positive (bucket 0 "
 		"has width 0)");
-	ck_assert_ptr_null(stir_csr_to_hybrid(ctx, m, 1, same, 3, STIR_I32,
+	ck_assert_ptr_null(stir_csr_to_hybrid(ctx, m, 1, 3, same, STIR_I32,
 		STIR_F32, "", b));
 	expect_error(ctx, "hybrid: bucket widths must be strictly increasing "
 		"(bucket 1 has width 4, bucket 2 has 4)");
-	ck_assert_ptr_null(stir_csr_to_hybrid(ctx, m, 1, down, 2, STIR_I32,
+	ck_assert_ptr_null(stir_csr_to_hybrid(ctx, m, 1, 2, down, STIR_I32,
 		STIR_F32, "", b));
 	expect_error(ctx, "hybrid: bucket widths must be strictly increasing "
 		"(bucket 0 has width 8, bucket 1 has 4)");
@@ -1483,7 +1483,7 @@ START_TEST(test_i32_limits)
 		stir_csr_to_ell(ctx, m, 4, STIR_I64, STIR_F32, "_0", b),
 		stir_csr_to_bsr(ctx, m, 2, STIR_I64, STIR_F32, "_1", b),
 		stir_csr_to_padding(ctx, m, 2, STIR_I64, STIR_F32, "_2", b),
-		stir_csr_to_hybrid(ctx, m, 3, buckets, 2, STIR_I64, STIR_F32,
+		stir_csr_to_hybrid(ctx, m, 3, 2, buckets, STIR_I64, STIR_F32,
 			"_3", b),
 		stir_csr_to_dbsr(ctx, m, 2, STIR_I64, STIR_F32, "_4", b),
 		stir_csr_to_sr_bcrs(ctx, m, 2, 2, STIR_I64, STIR_F32, "_5", b),
@@ -1511,7 +1511,7 @@ START_TEST(test_i32_limits)
 		"does not fit in i32 indices: build the format with i64 "
 		"indices");
 	const int64_t huge[] = { 3000000000 };
-	ck_assert_ptr_null(stir_csr_to_hybrid(ctx, m, 1, huge, 1, STIR_I32,
+	ck_assert_ptr_null(stir_csr_to_hybrid(ctx, m, 1, 1, huge, STIR_I32,
 		STIR_F32, "_h", b));
 	expect_error(ctx, "hybrid: the length of array 'C_h_0_0.indices' "
 		"(3000000000) does not fit in i32 indices: build the format "
@@ -1583,7 +1583,7 @@ START_TEST(test_verify_violations)
 
 	/* hybrid: sizes, rows, column ranges */
 	const int64_t buckets[] = { 1, 2, 3 };
-	f = stir_csr_to_hybrid(ctx, m, 1, buckets, 3, STIR_I32, STIR_F32, "_h",
+	f = stir_csr_to_hybrid(ctx, m, 1, 3, buckets, STIR_I32, STIR_F32, "_h",
 		b);
 	expect_conserved(ctx, f, m, b);
 	stir_bindings_set_size(b, "rows_h_0_1", 2);
@@ -1597,7 +1597,7 @@ START_TEST(test_verify_violations)
 	stir_array_set_int(ra, 0, 2);
 	stir_host_format_free(f);
 	const int64_t two[] = { 2 };
-	f = stir_csr_to_hybrid(ctx, m, 3, two, 1, STIR_I32, STIR_F32, "_h", b);
+	f = stir_csr_to_hybrid(ctx, m, 3, 1, two, STIR_I32, STIR_F32, "_h", b);
 	expect_conserved(ctx, f, m, b);
 	stir_array_set_int(stir_bindings_get_array(b, "C_h_0_0.indices"), 1, 2);
 	stir_array_set_double(stir_bindings_get_array(b, "A_h_0_0"), 1, 2);
@@ -1667,7 +1667,7 @@ START_TEST(test_verify_cover)
 	stir_csr *m = matrix_cover();
 	stir_bindings *b = stir_bindings_alloc();
 	const int64_t buckets[] = { 1, 2, 4 };
-	stir_host_format *f = stir_csr_to_hybrid_flags(ctx, m, 1, buckets, 3,
+	stir_host_format *f = stir_csr_to_hybrid_flags(ctx, m, 1, 3, buckets,
 		STIR_I32, STIR_F32, "_c", STIR_HYBRID_COVER_ROWS, b);
 	expect_conserved(ctx, f, m, b);
 	/* R_c_0_0 = { 0, 1, 3 }: empty row 3's padding row given to row 0,
@@ -2018,7 +2018,7 @@ START_TEST(test_random)
 	/* the full rows make these refuse */
 	stir_bindings *b = stir_bindings_alloc();
 	const int64_t b5[] = { 2, 20 };
-	ck_assert_ptr_null(stir_csr_to_hybrid(ctx, m, 5, b5, 2, STIR_I32,
+	ck_assert_ptr_null(stir_csr_to_hybrid(ctx, m, 5, 2, b5, STIR_I32,
 		STIR_F32, "", b));
 	expect_error(ctx, "hybrid: row 2 holds all 96 columns of the matrix, so "
 		"no column is left to pad its 16 entries in column range 4 to 20");

@@ -1093,7 +1093,7 @@ START_TEST(test_fake_launch_vadd)
 	stir_gpu_buf_copy_from_host(da, 0, a, sizeof(a));
 	stir_gpu_buf_copy_from_host(db, 0, b, sizeof(b));
 	stir_gpu_buf_fill_u32(dc, 0, N, 0xffffffffu);
-	stir_arg_pack *p = stir_arg_pack_alloc(ctx, vadd_sig, 4);
+	stir_arg_pack *p = stir_arg_pack_alloc(ctx, 4, vadd_sig);
 	ck_assert_ptr_nonnull(p);
 	ck_assert_int_eq(stir_arg_pack_n_params(p), 4);
 	ck_assert_str_eq(stir_arg_pack_get_param_name(p, 3), "n");
@@ -1143,7 +1143,7 @@ START_TEST(test_fake_launch_rejected)
 	stir_gpu_func *f = stir_gpu_module_get_func(m, "vadd");
 	stir_gpu_buf *buf = stir_gpu_buf_alloc(dev, 64);
 	stir_launch_config cfg = { .grid = { 1 }, .block = { 16 } };
-	stir_arg_pack *p = stir_arg_pack_alloc(ctx, vadd_sig, 4);
+	stir_arg_pack *p = stir_arg_pack_alloc(ctx, 4, vadd_sig);
 	stir_arg_pack_set_buf(p, "a", buf);
 	stir_arg_pack_set_buf(p, "b", buf);
 	stir_arg_pack_set_buf(p, "c", buf);
@@ -1229,7 +1229,7 @@ START_TEST(test_fake_signature_mismatch)
 	stir_gpu_param wide[4];
 	memcpy(wide, vadd_sig, sizeof(wide));
 	wide[3].type = STIR_ARG_I64;
-	stir_arg_pack *p = stir_arg_pack_alloc(ctx, wide, 4);
+	stir_arg_pack *p = stir_arg_pack_alloc(ctx, 4, wide);
 	stir_arg_pack_set_ptr(p, "a", 0);
 	stir_arg_pack_set_ptr(p, "b", 0);
 	stir_arg_pack_set_ptr(p, "c", 0);
@@ -1238,7 +1238,7 @@ START_TEST(test_fake_signature_mismatch)
 	ck_assert_str_eq(last_msg(ctx), "cannot launch 'vadd': parameter 3 "
 		"takes 4 bytes, but argument 'n' is i64");
 	stir_arg_pack_free(p);
-	p = stir_arg_pack_alloc(ctx, vadd_sig, 3);
+	p = stir_arg_pack_alloc(ctx, 3, vadd_sig);
 	stir_arg_pack_set_ptr(p, "a", 0);
 	stir_arg_pack_set_ptr(p, "b", 0);
 	stir_arg_pack_set_ptr(p, "c", 0);
@@ -1271,7 +1271,7 @@ START_TEST(test_fake_launch_scalars)
 		{ "u32", STIR_ARG_U32 }, { "u64", STIR_ARG_U64 },
 		{ "i32", STIR_ARG_I32 },
 	};
-	stir_arg_pack *p = stir_arg_pack_alloc(ctx, sig, 7);
+	stir_arg_pack *p = stir_arg_pack_alloc(ctx, 7, sig);
 	stir_gpu_buf *out = stir_gpu_buf_alloc(dev, 6 * sizeof(double));
 	ck_assert_int_eq(stir_arg_pack_set_i32(p, "i32", -7), 0);
 	ck_assert_int_eq(stir_arg_pack_set_u64(p, "u64", 1ull << 40), 0);
@@ -1305,7 +1305,7 @@ START_TEST(test_fake_shared_memory)
 	stir_device *dev = open_fake(ctx);
 	stir_gpu_module *m = fake_module(ctx, dev);
 	stir_gpu_func *f = stir_gpu_module_get_func(m, "noparams");
-	stir_arg_pack *p = stir_arg_pack_alloc(ctx, NULL, 0);
+	stir_arg_pack *p = stir_arg_pack_alloc(ctx, 0, NULL);
 	ck_assert_ptr_nonnull(p);
 	stir_launch_config cfg = { .grid = { 2, 3, 4 }, .block = { 8, 8, 2 },
 		.shared_bytes = 40 << 10 };
@@ -1338,15 +1338,15 @@ START_TEST(test_arg_pack_signature)
 {
 	stir_ctx *ctx = stir_ctx_alloc();
 	stir_gpu_param dup[] = { { "x", STIR_ARG_PTR }, { "x", STIR_ARG_I32 } };
-	ck_assert_ptr_null(stir_arg_pack_alloc(ctx, dup, 2));
+	ck_assert_ptr_null(stir_arg_pack_alloc(ctx, 2, dup));
 	ck_assert_str_eq(last_msg(ctx), "kernel parameter 'x' is declared twice");
 	stir_gpu_param unnamed[] = { { "", STIR_ARG_PTR } };
-	ck_assert_ptr_null(stir_arg_pack_alloc(ctx, unnamed, 1));
+	ck_assert_ptr_null(stir_arg_pack_alloc(ctx, 1, unnamed));
 	ck_assert_str_eq(last_msg(ctx), "kernel parameter 0 has no name");
 	stir_gpu_param untyped[] = { { "x", STIR_ARG_NONE } };
-	ck_assert_ptr_null(stir_arg_pack_alloc(ctx, untyped, 1));
+	ck_assert_ptr_null(stir_arg_pack_alloc(ctx, 1, untyped));
 	ck_assert_str_eq(last_msg(ctx), "kernel parameter 'x' has no valid type");
-	ck_assert_ptr_null(stir_arg_pack_alloc(ctx, NULL, 2));
+	ck_assert_ptr_null(stir_arg_pack_alloc(ctx, 2, NULL));
 	ck_assert_str_eq(stir_arg_type_name(STIR_ARG_F64), "f64");
 	ck_assert_str_eq(stir_arg_type_name((stir_arg_type)99), "?");
 	ck_assert_uint_eq(stir_arg_type_size(STIR_ARG_U32), 4);
@@ -1354,7 +1354,7 @@ START_TEST(test_arg_pack_signature)
 	/* the names are copied */
 	char name[8] = "alpha";
 	stir_gpu_param one[] = { { name, STIR_ARG_F32 } };
-	stir_arg_pack *p = stir_arg_pack_alloc(ctx, one, 1);
+	stir_arg_pack *p = stir_arg_pack_alloc(ctx, 1, one);
 	strcpy(name, "beta");
 	ck_assert_int_eq(stir_arg_pack_set_f32(p, "alpha", 1.0f), 0);
 	ck_assert_int_eq(stir_arg_pack_check(p), 0);
@@ -1397,7 +1397,7 @@ START_TEST(test_fake_nvrtc_vadd)
 	stir_gpu_buf *dc = stir_gpu_buf_alloc(dev, sizeof(c));
 	stir_gpu_buf_copy_from_host(da, 0, a, sizeof(a));
 	stir_gpu_buf_copy_from_host(db, 0, b, sizeof(b));
-	stir_arg_pack *p = stir_arg_pack_alloc(ctx, vadd_sig, 4);
+	stir_arg_pack *p = stir_arg_pack_alloc(ctx, 4, vadd_sig);
 	stir_arg_pack_set_buf(p, "a", da);
 	stir_arg_pack_set_buf(p, "b", db);
 	stir_arg_pack_set_buf(p, "c", dc);

@@ -909,11 +909,11 @@ static int check_names(stir_ctx *ctx, const stir_kernel *k,
 			return EXIT_WRONG;
 		}
 	}
-	int n_names = stir_kernel_get_array_names(k, NULL, 0);
+	int n_names = stir_kernel_get_array_names(k, 0, NULL);
 	const char **names = malloc((size_t)(n_names + 1) * sizeof(*names));
 	if (!names)
 		return EXIT_WRONG;
-	stir_kernel_get_array_names(k, names, n_names);
+	stir_kernel_get_array_names(k, n_names, names);
 	/* --out before any data is read or anything runs; --in and --mtx
 	 * before any file is read */
 	for (int i = 0; i < o->n_out + o->n_in + o->n_mtx; i++) {

@@ -125,7 +125,7 @@ STIR_EXPORT __stir_give stir_host_format *stir_csr_to_padding(
  * A_S (rows x width) and size rows_S. */
 STIR_EXPORT __stir_give stir_host_format *stir_csr_to_hybrid(
 	__stir_keep stir_ctx *ctx, __stir_keep const stir_csr *csr, int c,
-	const int64_t *buckets, int nbuckets, stir_dtype index_type,
+	int nbuckets, const int64_t *buckets, stir_dtype index_type,
 	stir_dtype value_type, const char *suffix, __stir_keep stir_bindings *b);
 
 /* Flags of stir_csr_to_hybrid_flags. */
@@ -167,7 +167,7 @@ enum {
 /* stir_csr_to_hybrid with flags (above); flags 0 is stir_csr_to_hybrid. */
 STIR_EXPORT __stir_give stir_host_format *stir_csr_to_hybrid_flags(
 	__stir_keep stir_ctx *ctx, __stir_keep const stir_csr *csr, int c,
-	const int64_t *buckets, int nbuckets, stir_dtype index_type,
+	int nbuckets, const int64_t *buckets, stir_dtype index_type,
 	stir_dtype value_type, const char *suffix, unsigned flags,
 	__stir_keep stir_bindings *b);
 

@@ -82,7 +82,7 @@ STIR_EXPORT int stir_kernel_get_array_shape(__stir_keep const stir_kernel *k,
  * structure arrays ("J.indptr", "J.indices") in axis order, then tensors.
  * Returns the count; names[i] are borrowed from the kernel. */
 STIR_EXPORT int stir_kernel_get_array_names(__stir_keep const stir_kernel *k,
-	const char **names, int max);
+	int max, const char **names);
 
 #ifdef __cplusplus
 }

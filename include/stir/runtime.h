@@ -81,8 +81,8 @@ typedef struct stir_compile_options {
 	/* Further NVRTC options ("-lineinfo", "-DN=4", ...), n_extra of them.
 	 * stir always passes --gpu-architecture, --std=c++17 and the CUDA
 	 * include directory (for cuda_fp16.h and cuda_bf16.h). */
-	const char *const *extra;
 	int n_extra;
+	const char *const *extra;
 	/* STIR_COMPILE_* flags. */
 	unsigned flags;
 	/* The cache directory; NULL: $STIR_CACHE_DIR, else
@@ -260,8 +260,8 @@ typedef struct stir_gpu_param {
  * Names must be distinct and non-empty.  NULL with an error otherwise.
  * Errors of the set and check functions go into "ctx". */
 STIR_EXPORT __stir_give stir_arg_pack *stir_arg_pack_alloc(
-	__stir_keep stir_ctx *ctx, const stir_gpu_param *params,
-	int n_params);
+	__stir_keep stir_ctx *ctx, int n_params,
+	const stir_gpu_param *params);
 STIR_EXPORT void stir_arg_pack_free(__stir_take stir_arg_pack *pack);
 STIR_EXPORT int stir_arg_pack_n_params(__stir_keep const stir_arg_pack *pack);
 /* The name and type of parameter i, or NULL and STIR_ARG_NONE. */

@@ -373,11 +373,11 @@ static double kernel_work(const stir_kernel *k, const stir_bindings *b)
  * lists. */
 static int check_shapes(check *c, const stir_kernel *k, const stir_bindings *b)
 {
-	int n = stir_kernel_get_array_names(k, NULL, 0);
+	int n = stir_kernel_get_array_names(k, 0, NULL);
 	const char **names = calloc((size_t)n + 1, sizeof(*names));
 	if (!names)
 		return fail(c, "out of memory in the harness");
-	if (stir_kernel_get_array_names(k, names, n) != n) {
+	if (stir_kernel_get_array_names(k, n, names) != n) {
 		free(names);
 		return fail(c, "kernel '%s': array count changed", k->name);
 	}

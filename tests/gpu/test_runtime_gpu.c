@@ -141,7 +141,7 @@ static void test_vadd(stir_ctx *ctx, stir_device *dev, stir_gpu_module *mod)
 	stir_gpu_buf *db = stir_gpu_buf_alloc(dev, bytes);
 	stir_gpu_buf *dc = stir_gpu_buf_alloc(dev, bytes);
 	stir_gpu_func *f = stir_gpu_module_get_func(mod, "vadd");
-	stir_arg_pack *p = stir_arg_pack_alloc(ctx, vadd_sig, 4);
+	stir_arg_pack *p = stir_arg_pack_alloc(ctx, 4, vadd_sig);
 	stir_stream *s = stir_stream_alloc(dev);
 	stir_event *e0 = stir_event_alloc(dev), *e1 = stir_event_alloc(dev);
 	CHECK(da && db && dc && f && p && s && e0 && e1);
@@ -169,7 +169,7 @@ static void test_vadd(stir_ctx *ctx, stir_device *dev, stir_gpu_module *mod)
 	stir_gpu_param wrong[4];
 	memcpy(wrong, vadd_sig, sizeof(wrong));
 	wrong[3].type = STIR_ARG_I64;
-	stir_arg_pack *pw = stir_arg_pack_alloc(ctx, wrong, 4);
+	stir_arg_pack *pw = stir_arg_pack_alloc(ctx, 4, wrong);
 	stir_arg_pack_set_buf(pw, "a", da);
 	stir_arg_pack_set_buf(pw, "b", db);
 	stir_arg_pack_set_buf(pw, "c", dc);
@@ -239,7 +239,7 @@ static void test_histogram(stir_ctx *ctx, stir_device *dev,
 {
 	const long long n = 3000000;
 	stir_gpu_func *f = stir_gpu_module_get_func(mod, "histogram");
-	stir_arg_pack *p = stir_arg_pack_alloc(ctx, hist_sig, 5);
+	stir_arg_pack *p = stir_arg_pack_alloc(ctx, 5, hist_sig);
 	int *x = malloc((size_t)n * sizeof(int));
 	CHECK(f && p && x);
 	if (!f || !p || !x)
@@ -307,7 +307,7 @@ static void test_half(stir_ctx *ctx, stir_device *dev, stir_gpu_module *mod)
 		h[i] = stir_f16_from_double(((double)(rnd(&seed) % 200001) -
 			100000.0) / 977.0);
 	stir_gpu_func *f = stir_gpu_module_get_func(mod, "half_to_float");
-	stir_arg_pack *p = stir_arg_pack_alloc(ctx, half_sig, 3);
+	stir_arg_pack *p = stir_arg_pack_alloc(ctx, 3, half_sig);
 	stir_gpu_buf *dh = stir_gpu_buf_alloc(dev, sizeof(h));
 	stir_gpu_buf *dy = stir_gpu_buf_alloc(dev, sizeof(y));
 	CHECK(f && p && dh && dy);
