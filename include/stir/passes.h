@@ -1,6 +1,7 @@
 /* stir: transformation passes.
  *
- * A pass takes a module (every kernel of the right stage) or one kernel,
+ * A pass, stir_<pass>(k, ..), takes the kernel it rewrites (its module-wide
+ * form, stir_module_<pass>(m), runs it on every kernel of the right stage),
  * checks all its preconditions first, and either transforms the IR or
  * leaves it untouched and returns -1 with diagnostics in the context.
  * Every pass ends by verifying what it produced.
