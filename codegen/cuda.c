@@ -57,7 +57,7 @@ void cuda_error(emitter *e, stir_loc loc, const char *fmt, ...)
 	e->failed = true;
 }
 
-/* e, loc, what: report that memory ran out. */
+/* e: report that memory ran out. */
 static void oom(emitter *e)
 {
 	if (!e->failed)
@@ -483,7 +483,7 @@ static void put_warp_store(emitter *e, const ectx *ctx,
 	const stir_buffer *buf, const stir_expr *idx, stir_store_op op,
 	const sval *v, const stir_stmt *s);
 
-/* e, ctx, buf, idx, op, v, loc: one store statement (a line). */
+/* e, ctx, buf, idx, op, v, s: one store statement (a line). */
 static void put_store(emitter *e, const ectx *ctx, const stir_buffer *buf,
 	const stir_expr *idx, stir_store_op op, const sval *v,
 	const stir_stmt *s)
@@ -567,7 +567,7 @@ void cuda_put_loc_comment(emitter *e, const stir_stmt *s)
 	cg_putf(e->out, "  // %s", cuda_loc_str(s->loc, at, sizeof(at)));
 }
 
-/* e, ctx, s: the red of store s in ctx's reductions, or NULL. */
+/* ctx, s: the red of store s in ctx's reductions, or NULL. */
 static red *red_of(const ectx *ctx, const stir_stmt *s)
 {
 	for (red *r = ctx->red; r; r = r->next)
@@ -615,7 +615,7 @@ void cuda_emit_store(emitter *e, const stir_stmt *s, const ectx *ctx)
 
 /* ---- statements --------------------------------------------------------- */
 
-/* e, ctx, dims: print "threadIdx.x == 0 && ..." for the indices dims. */
+/* e, dims: print "threadIdx.x == 0 && ..." for the indices dims. */
 static void put_index_zero(emitter *e, unsigned dims)
 {
 	bool first = true;
@@ -960,7 +960,7 @@ static void check_red(emitter *e, const stir_stmt *L, red *r,
 	}
 }
 
-/* e, L, ctx: the mask of the warp's threads for __shfl_*_sync, as C. */
+/* e: the mask of the warp's threads for __shfl_*_sync, as C. */
 static void put_mask(emitter *e)
 {
 	const int64_t *b = e->launch->lit_block;
@@ -1719,7 +1719,7 @@ bool cuda_literal_value(stir_ctx *ctx, const stir_kernel *k,
 	return stir_eval_size(ctx, k, x, NULL, v) == 0;
 }
 
-/* e, li, top: the register and shared arrays of launch li, declared at
+/* e, li: the register and shared arrays of launch li, declared at
  * the top of its function.  Shared memory starts zeroed, as the
  * interpreter's buffers do.  Returns the shared bytes. */
 static int64_t emit_declarations(emitter *e, int li)
@@ -1856,7 +1856,7 @@ static void put_dim(emitter *e, const cuda_launch *L, int d)
 		cg_put(p, ")");
 }
 
-/* e, L, li: the comment line saying launch li's shape. */
+/* e, L: the comment line saying launch L's shape. */
 static void put_shape(emitter *e, const cuda_launch *L)
 {
 	cg_printer *p = e->out;
@@ -1951,7 +1951,7 @@ static void emit_signature(emitter *e, const cuda_launch *L, cg_printer *out)
 	cg_put(out, ")\n");
 }
 
-/* e, li, n, lets: re-emit the top-level lets before statement "stmt" (a
+/* e, stmt: re-emit the top-level lets before statement "stmt" (a
  * launch reads them as constants). */
 static void emit_top_lets(emitter *e, const stir_stmt *stmt)
 {

@@ -235,7 +235,7 @@ void cuda_as_compute(emitter *e, const ectx *ctx, const stir_expr *x,
 	cuda_conv(e, ctx, x, cuda_compute_type(x->dtype), prec);
 }
 
-/* e, ctx, x, prec, call: print call(x) ("__half2float(" ... ")"). */
+/* e, ctx, x, call: print call(x) ("__half2float(" ... ")"). */
 static void wrap(emitter *e, const ectx *ctx, const stir_expr *x,
 	const char *call)
 {

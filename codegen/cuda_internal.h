@@ -336,7 +336,7 @@ bool cuda_warp_readable(const emitter *e, const ectx *ctx);
 /* e, s, ctx: emit a vectorized loop (vector path with a run-time alignment
  * check, scalar fallback). */
 void cuda_emit_vector_loop(emitter *e, const stir_stmt *s, const ectx *ctx);
-/* e, ctx, x: when x is a load a vector path holds in a vector, print the
+/* e, x: when x is a load a vector path holds in a vector, print the
  * lane's component and return true. */
 bool cuda_vector_load(emitter *e, const stir_expr *x);
 

@@ -295,7 +295,7 @@ static const char *vec_type(stir_dtype t, int64_t w)
 	return NULL;
 }
 
-/* e, vc, uses, v, w: plan the vectors: refuse (false) when lanes could
+/* e, vc, u, v, w: plan the vectors: refuse (false) when lanes could
  * see each other's stores; otherwise one vector per contiguous access
  * that has a vector type. */
 static bool plan_vectors(const emitter *e, struct vec_ctx *vc,
@@ -373,7 +373,7 @@ bool cuda_vector_load(emitter *e, const stir_expr *x)
 	return false;
 }
 
-/* e, ctx, a, w: print &BUF[base] of vector a (lane 0). */
+/* e, ctx, a: print &BUF[base] of vector a (lane 0). */
 static void put_base(emitter *e, const ectx *ctx, const vacc *a)
 {
 	cg_put(e->out, "&");
@@ -405,7 +405,7 @@ static void put_atomic(emitter *e, const ectx *ctx, const vacc *a, int id,
 	cg_line(p, "#endif");
 }
 
-/* e, s, ctx, vc, w: the vector path (lane printing set up by the
+/* e, vb, ctx, vc, w: the vector path (lane printing set up by the
  * caller). */
 static void emit_lanes(emitter *e, const vbody *vb, const ectx *ctx,
 	struct vec_ctx *vc, int64_t w)

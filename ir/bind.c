@@ -712,8 +712,9 @@ out:
 
 /* ---- CSR matrices ---- */
 
-/* k, b, e, v, what, t: make size expression e equal v: bind it when e is a
- * bare unbound parameter, otherwise check that it evaluates to v. */
+/* k, b, e, v, what, tensor: make size expression e equal v: bind it when
+ * e is a bare unbound parameter, otherwise check that it evaluates to
+ * v. */
 static int bind_size_to(const stir_kernel *k, stir_bindings *b,
 	const stir_expr *e, int64_t v, const char *what, const char *tensor)
 {

@@ -40,7 +40,7 @@ static void exec_list(interp *in, const stir_ptr_vec *list);
 static int64_t access_offset(interp *in, const stir_buffer *buf, int n,
 	stir_expr *const *idx);
 
-/* in, e, msg: report a run-time error at e and stop the run. */
+/* in, loc, msg: report a run-time error at loc and stop the run. */
 static void runtime_error(interp *in, stir_loc loc, const char *msg)
 {
 	if (!in->failed)
@@ -321,7 +321,8 @@ static void leave(interp *in, const stir_var *v, const stir_axis *a,
 
 static void run_groups(interp *in, const iter_run *r, int g);
 
-/* in, a: the current position of a's parent (or -1 for a root).  A parent
+/* in, s, p: the current position of parent axis p (or -1 when p is NULL,
+ * for a root), for an axis that s iterates.  A parent
  * that is not being iterated is a run-time error (the verifier prevents
  * it). */
 static int64_t parent_pos(interp *in, const stir_stmt *s, const stir_axis *p)

@@ -567,7 +567,7 @@ static int build_group(builder *b, const lang_group *lg, stir_iter_group *g)
 	return ok;
 }
 
-/* b, ls, groups: the iteration's groups built into a malloc'd array (to be
+/* b, ls, n, ok: the iteration's groups built into a malloc'd array (to be
  * released with free_groups); *ok is cleared when one fails. */
 static stir_iter_group *build_groups(builder *b, const lang_stmt *ls, int *n,
 	bool *ok)

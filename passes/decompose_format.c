@@ -101,7 +101,7 @@ static void check_list_access(access_check *c, const stir_ptr_vec *list)
 		stir_visit_list(&v, (stir_ptr_vec *)list);
 }
 
-/* d, it, first: the first group of a run of plain groups iterating the
+/* d, it, first_var: the first group of a run of plain groups iterating the
  * tensor's axes in order, or -1; *first_var its first iterator. */
 static int find_run(const dec *d, const stir_stmt *it, int *first_var)
 {
@@ -171,7 +171,7 @@ static void find_computations(dec *d)
 
 /* ---- checking the rules ---- */
 
-/* d, r, ref: the tensor axis number of "^K", or -1. */
+/* d, ref: the tensor axis number of "^K", or -1. */
 static int old_ref(const dec *d, const char *ref)
 {
 	if (!ref || ref[0] != '^' || !isdigit((unsigned char)ref[1]))
@@ -180,8 +180,8 @@ static int old_ref(const dec *d, const char *ref)
 	return k < d->t->n_axes ? k : -1;
 }
 
-/* d, r, i, name: the index of the rule axis called "name" before axis i,
- * or -1. */
+/* r, before, name: the index of the rule axis called "name" before axis
+ * number "before", or -1. */
 static int rule_axis_index(const stir_format_rule *r, int before,
 	const char *name)
 {
@@ -191,7 +191,8 @@ static int rule_axis_index(const stir_format_rule *r, int before,
 	return -1;
 }
 
-/* d, base, suffix, buf: "BASE" + suffix in buf (a name of the new format). */
+/* d, base, suffix: "BASE" + suffix in d's kernel's arena (a name of the
+ * new format); NULL, with d->failed set, when memory runs out. */
 static const char *suffixed(dec *d, const char *base, const char *suffix)
 {
 	const char *s = stir_kernel_strf(d->k, "%s%s", base, suffix);
@@ -200,7 +201,7 @@ static const char *suffixed(dec *d, const char *base, const char *suffix)
 	return s;
 }
 
-/* d, name: whether a parameter, axis or buffer of the kernel is "name". */
+/* k, name: whether a parameter, axis or buffer of the kernel is "name". */
 static bool kernel_has_name(const stir_kernel *k, const char *name)
 {
 	if (!name)
@@ -377,7 +378,7 @@ typedef struct iter_names {
 	stir_names names;
 } iter_names;
 
-/* k, list, names: record the iterator names used in list. */
+/* names, list: record the iterator names used in list. */
 static void add_iter_names(stir_names *names, const stir_ptr_vec *list)
 {
 	for (int i = 0; i < list->n; i++) {
@@ -396,7 +397,7 @@ static void add_iter_names(stir_names *names, const stir_ptr_vec *list)
 	}
 }
 
-/* d, r, ri, new_vars, e_of: the inverse-map coordinate of tensor axis k as
+/* d, r, k, new_vars: the inverse-map coordinate of tensor axis k as
  * an expression of the new iterators. */
 static stir_expr *inverse(dec *d, const stir_format_rule *r, int k,
 	stir_var *const *new_vars)
@@ -628,7 +629,7 @@ static stir_stmt *init_iteration(dec *d, const computation *c)
 
 /* ---- the preprocessing kernel ---- */
 
-/* dst, src, subst, axis_map: a copy in dst of axis a of the source kernel,
+/* dst, a, subst, axis_map: a copy in dst of axis a of the source kernel,
  * its parent and sizes mapped. */
 static stir_axis *clone_axis(stir_kernel *dst, const stir_axis *a,
 	const stir_subst *subst, stir_axis **axis_map)

@@ -52,7 +52,7 @@ static void *check(tr *t, void *p)
 	return p;
 }
 
-/* t, name_base, value: emit "let NAME = value" before the current
+/* t, base, value: emit "let NAME = value" before the current
  * statement; returns its variable. */
 static stir_var *emit_let(tr *t, const char *base, stir_expr *value)
 {

@@ -262,7 +262,7 @@ int sched_bind(sched *s, sched_path *path, int li, stir_thread thread)
 	return 0;
 }
 
-/* list, loop: the first loop in list (at any depth), or NULL. */
+/* list: the first loop in list (at any depth), or NULL. */
 static const stir_stmt *find_loop(const stir_ptr_vec *list)
 {
 	for (int i = 0; i < list->n; i++) {

@@ -237,7 +237,7 @@ static bool flat_rows(creq *c, const sched_acc *a, stir_expr **s,
 		stir_expr_reads_data(*s);
 }
 
-/* c, a: the size of whole dimension d of x, or NULL (a failure). */
+/* c, d: the size of whole dimension d of x, or NULL (a failure). */
 static stir_expr *dim_size(creq *c, int d)
 {
 	const stir_axis *ax = c->x->axes[d];

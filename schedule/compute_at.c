@@ -182,7 +182,7 @@ static int delinearize(sched *s, const mover *m, stir_expr *e,
 	return n + 1;
 }
 
-/* s, m, acc, a, out: the dimensions of access a by M (collected with M
+/* s, m, a, out, verb: the dimensions of access a by M (collected with M
  * as the root, so xidx is in terms of M's chain loops); added to out. */
 static bool add_mbuf(sched *s, mover *m, const sched_acc *a, mbufs *out,
 	const char *verb)
@@ -450,7 +450,7 @@ static bool decide(sched *s, mover *m, const place *pl, const mbufs *bufs,
 	return ok && !s->oom;
 }
 
-/* s, st, bufs, writes, reads: whether statement st conflicts with M:
+/* st, writes, reads: whether statement st conflicts with M:
  * it accesses a buffer M writes or writes one M reads. */
 static const stir_buffer *conflict(const stir_stmt *st, const mbufs *writes,
 	const mbufs *reads)

@@ -37,9 +37,9 @@ static void input_release(host_input *in)
 	free(in->values);
 }
 
-/* ctx, where, b, name, len, out: array "name" of b, which must have "len"
- * elements (-1: any), as int64 (ints) or double; its length in *n.  0 or
- * -1 with an error at "where". */
+/* ctx, where, b, name, len, ints, vals, n: array "name" of b, which must
+ * have "len" elements (-1: any), as int64 (ints) or double (vals); its
+ * length in *n.  0 or -1 with an error at "where". */
 static int fetch(stir_ctx *ctx, stir_loc where, const stir_bindings *b,
 	const char *name, int64_t len, int64_t **ints, double **vals, int64_t *n)
 {

@@ -27,7 +27,8 @@
 #include <string.h>
 #include "schedule/sched.h"
 
-/* s, path, li, b, l: check that L holds only the nest of B. */
+/* s, path, li: check that loop path->stmt[li] holds only the nest of
+ * block path->stmt[n-1]. */
 static bool check_nest(sched *s, const sched_path *path, int li)
 {
 	stir_stmt *b = path->stmt[path->n - 1], *l = path->stmt[li];

@@ -80,7 +80,7 @@ int sched_find_block(sched *s, const char *name, sched_path *p);
 /* s, p, loop: the index in p of the loop named "loop" that encloses the
  * block p leads to, or -1 ("block B has no enclosing loop L"). */
 int sched_path_loop(sched *s, const sched_path *p, const char *loop);
-/* s, k, target, p: the path to statement "target" (by identity).  0, or
+/* s, target, p: the path to statement "target" (by identity).  0, or
  * -1 when it is not in the kernel. */
 int sched_find_stmt(sched *s, stir_stmt *target, sched_path *p);
 
@@ -92,7 +92,7 @@ const char *sched_scope_name(stir_scope scope);
  * "vectorized"), or NULL for a serial loop. */
 const char *sched_loop_annotation(const stir_stmt *s);
 
-/* s, e: whether e is an integer expression of literals and parameters
+/* e: whether e is an integer expression of literals and parameters
  * (what the verifier accepts as a size). */
 bool sched_is_param_expr(const stir_expr *e);
 /* s, e: e as text, in one of two buffers of s (for messages). */
@@ -104,7 +104,7 @@ const stir_var *sched_canon(const sched *s, const stir_var *v);
 bool sched_same(const sched *s, const stir_expr *a, const stir_expr *b);
 /* s, v: the statement binding v (a for, block or let), or NULL. */
 stir_stmt *sched_def(const sched *s, const stir_var *v);
-/* s, e: whether e is a literal integer; its value in *v. */
+/* e, v: whether e is a literal integer; its value in *v. */
 bool sched_int_value(const stir_expr *e, int64_t *v);
 
 /* k, e, t: e converted to integer type t (a cast when its type differs). */
@@ -203,14 +203,14 @@ const char *sched_fresh_global(sched *s, const char *base);
 
 /* ---- shared checks ---- */
 
-/* s, path, li, thread, check_only: bind loop path->stmt[li] (see
+/* s, path, li, thread: bind loop path->stmt[li] (see
  * schedule/bind.c). */
 int sched_bind(sched *s, sched_path *path, int li, stir_thread thread);
 /* s, report: whether every bound loop of the kernel still obeys the race
  * rules of bind (schedule/annotate.c); reports the first violation with
  * sched_fail when "report". */
 bool sched_check_binds(sched *s, bool report);
-/* s, loop: whether every local (and, for a blockIdx loop, shared) buffer
+/* s, report: whether every local (and, for a blockIdx loop, shared) buffer
  * accessed inside a bound loop is accessed only inside it; reports the
  * first violation with sched_fail. */
 bool sched_check_scopes(sched *s, bool report);
@@ -223,9 +223,9 @@ int sched_split(sched *s, sched_path *path, int li, int n,
 stir_stmt *sched_single_update(sched *s, stir_stmt *b);
 /* s, list, index, st: insert st into list before index "index". */
 int sched_list_insert(sched *s, stir_ptr_vec *list, int index, stir_stmt *st);
-/* s, list, index: remove the statement at index "index" of list. */
+/* list, index: remove the statement at index "index" of list. */
 void sched_list_remove(stir_ptr_vec *list, int index);
-/* s, path, depth: the innermost atomic block among
+/* path, depth: the innermost atomic block among
  * path->stmt[0 .. depth-1], or NULL. */
 stir_stmt *sched_atomic_around(const sched_path *path, int depth);
 /* s, path, li: check that no loop around path->stmt[li] (a loop) iterates

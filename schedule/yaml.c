@@ -414,7 +414,7 @@ static int read_factors(reader *r, const yaml_node_t *n, const char *prefix,
 	return r->errors > errors ? -1 : 0;
 }
 
-/* r, n, prefix, what, table, count, expected, value: the index in
+/* r, n, prefix, noun, table, count, value: the index in
  * table[0..count-1] of the name n holds; else an error naming the
  * expected values and -1. */
 int sf_read_enum(reader *r, const yaml_node_t *n, const char *prefix,

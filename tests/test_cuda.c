@@ -898,7 +898,8 @@ static void size(stir_bindings *b, const char *name, int64_t v)
 	ck_assert_int_eq(stir_bindings_set_size(b, name, v), 0);
 }
 
-/* p, i, b, g, bl: launch i's dims must be g and bl. */
+/* p, i, b, g0, g1, g2, b0, b1, b2: launch i's grid must be (g0, g1,
+ * g2) and its block (b0, b1, b2). */
 static void expect_dims(const stir_cuda_plan *p, int i, const stir_bindings *b,
 	unsigned g0, unsigned g1, unsigned g2, unsigned b0, unsigned b1,
 	unsigned b2)

@@ -7,7 +7,8 @@
 #include <stir/stir.h>
 #include "tests/testutil.h"
 
-/* k: build csrmm of LANGUAGE.md section 6 into a new kernel of m. */
+/* m, fused_sddmm: build csrmm of LANGUAGE.md section 6 into a new kernel
+ * of m. */
 static stir_kernel *build_csrmm(stir_module *m, bool fused_sddmm)
 {
 	stir_kernel *k = stir_module_add_kernel(m, fused_sddmm ? "sddmm" : "csrmm");

@@ -118,7 +118,7 @@ START_TEST(test_read_odd_headers)
 }
 END_TEST
 
-/* name: a fresh temporary file name in *buf (created, empty). */
+/* buf, n: a fresh temporary file name in *buf (created, empty). */
 static void temp_name(char *buf, size_t n)
 {
 	const char *dir = getenv("TMPDIR");

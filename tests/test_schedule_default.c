@@ -167,7 +167,7 @@ END_TEST
 
 /* ---- one GPU schedule per catalogue program ---- */
 
-/* st, used: the thread indices bound in st, as bits. */
+/* st: the thread indices bound in st, as bits. */
 static unsigned bound_in(const stir_stmt *st)
 {
 	unsigned used = 0;
@@ -234,8 +234,8 @@ static void finish(loaded *l)
 	}
 }
 
-/* k: a buffer name at the kernel's stage ("C" in stage II, "C_data" in
- * stage III). */
+/* l, tensor: the name of tensor's buffer at the kernel's stage ("C" in
+ * stage II, "C_data" in stage III). */
 static const char *buf(const loaded *l, const char *tensor)
 {
 	static char name[4][64];
@@ -246,7 +246,7 @@ static const char *buf(const loaded *l, const char *tensor)
 	return n;
 }
 
-/* csrmm: rows over blockIdx.x (8 per block, threadIdx.y), features over
+/* l: csrmm: rows over blockIdx.x (8 per block, threadIdx.y), features over
  * threadIdx.x, each thread accumulating its C[i, k] in a register. */
 static void gpu_csrmm(loaded *l)
 {
@@ -262,7 +262,7 @@ static void gpu_csrmm(loaded *l)
 	finish(l);
 }
 
-/* sddmm: one non-zero per thread block, the features split over a warp
+/* l: sddmm: one non-zero per thread block, the features split over a warp
  * and reduced across it. */
 static void gpu_sddmm(loaded *l)
 {
@@ -276,7 +276,7 @@ static void gpu_sddmm(loaded *l)
 	finish(l);
 }
 
-/* bsrmm: a block row per thread block, its 16 rows over threadIdx.y, the
+/* l: bsrmm: a block row per thread block, its 16 rows over threadIdx.y, the
  * features over threadIdx.x, the sum over (bj, j) in a register. */
 static void gpu_bsrmm(loaded *l)
 {
@@ -320,7 +320,7 @@ static void gpu_csf_square_sum(loaded *l)
 	row_per_thread(l, "sq2", buf(l, "B"), "j");
 }
 
-/* csr_softmax: a row per thread, the running max and sum in registers. */
+/* l: csr_softmax: a row per thread, the running max and sum in registers. */
 static void gpu_csr_softmax(loaded *l)
 {
 	SCHED_OK(*l, stir_cache_write(l->k, "mx0", "rmax", "j",
@@ -330,13 +330,13 @@ static void gpu_csr_softmax(loaded *l)
 	row_per_thread(l, "out0", NULL, NULL);
 }
 
-/* csr2bsr: a row per thread (each (i, j) writes its own element of B). */
+/* l: csr2bsr: a row per thread (each (i, j) writes its own element of B). */
 static void gpu_csr2bsr(loaded *l)
 {
 	row_per_thread(l, "cvt1", NULL, NULL);
 }
 
-/* rgcn_homo: a row per thread block, the output features over
+/* l: rgcn_homo: a row per thread block, the output features over
  * threadIdx.x, each Y[i, fo] summed in a register. */
 static void gpu_rgcn_homo(loaded *l)
 {
@@ -347,7 +347,7 @@ static void gpu_rgcn_homo(loaded *l)
 	finish(l);
 }
 
-/* rgms: a relation per thread block, the output features over
+/* l: rgms: a relation per thread block, the output features over
  * threadIdx.x; each row's sum in a register, added to Y atomically. */
 static void gpu_rgms(loaded *l)
 {

@@ -541,7 +541,7 @@ static const bad_apply bad_applies[] = {
 	  "it back to stage 2\n" },
 };
 
-/* p: load p's program. */
+/* program: load the program "program". */
 static loaded load_program(const char *program)
 {
 	return strncmp(program, "kernel", 6) ? sched_load(program, NULL) :

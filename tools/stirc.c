@@ -626,9 +626,9 @@ static int finish(stir_ctx *ctx, int rc)
 	return rc;
 }
 
-/* ctx, m, name, k: select kernel "name" of m (or the only kernel when name
- * is NULL and "need_one" is set) into *k.  Returns 0, EXIT_WRONG or
- * EXIT_USAGE. */
+/* m, o, need_one, k: select the kernel of m that o names (or the only
+ * kernel when o names none and "need_one" is set) into *k.  Returns 0,
+ * EXIT_WRONG or EXIT_USAGE. */
 static int select_kernel(const stir_module *m, const options *o, bool need_one,
 	stir_kernel **k)
 {
@@ -1285,7 +1285,7 @@ out:
 	return rc;
 }
 
-/* ctx, k, gk, dev, in, worst: run GPU kernel gk against stage I kernel k
+/* k, gk, dev, in, worst: run GPU kernel gk against stage I kernel k
  * on a copy of inputs "in" whose outputs start poisoned.  Returns the
  * number of mismatches, or -1 on an error. */
 static int verify_gpu(stir_kernel *k, const stir_gpu_kernel *gk,
