@@ -38,12 +38,13 @@ int main(int argc, char **argv)
 
 	/* the schedule and the lowering, step by step */
 	const char *ij[] = { "i", "j" };
-	if (stir_sparse_fuse(k, "csrmm", 2, ij) < 0 || stir_module_lower_sparse_iter(m) < 0)
+	if (stir_sparse_fuse(k, "csrmm", 2, ij) < 0 ||
+	    stir_lower_sparse_iter(k) < 0)
 		goto out;
-	char *text = stir_module_to_str(m);
+	char *text = stir_kernel_to_str(k);
 	printf("%s", text);
 	free(text);
-	if (stir_module_lower_sparse_buffer(m) < 0)
+	if (stir_lower_sparse_buffer(k) < 0)
 		goto out;
 
 	/* inputs: the graph and random features, once for both runs */
