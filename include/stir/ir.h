@@ -179,9 +179,10 @@ STIR_EXPORT bool stir_module_is_equal(__stir_keep const stir_module *a,
 
 /* ---- kernel ---- */
 
-/* Append a new stage I kernel named "name" to "m". */
-STIR_EXPORT __stir_keep stir_kernel *stir_module_add_kernel(__stir_keep stir_module *m,
-	const char *name);
+/* Append a new stage I kernel named "name" to "m".  The kernel belongs to
+ * m (freed with it), as every node does: hence _add, not _alloc. */
+STIR_EXPORT __stir_keep stir_kernel *stir_module_add_kernel(
+	__stir_keep stir_module *m, const char *name);
 STIR_EXPORT const char *stir_kernel_get_name(__stir_keep const stir_kernel *k);
 STIR_EXPORT stir_stage stir_kernel_get_stage(__stir_keep const stir_kernel *k);
 STIR_EXPORT __stir_keep stir_module *stir_kernel_get_module(
