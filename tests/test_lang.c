@@ -4,6 +4,7 @@
  * rules of docs/language.md, not captured from the implementation. */
 #include <pthread.h>
 #include <stir/lang.h>
+#include <stir/passes.h>
 #include "ir/nodes.h"
 #include "lang/ast.h"
 #include "tests/testdiag.h"
