@@ -104,7 +104,7 @@ void summary_append_maybe(emitter *e, summary *p, const summary *c)
 		summary_add(e, p, &c->last.v[i]);
 }
 
-/* e, ctx, d: the context marker of index d. */
+/* ctx, d: the context marker of index d. */
 static const void *ctx_of(const ectx *ctx, int d)
 {
 	if (ctx->bound[d])

@@ -281,7 +281,7 @@ static stir_region *regions(collect *c, const stir_region *r, int n)
 	return d;
 }
 
-/* c, vars, n: the array of n variables, copied. */
+/* c, v, n: the array v of n variables, copied. */
 static stir_var **vars(collect *c, stir_var **v, int n)
 {
 	stir_var **d = copy_array(c, v, n, sizeof(*v));

@@ -59,7 +59,7 @@ static void drop_unit_loops(const sched_path *p, stir_affine *a)
 	a->n = m;
 }
 
-/* c, e, conds, n: split the conjuncts of condition e into conds. */
+/* e, conds, n: split the conjuncts of condition e into conds. */
 static bool conjuncts(const stir_expr *e, const stir_expr **conds, int *n)
 {
 	if (e->kind == STIR_EXPR_BINARY && e->u.binary.op == STIR_AND)

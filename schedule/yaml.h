@@ -66,9 +66,9 @@ stir_loc sf_node_loc(const reader *r, const yaml_node_t *n);
 /* r: report that memory ran out (once is enough to fail the read). */
 void sf_oom(reader *r);
 
-/* r, n, prefix, what, table, count, expected, value: the index in
- * table[0..count-1] of the name n holds; else an error naming the
- * expected values and -1. */
+/* r, n, prefix, noun, table, count, value: *value = the index in
+ * table[0..count-1] of the name n holds, and 0; else an error naming
+ * the "noun" and the expected values, and -1. */
 int sf_read_enum(reader *r, const yaml_node_t *n, const char *prefix,
 	const char *noun, const char *const *table, int count, int *value);
 

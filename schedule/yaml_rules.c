@@ -15,8 +15,8 @@ static const char *const axis_kinds[] = {
 
 /* ---- format rules ---- */
 
-/* r, n, prefix, suffix: the suffix a rule gives (n, or the kind's default
- * when n is NULL): letters, digits and '_' only, as the builders want. */
+/* r, n, prefix, dflt: the suffix a rule gives (n, or the kind's default
+ * dflt when n is NULL): letters, digits and '_' only, as the builders want. */
 static const char *read_suffix(reader *r, const yaml_node_t *n,
 	const char *prefix, const char *dflt)
 {
@@ -235,8 +235,8 @@ static int read_custom_map(reader *r, const yaml_node_t *n,
 	return rc;
 }
 
-/* r, v, prefix, out: a custom rule from its parameters v (suffix, axes,
- * map): the rule, or NULL after errors. */
+/* r, v, prefix, suffix: a custom rule from its parameters v (axes, map)
+ * and its suffix: the rule, or NULL after errors. */
 static stir_format_rule *read_custom(reader *r, yaml_node_t *const *v,
 	const char *prefix, const char *suffix)
 {
@@ -289,8 +289,8 @@ static int add_rule(reader *r, sf_arg *a, stir_format_rule *rule)
 	return 0;
 }
 
-/* r, v, prefix, src: the buckets of a hybrid rule (positive, strictly
- * increasing) into src.  0 or -1. */
+/* r, n, prefix, src: the buckets of a hybrid rule, node n (positive,
+ * strictly increasing), into src.  0 or -1. */
 static int read_buckets(reader *r, const yaml_node_t *n, const char *prefix,
 	sf_rule *src)
 {
