@@ -115,7 +115,30 @@ typedef struct summary {
 	bool barrier;              /* it holds a barrier every thread reaches */
 } summary;
 
-struct red;
+/* A cross-thread reduction: a cross_thread block whose store becomes
+ * "acc += value" in every thread of its threadIdx.x loop.  A reduction
+ * into a register array (a local buffer of at most 32 elements) whose
+ * element moves with loops inside the threadIdx.x loop (the lanes of a
+ * register cache) keeps one accumulator per element of the array
+ * ("acc[IDX] += value"), and a bit per element that says whether the
+ * thread added to it. */
+typedef struct red {
+	const stir_stmt *block;    /* the cross_thread block */
+	const stir_stmt *store;    /* its one store */
+	int id;                    /* stir_redID */
+	stir_dtype acc;            /* the accumulator's type */
+	int64_t elems;             /* > 0: one accumulator per element of the
+	                              local array of that many elements */
+	struct red *next;
+} red;
+
+/* A value to store: an expression, or a generated variable. */
+typedef struct sval {
+	const stir_expr *x;        /* the expression, or NULL */
+	const char *name;          /* else the variable */
+	stir_dtype t;              /* its type */
+} sval;
+
 struct vec_ctx;
 
 /* A warp-buffer read computed before a loop into the constant stir_sID. */
@@ -232,6 +255,39 @@ void cuda_error(emitter *e, stir_loc loc, const char *fmt, ...)
 	STIR_PRINTF(3, 4);
 /* loc, buf, size: "FILE:LINE" (the file's base name) in buf. */
 const char *cuda_loc_str(stir_loc loc, char *buf, size_t size);
+/* e: report that memory ran out. */
+void cuda_oom(emitter *e);
+/* e, ctx: the indices used by the launch that nothing binds or guards
+ * here: code runs along them redundantly. */
+unsigned cuda_unbound(const emitter *e, const ectx *ctx);
+
+/* ---- cuda_stmt.c ---- */
+
+/* list, buf, except, where: does a statement of list (store "except"
+ * aside, but not its value and index) access buf?  *where receives its
+ * location. */
+bool cuda_list_uses(const stir_ptr_vec *list, const stir_buffer *buf,
+	const stir_stmt *except, stir_loc *where);
+/* e, dims: print "threadIdx.x == 0 && ..." for the indices dims. */
+void cuda_put_index_zero(emitter *e, unsigned dims);
+/* e, s, ctx: let v = value as a constant. */
+void cuda_emit_let(emitter *e, const stir_stmt *s, const ectx *ctx);
+
+/* ---- cuda_reduce.c ---- */
+
+/* e, ctx, v, to, prec: v converted to type "to" (v's type is "to", a
+ * narrower integer, or for a variable the compute type of "to"). */
+void cuda_put_val(emitter *e, const ectx *ctx, const sval *v,
+	stir_dtype to, int prec);
+/* x: is x a power of two? */
+bool cuda_is_pow2(int64_t x);
+/* L, d, x, e: does launch L bind index d to one extent only, and is it
+ * x? */
+bool cuda_only_extent(const cuda_launch *L, int d, const stir_expr *x,
+	const emitter *e);
+/* e, s, ctx: a loop bound to a thread index: the index is the loop
+ * variable; threads past the extent skip the body. */
+void cuda_emit_bound_loop(emitter *e, const stir_stmt *s, const ectx *ctx);
 
 /* ---- barriers.c: races and barriers ---- */
 
@@ -322,7 +378,20 @@ bool cuda_expr_uses(const emitter *e, const stir_expr *x, const stir_var *v);
 /* Whether x holds only literals and parameters. */
 bool cuda_expr_is_size(const stir_expr *x);
 
-/* ---- warp buffers (cuda.c) ---- */
+/* ---- warp buffers (cuda_warp.c) ---- */
+
+/* e, ctx, buf, idx, op, v, s: a store into warp buffer buf, which only
+ * its fill loop makes: this lane's element "idx", the fill's variable. */
+void cuda_put_warp_store(emitter *e, const ectx *ctx,
+	const stir_buffer *buf, const stir_expr *idx, stir_store_op op,
+	const sval *v, const stir_stmt *s);
+/* list: the warp buffer that a statement of list (through conditions and
+ * blocks, not loops) stores into, or NULL. */
+const stir_buffer *cuda_warp_fill_of(const stir_ptr_vec *list);
+/* e, s, ctx, buf: fill loop s of warp buffer buf: its iterations spread
+ * over the lanes, each lane storing its own elements. */
+void cuda_emit_warp_fill(emitter *e, const stir_stmt *s, const ectx *ctx,
+	const stir_buffer *buf);
 
 /* e, ctx, x: print load x of a warp buffer: a shuffle from the lane that
  * holds the element. */
@@ -353,7 +422,8 @@ bool cuda_hoisted(emitter *e, const stir_expr *x);
 /* e, x: whether x is held in such a constant (printing nothing). */
 bool cuda_is_hoisted(const emitter *e, const stir_expr *x);
 
-/* ---- shared with cuda_vector.c and cuda_hoist.c ---- */
+/* ---- statements and stores (cuda_stmt.c, cuda_reduce.c), shared with
+ * cuda_vector.c and cuda_hoist.c ---- */
 
 /* e, list, ctx, sum: emit a statement list (barriers placed inside). */
 void cuda_emit_list(emitter *e, const stir_ptr_vec *list, const ectx *ctx,
