@@ -241,8 +241,6 @@ int cuda_verify_sharing(const stir_kernel *k);
 
 /* ---- cuda.c ---- */
 
-/* x: does x read memory (a load or a search)? */
-bool cuda_expr_has_load(const stir_expr *x);
 /* ctx, k, x, v: the value of x when it holds only literals; false
  * otherwise. */
 bool cuda_literal_value(stir_ctx *ctx, const stir_kernel *k,

@@ -11,6 +11,7 @@
 #include <string.h>
 #include "codegen/cuda_internal.h"
 #include "ir/layout.h"
+#include "ir/visit.h"
 
 /* e, s, ctx: a barrier statement: every thread of the block must reach
  * it. */
@@ -28,224 +29,144 @@ static void emit_barrier(emitter *e, const stir_stmt *s, const ectx *ctx)
 
 /* ---- static facts about statements ------------------------------------ */
 
-/* s: the indices bound by loops in s (s included). */
-static unsigned bound_inside(const stir_stmt *s);
+/* s, user: stmt_pre of bound_inside: add the index a bound loop binds to
+ * the mask *user. */
+static stir_visit_step add_bound(stir_stmt *s, void *user)
+{
+	if (s->kind == STIR_STMT_FOR && s->u.for_.kind == STIR_LOOP_BIND)
+		*(unsigned *)user |= DIM_BIT(s->u.for_.thread);
+	return STIR_VISIT_GO;
+}
 
-/* list: bound_inside of every statement. */
-static unsigned bound_inside_list(const stir_ptr_vec *list)
+/* s: the indices bound by loops in s (s included). */
+static unsigned bound_inside(const stir_stmt *s)
 {
 	unsigned b = 0;
-	for (int i = 0; i < list->n; i++)
-		b |= bound_inside(stir_stmt_at(list, i));
+	stir_visitor v = { .stmt_pre = add_bound, .user = &b };
+	stir_visit_stmt(&v, (stir_stmt *)s);
 	return b;
 }
 
-/* s: see the declaration above. */
-static unsigned bound_inside(const stir_stmt *s)
+/* s, user: stmt_pre of stores_shared_data: stop at a store into a global
+ * or shared buffer. */
+static stir_visit_step shared_store(stir_stmt *s, void *user)
 {
-	switch (s->kind) {
-	case STIR_STMT_FOR:
-		return (s->u.for_.kind == STIR_LOOP_BIND ?
-			DIM_BIT(s->u.for_.thread) : 0) |
-			bound_inside_list(&s->u.for_.body);
-	case STIR_STMT_BLOCK:
-		return bound_inside_list(&s->u.block.body);
-	case STIR_STMT_IF:
-		return bound_inside_list(&s->u.if_.then_body) |
-			bound_inside_list(&s->u.if_.else_body);
-	default:
-		return 0;
-	}
+	(void)user;
+	if (s->kind == STIR_STMT_STORE &&
+	    s->u.store.buf->scope != STIR_SCOPE_LOCAL &&
+	    s->u.store.buf->scope != STIR_SCOPE_WARP)
+		return STIR_VISIT_STOP;
+	return STIR_VISIT_GO;
 }
 
 /* s: does s store into a global or shared buffer? */
-static bool stores_shared_data(const stir_stmt *s);
-
-/* list: stores_shared_data of any statement. */
-static bool list_stores_shared_data(const stir_ptr_vec *list)
-{
-	for (int i = 0; i < list->n; i++)
-		if (stores_shared_data(stir_stmt_at(list, i)))
-			return true;
-	return false;
-}
-
-/* s: see the declaration above. */
 static bool stores_shared_data(const stir_stmt *s)
 {
-	switch (s->kind) {
-	case STIR_STMT_STORE:
-		return s->u.store.buf->scope != STIR_SCOPE_LOCAL &&
-			s->u.store.buf->scope != STIR_SCOPE_WARP;
-	case STIR_STMT_FOR:
-		return list_stores_shared_data(&s->u.for_.body);
-	case STIR_STMT_BLOCK:
-		return list_stores_shared_data(&s->u.block.body);
-	case STIR_STMT_IF:
-		return list_stores_shared_data(&s->u.if_.then_body) ||
-			list_stores_shared_data(&s->u.if_.else_body);
-	default:
-		return false;
-	}
+	stir_visitor v = { .stmt_pre = shared_store };
+	return stir_visit_stmt(&v, (stir_stmt *)s);
 }
 
-/* x, buf: does expression x read buf? */
-static bool expr_reads(const stir_expr *x, const stir_buffer *buf)
+/* What cuda_list_uses looks for. */
+typedef struct buf_use {
+	const stir_buffer *buf;    /* the buffer */
+	const stir_stmt *except;   /* a store whose target does not count */
+	stir_loc *where;           /* receives the location of the use */
+} buf_use;
+
+/* s, user: stmt_pre of cuda_list_uses: stop at a statement (a buf_use)
+ * whose own expressions read the buffer, or that stores into it. */
+static stir_visit_step uses_buf(stir_stmt *s, void *user)
 {
-	switch (x->kind) {
-	case STIR_EXPR_LOAD:
-		return x->u.load.buf == buf || expr_reads(x->u.load.idx[0], buf);
-	case STIR_EXPR_UNARY:
-		return expr_reads(x->u.unary.a, buf);
-	case STIR_EXPR_BINARY:
-		return expr_reads(x->u.binary.a, buf) ||
-			expr_reads(x->u.binary.b, buf);
-	case STIR_EXPR_SELECT:
-		return expr_reads(x->u.select.c, buf) ||
-			expr_reads(x->u.select.a, buf) ||
-			expr_reads(x->u.select.b, buf);
-	case STIR_EXPR_CALL:
-		for (int i = 0; i < x->u.call.n; i++)
-			if (expr_reads(x->u.call.args[i], buf))
-				return true;
-		return false;
-	case STIR_EXPR_CAST:
-		return expr_reads(x->u.cast.a, buf);
-	case STIR_EXPR_SEARCH:
-		return x->u.search.buf == buf || expr_reads(x->u.search.lo, buf) ||
-			expr_reads(x->u.search.hi, buf) ||
-			expr_reads(x->u.search.x, buf);
-	default:
-		return false;
-	}
+	const buf_use *u = user;
+	bool r = s->kind == STIR_STMT_STORE && s != u->except &&
+		s->u.store.buf == u->buf;
+	stir_expr **x;
+	for (int i = 0; !r && (x = stir_stmt_expr(s, i, 0)); i++)
+		r = *x && stir_expr_reads(*x, u->buf);
+	if (!r)
+		return STIR_VISIT_GO;
+	*u->where = s->loc;
+	return STIR_VISIT_STOP;
 }
 
-/* list, buf, except: does a statement of list (store "except" aside, but
- * not its value and index) access buf?  *where receives its location. */
-bool cuda_list_uses(const stir_ptr_vec *list, const stir_buffer *buf,
-	const stir_stmt *except, stir_loc *where);
-
-/* s, buf, except, where: list_uses for one statement. */
-static bool stmt_uses(const stir_stmt *s, const stir_buffer *buf,
-	const stir_stmt *except, stir_loc *where)
-{
-	bool r = false;
-	switch (s->kind) {
-	case STIR_STMT_STORE:
-		r = (s != except && s->u.store.buf == buf) ||
-			expr_reads(s->u.store.idx[0], buf) ||
-			expr_reads(s->u.store.value, buf);
-		break;
-	case STIR_STMT_LET:
-		r = expr_reads(s->u.let.value, buf);
-		break;
-	case STIR_STMT_IF:
-		if (expr_reads(s->u.if_.cond, buf))
-			r = true;
-		else
-			return cuda_list_uses(&s->u.if_.then_body, buf, except, where) ||
-				cuda_list_uses(&s->u.if_.else_body, buf, except, where);
-		break;
-	case STIR_STMT_FOR:
-		if (expr_reads(s->u.for_.extent, buf))
-			r = true;
-		else
-			return cuda_list_uses(&s->u.for_.body, buf, except, where);
-		break;
-	case STIR_STMT_BLOCK:
-		for (int i = 0; i < s->u.block.n_vars; i++)
-			if (expr_reads(s->u.block.bindings[i], buf))
-				r = true;
-		if (!r)
-			return cuda_list_uses(&s->u.block.body, buf, except, where);
-		break;
-	default:
-		break;
-	}
-	if (r)
-		*where = s->loc;
-	return r;
-}
-
-/* list, buf, except, where: see the declaration above. */
+/* list, buf, except, where: see cuda_internal.h. */
 bool cuda_list_uses(const stir_ptr_vec *list, const stir_buffer *buf,
 	const stir_stmt *except, stir_loc *where)
 {
-	for (int i = 0; i < list->n; i++)
-		if (stmt_uses(stir_stmt_at(list, i), buf, except, where))
-			return true;
-	return false;
+	buf_use u = { .buf = buf, .except = except, .where = where };
+	stir_visitor v = { .stmt_pre = uses_buf, .user = &u };
+	return stir_visit_list(&v, (stir_ptr_vec *)list);
 }
 
-
-/* list, inner: mark_defined of every statement. */
-static void mark_defined_list(const stir_ptr_vec *list, bool *inner)
+/* s, user: stmt_pre of cuda_mark_defined: mark the variables s binds in
+ * the array *user (by slot). */
+static stir_visit_step mark_binds(stir_stmt *s, void *user)
 {
-	for (int i = 0; i < list->n; i++)
-		cuda_mark_defined(stir_stmt_at(list, i), inner);
+	bool *inner = user;
+	int n;
+	stir_var **vars = stir_stmt_binds(s, &n, NULL);
+	for (int i = 0; i < n; i++)
+		inner[vars[i]->slot] = true;
+	return STIR_VISIT_GO;
 }
 
 /* s, inner: see cuda_internal.h. */
 void cuda_mark_defined(const stir_stmt *s, bool *inner)
 {
-	switch (s->kind) {
-	case STIR_STMT_LET:
-		inner[s->u.let.var->slot] = true;
-		break;
-	case STIR_STMT_FOR:
-		inner[s->u.for_.var->slot] = true;
-		mark_defined_list(&s->u.for_.body, inner);
-		break;
-	case STIR_STMT_BLOCK:
-		for (int i = 0; i < s->u.block.n_vars; i++)
-			inner[s->u.block.vars[i]->slot] = true;
-		mark_defined_list(&s->u.block.body, inner);
-		break;
-	case STIR_STMT_IF:
-		mark_defined_list(&s->u.if_.then_body, inner);
-		mark_defined_list(&s->u.if_.else_body, inner);
-		break;
-	default:
-		break;
-	}
+	stir_visitor v = { .stmt_pre = mark_binds, .user = inner };
+	stir_visit_stmt(&v, (stir_stmt *)s);
+}
+
+/* What cuda_inner_var looks for. */
+typedef struct inner_find {
+	const emitter *e;          /* the emitter (block bindings) */
+	const bool *inner;         /* the variables looked for, by slot */
+	const stir_var *found;     /* receives the first one */
+} inner_find;
+
+/* slot, user: expr_pre of cuda_inner_var: stop at a variable marked in
+ * the inner_find's array, a block variable being its binding. */
+static stir_visit_step find_inner(stir_expr **slot, void *user)
+{
+	inner_find *f = user;
+	const stir_expr *x = *slot;
+	if (x->kind != STIR_EXPR_VAR || !f->inner[x->u.var->slot])
+		return STIR_VISIT_GO;
+	if (x->u.var->kind == STIR_VAR_BLOCK && f->e->binding[x->u.var->slot])
+		f->found = cuda_inner_var(f->e, f->e->binding[x->u.var->slot],
+			f->inner);
+	else
+		f->found = x->u.var;
+	return f->found ? STIR_VISIT_STOP : STIR_VISIT_GO;
 }
 
 /* e, x, inner: see cuda_internal.h. */
 const stir_var *cuda_inner_var(const emitter *e, const stir_expr *x,
 	const bool *inner)
 {
-	const stir_var *v = NULL;
-	switch (x->kind) {
-	case STIR_EXPR_VAR:
-		if (!inner[x->u.var->slot])
-			return NULL;
-		if (x->u.var->kind == STIR_VAR_BLOCK && e->binding[x->u.var->slot])
-			return cuda_inner_var(e, e->binding[x->u.var->slot], inner);
-		return x->u.var;
-	case STIR_EXPR_LOAD:
-		return cuda_inner_var(e, x->u.load.idx[0], inner);
-	case STIR_EXPR_UNARY:
-		return cuda_inner_var(e, x->u.unary.a, inner);
-	case STIR_EXPR_BINARY:
-		v = cuda_inner_var(e, x->u.binary.a, inner);
-		return v ? v : cuda_inner_var(e, x->u.binary.b, inner);
-	case STIR_EXPR_SELECT:
-		v = cuda_inner_var(e, x->u.select.c, inner);
-		v = v ? v : cuda_inner_var(e, x->u.select.a, inner);
-		return v ? v : cuda_inner_var(e, x->u.select.b, inner);
-	case STIR_EXPR_CALL:
-		for (int i = 0; i < x->u.call.n && !v; i++)
-			v = cuda_inner_var(e, x->u.call.args[i], inner);
-		return v;
-	case STIR_EXPR_CAST:
-		return cuda_inner_var(e, x->u.cast.a, inner);
-	case STIR_EXPR_SEARCH:
-		v = cuda_inner_var(e, x->u.search.lo, inner);
-		v = v ? v : cuda_inner_var(e, x->u.search.hi, inner);
-		return v ? v : cuda_inner_var(e, x->u.search.x, inner);
-	default:
-		return NULL;
-	}
+	inner_find f = { .e = e, .inner = inner };
+	stir_visitor v = { .expr_pre = find_inner, .user = &f };
+	stir_expr *root = (stir_expr *)x;
+	stir_visit_expr(&v, &root);
+	return f.found;
+}
+
+/* What names_var looks for. */
+typedef struct name_find {
+	const emitter *e;          /* the emitter (hoisted reads) */
+	const stir_var *v;         /* the variable */
+} name_find;
+
+/* slot, user: expr_pre of names_var: stop at the name_find's variable;
+ * a search or warp-buffer read held in a constant names nothing. */
+static stir_visit_step find_name(stir_expr **slot, void *user)
+{
+	const name_find *f = user;
+	const stir_expr *x = *slot;
+	if (x->kind == STIR_EXPR_LOAD && cuda_is_hoisted(f->e, x))
+		return STIR_VISIT_SKIP;
+	return x->kind == STIR_EXPR_VAR && x->u.var == f->v ?
+		STIR_VISIT_STOP : STIR_VISIT_GO;
 }
 
 /* e, x, v: does x, as printed, name v (block variables not resolved; a
@@ -253,77 +174,19 @@ const stir_var *cuda_inner_var(const emitter *e, const stir_expr *x,
 static bool names_var(const emitter *e, const stir_expr *x,
 	const stir_var *v)
 {
-	if (x->kind == STIR_EXPR_LOAD && cuda_is_hoisted(e, x))
-		return false;
-	switch (x->kind) {
-	case STIR_EXPR_VAR:
-		return x->u.var == v;
-	case STIR_EXPR_LOAD:
-		return names_var(e, x->u.load.idx[0], v);
-	case STIR_EXPR_UNARY:
-		return names_var(e, x->u.unary.a, v);
-	case STIR_EXPR_BINARY:
-		return names_var(e, x->u.binary.a, v) ||
-			names_var(e, x->u.binary.b, v);
-	case STIR_EXPR_SELECT:
-		return names_var(e, x->u.select.c, v) ||
-			names_var(e, x->u.select.a, v) ||
-			names_var(e, x->u.select.b, v);
-	case STIR_EXPR_CALL:
-		for (int i = 0; i < x->u.call.n; i++)
-			if (names_var(e, x->u.call.args[i], v))
-				return true;
-		return false;
-	case STIR_EXPR_CAST:
-		return names_var(e, x->u.cast.a, v);
-	case STIR_EXPR_SEARCH:
-		return names_var(e, x->u.search.lo, v) ||
-			names_var(e, x->u.search.hi, v) ||
-			names_var(e, x->u.search.x, v);
-	default:
-		return false;
-	}
+	name_find f = { .e = e, .v = v };
+	stir_visitor w = { .expr_pre = find_name, .user = &f };
+	stir_expr *root = (stir_expr *)x;
+	return stir_visit_expr(&w, &root);
 }
 
-/* list, v: does a statement of list name variable v? */
+/* e, list, v: does a statement of list name variable v (as names_var)? */
 static bool list_names_var(const emitter *e, const stir_ptr_vec *list,
 	const stir_var *v)
 {
-	for (int i = 0; i < list->n; i++) {
-		const stir_stmt *s = stir_stmt_at(list, i);
-		switch (s->kind) {
-		case STIR_STMT_STORE:
-			if (names_var(e, s->u.store.idx[0], v) ||
-			    names_var(e, s->u.store.value, v))
-				return true;
-			break;
-		case STIR_STMT_LET:
-			if (names_var(e, s->u.let.value, v))
-				return true;
-			break;
-		case STIR_STMT_IF:
-			if (names_var(e, s->u.if_.cond, v) ||
-			    list_names_var(e, &s->u.if_.then_body, v) ||
-			    list_names_var(e, &s->u.if_.else_body, v))
-				return true;
-			break;
-		case STIR_STMT_FOR:
-			if (names_var(e, s->u.for_.extent, v) ||
-			    list_names_var(e, &s->u.for_.body, v))
-				return true;
-			break;
-		case STIR_STMT_BLOCK:
-			for (int j = 0; j < s->u.block.n_vars; j++)
-				if (names_var(e, s->u.block.bindings[j], v))
-					return true;
-			if (list_names_var(e, &s->u.block.body, v))
-				return true;
-			break;
-		default:
-			break;
-		}
-	}
-	return false;
+	name_find f = { .e = e, .v = v };
+	stir_visitor w = { .expr_pre = find_name, .user = &f };
+	return stir_visit_list(&w, (stir_ptr_vec *)list);
 }
 
 /* ---- statements --------------------------------------------------------- */
@@ -437,32 +300,6 @@ static void emit_if(emitter *e, const stir_stmt *s, const ectx *ctx)
 	cg_line(e->out, "}");
 }
 
-/* x: see cuda_internal.h (a loop extent that does is evaluated once). */
-bool cuda_expr_has_load(const stir_expr *x)
-{
-	switch (x->kind) {
-	case STIR_EXPR_LOAD:
-	case STIR_EXPR_SEARCH:
-		return true;
-	case STIR_EXPR_UNARY:
-		return cuda_expr_has_load(x->u.unary.a);
-	case STIR_EXPR_BINARY:
-		return cuda_expr_has_load(x->u.binary.a) || cuda_expr_has_load(x->u.binary.b);
-	case STIR_EXPR_SELECT:
-		return cuda_expr_has_load(x->u.select.c) ||
-			cuda_expr_has_load(x->u.select.a) || cuda_expr_has_load(x->u.select.b);
-	case STIR_EXPR_CALL:
-		for (int i = 0; i < x->u.call.n; i++)
-			if (cuda_expr_has_load(x->u.call.args[i]))
-				return true;
-		return false;
-	case STIR_EXPR_CAST:
-		return cuda_expr_has_load(x->u.cast.a);
-	default:
-		return false;
-	}
-}
-
 /* e, s, ctx: a serial or unrolled loop.  The extent is evaluated once, as
  * the interpreter does, when it reads memory (the body might change it).
  * The fill loop of a warp buffer is emitted by emit_warp_fill. */
@@ -482,7 +319,7 @@ static void emit_serial_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
 	cg_indent(e->out);
 	cg_putf(e->out, "for (%s ", cuda_ctype(v->dtype));
 	cuda_put_name(e, v->name);
-	if (cuda_expr_has_load(ext)) {
+	if (stir_expr_reads_data(ext)) {
 		int id = e->n_tmp++;
 		cg_putf(e->out, " = 0, stir_n%d = ", id);
 		cuda_expr(e, ctx, ext, P_COND);
