@@ -37,6 +37,7 @@
 #include <string.h>
 #include "codegen/cuda_internal.h"
 #include "ir/layout.h"
+#include "ir/visit.h"
 
 const char cuda_ctx_single[] = "single";
 const char cuda_ctx_all[] = "all";
@@ -125,46 +126,34 @@ static void add_extent(emitter *e, cuda_launch *L, int d, const stir_expr *x,
 	L->used |= DIM_BIT(d);
 }
 
-/* e, L, list, bound, no_block: scan_launch over a list. */
-static void scan_list(emitter *e, cuda_launch *L, const stir_ptr_vec *list,
-	const stir_stmt **bound, bool no_block);
+/* What scan_launch collects into. */
+typedef struct launch_scan {
+	emitter *e;                /* the emitter (diagnostics) */
+	cuda_launch *L;            /* the launch */
+} launch_scan;
 
-/* e, L, s, bound, no_block: collect the extents of the loops bound to
- * thread indices in s (bound: the loops bound around s, by index); the
- * bindings are legal (cuda_verify_structure). */
-static void scan_launch(emitter *e, cuda_launch *L, const stir_stmt *s,
-	const stir_stmt **bound, bool no_block)
+/* s, user: stmt_pre of scan_launch: add the extent of a loop bound to a
+ * thread index to the launch_scan's launch. */
+static stir_visit_step scan_bound(stir_stmt *s, void *user)
 {
-	switch (s->kind) {
-	case STIR_STMT_FOR:
-		if (s->u.for_.kind == STIR_LOOP_BIND) {
-			int d = s->u.for_.thread;
-			add_extent(e, L, d, s->u.for_.extent, true);
-			bound[d] = s;
-			scan_list(e, L, &s->u.for_.body, bound, no_block);
-			bound[d] = NULL;
-			return;
-		}
-		scan_list(e, L, &s->u.for_.body, bound, no_block);
-		return;
-	case STIR_STMT_IF:
-		scan_list(e, L, &s->u.if_.then_body, bound, no_block);
-		scan_list(e, L, &s->u.if_.else_body, bound, no_block);
-		return;
-	case STIR_STMT_BLOCK:
-		scan_list(e, L, &s->u.block.body, bound, no_block);
-		return;
-	default:
-		return;
-	}
+	launch_scan *ls = user;
+	if (s->kind == STIR_STMT_FOR && s->u.for_.kind == STIR_LOOP_BIND)
+		add_extent(ls->e, ls->L, s->u.for_.thread, s->u.for_.extent, true);
+	return ls->e->failed ? STIR_VISIT_STOP : STIR_VISIT_GO;
 }
 
-/* e, L, list, bound, no_block: see the declaration above. */
-static void scan_list(emitter *e, cuda_launch *L, const stir_ptr_vec *list,
-	const stir_stmt **bound, bool no_block)
+/* e, L, s, list: collect the extents of the loops bound to thread indices
+ * in s (or, s NULL, in list); the bindings are legal
+ * (cuda_verify_structure). */
+static void scan_launch(emitter *e, cuda_launch *L, const stir_stmt *s,
+	const stir_ptr_vec *list)
 {
-	for (int i = 0; i < list->n && !e->failed; i++)
-		scan_launch(e, L, stir_stmt_at(list, i), bound, no_block);
+	launch_scan ls = { .e = e, .L = L };
+	stir_visitor v = { .stmt_pre = scan_bound, .user = &ls };
+	if (s)
+		stir_visit_stmt(&v, (stir_stmt *)s);
+	else
+		stir_visit_list(&v, (stir_ptr_vec *)list);
 }
 
 /* e, L, h: the nests of horizontal block h: each a loop bound to
@@ -175,10 +164,8 @@ static void scan_horizontal(emitter *e, cuda_launch *L, const stir_stmt *h)
 	L->horizontal = true;
 	for (int i = 0; i < h->u.block.body.n && !e->failed; i++) {
 		const stir_stmt *n = stir_stmt_at(&h->u.block.body, i);
-		const stir_stmt *bound[N_DIMS] = { 0 };
 		add_extent(e, L, STIR_BLOCK_X, n->u.for_.extent, false);
-		bound[STIR_BLOCK_X] = n;
-		scan_list(e, L, &n->u.for_.body, bound, true);
+		scan_launch(e, L, NULL, &n->u.for_.body);
 	}
 }
 
@@ -201,29 +188,24 @@ static void literal_block(cuda_launch *L)
 	}
 }
 
-/* x: does x name a variable anywhere? */
+/* slot, user: expr_pre of has_var: stop at a variable; loads and
+ * searches are not looked into. */
+static stir_visit_step find_var(stir_expr **slot, void *user)
+{
+	stir_expr_kind k = (*slot)->kind;
+	(void)user;
+	if (k == STIR_EXPR_VAR)
+		return STIR_VISIT_STOP;
+	return k == STIR_EXPR_LOAD || k == STIR_EXPR_SEARCH ? STIR_VISIT_SKIP :
+		STIR_VISIT_GO;
+}
+
+/* x: does x name a variable anywhere (outside loads and searches)? */
 static bool has_var(const stir_expr *x)
 {
-	switch (x->kind) {
-	case STIR_EXPR_VAR:
-		return true;
-	case STIR_EXPR_UNARY:
-		return has_var(x->u.unary.a);
-	case STIR_EXPR_BINARY:
-		return has_var(x->u.binary.a) || has_var(x->u.binary.b);
-	case STIR_EXPR_SELECT:
-		return has_var(x->u.select.c) || has_var(x->u.select.a) ||
-			has_var(x->u.select.b);
-	case STIR_EXPR_CALL:
-		for (int i = 0; i < x->u.call.n; i++)
-			if (has_var(x->u.call.args[i]))
-				return true;
-		return false;
-	case STIR_EXPR_CAST:
-		return has_var(x->u.cast.a);
-	default:
-		return false;
-	}
+	stir_visitor v = { .expr_pre = find_var };
+	stir_expr *root = (stir_expr *)x;
+	return stir_visit_expr(&v, &root);
 }
 
 /* ctx, k, x, v: the value of x when it holds only literals (then
@@ -490,12 +472,11 @@ static void emit_launch(emitter *e, int li, cg_printer *src)
 	cuda_launch *L = &plan->launches[li];
 	const stir_kernel *k = e->k;
 	e->launch = L;
-	const stir_stmt *bound[N_DIMS] = { 0 };
 	if (L->stmt->kind == STIR_STMT_BLOCK &&
 	    (L->stmt->u.block.flags & STIR_BLOCK_HORIZONTAL))
 		scan_horizontal(e, L, L->stmt);
 	else
-		scan_launch(e, L, L->stmt, bound, false);
+		scan_launch(e, L, L->stmt, NULL);
 	if (e->failed)
 		return;
 	literal_block(L);
@@ -549,115 +530,57 @@ static void emit_launch(emitter *e, int li, cg_printer *src)
 
 /* ---- the whole kernel --------------------------------------------------- */
 
-/* e, s: variable facts (see emitter): every variable's dependence on the
- * thread indices and every block variable's binding. */
-static void analyse_vars(emitter *e, const stir_stmt *s);
-
-/* e, list: analyse_vars of each statement, in order. */
-static void analyse_list(emitter *e, const stir_ptr_vec *list)
+/* s, user: stmt_pre of analyse_vars: the facts of the variables s binds
+ * (user: the emitter), in the order they are bound. */
+static stir_visit_step analyse_stmt(stir_stmt *s, void *user)
 {
-	for (int i = 0; i < list->n; i++)
-		analyse_vars(e, stir_stmt_at(list, i));
-}
-
-/* e, s: see the declaration above. */
-static void analyse_vars(emitter *e, const stir_stmt *s)
-{
-	switch (s->kind) {
-	case STIR_STMT_FOR:
+	emitter *e = user;
+	if (s->kind == STIR_STMT_FOR) {
 		/* a serial loop variable has the same value in every thread
 		 * running the iteration */
 		e->dep[s->u.for_.var->slot] = s->u.for_.kind == STIR_LOOP_BIND ?
 			DIM_BIT(s->u.for_.thread) : 0;
-		analyse_list(e, &s->u.for_.body);
-		return;
-	case STIR_STMT_BLOCK:
+	} else if (s->kind == STIR_STMT_BLOCK) {
 		for (int i = 0; i < s->u.block.n_vars; i++) {
 			int slot = s->u.block.vars[i]->slot;
 			e->binding[slot] = s->u.block.bindings[i];
 			e->dep[slot] = cuda_expr_deps(e, s->u.block.bindings[i]);
 		}
-		analyse_list(e, &s->u.block.body);
-		return;
-	case STIR_STMT_LET:
+	} else if (s->kind == STIR_STMT_LET) {
 		e->dep[s->u.let.var->slot] = cuda_expr_deps(e, s->u.let.value);
-		return;
-	case STIR_STMT_IF:
-		analyse_list(e, &s->u.if_.then_body);
-		analyse_list(e, &s->u.if_.else_body);
-		return;
-	default:
-		return;
 	}
+	return STIR_VISIT_GO;
 }
 
-/* x, h16, hb16: note whether x or anything in it has a 16-bit float
- * type. */
-static void scan_expr_types(const stir_expr *x, bool *h16, bool *hb16)
+/* e, list: variable facts (see emitter): every variable's dependence on
+ * the thread indices and every block variable's binding. */
+static void analyse_vars(emitter *e, const stir_ptr_vec *list)
 {
-	if (!x)
-		return;
-	*h16 |= x->dtype == STIR_F16;
-	*hb16 |= x->dtype == STIR_BF16;
-	switch (x->kind) {
-	case STIR_EXPR_LOAD:
-		scan_expr_types(x->u.load.idx[0], h16, hb16);
-		return;
-	case STIR_EXPR_UNARY:
-		scan_expr_types(x->u.unary.a, h16, hb16);
-		return;
-	case STIR_EXPR_BINARY:
-		scan_expr_types(x->u.binary.a, h16, hb16);
-		scan_expr_types(x->u.binary.b, h16, hb16);
-		return;
-	case STIR_EXPR_SELECT:
-		scan_expr_types(x->u.select.c, h16, hb16);
-		scan_expr_types(x->u.select.a, h16, hb16);
-		scan_expr_types(x->u.select.b, h16, hb16);
-		return;
-	case STIR_EXPR_CALL:
-		for (int i = 0; i < x->u.call.n; i++)
-			scan_expr_types(x->u.call.args[i], h16, hb16);
-		return;
-	case STIR_EXPR_CAST:
-		scan_expr_types(x->u.cast.a, h16, hb16);
-		return;
-	default:
-		return;
-	}
+	stir_visitor v = { .stmt_pre = analyse_stmt, .user = e };
+	stir_visit_list(&v, (stir_ptr_vec *)list);
 }
 
-/* list, h16, hb16: scan_expr_types over statements. */
+/* slot, user: expr_pre of scan_list_types: note in user (bool[2])
+ * whether the expression has type f16 or bf16; a search's operands are
+ * not looked into. */
+static stir_visit_step note_type(stir_expr **slot, void *user)
+{
+	bool *h = user;
+	h[0] |= (*slot)->dtype == STIR_F16;
+	h[1] |= (*slot)->dtype == STIR_BF16;
+	return (*slot)->kind == STIR_EXPR_SEARCH ? STIR_VISIT_SKIP :
+		STIR_VISIT_GO;
+}
+
+/* list, h16, hb16: note whether an expression in list has a 16-bit float
+ * type. */
 static void scan_list_types(const stir_ptr_vec *list, bool *h16, bool *hb16)
 {
-	for (int i = 0; i < list->n; i++) {
-		const stir_stmt *s = stir_stmt_at(list, i);
-		switch (s->kind) {
-		case STIR_STMT_STORE:
-			scan_expr_types(s->u.store.value, h16, hb16);
-			scan_expr_types(s->u.store.idx[0], h16, hb16);
-			break;
-		case STIR_STMT_LET:
-			scan_expr_types(s->u.let.value, h16, hb16);
-			break;
-		case STIR_STMT_IF:
-			scan_expr_types(s->u.if_.cond, h16, hb16);
-			scan_list_types(&s->u.if_.then_body, h16, hb16);
-			scan_list_types(&s->u.if_.else_body, h16, hb16);
-			break;
-		case STIR_STMT_FOR:
-			scan_expr_types(s->u.for_.extent, h16, hb16);
-			scan_list_types(&s->u.for_.body, h16, hb16);
-			break;
-		case STIR_STMT_BLOCK:
-			for (int j = 0; j < s->u.block.n_vars; j++)
-				scan_expr_types(s->u.block.bindings[j], h16, hb16);
-			scan_list_types(&s->u.block.body, h16, hb16);
-			break;
-		default:
-			break;
-		}
-	}
+	bool h[2] = { *h16, *hb16 };
+	stir_visitor v = { .expr_pre = note_type, .user = h };
+	stir_visit_list(&v, (stir_ptr_vec *)list);
+	*h16 = h[0];
+	*hb16 = h[1];
 }
 
 /* e, out: the search helpers the kernel uses, each once. */
@@ -746,7 +669,7 @@ static int emit_kernel(stir_cuda_plan *plan, unsigned flags, cuda_mode mode,
 	}
 	for (size_t i = 0; i < nb; i++)
 		plan->max_elems[i] = INT64_MAX;
-	analyse_list(&e, &k->body);
+	analyse_vars(&e, &k->body);
 	char *kname = cuda_escape(k->name);
 	if (!kname) {
 		cuda_oom(&e);

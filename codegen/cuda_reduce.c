@@ -10,6 +10,7 @@
 #include <string.h>
 #include "codegen/cuda_internal.h"
 #include "ir/layout.h"
+#include "ir/visit.h"
 
 /* ---- stores ------------------------------------------------------------- */
 
@@ -185,49 +186,43 @@ void cuda_emit_store(emitter *e, const stir_stmt *s, const ectx *ctx)
 
 /* Cross-thread reductions ------------------------------------------------ */
 
-/* e, list, r: append to *r the cross_thread blocks of list (not looking
- * into loops bound to threadIdx.x, which report themselves). */
-static void find_reds(emitter *e, const stir_ptr_vec *list, red **r);
+/* What find_reds collects. */
+typedef struct red_find {
+	emitter *e;                /* the emitter (counters, diagnostics) */
+	red **r;                   /* the list the blocks are prepended to */
+} red_find;
 
-/* e, s, r: find_reds for one statement. */
-static void find_reds_stmt(emitter *e, const stir_stmt *s, red **r)
+/* s, user: stmt_pre of find_reds: prepend a cross_thread block to the
+ * red_find's list; do not enter a loop bound to threadIdx.x. */
+static stir_visit_step find_red(stir_stmt *s, void *user)
 {
-	switch (s->kind) {
-	case STIR_STMT_FOR:
-		if (s->u.for_.kind == STIR_LOOP_BIND &&
-		    s->u.for_.thread == STIR_THREAD_X)
-			return;
-		find_reds(e, &s->u.for_.body, r);
-		return;
-	case STIR_STMT_IF:
-		find_reds(e, &s->u.if_.then_body, r);
-		find_reds(e, &s->u.if_.else_body, r);
-		return;
-	case STIR_STMT_BLOCK:
-		if (s->u.block.flags & STIR_BLOCK_CROSS_THREAD) {
-			red *n = calloc(1, sizeof(*n));
-			if (!n) {
-				cuda_oom(e);
-				return;
-			}
-			n->block = s;
-			n->store = stir_stmt_at(&s->u.block.body, 0);
-			n->id = e->n_red++;
-			n->next = *r;
-			*r = n;
-		}
-		find_reds(e, &s->u.block.body, r);
-		return;
-	default:
-		return;
+	red_find *f = user;
+	if (s->kind == STIR_STMT_FOR && s->u.for_.kind == STIR_LOOP_BIND &&
+	    s->u.for_.thread == STIR_THREAD_X)
+		return STIR_VISIT_SKIP;
+	if (s->kind != STIR_STMT_BLOCK ||
+	    !(s->u.block.flags & STIR_BLOCK_CROSS_THREAD))
+		return STIR_VISIT_GO;
+	red *n = calloc(1, sizeof(*n));
+	if (!n) {
+		cuda_oom(f->e);
+		return STIR_VISIT_STOP;
 	}
+	n->block = s;
+	n->store = stir_stmt_at(&s->u.block.body, 0);
+	n->id = f->e->n_red++;
+	n->next = *f->r;
+	*f->r = n;
+	return STIR_VISIT_GO;
 }
 
-/* e, list, r: see the declaration above. */
+/* e, list, r: prepend to *r the cross_thread blocks of list (not looking
+ * into loops bound to threadIdx.x, which report themselves). */
 static void find_reds(emitter *e, const stir_ptr_vec *list, red **r)
 {
-	for (int i = 0; i < list->n; i++)
-		find_reds_stmt(e, stir_stmt_at(list, i), r);
+	red_find f = { .e = e, .r = r };
+	stir_visitor v = { .stmt_pre = find_red, .user = &f };
+	stir_visit_list(&v, (stir_ptr_vec *)list);
 }
 
 /* r: free a list of reductions. */

@@ -9,6 +9,7 @@
 #include <string.h>
 #include "codegen/cuda_internal.h"
 #include "ir/layout.h"
+#include "ir/visit.h"
 
 /* Warp buffers ------------------------------------------------------------
  *
@@ -192,33 +193,26 @@ void cuda_put_warp_store(emitter *e, const ectx *ctx,
 	cg_put(e->out, "\n");
 }
 
-/* list: the warp buffer that a statement of list (through conditions and
- * blocks, not loops) stores into, or NULL. */
+/* s, user: stmt_pre of cuda_warp_fill_of: stop at a store into a warp
+ * buffer (*user receives it); do not enter loops. */
+static stir_visit_step find_fill(stir_stmt *s, void *user)
+{
+	if (s->kind == STIR_STMT_FOR || s->kind == STIR_STMT_ITER)
+		return STIR_VISIT_SKIP;
+	if (s->kind != STIR_STMT_STORE ||
+	    s->u.store.buf->scope != STIR_SCOPE_WARP)
+		return STIR_VISIT_GO;
+	*(const stir_buffer **)user = s->u.store.buf;
+	return STIR_VISIT_STOP;
+}
+
+/* list: see cuda_internal.h. */
 const stir_buffer *cuda_warp_fill_of(const stir_ptr_vec *list)
 {
-	for (int i = 0; i < list->n; i++) {
-		const stir_stmt *s = stir_stmt_at(list, i);
-		const stir_buffer *b = NULL;
-		switch (s->kind) {
-		case STIR_STMT_STORE:
-			if (s->u.store.buf->scope == STIR_SCOPE_WARP)
-				b = s->u.store.buf;
-			break;
-		case STIR_STMT_BLOCK:
-			b = cuda_warp_fill_of(&s->u.block.body);
-			break;
-		case STIR_STMT_IF:
-			b = cuda_warp_fill_of(&s->u.if_.then_body);
-			if (!b)
-				b = cuda_warp_fill_of(&s->u.if_.else_body);
-			break;
-		default:
-			break;
-		}
-		if (b)
-			return b;
-	}
-	return NULL;
+	const stir_buffer *b = NULL;
+	stir_visitor v = { .stmt_pre = find_fill, .user = &b };
+	stir_visit_list(&v, (stir_ptr_vec *)list);
+	return b;
 }
 
 /* e, s, ctx, buf: fill loop s of warp buffer buf: its iterations spread
