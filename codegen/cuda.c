@@ -586,10 +586,6 @@ static void scan_list_types(const stir_ptr_vec *list, bool *h16, bool *hb16)
 /* e, out: the search helpers the kernel uses, each once. */
 static void emit_search_helpers(emitter *e, cg_printer *out)
 {
-	static const char *const names[] = {
-		[STIR_LOWER_BOUND] = "lower_bound",
-		[STIR_UPPER_BOUND] = "upper_bound", [STIR_FIND] = "find",
-	};
 	static const char *const what[] = {
 		[STIR_LOWER_BOUND] = "the first position of the sorted range "
 			"a[lo, hi) whose value is >= x, or hi",
@@ -602,10 +598,11 @@ static void emit_search_helpers(emitter *e, cg_printer *out)
 		for (int t = 0; t <= STIR_BOOL; t++) {
 			if (!(e->search_used[op] & (1u << t)))
 				continue;
-			cg_putf(out, "\n// %s: %s\n", names[op], what[op]);
+			cg_putf(out, "\n// %s: %s\n", stir_search_name((stir_search)op),
+				what[op]);
 			cg_putf(out, "static __device__ __forceinline__ long long "
 				"stir_%s_%s(\n    const %s *a, long long lo, long long hi, "
-				"long long x)\n{\n", names[op],
+				"long long x)\n{\n", stir_search_name((stir_search)op),
 				stir_dtype_name((stir_dtype)t), cuda_ctype((stir_dtype)t));
 			if (op == STIR_FIND) {
 				cg_put(out, "  while (lo < hi && (long long)a[lo] != x)\n"

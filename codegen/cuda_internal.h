@@ -365,6 +365,10 @@ bool cuda_round_open(emitter *e, stir_dtype t);
 void cuda_int_literal(emitter *e, stir_dtype t, int64_t v);
 void cuda_float_literal(emitter *e, stir_dtype t, double v);
 
+/* v, user: the binding of block variable v in the emitter "user", else
+ * NULL (a stir_eq, stir_uses or stir_affine_opts hook: a block variable
+ * is the expression it prints as). */
+const stir_expr *cuda_binding_hook(const stir_var *v, const void *user);
 /* Structural equality of two expressions, block variables replaced by
  * their bindings. */
 bool cuda_expr_equal(const emitter *e, const stir_expr *a,

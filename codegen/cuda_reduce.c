@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "codegen/cuda_internal.h"
+#include "ir/ops.h"
 #include "ir/layout.h"
 #include "ir/visit.h"
 
@@ -63,10 +64,6 @@ static void put_store(emitter *e, const ectx *ctx, const stir_buffer *buf,
 		cuda_put_warp_store(e, ctx, buf, idx, op, v, s);
 		return;
 	}
-	static const char *const ops[] = {
-		[STIR_STORE_ASSIGN] = "=", [STIR_STORE_ADD] = "+",
-		[STIR_STORE_SUB] = "-", [STIR_STORE_MUL] = "*",
-	};
 	cg_printer *p = e->out;
 	stir_dtype t = buf->dtype;
 	bool atomic = ctx->atomic && op != STIR_STORE_ASSIGN &&
@@ -114,14 +111,14 @@ static void put_store(emitter *e, const ectx *ctx, const stir_buffer *buf,
 		cuda_round_open(e, t);
 		cg_put(p, t == STIR_F16 ? "__half2float(" : "__bfloat162float(");
 		put_elem(e, ctx, buf, idx);
-		cg_putf(p, ") %s ", ops[op]);
+		/* the update's operator: its spelling without the "=" */
+		cg_putf(p, ") %.1s ", stir_store_op_text(op));
 		put_val_compute(e, ctx, v, t, op == STIR_STORE_MUL ? P_MUL + 1 :
 			P_ADD + 1);
 		cg_put(p, ");");
 	} else {
 		put_elem(e, ctx, buf, idx);
-		cg_putf(p, " %s%s ", op == STIR_STORE_ASSIGN ? "" : ops[op],
-			"=");
+		cg_putf(p, " %s ", stir_store_op_text(op));
 		cuda_put_val(e, ctx, v, t, P_COND);
 		cg_put(p, ";");
 	}
