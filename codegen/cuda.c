@@ -326,8 +326,8 @@ static void emit_horizontal(emitter *e, const stir_stmt *h, const ectx *ctx)
 			c.atomic = true;
 		summary body = { 0 };
 		cuda_emit_list(e, &n->u.for_.body, &c, &body);
-		summary_append_maybe(e, e->sum, &body);
-		summary_release(&body);
+		cuda_summary_append_maybe(e, e->sum, &body);
+		cuda_summary_release(&body);
 		p->indent--;
 	}
 	if (nests->n)
@@ -500,7 +500,7 @@ static void emit_launch(emitter *e, int li, cg_printer *src)
 		stir_ptr_vec one = { 1, 1, (void **)&L->stmt };
 		cuda_emit_list(e, &one, &ctx, &sum);
 	}
-	summary_release(&sum);
+	cuda_summary_release(&sum);
 	e->sum = NULL;
 	cg_printer decls;
 	cg_printer_init(&decls, 1);

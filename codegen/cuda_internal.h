@@ -294,34 +294,34 @@ void cuda_emit_bound_loop(emitter *e, const stir_stmt *s, const ectx *ctx);
 void cuda_record(emitter *e, const ectx *ctx, const stir_buffer *buf,
 	const stir_expr *idx, bool write, bool atomic, stir_loc loc);
 /* s: free the vectors of a summary and empty it. */
-void summary_release(summary *s);
+void cuda_summary_release(summary *s);
 /* s: accesses made since its last barrier (all when it has none). */
-acc_vec *summary_pending(summary *s);
+acc_vec *cuda_summary_pending(summary *s);
 /* s: a barrier that every thread reaches follows what s holds. */
-void summary_barrier(summary *s);
+void cuda_summary_barrier(summary *s);
 /* e, p, c: code c follows p in sequence (c runs exactly once). */
-void summary_append(emitter *e, summary *p, const summary *c);
+void cuda_summary_append(emitter *e, summary *p, const summary *c);
 /* e, p, c: code c follows p but may not run at all, or only some of its
  * barriers may: every access of c stays pending. */
-void summary_append_maybe(emitter *e, summary *p, const summary *c);
+void cuda_summary_append_maybe(emitter *e, summary *p, const summary *c);
 /* e, before, after, loc, wa, wb: does an access of "after" depend on one
  * of "before" across threads (the pair in *wa, *wb)?  A dependence
  * across thread blocks is reported (at loc) and answers false. */
-bool needs_barrier(emitter *e, const acc_vec *before, const acc_vec *after,
+bool cuda_needs_barrier(emitter *e, const acc_vec *before, const acc_vec *after,
 	stir_loc loc, const cg_access **wa, const cg_access **wb);
 /* e, ctx: does every thread of the block get here (may a barrier go
  * here)? */
-bool block_uniform(const emitter *e, const ectx *ctx);
+bool cuda_block_uniform(const emitter *e, const ectx *ctx);
 /* e, ctx, loc, a, b, sum, list, before: access a must be ordered before
  * access b by a barrier before statement "before" of list (at its end
  * when NULL): record the place (CUDA_MODE_PLACE), or refuse. */
-void need_barrier(emitter *e, const ectx *ctx, stir_loc loc,
+void cuda_need_barrier(emitter *e, const ectx *ctx, stir_loc loc,
 	const cg_access *a, const cg_access *b, summary *sum,
 	const stir_ptr_vec *list, const stir_stmt *before);
 /* e, s, ctx, body: after the body of serial loop s: when its next
  * iteration would touch what other threads touched in this one, a barrier
  * ends the body. */
-void loop_carried_barrier(emitter *e, const stir_stmt *s, const ectx *ctx,
+void cuda_loop_carried_barrier(emitter *e, const stir_stmt *s, const ectx *ctx,
 	summary *body);
 /* Build the plan and the source of p->k.  0 or -1. */
 int cuda_emit(stir_cuda_plan *p, unsigned flags);

@@ -441,7 +441,7 @@ static void emit_red_combine(emitter *e, const stir_stmt *L, const ectx *ctx,
 			row, r->id);
 		cg_line(p, "}");
 		cg_line(p, "__syncthreads();");
-		summary_barrier(e->sum);
+		cuda_summary_barrier(e->sum);
 		cg_line(p, "%s = 0;", acc);
 		cg_line(p, "for (int stir_w = 0; stir_w < %" PRId64 "; ++stir_w) {",
 			nw);
@@ -450,7 +450,7 @@ static void emit_red_combine(emitter *e, const stir_stmt *L, const ectx *ctx,
 			row);
 		cg_line(p, "}");
 		cg_line(p, "__syncthreads();");
-		summary_barrier(e->sum);
+		cuda_summary_barrier(e->sum);
 	} else if (buf->scope == STIR_SCOPE_LOCAL) {
 		/* every thread keeps the total in its registers */
 		cg_indent(p);
@@ -572,11 +572,11 @@ void cuda_emit_bound_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
 	if (guard) {
 		p->indent--;
 		cg_line(p, "}");
-		summary_append_maybe(e, e->sum, &body);
+		cuda_summary_append_maybe(e, e->sum, &body);
 	} else {
-		summary_append(e, e->sum, &body);
+		cuda_summary_append(e, e->sum, &body);
 	}
-	summary_release(&body);
+	cuda_summary_release(&body);
 	for (red *r = reds; r && !e->failed; r = r->next)
 		emit_red_combine(e, s, ctx, r, inner);
 	p->indent--;

@@ -17,14 +17,14 @@
  * it. */
 static void emit_barrier(emitter *e, const stir_stmt *s, const ectx *ctx)
 {
-	if (!block_uniform(e, ctx)) {
+	if (!cuda_block_uniform(e, ctx)) {
 		cuda_error(e, s->loc, "barrier: not every thread of the block "
 			"reaches it");
 		return;
 	}
 	cg_line(e->out, "__syncthreads();");
 	if (e->sum)
-		summary_barrier(e->sum);
+		cuda_summary_barrier(e->sum);
 }
 
 /* ---- static facts about statements ------------------------------------ */
@@ -265,12 +265,12 @@ void cuda_emit_list(emitter *e, const stir_ptr_vec *list, const ectx *ctx,
 		e->out = out;
 		e->sum = saved;
 		const cg_access *a, *b;
-		if (needs_barrier(e, summary_pending(sum), &c.first, s->loc, &a, &b))
-			need_barrier(e, ctx, s->loc, a, b, sum, list, s);
+		if (cuda_needs_barrier(e, cuda_summary_pending(sum), &c.first, s->loc, &a, &b))
+			cuda_need_barrier(e, ctx, s->loc, a, b, sum, list, s);
 		cg_append(e->out, &sub);
 		cg_printer_release(&sub);
-		summary_append(e, sum, &c);
-		summary_release(&c);
+		cuda_summary_append(e, sum, &c);
+		cuda_summary_release(&c);
 	}
 }
 
@@ -287,15 +287,15 @@ static void emit_if(emitter *e, const stir_stmt *s, const ectx *ctx)
 	e->out->indent++;
 	cuda_emit_list(e, &s->u.if_.then_body, &c, &body);
 	e->out->indent--;
-	summary_append_maybe(e, e->sum, &body);
-	summary_release(&body);
+	cuda_summary_append_maybe(e, e->sum, &body);
+	cuda_summary_release(&body);
 	if (s->u.if_.else_body.n) {
 		cg_line(e->out, "} else {");
 		e->out->indent++;
 		cuda_emit_list(e, &s->u.if_.else_body, &c, &body);
 		e->out->indent--;
-		summary_append_maybe(e, e->sum, &body);
-		summary_release(&body);
+		cuda_summary_append_maybe(e, e->sum, &body);
+		cuda_summary_release(&body);
 	}
 	cg_line(e->out, "}");
 }
@@ -339,11 +339,11 @@ static void emit_serial_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
 	e->out->indent++;
 	cuda_emit_list(e, &s->u.for_.body, &c, &body);
 	if (!e->failed)
-		loop_carried_barrier(e, s, &c, &body);
+		cuda_loop_carried_barrier(e, s, &c, &body);
 	e->out->indent--;
 	cg_line(e->out, "}");
-	summary_append_maybe(e, e->sum, &body);
-	summary_release(&body);
+	cuda_summary_append_maybe(e, e->sum, &body);
+	cuda_summary_release(&body);
 }
 
 /* e, s, ctx: a block: a scope holding its variables as constants. */

@@ -269,6 +269,6 @@ void cuda_emit_warp_fill(emitter *e, const stir_stmt *s, const ectx *ctx,
 	}
 	e->out->indent--;
 	cg_line(e->out, "}");
-	summary_append_maybe(e, e->sum, &body);
-	summary_release(&body);
+	cuda_summary_append_maybe(e, e->sum, &body);
+	cuda_summary_release(&body);
 }
