@@ -290,8 +290,10 @@ void cuda_loop_carried_barrier(emitter *e, const stir_stmt *s,
 	const ectx *ctx, summary *body)
 {
 	const cg_access *a, *b;
-	if (cuda_needs_barrier(e, cuda_summary_pending(body), &body->first, s->loc, &a, &b))
-		cuda_need_barrier(e, ctx, s->loc, a, b, body, &s->u.for_.body, NULL);
+	if (cuda_needs_barrier(e, cuda_summary_pending(body), &body->first,
+	    s->loc, &a, &b))
+		cuda_need_barrier(e, ctx, s->loc, a, b, body, &s->u.for_.body,
+			NULL);
 }
 
 /* ---- the pass --------------------------------------------------------- */

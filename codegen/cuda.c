@@ -138,7 +138,8 @@ static stir_visit_step scan_bound(stir_stmt *s, void *user)
 {
 	launch_scan *ls = user;
 	if (s->kind == STIR_STMT_FOR && s->u.for_.kind == STIR_LOOP_BIND)
-		add_extent(ls->e, ls->L, s->u.for_.thread, s->u.for_.extent, true);
+		add_extent(ls->e, ls->L, s->u.for_.thread, s->u.for_.extent,
+			true);
 	return ls->e->failed ? STIR_VISIT_STOP : STIR_VISIT_GO;
 }
 
@@ -598,11 +599,11 @@ static void emit_search_helpers(emitter *e, cg_printer *out)
 		for (int t = 0; t <= STIR_BOOL; t++) {
 			if (!(e->search_used[op] & (1u << t)))
 				continue;
-			cg_putf(out, "\n// %s: %s\n", stir_search_name((stir_search)op),
-				what[op]);
+			const char *name = stir_search_name((stir_search)op);
+			cg_putf(out, "\n// %s: %s\n", name, what[op]);
 			cg_putf(out, "static __device__ __forceinline__ long long "
 				"stir_%s_%s(\n    const %s *a, long long lo, long long hi, "
-				"long long x)\n{\n", stir_search_name((stir_search)op),
+				"long long x)\n{\n", name,
 				stir_dtype_name((stir_dtype)t), cuda_ctype((stir_dtype)t));
 			if (op == STIR_FIND) {
 				cg_put(out, "  while (lo < hi && (long long)a[lo] != x)\n"

@@ -265,7 +265,8 @@ void cuda_emit_list(emitter *e, const stir_ptr_vec *list, const ectx *ctx,
 		e->out = out;
 		e->sum = saved;
 		const cg_access *a, *b;
-		if (cuda_needs_barrier(e, cuda_summary_pending(sum), &c.first, s->loc, &a, &b))
+		if (cuda_needs_barrier(e, cuda_summary_pending(sum), &c.first,
+		    s->loc, &a, &b))
 			cuda_need_barrier(e, ctx, s->loc, a, b, sum, list, s);
 		cg_append(e->out, &sub);
 		cg_printer_release(&sub);

@@ -211,7 +211,8 @@ static stir_visit_step add_load(stir_expr **slot, void *user)
 		use(user, x->u.load.buf, x->u.load.idx[0], false,
 			STIR_STORE_ASSIGN, false);
 	else if (x->kind == STIR_EXPR_SEARCH)
-		use(user, x->u.search.buf, NULL, false, STIR_STORE_ASSIGN, false);
+		use(user, x->u.search.buf, NULL, false, STIR_STORE_ASSIGN,
+			false);
 	return STIR_VISIT_GO;
 }
 

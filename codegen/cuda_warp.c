@@ -35,7 +35,8 @@ static int64_t lanes_here(const emitter *e, const ectx *ctx)
 	const stir_stmt *x = ctx->bound[STIR_THREAD_X];
 	const stir_expr *ext = x ? x->u.for_.extent : NULL;
 	if (!ext || ext->kind != STIR_EXPR_INT || ext->u.i > 32 ||
-	    !cuda_is_pow2(ext->u.i) || !cuda_only_extent(e->launch, STIR_THREAD_X, ext, e))
+	    !cuda_is_pow2(ext->u.i) ||
+	    !cuda_only_extent(e->launch, STIR_THREAD_X, ext, e))
 		return 0;
 	return ext->u.i;
 }

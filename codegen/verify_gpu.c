@@ -320,7 +320,8 @@ int cuda_verify_structure(const stir_kernel *k)
 	/* the top-level lets first, every one of them, then the launches */
 	for (int i = 0; i < k->body.n; i++) {
 		const stir_stmt *s = stir_stmt_at(&k->body, i);
-		if (s->kind == STIR_STMT_LET && stir_expr_reads_data(s->u.let.value))
+		if (s->kind == STIR_STMT_LET &&
+		    stir_expr_reads_data(s->u.let.value))
 			gv_error(&v, s->loc, "let '%s' at the top level reads memory: "
 				"it cannot be shared by the kernel's launches",
 				s->u.let.var->name);
