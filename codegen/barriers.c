@@ -6,9 +6,9 @@
  *
  * The emitter's walk (codegen/cuda.c) records every load and store with
  * the thread context it runs in (cuda_record) into summaries of the code
- * around it; within a statement list, needs_barrier compares what a
+ * around it; within a statement list, cuda_needs_barrier compares what a
  * statement accesses with what ran since the last barrier.  Walking with
- * CUDA_MODE_PLACE, need_barrier records the place; the pass then inserts
+ * CUDA_MODE_PLACE, cuda_need_barrier records the place; the pass then inserts
  * the statements.  Walking to emit, a place without its barrier is
  * refused, and so are orderings no barrier can give (different thread
  * blocks, code some threads skip, registers read by other threads).
@@ -29,6 +29,7 @@
 #include "codegen/cuda_internal.h"
 #include "ir/arena.h"
 #include "ir/layout.h"
+#include "ir/visit.h"
 
 /* e: memory ran out (reported once). */
 static void no_memory(emitter *e)
@@ -57,7 +58,7 @@ static void acc_push(emitter *e, acc_vec *v, const cg_access *a)
 }
 
 /* s: see cuda_internal.h. */
-void summary_release(summary *s)
+void cuda_summary_release(summary *s)
 {
 	free(s->first.v);
 	free(s->last.v);
@@ -65,7 +66,7 @@ void summary_release(summary *s)
 }
 
 /* s: see cuda_internal.h. */
-acc_vec *summary_pending(summary *s)
+acc_vec *cuda_summary_pending(summary *s)
 {
 	return s->barrier ? &s->last : &s->first;
 }
@@ -73,30 +74,30 @@ acc_vec *summary_pending(summary *s)
 /* e, s, a: add an access at the end of s. */
 static void summary_add(emitter *e, summary *s, const cg_access *a)
 {
-	acc_push(e, summary_pending(s), a);
+	acc_push(e, cuda_summary_pending(s), a);
 }
 
 /* s: see cuda_internal.h. */
-void summary_barrier(summary *s)
+void cuda_summary_barrier(summary *s)
 {
 	s->barrier = true;
 	s->last.n = 0;
 }
 
 /* e, p, c: see cuda_internal.h. */
-void summary_append(emitter *e, summary *p, const summary *c)
+void cuda_summary_append(emitter *e, summary *p, const summary *c)
 {
 	for (int i = 0; i < c->first.n; i++)
 		summary_add(e, p, &c->first.v[i]);
 	if (!c->barrier)
 		return;
-	summary_barrier(p);
+	cuda_summary_barrier(p);
 	for (int i = 0; i < c->last.n; i++)
 		summary_add(e, p, &c->last.v[i]);
 }
 
 /* e, p, c: see cuda_internal.h. */
-void summary_append_maybe(emitter *e, summary *p, const summary *c)
+void cuda_summary_append_maybe(emitter *e, summary *p, const summary *c)
 {
 	for (int i = 0; i < c->first.n; i++)
 		summary_add(e, p, &c->first.v[i]);
@@ -205,7 +206,7 @@ static int conflict(const emitter *e, const cg_access *a, const cg_access *b)
 }
 
 /* e, before, after, loc, wa, wb: see cuda_internal.h. */
-bool needs_barrier(emitter *e, const acc_vec *before,
+bool cuda_needs_barrier(emitter *e, const acc_vec *before,
 	const acc_vec *after, stir_loc loc, const cg_access **wa,
 	const cg_access **wb)
 {
@@ -233,7 +234,7 @@ bool needs_barrier(emitter *e, const acc_vec *before,
 }
 
 /* e, ctx: see cuda_internal.h. */
-bool block_uniform(const emitter *e, const ectx *ctx)
+bool cuda_block_uniform(const emitter *e, const ectx *ctx)
 {
 	return !(ctx->divergent & THREAD_DIMS & e->launch->used);
 }
@@ -259,12 +260,12 @@ static void add_place(emitter *e, cuda_place p)
 }
 
 /* e, ctx, loc, a, b, sum, list, before: see cuda_internal.h. */
-void need_barrier(emitter *e, const ectx *ctx, stir_loc loc,
+void cuda_need_barrier(emitter *e, const ectx *ctx, stir_loc loc,
 	const cg_access *a, const cg_access *b, summary *sum,
 	const stir_ptr_vec *list, const stir_stmt *before)
 {
 	char at[256], bt[256];
-	if (!block_uniform(e, ctx)) {
+	if (!cuda_block_uniform(e, ctx)) {
 		cuda_error(e, loc, "threads of a block must synchronize between "
 			"the accesses to '%s' at %s and at %s, but not every thread "
 			"reaches the place between them", a->buf->name,
@@ -281,16 +282,18 @@ void need_barrier(emitter *e, const ectx *ctx, stir_loc loc,
 		return;
 	}
 	add_place(e, (cuda_place){ (void *const *)list->v, before, loc });
-	summary_barrier(sum);
+	cuda_summary_barrier(sum);
 }
 
 /* e, s, ctx, body: see cuda_internal.h. */
-void loop_carried_barrier(emitter *e, const stir_stmt *s,
+void cuda_loop_carried_barrier(emitter *e, const stir_stmt *s,
 	const ectx *ctx, summary *body)
 {
 	const cg_access *a, *b;
-	if (needs_barrier(e, summary_pending(body), &body->first, s->loc, &a, &b))
-		need_barrier(e, ctx, s->loc, a, b, body, &s->u.for_.body, NULL);
+	if (cuda_needs_barrier(e, cuda_summary_pending(body), &body->first,
+	    s->loc, &a, &b))
+		cuda_need_barrier(e, ctx, s->loc, a, b, body, &s->u.for_.body,
+			NULL);
 }
 
 /* ---- the pass --------------------------------------------------------- */
@@ -308,27 +311,8 @@ static int insert_at(stir_kernel *k, stir_ptr_vec *list, int at, stir_loc loc)
 	return 0;
 }
 
-static int insert_list(stir_kernel *k, stir_ptr_vec *list,
-	const cuda_places *pl);
-
-/* k, s, pl: insert_list for the lists of s. */
-static int insert_stmt(stir_kernel *k, stir_stmt *s, const cuda_places *pl)
-{
-	switch (s->kind) {
-	case STIR_STMT_IF:
-		return insert_list(k, &s->u.if_.then_body, pl) < 0 ? -1 :
-			insert_list(k, &s->u.if_.else_body, pl);
-	case STIR_STMT_FOR:
-		return insert_list(k, &s->u.for_.body, pl);
-	case STIR_STMT_BLOCK:
-		return insert_list(k, &s->u.block.body, pl);
-	default:
-		return 0;
-	}
-}
-
-/* k, list, pl: insert the barriers of pl that belong to list, then those
- * of the lists inside it. */
+/* k, list, pl: insert the barriers of pl that belong to list (not those
+ * of the lists inside it). */
 static int insert_list(stir_kernel *k, stir_ptr_vec *list,
 	const cuda_places *pl)
 {
@@ -344,10 +328,27 @@ static int insert_list(stir_kernel *k, stir_ptr_vec *list,
 		if (insert_at(k, list, at, p->loc) < 0)
 			return -1;
 	}
-	for (int i = 0; i < list->n; i++)
-		if (insert_stmt(k, stir_stmt_at(list, i), pl) < 0)
-			return -1;
 	return 0;
+}
+
+/* The state of the pass's walk. */
+typedef struct inserting {
+	stir_kernel *k;            /* the kernel */
+	const cuda_places *pl;     /* the places */
+} inserting;
+
+/* s, user: stmt_pre of the pass's walk (user: the inserting): insert the
+ * barriers of the lists nested in s, before the walk enters them; stop
+ * when memory runs out. */
+static stir_visit_step insert_inside(stir_stmt *s, void *user)
+{
+	inserting *in = user;
+	stir_ptr_vec *lists[2];
+	int n = stir_stmt_lists(s, lists);
+	for (int l = 0; l < n; l++)
+		if (insert_list(in->k, lists[l], in->pl) < 0)
+			return STIR_VISIT_STOP;
+	return STIR_VISIT_GO;
 }
 
 /* k: see codegen.h. */
@@ -358,7 +359,12 @@ int stir_kernel_insert_barriers(stir_kernel *k)
 	cuda_places pl = { 0 };
 	int r = cuda_place_barriers(k, &pl);
 	if (r == 0 && pl.n) {
+		inserting in = { .k = k, .pl = &pl };
+		stir_visitor v = { .stmt_pre = insert_inside, .user = &in };
 		r = insert_list(k, &k->body, &pl);
+		/* (the walk stops only when memory runs out) */
+		if (r == 0 && stir_visit_list(&v, &k->body))
+			r = -1;
 		if (r < 0)
 			stir_error_oom(stir_kernel_ctx(k));
 		else

@@ -644,9 +644,8 @@ static const stir_expr *binding_of(const emitter *e, const stir_var *v)
 	return v->kind == STIR_VAR_BLOCK ? e->binding[v->slot] : NULL;
 }
 
-/* v, user: the binding of block variable v in the emitter "user" (a
- * stir_eq hook: it compares as the expression it prints as). */
-static const stir_expr *binding_hook(const stir_var *v, const void *user)
+/* v, user: see cuda_internal.h. */
+const stir_expr *cuda_binding_hook(const stir_var *v, const void *user)
 {
 	return binding_of(user, v);
 }
@@ -654,116 +653,83 @@ static const stir_expr *binding_hook(const stir_var *v, const void *user)
 /* e, a, b: see cuda_internal.h. */
 bool cuda_expr_equal(const emitter *e, const stir_expr *a, const stir_expr *b)
 {
-	stir_eq eq = { STIR_EQ_NULL_UNEQUAL, binding_hook, NULL, e };
+	stir_eq eq = { STIR_EQ_NULL_UNEQUAL, cuda_binding_hook, NULL, e };
 	return stir_expr_equal(&eq, a, b);
+}
+
+/* What cuda_expr_deps adds up. */
+typedef struct deps {
+	const emitter *e;          /* the emitter (variables' facts) */
+	unsigned d;                /* the DIM_BITs found so far */
+} deps;
+
+/* slot, user: expr_pre of cuda_expr_deps: add what expression *slot
+ * itself depends on to the deps. */
+static stir_visit_step add_deps(stir_expr **slot, void *user)
+{
+	deps *d = user;
+	const stir_expr *x = *slot;
+	if (x->kind == STIR_EXPR_VAR) {
+		d->d |= d->e->dep[x->u.var->slot];
+	} else if (x->kind == STIR_EXPR_LOAD) {
+		/* a register array may hold a different value in every
+		 * thread; a warp buffer's lanes share their copy */
+		if (x->u.load.buf->scope == STIR_SCOPE_LOCAL)
+			d->d |= THREAD_DIMS;
+		else if (x->u.load.buf->scope == STIR_SCOPE_WARP)
+			d->d |= THREAD_DIMS & ~DIM_BIT(STIR_THREAD_X);
+	} else if (x->kind == STIR_EXPR_SEARCH &&
+	    x->u.search.buf->scope == STIR_SCOPE_LOCAL) {
+		d->d |= THREAD_DIMS;
+	}
+	return STIR_VISIT_GO;
 }
 
 /* e, x: see cuda_internal.h. */
 unsigned cuda_expr_deps(const emitter *e, const stir_expr *x)
 {
-	unsigned d = 0;
-	switch (x->kind) {
-	case STIR_EXPR_INT:
-	case STIR_EXPR_FLOAT:
-		return 0;
-	case STIR_EXPR_VAR:
-		return e->dep[x->u.var->slot];
-	case STIR_EXPR_LOAD:
-		/* a register array may hold a different value in every
-		 * thread; a warp buffer's lanes share their copy */
-		if (x->u.load.buf->scope == STIR_SCOPE_LOCAL)
-			d = THREAD_DIMS;
-		else if (x->u.load.buf->scope == STIR_SCOPE_WARP)
-			d = THREAD_DIMS & ~DIM_BIT(STIR_THREAD_X);
-		return d | cuda_expr_deps(e, x->u.load.idx[0]);
-	case STIR_EXPR_UNARY:
-		return cuda_expr_deps(e, x->u.unary.a);
-	case STIR_EXPR_BINARY:
-		return cuda_expr_deps(e, x->u.binary.a) |
-			cuda_expr_deps(e, x->u.binary.b);
-	case STIR_EXPR_SELECT:
-		return cuda_expr_deps(e, x->u.select.c) |
-			cuda_expr_deps(e, x->u.select.a) |
-			cuda_expr_deps(e, x->u.select.b);
-	case STIR_EXPR_CALL:
-		for (int i = 0; i < x->u.call.n; i++)
-			d |= cuda_expr_deps(e, x->u.call.args[i]);
-		return d;
-	case STIR_EXPR_CAST:
-		return cuda_expr_deps(e, x->u.cast.a);
-	case STIR_EXPR_SEARCH:
-		if (x->u.search.buf->scope == STIR_SCOPE_LOCAL)
-			d = THREAD_DIMS;
-		return d | cuda_expr_deps(e, x->u.search.lo) |
-			cuda_expr_deps(e, x->u.search.hi) |
-			cuda_expr_deps(e, x->u.search.x);
-	}
-	return 0;
+	deps d = { .e = e };
+	stir_visitor v = { .expr_pre = add_deps, .user = &d };
+	stir_expr *root = (stir_expr *)x;
+	stir_visit_expr(&v, &root);
+	return d.d;
 }
 
 /* e, x, v: see cuda_internal.h. */
 bool cuda_expr_uses(const emitter *e, const stir_expr *x, const stir_var *v)
 {
+	stir_uses u = { .var = v, .first = true, .expand = cuda_binding_hook,
+		.expand_user = e };
+	stir_uses_expr(&u, x);
+	return u.var_uses > 0;
+}
+
+/* slot, user: expr_pre of cuda_expr_is_size: stop at an expression that
+ * is not a literal integer, a parameter or an operation on those. */
+static stir_visit_step not_size(stir_expr **slot, void *user)
+{
+	const stir_expr *x = *slot;
+	(void)user;
 	switch (x->kind) {
 	case STIR_EXPR_INT:
-	case STIR_EXPR_FLOAT:
-		return false;
-	case STIR_EXPR_VAR:
-		if (x->u.var == v)
-			return true;
-		return binding_of(e, x->u.var) &&
-			cuda_expr_uses(e, binding_of(e, x->u.var), v);
-	case STIR_EXPR_LOAD:
-		return cuda_expr_uses(e, x->u.load.idx[0], v);
 	case STIR_EXPR_UNARY:
-		return cuda_expr_uses(e, x->u.unary.a, v);
 	case STIR_EXPR_BINARY:
-		return cuda_expr_uses(e, x->u.binary.a, v) ||
-			cuda_expr_uses(e, x->u.binary.b, v);
-	case STIR_EXPR_SELECT:
-		return cuda_expr_uses(e, x->u.select.c, v) ||
-			cuda_expr_uses(e, x->u.select.a, v) ||
-			cuda_expr_uses(e, x->u.select.b, v);
 	case STIR_EXPR_CALL:
-		for (int i = 0; i < x->u.call.n; i++)
-			if (cuda_expr_uses(e, x->u.call.args[i], v))
-				return true;
-		return false;
 	case STIR_EXPR_CAST:
-		return cuda_expr_uses(e, x->u.cast.a, v);
-	case STIR_EXPR_SEARCH:
-		return cuda_expr_uses(e, x->u.search.lo, v) ||
-			cuda_expr_uses(e, x->u.search.hi, v) ||
-			cuda_expr_uses(e, x->u.search.x, v);
+	case STIR_EXPR_SELECT:
+		return STIR_VISIT_GO;
+	case STIR_EXPR_VAR:
+		return x->u.var->kind == STIR_VAR_PARAM ? STIR_VISIT_GO :
+			STIR_VISIT_STOP;
+	default:
+		return STIR_VISIT_STOP;
 	}
-	return false;
 }
 
 /* x: see cuda_internal.h. */
 bool cuda_expr_is_size(const stir_expr *x)
 {
-	switch (x->kind) {
-	case STIR_EXPR_INT:
-		return true;
-	case STIR_EXPR_VAR:
-		return x->u.var->kind == STIR_VAR_PARAM;
-	case STIR_EXPR_UNARY:
-		return cuda_expr_is_size(x->u.unary.a);
-	case STIR_EXPR_BINARY:
-		return cuda_expr_is_size(x->u.binary.a) &&
-			cuda_expr_is_size(x->u.binary.b);
-	case STIR_EXPR_CALL:
-		for (int i = 0; i < x->u.call.n; i++)
-			if (!cuda_expr_is_size(x->u.call.args[i]))
-				return false;
-		return true;
-	case STIR_EXPR_CAST:
-		return cuda_expr_is_size(x->u.cast.a);
-	case STIR_EXPR_SELECT:
-		return cuda_expr_is_size(x->u.select.c) &&
-			cuda_expr_is_size(x->u.select.a) &&
-			cuda_expr_is_size(x->u.select.b);
-	default:
-		return false;
-	}
+	stir_visitor v = { .expr_pre = not_size };
+	stir_expr *root = (stir_expr *)x;
+	return !stir_visit_expr(&v, &root);
 }

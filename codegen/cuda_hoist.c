@@ -23,45 +23,66 @@
 #include <string.h>
 #include "codegen/cuda_internal.h"
 #include "ir/util.h"
+#include "ir/visit.h"
+
+static bool safe_value(const emitter *e, const stir_expr *x);
+
+/* slot, user: expr_pre of safe_value: stop at an expression that may
+ * fault or reads memory (user: the emitter, for block bindings). */
+static stir_visit_step unsafe(stir_expr **slot, void *user)
+{
+	const emitter *e = user;
+	const stir_expr *x = *slot;
+	bool ok;
+	switch (x->kind) {
+	case STIR_EXPR_INT:
+		ok = true;
+		break;
+	case STIR_EXPR_VAR:
+		ok = !(x->u.var->kind == STIR_VAR_BLOCK &&
+			e->binding[x->u.var->slot]) ||
+			safe_value(e, e->binding[x->u.var->slot]);
+		break;
+	case STIR_EXPR_UNARY:
+		ok = stir_dtype_is_int(x->dtype);
+		break;
+	case STIR_EXPR_CAST:
+		ok = stir_dtype_is_int(x->dtype) &&
+			stir_dtype_is_int(x->u.cast.a->dtype);
+		break;
+	case STIR_EXPR_BINARY:
+		switch (x->u.binary.op) {
+		case STIR_DIV:
+		case STIR_MOD:
+			ok = x->u.binary.b->kind == STIR_EXPR_INT &&
+				x->u.binary.b->u.i != 0;
+			break;
+		case STIR_ADD:
+		case STIR_SUB:
+		case STIR_MUL:
+			ok = true;
+			break;
+		default:
+			ok = false;
+			break;
+		}
+		ok = ok && stir_dtype_is_int(x->dtype);
+		break;
+	default:
+		ok = false;
+		break;
+	}
+	return ok ? STIR_VISIT_GO : STIR_VISIT_STOP;
+}
 
 /* e, x: whether x can be evaluated anywhere: no loads, no searches, no
  * division or remainder by anything but a non-zero literal (block
  * variables through their bindings). */
 static bool safe_value(const emitter *e, const stir_expr *x)
 {
-	switch (x->kind) {
-	case STIR_EXPR_INT:
-		return true;
-	case STIR_EXPR_VAR:
-		if (x->u.var->kind == STIR_VAR_BLOCK && e->binding[x->u.var->slot])
-			return safe_value(e, e->binding[x->u.var->slot]);
-		return true;
-	case STIR_EXPR_UNARY:
-		return stir_dtype_is_int(x->dtype) && safe_value(e, x->u.unary.a);
-	case STIR_EXPR_CAST:
-		return stir_dtype_is_int(x->dtype) &&
-			stir_dtype_is_int(x->u.cast.a->dtype) &&
-			safe_value(e, x->u.cast.a);
-	case STIR_EXPR_BINARY:
-		switch (x->u.binary.op) {
-		case STIR_DIV:
-		case STIR_MOD:
-			if (x->u.binary.b->kind != STIR_EXPR_INT ||
-			    x->u.binary.b->u.i == 0)
-				return false;
-			break;
-		case STIR_ADD:
-		case STIR_SUB:
-		case STIR_MUL:
-			break;
-		default:
-			return false;
-		}
-		return stir_dtype_is_int(x->dtype) &&
-			safe_value(e, x->u.binary.a) && safe_value(e, x->u.binary.b);
-	default:
-		return false;
-	}
+	stir_visitor v = { .expr_pre = unsafe, .user = (void *)e };
+	stir_expr *root = (stir_expr *)x;
+	return !stir_visit_expr(&v, &root);
 }
 
 /* e, x: the constant that holds warp-buffer read x, or -1. */
@@ -90,53 +111,38 @@ static bool warp_movable(const hoist_walk *w, const stir_expr *x)
 		!stir_stmt_writes(w->loop, x->u.load.buf);
 }
 
-/* w, x: declare a constant for every movable search or warp-buffer read
- * in x not held yet. */
-static void hoist_expr(hoist_walk *w, const stir_expr *x)
+/* slot, user: expr_pre of the hoist walk (user: the hoist_walk): do not
+ * enter searches: they are hoisted by passes/hoist.c, and one that stays
+ * is looked at as a whole, as there. */
+static stir_visit_step hoist_enter(stir_expr **slot, void *user)
 {
+	const hoist_walk *w = user;
+	if (w->e->failed)
+		return STIR_VISIT_STOP;
+	return (*slot)->kind == STIR_EXPR_SEARCH ? STIR_VISIT_SKIP :
+		STIR_VISIT_GO;
+}
+
+/* slot, user: expr_post of the hoist walk (user: the hoist_walk), after
+ * the reads inside the expression: declare a constant for a movable
+ * warp-buffer read not held yet. */
+static stir_visit_step hoist_expr(stir_expr **slot, void *user)
+{
+	hoist_walk *w = user;
 	emitter *e = w->e;
-	if (!x || e->failed)
-		return;
-	switch (x->kind) {
-	case STIR_EXPR_VAR:
-		return;
-	case STIR_EXPR_LOAD:
-		hoist_expr(w, x->u.load.idx[0]);
-		if (x->u.load.buf->scope != STIR_SCOPE_WARP || !warp_movable(w, x))
-			return;
-		break;
-	case STIR_EXPR_UNARY:
-		hoist_expr(w, x->u.unary.a);
-		return;
-	case STIR_EXPR_BINARY:
-		hoist_expr(w, x->u.binary.a);
-		hoist_expr(w, x->u.binary.b);
-		return;
-	case STIR_EXPR_SELECT:
-		hoist_expr(w, x->u.select.c);
-		hoist_expr(w, x->u.select.a);
-		hoist_expr(w, x->u.select.b);
-		return;
-	case STIR_EXPR_CALL:
-		for (int i = 0; i < x->u.call.n; i++)
-			hoist_expr(w, x->u.call.args[i]);
-		return;
-	case STIR_EXPR_CAST:
-		hoist_expr(w, x->u.cast.a);
-		return;
-	default:
-		/* searches are hoisted by passes/hoist.c, and one that stays
-		 * is looked at as a whole, as there */
-		return;
-	}
-	if (find_memo(e, x) >= 0)
-		return;
+	const stir_expr *x = *slot;
+	if (e->failed)
+		return STIR_VISIT_STOP;
+	if (x->kind != STIR_EXPR_LOAD ||
+	    x->u.load.buf->scope != STIR_SCOPE_WARP || !warp_movable(w, x) ||
+	    find_memo(e, x) >= 0)
+		return STIR_VISIT_GO;
 	if (e->n_memo == e->cap_memo) {
 		int cap = e->cap_memo ? 2 * e->cap_memo : 8;
 		cuda_memo *m = realloc(e->memo, (size_t)cap * sizeof(*m));
 		if (!m) {
 			cuda_error(e, x->loc, "out of memory");
-			return;
+			return STIR_VISIT_STOP;
 		}
 		e->memo = m;
 		e->cap_memo = cap;
@@ -152,46 +158,7 @@ static void hoist_expr(hoist_walk *w, const stir_expr *x)
 	cg_put(e->out, ";  // a warp buffer read the loop does not change\n");
 	e->resolve = saved;
 	e->memo[e->n_memo++] = (cuda_memo){ .x = x, .id = id };
-}
-
-static void hoist_list(hoist_walk *w, const stir_ptr_vec *list);
-
-/* w, s: hoist_expr of every expression of s. */
-static void hoist_stmt(hoist_walk *w, const stir_stmt *s)
-{
-	switch (s->kind) {
-	case STIR_STMT_STORE:
-		for (int i = 0; i < s->u.store.n; i++)
-			hoist_expr(w, s->u.store.idx[i]);
-		hoist_expr(w, s->u.store.value);
-		return;
-	case STIR_STMT_LET:
-		hoist_expr(w, s->u.let.value);
-		return;
-	case STIR_STMT_IF:
-		hoist_expr(w, s->u.if_.cond);
-		hoist_list(w, &s->u.if_.then_body);
-		hoist_list(w, &s->u.if_.else_body);
-		return;
-	case STIR_STMT_FOR:
-		hoist_expr(w, s->u.for_.extent);
-		hoist_list(w, &s->u.for_.body);
-		return;
-	case STIR_STMT_BLOCK:
-		for (int i = 0; i < s->u.block.n_vars; i++)
-			hoist_expr(w, s->u.block.bindings[i]);
-		hoist_list(w, &s->u.block.body);
-		return;
-	default:
-		return;
-	}
-}
-
-/* w, list: hoist_stmt of each statement. */
-static void hoist_list(hoist_walk *w, const stir_ptr_vec *list)
-{
-	for (int i = 0; i < list->n; i++)
-		hoist_stmt(w, stir_stmt_at(list, i));
+	return STIR_VISIT_GO;
 }
 
 /* e, s, ctx: see cuda_internal.h. */
@@ -205,7 +172,9 @@ int cuda_hoist(emitter *e, const stir_stmt *s, const ectx *ctx)
 	}
 	cuda_mark_defined(s, inner);
 	hoist_walk w = { e, ctx, s, inner };
-	hoist_stmt(&w, s);
+	stir_visitor v = { .expr_pre = hoist_enter, .expr_post = hoist_expr,
+		.user = &w };
+	stir_visit_stmt(&v, (stir_stmt *)s);
 	free(inner);
 	return mark;
 }

@@ -115,7 +115,30 @@ typedef struct summary {
 	bool barrier;              /* it holds a barrier every thread reaches */
 } summary;
 
-struct red;
+/* A cross-thread reduction: a cross_thread block whose store becomes
+ * "acc += value" in every thread of its threadIdx.x loop.  A reduction
+ * into a register array (a local buffer of at most 32 elements) whose
+ * element moves with loops inside the threadIdx.x loop (the lanes of a
+ * register cache) keeps one accumulator per element of the array
+ * ("acc[IDX] += value"), and a bit per element that says whether the
+ * thread added to it. */
+typedef struct red {
+	const stir_stmt *block;    /* the cross_thread block */
+	const stir_stmt *store;    /* its one store */
+	int id;                    /* stir_redID */
+	stir_dtype acc;            /* the accumulator's type */
+	int64_t elems;             /* > 0: one accumulator per element of the
+	                              local array of that many elements */
+	struct red *next;
+} red;
+
+/* A value to store: an expression, or a generated variable. */
+typedef struct sval {
+	const stir_expr *x;        /* the expression, or NULL */
+	const char *name;          /* else the variable */
+	stir_dtype t;              /* its type */
+} sval;
+
 struct vec_ctx;
 
 /* A warp-buffer read computed before a loop into the constant stir_sID. */
@@ -218,8 +241,6 @@ int cuda_verify_sharing(const stir_kernel *k);
 
 /* ---- cuda.c ---- */
 
-/* x: does x read memory (a load or a search)? */
-bool cuda_expr_has_load(const stir_expr *x);
 /* ctx, k, x, v: the value of x when it holds only literals; false
  * otherwise. */
 bool cuda_literal_value(stir_ctx *ctx, const stir_kernel *k,
@@ -232,6 +253,39 @@ void cuda_error(emitter *e, stir_loc loc, const char *fmt, ...)
 	STIR_PRINTF(3, 4);
 /* loc, buf, size: "FILE:LINE" (the file's base name) in buf. */
 const char *cuda_loc_str(stir_loc loc, char *buf, size_t size);
+/* e: report that memory ran out. */
+void cuda_oom(emitter *e);
+/* e, ctx: the indices used by the launch that nothing binds or guards
+ * here: code runs along them redundantly. */
+unsigned cuda_unbound(const emitter *e, const ectx *ctx);
+
+/* ---- cuda_stmt.c ---- */
+
+/* list, buf, except, where: does a statement of list (store "except"
+ * aside, but not its value and index) access buf?  *where receives its
+ * location. */
+bool cuda_list_uses(const stir_ptr_vec *list, const stir_buffer *buf,
+	const stir_stmt *except, stir_loc *where);
+/* e, dims: print "threadIdx.x == 0 && ..." for the indices dims. */
+void cuda_put_index_zero(emitter *e, unsigned dims);
+/* e, s, ctx: let v = value as a constant. */
+void cuda_emit_let(emitter *e, const stir_stmt *s, const ectx *ctx);
+
+/* ---- cuda_reduce.c ---- */
+
+/* e, ctx, v, to, prec: v converted to type "to" (v's type is "to", a
+ * narrower integer, or for a variable the compute type of "to"). */
+void cuda_put_val(emitter *e, const ectx *ctx, const sval *v,
+	stir_dtype to, int prec);
+/* x: is x a power of two? */
+bool cuda_is_pow2(int64_t x);
+/* L, d, x, e: does launch L bind index d to one extent only, and is it
+ * x? */
+bool cuda_only_extent(const cuda_launch *L, int d, const stir_expr *x,
+	const emitter *e);
+/* e, s, ctx: a loop bound to a thread index: the index is the loop
+ * variable; threads past the extent skip the body. */
+void cuda_emit_bound_loop(emitter *e, const stir_stmt *s, const ectx *ctx);
 
 /* ---- barriers.c: races and barriers ---- */
 
@@ -240,34 +294,34 @@ const char *cuda_loc_str(stir_loc loc, char *buf, size_t size);
 void cuda_record(emitter *e, const ectx *ctx, const stir_buffer *buf,
 	const stir_expr *idx, bool write, bool atomic, stir_loc loc);
 /* s: free the vectors of a summary and empty it. */
-void summary_release(summary *s);
+void cuda_summary_release(summary *s);
 /* s: accesses made since its last barrier (all when it has none). */
-acc_vec *summary_pending(summary *s);
+acc_vec *cuda_summary_pending(summary *s);
 /* s: a barrier that every thread reaches follows what s holds. */
-void summary_barrier(summary *s);
+void cuda_summary_barrier(summary *s);
 /* e, p, c: code c follows p in sequence (c runs exactly once). */
-void summary_append(emitter *e, summary *p, const summary *c);
+void cuda_summary_append(emitter *e, summary *p, const summary *c);
 /* e, p, c: code c follows p but may not run at all, or only some of its
  * barriers may: every access of c stays pending. */
-void summary_append_maybe(emitter *e, summary *p, const summary *c);
+void cuda_summary_append_maybe(emitter *e, summary *p, const summary *c);
 /* e, before, after, loc, wa, wb: does an access of "after" depend on one
  * of "before" across threads (the pair in *wa, *wb)?  A dependence
  * across thread blocks is reported (at loc) and answers false. */
-bool needs_barrier(emitter *e, const acc_vec *before, const acc_vec *after,
+bool cuda_needs_barrier(emitter *e, const acc_vec *before, const acc_vec *after,
 	stir_loc loc, const cg_access **wa, const cg_access **wb);
 /* e, ctx: does every thread of the block get here (may a barrier go
  * here)? */
-bool block_uniform(const emitter *e, const ectx *ctx);
+bool cuda_block_uniform(const emitter *e, const ectx *ctx);
 /* e, ctx, loc, a, b, sum, list, before: access a must be ordered before
  * access b by a barrier before statement "before" of list (at its end
  * when NULL): record the place (CUDA_MODE_PLACE), or refuse. */
-void need_barrier(emitter *e, const ectx *ctx, stir_loc loc,
+void cuda_need_barrier(emitter *e, const ectx *ctx, stir_loc loc,
 	const cg_access *a, const cg_access *b, summary *sum,
 	const stir_ptr_vec *list, const stir_stmt *before);
 /* e, s, ctx, body: after the body of serial loop s: when its next
  * iteration would touch what other threads touched in this one, a barrier
  * ends the body. */
-void loop_carried_barrier(emitter *e, const stir_stmt *s, const ectx *ctx,
+void cuda_loop_carried_barrier(emitter *e, const stir_stmt *s, const ectx *ctx,
 	summary *body);
 /* Build the plan and the source of p->k.  0 or -1. */
 int cuda_emit(stir_cuda_plan *p, unsigned flags);
@@ -311,6 +365,10 @@ bool cuda_round_open(emitter *e, stir_dtype t);
 void cuda_int_literal(emitter *e, stir_dtype t, int64_t v);
 void cuda_float_literal(emitter *e, stir_dtype t, double v);
 
+/* v, user: the binding of block variable v in the emitter "user", else
+ * NULL (a stir_eq, stir_uses or stir_affine_opts hook: a block variable
+ * is the expression it prints as). */
+const stir_expr *cuda_binding_hook(const stir_var *v, const void *user);
 /* Structural equality of two expressions, block variables replaced by
  * their bindings. */
 bool cuda_expr_equal(const emitter *e, const stir_expr *a,
@@ -322,7 +380,20 @@ bool cuda_expr_uses(const emitter *e, const stir_expr *x, const stir_var *v);
 /* Whether x holds only literals and parameters. */
 bool cuda_expr_is_size(const stir_expr *x);
 
-/* ---- warp buffers (cuda.c) ---- */
+/* ---- warp buffers (cuda_warp.c) ---- */
+
+/* e, ctx, buf, idx, op, v, s: a store into warp buffer buf, which only
+ * its fill loop makes: this lane's element "idx", the fill's variable. */
+void cuda_put_warp_store(emitter *e, const ectx *ctx,
+	const stir_buffer *buf, const stir_expr *idx, stir_store_op op,
+	const sval *v, const stir_stmt *s);
+/* list: the warp buffer that a statement of list (through conditions and
+ * blocks, not loops) stores into, or NULL. */
+const stir_buffer *cuda_warp_fill_of(const stir_ptr_vec *list);
+/* e, s, ctx, buf: fill loop s of warp buffer buf: its iterations spread
+ * over the lanes, each lane storing its own elements. */
+void cuda_emit_warp_fill(emitter *e, const stir_stmt *s, const ectx *ctx,
+	const stir_buffer *buf);
 
 /* e, ctx, x: print load x of a warp buffer: a shuffle from the lane that
  * holds the element. */
@@ -353,7 +424,8 @@ bool cuda_hoisted(emitter *e, const stir_expr *x);
 /* e, x: whether x is held in such a constant (printing nothing). */
 bool cuda_is_hoisted(const emitter *e, const stir_expr *x);
 
-/* ---- shared with cuda_vector.c and cuda_hoist.c ---- */
+/* ---- statements and stores (cuda_stmt.c, cuda_reduce.c), shared with
+ * cuda_vector.c and cuda_hoist.c ---- */
 
 /* e, list, ctx, sum: emit a statement list (barriers placed inside). */
 void cuda_emit_list(emitter *e, const stir_ptr_vec *list, const ectx *ctx,

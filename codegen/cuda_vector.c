@@ -20,6 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "codegen/cuda_internal.h"
+#include "ir/affine.h"
+#include "ir/ops.h"
+#include "ir/visit.h"
 #include "passes/passes.h"
 
 #define MAX_VEC 16   /* vectors one loop may hold */
@@ -57,56 +60,10 @@ typedef struct vbody {
 static bool lin_coeff(const emitter *e, const stir_expr *x,
 	const stir_var *v, int64_t *c)
 {
-	int64_t a, b;
-	if (!cuda_expr_uses(e, x, v)) {
-		*c = 0;
-		return true;
-	}
-	if (!stir_dtype_is_int(x->dtype))
-		return false;
-	switch (x->kind) {
-	case STIR_EXPR_VAR:
-		if (x->u.var == v) {
-			*c = 1;
-			return true;
-		}
-		return x->u.var->kind == STIR_VAR_BLOCK &&
-			e->binding[x->u.var->slot] &&
-			lin_coeff(e, e->binding[x->u.var->slot], v, c);
-	case STIR_EXPR_UNARY:
-		if (x->u.unary.op != STIR_NEG || !lin_coeff(e, x->u.unary.a, v, &a))
-			return false;
-		*c = -a;
-		return true;
-	case STIR_EXPR_CAST:
-		return stir_int_rank(x->dtype) >= stir_int_rank(x->u.cast.a->dtype) &&
-			lin_coeff(e, x->u.cast.a, v, c);
-	case STIR_EXPR_BINARY: {
-		const stir_expr *l = x->u.binary.a, *r = x->u.binary.b;
-		switch (x->u.binary.op) {
-		case STIR_ADD:
-		case STIR_SUB:
-			if (!lin_coeff(e, l, v, &a) || !lin_coeff(e, r, v, &b))
-				return false;
-			*c = x->u.binary.op == STIR_ADD ? a + b : a - b;
-			return true;
-		case STIR_MUL:
-			if (r->kind == STIR_EXPR_INT && lin_coeff(e, l, v, &a)) {
-				*c = a * r->u.i;
-				return true;
-			}
-			if (l->kind == STIR_EXPR_INT && lin_coeff(e, r, v, &b)) {
-				*c = b * l->u.i;
-				return true;
-			}
-			return false;
-		default:
-			return false;
-		}
-	}
-	default:
-		return false;
-	}
+	stir_affine_opts o = { .flags = STIR_AFFINE_NEG |
+		STIR_AFFINE_WIDENING_CASTS | STIR_AFFINE_OPAQUE,
+		.expand = cuda_binding_hook, .user = e };
+	return stir_affine_coef_of(x, v, &o, c);
 }
 
 /* e, x, v, w, r: *r = x mod w (in [0, w)) when the residue is known
@@ -245,42 +202,26 @@ static void use(vuses *u, const stir_buffer *buf, const stir_expr *idx,
 	u->u[u->n++] = (vuse){ buf, idx, store, op, atomic };
 }
 
-/* e, x, u: the loads of x. */
-static void loads(const emitter *e, const stir_expr *x, vuses *u)
+/* slot, user: expr_pre of loads: add a load or a search (over a range:
+ * no index) to the vuses. */
+static stir_visit_step add_load(stir_expr **slot, void *user)
 {
-	switch (x->kind) {
-	case STIR_EXPR_LOAD:
-		use(u, x->u.load.buf, x->u.load.idx[0], false, STIR_STORE_ASSIGN, false);
-		loads(e, x->u.load.idx[0], u);
-		return;
-	case STIR_EXPR_UNARY:
-		loads(e, x->u.unary.a, u);
-		return;
-	case STIR_EXPR_BINARY:
-		loads(e, x->u.binary.a, u);
-		loads(e, x->u.binary.b, u);
-		return;
-	case STIR_EXPR_SELECT:
-		loads(e, x->u.select.c, u);
-		loads(e, x->u.select.a, u);
-		loads(e, x->u.select.b, u);
-		return;
-	case STIR_EXPR_CALL:
-		for (int i = 0; i < x->u.call.n; i++)
-			loads(e, x->u.call.args[i], u);
-		return;
-	case STIR_EXPR_CAST:
-		loads(e, x->u.cast.a, u);
-		return;
-	case STIR_EXPR_SEARCH:
-		use(u, x->u.search.buf, NULL, false, STIR_STORE_ASSIGN, false);
-		loads(e, x->u.search.lo, u);
-		loads(e, x->u.search.hi, u);
-		loads(e, x->u.search.x, u);
-		return;
-	default:
-		return;
-	}
+	const stir_expr *x = *slot;
+	if (x->kind == STIR_EXPR_LOAD)
+		use(user, x->u.load.buf, x->u.load.idx[0], false,
+			STIR_STORE_ASSIGN, false);
+	else if (x->kind == STIR_EXPR_SEARCH)
+		use(user, x->u.search.buf, NULL, false, STIR_STORE_ASSIGN,
+			false);
+	return STIR_VISIT_GO;
+}
+
+/* x, u: the loads of x. */
+static void loads(const stir_expr *x, vuses *u)
+{
+	stir_visitor v = { .expr_pre = add_load, .user = u };
+	stir_expr *root = (stir_expr *)x;
+	stir_visit_expr(&v, &root);
 }
 
 /* t, w: the CUDA vector type of w elements of t, or NULL. */
@@ -411,10 +352,6 @@ static void emit_lanes(emitter *e, const vbody *vb, const ectx *ctx,
 	struct vec_ctx *vc, int64_t w)
 {
 	static const char comp[] = "xyzw";
-	static const char *const ops[] = {
-		[STIR_STORE_ASSIGN] = "=", [STIR_STORE_ADD] = "+=",
-		[STIR_STORE_SUB] = "-=", [STIR_STORE_MUL] = "*=",
-	};
 	cg_printer *p = e->out;
 	int id = e->n_vec;
 	e->lane_val = 0;
@@ -449,7 +386,7 @@ static void emit_lanes(emitter *e, const vbody *vb, const ectx *ctx,
 			}
 			cg_indent(p);
 			cg_putf(p, "stir_v%d_%d.%c %s ", id, vc->v[j].id, comp[lane],
-				ops[s->u.store.op]);
+				stir_store_op_text(s->u.store.op));
 			cuda_conv(e, ctx, s->u.store.value, s->u.store.buf->dtype,
 				P_COND);
 			cg_put(p, ";");
@@ -558,8 +495,8 @@ void cuda_emit_vector_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
 	}
 	for (int i = 0; vb.ok && i < vb.n_stores; i++) {
 		const stir_stmt *st = vb.stores[i];
-		loads(e, st->u.store.value, u);
-		loads(e, st->u.store.idx[0], u);
+		loads(st->u.store.value, u);
+		loads(st->u.store.idx[0], u);
 		use(u, st->u.store.buf, st->u.store.idx[0], true, st->u.store.op,
 			vb.atomic[i]);
 	}

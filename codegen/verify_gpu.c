@@ -27,6 +27,7 @@
 #include <stir/codegen.h>
 #include "codegen/cuda_internal.h"
 #include "ir/layout.h"
+#include "ir/visit.h"
 
 /* The walk's state. */
 typedef struct gv {
@@ -57,56 +58,30 @@ static void gv_error(gv *v, stir_loc loc, const char *fmt, ...)
 	v->failed = true;
 }
 
-/* v, x: mark the buffers x reads as used. */
-static void use_expr(gv *v, const stir_expr *x)
-{
-	switch (x->kind) {
-	case STIR_EXPR_LOAD:
-		v->used[x->u.load.buf->index] = true;
-		for (int i = 0; i < x->u.load.n; i++)
-			use_expr(v, x->u.load.idx[i]);
-		return;
-	case STIR_EXPR_UNARY:
-		use_expr(v, x->u.unary.a);
-		return;
-	case STIR_EXPR_BINARY:
-		use_expr(v, x->u.binary.a);
-		use_expr(v, x->u.binary.b);
-		return;
-	case STIR_EXPR_SELECT:
-		use_expr(v, x->u.select.c);
-		use_expr(v, x->u.select.a);
-		use_expr(v, x->u.select.b);
-		return;
-	case STIR_EXPR_CALL:
-		for (int i = 0; i < x->u.call.n; i++)
-			use_expr(v, x->u.call.args[i]);
-		return;
-	case STIR_EXPR_CAST:
-		use_expr(v, x->u.cast.a);
-		return;
-	case STIR_EXPR_SEARCH:
-		v->used[x->u.search.buf->index] = true;
-		use_expr(v, x->u.search.lo);
-		use_expr(v, x->u.search.hi);
-		use_expr(v, x->u.search.x);
-		return;
-	default:
-		return;
-	}
-}
-
-/* Where a statement stands in its launch. */
+/* Where a statement stands in its launch (the walk's user data). */
 typedef struct where {
+	gv *v;                     /* the walk's state */
 	const stir_stmt *bound[N_DIMS]; /* the loop bound to each index */
 	bool no_block;             /* inside a nest of a horizontal block:
 	                              blockIdx is bound by its outermost loop */
-	bool atomic;               /* inside an atomic block */
+	int atomic;                /* how many atomic blocks it is inside */
 } where;
 
-static void check_list(gv *v, const stir_ptr_vec *list, where *w);
+/* slot, user: expr_pre of the walk: mark the buffer a load or search
+ * reads as used by the launch (user: the where). */
+static stir_visit_step use_expr(stir_expr **slot, void *user)
+{
+	const where *w = user;
+	const stir_expr *x = *slot;
+	if (x->kind == STIR_EXPR_LOAD)
+		w->v->used[x->u.load.buf->index] = true;
+	else if (x->kind == STIR_EXPR_SEARCH)
+		w->v->used[x->u.search.buf->index] = true;
+	return STIR_VISIT_GO;
+}
 
-/* v, s, w: a loop bound to a thread index. */
+/* v, s, w: a loop bound to a thread index (its body is walked next, with
+ * the index bound). */
 static void check_bound_loop(gv *v, const stir_stmt *s, where *w)
 {
 	int d = s->u.for_.thread;
@@ -130,8 +105,6 @@ static void check_bound_loop(gv *v, const stir_stmt *s, where *w)
 		return;
 	}
 	w->bound[d] = s;
-	check_list(v, &s->u.for_.body, w);
-	w->bound[d] = NULL;
 }
 
 /* v, s, w: a store. */
@@ -140,9 +113,6 @@ static void check_store(gv *v, const stir_stmt *s, const where *w)
 	const stir_buffer *b = s->u.store.buf;
 	v->used[b->index] = true;
 	v->written[b->index] = true;
-	for (int i = 0; i < s->u.store.n; i++)
-		use_expr(v, s->u.store.idx[i]);
-	use_expr(v, s->u.store.value);
 	if (w->atomic && s->u.store.op != STIR_STORE_ASSIGN &&
 	    b->scope != STIR_SCOPE_LOCAL && b->scope != STIR_SCOPE_WARP &&
 	    b->dtype == STIR_I8)
@@ -150,7 +120,7 @@ static void check_store(gv *v, const stir_stmt *s, const where *w)
 			"no 8-bit atomics", b->name);
 }
 
-/* v, s, w: a block below the top level. */
+/* v, s, w: a block below the top level (its body is walked next). */
 static void check_block(gv *v, const stir_stmt *s, where *w)
 {
 	if (s->u.block.flags & STIR_BLOCK_HORIZONTAL) {
@@ -164,55 +134,61 @@ static void check_block(gv *v, const stir_stmt *s, where *w)
 			"loop bound to threadIdx.x", s->u.block.name);
 		return;
 	}
-	for (int i = 0; i < s->u.block.n_vars; i++)
-		use_expr(v, s->u.block.bindings[i]);
-	bool atomic = w->atomic;
 	if (s->u.block.flags & STIR_BLOCK_ATOMIC)
-		w->atomic = true;
-	check_list(v, &s->u.block.body, w);
-	w->atomic = atomic;
+		w->atomic++;
 }
 
-/* v, s, w: any statement of a launch. */
-static void check_stmt(gv *v, const stir_stmt *s, where *w)
+/* s, user: stmt_pre of the walk: check statement s of a launch (user:
+ * the where).  The walk ends at the first error (a nest bound wrongly
+ * would report each statement inside it again). */
+static stir_visit_step check_stmt(stir_stmt *s, void *user)
 {
+	where *w = user;
+	gv *v = w->v;
 	switch (s->kind) {
 	case STIR_STMT_STORE:
 		check_store(v, s, w);
-		return;
-	case STIR_STMT_LET:
-		use_expr(v, s->u.let.value);
-		return;
-	case STIR_STMT_IF:
-		use_expr(v, s->u.if_.cond);
-		check_list(v, &s->u.if_.then_body, w);
-		check_list(v, &s->u.if_.else_body, w);
-		return;
+		break;
 	case STIR_STMT_FOR:
-		use_expr(v, s->u.for_.extent);
 		if (s->u.for_.kind == STIR_LOOP_BIND)
 			check_bound_loop(v, s, w);
-		else
-			check_list(v, &s->u.for_.body, w);
-		return;
+		break;
 	case STIR_STMT_BLOCK:
 		check_block(v, s, w);
-		return;
+		break;
 	case STIR_STMT_ITER:
 		gv_error(v, s->loc, "a sparse iteration cannot be emitted as "
 			"CUDA: lower the kernel to stage III first");
-		return;
-	case STIR_STMT_BARRIER:
-		return;
+		break;
+	default:
+		break;
 	}
+	return v->failed ? STIR_VISIT_STOP : STIR_VISIT_GO;
 }
 
-/* v, list, w: check_stmt of every statement, up to the first error (a
- * nest bound wrongly would report each statement inside it again). */
-static void check_list(gv *v, const stir_ptr_vec *list, where *w)
+/* s, user: stmt_post of the walk: leave what check_stmt entered. */
+static stir_visit_step leave_stmt(stir_stmt *s, void *user)
 {
-	for (int i = 0; i < list->n && !v->failed; i++)
-		check_stmt(v, stir_stmt_at(list, i), w);
+	where *w = user;
+	if (s->kind == STIR_STMT_FOR && s->u.for_.kind == STIR_LOOP_BIND)
+		w->bound[s->u.for_.thread] = NULL;
+	else if (s->kind == STIR_STMT_BLOCK &&
+	    (s->u.block.flags & STIR_BLOCK_ATOMIC))
+		w->atomic--;
+	return STIR_VISIT_GO;
+}
+
+/* w, s, list: walk statement s, or (s NULL) list, checking each
+ * statement where w says it stands. */
+static void check_walk(where *w, const stir_stmt *s,
+	const stir_ptr_vec *list)
+{
+	stir_visitor vis = { .stmt_pre = check_stmt, .stmt_post = leave_stmt,
+		.expr_pre = use_expr, .user = w };
+	if (s)
+		stir_visit_stmt(&vis, (stir_stmt *)s);
+	else
+		stir_visit_list(&vis, (stir_ptr_vec *)list);
 }
 
 /* v, h: the nests of horizontal block h: each a loop bound to blockIdx.x
@@ -234,11 +210,12 @@ static void check_horizontal(gv *v, const stir_stmt *h)
 				n->u.for_.var->name);
 			return;
 		}
-		use_expr(v, n->u.for_.extent);
-		where w = { .no_block = true,
+		stir_expr *ext = n->u.for_.extent;
+		where w = { .v = v, .no_block = true,
 			.atomic = (h->u.block.flags & STIR_BLOCK_ATOMIC) != 0 };
+		use_expr(&ext, &w);
 		w.bound[STIR_BLOCK_X] = n;
-		check_list(v, &n->u.for_.body, &w);
+		check_walk(&w, NULL, &n->u.for_.body);
 	}
 }
 
@@ -253,8 +230,8 @@ static void check_launch(gv *v, int li, const stir_stmt *s)
 	    (s->u.block.flags & STIR_BLOCK_HORIZONTAL)) {
 		check_horizontal(v, s);
 	} else {
-		where w = { .atomic = false };
-		check_stmt(v, s, &w);
+		where w = { .v = v };
+		check_walk(&w, s, NULL);
 	}
 	if (v->failed)
 		return;
@@ -291,8 +268,8 @@ static void check_owners(gv *v, const stir_stmt *s, int li, int *owner)
 	    (s->u.block.flags & STIR_BLOCK_HORIZONTAL)) {
 		check_horizontal(v, s);
 	} else {
-		where w = { .atomic = false };
-		check_stmt(v, s, &w);
+		where w = { .v = v };
+		check_walk(&w, s, NULL);
 	}
 	for (int i = 0; i < k->buffers.n && !v->failed; i++) {
 		const stir_buffer *b = stir_buffer_at(&k->buffers, i);
@@ -343,7 +320,8 @@ int cuda_verify_structure(const stir_kernel *k)
 	/* the top-level lets first, every one of them, then the launches */
 	for (int i = 0; i < k->body.n; i++) {
 		const stir_stmt *s = stir_stmt_at(&k->body, i);
-		if (s->kind == STIR_STMT_LET && cuda_expr_has_load(s->u.let.value))
+		if (s->kind == STIR_STMT_LET &&
+		    stir_expr_reads_data(s->u.let.value))
 			gv_error(&v, s->loc, "let '%s' at the top level reads memory: "
 				"it cannot be shared by the kernel's launches",
 				s->u.let.var->name);

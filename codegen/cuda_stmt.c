@@ -1,0 +1,450 @@
+/* The CUDA emitter's statements (docs/cuda.md): a statement list with the
+ * barriers between its statements, guarded statements, if, let, blocks,
+ * serial loops and barriers, and the static facts about statements that
+ * they look at (what a statement binds, stores and names).  Thread-bound
+ * loops and stores are in cuda_reduce.c, vector loops in cuda_vector.c,
+ * warp buffers' fill loops in cuda_warp.c. */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "codegen/cuda_internal.h"
+#include "ir/layout.h"
+#include "ir/visit.h"
+
+/* e, s, ctx: a barrier statement: every thread of the block must reach
+ * it. */
+static void emit_barrier(emitter *e, const stir_stmt *s, const ectx *ctx)
+{
+	if (!cuda_block_uniform(e, ctx)) {
+		cuda_error(e, s->loc, "barrier: not every thread of the block "
+			"reaches it");
+		return;
+	}
+	cg_line(e->out, "__syncthreads();");
+	if (e->sum)
+		cuda_summary_barrier(e->sum);
+}
+
+/* ---- static facts about statements ------------------------------------ */
+
+/* s, user: stmt_pre of bound_inside: add the index a bound loop binds to
+ * the mask *user. */
+static stir_visit_step add_bound(stir_stmt *s, void *user)
+{
+	if (s->kind == STIR_STMT_FOR && s->u.for_.kind == STIR_LOOP_BIND)
+		*(unsigned *)user |= DIM_BIT(s->u.for_.thread);
+	return STIR_VISIT_GO;
+}
+
+/* s: the indices bound by loops in s (s included). */
+static unsigned bound_inside(const stir_stmt *s)
+{
+	unsigned b = 0;
+	stir_visitor v = { .stmt_pre = add_bound, .user = &b };
+	stir_visit_stmt(&v, (stir_stmt *)s);
+	return b;
+}
+
+/* s, user: stmt_pre of stores_shared_data: stop at a store into a global
+ * or shared buffer. */
+static stir_visit_step shared_store(stir_stmt *s, void *user)
+{
+	(void)user;
+	if (s->kind == STIR_STMT_STORE &&
+	    s->u.store.buf->scope != STIR_SCOPE_LOCAL &&
+	    s->u.store.buf->scope != STIR_SCOPE_WARP)
+		return STIR_VISIT_STOP;
+	return STIR_VISIT_GO;
+}
+
+/* s: does s store into a global or shared buffer? */
+static bool stores_shared_data(const stir_stmt *s)
+{
+	stir_visitor v = { .stmt_pre = shared_store };
+	return stir_visit_stmt(&v, (stir_stmt *)s);
+}
+
+/* What cuda_list_uses looks for. */
+typedef struct buf_use {
+	const stir_buffer *buf;    /* the buffer */
+	const stir_stmt *except;   /* a store whose target does not count */
+	stir_loc *where;           /* receives the location of the use */
+} buf_use;
+
+/* s, user: stmt_pre of cuda_list_uses: stop at a statement (a buf_use)
+ * whose own expressions read the buffer, or that stores into it. */
+static stir_visit_step uses_buf(stir_stmt *s, void *user)
+{
+	const buf_use *u = user;
+	bool r = s->kind == STIR_STMT_STORE && s != u->except &&
+		s->u.store.buf == u->buf;
+	stir_expr **x;
+	for (int i = 0; !r && (x = stir_stmt_expr(s, i, 0)); i++)
+		r = *x && stir_expr_reads(*x, u->buf);
+	if (!r)
+		return STIR_VISIT_GO;
+	*u->where = s->loc;
+	return STIR_VISIT_STOP;
+}
+
+/* list, buf, except, where: see cuda_internal.h. */
+bool cuda_list_uses(const stir_ptr_vec *list, const stir_buffer *buf,
+	const stir_stmt *except, stir_loc *where)
+{
+	buf_use u = { .buf = buf, .except = except, .where = where };
+	stir_visitor v = { .stmt_pre = uses_buf, .user = &u };
+	return stir_visit_list(&v, (stir_ptr_vec *)list);
+}
+
+/* s, user: stmt_pre of cuda_mark_defined: mark the variables s binds in
+ * the array *user (by slot). */
+static stir_visit_step mark_binds(stir_stmt *s, void *user)
+{
+	bool *inner = user;
+	int n;
+	stir_var **vars = stir_stmt_binds(s, &n, NULL);
+	for (int i = 0; i < n; i++)
+		inner[vars[i]->slot] = true;
+	return STIR_VISIT_GO;
+}
+
+/* s, inner: see cuda_internal.h. */
+void cuda_mark_defined(const stir_stmt *s, bool *inner)
+{
+	stir_visitor v = { .stmt_pre = mark_binds, .user = inner };
+	stir_visit_stmt(&v, (stir_stmt *)s);
+}
+
+/* What cuda_inner_var looks for. */
+typedef struct inner_find {
+	const emitter *e;          /* the emitter (block bindings) */
+	const bool *inner;         /* the variables looked for, by slot */
+	const stir_var *found;     /* receives the first one */
+} inner_find;
+
+/* slot, user: expr_pre of cuda_inner_var: stop at a variable marked in
+ * the inner_find's array, a block variable being its binding. */
+static stir_visit_step find_inner(stir_expr **slot, void *user)
+{
+	inner_find *f = user;
+	const stir_expr *x = *slot;
+	if (x->kind != STIR_EXPR_VAR || !f->inner[x->u.var->slot])
+		return STIR_VISIT_GO;
+	if (x->u.var->kind == STIR_VAR_BLOCK && f->e->binding[x->u.var->slot])
+		f->found = cuda_inner_var(f->e, f->e->binding[x->u.var->slot],
+			f->inner);
+	else
+		f->found = x->u.var;
+	return f->found ? STIR_VISIT_STOP : STIR_VISIT_GO;
+}
+
+/* e, x, inner: see cuda_internal.h. */
+const stir_var *cuda_inner_var(const emitter *e, const stir_expr *x,
+	const bool *inner)
+{
+	inner_find f = { .e = e, .inner = inner };
+	stir_visitor v = { .expr_pre = find_inner, .user = &f };
+	stir_expr *root = (stir_expr *)x;
+	stir_visit_expr(&v, &root);
+	return f.found;
+}
+
+/* What names_var looks for. */
+typedef struct name_find {
+	const emitter *e;          /* the emitter (hoisted reads) */
+	const stir_var *v;         /* the variable */
+} name_find;
+
+/* slot, user: expr_pre of names_var: stop at the name_find's variable;
+ * a search or warp-buffer read held in a constant names nothing. */
+static stir_visit_step find_name(stir_expr **slot, void *user)
+{
+	const name_find *f = user;
+	const stir_expr *x = *slot;
+	if (x->kind == STIR_EXPR_LOAD && cuda_is_hoisted(f->e, x))
+		return STIR_VISIT_SKIP;
+	return x->kind == STIR_EXPR_VAR && x->u.var == f->v ?
+		STIR_VISIT_STOP : STIR_VISIT_GO;
+}
+
+/* e, x, v: does x, as printed, name v (block variables not resolved; a
+ * search or warp-buffer read held in a constant names nothing)? */
+static bool names_var(const emitter *e, const stir_expr *x,
+	const stir_var *v)
+{
+	name_find f = { .e = e, .v = v };
+	stir_visitor w = { .expr_pre = find_name, .user = &f };
+	stir_expr *root = (stir_expr *)x;
+	return stir_visit_expr(&w, &root);
+}
+
+/* e, list, v: does a statement of list name variable v (as names_var)? */
+static bool list_names_var(const emitter *e, const stir_ptr_vec *list,
+	const stir_var *v)
+{
+	name_find f = { .e = e, .v = v };
+	stir_visitor w = { .expr_pre = find_name, .user = &f };
+	return stir_visit_list(&w, (stir_ptr_vec *)list);
+}
+
+/* ---- statements --------------------------------------------------------- */
+
+/* e, dims: print "threadIdx.x == 0 && ..." for the indices dims. */
+void cuda_put_index_zero(emitter *e, unsigned dims)
+{
+	bool first = true;
+	static const int order[N_DIMS] = {
+		STIR_THREAD_X, STIR_THREAD_Y, STIR_THREAD_Z,
+		STIR_BLOCK_X, STIR_BLOCK_Y, STIR_BLOCK_Z,
+	};
+	for (int i = 0; i < N_DIMS; i++) {
+		if (!(dims & DIM_BIT(order[i])))
+			continue;
+		cg_putf(e->out, "%s%s == 0", first ? "" : " && ",
+			cuda_dim_names[order[i]]);
+		first = false;
+	}
+}
+
+/* e, list, from, to, ctx: statement list[to] of a list, with the hoisted
+ * lets list[from .. to - 1] that stand before it (passes/hoist.c), guarded
+ * to index 0 along the indices it would otherwise run redundantly on when
+ * it stores to memory other threads see (the lets inside the guard). */
+static void emit_guarded(emitter *e, const stir_ptr_vec *list, int from,
+	int to, const ectx *ctx)
+{
+	const stir_stmt *s = stir_stmt_at(list, to);
+	unsigned u = cuda_unbound(e, ctx);
+	ectx c = *ctx;
+	bool guard = u && stores_shared_data(s) && !(bound_inside(s) & u);
+	if (guard) {
+		/* (else nothing to guard, or the guard goes further in) */
+		c.single |= u;
+		c.divergent |= u & THREAD_DIMS;
+		cg_indent(e->out);
+		cg_put(e->out, "if (");
+		cuda_put_index_zero(e, u);
+		cg_put(e->out, ") {\n");
+		e->out->indent++;
+	}
+	for (int i = from; i <= to; i++)
+		cuda_emit_stmt(e, stir_stmt_at(list, i), &c);
+	if (guard) {
+		e->out->indent--;
+		cg_line(e->out, "}");
+	}
+}
+
+/* s: whether s is a hoisted let (passes/hoist.c). */
+static bool is_hoisted_let(const stir_stmt *s)
+{
+	return s->kind == STIR_STMT_LET && s->u.let.hoisted;
+}
+
+/* e, list, ctx, sum: each statement into its own text first, so that
+ * what it accesses decides whether a barrier goes before it. */
+void cuda_emit_list(emitter *e, const stir_ptr_vec *list, const ectx *ctx,
+	summary *sum)
+{
+	for (int i = 0; i < list->n && !e->failed; i++) {
+		/* hoisted lets go with the statement after them */
+		int from = i;
+		while (i + 1 < list->n && is_hoisted_let(stir_stmt_at(list, i)))
+			i++;
+		const stir_stmt *s = stir_stmt_at(list, i);
+		summary c = { 0 };
+		cg_printer sub;
+		cg_printer_init(&sub, e->out->indent);
+		cg_printer *out = e->out;
+		summary *saved = e->sum;
+		e->out = &sub;
+		e->sum = &c;
+		emit_guarded(e, list, from, i, ctx);
+		e->out = out;
+		e->sum = saved;
+		const cg_access *a, *b;
+		if (cuda_needs_barrier(e, cuda_summary_pending(sum), &c.first,
+		    s->loc, &a, &b))
+			cuda_need_barrier(e, ctx, s->loc, a, b, sum, list, s);
+		cg_append(e->out, &sub);
+		cg_printer_release(&sub);
+		cuda_summary_append(e, sum, &c);
+		cuda_summary_release(&c);
+	}
+}
+
+/* e, s, ctx: if/else. */
+static void emit_if(emitter *e, const stir_stmt *s, const ectx *ctx)
+{
+	ectx c = *ctx;
+	c.divergent |= cuda_expr_deps(e, s->u.if_.cond) & THREAD_DIMS;
+	cg_indent(e->out);
+	cg_put(e->out, "if (");
+	cuda_expr(e, ctx, s->u.if_.cond, P_TOP);
+	cg_put(e->out, ") {\n");
+	summary body = { 0 };
+	e->out->indent++;
+	cuda_emit_list(e, &s->u.if_.then_body, &c, &body);
+	e->out->indent--;
+	cuda_summary_append_maybe(e, e->sum, &body);
+	cuda_summary_release(&body);
+	if (s->u.if_.else_body.n) {
+		cg_line(e->out, "} else {");
+		e->out->indent++;
+		cuda_emit_list(e, &s->u.if_.else_body, &c, &body);
+		e->out->indent--;
+		cuda_summary_append_maybe(e, e->sum, &body);
+		cuda_summary_release(&body);
+	}
+	cg_line(e->out, "}");
+}
+
+/* e, s, ctx: a serial or unrolled loop.  The extent is evaluated once, as
+ * the interpreter does, when it reads memory (the body might change it).
+ * The fill loop of a warp buffer is emitted by emit_warp_fill. */
+static void emit_serial_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
+{
+	const stir_expr *ext = s->u.for_.extent;
+	const stir_var *v = s->u.for_.var;
+	const stir_buffer *fill = cuda_warp_fill_of(&s->u.for_.body);
+	if (fill) {
+		cuda_emit_warp_fill(e, s, ctx, fill);
+		return;
+	}
+	ectx c = *ctx;
+	c.divergent |= cuda_expr_deps(e, ext) & THREAD_DIMS;
+	if (s->u.for_.kind == STIR_LOOP_UNROLL)
+		cg_line(e->out, "#pragma unroll");
+	cg_indent(e->out);
+	cg_putf(e->out, "for (%s ", cuda_ctype(v->dtype));
+	cuda_put_name(e, v->name);
+	if (stir_expr_reads_data(ext)) {
+		int id = e->n_tmp++;
+		cg_putf(e->out, " = 0, stir_n%d = ", id);
+		cuda_expr(e, ctx, ext, P_COND);
+		cg_put(e->out, "; ");
+		cuda_put_name(e, v->name);
+		cg_putf(e->out, " < stir_n%d; ++", id);
+	} else {
+		cg_put(e->out, " = 0; ");
+		cuda_put_name(e, v->name);
+		cg_put(e->out, " < ");
+		cuda_expr(e, ctx, ext, P_REL + 1);
+		cg_put(e->out, "; ++");
+	}
+	cuda_put_name(e, v->name);
+	cg_put(e->out, ") {\n");
+	summary body = { 0 };
+	e->out->indent++;
+	cuda_emit_list(e, &s->u.for_.body, &c, &body);
+	if (!e->failed)
+		cuda_loop_carried_barrier(e, s, &c, &body);
+	e->out->indent--;
+	cg_line(e->out, "}");
+	cuda_summary_append_maybe(e, e->sum, &body);
+	cuda_summary_release(&body);
+}
+
+/* e, s, ctx: a block: a scope holding its variables as constants. */
+static void emit_block(emitter *e, const stir_stmt *s, const ectx *ctx)
+{
+	cg_printer *p = e->out;
+	/* a horizontal block is a launch, a cross-thread block is inside a
+	 * loop bound to threadIdx.x (cuda_verify_structure) */
+	cg_line(p, "{  // block %s", s->u.block.name);
+	p->indent++;
+	/* a cross-thread block's one store becomes an addition to the
+	 * thread's part: only its value is emitted here, its target after
+	 * the combining tree */
+	const stir_stmt *red_store = (s->u.block.flags &
+		STIR_BLOCK_CROSS_THREAD) ? stir_stmt_at(&s->u.block.body, 0) : NULL;
+	for (int i = 0; i < s->u.block.n_vars; i++) {
+		const stir_var *v = s->u.block.vars[i];
+		if (red_store ? !names_var(e, red_store->u.store.value, v) :
+		    !list_names_var(e, &s->u.block.body, v))
+			continue; /* unused: no declaration to warn about */
+		cg_indent(p);
+		cg_putf(p, "const %s ", cuda_ctype(v->dtype));
+		cuda_put_name(e, v->name);
+		cg_put(p, " = ");
+		cuda_expr(e, ctx, s->u.block.bindings[i], P_COND);
+		cg_put(p, ";\n");
+	}
+	ectx c = *ctx;
+	if (s->u.block.flags & STIR_BLOCK_ATOMIC)
+		c.atomic = true;
+	cuda_emit_list(e, &s->u.block.body, &c, e->sum);
+	p->indent--;
+	cg_line(p, "}");
+}
+
+/* e, s, ctx: let v = value as a constant. */
+void cuda_emit_let(emitter *e, const stir_stmt *s, const ectx *ctx)
+{
+	const stir_var *v = s->u.let.var;
+	const stir_expr *x = s->u.let.value;
+	cg_indent(e->out);
+	cg_putf(e->out, "const %s ", cuda_ctype(v->dtype));
+	if (s->u.let.hoisted) {
+		/* a constant stir_sN (passes/hoist.c) */
+		e->hoist_id[v->slot] = ++e->n_hoist;
+		cg_putf(e->out, "stir_s%d = ", e->n_hoist - 1);
+		cuda_expr(e, ctx, x, P_COND);
+		cg_putf(e->out, ";  // a %s the loop does not change\n",
+			x->kind == STIR_EXPR_SEARCH ? "search" : "warp buffer read");
+		return;
+	}
+	cuda_put_name(e, v->name);
+	cg_put(e->out, " = ");
+	cuda_expr(e, ctx, x, P_COND);
+	cg_put(e->out, ";\n");
+}
+
+/* e, s, ctx: see cuda_internal.h. */
+void cuda_emit_stmt(emitter *e, const stir_stmt *s, const ectx *ctx)
+{
+	switch (s->kind) {
+	case STIR_STMT_STORE:
+		cuda_emit_store(e, s, ctx);
+		return;
+	case STIR_STMT_LET:
+		cuda_emit_let(e, s, ctx);
+		return;
+	case STIR_STMT_IF:
+		emit_if(e, s, ctx);
+		return;
+	case STIR_STMT_BLOCK:
+		emit_block(e, s, ctx);
+		return;
+	case STIR_STMT_FOR: {
+		/* (split guards are tested before the loop nests they are in
+		 * by the lift_guards pass, passes/lift_guards.c) */
+		/* a loop inside a fill loop is not part of the fill */
+		ectx c = *ctx;
+		c.fill = NULL;
+		int mark = cuda_hoist(e, s, &c);
+		switch (s->u.for_.kind) {
+		case STIR_LOOP_BIND:
+			cuda_emit_bound_loop(e, s, &c);
+			break;
+		case STIR_LOOP_VECTORIZE:
+			cuda_emit_vector_loop(e, s, &c);
+			break;
+		default:
+			emit_serial_loop(e, s, &c);
+			break;
+		}
+		cuda_unhoist(e, mark);
+		return;
+	}
+	case STIR_STMT_ITER:
+		/* refused by cuda_verify_structure */
+		e->failed = true;
+		return;
+	case STIR_STMT_BARRIER:
+		emit_barrier(e, s, ctx);
+		return;
+	}
+}

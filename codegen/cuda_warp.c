@@ -1,0 +1,275 @@
+/* The CUDA emitter's warp buffers (docs/cuda.md): register arrays spread
+ * over the lanes of the loop bound to threadIdx.x, their loads (a
+ * shuffle from the lane holding the element), their fill loops and
+ * their stores. */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "codegen/cuda_internal.h"
+#include "ir/layout.h"
+#include "ir/visit.h"
+
+/* Warp buffers ------------------------------------------------------------
+ *
+ * A warp buffer (scope warp, made by cache_read) is a register array
+ * spread over the L lanes of the loop bound to threadIdx.x that uses it:
+ * lane t holds elements t, t + L, t + 2L, ... in NAME[0], NAME[1], ...
+ * Its fill loop, a serial loop "for ax in [0, E)" storing element ax,
+ * runs as "ax = i * L + lane" for i < ceil(E / L), each lane storing its
+ * own elements; a read of element j is __shfl_sync(MASK, NAME[j / L],
+ * j % L, L) from the lane that holds it.  This is the interpreter's
+ * meaning (every thread a whole copy) because the copies of the lanes
+ * are the same: what is stored, the element read and the control flow
+ * around both do not depend on threadIdx.x.  The lanes of a loop are
+ * the launch's threads in x (a literal power of two up to 32), so that
+ * they are one aligned group of lanes of a warp, whose mask is MASK. */
+
+
+/* e, ctx: the lanes of the loop bound to threadIdx.x where ctx runs, when
+ * warp buffers can live there: a literal power of two up to 32 that is
+ * the launch's threads in x; else 0. */
+static int64_t lanes_here(const emitter *e, const ectx *ctx)
+{
+	const stir_stmt *x = ctx->bound[STIR_THREAD_X];
+	const stir_expr *ext = x ? x->u.for_.extent : NULL;
+	if (!ext || ext->kind != STIR_EXPR_INT || ext->u.i > 32 ||
+	    !cuda_is_pow2(ext->u.i) ||
+	    !cuda_only_extent(e->launch, STIR_THREAD_X, ext, e))
+		return 0;
+	return ext->u.i;
+}
+
+/* e, ctx: see cuda_internal.h. */
+bool cuda_warp_readable(const emitter *e, const ectx *ctx)
+{
+	return lanes_here(e, ctx) > 0 && !ctx->fill_tail &&
+		!(ctx->divergent & DIM_BIT(STIR_THREAD_X));
+}
+
+/* e, ctx, buf, loc, what, n: the lanes warp buffer buf is spread over
+ * where ctx runs ("what" it does there, for diagnostics), after checking
+ * that they can be and are the same as elsewhere in the launch, and its
+ * elements in *n; 0 after an error. */
+static int64_t warp_lanes(emitter *e, const ectx *ctx, const stir_buffer *buf,
+	stir_loc loc, const char *what, int64_t *n)
+{
+	const stir_stmt *x = ctx->bound[STIR_THREAD_X];
+	int64_t lanes = lanes_here(e, ctx);
+	if (!x) {
+		cuda_error(e, loc, "warp buffer '%s' is %s outside a loop bound to "
+			"threadIdx.x, whose lanes hold it", buf->name, what);
+		return 0;
+	}
+	if (!lanes) {
+		cuda_error(e, loc, "warp buffer '%s' is %s inside loop '%s', bound "
+			"to threadIdx.x, whose extent is not the launch's threads in x "
+			"or not a literal power of two up to 32", buf->name, what,
+			x->u.for_.var->name);
+		return 0;
+	}
+	if (!cuda_literal_value(e->ctx, e->k, buf->extent, n) || *n < 1) {
+		cuda_error(e, buf->loc, "warp buffer '%s' needs a positive literal "
+			"extent", buf->name);
+		return 0;
+	}
+	int64_t *have = &e->warp_lanes[buf->index];
+	if (*have && *have != lanes) {
+		cuda_error(e, loc, "warp buffer '%s' is %s by %" PRId64 " lanes, "
+			"and elsewhere in the launch by %" PRId64, buf->name, what,
+			lanes, *have);
+		return 0;
+	}
+	*have = lanes;
+	return lanes;
+}
+
+/* e, lanes: the mask of this thread's group of "lanes" lanes. */
+static void put_lane_mask(emitter *e, int64_t lanes)
+{
+	if (lanes == 32) {
+		cg_put(e->out, "0xffffffffu");
+		return;
+	}
+	e->need_lanes = true;
+	cg_putf(e->out, "stir_lanes(%" PRId64 ")", lanes);
+}
+
+/* e, ctx, x: see cuda_internal.h. */
+void cuda_warp_load(emitter *e, const ectx *ctx, const stir_expr *x)
+{
+	const stir_buffer *buf = x->u.load.buf;
+	const stir_expr *idx = x->u.load.idx[0];
+	if (cuda_hoisted(e, x))
+		return;
+	if (e->buf_used)
+		e->buf_used[buf->index] = true;
+	cuda_record(e, ctx, buf, idx, false, false, x->loc);
+	int64_t n, lanes = warp_lanes(e, ctx, buf, x->loc, "read", &n);
+	if (!lanes)
+		return;
+	if ((ctx->divergent & DIM_BIT(STIR_THREAD_X)) || ctx->fill_tail) {
+		cuda_error(e, x->loc, "warp buffer '%s' is read under control flow "
+			"that depends on threadIdx.x%s: its lanes shuffle together",
+			buf->name, ctx->fill_tail ? " (a fill loop whose last lanes "
+			"store nothing)" : "");
+		return;
+	}
+	if (cuda_expr_deps(e, idx) & DIM_BIT(STIR_THREAD_X)) {
+		cuda_error(e, x->loc, "warp buffer '%s' is read at an index that "
+			"depends on threadIdx.x: its lanes read one element together",
+			buf->name);
+		return;
+	}
+	cg_put(e->out, "__shfl_sync(");
+	put_lane_mask(e, lanes);
+	cg_put(e->out, ", ");
+	cuda_put_name(e, buf->name);
+	if (n <= lanes) {
+		cg_put(e->out, "[0], ");
+		cuda_expr(e, ctx, idx, P_COND);
+	} else {
+		cg_put(e->out, "[");
+		cuda_expr(e, ctx, idx, P_MUL + 1);
+		cg_putf(e->out, " / %" PRId64 "], ", lanes);
+		cuda_expr(e, ctx, idx, P_MUL + 1);
+		cg_putf(e->out, " %% %" PRId64, lanes);
+	}
+	cg_putf(e->out, ", %" PRId64 ")", lanes);
+}
+
+/* e, x, v: whether x is variable v, or a block variable bound to it. */
+static bool is_var(const emitter *e, const stir_expr *x, const stir_var *v)
+{
+	if (x->kind != STIR_EXPR_VAR)
+		return false;
+	if (x->u.var == v)
+		return true;
+	const stir_expr *b = x->u.var->kind == STIR_VAR_BLOCK ?
+		e->binding[x->u.var->slot] : NULL;
+	return b && is_var(e, b, v);
+}
+
+/* e, ctx, buf, idx, op, v, s: a store into warp buffer buf, which only
+ * its fill loop makes: this lane's element "idx", the fill's variable. */
+void cuda_put_warp_store(emitter *e, const ectx *ctx,
+	const stir_buffer *buf, const stir_expr *idx, stir_store_op op,
+	const sval *v, const stir_stmt *s)
+{
+	if (e->buf_used) {
+		e->buf_used[buf->index] = true;
+		e->buf_written[buf->index] = true;
+	}
+	cuda_record(e, ctx, buf, idx, true, false, s->loc);
+	if (!ctx->fill) {
+		cuda_error(e, s->loc, "warp buffer '%s' is written outside a fill "
+			"loop (a serial loop over its elements, directly around the "
+			"store, inside the loop bound to threadIdx.x)", buf->name);
+		return;
+	}
+	if (ctx->divergent & DIM_BIT(STIR_THREAD_X)) {
+		cuda_error(e, s->loc, "warp buffer '%s' is filled under control "
+			"flow that depends on threadIdx.x: every lane stores its part",
+			buf->name);
+		return;
+	}
+	if (op != STIR_STORE_ASSIGN || !is_var(e, idx, ctx->fill)) {
+		cuda_error(e, s->loc, "warp buffer '%s': its fill loop '%s' may "
+			"only assign element '%s'", buf->name, ctx->fill->name,
+			ctx->fill->name);
+		return;
+	}
+	if (v->x && (cuda_expr_deps(e, v->x) & DIM_BIT(STIR_THREAD_X))) {
+		cuda_error(e, s->loc, "the value stored into warp buffer '%s' "
+			"depends on threadIdx.x: its lanes hold one copy", buf->name);
+		return;
+	}
+	cg_indent(e->out);
+	cuda_put_name(e, buf->name);
+	cg_putf(e->out, "[stir_f%d] = ", ctx->fill_id);
+	cuda_put_val(e, ctx, v, buf->dtype, P_COND);
+	cg_put(e->out, ";");
+	cuda_put_loc_comment(e, s);
+	cg_put(e->out, "\n");
+}
+
+/* s, user: stmt_pre of cuda_warp_fill_of: stop at a store into a warp
+ * buffer (*user receives it); do not enter loops. */
+static stir_visit_step find_fill(stir_stmt *s, void *user)
+{
+	if (s->kind == STIR_STMT_FOR || s->kind == STIR_STMT_ITER)
+		return STIR_VISIT_SKIP;
+	if (s->kind != STIR_STMT_STORE ||
+	    s->u.store.buf->scope != STIR_SCOPE_WARP)
+		return STIR_VISIT_GO;
+	*(const stir_buffer **)user = s->u.store.buf;
+	return STIR_VISIT_STOP;
+}
+
+/* list: see cuda_internal.h. */
+const stir_buffer *cuda_warp_fill_of(const stir_ptr_vec *list)
+{
+	const stir_buffer *b = NULL;
+	stir_visitor v = { .stmt_pre = find_fill, .user = &b };
+	stir_visit_list(&v, (stir_ptr_vec *)list);
+	return b;
+}
+
+/* e, s, ctx, buf: fill loop s of warp buffer buf: its iterations spread
+ * over the lanes, each lane storing its own elements. */
+void cuda_emit_warp_fill(emitter *e, const stir_stmt *s, const ectx *ctx,
+	const stir_buffer *buf)
+{
+	const stir_var *v = s->u.for_.var;
+	const stir_expr *ext = s->u.for_.extent;
+	/* (control flow that depends on threadIdx.x, around the loop or
+	 * inside it, is refused at the store) */
+	int64_t size, lanes = warp_lanes(e, ctx, buf, s->loc, "filled", &size);
+	if (!lanes)
+		return;
+	if (ext->kind != STIR_EXPR_INT || ext->u.i < 0 || ext->u.i > size) {
+		cuda_error(e, s->loc, "fill loop '%s' of warp buffer '%s' needs a "
+			"literal extent of at most its %" PRId64 " elements", v->name,
+			buf->name, size);
+		return;
+	}
+	int64_t n = ext->u.i, rounds = (n + lanes - 1) / lanes;
+	int id = e->n_tmp++;
+	cg_line(e->out, "// loop '%s' fills warp buffer '%s': %" PRId64
+		" elements over %" PRId64 " lanes", v->name, buf->name, n, lanes);
+	cg_line(e->out, "#pragma unroll");
+	cg_line(e->out, "for (int stir_f%d = 0; stir_f%d < %" PRId64 "; "
+		"++stir_f%d) {", id, id, rounds, id);
+	e->out->indent++;
+	cg_indent(e->out);
+	cg_putf(e->out, "const %s ", cuda_ctype(v->dtype));
+	cuda_put_name(e, v->name);
+	cg_putf(e->out, " = stir_f%d * %" PRId64 " + ", id, lanes);
+	cuda_put_name(e, ctx->bound[STIR_THREAD_X]->u.for_.var->name);
+	cg_put(e->out, ";\n");
+	ectx c = *ctx;
+	c.fill = v;
+	c.fill_id = id;
+	bool tail = n % lanes != 0;
+	if (tail) {
+		/* the lanes past the last element store nothing: nothing in the
+		 * fill may shuffle */
+		c.fill_tail = true;
+		cg_indent(e->out);
+		cg_put(e->out, "if (");
+		cuda_put_name(e, v->name);
+		cg_putf(e->out, " < %" PRId64 ") {\n", n);
+		e->out->indent++;
+	}
+	summary body = { 0 };
+	cuda_emit_list(e, &s->u.for_.body, &c, &body);
+	if (tail) {
+		e->out->indent--;
+		cg_line(e->out, "}");
+	}
+	e->out->indent--;
+	cg_line(e->out, "}");
+	cuda_summary_append_maybe(e, e->sum, &body);
+	cuda_summary_release(&body);
+}
