@@ -44,7 +44,7 @@ static void note_oom(verifier *v)
 /* v: the verifier; p, cap: a malloc'd array and its capacity in elements;
  * need: the count it must hold; size: one element's size.  Grows the
  * array, reporting "out of memory" once on failure.  0 or -1. */
-int grow(verifier *v, void **p, int *cap, int need, size_t size)
+int verify_grow(verifier *v, void **p, int *cap, int need, size_t size)
 {
 	if (need <= *cap)
 		return 0;
@@ -63,7 +63,7 @@ int grow(verifier *v, void **p, int *cap, int need, size_t size)
 
 /* v, loc, what, name: "what" (with "name" in quotes when not NULL) is
  * not allowed in a kernel of v's stage. */
-void report_stage(verifier *v, stir_loc loc, const char *what,
+void verify_report_stage(verifier *v, stir_loc loc, const char *what,
 	const char *name)
 {
 	if (name)
@@ -184,7 +184,7 @@ static void add_kernel_name(verifier *v, const char *name, stir_loc loc)
 	if (stir_names_has(&v->kernel_names, name))
 		return;
 	int n = v->kernel_names.n;
-	if (grow(v, (void **)&v->kernel_locs, &v->cap_kernel_locs, n + 1,
+	if (verify_grow(v, (void **)&v->kernel_locs, &v->cap_kernel_locs, n + 1,
 	    sizeof(*v->kernel_locs)) < 0)
 		return;
 	if (stir_names_add(&v->kernel_names, name) < 0) {
@@ -240,7 +240,7 @@ static bool find_kernel_name(verifier *v, const char *name, stir_loc *loc)
 
 /* v, sc, var: an iterator or let about to come into scope; its name must
  * not repeat a name already in scope. */
-void check_new_var_name(verifier *v, const scope *sc,
+void verify_check_new_var_name(verifier *v, const scope *sc,
 	const stir_var *var)
 {
 	stir_loc prev;
@@ -264,7 +264,7 @@ static const char *stmt_name(const stir_stmt *s)
 
 /* v, s: an iteration or block whose name must differ from every other
  * iteration's (block's) in the kernel: schedules find them by name. */
-void check_stmt_name(verifier *v, const stir_stmt *s)
+void verify_check_stmt_name(verifier *v, const stir_stmt *s)
 {
 	int kind = s->kind == STIR_STMT_BLOCK;
 	stir_names *set = &v->named_set[kind];
@@ -273,14 +273,14 @@ void check_stmt_name(verifier *v, const stir_stmt *s)
 		report_duplicate(v, s->kind == STIR_STMT_ITER ?
 			"iteration name " : "block name ", stmt_name(s),
 			s->loc, v->named_first[kind][i]->loc);
-	} else if (i < 0 && grow(v, (void **)&v->named_first[kind],
+	} else if (i < 0 && verify_grow(v, (void **)&v->named_first[kind],
 		   &v->cap_first[kind], set->n + 1, sizeof(*v->named_first[kind]))
 		   == 0) {
 		v->named_first[kind][set->n] = s;
 		if (stir_names_add(set, stmt_name(s)) < 0)
 			note_oom(v);
 	}
-	if (grow(v, (void **)&v->named, &v->cap_named, v->n_named + 1,
+	if (verify_grow(v, (void **)&v->named, &v->cap_named, v->n_named + 1,
 		 sizeof(*v->named)) == 0)
 		v->named[v->n_named++] = s;
 }
@@ -299,11 +299,11 @@ static void check_body(verifier *v)
 				"the top level of a kernel");
 	}
 	scope sc;
-	if (scope_init(v, &sc) == 0) {
+	if (verify_scope_init(v, &sc) == 0) {
 		sc.depth = 1; /* the kernel's body */
-		check_stmts(v, &sc, &v->k->body);
+		verify_check_stmts(v, &sc, &v->k->body);
 	}
-	scope_release(&sc);
+	verify_scope_release(&sc);
 }
 
 /* k: the kernel to check against the rules of its stage. */
@@ -320,9 +320,9 @@ int stir_kernel_verify(stir_kernel *k)
 	}
 	verifier v = { .k = k, .ctx = ctx };
 	check_kernel_names(&v);
-	check_params(&v);
-	check_axes(&v);
-	check_buffers(&v);
+	verify_check_params(&v);
+	verify_check_axes(&v);
+	verify_check_buffers(&v);
 	check_body(&v);
 	free(v.named);
 	for (int i = 0; i < 2; i++) {

@@ -161,80 +161,80 @@ static inline bool slot_ok(const scope *sc, const stir_var *var)
 /* v: the verifier; p, cap: a malloc'd array and its capacity in elements;
  * need: the count it must hold; size: one element's size.  Grows the
  * array, reporting "out of memory" once on failure.  0 or -1. */
-int grow(verifier *v, void **p, int *cap, int need, size_t size);
+int verify_grow(verifier *v, void **p, int *cap, int need, size_t size);
 
 /* v, loc, what, name: "what" (with "name" in quotes when not NULL) is
  * not allowed in a kernel of v's stage. */
-void report_stage(verifier *v, stir_loc loc, const char *what,
+void verify_report_stage(verifier *v, stir_loc loc, const char *what,
 	const char *name);
 
 /* v, sc, var: an iterator or let about to come into scope; its name must
  * not repeat a name already in scope. */
-void check_new_var_name(verifier *v, const scope *sc,
+void verify_check_new_var_name(verifier *v, const scope *sc,
 	const stir_var *var);
 
 /* v, s: an iteration or block whose name must differ from every other
  * iteration's (block's) in the kernel: schedules find them by name. */
-void check_stmt_name(verifier *v, const stir_stmt *s);
+void verify_check_stmt_name(verifier *v, const stir_stmt *s);
 
 /* ---- verify_decl.c ---- */
 
 /* v: parameters must be i32 or i64. */
-void check_params(verifier *v);
+void verify_check_params(verifier *v);
 
 /* v: every axis of the kernel: its parent, sizes and index type. */
-void check_axes(verifier *v);
+void verify_check_axes(verifier *v);
 
 /* v: every buffer of the kernel. */
-void check_buffers(verifier *v);
+void verify_check_buffers(verifier *v);
 
 /* ---- verify_expr.c ---- */
 
 /* v, sc: a scope for kernel v->k with its parameters in scope.  0 or -1
  * (memory). */
-int scope_init(verifier *v, scope *sc);
+int verify_scope_init(verifier *v, scope *sc);
 
 /* sc: the scope whose memory is released. */
-void scope_release(scope *sc);
+void verify_scope_release(scope *sc);
 
 /* v, sc, var: bring an iterator or let into scope (its name checked
  * first). */
-void scope_push_var(verifier *v, scope *sc, stir_var *var);
+void verify_scope_push_var(verifier *v, scope *sc, stir_var *var);
 
 /* sc, n: take the variables brought into scope after the first n out. */
-void scope_pop_vars(scope *sc, int n);
+void verify_scope_pop_vars(scope *sc, int n);
 
 /* sc, a: the innermost entry iterating "a", or NULL. */
-const iterated *scope_find_axis(const scope *sc, const stir_axis *a);
+const iterated *verify_scope_find_axis(const scope *sc, const stir_axis *a);
 
 /* v, sc, e, what, n, name: an expression that must be an integer (an
  * index, a bound, an extent), named in messages "WHAT N of 'NAME'" (n > 0)
  * or "WHAT 'NAME'".  A literal that could not become an integer is
  * reported as such.  Returns its type, or STIR_DTYPE_NONE when it is not
  * an integer or is unknown. */
-stir_dtype check_int(verifier *v, scope *sc, const stir_expr *e,
+stir_dtype verify_check_int(verifier *v, scope *sc, const stir_expr *e,
 	const char *what, int n, const char *name);
 
 /* v, sc, e, what: a condition (of `if`, `?:`, or an operand of && || !,
  * named by "what"); it must be bool. */
-void check_cond(verifier *v, scope *sc, const stir_expr *e,
+void verify_check_cond(verifier *v, scope *sc, const stir_expr *e,
 	const char *what);
 
 /* v, sc, loc, b, n, idx: an access b[idx..] (a load, or the target of a
  * store, at "loc"): a buffer of this kernel, one integer index per axis,
  * or exactly one for a flat buffer. */
-void check_access(verifier *v, scope *sc, stir_loc loc,
+void verify_check_access(verifier *v, scope *sc, stir_loc loc,
 	const stir_buffer *b, int n, stir_expr *const *idx);
 
 /* v, sc, e: an expression; reports what is wrong in it and returns its
  * type (STIR_DTYPE_NONE when an error leaves it unknown).  The type the
  * rules give must also be the one recorded in the node, which the later
  * stages trust. */
-stir_dtype check_expr(verifier *v, scope *sc, const stir_expr *e);
+stir_dtype verify_check_expr(verifier *v, scope *sc, const stir_expr *e);
 
 /* ---- verify_stmt.c ---- */
 
 /* v, sc, list: a statement list; the lets it binds end with it. */
-void check_stmts(verifier *v, scope *sc, const stir_ptr_vec *list);
+void verify_check_stmts(verifier *v, scope *sc, const stir_ptr_vec *list);
 
 #endif

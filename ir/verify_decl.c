@@ -8,7 +8,7 @@
 /* ---- parameters and sizes (rule 2) ---- */
 
 /* v: parameters must be i32 or i64. */
-void check_params(verifier *v)
+void verify_check_params(verifier *v)
 {
 	for (int i = 0; i < v->k->params.n; i++) {
 		stir_var *p = stir_var_at(&v->k->params, i);
@@ -181,7 +181,7 @@ static void check_aux_buffer(verifier *v, const stir_buffer *b)
 static void check_flat_buffer(verifier *v, const stir_buffer *b)
 {
 	if (v->k->stage == STIR_STAGE_1)
-		report_stage(v, b->loc, "flat buffer", b->name);
+		verify_report_stage(v, b->loc, "flat buffer", b->name);
 	if (b->n_axes > 0)
 		stir_error(v->ctx, b->loc, "buffer '%s' has both axes and an "
 			"extent", b->name);
@@ -263,7 +263,7 @@ static void check_axis_parent(verifier *v, const stir_axis *a, int i)
 }
 
 /* v: every axis of the kernel: its parent, sizes and index type. */
-void check_axes(verifier *v)
+void verify_check_axes(verifier *v)
 {
 	for (int i = 0; i < v->k->axes.n; i++) {
 		stir_axis *a = stir_axis_at(&v->k->axes, i);
@@ -278,7 +278,7 @@ void check_axes(verifier *v)
 				"index type of axis '%s' must be i32 or i64, not %s",
 				a->name, stir_dtype_name(a->idtype));
 		if (v->k->stage == STIR_STAGE_3)
-			report_stage(v, a->loc, "axis", a->name);
+			verify_report_stage(v, a->loc, "axis", a->name);
 		check_axis_aux(v, a, a->indptr_buf, STIR_BUFFER_INDPTR);
 		check_axis_aux(v, a, a->indices_buf, STIR_BUFFER_INDICES);
 	}
@@ -353,7 +353,7 @@ static void check_buffer(verifier *v, const stir_buffer *b)
 }
 
 /* v: every buffer of the kernel. */
-void check_buffers(verifier *v)
+void verify_check_buffers(verifier *v)
 {
 	for (int i = 0; i < v->k->buffers.n; i++)
 		check_buffer(v, stir_buffer_at(&v->k->buffers, i));

@@ -11,7 +11,7 @@
 
 /* v, sc: a scope for kernel v->k with its parameters in scope.  0 or -1
  * (memory). */
-int scope_init(verifier *v, scope *sc)
+int verify_scope_init(verifier *v, scope *sc)
 {
 	memset(sc, 0, sizeof(*sc));
 	sc->n_slots = v->k->n_vars;
@@ -28,7 +28,7 @@ int scope_init(verifier *v, scope *sc)
 }
 
 /* sc: the scope whose memory is released. */
-void scope_release(scope *sc)
+void verify_scope_release(scope *sc)
 {
 	free(sc->vars);
 	free(sc->axes);
@@ -40,10 +40,10 @@ void scope_release(scope *sc)
 
 /* v, sc, var: bring an iterator or let into scope (its name checked
  * first). */
-void scope_push_var(verifier *v, scope *sc, stir_var *var)
+void verify_scope_push_var(verifier *v, scope *sc, stir_var *var)
 {
-	check_new_var_name(v, sc, var);
-	if (grow(v, (void **)&sc->vars, &sc->cap_vars, sc->n_vars + 1,
+	verify_check_new_var_name(v, sc, var);
+	if (verify_grow(v, (void **)&sc->vars, &sc->cap_vars, sc->n_vars + 1,
 		 sizeof(*sc->vars)) < 0)
 		return;
 	sc->vars[sc->n_vars++] = var;
@@ -56,7 +56,7 @@ void scope_push_var(verifier *v, scope *sc, stir_var *var)
 }
 
 /* sc, n: take the variables brought into scope after the first n out. */
-void scope_pop_vars(scope *sc, int n)
+void verify_scope_pop_vars(scope *sc, int n)
 {
 	while (sc->n_vars > n) {
 		stir_var *var = sc->vars[--sc->n_vars];
@@ -74,7 +74,7 @@ static bool scope_has_var(const scope *sc, const stir_var *var)
 }
 
 /* sc, a: the innermost entry iterating "a", or NULL. */
-const iterated *scope_find_axis(const scope *sc, const stir_axis *a)
+const iterated *verify_scope_find_axis(const scope *sc, const stir_axis *a)
 {
 	for (int i = sc->n_axes - 1; i >= 0; i--)
 		if (sc->axes[i].axis == a)
@@ -90,10 +90,10 @@ const iterated *scope_find_axis(const scope *sc, const stir_axis *a)
  * or "WHAT 'NAME'".  A literal that could not become an integer is
  * reported as such.  Returns its type, or STIR_DTYPE_NONE when it is not
  * an integer or is unknown. */
-stir_dtype check_int(verifier *v, scope *sc, const stir_expr *e,
+stir_dtype verify_check_int(verifier *v, scope *sc, const stir_expr *e,
 	const char *what, int n, const char *name)
 {
-	stir_dtype t = check_expr(v, sc, e);
+	stir_dtype t = verify_check_expr(v, sc, e);
 	if (t == STIR_DTYPE_NONE || stir_dtype_is_int(t))
 		return t;
 	if (e->flexible && stir_dtype_is_float(t))
@@ -135,10 +135,10 @@ static stir_dtype agree(verifier *v, const char *what, stir_loc loc,
 
 /* v, sc, e, what: a condition (of `if`, `?:`, or an operand of && || !,
  * named by "what"); it must be bool. */
-void check_cond(verifier *v, scope *sc, const stir_expr *e,
+void verify_check_cond(verifier *v, scope *sc, const stir_expr *e,
 	const char *what)
 {
-	stir_dtype t = check_expr(v, sc, e);
+	stir_dtype t = verify_check_expr(v, sc, e);
 	if (t != STIR_DTYPE_NONE && t != STIR_BOOL)
 		stir_error(v->ctx, e->loc, "%s is %s, not bool", what,
 			stir_dtype_name(t));
@@ -159,7 +159,7 @@ static void check_var_use(verifier *v, scope *sc, const stir_expr *e)
 		return;
 	case STIR_VAR_ITER:
 		if (v->k->stage != STIR_STAGE_1)
-			report_stage(v, e->loc, "iterator", var->name);
+			verify_report_stage(v, e->loc, "iterator", var->name);
 		else if (!scope_has_var(sc, var))
 			stir_error(v->ctx, e->loc,
 				"'%s' is used outside its iteration", var->name);
@@ -184,7 +184,7 @@ static void check_var_use(verifier *v, scope *sc, const stir_expr *e)
 /* v, sc, loc, b, n, idx: an access b[idx..] (a load, or the target of a
  * store, at "loc"): a buffer of this kernel, one integer index per axis,
  * or exactly one for a flat buffer. */
-void check_access(verifier *v, scope *sc, stir_loc loc,
+void verify_check_access(verifier *v, scope *sc, stir_loc loc,
 	const stir_buffer *b, int n, stir_expr *const *idx)
 {
 	if (!buffer_in_kernel(v->k, b))
@@ -198,7 +198,7 @@ void check_access(verifier *v, scope *sc, stir_loc loc,
 			b->n_axes, plural(b->n_axes, "axis", "axes"), n,
 			plural(n, "index", "indices"));
 	for (int i = 0; i < n; i++)
-		check_int(v, sc, idx[i], "index", i + 1, b->name);
+		verify_check_int(v, sc, idx[i], "index", i + 1, b->name);
 }
 
 /* v, op, e, t: operand "e" (of type t) of the arithmetic or comparison
@@ -217,10 +217,10 @@ static bool check_num_operand(verifier *v, const char *op, const stir_expr *e,
 static stir_dtype check_unary(verifier *v, scope *sc, const stir_expr *e)
 {
 	if (e->u.unary.op == STIR_NOT) {
-		check_cond(v, sc, e->u.unary.a, "operand of '!'");
+		verify_check_cond(v, sc, e->u.unary.a, "operand of '!'");
 		return STIR_BOOL;
 	}
-	stir_dtype t = check_expr(v, sc, e->u.unary.a);
+	stir_dtype t = verify_check_expr(v, sc, e->u.unary.a);
 	if (e->u.unary.op != STIR_NEG) {
 		stir_error(v->ctx, e->loc, "invalid unary operator");
 		return STIR_DTYPE_NONE;
@@ -242,13 +242,14 @@ static stir_dtype check_binary(verifier *v, scope *sc, const stir_expr *e)
 	const char *name = info->text;
 	if (info->cls == STIR_OPC_LOGIC) {
 		snprintf(what, sizeof(what), "operand of '%s'", name);
-		check_cond(v, sc, a, what);
-		check_cond(v, sc, b, what);
+		verify_check_cond(v, sc, a, what);
+		verify_check_cond(v, sc, b, what);
 		return STIR_BOOL;
 	}
 	bool cmp = info->cls == STIR_OPC_COMPARE ||
 		info->cls == STIR_OPC_EQUALITY;
-	stir_dtype ta = check_expr(v, sc, a), tb = check_expr(v, sc, b);
+	stir_dtype ta = verify_check_expr(v, sc, a);
+	stir_dtype tb = verify_check_expr(v, sc, b);
 	/* == and != also compare two conditions */
 	if (info->cls == STIR_OPC_EQUALITY && ta == STIR_BOOL && tb == STIR_BOOL)
 		return STIR_BOOL;
@@ -269,9 +270,10 @@ static stir_dtype check_binary(verifier *v, scope *sc, const stir_expr *e)
 /* v, sc, e: c ? a : b; its type. */
 static stir_dtype check_select(verifier *v, scope *sc, const stir_expr *e)
 {
-	check_cond(v, sc, e->u.select.c, "condition of '?:'");
+	verify_check_cond(v, sc, e->u.select.c, "condition of '?:'");
 	const stir_expr *a = e->u.select.a, *b = e->u.select.b;
-	stir_dtype ta = check_expr(v, sc, a), tb = check_expr(v, sc, b);
+	stir_dtype ta = verify_check_expr(v, sc, a);
+	stir_dtype tb = verify_check_expr(v, sc, b);
 	return agree(v, "branches of '?:'", e->loc, a, ta, b, tb);
 }
 
@@ -284,7 +286,7 @@ static stir_dtype check_call(verifier *v, scope *sc, const stir_expr *e)
 	int n = e->u.call.n;
 	stir_dtype t[2] = { STIR_DTYPE_NONE, STIR_DTYPE_NONE };
 	for (int i = 0; i < n; i++) {
-		stir_dtype ti = check_expr(v, sc, e->u.call.args[i]);
+		stir_dtype ti = verify_check_expr(v, sc, e->u.call.args[i]);
 		if (i < 2)
 			t[i] = ti;
 	}
@@ -329,7 +331,7 @@ static stir_dtype check_call(verifier *v, scope *sc, const stir_expr *e)
 /* v, sc, e: a cast; its type, a number, of a number. */
 static stir_dtype check_cast(verifier *v, scope *sc, const stir_expr *e)
 {
-	stir_dtype t = check_expr(v, sc, e->u.cast.a);
+	stir_dtype t = verify_check_expr(v, sc, e->u.cast.a);
 	if (!is_num(e->dtype)) {
 		stir_error(v->ctx, e->loc, "cannot cast to %s",
 			stir_dtype_name(e->dtype));
@@ -366,9 +368,11 @@ static stir_dtype check_search(verifier *v, scope *sc, const stir_expr *e)
 	else if (!stir_dtype_is_int(b->dtype))
 		stir_error(v->ctx, e->loc, "'%s' needs an integer buffer, not '%s' "
 			"of type %s", name, b->name, stir_dtype_name(b->dtype));
-	stir_dtype lo = check_int(v, sc, e->u.search.lo, "argument", 2, name);
-	stir_dtype hi = check_int(v, sc, e->u.search.hi, "argument", 3, name);
-	check_int(v, sc, e->u.search.x, "argument", 4, name);
+	stir_dtype lo = verify_check_int(v, sc, e->u.search.lo, "argument",
+		2, name);
+	stir_dtype hi = verify_check_int(v, sc, e->u.search.hi, "argument",
+		3, name);
+	verify_check_int(v, sc, e->u.search.x, "argument", 4, name);
 	if (lo == STIR_DTYPE_NONE || hi == STIR_DTYPE_NONE)
 		return STIR_DTYPE_NONE;
 	return stir_int_rank(lo) >= stir_int_rank(hi) ? lo : hi;
@@ -378,7 +382,7 @@ static stir_dtype check_search(verifier *v, scope *sc, const stir_expr *e)
  * type (STIR_DTYPE_NONE when an error leaves it unknown).  The type the
  * rules give must also be the one recorded in the node, which the later
  * stages trust. */
-stir_dtype check_expr(verifier *v, scope *sc, const stir_expr *e)
+stir_dtype verify_check_expr(verifier *v, scope *sc, const stir_expr *e)
 {
 	stir_dtype t;
 	switch (e->kind) {
@@ -399,7 +403,7 @@ stir_dtype check_expr(verifier *v, scope *sc, const stir_expr *e)
 		t = e->u.var->dtype;
 		break;
 	case STIR_EXPR_LOAD:
-		check_access(v, sc, e->loc, e->u.load.buf, e->u.load.n,
+		verify_check_access(v, sc, e->loc, e->u.load.buf, e->u.load.n,
 			e->u.load.idx);
 		t = e->u.load.buf->dtype;
 		break;

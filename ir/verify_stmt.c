@@ -22,8 +22,8 @@ static void check_store(verifier *v, scope *sc, const stir_stmt *s)
 {
 	const stir_buffer *b = s->u.store.buf;
 	const stir_expr *val = s->u.store.value;
-	check_access(v, sc, s->loc, b, s->u.store.n, s->u.store.idx);
-	stir_dtype t = check_expr(v, sc, val), bt = b->dtype;
+	verify_check_access(v, sc, s->loc, b, s->u.store.n, s->u.store.idx);
+	stir_dtype t = verify_check_expr(v, sc, val), bt = b->dtype;
 	const char *op = spelled(stir_store_op_text(s->u.store.op));
 	if (*op == '?')
 		stir_error(v->ctx, s->loc, "invalid store operator");
@@ -62,25 +62,25 @@ static void check_let(verifier *v, scope *sc, const stir_stmt *s)
 {
 	stir_var *var = s->u.let.var;
 	const stir_expr *x = s->u.let.value;
-	check_var_type(v, var, check_expr(v, sc, x), "let",
+	check_var_type(v, var, verify_check_expr(v, sc, x), "let",
 		"a value");
 	/* what the emitter prints as a constant computed once */
 	if (s->u.let.hoisted && v->k->stage != STIR_STAGE_3)
-		report_stage(v, s->loc, "hoisted let", var->name);
+		verify_report_stage(v, s->loc, "hoisted let", var->name);
 	else if (s->u.let.hoisted && x && x->kind != STIR_EXPR_SEARCH &&
 	    !(x->kind == STIR_EXPR_LOAD &&
 	      x->u.load.buf->scope == STIR_SCOPE_WARP))
 		stir_error(v->ctx, s->loc, "hoisted let '%s': its value must be a "
 			"search or a read of a warp buffer", var->name);
-	scope_push_var(v, sc, var);
+	verify_scope_push_var(v, sc, var);
 }
 
 /* v, sc, s: if (cond) { .. } else { .. }. */
 static void check_if(verifier *v, scope *sc, const stir_stmt *s)
 {
-	check_cond(v, sc, s->u.if_.cond, "condition");
-	check_stmts(v, sc, &s->u.if_.then_body);
-	check_stmts(v, sc, &s->u.if_.else_body);
+	verify_check_cond(v, sc, s->u.if_.cond, "condition");
+	verify_check_stmts(v, sc, &s->u.if_.then_body);
+	verify_check_stmts(v, sc, &s->u.if_.else_body);
 }
 
 /* v, sc, s, more: whether the body of statement s, "more" blocks inside
@@ -125,7 +125,7 @@ static void check_stmt(verifier *v, scope *sc, const stir_stmt *s)
 	if (s->kind != STIR_STMT_STORE && s->kind != STIR_STMT_LET &&
 	    !check_depth(v, sc, s, 1))
 		return;
-	if (grow(v, (void **)&sc->open, &sc->cap_open, sc->n_open + 1,
+	if (verify_grow(v, (void **)&sc->open, &sc->cap_open, sc->n_open + 1,
 		 sizeof(*sc->open)) < 0)
 		return;
 	sc->open[sc->n_open++] = s;
@@ -142,25 +142,27 @@ static void check_stmt(verifier *v, scope *sc, const stir_stmt *s)
 		break;
 	case STIR_STMT_ITER:
 		if (v->k->stage != STIR_STAGE_1)
-			report_stage(v, s->loc, "iteration", s->u.iter.name);
+			verify_report_stage(v, s->loc, "iteration",
+				s->u.iter.name);
 		else
 			check_iter(v, sc, s);
 		break;
 	case STIR_STMT_FOR:
 		if (v->k->stage == STIR_STAGE_1)
-			report_stage(v, s->loc, "loop", s->u.for_.var->name);
+			verify_report_stage(v, s->loc, "loop",
+				s->u.for_.var->name);
 		else
 			check_for(v, sc, s);
 		break;
 	case STIR_STMT_BLOCK:
 		if (v->k->stage == STIR_STAGE_1)
-			report_stage(v, s->loc, "block", s->u.block.name);
+			verify_report_stage(v, s->loc, "block", s->u.block.name);
 		else
 			check_block(v, sc, s);
 		break;
 	case STIR_STMT_BARRIER:
 		if (v->k->stage != STIR_STAGE_3)
-			report_stage(v, s->loc, "barrier", NULL);
+			verify_report_stage(v, s->loc, "barrier", NULL);
 		break;
 	default:
 		stir_error(v->ctx, s->loc, "invalid statement");
@@ -171,12 +173,12 @@ static void check_stmt(verifier *v, scope *sc, const stir_stmt *s)
 }
 
 /* v, sc, list: a statement list; the lets it binds end with it. */
-void check_stmts(verifier *v, scope *sc, const stir_ptr_vec *list)
+void verify_check_stmts(verifier *v, scope *sc, const stir_ptr_vec *list)
 {
 	int n_vars = sc->n_vars;
 	for (int i = 0; i < list->n && !v->oom; i++)
 		check_stmt(v, sc, stir_stmt_at(list, i));
-	scope_pop_vars(sc, n_vars);
+	verify_scope_pop_vars(sc, n_vars);
 }
 
 /* ---- iterations (rule 5) ---- */
@@ -223,7 +225,7 @@ static void check_member_parent(verifier *v, const scope *sc,
 	const stir_stmt *s, const stir_axis *a, const stir_axis *parent,
 	bool later)
 {
-	if (!parent || scope_find_axis(sc, parent))
+	if (!parent || verify_scope_find_axis(sc, parent))
 		return;
 	if (later)
 		stir_error(v->ctx, s->loc, "axis '%s' is iterated before its "
@@ -279,7 +281,7 @@ static stir_axis *check_member(verifier *v, const scope *sc,
 		else if (!axis_in_kernel(v->k, p))
 			stir_error(v->ctx, s->loc, "attach parent '%s' belongs "
 				"to another kernel", p->name);
-		else if (!scope_find_axis(sc, p))
+		else if (!verify_scope_find_axis(sc, p))
 			stir_error(v->ctx, s->loc, "attach parent '%s' of '%s' is "
 				"not iterated before it", p->name, a->name);
 		return p;
@@ -317,7 +319,7 @@ static void check_iter_groups(verifier *v, scope *sc, const stir_stmt *s,
 					s->u.iter.name);
 			else
 				parent = check_member(v, sc, s, g, j, base);
-			if (grow(v, (void **)&sc->axes, &sc->cap_axes,
+			if (verify_grow(v, (void **)&sc->axes, &sc->cap_axes,
 				 sc->n_axes + 1, sizeof(*sc->axes)) < 0)
 				return;
 			sc->axes[sc->n_axes++] = (iterated){ a, parent, s,
@@ -374,7 +376,7 @@ static void check_iter(verifier *v, scope *sc, const stir_stmt *s)
 {
 	int n_vars = sc->n_vars, n_axes = sc->n_axes;
 	int n = iter_n_members(s);
-	check_stmt_name(v, s);
+	verify_check_stmt_name(v, s);
 	if (n == 0)
 		stir_error(v->ctx, s->loc, "iteration '%s' has no axes",
 			s->u.iter.name);
@@ -391,19 +393,19 @@ static void check_iter(verifier *v, scope *sc, const stir_stmt *s)
 	if (s->u.iter.init.n > 0 && !check_init_deps(v, sc, s, n_axes))
 		mark = false;
 	for (int i = 0; i < s->u.iter.n_vars; i++)
-		scope_push_var(v, sc, s->u.iter.vars[i]);
+		verify_scope_push_var(v, sc, s->u.iter.vars[i]);
 	if (mark)
 		mark_reduction_iters(sc, s, true);
 	/* the init is a block of its own inside the iteration's body */
 	if (s->u.iter.init.n > 0 && check_depth(v, sc, s, 1)) {
 		sc->depth++;
-		check_stmts(v, sc, &s->u.iter.init);
+		verify_check_stmts(v, sc, &s->u.iter.init);
 		sc->depth--;
 	}
 	if (mark)
 		mark_reduction_iters(sc, s, false);
-	check_stmts(v, sc, &s->u.iter.body);
-	scope_pop_vars(sc, n_vars);
+	verify_check_stmts(v, sc, &s->u.iter.body);
+	verify_scope_pop_vars(sc, n_vars);
 	sc->n_axes = n_axes;
 }
 
@@ -442,8 +444,8 @@ static const stir_stmt **check_thread(verifier *v, scope *sc,
 static void check_for(verifier *v, scope *sc, const stir_stmt *s)
 {
 	stir_var *var = s->u.for_.var;
-	stir_dtype t = check_int(v, sc, s->u.for_.extent, "extent of loop", 0,
-		var->name);
+	stir_dtype t = verify_check_int(v, sc, s->u.for_.extent,
+		"extent of loop", 0, var->name);
 	if (var->kind != STIR_VAR_LOOP)
 		stir_error(v->ctx, var->loc, "variable '%s' of a loop is not a "
 			"loop variable", var->name);
@@ -458,9 +460,9 @@ static void check_for(verifier *v, scope *sc, const stir_stmt *s)
 	else if (kind == STIR_LOOP_BIND)
 		outer = check_thread(v, sc, s, &saved);
 	int n_vars = sc->n_vars;
-	scope_push_var(v, sc, var);
-	check_stmts(v, sc, &s->u.for_.body);
-	scope_pop_vars(sc, n_vars);
+	verify_scope_push_var(v, sc, var);
+	verify_check_stmts(v, sc, &s->u.for_.body);
+	verify_scope_pop_vars(sc, n_vars);
 	if (outer)
 		*outer = saved;
 }
@@ -490,9 +492,11 @@ static void check_region(verifier *v, scope *sc, const stir_stmt *s,
 			stir_error(v->ctx, s->loc, "range %d of a region of '%s' has "
 				"an upper bound but no lower bound", d + 1, b->name);
 		if (r->lo[d])
-			check_int(v, sc, r->lo[d], "bound of a region of", 0, b->name);
+			verify_check_int(v, sc, r->lo[d],
+				"bound of a region of", 0, b->name);
 		if (r->hi[d])
-			check_int(v, sc, r->hi[d], "bound of a region of", 0, b->name);
+			verify_check_int(v, sc, r->hi[d],
+				"bound of a region of", 0, b->name);
 	}
 }
 
@@ -510,7 +514,7 @@ static void check_block_vars(verifier *v, scope *sc, const stir_stmt *s)
 			"variables"), len, plural(len, "letter", "letters"), kinds);
 	for (int i = 0; i < n; i++) {
 		stir_var *var = s->u.block.vars[i];
-		stir_dtype t = check_int(v, sc, s->u.block.bindings[i],
+		stir_dtype t = verify_check_int(v, sc, s->u.block.bindings[i],
 			"binding of block variable", 0, var->name);
 		if (var->kind != STIR_VAR_BLOCK)
 			stir_error(v->ctx, var->loc, "variable '%s' of a block is not "
@@ -558,12 +562,12 @@ static void check_block_flags(verifier *v, const stir_stmt *s)
  * annotations, then its regions and body with the variables in scope. */
 static void check_block(verifier *v, scope *sc, const stir_stmt *s)
 {
-	check_stmt_name(v, s);
+	verify_check_stmt_name(v, s);
 	check_block_vars(v, sc, s);
 	check_block_flags(v, s);
 	int n_vars = sc->n_vars;
 	for (int i = 0; i < s->u.block.n_vars; i++)
-		scope_push_var(v, sc, s->u.block.vars[i]);
+		verify_scope_push_var(v, sc, s->u.block.vars[i]);
 	for (int i = 0; i < s->u.block.n_reads; i++)
 		check_region(v, sc, s, &s->u.block.reads[i]);
 	for (int i = 0; i < s->u.block.n_writes; i++)
@@ -571,7 +575,7 @@ static void check_block(verifier *v, scope *sc, const stir_stmt *s)
 	const stir_stmt *atomic = sc->atomic;
 	if (s->u.block.flags & STIR_BLOCK_ATOMIC)
 		sc->atomic = s;
-	check_stmts(v, sc, &s->u.block.body);
+	verify_check_stmts(v, sc, &s->u.block.body);
 	sc->atomic = atomic;
-	scope_pop_vars(sc, n_vars);
+	verify_scope_pop_vars(sc, n_vars);
 }
