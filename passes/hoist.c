@@ -235,29 +235,6 @@ static stir_visit_step mark_defined(stir_stmt *s, void *user)
 	return STIR_VISIT_GO;
 }
 
-/* H, x: a node like x in the kernel's arena (children shared), or NULL. */
-static stir_expr *dup(hoister *H, const stir_expr *x)
-{
-	stir_expr *c = stir_arena_alloc(stir_kernel_arena(H->k), sizeof(*c));
-	if (!c) {
-		H->failed = true;
-		return NULL;
-	}
-	*c = *x;
-	if (x->kind == STIR_EXPR_CALL) {
-		size_t n = (size_t)(x->u.call.n ? x->u.call.n : 1);
-		c->u.call.args = stir_arena_alloc(stir_kernel_arena(H->k),
-			n * sizeof(*c->u.call.args));
-		if (!c->u.call.args) {
-			H->failed = true;
-			return NULL;
-		}
-		memcpy(c->u.call.args, x->u.call.args,
-			(size_t)x->u.call.n * sizeof(*c->u.call.args));
-	}
-	return c;
-}
-
 static stir_expr *rewrite(hoister *H, stir_expr *x, bool resolve);
 
 /* H, x, resolve: x with its children rewritten (a copy of the node when
@@ -269,8 +246,10 @@ static stir_expr *rewrite_children(hoister *H, stir_expr *x, bool resolve)
 		stir_expr *n = rewrite(H, *c, resolve);
 		if (n == *c)
 			continue;
-		if (y == x && !(y = dup(H, x)))
+		if (y == x && !(y = stir_expr_copy_node(H->k, x))) {
+			H->failed = true;
 			return x;
+		}
 		*stir_expr_child(y, i) = n;
 	}
 	return y;
