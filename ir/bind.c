@@ -301,32 +301,28 @@ static int set_param(random_binder *r, int i, int64_t v)
 	return 0;
 }
 
-/* r, e: draw a value for every parameter e uses that has none yet. */
+/* slot, user: draw a value for the parameter *slot names, when it is
+ * one that has none yet (user: the random_binder); the walk stops when
+ * memory runs out. */
+static stir_visit_step draw_param(stir_expr **slot, void *user)
+{
+	random_binder *r = user;
+	const stir_expr *e = *slot;
+	int i = e->kind == STIR_EXPR_VAR ? param_index(r, e->u.var) : -1;
+	if (i < 0 || r->known[i])
+		return STIR_VISIT_GO;
+	r->chosen[i] = true;
+	return set_param(r, i, rng_range(r, 3, 11)) < 0 ? STIR_VISIT_STOP :
+		STIR_VISIT_GO;
+}
+
+/* r, e: draw a value for every parameter e uses that has none yet, in
+ * the order they appear.  0, or -1 when memory ran out. */
 static int draw_params(random_binder *r, const stir_expr *e)
 {
-	switch (e->kind) {
-	case STIR_EXPR_VAR: {
-		int i = param_index(r, e->u.var);
-		if (i < 0 || r->known[i])
-			return 0;
-		r->chosen[i] = true;
-		return set_param(r, i, rng_range(r, 3, 11));
-	}
-	case STIR_EXPR_UNARY:
-		return draw_params(r, e->u.unary.a);
-	case STIR_EXPR_CAST:
-		return draw_params(r, e->u.cast.a);
-	case STIR_EXPR_BINARY:
-		return draw_params(r, e->u.binary.a) < 0 ? -1 :
-			draw_params(r, e->u.binary.b);
-	case STIR_EXPR_CALL:
-		for (int i = 0; i < e->u.call.n; i++)
-			if (draw_params(r, e->u.call.args[i]) < 0)
-				return -1;
-		return 0;
-	default:
-		return 0;
-	}
+	stir_visitor v = { NULL, NULL, draw_param, NULL, 0, r };
+	stir_expr *slot = (stir_expr *)e;
+	return stir_visit_expr(&v, &slot) ? -1 : 0;
 }
 
 /* r, e, v: evaluate size e, drawing the parameters it needs. */

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ir/nodes.h"
+#include "ir/visit.h"
 
 /* One collection. */
 typedef struct collect {
@@ -157,41 +158,23 @@ static stir_expr *expr(collect *c, stir_expr *e)
 		return NULL;
 	*d = *e;
 	record(c, e, d);
-	switch (e->kind) {
-	case STIR_EXPR_VAR:
+	/* the references and arrays of d itself, then its operands (in the
+	 * walker's order, which numbers the variables met) */
+	if (e->kind == STIR_EXPR_VAR) {
 		d->u.var = var(c, e->u.var);
-		break;
-	case STIR_EXPR_LOAD:
+	} else if (e->kind == STIR_EXPR_LOAD) {
 		d->u.load.buf = buffer(c, e->u.load.buf);
-		d->u.load.idx = exprs(c, e->u.load.idx, e->u.load.n);
-		break;
-	case STIR_EXPR_UNARY:
-		d->u.unary.a = expr(c, e->u.unary.a);
-		break;
-	case STIR_EXPR_BINARY:
-		d->u.binary.a = expr(c, e->u.binary.a);
-		d->u.binary.b = expr(c, e->u.binary.b);
-		break;
-	case STIR_EXPR_SELECT:
-		d->u.select.c = expr(c, e->u.select.c);
-		d->u.select.a = expr(c, e->u.select.a);
-		d->u.select.b = expr(c, e->u.select.b);
-		break;
-	case STIR_EXPR_CALL:
-		d->u.call.args = exprs(c, e->u.call.args, e->u.call.n);
-		break;
-	case STIR_EXPR_CAST:
-		d->u.cast.a = expr(c, e->u.cast.a);
-		break;
-	case STIR_EXPR_SEARCH:
+		d->u.load.idx = copy_array(c, e->u.load.idx, e->u.load.n,
+			sizeof(*d->u.load.idx));
+	} else if (e->kind == STIR_EXPR_CALL) {
+		d->u.call.args = copy_array(c, e->u.call.args, e->u.call.n,
+			sizeof(*d->u.call.args));
+	} else if (e->kind == STIR_EXPR_SEARCH) {
 		d->u.search.buf = buffer(c, e->u.search.buf);
-		d->u.search.lo = expr(c, e->u.search.lo);
-		d->u.search.hi = expr(c, e->u.search.hi);
-		d->u.search.x = expr(c, e->u.search.x);
-		break;
-	default:
-		break;
 	}
+	stir_expr **slot;
+	for (int i = 0; !c->oom && (slot = stir_expr_child(d, i)); i++)
+		*slot = expr(c, *slot);
 	return d;
 }
 

@@ -106,28 +106,25 @@ static int eval_size(stir_ctx *ctx, const stir_kernel *k, const stir_expr *e,
 	return 0;
 }
 
-/* e: the location of e, or of its first operand that has one; line 0
- * when none has. */
+/* slot, user: stop the walk at the first expression with a location,
+ * stored in *user (a stir_loc). */
+static stir_visit_step first_loc(stir_expr **slot, void *user)
+{
+	if (!(*slot)->loc.line)
+		return STIR_VISIT_GO;
+	*(stir_loc *)user = (*slot)->loc;
+	return STIR_VISIT_STOP;
+}
+
+/* e: the location of e, or of its first operand that has one (operands
+ * depth first, left to right); line 0 when none has. */
 static stir_loc expr_loc(const stir_expr *e)
 {
-	if (e->loc.line)
-		return e->loc;
 	stir_loc l = e->loc;
-	switch (e->kind) {
-	case STIR_EXPR_UNARY:
-		return expr_loc(e->u.unary.a);
-	case STIR_EXPR_CAST:
-		return expr_loc(e->u.cast.a);
-	case STIR_EXPR_BINARY:
-		l = expr_loc(e->u.binary.a);
-		return l.line ? l : expr_loc(e->u.binary.b);
-	case STIR_EXPR_CALL:
-		for (int i = 0; i < e->u.call.n && !l.line; i++)
-			l = expr_loc(e->u.call.args[i]);
-		return l;
-	default:
-		return l;
-	}
+	stir_visitor v = { NULL, NULL, first_loc, NULL, 0, &l };
+	stir_expr *slot = (stir_expr *)e;
+	stir_visit_expr(&v, &slot);
+	return l;
 }
 
 /* ctx, e, value, where, what: report that size expression e, of value
@@ -440,80 +437,21 @@ static int check_tensor(stir_layout *l, const stir_buffer *buf,
 	return 0;
 }
 
-/* x, buf: whether expression x (or one inside it) searches buffer buf
- * by bisection (lower_bound, upper_bound: find scans). */
-static bool expr_searches(const stir_expr *x, const stir_buffer *buf)
+/* slot, user: stop the walk at a search of buffer "user" by bisection
+ * (lower_bound, upper_bound: find scans, and needs no order). */
+static stir_visit_step bisects(stir_expr **slot, void *user)
 {
-	if (!x)
-		return false;
-	switch (x->kind) {
-	case STIR_EXPR_LOAD:
-		for (int i = 0; i < x->u.load.n; i++)
-			if (expr_searches(x->u.load.idx[i], buf))
-				return true;
-		return false;
-	case STIR_EXPR_UNARY:
-		return expr_searches(x->u.unary.a, buf);
-	case STIR_EXPR_BINARY:
-		return expr_searches(x->u.binary.a, buf) ||
-			expr_searches(x->u.binary.b, buf);
-	case STIR_EXPR_SELECT:
-		return expr_searches(x->u.select.c, buf) ||
-			expr_searches(x->u.select.a, buf) ||
-			expr_searches(x->u.select.b, buf);
-	case STIR_EXPR_CALL:
-		for (int i = 0; i < x->u.call.n; i++)
-			if (expr_searches(x->u.call.args[i], buf))
-				return true;
-		return false;
-	case STIR_EXPR_CAST:
-		return expr_searches(x->u.cast.a, buf);
-	case STIR_EXPR_SEARCH:
-		return (x->u.search.buf == buf && x->u.search.op != STIR_FIND) ||
-			expr_searches(x->u.search.lo, buf) ||
-			expr_searches(x->u.search.hi, buf) ||
-			expr_searches(x->u.search.x, buf);
-	default:
-		return false;
-	}
+	const stir_expr *x = *slot;
+	return x->kind == STIR_EXPR_SEARCH && x->u.search.buf == user &&
+		x->u.search.op != STIR_FIND ? STIR_VISIT_STOP : STIR_VISIT_GO;
 }
 
-static bool list_searches(const stir_ptr_vec *list, const stir_buffer *buf);
-
-/* s, buf: whether statement s (or one inside it) searches buffer buf. */
-static bool stmt_searches(const stir_stmt *s, const stir_buffer *buf)
+/* list, buf: whether a statement of list, or one inside it, searches
+ * buffer buf by bisection. */
+static bool list_bisects(const stir_ptr_vec *list, const stir_buffer *buf)
 {
-	switch (s->kind) {
-	case STIR_STMT_STORE:
-		for (int i = 0; i < s->u.store.n; i++)
-			if (expr_searches(s->u.store.idx[i], buf))
-				return true;
-		return expr_searches(s->u.store.value, buf);
-	case STIR_STMT_LET:
-		return expr_searches(s->u.let.value, buf);
-	case STIR_STMT_IF:
-		return expr_searches(s->u.if_.cond, buf) ||
-			list_searches(&s->u.if_.then_body, buf) ||
-			list_searches(&s->u.if_.else_body, buf);
-	case STIR_STMT_FOR:
-		return expr_searches(s->u.for_.extent, buf) ||
-			list_searches(&s->u.for_.body, buf);
-	case STIR_STMT_BLOCK:
-		for (int i = 0; i < s->u.block.n_vars; i++)
-			if (expr_searches(s->u.block.bindings[i], buf))
-				return true;
-		return list_searches(&s->u.block.body, buf);
-	default:
-		return false;
-	}
-}
-
-static bool list_searches(const stir_ptr_vec *list, const stir_buffer *buf)
-{
-	for (int i = 0; i < list->n; i++)
-		if (stmt_searches(stir_stmt_at(list, i), buf))
-			return true;
-	return false;
+	stir_visitor v = { NULL, NULL, bisects, NULL, 0, (void *)buf };
+	return stir_visit_list(&v, (stir_ptr_vec *)list);
 }
 
 /* k, indices: the stage III indptr buffer of the same axis as indices
@@ -570,7 +508,7 @@ static int check_stage3_structure(stir_layout *l, const stir_bindings *b)
 		const stir_buffer *buf = stir_buffer_at(&k->buffers, i);
 		const stir_buffer *ptr;
 		if (buf->kind != STIR_BUFFER_INDICES || !buf->arg ||
-		    !(ptr = indptr_beside(k, buf)) || !list_searches(&k->body, buf))
+		    !(ptr = indptr_beside(k, buf)) || !list_bisects(&k->body, buf))
 			continue;
 		const stir_array *a = stir_bindings_get_array(b, buf->arg);
 		const stir_array *p = stir_bindings_get_array(b, ptr->arg);

@@ -10,6 +10,7 @@
 #include <stir/schedule.h>
 #include "ir/diag.h"
 #include "ir/nodes.h"
+#include "ir/visit.h"
 
 /* k: see nodes.h. */
 void stir_made_clear(stir_kernel *k)
@@ -100,31 +101,25 @@ typedef struct link_blocks {
 	bool oom;
 } link_blocks;
 
-/* b, list: collect the blocks in list and everything nested in it. */
-static void collect_blocks(link_blocks *b, stir_ptr_vec *list)
+/* s, user: add s to the link_blocks "user" when it is a block; the walk
+ * stops when memory runs out. */
+static stir_visit_step collect_block(stir_stmt *s, void *user)
 {
-	for (int i = 0; i < list->n && !b->oom; i++) {
-		stir_stmt *st = stir_stmt_at(list, i);
-		if (st->kind == STIR_STMT_BLOCK) {
-			if (b->n == b->cap) {
-				int cap = b->cap ? 2 * b->cap : 16;
-				stir_stmt **v = realloc(b->v, (size_t)cap * sizeof(*v));
-				if (!v) {
-					b->oom = true;
-					return;
-				}
-				b->v = v;
-				b->cap = cap;
-			}
-			b->v[b->n++] = st;
+	link_blocks *b = user;
+	if (s->kind != STIR_STMT_BLOCK)
+		return STIR_VISIT_GO;
+	if (b->n == b->cap) {
+		int cap = b->cap ? 2 * b->cap : 16;
+		stir_stmt **v = realloc(b->v, (size_t)cap * sizeof(*v));
+		if (!v) {
+			b->oom = true;
+			return STIR_VISIT_STOP;
 		}
-		if (st->kind == STIR_STMT_IF) {
-			collect_blocks(b, &st->u.if_.then_body);
-			collect_blocks(b, &st->u.if_.else_body);
-		} else if (stir_stmt_body(st)) {
-			collect_blocks(b, stir_stmt_body(st));
-		}
+		b->v = v;
+		b->cap = cap;
 	}
+	b->v[b->n++] = s;
+	return STIR_VISIT_GO;
 }
 
 /* s: whether s is one or more digits and nothing else. */
@@ -143,7 +138,8 @@ int stir_kernel_link_inits(stir_kernel *k)
 {
 	stir_ctx *ctx = stir_kernel_ctx(k);
 	link_blocks b = { 0 };
-	collect_blocks(&b, &k->body);
+	stir_visitor walk = { collect_block, NULL, NULL, NULL, 0, &b };
+	stir_visit_list(&walk, &k->body); /* the blocks, outermost first */
 	int n_inits = 0;
 	/* the init blocks P_initN: P is after the last "_init" */
 	for (int i = 0; i < b.n && !b.oom; i++) {

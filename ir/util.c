@@ -85,6 +85,34 @@ static stir_expr **copy_exprs(stir_kernel *k, int n, stir_expr *const *src,
 	return v;
 }
 
+/* k, e: see util.h. */
+stir_expr *stir_expr_copy_node(stir_kernel *k, const stir_expr *e)
+{
+	stir_arena *ar = stir_kernel_arena(k);
+	stir_expr *c = stir_arena_alloc(ar, sizeof(*c));
+	if (!c)
+		return NULL;
+	*c = *e;
+	stir_expr ***arr;
+	int n;
+	if (e->kind == STIR_EXPR_LOAD) {
+		arr = &c->u.load.idx;
+		n = e->u.load.n;
+	} else if (e->kind == STIR_EXPR_CALL) {
+		arr = &c->u.call.args;
+		n = e->u.call.n;
+	} else {
+		return c;
+	}
+	stir_expr **v = stir_arena_alloc(ar, (size_t)(n ? n : 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	memcpy(v, *arr, (size_t)n * sizeof(*v));
+	*arr = v;
+	return c;
+}
+
+/* k, e, s: see util.h. */
 stir_expr *stir_expr_copy(stir_kernel *k, const stir_expr *e, const stir_subst *s)
 {
 	if (!e)
@@ -94,46 +122,19 @@ stir_expr *stir_expr_copy(stir_kernel *k, const stir_expr *e, const stir_subst *
 		if (i >= 0 && s->to_expr[i])
 			return stir_expr_copy(k, s->to_expr[i], NULL);
 	}
-	stir_expr *c = stir_arena_alloc(stir_kernel_arena(k), sizeof(*c));
+	stir_expr *c = stir_expr_copy_node(k, e), **slot;
 	if (!c)
 		return NULL;
-	*c = *e;
-	switch (e->kind) {
-	case STIR_EXPR_VAR: {
+	if (e->kind == STIR_EXPR_VAR) {
 		int i = subst_find(s, e->u.var);
 		if (i >= 0)
 			c->u.var = s->to_var[i];
 		return c;
 	}
-	case STIR_EXPR_LOAD:
-		c->u.load.idx = copy_exprs(k, e->u.load.n, e->u.load.idx, s);
-		return c->u.load.idx ? c : NULL;
-	case STIR_EXPR_UNARY:
-		c->u.unary.a = stir_expr_copy(k, e->u.unary.a, s);
-		return c->u.unary.a ? c : NULL;
-	case STIR_EXPR_BINARY:
-		c->u.binary.a = stir_expr_copy(k, e->u.binary.a, s);
-		c->u.binary.b = stir_expr_copy(k, e->u.binary.b, s);
-		return c->u.binary.a && c->u.binary.b ? c : NULL;
-	case STIR_EXPR_SELECT:
-		c->u.select.c = stir_expr_copy(k, e->u.select.c, s);
-		c->u.select.a = stir_expr_copy(k, e->u.select.a, s);
-		c->u.select.b = stir_expr_copy(k, e->u.select.b, s);
-		return c->u.select.c && c->u.select.a && c->u.select.b ? c : NULL;
-	case STIR_EXPR_CALL:
-		c->u.call.args = copy_exprs(k, e->u.call.n, e->u.call.args, s);
-		return c->u.call.args ? c : NULL;
-	case STIR_EXPR_CAST:
-		c->u.cast.a = stir_expr_copy(k, e->u.cast.a, s);
-		return c->u.cast.a ? c : NULL;
-	case STIR_EXPR_SEARCH:
-		c->u.search.lo = stir_expr_copy(k, e->u.search.lo, s);
-		c->u.search.hi = stir_expr_copy(k, e->u.search.hi, s);
-		c->u.search.x = stir_expr_copy(k, e->u.search.x, s);
-		return c->u.search.lo && c->u.search.hi && c->u.search.x ? c : NULL;
-	default:
-		return c;
-	}
+	for (int i = 0; (slot = stir_expr_child(c, i)); i++)
+		if (!(*slot = stir_expr_copy(k, *slot, s)))
+			return NULL;
+	return c;
 }
 
 /* k, v, s: a clone of variable v (same name, kind, type, axis), recorded in

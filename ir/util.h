@@ -20,6 +20,11 @@ void stir_subst_release(stir_subst *s);
 int stir_subst_add_expr(stir_subst *s, const stir_var *from, stir_expr *to);
 int stir_subst_add_var(stir_subst *s, const stir_var *from, stir_var *to);
 
+/* k, e: a copy of node e in k's arena whose arrays of children (load
+ * indices, call arguments) are its own, the children themselves shared:
+ * assigning a stir_expr_child slot of the copy leaves e as it was.  NULL
+ * when memory runs out. */
+stir_expr *stir_expr_copy_node(stir_kernel *k, const stir_expr *e);
 /* A deep copy of e into kernel k with the substitution applied (s may be
  * NULL).  Types and locations are kept. */
 stir_expr *stir_expr_copy(stir_kernel *k, const stir_expr *e,

@@ -378,23 +378,22 @@ typedef struct iter_names {
 	stir_names names;
 } iter_names;
 
-/* names, list: record the iterator names used in list. */
+/* s, user: reserve in the name set "user" the iterator names of s, when
+ * an iteration: fresh names skip them from now on. */
+static stir_visit_step reserve_iter_names(stir_stmt *s, void *user)
+{
+	if (s->kind == STIR_STMT_ITER)
+		for (int j = 0; j < s->u.iter.n_vars; j++)
+			stir_names_fresh(user, s->u.iter.vars[j]->name);
+	return STIR_VISIT_GO;
+}
+
+/* names, list: record the iterator names used in list (a stage I list:
+ * iterations, ifs, stores and lets), outermost first. */
 static void add_iter_names(stir_names *names, const stir_ptr_vec *list)
 {
-	for (int i = 0; i < list->n; i++) {
-		const stir_stmt *s = stir_stmt_at(list, i);
-		if (s->kind == STIR_STMT_ITER) {
-			for (int j = 0; j < s->u.iter.n_vars; j++) {
-				/* reserve it: fresh names skip it from now on */
-				stir_names_fresh(names, s->u.iter.vars[j]->name);
-			}
-			add_iter_names(names, &s->u.iter.init);
-			add_iter_names(names, &s->u.iter.body);
-		} else if (s->kind == STIR_STMT_IF) {
-			add_iter_names(names, &s->u.if_.then_body);
-			add_iter_names(names, &s->u.if_.else_body);
-		}
-	}
+	stir_visitor v = { reserve_iter_names, NULL, NULL, NULL, 0, names };
+	stir_visit_list(&v, (stir_ptr_vec *)list);
 }
 
 /* d, r, k, new_vars: the inverse-map coordinate of tensor axis k as

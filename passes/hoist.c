@@ -41,6 +41,7 @@
 #include <stir/passes.h>
 #include "passes/passes.h"
 #include "ir/util.h"
+#include "ir/visit.h"
 
 typedef struct hoister {
 	stir_kernel *k;
@@ -65,58 +66,65 @@ static const stir_expr *binding_of(const hoister *H, const stir_var *v)
 		H->binding[v->slot] : NULL;
 }
 
-/* H, a, b: structural equality, block variables seen through their
- * bindings. */
+/* v, user: the binding of block variable v (user: the hoister), or NULL:
+ * the equality's expand hook. */
+static const stir_expr *binding_hook(const stir_var *v, const void *user)
+{
+	return binding_of(user, v);
+}
+
+/* H, a, b: structural equality (ir/equal.c), block variables seen
+ * through their bindings; NULL equals nothing. */
 static bool same(const hoister *H, const stir_expr *a, const stir_expr *b)
 {
-	if (!a || !b)
-		return false;
-	if (a->kind == STIR_EXPR_VAR && a->u.var->kind == STIR_VAR_BLOCK &&
-	    binding_of(H, a->u.var))
-		return same(H, binding_of(H, a->u.var), b);
-	if (b->kind == STIR_EXPR_VAR && b->u.var->kind == STIR_VAR_BLOCK &&
-	    binding_of(H, b->u.var))
-		return same(H, a, binding_of(H, b->u.var));
-	if (a->kind != b->kind || a->dtype != b->dtype)
-		return false;
-	switch (a->kind) {
+	stir_eq eq = { STIR_EQ_NULL_UNEQUAL, binding_hook, NULL, H };
+	return stir_expr_equal(&eq, a, b);
+}
+
+static bool safe_value(const hoister *H, const stir_expr *x);
+
+/* slot, user: stop the walk at a node that may not be evaluated
+ * anywhere (user: the hoister): a load, a search, a float, a division or
+ * remainder by anything but a non-zero literal; a block variable is
+ * looked at through its binding. */
+static stir_visit_step unsafe_node(stir_expr **slot, void *user)
+{
+	const hoister *H = user;
+	const stir_expr *x = *slot;
+	switch (x->kind) {
 	case STIR_EXPR_INT:
-		return a->u.i == b->u.i;
-	case STIR_EXPR_FLOAT:
-		return !memcmp(&a->u.f, &b->u.f, sizeof(double));
-	case STIR_EXPR_VAR:
-		return a->u.var == b->u.var;
-	case STIR_EXPR_LOAD:
-		return a->u.load.buf == b->u.load.buf &&
-			same(H, a->u.load.idx[0], b->u.load.idx[0]);
-	case STIR_EXPR_UNARY:
-		return a->u.unary.op == b->u.unary.op &&
-			same(H, a->u.unary.a, b->u.unary.a);
-	case STIR_EXPR_BINARY:
-		return a->u.binary.op == b->u.binary.op &&
-			same(H, a->u.binary.a, b->u.binary.a) &&
-			same(H, a->u.binary.b, b->u.binary.b);
-	case STIR_EXPR_SELECT:
-		return same(H, a->u.select.c, b->u.select.c) &&
-			same(H, a->u.select.a, b->u.select.a) &&
-			same(H, a->u.select.b, b->u.select.b);
-	case STIR_EXPR_CALL:
-		if (a->u.call.f != b->u.call.f || a->u.call.n != b->u.call.n)
-			return false;
-		for (int i = 0; i < a->u.call.n; i++)
-			if (!same(H, a->u.call.args[i], b->u.call.args[i]))
-				return false;
-		return true;
-	case STIR_EXPR_CAST:
-		return same(H, a->u.cast.a, b->u.cast.a);
-	case STIR_EXPR_SEARCH:
-		return a->u.search.op == b->u.search.op &&
-			a->u.search.buf == b->u.search.buf &&
-			same(H, a->u.search.lo, b->u.search.lo) &&
-			same(H, a->u.search.hi, b->u.search.hi) &&
-			same(H, a->u.search.x, b->u.search.x);
+		return STIR_VISIT_GO;
+	case STIR_EXPR_VAR: {
+		const stir_expr *b = binding_of(H, x->u.var);
+		return b && !safe_value(H, b) ? STIR_VISIT_STOP : STIR_VISIT_GO;
 	}
-	return false;
+	case STIR_EXPR_UNARY:
+		return stir_dtype_is_int(x->dtype) ? STIR_VISIT_GO :
+			STIR_VISIT_STOP;
+	case STIR_EXPR_CAST:
+		return stir_dtype_is_int(x->dtype) &&
+			stir_dtype_is_int(x->u.cast.a->dtype) ? STIR_VISIT_GO :
+			STIR_VISIT_STOP;
+	case STIR_EXPR_BINARY:
+		switch (x->u.binary.op) {
+		case STIR_DIV:
+		case STIR_MOD:
+			if (x->u.binary.b->kind != STIR_EXPR_INT ||
+			    x->u.binary.b->u.i == 0)
+				return STIR_VISIT_STOP;
+			break;
+		case STIR_ADD:
+		case STIR_SUB:
+		case STIR_MUL:
+			break;
+		default:
+			return STIR_VISIT_STOP;
+		}
+		return stir_dtype_is_int(x->dtype) ? STIR_VISIT_GO :
+			STIR_VISIT_STOP;
+	default:
+		return STIR_VISIT_STOP;
+	}
 }
 
 /* H, x: whether x can be evaluated anywhere: no loads, no searches, no
@@ -124,39 +132,9 @@ static bool same(const hoister *H, const stir_expr *a, const stir_expr *b)
  * variables through their bindings). */
 static bool safe_value(const hoister *H, const stir_expr *x)
 {
-	switch (x->kind) {
-	case STIR_EXPR_INT:
-		return true;
-	case STIR_EXPR_VAR:
-		if (x->u.var->kind == STIR_VAR_BLOCK && binding_of(H, x->u.var))
-			return safe_value(H, binding_of(H, x->u.var));
-		return true;
-	case STIR_EXPR_UNARY:
-		return stir_dtype_is_int(x->dtype) && safe_value(H, x->u.unary.a);
-	case STIR_EXPR_CAST:
-		return stir_dtype_is_int(x->dtype) &&
-			stir_dtype_is_int(x->u.cast.a->dtype) &&
-			safe_value(H, x->u.cast.a);
-	case STIR_EXPR_BINARY:
-		switch (x->u.binary.op) {
-		case STIR_DIV:
-		case STIR_MOD:
-			if (x->u.binary.b->kind != STIR_EXPR_INT ||
-			    x->u.binary.b->u.i == 0)
-				return false;
-			break;
-		case STIR_ADD:
-		case STIR_SUB:
-		case STIR_MUL:
-			break;
-		default:
-			return false;
-		}
-		return stir_dtype_is_int(x->dtype) &&
-			safe_value(H, x->u.binary.a) && safe_value(H, x->u.binary.b);
-	default:
-		return false;
-	}
+	stir_visitor v = { NULL, NULL, unsafe_node, NULL, 0, (void *)H };
+	stir_expr *slot = (stir_expr *)x;
+	return !stir_visit_expr(&v, &slot);
 }
 
 /* H, x: whether the range of search x lies inside its buffer whatever
@@ -172,39 +150,29 @@ static bool whole_range(const hoister *H, const stir_expr *x)
 	return lo->u.i == 0 && same(H, hi, ext);
 }
 
+static bool uses_inner(const hoister *H, const stir_expr *x);
+
+/* slot, user: stop the walk at a variable defined inside the loop (user:
+ * the hoister); a block variable defined there is looked at through its
+ * binding. */
+static stir_visit_step inner_var(stir_expr **slot, void *user)
+{
+	const hoister *H = user;
+	const stir_expr *x = *slot;
+	if (x->kind != STIR_EXPR_VAR || (size_t)x->u.var->slot >= H->slots ||
+	    !H->inner[x->u.var->slot])
+		return STIR_VISIT_GO;
+	const stir_expr *b = binding_of(H, x->u.var);
+	return !b || uses_inner(H, b) ? STIR_VISIT_STOP : STIR_VISIT_GO;
+}
+
 /* H, x: whether x uses a variable defined inside the loop (block
  * variables through their bindings). */
 static bool uses_inner(const hoister *H, const stir_expr *x)
 {
-	switch (x->kind) {
-	case STIR_EXPR_VAR:
-		if ((size_t)x->u.var->slot >= H->slots || !H->inner[x->u.var->slot])
-			return false;
-		if (x->u.var->kind == STIR_VAR_BLOCK && binding_of(H, x->u.var))
-			return uses_inner(H, binding_of(H, x->u.var));
-		return true;
-	case STIR_EXPR_LOAD:
-		return uses_inner(H, x->u.load.idx[0]);
-	case STIR_EXPR_UNARY:
-		return uses_inner(H, x->u.unary.a);
-	case STIR_EXPR_BINARY:
-		return uses_inner(H, x->u.binary.a) || uses_inner(H, x->u.binary.b);
-	case STIR_EXPR_SELECT:
-		return uses_inner(H, x->u.select.c) ||
-			uses_inner(H, x->u.select.a) || uses_inner(H, x->u.select.b);
-	case STIR_EXPR_CALL:
-		for (int i = 0; i < x->u.call.n; i++)
-			if (uses_inner(H, x->u.call.args[i]))
-				return true;
-		return false;
-	case STIR_EXPR_CAST:
-		return uses_inner(H, x->u.cast.a);
-	case STIR_EXPR_SEARCH:
-		return uses_inner(H, x->u.search.lo) ||
-			uses_inner(H, x->u.search.hi) || uses_inner(H, x->u.search.x);
-	default:
-		return false;
-	}
+	stir_visitor v = { NULL, NULL, inner_var, NULL, 0, (void *)H };
+	stir_expr *slot = (stir_expr *)x;
+	return stir_visit_expr(&v, &slot);
 }
 
 /* H, x: whether search x may be computed before the loop. */
@@ -216,41 +184,10 @@ static bool movable(const hoister *H, const stir_expr *x)
 		!uses_inner(H, x->u.search.x);
 }
 
-/* H, x: add each movable search of x not held yet (a search is looked at
- * as a whole, not inside: one that stays keeps its inner ones where they
- * are, unless another place moves an equal one). */
-static void gather_expr(hoister *H, const stir_expr *x)
+/* H, x: add search x to the candidates when it is movable and not held
+ * yet. */
+static void gather(hoister *H, const stir_expr *x)
 {
-	if (!x || H->failed)
-		return;
-	switch (x->kind) {
-	case STIR_EXPR_LOAD:
-		gather_expr(H, x->u.load.idx[0]);
-		return;
-	case STIR_EXPR_UNARY:
-		gather_expr(H, x->u.unary.a);
-		return;
-	case STIR_EXPR_BINARY:
-		gather_expr(H, x->u.binary.a);
-		gather_expr(H, x->u.binary.b);
-		return;
-	case STIR_EXPR_SELECT:
-		gather_expr(H, x->u.select.c);
-		gather_expr(H, x->u.select.a);
-		gather_expr(H, x->u.select.b);
-		return;
-	case STIR_EXPR_CALL:
-		for (int i = 0; i < x->u.call.n; i++)
-			gather_expr(H, x->u.call.args[i]);
-		return;
-	case STIR_EXPR_CAST:
-		gather_expr(H, x->u.cast.a);
-		return;
-	case STIR_EXPR_SEARCH:
-		break;
-	default:
-		return;
-	}
 	if (!movable(H, x))
 		return;
 	for (int i = 0; i < H->n; i++)
@@ -272,126 +209,30 @@ static void gather_expr(hoister *H, const stir_expr *x)
 	H->cand[H->n++] = x;
 }
 
-static void gather_list(hoister *H, const stir_ptr_vec *list);
-
-/* H, s: gather_expr of every expression of s that the emitter prints. */
-static void gather_stmt(hoister *H, const stir_stmt *s)
+/* slot, user: gather the search in *slot (user: the hoister).  A search
+ * is looked at as a whole, not inside: one that stays keeps its inner
+ * ones where they are, unless another place moves an equal one. */
+static stir_visit_step gather_search(stir_expr **slot, void *user)
 {
-	switch (s->kind) {
-	case STIR_STMT_STORE:
-		for (int i = 0; i < s->u.store.n; i++)
-			gather_expr(H, s->u.store.idx[i]);
-		gather_expr(H, s->u.store.value);
-		return;
-	case STIR_STMT_LET:
-		gather_expr(H, s->u.let.value);
-		return;
-	case STIR_STMT_IF:
-		gather_expr(H, s->u.if_.cond);
-		gather_list(H, &s->u.if_.then_body);
-		gather_list(H, &s->u.if_.else_body);
-		return;
-	case STIR_STMT_FOR:
-		gather_expr(H, s->u.for_.extent);
-		gather_list(H, &s->u.for_.body);
-		return;
-	case STIR_STMT_BLOCK:
-		for (int i = 0; i < s->u.block.n_vars; i++)
-			gather_expr(H, s->u.block.bindings[i]);
-		gather_list(H, &s->u.block.body);
-		return;
-	default:
-		return;
-	}
+	hoister *H = user;
+	if (H->failed)
+		return STIR_VISIT_STOP;
+	if ((*slot)->kind != STIR_EXPR_SEARCH)
+		return STIR_VISIT_GO;
+	gather(H, *slot);
+	return STIR_VISIT_SKIP;
 }
 
-/* H, list: gather_stmt of each statement. */
-static void gather_list(hoister *H, const stir_ptr_vec *list)
+/* s, user: mark (by slot, in the hoister's "inner") the variables s
+ * binds. */
+static stir_visit_step mark_defined(stir_stmt *s, void *user)
 {
-	for (int i = 0; i < list->n; i++)
-		gather_stmt(H, stir_stmt_at(list, i));
-}
-
-static void mark_list(bool *inner, const stir_ptr_vec *list);
-
-/* inner, s: mark (by slot) every variable s and its children define. */
-static void mark_defined(bool *inner, const stir_stmt *s)
-{
-	switch (s->kind) {
-	case STIR_STMT_LET:
-		inner[s->u.let.var->slot] = true;
-		return;
-	case STIR_STMT_IF:
-		mark_list(inner, &s->u.if_.then_body);
-		mark_list(inner, &s->u.if_.else_body);
-		return;
-	case STIR_STMT_FOR:
-		inner[s->u.for_.var->slot] = true;
-		mark_list(inner, &s->u.for_.body);
-		return;
-	case STIR_STMT_BLOCK:
-		for (int i = 0; i < s->u.block.n_vars; i++)
-			inner[s->u.block.vars[i]->slot] = true;
-		mark_list(inner, &s->u.block.body);
-		return;
-	default:
-		return;
-	}
-}
-
-/* inner, list: mark_defined of each statement. */
-static void mark_list(bool *inner, const stir_ptr_vec *list)
-{
-	for (int i = 0; i < list->n; i++)
-		mark_defined(inner, stir_stmt_at(list, i));
-}
-
-/* H, x: a node like x in the kernel's arena (children shared), or NULL. */
-static stir_expr *dup(hoister *H, const stir_expr *x)
-{
-	stir_expr *c = stir_arena_alloc(stir_kernel_arena(H->k), sizeof(*c));
-	if (!c) {
-		H->failed = true;
-		return NULL;
-	}
-	*c = *x;
-	if (x->kind == STIR_EXPR_CALL) {
-		size_t n = (size_t)(x->u.call.n ? x->u.call.n : 1);
-		c->u.call.args = stir_arena_alloc(stir_kernel_arena(H->k),
-			n * sizeof(*c->u.call.args));
-		if (!c->u.call.args) {
-			H->failed = true;
-			return NULL;
-		}
-		memcpy(c->u.call.args, x->u.call.args,
-			(size_t)x->u.call.n * sizeof(*c->u.call.args));
-	}
-	return c;
-}
-
-/* x, i: the place of child i of x (NULL past the last). */
-static stir_expr **child(stir_expr *x, int i)
-{
-	switch (x->kind) {
-	case STIR_EXPR_LOAD:
-		return i == 0 ? &x->u.load.idx[0] : NULL;
-	case STIR_EXPR_UNARY:
-		return i == 0 ? &x->u.unary.a : NULL;
-	case STIR_EXPR_BINARY:
-		return i == 0 ? &x->u.binary.a : i == 1 ? &x->u.binary.b : NULL;
-	case STIR_EXPR_SELECT:
-		return i == 0 ? &x->u.select.c : i == 1 ? &x->u.select.a :
-			i == 2 ? &x->u.select.b : NULL;
-	case STIR_EXPR_CAST:
-		return i == 0 ? &x->u.cast.a : NULL;
-	case STIR_EXPR_SEARCH:
-		return i == 0 ? &x->u.search.lo : i == 1 ? &x->u.search.hi :
-			i == 2 ? &x->u.search.x : NULL;
-	case STIR_EXPR_CALL:
-		return i < x->u.call.n ? &x->u.call.args[i] : NULL;
-	default:
-		return NULL;
-	}
+	hoister *H = user;
+	int n;
+	stir_var **vars = stir_stmt_binds(s, &n, NULL);
+	for (int i = 0; i < n; i++)
+		H->inner[vars[i]->slot] = true;
+	return STIR_VISIT_GO;
 }
 
 static stir_expr *rewrite(hoister *H, stir_expr *x, bool resolve);
@@ -401,13 +242,15 @@ static stir_expr *rewrite(hoister *H, stir_expr *x, bool resolve);
 static stir_expr *rewrite_children(hoister *H, stir_expr *x, bool resolve)
 {
 	stir_expr *y = x, **c;
-	for (int i = 0; (c = child(y, i)) && !H->failed; i++) {
+	for (int i = 0; (c = stir_expr_child(y, i)) && !H->failed; i++) {
 		stir_expr *n = rewrite(H, *c, resolve);
 		if (n == *c)
 			continue;
-		if (y == x && !(y = dup(H, x)))
+		if (y == x && !(y = stir_expr_copy_node(H->k, x))) {
+			H->failed = true;
 			return x;
-		*child(y, i) = n;
+		}
+		*stir_expr_child(y, i) = n;
 	}
 	return y;
 }
@@ -434,50 +277,12 @@ static stir_expr *rewrite(hoister *H, stir_expr *x, bool resolve)
 	return rewrite_children(H, x, resolve);
 }
 
-static void replace_list(hoister *H, stir_ptr_vec *list);
-
-/* H, x: rewrite, the searches replaced. */
-static stir_expr *rewrite_r(hoister *H, stir_expr *x)
+/* slot, user: the expression in *slot with every search equal to a
+ * hoisted one replaced by its variable (user: the hoister). */
+static stir_visit_step replace_searches(stir_expr **slot, void *user)
 {
-	return rewrite(H, x, false);
-}
-
-/* H, s: rewrite_r of every expression of s the emitter prints. */
-static void replace_stmt(hoister *H, stir_stmt *s)
-{
-	switch (s->kind) {
-	case STIR_STMT_STORE:
-		for (int i = 0; i < s->u.store.n; i++)
-			s->u.store.idx[i] = rewrite_r(H, s->u.store.idx[i]);
-		s->u.store.value = rewrite_r(H, s->u.store.value);
-		return;
-	case STIR_STMT_LET:
-		s->u.let.value = rewrite_r(H, s->u.let.value);
-		return;
-	case STIR_STMT_IF:
-		s->u.if_.cond = rewrite_r(H, s->u.if_.cond);
-		replace_list(H, &s->u.if_.then_body);
-		replace_list(H, &s->u.if_.else_body);
-		return;
-	case STIR_STMT_FOR:
-		s->u.for_.extent = rewrite_r(H, s->u.for_.extent);
-		replace_list(H, &s->u.for_.body);
-		return;
-	case STIR_STMT_BLOCK:
-		for (int i = 0; i < s->u.block.n_vars; i++)
-			s->u.block.bindings[i] = rewrite_r(H, s->u.block.bindings[i]);
-		replace_list(H, &s->u.block.body);
-		return;
-	default:
-		return;
-	}
-}
-
-/* H, list: replace_stmt of each statement. */
-static void replace_list(hoister *H, stir_ptr_vec *list)
-{
-	for (int i = 0; i < list->n; i++)
-		replace_stmt(H, stir_stmt_at(list, i));
+	*slot = rewrite(user, *slot, false);
+	return STIR_VISIT_SKIP;
 }
 
 /* H, list, at: hoist the searches of loop list[at] into lets before it;
@@ -486,9 +291,11 @@ static int hoist_loop(hoister *H, stir_ptr_vec *list, int at)
 {
 	stir_stmt *s = stir_stmt_at(list, at);
 	memset(H->inner, 0, H->slots * sizeof(bool));
-	mark_defined(H->inner, s);
+	stir_visitor marker = { mark_defined, NULL, NULL, NULL, 0, H };
+	stir_visit_stmt(&marker, s);
 	H->n = 0;
-	gather_stmt(H, s);
+	stir_visitor gatherer = { NULL, NULL, gather_search, NULL, 0, H };
+	stir_visit_stmt(&gatherer, s);
 	if (H->failed || !H->n)
 		return 0;
 	stir_stmt **lets = calloc((size_t)H->n, sizeof(*lets));
@@ -523,7 +330,8 @@ static int hoist_loop(hoister *H, stir_ptr_vec *list, int at)
 	for (int i = 0; i < H->n; i++)
 		list->v[at + i] = lets[i];
 	free(lets);
-	replace_stmt(H, s);
+	stir_visitor replacer = { NULL, NULL, replace_searches, NULL, 0, H };
+	stir_visit_stmt(&replacer, s);
 	return H->n;
 }
 
@@ -532,22 +340,13 @@ static void hoist_list(hoister *H, stir_ptr_vec *list, bool here);
 /* H, s: hoist before the loops inside s. */
 static void hoist_in(hoister *H, stir_stmt *s)
 {
-	switch (s->kind) {
-	case STIR_STMT_IF:
-		hoist_list(H, &s->u.if_.then_body, true);
-		hoist_list(H, &s->u.if_.else_body, true);
-		return;
-	case STIR_STMT_FOR:
-		hoist_list(H, &s->u.for_.body, true);
-		return;
-	case STIR_STMT_BLOCK:
-		/* the nests of a horizontal block stand alone */
-		hoist_list(H, &s->u.block.body,
-			!(s->u.block.flags & STIR_BLOCK_HORIZONTAL));
-		return;
-	default:
-		return;
-	}
+	stir_ptr_vec *lists[2];
+	int n = stir_stmt_lists(s, lists);
+	/* the nests of a horizontal block stand alone */
+	bool here = s->kind != STIR_STMT_BLOCK ||
+		!(s->u.block.flags & STIR_BLOCK_HORIZONTAL);
+	for (int i = 0; i < n; i++)
+		hoist_list(H, lists[i], here);
 }
 
 /* H, list, here: hoist before each loop of list (when "here": lets may
@@ -562,37 +361,18 @@ static void hoist_list(hoister *H, stir_ptr_vec *list, bool here)
 	}
 }
 
-static void facts_list(hoister *H, const stir_ptr_vec *list);
-
-/* H, s: the bindings of block variables and the buffers stored into. */
-static void facts(hoister *H, const stir_stmt *s)
+/* s, user: record (in the hoister) the bindings of the block variables
+ * of s and the buffer s stores into. */
+static stir_visit_step facts(stir_stmt *s, void *user)
 {
-	switch (s->kind) {
-	case STIR_STMT_STORE:
+	hoister *H = user;
+	if (s->kind == STIR_STMT_STORE)
 		H->stored[s->u.store.buf->index] = true;
-		return;
-	case STIR_STMT_IF:
-		facts_list(H, &s->u.if_.then_body);
-		facts_list(H, &s->u.if_.else_body);
-		return;
-	case STIR_STMT_FOR:
-		facts_list(H, &s->u.for_.body);
-		return;
-	case STIR_STMT_BLOCK:
+	else if (s->kind == STIR_STMT_BLOCK)
 		for (int i = 0; i < s->u.block.n_vars; i++)
-			H->binding[s->u.block.vars[i]->slot] = s->u.block.bindings[i];
-		facts_list(H, &s->u.block.body);
-		return;
-	default:
-		return;
-	}
-}
-
-/* H, list: facts of each statement. */
-static void facts_list(hoister *H, const stir_ptr_vec *list)
-{
-	for (int i = 0; i < list->n; i++)
-		facts(H, stir_stmt_at(list, i));
+			H->binding[s->u.block.vars[i]->slot] =
+				s->u.block.bindings[i];
+	return STIR_VISIT_GO;
 }
 
 /* k: see passes.h. */
@@ -618,7 +398,8 @@ int stir_kernel_hoist_invariants(stir_kernel *k)
 	if (!H.binding || !H.inner || !H.stored ||
 	    stir_names_init(&H.names, k) < 0)
 		goto out;
-	facts_list(&H, &k->body);
+	stir_visitor fact_finder = { facts, NULL, NULL, NULL, 0, &H };
+	stir_visit_list(&fact_finder, &k->body);
 	hoist_list(&H, &k->body, false);
 	rc = H.failed ? -1 : 0;
 	stir_names_release(&H.names);

@@ -33,6 +33,7 @@
 #include <stir/passes.h>
 #include "passes/passes.h"
 #include "ir/util.h"
+#include "ir/visit.h"
 
 #define STIR_MAX_LIFTED 16
 
@@ -53,152 +54,80 @@ typedef struct lifter {
 	bool oom;
 } lifter;
 
-/* L, x: whether x may differ between the lanes of threadIdx.x (a
- * register array may differ in every thread, a warp buffer does not). */
-static bool dep_x(const lifter *L, const stir_expr *x)
+/* slot, user: stop the walk at a node whose value may differ between
+ * the lanes of threadIdx.x (user: the lifter): a variable marked so, an
+ * access of a register array (a warp buffer does not differ). */
+static stir_visit_step lane_node(stir_expr **slot, void *user)
 {
-	switch (x->kind) {
-	case STIR_EXPR_VAR:
-		return L->depx[x->u.var->slot];
-	case STIR_EXPR_LOAD:
-		return x->u.load.buf->scope == STIR_SCOPE_LOCAL ||
-			dep_x(L, x->u.load.idx[0]);
-	case STIR_EXPR_UNARY:
-		return dep_x(L, x->u.unary.a);
-	case STIR_EXPR_BINARY:
-		return dep_x(L, x->u.binary.a) || dep_x(L, x->u.binary.b);
-	case STIR_EXPR_SELECT:
-		return dep_x(L, x->u.select.c) || dep_x(L, x->u.select.a) ||
-			dep_x(L, x->u.select.b);
-	case STIR_EXPR_CALL:
-		for (int i = 0; i < x->u.call.n; i++)
-			if (dep_x(L, x->u.call.args[i]))
-				return true;
-		return false;
-	case STIR_EXPR_CAST:
-		return dep_x(L, x->u.cast.a);
-	case STIR_EXPR_SEARCH:
-		return x->u.search.buf->scope == STIR_SCOPE_LOCAL ||
-			dep_x(L, x->u.search.lo) || dep_x(L, x->u.search.hi) ||
-			dep_x(L, x->u.search.x);
-	default:
-		return false;
-	}
+	const lifter *L = user;
+	const stir_expr *x = *slot;
+	bool differs = (x->kind == STIR_EXPR_VAR && L->depx[x->u.var->slot]) ||
+		(x->kind == STIR_EXPR_LOAD &&
+		 x->u.load.buf->scope == STIR_SCOPE_LOCAL) ||
+		(x->kind == STIR_EXPR_SEARCH &&
+		 x->u.search.buf->scope == STIR_SCOPE_LOCAL);
+	return differs ? STIR_VISIT_STOP : STIR_VISIT_GO;
 }
 
-static void analyse_list(lifter *L, const stir_ptr_vec *list);
-
-/* L, s: depx of the variables s and its children define, in order. */
-static void analyse(lifter *L, const stir_stmt *s)
+/* L, x: whether x may differ between the lanes of threadIdx.x. */
+static bool dep_x(const lifter *L, const stir_expr *x)
 {
-	switch (s->kind) {
-	case STIR_STMT_FOR:
+	stir_visitor v = { NULL, NULL, lane_node, NULL, 0, (void *)L };
+	stir_expr *slot = (stir_expr *)x;
+	return stir_visit_expr(&v, &slot);
+}
+
+/* s, user: depx (in the lifter) of the variables s binds; the walk meets
+ * them in order, each binding after the variables it uses. */
+static stir_visit_step analyse(stir_stmt *s, void *user)
+{
+	lifter *L = user;
+	if (s->kind == STIR_STMT_FOR)
 		L->depx[s->u.for_.var->slot] = s->u.for_.kind == STIR_LOOP_BIND &&
 			s->u.for_.thread == STIR_THREAD_X;
-		analyse_list(L, &s->u.for_.body);
-		return;
-	case STIR_STMT_BLOCK:
+	else if (s->kind == STIR_STMT_BLOCK)
 		for (int i = 0; i < s->u.block.n_vars; i++)
 			L->depx[s->u.block.vars[i]->slot] =
 				dep_x(L, s->u.block.bindings[i]);
-		analyse_list(L, &s->u.block.body);
-		return;
-	case STIR_STMT_LET:
+	else if (s->kind == STIR_STMT_LET)
 		L->depx[s->u.let.var->slot] = dep_x(L, s->u.let.value);
-		return;
-	case STIR_STMT_IF:
-		analyse_list(L, &s->u.if_.then_body);
-		analyse_list(L, &s->u.if_.else_body);
-		return;
-	default:
-		return;
-	}
+	return STIR_VISIT_GO;
 }
 
-/* L, list: analyse of each statement. */
+/* L, list: analyse every statement of list and those nested in it. */
 static void analyse_list(lifter *L, const stir_ptr_vec *list)
 {
-	for (int i = 0; i < list->n; i++)
-		analyse(L, stir_stmt_at(list, i));
+	stir_visitor v = { analyse, NULL, NULL, NULL, 0, L };
+	stir_visit_list(&v, (stir_ptr_vec *)list);
 }
 
-/* x, scope, v: whether x reads memory (scope -1), or a buffer of that
- * scope; whether it uses variable v (v not NULL). */
-static bool expr_has(const stir_expr *x, int scope, const stir_var *v)
+/* s, user: stop the walk at a store into a warp buffer. */
+static stir_visit_step warp_store(stir_stmt *s, void *user)
 {
-	if (!x)
-		return false;
-	switch (x->kind) {
-	case STIR_EXPR_VAR:
-		return v && x->u.var == v;
-	case STIR_EXPR_LOAD:
-		if (!v && (scope < 0 || (int)x->u.load.buf->scope == scope))
-			return true;
-		return expr_has(x->u.load.idx[0], scope, v);
-	case STIR_EXPR_UNARY:
-		return expr_has(x->u.unary.a, scope, v);
-	case STIR_EXPR_BINARY:
-		return expr_has(x->u.binary.a, scope, v) ||
-			expr_has(x->u.binary.b, scope, v);
-	case STIR_EXPR_SELECT:
-		return expr_has(x->u.select.c, scope, v) ||
-			expr_has(x->u.select.a, scope, v) ||
-			expr_has(x->u.select.b, scope, v);
-	case STIR_EXPR_CALL:
-		for (int i = 0; i < x->u.call.n; i++)
-			if (expr_has(x->u.call.args[i], scope, v))
-				return true;
-		return false;
-	case STIR_EXPR_CAST:
-		return expr_has(x->u.cast.a, scope, v);
-	case STIR_EXPR_SEARCH:
-		if (!v && (scope < 0 || (int)x->u.search.buf->scope == scope))
-			return true;
-		return expr_has(x->u.search.lo, scope, v) ||
-			expr_has(x->u.search.hi, scope, v) ||
-			expr_has(x->u.search.x, scope, v);
-	default:
-		return false;
-	}
+	(void)user;
+	return s->kind == STIR_STMT_STORE &&
+		s->u.store.buf->scope == STIR_SCOPE_WARP ? STIR_VISIT_STOP :
+		STIR_VISIT_GO;
 }
 
-static bool list_uses_warp(const stir_ptr_vec *list);
-
-/* s: whether s or a statement in it accesses a warp buffer. */
-static bool stmt_uses_warp(const stir_stmt *s)
+/* slot, user: stop the walk at a load or search of a warp buffer. */
+static stir_visit_step warp_read(stir_expr **slot, void *user)
 {
-	const int w = STIR_SCOPE_WARP;
-	switch (s->kind) {
-	case STIR_STMT_STORE:
-		return s->u.store.buf->scope == STIR_SCOPE_WARP ||
-			expr_has(s->u.store.idx[0], w, NULL) ||
-			expr_has(s->u.store.value, w, NULL);
-	case STIR_STMT_LET:
-		return expr_has(s->u.let.value, w, NULL);
-	case STIR_STMT_IF:
-		return expr_has(s->u.if_.cond, w, NULL) ||
-			list_uses_warp(&s->u.if_.then_body) ||
-			list_uses_warp(&s->u.if_.else_body);
-	case STIR_STMT_FOR:
-		return expr_has(s->u.for_.extent, w, NULL) ||
-			list_uses_warp(&s->u.for_.body);
-	case STIR_STMT_BLOCK:
-		for (int i = 0; i < s->u.block.n_vars; i++)
-			if (expr_has(s->u.block.bindings[i], w, NULL))
-				return true;
-		return list_uses_warp(&s->u.block.body);
-	default:
-		return false;
-	}
+	const stir_expr *x = *slot;
+	(void)user;
+	return (x->kind == STIR_EXPR_LOAD &&
+		x->u.load.buf->scope == STIR_SCOPE_WARP) ||
+		(x->kind == STIR_EXPR_SEARCH &&
+		 x->u.search.buf->scope == STIR_SCOPE_WARP) ? STIR_VISIT_STOP :
+		STIR_VISIT_GO;
 }
 
-/* list: stmt_uses_warp of some statement of list. */
+/* list: whether a statement of list, or one in it, accesses a warp
+ * buffer. */
 static bool list_uses_warp(const stir_ptr_vec *list)
 {
-	for (int i = 0; i < list->n; i++)
-		if (stmt_uses_warp(stir_stmt_at(list, i)))
-			return true;
-	return false;
+	stir_visitor v = { warp_store, NULL, warp_read, NULL, 0, NULL };
+	return stir_visit_list(&v, (stir_ptr_vec *)list);
 }
 
 /* L, s: whether if s is lifted already. */
@@ -219,12 +148,12 @@ static stir_stmt *guard_of_nest(const lifter *L, const stir_stmt *s)
 		return NULL;
 	stir_stmt *x = stir_stmt_at(b, 0), *g = NULL;
 	if (x->kind == STIR_STMT_IF && !x->u.if_.else_body.n &&
-	    !lifted(L, x) && !expr_has(x->u.if_.cond, -1, NULL) &&
+	    !lifted(L, x) && !stir_expr_reads_data(x->u.if_.cond) &&
 	    (!dep_x(L, x->u.if_.cond) || !list_uses_warp(&x->u.if_.then_body)))
 		g = x;
 	else if (x->kind == STIR_STMT_FOR && x->u.for_.kind != STIR_LOOP_BIND)
 		g = guard_of_nest(L, x);
-	return g && !expr_has(g->u.if_.cond, -1, s->u.for_.var) ? g : NULL;
+	return g && !stir_expr_uses(g->u.if_.cond, s->u.for_.var) ? g : NULL;
 }
 
 static void decide_list(lifter *L, const stir_ptr_vec *list);
@@ -233,41 +162,34 @@ static void decide_list(lifter *L, const stir_ptr_vec *list);
  * nests are met from the outside in. */
 static void decide(lifter *L, stir_stmt *s)
 {
-	switch (s->kind) {
-	case STIR_STMT_IF:
-		decide_list(L, &s->u.if_.then_body);
-		decide_list(L, &s->u.if_.else_body);
+	stir_ptr_vec *lists[2];
+	if (s->kind != STIR_STMT_FOR) {
+		int n = stir_stmt_lists(s, lists);
+		for (int i = 0; i < n; i++)
+			decide_list(L, lists[i]);
 		return;
-	case STIR_STMT_BLOCK:
-		decide_list(L, &s->u.block.body);
+	}
+	stir_stmt *g = s->u.for_.kind != STIR_LOOP_BIND &&
+		s->u.for_.kind != STIR_LOOP_VECTORIZE &&
+		L->n_stack < STIR_MAX_LIFTED ? guard_of_nest(L, s) : NULL;
+	if (!g) {
+		decide_list(L, &s->u.for_.body);
 		return;
-	case STIR_STMT_FOR: {
-		stir_stmt *g = s->u.for_.kind != STIR_LOOP_BIND &&
-			s->u.for_.kind != STIR_LOOP_VECTORIZE &&
-			L->n_stack < STIR_MAX_LIFTED ? guard_of_nest(L, s) : NULL;
-		if (!g) {
-			decide_list(L, &s->u.for_.body);
+	}
+	if (L->n == L->cap) {
+		int cap = L->cap ? 2 * L->cap : 8;
+		lift *v = realloc(L->v, (size_t)cap * sizeof(*v));
+		if (!v) {
+			L->oom = true;
 			return;
 		}
-		if (L->n == L->cap) {
-			int cap = L->cap ? 2 * L->cap : 8;
-			lift *v = realloc(L->v, (size_t)cap * sizeof(*v));
-			if (!v) {
-				L->oom = true;
-				return;
-			}
-			L->v = v;
-			L->cap = cap;
-		}
-		L->v[L->n++] = (lift){ s, g };
-		L->stack[L->n_stack++] = g;
-		decide_list(L, &s->u.for_.body);
-		L->n_stack--;
-		return;
+		L->v = v;
+		L->cap = cap;
 	}
-	default:
-		return;
-	}
+	L->v[L->n++] = (lift){ s, g };
+	L->stack[L->n_stack++] = g;
+	decide_list(L, &s->u.for_.body);
+	L->n_stack--;
 }
 
 /* L, list: decide of each statement. */
@@ -297,17 +219,12 @@ static bool replace_list(stir_ptr_vec *list, const stir_stmt *old,
  * holds old. */
 static bool replace_stmt(stir_stmt *s, const stir_stmt *old, stir_stmt *new)
 {
-	switch (s->kind) {
-	case STIR_STMT_IF:
-		return replace_list(&s->u.if_.then_body, old, new) ||
-			replace_list(&s->u.if_.else_body, old, new);
-	case STIR_STMT_FOR:
-		return replace_list(&s->u.for_.body, old, new);
-	case STIR_STMT_BLOCK:
-		return replace_list(&s->u.block.body, old, new);
-	default:
-		return false;
-	}
+	stir_ptr_vec *lists[2];
+	int n = stir_stmt_lists(s, lists);
+	for (int i = 0; i < n; i++)
+		if (replace_list(lists[i], old, new))
+			return true;
+	return false;
 }
 
 /* list, old, new: replace_in list or a list nested in it. */

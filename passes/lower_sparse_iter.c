@@ -25,41 +25,15 @@ int stir_lower_sparse_iter_rewrite(stir_kernel *k)
 	return stir_analyze_regions(k);
 }
 
-/* k: stir_lower_sparse_iter before the collection. */
-static int lower_sparse_iter(stir_kernel *k)
-{
-	stir_ctx *ctx = stir_kernel_ctx(k);
-	stir_made_clear(k);
-	if (k->stage != STIR_STAGE_1) {
-		stir_error(ctx, k->loc, "lower_sparse_iter: kernel '%s' is at stage "
-			"%d, not stage 1", k->name, (int)k->stage);
-		return -1;
-	}
-	if (stir_kernel_verify(k) < 0)
-		return -1;
-	if (stir_lower_sparse_iter_rewrite(k) < 0 || stir_kernel_verify(k) < 0) {
-		stir_made_clear(k);
-		return -1;
-	}
-	return 0;
-}
-
-/* k: the pass, then the module's arena collected
- * (stir_module_collect keeps what the kernels reach). */
+/* k: see include/stir/passes.h. */
 int stir_lower_sparse_iter(stir_kernel *k)
 {
-	int r = lower_sparse_iter(k);
-	if (k)
-		(void)stir_module_collect(k->module);
-	return r;
+	return stir_lowering_run(k, "lower_sparse_iter", STIR_STAGE_1,
+		stir_lower_sparse_iter_rewrite);
 }
 
+/* m: see include/stir/passes.h. */
 int stir_module_lower_sparse_iter(stir_module *m)
 {
-	for (int i = 0; i < m->kernels.n; i++) {
-		stir_kernel *k = stir_kernel_at(&m->kernels, i);
-		if (k->stage == STIR_STAGE_1 && stir_lower_sparse_iter(k) < 0)
-			return -1;
-	}
-	return 0;
+	return stir_lowering_run_module(m, STIR_STAGE_1, stir_lower_sparse_iter);
 }

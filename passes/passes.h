@@ -62,6 +62,19 @@ int stir_analyze_regions(stir_kernel *k);
 int stir_lower_sparse_iter_rewrite(stir_kernel *k);
 int stir_lower_sparse_buffer_rewrite(stir_kernel *k);
 
+/* k, name, stage, rewrite: run lowering pass "name" (lower_sparse_iter,
+ * lower_sparse_buffer) on k as the public pass does: k must be at "stage"
+ * and verify; "rewrite" changes it and it must verify after; then the
+ * module's arena is collected (stir_module_collect keeps what the kernels
+ * reach).  The made-record is cleared first, and again when the rewrite
+ * fails.  0 or -1 with diagnostics.  (passes/pipeline.c) */
+int stir_lowering_run(stir_kernel *k, const char *name, stir_stage stage,
+	int (*rewrite)(stir_kernel *k));
+/* m, stage, pass: pass on every kernel of m at "stage", in order, until
+ * one fails.  0 or -1. */
+int stir_lowering_run_module(stir_module *m, stir_stage stage,
+	int (*pass)(stir_kernel *k));
+
 /* stir_pipeline_add_pass (include/stir/pipeline.h) with an argument the
  * pipeline owns: "arg" (malloc'ed, may be NULL) is freed with p, or at
  * once when the pass cannot be added.  0 or -1. */

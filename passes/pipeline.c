@@ -194,3 +194,38 @@ int stir_pipeline_run_module(const stir_pipeline *p, stir_module *m)
 			return -1;
 	return 0;
 }
+
+/* ---- one lowering pass, checked ---- */
+
+/* k, name, stage, rewrite: see passes/passes.h. */
+int stir_lowering_run(stir_kernel *k, const char *name, stir_stage stage,
+	int (*rewrite)(stir_kernel *k))
+{
+	if (!k)
+		return -1;
+	int r = -1;
+	stir_made_clear(k);
+	if (k->stage != stage)
+		stir_error(stir_kernel_ctx(k), k->loc, "%s: kernel '%s' is at "
+			"stage %d, not stage %d", name, k->name, (int)k->stage,
+			(int)stage);
+	else if (stir_kernel_verify(k) == 0) {
+		r = rewrite(k) < 0 || stir_kernel_verify(k) < 0 ? -1 : 0;
+		if (r < 0)
+			stir_made_clear(k);
+	}
+	(void)stir_module_collect(k->module);
+	return r;
+}
+
+/* m, stage, pass: see passes/passes.h. */
+int stir_lowering_run_module(stir_module *m, stir_stage stage,
+	int (*pass)(stir_kernel *k))
+{
+	for (int i = 0; i < m->kernels.n; i++) {
+		stir_kernel *k = stir_kernel_at(&m->kernels, i);
+		if (k->stage == stage && pass(k) < 0)
+			return -1;
+	}
+	return 0;
+}

@@ -275,40 +275,9 @@ static stir_expr *tr_expr(tr *t, const stir_expr *e)
 			load->loc = e->loc;
 		return check(t, guarded(t, guard, load, stir_mk_int(k, 0)));
 	}
-	stir_expr *c = check(t, stir_arena_alloc(stir_kernel_arena(k), sizeof(*c)));
-	if (!c)
-		return NULL;
-	*c = *e;
-	switch (e->kind) {
-	case STIR_EXPR_LOAD:
-		c->u.load.idx = tr_exprs(t, e->u.load.n, e->u.load.idx);
-		break;
-	case STIR_EXPR_UNARY:
-		c->u.unary.a = tr_expr(t, e->u.unary.a);
-		break;
-	case STIR_EXPR_BINARY:
-		c->u.binary.a = tr_expr(t, e->u.binary.a);
-		c->u.binary.b = tr_expr(t, e->u.binary.b);
-		break;
-	case STIR_EXPR_SELECT:
-		c->u.select.c = tr_expr(t, e->u.select.c);
-		c->u.select.a = tr_expr(t, e->u.select.a);
-		c->u.select.b = tr_expr(t, e->u.select.b);
-		break;
-	case STIR_EXPR_CALL:
-		c->u.call.args = tr_exprs(t, e->u.call.n, e->u.call.args);
-		break;
-	case STIR_EXPR_CAST:
-		c->u.cast.a = tr_expr(t, e->u.cast.a);
-		break;
-	case STIR_EXPR_SEARCH:
-		c->u.search.lo = tr_expr(t, e->u.search.lo);
-		c->u.search.hi = tr_expr(t, e->u.search.hi);
-		c->u.search.x = tr_expr(t, e->u.search.x);
-		break;
-	default:
-		break;
-	}
+	stir_expr *c = check(t, stir_expr_copy_node(k, e)), **slot;
+	for (int i = 0; c && !t->failed && (slot = stir_expr_child(c, i)); i++)
+		*slot = tr_expr(t, *slot);
 	return t->failed ? NULL : c;
 }
 

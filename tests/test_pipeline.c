@@ -251,6 +251,42 @@ START_TEST(test_failures)
 }
 END_TEST
 
+/* The public lowering passes (passes/pipeline.c, stir_lowering_run):
+ * a kernel at another stage is refused with a message naming the pass and
+ * left as it was, a NULL kernel is refused, and the module forms lower
+ * only the kernels at their stage. */
+START_TEST(test_lowering_stage_refused)
+{
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_module *m;
+	stir_kernel *k = read_csrmm(ctx, &m);
+	char *before = text_of(k);
+	ck_assert_int_eq(stir_lower_sparse_buffer(k), -1);
+	ck_assert_int_eq(stir_ctx_n_errors(ctx), 1);
+	ck_assert_str_eq(stir_diag_get_message(stir_ctx_get_diagnostic(ctx, 0)),
+		"lower_sparse_buffer: kernel 'csrmm' is at stage 1, not stage 2");
+	char *after = text_of(k);
+	ck_assert_str_eq(after, before);
+	free(after);
+	ck_assert_int_eq(stir_lower_sparse_iter(NULL), -1);
+	ck_assert_int_eq(stir_lower_sparse_buffer(NULL), -1);
+	/* no stage II kernel: nothing to do */
+	ck_assert_int_eq(stir_module_lower_sparse_buffer(m), 0);
+	ck_assert_int_eq(stir_kernel_get_stage(k), STIR_STAGE_1);
+	ck_assert_int_eq(stir_module_lower_sparse_iter(m), 0);
+	ck_assert_int_eq(stir_kernel_get_stage(k), STIR_STAGE_2);
+	ck_assert_int_eq(stir_lower_sparse_iter(k), -1);
+	ck_assert_int_eq(stir_ctx_n_errors(ctx), 2);
+	ck_assert_str_eq(stir_diag_get_message(stir_ctx_get_diagnostic(ctx, 1)),
+		"lower_sparse_iter: kernel 'csrmm' is at stage 2, not stage 1");
+	ck_assert_int_eq(stir_module_lower_sparse_buffer(m), 0);
+	ck_assert_int_eq(stir_kernel_get_stage(k), STIR_STAGE_3);
+	free(before);
+	stir_module_free(m);
+	stir_ctx_free(ctx);
+}
+END_TEST
+
 /* The schedule's pipeline: its passes, and a kernel past its steps. */
 START_TEST(test_schedule_pipeline)
 {
@@ -382,6 +418,7 @@ int main(void)
 	tcase_add_test(tc, test_print_and_stop_after);
 	tcase_add_test(tc, test_skip_and_hook_stop);
 	tcase_add_test(tc, test_failures);
+	tcase_add_test(tc, test_lowering_stage_refused);
 	tcase_add_test(tc, test_schedule_pipeline);
 	tcase_add_test(tc, test_kernel_copy);
 	suite_add_tcase(s, tc);

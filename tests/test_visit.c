@@ -335,6 +335,51 @@ END_TEST
 
 /* ---- affine forms ---- */
 
+/* stir_expr_copy_node owns the arrays of children it holds: replacing a
+ * child of the copy (what a copy-on-write rewrite does, passes/hoist.c)
+ * leaves the original as it was; stir_expr_copy builds new nodes equal to
+ * the old. */
+START_TEST(test_copy_node)
+{
+	fixture f = setup();
+	stir_buffer *a = stir_kernel_add_flat_buffer(f.k, "a", STIR_BUFFER_LOCAL,
+		STIR_I32, I(&f, 8), NULL);
+	ck_assert_ptr_nonnull(a);
+	stir_expr *idx[1] = { V(&f, f.i) };
+	stir_expr *load = stir_expr_load(f.k, a, 1, idx);
+	stir_expr *args[2] = { V(&f, f.j), load };
+	stir_expr *call = stir_expr_call(f.k, STIR_MIN, 2, args);
+	stir_expr *sum = B(&f, STIR_ADD, call, V(&f, f.n));
+	ck_assert_ptr_nonnull(sum);
+	stir_expr *zero = I(&f, 0);
+
+	stir_expr *lc = stir_expr_copy_node(f.k, load);
+	ck_assert_ptr_ne(lc, load);
+	ck_assert_ptr_eq(*stir_expr_child(lc, 0), *stir_expr_child(load, 0));
+	*stir_expr_child(lc, 0) = zero;
+	ck_assert_ptr_eq(load->u.load.idx[0], idx[0]);
+	ck_assert_int_eq(load->u.load.idx[0]->kind, STIR_EXPR_VAR);
+	ck_assert_ptr_eq(lc->u.load.idx[0], zero);
+
+	stir_expr *cc = stir_expr_copy_node(f.k, call);
+	*stir_expr_child(cc, 1) = zero;
+	ck_assert_ptr_eq(call->u.call.args[1], load);
+	ck_assert_ptr_eq(cc->u.call.args[0], call->u.call.args[0]);
+
+	/* a node without an array shares its children until one is set */
+	stir_expr *sc = stir_expr_copy_node(f.k, sum);
+	ck_assert_ptr_eq(sc->u.binary.a, call);
+	*stir_expr_child(sc, 0) = zero;
+	ck_assert_ptr_eq(sum->u.binary.a, call);
+
+	stir_expr *deep = stir_expr_copy(f.k, sum, NULL);
+	ck_assert(stir_expr_same(deep, sum));
+	ck_assert_ptr_ne(deep->u.binary.a, call);
+	ck_assert_ptr_ne(deep->u.binary.a->u.call.args[1], load);
+	teardown(&f);
+}
+END_TEST
+
 START_TEST(test_affine)
 {
 	fixture f = setup();
@@ -498,6 +543,7 @@ int main(void)
 	tcase_add_test(tc, test_walk_regions);
 	tcase_add_test(tc, test_equality_flags_and_hooks);
 	tcase_add_test(tc, test_stmt_equality);
+	tcase_add_test(tc, test_copy_node);
 	tcase_add_test(tc, test_affine);
 	tcase_add_test(tc, test_ops_table);
 	tcase_add_test(tc, test_ops_round_trip);
