@@ -322,27 +322,6 @@ END_TEST
 
 /* ---- all rewrites on the programs of tests/cuda ---------------------------- */
 
-/* k, got, want, what: every tensor of k agrees (NaN with NaN). */
-static void compare(const stir_kernel *k, const stir_bindings *got,
-	const stir_bindings *want, const char *what)
-{
-	for (int i = 0; i < stir_kernel_n_buffers(k); i++) {
-		stir_buffer *buf = stir_kernel_get_buffer(k, i);
-		if (stir_buffer_get_kind(buf) != STIR_BUFFER_TENSOR)
-			continue;
-		const char *name = stir_buffer_get_array_name(buf);
-		stir_array *a = stir_bindings_get_array(got, name);
-		stir_array *r = stir_bindings_get_array(want, name);
-		ck_assert_ptr_nonnull(a);
-		ck_assert_ptr_nonnull(r);
-		int64_t j;
-		if (stir_array_compare(a, r, &j, NULL) > 0)
-			ck_abort_msg("%s: %s[%ld] is %g, the reference gives %g",
-				what, name, (long)j, stir_array_get_double(a, j),
-				stir_array_get_double(r, j));
-	}
-}
-
 /* Every tests/cuda/NAME.stir: kernel NAME after the rewrites
  * (stir_kernel_prepare_for_gpu) prints a text that reads back, verifies
  * and, run by the interpreter, agrees with NAME_ref (stage I) on random
@@ -385,7 +364,7 @@ START_TEST(test_rewrites_match_references)
 				stir_ctx_print_diagnostics(q.ctx, stderr);
 			ck_assert_int_eq(rc, 0);
 			ck_assert_int_eq(stir_kernel_interpret(r, want), 0);
-			compare(r, b, want, file);
+			test_compare_tensors(r, b, want, file);
 			stir_bindings_free(b);
 			stir_bindings_free(want);
 		}

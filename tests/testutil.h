@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stir/array.h>
+#include <stir/stir.h>
 
 /* The source tree (for data files); set by make check. */
 static inline const char *test_srcdir(void)
@@ -45,6 +45,30 @@ static inline int test_run_suite(Suite *s)
 	int failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+/* k, got, want, what: every tensor of k has the same length in got and
+ * want and agrees (stir_array_compare: NaN with NaN); "what" names the
+ * run in the failure. */
+static inline void test_compare_tensors(const stir_kernel *k,
+	const stir_bindings *got, const stir_bindings *want, const char *what)
+{
+	for (int i = 0; i < stir_kernel_n_buffers(k); i++) {
+		stir_buffer *buf = stir_kernel_get_buffer(k, i);
+		if (stir_buffer_get_kind(buf) != STIR_BUFFER_TENSOR)
+			continue;
+		const char *name = stir_buffer_get_array_name(buf);
+		stir_array *a = stir_bindings_get_array(got, name);
+		stir_array *r = stir_bindings_get_array(want, name);
+		ck_assert_ptr_nonnull(a);
+		ck_assert_ptr_nonnull(r);
+		ck_assert_int_eq(stir_array_get_len(a), stir_array_get_len(r));
+		int64_t j;
+		if (stir_array_compare(a, r, &j, NULL) > 0)
+			ck_abort_msg("%s: %s[%ld] is %g, the reference gives %g",
+				what, name, (long)j, stir_array_get_double(a, j),
+				stir_array_get_double(r, j));
+	}
 }
 
 #endif
