@@ -219,12 +219,11 @@ static void check_horizontal(gv *v, const stir_stmt *h)
 	}
 }
 
-/* v, li, s: launch li, top-level statement s, and the register and
- * shared arrays it declares. */
-static void check_launch(gv *v, int li, const stir_stmt *s)
+/* v, s: walk the launch of top-level statement s, marking in v->used
+ * the buffers it uses. */
+static void walk_launch(gv *v, const stir_stmt *s)
 {
-	const stir_kernel *k = v->k;
-	memset(v->used, 0, (size_t)k->buffers.n + 1);
+	memset(v->used, 0, (size_t)v->k->buffers.n + 1);
 	v->launch = s;
 	if (s->kind == STIR_STMT_BLOCK &&
 	    (s->u.block.flags & STIR_BLOCK_HORIZONTAL)) {
@@ -233,6 +232,14 @@ static void check_launch(gv *v, int li, const stir_stmt *s)
 		where w = { .v = v };
 		check_walk(&w, s, NULL);
 	}
+}
+
+/* v, li, s: launch li, top-level statement s, and the register and
+ * shared arrays it declares. */
+static void check_launch(gv *v, int li, const stir_stmt *s)
+{
+	const stir_kernel *k = v->k;
+	walk_launch(v, s);
 	if (v->failed)
 		return;
 	int64_t shared = 0;
@@ -262,15 +269,7 @@ static void check_launch(gv *v, int li, const stir_stmt *s)
 static void check_owners(gv *v, const stir_stmt *s, int li, int *owner)
 {
 	const stir_kernel *k = v->k;
-	memset(v->used, 0, (size_t)k->buffers.n + 1);
-	v->launch = s;
-	if (s->kind == STIR_STMT_BLOCK &&
-	    (s->u.block.flags & STIR_BLOCK_HORIZONTAL)) {
-		check_horizontal(v, s);
-	} else {
-		where w = { .v = v };
-		check_walk(&w, s, NULL);
-	}
+	walk_launch(v, s);
 	for (int i = 0; i < k->buffers.n && !v->failed; i++) {
 		const stir_buffer *b = stir_buffer_at(&k->buffers, i);
 		if (!v->used[i] || b->scope == STIR_SCOPE_GLOBAL)
