@@ -92,18 +92,11 @@ int bench_time_cusparse(stir_device *dev, bench_op *op, int reps, double *ms)
 
 int bench_time_stir(stir_gpu_run *run, int reps, double *ms)
 {
-	double *t = malloc((size_t)reps * sizeof(double));
-	int rc = t ? 0 : -1;
-	for (int i = 0; rc == 0 && i < BENCH_WARMUP; i++)
-		rc = stir_gpu_run_launch(run, 0);
-	for (int i = 0; rc == 0 && i < reps; i++) {
-		rc = stir_gpu_run_launch(run, STIR_GPU_RUN_FLUSH_L2);
-		t[i] = stir_gpu_run_get_ms(run);
-	}
-	if (rc == 0)
-		*ms = bench_median(t, reps);
-	free(t);
-	return rc;
+	stir_gpu_timing t;
+	if (stir_gpu_run_time(run, BENCH_WARMUP, reps, &t) < 0)
+		return -1;
+	*ms = t.median_ms;
+	return 0;
 }
 
 double bench_copy_bandwidth(stir_device *dev)

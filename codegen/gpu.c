@@ -443,6 +443,50 @@ double stir_gpu_run_get_launch_ms(const stir_gpu_run *r, int i)
 	return r->launch_ms[i];
 }
 
+/* a, b: ascending order of two doubles, for qsort. */
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* r, warmups, reps, t: see codegen.h. */
+int stir_gpu_run_time(stir_gpu_run *r, int warmups, int reps,
+	stir_gpu_timing *t)
+{
+	if (!r || !t)
+		return -1;
+	if (warmups < 0 || reps < 1) {
+		stir_error(r->ctx, stir_loc_none(), "cannot time kernel '%s': %d "
+			"warm-up runs and %d timed runs (at least 0 and 1)",
+			r->gk->plan->k->name, warmups, reps);
+		return -1;
+	}
+	double *ms = malloc((size_t)reps * sizeof(*ms));
+	if (!ms) {
+		stir_error_oom(r->ctx);
+		return -1;
+	}
+	int rc = 0;
+	for (int i = 0; rc == 0 && i < warmups; i++)
+		rc = stir_gpu_run_launch(r, 0);
+	for (int i = 0; rc == 0 && i < reps; i++) {
+		rc = stir_gpu_run_launch(r, STIR_GPU_RUN_FLUSH_L2);
+		ms[i] = r->ms;
+	}
+	if (rc == 0) {
+		qsort(ms, (size_t)reps, sizeof(*ms), cmp_double);
+		t->warmups = warmups;
+		t->reps = reps;
+		t->median_ms = reps % 2 ? ms[reps / 2] :
+			(ms[reps / 2 - 1] + ms[reps / 2]) / 2;
+		t->min_ms = ms[0];
+		t->max_ms = ms[reps - 1];
+	}
+	free(ms);
+	return rc;
+}
+
 /* r, b: the arrays the kernel writes, into b's arrays. */
 int stir_gpu_run_download(stir_gpu_run *r, stir_bindings *b)
 {

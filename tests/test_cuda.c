@@ -1250,6 +1250,19 @@ START_TEST(test_fake_run)
 	ck_assert_int_eq(stir_gpu_run_launch(r, STIR_GPU_RUN_FLUSH_L2), 0);
 	ck_assert_int_eq(fake()->memset32_async, flushes + 1);
 	ck_assert(stir_gpu_run_get_ms(r) == 1.5);
+	/* as a benchmark times it: 2 warm-ups (no flush), then 3 runs each
+	 * after a flush; the fake clock makes every run 1.5 ms */
+	stir_gpu_timing t;
+	ck_assert_int_eq(stir_gpu_run_time(r, 2, 3, &t), 0);
+	ck_assert_int_eq(fake()->memset32_async, flushes + 4);
+	ck_assert(t.median_ms == 1.5 && t.min_ms == 1.5 && t.max_ms == 1.5);
+	ck_assert(t.warmups == 2 && t.reps == 3);
+	ck_assert_int_eq(stir_gpu_run_time(r, 0, 0, &t), -1);
+	d = test_diags_to_str(p.ctx);
+	ck_assert_str_eq(d, "0:0: error: cannot time kernel 'twostep': 0 "
+		"warm-up runs and 0 timed runs (at least 0 and 1)\n");
+	free(d);
+	stir_ctx_clear_diagnostics(p.ctx);
 
 	/* other data, other sizes */
 	stir_bindings *b2 = stir_bindings_alloc();

@@ -816,26 +816,33 @@ static const struct {
 	const char *schedule;     /* the schedule file of the run */
 	const char *args;
 	const char *expect;
+	const char *expect_time;  /* what --time must print, or NULL */
 } stirc_runs[] = {
 	{ "examples/csrmm_hyb.yaml", "run examples/csrmm.stir --backend cuda "
-	  "--mtx A=examples/data/cora.mtx.gz --random 1 --check --time",
-	  "check: csrmm matches the stage I interpreter" },
+	  "--mtx A=examples/data/cora.mtx.gz --random 1 --check --time --warmups 1 "
+	  "--reps 3", "check: csrmm matches the stage I interpreter",
+	  "the median of 3 runs after 1 warm-up, the L2 cache flushed before "
+	  "each" },
 	{ "examples/sddmm_fast.yaml", "run examples/sddmm.stir --backend cuda "
-	  "--mtx S=examples/data/cora.mtx.gz --random 1 --check --time",
-	  "check: sddmm matches the stage I interpreter" },
+	  "--mtx S=examples/data/cora.mtx.gz --random 1 --check --time --warmups 0 "
+	  "--reps 1",
+	  "check: sddmm matches the stage I interpreter", NULL },
 	{ "examples/sddmm_rows.yaml", "run examples/sddmm_rows.stir --backend "
-	  "cuda --mtx S=examples/data/cora.mtx.gz --random 1 --check --time",
-	  "check: sddmm_rows matches the stage I interpreter" },
+	  "cuda --mtx S=examples/data/cora.mtx.gz --random 1 --check --time --warmups 0 "
+	  "--reps 1",
+	  "check: sddmm_rows matches the stage I interpreter", NULL },
 	{ "examples/csrmm.yaml", "run examples/csrmm.stir --backend cuda "
-	  "--random 2 --size m=60 --size feat=24 --check --time",
-	  "check: csrmm matches the stage I interpreter" },
+	  "--random 2 --size m=60 --size feat=24 --check --time --warmups 0 "
+	  "--reps 1",
+	  "check: csrmm matches the stage I interpreter", NULL },
 	{ "examples/sddmm.yaml", "verify examples/sddmm.stir --backend cuda "
-	  "--seeds 3", ": ok" },
+	  "--seeds 3", ": ok", NULL },
 	{ "examples/csrmm_hyb.yaml", "verify examples/csrmm.stir --backend cuda "
-	  "--seeds 2", ": ok" },
+	  "--seeds 2", ": ok", NULL },
 	{ "examples/csrmm_hyb_grouped.yaml", "run examples/csrmm.stir --backend "
-	  "cuda --mtx A=examples/data/cora.mtx.gz --random 1 --check --time",
-	  "check: csrmm matches the stage I interpreter" },
+	  "cuda --mtx A=examples/data/cora.mtx.gz --random 1 --check --time --warmups 0 "
+	  "--reps 1",
+	  "check: csrmm matches the stage I interpreter", NULL },
 };
 
 /* path, text: whether the file at path holds text. */
@@ -900,6 +907,10 @@ START_TEST(test_stirc)
 	}
 	ck_assert_int_eq(rc, 0);
 	ck_assert(file_has(out, stirc_runs[_i].expect));
+	if (stirc_runs[_i].expect_time)
+		ck_assert(file_has(out, stirc_runs[_i].expect_time));
+	else if (strstr(stirc_runs[_i].args, "--reps 1"))
+		ck_assert(file_has(out, "the median of 1 run after 0 warm-ups"));
 	/* the code came from the cache: NVRTC's would not load in the fake */
 	if (!strncmp(stirc_runs[_i].args, "run", 3))
 		ck_assert(file_has(out, "code from the cache"));

@@ -260,6 +260,19 @@ grep_in "$tmp/err" "--arch applies to --compile only"
 expect 2 "$stirc" verify "$srcdir/examples/csrmm.stir" --backend cuda \
 	--min-blocks 33
 grep_in "$tmp/err" "--min-blocks takes 1 to 32, not '33'"
+# the benchmark's timing: its options only with --time on the GPU
+expect 2 "$stirc" run "$srcdir/tests/cuda/twostep.stir" --kernel twostep \
+	--time --reps 5
+grep_in "$tmp/err" "--warmups and --reps apply to --time with --backend cuda only"
+expect 2 "$stirc" run "$srcdir/tests/cuda/twostep.stir" --kernel twostep \
+	--backend cuda --warmups 3
+grep_in "$tmp/err" "--warmups and --reps apply to --time with --backend cuda only"
+expect 2 "$stirc" run "$srcdir/tests/cuda/twostep.stir" --backend cuda \
+	--time --reps 0
+grep_in "$tmp/err" "--reps takes 1 to 100000, not '0'"
+expect 2 "$stirc" run "$srcdir/tests/cuda/twostep.stir" --backend cuda \
+	--time --warmups -1
+grep_in "$tmp/err" "--warmups takes 0 to 10000, not '-1'"
 # ... and with the fake driver of the tests, which runs "twostep": the
 # kernel compiled with NVRTC, uploaded, launched, timed, downloaded and
 # checked against the interpreter (skipped without NVRTC)
@@ -267,12 +280,12 @@ fake=${STIR_BUILDDIR:-.}/tests/.libs/libfakecuda.so
 if [ -r "$fake" ]; then
 	STIR_LIBCUDA=$fake STIR_CACHE_DIR="$tmp/cache" "$stirc" run \
 		"$srcdir/tests/cuda/twostep.stir" --kernel twostep --backend cuda \
-		--random 4 --size n=200 --check --time --min-blocks 2 \
+		--random 4 --size n=200 --check --time --min-blocks 2 --reps 4 \
 		--out Y="$tmp/Y.npy" \
 		> "$tmp/out" 2> "$tmp/err"
 	case $? in
 	0)
-		grep_in "$tmp/out" "time: 1.500 ms (cuda, Fake CUDA Device; code compiled by NVRTC)"
+		grep_in "$tmp/out" "time: 1.5000 ms, the median of 4 runs after 10 warm-ups, the L2 cache flushed before each (min 1.5000, max 1.5000; Fake CUDA Device; code compiled by NVRTC)"
 		grep_in "$tmp/out" "check: twostep matches the stage III interpreter"
 		"$stirc" run "$srcdir/tests/cuda/twostep.stir" --kernel twostep \
 			--random 4 --size n=200 --out Y="$tmp/Y2.npy" > /dev/null &&

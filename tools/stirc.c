@@ -38,6 +38,9 @@ typedef struct options {
 	const char *backend;     /* --backend: "interp" or "cuda" */
 	const char *arch;        /* --arch */
 	int min_blocks;          /* --min-blocks: 0, or 1 to 32 */
+	int warmups;             /* --warmups: untimed runs before --time's */
+	int reps;                /* --reps: --time's timed runs */
+	bool timing_set;         /* --warmups or --reps given */
 	const char *output;      /* -o */
 	bool compile;            /* --compile */
 	bool check;              /* --check */
@@ -137,7 +140,7 @@ static const char usage_run[] =
 "                 [--size NAME=INT]... [--mtx TENSOR=FILE.mtx[.gz]]...\n"
 "                 [--in ARRAY=FILE.npy]... [--random SEED]\n"
 "                 [--out ARRAY=FILE.npy]... [--check] [--time] [--arch A]\n"
-"                 [--min-blocks N]\n"
+"                 [--min-blocks N] [--warmups N] [--reps N]\n"
 "\n"
 "Execute kernel K (needed when FILE holds several) on host arrays, or on\n"
 "the GPU.  Arrays are named after tensors ('A') and axes ('J.indptr',\n"
@@ -186,9 +189,16 @@ static const char usage_run[] =
 "                      --backend cuda, the interpreter at FILE's own stage,\n"
 "                      and the arrays the kernel writes start as NaN in both\n"
 "                      runs, so that elements the GPU leaves unwritten show)\n"
-"  --time              print the kernel's run time (on the GPU: the launches\n"
-"                      alone, measured with CUDA events; and whether the\n"
-"                      code was compiled by NVRTC or taken from the cache)\n"
+"  --time              print the kernel's run time.  On the GPU as a benchmark\n"
+"                      measures it (docs/cuda.md): the launches alone, with\n"
+"                      CUDA events, the median of --reps runs after\n"
+"                      --warmups untimed ones, the L2 cache flushed before\n"
+"                      each, then one more run for the result; also the\n"
+"                      spread, the GPU and whether the code was compiled by\n"
+"                      NVRTC or taken from the cache.  With interp: one run,\n"
+"                      wall clock\n"
+"  --warmups N         with --time on cuda: untimed runs first (default 10)\n"
+"  --reps N            with --time on cuda: timed runs (default 100)\n"
 "  --help              show this help\n"
 "\n"
 "Tensors the kernel writes that nothing binds start as zeros.  Without\n"
@@ -286,7 +296,7 @@ enum {
 	OPT_KERNEL = 256, OPT_STAGE, OPT_SCHEDULE, OPT_BACKEND, OPT_SIZE,
 	OPT_MTX, OPT_IN, OPT_RANDOM, OPT_OUT, OPT_CHECK, OPT_TIME, OPT_SEED,
 	OPT_SEEDS, OPT_ARCH, OPT_MIN_BLOCKS, OPT_COMPILE, OPT_OUTPUT, OPT_AFTER,
-	OPT_GPU,
+	OPT_GPU, OPT_WARMUPS, OPT_REPS,
 	OPT_HELP,
 };
 
@@ -309,6 +319,8 @@ static const struct option all_options[] = {
 	{ "compile", no_argument, 0, OPT_COMPILE },
 	{ "after", required_argument, 0, OPT_AFTER },
 	{ "gpu", no_argument, 0, OPT_GPU },
+	{ "warmups", required_argument, 0, OPT_WARMUPS },
+	{ "reps", required_argument, 0, OPT_REPS },
 	{ "help", no_argument, 0, OPT_HELP },
 	{ 0, 0, 0, 0 },
 };
@@ -437,6 +449,7 @@ static const char *option_value_form(int c)
 	case OPT_STAGE: return "1, 2 or 3";
 	case OPT_BACKEND: return "interp or cuda";
 	case OPT_RANDOM: case OPT_SEED: case OPT_SEEDS: case OPT_MIN_BLOCKS:
+	case OPT_WARMUPS: case OPT_REPS:
 		return "an integer";
 	case OPT_KERNEL: return "a kernel name";
 	case OPT_AFTER: return "a pass name";
@@ -458,6 +471,8 @@ static int parse_options(const char *cmd, const char *help, int argc,
 	o->backend = "interp";
 	o->seed = 1;
 	o->seeds = 1;
+	o->warmups = 10;
+	o->reps = 100;
 	optind = 1;
 	opterr = 0;
 	bool seen[OPT_HELP - OPT_KERNEL + 1] = { false };
@@ -540,6 +555,20 @@ static int parse_options(const char *cmd, const char *help, int argc,
 				return usage_error(prefix, "--min-blocks takes 1 to 32, "
 					"not '%s'", optarg);
 			o->min_blocks = (int)v;
+			break;
+		case OPT_WARMUPS:
+			if (parse_int(optarg, &v) || v < 0 || v > 10000)
+				return usage_error(prefix, "--warmups takes 0 to 10000, "
+					"not '%s'", optarg);
+			o->warmups = (int)v;
+			o->timing_set = true;
+			break;
+		case OPT_REPS:
+			if (parse_int(optarg, &v) || v < 1 || v > 100000)
+				return usage_error(prefix, "--reps takes 1 to 100000, "
+					"not '%s'", optarg);
+			o->reps = (int)v;
+			o->timing_set = true;
 			break;
 		case OPT_SCHEDULE:
 			o->schedule = optarg;
@@ -1163,6 +1192,27 @@ static double elapsed_ms(const struct timespec *t0)
 	return (t1.tv_sec - t0->tv_sec) * 1e3 + (t1.tv_nsec - t0->tv_nsec) * 1e-6;
 }
 
+/* gk, dev, b, o, t: run gk on dev with the arrays of b and download the
+ * result into b; with --time, first time it as a benchmark does
+ * (stir_gpu_run_time: o's warm-ups and repetitions, *t), then upload b
+ * again for the run whose result counts, since the timed runs may have
+ * changed what the kernel reads.  0, or -1 with diagnostics. */
+static int run_on_gpu(const stir_gpu_kernel *gk, stir_device *dev,
+	stir_bindings *b, const options *o, stir_gpu_timing *t)
+{
+	stir_gpu_run *r = stir_gpu_run_alloc(gk, dev);
+	int rc = r && stir_gpu_run_upload(r, b) == 0 ? 0 : -1;
+	if (rc == 0 && o->time)
+		rc = stir_gpu_run_time(r, o->warmups, o->reps, t) < 0 ||
+			stir_gpu_run_upload(r, b) < 0 ? -1 : 0;
+	if (rc == 0)
+		rc = stir_gpu_run_launch(r, 0);
+	if (rc == 0)
+		rc = stir_gpu_run_download(r, b);
+	stir_gpu_run_free(r);
+	return rc;
+}
+
 /* argc, argv: stirc run.  Inputs are bound to the kernel as written in the
  * file; a second copy, lowered to the stage asked for (or prepared for the
  * GPU), runs on them. */
@@ -1170,7 +1220,8 @@ static int cmd_run(int argc, char **argv)
 {
 	static const int allowed[] = { OPT_KERNEL, OPT_STAGE, OPT_SCHEDULE,
 		OPT_BACKEND, OPT_SIZE, OPT_MTX, OPT_IN, OPT_RANDOM, OPT_OUT,
-		OPT_CHECK, OPT_TIME, OPT_ARCH, OPT_MIN_BLOCKS, 0 };
+		OPT_CHECK, OPT_TIME, OPT_ARCH, OPT_MIN_BLOCKS, OPT_WARMUPS, OPT_REPS,
+		0 };
 	options o;
 	int rc = parse_options("run", usage_run, argc, argv, allowed, &o);
 	if (rc)
@@ -1182,6 +1233,9 @@ static int cmd_run(int argc, char **argv)
 	if ((o.arch || o.min_blocks) && !cuda)
 		return usage_error("run ", "%s", "--arch and --min-blocks apply to "
 			"--backend cuda only");
+	if (o.timing_set && !(cuda && o.time))
+		return usage_error("run ", "%s", "--warmups and --reps apply to "
+			"--time with --backend cuda only");
 	stir_ctx *ctx = stir_ctx_alloc();
 	stir_module *src = read_at_stage(ctx, &o, 0, &rc), *m = NULL;
 	stir_kernel *k = NULL, *kr = NULL;
@@ -1239,14 +1293,17 @@ static int cmd_run(int argc, char **argv)
 	}
 	struct timespec t0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	double ms = 0;
-	if (cuda ? stir_gpu_kernel_run(gk, dev, b, o.time ? STIR_GPU_RUN_TIME :
-		0, &ms) < 0 : stir_kernel_interpret(kr, b) < 0) {
+	stir_gpu_timing t;
+	if (cuda ? run_on_gpu(gk, dev, b, &o, &t) < 0 :
+	    stir_kernel_interpret(kr, b) < 0) {
 		rc = EXIT_WRONG;
 		goto out;
 	}
 	if (o.time && cuda)
-		printf("time: %.3f ms (cuda, %s; code %s)\n", ms,
+		printf("time: %.4f ms, the median of %d run%s after %d warm-up%s, "
+			"the L2 cache flushed before each (min %.4f, max %.4f; %s; "
+			"code %s)\n", t.median_ms, t.reps, t.reps == 1 ? "" : "s",
+			t.warmups, t.warmups == 1 ? "" : "s", t.min_ms, t.max_ms,
 			stir_device_get_name(dev),
 			stir_gpu_code_is_from_cache(stir_gpu_kernel_get_code(gk)) ?
 			"from the cache" : "compiled by NVRTC");

@@ -216,6 +216,23 @@ STIR_EXPORT int stir_gpu_run_launch(__stir_keep stir_gpu_run *r,
 STIR_EXPORT double stir_gpu_run_get_ms(__stir_keep const stir_gpu_run *r);
 STIR_EXPORT double stir_gpu_run_get_launch_ms(
 	__stir_keep const stir_gpu_run *r, int i);
+/* How a run was timed, by stir_gpu_run_time. */
+typedef struct stir_gpu_timing {
+	int warmups;               /* untimed runs first */
+	int reps;                  /* timed runs, each after an L2 flush */
+	double median_ms;          /* their median: the figure to report */
+	double min_ms, max_ms;     /* their spread */
+} stir_gpu_timing;
+
+/* Time the uploaded run as a benchmark does (shared/design/GPU.md):
+ * "warmups" untimed runs (at least 0), then "reps" runs (at least 1), each
+ * after an L2 flush (STIR_GPU_RUN_FLUSH_L2), timed with CUDA events; *t
+ * receives the median and the spread.  The runs repeat the kernel on the
+ * same buffers: a kernel that reads what it writes (an output it
+ * accumulates into without an init) leaves them changed, so upload again
+ * before a run whose result counts.  0, or -1 with diagnostics. */
+STIR_EXPORT int stir_gpu_run_time(__stir_keep stir_gpu_run *r, int warmups,
+	int reps, stir_gpu_timing *t);
 /* Copy every array the kernel writes back into the arrays of "b" (which
  * must have the shapes uploaded).  0, or -1 with diagnostics. */
 STIR_EXPORT int stir_gpu_run_download(__stir_keep stir_gpu_run *r,
