@@ -163,12 +163,11 @@ static bool config_fits(const hyb_config *cfg, int64_t feat)
 	return bench_spmm_map_fits(config_map(cfg, feat));
 }
 
-/* ctx, program, cfg, fm, co, mod: kernel csrmm scheduled and compiled:
- * for the hybrid format of configuration cfg (every part, so that it
- * serves any graph), or for CSR when cfg is NULL; its module in *mod. */
-static stir_gpu_kernel *spmm_kernel(stir_ctx *ctx, const char *program,
-	const hyb_config *cfg, bench_spmm_map fm, const stir_compile_options *co,
-	stir_module **mod)
+/* ctx, program, cfg, fm, mod: kernel csrmm scheduled for the hybrid
+ * format of configuration cfg (every part, so that it serves any graph),
+ * or for CSR when cfg is NULL; its module in *mod.  NULL on failure. */
+static stir_kernel *spmm_scheduled(stir_ctx *ctx, const char *program,
+	const hyb_config *cfg, bench_spmm_map fm, stir_module **mod)
 {
 	stir_kernel *k = bench_read_kernel(ctx, program, "csrmm", mod);
 	if (cfg)
@@ -178,9 +177,47 @@ static stir_gpu_kernel *spmm_kernel(stir_ctx *ctx, const char *program,
 	if (!k || (cfg ? bench_spmm_hybrid_schedule(k, cfg->c, cfg->buckets,
 	    cfg->nb, fm) : bench_spmm_csr_schedule(k, fm)) < 0)
 		return NULL;
+	return k;
+}
+
+/* ctx, program, cfg, fm, co, mod: the same kernel, compiled. */
+static stir_gpu_kernel *spmm_kernel(stir_ctx *ctx, const char *program,
+	const hyb_config *cfg, bench_spmm_map fm, const stir_compile_options *co,
+	stir_module **mod)
+{
+	stir_kernel *k = spmm_scheduled(ctx, program, cfg, fm, mod);
+	if (!k)
+		return NULL;
 	stir_compile_options bounded = *co;
 	bounded.min_blocks_per_sm = cfg ? cfg->min_blocks : 0;
 	return stir_gpu_kernel_compile(k, &bounded);
+}
+
+/* ctx, o, fm, co, want, gks, mods: every hybrid candidate i with want[i]
+ * that fits feature size fm.feat, scheduled and compiled on all
+ * processors at once (stir_gpu_kernel_compile_all) into gks[i] and its
+ * module into mods[i]; NULL for the others and where one fails (its
+ * diagnostics in ctx).  The number that failed. */
+static int compile_candidates(stir_ctx *ctx, const bench_options *o,
+	bench_spmm_map fm, const stir_compile_options *co, const bool *want,
+	stir_gpu_kernel **gks, stir_module **mods)
+{
+	const stir_kernel *ks[N_CONFIGS];
+	stir_compile_options cos[N_CONFIGS];
+	int failed = 0;
+	for (int i = 0; i < N_CONFIGS; i++) {
+		mods[i] = NULL;
+		ks[i] = NULL;
+		cos[i] = *co;
+		cos[i].min_blocks_per_sm = configs[i].min_blocks;
+		if (!want[i] || !config_fits(&configs[i], fm.feat) ||
+		    !bench_candidate_selected(o, i))
+			continue;
+		if (!(ks[i] = spmm_scheduled(ctx, o->program, &configs[i], fm,
+		    &mods[i])))
+			failed++;
+	}
+	return failed + stir_gpu_kernel_compile_all(ks, cos, N_CONFIGS, 0, gks);
 }
 
 /* ctx, o, fm, co, dev, a, bh, want, r: time stir's CSR kernel on graph a
@@ -258,15 +295,16 @@ static void compile_graph(stir_ctx *ctx, const bench_options *o,
 			bench_fail(ctx, "compiling the CSR kernel");
 		stir_gpu_kernel_free(gk);
 		stir_module_free(m);
+		bool all[N_CONFIGS];
+		stir_gpu_kernel *gks[N_CONFIGS];
+		stir_module *mods[N_CONFIGS];
+		for (int i = 0; i < N_CONFIGS; i++)
+			all[i] = true;
+		if (compile_candidates(ctx, o, fm, &co, all, gks, mods))
+			bench_fail(ctx, "compiling a hybrid kernel");
 		for (int i = 0; i < N_CONFIGS; i++) {
-			if (!config_fits(&configs[i], fm.feat) ||
-			    !bench_candidate_selected(o, i))
-				continue;
-			gk = spmm_kernel(ctx, o->program, &configs[i], fm, &co, &m);
-			if (!gk)
-				bench_fail(ctx, "compiling a hybrid kernel");
-			stir_gpu_kernel_free(gk);
-			stir_module_free(m);
+			stir_gpu_kernel_free(gks[i]);
+			stir_module_free(mods[i]);
 		}
 	}
 	(void)spec;
@@ -364,23 +402,27 @@ int main(int argc, char **argv)
 			r->csr_err = NAN;
 			if (!no_csr)
 				time_csr(ctx, &o, fm, &co, dev, &a, bh, want, r);
-			/* stir hybrid: every candidate */
+			/* stir hybrid: every candidate, compiled at once, then
+			 * timed one after another */
 			r->hyb_ms = INFINITY;
+			bool built[N_CONFIGS];
+			stir_gpu_kernel *gks[N_CONFIGS];
+			stir_module *mods[N_CONFIGS];
+			for (int i = 0; i < N_CONFIGS; i++)
+				built[i] = fmt[i] != NULL;
+			if (compile_candidates(ctx, &o, fm, &co, built, gks, mods)) {
+				fprintf(stderr, "bench: hybrid candidates fail on %s:\n",
+					gname);
+				stir_ctx_print_diagnostics(ctx, stderr);
+				stir_ctx_clear_diagnostics(ctx);
+			}
 			for (int i = 0; i < N_CONFIGS; i++) {
 				r->search_ms[i] = -1;
-				if (!config_fits(&configs[i], feat) ||
-				    !bench_candidate_selected(&o, i))
-					continue;  /* null in the search */
-				stir_module *hyb_mod = NULL;
-				stir_gpu_kernel *hyb_gk = fmt[i] ? spmm_kernel(ctx, o.program,
-					&configs[i], fm, &co, &hyb_mod) : NULL;
+				stir_module *hyb_mod = mods[i];
+				stir_gpu_kernel *hyb_gk = gks[i];
 				if (!hyb_gk) {
-					fprintf(stderr, "bench: hybrid candidate %d fails on %s:\n",
-						i, gname);
-					stir_ctx_print_diagnostics(ctx, stderr);
-					stir_ctx_clear_diagnostics(ctx);
 					stir_module_free(hyb_mod);
-					continue;
+					continue;  /* null in the search */
 				}
 				stir_bindings *hb = stir_bindings_copy(fb[i]);
 				stir_bindings_set_size(hb, "m", a.m);

@@ -6,8 +6,10 @@
  * stream, and the events of timed launches.  Upload, launch and download
  * are separate so that a benchmark can time launches alone. */
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "codegen/cuda_internal.h"
 #include "codegen/plan.h"
 #include "ir/layout.h"
@@ -61,12 +63,11 @@ stir_gpu_kernel *stir_gpu_kernel_alloc(const stir_kernel *k,
 	return gk;
 }
 
-/* k, opts: the plan of k, and its source compiled as "KERNEL.cu". */
-stir_gpu_kernel *stir_gpu_kernel_compile(const stir_kernel *k,
+/* k, opts: a compiled kernel of k with its plan and no code yet, or NULL
+ * with errors in k's context. */
+static stir_gpu_kernel *plan_kernel(const stir_kernel *k,
 	const stir_compile_options *opts)
 {
-	if (!k)
-		return NULL;
 	stir_ctx *ctx = stir_kernel_ctx(k);
 	int min_blocks = opts ? opts->min_blocks_per_sm : 0;
 	if (min_blocks < 0 || min_blocks > 32) {
@@ -86,22 +87,148 @@ stir_gpu_kernel *stir_gpu_kernel_compile(const stir_kernel *k,
 		free(gk);
 		return NULL;
 	}
-	size_t len = strlen(k->name) + 4;
+	return gk;
+}
+
+/* gk, ctx, opts: compile gk's source as "KERNEL.cu" into gk->code, errors
+ * into ctx.  0 or -1. */
+static int compile_plan(stir_gpu_kernel *gk, stir_ctx *ctx,
+	const stir_compile_options *opts)
+{
+	const char *kname = gk->plan->k->name;
+	size_t len = strlen(kname) + 4;
 	char *name = malloc(len);
 	if (!name) {
 		stir_error_oom(ctx);
-		stir_gpu_kernel_free(gk);
-		return NULL;
+		return -1;
 	}
-	snprintf(name, len, "%s.cu", k->name);
+	snprintf(name, len, "%s.cu", kname);
 	gk->code = stir_gpu_code_compile(ctx, name, gk->plan->source, opts);
 	free(name);
-	if (!gk->code) {
+	return gk->code ? 0 : -1;
+}
+
+/* k, opts: the plan of k, and its source compiled as "KERNEL.cu". */
+stir_gpu_kernel *stir_gpu_kernel_compile(const stir_kernel *k,
+	const stir_compile_options *opts)
+{
+	if (!k)
+		return NULL;
+	stir_gpu_kernel *gk = plan_kernel(k, opts);
+	if (gk && compile_plan(gk, stir_kernel_ctx(k), opts) < 0) {
 		stir_gpu_kernel_free(gk);
 		return NULL;
 	}
 	return gk;
 }
+
+/* One kernel of stir_gpu_kernel_compile_all. */
+typedef struct compile_job {
+	stir_gpu_kernel *gk;       /* planned, or NULL when planning failed */
+	const stir_compile_options *opts;
+	stir_ctx *ctx;             /* owned: the compilation's diagnostics */
+	int rc;
+} compile_job;
+
+/* What the threads of stir_gpu_kernel_compile_all share. */
+typedef struct compile_pool {
+	compile_job *jobs;
+	int n;
+	int next;                  /* the next job to take, atomically */
+} compile_pool;
+
+/* arg: a compile_pool; take jobs until none is left. */
+static void *compile_worker(void *arg)
+{
+	compile_pool *pool = arg;
+	for (;;) {
+		int i = __atomic_fetch_add(&pool->next, 1, __ATOMIC_RELAXED);
+		if (i >= pool->n)
+			return NULL;
+		compile_job *j = &pool->jobs[i];
+		if (j->gk)
+			j->rc = compile_plan(j->gk, j->ctx, j->opts);
+	}
+}
+
+/* dst, src: report every diagnostic of src again in dst, with its notes
+ * (file names interned in dst). */
+static void copy_diagnostics(stir_ctx *dst, const stir_ctx *src)
+{
+	for (int i = 0; i < stir_ctx_n_diagnostics(src); i++) {
+		const stir_diag *d = stir_ctx_get_diagnostic(src, i);
+		stir_loc loc = stir_diag_get_loc(d);
+		if (loc.file)
+			loc.file = stir_ctx_intern(dst, loc.file);
+		stir_diag *c = stir_ctx_report(dst, stir_diag_get_severity(d), loc,
+			"%s", stir_diag_get_message(d));
+		for (int j = 0; j < stir_diag_n_notes(d); j++) {
+			const stir_diag *n = stir_diag_get_note(d, j);
+			stir_loc nloc = stir_diag_get_loc(n);
+			if (nloc.file)
+				nloc.file = stir_ctx_intern(dst, nloc.file);
+			stir_diag_add_note(c, nloc, "%s", stir_diag_get_message(n));
+		}
+	}
+}
+
+/* ks, opts, n, threads, gks: see codegen.h. */
+int stir_gpu_kernel_compile_all(const stir_kernel *const *ks,
+	const stir_compile_options *opts, int n, int threads,
+	stir_gpu_kernel **gks)
+{
+	if (n < 0 || (n > 0 && (!ks || !gks)))
+		return -1;
+	compile_job *jobs = calloc((size_t)n + 1, sizeof(*jobs));
+	if (!jobs)
+		return -1;
+	/* the emitter, one kernel after another, in this thread */
+	int failed = 0;
+	for (int i = 0; i < n; i++) {
+		gks[i] = NULL;
+		jobs[i].opts = opts ? &opts[i] : NULL;
+		jobs[i].rc = -1;
+		if (ks[i] && (jobs[i].gk = plan_kernel(ks[i], jobs[i].opts)) &&
+		    !(jobs[i].ctx = stir_ctx_alloc())) {
+			stir_error_oom(stir_kernel_ctx(ks[i]));
+			stir_gpu_kernel_free(jobs[i].gk);
+			jobs[i].gk = NULL;
+		}
+	}
+	/* NVRTC, on a pool of threads */
+	if (threads <= 0) {
+		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+		threads = cpus > 0 ? (int)cpus : 1;
+	}
+	if (threads > n)
+		threads = n;
+	compile_pool pool = { jobs, n, 0 };
+	pthread_t *tids = calloc((size_t)threads + 1, sizeof(*tids));
+	int started = 0;
+	for (; tids && started < threads - 1; started++)
+		if (pthread_create(&tids[started], NULL, compile_worker, &pool))
+			break;
+	compile_worker(&pool);  /* this thread works too */
+	for (int t = 0; t < started; t++)
+		pthread_join(tids[t], NULL);
+	free(tids);
+	/* the results and diagnostics, in the order of the kernels */
+	for (int i = 0; i < n; i++) {
+		compile_job *j = &jobs[i];
+		if (j->ctx)
+			copy_diagnostics(stir_kernel_ctx(ks[i]), j->ctx);
+		stir_ctx_free(j->ctx);
+		if (j->gk && j->rc == 0) {
+			gks[i] = j->gk;
+		} else {
+			stir_gpu_kernel_free(j->gk);
+			failed += ks[i] != NULL;
+		}
+	}
+	free(jobs);
+	return failed;
+}
+
 
 /* gk: the compiled kernel to free, with its plan and code. */
 void stir_gpu_kernel_free(stir_gpu_kernel *gk)

@@ -1437,6 +1437,80 @@ START_TEST(test_compile)
 }
 END_TEST
 
+START_TEST(test_compile_all)
+{
+	/* several kernels on a pool of threads: each result as one compiled
+	 * alone (the same code, from the cache), each error in its own
+	 * kernel's context, in order; a NULL kernel and a planning error give
+	 * NULL without stopping the others */
+	static const char *files[] = { "tests/cuda/tiled_mv.stir",
+		"tests/cuda/twostep.stir", "tests/cuda/spmv_warp.stir",
+		"tests/cuda/csrmm_rows.stir", "tests/cuda/tiled_mv.stir",
+		"tests/cuda/spmv_rows16.stir" };
+	enum { N = 7 };
+	prog p[N - 1];
+	const stir_kernel *ks[N];
+	stir_compile_options o[N];
+	char dir[] = "/tmp/stir-test-cuda-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	static const char *bogus[] = { "--no-such-nvrtc-option" };
+	for (int i = 0; i < N; i++) {
+		o[i] = (stir_compile_options){ .arch = "sm_90", .cache_dir = dir };
+		ks[i] = NULL;
+		if (i < N - 1) {
+			p[i] = load_placed(files[i]);
+			ks[i] = p[i].k;
+		}
+	}
+	o[4].min_blocks_per_sm = 33;        /* refused before NVRTC */
+	o[5].n_extra = 1;                   /* refused by NVRTC */
+	o[5].extra = bogus;
+	stir_gpu_kernel *gks[N];
+	long before = stir_nvrtc_get_n_invocations();
+	int failed = stir_gpu_kernel_compile_all(ks, o, N, 3, gks);
+	ck_assert_ptr_null(gks[4]);
+	ck_assert_ptr_null(gks[6]);
+	ck_assert_int_eq(stir_ctx_n_errors(p[4].ctx), 1);
+	ck_assert_ptr_nonnull(strstr(stir_diag_get_message(
+		stir_ctx_get_diagnostic(p[4].ctx, 0)),
+		"min_blocks_per_sm must be 0 to 32, not 33"));
+	if (!stir_nvrtc_is_available()) {
+		ck_assert_int_eq(failed, N - 1);
+	} else {
+		ck_assert_int_eq(failed, 2);
+		ck_assert_ptr_null(gks[5]);
+		ck_assert_int_ge(stir_ctx_n_errors(p[5].ctx), 1);
+		ck_assert_int_eq(stir_nvrtc_get_n_invocations(), before + 5);
+		for (int i = 0; i < 4; i++) {
+			if (stir_ctx_n_errors(p[i].ctx))
+				stir_ctx_print_diagnostics(p[i].ctx, stderr);
+			ck_assert_int_eq(stir_ctx_n_errors(p[i].ctx), 0);
+			ck_assert_ptr_nonnull(gks[i]);
+			const stir_gpu_code *c = stir_gpu_kernel_get_code(gks[i]);
+			ck_assert(!stir_gpu_code_is_from_cache(c));
+			stir_gpu_kernel *again = stir_gpu_kernel_compile(ks[i], &o[i]);
+			ck_assert_ptr_nonnull(again);
+			const stir_gpu_code *c2 = stir_gpu_kernel_get_code(again);
+			ck_assert(stir_gpu_code_is_from_cache(c2));
+			ck_assert_uint_eq(stir_gpu_code_get_size(c),
+				stir_gpu_code_get_size(c2));
+			ck_assert(!memcmp(stir_gpu_code_get_data(c),
+				stir_gpu_code_get_data(c2), stir_gpu_code_get_size(c)));
+			stir_gpu_kernel_free(again);
+		}
+	}
+	ck_assert_int_eq(stir_gpu_kernel_compile_all(ks, o, -1, 1, gks), -1);
+	ck_assert_int_eq(stir_gpu_kernel_compile_all(NULL, NULL, 0, 0, NULL), 0);
+	for (int i = 0; i < N; i++)
+		stir_gpu_kernel_free(gks[i]);
+	for (int i = 0; i < N - 1; i++)
+		free_prog(&p[i]);
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 START_TEST(test_min_blocks)
 {
 	/* min_blocks_per_sm: __launch_bounds__(threads, N) in every launch
@@ -1501,6 +1575,7 @@ static Suite *cuda_suite(void)
 	tcase_add_test(tc, test_fake_errors);
 	tcase_add_test(tc, test_compile);
 	tcase_add_test(tc, test_min_blocks);
+	tcase_add_test(tc, test_compile_all);
 	suite_add_tcase(s, tc);
 	return s;
 }

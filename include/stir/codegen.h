@@ -158,6 +158,19 @@ typedef struct stir_gpu_kernel stir_gpu_kernel;
 STIR_EXPORT __stir_give stir_gpu_kernel *stir_gpu_kernel_compile(
 	__stir_keep const stir_kernel *k,
 	__stir_keep const stir_compile_options *opts);
+/* Compile n kernels at once: ks[i] with the options opts[i] (opts may be
+ * NULL: defaults for all) into gks[i], as stir_gpu_kernel_compile would,
+ * NULL where it fails (errors in the context of ks[i]'s module; a NULL
+ * ks[i] gives a NULL gks[i]).  The CUDA C is emitted in the calling thread,
+ * then NVRTC compiles on "threads" threads (0 or less: one per processor),
+ * each through the cache, which tolerates concurrent writers.  The
+ * kernels' modules must not be used by other threads meanwhile.  The
+ * number of kernels (not NULL) that failed, or -1 when the arguments are
+ * wrong. */
+STIR_EXPORT int stir_gpu_kernel_compile_all(
+	__stir_keep const stir_kernel *const *ks,
+	__stir_keep const stir_compile_options *opts, int n, int threads,
+	stir_gpu_kernel **gks);
 /* The same with code compiled elsewhere from stir_kernel_to_cuda(k)'s
  * source: "code" is taken (freed on failure too). */
 STIR_EXPORT __stir_give stir_gpu_kernel *stir_gpu_kernel_alloc(
