@@ -1,5 +1,5 @@
 /* SDDMM benchmark: S = (X Y^T) on the non-zeros of a sparse graph, stir's
- * fast SDDMM schedules (bench/sddmm_schedule.c) against cuSPARSE's
+ * fast SDDMM schedules (schedule/recipes/sddmm.c) against cuSPARSE's
  * cusparseSDDMM, in one process, on one GPU.
  *
  * usage: bench_sddmm [--features 32,64,...] [--reps N] [--json FILE]
@@ -15,7 +15,7 @@
  * schedule (one flat loop over the non-zeros, for short rows) and the row
  * schedule (a row per thread block, for long rows), each with a few
  * numbers of lanes per non-zero (the default mapping of
- * bench_sddmm_map_features first); the fastest correct one is reported,
+ * stir_sddmm_map_features first); the fastest correct one is reported,
  * the search recorded.  Every timing is
  * the median of BENCH_REPS runs after BENCH_WARMUP, each run starting with
  * the L2 cache flushed.  The achieved bandwidth counts the bytes the
@@ -27,14 +27,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include "bench/common.h"
-#include "bench/sddmm_schedule.h"
 
-/* The candidates: each schedule with at most this many lanes per
- * non-zero; candidate i is schedule i / N_LANES (0 fused, 1 rows) with
- * max_lanes[i % N_LANES]. */
-static const int64_t max_lanes[] = { 32, 16, 8, 4 };
-#define N_LANES (int)(sizeof(max_lanes) / sizeof(max_lanes[0]))
-#define N_CANDIDATES (2 * N_LANES)
+/* The candidates are the library's (stir_sddmm_get_candidate): each
+ * schedule with at most so many lanes per non-zero. */
+#define N_CANDIDATES stir_sddmm_n_candidates()
+#define MAX_CANDIDATES 8
 static const char *const schedule_name[] = { "fused", "rows" };
 
 /* The program's own flags (bits of bench_options.flags). */
@@ -48,10 +45,10 @@ typedef struct result {
 	int64_t m, nnz, feat;
 	double cusparse_ms, stir_ms;
 	double err;                 /* stir against cuSPARSE */
-	bench_sddmm_map map;        /* the fastest candidate */
+	stir_sddmm_map map;        /* the fastest candidate */
 	int schedule;               /* its schedule: 0 fused, 1 rows */
 	double bytes;               /* bytes the operation must move */
-	double search_ms[N_CANDIDATES]; /* each candidate; -1 (null in the
+	double search_ms[MAX_CANDIDATES]; /* each candidate; -1 (null in the
 	                               JSON): a duplicate of an earlier one,
 	                               or it failed */
 } result;
@@ -60,15 +57,17 @@ typedef struct result {
  * its schedule is left out (--fused-only, --rows-only), or it maps like an
  * earlier one (fewer lanes than the features allow change nothing). */
 static bool candidate(const bench_options *o, int64_t feat, int i,
-	bench_sddmm_map *fm)
+	stir_sddmm_map *fm)
 {
-	int l = i % N_LANES;
-	if (o->flags & (i < N_LANES ? ROWS_ONLY : FUSED_ONLY) ||
+	const stir_sddmm_params *p = stir_sddmm_get_candidate(i);
+	if (o->flags & (p->rows ? FUSED_ONLY : ROWS_ONLY) ||
 	    !bench_candidate_selected(o, i))
 		return false;
-	*fm = bench_sddmm_map_lanes(feat, max_lanes[l]);
-	return l == 0 ||
-		bench_sddmm_map_lanes(feat, max_lanes[l - 1]).lanes != fm->lanes;
+	*fm = stir_sddmm_map_lanes(feat, p->max_lanes);
+	/* the same schedule with more lanes at most, just before */
+	const stir_sddmm_params *q = stir_sddmm_get_candidate(i - 1);
+	return !q || q->rows != p->rows ||
+		stir_sddmm_map_lanes(feat, q->max_lanes).lanes != fm->lanes;
 }
 
 /* The kernel of schedule "rows" (0 fused, 1 rows). */
@@ -95,15 +94,15 @@ static const char *program_path(const bench_options *o, int rows, char *buf,
  * receives the module (to free, also on failure).  NULL with
  * diagnostics. */
 static stir_gpu_kernel *sddmm_kernel(stir_ctx *ctx, const bench_options *o,
-	int rows, bench_sddmm_map fm, const stir_compile_options *co,
+	int rows, stir_sddmm_map fm, const stir_compile_options *co,
 	stir_module **mod)
 {
 	char buf[4096];
 	const char *program = program_path(o, rows, buf, sizeof(buf));
 	stir_kernel *k = bench_read_kernel(ctx, program, kernel_name(rows),
 		mod);
-	if (!k || (rows ? bench_sddmm_rows_schedule(k, fm) :
-	    bench_sddmm_schedule(k, fm)) < 0)
+	if (!k || (rows ? stir_recipe_sddmm_rows(k, fm) :
+	    stir_recipe_sddmm(k, fm)) < 0)
 		return NULL;
 	return stir_gpu_kernel_compile(k, co);
 }
@@ -116,11 +115,11 @@ static void compile_graph(stir_ctx *ctx, const bench_options *o,
 	stir_compile_options co = { .arch = o->arch };
 	for (int fi = 0; fi < o->n_feats; fi++) {
 		for (int i = 0; i < N_CANDIDATES; i++) {
-			bench_sddmm_map fm;
+			stir_sddmm_map fm;
 			if (!candidate(o, o->feats[fi], i, &fm))
 				continue;
 			stir_module *m = NULL;
-			stir_gpu_kernel *gk = sddmm_kernel(ctx, o, i / N_LANES, fm,
+			stir_gpu_kernel *gk = sddmm_kernel(ctx, o, stir_sddmm_get_candidate(i)->rows, fm,
 				&co, &m);
 			if (!gk)
 				bench_fail(ctx, "compiling an SDDMM kernel");
@@ -154,11 +153,11 @@ static void json_result(FILE *f, const result *r, bool last, double copy_bw)
 		(long long)r->map.vec, (long long)r->map.nnz);
 	for (int i = 0; i < N_CANDIDATES; i++)
 		fprintf(f, "%s\"%s\"", i ? ", " : "",
-			schedule_name[i / N_LANES]);
+			schedule_name[stir_sddmm_get_candidate(i)->rows]);
 	fprintf(f, "],\n     \"search_max_lanes\": [");
 	for (int i = 0; i < N_CANDIDATES; i++)
 		fprintf(f, "%s%lld", i ? ", " : "",
-			(long long)max_lanes[i % N_LANES]);
+			(long long)stir_sddmm_get_candidate(i)->max_lanes);
 	fprintf(f, "], ");
 	bench_json_search(f, r->search_ms, N_CANDIDATES);
 	fprintf(f, "}%s\n", last ? "" : ",");
@@ -173,11 +172,11 @@ static void run_candidates(stir_ctx *ctx, const bench_options *o,
 {
 	r->stir_ms = INFINITY;
 	for (int i = 0; i < N_CANDIDATES; i++) {
-		bench_sddmm_map fm;
+		stir_sddmm_map fm;
 		r->search_ms[i] = -1;
 		if (!candidate(o, r->feat, i, &fm))
 			continue;
-		int rows = i / N_LANES;
+		int rows = stir_sddmm_get_candidate(i)->rows;
 		stir_module *m = NULL;
 		stir_gpu_kernel *gk = sddmm_kernel(ctx, o, rows, fm, co, &m);
 		stir_bindings *b = stir_bindings_alloc();
@@ -303,6 +302,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: --fused-only and --rows-only leave no "
 			"kernel\n", argv[0]);
 		return 2;
+	}
+	if (N_CANDIDATES > MAX_CANDIDATES) {
+		fprintf(stderr, "%s: the library has %d SDDMM candidates, more than "
+			"the %d this benchmark can hold\n", argv[0], N_CANDIDATES,
+			MAX_CANDIDATES);
+		return 1;
 	}
 	stir_ctx *ctx = stir_ctx_alloc();
 	bench_start(ctx, &o, compile_graph, &g);

@@ -22,109 +22,24 @@
 #include <stdlib.h>
 #include <string.h>
 #include "bench/common.h"
-#include "bench/spmm_schedule.h"
 
-/* A candidate configuration of the hybrid format and its schedule. */
-typedef struct hyb_config {
-	int c;                  /* column partitions */
-	int nb;                 /* buckets */
-	int64_t buckets[8];     /* bucket widths, ascending */
-	int threads;            /* threads per thread block */
-	int min_blocks;         /* stir_compile_options.min_blocks_per_sm */
-	int group;              /* threads a row (bench_spmm_map_grouped) */
-	bool locality;          /* rows in a locality order (STIR_HYBRID_LOCALITY_ORDER) */
-	bool warp;              /* the rows' columns in warp caches
-	                           (bench_spmm_map.warp_cache) */
-	int lanes;              /* > 0: a row's features over these lanes, the
-	                           chunks serial in each thread
-	                           (bench_spmm_map_serial) */
-} hyb_config;
+/* The hybrid candidates are the library's (stir_spmm_hybrid_get_candidate);
+ * --candidates (bench_options.candidates) names at most 64 of them. */
+#define MAX_CONFIGS 64
+#define N_CONFIGS n_configs()
 
-/* Wide buckets for long rows; narrow ones, splitting long rows into more
- * pieces that run in parallel; smaller thread blocks, spreading a small
- * graph over more multiprocessors; two blocks per multiprocessor, or one,
- * which gives a thread the registers to keep its row's loads in flight (a
- * small graph, with few blocks, is bound by their latency); rows shared
- * by 2 or 4 threads whose sums warp shuffles combine (a long row's
- * gathers in parallel, without atomics or the split rows' launch); buckets
- * of widths between the powers of two, padding long rows less; the rows
- * of each part in a locality order (the same kernels on a format whose
- * neighbouring rows share columns, so that a thread block's gathers of B
- * hit its L1 cache more often); the columns of a row in warp caches, read
- * once by its lanes together instead of by every lane (the configurations
- * at full occupancy that they made faster on 2026-11-26, bench/RESULTS.md;
- * with a register budget they were slower); last, a row's features over
- * 32, 16 or 8 lanes with the chunks serial in each thread (its loads of a
- * column's row of B spread over the chunks; they apply where the lanes
- * leave at least two chunks, 64 features and up), with warp caches. */
-static const hyb_config configs[] = {
-	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1, false, false, 0 },
-	{ 1, 6, { 2, 4, 8, 16, 32, 64 }, 256, 0, 1, false, false, 0 },
-	{ 1, 8, { 1, 2, 4, 8, 16, 32, 64, 128 }, 256, 0, 1, false, false, 0 },
-	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 256, 0, 1, false, false, 0 },
-	{ 2, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1, false, false, 0 },
-	{ 2, 8, { 1, 2, 4, 8, 16, 32, 64, 128 }, 256, 0, 1, false, false, 0 },
-	{ 1, 3, { 1, 2, 4 }, 256, 0, 1, false, false, 0 },
-	{ 1, 4, { 1, 2, 4, 8 }, 256, 0, 1, false, false, 0 },
-	{ 1, 4, { 1, 2, 4, 8 }, 64, 0, 1, false, false, 0 },
-	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 64, 0, 1, false, false, 0 },
-	{ 1, 3, { 1, 2, 4 }, 256, 2, 1, false, false, 0 },
-	{ 1, 4, { 1, 2, 4, 8 }, 256, 2, 1, false, false, 0 },
-	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256, 2, 1, false, false, 0 },
-	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 256, 2, 1, false, false, 0 },
-	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256, 1, 1, false, false, 0 },
-	{ 1, 8, { 1, 2, 4, 8, 16, 32, 64, 128 }, 256, 1, 1, false, false, 0 },
-	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 256, 1, 1, false, false, 0 },
-	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 256, 0, 4, false, false, 0 },
-	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 256, 1, 4, false, false, 0 },
-	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 64, 0, 4, false, false, 0 },
-	{ 1, 6, { 2, 4, 8, 16, 32, 64 }, 256, 0, 2, false, false, 0 },
-	{ 1, 8, { 8, 16, 24, 32, 48, 64, 96, 128 }, 256, 0, 4, false, false, 0 },
-	{ 1, 8, { 8, 16, 24, 32, 48, 64, 96, 128 }, 256, 1, 4, false, false, 0 },
-	{ 1, 8, { 8, 16, 24, 32, 48, 64, 96, 128 }, 256, 0, 1, false, false, 0 },
-	{ 1, 8, { 8, 16, 24, 32, 48, 64, 96, 128 }, 256, 1, 1, false, false, 0 },
-	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 64, 0, 1, false, false, 0 },
-	{ 1, 8, { 8, 16, 24, 32, 48, 64, 96, 128 }, 64, 0, 1, false, false, 0 },
-	{ 1, 3, { 1, 2, 4 }, 256, 0, 1, true, false, 0 },
-	{ 1, 4, { 1, 2, 4, 8 }, 256, 2, 1, true, false, 0 },
-	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1, true, false, 0 },
-	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 64, 0, 1, true, false, 0 },
-	{ 1, 6, { 2, 4, 8, 16, 32, 64 }, 256, 0, 1, true, false, 0 },
-	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 256, 2, 1, true, false, 0 },
-	{ 2, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1, true, false, 0 },
-	{ 1, 4, { 1, 2, 4, 8 }, 256, 4, 1, false, false, 0 },
-	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256, 4, 1, false, false, 0 },
-	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 256, 4, 1, false, false, 0 },
-	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1, false, true, 0 },
-	{ 1, 6, { 2, 4, 8, 16, 32, 64 }, 256, 0, 1, false, true, 0 },
-	{ 1, 8, { 1, 2, 4, 8, 16, 32, 64, 128 }, 256, 0, 1, false, true, 0 },
-	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 256, 0, 1, false, true, 0 },
-	{ 2, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1, false, true, 0 },
-	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 64, 0, 1, false, true, 0 },
-	{ 1, 8, { 8, 16, 24, 32, 48, 64, 96, 128 }, 256, 0, 1, false, true, 0 },
-	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 64, 0, 1, false, true, 0 },
-	{ 1, 8, { 8, 16, 24, 32, 48, 64, 96, 128 }, 64, 0, 1, false, true, 0 },
-	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1, true, true, 0 },
-	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 64, 0, 1, true, true, 0 },
-	{ 1, 6, { 2, 4, 8, 16, 32, 64 }, 256, 0, 1, true, true, 0 },
-	{ 2, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1, true, true, 0 },
-	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1, false, true, 32 },
-	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1, true, true, 32 },
-	{ 1, 6, { 2, 4, 8, 16, 32, 64 }, 256, 0, 1, false, true, 32 },
-	{ 1, 8, { 8, 16, 24, 32, 48, 64, 96, 128 }, 256, 0, 1, false, true, 32 },
-	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 256, 0, 1, false, true, 32 },
-	{ 2, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1, false, true, 32 },
-	{ 2, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1, true, true, 32 },
-	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1, false, true, 16 },
-	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1, true, true, 16 },
-	{ 1, 8, { 8, 16, 24, 32, 48, 64, 96, 128 }, 256, 0, 1, false, true, 16 },
-	{ 1, 4, { 1, 2, 4, 8 }, 256, 0, 1, false, true, 16 },
-	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1, true, true, 8 },
-	{ 1, 4, { 1, 2, 4, 8 }, 256, 0, 1, false, true, 8 },
-};
-#define N_CONFIGS (int)(sizeof(configs) / sizeof(configs[0]))
-_Static_assert(sizeof(configs) / sizeof(configs[0]) <= 64,
-	"--candidates (bench_options.candidates) names at most 64 candidates");
+/* The number of hybrid candidates (main checks it is at most
+ * MAX_CONFIGS). */
+static int n_configs(void)
+{
+	return stir_spmm_hybrid_n_candidates();
+}
+
+/* i: hybrid candidate i. */
+static const stir_spmm_hybrid_params *config(int i)
+{
+	return stir_spmm_hybrid_get_candidate(i);
+}
 
 /* One result of a run, for the table and the JSON. */
 typedef struct result {
@@ -134,55 +49,33 @@ typedef struct result {
 	const char *cusparse_alg;
 	double csr_ms, hyb_ms;
 	double csr_err, hyb_err;
-	hyb_config hyb;         /* the best configuration */
+	stir_spmm_hybrid_params hyb;         /* the best configuration */
 	double build_ms;        /* host time to build the best hybrid format */
 	double padding;         /* padded slots / non-zeros of the best */
-	double search_ms[N_CONFIGS]; /* each candidate, -1 when it failed */
+	double search_ms[MAX_CONFIGS]; /* each candidate, -1 when it failed */
 	double bytes;           /* bytes the operation must move */
 } result;
-
-/* cfg, feat: the mapping of candidate cfg at "feat" features. */
-static bench_spmm_map config_map(const hyb_config *cfg, int64_t feat)
-{
-	bench_spmm_map fm = cfg->lanes ? bench_spmm_map_serial(feat, cfg->lanes) :
-		bench_spmm_map_grouped(feat, cfg->group);
-	fm.warp_cache = cfg->warp;
-	if (cfg->threads != 256) {
-		/* fewer rows per block; the features keep their threads */
-		fm.rows = fm.rows * cfg->threads / 256;
-		if (fm.rows < 1)
-			fm.rows = 1;
-	}
-	return fm;
-}
-
-/* cfg, feat: whether candidate cfg applies at "feat" features (a grouped
- * row's sums must fit its registers; serial chunks need two). */
-static bool config_fits(const hyb_config *cfg, int64_t feat)
-{
-	return bench_spmm_map_fits(config_map(cfg, feat));
-}
 
 /* ctx, program, cfg, fm, mod: kernel csrmm scheduled for the hybrid
  * format of configuration cfg (every part, so that it serves any graph),
  * or for CSR when cfg is NULL; its module in *mod.  NULL on failure. */
 static stir_kernel *spmm_scheduled(stir_ctx *ctx, const char *program,
-	const hyb_config *cfg, bench_spmm_map fm, stir_module **mod)
+	const stir_spmm_hybrid_params *cfg, stir_spmm_map fm, stir_module **mod)
 {
 	stir_kernel *k = bench_read_kernel(ctx, program, "csrmm", mod);
 	if (cfg)
-		fm = config_map(cfg, fm.feat);
+		fm = stir_spmm_hybrid_map(cfg, fm.feat);
 	else
 		fm.warp_cache = false;
-	if (!k || (cfg ? bench_spmm_hybrid_schedule(k, cfg->c, cfg->buckets,
-	    cfg->nb, fm) : bench_spmm_csr_schedule(k, fm)) < 0)
+	if (!k || (cfg ? stir_recipe_spmm_hybrid(k, cfg->c, cfg->nb,
+	    cfg->buckets, fm) : stir_recipe_spmm_csr(k, fm)) < 0)
 		return NULL;
 	return k;
 }
 
 /* ctx, program, cfg, fm, co, mod: the same kernel, compiled. */
 static stir_gpu_kernel *spmm_kernel(stir_ctx *ctx, const char *program,
-	const hyb_config *cfg, bench_spmm_map fm, const stir_compile_options *co,
+	const stir_spmm_hybrid_params *cfg, stir_spmm_map fm, const stir_compile_options *co,
 	stir_module **mod)
 {
 	stir_kernel *k = spmm_scheduled(ctx, program, cfg, fm, mod);
@@ -199,21 +92,21 @@ static stir_gpu_kernel *spmm_kernel(stir_ctx *ctx, const char *program,
  * module into mods[i]; NULL for the others and where one fails (its
  * diagnostics in ctx).  The number that failed. */
 static int compile_candidates(stir_ctx *ctx, const bench_options *o,
-	bench_spmm_map fm, const stir_compile_options *co, const bool *want,
+	stir_spmm_map fm, const stir_compile_options *co, const bool *want,
 	stir_gpu_kernel **gks, stir_module **mods)
 {
-	const stir_kernel *ks[N_CONFIGS];
-	stir_compile_options cos[N_CONFIGS];
+	const stir_kernel *ks[MAX_CONFIGS];
+	stir_compile_options cos[MAX_CONFIGS];
 	int failed = 0;
 	for (int i = 0; i < N_CONFIGS; i++) {
 		mods[i] = NULL;
 		ks[i] = NULL;
 		cos[i] = *co;
-		cos[i].min_blocks_per_sm = configs[i].min_blocks;
-		if (!want[i] || !config_fits(&configs[i], fm.feat) ||
+		cos[i].min_blocks_per_sm = config(i)->min_blocks;
+		if (!want[i] || !stir_spmm_hybrid_fits(config(i), fm.feat) ||
 		    !bench_candidate_selected(o, i))
 			continue;
-		if (!(ks[i] = spmm_scheduled(ctx, o->program, &configs[i], fm,
+		if (!(ks[i] = spmm_scheduled(ctx, o->program, config(i), fm,
 		    &mods[i])))
 			failed++;
 	}
@@ -222,7 +115,7 @@ static int compile_candidates(stir_ctx *ctx, const bench_options *o,
 
 /* ctx, o, fm, co, dev, a, bh, want, r: time stir's CSR kernel on graph a
  * with features bh, its result checked against "want", into r. */
-static void time_csr(stir_ctx *ctx, const bench_options *o, bench_spmm_map fm,
+static void time_csr(stir_ctx *ctx, const bench_options *o, stir_spmm_map fm,
 	const stir_compile_options *co, stir_device *dev, const bench_csr32 *a,
 	const float *bh, const float *want, result *r)
 {
@@ -273,7 +166,7 @@ static void json_result(FILE *f, const result *r, bool last, double copy_bw)
 		"\"hyb_group\": %d, \"hyb_locality\": %s, \"hyb_warp_cache\": %s, "
 		"\"hyb_serial_lanes\": %d, ", r->hyb.threads, r->hyb.min_blocks,
 		r->hyb.group, r->hyb.locality ? "true" : "false",
-		r->hyb.warp ? "true" : "false", r->hyb.lanes);
+		r->hyb.warp_cache ? "true" : "false", r->hyb.serial_lanes);
 	bench_json_num(f, "hyb_padding", r->padding);
 	bench_json_num(f, "host_build_ms", r->build_ms);
 	bench_json_search(f, r->search_ms, N_CONFIGS);
@@ -288,16 +181,16 @@ static void compile_graph(stir_ctx *ctx, const bench_options *o,
 {
 	stir_compile_options co = { .arch = o->arch };
 	for (int fi = 0; fi < o->n_feats; fi++) {
-		bench_spmm_map fm = bench_spmm_map_features(o->feats[fi]);
+		stir_spmm_map fm = stir_spmm_map_features(o->feats[fi]);
 		stir_module *m = NULL;
 		stir_gpu_kernel *gk = spmm_kernel(ctx, o->program, NULL, fm, &co, &m);
 		if (!gk)
 			bench_fail(ctx, "compiling the CSR kernel");
 		stir_gpu_kernel_free(gk);
 		stir_module_free(m);
-		bool all[N_CONFIGS];
-		stir_gpu_kernel *gks[N_CONFIGS];
-		stir_module *mods[N_CONFIGS];
+		bool all[MAX_CONFIGS];
+		stir_gpu_kernel *gks[MAX_CONFIGS];
+		stir_module *mods[MAX_CONFIGS];
 		for (int i = 0; i < N_CONFIGS; i++)
 			all[i] = true;
 		if (compile_candidates(ctx, o, fm, &co, all, gks, mods))
@@ -317,6 +210,11 @@ int main(int argc, char **argv)
 	bench_gpu gpu;
 	bench_parse_options(argc, argv, "examples/csrmm.stir", flags, &o);
 	bool no_csr = o.flags & 1;
+	if (N_CONFIGS > MAX_CONFIGS) {
+		fprintf(stderr, "bench: the library has %d hybrid candidates, more "
+			"than the %d this benchmark can hold\n", N_CONFIGS, MAX_CONFIGS);
+		return 1;
+	}
 	stir_ctx *ctx = stir_ctx_alloc();
 	bench_start(ctx, &o, compile_graph, &gpu);
 	stir_device *dev = gpu.dev;
@@ -340,9 +238,9 @@ int main(int argc, char **argv)
 		stir_gpu_buf *d_ind = bench_upload(dev, a.indices, (size_t)a.nnz * 4);
 		stir_gpu_buf *d_val = bench_upload(dev, a.values, (size_t)a.nnz * 4);
 		/* the hybrid formats of every candidate, built once per graph */
-		stir_bindings *fb[N_CONFIGS];
-		stir_host_format *fmt[N_CONFIGS];
-		double build_ms[N_CONFIGS];
+		stir_bindings *fb[MAX_CONFIGS];
+		stir_host_format *fmt[MAX_CONFIGS];
+		double build_ms[MAX_CONFIGS];
 		for (int i = 0; i < N_CONFIGS; i++) {
 			fb[i] = stir_bindings_alloc();
 			fmt[i] = NULL;
@@ -350,10 +248,9 @@ int main(int argc, char **argv)
 			if (!bench_candidate_selected(&o, i))
 				continue;
 			double t0 = bench_now_ms();
-			fmt[i] = stir_csr_to_hybrid_flags(ctx, csr, configs[i].c,
-				configs[i].nb, configs[i].buckets, STIR_I32, STIR_F32, "_hyb",
-				bench_spmm_hybrid_flags(configs[i].c) |
-				(configs[i].locality ? STIR_HYBRID_LOCALITY_ORDER : 0),
+			fmt[i] = stir_csr_to_hybrid_flags(ctx, csr, config(i)->c,
+				config(i)->nb, config(i)->buckets, STIR_I32, STIR_F32, "_hyb",
+				stir_spmm_hybrid_params_format_flags(config(i)),
 				fb[i]);
 			build_ms[i] = bench_now_ms() - t0;
 			if (!fmt[i]) {
@@ -363,7 +260,7 @@ int main(int argc, char **argv)
 		}
 		for (int fi = 0; fi < o.n_feats; fi++) {
 			int64_t feat = o.feats[fi];
-			bench_spmm_map fm = bench_spmm_map_features(feat);
+			stir_spmm_map fm = stir_spmm_map_features(feat);
 			result *r = &results[n_results++];
 			snprintf(r->graph, sizeof(r->graph), "%s", gname);
 			r->m = a.m;
@@ -405,9 +302,9 @@ int main(int argc, char **argv)
 			/* stir hybrid: every candidate, compiled at once, then
 			 * timed one after another */
 			r->hyb_ms = INFINITY;
-			bool built[N_CONFIGS];
-			stir_gpu_kernel *gks[N_CONFIGS];
-			stir_module *mods[N_CONFIGS];
+			bool built[MAX_CONFIGS];
+			stir_gpu_kernel *gks[MAX_CONFIGS];
+			stir_module *mods[MAX_CONFIGS];
 			for (int i = 0; i < N_CONFIGS; i++)
 				built[i] = fmt[i] != NULL;
 			if (compile_candidates(ctx, &o, fm, &co, built, gks, mods)) {
@@ -442,7 +339,7 @@ int main(int argc, char **argv)
 					else if (ms < r->hyb_ms) {
 						r->hyb_ms = ms;
 						r->hyb_err = err;
-						r->hyb = configs[i];
+						r->hyb = *config(i);
 						r->build_ms = build_ms[i];
 						int64_t slots = 0;
 						for (int p = 0; p < stir_host_format_n_parts(fmt[i]); p++)
@@ -472,12 +369,12 @@ int main(int argc, char **argv)
 			if (r->hyb.locality)
 				len += snprintf(config + len, sizeof(config) - (size_t)len,
 					" lo");
-			if (r->hyb.warp)
+			if (r->hyb.warp_cache)
 				len += snprintf(config + len, sizeof(config) - (size_t)len,
 					" wc");
-			if (r->hyb.lanes)
+			if (r->hyb.serial_lanes)
 				len += snprintf(config + len, sizeof(config) - (size_t)len,
-					" s%d", r->hyb.lanes);
+					" s%d", r->hyb.serial_lanes);
 			if (r->hyb.min_blocks)
 				snprintf(config + len, sizeof(config) - (size_t)len, " mb%d",
 					r->hyb.min_blocks);

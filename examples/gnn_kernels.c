@@ -3,7 +3,7 @@
  * with SparseTIR's schedule, each part storing its rows of C once) and SDDMM (fused non-zeros, lanes per non-zero, warp
  * shuffles, vector loads), each checked against the unscheduled program
  * run by the stage I interpreter on the same inputs.  The schedules are
- * those of the benchmarks (bench/spmm_schedule.c, bench/sddmm_schedule.c).
+ * those of the benchmarks (schedule/recipes/spmm.c, schedule/recipes/sddmm.c).
  *
  * Each kernel runs on the GPU when there is one, and otherwise as its
  * stage III program on the host interpreter (the same scheduled program
@@ -19,8 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stir/stir.h>
-#include "bench/sddmm_schedule.h"
-#include "bench/spmm_schedule.h"
 
 /* What one kernel needs: its program, the sparse tensor the graph gives,
  * the output to compare, and its schedule. */
@@ -40,11 +38,11 @@ static const int64_t buckets[] = { 1, 2, 4, 8, 16, 32 };
 static int schedule(const gnn_kernel *g, stir_kernel *k, int64_t feat)
 {
 	if (g->hybrid)
-		return bench_spmm_hybrid_schedule(k, 1, buckets, N_BUCKETS,
-			bench_spmm_map_features(feat));
+		return stir_recipe_spmm_hybrid(k, 1, N_BUCKETS, buckets,
+			stir_spmm_map_features(feat));
 	if (!strcmp(g->kernel, "csrmm"))
-		return bench_spmm_csr_schedule(k, bench_spmm_map_features(feat));
-	return bench_sddmm_schedule(k, bench_sddmm_map_features(feat));
+		return stir_recipe_spmm_csr(k, stir_spmm_map_features(feat));
+	return stir_recipe_sddmm(k, stir_sddmm_map_features(feat));
 }
 
 /* ctx, srcdir, g, graph, feat, dev: build, run and check kernel g; 0 when
@@ -76,7 +74,7 @@ static int check_kernel(stir_ctx *ctx, const char *srcdir, const gnn_kernel *g,
 	want = stir_bindings_copy(in);
 	got = stir_bindings_copy(in);
 	if (g->hybrid && !(f = stir_csr_to_hybrid_flags(ctx, graph, 1, N_BUCKETS,
-	    buckets, STIR_I32, STIR_F32, "_hyb", bench_spmm_hybrid_flags(1) |
+	    buckets, STIR_I32, STIR_F32, "_hyb", stir_spmm_hybrid_format_flags(1) |
 	    STIR_HYBRID_LOCALITY_ORDER, got)))
 		goto out;
 	if (stir_kernel_interpret(k0, want) < 0)

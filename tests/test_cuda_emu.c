@@ -11,7 +11,7 @@
  * their stage I references), the unscheduled stage III catalogue of
  * tests/golden (one thread, against the stage I catalogue), two of
  * tests/stages (against their own interpretation), the fast SDDMM
- * schedules of bench/sddmm_schedule.c (fused, and row by row on
+ * schedules of schedule/recipes/sddmm.c (fused, and row by row on
  * examples/sddmm_rows.stir) at several feature sizes on the small graph
  * of tests/data/graphs, which has a hub row and empty rows (against
  * examples/sddmm.stir at stage I), and the catalogue under each written schedule examples/NAME.yaml
@@ -37,8 +37,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <stir/stir.h>
-#include "bench/sddmm_schedule.h"
-#include "bench/spmm_schedule.h"
 #include "runtime/internal.h"
 #include "tests/testutil.h"
 
@@ -66,7 +64,7 @@ typedef struct sched_arg {
 	                              also built and bound), or NULL */
 	int64_t group;             /* hybrid SpMM: threads a row (0: one) */
 	int64_t serial_lanes;      /* hybrid SpMM: > 0, serial chunks over
-	                              these lanes (bench_spmm_map_serial) */
+	                              these lanes (stir_spmm_map_serial) */
 } sched_arg;
 
 /* One program to run. */
@@ -300,21 +298,21 @@ static emu_prog *add(const char *file, const char *kernel,
 static int spmm_hybrid(stir_kernel *k, const sched_arg *a)
 {
 	const hyb_case *h = a->hybrid;
-	return bench_spmm_hybrid_schedule(k, h->c, h->buckets, h->nb,
-		a->serial_lanes ? bench_spmm_map_serial(a->feat, a->serial_lanes) :
-		bench_spmm_map_grouped(a->feat, a->group > 1 ? a->group : 1));
+	return stir_recipe_spmm_hybrid(k, h->c, h->nb, h->buckets,
+		a->serial_lanes ? stir_spmm_map_serial(a->feat, a->serial_lanes) :
+		stir_spmm_map_grouped(a->feat, a->group > 1 ? a->group : 1));
 }
 
 /* k, a: the fast SDDMM schedule. */
 static int sddmm_fast(stir_kernel *k, const sched_arg *a)
 {
-	return bench_sddmm_schedule(k, bench_sddmm_map_features(a->feat));
+	return stir_recipe_sddmm(k, stir_sddmm_map_features(a->feat));
 }
 
 /* k, a: the row SDDMM schedule with at most a->max_lanes lanes. */
 static int sddmm_rows(stir_kernel *k, const sched_arg *a)
 {
-	return bench_sddmm_rows_schedule(k, bench_sddmm_map_lanes(a->feat,
+	return stir_recipe_sddmm_rows(k, stir_sddmm_map_lanes(a->feat,
 		a->max_lanes));
 }
 
@@ -557,7 +555,7 @@ static void bind_graph(stir_ctx *ctx, stir_bindings *b, const char *file,
 		}
 		stir_bindings_set_array(b, "A", a);
 		stir_host_format *f = stir_csr_to_hybrid_flags(ctx, c, h->c, h->nb,
-			h->buckets, STIR_I32, STIR_F32, "_hyb", bench_spmm_hybrid_flags(h->c), b);
+			h->buckets, STIR_I32, STIR_F32, "_hyb", stir_spmm_hybrid_format_flags(h->c), b);
 		ck_assert_ptr_nonnull(f);
 		stir_host_format_free(f);
 	}
@@ -681,15 +679,15 @@ static int count(const char *src, const char *what)
  * features a literal; fused: a block per fm.nnz non-zeros, the row of a
  * non-zero searched once; rows: a block per row, X's row in shared
  * memory, no search.  NVRTC compiles it for sm_90 (when stir has NVRTC). */
-static void check_sddmm_shape(stir_ctx *ctx, bench_sddmm_map fm, bool rows)
+static void check_sddmm_shape(stir_ctx *ctx, stir_sddmm_map fm, bool rows)
 {
 	stir_module *m = stir_module_read_from_file(ctx, test_path(rows ?
 		"examples/sddmm_rows.stir" : "examples/sddmm.stir"));
 	stir_kernel *k = m ? stir_module_find_kernel(m, rows ? "sddmm_rows" :
 		"sddmm") : NULL;
 	ck_assert_ptr_nonnull(k);
-	ck_assert_int_eq(rows ? bench_sddmm_rows_schedule(k, fm) :
-		bench_sddmm_schedule(k, fm), 0);
+	ck_assert_int_eq(rows ? stir_recipe_sddmm_rows(k, fm) :
+		stir_recipe_sddmm(k, fm), 0);
 	stir_cuda_plan *plan = stir_cuda_plan_alloc(k, 0);
 	ck_assert_ptr_nonnull(plan);
 	ck_assert_int_eq(stir_cuda_plan_n_launches(plan), 1);
@@ -742,13 +740,13 @@ START_TEST(test_sddmm_shape)
 	setenv("STIR_CACHE_DIR", cache, 1);
 	stir_ctx *ctx = stir_ctx_alloc();
 	for (size_t i = 0; i < sizeof(feats) / sizeof(feats[0]); i++) {
-		bench_sddmm_map fm = bench_sddmm_map_features(feats[i]);
+		stir_sddmm_map fm = stir_sddmm_map_features(feats[i]);
 		ck_assert_int_eq(fm.vec, 4);
 		ck_assert_int_eq(fm.lanes * fm.nnz, 256);
 		ck_assert_int_eq(feats[i] % (fm.lanes * fm.vec), 0);
 		check_sddmm_shape(ctx, fm, false);
 		check_sddmm_shape(ctx, fm, true);
-		check_sddmm_shape(ctx, bench_sddmm_map_lanes(feats[i], 8), true);
+		check_sddmm_shape(ctx, stir_sddmm_map_lanes(feats[i], 8), true);
 	}
 	ck_assert_int_eq(stir_ctx_n_errors(ctx), 0);
 	stir_ctx_free(ctx);

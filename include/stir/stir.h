@@ -51,5 +51,6 @@
 #include <stir/runtime.h>
 #include <stir/schedule.h>
 #include <stir/codegen.h>
+#include <stir/recipes.h>
 
 #endif

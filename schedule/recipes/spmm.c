@@ -1,13 +1,13 @@
-/* The SpMM schedules (bench/spmm_schedule.h). */
+/* The SpMM schedules (stir/recipes.h). */
 #include <stdbool.h>
 #include <stdlib.h>
-#include <stir/codegen.h>
-#include "bench/spmm_schedule.h"
+#include <stir/stir.h>
+#include <stir/recipes.h>
 
-/* feat, group: see spmm_schedule.h. */
-bench_spmm_map bench_spmm_map_grouped(int64_t feat, int64_t group)
+/* feat, group: see recipes.h. */
+stir_spmm_map stir_spmm_map_grouped(int64_t feat, int64_t group)
 {
-	bench_spmm_map f = { feat, 32 / group, 4, 1, 8, group, true, false };
+	stir_spmm_map f = { feat, 32 / group, 4, 1, 8, group, true, false };
 	while (f.vec > 1 && feat % f.vec)
 		f.vec /= 2;
 	while (f.lanes > 1 && (feat / f.vec) % f.lanes)
@@ -22,10 +22,10 @@ bench_spmm_map bench_spmm_map_grouped(int64_t feat, int64_t group)
 	return f;
 }
 
-/* feat, lanes: see spmm_schedule.h. */
-bench_spmm_map bench_spmm_map_serial(int64_t feat, int64_t lanes)
+/* feat, lanes: see recipes.h. */
+stir_spmm_map stir_spmm_map_serial(int64_t feat, int64_t lanes)
 {
-	bench_spmm_map f = bench_spmm_map_features(feat);
+	stir_spmm_map f = stir_spmm_map_features(feat);
 	f.lanes = lanes;
 	f.chunks = feat / (lanes * f.vec);
 	f.rows = 256 / lanes;
@@ -33,8 +33,8 @@ bench_spmm_map bench_spmm_map_serial(int64_t feat, int64_t lanes)
 	return f;
 }
 
-/* fm: see spmm_schedule.h. */
-bool bench_spmm_map_fits(bench_spmm_map fm)
+/* fm: see recipes.h. */
+bool stir_spmm_map_fits(stir_spmm_map fm)
 {
 	if (fm.serial)
 		return fm.lanes >= 1 && fm.lanes <= 32 && fm.chunks >= 2 &&
@@ -43,10 +43,10 @@ bool bench_spmm_map_fits(bench_spmm_map fm)
 	return fm.group <= 1 || fm.chunks * fm.vec <= 32;
 }
 
-/* feat: see spmm_schedule.h. */
-bench_spmm_map bench_spmm_map_features(int64_t feat)
+/* feat: see recipes.h. */
+stir_spmm_map stir_spmm_map_features(int64_t feat)
 {
-	return bench_spmm_map_grouped(feat, 1);
+	return stir_spmm_map_grouped(feat, 1);
 }
 
 /* k, block, loop, n, factors, made: stir_split, with the names of the n
@@ -65,7 +65,7 @@ static int split(stir_kernel *k, const char *block, const char *loop, int n,
  * caches hold at a time: all of them, or when the row is wider than the
  * lanes, the widest piece that divides it (so that no tail needs a
  * guard); 0 when the part has no warp caches. */
-static int64_t warp_piece(int64_t width, bench_spmm_map fm)
+static int64_t warp_piece(int64_t width, stir_spmm_map fm)
 {
 	if (!fm.warp_cache || fm.group > 1 || fm.lanes < 2)
 		return 0;
@@ -84,7 +84,7 @@ static int64_t warp_piece(int64_t width, bench_spmm_map fm)
  * k_1.  A narrower one: o_0 (blockIdx.x), o_1 (z), o_2 (x, fm.group
  * rows), r, k_0 (y), c, k_1. */
 static int schedule_part_grouped(stir_kernel *k, const char *block,
-	int64_t width, bench_spmm_map fm, bool atomic)
+	int64_t width, stir_spmm_map fm, bool atomic)
 {
 	const char *kc[] = { "k", "c" }, *ck[] = { "c", "k_1" };
 	const char *c10[] = { "c_1", "c_0" };
@@ -119,7 +119,7 @@ static int schedule_part_grouped(stir_kernel *k, const char *block,
  * adds into C when "atomic".  stage3_part finishes it after lowering.
  * Grouped rows (fm.group > 1): schedule_part_grouped. */
 static int schedule_part(stir_kernel *k, const char *block, int64_t width,
-	bench_spmm_map fm, bool atomic)
+	stir_spmm_map fm, bool atomic)
 {
 	if (fm.group > 1)
 		return schedule_part_grouped(k, block, width, fm, atomic);
@@ -155,7 +155,7 @@ static int schedule_part(stir_kernel *k, const char *block, int64_t width,
  * every one holds the row's sums, one stores them; c for a narrow part),
  * the features in vectors (k_1_1, and ax0_1 in the write-back). */
 static int stage3_part_grouped(stir_kernel *k, const char *block,
-	const char *out, int64_t width, bench_spmm_map fm, bool over_init)
+	const char *out, int64_t width, stir_spmm_map fm, bool over_init)
 {
 	bool shared = width >= fm.group;
 	const int64_t fv[] = { 0, fm.vec };
@@ -189,7 +189,7 @@ static int stage3_part_grouped(stir_kernel *k, const char *block,
  * wider), and each column's index and value come to every lane by a
  * shuffle. */
 static int warp_cache_part(stir_kernel *k, const char *block,
-	const char *idx, const char *val, int64_t width, bench_spmm_map fm)
+	const char *idx, const char *val, int64_t width, stir_spmm_map fm)
 {
 	const char *loop = warp_piece(width, fm) < width ? "c_1" : "c";
 	return stir_cache_read(k, block, idx, loop, STIR_SCOPE_WARP) < 0 ||
@@ -203,7 +203,7 @@ static int warp_cache_part(stir_kernel *k, const char *block,
  * its rows of C once), the vector loops vectorized: the loads of B and
  * the write-back (float4 stores, or float4 atomic adds on sm_90). */
 static int stage3_part(stir_kernel *k, const char *block, const char *out,
-	int64_t width, bench_spmm_map fm, bool over_init)
+	int64_t width, stir_spmm_map fm, bool over_init)
 {
 	if (fm.group > 1)
 		return stage3_part_grouped(k, block, out, width, fm, over_init);
@@ -228,7 +228,7 @@ static int stage3_part(stir_kernel *k, const char *block, const char *out,
  * C = 0) like the computation's: rows over blockIdx.x and threadIdx.y,
  * features over threadIdx.x in vectors of fm.vec, the chunks serially. */
 static int schedule_init(stir_kernel *k, const char *block, const char *rows,
-	bench_spmm_map fm)
+	stir_spmm_map fm)
 {
 	const int64_t fk[] = { 0, fm.lanes, fm.vec };
 	/* 256 threads (the grouped rows' threads become rows here) */
@@ -243,8 +243,8 @@ static int schedule_init(stir_kernel *k, const char *block, const char *rows,
 		(fm.vec > 1 && stir_vectorize(k, block, kl[2]) < 0) ? -1 : 0;
 }
 
-/* c: see spmm_schedule.h. */
-unsigned bench_spmm_hybrid_flags(int c)
+/* c: see recipes.h. */
+unsigned stir_spmm_hybrid_format_flags(int c)
 {
 	return STIR_HYBRID_ALL_PARTS | STIR_HYBRID_PAD_ANY_COLUMN |
 		(c == 1 ? STIR_HYBRID_COVER_ROWS : 0);
@@ -264,10 +264,10 @@ typedef struct hyb_parts {
 	int64_t *width;
 } hyb_parts;
 
-/* k, c, buckets, nb, fm, n, hp: bench_spmm_hybrid_schedule for its n
+/* k, c, buckets, nb, fm, n, hp: stir_recipe_spmm_hybrid for its n
  * parts, with hp's arrays to fill. */
 static int hybrid_parts(stir_kernel *k, int c, const int64_t *buckets,
-	int nb, bench_spmm_map fm, int n, const hyb_parts *hp)
+	int nb, stir_spmm_map fm, int n, const hyb_parts *hp)
 {
 	bool cover = c == 1;
 	int rc = 0;
@@ -341,9 +341,9 @@ static int hybrid_parts(stir_kernel *k, int c, const int64_t *buckets,
 		outs) < 0) || stir_kernel_prepare_for_gpu(k) < 0 ? -1 : 0;
 }
 
-/* k, c, buckets, nb, fm: see spmm_schedule.h. */
-int bench_spmm_hybrid_schedule(stir_kernel *k, int c, const int64_t *buckets,
-	int nb, bench_spmm_map fm)
+/* k, c, nb, buckets, fm: see recipes.h. */
+int stir_recipe_spmm_hybrid(stir_kernel *k, int c, int nb,
+	const int64_t *buckets, stir_spmm_map fm)
 {
 	/* the feature count is the kernel's, so that its splits need no tail
 	 * guards; the matrix's sizes stay symbolic */
@@ -373,9 +373,9 @@ int bench_spmm_hybrid_schedule(stir_kernel *k, int c, const int64_t *buckets,
 	return rc;
 }
 
-/* k, fm: see spmm_schedule.h (blocks csrmm0 over rows, csrmm1 over a
+/* k, fm: see recipes.h (blocks csrmm0 over rows, csrmm1 over a
  * row's columns and the features). */
-int bench_spmm_csr_schedule(stir_kernel *k, bench_spmm_map fm)
+int stir_recipe_spmm_csr(stir_kernel *k, stir_spmm_map fm)
 {
 	const char *kj[] = { "k", "j" };
 	const int64_t fk[] = { 0, fm.lanes }, fi[] = { 0, fm.rows * fm.chunks };
@@ -390,4 +390,133 @@ int bench_spmm_csr_schedule(stir_kernel *k, bench_spmm_map fm)
 		stir_cache_write_over_init(k, "csrmm1", "C", "j",
 			STIR_SCOPE_LOCAL) < 0 ||
 		stir_kernel_prepare_for_gpu(k) < 0 ? -1 : 0;
+}
+
+/* ---- the candidate space ---- */
+
+/* Wide buckets for long rows; narrow ones, splitting long rows into more
+ * pieces that run in parallel; smaller thread blocks, spreading a small
+ * graph over more multiprocessors; two blocks per multiprocessor, or one,
+ * which gives a thread the registers to keep its row's loads in flight (a
+ * small graph, with few blocks, is bound by their latency); rows shared
+ * by 2 or 4 threads whose sums warp shuffles combine (a long row's
+ * gathers in parallel, without atomics or the split rows' launch); buckets
+ * of widths between the powers of two, padding long rows less; the rows
+ * of each part in a locality order (the same kernels on a format whose
+ * neighbouring rows share columns, so that a thread block's gathers of B
+ * hit its L1 cache more often); the columns of a row in warp caches, read
+ * once by its lanes together instead of by every lane (the configurations
+ * at full occupancy that they made faster on 2026-11-26, bench/RESULTS.md;
+ * with a register budget they were slower); last, a row's features over
+ * 32, 16 or 8 lanes with the chunks serial in each thread (its loads of a
+ * column's row of B spread over the chunks; they apply where the lanes
+ * leave at least two chunks, 64 features and up), with warp caches. */
+static const stir_spmm_hybrid_params candidates[] = {
+	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1, false, false, 0 },
+	{ 1, 6, { 2, 4, 8, 16, 32, 64 }, 256, 0, 1, false, false, 0 },
+	{ 1, 8, { 1, 2, 4, 8, 16, 32, 64, 128 }, 256, 0, 1, false, false, 0 },
+	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 256, 0, 1, false, false, 0 },
+	{ 2, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1, false, false, 0 },
+	{ 2, 8, { 1, 2, 4, 8, 16, 32, 64, 128 }, 256, 0, 1, false, false, 0 },
+	{ 1, 3, { 1, 2, 4 }, 256, 0, 1, false, false, 0 },
+	{ 1, 4, { 1, 2, 4, 8 }, 256, 0, 1, false, false, 0 },
+	{ 1, 4, { 1, 2, 4, 8 }, 64, 0, 1, false, false, 0 },
+	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 64, 0, 1, false, false, 0 },
+	{ 1, 3, { 1, 2, 4 }, 256, 2, 1, false, false, 0 },
+	{ 1, 4, { 1, 2, 4, 8 }, 256, 2, 1, false, false, 0 },
+	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256, 2, 1, false, false, 0 },
+	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 256, 2, 1, false, false, 0 },
+	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256, 1, 1, false, false, 0 },
+	{ 1, 8, { 1, 2, 4, 8, 16, 32, 64, 128 }, 256, 1, 1, false, false, 0 },
+	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 256, 1, 1, false, false, 0 },
+	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 256, 0, 4, false, false, 0 },
+	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 256, 1, 4, false, false, 0 },
+	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 64, 0, 4, false, false, 0 },
+	{ 1, 6, { 2, 4, 8, 16, 32, 64 }, 256, 0, 2, false, false, 0 },
+	{ 1, 8, { 8, 16, 24, 32, 48, 64, 96, 128 }, 256, 0, 4, false, false, 0 },
+	{ 1, 8, { 8, 16, 24, 32, 48, 64, 96, 128 }, 256, 1, 4, false, false, 0 },
+	{ 1, 8, { 8, 16, 24, 32, 48, 64, 96, 128 }, 256, 0, 1, false, false, 0 },
+	{ 1, 8, { 8, 16, 24, 32, 48, 64, 96, 128 }, 256, 1, 1, false, false, 0 },
+	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 64, 0, 1, false, false, 0 },
+	{ 1, 8, { 8, 16, 24, 32, 48, 64, 96, 128 }, 64, 0, 1, false, false, 0 },
+	{ 1, 3, { 1, 2, 4 }, 256, 0, 1, true, false, 0 },
+	{ 1, 4, { 1, 2, 4, 8 }, 256, 2, 1, true, false, 0 },
+	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1, true, false, 0 },
+	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 64, 0, 1, true, false, 0 },
+	{ 1, 6, { 2, 4, 8, 16, 32, 64 }, 256, 0, 1, true, false, 0 },
+	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 256, 2, 1, true, false, 0 },
+	{ 2, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1, true, false, 0 },
+	{ 1, 4, { 1, 2, 4, 8 }, 256, 4, 1, false, false, 0 },
+	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256, 4, 1, false, false, 0 },
+	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 256, 4, 1, false, false, 0 },
+	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1, false, true, 0 },
+	{ 1, 6, { 2, 4, 8, 16, 32, 64 }, 256, 0, 1, false, true, 0 },
+	{ 1, 8, { 1, 2, 4, 8, 16, 32, 64, 128 }, 256, 0, 1, false, true, 0 },
+	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 256, 0, 1, false, true, 0 },
+	{ 2, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1, false, true, 0 },
+	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 64, 0, 1, false, true, 0 },
+	{ 1, 8, { 8, 16, 24, 32, 48, 64, 96, 128 }, 256, 0, 1, false, true, 0 },
+	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 64, 0, 1, false, true, 0 },
+	{ 1, 8, { 8, 16, 24, 32, 48, 64, 96, 128 }, 64, 0, 1, false, true, 0 },
+	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1, true, true, 0 },
+	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 64, 0, 1, true, true, 0 },
+	{ 1, 6, { 2, 4, 8, 16, 32, 64 }, 256, 0, 1, true, true, 0 },
+	{ 2, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1, true, true, 0 },
+	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1, false, true, 32 },
+	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1, true, true, 32 },
+	{ 1, 6, { 2, 4, 8, 16, 32, 64 }, 256, 0, 1, false, true, 32 },
+	{ 1, 8, { 8, 16, 24, 32, 48, 64, 96, 128 }, 256, 0, 1, false, true, 32 },
+	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 256, 0, 1, false, true, 32 },
+	{ 2, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1, false, true, 32 },
+	{ 2, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1, true, true, 32 },
+	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1, false, true, 16 },
+	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1, true, true, 16 },
+	{ 1, 8, { 8, 16, 24, 32, 48, 64, 96, 128 }, 256, 0, 1, false, true, 16 },
+	{ 1, 4, { 1, 2, 4, 8 }, 256, 0, 1, false, true, 16 },
+	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1, true, true, 8 },
+	{ 1, 4, { 1, 2, 4, 8 }, 256, 0, 1, false, true, 8 },
+};
+#define N_CANDIDATES (int)(sizeof(candidates) / sizeof(candidates[0]))
+
+/* The count of candidates. */
+int stir_spmm_hybrid_n_candidates(void)
+{
+	return N_CANDIDATES;
+}
+
+/* i: the candidate's index. */
+const stir_spmm_hybrid_params *stir_spmm_hybrid_get_candidate(int i)
+{
+	return i >= 0 && i < N_CANDIDATES ? &candidates[i] : NULL;
+}
+
+/* p, feat: see recipes.h. */
+stir_spmm_map stir_spmm_hybrid_map(const stir_spmm_hybrid_params *p,
+	int64_t feat)
+{
+	stir_spmm_map fm = p->serial_lanes ?
+		stir_spmm_map_serial(feat, p->serial_lanes) :
+		stir_spmm_map_grouped(feat, p->group);
+	fm.warp_cache = p->warp_cache;
+	if (p->threads != 256) {
+		/* fewer rows per block; the features keep their threads */
+		fm.rows = fm.rows * p->threads / 256;
+		if (fm.rows < 1)
+			fm.rows = 1;
+	}
+	return fm;
+}
+
+/* p, feat: see recipes.h. */
+bool stir_spmm_hybrid_fits(const stir_spmm_hybrid_params *p, int64_t feat)
+{
+	return stir_spmm_map_fits(stir_spmm_hybrid_map(p, feat));
+}
+
+/* p: see recipes.h. */
+unsigned stir_spmm_hybrid_params_format_flags(
+	const stir_spmm_hybrid_params *p)
+{
+	return stir_spmm_hybrid_format_flags(p->c) |
+		(p->locality ? STIR_HYBRID_LOCALITY_ORDER : 0);
 }

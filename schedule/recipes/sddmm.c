@@ -1,6 +1,6 @@
-/* The fast SDDMM schedules; see sddmm_schedule.h and docs/schedules.md.
+/* The fast SDDMM schedules; see recipes.h and docs/schedules.md.
  *
- * The fused schedule (bench_sddmm_schedule).
+ * The fused schedule (stir_recipe_sddmm).
  * The program's stage III nest is one loop over the non-zeros (ij) around
  * the loop over the features (k), the row of a non-zero found by a binary
  * search of J_indptr:
@@ -30,7 +30,7 @@
  *     loop cannot be vectorized itself (its lanes all add to one sum), but
  *     its loads can, through the cache.
  *
- * The row schedule (bench_sddmm_rows_schedule): at stage II the nest of
+ * The row schedule (stir_recipe_sddmm_rows): at stage II the nest of
  * examples/sddmm_rows.stir is
  *
  *   for i in [0, m) { block sddmm0(vi) {
@@ -54,14 +54,14 @@
  *  5. at stage III, the vector loads of X's row (from shared memory) and
  *     Y's row as in the fused schedule.
  * No search remains: the row is the thread block's. */
-#include <stir/codegen.h>
-#include "bench/sddmm_schedule.h"
+#include <stir/stir.h>
+#include <stir/recipes.h>
 
 /* feat, vec, max_lanes: the mapping with vectors of "vec" features and
  * at most max_lanes lanes. */
-static bench_sddmm_map make_map(int64_t feat, int64_t vec, int64_t max_lanes)
+static stir_sddmm_map make_map(int64_t feat, int64_t vec, int64_t max_lanes)
 {
-	bench_sddmm_map fm = { feat, 1, vec, 0 };
+	stir_sddmm_map fm = { feat, 1, vec, 0 };
 	int64_t q = feat / vec;
 	while (fm.lanes * 2 <= max_lanes && q % (fm.lanes * 2) == 0)
 		fm.lanes *= 2;
@@ -69,17 +69,17 @@ static bench_sddmm_map make_map(int64_t feat, int64_t vec, int64_t max_lanes)
 	return fm;
 }
 
-/* feat, max_lanes: see sddmm_schedule.h. */
-bench_sddmm_map bench_sddmm_map_lanes(int64_t feat, int64_t max_lanes)
+/* feat, max_lanes: see recipes.h. */
+stir_sddmm_map stir_sddmm_map_lanes(int64_t feat, int64_t max_lanes)
 {
 	int64_t vec = feat % 4 == 0 ? 4 : feat % 2 == 0 ? 2 : 1;
 	return make_map(feat, vec, max_lanes < 32 ? max_lanes : 32);
 }
 
-/* feat: see sddmm_schedule.h. */
-bench_sddmm_map bench_sddmm_map_features(int64_t feat)
+/* feat: see recipes.h. */
+stir_sddmm_map stir_sddmm_map_features(int64_t feat)
 {
-	return bench_sddmm_map_lanes(feat, 32);
+	return stir_sddmm_map_lanes(feat, 32);
 }
 
 /* k, block, buffer, loop, copy, copy_loop: stir_cache_read of "buffer"
@@ -129,7 +129,7 @@ static int split(stir_kernel *k, const char *block, const char *loop, int n,
  * lanes, ..; the non-zeros "loop" split into nz[0] and nz[1] (LOOP_0 and
  * LOOP_1), fm.nnz of them at a time on threadIdx.y. */
 static int lanes_per_nonzero(stir_kernel *k, const char *block,
-	const char *loop, bench_sddmm_map fm, const char **kl, const char **nz)
+	const char *loop, stir_sddmm_map fm, const char **kl, const char **nz)
 {
 	const int64_t fk3[] = { 0, fm.lanes, fm.vec }, fk2[] = { 0, fm.lanes };
 	const int64_t fnz[] = { 0, fm.nnz };
@@ -145,8 +145,8 @@ static int lanes_per_nonzero(stir_kernel *k, const char *block,
 		stir_unroll(k, block, kl[0]) < 0 ? -1 : 0;
 }
 
-/* k, fm: see sddmm_schedule.h. */
-int bench_sddmm_schedule(stir_kernel *k, bench_sddmm_map fm)
+/* k, fm: see recipes.h. */
+int stir_recipe_sddmm(stir_kernel *k, stir_sddmm_map fm)
 {
 	/* the features a literal, so that the splits of k need no guard; the
 	 * graph's sizes stay parameters */
@@ -169,8 +169,8 @@ int bench_sddmm_schedule(stir_kernel *k, bench_sddmm_map fm)
 		stir_kernel_prepare_for_gpu(k) < 0 ? -1 : 0;
 }
 
-/* k, fm: see sddmm_schedule.h. */
-int bench_sddmm_rows_schedule(stir_kernel *k, bench_sddmm_map fm)
+/* k, fm: see recipes.h. */
+int stir_recipe_sddmm_rows(stir_kernel *k, stir_sddmm_map fm)
 {
 	/* the init's j_2 (one iteration) on threadIdx.x: lane 0 zeroes the
 	 * element that it alone stores into after the shuffles */
@@ -205,4 +205,24 @@ int bench_sddmm_rows_schedule(stir_kernel *k, bench_sddmm_map fm)
 	/* last, the GPU's stage III rewrites */
 	return (fm.vec > 1 && vector_loads(k, blk, xs, y, kl[2]) < 0) ||
 		stir_kernel_prepare_for_gpu(k) < 0 ? -1 : 0;
+}
+
+/* ---- the candidate space ---- */
+
+static const stir_sddmm_params candidates[] = {
+	{ false, 32 }, { false, 16 }, { false, 8 }, { false, 4 },
+	{ true, 32 }, { true, 16 }, { true, 8 }, { true, 4 },
+};
+#define N_CANDIDATES (int)(sizeof(candidates) / sizeof(candidates[0]))
+
+/* The count of candidates. */
+int stir_sddmm_n_candidates(void)
+{
+	return N_CANDIDATES;
+}
+
+/* i: the candidate's index. */
+const stir_sddmm_params *stir_sddmm_get_candidate(int i)
+{
+	return i >= 0 && i < N_CANDIDATES ? &candidates[i] : NULL;
 }

@@ -1,0 +1,220 @@
+/* stir: recipes, the library's fast schedules for the kernels GNNs use,
+ * as parameterized functions with their candidate spaces as data
+ * (docs/recipes.md).  A recipe schedules a stage I kernel of a known
+ * program through the C API and brings it to stage III, ready for
+ * stir_gpu_kernel_compile:
+ *
+ * - SpMM, C[i, k] = sum_j A[i, j] * B[j, k] with A in CSR (kernel csrmm
+ *   of examples/csrmm.stir): SparseTIR's hybrid ELL schedule, A
+ *   decomposed into hybrid(c, buckets), every part a nest of its own, all
+ *   in one launch (stir_recipe_spmm_hybrid); and the plain CSR schedule
+ *   (stir_recipe_spmm_csr);
+ * - SDDMM, S[i, j] = sum_k X[i, k] * Y[j, k] over the non-zeros (i, j) of
+ *   S: fused over the non-zeros for graphs of short rows (kernel sddmm of
+ *   examples/sddmm.stir, stir_recipe_sddmm), or row by row for graphs of
+ *   long rows (kernel sddmm_rows of examples/sddmm_rows.stir,
+ *   stir_recipe_sddmm_rows).
+ *
+ * The benchmarks (bench/), the examples and the tests use them. */
+#ifndef STIR_RECIPES_H
+#define STIR_RECIPES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stir/formats.h>
+#include <stir/schedule.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- SpMM ------------------------------------------------------------- */
+
+/* How the features of a row map onto threads: "lanes" threads along
+ * threadIdx.x, each "vec" consecutive features (vector loads); "chunks"
+ * such pieces of the row along threadIdx.z, or, when "serial", one after
+ * another in each thread (a thread's features lanes * vec apart, so its
+ * loads stay coalesced across the lanes, and each column's index and value
+ * serve all its chunks); "rows" rows per thread block along threadIdx.y,
+ * so that a block has 256 threads. */
+typedef struct stir_spmm_map {
+	int64_t feat;           /* the features, a literal in the kernel */
+	int64_t lanes, vec, chunks, rows;
+	/* > 1: "group" threads along threadIdx.x share each row of a hybrid
+	 * part, each taking every group-th column, and their sums are
+	 * combined by warp shuffles; the feature lanes are then on
+	 * threadIdx.y, the chunks a loop inside the thread, and the rows on
+	 * threadIdx.z (stir_spmm_map_grouped) */
+	int64_t group;
+	/* the hybrid parts read a row's column indices and values once per
+	 * lane group, into warp caches (cache_read with scope warp: one
+	 * coalesced load, then a shuffle per column), instead of every lane
+	 * loading each; parts with one lane or grouped rows do not */
+	bool warp_cache;
+	bool serial;            /* the chunks in each thread (not threadIdx.z) */
+} stir_spmm_map;
+
+/* The mapping for "feat" features (feat >= 1): the widest vector (4, 2
+ * or 1) that divides them, as many lanes (a power of two up to a warp) as
+ * divide the vectors, the rest in chunks; every split is exact, so no
+ * feature needs a guard.  Warp caches on. */
+STIR_EXPORT stir_spmm_map stir_spmm_map_features(int64_t feat);
+
+/* The mapping for "feat" features with "group" threads a row (a power of
+ * two from 2 to 16): as stir_spmm_map_features, with at most 32 / group
+ * lanes, so that a row's threads lie in one warp.  group 1 is
+ * stir_spmm_map_features. */
+STIR_EXPORT stir_spmm_map stir_spmm_map_grouped(int64_t feat,
+	int64_t group);
+
+/* The mapping for "feat" features with "lanes" lanes (a power of two up
+ * to 32) and the chunks serial in each thread: as
+ * stir_spmm_map_features otherwise.  stir_spmm_map_fits says whether
+ * the lanes divide the features into at least two chunks. */
+STIR_EXPORT stir_spmm_map stir_spmm_map_serial(int64_t feat,
+	int64_t lanes);
+
+/* Whether stir_recipe_spmm_hybrid can use mapping fm: a grouped row
+ * keeps its thread's sums in at most 32 registers (chunks * vec <= 32,
+ * the most a cross-thread reduction into a register array takes); a
+ * serial one has at least two chunks, of lanes * vec features each, that
+ * make up the features, at most 32 values a thread. */
+STIR_EXPORT bool stir_spmm_map_fits(stir_spmm_map fm);
+
+/* The flags to build hybrid(c, ..) with (stir_csr_to_hybrid_flags) for
+ * the kernel of stir_recipe_spmm_hybrid: every part bound, a row that
+ * fills every column padded at one of its own, and with one column range
+ * the rows covered (STIR_HYBRID_COVER_ROWS). */
+STIR_EXPORT unsigned stir_spmm_hybrid_format_flags(int c);
+
+/* Schedule kernel "k", the stage I kernel csrmm, for the hybrid format
+ * hybrid(c, buckets[0..nb-1]) of its A and mapping "fm", and bring it to
+ * stage III, ready for stir_gpu_kernel_compile.  The kernel holds every
+ * part (q, t), q < c, t < nb, so that it serves any matrix whose format
+ * is built with stir_spmm_hybrid_format_flags(c) and suffix "_hyb"; its sizes
+ * stay symbolic except the features.  Each part: its rows over blockIdx.x
+ * and threadIdx.y, the features over threadIdx.x in vectors (and
+ * threadIdx.z in chunks), the row's columns unrolled with the sums in
+ * registers.  Only the parts that may share rows of C add atomically;
+ * the others are declared disjoint for the one horizontally fused launch.
+ * With c = 1 the rules cover the rows (stir_format_rule_set_cover_rows):
+ * the rows longer than the widest bucket, split over several rows of
+ * their own part 0_NB, add atomically into rows that a launch of their
+ * own zeroes first (none when no row is split), and every other part
+ * stores its rows of C once (cache_write_over_init).  With c > 1, C is
+ * zeroed first and every part adds into it atomically.  With fm.group >
+ * 1, the parts of width fm.group or more give each row fm.group threads
+ * whose sums a cross-thread reduction combines (a long row's gathers run
+ * in parallel without atomics or a second launch); the narrower parts put
+ * fm.group rows on those threads instead.  0, or -1 with diagnostics in
+ * k's context. */
+STIR_EXPORT int stir_recipe_spmm_hybrid(__stir_keep stir_kernel *k, int c,
+	int nb, const int64_t *buckets, stir_spmm_map fm);
+
+/* Schedule kernel "k", the stage I kernel csrmm, for A in CSR: rows over
+ * blockIdx.x and threadIdx.y, features over threadIdx.x, the row's sum in
+ * a register, stored once (cache_write_over_init: one launch); brought to
+ * stage III.  0 or -1. */
+STIR_EXPORT int stir_recipe_spmm_csr(__stir_keep stir_kernel *k,
+	stir_spmm_map fm);
+
+/* A candidate of the hybrid SpMM: the format hybrid(c, buckets) and the
+ * schedule's parameters.  stir_spmm_hybrid_map gives its mapping at a
+ * feature size; stir_spmm_hybrid_fits whether it applies there. */
+typedef struct stir_spmm_hybrid_params {
+	int c;                  /* column partitions */
+	int nb;                 /* buckets */
+	int64_t buckets[8];     /* bucket widths, ascending */
+	int threads;            /* threads per thread block */
+	int min_blocks;         /* stir_compile_options.min_blocks_per_sm */
+	int group;              /* threads a row (stir_spmm_map_grouped) */
+	bool locality;          /* rows in a locality order
+	                           (STIR_HYBRID_LOCALITY_ORDER) */
+	bool warp_cache;        /* the rows' columns in warp caches
+	                           (stir_spmm_map.warp_cache) */
+	int serial_lanes;       /* > 0: a row's features over these lanes,
+	                           the chunks serial in each thread
+	                           (stir_spmm_map_serial) */
+} stir_spmm_hybrid_params;
+
+/* The candidate space of the hybrid SpMM: the configurations the search
+ * of bench_spmm tries (bench/README.md says why each is there), in a
+ * fixed order (bench_spmm --candidates names them by index). */
+STIR_EXPORT int stir_spmm_hybrid_n_candidates(void);
+/* Candidate i (0 <= i < stir_spmm_hybrid_n_candidates()), or NULL. */
+STIR_EXPORT const stir_spmm_hybrid_params *stir_spmm_hybrid_get_candidate(
+	int i);
+/* The mapping of candidate p at "feat" features: its lanes (serial or
+ * grouped), warp caches and rows per block for its thread count. */
+STIR_EXPORT stir_spmm_map stir_spmm_hybrid_map(
+	const stir_spmm_hybrid_params *p, int64_t feat);
+/* Whether candidate p applies at "feat" features (stir_spmm_map_fits of
+ * its mapping). */
+STIR_EXPORT bool stir_spmm_hybrid_fits(const stir_spmm_hybrid_params *p,
+	int64_t feat);
+/* The flags to build candidate p's format with: those of
+ * stir_spmm_hybrid_format_flags(p->c), and the locality order. */
+STIR_EXPORT unsigned stir_spmm_hybrid_params_format_flags(
+	const stir_spmm_hybrid_params *p);
+
+/* ---- SDDMM ------------------------------------------------------------ */
+
+/* How the work maps onto a thread block: "lanes" threads per non-zero
+ * (threadIdx.x), each loading "vec" consecutive features of X's and Y's
+ * rows at a time, their parts combined by warp shuffles; "nnz" non-zeros
+ * per thread block at a time (threadIdx.y), lanes * nnz = 256 threads.
+ * The row schedule gives a thread block one row, whose non-zeros it takes
+ * "nnz" at a time. */
+typedef struct stir_sddmm_map {
+	int64_t feat;           /* the features, a literal in the kernel */
+	int64_t lanes;          /* a power of two <= 32 dividing feat / vec */
+	int64_t vec;            /* 4, 2 or 1 (no vector loads) */
+	int64_t nnz;            /* non-zeros per thread block */
+} stir_sddmm_map;
+
+/* The default mapping for "feat" features (feat >= 1): the widest vector
+ * that divides them, then as many lanes as divide the vectors of a row,
+ * up to a warp (so every split is exact and no feature needs a guard). */
+STIR_EXPORT stir_sddmm_map stir_sddmm_map_features(int64_t feat);
+
+/* The same with at most "max_lanes" lanes (a power of two): fewer lanes,
+ * more vectors per lane, fewer shuffles per non-zero. */
+STIR_EXPORT stir_sddmm_map stir_sddmm_map_lanes(int64_t feat,
+	int64_t max_lanes);
+
+/* Schedule kernel "k", the stage I kernel sddmm of examples/sddmm.stir,
+ * for mapping "fm" and bring it to stage III, ready for
+ * stir_gpu_kernel_compile (its block names are those of that program:
+ * sddmm0 and its init sddmm_init0).  0, or -1 with diagnostics in k's
+ * context (k may be partly scheduled then). */
+STIR_EXPORT int stir_recipe_sddmm(__stir_keep stir_kernel *k, stir_sddmm_map fm);
+
+/* The same for kernel "k", the stage I kernel sddmm_rows of
+ * examples/sddmm_rows.stir (blocks sddmm0 over the rows, sddmm1 over a
+ * row's non-zeros and the features, the init sddmm_init0/1): one row per
+ * thread block (blockIdx.x), X's row copied to shared memory once, the
+ * row's non-zeros fm.nnz at a time (threadIdx.y), fm.lanes lanes each
+ * (threadIdx.x) with vector loads, S zeroed in the same launch.  No
+ * search for a row remains.  0, or -1 with diagnostics. */
+STIR_EXPORT int stir_recipe_sddmm_rows(__stir_keep stir_kernel *k,
+	stir_sddmm_map fm);
+
+/* A candidate of the SDDMM: which schedule (fused over the non-zeros, or
+ * row by row on examples/sddmm_rows.stir) and at most how many lanes per
+ * non-zero (stir_sddmm_map_lanes). */
+typedef struct stir_sddmm_params {
+	bool rows;              /* stir_recipe_sddmm_rows, else stir_recipe_sddmm */
+	int64_t max_lanes;      /* a power of two up to 32 */
+} stir_sddmm_params;
+
+/* The candidate space of the SDDMM, as bench_sddmm searches it: the fused
+ * schedule with 32, 16, 8 and 4 lanes at most, then the row schedule with
+ * the same (bench_sddmm --candidates names them by index). */
+STIR_EXPORT int stir_sddmm_n_candidates(void);
+/* Candidate i (0 <= i < stir_sddmm_n_candidates()), or NULL. */
+STIR_EXPORT const stir_sddmm_params *stir_sddmm_get_candidate(int i);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
