@@ -140,6 +140,9 @@ static stir_visit_step scan_bound(stir_stmt *s, void *user)
 	if (s->kind == STIR_STMT_FOR && s->u.for_.kind == STIR_LOOP_BIND)
 		add_extent(ls->e, ls->L, s->u.for_.thread, s->u.for_.extent,
 			true);
+	/* a tensorized nest runs on the 32 lanes of threadIdx.x */
+	if (s->kind == STIR_STMT_FOR && s->u.for_.kind == STIR_LOOP_TENSORIZE)
+		add_extent(ls->e, ls->L, STIR_THREAD_X, &cuda_mma_lanes, true);
 	return ls->e->failed ? STIR_VISIT_STOP : STIR_VISIT_GO;
 }
 
@@ -720,6 +723,12 @@ static int emit_kernel(stir_cuda_plan *plan, unsigned flags, cuda_mode mode,
 			"  const unsigned lane = ((threadIdx.z * blockDim.y + "
 			"threadIdx.y) * blockDim.x +\n    threadIdx.x) % 32u;\n"
 			"  return ((1u << n) - 1u) << (lane & ~(n - 1u));\n}\n");
+	if (e.need_mma) {
+		cg_put(&src, cuda_mma_prelude_common());
+		for (int i = 0; i < stir_intrinsic_count(); i++)
+			if (e.need_mma & 1u << i)
+				cg_put(&src, cuda_mma_prelude(stir_intrinsic_at(i)));
+	}
 	cg_append(&src, &launches);
 	if (src.failed)
 		cuda_oom(&e);

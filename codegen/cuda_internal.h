@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <stir/codegen.h>
 #include "codegen/printer.h"
+#include "ir/intrinsics.h"
 #include "ir/nodes.h"
 
 /* The six thread indices as bits (stir_thread values are 0..5). */
@@ -210,6 +211,8 @@ typedef struct emitter {
 	int64_t *warp_lanes;       /* per warp buffer: the lanes it is spread
 	                              over in this launch (0: not used yet) */
 	bool need_lanes;           /* the source needs stir_lanes() */
+	unsigned need_mma;         /* the intrinsics the source needs, by
+	                              index in ir/intrinsics.c's table */
 	/* expression printing overrides */
 	const bool *resolve;       /* per slot: print the block variable as its
 	                              binding (cross-thread targets) */
@@ -407,6 +410,19 @@ bool cuda_warp_readable(const emitter *e, const ectx *ctx);
 /* e, s, ctx: emit a vectorized loop (vector path with a run-time alignment
  * check, scalar fallback). */
 void cuda_emit_vector_loop(emitter *e, const stir_stmt *s, const ectx *ctx);
+
+/* ---- cuda_mma.c, mma_prelude.c: tensorized loops ---- */
+
+/* The extent a tensorized loop gives threadIdx.x: the lanes of a warp. */
+extern const stir_expr cuda_mma_lanes;
+/* e, s, ctx: a tensorized loop (tensorize(INTRINSIC)): its nest as the
+ * intrinsic's device functions on the lanes of threadIdx.x, which no loop
+ * around it may bind and which the launch must give 32 lanes. */
+void cuda_emit_mma(emitter *e, const stir_stmt *s, const ectx *ctx);
+/* The CUDA every intrinsic needs first, and that of intrinsic "in" (NULL
+ * for an unknown one). */
+const char *cuda_mma_prelude_common(void);
+const char *cuda_mma_prelude(const stir_intrinsic *in);
 /* e, x: when x is a load a vector path holds in a vector, print the
  * lane's component and return true. */
 bool cuda_vector_load(emitter *e, const stir_expr *x);

@@ -35,6 +35,9 @@ static stir_visit_step add_bound(stir_stmt *s, void *user)
 {
 	if (s->kind == STIR_STMT_FOR && s->u.for_.kind == STIR_LOOP_BIND)
 		*(unsigned *)user |= DIM_BIT(s->u.for_.thread);
+	/* a tensorized nest runs on the lanes of threadIdx.x */
+	if (s->kind == STIR_STMT_FOR && s->u.for_.kind == STIR_LOOP_TENSORIZE)
+		*(unsigned *)user |= DIM_BIT(STIR_THREAD_X);
 	return STIR_VISIT_GO;
 }
 
@@ -431,6 +434,9 @@ void cuda_emit_stmt(emitter *e, const stir_stmt *s, const ectx *ctx)
 			break;
 		case STIR_LOOP_VECTORIZE:
 			cuda_emit_vector_loop(e, s, &c);
+			break;
+		case STIR_LOOP_TENSORIZE:
+			cuda_emit_mma(e, s, &c);
 			break;
 		default:
 			emit_serial_loop(e, s, &c);

@@ -212,6 +212,8 @@ struct stir_stmt {
 			stir_expr *extent;
 			stir_loop_kind kind;
 			stir_thread thread;     /* for STIR_LOOP_BIND */
+			const char *intrinsic;  /* for STIR_LOOP_TENSORIZE: its name
+			                           (interned in the context) */
 			stir_ptr_vec body;      /* stir_stmt * */
 		} for_;
 		struct {

@@ -2,7 +2,28 @@
  * out): stores, lets and ifs (rule 6), iterations and their axis groups
  * (rule 5), and the loops and blocks of stages II and III. */
 #include <string.h>
+#include "ir/intrinsics.h"
 #include "ir/verify.h"
+
+/* v, s: a tensorized loop: a stage III loop heading a nest that computes
+ * its intrinsic (ir/intrinsics.h). */
+static void check_tensorized(verifier *v, const stir_stmt *s)
+{
+	const stir_intrinsic *in = stir_intrinsic_find(s->u.for_.intrinsic);
+	const char *name = s->u.for_.var->name;
+	stir_mma_match m;
+	char why[400];
+	stir_loc where;
+	if (!in)
+		stir_error(v->ctx, s->loc, "loop '%s' is tensorized with an unknown "
+			"intrinsic", name);
+	else if (v->k->stage != STIR_STAGE_3)
+		stir_error(v->ctx, s->loc, "loop '%s' is tensorized at stage %d; "
+			"tensorize applies at stage III", name, (int)v->k->stage);
+	else if (!stir_tensorize_match(s, in, &m, why, sizeof(why), &where))
+		stir_error(v->ctx, where, "loop '%s' is tensorized with %s, but "
+			"its nest does not compute it: %s", name, in->name, why);
+}
 
 /* ---- statements (rule 6) ---- */
 
@@ -453,12 +474,14 @@ static void check_for(verifier *v, scope *sc, const stir_stmt *s)
 		check_var_type(v, var, t, "loop variable", "an extent");
 	stir_loop_kind kind = s->u.for_.kind;
 	const stir_stmt **outer = NULL, *saved = NULL;
-	if ((unsigned)kind > STIR_LOOP_BIND || (kind == STIR_LOOP_BIND &&
+	if ((unsigned)kind > STIR_LOOP_TENSORIZE || (kind == STIR_LOOP_BIND &&
 	    (unsigned)s->u.for_.thread > STIR_THREAD_Z))
 		stir_error(v->ctx, s->loc, "invalid annotation of loop '%s'",
 			var->name);
 	else if (kind == STIR_LOOP_BIND)
 		outer = check_thread(v, sc, s, &saved);
+	else if (kind == STIR_LOOP_TENSORIZE)
+		check_tensorized(v, s);
 	int n_vars = sc->n_vars;
 	verify_scope_push_var(v, sc, var);
 	verify_check_stmts(v, sc, &s->u.for_.body);

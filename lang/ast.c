@@ -427,7 +427,7 @@ lang_loop lang_loop_bind(lang_parser *p, lang_name *head, lang_name *field)
 {
 	static const char *const heads[] = { "blockIdx", "threadIdx" };
 	static const char *const fields[] = { "x", "y", "z" };
-	lang_loop l = { STIR_LOOP_BIND, STIR_BLOCK_X };
+	lang_loop l = { STIR_LOOP_BIND, STIR_BLOCK_X, NULL, stir_loc_none() };
 	lang_name h = name_value(head), f = name_value(field);
 	if (!h.name || !f.name)
 		return l;
@@ -439,6 +439,18 @@ lang_loop lang_loop_bind(lang_parser *p, lang_name *head, lang_name *field)
 			}
 	lang_syntax_error(p, h.loc, "unknown thread index '%s.%s': expected "
 		"blockIdx or threadIdx, then x, y or z", h.name, f.name);
+	return l;
+}
+
+/* p, intrinsic: "tensorize(NAME)"; the name is checked when the kernel
+ * is built. */
+lang_loop lang_loop_tensorize(lang_parser *p, lang_name *intrinsic)
+{
+	(void)p;
+	lang_loop l = { STIR_LOOP_TENSORIZE, STIR_BLOCK_X, NULL, stir_loc_none() };
+	lang_name n = name_value(intrinsic);
+	l.intrinsic = n.name;
+	l.intrinsic_loc = n.loc;
 	return l;
 }
 

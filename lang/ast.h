@@ -123,6 +123,8 @@ typedef enum lang_stmt_kind {
 typedef struct lang_loop {
 	stir_loop_kind kind;
 	stir_thread thread;    /* for STIR_LOOP_BIND */
+	const char *intrinsic; /* for STIR_LOOP_TENSORIZE (the parser's) */
+	stir_loc intrinsic_loc;
 } lang_loop;
 
 /* One variable of a block: "name: KIND = binding". */
@@ -357,6 +359,7 @@ lang_stmt *lang_stmt_for(lang_parser *p, stir_loc loc, lang_name *var,
 /* bind(HEAD.FIELD): the thread index named blockIdx.x .. threadIdx.z;
  * reports any other. */
 lang_loop lang_loop_bind(lang_parser *p, lang_name *head, lang_name *field);
+lang_loop lang_loop_tensorize(lang_parser *p, lang_name *intrinsic);
 lang_stmt *lang_stmt_block(lang_parser *p, stir_loc loc, lang_name *name,
 	lang_list *vars, unsigned flags, lang_list *reads, lang_list *writes,
 	lang_list *body);

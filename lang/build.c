@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "lang/ast.h"
+#include "ir/intrinsics.h"
 #include "ir/nodes.h"
 #include "ir/ops.h"
 
@@ -659,6 +660,15 @@ static stir_stmt *build_for(builder *b, const lang_stmt *ls)
 	if (s) {
 		s->u.for_.kind = ls->u.for_.loop.kind;
 		s->u.for_.thread = ls->u.for_.loop.thread;
+		const char *in = ls->u.for_.loop.intrinsic;
+		if (s->u.for_.kind == STIR_LOOP_TENSORIZE) {
+			if (!stir_intrinsic_find(in))
+				build_error(b, ls->u.for_.loop.intrinsic_loc, "unknown "
+					"intrinsic '%s'; the intrinsics are %s", in ? in : "?",
+					stir_intrinsic_names());
+			else
+				s->u.for_.intrinsic = stir_ctx_intern(b->ctx, in);
+		}
 	}
 	int mark = b->n_binds;
 	bind(b, n->name, BIND_LOOP, v, n->loc);

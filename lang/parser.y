@@ -97,6 +97,7 @@ static void lang_yyerror(stir_loc *loc, lang_parser *p, const char *msg);
 %token EQ "==" NE "!=" LE "<=" GE ">=" AND "&&" OR "||"
 %token BUFFER "buffer" FOR "for" BLOCK "block" READS "reads" WRITES "writes"
 %token UNROLL "unroll" VECTORIZE "vectorize" BIND "bind" BARRIER "barrier"
+%token TENSORIZE "tensorize"
 %token HOISTED "hoisted"
 %token SHARED "shared" GLOBAL "global" WARP "warp"
 %token <search> SEARCH "lower_bound, upper_bound or find"
@@ -288,6 +289,7 @@ loop_opt:
 	  %empty                { $$ = (lang_loop){ STIR_LOOP_SERIAL, STIR_BLOCK_X }; }
 	| "unroll"              { $$ = (lang_loop){ STIR_LOOP_UNROLL, STIR_BLOCK_X }; }
 	| "vectorize"           { $$ = (lang_loop){ STIR_LOOP_VECTORIZE, STIR_BLOCK_X }; }
+	| "tensorize" '(' name ')' { $$ = lang_loop_tensorize(p, $3); }
 	| "bind" '(' name '.' name ')' { $$ = lang_loop_bind(p, $3, $5); }
 	;
 

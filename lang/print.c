@@ -396,6 +396,11 @@ static void put_for(printer *pr, const stir_stmt *s)
 	case STIR_LOOP_VECTORIZE:
 		put(pr, " vectorize");
 		break;
+	case STIR_LOOP_TENSORIZE:
+		put(pr, " tensorize(");
+		put(pr, s->u.for_.intrinsic ? s->u.for_.intrinsic : "?");
+		put(pr, ")");
+		break;
 	case STIR_LOOP_BIND:
 		put(pr, " bind(");
 		put(pr, (unsigned)s->u.for_.thread <= STIR_THREAD_Z ?

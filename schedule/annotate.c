@@ -22,6 +22,7 @@
  * Keep: everything.  Break: nothing. */
 #include <stdlib.h>
 #include <string.h>
+#include "ir/intrinsics.h"
 #include "schedule/sched.h"
 
 /* The walk of the body of a loop being bound. */
@@ -380,5 +381,44 @@ int stir_vectorize(stir_kernel *k, const char *block, const char *loop)
 	if (sched_begin(&s, k, "vectorize") < 0)
 		return -1;
 	annotate(&s, block, loop, STIR_LOOP_VECTORIZE);
+	return sched_end(&s);
+}
+
+/* k, block, loop, intrinsic: see include/stir/schedule.h. */
+int stir_tensorize(stir_kernel *k, const char *block, const char *loop,
+	const char *intrinsic)
+{
+	sched s;
+	if (sched_begin(&s, k, "tensorize") < 0)
+		return -1;
+	const stir_intrinsic *in = stir_intrinsic_find(intrinsic);
+	sched_path p = { 0 };
+	int li;
+	if (k->stage != STIR_STAGE_3) {
+		sched_fail(&s, k->loc, "kernel '%s' is at stage %d; tensorize "
+			"applies at stage III (flat buffers)", k->name, (int)k->stage);
+	} else if (!in) {
+		sched_fail(&s, k->loc, "unknown intrinsic '%s'; the intrinsics "
+			"are %s", intrinsic ? intrinsic : "(null)",
+			stir_intrinsic_names());
+	} else if (sched_find_block(&s, block, &p) == 0 &&
+		   (li = sched_path_loop(&s, &p, loop)) >= 0) {
+		stir_stmt *l = p.stmt[li];
+		const char *ann = sched_loop_annotation(l);
+		stir_mma_match m;
+		char why[400];
+		stir_loc where;
+		if (ann)
+			sched_fail(&s, l->loc, "loop '%s' is %s already", loop, ann);
+		else if (!stir_tensorize_match(l, in, &m, why, sizeof(why), &where))
+			sched_fail(&s, where, "the nest at loop '%s' does not compute "
+				"%s (%s): %s", loop, in->name, in->doc, why);
+		else {
+			l->u.for_.kind = STIR_LOOP_TENSORIZE;
+			l->u.for_.intrinsic = stir_ctx_intern(stir_kernel_ctx(k),
+				in->name);
+		}
+	}
+	sched_path_release(&p);
 	return sched_end(&s);
 }

@@ -342,6 +342,8 @@ static int call_one(applier *a, const sf_step *st, const char *name,
 		return stir_unroll(k, name, loop);
 	case SF_PRIM_VECTORIZE:
 		return stir_vectorize(k, name, loop);
+	case SF_PRIM_TENSORIZE:
+		return stir_tensorize(k, name, loop, A[SF_ARG_INTRINSIC].str);
 	case SF_PRIM_SET_ATOMIC:
 		return stir_set_atomic(k, name);
 	case SF_PRIM_CROSS_THREAD_REDUCE:

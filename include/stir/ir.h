@@ -129,6 +129,10 @@ typedef enum stir_loop_kind {
 	STIR_LOOP_UNROLL,
 	STIR_LOOP_VECTORIZE,
 	STIR_LOOP_BIND,   /* bound to a GPU thread index, see stir_thread */
+	STIR_LOOP_TENSORIZE, /* stage III: the nest it heads runs as one
+	                        tensor-core intrinsic on a warp (docs/ir.md,
+	                        "Tensorized loops"); the interpreter runs it
+	                        as its loops */
 } stir_loop_kind;
 
 typedef enum stir_thread {

@@ -108,6 +108,19 @@ STIR_EXPORT int stir_bind(__stir_keep stir_kernel *k, const char *block,
 STIR_EXPORT int stir_unroll(__stir_keep stir_kernel *k, const char *block,
 	const char *loop);
 
+/* Tensorize loop "loop" of block "block" (stage III): the nest it heads
+ * must compute exactly the tensor-core intrinsic "intrinsic" (docs/ir.md,
+ * "Tensorized loops": mma_m16n8k16_f16, mma_m16n8k16_bf16,
+ * mma_m16n8k8_tf32): three perfectly nested loops of the intrinsic's
+ * extents around C[..] += f32(A[..]) * f32(B[..]), each operand's index
+ * affine in the tile loops with unit stride along one and a literal row
+ * distance along the other.  The loop is then annotated
+ * tensorize(intrinsic): the interpreter still runs the loops; on the GPU
+ * the nest runs on the 32 lanes of a warp (threadIdx.x), which no loop
+ * around it may bind.  A nest that does not match is refused with what
+ * does not match. */
+STIR_EXPORT int stir_tensorize(__stir_keep stir_kernel *k, const char *block,
+	const char *loop, const char *intrinsic);
 /* Vectorize a loop: an innermost loop with literal extent 2 or 4 whose
  * body has no blocks with reductions over it; the emitter uses vector loads
  * and stores where accesses are contiguous and aligned, scalar ones

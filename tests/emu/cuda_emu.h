@@ -467,4 +467,115 @@ extern "C" int stir_emu_launch(void (*fn)(void **), const unsigned *grid,
 	return rc == 0 && !stir_emu_bad_mask ? 0 : -1;
 }
 
+/* ---- tensor cores (codegen/mma_prelude.c) ---- */
+
+/* The prelude of the intrinsics compiles for the host too: only mma.sync
+ * and cvt.rna.tf32 are replaced, by the functions below. */
+#define STIR_EMU 1
+
+inline unsigned short __half_as_ushort(__half h) { return h.x; }
+inline unsigned short __bfloat16_as_ushort(__nv_bfloat16 h) { return h.x; }
+
+/* x: x rounded to tf32 as cvt.rna.tf32.f32 does (to nearest, ties away
+ * from zero, 10 mantissa bits kept), as the bits of an f32. */
+inline unsigned stir_emu_tf32(float x)
+{
+	uint32_t u;
+	memcpy(&u, &x, 4);
+	if ((u & 0x7f800000u) != 0x7f800000u)
+		u = (u + 0x1000u) & 0xffffe000u;
+	return u;
+}
+
+/* The registers of an mma.sync, by thread: A (4), B (2), C (4). */
+inline uint32_t stir_emu_mma_regs[1024][10];
+
+/* c, a, b: publish this lane's registers and wait for the whole warp (of
+ * 32 lanes, all present: else the launch fails); then *regs holds every
+ * lane's, by lane. */
+inline uint32_t (*stir_emu_mma_publish(const float c[4], const unsigned a[4],
+	const unsigned b[2]))[10]
+{
+	unsigned lid = stir_emu_cur->lid;
+	if (stir_emu_lanes(lid) != 32)
+		stir_emu_bad_mask = 1;
+	uint32_t *r = stir_emu_mma_regs[lid];
+	memcpy(r, a, 16);
+	memcpy(r + 4, b, 8);
+	memcpy(r + 6, c, 16);
+	stir_emu_cur->mask = 0xffffffffu;
+	stir_emu_wait(STIR_EMU_WARP);
+	return &stir_emu_mma_regs[lid - lid % 32];
+}
+
+/* A, B, C, c: this lane's four results D = A B + C, C decoded from every
+ * lane with the accumulator layout of the PTX ISA (register i of lane
+ * (g, t) = 4 g + t holds row g + 8 (i / 2), column 2 t + i % 2). */
+inline void stir_emu_mma_finish(int kk, const float (*A)[16],
+	const float (*B)[8], uint32_t (*regs)[10], float c[4])
+{
+	float C[16][8];
+	for (unsigned l = 0; l < 32; l++)
+		for (int i = 0; i < 4; i++)
+			memcpy(&C[l / 4 + 8 * (i >> 1)][2 * (l % 4) + (i & 1)],
+				&regs[l][6 + i], 4);
+	unsigned lane = stir_emu_cur->lid % 32, g = lane / 4, t = lane % 4;
+	for (int i = 0; i < 4; i++) {
+		int row = (int)g + 8 * (i >> 1), col = 2 * (int)t + (i & 1);
+		float d = C[row][col];
+		for (int k = 0; k < kk; k++)
+			d += A[row][k] * B[k][col];
+		c[i] = d;
+	}
+	/* nobody reuses the registers before every lane has read them */
+	stir_emu_cur->mask = 0xffffffffu;
+	stir_emu_wait(STIR_EMU_WARP);
+}
+
+/* c, a, b, bf16: mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}: A
+ * (16 x 16) and B (16 x 8) decoded from every lane with the PTX ISA's
+ * layouts: A's register i of lane (g, t) holds row g + 8 (i % 2), columns
+ * 2 t + 8 (i / 2) and the next (low half first); B's register i holds rows
+ * 2 t + 8 i and the next, column g. */
+inline void stir_emu_mma_m16n8k16(float c[4], const unsigned a[4],
+	const unsigned b[2], int bf16)
+{
+	uint32_t (*regs)[10] = stir_emu_mma_publish(c, a, b);
+	float A[16][16], B[16][8];
+	for (unsigned l = 0; l < 32; l++) {
+		unsigned g = l / 4, t = l % 4;
+		for (int i = 0; i < 8; i++) {
+			uint32_t r = i < 4 ? regs[l][i] : regs[l][4 + (i - 4) / 2];
+			for (int h = 0; h < 2; h++) {
+				uint16_t bits = (uint16_t)(r >> (16 * h));
+				float v = bf16 ? __bfloat162float(__nv_bfloat16{ bits }) :
+					__half2float(__half{ bits });
+				if (i < 4)
+					A[g + 8 * (i & 1)][2 * t + h + 8 * (i >> 1)] = v;
+				else if (i % 2 == 0)
+					B[2 * t + h + 8 * ((i - 4) / 2)][g] = v;
+			}
+		}
+	}
+	stir_emu_mma_finish(16, A, B, regs, c);
+}
+
+/* c, a, b: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32: A's
+ * register i of lane (g, t) holds row g + 8 (i % 2), column t + 4 (i / 2);
+ * B's register i holds row t + 4 i, column g. */
+inline void stir_emu_mma_m16n8k8_tf32(float c[4], const unsigned a[4],
+	const unsigned b[2])
+{
+	uint32_t (*regs)[10] = stir_emu_mma_publish(c, a, b);
+	float A[16][16] = { { 0 } }, B[16][8] = { { 0 } };
+	for (unsigned l = 0; l < 32; l++) {
+		unsigned g = l / 4, t = l % 4;
+		for (int i = 0; i < 4; i++)
+			memcpy(&A[g + 8 * (i & 1)][t + 4 * (i >> 1)], &regs[l][i], 4);
+		for (int i = 0; i < 2; i++)
+			memcpy(&B[t + 4 * i][g], &regs[l][4 + i], 4);
+	}
+	stir_emu_mma_finish(8, A, B, regs, c);
+}
+
 #endif

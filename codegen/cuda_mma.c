@@ -1,0 +1,160 @@
+/* The CUDA emitter's tensorized loops (docs/cuda.md, "Tensor cores"): a
+ * loop annotated tensorize(INTRINSIC) heads a nest that computes the
+ * intrinsic (ir/intrinsics.h; the schedule's tensorize checked it, the
+ * verifier checks it again).  It prints as the intrinsic's device
+ * functions (codegen/mma_prelude.c) on the 32 lanes of threadIdx.x: the
+ * tile of C into a fragment, A's and B's tiles into fragments, one
+ * mma.sync, C's tile back.  The tile loops' variables are 0 there, so
+ * each operand's index is the address of its tile's first element. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include "codegen/cuda_internal.h"
+#include "ir/visit.h"
+
+/* The lanes a tensorized nest runs on: threadIdx.x's extent. */
+const stir_expr cuda_mma_lanes = { .kind = STIR_EXPR_INT, .dtype = STIR_I32,
+	.u.i = 32 };
+
+/* What names_var looks for. */
+typedef struct var_find {
+	const stir_var *v;
+} var_find;
+
+/* slot, user: expr_pre of names_var: stop at the variable. */
+static stir_visit_step find_var(stir_expr **slot, void *user)
+{
+	const var_find *f = user;
+	return (*slot)->kind == STIR_EXPR_VAR && (*slot)->u.var == f->v ?
+		STIR_VISIT_STOP : STIR_VISIT_GO;
+}
+
+/* x, v: does x name v? */
+static bool names_var(const stir_expr *x, const stir_var *v)
+{
+	var_find f = { v };
+	stir_visitor w = { .expr_pre = find_var, .user = &f };
+	stir_expr *root = (stir_expr *)x;
+	return stir_visit_expr(&w, &root);
+}
+
+/* e, ctx, op, write: the address of operand op's first element:
+ * &BUF[index]. */
+static void put_addr(emitter *e, const ectx *ctx, const stir_mma_operand *op,
+	bool write, stir_loc loc)
+{
+	if (e->buf_used) {
+		e->buf_used[op->buf->index] = true;
+		if (write)
+			e->buf_written[op->buf->index] = true;
+	}
+	cuda_record(e, ctx, op->buf, op->index, write, false, loc);
+	cg_put(e->out, "&");
+	cuda_put_name(e, op->buf->name);
+	cg_put(e->out, "[");
+	cuda_expr(e, ctx, op->index, P_TOP);
+	cg_put(e->out, "]");
+}
+
+/* e, ctx, fn, frag, op, write, loc: "FN(FRAG, &BUF[index], LD);". */
+static void put_load(emitter *e, const ectx *ctx, const char *fn,
+	const char *frag, const stir_mma_operand *op, stir_loc loc)
+{
+	cg_indent(e->out);
+	cg_putf(e->out, "%s%s(%s, ", fn, op->transposed ? "_t" : "", frag);
+	put_addr(e, ctx, op, false, loc);
+	cg_putf(e->out, ", %" PRId64 ");\n", op->ld);
+}
+
+/* e, s, ctx: see cuda_internal.h. */
+void cuda_emit_mma(emitter *e, const stir_stmt *s, const ectx *ctx)
+{
+	const char *lname = s->u.for_.var->name;
+	const stir_intrinsic *in = stir_intrinsic_find(s->u.for_.intrinsic);
+	stir_mma_match m;
+	char why[400];
+	stir_loc where = s->loc;
+	if (!in || !stir_tensorize_match(s, in, &m, why, sizeof(why), &where)) {
+		cuda_error(e, where, "loop '%s' is tensorized, but its nest does not "
+			"compute %s: %s", lname, s->u.for_.intrinsic ?
+			s->u.for_.intrinsic : "?", in ? why : "unknown intrinsic");
+		return;
+	}
+	if (ctx->bound[STIR_THREAD_X]) {
+		cuda_error(e, s->loc, "loop '%s' is tensorized inside loop '%s', "
+			"which is bound to threadIdx.x: the intrinsic runs on the 32 "
+			"lanes of threadIdx.x", lname,
+			ctx->bound[STIR_THREAD_X]->u.for_.var->name);
+		return;
+	}
+	const cuda_launch *L = e->launch;
+	for (int i = 0; i < L->n_ext[STIR_THREAD_X]; i++) {
+		const stir_expr *x = L->ext[STIR_THREAD_X][i];
+		if (x->kind != STIR_EXPR_INT || x->u.i != 32) {
+			cuda_error(e, s->loc, "loop '%s' is tensorized in a launch "
+				"that binds threadIdx.x to another extent: the intrinsic "
+				"needs threadIdx.x to be exactly the 32 lanes of a warp",
+				lname);
+			return;
+		}
+	}
+	if (ctx->divergent & DIM_BIT(STIR_THREAD_X)) {
+		cuda_error(e, s->loc, "loop '%s' is tensorized where the lanes of "
+			"a warp may diverge: every lane must reach the intrinsic",
+			lname);
+		return;
+	}
+	int id = (int)(in - stir_intrinsic_at(0));
+	e->need_mma |= 1u << id;
+	cg_printer *p = e->out;
+	const char *pre = in->cuda;
+	cg_line(p, "{  // tensorize(%s): loops %s, %s, %s on the warp's lanes",
+		in->name, m.mv->name, m.nv->name, m.kv->name);
+	p->indent++;
+	/* the tile's first element */
+	for (int d = 0; d < 3; d++) {
+		const stir_var *v = m.loops[d]->u.for_.var;
+		cg_indent(p);
+		cg_putf(p, "const %s ", cuda_ctype(v->dtype));
+		cuda_put_name(e, v->name);
+		cg_put(p, " = 0;\n");
+	}
+	ectx c = *ctx;
+	c.bound[STIR_THREAD_X] = s;
+	if (m.block) {
+		const stir_stmt *b = m.block;
+		for (int i = 0; i < b->u.block.n_vars; i++) {
+			const stir_var *v = b->u.block.vars[i];
+			const stir_stmt *st = m.store;
+			if (!names_var(st->u.store.idx[0], v) &&
+			    !names_var(st->u.store.value, v))
+				continue;
+			cg_indent(p);
+			cg_putf(p, "const %s ", cuda_ctype(v->dtype));
+			cuda_put_name(e, v->name);
+			cg_put(p, " = ");
+			cuda_expr(e, &c, b->u.block.bindings[i], P_COND);
+			cg_put(p, ";\n");
+		}
+	}
+	cg_line(p, "%s_a stir_fa;", pre);
+	cg_line(p, "%s_b stir_fb;", pre);
+	cg_line(p, "%s_acc stir_fc;", pre);
+	char fn[128];
+	snprintf(fn, sizeof(fn), "%s_load_acc", pre);
+	cg_indent(p);
+	cg_putf(p, "%s(stir_fc, ", fn);
+	put_addr(e, &c, &m.c, false, m.store->loc);
+	cg_putf(p, ", %" PRId64 ");\n", m.c.ld);
+	snprintf(fn, sizeof(fn), "%s_load_a", pre);
+	put_load(e, &c, fn, "stir_fa", &m.a, m.store->loc);
+	snprintf(fn, sizeof(fn), "%s_load_b", pre);
+	put_load(e, &c, fn, "stir_fb", &m.b, m.store->loc);
+	cg_line(p, "%s_mma(stir_fc, stir_fa, stir_fb);", pre);
+	cg_indent(p);
+	cg_putf(p, "%s_store_acc(", pre);
+	put_addr(e, &c, &m.c, true, m.store->loc);
+	cg_putf(p, ", %" PRId64 ", stir_fc);\n", m.c.ld);
+	p->indent--;
+	cg_line(p, "}");
+}

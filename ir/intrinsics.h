@@ -1,0 +1,69 @@
+/* Tensor-core intrinsics as data (docs/ir.md, "Tensorized loops"): what
+ * each computes, on which types, and the names of the CUDA device
+ * functions that run it (codegen/cuda_mma.c emits them; the functions are
+ * the prelude of codegen/mma_prelude.c).  One intrinsic computes, on one
+ * warp,
+ *
+ *   for m in [0, M) for n in [0, N) for k in [0, K)
+ *     C[m, n] += f32(A[m, k]) * f32(B[k, n])
+ *
+ * with A and B of element type "in" (f32 for tf32: the inputs are rounded
+ * to tf32 first, as the hardware does) and C of f32.  stir_tensorize_match
+ * says whether a loop nest computes exactly that, and how its operands
+ * sit in memory. */
+#ifndef STIR_IR_INTRINSICS_H
+#define STIR_IR_INTRINSICS_H
+
+#include "ir/nodes.h"
+
+/* One intrinsic. */
+typedef struct stir_intrinsic {
+	const char *name;          /* as written: tensorize(NAME) */
+	int m, n, k;               /* the shape */
+	stir_dtype in;             /* A's and B's element type in memory */
+	bool tf32;                 /* the inputs are rounded to tf32 */
+	const char *cuda;          /* the prefix of its device functions:
+	                              CUDA_fill, _load_a, _mma, ... */
+	const char *doc;           /* what it is, for messages and docs */
+} stir_intrinsic;
+
+/* The intrinsics, in a fixed order. */
+int stir_intrinsic_count(void);
+const stir_intrinsic *stir_intrinsic_at(int i);
+/* The intrinsic called "name", or NULL. */
+const stir_intrinsic *stir_intrinsic_find(const char *name);
+/* "a, b, c": the names of all, for messages. */
+const char *stir_intrinsic_names(void);
+
+/* One operand of a matched nest: element (r, c) of the tile is
+ * buf[base + r * ld + c], or buf[base + c * ld + r] when transposed (the
+ * tile variables at 0 in base). */
+typedef struct stir_mma_operand {
+	const stir_buffer *buf;
+	const stir_expr *index;    /* the access's index (borrowed) */
+	int64_t ld;                /* the leading dimension, a literal */
+	bool transposed;
+} stir_mma_operand;
+
+/* What a tensorized nest computes, as matched. */
+typedef struct stir_mma_match {
+	const stir_intrinsic *in;
+	const stir_stmt *loops[3]; /* the nest's loops, outermost first */
+	const stir_var *mv, *nv, *kv; /* the loop variables of m, n, k */
+	const stir_stmt *block;    /* the block of the store, or NULL */
+	const stir_stmt *store;    /* C[..] += f32(A[..]) * f32(B[..]) */
+	stir_mma_operand a, b, c;
+} stir_mma_match;
+
+/* Whether the nest headed by loop "l" computes exactly intrinsic "in":
+ * three perfectly nested serial (or the head tensorized) loops of literal
+ * extents M, N, K in some order, around one store (in a block or not)
+ * C[c] += f32(A[a]) * f32(B[b]) of the intrinsic's types, each index
+ * affine in the tile variables with unit stride along one of them and a
+ * literal leading dimension along the other.  On a mismatch, false, with
+ * what does not match in why (a sentence fragment, "loop 'f_1' has extent
+ * 16, the intrinsic needs N = 8") and its location in *where. */
+bool stir_tensorize_match(const stir_stmt *l, const stir_intrinsic *in,
+	stir_mma_match *m, char *why, size_t why_size, stir_loc *where);
+
+#endif
