@@ -140,6 +140,12 @@ static void note_index_type(emitter *e, const stir_buffer *buf, stir_dtype t)
 void cuda_record(emitter *e, const ectx *ctx, const stir_buffer *buf,
 	const stir_expr *idx, bool write, bool atomic, stir_loc loc)
 {
+	if (e->frag && e->frag[buf->index] && !e->in_mma) {
+		cuda_error(e, loc, "local buffer '%s' is the accumulator of a "
+			"tensorized nest, held in the warp's fragment registers: only "
+			"tensorized nests may access it", buf->name);
+		return;
+	}
 	if (idx)
 		note_index_type(e, buf, idx->dtype);
 	if (!e->sum)

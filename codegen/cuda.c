@@ -248,6 +248,12 @@ static int64_t emit_declarations(emitter *e, int li)
 			cg_putf(p, "[%" PRId64 "] = {};  // %" PRId64 " elements spread "
 				"over %" PRId64 " lanes\n", (n + lanes - 1) / lanes, n,
 				lanes);
+		} else if (e->frag[i]) {
+			/* the accumulator of a tensorized nest: the warp's fragment
+			 * (cuda_mma.c) */
+			cg_putf(p, "%s_acc ", e->frag[i]->cuda);
+			cuda_put_name(e, b->name);
+			cg_put(p, ";  // a tensor-core fragment\n");
 		} else if (b->scope == STIR_SCOPE_SHARED) {
 			cg_putf(p, "__shared__ %s ", cuda_ctype(b->dtype));
 			cuda_put_name(e, b->name);
@@ -489,6 +495,8 @@ static void emit_launch(emitter *e, int li, cg_printer *src)
 	memset(e->warp_lanes, 0, ((size_t)k->buffers.n + 1) *
 		sizeof(*e->warp_lanes));
 	e->local_writes.n = 0;
+	memset(e->frag, 0, ((size_t)k->buffers.n + 1) * sizeof(*e->frag));
+	cuda_mma_scan(e, L->stmt);
 
 	/* the body first: it tells which arrays the launch takes */
 	cg_printer body;
@@ -653,6 +661,7 @@ static int emit_kernel(stir_cuda_plan *plan, unsigned flags, cuda_mode mode,
 	e.buf_used = calloc(nb, 1);
 	e.buf_written = calloc(nb, 1);
 	e.warp_lanes = calloc(nb, sizeof(*e.warp_lanes));
+	e.frag = calloc(nb, sizeof(*e.frag));
 	plan->max_elems = malloc(nb * sizeof(*plan->max_elems));
 	plan->written = calloc(nb, sizeof(*plan->written));
 	int n_launch = 0;
@@ -663,7 +672,7 @@ static int emit_kernel(stir_cuda_plan *plan, unsigned flags, cuda_mode mode,
 	cg_printer_init(&src, 0);
 	cg_printer_init(&launches, 0);
 	if (!e.dep || !e.binding || !e.hoist_id || !e.buf_used || !e.buf_written ||
-	    !e.warp_lanes ||
+	    !e.warp_lanes || !e.frag ||
 	    !plan->max_elems || !plan->written || !plan->launches) {
 		cuda_oom(&e);
 		goto out;
@@ -746,6 +755,7 @@ out:
 	free(e.buf_used);
 	free(e.buf_written);
 	free(e.warp_lanes);
+	free(e.frag);
 	free(e.memo);
 	free(e.local_writes.v);
 	return e.failed ? -1 : 0;

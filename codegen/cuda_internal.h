@@ -213,6 +213,10 @@ typedef struct emitter {
 	bool need_lanes;           /* the source needs stir_lanes() */
 	unsigned need_mma;         /* the intrinsics the source needs, by
 	                              index in ir/intrinsics.c's table */
+	const stir_intrinsic **frag; /* per buffer: the intrinsic whose
+	                              accumulator fragment it is in this
+	                              launch (cuda_mma_scan), else NULL */
+	bool in_mma;               /* printing a tensorized nest */
 	/* expression printing overrides */
 	const bool *resolve;       /* per slot: print the block variable as its
 	                              binding (cross-thread targets) */
@@ -419,6 +423,9 @@ extern const stir_expr cuda_mma_lanes;
  * intrinsic's device functions on the lanes of threadIdx.x, which no loop
  * around it may bind and which the launch must give 32 lanes. */
 void cuda_emit_mma(emitter *e, const stir_stmt *s, const ectx *ctx);
+/* e, s: mark the fragment buffers of the tensorized nests in launch
+ * statement s (e->frag). */
+void cuda_mma_scan(emitter *e, const stir_stmt *s);
 /* The CUDA every intrinsic needs first, and that of intrinsic "in" (NULL
  * for an unknown one). */
 const char *cuda_mma_prelude_common(void);

@@ -108,11 +108,17 @@ void cuda_emit_mma(emitter *e, const stir_stmt *s, const ectx *ctx)
 	e->need_mma |= 1u << id;
 	cg_printer *p = e->out;
 	const char *pre = in->cuda;
-	cg_line(p, "{  // tensorize(%s): loops %s, %s, %s on the warp's lanes",
-		in->name, m.mv->name, m.nv->name, m.kv->name);
+	int nloops = m.form == STIR_MMA_FORM_MMA ? 3 : 2;
+	if (m.form == STIR_MMA_FORM_MMA)
+		cg_line(p, "{  // tensorize(%s): loops %s, %s, %s on the warp's "
+			"lanes", in->name, m.mv->name, m.nv->name, m.kv->name);
+	else
+		cg_line(p, "{  // tensorize(%s): the accumulator %s, loops %s, %s",
+			in->name, m.form == STIR_MMA_FORM_FILL ? "filled" : "stored",
+			m.mv->name, m.nv->name);
 	p->indent++;
 	/* the tile's first element */
-	for (int d = 0; d < 3; d++) {
+	for (int d = 0; d < nloops; d++) {
 		const stir_var *v = m.loops[d]->u.for_.var;
 		cg_indent(p);
 		cg_putf(p, "const %s ", cuda_ctype(v->dtype));
@@ -137,24 +143,91 @@ void cuda_emit_mma(emitter *e, const stir_stmt *s, const ectx *ctx)
 			cg_put(p, ";\n");
 		}
 	}
-	cg_line(p, "%s_a stir_fa;", pre);
-	cg_line(p, "%s_b stir_fb;", pre);
-	cg_line(p, "%s_acc stir_fc;", pre);
-	char fn[128];
-	snprintf(fn, sizeof(fn), "%s_load_acc", pre);
-	cg_indent(p);
-	cg_putf(p, "%s(stir_fc, ", fn);
-	put_addr(e, &c, &m.c, false, m.store->loc);
-	cg_putf(p, ", %" PRId64 ");\n", m.c.ld);
-	snprintf(fn, sizeof(fn), "%s_load_a", pre);
-	put_load(e, &c, fn, "stir_fa", &m.a, m.store->loc);
-	snprintf(fn, sizeof(fn), "%s_load_b", pre);
-	put_load(e, &c, fn, "stir_fb", &m.b, m.store->loc);
-	cg_line(p, "%s_mma(stir_fc, stir_fa, stir_fb);", pre);
-	cg_indent(p);
-	cg_putf(p, "%s_store_acc(", pre);
-	put_addr(e, &c, &m.c, true, m.store->loc);
-	cg_putf(p, ", %" PRId64 ", stir_fc);\n", m.c.ld);
+	e->in_mma = true;
+	/* the accumulator: the fragment buffer, or C's tile in stir_fc */
+	char acc[256];
+	if (m.frag) {
+		if (e->buf_used) {
+			e->buf_used[m.frag->index] = true;
+			e->buf_written[m.frag->index] = true;
+		}
+		snprintf(acc, sizeof(acc), "%s", m.frag->name);
+	} else {
+		snprintf(acc, sizeof(acc), "stir_fc");
+	}
+	if (m.form == STIR_MMA_FORM_FILL) {
+		cg_indent(p);
+		cg_putf(p, "%s_fill(", pre);
+		cuda_put_name(e, acc);
+		cg_put(p, ", ");
+		cuda_float_literal(e, STIR_F32, m.fill);
+		cg_put(p, ");\n");
+	} else if (m.form == STIR_MMA_FORM_STORE) {
+		cg_indent(p);
+		cg_putf(p, "%s_store_acc(", pre);
+		put_addr(e, &c, &m.c, true, m.store->loc);
+		cg_putf(p, ", %" PRId64 ", ", m.c.ld);
+		cuda_put_name(e, acc);
+		cg_put(p, ");\n");
+	} else {
+		char fn[128];
+		cg_line(p, "%s_a stir_fa;", pre);
+		cg_line(p, "%s_b stir_fb;", pre);
+		if (!m.frag) {
+			cg_line(p, "%s_acc stir_fc;", pre);
+			cg_indent(p);
+			cg_putf(p, "%s_load_acc(stir_fc, ", pre);
+			put_addr(e, &c, &m.c, false, m.store->loc);
+			cg_putf(p, ", %" PRId64 ");\n", m.c.ld);
+		}
+		snprintf(fn, sizeof(fn), "%s_load_a", pre);
+		put_load(e, &c, fn, "stir_fa", &m.a, m.store->loc);
+		snprintf(fn, sizeof(fn), "%s_load_b", pre);
+		put_load(e, &c, fn, "stir_fb", &m.b, m.store->loc);
+		cg_indent(p);
+		cg_putf(p, "%s_mma(", pre);
+		if (m.frag)
+			cuda_put_name(e, acc);
+		else
+			cg_put(p, acc);
+		cg_put(p, ", stir_fa, stir_fb);\n");
+		if (!m.frag) {
+			cg_indent(p);
+			cg_putf(p, "%s_store_acc(", pre);
+			put_addr(e, &c, &m.c, true, m.store->loc);
+			cg_putf(p, ", %" PRId64 ", stir_fc);\n", m.c.ld);
+		}
+	}
+	e->in_mma = false;
 	p->indent--;
 	cg_line(p, "}");
+}
+
+/* s, user: stmt_pre of cuda_mma_scan: the fragment buffer of a
+ * tensorized nest. */
+static stir_visit_step scan_nest(stir_stmt *s, void *user)
+{
+	emitter *e = user;
+	if (s->kind != STIR_STMT_FOR || s->u.for_.kind != STIR_LOOP_TENSORIZE)
+		return STIR_VISIT_GO;
+	const stir_intrinsic *in = stir_intrinsic_find(s->u.for_.intrinsic);
+	stir_mma_match m;
+	char why[400];
+	stir_loc where;
+	if (in && stir_tensorize_match(s, in, &m, why, sizeof(why), &where) &&
+	    m.frag) {
+		const stir_intrinsic *had = e->frag[m.frag->index];
+		if (had && had != in)
+			cuda_error(e, s->loc, "local buffer '%s' is the accumulator of "
+				"both %s and %s", m.frag->name, had->name, in->name);
+		e->frag[m.frag->index] = in;
+	}
+	return STIR_VISIT_SKIP;
+}
+
+/* e, s: see cuda_internal.h. */
+void cuda_mma_scan(emitter *e, const stir_stmt *s)
+{
+	stir_visitor v = { .stmt_pre = scan_nest, .user = e };
+	stir_visit_stmt(&v, (stir_stmt *)s);
 }

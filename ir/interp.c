@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ir/interp_value.h"
+#include "ir/intrinsics.h"
 #include "ir/layout.h"
 
 typedef struct interp {
@@ -29,6 +30,9 @@ typedef struct interp {
 	int64_t *var_parent_pos;  /* ITER variables: their parent's position */
 	int64_t *axis_pos;        /* current position of each axis, -1 if none */
 	bool failed;              /* a run-time error stopped the run */
+	const stir_buffer *tf32[2]; /* inside a nest tensorized with a tf32
+	                             intrinsic: its A and B, whose values it
+	                             reads rounded to tf32 as the hardware */
 } interp;
 
 /* in, buf, off, loc: check a flat offset into buf's array. */
@@ -235,7 +239,10 @@ static stir_value eval(interp *in, const stir_expr *e)
 		int64_t off = offset_of(in, buf, e->u.load.n, e->u.load.idx, e->loc);
 		if (off < 0)
 			return v; /* absent: 0 */
-		return stir_value_load(in->arrays[buf->index], off);
+		v = stir_value_load(in->arrays[buf->index], off);
+		if (buf == in->tf32[0] || buf == in->tf32[1])
+			v.f = stir_round_tf32(v.f);
+		return v;
 	}
 	case STIR_EXPR_UNARY:
 		v = eval(in, e->u.unary.a);
@@ -509,10 +516,24 @@ static void exec_stmt(interp *in, const stir_stmt *s)
 	case STIR_STMT_FOR: {
 		stir_value n = eval(in, s->u.for_.extent);
 		int slot = s->u.for_.var->slot;
+		const stir_buffer *saved[2] = { in->tf32[0], in->tf32[1] };
+		const stir_intrinsic *tc = s->u.for_.kind == STIR_LOOP_TENSORIZE ?
+			stir_intrinsic_find(s->u.for_.intrinsic) : NULL;
+		stir_mma_match m;
+		char why[200];
+		stir_loc where;
+		/* (the verifier has matched the nest) */
+		if (tc && tc->tf32 && stir_tensorize_match(s, tc, &m, why,
+		    sizeof(why), &where) && m.form == STIR_MMA_FORM_MMA) {
+			in->tf32[0] = m.a.buf;
+			in->tf32[1] = m.b.buf;
+		}
 		for (int64_t i = 0; i < n.i && !in->failed; i++) {
 			in->vals[slot].i = i;
 			exec_list(in, &s->u.for_.body);
 		}
+		in->tf32[0] = saved[0];
+		in->tf32[1] = saved[1];
 		break;
 	}
 	case STIR_STMT_BLOCK:

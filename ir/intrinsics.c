@@ -19,6 +19,18 @@ static const stir_intrinsic intrinsics[] = {
 };
 #define N_INTRINSICS (int)(sizeof(intrinsics) / sizeof(intrinsics[0]))
 
+/* x: see intrinsics.h. */
+double stir_round_tf32(double x)
+{
+	float f = (float)x;
+	uint32_t u;
+	memcpy(&u, &f, 4);
+	if ((u & 0x7f800000u) != 0x7f800000u)
+		u = (u + 0x1000u) & 0xffffe000u;
+	memcpy(&f, &u, 4);
+	return f;
+}
+
 /* The count of intrinsics. */
 int stir_intrinsic_count(void)
 {
@@ -141,6 +153,172 @@ static bool operand(matcher *m, const stir_intrinsic *in, const char *what,
 	return true;
 }
 
+/* m, x, vars, nv, form: the affine form of index x in the tile
+ * variables: false unless it is sum c_i * vars[i] with nothing else (a
+ * fragment buffer's index). */
+static bool tile_only(matcher *m, const stir_expr *x, const stir_var *const *vars,
+	int nv)
+{
+	stir_affine a = { 0 };
+	stir_affine_opts o = { .flags = STIR_AFFINE_NEG |
+		STIR_AFFINE_WIDENING_CASTS, .expand = block_binding,
+		.user = m->block };
+	if (!stir_affine_add(&a, x, 1, &o) || a.konst != 0)
+		return false;
+	for (int i = 0; i < a.n; i++) {
+		bool tile = false;
+		for (int j = 0; j < nv; j++)
+			tile |= a.t[i].var == vars[j];
+		if (!tile && a.t[i].coef != 0)
+			return false;
+	}
+	return true;
+}
+
+/* m, in, buf, idx, vars, nv, mv, nvv: whether buf (indexed by idx) is a
+ * fragment buffer of intrinsic "in" for tile variables mv (rows) and nvv
+ * (columns): local, f32, M * N elements, indexed [m * N + n]. */
+static bool is_frag(matcher *m, const stir_intrinsic *in,
+	const stir_buffer *buf, const stir_expr *idx, const stir_var *const *vars,
+	int nv, const stir_var *mv, const stir_var *nvv)
+{
+	int64_t cm, cn, ext;
+	if (buf->scope != STIR_SCOPE_LOCAL)
+		return false;
+	if (buf->dtype != STIR_F32 || !buf->extent ||
+	    buf->extent->kind != STIR_EXPR_INT ||
+	    (ext = buf->extent->u.i) != (int64_t)in->m * in->n)
+		return mismatch(m, idx->loc, "the local buffer '%s' of the "
+			"accumulator must hold %d x %d f32 elements, as %s's fragment",
+			buf->name, in->m, in->n, in->name);
+	if (!coef(m, idx, mv, &cm) || !coef(m, idx, nvv, &cn))
+		return false;
+	if (cm != in->n || cn != 1 || !tile_only(m, idx, vars, nv))
+		return mismatch(m, idx->loc, "the local buffer '%s' of the "
+			"accumulator must be indexed [%s * %d + %s], as %s's fragment",
+			buf->name, mv->name, in->n, nvv->name, in->name);
+	return true;
+}
+
+/* m, l, loops, n, body: n perfectly nested loops headed by l (the inner
+ * ones plain) around one statement, in *body (a block's, when the
+ * innermost loop holds a block: then m->block is set). */
+static bool nest(matcher *m, const stir_stmt *l, const stir_stmt **loops,
+	int n, const stir_stmt **body)
+{
+	const stir_stmt *s = l;
+	for (int d = 0; d < n; d++) {
+		if (s->kind != STIR_STMT_FOR)
+			return mismatch(m, s->loc, "the nest must be %d perfectly "
+				"nested loops around one store; found %s inside loop '%s'",
+				n, s->kind == STIR_STMT_IF ? "a condition (a split that "
+				"does not divide: specialize the size first?)" : "another "
+				"statement", loops[d - 1]->u.for_.var->name);
+		if (d > 0 && s->u.for_.kind != STIR_LOOP_SERIAL)
+			return mismatch(m, s->loc, "loop '%s' inside the nest is "
+				"annotated; the nest's inner loops must be plain",
+				s->u.for_.var->name);
+		loops[d] = s;
+		if (s->u.for_.body.n != 1)
+			return mismatch(m, s->loc, "loop '%s' holds %d statements; "
+				"the nest must be %d perfectly nested loops around one "
+				"store", s->u.for_.var->name, s->u.for_.body.n, n);
+		s = stir_stmt_at(&s->u.for_.body, 0);
+	}
+	if (s->kind == STIR_STMT_FOR)
+		return mismatch(m, s->loc, "the nest has more than %d loops: loop "
+			"'%s' inside loop '%s'", n, s->u.for_.var->name,
+			loops[n - 1]->u.for_.var->name);
+	if (s->kind == STIR_STMT_BLOCK) {
+		m->block = s;
+		if (s->u.block.flags)
+			return mismatch(m, s->loc, "block '%s' is annotated; a "
+				"tensorized block must be plain", s->u.block.name);
+		if (s->u.block.body.n != 1)
+			return mismatch(m, s->loc, "block '%s' holds %d statements; "
+				"it must hold one store", s->u.block.name,
+				s->u.block.body.n);
+		s = stir_stmt_at(&s->u.block.body, 0);
+	}
+	if (s->kind != STIR_STMT_STORE || s->u.store.n != 1)
+		return mismatch(m, s->loc, "the nest must end in one store to a "
+			"flat buffer");
+	*body = s;
+	return true;
+}
+
+/* m, mm, in, l: a two-loop nest: a fill of a fragment buffer or its
+ * store into C. */
+static bool match_fill_store(matcher *m, stir_mma_match *mm,
+	const stir_intrinsic *in, const stir_stmt *l)
+{
+	const stir_stmt *s = NULL;
+	if (!nest(m, l, mm->loops, 2, &s))
+		return false;
+	mm->block = m->block;
+	mm->store = s;
+	const stir_var *vars[2] = { mm->loops[0]->u.for_.var,
+		mm->loops[1]->u.for_.var };
+	const stir_expr *v = s->u.store.value;
+	/* the fragment: the target of a fill, the value of a store */
+	const stir_buffer *fb = v->kind == STIR_EXPR_LOAD ? v->u.load.buf :
+		s->u.store.buf;
+	const stir_expr *fidx = v->kind == STIR_EXPR_LOAD ? v->u.load.idx[0] :
+		s->u.store.idx[0];
+	if (fb->scope != STIR_SCOPE_LOCAL)
+		return mismatch(m, s->loc, "a two-loop tensorized nest fills the "
+			"local buffer of an accumulator or stores it; '%s' is not "
+			"local", fb->name);
+	/* rows and columns: stride 1 along the columns */
+	int64_t c0, c1;
+	if (!coef(m, fidx, vars[0], &c0) || !coef(m, fidx, vars[1], &c1))
+		return false;
+	int nd = c1 == 1 ? 1 : 0, md = 1 - nd;
+	mm->mv = vars[md];
+	mm->nv = vars[nd];
+	if (!is_frag(m, in, fb, fidx, vars, 2, mm->mv, mm->nv))
+		return false;
+	mm->frag = fb;
+	int64_t want[2];
+	want[md] = in->m;
+	want[nd] = in->n;
+	for (int d = 0; d < 2; d++) {
+		const stir_expr *ext = mm->loops[d]->u.for_.extent;
+		if (ext->kind != STIR_EXPR_INT || ext->u.i != want[d])
+			return mismatch(m, mm->loops[d]->loc, "loop '%s' must have the "
+				"literal extent %lld for %s's accumulator", vars[d]->name,
+				(long long)want[d], in->name);
+	}
+	if (v->kind != STIR_EXPR_LOAD) {
+		if (s->u.store.op != STIR_STORE_ASSIGN || (v->kind !=
+		    STIR_EXPR_FLOAT && v->kind != STIR_EXPR_INT))
+			return mismatch(m, s->loc, "a fill of the accumulator '%s' "
+				"must store one literal", fb->name);
+		mm->form = STIR_MMA_FORM_FILL;
+		mm->fill = v->kind == STIR_EXPR_FLOAT ? v->u.f : (double)v->u.i;
+		return true;
+	}
+	/* C[c] = F[..]: C row-major with a literal row distance */
+	if (s->u.store.op != STIR_STORE_ASSIGN)
+		return mismatch(m, s->loc, "the store of the accumulator '%s' must "
+			"assign (=): take C over with cache_write_over_init", fb->name);
+	const stir_expr *cidx = s->u.store.idx[0];
+	int64_t cm, cn;
+	if (s->u.store.buf->dtype != STIR_F32)
+		return mismatch(m, s->loc, "C '%s' holds %s; the accumulator is "
+			"f32", s->u.store.buf->name,
+			stir_dtype_name(s->u.store.buf->dtype));
+	if (!coef(m, cidx, mm->mv, &cm) || !coef(m, cidx, mm->nv, &cn))
+		return false;
+	if (cn != 1 || cm < in->n)
+		return mismatch(m, cidx->loc, "C's index must have stride 1 along "
+			"'%s' and a literal row distance of at least %d along '%s'",
+			mm->nv->name, in->n, mm->mv->name);
+	mm->form = STIR_MMA_FORM_STORE;
+	mm->c = (stir_mma_operand){ s->u.store.buf, cidx, cm, false };
+	return true;
+}
+
 /* l, in, mm, why, why_size, where: see intrinsics.h. */
 bool stir_tensorize_match(const stir_stmt *l, const stir_intrinsic *in,
 	stir_mma_match *mm, char *why, size_t why_size, stir_loc *where)
@@ -148,47 +326,25 @@ bool stir_tensorize_match(const stir_stmt *l, const stir_intrinsic *in,
 	matcher m = { .why = why, .why_size = why_size, .where = where };
 	memset(mm, 0, sizeof(*mm));
 	mm->in = in;
-	/* three perfectly nested loops */
-	const stir_stmt *s = l;
-	for (int d = 0; d < 3; d++) {
-		if (s->kind != STIR_STMT_FOR)
-			return mismatch(&m, s->loc, "the nest must be three perfectly "
-				"nested loops around one store; found %s inside loop '%s'",
-				s->kind == STIR_STMT_IF ? "a condition (a split that does "
-				"not divide: specialize the size first?)" : "another "
-				"statement", mm->loops[d - 1]->u.for_.var->name);
-		if (d > 0 && s->u.for_.kind != STIR_LOOP_SERIAL)
-			return mismatch(&m, s->loc, "loop '%s' inside the nest is "
-				"annotated; the nest's inner loops must be plain",
-				s->u.for_.var->name);
-		mm->loops[d] = s;
-		if (d < 2 && s->u.for_.body.n != 1)
-			return mismatch(&m, s->loc, "loop '%s' holds %d statements; "
-				"the nest must be three perfectly nested loops around one "
-				"store", s->u.for_.var->name, s->u.for_.body.n);
-		if (d < 2)
-			s = stir_stmt_at(&s->u.for_.body, 0);
-	}
-	const stir_ptr_vec *body = &mm->loops[2]->u.for_.body;
-	if (body->n != 1)
-		return mismatch(&m, mm->loops[2]->loc, "the innermost loop '%s' "
-			"holds %d statements; it must hold one store",
-			mm->loops[2]->u.for_.var->name, body->n);
-	s = stir_stmt_at(body, 0);
-	if (s->kind == STIR_STMT_BLOCK) {
-		mm->block = m.block = s;
-		if (s->u.block.flags)
-			return mismatch(&m, s->loc, "block '%s' is annotated; a "
-				"tensorized block must be plain", s->u.block.name);
-		if (s->u.block.body.n != 1)
-			return mismatch(&m, s->loc, "block '%s' holds %d statements; "
-				"it must hold one store", s->u.block.name,
-				s->u.block.body.n);
-		s = stir_stmt_at(&s->u.block.body, 0);
-	}
-	if (s->kind != STIR_STMT_STORE || s->u.store.n != 1)
-		return mismatch(&m, s->loc, "the nest must end in one store to a "
-			"flat buffer");
+	/* two loops around a store into a local buffer or of one: a fill or
+	 * a store of the accumulator */
+	const stir_stmt *inner = l->kind == STIR_STMT_FOR &&
+		l->u.for_.body.n == 1 ? stir_stmt_at(&l->u.for_.body, 0) : NULL;
+	const stir_stmt *st = inner && inner->kind == STIR_STMT_FOR &&
+		inner->u.for_.body.n == 1 ? stir_stmt_at(&inner->u.for_.body, 0) :
+		NULL;
+	if (st && st->kind == STIR_STMT_BLOCK && st->u.block.body.n == 1)
+		st = stir_stmt_at(&st->u.block.body, 0);
+	if (st && st->kind == STIR_STMT_STORE &&
+	    (st->u.store.buf->scope == STIR_SCOPE_LOCAL ||
+	     (st->u.store.value->kind == STIR_EXPR_LOAD &&
+	      st->u.store.value->u.load.buf->scope == STIR_SCOPE_LOCAL)))
+		return match_fill_store(&m, mm, in, l);
+	mm->form = STIR_MMA_FORM_MMA;
+	const stir_stmt *s = NULL;
+	if (!nest(&m, l, mm->loops, 3, &s))
+		return false;
+	mm->block = m.block;
 	mm->store = s;
 	if (s->u.store.op != STIR_STORE_ADD)
 		return mismatch(&m, s->loc, "the store must add into C (+=)");
@@ -240,6 +396,11 @@ bool stir_tensorize_match(const stir_stmt *l, const stir_intrinsic *in,
 	mm->nv = vars[nd];
 	mm->kv = vars[kd];
 	mm->c = (stir_mma_operand){ s->u.store.buf, cidx, c_of[md], false };
+	if (s->u.store.buf->scope == STIR_SCOPE_LOCAL) {
+		if (!is_frag(&m, in, s->u.store.buf, cidx, vars, 3, mm->mv, mm->nv))
+			return false;
+		mm->frag = s->u.store.buf;
+	}
 	if (mm->c.ld < in->n)
 		return mismatch(&m, cidx->loc, "C's rows are %lld apart, fewer "
 			"than its %d columns", (long long)mm->c.ld, in->n);

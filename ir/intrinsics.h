@@ -27,6 +27,10 @@ typedef struct stir_intrinsic {
 	const char *doc;           /* what it is, for messages and docs */
 } stir_intrinsic;
 
+/* x (an f32 value) rounded to tf32 as cvt.rna.tf32.f32 does: to nearest,
+ * ties away from zero, 10 mantissa bits kept. */
+double stir_round_tf32(double x);
+
 /* The intrinsics, in a fixed order. */
 int stir_intrinsic_count(void);
 const stir_intrinsic *stir_intrinsic_at(int i);
@@ -45,9 +49,26 @@ typedef struct stir_mma_operand {
 	bool transposed;
 } stir_mma_operand;
 
+/* The forms of a tensorized nest. */
+typedef enum stir_mma_form {
+	/* three loops: C[..] += f32(A[..]) * f32(B[..]) */
+	STIR_MMA_FORM_MMA,
+	/* two loops over M x N: F[..] = a literal (F a fragment buffer) */
+	STIR_MMA_FORM_FILL,
+	/* two loops over M x N: C[..] = F[..] (F a fragment buffer) */
+	STIR_MMA_FORM_STORE,
+} stir_mma_form;
+
 /* What a tensorized nest computes, as matched. */
 typedef struct stir_mma_match {
+	stir_mma_form form;
 	const stir_intrinsic *in;
+	/* the accumulator's buffer when it is a fragment: a local f32 buffer
+	 * of M * N elements that the nest indexes as [m * N + n] (a cache of
+	 * C of scope local, cache_write): it lives in the warp's fragment
+	 * registers, and only tensorized nests may touch it; else NULL */
+	const stir_buffer *frag;
+	double fill;               /* STIR_MMA_FORM_FILL: the value */
 	const stir_stmt *loops[3]; /* the nest's loops, outermost first */
 	const stir_var *mv, *nv, *kv; /* the loop variables of m, n, k */
 	const stir_stmt *block;    /* the block of the store, or NULL */
@@ -55,12 +76,14 @@ typedef struct stir_mma_match {
 	stir_mma_operand a, b, c;
 } stir_mma_match;
 
-/* Whether the nest headed by loop "l" computes exactly intrinsic "in":
- * three perfectly nested serial (or the head tensorized) loops of literal
- * extents M, N, K in some order, around one store (in a block or not)
- * C[c] += f32(A[a]) * f32(B[b]) of the intrinsic's types, each index
- * affine in the tile variables with unit stride along one of them and a
- * literal leading dimension along the other.  On a mismatch, false, with
+/* Whether the nest headed by loop "l" computes exactly intrinsic "in"
+ * (stir_mma_form): three perfectly nested serial (or the head tensorized)
+ * loops of literal extents M, N, K in some order, around one store (in a
+ * block or not) C[c] += f32(A[a]) * f32(B[b]) of the intrinsic's types,
+ * each index affine in the tile variables with unit stride along one of
+ * them and a literal leading dimension along the other; or two loops of
+ * extents M and N filling a fragment buffer with a literal or storing it
+ * into C.  On a mismatch, false, with
  * what does not match in why (a sentence fragment, "loop 'f_1' has extent
  * 16, the intrinsic needs N = 8") and its location in *where. */
 bool stir_tensorize_match(const stir_stmt *l, const stir_intrinsic *in,

@@ -323,6 +323,7 @@ static const struct {
 } scheduled[] = {
 	{ "bsrmm", "examples/bsrmm.yaml", "mb=5,nb=6,feat=20" },
 	{ "bsrmm", "examples/bsrmm_tc16.yaml", "mb=5,nb=6" },
+	{ "bsrmm", "tests/tensorize/bsrmm_tc_mem.yaml", "mb=5,nb=6" },
 	{ "csf_square_sum", "examples/csf_square_sum.yaml", "m=300" },
 	{ "csr2bsr", "examples/csr2bsr.yaml", "m=200,n=100" },
 	{ "csr_softmax", "examples/csr_softmax.yaml", "m=300,n=40" },
@@ -453,6 +454,14 @@ static void find_programs(void)
 			p->sched_file = scheduled[i].schedule;
 			p->plan_flags = size ? 0 : STIR_CUDA_ALIGNED_BUFFERS;
 		}
+	}
+	/* tensor cores on bf16 blocks (tests/tensorize) */
+	for (int size = 0; size < 2; size++) {
+		emu_prog *p = add("tests/tensorize/bsrmm_bf16.stir", "bsrmm",
+			"tests/tensorize/bsrmm_bf16.stir", "bsrmm",
+			size ? "mb=7,nb=5" : NULL);
+		p->sched_file = "tests/tensorize/bsrmm_bf16.yaml";
+		p->plan_flags = STIR_CUDA_ALIGNED_BUFFERS;
 	}
 	/* 64-bit sizes and index arrays (tests/wide), lowered from stage I:
 	 * i64 loops, i64 offsets, i32 iterators over i64 lengths */

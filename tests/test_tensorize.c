@@ -1,0 +1,270 @@
+/* Tensor cores (docs/ir.md, "Tensorized loops"): the intrinsics' table,
+ * the tensorize primitive on BSR SpMM (examples/bsrmm.stir) with the
+ * nests it accepts and those it refuses (each with what does not match),
+ * the stage III text's round trip, the verifier's check of a
+ * hand-written annotation, and the emitter's refusals of launches a warp
+ * cannot run.  tests/test_cuda_emu.c runs the tensorized kernels in the
+ * CUDA emulation, whose mma.sync decodes every lane's registers with the
+ * PTX ISA's fragment layouts; tools/run-gpu-tests runs them on a GPU. */
+#include <string.h>
+#include <stir/stir.h>
+#include "ir/intrinsics.h"
+#include "tests/testdiag.h"
+#include "tests/testutil.h"
+
+/* The BSR SpMM of examples/bsrmm.stir up to stage III without its
+ * tensorize steps: blocks outermost, the features split in tiles of 8
+ * (f_0 on threadIdx.y, f_1), the nest bi, f_1, bj innermost. */
+static const char stages[] =
+	"kernel: bsrmm\n"
+	"stage1:\n"
+	"  - sparse_reorder: {iter: bsrmm, order: [i, j, bi, f, bj]}\n"
+	"  - specialize: {param: feat, value: 64}\n"
+	"stage2:\n"
+	"  - split: {block: bsrmm1, loop: f, factors: [null, 8]}\n"
+	"  - reorder: {block: bsrmm1, loops: [f_0, j, bi, f_1, bj]}\n"
+	"  - bind: {block: bsrmm1, loop: i, to: blockIdx.x}\n"
+	"  - bind: {block: bsrmm1, loop: f_0, to: threadIdx.y}\n";
+
+/* ctx, extra, m: kernel bsrmm under "stages" plus the YAML steps
+ * "extra" (appended), at stage III; NULL when a step fails. */
+static stir_kernel *scheduled(stir_ctx *ctx, const char *extra,
+	stir_module **m)
+{
+	*m = stir_module_read_from_file(ctx, test_path("examples/bsrmm.stir"));
+	ck_assert_ptr_nonnull(*m);
+	stir_kernel *k = stir_module_find_kernel(*m, "bsrmm");
+	char text[4096];
+	snprintf(text, sizeof(text), "%s%s", stages, extra);
+	stir_schedule *s = stir_schedule_read_from_mem(ctx, "t.yaml", text,
+		strlen(text));
+	ck_assert_ptr_nonnull(s);
+	int rc = stir_schedule_apply(s, k, STIR_STAGE_3);
+	stir_schedule_free(s);
+	return rc == 0 ? k : NULL;
+}
+
+/* ctx, text: whether a diagnostic of ctx holds text (then cleared). */
+static bool said(stir_ctx *ctx, const char *text)
+{
+	char *d = test_diags_to_str(ctx);
+	bool r = d && strstr(d, text);
+	if (!r)
+		fprintf(stderr, "expected \"%s\" in:\n%s", text, d ? d : "");
+	free(d);
+	stir_ctx_clear_diagnostics(ctx);
+	return r;
+}
+
+START_TEST(test_table)
+{
+	ck_assert_int_eq(stir_intrinsic_count(), 3);
+	const stir_intrinsic *in = stir_intrinsic_find("mma_m16n8k16_f16");
+	ck_assert_ptr_nonnull(in);
+	ck_assert(in->m == 16 && in->n == 8 && in->k == 16 && in->in == STIR_F16);
+	ck_assert_ptr_null(stir_intrinsic_find("mma_m16n8k16"));
+	ck_assert_ptr_null(stir_intrinsic_at(3));
+	/* cvt.rna.tf32: 10 mantissa bits, to nearest, ties away from zero */
+	ck_assert(stir_round_tf32(1.0 + 1.0 / 4096) == 1.0);
+	ck_assert(stir_round_tf32(1.0 + 1.0 / 2048) == 1.0 + 1.0 / 1024);
+	ck_assert(stir_round_tf32(-(1.0 + 1.0 / 2048)) == -(1.0 + 1.0 / 1024));
+}
+END_TEST
+
+START_TEST(test_accepted)
+{
+	/* the products, then C's tile as a fragment around the blocks */
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_module *m;
+	stir_kernel *k = scheduled(ctx, "stage3:\n"
+		"  - cache_write_over_init: {block: bsrmm1, buffer: C_data, loop: j, "
+		"scope: local}\n", &m);
+	ck_assert_ptr_nonnull(k);
+	ck_assert_int_eq(stir_tensorize(k, "bsrmm1", "bi", "mma_m16n8k16_f16"),
+		0);
+	ck_assert_int_eq(stir_tensorize(k, "C_data_local_init", "ax0",
+		"mma_m16n8k16_f16"), 0);
+	ck_assert_int_eq(stir_tensorize(k, "C_data_local", "ax0",
+		"mma_m16n8k16_f16"), 0);
+	/* the order of the tile loops does not matter: the indices say which
+	 * is M, N and K */
+	stir_ctx *c3 = stir_ctx_alloc();
+	stir_module *m3;
+	stir_kernel *k3 = scheduled(c3, "stage3:\n"
+		"  - reorder: {block: bsrmm1, loops: [bj, f_1]}\n", &m3);
+	ck_assert_ptr_nonnull(k3);
+	ck_assert_int_eq(stir_tensorize(k3, "bsrmm1", "bi", "mma_m16n8k16_f16"),
+		0);
+	stir_module_free(m3);
+	stir_ctx_free(c3);
+	/* a second time: the loop is annotated */
+	ck_assert_int_eq(stir_tensorize(k, "bsrmm1", "bi", "mma_m16n8k16_f16"),
+		-1);
+	ck_assert(said(ctx, "loop 'bi' is tensorized already"));
+	/* the text shows it, reads back and prints the same */
+	char *t = stir_kernel_to_str(k);
+	ck_assert_ptr_nonnull(strstr(t, "for bi in [0, 16) "
+		"tensorize(mma_m16n8k16_f16) {"));
+	ck_assert_ptr_nonnull(strstr(t, "for ax0 in [0, 16) "
+		"tensorize(mma_m16n8k16_f16) {"));
+	stir_ctx *c2 = stir_ctx_alloc();
+	stir_module *m2 = stir_module_read_from_mem(c2, "t.stir", t, strlen(t));
+	if (!m2)
+		stir_ctx_print_diagnostics(c2, stderr);
+	ck_assert_ptr_nonnull(m2);
+	char *t2 = stir_kernel_to_str(stir_module_get_kernel(m2, 0));
+	ck_assert_str_eq(t, t2);
+	/* the CUDA: fragments, no C round trip in the products */
+	char *cu = stir_kernel_to_cuda(k);
+	if (!cu)
+		stir_ctx_print_diagnostics(ctx, stderr);
+	ck_assert_ptr_nonnull(cu);
+	ck_assert_ptr_nonnull(strstr(cu, "stir_mma_m16n8k16_f16_acc "
+		"C_data_local;"));
+	ck_assert_ptr_nonnull(strstr(cu, "stir_mma_m16n8k16_f16_mma("
+		"C_data_local, stir_fa, stir_fb);"));
+	ck_assert_ptr_null(strstr(cu, "_load_acc(stir_fc"));
+	ck_assert_ptr_nonnull(strstr(cu, "block (32, 8, 1)"));
+	free(cu);
+	free(t);
+	free(t2);
+	stir_module_free(m2);
+	stir_ctx_free(c2);
+	stir_module_free(m);
+	stir_ctx_free(ctx);
+}
+END_TEST
+
+/* A refused tensorize: the extra steps, the call's arguments, and what
+ * the error must say. */
+static const struct {
+	const char *extra, *block, *loop, *intrinsic, *says;
+} refused[] = {
+	{ "", "bsrmm1", "bi", "mma_m16n8k8_tf32",
+	  "loop 'bj' (the K dimension) must have the literal extent 8 for "
+	  "mma_m16n8k8_tf32" },
+	{ "", "bsrmm1", "bi", "mma_m16n8k16_bf16",
+	  "A 'A_data' holds f16; mma_m16n8k16_bf16 takes bf16" },
+	{ "", "bsrmm1", "bi", "wmma",
+	  "unknown intrinsic 'wmma'; the intrinsics are mma_m16n8k16_f16" },
+	{ "", "bsrmm1", "f_1", "mma_m16n8k16_f16",
+	  "the nest must be 3 perfectly nested loops around one store; found "
+	  "another statement inside loop 'bj'" },
+	{ "stage3:\n  - split: {block: bsrmm1, loop: f_1, factors: [null, 4]}\n",
+	  "bsrmm1", "bi", "mma_m16n8k16_f16",
+	  "the nest has more than 3 loops: loop 'bj' inside loop 'f_1_1'" },
+	{ "stage3:\n  - split: {block: bsrmm1, loop: bj, factors: [null, 8]}\n",
+	  "bsrmm1", "bi", "mma_m16n8k16_f16",
+	  "the nest has more than 3 loops: loop 'bj_1' inside loop 'bj_0'" },
+	{ "stage3:\n  - unroll: {block: bsrmm1, loop: bj}\n",
+	  "bsrmm1", "bi", "mma_m16n8k16_f16",
+	  "loop 'bj' inside the nest is annotated" },
+	{ "stage3:\n  - cache_write: {block: bsrmm1, buffer: C_data, loop: j, "
+	  "scope: local}\n", "C_data_local", "ax0", "mma_m16n8k16_f16",
+	  "the store of the accumulator 'C_data_local' must assign (=): take C "
+	  "over with cache_write_over_init" },
+};
+
+START_TEST(test_refused)
+{
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_module *m;
+	stir_kernel *k = scheduled(ctx, refused[_i].extra, &m);
+	if (!k)
+		stir_ctx_print_diagnostics(ctx, stderr);
+	ck_assert_ptr_nonnull(k);
+	char *before = stir_kernel_to_str(k);
+	ck_assert_int_eq(stir_tensorize(k, refused[_i].block, refused[_i].loop,
+		refused[_i].intrinsic), -1);
+	ck_assert(said(ctx, refused[_i].says));
+	/* nothing changed */
+	char *after = stir_kernel_to_str(k);
+	ck_assert_str_eq(before, after);
+	free(before);
+	free(after);
+	stir_module_free(m);
+	stir_ctx_free(ctx);
+}
+END_TEST
+
+START_TEST(test_stage)
+{
+	/* at stage II the buffers are not flat yet */
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_module *m = stir_module_read_from_file(ctx,
+		test_path("examples/bsrmm.stir"));
+	stir_kernel *k = stir_module_find_kernel(m, "bsrmm");
+	ck_assert_int_eq(stir_lower_sparse_iter(k), 0);
+	ck_assert_int_eq(stir_tensorize(k, "bsrmm1", "bi", "mma_m16n8k16_f16"),
+		-1);
+	ck_assert(said(ctx, "kernel 'bsrmm' is at stage 2; tensorize applies "
+		"at stage III (flat buffers)"));
+	stir_module_free(m);
+	stir_ctx_free(ctx);
+}
+END_TEST
+
+START_TEST(test_verifier_and_emitter)
+{
+	/* a hand-written annotation on a nest of another shape: the
+	 * verifier says what does not match; a tensorized nest under a loop
+	 * bound to threadIdx.x: the emitter refuses it */
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_module *m;
+	stir_kernel *k = scheduled(ctx, "stage3:\n"
+		"  - tensorize: {block: bsrmm1, loop: bi, intrinsic: "
+		"mma_m16n8k16_f16}\n", &m);
+	ck_assert_ptr_nonnull(k);
+	char *t = stir_kernel_to_str(k);
+	char *at = strstr(t, "tensorize(mma_m16n8k16_f16)");
+	ck_assert_ptr_nonnull(at);
+	char *bad = strdup(t);
+	memcpy(bad + (at - t), "tensorize(mma_m16n8k16_bf16)", 28);
+	memmove(bad + (at - t) + 28, at + 27, strlen(at + 27) + 1);
+	stir_ctx *c2 = stir_ctx_alloc();
+	ck_assert_ptr_null(stir_module_read_from_mem(c2, "t.stir", bad,
+		strlen(bad)));
+	ck_assert(said(c2, "loop 'bi' is tensorized with mma_m16n8k16_bf16, "
+		"but its nest does not compute it: A 'A_data' holds f16; "
+		"mma_m16n8k16_bf16 takes bf16"));
+	free(bad);
+	/* the warps bound to threadIdx.x instead of threadIdx.y */
+	bad = strdup(t);
+	char *y = strstr(bad, "bind(threadIdx.y)");
+	ck_assert_ptr_nonnull(y);
+	y[15] = 'x';
+	stir_module *m3 = stir_module_read_from_mem(c2, "t.stir", bad,
+		strlen(bad));
+	ck_assert_ptr_nonnull(m3);
+	ck_assert_ptr_null(stir_kernel_to_cuda(stir_module_get_kernel(m3, 0)));
+	ck_assert(said(c2, "loop 'bi' is tensorized inside loop 'f_0', which is "
+		"bound to threadIdx.x: the intrinsic runs on the 32 lanes of "
+		"threadIdx.x"));
+	free(bad);
+	free(t);
+	stir_module_free(m3);
+	stir_ctx_free(c2);
+	stir_module_free(m);
+	stir_ctx_free(ctx);
+}
+END_TEST
+
+/* The suite. */
+static Suite *tensorize_suite(void)
+{
+	Suite *s = suite_create("tensorize");
+	TCase *tc = tcase_create("tensorize");
+	tcase_add_test(tc, test_table);
+	tcase_add_test(tc, test_accepted);
+	tcase_add_loop_test(tc, test_refused, 0,
+		(int)(sizeof(refused) / sizeof(refused[0])));
+	tcase_add_test(tc, test_stage);
+	tcase_add_test(tc, test_verifier_and_emitter);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return test_run_suite(tensorize_suite());
+}
