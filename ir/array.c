@@ -167,7 +167,7 @@ int64_t stir_array_get_int(const stir_array *a, int64_t i)
 }
 
 /* t: the tolerance of a comparison in type t, relative and absolute. */
-static double tolerance(stir_dtype t)
+double stir_dtype_tolerance(stir_dtype t)
 {
 	switch (t) {
 	case STIR_F64: return 1e-9;
@@ -181,13 +181,21 @@ static double tolerance(stir_dtype t)
 int64_t stir_array_compare(const stir_array *got, const stir_array *want,
 	int64_t *where, double *worst)
 {
+	return stir_array_compare_within(got, want,
+		stir_dtype_tolerance(want->dtype), where, worst);
+}
+
+/* got, want, tol, where, worst: see array.h. */
+int64_t stir_array_compare_within(const stir_array *got,
+	const stir_array *want, double tol, int64_t *where, double *worst)
+{
 	if (where)
 		*where = -1;
 	if (worst)
 		*worst = 0;
 	if (got->len != want->len)
 		return -1;
-	double tol = tolerance(want->dtype), far = 0;
+	double far = 0;
 	int64_t bad = 0;
 	for (int64_t j = 0; j < want->len; j++) {
 		double x = stir_array_get_double(got, j);

@@ -5,6 +5,7 @@
 #include <string.h>
 #include "ir/affine.h"
 #include "ir/intrinsics.h"
+#include "ir/visit.h"
 
 static const stir_intrinsic intrinsics[] = {
 	{ "mma_m16n8k16_f16", 16, 8, 16, STIR_F16, false,
@@ -436,4 +437,28 @@ bool stir_tensorize_match(const stir_stmt *l, const stir_intrinsic *in,
 		return mismatch(&m, v->loc, "the product must convert its "
 			"operands to f32");
 	return true;
+}
+
+/* s, user: stmt_pre of stir_kernel_get_tolerance: stop at a loop
+ * tensorized with a tf32 intrinsic. */
+static stir_visit_step find_tf32(stir_stmt *s, void *user)
+{
+	(void)user;
+	const stir_intrinsic *in;
+	if (s->kind == STIR_STMT_FOR && s->u.for_.kind == STIR_LOOP_TENSORIZE &&
+	    (in = stir_intrinsic_find(s->u.for_.intrinsic)) && in->tf32)
+		return STIR_VISIT_STOP;
+	return STIR_VISIT_GO;
+}
+
+/* k, t: see include/stir/ir.h. */
+double stir_kernel_get_tolerance(const stir_kernel *k, stir_dtype t)
+{
+	double tol = stir_dtype_tolerance(t);
+	stir_visitor v = { .stmt_pre = find_tf32 };
+	if (k && stir_dtype_is_float(t) &&
+	    stir_visit_list(&v, (stir_ptr_vec *)&k->body) &&
+	    stir_dtype_tolerance(STIR_F16) > tol)
+		tol = stir_dtype_tolerance(STIR_F16);
+	return tol;
 }

@@ -455,14 +455,21 @@ static void find_programs(void)
 			p->plan_flags = size ? 0 : STIR_CUDA_ALIGNED_BUFFERS;
 		}
 	}
-	/* tensor cores on bf16 blocks (tests/tensorize) */
-	for (int size = 0; size < 2; size++) {
-		emu_prog *p = add("tests/tensorize/bsrmm_bf16.stir", "bsrmm",
-			"tests/tensorize/bsrmm_bf16.stir", "bsrmm",
-			size ? "mb=7,nb=5" : NULL);
-		p->sched_file = "tests/tensorize/bsrmm_bf16.yaml";
-		p->plan_flags = STIR_CUDA_ALIGNED_BUFFERS;
-	}
+	/* tensor cores on bf16 blocks, and on f32 blocks through tf32
+	 * (tests/tensorize) */
+	static const char *const tc[][2] = {
+		{ "tests/tensorize/bsrmm_bf16.stir",
+		  "tests/tensorize/bsrmm_bf16.yaml" },
+		{ "tests/tensorize/bsrmm_f32.stir",
+		  "tests/tensorize/bsrmm_f32.yaml" },
+	};
+	for (int t = 0; t < 2; t++)
+		for (int size = 0; size < 2; size++) {
+			emu_prog *p = add(tc[t][0], "bsrmm", tc[t][0], "bsrmm",
+				size ? "mb=7,nb=5" : NULL);
+			p->sched_file = tc[t][1];
+			p->plan_flags = STIR_CUDA_ALIGNED_BUFFERS;
+		}
 	/* 64-bit sizes and index arrays (tests/wide), lowered from stage I:
 	 * i64 loops, i64 offsets, i32 iterators over i64 lengths */
 	static const struct {
@@ -572,9 +579,10 @@ static void bind_graph(stir_ctx *ctx, stir_bindings *b, const char *file,
 	stir_csr_free(c);
 }
 
-/* k, got, want, what: the tensors agree (NaN with NaN). */
-static void compare(const stir_kernel *k, const stir_bindings *got,
-	const stir_bindings *want, const char *what)
+/* k, by, got, want, what: the tensors of k agree (NaN with NaN), "got"
+ * computed by kernel "by", at its tolerance (stir_kernel_get_tolerance). */
+static void compare(const stir_kernel *k, const stir_kernel *by,
+	const stir_bindings *got, const stir_bindings *want, const char *what)
 {
 	for (int i = 0; i < stir_kernel_n_buffers(k); i++) {
 		stir_buffer *buf = stir_kernel_get_buffer(k, i);
@@ -587,7 +595,8 @@ static void compare(const stir_kernel *k, const stir_bindings *got,
 		ck_assert_ptr_nonnull(a);
 		ck_assert_ptr_nonnull(r);
 		int64_t j;
-		if (stir_array_compare(a, r, &j, NULL) != 0)
+		if (stir_array_compare_within(a, r, stir_kernel_get_tolerance(by,
+		    stir_array_get_dtype(r)), &j, NULL) != 0)
 			ck_abort_msg("%s: %s[%lld] is %.9g emulated, %.9g interpreted",
 				what, name, (long long)j, j >= 0 ?
 				stir_array_get_double(a, j) : NAN, j >= 0 ?
@@ -659,7 +668,7 @@ START_TEST(test_emulated)
 		if (p->schedule)
 			snprintf(what + strlen(what), sizeof(what) - strlen(what),
 				" with %lld features", (long long)p->arg.feat);
-		compare(ref, b, want, what);
+		compare(ref, k, b, want, what);
 		stir_bindings_free(b);
 		stir_bindings_free(want);
 	}

@@ -187,6 +187,29 @@ START_TEST(test_refused)
 }
 END_TEST
 
+START_TEST(test_tolerance)
+{
+	/* a kernel on tf32 compares at f16's tolerance, others at their
+	 * types' */
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_module *m = stir_module_read_from_file(ctx,
+		test_path("tests/tensorize/bsrmm_f32.stir"));
+	ck_assert_ptr_nonnull(m);
+	stir_kernel *k = stir_module_find_kernel(m, "bsrmm");
+	ck_assert(stir_kernel_get_tolerance(k, STIR_F32) == 1e-4);
+	stir_schedule *s = stir_schedule_read_from_file(ctx,
+		test_path("tests/tensorize/bsrmm_f32.yaml"));
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(stir_schedule_apply(s, k, STIR_STAGE_3), 0);
+	ck_assert(stir_kernel_get_tolerance(k, STIR_F32) == 1e-2);
+	ck_assert(stir_kernel_get_tolerance(k, STIR_F64) == 1e-2);
+	ck_assert(stir_kernel_get_tolerance(k, STIR_I32) == 0);
+	stir_schedule_free(s);
+	stir_module_free(m);
+	stir_ctx_free(ctx);
+}
+END_TEST
+
 START_TEST(test_stage)
 {
 	/* at stage II the buffers are not flat yet */
@@ -259,6 +282,7 @@ static Suite *tensorize_suite(void)
 	tcase_add_loop_test(tc, test_refused, 0,
 		(int)(sizeof(refused) / sizeof(refused[0])));
 	tcase_add_test(tc, test_stage);
+	tcase_add_test(tc, test_tolerance);
 	tcase_add_test(tc, test_verifier_and_emitter);
 	suite_add_tcase(s, tc);
 	return s;

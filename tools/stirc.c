@@ -1059,12 +1059,14 @@ static int bind_inputs(stir_ctx *ctx, stir_kernel *k, stir_bindings *b,
 	return s ? stir_schedule_bind_formats(s, k, b) : 0;
 }
 
-/* k, got, want, what, worst: compare every tensor of k in the two bindings;
+/* k, by, got, want, what, worst: compare every tensor of k in the two
+ * bindings, "got" computed by kernel "by" (a form of k);
  * *worst receives the largest absolute difference.  Each tensor that
- * differs beyond its type's tolerance is reported on stderr, saying what
- * "want" came from.  Returns the number of such tensors. */
-static int compare_outputs(stir_kernel *k, stir_bindings *got,
-	stir_bindings *want, const char *what, double *worst)
+ * differs beyond the tolerance of its type as "by" computes it
+ * (stir_kernel_get_tolerance) is reported on stderr, saying what "want"
+ * came from.  Returns the number of such tensors. */
+static int compare_outputs(stir_kernel *k, const stir_kernel *by,
+	stir_bindings *got, stir_bindings *want, const char *what, double *worst)
 {
 	int bad = 0;
 	*worst = 0;
@@ -1077,7 +1079,8 @@ static int compare_outputs(stir_kernel *k, stir_bindings *got,
 		stir_array *r = stir_bindings_get_array(want, name);
 		int64_t where;
 		double far;
-		stir_array_compare(a, r, &where, &far);
+		stir_array_compare_within(a, r, stir_kernel_get_tolerance(by,
+			stir_array_get_dtype(r)), &where, &far);
 		*worst = fmax(*worst, far);
 		if (where >= 0) {
 			fprintf(stderr, "stirc: mismatch: %s[%" PRId64 "] is %.9g, %s "
@@ -1317,7 +1320,7 @@ static int cmd_run(int argc, char **argv)
 			stir_kernel_get_stage(k) == STIR_STAGE_1 ? "I" :
 			stir_kernel_get_stage(k) == STIR_STAGE_2 ? "II" : "III");
 		if (stir_kernel_interpret(k, ref) < 0 ||
-		    compare_outputs(k, b, ref, what, &worst)) {
+		    compare_outputs(k, kr, b, ref, what, &worst)) {
 			rc = EXIT_WRONG;
 			goto out;
 		}
@@ -1358,7 +1361,8 @@ static int verify_gpu(stir_kernel *k, const stir_gpu_kernel *gk,
 	    stir_gpu_kernel_run(gk, dev, got, 0, NULL) < 0)
 		goto out;
 	double d;
-	bad = compare_outputs(k, got, want, "stage I (vs cuda)", &d);
+	bad = compare_outputs(k, stir_cuda_plan_get_kernel(
+		stir_gpu_kernel_get_plan(gk)), got, want, "stage I (vs cuda)", &d);
 	*worst = fmax(*worst, d);
 out:
 	stir_bindings_free(got);
@@ -1396,7 +1400,7 @@ static int verify_seed(stir_ctx *ctx, stir_kernel *k, stir_kernel *const *kn,
 			bad = -1;
 			goto out;
 		}
-		bad += compare_outputs(k, got, want, what[s], &d);
+		bad += compare_outputs(k, kn[s], got, want, what[s], &d);
 		worst[s] = fmax(worst[s], d);
 		stir_bindings_free(got);
 	}

@@ -95,6 +95,14 @@ STIR_EXPORT void stir_array_fill(__stir_keep stir_array *a, double v);
  * absolute difference of all. */
 STIR_EXPORT int64_t stir_array_compare(__stir_keep const stir_array *got,
 	__stir_keep const stir_array *want, int64_t *where, double *worst);
+/* The tolerance of stir_array_compare for type t (0 for integers). */
+STIR_EXPORT double stir_dtype_tolerance(stir_dtype t);
+/* stir_array_compare with tolerance "tol" instead of want's type's (a
+ * kernel that computes in less precision than its types say:
+ * stir_kernel_get_tolerance). */
+STIR_EXPORT int64_t stir_array_compare_within(
+	__stir_keep const stir_array *got, __stir_keep const stir_array *want,
+	double tol, int64_t *where, double *worst);
 
 /* A new array holding the elements of "a" converted to "dtype" (same
  * shape), or NULL with an error quoting the first element that does not

@@ -194,6 +194,13 @@ STIR_EXPORT __stir_keep stir_module *stir_kernel_get_module(
 /* Check the kernel against the rules of its stage; every violation becomes
  * an error diagnostic.  Returns 0, or -1 when anything is wrong. */
 STIR_EXPORT int stir_kernel_verify(__stir_keep stir_kernel *k);
+/* The tolerance at which the outputs of type t that kernel k computes
+ * compare with those of another stage or backend (stir_array_compare_within):
+ * that of t (stir_dtype_tolerance), or that of f16 where k tensorizes with
+ * mma_m16n8k8_tf32, whose inputs keep the 10 mantissa bits of an f16
+ * (docs/ir.md, "Tensorized loops"). */
+STIR_EXPORT double stir_kernel_get_tolerance(__stir_keep const stir_kernel *k,
+	stir_dtype t);
 
 /* Size parameters (i32 or i64). */
 STIR_EXPORT __stir_keep stir_var *stir_kernel_add_param(__stir_keep stir_kernel *k,
