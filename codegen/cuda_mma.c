@@ -38,7 +38,16 @@ static bool names_var(const stir_expr *x, const stir_var *v)
 	return stir_visit_expr(&w, &root);
 }
 
-/* e, ctx, op, write: the address of operand op's first element:
+/* xs, n, v: does one of the n expressions xs name v? */
+static bool named_by(const stir_expr *const *xs, int n, const stir_var *v)
+{
+	for (int i = 0; i < n; i++)
+		if (names_var(xs[i], v))
+			return true;
+	return false;
+}
+
+/* e, ctx, op, write, loc: the address of operand op's first element:
  * &BUF[index]. */
 static void put_addr(emitter *e, const ectx *ctx, const stir_mma_operand *op,
 	bool write, stir_loc loc)
@@ -56,7 +65,7 @@ static void put_addr(emitter *e, const ectx *ctx, const stir_mma_operand *op,
 	cg_put(e->out, "]");
 }
 
-/* e, ctx, fn, frag, op, write, loc: "FN(FRAG, &BUF[index], LD);". */
+/* e, ctx, fn, frag, op, loc: "FN(FRAG, &BUF[index], LD);". */
 static void put_load(emitter *e, const ectx *ctx, const char *fn,
 	const char *frag, const stir_mma_operand *op, stir_loc loc)
 {
@@ -117,31 +126,44 @@ void cuda_emit_mma(emitter *e, const stir_stmt *s, const ectx *ctx)
 			in->name, m.form == STIR_MMA_FORM_FILL ? "filled" : "stored",
 			m.mv->name, m.nv->name);
 	p->indent++;
-	/* the tile's first element */
+	ectx c = *ctx;
+	c.bound[STIR_THREAD_X] = s;
+	/* the indices printed: C's (not a fragment's), A's and B's */
+	const stir_expr *printed[3];
+	int n_printed = 0;
+	if (m.form == STIR_MMA_FORM_STORE ||
+	    (m.form == STIR_MMA_FORM_MMA && !m.frag))
+		printed[n_printed++] = m.c.index;
+	if (m.form == STIR_MMA_FORM_MMA) {
+		printed[n_printed++] = m.a.index;
+		printed[n_printed++] = m.b.index;
+	}
+	const stir_stmt *b = m.block;
+	int nb = b ? b->u.block.n_vars : 0;
+	/* the tile's first element: the tile loops at 0, where named */
 	for (int d = 0; d < nloops; d++) {
 		const stir_var *v = m.loops[d]->u.for_.var;
+		bool used = named_by(printed, n_printed, v);
+		for (int i = 0; i < nb && !used; i++)
+			used = named_by(printed, n_printed, b->u.block.vars[i]) &&
+				names_var(b->u.block.bindings[i], v);
+		if (!used)
+			continue;
 		cg_indent(p);
 		cg_putf(p, "const %s ", cuda_ctype(v->dtype));
 		cuda_put_name(e, v->name);
 		cg_put(p, " = 0;\n");
 	}
-	ectx c = *ctx;
-	c.bound[STIR_THREAD_X] = s;
-	if (m.block) {
-		const stir_stmt *b = m.block;
-		for (int i = 0; i < b->u.block.n_vars; i++) {
-			const stir_var *v = b->u.block.vars[i];
-			const stir_stmt *st = m.store;
-			if (!names_var(st->u.store.idx[0], v) &&
-			    !names_var(st->u.store.value, v))
-				continue;
-			cg_indent(p);
-			cg_putf(p, "const %s ", cuda_ctype(v->dtype));
-			cuda_put_name(e, v->name);
-			cg_put(p, " = ");
-			cuda_expr(e, &c, b->u.block.bindings[i], P_COND);
-			cg_put(p, ";\n");
-		}
+	for (int i = 0; i < nb; i++) {
+		const stir_var *v = b->u.block.vars[i];
+		if (!named_by(printed, n_printed, v))
+			continue;
+		cg_indent(p);
+		cg_putf(p, "const %s ", cuda_ctype(v->dtype));
+		cuda_put_name(e, v->name);
+		cg_put(p, " = ");
+		cuda_expr(e, &c, b->u.block.bindings[i], P_COND);
+		cg_put(p, ";\n");
 	}
 	e->in_mma = true;
 	/* the accumulator: the fragment buffer, or C's tile in stir_fc */

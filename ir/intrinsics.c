@@ -114,9 +114,8 @@ static const stir_expr *strip_f32(const stir_expr *x)
 	return x->kind == STIR_EXPR_CAST && x->dtype == STIR_F32 ? x->u.cast.a : x;
 }
 
-/* m, in, what, x, row, col, rows, cols, op: operand "what" (A or B), the
- * load x, with tile variables row (extent rows) and col (cols) and
- * "other" not in it. */
+/* m, in, what, x, row, col, other, op: operand "what" (A or B), the load
+ * x, with tile variables row and col, and "other" not in it, into *op. */
 static bool operand(matcher *m, const stir_intrinsic *in, const char *what,
 	const stir_expr *x, const stir_var *row, const stir_var *col,
 	const stir_var *other, stir_mma_operand *op)
@@ -154,9 +153,8 @@ static bool operand(matcher *m, const stir_intrinsic *in, const char *what,
 	return true;
 }
 
-/* m, x, vars, nv, form: the affine form of index x in the tile
- * variables: false unless it is sum c_i * vars[i] with nothing else (a
- * fragment buffer's index). */
+/* m, x, vars, nv: whether index x is a sum c_i * vars[i] of the nv tile
+ * variables with nothing else (a fragment buffer's index). */
 static bool tile_only(matcher *m, const stir_expr *x, const stir_var *const *vars,
 	int nv)
 {

@@ -490,9 +490,9 @@ inline unsigned stir_emu_tf32(float x)
 /* The registers of an mma.sync, by thread: A (4), B (2), C (4). */
 inline uint32_t stir_emu_mma_regs[1024][10];
 
-/* c, a, b: publish this lane's registers and wait for the whole warp (of
- * 32 lanes, all present: else the launch fails); then *regs holds every
- * lane's, by lane. */
+/* Publish this lane's registers c, a, b and wait for the whole warp (of 32
+ * lanes, all present: else the launch fails); returns every lane's, by
+ * lane. */
 inline uint32_t (*stir_emu_mma_publish(const float c[4], const unsigned a[4],
 	const unsigned b[2]))[10]
 {
@@ -508,9 +508,10 @@ inline uint32_t (*stir_emu_mma_publish(const float c[4], const unsigned a[4],
 	return &stir_emu_mma_regs[lid - lid % 32];
 }
 
-/* A, B, C, c: this lane's four results D = A B + C, C decoded from every
- * lane with the accumulator layout of the PTX ISA (register i of lane
- * (g, t) = 4 g + t holds row g + 8 (i / 2), column 2 t + i % 2). */
+/* kk, A, B, regs, c: this lane's four results D = A B + C into c, with
+ * K = kk, C decoded from every lane's registers regs with the accumulator
+ * layout of the PTX ISA (register i of lane (g, t) = 4 g + t holds row
+ * g + 8 (i / 2), column 2 t + i % 2). */
 inline void stir_emu_mma_finish(int kk, const float (*A)[16],
 	const float (*B)[8], uint32_t (*regs)[10], float c[4])
 {

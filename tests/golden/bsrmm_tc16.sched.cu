@@ -124,10 +124,6 @@ extern "C" __global__ void __launch_bounds__(256) bsrmm_k0(int mb, int nb, int n
         {
           const int f_0 = threadIdx.y;
           {  // tensorize(mma_m16n8k16_f16): the accumulator filled, loops ax0, ax1
-            const int ax0 = 0;
-            const int ax1 = 0;
-            const int v1 = ax0;
-            const int v2 = ax1;
             stir_mma_m16n8k16_f16_fill(C_data_local, 0.0f);
           }
           for (int j = 0, stir_n0 = J_indptr[vi + 1] - J_indptr[vi]; j < stir_n0; ++j) {
