@@ -93,14 +93,24 @@ class Kernel(object):
     """A kernel of a stir program, with the module and context it lives
     in.  Made by stir.load or stir.loads."""
 
-    def __init__(self, ctx, module, kernel, schedule):
+    def __init__(self, ctx, module, kernel, schedule, base, base_module):
         self._ctx = ctx
         self._module = module
         self._k = kernel
         self._schedule = schedule
+        # the kernel as read (before the schedule): what arrays bind to
+        self._base = base
+        self._base_module = base_module
+        self._gpu = None
         self.name = lib.stir_kernel_get_name(kernel).decode()
 
     def __del__(self):
+        if getattr(self, "_gpu", None):
+            self._gpu.close()
+            self._gpu = None
+        if getattr(self, "_base_module", None):
+            lib.stir_module_free(self._base_module)
+            self._base_module = None
         if getattr(self, "_schedule", None):
             lib.stir_schedule_free(self._schedule)
             self._schedule = None
@@ -138,7 +148,7 @@ class Kernel(object):
                       indptr.ctypes.data_as(ctypes.POINTER(ctypes.c_int64)),
                       indices.ctypes.data_as(ctypes.POINTER(ctypes.c_int64)),
                       data.ctypes.data_as(ctypes.POINTER(ctypes.c_double)))
-            if lib.stir_kernel_bind_csr(self._k, b, name.encode(),
+            if lib.stir_kernel_bind_csr(self._base, b, name.encode(),
                                         ctypes.byref(csr)) < 0:
                 _raise_from(self._ctx, "cannot bind %s" % name)
             return
@@ -164,7 +174,8 @@ class Kernel(object):
         if a.nbytes:
             ctypes.memmove(lib.stir_array_get_data(arr), a.ctypes.data,
                            a.nbytes)
-        if lib.stir_kernel_bind_array(self._k, b, name.encode(), arr) < 0:
+        if lib.stir_kernel_bind_array(self._base, b, name.encode(),
+                                      arr) < 0:
             _raise_from(self._ctx, "cannot bind %s" % name)
 
     def _fetch(self, b, name):
@@ -183,7 +194,7 @@ class Kernel(object):
                            out.nbytes)
         ndim = ctypes.c_int(0)
         shape = (ctypes.c_int64 * 8)()
-        if lib.stir_kernel_get_array_shape(self._k, b, name.encode(),
+        if lib.stir_kernel_get_array_shape(self._base, b, name.encode(),
                                            ctypes.byref(ndim), shape) == 0:
             dims = tuple(shape[i] for i in range(ndim.value))
             if int(np.prod(dims)) == n:
@@ -200,11 +211,17 @@ class Kernel(object):
         (zero-filled first, as in stirc run); a writable C-contiguous
         NumPy array or CSR matrix passed for an array the kernel writes
         receives the result in place when its element type is the
-        kernel's.  backend: "interp" (the reference interpreter)."""
+        kernel's.  backend: "interp" (the reference interpreter) or
+        "cuda": torch CUDA tensors, every size in "sizes" (see
+        docs/python.md); the results are new torch tensors."""
+        if backend == "cuda":
+            from . import _cuda
+            if self._gpu is None:
+                self._gpu = _cuda.GpuKernel(self)
+            return self._gpu.run(sizes or {}, arrays)
         if backend != "interp":
-            raise ValueError("stir: backend %r: this build of the Python "
-                             "package runs kernels on the interpreter "
-                             "('interp') only" % (backend,))
+            raise ValueError("stir: backend %r: 'interp' or 'cuda'"
+                             % (backend,))
         np = _numpy()
         b = lib.stir_bindings_alloc()
         if not b:
@@ -221,10 +238,10 @@ class Kernel(object):
                 self._bind(b, name, v)
             given = set(lib.stir_bindings_get_array_name(b, i).decode()
                         for i in range(lib.stir_bindings_n_arrays(b)))
-            if lib.stir_kernel_bind_outputs(self._k, b) < 0:
+            if lib.stir_kernel_bind_outputs(self._base, b) < 0:
                 _raise_from(self._ctx, "cannot bind the outputs")
             if self._schedule and lib.stir_schedule_bind_formats(
-                    self._schedule, self._k, b) < 0:
+                    self._schedule, self._base, b) < 0:
                 _raise_from(self._ctx, "cannot build the formats")
             if lib.stir_kernel_interpret(self._k, b) < 0:
                 _raise_from(self._ctx, "the run failed")
@@ -254,6 +271,7 @@ def _load(ctx, module, schedule, kernel, what):
     """The Kernel of module (read from "what"): "kernel" by name, the
     schedule file's kernel, or the only one; schedule applied."""
     s = None
+    base, base_module = None, None
     try:
         if schedule is not None:
             s = lib.stir_schedule_read_from_file(
@@ -268,6 +286,11 @@ def _load(ctx, module, schedule, kernel, what):
                 raise ValueError("stir: kernel %r, but %s schedules "
                                  "kernel %r" % (kernel, schedule,
                                  lib.stir_kernel_get_name(k).decode()))
+            owner = ctypes.c_void_p()
+            base = lib.stir_kernel_copy(k, ctypes.byref(owner))
+            if not base:
+                _raise_from(ctx, "out of memory")
+            base_module = owner.value
             stage = max(lib.stir_schedule_get_last_stage(s),
                         lib.stir_kernel_get_stage(k))
             if lib.stir_schedule_apply(s, k, stage) < 0:
@@ -284,12 +307,14 @@ def _load(ctx, module, schedule, kernel, what):
                                  "kernel=" % (what, n))
             k = lib.stir_module_get_kernel(module, 0)
     except BaseException:
+        if base_module:
+            lib.stir_module_free(base_module)
         if s:
             lib.stir_schedule_free(s)
         lib.stir_module_free(module)
         lib.stir_ctx_free(ctx)
         raise
-    return Kernel(ctx, module, k, s)
+    return Kernel(ctx, module, k, s, base or k, base_module)
 
 
 def load(path, schedule=None, kernel=None):
@@ -327,24 +352,37 @@ def loads(text, name="<string>", kernel=None):
 
 class Graph(object):
     """A sparse matrix prepared for repeated stir.spmm / stir.sddmm calls:
-    it keeps the matrix (float32 values, 32-bit structure) and the kernels
-    chosen for it.  The choice is fixed for now (the CSR kernels of
-    python/stir/_kernels.py on the interpreter); the tuner will choose
+    it keeps the matrix (float32 values; on the GPU int32 structure, and
+    its transpose once a backward needs it) and the kernels chosen for
+    it.  The choice is fixed for now (the CSR kernels of
+    python/stir/_kernels.py: on the interpreter for a SciPy matrix, under
+    the default GPU schedule for a torch tensor); the tuner will choose
     here once it exists (docs/python.md)."""
 
     def __init__(self, A):
+        self._torch = None
+        self._spmm = None
+        self._sddmm = None
+        if _is_torch(A):
+            from . import _torch
+            self._torch = _torch.TorchGraph.from_torch(A)
+            self.shape = self._torch.shape
+            self.csr = None
+            return
         np = _numpy()
         if isinstance(A, Graph):
             A = A.csr
         if not _is_csr(A):
-            raise TypeError("stir: a Graph is made from a SciPy CSR matrix")
+            raise TypeError("stir: a Graph is made from a SciPy CSR matrix "
+                            "or a torch sparse CSR tensor")
         self.csr = A.astype(np.float32)
         self.shape = A.shape
-        self._spmm = None
-        self._sddmm = None
 
     def spmm(self, B):
-        """self @ B for a dense NumPy matrix B (float32 result)."""
+        """self @ B for a dense NumPy matrix B (float32 result); for a
+        Graph of a torch tensor, stir.spmm(self, B)."""
+        if self._torch is not None:
+            return spmm(self, B)
         np = _numpy()
         B = np.asarray(B)
         if B.ndim != 2 or B.shape[0] != self.shape[1]:
@@ -357,7 +395,10 @@ class Graph(object):
 
     def sddmm(self, X, Y):
         """(X Y^T) sampled at self's non-zeros, as a CSR matrix of self's
-        pattern (float32 values)."""
+        pattern (float32 values); for a Graph of a torch tensor,
+        stir.sddmm(self, X, Y)."""
+        if self._torch is not None:
+            return sddmm(self, X, Y)
         np = _numpy()
         X = np.asarray(X)
         Y = np.asarray(Y)
@@ -373,13 +414,39 @@ class Graph(object):
         return S
 
 
+def _is_torch(x):
+    """Whether x is a torch tensor (without importing torch)."""
+    return type(x).__module__.startswith("torch")
+
+
 def spmm(A, B):
-    """A @ B for A a SciPy CSR matrix (or a stir.Graph) and B a dense NumPy
-    matrix: a float32 NumPy matrix."""
-    return (A if isinstance(A, Graph) else Graph(A)).spmm(B)
+    """A @ B.  On the host: A a SciPy CSR matrix (or a stir.Graph of one),
+    B a dense NumPy matrix; a float32 NumPy matrix.  On the GPU: A a
+    torch.sparse_csr_tensor (or a stir.Graph of one), B a CUDA tensor; a
+    float32 CUDA tensor, differentiable in B and in A's values (for a
+    Graph: in B)."""
+    if isinstance(A, Graph) and A._torch is None:
+        return A.spmm(B)
+    if _is_torch(A) or isinstance(A, Graph):
+        from . import _torch
+        if isinstance(A, Graph):
+            return _torch.SpMM.apply(A._torch, A._torch.values, B)
+        g = _torch.TorchGraph.from_torch(A)
+        return _torch.SpMM.apply(g, A.values(), B)
+    return Graph(A).spmm(B)
 
 
 def sddmm(A, X, Y):
-    """SDDMM: the values of (X Y^T) at A's non-zeros, as a SciPy CSR matrix
-    with A's pattern (float32).  A a SciPy CSR matrix or a stir.Graph."""
-    return (A if isinstance(A, Graph) else Graph(A)).sddmm(X, Y)
+    """SDDMM: the values of (X Y^T) at A's non-zeros.  On the host (A a
+    SciPy CSR matrix or a Graph of one): a float32 CSR matrix with A's
+    pattern.  On the GPU (A a torch sparse CSR tensor or a Graph of one):
+    a float32 tensor of A's nnz values in A's order, differentiable in X
+    and Y."""
+    if isinstance(A, Graph) and A._torch is None:
+        return A.sddmm(X, Y)
+    if not _is_torch(A) and not isinstance(A, Graph):
+        return Graph(A).sddmm(X, Y)
+    from . import _torch
+    g = A._torch if isinstance(A, Graph) else \
+        _torch.TorchGraph.from_torch(A)
+    return _torch.SDDMM.apply(g, X, Y)

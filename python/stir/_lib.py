@@ -27,6 +27,20 @@ class Csr(ctypes.Structure):
                 ("values", ctypes.POINTER(ctypes.c_double))]
 
 
+class CompileOptions(ctypes.Structure):
+    """stir_compile_options (include/stir/runtime.h)."""
+    _fields_ = [("arch", c_char_p), ("device", c_void_p),
+                ("n_extra", c_int), ("extra", c_void_p),
+                ("flags", ctypes.c_uint), ("cache_dir", c_char_p),
+                ("min_blocks_per_sm", c_int)]
+
+
+class Extern(ctypes.Structure):
+    """stir_gpu_extern: an array in the caller's device memory."""
+    _fields_ = [("name", c_char_p), ("ptr", ctypes.c_uint64),
+                ("bytes", ctypes.c_size_t), ("dtype", c_int)]
+
+
 def _candidates():
     env = os.environ.get("STIR_LIBRARY")
     if env:
@@ -114,6 +128,22 @@ _PROTOS = {
                                             ctypes.POINTER(c_int64)]),
     "stir_kernel_get_array_names": (c_int, [c_void_p, c_int,
                                             ctypes.POINTER(c_char_p)]),
+    "stir_kernel_copy": (c_void_p, [c_void_p, ctypes.POINTER(c_void_p)]),
+    "stir_kernel_prepare_for_gpu": (c_int, [c_void_p]),
+    "stir_schedule_prepare_for_gpu": (c_int, [c_void_p, c_void_p]),
+    "stir_device_alloc": (c_void_p, [c_void_p, c_int]),
+    "stir_device_free": (None, [c_void_p]),
+    "stir_gpu_kernel_compile": (c_void_p, [c_void_p,
+                                           ctypes.POINTER(CompileOptions)]),
+    "stir_gpu_kernel_free": (None, [c_void_p]),
+    "stir_gpu_run_alloc": (c_void_p, [c_void_p, c_void_p]),
+    "stir_gpu_run_free": (None, [c_void_p]),
+    "stir_gpu_run_bind_device": (c_int, [c_void_p, c_void_p, c_int,
+                                         ctypes.POINTER(Extern)]),
+    "stir_gpu_run_set_stream": (c_int, [c_void_p, c_void_p]),
+    "stir_gpu_run_launch": (c_int, [c_void_p, ctypes.c_uint]),
+    "stir_stream_wrap": (c_void_p, [c_void_p, c_void_p]),
+    "stir_stream_free": (None, [c_void_p]),
 }
 
 for _name, (_res, _args) in _PROTOS.items():
