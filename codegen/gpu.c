@@ -32,7 +32,12 @@ struct stir_gpu_run {
 	                              launch takes it */
 	int64_t *params;           /* owned: parameter values of the upload */
 	bool uploaded;             /* upload succeeded since the last change */
+	uint64_t *ext;             /* owned: per buffer, the caller's device
+	                              address (stir_gpu_run_bind_device), or
+	                              0 */
+	bool external;             /* bound by stir_gpu_run_bind_device */
 	stir_stream *stream;       /* owned */
+	stir_stream *user_stream;  /* borrowed, or NULL: stream is used */
 	stir_event **ev;           /* owned: start and end per launch, made on
 	                              first timed launch */
 	double ms;                 /* the last timed run, or -1 */
@@ -269,6 +274,7 @@ void stir_gpu_run_free(stir_gpu_run *r)
 	free(r->bufs);
 	free(r->funcs);
 	free(r->params);
+	free(r->ext);
 	free(r->launch_ms);
 	stir_stream_free(r->stream);
 	stir_gpu_module_free(r->mod);
@@ -318,7 +324,9 @@ stir_gpu_run *stir_gpu_run_alloc(const stir_gpu_kernel *gk, stir_device *dev)
 	r->launch_ms = calloc((size_t)r->n + 1, sizeof(*r->launch_ms));
 	r->bufs = calloc((size_t)r->n_bufs + 1, sizeof(*r->bufs));
 	r->params = calloc((size_t)p->k->params.n + 1, sizeof(*r->params));
-	if (!r->funcs || !r->packs || !r->launch_ms || !r->bufs || !r->params) {
+	r->ext = calloc((size_t)r->n_bufs + 1, sizeof(*r->ext));
+	if (!r->funcs || !r->packs || !r->launch_ms || !r->bufs || !r->params ||
+	    !r->ext) {
 		stir_error_oom(ctx);
 		stir_gpu_run_free(r);
 		return NULL;
@@ -406,7 +414,11 @@ static int bind_args(stir_gpu_run *r)
 		for (int j = 0; j < p->launches[i].n_args; j++) {
 			const cuda_arg *a = &p->launches[i].args[j];
 			int rc;
-			if (a->buf) {
+			if (a->buf && r->external &&
+			    a->buf->kind != STIR_BUFFER_LOCAL) {
+				rc = stir_arg_pack_set_ptr(pack, a->name,
+					r->ext[a->buf->index]);
+			} else if (a->buf) {
 				rc = stir_arg_pack_set_buf(pack, a->name,
 					r->bufs[a->buf->index]);
 			} else {
@@ -433,6 +445,8 @@ int stir_gpu_run_upload(stir_gpu_run *r, const stir_bindings *b)
 	const stir_kernel *k = r->gk->plan->k;
 	stir_layout l;
 	r->uploaded = false;
+	r->external = false;
+	memset(r->ext, 0, (size_t)r->n_bufs * sizeof(*r->ext));
 	if (stir_layout_init(&l, k, b, true) < 0)
 		return -1;
 	int rc = check_index_types(r, &l);
@@ -446,6 +460,124 @@ int stir_gpu_run_upload(stir_gpu_run *r, const stir_bindings *b)
 	stir_layout_release(&l);
 	r->uploaded = rc == 0;
 	return rc;
+}
+
+/* r, l, i, e: check the caller's memory "e" for buffer i at layout l. */
+static int check_extern(stir_gpu_run *r, const stir_layout *l, int i,
+	const stir_gpu_extern *e)
+{
+	const stir_buffer *buf = stir_buffer_at(&r->gk->plan->k->buffers, i);
+	size_t size = stir_dtype_size(buf->dtype);
+	size_t need = (size_t)l->buffer_len[i] * size;
+	const char *name = e->name;
+	if (e->dtype != buf->dtype) {
+		stir_error(r->ctx, buf->loc, "device array '%s' holds %s; the "
+			"kernel takes %s", name, stir_dtype_name(e->dtype),
+			stir_dtype_name(buf->dtype));
+		return -1;
+	}
+	if (e->bytes < need) {
+		stir_error(r->ctx, buf->loc, "device array '%s' has %zu bytes; "
+			"%" PRId64 " elements of %s (%zu bytes) are needed at these "
+			"sizes", name, e->bytes, l->buffer_len[i],
+			stir_dtype_name(buf->dtype), need);
+		return -1;
+	}
+	if (need && !e->ptr) {
+		stir_error(r->ctx, buf->loc, "device array '%s' has address 0",
+			name);
+		return -1;
+	}
+	unsigned align = (r->gk->plan->flags & STIR_CUDA_ALIGNED_BUFFERS) ?
+		16 : (unsigned)size;
+	if (e->ptr % align) {
+		stir_error(r->ctx, buf->loc, "device array '%s' at 0x%" PRIx64
+			" is not aligned to %u bytes, which its kernel assumes",
+			name, e->ptr, align);
+		return -1;
+	}
+	return 0;
+}
+
+/* r, sizes, n, arrays: bind the caller's device memory (see codegen.h). */
+int stir_gpu_run_bind_device(stir_gpu_run *r, const stir_bindings *sizes,
+	int n, const stir_gpu_extern *arrays)
+{
+	if (!r || !sizes || n < 0 || (n && !arrays))
+		return -1;
+	const stir_kernel *k = r->gk->plan->k;
+	stir_layout l;
+	r->uploaded = false;
+	r->external = false;
+	memset(r->ext, 0, (size_t)r->n_bufs * sizeof(*r->ext));
+	if (stir_layout_init(&l, k, sizes, false) < 0)
+		return -1;
+	int rc = check_index_types(r, &l);
+	/* each given array names a buffer a launch takes, once */
+	for (int j = 0; rc == 0 && j < n; j++) {
+		int found = -1;
+		for (int i = 0; found < 0 && i < r->n_bufs; i++) {
+			const stir_buffer *buf = stir_buffer_at(&k->buffers, i);
+			if (buf->kind != STIR_BUFFER_LOCAL && taken(r, buf) &&
+			    arrays[j].name && !strcmp(arrays[j].name,
+			    stir_buffer_get_array_name(buf)))
+				found = i;
+		}
+		for (int i = 0; found >= 0 && i < j; i++)
+			if (!strcmp(arrays[i].name, arrays[j].name)) {
+				stir_error(r->ctx, k->loc, "device array '%s' given "
+					"twice", arrays[j].name);
+				return stir_layout_release(&l), -1;
+			}
+		if (found < 0) {
+			stir_error(r->ctx, k->loc, "kernel '%s' takes no array '%s' "
+				"on the GPU", k->name, arrays[j].name ?
+				arrays[j].name : "(null)");
+			rc = -1;
+		} else if ((rc = check_extern(r, &l, found, &arrays[j])) == 0) {
+			r->ext[found] = arrays[j].ptr;
+		}
+	}
+	/* every array taken is given; the kernel's own buffers are made */
+	for (int i = 0; rc == 0 && i < r->n_bufs; i++) {
+		const stir_buffer *buf = stir_buffer_at(&k->buffers, i);
+		if (!taken(r, buf))
+			continue;
+		if (buf->kind == STIR_BUFFER_LOCAL) {
+			rc = upload_buffer(r, sizes, &l, i);
+			continue;
+		}
+		bool given = false;
+		for (int j = 0; j < n; j++)
+			given |= !strcmp(arrays[j].name,
+				stir_buffer_get_array_name(buf));
+		if (!given) {
+			stir_error(r->ctx, buf->loc, "device array '%s' of kernel "
+				"'%s' is not given", stir_buffer_get_array_name(buf),
+				k->name);
+			rc = -1;
+		}
+	}
+	if (rc == 0) {
+		memcpy(r->params, l.params, (size_t)k->params.n * sizeof(int64_t));
+		r->external = true;
+		rc = bind_args(r);
+	}
+	stir_layout_release(&l);
+	if (rc < 0)
+		memset(r->ext, 0, (size_t)r->n_bufs * sizeof(*r->ext));
+	r->uploaded = rc == 0;
+	r->external = rc == 0;
+	return rc;
+}
+
+/* r, stream: see codegen.h. */
+int stir_gpu_run_set_stream(stir_gpu_run *r, stir_stream *stream)
+{
+	if (!r)
+		return -1;
+	r->user_stream = stream;
+	return 0;
 }
 
 /* r: the events of timed launches, made once. */
@@ -469,14 +601,25 @@ static int make_events(stir_gpu_run *r)
 static int zero_owned(stir_gpu_run *r)
 {
 	const stir_kernel *k = r->gk->plan->k;
+	bool waited = false;
 	for (int i = 0; i < r->n_bufs; i++) {
 		const stir_buffer *b = stir_buffer_at(&k->buffers, i);
 		stir_gpu_buf *d = r->bufs[i];
 		if (!d || b->kind != STIR_BUFFER_LOCAL || !stir_gpu_buf_get_size(d))
 			continue;
+		/* the memset runs on the default stream: on a caller's stream
+		 * (perhaps a non-blocking one), wait for the launches before
+		 * that may still use the buffer */
+		if (r->user_stream && !waited &&
+		    stir_stream_synchronize(r->user_stream) < 0)
+			return -1;
+		waited = true;
 		if (stir_gpu_buf_memset(d, 0, stir_gpu_buf_get_size(d), 0) < 0)
 			return -1;
 	}
+	/* and the launches on the caller's stream wait for the memsets */
+	if (waited && r->user_stream && stir_device_synchronize(r->dev) < 0)
+		return -1;
 	return 0;
 }
 
@@ -486,7 +629,13 @@ static int launch_all(stir_gpu_run *r, unsigned flags, bool *empty)
 {
 	const stir_cuda_plan *p = r->gk->plan;
 	bool timed = flags & (STIR_GPU_RUN_TIME | STIR_GPU_RUN_FLUSH_L2);
+	stir_stream *stream = r->user_stream ? r->user_stream : r->stream;
 	r->ms = -1;
+	if (timed && (flags & STIR_GPU_RUN_ASYNC)) {
+		stir_error(r->ctx, stir_loc_none(), "kernel '%s': a timed run "
+			"cannot be asynchronous", p->k->name);
+		return -1;
+	}
 	if (!r->uploaded) {
 		stir_error(r->ctx, stir_loc_none(), "kernel '%s' cannot run: its "
 			"arrays were not uploaded", p->k->name);
@@ -496,7 +645,7 @@ static int launch_all(stir_gpu_run *r, unsigned flags, bool *empty)
 		return -1;
 	int first = -1, last = -1;  /* the launches that ran */
 	for (int i = 0; i < r->n; i++) {
-		stir_launch_config cfg = { .stream = r->stream };
+		stir_launch_config cfg = { .stream = stream };
 		if (cuda_plan_launch_is_empty(p, i, r->params, r->ctx, &empty[i]) < 0)
 			return -1;
 		if (empty[i])
@@ -504,19 +653,21 @@ static int launch_all(stir_gpu_run *r, unsigned flags, bool *empty)
 		if (cuda_plan_dims(p, i, r->params, r->ctx, cfg.grid, cfg.block) < 0)
 			return -1;
 		if ((flags & STIR_GPU_RUN_FLUSH_L2) && first < 0 &&
-		    stir_device_flush_l2(r->dev, r->stream) < 0)
+		    stir_device_flush_l2(r->dev, stream) < 0)
 			return -1;
-		if (timed && stir_event_record(r->ev[2 * i], r->stream) < 0)
+		if (timed && stir_event_record(r->ev[2 * i], stream) < 0)
 			return -1;
 		if (stir_gpu_func_launch(r->funcs[i], &cfg, r->packs[i]) < 0)
 			return -1;
-		if (timed && stir_event_record(r->ev[2 * i + 1], r->stream) < 0)
+		if (timed && stir_event_record(r->ev[2 * i + 1], stream) < 0)
 			return -1;
 		if (first < 0)
 			first = i;
 		last = i;
 	}
-	if (stir_stream_synchronize(r->stream) < 0) {
+	if (flags & STIR_GPU_RUN_ASYNC)
+		return 0;
+	if (stir_stream_synchronize(stream) < 0) {
 		/* a fault inside a kernel shows here, not at its launch */
 		stir_error(r->ctx, p->k->loc, "kernel '%s' failed on the GPU "
 			"(one of its %d launches)", p->k->name, r->n);
@@ -623,6 +774,12 @@ int stir_gpu_run_download(stir_gpu_run *r, stir_bindings *b)
 	for (int i = 0; i < r->n_bufs; i++) {
 		const stir_buffer *buf = stir_buffer_at(&p->k->buffers, i);
 		stir_gpu_buf *d = r->bufs[i];
+		if (r->external) {
+			stir_error(r->ctx, stir_loc_none(), "kernel '%s' runs on "
+				"device arrays of its caller: its results are there, "
+				"not downloaded", p->k->name);
+			return -1;
+		}
 		if (!d || !p->written[i] || buf->kind == STIR_BUFFER_LOCAL)
 			continue;
 		const char *name = stir_buffer_get_array_name(buf);

@@ -408,13 +408,27 @@ stir_stream *stir_stream_alloc(stir_device *dev)
 	return st;
 }
 
+/* dev, driver_stream: a stir_stream over the caller's driver stream. */
+stir_stream *stir_stream_wrap(stir_device *dev, void *driver_stream)
+{
+	if (!dev)
+		return NULL;
+	stir_stream *st = calloc(1, sizeof(*st));
+	if (!st)
+		return stir_error_oom(dev->ctx);
+	st->s = (cu_stream)driver_stream;
+	st->borrowed = true;
+	st->dev = stir_device_ref(dev);
+	return st;
+}
+
 /* stream: the stream to destroy. */
 void stir_stream_free(stir_stream *stream)
 {
 	if (!stream)
 		return;
 	stir_device *dev = stream->dev;
-	if (stir_device_enter(dev) == 0) {
+	if (!stream->borrowed && stir_device_enter(dev) == 0) {
 		stir_cu_check(dev->ctx, stir_cu.StreamDestroy(stream->s),
 			"cuStreamDestroy");
 		stir_device_leave(dev);

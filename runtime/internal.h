@@ -36,7 +36,8 @@ struct stir_gpu_buf {
 
 struct stir_stream {
 	stir_device *dev;      /* a reference */
-	cu_stream s;           /* owned */
+	cu_stream s;           /* owned, unless borrowed */
+	bool borrowed;         /* s is the caller's (stir_stream_wrap) */
 };
 
 struct stir_event {

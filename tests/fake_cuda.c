@@ -289,6 +289,7 @@ API res cuMemcpyHtoD_v2(dptr dst, const void *src, size_t n)
 	if (!in_alloc(dst, n))
 		return INVALID_VALUE;
 	memcpy((void *)(uintptr_t)dst, src, n);
+	stats.htod_copies++;
 	return OK;
 }
 
@@ -716,6 +717,7 @@ API res cuLaunchKernel(void *fp, unsigned gx, unsigned gy, unsigned gz,
 	stats.last_block[1] = by;
 	stats.last_block[2] = bz;
 	stats.last_shared = shared;
+	stats.last_stream = s;
 	return OK;
 }
 

@@ -19,6 +19,8 @@ typedef struct fake_cuda_stats {
 	unsigned last_shared;  /* its dynamic shared memory */
 	int shared_optin;      /* the last MAX_DYNAMIC_SHARED_SIZE_BYTES set */
 	int memset32_async;    /* cuMemsetD32Async calls (the L2 flush) */
+	int htod_copies;       /* cuMemcpyHtoD calls */
+	void *last_stream;     /* the stream of the last launch */
 } fake_cuda_stats;
 
 /* The kernels the fake "runs" on the host:

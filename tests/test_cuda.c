@@ -12,6 +12,7 @@
 #include <stir/stir.h>
 #include "codegen/cuda_internal.h"
 #include "ir/nodes.h"
+#include "runtime/internal.h"
 #include "tests/fake_cuda.h"
 #include "tests/testdiag.h"
 #include "tests/testutil.h"
@@ -1203,6 +1204,147 @@ static void bind_twostep(stir_bindings *b, int64_t n)
 	ck_assert_int_eq(stir_bindings_set_array(b, "Y", y), 0);
 }
 
+/* dev, n, x, y: device arrays X (= 0.25 i) and Y (NaN) of n floats. */
+static void device_twostep(stir_device *dev, int64_t n, stir_gpu_buf **x,
+	stir_gpu_buf **y)
+{
+	float *h = calloc((size_t)n + 1, sizeof(float));
+	ck_assert_ptr_nonnull(h);
+	*x = stir_gpu_buf_alloc(dev, (size_t)n * sizeof(float));
+	*y = stir_gpu_buf_alloc(dev, (size_t)n * sizeof(float));
+	ck_assert(*x && *y);
+	for (int64_t i = 0; i < n; i++)
+		h[i] = 0.25f * (float)i;
+	ck_assert_int_eq(stir_gpu_buf_copy_from_host(*x, 0, h,
+		(size_t)n * sizeof(float)), 0);
+	ck_assert_int_eq(stir_gpu_buf_fill_u32(*y, 0, (size_t)n, 0x7fc00000u),
+		0);
+	free(h);
+}
+
+/* r, ctx, want: binding the arrays e[0..n-1] at n = 100 fails with the
+ * diagnostic "want". */
+static void bind_refused(stir_gpu_run *r, stir_ctx *ctx, int n,
+	const stir_gpu_extern *e, const char *want)
+{
+	stir_bindings *sizes = stir_bindings_alloc();
+	size(sizes, "n", 100);
+	ck_assert_int_eq(stir_gpu_run_bind_device(r, sizes, n, e), -1);
+	char *d = test_diags_to_str(ctx);
+	ck_assert_msg(strstr(d, want), "got: %s", d);
+	free(d);
+	stir_ctx_clear_diagnostics(ctx);
+	ck_assert_int_eq(stir_gpu_run_launch(r, 0), -1);
+	stir_ctx_clear_diagnostics(ctx);
+	stir_bindings_free(sizes);
+}
+
+START_TEST(test_fake_bind_device)
+{
+	/* twostep on device arrays the caller owns, on the caller's stream:
+	 * no allocation but the kernel's own buffer T, no copy, the stream
+	 * passed to every launch */
+	prog p = load_prog("tests/cuda/twostep.stir");
+	stir_device *dev = open_fake(p.ctx);
+	stir_gpu_kernel *gk = fake_kernel(&p);
+	stir_gpu_run *r = stir_gpu_run_alloc(gk, dev);
+	ck_assert_ptr_nonnull(r);
+	stir_gpu_buf *x, *y;
+	device_twostep(dev, 100, &x, &y);
+	stir_stream *own = stir_stream_alloc(dev);
+	ck_assert_ptr_nonnull(own);
+	stir_stream *caller = stir_stream_wrap(dev, own->s);
+	ck_assert_ptr_nonnull(caller);
+	ck_assert_int_eq(stir_gpu_run_set_stream(r, caller), 0);
+
+	stir_gpu_extern e[2] = {
+		{ "X", stir_gpu_buf_get_ptr(x), 100 * sizeof(float), STIR_F32 },
+		{ "Y", stir_gpu_buf_get_ptr(y), 100 * sizeof(float), STIR_F32 },
+	};
+	stir_bindings *sizes = stir_bindings_alloc();
+	size(sizes, "n", 100);
+	int allocs = fake()->live_allocs, copies = fake()->htod_copies;
+	int launches = fake()->launches;
+	ck_assert_int_eq(stir_gpu_run_bind_device(r, sizes, 2, e), 0);
+	ck_assert_int_eq(fake()->live_allocs, allocs + 1);  /* T */
+	ck_assert_int_eq(stir_gpu_run_launch(r, STIR_GPU_RUN_ASYNC), 0);
+	ck_assert_int_eq(fake()->launches, launches + 2);
+	ck_assert_ptr_eq(fake()->last_stream, (void *)own->s);
+	ck_assert_int_eq(fake()->htod_copies, copies);
+	ck_assert_int_eq(stir_stream_synchronize(caller), 0);
+	float h[100];
+	ck_assert_int_eq(stir_gpu_buf_copy_to_host(y, 0, h, sizeof(h)), 0);
+	for (int i = 0; i < 100; i++)
+		ck_assert(h[i] == 0.5f * (float)i + 1);
+	/* again: nothing more allocated; synchronous this time */
+	ck_assert_int_eq(stir_gpu_run_bind_device(r, sizes, 2, e), 0);
+	ck_assert_int_eq(stir_gpu_run_launch(r, 0), 0);
+	ck_assert_int_eq(fake()->live_allocs, allocs + 1);
+	ck_assert_int_eq(fake()->htod_copies, copies);
+	/* the results are in the caller's memory, not downloaded */
+	stir_bindings *b = stir_bindings_alloc();
+	bind_twostep(b, 100);
+	ck_assert_int_eq(stir_gpu_run_download(r, b), -1);
+	stir_ctx_clear_diagnostics(p.ctx);
+	/* a timed run cannot be asynchronous */
+	ck_assert_int_eq(stir_gpu_run_launch(r, STIR_GPU_RUN_TIME |
+		STIR_GPU_RUN_ASYNC), -1);
+	stir_ctx_clear_diagnostics(p.ctx);
+	/* back to the run's own stream */
+	ck_assert_int_eq(stir_gpu_run_set_stream(r, NULL), 0);
+	ck_assert_int_eq(stir_gpu_run_launch(r, 0), 0);
+	ck_assert_ptr_ne(fake()->last_stream, (void *)own->s);
+
+	/* refusals: each leaves the run unable to launch */
+	stir_gpu_extern bad[2];
+	memcpy(bad, e, sizeof(e));
+	bad[1].bytes = 99 * sizeof(float);
+	bind_refused(r, p.ctx, 2, bad, "device array 'Y' has 396 bytes; 100 "
+		"elements of f32 (400 bytes) are needed");
+	memcpy(bad, e, sizeof(e));
+	bad[0].dtype = STIR_F64;
+	bind_refused(r, p.ctx, 2, bad, "device array 'X' holds f64; the kernel "
+		"takes f32");
+	memcpy(bad, e, sizeof(e));
+	bad[1].ptr += 2;  /* (the checks come before any access) */
+	bind_refused(r, p.ctx, 2, bad, "is not aligned to 4 bytes");
+	memcpy(bad, e, sizeof(e));
+	bad[0].ptr = 0;
+	bind_refused(r, p.ctx, 2, bad, "device array 'X' has address 0");
+	bind_refused(r, p.ctx, 1, e, "device array 'Y' of kernel 'twostep' is "
+		"not given");
+	memcpy(bad, e, sizeof(e));
+	bad[1].name = "X";
+	bind_refused(r, p.ctx, 2, bad, "device array 'X' given twice");
+	memcpy(bad, e, sizeof(e));
+	bad[1].name = "T";
+	bind_refused(r, p.ctx, 2, bad, "kernel 'twostep' takes no array 'T'");
+	/* a size missing */
+	stir_bindings *none = stir_bindings_alloc();
+	ck_assert_int_eq(stir_gpu_run_bind_device(r, none, 2, e), -1);
+	ck_assert_int_ge(stir_ctx_n_errors(p.ctx), 1);
+	stir_ctx_clear_diagnostics(p.ctx);
+	stir_bindings_free(none);
+	/* an upload after a binding works as before */
+	ck_assert_int_eq(stir_gpu_run_upload(r, b), 0);
+	ck_assert_int_eq(stir_gpu_run_launch(r, 0), 0);
+	ck_assert_int_eq(stir_gpu_run_download(r, b), 0);
+	ck_assert(stir_array_get_double(stir_bindings_get_array(b, "Y"), 99) ==
+		0.5 * 99 + 1);
+
+	stir_bindings_free(b);
+	stir_bindings_free(sizes);
+	stir_gpu_run_free(r);
+	stir_stream_free(caller);
+	stir_stream_free(own);
+	stir_gpu_buf_free(x);
+	stir_gpu_buf_free(y);
+	stir_gpu_kernel_free(gk);
+	stir_device_free(dev);
+	free_prog(&p);
+}
+END_TEST
+
 START_TEST(test_fake_run)
 {
 	/* two launches through a buffer the kernel owns: T = 2 X, Y = T + 1
@@ -1572,6 +1714,7 @@ static Suite *cuda_suite(void)
 	tc = tcase_create("run");
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_fake_run);
+	tcase_add_test(tc, test_fake_bind_device);
 	tcase_add_test(tc, test_fake_errors);
 	tcase_add_test(tc, test_compile);
 	tcase_add_test(tc, test_min_blocks);

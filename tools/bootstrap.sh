@@ -5,7 +5,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 
-packages="build-essential autoconf automake libtool pkg-config bison flex libyaml-dev check"
+packages="build-essential autoconf automake libtool pkg-config bison flex libyaml-dev check python3-numpy python3-scipy"
 missing=""
 for p in $packages; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||

@@ -193,7 +193,19 @@ enum {
 	/* Evict the L2 cache before the run (stir_device_flush_l2), so that
 	 * it starts cold, as a benchmark wants.  Implies STIR_GPU_RUN_TIME. */
 	STIR_GPU_RUN_FLUSH_L2 = 1u << 1,
+	/* Queue the launches and return without waiting for them (a launch
+	 * that fails inside the kernel then shows in the caller's next
+	 * synchronisation, not here).  Not with the two flags above. */
+	STIR_GPU_RUN_ASYNC = 1u << 2,
 };
+
+/* An array in device memory the caller owns (stir_gpu_run_bind_device). */
+typedef struct stir_gpu_extern {
+	const char *name;  /* the kernel's array name: "X", "J.indptr" */
+	uint64_t ptr;      /* device address (CUdeviceptr) */
+	size_t bytes;      /* bytes the caller owns from ptr */
+	stir_dtype dtype;  /* the type of its elements */
+} stir_gpu_extern;
 
 /* Load compiled kernel "gk" on "dev" (both must outlive the run; the
  * kernel's module too).  NULL with an error in the device's context. */
@@ -215,6 +227,31 @@ STIR_EXPORT void stir_gpu_run_free(__stir_take stir_gpu_run *r);
  * called again with other data.  0, or -1 with diagnostics. */
 STIR_EXPORT int stir_gpu_run_upload(__stir_keep stir_gpu_run *r,
 	__stir_keep const stir_bindings *b);
+/* Bind run r to device memory its caller owns, in place of
+ * stir_gpu_run_upload: "sizes" must bind every size parameter of the
+ * kernel (its arrays, if any, are not read), and arrays[0 .. n-1] give
+ * every array a launch takes (the tensors and structure arrays of the
+ * kernel the run was compiled from; the buffers the kernel owns are the
+ * run's, allocated here, zeroed before each launch).  Each is checked
+ * before anything is bound: a name the kernel's launches do not take, an
+ * array missing or given twice, an element type other than the array's,
+ * fewer bytes than the array's length at these sizes needs, an address
+ * that is 0 (for a non-empty array), not a multiple of the element size,
+ * or not of 16 bytes when the kernel was emitted with
+ * STIR_CUDA_ALIGNED_BUFFERS, is an error naming the array.  Nothing is
+ * copied: the kernel reads and writes the caller's memory, which must
+ * hold valid structure (as stir_kernel_check_bindings would check it on
+ * the host) and stay allocated until the launches end.
+ * stir_gpu_run_download then refuses (the results are in the caller's
+ * memory).  0, or -1 with diagnostics. */
+STIR_EXPORT int stir_gpu_run_bind_device(__stir_keep stir_gpu_run *r,
+	__stir_keep const stir_bindings *sizes, int n,
+	const stir_gpu_extern *arrays);
+/* The stream r's launches go to: "stream" (borrowed: it must outlive the
+ * run or the next call; stir_stream_wrap makes one of a caller's driver
+ * stream), or NULL for the run's own.  0 or -1. */
+STIR_EXPORT int stir_gpu_run_set_stream(__stir_keep stir_gpu_run *r,
+	__stir_keep stir_stream *stream);
 /* Run every launch in order on the run's stream and wait for them.  The
  * buffers the kernel owns are zeroed first (as the interpreter allocates
  * them), outside the timed region.  A launch that runs nothing at these

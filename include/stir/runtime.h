@@ -204,6 +204,13 @@ STIR_EXPORT int stir_gpu_buf_fill_u32(__stir_keep stir_gpu_buf *buf,
  * names the default stream. */
 STIR_EXPORT __stir_give stir_stream *stir_stream_alloc(
 	__stir_keep stir_device *dev);
+/* A stir_stream over "driver_stream", a driver stream (CUstream) of dev's
+ * context that the caller owns (a framework's current stream; NULL is the
+ * legacy default stream): work is queued on it; stir_stream_free frees
+ * the wrapper and leaves the driver stream alone.  NULL when memory runs
+ * out. */
+STIR_EXPORT __stir_give stir_stream *stir_stream_wrap(
+	__stir_keep stir_device *dev, void *driver_stream);
 /* Destroy the stream; work queued on it still completes. */
 STIR_EXPORT void stir_stream_free(__stir_take stir_stream *stream);
 STIR_EXPORT int stir_stream_synchronize(__stir_keep stir_stream *stream);

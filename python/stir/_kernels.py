@@ -1,0 +1,36 @@
+"""The stir programs behind stir.spmm and stir.sddmm (the same kernels as
+examples/csrmm.stir and examples/sddmm.stir)."""
+
+SPMM_SOURCE = """\
+// CSR SpMM: C = A B
+kernel csrmm(m: i32, n: i32, feat: i32, nnz: i32) {
+  axis I = dense_fixed(m);
+  axis J = sparse_variable(I, n, nnz);
+  axis Jd = dense_fixed(n);
+  axis K = dense_fixed(feat);
+  tensor A: f32[I, J];
+  tensor B: f32[Jd, K];
+  tensor C: f32[I, K];
+  iter csrmm (i, j, k) in [I, J, K] "SRS" {
+    init { C[i, k] = 0.0; }
+    C[i, k] += A[i, j] * B[j, k];
+  }
+}
+"""
+
+SDDMM_SOURCE = """\
+// SDDMM: S = (X Y^T) masked by J's structure
+kernel sddmm(m: i32, n: i32, feat: i32, nnz: i32) {
+  axis I = dense_fixed(m);
+  axis J = sparse_variable(I, n, nnz);
+  axis Jd = dense_fixed(n);
+  axis K = dense_fixed(feat);
+  tensor X: f32[I, K];
+  tensor Y: f32[Jd, K];
+  tensor S: f32[I, J];
+  iter sddmm (i, j, k) in [fuse(I, J), K] "SSR" {
+    init { S[i, j] = 0.0; }
+    S[i, j] += X[i, k] * Y[j, k];
+  }
+}
+"""

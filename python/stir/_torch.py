@@ -1,0 +1,147 @@
+"""stir.spmm / stir.sddmm / stir.Graph on torch CUDA tensors, and their
+torch.autograd.Function wrappers.  The kernels are the CSR programs of
+_kernels.py under the default GPU schedule (a fixed choice until the
+tuner exists; docs/python.md)."""
+import torch
+
+from ._kernels import SPMM_SOURCE, SDDMM_SOURCE
+
+_KERNELS = {}
+
+
+def _kernel(which):
+    """The shared Kernel of "spmm" or "sddmm" (loaded once)."""
+    k = _KERNELS.get(which)
+    if k is None:
+        from . import loads
+        k = loads(SPMM_SOURCE if which == "spmm" else SDDMM_SOURCE,
+                  "<stir.%s>" % which)
+        _KERNELS[which] = k
+    return k
+
+
+class TorchGraph(object):
+    """A sparse matrix on the GPU in the form the kernels take: int32
+    indptr and indices, float32 values; its transpose made on first use
+    (for SpMM's backward), with the permutation of the values."""
+
+    def __init__(self, indptr, indices, values, shape):
+        self.indptr = indptr.to(torch.int32).contiguous()
+        self.indices = indices.to(torch.int32).contiguous()
+        self.values = values.to(torch.float32).contiguous()
+        self.shape = (int(shape[0]), int(shape[1]))
+        self.nnz = int(self.indices.numel())
+        self._t = None
+        self._perm = None
+
+    @classmethod
+    def from_torch(cls, A):
+        """From a torch.sparse_csr_tensor (or a sparse COO one) on the
+        GPU."""
+        if A.layout == torch.sparse_coo:
+            A = A.coalesce().to_sparse_csr()
+        if A.layout != torch.sparse_csr:
+            raise TypeError("stir: a sparse CSR (or COO) tensor is needed")
+        if not A.is_cuda:
+            raise TypeError("stir: the tensor must be on a CUDA device")
+        return cls(A.crow_indices(), A.col_indices(), A.values(), A.shape)
+
+    def transpose(self):
+        """(A^T as a TorchGraph, perm): A^T's values are
+        A.values[perm]."""
+        if self._t is None:
+            m, n = self.shape
+            rows = torch.repeat_interleave(
+                torch.arange(m, device=self.indices.device, dtype=torch.int64),
+                (self.indptr[1:] - self.indptr[:-1]).to(torch.int64))
+            cols = self.indices.to(torch.int64)
+            key = cols * m + rows
+            perm = torch.argsort(key, stable=True)
+            counts = torch.bincount(cols, minlength=n)
+            indptr = torch.zeros(n + 1, dtype=torch.int64,
+                                 device=self.indices.device)
+            indptr[1:] = torch.cumsum(counts, 0)
+            self._perm = perm
+            self._t = TorchGraph(indptr, rows[perm], self.values[perm],
+                                 (n, m))
+        return self._t, self._perm
+
+    def spmm(self, B, values=None):
+        """self @ B (B a float32 CUDA tensor of self.shape[1] rows)."""
+        if B.dim() != 2 or B.shape[0] != self.shape[1]:
+            raise ValueError("stir.spmm: B has shape %s; a (%d, F) matrix "
+                             "is needed" % (tuple(B.shape), self.shape[1]))
+        B = B.to(torch.float32).contiguous()
+        v = self.values if values is None else values.contiguous()
+        out = _kernel("spmm").run(
+            backend="cuda",
+            sizes={"m": self.shape[0], "n": self.shape[1],
+                   "feat": int(B.shape[1]), "nnz": self.nnz},
+            **{"J.indptr": self.indptr, "J.indices": self.indices,
+               "A": v, "B": B})
+        return out["C"]
+
+    def sddmm(self, X, Y):
+        """The values of X Y^T at self's non-zeros (a float32 tensor of
+        nnz entries, in self's order)."""
+        if X.dim() != 2 or Y.dim() != 2 or X.shape[0] != self.shape[0] or \
+                Y.shape[0] != self.shape[1] or X.shape[1] != Y.shape[1]:
+            raise ValueError("stir.sddmm: X %s and Y %s do not fit a %s "
+                             "matrix" % (tuple(X.shape), tuple(Y.shape),
+                                         self.shape))
+        out = _kernel("sddmm").run(
+            backend="cuda",
+            sizes={"m": self.shape[0], "n": self.shape[1],
+                   "feat": int(X.shape[1]), "nnz": self.nnz},
+            **{"J.indptr": self.indptr, "J.indices": self.indices,
+               "X": X.to(torch.float32).contiguous(),
+               "Y": Y.to(torch.float32).contiguous()})
+        return out["S"]
+
+
+class SpMM(torch.autograd.Function):
+    """C = A B with A's values "values" on graph g: backward gives dB = A^T
+    dC (SpMM on the transpose) and d values = SDDMM(A, dC, B)."""
+
+    @staticmethod
+    def forward(ctx, g, values, B):
+        ctx.g = g
+        ctx.save_for_backward(values, B)
+        return g.spmm(B, values)
+
+    @staticmethod
+    def backward(ctx, dC):
+        values, B = ctx.saved_tensors
+        g = ctx.g
+        dC = dC.contiguous()
+        dvalues = dB = None
+        if ctx.needs_input_grad[2]:
+            t, perm = g.transpose()
+            dB = t.spmm(dC, values[perm].contiguous())
+        if ctx.needs_input_grad[1]:
+            dvalues = g.sddmm(dC, B)
+        return None, dvalues, dB
+
+
+class SDDMM(torch.autograd.Function):
+    """s = (X Y^T) at graph g's non-zeros: ds -> dX = S dY... as SpMMs with
+    S's values ds: dX = S Y, dY = S^T X."""
+
+    @staticmethod
+    def forward(ctx, g, X, Y):
+        ctx.g = g
+        ctx.save_for_backward(X, Y)
+        return g.sddmm(X, Y)
+
+    @staticmethod
+    def backward(ctx, ds):
+        X, Y = ctx.saved_tensors
+        g = ctx.g
+        ds = ds.contiguous()
+        dX = dY = None
+        if ctx.needs_input_grad[1]:
+            dX = g.spmm(Y, ds)
+        if ctx.needs_input_grad[2]:
+            t, perm = g.transpose()
+            dY = t.spmm(X, ds[perm].contiguous())
+        return None, dX, dY
