@@ -330,6 +330,10 @@ static const struct {
 	{ "csrmm", "examples/csrmm.yaml", "m=40,n=30,feat=24" },
 	{ "csrmm", "examples/csrmm_hyb.yaml", "m=70,n=50" },
 	{ "csrmm", "examples/csrmm_hyb_grouped.yaml", "m=70,n=50" },
+	/* SR-BCRS(8, 4): rows not a multiple of t, features not of the
+	 * lanes, and fewer columns than g (windows holding every column) */
+	{ "csrmm", "examples/csrmm_srbcrs.yaml", "m=43,n=30,feat=40" },
+	{ "csrmm", "examples/csrmm_srbcrs.yaml", "m=13,n=3,feat=5" },
 	{ "ellmv", "examples/ellmv.yaml", "m=300,n=50" },
 	{ "rgcn_homo", "examples/rgcn_homo.yaml", "m=20,n=30,fout=40" },
 	{ "rgms", "examples/rgms.yaml", "r=3,m=20,n=20,fout=24" },
