@@ -324,6 +324,7 @@ static const struct {
 	const char *kernel, *schedule, *sizes;
 } scheduled[] = {
 	{ "bsrmm", "examples/bsrmm.yaml", "mb=5,nb=6,feat=20" },
+	{ "bsrmm", "examples/bsrmm_cuda.yaml", "mb=5,nb=6,feat=40" },
 	{ "csf_square_sum", "examples/csf_square_sum.yaml", "m=300" },
 	{ "csr2bsr", "examples/csr2bsr.yaml", "m=200,n=100" },
 	{ "csr_softmax", "examples/csr_softmax.yaml", "m=300,n=40" },
