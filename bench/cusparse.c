@@ -17,7 +17,8 @@
 	X(cusparseCreateCsr) X(cusparseDestroySpMat) \
 	X(cusparseCreateDnMat) X(cusparseDestroyDnMat) \
 	X(cusparseSpMM_bufferSize) X(cusparseSpMM_preprocess) X(cusparseSpMM) \
-	X(cusparseSDDMM_bufferSize) X(cusparseSDDMM_preprocess) X(cusparseSDDMM)
+	X(cusparseSDDMM_bufferSize) X(cusparseSDDMM_preprocess) X(cusparseSDDMM) \
+	X(cusparseCreateBsr) X(cusparseCreateBlockedEll)
 
 struct bench_cusparse {
 	stir_ctx *ctx;
@@ -31,11 +32,22 @@ struct bench_cusparse {
 	void *cudart;
 	int (*cudaMalloc)(void **, size_t);
 	int (*cudaFree)(void *);
+	/* cuBLAS, opened by the first bench_gemm_create */
+	void *cublas;
+	void *blas;                /* cublasHandle_t */
+	int (*cublasGemmEx)(void *, int, int, int, int, int, const void *,
+		const void *, int, int, const void *, int, int, const void *,
+		void *, int, int, int, int);
+	int (*cublasDestroy)(void *);
 };
 
 struct bench_op {
 	bench_cusparse *cs;
 	bool sddmm;
+	bool gemm;                 /* cuBLAS: C = A B, dense */
+	int64_t gm, gn, gk;        /* gemm: rows of C, its columns, inner */
+	uint64_t ga, gb, gc;       /* gemm: A (gm x gk), B (gk x gn), C */
+	cudaDataType ctype;        /* SpMM: the type of C and of the sums */
 	cusparseSpMatDescr_t sp;
 	cusparseDnMatDescr_t d1, d2;
 	void *work;                /* workspace (cudaMalloc) */
@@ -128,6 +140,10 @@ void bench_cusparse_close(bench_cusparse *cs)
 		return;
 	if (cs->handle)
 		cs->cusparseDestroy(cs->handle);
+	if (cs->blas)
+		cs->cublasDestroy(cs->blas);
+	if (cs->cublas)
+		dlclose(cs->cublas);
 	if (cs->lib)
 		dlclose(cs->lib);
 	if (cs->cudart)
@@ -231,6 +247,87 @@ bench_op *bench_sddmm_create(bench_cusparse *cs, int64_t m, int64_t n,
 	return op;
 }
 
+bench_op *bench_blocked_create(bench_cusparse *cs, bool ell, int64_t m,
+	int64_t n, int64_t block, int64_t nblocks, uint64_t ptr, uint64_t idx,
+	uint64_t values, bool f16, int64_t feat, uint64_t b, uint64_t c)
+{
+	bench_op *op = calloc(1, sizeof(*op));
+	if (!op)
+		return NULL;
+	op->cs = cs;
+	op->alg = ell ? -2 : -1;
+	float alpha = 1, beta = 0;
+	size_t size = 0;
+	cudaDataType vt = f16 ? CUDA_R_16F : CUDA_R_32F;
+	cusparseSpMMAlg_t a = ell ? CUSPARSE_SPMM_BLOCKED_ELL_ALG1 :
+		CUSPARSE_SPMM_BSR_ALG1;
+	cusparseStatus_t st = ell ? cs->cusparseCreateBlockedEll(&op->sp, m, n,
+		block, nblocks * block, (void *)(uintptr_t)idx,
+		(void *)(uintptr_t)values, CUSPARSE_INDEX_32I,
+		CUSPARSE_INDEX_BASE_ZERO, vt) : cs->cusparseCreateBsr(&op->sp,
+		m / block, n / block, nblocks, block, block,
+		(void *)(uintptr_t)ptr, (void *)(uintptr_t)idx,
+		(void *)(uintptr_t)values, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+		CUSPARSE_INDEX_BASE_ZERO, vt, CUSPARSE_ORDER_ROW);
+	if (check(cs, st, ell ? "cusparseCreateBlockedEll" :
+		"cusparseCreateBsr") < 0 ||
+	    check(cs, cs->cusparseCreateDnMat(&op->d1, n, feat, feat,
+		(void *)(uintptr_t)b, vt, CUSPARSE_ORDER_ROW),
+		"cusparseCreateDnMat") < 0 ||
+	    make_dense(cs, &op->d2, m, feat, c, CUSPARSE_ORDER_ROW) < 0 ||
+	    check(cs, cs->cusparseSpMM_bufferSize(cs->handle,
+		CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE,
+		&alpha, op->sp, op->d1, &beta, op->d2, CUDA_R_32F, a, &size),
+		"cusparseSpMM_bufferSize") < 0 ||
+	    workspace(cs, op, size) < 0) {
+		bench_op_free(op);
+		return NULL;
+	}
+	return op;
+}
+
+bench_op *bench_gemm_create(bench_cusparse *cs, int64_t m, int64_t n,
+	int64_t k, uint64_t a, uint64_t b, uint64_t c)
+{
+	static const char *const libs[] = { "libcublas.so.13",
+		"/usr/local/cuda/lib64/libcublas.so.13", "libcublas.so.12",
+		"libcublas.so", NULL };
+	if (!cs->cublas) {
+		int (*create)(void **) = NULL;
+		cs->cublas = open_first(libs);
+		if (cs->cublas) {
+			*(void **)&create = dlsym(cs->cublas, "cublasCreate_v2");
+			*(void **)&cs->cublasGemmEx = dlsym(cs->cublas,
+				"cublasGemmEx");
+			*(void **)&cs->cublasDestroy = dlsym(cs->cublas,
+				"cublasDestroy_v2");
+		}
+		if (!create || !cs->cublasGemmEx || !cs->cublasDestroy ||
+		    create(&cs->blas) != 0) {
+			stir_error(cs->ctx, stir_loc_none(), "cannot load "
+				"cuBLAS (libcublas.so.13 or .12) or create its "
+				"handle");
+			if (cs->cublas)
+				dlclose(cs->cublas);
+			cs->cublas = NULL;
+			cs->blas = NULL;
+			return NULL;
+		}
+	}
+	bench_op *op = calloc(1, sizeof(*op));
+	if (!op)
+		return NULL;
+	op->cs = cs;
+	op->gemm = true;
+	op->gm = m;
+	op->gn = n;
+	op->gk = k;
+	op->ga = a;
+	op->gb = b;
+	op->gc = c;
+	return op;
+}
+
 int bench_op_run(bench_op *op)
 {
 	bench_cusparse *cs = op->cs;
@@ -240,6 +337,29 @@ int bench_op_run(bench_op *op)
 			CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE,
 			&alpha, op->d1, op->d2, &beta, op->sp, CUDA_R_32F,
 			CUSPARSE_SDDMM_ALG_DEFAULT, op->work), "cusparseSDDMM");
+	if (op->gemm) {
+		/* row-major C = A B is column-major C^T = B^T A^T; f16 in,
+		 * f32 sums and C (CUBLAS_COMPUTE_32F = 68, GEMM_DEFAULT =
+		 * -1, which uses the tensor cores) */
+		int st = cs->cublasGemmEx(cs->blas, 0, 0, (int)op->gn,
+			(int)op->gm, (int)op->gk, &alpha,
+			(void *)(uintptr_t)op->gb, CUDA_R_16F, (int)op->gn,
+			(void *)(uintptr_t)op->ga, CUDA_R_16F, (int)op->gk, &beta,
+			(void *)(uintptr_t)op->gc, CUDA_R_32F, (int)op->gn, 68, -1);
+		if (st != 0) {
+			stir_error(cs->ctx, stir_loc_none(), "cublasGemmEx "
+				"failed with status %d", st);
+			return -1;
+		}
+		return 0;
+	}
+	if (op->alg < 0)
+		return check(cs, cs->cusparseSpMM(cs->handle,
+			CUSPARSE_OPERATION_NON_TRANSPOSE,
+			CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, op->sp, op->d1,
+			&beta, op->d2, CUDA_R_32F, op->alg == -1 ?
+			CUSPARSE_SPMM_BSR_ALG1 : CUSPARSE_SPMM_BLOCKED_ELL_ALG1,
+			op->work), "cusparseSpMM");
 	return check(cs, cs->cusparseSpMM(cs->handle,
 		CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE,
 		&alpha, op->sp, op->d1, &beta, op->d2, CUDA_R_32F,

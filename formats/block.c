@@ -262,24 +262,6 @@ stir_host_format *stir_csr_to_dbsr(stir_ctx *ctx, const stir_csr *csr,
 	return build_bsr(&bld, &A, block, true, b);
 }
 
-/* bld, A, s, t, g: check that every row block whose last group
- * needs padding tiles has a column left for them.  0 or -1. */
-static int check_tile_padding(fmt_build *bld, const fmt_csr *A,
-	const block_set *s, int64_t t, int64_t g)
-{
-	for (int64_t k = 0; k < s->nrb; k++) {
-		int64_t nt = s->ptr[k + 1] - s->ptr[k];
-		if (nt % g != 0 && nt == A->ncols)
-			return fmt_build_error(bld, "row block %" PRId64
-				" (rows %" PRId64 " to %" PRId64 ") holds all %"
-				PRId64 " columns of the matrix, so no column is "
-				"left to pad its last group of %" PRId64 " tiles",
-				k, k * t, (A->nrows - k * t < t ? A->nrows :
-				k * t + t) - 1, A->ncols, g);
-	}
-	return 0;
-}
-
 stir_host_format *stir_csr_to_sr_bcrs(stir_ctx *ctx, const stir_csr *csr,
 	int64_t t, int64_t g, stir_dtype index_type, stir_dtype value_type,
 	const char *suffix, stir_bindings *b)
@@ -303,11 +285,9 @@ stir_host_format *stir_csr_to_sr_bcrs(stir_ctx *ctx, const stir_csr *csr,
 	if (block_set_build(&bld, &A, t, 1, &s) < 0)
 		return fmt_build_abort(&bld);
 	int64_t mt = s.nrb;
-	int64_t *gptr = check_tile_padding(&bld, &A, &s, t, g) < 0 ? NULL :
-		malloc((size_t)(mt + 1) * sizeof(*gptr));
+	int64_t *gptr = malloc((size_t)(mt + 1) * sizeof(*gptr));
 	if (!gptr) {
-		if (!bld.diag)
-			stir_error_oom(ctx);
+		stir_error_oom(ctx);
 		block_set_release(&s);
 		return fmt_build_abort(&bld);
 	}
@@ -356,7 +336,10 @@ stir_host_format *stir_csr_to_sr_bcrs(stir_ctx *ctx, const stir_csr *csr,
 			for (int64_t j = 0; j < nt; j++)
 				fmt_put_index(f->itype, td, base + j, tiles[j]);
 			if (base + nt < end) {
-				int64_t pad = fmt_first_absent(tiles, nt);
+				/* a column absent from the window, or its last
+				 * one repeated when it holds every column */
+				int64_t pad = nt < A.ncols ?
+					fmt_first_absent(tiles, nt) : tiles[nt - 1];
 				for (int64_t j = base + nt; j < end; j++)
 					fmt_put_index(f->itype, td, j, pad);
 			}

@@ -503,10 +503,22 @@ static int verify_sr_bcrs(vstate *v)
 				PRId64 " groups, more than maxg = %" PRId64, pn,
 				k, hi - lo, maxg);
 		for (int64_t p = lo * g; p < hi * g; p++) {
-			int64_t col = 0;
-			if (get_index(v, tn, ta, p, v->A->ncols, &col) < 0)
+			int64_t col = 0, prev = -1;
+			if ((p > lo * g && get_index(v, tn, ta, p - 1,
+				v->A->ncols, &prev) < 0) ||
+			    get_index(v, tn, ta, p, v->A->ncols, &col) < 0)
 				return -1;
-			for (int64_t ti = 0; ti < t; ti++) {
+			/* a tile repeating the column of the one before pads
+			 * the last group of a window holding every column */
+			for (int64_t ti = 0; ti < t && col == prev; ti++) {
+				int64_t slot = p * t + ti;
+				if (stir_array_get_double(va, slot) != 0)
+					return verr(v, "array '%s': slot %" PRId64
+						" pads a repeated column but holds "
+						"%.17g, not 0", an, slot,
+						stir_array_get_double(va, slot));
+			}
+			for (int64_t ti = 0; ti < t && col != prev; ti++) {
 				int64_t slot = p * t + ti;
 				if (check_cell(v, an, slot, k * t + ti, col,
 					stir_array_get_double(va, slot),

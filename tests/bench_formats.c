@@ -8,7 +8,7 @@
  *
  * FORMAT is one of hyb1 hyb2 hyb3 (hybrid with c = 1, 2, 3 and buckets
  * 1 .. 32), hyb-4-32 (c = 1, buckets 4 and 32), pad4, bsr16, dbsr16,
- * srbcrs16x8; the default is hyb1 hyb3.  Each is built with i32 indices
+ * srbcrs8x4, srbcrs16x8; the default is hyb1 hyb3.  Each is built with i32 indices
  * and f32 values and checked; the times go to stdout. */
 #include <inttypes.h>
 #include <math.h>
@@ -122,6 +122,9 @@ static int bench(stir_ctx *ctx, const stir_csr *m, const char *name)
 		f = stir_csr_to_bsr(ctx, m, 16, STIR_I32, STIR_F32, "_bsr", b);
 	else if (!strcmp(name, "dbsr16"))
 		f = stir_csr_to_dbsr(ctx, m, 16, STIR_I32, STIR_F32, "_dbsr", b);
+	else if (!strcmp(name, "srbcrs8x4"))
+		f = stir_csr_to_sr_bcrs(ctx, m, 8, 4, STIR_I32, STIR_F32, "_sr",
+			b);
 	else if (!strcmp(name, "srbcrs16x8"))
 		f = stir_csr_to_sr_bcrs(ctx, m, 16, 8, STIR_I32, STIR_F32, "_sr",
 			b);

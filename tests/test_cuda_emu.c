@@ -324,12 +324,17 @@ static const struct {
 	{ "bsrmm", "examples/bsrmm.yaml", "mb=5,nb=6,feat=20" },
 	{ "bsrmm", "examples/bsrmm_tc16.yaml", "mb=5,nb=6" },
 	{ "bsrmm", "tests/tensorize/bsrmm_tc_mem.yaml", "mb=5,nb=6" },
+	{ "bsrmm", "examples/bsrmm_cuda.yaml", "mb=5,nb=6,feat=40" },
 	{ "csf_square_sum", "examples/csf_square_sum.yaml", "m=300" },
 	{ "csr2bsr", "examples/csr2bsr.yaml", "m=200,n=100" },
 	{ "csr_softmax", "examples/csr_softmax.yaml", "m=300,n=40" },
 	{ "csrmm", "examples/csrmm.yaml", "m=40,n=30,feat=24" },
 	{ "csrmm", "examples/csrmm_hyb.yaml", "m=70,n=50" },
 	{ "csrmm", "examples/csrmm_hyb_grouped.yaml", "m=70,n=50" },
+	/* SR-BCRS(8, 4): rows not a multiple of t, features not of the
+	 * lanes, and fewer columns than g (windows holding every column) */
+	{ "csrmm", "examples/csrmm_srbcrs.yaml", "m=43,n=30,feat=40" },
+	{ "csrmm", "examples/csrmm_srbcrs.yaml", "m=13,n=3,feat=5" },
 	{ "ellmv", "examples/ellmv.yaml", "m=300,n=50" },
 	{ "rgcn_homo", "examples/rgcn_homo.yaml", "m=20,n=30,fout=40" },
 	{ "rgms", "examples/rgms.yaml", "r=3,m=20,n=20,fout=24" },
