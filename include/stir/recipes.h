@@ -22,6 +22,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stir/formats.h>
+#include <stir/io.h>
 #include <stir/schedule.h>
 
 #ifdef __cplusplus
@@ -156,6 +157,22 @@ STIR_EXPORT bool stir_spmm_hybrid_fits(const stir_spmm_hybrid_params *p,
  * stir_spmm_hybrid_format_flags(p->c), and the locality order. */
 STIR_EXPORT unsigned stir_spmm_hybrid_params_format_flags(
 	const stir_spmm_hybrid_params *p);
+
+/* The tuner's cost model (docs/recipes.md): an estimate, in arbitrary
+ * units, of candidate p's time on matrix "a" (CSR) at "feat" features on
+ * a GPU of "n_sms" SMs (< 1: 132), from the bytes it moves (padding from
+ * its buckets over a's row lengths, gathers of B with the share L2
+ * holds, writes of C, atomics), its blocks, rows' serial steps and waves.
+ * Deterministic; -1 when p does not apply at feat. */
+STIR_EXPORT double stir_spmm_hybrid_model_cost(
+	const stir_spmm_hybrid_params *p, __stir_keep const stir_csr *a,
+	int64_t feat, int n_sms);
+/* The candidates that apply at "feat", cheapest first by the model (ties
+ * by index) into order[] (room for stir_spmm_hybrid_n_candidates()),
+ * their costs into costs[] when not NULL.  The count, or -1 when out of
+ * memory. */
+STIR_EXPORT int stir_spmm_hybrid_model_rank(__stir_keep const stir_csr *a,
+	int64_t feat, int n_sms, int *order, double *costs);
 
 /* ---- SDDMM ------------------------------------------------------------ */
 
