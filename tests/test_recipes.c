@@ -242,6 +242,49 @@ START_TEST(test_spmm_model)
 }
 END_TEST
 
+/* i, n: four columns a row but row 0, three. */
+static int64_t deg_four_but_one(int64_t i, int64_t n)
+{
+	(void)n;
+	return i == 0 ? 3 : 4;
+}
+
+/* Matrix signatures: the histogram's buckets, equality at tolerance 0,
+ * a graph one non-zero apart alike within a tolerance and not at 0,
+ * graphs of other shapes not alike. */
+START_TEST(test_matrix_sig)
+{
+	stir_matrix_sig s4, s4b, shub, sspread;
+	stir_csr *a = make_csr(20000, deg_four);
+	stir_matrix_sig_of(a, &s4);
+	ck_assert_int_eq(s4.rows, 20000);
+	ck_assert_int_eq(s4.cols, 20000);
+	ck_assert_int_eq(s4.nnz, 80000);
+	ck_assert_int_eq(s4.hist[3], 20000);   /* 4 .. 7 columns */
+	ck_assert(stir_matrix_sig_similar(&s4, &s4, 0));
+	stir_csr_free(a);
+	/* row 0 one column shorter: 3 columns, in bucket 2 */
+	a = make_csr(20000, deg_four_but_one);
+	stir_matrix_sig_of(a, &s4b);
+	ck_assert_int_eq(s4b.hist[2], 1);
+	ck_assert_int_eq(s4b.hist[3], 19999);
+	ck_assert(!stir_matrix_sig_similar(&s4, &s4b, 0));
+	ck_assert_int_eq(s4b.nnz, 79999);
+	ck_assert(stir_matrix_sig_similar(&s4, &s4b, 0.01));
+	stir_csr_free(a);
+	a = make_csr(20000, deg_hubs);
+	stir_matrix_sig_of(a, &shub);
+	stir_csr_free(a);
+	a = make_csr(20000, deg_spread);
+	stir_matrix_sig_of(a, &sspread);
+	stir_csr_free(a);
+	ck_assert_int_eq(shub.hist[2] + shub.hist[8], 20000);
+	ck_assert(!stir_matrix_sig_similar(&s4, &shub, 0.1));
+	ck_assert(!stir_matrix_sig_similar(&shub, &sspread, 0.1));
+	ck_assert(!stir_matrix_sig_similar(&s4, &sspread, 0.1));
+}
+END_TEST
+
 /* The suite. */
 static Suite *recipes_suite(void)
 {
@@ -252,6 +295,7 @@ static Suite *recipes_suite(void)
 	tcase_add_test(tc, test_sddmm_candidates);
 	tcase_add_test(tc, test_wrong_kernel);
 	tcase_add_test(tc, test_spmm_model);
+	tcase_add_test(tc, test_matrix_sig);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -174,6 +174,24 @@ STIR_EXPORT double stir_spmm_hybrid_model_cost(
 STIR_EXPORT int stir_spmm_hybrid_model_rank(__stir_keep const stir_csr *a,
 	int64_t feat, int n_sms, int *order, double *costs);
 
+/* The structure of a matrix a tuning record keys on: its sizes and its
+ * rows' lengths in log2 buckets, hist[0] the empty rows, hist[b] those
+ * of 2^(b-1) to 2^b - 1 columns (the last bucket also longer ones). */
+#define STIR_MATRIX_SIG_BUCKETS 40
+typedef struct stir_matrix_sig {
+	int64_t rows, cols, nnz;
+	int64_t hist[STIR_MATRIX_SIG_BUCKETS];
+} stir_matrix_sig;
+/* Matrix a's signature into *s. */
+STIR_EXPORT void stir_matrix_sig_of(__stir_keep const stir_csr *a,
+	stir_matrix_sig *s);
+/* Whether signatures a and b are alike within tol (>= 0): rows, columns
+ * and non-zeros each within tol of the larger, and the histograms, as
+ * shares of the rows, at most tol apart (the sum of the differences).
+ * tol 0: equal. */
+STIR_EXPORT bool stir_matrix_sig_similar(const stir_matrix_sig *a,
+	const stir_matrix_sig *b, double tol);
+
 /* ---- SDDMM ------------------------------------------------------------ */
 
 /* How the work maps onto a thread block: "lanes" threads per non-zero

@@ -161,3 +161,43 @@ int stir_spmm_hybrid_model_rank(const stir_csr *a, int64_t feat, int n_sms,
 	free(r);
 	return m;
 }
+
+/* a, s: see recipes.h. */
+void stir_matrix_sig_of(const stir_csr *a, stir_matrix_sig *s)
+{
+	*s = (stir_matrix_sig){ a->nrows, a->ncols, a->nnz, { 0 } };
+	for (int64_t i = 0; i < a->nrows; i++) {
+		int64_t d = a->indptr[i + 1] - a->indptr[i];
+		int b = 0;
+		while (d > 0 && b < STIR_MATRIX_SIG_BUCKETS - 1) {
+			d >>= 1;
+			b++;
+		}
+		s->hist[b]++;
+	}
+}
+
+/* x, y, tol: whether x and y lie within tol of each other, relative to
+ * the larger. */
+static bool near(int64_t x, int64_t y, double tol)
+{
+	double m = (double)(x > y ? x : y);
+	double diff = (double)(x > y ? x - y : y - x);
+	return diff <= tol * m;
+}
+
+/* a, b, tol: see recipes.h. */
+bool stir_matrix_sig_similar(const stir_matrix_sig *a,
+	const stir_matrix_sig *b, double tol)
+{
+	if (!near(a->rows, b->rows, tol) || !near(a->cols, b->cols, tol) ||
+	    !near(a->nnz, b->nnz, tol))
+		return false;
+	double dist = 0;
+	for (int i = 0; i < STIR_MATRIX_SIG_BUCKETS; i++) {
+		double x = a->rows ? (double)a->hist[i] / (double)a->rows : 0;
+		double y = b->rows ? (double)b->hist[i] / (double)b->rows : 0;
+		dist += x > y ? x - y : y - x;
+	}
+	return dist <= tol;
+}
