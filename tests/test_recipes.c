@@ -110,6 +110,181 @@ START_TEST(test_wrong_kernel)
 }
 END_TEST
 
+/* n, deg: a CSR matrix of n rows and columns, row i of deg(i, n) columns
+ * (0 .. deg - 1: the model looks at row lengths only); free with stir_csr_free. */
+static stir_csr *make_csr(int64_t n, int64_t (*deg)(int64_t, int64_t))
+{
+	stir_csr *a = calloc(1, sizeof(*a));
+	ck_assert_ptr_nonnull(a);
+	a->nrows = a->ncols = n;
+	a->indptr = malloc(sizeof(int64_t) * (size_t)(n + 1));
+	ck_assert_ptr_nonnull(a->indptr);
+	a->indptr[0] = 0;
+	for (int64_t i = 0; i < n; i++)
+		a->indptr[i + 1] = a->indptr[i] + deg(i, n);
+	a->nnz = a->indptr[n];
+	a->indices = malloc(sizeof(int64_t) * (size_t)(a->nnz + 1));
+	a->values = malloc(sizeof(double) * (size_t)(a->nnz + 1));
+	ck_assert_ptr_nonnull(a->indices);
+	ck_assert_ptr_nonnull(a->values);
+	for (int64_t i = 0; i < n; i++) {
+		int64_t d = a->indptr[i + 1] - a->indptr[i];
+		for (int64_t j = 0; j < d; j++) {
+			/* ascending: columns 0 .. d - 1 */
+			a->indices[a->indptr[i] + j] = j;
+			a->values[a->indptr[i] + j] = 1;
+		}
+	}
+	return a;
+}
+
+/* i, n: four columns a row. */
+static int64_t deg_four(int64_t i, int64_t n)
+{
+	(void)i, (void)n;
+	return 4;
+}
+
+/* i, n: two columns a row, and every 64th row a hub of 250. */
+static int64_t deg_hubs(int64_t i, int64_t n)
+{
+	(void)n;
+	return i % 64 == 0 ? 250 : 2;
+}
+
+/* i, n: a power-law-like spread of row lengths, 1 to 128. */
+static int64_t deg_spread(int64_t i, int64_t n)
+{
+	(void)n;
+	int64_t d = 1;
+	for (int64_t x = i * 2654435761u % 1024; x > 0 && d < 128; x /= 3)
+		d *= 2;
+	return d;
+}
+
+/* The cost model: deterministic, only candidates that apply, the
+ * cheapest first; sane on the shapes of graphs: short even rows prefer
+ * narrow buckets without splits, hubs a widest bucket that holds them. */
+START_TEST(test_spmm_model)
+{
+	int n = stir_spmm_hybrid_n_candidates();
+	int order[256], order2[256];
+	double costs[256];
+	ck_assert_int_le(n, 256);
+	int64_t feats[] = { 32, 64, 128, 256, 512 };
+	int64_t (*degs[])(int64_t, int64_t) = { deg_four, deg_hubs,
+		deg_spread };
+	for (size_t g = 0; g < sizeof(degs) / sizeof(degs[0]); g++) {
+		stir_csr *a = make_csr(20000, degs[g]);
+		for (size_t f = 0; f < sizeof(feats) / sizeof(feats[0]); f++) {
+			int m = stir_spmm_hybrid_model_rank(a, feats[f], 132,
+				order, costs);
+			ck_assert_int_gt(m, 0);
+			ck_assert_int_le(m, n);
+			int m2 = stir_spmm_hybrid_model_rank(a, feats[f], 132,
+				order2, NULL);
+			ck_assert_int_eq(m, m2);
+			for (int i = 0; i < m; i++) {
+				const stir_spmm_hybrid_params *p =
+					stir_spmm_hybrid_get_candidate(order[i]);
+				ck_assert_int_eq(order[i], order2[i]);
+				ck_assert(stir_spmm_hybrid_fits(p, feats[f]));
+				ck_assert(costs[i] > 0);
+				if (i > 0)
+					ck_assert(costs[i] >= costs[i - 1]);
+			}
+			/* the candidates left out do not apply */
+			int fit = 0;
+			for (int i = 0; i < n; i++)
+				fit += stir_spmm_hybrid_fits(
+					stir_spmm_hybrid_get_candidate(i), feats[f]);
+			ck_assert_int_eq(m, fit);
+			const stir_spmm_hybrid_params *top =
+				stir_spmm_hybrid_get_candidate(order[0]);
+			if (degs[g] == deg_four)
+				/* no row split, little padding */
+				ck_assert(top->buckets[0] <= 4 &&
+					top->buckets[top->nb - 1] >= 4);
+			if (degs[g] == deg_hubs) {
+				/* a hub is cut into few pieces, if any; and
+				 * where the bytes outweigh a long row's
+				 * serial steps (64 features and more), of two
+				 * candidates alike but for their buckets, the
+				 * one that cuts a hub in 2 pieces (2: 1 ..
+				 * 128) costs less than the one that cuts it
+				 * in 8 (0: 1 .. 32), its atomics */
+				const stir_spmm_hybrid_params *wide =
+					stir_spmm_hybrid_get_candidate(2),
+					*narrow = stir_spmm_hybrid_get_candidate(0);
+				ck_assert_int_ge(top->buckets[top->nb - 1], 32);
+				ck_assert_int_eq(wide->buckets[wide->nb - 1], 128);
+				ck_assert_int_eq(narrow->buckets[narrow->nb - 1], 32);
+				ck_assert(feats[f] < 64 ||
+					stir_spmm_hybrid_model_cost(wide, a,
+					feats[f], 132) <
+					stir_spmm_hybrid_model_cost(narrow, a,
+					feats[f], 132));
+			}
+		}
+		stir_csr_free(a);
+	}
+	/* not for this feature size: -1 */
+	for (int i = 0; i < n; i++) {
+		const stir_spmm_hybrid_params *p =
+			stir_spmm_hybrid_get_candidate(i);
+		if (!stir_spmm_hybrid_fits(p, 3)) {
+			stir_csr *a = make_csr(100, deg_four);
+			ck_assert(stir_spmm_hybrid_model_cost(p, a, 3, 132) < 0);
+			stir_csr_free(a);
+			break;
+		}
+	}
+}
+END_TEST
+
+/* i, n: four columns a row but row 0, three. */
+static int64_t deg_four_but_one(int64_t i, int64_t n)
+{
+	(void)n;
+	return i == 0 ? 3 : 4;
+}
+
+/* Matrix signatures: the histogram's buckets, equality at tolerance 0,
+ * a graph one non-zero apart alike within a tolerance and not at 0,
+ * graphs of other shapes not alike. */
+START_TEST(test_matrix_sig)
+{
+	stir_matrix_sig s4, s4b, shub, sspread;
+	stir_csr *a = make_csr(20000, deg_four);
+	stir_matrix_sig_of(a, &s4);
+	ck_assert_int_eq(s4.rows, 20000);
+	ck_assert_int_eq(s4.cols, 20000);
+	ck_assert_int_eq(s4.nnz, 80000);
+	ck_assert_int_eq(s4.hist[3], 20000);   /* 4 .. 7 columns */
+	ck_assert(stir_matrix_sig_similar(&s4, &s4, 0));
+	stir_csr_free(a);
+	/* row 0 one column shorter: 3 columns, in bucket 2 */
+	a = make_csr(20000, deg_four_but_one);
+	stir_matrix_sig_of(a, &s4b);
+	ck_assert_int_eq(s4b.hist[2], 1);
+	ck_assert_int_eq(s4b.hist[3], 19999);
+	ck_assert(!stir_matrix_sig_similar(&s4, &s4b, 0));
+	ck_assert_int_eq(s4b.nnz, 79999);
+	ck_assert(stir_matrix_sig_similar(&s4, &s4b, 0.01));
+	stir_csr_free(a);
+	a = make_csr(20000, deg_hubs);
+	stir_matrix_sig_of(a, &shub);
+	stir_csr_free(a);
+	a = make_csr(20000, deg_spread);
+	stir_matrix_sig_of(a, &sspread);
+	stir_csr_free(a);
+	ck_assert_int_eq(shub.hist[2] + shub.hist[8], 20000);
+	ck_assert(!stir_matrix_sig_similar(&s4, &shub, 0.1));
+	ck_assert(!stir_matrix_sig_similar(&shub, &sspread, 0.1));
+	ck_assert(!stir_matrix_sig_similar(&s4, &sspread, 0.1));
+}
+END_TEST
+
 /* The suite. */
 static Suite *recipes_suite(void)
 {
@@ -119,6 +294,8 @@ static Suite *recipes_suite(void)
 	tcase_add_test(tc, test_spmm_candidates);
 	tcase_add_test(tc, test_sddmm_candidates);
 	tcase_add_test(tc, test_wrong_kernel);
+	tcase_add_test(tc, test_spmm_model);
+	tcase_add_test(tc, test_matrix_sig);
 	suite_add_tcase(s, tc);
 	return s;
 }

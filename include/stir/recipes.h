@@ -22,6 +22,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stir/formats.h>
+#include <stir/io.h>
 #include <stir/schedule.h>
 
 #ifdef __cplusplus
@@ -156,6 +157,40 @@ STIR_EXPORT bool stir_spmm_hybrid_fits(const stir_spmm_hybrid_params *p,
  * stir_spmm_hybrid_format_flags(p->c), and the locality order. */
 STIR_EXPORT unsigned stir_spmm_hybrid_params_format_flags(
 	const stir_spmm_hybrid_params *p);
+
+/* The tuner's cost model (docs/recipes.md): an estimate, in arbitrary
+ * units, of candidate p's time on matrix "a" (CSR) at "feat" features on
+ * a GPU of "n_sms" SMs (< 1: 132), from the bytes it moves (padding from
+ * its buckets over a's row lengths, gathers of B with the share L2
+ * holds, writes of C, atomics), its blocks, rows' serial steps and waves.
+ * Deterministic; -1 when p does not apply at feat. */
+STIR_EXPORT double stir_spmm_hybrid_model_cost(
+	const stir_spmm_hybrid_params *p, __stir_keep const stir_csr *a,
+	int64_t feat, int n_sms);
+/* The candidates that apply at "feat", cheapest first by the model (ties
+ * by index) into order[] (room for stir_spmm_hybrid_n_candidates()),
+ * their costs into costs[] when not NULL.  The count, or -1 when out of
+ * memory. */
+STIR_EXPORT int stir_spmm_hybrid_model_rank(__stir_keep const stir_csr *a,
+	int64_t feat, int n_sms, int *order, double *costs);
+
+/* The structure of a matrix a tuning record keys on: its sizes and its
+ * rows' lengths in log2 buckets, hist[0] the empty rows, hist[b] those
+ * of 2^(b-1) to 2^b - 1 columns (the last bucket also longer ones). */
+#define STIR_MATRIX_SIG_BUCKETS 40
+typedef struct stir_matrix_sig {
+	int64_t rows, cols, nnz;
+	int64_t hist[STIR_MATRIX_SIG_BUCKETS];
+} stir_matrix_sig;
+/* Matrix a's signature into *s. */
+STIR_EXPORT void stir_matrix_sig_of(__stir_keep const stir_csr *a,
+	stir_matrix_sig *s);
+/* Whether signatures a and b are alike within tol (>= 0): rows, columns
+ * and non-zeros each within tol of the larger, and the histograms, as
+ * shares of the rows, at most tol apart (the sum of the differences).
+ * tol 0: equal. */
+STIR_EXPORT bool stir_matrix_sig_similar(const stir_matrix_sig *a,
+	const stir_matrix_sig *b, double tol);
 
 /* ---- SDDMM ------------------------------------------------------------ */
 

@@ -1,0 +1,203 @@
+/* The tuner's cost model for the hybrid SpMM (docs/recipes.md, "The cost
+ * model"): an estimate of a candidate's time on a matrix at a feature
+ * size, from the bytes it moves (its padded slots, the gathered rows of
+ * B, the writes of C), how well L2 holds B, and its parallelism (rows and
+ * warps per block, the serial steps of a row, waves over the SMs).  The
+ * figures are relative: only the order of the candidates matters. */
+#include <stdlib.h>
+#include <stir/recipes.h>
+
+/* Modeled machine: H100-like bandwidths (bytes per ns) and L2 size. */
+#define DRAM_BW 3000.0
+#define L2_BYTES (50.0 * 1024 * 1024)
+#define L2_BW_FACTOR 0.3        /* a gather that hits L2, against DRAM */
+#define STEP_NS 0.5             /* one serial column step of a thread */
+#define ATOMIC_FACTOR 2.0       /* an atomic add against a store */
+
+/* w, nb, buckets: the index of the narrowest bucket at least w wide, or
+ * nb when w is wider than all. */
+static int bucket_of(int64_t w, int nb, const int64_t *buckets)
+{
+	for (int t = 0; t < nb; t++)
+		if (w <= buckets[t])
+			return t;
+	return nb;
+}
+
+/* p, a, feat, n_sms: see recipes.h. */
+double stir_spmm_hybrid_model_cost(const stir_spmm_hybrid_params *p,
+	const stir_csr *a, int64_t feat, int n_sms)
+{
+	if (!p || !a || feat < 1 || p->nb < 1 || p->nb > 8 || p->c < 1 ||
+	    !stir_spmm_hybrid_fits(p, feat))
+		return -1;
+	if (n_sms < 1)
+		n_sms = 132;
+	stir_spmm_map fm = stir_spmm_hybrid_map(p, feat);
+	int64_t widest = p->buckets[p->nb - 1];
+	/* rows of each part (bucket t, or the split rows' part nb) */
+	double part_rows[9] = { 0 };
+	double slots = 0, split_rows = 0;
+	for (int64_t i = 0; i < a->nrows; i++) {
+		int64_t d = a->indptr[i + 1] - a->indptr[i];
+		for (int q = 0; q < p->c; q++) {
+			/* with c column parts, a row's columns spread over them */
+			int64_t dq = (d + p->c - 1 - q) / p->c;
+			if (dq == 0 && (p->c > 1 || q > 0))
+				continue;       /* no padding row for a part's gap */
+			int t = bucket_of(dq, p->nb, p->buckets);
+			if (t < p->nb) {
+				part_rows[t] += 1;
+				slots += (double)p->buckets[t];
+			} else {
+				int64_t pieces = (dq + widest - 1) / widest;
+				part_rows[p->nb] += (double)pieces;
+				slots += (double)(pieces * widest);
+				split_rows += 1;
+			}
+		}
+	}
+	double f = (double)feat;
+	/* bytes: each slot's index and value; the gathered row of B;
+	 * the writes of C, atomic (and zeroed first) where rows share them */
+	double b_bytes = (double)a->ncols * f * 4;
+	double hit = b_bytes <= L2_BYTES ? 1.0 :
+		(L2_BYTES / b_bytes) * (p->locality ? 1.5 : 1.0);
+	if (hit > 1)
+		hit = 1;
+	double gather = slots * f * 4 * (hit * L2_BW_FACTOR + (1 - hit));
+	/* a grouped row's lanes gather a piece of B's row each, narrower
+	 * loads in flight per warp */
+	for (int64_t g = fm.group; g > 1; g /= 2)
+		gather *= 1.15;
+	double index = slots * 8;
+	if (!p->warp_cache && fm.group <= 1)
+		index += slots * 8 * 0.25 * (double)(fm.lanes > 1);
+	double out = (double)a->nrows * f * 4;
+	if (p->c > 1)
+		out *= 1 + p->c * ATOMIC_FACTOR;
+	else if (split_rows > 0)
+		/* each piece adds atomically into its row, zeroed first */
+		out += (part_rows[p->nb] * ATOMIC_FACTOR + split_rows) * f * 4;
+	double mem_ns = (gather + index + out) / DRAM_BW;
+	/* parallelism: blocks of fm.rows rows, each row's serial steps its
+	 * width over the threads sharing it, times the serial chunks; the
+	 * blocks resident on an SM from the threads per block */
+	double resident = 2048.0 / p->threads;
+	if (resident > 32)
+		resident = 32;
+	/* (min_blocks bounds registers; the model does not see them) */
+	/* serial chunks, and a grouped row's chunks, loop in each thread */
+	double chunks = fm.serial || fm.group > 1 ? (double)fm.chunks : 1.0;
+	double blocks = 0, work = 0, longest = 0;
+	for (int t = 0; t <= p->nb; t++) {
+		if (part_rows[t] == 0)
+			continue;
+		int64_t w = p->buckets[t < p->nb ? t : p->nb - 1];
+		double g = (double)(fm.group > 1 && w >= fm.group ?
+			fm.group : 1);
+		double steps = ((double)w / g) * chunks;
+		/* a shared row's sums: log2(g) shuffles of each register */
+		for (double x = g; x > 1; x /= 2)
+			steps += chunks * (double)fm.vec;
+		double rows = (double)fm.rows;
+		if (fm.group > 1 && w < fm.group)
+			rows *= (double)fm.group;  /* the narrow parts' rows */
+		double nblk = part_rows[t] / rows;
+		if (nblk < 1)
+			nblk = 1;
+		blocks += nblk;
+		work += nblk * steps;
+		if (steps > longest)
+			longest = steps;
+	}
+	double slots_sm = (double)n_sms * resident;
+	/* a part-filled GPU: the threads in flight against its room */
+	double fill = blocks * p->threads / ((double)n_sms * 2048);
+	if (fill > 1)
+		fill = 1;
+	double lat_ns = (work / slots_sm + longest) * STEP_NS;
+	if (fill > 0)
+		mem_ns /= fill < 0.25 ? 0.25 : fill;
+	return mem_ns > lat_ns ? mem_ns + 0.25 * lat_ns :
+		lat_ns + 0.25 * mem_ns;
+}
+
+/* The candidates and their costs, for ranking. */
+typedef struct ranked {
+	int index;
+	double cost;
+} ranked;
+
+/* a, b: two ranked candidates; cheaper first, then by index. */
+static int cmp_ranked(const void *a, const void *b)
+{
+	const ranked *x = a, *y = b;
+	if (x->cost != y->cost)
+		return x->cost < y->cost ? -1 : 1;
+	return (x->index > y->index) - (x->index < y->index);
+}
+
+/* a, feat, n_sms, order, costs: see recipes.h. */
+int stir_spmm_hybrid_model_rank(const stir_csr *a, int64_t feat, int n_sms,
+	int *order, double *costs)
+{
+	int n = stir_spmm_hybrid_n_candidates(), m = 0;
+	ranked *r = malloc(sizeof(*r) * (size_t)n);
+	if (!r)
+		return -1;
+	for (int i = 0; i < n; i++) {
+		double c = stir_spmm_hybrid_model_cost(
+			stir_spmm_hybrid_get_candidate(i), a, feat, n_sms);
+		if (c >= 0)
+			r[m++] = (ranked){ i, c };
+	}
+	qsort(r, (size_t)m, sizeof(*r), cmp_ranked);
+	for (int i = 0; i < m; i++) {
+		order[i] = r[i].index;
+		if (costs)
+			costs[i] = r[i].cost;
+	}
+	free(r);
+	return m;
+}
+
+/* a, s: see recipes.h. */
+void stir_matrix_sig_of(const stir_csr *a, stir_matrix_sig *s)
+{
+	*s = (stir_matrix_sig){ a->nrows, a->ncols, a->nnz, { 0 } };
+	for (int64_t i = 0; i < a->nrows; i++) {
+		int64_t d = a->indptr[i + 1] - a->indptr[i];
+		int b = 0;
+		while (d > 0 && b < STIR_MATRIX_SIG_BUCKETS - 1) {
+			d >>= 1;
+			b++;
+		}
+		s->hist[b]++;
+	}
+}
+
+/* x, y, tol: whether x and y lie within tol of each other, relative to
+ * the larger. */
+static bool near(int64_t x, int64_t y, double tol)
+{
+	double m = (double)(x > y ? x : y);
+	double diff = (double)(x > y ? x - y : y - x);
+	return diff <= tol * m;
+}
+
+/* a, b, tol: see recipes.h. */
+bool stir_matrix_sig_similar(const stir_matrix_sig *a,
+	const stir_matrix_sig *b, double tol)
+{
+	if (!near(a->rows, b->rows, tol) || !near(a->cols, b->cols, tol) ||
+	    !near(a->nnz, b->nnz, tol))
+		return false;
+	double dist = 0;
+	for (int i = 0; i < STIR_MATRIX_SIG_BUCKETS; i++) {
+		double x = a->rows ? (double)a->hist[i] / (double)a->rows : 0;
+		double y = b->rows ? (double)b->hist[i] / (double)b->rows : 0;
+		dist += x > y ? x - y : y - x;
+	}
+	return dist <= tol;
+}
