@@ -877,3 +877,101 @@ int stir_kernel_bind_csr(const stir_kernel *k, stir_bindings *b,
 	}
 	return 0;
 }
+
+/* ---- relational graphs ---- */
+
+/* k, b, tensor, h: see interp.h. */
+int stir_kernel_bind_hetero(const stir_kernel *k, stir_bindings *b,
+	const char *tensor, const stir_hetero *h)
+{
+	stir_ctx *ctx = stir_kernel_ctx(k);
+	const stir_buffer *buf = stir_kernel_find_buffer(k, tensor);
+	if (!buf || buf->kind != STIR_BUFFER_TENSOR) {
+		stir_error(ctx, k->loc, "kernel '%s' has no tensor '%s'", k->name,
+			tensor);
+		return -1;
+	}
+	if (buf->n_axes != 3 || buf->axes[0]->kind != STIR_DENSE_FIXED ||
+	    buf->axes[1]->kind != STIR_SPARSE_VARIABLE ||
+	    buf->axes[1]->parent != buf->axes[0] ||
+	    buf->axes[2]->kind != STIR_SPARSE_VARIABLE ||
+	    buf->axes[2]->parent != buf->axes[1]) {
+		stir_error(ctx, buf->loc, "tensor '%s' is not a relational "
+			"matrix: a relational graph binds only to [R, I, J] with "
+			"R dense_fixed, I a sparse_variable child of R and J a "
+			"sparse_variable child of I", tensor);
+		return -1;
+	}
+	const stir_axis *ar = buf->axes[0], *ai = buf->axes[1],
+		*aj = buf->axes[2];
+	if (bind_size_to(k, b, ar->len, h->nrels, "relations", tensor) < 0 ||
+	    bind_size_to(k, b, ai->len, h->nnodes, "rows", tensor) < 0 ||
+	    bind_size_to(k, b, ai->nnz, h->nrows, "non-empty rows", tensor) < 0 ||
+	    bind_size_to(k, b, aj->len, h->nnodes, "columns", tensor) < 0 ||
+	    bind_size_to(k, b, aj->nnz, h->nnz, "non-zeros", tensor) < 0)
+		return -1;
+	const stir_axis *wide[2] = { ai, aj };
+	int64_t need[2] = { h->nrows > h->nnodes ? h->nrows : h->nnodes,
+		h->nnz > h->nnodes ? h->nnz : h->nnodes };
+	for (int i = 0; i < 2; i++)
+		if (wide[i]->idtype == STIR_I32 && need[i] > INT32_MAX) {
+			stir_error(ctx, wide[i]->loc, "the graph bound to '%s' needs "
+				"64-bit indices: declare '%s' with idtype = i64",
+				tensor, wide[i]->name);
+			return -1;
+		}
+	const char *ip_i = stir_axis_indptr_name(ctx, ai);
+	const char *ix_i = stir_axis_indices_name(ctx, ai);
+	const char *ip_j = stir_axis_indptr_name(ctx, aj);
+	const char *ix_j = stir_axis_indices_name(ctx, aj);
+	if (!ip_i || !ix_i || !ip_j || !ix_j)
+		return -1;
+	int64_t nr1 = h->nrels + 1, nrows = h->nrows, nrows1 = h->nrows + 1,
+		nnz = h->nnz;
+	stir_array *a_ip_i = stir_array_alloc(ctx, ai->idtype, 1, &nr1);
+	stir_array *a_ix_i = stir_array_alloc(ctx, ai->idtype, 1, &nrows);
+	stir_array *a_ip_j = stir_array_alloc(ctx, aj->idtype, 1, &nrows1);
+	stir_array *a_ix_j = stir_array_alloc(ctx, aj->idtype, 1, &nnz);
+	stir_array *values = stir_array_alloc(ctx, STIR_F64, 1, &nnz);
+	int rc = -1;
+	if (!a_ip_i || !a_ix_i || !a_ip_j || !a_ix_j || !values)
+		goto out;
+	for (int64_t i = 0; i <= h->nrels; i++)
+		stir_array_set_int(a_ip_i, i, h->rel_ptr[i]);
+	for (int64_t i = 0; i < h->nrows; i++)
+		stir_array_set_int(a_ix_i, i, h->rows[i]);
+	for (int64_t i = 0; i <= h->nrows; i++)
+		stir_array_set_int(a_ip_j, i, h->row_ptr[i]);
+	for (int64_t i = 0; i < nnz; i++) {
+		stir_array_set_int(a_ix_j, i, h->cols[i]);
+		stir_array_set_double(values, i, h->values[i]);
+	}
+	if (buf->dtype != STIR_F64) {
+		stir_array *c = stir_array_convert_named(ctx, values, buf->dtype,
+			tensor);
+		stir_array_free(values);
+		if (!(values = c))
+			goto out;
+	}
+	rc = stir_bindings_set_array(b, ip_i, a_ip_i);
+	a_ip_i = NULL;
+	rc |= stir_bindings_set_array(b, ix_i, a_ix_i);
+	a_ix_i = NULL;
+	rc |= stir_bindings_set_array(b, ip_j, a_ip_j);
+	a_ip_j = NULL;
+	rc |= stir_bindings_set_array(b, ix_j, a_ix_j);
+	a_ix_j = NULL;
+	rc |= stir_bindings_set_array(b, tensor, values);
+	values = NULL;
+	if (rc) {
+		stir_error_oom(ctx);
+		rc = -1;
+	}
+out:
+	stir_array_free(a_ip_i);
+	stir_array_free(a_ix_i);
+	stir_array_free(a_ip_j);
+	stir_array_free(a_ix_j);
+	stir_array_free(values);
+	return rc;
+}

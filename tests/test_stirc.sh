@@ -512,5 +512,42 @@ if command -v mkfifo > /dev/null && mkfifo "$tmp/fifo"; then
 	grep_in "$tmp/err" "fifo:1:1: error: control character NUL in the program"
 fi
 
+# --hetero: a relational graph bound to rgms.stir's A (sizes from the
+# file), plain and with its schedule; a malformed file is exit 1 at its
+# line and column; a tensor that is not [R, I, J] is refused
+small_h=$srcdir/tests/data/graphs/small.hetero
+expect 0 "$stirc" run "$srcdir/examples/rgms.stir" --hetero A="$small_h" \
+	--size fin=4 --size fout=3 --random 1 --check
+grep_in "$tmp/out" "check: rgms matches the stage I interpreter"
+grep_in "$tmp/out" "Y: f32[12, 3]"
+expect 0 "$stirc" run "$srcdir/examples/rgms.stir" --schedule "$srcdir/examples/rgms.yaml" \
+	--hetero A="$small_h" --size fin=4 --size fout=3 --random 2 --check
+grep_in "$tmp/out" "check: rgms matches the stage I interpreter"
+printf '%%%%hetero 3 1 2\n0 3 0\n' > "$tmp/bad.hetero"
+expect 1 "$stirc" run "$srcdir/examples/rgms.stir" --hetero A="$tmp/bad.hetero" \
+	--size fin=4 --size fout=3 --random 1
+grep_in "$tmp/err" "bad.hetero:2:3: error: destination node 3 out of range"
+expect 1 "$stirc" run "$srcdir/examples/rgms.stir" --hetero W="$small_h" \
+	--size fin=4 --size fout=3 --random 1
+grep_in "$tmp/err" "tensor 'W' is not a relational matrix"
+expect 1 "$stirc" run "$srcdir/examples/rgms.stir" --hetero A="$small_h" \
+	--size r=5 --size fin=4 --size fout=3 --random 1
+grep_in "$tmp/err" "has relations 4, but size 'r' is bound to 5"
+expect 2 "$stirc" run "$srcdir/examples/rgms.stir" --hetero A="$small_h" \
+	--in J.indices="$tmp/x.npy"
+grep_in "$tmp/err" "both bind array 'J.indices'"
+# bench/heterogen's graphs read back: the same seed gives the same file,
+# and rgms runs on one
+heterogen=${STIR_BUILDDIR:-.}/bench/heterogen
+"$heterogen" 40 300 6 5 > "$tmp/g1.hetero" || { echo "FAIL: heterogen"; fail=1; }
+"$heterogen" 40 300 6 5 > "$tmp/g2.hetero"
+cmp -s "$tmp/g1.hetero" "$tmp/g2.hetero" || { echo "FAIL: heterogen differs"; fail=1; }
+grep_in "$tmp/g1.hetero" "%%hetero 40 300 6"
+expect 0 "$stirc" run "$srcdir/examples/rgms.stir" --hetero A="$tmp/g1.hetero" \
+	--size fin=2 --size fout=3 --random 1 --check
+grep_in "$tmp/out" "A: f32[300]"
+grep_in "$tmp/out" "check: rgms matches the stage I interpreter"
+expect 1 "$heterogen" 4 300 6 5
+
 [ $fail = 0 ] && echo "stirc: all checks passed"
 exit $fail

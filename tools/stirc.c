@@ -22,7 +22,7 @@
 #define EXIT_USAGE 2
 #define MAX_BINDINGS 64
 
-/* A NAME=VALUE argument of --size, --mtx, --in or --out. */
+/* A NAME=VALUE argument of --size, --mtx, --hetero, --in or --out. */
 typedef struct name_value {
 	const char *name;  /* points into argv (the '=' replaced by NUL) */
 	const char *value;
@@ -49,8 +49,9 @@ typedef struct options {
 	bool have_seed;          /* --random or --seed given */
 	uint64_t seed;
 	int64_t seeds;           /* --seeds: how many seeds verify tries */
-	int n_sizes, n_mtx, n_in, n_out;
+	int n_sizes, n_mtx, n_in, n_out, n_hetero;
 	name_value sizes[MAX_BINDINGS], mtx[MAX_BINDINGS];
+	name_value hetero[MAX_BINDINGS]; /* --hetero */
 	name_value in[MAX_BINDINGS], out[MAX_BINDINGS];
 } options;
 
@@ -138,6 +139,7 @@ static const char usage_run[] =
 "usage: stirc run FILE [--kernel K] [--backend interp|cuda] [--stage 1|2|3]\n"
 "                 [--schedule S.yaml]\n"
 "                 [--size NAME=INT]... [--mtx TENSOR=FILE.mtx[.gz]]...\n"
+"                 [--hetero TENSOR=FILE.hetero[.gz]]...\n"
 "                 [--in ARRAY=FILE.npy]... [--random SEED]\n"
 "                 [--out ARRAY=FILE.npy]... [--check] [--time] [--arch A]\n"
 "                 [--min-blocks N] [--warmups N] [--reps N]\n"
@@ -173,6 +175,11 @@ static const char usage_run[] =
 "  --mtx T=FILE        bind CSR tensor T (axes [I, J], I dense_fixed,\n"
 "                      J sparse_variable) to a Matrix Market file: its sizes,\n"
 "                      J.indptr, J.indices and values (1 for a pattern)\n"
+"  --hetero T=FILE     bind relational tensor T (axes [R, I, J], R\n"
+"                      dense_fixed, I sparse_variable child of R, J of I) to\n"
+"                      a .hetero graph (docs/formats.md): edge src -> dst of\n"
+"                      relation r is T[r, dst, src]; its sizes, I.indptr,\n"
+"                      I.indices, J.indptr, J.indices and values\n"
 "  --in ARRAY=FILE     bind ARRAY to a NumPy .npy file (converted to the\n"
 "                      array's type when every value survives: exactly,\n"
 "                      into an integer type).  No array may be bound by two\n"
@@ -296,7 +303,7 @@ enum {
 	OPT_KERNEL = 256, OPT_STAGE, OPT_SCHEDULE, OPT_BACKEND, OPT_SIZE,
 	OPT_MTX, OPT_IN, OPT_RANDOM, OPT_OUT, OPT_CHECK, OPT_TIME, OPT_SEED,
 	OPT_SEEDS, OPT_ARCH, OPT_MIN_BLOCKS, OPT_COMPILE, OPT_OUTPUT, OPT_AFTER,
-	OPT_GPU, OPT_WARMUPS, OPT_REPS,
+	OPT_GPU, OPT_HETERO, OPT_WARMUPS, OPT_REPS,
 	OPT_HELP,
 };
 
@@ -307,6 +314,7 @@ static const struct option all_options[] = {
 	{ "backend", required_argument, 0, OPT_BACKEND },
 	{ "size", required_argument, 0, OPT_SIZE },
 	{ "mtx", required_argument, 0, OPT_MTX },
+	{ "hetero", required_argument, 0, OPT_HETERO },
 	{ "in", required_argument, 0, OPT_IN },
 	{ "random", required_argument, 0, OPT_RANDOM },
 	{ "out", required_argument, 0, OPT_OUT },
@@ -371,8 +379,8 @@ static bool file_key_same(const file_key *a, const file_key *b)
  * EXIT_USAGE. */
 static int check_files(const char *prefix, const options *o)
 {
-	int n_in = 2 + o->n_in + o->n_mtx, n_out = o->n_out + 1;
-	const char *in[2 + 2 * MAX_BINDINGS], *in_opt[2 + 2 * MAX_BINDINGS];
+	int n_in = 2 + o->n_in + o->n_mtx + o->n_hetero, n_out = o->n_out + 1;
+	const char *in[2 + 3 * MAX_BINDINGS], *in_opt[2 + 3 * MAX_BINDINGS];
 	const char *out[MAX_BINDINGS + 1], *out_opt[MAX_BINDINGS + 1];
 	in[0] = o->file;
 	in_opt[0] = "the program";
@@ -386,6 +394,10 @@ static int check_files(const char *prefix, const options *o)
 		in[2 + o->n_in + i] = o->mtx[i].value;
 		in_opt[2 + o->n_in + i] = "--mtx";
 	}
+	for (int i = 0; i < o->n_hetero; i++) {
+		in[2 + o->n_in + o->n_mtx + i] = o->hetero[i].value;
+		in_opt[2 + o->n_in + o->n_mtx + i] = "--hetero";
+	}
 	for (int i = 0; i < o->n_out; i++) {
 		out[i] = o->out[i].value;
 		out_opt[i] = "--out";
@@ -397,7 +409,7 @@ static int check_files(const char *prefix, const options *o)
 	out[o->n_out] = o->output;
 	out_opt[o->n_out] = "-o";
 	int rc = 0;
-	file_key ki[2 + 2 * MAX_BINDINGS], ko[MAX_BINDINGS + 1];
+	file_key ki[2 + 3 * MAX_BINDINGS], ko[MAX_BINDINGS + 1];
 	memset(ko, 0, sizeof(ko));
 	for (int i = 0; i < n_in; i++)
 		if (in[i])
@@ -444,7 +456,7 @@ static const char *option_value_form(int c)
 {
 	switch (c) {
 	case OPT_SIZE: return "NAME=INT";
-	case OPT_MTX: return "TENSOR=FILE";
+	case OPT_MTX: case OPT_HETERO: return "TENSOR=FILE";
 	case OPT_IN: case OPT_OUT: return "ARRAY=FILE";
 	case OPT_STAGE: return "1, 2 or 3";
 	case OPT_BACKEND: return "interp or cuda";
@@ -508,7 +520,7 @@ static int parse_options(const char *cmd, const char *help, int argc,
 		}
 		/* an option given twice is a mistake, except the lists and
 		 * the flags */
-		if (c != OPT_SIZE && c != OPT_MTX && c != OPT_IN && c != OPT_OUT &&
+		if (c != OPT_SIZE && c != OPT_MTX && c != OPT_HETERO && c != OPT_IN && c != OPT_OUT &&
 		    c != OPT_CHECK && c != OPT_TIME && c != OPT_COMPILE &&
 		    c != OPT_GPU && c != OPT_HELP) {
 			if (seen[c - OPT_KERNEL])
@@ -518,6 +530,7 @@ static int parse_options(const char *cmd, const char *help, int argc,
 		}
 		if ((c == OPT_SIZE && o->n_sizes >= MAX_BINDINGS) ||
 		    (c == OPT_MTX && o->n_mtx >= MAX_BINDINGS) ||
+		    (c == OPT_HETERO && o->n_hetero >= MAX_BINDINGS) ||
 		    (c == OPT_IN && o->n_in >= MAX_BINDINGS) ||
 		    (c == OPT_OUT && o->n_out >= MAX_BINDINGS)) {
 			return usage_error(prefix, "more than %d %s options",
@@ -601,6 +614,11 @@ static int parse_options(const char *cmd, const char *help, int argc,
 			if (add_name_value(optarg, o->mtx, &o->n_mtx))
 				return usage_error(prefix, "--mtx takes TENSOR=FILE, not '%s'",
 					optarg);
+			break;
+		case OPT_HETERO:
+			if (add_name_value(optarg, o->hetero, &o->n_hetero))
+				return usage_error(prefix, "--hetero takes TENSOR=FILE, "
+					"not '%s'", optarg);
 			break;
 		case OPT_IN:
 			if (add_name_value(optarg, o->in, &o->n_in))
@@ -922,6 +940,39 @@ static bool has_param(const stir_kernel *k, const char *name)
 	return false;
 }
 
+/* ctx, k, list, n, nv, prefix: claim in list[*n] the arrays --hetero nv
+ * binds: the tensor and the indptr and indices of its two sparse axes (a
+ * tensor of another shape: binding it says so).  0, EXIT_WRONG or
+ * EXIT_USAGE. */
+static int claim_hetero(stir_ctx *ctx, const stir_kernel *k, claim *list,
+	int *n, const name_value *nv, const char *prefix)
+{
+	int rc = claim_array(list, n, nv->name, "--hetero", nv, prefix);
+	stir_buffer *buf = stir_kernel_find_buffer(k, nv->name);
+	if (rc || stir_buffer_n_axes(buf) != 3)
+		return rc;
+	for (int a = 1; a <= 2 && rc == 0; a++) {
+		stir_axis *ax = stir_buffer_get_axis(buf, a);
+		if (stir_axis_get_kind(ax) != STIR_SPARSE_VARIABLE)
+			return 0;
+		const char *an = stir_axis_get_name(ax);
+		size_t len = strlen(an) + 9;
+		char *b1 = malloc(len);
+		if (!b1)
+			return EXIT_WRONG;
+		const char *sfx[2] = { "indptr", "indices" };
+		for (int s = 0; s < 2 && rc == 0; s++) {
+			snprintf(b1, len, "%s.%s", an, sfx[s]);
+			/* interned: the names live as long as the context */
+			const char *nm = stir_ctx_intern(ctx, b1);
+			rc = nm ? claim_array(list, n, nm, "--hetero", nv, prefix) :
+				EXIT_WRONG;
+		}
+		free(b1);
+	}
+	return rc;
+}
+
 /* ctx, k, o, prefix: check the names the options give against kernel k
  * before any data is read: every --size a size parameter of k, every
  * --out an array of k, and no array bound by two options (--mtx binds a
@@ -967,8 +1018,19 @@ static int check_names(stir_ctx *ctx, const stir_kernel *k,
 		}
 	}
 	free(names);
+	for (int i = 0; i < o->n_hetero; i++) {
+		const stir_buffer *t = stir_kernel_find_buffer(k, o->hetero[i].name);
+		if (!t || stir_buffer_get_kind(t) != STIR_BUFFER_TENSOR) {
+			fprintf(stderr, "stirc: --hetero %s=%s: kernel '%s' has no "
+				"tensor '%s'\n", o->hetero[i].name, o->hetero[i].value,
+				stir_kernel_get_name(k), o->hetero[i].name);
+			return EXIT_WRONG;
+		}
+	}
 	int n = 0, rc = 0;
-	claim bound[3 * MAX_BINDINGS + MAX_BINDINGS];
+	claim bound[3 * MAX_BINDINGS + 5 * MAX_BINDINGS + MAX_BINDINGS];
+	for (int i = 0; i < o->n_hetero && rc == 0; i++)
+		rc = claim_hetero(ctx, k, bound, &n, &o->hetero[i], prefix);
 	for (int i = 0; i < o->n_mtx && rc == 0; i++) {
 		const name_value *nv = &o->mtx[i];
 		rc = claim_array(bound, &n, nv->name, "--mtx", nv, prefix);
@@ -1044,6 +1106,15 @@ static int bind_inputs(stir_ctx *ctx, stir_kernel *k, stir_bindings *b,
 		stir_csr_free(csr);
 		if (rc < 0)
 			return csr ? note_option(ctx, "--mtx", &o->mtx[i]) : -1;
+	}
+	for (int i = 0; i < o->n_hetero; i++) {
+		stir_hetero *h = stir_hetero_read_from_file(ctx, o->hetero[i].value);
+		bool read = h != NULL;
+		int rc = read ? stir_kernel_bind_hetero(k, b, o->hetero[i].name,
+			h) : -1;
+		stir_hetero_free(h);
+		if (rc < 0)
+			return read ? note_option(ctx, "--hetero", &o->hetero[i]) : -1;
 	}
 	for (int i = 0; i < o->n_in; i++) {
 		stir_array *a = stir_npy_read_from_file(ctx, o->in[i].value);
@@ -1222,7 +1293,7 @@ static int run_on_gpu(const stir_gpu_kernel *gk, stir_device *dev,
 static int cmd_run(int argc, char **argv)
 {
 	static const int allowed[] = { OPT_KERNEL, OPT_STAGE, OPT_SCHEDULE,
-		OPT_BACKEND, OPT_SIZE, OPT_MTX, OPT_IN, OPT_RANDOM, OPT_OUT,
+		OPT_BACKEND, OPT_SIZE, OPT_MTX, OPT_HETERO, OPT_IN, OPT_RANDOM, OPT_OUT,
 		OPT_CHECK, OPT_TIME, OPT_ARCH, OPT_MIN_BLOCKS, OPT_WARMUPS, OPT_REPS,
 		0 };
 	options o;

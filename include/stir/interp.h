@@ -48,6 +48,17 @@ STIR_EXPORT int stir_kernel_bind_csr(__stir_keep const stir_kernel *k,
 	__stir_keep stir_bindings *b, const char *tensor,
 	__stir_keep const stir_csr *csr);
 
+/* Bind tensor "tensor" (over [R, I, J], R dense_fixed, I a sparse_variable
+ * child of R, J a sparse_variable child of I) to relational graph "h": R's
+ * length (relations), I's and J's lengths (nodes), I's and J's non-zeros,
+ * I.indptr/I.indices (each relation's rows) and J.indptr/J.indices (each
+ * row's columns), and the values, converted to the axes' index type and
+ * the tensor's type.  A size already bound to a different value is an
+ * error.  0 or -1 with diagnostics. */
+STIR_EXPORT int stir_kernel_bind_hetero(__stir_keep const stir_kernel *k,
+	__stir_keep stir_bindings *b, const char *tensor,
+	__stir_keep const stir_hetero *h);
+
 /* Read the Matrix Market file "path" (see stir_mtx_read_from_file) for tensor
  * "tensor" of "k" (which must be a matrix stir_kernel_bind_csr accepts):
  * a file declaring more rows, columns or entries than the tensor's size

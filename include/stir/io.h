@@ -66,6 +66,41 @@ STIR_EXPORT __stir_give stir_csr *stir_mtx_read_from_mem_limited(
 	__stir_keep stir_ctx *ctx, const char *name, const void *data,
 	size_t len, __stir_keep const stir_mtx_limits *limits);
 
+/* A relational graph: per relation, the CSR of the rows (destination
+ * nodes) that have edges of that relation, with their columns (source
+ * nodes).  Edge src -> dst of relation r is entry [r, dst, src], the
+ * layout of axes R, I = sparse_variable(R), J = sparse_variable(I)
+ * (examples/rgms.stir). */
+typedef struct stir_hetero {
+	int64_t nnodes;   /* nodes (rows and columns of every relation) */
+	int64_t nrels;    /* relations, with or without edges */
+	int64_t nedges;   /* edge lines read */
+	int64_t nrows;    /* (relation, row) pairs: the I positions */
+	int64_t nnz;      /* distinct (relation, row, column): J positions */
+	int64_t *rel_ptr; /* nrels + 1: relation r's rows are
+	                   * rows[rel_ptr[r] .. rel_ptr[r + 1]), owned */
+	int64_t *rows;    /* nrows: each row's node, ascending per relation,
+	                   * owned */
+	int64_t *row_ptr; /* nrows + 1: row k's entries are
+	                   * cols[row_ptr[k] .. row_ptr[k + 1]), owned */
+	int64_t *cols;    /* nnz: source nodes, ascending per row, owned */
+	double *values;   /* nnz: 1.0, or how often a triple repeats, owned */
+} stir_hetero;
+
+STIR_EXPORT void stir_hetero_free(__stir_take stir_hetero *h);
+
+/* Read a relational graph file in the shared ".hetero" format (plain or
+ * gzip): the header "%%hetero <nodes> <edges> <relations>", then exactly
+ * <edges> lines "src dst relation", 0-based (docs/formats.md).  NULL,
+ * with one diagnostic at the line and column at fault (bad header,
+ * counts that disagree, a node or relation out of range, a truncated or
+ * corrupt gzip stream), on failure. */
+STIR_EXPORT __stir_give stir_hetero *stir_hetero_read_from_file(
+	__stir_keep stir_ctx *ctx, const char *path);
+STIR_EXPORT __stir_give stir_hetero *stir_hetero_read_from_mem(
+	__stir_keep stir_ctx *ctx, const char *name, const void *data,
+	size_t len);
+
 /* Read a NumPy .npy file (version 1, 2 or 3; C order; little-endian
  * '<i4' '<i8' '<f2' '<f4' '<f8' and '|i1', giving STIR_I32, I64, F16, F32,
  * F64 and I8; 0-d arrays and zero-length dimensions allowed).  NULL (with
