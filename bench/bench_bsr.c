@@ -629,6 +629,8 @@ static void run_case(stir_ctx *ctx, bench_gpu *g, const bsr_options *o,
 		if (c->ptr[i + 1] - c->ptr[i] > mbmax)
 			mbmax = c->ptr[i + 1] - c->ptr[i];
 	r->flops = 2.0 * (double)nv * (double)w;
+	/* no stir kernel of this block size: no time, left out of the means */
+	r->stir_ms = r->stir_err = NAN;
 	uint16_t *B = malloc((size_t)(c->n * w) * sizeof(*B));
 	float *tmp = malloc((size_t)(c->n * w) * sizeof(*tmp));
 	int64_t rows[CHECK_ROWS + 1];
