@@ -272,6 +272,9 @@ bool cuda_check_warp_store(emitter *e, const ectx *ctx,
 bool cuda_check_warp_fill(emitter *e, const stir_stmt *s,
 	const stir_buffer *buf, int64_t size);
 
+/* e, s, ctx: may barrier statement s be printed where ctx runs (every
+ * thread of the block reaches it)?  false after an error. */
+bool cuda_check_barrier(emitter *e, const stir_stmt *s, const ectx *ctx);
 /* e, ctx, loc, a, b: access a must be ordered before access b by a
  * barrier at loc, where ctx runs: may the walk record the place (every
  * thread of the block gets there, and the walk is placing barriers:

@@ -573,6 +573,17 @@ bool cuda_check_warp_fill(emitter *e, const stir_stmt *s,
 	return true;
 }
 
+/* e, s, ctx: see cuda_internal.h. */
+bool cuda_check_barrier(emitter *e, const stir_stmt *s, const ectx *ctx)
+{
+	if (!cuda_block_uniform(e, ctx)) {
+		cuda_error(e, s->loc, "barrier: not every thread of the block "
+			"reaches it");
+		return false;
+	}
+	return true;
+}
+
 /* e, ctx, loc, a, b: see cuda_internal.h. */
 bool cuda_check_barrier_place(emitter *e, const ectx *ctx, stir_loc loc,
 	const cg_access *a, const cg_access *b)
