@@ -270,23 +270,8 @@ void cuda_need_barrier(emitter *e, const ectx *ctx, stir_loc loc,
 	const cg_access *a, const cg_access *b, summary *sum,
 	const stir_ptr_vec *list, const stir_stmt *before)
 {
-	char at[256], bt[256];
-	if (!cuda_block_uniform(e, ctx)) {
-		cuda_error(e, loc, "threads of a block must synchronize between "
-			"the accesses to '%s' at %s and at %s, but not every thread "
-			"reaches the place between them", a->buf->name,
-			cuda_loc_str(a->loc, at, sizeof(at)),
-			cuda_loc_str(b->loc, bt, sizeof(bt)));
+	if (!cuda_check_barrier_place(e, ctx, loc, a, b))
 		return;
-	}
-	if (e->mode == CUDA_MODE_EMIT) {
-		cuda_error(e, loc, "threads of a block must synchronize between "
-			"the accesses to '%s' at %s and at %s, but there is no "
-			"barrier between them (see stir_kernel_insert_barriers)",
-			a->buf->name, cuda_loc_str(a->loc, at, sizeof(at)),
-			cuda_loc_str(b->loc, bt, sizeof(bt)));
-		return;
-	}
 	add_place(e, (cuda_place){ (void *const *)list->v, before, loc });
 	cuda_summary_barrier(sum);
 }

@@ -3,7 +3,9 @@
  *   cuda.c        launches, statements, thread mapping
  *   barriers.c    races and barriers: the analysis of the accesses, and
  *                 the pass stir_kernel_insert_barriers
- *   verify_gpu.c  the refusals that need no thread context, and
+ *   verify_gpu.c  the refusals that need no thread context, those of
+ *                 cross-thread reductions, warp buffers and missing
+ *                 barriers in the context the walk gives, and
  *                 stir_kernel_verify_gpu
  *   cuda_expr.c   types, literals, conversions and expressions
  *   cuda_vector.c vectorized loops
@@ -245,6 +247,47 @@ int cuda_verify_structure(const stir_kernel *k);
  * register or shared array used by two launches, two buffers of one
  * array that the kernel writes.  0, or -1 with located diagnostics. */
 int cuda_verify_sharing(const stir_kernel *k);
+
+/* e, L, r, inner, ctx: check that reduction r can be computed across the
+ * threads of loop L (bound to threadIdx.x) where ctx runs ("inner": the
+ * variables defined inside L, by slot); reports the first refusal. */
+void cuda_check_red(emitter *e, const stir_stmt *L, red *r,
+	const bool *inner, const ectx *ctx);
+/* e, ctx: the lanes of the loop bound to threadIdx.x where ctx runs, when
+ * warp buffers can live there: a literal power of two up to 32 that is
+ * the launch's threads in x; else 0 (cuda_warp.c). */
+int64_t cuda_warp_lanes_here(const emitter *e, const ectx *ctx);
+/* e, ctx, buf, loc, what, n: the lanes warp buffer buf is spread over
+ * where ctx runs ("what" it does there, for diagnostics), after checking
+ * that they can be and are the same as elsewhere in the launch (noted in
+ * e->warp_lanes), and its elements in *n; 0 after an error. */
+int64_t cuda_check_warp_lanes(emitter *e, const ectx *ctx,
+	const stir_buffer *buf, stir_loc loc, const char *what, int64_t *n);
+/* e, ctx, x: may warp-buffer load x be a shuffle where ctx runs (no
+ * control flow or index that depends on threadIdx.x)?  false after an
+ * error. */
+bool cuda_check_warp_read(emitter *e, const ectx *ctx, const stir_expr *x);
+/* e, ctx, buf, idx, op, v, s: may store s ("buf[idx] op= v") into warp
+ * buffer buf be printed where ctx runs (in its fill loop, assigning the
+ * fill's element a value the same in every lane)?  false after an
+ * error. */
+bool cuda_check_warp_store(emitter *e, const ectx *ctx,
+	const stir_buffer *buf, const stir_expr *idx, stir_store_op op,
+	const sval *v, const stir_stmt *s);
+/* e, s, buf, size: has fill loop s of warp buffer buf (of "size"
+ * elements) a literal extent of at most size?  false after an error. */
+bool cuda_check_warp_fill(emitter *e, const stir_stmt *s,
+	const stir_buffer *buf, int64_t size);
+
+/* e, s, ctx: may barrier statement s be printed where ctx runs (every
+ * thread of the block reaches it)?  false after an error. */
+bool cuda_check_barrier(emitter *e, const stir_stmt *s, const ectx *ctx);
+/* e, ctx, loc, a, b: access a must be ordered before access b by a
+ * barrier at loc, where ctx runs: may the walk record the place (every
+ * thread of the block gets there, and the walk is placing barriers:
+ * CUDA_MODE_PLACE)?  false after an error. */
+bool cuda_check_barrier_place(emitter *e, const ectx *ctx, stir_loc loc,
+	const cg_access *a, const cg_access *b);
 
 /* ---- cuda.c ---- */
 

@@ -249,85 +249,6 @@ bool cuda_is_pow2(int64_t x)
 	return x > 0 && (x & (x - 1)) == 0;
 }
 
-/* e, L, r, inner, ctx: check that reduction r can be computed across the
- * threads of loop L (bound to threadIdx.x) here. */
-static void check_red(emitter *e, const stir_stmt *L, red *r,
-	const bool *inner, const ectx *ctx)
-{
-	const stir_stmt *b = r->block, *st = r->store;
-	const char *name = b->u.block.name;
-	const stir_var *lv = L->u.for_.var;
-	bool reduces = false;
-	for (int i = 0; i < b->u.block.n_vars; i++) {
-		bool uses = cuda_expr_uses(e, b->u.block.bindings[i], lv);
-		if (uses && b->u.block.kinds[i] == 'S') {
-			cuda_error(e, b->loc, "cross-thread block '%s': its spatial "
-				"variable '%s' depends on loop '%s', the threadIdx.x "
-				"loop it reduces over", name, b->u.block.vars[i]->name,
-				lv->name);
-			return;
-		}
-		reduces |= uses;
-	}
-	if (!reduces) {
-		cuda_error(e, b->loc, "cross-thread block '%s' does not reduce "
-			"over loop '%s', the loop bound to threadIdx.x around it",
-			name, lv->name);
-		return;
-	}
-	const stir_var *v = cuda_inner_var(e, st->u.store.idx[0], inner);
-	const stir_buffer *buf = st->u.store.buf;
-	const stir_expr *n = buf->extent;
-	if (v && buf->scope == STIR_SCOPE_LOCAL && n &&
-	    n->kind == STIR_EXPR_INT && n->u.i >= 1 && n->u.i <= 32 &&
-	    !cuda_expr_uses(e, st->u.store.idx[0], lv)) {
-		/* the lanes of a register array: an accumulator each */
-		r->elems = n->u.i;
-	} else if (v) {
-		cuda_error(e, st->loc, "cross-thread block '%s': the element it "
-			"stores to depends on '%s', defined inside the threadIdx.x "
-			"loop '%s'%s", name, v->name, lv->name,
-			buf->scope == STIR_SCOPE_LOCAL ? " (allowed only into a "
-			"local array of at most 32 elements)" : "");
-		return;
-	}
-	stir_loc where;
-	if (cuda_list_uses(&L->u.for_.body, st->u.store.buf, st, &where)) {
-		cuda_error(e, where, "'%s' is accessed inside loop '%s' while "
-			"cross-thread block '%s' reduces into it", st->u.store.buf->name,
-			lv->name, name);
-		return;
-	}
-	const cuda_launch *la = e->launch;
-	int64_t bx = la->lit_block[0];
-	if (bx < 0 || la->lit_block[1] < 0 || la->lit_block[2] < 0) {
-		cuda_error(e, b->loc, "cross-thread block '%s' needs literal "
-			"extents for the loops bound to threadIdx in its launch", name);
-		return;
-	}
-	if (!(bx % 32 == 0 || cuda_is_pow2(bx))) {
-		cuda_error(e, b->loc, "cross-thread block '%s': the launch has "
-			"%" PRId64 " threads in x, neither a power of two below 32 nor "
-			"a multiple of 32", name, bx);
-		return;
-	}
-	if (r->elems && bx > 32) {
-		cuda_error(e, b->loc, "cross-thread block '%s' reduces into the "
-			"register array '%s' over %" PRId64 " threads in x: at most 32 "
-			"(one warp)", name, buf->name, bx);
-		return;
-	}
-	unsigned div = ctx->divergent & THREAD_DIMS;
-	bool warp_ok = !(div & DIM_BIT(STIR_THREAD_X)) &&
-		(bx % 32 == 0 || !div);
-	if (!warp_ok || (bx > 32 && div)) {
-		cuda_error(e, L->loc, "cross-thread block '%s': not every thread "
-			"of the %s reaches loop '%s'", name, bx > 32 ? "block" : "warp",
-			lv->name);
-		return;
-	}
-}
-
 /* e: the mask of the warp's threads for __shfl_*_sync, as C. */
 static void put_mask(emitter *e)
 {
@@ -521,7 +442,7 @@ void cuda_emit_bound_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
 			cuda_mark_defined(s, inner);
 			for (red *r = reds; r && !e->failed; r = r->next) {
 				r->acc = acc_type(r->store->u.store.buf->dtype);
-				check_red(e, s, r, inner, ctx);
+				cuda_check_red(e, s, r, inner, ctx);
 			}
 		}
 	}

@@ -17,11 +17,8 @@
  * it. */
 static void emit_barrier(emitter *e, const stir_stmt *s, const ectx *ctx)
 {
-	if (!cuda_block_uniform(e, ctx)) {
-		cuda_error(e, s->loc, "barrier: not every thread of the block "
-			"reaches it");
+	if (!cuda_check_barrier(e, s, ctx))
 		return;
-	}
 	cg_line(e->out, "__syncthreads();");
 	if (e->sum)
 		cuda_summary_barrier(e->sum);

@@ -27,10 +27,8 @@
  * they are one aligned group of lanes of a warp, whose mask is MASK. */
 
 
-/* e, ctx: the lanes of the loop bound to threadIdx.x where ctx runs, when
- * warp buffers can live there: a literal power of two up to 32 that is
- * the launch's threads in x; else 0. */
-static int64_t lanes_here(const emitter *e, const ectx *ctx)
+/* e, ctx: see cuda_internal.h. */
+int64_t cuda_warp_lanes_here(const emitter *e, const ectx *ctx)
 {
 	const stir_stmt *x = ctx->bound[STIR_THREAD_X];
 	const stir_expr *ext = x ? x->u.for_.extent : NULL;
@@ -44,45 +42,8 @@ static int64_t lanes_here(const emitter *e, const ectx *ctx)
 /* e, ctx: see cuda_internal.h. */
 bool cuda_warp_readable(const emitter *e, const ectx *ctx)
 {
-	return lanes_here(e, ctx) > 0 && !ctx->fill_tail &&
+	return cuda_warp_lanes_here(e, ctx) > 0 && !ctx->fill_tail &&
 		!(ctx->divergent & DIM_BIT(STIR_THREAD_X));
-}
-
-/* e, ctx, buf, loc, what, n: the lanes warp buffer buf is spread over
- * where ctx runs ("what" it does there, for diagnostics), after checking
- * that they can be and are the same as elsewhere in the launch, and its
- * elements in *n; 0 after an error. */
-static int64_t warp_lanes(emitter *e, const ectx *ctx, const stir_buffer *buf,
-	stir_loc loc, const char *what, int64_t *n)
-{
-	const stir_stmt *x = ctx->bound[STIR_THREAD_X];
-	int64_t lanes = lanes_here(e, ctx);
-	if (!x) {
-		cuda_error(e, loc, "warp buffer '%s' is %s outside a loop bound to "
-			"threadIdx.x, whose lanes hold it", buf->name, what);
-		return 0;
-	}
-	if (!lanes) {
-		cuda_error(e, loc, "warp buffer '%s' is %s inside loop '%s', bound "
-			"to threadIdx.x, whose extent is not the launch's threads in x "
-			"or not a literal power of two up to 32", buf->name, what,
-			x->u.for_.var->name);
-		return 0;
-	}
-	if (!cuda_literal_value(e->ctx, e->k, buf->extent, n) || *n < 1) {
-		cuda_error(e, buf->loc, "warp buffer '%s' needs a positive literal "
-			"extent", buf->name);
-		return 0;
-	}
-	int64_t *have = &e->warp_lanes[buf->index];
-	if (*have && *have != lanes) {
-		cuda_error(e, loc, "warp buffer '%s' is %s by %" PRId64 " lanes, "
-			"and elsewhere in the launch by %" PRId64, buf->name, what,
-			lanes, *have);
-		return 0;
-	}
-	*have = lanes;
-	return lanes;
 }
 
 /* e, lanes: the mask of this thread's group of "lanes" lanes. */
@@ -106,22 +67,12 @@ void cuda_warp_load(emitter *e, const ectx *ctx, const stir_expr *x)
 	if (e->buf_used)
 		e->buf_used[buf->index] = true;
 	cuda_record(e, ctx, buf, idx, false, false, x->loc);
-	int64_t n, lanes = warp_lanes(e, ctx, buf, x->loc, "read", &n);
+	int64_t n, lanes = cuda_check_warp_lanes(e, ctx, buf, x->loc, "read",
+		&n);
 	if (!lanes)
 		return;
-	if ((ctx->divergent & DIM_BIT(STIR_THREAD_X)) || ctx->fill_tail) {
-		cuda_error(e, x->loc, "warp buffer '%s' is read under control flow "
-			"that depends on threadIdx.x%s: its lanes shuffle together",
-			buf->name, ctx->fill_tail ? " (a fill loop whose last lanes "
-			"store nothing)" : "");
+	if (!cuda_check_warp_read(e, ctx, x))
 		return;
-	}
-	if (cuda_expr_deps(e, idx) & DIM_BIT(STIR_THREAD_X)) {
-		cuda_error(e, x->loc, "warp buffer '%s' is read at an index that "
-			"depends on threadIdx.x: its lanes read one element together",
-			buf->name);
-		return;
-	}
 	cg_put(e->out, "__shfl_sync(");
 	put_lane_mask(e, lanes);
 	cg_put(e->out, ", ");
@@ -139,18 +90,6 @@ void cuda_warp_load(emitter *e, const ectx *ctx, const stir_expr *x)
 	cg_putf(e->out, ", %" PRId64 ")", lanes);
 }
 
-/* e, x, v: whether x is variable v, or a block variable bound to it. */
-static bool is_var(const emitter *e, const stir_expr *x, const stir_var *v)
-{
-	if (x->kind != STIR_EXPR_VAR)
-		return false;
-	if (x->u.var == v)
-		return true;
-	const stir_expr *b = x->u.var->kind == STIR_VAR_BLOCK ?
-		e->binding[x->u.var->slot] : NULL;
-	return b && is_var(e, b, v);
-}
-
 /* e, ctx, buf, idx, op, v, s: a store into warp buffer buf, which only
  * its fill loop makes: this lane's element "idx", the fill's variable. */
 void cuda_put_warp_store(emitter *e, const ectx *ctx,
@@ -162,29 +101,8 @@ void cuda_put_warp_store(emitter *e, const ectx *ctx,
 		e->buf_written[buf->index] = true;
 	}
 	cuda_record(e, ctx, buf, idx, true, false, s->loc);
-	if (!ctx->fill) {
-		cuda_error(e, s->loc, "warp buffer '%s' is written outside a fill "
-			"loop (a serial loop over its elements, directly around the "
-			"store, inside the loop bound to threadIdx.x)", buf->name);
+	if (!cuda_check_warp_store(e, ctx, buf, idx, op, v, s))
 		return;
-	}
-	if (ctx->divergent & DIM_BIT(STIR_THREAD_X)) {
-		cuda_error(e, s->loc, "warp buffer '%s' is filled under control "
-			"flow that depends on threadIdx.x: every lane stores its part",
-			buf->name);
-		return;
-	}
-	if (op != STIR_STORE_ASSIGN || !is_var(e, idx, ctx->fill)) {
-		cuda_error(e, s->loc, "warp buffer '%s': its fill loop '%s' may "
-			"only assign element '%s'", buf->name, ctx->fill->name,
-			ctx->fill->name);
-		return;
-	}
-	if (v->x && (cuda_expr_deps(e, v->x) & DIM_BIT(STIR_THREAD_X))) {
-		cuda_error(e, s->loc, "the value stored into warp buffer '%s' "
-			"depends on threadIdx.x: its lanes hold one copy", buf->name);
-		return;
-	}
 	cg_indent(e->out);
 	cuda_put_name(e, buf->name);
 	cg_putf(e->out, "[stir_f%d] = ", ctx->fill_id);
@@ -225,15 +143,12 @@ void cuda_emit_warp_fill(emitter *e, const stir_stmt *s, const ectx *ctx,
 	const stir_expr *ext = s->u.for_.extent;
 	/* (control flow that depends on threadIdx.x, around the loop or
 	 * inside it, is refused at the store) */
-	int64_t size, lanes = warp_lanes(e, ctx, buf, s->loc, "filled", &size);
+	int64_t size, lanes = cuda_check_warp_lanes(e, ctx, buf, s->loc,
+		"filled", &size);
 	if (!lanes)
 		return;
-	if (ext->kind != STIR_EXPR_INT || ext->u.i < 0 || ext->u.i > size) {
-		cuda_error(e, s->loc, "fill loop '%s' of warp buffer '%s' needs a "
-			"literal extent of at most its %" PRId64 " elements", v->name,
-			buf->name, size);
+	if (!cuda_check_warp_fill(e, s, buf, size))
 		return;
-	}
 	int64_t n = ext->u.i, rounds = (n + lanes - 1) / lanes;
 	int id = e->n_tmp++;
 	cg_line(e->out, "// loop '%s' fills warp buffer '%s': %" PRId64

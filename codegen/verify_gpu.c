@@ -14,7 +14,10 @@
  *       8-bit atomics, two buffers of one written array;
  *   the emitter's walk, printing nothing (codegen/cuda.c)  what depends
  *       on the thread context a statement runs in: races and barriers,
- *       cross-thread reductions, warp buffers, vectorized loops.
+ *       cross-thread reductions, warp buffers, vectorized loops.  The walk
+ *       computes the context; the refusals of cross-thread reductions,
+ *       warp buffers and missing barriers are the cuda_check_* functions
+ *       at the end of this file, which the walk calls before it prints.
  *
  * The emitter (cuda_emit) runs cuda_verify_structure first and assumes
  * what it checks.
@@ -369,6 +372,240 @@ out:
 	free(v.written);
 	free(owner);
 	return v.failed ? -1 : 0;
+}
+
+/* The refusals that depend on the thread context ---------------------------
+ *
+ * The emitter's walk (codegen/cuda_stmt.c, cuda_reduce.c, cuda_warp.c)
+ * computes where each statement runs (the ectx: the loops bound to the
+ * thread indices, the indices control flow depends on, the fill loop of
+ * a warp buffer) and asks these functions before it prints a cross-thread
+ * reduction or a warp-buffer access.  They print nothing. */
+
+/* e, L, r, inner, ctx: see cuda_internal.h. */
+void cuda_check_red(emitter *e, const stir_stmt *L, red *r,
+	const bool *inner, const ectx *ctx)
+{
+	const stir_stmt *b = r->block, *st = r->store;
+	const char *name = b->u.block.name;
+	const stir_var *lv = L->u.for_.var;
+	bool reduces = false;
+	for (int i = 0; i < b->u.block.n_vars; i++) {
+		bool uses = cuda_expr_uses(e, b->u.block.bindings[i], lv);
+		if (uses && b->u.block.kinds[i] == 'S') {
+			cuda_error(e, b->loc, "cross-thread block '%s': its spatial "
+				"variable '%s' depends on loop '%s', the threadIdx.x "
+				"loop it reduces over", name, b->u.block.vars[i]->name,
+				lv->name);
+			return;
+		}
+		reduces |= uses;
+	}
+	if (!reduces) {
+		cuda_error(e, b->loc, "cross-thread block '%s' does not reduce "
+			"over loop '%s', the loop bound to threadIdx.x around it",
+			name, lv->name);
+		return;
+	}
+	const stir_var *v = cuda_inner_var(e, st->u.store.idx[0], inner);
+	const stir_buffer *buf = st->u.store.buf;
+	const stir_expr *n = buf->extent;
+	if (v && buf->scope == STIR_SCOPE_LOCAL && n &&
+	    n->kind == STIR_EXPR_INT && n->u.i >= 1 && n->u.i <= 32 &&
+	    !cuda_expr_uses(e, st->u.store.idx[0], lv)) {
+		/* the lanes of a register array: an accumulator each */
+		r->elems = n->u.i;
+	} else if (v) {
+		cuda_error(e, st->loc, "cross-thread block '%s': the element it "
+			"stores to depends on '%s', defined inside the threadIdx.x "
+			"loop '%s'%s", name, v->name, lv->name,
+			buf->scope == STIR_SCOPE_LOCAL ? " (allowed only into a "
+			"local array of at most 32 elements)" : "");
+		return;
+	}
+	stir_loc where;
+	if (cuda_list_uses(&L->u.for_.body, st->u.store.buf, st, &where)) {
+		cuda_error(e, where, "'%s' is accessed inside loop '%s' while "
+			"cross-thread block '%s' reduces into it", st->u.store.buf->name,
+			lv->name, name);
+		return;
+	}
+	const cuda_launch *la = e->launch;
+	int64_t bx = la->lit_block[0];
+	if (bx < 0 || la->lit_block[1] < 0 || la->lit_block[2] < 0) {
+		cuda_error(e, b->loc, "cross-thread block '%s' needs literal "
+			"extents for the loops bound to threadIdx in its launch", name);
+		return;
+	}
+	if (!(bx % 32 == 0 || cuda_is_pow2(bx))) {
+		cuda_error(e, b->loc, "cross-thread block '%s': the launch has "
+			"%" PRId64 " threads in x, neither a power of two below 32 nor "
+			"a multiple of 32", name, bx);
+		return;
+	}
+	if (r->elems && bx > 32) {
+		cuda_error(e, b->loc, "cross-thread block '%s' reduces into the "
+			"register array '%s' over %" PRId64 " threads in x: at most 32 "
+			"(one warp)", name, buf->name, bx);
+		return;
+	}
+	unsigned div = ctx->divergent & THREAD_DIMS;
+	bool warp_ok = !(div & DIM_BIT(STIR_THREAD_X)) &&
+		(bx % 32 == 0 || !div);
+	if (!warp_ok || (bx > 32 && div)) {
+		cuda_error(e, L->loc, "cross-thread block '%s': not every thread "
+			"of the %s reaches loop '%s'", name, bx > 32 ? "block" : "warp",
+			lv->name);
+		return;
+	}
+}
+
+/* e, x, v: whether x is variable v, or a block variable bound to it. */
+static bool is_var(const emitter *e, const stir_expr *x, const stir_var *v)
+{
+	if (x->kind != STIR_EXPR_VAR)
+		return false;
+	if (x->u.var == v)
+		return true;
+	const stir_expr *b = x->u.var->kind == STIR_VAR_BLOCK ?
+		e->binding[x->u.var->slot] : NULL;
+	return b && is_var(e, b, v);
+}
+
+/* e, ctx, buf, loc, what, n: see cuda_internal.h. */
+int64_t cuda_check_warp_lanes(emitter *e, const ectx *ctx,
+	const stir_buffer *buf, stir_loc loc, const char *what, int64_t *n)
+{
+	const stir_stmt *x = ctx->bound[STIR_THREAD_X];
+	int64_t lanes = cuda_warp_lanes_here(e, ctx);
+	if (!x) {
+		cuda_error(e, loc, "warp buffer '%s' is %s outside a loop bound to "
+			"threadIdx.x, whose lanes hold it", buf->name, what);
+		return 0;
+	}
+	if (!lanes) {
+		cuda_error(e, loc, "warp buffer '%s' is %s inside loop '%s', bound "
+			"to threadIdx.x, whose extent is not the launch's threads in x "
+			"or not a literal power of two up to 32", buf->name, what,
+			x->u.for_.var->name);
+		return 0;
+	}
+	if (!cuda_literal_value(e->ctx, e->k, buf->extent, n) || *n < 1) {
+		cuda_error(e, buf->loc, "warp buffer '%s' needs a positive literal "
+			"extent", buf->name);
+		return 0;
+	}
+	int64_t *have = &e->warp_lanes[buf->index];
+	if (*have && *have != lanes) {
+		cuda_error(e, loc, "warp buffer '%s' is %s by %" PRId64 " lanes, "
+			"and elsewhere in the launch by %" PRId64, buf->name, what,
+			lanes, *have);
+		return 0;
+	}
+	*have = lanes;
+	return lanes;
+}
+
+/* e, ctx, x: see cuda_internal.h. */
+bool cuda_check_warp_read(emitter *e, const ectx *ctx, const stir_expr *x)
+{
+	const stir_buffer *buf = x->u.load.buf;
+	const stir_expr *idx = x->u.load.idx[0];
+	if ((ctx->divergent & DIM_BIT(STIR_THREAD_X)) || ctx->fill_tail) {
+		cuda_error(e, x->loc, "warp buffer '%s' is read under control flow "
+			"that depends on threadIdx.x%s: its lanes shuffle together",
+			buf->name, ctx->fill_tail ? " (a fill loop whose last lanes "
+			"store nothing)" : "");
+		return false;
+	}
+	if (cuda_expr_deps(e, idx) & DIM_BIT(STIR_THREAD_X)) {
+		cuda_error(e, x->loc, "warp buffer '%s' is read at an index that "
+			"depends on threadIdx.x: its lanes read one element together",
+			buf->name);
+		return false;
+	}
+	return true;
+}
+
+/* e, ctx, buf, idx, op, v, s: see cuda_internal.h. */
+bool cuda_check_warp_store(emitter *e, const ectx *ctx,
+	const stir_buffer *buf, const stir_expr *idx, stir_store_op op,
+	const sval *v, const stir_stmt *s)
+{
+	if (!ctx->fill) {
+		cuda_error(e, s->loc, "warp buffer '%s' is written outside a fill "
+			"loop (a serial loop over its elements, directly around the "
+			"store, inside the loop bound to threadIdx.x)", buf->name);
+		return false;
+	}
+	if (ctx->divergent & DIM_BIT(STIR_THREAD_X)) {
+		cuda_error(e, s->loc, "warp buffer '%s' is filled under control "
+			"flow that depends on threadIdx.x: every lane stores its part",
+			buf->name);
+		return false;
+	}
+	if (op != STIR_STORE_ASSIGN || !is_var(e, idx, ctx->fill)) {
+		cuda_error(e, s->loc, "warp buffer '%s': its fill loop '%s' may "
+			"only assign element '%s'", buf->name, ctx->fill->name,
+			ctx->fill->name);
+		return false;
+	}
+	if (v->x && (cuda_expr_deps(e, v->x) & DIM_BIT(STIR_THREAD_X))) {
+		cuda_error(e, s->loc, "the value stored into warp buffer '%s' "
+			"depends on threadIdx.x: its lanes hold one copy", buf->name);
+		return false;
+	}
+	return true;
+}
+
+/* e, s, buf, size: see cuda_internal.h. */
+bool cuda_check_warp_fill(emitter *e, const stir_stmt *s,
+	const stir_buffer *buf, int64_t size)
+{
+	const stir_var *v = s->u.for_.var;
+	const stir_expr *ext = s->u.for_.extent;
+	if (ext->kind != STIR_EXPR_INT || ext->u.i < 0 || ext->u.i > size) {
+		cuda_error(e, s->loc, "fill loop '%s' of warp buffer '%s' needs a "
+			"literal extent of at most its %" PRId64 " elements", v->name,
+			buf->name, size);
+		return false;
+	}
+	return true;
+}
+
+/* e, s, ctx: see cuda_internal.h. */
+bool cuda_check_barrier(emitter *e, const stir_stmt *s, const ectx *ctx)
+{
+	if (!cuda_block_uniform(e, ctx)) {
+		cuda_error(e, s->loc, "barrier: not every thread of the block "
+			"reaches it");
+		return false;
+	}
+	return true;
+}
+
+/* e, ctx, loc, a, b: see cuda_internal.h. */
+bool cuda_check_barrier_place(emitter *e, const ectx *ctx, stir_loc loc,
+	const cg_access *a, const cg_access *b)
+{
+	char at[256], bt[256];
+	if (!cuda_block_uniform(e, ctx)) {
+		cuda_error(e, loc, "threads of a block must synchronize between "
+			"the accesses to '%s' at %s and at %s, but not every thread "
+			"reaches the place between them", a->buf->name,
+			cuda_loc_str(a->loc, at, sizeof(at)),
+			cuda_loc_str(b->loc, bt, sizeof(bt)));
+		return false;
+	}
+	if (e->mode == CUDA_MODE_EMIT) {
+		cuda_error(e, loc, "threads of a block must synchronize between "
+			"the accesses to '%s' at %s and at %s, but there is no "
+			"barrier between them (see stir_kernel_insert_barriers)",
+			a->buf->name, cuda_loc_str(a->loc, at, sizeof(at)),
+			cuda_loc_str(b->loc, bt, sizeof(bt)));
+		return false;
+	}
+	return true;
 }
 
 /* k: see codegen.h.  The walk is the emitter's, its source discarded (it
