@@ -16,33 +16,11 @@
 const stir_expr cuda_mma_lanes = { .kind = STIR_EXPR_INT, .dtype = STIR_I32,
 	.u.i = 32 };
 
-/* What names_var looks for. */
-typedef struct var_find {
-	const stir_var *v;
-} var_find;
-
-/* slot, user: expr_pre of names_var: stop at the variable. */
-static stir_visit_step find_var(stir_expr **slot, void *user)
-{
-	const var_find *f = user;
-	return (*slot)->kind == STIR_EXPR_VAR && (*slot)->u.var == f->v ?
-		STIR_VISIT_STOP : STIR_VISIT_GO;
-}
-
-/* x, v: does x name v? */
-static bool names_var(const stir_expr *x, const stir_var *v)
-{
-	var_find f = { v };
-	stir_visitor w = { .expr_pre = find_var, .user = &f };
-	stir_expr *root = (stir_expr *)x;
-	return stir_visit_expr(&w, &root);
-}
-
 /* xs, n, v: does one of the n expressions xs name v? */
 static bool named_by(const stir_expr *const *xs, int n, const stir_var *v)
 {
 	for (int i = 0; i < n; i++)
-		if (names_var(xs[i], v))
+		if (stir_expr_uses(xs[i], v))
 			return true;
 	return false;
 }
@@ -146,7 +124,7 @@ void cuda_emit_mma(emitter *e, const stir_stmt *s, const ectx *ctx)
 		bool used = named_by(printed, n_printed, v);
 		for (int i = 0; i < nb && !used; i++)
 			used = named_by(printed, n_printed, b->u.block.vars[i]) &&
-				names_var(b->u.block.bindings[i], v);
+				stir_expr_uses(b->u.block.bindings[i], v);
 		if (!used)
 			continue;
 		cg_indent(p);

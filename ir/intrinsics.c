@@ -53,7 +53,7 @@ const stir_intrinsic *stir_intrinsic_find(const char *name)
 	return NULL;
 }
 
-/* The names, comma-separated. */
+/* The names, comma-separated (the table's rows, in order). */
 const char *stir_intrinsic_names(void)
 {
 	return "mma_m16n8k16_f16, mma_m16n8k16_bf16, mma_m16n8k8_tf32";
@@ -138,7 +138,7 @@ static bool operand(matcher *m, const stir_intrinsic *in, const char *what,
 			what, other->name);
 	op->buf = buf;
 	op->index = idx;
-	if (cc == 1 && cr >= 1 && cr != 1) {
+	if (cc == 1 && cr > 1) {
 		op->ld = cr;
 		op->transposed = false;
 	} else if (cr == 1 && cc > 1) {

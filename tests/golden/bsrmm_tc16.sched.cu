@@ -26,75 +26,85 @@ __device__ __forceinline__ unsigned stir_tf32(float x)
   return r;
 #endif
 }
+
+// The f32 accumulator of the m16n8 shapes: register i of lane (g, t) =
+// 4g + t holds row g + 8 (i / 2), column 2t + i % 2 (g = lane / 4,
+// t = lane % 4).  STIR_ACC16X8(P) defines P_acc and its functions.
+#define STIR_ACC16X8(P) \
+struct P##_acc { float r[4]; }; \
+__device__ __forceinline__ void P##_fill(P##_acc &c, float v) \
+{ \
+  for (int i = 0; i < 4; i++) \
+    c.r[i] = v; \
+} \
+__device__ __forceinline__ void P##_load_acc(P##_acc &c, const float *p, \
+    long long ld) \
+{ \
+  const unsigned g = stir_lane() >> 2, t = stir_lane() & 3u; \
+  for (int i = 0; i < 4; i++) \
+    c.r[i] = p[(g + 8 * (i >> 1)) * ld + 2 * t + (i & 1)]; \
+} \
+__device__ __forceinline__ void P##_store_acc(float *p, long long ld, \
+    const P##_acc &c) \
+{ \
+  const unsigned g = stir_lane() >> 2, t = stir_lane() & 3u; \
+  for (int i = 0; i < 4; i++) \
+    p[(g + 8 * (i >> 1)) * ld + 2 * t + (i & 1)] = c.r[i]; \
+} \
+__device__ __forceinline__ void P##_atomic_add_acc(float *p, long long ld, \
+    const P##_acc &c) \
+{ \
+  const unsigned g = stir_lane() >> 2, t = stir_lane() & 3u; \
+  for (int i = 0; i < 4; i++) \
+    atomicAdd(&p[(g + 8 * (i >> 1)) * ld + 2 * t + (i & 1)], c.r[i]); \
+}
+// A (16x16) and B (16x8) of the 16-bit m16n8k16 shapes, elements of type
+// T whose bits stir_bits(T) gives: register i of lane (g, t) holds A's row
+// g + 8 (i % 2), columns 2t + 8 (i / 2) and the next (low half first);
+// B's rows 2t + 8i and the next, column g.  STIR_K16(P, T) defines P_a,
+// P_b and their loads (_t: the operand stored transposed).
+#define STIR_K16(P, T) \
+struct P##_a { unsigned r[4]; }; \
+struct P##_b { unsigned r[2]; }; \
+__device__ __forceinline__ void P##_load_a(P##_a &a, const T *p, long long ld) \
+{ \
+  const unsigned g = stir_lane() >> 2, t = stir_lane() & 3u; \
+  for (int i = 0; i < 4; i++) { \
+    const long long r = g + 8 * (i & 1), c = 2 * t + 8 * (i >> 1); \
+    a.r[i] = stir_pack2(stir_bits(p[r * ld + c]), stir_bits(p[r * ld + c + 1])); \
+  } \
+} \
+__device__ __forceinline__ void P##_load_a_t(P##_a &a, const T *p, long long ld) \
+{ \
+  const unsigned g = stir_lane() >> 2, t = stir_lane() & 3u; \
+  for (int i = 0; i < 4; i++) { \
+    const long long r = g + 8 * (i & 1), c = 2 * t + 8 * (i >> 1); \
+    a.r[i] = stir_pack2(stir_bits(p[c * ld + r]), stir_bits(p[(c + 1) * ld + r])); \
+  } \
+} \
+__device__ __forceinline__ void P##_load_b(P##_b &b, const T *p, long long ld) \
+{ \
+  const unsigned g = stir_lane() >> 2, t = stir_lane() & 3u; \
+  for (int i = 0; i < 2; i++) { \
+    const long long k = 2 * t + 8 * i; \
+    b.r[i] = stir_pack2(stir_bits(p[k * ld + g]), stir_bits(p[(k + 1) * ld + g])); \
+  } \
+} \
+__device__ __forceinline__ void P##_load_b_t(P##_b &b, const T *p, long long ld) \
+{ \
+  const unsigned g = stir_lane() >> 2, t = stir_lane() & 3u; \
+  for (int i = 0; i < 2; i++) { \
+    const long long k = 2 * t + 8 * i; \
+    b.r[i] = stir_pack2(stir_bits(p[g * ld + k]), stir_bits(p[g * ld + k + 1])); \
+  } \
+}
 // mma_m16n8k16_f16: D (16x8, f32) += A (16x16, __half) * B (16x8, __half)
-struct stir_mma_m16n8k16_f16_a { unsigned r[4]; };
-struct stir_mma_m16n8k16_f16_b { unsigned r[2]; };
-struct stir_mma_m16n8k16_f16_acc { float r[4]; };
-// element (row, col) of register i of this lane: A: rows g, g + 8 and
-// columns 2t, 2t + 1 (+ 8); B: rows 2t, 2t + 1 (+ 8), column g; C: rows
-// g, g + 8, columns 2t, 2t + 1 (g = lane / 4, t = lane % 4)
-__device__ __forceinline__ void stir_mma_m16n8k16_f16_fill(stir_mma_m16n8k16_f16_acc &c, float v)
+__device__ __forceinline__ unsigned short stir_bits(__half x)
 {
-  for (int i = 0; i < 4; i++)
-    c.r[i] = v;
+  return __half_as_ushort(x);
 }
-__device__ __forceinline__ void stir_mma_m16n8k16_f16_load_a(stir_mma_m16n8k16_f16_a &a, const __half *p,
-    long long ld)
-{
-  const unsigned g = stir_lane() >> 2, t = stir_lane() & 3u;
-  for (int i = 0; i < 4; i++) {
-    const long long r = g + 8 * (i & 1), c = 2 * t + 8 * (i >> 1);
-    a.r[i] = stir_pack2(__half_as_ushort(p[r * ld + c]), __half_as_ushort(p[r * ld + c + 1]));
-  }
-}
-__device__ __forceinline__ void stir_mma_m16n8k16_f16_load_a_t(stir_mma_m16n8k16_f16_a &a,
-    const __half *p, long long ld)
-{
-  const unsigned g = stir_lane() >> 2, t = stir_lane() & 3u;
-  for (int i = 0; i < 4; i++) {
-    const long long r = g + 8 * (i & 1), c = 2 * t + 8 * (i >> 1);
-    a.r[i] = stir_pack2(__half_as_ushort(p[c * ld + r]), __half_as_ushort(p[(c + 1) * ld + r]));
-  }
-}
-__device__ __forceinline__ void stir_mma_m16n8k16_f16_load_b(stir_mma_m16n8k16_f16_b &b, const __half *p,
-    long long ld)
-{
-  const unsigned g = stir_lane() >> 2, t = stir_lane() & 3u;
-  for (int i = 0; i < 2; i++) {
-    const long long k = 2 * t + 8 * i;
-    b.r[i] = stir_pack2(__half_as_ushort(p[k * ld + g]), __half_as_ushort(p[(k + 1) * ld + g]));
-  }
-}
-__device__ __forceinline__ void stir_mma_m16n8k16_f16_load_b_t(stir_mma_m16n8k16_f16_b &b,
-    const __half *p, long long ld)
-{
-  const unsigned g = stir_lane() >> 2, t = stir_lane() & 3u;
-  for (int i = 0; i < 2; i++) {
-    const long long k = 2 * t + 8 * i;
-    b.r[i] = stir_pack2(__half_as_ushort(p[g * ld + k]), __half_as_ushort(p[g * ld + k + 1]));
-  }
-}
-__device__ __forceinline__ void stir_mma_m16n8k16_f16_load_acc(stir_mma_m16n8k16_f16_acc &c,
-    const float *p, long long ld)
-{
-  const unsigned g = stir_lane() >> 2, t = stir_lane() & 3u;
-  for (int i = 0; i < 4; i++)
-    c.r[i] = p[(g + 8 * (i >> 1)) * ld + 2 * t + (i & 1)];
-}
-__device__ __forceinline__ void stir_mma_m16n8k16_f16_store_acc(float *p, long long ld,
-    const stir_mma_m16n8k16_f16_acc &c)
-{
-  const unsigned g = stir_lane() >> 2, t = stir_lane() & 3u;
-  for (int i = 0; i < 4; i++)
-    p[(g + 8 * (i >> 1)) * ld + 2 * t + (i & 1)] = c.r[i];
-}
-__device__ __forceinline__ void stir_mma_m16n8k16_f16_atomic_add_acc(float *p,
-    long long ld, const stir_mma_m16n8k16_f16_acc &c)
-{
-  const unsigned g = stir_lane() >> 2, t = stir_lane() & 3u;
-  for (int i = 0; i < 4; i++)
-    atomicAdd(&p[(g + 8 * (i >> 1)) * ld + 2 * t + (i & 1)], c.r[i]);
-}
+STIR_ACC16X8(stir_mma_m16n8k16_f16)
+STIR_K16(stir_mma_m16n8k16_f16, __half)
 __device__ __forceinline__ void stir_mma_m16n8k16_f16_mma(stir_mma_m16n8k16_f16_acc &c, const stir_mma_m16n8k16_f16_a &a,
     const stir_mma_m16n8k16_f16_b &b)
 {
