@@ -1,13 +1,25 @@
-"""stir.spmm on torch CUDA tensors, timed as bench/ times kernels
-(docs GPU.md: warm-ups, L2 flushed before each call, CUDA events, the
-median), beside torch.sparse.mm, on the graphs given; F = 64.  The
-kernel is the one stir.spmm uses (csrmm.stir under the default GPU
-schedule), so `stirc run examples/csrmm.stir --backend cuda --time` on
-the same graph times the same kernel from C.
+"""stir.spmm on a prepared stir.Graph (torch CUDA tensors), timed as
+bench/ times kernels (shared/design/GPU.md: warm-ups, L2 flushed before
+each call, CUDA events, the median), against, in the same run:
 
-    python3 bench/python_spmm.py examples/data/cora.mtx.gz ..."""
+- the same kernel timed from C by the library (stir_gpu_run_time on the
+  Graph's own run: the method of bench_spmm and stirc run --time), so that
+  the ratio is what the Python layer adds on the GPU's clock;
+- torch.sparse.mm (cuSPARSE) on the same graph and features;
+
+and the host time of a call: N calls queued back to back on a prepared
+Graph (no synchronization between them), timed on the host, per call,
+beside the kernel's own time (when the host time is below the kernel's,
+the calls keep the GPU busy and the host overhead is hidden).
+
+    python3 bench/python_spmm.py [--features 32,64,128] GRAPH.mtx.gz ...
+
+The kernel is the hybrid candidate the library's cost model picks for the
+graph and feature size (printed as bench_spmm names it: `bench_spmm
+--candidates I --features F GRAPH` times the same candidate from C)."""
 import gzip
 import sys
+import time
 
 import numpy as np
 import scipy.io
@@ -34,16 +46,55 @@ def timed(fn, reps=50, warm=10):
     return float(np.median(ms))
 
 
-for path in sys.argv[1:]:
-    A = scipy.io.mmread(gzip.open(path)).tocsr().astype(np.float32)
-    At = torch.sparse_csr_tensor(torch.from_numpy(A.indptr.astype(np.int64)),
-                                 torch.from_numpy(A.indices.astype(np.int64)),
-                                 torch.from_numpy(A.data), A.shape).cuda()
-    G = stir.Graph(At)
-    B = torch.randn(A.shape[1], 64, device="cuda")
-    with torch.no_grad():
-        s = timed(lambda: stir.spmm(G, B))
-        k = timed(lambda: G._torch.spmm(B))
-        t = timed(lambda: torch.sparse.mm(At, B))
-    print("%s F=64: stir.spmm %.1f us (Graph kernel call %.1f us), "
-          "torch.sparse.mm %.1f us" % (path, 1e3 * s, 1e3 * k, 1e3 * t))
+def host_us(fn, n=2000):
+    """Host microseconds per call of n calls of fn() queued back to back
+    (after a synchronization; the GPU catches up afterwards)."""
+    for _ in range(20):
+        fn()
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    for _ in range(n):
+        fn()
+    t1 = time.perf_counter()
+    torch.cuda.synchronize()
+    return (t1 - t0) / n * 1e6
+
+
+def main(argv):
+    """Time every graph of argv at every feature size."""
+    feats = [64]
+    if len(argv) > 1 and argv[0] == "--features":
+        feats = [int(f) for f in argv[1].split(",")]
+        argv = argv[2:]
+    print("%-28s %4s %-26s %10s %10s %6s %10s %10s %10s" % (
+        "graph", "F", "candidate", "stir.spmm", "C timing", "ratio",
+        "sparse.mm", "host/call", "wall/call"))
+    for path in argv:
+        A = scipy.io.mmread(gzip.open(path)).tocsr().astype(np.float32)
+        At = torch.sparse_csr_tensor(
+            torch.from_numpy(A.indptr.astype(np.int64)),
+            torch.from_numpy(A.indices.astype(np.int64)),
+            torch.from_numpy(A.data), A.shape).cuda()
+        G = stir.Graph(At)
+        for F in feats:
+            B = torch.randn(A.shape[1], F, device="cuda")
+            with torch.no_grad():
+                stir.spmm(G, B)     # prepares (format, compile) once
+                fast = G._torch._fast_spmm[F]
+                s = timed(lambda: stir.spmm(G, B))
+                c = fast.launch.time(B)[0]
+                t = timed(lambda: torch.sparse.mm(At, B))
+                # host time per call; wall time per call of the same
+                # back-to-back loop, synchronization at its end included
+                torch.cuda.synchronize()
+                w0 = time.perf_counter()
+                h = host_us(lambda: stir.spmm(G, B))
+                w = (time.perf_counter() - w0) * 1e6 / 2020
+            print("%-28s %4d %-26s %8.1fus %8.1fus %5.3f %8.1fus %8.1fus "
+                  "%8.1fus" % (path.split("/")[-1], F, fast.describe,
+                               1e3 * s, 1e3 * c, s / c, 1e3 * t, h, w))
+            sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

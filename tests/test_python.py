@@ -136,6 +136,34 @@ if e is not None:
 raises(ValueError, stir.load, os.path.join(SRC, "examples", "csrmm.stir"),
        kernel="nope")
 
+# --- a Graph's fast SpMM (python/stir/_fast.py): the cost model's pick of
+# the hybrid candidates, its format and its stage III kernel, run on the
+# interpreter; the arrays its launches take are the format's, B and C
+from stir import _fast
+odd = sp.lil_matrix((70, 90), dtype=np.float32)
+odd[0, :] = rng.random(90)            # a row of every column
+odd[3, ::3] = 1.0                     # a long row
+odd[7, 5] = 2.0
+for i in range(10, 70, 4):
+    odd[i, (i * 7) % 90] = 0.5 + i
+odd = sp.csr_matrix(odd)              # rows 1, 2, 4, ... empty
+for name, M, feats in (("cora", cora, (7, 16, 64)), ("odd", odd, (1, 5, 32))):
+    for F in feats:
+        h = _fast.HybridSpmm.of_scipy(M, F, n_sms=132)
+        check(0 <= h.candidate < _fast.lib.stir_spmm_hybrid_n_candidates(),
+              "%s F=%d: candidate %d" % (name, F, h.candidate))
+        B = rng.standard_normal((M.shape[1], F)).astype(np.float32)
+        close(h.interpret(B), M.astype(np.float64) @ B,
+              "%s F=%d: hybrid %s on the interpreter"
+              % (name, F, _fast.describe(h.candidate)))
+        fmt = set(h.format.arrays())
+        names = set(n for n, local in h.taken if not local)
+        check(names - fmt == {"B", "C"} and len(names & fmt) >= 3,
+              "%s F=%d: the launches take %s" % (name, F, sorted(names)))
+print("hybrid SpMM picks on cora:", ", ".join(
+    "F=%d %s" % (F, _fast.describe(_fast.HybridSpmm.of_scipy(cora, F)
+                                   .candidate)) for F in (8, 16, 64, 128)))
+
 # --- bad arrays refused, with the array's name
 B = rng.standard_normal((small.shape[1], 4)).astype(np.float32)
 e = raises(stir.StirError, k.run, A=small, B=B[:-1])

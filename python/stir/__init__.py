@@ -365,7 +365,7 @@ class Graph(object):
         self._sddmm = None
         if _is_torch(A):
             from . import _torch
-            self._torch = _torch.TorchGraph.from_torch(A)
+            self._torch = _torch.TorchGraph.from_torch(A, prepared=True)
             self.shape = self._torch.shape
             self.csr = None
             return
@@ -430,7 +430,7 @@ def spmm(A, B):
     if _is_torch(A) or isinstance(A, Graph):
         from . import _torch
         if isinstance(A, Graph):
-            return _torch.SpMM.apply(A._torch, A._torch.values, B)
+            return _torch.graph_spmm(A._torch, B)
         g = _torch.TorchGraph.from_torch(A)
         return _torch.SpMM.apply(g, A.values(), B)
     return Graph(A).spmm(B)

@@ -41,6 +41,34 @@ class Extern(ctypes.Structure):
                 ("bytes", ctypes.c_size_t), ("dtype", c_int)]
 
 
+class SpmmMap(ctypes.Structure):
+    """stir_spmm_map (include/stir/recipes.h)."""
+    _fields_ = [("feat", c_int64), ("lanes", c_int64), ("vec", c_int64),
+                ("chunks", c_int64), ("rows", c_int64), ("group", c_int64),
+                ("warp_cache", ctypes.c_bool), ("serial", ctypes.c_bool)]
+
+
+class HybridParams(ctypes.Structure):
+    """stir_spmm_hybrid_params: a candidate of the hybrid SpMM."""
+    _fields_ = [("c", c_int), ("nb", c_int), ("buckets", c_int64 * 8),
+                ("threads", c_int), ("min_blocks", c_int), ("group", c_int),
+                ("locality", ctypes.c_bool), ("warp_cache", ctypes.c_bool),
+                ("serial_lanes", c_int)]
+
+
+class SddmmMap(ctypes.Structure):
+    """stir_sddmm_map (include/stir/recipes.h)."""
+    _fields_ = [("feat", c_int64), ("lanes", c_int64), ("vec", c_int64),
+                ("nnz", c_int64)]
+
+
+class GpuTiming(ctypes.Structure):
+    """stir_gpu_timing (include/stir/codegen.h)."""
+    _fields_ = [("warmups", c_int), ("reps", c_int),
+                ("median_ms", ctypes.c_double), ("min_ms", ctypes.c_double),
+                ("max_ms", ctypes.c_double)]
+
+
 def _candidates():
     env = os.environ.get("STIR_LIBRARY")
     if env:
@@ -144,6 +172,36 @@ _PROTOS = {
     "stir_gpu_run_launch": (c_int, [c_void_p, ctypes.c_uint]),
     "stir_stream_wrap": (c_void_p, [c_void_p, c_void_p]),
     "stir_stream_free": (None, [c_void_p]),
+    # the recipes and what python/stir/_fast.py prepares with them
+    "stir_bindings_copy": (c_void_p, [c_void_p]),
+    "stir_spmm_hybrid_n_candidates": (c_int, []),
+    "stir_spmm_hybrid_get_candidate": (ctypes.POINTER(HybridParams),
+                                       [c_int]),
+    "stir_spmm_hybrid_map": (SpmmMap, [ctypes.POINTER(HybridParams),
+                                       c_int64]),
+    "stir_spmm_hybrid_params_format_flags": (
+        ctypes.c_uint, [ctypes.POINTER(HybridParams)]),
+    "stir_spmm_hybrid_model_rank": (c_int, [
+        ctypes.POINTER(Csr), c_int64, c_int, ctypes.POINTER(c_int),
+        ctypes.POINTER(ctypes.c_double)]),
+    "stir_recipe_spmm_hybrid": (c_int, [c_void_p, c_int, c_int,
+                                        ctypes.POINTER(c_int64), SpmmMap]),
+    "stir_sddmm_map_features": (SddmmMap, [c_int64]),
+    "stir_recipe_sddmm": (c_int, [c_void_p, SddmmMap]),
+    "stir_csr_to_hybrid_flags": (c_void_p, [
+        c_void_p, ctypes.POINTER(Csr), c_int, c_int, ctypes.POINTER(c_int64),
+        c_int, c_int, c_char_p, ctypes.c_uint, c_void_p]),
+    "stir_host_format_free": (None, [c_void_p]),
+    "stir_cuda_plan_alloc": (c_void_p, [c_void_p, ctypes.c_uint]),
+    "stir_cuda_plan_free": (None, [c_void_p]),
+    "stir_cuda_plan_n_launches": (c_int, [c_void_p]),
+    "stir_cuda_plan_n_args": (c_int, [c_void_p, c_int]),
+    "stir_cuda_plan_get_arg_buffer": (c_void_p, [c_void_p, c_int, c_int]),
+    "stir_buffer_get_array_name": (c_char_p, [c_void_p]),
+    "stir_buffer_get_kind": (c_int, [c_void_p]),
+    "stir_gpu_kernel_get_plan": (c_void_p, [c_void_p]),
+    "stir_gpu_run_time": (c_int, [c_void_p, c_int, c_int,
+                                  ctypes.POINTER(GpuTiming)]),
 }
 
 for _name, (_res, _args) in _PROTOS.items():

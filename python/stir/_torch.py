@@ -1,7 +1,10 @@
 """stir.spmm / stir.sddmm / stir.Graph on torch CUDA tensors, and their
-torch.autograd.Function wrappers.  The kernels are the CSR programs of
-_kernels.py under the default GPU schedule (a fixed choice until the
-tuner exists; docs/python.md)."""
+torch.autograd.Function wrappers.  A stir.Graph's graph is "prepared":
+its SpMM is the hybrid ELL kernel the library's cost model picks and its
+SDDMM the SDDMM recipe, each made once per feature size (_fast.py), for
+A and, in the backward, for A's transpose; a sparse tensor passed
+directly, or values other than the graph's own, take the CSR programs of
+_kernels.py under the default GPU schedule (docs/python.md)."""
 import torch
 
 from ._kernels import SPMM_SOURCE, SDDMM_SOURCE
@@ -25,7 +28,7 @@ class TorchGraph(object):
     indptr and indices, float32 values; its transpose made on first use
     (for SpMM's backward), with the permutation of the values."""
 
-    def __init__(self, indptr, indices, values, shape):
+    def __init__(self, indptr, indices, values, shape, prepared=False):
         self.indptr = indptr.to(torch.int32).contiguous()
         self.indices = indices.to(torch.int32).contiguous()
         self.values = values.to(torch.float32).contiguous()
@@ -33,18 +36,25 @@ class TorchGraph(object):
         self.nnz = int(self.indices.numel())
         self._t = None
         self._perm = None
+        # a stir.Graph's: the fast kernels, per feature size (_fast.py)
+        self.prepared = prepared and self.nnz > 0 and \
+            self.shape[0] > 0 and self.shape[1] > 0
+        self.index = self.indices.get_device()
+        self._fast_spmm = {}
+        self._fast_sddmm = {}
 
     @classmethod
-    def from_torch(cls, A):
+    def from_torch(cls, A, prepared=False):
         """From a torch.sparse_csr_tensor (or a sparse COO one) on the
-        GPU."""
+        GPU; "prepared" for a stir.Graph (the fast kernels)."""
         if A.layout == torch.sparse_coo:
             A = A.coalesce().to_sparse_csr()
         if A.layout != torch.sparse_csr:
             raise TypeError("stir: a sparse CSR (or COO) tensor is needed")
         if not A.is_cuda:
             raise TypeError("stir: the tensor must be on a CUDA device")
-        return cls(A.crow_indices(), A.col_indices(), A.values(), A.shape)
+        return cls(A.crow_indices(), A.col_indices(), A.values(), A.shape,
+                   prepared)
 
     def transpose(self):
         """(A^T as a TorchGraph, perm): A^T's values are
@@ -63,15 +73,34 @@ class TorchGraph(object):
             indptr[1:] = torch.cumsum(counts, 0)
             self._perm = perm
             self._t = TorchGraph(indptr, rows[perm], self.values[perm],
-                                 (n, m))
+                                 (n, m), self.prepared)
         return self._t, self._perm
 
     def spmm(self, B, values=None):
-        """self @ B (B a float32 CUDA tensor of self.shape[1] rows)."""
+        """self @ B (B a float32 CUDA tensor of self.shape[1] rows), with
+        self's values or "values" (a tensor of nnz values)."""
+        if values is None and self.prepared and B.dim() == 2:
+            fast = self._fast_spmm.get(B.shape[1])
+            if fast is not None and B.dtype is torch.float32 and \
+                    B.shape[0] == self.shape[1] and B.is_contiguous() and \
+                    not B.data_ptr() % 16 and B.get_device() == self.index:
+                return fast(B)
         if B.dim() != 2 or B.shape[0] != self.shape[1]:
             raise ValueError("stir.spmm: B has shape %s; a (%d, F) matrix "
                              "is needed" % (tuple(B.shape), self.shape[1]))
+        if not B.is_cuda or B.get_device() != self.index:
+            raise ValueError("stir.spmm: B is on %s, the graph on cuda:%d"
+                             % (B.device, self.index))
         B = B.to(torch.float32).contiguous()
+        if values is None and self.prepared and B.shape[1] > 0:
+            if B.data_ptr() % 16:
+                B = B.clone()
+            fast = self._fast_spmm.get(B.shape[1])
+            if fast is None:
+                from ._fast import GpuSpmm
+                fast = GpuSpmm(self, B.shape[1])
+                self._fast_spmm[B.shape[1]] = fast
+            return fast(B)
         v = self.values if values is None else values.contiguous()
         out = _kernel("spmm").run(
             backend="cuda",
@@ -89,6 +118,22 @@ class TorchGraph(object):
             raise ValueError("stir.sddmm: X %s and Y %s do not fit a %s "
                              "matrix" % (tuple(X.shape), tuple(Y.shape),
                                          self.shape))
+        for name, T in (("X", X), ("Y", Y)):
+            if not T.is_cuda or T.get_device() != self.index:
+                raise ValueError("stir.sddmm: %s is on %s, the graph on "
+                                 "cuda:%d" % (name, T.device, self.index))
+        feat = int(X.shape[1])
+        if self.prepared and feat > 0:
+            X = X.to(torch.float32).contiguous()
+            Y = Y.to(torch.float32).contiguous()
+            X = X.clone() if X.data_ptr() % 16 else X
+            Y = Y.clone() if Y.data_ptr() % 16 else Y
+            fast = self._fast_sddmm.get(feat)
+            if fast is None:
+                from ._fast import GpuSddmm
+                fast = GpuSddmm(self, feat)
+                self._fast_sddmm[feat] = fast
+            return fast(X, Y)
         out = _kernel("sddmm").run(
             backend="cuda",
             sizes={"m": self.shape[0], "n": self.shape[1],
@@ -97,6 +142,28 @@ class TorchGraph(object):
                "X": X.to(torch.float32).contiguous(),
                "Y": Y.to(torch.float32).contiguous()})
         return out["S"]
+
+
+def graph_spmm(g, B):
+    """stir.spmm of a stir.Graph's TorchGraph g: the prepared kernel,
+    through GraphSpMM when B needs a gradient."""
+    if B.requires_grad and torch.is_grad_enabled():
+        return GraphSpMM.apply(g, B)
+    return g.spmm(B)
+
+
+class GraphSpMM(torch.autograd.Function):
+    """C = A B on a prepared graph g (its values are constants): backward
+    dB = A^T dC, the prepared SpMM of g's transpose."""
+
+    @staticmethod
+    def forward(ctx, g, B):
+        ctx.g = g
+        return g.spmm(B)
+
+    @staticmethod
+    def backward(ctx, dC):
+        return None, ctx.g.transpose()[0].spmm(dC.contiguous())
 
 
 class SpMM(torch.autograd.Function):
