@@ -2,9 +2,11 @@
 bench/ times kernels (shared/design/GPU.md: warm-ups, L2 flushed before
 each call, CUDA events, the median), against, in the same run:
 
+- the same kernel launched alone (one ctypes call of stir_gpu_run_launch
+  on the Graph's bound run), timed the same way: the ratio stir.spmm /
+  launch is what the Python layer costs on the GPU's clock;
 - the same kernel timed from C by the library (stir_gpu_run_time on the
-  Graph's own run: the method of bench_spmm and stirc run --time), so that
-  the ratio is what the Python layer adds on the GPU's clock;
+  Graph's own run: the method of bench_spmm and stirc run --time);
 - torch.sparse.mm (cuSPARSE) on the same graph and features;
 
 and the host time of a call: N calls queued back to back on a prepared
@@ -26,6 +28,7 @@ import scipy.io
 import torch
 
 import stir
+from stir._lib import lib
 
 
 def timed(fn, reps=50, warm=10):
@@ -66,9 +69,9 @@ def main(argv):
     if len(argv) > 1 and argv[0] == "--features":
         feats = [int(f) for f in argv[1].split(",")]
         argv = argv[2:]
-    print("%-28s %4s %-26s %10s %10s %6s %10s %10s %10s" % (
-        "graph", "F", "candidate", "stir.spmm", "C timing", "ratio",
-        "sparse.mm", "host/call", "wall/call"))
+    print("%-14s %4s %-34s %9s %9s %6s %9s %9s %9s %9s" % (
+        "graph", "F", "candidate", "stir.spmm", "launch", "ratio",
+        "C timing", "sparse.mm", "host/call", "wall/call"))
     for path in argv:
         A = scipy.io.mmread(gzip.open(path)).tocsr().astype(np.float32)
         At = torch.sparse_csr_tensor(
@@ -83,6 +86,8 @@ def main(argv):
                 fast = G._torch._fast_spmm[F]
                 s = timed(lambda: stir.spmm(G, B))
                 c = fast.launch.time(B)[0]
+                run = fast.launch.run
+                r = timed(lambda: lib.stir_gpu_run_launch(run, 4))
                 t = timed(lambda: torch.sparse.mm(At, B))
                 # host time per call; wall time per call of the same
                 # back-to-back loop, synchronization at its end included
@@ -90,9 +95,10 @@ def main(argv):
                 w0 = time.perf_counter()
                 h = host_us(lambda: stir.spmm(G, B))
                 w = (time.perf_counter() - w0) * 1e6 / 2020
-            print("%-28s %4d %-26s %8.1fus %8.1fus %5.3f %8.1fus %8.1fus "
-                  "%8.1fus" % (path.split("/")[-1], F, fast.describe,
-                               1e3 * s, 1e3 * c, s / c, 1e3 * t, h, w))
+            print("%-14s %4d %-34s %7.1fus %7.1fus %6.3f %7.1fus %7.1fus "
+                  "%7.1fus %7.1fus" % (
+                      path.split("/")[-1].split(".")[0], F, fast.describe,
+                      1e3 * s, 1e3 * r, s / r, 1e3 * c, 1e3 * t, h, w))
             sys.stdout.flush()
 
 

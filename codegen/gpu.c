@@ -36,6 +36,12 @@ struct stir_gpu_run {
 	                              address (stir_gpu_run_bind_device), or
 	                              0 */
 	bool external;             /* bound by stir_gpu_run_bind_device */
+	size_t *ext_need;          /* owned: per buffer, the bytes the caller's
+	                              array must have at the bound sizes */
+	unsigned *dims;            /* owned: per launch, grid then block sizes
+	                              at the bound sizes (6 each) */
+	bool *empty;               /* owned: per launch, nothing to run */
+	bool dims_valid;           /* dims and empty are those of params */
 	stir_stream *stream;       /* owned */
 	stir_stream *user_stream;  /* borrowed, or NULL: stream is used */
 	stir_event **ev;           /* owned: start and end per launch, made on
@@ -275,6 +281,9 @@ void stir_gpu_run_free(stir_gpu_run *r)
 	free(r->funcs);
 	free(r->params);
 	free(r->ext);
+	free(r->ext_need);
+	free(r->dims);
+	free(r->empty);
 	free(r->launch_ms);
 	stir_stream_free(r->stream);
 	stir_gpu_module_free(r->mod);
@@ -325,8 +334,11 @@ stir_gpu_run *stir_gpu_run_alloc(const stir_gpu_kernel *gk, stir_device *dev)
 	r->bufs = calloc((size_t)r->n_bufs + 1, sizeof(*r->bufs));
 	r->params = calloc((size_t)p->k->params.n + 1, sizeof(*r->params));
 	r->ext = calloc((size_t)r->n_bufs + 1, sizeof(*r->ext));
+	r->ext_need = calloc((size_t)r->n_bufs + 1, sizeof(*r->ext_need));
+	r->dims = calloc((size_t)r->n * 6 + 1, sizeof(*r->dims));
+	r->empty = calloc((size_t)r->n + 1, sizeof(*r->empty));
 	if (!r->funcs || !r->packs || !r->launch_ms || !r->bufs || !r->params ||
-	    !r->ext) {
+	    !r->ext || !r->ext_need || !r->dims || !r->empty) {
 		stir_error_oom(ctx);
 		stir_gpu_run_free(r);
 		return NULL;
@@ -408,6 +420,7 @@ static int upload_buffer(stir_gpu_run *r, const stir_bindings *b,
 static int bind_args(stir_gpu_run *r)
 {
 	const stir_cuda_plan *p = r->gk->plan;
+	r->dims_valid = false;     /* the sizes may have changed */
 	for (int i = 0; i < r->n; i++) {
 		stir_arg_pack *pack = r->packs[i];
 		stir_arg_pack_clear(pack);
@@ -536,6 +549,9 @@ int stir_gpu_run_bind_device(stir_gpu_run *r, const stir_bindings *sizes,
 			rc = -1;
 		} else if ((rc = check_extern(r, &l, found, &arrays[j])) == 0) {
 			r->ext[found] = arrays[j].ptr;
+			r->ext_need[found] = (size_t)l.buffer_len[found] *
+				stir_dtype_size(stir_buffer_at(&k->buffers,
+				found)->dtype);
 		}
 	}
 	/* every array taken is given; the kernel's own buffers are made */
@@ -568,6 +584,81 @@ int stir_gpu_run_bind_device(stir_gpu_run *r, const stir_bindings *sizes,
 		memset(r->ext, 0, (size_t)r->n_bufs * sizeof(*r->ext));
 	r->uploaded = rc == 0;
 	r->external = rc == 0;
+	return rc;
+}
+
+/* r, n, arrays: see codegen.h. */
+int stir_gpu_run_rebind_device(stir_gpu_run *r, int n,
+	const stir_gpu_extern *arrays)
+{
+	if (!r || n < 0 || (n && !arrays))
+		return -1;
+	const stir_kernel *k = r->gk->plan->k;
+	if (!r->external) {
+		stir_error(r->ctx, k->loc, "kernel '%s': no device arrays bound "
+			"to rebind (stir_gpu_run_bind_device first)", k->name);
+		return -1;
+	}
+	int *idx = malloc(((size_t)n + 1) * sizeof(*idx));
+	if (!idx) {
+		stir_error_oom(r->ctx);
+		return -1;
+	}
+	/* check every array before changing anything */
+	int rc = 0;
+	for (int j = 0; rc == 0 && j < n; j++) {
+		const stir_gpu_extern *e = &arrays[j];
+		idx[j] = -1;
+		for (int i = 0; idx[j] < 0 && i < r->n_bufs; i++) {
+			const stir_buffer *b = stir_buffer_at(&k->buffers, i);
+			if (b->kind != STIR_BUFFER_LOCAL && taken(r, b) && e->name &&
+			    !strcmp(e->name, stir_buffer_get_array_name(b)))
+				idx[j] = i;
+		}
+		if (idx[j] < 0) {
+			stir_error(r->ctx, k->loc, "kernel '%s' has no device array "
+				"'%s' bound to rebind", k->name, e->name ? e->name :
+				"(null)");
+			rc = -1;
+			break;
+		}
+		const stir_buffer *buf = stir_buffer_at(&k->buffers, idx[j]);
+		size_t size = stir_dtype_size(buf->dtype);
+		unsigned align = (r->gk->plan->flags &
+			STIR_CUDA_ALIGNED_BUFFERS) ? 16 : (unsigned)size;
+		if (e->dtype != buf->dtype) {
+			stir_error(r->ctx, buf->loc, "device array '%s' holds %s; "
+				"the kernel takes %s", e->name,
+				stir_dtype_name(e->dtype), stir_dtype_name(buf->dtype));
+			rc = -1;
+		} else if (e->bytes < r->ext_need[idx[j]]) {
+			stir_error(r->ctx, buf->loc, "device array '%s' has %zu "
+				"bytes; %zu are needed at the bound sizes", e->name,
+				e->bytes, r->ext_need[idx[j]]);
+			rc = -1;
+		} else if (r->ext_need[idx[j]] && !e->ptr) {
+			stir_error(r->ctx, buf->loc, "device array '%s' has address "
+				"0", e->name);
+			rc = -1;
+		} else if (e->ptr % align) {
+			stir_error(r->ctx, buf->loc, "device array '%s' at 0x%"
+				PRIx64 " is not aligned to %u bytes, which its kernel "
+				"assumes", e->name, e->ptr, align);
+			rc = -1;
+		}
+	}
+	/* then the new addresses, into the arguments that hold them */
+	const stir_cuda_plan *p = r->gk->plan;
+	for (int j = 0; rc == 0 && j < n; j++) {
+		r->ext[idx[j]] = arrays[j].ptr;
+		for (int i = 0; rc == 0 && i < r->n; i++)
+			for (int a = 0; rc == 0 && a < p->launches[i].n_args; a++)
+				if (p->launches[i].args[a].buf &&
+				    p->launches[i].args[a].buf->index == idx[j])
+					rc = stir_arg_pack_set_ptr(r->packs[i],
+						p->launches[i].args[a].name, arrays[j].ptr);
+	}
+	free(idx);
 	return rc;
 }
 
@@ -643,15 +734,22 @@ static int launch_all(stir_gpu_run *r, unsigned flags, bool *empty)
 	}
 	if (zero_owned(r) < 0 || (timed && make_events(r) < 0))
 		return -1;
+	/* the launches' sizes, evaluated once per binding of the sizes */
+	for (int i = 0; !r->dims_valid && i < r->n; i++) {
+		if (cuda_plan_launch_is_empty(p, i, r->params, r->ctx,
+		    &r->empty[i]) < 0 || (!r->empty[i] && cuda_plan_dims(p, i,
+		    r->params, r->ctx, &r->dims[6 * i], &r->dims[6 * i + 3]) < 0))
+			return -1;
+		r->dims_valid = i == r->n - 1;
+	}
 	int first = -1, last = -1;  /* the launches that ran */
 	for (int i = 0; i < r->n; i++) {
 		stir_launch_config cfg = { .stream = stream };
-		if (cuda_plan_launch_is_empty(p, i, r->params, r->ctx, &empty[i]) < 0)
-			return -1;
+		empty[i] = r->empty[i];
 		if (empty[i])
 			continue;
-		if (cuda_plan_dims(p, i, r->params, r->ctx, cfg.grid, cfg.block) < 0)
-			return -1;
+		memcpy(cfg.grid, &r->dims[6 * i], 3 * sizeof(*cfg.grid));
+		memcpy(cfg.block, &r->dims[6 * i + 3], 3 * sizeof(*cfg.block));
 		if ((flags & STIR_GPU_RUN_FLUSH_L2) && first < 0 &&
 		    stir_device_flush_l2(r->dev, stream) < 0)
 			return -1;

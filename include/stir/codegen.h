@@ -247,6 +247,17 @@ STIR_EXPORT int stir_gpu_run_upload(__stir_keep stir_gpu_run *r,
 STIR_EXPORT int stir_gpu_run_bind_device(__stir_keep stir_gpu_run *r,
 	__stir_keep const stir_bindings *sizes, int n,
 	const stir_gpu_extern *arrays);
+/* Rebind arrays of run r, bound by stir_gpu_run_bind_device, to other
+ * memory of the caller at the same sizes (a framework's next call on new
+ * tensors): each of arrays[0 .. n-1] replaces the address of the array of
+ * its name bound there, checked as stir_gpu_run_bind_device checks it
+ * (element type, bytes at the bound sizes, address, alignment); the other
+ * arrays stay.  Nothing is evaluated again, so that a call costs little
+ * on the host.  All are checked before any changes: 0, or -1 with
+ * diagnostics and the binding unchanged (an array not bound there, or a
+ * run not bound by stir_gpu_run_bind_device, is an error). */
+STIR_EXPORT int stir_gpu_run_rebind_device(__stir_keep stir_gpu_run *r,
+	int n, const stir_gpu_extern *arrays);
 /* The stream r's launches go to: "stream" (borrowed: it must outlive the
  * run or the next call; stir_stream_wrap makes one of a caller's driver
  * stream), or NULL for the run's own.  0 or -1. */

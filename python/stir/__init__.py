@@ -354,10 +354,14 @@ class Graph(object):
     """A sparse matrix prepared for repeated stir.spmm / stir.sddmm calls:
     it keeps the matrix (float32 values; on the GPU int32 structure, and
     its transpose once a backward needs it) and the kernels chosen for
-    it.  The choice is fixed for now (the CSR kernels of
-    python/stir/_kernels.py: on the interpreter for a SciPy matrix, under
-    the default GPU schedule for a torch tensor); the tuner will choose
-    here once it exists (docs/python.md)."""
+    it.  On the GPU (a torch tensor) these are the library's recipes,
+    prepared once per feature size (python/stir/_fast.py): the hybrid ELL
+    SpMM that the cost model (stir_spmm_hybrid_model_rank) picks, with its
+    format built once, for A and for A's transpose, and the SDDMM recipe;
+    the tuner will choose here once it exists.  A Graph's values are
+    constants (gradients flow to the dense operands only).  For a SciPy
+    matrix, the CSR kernels of python/stir/_kernels.py run on the
+    interpreter (docs/python.md)."""
 
     def __init__(self, A):
         self._torch = None
@@ -366,6 +370,7 @@ class Graph(object):
         if _is_torch(A):
             from . import _torch
             self._torch = _torch.TorchGraph.from_torch(A, prepared=True)
+            self._graph_spmm = _torch.graph_spmm
             self.shape = self._torch.shape
             self.csr = None
             return
@@ -425,12 +430,12 @@ def spmm(A, B):
     torch.sparse_csr_tensor (or a stir.Graph of one), B a CUDA tensor; a
     float32 CUDA tensor, differentiable in B and in A's values (for a
     Graph: in B)."""
-    if isinstance(A, Graph) and A._torch is None:
+    if isinstance(A, Graph):
+        if A._torch is not None:
+            return A._graph_spmm(A._torch, B)
         return A.spmm(B)
-    if _is_torch(A) or isinstance(A, Graph):
+    if _is_torch(A):
         from . import _torch
-        if isinstance(A, Graph):
-            return _torch.graph_spmm(A._torch, B)
         g = _torch.TorchGraph.from_torch(A)
         return _torch.SpMM.apply(g, A.values(), B)
     return Graph(A).spmm(B)

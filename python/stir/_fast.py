@@ -321,9 +321,11 @@ class Launch(object):
     """A compiled kernel bound to one graph's arrays on the GPU: "fixed"
     {name: tensor} (kept alive here), then per call the tensors of
     "inputs" (names, in the order call takes them) and a new output
-    tensor "output" of shape out_shape.  The externs array and the size
-    bindings are made here once; a call sets three addresses, binds and
-    queues the launches on torch's current stream."""
+    tensor "output" of shape out_shape.  The externs arrays and the size
+    bindings are made here once; the first call binds every array with
+    the sizes (stir_gpu_run_bind_device), the next ones only rebind the
+    inputs and the output (stir_gpu_run_rebind_device: nothing evaluated
+    again), and queue the launches on torch's current stream."""
 
     def __init__(self, comp, sizes_b, fixed, inputs, output, out_shape,
                  device):
@@ -358,9 +360,17 @@ class Launch(object):
             else:
                 self.ext[i].dtype = STIR_F32
         k = len(order) - len(inputs) - 1
-        self._in = [self.ext[k + j] for j in range(len(inputs))]
-        self._out = self.ext[self.n - 1]
+        # the arrays of a call: the first binds them all with the
+        # sizes, the next ones rebind these (stir_gpu_run_rebind_device)
+        self.n_var = len(inputs) + 1
+        self.var = (Extern * self.n_var)()
+        for j in range(self.n_var):
+            self.var[j].name = self._keep[k + j]
+            self.var[j].dtype = STIR_F32
+        self._in = [self.var[j] for j in range(len(inputs))]
+        self._out = self.var[self.n_var - 1]
         self._out.bytes = 4 * _prod(self.out_shape)
+        self.bound = False
         self.syncs = any(local for _, local in comp.taken)
         self.run = lib.stir_gpu_run_alloc(comp.gk, comp.dev)
         if not self.run:
@@ -389,9 +399,19 @@ class Launch(object):
             e.ptr = t.data_ptr()
             e.bytes = 4 * t.numel()
         self._out.ptr = out.data_ptr()
-        if lib.stir_gpu_run_bind_device(self.run, self.sizes, self.n,
-                                        self.ext) < 0:
-            _fail("cannot bind the device arrays")
+        if self.bound:
+            if lib.stir_gpu_run_rebind_device(self.run, self.n_var,
+                                              self.var) < 0:
+                self.bound = False
+                _fail("cannot bind the device arrays")
+        else:
+            k = self.n - self.n_var
+            for j in range(self.n_var):
+                self.ext[k + j] = self.var[j]
+            if lib.stir_gpu_run_bind_device(self.run, self.sizes, self.n,
+                                            self.ext) < 0:
+                _fail("cannot bind the device arrays")
+            self.bound = True
         cs = _current_stream(self.index)
         if cs != self._stream:
             st = self._streams.get(cs)

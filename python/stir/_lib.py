@@ -168,6 +168,8 @@ _PROTOS = {
     "stir_gpu_run_free": (None, [c_void_p]),
     "stir_gpu_run_bind_device": (c_int, [c_void_p, c_void_p, c_int,
                                          ctypes.POINTER(Extern)]),
+    "stir_gpu_run_rebind_device": (c_int, [c_void_p, c_int,
+                                           ctypes.POINTER(Extern)]),
     "stir_gpu_run_set_stream": (c_int, [c_void_p, c_void_p]),
     "stir_gpu_run_launch": (c_int, [c_void_p, ctypes.c_uint]),
     "stir_stream_wrap": (c_void_p, [c_void_p, c_void_p]),

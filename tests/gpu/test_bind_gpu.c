@@ -3,8 +3,10 @@
  * tests/cuda/twostep.stir (Y = 2 X + 1 through a buffer the kernel owns),
  * compiled by NVRTC, runs on device buffers the test allocates and fills
  * itself, on a stream of its own and on the legacy default stream wrapped
- * by stir_stream_wrap, asynchronously; then a short array, a wrong type
- * and a misaligned address are refused.  Exits 77 without a driver, a
+ * by stir_stream_wrap, asynchronously; Y rebound to another buffer
+ * (stir_gpu_run_rebind_device) receives the next launch's result; then a
+ * short array, a wrong type and a misaligned address are refused, by
+ * both calls, and so is a rebind of an array not bound.  Exits 77 without a driver, a
  * device or NVRTC, 0 when every check passes, 1 otherwise. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,6 +93,40 @@ int main(void)
 	}
 	stir_ctx_print_diagnostics(ctx, stdout);
 	stir_ctx_clear_diagnostics(ctx);
+	/* Y rebound to y2: the next launch writes y2, and Y's old buffer
+	 * keeps the last result */
+	stir_gpu_buf *y2 = stir_gpu_buf_alloc(dev, N * sizeof(float));
+	stir_gpu_extern e2 = { "Y", y2 ? stir_gpu_buf_get_ptr(y2) : 0,
+		N * sizeof(float), STIR_F32 };
+	check(y2 && stir_gpu_buf_fill_u32(y, 0, N, 0) == 0, "clear Y");
+	check(stir_gpu_run_rebind_device(run, 1, &e2) == 0, "rebind Y");
+	check(stir_gpu_run_launch(run, STIR_GPU_RUN_ASYNC) == 0, "launch 2");
+	check(stir_stream_synchronize(legacy) == 0, "synchronize 2");
+	float h2[N];
+	check(stir_gpu_buf_copy_to_host(y2, 0, h2, sizeof(h2)) == 0 &&
+		stir_gpu_buf_copy_to_host(y, 0, h, sizeof(h)) == 0, "copy Y, Y2");
+	int bad2 = 0;
+	for (int i = 0; i < N; i++)
+		bad2 += h2[i] != 0.5f * (float)i + 1 || h[i] != 0;
+	printf("rebound: %d wrong elements of %d\n", bad2, N);
+	check(bad2 == 0, "Y rebound to a second buffer");
+	stir_gpu_extern rb = e2;
+	rb.bytes -= sizeof(float);
+	check(stir_gpu_run_rebind_device(run, 1, &rb) < 0, "rebind short");
+	rb = e2;
+	rb.ptr += 4;
+	check(stir_gpu_run_rebind_device(run, 1, &rb) < 0, "rebind misaligned");
+	rb = e2;
+	rb.dtype = STIR_F64;
+	check(stir_gpu_run_rebind_device(run, 1, &rb) < 0, "rebind f64");
+	rb = e2;
+	rb.name = "Q";
+	check(stir_gpu_run_rebind_device(run, 1, &rb) < 0, "rebind Q");
+	printf("rebind refusals: %d diagnostics\n", stir_ctx_n_errors(ctx));
+	check(stir_ctx_n_errors(ctx) == 4, "a diagnostic per refused rebind");
+	stir_ctx_print_diagnostics(ctx, stdout);
+	stir_ctx_clear_diagnostics(ctx);
+	stir_gpu_buf_free(y2);
 	stir_gpu_extern bad[2];
 	memcpy(bad, e, sizeof(e));
 	bad[1].bytes -= sizeof(float);
@@ -102,6 +138,8 @@ int main(void)
 	bad[0].ptr += 2;
 	refused(run, ctx, sizes, bad, 2, "not aligned");
 	check(stir_gpu_run_launch(run, 0) < 0, "no launch after a refusal");
+	check(stir_gpu_run_rebind_device(run, 1, e) < 0,
+		"no rebind after a refusal");
 	stir_ctx_clear_diagnostics(ctx);
 
 	stir_bindings_free(sizes);
