@@ -1345,6 +1345,107 @@ START_TEST(test_fake_bind_device)
 }
 END_TEST
 
+/* r, ctx, e, want: rebinding the array e fails with the diagnostic
+ * "want". */
+static void rebind_refused(stir_gpu_run *r, stir_ctx *ctx,
+	const stir_gpu_extern *e, const char *want)
+{
+	ck_assert_int_eq(stir_gpu_run_rebind_device(r, 1, e), -1);
+	char *d = test_diags_to_str(ctx);
+	ck_assert_msg(strstr(d, want), "got: %s", d);
+	free(d);
+	stir_ctx_clear_diagnostics(ctx);
+}
+
+START_TEST(test_fake_rebind_device)
+{
+	/* twostep bound to the caller's X and Y, then Y rebound to a second
+	 * buffer: the next launch writes there, the first Y keeps its
+	 * result; refusals leave the binding as it was */
+	prog p = load_prog("tests/cuda/twostep.stir");
+	stir_device *dev = open_fake(p.ctx);
+	stir_gpu_kernel *gk = fake_kernel(&p);
+	stir_gpu_run *r = stir_gpu_run_alloc(gk, dev);
+	ck_assert_ptr_nonnull(r);
+	stir_gpu_buf *x, *y, *y2;
+	device_twostep(dev, 100, &x, &y);
+	y2 = stir_gpu_buf_alloc(dev, 100 * sizeof(float));
+	ck_assert_ptr_nonnull(y2);
+	ck_assert_int_eq(stir_gpu_buf_fill_u32(y2, 0, 100, 0x7fc00000u), 0);
+	stir_gpu_extern e[2] = {
+		{ "X", stir_gpu_buf_get_ptr(x), 100 * sizeof(float), STIR_F32 },
+		{ "Y", stir_gpu_buf_get_ptr(y), 100 * sizeof(float), STIR_F32 },
+	};
+	stir_gpu_extern e2 = { "Y", stir_gpu_buf_get_ptr(y2),
+		100 * sizeof(float), STIR_F32 };
+	/* nothing bound yet */
+	rebind_refused(r, p.ctx, &e2, "no device arrays bound to rebind");
+	stir_bindings *sizes = stir_bindings_alloc();
+	size(sizes, "n", 100);
+	ck_assert_int_eq(stir_gpu_run_bind_device(r, sizes, 2, e), 0);
+	ck_assert_int_eq(stir_gpu_run_launch(r, 0), 0);
+	int allocs = fake()->live_allocs, copies = fake()->htod_copies;
+	int launches = fake()->launches;
+	ck_assert_int_eq(stir_gpu_buf_fill_u32(y, 0, 100, 0), 0);
+	ck_assert_int_eq(stir_gpu_run_rebind_device(r, 1, &e2), 0);
+	ck_assert_int_eq(stir_gpu_run_launch(r, 0), 0);
+	ck_assert_int_eq(fake()->launches, launches + 2);
+	ck_assert_int_eq(fake()->live_allocs, allocs);
+	ck_assert_int_eq(fake()->htod_copies, copies);
+	float h[100], h2[100];
+	ck_assert_int_eq(stir_gpu_buf_copy_to_host(y, 0, h, sizeof(h)), 0);
+	ck_assert_int_eq(stir_gpu_buf_copy_to_host(y2, 0, h2, sizeof(h2)), 0);
+	for (int i = 0; i < 100; i++)
+		ck_assert(h2[i] == 0.5f * (float)i + 1 && h[i] == 0);
+	/* refusals: the binding stays (the launch still writes y2) */
+	stir_gpu_extern bad = e2;
+	bad.bytes = 99 * sizeof(float);
+	rebind_refused(r, p.ctx, &bad, "device array 'Y' has 396 bytes; 400 "
+		"are needed");
+	bad = e2;
+	bad.dtype = STIR_F64;
+	rebind_refused(r, p.ctx, &bad, "device array 'Y' holds f64");
+	bad = e2;
+	bad.ptr += 2;
+	rebind_refused(r, p.ctx, &bad, "is not aligned to 4 bytes");
+	bad = e2;
+	bad.ptr = 0;
+	rebind_refused(r, p.ctx, &bad, "device array 'Y' has address 0");
+	bad = e2;
+	bad.name = "T";   /* the kernel's own buffer */
+	rebind_refused(r, p.ctx, &bad, "has no device array 'T' bound");
+	stir_gpu_extern two[2] = { e2, e2 };
+	two[1].name = "Q";
+	ck_assert_int_eq(stir_gpu_run_rebind_device(r, 2, two), -1);
+	stir_ctx_clear_diagnostics(p.ctx);
+	ck_assert_int_eq(stir_gpu_buf_fill_u32(y2, 0, 100, 0), 0);
+	ck_assert_int_eq(stir_gpu_run_launch(r, 0), 0);
+	ck_assert_int_eq(stir_gpu_buf_copy_to_host(y2, 0, h2, sizeof(h2)), 0);
+	ck_assert(h2[99] == 0.5f * 99 + 1);
+	/* rebinding again at once, both arrays */
+	ck_assert_int_eq(stir_gpu_run_rebind_device(r, 2, e), 0);
+	ck_assert_int_eq(stir_gpu_run_launch(r, 0), 0);
+	ck_assert_int_eq(stir_gpu_buf_copy_to_host(y, 0, h, sizeof(h)), 0);
+	ck_assert(h[99] == 0.5f * 99 + 1);
+	/* after an upload, the run holds no caller's arrays */
+	stir_bindings *b = stir_bindings_alloc();
+	bind_twostep(b, 100);
+	ck_assert_int_eq(stir_gpu_run_upload(r, b), 0);
+	rebind_refused(r, p.ctx, &e2, "no device arrays bound to rebind");
+	ck_assert_int_eq(stir_gpu_run_rebind_device(NULL, 0, NULL), -1);
+
+	stir_bindings_free(b);
+	stir_bindings_free(sizes);
+	stir_gpu_run_free(r);
+	stir_gpu_buf_free(x);
+	stir_gpu_buf_free(y);
+	stir_gpu_buf_free(y2);
+	stir_gpu_kernel_free(gk);
+	stir_device_free(dev);
+	free_prog(&p);
+}
+END_TEST
+
 START_TEST(test_fake_run)
 {
 	/* two launches through a buffer the kernel owns: T = 2 X, Y = T + 1
@@ -1715,6 +1816,7 @@ static Suite *cuda_suite(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_fake_run);
 	tcase_add_test(tc, test_fake_bind_device);
+	tcase_add_test(tc, test_fake_rebind_device);
 	tcase_add_test(tc, test_fake_errors);
 	tcase_add_test(tc, test_compile);
 	tcase_add_test(tc, test_min_blocks);
