@@ -2,6 +2,7 @@
 loading and running kernels on the interpreter, stir.spmm and stir.sddmm
 against SciPy on Cora, diagnostics as exceptions with their locations,
 and the arrays that are refused."""
+import ctypes
 import gzip
 import os
 import sys
@@ -156,6 +157,32 @@ for name, M, feats in (("cora", cora, (7, 16, 64)), ("odd", odd, (1, 5, 32))):
         close(h.interpret(B), M.astype(np.float64) @ B,
               "%s F=%d: hybrid %s on the interpreter"
               % (name, F, _fast.describe(h.candidate)))
+        sz = h.format.sizes()
+        check(any(k.startswith("rows_hyb_") for k in sz) and
+              all(v >= 0 for v in sz.values()),
+              "%s F=%d: the format's sizes %s" % (name, F, sz))
+        # the GPU binds with the sizes alone (_fast.GpuSpmm): they give
+        # every launch its sizes as the whole format does
+        plan = _fast.lib.stir_cuda_plan_alloc(h.kernel.k, 0)
+        only = _fast.lib.stir_bindings_alloc()
+        full = _fast.lib.stir_bindings_copy(h.format.b)
+        more = {"m": M.shape[0], "n": M.shape[1], "feat": F, "nnz": M.nnz}
+        _fast._set_sizes(only, sz)
+        for b in (only, full):
+            _fast._set_sizes(b, more)
+        for i in range(_fast.lib.stir_cuda_plan_n_launches(plan)):
+            dims = []
+            for b in (only, full):
+                g3, b3 = (ctypes.c_uint * 3)(), (ctypes.c_uint * 3)()
+                rc = _fast.lib.stir_cuda_plan_get_launch_dims(plan, i, b,
+                                                              g3, b3)
+                dims.append((rc, list(g3), list(b3)))
+            check(dims[0] == dims[1] and dims[0][0] == 0,
+                  "%s F=%d launch %d: sizes alone %s, format %s"
+                  % (name, F, i, dims[0], dims[1]))
+        _fast.lib.stir_bindings_free(only)
+        _fast.lib.stir_bindings_free(full)
+        _fast.lib.stir_cuda_plan_free(plan)
         fmt = set(h.format.arrays())
         names = set(n for n, local in h.taken if not local)
         check(names - fmt == {"B", "C"} and len(names & fmt) >= 3,

@@ -160,6 +160,16 @@ class HostFormat(object):
             lib.stir_bindings_free(self.b)
             self.b = None
 
+    def sizes(self):
+        """{name: value} of the format's sizes (rows_hyb_0_0, ...)."""
+        out = {}
+        v = ctypes.c_int64()
+        for i in range(lib.stir_bindings_n_sizes(self.b)):
+            name = lib.stir_bindings_get_size_name(self.b, i)
+            if lib.stir_bindings_get_size(self.b, name, ctypes.byref(v)):
+                out[name.decode()] = v.value
+        return out
+
     def arrays(self):
         """{name: stir_array pointer} of the format's arrays."""
         out = {}
@@ -510,9 +520,11 @@ class GpuSpmm(object):
         fixed = _format_tensors(fmt, [n for n in taken
                                       if n not in ("B", "C")],
                                 torch.device("cuda", index))
-        sizes = lib.stir_bindings_copy(fmt.b)
+        # the sizes only (the format's host arrays are not kept)
+        sizes = lib.stir_bindings_alloc()
         if not sizes:
             raise MemoryError("stir: out of memory")
+        _set_sizes(sizes, fmt.sizes())
         _set_sizes(sizes, {"m": g.shape[0], "n": g.shape[1],
                            "feat": self.feat, "nnz": g.nnz})
         del keep

@@ -176,6 +176,10 @@ _PROTOS = {
     "stir_stream_free": (None, [c_void_p]),
     # the recipes and what python/stir/_fast.py prepares with them
     "stir_bindings_copy": (c_void_p, [c_void_p]),
+    "stir_bindings_n_sizes": (c_int, [c_void_p]),
+    "stir_bindings_get_size_name": (c_char_p, [c_void_p, c_int]),
+    "stir_bindings_get_size": (ctypes.c_bool, [c_void_p, c_char_p,
+                                               ctypes.POINTER(c_int64)]),
     "stir_spmm_hybrid_n_candidates": (c_int, []),
     "stir_spmm_hybrid_get_candidate": (ctypes.POINTER(HybridParams),
                                        [c_int]),
@@ -197,6 +201,8 @@ _PROTOS = {
     "stir_cuda_plan_alloc": (c_void_p, [c_void_p, ctypes.c_uint]),
     "stir_cuda_plan_free": (None, [c_void_p]),
     "stir_cuda_plan_n_launches": (c_int, [c_void_p]),
+    "stir_cuda_plan_get_launch_dims": (c_int, [
+        c_void_p, c_int, c_void_p, ctypes.c_uint * 3, ctypes.c_uint * 3]),
     "stir_cuda_plan_n_args": (c_int, [c_void_p, c_int]),
     "stir_cuda_plan_get_arg_buffer": (c_void_p, [c_void_p, c_int, c_int]),
     "stir_buffer_get_array_name": (c_char_p, [c_void_p]),
