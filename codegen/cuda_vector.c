@@ -470,14 +470,9 @@ static void emit_scalar_summary(emitter *e, const stir_stmt *s,
  * scalar loop (which alone records the accesses). */
 void cuda_emit_vector_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
 {
-	const stir_expr *ext = s->u.for_.extent;
 	const stir_var *v = s->u.for_.var;
-	if (ext->kind != STIR_EXPR_INT || (ext->u.i != 2 && ext->u.i != 4)) {
-		cuda_error(e, s->loc, "loop '%s' is vectorized, but its extent is "
-			"not the literal 2 or 4", v->name);
-		return;
-	}
-	int64_t w = ext->u.i;
+	/* 2 or 4: cuda_verify_structure refused any other extent */
+	int64_t w = s->u.for_.extent->u.i;
 	vbody vb = { .ok = true };
 	const stir_expr *guards[MAX_GUARDS];
 	int n_guards;

@@ -11,10 +11,11 @@
  *       and shared arrays without a literal size or more shared memory
  *       than a block may declare, a register or shared array used by two
  *       launches, a top-level let that reads memory, a top-level barrier,
- *       8-bit atomics, two buffers of one written array;
+ *       8-bit atomics, two buffers of one written array, a vectorized
+ *       loop whose extent is not the literal 2 or 4;
  *   the emitter's walk, printing nothing (codegen/cuda.c)  what depends
  *       on the thread context a statement runs in: races and barriers,
- *       cross-thread reductions, warp buffers, vectorized loops.  The walk
+ *       cross-thread reductions, warp buffers.  The walk
  *       computes the context; the refusals of cross-thread reductions,
  *       warp buffers and missing barriers are the cuda_check_* functions
  *       at the end of this file, which the walk calls before it prints.
@@ -110,6 +111,17 @@ static void check_bound_loop(gv *v, const stir_stmt *s, where *w)
 	w->bound[d] = s;
 }
 
+/* v, s: a vectorized loop: its lanes are the components of a CUDA
+ * vector type, so its extent is the literal 2 or 4 (codegen/cuda_vector.c
+ * assumes it). */
+static void check_vector_loop(gv *v, const stir_stmt *s)
+{
+	const stir_expr *ext = s->u.for_.extent;
+	if (ext->kind != STIR_EXPR_INT || (ext->u.i != 2 && ext->u.i != 4))
+		gv_error(v, s->loc, "loop '%s' is vectorized, but its extent is "
+			"not the literal 2 or 4", s->u.for_.var->name);
+}
+
 /* v, s, w: a store. */
 static void check_store(gv *v, const stir_stmt *s, const where *w)
 {
@@ -155,6 +167,8 @@ static stir_visit_step check_stmt(stir_stmt *s, void *user)
 	case STIR_STMT_FOR:
 		if (s->u.for_.kind == STIR_LOOP_BIND)
 			check_bound_loop(v, s, w);
+		else if (s->u.for_.kind == STIR_LOOP_VECTORIZE)
+			check_vector_loop(v, s);
 		break;
 	case STIR_STMT_BLOCK:
 		check_block(v, s, w);
