@@ -308,3 +308,83 @@ int stir_vec_plan_loop(const stir_stmt *loop, bool atomic,
 	free(u);
 	return r;
 }
+
+/* The walk of stir_vec_plan_kernel. */
+typedef struct vwalk {
+	const stir_expr **binding; /* per variable slot: its block's binding */
+	int atomic;                /* atomic blocks around the statement */
+	stir_vec_fn fn;
+	void *user;
+	stir_vec_plan *p;          /* scratch */
+	bool oom;
+} vwalk;
+
+/* v, user: a block variable's binding (user: the vwalk). */
+static const stir_expr *binding_of(const stir_var *v, const void *user)
+{
+	const vwalk *w = user;
+	return v->kind == STIR_VAR_BLOCK ? w->binding[v->slot] : NULL;
+}
+
+/* s, user: stmt_pre of the first walk: note block s's bindings (user:
+ * the vwalk). */
+static stir_visit_step note_bindings(stir_stmt *s, void *user)
+{
+	vwalk *w = user;
+	if (s->kind == STIR_STMT_BLOCK)
+		for (int i = 0; i < s->u.block.n_vars; i++)
+			w->binding[s->u.block.vars[i]->slot] =
+				s->u.block.bindings[i];
+	return STIR_VISIT_GO;
+}
+
+/* s, user: stmt_pre of the second walk: enter an atomic block, or plan a
+ * vectorized loop (user: the vwalk). */
+static stir_visit_step plan_stmt(stir_stmt *s, void *user)
+{
+	vwalk *w = user;
+	const stir_expr *ext;
+	if (s->kind == STIR_STMT_BLOCK && (s->u.block.flags & STIR_BLOCK_ATOMIC))
+		w->atomic++;
+	if (s->kind != STIR_STMT_FOR || s->u.for_.kind != STIR_LOOP_VECTORIZE)
+		return STIR_VISIT_GO;
+	ext = s->u.for_.extent;
+	if (ext->kind != STIR_EXPR_INT || (ext->u.i != 2 && ext->u.i != 4))
+		return STIR_VISIT_GO;
+	int r = stir_vec_plan_loop(s, w->atomic > 0, binding_of, w, w->p);
+	if (r < 0) {
+		w->oom = true;
+		return STIR_VISIT_STOP;
+	}
+	w->fn(s, r ? w->p : NULL, w->user);
+	return STIR_VISIT_GO;
+}
+
+/* s, user: stmt_post of the second walk: leave an atomic block. */
+static stir_visit_step leave_stmt(stir_stmt *s, void *user)
+{
+	vwalk *w = user;
+	if (s->kind == STIR_STMT_BLOCK && (s->u.block.flags & STIR_BLOCK_ATOMIC))
+		w->atomic--;
+	return STIR_VISIT_GO;
+}
+
+/* k, fn, user: see vector.h. */
+int stir_vec_plan_kernel(const stir_kernel *k, stir_vec_fn fn, void *user)
+{
+	vwalk w = { .fn = fn, .user = user };
+	w.binding = calloc((size_t)k->n_vars + 1, sizeof(*w.binding));
+	w.p = malloc(sizeof(*w.p));
+	if (w.binding && w.p) {
+		stir_visitor first = { .stmt_pre = note_bindings, .user = &w };
+		stir_visitor second = { .stmt_pre = plan_stmt,
+			.stmt_post = leave_stmt, .user = &w };
+		stir_visit_list(&first, (stir_ptr_vec *)&k->body);
+		stir_visit_list(&second, (stir_ptr_vec *)&k->body);
+	} else {
+		w.oom = true;
+	}
+	free(w.binding);
+	free(w.p);
+	return w.oom ? -1 : 0;
+}

@@ -67,4 +67,16 @@ const char *stir_vec_type(stir_dtype t, int64_t w);
 int stir_vec_find(const stir_vec_plan *p, const stir_buffer *buf,
 	const stir_expr *idx, stir_vec_expand expand, const void *user);
 
+/* loop, p, user: what stir_vec_plan_kernel calls for each vectorized
+ * loop: p its plan, or NULL when it runs only as its scalar loop. */
+typedef void (*stir_vec_fn)(const stir_stmt *loop, const stir_vec_plan *p,
+	void *user);
+
+/* k, fn, user: plan every vectorized loop of stage III kernel k whose
+ * extent is the literal 2 or 4, in program order, from the IR alone
+ * (block variables through their bindings, the atomic blocks around each
+ * loop), as the emitter does, and call fn on each.  0, or -1 out of
+ * memory. */
+int stir_vec_plan_kernel(const stir_kernel *k, stir_vec_fn fn, void *user);
+
 #endif

@@ -6,6 +6,7 @@
  * launches with timing and L2 flushes, download, errors) against the fake
  * CUDA driver of tests/fake_cuda.c. */
 #include <dirent.h>
+#include <inttypes.h>
 #include <dlfcn.h>
 #include <math.h>
 #include <unistd.h>
@@ -867,6 +868,78 @@ START_TEST(test_vector_plan)
 	const stir_stmt *outer = stir_stmt_at(&p.k->body, 1);
 	ck_assert_int_eq(stir_vec_plan_loop(stir_stmt_at(&outer->u.for_.body,
 		0), false, NULL, NULL, &pl), 0);
+	free_prog(&p);
+}
+END_TEST
+
+/* What test_vector_plans_match_emitter counts. */
+typedef struct vec_count {
+	int loops;                 /* vectorized loops seen */
+	int planned;               /* of which with a vector path */
+	int vectors;               /* vectors of all plans */
+	char names[256];           /* "w4 w2 ...": the planned loops, width */
+} vec_count;
+
+/* loop, pl, user: stir_vec_fn of the test below (user: a vec_count). */
+static void count_plan(const stir_stmt *loop, const stir_vec_plan *pl,
+	void *user)
+{
+	vec_count *c = user;
+	size_t n = strlen(c->names);
+	c->loops++;
+	if (!pl)
+		return;
+	c->planned++;
+	c->vectors += pl->n;
+	snprintf(c->names + n, sizeof(c->names) - n, "%s%s%" PRId64,
+		n ? " " : "", loop->u.for_.var->name, pl->width);
+}
+
+/* The plans computed from the IR alone (stir_vec_plan_kernel: bindings
+ * and atomic blocks found by a walk of the kernel) are the emitter's: the
+ * same loops get a vector path, in the same order, with the same
+ * widths. */
+START_TEST(test_vector_plans_match_emitter)
+{
+	prog p = load_prog("tests/cuda/vectorize.stir");
+	vec_count c = { 0 };
+	char want[256] = "";
+	ck_assert_int_eq(stir_vec_plan_kernel(p.k, count_plan, &c), 0);
+	char *cu = stir_kernel_to_cuda(p.k);
+	ck_assert_ptr_nonnull(cu);
+	for (const char *at = cu; (at = strstr(at, "// loop '")); at++) {
+		char name[32];
+		int lanes;
+		size_t n = strlen(want);
+		ck_assert_int_eq(sscanf(at, "// loop '%31[^']' vectorized: %d lanes",
+			name, &lanes), 2);
+		snprintf(want + n, sizeof(want) - n, "%s%s%d", n ? " " : "", name,
+			lanes);
+	}
+	ck_assert_str_eq(c.names, want);
+	ck_assert_int_ge(c.planned, 4);
+	ck_assert_int_gt(c.vectors, c.planned);
+	free(cu);
+	free_prog(&p);
+
+	/* a loop without a plan: counted, not planned, no vector path */
+	p = read_prog(
+		"kernel v(n: i32) stage 3 {\n"
+		"  buffer Y: f32[n * 4 + 1] = Y;\n"
+		"  for i in [0, n) {\n"
+		"    for w in [0, 4) vectorize {\n"
+		"      Y[i * 4 + w] = Y[i * 4 + w + 1];\n"
+		"    }\n"
+		"  }\n"
+		"}\n");
+	c = (vec_count){ 0 };
+	ck_assert_int_eq(stir_vec_plan_kernel(p.k, count_plan, &c), 0);
+	ck_assert_int_eq(c.loops, 1);
+	ck_assert_int_eq(c.planned, 0);
+	cu = stir_kernel_to_cuda(p.k);
+	ck_assert_ptr_nonnull(cu);
+	ck_assert_ptr_null(strstr(cu, "vectorized"));
+	free(cu);
 	free_prog(&p);
 }
 END_TEST
@@ -1800,6 +1873,7 @@ static Suite *cuda_suite(void)
 	tcase_add_test(tc, test_barrier_missing);
 	tcase_add_test(tc, test_aligned_buffers);
 	tcase_add_test(tc, test_vector_plan);
+	tcase_add_test(tc, test_vector_plans_match_emitter);
 	tcase_add_test(tc, test_lifted_guards);
 	tcase_add_test(tc, test_programs_match_references);
 	tcase_add_test(tc, test_prepare);
