@@ -113,19 +113,6 @@ static const void *ctx_of(const ectx *ctx, int d)
 	return ctx->single & DIM_BIT(d) ? cuda_ctx_single : cuda_ctx_all;
 }
 
-/* e, w, r: may local buffer element written by w be read by r?  Registers
- * are private: the reading thread must be one that wrote. */
-static bool local_read_ok(const emitter *e, const cg_access *w, const cg_access *r)
-{
-	for (int d = 0; d < N_DIMS; d++) {
-		if (!(e->launch->used & DIM_BIT(d)) || w->ctx[d] == cuda_ctx_all)
-			continue;
-		if (w->ctx[d] != r->ctx[d])
-			return false;
-	}
-	return true;
-}
-
 /* e, buf, t: buffer buf is indexed with an integer of type t. */
 static void note_index_type(emitter *e, const stir_buffer *buf, stir_dtype t)
 {
@@ -161,16 +148,8 @@ void cuda_record(emitter *e, const ectx *ctx, const stir_buffer *buf,
 		}
 		for (int i = 0; i < e->local_writes.n; i++) {
 			const cg_access *w = &e->local_writes.v[i];
-			char at[256];
-			if (w->buf != buf || local_read_ok(e, w, &a))
-				continue;
-			cuda_error(e, loc, "%s buffer '%s' is read by threads "
-				"that did not write it (written at %s): registers "
-				"are private to a thread%s", cuda_scope_word(buf->scope),
-				buf->name, cuda_loc_str(w->loc, at, sizeof(at)),
-				buf->scope == STIR_SCOPE_WARP ? " (and to the lanes of "
-				"its threadIdx.x loop)" : "");
-			return;
+			if (w->buf == buf && !cuda_check_private_read(e, w, &a))
+				return;
 		}
 		return;
 	}
@@ -223,12 +202,7 @@ bool cuda_needs_barrier(emitter *e, const acc_vec *before,
 			if (c == 0)
 				continue;
 			if (c == 2) {
-				char at[256], bt[256];
-				cuda_error(e, loc, "'%s' is accessed at %s and at %s "
-					"by different thread blocks of one launch, which "
-					"cannot be ordered", a->buf->name,
-					cuda_loc_str(a->loc, at, sizeof(at)),
-					cuda_loc_str(b->loc, bt, sizeof(bt)));
+				cuda_check_block_dep(e, loc, a, b);
 				return false;
 			}
 			*wa = a;

@@ -289,6 +289,17 @@ bool cuda_check_barrier(emitter *e, const stir_stmt *s, const ectx *ctx);
 bool cuda_check_barrier_place(emitter *e, const ectx *ctx, stir_loc loc,
 	const cg_access *a, const cg_access *b);
 
+/* e, w, r: may register or warp-buffer read r see what write w stored
+ * (r runs in the threads that ran w, in every thread index of the launch
+ * that w does not run on all threads of)?  false after an error, at r. */
+bool cuda_check_private_read(emitter *e, const cg_access *w,
+	const cg_access *r);
+/* e, loc, a, b: report that access a and the later access b conflict
+ * across thread blocks of one launch (cuda_needs_barrier found them),
+ * which no barrier orders. */
+void cuda_check_block_dep(emitter *e, stir_loc loc, const cg_access *a,
+	const cg_access *b);
+
 /* ---- cuda.c ---- */
 
 /* ctx, k, x, v: the value of x when it holds only literals; false

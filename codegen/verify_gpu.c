@@ -11,13 +11,16 @@
  *       and shared arrays without a literal size or more shared memory
  *       than a block may declare, a register or shared array used by two
  *       launches, a top-level let that reads memory, a top-level barrier,
- *       8-bit atomics, two buffers of one written array;
+ *       8-bit atomics, two buffers of one written array, a vectorized
+ *       loop whose extent is not the literal 2 or 4;
  *   the emitter's walk, printing nothing (codegen/cuda.c)  what depends
  *       on the thread context a statement runs in: races and barriers,
- *       cross-thread reductions, warp buffers, vectorized loops.  The walk
+ *       cross-thread reductions, warp buffers.  The walk
  *       computes the context; the refusals of cross-thread reductions,
- *       warp buffers and missing barriers are the cuda_check_* functions
- *       at the end of this file, which the walk calls before it prints.
+ *       warp buffers, missing barriers, registers read by other threads
+ *       and dependences between thread blocks are the cuda_check_*
+ *       functions at the end of this file, which the walk calls before
+ *       it prints.
  *
  * The emitter (cuda_emit) runs cuda_verify_structure first and assumes
  * what it checks.
@@ -110,6 +113,17 @@ static void check_bound_loop(gv *v, const stir_stmt *s, where *w)
 	w->bound[d] = s;
 }
 
+/* v, s: a vectorized loop: its lanes are the components of a CUDA
+ * vector type, so its extent is the literal 2 or 4 (codegen/cuda_vector.c
+ * assumes it). */
+static void check_vector_loop(gv *v, const stir_stmt *s)
+{
+	const stir_expr *ext = s->u.for_.extent;
+	if (ext->kind != STIR_EXPR_INT || (ext->u.i != 2 && ext->u.i != 4))
+		gv_error(v, s->loc, "loop '%s' is vectorized, but its extent is "
+			"not the literal 2 or 4", s->u.for_.var->name);
+}
+
 /* v, s, w: a store. */
 static void check_store(gv *v, const stir_stmt *s, const where *w)
 {
@@ -155,6 +169,8 @@ static stir_visit_step check_stmt(stir_stmt *s, void *user)
 	case STIR_STMT_FOR:
 		if (s->u.for_.kind == STIR_LOOP_BIND)
 			check_bound_loop(v, s, w);
+		else if (s->u.for_.kind == STIR_LOOP_VECTORIZE)
+			check_vector_loop(v, s);
 		break;
 	case STIR_STMT_BLOCK:
 		check_block(v, s, w);
@@ -606,6 +622,40 @@ bool cuda_check_barrier_place(emitter *e, const ectx *ctx, stir_loc loc,
 		return false;
 	}
 	return true;
+}
+
+/* e, w, r: see cuda_internal.h.  Registers are private: the reading
+ * thread must be one that wrote, in every index the launch uses that w
+ * is not run by all threads of. */
+bool cuda_check_private_read(emitter *e, const cg_access *w,
+	const cg_access *r)
+{
+	char at[256];
+	for (int d = 0; d < N_DIMS; d++) {
+		if (!(e->launch->used & DIM_BIT(d)) || w->ctx[d] == cuda_ctx_all ||
+		    w->ctx[d] == r->ctx[d])
+			continue;
+		cuda_error(e, r->loc, "%s buffer '%s' is read by threads "
+			"that did not write it (written at %s): registers "
+			"are private to a thread%s", cuda_scope_word(r->buf->scope),
+			r->buf->name, cuda_loc_str(w->loc, at, sizeof(at)),
+			r->buf->scope == STIR_SCOPE_WARP ? " (and to the lanes of "
+			"its threadIdx.x loop)" : "");
+		return false;
+	}
+	return true;
+}
+
+/* e, loc, a, b: see cuda_internal.h. */
+void cuda_check_block_dep(emitter *e, stir_loc loc, const cg_access *a,
+	const cg_access *b)
+{
+	char at[256], bt[256];
+	cuda_error(e, loc, "'%s' is accessed at %s and at %s "
+		"by different thread blocks of one launch, which "
+		"cannot be ordered", a->buf->name,
+		cuda_loc_str(a->loc, at, sizeof(at)),
+		cuda_loc_str(b->loc, bt, sizeof(bt)));
 }
 
 /* k: see codegen.h.  The walk is the emitter's, its source discarded (it

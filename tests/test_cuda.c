@@ -6,12 +6,14 @@
  * launches with timing and L2 flushes, download, errors) against the fake
  * CUDA driver of tests/fake_cuda.c. */
 #include <dirent.h>
+#include <inttypes.h>
 #include <dlfcn.h>
 #include <math.h>
 #include <unistd.h>
 #include <stir/stir.h>
 #include "codegen/cuda_internal.h"
 #include "ir/nodes.h"
+#include "ir/vector.h"
 #include "runtime/internal.h"
 #include "tests/fake_cuda.h"
 #include "tests/testdiag.h"
@@ -771,6 +773,173 @@ START_TEST(test_deterministic)
 	stir_cuda_plan_free(plan);
 	free(a);
 	free(b);
+	free_prog(&p);
+}
+END_TEST
+
+/* k: the loop "for w ... vectorize" that is the first statement of the
+ * first loop of kernel k. */
+static const stir_stmt *vector_loop(const stir_kernel *k)
+{
+	const stir_stmt *outer = stir_stmt_at(&k->body, 0);
+	ck_assert_int_eq(outer->kind, STIR_STMT_FOR);
+	const stir_stmt *s = stir_stmt_at(&outer->u.for_.body, 0);
+	ck_assert_int_eq(s->kind, STIR_STMT_FOR);
+	ck_assert_int_eq(s->u.for_.kind, STIR_LOOP_VECTORIZE);
+	return s;
+}
+
+/* The vector plan (ir/vector.c) as a function of the IR alone: which
+ * accesses are vectors, which are loaded and stored, and no plan where a
+ * lane reads what another writes or a store does not move with the
+ * lane. */
+START_TEST(test_vector_plan)
+{
+	stir_vec_plan pl;
+	int64_t r;
+	prog p = read_prog(
+		"kernel v(n: i32) stage 3 {\n"
+		"  buffer X: f32[n * 4] = X;\n"
+		"  buffer Y: f32[n * 4] = Y;\n"
+		"  buffer s: f32[1] = s;\n"
+		"  for i in [0, n) {\n"
+		"    for w in [0, 4) vectorize {\n"
+		"      if (i < n) {\n"
+		"        Y[i * 4 + w] = X[i * 4 + w] * s[0];\n"
+		"        Y[i * 4 + w] += 1.0;\n"
+		"      }\n"
+		"    }\n"
+		"  }\n"
+		"}\n");
+	const stir_stmt *L = vector_loop(p.k);
+	ck_assert_int_eq(stir_vec_plan_loop(L, false, NULL, NULL, &pl), 1);
+	ck_assert_int_eq(pl.width, 4);
+	ck_assert_int_eq(pl.n_guards, 1);
+	ck_assert_int_eq(pl.n_stores, 2);
+	ck_assert_int_eq(pl.n, 2);
+	ck_assert_str_eq(pl.v[0].buf->name, "X");
+	ck_assert(pl.v[0].loaded && !pl.v[0].stored && !pl.v[0].atomic);
+	ck_assert_str_eq(pl.v[1].buf->name, "Y");
+	ck_assert(!pl.v[1].loaded && pl.v[1].stored);
+	ck_assert(stir_vec_known_residue(pl.v[1].idx, L->u.for_.var, 4, NULL,
+		NULL, &r));
+	ck_assert_int_eq(r, 0);
+	ck_assert_int_eq(stir_vec_find(&pl, pl.v[1].buf,
+		pl.stores[1]->u.store.idx[0], NULL, NULL), 1);
+	ck_assert_str_eq(stir_vec_type(STIR_F32, 4), "float4");
+	ck_assert_str_eq(stir_vec_type(STIR_F64, 2), "double2");
+	ck_assert_ptr_null(stir_vec_type(STIR_F64, 4));
+	free_prog(&p);
+
+	/* lane w reads what lane w + 1 writes: no plan */
+	p = read_prog(
+		"kernel v(n: i32) stage 3 {\n"
+		"  buffer Y: f32[n * 4 + 1] = Y;\n"
+		"  for i in [0, n) {\n"
+		"    for w in [0, 4) vectorize {\n"
+		"      Y[i * 4 + w] = Y[i * 4 + w + 1];\n"
+		"    }\n"
+		"  }\n"
+		"}\n");
+	ck_assert_int_eq(stir_vec_plan_loop(vector_loop(p.k), false, NULL,
+		NULL, &pl), 0);
+	free_prog(&p);
+
+	/* a store that every lane makes to one element: no plan; a body with
+	 * a let: no plan */
+	p = read_prog(
+		"kernel v(n: i32) stage 3 {\n"
+		"  buffer X: f64[n * 2] = X;\n"
+		"  buffer Y: f64[n] = Y;\n"
+		"  for i in [0, n) {\n"
+		"    for w in [0, 2) vectorize {\n"
+		"      Y[i] = X[i * 2 + w];\n"
+		"    }\n"
+		"  }\n"
+		"  for i in [0, n) {\n"
+		"    for w in [0, 2) vectorize {\n"
+		"      let x = X[i * 2 + w];\n"
+		"      X[i * 2 + w] = x + 1.0;\n"
+		"    }\n"
+		"  }\n"
+		"}\n");
+	ck_assert_int_eq(stir_vec_plan_loop(vector_loop(p.k), false, NULL,
+		NULL, &pl), 0);
+	const stir_stmt *outer = stir_stmt_at(&p.k->body, 1);
+	ck_assert_int_eq(stir_vec_plan_loop(stir_stmt_at(&outer->u.for_.body,
+		0), false, NULL, NULL, &pl), 0);
+	free_prog(&p);
+}
+END_TEST
+
+/* What test_vector_plans_match_emitter counts. */
+typedef struct vec_count {
+	int loops;                 /* vectorized loops seen */
+	int planned;               /* of which with a vector path */
+	int vectors;               /* vectors of all plans */
+	char names[256];           /* "w4 w2 ...": the planned loops, width */
+} vec_count;
+
+/* loop, pl, user: stir_vec_fn of the test below (user: a vec_count). */
+static void count_plan(const stir_stmt *loop, const stir_vec_plan *pl,
+	void *user)
+{
+	vec_count *c = user;
+	size_t n = strlen(c->names);
+	c->loops++;
+	if (!pl)
+		return;
+	c->planned++;
+	c->vectors += pl->n;
+	snprintf(c->names + n, sizeof(c->names) - n, "%s%s%" PRId64,
+		n ? " " : "", loop->u.for_.var->name, pl->width);
+}
+
+/* The plans computed from the IR alone (stir_vec_plan_kernel: bindings
+ * and atomic blocks found by a walk of the kernel) are the emitter's: the
+ * same loops get a vector path, in the same order, with the same
+ * widths. */
+START_TEST(test_vector_plans_match_emitter)
+{
+	prog p = load_prog("tests/cuda/vectorize.stir");
+	vec_count c = { 0 };
+	char want[256] = "";
+	ck_assert_int_eq(stir_vec_plan_kernel(p.k, count_plan, &c), 0);
+	char *cu = stir_kernel_to_cuda(p.k);
+	ck_assert_ptr_nonnull(cu);
+	for (const char *at = cu; (at = strstr(at, "// loop '")); at++) {
+		char name[32];
+		int lanes;
+		size_t n = strlen(want);
+		ck_assert_int_eq(sscanf(at, "// loop '%31[^']' vectorized: %d lanes",
+			name, &lanes), 2);
+		snprintf(want + n, sizeof(want) - n, "%s%s%d", n ? " " : "", name,
+			lanes);
+	}
+	ck_assert_str_eq(c.names, want);
+	ck_assert_int_ge(c.planned, 4);
+	ck_assert_int_gt(c.vectors, c.planned);
+	free(cu);
+	free_prog(&p);
+
+	/* a loop without a plan: counted, not planned, no vector path */
+	p = read_prog(
+		"kernel v(n: i32) stage 3 {\n"
+		"  buffer Y: f32[n * 4 + 1] = Y;\n"
+		"  for i in [0, n) {\n"
+		"    for w in [0, 4) vectorize {\n"
+		"      Y[i * 4 + w] = Y[i * 4 + w + 1];\n"
+		"    }\n"
+		"  }\n"
+		"}\n");
+	c = (vec_count){ 0 };
+	ck_assert_int_eq(stir_vec_plan_kernel(p.k, count_plan, &c), 0);
+	ck_assert_int_eq(c.loops, 1);
+	ck_assert_int_eq(c.planned, 0);
+	cu = stir_kernel_to_cuda(p.k);
+	ck_assert_ptr_nonnull(cu);
+	ck_assert_ptr_null(strstr(cu, "vectorized"));
+	free(cu);
 	free_prog(&p);
 }
 END_TEST
@@ -1804,6 +1973,8 @@ static Suite *cuda_suite(void)
 	tcase_add_test(tc, test_barriers_placed);
 	tcase_add_test(tc, test_barrier_missing);
 	tcase_add_test(tc, test_aligned_buffers);
+	tcase_add_test(tc, test_vector_plan);
+	tcase_add_test(tc, test_vector_plans_match_emitter);
 	tcase_add_test(tc, test_lifted_guards);
 	tcase_add_test(tc, test_programs_match_references);
 	tcase_add_test(tc, test_prepare);
