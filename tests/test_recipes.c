@@ -76,8 +76,10 @@ START_TEST(test_sddmm_candidates)
 		stir_kernel *k = read_kernel(ctx, p->rows ?
 			"examples/sddmm_rows.stir" : "examples/sddmm.stir",
 			p->rows ? "sddmm_rows" : "sddmm", &m);
-		stir_sddmm_map fm = stir_sddmm_map_lanes(96, p->max_lanes);
+		stir_sddmm_map fm = stir_sddmm_params_map(p, 96);
 		ck_assert_int_le(fm.lanes, p->max_lanes);
+		ck_assert_int_eq(fm.lanes * fm.nnz,
+			p->threads > 0 ? p->threads : 256);
 		int rc = p->rows ? stir_recipe_sddmm_rows(k, fm) :
 			stir_recipe_sddmm(k, fm);
 		if (rc < 0)
