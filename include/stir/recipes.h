@@ -262,6 +262,23 @@ STIR_EXPORT const stir_sddmm_params *stir_sddmm_get_candidate(int i);
 STIR_EXPORT stir_sddmm_map stir_sddmm_params_map(const stir_sddmm_params *p,
 	int64_t feat);
 
+/* The SDDMM cost model (docs/recipes.md): an estimate, in arbitrary
+ * units, of candidate p's time on matrix "a" (CSR, the mask) at "feat"
+ * features on a GPU of "n_sms" SMs (< 1: 132), from the bytes it moves
+ * (Y's gathered rows with the share L2 holds, X, the indices, S) over the
+ * bandwidth its threads in flight draw, and its threads' serial steps
+ * (vectors per lane, shuffles, the fused schedule's row search, the row
+ * schedule's steps per row and idle lanes), blocks and waves.
+ * Deterministic; -1 when p or a is unusable (NULL, feat < 1, no rows). */
+STIR_EXPORT double stir_sddmm_model_cost(const stir_sddmm_params *p,
+	__stir_keep const stir_csr *a, int64_t feat, int n_sms);
+/* The candidates, cheapest first by the model (ties by index, so that of
+ * candidates that map alike the first comes first) into order[] (room for
+ * stir_sddmm_n_candidates()), their costs into costs[] when not NULL.
+ * The count, or -1 when out of memory. */
+STIR_EXPORT int stir_sddmm_model_rank(__stir_keep const stir_csr *a,
+	int64_t feat, int n_sms, int *order, double *costs);
+
 #ifdef __cplusplus
 }
 #endif
