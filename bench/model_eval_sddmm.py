@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The SDDMM cost model (docs/recipes.md, "The SDDMM cost model") against
 a benchmark's exhaustive search: for every case of a bench_sddmm results
-file (bench/results/sddmm_shared.json by default), the model's ranking of
+file (bench/results/sddmm_shared_h100.json by default), the model's ranking of
 the SDDMM candidates for that graph and feature size, and the time the
 search measured for its first pick (and the best of its first three)
 against the search's best.  No GPU: the model runs on the host, through
@@ -12,7 +12,7 @@ libstir (ctypes), on the graphs of /work/shared/data or --data.
 import argparse, ctypes, json, math, os, sys
 
 ap = argparse.ArgumentParser()
-ap.add_argument("file", nargs="?", default="bench/results/sddmm_shared.json")
+ap.add_argument("file", nargs="?", default="bench/results/sddmm_shared_h100.json")
 ap.add_argument("--lib", default="build/.libs/libstir.so")
 ap.add_argument("--data", default="/work/shared/data")
 ap.add_argument("--sms", type=int, default=132)
