@@ -31,7 +31,7 @@
 /* The candidates are the library's (stir_sddmm_get_candidate): each
  * schedule with at most so many lanes per non-zero. */
 #define N_CANDIDATES stir_sddmm_n_candidates()
-#define MAX_CANDIDATES 8
+#define MAX_CANDIDATES 32
 static const char *const schedule_name[] = { "fused", "rows" };
 
 /* The program's own flags (bits of bench_options.flags). */
@@ -55,7 +55,8 @@ typedef struct result {
 
 /* o, feat, i: candidate i for "feat" features; false when it is not run:
  * its schedule is left out (--fused-only, --rows-only), or it maps like an
- * earlier one (fewer lanes than the features allow change nothing). */
+ * earlier one of its schedule (fewer lanes than the features allow change
+ * nothing). */
 static bool candidate(const bench_options *o, int64_t feat, int i,
 	stir_sddmm_map *fm)
 {
@@ -63,11 +64,15 @@ static bool candidate(const bench_options *o, int64_t feat, int i,
 	if (o->flags & (p->rows ? FUSED_ONLY : ROWS_ONLY) ||
 	    !bench_candidate_selected(o, i))
 		return false;
-	*fm = stir_sddmm_map_lanes(feat, p->max_lanes);
-	/* the same schedule with more lanes at most, just before */
-	const stir_sddmm_params *q = stir_sddmm_get_candidate(i - 1);
-	return !q || q->rows != p->rows ||
-		stir_sddmm_map_lanes(feat, q->max_lanes).lanes != fm->lanes;
+	*fm = stir_sddmm_params_map(p, feat);
+	for (int j = 0; j < i; j++) {
+		const stir_sddmm_params *q = stir_sddmm_get_candidate(j);
+		stir_sddmm_map qm = stir_sddmm_params_map(q, feat);
+		if (q->rows == p->rows && qm.lanes == fm->lanes &&
+		    qm.vec == fm->vec && qm.nnz == fm->nnz)
+			return false;
+	}
+	return true;
 }
 
 /* The kernel of schedule "rows" (0 fused, 1 rows). */
@@ -158,6 +163,12 @@ static void json_result(FILE *f, const result *r, bool last, double copy_bw)
 	for (int i = 0; i < N_CANDIDATES; i++)
 		fprintf(f, "%s%lld", i ? ", " : "",
 			(long long)stir_sddmm_get_candidate(i)->max_lanes);
+	fprintf(f, "],\n     \"search_threads\": [");
+	for (int i = 0; i < N_CANDIDATES; i++)
+		fprintf(f, "%s%lld", i ? ", " : "", (long long)
+			stir_sddmm_params_map(stir_sddmm_get_candidate(i),
+			r->feat).lanes * stir_sddmm_params_map(
+			stir_sddmm_get_candidate(i), r->feat).nnz);
 	fprintf(f, "], ");
 	bench_json_search(f, r->search_ms, N_CANDIDATES);
 	fprintf(f, "}%s\n", last ? "" : ",");

@@ -65,6 +65,7 @@ typedef struct sched_arg {
 	int64_t group;             /* hybrid SpMM: threads a row (0: one) */
 	int64_t serial_lanes;      /* hybrid SpMM: > 0, serial chunks over
 	                              these lanes (stir_spmm_map_serial) */
+	int candidate;             /* SDDMM candidate (stir_sddmm_get_candidate) */
 } sched_arg;
 
 /* One program to run. */
@@ -89,7 +90,7 @@ typedef struct emu_prog {
 	char so[1200];             /* the compiled object */
 } emu_prog;
 
-#define MAX_PROGS 180
+#define MAX_PROGS 220
 static emu_prog progs[MAX_PROGS];
 static int n_progs;
 
@@ -316,6 +317,15 @@ static int sddmm_rows(stir_kernel *k, const sched_arg *a)
 		a->max_lanes));
 }
 
+/* k, a: SDDMM candidate a->candidate with its own mapping. */
+static int sddmm_candidate(stir_kernel *k, const sched_arg *a)
+{
+	const stir_sddmm_params *p = stir_sddmm_get_candidate(a->candidate);
+	stir_sddmm_map fm = stir_sddmm_params_map(p, a->feat);
+	return p->rows ? stir_recipe_sddmm_rows(k, fm) :
+		stir_recipe_sddmm(k, fm);
+}
+
 /* The written schedules, with the sizes of a larger run (some launches of
  * several thread blocks; the runs on Cora are stirc's, below). */
 static const struct {
@@ -409,6 +419,22 @@ static void find_programs(void)
 		p->schedule = sddmm_rows;
 		p->arg = rows[i];
 		p->graph = "tests/data/graphs/small.mtx";
+	}
+	/* the candidates past the first eight (thread blocks of 128 and 64
+	 * threads, 2 lanes), at 32 and 6 features: 8 lanes of float4 at most,
+	 * or 1 and 2 lanes of float2 */
+	static const int64_t cand_feats[] = { 32, 6 };
+	for (int c = 8; c < stir_sddmm_n_candidates(); c++) {
+		for (size_t i = 0; i < 2; i++) {
+			const stir_sddmm_params *q = stir_sddmm_get_candidate(c);
+			emu_prog *p = add(q->rows ? "examples/sddmm_rows.stir" :
+				"examples/sddmm.stir", q->rows ? "sddmm_rows" :
+				"sddmm", "examples/sddmm.stir", "sddmm", NULL);
+			p->schedule = sddmm_candidate;
+			p->arg.feat = cand_feats[i];
+			p->arg.candidate = c;
+			p->graph = "tests/data/graphs/small.mtx";
+		}
 	}
 	/* features and threads a row: 8 features, 2 lanes of float4; 6:
 	 * float2 in three chunks on threadIdx.z; 64: 16 lanes; 256: 32 lanes

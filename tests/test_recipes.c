@@ -76,8 +76,10 @@ START_TEST(test_sddmm_candidates)
 		stir_kernel *k = read_kernel(ctx, p->rows ?
 			"examples/sddmm_rows.stir" : "examples/sddmm.stir",
 			p->rows ? "sddmm_rows" : "sddmm", &m);
-		stir_sddmm_map fm = stir_sddmm_map_lanes(96, p->max_lanes);
+		stir_sddmm_map fm = stir_sddmm_params_map(p, 96);
 		ck_assert_int_le(fm.lanes, p->max_lanes);
+		ck_assert_int_eq(fm.lanes * fm.nnz,
+			p->threads > 0 ? p->threads : 256);
 		int rc = p->rows ? stir_recipe_sddmm_rows(k, fm) :
 			stir_recipe_sddmm(k, fm);
 		if (rc < 0)
@@ -242,6 +244,65 @@ START_TEST(test_spmm_model)
 }
 END_TEST
 
+/* i, n: the long even rows of a finite-element matrix, 64 a row. */
+static int64_t deg_fem(int64_t i, int64_t n)
+{
+	(void)i, (void)n;
+	return 64;
+}
+
+/* i, n: a power-law graph's rows: three columns, and every 1000th row a
+ * hub of 5000. */
+static int64_t deg_power(int64_t i, int64_t n)
+{
+	(void)n;
+	return i % 1000 == 0 ? 5000 : 3;
+}
+
+/* The SDDMM cost model: deterministic, every candidate ranked, the
+ * cheapest first, candidates that map alike tied; sane on the shapes:
+ * the long even rows of a finite-element matrix go row by row (no search
+ * for a row, X's row read once), a power-law graph's hubs fused over the
+ * non-zeros (a hub row would hold one thread block for its whole
+ * length). */
+START_TEST(test_sddmm_model)
+{
+	int n = stir_sddmm_n_candidates();
+	int order[64], order2[64];
+	double costs[64];
+	ck_assert_int_le(n, 64);
+	int64_t feats[] = { 32, 64, 128, 256, 512 };
+	stir_csr *fem = make_csr(8000, deg_fem);
+	stir_csr *power = make_csr(20000, deg_power);
+	for (size_t f = 0; f < sizeof(feats) / sizeof(feats[0]); f++) {
+		for (int g = 0; g < 2; g++) {
+			stir_csr *a = g ? power : fem;
+			int m = stir_sddmm_model_rank(a, feats[f], 132, order,
+				costs);
+			ck_assert_int_eq(m, n);
+			ck_assert_int_eq(stir_sddmm_model_rank(a, feats[f], 132,
+				order2, NULL), n);
+			for (int i = 0; i < m; i++) {
+				ck_assert_int_eq(order[i], order2[i]);
+				ck_assert(costs[i] > 0);
+				ck_assert(costs[i] == stir_sddmm_model_cost(
+					stir_sddmm_get_candidate(order[i]), a,
+					feats[f], 132));
+				if (i > 0)
+					ck_assert(costs[i] >= costs[i - 1]);
+			}
+			ck_assert(stir_sddmm_get_candidate(order[0])->rows == !g);
+		}
+	}
+	/* unusable: -1 */
+	ck_assert(stir_sddmm_model_cost(NULL, fem, 32, 132) < 0);
+	ck_assert(stir_sddmm_model_cost(stir_sddmm_get_candidate(0), fem, 0,
+		132) < 0);
+	stir_csr_free(fem);
+	stir_csr_free(power);
+}
+END_TEST
+
 /* i, n: four columns a row but row 0, three. */
 static int64_t deg_four_but_one(int64_t i, int64_t n)
 {
@@ -295,6 +356,7 @@ static Suite *recipes_suite(void)
 	tcase_add_test(tc, test_sddmm_candidates);
 	tcase_add_test(tc, test_wrong_kernel);
 	tcase_add_test(tc, test_spmm_model);
+	tcase_add_test(tc, test_sddmm_model);
 	tcase_add_test(tc, test_matrix_sig);
 	suite_add_tcase(s, tc);
 	return s;

@@ -197,7 +197,9 @@ STIR_EXPORT bool stir_matrix_sig_similar(const stir_matrix_sig *a,
 /* How the work maps onto a thread block: "lanes" threads per non-zero
  * (threadIdx.x), each loading "vec" consecutive features of X's and Y's
  * rows at a time, their parts combined by warp shuffles; "nnz" non-zeros
- * per thread block at a time (threadIdx.y), lanes * nnz = 256 threads.
+ * per thread block at a time (threadIdx.y), lanes * nnz threads (256 from
+ * stir_sddmm_map_features and _lanes; stir_sddmm_params_map may set
+ * fewer).
  * The row schedule gives a thread block one row, whose non-zeros it takes
  * "nnz" at a time. */
 typedef struct stir_sddmm_map {
@@ -235,19 +237,47 @@ STIR_EXPORT int stir_recipe_sddmm_rows(__stir_keep stir_kernel *k,
 	stir_sddmm_map fm);
 
 /* A candidate of the SDDMM: which schedule (fused over the non-zeros, or
- * row by row on examples/sddmm_rows.stir) and at most how many lanes per
- * non-zero (stir_sddmm_map_lanes). */
+ * row by row on examples/sddmm_rows.stir), at most how many lanes per
+ * non-zero (stir_sddmm_map_lanes) and how many threads per thread block
+ * (stir_sddmm_params_map gives its mapping). */
 typedef struct stir_sddmm_params {
 	bool rows;              /* stir_recipe_sddmm_rows, else stir_recipe_sddmm */
 	int64_t max_lanes;      /* a power of two up to 32 */
+	int64_t threads;        /* a power of two, 32 to 256; 0: 256 */
 } stir_sddmm_params;
 
 /* The candidate space of the SDDMM, as bench_sddmm searches it: the fused
  * schedule with 32, 16, 8 and 4 lanes at most, then the row schedule with
- * the same (bench_sddmm --candidates names them by index). */
+ * the same (256 threads); then, for long rows and small matrices, the row
+ * schedule in thread blocks of 128 and of 64 threads, both schedules with
+ * 2 lanes at most, the fused one with 8 and 4 lanes in blocks of 128
+ * (bench_sddmm --candidates names them by index). */
 STIR_EXPORT int stir_sddmm_n_candidates(void);
 /* Candidate i (0 <= i < stir_sddmm_n_candidates()), or NULL. */
 STIR_EXPORT const stir_sddmm_params *stir_sddmm_get_candidate(int i);
+
+/* The mapping of candidate "p" for "feat" features (feat >= 1):
+ * stir_sddmm_map_lanes(feat, p->max_lanes) with p->threads / lanes
+ * non-zeros per thread block at a time. */
+STIR_EXPORT stir_sddmm_map stir_sddmm_params_map(const stir_sddmm_params *p,
+	int64_t feat);
+
+/* The SDDMM cost model (docs/recipes.md): an estimate, in arbitrary
+ * units, of candidate p's time on matrix "a" (CSR, the mask) at "feat"
+ * features on a GPU of "n_sms" SMs (< 1: 132), from the bytes it moves
+ * (Y's gathered rows with the share L2 holds, X, the indices, S) over the
+ * bandwidth its threads in flight draw, and its threads' serial steps
+ * (vectors per lane, shuffles, the fused schedule's row search, the row
+ * schedule's steps per row and idle lanes), blocks and waves.
+ * Deterministic; -1 when p or a is unusable (NULL, feat < 1, no rows). */
+STIR_EXPORT double stir_sddmm_model_cost(const stir_sddmm_params *p,
+	__stir_keep const stir_csr *a, int64_t feat, int n_sms);
+/* The candidates, cheapest first by the model (ties by index, so that of
+ * candidates that map alike the first comes first) into order[] (room for
+ * stir_sddmm_n_candidates()), their costs into costs[] when not NULL.
+ * The count, or -1 when out of memory. */
+STIR_EXPORT int stir_sddmm_model_rank(__stir_keep const stir_csr *a,
+	int64_t feat, int n_sms, int *order, double *costs);
 
 #ifdef __cplusplus
 }

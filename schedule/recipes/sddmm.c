@@ -209,9 +209,22 @@ int stir_recipe_sddmm_rows(stir_kernel *k, stir_sddmm_map fm)
 
 /* ---- the candidate space ---- */
 
+/* The first eight: the fused schedule, then the row schedule, with 32 to
+ * 4 lanes at most and thread blocks of 256 threads.  The rest are for the
+ * long rows of finite-element matrices and for small matrices, where
+ * those eight leave threads idle: the row schedule with thread blocks of
+ * 128 and 64 threads (fewer of a row's non-zeros at a time, so less of the
+ * last step of a row of 50-100 non-zeros is wasted, and more thread blocks
+ * resident per multiprocessor), and both schedules with 2 lanes at most
+ * (more non-zeros per warp, more features per lane at short feature
+ * sizes), the fused one also in blocks of 128 threads (twice the thread
+ * blocks for a small matrix). */
 static const stir_sddmm_params candidates[] = {
-	{ false, 32 }, { false, 16 }, { false, 8 }, { false, 4 },
-	{ true, 32 }, { true, 16 }, { true, 8 }, { true, 4 },
+	{ false, 32, 0 }, { false, 16, 0 }, { false, 8, 0 }, { false, 4, 0 },
+	{ true, 32, 0 }, { true, 16, 0 }, { true, 8, 0 }, { true, 4, 0 },
+	{ true, 32, 128 }, { true, 16, 128 }, { true, 8, 128 }, { true, 4, 128 },
+	{ true, 32, 64 }, { true, 16, 64 }, { true, 8, 64 }, { true, 4, 64 },
+	{ true, 2, 0 }, { false, 2, 0 }, { false, 8, 128 }, { false, 4, 128 },
 };
 #define N_CANDIDATES (int)(sizeof(candidates) / sizeof(candidates[0]))
 
@@ -225,4 +238,13 @@ int stir_sddmm_n_candidates(void)
 const stir_sddmm_params *stir_sddmm_get_candidate(int i)
 {
 	return i >= 0 && i < N_CANDIDATES ? &candidates[i] : NULL;
+}
+
+/* p, feat: see recipes.h. */
+stir_sddmm_map stir_sddmm_params_map(const stir_sddmm_params *p, int64_t feat)
+{
+	stir_sddmm_map fm = stir_sddmm_map_lanes(feat, p->max_lanes);
+	int64_t threads = p->threads > 0 ? p->threads : 256;
+	fm.nnz = threads / fm.lanes > 0 ? threads / fm.lanes : 1;
+	return fm;
 }
