@@ -549,5 +549,55 @@ grep_in "$tmp/out" "A: f32[300]"
 grep_in "$tmp/out" "check: rgms matches the stage I interpreter"
 expect 1 "$heterogen" 4 300 6 5
 
+# stirc tune --model-only (docs/recipes.md, "The tuner"): the model's
+# pick, written as a schedule file that run --schedule applies and checks
+# against the interpreter, for the SpMM and both SDDMM programs at two
+# feature sizes; deterministic; bad input refused
+for f in 128 20; do
+	expect 0 "$stirc" tune "$srcdir/examples/csrmm.stir" --mtx A="$cora" \
+		--size feat=$f --model-only -o "$tmp/s.yaml"
+	grep_in "$tmp/err" "the cost model's pick"
+	grep_in "$tmp/s.yaml" "value: $f}"
+	grep_in "$tmp/s.yaml" "{hybrid: {column_parts:"
+	expect 0 "$stirc" run "$srcdir/examples/csrmm.stir" --mtx A="$cora" \
+		--size feat=$f --random 1 --schedule "$tmp/s.yaml" --check
+	grep_in "$tmp/out" "check: csrmm matches"
+	for p in sddmm sddmm_rows; do
+		expect 0 "$stirc" tune "$srcdir/examples/$p.stir" --mtx S="$cora" \
+			--size feat=$f --model-only -o "$tmp/d.yaml"
+		expect 0 "$stirc" run "$srcdir/examples/$p.stir" --mtx S="$cora" \
+			--size feat=$f --random 1 --schedule "$tmp/d.yaml" --check
+		grep_in "$tmp/out" "check: $p matches"
+	done
+done
+expect 0 "$stirc" tune "$srcdir/examples/csrmm.stir" --mtx A="$cora" \
+	--size feat=64 --model-only
+cp "$tmp/out" "$tmp/s1.yaml"
+expect 0 "$stirc" tune "$srcdir/examples/csrmm.stir" --mtx A="$cora" \
+	--size feat=64 --model-only
+cmp -s "$tmp/out" "$tmp/s1.yaml" || { echo "FAIL: tune differs"; fail=1; }
+expect 0 "$stirc" tune --help
+grep_in "$tmp/out" "usage: stirc tune"
+expect 2 "$stirc" tune "$srcdir/examples/csrmm.stir" --mtx A="$cora" \
+	--size feat=64
+grep_in "$tmp/err" "--model-only is required"
+expect 2 "$stirc" tune "$srcdir/examples/csrmm.stir" --mtx A="$cora" \
+	--size feat=0 --model-only
+expect 2 "$stirc" tune "$srcdir/examples/csrmm.stir" --size feat=8 \
+	--model-only
+expect 2 "$stirc" tune "$srcdir/examples/csrmm.stir" --mtx A="$cora" \
+	--size feat=8 --model-only --bogus
+expect 1 "$stirc" tune "$srcdir/examples/bsrmm.stir" --mtx A="$cora" \
+	--size feat=8 --model-only
+grep_in "$tmp/err" "no recipe covers kernel 'bsrmm'"
+expect 1 "$stirc" tune "$srcdir/examples/csrmm.stir" --mtx A="$tmp/none.mtx" \
+	--size feat=8 --model-only
+grep_in "$tmp/err" "none.mtx"
+# a kernel named csrmm that is not the SpMM: the recipe refuses it
+sed 's/sddmm/csrmm/g' "$srcdir/examples/sddmm.stir" > "$tmp/fake.stir"
+expect 1 "$stirc" tune "$tmp/fake.stir" --mtx A="$cora" --size feat=8 \
+	--model-only
+grep_in "$tmp/err" "error:"
+
 [ $fail = 0 ] && echo "stirc: all checks passed"
 exit $fail

@@ -249,6 +249,42 @@ STIR_EXPORT int stir_sddmm_n_candidates(void);
 /* Candidate i (0 <= i < stir_sddmm_n_candidates()), or NULL. */
 STIR_EXPORT const stir_sddmm_params *stir_sddmm_get_candidate(int i);
 
+/* ---- the tuner ------------------------------------------------------- */
+
+/* The recipes a tuner knows, by the kernel they schedule. */
+typedef enum stir_tune_recipe {
+	STIR_TUNE_NONE = 0,
+	STIR_TUNE_SPMM,         /* csrmm of examples/csrmm.stir: hybrid SpMM */
+	STIR_TUNE_SDDMM,        /* sddmm of examples/sddmm.stir: fused */
+	STIR_TUNE_SDDMM_ROWS    /* sddmm_rows of examples/sddmm_rows.stir */
+} stir_tune_recipe;
+
+/* The recipe that covers kernel k (by its name; the recipe itself checks
+ * the kernel's structure when applied), or STIR_TUNE_NONE. */
+STIR_EXPORT stir_tune_recipe stir_tune_recipe_of(
+	__stir_keep const stir_kernel *k);
+
+/* The SDDMM candidates that apply to recipe r (fused or by rows) at
+ * "feat" features on matrix "a", best first, into order[] (room for
+ * stir_sddmm_n_candidates()), their costs into costs[] when not NULL.
+ * Until an SDDMM cost model lands, in index order (costs: the rank).
+ * The count. */
+STIR_EXPORT int stir_sddmm_rank(stir_tune_recipe r,
+	__stir_keep const stir_csr *a, int64_t feat, int n_sms, int *order,
+	double *costs);
+
+/* The model's pick (--model-only): schedule stage I kernel k, which a
+ * recipe covers (stir_tune_recipe_of), with the candidate the cost
+ * model ranks first for matrix "a" (A of SpMM, S of SDDMM) at "feat"
+ * features on a GPU of n_sms SMs (< 1: 132), with the schedule log on
+ * (stir_kernel_print_schedule then prints it as a schedule file, the
+ * format's parameters included).  The candidate's index in *cand and its
+ * cost in *cost when not NULL.  0, or -1 with diagnostics in k's
+ * context. */
+STIR_EXPORT int stir_tune_model_apply(__stir_keep stir_kernel *k,
+	__stir_keep const stir_csr *a, int64_t feat, int n_sms, int *cand,
+	double *cost);
+
 #ifdef __cplusplus
 }
 #endif
