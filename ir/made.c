@@ -113,7 +113,7 @@ int stir_kernel_log_step(stir_kernel *k, int rc, const char *fmt, ...)
 	return 0;
 }
 
-/* n, v, ints, iv: the flow list of n names v[] (ints: of n sizes iv[]). */
+/* n, v, iv: the flow list of n names v[] (v NULL: of n sizes iv[]). */
 static char *log_list(int n, const char *const *v, const int64_t *iv)
 {
 	size_t len = 3;

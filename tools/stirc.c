@@ -1677,7 +1677,7 @@ static int cmd_tune(int argc, char **argv)
 	const char *file = NULL, *mtx = NULL, *kname = NULL, *out = NULL;
 	int64_t feat = -1;
 	long sms = 0;
-	bool model_only = false;
+	bool model_only = false, list = false, no_record = false;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		bool has = i + 1 < argc;
@@ -1686,6 +1686,10 @@ static int cmd_tune(int argc, char **argv)
 			return 0;
 		} else if (!strcmp(a, "--model-only")) {
 			model_only = true;
+		} else if (!strcmp(a, "--list")) {
+			list = true;
+		} else if (!strcmp(a, "--no-record")) {
+			no_record = true;
 		} else if (!strcmp(a, "--mtx") || !strcmp(a, "--size") ||
 			   !strcmp(a, "--kernel") || !strcmp(a, "--sms") ||
 			   !strcmp(a, "-o")) {
@@ -1727,6 +1731,18 @@ static int cmd_tune(int argc, char **argv)
 			file = a;
 		}
 	}
+	if (list) {
+		if (file || mtx || feat >= 0)
+			return usage_error("tune ", "%s", "--list takes no program, "
+				"--mtx or --size");
+		stir_ctx *lctx = stir_ctx_alloc();
+		int lrc = lctx && stir_tune_record_list(lctx, NULL, stdout) == 0 ?
+			0 : EXIT_WRONG;
+		if (lctx)
+			lrc = finish(lctx, lrc);
+		stir_ctx_free(lctx);
+		return lrc;
+	}
 	if (!file)
 		return usage_error("tune ", "%s", "no program given");
 	if (!mtx || feat < 0)
@@ -1756,11 +1772,54 @@ static int cmd_tune(int argc, char **argv)
 	}
 	if (rc == 0 && !(a = stir_mtx_read_from_file(ctx, mtx)))
 		rc = EXIT_WRONG;
-	int cand = -1;
+	int cand = -1, hit = 0;
 	double cost = 0;
-	if (rc == 0 && stir_tune_model_apply(k, a, feat, (int)sms, &cand,
-	    &cost) < 0)
-		rc = EXIT_WRONG;
+	stir_tune_entry key = { .recipe = stir_tune_recipe_of(k), .feat = feat,
+		.time_ms = -1 }, e;
+	if (rc == 0 && !no_record) {
+		/* the record's key: the program's text, the recipe, the
+		 * model's device, the features and the matrix */
+		char *text = NULL;
+		size_t tlen = 0;
+		FILE *pf = fopen(file, "r");
+		FILE *mf = pf ? open_memstream(&text, &tlen) : NULL;
+		int ch;
+		while (mf && (ch = getc(pf)) != EOF)
+			putc(ch, mf);
+		if (pf)
+			fclose(pf);
+		if (!mf || fclose(mf) != 0) {
+			fprintf(stderr, "stirc tune: %s: cannot read\n", file);
+			rc = EXIT_WRONG;
+		} else {
+			stir_tune_program_hash(text, key.program);
+		}
+		free(text);
+		snprintf(key.device, sizeof(key.device), "model-sms%ld",
+			sms > 0 ? sms : 132L);
+		stir_matrix_sig_of(a, &key.sig);
+		hit = rc == 0 ? stir_tune_record_find(ctx, NULL, &key,
+			STIR_TUNE_SIMILAR_TOL, &e) : 0;
+	}
+	if (rc == 0 && hit == 1) {
+		cand = e.cand;
+		cost = e.cost;
+		if (stir_tune_apply_candidate(k, feat, cand) < 0)
+			rc = EXIT_WRONG;
+	} else if (rc == 0) {
+		if (hit == 2)
+			fprintf(stderr, "stirc tune: the record holds a similar "
+				"graph's entry (candidate %d, %s); without a GPU the "
+				"model decides\n", e.cand, e.how);
+		if (stir_tune_model_apply(k, a, feat, (int)sms, &cand, &cost) < 0)
+			rc = EXIT_WRONG;
+		key.cand = cand;
+		key.cost = cost;
+		snprintf(key.how, sizeof(key.how), "model");
+		if (rc == 0 && !no_record &&
+		    stir_tune_record_store(ctx, NULL, &key) < 0)
+			rc = EXIT_WRONG;
+	}
 	if (rc == 0) {
 		FILE *f = out ? fopen(out, "w") : stdout;
 		if (!f || stir_kernel_print_schedule(k, f) < 0 ||
@@ -1771,8 +1830,9 @@ static int cmd_tune(int argc, char **argv)
 		} else {
 			bool spmm = stir_tune_recipe_of(k) == STIR_TUNE_SPMM;
 			fprintf(stderr, "stirc tune: kernel %s at %lld features: "
-				"candidate %d, %s (cost %.4g; not measured)%s%s\n",
-				stir_kernel_get_name(k), (long long)feat, cand, spmm ?
+				"candidate %d, %s%s (cost %.4g; not measured)%s%s\n",
+				stir_kernel_get_name(k), (long long)feat, cand,
+				hit == 1 ? "from the tuning record: " : "", spmm ?
 				"the cost model's pick" : "the first that applies, in "
 				"index order (no SDDMM cost model yet)", cost,
 				out ? ", written to " : "", out ? out : "");

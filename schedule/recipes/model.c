@@ -303,24 +303,36 @@ int stir_tune_model_apply(stir_kernel *k, const stir_csr *a, int64_t feat,
 			"'%s' applies at %lld features", k->name, (long long)feat);
 		return -1;
 	}
-	stir_kernel_set_schedule_log(k, true);
-	int rc;
-	if (r == STIR_TUNE_SPMM) {
-		const stir_spmm_hybrid_params *p =
-			stir_spmm_hybrid_get_candidate(best);
-		rc = stir_recipe_spmm_hybrid(k, p->c, p->nb, p->buckets,
-			stir_spmm_hybrid_map(p, feat));
-		if (rc == 0 && p->locality)
-			rc = log_locality(k);
-	} else {
-		stir_sddmm_map fm = stir_sddmm_map_lanes(feat,
-			stir_sddmm_get_candidate(best)->max_lanes);
-		rc = r == STIR_TUNE_SDDMM ? stir_recipe_sddmm(k, fm) :
-			stir_recipe_sddmm_rows(k, fm);
-	}
+	int rc = stir_tune_apply_candidate(k, feat, best);
 	if (rc == 0 && cand)
 		*cand = best;
 	if (rc == 0 && cost)
 		*cost = best_cost;
 	return rc;
+}
+
+/* k, feat, cand: see recipes.h. */
+int stir_tune_apply_candidate(stir_kernel *k, int64_t feat, int cand)
+{
+	stir_tune_recipe r = stir_tune_recipe_of(k);
+	const stir_spmm_hybrid_params *p = stir_spmm_hybrid_get_candidate(cand);
+	const stir_sddmm_params *q = stir_sddmm_get_candidate(cand);
+	if (r == STIR_TUNE_NONE || feat < 1 || (r == STIR_TUNE_SPMM ? !p ||
+	    !stir_spmm_hybrid_fits(p, feat) : !q || q->rows !=
+	    (r == STIR_TUNE_SDDMM_ROWS))) {
+		if (k)
+			stir_error(stir_kernel_ctx(k), k->loc, "candidate %d does not "
+				"apply to kernel '%s' at %lld features", cand, k->name,
+				(long long)feat);
+		return -1;
+	}
+	stir_kernel_set_schedule_log(k, true);
+	if (r == STIR_TUNE_SPMM) {
+		int rc = stir_recipe_spmm_hybrid(k, p->c, p->nb, p->buckets,
+			stir_spmm_hybrid_map(p, feat));
+		return rc == 0 && p->locality ? log_locality(k) : rc;
+	}
+	stir_sddmm_map fm = stir_sddmm_map_lanes(feat, q->max_lanes);
+	return r == STIR_TUNE_SDDMM ? stir_recipe_sddmm(k, fm) :
+		stir_recipe_sddmm_rows(k, fm);
 }
