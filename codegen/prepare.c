@@ -140,7 +140,12 @@ int stir_kernel_prepare_for_gpu(stir_kernel *k)
 	if (!k)
 		return -1;
 	stir_pipeline *p = stir_pipeline_alloc_for_gpu();
+	/* its steps are not the caller's schedule: out of the schedule log
+	 * (a schedule file's GPU pipeline runs them itself) */
+	bool log_on = k->log_on;
+	k->log_on = false;
 	int rc = p ? stir_pipeline_run(p, k) : -1;
+	k->log_on = log_on;
 	if (!p)
 		stir_error_oom(stir_kernel_ctx(k));
 	stir_pipeline_free(p);

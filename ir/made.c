@@ -5,6 +5,8 @@
  * interned in the context, so that they outlive the kernel's later
  * rewrites.  And the link between the blocks of an iteration and those
  * of its init nest (nodes.h). */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stir/schedule.h>
@@ -51,7 +53,130 @@ void stir_made_release(stir_module *m)
 		free(k->made);
 		k->made = NULL;
 		k->n_made = k->cap_made = 0;
+		for (int j = 0; j < k->n_log; j++)
+			free(k->log[j]);
+		free(k->log);
+		k->log = NULL;
+		k->n_log = k->cap_log = 0;
 	}
+}
+
+/* ---- the schedule log ---- */
+
+/* The sections of a schedule file, by the digit a log entry starts with. */
+static const char *const log_sections[] = {
+	"format", "stage1", "stage2", "stage3"
+};
+
+/* k, on: see schedule.h. */
+void stir_kernel_set_schedule_log(stir_kernel *k, bool on)
+{
+	if (k)
+		k->log_on = on;
+}
+
+/* k, rc, fmt: see nodes.h. */
+int stir_kernel_log_step(stir_kernel *k, int rc, const char *fmt, ...)
+{
+	if (rc != 0 || !k || !k->log_on)
+		return rc;
+	int sec = k->stage == STIR_STAGE_3 ? 3 : k->stage == STIR_STAGE_2 ?
+		2 : strncmp(fmt, "decompose:", 10) ? 1 : 0;
+	va_list ap;
+	va_start(ap, fmt);
+	int len = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	char *e = len >= 0 ? malloc((size_t)len + 3) : NULL;
+	if (e) {
+		e[0] = (char)('0' + sec);
+		e[1] = '|';
+		va_start(ap, fmt);
+		vsnprintf(e + 2, (size_t)len + 1, fmt, ap);
+		va_end(ap);
+	}
+	if (e && k->n_log == k->cap_log) {
+		int cap = k->cap_log ? 2 * k->cap_log : 16;
+		char **v = realloc(k->log, (size_t)cap * sizeof(*v));
+		if (v) {
+			k->log = v;
+			k->cap_log = cap;
+		} else {
+			free(e);
+			e = NULL;
+		}
+	}
+	if (!e) {
+		stir_error_oom(stir_kernel_ctx(k));
+		return -1;
+	}
+	k->log[k->n_log++] = e;
+	return 0;
+}
+
+/* n, v, iv: the flow list of n names v[] (v NULL: of n sizes iv[]). */
+static char *log_list(int n, const char *const *v, const int64_t *iv)
+{
+	size_t len = 3;
+	for (int i = 0; i < n; i++)
+		len += (v ? strlen(v[i]) : 24) + 2;
+	char *s = malloc(len), *at = s;
+	if (!s)
+		return NULL;
+	*at++ = '[';
+	for (int i = 0; i < n; i++) {
+		const char *sep = i ? ", " : "";
+		if (v)
+			at += sprintf(at, "%s%s", sep, v[i]);
+		else if (iv[i] == 0)
+			at += sprintf(at, "%snull", sep);
+		else
+			at += sprintf(at, "%s%lld", sep, (long long)iv[i]);
+	}
+	strcpy(at, "]");
+	return s;
+}
+
+/* n, names: see nodes.h. */
+char *stir_log_names(int n, const char *const *names)
+{
+	return log_list(n, names, NULL);
+}
+
+/* n, ints: see nodes.h. */
+char *stir_log_ints(int n, const int64_t *ints)
+{
+	return log_list(n, NULL, ints);
+}
+
+/* t: see nodes.h. */
+const char *stir_log_thread(int t)
+{
+	static const char *const names[] = {
+		"blockIdx.x", "blockIdx.y", "blockIdx.z",
+		"threadIdx.x", "threadIdx.y", "threadIdx.z"
+	};
+	return t >= 0 && t < 6 ? names[t] : "?";
+}
+
+/* k, out: see schedule.h. */
+int stir_kernel_print_schedule(const stir_kernel *k, FILE *out)
+{
+	if (!k || !out)
+		return -1;
+	fprintf(out, "# the schedule of kernel %s, as its primitives were "
+		"called\nkernel: %s\n", k->name, k->name);
+	for (int sec = 0; sec < 4; sec++) {
+		bool head = false;
+		for (int i = 0; i < k->n_log; i++) {
+			if (k->log[i][0] != '0' + sec)
+				continue;
+			if (!head)
+				fprintf(out, "%s:\n", log_sections[sec]);
+			head = true;
+			fprintf(out, "  - %s\n", k->log[i] + 2);
+		}
+	}
+	return ferror(out) ? -1 : 0;
 }
 
 /* k, kind: see schedule.h. */

@@ -53,6 +53,9 @@ struct stir_kernel {
 	int n_vars;            /* variables created so far: the next slot */
 	int n_made, cap_made;  /* what the last primitive made (ir/made.c) */
 	struct stir_made_entry *made; /* heap */
+	bool log_on;           /* record the primitives' calls (ir/made.c) */
+	int n_log, cap_log;    /* the calls recorded: "S|STEP", S the section */
+	char **log;            /* heap, each string heap */
 };
 
 struct stir_axis {
@@ -284,8 +287,24 @@ void stir_made_clear(stir_kernel *k);
  * (from "from", or NULL).  0, or -1 when memory ran out (reported). */
 int stir_made_add(stir_kernel *k, stir_made_kind kind, const char *name,
 	const char *from);
-/* m: release the records of every kernel of m. */
+/* m: release the records of every kernel of m (and their schedule
+ * logs). */
 void stir_made_release(stir_module *m);
+
+/* The schedule log (stir_kernel_set_schedule_log): k, rc, fmt: when rc is
+ * 0 and k's log is on, record the step "fmt" (printf-style, a schedule
+ * file's step without its "- ", e.g. "bind: {block: b, loop: i, to:
+ * threadIdx.x}") in the section of k's stage (decompose: format).  One
+ * call at the end of every primitive's C entry point.  rc, or -1 when
+ * memory ran out (reported). */
+int stir_kernel_log_step(stir_kernel *k, int rc, const char *fmt, ...)
+	STIR_PRINTF(3, 4);
+/* n, names, ints: a YAML flow list of names, or of sizes (0 as null: an
+ * inferred split factor), in a heap string; NULL when out of memory. */
+char *stir_log_names(int n, const char *const *names);
+char *stir_log_ints(int n, const int64_t *ints);
+/* t: the name of thread index t, as schedule files spell it. */
+const char *stir_log_thread(int t);
 
 /* The link between the blocks of an iteration and those of its init nest
  * is in the blocks (iter, init), set by lower_sparse_iter.  The text

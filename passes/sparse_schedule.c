@@ -201,6 +201,10 @@ int stir_sparse_reorder(stir_kernel *k, const char *iter, int n,
 	int r = sparse_reorder(k, iter, n, order);
 	if (k)
 		(void)stir_module_collect(k->module);
+	char *l = k && k->log_on ? stir_log_names(n, order) : NULL;
+	r = stir_kernel_log_step(k, r, "sparse_reorder: {iter: %s, order: %s}", iter,
+		l ? l : "[]");
+	free(l);
 	return r;
 }
 
@@ -283,5 +287,9 @@ int stir_sparse_fuse(stir_kernel *k, const char *iter, int n,
 	int r = sparse_fuse(k, iter, n, iters);
 	if (k)
 		(void)stir_module_collect(k->module);
+	char *l = k && k->log_on ? stir_log_names(n, iters) : NULL;
+	r = stir_kernel_log_step(k, r, "sparse_fuse: {iter: %s, iters: %s}", iter,
+		l ? l : "[]");
+	free(l);
 	return r;
 }

@@ -73,5 +73,6 @@ int stir_specialize(stir_kernel *k, const char *param, int64_t value)
 	int r = specialize(k, param, value);
 	if (k)
 		(void)stir_module_collect(k->module);
-	return r;
+	return stir_kernel_log_step(k, r, "specialize: {param: %s, value: "
+		"%lld}", param, (long long)value);
 }

@@ -361,7 +361,8 @@ int stir_bind(stir_kernel *k, const char *block, const char *loop,
 	    (li = sched_path_loop(&s, &p, loop)) >= 0)
 		sched_bind(&s, &p, li, thread);
 	sched_path_release(&p);
-	return sched_end(&s);
+	return stir_kernel_log_step(k, sched_end(&s), "bind: {block: %s, "
+		"loop: %s, to: %s}", block, loop, stir_log_thread((int)thread));
 }
 
 /* k, block, loop: see include/stir/schedule.h. */
@@ -371,7 +372,8 @@ int stir_unroll(stir_kernel *k, const char *block, const char *loop)
 	if (sched_begin(&s, k, "unroll") < 0)
 		return -1;
 	annotate(&s, block, loop, STIR_LOOP_UNROLL);
-	return sched_end(&s);
+	return stir_kernel_log_step(k, sched_end(&s), "unroll: {block: %s, "
+		"loop: %s}", block, loop);
 }
 
 /* k, block, loop: see include/stir/schedule.h. */
@@ -381,7 +383,8 @@ int stir_vectorize(stir_kernel *k, const char *block, const char *loop)
 	if (sched_begin(&s, k, "vectorize") < 0)
 		return -1;
 	annotate(&s, block, loop, STIR_LOOP_VECTORIZE);
-	return sched_end(&s);
+	return stir_kernel_log_step(k, sched_end(&s), "vectorize: {block: %s, "
+		"loop: %s}", block, loop);
 }
 
 /* k, block, loop, intrinsic: see include/stir/schedule.h. */
@@ -420,5 +423,6 @@ int stir_tensorize(stir_kernel *k, const char *block, const char *loop,
 		}
 	}
 	sched_path_release(&p);
-	return sched_end(&s);
+	return stir_kernel_log_step(k, sched_end(&s), "tensorize: {block: %s, "
+		"loop: %s, intrinsic: %s}", block, loop, intrinsic);
 }

@@ -985,7 +985,10 @@ static int run(stir_kernel *k, const char *prim, const char *block,
 		cache_rewrite(&c);
 	sched_path_release(&c.path);
 	sched_accs_release(&c.acc);
-	return sched_end(&s);
+	return stir_kernel_log_step(k, sched_end(&s), "%s: {block: %s, "
+		"buffer: %s, loop: %s, scope: %s}", prim, block, buffer, loop,
+		scope == STIR_SCOPE_SHARED ? "shared" : scope == STIR_SCOPE_WARP ?
+		"warp" : "local");
 }
 
 /* k, block, buffer, loop, scope: see include/stir/schedule.h. */

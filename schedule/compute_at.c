@@ -676,7 +676,8 @@ int stir_compute_at(stir_kernel *k, const char *block, const char *target,
 	}
 	sched_path_release(&p);
 	mover_release(&m);
-	return sched_end(&s);
+	return stir_kernel_log_step(k, sched_end(&s), "compute_at: {block: %s, "
+		"target: %s, loop: %s}", block, target, loop);
 }
 
 /* k, block, target, loop: see include/stir/schedule.h. */
@@ -699,7 +700,8 @@ int stir_reverse_compute_at(stir_kernel *k, const char *block,
 	}
 	sched_path_release(&p);
 	mover_release(&m);
-	return sched_end(&s);
+	return stir_kernel_log_step(k, sched_end(&s), "reverse_compute_at: "
+		"{block: %s, target: %s, loop: %s}", block, target, loop);
 }
 
 /* ---- decompose_reduction ---- */
@@ -785,5 +787,6 @@ int stir_decompose_reduction(stir_kernel *k, const char *block,
 	if (sched_begin(&s, k, "decompose_reduction") < 0)
 		return -1;
 	decompose(&s, block, loop);
-	return sched_end(&s);
+	return stir_kernel_log_step(k, sched_end(&s), "decompose_reduction: "
+		"{block: %s, loop: %s}", block, loop);
 }

@@ -249,5 +249,5 @@ int stir_default_schedule(stir_kernel *k)
 	if (sched_begin(&s, k, "default_schedule") < 0)
 		return -1;
 	schedule(&s);
-	return sched_end(&s);
+	return stir_kernel_log_step(k, sched_end(&s), "default_schedule");
 }

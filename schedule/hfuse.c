@@ -12,6 +12,7 @@
  * { NEST1 NEST2 .. }" (the nests in program order), one launch whose
  * blockIdx.x ranges are laid end to end.
  * Keeps: what the kernel computes.  Breaks: nothing. */
+#include <stdlib.h>
 #include <string.h>
 #include "schedule/sched.h"
 
@@ -242,7 +243,11 @@ int stir_horizontal_fuse(stir_kernel *k, int n, const char *const *blocks)
 	if (sched_begin(&s, k, "horizontal_fuse") < 0)
 		return -1;
 	hfuse(&s, n, blocks, 0, NULL);
-	return sched_end(&s);
+	char *b = k->log_on ? stir_log_names(n, blocks) : NULL;
+	int r = stir_kernel_log_step(k, sched_end(&s), "horizontal_fuse: "
+		"{blocks: %s}", b ? b : "[]");
+	free(b);
+	return r;
 }
 
 /* k, n, blocks, nd, buffers: see include/stir/schedule.h. */
@@ -253,5 +258,12 @@ int stir_horizontal_fuse_disjoint(stir_kernel *k, int n,
 	if (sched_begin(&s, k, "horizontal_fuse") < 0)
 		return -1;
 	hfuse(&s, n, blocks, nd, buffers);
-	return sched_end(&s);
+	char *b = k->log_on ? stir_log_names(n, blocks) : NULL;
+	char *d = k->log_on && nd > 0 ? stir_log_names(nd, buffers) : NULL;
+	int r = stir_kernel_log_step(k, sched_end(&s), "horizontal_fuse: "
+		"{blocks: %s%s%s}", b ? b : "[]", d ? ", disjoint: " : "",
+		d ? d : "");
+	free(b);
+	free(d);
+	return r;
 }

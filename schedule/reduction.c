@@ -80,7 +80,8 @@ int stir_set_atomic(stir_kernel *k, const char *block)
 	if (sched_find_block(&s, block, &p) == 0)
 		sched_set_atomic(&s, p.stmt[p.n - 1]);
 	sched_path_release(&p);
-	return sched_end(&s);
+	return stir_kernel_log_step(k, sched_end(&s), "set_atomic: "
+		"{block: %s}", block);
 }
 
 stir_stmt *sched_single_update(sched *s, stir_stmt *b)
@@ -178,5 +179,6 @@ int stir_cross_thread_reduce(stir_kernel *k, const char *block,
 	if (sched_begin(&s, k, "cross_thread_reduce") < 0)
 		return -1;
 	cross_thread(&s, block, loop);
-	return sched_end(&s);
+	return stir_kernel_log_step(k, sched_end(&s), "cross_thread_reduce: "
+		"{block: %s, loop: %s}", block, loop);
 }

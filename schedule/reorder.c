@@ -144,5 +144,9 @@ int stir_reorder(stir_kernel *k, const char *block, int n,
 	if (sched_find_block(&s, block, &p) == 0)
 		reorder(&s, &p, n, loops);
 	sched_path_release(&p);
-	return sched_end(&s);
+	char *l = k->log_on ? stir_log_names(n, loops) : NULL;
+	int r = stir_kernel_log_step(k, sched_end(&s), "reorder: {block: %s, "
+		"loops: %s}", block, l ? l : "[]");
+	free(l);
+	return r;
 }

@@ -323,5 +323,6 @@ int stir_rfactor(stir_kernel *k, const char *block, const char *loop)
 	    rf_check(&s, &p, li, &r))
 		rf_rewrite(&s, &p, li, &r);
 	sched_path_release(&p);
-	return sched_end(&s);
+	return stir_kernel_log_step(k, sched_end(&s), "rfactor: {block: %s, "
+		"loop: %s}", block, loop);
 }

@@ -281,5 +281,9 @@ int stir_split(stir_kernel *k, const char *block, const char *loop, int n,
 	    (li = sched_path_loop(&s, &p, loop)) >= 0)
 		sched_split(&s, &p, li, n, factors);
 	sched_path_release(&p);
-	return sched_end(&s);
+	char *f = k->log_on ? stir_log_ints(n, factors) : NULL;
+	int r = stir_kernel_log_step(k, sched_end(&s), "split: {block: %s, "
+		"loop: %s, factors: %s}", block, loop, f ? f : "[]");
+	free(f);
+	return r;
 }

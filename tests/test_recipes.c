@@ -347,6 +347,113 @@ START_TEST(test_matrix_sig)
 END_TEST
 
 /* The suite. */
+/* One recipe candidate for test_print_schedule: which recipe, and its
+ * parameters (the hybrid's candidate index, or the SDDMM's lanes). */
+typedef struct print_case {
+	int recipe;             /* 0 hybrid SpMM, 1 CSR SpMM, 2 SDDMM fused,
+	                           3 SDDMM rows */
+	int index;              /* hybrid: candidate; SDDMM: max lanes */
+} print_case;
+
+/* c, feat, ctx, m, log: kernel of case c at "feat" features read into
+ * *m and scheduled by its recipe, with the schedule log on when "log". */
+static stir_kernel *recipe_kernel(print_case c, int64_t feat, stir_ctx *ctx,
+	stir_module **m, bool log)
+{
+	static const char *const files[] = { "examples/csrmm.stir",
+		"examples/csrmm.stir", "examples/sddmm.stir",
+		"examples/sddmm_rows.stir" };
+	static const char *const names[] = { "csrmm", "csrmm", "sddmm",
+		"sddmm_rows" };
+	stir_kernel *k = read_kernel(ctx, files[c.recipe], names[c.recipe], m);
+	if (!log)
+		return k;
+	stir_kernel_set_schedule_log(k, true);
+	const stir_spmm_hybrid_params *p = stir_spmm_hybrid_get_candidate(
+		c.index);
+	int rc = c.recipe == 0 ? stir_recipe_spmm_hybrid(k, p->c, p->nb,
+			p->buckets, stir_spmm_hybrid_map(p, feat)) :
+		c.recipe == 1 ? stir_recipe_spmm_csr(k,
+			stir_spmm_map_features(feat)) :
+		c.recipe == 2 ? stir_recipe_sddmm(k,
+			stir_sddmm_map_lanes(feat, c.index)) :
+		stir_recipe_sddmm_rows(k, stir_sddmm_map_lanes(feat, c.index));
+	if (rc < 0)
+		stir_ctx_print_diagnostics(ctx, stderr);
+	ck_assert_int_eq(rc, 0);
+	return k;
+}
+
+/* A recipe prints as a schedule file (stir_kernel_print_schedule) that,
+ * applied to the same program, makes the same stage III kernel and the
+ * same CUDA: hybrid SpMM candidates with different bucket sets, column
+ * partitions and mappings, the CSR SpMM, the SDDMM fused and by rows, at
+ * two feature sizes. */
+START_TEST(test_print_schedule)
+{
+	print_case cases[16];
+	int n = 0, nh = stir_spmm_hybrid_n_candidates();
+	/* hybrid candidates spread over the space (several bucket sets,
+	 * c > 1, grouped and serial rows when the space has them) */
+	for (int i = 0; i < nh && n < 8; i += nh / 8 > 0 ? nh / 8 : 1)
+		cases[n++] = (print_case){ 0, i };
+	cases[n++] = (print_case){ 1, 0 };
+	cases[n++] = (print_case){ 2, 32 };
+	cases[n++] = (print_case){ 2, 4 };
+	cases[n++] = (print_case){ 3, 32 };
+	cases[n++] = (print_case){ 3, 8 };
+	static const int64_t feats[] = { 32, 128 };
+	int checked = 0;
+	for (int f = 0; f < 2; f++)
+		for (int i = 0; i < n; i++) {
+			if (cases[i].recipe == 0 && !stir_spmm_hybrid_fits(
+			    stir_spmm_hybrid_get_candidate(cases[i].index), feats[f]))
+				continue;
+			stir_ctx *ctx = stir_ctx_alloc();
+			stir_module *m, *m2;
+			stir_kernel *k = recipe_kernel(cases[i], feats[f], ctx, &m,
+				true);
+			char *text = NULL;
+			size_t len = 0;
+			FILE *out = open_memstream(&text, &len);
+			ck_assert_ptr_nonnull(out);
+			ck_assert_int_eq(stir_kernel_print_schedule(k, out), 0);
+			fclose(out);
+			char *ir = stir_kernel_to_str(k), *cuda = stir_kernel_to_cuda(k);
+			ck_assert_ptr_nonnull(ir);
+			ck_assert_ptr_nonnull(cuda);
+			/* the file, applied to the program read again */
+			stir_kernel *k2 = recipe_kernel(cases[i], feats[f], ctx, &m2,
+				false);
+			stir_schedule *s = stir_schedule_read_from_mem(ctx,
+				"printed.yaml", text, len);
+			if (!s || stir_schedule_prepare_for_gpu(s, k2) < 0) {
+				fprintf(stderr, "case %d/%d at %lld:\n%s", cases[i].recipe,
+					cases[i].index, (long long)feats[f], text);
+				stir_ctx_print_diagnostics(ctx, stderr);
+			}
+			ck_assert_ptr_nonnull(s);
+			ck_assert_ptr_eq(stir_schedule_find_kernel(s, m2), k2);
+			char *ir2 = stir_kernel_to_str(k2);
+			char *cuda2 = stir_kernel_to_cuda(k2);
+			ck_assert_str_eq(ir2, ir);
+			ck_assert_str_eq(cuda2, cuda);
+			checked++;
+			free(ir);
+			free(ir2);
+			free(cuda);
+			free(cuda2);
+			free(text);
+			stir_schedule_free(s);
+			stir_module_free(m2);
+			stir_module_free(m);
+			stir_ctx_free(ctx);
+		}
+	/* the five non-hybrid cases apply at both sizes, and some hybrid ones */
+	ck_assert_int_gt(checked, 10);
+}
+END_TEST
+
 static Suite *recipes_suite(void)
 {
 	Suite *s = suite_create("recipes");
@@ -358,6 +465,7 @@ static Suite *recipes_suite(void)
 	tcase_add_test(tc, test_spmm_model);
 	tcase_add_test(tc, test_sddmm_model);
 	tcase_add_test(tc, test_matrix_sig);
+	tcase_add_test(tc, test_print_schedule);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -549,5 +549,112 @@ grep_in "$tmp/out" "A: f32[300]"
 grep_in "$tmp/out" "check: rgms matches the stage I interpreter"
 expect 1 "$heterogen" 4 300 6 5
 
+# the tuning record of these tests in $tmp, never the user's
+STIR_CACHE_DIR="$tmp/tunecache"
+export STIR_CACHE_DIR
+# stirc tune --model-only (docs/recipes.md, "The tuner"): the model's
+# pick, written as a schedule file that run --schedule applies and checks
+# against the interpreter, for the SpMM and both SDDMM programs at two
+# feature sizes; deterministic; bad input refused
+for f in 128 20; do
+	expect 0 "$stirc" tune "$srcdir/examples/csrmm.stir" --mtx A="$cora" \
+		--size feat=$f --model-only -o "$tmp/s.yaml"
+	grep_in "$tmp/err" "the cost model's pick"
+	grep_in "$tmp/s.yaml" "value: $f}"
+	grep_in "$tmp/s.yaml" "{hybrid: {column_parts:"
+	expect 0 "$stirc" run "$srcdir/examples/csrmm.stir" --mtx A="$cora" \
+		--size feat=$f --random 1 --schedule "$tmp/s.yaml" --check
+	grep_in "$tmp/out" "check: csrmm matches"
+	for p in sddmm sddmm_rows; do
+		expect 0 "$stirc" tune "$srcdir/examples/$p.stir" --mtx S="$cora" \
+			--size feat=$f --model-only -o "$tmp/d.yaml"
+		expect 0 "$stirc" run "$srcdir/examples/$p.stir" --mtx S="$cora" \
+			--size feat=$f --random 1 --schedule "$tmp/d.yaml" --check
+		grep_in "$tmp/out" "check: $p matches"
+	done
+done
+expect 0 "$stirc" tune "$srcdir/examples/csrmm.stir" --mtx A="$cora" \
+	--size feat=64 --model-only
+cp "$tmp/out" "$tmp/s1.yaml"
+expect 0 "$stirc" tune "$srcdir/examples/csrmm.stir" --mtx A="$cora" \
+	--size feat=64 --model-only
+cmp -s "$tmp/out" "$tmp/s1.yaml" || { echo "FAIL: tune differs"; fail=1; }
+expect 0 "$stirc" tune --help
+grep_in "$tmp/out" "usage: stirc tune"
+expect 2 "$stirc" tune "$srcdir/examples/csrmm.stir" --mtx A="$cora" \
+	--size feat=64
+grep_in "$tmp/err" "--model-only is required"
+expect 2 "$stirc" tune "$srcdir/examples/csrmm.stir" --mtx A="$cora" \
+	--size feat=0 --model-only
+expect 2 "$stirc" tune "$srcdir/examples/csrmm.stir" --size feat=8 \
+	--model-only
+expect 2 "$stirc" tune "$srcdir/examples/csrmm.stir" --mtx A="$cora" \
+	--size feat=8 --model-only --bogus
+expect 1 "$stirc" tune "$srcdir/examples/bsrmm.stir" --mtx A="$cora" \
+	--size feat=8 --model-only
+grep_in "$tmp/err" "no recipe covers kernel 'bsrmm'"
+expect 1 "$stirc" tune "$srcdir/examples/csrmm.stir" --mtx A="$tmp/none.mtx" \
+	--size feat=8 --model-only
+grep_in "$tmp/err" "none.mtx"
+# a kernel named csrmm that is not the SpMM: the recipe refuses it
+sed 's/sddmm/csrmm/g' "$srcdir/examples/sddmm.stir" > "$tmp/fake.stir"
+expect 1 "$stirc" tune "$tmp/fake.stir" --mtx A="$cora" --size feat=8 \
+	--model-only
+grep_in "$tmp/err" "error:"
+
+# the tuning record: a miss stores, the same key hits (same schedule), a
+# similar graph is reported, a damaged entry is ignored with a warning,
+# two processes at once both succeed and leave whole entries
+rm -rf "$tmp/tunecache"
+csrmm="$srcdir/examples/csrmm.stir"
+expect 0 "$stirc" tune "$csrmm" --mtx A="$cora" --size feat=64 --model-only
+cp "$tmp/out" "$tmp/t1.yaml"
+grep_in "$tmp/err" "the cost model's pick"
+expect 0 "$stirc" tune --list
+grep_in "$tmp/out" "# 1 entries"
+grep_in "$tmp/out" "spmm_hybrid  feat 64  rows 2708"
+expect 0 "$stirc" tune "$csrmm" --mtx A="$cora" --size feat=64 --model-only
+grep_in "$tmp/err" "from the tuning record"
+cmp -s "$tmp/out" "$tmp/t1.yaml" || { echo "FAIL: record hit differs"; fail=1; }
+# another feature size, another program: other keys
+expect 0 "$stirc" tune "$csrmm" --mtx A="$cora" --size feat=32 --model-only
+expect 0 "$stirc" tune "$srcdir/examples/sddmm.stir" --mtx S="$cora" \
+	--size feat=64 --model-only
+expect 0 "$stirc" tune --list
+grep_in "$tmp/out" "# 3 entries"
+# cora without its last edge (both directions): a similar graph
+gzip -dc "$cora" | awk 'BEGIN { n = 0 } /^%/ { print; next }
+	n == 0 { n = 1; print $1, $2, $3 - 1; next } { l[++k] = $0 }
+	END { for (i = 1; i < k; i++) print l[i] }' > "$tmp/cora1.mtx"
+expect 0 "$stirc" tune "$csrmm" --mtx A="$tmp/cora1.mtx" --size feat=64 \
+	--model-only
+grep_in "$tmp/err" "similar graph's entry"
+expect 0 "$stirc" tune --list
+grep_in "$tmp/out" "# 4 entries"
+# damaged entries: ignored with a warning, then written anew
+for e in "$tmp"/tunecache/tune/*; do printf 'stir-tune 1\nprogram x\n' > "$e"; done
+expect 0 "$stirc" tune "$csrmm" --mtx A="$cora" --size feat=64 --model-only
+grep_in "$tmp/err" "damaged; ignored"
+cmp -s "$tmp/out" "$tmp/t1.yaml" || { echo "FAIL: after damage"; fail=1; }
+expect 0 "$stirc" tune "$csrmm" --mtx A="$cora" --size feat=64 --model-only
+grep_in "$tmp/err" "from the tuning record"
+# two processes at once, on the same key and on another
+rm -rf "$tmp/tunecache"
+"$stirc" tune "$csrmm" --mtx A="$cora" --size feat=128 --model-only \
+	-o "$tmp/p1.yaml" 2> "$tmp/p1.err" &
+pid1=$!
+"$stirc" tune "$csrmm" --mtx A="$cora" --size feat=128 --model-only \
+	-o "$tmp/p2.yaml" 2> "$tmp/p2.err" &
+pid2=$!
+"$stirc" tune "$csrmm" --mtx A="$cora" --size feat=16 --model-only \
+	-o "$tmp/p3.yaml" 2> "$tmp/p3.err"
+wait $pid1 || { echo "FAIL: concurrent tune 1"; cat "$tmp/p1.err"; fail=1; }
+wait $pid2 || { echo "FAIL: concurrent tune 2"; cat "$tmp/p2.err"; fail=1; }
+cmp -s "$tmp/p1.yaml" "$tmp/p2.yaml" || { echo "FAIL: concurrent differ"; fail=1; }
+expect 0 "$stirc" tune --list
+grep_in "$tmp/out" "# 2 entries"
+ls "$tmp/tunecache/tune" | grep -q '\.' && { echo "FAIL: temporary left"; fail=1; }
+expect 2 "$stirc" tune --list "$csrmm"
+
 [ $fail = 0 ] && echo "stirc: all checks passed"
 exit $fail

@@ -67,6 +67,8 @@ static const char usage_main[] =
 "  run     execute a kernel on host arrays, at any stage, or on the GPU\n"
 "  verify  run a program at every stage (and on the GPU) on random inputs\n"
 "          and compare\n"
+"  tune    pick a recipe's schedule for a program, a matrix and a feature\n"
+"          size, and write it as a schedule file\n"
 "\n"
 "Run 'stirc COMMAND --help' for the options of a command.\n"
 "Exit status: 0 success, 1 the program or the data is wrong, 2 bad usage.\n";
@@ -1648,6 +1650,199 @@ static int cmd_cuda(int argc, char **argv)
 	return rc;
 }
 
+/* ---- stirc tune (docs/recipes.md, "The tuner") ---- */
+
+static const char usage_tune[] =
+"usage: stirc tune FILE --mtx NAME=G.mtx[.gz] --size feat=F --model-only\n"
+"                  [--kernel K] [--sms N] [-o SCHEDULE.yaml]\n"
+"\n"
+"Pick the schedule of a program that a recipe covers (csrmm of\n"
+"examples/csrmm.stir: the hybrid SpMM; sddmm of examples/sddmm.stir and\n"
+"sddmm_rows of examples/sddmm_rows.stir: the SDDMM) for matrix G (A of the\n"
+"SpMM, S of the SDDMM) at F features, and write it as a schedule file\n"
+"(stdout without -o) that 'stirc run|cuda --schedule' applies.  What was\n"
+"chosen, and why, goes to stderr.\n"
+"\n"
+"  --mtx NAME=FILE    the sparse matrix (Matrix Market, gzip or not)\n"
+"  --size feat=F      the feature size (F >= 1)\n"
+"  --model-only       the cost model's pick, without a GPU (required: the\n"
+"                     measured search is bench_spmm's and bench_sddmm's)\n"
+"  --kernel K         the kernel (default: the only one of FILE)\n"
+"  --sms N            the GPU's SMs for the model (default 132)\n"
+"  -o FILE            write the schedule to FILE\n";
+
+/* argc, argv: "stirc tune" and its arguments (argv[0] is "tune"). */
+static int cmd_tune(int argc, char **argv)
+{
+	const char *file = NULL, *mtx = NULL, *kname = NULL, *out = NULL;
+	int64_t feat = -1;
+	long sms = 0;
+	bool model_only = false, list = false, no_record = false;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		bool has = i + 1 < argc;
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			fputs(usage_tune, stdout);
+			return 0;
+		} else if (!strcmp(a, "--model-only")) {
+			model_only = true;
+		} else if (!strcmp(a, "--list")) {
+			list = true;
+		} else if (!strcmp(a, "--no-record")) {
+			no_record = true;
+		} else if (!strcmp(a, "--mtx") || !strcmp(a, "--size") ||
+			   !strcmp(a, "--kernel") || !strcmp(a, "--sms") ||
+			   !strcmp(a, "-o")) {
+			if (!has)
+				return usage_error("tune ", "%s needs a value", a);
+			const char *v = argv[++i];
+			char *end;
+			if (!strcmp(a, "--mtx")) {
+				const char *eq = strchr(v, '=');
+				if (mtx || !eq || eq == v || !eq[1])
+					return usage_error("tune ", mtx ? "--mtx is given "
+						"twice" : "--mtx takes NAME=FILE, not '%s'", v);
+				mtx = eq + 1;
+			} else if (!strcmp(a, "--size")) {
+				errno = 0;
+				long long f = strncmp(v, "feat=", 5) ? -1 :
+					strtoll(v + 5, &end, 10);
+				if (feat >= 0 || f < 1 || errno || *end)
+					return usage_error("tune ", feat >= 0 ? "--size is "
+						"given twice" : "--size takes feat=F with F >= 1, "
+						"not '%s'", v);
+				feat = f;
+			} else if (!strcmp(a, "--sms")) {
+				errno = 0;
+				sms = strtol(v, &end, 10);
+				if (sms < 1 || sms > 100000 || errno || *end)
+					return usage_error("tune ", "--sms takes a count of "
+						"SMs, not '%s'", v);
+			} else if (!strcmp(a, "--kernel")) {
+				kname = v;
+			} else {
+				out = v;
+			}
+		} else if (a[0] == '-') {
+			return usage_error("tune ", "unknown option '%s'", a);
+		} else if (file) {
+			return usage_error("tune ", "unexpected argument '%s'", a);
+		} else {
+			file = a;
+		}
+	}
+	if (list) {
+		if (file || mtx || feat >= 0)
+			return usage_error("tune ", "%s", "--list takes no program, "
+				"--mtx or --size");
+		stir_ctx *lctx = stir_ctx_alloc();
+		int lrc = lctx && stir_tune_record_list(lctx, NULL, stdout) == 0 ?
+			0 : EXIT_WRONG;
+		if (lctx)
+			lrc = finish(lctx, lrc);
+		stir_ctx_free(lctx);
+		return lrc;
+	}
+	if (!file)
+		return usage_error("tune ", "%s", "no program given");
+	if (!mtx || feat < 0)
+		return usage_error("tune ", "%s", "--mtx NAME=FILE and --size "
+			"feat=F are required");
+	if (!model_only)
+		return usage_error("tune ", "%s", "--model-only is required: "
+			"'stirc tune' picks with the cost model (the measured search "
+			"is bench_spmm's and bench_sddmm's)");
+	stir_ctx *ctx = stir_ctx_alloc();
+	if (!ctx)
+		return EXIT_WRONG;
+	stir_module *m = stir_module_read_from_file(ctx, file);
+	stir_kernel *k = NULL;
+	stir_csr *a = NULL;
+	int rc = m ? 0 : EXIT_WRONG;
+	if (rc == 0) {
+		options o = { .kernel = kname };
+		rc = select_kernel(m, &o, true, &k);
+	}
+	if (rc == 0 && stir_tune_recipe_of(k) == STIR_TUNE_NONE) {
+		fprintf(stderr, "stirc tune: %s: no recipe covers kernel '%s' "
+			"(the tuner knows csrmm of examples/csrmm.stir, sddmm of "
+			"examples/sddmm.stir and sddmm_rows of "
+			"examples/sddmm_rows.stir)\n", file, stir_kernel_get_name(k));
+		rc = EXIT_WRONG;
+	}
+	if (rc == 0 && !(a = stir_mtx_read_from_file(ctx, mtx)))
+		rc = EXIT_WRONG;
+	int cand = -1, hit = 0;
+	double cost = 0;
+	stir_tune_entry key = { .recipe = stir_tune_recipe_of(k), .feat = feat,
+		.time_ms = -1 }, e;
+	if (rc == 0 && !no_record) {
+		/* the record's key: the program's text, the recipe, the
+		 * model's device, the features and the matrix */
+		char *text = NULL;
+		size_t tlen = 0;
+		FILE *pf = fopen(file, "r");
+		FILE *mf = pf ? open_memstream(&text, &tlen) : NULL;
+		int ch;
+		while (mf && (ch = getc(pf)) != EOF)
+			putc(ch, mf);
+		if (pf)
+			fclose(pf);
+		if (!mf || fclose(mf) != 0) {
+			fprintf(stderr, "stirc tune: %s: cannot read\n", file);
+			rc = EXIT_WRONG;
+		} else {
+			stir_tune_program_hash(text, key.program);
+		}
+		free(text);
+		snprintf(key.device, sizeof(key.device), "model-sms%ld",
+			sms > 0 ? sms : 132L);
+		stir_matrix_sig_of(a, &key.sig);
+		hit = rc == 0 ? stir_tune_record_find(ctx, NULL, &key,
+			STIR_TUNE_SIMILAR_TOL, &e) : 0;
+	}
+	if (rc == 0 && hit == 1) {
+		cand = e.cand;
+		cost = e.cost;
+		if (stir_tune_apply_candidate(k, feat, cand) < 0)
+			rc = EXIT_WRONG;
+	} else if (rc == 0) {
+		if (hit == 2)
+			fprintf(stderr, "stirc tune: the record holds a similar "
+				"graph's entry (candidate %d, %s); without a GPU the "
+				"model decides\n", e.cand, e.how);
+		if (stir_tune_model_apply(k, a, feat, (int)sms, &cand, &cost) < 0)
+			rc = EXIT_WRONG;
+		key.cand = cand;
+		key.cost = cost;
+		snprintf(key.how, sizeof(key.how), "model");
+		if (rc == 0 && !no_record &&
+		    stir_tune_record_store(ctx, NULL, &key) < 0)
+			rc = EXIT_WRONG;
+	}
+	if (rc == 0) {
+		FILE *f = out ? fopen(out, "w") : stdout;
+		if (!f || stir_kernel_print_schedule(k, f) < 0 ||
+		    (out && fclose(f) != 0)) {
+			fprintf(stderr, "stirc tune: %s: %s\n", out ? out : "stdout",
+				strerror(errno));
+			rc = EXIT_WRONG;
+		} else {
+			fprintf(stderr, "stirc tune: kernel %s at %lld features: "
+				"candidate %d, %sthe cost model's pick (cost %.4g; not "
+				"measured)%s%s\n", stir_kernel_get_name(k),
+				(long long)feat, cand,
+				hit == 1 ? "from the tuning record: " : "", cost,
+				out ? ", written to " : "", out ? out : "");
+		}
+	}
+	rc = finish(ctx, rc);
+	stir_csr_free(a);
+	stir_module_free(m);
+	stir_ctx_free(ctx);
+	return rc;
+}
+
 /* argc, argv: the whole command line (tools/stirc.h). */
 int stirc_main(int argc, char **argv)
 {
@@ -1677,5 +1872,7 @@ int stirc_main(int argc, char **argv)
 		return cmd_run(argc - 1, argv + 1);
 	if (!strcmp(cmd, "verify"))
 		return cmd_verify(argc - 1, argv + 1);
+	if (!strcmp(cmd, "tune"))
+		return cmd_tune(argc - 1, argv + 1);
 	return usage_error(NULL, "unknown command '%s'", cmd);
 }

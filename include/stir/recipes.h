@@ -20,6 +20,7 @@
 #define STIR_RECIPES_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stir/formats.h>
 #include <stir/io.h>
@@ -278,6 +279,90 @@ STIR_EXPORT double stir_sddmm_model_cost(const stir_sddmm_params *p,
  * The count, or -1 when out of memory. */
 STIR_EXPORT int stir_sddmm_model_rank(__stir_keep const stir_csr *a,
 	int64_t feat, int n_sms, int *order, double *costs);
+
+/* ---- the tuner ------------------------------------------------------- */
+
+/* The recipes a tuner knows, by the kernel they schedule. */
+typedef enum stir_tune_recipe {
+	STIR_TUNE_NONE = 0,
+	STIR_TUNE_SPMM,         /* csrmm of examples/csrmm.stir: hybrid SpMM */
+	STIR_TUNE_SDDMM,        /* sddmm of examples/sddmm.stir: fused */
+	STIR_TUNE_SDDMM_ROWS    /* sddmm_rows of examples/sddmm_rows.stir */
+} stir_tune_recipe;
+
+/* The recipe that covers kernel k (by its name; the recipe itself checks
+ * the kernel's structure when applied), or STIR_TUNE_NONE. */
+STIR_EXPORT stir_tune_recipe stir_tune_recipe_of(
+	__stir_keep const stir_kernel *k);
+
+/* The SDDMM candidates that apply to recipe r (fused or by rows) at
+ * "feat" features on matrix "a", best first, into order[] (room for
+ * stir_sddmm_n_candidates()), their costs into costs[] when not NULL:
+ * stir_sddmm_model_rank's order, kept to the recipe's candidates.  The
+ * count, or -1 when out of memory. */
+STIR_EXPORT int stir_sddmm_rank(stir_tune_recipe r,
+	__stir_keep const stir_csr *a, int64_t feat, int n_sms, int *order,
+	double *costs);
+
+/* The model's pick (--model-only): schedule stage I kernel k, which a
+ * recipe covers (stir_tune_recipe_of), with the candidate the cost
+ * model ranks first for matrix "a" (A of SpMM, S of SDDMM) at "feat"
+ * features on a GPU of n_sms SMs (< 1: 132), with the schedule log on
+ * (stir_kernel_print_schedule then prints it as a schedule file, the
+ * format's parameters included).  The candidate's index in *cand and its
+ * cost in *cost when not NULL.  0, or -1 with diagnostics in k's
+ * context. */
+STIR_EXPORT int stir_tune_model_apply(__stir_keep stir_kernel *k,
+	__stir_keep const stir_csr *a, int64_t feat, int n_sms, int *cand,
+	double *cost);
+
+/* Schedule stage I kernel k with candidate "cand" of the recipe that
+ * covers it at "feat" features, the schedule log on (the hybrid SpMM's
+ * locality order in its logged decomposition).  0, or -1 with
+ * diagnostics. */
+STIR_EXPORT int stir_tune_apply_candidate(__stir_keep stir_kernel *k,
+	int64_t feat, int cand);
+
+/* ---- the tuning record (docs/recipes.md) ---- */
+
+/* One entry: its key (program, recipe, device, feat, sig) and what was
+ * chosen. */
+typedef struct stir_tune_entry {
+	char program[65];       /* SHA-256 of the program's text, hex */
+	stir_tune_recipe recipe;
+	char device[64];        /* the GPU's name, or "model-smsN" for the
+	                           cost model's pick; no spaces */
+	int64_t feat;
+	stir_matrix_sig sig;
+	int cand;               /* the candidate chosen */
+	char how[16];           /* "model" or "measured" */
+	double cost;            /* the model's cost of cand */
+	double time_ms;         /* its measured time, or -1 */
+} stir_tune_entry;
+
+/* The similarity a record hit for a similar graph allows
+ * (stir_matrix_sig_similar). */
+#define STIR_TUNE_SIMILAR_TOL 0.1
+
+/* text: the program's text; its SHA-256 in hex into hex[]. */
+STIR_EXPORT void stir_tune_program_hash(const char *text, char hex[65]);
+/* The entry for "key" in the record of cache directory "dir" (NULL: the
+ * kernel cache's, $STIR_CACHE_DIR or ~/.cache/stir; the record is its
+ * directory tune/) into *out: 1 for the key itself, 2 for a similar
+ * graph (same program, recipe, device and feat, signatures within
+ * "tol"; of several, the first by file name), 0 for none.  A damaged
+ * entry is ignored with a warning in ctx. */
+STIR_EXPORT int stir_tune_record_find(__stir_keep stir_ctx *ctx,
+	const char *dir, const stir_tune_entry *key, double tol,
+	stir_tune_entry *out);
+/* Store entry e (replacing its key's), written whole to a temporary
+ * file and renamed (safe with several processes).  0, or -1 with an
+ * error in ctx. */
+STIR_EXPORT int stir_tune_record_store(__stir_keep stir_ctx *ctx,
+	const char *dir, const stir_tune_entry *e);
+/* Print the record's entries to "out", one a line, sorted.  0 or -1. */
+STIR_EXPORT int stir_tune_record_list(__stir_keep stir_ctx *ctx,
+	const char *dir, FILE *out);
 
 #ifdef __cplusplus
 }

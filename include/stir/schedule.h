@@ -69,6 +69,20 @@ STIR_EXPORT const char *stir_kernel_get_made_from(
 	__stir_keep const stir_kernel *k, stir_made_kind kind, const char *from,
 	int i);
 
+/* The schedule log: with it on (set_schedule_log(k, true); off at
+ * first), every schedule primitive called on kernel k through this API
+ * (stage I decompositions and specializations, stage II/III primitives;
+ * not the lowering passes or stir_kernel_prepare_for_gpu's own steps)
+ * records its call with the names it was given.  print_schedule writes
+ * the log to "out" as a schedule file (docs/schedules.md) that, applied
+ * to the same program, makes the same kernel: how a recipe
+ * (include/stir/recipes.h) prints as a schedule.  0, or -1 on a write
+ * error. */
+STIR_EXPORT void stir_kernel_set_schedule_log(__stir_keep stir_kernel *k,
+	bool on);
+STIR_EXPORT int stir_kernel_print_schedule(__stir_keep const stir_kernel *k,
+	FILE *out);
+
 /* ---- loops ---- */
 
 /* Split loop "loop" around block "block" into n nested loops named

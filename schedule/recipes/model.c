@@ -5,7 +5,11 @@
  * warps per block, the serial steps of a row, waves over the SMs).  The
  * figures are relative: only the order of the candidates matters. */
 #include <stdlib.h>
+#include <string.h>
+#include <stir/stir.h>
 #include <stir/recipes.h>
+#include "ir/diag.h"
+#include "ir/nodes.h"
 
 /* Modeled machine: H100-like bandwidths (bytes per ns) and L2 size. */
 #define DRAM_BW 3000.0
@@ -200,4 +204,133 @@ bool stir_matrix_sig_similar(const stir_matrix_sig *a,
 		dist += x > y ? x - y : y - x;
 	}
 	return dist <= tol;
+}
+
+/* ---- the tuner's model pick ---- */
+
+/* k: see recipes.h. */
+stir_tune_recipe stir_tune_recipe_of(const stir_kernel *k)
+{
+	const char *n = k ? stir_kernel_get_name(k) : NULL;
+	if (!n)
+		return STIR_TUNE_NONE;
+	return !strcmp(n, "csrmm") ? STIR_TUNE_SPMM :
+		!strcmp(n, "sddmm") ? STIR_TUNE_SDDMM :
+		!strcmp(n, "sddmm_rows") ? STIR_TUNE_SDDMM_ROWS : STIR_TUNE_NONE;
+}
+
+/* r, a, feat, n_sms, order, costs: see recipes.h: the SDDMM cost model's
+ * ranking (model_sddmm.c) of the candidates of recipe r. */
+int stir_sddmm_rank(stir_tune_recipe r, const stir_csr *a, int64_t feat,
+	int n_sms, int *order, double *costs)
+{
+	int n = stir_sddmm_model_rank(a, feat, n_sms, order, costs);
+	int kept = 0;
+	for (int i = 0; i < n; i++) {
+		const stir_sddmm_params *p = stir_sddmm_get_candidate(order[i]);
+		if (p->rows != (r == STIR_TUNE_SDDMM_ROWS))
+			continue;
+		if (costs)
+			costs[kept] = costs[i];
+		order[kept++] = order[i];
+	}
+	return n < 0 ? n : kept;
+}
+
+/* k: add the locality order to the hybrid rule of k's logged
+ * decomposition (the recipe's kernel is the same with it or without: it
+ * orders the rows when the host builds the format).  0 or -1. */
+static int log_locality(stir_kernel *k)
+{
+	static const char tail[] = "}}]}";
+	static const char add[] = ", locality_order: true}}]}";
+	for (int i = 0; i < k->n_log; i++) {
+		char *e = k->log[i];
+		size_t len = strlen(e);
+		if (strncmp(e, "0|decompose:", 12) || !strstr(e, "{hybrid:") ||
+		    len < sizeof(tail) - 1 ||
+		    strcmp(e + len - (sizeof(tail) - 1), tail))
+			continue;
+		char *v = realloc(e, len + sizeof(add));
+		if (!v) {
+			stir_error_oom(stir_kernel_ctx(k));
+			return -1;
+		}
+		strcpy(v + len - (sizeof(tail) - 1), add);
+		k->log[i] = v;
+		return 0;
+	}
+	return 0;
+}
+
+/* k, a, feat, n_sms, cand, cost: see recipes.h. */
+int stir_tune_model_apply(stir_kernel *k, const stir_csr *a, int64_t feat,
+	int n_sms, int *cand, double *cost)
+{
+	stir_tune_recipe r = stir_tune_recipe_of(k);
+	if (!k || !a)
+		return -1;
+	stir_ctx *ctx = stir_kernel_ctx(k);
+	if (r == STIR_TUNE_NONE) {
+		stir_error(ctx, k->loc, "no recipe covers kernel '%s' (the tuner "
+			"knows csrmm, sddmm and sddmm_rows of examples/)", k->name);
+		return -1;
+	}
+	if (feat < 1) {
+		stir_error(ctx, k->loc, "the feature size must be at least 1, not "
+			"%lld", (long long)feat);
+		return -1;
+	}
+	int nc = r == STIR_TUNE_SPMM ? stir_spmm_hybrid_n_candidates() :
+		stir_sddmm_n_candidates();
+	int *order = malloc((size_t)nc * sizeof(*order));
+	double *costs = malloc((size_t)nc * sizeof(*costs));
+	int n = !order || !costs ? -1 : r == STIR_TUNE_SPMM ?
+		stir_spmm_hybrid_model_rank(a, feat, n_sms, order, costs) :
+		stir_sddmm_rank(r, a, feat, n_sms, order, costs);
+	int best = n > 0 ? order[0] : -1;
+	double best_cost = n > 0 ? costs[0] : 0;
+	free(order);
+	free(costs);
+	if (n < 0) {
+		stir_error_oom(ctx);
+		return -1;
+	}
+	if (best < 0) {
+		stir_error(ctx, k->loc, "no candidate of the recipe for kernel "
+			"'%s' applies at %lld features", k->name, (long long)feat);
+		return -1;
+	}
+	int rc = stir_tune_apply_candidate(k, feat, best);
+	if (rc == 0 && cand)
+		*cand = best;
+	if (rc == 0 && cost)
+		*cost = best_cost;
+	return rc;
+}
+
+/* k, feat, cand: see recipes.h. */
+int stir_tune_apply_candidate(stir_kernel *k, int64_t feat, int cand)
+{
+	stir_tune_recipe r = stir_tune_recipe_of(k);
+	const stir_spmm_hybrid_params *p = stir_spmm_hybrid_get_candidate(cand);
+	const stir_sddmm_params *q = stir_sddmm_get_candidate(cand);
+	if (r == STIR_TUNE_NONE || feat < 1 || (r == STIR_TUNE_SPMM ? !p ||
+	    !stir_spmm_hybrid_fits(p, feat) : !q || q->rows !=
+	    (r == STIR_TUNE_SDDMM_ROWS))) {
+		if (k)
+			stir_error(stir_kernel_ctx(k), k->loc, "candidate %d does not "
+				"apply to kernel '%s' at %lld features", cand, k->name,
+				(long long)feat);
+		return -1;
+	}
+	stir_kernel_set_schedule_log(k, true);
+	if (r == STIR_TUNE_SPMM) {
+		int rc = stir_recipe_spmm_hybrid(k, p->c, p->nb, p->buckets,
+			stir_spmm_hybrid_map(p, feat));
+		return rc == 0 && p->locality ? log_locality(k) : rc;
+	}
+	stir_sddmm_map fm = stir_sddmm_map_lanes(feat, q->max_lanes);
+	return r == STIR_TUNE_SDDMM ? stir_recipe_sddmm(k, fm) :
+		stir_recipe_sddmm_rows(k, fm);
 }

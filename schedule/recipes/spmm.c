@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <stir/stir.h>
 #include <stir/recipes.h>
+#include "ir/nodes.h"
 
 /* feat, group: see recipes.h. */
 stir_spmm_map stir_spmm_map_grouped(int64_t feat, int64_t group)
@@ -285,6 +286,14 @@ static int hybrid_parts(stir_kernel *k, int c, const int64_t *buckets,
 	}
 	if (rc == 0)
 		rc = stir_decompose_format(k, "A", n, hp->rules);
+	/* the schedule log (stir_kernel_print_schedule): the parts as the
+	 * one hybrid rule of a schedule file */
+	char *bl = rc == 0 && k->log_on ? stir_log_ints(nb, buckets) : NULL;
+	if (rc == 0 && k->log_on)
+		rc = bl ? stir_kernel_log_step(k, 0, "decompose: {tensor: A, "
+			"rules: [{hybrid: {column_parts: %d, buckets: %s%s}}]}", c,
+			bl, cover ? ", cover_rows: true" : "") : -1;
+	free(bl);
 	for (int i = 0; i < n; i++)
 		stir_format_rule_free(hp->rules[i]);
 	if (rc < 0)

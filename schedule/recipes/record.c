@@ -1,0 +1,320 @@
+/* The tuning record (docs/recipes.md, "The tuning record"): what the
+ * tuner chose, one file per key in the directory "tune" of the kernel
+ * cache (runtime/cache.c), so that two processes never write one file
+ * together: each entry is written to a temporary file and renamed over
+ * its name (atomic), and a reader sees a whole entry or none.  An entry
+ * is text, one "field value" a line, closed by the SHA-256 of the lines
+ * before it: a damaged entry is ignored with a warning. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* asprintf */
+#endif
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <stir/stir.h>
+#include <stir/recipes.h>
+#include "ir/diag.h"
+#include "runtime/cache.h"
+#include "runtime/sha256.h"
+
+/* The largest entry read: a damaged file must not make us read without
+ * bound. */
+#define MAX_ENTRY 8192
+
+/* r: the recipe's name in an entry. */
+static const char *recipe_name(stir_tune_recipe r)
+{
+	return r == STIR_TUNE_SPMM ? "spmm_hybrid" : r == STIR_TUNE_SDDMM ?
+		"sddmm" : r == STIR_TUNE_SDDMM_ROWS ? "sddmm_rows" : "none";
+}
+
+/* text, len, hex: the SHA-256 of text[0..len) in hex. */
+static void hash_hex(const char *text, size_t len,
+	char hex[2 * STIR_SHA256_SIZE + 1])
+{
+	unsigned char d[STIR_SHA256_SIZE];
+	stir_sha256_buf(text, len, d);
+	stir_sha256_to_hex(d, hex);
+}
+
+/* text, hex: see recipes.h. */
+void stir_tune_program_hash(const char *text, char hex[65])
+{
+	hash_hex(text, strlen(text), hex);
+}
+
+/* e, key, n: the lines of entry e that key it (key: without the
+ * chosen candidate) into a heap string; its length in *n.  NULL when out
+ * of memory. */
+static char *entry_text(const stir_tune_entry *e, bool key, size_t *n)
+{
+	char *s = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&s, &len);
+	if (!f)
+		return NULL;
+	fprintf(f, "stir-tune 1\nprogram %s\nrecipe %s\ndevice %s\n"
+		"feat %" PRId64 "\nsig %" PRId64 " %" PRId64 " %" PRId64,
+		e->program, recipe_name(e->recipe), e->device, e->feat,
+		e->sig.rows, e->sig.cols, e->sig.nnz);
+	for (int i = 0; i < STIR_MATRIX_SIG_BUCKETS; i++)
+		fprintf(f, " %" PRId64, e->sig.hist[i]);
+	fputc('\n', f);
+	if (!key)
+		fprintf(f, "candidate %d\nhow %s\ncost %.17g\ntime_ms %.17g\n",
+			e->cand, e->how, e->cost, e->time_ms);
+	if (fclose(f) != 0) {
+		free(s);
+		return NULL;
+	}
+	*n = len;
+	return s;
+}
+
+/* dir: the record's directory for cache directory "dir" (NULL: the
+ * kernel cache's, stir_cache_dir), heap; NULL when there is none. */
+static char *record_dir(const char *dir)
+{
+	char *base = stir_cache_dir(dir), *d = NULL;
+	if (base && asprintf(&d, "%s/tune", base) < 0)
+		d = NULL;
+	free(base);
+	return d;
+}
+
+/* rdir, e: the path of e's file in record directory rdir, heap. */
+static char *entry_path(const char *rdir, const stir_tune_entry *e)
+{
+	size_t n;
+	char *key = entry_text(e, true, &n), *path = NULL;
+	char hex[2 * STIR_SHA256_SIZE + 1];
+	if (!key)
+		return NULL;
+	hash_hex(key, n, hex);
+	free(key);
+	if (asprintf(&path, "%s/%s", rdir, hex) < 0)
+		path = NULL;
+	return path;
+}
+
+/* ctx, path, e: read entry file "path" into *e.  1 when it is whole, 0
+ * when it is missing, -1 when it is damaged (a warning in ctx). */
+static int read_entry(stir_ctx *ctx, const char *path, stir_tune_entry *e)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	char *buf = malloc(MAX_ENTRY + 1);
+	size_t n = buf ? fread(buf, 1, MAX_ENTRY + 1, f) : 0;
+	fclose(f);
+	if (!buf)
+		return -1;
+	buf[n < MAX_ENTRY ? n : MAX_ENTRY] = '\0';
+	memset(e, 0, sizeof(*e));
+	char *sum = n <= MAX_ENTRY ? strstr(buf, "sum ") : NULL;
+	char hex[2 * STIR_SHA256_SIZE + 1], rec[16] = "", name[16] = "";
+	bool ok = sum && (sum == buf || sum[-1] == '\n');
+	if (ok) {
+		hash_hex(buf, (size_t)(sum - buf), hex);
+		ok = !strncmp(sum + 4, hex, 2 * STIR_SHA256_SIZE) &&
+			sum[4 + 2 * STIR_SHA256_SIZE] == '\n';
+	}
+	int at = 0;
+	ok = ok && sscanf(buf, "stir-tune 1\nprogram %64s\nrecipe %15s\n"
+		"device %63s\nfeat %" SCNd64 "\nsig %" SCNd64 " %" SCNd64 " %"
+		SCNd64 "%n", e->program, rec, e->device, &e->feat, &e->sig.rows,
+		&e->sig.cols, &e->sig.nnz, &at) == 7;
+	const char *p = buf + at;
+	for (int i = 0; ok && i < STIR_MATRIX_SIG_BUCKETS; i++) {
+		int m = 0;
+		ok = sscanf(p, " %" SCNd64 "%n", &e->sig.hist[i], &m) == 1;
+		p += m;
+	}
+	ok = ok && sscanf(p, "\ncandidate %d\nhow %15s\ncost %lg\ntime_ms %lg",
+		&e->cand, name, &e->cost, &e->time_ms) == 4;
+	e->recipe = !strcmp(rec, "spmm_hybrid") ? STIR_TUNE_SPMM :
+		!strcmp(rec, "sddmm") ? STIR_TUNE_SDDMM :
+		!strcmp(rec, "sddmm_rows") ? STIR_TUNE_SDDMM_ROWS : STIR_TUNE_NONE;
+	int nc = e->recipe == STIR_TUNE_SPMM ? stir_spmm_hybrid_n_candidates() :
+		stir_sddmm_n_candidates();
+	ok = ok && e->recipe != STIR_TUNE_NONE && e->cand >= 0 && e->cand < nc;
+	snprintf(e->how, sizeof(e->how), "%s", name);
+	free(buf);
+	if (!ok) {
+		stir_warning(ctx, stir_loc_none(), "tuning record entry %s is "
+			"damaged; ignored", path);
+		return -1;
+	}
+	return 1;
+}
+
+/* ctx, dir, key, tol, out: see recipes.h. */
+int stir_tune_record_find(stir_ctx *ctx, const char *dir,
+	const stir_tune_entry *key, double tol, stir_tune_entry *out)
+{
+	char *rdir = record_dir(dir);
+	if (!rdir)
+		return 0;
+	char *path = entry_path(rdir, key);
+	int r = path ? read_entry(ctx, path, out) : 0;
+	if (r == 1) {
+		stir_tune_entry k2 = *out;
+		/* the file's name is the key's hash; its content must agree */
+		r = !strcmp(k2.program, key->program) && k2.recipe == key->recipe &&
+			!strcmp(k2.device, key->device) && k2.feat == key->feat &&
+			stir_matrix_sig_similar(&k2.sig, &key->sig, 0) ? 1 : 0;
+		if (r) {
+			free(path);
+			free(rdir);
+			return 1;
+		}
+	}
+	/* a similar graph: the same program, recipe, device and features */
+	DIR *d = opendir(rdir);
+	int found = 0;
+	char best[2 * STIR_SHA256_SIZE + 1] = "";
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		if (strlen(de->d_name) != 2 * STIR_SHA256_SIZE)
+			continue;
+		char *p = NULL;
+		stir_tune_entry e;
+		if (asprintf(&p, "%s/%s", rdir, de->d_name) < 0)
+			break;
+		/* the key's own file was read above (and warned about) */
+		if (path && !strcmp(p, path)) {
+			free(p);
+			continue;
+		}
+		if (read_entry(ctx, p, &e) == 1 && !strcmp(e.program, key->program) &&
+		    e.recipe == key->recipe && !strcmp(e.device, key->device) &&
+		    e.feat == key->feat && stir_matrix_sig_similar(&e.sig,
+		    &key->sig, tol) && (!found || strcmp(de->d_name, best) < 0)) {
+			/* of several, the first by name: the same answer for
+			 * any order of the directory */
+			*out = e;
+			found = 2;
+			snprintf(best, sizeof(best), "%s", de->d_name);
+		}
+		free(p);
+	}
+	if (d)
+		closedir(d);
+	free(path);
+	free(rdir);
+	return found;
+}
+
+/* ctx, dir, e: see recipes.h. */
+int stir_tune_record_store(stir_ctx *ctx, const char *dir,
+	const stir_tune_entry *e)
+{
+	char *rdir = record_dir(dir), *path = NULL, *tmp = NULL, *text = NULL;
+	size_t n = 0;
+	int fd = -1, rc = -1;
+	if (!rdir) {
+		stir_error(ctx, stir_loc_none(), "the tuning record has no "
+			"directory: set STIR_CACHE_DIR or HOME");
+		return -1;
+	}
+	if (stir_mkdir_p(rdir) < 0) {
+		stir_error(ctx, stir_loc_none(), "%s: %s", rdir, strerror(errno));
+		free(rdir);
+		return -1;
+	}
+	path = entry_path(rdir, e);
+	text = entry_text(e, false, &n);
+	char hex[2 * STIR_SHA256_SIZE + 1];
+	if (text)
+		hash_hex(text, n, hex);
+	if (!path || !text || asprintf(&tmp, "%s.XXXXXX", path) < 0) {
+		tmp = NULL;
+		stir_error_oom(ctx);
+		goto out;
+	}
+	fd = mkstemp(tmp);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!f) {
+		stir_error(ctx, stir_loc_none(), "%s: %s", tmp, strerror(errno));
+		if (fd >= 0) {
+			close(fd);
+			unlink(tmp);
+		}
+		goto out;
+	}
+	fwrite(text, 1, n, f);
+	fprintf(f, "sum %s\n", hex);
+	if (fclose(f) != 0 || rename(tmp, path) < 0) {
+		stir_error(ctx, stir_loc_none(), "%s: %s", path, strerror(errno));
+		unlink(tmp);
+		goto out;
+	}
+	rc = 0;
+out:
+	free(text);
+	free(tmp);
+	free(path);
+	free(rdir);
+	return rc;
+}
+
+/* The entries' file names, sorted, for stir_tune_record_list. */
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* ctx, dir, out: see recipes.h. */
+int stir_tune_record_list(stir_ctx *ctx, const char *dir, FILE *out)
+{
+	char *rdir = record_dir(dir);
+	DIR *d = rdir ? opendir(rdir) : NULL;
+	char **names = NULL;
+	int n = 0, cap = 0, shown = 0;
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		if (strlen(de->d_name) != 2 * STIR_SHA256_SIZE)
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 16;
+			char **v = realloc(names, (size_t)cap * sizeof(*v));
+			if (!v)
+				break;
+			names = v;
+		}
+		if (!(names[n] = strdup(de->d_name)))
+			break;
+		n++;
+	}
+	if (d)
+		closedir(d);
+	if (n > 1)
+		qsort(names, (size_t)n, sizeof(*names), by_name);
+	fprintf(out, "# tuning record %s\n", rdir ? rdir : "(none)");
+	for (int i = 0; i < n; i++) {
+		char *p = NULL;
+		stir_tune_entry e;
+		if (asprintf(&p, "%s/%s", rdir, names[i]) >= 0 &&
+		    read_entry(ctx, p, &e) == 1) {
+			fprintf(out, "%.12s  program %.12s  %s  feat %" PRId64
+				"  rows %" PRId64 " nnz %" PRId64 "  device %s  "
+				"candidate %d (%s", names[i], e.program,
+				recipe_name(e.recipe), e.feat, e.sig.rows, e.sig.nnz,
+				e.device, e.cand, e.how);
+			if (e.time_ms >= 0)
+				fprintf(out, ", %.4f ms", e.time_ms);
+			fprintf(out, ")\n");
+			shown++;
+		}
+		free(p);
+		free(names[i]);
+	}
+	free(names);
+	free(rdir);
+	fprintf(out, "# %d entries\n", shown);
+	return ferror(out) ? -1 : 0;
+}
