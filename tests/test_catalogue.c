@@ -250,6 +250,8 @@ static const program programs[] = {
 	{ "examples/segment_sum.stir", { 0 }, ref_segment_sum },
 	{ "examples/csf_square_sum.stir", { 0 }, ref_csf_square_sum },
 	{ "examples/rgms.stir", { "fin=3", "fout=2" }, ref_rgms },
+	/* the aggregated order: the same Y (its T is an intermediate) */
+	{ "examples/rgms_agg.stir", { "fin=3", "fout=2" }, ref_rgms },
 	{ "examples/rgcn_homo.stir", { 0 }, ref_rgcn_homo },
 	{ "examples/csr_softmax.stir", { 0 }, ref_csr_softmax },
 	/* mb, nb cover the CSR matrix's blocks so that most entries land */
