@@ -581,9 +581,21 @@ expect 0 "$stirc" tune "$srcdir/examples/csrmm.stir" --mtx A="$cora" \
 cmp -s "$tmp/out" "$tmp/s1.yaml" || { echo "FAIL: tune differs"; fail=1; }
 expect 0 "$stirc" tune --help
 grep_in "$tmp/out" "usage: stirc tune"
+# without --model-only, the measured search: it needs a GPU (where there
+# is one, it tunes)
+"$stirc" tune "$srcdir/examples/csrmm.stir" --mtx A="$cora" --size feat=64 \
+	--no-record > "$tmp/out" 2> "$tmp/err"
+case $? in
+0) grep_in "$tmp/err" "measured" ;;
+1) grep_in "$tmp/err" "the measured search needs a GPU" ;;
+*) echo "FAIL: stirc tune without --model-only"; fail=1 ;;
+esac
 expect 2 "$stirc" tune "$srcdir/examples/csrmm.stir" --mtx A="$cora" \
-	--size feat=64
-grep_in "$tmp/err" "--model-only is required"
+	--size feat=64 --budget-s 0
+grep_in "$tmp/err" "--budget-s takes seconds"
+expect 2 "$stirc" tune "$srcdir/examples/csrmm.stir" --mtx A="$cora" \
+	--size feat=64 --top x
+grep_in "$tmp/err" "--top takes a count"
 expect 2 "$stirc" tune "$srcdir/examples/csrmm.stir" --mtx A="$cora" \
 	--size feat=0 --model-only
 expect 2 "$stirc" tune "$srcdir/examples/csrmm.stir" --size feat=8 \

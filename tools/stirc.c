@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1653,8 +1654,10 @@ static int cmd_cuda(int argc, char **argv)
 /* ---- stirc tune (docs/recipes.md, "The tuner") ---- */
 
 static const char usage_tune[] =
-"usage: stirc tune FILE --mtx NAME=G.mtx[.gz] --size feat=F --model-only\n"
-"                  [--kernel K] [--sms N] [-o SCHEDULE.yaml]\n"
+"usage: stirc tune FILE --mtx NAME=G.mtx[.gz] --size feat=F [--model-only]\n"
+"                  [--budget-s S] [--top N] [--kernel K] [--sms N]\n"
+"                  [--no-record] [-o SCHEDULE.yaml]\n"
+"       stirc tune --list\n"
 "\n"
 "Pick the schedule of a program that a recipe covers (csrmm of\n"
 "examples/csrmm.stir: the hybrid SpMM; sddmm of examples/sddmm.stir and\n"
@@ -1665,18 +1668,127 @@ static const char usage_tune[] =
 "\n"
 "  --mtx NAME=FILE    the sparse matrix (Matrix Market, gzip or not)\n"
 "  --size feat=F      the feature size (F >= 1)\n"
-"  --model-only       the cost model's pick, without a GPU (required: the\n"
-"                     measured search is bench_spmm's and bench_sddmm's)\n"
+"  --model-only       the cost model's pick, without a GPU; otherwise the\n"
+"                     model's best candidates are compiled at once and\n"
+"                     timed on the GPU as the benchmarks time them\n"
+"  --budget-s S       stop timing after S seconds (default 20)\n"
+"  --top N            time at most the model's best N (default 8; 4 when\n"
+"                     starting from a similar graph's record entry)\n"
 "  --kernel K         the kernel (default: the only one of FILE)\n"
 "  --sms N            the GPU's SMs for the model (default 132)\n"
+"  --no-record        neither read nor write the tuning record\n"
+"  --list             print the tuning record's entries\n"
 "  -o FILE            write the schedule to FILE\n";
+
+/* The measured search of stirc tune: how many of the model's best
+ * candidates it compiles and times (of a similar graph's: its winner and
+ * the model's best), and its default budget in seconds. */
+#define TUNE_TOP 8
+#define TUNE_TOP_SIMILAR 4
+#define TUNE_BUDGET_S 20.0
+
+/* ctx, file, k, name, a, feat, cands, n, dev, budget_s, t0, best, best_ms:
+ * the measured search over candidates cands[0 .. n-1] of the recipe that
+ * covers stage I kernel k of program "file", at "feat" features with
+ * matrix "a" bound to tensor "name".  Each candidate goes through the
+ * schedule file it prints, as 'stirc run --schedule' would apply it; all
+ * are compiled at once (stir_gpu_kernel_compile_all), then timed on dev
+ * in the given order as the benchmark times (stir_gpu_run_time: 10
+ * warm-ups, the median of 100 runs, L2 flushed) on random dense inputs
+ * (seed 1), until budget_s seconds from *t0 have passed (the first is
+ * always timed).  The fastest's position in cands into *best and its time
+ * into *best_ms; 0, or -1 with diagnostics. */
+static int tune_measure(stir_ctx *ctx, const char *file, stir_kernel *k,
+	const char *name, const stir_csr *a, int64_t feat, const int *cands,
+	int n, stir_device *dev, double budget_s, const struct timespec *t0,
+	int *best, double *best_ms)
+{
+	stir_module **mods = calloc((size_t)n, sizeof(*mods));
+	stir_schedule **ss = calloc((size_t)n, sizeof(*ss));
+	stir_kernel **ks = calloc((size_t)n, sizeof(*ks));
+	stir_gpu_kernel **gks = calloc((size_t)n, sizeof(*gks));
+	int rc = mods && ss && ks && gks ? 0 : -1, timed = 0;
+	if (rc < 0)
+		fprintf(stderr, "stirc tune: out of memory\n");
+	for (int i = 0; rc == 0 && i < n; i++) {
+		stir_module *cm = NULL;
+		stir_kernel *c = stir_kernel_copy(k, &cm);
+		char *text = NULL;
+		size_t len = 0;
+		FILE *f = c ? open_memstream(&text, &len) : NULL;
+		rc = f && stir_tune_apply_candidate(c, feat, cands[i]) == 0 &&
+			stir_kernel_print_schedule(c, f) == 0 ? 0 : -1;
+		if (f && fclose(f) != 0)
+			rc = -1;
+		stir_module_free(cm);
+		if (rc == 0 && !(ss[i] = stir_schedule_read_from_mem(ctx,
+		    "(stirc tune)", text, len)))
+			rc = -1;
+		free(text);
+		if (rc == 0 && !(mods[i] = stir_module_read_from_file(ctx, file)))
+			rc = -1;
+		if (rc == 0 && (!(ks[i] = stir_schedule_find_kernel(ss[i],
+		    mods[i])) || stir_schedule_prepare_for_gpu(ss[i], ks[i]) < 0))
+			rc = -1;
+	}
+	stir_compile_options co = { .device = dev };
+	if (rc == 0 && stir_gpu_kernel_compile_all(
+	    (const stir_kernel *const *)ks, &co, n, 0, gks) < 0)
+		rc = -1;
+	*best = -1;
+	for (int i = 0; rc == 0 && i < n; i++) {
+		if (i > 0 && elapsed_ms(t0) > budget_s * 1e3)
+			break;
+		stir_bindings *b = stir_bindings_alloc();
+		stir_gpu_run *r = NULL;
+		stir_gpu_timing t;
+		rc = b && stir_bindings_set_size(b, "feat", feat) == 0 &&
+			stir_schedule_bind_sizes(ss[i], b) == 0 &&
+			stir_kernel_bind_csr(k, b, name, a) == 0 &&
+			stir_kernel_bind_random(k, b, 1) == 0 &&
+			stir_kernel_bind_outputs(k, b) == 0 &&
+			stir_schedule_bind_formats(ss[i], k, b) == 0 &&
+			(r = stir_gpu_run_alloc(gks[i], dev)) &&
+			stir_gpu_run_upload(r, b) == 0 &&
+			stir_gpu_run_time(r, 10, 100, &t) == 0 ? 0 : -1;
+		stir_gpu_run_free(r);
+		stir_bindings_free(b);
+		if (rc == 0) {
+			fprintf(stderr, "stirc tune: candidate %d: %.4f ms\n",
+				cands[i], t.median_ms);
+			timed++;
+			if (*best < 0 || t.median_ms < *best_ms) {
+				*best = i;
+				*best_ms = t.median_ms;
+			}
+		}
+	}
+	if (rc == 0 && timed < n)
+		fprintf(stderr, "stirc tune: the budget of %g s ran out after %d "
+			"of %d candidates\n", budget_s, timed, n);
+	for (int i = 0; i < n; i++) {
+		if (gks)
+			stir_gpu_kernel_free(gks[i]);
+		if (ss)
+			stir_schedule_free(ss[i]);
+		if (mods)
+			stir_module_free(mods[i]);
+	}
+	free(gks);
+	free(ks);
+	free(ss);
+	free(mods);
+	return rc;
+}
 
 /* argc, argv: "stirc tune" and its arguments (argv[0] is "tune"). */
 static int cmd_tune(int argc, char **argv)
 {
 	const char *file = NULL, *mtx = NULL, *kname = NULL, *out = NULL;
+	char mname[64] = "";
 	int64_t feat = -1;
-	long sms = 0;
+	long sms = 0, top = TUNE_TOP;
+	double budget_s = TUNE_BUDGET_S;
 	bool model_only = false, list = false, no_record = false;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -1692,6 +1804,7 @@ static int cmd_tune(int argc, char **argv)
 			no_record = true;
 		} else if (!strcmp(a, "--mtx") || !strcmp(a, "--size") ||
 			   !strcmp(a, "--kernel") || !strcmp(a, "--sms") ||
+			   !strcmp(a, "--budget-s") || !strcmp(a, "--top") ||
 			   !strcmp(a, "-o")) {
 			if (!has)
 				return usage_error("tune ", "%s needs a value", a);
@@ -1699,10 +1812,12 @@ static int cmd_tune(int argc, char **argv)
 			char *end;
 			if (!strcmp(a, "--mtx")) {
 				const char *eq = strchr(v, '=');
-				if (mtx || !eq || eq == v || !eq[1])
+				if (mtx || !eq || eq == v || !eq[1] ||
+				    eq - v >= (ptrdiff_t)sizeof(mname))
 					return usage_error("tune ", mtx ? "--mtx is given "
 						"twice" : "--mtx takes NAME=FILE, not '%s'", v);
 				mtx = eq + 1;
+				memcpy(mname, v, (size_t)(eq - v));
 			} else if (!strcmp(a, "--size")) {
 				errno = 0;
 				long long f = strncmp(v, "feat=", 5) ? -1 :
@@ -1718,6 +1833,18 @@ static int cmd_tune(int argc, char **argv)
 				if (sms < 1 || sms > 100000 || errno || *end)
 					return usage_error("tune ", "--sms takes a count of "
 						"SMs, not '%s'", v);
+			} else if (!strcmp(a, "--budget-s")) {
+				errno = 0;
+				budget_s = strtod(v, &end);
+				if (!(budget_s > 0 && budget_s <= 86400) || errno || *end)
+					return usage_error("tune ", "--budget-s takes seconds "
+						"(> 0), not '%s'", v);
+			} else if (!strcmp(a, "--top")) {
+				errno = 0;
+				top = strtol(v, &end, 10);
+				if (top < 1 || top > 1000 || errno || *end)
+					return usage_error("tune ", "--top takes a count of "
+						"candidates (>= 1), not '%s'", v);
 			} else if (!strcmp(a, "--kernel")) {
 				kname = v;
 			} else {
@@ -1748,10 +1875,6 @@ static int cmd_tune(int argc, char **argv)
 	if (!mtx || feat < 0)
 		return usage_error("tune ", "%s", "--mtx NAME=FILE and --size "
 			"feat=F are required");
-	if (!model_only)
-		return usage_error("tune ", "%s", "--model-only is required: "
-			"'stirc tune' picks with the cost model (the measured search "
-			"is bench_spmm's and bench_sddmm's)");
 	stir_ctx *ctx = stir_ctx_alloc();
 	if (!ctx)
 		return EXIT_WRONG;
@@ -1773,12 +1896,23 @@ static int cmd_tune(int argc, char **argv)
 	if (rc == 0 && !(a = stir_mtx_read_from_file(ctx, mtx)))
 		rc = EXIT_WRONG;
 	int cand = -1, hit = 0;
-	double cost = 0;
+	double cost = 0, time_ms = -1;
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	stir_device *dev = NULL;
+	if (rc == 0 && !model_only && !(dev = stir_device_alloc(ctx, 0))) {
+		stir_loc loc = { 0, 0, 0 };
+		stir_ctx_report(ctx, STIR_NOTE, loc, "the measured search needs a "
+			"GPU; --model-only picks with the cost model alone");
+		rc = EXIT_WRONG;
+	}
 	stir_tune_entry key = { .recipe = stir_tune_recipe_of(k), .feat = feat,
 		.time_ms = -1 }, e;
+	if (rc == 0)
+		stir_matrix_sig_of(a, &key.sig);
 	if (rc == 0 && !no_record) {
 		/* the record's key: the program's text, the recipe, the
-		 * model's device, the features and the matrix */
+		 * device (or the model's), the features and the matrix */
 		char *text = NULL;
 		size_t tlen = 0;
 		FILE *pf = fopen(file, "r");
@@ -1795,29 +1929,86 @@ static int cmd_tune(int argc, char **argv)
 			stir_tune_program_hash(text, key.program);
 		}
 		free(text);
-		snprintf(key.device, sizeof(key.device), "model-sms%ld",
-			sms > 0 ? sms : 132L);
-		stir_matrix_sig_of(a, &key.sig);
+		if (dev) {
+			/* the GPU's name, its spaces as underscores */
+			snprintf(key.device, sizeof(key.device), "%s",
+				stir_device_get_name(dev));
+			for (char *p = key.device; *p; p++)
+				if (isspace((unsigned char)*p))
+					*p = '_';
+		} else {
+			snprintf(key.device, sizeof(key.device), "model-sms%ld",
+				sms > 0 ? sms : 132L);
+		}
 		hit = rc == 0 ? stir_tune_record_find(ctx, NULL, &key,
 			STIR_TUNE_SIMILAR_TOL, &e) : 0;
 	}
 	if (rc == 0 && hit == 1) {
 		cand = e.cand;
 		cost = e.cost;
+		time_ms = e.time_ms;
 		if (stir_tune_apply_candidate(k, feat, cand) < 0)
 			rc = EXIT_WRONG;
-	} else if (rc == 0) {
+	} else if (rc == 0 && model_only) {
 		if (hit == 2)
 			fprintf(stderr, "stirc tune: the record holds a similar "
 				"graph's entry (candidate %d, %s); without a GPU the "
 				"model decides\n", e.cand, e.how);
 		if (stir_tune_model_apply(k, a, feat, (int)sms, &cand, &cost) < 0)
 			rc = EXIT_WRONG;
+	} else if (rc == 0) {
+		/* the model's best few (after a similar graph's winner), each
+		 * compiled and timed */
+		int nc = stir_spmm_hybrid_n_candidates() +
+			stir_sddmm_n_candidates() + 1;
+		int *order = malloc((size_t)nc * sizeof(*order));
+		double *costs = malloc((size_t)nc * sizeof(*costs));
+		int n = !order || !costs ? -1 : key.recipe == STIR_TUNE_SPMM ?
+			stir_spmm_hybrid_model_rank(a, feat, (int)sms, order, costs) :
+			stir_sddmm_rank(key.recipe, a, feat, (int)sms, order, costs);
+		if (n > 0 && hit == 2) {
+			/* the similar graph's winner first */
+			int at = 0;
+			while (at < n && order[at] != e.cand)
+				at++;
+			if (at < n) {
+				double c = costs[at];
+				memmove(order + 1, order, (size_t)at * sizeof(*order));
+				memmove(costs + 1, costs, (size_t)at * sizeof(*costs));
+				order[0] = e.cand;
+				costs[0] = c;
+			}
+			if (top > TUNE_TOP_SIMILAR)
+				top = TUNE_TOP_SIMILAR;
+			fprintf(stderr, "stirc tune: starting from a similar graph's "
+				"entry (candidate %d)\n", e.cand);
+		}
+		if (n > top)
+			n = (int)top;
+		int best = -1;
+		if (n <= 0) {
+			fprintf(stderr, "stirc tune: no candidate of the recipe "
+				"applies at %lld features\n", (long long)feat);
+			rc = EXIT_WRONG;
+		} else if (tune_measure(ctx, file, k, mname, a, feat, order, n,
+		    dev, budget_s, &t0, &best, &time_ms) < 0 || best < 0) {
+			rc = EXIT_WRONG;
+		} else {
+			cand = order[best];
+			cost = costs[best];
+			if (stir_tune_apply_candidate(k, feat, cand) < 0)
+				rc = EXIT_WRONG;
+		}
+		free(order);
+		free(costs);
+	}
+	if (rc == 0 && hit != 1) {
 		key.cand = cand;
 		key.cost = cost;
-		snprintf(key.how, sizeof(key.how), "model");
-		if (rc == 0 && !no_record &&
-		    stir_tune_record_store(ctx, NULL, &key) < 0)
+		key.time_ms = time_ms;
+		snprintf(key.how, sizeof(key.how), model_only ? "model" :
+			"measured");
+		if (!no_record && stir_tune_record_store(ctx, NULL, &key) < 0)
 			rc = EXIT_WRONG;
 	}
 	if (rc == 0) {
@@ -1828,15 +2019,23 @@ static int cmd_tune(int argc, char **argv)
 				strerror(errno));
 			rc = EXIT_WRONG;
 		} else {
+			char how[64];
+			if (time_ms >= 0)
+				snprintf(how, sizeof(how), "the fastest measured, %.4f "
+					"ms", time_ms);
+			else
+				snprintf(how, sizeof(how), "not measured");
 			fprintf(stderr, "stirc tune: kernel %s at %lld features: "
-				"candidate %d, %sthe cost model's pick (cost %.4g; not "
-				"measured)%s%s\n", stir_kernel_get_name(k),
-				(long long)feat, cand,
-				hit == 1 ? "from the tuning record: " : "", cost,
-				out ? ", written to " : "", out ? out : "");
+				"candidate %d, %s%s (cost %.4g; %s; %.2f s)%s%s\n",
+				stir_kernel_get_name(k), (long long)feat, cand,
+				hit == 1 ? "from the tuning record: " : "",
+				time_ms >= 0 ? "measured" : "the cost model's pick", cost,
+				how, elapsed_ms(&t0) * 1e-3, out ? ", written to " : "",
+				out ? out : "");
 		}
 	}
 	rc = finish(ctx, rc);
+	stir_device_free(dev);
 	stir_csr_free(a);
 	stir_module_free(m);
 	stir_ctx_free(ctx);
