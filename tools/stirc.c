@@ -1290,6 +1290,9 @@ static int run_on_gpu(const stir_gpu_kernel *gk, stir_device *dev,
 	return rc;
 }
 
+static int tuned_schedule(stir_ctx *ctx, const options *o,
+	const stir_module *m, stir_schedule **s, stir_kernel **k);
+
 /* argc, argv: stirc run.  Inputs are bound to the kernel as written in the
  * file; a second copy, lowered to the stage asked for (or prepared for the
  * GPU), runs on them. */
@@ -1323,6 +1326,8 @@ static int cmd_run(int argc, char **argv)
 	if (rc == 0)
 		rc = o.schedule ? load_schedule(ctx, &o, src, &s, &k) :
 			select_kernel(src, &o, true, &k);
+	if (rc == 0 && cuda && !s)
+		rc = tuned_schedule(ctx, &o, src, &s, &k);
 	/* a schedule lowers its kernel itself, between its sections */
 	if (rc == 0)
 		m = read_at_stage(ctx, &o, s ? 0 : o.stage ? o.stage :
@@ -1680,6 +1685,120 @@ static const char usage_tune[] =
 "  --list             print the tuning record's entries\n"
 "  -o FILE            write the schedule to FILE\n";
 
+/* file, k, a, feat, dev, sms, key: the tuning record's key of kernel k
+ * of program "file" with matrix "a" at "feat" features: on GPU dev (its
+ * name, spaces as underscores), or when NULL the cost model's on "sms"
+ * SMs (< 1: 132).  0, or -1 (said on stderr) when "file" cannot be
+ * read. */
+static int tune_key(const char *file, const stir_kernel *k, const stir_csr *a,
+	int64_t feat, stir_device *dev, long sms, stir_tune_entry *key)
+{
+	memset(key, 0, sizeof(*key));
+	key->recipe = stir_tune_recipe_of(k);
+	key->feat = feat;
+	key->time_ms = -1;
+	stir_matrix_sig_of(a, &key->sig);
+	char *text = NULL;
+	size_t tlen = 0;
+	FILE *pf = fopen(file, "r");
+	FILE *mf = pf ? open_memstream(&text, &tlen) : NULL;
+	int ch, rc = 0;
+	while (mf && (ch = getc(pf)) != EOF)
+		putc(ch, mf);
+	if (pf)
+		fclose(pf);
+	if (!mf || fclose(mf) != 0) {
+		fprintf(stderr, "stirc: %s: cannot read\n", file);
+		rc = -1;
+	} else {
+		stir_tune_program_hash(text, key->program);
+	}
+	free(text);
+	if (dev) {
+		snprintf(key->device, sizeof(key->device), "%s",
+			stir_device_get_name(dev));
+		for (char *p = key->device; *p; p++)
+			if (isspace((unsigned char)*p))
+				*p = '_';
+	} else {
+		snprintf(key->device, sizeof(key->device), "model-sms%ld",
+			sms > 0 ? sms : 132L);
+	}
+	return rc;
+}
+
+/* ctx, o, m, s, k: for --backend cuda without --schedule, when a recipe
+ * covers kernel *k of m and --mtx and --size feat=F give its matrix and
+ * features: the schedule the tuning record holds for them (this GPU's
+ * measured entry, else the cost model's) or, without one, the cost
+ * model's pick, into *s, with *k its kernel of m; what was taken is said
+ * on stderr.  0 (nothing done for a kernel no recipe covers), or
+ * EXIT_WRONG with diagnostics. */
+static int tuned_schedule(stir_ctx *ctx, const options *o,
+	const stir_module *m, stir_schedule **s, stir_kernel **k)
+{
+	int64_t feat = -1;
+	for (int i = 0; i < o->n_sizes; i++)
+		if (!strcmp(o->sizes[i].name, "feat"))
+			parse_int(o->sizes[i].value, &feat);
+	if (stir_tune_recipe_of(*k) == STIR_TUNE_NONE || o->n_mtx != 1 ||
+	    feat < 1)
+		return 0;
+	stir_csr *a = stir_kernel_read_csr_from_file(*k, o->mtx[0].name,
+		o->mtx[0].value);
+	if (!a) {
+		note_option(ctx, "--mtx", &o->mtx[0]);
+		return EXIT_WRONG;
+	}
+	/* the GPU's name, for its entries; its diagnostics (none there)
+	 * are cmd_run's to give */
+	stir_ctx *dctx = stir_ctx_alloc();
+	stir_device *dev = dctx ? stir_device_alloc(dctx, 0) : NULL;
+	stir_tune_entry key, e;
+	int hit = 0, rc = 0;
+	if (dev && tune_key(o->file, *k, a, feat, dev, 0, &key) == 0)
+		hit = stir_tune_record_find(ctx, NULL, &key, 0, &e) == 1;
+	if (!hit && tune_key(o->file, *k, a, feat, NULL, 0, &key) == 0)
+		hit = stir_tune_record_find(ctx, NULL, &key, 0, &e) == 1;
+	stir_device_free(dev);
+	stir_ctx_free(dctx);
+	stir_module *cm = NULL;
+	stir_kernel *c = stir_kernel_copy(*k, &cm);
+	int cand = hit ? e.cand : -1;
+	if (!c || (hit ? stir_tune_apply_candidate(c, feat, cand) :
+	    stir_tune_model_apply(c, a, feat, 0, &cand, NULL)) < 0)
+		rc = EXIT_WRONG;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = rc == 0 ? open_memstream(&text, &len) : NULL;
+	if (rc == 0 && (!f || stir_kernel_print_schedule(c, f) < 0))
+		rc = EXIT_WRONG;
+	if (f && fclose(f) != 0)
+		rc = EXIT_WRONG;
+	if (rc == 0 && !(*s = stir_schedule_read_from_mem(ctx,
+	    "(tuned schedule)", text, len)))
+		rc = EXIT_WRONG;
+	if (rc == 0 && !(*k = stir_schedule_find_kernel(*s, m)))
+		rc = EXIT_WRONG;
+	if (rc == 0) {
+		char how[96];
+		if (hit && e.time_ms >= 0)
+			snprintf(how, sizeof(how), "measured %.4f ms on %s",
+				e.time_ms, e.device);
+		else
+			snprintf(how, sizeof(how), "the cost model's pick");
+		fprintf(stderr, "stirc run: kernel %s at %lld features under the "
+			"recipe's candidate %d (%s%s; 'stirc tune' measures, "
+			"--schedule chooses another)\n", stir_kernel_get_name(c),
+			(long long)feat, cand, hit ? "from the tuning record, " : "",
+			how);
+	}
+	free(text);
+	stir_module_free(cm);
+	stir_csr_free(a);
+	return rc;
+}
+
 /* The measured search of stirc tune: how many of the model's best
  * candidates it compiles and times (of a similar graph's: its winner and
  * the model's best), and its default budget in seconds. */
@@ -1906,40 +2025,10 @@ static int cmd_tune(int argc, char **argv)
 			"GPU; --model-only picks with the cost model alone");
 		rc = EXIT_WRONG;
 	}
-	stir_tune_entry key = { .recipe = stir_tune_recipe_of(k), .feat = feat,
-		.time_ms = -1 }, e;
-	if (rc == 0)
-		stir_matrix_sig_of(a, &key.sig);
+	stir_tune_entry key, e;
+	if (rc == 0 && tune_key(file, k, a, feat, dev, sms, &key) < 0)
+		rc = EXIT_WRONG;
 	if (rc == 0 && !no_record) {
-		/* the record's key: the program's text, the recipe, the
-		 * device (or the model's), the features and the matrix */
-		char *text = NULL;
-		size_t tlen = 0;
-		FILE *pf = fopen(file, "r");
-		FILE *mf = pf ? open_memstream(&text, &tlen) : NULL;
-		int ch;
-		while (mf && (ch = getc(pf)) != EOF)
-			putc(ch, mf);
-		if (pf)
-			fclose(pf);
-		if (!mf || fclose(mf) != 0) {
-			fprintf(stderr, "stirc tune: %s: cannot read\n", file);
-			rc = EXIT_WRONG;
-		} else {
-			stir_tune_program_hash(text, key.program);
-		}
-		free(text);
-		if (dev) {
-			/* the GPU's name, its spaces as underscores */
-			snprintf(key.device, sizeof(key.device), "%s",
-				stir_device_get_name(dev));
-			for (char *p = key.device; *p; p++)
-				if (isspace((unsigned char)*p))
-					*p = '_';
-		} else {
-			snprintf(key.device, sizeof(key.device), "model-sms%ld",
-				sms > 0 ? sms : 132L);
-		}
 		hit = rc == 0 ? stir_tune_record_find(ctx, NULL, &key,
 			STIR_TUNE_SIMILAR_TOL, &e) : 0;
 	}
