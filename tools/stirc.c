@@ -1806,30 +1806,35 @@ static int tuned_schedule(stir_ctx *ctx, const options *o,
 #define TUNE_TOP_SIMILAR 4
 #define TUNE_BUDGET_S 20.0
 
-/* ctx, file, k, name, a, feat, cands, n, dev, budget_s, t0, best, best_ms:
- * the measured search over candidates cands[0 .. n-1] of the recipe that
- * covers stage I kernel k of program "file", at "feat" features with
- * matrix "a" bound to tensor "name".  Each candidate goes through the
- * schedule file it prints, as 'stirc run --schedule' would apply it; all
- * are compiled at once (stir_gpu_kernel_compile_all), then timed on dev
- * in the given order as the benchmark times (stir_gpu_run_time: 10
- * warm-ups, the median of 100 runs, L2 flushed) on random dense inputs
- * (seed 1), until budget_s seconds from *t0 have passed (the first is
- * always timed).  The fastest's position in cands into *best and its time
- * into *best_ms; 0, or -1 with diagnostics. */
+/* ctx, file, k, name, a, feat, cands, n, top, dev, budget_s, t0, best,
+ * best_ms: the measured search over the first "top" candidates of
+ * cands[0 .. n-1] (the model's order) whose schedule files differ, of the
+ * recipe that covers stage I kernel k of program "file", at "feat"
+ * features with matrix "a" bound to tensor "name".  Each candidate goes
+ * through the schedule file it prints, as 'stirc run --schedule' would
+ * apply it; all are compiled at once (stir_gpu_kernel_compile_all), then
+ * timed on dev in that order as the benchmark times (stir_gpu_run_time:
+ * 10 warm-ups, the median of 100 runs, L2 flushed) on random dense
+ * inputs (seed 1), until budget_s seconds from *t0 have passed (the first
+ * is always timed).  The fastest's position in cands into *best and its
+ * time into *best_ms; 0, or -1 with diagnostics. */
 static int tune_measure(stir_ctx *ctx, const char *file, stir_kernel *k,
 	const char *name, const stir_csr *a, int64_t feat, const int *cands,
-	int n, stir_device *dev, double budget_s, const struct timespec *t0,
-	int *best, double *best_ms)
+	int n, int top, stir_device *dev, double budget_s,
+	const struct timespec *t0, int *best, double *best_ms)
 {
-	stir_module **mods = calloc((size_t)n, sizeof(*mods));
-	stir_schedule **ss = calloc((size_t)n, sizeof(*ss));
-	stir_kernel **ks = calloc((size_t)n, sizeof(*ks));
-	stir_gpu_kernel **gks = calloc((size_t)n, sizeof(*gks));
-	int rc = mods && ss && ks && gks ? 0 : -1, timed = 0;
+	stir_module **mods = calloc((size_t)top, sizeof(*mods));
+	stir_schedule **ss = calloc((size_t)top, sizeof(*ss));
+	stir_kernel **ks = calloc((size_t)top, sizeof(*ks));
+	stir_gpu_kernel **gks = calloc((size_t)top, sizeof(*gks));
+	char **texts = calloc((size_t)top, sizeof(*texts));
+	int *pos = calloc((size_t)top, sizeof(*pos));
+	int rc = mods && ss && ks && gks && texts && pos ? 0 : -1, timed = 0;
 	if (rc < 0)
 		fprintf(stderr, "stirc tune: out of memory\n");
-	for (int i = 0; rc == 0 && i < n; i++) {
+	/* the first "top" candidates whose schedule files differ */
+	int kept = 0;
+	for (int i = 0; rc == 0 && i < n && kept < top; i++) {
 		stir_module *cm = NULL;
 		stir_kernel *c = stir_kernel_copy(k, &cm);
 		char *text = NULL;
@@ -1840,20 +1845,36 @@ static int tune_measure(stir_ctx *ctx, const char *file, stir_kernel *k,
 		if (f && fclose(f) != 0)
 			rc = -1;
 		stir_module_free(cm);
-		if (rc == 0 && !(ss[i] = stir_schedule_read_from_mem(ctx,
-		    "(stirc tune)", text, len)))
+		bool seen = false;
+		for (int j = 0; rc == 0 && j < kept && !seen; j++)
+			seen = !strcmp(texts[j], text);
+		if (rc < 0 || seen) {
+			free(text);
+			continue;
+		}
+		texts[kept] = text;
+		pos[kept] = i;
+		if (!(ss[kept] = stir_schedule_read_from_mem(ctx, "(stirc tune)",
+		    text, len)))
 			rc = -1;
-		free(text);
-		if (rc == 0 && !(mods[i] = stir_module_read_from_file(ctx, file)))
+		if (rc == 0 && !(mods[kept] = stir_module_read_from_file(ctx,
+		    file)))
 			rc = -1;
-		if (rc == 0 && (!(ks[i] = stir_schedule_find_kernel(ss[i],
-		    mods[i])) || stir_schedule_prepare_for_gpu(ss[i], ks[i]) < 0))
+		if (rc == 0 && (!(ks[kept] = stir_schedule_find_kernel(ss[kept],
+		    mods[kept])) || stir_schedule_prepare_for_gpu(ss[kept],
+		    ks[kept]) < 0))
 			rc = -1;
+		kept++;
 	}
-	stir_compile_options co = { .device = dev };
-	if (rc == 0 && stir_gpu_kernel_compile_all(
-	    (const stir_kernel *const *)ks, &co, n, 0, gks) < 0)
+	n = kept;
+	/* the options a schedule file gives: the device's defaults */
+	stir_compile_options *co = calloc((size_t)n, sizeof(*co));
+	for (int i = 0; co && i < n; i++)
+		co[i].device = dev;
+	if (rc == 0 && (!co || stir_gpu_kernel_compile_all(
+	    (const stir_kernel *const *)ks, co, n, 0, gks) != 0))
 		rc = -1;
+	free(co);
 	*best = -1;
 	for (int i = 0; rc == 0 && i < n; i++) {
 		if (i > 0 && elapsed_ms(t0) > budget_s * 1e3)
@@ -1874,10 +1895,10 @@ static int tune_measure(stir_ctx *ctx, const char *file, stir_kernel *k,
 		stir_bindings_free(b);
 		if (rc == 0) {
 			fprintf(stderr, "stirc tune: candidate %d: %.4f ms\n",
-				cands[i], t.median_ms);
+				cands[pos[i]], t.median_ms);
 			timed++;
 			if (*best < 0 || t.median_ms < *best_ms) {
-				*best = i;
+				*best = pos[i];
 				*best_ms = t.median_ms;
 			}
 		}
@@ -1886,13 +1907,13 @@ static int tune_measure(stir_ctx *ctx, const char *file, stir_kernel *k,
 		fprintf(stderr, "stirc tune: the budget of %g s ran out after %d "
 			"of %d candidates\n", budget_s, timed, n);
 	for (int i = 0; i < n; i++) {
-		if (gks)
-			stir_gpu_kernel_free(gks[i]);
-		if (ss)
-			stir_schedule_free(ss[i]);
-		if (mods)
-			stir_module_free(mods[i]);
+		stir_gpu_kernel_free(gks[i]);
+		stir_schedule_free(ss[i]);
+		stir_module_free(mods[i]);
+		free(texts[i]);
 	}
+	free(texts);
+	free(pos);
 	free(gks);
 	free(ks);
 	free(ss);
@@ -2072,15 +2093,14 @@ static int cmd_tune(int argc, char **argv)
 			fprintf(stderr, "stirc tune: starting from a similar graph's "
 				"entry (candidate %d)\n", e.cand);
 		}
-		if (n > top)
-			n = (int)top;
 		int best = -1;
 		if (n <= 0) {
 			fprintf(stderr, "stirc tune: no candidate of the recipe "
 				"applies at %lld features\n", (long long)feat);
 			rc = EXIT_WRONG;
 		} else if (tune_measure(ctx, file, k, mname, a, feat, order, n,
-		    dev, budget_s, &t0, &best, &time_ms) < 0 || best < 0) {
+		    (int)top, dev, budget_s, &t0, &best, &time_ms) < 0 ||
+		    best < 0) {
 			rc = EXIT_WRONG;
 		} else {
 			cand = order[best];
