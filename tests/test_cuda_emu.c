@@ -468,8 +468,11 @@ static void find_programs(void)
 		  "tests/tensorize/bsrmm_bf16.yaml" },
 		{ "tests/tensorize/bsrmm_f32.stir",
 		  "tests/tensorize/bsrmm_f32.yaml" },
+		/* 32x32 and 64x64 blocks as 16x16 sub-blocks, 4 tiles a warp */
+		{ "bench/bsrmm32.stir", "tests/tensorize/bsrmm32_tc.yaml" },
+		{ "bench/bsrmm64.stir", "tests/tensorize/bsrmm64_tc.yaml" },
 	};
-	for (int t = 0; t < 2; t++)
+	for (size_t t = 0; t < sizeof(tc) / sizeof(tc[0]); t++)
 		for (int size = 0; size < 2; size++) {
 			emu_prog *p = add(tc[t][0], "bsrmm", tc[t][0], "bsrmm",
 				size ? "mb=7,nb=5" : NULL);
