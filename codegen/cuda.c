@@ -251,9 +251,14 @@ static int64_t emit_declarations(emitter *e, int li)
 		} else if (e->frag[i]) {
 			/* the accumulator of a tensorized nest: the warp's fragment
 			 * (cuda_mma.c) */
+			int64_t mn = (int64_t)e->frag[i]->m * e->frag[i]->n;
 			cg_putf(p, "%s_acc ", e->frag[i]->cuda);
 			cuda_put_name(e, b->name);
-			cg_put(p, ";  // a tensor-core fragment\n");
+			if (n > mn)
+				cg_putf(p, "[%" PRId64 "];  // %" PRId64 " tensor-core "
+					"fragments\n", n / mn, n / mn);
+			else
+				cg_put(p, ";  // a tensor-core fragment\n");
 		} else if (b->scope == STIR_SCOPE_SHARED) {
 			cg_putf(p, "__shared__ %s ", cuda_ctype(b->dtype));
 			cuda_put_name(e, b->name);

@@ -53,6 +53,19 @@ static void put_load(emitter *e, const ectx *ctx, const char *fn,
 	cg_putf(e->out, ", %" PRId64 ");\n", op->ld);
 }
 
+/* e, ctx, m: the accumulator, a fragment buffer: its name, or, for a
+ * buffer of several tiles, "NAME[(index) / N]" (the tile variables 0 in
+ * the index, which then is the tile's first element). */
+static void put_frag(emitter *e, const ectx *ctx, const stir_mma_match *m)
+{
+	cuda_put_name(e, m->frag->name);
+	if (m->frag_tiles <= 1)
+		return;
+	cg_put(e->out, "[(");
+	cuda_expr(e, ctx, m->frag_index, P_TOP);
+	cg_putf(e->out, ") / %d]", m->in->n);
+}
+
 /* e, s, ctx: see cuda_internal.h. */
 void cuda_emit_mma(emitter *e, const stir_stmt *s, const ectx *ctx)
 {
@@ -107,8 +120,10 @@ void cuda_emit_mma(emitter *e, const stir_stmt *s, const ectx *ctx)
 	ectx c = *ctx;
 	c.bound[STIR_THREAD_X] = s;
 	/* the indices printed: C's (not a fragment's), A's and B's */
-	const stir_expr *printed[3];
+	const stir_expr *printed[4];
 	int n_printed = 0;
+	if (m.frag && m.frag_tiles > 1)
+		printed[n_printed++] = m.frag_index;
 	if (m.form == STIR_MMA_FORM_STORE ||
 	    (m.form == STIR_MMA_FORM_MMA && !m.frag))
 		printed[n_printed++] = m.c.index;
@@ -158,7 +173,7 @@ void cuda_emit_mma(emitter *e, const stir_stmt *s, const ectx *ctx)
 	if (m.form == STIR_MMA_FORM_FILL) {
 		cg_indent(p);
 		cg_putf(p, "%s_fill(", pre);
-		cuda_put_name(e, acc);
+		put_frag(e, &c, &m);
 		cg_put(p, ", ");
 		cuda_float_literal(e, STIR_F32, m.fill);
 		cg_put(p, ");\n");
@@ -167,7 +182,7 @@ void cuda_emit_mma(emitter *e, const stir_stmt *s, const ectx *ctx)
 		cg_putf(p, "%s_store_acc(", pre);
 		put_addr(e, &c, &m.c, true, m.store->loc);
 		cg_putf(p, ", %" PRId64 ", ", m.c.ld);
-		cuda_put_name(e, acc);
+		put_frag(e, &c, &m);
 		cg_put(p, ");\n");
 	} else {
 		char fn[128];
@@ -187,7 +202,7 @@ void cuda_emit_mma(emitter *e, const stir_stmt *s, const ectx *ctx)
 		cg_indent(p);
 		cg_putf(p, "%s_mma(", pre);
 		if (m.frag)
-			cuda_put_name(e, acc);
+			put_frag(e, &c, &m);
 		else
 			cg_put(p, acc);
 		cg_put(p, ", stir_fa, stir_fb);\n");

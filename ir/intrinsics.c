@@ -153,49 +153,64 @@ static bool operand(matcher *m, const stir_intrinsic *in, const char *what,
 	return true;
 }
 
-/* m, x, vars, nv: whether index x is a sum c_i * vars[i] of the nv tile
- * variables with nothing else (a fragment buffer's index). */
+/* m, x, vars, nv, unit: whether index x is a sum c_i * vars[i] of the nv
+ * tile variables with nothing else (a fragment buffer's index), or, when
+ * unit > 1, plus other terms of coefficients (and a constant) that are
+ * multiples of unit (the first element of one of several tiles). */
 static bool tile_only(matcher *m, const stir_expr *x, const stir_var *const *vars,
-	int nv)
+	int nv, int64_t unit)
 {
 	stir_affine a = { 0 };
 	stir_affine_opts o = { .flags = STIR_AFFINE_NEG |
 		STIR_AFFINE_WIDENING_CASTS, .expand = block_binding,
 		.user = m->block };
-	if (!stir_affine_add(&a, x, 1, &o) || a.konst != 0)
+	if (!stir_affine_add(&a, x, 1, &o) || a.konst % unit != 0 ||
+	    (unit == 1 && a.konst != 0))
 		return false;
 	for (int i = 0; i < a.n; i++) {
 		bool tile = false;
 		for (int j = 0; j < nv; j++)
 			tile |= a.t[i].var == vars[j];
-		if (!tile && a.t[i].coef != 0)
+		if (!tile && a.t[i].coef % unit != 0)
+			return false;
+		if (!tile && unit == 1 && a.t[i].coef != 0)
 			return false;
 	}
 	return true;
 }
 
-/* m, in, buf, idx, vars, nv, mv, nvv: whether buf (indexed by idx) is a
- * fragment buffer of intrinsic "in" for tile variables mv (rows) and nvv
- * (columns): local, f32, M * N elements, indexed [m * N + n]. */
-static bool is_frag(matcher *m, const stir_intrinsic *in,
+/* m, in, mm, buf, idx, vars, nv, mv, nvv: whether buf (indexed by idx)
+ * is a fragment buffer of intrinsic "in" for tile variables mv (rows) and
+ * nvv (columns): local, f32, M * N elements indexed [m * N + n], or
+ * M * T * N elements indexed [m * T * N + base + n] (T tiles side by
+ * side, base a multiple of N); then mm->frag and the rest are set. */
+static bool is_frag(matcher *m, const stir_intrinsic *in, stir_mma_match *mm,
 	const stir_buffer *buf, const stir_expr *idx, const stir_var *const *vars,
 	int nv, const stir_var *mv, const stir_var *nvv)
 {
-	int64_t cm, cn, ext;
+	int64_t cm, cn, ext, mn = (int64_t)in->m * in->n;
 	if (buf->scope != STIR_SCOPE_LOCAL)
 		return false;
 	if (buf->dtype != STIR_F32 || !buf->extent ||
 	    buf->extent->kind != STIR_EXPR_INT ||
-	    (ext = buf->extent->u.i) != (int64_t)in->m * in->n)
+	    (ext = buf->extent->u.i) < mn || ext % mn != 0)
 		return mismatch(m, idx->loc, "the local buffer '%s' of the "
-			"accumulator must hold %d x %d f32 elements, as %s's fragment",
-			buf->name, in->m, in->n, in->name);
+			"accumulator must hold %d x %d f32 elements (or a multiple: "
+			"tiles side by side), as %s's fragment", buf->name, in->m,
+			in->n, in->name);
 	if (!coef(m, idx, mv, &cm) || !coef(m, idx, nvv, &cn))
 		return false;
-	if (cm != in->n || cn != 1 || !tile_only(m, idx, vars, nv))
+	int64_t t = ext / mn;
+	if (cm != in->n * t || cn != 1 ||
+	    !tile_only(m, idx, vars, nv, t > 1 ? in->n : 1))
 		return mismatch(m, idx->loc, "the local buffer '%s' of the "
-			"accumulator must be indexed [%s * %d + %s], as %s's fragment",
-			buf->name, mv->name, in->n, nvv->name, in->name);
+			"accumulator must be indexed [%s * %lld + %s]%s, as %s's "
+			"fragment%s", buf->name, mv->name, (long long)(in->n * t),
+			nvv->name, t > 1 ? " plus a multiple of the tile width" : "",
+			in->name, t > 1 ? "s side by side" : "");
+	mm->frag = buf;
+	mm->frag_index = idx;
+	mm->frag_tiles = (int)t;
 	return true;
 }
 
@@ -275,9 +290,8 @@ static bool match_fill_store(matcher *m, stir_mma_match *mm,
 	int nd = c1 == 1 ? 1 : 0, md = 1 - nd;
 	mm->mv = vars[md];
 	mm->nv = vars[nd];
-	if (!is_frag(m, in, fb, fidx, vars, 2, mm->mv, mm->nv))
+	if (!is_frag(m, in, mm, fb, fidx, vars, 2, mm->mv, mm->nv))
 		return false;
-	mm->frag = fb;
 	int64_t want[2];
 	want[md] = in->m;
 	want[nd] = in->n;
@@ -396,9 +410,9 @@ bool stir_tensorize_match(const stir_stmt *l, const stir_intrinsic *in,
 	mm->kv = vars[kd];
 	mm->c = (stir_mma_operand){ s->u.store.buf, cidx, c_of[md], false };
 	if (s->u.store.buf->scope == STIR_SCOPE_LOCAL) {
-		if (!is_frag(&m, in, s->u.store.buf, cidx, vars, 3, mm->mv, mm->nv))
+		if (!is_frag(&m, in, mm, s->u.store.buf, cidx, vars, 3, mm->mv,
+		    mm->nv))
 			return false;
-		mm->frag = s->u.store.buf;
 	}
 	if (mm->c.ld < in->n)
 		return mismatch(&m, cidx->loc, "C's rows are %lld apart, fewer "

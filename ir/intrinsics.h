@@ -65,9 +65,14 @@ typedef struct stir_mma_match {
 	const stir_intrinsic *in;
 	/* the accumulator's buffer when it is a fragment: a local f32 buffer
 	 * of M * N elements that the nest indexes as [m * N + n] (a cache of
-	 * C of scope local, cache_write): it lives in the warp's fragment
-	 * registers, and only tensorized nests may touch it; else NULL */
+	 * C of scope local, cache_write), or of T such tiles side by side,
+	 * M * (T * N) elements indexed [m * T * N + base + n] with base a
+	 * multiple of N (the tile is base / N); it lives in the warp's
+	 * fragment registers (T fragments), and only tensorized nests may
+	 * touch it; else NULL */
 	const stir_buffer *frag;
+	const stir_expr *frag_index; /* the nest's index of frag (borrowed) */
+	int frag_tiles;            /* T: frag's extent / (M * N) */
 	double fill;               /* STIR_MMA_FORM_FILL: the value */
 	const stir_stmt *loops[3]; /* the nest's loops, outermost first */
 	const stir_var *mv, *nv, *kv; /* the loop variables of m, n, k */

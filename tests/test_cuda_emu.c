@@ -334,6 +334,7 @@ static const struct {
 	{ "bsrmm", "examples/bsrmm.yaml", "mb=5,nb=6,feat=20" },
 	{ "bsrmm", "examples/bsrmm_tc16.yaml", "mb=5,nb=6" },
 	{ "bsrmm", "tests/tensorize/bsrmm_tc_mem.yaml", "mb=5,nb=6" },
+	{ "bsrmm", "tests/tensorize/bsrmm_tc_tiles.yaml", "mb=5,nb=6" },
 	{ "bsrmm", "examples/bsrmm_cuda.yaml", "mb=5,nb=6,feat=40" },
 	{ "csf_square_sum", "examples/csf_square_sum.yaml", "m=300" },
 	{ "csr2bsr", "examples/csr2bsr.yaml", "m=200,n=100" },
@@ -494,8 +495,11 @@ static void find_programs(void)
 		  "tests/tensorize/bsrmm_bf16.yaml" },
 		{ "tests/tensorize/bsrmm_f32.stir",
 		  "tests/tensorize/bsrmm_f32.yaml" },
+		/* 32x32 and 64x64 blocks as 16x16 sub-blocks, 4 tiles a warp */
+		{ "bench/bsrmm32.stir", "tests/tensorize/bsrmm32_tc.yaml" },
+		{ "bench/bsrmm64.stir", "tests/tensorize/bsrmm64_tc.yaml" },
 	};
-	for (int t = 0; t < 2; t++)
+	for (size_t t = 0; t < sizeof(tc) / sizeof(tc[0]); t++)
 		for (int size = 0; size < 2; size++) {
 			emu_prog *p = add(tc[t][0], "bsrmm", tc[t][0], "bsrmm",
 				size ? "mb=7,nb=5" : NULL);

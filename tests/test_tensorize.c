@@ -187,6 +187,60 @@ START_TEST(test_refused)
 }
 END_TEST
 
+/* Several tiles of C a warp (tests/tensorize/bsrmm_tc_tiles.yaml): the
+ * accumulator is four fragments, each nest uses the one of its tile; a
+ * fill nest over the tiles' columns (not one tile) is refused. */
+START_TEST(test_tiles)
+{
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_module *m = stir_module_read_from_file(ctx,
+		test_path("examples/bsrmm.stir"));
+	ck_assert_ptr_nonnull(m);
+	stir_kernel *k = stir_module_find_kernel(m, "bsrmm");
+	stir_schedule *s = stir_schedule_read_from_file(ctx,
+		test_path("tests/tensorize/bsrmm_tc_tiles.yaml"));
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(stir_schedule_apply(s, k, STIR_STAGE_3), 0);
+	stir_schedule_free(s);
+	char *cu = stir_kernel_to_cuda(k);
+	if (!cu)
+		stir_ctx_print_diagnostics(ctx, stderr);
+	ck_assert_ptr_nonnull(cu);
+	ck_assert_ptr_nonnull(strstr(cu, "stir_mma_m16n8k16_f16_acc "
+		"C_data_local[4];  // 4 tensor-core fragments"));
+	ck_assert_ptr_nonnull(strstr(cu, "stir_mma_m16n8k16_f16_mma("
+		"C_data_local[((bi * 4 + f_2) * 8 + f_3) / 8], stir_fa, stir_fb);"));
+	ck_assert_ptr_nonnull(strstr(cu, "stir_mma_m16n8k16_f16_fill("
+		"C_data_local[((v1 * 4 + v2) * 8 + v3) / 8], 0.0f);"));
+	free(cu);
+	stir_module_free(m);
+	/* without the reorder, loops ax1 (the tiles) and ax2 are no tile */
+	m = stir_module_read_from_file(ctx, test_path("examples/bsrmm.stir"));
+	k = stir_module_find_kernel(m, "bsrmm");
+	static const char y[] =
+		"kernel: bsrmm\n"
+		"stage1:\n"
+		"  - sparse_reorder: {iter: bsrmm, order: [i, j, bi, f, bj]}\n"
+		"  - specialize: {param: feat, value: 64}\n"
+		"stage2:\n"
+		"  - split: {block: bsrmm1, loop: f, factors: [null, 2, 4, 8]}\n"
+		"  - reorder: {block: bsrmm1, loops: [f_0, f_1, j, f_2, bi, f_3, bj]}\n"
+		"stage3:\n"
+		"  - cache_write_over_init: {block: bsrmm1, buffer: C_data, loop: j, "
+		"scope: local}\n";
+	s = stir_schedule_read_from_mem(ctx, "t.yaml", y, strlen(y));
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(stir_schedule_apply(s, k, STIR_STAGE_3), 0);
+	stir_schedule_free(s);
+	ck_assert_int_eq(stir_tensorize(k, "C_data_local_init", "ax1",
+		"mma_m16n8k16_f16"), -1);
+	ck_assert(said(ctx, "must be indexed [ax1 * 32 + ax2] plus a multiple "
+		"of the tile width"));
+	stir_module_free(m);
+	stir_ctx_free(ctx);
+}
+END_TEST
+
 START_TEST(test_tolerance)
 {
 	/* a kernel on tf32 compares at f16's tolerance, others at their
@@ -285,6 +339,7 @@ static Suite *tensorize_suite(void)
 	tcase_add_loop_test(tc, test_refused, 0,
 		(int)(sizeof(refused) / sizeof(refused[0])));
 	tcase_add_test(tc, test_stage);
+	tcase_add_test(tc, test_tiles);
 	tcase_add_test(tc, test_tolerance);
 	tcase_add_test(tc, test_verifier_and_emitter);
 	suite_add_tcase(s, tc);
