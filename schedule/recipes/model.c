@@ -84,8 +84,9 @@ double stir_spmm_hybrid_model_cost(const stir_spmm_hybrid_params *p,
 	if (p->locality)
 		gather *= LOCALITY_GATHER;
 	/* a grouped row's lanes gather a piece of B's row each, more rows'
-	 * gathers in flight per warp */
-	for (int64_t g = fm.group; g > 1; g /= 2)
+	 * gathers in flight per warp (fitted on groups of 2 and 4: no more
+	 * for wider groups) */
+	for (int64_t g = fm.group < 4 ? fm.group : 4; g > 1; g /= 2)
 		gather *= GROUP_GATHER;
 	double index = slots * 8;
 	if (!p->warp_cache && fm.group <= 1)
