@@ -24,8 +24,8 @@
 #include "bench/common.h"
 
 /* The hybrid candidates are the library's (stir_spmm_hybrid_get_candidate);
- * --candidates (bench_options.candidates) names at most 64 of them. */
-#define MAX_CONFIGS 64
+ * --candidates (bench_options.candidates) names at most 128 of them. */
+#define MAX_CONFIGS 128
 #define N_CONFIGS n_configs()
 
 /* The number of hybrid candidates (main checks it is at most

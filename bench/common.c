@@ -230,7 +230,7 @@ void bench_parse_options(int argc, char **argv, const char *program,
 	o->n_feats = 5;
 	o->reps = BENCH_REPS;
 	o->program = program;
-	o->candidates = ~(uint64_t)0;
+	o->candidates[0] = o->candidates[1] = ~(uint64_t)0;
 	int i = 1;
 	for (; i < argc && argv[i][0] == '-'; i++) {
 		if (!strcmp(argv[i], "--features") && i + 1 < argc) {
@@ -248,13 +248,13 @@ void bench_parse_options(int argc, char **argv, const char *program,
 		} else if (!strcmp(argv[i], "--program") && i + 1 < argc) {
 			o->program = argv[++i];
 		} else if (!strcmp(argv[i], "--candidates") && i + 1 < argc) {
-			o->candidates = 0;
+			o->candidates[0] = o->candidates[1] = 0;
 			for (char *s = strtok(argv[++i], ","); s; s = strtok(NULL, ",")) {
 				char *end;
 				long c = strtol(s, &end, 10);
-				if (*end || c < 0 || c > 63)
+				if (*end || c < 0 || c > 127)
 					usage(argv[0], flags);
-				o->candidates |= (uint64_t)1 << c;
+				o->candidates[c / 64] |= (uint64_t)1 << c % 64;
 			}
 		} else if (!strcmp(argv[i], "--compile-only") && i + 1 < argc) {
 			o->arch = argv[++i];
@@ -284,7 +284,7 @@ void bench_parse_options(int argc, char **argv, const char *program,
 
 bool bench_candidate_selected(const bench_options *o, int i)
 {
-	return i >= 0 && i < 64 && (o->candidates >> i & 1);
+	return i >= 0 && i < 128 && (o->candidates[i / 64] >> i % 64 & 1);
 }
 
 void bench_random_floats(float *v, int64_t n, uint64_t seed)

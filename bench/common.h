@@ -80,8 +80,9 @@ typedef struct bench_options {
 	const char *program;    /* the .stir program */
 	const char *arch;       /* --compile-only: compile for it, run nothing */
 	unsigned flags;         /* bit i: the program's flag i was given */
-	uint64_t candidates;    /* --candidates: bit i runs the search's
-	                           candidate i (all bits set by default) */
+	uint64_t candidates[2]; /* --candidates: bit i % 64 of word i / 64
+	                           runs the search's candidate i (all bits set
+	                           by default) */
 	int n_graphs;
 	char **graphs;          /* borrowed from argv */
 } bench_options;

@@ -56,6 +56,10 @@ static const hyb_case hyb_cases[] = {
 /* The benchmark's configuration that examples/csrmm_hyb.yaml writes. */
 static const hyb_case hyb_bench = { 1, 6, { 1, 2, 4, 8, 16, 32 } };
 
+/* Buckets of 8 columns and more: every row of the small graph shared by
+ * 8 threads (the candidates for small matrices of long rows). */
+static const hyb_case hyb_wide = { 1, 2, { 8, 16 } };
+
 /* What a benchmark schedule is applied with. */
 typedef struct sched_arg {
 	int64_t feat;              /* the features */
@@ -443,12 +447,13 @@ static void find_programs(void)
 	 * in two chunks.  Rows shared by a group of threads (cross-thread sums
 	 * of register arrays): 32 features, 4 threads a row, 8 lanes of
 	 * float4; 64: 2 a row; 256: 4 a row, 8 lanes, 8 chunks (32 sums a
-	 * thread); 6: 2 a row of float2 lanes.  The parts narrower than the
+	 * thread); 6: 2 a row of float2 lanes; 32: 8 a row, 4 lanes of float4
+	 * in two chunks.  The parts narrower than the
 	 * group put rows on those threads instead; every part of hybrid(2, ..)
 	 * adds atomically */
 	static const int64_t spmm_cases[][2] = {
 		{ 8, 1 }, { 6, 1 }, { 64, 1 }, { 256, 1 },
-		{ 32, 4 }, { 64, 2 }, { 256, 4 }, { 6, 2 },
+		{ 32, 4 }, { 64, 2 }, { 256, 4 }, { 6, 2 }, { 32, 8 },
 	};
 	for (size_t h = 0; h < sizeof(hyb_cases) / sizeof(hyb_cases[0]); h++) {
 		for (size_t i = 0; i < sizeof(spmm_cases) / sizeof(spmm_cases[0]);
@@ -476,6 +481,13 @@ static void find_programs(void)
 			p->graph = "tests/data/graphs/small.mtx";
 		}
 	}
+	/* 32 features, 8 threads a row of every part: the sums of 8
+	 * threads combined by shuffles, the hub split over rows of 16 */
+	emu_prog *wp = add("examples/csrmm.stir", "csrmm",
+		"examples/csrmm.stir", "csrmm", NULL);
+	wp->schedule = spmm_hybrid;
+	wp->arg = (sched_arg){ 32, 0, &hyb_wide, 8, 0 };
+	wp->graph = "tests/data/graphs/small.mtx";
 	for (size_t i = 0; i < sizeof(scheduled) / sizeof(scheduled[0]); i++) {
 		char file[300];
 		snprintf(file, sizeof(file), "examples/%s.stir", scheduled[i].kernel);

@@ -484,6 +484,14 @@ static const stir_spmm_hybrid_params candidates[] = {
 	{ 1, 4, { 1, 2, 4, 8 }, 256, 0, 1, false, true, 16 },
 	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1, true, true, 8 },
 	{ 1, 4, { 1, 2, 4, 8 }, 256, 0, 1, false, true, 8 },
+	/* small matrices of long rows (finite elements, 2000 rows of 25 to
+	 * 45 columns): at 32 features the best above was 4 threads a row
+	 * with a register budget of one block (18), still below cuSPARSE;
+	 * 8 threads a row, and 64-thread blocks that spread the few rows
+	 * over more multiprocessors */
+	{ 1, 6, { 8, 16, 32, 64, 128, 256 }, 256, 1, 8, false, false, 0 },
+	{ 1, 6, { 8, 16, 32, 64, 128, 256 }, 64, 1, 8, false, false, 0 },
+	{ 1, 7, { 4, 8, 16, 32, 64, 128, 256 }, 64, 1, 4, false, false, 0 },
 };
 #define N_CANDIDATES (int)(sizeof(candidates) / sizeof(candidates[0]))
 
