@@ -80,7 +80,8 @@ static stir_gpu_kernel *plan_kernel(const stir_kernel *k,
 	const stir_compile_options *opts)
 {
 	stir_ctx *ctx = stir_kernel_ctx(k);
-	int min_blocks = opts ? opts->min_blocks_per_sm : 0;
+	int min_blocks = opts && opts->min_blocks_per_sm ?
+		opts->min_blocks_per_sm : k->min_blocks_per_sm;
 	if (min_blocks < 0 || min_blocks > 32) {
 		stir_error(ctx, k->loc, "min_blocks_per_sm must be 0 to 32, not %d",
 			min_blocks);

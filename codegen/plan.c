@@ -33,7 +33,7 @@ void stir_cuda_plan_free(stir_cuda_plan *p)
 /* k, flags: emit k into a new plan. */
 stir_cuda_plan *stir_cuda_plan_alloc(const stir_kernel *k, unsigned flags)
 {
-	return cuda_plan_alloc_bounded(k, flags, 0);
+	return cuda_plan_alloc_bounded(k, flags, k ? k->min_blocks_per_sm : 0);
 }
 
 /* k, flags, min_blocks: see cuda_internal.h. */

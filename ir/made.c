@@ -165,6 +165,8 @@ int stir_kernel_print_schedule(const stir_kernel *k, FILE *out)
 		return -1;
 	fprintf(out, "# the schedule of kernel %s, as its primitives were "
 		"called\nkernel: %s\n", k->name, k->name);
+	if (k->min_blocks_per_sm > 0)
+		fprintf(out, "min_blocks_per_sm: %d\n", k->min_blocks_per_sm);
 	for (int sec = 0; sec < 4; sec++) {
 		bool head = false;
 		for (int i = 0; i < k->n_log; i++) {
@@ -177,6 +179,26 @@ int stir_kernel_print_schedule(const stir_kernel *k, FILE *out)
 		}
 	}
 	return ferror(out) ? -1 : 0;
+}
+
+/* k, n: see schedule.h. */
+int stir_kernel_set_min_blocks_per_sm(stir_kernel *k, int n)
+{
+	if (!k)
+		return -1;
+	if (n < 0 || n > 32) {
+		stir_error(stir_kernel_ctx(k), k->loc, "min_blocks_per_sm must be "
+			"0 to 32, not %d", n);
+		return -1;
+	}
+	k->min_blocks_per_sm = n;
+	return 0;
+}
+
+/* k: see schedule.h. */
+int stir_kernel_get_min_blocks_per_sm(const stir_kernel *k)
+{
+	return k ? k->min_blocks_per_sm : 0;
 }
 
 /* k, kind: see schedule.h. */

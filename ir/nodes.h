@@ -56,6 +56,8 @@ struct stir_kernel {
 	bool log_on;           /* record the primitives' calls (ir/made.c) */
 	int n_log, cap_log;    /* the calls recorded: "S|STEP", S the section */
 	char **log;            /* heap, each string heap */
+	int min_blocks_per_sm; /* the launch bound its CUDA asks for: 0, or
+	                          1 to 32 (stir_kernel_set_min_blocks_per_sm) */
 };
 
 struct stir_axis {

@@ -188,6 +188,7 @@ stir_kernel *stir_kernel_copy(const stir_kernel *k, stir_module **owner)
 		return NULL;
 	stir_kernel *c = stir_kernel_at(&m->kernels, 0);
 	locs_kernel(k, c);
+	c->min_blocks_per_sm = k->min_blocks_per_sm;
 	*owner = m;
 	return c;
 }

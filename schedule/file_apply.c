@@ -625,6 +625,8 @@ static int run(const stir_schedule *s, stir_kernel *k, stir_stage up_to,
 	stir_pipeline *p = stir_pipeline_alloc_for_schedule(s, k, up_to, gpu);
 	int rc = p ? stir_pipeline_run(p, k) : -1;
 	stir_pipeline_free(p);
+	if (rc == 0 && s->min_blocks_per_sm)
+		k->min_blocks_per_sm = s->min_blocks_per_sm;
 	return rc;
 }
 

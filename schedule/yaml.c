@@ -637,7 +637,7 @@ static void read_section(reader *r, const yaml_node_t *n, sf_section sec)
 static void read_top(reader *r, const yaml_node_t *root)
 {
 	static const char *const keys[] = { "kernel", "format", "stage1",
-		"stage2", "stage3" };
+		"stage2", "stage3", "min_blocks_per_sm" };
 	char buf[100];
 	if (root->type != YAML_MAPPING_NODE) {
 		sf_fail(r, sf_node_loc(r, root), "a schedule file must be a mapping with "
@@ -645,11 +645,19 @@ static void read_top(reader *r, const yaml_node_t *root)
 			sf_describe(root, buf, sizeof(buf)));
 		return;
 	}
-	yaml_node_t *v[5];
-	sf_read_keys(r, root, "", "top-level key", keys, 5, 1, v);
+	yaml_node_t *v[6];
+	sf_read_keys(r, root, "", "top-level key", keys, 6, 1, v);
 	if (v[0]) {
 		r->s->kernel = sf_need_name(r, v[0], "", "kernel", "a kernel name");
 		r->s->kernel_loc = sf_node_loc(r, v[0]);
+	}
+	int64_t mb;
+	if (v[5] && sf_need_positive(r, v[5], "", "min_blocks_per_sm", &mb) == 0) {
+		if (mb > 32)
+			sf_fail(r, sf_node_loc(r, v[5]), "'min_blocks_per_sm' must be "
+				"1 to 32, not %lld", (long long)mb);
+		else
+			r->s->min_blocks_per_sm = (int)mb;
 	}
 	/* in the file's order, so that the diagnostics are in that order */
 	for (yaml_node_pair_t *p = root->data.mapping.pairs.start;

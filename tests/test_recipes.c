@@ -447,6 +447,68 @@ START_TEST(test_print_schedule)
 }
 END_TEST
 
+/* The tuner's candidates print as schedule files with what the recipe's
+ * parameters say beyond the primitives: a hybrid SpMM candidate's blocks
+ * per SM (min_blocks_per_sm, in __launch_bounds__) and an SDDMM
+ * candidate's threads per block; applied to the program read again, the
+ * file makes the same stage III kernel and the same CUDA. */
+START_TEST(test_tune_candidate_file)
+{
+	int spmm = -1, sddmm = -1;
+	for (int i = 0; i < stir_spmm_hybrid_n_candidates() && spmm < 0; i++)
+		if (stir_spmm_hybrid_get_candidate(i)->min_blocks == 4 &&
+		    stir_spmm_hybrid_fits(stir_spmm_hybrid_get_candidate(i), 64))
+			spmm = i;
+	for (int i = 0; i < stir_sddmm_n_candidates() && sddmm < 0; i++)
+		if (stir_sddmm_get_candidate(i)->threads == 64 &&
+		    stir_sddmm_get_candidate(i)->rows)
+			sddmm = i;
+	ck_assert_int_ge(spmm, 0);
+	ck_assert_int_ge(sddmm, 0);
+	const char *files[] = { "examples/csrmm.stir",
+		"examples/sddmm_rows.stir" };
+	const char *names[] = { "csrmm", "sddmm_rows" };
+	const int cands[] = { spmm, sddmm };
+	for (int t = 0; t < 2; t++) {
+		stir_ctx *ctx = stir_ctx_alloc();
+		stir_module *m, *m2;
+		stir_kernel *k = read_kernel(ctx, files[t], names[t], &m);
+		ck_assert_int_eq(stir_tune_apply_candidate(k, 64, cands[t]), 0);
+		char *text = NULL;
+		size_t len = 0;
+		FILE *out = open_memstream(&text, &len);
+		ck_assert_int_eq(stir_kernel_print_schedule(k, out), 0);
+		fclose(out);
+		char *ir = stir_kernel_to_str(k), *cuda = stir_kernel_to_cuda(k);
+		if (t == 0) {
+			ck_assert_ptr_nonnull(strstr(text, "\nmin_blocks_per_sm: 4\n"));
+			ck_assert_ptr_nonnull(strstr(cuda, "__launch_bounds__(256, 4)"));
+		} else {
+			ck_assert_ptr_null(strstr(text, "min_blocks_per_sm"));
+			ck_assert_ptr_nonnull(strstr(cuda, "__launch_bounds__(64)"));
+			ck_assert_ptr_null(strstr(cuda, "__launch_bounds__(256"));
+		}
+		stir_kernel *k2 = read_kernel(ctx, files[t], names[t], &m2);
+		stir_schedule *s = stir_schedule_read_from_mem(ctx, "tuned.yaml",
+			text, len);
+		ck_assert_ptr_nonnull(s);
+		ck_assert_int_eq(stir_schedule_prepare_for_gpu(s, k2), 0);
+		char *ir2 = stir_kernel_to_str(k2), *cuda2 = stir_kernel_to_cuda(k2);
+		ck_assert_str_eq(ir2, ir);
+		ck_assert_str_eq(cuda2, cuda);
+		free(ir);
+		free(ir2);
+		free(cuda);
+		free(cuda2);
+		free(text);
+		stir_schedule_free(s);
+		stir_module_free(m2);
+		stir_module_free(m);
+		stir_ctx_free(ctx);
+	}
+}
+END_TEST
+
 static Suite *recipes_suite(void)
 {
 	Suite *s = suite_create("recipes");
@@ -459,6 +521,7 @@ static Suite *recipes_suite(void)
 	tcase_add_test(tc, test_sddmm_model);
 	tcase_add_test(tc, test_matrix_sig);
 	tcase_add_test(tc, test_print_schedule);
+	tcase_add_test(tc, test_tune_candidate_file);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -43,7 +43,12 @@ static const bad_file bad[] = {
 	  "format, stage1, stage2 and stage3, not a list\n" },
 	{ "kernel: csrmm\nstages:\n  - unroll: {block: b, loop: i}\n",
 	  "2:1: error: unknown top-level key 'stages' (expected kernel, format, "
-	  "stage1, stage2 or stage3)\n" },
+	  "stage1, stage2, stage3 or min_blocks_per_sm)\n" },
+	{ "kernel: csrmm\nmin_blocks_per_sm: 0\n",
+	  "2:20: error: 'min_blocks_per_sm' must be a positive integer, not "
+	  "'0'\n" },
+	{ "kernel: csrmm\nmin_blocks_per_sm: 33\n",
+	  "2:20: error: 'min_blocks_per_sm' must be 1 to 32, not 33\n" },
 	{ "stage2:\n  - unroll: {block: b, loop: i}\n",
 	  "1:1: error: missing top-level key 'kernel'\n" },
 	{ "kernel: [csrmm]\n",

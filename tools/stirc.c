@@ -1677,7 +1677,7 @@ static const char usage_tune[] =
 "                     model's best candidates are compiled at once and\n"
 "                     timed on the GPU as the benchmarks time them\n"
 "  --budget-s S       stop timing after S seconds (default 20)\n"
-"  --top N            time at most the model's best N (default 8; 4 when\n"
+"  --top N            time at most the model's best N (default 16; 4 when\n"
 "                     starting from a similar graph's record entry)\n"
 "  --kernel K         the kernel (default: the only one of FILE)\n"
 "  --sms N            the GPU's SMs for the model (default 132)\n"
@@ -1802,7 +1802,7 @@ static int tuned_schedule(stir_ctx *ctx, const options *o,
 /* The measured search of stirc tune: how many of the model's best
  * candidates it compiles and times (of a similar graph's: its winner and
  * the model's best), and its default budget in seconds. */
-#define TUNE_TOP 8
+#define TUNE_TOP 16
 #define TUNE_TOP_SIMILAR 4
 #define TUNE_BUDGET_S 20.0
 

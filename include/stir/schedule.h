@@ -82,6 +82,16 @@ STIR_EXPORT void stir_kernel_set_schedule_log(__stir_keep stir_kernel *k,
 	bool on);
 STIR_EXPORT int stir_kernel_print_schedule(__stir_keep const stir_kernel *k,
 	FILE *out);
+/* The blocks per SM that kernel k's CUDA asks the compiler to fit
+ * (__launch_bounds__' second argument: registers are limited to fit
+ * them), 0 for none, used when the compile options do not say
+ * (stir_compile_options.min_blocks_per_sm 0); a schedule file's top-level
+ * min_blocks_per_sm sets it, and stir_kernel_print_schedule prints it.
+ * 0, or -1 with an error when n is not 0 to 32. */
+STIR_EXPORT int stir_kernel_set_min_blocks_per_sm(__stir_keep stir_kernel *k,
+	int n);
+STIR_EXPORT int stir_kernel_get_min_blocks_per_sm(
+	__stir_keep const stir_kernel *k);
 
 /* ---- loops ---- */
 

@@ -345,9 +345,11 @@ int stir_tune_apply_candidate(stir_kernel *k, int64_t feat, int cand)
 	if (r == STIR_TUNE_SPMM) {
 		int rc = stir_recipe_spmm_hybrid(k, p->c, p->nb, p->buckets,
 			stir_spmm_hybrid_map(p, feat));
+		if (rc == 0)
+			rc = stir_kernel_set_min_blocks_per_sm(k, p->min_blocks);
 		return rc == 0 && p->locality ? log_locality(k) : rc;
 	}
-	stir_sddmm_map fm = stir_sddmm_map_lanes(feat, q->max_lanes);
+	stir_sddmm_map fm = stir_sddmm_params_map(q, feat);
 	return r == STIR_TUNE_SDDMM ? stir_recipe_sddmm(k, fm) :
 		stir_recipe_sddmm_rows(k, fm);
 }
