@@ -10,6 +10,7 @@
 #include <stir/recipes.h>
 #include "ir/diag.h"
 #include "ir/nodes.h"
+#include "schedule/recipes/rank.h"
 
 /* Modeled machine: H100-like bandwidths (bytes per ns) and L2 size.  The
  * weights below were fitted (coordinate descent on the log of the first
@@ -159,17 +160,16 @@ static int cmp_ranked(const void *a, const void *b)
 	return (x->index > y->index) - (x->index < y->index);
 }
 
-/* a, feat, n_sms, order, costs: see recipes.h. */
-int stir_spmm_hybrid_model_rank(const stir_csr *a, int64_t feat, int n_sms,
-	int *order, double *costs)
+/* n, cost, a, feat, n_sms, order, costs: see rank.h. */
+int recipe_rank(int n, recipe_cost_fn cost, const stir_csr *a, int64_t feat,
+	int n_sms, int *order, double *costs)
 {
-	int n = stir_spmm_hybrid_n_candidates(), m = 0;
-	ranked *r = malloc(sizeof(*r) * (size_t)n);
+	int m = 0;
+	ranked *r = malloc(sizeof(*r) * (size_t)(n > 0 ? n : 1));
 	if (!r)
 		return -1;
 	for (int i = 0; i < n; i++) {
-		double c = stir_spmm_hybrid_model_cost(
-			stir_spmm_hybrid_get_candidate(i), a, feat, n_sms);
+		double c = cost(i, a, feat, n_sms);
 		if (c >= 0)
 			r[m++] = (ranked){ i, c };
 	}
@@ -181,6 +181,21 @@ int stir_spmm_hybrid_model_rank(const stir_csr *a, int64_t feat, int n_sms,
 	}
 	free(r);
 	return m;
+}
+
+/* i, a, feat, n_sms: the hybrid SpMM model's cost of candidate i. */
+static double spmm_cost(int i, const stir_csr *a, int64_t feat, int n_sms)
+{
+	return stir_spmm_hybrid_model_cost(stir_spmm_hybrid_get_candidate(i), a,
+		feat, n_sms);
+}
+
+/* a, feat, n_sms, order, costs: see recipes.h. */
+int stir_spmm_hybrid_model_rank(const stir_csr *a, int64_t feat, int n_sms,
+	int *order, double *costs)
+{
+	return recipe_rank(stir_spmm_hybrid_n_candidates(), spmm_cost, a, feat,
+		n_sms, order, costs);
 }
 
 /* a, s: see recipes.h. */

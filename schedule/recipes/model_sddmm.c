@@ -10,6 +10,7 @@
  * the order of the candidates matters. */
 #include <stdlib.h>
 #include <stir/recipes.h>
+#include "schedule/recipes/rank.h"
 
 /* Modeled machine: H100-like bandwidth (bytes per ns) and L2 size. */
 #define DRAM_BW 3000.0
@@ -105,41 +106,17 @@ double stir_sddmm_model_cost(const stir_sddmm_params *p, const stir_csr *a,
 		lat_ns + 0.25 * mem_ns;
 }
 
-/* The candidates and their costs, for ranking. */
-typedef struct ranked {
-	int index;
-	double cost;
-} ranked;
-
-/* a, b: two ranked candidates; cheaper first, then by index. */
-static int cmp_ranked(const void *a, const void *b)
+/* i, a, feat, n_sms: the SDDMM model's cost of candidate i. */
+static double sddmm_cost(int i, const stir_csr *a, int64_t feat, int n_sms)
 {
-	const ranked *x = a, *y = b;
-	if (x->cost != y->cost)
-		return x->cost < y->cost ? -1 : 1;
-	return (x->index > y->index) - (x->index < y->index);
+	return stir_sddmm_model_cost(stir_sddmm_get_candidate(i), a, feat,
+		n_sms);
 }
 
 /* a, feat, n_sms, order, costs: see recipes.h. */
 int stir_sddmm_model_rank(const stir_csr *a, int64_t feat, int n_sms,
 	int *order, double *costs)
 {
-	int n = stir_sddmm_n_candidates(), m = 0;
-	ranked *r = malloc(sizeof(*r) * (size_t)n);
-	if (!r)
-		return -1;
-	for (int i = 0; i < n; i++) {
-		double c = stir_sddmm_model_cost(stir_sddmm_get_candidate(i),
-			a, feat, n_sms);
-		if (c >= 0)
-			r[m++] = (ranked){ i, c };
-	}
-	qsort(r, (size_t)m, sizeof(*r), cmp_ranked);
-	for (int i = 0; i < m; i++) {
-		order[i] = r[i].index;
-		if (costs)
-			costs[i] = r[i].cost;
-	}
-	free(r);
-	return m;
+	return recipe_rank(stir_sddmm_n_candidates(), sddmm_cost, a, feat, n_sms,
+		order, costs);
 }

@@ -1,0 +1,21 @@
+/* The ranking the recipes' cost models share (schedule/recipes/model.c):
+ * candidates ordered by a model's cost. */
+#ifndef STIR_SCHEDULE_RECIPES_RANK_H
+#define STIR_SCHEDULE_RECIPES_RANK_H
+
+#include <stdint.h>
+#include <stir/io.h>
+
+/* A model's cost of candidate i on matrix a at feat features on n_sms
+ * SMs; < 0 when it does not apply. */
+typedef double (*recipe_cost_fn)(int i, const stir_csr *a, int64_t feat,
+	int n_sms);
+
+/* n, cost, a, feat, n_sms, order, costs: the candidates 0 .. n-1 that
+ * apply (cost >= 0), cheapest first and ties by index, into order[] (room
+ * for n), their costs into costs[] when not NULL.  The count, or -1 when
+ * out of memory. */
+int recipe_rank(int n, recipe_cost_fn cost, const stir_csr *a, int64_t feat,
+	int n_sms, int *order, double *costs);
+
+#endif
