@@ -416,9 +416,9 @@ static void find_programs(void)
 	}
 	/* the row schedule: the same feature sizes, and 32 with at most 4
 	 * lanes (64 non-zeros of a row at a time, more than most rows have) */
-	static const sched_arg rows[] = { { 6, 32, NULL, 0, 0 },
-		{ 32, 32, NULL, 0, 0 }, { 96, 32, NULL, 0, 0 },
-		{ 256, 32, NULL, 0, 0 }, { 32, 4, NULL, 0, 0 } };
+	static const sched_arg rows[] = { { 6, 32, NULL, 0, 0, 0 },
+		{ 32, 32, NULL, 0, 0, 0 }, { 96, 32, NULL, 0, 0, 0 },
+		{ 256, 32, NULL, 0, 0, 0 }, { 32, 4, NULL, 0, 0, 0 } };
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		emu_prog *p = add("examples/sddmm_rows.stir", "sddmm_rows",
 			"examples/sddmm.stir", "sddmm", NULL);
@@ -462,7 +462,7 @@ static void find_programs(void)
 				"examples/csrmm.stir", "csrmm", NULL);
 			p->schedule = spmm_hybrid;
 			p->arg = (sched_arg){ spmm_cases[i][0], 0, &hyb_cases[h],
-				spmm_cases[i][1], 0 };
+				spmm_cases[i][1], 0, 0 };
 			p->graph = "tests/data/graphs/small.mtx";
 		}
 		/* serial chunks: 64 features over 8 lanes of float4 (two chunks
@@ -476,7 +476,7 @@ static void find_programs(void)
 				"examples/csrmm.stir", "csrmm", NULL);
 			p->schedule = spmm_hybrid;
 			p->arg = (sched_arg){ serial_cases[i][0], 0, &hyb_cases[h], 0,
-				serial_cases[i][1] };
+				serial_cases[i][1], 0 };
 			p->plan_flags = STIR_CUDA_ALIGNED_BUFFERS;
 			p->graph = "tests/data/graphs/small.mtx";
 		}
@@ -486,7 +486,7 @@ static void find_programs(void)
 	emu_prog *wp = add("examples/csrmm.stir", "csrmm",
 		"examples/csrmm.stir", "csrmm", NULL);
 	wp->schedule = spmm_hybrid;
-	wp->arg = (sched_arg){ 32, 0, &hyb_wide, 8, 0 };
+	wp->arg = (sched_arg){ 32, 0, &hyb_wide, 8, 0, 0 };
 	wp->graph = "tests/data/graphs/small.mtx";
 	for (size_t i = 0; i < sizeof(scheduled) / sizeof(scheduled[0]); i++) {
 		char file[300];
@@ -861,15 +861,15 @@ static void expect_same_kernel(const char *program, const char *yaml,
 START_TEST(test_bench_files)
 {
 	expect_same_kernel("examples/sddmm.stir", "examples/sddmm_fast.yaml",
-		sddmm_fast, (sched_arg){ 64, 0, NULL, 0, 0 });
+		sddmm_fast, (sched_arg){ 64, 0, NULL, 0, 0, 0 });
 	expect_same_kernel("examples/sddmm_rows.stir",
 		"examples/sddmm_rows.yaml", sddmm_rows,
-		(sched_arg){ 64, 32, NULL, 0, 0 });
+		(sched_arg){ 64, 32, NULL, 0, 0, 0 });
 	expect_same_kernel("examples/csrmm.stir", "examples/csrmm_hyb.yaml",
-		spmm_hybrid, (sched_arg){ 64, 0, &hyb_bench, 0, 0 });
+		spmm_hybrid, (sched_arg){ 64, 0, &hyb_bench, 0, 0, 0 });
 	expect_same_kernel("examples/csrmm.stir",
 		"examples/csrmm_hyb_grouped.yaml", spmm_hybrid,
-		(sched_arg){ 32, 0, &hyb_bench, 4, 0 });
+		(sched_arg){ 32, 0, &hyb_bench, 4, 0, 0 });
 }
 END_TEST
 
