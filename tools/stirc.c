@@ -1727,6 +1727,23 @@ static int tune_key(const char *file, const stir_kernel *k, const stir_csr *a,
 	return rc;
 }
 
+/* c, len: kernel c's schedule log as a schedule file
+ * (stir_kernel_print_schedule), a heap string of *len bytes; NULL when
+ * writing it fails. */
+static char *schedule_text(const stir_kernel *c, size_t *len)
+{
+	char *text = NULL;
+	*len = 0;
+	FILE *f = open_memstream(&text, len);
+	int rc = f && stir_kernel_print_schedule(c, f) == 0 ? 0 : -1;
+	if (f && fclose(f) != 0)
+		rc = -1;
+	if (rc == 0)
+		return text;
+	free(text);
+	return NULL;
+}
+
 /* ctx, o, m, s, k: for --backend cuda without --schedule, when a recipe
  * covers kernel *k of m and --mtx and --size feat=F give its matrix and
  * features: the schedule the tuning record holds for them (this GPU's
@@ -1768,12 +1785,9 @@ static int tuned_schedule(stir_ctx *ctx, const options *o,
 	if (!c || (hit ? stir_tune_apply_candidate(c, feat, cand) :
 	    stir_tune_model_apply(c, a, feat, 0, &cand, NULL)) < 0)
 		rc = EXIT_WRONG;
-	char *text = NULL;
 	size_t len = 0;
-	FILE *f = rc == 0 ? open_memstream(&text, &len) : NULL;
-	if (rc == 0 && (!f || stir_kernel_print_schedule(c, f) < 0))
-		rc = EXIT_WRONG;
-	if (f && fclose(f) != 0)
+	char *text = rc == 0 ? schedule_text(c, &len) : NULL;
+	if (!text)
 		rc = EXIT_WRONG;
 	if (rc == 0 && !(*s = stir_schedule_read_from_mem(ctx,
 	    "(tuned schedule)", text, len)))
@@ -1869,13 +1883,10 @@ static int tune_measure(stir_ctx *ctx, const char *file, stir_kernel *k,
 	for (int i = 0; rc == 0 && i < n && kept < top; i++) {
 		stir_module *cm = NULL;
 		stir_kernel *c = stir_kernel_copy(k, &cm);
-		char *text = NULL;
 		size_t len = 0;
-		FILE *f = c ? open_memstream(&text, &len) : NULL;
-		rc = f && stir_tune_apply_candidate(c, feat, cands[i]) == 0 &&
-			stir_kernel_print_schedule(c, f) == 0 ? 0 : -1;
-		if (f && fclose(f) != 0)
-			rc = -1;
+		char *text = c && stir_tune_apply_candidate(c, feat, cands[i]) == 0 ?
+			schedule_text(c, &len) : NULL;
+		rc = text ? 0 : -1;
 		stir_module_free(cm);
 		bool seen = false;
 		for (int j = 0; rc == 0 && j < kept && !seen; j++)
@@ -2077,10 +2088,9 @@ static int cmd_tune(int argc, char **argv)
 	stir_tune_entry key, e;
 	if (rc == 0 && tune_key(file, k, a, feat, dev, sms, &key) < 0)
 		rc = EXIT_WRONG;
-	if (rc == 0 && !no_record) {
-		hit = rc == 0 ? stir_tune_record_find(ctx, NULL, &key,
-			STIR_TUNE_SIMILAR_TOL, &e) : 0;
-	}
+	if (rc == 0 && !no_record)
+		hit = stir_tune_record_find(ctx, NULL, &key,
+			STIR_TUNE_SIMILAR_TOL, &e);
 	if (rc == 0 && hit == 1) {
 		cand = e.cand;
 		cost = e.cost;
