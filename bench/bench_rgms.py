@@ -1,0 +1,257 @@
+# bench_rgms: RGMS (one RGCN layer, Y = sum_r A_r X W_r) on a relational graph,
+# stir against PyG's RGCNConv and FastRGCNConv in the same process on the same
+# card (bench/README.md, "bench_rgms").  Usage:
+#
+#   python3 bench/bench_rgms.py GRAPH.hetero[.gz]... [--features 16,32,64,128]
+#       [--stirc build/tools/stirc] [--program examples/rgms_agg.stir]
+#       [--schedule examples/rgms_agg.yaml] [--reps 100] [--no-pyg]
+#       [--schedules-only DIR]
+#
+# stir: examples/rgms_agg.stir (the aggregated order) under --schedule (any
+# size) and the variants of rgms_schedules() below, each run through `stirc
+# run --backend cuda --time` (GPU.md: warm-ups, the L2 cache flushed before
+# each run, the median), the
+# fastest re-measured in a fresh run with --reps runs, its Y, W and X written
+# as .npy.  PyG (aggr 'add', no root weight, no bias) gets the same W and X,
+# is timed the same way (5 warm-ups, the median of 30 runs, L2 flushed), and
+# its Y is checked against stir's.  Peak extra memory: PyG's is
+# torch.cuda.max_memory_allocated around one layer call, less what was
+# allocated before; stir's is every device buffer its run allocates beyond
+# the inputs X and W: the relational format's arrays (I.indptr, I.indices,
+# J.indptr, J.indices, A), the intermediate T and the output Y.
+# --schedules-only DIR writes the schedule files and runs nothing (no GPU).
+import gzip, os, subprocess, sys, tempfile
+
+FEATURES = [16, 32, 64, 128]
+
+
+def rgms_schedule(feat, q, rows):
+    """The schedule file (text) of rgms_agg.stir: zero T, then the edges
+    (flattened over relation, row and column: `sparse_fuse`) `rows` to a
+    thread block, the input features on threadIdx.x, added atomically into
+    T; zero Y; then T's rows (flattened over relation and row) `rows` to a
+    thread block, each thread computing q output features (strided by
+    fout / q, so a warp's loads of W[r] are contiguous) summed in registers
+    and added atomically into Y.  feat: the literal fin = fout (0: none,
+    the file runs at any size; then q must be 1)."""
+    s = ["kernel: rgms_agg", "stage1:"]
+    if feat:
+        s += ["  - specialize: {param: fin, value: %d}" % feat,
+              "  - specialize: {param: fout, value: %d}" % feat]
+    s += ["  - sparse_fuse: {iter: zero_t, iters: [rr, i]}",
+          "  - sparse_reorder: {iter: agg, order: [rr, i, j, fi]}",
+          "  - sparse_fuse: {iter: agg, iters: [rr, i, j]}",
+          "  - sparse_fuse: {iter: apply, iters: [rr, i]}",
+          "stage2:"]
+    for blk, loop, feat_loop in (("zero_t0", "rri", "fi"),
+                                 ("agg0", "rrij", "fi"),
+                                 ("zero0", "i", "fo"),
+                                 ("apply0", "rri", None)):
+        if blk in ("agg0", "apply0"):
+            s.append("  - set_atomic: {block: %s}" % blk)
+        s += ["  - split: {block: %s, loop: %s, factors: [null, %d]}" % (blk, loop, rows),
+              "  - bind: {block: %s, loop: %s_0, to: blockIdx.x}" % (blk, loop),
+              "  - bind: {block: %s, loop: %s_1, to: threadIdx.y}" % (blk, loop)]
+        if feat_loop:
+            s.append("  - bind: {block: %s, loop: %s, to: threadIdx.x}" % (blk, feat_loop))
+    if q == 1:
+        s += ["  - bind: {block: apply0, loop: fo, to: threadIdx.x}",
+              "  - cache_write: {block: apply0, buffer: Y, loop: fi, scope: local}"]
+    else:
+        s += ["  - split: {block: apply0, loop: fo, factors: [%d, null]}" % q,
+              "  - reorder: {block: apply0, loops: [rri_0, rri_1, fo_1, fi, fo_0]}",
+              "  - bind: {block: apply0, loop: fo_1, to: threadIdx.x}",
+              "  - unroll: {block: apply0, loop: fo_0}",
+              "stage3:",
+              "  - cache_write: {block: apply0, buffer: Y_data, loop: fi, scope: local}"]
+    return "\n".join(s) + "\n"
+
+
+def rgms_schedules(feat, example):
+    """The candidates at fin = fout = feat: (name, text).  The example
+    schedule (any size), then feat specialized with q output features a
+    thread where feat / q is a whole number of 4 to 32 lanes, and 8 or 32
+    rows a thread block where the block has at most 1024 threads."""
+    with open(example) as f:
+        out = [(os.path.basename(example), f.read())]
+    for rows in (8, 32):
+        for q in (1, 2, 4, 8):
+            if feat % q == 0 and 4 <= feat // q <= 32 and feat * rows <= 1024:
+                out.append(("f%d_q%d_r%d" % (feat, q, rows),
+                            rgms_schedule(feat, q, rows)))
+    return out
+
+
+def read_hetero(path):
+    """The graph's sizes and edges (numpy arrays src, dst, rel)."""
+    import numpy as np
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt") as f:
+        head = f.readline().split()
+        n, e, r = int(head[1]), int(head[2]), int(head[3])
+        a = np.loadtxt(f, dtype=np.int64, comments="%").reshape(-1, 3)
+    return n, r, a
+
+
+def stirc_time(args, sched_text, path, feat, reps, outs=None):
+    """Run stirc on one schedule: (median ms, stirc's output)."""
+    with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
+        f.write(sched_text)
+        sf = f.name
+    cmd = [args["stirc"], "run", args["program"], "--backend", "cuda",
+           "--schedule", sf, "--hetero", "A=" + path,
+           "--size", "fin=%d" % feat, "--size", "fout=%d" % feat,
+           "--random", "1", "--time", "--reps", str(reps)]
+    for k, v in (outs or {}).items():
+        cmd += ["--out", "%s=%s" % (k, v)]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    os.unlink(sf)
+    text = p.stdout + p.stderr
+    for line in text.splitlines():
+        if line.startswith("time:") and p.returncode == 0:
+            return float(line.split()[1]), text
+    return None, text
+
+
+def pyg_layer(path, n, r, a, w, x, y_stir, reps=30):
+    """PyG's two layers on the same W, X: [(name, median ms, peak extra
+    MiB, max |Y - Y_stir|)]."""
+    import numpy as np, torch
+    from torch_geometric.nn import RGCNConv, FastRGCNConv
+    dev = "cuda"
+    ei = torch.tensor(a[:, :2].T.copy(), device=dev)
+    et = torch.tensor(a[:, 2], device=dev)
+    W = torch.tensor(w, device=dev)          # [R, fin, fout], PyG's layout
+    X = torch.tensor(x, device=dev)
+    flush = torch.empty(256 << 20, dtype=torch.uint8, device=dev)
+    res = []
+    for name, cls in (("RGCNConv", RGCNConv), ("FastRGCNConv", FastRGCNConv)):
+        try:
+            conv = cls(W.shape[1], W.shape[2], r, aggr="add",
+                       root_weight=False, bias=False).to(dev)
+            with torch.no_grad():
+                conv.weight.copy_(W)
+                for _ in range(5):
+                    out = conv(X, ei, et)
+                torch.cuda.synchronize()
+                ts = []
+                for _ in range(reps):
+                    flush.zero_()
+                    s = torch.cuda.Event(enable_timing=True)
+                    t = torch.cuda.Event(enable_timing=True)
+                    s.record(); out = conv(X, ei, et); t.record()
+                    torch.cuda.synchronize(); ts.append(s.elapsed_time(t))
+                del out
+                torch.cuda.synchronize()
+                base = torch.cuda.memory_allocated()
+                torch.cuda.reset_peak_memory_stats()
+                out = conv(X, ei, et)
+                torch.cuda.synchronize()
+                peak = torch.cuda.max_memory_allocated() - base
+                err = float(np.abs(out.cpu().numpy() - y_stir).max())
+            res.append((name, float(np.median(ts)), peak / 2**20, err))
+            del conv, out
+            torch.cuda.empty_cache()
+        except Exception as ex:   # out of memory on the large graphs
+            res.append((name, None, None, str(ex).splitlines()[0][:80]))
+            torch.cuda.empty_cache()
+    return res
+
+
+def main(argv):
+    args = {"stirc": "build/tools/stirc", "program": "examples/rgms_agg.stir",
+            "schedule": "examples/rgms_agg.yaml",
+            "reps": 100, "pyg": True, "features": FEATURES, "only": None}
+    graphs = []
+    i = 0
+    while i < len(argv):
+        o = argv[i]
+        if o in ("--stirc", "--program", "--schedule", "--reps",
+                 "--features", "--schedules-only"):
+            if i + 1 == len(argv):
+                sys.exit("bench_rgms: %s needs a value" % o)
+            v = argv[i + 1]
+            i += 2
+            if o == "--features":
+                try:
+                    args["features"] = [int(t) for t in v.split(",")]
+                except ValueError:
+                    sys.exit("bench_rgms: --features takes sizes like 16,32")
+                if any(f < 1 for f in args["features"]):
+                    sys.exit("bench_rgms: a feature size must be positive")
+            elif o == "--reps":
+                args["reps"] = int(v)
+            elif o == "--schedules-only":
+                args["only"] = v
+            else:
+                args[o[2:]] = v
+        elif o == "--no-pyg":
+            args["pyg"] = False
+            i += 1
+        elif o in ("-h", "--help"):
+            print(__doc__ or open(__file__).read().split("\nimport")[0])
+            return 0
+        elif o.startswith("-"):
+            sys.exit("bench_rgms: unknown option %s (see the head of %s)"
+                     % (o, __file__))
+        else:
+            graphs.append(o)
+            i += 1
+    if args["only"]:
+        os.makedirs(args["only"], exist_ok=True)
+        for feat in args["features"]:
+            for name, text in rgms_schedules(feat, args["schedule"]):
+                with open(os.path.join(args["only"], name + ".yaml"), "w") as f:
+                    f.write(text)
+        return 0
+    if not graphs:
+        sys.exit("bench_rgms: no graph (GRAPH.hetero[.gz])")
+    import numpy as np
+    tmp = tempfile.mkdtemp()
+    for path in graphs:
+        n, r, a = read_hetero(path)
+        flat_rows = len(np.unique(a[:, 2] * (n + 1) + a[:, 1]))
+        print("%s: %d nodes, %d edges, %d relations, %d (relation, row) pairs"
+              % (path, n, len(a), r, flat_rows), flush=True)
+        for feat in args["features"]:
+            best = None
+            for name, text in rgms_schedules(feat, args["schedule"]):
+                t, out = stirc_time(args, text, path, feat, 30)
+                print("  f=%d %s: %s" % (feat, name, "%.4f ms" % t if t else
+                      "failed: " + out.strip().splitlines()[-1][:120]), flush=True)
+                if t is not None and (best is None or t < best[1]):
+                    best = (name, t, text)
+            if best is None:
+                continue
+            files = {k: os.path.join(tmp, k + ".npy") for k in "WXY"}
+            t, out = stirc_time(args, best[2], path, feat, args["reps"], files)
+            if t is None:
+                print("  f=%d %s failed again: %s" % (feat, best[0], out))
+                continue
+            ext = 4 * ((r + 1) + 2 * flat_rows + 1 + 2 * len(a) +
+                       flat_rows * feat + n * feat)
+            line = ("f=%d stir %s: %.4f ms (re-measured, %d runs), peak extra "
+                    "%.2f MiB" % (feat, best[0], t, args["reps"], ext / 2**20))
+            print(line, flush=True)
+            if not args["pyg"]:
+                continue
+            w, x, y = (np.load(files[k]) for k in "WXY")
+            fastest = None
+            for name, ms, mib, err in pyg_layer(path, n, r, a, w, x, y):
+                if ms is None:
+                    print("f=%d %s: failed: %s" % (feat, name, err), flush=True)
+                    continue
+                print("f=%d %s: %.4f ms, peak extra %.2f MiB, max|Y - Y_stir| "
+                      "%.3g; stir is %.2fx faster, with %.4f of its memory"
+                      % (feat, name, ms, mib, err, ms / t,
+                         ext / 2**20 / mib if mib else float("nan")), flush=True)
+                if fastest is None or ms < fastest:
+                    fastest = ms
+            if fastest:
+                print("f=%d stir against the faster PyG layer: %.2fx"
+                      % (feat, fastest / t), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
