@@ -359,7 +359,8 @@ class Graph(object):
     SpMM of the tuning record's entry for the graph, the feature size and
     the GPU (as 'stirc run' takes it) or else the cost model's pick, with
     its format built once, for A and for A's transpose, and the SDDMM the
-    SDDMM cost model picks.  tune=True runs the measured search ('stirc
+    SDDMM cost model picks.  tune=True (or a number: the search's budget
+    in seconds, 'stirc tune --budget-s') runs the measured search ('stirc
     tune', which stores its pick in the record) for each SpMM the record
     has no measured entry for, when it is prepared (its first call at a
     feature size, or prepare()).  kernel_info() says what runs.  The
@@ -369,13 +370,17 @@ class Graph(object):
     python/stir/_kernels.py run on the interpreter (docs/python.md)."""
 
     def __init__(self, A, tune=False):
+        if not (tune is True or tune is False or
+                (isinstance(tune, (int, float)) and tune > 0)):
+            raise ValueError("stir.Graph: tune=%r: True, False or a budget "
+                             "in seconds (> 0)" % (tune,))
         self._torch = None
         self._spmm = None
         self._sddmm = None
         if _is_torch(A):
             from . import _torch
             self._torch = _torch.TorchGraph.from_torch(A, prepared=True,
-                                                       tune=bool(tune))
+                                                       tune=tune)
             self._graph_spmm = _torch.graph_spmm
             self.shape = self._torch.shape
             self.csr = None

@@ -209,7 +209,8 @@ def record_key(csr, feat, device):
     if isinstance(device, int):
         key.device = b"model-sms%d" % (device if device > 0 else 132)
     else:
-        key.device = "_".join(device.split(" ")).encode()[:63]
+        key.device = "".join("_" if ch.isspace() else ch
+                             for ch in device).encode()[:63]
     key.feat = int(feat)
     key.time_ms = -1
     lib.stir_matrix_sig_of(ctypes.byref(csr), ctypes.byref(key.sig))
@@ -695,6 +696,12 @@ class Launch(object):
             _fail("cannot load the kernel")
         self._stream = None
         self._streams = {}
+        # for call1: the first input, the functions it calls
+        self._in0 = self._in[0] if self._in else None
+        self._rebind = lib.stir_gpu_run_rebind_device
+        self._launch = lib.stir_gpu_run_launch
+        _current_stream(self.index)
+        self._raw_stream = _RAW_STREAM or _current_stream
 
     def __del__(self):
         if getattr(self, "run", None):
@@ -746,6 +753,26 @@ class Launch(object):
         """bind, then queue the launches without waiting; the output."""
         out = self.bind(*inputs)
         if lib.stir_gpu_run_launch(self.run, STIR_GPU_RUN_ASYNC) < 0:
+            _fail("the launch failed")
+        return out
+
+    def call1(self, B):
+        """self(B) for a kernel of one input, with the work of a call cut
+        to what changes: the output's allocation, the two addresses, one
+        rebind and one launch (bind does the first call and a change of
+        stream)."""
+        if not self.bound or self._raw_stream(self.index) != self._stream:
+            return self(B)
+        out = self._torch_empty(self.out_shape, dtype=self._f32,
+                                device=self.device)
+        e = self._in0
+        e.ptr = B.data_ptr()
+        e.bytes = 4 * B.numel()
+        self._out.ptr = out.data_ptr()
+        if self._rebind(self.run, self.n_var, self.var) < 0:
+            self.bound = False
+            _fail("cannot bind the device arrays")
+        if self._launch(self.run, STIR_GPU_RUN_ASYNC) < 0:
             _fail("the launch failed")
         return out
 
@@ -810,8 +837,9 @@ def _format_tensors(fmt, names, device):
 class GpuSpmm(object):
     """The hybrid SpMM of a TorchGraph at one feature size, prepared on
     its device: the candidate (spmm_pick: the tuning record's, else the
-    cost model's; with "tune", the measured search first when the record
-    has no measured entry for this GPU), the format's arrays on the
+    cost model's; with "tune" (True, or the search's budget in seconds),
+    the measured search first when the record has no measured entry for
+    this GPU), the format's arrays on the
     device (the values in one buffer, "flat", each array a 16-byte
     aligned view of it), the compiled kernel and its Launch.  Call with B
     (float32, contiguous, (n, feat)) and optionally new values (the CSR's
@@ -832,7 +860,7 @@ class GpuSpmm(object):
         self.candidate, self.how = spmm_pick(csr, self.feat, n_sms, name)
         if tune and not self.how.startswith("measured"):
             tune_spmm(keep[0].numpy(), keep[1].numpy(), g.shape, self.feat,
-                      index)
+                      index, None if tune is True else float(tune))
             self.candidate, self.how = spmm_pick(csr, self.feat, n_sms,
                                                  name)
             if not self.how.startswith("measured"):
@@ -885,6 +913,8 @@ class GpuSpmm(object):
         self._src = src
         self._pos = {}
         self._vext = None
+        self._vhead = None
+        self.index = index
         self._own = g.values
         self._cur = (weakref.ref(g.values), g.values._version, False)
         # whether "flat" holds other values than the graph's own
@@ -915,27 +945,35 @@ class GpuSpmm(object):
         return p
 
     def set_values(self, values, order_src=False):
-        """Gather "values" (nnz float values on the device, in the graph's
-        CSR order, or in src's when order_src) into the format's slots,
-        on torch's current stream; nothing done when they are the values
-        gathered last and unchanged since (same tensor, same version)."""
-        import torch
+        """Gather "values" (a 1-D tensor of nnz values on the device, in
+        the graph's CSR order, or in src's when order_src) into the
+        format's slots, on torch's current stream: a copy into a buffer of
+        nnz + 1 (the last 0, for the padding) and one index_select into
+        "flat"; nothing done when they are the values gathered last and
+        unchanged since (same tensor, same version).  Nothing of it is
+        recorded by autograd."""
         cur = self._cur
         if cur[0]() is values and cur[1] == values._version and \
                 cur[2] == order_src:
             return
-        if values.numel() != self.nnz or not values.is_cuda or \
-                values.device != self.device:
-            raise ValueError("stir.spmm: values: %d on %s; the graph's %d "
-                             "non-zeros on %s are needed"
-                             % (values.numel(), values.device, self.nnz,
-                                self.device))
-        pos = self.positions(order_src)
-        if self._vext is None:
+        if values.numel() != self.nnz or values.dim() != 1 or \
+                values.get_device() != self.index:
+            raise ValueError("stir.spmm: values: shape %s on %s; the "
+                             "graph's %d non-zeros (1-D) on %s are needed"
+                             % (tuple(values.shape), values.device,
+                                self.nnz, self.device))
+        pos = self._pos.get(order_src)
+        if pos is None:
+            pos = self.positions(order_src)
+        if self._vhead is None:
+            import torch
             self._vext = torch.zeros(self.nnz + 1, dtype=torch.float32,
                                      device=self.device)
-        self._vext[:self.nnz].copy_(values.detach().reshape(-1))
-        torch.index_select(self._vext, 0, pos, out=self.flat)
+            self._vhead = self._vext[:self.nnz]
+            self._index_select = torch.index_select
+        self._vhead.copy_(values.detach() if values.requires_grad
+                          else values)
+        self._index_select(self._vext, 0, pos, out=self.flat)
         self._cur = (weakref.ref(values), values._version, order_src)
         self.dirty = values is not self._own or order_src
 
@@ -946,7 +984,7 @@ class GpuSpmm(object):
             self.set_values(values, order_src)
         elif self.dirty:
             self.set_values(self._own)
-        return self.launch(B)
+        return self.launch.call1(B)
 
 
 class GpuSddmm(object):

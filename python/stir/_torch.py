@@ -92,7 +92,7 @@ class TorchGraph(object):
                     B.shape[0] == self.shape[1] and B.is_contiguous() and \
                     not B.data_ptr() % 16 and B.get_device() == self.index:
                 if values is None and not fast.dirty:
-                    return fast.launch(B)
+                    return fast.launch.call1(B)
                 return fast(B, values, order_src)
         if B.dim() != 2 or B.shape[0] != self.shape[1]:
             raise ValueError("stir.spmm: B has shape %s; a (%d, F) matrix "
@@ -195,8 +195,10 @@ def graph_spmm(g, B, values=None):
     "values" (nnz, in g's CSR order): the prepared kernel, through
     GraphSpMM when B needs a gradient, SpMM when values do."""
     if values is None:
-        if B.requires_grad and torch.is_grad_enabled():
-            return GraphSpMM.apply(g, B)
+        if B.requires_grad and _grad_enabled():
+            if _functorch_active():
+                return GraphSpMM.apply(g, B)
+            return _graph_spmm_apply(g, B)
         return g.spmm(B)
     if torch.is_grad_enabled() and (B.requires_grad or
                                     values.requires_grad):
@@ -216,6 +218,26 @@ class GraphSpMM(torch.autograd.Function):
     @staticmethod
     def backward(ctx, dC):
         return None, ctx.g.transpose()[0].spmm(dC.contiguous())
+
+
+def _raw_apply(cls):
+    """cls.apply without the Python layer of torch.autograd.Function.apply
+    (what it adds is for functorch transforms, which the caller checks
+    first with _functorch_active, and for setup_context, which these
+    Functions do not define): torch._C._FunctionBase.apply bound to cls;
+    cls.apply where this torch has no such method."""
+    base = getattr(torch._C, "_FunctionBase", None)
+    raw = base.__dict__.get("apply") if base is not None else None
+    if raw is None or not hasattr(raw, "__get__") or \
+            "setup_context" in cls.__dict__:
+        return cls.apply
+    return raw.__get__(None, cls)
+
+
+_grad_enabled = torch.is_grad_enabled
+_functorch_active = getattr(torch._C, "_are_functorch_transforms_active",
+                            lambda: False)
+_graph_spmm_apply = _raw_apply(GraphSpMM)
 
 
 class SpMM(torch.autograd.Function):
