@@ -16,11 +16,21 @@ same loop of bare launches ("launches": the pace of the GPU's own work,
 L2 warm): when stir.spmm's wall time per call is that of the bare
 launches, the host overhead is hidden behind the kernels.
 
-    python3 bench/python_spmm.py [--features 32,64,128] GRAPH.mtx.gz ...
+    python3 bench/python_spmm.py [--features 32,64,128] [--tune S]
+                                 [--overhead] GRAPH.mtx.gz ...
 
-The kernel is the hybrid candidate the library's cost model picks for the
-graph and feature size (printed as bench_spmm names it: `bench_spmm
---candidates I --features F GRAPH` times the same candidate from C)."""
+The kernel is the one a Graph takes: the tuning record's entry for the
+graph, feature size and GPU, else the hybrid candidate the library's cost
+model picks (printed as bench_spmm names it: `bench_spmm --candidates I
+--features F GRAPH` times the same candidate from C; "how" says where it
+came from).  With --tune S, each graph and feature size is timed twice:
+first a Graph as it comes (the record as it is), then a Graph made with
+tune=S (the measured search, 'stirc tune --budget-s S', for what the
+record lacks; STIR_STIRC names stirc).  --overhead first prints the host
+time per call on a tiny graph (the kernel costs nothing there): stir.spmm
+without autograd, through the autograd Function as stir.spmm calls it and
+through torch's Function.apply, the same with new values each call, and
+the floor of an autograd Function whose forward only allocates."""
 import gzip
 import sys
 import time
@@ -65,47 +75,117 @@ def host_us(fn, n=2000):
     return (t1 - t0) / n * 1e6
 
 
+class _Floor(torch.autograd.Function):
+    """An autograd Function whose forward only allocates its output: the
+    floor of any Function's host time."""
+
+    @staticmethod
+    def forward(ctx, g, B):
+        ctx.g = g
+        return torch.empty((2, 4), device="cuda")
+
+    @staticmethod
+    def backward(ctx, dC):
+        return None, dC
+
+
+def overhead():
+    """Print the host time per call on a tiny graph, by way of call."""
+    from stir import _torch
+    T = stir.Graph(torch.sparse_csr_tensor(
+        torch.tensor([0, 1, 2]), torch.tensor([1, 0]), torch.ones(2),
+        (2, 2)).cuda())
+    B = torch.ones(2, 4, device="cuda")
+    Bg = B.clone().requires_grad_()
+    v = torch.ones(2, device="cuda")
+    vg = v.clone().requires_grad_()
+    stir.spmm(T, B)
+    g = T._torch
+    rows = [
+        ("stir.spmm, no autograd", lambda: stir.spmm(T, B)),
+        ("stir.spmm, B requires grad", lambda: stir.spmm(T, Bg)),
+        ("GraphSpMM.apply (torch's Python apply)",
+         lambda: _torch.GraphSpMM.apply(g, Bg)),
+        ("stir.spmm, values= (a new tensor each call), no autograd",
+         lambda: stir.spmm(T, B, values=v + 0)),
+        ("  the new tensor alone (v + 0)", lambda: v + 0),
+        ("stir.spmm, values= requiring grad",
+         lambda: stir.spmm(T, B, values=vg)),
+        ("floor: a Function allocating only (Function.apply)",
+         lambda: _Floor.apply(g, Bg)),
+        ("floor: the same through the raw C apply",
+         lambda: _torch._raw_apply(_Floor)(g, Bg)),
+        ("torch.empty alone", lambda: torch.empty((2, 4), device="cuda")),
+        ("B.new_empty alone", lambda: B.new_empty((2, 4))),
+        ("the Graph's Launch.call1 alone (no checks)",
+         lambda: g._fast_spmm[4].launch.call1(B)),
+        ("stir_gpu_run_launch alone (ctypes)",
+         lambda: lib.stir_gpu_run_launch(g._fast_spmm[4].launch.run, 4)),
+    ]
+    for name, fn in rows:
+        print("host/call %-58s %6.1f us" % (name, host_us(fn, 5000)))
+    sys.stdout.flush()
+
+
 def main(argv):
     """Time every graph of argv at every feature size."""
     feats = [64]
-    if len(argv) > 1 and argv[0] == "--features":
-        feats = [int(f) for f in argv[1].split(",")]
-        argv = argv[2:]
-    print("%-14s %4s %-34s %9s %9s %6s %9s %9s %9s %9s %9s" % (
+    tune = None
+    while argv and argv[0].startswith("--"):
+        if argv[0] == "--features" and len(argv) > 1:
+            feats = [int(f) for f in argv[1].split(",")]
+            argv = argv[2:]
+        elif argv[0] == "--tune" and len(argv) > 1:
+            tune = float(argv[1])
+            argv = argv[2:]
+        elif argv[0] == "--overhead":
+            overhead()
+            argv = argv[1:]
+        else:
+            sys.exit("python_spmm: unknown option %s" % argv[0])
+    print("%-14s %4s %-34s %9s %9s %6s %9s %9s %9s %9s %9s  %s" % (
         "graph", "F", "candidate", "stir.spmm", "launch", "ratio",
-        "C timing", "sparse.mm", "host/call", "wall/call", "launches"))
+        "C timing", "sparse.mm", "host/call", "wall/call", "launches",
+        "how"))
     for path in argv:
         A = scipy.io.mmread(gzip.open(path)).tocsr().astype(np.float32)
         At = torch.sparse_csr_tensor(
             torch.from_numpy(A.indptr.astype(np.int64)),
             torch.from_numpy(A.indices.astype(np.int64)),
             torch.from_numpy(A.data), A.shape).cuda()
-        G = stir.Graph(At)
         for F in feats:
-            B = torch.randn(A.shape[1], F, device="cuda")
-            with torch.no_grad():
-                stir.spmm(G, B)     # prepares (format, compile) once
-                fast = G._torch._fast_spmm[F]
-                s = timed(lambda: stir.spmm(G, B))
-                c = fast.launch.time(B)[0]
-                run = fast.launch.run
-                r = timed(lambda: lib.stir_gpu_run_launch(run, 4))
-                t = timed(lambda: torch.sparse.mm(At, B))
-                # host time per call; wall time per call of the same
-                # back-to-back loop, synchronization at its end included
-                torch.cuda.synchronize()
-                w0 = time.perf_counter()
-                h = host_us(lambda: stir.spmm(G, B))
-                w = (time.perf_counter() - w0) * 1e6 / 2020
-                # the same loop of bare launches (the GPU's own pace)
-                w0 = time.perf_counter()
-                host_us(lambda: lib.stir_gpu_run_launch(run, 4))
-                lw = (time.perf_counter() - w0) * 1e6 / 2020
-            print("%-14s %4d %-34s %7.1fus %7.1fus %6.3f %7.1fus %7.1fus "
-                  "%7.1fus %7.1fus %7.1fus" % (
-                      path.split("/")[-1].split(".")[0], F, fast.describe,
-                      1e3 * s, 1e3 * r, s / r, 1e3 * c, 1e3 * t, h, w, lw))
-            sys.stdout.flush()
+            for G in [stir.Graph(At)] + ([stir.Graph(At, tune=tune)]
+                                         if tune else []):
+                one(path, At, G, F)
+
+
+def one(path, At, G, F):
+    """Time Graph G (of At) at F features; print a row."""
+    B = torch.randn(At.shape[1], F, device="cuda")
+    with torch.no_grad():
+        stir.spmm(G, B)     # prepares (format, compile) once
+        fast = G._torch._fast_spmm[F]
+        s = timed(lambda: stir.spmm(G, B))
+        c = fast.launch.time(B)[0]
+        run = fast.launch.run
+        r = timed(lambda: lib.stir_gpu_run_launch(run, 4))
+        t = timed(lambda: torch.sparse.mm(At, B))
+        # host time per call; wall time per call of the same
+        # back-to-back loop, synchronization at its end included
+        torch.cuda.synchronize()
+        w0 = time.perf_counter()
+        h = host_us(lambda: stir.spmm(G, B))
+        w = (time.perf_counter() - w0) * 1e6 / 2020
+        # the same loop of bare launches (the GPU's own pace)
+        w0 = time.perf_counter()
+        host_us(lambda: lib.stir_gpu_run_launch(run, 4))
+        lw = (time.perf_counter() - w0) * 1e6 / 2020
+    print("%-14s %4d %-34s %7.1fus %7.1fus %6.3f %7.1fus %7.1fus "
+          "%7.1fus %7.1fus %7.1fus  %s" % (
+              path.split("/")[-1].split(".")[0], F, fast.describe,
+              1e3 * s, 1e3 * r, s / r, 1e3 * c, 1e3 * t, h, w, lw,
+              fast.how))
+    sys.stdout.flush()
 
 
 if __name__ == "__main__":

@@ -11,7 +11,14 @@ import numpy as np
 import scipy.io
 import scipy.sparse as sp
 
-import stir
+import subprocess
+import tempfile
+
+# the tuning record of these tests: an empty directory of their own
+_CACHE = tempfile.TemporaryDirectory(prefix="stir-test-python-")
+os.environ["STIR_CACHE_DIR"] = _CACHE.name
+
+import stir  # noqa: E402
 
 SRC = sys.argv[1] if len(sys.argv) > 1 else "."
 failures = []
@@ -190,6 +197,124 @@ for name, M, feats in (("cora", cora, (7, 16, 64)), ("odd", odd, (1, 5, 32))):
 print("hybrid SpMM picks on cora:", ", ".join(
     "F=%d %s" % (F, _fast.describe(_fast.HybridSpmm.of_scipy(cora, F)
                                    .candidate)) for F in (8, 16, 64, 128)))
+
+# --- the Graph's kernel choice: the tuning record ('stirc run''s key),
+# else the cost model
+h = _fast.HybridSpmm.of_scipy(cora, 16, n_sms=132, device="Fake GPU 1")
+check(h.how == "cost model", "empty record: %s" % h.how)
+model16 = h.candidate
+# stirc tune --model-only stores the model's entry under stirc's key:
+# the Python key must be the same (program hash, signature, device)
+stirc = _fast.stirc_path()
+check(stirc is not None and os.path.isfile(stirc), "stirc: %r" % stirc)
+if stirc:
+    r = subprocess.run([stirc, "tune", "--model-only", "--sms", "132",
+                        os.path.join(SRC, "examples", "csrmm.stir"),
+                        "--mtx", "A=" + os.path.join(SRC, "examples", "data",
+                                                     "cora.mtx.gz"),
+                        "--size", "feat=16", "-o", os.devnull],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       universal_newlines=True)
+    check(r.returncode == 0, "stirc tune --model-only: %s" % r.stderr)
+    h = _fast.HybridSpmm.of_scipy(cora, 16, n_sms=132, device="Fake GPU 1")
+    check(h.how == "record: model" and h.candidate == model16 and
+          ("candidate %d," % model16) in r.stderr,
+          "stirc's model entry found: %s, #%d (%s)" % (h.how, h.candidate,
+                                                       r.stderr.strip()))
+    h = _fast.HybridSpmm.of_scipy(cora, 16, n_sms=132, record=False)
+    check(h.how == "cost model", "record=False: %s" % h.how)
+# a measured entry of this GPU wins: another candidate, stored by hand
+order = (ctypes.c_int * _fast.lib.stir_spmm_hybrid_n_candidates())()
+ip64 = np.ascontiguousarray(cora.indptr, dtype=np.int64)
+ix64 = np.ascontiguousarray(cora.indices, dtype=np.int64)
+c = _fast.Csr(cora.shape[0], cora.shape[1], cora.nnz,
+              ip64.ctypes.data_as(ctypes.POINTER(ctypes.c_int64)),
+              ix64.ctypes.data_as(ctypes.POINTER(ctypes.c_int64)), None)
+n_rank = _fast.lib.stir_spmm_hybrid_model_rank(ctypes.byref(c), 16, 132,
+                                               order, None)
+other = order[1] if n_rank > 1 else order[0]
+e = _fast.record_key(c, 16, "Fake GPU 1")
+check(e.device == b"Fake_GPU_1", "device key %r" % e.device)
+e.cand, e.how, e.cost, e.time_ms = other, b"measured", 1.0, 0.5
+check(_fast.lib.stir_tune_record_store(_fast._ctx(), None,
+                                       ctypes.byref(e)) == 0,
+      "storing a record entry")
+h = _fast.HybridSpmm.of_scipy(cora, 16, n_sms=132, device="Fake GPU 1")
+check(h.candidate == other and
+      h.how == "measured 0.5000 ms on Fake_GPU_1",
+      "the measured entry: #%d %s (want #%d)" % (h.candidate, h.how, other))
+B = rng.standard_normal((cora.shape[1], 16)).astype(np.float32)
+close(h.interpret(B), cora.astype(np.float64) @ B,
+      "the record's candidate on the interpreter")
+h2 = _fast.HybridSpmm.of_scipy(cora, 16, n_sms=132, device="Other GPU")
+check(h2.candidate == model16 and h2.how == "record: model",
+      "another GPU takes the model's entry: #%d %s" % (h2.candidate, h2.how))
+# the measured search needs a GPU: without one, stirc's message as a
+# StirError; with one, a measured entry afterwards
+if stirc:
+    try:
+        msg = _fast.tune_spmm(ip64, ix64, cora.shape, 8, budget_s=5)
+        check("candidate" in msg and "measured" in msg,
+              "stirc tune said: %s" % msg)
+    except stir.StirError as err:
+        print("tune_spmm without a GPU:", str(err).replace("\n", " "))
+        check("GPU" in str(err) and "measured search" in str(err),
+              "tune_spmm without a GPU: %s" % err)
+
+# --- values that change: a format slot holds the value of one CSR
+# position (slot_positions); new values gathered into the slots run on
+# the same kernel
+for name, M, feats in (("cora", cora, (7, 32)), ("odd", odd, (1, 16))):
+    for F in feats:
+        h = _fast.HybridSpmm.of_scipy(M, F, n_sms=132, record=False)
+        slots = h.slots()
+        allpos = np.concatenate(list(slots.values()))
+        real = np.sort(allpos[allpos >= 0])
+        check(np.array_equal(real, np.arange(M.nnz)) and
+              set(slots) == set(n for n in h.format.arrays()
+                                if n.startswith("A_hyb")),
+              "%s F=%d: every CSR position in one slot" % (name, F))
+        v = rng.standard_normal(M.nnz).astype(np.float32)
+        M2 = M.copy()
+        M2.data = v
+        B = rng.standard_normal((M.shape[1], F)).astype(np.float32)
+        close(h.interpret(B, v), M2.astype(np.float64) @ B,
+              "%s F=%d: new values gathered into the format" % (name, F))
+        close(h.interpret(B), M.astype(np.float64) @ B,
+              "%s F=%d: the graph's own values after" % (name, F))
+        close(stir.spmm(stir.Graph(M), B, values=v),
+              M2.astype(np.float64) @ B,
+              "%s F=%d: stir.spmm(Graph, B, values=)" % (name, F))
+raises(ValueError, _fast.HybridSpmm.of_scipy(odd, 4).interpret,
+       np.ones((90, 4), np.float32), np.ones(3, np.float32))
+raises(ValueError, stir.spmm, stir.Graph(odd), np.ones((90, 4)),
+       values=np.ones(3))
+raises(ValueError, stir.spmm, odd, np.ones((90, 4)), values=np.ones(3))
+
+# --- the SDDMM a Graph prepares: the SDDMM model's pick, and every
+# candidate (fused and by rows) on the interpreter
+rows_of = np.repeat(np.arange(odd.shape[0]), np.diff(odd.indptr))
+for F in (4, 16, 64):
+    hs = _fast.HostSddmm(cora, F, n_sms=132)
+    check(hs.candidate == _fast.sddmm_pick(c, F, 132),
+          "SDDMM F=%d: the model's pick" % F)
+    X = rng.standard_normal((cora.shape[0], F)).astype(np.float32)
+    Y = rng.standard_normal((cora.shape[1], F)).astype(np.float32)
+    r = np.repeat(np.arange(cora.shape[0]), np.diff(cora.indptr))
+    close(hs.interpret(X, Y), (X[r].astype(np.float64) * Y[cora.indices])
+          .sum(1), "SDDMM F=%d %s on cora" % (F,
+                                              _fast.describe_sddmm(
+                                                  hs.candidate)))
+X = rng.standard_normal((odd.shape[0], 8)).astype(np.float32)
+Y = rng.standard_normal((odd.shape[1], 8)).astype(np.float32)
+want = (X[rows_of].astype(np.float64) * Y[odd.indices]).sum(1)
+n_rows = 0
+for cand in range(_fast.lib.stir_sddmm_n_candidates()):
+    hs = _fast.HostSddmm(odd, 8, cand=cand)
+    n_rows += bool(_fast.lib.stir_sddmm_get_candidate(cand).contents.rows)
+    close(hs.interpret(X, Y), want, "SDDMM candidate %s on odd"
+          % _fast.describe_sddmm(cand))
+check(n_rows > 0, "no row candidate tried")
 
 # --- bad arrays refused, with the array's name
 B = rng.standard_normal((small.shape[1], 4)).astype(np.float32)

@@ -98,12 +98,13 @@ def main(paths):
               " torch.sparse.mm test acc %.1f%%, %.3f ms/epoch"
               % (path, A.shape[0], A.nnz, 100 * acc_s, 1e3 * t_s,
                  100 * acc_t, 1e3 * t_t))
-        # the kernels the Graph prepared (the cost model's picks), for A
-        # and for its transpose (the backward)
-        for what, g in (("A", G._torch), ("A^T", G._torch.transpose()[0])):
+        # the kernels the Graph prepared (the tuning record's or the cost
+        # model's picks), for A and for its transpose (the backward)
+        info = G.kernel_info()
+        for what, key in (("A", "spmm"), ("A^T", "spmm_t")):
             print("  stir SpMM on %s: %s" % (what, "; ".join(
-                "F=%d %s" % (F, k.describe)
-                for F, k in sorted(g._fast_spmm.items()))))
+                "F=%d %s (%s)" % (F, k["describe"], k["how"])
+                for F, k in sorted(info[key].items()))))
 
 
 if __name__ == "__main__":

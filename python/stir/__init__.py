@@ -356,20 +356,31 @@ class Graph(object):
     its transpose once a backward needs it) and the kernels chosen for
     it.  On the GPU (a torch tensor) these are the library's recipes,
     prepared once per feature size (python/stir/_fast.py): the hybrid ELL
-    SpMM that the cost model (stir_spmm_hybrid_model_rank) picks, with its
-    format built once, for A and for A's transpose, and the SDDMM recipe;
-    the tuner will choose here once it exists.  A Graph's values are
-    constants (gradients flow to the dense operands only).  For a SciPy
-    matrix, the CSR kernels of python/stir/_kernels.py run on the
-    interpreter (docs/python.md)."""
+    SpMM of the tuning record's entry for the graph, the feature size and
+    the GPU (as 'stirc run' takes it) or else the cost model's pick, with
+    its format built once, for A and for A's transpose, and the SDDMM the
+    SDDMM cost model picks.  tune=True (or a number: the search's budget
+    in seconds, 'stirc tune --budget-s') runs the measured search ('stirc
+    tune', which stores its pick in the record) for each SpMM the record
+    has no measured entry for, when it is prepared (its first call at a
+    feature size, or prepare()).  kernel_info() says what runs.  The
+    graph's own values are constants; stir.spmm(graph, B, values=v) runs
+    the same kernel with other values (gathered into the format on the
+    device), differentiable in v.  For a SciPy matrix, the CSR kernels of
+    python/stir/_kernels.py run on the interpreter (docs/python.md)."""
 
-    def __init__(self, A):
+    def __init__(self, A, tune=False):
+        if not (tune is True or tune is False or
+                (isinstance(tune, (int, float)) and tune > 0)):
+            raise ValueError("stir.Graph: tune=%r: True, False or a budget "
+                             "in seconds (> 0)" % (tune,))
         self._torch = None
         self._spmm = None
         self._sddmm = None
         if _is_torch(A):
             from . import _torch
-            self._torch = _torch.TorchGraph.from_torch(A, prepared=True)
+            self._torch = _torch.TorchGraph.from_torch(A, prepared=True,
+                                                       tune=tune)
             self._graph_spmm = _torch.graph_spmm
             self.shape = self._torch.shape
             self.csr = None
@@ -382,6 +393,32 @@ class Graph(object):
                             "or a torch sparse CSR tensor")
         self.csr = A.astype(np.float32)
         self.shape = A.shape
+
+    @property
+    def values(self):
+        """The graph's values in its CSR order (a CUDA tensor; NumPy for a
+        SciPy graph): the order values= takes."""
+        return self._torch.values if self._torch is not None else \
+            self.csr.data
+
+    def prepare(self, feat, transpose=False):
+        """Prepare the GPU SpMM at "feat" features now, and its
+        transpose's (the backward's) when "transpose": with tune=True,
+        the measured search runs here for what the record lacks."""
+        if self._torch is None:
+            raise ValueError("stir: prepare is for a Graph of a torch "
+                             "tensor")
+        self._torch.prepare(int(feat), transpose)
+
+    def kernel_info(self):
+        """What a Graph of a torch tensor runs, for the kernels prepared so
+        far: {"spmm": {F: {"candidate", "describe", "how"}}, "spmm_t":
+        (the transpose's, for the backward), "sddmm": ...}; "how" is
+        "measured T ms on GPU" (the tuning record's measured entry),
+        "record: model" or "cost model"."""
+        if self._torch is None:
+            return {"spmm": {}, "spmm_t": {}, "sddmm": {}}
+        return self._torch.kernel_info()
 
     def spmm(self, B):
         """self @ B for a dense NumPy matrix B (float32 result); for a
@@ -424,16 +461,28 @@ def _is_torch(x):
     return type(x).__module__.startswith("torch")
 
 
-def spmm(A, B):
+def spmm(A, B, values=None):
     """A @ B.  On the host: A a SciPy CSR matrix (or a stir.Graph of one),
     B a dense NumPy matrix; a float32 NumPy matrix.  On the GPU: A a
     torch.sparse_csr_tensor (or a stir.Graph of one), B a CUDA tensor; a
     float32 CUDA tensor, differentiable in B and in A's values (for a
-    Graph: in B)."""
+    Graph: in B, and in "values" when given: A's structure with these
+    nnz values in the Graph's CSR order, e.g. stir.sddmm's output)."""
     if isinstance(A, Graph):
         if A._torch is not None:
-            return A._graph_spmm(A._torch, B)
+            if values is None:
+                return A._graph_spmm(A._torch, B)
+            return A._graph_spmm(A._torch, B, values)
+        if values is not None:
+            g = Graph(A.csr.copy())
+            g.csr.data = _numpy().asarray(values, dtype="float32").copy()
+            if g.csr.data.shape != A.csr.data.shape:
+                raise ValueError("stir.spmm: %d values for %d non-zeros"
+                                 % (g.csr.data.size, A.csr.nnz))
+            return g.spmm(B)
         return A.spmm(B)
+    if values is not None:
+        raise ValueError("stir.spmm: values= is for a stir.Graph")
     if _is_torch(A):
         from . import _torch
         g = _torch.TorchGraph.from_torch(A)

@@ -1,14 +1,18 @@
 """The fast kernels of a stir.Graph: the library's recipes
 (include/stir/recipes.h) prepared once per (graph, feature size).
 
-- SpMM: the hybrid ELL format and schedule of the candidate the cost model
-  ranks first for the matrix and the feature size
-  (stir_spmm_hybrid_model_rank, then stir_csr_to_hybrid_flags and
-  stir_recipe_spmm_hybrid, as bench/bench_spmm.c builds them); the format
-  is built on the host from the CSR once and kept in device memory.
-- SDDMM: stir_recipe_sddmm (fused over the non-zeros) with the default
-  mapping of the feature size (candidate 0 of stir_sddmm_get_candidate: no
-  model ranks the SDDMM candidates yet), on the CSR arrays as they are.
+- SpMM: the hybrid ELL format and schedule of the candidate the tuning
+  record holds for the matrix, the feature size and the GPU (the key
+  'stirc run' looks up: spmm_pick), else of the one the cost model ranks
+  first (stir_spmm_hybrid_model_rank), then stir_csr_to_hybrid_flags and
+  stir_recipe_spmm_hybrid, as bench/bench_spmm.c builds them; the format
+  is built on the host from the CSR once and kept in device memory, its
+  values in one buffer that a gather from new CSR values refills
+  (slot_positions: where each CSR value lies in the format).
+  tune_spmm runs the measured search ('stirc tune') that fills the record.
+- SDDMM: the candidate the SDDMM cost model ranks first
+  (stir_sddmm_model_rank: stir_recipe_sddmm, fused over the non-zeros, or
+  stir_recipe_sddmm_rows, row by row), on the CSR arrays as they are.
 
 A compiled kernel depends on the candidate and the feature size only, so
 it is shared by every graph (_compiled); each prepared graph has its own
@@ -19,12 +23,21 @@ queues the launches on torch's current stream without waiting
 are made once.  HybridSpmm.interpret runs the same stage III kernel on the
 host interpreter (make check tests the preparation there)."""
 import ctypes
+import os
+import shutil
+import subprocess
+import tempfile
+import warnings
+import weakref
 
-from ._lib import lib, Csr, CompileOptions, Extern, GpuTiming
-from ._kernels import SPMM_SOURCE, SDDMM_SOURCE
+from ._lib import lib, Csr, CompileOptions, Extern, GpuTiming, MatrixSig, \
+    TuneEntry
+from ._kernels import SPMM_SOURCE, SDDMM_SOURCE, SDDMM_ROWS_SOURCE
 
 STIR_I32 = 2
 STIR_F32 = 6
+STIR_F64 = 7
+STIR_TUNE_SPMM = 1
 STIR_BUFFER_LOCAL = 1
 STIR_GPU_RUN_ASYNC = 4
 
@@ -110,13 +123,48 @@ def _spmm_kernel(cand, feat):
     return kern, p.min_blocks
 
 
-def _sddmm_kernel(feat):
-    """sddmm scheduled by stir_recipe_sddmm with the default mapping of
-    "feat" features (stage III)."""
-    kern = _Kernel(SDDMM_SOURCE, "sddmm")
-    if lib.stir_recipe_sddmm(kern.k, lib.stir_sddmm_map_features(feat)) < 0:
-        _fail("cannot schedule the SDDMM (%d features)" % feat)
+def _sddmm_kernel(cand, feat):
+    """The SDDMM of candidate "cand" (stir_sddmm_get_candidate) at "feat"
+    features, stage III: sddmm scheduled by stir_recipe_sddmm, or
+    sddmm_rows by stir_recipe_sddmm_rows for a row candidate, with
+    stir_sddmm_params_map's mapping."""
+    p = lib.stir_sddmm_get_candidate(cand)
+    if not p:
+        raise ValueError("stir: no SDDMM candidate %d" % cand)
+    fm = lib.stir_sddmm_params_map(p, feat)
+    if p.contents.rows:
+        kern = _Kernel(SDDMM_ROWS_SOURCE, "sddmm_rows")
+        rc = lib.stir_recipe_sddmm_rows(kern.k, fm)
+    else:
+        kern = _Kernel(SDDMM_SOURCE, "sddmm")
+        rc = lib.stir_recipe_sddmm(kern.k, fm)
+    if rc < 0:
+        _fail("cannot schedule the SDDMM (candidate %d, %d features)"
+              % (cand, feat))
     return kern, 0
+
+
+def sddmm_pick(csr, feat, n_sms=0):
+    """The SDDMM candidate the cost model ranks first for stir_csr "csr"
+    (the mask) at "feat" features on n_sms SMs (0: the model's
+    default)."""
+    n = lib.stir_sddmm_n_candidates()
+    order = (ctypes.c_int * max(n, 1))()
+    got = lib.stir_sddmm_model_rank(ctypes.byref(csr), feat, n_sms, order,
+                                    None)
+    if got < 0:
+        raise MemoryError("stir: out of memory")
+    if got == 0:
+        raise ValueError("stir: no SDDMM candidate applies at %d features"
+                         % feat)
+    return order[0]
+
+
+def describe_sddmm(cand):
+    """A short text of SDDMM candidate "cand" ("#5 rows l8 128t")."""
+    p = lib.stir_sddmm_get_candidate(cand).contents
+    return "#%d %s l%d %dt" % (cand, "rows" if p.rows else "fused",
+                               p.max_lanes, p.threads or 256)
 
 
 def model_pick(csr, feat, n_sms=0):
@@ -135,18 +183,151 @@ def model_pick(csr, feat, n_sms=0):
     return order[0]
 
 
+_SPMM_HASH = None
+
+
+def _spmm_hash():
+    """The SHA-256 (hex, bytes) of SPMM_SOURCE, the text of
+    examples/csrmm.stir: the program of the SpMM's record entries."""
+    global _SPMM_HASH
+    if _SPMM_HASH is None:
+        buf = (ctypes.c_char * 65)()
+        lib.stir_tune_program_hash(SPMM_SOURCE.encode(), buf)
+        _SPMM_HASH = buf.value
+    return _SPMM_HASH
+
+
+def record_key(csr, feat, device):
+    """The tuning record's key of the SpMM (csrmm of examples/csrmm.stir)
+    on stir_csr "csr" at "feat" features on GPU "device" (its name as
+    stir_device_get_name gives it; spaces become underscores, as 'stirc
+    tune' writes them) or, for an int, the cost model's entry on that
+    many SMs ("model-smsN")."""
+    key = TuneEntry()
+    key.program = _spmm_hash()
+    key.recipe = STIR_TUNE_SPMM
+    if isinstance(device, int):
+        key.device = b"model-sms%d" % (device if device > 0 else 132)
+    else:
+        key.device = "".join("_" if ch.isspace() else ch
+                             for ch in device).encode()[:63]
+    key.feat = int(feat)
+    key.time_ms = -1
+    lib.stir_matrix_sig_of(ctypes.byref(csr), ctypes.byref(key.sig))
+    return key
+
+
+def spmm_pick(csr, feat, n_sms=0, device=None, record=True):
+    """The hybrid candidate for stir_csr "csr" at "feat" features on GPU
+    "device" (its name; None: none) of n_sms SMs, as 'stirc run' takes it:
+    the tuning record's entry for this GPU (a measured one), else its
+    entry for the cost model on n_sms SMs, else the model's pick
+    (model_pick); record=False skips the record.  (cand, how): how is
+    "measured 0.0123 ms on NAME", "record: model" or "cost model"."""
+    n = lib.stir_spmm_hybrid_n_candidates()
+    keys = []
+    if record and device is not None:
+        keys.append(record_key(csr, feat, device))
+    if record:
+        keys.append(record_key(csr, feat, int(n_sms)))
+    for key in keys:
+        e = TuneEntry()
+        hit = lib.stir_tune_record_find(_ctx(), None, ctypes.byref(key), 0.0,
+                                        ctypes.byref(e))
+        lib.stir_ctx_clear_diagnostics(_ctx())
+        if hit == 1 and 0 <= e.cand < n:
+            if e.time_ms >= 0:
+                how = "measured %.4f ms on %s" % (e.time_ms,
+                                                  e.device.decode())
+            else:
+                how = "record: %s" % e.how.decode()
+            return e.cand, how
+    return model_pick(csr, feat, n_sms), "cost model"
+
+
+def stirc_path():
+    """The stirc program for the measured search: $STIR_STIRC, else
+    tools/stirc of the build tree whose library was opened (or of the
+    tree this package sits in), else stirc on $PATH; None when there is
+    none."""
+    env = os.environ.get("STIR_STIRC")
+    if env:
+        return env
+    libdir = os.path.dirname(os.path.abspath(lib._name))
+    here = os.path.dirname(os.path.abspath(__file__))
+    for d in (os.path.join(libdir, "..", "tools"),
+              os.path.join(libdir, "tools"),
+              os.path.join(here, "..", "..", "build", "tools")):
+        p = os.path.normpath(os.path.join(d, "stirc"))
+        if os.path.isfile(p) and os.access(p, os.X_OK):
+            return p
+    return shutil.which("stirc")
+
+
+def _write_pattern_mtx(path, indptr, indices, shape):
+    """Write the CSR structure (NumPy int64 arrays) as a Matrix Market
+    pattern file at "path" (1-based, row by row)."""
+    import numpy as np
+    rows = np.repeat(np.arange(shape[0], dtype=np.int64),
+                     np.diff(indptr)) + 1
+    with open(path, "w") as f:
+        f.write("%%%%MatrixMarket matrix coordinate pattern general\n"
+                "%d %d %d\n" % (shape[0], shape[1], len(indices)))
+        if len(indices):
+            np.savetxt(f, np.stack([rows, indices + 1], axis=1), fmt="%d")
+
+
+def tune_spmm(indptr, indices, shape, feat, device_index=0, budget_s=None,
+              stirc=None):
+    """Run the measured search of the hybrid SpMM ('stirc tune' on
+    examples/csrmm.stir's text) for the CSR structure (NumPy int64
+    indptr, indices; "shape") at "feat" features on CUDA device
+    device_index, which stores its pick in the tuning record
+    ($STIR_CACHE_DIR or ~/.cache/stir; spmm_pick then finds it).  An
+    entry already there is kept ('stirc tune' reports it).  Raises
+    StirError with stirc's messages when it fails, FileNotFoundError when
+    there is no stirc (stirc_path)."""
+    from . import StirError
+    prog = stirc or stirc_path()
+    if not prog:
+        raise FileNotFoundError("stir: no stirc for the measured search "
+                                "(set STIR_STIRC to its path)")
+    env = dict(os.environ)
+    if device_index:
+        vis = env.get("CUDA_VISIBLE_DEVICES")
+        ids = vis.split(",") if vis else None
+        env["CUDA_VISIBLE_DEVICES"] = ids[device_index] \
+            if ids and device_index < len(ids) else str(device_index)
+    with tempfile.TemporaryDirectory(prefix="stir-tune-") as d:
+        src = os.path.join(d, "csrmm.stir")
+        mtx = os.path.join(d, "A.mtx")
+        with open(src, "w") as f:
+            f.write(SPMM_SOURCE)
+        _write_pattern_mtx(mtx, indptr, indices, shape)
+        cmd = [prog, "tune", src, "--mtx", "A=" + mtx,
+               "--size", "feat=%d" % feat, "-o", os.path.join(d, "s")]
+        if budget_s is not None:
+            cmd += ["--budget-s", "%g" % budget_s]
+        r = subprocess.run(cmd, env=env, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, universal_newlines=True)
+        if r.returncode != 0:
+            raise StirError("stir: the measured search failed (%s):\n%s"
+                            % (" ".join(cmd[:2]), r.stderr.strip()), [])
+        return r.stderr.strip()
+
+
 class HostFormat(object):
     """The hybrid format of a candidate built from a CSR on the host: its
     bindings (arrays and sizes, suffix _hyb) and description."""
 
-    def __init__(self, csr, cand):
+    def __init__(self, csr, cand, value_type=STIR_F32):
         p = lib.stir_spmm_hybrid_get_candidate(cand).contents
         self.b = lib.stir_bindings_alloc()
         if not self.b:
             raise MemoryError("stir: out of memory")
         self.f = lib.stir_csr_to_hybrid_flags(
             _ctx(), ctypes.byref(csr), p.c, p.nb, p.buckets, STIR_I32,
-            STIR_F32, b"_hyb",
+            value_type, b"_hyb",
             lib.stir_spmm_hybrid_params_format_flags(ctypes.byref(p)),
             self.b)
         if not self.f:
@@ -179,6 +360,36 @@ class HostFormat(object):
         return out
 
 
+def slot_positions(indptr, indices, shape, cand):
+    """Where each value of a CSR matrix (NumPy int64 indptr, indices;
+    "shape") lies in the hybrid format of candidate "cand": {value array
+    name (A_hyb_q_t): NumPy int64 array of its slots, each the position of
+    its value in the CSR arrays, -1 for padding}.  The format's layout
+    depends on the structure only, so the format is built once more here
+    with the positions (+1) as float64 values (exact below 2^53)."""
+    import numpy as np
+    nnz = len(indices)
+    ids = np.arange(1, nnz + 1, dtype=np.float64)
+    ip = np.ascontiguousarray(indptr, dtype=np.int64)
+    ix = np.ascontiguousarray(indices, dtype=np.int64)
+    csr = Csr(int(shape[0]), int(shape[1]), nnz,
+              ip.ctypes.data_as(ctypes.POINTER(ctypes.c_int64)),
+              ix.ctypes.data_as(ctypes.POINTER(ctypes.c_int64)),
+              ids.ctypes.data_as(ctypes.POINTER(ctypes.c_double)))
+    fmt = HostFormat(csr, cand, STIR_F64)
+    out = {}
+    for name, arr in fmt.arrays().items():
+        if lib.stir_array_get_dtype(arr) != STIR_F64:
+            continue
+        n = lib.stir_array_get_len(arr)
+        v = np.empty(n, dtype=np.float64)
+        if n:
+            ctypes.memmove(v.ctypes.data, lib.stir_array_get_data(arr),
+                           8 * n)
+        out[name] = v.astype(np.int64) - 1
+    return out
+
+
 def describe(cand):
     """A short text of hybrid candidate "cand" ("c=1 [1,2,4] g4 ...", as
     bench_spmm prints it)."""
@@ -208,20 +419,27 @@ def _set_sizes(b, sizes):
 
 
 class HybridSpmm(object):
-    """The model's pick of the hybrid SpMM for one CSR and feature size on
-    the host: candidate, format and stage III kernel; interpret(B) runs
-    it on the interpreter (the test of the preparation without a GPU)."""
+    """The hybrid SpMM for one CSR and feature size on the host, as a
+    Graph prepares it for the GPU: the candidate (spmm_pick: the tuning
+    record's for GPU "device", else the cost model's; .how says which),
+    format and stage III kernel; interpret(B, values) runs it on the host
+    interpreter (the test of the preparation without a GPU)."""
 
-    def __init__(self, csr, feat, n_sms=0):
+    def __init__(self, csr, feat, n_sms=0, device=None, record=True,
+                 structure=None):
         self.shape = (csr.nrows, csr.ncols)
         self.feat = int(feat)
-        self.candidate = model_pick(csr, self.feat, n_sms)
+        self.candidate, self.how = spmm_pick(csr, self.feat, n_sms, device,
+                                             record)
         self.format = HostFormat(csr, self.candidate)
         self.kernel, self.min_blocks = _spmm_kernel(self.candidate, self.feat)
         self.taken = _host_taken(self.kernel.k)
+        # (indptr, indices) as NumPy int64, for slot_positions
+        self._structure = structure
+        self._slots = None
 
     @classmethod
-    def of_scipy(cls, A, feat, n_sms=0):
+    def of_scipy(cls, A, feat, n_sms=0, device=None, record=True):
         """The HybridSpmm of SciPy CSR matrix A."""
         import numpy as np
         ip = np.ascontiguousarray(A.indptr, dtype=np.int64)
@@ -231,11 +449,29 @@ class HybridSpmm(object):
                   ip.ctypes.data_as(ctypes.POINTER(ctypes.c_int64)),
                   ix.ctypes.data_as(ctypes.POINTER(ctypes.c_int64)),
                   v.ctypes.data_as(ctypes.POINTER(ctypes.c_double)))
-        return cls(csr, feat, n_sms)
+        return cls(csr, feat, n_sms, device, record, (ip, ix))
 
-    def interpret(self, B):
+    def format_nnz(self):
+        """The non-zeros of the matrix."""
+        return len(self._structure[1]) if self._structure is not None \
+            else -1
+
+    def slots(self):
+        """slot_positions of the matrix in self's format (made once)."""
+        if self._slots is None:
+            if self._structure is None:
+                raise ValueError("stir: no CSR structure kept (of_scipy "
+                                 "keeps it)")
+            self._slots = slot_positions(self._structure[0],
+                                         self._structure[1], self.shape,
+                                         self.candidate)
+        return self._slots
+
+    def interpret(self, B, values=None):
         """self's matrix @ B (a NumPy (n, feat) matrix) by the scheduled
-        kernel on the host interpreter; a float32 NumPy matrix."""
+        kernel on the host interpreter, with the matrix's own values or
+        "values" (nnz of them, in the CSR's order: gathered into the
+        format's slots as the GPU does); a float32 NumPy matrix."""
         import numpy as np
         from . import _raise_from
         m, n = self.shape
@@ -248,6 +484,15 @@ class HybridSpmm(object):
             raise MemoryError("stir: out of memory")
         ctx = _ctx()
         try:
+            if values is not None:
+                vals = np.zeros(self.format_nnz() + 1, dtype=np.float32)
+                vals[:-1] = values
+                for name, pos in self.slots().items():
+                    arr = lib.stir_bindings_get_array(b, name.encode())
+                    got = np.ascontiguousarray(vals[pos])
+                    if got.nbytes:
+                        ctypes.memmove(lib.stir_array_get_data(arr),
+                                       got.ctypes.data, got.nbytes)
             _set_sizes(b, {"m": m, "n": n, "feat": self.feat})
             shape = (ctypes.c_int64 * 2)(n, self.feat)
             arr = lib.stir_array_alloc(ctx, STIR_F32, 2, shape)
@@ -262,6 +507,69 @@ class HybridSpmm(object):
                 _raise_from(ctx, "the hybrid SpMM failed")
             c = lib.stir_bindings_get_array(b, b"C")
             out = np.empty((m, self.feat), dtype=np.float32)
+            if out.nbytes:
+                ctypes.memmove(out.ctypes.data, lib.stir_array_get_data(c),
+                               out.nbytes)
+            return out
+        finally:
+            lib.stir_bindings_free(b)
+
+
+class HostSddmm(object):
+    """The SDDMM a Graph prepares for one CSR mask and feature size, on the
+    host: the SDDMM model's candidate (sddmm_pick; or "cand") and its
+    stage III kernel; interpret(X, Y) runs it on the interpreter (the test of the
+    preparation without a GPU)."""
+
+    def __init__(self, A, feat, n_sms=0, cand=None):
+        import numpy as np
+        self.A = A
+        self.feat = int(feat)
+        ip = np.ascontiguousarray(A.indptr, dtype=np.int64)
+        ix = np.ascontiguousarray(A.indices, dtype=np.int64)
+        v = np.ones(len(ix), dtype=np.float64)
+        csr = Csr(A.shape[0], A.shape[1], len(ix),
+                  ip.ctypes.data_as(ctypes.POINTER(ctypes.c_int64)),
+                  ix.ctypes.data_as(ctypes.POINTER(ctypes.c_int64)),
+                  v.ctypes.data_as(ctypes.POINTER(ctypes.c_double)))
+        self.candidate = sddmm_pick(csr, self.feat, n_sms) if cand is None \
+            else cand
+        self.kernel, _ = _sddmm_kernel(self.candidate, self.feat)
+        self.taken = _host_taken(self.kernel.k)
+
+    def interpret(self, X, Y):
+        """The values of X Y^T at the mask's non-zeros (float32 NumPy, in
+        the CSR's order) by the scheduled kernel on the interpreter."""
+        import numpy as np
+        from . import _raise_from
+        A = self.A
+        ctx = _ctx()
+        b = lib.stir_bindings_alloc()
+        if not b:
+            raise MemoryError("stir: out of memory")
+        try:
+            _set_sizes(b, {"m": A.shape[0], "n": A.shape[1],
+                           "feat": self.feat, "nnz": A.nnz})
+            for name, a, dt in (("J.indptr", A.indptr, STIR_I32),
+                                ("J.indices", A.indices, STIR_I32),
+                                ("X", X, STIR_F32), ("Y", Y, STIR_F32)):
+                a = np.ascontiguousarray(a, dtype=np.int32 if dt == STIR_I32
+                                         else np.float32)
+                shape = (ctypes.c_int64 * a.ndim)(*a.shape)
+                arr = lib.stir_array_alloc(ctx, dt, a.ndim, shape)
+                if not arr:
+                    _raise_from(ctx, "out of memory")
+                if a.nbytes:
+                    ctypes.memmove(lib.stir_array_get_data(arr),
+                                   a.ctypes.data, a.nbytes)
+                if lib.stir_kernel_bind_array(self.kernel.k, b,
+                                              name.encode(), arr) < 0:
+                    _raise_from(ctx, "cannot bind %s" % name)
+            if lib.stir_kernel_bind_outputs(self.kernel.k, b) < 0 or \
+                    lib.stir_kernel_interpret(self.kernel.k, b) < 0:
+                _raise_from(ctx, "the SDDMM failed")
+            c = lib.stir_bindings_get_array(b, b"S")
+            out = np.empty(A.nnz, dtype=np.float32)
             if out.nbytes:
                 ctypes.memmove(out.ctypes.data, lib.stir_array_get_data(c),
                                out.nbytes)
@@ -302,12 +610,13 @@ class _Compiled(object):
 
 def _compiled(which, cand, feat, index):
     """The shared _Compiled of kernel "which" ("spmm": hybrid candidate
-    cand; "sddmm") at feat features on device index."""
+    cand; "sddmm": SDDMM candidate cand) at feat features on device
+    index."""
     key = (which, cand, feat, index)
     c = _COMPILED.get(key)
     if c is None:
         kern, mb = _spmm_kernel(cand, feat) if which == "spmm" else \
-            _sddmm_kernel(feat)
+            _sddmm_kernel(cand, feat)
         c = _Compiled(kern, mb, index)
         _COMPILED[key] = c
     return c
@@ -387,6 +696,12 @@ class Launch(object):
             _fail("cannot load the kernel")
         self._stream = None
         self._streams = {}
+        # for call1: the first input, the functions it calls
+        self._in0 = self._in[0] if self._in else None
+        self._rebind = lib.stir_gpu_run_rebind_device
+        self._launch = lib.stir_gpu_run_launch
+        _current_stream(self.index)
+        self._raw_stream = _RAW_STREAM or _current_stream
 
     def __del__(self):
         if getattr(self, "run", None):
@@ -438,6 +753,26 @@ class Launch(object):
         """bind, then queue the launches without waiting; the output."""
         out = self.bind(*inputs)
         if lib.stir_gpu_run_launch(self.run, STIR_GPU_RUN_ASYNC) < 0:
+            _fail("the launch failed")
+        return out
+
+    def call1(self, B):
+        """self(B) for a kernel of one input, with the work of a call cut
+        to what changes: the output's allocation, the two addresses, one
+        rebind and one launch (bind does the first call and a change of
+        stream)."""
+        if not self.bound or self._raw_stream(self.index) != self._stream:
+            return self(B)
+        out = self._torch_empty(self.out_shape, dtype=self._f32,
+                                device=self.device)
+        e = self._in0
+        e.ptr = B.data_ptr()
+        e.bytes = 4 * B.numel()
+        self._out.ptr = out.data_ptr()
+        if self._rebind(self.run, self.n_var, self.var) < 0:
+            self.bound = False
+            _fail("cannot bind the device arrays")
+        if self._launch(self.run, STIR_GPU_RUN_ASYNC) < 0:
             _fail("the launch failed")
         return out
 
@@ -501,25 +836,62 @@ def _format_tensors(fmt, names, device):
 
 class GpuSpmm(object):
     """The hybrid SpMM of a TorchGraph at one feature size, prepared on
-    its device: the model's candidate, the format's arrays on the device,
-    the compiled kernel and its Launch.  Call with B (float32,
-    contiguous, (n, feat)): a new (m, feat) tensor."""
+    its device: the candidate (spmm_pick: the tuning record's, else the
+    cost model's; with "tune" (True, or the search's budget in seconds),
+    the measured search first when the record has no measured entry for
+    this GPU), the format's arrays on the
+    device (the values in one buffer, "flat", each array a 16-byte
+    aligned view of it), the compiled kernel and its Launch.  Call with B
+    (float32, contiguous, (n, feat)) and optionally new values (the CSR's
+    nnz, in the graph's order, or in the order of "src" when order_src):
+    a new (m, feat) tensor."""
 
-    def __init__(self, g, feat):
+    def __init__(self, g, feat, tune=False, src=None):
         import torch
+        import numpy as np
         dev = g.indices.device
         index = dev.index if dev.index is not None else \
             torch.cuda.current_device()
+        device = torch.device("cuda", index)
         csr, keep = _host_csr(g.indptr, g.indices, g.values, g.shape)
         n_sms = torch.cuda.get_device_properties(index).multi_processor_count
+        name = lib.stir_device_get_name(_device(index)).decode()
         self.feat = int(feat)
-        self.candidate = model_pick(csr, self.feat, n_sms)
+        self.candidate, self.how = spmm_pick(csr, self.feat, n_sms, name)
+        if tune and not self.how.startswith("measured"):
+            tune_spmm(keep[0].numpy(), keep[1].numpy(), g.shape, self.feat,
+                      index, None if tune is True else float(tune))
+            self.candidate, self.how = spmm_pick(csr, self.feat, n_sms,
+                                                 name)
+            if not self.how.startswith("measured"):
+                warnings.warn("stir: the measured search left no record "
+                              "entry for this graph (duplicate entries in "
+                              "its rows?): the cost model's pick runs")
         fmt = HostFormat(csr, self.candidate)
         comp = _compiled("spmm", self.candidate, self.feat, index)
         taken = [n for n, local in comp.taken if not local]
-        fixed = _format_tensors(fmt, [n for n in taken
-                                      if n not in ("B", "C")],
-                                torch.device("cuda", index))
+        arrays = fmt.arrays()
+        self.vnames = [n for n in taken if n not in ("B", "C") and
+                       lib.stir_array_get_dtype(arrays[n]) == STIR_F32]
+        fixed = _format_tensors(fmt, [n for n in taken if n not in
+                                      ("B", "C") and n not in self.vnames],
+                                device)
+        # the value arrays as views of one buffer (segments of a multiple
+        # of 4 floats: each view 16-byte aligned)
+        offs, total = [], 0
+        for n in self.vnames:
+            ln = lib.stir_array_get_len(arrays[n])
+            offs.append((total, ln))
+            total += max((ln + 3) // 4 * 4, 4)
+        host = torch.zeros(max(total, 4), dtype=torch.float32)
+        for n, (o, ln) in zip(self.vnames, offs):
+            if ln:
+                ctypes.memmove(host.data_ptr() + 4 * o,
+                               lib.stir_array_get_data(arrays[n]), 4 * ln)
+        self.flat = host.to(device)
+        for n, (o, ln) in zip(self.vnames, offs):
+            fixed[n] = self.flat[o:o + max(ln, 1)]
+        self._offs = offs
         # the sizes only (the format's host arrays are not kept)
         sizes = lib.stir_bindings_alloc()
         if not sizes:
@@ -527,20 +899,99 @@ class GpuSpmm(object):
         _set_sizes(sizes, fmt.sizes())
         _set_sizes(sizes, {"m": g.shape[0], "n": g.shape[1],
                            "feat": self.feat, "nnz": g.nnz})
-        del keep
+        del fmt
         self.launch = Launch(comp, sizes, fixed, ["B"], "C",
-                             (g.shape[0], self.feat),
-                             torch.device("cuda", index))
+                             (g.shape[0], self.feat), device)
         self.describe = describe(self.candidate)
+        self.device = device
+        self.nnz = g.nnz
+        self.shape = g.shape
+        # for the gather of new values: the host structure (until the
+        # slot positions are made), the positions per order, the values
+        # now in "flat" (the graph's own first) and their version
+        self._structure = (keep[0], keep[1])
+        self._src = src
+        self._pos = {}
+        self._vext = None
+        self._vhead = None
+        self.index = index
+        self._own = g.values
+        self._cur = (weakref.ref(g.values), g.values._version, False)
+        # whether "flat" holds other values than the graph's own
+        self.dirty = False
 
-    def __call__(self, B):
-        return self.launch(B)
+    def positions(self, order_src=False):
+        """The device tensor (int64, flat's length) of the value index of
+        each slot of "flat": positions in the graph's CSR (in src's order:
+        src[position], when order_src), nnz for padding."""
+        p = self._pos.get(order_src)
+        if p is None:
+            import torch
+            import numpy as np
+            ip, ix = self._structure
+            slots = slot_positions(ip.numpy(), ix.numpy(), self.shape,
+                                   self.candidate)
+            host = np.full(self.flat.numel(), self.nnz, dtype=np.int64)
+            for n, (o, ln) in zip(self.vnames, self._offs):
+                pos = slots[n]
+                host[o:o + ln] = np.where(pos >= 0, pos, self.nnz)
+            p = torch.from_numpy(host).to(self.device)
+            if order_src:
+                ext = torch.cat([self._src.to(torch.int64),
+                                 torch.tensor([self.nnz],
+                                              device=self.device)])
+                p = ext[p]
+            self._pos[order_src] = p
+        return p
+
+    def set_values(self, values, order_src=False):
+        """Gather "values" (a 1-D tensor of nnz values on the device, in
+        the graph's CSR order, or in src's when order_src) into the
+        format's slots, on torch's current stream: a copy into a buffer of
+        nnz + 1 (the last 0, for the padding) and one index_select into
+        "flat"; nothing done when they are the values gathered last and
+        unchanged since (same tensor, same version).  Nothing of it is
+        recorded by autograd."""
+        cur = self._cur
+        if cur[0]() is values and cur[1] == values._version and \
+                cur[2] == order_src:
+            return
+        if values.numel() != self.nnz or values.dim() != 1 or \
+                values.get_device() != self.index:
+            raise ValueError("stir.spmm: values: shape %s on %s; the "
+                             "graph's %d non-zeros (1-D) on %s are needed"
+                             % (tuple(values.shape), values.device,
+                                self.nnz, self.device))
+        pos = self._pos.get(order_src)
+        if pos is None:
+            pos = self.positions(order_src)
+        if self._vhead is None:
+            import torch
+            self._vext = torch.zeros(self.nnz + 1, dtype=torch.float32,
+                                     device=self.device)
+            self._vhead = self._vext[:self.nnz]
+            self._index_select = torch.index_select
+        self._vhead.copy_(values.detach() if values.requires_grad
+                          else values)
+        self._index_select(self._vext, 0, pos, out=self.flat)
+        self._cur = (weakref.ref(values), values._version, order_src)
+        self.dirty = values is not self._own or order_src
+
+    def __call__(self, B, values=None, order_src=False):
+        """self's matrix @ B with its own values or "values" (see
+        set_values); a new tensor."""
+        if values is not None:
+            self.set_values(values, order_src)
+        elif self.dirty:
+            self.set_values(self._own)
+        return self.launch.call1(B)
 
 
 class GpuSddmm(object):
-    """stir_recipe_sddmm on a TorchGraph's CSR at one feature size: call
-    with X (m, feat) and Y (n, feat), float32 contiguous; a new tensor of
-    the nnz values in the graph's order."""
+    """The SDDMM on a TorchGraph's CSR at one feature size: the candidate
+    the SDDMM cost model ranks first (sddmm_pick) on the CSR arrays as
+    they are.  Call with X (m, feat) and Y (n, feat), float32 contiguous;
+    a new tensor of the nnz values in the graph's order."""
 
     def __init__(self, g, feat):
         import torch
@@ -548,7 +999,12 @@ class GpuSddmm(object):
         index = dev.index if dev.index is not None else \
             torch.cuda.current_device()
         self.feat = int(feat)
-        comp = _compiled("sddmm", 0, self.feat, index)
+        csr, keep = _host_csr(g.indptr, g.indices, g.values, g.shape)
+        n_sms = torch.cuda.get_device_properties(index).multi_processor_count
+        self.candidate = sddmm_pick(csr, self.feat, n_sms)
+        del keep
+        self.describe = describe_sddmm(self.candidate)
+        comp = _compiled("sddmm", self.candidate, self.feat, index)
         sizes = lib.stir_bindings_alloc()
         if not sizes:
             raise MemoryError("stir: out of memory")

@@ -1,5 +1,6 @@
 """The stir programs behind stir.spmm and stir.sddmm (the same kernels as
-examples/csrmm.stir and examples/sddmm.stir)."""
+examples/csrmm.stir, examples/sddmm.stir and examples/sddmm_rows.stir:
+the same text, so that their tuning-record keys are the same)."""
 
 SPMM_SOURCE = """\
 // CSR SpMM: C = A B
@@ -29,6 +30,25 @@ kernel sddmm(m: i32, n: i32, feat: i32, nnz: i32) {
   tensor Y: f32[Jd, K];
   tensor S: f32[I, J];
   iter sddmm (i, j, k) in [fuse(I, J), K] "SSR" {
+    init { S[i, j] = 0.0; }
+    S[i, j] += X[i, k] * Y[j, k];
+  }
+}
+"""
+
+SDDMM_ROWS_SOURCE = """\
+// SDDMM row by row: S = (X Y^T) masked by J's structure, the same as
+// sddmm.stir but iterating the rows and then each row's non-zeros (no
+// fuse), so that no non-zero has to search for its row
+kernel sddmm_rows(m: i32, n: i32, feat: i32, nnz: i32) {
+  axis I = dense_fixed(m);
+  axis J = sparse_variable(I, n, nnz);
+  axis Jd = dense_fixed(n);
+  axis K = dense_fixed(feat);
+  tensor X: f32[I, K];
+  tensor Y: f32[Jd, K];
+  tensor S: f32[I, J];
+  iter sddmm (i, j, k) in [I, J, K] "SSR" {
     init { S[i, j] = 0.0; }
     S[i, j] += X[i, k] * Y[j, k];
   }

@@ -62,6 +62,27 @@ class SddmmMap(ctypes.Structure):
                 ("nnz", c_int64)]
 
 
+class SddmmParams(ctypes.Structure):
+    """stir_sddmm_params: a candidate of the SDDMM."""
+    _fields_ = [("rows", ctypes.c_bool), ("max_lanes", c_int64),
+                ("threads", c_int64)]
+
+
+class MatrixSig(ctypes.Structure):
+    """stir_matrix_sig: a matrix's shape and row-length histogram."""
+    _fields_ = [("rows", c_int64), ("cols", c_int64), ("nnz", c_int64),
+                ("hist", c_int64 * 40)]
+
+
+class TuneEntry(ctypes.Structure):
+    """stir_tune_entry: a key or entry of the tuning record."""
+    _fields_ = [("program", ctypes.c_char * 65), ("recipe", c_int),
+                ("device", ctypes.c_char * 64), ("feat", c_int64),
+                ("sig", MatrixSig), ("cand", c_int),
+                ("how", ctypes.c_char * 16), ("cost", ctypes.c_double),
+                ("time_ms", ctypes.c_double)]
+
+
 class GpuTiming(ctypes.Structure):
     """stir_gpu_timing (include/stir/codegen.h)."""
     _fields_ = [("warmups", c_int), ("reps", c_int),
@@ -194,6 +215,24 @@ _PROTOS = {
                                         ctypes.POINTER(c_int64), SpmmMap]),
     "stir_sddmm_map_features": (SddmmMap, [c_int64]),
     "stir_recipe_sddmm": (c_int, [c_void_p, SddmmMap]),
+    "stir_recipe_sddmm_rows": (c_int, [c_void_p, SddmmMap]),
+    "stir_sddmm_n_candidates": (c_int, []),
+    "stir_sddmm_get_candidate": (ctypes.POINTER(SddmmParams), [c_int]),
+    "stir_sddmm_params_map": (SddmmMap, [ctypes.POINTER(SddmmParams),
+                                         c_int64]),
+    "stir_sddmm_model_rank": (c_int, [
+        ctypes.POINTER(Csr), c_int64, c_int, ctypes.POINTER(c_int),
+        ctypes.POINTER(ctypes.c_double)]),
+    # the tuning record (include/stir/recipes.h)
+    "stir_matrix_sig_of": (None, [ctypes.POINTER(Csr),
+                                  ctypes.POINTER(MatrixSig)]),
+    "stir_tune_program_hash": (None, [c_char_p, ctypes.c_char * 65]),
+    "stir_tune_record_find": (c_int, [
+        c_void_p, c_char_p, ctypes.POINTER(TuneEntry), ctypes.c_double,
+        ctypes.POINTER(TuneEntry)]),
+    "stir_tune_record_store": (c_int, [c_void_p, c_char_p,
+                                       ctypes.POINTER(TuneEntry)]),
+    "stir_device_get_name": (c_char_p, [c_void_p]),
     "stir_csr_to_hybrid_flags": (c_void_p, [
         c_void_p, ctypes.POINTER(Csr), c_int, c_int, ctypes.POINTER(c_int64),
         c_int, c_int, c_char_p, ctypes.c_uint, c_void_p]),

@@ -1,9 +1,10 @@
 """stir.spmm / stir.sddmm / stir.Graph on torch CUDA tensors, and their
 torch.autograd.Function wrappers.  A stir.Graph's graph is "prepared":
-its SpMM is the hybrid ELL kernel the library's cost model picks and its
-SDDMM the SDDMM recipe, each made once per feature size (_fast.py), for
-A and, in the backward, for A's transpose; a sparse tensor passed
-directly, or values other than the graph's own, take the CSR programs of
+its SpMM is the hybrid ELL kernel of the tuning record or the library's
+cost model and its SDDMM the SDDMM model's pick, each made once per
+feature size (_fast.py), for A and, in the backward, for A's transpose;
+values other than the graph's own are gathered into the hybrid format on
+the device.  A sparse tensor passed directly takes the CSR programs of
 _kernels.py under the default GPU schedule (docs/python.md)."""
 import torch
 
@@ -28,7 +29,8 @@ class TorchGraph(object):
     indptr and indices, float32 values; its transpose made on first use
     (for SpMM's backward), with the permutation of the values."""
 
-    def __init__(self, indptr, indices, values, shape, prepared=False):
+    def __init__(self, indptr, indices, values, shape, prepared=False,
+                 tune=False, src=None):
         self.indptr = indptr.to(torch.int32).contiguous()
         self.indices = indices.to(torch.int32).contiguous()
         self.values = values.to(torch.float32).contiguous()
@@ -36,6 +38,9 @@ class TorchGraph(object):
         self.nnz = int(self.indices.numel())
         self._t = None
         self._perm = None
+        # for a transpose: its values are the parent's values[src]
+        self.src = src
+        self.tune = tune
         # a stir.Graph's: the fast kernels, per feature size (_fast.py)
         self.prepared = prepared and self.nnz > 0 and \
             self.shape[0] > 0 and self.shape[1] > 0
@@ -44,9 +49,10 @@ class TorchGraph(object):
         self._fast_sddmm = {}
 
     @classmethod
-    def from_torch(cls, A, prepared=False):
+    def from_torch(cls, A, prepared=False, tune=False):
         """From a torch.sparse_csr_tensor (or a sparse COO one) on the
-        GPU; "prepared" for a stir.Graph (the fast kernels)."""
+        GPU; "prepared" for a stir.Graph (the fast kernels), "tune" for
+        the measured search of each SpMM it prepares."""
         if A.layout == torch.sparse_coo:
             A = A.coalesce().to_sparse_csr()
         if A.layout != torch.sparse_csr:
@@ -54,7 +60,7 @@ class TorchGraph(object):
         if not A.is_cuda:
             raise TypeError("stir: the tensor must be on a CUDA device")
         return cls(A.crow_indices(), A.col_indices(), A.values(), A.shape,
-                   prepared)
+                   prepared, tune)
 
     def transpose(self):
         """(A^T as a TorchGraph, perm): A^T's values are
@@ -73,35 +79,49 @@ class TorchGraph(object):
             indptr[1:] = torch.cumsum(counts, 0)
             self._perm = perm
             self._t = TorchGraph(indptr, rows[perm], self.values[perm],
-                                 (n, m), self.prepared)
+                                 (n, m), self.prepared, self.tune, perm)
         return self._t, self._perm
 
-    def spmm(self, B, values=None):
+    def spmm(self, B, values=None, order_src=False):
         """self @ B (B a float32 CUDA tensor of self.shape[1] rows), with
-        self's values or "values" (a tensor of nnz values)."""
-        if values is None and self.prepared and B.dim() == 2:
+        self's values or "values" (a tensor of nnz values in self's CSR
+        order, or for a transpose with order_src, in its parent's)."""
+        if self.prepared and B.dim() == 2:
             fast = self._fast_spmm.get(B.shape[1])
             if fast is not None and B.dtype is torch.float32 and \
                     B.shape[0] == self.shape[1] and B.is_contiguous() and \
                     not B.data_ptr() % 16 and B.get_device() == self.index:
-                return fast(B)
+                if values is None and not fast.dirty:
+                    return fast.launch.call1(B)
+                return fast(B, values, order_src)
         if B.dim() != 2 or B.shape[0] != self.shape[1]:
             raise ValueError("stir.spmm: B has shape %s; a (%d, F) matrix "
                              "is needed" % (tuple(B.shape), self.shape[1]))
         if not B.is_cuda or B.get_device() != self.index:
             raise ValueError("stir.spmm: B is on %s, the graph on cuda:%d"
                              % (B.device, self.index))
+        if values is not None and (values.numel() != self.nnz or
+                                   not values.is_cuda or
+                                   values.get_device() != self.index):
+            raise ValueError("stir.spmm: values: %d on %s; the graph's %d "
+                             "non-zeros on cuda:%d are needed"
+                             % (values.numel(), values.device, self.nnz,
+                                self.index))
         B = B.to(torch.float32).contiguous()
-        if values is None and self.prepared and B.shape[1] > 0:
+        if self.prepared and B.shape[1] > 0:
             if B.data_ptr() % 16:
                 B = B.clone()
             fast = self._fast_spmm.get(B.shape[1])
             if fast is None:
                 from ._fast import GpuSpmm
-                fast = GpuSpmm(self, B.shape[1])
+                fast = GpuSpmm(self, B.shape[1], self.tune, self.src)
                 self._fast_spmm[B.shape[1]] = fast
-            return fast(B)
-        v = self.values if values is None else values.contiguous()
+            return fast(B, values, order_src)
+        if values is None:
+            v = self.values
+        else:
+            v = values.detach().reshape(-1).to(torch.float32)
+            v = (v[self.src] if order_src else v).contiguous()
         out = _kernel("spmm").run(
             backend="cuda",
             sizes={"m": self.shape[0], "n": self.shape[1],
@@ -109,6 +129,32 @@ class TorchGraph(object):
             **{"J.indptr": self.indptr, "J.indices": self.indices,
                "A": v, "B": B})
         return out["C"]
+
+    def kernel_info(self):
+        """{feat: description} of the kernels prepared so far: "spmm",
+        "spmm_t" (the transpose's) and "sddmm", each {F: {"candidate",
+        "describe", "how"}}."""
+        def spmm_info(g):
+            return {f: {"candidate": k.candidate, "describe": k.describe,
+                        "how": k.how} for f, k in
+                    sorted(g._fast_spmm.items())}
+        out = {"spmm": spmm_info(self),
+               "spmm_t": spmm_info(self._t) if self._t is not None else {},
+               "sddmm": {f: {"candidate": k.candidate,
+                             "describe": k.describe,
+                             "how": "SDDMM cost model"}
+                         for f, k in sorted(self._fast_sddmm.items())}}
+        return out
+
+    def prepare(self, feat, transpose=False):
+        """Prepare the SpMM at "feat" features now (and the transpose's,
+        when "transpose"): with self.tune, the measured search runs here
+        for what the record lacks."""
+        from ._fast import GpuSpmm
+        graphs = [self] + ([self.transpose()[0]] if transpose else [])
+        for g in graphs:
+            if g.prepared and feat > 0 and feat not in g._fast_spmm:
+                g._fast_spmm[feat] = GpuSpmm(g, feat, g.tune, g.src)
 
     def sddmm(self, X, Y):
         """The values of X Y^T at self's non-zeros (a float32 tensor of
@@ -144,12 +190,20 @@ class TorchGraph(object):
         return out["S"]
 
 
-def graph_spmm(g, B):
-    """stir.spmm of a stir.Graph's TorchGraph g: the prepared kernel,
-    through GraphSpMM when B needs a gradient."""
-    if B.requires_grad and torch.is_grad_enabled():
-        return GraphSpMM.apply(g, B)
-    return g.spmm(B)
+def graph_spmm(g, B, values=None):
+    """stir.spmm of a stir.Graph's TorchGraph g, with its values or
+    "values" (nnz, in g's CSR order): the prepared kernel, through
+    GraphSpMM when B needs a gradient, SpMM when values do."""
+    if values is None:
+        if B.requires_grad and _grad_enabled():
+            if _functorch_active():
+                return GraphSpMM.apply(g, B)
+            return _graph_spmm_apply(g, B)
+        return g.spmm(B)
+    if torch.is_grad_enabled() and (B.requires_grad or
+                                    values.requires_grad):
+        return SpMM.apply(g, values, B)
+    return g.spmm(B, values)
 
 
 class GraphSpMM(torch.autograd.Function):
@@ -164,6 +218,26 @@ class GraphSpMM(torch.autograd.Function):
     @staticmethod
     def backward(ctx, dC):
         return None, ctx.g.transpose()[0].spmm(dC.contiguous())
+
+
+def _raw_apply(cls):
+    """cls.apply without the Python layer of torch.autograd.Function.apply
+    (what it adds is for functorch transforms, which the caller checks
+    first with _functorch_active, and for setup_context, which these
+    Functions do not define): torch._C._FunctionBase.apply bound to cls;
+    cls.apply where this torch has no such method."""
+    base = getattr(torch._C, "_FunctionBase", None)
+    raw = base.__dict__.get("apply") if base is not None else None
+    if raw is None or not hasattr(raw, "__get__") or \
+            "setup_context" in cls.__dict__:
+        return cls.apply
+    return raw.__get__(None, cls)
+
+
+_grad_enabled = torch.is_grad_enabled
+_functorch_active = getattr(torch._C, "_are_functorch_transforms_active",
+                            lambda: False)
+_graph_spmm_apply = _raw_apply(GraphSpMM)
 
 
 class SpMM(torch.autograd.Function):
@@ -183,8 +257,8 @@ class SpMM(torch.autograd.Function):
         dC = dC.contiguous()
         dvalues = dB = None
         if ctx.needs_input_grad[2]:
-            t, perm = g.transpose()
-            dB = t.spmm(dC, values[perm].contiguous())
+            t, _ = g.transpose()
+            dB = t.spmm(dC, values, order_src=True)
         if ctx.needs_input_grad[1]:
             dvalues = g.sddmm(dC, B)
         return None, dvalues, dB
@@ -209,6 +283,6 @@ class SDDMM(torch.autograd.Function):
         if ctx.needs_input_grad[1]:
             dX = g.spmm(Y, ds)
         if ctx.needs_input_grad[2]:
-            t, perm = g.transpose()
-            dY = t.spmm(X, ds[perm].contiguous())
+            t, _ = g.transpose()
+            dY = t.spmm(X, ds, order_src=True)
         return None, dX, dY

@@ -18,7 +18,14 @@ if not torch.cuda.is_available():
     print("SKIP: no CUDA device for torch")
     sys.exit(77)
 
-import stir
+import tempfile
+
+# the tuning record (and kernel cache) of this test: a directory of its own
+_CACHE = tempfile.TemporaryDirectory(prefix="stir-test-python-gpu-")
+os.environ["STIR_CACHE_DIR"] = _CACHE.name
+
+import stir  # noqa: E402
+from stir import _fast  # noqa: E402
 
 SRC = sys.argv[1] if len(sys.argv) > 1 else "."
 fails = []
@@ -146,6 +153,112 @@ B = torch.randn(500, 8, generator=g).cuda().requires_grad_()
 (stir.spmm(GR, B) * 3).sum().backward()
 close(B.grad, (R.t() @ torch.full((300, 8), 3.0)).cuda(),
       "rectangular Graph spmm dB")
+# what a Graph runs: the cost model's pick (the record is empty here),
+# the SDDMM model's pick
+Gi = stir.Graph(A)
+B = torch.randn(A.shape[1], 32, generator=g).cuda()
+stir.spmm(Gi, B)
+stir.sddmm(Gi, X, Y)
+info = Gi.kernel_info()
+At_host = A.to("cpu")
+ip64 = At_host.crow_indices().numpy().astype(np.int64)
+ix64 = At_host.col_indices().numpy().astype(np.int64)
+csr = _fast.Csr(A.shape[0], A.shape[1], len(ix64),
+                ip64.ctypes.data_as(_fast.ctypes.POINTER(_fast.ctypes.c_int64)),
+                ix64.ctypes.data_as(_fast.ctypes.POINTER(_fast.ctypes.c_int64)),
+                None)
+sms = torch.cuda.get_device_properties(0).multi_processor_count
+check(info["spmm"][32]["how"] == "cost model" and
+      info["spmm"][32]["candidate"] == _fast.model_pick(csr, 32, sms),
+      "Graph F=32 runs the model's pick: %s" % info["spmm"][32])
+check(info["sddmm"][8]["candidate"] == _fast.sddmm_pick(csr, 8, sms),
+      "Graph SDDMM F=8 runs the SDDMM model's pick: %s" % info["sddmm"])
+print("kernel_info:", info)
+# tune=5 (a budget of 5 s): the measured search ('stirc tune') runs once,
+# its record entry is taken then, and by a later Graph of the same graph
+if _fast.stirc_path():
+    t0 = time.perf_counter()
+    Gt = stir.Graph(A, tune=5)
+    close(stir.spmm(Gt, B), torch.sparse.mm(A, B), "tuned Graph spmm F=32")
+    it = Gt.kernel_info()["spmm"][32]
+    print("tuned F=32 in %.1f s: %s" % (time.perf_counter() - t0, it))
+    check(it["how"].startswith("measured"), "tune=5: %s" % it)
+    G2 = stir.Graph(A)
+    stir.spmm(G2, B)
+    it2 = G2.kernel_info()["spmm"][32]
+    check(it2["how"] == it["how"] and it2["candidate"] == it["candidate"],
+          "a later Graph takes the record's entry: %s" % it2)
+else:
+    check(False, "no stirc for the measured search (set STIR_STIRC)")
+# values that change, GAT-style: attention = edge softmax of SDDMM
+# scores, then SpMM with them as values, on the Graph's fast kernels;
+# against the same in dense torch
+cols = A.col_indices().to(torch.int64)
+Gv = stir.Graph(A)
+for F in (16, 64):
+    H0 = torch.randn(A.shape[0], F, generator=g).cuda() * 0.3
+    W0 = torch.randn(A.shape[1], F, generator=g).cuda()
+    outs = []
+    for use_stir in (True, False):
+        H = H0.clone().requires_grad_()
+        Wt = W0.clone().requires_grad_()
+        if use_stir:
+            e = stir.sddmm(Gv, H, H)
+        else:
+            e = (H[rows] * H[cols]).sum(1)
+        ex = torch.exp(e - e.max())
+        den = torch.zeros(A.shape[0], device=dev).index_add(0, rows, ex)
+        att = ex / den[rows]
+        if use_stir:
+            out = stir.spmm(Gv, Wt, values=att)
+        else:
+            D = torch.zeros(A.shape, device=dev).index_put(
+                (rows, cols), att, accumulate=True)
+            out = D @ Wt
+        Wo = torch.randn(out.shape, generator=torch.Generator(
+            device="cpu").manual_seed(F)).cuda()
+        (out * Wo).sum().backward()
+        outs.append((out.detach(), H.grad, Wt.grad))
+    close(outs[0][0], outs[1][0], "GAT F=%d: forward" % F)
+    close(outs[0][1], outs[1][1], "GAT F=%d: dH (through SDDMM and the "
+          "values' SDDMM)" % F, tol=1e-3)
+    close(outs[0][2], outs[1][2], "GAT F=%d: dW (the transpose with the "
+          "values)" % F)
+    fast = Gv._torch._fast_spmm.get(F)
+    check(fast is not None and fast.dirty and
+          F in Gv._torch.transpose()[0]._fast_spmm and
+          F in Gv._torch._fast_sddmm,
+          "GAT F=%d: the fast kernels not used" % F)
+    # the graph's own values again, then other values without autograd
+    Bf = torch.randn(A.shape[1], F, generator=g).cuda()
+    close(stir.spmm(Gv, Bf), torch.sparse.mm(A, Bf),
+          "F=%d: own values after others" % F)
+    v2 = torch.rand(A._nnz(), generator=g).cuda()
+    A2 = torch.sparse_csr_tensor(A.crow_indices(), A.col_indices(), v2,
+                                 A.shape)
+    with torch.no_grad():
+        close(stir.spmm(Gv, Bf, values=v2), torch.sparse.mm(A2, Bf),
+              "F=%d: values= without autograd" % F)
+        v2.mul_(2)       # changed in place: gathered again
+        A2 = torch.sparse_csr_tensor(A.crow_indices(), A.col_indices(),
+                                     v2.clone(), A.shape)
+        close(stir.spmm(Gv, Bf, values=v2), torch.sparse.mm(A2, Bf),
+              "F=%d: values changed in place" % F)
+try:
+    stir.spmm(Gv, Bf, values=torch.ones(5, device=dev))
+    check(False, "short values accepted")
+except ValueError as e:
+    check("values" in str(e), "short values: %s" % e)
+# the host time of a call with new values (the gather: two torch ops)
+Tv = torch.ones(A._nnz(), device=dev)
+torch.cuda.synchronize()
+t0 = time.perf_counter()
+for i in range(500):
+    Tv = Tv + 0   # a new tensor each time, as attention values are
+    stir.spmm(Gv, Bf, values=Tv)
+torch.cuda.synchronize()
+print("host+GPU time per call with new values (cora, F=%d): %.1f us"
+      % (Bf.shape[1], (time.perf_counter() - t0) / 500 * 1e6))
 # refusals
 k = stir.loads(stir._kernels.SPMM_SOURCE, "k.stir")
 sizes = {"m": 4, "n": 4, "feat": 2, "nnz": 2}
