@@ -143,33 +143,39 @@ static void ref_csf_square_sum(const run *r)
 	}
 }
 
-/* r, w_in_out: Y = sum over relations of A_r X W_r^T, with A_r dense; W[r]
- * is fout x fin (rgms.stir), or with w_in_out fin x fout (rgms_agg.stir). */
+/* r, i, fo, w_in_out: sum over relations of (A_r X W_r^T)[i, fo], with A_r
+ * dense; W[r] is fout x fin (rgms.stir), or with w_in_out fin x fout
+ * (rgms_agg.stir, rgcn_layer.stir). */
+static double rgms_at(const run *r, int64_t i, int64_t fo, bool w_in_out)
+{
+	int64_t nr = size(r->in, "r"), n = size(r->in, "n"),
+		fin = size(r->in, "fin"), fout = size(r->in, "fout");
+	double s = 0;
+	for (int64_t rr = 0; rr < nr; rr++)
+		for (int64_t pi = iat(r->in, "I.indptr", rr);
+		     pi < iat(r->in, "I.indptr", rr + 1); pi++) {
+			if (iat(r->in, "I.indices", pi) != i)
+				continue;
+			for (int64_t j = 0; j < n; j++) {
+				double a = csr_at(r->in, "J.indptr", "J.indices", "A", pi, j);
+				for (int64_t fi = 0; fi < fin; fi++)
+					s += a * at(r->in, "W", w_in_out ?
+						(rr * fin + fi) * fout + fo :
+						(rr * fout + fo) * fin + fi) *
+						at(r->in, "X", j * fin + fi);
+			}
+		}
+	return s;
+}
+
+/* r, w_in_out: Y = sum over relations of A_r X W_r^T (rgms_at). */
 static void check_rgms(const run *r, bool w_in_out)
 {
-	int64_t nr = size(r->in, "r"), m = size(r->in, "m"), n = size(r->in, "n"),
-		fin = size(r->in, "fin"), fout = size(r->in, "fout");
+	int64_t m = size(r->in, "m"), fout = size(r->in, "fout");
 	for (int64_t i = 0; i < m; i++)
-		for (int64_t fo = 0; fo < fout; fo++) {
-			double s = 0;
-			for (int64_t rr = 0; rr < nr; rr++)
-				for (int64_t pi = iat(r->in, "I.indptr", rr);
-				     pi < iat(r->in, "I.indptr", rr + 1); pi++) {
-					if (iat(r->in, "I.indices", pi) != i)
-						continue;
-					for (int64_t j = 0; j < n; j++) {
-						double a = csr_at(r->in, "J.indptr", "J.indices", "A",
-							pi, j);
-						for (int64_t fi = 0; fi < fin; fi++)
-							s += a * at(r->in, "W", w_in_out ?
-								(rr * fin + fi) * fout + fo :
-								(rr * fout + fo) * fin + fi) *
-								at(r->in, "X", j * fin + fi);
-					}
-				}
-			expect_close(at(r->out, "Y", i * fout + fo), s, 1e-4, "Y",
-				i * fout + fo);
-		}
+		for (int64_t fo = 0; fo < fout; fo++)
+			expect_close(at(r->out, "Y", i * fout + fo),
+				rgms_at(r, i, fo, w_in_out), 1e-4, "Y", i * fout + fo);
 }
 
 static void ref_rgms(const run *r)
@@ -180,6 +186,26 @@ static void ref_rgms(const run *r)
 static void ref_rgms_agg(const run *r)
 {
 	check_rgms(r, true);
+}
+
+/* One RGCN layer: X W0 (X read at row i, 0 past its n rows) plus the
+ * relational sum, then ReLU when relu is not 0. */
+static void ref_rgcn_layer(const run *r)
+{
+	int64_t m = size(r->in, "m"), n = size(r->in, "n"),
+		fin = size(r->in, "fin"), fout = size(r->in, "fout");
+	bool relu = size(r->in, "relu") != 0;
+	for (int64_t i = 0; i < m; i++)
+		for (int64_t fo = 0; fo < fout; fo++) {
+			double s = rgms_at(r, i, fo, true);
+			for (int64_t fi = 0; i < n && fi < fin; fi++)
+				s += at(r->in, "X", i * fin + fi) *
+					at(r->in, "W0", fi * fout + fo);
+			if (relu && s < 0)
+				s = 0;
+			expect_close(at(r->out, "Y", i * fout + fo), s, 1e-4, "Y",
+				i * fout + fo);
+		}
 }
 
 static void ref_rgcn_homo(const run *r)
@@ -264,6 +290,8 @@ static const program programs[] = {
 	{ "examples/rgms.stir", { "fin=3", "fout=2" }, ref_rgms },
 	/* the aggregated order: the same Y (its T is an intermediate) */
 	{ "examples/rgms_agg.stir", { "fin=3", "fout=2" }, ref_rgms_agg },
+	{ "examples/rgcn_layer.stir", { "fin=3", "fout=2", "relu=1" },
+	  ref_rgcn_layer },
 	{ "examples/rgcn_homo.stir", { 0 }, ref_rgcn_homo },
 	{ "examples/csr_softmax.stir", { 0 }, ref_csr_softmax },
 	/* mb, nb cover the CSR matrix's blocks so that most entries land */

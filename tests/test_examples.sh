@@ -1,6 +1,7 @@
 #!/bin/sh
 # The C examples run and agree with their references: the demo's reference
-# check, the pass-composition example of the README, and the GNN kernels.
+# check, the pass-composition example of the README, the GNN kernels and
+# the two-layer RGCN.
 set -u
 srcdir=${STIR_SRCDIR:-.}
 build=${STIR_BUILDDIR:-.}
@@ -20,4 +21,11 @@ for args in "$srcdir/tests/data/graphs/small.mtx 12" "$srcdir/examples/data/cora
 		cat "$tmp/gnn"; fail=1; }
 	[ "$(grep -c ': ok$' "$tmp/gnn")" = 3 ] || { echo "FAIL: gnn_kernels $args"; cat "$tmp/gnn"; fail=1; }
 done
+# two RGCN layers through the C API, stage III on the host; bad sizes refused
+STIR_SRCDIR=$srcdir STIR_LIBCUDA=/nonexistent "$build/examples/rgcn" \
+	"$srcdir/tests/data/graphs/small.hetero" 6 5 3 > "$tmp/rgcn" || { cat "$tmp/rgcn"; fail=1; }
+[ "$(grep -c ': ok$' "$tmp/rgcn")" = 2 ] || { echo "FAIL: rgcn"; cat "$tmp/rgcn"; fail=1; }
+grep -q "nodes per predicted class" "$tmp/rgcn" || { echo "FAIL: rgcn classes"; fail=1; }
+STIR_SRCDIR=$srcdir "$build/examples/rgcn" "$srcdir/tests/data/graphs/small.hetero" 0 \
+	> /dev/null 2>&1 && { echo "FAIL: rgcn took size 0"; fail=1; }
 exit $fail
