@@ -25,60 +25,67 @@ import gzip, os, subprocess, sys, tempfile
 FEATURES = [16, 32, 64, 128]
 
 
-def rgms_schedule(feat, q, rows):
-    """The schedule file (text) of rgms_agg.stir: zero T, then the edges
-    (flattened over relation, row and column: `sparse_fuse`) `rows` to a
-    thread block, the input features on threadIdx.x, added atomically into
-    T; zero Y; then T's rows (flattened over relation and row) `rows` to a
-    thread block, each thread computing q output features (strided by
-    fout / q, so a warp's loads of W[r] are contiguous) summed in registers
-    and added atomically into Y.  feat: the literal fin = fout (0: none,
-    the file runs at any size; then q must be 1)."""
-    s = ["kernel: rgms_agg", "stage1:"]
-    if feat:
-        s += ["  - specialize: {param: fin, value: %d}" % feat,
-              "  - specialize: {param: fout, value: %d}" % feat]
-    s += ["  - sparse_fuse: {iter: zero_t, iters: [rr, i]}",
-          "  - sparse_reorder: {iter: agg, order: [rr, i, j, fi]}",
-          "  - sparse_fuse: {iter: agg, iters: [rr, i, j]}",
-          "  - sparse_fuse: {iter: apply, iters: [rr, i]}",
-          "stage2:"]
-    for blk, loop, feat_loop in (("zero_t0", "rri", "fi"),
-                                 ("agg0", "rrij", "fi"),
-                                 ("zero0", "i", "fo"),
-                                 ("apply0", "rri", None)):
+def rgms_schedule(feat, q, qa):
+    """The schedule file (text) of rgms_agg.stir with fin = fout = feat
+    specialized: zero T; then the edges (flattened over relation, row and
+    column: `sparse_fuse`), feat / qa lanes an edge, each lane adding qa
+    input features (strided by feat / qa, so the lanes' atomic adds into T
+    are contiguous); zero Y; then T's rows (flattened over relation and
+    row), feat / q lanes a row, each lane computing q output features
+    (strided likewise, so a warp's loads of W[r] are contiguous) summed in
+    registers and added atomically into Y.  Each launch has 256 threads a
+    thread block: 256 / lanes rows or edges."""
+    s = ["kernel: rgms_agg", "stage1:",
+         "  - specialize: {param: fin, value: %d}" % feat,
+         "  - specialize: {param: fout, value: %d}" % feat,
+         "  - sparse_fuse: {iter: zero_t, iters: [rr, i]}",
+         "  - sparse_reorder: {iter: agg, order: [rr, i, j, fi]}",
+         "  - sparse_fuse: {iter: agg, iters: [rr, i, j]}",
+         "  - sparse_fuse: {iter: apply, iters: [rr, i]}",
+         "stage2:"]
+    lanes = min(feat, 32)
+    for blk, loop, fl, qq in (("zero_t0", "rri", "fi", feat // lanes),
+                              ("agg0", "rrij", "fi", qa),
+                              ("zero0", "i", "fo", feat // lanes),
+                              ("apply0", "rri", "fo", q)):
+        rows = max(1, 256 // (feat // qq))
         if blk in ("agg0", "apply0"):
             s.append("  - set_atomic: {block: %s}" % blk)
         s += ["  - split: {block: %s, loop: %s, factors: [null, %d]}" % (blk, loop, rows),
               "  - bind: {block: %s, loop: %s_0, to: blockIdx.x}" % (blk, loop),
               "  - bind: {block: %s, loop: %s_1, to: threadIdx.y}" % (blk, loop)]
-        if feat_loop:
-            s.append("  - bind: {block: %s, loop: %s, to: threadIdx.x}" % (blk, feat_loop))
+        if qq == 1:
+            s.append("  - bind: {block: %s, loop: %s, to: threadIdx.x}" % (blk, fl))
+            continue
+        s.append("  - split: {block: %s, loop: %s, factors: [%d, null]}" % (blk, fl, qq))
+        inner = ["%s_1" % fl, "fi", "%s_0" % fl] if blk == "apply0" else \
+            ["%s_1" % fl, "%s_0" % fl]
+        s += ["  - reorder: {block: %s, loops: [%s_0, %s_1, %s]}" % (blk, loop, loop, ", ".join(inner)),
+              "  - bind: {block: %s, loop: %s_1, to: threadIdx.x}" % (blk, fl),
+              "  - unroll: {block: %s, loop: %s_0}" % (blk, fl)]
     if q == 1:
-        s += ["  - bind: {block: apply0, loop: fo, to: threadIdx.x}",
-              "  - cache_write: {block: apply0, buffer: Y, loop: fi, scope: local}"]
+        s.append("  - cache_write: {block: apply0, buffer: Y, loop: fi, scope: local}")
     else:
-        s += ["  - split: {block: apply0, loop: fo, factors: [%d, null]}" % q,
-              "  - reorder: {block: apply0, loops: [rri_0, rri_1, fo_1, fi, fo_0]}",
-              "  - bind: {block: apply0, loop: fo_1, to: threadIdx.x}",
-              "  - unroll: {block: apply0, loop: fo_0}",
-              "stage3:",
+        s += ["stage3:",
               "  - cache_write: {block: apply0, buffer: Y_data, loop: fi, scope: local}"]
     return "\n".join(s) + "\n"
 
 
 def rgms_schedules(feat, example):
     """The candidates at fin = fout = feat: (name, text).  The example
-    schedule (any size), then feat specialized with q output features a
-    thread where feat / q is a whole number of 4 to 32 lanes, and 8 or 32
-    rows a thread block where the block has at most 1024 threads."""
+    schedule (any size), then feat specialized with q = 2 or 4 output
+    features a lane (apply) and qa input features a lane (agg): the fewest,
+    feat / 8 and feat / 4, wherever feat / q and feat / qa are whole
+    numbers of 4 to 32 lanes."""
     with open(example) as f:
-        out = [(os.path.basename(example), f.read())]
-    for rows in (8, 32):
-        for q in (1, 2, 4, 8):
-            if feat % q == 0 and 4 <= feat // q <= 32 and feat * rows <= 1024:
-                out.append(("f%d_q%d_r%d" % (feat, q, rows),
-                            rgms_schedule(feat, q, rows)))
+        out = [(os.path.basename(example)[:-len(".yaml")], f.read())]
+    qs = [q for q in (1, 2, 4, 8, 16, 32)
+          if feat % q == 0 and 4 <= feat // q <= 32]
+    for q in (2, 4):
+        for qa in sorted({qs[0], feat // 8, feat // 4}) if q in qs else ():
+            if qa in qs:
+                out.append(("f%d_q%d_a%d" % (feat, q, qa),
+                            rgms_schedule(feat, q, qa)))
     return out
 
 
