@@ -18,7 +18,8 @@
 # torch.cuda.max_memory_allocated around one layer call, less what was
 # allocated before; stir's is every device buffer its run allocates beyond
 # the inputs X and W: the relational format's arrays (I.indptr, I.indices,
-# J.indptr, J.indices, A), the intermediate T and the output Y.
+# J.indptr, J.indices, A), the intermediate T and the output Y.  The host
+# time to read the graph and build the format is stirc's ("inputs:").
 # --schedules-only DIR writes the schedule files and runs nothing (no GPU).
 import gzip, os, subprocess, sys, tempfile
 
@@ -239,6 +240,9 @@ def main(argv):
                        flat_rows * feat + n * feat)
             line = ("f=%d stir %s: %.4f ms (re-measured, %d runs), peak extra "
                     "%.2f MiB" % (feat, best[0], t, args["reps"], ext / 2**20))
+            host = [l for l in out.splitlines() if l.startswith("inputs:")]
+            if host:   # stirc's read of the graph into the format
+                line += "; host " + host[0][len("inputs: "):]
             print(line, flush=True)
             if not args["pyg"]:
                 continue

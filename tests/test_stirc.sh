@@ -287,6 +287,7 @@ if [ -r "$fake" ]; then
 	0)
 		grep_in "$tmp/out" "time: 1.5000 ms, the median of 4 runs after 10 warm-ups, the L2 cache flushed before each (min 1.5000, max 1.5000; Fake CUDA Device; code compiled by NVRTC)"
 		grep_in "$tmp/out" "check: twostep matches the stage III interpreter"
+		grep_in "$tmp/out" "inputs: read, generated and formats built on the host in"
 		"$stirc" run "$srcdir/tests/cuda/twostep.stir" --kernel twostep \
 			--random 4 --size n=200 --out Y="$tmp/Y2.npy" > /dev/null &&
 		cmp -s "$tmp/Y.npy" "$tmp/Y2.npy" ||
