@@ -35,7 +35,8 @@ def rgms_schedule(feat, q, qa):
     row), feat / q lanes a row, each lane computing q output features
     (strided likewise, so a warp's loads of W[r] are contiguous) summed in
     registers and added atomically into Y.  Each launch has 256 threads a
-    thread block: 256 / lanes rows or edges."""
+    thread block: 256 / lanes rows or edges.  The zeroing of T and of Y is
+    one launch (horizontal_fuse)."""
     s = ["kernel: rgms_agg", "stage1:",
          "  - specialize: {param: fin, value: %d}" % feat,
          "  - specialize: {param: fout, value: %d}" % feat,
@@ -64,6 +65,8 @@ def rgms_schedule(feat, q, qa):
         s += ["  - reorder: {block: %s, loops: [%s_0, %s_1, %s]}" % (blk, loop, loop, ", ".join(inner)),
               "  - bind: {block: %s, loop: %s_1, to: threadIdx.x}" % (blk, fl),
               "  - unroll: {block: %s, loop: %s_0}" % (blk, fl)]
+    # one launch zeroes T and Y
+    s.append("  - horizontal_fuse: {blocks: [zero_t0, zero0]}")
     if q == 1:
         s.append("  - cache_write: {block: apply0, buffer: Y, loop: fi, scope: local}")
     else:
