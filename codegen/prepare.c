@@ -9,6 +9,7 @@
  *   stage III --lift_guards-->            stage III (the GPU rewrites of
  *             --hoist_invariants-->       include/stir/passes.h)
  *             --insert_barriers-->        stage III (codegen/barriers.c)
+ *             --plan_vectors-->           stage III (passes/plan_vectors.c)
  *
  * Registering a new pass is one line of "registry" below (in pipeline
  * order: the GPU pipeline runs every registered pass); stirc print --after
@@ -64,6 +65,14 @@ static int pass_insert_barriers(stir_kernel *k, void *arg)
 	return stir_kernel_insert_barriers(k);
 }
 
+/* k, arg: the vector plans of the vectorized loops
+ * (passes/plan_vectors.c; it verifies what it makes). */
+static int pass_plan_vectors(stir_kernel *k, void *arg)
+{
+	(void)arg;
+	return stir_kernel_plan_vectors(k);
+}
+
 /* A registered pass. */
 typedef struct registered {
 	const char *name;
@@ -81,6 +90,7 @@ static const registered registry[] = {
 	{ "lift_guards", STIR_STAGE_3, 0, pass_lift_guards },
 	{ "hoist_invariants", STIR_STAGE_3, 0, pass_hoist_invariants },
 	{ "insert_barriers", STIR_STAGE_3, 0, pass_insert_barriers },
+	{ "plan_vectors", STIR_STAGE_3, STIR_PASS_VERIFIES, pass_plan_vectors },
 };
 #define N_REGISTERED (int)(sizeof(registry) / sizeof(registry[0]))
 

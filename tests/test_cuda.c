@@ -14,6 +14,7 @@
 #include "codegen/cuda_internal.h"
 #include "ir/nodes.h"
 #include "ir/vector.h"
+#include "ir/visit.h"
 #include "runtime/internal.h"
 #include "tests/fake_cuda.h"
 #include "tests/testdiag.h"
@@ -940,6 +941,49 @@ START_TEST(test_vector_plans_match_emitter)
 	ck_assert_ptr_nonnull(cu);
 	ck_assert_ptr_null(strstr(cu, "vectorized"));
 	free(cu);
+	free_prog(&p);
+}
+END_TEST
+
+/* s, user: stmt_pre of test_emitter_reads_plans: stop at a loop with a
+ * vector path in its plan (*user receives it). */
+static stir_visit_step find_planned(stir_stmt *s, void *user)
+{
+	if (s->kind != STIR_STMT_FOR || !s->u.for_.planned || !s->u.for_.n_vecs)
+		return STIR_VISIT_GO;
+	*(stir_stmt **)user = s;
+	return STIR_VISIT_STOP;
+}
+
+/* s: the number of vector paths in CUDA source s. */
+static int count_vectorized(const char *s)
+{
+	int n = 0;
+	for (const char *at = s; (at = strstr(at, "vectorized: ")); at++)
+		n++;
+	return n;
+}
+
+/* The emitter prints the plan a loop carries (passes/plan_vectors.c): a
+ * planned loop whose plan is emptied by hand (bypassing the verifier)
+ * loses its vector path, the others keep theirs. */
+START_TEST(test_emitter_reads_plans)
+{
+	prog p = load_prog("tests/cuda/vectorize.stir");
+	ck_assert_int_eq(stir_kernel_plan_vectors(p.k), 0);
+	char *planned = stir_kernel_to_cuda(p.k);
+	ck_assert_ptr_nonnull(planned);
+	stir_stmt *L = NULL;
+	stir_visitor v = { .stmt_pre = find_planned, .user = &L };
+	stir_visit_list(&v, &p.k->body);
+	ck_assert_ptr_nonnull(L);
+	L->u.for_.n_vecs = 0;
+	char *emptied = stir_kernel_to_cuda(p.k);
+	ck_assert_ptr_nonnull(emptied);
+	ck_assert_int_ge(count_vectorized(planned), 4);
+	ck_assert_int_eq(count_vectorized(emptied), count_vectorized(planned) - 1);
+	free(planned);
+	free(emptied);
 	free_prog(&p);
 }
 END_TEST
@@ -1975,6 +2019,7 @@ static Suite *cuda_suite(void)
 	tcase_add_test(tc, test_aligned_buffers);
 	tcase_add_test(tc, test_vector_plan);
 	tcase_add_test(tc, test_vector_plans_match_emitter);
+	tcase_add_test(tc, test_emitter_reads_plans);
 	tcase_add_test(tc, test_lifted_guards);
 	tcase_add_test(tc, test_programs_match_references);
 	tcase_add_test(tc, test_prepare);

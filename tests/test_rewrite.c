@@ -320,6 +320,193 @@ START_TEST(test_hoisted_let_checked)
 }
 END_TEST
 
+/* ---- plan_vectors --------------------------------------------------------- */
+
+/* A vectorized loop whose lanes are vectors, one that has no vector path
+ * (a lane reads what the next one writes), and a loop that is not
+ * vectorized. */
+static const char vec_prog[] =
+	"kernel v(n: i32) stage 3 {\n"
+	"  buffer X: f32[n * 4] = X;\n"
+	"  buffer Y: f32[n * 4 + 1] = Y;\n"
+	"  buffer Z: f32[n * 4] = Z;\n"
+	"  for i in [0, n) bind(blockIdx.x) {\n"
+	"    block b(vi: S = i) {\n"
+	"      for w in [0, 4) vectorize {\n"
+	"        block l(vw: S = vi * 4 + w) {\n"
+	"          Z[vw] += X[vw] * 2.0;\n"
+	"        }\n"
+	"      }\n"
+	"      for u in [0, 4) vectorize {\n"
+	"        Y[vi * 4 + u] = Y[vi * 4 + u + 1];\n"
+	"      }\n"
+	"      for x in [0, 4) {\n"
+	"        Y[vi * 4 + x] = 0.0;\n"
+	"      }\n"
+	"    }\n"
+	"  }\n"
+	"}\n";
+
+/* The plans the pass writes: vectors in the loop's scope (the block
+ * variable vw is its binding), "()" for a loop without a vector path,
+ * nothing on other loops; the text reads back, and a second run changes
+ * nothing. */
+START_TEST(test_plan_vectors_text)
+{
+	prog p = read_prog(vec_prog);
+	ck_assert_int_eq(stir_kernel_plan_vectors(p.k), 0);
+	char *t = round_trip(p.k);
+	ck_assert_ptr_nonnull(strstr(t, "      for w in [0, 4) vectorize("
+		"X[vi * 4 + w] load, Z[vi * 4 + w] load store) {\n"));
+	ck_assert_ptr_nonnull(strstr(t, "      for u in [0, 4) vectorize() {\n"));
+	ck_assert_ptr_nonnull(strstr(t, "      for x in [0, 4) {\n"));
+	ck_assert_int_eq(stir_kernel_plan_vectors(p.k), 0);
+	char *again = stir_kernel_to_str(p.k);
+	ck_assert_str_eq(again, t);
+	free(again);
+	/* the plan read back is kept as it is, and planned again the same */
+	prog q = read_prog(t);
+	ck_assert_int_eq(stir_kernel_plan_vectors(q.k), 0);
+	again = stir_kernel_to_str(q.k);
+	ck_assert_str_eq(again, t);
+	free(again);
+	free_prog(&q);
+	free(t);
+	/* stage II has no plans to make */
+	prog r = read_prog("kernel w(n: i32) stage 2 {\n"
+		"  buffer X: f32[n] = X;\n"
+		"  for i in [0, n) {\n"
+		"    X[i] = 0.0;\n"
+		"  }\n"
+		"}\n");
+	ck_assert_int_eq(stir_kernel_plan_vectors(r.k), -1);
+	char *d = test_diags_to_str(r.ctx);
+	ck_assert_str_eq(d, "1:8: error: plan_vectors: kernel 'w' is at "
+		"stage 2; the pass takes stage III\n");
+	free(d);
+	free_prog(&r);
+	free_prog(&p);
+}
+END_TEST
+
+/* s, from, to: s with the first "from" replaced by "to" (to free). */
+static char *replace(const char *s, const char *from, const char *to)
+{
+	const char *at = strstr(s, from);
+	ck_assert_ptr_nonnull(at);
+	size_t n = strlen(s) - strlen(from) + strlen(to) + 1;
+	char *r = malloc(n);
+	ck_assert_ptr_nonnull(r);
+	snprintf(r, n, "%.*s%s%s", (int)(at - s), s, to, at + strlen(from));
+	return r;
+}
+
+/* A plan written by hand that is not its loop's is refused where it is
+ * written; so is a plan on a loop that cannot have one, and a plan that
+ * does not read. */
+START_TEST(test_plan_vectors_refused)
+{
+	static const struct {
+		const char *from, *to, *want;
+	} bad[] = {
+		{ "for w in [0, 4) vectorize {",
+		  "for w in [0, 4) vectorize(X[vi * 4 + w] load, "
+		  "Z[vi * 4 + w] store) {",
+		  "7:53: error: the vector plan of loop 'w' is not that of its "
+		  "body: its vector 1 is 'store', the body's 'load store'\n" },
+		{ "for w in [0, 4) vectorize {",
+		  "for w in [0, 4) vectorize(X[vi * 4 + w + 1] load, "
+		  "Z[vi * 4 + w] load store) {",
+		  "7:33: error: the vector plan of loop 'w' is not that of its "
+		  "body: its vector 0 is not the body's (an access of 'X')\n" },
+		{ "for w in [0, 4) vectorize {",
+		  "for w in [0, 4) vectorize(Z[vi * 4 + w] load store, "
+		  "X[vi * 4 + w] load) {",
+		  "7:33: error: the vector plan of loop 'w' is not that of its "
+		  "body: its vector 0 is not the body's (an access of 'X')\n" },
+		{ "for w in [0, 4) vectorize {",
+		  "for w in [0, 4) vectorize() {",
+		  "7:7: error: the vector plan of loop 'w' is not that of its "
+		  "body: it has 0 vectors, the body 2\n" },
+		{ "for u in [0, 4) vectorize {",
+		  "for u in [0, 4) vectorize(Y[vi * 4 + u] store) {",
+		  "12:7: error: the vector plan of loop 'u' is not that of its "
+		  "body: it has 1 vector, the body 0\n" },
+		{ "for u in [0, 4) vectorize {",
+		  "for u in [0, 3) vectorize() {",
+		  "12:7: error: loop 'u' has a vector plan, but only a vectorized "
+		  "loop of extent 2 or 4 in a stage III kernel has one\n" },
+		{ "for u in [0, 4) vectorize {",
+		  "for u in [0, 4) vectorize(u load) {",
+		  "12:33: error: a vector of a vector plan is an access "
+		  "BUF[INDEX] of a flat buffer\n" },
+		{ "for u in [0, 4) vectorize {",
+		  "for u in [0, 4) vectorize(Y[u] loaded) {",
+		  "12:38: error: unknown word 'loaded' in a vector plan: expected "
+		  "load, store or atomic\n" },
+		{ "for u in [0, 4) vectorize {",
+		  "for u in [0, 4) vectorize(Y[u] horizontal) {",
+		  "12:38: error: unknown word 'horizontal' in a vector plan: "
+		  "expected load, store or atomic\n" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char *text = replace(vec_prog, bad[i].from, bad[i].to);
+		stir_ctx *ctx = stir_ctx_alloc();
+		stir_module *m = stir_module_read_from_mem(ctx, "k.stir", text,
+			strlen(text));
+		if (m)
+			ck_assert_int_eq(stir_module_verify(m), -1);
+		char *d = test_diags_to_str(ctx);
+		/* the first diagnostic is the one wanted */
+		char *nl = strchr(d, '\n');
+		if (nl)
+			nl[1] = '\0';
+		ck_assert_str_eq(d, bad[i].want);
+		free(d);
+		stir_module_free(m);
+		stir_ctx_free(ctx);
+		free(text);
+	}
+}
+END_TEST
+
+/* The CUDA of a kernel is the same whether its vectorized loops carry the
+ * plans the pass wrote (which the emitter prints) or none (the emitter
+ * plans them itself): tests/cuda/vectorize.stir after the rewrites, read
+ * back from its text with and without the plans. */
+START_TEST(test_plan_vectors_cuda)
+{
+	prog p = load_prog("tests/cuda/vectorize.stir", "vectorize");
+	ck_assert_int_eq(stir_kernel_prepare_for_gpu(p.k), 0);
+	char *t = stir_kernel_to_str(p.k);
+	ck_assert_ptr_nonnull(t);
+	/* the text without plans: "vectorize(...)" as "vectorize" */
+	char *bare = strdup(t);
+	ck_assert_ptr_nonnull(bare);
+	int plans = 0;
+	for (char *at = bare; (at = strstr(at, " vectorize(")); plans++) {
+		at += strlen(" vectorize");
+		char *end = strstr(at, ") {\n");
+		ck_assert_ptr_nonnull(end);
+		memset(at, ' ', (size_t)(end + 1 - at));
+	}
+	ck_assert_int_ge(plans, 5);
+	prog a = read_prog(t), b = read_prog(bare);
+	char *ca = stir_kernel_to_cuda(a.k), *cb = stir_kernel_to_cuda(b.k);
+	ck_assert_ptr_nonnull(ca);
+	ck_assert_ptr_nonnull(cb);
+	ck_assert_ptr_nonnull(strstr(ca, "vectorized: 4 lanes"));
+	ck_assert_str_eq(ca, cb);
+	free(ca);
+	free(cb);
+	free_prog(&a);
+	free_prog(&b);
+	free(bare);
+	free(t);
+	free_prog(&p);
+}
+END_TEST
+
 /* ---- all rewrites on the programs of tests/cuda ---------------------------- */
 
 /* Every tests/cuda/NAME.stir: kernel NAME after the rewrites
@@ -390,6 +577,11 @@ int main(void)
 	tcase_add_test(th, test_hoist_nested);
 	tcase_add_test(th, test_hoisted_let_checked);
 	suite_add_tcase(s, th);
+	TCase *tv = tcase_create("plan_vectors");
+	tcase_add_test(tv, test_plan_vectors_text);
+	tcase_add_test(tv, test_plan_vectors_refused);
+	tcase_add_test(tv, test_plan_vectors_cuda);
+	suite_add_tcase(s, tv);
 	TCase *ta = tcase_create("all");
 	tcase_set_timeout(ta, 60);
 	tcase_add_test(ta, test_rewrites_match_references);
