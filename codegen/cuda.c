@@ -502,6 +502,11 @@ static void emit_launch(emitter *e, int li, cg_printer *src)
 	e->local_writes.n = 0;
 	memset(e->frag, 0, ((size_t)k->buffers.n + 1) * sizeof(*e->frag));
 	cuda_mma_scan(e, L->stmt);
+	if (e->mode != CUDA_MODE_EMIT) {
+		/* the verifier's walk (verify_walk.c) */
+		cuda_walk_launch(e, li);
+		return;
+	}
 
 	/* the body first: it tells which arrays the launch takes */
 	cg_printer body;
@@ -711,7 +716,7 @@ static int emit_kernel(stir_cuda_plan *plan, unsigned flags, cuda_mode mode,
 		emit_launch(&e, li, &launches);
 	if (!e.failed && cuda_verify_sharing(k) < 0)
 		e.failed = true;
-	if (e.failed)
+	if (e.failed || mode != CUDA_MODE_EMIT)
 		goto out;
 	bool h16 = false, hb16 = false;
 	for (int i = 0; i < k->buffers.n; i++) {
@@ -772,9 +777,11 @@ int cuda_emit(stir_cuda_plan *plan, unsigned flags)
 	return emit_kernel(plan, flags, CUDA_MODE_EMIT, NULL);
 }
 
-/* k, places: see cuda_internal.h.  The walk builds a plan of its own,
- * discarded with the source it printed. */
-int cuda_place_barriers(const stir_kernel *k, cuda_places *places)
+/* k, mode, places: the verifier's walk of k (verify_walk.c) in mode
+ * CUDA_MODE_VERIFY or CUDA_MODE_PLACE (appending to places), with a plan
+ * of its own for the launches' shapes, discarded.  0 or -1. */
+static int walk_kernel(const stir_kernel *k, cuda_mode mode,
+	cuda_places *places)
 {
 	stir_cuda_plan *p = calloc(1, sizeof(*p));
 	if (!p) {
@@ -782,7 +789,19 @@ int cuda_place_barriers(const stir_kernel *k, cuda_places *places)
 		return -1;
 	}
 	p->k = k;
-	int r = emit_kernel(p, 0, CUDA_MODE_PLACE, places);
+	int r = emit_kernel(p, 0, mode, places);
 	stir_cuda_plan_free(p);
 	return r;
+}
+
+/* k, places: see cuda_internal.h. */
+int cuda_place_barriers(const stir_kernel *k, cuda_places *places)
+{
+	return walk_kernel(k, CUDA_MODE_PLACE, places);
+}
+
+/* k: see cuda_internal.h. */
+int cuda_verify_walk(const stir_kernel *k)
+{
+	return walk_kernel(k, CUDA_MODE_VERIFY, NULL);
 }

@@ -148,10 +148,17 @@ static stir_visit_step hoist_expr(stir_expr **slot, void *user)
 		e->cap_memo = cap;
 	}
 	/* the expression as it would be printed inside, block variables
-	 * defined there replaced by their bindings */
+	 * defined there replaced by their bindings (the verifier's walk
+	 * records and checks the read there, codegen/verify_walk.c) */
 	int id = e->n_hoist++;
 	const bool *saved = e->resolve;
 	e->resolve = w->inner;
+	if (e->mode != CUDA_MODE_EMIT) {
+		cuda_walk_expr(e, w->ctx, x);
+		e->resolve = saved;
+		e->memo[e->n_memo++] = (cuda_memo){ .x = x, .id = id };
+		return STIR_VISIT_GO;
+	}
 	cg_indent(e->out);
 	cg_putf(e->out, "const %s stir_s%d = ", cuda_ctype(x->dtype), id);
 	cuda_expr(e, w->ctx, x, P_COND);

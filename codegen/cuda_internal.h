@@ -7,6 +7,8 @@
  *                 cross-thread reductions, warp buffers and missing
  *                 barriers in the context the walk gives, and
  *                 stir_kernel_verify_gpu
+ *   verify_walk.c the verifier's walk: the thread context of every
+ *                 statement, the accesses, the checks that need both
  *   cuda_expr.c   types, literals, conversions and expressions
  *   cuda_vector.c vectorized loops
  *   cuda_hoist.c  warp-buffer reads computed once before the
@@ -173,6 +175,8 @@ typedef enum cuda_mode {
 	                              barrier statement is an error */
 	CUDA_MODE_PLACE,           /* record where barriers are missing
 	                              (stir_kernel_insert_barriers) */
+	CUDA_MODE_VERIFY,          /* the verifier's walk: report what the
+	                              GPU cannot run, as EMIT would */
 } cuda_mode;
 
 /* A place that needs a barrier: before statement "before" of the list
@@ -320,7 +324,31 @@ void cuda_oom(emitter *e);
  * here: code runs along them redundantly. */
 unsigned cuda_unbound(const emitter *e, const ectx *ctx);
 
+/* ---- verify_walk.c: the verifier's walk ---- */
+
+/* e, li: walk launch li of the kernel as the emitter prints it, printing
+ * nothing: the thread context of every statement, the accesses and where
+ * threads must synchronize (e->mode PLACE records the places, VERIFY
+ * reports them), and every refusal that depends on the context. */
+void cuda_walk_launch(emitter *e, int li);
+/* e, ctx, x: record and check the loads and searches of expression x
+ * where ctx runs (block variables marked in e->resolve as their
+ * bindings; warp-buffer reads held in constants skipped). */
+void cuda_walk_expr(emitter *e, const ectx *ctx, const stir_expr *x);
+
 /* ---- cuda_stmt.c ---- */
+
+/* s: the indices bound by loops in s (s included). */
+unsigned cuda_bound_inside(const stir_stmt *s);
+/* s: does s store into a global or shared buffer? */
+bool cuda_stores_shared_data(const stir_stmt *s);
+/* e, x, v: does x, as printed, name v (block variables not resolved; a
+ * search or warp-buffer read held in a constant names nothing)? */
+bool cuda_names_var(const emitter *e, const stir_expr *x, const stir_var *v);
+/* e, list, v: does a statement of list name variable v (as
+ * cuda_names_var)? */
+bool cuda_list_names_var(const emitter *e, const stir_ptr_vec *list,
+	const stir_var *v);
 
 /* list, buf, except, where: does a statement of list (store "except"
  * aside, but not its value and index) access buf?  *where receives its
@@ -333,6 +361,16 @@ void cuda_put_index_zero(emitter *e, unsigned dims);
 void cuda_emit_let(emitter *e, const stir_stmt *s, const ectx *ctx);
 
 /* ---- cuda_reduce.c ---- */
+
+/* ctx, s: the red of store s in ctx's reductions, or NULL. */
+red *cuda_red_of(const ectx *ctx, const stir_stmt *s);
+/* e, list, r: prepend to *r the cross_thread blocks of list (not looking
+ * into loops bound to threadIdx.x, which report themselves). */
+void cuda_find_reds(emitter *e, const stir_ptr_vec *list, red **r);
+/* r: free a list of reductions. */
+void cuda_free_reds(red *r);
+/* t: the accumulator type of a reduction into type t. */
+stir_dtype cuda_red_acc_type(stir_dtype t);
 
 /* e, ctx, v, to, prec: v converted to type "to" (v's type is "to", a
  * narrower integer, or for a variable the compute type of "to"). */
@@ -384,6 +422,10 @@ void cuda_need_barrier(emitter *e, const ectx *ctx, stir_loc loc,
  * ends the body. */
 void cuda_loop_carried_barrier(emitter *e, const stir_stmt *s, const ectx *ctx,
 	summary *body);
+/* k: stir_kernel_verify_gpu's checks (cuda_verify_structure, the
+ * verifier's walk of every launch, cuda_verify_sharing), reported as
+ * located diagnostics.  0 or -1. */
+int cuda_verify_walk(const stir_kernel *k);
 /* Build the plan and the source of p->k.  0 or -1. */
 int cuda_emit(stir_cuda_plan *p, unsigned flags);
 /* k, places: walk k as the emitter does, printing nothing, and append to
@@ -468,6 +510,15 @@ bool cuda_warp_readable(const emitter *e, const ectx *ctx);
 /* e, s, ctx: emit a vectorized loop (vector path with a run-time alignment
  * check, scalar fallback). */
 void cuda_emit_vector_loop(emitter *e, const stir_stmt *s, const ectx *ctx);
+/* What cuda_scalar_form hands a statement to: e, s, ctx. */
+typedef void (*cuda_stmt_fn)(emitter *e, const stir_stmt *s, const ectx *ctx);
+/* e, s, ctx, fn: the scalar form of vectorized loop s (unrolled), with
+ * the split guard that lift_guards would lift out of it as an unrolled
+ * loop tested before it (stir_nest_guard): a copy of the nest from s to
+ * the loop whose body is the guard, that body the guard's, inside a copy
+ * of the guard; fn gets the statement that is that form. */
+void cuda_scalar_form(emitter *e, const stir_stmt *s, const ectx *ctx,
+	cuda_stmt_fn fn);
 
 /* ---- cuda_mma.c, mma_prelude.c: tensorized loops ---- */
 

@@ -38,8 +38,8 @@ static stir_visit_step add_bound(stir_stmt *s, void *user)
 	return STIR_VISIT_GO;
 }
 
-/* s: the indices bound by loops in s (s included). */
-static unsigned bound_inside(const stir_stmt *s)
+/* s: see cuda_internal.h. */
+unsigned cuda_bound_inside(const stir_stmt *s)
 {
 	unsigned b = 0;
 	stir_visitor v = { .stmt_pre = add_bound, .user = &b };
@@ -59,8 +59,8 @@ static stir_visit_step shared_store(stir_stmt *s, void *user)
 	return STIR_VISIT_GO;
 }
 
-/* s: does s store into a global or shared buffer? */
-static bool stores_shared_data(const stir_stmt *s)
+/* s: see cuda_internal.h. */
+bool cuda_stores_shared_data(const stir_stmt *s)
 {
 	stir_visitor v = { .stmt_pre = shared_store };
 	return stir_visit_stmt(&v, (stir_stmt *)s);
@@ -169,9 +169,8 @@ static stir_visit_step find_name(stir_expr **slot, void *user)
 		STIR_VISIT_STOP : STIR_VISIT_GO;
 }
 
-/* e, x, v: does x, as printed, name v (block variables not resolved; a
- * search or warp-buffer read held in a constant names nothing)? */
-static bool names_var(const emitter *e, const stir_expr *x,
+/* e, x, v: see cuda_internal.h. */
+bool cuda_names_var(const emitter *e, const stir_expr *x,
 	const stir_var *v)
 {
 	name_find f = { .e = e, .v = v };
@@ -180,8 +179,8 @@ static bool names_var(const emitter *e, const stir_expr *x,
 	return stir_visit_expr(&w, &root);
 }
 
-/* e, list, v: does a statement of list name variable v (as names_var)? */
-static bool list_names_var(const emitter *e, const stir_ptr_vec *list,
+/* e, list, v: see cuda_internal.h. */
+bool cuda_list_names_var(const emitter *e, const stir_ptr_vec *list,
 	const stir_var *v)
 {
 	name_find f = { .e = e, .v = v };
@@ -218,7 +217,8 @@ static void emit_guarded(emitter *e, const stir_ptr_vec *list, int from,
 	const stir_stmt *s = stir_stmt_at(list, to);
 	unsigned u = cuda_unbound(e, ctx);
 	ectx c = *ctx;
-	bool guard = u && stores_shared_data(s) && !(bound_inside(s) & u);
+	bool guard = u && cuda_stores_shared_data(s) &&
+		!(cuda_bound_inside(s) & u);
 	if (guard) {
 		/* (else nothing to guard, or the guard goes further in) */
 		c.single |= u;
@@ -362,8 +362,8 @@ static void emit_block(emitter *e, const stir_stmt *s, const ectx *ctx)
 		STIR_BLOCK_CROSS_THREAD) ? stir_stmt_at(&s->u.block.body, 0) : NULL;
 	for (int i = 0; i < s->u.block.n_vars; i++) {
 		const stir_var *v = s->u.block.vars[i];
-		if (red_store ? !names_var(e, red_store->u.store.value, v) :
-		    !list_names_var(e, &s->u.block.body, v))
+		if (red_store ? !cuda_names_var(e, red_store->u.store.value, v) :
+		    !cuda_list_names_var(e, &s->u.block.body, v))
 			continue; /* unused: no declaration to warn about */
 		cg_indent(p);
 		cg_putf(p, "const %s ", cuda_ctype(v->dtype));

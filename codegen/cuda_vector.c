@@ -149,17 +149,15 @@ static void emit_lanes(emitter *e, const ectx *ctx, struct vec_ctx *vc)
 	}
 }
 
-/* e, s, ctx: the scalar form of loop s (unrolled), with the split guard
- * that lift_guards would lift out of it as an unrolled loop tested before
- * it (stir_nest_guard): a copy of the nest from s to the loop whose body
- * is the guard, that body the guard's, inside a copy of the guard. */
-static void emit_scalar(emitter *e, const stir_stmt *s, const ectx *ctx)
+/* e, s, ctx, fn: see cuda_internal.h. */
+void cuda_scalar_form(emitter *e, const stir_stmt *s, const ectx *ctx,
+	cuda_stmt_fn fn)
 {
 	stir_stmt copy = *s;
 	copy.u.for_.kind = STIR_LOOP_UNROLL;
 	const stir_stmt *g = stir_nest_guard(e->k, &copy);
 	if (!g) {
-		cuda_emit_stmt(e, &copy, ctx);
+		fn(e, &copy, ctx);
 		return;
 	}
 	int n = 1;
@@ -187,7 +185,7 @@ static void emit_scalar(emitter *e, const stir_stmt *s, const ectx *ctx)
 	stir_stmt wrap = *g;
 	one[n] = &nest[0];
 	wrap.u.if_.then_body = (stir_ptr_vec){ 1, 1, &one[n] };
-	cuda_emit_stmt(e, &wrap, ctx);
+	fn(e, &wrap, ctx);
 	free(nest);
 	free(one);
 }
@@ -200,7 +198,7 @@ static void emit_scalar_summary(emitter *e, const stir_stmt *s,
 	cg_printer scratch, *out = e->out;
 	cg_printer_init(&scratch, out->indent);
 	e->out = &scratch;
-	emit_scalar(e, s, ctx);
+	cuda_scalar_form(e, s, ctx, cuda_emit_stmt);
 	e->out = out;
 	cg_printer_release(&scratch);
 }
@@ -228,7 +226,7 @@ void cuda_emit_vector_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
 		return;
 	}
 	if (r == 0) {
-		emit_scalar(e, s, ctx);
+		cuda_scalar_form(e, s, ctx, cuda_emit_stmt);
 		goto out;
 	}
 	int64_t w = pl->width;
@@ -299,7 +297,7 @@ void cuda_emit_vector_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
 		p->indent--;
 		cg_line(p, "} else {");
 		p->indent++;
-		emit_scalar(e, s, ctx);
+		cuda_scalar_form(e, s, ctx, cuda_emit_stmt);
 		p->indent--;
 		cg_line(p, "}");
 	} else {
