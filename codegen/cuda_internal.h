@@ -170,9 +170,8 @@ typedef struct ectx {
 
 /* What a walk of the emitter is for. */
 typedef enum cuda_mode {
-	CUDA_MODE_EMIT,            /* print the source; a place where threads
-	                              must synchronize but the kernel has no
-	                              barrier statement is an error */
+	CUDA_MODE_EMIT,            /* print the source of a kernel the
+	                              verifier accepted (it checks nothing) */
 	CUDA_MODE_PLACE,           /* record where barriers are missing
 	                              (stir_kernel_insert_barriers) */
 	CUDA_MODE_VERIFY,          /* the verifier's walk: report what the
@@ -181,7 +180,7 @@ typedef enum cuda_mode {
 
 /* A place that needs a barrier: before statement "before" of the list
  * whose slots are "slots", or at its end when "before" is NULL.  The
- * slots, not the list, name it: the emitter walks copies of some
+ * slots, not the list, name it: the verifier's walk walks copies of some
  * statements (vector loops' scalar form), which share their lists' slots. */
 typedef struct cuda_place {
 	void *const *slots;        /* borrowed: the list's slot array */
@@ -246,8 +245,8 @@ typedef struct emitter {
  * (bindings, launches' shapes, arrays' sizes; see verify_gpu.c), which
  * the emitter assumes.  0, or -1 with located diagnostics. */
 int cuda_verify_structure(const stir_kernel *k);
-/* k: the checks of stir_kernel_verify_gpu run after the emitter's walk
- * (they do not change what it prints, and its refusals come first): a
+/* k: the checks of stir_kernel_verify_gpu run after its walk (its
+ * refusals come first): a
  * register or shared array used by two launches, two buffers of one
  * array that the kernel writes.  0, or -1 with located diagnostics. */
 int cuda_verify_sharing(const stir_kernel *k);
@@ -371,6 +370,12 @@ void cuda_find_reds(emitter *e, const stir_ptr_vec *list, red **r);
 void cuda_free_reds(red *r);
 /* t: the accumulator type of a reduction into type t. */
 stir_dtype cuda_red_acc_type(stir_dtype t);
+/* e, L, r, inner: the elements of the register array reduction r adds
+ * into, one accumulator each (see red), when its element moves with the
+ * variables defined inside threadIdx.x loop L ("inner", by slot); else
+ * 0. */
+int64_t cuda_red_elems(const emitter *e, const stir_stmt *L, const red *r,
+	const bool *inner);
 
 /* e, ctx, v, to, prec: v converted to type "to" (v's type is "to", a
  * narrower integer, or for a variable the compute type of "to"). */
@@ -555,9 +560,9 @@ bool cuda_is_hoisted(const emitter *e, const stir_expr *x);
 /* ---- statements and stores (cuda_stmt.c, cuda_reduce.c), shared with
  * cuda_vector.c and cuda_hoist.c ---- */
 
-/* e, list, ctx, sum: emit a statement list (barriers placed inside). */
-void cuda_emit_list(emitter *e, const stir_ptr_vec *list, const ectx *ctx,
-	summary *sum);
+/* e, list, ctx: emit a statement list, each statement guarded where it
+ * would run redundantly. */
+void cuda_emit_list(emitter *e, const stir_ptr_vec *list, const ectx *ctx);
 /* e, s, ctx: emit one statement of a list at the current depth. */
 void cuda_emit_stmt(emitter *e, const stir_stmt *s, const ectx *ctx);
 /* s, inner: mark (by slot) every variable s and its children define. */

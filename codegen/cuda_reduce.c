@@ -231,6 +231,21 @@ void cuda_free_reds(red *r)
 	}
 }
 
+/* e, L, r, inner: see cuda_internal.h. */
+int64_t cuda_red_elems(const emitter *e, const stir_stmt *L, const red *r,
+	const bool *inner)
+{
+	const stir_stmt *st = r->store;
+	const stir_buffer *buf = st->u.store.buf;
+	const stir_expr *n = buf->extent;
+	if (cuda_inner_var(e, st->u.store.idx[0], inner) &&
+	    buf->scope == STIR_SCOPE_LOCAL && n && n->kind == STIR_EXPR_INT &&
+	    n->u.i >= 1 && n->u.i <= 32 &&
+	    !cuda_expr_uses(e, st->u.store.idx[0], L->u.for_.var))
+		return n->u.i;
+	return 0;
+}
+
 /* t: see cuda_internal.h. */
 stir_dtype cuda_red_acc_type(stir_dtype t)
 {
@@ -361,7 +376,6 @@ static void emit_red_combine(emitter *e, const stir_stmt *L, const ectx *ctx,
 			row, r->id);
 		cg_line(p, "}");
 		cg_line(p, "__syncthreads();");
-		cuda_summary_barrier(e->sum);
 		cg_line(p, "%s = 0;", acc);
 		cg_line(p, "for (int stir_w = 0; stir_w < %" PRId64 "; ++stir_w) {",
 			nw);
@@ -370,7 +384,6 @@ static void emit_red_combine(emitter *e, const stir_stmt *L, const ectx *ctx,
 			row);
 		cg_line(p, "}");
 		cg_line(p, "__syncthreads();");
-		cuda_summary_barrier(e->sum);
 	} else if (buf->scope == STIR_SCOPE_LOCAL) {
 		/* every thread keeps the total in its registers */
 		cg_indent(p);
@@ -441,7 +454,7 @@ void cuda_emit_bound_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
 			cuda_mark_defined(s, inner);
 			for (red *r = reds; r && !e->failed; r = r->next) {
 				r->acc = cuda_red_acc_type(r->store->u.store.buf->dtype);
-				cuda_check_red(e, s, r, inner, ctx);
+				r->elems = cuda_red_elems(e, s, r, inner);
 			}
 		}
 	}
@@ -487,16 +500,11 @@ void cuda_emit_bound_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
 		cg_put(p, ") {\n");
 		p->indent++;
 	}
-	summary body = { 0 };
-	cuda_emit_list(e, &s->u.for_.body, &c, &body);
+	cuda_emit_list(e, &s->u.for_.body, &c);
 	if (guard) {
 		p->indent--;
 		cg_line(p, "}");
-		cuda_summary_append_maybe(e, e->sum, &body);
-	} else {
-		cuda_summary_append(e, e->sum, &body);
 	}
-	cuda_summary_release(&body);
 	for (red *r = reds; r && !e->failed; r = r->next)
 		emit_red_combine(e, s, ctx, r, inner);
 	p->indent--;

@@ -13,15 +13,11 @@
 #include "ir/layout.h"
 #include "ir/visit.h"
 
-/* e, s, ctx: a barrier statement: every thread of the block must reach
- * it. */
-static void emit_barrier(emitter *e, const stir_stmt *s, const ectx *ctx)
+/* e: a barrier statement (every thread of the block reaches it: the
+ * verifier checked). */
+static void emit_barrier(emitter *e)
 {
-	if (!cuda_check_barrier(e, s, ctx))
-		return;
 	cg_line(e->out, "__syncthreads();");
-	if (e->sum)
-		cuda_summary_barrier(e->sum);
 }
 
 /* ---- static facts about statements ------------------------------------ */
@@ -243,35 +239,16 @@ static bool is_hoisted_let(const stir_stmt *s)
 	return s->kind == STIR_STMT_LET && s->u.let.hoisted;
 }
 
-/* e, list, ctx, sum: each statement into its own text first, so that
- * what it accesses decides whether a barrier goes before it. */
-void cuda_emit_list(emitter *e, const stir_ptr_vec *list, const ectx *ctx,
-	summary *sum)
+/* e, list, ctx: see cuda_internal.h.  (The barriers are statements of
+ * the list: the barrier pass put them where the verifier wants them.) */
+void cuda_emit_list(emitter *e, const stir_ptr_vec *list, const ectx *ctx)
 {
 	for (int i = 0; i < list->n && !e->failed; i++) {
 		/* hoisted lets go with the statement after them */
 		int from = i;
 		while (i + 1 < list->n && is_hoisted_let(stir_stmt_at(list, i)))
 			i++;
-		const stir_stmt *s = stir_stmt_at(list, i);
-		summary c = { 0 };
-		cg_printer sub;
-		cg_printer_init(&sub, e->out->indent);
-		cg_printer *out = e->out;
-		summary *saved = e->sum;
-		e->out = &sub;
-		e->sum = &c;
 		emit_guarded(e, list, from, i, ctx);
-		e->out = out;
-		e->sum = saved;
-		const cg_access *a, *b;
-		if (cuda_needs_barrier(e, cuda_summary_pending(sum), &c.first,
-		    s->loc, &a, &b))
-			cuda_need_barrier(e, ctx, s->loc, a, b, sum, list, s);
-		cg_append(e->out, &sub);
-		cg_printer_release(&sub);
-		cuda_summary_append(e, sum, &c);
-		cuda_summary_release(&c);
 	}
 }
 
@@ -284,19 +261,14 @@ static void emit_if(emitter *e, const stir_stmt *s, const ectx *ctx)
 	cg_put(e->out, "if (");
 	cuda_expr(e, ctx, s->u.if_.cond, P_TOP);
 	cg_put(e->out, ") {\n");
-	summary body = { 0 };
 	e->out->indent++;
-	cuda_emit_list(e, &s->u.if_.then_body, &c, &body);
+	cuda_emit_list(e, &s->u.if_.then_body, &c);
 	e->out->indent--;
-	cuda_summary_append_maybe(e, e->sum, &body);
-	cuda_summary_release(&body);
 	if (s->u.if_.else_body.n) {
 		cg_line(e->out, "} else {");
 		e->out->indent++;
-		cuda_emit_list(e, &s->u.if_.else_body, &c, &body);
+		cuda_emit_list(e, &s->u.if_.else_body, &c);
 		e->out->indent--;
-		cuda_summary_append_maybe(e, e->sum, &body);
-		cuda_summary_release(&body);
 	}
 	cg_line(e->out, "}");
 }
@@ -336,15 +308,10 @@ static void emit_serial_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
 	}
 	cuda_put_name(e, v->name);
 	cg_put(e->out, ") {\n");
-	summary body = { 0 };
 	e->out->indent++;
-	cuda_emit_list(e, &s->u.for_.body, &c, &body);
-	if (!e->failed)
-		cuda_loop_carried_barrier(e, s, &c, &body);
+	cuda_emit_list(e, &s->u.for_.body, &c);
 	e->out->indent--;
 	cg_line(e->out, "}");
-	cuda_summary_append_maybe(e, e->sum, &body);
-	cuda_summary_release(&body);
 }
 
 /* e, s, ctx: a block: a scope holding its variables as constants. */
@@ -375,7 +342,7 @@ static void emit_block(emitter *e, const stir_stmt *s, const ectx *ctx)
 	ectx c = *ctx;
 	if (s->u.block.flags & STIR_BLOCK_ATOMIC)
 		c.atomic = true;
-	cuda_emit_list(e, &s->u.block.body, &c, e->sum);
+	cuda_emit_list(e, &s->u.block.body, &c);
 	p->indent--;
 	cg_line(p, "}");
 }
@@ -447,7 +414,7 @@ void cuda_emit_stmt(emitter *e, const stir_stmt *s, const ectx *ctx)
 		e->failed = true;
 		return;
 	case STIR_STMT_BARRIER:
-		emit_barrier(e, s, ctx);
+		emit_barrier(e);
 		return;
 	}
 }

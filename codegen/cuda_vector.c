@@ -190,9 +190,12 @@ void cuda_scalar_form(emitter *e, const stir_stmt *s, const ectx *ctx,
 	free(one);
 }
 
-/* e, s, ctx: the scalar form of loop s printed nowhere: only its record
- * of the accesses (e->sum), for a vector path that has no fallback. */
-static void emit_scalar_summary(emitter *e, const stir_stmt *s,
+/* e, s, ctx: the scalar form of loop s printed nowhere, for a vector path
+ * that has no fallback: the counters of generated names (stir_nN, stir_sN,
+ * ...) and the arrays the launch uses move on as they did when this walk
+ * recorded the accesses (the verifier's walk does that now), so that the
+ * source stays what it was. */
+static void emit_scalar_names(emitter *e, const stir_stmt *s,
 	const ectx *ctx)
 {
 	cg_printer scratch, *out = e->out;
@@ -232,12 +235,9 @@ void cuda_emit_vector_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
 	int64_t w = pl->width;
 	struct vec_ctx vc = { .p = pl };
 	/* print the lanes with w replaced by the lane number and the blocks'
-	 * variables by their bindings; the scalar fallback records the
-	 * accesses */
+	 * variables by their bindings */
 	cg_printer *p = e->out;
 	cuda_mark_defined(s, inner);
-	summary *sum = e->sum;
-	e->sum = NULL;
 	e->lane_var = v;
 	e->resolve = inner;
 	e->vec = &vc;
@@ -292,7 +292,6 @@ void cuda_emit_vector_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
 	e->lane_var = NULL;
 	e->resolve = NULL;
 	e->n_vec++;
-	e->sum = sum;
 	if (check) {
 		p->indent--;
 		cg_line(p, "} else {");
@@ -301,8 +300,7 @@ void cuda_emit_vector_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
 		p->indent--;
 		cg_line(p, "}");
 	} else {
-		/* the scalar loop alone records the accesses */
-		emit_scalar_summary(e, s, ctx);
+		emit_scalar_names(e, s, ctx);
 	}
 	if (pl->n_guards) {
 		p->indent--;

@@ -426,13 +426,9 @@ void cuda_check_red(emitter *e, const stir_stmt *L, red *r,
 	}
 	const stir_var *v = cuda_inner_var(e, st->u.store.idx[0], inner);
 	const stir_buffer *buf = st->u.store.buf;
-	const stir_expr *n = buf->extent;
-	if (v && buf->scope == STIR_SCOPE_LOCAL && n &&
-	    n->kind == STIR_EXPR_INT && n->u.i >= 1 && n->u.i <= 32 &&
-	    !cuda_expr_uses(e, st->u.store.idx[0], lv)) {
-		/* the lanes of a register array: an accumulator each */
-		r->elems = n->u.i;
-	} else if (v) {
+	/* the lanes of a register array: an accumulator each */
+	r->elems = cuda_red_elems(e, L, r, inner);
+	if (v && !r->elems) {
 		cuda_error(e, st->loc, "cross-thread block '%s': the element it "
 			"stores to depends on '%s', defined inside the threadIdx.x "
 			"loop '%s'%s", name, v->name, lv->name,
