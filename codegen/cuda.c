@@ -646,11 +646,11 @@ static void emit_search_helpers(emitter *e, cg_printer *out)
  * the verifier's walk of each launch (verify_walk.c) and the sharing's
  * checks, printing nothing. */
 static int emit_kernel(stir_cuda_plan *plan, unsigned flags, cuda_mode mode,
-	cuda_places *places)
+	cuda_places *places, cuda_hoists *hoists)
 {
 	const stir_kernel *k = plan->k;
 	emitter e = { .k = k, .ctx = stir_kernel_ctx(k), .flags = flags,
-		.plan = plan, .mode = mode, .places = places };
+		.plan = plan, .mode = mode, .places = places, .hoists = hoists };
 	if (k->stage != STIR_STAGE_3) {
 		stir_error(e.ctx, k->loc, "kernel '%s' is a stage %d kernel; CUDA "
 			"is emitted from stage 3 (see stir_kernel_prepare_for_gpu)",
@@ -774,14 +774,15 @@ int cuda_emit(stir_cuda_plan *plan, unsigned flags)
 {
 	if (cuda_verify_walk(plan->k) < 0)
 		return -1;
-	return emit_kernel(plan, flags, CUDA_MODE_EMIT, NULL);
+	return emit_kernel(plan, flags, CUDA_MODE_EMIT, NULL, NULL);
 }
 
-/* k, mode, places: the verifier's walk of k (verify_walk.c) in mode
- * CUDA_MODE_VERIFY or CUDA_MODE_PLACE (appending to places), with a plan
- * of its own for the launches' shapes, discarded.  0 or -1. */
+/* k, mode, places, hoists: the verifier's walk of k (verify_walk.c) in
+ * mode CUDA_MODE_VERIFY or CUDA_MODE_PLACE (appending to places, and to
+ * hoists when not NULL), with a plan of its own for the launches' shapes,
+ * discarded.  0 or -1. */
 static int walk_kernel(const stir_kernel *k, cuda_mode mode,
-	cuda_places *places)
+	cuda_places *places, cuda_hoists *hoists)
 {
 	stir_cuda_plan *p = calloc(1, sizeof(*p));
 	if (!p) {
@@ -789,7 +790,7 @@ static int walk_kernel(const stir_kernel *k, cuda_mode mode,
 		return -1;
 	}
 	p->k = k;
-	int r = emit_kernel(p, 0, mode, places);
+	int r = emit_kernel(p, 0, mode, places, hoists);
 	stir_cuda_plan_free(p);
 	return r;
 }
@@ -797,11 +798,18 @@ static int walk_kernel(const stir_kernel *k, cuda_mode mode,
 /* k, places: see cuda_internal.h. */
 int cuda_place_barriers(const stir_kernel *k, cuda_places *places)
 {
-	return walk_kernel(k, CUDA_MODE_PLACE, places);
+	return walk_kernel(k, CUDA_MODE_PLACE, places, NULL);
+}
+
+/* k, places, hoists: see cuda_internal.h. */
+int cuda_walk_hoists(const stir_kernel *k, cuda_places *places,
+	cuda_hoists *hoists)
+{
+	return walk_kernel(k, CUDA_MODE_PLACE, places, hoists);
 }
 
 /* k: see cuda_internal.h. */
 int cuda_verify_walk(const stir_kernel *k)
 {
-	return walk_kernel(k, CUDA_MODE_VERIFY, NULL);
+	return walk_kernel(k, CUDA_MODE_VERIFY, NULL, NULL);
 }

@@ -194,6 +194,19 @@ typedef struct cuda_places {
 	cuda_place *v;             /* owned */
 } cuda_places;
 
+/* A warp-buffer read that may be computed before a loop (cuda_hoist.c),
+ * found by the verifier's walk for stir_kernel_hoist_warp_reads. */
+typedef struct cuda_hoist_at {
+	const stir_var *loop;      /* borrowed: the loop's variable (the
+	                              walk's copies of a loop share it) */
+	const stir_expr *x;        /* borrowed: the read */
+} cuda_hoist_at;
+
+typedef struct cuda_hoists {
+	int n, cap;
+	cuda_hoist_at *v;          /* owned */
+} cuda_hoists;
+
 typedef struct emitter {
 	const stir_kernel *k;      /* the kernel */
 	stir_ctx *ctx;             /* receives diagnostics */
@@ -237,6 +250,8 @@ typedef struct emitter {
 	                              hoisted let printed as stir_sN, else 0 */
 	cuda_mode mode;            /* what the walk is for */
 	cuda_places *places;       /* CUDA_MODE_PLACE: receives the places */
+	cuda_hoists *hoists;       /* or NULL: receives the warp-buffer reads
+	                              the walk computes before their loops */
 } emitter;
 
 /* ---- verify_gpu.c ---- */
@@ -427,6 +442,11 @@ void cuda_need_barrier(emitter *e, const ectx *ctx, stir_loc loc,
  * ends the body. */
 void cuda_loop_carried_barrier(emitter *e, const stir_stmt *s, const ectx *ctx,
 	summary *body);
+/* k, places, hoists: the walk of cuda_place_barriers, appending also to
+ * hoists the warp-buffer reads that may be computed before their loops
+ * (stir_kernel_hoist_warp_reads).  0 or -1. */
+int cuda_walk_hoists(const stir_kernel *k, cuda_places *places,
+	cuda_hoists *hoists);
 /* k: stir_kernel_verify_gpu's checks (cuda_verify_structure, the
  * verifier's walk of every launch, cuda_verify_sharing), reported as
  * located diagnostics.  0 or -1. */

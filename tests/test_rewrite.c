@@ -320,6 +320,106 @@ START_TEST(test_hoisted_let_checked)
 }
 END_TEST
 
+/* ---- hoist_warp_reads ---------------------------------------------------- */
+
+/* Reads of a warp buffer that a loop does not change, one of them at an
+ * index past the buffer where the loop's condition keeps it unused. */
+static const char warp_prog[] =
+	"kernel h(n: i32) stage 3 {\n"
+	"  buffer X: f32[8] = X;\n"
+	"  buffer Y: f32[n * 32] = Y;\n"
+	"  buffer W: f32[8] warp;\n"
+	"  for b in [0, n) bind(blockIdx.x) {\n"
+	"    for t in [0, 8) bind(threadIdx.x) {\n"
+	"      for e in [0, 8) {\n"
+	"        W[e] = X[e];\n"
+	"      }\n"
+	"      for j in [0, 4) {\n"
+	"        for u in [0, 4) {\n"
+	"          if (j + 5 < 8) {\n"
+	"            Y[(b * 8 + t) * 4 + u] += W[j] * W[j + 5];\n"
+	"          }\n"
+	"        }\n"
+	"      }\n"
+	"    }\n"
+	"  }\n"
+	"}\n";
+
+/* The reads move before the innermost loop that does not change them,
+ * as lets the text shows and reads back; a second run changes nothing;
+ * the CUDA is the one the emitter printed when it moved them itself; the
+ * interpreter runs the moved read past the buffer (j = 3) without error
+ * and computes what the kernel did. */
+START_TEST(test_hoist_warp_reads)
+{
+	prog p = read_prog(warp_prog), q = read_prog(warp_prog);
+	ck_assert_int_eq(stir_kernel_hoist_warp_reads(p.k), 0);
+	char *t = round_trip(p.k);
+	ck_assert_ptr_nonnull(strstr(t,
+		"        hoisted let s = W[j];\n"
+		"        hoisted let s1 = W[j + 5];\n"
+		"        for u in [0, 4) {\n"
+		"          if (j + 5 < 8) {\n"
+		"            Y[(b * 8 + t) * 4 + u] += s * s1;\n"));
+	ck_assert_int_eq(stir_kernel_hoist_warp_reads(p.k), 0);
+	char *again = stir_kernel_to_str(p.k);
+	ck_assert_str_eq(again, t);
+	free(again);
+	free(t);
+	char *moved = stir_kernel_to_cuda(p.k), *kept = stir_kernel_to_cuda(q.k);
+	ck_assert_ptr_nonnull(moved);
+	ck_assert_ptr_nonnull(kept);
+	ck_assert_ptr_nonnull(strstr(moved, "const float stir_s1 = "
+		"__shfl_sync(stir_lanes(8), W[0], j + 5, 8);  // a warp buffer "
+		"read the loop does not change\n"));
+	ck_assert_str_eq(moved, kept);
+	free(moved);
+	free(kept);
+	for (uint64_t seed = 1; seed <= 2; seed++) {
+		stir_bindings *b = stir_bindings_alloc();
+		ck_assert_int_eq(stir_bindings_set_size(b, "n", 3), 0);
+		ck_assert_int_eq(stir_kernel_bind_random(q.k, b, seed), 0);
+		stir_bindings *want = stir_bindings_copy(b);
+		int rc = stir_kernel_interpret(p.k, b);
+		if (rc < 0)
+			stir_ctx_print_diagnostics(p.ctx, stderr);
+		ck_assert_int_eq(rc, 0);
+		ck_assert_int_eq(stir_kernel_interpret(q.k, want), 0);
+		test_compare_tensors(q.k, b, want, "hoist_warp_reads");
+		stir_bindings_free(b);
+		stir_bindings_free(want);
+	}
+	free_prog(&q);
+	free_prog(&p);
+}
+END_TEST
+
+/* A kernel the GPU verifier refuses is refused by the pass, with the
+ * verifier's error, and left as it was. */
+START_TEST(test_hoist_warp_reads_refused)
+{
+	char *text = strdup(warp_prog);
+	ck_assert_ptr_nonnull(text);
+	/* the reads outside the loop bound to threadIdx.x */
+	char *at = strstr(text, "bind(threadIdx.x)");
+	ck_assert_ptr_nonnull(at);
+	memcpy(at, "unroll           ", strlen("bind(threadIdx.x)"));
+	prog p = read_prog(text);
+	char *before = stir_kernel_to_str(p.k);
+	ck_assert_int_eq(stir_kernel_hoist_warp_reads(p.k), -1);
+	char *d = test_diags_to_str(p.ctx);
+	ck_assert_ptr_nonnull(strstr(d, "error: warp buffer 'W' is filled "
+		"outside a loop bound to threadIdx.x, whose lanes hold it\n"));
+	free(d);
+	char *after = stir_kernel_to_str(p.k);
+	ck_assert_str_eq(after, before);
+	free(after);
+	free(before);
+	free_prog(&p);
+	free(text);
+}
+END_TEST
+
 /* ---- plan_vectors --------------------------------------------------------- */
 
 /* A vectorized loop whose lanes are vectors, one that has no vector path
@@ -577,6 +677,10 @@ int main(void)
 	tcase_add_test(th, test_hoist_nested);
 	tcase_add_test(th, test_hoisted_let_checked);
 	suite_add_tcase(s, th);
+	TCase *tw = tcase_create("hoist_warp_reads");
+	tcase_add_test(tw, test_hoist_warp_reads);
+	tcase_add_test(tw, test_hoist_warp_reads_refused);
+	suite_add_tcase(s, tw);
 	TCase *tv = tcase_create("plan_vectors");
 	tcase_add_test(tv, test_plan_vectors_text);
 	tcase_add_test(tv, test_plan_vectors_refused);
