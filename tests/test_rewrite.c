@@ -664,6 +664,110 @@ START_TEST(test_rewrites_match_references)
 }
 END_TEST
 
+/* k, skip: run the GPU pipeline on k without the registered passes named
+ * in skip (NULL-ended). */
+static void prepare_without(stir_kernel *k, const char *const *skip)
+{
+	stir_pipeline *p = stir_pipeline_alloc();
+	ck_assert_ptr_nonnull(p);
+	for (int i = 0; i < stir_pass_registry_n(); i++) {
+		const char *name = stir_pass_registry_get_name(i);
+		bool skipped = false;
+		for (int j = 0; skip[j]; j++)
+			skipped |= !strcmp(skip[j], name);
+		if (!skipped)
+			ck_assert_int_eq(stir_pipeline_add(p, name), 0);
+	}
+	ck_assert_int_eq(stir_pipeline_run(p, k), 0);
+	stir_pipeline_free(p);
+}
+
+/* The emitter only prints what the passes hoist_warp_reads and
+ * plan_vectors decide, and decides the same itself for a kernel that
+ * skipped them: every tests/cuda/NAME.stir, and two scheduled examples,
+ * give the same CUDA both ways. */
+START_TEST(test_passes_match_emitter)
+{
+	static const char *const none[] = { NULL };
+	static const char *const skip[] = { "hoist_warp_reads", "plan_vectors",
+		NULL };
+	DIR *dir = opendir(test_path("tests/cuda"));
+	ck_assert_ptr_nonnull(dir);
+	struct dirent *de;
+	int n = 0, moved = 0;
+	while ((de = readdir(dir))) {
+		size_t len = strlen(de->d_name);
+		if (len < 6 || strcmp(de->d_name + len - 5, ".stir"))
+			continue;
+		char file[512], name[256];
+		snprintf(file, sizeof(file), "tests/cuda/%s", de->d_name);
+		snprintf(name, sizeof(name), "%.*s", (int)(len - 5), de->d_name);
+		prog a = load_prog(file, name), b = load_prog(file, name);
+		prepare_without(a.k, none);
+		prepare_without(b.k, skip);
+		char *ta = stir_kernel_to_str(a.k), *tb = stir_kernel_to_str(b.k);
+		moved += strcmp(ta, tb) != 0;
+		char *ca = stir_kernel_to_cuda(a.k), *cb = stir_kernel_to_cuda(b.k);
+		ck_assert_ptr_nonnull(ca);
+		ck_assert_ptr_nonnull(cb);
+		ck_assert_str_eq(ca, cb);
+		free(ta);
+		free(tb);
+		free(ca);
+		free(cb);
+		free_prog(&a);
+		free_prog(&b);
+		n++;
+	}
+	closedir(dir);
+	ck_assert_int_ge(n, 10);
+	/* examples/csrmm_hyb.yaml: warp buffers whose reads move, vectorized
+	 * loops */
+	static const char *const ex[][2] = {
+		{ "examples/csrmm.stir", "examples/csrmm_hyb.yaml" },
+		{ "examples/sddmm.stir", "examples/sddmm_fast.yaml" },
+	};
+	for (size_t i = 0; i < sizeof(ex) / sizeof(ex[0]); i++) {
+		prog v[2];
+		for (int j = 0; j < 2; j++) {
+			v[j].ctx = stir_ctx_alloc();
+			v[j].m = stir_module_read_from_file(v[j].ctx,
+				test_path(ex[i][0]));
+			ck_assert_ptr_nonnull(v[j].m);
+			stir_schedule *sc = stir_schedule_read_from_file(v[j].ctx,
+				test_path(ex[i][1]));
+			ck_assert_ptr_nonnull(sc);
+			v[j].k = stir_schedule_find_kernel(sc, v[j].m);
+			ck_assert_ptr_nonnull(v[j].k);
+			ck_assert_int_eq(stir_schedule_apply(sc, v[j].k,
+				STIR_STAGE_3), 0);
+			stir_schedule_free(sc);
+			prepare_without(v[j].k, j ? skip : none);
+		}
+		char *ta = stir_kernel_to_str(v[0].k);
+		char *tb = stir_kernel_to_str(v[1].k);
+		ck_assert_ptr_nonnull(strstr(ta, "vectorize("));
+		moved += strcmp(ta, tb) != 0;
+		char *ca = stir_kernel_to_cuda(v[0].k);
+		char *cb = stir_kernel_to_cuda(v[1].k);
+		ck_assert_ptr_nonnull(ca);
+		ck_assert_ptr_nonnull(cb);
+		ck_assert_str_eq(ca, cb);
+		if (i == 0)
+			ck_assert_ptr_nonnull(strstr(ta, "hoisted let s = "
+				"A_hyb_0_6_data_warp[c_1];\n"));
+		free(ta);
+		free(tb);
+		free(ca);
+		free(cb);
+		free_prog(&v[0]);
+		free_prog(&v[1]);
+	}
+	/* the passes changed the text of vectorize.stir and both examples */
+	ck_assert_int_ge(moved, 3);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("rewrite");
@@ -689,6 +793,7 @@ int main(void)
 	TCase *ta = tcase_create("all");
 	tcase_set_timeout(ta, 60);
 	tcase_add_test(ta, test_rewrites_match_references);
+	tcase_add_test(ta, test_passes_match_emitter);
 	suite_add_tcase(s, ta);
 	return test_run_suite(s);
 }
