@@ -320,7 +320,7 @@ START_TEST(test_hoisted_let_checked)
 }
 END_TEST
 
-/* ---- hoist_warp_reads ---------------------------------------------------- */
+/* ---- hoist_warp_reads --------------------------------------------------- */
 
 /* Reads of a warp buffer that a loop does not change, one of them at an
  * index past the buffer where the loop's condition keeps it unused. */
@@ -420,7 +420,7 @@ START_TEST(test_hoist_warp_reads_refused)
 }
 END_TEST
 
-/* ---- plan_vectors --------------------------------------------------------- */
+/* ---- plan_vectors ------------------------------------------------------- */
 
 /* A vectorized loop whose lanes are vectors, one that has no vector path
  * (a lane reads what the next one writes), and a loop that is not
