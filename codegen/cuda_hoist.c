@@ -1,6 +1,5 @@
 /* Warp-buffer reads computed once (docs/cuda.md, "Searches" and "Warp
- * buffers"): the stage III pass hoist_warp_reads, and the same move made
- * by the emitter for a kernel that did not go through the pass.
+ * buffers"): the stage III pass hoist_warp_reads.
  *
  * Searches that a loop does not change are computed before it by the
  * stage III pass hoist_invariants (passes/hoist.c), as "hoisted let"
@@ -22,10 +21,9 @@
  * runs the verifier's walk (verify_walk.c), which notes each decision,
  * and has passes/hoist.c (stir_hoist_reads) put a "hoisted let" before
  * the loop for each read it noted and its variable in place of the equal
- * reads inside.  Emitting a kernel the pass did not run on, the emitter
- * declares "const T stir_sN = ...;" for each such read itself, numbered
- * with the hoisted lets, and prints the constant wherever the same read
- * (block variables resolved) appears inside the loop: the same source. */
+ * reads inside; the emitter prints the lets as the constants stir_sN.
+ * A kernel that did not go through the pass keeps its reads where they
+ * are (a shuffle each), and the GPU verifier checks them there. */
 #include <stdlib.h>
 #include <string.h>
 #include "codegen/cuda_internal.h"
@@ -152,8 +150,8 @@ static int note_hoist(emitter *e, const stir_stmt *loop, const stir_expr *x)
 }
 
 /* slot, user: expr_post of the hoist walk (user: the hoist_walk), after
- * the reads inside the expression: declare a constant for a movable
- * warp-buffer read not held yet. */
+ * the reads inside the expression: hold a movable warp-buffer read not
+ * held yet before the loop. */
 static stir_visit_step hoist_expr(stir_expr **slot, void *user)
 {
 	hoist_walk *w = user;
@@ -175,26 +173,17 @@ static stir_visit_step hoist_expr(stir_expr **slot, void *user)
 		e->memo = m;
 		e->cap_memo = cap;
 	}
-	/* the expression as it would be printed inside, block variables
-	 * defined there replaced by their bindings (the verifier's walk
-	 * records and checks the read there, codegen/verify_walk.c) */
+	/* the read as it would be made inside, block variables defined
+	 * there replaced by their bindings: recorded and checked where the
+	 * loop starts (codegen/verify_walk.c) */
 	int id = e->n_hoist++;
 	const bool *saved = e->resolve;
 	e->resolve = w->inner;
-	if (e->mode != CUDA_MODE_EMIT) {
-		cuda_walk_expr(e, w->ctx, x);
-		e->resolve = saved;
-		e->memo[e->n_memo++] = (cuda_memo){ .x = x, .id = id };
-		if (e->hoists && note_hoist(e, w->loop, x) < 0)
-			return STIR_VISIT_STOP;
-		return STIR_VISIT_GO;
-	}
-	cg_indent(e->out);
-	cg_putf(e->out, "const %s stir_s%d = ", cuda_ctype(x->dtype), id);
-	cuda_expr(e, w->ctx, x, P_COND);
-	cg_put(e->out, ";  // a warp buffer read the loop does not change\n");
+	cuda_walk_expr(e, w->ctx, x);
 	e->resolve = saved;
 	e->memo[e->n_memo++] = (cuda_memo){ .x = x, .id = id };
+	if (e->hoists && note_hoist(e, w->loop, x) < 0)
+		return STIR_VISIT_STOP;
 	return STIR_VISIT_GO;
 }
 
@@ -226,18 +215,6 @@ void cuda_unhoist(emitter *e, int mark)
 bool cuda_is_hoisted(const emitter *e, const stir_expr *x)
 {
 	return find_memo(e, x) >= 0;
-}
-
-/* e, x: see cuda_internal.h. */
-bool cuda_hoisted(emitter *e, const stir_expr *x)
-{
-	int id = find_memo(e, x);
-	if (id < 0)
-		return false;
-	if (e->buf_used)
-		e->buf_used[x->u.load.buf->index] = true;
-	cg_putf(e->out, "stir_s%d", id);
-	return true;
 }
 
 /* ---- the pass --------------------------------------------------------- */

@@ -241,11 +241,12 @@ typedef struct emitter {
 	const stir_var *lane_var;  /* print this variable as lane_val */
 	int64_t lane_val;
 	struct vec_ctx *vec;       /* loads read from vectors (vector paths) */
-	/* warp-buffer reads held in constants (cuda_hoist.c) */
+	/* warp-buffer reads held before their loops by the walk of the pass
+	 * hoist_warp_reads (cuda_hoist.c) */
 	int n_memo, cap_memo;
 	cuda_memo *memo;           /* owned: those in scope, innermost last */
-	int n_hoist;               /* counter of their names (and of the
-	                              hoisted lets', passes/hoist.c) */
+	int n_hoist;               /* counter of the names of the hoisted lets
+	                              (passes/hoist.c), stir_sN */
 	int *hoist_id;             /* per slot: 1 + N for the variable of a
 	                              hoisted let printed as stir_sN, else 0 */
 	cuda_mode mode;            /* what the walk is for */
@@ -566,15 +567,14 @@ bool cuda_vector_load(emitter *e, const stir_expr *x);
 
 /* ---- cuda_hoist.c ---- */
 
-/* e, s, ctx: before loop s, declare a constant for each read of a warp
- * buffer in s that may be computed there (see cuda_hoist.c); they stand
- * for the expression until cuda_unhoist(e, the value returned). */
+/* e, s, ctx: in the walk of the pass hoist_warp_reads, before loop s:
+ * hold each read of a warp buffer in s that may be computed there (see
+ * cuda_hoist.c), recorded and checked where ctx runs and noted in
+ * e->hoists; the walk skips them inside until cuda_unhoist(e, the value
+ * returned). */
 int cuda_hoist(emitter *e, const stir_stmt *s, const ectx *ctx);
 void cuda_unhoist(emitter *e, int mark);
-/* e, x: when warp-buffer load x is held in a constant, print its name
- * and return true. */
-bool cuda_hoisted(emitter *e, const stir_expr *x);
-/* e, x: whether x is held in such a constant (printing nothing). */
+/* e, x: whether warp-buffer read x is held so. */
 bool cuda_is_hoisted(const emitter *e, const stir_expr *x);
 
 /* ---- statements and stores (cuda_stmt.c, cuda_reduce.c), shared with

@@ -391,7 +391,6 @@ void cuda_emit_stmt(emitter *e, const stir_stmt *s, const ectx *ctx)
 		/* a loop inside a fill loop is not part of the fill */
 		ectx c = *ctx;
 		c.fill = NULL;
-		int mark = cuda_hoist(e, s, &c);
 		switch (s->u.for_.kind) {
 		case STIR_LOOP_BIND:
 			cuda_emit_bound_loop(e, s, &c);
@@ -406,7 +405,6 @@ void cuda_emit_stmt(emitter *e, const stir_stmt *s, const ectx *ctx)
 			emit_serial_loop(e, s, &c);
 			break;
 		}
-		cuda_unhoist(e, mark);
 		return;
 	}
 	case STIR_STMT_ITER:

@@ -213,11 +213,10 @@ void cuda_emit_vector_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
 	const stir_var *v = s->u.for_.var;
 	stir_vec_plan *pl = calloc(1, sizeof(*pl));
 	bool *inner = calloc((size_t)e->k->n_vars + 1, sizeof(bool));
-	/* the plan the pass plan_vectors wrote into the loop, or, for a
-	 * kernel that did not go through it, the same plan computed here */
+	/* the plan the pass plan_vectors wrote into the loop; a loop it did
+	 * not plan runs as its scalar loop */
 	int r = !pl || !inner ? -1 : s->u.for_.planned ?
-		stir_vec_plan_from_note(s, cuda_binding_hook, e, pl) :
-		stir_vec_plan_loop(s, ctx->atomic, cuda_binding_hook, e, pl);
+		stir_vec_plan_from_note(s, cuda_binding_hook, e, pl) : 0;
 	if (r < 0) {
 		if (pl && inner)
 			cuda_error(e, s->loc, "the vector plan of loop '%s' names an "

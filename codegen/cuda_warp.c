@@ -78,8 +78,6 @@ void cuda_warp_load(emitter *e, const ectx *ctx, const stir_expr *x)
 {
 	const stir_buffer *buf = x->u.load.buf;
 	const stir_expr *idx = x->u.load.idx[0];
-	if (cuda_hoisted(e, x))
-		return;
 	if (e->buf_used)
 		e->buf_used[buf->index] = true;
 	cuda_record(e, ctx, buf, idx, false, false, x->loc);

@@ -310,7 +310,9 @@ static void walk_for(emitter *e, const stir_stmt *s, const ectx *ctx)
 {
 	ectx c = *ctx;
 	c.fill = NULL;
-	int mark = cuda_hoist(e, s, &c);
+	/* the walk of the pass hoist_warp_reads holds the reads it moves
+	 * before the loop; the others find them moved already */
+	int mark = e->hoists ? cuda_hoist(e, s, &c) : e->n_memo;
 	switch (s->u.for_.kind) {
 	case STIR_LOOP_BIND:
 		walk_bound_loop(e, s, &c);

@@ -897,15 +897,17 @@ static void count_plan(const stir_stmt *loop, const stir_vec_plan *pl,
 }
 
 /* The plans computed from the IR alone (stir_vec_plan_kernel: bindings
- * and atomic blocks found by a walk of the kernel) are the emitter's: the
- * same loops get a vector path, in the same order, with the same
- * widths. */
+ * and atomic blocks found by a walk of the kernel) are what the emitter
+ * prints once plan_vectors wrote them: the same loops get a vector path,
+ * in the same order, with the same widths; a loop not planned gets
+ * none. */
 START_TEST(test_vector_plans_match_emitter)
 {
 	prog p = load_prog("tests/cuda/vectorize.stir");
 	vec_count c = { 0 };
 	char want[256] = "";
 	ck_assert_int_eq(stir_vec_plan_kernel(p.k, count_plan, &c), 0);
+	ck_assert_int_eq(stir_kernel_plan_vectors(p.k), 0);
 	char *cu = stir_kernel_to_cuda(p.k);
 	ck_assert_ptr_nonnull(cu);
 	for (const char *at = cu; (at = strstr(at, "// loop '")); at++) {
@@ -994,6 +996,7 @@ END_TEST
 START_TEST(test_aligned_buffers)
 {
 	prog p = load_prog("tests/cuda/vectorize.stir");
+	ck_assert_int_eq(stir_kernel_plan_vectors(p.k), 0);
 	char *checked = stir_kernel_to_cuda(p.k);
 	stir_cuda_plan *plan = stir_cuda_plan_alloc(p.k,
 		STIR_CUDA_ALIGNED_BUFFERS);
@@ -1023,6 +1026,7 @@ START_TEST(test_lifted_guards)
 {
 	prog p = load_prog("tests/cuda/vectorize.stir");
 	ck_assert_int_eq(stir_kernel_lift_guards(p.k), 0);
+	ck_assert_int_eq(stir_kernel_plan_vectors(p.k), 0);
 	char *s = stir_kernel_to_cuda(p.k);
 	ck_assert_ptr_nonnull(s);
 	/* "put": the guard of the block under loop w, before the loop */
@@ -1091,6 +1095,7 @@ START_TEST(test_lifted_guards)
 		"  }\n"
 		"}\n");
 	ck_assert_int_eq(stir_kernel_lift_guards(p.k), 0);
+	ck_assert_int_eq(stir_kernel_hoist_warp_reads(p.k), 0);
 	s = stir_kernel_to_cuda(p.k);
 	if (!s)
 		stir_ctx_print_diagnostics(p.ctx, stderr);
