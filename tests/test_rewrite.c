@@ -322,6 +322,8 @@ END_TEST
 
 /* ---- hoist_warp_reads --------------------------------------------------- */
 
+static char *replace(const char *s, const char *from, const char *to);
+
 /* Reads of a warp buffer that a loop does not change, one of them at an
  * index past the buffer where the loop's condition keeps it unused. */
 static const char warp_prog[] =
@@ -394,6 +396,29 @@ START_TEST(test_hoist_warp_reads)
 	}
 	free_prog(&q);
 	free_prog(&p);
+}
+END_TEST
+
+/* A read under control flow that depends on threadIdx.x is a shuffle
+ * only some lanes make: refused where it is, legal once the pass has
+ * moved it before its loop, where every lane runs. */
+START_TEST(test_hoist_warp_reads_makes_legal)
+{
+	char *text = replace(warp_prog, "if (j + 5 < 8)", "if (t < 6)    ");
+	prog p = read_prog(text);
+	ck_assert_int_eq(stir_kernel_verify_gpu(p.k), -1);
+	char *d = test_diags_to_str(p.ctx);
+	ck_assert_str_eq(d, "13:39: error: warp buffer 'W' is read under "
+		"control flow that depends on threadIdx.x: its lanes shuffle "
+		"together\n");
+	free(d);
+	ck_assert_int_eq(stir_kernel_hoist_warp_reads(p.k), 0);
+	ck_assert_int_eq(stir_kernel_verify_gpu(p.k), 0);
+	char *t = stir_kernel_to_str(p.k);
+	ck_assert_ptr_nonnull(strstr(t, "        hoisted let s = W[j];\n"));
+	free(t);
+	free_prog(&p);
+	free(text);
 }
 END_TEST
 
@@ -757,6 +782,7 @@ int main(void)
 	TCase *tw = tcase_create("hoist_warp_reads");
 	tcase_add_test(tw, test_hoist_warp_reads);
 	tcase_add_test(tw, test_hoist_warp_reads_refused);
+	tcase_add_test(tw, test_hoist_warp_reads_makes_legal);
 	suite_add_tcase(s, tw);
 	TCase *tv = tcase_create("plan_vectors");
 	tcase_add_test(tv, test_plan_vectors_text);
