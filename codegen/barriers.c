@@ -4,21 +4,21 @@
  * the threads of a block must synchronize, so that the CUDA emitter only
  * prints them (as __syncthreads()) and the places show in stage III text.
  *
- * The emitter's walk (codegen/cuda.c) records every load and store with
- * the thread context it runs in (cuda_record) into summaries of the code
- * around it; within a statement list, cuda_needs_barrier compares what a
- * statement accesses with what ran since the last barrier.  Walking with
- * CUDA_MODE_PLACE, cuda_need_barrier records the place; the pass then inserts
- * the statements.  Walking to emit, a place without its barrier is
- * refused, and so are orderings no barrier can give (different thread
+ * The verifier's walk (codegen/verify_walk.c) records every load and
+ * store with the thread context it runs in (cuda_record) into summaries of
+ * the code around it; within a statement list, cuda_needs_barrier compares
+ * what a statement accesses with what ran since the last barrier.  Walking
+ * with CUDA_MODE_PLACE, cuda_need_barrier records the place; the pass then
+ * inserts the statements.  Walking to verify, a place without its barrier
+ * is refused, and so are orderings no barrier can give (different thread
  * blocks, code some threads skip, registers read by other threads).
  * A statement list gets one before a statement that touches an element
  * another thread of the block wrote (or wrote one another thread read)
  * since the last barrier; a loop whose next iteration would do so gets one
  * at the end of its body.
  *
- * Requires: a verified stage III kernel that the emitter accepts (its
- * refusals are reported here as they are when emitting).
+ * Requires: a verified stage III kernel that the GPU verifier accepts (its
+ * refusals are reported here as stir_kernel_verify_gpu reports them).
  * Preserves: what the kernel computes (a barrier is a no-op for the
  * interpreter); barriers already there are kept and counted, so a second
  * run adds nothing.

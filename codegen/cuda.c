@@ -11,19 +11,22 @@
  * atomicAdd; a cross-thread block reduces over its threadIdx.x loop with
  * per-thread partial sums and a warp-shuffle tree.
  *
- * Barriers: every load and store is recorded with the thread context it
- * runs in (for each index: the loop bound to it, thread 0 only, or every
- * thread), and codegen/barriers.c decides where threads must synchronize
- * (stir_kernel_insert_barriers puts "barrier;" statements there).  The
- * emitter prints a barrier statement as __syncthreads() and refuses a
- * place that needs one and has none.  Two accesses in the same thread
- * context to the same index expression are made by the same thread and
- * need nothing; the schedule's legality checks are what make the accesses
- * of different threads to different index expressions disjoint where they
- * are not ordered here.
+ * Barriers: the verifier's walk (codegen/verify_walk.c) records every
+ * load and store with the thread context it runs in (for each index: the
+ * loop bound to it, thread 0 only, or every thread), and
+ * codegen/barriers.c decides where threads must synchronize
+ * (stir_kernel_insert_barriers puts "barrier;" statements there, and the
+ * verifier refuses a place that needs one and has none).  The emitter
+ * prints a barrier statement as __syncthreads().  Two accesses in the
+ * same thread context to the same index expression are made by the same
+ * thread and need nothing; the schedule's legality checks are what make
+ * the accesses of different threads to different index expressions
+ * disjoint where they are not ordered here.
  *
- * What needs no thread context is checked first by codegen/verify_gpu.c
- * (cuda_verify_structure), which this walk assumes.
+ * cuda_emit runs the whole GPU verifier first (stir_kernel_verify_gpu:
+ * codegen/verify_gpu.c and verify_walk.c) and prints assuming what it
+ * checked; only the refusals of tensorized nests (cuda_mma.c) are still
+ * made while printing.
  *
  * This file holds the launches (their shapes, declarations, arguments and
  * signatures) and the assembly of the whole kernel; statements are printed
@@ -339,10 +342,7 @@ static void emit_horizontal(emitter *e, const stir_stmt *h, const ectx *ctx)
 		c.bound[STIR_BLOCK_X] = n;
 		if (h->u.block.flags & STIR_BLOCK_ATOMIC)
 			c.atomic = true;
-		summary body = { 0 };
-		cuda_emit_list(e, &n->u.for_.body, &c, &body);
-		cuda_summary_append_maybe(e, e->sum, &body);
-		cuda_summary_release(&body);
+		cuda_emit_list(e, &n->u.for_.body, &c);
 		p->indent--;
 	}
 	if (nests->n)
@@ -502,23 +502,24 @@ static void emit_launch(emitter *e, int li, cg_printer *src)
 	e->local_writes.n = 0;
 	memset(e->frag, 0, ((size_t)k->buffers.n + 1) * sizeof(*e->frag));
 	cuda_mma_scan(e, L->stmt);
+	if (e->mode != CUDA_MODE_EMIT) {
+		/* the verifier's walk (verify_walk.c) */
+		cuda_walk_launch(e, li);
+		return;
+	}
 
 	/* the body first: it tells which arrays the launch takes */
 	cg_printer body;
 	cg_printer_init(&body, 1);
-	summary sum = { 0 };
 	e->out = &body;
-	e->sum = &sum;
 	ectx ctx = { 0 };
 	emit_top_lets(e, L->stmt);
 	if (L->horizontal) {
 		emit_horizontal(e, L->stmt, &ctx);
 	} else {
 		stir_ptr_vec one = { 1, 1, (void **)&L->stmt };
-		cuda_emit_list(e, &one, &ctx, &sum);
+		cuda_emit_list(e, &one, &ctx);
 	}
-	cuda_summary_release(&sum);
-	e->sum = NULL;
 	cg_printer decls;
 	cg_printer_init(&decls, 1);
 	e->out = &decls;
@@ -638,17 +639,18 @@ static void emit_search_helpers(emitter *e, cg_printer *out)
 	}
 }
 
-/* plan, flags: number the launches, emit each, then the header and the
- * helpers they need; see cuda_internal.h. */
-/* plan, flags, mode, places: the walk of cuda_emit (mode
- * CUDA_MODE_EMIT) or of cuda_place_barriers (CUDA_MODE_PLACE, which
- * appends to places). */
+/* plan, flags, mode, places: the launches' shapes, then, for cuda_emit
+ * (CUDA_MODE_EMIT), each launch printed and the header and the helpers
+ * they need; for the verifier (CUDA_MODE_VERIFY) and the barrier pass
+ * (CUDA_MODE_PLACE, which appends to places), the structure's checks,
+ * the verifier's walk of each launch (verify_walk.c) and the sharing's
+ * checks, printing nothing. */
 static int emit_kernel(stir_cuda_plan *plan, unsigned flags, cuda_mode mode,
-	cuda_places *places)
+	cuda_places *places, cuda_hoists *hoists)
 {
 	const stir_kernel *k = plan->k;
 	emitter e = { .k = k, .ctx = stir_kernel_ctx(k), .flags = flags,
-		.plan = plan, .mode = mode, .places = places };
+		.plan = plan, .mode = mode, .places = places, .hoists = hoists };
 	if (k->stage != STIR_STAGE_3) {
 		stir_error(e.ctx, k->loc, "kernel '%s' is a stage %d kernel; CUDA "
 			"is emitted from stage 3 (see stir_kernel_prepare_for_gpu)",
@@ -656,8 +658,8 @@ static int emit_kernel(stir_cuda_plan *plan, unsigned flags, cuda_mode mode,
 		return -1;
 	}
 	/* what needs no thread context is checked first: the walk below
-	 * assumes it */
-	if (cuda_verify_structure(k) < 0)
+	 * assumes it (the emitter ran the whole verifier first) */
+	if (mode != CUDA_MODE_EMIT && cuda_verify_structure(k) < 0)
 		return -1;
 	size_t nv = (size_t)k->n_vars + 1, nb = (size_t)k->buffers.n + 1;
 	e.dep = calloc(nv, sizeof(*e.dep));
@@ -709,9 +711,9 @@ static int emit_kernel(stir_cuda_plan *plan, unsigned flags, cuda_mode mode,
 	 * cuda_verify_structure) */
 	for (int li = 0; li < plan->n_launches && !e.failed; li++)
 		emit_launch(&e, li, &launches);
-	if (!e.failed && cuda_verify_sharing(k) < 0)
+	if (!e.failed && mode != CUDA_MODE_EMIT && cuda_verify_sharing(k) < 0)
 		e.failed = true;
-	if (e.failed)
+	if (e.failed || mode != CUDA_MODE_EMIT)
 		goto out;
 	bool h16 = false, hb16 = false;
 	for (int i = 0; i < k->buffers.n; i++) {
@@ -766,15 +768,21 @@ out:
 	return e.failed ? -1 : 0;
 }
 
-/* plan, flags: see cuda_internal.h. */
+/* plan, flags: see cuda_internal.h.  The verifier first: the emitter
+ * prints what it accepted, assuming every check it made. */
 int cuda_emit(stir_cuda_plan *plan, unsigned flags)
 {
-	return emit_kernel(plan, flags, CUDA_MODE_EMIT, NULL);
+	if (cuda_verify_walk(plan->k) < 0)
+		return -1;
+	return emit_kernel(plan, flags, CUDA_MODE_EMIT, NULL, NULL);
 }
 
-/* k, places: see cuda_internal.h.  The walk builds a plan of its own,
- * discarded with the source it printed. */
-int cuda_place_barriers(const stir_kernel *k, cuda_places *places)
+/* k, mode, places, hoists: the verifier's walk of k (verify_walk.c) in
+ * mode CUDA_MODE_VERIFY or CUDA_MODE_PLACE (appending to places, and to
+ * hoists when not NULL), with a plan of its own for the launches' shapes,
+ * discarded.  0 or -1. */
+static int walk_kernel(const stir_kernel *k, cuda_mode mode,
+	cuda_places *places, cuda_hoists *hoists)
 {
 	stir_cuda_plan *p = calloc(1, sizeof(*p));
 	if (!p) {
@@ -782,7 +790,26 @@ int cuda_place_barriers(const stir_kernel *k, cuda_places *places)
 		return -1;
 	}
 	p->k = k;
-	int r = emit_kernel(p, 0, CUDA_MODE_PLACE, places);
+	int r = emit_kernel(p, 0, mode, places, hoists);
 	stir_cuda_plan_free(p);
 	return r;
+}
+
+/* k, places: see cuda_internal.h. */
+int cuda_place_barriers(const stir_kernel *k, cuda_places *places)
+{
+	return walk_kernel(k, CUDA_MODE_PLACE, places, NULL);
+}
+
+/* k, places, hoists: see cuda_internal.h. */
+int cuda_walk_hoists(const stir_kernel *k, cuda_places *places,
+	cuda_hoists *hoists)
+{
+	return walk_kernel(k, CUDA_MODE_PLACE, places, hoists);
+}
+
+/* k: see cuda_internal.h. */
+int cuda_verify_walk(const stir_kernel *k)
+{
+	return walk_kernel(k, CUDA_MODE_VERIFY, NULL, NULL);
 }

@@ -1,28 +1,35 @@
-/* Warp-buffer reads computed once (docs/cuda.md, "Searches").
+/* Warp-buffer reads computed once (docs/cuda.md, "Searches" and "Warp
+ * buffers"): the stage III pass hoist_warp_reads.
  *
  * Searches that a loop does not change are computed before it by the
  * stage III pass hoist_invariants (passes/hoist.c), as "hoisted let"
- * statements the emitter prints as constants stir_sN.  Warp-buffer reads
- * are still moved here, because whether the lanes run a loop together is
- * a fact of the thread mapping the emitter makes: before each loop the
- * emitter declares "const T stir_sN = ...;" for each read of the loop's
- * body that it may compute there, numbered with the hoisted lets, and
- * prints the constant wherever the same read (block variables resolved)
- * appears inside the loop.
+ * statements the emitter prints as constants stir_sN.  Reads of warp
+ * buffers (docs/cuda.md, "Warp buffers") move the same way, for another
+ * reason: each is a shuffle, which the CUDA compiler does not merge
+ * either, so a vectorized loop would shuffle once per lane and per use.
+ * A read moves before a loop when its index can always be evaluated (it
+ * reads no memory and divides by nothing but non-zero literals), uses
+ * nothing defined inside the loop, the loop does not store into the
+ * buffer (its fill stays before the read), and the lanes run the loop
+ * together (cuda_warp_readable).  A shuffle never faults: where the read
+ * would not have run, the value is not used (the interpreter gives 0 for
+ * a hoisted read out of the buffer).
  *
- * Reads of warp buffers (docs/cuda.md, "Warp buffers") move the same way,
- * for another reason: each is a shuffle, which the CUDA compiler does not
- * merge either, so a vectorized loop would shuffle once per lane and per
- * use.  A read moves before a loop when its index can always be evaluated
- * (it reads no memory and divides by nothing but non-zero literals),
- * uses nothing defined inside the loop, the loop does not
- * store into the buffer (its fill stays before the read), and the lanes
- * run the loop together (cuda_warp_readable).  A shuffle never faults:
- * where the read would not have run, the value is not used. */
+ * Whether the lanes run a loop together is a fact of the thread mapping,
+ * which the walks of codegen/ compute: cuda_hoist decides, before each
+ * loop, which reads move there.  The pass stir_kernel_hoist_warp_reads
+ * runs the verifier's walk (verify_walk.c), which notes each decision,
+ * and has passes/hoist.c (stir_hoist_reads) put a "hoisted let" before
+ * the loop for each read it noted and its variable in place of the equal
+ * reads inside; the emitter prints the lets as the constants stir_sN.
+ * A kernel that did not go through the pass keeps its reads where they
+ * are (a shuffle each), and the GPU verifier checks them there. */
 #include <stdlib.h>
 #include <string.h>
 #include "codegen/cuda_internal.h"
+#include <stir/codegen.h>
 #include "ir/util.h"
+#include "passes/passes.h"
 #include "ir/visit.h"
 
 static bool safe_value(const emitter *e, const stir_expr *x);
@@ -123,9 +130,28 @@ static stir_visit_step hoist_enter(stir_expr **slot, void *user)
 		STIR_VISIT_GO;
 }
 
+/* e, loop, x: note for stir_kernel_hoist_warp_reads that read x moves
+ * before loop "loop".  0, or -1 out of memory. */
+static int note_hoist(emitter *e, const stir_stmt *loop, const stir_expr *x)
+{
+	cuda_hoists *h = e->hoists;
+	if (h->n == h->cap) {
+		int cap = h->cap ? 2 * h->cap : 8;
+		cuda_hoist_at *v = realloc(h->v, (size_t)cap * sizeof(*v));
+		if (!v) {
+			cuda_oom(e);
+			return -1;
+		}
+		h->v = v;
+		h->cap = cap;
+	}
+	h->v[h->n++] = (cuda_hoist_at){ loop->u.for_.var, x };
+	return 0;
+}
+
 /* slot, user: expr_post of the hoist walk (user: the hoist_walk), after
- * the reads inside the expression: declare a constant for a movable
- * warp-buffer read not held yet. */
+ * the reads inside the expression: hold a movable warp-buffer read not
+ * held yet before the loop. */
 static stir_visit_step hoist_expr(stir_expr **slot, void *user)
 {
 	hoist_walk *w = user;
@@ -147,17 +173,17 @@ static stir_visit_step hoist_expr(stir_expr **slot, void *user)
 		e->memo = m;
 		e->cap_memo = cap;
 	}
-	/* the expression as it would be printed inside, block variables
-	 * defined there replaced by their bindings */
+	/* the read as it would be made inside, block variables defined
+	 * there replaced by their bindings: recorded and checked where the
+	 * loop starts (codegen/verify_walk.c) */
 	int id = e->n_hoist++;
 	const bool *saved = e->resolve;
 	e->resolve = w->inner;
-	cg_indent(e->out);
-	cg_putf(e->out, "const %s stir_s%d = ", cuda_ctype(x->dtype), id);
-	cuda_expr(e, w->ctx, x, P_COND);
-	cg_put(e->out, ";  // a warp buffer read the loop does not change\n");
+	cuda_walk_expr(e, w->ctx, x);
 	e->resolve = saved;
 	e->memo[e->n_memo++] = (cuda_memo){ .x = x, .id = id };
+	if (e->hoists && note_hoist(e, w->loop, x) < 0)
+		return STIR_VISIT_STOP;
 	return STIR_VISIT_GO;
 }
 
@@ -191,14 +217,36 @@ bool cuda_is_hoisted(const emitter *e, const stir_expr *x)
 	return find_memo(e, x) >= 0;
 }
 
-/* e, x: see cuda_internal.h. */
-bool cuda_hoisted(emitter *e, const stir_expr *x)
+/* ---- the pass --------------------------------------------------------- */
+
+/* loop, x, user: stir_hoist_select of the pass (user: the cuda_hoists):
+ * did the walk compute read x before loop "loop"? */
+static bool walked_before(const stir_stmt *loop, const stir_expr *x,
+	void *user)
 {
-	int id = find_memo(e, x);
-	if (id < 0)
-		return false;
-	if (e->buf_used)
-		e->buf_used[x->u.load.buf->index] = true;
-	cg_putf(e->out, "stir_s%d", id);
-	return true;
+	const cuda_hoists *h = user;
+	for (int i = 0; i < h->n; i++)
+		if (h->v[i].loop == loop->u.for_.var && h->v[i].x == x)
+			return true;
+	return false;
+}
+
+/* k: see codegen.h. */
+int stir_kernel_hoist_warp_reads(stir_kernel *k)
+{
+	if (!k)
+		return -1;
+	if (k->stage != STIR_STAGE_3)
+		return stir_hoist_reads(k, walked_before, NULL,
+			"hoist_warp_reads");
+	if (stir_kernel_verify(k) < 0)
+		return -1;
+	cuda_places pl = { 0 };
+	cuda_hoists h = { 0 };
+	int r = cuda_walk_hoists(k, &pl, &h);
+	if (r == 0 && h.n)
+		r = stir_hoist_reads(k, walked_before, &h, "hoist_warp_reads");
+	free(pl.v);
+	free(h.v);
+	return r;
 }

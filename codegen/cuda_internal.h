@@ -7,6 +7,8 @@
  *                 cross-thread reductions, warp buffers and missing
  *                 barriers in the context the walk gives, and
  *                 stir_kernel_verify_gpu
+ *   verify_walk.c the verifier's walk: the thread context of every
+ *                 statement, the accesses, the checks that need both
  *   cuda_expr.c   types, literals, conversions and expressions
  *   cuda_vector.c vectorized loops
  *   cuda_hoist.c  warp-buffer reads computed once before the
@@ -168,16 +170,17 @@ typedef struct ectx {
 
 /* What a walk of the emitter is for. */
 typedef enum cuda_mode {
-	CUDA_MODE_EMIT,            /* print the source; a place where threads
-	                              must synchronize but the kernel has no
-	                              barrier statement is an error */
+	CUDA_MODE_EMIT,            /* print the source of a kernel the
+	                              verifier accepted (it checks nothing) */
 	CUDA_MODE_PLACE,           /* record where barriers are missing
 	                              (stir_kernel_insert_barriers) */
+	CUDA_MODE_VERIFY,          /* the verifier's walk: report what the
+	                              GPU cannot run, as EMIT would */
 } cuda_mode;
 
 /* A place that needs a barrier: before statement "before" of the list
  * whose slots are "slots", or at its end when "before" is NULL.  The
- * slots, not the list, name it: the emitter walks copies of some
+ * slots, not the list, name it: the verifier's walk walks copies of some
  * statements (vector loops' scalar form), which share their lists' slots. */
 typedef struct cuda_place {
 	void *const *slots;        /* borrowed: the list's slot array */
@@ -190,6 +193,19 @@ typedef struct cuda_places {
 	int n, cap;
 	cuda_place *v;             /* owned */
 } cuda_places;
+
+/* A warp-buffer read that may be computed before a loop (cuda_hoist.c),
+ * found by the verifier's walk for stir_kernel_hoist_warp_reads. */
+typedef struct cuda_hoist_at {
+	const stir_var *loop;      /* borrowed: the loop's variable (the
+	                              walk's copies of a loop share it) */
+	const stir_expr *x;        /* borrowed: the read */
+} cuda_hoist_at;
+
+typedef struct cuda_hoists {
+	int n, cap;
+	cuda_hoist_at *v;          /* owned */
+} cuda_hoists;
 
 typedef struct emitter {
 	const stir_kernel *k;      /* the kernel */
@@ -225,15 +241,18 @@ typedef struct emitter {
 	const stir_var *lane_var;  /* print this variable as lane_val */
 	int64_t lane_val;
 	struct vec_ctx *vec;       /* loads read from vectors (vector paths) */
-	/* warp-buffer reads held in constants (cuda_hoist.c) */
+	/* warp-buffer reads held before their loops by the walk of the pass
+	 * hoist_warp_reads (cuda_hoist.c) */
 	int n_memo, cap_memo;
 	cuda_memo *memo;           /* owned: those in scope, innermost last */
-	int n_hoist;               /* counter of their names (and of the
-	                              hoisted lets', passes/hoist.c) */
+	int n_hoist;               /* counter of the names of the hoisted lets
+	                              (passes/hoist.c), stir_sN */
 	int *hoist_id;             /* per slot: 1 + N for the variable of a
 	                              hoisted let printed as stir_sN, else 0 */
 	cuda_mode mode;            /* what the walk is for */
 	cuda_places *places;       /* CUDA_MODE_PLACE: receives the places */
+	cuda_hoists *hoists;       /* or NULL: receives the warp-buffer reads
+	                              the walk computes before their loops */
 } emitter;
 
 /* ---- verify_gpu.c ---- */
@@ -242,8 +261,8 @@ typedef struct emitter {
  * (bindings, launches' shapes, arrays' sizes; see verify_gpu.c), which
  * the emitter assumes.  0, or -1 with located diagnostics. */
 int cuda_verify_structure(const stir_kernel *k);
-/* k: the checks of stir_kernel_verify_gpu run after the emitter's walk
- * (they do not change what it prints, and its refusals come first): a
+/* k: the checks of stir_kernel_verify_gpu run after its walk (its
+ * refusals come first): a
  * register or shared array used by two launches, two buffers of one
  * array that the kernel writes.  0, or -1 with located diagnostics. */
 int cuda_verify_sharing(const stir_kernel *k);
@@ -320,7 +339,31 @@ void cuda_oom(emitter *e);
  * here: code runs along them redundantly. */
 unsigned cuda_unbound(const emitter *e, const ectx *ctx);
 
+/* ---- verify_walk.c: the verifier's walk ---- */
+
+/* e, li: walk launch li of the kernel as the emitter prints it, printing
+ * nothing: the thread context of every statement, the accesses and where
+ * threads must synchronize (e->mode PLACE records the places, VERIFY
+ * reports them), and every refusal that depends on the context. */
+void cuda_walk_launch(emitter *e, int li);
+/* e, ctx, x: record and check the loads and searches of expression x
+ * where ctx runs (block variables marked in e->resolve as their
+ * bindings; warp-buffer reads held in constants skipped). */
+void cuda_walk_expr(emitter *e, const ectx *ctx, const stir_expr *x);
+
 /* ---- cuda_stmt.c ---- */
+
+/* s: the indices bound by loops in s (s included). */
+unsigned cuda_bound_inside(const stir_stmt *s);
+/* s: does s store into a global or shared buffer? */
+bool cuda_stores_shared_data(const stir_stmt *s);
+/* e, x, v: does x, as printed, name v (block variables not resolved; a
+ * search or warp-buffer read held in a constant names nothing)? */
+bool cuda_names_var(const emitter *e, const stir_expr *x, const stir_var *v);
+/* e, list, v: does a statement of list name variable v (as
+ * cuda_names_var)? */
+bool cuda_list_names_var(const emitter *e, const stir_ptr_vec *list,
+	const stir_var *v);
 
 /* list, buf, except, where: does a statement of list (store "except"
  * aside, but not its value and index) access buf?  *where receives its
@@ -333,6 +376,22 @@ void cuda_put_index_zero(emitter *e, unsigned dims);
 void cuda_emit_let(emitter *e, const stir_stmt *s, const ectx *ctx);
 
 /* ---- cuda_reduce.c ---- */
+
+/* ctx, s: the red of store s in ctx's reductions, or NULL. */
+red *cuda_red_of(const ectx *ctx, const stir_stmt *s);
+/* e, list, r: prepend to *r the cross_thread blocks of list (not looking
+ * into loops bound to threadIdx.x, which report themselves). */
+void cuda_find_reds(emitter *e, const stir_ptr_vec *list, red **r);
+/* r: free a list of reductions. */
+void cuda_free_reds(red *r);
+/* t: the accumulator type of a reduction into type t. */
+stir_dtype cuda_red_acc_type(stir_dtype t);
+/* e, L, r, inner: the elements of the register array reduction r adds
+ * into, one accumulator each (see red), when its element moves with the
+ * variables defined inside threadIdx.x loop L ("inner", by slot); else
+ * 0. */
+int64_t cuda_red_elems(const emitter *e, const stir_stmt *L, const red *r,
+	const bool *inner);
 
 /* e, ctx, v, to, prec: v converted to type "to" (v's type is "to", a
  * narrower integer, or for a variable the compute type of "to"). */
@@ -384,6 +443,15 @@ void cuda_need_barrier(emitter *e, const ectx *ctx, stir_loc loc,
  * ends the body. */
 void cuda_loop_carried_barrier(emitter *e, const stir_stmt *s, const ectx *ctx,
 	summary *body);
+/* k, places, hoists: the walk of cuda_place_barriers, appending also to
+ * hoists the warp-buffer reads that may be computed before their loops
+ * (stir_kernel_hoist_warp_reads).  0 or -1. */
+int cuda_walk_hoists(const stir_kernel *k, cuda_places *places,
+	cuda_hoists *hoists);
+/* k: stir_kernel_verify_gpu's checks (cuda_verify_structure, the
+ * verifier's walk of every launch, cuda_verify_sharing), reported as
+ * located diagnostics.  0 or -1. */
+int cuda_verify_walk(const stir_kernel *k);
 /* Build the plan and the source of p->k.  0 or -1. */
 int cuda_emit(stir_cuda_plan *p, unsigned flags);
 /* k, places: walk k as the emitter does, printing nothing, and append to
@@ -468,6 +536,15 @@ bool cuda_warp_readable(const emitter *e, const ectx *ctx);
 /* e, s, ctx: emit a vectorized loop (vector path with a run-time alignment
  * check, scalar fallback). */
 void cuda_emit_vector_loop(emitter *e, const stir_stmt *s, const ectx *ctx);
+/* What cuda_scalar_form hands a statement to: e, s, ctx. */
+typedef void (*cuda_stmt_fn)(emitter *e, const stir_stmt *s, const ectx *ctx);
+/* e, s, ctx, fn: the scalar form of vectorized loop s (unrolled), with
+ * the split guard that lift_guards would lift out of it as an unrolled
+ * loop tested before it (stir_nest_guard): a copy of the nest from s to
+ * the loop whose body is the guard, that body the guard's, inside a copy
+ * of the guard; fn gets the statement that is that form. */
+void cuda_scalar_form(emitter *e, const stir_stmt *s, const ectx *ctx,
+	cuda_stmt_fn fn);
 
 /* ---- cuda_mma.c, mma_prelude.c: tensorized loops ---- */
 
@@ -490,23 +567,22 @@ bool cuda_vector_load(emitter *e, const stir_expr *x);
 
 /* ---- cuda_hoist.c ---- */
 
-/* e, s, ctx: before loop s, declare a constant for each read of a warp
- * buffer in s that may be computed there (see cuda_hoist.c); they stand
- * for the expression until cuda_unhoist(e, the value returned). */
+/* e, s, ctx: in the walk of the pass hoist_warp_reads, before loop s:
+ * hold each read of a warp buffer in s that may be computed there (see
+ * cuda_hoist.c), recorded and checked where ctx runs and noted in
+ * e->hoists; the walk skips them inside until cuda_unhoist(e, the value
+ * returned). */
 int cuda_hoist(emitter *e, const stir_stmt *s, const ectx *ctx);
 void cuda_unhoist(emitter *e, int mark);
-/* e, x: when warp-buffer load x is held in a constant, print its name
- * and return true. */
-bool cuda_hoisted(emitter *e, const stir_expr *x);
-/* e, x: whether x is held in such a constant (printing nothing). */
+/* e, x: whether warp-buffer read x is held so. */
 bool cuda_is_hoisted(const emitter *e, const stir_expr *x);
 
 /* ---- statements and stores (cuda_stmt.c, cuda_reduce.c), shared with
  * cuda_vector.c and cuda_hoist.c ---- */
 
-/* e, list, ctx, sum: emit a statement list (barriers placed inside). */
-void cuda_emit_list(emitter *e, const stir_ptr_vec *list, const ectx *ctx,
-	summary *sum);
+/* e, list, ctx: emit a statement list, each statement guarded where it
+ * would run redundantly. */
+void cuda_emit_list(emitter *e, const stir_ptr_vec *list, const ectx *ctx);
 /* e, s, ctx: emit one statement of a list at the current depth. */
 void cuda_emit_stmt(emitter *e, const stir_stmt *s, const ectx *ctx);
 /* s, inner: mark (by slot) every variable s and its children define. */

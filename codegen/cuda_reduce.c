@@ -135,8 +135,8 @@ void cuda_put_loc_comment(emitter *e, const stir_stmt *s)
 	cg_putf(e->out, "  // %s", cuda_loc_str(s->loc, at, sizeof(at)));
 }
 
-/* ctx, s: the red of store s in ctx's reductions, or NULL. */
-static red *red_of(const ectx *ctx, const stir_stmt *s)
+/* ctx, s: see cuda_internal.h. */
+red *cuda_red_of(const ectx *ctx, const stir_stmt *s)
 {
 	for (red *r = ctx->red; r; r = r->next)
 		if (r->store == s)
@@ -148,7 +148,7 @@ static red *red_of(const ectx *ctx, const stir_stmt *s)
  * (and the note that the thread took part). */
 void cuda_emit_store(emitter *e, const stir_stmt *s, const ectx *ctx)
 {
-	red *r = red_of(ctx, s);
+	red *r = cuda_red_of(ctx, s);
 	if (r) {
 		/* one thread's part of a cross-thread reduction */
 		cg_indent(e->out);
@@ -213,17 +213,16 @@ static stir_visit_step find_red(stir_stmt *s, void *user)
 	return STIR_VISIT_GO;
 }
 
-/* e, list, r: prepend to *r the cross_thread blocks of list (not looking
- * into loops bound to threadIdx.x, which report themselves). */
-static void find_reds(emitter *e, const stir_ptr_vec *list, red **r)
+/* e, list, r: see cuda_internal.h. */
+void cuda_find_reds(emitter *e, const stir_ptr_vec *list, red **r)
 {
 	red_find f = { .e = e, .r = r };
 	stir_visitor v = { .stmt_pre = find_red, .user = &f };
 	stir_visit_list(&v, (stir_ptr_vec *)list);
 }
 
-/* r: free a list of reductions. */
-static void free_reds(red *r)
+/* r: see cuda_internal.h. */
+void cuda_free_reds(red *r)
 {
 	while (r) {
 		red *n = r->next;
@@ -232,8 +231,23 @@ static void free_reds(red *r)
 	}
 }
 
-/* t: the accumulator type of a reduction into type t. */
-static stir_dtype acc_type(stir_dtype t)
+/* e, L, r, inner: see cuda_internal.h. */
+int64_t cuda_red_elems(const emitter *e, const stir_stmt *L, const red *r,
+	const bool *inner)
+{
+	const stir_stmt *st = r->store;
+	const stir_buffer *buf = st->u.store.buf;
+	const stir_expr *n = buf->extent;
+	if (cuda_inner_var(e, st->u.store.idx[0], inner) &&
+	    buf->scope == STIR_SCOPE_LOCAL && n && n->kind == STIR_EXPR_INT &&
+	    n->u.i >= 1 && n->u.i <= 32 &&
+	    !cuda_expr_uses(e, st->u.store.idx[0], L->u.for_.var))
+		return n->u.i;
+	return 0;
+}
+
+/* t: see cuda_internal.h. */
+stir_dtype cuda_red_acc_type(stir_dtype t)
 {
 	switch (t) {
 	case STIR_I8: return STIR_I32;
@@ -362,7 +376,6 @@ static void emit_red_combine(emitter *e, const stir_stmt *L, const ectx *ctx,
 			row, r->id);
 		cg_line(p, "}");
 		cg_line(p, "__syncthreads();");
-		cuda_summary_barrier(e->sum);
 		cg_line(p, "%s = 0;", acc);
 		cg_line(p, "for (int stir_w = 0; stir_w < %" PRId64 "; ++stir_w) {",
 			nw);
@@ -371,7 +384,6 @@ static void emit_red_combine(emitter *e, const stir_stmt *L, const ectx *ctx,
 			row);
 		cg_line(p, "}");
 		cg_line(p, "__syncthreads();");
-		cuda_summary_barrier(e->sum);
 	} else if (buf->scope == STIR_SCOPE_LOCAL) {
 		/* every thread keeps the total in its registers */
 		cg_indent(p);
@@ -431,18 +443,18 @@ void cuda_emit_bound_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
 	red *reds = NULL;
 	bool *inner = NULL;
 	if (d == STIR_THREAD_X) {
-		find_reds(e, &s->u.for_.body, &reds);
+		cuda_find_reds(e, &s->u.for_.body, &reds);
 		if (reds) {
 			inner = calloc((size_t)e->k->n_vars + 1, sizeof(bool));
 			if (!inner) {
 				cuda_oom(e);
-				free_reds(reds);
+				cuda_free_reds(reds);
 				return;
 			}
 			cuda_mark_defined(s, inner);
 			for (red *r = reds; r && !e->failed; r = r->next) {
-				r->acc = acc_type(r->store->u.store.buf->dtype);
-				cuda_check_red(e, s, r, inner, ctx);
+				r->acc = cuda_red_acc_type(r->store->u.store.buf->dtype);
+				r->elems = cuda_red_elems(e, s, r, inner);
 			}
 		}
 	}
@@ -488,20 +500,15 @@ void cuda_emit_bound_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
 		cg_put(p, ") {\n");
 		p->indent++;
 	}
-	summary body = { 0 };
-	cuda_emit_list(e, &s->u.for_.body, &c, &body);
+	cuda_emit_list(e, &s->u.for_.body, &c);
 	if (guard) {
 		p->indent--;
 		cg_line(p, "}");
-		cuda_summary_append_maybe(e, e->sum, &body);
-	} else {
-		cuda_summary_append(e, e->sum, &body);
 	}
-	cuda_summary_release(&body);
 	for (red *r = reds; r && !e->failed; r = r->next)
 		emit_red_combine(e, s, ctx, r, inner);
 	p->indent--;
 	cg_line(p, "}");
 	free(inner);
-	free_reds(reds);
+	cuda_free_reds(reds);
 }

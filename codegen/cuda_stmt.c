@@ -13,15 +13,11 @@
 #include "ir/layout.h"
 #include "ir/visit.h"
 
-/* e, s, ctx: a barrier statement: every thread of the block must reach
- * it. */
-static void emit_barrier(emitter *e, const stir_stmt *s, const ectx *ctx)
+/* e: a barrier statement (every thread of the block reaches it: the
+ * verifier checked). */
+static void emit_barrier(emitter *e)
 {
-	if (!cuda_check_barrier(e, s, ctx))
-		return;
 	cg_line(e->out, "__syncthreads();");
-	if (e->sum)
-		cuda_summary_barrier(e->sum);
 }
 
 /* ---- static facts about statements ------------------------------------ */
@@ -38,8 +34,8 @@ static stir_visit_step add_bound(stir_stmt *s, void *user)
 	return STIR_VISIT_GO;
 }
 
-/* s: the indices bound by loops in s (s included). */
-static unsigned bound_inside(const stir_stmt *s)
+/* s: see cuda_internal.h. */
+unsigned cuda_bound_inside(const stir_stmt *s)
 {
 	unsigned b = 0;
 	stir_visitor v = { .stmt_pre = add_bound, .user = &b };
@@ -59,8 +55,8 @@ static stir_visit_step shared_store(stir_stmt *s, void *user)
 	return STIR_VISIT_GO;
 }
 
-/* s: does s store into a global or shared buffer? */
-static bool stores_shared_data(const stir_stmt *s)
+/* s: see cuda_internal.h. */
+bool cuda_stores_shared_data(const stir_stmt *s)
 {
 	stir_visitor v = { .stmt_pre = shared_store };
 	return stir_visit_stmt(&v, (stir_stmt *)s);
@@ -169,9 +165,8 @@ static stir_visit_step find_name(stir_expr **slot, void *user)
 		STIR_VISIT_STOP : STIR_VISIT_GO;
 }
 
-/* e, x, v: does x, as printed, name v (block variables not resolved; a
- * search or warp-buffer read held in a constant names nothing)? */
-static bool names_var(const emitter *e, const stir_expr *x,
+/* e, x, v: see cuda_internal.h. */
+bool cuda_names_var(const emitter *e, const stir_expr *x,
 	const stir_var *v)
 {
 	name_find f = { .e = e, .v = v };
@@ -180,8 +175,8 @@ static bool names_var(const emitter *e, const stir_expr *x,
 	return stir_visit_expr(&w, &root);
 }
 
-/* e, list, v: does a statement of list name variable v (as names_var)? */
-static bool list_names_var(const emitter *e, const stir_ptr_vec *list,
+/* e, list, v: see cuda_internal.h. */
+bool cuda_list_names_var(const emitter *e, const stir_ptr_vec *list,
 	const stir_var *v)
 {
 	name_find f = { .e = e, .v = v };
@@ -218,7 +213,8 @@ static void emit_guarded(emitter *e, const stir_ptr_vec *list, int from,
 	const stir_stmt *s = stir_stmt_at(list, to);
 	unsigned u = cuda_unbound(e, ctx);
 	ectx c = *ctx;
-	bool guard = u && stores_shared_data(s) && !(bound_inside(s) & u);
+	bool guard = u && cuda_stores_shared_data(s) &&
+		!(cuda_bound_inside(s) & u);
 	if (guard) {
 		/* (else nothing to guard, or the guard goes further in) */
 		c.single |= u;
@@ -243,35 +239,16 @@ static bool is_hoisted_let(const stir_stmt *s)
 	return s->kind == STIR_STMT_LET && s->u.let.hoisted;
 }
 
-/* e, list, ctx, sum: each statement into its own text first, so that
- * what it accesses decides whether a barrier goes before it. */
-void cuda_emit_list(emitter *e, const stir_ptr_vec *list, const ectx *ctx,
-	summary *sum)
+/* e, list, ctx: see cuda_internal.h.  (The barriers are statements of
+ * the list: the barrier pass put them where the verifier wants them.) */
+void cuda_emit_list(emitter *e, const stir_ptr_vec *list, const ectx *ctx)
 {
 	for (int i = 0; i < list->n && !e->failed; i++) {
 		/* hoisted lets go with the statement after them */
 		int from = i;
 		while (i + 1 < list->n && is_hoisted_let(stir_stmt_at(list, i)))
 			i++;
-		const stir_stmt *s = stir_stmt_at(list, i);
-		summary c = { 0 };
-		cg_printer sub;
-		cg_printer_init(&sub, e->out->indent);
-		cg_printer *out = e->out;
-		summary *saved = e->sum;
-		e->out = &sub;
-		e->sum = &c;
 		emit_guarded(e, list, from, i, ctx);
-		e->out = out;
-		e->sum = saved;
-		const cg_access *a, *b;
-		if (cuda_needs_barrier(e, cuda_summary_pending(sum), &c.first,
-		    s->loc, &a, &b))
-			cuda_need_barrier(e, ctx, s->loc, a, b, sum, list, s);
-		cg_append(e->out, &sub);
-		cg_printer_release(&sub);
-		cuda_summary_append(e, sum, &c);
-		cuda_summary_release(&c);
 	}
 }
 
@@ -284,19 +261,14 @@ static void emit_if(emitter *e, const stir_stmt *s, const ectx *ctx)
 	cg_put(e->out, "if (");
 	cuda_expr(e, ctx, s->u.if_.cond, P_TOP);
 	cg_put(e->out, ") {\n");
-	summary body = { 0 };
 	e->out->indent++;
-	cuda_emit_list(e, &s->u.if_.then_body, &c, &body);
+	cuda_emit_list(e, &s->u.if_.then_body, &c);
 	e->out->indent--;
-	cuda_summary_append_maybe(e, e->sum, &body);
-	cuda_summary_release(&body);
 	if (s->u.if_.else_body.n) {
 		cg_line(e->out, "} else {");
 		e->out->indent++;
-		cuda_emit_list(e, &s->u.if_.else_body, &c, &body);
+		cuda_emit_list(e, &s->u.if_.else_body, &c);
 		e->out->indent--;
-		cuda_summary_append_maybe(e, e->sum, &body);
-		cuda_summary_release(&body);
 	}
 	cg_line(e->out, "}");
 }
@@ -336,15 +308,10 @@ static void emit_serial_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
 	}
 	cuda_put_name(e, v->name);
 	cg_put(e->out, ") {\n");
-	summary body = { 0 };
 	e->out->indent++;
-	cuda_emit_list(e, &s->u.for_.body, &c, &body);
-	if (!e->failed)
-		cuda_loop_carried_barrier(e, s, &c, &body);
+	cuda_emit_list(e, &s->u.for_.body, &c);
 	e->out->indent--;
 	cg_line(e->out, "}");
-	cuda_summary_append_maybe(e, e->sum, &body);
-	cuda_summary_release(&body);
 }
 
 /* e, s, ctx: a block: a scope holding its variables as constants. */
@@ -362,8 +329,8 @@ static void emit_block(emitter *e, const stir_stmt *s, const ectx *ctx)
 		STIR_BLOCK_CROSS_THREAD) ? stir_stmt_at(&s->u.block.body, 0) : NULL;
 	for (int i = 0; i < s->u.block.n_vars; i++) {
 		const stir_var *v = s->u.block.vars[i];
-		if (red_store ? !names_var(e, red_store->u.store.value, v) :
-		    !list_names_var(e, &s->u.block.body, v))
+		if (red_store ? !cuda_names_var(e, red_store->u.store.value, v) :
+		    !cuda_list_names_var(e, &s->u.block.body, v))
 			continue; /* unused: no declaration to warn about */
 		cg_indent(p);
 		cg_putf(p, "const %s ", cuda_ctype(v->dtype));
@@ -375,7 +342,7 @@ static void emit_block(emitter *e, const stir_stmt *s, const ectx *ctx)
 	ectx c = *ctx;
 	if (s->u.block.flags & STIR_BLOCK_ATOMIC)
 		c.atomic = true;
-	cuda_emit_list(e, &s->u.block.body, &c, e->sum);
+	cuda_emit_list(e, &s->u.block.body, &c);
 	p->indent--;
 	cg_line(p, "}");
 }
@@ -424,7 +391,6 @@ void cuda_emit_stmt(emitter *e, const stir_stmt *s, const ectx *ctx)
 		/* a loop inside a fill loop is not part of the fill */
 		ectx c = *ctx;
 		c.fill = NULL;
-		int mark = cuda_hoist(e, s, &c);
 		switch (s->u.for_.kind) {
 		case STIR_LOOP_BIND:
 			cuda_emit_bound_loop(e, s, &c);
@@ -439,7 +405,6 @@ void cuda_emit_stmt(emitter *e, const stir_stmt *s, const ectx *ctx)
 			emit_serial_loop(e, s, &c);
 			break;
 		}
-		cuda_unhoist(e, mark);
 		return;
 	}
 	case STIR_STMT_ITER:
@@ -447,7 +412,7 @@ void cuda_emit_stmt(emitter *e, const stir_stmt *s, const ectx *ctx)
 		e->failed = true;
 		return;
 	case STIR_STMT_BARRIER:
-		emit_barrier(e, s, ctx);
+		emit_barrier(e);
 		return;
 	}
 }

@@ -149,17 +149,15 @@ static void emit_lanes(emitter *e, const ectx *ctx, struct vec_ctx *vc)
 	}
 }
 
-/* e, s, ctx: the scalar form of loop s (unrolled), with the split guard
- * that lift_guards would lift out of it as an unrolled loop tested before
- * it (stir_nest_guard): a copy of the nest from s to the loop whose body
- * is the guard, that body the guard's, inside a copy of the guard. */
-static void emit_scalar(emitter *e, const stir_stmt *s, const ectx *ctx)
+/* e, s, ctx, fn: see cuda_internal.h. */
+void cuda_scalar_form(emitter *e, const stir_stmt *s, const ectx *ctx,
+	cuda_stmt_fn fn)
 {
 	stir_stmt copy = *s;
 	copy.u.for_.kind = STIR_LOOP_UNROLL;
 	const stir_stmt *g = stir_nest_guard(e->k, &copy);
 	if (!g) {
-		cuda_emit_stmt(e, &copy, ctx);
+		fn(e, &copy, ctx);
 		return;
 	}
 	int n = 1;
@@ -187,20 +185,23 @@ static void emit_scalar(emitter *e, const stir_stmt *s, const ectx *ctx)
 	stir_stmt wrap = *g;
 	one[n] = &nest[0];
 	wrap.u.if_.then_body = (stir_ptr_vec){ 1, 1, &one[n] };
-	cuda_emit_stmt(e, &wrap, ctx);
+	fn(e, &wrap, ctx);
 	free(nest);
 	free(one);
 }
 
-/* e, s, ctx: the scalar form of loop s printed nowhere: only its record
- * of the accesses (e->sum), for a vector path that has no fallback. */
-static void emit_scalar_summary(emitter *e, const stir_stmt *s,
+/* e, s, ctx: the scalar form of loop s printed nowhere, for a vector path
+ * that has no fallback: the counters of generated names (stir_nN, stir_sN,
+ * ...) and the arrays the launch uses move on as they did when this walk
+ * recorded the accesses (the verifier's walk does that now), so that the
+ * source stays what it was. */
+static void emit_scalar_names(emitter *e, const stir_stmt *s,
 	const ectx *ctx)
 {
 	cg_printer scratch, *out = e->out;
 	cg_printer_init(&scratch, out->indent);
 	e->out = &scratch;
-	emit_scalar(e, s, ctx);
+	cuda_scalar_form(e, s, ctx, cuda_emit_stmt);
 	e->out = out;
 	cg_printer_release(&scratch);
 }
@@ -212,27 +213,30 @@ void cuda_emit_vector_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
 	const stir_var *v = s->u.for_.var;
 	stir_vec_plan *pl = calloc(1, sizeof(*pl));
 	bool *inner = calloc((size_t)e->k->n_vars + 1, sizeof(bool));
-	int r = pl && inner ? stir_vec_plan_loop(s, ctx->atomic,
-		cuda_binding_hook, e, pl) : -1;
+	/* the plan the pass plan_vectors wrote into the loop; a loop it did
+	 * not plan runs as its scalar loop */
+	int r = !pl || !inner ? -1 : s->u.for_.planned ?
+		stir_vec_plan_from_note(s, cuda_binding_hook, e, pl) : 0;
 	if (r < 0) {
+		if (pl && inner)
+			cuda_error(e, s->loc, "the vector plan of loop '%s' names an "
+				"access its body does not make", s->u.for_.var->name);
+		else
+			cuda_error(e, s->loc, "out of memory");
 		free(pl);
 		free(inner);
-		cuda_error(e, s->loc, "out of memory");
 		return;
 	}
 	if (r == 0) {
-		emit_scalar(e, s, ctx);
+		cuda_scalar_form(e, s, ctx, cuda_emit_stmt);
 		goto out;
 	}
 	int64_t w = pl->width;
 	struct vec_ctx vc = { .p = pl };
 	/* print the lanes with w replaced by the lane number and the blocks'
-	 * variables by their bindings; the scalar fallback records the
-	 * accesses */
+	 * variables by their bindings */
 	cg_printer *p = e->out;
 	cuda_mark_defined(s, inner);
-	summary *sum = e->sum;
-	e->sum = NULL;
 	e->lane_var = v;
 	e->resolve = inner;
 	e->vec = &vc;
@@ -287,17 +291,15 @@ void cuda_emit_vector_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
 	e->lane_var = NULL;
 	e->resolve = NULL;
 	e->n_vec++;
-	e->sum = sum;
 	if (check) {
 		p->indent--;
 		cg_line(p, "} else {");
 		p->indent++;
-		emit_scalar(e, s, ctx);
+		cuda_scalar_form(e, s, ctx, cuda_emit_stmt);
 		p->indent--;
 		cg_line(p, "}");
 	} else {
-		/* the scalar loop alone records the accesses */
-		emit_scalar_summary(e, s, ctx);
+		emit_scalar_names(e, s, ctx);
 	}
 	if (pl->n_guards) {
 		p->indent--;

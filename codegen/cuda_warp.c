@@ -46,6 +46,22 @@ bool cuda_warp_readable(const emitter *e, const ectx *ctx)
 		!(ctx->divergent & DIM_BIT(STIR_THREAD_X));
 }
 
+/* e, ctx, buf, n: the lanes warp buffer buf is spread over where ctx
+ * runs (noted in e->warp_lanes for its declaration), and its elements in
+ * *n (the verifier checked both). */
+static int64_t warp_shape(emitter *e, const ectx *ctx,
+	const stir_buffer *buf, int64_t *n)
+{
+	int64_t lanes = cuda_warp_lanes_here(e, ctx);
+	if (!cuda_literal_value(e->ctx, e->k, buf->extent, n) || !lanes) {
+		/* (unreachable after stir_kernel_verify_gpu) */
+		e->failed = true;
+		return 0;
+	}
+	e->warp_lanes[buf->index] = lanes;
+	return lanes;
+}
+
 /* e, lanes: the mask of this thread's group of "lanes" lanes. */
 static void put_lane_mask(emitter *e, int64_t lanes)
 {
@@ -62,16 +78,11 @@ void cuda_warp_load(emitter *e, const ectx *ctx, const stir_expr *x)
 {
 	const stir_buffer *buf = x->u.load.buf;
 	const stir_expr *idx = x->u.load.idx[0];
-	if (cuda_hoisted(e, x))
-		return;
 	if (e->buf_used)
 		e->buf_used[buf->index] = true;
 	cuda_record(e, ctx, buf, idx, false, false, x->loc);
-	int64_t n, lanes = cuda_check_warp_lanes(e, ctx, buf, x->loc, "read",
-		&n);
+	int64_t n, lanes = warp_shape(e, ctx, buf, &n);
 	if (!lanes)
-		return;
-	if (!cuda_check_warp_read(e, ctx, x))
 		return;
 	cg_put(e->out, "__shfl_sync(");
 	put_lane_mask(e, lanes);
@@ -101,8 +112,8 @@ void cuda_put_warp_store(emitter *e, const ectx *ctx,
 		e->buf_written[buf->index] = true;
 	}
 	cuda_record(e, ctx, buf, idx, true, false, s->loc);
-	if (!cuda_check_warp_store(e, ctx, buf, idx, op, v, s))
-		return;
+	/* (an assignment of the fill's element: the verifier checked) */
+	(void)op;
 	cg_indent(e->out);
 	cuda_put_name(e, buf->name);
 	cg_putf(e->out, "[stir_f%d] = ", ctx->fill_id);
@@ -141,13 +152,10 @@ void cuda_emit_warp_fill(emitter *e, const stir_stmt *s, const ectx *ctx,
 {
 	const stir_var *v = s->u.for_.var;
 	const stir_expr *ext = s->u.for_.extent;
-	/* (control flow that depends on threadIdx.x, around the loop or
-	 * inside it, is refused at the store) */
-	int64_t size, lanes = cuda_check_warp_lanes(e, ctx, buf, s->loc,
-		"filled", &size);
+	/* (the verifier checked the fill: cuda_check_warp_fill, and the
+	 * control flow around it and inside at the store) */
+	int64_t size, lanes = warp_shape(e, ctx, buf, &size);
 	if (!lanes)
-		return;
-	if (!cuda_check_warp_fill(e, s, buf, size))
 		return;
 	int64_t n = ext->u.i, rounds = (n + lanes - 1) / lanes;
 	int id = e->n_tmp++;
@@ -177,14 +185,11 @@ void cuda_emit_warp_fill(emitter *e, const stir_stmt *s, const ectx *ctx,
 		cg_putf(e->out, " < %" PRId64 ") {\n", n);
 		e->out->indent++;
 	}
-	summary body = { 0 };
-	cuda_emit_list(e, &s->u.for_.body, &c, &body);
+	cuda_emit_list(e, &s->u.for_.body, &c);
 	if (tail) {
 		e->out->indent--;
 		cg_line(e->out, "}");
 	}
 	e->out->indent--;
 	cg_line(e->out, "}");
-	cuda_summary_append_maybe(e, e->sum, &body);
-	cuda_summary_release(&body);
 }

@@ -8,7 +8,9 @@
  *             --lower_sparse_buffer-->    stage III
  *   stage III --lift_guards-->            stage III (the GPU rewrites of
  *             --hoist_invariants-->       include/stir/passes.h)
+ *             --hoist_warp_reads-->       stage III (codegen/cuda_hoist.c)
  *             --insert_barriers-->        stage III (codegen/barriers.c)
+ *             --plan_vectors-->           stage III (passes/plan_vectors.c)
  *
  * Registering a new pass is one line of "registry" below (in pipeline
  * order: the GPU pipeline runs every registered pass); stirc print --after
@@ -57,11 +59,27 @@ static int pass_hoist_invariants(stir_kernel *k, void *arg)
 	return stir_kernel_hoist_invariants(k);
 }
 
+/* k, arg: the warp-buffer reads the loops do not change before them
+ * (codegen/cuda_hoist.c; it verifies what it makes). */
+static int pass_hoist_warp_reads(stir_kernel *k, void *arg)
+{
+	(void)arg;
+	return stir_kernel_hoist_warp_reads(k);
+}
+
 /* k, arg: the barriers a stage III kernel needs (codegen/barriers.c). */
 static int pass_insert_barriers(stir_kernel *k, void *arg)
 {
 	(void)arg;
 	return stir_kernel_insert_barriers(k);
+}
+
+/* k, arg: the vector plans of the vectorized loops
+ * (passes/plan_vectors.c; it verifies what it makes). */
+static int pass_plan_vectors(stir_kernel *k, void *arg)
+{
+	(void)arg;
+	return stir_kernel_plan_vectors(k);
 }
 
 /* A registered pass. */
@@ -80,7 +98,10 @@ static const registered registry[] = {
 	{ "lower_sparse_buffer", STIR_STAGE_2, 0, pass_lower_sparse_buffer },
 	{ "lift_guards", STIR_STAGE_3, 0, pass_lift_guards },
 	{ "hoist_invariants", STIR_STAGE_3, 0, pass_hoist_invariants },
+	{ "hoist_warp_reads", STIR_STAGE_3, STIR_PASS_VERIFIES,
+	  pass_hoist_warp_reads },
 	{ "insert_barriers", STIR_STAGE_3, 0, pass_insert_barriers },
+	{ "plan_vectors", STIR_STAGE_3, STIR_PASS_VERIFIES, pass_plan_vectors },
 };
 #define N_REGISTERED (int)(sizeof(registry) / sizeof(registry[0]))
 

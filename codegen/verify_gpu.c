@@ -2,7 +2,7 @@
  * CUDA (docs/cuda.md "Checking a kernel for the GPU"), reported with its
  * location before any code is printed.
  *
- * stir_kernel_verify_gpu runs two parts:
+ * stir_kernel_verify_gpu runs three parts:
  *
  *   cuda_verify_structure (this file)  the bindings and the launches'
  *       shapes: an index bound twice in one nest, a horizontal block's
@@ -13,17 +13,18 @@
  *       launches, a top-level let that reads memory, a top-level barrier,
  *       8-bit atomics, two buffers of one written array, a vectorized
  *       loop whose extent is not the literal 2 or 4;
- *   the emitter's walk, printing nothing (codegen/cuda.c)  what depends
- *       on the thread context a statement runs in: races and barriers,
- *       cross-thread reductions, warp buffers.  The walk
+ *   the verifier's walk (codegen/verify_walk.c), printing nothing:
+ *       what depends on the thread context a statement runs in: races
+ *       and barriers, cross-thread reductions, warp buffers.  The walk
  *       computes the context; the refusals of cross-thread reductions,
  *       warp buffers, missing barriers, registers read by other threads
  *       and dependences between thread blocks are the cuda_check_*
- *       functions at the end of this file, which the walk calls before
- *       it prints.
+ *       functions at the end of this file, which the walk calls;
+ *   cuda_verify_sharing (this file)  a register or shared array used by
+ *       two launches, two buffers of one array that the kernel writes.
  *
- * The emitter (cuda_emit) runs cuda_verify_structure first and assumes
- * what it checks.
+ * The barrier pass (codegen/barriers.c) runs the same walk, recording the
+ * places where a barrier is missing instead of refusing them.
  *
  * Requires: a verified stage III kernel.  Changes nothing. */
 #include <inttypes.h>
@@ -392,11 +393,11 @@ out:
 
 /* The refusals that depend on the thread context ---------------------------
  *
- * The emitter's walk (codegen/cuda_stmt.c, cuda_reduce.c, cuda_warp.c)
- * computes where each statement runs (the ectx: the loops bound to the
- * thread indices, the indices control flow depends on, the fill loop of
- * a warp buffer) and asks these functions before it prints a cross-thread
- * reduction or a warp-buffer access.  They print nothing. */
+ * The verifier's walk (codegen/verify_walk.c) computes where each
+ * statement runs (the ectx: the loops bound to the thread indices, the
+ * indices control flow depends on, the fill loop of a warp buffer) and
+ * asks these functions at each cross-thread reduction, warp-buffer
+ * access and barrier.  They print nothing. */
 
 /* e, L, r, inner, ctx: see cuda_internal.h. */
 void cuda_check_red(emitter *e, const stir_stmt *L, red *r,
@@ -425,13 +426,9 @@ void cuda_check_red(emitter *e, const stir_stmt *L, red *r,
 	}
 	const stir_var *v = cuda_inner_var(e, st->u.store.idx[0], inner);
 	const stir_buffer *buf = st->u.store.buf;
-	const stir_expr *n = buf->extent;
-	if (v && buf->scope == STIR_SCOPE_LOCAL && n &&
-	    n->kind == STIR_EXPR_INT && n->u.i >= 1 && n->u.i <= 32 &&
-	    !cuda_expr_uses(e, st->u.store.idx[0], lv)) {
-		/* the lanes of a register array: an accumulator each */
-		r->elems = n->u.i;
-	} else if (v) {
+	/* the lanes of a register array: an accumulator each */
+	r->elems = cuda_red_elems(e, L, r, inner);
+	if (v && !r->elems) {
 		cuda_error(e, st->loc, "cross-thread block '%s': the element it "
 			"stores to depends on '%s', defined inside the threadIdx.x "
 			"loop '%s'%s", name, v->name, lv->name,
@@ -613,7 +610,7 @@ bool cuda_check_barrier_place(emitter *e, const ectx *ctx, stir_loc loc,
 			cuda_loc_str(b->loc, bt, sizeof(bt)));
 		return false;
 	}
-	if (e->mode == CUDA_MODE_EMIT) {
+	if (e->mode != CUDA_MODE_PLACE) {
 		cuda_error(e, loc, "threads of a block must synchronize between "
 			"the accesses to '%s' at %s and at %s, but there is no "
 			"barrier between them (see stir_kernel_insert_barriers)",
@@ -658,15 +655,12 @@ void cuda_check_block_dep(emitter *e, stir_loc loc, const cg_access *a,
 		cuda_loc_str(b->loc, bt, sizeof(bt)));
 }
 
-/* k: see codegen.h.  The walk is the emitter's, its source discarded (it
- * runs cuda_verify_structure first). */
+/* k: see codegen.h.  The structure first, then the verifier's walk of
+ * each launch (verify_walk.c), then the sharing of arrays between
+ * launches: no code is printed. */
 int stir_kernel_verify_gpu(const stir_kernel *k)
 {
 	if (!k)
 		return -1;
-	stir_cuda_plan *p = stir_cuda_plan_alloc(k, 0);
-	if (!p)
-		return -1;
-	stir_cuda_plan_free(p);
-	return 0;
+	return cuda_verify_walk(k);
 }

@@ -182,7 +182,22 @@ static bool iter_equal(const stir_eq *eq, const stir_stmt *a,
 		stmts_equal(eq, &a->u.iter.body, &b->u.iter.body);
 }
 
-/* eq, a, b: two loops: variable, extent, annotation, body. */
+/* eq, a, b: the vector plans of two loops (ir/vector.h). */
+static bool vec_notes_equal(const stir_eq *eq, const stir_stmt *a,
+	const stir_stmt *b)
+{
+	if (a->u.for_.planned != b->u.for_.planned ||
+	    a->u.for_.n_vecs != b->u.for_.n_vecs)
+		return false;
+	for (int i = 0; i < a->u.for_.n_vecs; i++)
+		if (a->u.for_.vecs[i].flags != b->u.for_.vecs[i].flags ||
+		    !expr_equal(eq, a->u.for_.vecs[i].access,
+		    b->u.for_.vecs[i].access))
+			return false;
+	return true;
+}
+
+/* eq, a, b: two loops: variable, extent, annotation, body, vector plan. */
 static bool for_equal(const stir_eq *eq, const stir_stmt *a, const stir_stmt *b)
 {
 	return var_equal(eq, a->u.for_.var, b->u.for_.var) &&
@@ -193,7 +208,8 @@ static bool for_equal(const stir_eq *eq, const stir_stmt *a, const stir_stmt *b)
 		(a->u.for_.kind != STIR_LOOP_TENSORIZE ||
 		 (a->u.for_.intrinsic && b->u.for_.intrinsic &&
 		  !strcmp(a->u.for_.intrinsic, b->u.for_.intrinsic))) &&
-		stmts_equal(eq, &a->u.for_.body, &b->u.for_.body);
+		stmts_equal(eq, &a->u.for_.body, &b->u.for_.body) &&
+		vec_notes_equal(eq, a, b);
 }
 
 /* eq, n, a, b: two lists of n regions: buffers and ranges. */

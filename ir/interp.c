@@ -219,6 +219,23 @@ static stir_value eval_call(interp *in, const stir_expr *e)
 
 /* in, e: evaluate e; integers and bools in .i, floats in .f, already
  * rounded or wrapped to e->dtype. */
+/* in, x: the value of a hoisted let, x.  A read of a warp buffer moved
+ * before its loop (hoist_warp_reads) may stand where the index is out of
+ * the buffer, where the loop would not have read it (no iteration, or a
+ * condition): its value is then 0, never used (docs/ir.md). */
+static stir_value eval_hoisted(interp *in, const stir_expr *x)
+{
+	stir_value zero = { 0 };
+	if (x->kind == STIR_EXPR_LOAD && x->u.load.n == 1 &&
+	    x->u.load.buf->scope == STIR_SCOPE_WARP) {
+		stir_value i = eval(in, x->u.load.idx[0]);
+		if (in->failed || i.i < 0 ||
+		    i.i >= in->layout.buffer_len[x->u.load.buf->index])
+			return zero;
+	}
+	return eval(in, x);
+}
+
 static stir_value eval(interp *in, const stir_expr *e)
 {
 	stir_value v = { 0 };
@@ -502,7 +519,8 @@ static void exec_stmt(interp *in, const stir_stmt *s)
 		exec_store(in, s);
 		break;
 	case STIR_STMT_LET:
-		in->vals[s->u.let.var->slot] = eval(in, s->u.let.value);
+		in->vals[s->u.let.var->slot] = s->u.let.hoisted ?
+			eval_hoisted(in, s->u.let.value) : eval(in, s->u.let.value);
 		break;
 	case STIR_STMT_IF: {
 		stir_value c = eval(in, s->u.if_.cond);

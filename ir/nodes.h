@@ -177,6 +177,24 @@ typedef struct stir_region {
 	stir_expr **hi;        /* arena array of n (entries may be NULL) */
 } stir_region;
 
+/* One vector of a vectorized loop's plan (ir/vector.h): the W elements
+ * BUF[idx .. idx + W), written "BUF[IDX] load store" after the loop's
+ * "vectorize(" in the text form (docs/ir.md, "Vector plans"). */
+enum {
+	STIR_VEC_LOAD = 1,     /* read before it is written: loaded first */
+	STIR_VEC_STORE = 2,    /* written back at the end */
+	STIR_VEC_ATOMIC = 4,   /* its lanes sum from 0 and are added to memory
+	                          with one atomic add */
+};
+
+typedef struct stir_vec_note {
+	/* the access of lane w, BUF[IDX], in the loop's scope: variables of
+	 * blocks inside the loop replaced by their bindings */
+	stir_expr *access;
+	unsigned flags;        /* STIR_VEC_* */
+	stir_loc loc;          /* where it is written, or none */
+} stir_vec_note;
+
 struct stir_stmt {
 	stir_stmt_kind kind;
 	stir_loc loc;          /* where the statement starts */
@@ -220,6 +238,14 @@ struct stir_stmt {
 			const char *intrinsic;  /* for STIR_LOOP_TENSORIZE: its name
 			                           (interned in the context) */
 			stir_ptr_vec body;      /* stir_stmt * */
+			/* For STIR_LOOP_VECTORIZE, once planned (the pass
+			 * plan_vectors, passes/plan_vectors.c): its vector plan,
+			 * n_vecs entries (0: it runs only as its scalar loop).
+			 * Not visited by ir/visit.c: the verifier checks that it
+			 * is the plan of the loop's body (ir/vector.c). */
+			bool planned;
+			int n_vecs;
+			stir_vec_note *vecs;    /* arena array */
 		} for_;
 		struct {
 			const char *name;       /* arena string, unique in the kernel */

@@ -233,6 +233,21 @@ stir_stmt *stir_stmt_copy(stir_kernel *k, const stir_stmt *st, stir_subst *s)
 		if (!c->u.for_.extent || !c->u.for_.var ||
 		    copy_list(k, &c->u.for_.body, &st->u.for_.body, s) < 0)
 			return NULL;
+		if (st->u.for_.n_vecs) {
+			/* the vector plan, in the copy's variables */
+			int n = st->u.for_.n_vecs;
+			c->u.for_.vecs = stir_arena_alloc(ar, (size_t)n *
+				sizeof(*c->u.for_.vecs));
+			for (int i = 0; c->u.for_.vecs && i < n; i++) {
+				c->u.for_.vecs[i] = st->u.for_.vecs[i];
+				c->u.for_.vecs[i].access = stir_expr_copy(k,
+					st->u.for_.vecs[i].access, s);
+				if (!c->u.for_.vecs[i].access)
+					return NULL;
+			}
+			if (!c->u.for_.vecs)
+				return NULL;
+		}
 		return c;
 	case STIR_STMT_BLOCK: {
 		int n = st->u.block.n_vars;
@@ -287,7 +302,8 @@ static stir_visit_step subst_slot(stir_expr **slot, void *user)
 int stir_list_subst(stir_kernel *k, stir_ptr_vec *list, const stir_subst *s)
 {
 	subst_walk w = { k, s, false };
-	stir_visitor v = { NULL, NULL, subst_slot, NULL, STIR_VISIT_REGIONS, &w };
+	stir_visitor v = { NULL, NULL, subst_slot, NULL,
+		STIR_VISIT_REGIONS | STIR_VISIT_VECTORS, &w };
 	stir_visit_list(&v, list);
 	return w.failed ? -1 : 0;
 }
@@ -296,7 +312,8 @@ int stir_list_subst(stir_kernel *k, stir_ptr_vec *list, const stir_subst *s)
 int stir_stmt_subst(stir_kernel *k, stir_stmt *st, const stir_subst *s)
 {
 	subst_walk w = { k, s, false };
-	stir_visitor v = { NULL, NULL, subst_slot, NULL, STIR_VISIT_REGIONS, &w };
+	stir_visitor v = { NULL, NULL, subst_slot, NULL,
+		STIR_VISIT_REGIONS | STIR_VISIT_VECTORS, &w };
 	stir_visit_stmt(&v, st);
 	return w.failed ? -1 : 0;
 }

@@ -35,8 +35,8 @@ stir_stmt *stir_stmt_copy(stir_kernel *k, const stir_stmt *st, stir_subst *s);
 
 /* Apply substitution s in place to every expression of statement st and
  * of everything nested in it (bindings, extents, conditions, indices,
- * values, regions): each is replaced by a substituted copy.  Variables st
- * binds are kept.  0, or -1 when memory runs out. */
+ * values, regions, vector plans): each is replaced by a substituted
+ * copy.  Variables st binds are kept.  0, or -1 when memory runs out. */
 int stir_stmt_subst(stir_kernel *k, stir_stmt *st, const stir_subst *s);
 /* The same for every statement of a list. */
 int stir_list_subst(stir_kernel *k, stir_ptr_vec *list, const stir_subst *s);

@@ -12,9 +12,15 @@
  * no lane touches what another lane writes: every access to a buffer the
  * body stores into must use the same index, which must move with w.
  * Otherwise the loop has no plan and runs as its scalar loop. */
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "ir/affine.h"
+#include "ir/arena.h"
+#include "ir/diag.h"
+#include "ir/layout.h"
 #include "ir/ops.h"
+#include "ir/util.h"
 #include "ir/vector.h"
 #include "ir/visit.h"
 
@@ -313,11 +319,15 @@ int stir_vec_plan_loop(const stir_stmt *loop, bool atomic,
 typedef struct vwalk {
 	const stir_expr **binding; /* per variable slot: its block's binding */
 	int atomic;                /* atomic blocks around the statement */
-	stir_vec_fn fn;
+	stir_vec_fn fn;            /* called on each plan, or NULL: */
+	const stir_kernel *verify; /* check the annotations of this kernel */
 	void *user;
 	stir_vec_plan *p;          /* scratch */
 	bool oom;
+	bool failed;               /* an annotation was refused */
 } vwalk;
+
+static void check_note(vwalk *w, const stir_stmt *loop, int r);
 
 /* v, user: a block variable's binding (user: the vwalk). */
 static const stir_expr *binding_of(const stir_var *v, const void *user)
@@ -346,17 +356,31 @@ static stir_visit_step plan_stmt(stir_stmt *s, void *user)
 	const stir_expr *ext;
 	if (s->kind == STIR_STMT_BLOCK && (s->u.block.flags & STIR_BLOCK_ATOMIC))
 		w->atomic++;
-	if (s->kind != STIR_STMT_FOR || s->u.for_.kind != STIR_LOOP_VECTORIZE)
+	if (s->kind != STIR_STMT_FOR)
 		return STIR_VISIT_GO;
 	ext = s->u.for_.extent;
-	if (ext->kind != STIR_EXPR_INT || (ext->u.i != 2 && ext->u.i != 4))
+	bool plannable = s->u.for_.kind == STIR_LOOP_VECTORIZE &&
+		ext->kind == STIR_EXPR_INT && (ext->u.i == 2 || ext->u.i == 4);
+	if (w->verify && w->verify->stage != STIR_STAGE_3)
+		plannable = false;
+	if (w->verify && s->u.for_.planned && !plannable) {
+		stir_error(stir_kernel_ctx(w->verify), s->loc, "loop '%s' has a "
+			"vector plan, but only a vectorized loop of extent 2 or 4 "
+			"in a stage III kernel has one", s->u.for_.var->name);
+		w->failed = true;
+		return STIR_VISIT_GO;
+	}
+	if (!plannable || (w->verify && !s->u.for_.planned))
 		return STIR_VISIT_GO;
 	int r = stir_vec_plan_loop(s, w->atomic > 0, binding_of, w, w->p);
 	if (r < 0) {
 		w->oom = true;
 		return STIR_VISIT_STOP;
 	}
-	w->fn(s, r ? w->p : NULL, w->user);
+	if (w->verify)
+		check_note(w, s, r);
+	else
+		w->fn(s, r ? w->p : NULL, w->user);
 	return STIR_VISIT_GO;
 }
 
@@ -369,22 +393,244 @@ static stir_visit_step leave_stmt(stir_stmt *s, void *user)
 	return STIR_VISIT_GO;
 }
 
+/* w, k: the walks of stir_vec_plan_kernel (w: what they do). */
+static void walk_kernel(vwalk *w, const stir_kernel *k)
+{
+	w->binding = calloc((size_t)k->n_vars + 1, sizeof(*w->binding));
+	w->p = malloc(sizeof(*w->p));
+	if (w->binding && w->p) {
+		stir_visitor first = { .stmt_pre = note_bindings, .user = w };
+		stir_visitor second = { .stmt_pre = plan_stmt,
+			.stmt_post = leave_stmt, .user = w };
+		stir_visit_list(&first, (stir_ptr_vec *)&k->body);
+		stir_visit_list(&second, (stir_ptr_vec *)&k->body);
+	} else {
+		w->oom = true;
+	}
+	free(w->binding);
+	free(w->p);
+}
+
 /* k, fn, user: see vector.h. */
 int stir_vec_plan_kernel(const stir_kernel *k, stir_vec_fn fn, void *user)
 {
 	vwalk w = { .fn = fn, .user = user };
-	w.binding = calloc((size_t)k->n_vars + 1, sizeof(*w.binding));
-	w.p = malloc(sizeof(*w.p));
-	if (w.binding && w.p) {
-		stir_visitor first = { .stmt_pre = note_bindings, .user = &w };
-		stir_visitor second = { .stmt_pre = plan_stmt,
-			.stmt_post = leave_stmt, .user = &w };
-		stir_visit_list(&first, (stir_ptr_vec *)&k->body);
-		stir_visit_list(&second, (stir_ptr_vec *)&k->body);
-	} else {
-		w.oom = true;
-	}
-	free(w.binding);
-	free(w.p);
+	walk_kernel(&w, k);
 	return w.oom ? -1 : 0;
+}
+
+/* k: see vector.h. */
+int stir_vec_verify_kernel(const stir_kernel *k)
+{
+	vwalk w = { .verify = k };
+	walk_kernel(&w, k);
+	if (w.oom)
+		stir_error_oom(stir_kernel_ctx(k));
+	return w.oom || w.failed ? -1 : 0;
+}
+
+/* ---- the plan as the loop's annotation ------------------------------- */
+
+/* flags, buf, size: see vector.h. */
+const char *stir_vec_flags_text(unsigned flags, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s%s%s%s%s",
+		flags & STIR_VEC_LOAD ? "load" : "",
+		(flags & STIR_VEC_LOAD) && (flags & ~STIR_VEC_LOAD) ? " " : "",
+		flags & STIR_VEC_STORE ? "store" : "",
+		(flags & STIR_VEC_STORE) && (flags & STIR_VEC_ATOMIC) ? " " : "",
+		flags & STIR_VEC_ATOMIC ? "atomic" : "");
+	return buf;
+}
+
+/* a: the STIR_VEC_* flags of vector a. */
+static unsigned vec_flags(const stir_vec_access *a)
+{
+	return (a->loaded ? STIR_VEC_LOAD : 0) |
+		(a->stored ? STIR_VEC_STORE : 0) |
+		(a->atomic ? STIR_VEC_ATOMIC : 0);
+}
+
+/* The substitution of stir_vec_annotate. */
+typedef struct inner_subst {
+	stir_kernel *k;
+	stir_subst s;              /* block variable -> its binding, expanded */
+	bool oom;
+} inner_subst;
+
+/* s, user: stmt_pre of stir_vec_annotate's walk (user: the inner_subst):
+ * a block's variables become their bindings, themselves expanded by the
+ * blocks around it. */
+static stir_visit_step add_inner(stir_stmt *s, void *user)
+{
+	inner_subst *in = user;
+	if (s->kind != STIR_STMT_BLOCK)
+		return STIR_VISIT_GO;
+	for (int i = 0; i < s->u.block.n_vars; i++) {
+		stir_expr *b = stir_expr_copy(in->k, s->u.block.bindings[i],
+			&in->s);
+		if (!b || stir_subst_add_expr(&in->s, s->u.block.vars[i], b) < 0) {
+			in->oom = true;
+			return STIR_VISIT_STOP;
+		}
+	}
+	return STIR_VISIT_GO;
+}
+
+/* k, loop, p: see vector.h. */
+int stir_vec_annotate(stir_kernel *k, stir_stmt *loop,
+	const stir_vec_plan *p)
+{
+	int n = p ? p->n : 0;
+	stir_vec_note *notes = NULL;
+	if (n) {
+		inner_subst in = { .k = k };
+		stir_visitor v = { .stmt_pre = add_inner, .user = &in };
+		stir_visit_list(&v, &loop->u.for_.body);
+		notes = in.oom ? NULL : stir_arena_alloc(stir_kernel_arena(k),
+			(size_t)n * sizeof(*notes));
+		for (int i = 0; notes && i < n; i++) {
+			const stir_vec_access *a = &p->v[i];
+			stir_expr *idx = stir_expr_copy(k, a->idx, &in.s);
+			notes[i] = (stir_vec_note){ .flags = vec_flags(a),
+				.loc = loop->loc, .access = idx ?
+				stir_mk_load1(k, (stir_buffer *)a->buf, idx) : NULL };
+			if (!notes[i].access)
+				notes = NULL;
+		}
+		stir_subst_release(&in.s);
+		if (!notes)
+			return -1;
+	}
+	loop->u.for_.planned = true;
+	loop->u.for_.n_vecs = n;
+	loop->u.for_.vecs = notes;
+	return 0;
+}
+
+/* list, p: the stores of the body of a loop that has a vector path, in
+ * the order gather takes them; false when it holds anything else. */
+static bool note_stores(const stir_ptr_vec *list, stir_vec_plan *p)
+{
+	for (int i = 0; i < list->n; i++) {
+		const stir_stmt *s = stir_stmt_at(list, i);
+		if (s->kind == STIR_STMT_STORE && p->n_stores < STIR_VEC_MAX_STORES)
+			p->stores[p->n_stores++] = s;
+		else if (s->kind != STIR_STMT_BLOCK ||
+		    (s->u.block.flags & ~(STIR_BLOCK_ATOMIC |
+		    STIR_BLOCK_CROSS_THREAD)) ||
+		    !note_stores(&s->u.block.body, p))
+			return false;
+	}
+	return true;
+}
+
+/* What first_access looks for. */
+typedef struct access_find {
+	const stir_buffer *buf;
+	const stir_expr *idx;      /* the note's index */
+	stir_vec_expand expand;
+	const void *user;
+	const stir_expr *found;    /* receives the body's index */
+} access_find;
+
+/* slot, user: expr_pre of first_access: stop at a load of the
+ * access_find's element. */
+static stir_visit_step find_load(stir_expr **slot, void *user)
+{
+	access_find *f = user;
+	const stir_expr *x = *slot;
+	if (x->kind != STIR_EXPR_LOAD || x->u.load.buf != f->buf ||
+	    !same(x->u.load.idx[0], f->idx, f->expand, f->user))
+		return STIR_VISIT_GO;
+	f->found = x->u.load.idx[0];
+	return STIR_VISIT_STOP;
+}
+
+/* p, f: the body's first access (in the order of stir_vec_plan_loop's
+ * uses: a store's value, its index, then the store) to f's element. */
+static const stir_expr *first_access(const stir_vec_plan *p,
+	access_find *f)
+{
+	stir_visitor v = { .expr_pre = find_load, .user = f };
+	for (int i = 0; i < p->n_stores; i++) {
+		stir_stmt *st = (stir_stmt *)p->stores[i];
+		if (stir_visit_expr(&v, &st->u.store.value) ||
+		    stir_visit_expr(&v, &st->u.store.idx[0]))
+			return f->found;
+		if (st->u.store.buf == f->buf &&
+		    same(st->u.store.idx[0], f->idx, f->expand, f->user))
+			return st->u.store.idx[0];
+	}
+	return NULL;
+}
+
+/* loop, expand, user, p: see vector.h. */
+int stir_vec_plan_from_note(const stir_stmt *loop, stir_vec_expand expand,
+	const void *user, stir_vec_plan *p)
+{
+	int n = loop->u.for_.n_vecs;
+	*p = (stir_vec_plan){ .width = loop->u.for_.extent->u.i };
+	if (n == 0)
+		return 0;
+	if (n > STIR_VEC_MAX || !note_stores(peel_guards(&loop->u.for_.body,
+	    loop->u.for_.var, expand, user, p), p))
+		return -1;
+	for (int j = 0; j < n; j++) {
+		const stir_vec_note *nt = &loop->u.for_.vecs[j];
+		access_find f = { .buf = nt->access->u.load.buf,
+			.idx = nt->access->u.load.idx[0], .expand = expand,
+			.user = user };
+		const stir_expr *idx = first_access(p, &f);
+		if (!idx)
+			return -1;
+		p->v[j] = (stir_vec_access){ .buf = f.buf, .idx = idx, .id = j,
+			.loaded = nt->flags & STIR_VEC_LOAD,
+			.stored = nt->flags & STIR_VEC_STORE,
+			.atomic = nt->flags & STIR_VEC_ATOMIC };
+	}
+	p->n = n;
+	for (int i = 0; i < p->n_stores; i++) {
+		const stir_stmt *st = p->stores[i];
+		int j = stir_vec_find(p, st->u.store.buf, st->u.store.idx[0],
+			expand, user);
+		p->store_atomic[i] = j >= 0 && p->v[j].atomic;
+	}
+	return 1;
+}
+
+/* w, loop, r: compare the annotation of planned loop "loop" with its
+ * plan (w->p when r is 1, none when 0). */
+static void check_note(vwalk *w, const stir_stmt *loop, int r)
+{
+	const stir_vec_plan *p = w->p;
+	int have = r ? p->n : 0, n = loop->u.for_.n_vecs;
+	char why[256], a[32], b[32];
+	stir_loc at = loop->loc;
+	why[0] = '\0';
+	if (n != have) {
+		snprintf(why, sizeof(why), "it has %d vector%s, the body %d", n,
+			n == 1 ? "" : "s", have);
+	}
+	for (int i = 0; !why[0] && i < n; i++) {
+		const stir_vec_note *nt = &loop->u.for_.vecs[i];
+		const stir_vec_access *v = &p->v[i];
+		const stir_expr *x = nt->access;
+		if (nt->loc.line > 0)
+			at = nt->loc;
+		if (x->u.load.buf != v->buf || !same(x->u.load.idx[0], v->idx,
+		    binding_of, w))
+			snprintf(why, sizeof(why), "its vector %d is not the body's "
+				"(an access of '%s')", i, v->buf->name);
+		else if (nt->flags != vec_flags(v))
+			snprintf(why, sizeof(why), "its vector %d is '%s', the body's "
+				"'%s'", i, stir_vec_flags_text(nt->flags, a, sizeof(a)),
+				stir_vec_flags_text(vec_flags(v), b, sizeof(b)));
+	}
+	if (!why[0])
+		return;
+	stir_error(stir_kernel_ctx(w->verify), at, "the vector plan of "
+		"loop '%s' is not that of its body: %s", loop->u.for_.var->name,
+		why);
+	w->failed = true;
 }

@@ -10,6 +10,7 @@
 #ifndef STIR_IR_VECTOR_H
 #define STIR_IR_VECTOR_H
 
+#include <stddef.h>
 #include "ir/nodes.h"
 
 #define STIR_VEC_MAX 16        /* vectors one loop may hold */
@@ -78,5 +79,35 @@ typedef void (*stir_vec_fn)(const stir_stmt *loop, const stir_vec_plan *p,
  * loop), as the emitter does, and call fn on each.  0, or -1 out of
  * memory. */
 int stir_vec_plan_kernel(const stir_kernel *k, stir_vec_fn fn, void *user);
+
+/* ---- the plan as an annotation of the loop (docs/ir.md, "Vector
+ * plans"): the pass plan_vectors writes it, the printer and the parser
+ * carry it, the verifier checks it, the emitter prints from it. ---- */
+
+/* flags, buf, size: the words of STIR_VEC_* flags ("load store atomic",
+ * in that order) into buf. */
+const char *stir_vec_flags_text(unsigned flags, char *buf, size_t size);
+
+/* k, loop, p: record plan p of vectorized loop "loop" of k (NULL: it runs
+ * only as its scalar loop) as the loop's annotation, replacing any: each
+ * vector's access with the variables of blocks inside the loop replaced
+ * by their bindings.  0, or -1 out of memory. */
+int stir_vec_annotate(stir_kernel *k, stir_stmt *loop,
+	const stir_vec_plan *p);
+
+/* loop, expand, user, p: the plan of planned loop "loop" read from its
+ * annotation: the vectors in its order, each at the body's own first
+ * access that the note names; the guards and the stores from the body.
+ * 1 when it has a vector path, 0 when it runs only as its scalar loop,
+ * -1 when the annotation names an access the body does not make (the
+ * verifier refuses such a kernel). */
+int stir_vec_plan_from_note(const stir_stmt *loop, stir_vec_expand expand,
+	const void *user, stir_vec_plan *p);
+
+/* k: check that the annotation of each planned loop of k is the plan of
+ * its body (as stir_vec_plan_kernel computes it), and that only
+ * vectorized loops of extent 2 or 4 have one; errors located at the
+ * loop.  0, or -1. */
+int stir_vec_verify_kernel(const stir_kernel *k);
 
 #endif

@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ir/verify.h"
+#include "ir/vector.h"
 
 /* ---- small helpers ---- */
 
@@ -324,6 +325,9 @@ int stir_kernel_verify(stir_kernel *k)
 	verify_check_axes(&v);
 	verify_check_buffers(&v);
 	check_body(&v);
+	/* the loops' vector plans assume a kernel otherwise sound */
+	if (stir_ctx_n_errors(ctx) == errors)
+		stir_vec_verify_kernel(k);
 	free(v.named);
 	for (int i = 0; i < 2; i++) {
 		stir_names_release(&v.named_set[i]);

@@ -30,7 +30,10 @@ stir_expr **stir_stmt_expr(stir_stmt *s, int i, unsigned flags)
 	case STIR_STMT_IF:
 		return i == 0 ? &s->u.if_.cond : NULL;
 	case STIR_STMT_FOR:
-		return i == 0 ? &s->u.for_.extent : NULL;
+		if (i == 0)
+			return &s->u.for_.extent;
+		return (flags & STIR_VISIT_VECTORS) && i <= s->u.for_.n_vecs ?
+			&s->u.for_.vecs[i - 1].access : NULL;
 	case STIR_STMT_BLOCK:
 		if (i < s->u.block.n_vars)
 			return &s->u.block.bindings[i];

@@ -50,12 +50,15 @@ static inline stir_expr **stir_expr_child(stir_expr *e, int i)
 enum {
 	STIR_VISIT_REGIONS = 1, /* the lo/hi bounds of blocks' read and write
 	                           regions (after the bindings) */
+	STIR_VISIT_VECTORS = 2, /* the accesses of a vectorized loop's plan
+	                           (after the extent; ir/vector.h) */
 };
 
 /* s, i, flags: the address of the i-th expression statement s holds
  * itself (not those of nested statements), in the order the walker
  * visits them: a store's indices then its value; a let's value; an if's
- * condition; a loop's extent; a block's bindings, then (with
+ * condition; a loop's extent (then, with STIR_VISIT_VECTORS, the
+ * accesses of its vector plan); a block's bindings, then (with
  * STIR_VISIT_REGIONS) each read region's lo and hi bounds, then each
  * write region's.  NULL past the last.  A slot may hold NULL (an
  * unbounded region dimension). */

@@ -427,7 +427,8 @@ lang_loop lang_loop_bind(lang_parser *p, lang_name *head, lang_name *field)
 {
 	static const char *const heads[] = { "blockIdx", "threadIdx" };
 	static const char *const fields[] = { "x", "y", "z" };
-	lang_loop l = { STIR_LOOP_BIND, STIR_BLOCK_X, NULL, stir_loc_none() };
+	lang_loop l = { STIR_LOOP_BIND, STIR_BLOCK_X, NULL, stir_loc_none(),
+		NULL };
 	lang_name h = name_value(head), f = name_value(field);
 	if (!h.name || !f.name)
 		return l;
@@ -447,11 +448,57 @@ lang_loop lang_loop_bind(lang_parser *p, lang_name *head, lang_name *field)
 lang_loop lang_loop_tensorize(lang_parser *p, lang_name *intrinsic)
 {
 	(void)p;
-	lang_loop l = { STIR_LOOP_TENSORIZE, STIR_BLOCK_X, NULL, stir_loc_none() };
+	lang_loop l = { STIR_LOOP_TENSORIZE, STIR_BLOCK_X, NULL,
+		stir_loc_none(), NULL };
 	lang_name n = name_value(intrinsic);
 	l.intrinsic = n.name;
 	l.intrinsic_loc = n.loc;
 	return l;
+}
+
+/* p, vecs: see ast.h. */
+lang_loop lang_loop_vectorize(lang_parser *p, lang_list *vecs)
+{
+	lang_loop l = { STIR_LOOP_VECTORIZE, STIR_BLOCK_X, NULL,
+		stir_loc_none(), vecs ? vecs : lang_list_new(p) };
+	return l;
+}
+
+/* p, loc, access, flags: see ast.h. */
+lang_vec *lang_vec_new(lang_parser *p, stir_loc loc, lang_expr *access,
+	unsigned flags)
+{
+	lang_vec *v = access ? node_alloc(p, sizeof(*v)) : NULL;
+	if (v) {
+		v->access = access;
+		v->flags = flags;
+		v->loc = loc;
+	}
+	return v;
+}
+
+/* p, word: see ast.h. */
+unsigned lang_vec_flag(lang_parser *p, lang_name *word)
+{
+	lang_name n = name_value(word);
+	if (n.name && !strcmp(n.name, "load"))
+		return STIR_VEC_LOAD;
+	if (n.name && !strcmp(n.name, "store"))
+		return STIR_VEC_STORE;
+	if (n.name)
+		lang_syntax_error(p, n.loc, "unknown word '%s' in a vector plan: "
+			"expected load, store or atomic", n.name);
+	return 0;
+}
+
+/* p, loc, flag: see ast.h. */
+unsigned lang_vec_flag_block(lang_parser *p, stir_loc loc, unsigned flag)
+{
+	if (flag == STIR_BLOCK_ATOMIC)
+		return STIR_VEC_ATOMIC;
+	lang_syntax_error(p, loc, "unknown word '%s' in a vector plan: "
+		"expected load, store or atomic", stir_block_flag_name(flag));
+	return 0;
 }
 
 /* p, loc (of "block"), name, vars, flags, reads, writes (NULL when

@@ -125,7 +125,16 @@ typedef struct lang_loop {
 	stir_thread thread;    /* for STIR_LOOP_BIND */
 	const char *intrinsic; /* for STIR_LOOP_TENSORIZE (the parser's) */
 	stir_loc intrinsic_loc;
+	lang_list *vecs;       /* for STIR_LOOP_VECTORIZE: its vector plan
+	                          (lang_vec *), or NULL when none is written */
 } lang_loop;
+
+/* One vector of a vectorized loop's plan: "BUF[IDX] load store". */
+typedef struct lang_vec {
+	lang_expr *access;     /* BUF[IDX] (the builder checks the form) */
+	unsigned flags;        /* STIR_VEC_* */
+	stir_loc loc;          /* of the access */
+} lang_vec;
 
 /* One variable of a block: "name: KIND = binding". */
 typedef struct lang_block_var {
@@ -360,6 +369,16 @@ lang_stmt *lang_stmt_for(lang_parser *p, stir_loc loc, lang_name *var,
  * reports any other. */
 lang_loop lang_loop_bind(lang_parser *p, lang_name *head, lang_name *field);
 lang_loop lang_loop_tensorize(lang_parser *p, lang_name *intrinsic);
+/* p, vecs: "vectorize(VECS)", a loop with its vector plan (lang_vec *). */
+lang_loop lang_loop_vectorize(lang_parser *p, lang_list *vecs);
+/* p, loc, access, flags: one vector of a plan. */
+lang_vec *lang_vec_new(lang_parser *p, stir_loc loc, lang_expr *access,
+	unsigned flags);
+/* p, word: the STIR_VEC_* flag a word of a vector plan names ("load",
+ * "store"; "atomic" is lexed as a block flag, flag); 0 after a syntax
+ * error. */
+unsigned lang_vec_flag(lang_parser *p, lang_name *word);
+unsigned lang_vec_flag_block(lang_parser *p, stir_loc loc, unsigned flag);
 lang_stmt *lang_stmt_block(lang_parser *p, stir_loc loc, lang_name *name,
 	lang_list *vars, unsigned flags, lang_list *reads, lang_list *writes,
 	lang_list *body);

@@ -644,6 +644,35 @@ static stir_dtype var_type(const stir_expr *e)
 	return e && stir_dtype_is_int(e->dtype) ? e->dtype : STIR_I32;
 }
 
+/* b, vecs, s: the vector plan written for loop s (lang_vec *), in the
+ * loop's scope; the verifier checks it against the body. */
+static void build_vec_plan(builder *b, const lang_list *vecs, stir_stmt *s)
+{
+	int n = vecs->v.n;
+	stir_vec_note *notes = n ? stir_arena_alloc(stir_kernel_arena(b->k),
+		(size_t)n * sizeof(*notes)) : NULL;
+	if (n && !notes) {
+		b->oom = true;
+		return;
+	}
+	for (int i = 0; i < n; i++) {
+		const lang_vec *lv = vecs->v.v[i];
+		stir_expr *x = build_expr(b, lv->access);
+		if (!x)
+			return;
+		if (x->kind != STIR_EXPR_LOAD || x->u.load.n != 1) {
+			build_error(b, lv->loc, "a vector of a vector plan is an "
+				"access BUF[INDEX] of a flat buffer");
+			return;
+		}
+		notes[i] = (stir_vec_note){ .access = x, .flags = lv->flags,
+			.loc = lv->loc };
+	}
+	s->u.for_.planned = true;
+	s->u.for_.n_vecs = n;
+	s->u.for_.vecs = notes;
+}
+
 /* b, ls: for v in [0, extent) ANNOTATION { body }; v holds in the body. */
 static stir_stmt *build_for(builder *b, const lang_stmt *ls)
 {
@@ -673,6 +702,8 @@ static stir_stmt *build_for(builder *b, const lang_stmt *ls)
 	int mark = b->n_binds;
 	bind(b, n->name, BIND_LOOP, v, n->loc);
 	build_list(b, ls->u.for_.body, s, TO_BODY);
+	if (s && ls->u.for_.loop.vecs)
+		build_vec_plan(b, ls->u.for_.loop.vecs, s);
 	unbind_to(b, mark);
 	return s;
 }

@@ -72,6 +72,7 @@ static void lang_yyerror(stir_loc *loc, lang_parser *p, const char *msg);
 	lang_binding *binding;
 	lang_block_var *block_var;
 	lang_region *region;
+	lang_vec *vec;
 	lang_range *range;
 	lang_list *list;
 	lang_name *name;
@@ -118,6 +119,9 @@ static void lang_yyerror(stir_loc *loc, lang_parser *p, const char *msg);
 %type <list> axis_args exprs exprs_opt domain_opt
 %type <flags> block_flags
 %type <list> block_vars_opt block_vars reads_opt writes_opt regions ranges
+%type <list> vecs_opt vecs
+%type <flags> vec_flags vec_flag
+%type <vec> vec
 %type <binding> binding_opt
 %type <scope> scope_opt
 %type <loop> loop_opt
@@ -289,8 +293,33 @@ loop_opt:
 	  %empty                { $$ = (lang_loop){ STIR_LOOP_SERIAL, STIR_BLOCK_X }; }
 	| "unroll"              { $$ = (lang_loop){ STIR_LOOP_UNROLL, STIR_BLOCK_X }; }
 	| "vectorize"           { $$ = (lang_loop){ STIR_LOOP_VECTORIZE, STIR_BLOCK_X }; }
+	| "vectorize" '(' vecs_opt ')' { $$ = lang_loop_vectorize(p, $3); }
 	| "tensorize" '(' name ')' { $$ = lang_loop_tensorize(p, $3); }
 	| "bind" '(' name '.' name ')' { $$ = lang_loop_bind(p, $3, $5); }
+	;
+
+vecs_opt:
+	  %empty                { $$ = lang_list_new(p); }
+	| vecs
+	;
+
+vecs:
+	  vec                   { $$ = lang_list_one(p, $1); }
+	| vecs ',' vec          { $$ = lang_list_append(p, $1, $3); }
+	;
+
+vec:
+	  expr vec_flags        { $$ = lang_vec_new(p, @1, $1, $2); }
+	;
+
+vec_flags:
+	  vec_flag
+	| vec_flags vec_flag    { $$ = $1 | $2; }
+	;
+
+vec_flag:
+	  name                  { $$ = lang_vec_flag(p, $1); }
+	| BLOCK_FLAG            { $$ = lang_vec_flag_block(p, @1, $1); }
 	;
 
 block_stmt:

@@ -17,6 +17,7 @@
 #include "lang/c_locale.h"
 #include "ir/nodes.h"
 #include "ir/ops.h"
+#include "ir/vector.h"
 
 /* A growing string and where printing is. */
 typedef struct printer {
@@ -374,6 +375,26 @@ static void put_iter(printer *pr, const stir_stmt *s)
 	put(pr, "}");
 }
 
+/* pr, s: the vector plan of vectorized loop s, when it has one:
+ * "(BUF[IDX] load store, ...)", "()" for none (docs/ir.md, "Vector
+ * plans"). */
+static void put_vec_plan(printer *pr, const stir_stmt *s)
+{
+	char flags[32];
+	if (!s->u.for_.planned)
+		return;
+	put(pr, "(");
+	for (int i = 0; i < s->u.for_.n_vecs; i++) {
+		const stir_vec_note *n = &s->u.for_.vecs[i];
+		if (i)
+			put(pr, ", ");
+		put_expr(pr, n->access);
+		put(pr, " ");
+		put(pr, stir_vec_flags_text(n->flags, flags, sizeof(flags)));
+	}
+	put(pr, ")");
+}
+
 /* pr, s: for VAR in [0, EXTENT) ANNOTATION { body } */
 static void put_for(printer *pr, const stir_stmt *s)
 {
@@ -395,6 +416,7 @@ static void put_for(printer *pr, const stir_stmt *s)
 		break;
 	case STIR_LOOP_VECTORIZE:
 		put(pr, " vectorize");
+		put_vec_plan(pr, s);
 		break;
 	case STIR_LOOP_TENSORIZE:
 		put(pr, " tensorize(");

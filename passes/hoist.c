@@ -57,6 +57,11 @@ typedef struct hoister {
 	const stir_expr **cand;    /* heap: the searches of the loop */
 	stir_var **vars;           /* heap: their lets' variables */
 	bool failed;
+	/* stir_hoist_reads: the warp-buffer reads that "select" says may
+	 * move before a loop are the candidates instead of the searches */
+	stir_hoist_select select;
+	void *select_user;
+	const stir_stmt *loop;     /* the loop looked at */
 } hoister;
 
 /* H, v: the binding of block variable v, or NULL. */
@@ -175,9 +180,12 @@ static bool uses_inner(const hoister *H, const stir_expr *x)
 	return stir_visit_expr(&v, &slot);
 }
 
-/* H, x: whether search x may be computed before the loop. */
+/* H, x: whether search x (a warp-buffer read for stir_hoist_reads) may
+ * be computed before the loop. */
 static bool movable(const hoister *H, const stir_expr *x)
 {
+	if (H->select)
+		return H->select(H->loop, x, H->select_user);
 	const stir_buffer *b = x->u.search.buf;
 	return b->scope == STIR_SCOPE_GLOBAL && !H->stored[b->index] &&
 		whole_range(H, x) && safe_value(H, x->u.search.x) &&
@@ -209,6 +217,13 @@ static void gather(hoister *H, const stir_expr *x)
 	H->cand[H->n++] = x;
 }
 
+/* x: whether x is a read of a warp buffer. */
+static bool is_warp_read(const stir_expr *x)
+{
+	return x->kind == STIR_EXPR_LOAD &&
+		x->u.load.buf->scope == STIR_SCOPE_WARP;
+}
+
 /* slot, user: gather the search in *slot (user: the hoister).  A search
  * is looked at as a whole, not inside: one that stays keeps its inner
  * ones where they are, unless another place moves an equal one. */
@@ -217,9 +232,14 @@ static stir_visit_step gather_search(stir_expr **slot, void *user)
 	hoister *H = user;
 	if (H->failed)
 		return STIR_VISIT_STOP;
+	if (H->select && is_warp_read(*slot)) {
+		gather(H, *slot);
+		return STIR_VISIT_SKIP;
+	}
 	if ((*slot)->kind != STIR_EXPR_SEARCH)
 		return STIR_VISIT_GO;
-	gather(H, *slot);
+	if (!H->select)
+		gather(H, *slot);
 	return STIR_VISIT_SKIP;
 }
 
@@ -266,7 +286,8 @@ static stir_expr *rewrite(hoister *H, stir_expr *x, bool resolve)
 	if (resolve && x->kind == STIR_EXPR_VAR && binding_of(H, x->u.var) &&
 	    H->inner[x->u.var->slot])
 		return rewrite(H, (stir_expr *)binding_of(H, x->u.var), true);
-	if (!resolve && x->kind == STIR_EXPR_SEARCH)
+	if (!resolve && (H->select ? is_warp_read(x) :
+	    x->kind == STIR_EXPR_SEARCH))
 		for (int i = 0; i < H->n; i++)
 			if (same(H, H->cand[i], x)) {
 				stir_expr *v = stir_mk_var(H->k, H->vars[i]);
@@ -290,6 +311,7 @@ static stir_visit_step replace_searches(stir_expr **slot, void *user)
 static int hoist_loop(hoister *H, stir_ptr_vec *list, int at)
 {
 	stir_stmt *s = stir_stmt_at(list, at);
+	H->loop = s;
 	memset(H->inner, 0, H->slots * sizeof(bool));
 	stir_visitor marker = { mark_defined, NULL, NULL, NULL, 0, H };
 	stir_visit_stmt(&marker, s);
@@ -375,20 +397,24 @@ static stir_visit_step facts(stir_stmt *s, void *user)
 	return STIR_VISIT_GO;
 }
 
-/* k: see passes.h. */
-int stir_kernel_hoist_invariants(stir_kernel *k)
+/* k, select, user, pass: hoist_invariants, or (select set) the hoisting
+ * of the warp-buffer reads that select allows (see passes.h); "pass" names
+ * it in diagnostics. */
+static int hoist(stir_kernel *k, stir_hoist_select select, void *user,
+	const char *pass)
 {
 	if (!k)
 		return -1;
 	stir_ctx *ctx = stir_kernel_ctx(k);
 	if (k->stage != STIR_STAGE_3) {
-		stir_error(ctx, k->loc, "hoist_invariants: kernel '%s' is at stage "
-			"%d; the pass takes stage III", k->name, (int)k->stage);
+		stir_error(ctx, k->loc, "%s: kernel '%s' is at stage %d; the pass "
+			"takes stage III", pass, k->name, (int)k->stage);
 		return -1;
 	}
 	if (stir_kernel_verify(k) < 0)
 		return -1;
-	hoister H = { .k = k, .ctx = ctx };
+	hoister H = { .k = k, .ctx = ctx, .select = select,
+		.select_user = user };
 	/* the slots the pass adds are past n_vars: never looked up */
 	H.slots = (size_t)k->n_vars + 1;
 	H.binding = calloc(H.slots, sizeof(*H.binding));
@@ -412,4 +438,17 @@ out:
 	free(H.cand);
 	free(H.vars);
 	return rc < 0 ? -1 : stir_kernel_verify(k);
+}
+
+/* k: see passes.h. */
+int stir_kernel_hoist_invariants(stir_kernel *k)
+{
+	return hoist(k, NULL, NULL, "hoist_invariants");
+}
+
+/* k, select, user, pass: see passes.h. */
+int stir_hoist_reads(stir_kernel *k, stir_hoist_select select, void *user,
+	const char *pass)
+{
+	return select ? hoist(k, select, user, pass) : -1;
 }

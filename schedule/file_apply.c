@@ -7,8 +7,8 @@
  *             --lower_sparse_buffer-->
  *   stage III stage3 steps
  *             [stir_schedule_prepare_for_gpu: default_schedule on the
- *              nests left unbound, then lift_guards, hoist_invariants
- *              and insert_barriers]
+ *              nests left unbound, then lift_guards, hoist_invariants,
+ *              hoist_warp_reads, insert_barriers and plan_vectors]
  *
  * Each step is a pass of a pipeline (include/stir/pipeline.h) named
  * SECTION.N (the N-th step of the section, from 1), and each section ends
@@ -609,7 +609,9 @@ stir_pipeline *stir_pipeline_alloc_for_schedule(const stir_schedule *s,
 	if (gpu && up_to == STIR_STAGE_3) {
 		rc |= stir_pipeline_add(p, "lift_guards");
 		rc |= stir_pipeline_add(p, "hoist_invariants");
+		rc |= stir_pipeline_add(p, "hoist_warp_reads");
 		rc |= stir_pipeline_add(p, "insert_barriers");
+		rc |= stir_pipeline_add(p, "plan_vectors");
 	}
 	if (rc < 0) {
 		stir_pipeline_free(p);

@@ -14,6 +14,7 @@
 #include "codegen/cuda_internal.h"
 #include "ir/nodes.h"
 #include "ir/vector.h"
+#include "ir/visit.h"
 #include "runtime/internal.h"
 #include "tests/fake_cuda.h"
 #include "tests/testdiag.h"
@@ -896,15 +897,17 @@ static void count_plan(const stir_stmt *loop, const stir_vec_plan *pl,
 }
 
 /* The plans computed from the IR alone (stir_vec_plan_kernel: bindings
- * and atomic blocks found by a walk of the kernel) are the emitter's: the
- * same loops get a vector path, in the same order, with the same
- * widths. */
+ * and atomic blocks found by a walk of the kernel) are what the emitter
+ * prints once plan_vectors wrote them: the same loops get a vector path,
+ * in the same order, with the same widths; a loop not planned gets
+ * none. */
 START_TEST(test_vector_plans_match_emitter)
 {
 	prog p = load_prog("tests/cuda/vectorize.stir");
 	vec_count c = { 0 };
 	char want[256] = "";
 	ck_assert_int_eq(stir_vec_plan_kernel(p.k, count_plan, &c), 0);
+	ck_assert_int_eq(stir_kernel_plan_vectors(p.k), 0);
 	char *cu = stir_kernel_to_cuda(p.k);
 	ck_assert_ptr_nonnull(cu);
 	for (const char *at = cu; (at = strstr(at, "// loop '")); at++) {
@@ -944,12 +947,56 @@ START_TEST(test_vector_plans_match_emitter)
 }
 END_TEST
 
+/* s, user: stmt_pre of test_emitter_reads_plans: stop at a loop with a
+ * vector path in its plan (*user receives it). */
+static stir_visit_step find_planned(stir_stmt *s, void *user)
+{
+	if (s->kind != STIR_STMT_FOR || !s->u.for_.planned || !s->u.for_.n_vecs)
+		return STIR_VISIT_GO;
+	*(stir_stmt **)user = s;
+	return STIR_VISIT_STOP;
+}
+
+/* s: the number of vector paths in CUDA source s. */
+static int count_vectorized(const char *s)
+{
+	int n = 0;
+	for (const char *at = s; (at = strstr(at, "vectorized: ")); at++)
+		n++;
+	return n;
+}
+
+/* The emitter prints the plan a loop carries (passes/plan_vectors.c): a
+ * planned loop whose plan is emptied by hand (bypassing the verifier)
+ * loses its vector path, the others keep theirs. */
+START_TEST(test_emitter_reads_plans)
+{
+	prog p = load_prog("tests/cuda/vectorize.stir");
+	ck_assert_int_eq(stir_kernel_plan_vectors(p.k), 0);
+	char *planned = stir_kernel_to_cuda(p.k);
+	ck_assert_ptr_nonnull(planned);
+	stir_stmt *L = NULL;
+	stir_visitor v = { .stmt_pre = find_planned, .user = &L };
+	stir_visit_list(&v, &p.k->body);
+	ck_assert_ptr_nonnull(L);
+	L->u.for_.n_vecs = 0;
+	char *emptied = stir_kernel_to_cuda(p.k);
+	ck_assert_ptr_nonnull(emptied);
+	ck_assert_int_ge(count_vectorized(planned), 4);
+	ck_assert_int_eq(count_vectorized(emptied), count_vectorized(planned) - 1);
+	free(planned);
+	free(emptied);
+	free_prog(&p);
+}
+END_TEST
+
 /* With aligned buffers, vector loops of global buffers at multiples of the
  * width lose the alignment check and the scalar fallback; a vector at an
  * index of unknown residue keeps both. */
 START_TEST(test_aligned_buffers)
 {
 	prog p = load_prog("tests/cuda/vectorize.stir");
+	ck_assert_int_eq(stir_kernel_plan_vectors(p.k), 0);
 	char *checked = stir_kernel_to_cuda(p.k);
 	stir_cuda_plan *plan = stir_cuda_plan_alloc(p.k,
 		STIR_CUDA_ALIGNED_BUFFERS);
@@ -979,6 +1026,7 @@ START_TEST(test_lifted_guards)
 {
 	prog p = load_prog("tests/cuda/vectorize.stir");
 	ck_assert_int_eq(stir_kernel_lift_guards(p.k), 0);
+	ck_assert_int_eq(stir_kernel_plan_vectors(p.k), 0);
 	char *s = stir_kernel_to_cuda(p.k);
 	ck_assert_ptr_nonnull(s);
 	/* "put": the guard of the block under loop w, before the loop */
@@ -1047,6 +1095,7 @@ START_TEST(test_lifted_guards)
 		"  }\n"
 		"}\n");
 	ck_assert_int_eq(stir_kernel_lift_guards(p.k), 0);
+	ck_assert_int_eq(stir_kernel_hoist_warp_reads(p.k), 0);
 	s = stir_kernel_to_cuda(p.k);
 	if (!s)
 		stir_ctx_print_diagnostics(p.ctx, stderr);
@@ -1975,6 +2024,7 @@ static Suite *cuda_suite(void)
 	tcase_add_test(tc, test_aligned_buffers);
 	tcase_add_test(tc, test_vector_plan);
 	tcase_add_test(tc, test_vector_plans_match_emitter);
+	tcase_add_test(tc, test_emitter_reads_plans);
 	tcase_add_test(tc, test_lifted_guards);
 	tcase_add_test(tc, test_programs_match_references);
 	tcase_add_test(tc, test_prepare);

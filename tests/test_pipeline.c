@@ -24,14 +24,16 @@ static char *text_of(const stir_kernel *k)
 
 START_TEST(test_registry)
 {
-	ck_assert_int_eq(stir_pass_registry_n(), 6);
+	ck_assert_int_eq(stir_pass_registry_n(), 8);
 	ck_assert_str_eq(stir_pass_registry_get_name(0), "lower_sparse_iter");
 	ck_assert_str_eq(stir_pass_registry_get_name(1), "default_schedule");
 	ck_assert_str_eq(stir_pass_registry_get_name(2), "lower_sparse_buffer");
 	ck_assert_str_eq(stir_pass_registry_get_name(3), "lift_guards");
 	ck_assert_str_eq(stir_pass_registry_get_name(4), "hoist_invariants");
-	ck_assert_str_eq(stir_pass_registry_get_name(5), "insert_barriers");
-	ck_assert_ptr_null(stir_pass_registry_get_name(6));
+	ck_assert_str_eq(stir_pass_registry_get_name(5), "hoist_warp_reads");
+	ck_assert_str_eq(stir_pass_registry_get_name(6), "insert_barriers");
+	ck_assert_str_eq(stir_pass_registry_get_name(7), "plan_vectors");
+	ck_assert_ptr_null(stir_pass_registry_get_name(8));
 	stir_pipeline *p = stir_pipeline_alloc();
 	ck_assert_int_eq(stir_pipeline_add(p, "lower_sparse_iter"), 0);
 	ck_assert_int_eq(stir_pipeline_add(p, "lower_sparse_iter"), -1);
@@ -173,7 +175,7 @@ START_TEST(test_skip_and_hook_stop)
 	ck_assert_int_eq(stir_pipeline_run(p, k), 0);
 	ck_assert_str_eq(s.names, "lower_sparse_iter@3 default_schedule@3 "
 		"lower_sparse_buffer@3 lift_guards@3 hoist_invariants@3 "
-		"insert_barriers@3");
+		"hoist_warp_reads@3 insert_barriers@3 plan_vectors@3");
 	char *after = text_of(k);
 	ck_assert_str_eq(before, after);
 	free(after);
@@ -300,11 +302,11 @@ START_TEST(test_schedule_pipeline)
 		"lower_sparse_iter", "stage2.1", "stage2.2", "stage2.3", "stage2.4",
 		"stage2.5", "stage2.6", "stage2", "lower_sparse_buffer", "stage3",
 		"default_schedule", "lift_guards", "hoist_invariants",
-		"insert_barriers" };
+		"hoist_warp_reads", "insert_barriers", "plan_vectors" };
 	stir_pipeline *p = stir_pipeline_alloc_for_schedule(s, k, STIR_STAGE_3,
 		true);
-	ck_assert_int_eq(stir_pipeline_n_passes(p), 16);
-	for (int i = 0; i < 16; i++)
+	ck_assert_int_eq(stir_pipeline_n_passes(p), 18);
+	for (int i = 0; i < 18; i++)
 		ck_assert_str_eq(stir_pipeline_get_pass_name(p, i), names[i]);
 	stir_pipeline_free(p);
 	/* stopped after the third step: the kernel of a schedule of those

@@ -183,10 +183,10 @@ expect 0 "$stirc" cuda "$tmp/sched3.stir"
 noloc "$tmp/out" | cmp -s - "$tmp/want.cu" || { echo "FAIL: --schedule --after default_schedule is not what cuda emits"; fail=1; }
 # an unknown pass: exit 2, naming the passes there are
 expect 2 "$stirc" print "$csrmm" --after lower
-grep_in "$tmp/err" "stirc: --after: unknown pass 'lower' (the passes: lower_sparse_iter, default_schedule, lower_sparse_buffer, lift_guards, hoist_invariants, insert_barriers)"
+grep_in "$tmp/err" "stirc: --after: unknown pass 'lower' (the passes: lower_sparse_iter, default_schedule, lower_sparse_buffer, lift_guards, hoist_invariants, hoist_warp_reads, insert_barriers, plan_vectors)"
 expect 2 "$stirc" print "$tmp/missing.stir" --after lower
 expect 2 "$stirc" print "$csrmm" --schedule "$yaml" --after lower_sparse_iterr
-grep_in "$tmp/err" "stirc: --after: unknown pass 'lower_sparse_iterr' (the passes: format, stage1, lower_sparse_iter, stage2.1, stage2.2, stage2.3, stage2.4, stage2.5, stage2.6, stage2, lower_sparse_buffer, stage3, default_schedule, lift_guards, hoist_invariants, insert_barriers)"
+grep_in "$tmp/err" "stirc: --after: unknown pass 'lower_sparse_iterr' (the passes: format, stage1, lower_sparse_iter, stage2.1, stage2.2, stage2.3, stage2.4, stage2.5, stage2.6, stage2, lower_sparse_buffer, stage3, default_schedule, lift_guards, hoist_invariants, hoist_warp_reads, insert_barriers, plan_vectors)"
 expect 2 "$stirc" print "$csrmm" --after lower_sparse_iter --stage 2
 grep_in "$tmp/err" "--after and --stage cannot go together"
 expect 2 "$stirc" print "$csrmm" --after

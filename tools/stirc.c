@@ -114,7 +114,10 @@ static const char usage_print[] =
 "                   and stage1 sections, lower_sparse_iter, its stage2\n"
 "                   steps, lower_sparse_buffer, its stage3 steps,\n"
 "                   default_schedule, where step N of a section is the\n"
-"                   pass SECTION.N (stage2.1, ...) and SECTION ends it\n"
+"                   pass SECTION.N (stage2.1, ...) and SECTION ends it;\n"
+"                   then, in both cases, the stage III rewrites\n"
+"                   lift_guards, hoist_invariants, hoist_warp_reads,\n"
+"                   insert_barriers and plan_vectors\n"
 "  --help           show this help\n";
 
 static const char usage_cuda[] =

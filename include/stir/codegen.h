@@ -66,10 +66,22 @@ STIR_EXPORT int stir_kernel_prepare_for_gpu(__stir_keep stir_kernel *k);
  * emitter refuses. */
 STIR_EXPORT int stir_kernel_insert_barriers(__stir_keep stir_kernel *k);
 
+/* The stage III pass hoist_warp_reads: before each loop, outermost first,
+ * each read of a warp buffer that the loop does not change and that the
+ * lanes may compute there (docs/cuda.md "Warp-buffer reads computed
+ * once") becomes "hoisted let s = W[i];" in front of the loop, and the
+ * equal reads inside the loop the variable s (codegen/cuda_hoist.c).
+ * Which reads move depends on the thread mapping, hence this pass is the
+ * GPU's; stir_kernel_prepare_for_gpu runs it after hoist_invariants.
+ * Refuses (0 or -1 with located diagnostics) what the GPU verifier
+ * refuses; a second run changes nothing. */
+STIR_EXPORT int stir_kernel_hoist_warp_reads(__stir_keep stir_kernel *k);
+
 /* Check that stage III kernel k can be emitted as CUDA: every refusal of
  * the emitter (illegal bindings and mappings, races, missing barriers)
- * with its location, without keeping the source.  0, or -1 with
- * diagnostics. */
+ * with its location, by a walk of its own that prints nothing
+ * (codegen/verify_walk.c); stir_cuda_plan_alloc runs it first.  0, or -1
+ * with diagnostics. */
 STIR_EXPORT int stir_kernel_verify_gpu(__stir_keep const stir_kernel *k);
 
 /* ---- the emitter -------------------------------------------------------- */

@@ -199,6 +199,12 @@ STIR_EXPORT int stir_kernel_lift_guards(__stir_keep stir_kernel *k);
  * variable (passes/hoist.c says which searches move). */
 STIR_EXPORT int stir_kernel_hoist_invariants(__stir_keep stir_kernel *k);
 
+/* Record in each vectorized loop the accesses that run as vectors of its
+ * lanes (its vector plan, printed "vectorize(B[IDX] load, ...)"), which
+ * the CUDA emitter prints; a loop planned already is planned again
+ * (passes/plan_vectors.c). */
+STIR_EXPORT int stir_kernel_plan_vectors(__stir_keep stir_kernel *k);
+
 #ifdef __cplusplus
 }
 #endif

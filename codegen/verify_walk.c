@@ -1,0 +1,433 @@
+/* The GPU verifier's walk (docs/cuda.md, "Checking a kernel for the
+ * GPU"): a walk of each launch of a stage III kernel in the order the
+ * emitter prints it, printing nothing, that computes the thread context
+ * of every statement (the ectx: the loops bound to each thread index, the
+ * indices guarded to 0, the indices control flow depends on, the atomic
+ * blocks, the cross-thread reductions, the fill loop of a warp buffer),
+ * records every access with it for the race analysis (codegen/barriers.c)
+ * and asks the refusals that depend on it (the cuda_check_* functions of
+ * verify_gpu.c).  stir_kernel_verify_gpu runs it (CUDA_MODE_VERIFY), and
+ * so does the barrier pass (CUDA_MODE_PLACE, which records the places a
+ * barrier is missing instead of refusing them); the emitter runs the
+ * verifier first and prints assuming what it checked.
+ *
+ * The walk mirrors the emitter's statements (cuda_stmt.c, cuda_reduce.c,
+ * cuda_warp.c): the same contexts, and the accesses in the same order (a
+ * store's element before its index and value, a block's used bindings
+ * before its body, the warp-buffer reads hoisted before a loop
+ * (cuda_hoist.c) at the loop), so that the places and the first refusal
+ * are those the emitter's own walk found when it carried the checks.  A
+ * vectorized loop is walked as its scalar form, which holds the accesses
+ * of its vector path; a tensorized nest through cuda_emit_mma into a
+ * discarded printer (its refusals are still cuda_mma.c's). */
+#include <stdlib.h>
+#include <string.h>
+#include "codegen/cuda_internal.h"
+#include "ir/visit.h"
+
+static void walk_list(emitter *e, const stir_ptr_vec *list, const ectx *ctx,
+	summary *sum);
+static void walk_stmt(emitter *e, const stir_stmt *s, const ectx *ctx);
+
+/* ---- expressions -------------------------------------------------------- */
+
+/* The state of an expression walk. */
+typedef struct xwalk {
+	emitter *e;
+	const ectx *ctx;           /* where the expression runs */
+} xwalk;
+
+/* slot, user: expr_pre of cuda_walk_expr (user: the xwalk): record a load
+ * or search, check a warp-buffer read, and walk a resolved block
+ * variable's binding in its place. */
+static stir_visit_step walk_node(stir_expr **slot, void *user)
+{
+	xwalk *w = user;
+	emitter *e = w->e;
+	const stir_expr *x = *slot;
+	int64_t n;
+	if (e->failed)
+		return STIR_VISIT_STOP;
+	switch (x->kind) {
+	case STIR_EXPR_LOAD:
+		if (x->u.load.buf->scope != STIR_SCOPE_WARP) {
+			cuda_record(e, w->ctx, x->u.load.buf, x->u.load.idx[0], false,
+				false, x->loc);
+			return STIR_VISIT_GO;
+		}
+		/* a shuffle from the lane holding the element, or the constant
+		 * computed before the loop */
+		if (cuda_is_hoisted(e, x))
+			return STIR_VISIT_SKIP;
+		cuda_record(e, w->ctx, x->u.load.buf, x->u.load.idx[0], false,
+			false, x->loc);
+		if (!cuda_check_warp_lanes(e, w->ctx, x->u.load.buf, x->loc, "read",
+		    &n) || !cuda_check_warp_read(e, w->ctx, x))
+			return STIR_VISIT_STOP;
+		return STIR_VISIT_GO;
+	case STIR_EXPR_SEARCH:
+		cuda_record(e, w->ctx, x->u.search.buf, NULL, false, false, x->loc);
+		return STIR_VISIT_GO;
+	case STIR_EXPR_VAR: {
+		const stir_var *v = x->u.var;
+		if (v->kind == STIR_VAR_BLOCK && e->binding[v->slot] &&
+		    e->resolve && e->resolve[v->slot])
+			cuda_walk_expr(e, w->ctx, e->binding[v->slot]);
+		return STIR_VISIT_GO;
+	}
+	default:
+		return STIR_VISIT_GO;
+	}
+}
+
+/* e, ctx, x: see cuda_internal.h. */
+void cuda_walk_expr(emitter *e, const ectx *ctx, const stir_expr *x)
+{
+	xwalk w = { e, ctx };
+	stir_visitor v = { .expr_pre = walk_node, .user = &w };
+	stir_expr *root = (stir_expr *)x;
+	stir_visit_expr(&v, &root);
+}
+
+/* ---- stores -------------------------------------------------------------- */
+
+/* e, ctx, buf, idx, op, value, s: a store "buf[idx] op= value" of
+ * statement s (value NULL: a generated variable, which reads nothing), as
+ * put_store prints it: the element, then its index and the value. */
+static void walk_put_store(emitter *e, const ectx *ctx,
+	const stir_buffer *buf, const stir_expr *idx, stir_store_op op,
+	const stir_expr *value, const stir_stmt *s)
+{
+	if (buf->scope == STIR_SCOPE_WARP) {
+		sval v = { .x = value, .t = value ? value->dtype : buf->dtype };
+		cuda_record(e, ctx, buf, idx, true, false, s->loc);
+		if (!cuda_check_warp_store(e, ctx, buf, idx, op, &v, s))
+			return;
+		if (value)
+			cuda_walk_expr(e, ctx, value);
+		return;
+	}
+	bool atomic = ctx->atomic && op != STIR_STORE_ASSIGN &&
+		buf->scope != STIR_SCOPE_LOCAL;
+	cuda_record(e, ctx, buf, idx, true, atomic, s->loc);
+	cuda_walk_expr(e, ctx, idx);
+	if (value)
+		cuda_walk_expr(e, ctx, value);
+}
+
+/* e, s, ctx: a store statement, or one thread's part of a cross-thread
+ * reduction (the element it adds to, then the value). */
+static void walk_store(emitter *e, const stir_stmt *s, const ectx *ctx)
+{
+	const red *r = cuda_red_of(ctx, s);
+	if (r) {
+		if (r->elems)
+			cuda_walk_expr(e, ctx, s->u.store.idx[0]);
+		cuda_walk_expr(e, ctx, s->u.store.value);
+		return;
+	}
+	walk_put_store(e, ctx, s->u.store.buf, s->u.store.idx[0], s->u.store.op,
+		s->u.store.value, s);
+}
+
+/* ---- thread-bound loops and their reductions ------------------------- */
+
+/* e, ctx, r, inner: the combining stores of reduction r after its
+ * threadIdx.x loop, where ctx runs (emit_red_combine). */
+static void walk_red_combine(emitter *e, const ectx *ctx, const red *r,
+	bool *inner)
+{
+	const stir_stmt *st = r->store;
+	const stir_buffer *buf = st->u.store.buf;
+	const bool *saved = e->resolve;
+	e->resolve = inner;
+	if (r->elems) {
+		for (int64_t i = 0; i < r->elems && !e->failed; i++) {
+			stir_expr at = { .kind = STIR_EXPR_INT, .dtype = STIR_I32,
+				.loc = st->loc, .u.i = i };
+			walk_put_store(e, ctx, buf, &at, st->u.store.op, NULL, st);
+		}
+		e->resolve = saved;
+		return;
+	}
+	if (e->launch->lit_block[0] > 32) {
+		/* the warps' sums meet in shared memory between two barriers */
+		cuda_summary_barrier(e->sum);
+		cuda_summary_barrier(e->sum);
+	}
+	ectx c = *ctx;
+	if (buf->scope != STIR_SCOPE_LOCAL)
+		c.single |= DIM_BIT(STIR_THREAD_X) | cuda_unbound(e, ctx);
+	walk_put_store(e, &c, buf, st->u.store.idx[0], st->u.store.op, NULL, st);
+	e->resolve = saved;
+}
+
+/* e, s, ctx: a loop bound to a thread index (cuda_emit_bound_loop): its
+ * reductions checked, its body with the index bound, then the
+ * reductions' combining stores. */
+static void walk_bound_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
+{
+	int d = s->u.for_.thread;
+	const stir_expr *ext = s->u.for_.extent;
+	if (ctx->bound[d]) {
+		/* reported by cuda_verify_structure */
+		e->failed = true;
+		return;
+	}
+	bool uniform = cuda_only_extent(e->launch, d, ext, e);
+	bool guard = !(uniform && ext->kind == STIR_EXPR_INT && ext->u.i >= 1);
+	red *reds = NULL;
+	bool *inner = NULL;
+	if (d == STIR_THREAD_X) {
+		cuda_find_reds(e, &s->u.for_.body, &reds);
+		if (reds) {
+			inner = calloc((size_t)e->k->n_vars + 1, sizeof(bool));
+			if (!inner) {
+				cuda_oom(e);
+				cuda_free_reds(reds);
+				return;
+			}
+			cuda_mark_defined(s, inner);
+			for (red *r = reds; r && !e->failed; r = r->next) {
+				r->acc = cuda_red_acc_type(r->store->u.store.buf->dtype);
+				cuda_check_red(e, s, r, inner, ctx);
+			}
+		}
+	}
+	ectx c = *ctx;
+	c.bound[d] = s;
+	if (reds)
+		c.red = reds;
+	if (guard && !uniform && (DIM_BIT(d) & THREAD_DIMS))
+		c.divergent |= DIM_BIT(d);
+	summary body = { 0 };
+	walk_list(e, &s->u.for_.body, &c, &body);
+	if (guard)
+		cuda_summary_append_maybe(e, e->sum, &body);
+	else
+		cuda_summary_append(e, e->sum, &body);
+	cuda_summary_release(&body);
+	for (red *r = reds; r && !e->failed; r = r->next)
+		walk_red_combine(e, ctx, r, inner);
+	free(inner);
+	cuda_free_reds(reds);
+}
+
+/* ---- other statements ------------------------------------------------ */
+
+/* e, s, ctx, buf: fill loop s of warp buffer buf (cuda_emit_warp_fill). */
+static void walk_warp_fill(emitter *e, const stir_stmt *s, const ectx *ctx,
+	const stir_buffer *buf)
+{
+	int64_t size;
+	if (!cuda_check_warp_lanes(e, ctx, buf, s->loc, "filled", &size) ||
+	    !cuda_check_warp_fill(e, s, buf, size))
+		return;
+	int64_t lanes = cuda_warp_lanes_here(e, ctx);
+	ectx c = *ctx;
+	c.fill = s->u.for_.var;
+	c.fill_id = e->n_tmp++;
+	/* the lanes past the last element store nothing */
+	if (s->u.for_.extent->u.i % lanes != 0)
+		c.fill_tail = true;
+	summary body = { 0 };
+	walk_list(e, &s->u.for_.body, &c, &body);
+	cuda_summary_append_maybe(e, e->sum, &body);
+	cuda_summary_release(&body);
+}
+
+/* e, s, ctx: a serial or unrolled loop (emit_serial_loop): its extent,
+ * its body, and the barrier its next iteration may need. */
+static void walk_serial_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
+{
+	const stir_buffer *fill = cuda_warp_fill_of(&s->u.for_.body);
+	if (fill) {
+		walk_warp_fill(e, s, ctx, fill);
+		return;
+	}
+	ectx c = *ctx;
+	c.divergent |= cuda_expr_deps(e, s->u.for_.extent) & THREAD_DIMS;
+	cuda_walk_expr(e, ctx, s->u.for_.extent);
+	summary body = { 0 };
+	walk_list(e, &s->u.for_.body, &c, &body);
+	if (!e->failed)
+		cuda_loop_carried_barrier(e, s, &c, &body);
+	cuda_summary_append_maybe(e, e->sum, &body);
+	cuda_summary_release(&body);
+}
+
+/* e, s, ctx: a tensorized nest: cuda_emit_mma records its accesses and
+ * checks it, into a printer thrown away. */
+static void walk_mma(emitter *e, const stir_stmt *s, const ectx *ctx)
+{
+	cg_printer scratch, *out = e->out;
+	cg_printer_init(&scratch, 0);
+	e->out = &scratch;
+	cuda_emit_mma(e, s, ctx);
+	e->out = out;
+	cg_printer_release(&scratch);
+}
+
+/* e, s, ctx: if/else; each branch may not run. */
+static void walk_if(emitter *e, const stir_stmt *s, const ectx *ctx)
+{
+	ectx c = *ctx;
+	c.divergent |= cuda_expr_deps(e, s->u.if_.cond) & THREAD_DIMS;
+	cuda_walk_expr(e, ctx, s->u.if_.cond);
+	const stir_ptr_vec *branch[2] = { &s->u.if_.then_body,
+		&s->u.if_.else_body };
+	for (int i = 0; i < 2; i++) {
+		if (i && !branch[i]->n)
+			break;
+		summary body = { 0 };
+		walk_list(e, branch[i], &c, &body);
+		cuda_summary_append_maybe(e, e->sum, &body);
+		cuda_summary_release(&body);
+	}
+}
+
+/* e, s, ctx: a block: the bindings of the variables it uses, then its
+ * body (in the same summary). */
+static void walk_block(emitter *e, const stir_stmt *s, const ectx *ctx)
+{
+	const stir_stmt *red_store = (s->u.block.flags &
+		STIR_BLOCK_CROSS_THREAD) ? stir_stmt_at(&s->u.block.body, 0) : NULL;
+	for (int i = 0; i < s->u.block.n_vars; i++) {
+		const stir_var *v = s->u.block.vars[i];
+		if (red_store ? cuda_names_var(e, red_store->u.store.value, v) :
+		    cuda_list_names_var(e, &s->u.block.body, v))
+			cuda_walk_expr(e, ctx, s->u.block.bindings[i]);
+	}
+	ectx c = *ctx;
+	if (s->u.block.flags & STIR_BLOCK_ATOMIC)
+		c.atomic = true;
+	walk_list(e, &s->u.block.body, &c, e->sum);
+}
+
+/* e, s, ctx: a loop of any kind, after the warp-buffer reads the emitter
+ * computes before it (cuda_hoist). */
+static void walk_for(emitter *e, const stir_stmt *s, const ectx *ctx)
+{
+	ectx c = *ctx;
+	c.fill = NULL;
+	/* the walk of the pass hoist_warp_reads holds the reads it moves
+	 * before the loop; the others find them moved already */
+	int mark = e->hoists ? cuda_hoist(e, s, &c) : e->n_memo;
+	switch (s->u.for_.kind) {
+	case STIR_LOOP_BIND:
+		walk_bound_loop(e, s, &c);
+		break;
+	case STIR_LOOP_VECTORIZE:
+		cuda_scalar_form(e, s, &c, walk_stmt);
+		break;
+	case STIR_LOOP_TENSORIZE:
+		walk_mma(e, s, &c);
+		break;
+	default:
+		walk_serial_loop(e, s, &c);
+		break;
+	}
+	cuda_unhoist(e, mark);
+}
+
+/* e, s, ctx: one statement (cuda_emit_stmt). */
+static void walk_stmt(emitter *e, const stir_stmt *s, const ectx *ctx)
+{
+	switch (s->kind) {
+	case STIR_STMT_STORE:
+		walk_store(e, s, ctx);
+		return;
+	case STIR_STMT_LET:
+		cuda_walk_expr(e, ctx, s->u.let.value);
+		return;
+	case STIR_STMT_IF:
+		walk_if(e, s, ctx);
+		return;
+	case STIR_STMT_BLOCK:
+		walk_block(e, s, ctx);
+		return;
+	case STIR_STMT_FOR:
+		walk_for(e, s, ctx);
+		return;
+	case STIR_STMT_ITER:
+		/* refused by cuda_verify_structure */
+		e->failed = true;
+		return;
+	case STIR_STMT_BARRIER:
+		if (cuda_check_barrier(e, s, ctx))
+			cuda_summary_barrier(e->sum);
+		return;
+	}
+}
+
+/* e, list, from, to, ctx: statement list[to], with the hoisted lets
+ * list[from .. to - 1] before it, guarded to index 0 along the indices it
+ * would otherwise run redundantly on when it stores to memory other
+ * threads see (emit_guarded). */
+static void walk_guarded(emitter *e, const stir_ptr_vec *list, int from,
+	int to, const ectx *ctx)
+{
+	const stir_stmt *s = stir_stmt_at(list, to);
+	unsigned u = cuda_unbound(e, ctx);
+	ectx c = *ctx;
+	if (u && cuda_stores_shared_data(s) && !(cuda_bound_inside(s) & u)) {
+		c.single |= u;
+		c.divergent |= u & THREAD_DIMS;
+	}
+	for (int i = from; i <= to; i++)
+		walk_stmt(e, stir_stmt_at(list, i), &c);
+}
+
+/* e, list, ctx, sum: a statement list: what each statement accesses
+ * decides whether a barrier goes before it (cuda_emit_list). */
+static void walk_list(emitter *e, const stir_ptr_vec *list, const ectx *ctx,
+	summary *sum)
+{
+	for (int i = 0; i < list->n && !e->failed; i++) {
+		int from = i;
+		while (i + 1 < list->n && stir_stmt_at(list, i)->kind ==
+		    STIR_STMT_LET && stir_stmt_at(list, i)->u.let.hoisted)
+			i++;
+		const stir_stmt *s = stir_stmt_at(list, i);
+		summary c = { 0 };
+		summary *saved = e->sum;
+		e->sum = &c;
+		walk_guarded(e, list, from, i, ctx);
+		e->sum = saved;
+		const cg_access *a, *b;
+		if (cuda_needs_barrier(e, cuda_summary_pending(sum), &c.first,
+		    s->loc, &a, &b))
+			cuda_need_barrier(e, ctx, s->loc, a, b, sum, list, s);
+		cuda_summary_append(e, sum, &c);
+		cuda_summary_release(&c);
+	}
+}
+
+/* e, li: see cuda_internal.h. */
+void cuda_walk_launch(emitter *e, int li)
+{
+	const cuda_launch *L = &e->plan->launches[li];
+	summary sum = { 0 };
+	ectx ctx = { 0 };
+	e->sum = &sum;
+	if (L->horizontal) {
+		/* each nest takes the next range of blockIdx.x (emit_horizontal) */
+		const stir_stmt *h = L->stmt;
+		for (int i = 0; i < h->u.block.body.n && !e->failed; i++) {
+			const stir_stmt *n = stir_stmt_at(&h->u.block.body, i);
+			ectx c = ctx;
+			c.bound[STIR_BLOCK_X] = n;
+			if (h->u.block.flags & STIR_BLOCK_ATOMIC)
+				c.atomic = true;
+			summary body = { 0 };
+			walk_list(e, &n->u.for_.body, &c, &body);
+			cuda_summary_append_maybe(e, e->sum, &body);
+			cuda_summary_release(&body);
+		}
+	} else {
+		stir_ptr_vec one = { 1, 1, (void **)&L->stmt };
+		walk_list(e, &one, &ctx, &sum);
+	}
+	cuda_summary_release(&sum);
+	e->sum = NULL;
+}
