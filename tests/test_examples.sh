@@ -20,4 +20,18 @@ for args in "$srcdir/tests/data/graphs/small.mtx 12" "$srcdir/examples/data/cora
 		cat "$tmp/gnn"; fail=1; }
 	[ "$(grep -c ': ok$' "$tmp/gnn")" = 3 ] || { echo "FAIL: gnn_kernels $args"; cat "$tmp/gnn"; fail=1; }
 done
+# stir_tune from C (examples/tune.c): the model's pick without a GPU, run
+# and checked; a second call is a record hit
+for p in csrmm:16 sddmm:16 sddmm_rows:8; do
+	STIR_CACHE_DIR="$tmp/cache" STIR_LIBCUDA=/nonexistent "$build/examples/tune" \
+		"$srcdir/examples/${p%:*}.stir" "$srcdir/examples/data/cora.mtx.gz" \
+		"${p#*:}" > "$tmp/tune" 2>&1 || { cat "$tmp/tune"; fail=1; }
+	grep -q "from the cost model" "$tmp/tune" &&
+		grep -q "stage III on the host.*: ok$" "$tmp/tune" ||
+		{ echo "FAIL: tune $p"; cat "$tmp/tune"; fail=1; }
+done
+STIR_CACHE_DIR="$tmp/cache" STIR_LIBCUDA=/nonexistent "$build/examples/tune" \
+	"$srcdir/examples/csrmm.stir" "$srcdir/examples/data/cora.mtx.gz" 16 \
+	> "$tmp/tune" 2>&1 || fail=1
+grep -q "from the tuning record" "$tmp/tune" || { echo "FAIL: tune record"; cat "$tmp/tune"; fail=1; }
 exit $fail

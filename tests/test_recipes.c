@@ -5,6 +5,8 @@
  * which must fail with diagnostics, not crash.  The kernels the recipes
  * make are run in the emulator by test_cuda_emu and on the GPU by
  * bench_spmm and bench_sddmm. */
+#include <stdlib.h>
+#include <string.h>
 #include <stir/stir.h>
 #include "tests/testutil.h"
 
@@ -509,6 +511,139 @@ START_TEST(test_tune_candidate_file)
 }
 END_TEST
 
+/* ctx, what: whether ctx's diagnostics mention "what". */
+static bool diagnosed(stir_ctx *ctx, const char *what)
+{
+	char *d = stir_ctx_diagnostics_to_str(ctx);
+	bool has = d && strstr(d, what);
+	free(d);
+	return has;
+}
+
+/* stir_tune (include/stir/tune.h) without a GPU: the model's pick as a
+ * schedule file that applies to the program, the same as
+ * stir_tune_model_apply's; stored, then a record hit with the same text;
+ * no_record and another program text miss; the SDDMM by rows; bad calls
+ * refused with diagnostics, the measured search without a driver too. */
+START_TEST(test_tune_api)
+{
+	char dir[] = "/tmp/stir-tune-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_module *m, *m2, *cm = NULL;
+	stir_kernel *k = read_kernel(ctx, "examples/csrmm.stir", "csrmm", &m);
+	stir_csr *a = stir_mtx_read_from_file(ctx,
+		test_path("examples/data/cora.mtx.gz"));
+	ck_assert_ptr_nonnull(a);
+	char *before = stir_kernel_to_str(k);
+
+	/* the model's pick, as stir_tune_model_apply schedules it */
+	stir_kernel *c = stir_kernel_copy(k, &cm);
+	int cand = -1;
+	double cost = 0;
+	ck_assert_int_eq(stir_tune_model_apply(c, a, 64, 0, &cand, &cost), 0);
+	char *want = NULL;
+	size_t want_len = 0;
+	FILE *f = open_memstream(&want, &want_len);
+	ck_assert_int_eq(stir_kernel_print_schedule(c, f), 0);
+	fclose(f);
+
+	stir_tune_options opt = { .feat = 64, .model_only = true,
+		.cache_dir = dir };
+	stir_tune_result r;
+	ck_assert_int_eq(stir_tune(ctx, k, a, &opt, &r), 0);
+	ck_assert_int_eq(r.from, STIR_TUNE_FROM_MODEL);
+	ck_assert_int_eq(r.cand, cand);
+	ck_assert(r.cost == cost);
+	ck_assert(r.time_ms < 0);
+	ck_assert_uint_eq(r.schedule_len, want_len);
+	ck_assert_str_eq(r.schedule, want);
+	ck_assert_str_eq(r.key.device, "model-sms132");
+	ck_assert_str_eq(r.key.how, "model");
+	ck_assert_int_eq(r.key.feat, 64);
+	ck_assert_int_eq(r.n_timed, 0);
+	/* the program is not changed; the schedule applies to it */
+	char *after = stir_kernel_to_str(k);
+	ck_assert_str_eq(after, before);
+	free(after);
+	stir_kernel *k2 = read_kernel(ctx, "examples/csrmm.stir", "csrmm", &m2);
+	stir_schedule *s = stir_schedule_read_from_mem(ctx, "tuned.yaml",
+		r.schedule, r.schedule_len);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(stir_schedule_prepare_for_gpu(s, k2), 0);
+	stir_schedule_free(s);
+	stir_module_free(m2);
+	stir_tune_result_clear(&r);
+	ck_assert_ptr_null(r.schedule);
+
+	/* a record hit: the same schedule */
+	ck_assert_int_eq(stir_tune(ctx, k, a, &opt, &r), 0);
+	ck_assert_int_eq(r.from, STIR_TUNE_FROM_RECORD);
+	ck_assert_int_eq(r.cand, cand);
+	ck_assert_str_eq(r.schedule, want);
+	stir_tune_result_clear(&r);
+	/* without the record, and for another program's text: misses */
+	opt.no_record = true;
+	ck_assert_int_eq(stir_tune(ctx, k, a, &opt, &r), 0);
+	ck_assert_int_eq(r.from, STIR_TUNE_FROM_MODEL);
+	stir_tune_result_clear(&r);
+	opt.no_record = false;
+	opt.program_text = "another program";
+	ck_assert_int_eq(stir_tune(ctx, k, a, &opt, &r), 0);
+	ck_assert_int_eq(r.from, STIR_TUNE_FROM_MODEL);
+	ck_assert_str_eq(r.schedule, want);
+	stir_tune_result_clear(&r);
+	ck_assert_int_eq(stir_tune(ctx, k, a, &opt, &r), 0);
+	ck_assert_int_eq(r.from, STIR_TUNE_FROM_RECORD);
+	stir_tune_result_clear(&r);
+	opt.program_text = NULL;
+	ck_assert_int_eq(stir_ctx_n_errors(ctx), 0);
+
+	/* bad calls */
+	opt.feat = 0;
+	ck_assert_int_eq(stir_tune(ctx, k, a, &opt, &r), -1);
+	ck_assert(diagnosed(ctx, "the feature size must be at least 1"));
+	opt.feat = 64;
+	opt.model_only = false;
+	ck_assert_int_eq(setenv("STIR_LIBCUDA", "/nonexistent/libcuda.so.1", 1),
+		0);
+	ck_assert_int_eq(stir_tune(ctx, k, a, &opt, &r), -1);
+	ck_assert(diagnosed(ctx, "the measured search needs a GPU"));
+	ck_assert_ptr_null(r.schedule);
+	opt.model_only = true;
+	stir_module *mb;
+	stir_kernel *kb = read_kernel(ctx, "examples/bsrmm.stir", "bsrmm", &mb);
+	ck_assert_int_eq(stir_tune(ctx, kb, a, &opt, &r), -1);
+	ck_assert(diagnosed(ctx, "no recipe covers kernel 'bsrmm'"));
+	stir_module_free(mb);
+
+	/* the SDDMM by rows at 32 features */
+	stir_module *md;
+	stir_kernel *kd = read_kernel(ctx, "examples/sddmm_rows.stir",
+		"sddmm_rows", &md);
+	opt.feat = 32;
+	stir_ctx *dctx = stir_ctx_alloc();
+	ck_assert_int_eq(stir_tune(dctx, kd, a, &opt, &r), 0);
+	ck_assert_int_eq(r.from, STIR_TUNE_FROM_MODEL);
+	ck_assert_int_eq(r.key.recipe, STIR_TUNE_SDDMM_ROWS);
+	ck_assert(stir_sddmm_get_candidate(r.cand)->rows);
+	ck_assert_ptr_nonnull(strstr(r.schedule, "kernel: sddmm_rows"));
+	stir_tune_result_clear(&r);
+	stir_ctx_free(dctx);
+	stir_module_free(md);
+
+	free(want);
+	free(before);
+	stir_module_free(cm);
+	stir_csr_free(a);
+	stir_module_free(m);
+	stir_ctx_free(ctx);
+	char cmd[100];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 static Suite *recipes_suite(void)
 {
 	Suite *s = suite_create("recipes");
@@ -522,6 +657,7 @@ static Suite *recipes_suite(void)
 	tcase_add_test(tc, test_matrix_sig);
 	tcase_add_test(tc, test_print_schedule);
 	tcase_add_test(tc, test_tune_candidate_file);
+	tcase_add_test(tc, test_tune_api);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1685,6 +1685,27 @@ static const char usage_tune[] =
 "  --list             print the tuning record's entries\n"
 "  -o FILE            write the schedule to FILE\n";
 
+/* file: the text of the file at "file", a heap string; NULL (said on
+ * stderr) when it cannot be read. */
+static char *file_text(const char *file)
+{
+	char *text = NULL;
+	size_t tlen = 0;
+	FILE *pf = fopen(file, "r");
+	FILE *mf = pf ? open_memstream(&text, &tlen) : NULL;
+	int ch;
+	while (mf && (ch = getc(pf)) != EOF)
+		putc(ch, mf);
+	if (pf)
+		fclose(pf);
+	if (!mf || fclose(mf) != 0) {
+		fprintf(stderr, "stirc: %s: cannot read\n", file);
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
 /* file, k, a, feat, dev, sms, key: the tuning record's key of kernel k
  * of program "file" with matrix "a" at "feat" features: on GPU dev (its
  * name, spaces as underscores), or when NULL the cost model's on "sms"
@@ -1698,21 +1719,9 @@ static int tune_key(const char *file, const stir_kernel *k, const stir_csr *a,
 	key->feat = feat;
 	key->time_ms = -1;
 	stir_matrix_sig_of(a, &key->sig);
-	char *text = NULL;
-	size_t tlen = 0;
-	FILE *pf = fopen(file, "r");
-	FILE *mf = pf ? open_memstream(&text, &tlen) : NULL;
-	int ch, rc = 0;
-	while (mf && (ch = getc(pf)) != EOF)
-		putc(ch, mf);
-	if (pf)
-		fclose(pf);
-	if (!mf || fclose(mf) != 0) {
-		fprintf(stderr, "stirc: %s: cannot read\n", file);
-		rc = -1;
-	} else {
+	char *text = file_text(file);
+	if (text)
 		stir_tune_program_hash(text, key->program);
-	}
 	free(text);
 	if (dev) {
 		snprintf(key->device, sizeof(key->device), "%s",
@@ -1724,7 +1733,7 @@ static int tune_key(const char *file, const stir_kernel *k, const stir_csr *a,
 		snprintf(key->device, sizeof(key->device), "model-sms%ld",
 			sms > 0 ? sms : 132L);
 	}
-	return rc;
+	return text ? 0 : -1;
 }
 
 /* c, len: kernel c's schedule log as a schedule file
@@ -1813,151 +1822,26 @@ static int tuned_schedule(stir_ctx *ctx, const options *o,
 	return rc;
 }
 
-/* The measured search of stirc tune: how many of the model's best
- * candidates it compiles and times (of a similar graph's: its winner and
- * the model's best), and its default budget in seconds. */
-#define TUNE_TOP 16
-#define TUNE_TOP_SIMILAR 4
-#define TUNE_BUDGET_S 20.0
-/* The timed runs of each candidate in the search (the winner is timed
- * again with 100). */
-#define TUNE_SEARCH_REPS 30
-
-/* k, name, a, feat, s, gk, dev, reps, ms: time candidate gk (of
- * schedule s for stage I kernel k) on dev with matrix "a" bound to tensor
- * "name" at "feat" features and random dense inputs (seed 1), in a run of
- * its own: 10 warm-ups, then the median of "reps" runs with the L2 cache
- * flushed before each (stir_gpu_run_time) into *ms.  0, or -1 with
- * diagnostics. */
-static int time_candidate(stir_kernel *k, const char *name,
-	const stir_csr *a, int64_t feat, const stir_schedule *s,
-	const stir_gpu_kernel *gk, stir_device *dev, int reps, double *ms)
+/* r, model_only, budget_s: say on stderr how stir_tune's search went
+ * (before the line of what it chose). */
+static void tune_report(const stir_tune_result *r, bool model_only,
+	double budget_s)
 {
-	stir_bindings *b = stir_bindings_alloc();
-	stir_gpu_run *r = NULL;
-	stir_gpu_timing t;
-	int rc = b && stir_bindings_set_size(b, "feat", feat) == 0 &&
-		stir_schedule_bind_sizes(s, b) == 0 &&
-		stir_kernel_bind_csr(k, b, name, a) == 0 &&
-		stir_kernel_bind_random(k, b, 1) == 0 &&
-		stir_kernel_bind_outputs(k, b) == 0 &&
-		stir_schedule_bind_formats(s, k, b) == 0 &&
-		(r = stir_gpu_run_alloc(gk, dev)) &&
-		stir_gpu_run_upload(r, b) == 0 &&
-		stir_gpu_run_time(r, 10, reps, &t) == 0 ? 0 : -1;
-	stir_gpu_run_free(r);
-	stir_bindings_free(b);
-	if (rc == 0)
-		*ms = t.median_ms;
-	return rc;
-}
-
-/* ctx, file, k, name, a, feat, cands, n, top, dev, budget_s, t0, best,
- * best_ms: the measured search over the first "top" candidates of
- * cands[0 .. n-1] (the model's order) whose schedule files differ, of the
- * recipe that covers stage I kernel k of program "file", at "feat"
- * features with matrix "a" bound to tensor "name".  Each candidate goes
- * through the schedule file it prints, as 'stirc run --schedule' would
- * apply it; all are compiled at once (stir_gpu_kernel_compile_all), then
- * timed on dev in that order (time_candidate with TUNE_SEARCH_REPS runs)
- * until budget_s seconds from *t0 have passed (the first is always
- * timed).  The fastest's position in cands into *best and its time,
- * re-measured in a fresh run as the benchmarks time (100 runs), into
- * *best_ms; 0, or -1 with diagnostics. */
-static int tune_measure(stir_ctx *ctx, const char *file, stir_kernel *k,
-	const char *name, const stir_csr *a, int64_t feat, const int *cands,
-	int n, int top, stir_device *dev, double budget_s,
-	const struct timespec *t0, int *best, double *best_ms)
-{
-	stir_module **mods = calloc((size_t)top, sizeof(*mods));
-	stir_schedule **ss = calloc((size_t)top, sizeof(*ss));
-	stir_kernel **ks = calloc((size_t)top, sizeof(*ks));
-	stir_gpu_kernel **gks = calloc((size_t)top, sizeof(*gks));
-	char **texts = calloc((size_t)top, sizeof(*texts));
-	int *pos = calloc((size_t)top, sizeof(*pos));
-	int rc = mods && ss && ks && gks && texts && pos ? 0 : -1, timed = 0;
-	if (rc < 0)
-		fprintf(stderr, "stirc tune: out of memory\n");
-	/* the first "top" candidates whose schedule files differ */
-	int kept = 0;
-	for (int i = 0; rc == 0 && i < n && kept < top; i++) {
-		stir_module *cm = NULL;
-		stir_kernel *c = stir_kernel_copy(k, &cm);
-		size_t len = 0;
-		char *text = c && stir_tune_apply_candidate(c, feat, cands[i]) == 0 ?
-			schedule_text(c, &len) : NULL;
-		rc = text ? 0 : -1;
-		stir_module_free(cm);
-		bool seen = false;
-		for (int j = 0; rc == 0 && j < kept && !seen; j++)
-			seen = !strcmp(texts[j], text);
-		if (rc < 0 || seen) {
-			free(text);
-			continue;
-		}
-		texts[kept] = text;
-		pos[kept] = i;
-		if (!(ss[kept] = stir_schedule_read_from_mem(ctx, "(stirc tune)",
-		    text, len)))
-			rc = -1;
-		if (rc == 0 && !(mods[kept] = stir_module_read_from_file(ctx,
-		    file)))
-			rc = -1;
-		if (rc == 0 && (!(ks[kept] = stir_schedule_find_kernel(ss[kept],
-		    mods[kept])) || stir_schedule_prepare_for_gpu(ss[kept],
-		    ks[kept]) < 0))
-			rc = -1;
-		kept++;
-	}
-	n = kept;
-	/* the options a schedule file gives: the device's defaults */
-	stir_compile_options *co = calloc((size_t)n, sizeof(*co));
-	for (int i = 0; co && i < n; i++)
-		co[i].device = dev;
-	if (rc == 0 && (!co || stir_gpu_kernel_compile_all(
-	    (const stir_kernel *const *)ks, co, n, 0, gks) != 0))
-		rc = -1;
-	free(co);
-	*best = -1;
-	int won = -1;
-	for (int i = 0; rc == 0 && i < n; i++) {
-		if (i > 0 && elapsed_ms(t0) > budget_s * 1e3)
-			break;
-		double ms;
-		rc = time_candidate(k, name, a, feat, ss[i], gks[i], dev,
-			TUNE_SEARCH_REPS, &ms);
-		if (rc == 0) {
-			fprintf(stderr, "stirc tune: candidate %d: %.4f ms\n",
-				cands[pos[i]], ms);
-			timed++;
-			if (won < 0 || ms < *best_ms) {
-				won = i;
-				*best_ms = ms;
-			}
-		}
-	}
-	/* the winner re-measured in a fresh run, as the benchmarks time */
-	if (rc == 0 && won >= 0) {
-		*best = pos[won];
-		rc = time_candidate(k, name, a, feat, ss[won], gks[won], dev, 100,
-			best_ms);
-	}
-	if (rc == 0 && timed < n)
+	if (r->similar && model_only)
+		fprintf(stderr, "stirc tune: the record holds a similar graph's "
+			"entry (candidate %d, %s); without a GPU the model "
+			"decides\n", r->similar_entry.cand, r->similar_entry.how);
+	if (r->from != STIR_TUNE_FROM_SEARCH)
+		return;
+	if (r->similar)
+		fprintf(stderr, "stirc tune: starting from a similar graph's "
+			"entry (candidate %d)\n", r->similar_entry.cand);
+	for (int i = 0; i < r->n_timed; i++)
+		fprintf(stderr, "stirc tune: candidate %d: %.4f ms\n",
+			r->timed_cand[i], r->timed_ms[i]);
+	if (r->n_timed < r->n_compiled)
 		fprintf(stderr, "stirc tune: the budget of %g s ran out after %d "
-			"of %d candidates\n", budget_s, timed, n);
-	for (int i = 0; i < n; i++) {
-		stir_gpu_kernel_free(gks[i]);
-		stir_schedule_free(ss[i]);
-		stir_module_free(mods[i]);
-		free(texts[i]);
-	}
-	free(texts);
-	free(pos);
-	free(gks);
-	free(ks);
-	free(ss);
-	free(mods);
-	return rc;
+			"of %d candidates\n", budget_s, r->n_timed, r->n_compiled);
 }
 
 /* argc, argv: "stirc tune" and its arguments (argv[0] is "tune"). */
@@ -1966,8 +1850,8 @@ static int cmd_tune(int argc, char **argv)
 	const char *file = NULL, *mtx = NULL, *kname = NULL, *out = NULL;
 	char mname[64] = "";
 	int64_t feat = -1;
-	long sms = 0, top = TUNE_TOP;
-	double budget_s = TUNE_BUDGET_S;
+	long sms = 0, top = STIR_TUNE_TOP;
+	double budget_s = STIR_TUNE_BUDGET_S;
 	bool model_only = false, list = false, no_record = false;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -2074,115 +1958,46 @@ static int cmd_tune(int argc, char **argv)
 	}
 	if (rc == 0 && !(a = stir_mtx_read_from_file(ctx, mtx)))
 		rc = EXIT_WRONG;
-	int cand = -1, hit = 0;
-	double cost = 0, time_ms = -1;
 	struct timespec t0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	stir_device *dev = NULL;
-	if (rc == 0 && !model_only && !(dev = stir_device_alloc(ctx, 0))) {
-		stir_loc loc = { 0, 0, 0 };
-		stir_ctx_report(ctx, STIR_NOTE, loc, "the measured search needs a "
-			"GPU; --model-only picks with the cost model alone");
+	char *text = rc == 0 ? file_text(file) : NULL;
+	if (rc == 0 && !text)
 		rc = EXIT_WRONG;
-	}
-	stir_tune_entry key, e;
-	if (rc == 0 && tune_key(file, k, a, feat, dev, sms, &key) < 0)
+	stir_tune_options opt = { .feat = feat, .model_only = model_only,
+		.no_record = no_record, .budget_s = budget_s, .top = (int)top,
+		.sms = (int)sms, .program_text = text, .matrix_name = mname };
+	stir_tune_result r = { 0 };
+	if (rc == 0 && stir_tune(ctx, k, a, &opt, &r) < 0)
 		rc = EXIT_WRONG;
-	if (rc == 0 && !no_record)
-		hit = stir_tune_record_find(ctx, NULL, &key,
-			STIR_TUNE_SIMILAR_TOL, &e);
-	if (rc == 0 && hit == 1) {
-		cand = e.cand;
-		cost = e.cost;
-		time_ms = e.time_ms;
-		if (stir_tune_apply_candidate(k, feat, cand) < 0)
-			rc = EXIT_WRONG;
-	} else if (rc == 0 && model_only) {
-		if (hit == 2)
-			fprintf(stderr, "stirc tune: the record holds a similar "
-				"graph's entry (candidate %d, %s); without a GPU the "
-				"model decides\n", e.cand, e.how);
-		if (stir_tune_model_apply(k, a, feat, (int)sms, &cand, &cost) < 0)
-			rc = EXIT_WRONG;
-	} else if (rc == 0) {
-		/* the model's best few (after a similar graph's winner), each
-		 * compiled and timed */
-		int nc = stir_spmm_hybrid_n_candidates() +
-			stir_sddmm_n_candidates() + 1;
-		int *order = malloc((size_t)nc * sizeof(*order));
-		double *costs = malloc((size_t)nc * sizeof(*costs));
-		int n = !order || !costs ? -1 : key.recipe == STIR_TUNE_SPMM ?
-			stir_spmm_hybrid_model_rank(a, feat, (int)sms, order, costs) :
-			stir_sddmm_rank(key.recipe, a, feat, (int)sms, order, costs);
-		if (n > 0 && hit == 2) {
-			/* the similar graph's winner first */
-			int at = 0;
-			while (at < n && order[at] != e.cand)
-				at++;
-			if (at < n) {
-				double c = costs[at];
-				memmove(order + 1, order, (size_t)at * sizeof(*order));
-				memmove(costs + 1, costs, (size_t)at * sizeof(*costs));
-				order[0] = e.cand;
-				costs[0] = c;
-			}
-			if (top > TUNE_TOP_SIMILAR)
-				top = TUNE_TOP_SIMILAR;
-			fprintf(stderr, "stirc tune: starting from a similar graph's "
-				"entry (candidate %d)\n", e.cand);
-		}
-		int best = -1;
-		if (n <= 0) {
-			fprintf(stderr, "stirc tune: no candidate of the recipe "
-				"applies at %lld features\n", (long long)feat);
-			rc = EXIT_WRONG;
-		} else if (tune_measure(ctx, file, k, mname, a, feat, order, n,
-		    (int)top, dev, budget_s, &t0, &best, &time_ms) < 0 ||
-		    best < 0) {
-			rc = EXIT_WRONG;
-		} else {
-			cand = order[best];
-			cost = costs[best];
-			if (stir_tune_apply_candidate(k, feat, cand) < 0)
-				rc = EXIT_WRONG;
-		}
-		free(order);
-		free(costs);
-	}
-	if (rc == 0 && hit != 1) {
-		key.cand = cand;
-		key.cost = cost;
-		key.time_ms = time_ms;
-		snprintf(key.how, sizeof(key.how), model_only ? "model" :
-			"measured");
-		if (!no_record && stir_tune_record_store(ctx, NULL, &key) < 0)
-			rc = EXIT_WRONG;
-	}
+	free(text);
+	if (rc == 0)
+		tune_report(&r, model_only, budget_s);
 	if (rc == 0) {
 		FILE *f = out ? fopen(out, "w") : stdout;
-		if (!f || stir_kernel_print_schedule(k, f) < 0 ||
-		    (out && fclose(f) != 0)) {
+		if (!f || fwrite(r.schedule, 1, r.schedule_len, f) !=
+		    r.schedule_len || (out && fclose(f) != 0)) {
 			fprintf(stderr, "stirc tune: %s: %s\n", out ? out : "stdout",
 				strerror(errno));
 			rc = EXIT_WRONG;
 		} else {
 			char how[64];
-			if (time_ms >= 0)
+			if (r.time_ms >= 0)
 				snprintf(how, sizeof(how), "the fastest measured, %.4f "
-					"ms", time_ms);
+					"ms", r.time_ms);
 			else
 				snprintf(how, sizeof(how), "not measured");
 			fprintf(stderr, "stirc tune: kernel %s at %lld features: "
 				"candidate %d, %s%s (cost %.4g; %s; %.2f s)%s%s\n",
-				stir_kernel_get_name(k), (long long)feat, cand,
-				hit == 1 ? "from the tuning record: " : "",
-				time_ms >= 0 ? "measured" : "the cost model's pick", cost,
-				how, elapsed_ms(&t0) * 1e-3, out ? ", written to " : "",
-				out ? out : "");
+				stir_kernel_get_name(k), (long long)feat, r.cand,
+				r.from == STIR_TUNE_FROM_RECORD ?
+				"from the tuning record: " : "",
+				r.time_ms >= 0 ? "measured" : "the cost model's pick",
+				r.cost, how, elapsed_ms(&t0) * 1e-3,
+				out ? ", written to " : "", out ? out : "");
 		}
 	}
+	stir_tune_result_clear(&r);
 	rc = finish(ctx, rc);
-	stir_device_free(dev);
 	stir_csr_free(a);
 	stir_module_free(m);
 	stir_ctx_free(ctx);

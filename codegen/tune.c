@@ -1,0 +1,395 @@
+/* The tuner in one call (include/stir/tune.h, docs/recipes.md "The
+ * tuner"): the tuning record, the cost model's pick, or the measured
+ * search -- the model's best candidates, each printed as its schedule file
+ * and read back, compiled at once on a pool of threads, timed on the GPU
+ * as the benchmarks time them.  Here rather than in schedule/recipes/
+ * because the search compiles and runs kernels (codegen/gpu.c). */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <stir/stir.h>
+#include <stir/tune.h>
+
+/* t0: seconds since t0. */
+static double elapsed_s(const struct timespec *t0)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) +
+		(double)(t.tv_nsec - t0->tv_nsec) * 1e-9;
+}
+
+/* ctx: report that memory ran out; -1. */
+static int no_memory(stir_ctx *ctx)
+{
+	stir_loc loc = { 0, 0, 0 };
+	stir_ctx_report(ctx, STIR_ERROR, loc, "stir_tune: out of memory");
+	return -1;
+}
+
+/* r: free r's arrays and zero it. */
+void stir_tune_result_clear(stir_tune_result *r)
+{
+	if (!r)
+		return;
+	free(r->schedule);
+	free(r->timed_cand);
+	free(r->timed_ms);
+	memset(r, 0, sizeof(*r));
+}
+
+/* c, len: kernel c's schedule log as a schedule file
+ * (stir_kernel_print_schedule), a heap string of *len bytes; NULL when
+ * writing it fails. */
+static char *schedule_text(const stir_kernel *c, size_t *len)
+{
+	char *text = NULL;
+	*len = 0;
+	FILE *f = open_memstream(&text, len);
+	int rc = f && stir_kernel_print_schedule(c, f) == 0 ? 0 : -1;
+	if (f && fclose(f) != 0)
+		rc = -1;
+	if (rc == 0)
+		return text;
+	free(text);
+	return NULL;
+}
+
+/* k, feat, cand, len: the schedule file of candidate "cand" of the recipe
+ * covering stage I kernel k at "feat" features (applied to a copy of k),
+ * a heap string of *len bytes; NULL with diagnostics. */
+static char *candidate_text(const stir_kernel *k, int64_t feat, int cand,
+	size_t *len)
+{
+	stir_module *cm = NULL;
+	stir_kernel *c = stir_kernel_copy(k, &cm);
+	char *text = c && stir_tune_apply_candidate(c, feat, cand) == 0 ?
+		schedule_text(c, len) : NULL;
+	stir_module_free(cm);
+	return text;
+}
+
+/* k, a, opt, dev, key: fill the record's key of kernel k with matrix a
+ * at opt->feat features: on GPU dev (its name, spaces as underscores), or
+ * when NULL the cost model's on opt->sms SMs.  0, or -1 when out of
+ * memory. */
+static int tune_key(const stir_kernel *k, const stir_csr *a,
+	const stir_tune_options *opt, const stir_device *dev,
+	stir_tune_entry *key)
+{
+	memset(key, 0, sizeof(*key));
+	key->recipe = stir_tune_recipe_of(k);
+	key->feat = opt->feat;
+	key->time_ms = -1;
+	stir_matrix_sig_of(a, &key->sig);
+	if (opt->program_text) {
+		stir_tune_program_hash(opt->program_text, key->program);
+	} else {
+		char *text = stir_kernel_to_str(k);
+		if (!text)
+			return -1;
+		stir_tune_program_hash(text, key->program);
+		free(text);
+	}
+	if (dev) {
+		snprintf(key->device, sizeof(key->device), "%s",
+			stir_device_get_name(dev));
+		for (char *p = key->device; *p; p++)
+			if (isspace((unsigned char)*p))
+				*p = '_';
+	} else {
+		snprintf(key->device, sizeof(key->device), "model-sms%d",
+			opt->sms > 0 ? opt->sms : 132);
+	}
+	return 0;
+}
+
+/* k, name, a, feat, s, gk, dev, reps, ms: time candidate gk (of
+ * schedule s for stage I kernel k) on dev with matrix "a" bound to tensor
+ * "name" at "feat" features and random dense inputs (seed 1), in a run of
+ * its own: 10 warm-ups, then the median of "reps" runs with the L2 cache
+ * flushed before each (stir_gpu_run_time) into *ms.  0, or -1 with
+ * diagnostics. */
+static int time_candidate(const stir_kernel *k, const char *name,
+	const stir_csr *a, int64_t feat, const stir_schedule *s,
+	const stir_gpu_kernel *gk, stir_device *dev, int reps, double *ms)
+{
+	stir_bindings *b = stir_bindings_alloc();
+	stir_gpu_run *r = NULL;
+	stir_gpu_timing t;
+	int rc = b && stir_bindings_set_size(b, "feat", feat) == 0 &&
+		stir_schedule_bind_sizes(s, b) == 0 &&
+		stir_kernel_bind_csr(k, b, name, a) == 0 &&
+		stir_kernel_bind_random(k, b, 1) == 0 &&
+		stir_kernel_bind_outputs(k, b) == 0 &&
+		stir_schedule_bind_formats(s, k, b) == 0 &&
+		(r = stir_gpu_run_alloc(gk, dev)) &&
+		stir_gpu_run_upload(r, b) == 0 &&
+		stir_gpu_run_time(r, 10, reps, &t) == 0 ? 0 : -1;
+	stir_gpu_run_free(r);
+	stir_bindings_free(b);
+	if (rc == 0)
+		*ms = t.median_ms;
+	return rc;
+}
+
+/* The candidates of one search, each as its schedule file, read back. */
+typedef struct search {
+	int n;                     /* kept */
+	stir_module **mods;        /* each candidate's copy of the program */
+	stir_schedule **ss;
+	stir_kernel **ks;          /* scheduled, in mods[i] */
+	stir_gpu_kernel **gks;
+	char **texts;
+	int *pos;                  /* its position in the model's order */
+} search;
+
+/* s: free what s holds. */
+static void search_free(search *s)
+{
+	for (int i = 0; i < s->n; i++) {
+		stir_gpu_kernel_free(s->gks[i]);
+		stir_schedule_free(s->ss[i]);
+		stir_module_free(s->mods[i]);
+		free(s->texts[i]);
+	}
+	free(s->mods);
+	free(s->ss);
+	free(s->ks);
+	free(s->gks);
+	free(s->texts);
+	free(s->pos);
+}
+
+/* ctx, k, name, a, feat, cands, n, top, dev, budget_s, t0, cache_dir,
+ * out: the measured search over the first "top" candidates of cands[0 ..
+ * n-1] (the model's order) whose schedule files differ, for stage I
+ * kernel k at "feat" features with matrix "a" bound to tensor "name"
+ * (stir_tune's contract).  The fastest's position in cands into *best,
+ * its re-measured time into out->time_ms and every timing into out.  0, or
+ * -1 with diagnostics. */
+static int tune_measure(stir_ctx *ctx, const stir_kernel *k,
+	const char *name, const stir_csr *a, int64_t feat, const int *cands,
+	int n, int top, stir_device *dev, double budget_s,
+	const struct timespec *t0, const char *cache_dir, int *best,
+	stir_tune_result *out)
+{
+	search s = { 0 };
+	s.mods = calloc((size_t)top, sizeof(*s.mods));
+	s.ss = calloc((size_t)top, sizeof(*s.ss));
+	s.ks = calloc((size_t)top, sizeof(*s.ks));
+	s.gks = calloc((size_t)top, sizeof(*s.gks));
+	s.texts = calloc((size_t)top, sizeof(*s.texts));
+	s.pos = calloc((size_t)top, sizeof(*s.pos));
+	out->timed_cand = calloc((size_t)top, sizeof(*out->timed_cand));
+	out->timed_ms = calloc((size_t)top, sizeof(*out->timed_ms));
+	int rc = s.mods && s.ss && s.ks && s.gks && s.texts && s.pos &&
+		out->timed_cand && out->timed_ms ? 0 : no_memory(ctx);
+	/* the first "top" candidates whose schedule files differ */
+	for (int i = 0; rc == 0 && i < n && s.n < top; i++) {
+		size_t len = 0;
+		char *text = candidate_text(k, feat, cands[i], &len);
+		rc = text ? 0 : -1;
+		bool seen = false;
+		for (int j = 0; rc == 0 && j < s.n && !seen; j++)
+			seen = !strcmp(s.texts[j], text);
+		if (rc < 0 || seen) {
+			free(text);
+			continue;
+		}
+		int at = s.n++;
+		s.texts[at] = text;
+		s.pos[at] = i;
+		if (!(s.ss[at] = stir_schedule_read_from_mem(ctx, "(stir_tune)",
+		    text, len)))
+			rc = -1;
+		if (rc == 0 && !stir_kernel_copy(k, &s.mods[at]))
+			rc = -1;
+		if (rc == 0 && (!(s.ks[at] = stir_schedule_find_kernel(s.ss[at],
+		    s.mods[at])) || stir_schedule_prepare_for_gpu(s.ss[at],
+		    s.ks[at]) < 0))
+			rc = -1;
+	}
+	out->n_compiled = s.n;
+	/* the options a schedule file gives: the device's defaults */
+	stir_compile_options *co = calloc((size_t)(s.n ? s.n : 1), sizeof(*co));
+	for (int i = 0; co && i < s.n; i++) {
+		co[i].device = dev;
+		co[i].cache_dir = cache_dir;
+	}
+	if (rc == 0 && !co)
+		rc = no_memory(ctx);
+	if (rc == 0 && stir_gpu_kernel_compile_all(
+	    (const stir_kernel *const *)s.ks, co, s.n, 0, s.gks) != 0)
+		rc = -1;
+	free(co);
+	*best = -1;
+	int won = -1;
+	for (int i = 0; rc == 0 && i < s.n; i++) {
+		if (i > 0 && elapsed_s(t0) > budget_s)
+			break;
+		double ms;
+		rc = time_candidate(k, name, a, feat, s.ss[i], s.gks[i], dev,
+			STIR_TUNE_SEARCH_REPS, &ms);
+		if (rc == 0) {
+			out->timed_cand[out->n_timed] = cands[s.pos[i]];
+			out->timed_ms[out->n_timed++] = ms;
+			if (won < 0 || ms < out->time_ms) {
+				won = i;
+				out->time_ms = ms;
+			}
+		}
+	}
+	/* the winner re-measured in a fresh run, as the benchmarks time */
+	if (rc == 0 && won >= 0) {
+		*best = s.pos[won];
+		rc = time_candidate(k, name, a, feat, s.ss[won], s.gks[won], dev,
+			STIR_TUNE_FINAL_REPS, &out->time_ms);
+	}
+	search_free(&s);
+	return rc;
+}
+
+/* ctx, program, a, opt, dev, t0, out: the measured search's part of
+ * stir_tune (no record hit; out->key and out->similar set): rank the
+ * candidates, a similar graph's winner first, search (the budget counted
+ * from *t0), and the fastest's candidate and schedule text into out.  0
+ * or -1. */
+static int tune_search(stir_ctx *ctx, const stir_kernel *program,
+	const stir_csr *a, const stir_tune_options *opt, stir_device *dev,
+	const struct timespec *t0, stir_tune_result *out)
+{
+	stir_tune_recipe recipe = out->key.recipe;
+	int64_t feat = opt->feat;
+	int top = opt->top > 0 ? opt->top : STIR_TUNE_TOP;
+	double budget_s = opt->budget_s > 0 ? opt->budget_s :
+		STIR_TUNE_BUDGET_S;
+	const char *name = opt->matrix_name ? opt->matrix_name :
+		recipe == STIR_TUNE_SPMM ? "A" : "S";
+	int nc = stir_spmm_hybrid_n_candidates() + stir_sddmm_n_candidates() +
+		1;
+	int *order = malloc((size_t)nc * sizeof(*order));
+	double *costs = malloc((size_t)nc * sizeof(*costs));
+	int n = !order || !costs ? -1 : recipe == STIR_TUNE_SPMM ?
+		stir_spmm_hybrid_model_rank(a, feat, opt->sms, order, costs) :
+		stir_sddmm_rank(recipe, a, feat, opt->sms, order, costs);
+	int rc = n < 0 ? no_memory(ctx) : 0;
+	if (n > 0 && out->similar) {
+		/* the similar graph's winner first */
+		int at = 0;
+		while (at < n && order[at] != out->similar_entry.cand)
+			at++;
+		if (at < n) {
+			double c = costs[at];
+			memmove(order + 1, order, (size_t)at * sizeof(*order));
+			memmove(costs + 1, costs, (size_t)at * sizeof(*costs));
+			order[0] = out->similar_entry.cand;
+			costs[0] = c;
+		}
+		if (top > STIR_TUNE_TOP_SIMILAR)
+			top = STIR_TUNE_TOP_SIMILAR;
+	}
+	int best = -1;
+	if (rc == 0 && n == 0) {
+		stir_loc loc = { 0, 0, 0 };
+		stir_ctx_report(ctx, STIR_ERROR, loc, "no candidate of the "
+			"recipe applies at %lld features", (long long)feat);
+		rc = -1;
+	}
+	if (rc == 0 && (tune_measure(ctx, program, name, a, feat, order, n,
+	    top, dev, budget_s, t0, opt->cache_dir, &best, out) < 0 ||
+	    best < 0))
+		rc = -1;
+	if (rc == 0) {
+		out->cand = order[best];
+		out->cost = costs[best];
+		out->from = STIR_TUNE_FROM_SEARCH;
+		if (!(out->schedule = candidate_text(program, feat, out->cand,
+		    &out->schedule_len)))
+			rc = -1;
+	}
+	free(order);
+	free(costs);
+	return rc;
+}
+
+/* ctx, program, a, opt, out: see include/stir/tune.h. */
+int stir_tune(stir_ctx *ctx, const stir_kernel *program, const stir_csr *a,
+	const stir_tune_options *opt, stir_tune_result *out)
+{
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	memset(out, 0, sizeof(*out));
+	out->cand = -1;
+	out->time_ms = -1;
+	stir_loc loc = { 0, 0, 0 };
+	if (!program || !a || !opt || opt->feat < 1) {
+		stir_ctx_report(ctx, STIR_ERROR, loc, "stir_tune: %s",
+			!program || !a || !opt ? "no program, matrix or options" :
+			"the feature size must be at least 1");
+		return -1;
+	}
+	if (stir_tune_recipe_of(program) == STIR_TUNE_NONE) {
+		stir_ctx_report(ctx, STIR_ERROR, loc, "no recipe covers kernel "
+			"'%s' (the tuner knows csrmm of examples/csrmm.stir, sddmm "
+			"of examples/sddmm.stir and sddmm_rows of "
+			"examples/sddmm_rows.stir)", stir_kernel_get_name(program));
+		return -1;
+	}
+	stir_device *dev = opt->device, *own = NULL;
+	if (!opt->model_only && !dev && !(dev = own = stir_device_alloc(ctx,
+	    0))) {
+		stir_ctx_report(ctx, STIR_NOTE, loc, "the measured search needs a "
+			"GPU; --model-only picks with the cost model alone");
+		return -1;
+	}
+	int rc = tune_key(program, a, opt, opt->model_only ? NULL : dev,
+		&out->key) == 0 ? 0 : no_memory(ctx);
+	int hit = 0;
+	stir_tune_entry e;
+	if (rc == 0 && !opt->no_record)
+		hit = stir_tune_record_find(ctx, opt->cache_dir, &out->key,
+			STIR_TUNE_SIMILAR_TOL, &e);
+	if (hit == 2) {
+		out->similar = true;
+		out->similar_entry = e;
+	}
+	if (rc == 0 && hit == 1) {
+		out->cand = e.cand;
+		out->cost = e.cost;
+		out->time_ms = e.time_ms;
+		out->from = STIR_TUNE_FROM_RECORD;
+		if (!(out->schedule = candidate_text(program, opt->feat, e.cand,
+		    &out->schedule_len)))
+			rc = -1;
+	} else if (rc == 0 && opt->model_only) {
+		stir_module *cm = NULL;
+		stir_kernel *c = stir_kernel_copy(program, &cm);
+		out->from = STIR_TUNE_FROM_MODEL;
+		if (!c || stir_tune_model_apply(c, a, opt->feat, opt->sms,
+		    &out->cand, &out->cost) < 0 ||
+		    !(out->schedule = schedule_text(c, &out->schedule_len)))
+			rc = -1;
+		stir_module_free(cm);
+	} else if (rc == 0) {
+		rc = tune_search(ctx, program, a, opt, dev, &t0, out);
+	}
+	if (rc == 0 && hit != 1) {
+		out->key.cand = out->cand;
+		out->key.cost = out->cost;
+		out->key.time_ms = out->time_ms;
+		snprintf(out->key.how, sizeof(out->key.how), "%s",
+			opt->model_only ? "model" : "measured");
+		if (!opt->no_record && stir_tune_record_store(ctx, opt->cache_dir,
+		    &out->key) < 0)
+			rc = -1;
+	}
+	if (rc == 0 && hit == 1)
+		out->key = e;
+	stir_device_free(own);
+	if (rc < 0)
+		stir_tune_result_clear(out);
+	return rc;
+}
