@@ -342,7 +342,8 @@ int stir_tune(stir_ctx *ctx, const stir_kernel *program, const stir_csr *a,
 	if (!opt->model_only && !dev && !(dev = own = stir_device_alloc(ctx,
 	    0))) {
 		stir_ctx_report(ctx, STIR_NOTE, loc, "the measured search needs a "
-			"GPU; --model-only picks with the cost model alone");
+			"GPU; --model-only picks with the cost model alone (stirc "
+			"run --tune: without --backend cuda)");
 		return -1;
 	}
 	int rc = tune_key(program, a, opt, opt->model_only ? NULL : dev,

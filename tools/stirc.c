@@ -41,6 +41,8 @@ typedef struct options {
 	int min_blocks;          /* --min-blocks: 0, or 1 to 32 */
 	int warmups;             /* --warmups: untimed runs before --time's */
 	int reps;                /* --reps: --time's timed runs */
+	bool tune;               /* --tune */
+	double budget_s;         /* --budget-s: the tuner's (0: its default) */
 	bool timing_set;         /* --warmups or --reps given */
 	const char *output;      /* -o */
 	bool compile;            /* --compile */
@@ -146,6 +148,7 @@ static const char usage_run[] =
 "                 [--in ARRAY=FILE.npy]... [--random SEED]\n"
 "                 [--out ARRAY=FILE.npy]... [--check] [--time] [--arch A]\n"
 "                 [--min-blocks N] [--warmups N] [--reps N]\n"
+"                 [--tune [--budget-s S]]\n"
 "\n"
 "Execute kernel K (needed when FILE holds several) on host arrays, or on\n"
 "the GPU.  Arrays are named after tensors ('A') and axes ('J.indptr',\n"
@@ -167,6 +170,16 @@ static const char usage_run[] =
 "                      formats S's decompose steps make are built from them\n"
 "                      on the host, and the sizes S specializes are bound to\n"
 "                      its values\n"
+"  --tune              tune first (docs/recipes.md, 'The tuner'), for a\n"
+"                      kernel a recipe covers with its matrix from --mtx\n"
+"                      and --size feat=F, and run the winner: the tuning\n"
+"                      record's entry, else with cuda the measured search\n"
+"                      on the GPU (as 'stirc tune', stored in the record),\n"
+"                      with interp the cost model's pick.  Without --tune\n"
+"                      and --schedule, cuda runs the record's or the\n"
+"                      model's pick without measuring\n"
+"  --budget-s S        with --tune on cuda: stop the search's timing after\n"
+"                      S seconds (default 20)\n"
 "  --arch A            compile for architecture A instead of the GPU's own\n"
 "                      (cuda only)\n"
 "  --min-blocks N      compile every launch for N thread blocks per\n"
@@ -306,7 +319,7 @@ enum {
 	OPT_KERNEL = 256, OPT_STAGE, OPT_SCHEDULE, OPT_BACKEND, OPT_SIZE,
 	OPT_MTX, OPT_IN, OPT_RANDOM, OPT_OUT, OPT_CHECK, OPT_TIME, OPT_SEED,
 	OPT_SEEDS, OPT_ARCH, OPT_MIN_BLOCKS, OPT_COMPILE, OPT_OUTPUT, OPT_AFTER,
-	OPT_GPU, OPT_HETERO, OPT_WARMUPS, OPT_REPS,
+	OPT_GPU, OPT_HETERO, OPT_WARMUPS, OPT_REPS, OPT_TUNE, OPT_BUDGET_S,
 	OPT_HELP,
 };
 
@@ -332,6 +345,8 @@ static const struct option all_options[] = {
 	{ "gpu", no_argument, 0, OPT_GPU },
 	{ "warmups", required_argument, 0, OPT_WARMUPS },
 	{ "reps", required_argument, 0, OPT_REPS },
+	{ "tune", no_argument, 0, OPT_TUNE },
+	{ "budget-s", required_argument, 0, OPT_BUDGET_S },
 	{ "help", no_argument, 0, OPT_HELP },
 	{ 0, 0, 0, 0 },
 };
@@ -470,6 +485,7 @@ static const char *option_value_form(int c)
 	case OPT_AFTER: return "a pass name";
 	case OPT_SCHEDULE: case OPT_OUTPUT: return "a file name";
 	case OPT_ARCH: return "an architecture such as sm_90";
+	case OPT_BUDGET_S: return "seconds";
 	default: return "a value";
 	}
 }
@@ -525,7 +541,7 @@ static int parse_options(const char *cmd, const char *help, int argc,
 		 * the flags */
 		if (c != OPT_SIZE && c != OPT_MTX && c != OPT_HETERO && c != OPT_IN && c != OPT_OUT &&
 		    c != OPT_CHECK && c != OPT_TIME && c != OPT_COMPILE &&
-		    c != OPT_GPU && c != OPT_HELP) {
+		    c != OPT_GPU && c != OPT_TUNE && c != OPT_HELP) {
 			if (seen[c - OPT_KERNEL])
 				return usage_error(prefix, "%s is given twice",
 					option_name(c));
@@ -657,6 +673,19 @@ static int parse_options(const char *cmd, const char *help, int argc,
 		case OPT_TIME:
 			o->time = true;
 			break;
+		case OPT_TUNE:
+			o->tune = true;
+			break;
+		case OPT_BUDGET_S: {
+			char *end;
+			errno = 0;
+			o->budget_s = strtod(optarg, &end);
+			if (!(o->budget_s > 0 && o->budget_s <= 86400) || errno ||
+			    end == optarg || *end)
+				return usage_error(prefix, "--budget-s takes seconds "
+					"(> 0), not '%s'", optarg);
+			break;
+		}
 		}
 	}
 	if (optind >= argc)
@@ -1292,6 +1321,8 @@ static int run_on_gpu(const stir_gpu_kernel *gk, stir_device *dev,
 
 static int tuned_schedule(stir_ctx *ctx, const options *o,
 	const stir_module *m, stir_schedule **s, stir_kernel **k);
+static void tune_report(const char *cmd, const stir_tune_result *r,
+	bool model_only, double budget_s);
 
 /* argc, argv: stirc run.  Inputs are bound to the kernel as written in the
  * file; a second copy, lowered to the stage asked for (or prepared for the
@@ -1301,7 +1332,7 @@ static int cmd_run(int argc, char **argv)
 	static const int allowed[] = { OPT_KERNEL, OPT_STAGE, OPT_SCHEDULE,
 		OPT_BACKEND, OPT_SIZE, OPT_MTX, OPT_HETERO, OPT_IN, OPT_RANDOM, OPT_OUT,
 		OPT_CHECK, OPT_TIME, OPT_ARCH, OPT_MIN_BLOCKS, OPT_WARMUPS, OPT_REPS,
-		0 };
+		OPT_TUNE, OPT_BUDGET_S, 0 };
 	options o;
 	int rc = parse_options("run", usage_run, argc, argv, allowed, &o);
 	if (rc)
@@ -1316,6 +1347,12 @@ static int cmd_run(int argc, char **argv)
 	if (o.timing_set && !(cuda && o.time))
 		return usage_error("run ", "%s", "--warmups and --reps apply to "
 			"--time with --backend cuda only");
+	if (o.tune && (o.schedule || o.stage))
+		return usage_error("run ", "%s", "--tune chooses the schedule: "
+			"not with --schedule or --stage");
+	if (o.budget_s > 0 && !(cuda && o.tune))
+		return usage_error("run ", "%s", "--budget-s applies to --tune "
+			"with --backend cuda only");
 	stir_ctx *ctx = stir_ctx_alloc();
 	stir_module *src = read_at_stage(ctx, &o, 0, &rc), *m = NULL;
 	stir_kernel *k = NULL, *kr = NULL;
@@ -1326,7 +1363,7 @@ static int cmd_run(int argc, char **argv)
 	if (rc == 0)
 		rc = o.schedule ? load_schedule(ctx, &o, src, &s, &k) :
 			select_kernel(src, &o, true, &k);
-	if (rc == 0 && cuda && !s)
+	if (rc == 0 && (cuda || o.tune) && !s)
 		rc = tuned_schedule(ctx, &o, src, &s, &k);
 	/* a schedule lowers its kernel itself, between its sections */
 	if (rc == 0)
@@ -1753,13 +1790,79 @@ static char *schedule_text(const stir_kernel *c, size_t *len)
 	return NULL;
 }
 
-/* ctx, o, m, s, k: for --backend cuda without --schedule, when a recipe
- * covers kernel *k of m and --mtx and --size feat=F give its matrix and
- * features: the schedule the tuning record holds for them (this GPU's
- * measured entry, else the cost model's) or, without one, the cost
- * model's pick, into *s, with *k its kernel of m; what was taken is said
- * on stderr.  0 (nothing done for a kernel no recipe covers), or
- * EXIT_WRONG with diagnostics. */
+/* ctx, o, k, a, feat, cand, how, len: the schedule file of stirc run
+ * without --schedule for stage I kernel k (a recipe covers it) with
+ * matrix a at feat features, a heap string of *len bytes, its candidate
+ * in *cand and where it came from in how[160]: with --tune, stir_tune's
+ * (with cuda the measured search, else the model's pick, through the
+ * record); else the record's entry for this GPU's measured search or the
+ * model's, else the model's pick.  NULL with diagnostics. */
+static char *run_schedule_text(stir_ctx *ctx, const options *o,
+	const stir_kernel *k, const stir_csr *a, int64_t feat, int *cand,
+	char how[160], size_t *len)
+{
+	char *text = NULL;
+	if (o->tune) {
+		char *prog = file_text(o->file);
+		stir_tune_options opt = { .feat = feat, .model_only = !use_cuda(o),
+			.budget_s = o->budget_s, .program_text = prog,
+			.matrix_name = o->mtx[0].name };
+		stir_tune_result r;
+		if (prog && stir_tune(ctx, k, a, &opt, &r) == 0) {
+			tune_report("run", &r, opt.model_only, opt.budget_s > 0 ?
+				opt.budget_s : STIR_TUNE_BUDGET_S);
+			text = r.schedule;
+			*len = r.schedule_len;
+			r.schedule = NULL;
+			*cand = r.cand;
+			if (r.from == STIR_TUNE_FROM_RECORD)
+				snprintf(how, 160, "from the tuning record, %s",
+					r.time_ms >= 0 ? "measured" : "the cost model's pick");
+			else if (r.from == STIR_TUNE_FROM_SEARCH)
+				snprintf(how, 160, "tuned: the fastest of %d measured, "
+					"%.4f ms", r.n_timed, r.time_ms);
+			else
+				snprintf(how, 160, "tuned: the cost model's pick");
+			stir_tune_result_clear(&r);
+		}
+		free(prog);
+		return text;
+	}
+	/* the GPU's name, for its entries; its diagnostics (none there)
+	 * are cmd_run's to give */
+	stir_ctx *dctx = stir_ctx_alloc();
+	stir_device *dev = dctx ? stir_device_alloc(dctx, 0) : NULL;
+	stir_tune_entry key, e;
+	int hit = 0;
+	if (dev && tune_key(o->file, k, a, feat, dev, 0, &key) == 0)
+		hit = stir_tune_record_find(ctx, NULL, &key, 0, &e) == 1;
+	if (!hit && tune_key(o->file, k, a, feat, NULL, 0, &key) == 0)
+		hit = stir_tune_record_find(ctx, NULL, &key, 0, &e) == 1;
+	stir_device_free(dev);
+	stir_ctx_free(dctx);
+	stir_module *cm = NULL;
+	stir_kernel *c = stir_kernel_copy(k, &cm);
+	*cand = hit ? e.cand : -1;
+	if (c && (hit ? stir_tune_apply_candidate(c, feat, *cand) :
+	    stir_tune_model_apply(c, a, feat, 0, cand, NULL)) == 0)
+		text = schedule_text(c, len);
+	stir_module_free(cm);
+	if (hit && e.time_ms >= 0)
+		snprintf(how, 160, "from the tuning record, measured %.4f ms on "
+			"%s", e.time_ms, e.device);
+	else
+		snprintf(how, 160, "%sthe cost model's pick", hit ? "from the "
+			"tuning record, " : "");
+	return text;
+}
+
+/* ctx, o, m, s, k: for --backend cuda without --schedule, or --tune,
+ * when a recipe covers kernel *k of m and --mtx and --size feat=F give
+ * its matrix and features: the schedule run_schedule_text chooses into
+ * *s, with *k its kernel of m; what was taken is said on stderr.  0
+ * (nothing done for a kernel no recipe covers, without --tune), or
+ * EXIT_WRONG with diagnostics (EXIT_USAGE when --tune lacks --mtx or
+ * --size feat=F). */
 static int tuned_schedule(stir_ctx *ctx, const options *o,
 	const stir_module *m, stir_schedule **s, stir_kernel **k)
 {
@@ -1767,8 +1870,18 @@ static int tuned_schedule(stir_ctx *ctx, const options *o,
 	for (int i = 0; i < o->n_sizes; i++)
 		if (!strcmp(o->sizes[i].name, "feat"))
 			parse_int(o->sizes[i].value, &feat);
-	if (stir_tune_recipe_of(*k) == STIR_TUNE_NONE || o->n_mtx != 1 ||
-	    feat < 1)
+	bool covered = stir_tune_recipe_of(*k) != STIR_TUNE_NONE;
+	if (o->tune && (o->n_mtx != 1 || feat < 1))
+		return usage_error("run ", "%s", "--tune needs the matrix "
+			"(--mtx, once) and --size feat=F");
+	if (o->tune && !covered) {
+		fprintf(stderr, "stirc run: --tune: no recipe covers kernel '%s' "
+			"(the tuner knows csrmm of examples/csrmm.stir, sddmm of "
+			"examples/sddmm.stir and sddmm_rows of "
+			"examples/sddmm_rows.stir)\n", stir_kernel_get_name(*k));
+		return EXIT_WRONG;
+	}
+	if (!covered || o->n_mtx != 1 || feat < 1)
 		return 0;
 	stir_csr *a = stir_kernel_read_csr_from_file(*k, o->mtx[0].name,
 		o->mtx[0].value);
@@ -1776,26 +1889,11 @@ static int tuned_schedule(stir_ctx *ctx, const options *o,
 		note_option(ctx, "--mtx", &o->mtx[0]);
 		return EXIT_WRONG;
 	}
-	/* the GPU's name, for its entries; its diagnostics (none there)
-	 * are cmd_run's to give */
-	stir_ctx *dctx = stir_ctx_alloc();
-	stir_device *dev = dctx ? stir_device_alloc(dctx, 0) : NULL;
-	stir_tune_entry key, e;
-	int hit = 0, rc = 0;
-	if (dev && tune_key(o->file, *k, a, feat, dev, 0, &key) == 0)
-		hit = stir_tune_record_find(ctx, NULL, &key, 0, &e) == 1;
-	if (!hit && tune_key(o->file, *k, a, feat, NULL, 0, &key) == 0)
-		hit = stir_tune_record_find(ctx, NULL, &key, 0, &e) == 1;
-	stir_device_free(dev);
-	stir_ctx_free(dctx);
-	stir_module *cm = NULL;
-	stir_kernel *c = stir_kernel_copy(*k, &cm);
-	int cand = hit ? e.cand : -1;
-	if (!c || (hit ? stir_tune_apply_candidate(c, feat, cand) :
-	    stir_tune_model_apply(c, a, feat, 0, &cand, NULL)) < 0)
-		rc = EXIT_WRONG;
+	const char *name = stir_kernel_get_name(*k);
+	char how[160];
+	int cand = -1, rc = 0;
 	size_t len = 0;
-	char *text = rc == 0 ? schedule_text(c, &len) : NULL;
+	char *text = run_schedule_text(ctx, o, *k, a, feat, &cand, how, &len);
 	if (!text)
 		rc = EXIT_WRONG;
 	if (rc == 0 && !(*s = stir_schedule_read_from_mem(ctx,
@@ -1803,45 +1901,36 @@ static int tuned_schedule(stir_ctx *ctx, const options *o,
 		rc = EXIT_WRONG;
 	if (rc == 0 && !(*k = stir_schedule_find_kernel(*s, m)))
 		rc = EXIT_WRONG;
-	if (rc == 0) {
-		char how[96];
-		if (hit && e.time_ms >= 0)
-			snprintf(how, sizeof(how), "measured %.4f ms on %s",
-				e.time_ms, e.device);
-		else
-			snprintf(how, sizeof(how), "the cost model's pick");
+	if (rc == 0)
 		fprintf(stderr, "stirc run: kernel %s at %lld features under the "
-			"recipe's candidate %d (%s%s; 'stirc tune' measures, "
-			"--schedule chooses another)\n", stir_kernel_get_name(c),
-			(long long)feat, cand, hit ? "from the tuning record, " : "",
-			how);
-	}
+			"recipe's candidate %d (%s; %s)\n", name, (long long)feat,
+			cand, how, o->tune ? "'stirc tune --list' shows the record" :
+			"'stirc tune' measures, --schedule chooses another");
 	free(text);
-	stir_module_free(cm);
 	stir_csr_free(a);
 	return rc;
 }
 
-/* r, model_only, budget_s: say on stderr how stir_tune's search went
- * (before the line of what it chose). */
-static void tune_report(const stir_tune_result *r, bool model_only,
-	double budget_s)
+/* cmd, r, model_only, budget_s: say on stderr, as "stirc CMD:", how
+ * stir_tune's search went (before the line of what it chose). */
+static void tune_report(const char *cmd, const stir_tune_result *r,
+	bool model_only, double budget_s)
 {
 	if (r->similar && model_only)
-		fprintf(stderr, "stirc tune: the record holds a similar graph's "
+		fprintf(stderr, "stirc %s: the record holds a similar graph's "
 			"entry (candidate %d, %s); without a GPU the model "
-			"decides\n", r->similar_entry.cand, r->similar_entry.how);
+			"decides\n", cmd, r->similar_entry.cand, r->similar_entry.how);
 	if (r->from != STIR_TUNE_FROM_SEARCH)
 		return;
 	if (r->similar)
-		fprintf(stderr, "stirc tune: starting from a similar graph's "
-			"entry (candidate %d)\n", r->similar_entry.cand);
+		fprintf(stderr, "stirc %s: starting from a similar graph's "
+			"entry (candidate %d)\n", cmd, r->similar_entry.cand);
 	for (int i = 0; i < r->n_timed; i++)
-		fprintf(stderr, "stirc tune: candidate %d: %.4f ms\n",
-			r->timed_cand[i], r->timed_ms[i]);
+		fprintf(stderr, "stirc %s: candidate %d: %.4f ms\n",
+			cmd, r->timed_cand[i], r->timed_ms[i]);
 	if (r->n_timed < r->n_compiled)
-		fprintf(stderr, "stirc tune: the budget of %g s ran out after %d "
-			"of %d candidates\n", budget_s, r->n_timed, r->n_compiled);
+		fprintf(stderr, "stirc %s: the budget of %g s ran out after %d "
+			"of %d candidates\n", cmd, budget_s, r->n_timed, r->n_compiled);
 }
 
 /* argc, argv: "stirc tune" and its arguments (argv[0] is "tune"). */
@@ -1971,7 +2060,7 @@ static int cmd_tune(int argc, char **argv)
 		rc = EXIT_WRONG;
 	free(text);
 	if (rc == 0)
-		tune_report(&r, model_only, budget_s);
+		tune_report("tune", &r, model_only, budget_s);
 	if (rc == 0) {
 		FILE *f = out ? fopen(out, "w") : stdout;
 		if (!f || fwrite(r.schedule, 1, r.schedule_len, f) !=
