@@ -57,18 +57,45 @@ static char *schedule_text(const stir_kernel *c, size_t *len)
 	return NULL;
 }
 
-/* k, feat, cand, len: the schedule file of candidate "cand" of the recipe
- * covering stage I kernel k at "feat" features (applied to a copy of k),
- * a heap string of *len bytes; NULL with diagnostics. */
+/* k, feat, cand, len, kc, mc: the schedule file of candidate "cand" of
+ * the recipe covering stage I kernel k at "feat" features (applied to a
+ * copy of k), a heap string of *len bytes; NULL with diagnostics.  When
+ * kc is not NULL, the scheduled copy (at stage III, ready for the GPU)
+ * into *kc and its module, the caller's to free, into *mc. */
 static char *candidate_text(const stir_kernel *k, int64_t feat, int cand,
-	size_t *len)
+	size_t *len, stir_kernel **kc, stir_module **mc)
 {
 	stir_module *cm = NULL;
 	stir_kernel *c = stir_kernel_copy(k, &cm);
 	char *text = c && stir_tune_apply_candidate(c, feat, cand) == 0 ?
 		schedule_text(c, len) : NULL;
-	stir_module_free(cm);
+	if (text && kc) {
+		*kc = c;
+		*mc = cm;
+	} else {
+		stir_module_free(cm);
+	}
 	return text;
+}
+
+/* text, len, n: the part of schedule file "text" (len bytes) that decides
+ * a candidate's inputs: from its format (or stage1) section up to its
+ * stage2 or stage3 section -- the decompositions, whose formats are built
+ * on the host, and the specialized sizes.  Its start, *n bytes. */
+static const char *inputs_part(const char *text, size_t len, size_t *n)
+{
+	const char *from = strstr(text, "\nformat:");
+	if (!from)
+		from = strstr(text, "\nstage1:");
+	if (!from)
+		from = text;
+	const char *to = strstr(from, "\nstage2:");
+	if (!to)
+		to = strstr(from, "\nstage3:");
+	if (!to)
+		to = text + len;
+	*n = (size_t)(to - from);
+	return from;
 }
 
 /* k, a, opt, dev, key: fill the record's key of kernel k with matrix a
@@ -106,30 +133,39 @@ static int tune_key(const stir_kernel *k, const stir_csr *a,
 	return 0;
 }
 
-/* k, name, a, feat, s, gk, dev, reps, ms: time candidate gk (of
- * schedule s for stage I kernel k) on dev with matrix "a" bound to tensor
- * "name" at "feat" features and random dense inputs (seed 1), in a run of
- * its own: 10 warm-ups, then the median of "reps" runs with the L2 cache
- * flushed before each (stir_gpu_run_time) into *ms.  0, or -1 with
- * diagnostics. */
-static int time_candidate(const stir_kernel *k, const char *name,
-	const stir_csr *a, int64_t feat, const stir_schedule *s,
-	const stir_gpu_kernel *gk, stir_device *dev, int reps, double *ms)
+/* k, name, a, feat, s: the inputs of a candidate of schedule s for
+ * stage I kernel k: matrix "a" bound to tensor "name" at "feat" features,
+ * random dense inputs (seed 1), the outputs, and the formats s's
+ * decompositions make, built on the host.  NULL with diagnostics. */
+static stir_bindings *candidate_inputs(const stir_kernel *k,
+	const char *name, const stir_csr *a, int64_t feat,
+	const stir_schedule *s)
 {
 	stir_bindings *b = stir_bindings_alloc();
+	if (b && stir_bindings_set_size(b, "feat", feat) == 0 &&
+	    stir_schedule_bind_sizes(s, b) == 0 &&
+	    stir_kernel_bind_csr(k, b, name, a) == 0 &&
+	    stir_kernel_bind_random(k, b, 1) == 0 &&
+	    stir_kernel_bind_outputs(k, b) == 0 &&
+	    stir_schedule_bind_formats(s, k, b) == 0)
+		return b;
+	stir_bindings_free(b);
+	return NULL;
+}
+
+/* b, gk, dev, reps, ms: time candidate gk on dev with inputs b, in a run
+ * of its own: 10 warm-ups, then the median of "reps" runs with the L2
+ * cache flushed before each (stir_gpu_run_time) into *ms.  0, or -1 with
+ * diagnostics. */
+static int time_candidate(const stir_bindings *b, const stir_gpu_kernel *gk,
+	stir_device *dev, int reps, double *ms)
+{
 	stir_gpu_run *r = NULL;
 	stir_gpu_timing t;
-	int rc = b && stir_bindings_set_size(b, "feat", feat) == 0 &&
-		stir_schedule_bind_sizes(s, b) == 0 &&
-		stir_kernel_bind_csr(k, b, name, a) == 0 &&
-		stir_kernel_bind_random(k, b, 1) == 0 &&
-		stir_kernel_bind_outputs(k, b) == 0 &&
-		stir_schedule_bind_formats(s, k, b) == 0 &&
-		(r = stir_gpu_run_alloc(gk, dev)) &&
+	int rc = (r = stir_gpu_run_alloc(gk, dev)) &&
 		stir_gpu_run_upload(r, b) == 0 &&
 		stir_gpu_run_time(r, 10, reps, &t) == 0 ? 0 : -1;
 	stir_gpu_run_free(r);
-	stir_bindings_free(b);
 	if (rc == 0)
 		*ms = t.median_ms;
 	return rc;
@@ -144,6 +180,9 @@ typedef struct search {
 	stir_gpu_kernel **gks;
 	char **texts;
 	int *pos;                  /* its position in the model's order */
+	stir_bindings **bs;        /* its inputs; NULL where an earlier
+	                              candidate's serve (inputs_part equal) */
+	int *inputs;               /* the candidate whose bs[] it takes */
 } search;
 
 /* s: free what s holds. */
@@ -154,7 +193,10 @@ static void search_free(search *s)
 		stir_schedule_free(s->ss[i]);
 		stir_module_free(s->mods[i]);
 		free(s->texts[i]);
+		stir_bindings_free(s->bs[i]);
 	}
+	free(s->bs);
+	free(s->inputs);
 	free(s->mods);
 	free(s->ss);
 	free(s->ks);
@@ -168,8 +210,8 @@ static void search_free(search *s)
  * n-1] (the model's order) whose schedule files differ, for stage I
  * kernel k at "feat" features with matrix "a" bound to tensor "name"
  * (stir_tune's contract).  The fastest's position in cands into *best,
- * its re-measured time into out->time_ms and every timing into out.  0, or
- * -1 with diagnostics. */
+ * its schedule file into out->schedule, its re-measured time into
+ * out->time_ms and every timing into out.  0, or -1 with diagnostics. */
 static int tune_measure(stir_ctx *ctx, const stir_kernel *k,
 	const char *name, const stir_csr *a, int64_t feat, const int *cands,
 	int n, int top, stir_device *dev, double budget_s,
@@ -183,34 +225,48 @@ static int tune_measure(stir_ctx *ctx, const stir_kernel *k,
 	s.gks = calloc((size_t)top, sizeof(*s.gks));
 	s.texts = calloc((size_t)top, sizeof(*s.texts));
 	s.pos = calloc((size_t)top, sizeof(*s.pos));
+	s.bs = calloc((size_t)top, sizeof(*s.bs));
+	s.inputs = calloc((size_t)top, sizeof(*s.inputs));
 	out->timed_cand = calloc((size_t)top, sizeof(*out->timed_cand));
 	out->timed_ms = calloc((size_t)top, sizeof(*out->timed_ms));
-	int rc = s.mods && s.ss && s.ks && s.gks && s.texts && s.pos &&
-		out->timed_cand && out->timed_ms ? 0 : no_memory(ctx);
-	/* the first "top" candidates whose schedule files differ */
+	int rc = s.mods && s.ss && s.ks && s.gks && s.texts && s.pos && s.bs &&
+		s.inputs && out->timed_cand && out->timed_ms ? 0 : no_memory(ctx);
+	/* the first "top" candidates whose schedule files differ; the
+	 * kernel each compiles is the recipe's, which the schedule file
+	 * gives again (tests/test_recipes.c, test_tune_candidate_file), and
+	 * the schedule file, read back, builds its inputs */
 	for (int i = 0; rc == 0 && i < n && s.n < top; i++) {
 		size_t len = 0;
-		char *text = candidate_text(k, feat, cands[i], &len);
+		stir_kernel *kc = NULL;
+		stir_module *mc = NULL;
+		char *text = candidate_text(k, feat, cands[i], &len, &kc, &mc);
 		rc = text ? 0 : -1;
 		bool seen = false;
 		for (int j = 0; rc == 0 && j < s.n && !seen; j++)
 			seen = !strcmp(s.texts[j], text);
 		if (rc < 0 || seen) {
 			free(text);
+			stir_module_free(mc);
 			continue;
 		}
 		int at = s.n++;
 		s.texts[at] = text;
 		s.pos[at] = i;
+		s.mods[at] = mc;
+		s.ks[at] = kc;
 		if (!(s.ss[at] = stir_schedule_read_from_mem(ctx, "(stir_tune)",
 		    text, len)))
 			rc = -1;
-		if (rc == 0 && !stir_kernel_copy(k, &s.mods[at]))
-			rc = -1;
-		if (rc == 0 && (!(s.ks[at] = stir_schedule_find_kernel(s.ss[at],
-		    s.mods[at])) || stir_schedule_prepare_for_gpu(s.ss[at],
-		    s.ks[at]) < 0))
-			rc = -1;
+		/* the inputs of the first candidate with the same ones */
+		size_t pn, qn;
+		const char *p = inputs_part(text, len, &pn);
+		s.inputs[at] = at;
+		for (int j = 0; j < at && s.inputs[at] == at; j++) {
+			const char *q = inputs_part(s.texts[j], strlen(s.texts[j]),
+				&qn);
+			if (pn == qn && !memcmp(p, q, pn))
+				s.inputs[at] = s.inputs[j];
+		}
 	}
 	out->n_compiled = s.n;
 	/* the options a schedule file gives: the device's defaults */
@@ -231,8 +287,13 @@ static int tune_measure(stir_ctx *ctx, const stir_kernel *k,
 		if (i > 0 && elapsed_s(t0) > budget_s)
 			break;
 		double ms;
-		rc = time_candidate(k, name, a, feat, s.ss[i], s.gks[i], dev,
-			STIR_TUNE_SEARCH_REPS, &ms);
+		int in = s.inputs[i];
+		if (!s.bs[in] && !(s.bs[in] = candidate_inputs(k, name, a, feat,
+		    s.ss[in])))
+			rc = -1;
+		if (rc == 0)
+			rc = time_candidate(s.bs[in], s.gks[i], dev,
+				STIR_TUNE_SEARCH_REPS, &ms);
 		if (rc == 0) {
 			out->timed_cand[out->n_timed] = cands[s.pos[i]];
 			out->timed_ms[out->n_timed++] = ms;
@@ -245,8 +306,12 @@ static int tune_measure(stir_ctx *ctx, const stir_kernel *k,
 	/* the winner re-measured in a fresh run, as the benchmarks time */
 	if (rc == 0 && won >= 0) {
 		*best = s.pos[won];
-		rc = time_candidate(k, name, a, feat, s.ss[won], s.gks[won], dev,
+		rc = time_candidate(s.bs[s.inputs[won]], s.gks[won], dev,
 			STIR_TUNE_FINAL_REPS, &out->time_ms);
+		/* its schedule file is the result */
+		out->schedule = s.texts[won];
+		out->schedule_len = strlen(s.texts[won]);
+		s.texts[won] = NULL;
 	}
 	search_free(&s);
 	return rc;
@@ -306,8 +371,7 @@ static int tune_search(stir_ctx *ctx, const stir_kernel *program,
 		out->cand = order[best];
 		out->cost = costs[best];
 		out->from = STIR_TUNE_FROM_SEARCH;
-		if (!(out->schedule = candidate_text(program, feat, out->cand,
-		    &out->schedule_len)))
+		if (!out->schedule)
 			rc = -1;
 	}
 	free(order);
@@ -363,7 +427,7 @@ int stir_tune(stir_ctx *ctx, const stir_kernel *program, const stir_csr *a,
 		out->time_ms = e.time_ms;
 		out->from = STIR_TUNE_FROM_RECORD;
 		if (!(out->schedule = candidate_text(program, opt->feat, e.cand,
-		    &out->schedule_len)))
+		    &out->schedule_len, NULL, NULL)))
 			rc = -1;
 	} else if (rc == 0 && opt->model_only) {
 		stir_module *cm = NULL;

@@ -511,6 +511,61 @@ START_TEST(test_tune_candidate_file)
 }
 END_TEST
 
+/* The measured search (codegen/tune.c) compiles the kernel a recipe made
+ * and builds its inputs from the schedule file it printed: for every
+ * candidate of every recipe, the kernel that file gives, read back and
+ * applied as `stirc run --schedule` applies it, emits the same CUDA. */
+START_TEST(test_tune_candidates_read_back)
+{
+	const char *files[] = { "examples/csrmm.stir", "examples/sddmm.stir",
+		"examples/sddmm_rows.stir" };
+	const char *names[] = { "csrmm", "sddmm", "sddmm_rows" };
+	const int64_t feats[] = { 64, 32, 32 };
+	int checked = 0;
+	for (int t = 0; t < 3; t++) {
+		stir_ctx *ctx = stir_ctx_alloc();
+		stir_module *m;
+		stir_kernel *k = read_kernel(ctx, files[t], names[t], &m);
+		stir_tune_recipe r = stir_tune_recipe_of(k);
+		int n = r == STIR_TUNE_SPMM ? stir_spmm_hybrid_n_candidates() :
+			stir_sddmm_n_candidates();
+		for (int i = 0; i < n; i++) {
+			if (r == STIR_TUNE_SPMM ? !stir_spmm_hybrid_fits(
+			    stir_spmm_hybrid_get_candidate(i), feats[t]) :
+			    stir_sddmm_get_candidate(i)->rows !=
+			    (r == STIR_TUNE_SDDMM_ROWS))
+				continue;
+			stir_module *m1, *m2;
+			stir_kernel *k1 = stir_kernel_copy(k, &m1);
+			ck_assert_int_eq(stir_tune_apply_candidate(k1, feats[t], i), 0);
+			char *text = NULL;
+			size_t len = 0;
+			FILE *out = open_memstream(&text, &len);
+			ck_assert_int_eq(stir_kernel_print_schedule(k1, out), 0);
+			fclose(out);
+			stir_kernel *k2 = stir_kernel_copy(k, &m2);
+			stir_schedule *s = stir_schedule_read_from_mem(ctx,
+				"tuned.yaml", text, len);
+			ck_assert_ptr_nonnull(s);
+			ck_assert_int_eq(stir_schedule_prepare_for_gpu(s, k2), 0);
+			char *c1 = stir_kernel_to_cuda(k1), *c2 = stir_kernel_to_cuda(k2);
+			ck_assert_ptr_nonnull(c1);
+			ck_assert_str_eq(c2, c1);
+			checked++;
+			free(c1);
+			free(c2);
+			free(text);
+			stir_schedule_free(s);
+			stir_module_free(m1);
+			stir_module_free(m2);
+		}
+		stir_module_free(m);
+		stir_ctx_free(ctx);
+	}
+	ck_assert_int_ge(checked, 40);
+}
+END_TEST
+
 /* ctx, what: whether ctx's diagnostics mention "what". */
 static bool diagnosed(stir_ctx *ctx, const char *what)
 {
@@ -658,6 +713,7 @@ static Suite *recipes_suite(void)
 	tcase_add_test(tc, test_print_schedule);
 	tcase_add_test(tc, test_tune_candidate_file);
 	tcase_add_test(tc, test_tune_api);
+	tcase_add_test(tc, test_tune_candidates_read_back);
 	suite_add_tcase(s, tc);
 	return s;
 }
