@@ -5,10 +5,12 @@
  * as the benchmarks time them.  Here rather than in schedule/recipes/
  * because the search compiles and runs kernels (codegen/gpu.c). */
 #include <ctype.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <stir/stir.h>
 #include <stir/tune.h>
 
@@ -171,9 +173,104 @@ static int time_candidate(const stir_bindings *b, const stir_gpu_kernel *gk,
 	return rc;
 }
 
+/* One candidate scheduled for the search: by its recipe on a copy of the
+ * program (k), or, when "text" is set, on the program read from its text
+ * into a context of its own, so that candidates can be scheduled on
+ * threads (a context is not shared between threads). */
+typedef struct made {
+	int cand;                  /* the recipe's candidate */
+	int64_t feat;
+	const stir_kernel *k;      /* the program */
+	const char *file;          /* the name its text was read under */
+	const char *text;          /* its text, or NULL: copy k */
+	size_t text_len;
+	const char *kname;         /* k's name */
+	stir_ctx *ctx;             /* its own context, or NULL (k's) */
+	stir_module *mod;          /* the scheduled kernel's module */
+	stir_kernel *kern;         /* the scheduled kernel, at stage III */
+	char *sched;               /* its schedule file; NULL on failure */
+	size_t len;
+} made;
+
+/* w: schedule candidate w->cand (made's contract). */
+static void make_one(made *w)
+{
+	if (!w->text) {
+		w->sched = candidate_text(w->k, w->feat, w->cand, &w->len,
+			&w->kern, &w->mod);
+		return;
+	}
+	w->ctx = stir_ctx_alloc();
+	w->mod = w->ctx ? stir_module_read_from_mem(w->ctx, w->file, w->text,
+		w->text_len) : NULL;
+	w->kern = w->mod ? stir_module_find_kernel(w->mod, w->kname) : NULL;
+	if (w->kern && stir_tune_apply_candidate(w->kern, w->feat, w->cand) == 0)
+		w->sched = schedule_text(w->kern, &w->len);
+}
+
+/* The candidates still to schedule, for the threads of make_all. */
+typedef struct pool {
+	made *w;
+	int n, next;
+	pthread_mutex_t mu;
+} pool;
+
+/* arg: a pool; schedule its candidates until none is left. */
+static void *pool_run(void *arg)
+{
+	pool *p = arg;
+	for (;;) {
+		pthread_mutex_lock(&p->mu);
+		int i = p->next++;
+		pthread_mutex_unlock(&p->mu);
+		if (i >= p->n)
+			return NULL;
+		make_one(&p->w[i]);
+	}
+}
+
+/* w, n: schedule candidates w[0 .. n-1]: on a thread per processor when
+ * each reads its own program (w[i].text set), else one after another. */
+static void make_all(made *w, int n)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int nt = n > 0 && w[0].text ? (int)(cpus < n ? cpus : n) : 1;
+	pthread_t *t = nt > 1 ? malloc((size_t)(nt - 1) * sizeof(*t)) : NULL;
+	pool p = { .w = w, .n = n };
+	int started = 0;
+	if (t && pthread_mutex_init(&p.mu, NULL) == 0) {
+		while (started < nt - 1 && pthread_create(&t[started], NULL,
+		    pool_run, &p) == 0)
+			started++;
+		pool_run(&p);
+		for (int i = 0; i < started; i++)
+			pthread_join(t[i], NULL);
+		pthread_mutex_destroy(&p.mu);
+	} else {
+		for (int i = 0; i < n; i++)
+			make_one(&w[i]);
+	}
+	free(t);
+}
+
+/* ctx, from, cand: say in ctx that candidate "cand" failed, with the
+ * diagnostics of its own context "from" (nothing when NULL: they are in
+ * ctx already). */
+static void forward_diagnostics(stir_ctx *ctx, stir_ctx *from, int cand)
+{
+	if (!from)
+		return;
+	char *d = stir_ctx_diagnostics_to_str(from);
+	stir_loc loc = { 0, 0, 0 };
+	stir_ctx_report(ctx, STIR_ERROR, loc, "candidate %d failed:\n%s", cand,
+		d ? d : "(out of memory)");
+	free(d);
+}
+
 /* The candidates of one search, each as its schedule file, read back. */
 typedef struct search {
 	int n;                     /* kept */
+	stir_ctx **ctxs;           /* each candidate's own context, or NULL */
 	stir_module **mods;        /* each candidate's copy of the program */
 	stir_schedule **ss;
 	stir_kernel **ks;          /* scheduled, in mods[i] */
@@ -192,9 +289,11 @@ static void search_free(search *s)
 		stir_gpu_kernel_free(s->gks[i]);
 		stir_schedule_free(s->ss[i]);
 		stir_module_free(s->mods[i]);
+		stir_ctx_free(s->ctxs[i]);
 		free(s->texts[i]);
 		stir_bindings_free(s->bs[i]);
 	}
+	free(s->ctxs);
 	free(s->bs);
 	free(s->inputs);
 	free(s->mods);
@@ -205,20 +304,22 @@ static void search_free(search *s)
 	free(s->pos);
 }
 
-/* ctx, k, name, a, feat, cands, n, top, dev, budget_s, t0, cache_dir,
- * out: the measured search over the first "top" candidates of cands[0 ..
+/* ctx, k, src, name, a, feat, cands, n, top, dev, budget_s, t0,
+ * cache_dir, out: the measured search over the first "top" candidates of cands[0 ..
  * n-1] (the model's order) whose schedule files differ, for stage I
  * kernel k at "feat" features with matrix "a" bound to tensor "name"
- * (stir_tune's contract).  The fastest's position in cands into *best,
+ * (stir_tune's contract); the candidates are scheduled on threads when
+ * src (a made with file and text set) gives k's program.  The fastest's position in cands into *best,
  * its schedule file into out->schedule, its re-measured time into
  * out->time_ms and every timing into out.  0, or -1 with diagnostics. */
 static int tune_measure(stir_ctx *ctx, const stir_kernel *k,
-	const char *name, const stir_csr *a, int64_t feat, const int *cands,
+	const made *src, const char *name, const stir_csr *a, int64_t feat, const int *cands,
 	int n, int top, stir_device *dev, double budget_s,
 	const struct timespec *t0, const char *cache_dir, int *best,
 	stir_tune_result *out)
 {
 	search s = { 0 };
+	s.ctxs = calloc((size_t)top, sizeof(*s.ctxs));
 	s.mods = calloc((size_t)top, sizeof(*s.mods));
 	s.ss = calloc((size_t)top, sizeof(*s.ss));
 	s.ks = calloc((size_t)top, sizeof(*s.ks));
@@ -229,45 +330,58 @@ static int tune_measure(stir_ctx *ctx, const stir_kernel *k,
 	s.inputs = calloc((size_t)top, sizeof(*s.inputs));
 	out->timed_cand = calloc((size_t)top, sizeof(*out->timed_cand));
 	out->timed_ms = calloc((size_t)top, sizeof(*out->timed_ms));
-	int rc = s.mods && s.ss && s.ks && s.gks && s.texts && s.pos && s.bs &&
+	made *w = calloc((size_t)top, sizeof(*w));
+	int rc = w && s.ctxs && s.mods && s.ss && s.ks && s.gks && s.texts && s.pos && s.bs &&
 		s.inputs && out->timed_cand && out->timed_ms ? 0 : no_memory(ctx);
-	/* the first "top" candidates whose schedule files differ; the
-	 * kernel each compiles is the recipe's, which the schedule file
-	 * gives again (tests/test_recipes.c, test_tune_candidate_file), and
-	 * the schedule file, read back, builds its inputs */
-	for (int i = 0; rc == 0 && i < n && s.n < top; i++) {
-		size_t len = 0;
-		stir_kernel *kc = NULL;
-		stir_module *mc = NULL;
-		char *text = candidate_text(k, feat, cands[i], &len, &kc, &mc);
-		rc = text ? 0 : -1;
-		bool seen = false;
-		for (int j = 0; rc == 0 && j < s.n && !seen; j++)
-			seen = !strcmp(s.texts[j], text);
-		if (rc < 0 || seen) {
-			free(text);
-			stir_module_free(mc);
-			continue;
+	/* the first "top" candidates whose schedule files differ, scheduled
+	 * a wave at a time (as many as may still be kept); the kernel each
+	 * compiles is the recipe's, which the schedule file gives again
+	 * (tests/test_recipes.c, test_tune_candidates_read_back), and the
+	 * schedule file, read back, builds its inputs */
+	for (int i = 0; rc == 0 && i < n && s.n < top; ) {
+		int cnt = top - s.n < n - i ? top - s.n : n - i;
+		for (int j = 0; j < cnt; j++) {
+			w[j] = *src;
+			w[j].cand = cands[i + j];
 		}
-		int at = s.n++;
-		s.texts[at] = text;
-		s.pos[at] = i;
-		s.mods[at] = mc;
-		s.ks[at] = kc;
-		if (!(s.ss[at] = stir_schedule_read_from_mem(ctx, "(stir_tune)",
-		    text, len)))
-			rc = -1;
-		/* the inputs of the first candidate with the same ones */
-		size_t pn, qn;
-		const char *p = inputs_part(text, len, &pn);
-		s.inputs[at] = at;
-		for (int j = 0; j < at && s.inputs[at] == at; j++) {
-			const char *q = inputs_part(s.texts[j], strlen(s.texts[j]),
-				&qn);
-			if (pn == qn && !memcmp(p, q, pn))
-				s.inputs[at] = s.inputs[j];
+		make_all(w, cnt);
+		for (int j = 0; j < cnt; j++) {
+			if (rc == 0 && !w[j].sched) {
+				forward_diagnostics(ctx, w[j].ctx, w[j].cand);
+				rc = -1;
+			}
+			bool seen = false;
+			for (int q = 0; rc == 0 && q < s.n && !seen; q++)
+				seen = !strcmp(s.texts[q], w[j].sched);
+			if (rc < 0 || seen) {
+				free(w[j].sched);
+				stir_module_free(w[j].mod);
+				stir_ctx_free(w[j].ctx);
+				continue;
+			}
+			int at = s.n++;
+			s.texts[at] = w[j].sched;
+			s.pos[at] = i + j;
+			s.mods[at] = w[j].mod;
+			s.ctxs[at] = w[j].ctx;
+			s.ks[at] = w[j].kern;
+			if (!(s.ss[at] = stir_schedule_read_from_mem(ctx,
+			    "(stir_tune)", w[j].sched, w[j].len)))
+				rc = -1;
+			/* the inputs of the first candidate with the same ones */
+			size_t pn, qn;
+			const char *p = inputs_part(w[j].sched, w[j].len, &pn);
+			s.inputs[at] = at;
+			for (int q = 0; q < at && s.inputs[at] == at; q++) {
+				const char *o = inputs_part(s.texts[q],
+					strlen(s.texts[q]), &qn);
+				if (pn == qn && !memcmp(p, o, pn))
+					s.inputs[at] = s.inputs[q];
+			}
 		}
+		i += cnt;
 	}
+	free(w);
 	out->n_compiled = s.n;
 	/* the options a schedule file gives: the device's defaults */
 	stir_compile_options *co = calloc((size_t)(s.n ? s.n : 1), sizeof(*co));
@@ -278,8 +392,13 @@ static int tune_measure(stir_ctx *ctx, const stir_kernel *k,
 	if (rc == 0 && !co)
 		rc = no_memory(ctx);
 	if (rc == 0 && stir_gpu_kernel_compile_all(
-	    (const stir_kernel *const *)s.ks, co, s.n, 0, s.gks) != 0)
+	    (const stir_kernel *const *)s.ks, co, s.n, 0, s.gks) != 0) {
+		for (int i = 0; i < s.n; i++)
+			if (!s.gks[i])
+				forward_diagnostics(ctx, s.ctxs[i],
+					cands[s.pos[i]]);
 		rc = -1;
+	}
 	free(co);
 	*best = -1;
 	int won = -1;
@@ -363,8 +482,13 @@ static int tune_search(stir_ctx *ctx, const stir_kernel *program,
 			"recipe applies at %lld features", (long long)feat);
 		rc = -1;
 	}
-	if (rc == 0 && (tune_measure(ctx, program, name, a, feat, order, n,
-	    top, dev, budget_s, t0, opt->cache_dir, &best, out) < 0 ||
+	made src = { .feat = feat, .k = program,
+		.file = opt->program_file, .text = opt->program_file ?
+		opt->program_text : NULL, .text_len = opt->program_text ?
+		strlen(opt->program_text) : 0,
+		.kname = stir_kernel_get_name(program) };
+	if (rc == 0 && (tune_measure(ctx, program, &src, name, a, feat, order,
+	    n, top, dev, budget_s, t0, opt->cache_dir, &best, out) < 0 ||
 	    best < 0))
 		rc = -1;
 	if (rc == 0) {

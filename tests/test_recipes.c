@@ -5,8 +5,10 @@
  * which must fail with diagnostics, not crash.  The kernels the recipes
  * make are run in the emulator by test_cuda_emu and on the GPU by
  * bench_spmm and bench_sddmm. */
+#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <stir/stir.h>
 #include "tests/testutil.h"
 
@@ -699,6 +701,73 @@ START_TEST(test_tune_api)
 }
 END_TEST
 
+/* dir: the compiled kernels in kernel cache "dir". */
+static int kernels_cached(const char *dir)
+{
+	DIR *d = opendir(dir);
+	int n = 0;
+	for (struct dirent *e; d && (e = readdir(d)); )
+		n += strlen(e->d_name) > 3 &&
+			!strcmp(e->d_name + strlen(e->d_name) - 3, ".kc");
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* The measured search on the fake driver of the tests (which runs no
+ * NVRTC code, so that the search stops, with diagnostics, when it loads
+ * the first candidate): its candidates scheduled on threads, each on the
+ * program read from its text, are compiled by NVRTC into the kernel
+ * cache; scheduled one after another on copies of the program, they are
+ * the same kernels, found in the cache.  Skipped without NVRTC. */
+START_TEST(test_tune_search_fake)
+{
+	const char *b = getenv("STIR_BUILDDIR");
+	char fake[4096], file[4096];
+	snprintf(fake, sizeof(fake), "%s/tests/.libs/libfakecuda.so",
+		b ? b : ".");
+	if (!stir_nvrtc_is_available() || access(fake, R_OK) != 0)
+		return;
+	ck_assert_int_eq(setenv("STIR_LIBCUDA", fake, 1), 0);
+	ck_assert_int_eq(unsetenv("STIR_NO_CACHE"), 0);
+	char dir[] = "/tmp/stir-tune-fake-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_module *m;
+	snprintf(file, sizeof(file), "%s", test_path("examples/csrmm.stir"));
+	stir_kernel *k = read_kernel(ctx, "examples/csrmm.stir", "csrmm", &m);
+	stir_csr *a = stir_mtx_read_from_file(ctx,
+		test_path("examples/data/cora.mtx.gz"));
+	ck_assert_ptr_nonnull(a);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *in = fopen(file, "r"), *mf = open_memstream(&text, &len);
+	for (int ch; (ch = getc(in)) != EOF; )
+		putc(ch, mf);
+	fclose(in);
+	fclose(mf);
+	stir_tune_options opt = { .feat = 16, .top = 2, .no_record = true,
+		.cache_dir = dir, .program_text = text, .program_file = file };
+	stir_tune_result r;
+	for (int seq = 0; seq < 2; seq++) {
+		if (seq)
+			opt.program_file = NULL;
+		ck_assert_int_eq(stir_tune(ctx, k, a, &opt, &r), -1);
+		ck_assert_ptr_null(r.schedule);
+		ck_assert(diagnosed(ctx, "has no kernel"));
+		ck_assert_int_eq(kernels_cached(dir), 2);
+		stir_ctx_clear_diagnostics(ctx);
+	}
+	free(text);
+	stir_csr_free(a);
+	stir_module_free(m);
+	stir_ctx_free(ctx);
+	char cmd[100];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 static Suite *recipes_suite(void)
 {
 	Suite *s = suite_create("recipes");
@@ -714,6 +783,7 @@ static Suite *recipes_suite(void)
 	tcase_add_test(tc, test_tune_candidate_file);
 	tcase_add_test(tc, test_tune_api);
 	tcase_add_test(tc, test_tune_candidates_read_back);
+	tcase_add_test(tc, test_tune_search_fake);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1806,6 +1806,7 @@ static char *run_schedule_text(stir_ctx *ctx, const options *o,
 		char *prog = file_text(o->file);
 		stir_tune_options opt = { .feat = feat, .model_only = !use_cuda(o),
 			.budget_s = o->budget_s, .program_text = prog,
+			.program_file = o->file,
 			.matrix_name = o->mtx[0].name };
 		stir_tune_result r;
 		if (prog && stir_tune(ctx, k, a, &opt, &r) == 0) {
@@ -2054,7 +2055,8 @@ static int cmd_tune(int argc, char **argv)
 		rc = EXIT_WRONG;
 	stir_tune_options opt = { .feat = feat, .model_only = model_only,
 		.no_record = no_record, .budget_s = budget_s, .top = (int)top,
-		.sms = (int)sms, .program_text = text, .matrix_name = mname };
+		.sms = (int)sms, .program_text = text, .program_file = file,
+		.matrix_name = mname };
 	stir_tune_result r = { 0 };
 	if (rc == 0 && stir_tune(ctx, k, a, &opt, &r) < 0)
 		rc = EXIT_WRONG;

@@ -51,6 +51,12 @@ typedef struct stir_tune_options {
 	 * kernel as printed (stir_kernel_to_str).  `stirc` passes the file's
 	 * text. */
 	const char *program_text;
+	/* With program_text, the name the program was read under
+	 * (stir_module_read_from_file's path): the search then schedules its
+	 * candidates on a thread per processor, each on the program read
+	 * from that text in a context of its own (the same kernel, source
+	 * locations included); NULL: one after another on copies. */
+	const char *program_file;
 	/* The kernel's tensor the matrix binds to; NULL: "A" for the SpMM,
 	 * "S" for the SDDMM. */
 	const char *matrix_name;
