@@ -2,20 +2,24 @@
 """The tuner against the exhaustive search, on one GPU, in one call.
 
 For every graph (the .mtx.gz files of the data directory and of its
-suitesparse/, or those --graphs names) and feature size (--features), in
-this order:
+suitesparse/, or those --graphs names), one after another:
 
-1. bench_spmm (the exhaustive search: every candidate of the hybrid SpMM
-   timed, the median of 100 runs with the L2 cache flushed before each, and
-   cuSPARSE's best algorithm) for all graphs and features at once, its
-   kernels compiled into the work directory's kernel cache;
-2. `stirc tune PROGRAM --mtx A=G --size feat=F` for each case with an empty
-   tuning record: for the first --cold cases of each feature size with an
-   empty kernel cache too (cold: every candidate compiled by NVRTC), for
-   the others with the kernel cache step 1 filled (the kernels cached: the
-   issue's <= 3 s target); its wall time, the candidate and its time (the
-   median of 100, re-measured as the benchmark measures);
+1. bench_spmm on the graph at every feature size of --features (the
+   exhaustive search: every candidate of the hybrid SpMM timed, the median
+   of --reps runs, default 100, with the L2 cache flushed before each, and
+   cuSPARSE's best algorithm), its kernels compiled into the work
+   directory's kernel cache (the first graph compiles them; no kernel
+   depends on the graph);
+2. at each feature size, `stirc tune PROGRAM --mtx A=G --size feat=F` with
+   an empty tuning record: for the first --cold graphs with an empty kernel
+   cache too (cold: every candidate compiled by NVRTC), for the others with
+   the kernel cache step 1 filled (the kernels cached: the issue's <= 3 s
+   target); its wall time, the candidate and its time (the median of 100,
+   re-measured as the benchmark measures);
 3. the same command again: a record hit, its wall time.
+
+Each case is printed when it is done, so that a call cut short keeps what
+it measured.
 
 It prints a line per case -- the tuned time over the exhaustive best and
 cuSPARSE's time over the tuned one -- then the fraction of cases within 3%
@@ -26,7 +30,7 @@ different processes on the same card: differences of 1-2% are noise.
 usage: bench/tune_eval.py [--stirc build/tools/stirc]
          [--bench build/bench/bench_spmm] [--program examples/csrmm.stir]
          [--data ../shared/data] [--graphs NAME,..] [--features 32,64,..]
-         [--cold 1] [--work DIR] [--json FILE]
+         [--cold 1] [--reps 100] [--work DIR] [--json FILE]
 """
 import argparse
 import glob
@@ -91,6 +95,8 @@ def main():
     ap.add_argument("--cold", type=int, default=1,
                     help="cases per feature size tuned with an empty "
                     "kernel cache (default 1)")
+    ap.add_argument("--reps", type=int, default=100,
+                    help="bench_spmm's timed runs (default 100)")
     ap.add_argument("--work", default="")
     ap.add_argument("--json", default="")
     ap.add_argument("--timeout", type=float, default=600)
@@ -101,31 +107,35 @@ def main():
     cache = os.path.join(work, "cache")
     os.makedirs(cache, exist_ok=True)
 
-    # 1. the exhaustive search and cuSPARSE
-    ex_json = os.path.join(work, "exhaustive.json")
-    t0 = time.monotonic()
-    p = subprocess.run([args.bench, "--no-csr", "--features",
-                        ",".join(map(str, feats)), "--program", args.program,
-                        "--json", ex_json] + [f for _, f in graphs],
-                       env=dict(os.environ, STIR_CACHE_DIR=cache),
-                       capture_output=True, text=True)
-    if p.returncode != 0:
-        sys.exit("tune_eval: bench_spmm failed (exit %d):\n%s" %
-                 (p.returncode, p.stderr[-3000:]))
-    print("# bench_spmm (exhaustive, %d graphs x %d feature sizes): %.0f s" %
-          (len(graphs), len(feats), time.monotonic() - t0))
-    ex = json.load(open(ex_json))
-    device = ex.get("device", "?")
-    best = {(r["graph"], r["features"]): r for r in ex["results"]}
-
-    # 2, 3. the tuner, cold or with the kernels cached, then a record hit
     cases = []
-    print("# device: %s" % device)
+    device = "?"
     print("%-26s %4s %9s %9s %7s %9s %7s %6s %8s %6s %5s" %
           ("graph", "feat", "tuned_ms", "best_ms", "t/best", "cusp_ms",
            "cusp/t", "kernel", "wall_s", "hit_s", "nvrtc"))
-    for f in feats:
-        for i, (name, path) in enumerate(graphs):
+    for i, (name, path) in enumerate(graphs):
+        # 1. the exhaustive search and cuSPARSE on this graph
+        ex_json = os.path.join(work, "exhaustive-%s.json" % name)
+        t0 = time.monotonic()
+        p = subprocess.run([args.bench, "--no-csr", "--features",
+                            ",".join(map(str, feats)), "--reps",
+                            str(args.reps), "--program", args.program,
+                            "--json", ex_json, path],
+                           env=dict(os.environ, STIR_CACHE_DIR=cache),
+                           capture_output=True, text=True)
+        if p.returncode != 0:
+            print("# %s: bench_spmm failed (exit %d): %s" %
+                  (name, p.returncode, p.stderr[-500:].replace("\n", " ")))
+            for f in feats:
+                cases.append({"graph": name, "features": f, "failed": True})
+            continue
+        ex = json.load(open(ex_json))
+        if device == "?":
+            device = ex.get("device", "?")
+            print("# device: %s" % device)
+        print("# %s: bench_spmm %.1f s" % (name, time.monotonic() - t0))
+        best = {r["features"]: r for r in ex["results"]}
+        # 2, 3. the tuner, cold or with the kernels cached, then a hit
+        for f in feats:
             cold = i < args.cold
             cdir = os.path.join(work, "cold-%d-%d" % (f, i)) if cold else cache
             shutil.rmtree(os.path.join(cdir, "tune"), ignore_errors=True)
@@ -133,8 +143,8 @@ def main():
             before = kernels_in(cdir)
             t = run_tune(args, path, f, cdir)
             hit = run_tune(args, path, f, cdir) if t else None
-            b = best.get((name, f))
-            if not t or not b or t[2] is None:
+            b = best.get(f)
+            if not t or not b:
                 print("%-26s %4d  failed" % (name, f))
                 cases.append({"graph": name, "features": f, "failed": True})
                 continue
@@ -154,6 +164,9 @@ def main():
                    "%.2f" % c["hit_s"] if c["hit_s"] is not None else "-",
                    c["compiled"]))
             sys.stdout.flush()
+        if args.json:
+            json.dump({"device": device, "cases": cases},
+                      open(args.json, "w"), indent=1)
 
     ok = [c for c in cases if not c.get("failed")]
     if not ok:
