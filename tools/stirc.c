@@ -68,6 +68,7 @@ static const char usage_main[] =
 "  print   print a program in canonical form, at any stage\n"
 "  cuda    print the CUDA C of a kernel, and compile it with NVRTC\n"
 "  run     execute a kernel on host arrays, at any stage, or on the GPU\n"
+"          (--tune: tune it first for its matrix and feature size)\n"
 "  verify  run a program at every stage (and on the GPU) on random inputs\n"
 "          and compare\n"
 "  tune    pick a recipe's schedule for a program, a matrix and a feature\n"
