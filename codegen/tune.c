@@ -278,7 +278,9 @@ typedef struct search {
 	char **texts;
 	int *pos;                  /* its position in the model's order */
 	stir_bindings **bs;        /* its inputs; NULL where an earlier
-	                              candidate's serve (inputs_part equal) */
+	                              candidate's serve (inputs_part equal),
+	                              and once no later candidate and not
+	                              the fastest so far needs them */
 	int *inputs;               /* the candidate whose bs[] it takes */
 } search;
 
@@ -419,6 +421,17 @@ static int tune_measure(stir_ctx *ctx, const stir_kernel *k,
 			if (won < 0 || ms < out->time_ms) {
 				won = i;
 				out->time_ms = ms;
+			}
+		}
+		/* keep the inputs only while a later candidate or the
+		 * fastest so far needs them (each holds the dense operands) */
+		for (int g = 0; g <= i; g++) {
+			bool needed = s.bs[g] && won >= 0 && s.inputs[won] == g;
+			for (int j = i + 1; j < s.n && s.bs[g] && !needed; j++)
+				needed = s.inputs[j] == g;
+			if (s.bs[g] && !needed) {
+				stir_bindings_free(s.bs[g]);
+				s.bs[g] = NULL;
 			}
 		}
 	}
