@@ -135,24 +135,42 @@ static int tune_key(const stir_kernel *k, const stir_csr *a,
 	return 0;
 }
 
-/* k, name, a, feat, s: the inputs of a candidate of schedule s for
- * stage I kernel k: matrix "a" bound to tensor "name" at "feat" features,
- * random dense inputs (seed 1), the outputs, and the formats s's
- * decompositions make, built on the host.  NULL with diagnostics. */
-static stir_bindings *candidate_inputs(const stir_kernel *k,
-	const char *name, const stir_csr *a, int64_t feat,
-	const stir_schedule *s)
+/* k, name, a, feat, s: the inputs every candidate of the search shares,
+ * for stage I kernel k: matrix "a" bound to tensor "name" at "feat"
+ * features, the sizes schedule s specializes (the same in every
+ * candidate's), random dense inputs (seed 1) and the outputs.  NULL with
+ * diagnostics. */
+static stir_bindings *shared_inputs(const stir_kernel *k, const char *name,
+	const stir_csr *a, int64_t feat, const stir_schedule *s)
 {
 	stir_bindings *b = stir_bindings_alloc();
 	if (b && stir_bindings_set_size(b, "feat", feat) == 0 &&
 	    stir_schedule_bind_sizes(s, b) == 0 &&
 	    stir_kernel_bind_csr(k, b, name, a) == 0 &&
 	    stir_kernel_bind_random(k, b, 1) == 0 &&
-	    stir_kernel_bind_outputs(k, b) == 0 &&
-	    stir_schedule_bind_formats(s, k, b) == 0)
+	    stir_kernel_bind_outputs(k, b) == 0)
 		return b;
 	stir_bindings_free(b);
 	return NULL;
+}
+
+/* b, n0, k, s: make b, whose first n0 arrays are shared_inputs', the
+ * inputs of a candidate of schedule s: the arrays bound after those
+ * removed (a format built for another candidate), then the formats s's
+ * decompositions make, built on the host from k's arrays.  0, or -1 with
+ * diagnostics. */
+static int bind_candidate_formats(stir_bindings *b, int n0,
+	const stir_kernel *k, const stir_schedule *s)
+{
+	while (stir_bindings_n_arrays(b) > n0) {
+		int last = stir_bindings_n_arrays(b) - 1;
+		char *name = strdup(stir_bindings_get_array_name(b, last));
+		if (!name)
+			return -1;
+		stir_bindings_remove_array(b, name);
+		free(name);
+	}
+	return stir_schedule_bind_formats(s, k, b);
 }
 
 /* b, gk, dev, reps, ms: time candidate gk on dev with inputs b, in a run
@@ -277,11 +295,8 @@ typedef struct search {
 	stir_gpu_kernel **gks;
 	char **texts;
 	int *pos;                  /* its position in the model's order */
-	stir_bindings **bs;        /* its inputs; NULL where an earlier
-	                              candidate's serve (inputs_part equal),
-	                              and once no later candidate and not
-	                              the fastest so far needs them */
-	int *inputs;               /* the candidate whose bs[] it takes */
+	int *inputs;               /* the first candidate with the same
+	                              inputs (inputs_part equal) */
 } search;
 
 /* s: free what s holds. */
@@ -293,10 +308,8 @@ static void search_free(search *s)
 		stir_module_free(s->mods[i]);
 		stir_ctx_free(s->ctxs[i]);
 		free(s->texts[i]);
-		stir_bindings_free(s->bs[i]);
 	}
 	free(s->ctxs);
-	free(s->bs);
 	free(s->inputs);
 	free(s->mods);
 	free(s->ss);
@@ -328,12 +341,11 @@ static int tune_measure(stir_ctx *ctx, const stir_kernel *k,
 	s.gks = calloc((size_t)top, sizeof(*s.gks));
 	s.texts = calloc((size_t)top, sizeof(*s.texts));
 	s.pos = calloc((size_t)top, sizeof(*s.pos));
-	s.bs = calloc((size_t)top, sizeof(*s.bs));
 	s.inputs = calloc((size_t)top, sizeof(*s.inputs));
 	out->timed_cand = calloc((size_t)top, sizeof(*out->timed_cand));
 	out->timed_ms = calloc((size_t)top, sizeof(*out->timed_ms));
 	made *w = calloc((size_t)top, sizeof(*w));
-	int rc = w && s.ctxs && s.mods && s.ss && s.ks && s.gks && s.texts && s.pos && s.bs &&
+	int rc = w && s.ctxs && s.mods && s.ss && s.ks && s.gks && s.texts && s.pos &&
 		s.inputs && out->timed_cand && out->timed_ms ? 0 : no_memory(ctx);
 	/* the first "top" candidates whose schedule files differ, scheduled
 	 * a wave at a time (as many as may still be kept); the kernel each
@@ -403,18 +415,40 @@ static int tune_measure(stir_ctx *ctx, const stir_kernel *k,
 	}
 	free(co);
 	*best = -1;
-	int won = -1;
-	for (int i = 0; rc == 0 && i < s.n; i++) {
-		if (i > 0 && elapsed_s(t0) > budget_s)
+	int won = -1, bound = -1, n0 = 0;
+	/* one set of inputs: the dense operands drawn once, each distinct
+	 * format built when its first candidate is timed (and again for the
+	 * winner's re-measurement when another's came since) */
+	stir_bindings *b = rc == 0 && s.n > 0 ? shared_inputs(k, name, a, feat,
+		s.ss[0]) : NULL;
+	if (rc == 0 && s.n > 0 && !b)
+		rc = -1;
+	if (b)
+		n0 = stir_bindings_n_arrays(b);
+	for (int i = 0; rc == 0 && i <= s.n; i++) {
+		bool final = i == s.n || (i > 0 && elapsed_s(t0) > budget_s);
+		int c = final ? won : i;
+		if (c < 0)
 			break;
+		if (s.inputs[c] != bound) {
+			if (bind_candidate_formats(b, n0, k, s.ss[c]) < 0)
+				rc = -1;
+			bound = s.inputs[c];
+		}
 		double ms;
-		int in = s.inputs[i];
-		if (!s.bs[in] && !(s.bs[in] = candidate_inputs(k, name, a, feat,
-		    s.ss[in])))
-			rc = -1;
 		if (rc == 0)
-			rc = time_candidate(s.bs[in], s.gks[i], dev,
-				STIR_TUNE_SEARCH_REPS, &ms);
+			rc = time_candidate(b, s.gks[c], dev, final ?
+				STIR_TUNE_FINAL_REPS : STIR_TUNE_SEARCH_REPS, &ms);
+		if (rc == 0 && final) {
+			/* the winner, re-measured in a fresh run as the
+			 * benchmarks time; its schedule file is the result */
+			*best = s.pos[won];
+			out->time_ms = ms;
+			out->schedule = s.texts[won];
+			out->schedule_len = strlen(s.texts[won]);
+			s.texts[won] = NULL;
+			break;
+		}
 		if (rc == 0) {
 			out->timed_cand[out->n_timed] = cands[s.pos[i]];
 			out->timed_ms[out->n_timed++] = ms;
@@ -423,28 +457,8 @@ static int tune_measure(stir_ctx *ctx, const stir_kernel *k,
 				out->time_ms = ms;
 			}
 		}
-		/* keep the inputs only while a later candidate or the
-		 * fastest so far needs them (each holds the dense operands) */
-		for (int g = 0; g <= i; g++) {
-			bool needed = s.bs[g] && won >= 0 && s.inputs[won] == g;
-			for (int j = i + 1; j < s.n && s.bs[g] && !needed; j++)
-				needed = s.inputs[j] == g;
-			if (s.bs[g] && !needed) {
-				stir_bindings_free(s.bs[g]);
-				s.bs[g] = NULL;
-			}
-		}
 	}
-	/* the winner re-measured in a fresh run, as the benchmarks time */
-	if (rc == 0 && won >= 0) {
-		*best = s.pos[won];
-		rc = time_candidate(s.bs[s.inputs[won]], s.gks[won], dev,
-			STIR_TUNE_FINAL_REPS, &out->time_ms);
-		/* its schedule file is the result */
-		out->schedule = s.texts[won];
-		out->schedule_len = strlen(s.texts[won]);
-		s.texts[won] = NULL;
-	}
+	stir_bindings_free(b);
 	search_free(&s);
 	return rc;
 }

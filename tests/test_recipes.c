@@ -701,6 +701,93 @@ START_TEST(test_tune_api)
 }
 END_TEST
 
+/* The search draws the dense operands once and swaps the candidates'
+ * formats in the same bindings (codegen/tune.c, bind_candidate_formats):
+ * the arrays bound after the shared ones removed, another candidate's
+ * format bound, the bindings hold exactly what a fresh binding of that
+ * candidate holds (the sizes the other format left behind aside). */
+START_TEST(test_tune_swap_formats)
+{
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_module *m;
+	stir_kernel *k = read_kernel(ctx, "examples/csrmm.stir", "csrmm", &m);
+	stir_csr *a = stir_mtx_read_from_file(ctx,
+		test_path("tests/data/graphs/small.mtx"));
+	ck_assert_ptr_nonnull(a);
+	/* two candidates of different formats at 32 features */
+	int c1 = -1, c2 = -1;
+	for (int i = 0; i < stir_spmm_hybrid_n_candidates() && c2 < 0; i++) {
+		const stir_spmm_hybrid_params *p = stir_spmm_hybrid_get_candidate(i);
+		if (!stir_spmm_hybrid_fits(p, 32))
+			continue;
+		if (c1 < 0 && p->nb >= 4 && p->c == 1)
+			c1 = i;
+		else if (c1 >= 0 && p->nb != stir_spmm_hybrid_get_candidate(c1)->nb)
+			c2 = i;
+	}
+	ck_assert_int_ge(c2, 0);
+	stir_schedule *s[2];
+	const int cands[2] = { c1, c2 };
+	for (int t = 0; t < 2; t++) {
+		stir_module *cm;
+		stir_kernel *c = stir_kernel_copy(k, &cm);
+		ck_assert_int_eq(stir_tune_apply_candidate(c, 32, cands[t]), 0);
+		char *text = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&text, &len);
+		ck_assert_int_eq(stir_kernel_print_schedule(c, f), 0);
+		fclose(f);
+		s[t] = stir_schedule_read_from_mem(ctx, "c.yaml", text, len);
+		ck_assert_ptr_nonnull(s[t]);
+		free(text);
+		stir_module_free(cm);
+	}
+	stir_bindings *b[2];
+	for (int t = 0; t < 2; t++) {
+		b[t] = stir_bindings_alloc();
+		ck_assert_int_eq(stir_bindings_set_size(b[t], "feat", 32), 0);
+		ck_assert_int_eq(stir_kernel_bind_csr(k, b[t], "A", a), 0);
+		ck_assert_int_eq(stir_kernel_bind_random(k, b[t], 1), 0);
+		ck_assert_int_eq(stir_kernel_bind_outputs(k, b[t]), 0);
+	}
+	int n0 = stir_bindings_n_arrays(b[0]);
+	/* b[0]: c1's format, removed, then c2's; b[1]: c2's alone */
+	ck_assert_int_eq(stir_schedule_bind_formats(s[0], k, b[0]), 0);
+	ck_assert_int_gt(stir_bindings_n_arrays(b[0]), n0);
+	while (stir_bindings_n_arrays(b[0]) > n0) {
+		char *name = strdup(stir_bindings_get_array_name(b[0],
+			stir_bindings_n_arrays(b[0]) - 1));
+		stir_bindings_remove_array(b[0], name);
+		free(name);
+	}
+	ck_assert_int_eq(stir_schedule_bind_formats(s[1], k, b[0]), 0);
+	ck_assert_int_eq(stir_schedule_bind_formats(s[1], k, b[1]), 0);
+	ck_assert_int_eq(stir_bindings_n_arrays(b[0]),
+		stir_bindings_n_arrays(b[1]));
+	for (int i = 0; i < stir_bindings_n_arrays(b[1]); i++) {
+		const char *name = stir_bindings_get_array_name(b[1], i);
+		const stir_array *x = stir_bindings_get_array(b[0], name);
+		ck_assert_msg(x != NULL, "%s missing", name);
+		ck_assert_int_eq(stir_array_compare(x,
+			stir_bindings_get_array(b[1], name), NULL, NULL), 0);
+	}
+	for (int i = 0; i < stir_bindings_n_sizes(b[1]); i++) {
+		const char *name = stir_bindings_get_size_name(b[1], i);
+		int64_t v0, v1;
+		ck_assert(stir_bindings_get_size(b[0], name, &v0));
+		stir_bindings_get_size(b[1], name, &v1);
+		ck_assert_int_eq(v0, v1);
+	}
+	for (int t = 0; t < 2; t++) {
+		stir_bindings_free(b[t]);
+		stir_schedule_free(s[t]);
+	}
+	stir_csr_free(a);
+	stir_module_free(m);
+	stir_ctx_free(ctx);
+}
+END_TEST
+
 /* dir: the compiled kernels in kernel cache "dir". */
 static int kernels_cached(const char *dir)
 {
@@ -784,6 +871,7 @@ static Suite *recipes_suite(void)
 	tcase_add_test(tc, test_tune_api);
 	tcase_add_test(tc, test_tune_candidates_read_back);
 	tcase_add_test(tc, test_tune_search_fake);
+	tcase_add_test(tc, test_tune_swap_formats);
 	suite_add_tcase(s, tc);
 	return s;
 }
