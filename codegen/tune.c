@@ -271,6 +271,25 @@ static void make_all(made *w, int n)
 	free(t);
 }
 
+/* w: whether w->text, read under w->file, holds kernel w->kname as
+ * w->k is (printed alike): else (a compressed file's bytes, another
+ * program) the candidates are scheduled on copies of w->k. */
+static bool text_is_program(const made *w)
+{
+	stir_ctx *c = stir_ctx_alloc();
+	stir_module *m = c ? stir_module_read_from_mem(c, w->file, w->text,
+		w->text_len) : NULL;
+	stir_kernel *k = m ? stir_module_find_kernel(m, w->kname) : NULL;
+	char *a = k ? stir_kernel_to_str(k) : NULL;
+	char *b = a ? stir_kernel_to_str(w->k) : NULL;
+	bool same = a && b && !strcmp(a, b);
+	free(a);
+	free(b);
+	stir_module_free(m);
+	stir_ctx_free(c);
+	return same;
+}
+
 /* ctx, from, cand: say in ctx that candidate "cand" failed, with the
  * diagnostics of its own context "from" (nothing when NULL: they are in
  * ctx already). */
@@ -514,6 +533,8 @@ static int tune_search(stir_ctx *ctx, const stir_kernel *program,
 		opt->program_text : NULL, .text_len = opt->program_text ?
 		strlen(opt->program_text) : 0,
 		.kname = stir_kernel_get_name(program) };
+	if (src.text && !text_is_program(&src))
+		src.text = NULL;
 	if (rc == 0 && (tune_measure(ctx, program, &src, name, a, feat, order,
 	    n, top, dev, budget_s, t0, opt->cache_dir, &best, out) < 0 ||
 	    best < 0))

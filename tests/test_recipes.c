@@ -805,8 +805,9 @@ static int kernels_cached(const char *dir)
  * NVRTC code, so that the search stops, with diagnostics, when it loads
  * the first candidate): its candidates scheduled on threads, each on the
  * program read from its text, are compiled by NVRTC into the kernel
- * cache; scheduled one after another on copies of the program, they are
- * the same kernels, found in the cache.  Skipped without NVRTC. */
+ * cache; scheduled one after another on copies of the program (also when
+ * the text given is not the program's), they are the same kernels, found
+ * in the cache.  Skipped without NVRTC. */
 START_TEST(test_tune_search_fake)
 {
 	const char *b = getenv("STIR_BUILDDIR");
@@ -836,9 +837,14 @@ START_TEST(test_tune_search_fake)
 	stir_tune_options opt = { .feat = 16, .top = 2, .no_record = true,
 		.cache_dir = dir, .program_text = text, .program_file = file };
 	stir_tune_result r;
-	for (int seq = 0; seq < 2; seq++) {
-		if (seq)
+	/* threads, copies, and a text that is not the program (the copies) */
+	for (int seq = 0; seq < 3; seq++) {
+		if (seq == 1)
 			opt.program_file = NULL;
+		if (seq == 2) {
+			opt.program_file = file;
+			opt.program_text = "kernel csrmm() {}";
+		}
 		ck_assert_int_eq(stir_tune(ctx, k, a, &opt, &r), -1);
 		ck_assert_ptr_null(r.schedule);
 		ck_assert(diagnosed(ctx, "has no kernel"));

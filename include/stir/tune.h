@@ -55,7 +55,9 @@ typedef struct stir_tune_options {
 	 * (stir_module_read_from_file's path): the search then schedules its
 	 * candidates on a thread per processor, each on the program read
 	 * from that text in a context of its own (the same kernel, source
-	 * locations included); NULL: one after another on copies. */
+	 * locations included) -- when that text holds the kernel as given
+	 * (printed alike; not, say, a compressed file's bytes); NULL: one
+	 * after another on copies. */
 	const char *program_file;
 	/* The kernel's tensor the matrix binds to; NULL: "A" for the SpMM,
 	 * "S" for the SDDMM. */
