@@ -778,6 +778,19 @@ START_TEST(test_tune_swap_formats)
 		stir_bindings_get_size(b[1], name, &v1);
 		ck_assert_int_eq(v0, v1);
 	}
+	/* c2's kernel at stage III takes the swapped binding (the sizes c1's
+	 * format left behind do not matter) and computes what it computes
+	 * on the fresh one */
+	stir_module *m2;
+	stir_kernel *k2 = stir_kernel_copy(k, &m2);
+	ck_assert_int_eq(stir_tune_apply_candidate(k2, 32, c2), 0);
+	for (int t = 0; t < 2; t++) {
+		ck_assert_int_eq(stir_kernel_check_bindings(k2, b[t]), 0);
+		ck_assert_int_eq(stir_kernel_interpret(k2, b[t]), 0);
+	}
+	ck_assert_int_eq(stir_array_compare(stir_bindings_get_array(b[0], "C"),
+		stir_bindings_get_array(b[1], "C"), NULL, NULL), 0);
+	stir_module_free(m2);
 	for (int t = 0; t < 2; t++) {
 		stir_bindings_free(b[t]);
 		stir_schedule_free(s[t]);
