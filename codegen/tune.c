@@ -1,9 +1,11 @@
 /* The tuner in one call (include/stir/tune.h, docs/recipes.md "The
  * tuner"): the tuning record, the cost model's pick, or the measured
- * search -- the model's best candidates, each printed as its schedule file
- * and read back, compiled at once on a pool of threads, timed on the GPU
- * as the benchmarks time them.  Here rather than in schedule/recipes/
- * because the search compiles and runs kernels (codegen/gpu.c). */
+ * search -- the model's best candidates, each scheduled by its recipe (on
+ * threads) and printed as its schedule file, compiled at once on a pool
+ * of threads, timed on the GPU as the benchmarks time them on the inputs
+ * their schedule files, read back, make.  Here rather than in
+ * schedule/recipes/ because the search compiles and runs kernels
+ * (codegen/gpu.c). */
 #include <ctype.h>
 #include <pthread.h>
 #include <stdio.h>
