@@ -28,4 +28,18 @@ STIR_SRCDIR=$srcdir STIR_LIBCUDA=/nonexistent "$build/examples/rgcn" \
 grep -q "nodes per predicted class" "$tmp/rgcn" || { echo "FAIL: rgcn classes"; fail=1; }
 STIR_SRCDIR=$srcdir "$build/examples/rgcn" "$srcdir/tests/data/graphs/small.hetero" 0 \
 	> /dev/null 2>&1 && { echo "FAIL: rgcn took size 0"; fail=1; }
+# stir_tune from C (examples/tune.c): the model's pick without a GPU, run
+# and checked; a second call is a record hit
+for p in csrmm:16 sddmm:16 sddmm_rows:8; do
+	STIR_CACHE_DIR="$tmp/cache" STIR_LIBCUDA=/nonexistent "$build/examples/tune" \
+		"$srcdir/examples/${p%:*}.stir" "$srcdir/examples/data/cora.mtx.gz" \
+		"${p#*:}" > "$tmp/tune" 2>&1 || { cat "$tmp/tune"; fail=1; }
+	grep -q "from the cost model" "$tmp/tune" &&
+		grep -q "stage III on the host.*: ok$" "$tmp/tune" ||
+		{ echo "FAIL: tune $p"; cat "$tmp/tune"; fail=1; }
+done
+STIR_CACHE_DIR="$tmp/cache" STIR_LIBCUDA=/nonexistent "$build/examples/tune" \
+	"$srcdir/examples/csrmm.stir" "$srcdir/examples/data/cora.mtx.gz" 16 \
+	> "$tmp/tune" 2>&1 || fail=1
+grep -q "from the tuning record" "$tmp/tune" || { echo "FAIL: tune record"; cat "$tmp/tune"; fail=1; }
 exit $fail

@@ -5,6 +5,10 @@
  * which must fail with diagnostics, not crash.  The kernels the recipes
  * make are run in the emulator by test_cuda_emu and on the GPU by
  * bench_spmm and bench_sddmm. */
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 #include <stir/stir.h>
 #include "tests/testutil.h"
 
@@ -509,6 +513,367 @@ START_TEST(test_tune_candidate_file)
 }
 END_TEST
 
+/* The measured search (codegen/tune.c) compiles the kernel a recipe made
+ * and builds its inputs from the schedule file it printed: for every
+ * candidate of every recipe, the kernel that file gives, read back and
+ * applied as `stirc run --schedule` applies it, emits the same CUDA. */
+START_TEST(test_tune_candidates_read_back)
+{
+	const char *files[] = { "examples/csrmm.stir", "examples/sddmm.stir",
+		"examples/sddmm_rows.stir" };
+	const char *names[] = { "csrmm", "sddmm", "sddmm_rows" };
+	const int64_t feats[] = { 64, 32, 32 };
+	int checked = 0;
+	for (int t = 0; t < 3; t++) {
+		stir_ctx *ctx = stir_ctx_alloc();
+		stir_module *m;
+		stir_kernel *k = read_kernel(ctx, files[t], names[t], &m);
+		stir_tune_recipe r = stir_tune_recipe_of(k);
+		int n = r == STIR_TUNE_SPMM ? stir_spmm_hybrid_n_candidates() :
+			stir_sddmm_n_candidates();
+		for (int i = 0; i < n; i++) {
+			if (r == STIR_TUNE_SPMM ? !stir_spmm_hybrid_fits(
+			    stir_spmm_hybrid_get_candidate(i), feats[t]) :
+			    stir_sddmm_get_candidate(i)->rows !=
+			    (r == STIR_TUNE_SDDMM_ROWS))
+				continue;
+			stir_module *m1, *m2;
+			stir_kernel *k1 = stir_kernel_copy(k, &m1);
+			ck_assert_int_eq(stir_tune_apply_candidate(k1, feats[t], i), 0);
+			char *text = NULL;
+			size_t len = 0;
+			FILE *out = open_memstream(&text, &len);
+			ck_assert_int_eq(stir_kernel_print_schedule(k1, out), 0);
+			fclose(out);
+			stir_kernel *k2 = stir_kernel_copy(k, &m2);
+			stir_schedule *s = stir_schedule_read_from_mem(ctx,
+				"tuned.yaml", text, len);
+			ck_assert_ptr_nonnull(s);
+			ck_assert_int_eq(stir_schedule_prepare_for_gpu(s, k2), 0);
+			char *c1 = stir_kernel_to_cuda(k1), *c2 = stir_kernel_to_cuda(k2);
+			ck_assert_ptr_nonnull(c1);
+			ck_assert_str_eq(c2, c1);
+			checked++;
+			free(c1);
+			free(c2);
+			free(text);
+			stir_schedule_free(s);
+			stir_module_free(m1);
+			stir_module_free(m2);
+		}
+		stir_module_free(m);
+		stir_ctx_free(ctx);
+	}
+	ck_assert_int_ge(checked, 40);
+}
+END_TEST
+
+/* ctx, what: whether ctx's diagnostics mention "what". */
+static bool diagnosed(stir_ctx *ctx, const char *what)
+{
+	char *d = stir_ctx_diagnostics_to_str(ctx);
+	bool has = d && strstr(d, what);
+	free(d);
+	return has;
+}
+
+/* stir_tune (include/stir/tune.h) without a GPU: the model's pick as a
+ * schedule file that applies to the program, the same as
+ * stir_tune_model_apply's; stored, then a record hit with the same text;
+ * no_record and another program text miss; the SDDMM by rows; bad calls
+ * refused with diagnostics, the measured search without a driver too. */
+START_TEST(test_tune_api)
+{
+	char dir[] = "/tmp/stir-tune-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_module *m, *m2, *cm = NULL;
+	stir_kernel *k = read_kernel(ctx, "examples/csrmm.stir", "csrmm", &m);
+	stir_csr *a = stir_mtx_read_from_file(ctx,
+		test_path("examples/data/cora.mtx.gz"));
+	ck_assert_ptr_nonnull(a);
+	char *before = stir_kernel_to_str(k);
+
+	/* the model's pick, as stir_tune_model_apply schedules it */
+	stir_kernel *c = stir_kernel_copy(k, &cm);
+	int cand = -1;
+	double cost = 0;
+	ck_assert_int_eq(stir_tune_model_apply(c, a, 64, 0, &cand, &cost), 0);
+	char *want = NULL;
+	size_t want_len = 0;
+	FILE *f = open_memstream(&want, &want_len);
+	ck_assert_int_eq(stir_kernel_print_schedule(c, f), 0);
+	fclose(f);
+
+	stir_tune_options opt = { .feat = 64, .model_only = true,
+		.cache_dir = dir };
+	stir_tune_result r;
+	ck_assert_int_eq(stir_tune(ctx, k, a, &opt, &r), 0);
+	ck_assert_int_eq(r.from, STIR_TUNE_FROM_MODEL);
+	ck_assert_int_eq(r.cand, cand);
+	ck_assert(r.cost == cost);
+	ck_assert(r.time_ms < 0);
+	ck_assert_uint_eq(r.schedule_len, want_len);
+	ck_assert_str_eq(r.schedule, want);
+	ck_assert_str_eq(r.key.device, "model-sms132");
+	ck_assert_str_eq(r.key.how, "model");
+	ck_assert_int_eq(r.key.feat, 64);
+	ck_assert_int_eq(r.n_timed, 0);
+	/* the program is not changed; the schedule applies to it */
+	char *after = stir_kernel_to_str(k);
+	ck_assert_str_eq(after, before);
+	free(after);
+	stir_kernel *k2 = read_kernel(ctx, "examples/csrmm.stir", "csrmm", &m2);
+	stir_schedule *s = stir_schedule_read_from_mem(ctx, "tuned.yaml",
+		r.schedule, r.schedule_len);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(stir_schedule_prepare_for_gpu(s, k2), 0);
+	stir_schedule_free(s);
+	stir_module_free(m2);
+	stir_tune_result_clear(&r);
+	ck_assert_ptr_null(r.schedule);
+
+	/* a record hit: the same schedule */
+	ck_assert_int_eq(stir_tune(ctx, k, a, &opt, &r), 0);
+	ck_assert_int_eq(r.from, STIR_TUNE_FROM_RECORD);
+	ck_assert_int_eq(r.cand, cand);
+	ck_assert_str_eq(r.schedule, want);
+	stir_tune_result_clear(&r);
+	/* without the record, and for another program's text: misses */
+	opt.no_record = true;
+	ck_assert_int_eq(stir_tune(ctx, k, a, &opt, &r), 0);
+	ck_assert_int_eq(r.from, STIR_TUNE_FROM_MODEL);
+	stir_tune_result_clear(&r);
+	opt.no_record = false;
+	opt.program_text = "another program";
+	ck_assert_int_eq(stir_tune(ctx, k, a, &opt, &r), 0);
+	ck_assert_int_eq(r.from, STIR_TUNE_FROM_MODEL);
+	ck_assert_str_eq(r.schedule, want);
+	stir_tune_result_clear(&r);
+	ck_assert_int_eq(stir_tune(ctx, k, a, &opt, &r), 0);
+	ck_assert_int_eq(r.from, STIR_TUNE_FROM_RECORD);
+	stir_tune_result_clear(&r);
+	opt.program_text = NULL;
+	ck_assert_int_eq(stir_ctx_n_errors(ctx), 0);
+
+	/* bad calls */
+	opt.feat = 0;
+	ck_assert_int_eq(stir_tune(ctx, k, a, &opt, &r), -1);
+	ck_assert(diagnosed(ctx, "the feature size must be at least 1"));
+	opt.feat = 64;
+	opt.model_only = false;
+	ck_assert_int_eq(setenv("STIR_LIBCUDA", "/nonexistent/libcuda.so.1", 1),
+		0);
+	ck_assert_int_eq(stir_tune(ctx, k, a, &opt, &r), -1);
+	ck_assert(diagnosed(ctx, "the measured search needs a GPU"));
+	ck_assert_ptr_null(r.schedule);
+	opt.model_only = true;
+	stir_module *mb;
+	stir_kernel *kb = read_kernel(ctx, "examples/bsrmm.stir", "bsrmm", &mb);
+	ck_assert_int_eq(stir_tune(ctx, kb, a, &opt, &r), -1);
+	ck_assert(diagnosed(ctx, "no recipe covers kernel 'bsrmm'"));
+	stir_module_free(mb);
+
+	/* the SDDMM by rows at 32 features */
+	stir_module *md;
+	stir_kernel *kd = read_kernel(ctx, "examples/sddmm_rows.stir",
+		"sddmm_rows", &md);
+	opt.feat = 32;
+	stir_ctx *dctx = stir_ctx_alloc();
+	ck_assert_int_eq(stir_tune(dctx, kd, a, &opt, &r), 0);
+	ck_assert_int_eq(r.from, STIR_TUNE_FROM_MODEL);
+	ck_assert_int_eq(r.key.recipe, STIR_TUNE_SDDMM_ROWS);
+	ck_assert(stir_sddmm_get_candidate(r.cand)->rows);
+	ck_assert_ptr_nonnull(strstr(r.schedule, "kernel: sddmm_rows"));
+	stir_tune_result_clear(&r);
+	stir_ctx_free(dctx);
+	stir_module_free(md);
+
+	free(want);
+	free(before);
+	stir_module_free(cm);
+	stir_csr_free(a);
+	stir_module_free(m);
+	stir_ctx_free(ctx);
+	char cmd[100];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+/* The search draws the dense operands once and swaps the candidates'
+ * formats in the same bindings (codegen/tune.c, bind_candidate_formats):
+ * the arrays bound after the shared ones removed, another candidate's
+ * format bound, the bindings hold exactly what a fresh binding of that
+ * candidate holds (the sizes the other format left behind aside). */
+START_TEST(test_tune_swap_formats)
+{
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_module *m;
+	stir_kernel *k = read_kernel(ctx, "examples/csrmm.stir", "csrmm", &m);
+	stir_csr *a = stir_mtx_read_from_file(ctx,
+		test_path("tests/data/graphs/small.mtx"));
+	ck_assert_ptr_nonnull(a);
+	/* two candidates of different formats at 32 features */
+	int c1 = -1, c2 = -1;
+	for (int i = 0; i < stir_spmm_hybrid_n_candidates() && c2 < 0; i++) {
+		const stir_spmm_hybrid_params *p = stir_spmm_hybrid_get_candidate(i);
+		if (!stir_spmm_hybrid_fits(p, 32))
+			continue;
+		if (c1 < 0 && p->nb >= 4 && p->c == 1)
+			c1 = i;
+		else if (c1 >= 0 && p->nb != stir_spmm_hybrid_get_candidate(c1)->nb)
+			c2 = i;
+	}
+	ck_assert_int_ge(c2, 0);
+	stir_schedule *s[2];
+	const int cands[2] = { c1, c2 };
+	for (int t = 0; t < 2; t++) {
+		stir_module *cm;
+		stir_kernel *c = stir_kernel_copy(k, &cm);
+		ck_assert_int_eq(stir_tune_apply_candidate(c, 32, cands[t]), 0);
+		char *text = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&text, &len);
+		ck_assert_int_eq(stir_kernel_print_schedule(c, f), 0);
+		fclose(f);
+		s[t] = stir_schedule_read_from_mem(ctx, "c.yaml", text, len);
+		ck_assert_ptr_nonnull(s[t]);
+		free(text);
+		stir_module_free(cm);
+	}
+	stir_bindings *b[2];
+	for (int t = 0; t < 2; t++) {
+		b[t] = stir_bindings_alloc();
+		ck_assert_int_eq(stir_bindings_set_size(b[t], "feat", 32), 0);
+		ck_assert_int_eq(stir_kernel_bind_csr(k, b[t], "A", a), 0);
+		ck_assert_int_eq(stir_kernel_bind_random(k, b[t], 1), 0);
+		ck_assert_int_eq(stir_kernel_bind_outputs(k, b[t]), 0);
+	}
+	int n0 = stir_bindings_n_arrays(b[0]);
+	/* b[0]: c1's format, removed, then c2's; b[1]: c2's alone */
+	ck_assert_int_eq(stir_schedule_bind_formats(s[0], k, b[0]), 0);
+	ck_assert_int_gt(stir_bindings_n_arrays(b[0]), n0);
+	while (stir_bindings_n_arrays(b[0]) > n0) {
+		char *name = strdup(stir_bindings_get_array_name(b[0],
+			stir_bindings_n_arrays(b[0]) - 1));
+		stir_bindings_remove_array(b[0], name);
+		free(name);
+	}
+	ck_assert_int_eq(stir_schedule_bind_formats(s[1], k, b[0]), 0);
+	ck_assert_int_eq(stir_schedule_bind_formats(s[1], k, b[1]), 0);
+	ck_assert_int_eq(stir_bindings_n_arrays(b[0]),
+		stir_bindings_n_arrays(b[1]));
+	for (int i = 0; i < stir_bindings_n_arrays(b[1]); i++) {
+		const char *name = stir_bindings_get_array_name(b[1], i);
+		const stir_array *x = stir_bindings_get_array(b[0], name);
+		ck_assert_msg(x != NULL, "%s missing", name);
+		ck_assert_int_eq(stir_array_compare(x,
+			stir_bindings_get_array(b[1], name), NULL, NULL), 0);
+	}
+	for (int i = 0; i < stir_bindings_n_sizes(b[1]); i++) {
+		const char *name = stir_bindings_get_size_name(b[1], i);
+		int64_t v0, v1;
+		ck_assert(stir_bindings_get_size(b[0], name, &v0));
+		stir_bindings_get_size(b[1], name, &v1);
+		ck_assert_int_eq(v0, v1);
+	}
+	/* c2's kernel at stage III takes the swapped binding (the sizes c1's
+	 * format left behind do not matter) and computes what it computes
+	 * on the fresh one */
+	stir_module *m2;
+	stir_kernel *k2 = stir_kernel_copy(k, &m2);
+	ck_assert_int_eq(stir_tune_apply_candidate(k2, 32, c2), 0);
+	for (int t = 0; t < 2; t++) {
+		ck_assert_int_eq(stir_kernel_check_bindings(k2, b[t]), 0);
+		ck_assert_int_eq(stir_kernel_interpret(k2, b[t]), 0);
+	}
+	ck_assert_int_eq(stir_array_compare(stir_bindings_get_array(b[0], "C"),
+		stir_bindings_get_array(b[1], "C"), NULL, NULL), 0);
+	stir_module_free(m2);
+	for (int t = 0; t < 2; t++) {
+		stir_bindings_free(b[t]);
+		stir_schedule_free(s[t]);
+	}
+	stir_csr_free(a);
+	stir_module_free(m);
+	stir_ctx_free(ctx);
+}
+END_TEST
+
+/* dir: the compiled kernels in kernel cache "dir". */
+static int kernels_cached(const char *dir)
+{
+	DIR *d = opendir(dir);
+	int n = 0;
+	for (struct dirent *e; d && (e = readdir(d)); )
+		n += strlen(e->d_name) > 3 &&
+			!strcmp(e->d_name + strlen(e->d_name) - 3, ".kc");
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* The measured search on the fake driver of the tests (which runs no
+ * NVRTC code, so that the search stops, with diagnostics, when it loads
+ * the first candidate): its candidates scheduled on threads, each on the
+ * program read from its text, are compiled by NVRTC into the kernel
+ * cache; scheduled one after another on copies of the program (also when
+ * the text given is not the program's), they are the same kernels, found
+ * in the cache.  Skipped without NVRTC. */
+START_TEST(test_tune_search_fake)
+{
+	const char *b = getenv("STIR_BUILDDIR");
+	char fake[4096], file[4096];
+	snprintf(fake, sizeof(fake), "%s/tests/.libs/libfakecuda.so",
+		b ? b : ".");
+	if (!stir_nvrtc_is_available() || access(fake, R_OK) != 0)
+		return;
+	ck_assert_int_eq(setenv("STIR_LIBCUDA", fake, 1), 0);
+	ck_assert_int_eq(unsetenv("STIR_NO_CACHE"), 0);
+	char dir[] = "/tmp/stir-tune-fake-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_module *m;
+	snprintf(file, sizeof(file), "%s", test_path("examples/csrmm.stir"));
+	stir_kernel *k = read_kernel(ctx, "examples/csrmm.stir", "csrmm", &m);
+	stir_csr *a = stir_mtx_read_from_file(ctx,
+		test_path("examples/data/cora.mtx.gz"));
+	ck_assert_ptr_nonnull(a);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *in = fopen(file, "r"), *mf = open_memstream(&text, &len);
+	for (int ch; (ch = getc(in)) != EOF; )
+		putc(ch, mf);
+	fclose(in);
+	fclose(mf);
+	stir_tune_options opt = { .feat = 16, .top = 2, .no_record = true,
+		.cache_dir = dir, .program_text = text, .program_file = file };
+	stir_tune_result r;
+	/* threads, copies, and a text that is not the program (the copies) */
+	for (int seq = 0; seq < 3; seq++) {
+		if (seq == 1)
+			opt.program_file = NULL;
+		if (seq == 2) {
+			opt.program_file = file;
+			opt.program_text = "kernel csrmm() {}";
+		}
+		ck_assert_int_eq(stir_tune(ctx, k, a, &opt, &r), -1);
+		ck_assert_ptr_null(r.schedule);
+		ck_assert(diagnosed(ctx, "has no kernel"));
+		ck_assert_int_eq(kernels_cached(dir), 2);
+		stir_ctx_clear_diagnostics(ctx);
+	}
+	free(text);
+	stir_csr_free(a);
+	stir_module_free(m);
+	stir_ctx_free(ctx);
+	char cmd[100];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 static Suite *recipes_suite(void)
 {
 	Suite *s = suite_create("recipes");
@@ -522,6 +887,10 @@ static Suite *recipes_suite(void)
 	tcase_add_test(tc, test_matrix_sig);
 	tcase_add_test(tc, test_print_schedule);
 	tcase_add_test(tc, test_tune_candidate_file);
+	tcase_add_test(tc, test_tune_api);
+	tcase_add_test(tc, test_tune_candidates_read_back);
+	tcase_add_test(tc, test_tune_search_fake);
+	tcase_add_test(tc, test_tune_swap_formats);
 	suite_add_tcase(s, tc);
 	return s;
 }

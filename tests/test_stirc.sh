@@ -669,5 +669,41 @@ grep_in "$tmp/out" "# 2 entries"
 ls "$tmp/tunecache/tune" | grep -q '\.' && { echo "FAIL: temporary left"; fail=1; }
 expect 2 "$stirc" tune --list "$csrmm"
 
+# stirc run --tune: on the interpreter the model's pick, through the
+# record (a miss, then a hit), run and checked; the SDDMM too; refusals
+rm -rf "$tmp/tunecache"
+for i in 1 2; do
+	expect 0 "$stirc" run "$csrmm" --mtx A="$cora" --size feat=24 --random 1 \
+		--tune --check
+	grep_in "$tmp/out" "check: csrmm matches the stage I interpreter"
+done
+grep_in "$tmp/err" "from the tuning record, the cost model's pick"
+expect 0 "$stirc" tune --list
+grep_in "$tmp/out" "spmm_hybrid  feat 24  rows 2708"
+expect 0 "$stirc" run "$srcdir/examples/sddmm_rows.stir" --mtx S="$cora" \
+	--size feat=8 --random 1 --tune --check
+grep_in "$tmp/err" "tuned: the cost model's pick"
+grep_in "$tmp/out" "check: sddmm_rows matches"
+expect 2 "$stirc" run "$csrmm" --mtx A="$cora" --random 1 --tune
+grep_in "$tmp/err" "--tune needs the matrix"
+expect 2 "$stirc" run "$csrmm" --mtx A="$cora" --size feat=8 --random 1 \
+	--tune --schedule "$srcdir/examples/csrmm_hyb.yaml"
+grep_in "$tmp/err" "--tune chooses the schedule"
+expect 2 "$stirc" run "$csrmm" --mtx A="$cora" --size feat=8 --random 1 \
+	--tune --budget-s 2
+grep_in "$tmp/err" "--budget-s applies to --tune with --backend cuda only"
+expect 2 "$stirc" run "$csrmm" --mtx A="$cora" --size feat=8 --random 1 \
+	--tune --backend cuda --budget-s 0
+grep_in "$tmp/err" "--budget-s takes seconds"
+expect 1 "$stirc" run "$srcdir/examples/bsrmm.stir" --mtx A="$cora" \
+	--size feat=8 --random 1 --tune
+grep_in "$tmp/err" "no recipe covers kernel 'bsrmm'"
+# on cuda, the measured search: without a GPU, refused with the note
+expect 1 env STIR_LIBCUDA=/nonexistent/libcuda.so.1 "$stirc" run "$csrmm" \
+	--mtx A="$cora" --size feat=8 --random 1 --tune --backend cuda
+grep_in "$tmp/err" "the measured search needs a GPU"
+expect 0 "$stirc" run --help
+grep_in "$tmp/out" "--tune"
+
 [ $fail = 0 ] && echo "stirc: all checks passed"
 exit $fail

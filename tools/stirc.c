@@ -41,6 +41,8 @@ typedef struct options {
 	int min_blocks;          /* --min-blocks: 0, or 1 to 32 */
 	int warmups;             /* --warmups: untimed runs before --time's */
 	int reps;                /* --reps: --time's timed runs */
+	bool tune;               /* --tune */
+	double budget_s;         /* --budget-s: the tuner's (0: its default) */
 	bool timing_set;         /* --warmups or --reps given */
 	const char *output;      /* -o */
 	bool compile;            /* --compile */
@@ -66,6 +68,7 @@ static const char usage_main[] =
 "  print   print a program in canonical form, at any stage\n"
 "  cuda    print the CUDA C of a kernel, and compile it with NVRTC\n"
 "  run     execute a kernel on host arrays, at any stage, or on the GPU\n"
+"          (--tune: tune it first for its matrix and feature size)\n"
 "  verify  run a program at every stage (and on the GPU) on random inputs\n"
 "          and compare\n"
 "  tune    pick a recipe's schedule for a program, a matrix and a feature\n"
@@ -149,6 +152,7 @@ static const char usage_run[] =
 "                 [--in ARRAY=FILE.npy]... [--random SEED]\n"
 "                 [--out ARRAY=FILE.npy]... [--check] [--time] [--arch A]\n"
 "                 [--min-blocks N] [--warmups N] [--reps N]\n"
+"                 [--tune [--budget-s S]]\n"
 "\n"
 "Execute kernel K (needed when FILE holds several) on host arrays, or on\n"
 "the GPU.  Arrays are named after tensors ('A') and axes ('J.indptr',\n"
@@ -170,6 +174,16 @@ static const char usage_run[] =
 "                      formats S's decompose steps make are built from them\n"
 "                      on the host, and the sizes S specializes are bound to\n"
 "                      its values\n"
+"  --tune              tune first (docs/recipes.md, 'The tuner'), for a\n"
+"                      kernel a recipe covers with its matrix from --mtx\n"
+"                      and --size feat=F, and run the winner: the tuning\n"
+"                      record's entry, else with cuda the measured search\n"
+"                      on the GPU (as 'stirc tune', stored in the record),\n"
+"                      with interp the cost model's pick.  Without --tune\n"
+"                      and --schedule, cuda runs the record's or the\n"
+"                      model's pick without measuring\n"
+"  --budget-s S        with --tune on cuda: stop the search's timing after\n"
+"                      S seconds (default 20)\n"
 "  --arch A            compile for architecture A instead of the GPU's own\n"
 "                      (cuda only)\n"
 "  --min-blocks N      compile every launch for N thread blocks per\n"
@@ -311,7 +325,7 @@ enum {
 	OPT_KERNEL = 256, OPT_STAGE, OPT_SCHEDULE, OPT_BACKEND, OPT_SIZE,
 	OPT_MTX, OPT_IN, OPT_RANDOM, OPT_OUT, OPT_CHECK, OPT_TIME, OPT_SEED,
 	OPT_SEEDS, OPT_ARCH, OPT_MIN_BLOCKS, OPT_COMPILE, OPT_OUTPUT, OPT_AFTER,
-	OPT_GPU, OPT_HETERO, OPT_WARMUPS, OPT_REPS,
+	OPT_GPU, OPT_HETERO, OPT_WARMUPS, OPT_REPS, OPT_TUNE, OPT_BUDGET_S,
 	OPT_HELP,
 };
 
@@ -337,6 +351,8 @@ static const struct option all_options[] = {
 	{ "gpu", no_argument, 0, OPT_GPU },
 	{ "warmups", required_argument, 0, OPT_WARMUPS },
 	{ "reps", required_argument, 0, OPT_REPS },
+	{ "tune", no_argument, 0, OPT_TUNE },
+	{ "budget-s", required_argument, 0, OPT_BUDGET_S },
 	{ "help", no_argument, 0, OPT_HELP },
 	{ 0, 0, 0, 0 },
 };
@@ -475,6 +491,7 @@ static const char *option_value_form(int c)
 	case OPT_AFTER: return "a pass name";
 	case OPT_SCHEDULE: case OPT_OUTPUT: return "a file name";
 	case OPT_ARCH: return "an architecture such as sm_90";
+	case OPT_BUDGET_S: return "seconds";
 	default: return "a value";
 	}
 }
@@ -530,7 +547,7 @@ static int parse_options(const char *cmd, const char *help, int argc,
 		 * the flags */
 		if (c != OPT_SIZE && c != OPT_MTX && c != OPT_HETERO && c != OPT_IN && c != OPT_OUT &&
 		    c != OPT_CHECK && c != OPT_TIME && c != OPT_COMPILE &&
-		    c != OPT_GPU && c != OPT_HELP) {
+		    c != OPT_GPU && c != OPT_TUNE && c != OPT_HELP) {
 			if (seen[c - OPT_KERNEL])
 				return usage_error(prefix, "%s is given twice",
 					option_name(c));
@@ -662,6 +679,19 @@ static int parse_options(const char *cmd, const char *help, int argc,
 		case OPT_TIME:
 			o->time = true;
 			break;
+		case OPT_TUNE:
+			o->tune = true;
+			break;
+		case OPT_BUDGET_S: {
+			char *end;
+			errno = 0;
+			o->budget_s = strtod(optarg, &end);
+			if (!(o->budget_s > 0 && o->budget_s <= 86400) || errno ||
+			    end == optarg || *end)
+				return usage_error(prefix, "--budget-s takes seconds "
+					"(> 0), not '%s'", optarg);
+			break;
+		}
 		}
 	}
 	if (optind >= argc)
@@ -1297,6 +1327,8 @@ static int run_on_gpu(const stir_gpu_kernel *gk, stir_device *dev,
 
 static int tuned_schedule(stir_ctx *ctx, const options *o,
 	const stir_module *m, stir_schedule **s, stir_kernel **k);
+static void tune_report(const char *cmd, const stir_tune_result *r,
+	bool model_only, double budget_s);
 
 /* argc, argv: stirc run.  Inputs are bound to the kernel as written in the
  * file; a second copy, lowered to the stage asked for (or prepared for the
@@ -1306,7 +1338,7 @@ static int cmd_run(int argc, char **argv)
 	static const int allowed[] = { OPT_KERNEL, OPT_STAGE, OPT_SCHEDULE,
 		OPT_BACKEND, OPT_SIZE, OPT_MTX, OPT_HETERO, OPT_IN, OPT_RANDOM, OPT_OUT,
 		OPT_CHECK, OPT_TIME, OPT_ARCH, OPT_MIN_BLOCKS, OPT_WARMUPS, OPT_REPS,
-		0 };
+		OPT_TUNE, OPT_BUDGET_S, 0 };
 	options o;
 	int rc = parse_options("run", usage_run, argc, argv, allowed, &o);
 	if (rc)
@@ -1321,6 +1353,12 @@ static int cmd_run(int argc, char **argv)
 	if (o.timing_set && !(cuda && o.time))
 		return usage_error("run ", "%s", "--warmups and --reps apply to "
 			"--time with --backend cuda only");
+	if (o.tune && (o.schedule || o.stage))
+		return usage_error("run ", "%s", "--tune chooses the schedule: "
+			"not with --schedule or --stage");
+	if (o.budget_s > 0 && !(cuda && o.tune))
+		return usage_error("run ", "%s", "--budget-s applies to --tune "
+			"with --backend cuda only");
 	stir_ctx *ctx = stir_ctx_alloc();
 	stir_module *src = read_at_stage(ctx, &o, 0, &rc), *m = NULL;
 	stir_kernel *k = NULL, *kr = NULL;
@@ -1331,7 +1369,7 @@ static int cmd_run(int argc, char **argv)
 	if (rc == 0)
 		rc = o.schedule ? load_schedule(ctx, &o, src, &s, &k) :
 			select_kernel(src, &o, true, &k);
-	if (rc == 0 && cuda && !s)
+	if (rc == 0 && (cuda || o.tune) && !s)
 		rc = tuned_schedule(ctx, &o, src, &s, &k);
 	/* a schedule lowers its kernel itself, between its sections */
 	if (rc == 0)
@@ -1696,6 +1734,27 @@ static const char usage_tune[] =
 "  --list             print the tuning record's entries\n"
 "  -o FILE            write the schedule to FILE\n";
 
+/* file: the text of the file at "file", a heap string; NULL (said on
+ * stderr) when it cannot be read. */
+static char *file_text(const char *file)
+{
+	char *text = NULL;
+	size_t tlen = 0;
+	FILE *pf = fopen(file, "r");
+	FILE *mf = pf ? open_memstream(&text, &tlen) : NULL;
+	int ch;
+	while (mf && (ch = getc(pf)) != EOF)
+		putc(ch, mf);
+	if (pf)
+		fclose(pf);
+	if (!mf || fclose(mf) != 0) {
+		fprintf(stderr, "stirc: %s: cannot read\n", file);
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
 /* file, k, a, feat, dev, sms, key: the tuning record's key of kernel k
  * of program "file" with matrix "a" at "feat" features: on GPU dev (its
  * name, spaces as underscores), or when NULL the cost model's on "sms"
@@ -1709,21 +1768,9 @@ static int tune_key(const char *file, const stir_kernel *k, const stir_csr *a,
 	key->feat = feat;
 	key->time_ms = -1;
 	stir_matrix_sig_of(a, &key->sig);
-	char *text = NULL;
-	size_t tlen = 0;
-	FILE *pf = fopen(file, "r");
-	FILE *mf = pf ? open_memstream(&text, &tlen) : NULL;
-	int ch, rc = 0;
-	while (mf && (ch = getc(pf)) != EOF)
-		putc(ch, mf);
-	if (pf)
-		fclose(pf);
-	if (!mf || fclose(mf) != 0) {
-		fprintf(stderr, "stirc: %s: cannot read\n", file);
-		rc = -1;
-	} else {
+	char *text = file_text(file);
+	if (text)
 		stir_tune_program_hash(text, key->program);
-	}
 	free(text);
 	if (dev) {
 		snprintf(key->device, sizeof(key->device), "%s",
@@ -1735,7 +1782,7 @@ static int tune_key(const char *file, const stir_kernel *k, const stir_csr *a,
 		snprintf(key->device, sizeof(key->device), "model-sms%ld",
 			sms > 0 ? sms : 132L);
 	}
-	return rc;
+	return text ? 0 : -1;
 }
 
 /* c, len: kernel c's schedule log as a schedule file
@@ -1755,13 +1802,80 @@ static char *schedule_text(const stir_kernel *c, size_t *len)
 	return NULL;
 }
 
-/* ctx, o, m, s, k: for --backend cuda without --schedule, when a recipe
- * covers kernel *k of m and --mtx and --size feat=F give its matrix and
- * features: the schedule the tuning record holds for them (this GPU's
- * measured entry, else the cost model's) or, without one, the cost
- * model's pick, into *s, with *k its kernel of m; what was taken is said
- * on stderr.  0 (nothing done for a kernel no recipe covers), or
- * EXIT_WRONG with diagnostics. */
+/* ctx, o, k, a, feat, cand, how, len: the schedule file of stirc run
+ * without --schedule for stage I kernel k (a recipe covers it) with
+ * matrix a at feat features, a heap string of *len bytes, its candidate
+ * in *cand and where it came from in how[160]: with --tune, stir_tune's
+ * (with cuda the measured search, else the model's pick, through the
+ * record); else the record's entry for this GPU's measured search or the
+ * model's, else the model's pick.  NULL with diagnostics. */
+static char *run_schedule_text(stir_ctx *ctx, const options *o,
+	const stir_kernel *k, const stir_csr *a, int64_t feat, int *cand,
+	char how[160], size_t *len)
+{
+	char *text = NULL;
+	if (o->tune) {
+		char *prog = file_text(o->file);
+		stir_tune_options opt = { .feat = feat, .model_only = !use_cuda(o),
+			.budget_s = o->budget_s, .program_text = prog,
+			.program_file = o->file,
+			.matrix_name = o->mtx[0].name };
+		stir_tune_result r;
+		if (prog && stir_tune(ctx, k, a, &opt, &r) == 0) {
+			tune_report("run", &r, opt.model_only, opt.budget_s > 0 ?
+				opt.budget_s : STIR_TUNE_BUDGET_S);
+			text = r.schedule;
+			*len = r.schedule_len;
+			r.schedule = NULL;
+			*cand = r.cand;
+			if (r.from == STIR_TUNE_FROM_RECORD)
+				snprintf(how, 160, "from the tuning record, %s",
+					r.time_ms >= 0 ? "measured" : "the cost model's pick");
+			else if (r.from == STIR_TUNE_FROM_SEARCH)
+				snprintf(how, 160, "tuned: the fastest of %d measured, "
+					"%.4f ms", r.n_timed, r.time_ms);
+			else
+				snprintf(how, 160, "tuned: the cost model's pick");
+			stir_tune_result_clear(&r);
+		}
+		free(prog);
+		return text;
+	}
+	/* the GPU's name, for its entries; its diagnostics (none there)
+	 * are cmd_run's to give */
+	stir_ctx *dctx = stir_ctx_alloc();
+	stir_device *dev = dctx ? stir_device_alloc(dctx, 0) : NULL;
+	stir_tune_entry key, e;
+	int hit = 0;
+	if (dev && tune_key(o->file, k, a, feat, dev, 0, &key) == 0)
+		hit = stir_tune_record_find(ctx, NULL, &key, 0, &e) == 1;
+	if (!hit && tune_key(o->file, k, a, feat, NULL, 0, &key) == 0)
+		hit = stir_tune_record_find(ctx, NULL, &key, 0, &e) == 1;
+	stir_device_free(dev);
+	stir_ctx_free(dctx);
+	stir_module *cm = NULL;
+	stir_kernel *c = stir_kernel_copy(k, &cm);
+	*cand = hit ? e.cand : -1;
+	if (c && (hit ? stir_tune_apply_candidate(c, feat, *cand) :
+	    stir_tune_model_apply(c, a, feat, 0, cand, NULL)) == 0)
+		text = schedule_text(c, len);
+	stir_module_free(cm);
+	if (hit && e.time_ms >= 0)
+		snprintf(how, 160, "from the tuning record, measured %.4f ms on "
+			"%s", e.time_ms, e.device);
+	else
+		snprintf(how, 160, "%sthe cost model's pick", hit ? "from the "
+			"tuning record, " : "");
+	return text;
+}
+
+/* ctx, o, m, s, k: for --backend cuda without --schedule, or --tune,
+ * when a recipe covers kernel *k of m and --mtx and --size feat=F give
+ * its matrix and features: the schedule run_schedule_text chooses into
+ * *s, with *k its kernel of m; what was taken is said on stderr.  0
+ * (nothing done for a kernel no recipe covers, without --tune), or
+ * EXIT_WRONG with diagnostics (EXIT_USAGE when --tune lacks --mtx or
+ * --size feat=F). */
 static int tuned_schedule(stir_ctx *ctx, const options *o,
 	const stir_module *m, stir_schedule **s, stir_kernel **k)
 {
@@ -1769,8 +1883,18 @@ static int tuned_schedule(stir_ctx *ctx, const options *o,
 	for (int i = 0; i < o->n_sizes; i++)
 		if (!strcmp(o->sizes[i].name, "feat"))
 			parse_int(o->sizes[i].value, &feat);
-	if (stir_tune_recipe_of(*k) == STIR_TUNE_NONE || o->n_mtx != 1 ||
-	    feat < 1)
+	bool covered = stir_tune_recipe_of(*k) != STIR_TUNE_NONE;
+	if (o->tune && (o->n_mtx != 1 || feat < 1))
+		return usage_error("run ", "%s", "--tune needs the matrix "
+			"(--mtx, once) and --size feat=F");
+	if (o->tune && !covered) {
+		fprintf(stderr, "stirc run: --tune: no recipe covers kernel '%s' "
+			"(the tuner knows csrmm of examples/csrmm.stir, sddmm of "
+			"examples/sddmm.stir and sddmm_rows of "
+			"examples/sddmm_rows.stir)\n", stir_kernel_get_name(*k));
+		return EXIT_WRONG;
+	}
+	if (!covered || o->n_mtx != 1 || feat < 1)
 		return 0;
 	stir_csr *a = stir_kernel_read_csr_from_file(*k, o->mtx[0].name,
 		o->mtx[0].value);
@@ -1778,26 +1902,11 @@ static int tuned_schedule(stir_ctx *ctx, const options *o,
 		note_option(ctx, "--mtx", &o->mtx[0]);
 		return EXIT_WRONG;
 	}
-	/* the GPU's name, for its entries; its diagnostics (none there)
-	 * are cmd_run's to give */
-	stir_ctx *dctx = stir_ctx_alloc();
-	stir_device *dev = dctx ? stir_device_alloc(dctx, 0) : NULL;
-	stir_tune_entry key, e;
-	int hit = 0, rc = 0;
-	if (dev && tune_key(o->file, *k, a, feat, dev, 0, &key) == 0)
-		hit = stir_tune_record_find(ctx, NULL, &key, 0, &e) == 1;
-	if (!hit && tune_key(o->file, *k, a, feat, NULL, 0, &key) == 0)
-		hit = stir_tune_record_find(ctx, NULL, &key, 0, &e) == 1;
-	stir_device_free(dev);
-	stir_ctx_free(dctx);
-	stir_module *cm = NULL;
-	stir_kernel *c = stir_kernel_copy(*k, &cm);
-	int cand = hit ? e.cand : -1;
-	if (!c || (hit ? stir_tune_apply_candidate(c, feat, cand) :
-	    stir_tune_model_apply(c, a, feat, 0, &cand, NULL)) < 0)
-		rc = EXIT_WRONG;
+	const char *name = stir_kernel_get_name(*k);
+	char how[160];
+	int cand = -1, rc = 0;
 	size_t len = 0;
-	char *text = rc == 0 ? schedule_text(c, &len) : NULL;
+	char *text = run_schedule_text(ctx, o, *k, a, feat, &cand, how, &len);
 	if (!text)
 		rc = EXIT_WRONG;
 	if (rc == 0 && !(*s = stir_schedule_read_from_mem(ctx,
@@ -1805,170 +1914,36 @@ static int tuned_schedule(stir_ctx *ctx, const options *o,
 		rc = EXIT_WRONG;
 	if (rc == 0 && !(*k = stir_schedule_find_kernel(*s, m)))
 		rc = EXIT_WRONG;
-	if (rc == 0) {
-		char how[96];
-		if (hit && e.time_ms >= 0)
-			snprintf(how, sizeof(how), "measured %.4f ms on %s",
-				e.time_ms, e.device);
-		else
-			snprintf(how, sizeof(how), "the cost model's pick");
+	if (rc == 0)
 		fprintf(stderr, "stirc run: kernel %s at %lld features under the "
-			"recipe's candidate %d (%s%s; 'stirc tune' measures, "
-			"--schedule chooses another)\n", stir_kernel_get_name(c),
-			(long long)feat, cand, hit ? "from the tuning record, " : "",
-			how);
-	}
+			"recipe's candidate %d (%s; %s)\n", name, (long long)feat,
+			cand, how, o->tune ? "'stirc tune --list' shows the record" :
+			"'stirc tune' measures, --schedule chooses another");
 	free(text);
-	stir_module_free(cm);
 	stir_csr_free(a);
 	return rc;
 }
 
-/* The measured search of stirc tune: how many of the model's best
- * candidates it compiles and times (of a similar graph's: its winner and
- * the model's best), and its default budget in seconds. */
-#define TUNE_TOP 16
-#define TUNE_TOP_SIMILAR 4
-#define TUNE_BUDGET_S 20.0
-/* The timed runs of each candidate in the search (the winner is timed
- * again with 100). */
-#define TUNE_SEARCH_REPS 30
-
-/* k, name, a, feat, s, gk, dev, reps, ms: time candidate gk (of
- * schedule s for stage I kernel k) on dev with matrix "a" bound to tensor
- * "name" at "feat" features and random dense inputs (seed 1), in a run of
- * its own: 10 warm-ups, then the median of "reps" runs with the L2 cache
- * flushed before each (stir_gpu_run_time) into *ms.  0, or -1 with
- * diagnostics. */
-static int time_candidate(stir_kernel *k, const char *name,
-	const stir_csr *a, int64_t feat, const stir_schedule *s,
-	const stir_gpu_kernel *gk, stir_device *dev, int reps, double *ms)
+/* cmd, r, model_only, budget_s: say on stderr, as "stirc CMD:", how
+ * stir_tune's search went (before the line of what it chose). */
+static void tune_report(const char *cmd, const stir_tune_result *r,
+	bool model_only, double budget_s)
 {
-	stir_bindings *b = stir_bindings_alloc();
-	stir_gpu_run *r = NULL;
-	stir_gpu_timing t;
-	int rc = b && stir_bindings_set_size(b, "feat", feat) == 0 &&
-		stir_schedule_bind_sizes(s, b) == 0 &&
-		stir_kernel_bind_csr(k, b, name, a) == 0 &&
-		stir_kernel_bind_random(k, b, 1) == 0 &&
-		stir_kernel_bind_outputs(k, b) == 0 &&
-		stir_schedule_bind_formats(s, k, b) == 0 &&
-		(r = stir_gpu_run_alloc(gk, dev)) &&
-		stir_gpu_run_upload(r, b) == 0 &&
-		stir_gpu_run_time(r, 10, reps, &t) == 0 ? 0 : -1;
-	stir_gpu_run_free(r);
-	stir_bindings_free(b);
-	if (rc == 0)
-		*ms = t.median_ms;
-	return rc;
-}
-
-/* ctx, file, k, name, a, feat, cands, n, top, dev, budget_s, t0, best,
- * best_ms: the measured search over the first "top" candidates of
- * cands[0 .. n-1] (the model's order) whose schedule files differ, of the
- * recipe that covers stage I kernel k of program "file", at "feat"
- * features with matrix "a" bound to tensor "name".  Each candidate goes
- * through the schedule file it prints, as 'stirc run --schedule' would
- * apply it; all are compiled at once (stir_gpu_kernel_compile_all), then
- * timed on dev in that order (time_candidate with TUNE_SEARCH_REPS runs)
- * until budget_s seconds from *t0 have passed (the first is always
- * timed).  The fastest's position in cands into *best and its time,
- * re-measured in a fresh run as the benchmarks time (100 runs), into
- * *best_ms; 0, or -1 with diagnostics. */
-static int tune_measure(stir_ctx *ctx, const char *file, stir_kernel *k,
-	const char *name, const stir_csr *a, int64_t feat, const int *cands,
-	int n, int top, stir_device *dev, double budget_s,
-	const struct timespec *t0, int *best, double *best_ms)
-{
-	stir_module **mods = calloc((size_t)top, sizeof(*mods));
-	stir_schedule **ss = calloc((size_t)top, sizeof(*ss));
-	stir_kernel **ks = calloc((size_t)top, sizeof(*ks));
-	stir_gpu_kernel **gks = calloc((size_t)top, sizeof(*gks));
-	char **texts = calloc((size_t)top, sizeof(*texts));
-	int *pos = calloc((size_t)top, sizeof(*pos));
-	int rc = mods && ss && ks && gks && texts && pos ? 0 : -1, timed = 0;
-	if (rc < 0)
-		fprintf(stderr, "stirc tune: out of memory\n");
-	/* the first "top" candidates whose schedule files differ */
-	int kept = 0;
-	for (int i = 0; rc == 0 && i < n && kept < top; i++) {
-		stir_module *cm = NULL;
-		stir_kernel *c = stir_kernel_copy(k, &cm);
-		size_t len = 0;
-		char *text = c && stir_tune_apply_candidate(c, feat, cands[i]) == 0 ?
-			schedule_text(c, &len) : NULL;
-		rc = text ? 0 : -1;
-		stir_module_free(cm);
-		bool seen = false;
-		for (int j = 0; rc == 0 && j < kept && !seen; j++)
-			seen = !strcmp(texts[j], text);
-		if (rc < 0 || seen) {
-			free(text);
-			continue;
-		}
-		texts[kept] = text;
-		pos[kept] = i;
-		if (!(ss[kept] = stir_schedule_read_from_mem(ctx, "(stirc tune)",
-		    text, len)))
-			rc = -1;
-		if (rc == 0 && !(mods[kept] = stir_module_read_from_file(ctx,
-		    file)))
-			rc = -1;
-		if (rc == 0 && (!(ks[kept] = stir_schedule_find_kernel(ss[kept],
-		    mods[kept])) || stir_schedule_prepare_for_gpu(ss[kept],
-		    ks[kept]) < 0))
-			rc = -1;
-		kept++;
-	}
-	n = kept;
-	/* the options a schedule file gives: the device's defaults */
-	stir_compile_options *co = calloc((size_t)n, sizeof(*co));
-	for (int i = 0; co && i < n; i++)
-		co[i].device = dev;
-	if (rc == 0 && (!co || stir_gpu_kernel_compile_all(
-	    (const stir_kernel *const *)ks, co, n, 0, gks) != 0))
-		rc = -1;
-	free(co);
-	*best = -1;
-	int won = -1;
-	for (int i = 0; rc == 0 && i < n; i++) {
-		if (i > 0 && elapsed_ms(t0) > budget_s * 1e3)
-			break;
-		double ms;
-		rc = time_candidate(k, name, a, feat, ss[i], gks[i], dev,
-			TUNE_SEARCH_REPS, &ms);
-		if (rc == 0) {
-			fprintf(stderr, "stirc tune: candidate %d: %.4f ms\n",
-				cands[pos[i]], ms);
-			timed++;
-			if (won < 0 || ms < *best_ms) {
-				won = i;
-				*best_ms = ms;
-			}
-		}
-	}
-	/* the winner re-measured in a fresh run, as the benchmarks time */
-	if (rc == 0 && won >= 0) {
-		*best = pos[won];
-		rc = time_candidate(k, name, a, feat, ss[won], gks[won], dev, 100,
-			best_ms);
-	}
-	if (rc == 0 && timed < n)
-		fprintf(stderr, "stirc tune: the budget of %g s ran out after %d "
-			"of %d candidates\n", budget_s, timed, n);
-	for (int i = 0; i < n; i++) {
-		stir_gpu_kernel_free(gks[i]);
-		stir_schedule_free(ss[i]);
-		stir_module_free(mods[i]);
-		free(texts[i]);
-	}
-	free(texts);
-	free(pos);
-	free(gks);
-	free(ks);
-	free(ss);
-	free(mods);
-	return rc;
+	if (r->similar && model_only)
+		fprintf(stderr, "stirc %s: the record holds a similar graph's "
+			"entry (candidate %d, %s); without a GPU the model "
+			"decides\n", cmd, r->similar_entry.cand, r->similar_entry.how);
+	if (r->from != STIR_TUNE_FROM_SEARCH)
+		return;
+	if (r->similar)
+		fprintf(stderr, "stirc %s: starting from a similar graph's "
+			"entry (candidate %d)\n", cmd, r->similar_entry.cand);
+	for (int i = 0; i < r->n_timed; i++)
+		fprintf(stderr, "stirc %s: candidate %d: %.4f ms\n",
+			cmd, r->timed_cand[i], r->timed_ms[i]);
+	if (r->n_timed < r->n_compiled)
+		fprintf(stderr, "stirc %s: the budget of %g s ran out after %d "
+			"of %d candidates\n", cmd, budget_s, r->n_timed, r->n_compiled);
 }
 
 /* argc, argv: "stirc tune" and its arguments (argv[0] is "tune"). */
@@ -1977,8 +1952,8 @@ static int cmd_tune(int argc, char **argv)
 	const char *file = NULL, *mtx = NULL, *kname = NULL, *out = NULL;
 	char mname[64] = "";
 	int64_t feat = -1;
-	long sms = 0, top = TUNE_TOP;
-	double budget_s = TUNE_BUDGET_S;
+	long sms = 0, top = STIR_TUNE_TOP;
+	double budget_s = STIR_TUNE_BUDGET_S;
 	bool model_only = false, list = false, no_record = false;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -2085,115 +2060,47 @@ static int cmd_tune(int argc, char **argv)
 	}
 	if (rc == 0 && !(a = stir_mtx_read_from_file(ctx, mtx)))
 		rc = EXIT_WRONG;
-	int cand = -1, hit = 0;
-	double cost = 0, time_ms = -1;
 	struct timespec t0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	stir_device *dev = NULL;
-	if (rc == 0 && !model_only && !(dev = stir_device_alloc(ctx, 0))) {
-		stir_loc loc = { 0, 0, 0 };
-		stir_ctx_report(ctx, STIR_NOTE, loc, "the measured search needs a "
-			"GPU; --model-only picks with the cost model alone");
+	char *text = rc == 0 ? file_text(file) : NULL;
+	if (rc == 0 && !text)
 		rc = EXIT_WRONG;
-	}
-	stir_tune_entry key, e;
-	if (rc == 0 && tune_key(file, k, a, feat, dev, sms, &key) < 0)
+	stir_tune_options opt = { .feat = feat, .model_only = model_only,
+		.no_record = no_record, .budget_s = budget_s, .top = (int)top,
+		.sms = (int)sms, .program_text = text, .program_file = file,
+		.matrix_name = mname };
+	stir_tune_result r = { 0 };
+	if (rc == 0 && stir_tune(ctx, k, a, &opt, &r) < 0)
 		rc = EXIT_WRONG;
-	if (rc == 0 && !no_record)
-		hit = stir_tune_record_find(ctx, NULL, &key,
-			STIR_TUNE_SIMILAR_TOL, &e);
-	if (rc == 0 && hit == 1) {
-		cand = e.cand;
-		cost = e.cost;
-		time_ms = e.time_ms;
-		if (stir_tune_apply_candidate(k, feat, cand) < 0)
-			rc = EXIT_WRONG;
-	} else if (rc == 0 && model_only) {
-		if (hit == 2)
-			fprintf(stderr, "stirc tune: the record holds a similar "
-				"graph's entry (candidate %d, %s); without a GPU the "
-				"model decides\n", e.cand, e.how);
-		if (stir_tune_model_apply(k, a, feat, (int)sms, &cand, &cost) < 0)
-			rc = EXIT_WRONG;
-	} else if (rc == 0) {
-		/* the model's best few (after a similar graph's winner), each
-		 * compiled and timed */
-		int nc = stir_spmm_hybrid_n_candidates() +
-			stir_sddmm_n_candidates() + 1;
-		int *order = malloc((size_t)nc * sizeof(*order));
-		double *costs = malloc((size_t)nc * sizeof(*costs));
-		int n = !order || !costs ? -1 : key.recipe == STIR_TUNE_SPMM ?
-			stir_spmm_hybrid_model_rank(a, feat, (int)sms, order, costs) :
-			stir_sddmm_rank(key.recipe, a, feat, (int)sms, order, costs);
-		if (n > 0 && hit == 2) {
-			/* the similar graph's winner first */
-			int at = 0;
-			while (at < n && order[at] != e.cand)
-				at++;
-			if (at < n) {
-				double c = costs[at];
-				memmove(order + 1, order, (size_t)at * sizeof(*order));
-				memmove(costs + 1, costs, (size_t)at * sizeof(*costs));
-				order[0] = e.cand;
-				costs[0] = c;
-			}
-			if (top > TUNE_TOP_SIMILAR)
-				top = TUNE_TOP_SIMILAR;
-			fprintf(stderr, "stirc tune: starting from a similar graph's "
-				"entry (candidate %d)\n", e.cand);
-		}
-		int best = -1;
-		if (n <= 0) {
-			fprintf(stderr, "stirc tune: no candidate of the recipe "
-				"applies at %lld features\n", (long long)feat);
-			rc = EXIT_WRONG;
-		} else if (tune_measure(ctx, file, k, mname, a, feat, order, n,
-		    (int)top, dev, budget_s, &t0, &best, &time_ms) < 0 ||
-		    best < 0) {
-			rc = EXIT_WRONG;
-		} else {
-			cand = order[best];
-			cost = costs[best];
-			if (stir_tune_apply_candidate(k, feat, cand) < 0)
-				rc = EXIT_WRONG;
-		}
-		free(order);
-		free(costs);
-	}
-	if (rc == 0 && hit != 1) {
-		key.cand = cand;
-		key.cost = cost;
-		key.time_ms = time_ms;
-		snprintf(key.how, sizeof(key.how), model_only ? "model" :
-			"measured");
-		if (!no_record && stir_tune_record_store(ctx, NULL, &key) < 0)
-			rc = EXIT_WRONG;
-	}
+	free(text);
+	if (rc == 0)
+		tune_report("tune", &r, model_only, budget_s);
 	if (rc == 0) {
 		FILE *f = out ? fopen(out, "w") : stdout;
-		if (!f || stir_kernel_print_schedule(k, f) < 0 ||
-		    (out && fclose(f) != 0)) {
+		if (!f || fwrite(r.schedule, 1, r.schedule_len, f) !=
+		    r.schedule_len || (out && fclose(f) != 0)) {
 			fprintf(stderr, "stirc tune: %s: %s\n", out ? out : "stdout",
 				strerror(errno));
 			rc = EXIT_WRONG;
 		} else {
 			char how[64];
-			if (time_ms >= 0)
+			if (r.time_ms >= 0)
 				snprintf(how, sizeof(how), "the fastest measured, %.4f "
-					"ms", time_ms);
+					"ms", r.time_ms);
 			else
 				snprintf(how, sizeof(how), "not measured");
 			fprintf(stderr, "stirc tune: kernel %s at %lld features: "
 				"candidate %d, %s%s (cost %.4g; %s; %.2f s)%s%s\n",
-				stir_kernel_get_name(k), (long long)feat, cand,
-				hit == 1 ? "from the tuning record: " : "",
-				time_ms >= 0 ? "measured" : "the cost model's pick", cost,
-				how, elapsed_ms(&t0) * 1e-3, out ? ", written to " : "",
-				out ? out : "");
+				stir_kernel_get_name(k), (long long)feat, r.cand,
+				r.from == STIR_TUNE_FROM_RECORD ?
+				"from the tuning record: " : "",
+				r.time_ms >= 0 ? "measured" : "the cost model's pick",
+				r.cost, how, elapsed_ms(&t0) * 1e-3,
+				out ? ", written to " : "", out ? out : "");
 		}
 	}
+	stir_tune_result_clear(&r);
 	rc = finish(ctx, rc);
-	stir_device_free(dev);
 	stir_csr_free(a);
 	stir_module_free(m);
 	stir_ctx_free(ctx);

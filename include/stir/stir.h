@@ -52,5 +52,6 @@
 #include <stir/schedule.h>
 #include <stir/codegen.h>
 #include <stir/recipes.h>
+#include <stir/tune.h>
 
 #endif

@@ -1,0 +1,634 @@
+/* The tuner in one call (include/stir/tune.h, docs/recipes.md "The
+ * tuner"): the tuning record, the cost model's pick, or the measured
+ * search -- the model's best candidates, each scheduled by its recipe (on
+ * threads) and printed as its schedule file, compiled at once on a pool
+ * of threads, timed on the GPU as the benchmarks time them on the inputs
+ * their schedule files, read back, make.  Here rather than in
+ * schedule/recipes/ because the search compiles and runs kernels
+ * (codegen/gpu.c). */
+#include <ctype.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <stir/stir.h>
+#include <stir/tune.h>
+
+/* t0: seconds since t0. */
+static double elapsed_s(const struct timespec *t0)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) +
+		(double)(t.tv_nsec - t0->tv_nsec) * 1e-9;
+}
+
+/* ctx: report that memory ran out; -1. */
+static int no_memory(stir_ctx *ctx)
+{
+	stir_loc loc = { 0, 0, 0 };
+	stir_ctx_report(ctx, STIR_ERROR, loc, "stir_tune: out of memory");
+	return -1;
+}
+
+/* r: free r's arrays and zero it. */
+void stir_tune_result_clear(stir_tune_result *r)
+{
+	if (!r)
+		return;
+	free(r->schedule);
+	free(r->timed_cand);
+	free(r->timed_ms);
+	memset(r, 0, sizeof(*r));
+}
+
+/* c, len: kernel c's schedule log as a schedule file
+ * (stir_kernel_print_schedule), a heap string of *len bytes; NULL when
+ * writing it fails. */
+static char *schedule_text(const stir_kernel *c, size_t *len)
+{
+	char *text = NULL;
+	*len = 0;
+	FILE *f = open_memstream(&text, len);
+	int rc = f && stir_kernel_print_schedule(c, f) == 0 ? 0 : -1;
+	if (f && fclose(f) != 0)
+		rc = -1;
+	if (rc == 0)
+		return text;
+	free(text);
+	return NULL;
+}
+
+/* k, feat, cand, len, kc, mc: the schedule file of candidate "cand" of
+ * the recipe covering stage I kernel k at "feat" features (applied to a
+ * copy of k), a heap string of *len bytes; NULL with diagnostics.  When
+ * kc is not NULL, the scheduled copy (at stage III, ready for the GPU)
+ * into *kc and its module, the caller's to free, into *mc. */
+static char *candidate_text(const stir_kernel *k, int64_t feat, int cand,
+	size_t *len, stir_kernel **kc, stir_module **mc)
+{
+	stir_module *cm = NULL;
+	stir_kernel *c = stir_kernel_copy(k, &cm);
+	char *text = c && stir_tune_apply_candidate(c, feat, cand) == 0 ?
+		schedule_text(c, len) : NULL;
+	if (text && kc) {
+		*kc = c;
+		*mc = cm;
+	} else {
+		stir_module_free(cm);
+	}
+	return text;
+}
+
+/* text, len, n: the part of schedule file "text" (len bytes) that decides
+ * a candidate's inputs: from its format (or stage1) section up to its
+ * stage2 or stage3 section -- the decompositions, whose formats are built
+ * on the host, and the specialized sizes.  Its start, *n bytes. */
+static const char *inputs_part(const char *text, size_t len, size_t *n)
+{
+	const char *from = strstr(text, "\nformat:");
+	if (!from)
+		from = strstr(text, "\nstage1:");
+	if (!from)
+		from = text;
+	const char *to = strstr(from, "\nstage2:");
+	if (!to)
+		to = strstr(from, "\nstage3:");
+	if (!to)
+		to = text + len;
+	*n = (size_t)(to - from);
+	return from;
+}
+
+/* k, a, opt, dev, key: fill the record's key of kernel k with matrix a
+ * at opt->feat features: on GPU dev (its name, spaces as underscores), or
+ * when NULL the cost model's on opt->sms SMs.  0, or -1 when out of
+ * memory. */
+static int tune_key(const stir_kernel *k, const stir_csr *a,
+	const stir_tune_options *opt, const stir_device *dev,
+	stir_tune_entry *key)
+{
+	memset(key, 0, sizeof(*key));
+	key->recipe = stir_tune_recipe_of(k);
+	key->feat = opt->feat;
+	key->time_ms = -1;
+	stir_matrix_sig_of(a, &key->sig);
+	if (opt->program_text) {
+		stir_tune_program_hash(opt->program_text, key->program);
+	} else {
+		char *text = stir_kernel_to_str(k);
+		if (!text)
+			return -1;
+		stir_tune_program_hash(text, key->program);
+		free(text);
+	}
+	if (dev) {
+		snprintf(key->device, sizeof(key->device), "%s",
+			stir_device_get_name(dev));
+		for (char *p = key->device; *p; p++)
+			if (isspace((unsigned char)*p))
+				*p = '_';
+	} else {
+		snprintf(key->device, sizeof(key->device), "model-sms%d",
+			opt->sms > 0 ? opt->sms : 132);
+	}
+	return 0;
+}
+
+/* k, name, a, feat, s: the inputs every candidate of the search shares,
+ * for stage I kernel k: matrix "a" bound to tensor "name" at "feat"
+ * features, the sizes schedule s specializes (the same in every
+ * candidate's), random dense inputs (seed 1) and the outputs.  NULL with
+ * diagnostics. */
+static stir_bindings *shared_inputs(const stir_kernel *k, const char *name,
+	const stir_csr *a, int64_t feat, const stir_schedule *s)
+{
+	stir_bindings *b = stir_bindings_alloc();
+	if (b && stir_bindings_set_size(b, "feat", feat) == 0 &&
+	    stir_schedule_bind_sizes(s, b) == 0 &&
+	    stir_kernel_bind_csr(k, b, name, a) == 0 &&
+	    stir_kernel_bind_random(k, b, 1) == 0 &&
+	    stir_kernel_bind_outputs(k, b) == 0)
+		return b;
+	stir_bindings_free(b);
+	return NULL;
+}
+
+/* b, n0, k, s: make b, whose first n0 arrays are shared_inputs', the
+ * inputs of a candidate of schedule s: the arrays bound after those
+ * removed (a format built for another candidate), then the formats s's
+ * decompositions make, built on the host from k's arrays.  0, or -1 with
+ * diagnostics. */
+static int bind_candidate_formats(stir_bindings *b, int n0,
+	const stir_kernel *k, const stir_schedule *s)
+{
+	while (stir_bindings_n_arrays(b) > n0) {
+		int last = stir_bindings_n_arrays(b) - 1;
+		char *name = strdup(stir_bindings_get_array_name(b, last));
+		if (!name)
+			return -1;
+		stir_bindings_remove_array(b, name);
+		free(name);
+	}
+	return stir_schedule_bind_formats(s, k, b);
+}
+
+/* b, gk, dev, reps, ms: time candidate gk on dev with inputs b, in a run
+ * of its own: 10 warm-ups, then the median of "reps" runs with the L2
+ * cache flushed before each (stir_gpu_run_time) into *ms.  0, or -1 with
+ * diagnostics. */
+static int time_candidate(const stir_bindings *b, const stir_gpu_kernel *gk,
+	stir_device *dev, int reps, double *ms)
+{
+	stir_gpu_run *r = NULL;
+	stir_gpu_timing t;
+	int rc = (r = stir_gpu_run_alloc(gk, dev)) &&
+		stir_gpu_run_upload(r, b) == 0 &&
+		stir_gpu_run_time(r, 10, reps, &t) == 0 ? 0 : -1;
+	stir_gpu_run_free(r);
+	if (rc == 0)
+		*ms = t.median_ms;
+	return rc;
+}
+
+/* One candidate scheduled for the search: by its recipe on a copy of the
+ * program (k), or, when "text" is set, on the program read from its text
+ * into a context of its own, so that candidates can be scheduled on
+ * threads (a context is not shared between threads). */
+typedef struct made {
+	int cand;                  /* the recipe's candidate */
+	int64_t feat;
+	const stir_kernel *k;      /* the program */
+	const char *file;          /* the name its text was read under */
+	const char *text;          /* its text, or NULL: copy k */
+	size_t text_len;
+	const char *kname;         /* k's name */
+	stir_ctx *ctx;             /* its own context, or NULL (k's) */
+	stir_module *mod;          /* the scheduled kernel's module */
+	stir_kernel *kern;         /* the scheduled kernel, at stage III */
+	char *sched;               /* its schedule file; NULL on failure */
+	size_t len;
+} made;
+
+/* w: schedule candidate w->cand (made's contract). */
+static void make_one(made *w)
+{
+	if (!w->text) {
+		w->sched = candidate_text(w->k, w->feat, w->cand, &w->len,
+			&w->kern, &w->mod);
+		return;
+	}
+	w->ctx = stir_ctx_alloc();
+	w->mod = w->ctx ? stir_module_read_from_mem(w->ctx, w->file, w->text,
+		w->text_len) : NULL;
+	w->kern = w->mod ? stir_module_find_kernel(w->mod, w->kname) : NULL;
+	if (w->kern && stir_tune_apply_candidate(w->kern, w->feat, w->cand) == 0)
+		w->sched = schedule_text(w->kern, &w->len);
+}
+
+/* The candidates still to schedule, for the threads of make_all. */
+typedef struct pool {
+	made *w;
+	int n, next;
+	pthread_mutex_t mu;
+} pool;
+
+/* arg: a pool; schedule its candidates until none is left. */
+static void *pool_run(void *arg)
+{
+	pool *p = arg;
+	for (;;) {
+		pthread_mutex_lock(&p->mu);
+		int i = p->next++;
+		pthread_mutex_unlock(&p->mu);
+		if (i >= p->n)
+			return NULL;
+		make_one(&p->w[i]);
+	}
+}
+
+/* w, n: schedule candidates w[0 .. n-1]: on a thread per processor when
+ * each reads its own program (w[i].text set), else one after another. */
+static void make_all(made *w, int n)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int nt = n > 0 && w[0].text ? (int)(cpus < n ? cpus : n) : 1;
+	pthread_t *t = nt > 1 ? malloc((size_t)(nt - 1) * sizeof(*t)) : NULL;
+	pool p = { .w = w, .n = n };
+	int started = 0;
+	if (t && pthread_mutex_init(&p.mu, NULL) == 0) {
+		while (started < nt - 1 && pthread_create(&t[started], NULL,
+		    pool_run, &p) == 0)
+			started++;
+		pool_run(&p);
+		for (int i = 0; i < started; i++)
+			pthread_join(t[i], NULL);
+		pthread_mutex_destroy(&p.mu);
+	} else {
+		for (int i = 0; i < n; i++)
+			make_one(&w[i]);
+	}
+	free(t);
+}
+
+/* w: whether w->text, read under w->file, holds kernel w->kname as
+ * w->k is (printed alike): else (a compressed file's bytes, another
+ * program) the candidates are scheduled on copies of w->k. */
+static bool text_is_program(const made *w)
+{
+	stir_ctx *c = stir_ctx_alloc();
+	stir_module *m = c ? stir_module_read_from_mem(c, w->file, w->text,
+		w->text_len) : NULL;
+	stir_kernel *k = m ? stir_module_find_kernel(m, w->kname) : NULL;
+	char *a = k ? stir_kernel_to_str(k) : NULL;
+	char *b = a ? stir_kernel_to_str(w->k) : NULL;
+	bool same = a && b && !strcmp(a, b);
+	free(a);
+	free(b);
+	stir_module_free(m);
+	stir_ctx_free(c);
+	return same;
+}
+
+/* ctx, from, cand: say in ctx that candidate "cand" failed, with the
+ * diagnostics of its own context "from" (nothing when NULL: they are in
+ * ctx already). */
+static void forward_diagnostics(stir_ctx *ctx, stir_ctx *from, int cand)
+{
+	if (!from)
+		return;
+	char *d = stir_ctx_diagnostics_to_str(from);
+	stir_loc loc = { 0, 0, 0 };
+	stir_ctx_report(ctx, STIR_ERROR, loc, "candidate %d failed:\n%s", cand,
+		d ? d : "(out of memory)");
+	free(d);
+}
+
+/* The candidates of one search, each as its schedule file, read back. */
+typedef struct search {
+	int n;                     /* kept */
+	stir_ctx **ctxs;           /* each candidate's own context, or NULL */
+	stir_module **mods;        /* each candidate's copy of the program */
+	stir_schedule **ss;
+	stir_kernel **ks;          /* scheduled, in mods[i] */
+	stir_gpu_kernel **gks;
+	char **texts;
+	int *pos;                  /* its position in the model's order */
+	int *inputs;               /* the first candidate with the same
+	                              inputs (inputs_part equal) */
+} search;
+
+/* s: free what s holds. */
+static void search_free(search *s)
+{
+	for (int i = 0; i < s->n; i++) {
+		stir_gpu_kernel_free(s->gks[i]);
+		stir_schedule_free(s->ss[i]);
+		stir_module_free(s->mods[i]);
+		stir_ctx_free(s->ctxs[i]);
+		free(s->texts[i]);
+	}
+	free(s->ctxs);
+	free(s->inputs);
+	free(s->mods);
+	free(s->ss);
+	free(s->ks);
+	free(s->gks);
+	free(s->texts);
+	free(s->pos);
+}
+
+/* ctx, k, src, name, a, feat, cands, n, top, dev, budget_s, t0,
+ * cache_dir, out: the measured search over the first "top" candidates of cands[0 ..
+ * n-1] (the model's order) whose schedule files differ, for stage I
+ * kernel k at "feat" features with matrix "a" bound to tensor "name"
+ * (stir_tune's contract); the candidates are scheduled on threads when
+ * src (a made with file and text set) gives k's program.  The fastest's position in cands into *best,
+ * its schedule file into out->schedule, its re-measured time into
+ * out->time_ms and every timing into out.  0, or -1 with diagnostics. */
+static int tune_measure(stir_ctx *ctx, const stir_kernel *k,
+	const made *src, const char *name, const stir_csr *a, int64_t feat, const int *cands,
+	int n, int top, stir_device *dev, double budget_s,
+	const struct timespec *t0, const char *cache_dir, int *best,
+	stir_tune_result *out)
+{
+	search s = { 0 };
+	s.ctxs = calloc((size_t)top, sizeof(*s.ctxs));
+	s.mods = calloc((size_t)top, sizeof(*s.mods));
+	s.ss = calloc((size_t)top, sizeof(*s.ss));
+	s.ks = calloc((size_t)top, sizeof(*s.ks));
+	s.gks = calloc((size_t)top, sizeof(*s.gks));
+	s.texts = calloc((size_t)top, sizeof(*s.texts));
+	s.pos = calloc((size_t)top, sizeof(*s.pos));
+	s.inputs = calloc((size_t)top, sizeof(*s.inputs));
+	out->timed_cand = calloc((size_t)top, sizeof(*out->timed_cand));
+	out->timed_ms = calloc((size_t)top, sizeof(*out->timed_ms));
+	made *w = calloc((size_t)top, sizeof(*w));
+	int rc = w && s.ctxs && s.mods && s.ss && s.ks && s.gks && s.texts && s.pos &&
+		s.inputs && out->timed_cand && out->timed_ms ? 0 : no_memory(ctx);
+	/* the first "top" candidates whose schedule files differ, scheduled
+	 * a wave at a time (as many as may still be kept); the kernel each
+	 * compiles is the recipe's, which the schedule file gives again
+	 * (tests/test_recipes.c, test_tune_candidates_read_back), and the
+	 * schedule file, read back, builds its inputs */
+	for (int i = 0; rc == 0 && i < n && s.n < top; ) {
+		int cnt = top - s.n < n - i ? top - s.n : n - i;
+		for (int j = 0; j < cnt; j++) {
+			w[j] = *src;
+			w[j].cand = cands[i + j];
+		}
+		make_all(w, cnt);
+		for (int j = 0; j < cnt; j++) {
+			if (rc == 0 && !w[j].sched) {
+				forward_diagnostics(ctx, w[j].ctx, w[j].cand);
+				rc = -1;
+			}
+			bool seen = false;
+			for (int q = 0; rc == 0 && q < s.n && !seen; q++)
+				seen = !strcmp(s.texts[q], w[j].sched);
+			if (rc < 0 || seen) {
+				free(w[j].sched);
+				stir_module_free(w[j].mod);
+				stir_ctx_free(w[j].ctx);
+				continue;
+			}
+			int at = s.n++;
+			s.texts[at] = w[j].sched;
+			s.pos[at] = i + j;
+			s.mods[at] = w[j].mod;
+			s.ctxs[at] = w[j].ctx;
+			s.ks[at] = w[j].kern;
+			if (!(s.ss[at] = stir_schedule_read_from_mem(ctx,
+			    "(stir_tune)", w[j].sched, w[j].len)))
+				rc = -1;
+			/* the inputs of the first candidate with the same ones */
+			size_t pn, qn;
+			const char *p = inputs_part(w[j].sched, w[j].len, &pn);
+			s.inputs[at] = at;
+			for (int q = 0; q < at && s.inputs[at] == at; q++) {
+				const char *o = inputs_part(s.texts[q],
+					strlen(s.texts[q]), &qn);
+				if (pn == qn && !memcmp(p, o, pn))
+					s.inputs[at] = s.inputs[q];
+			}
+		}
+		i += cnt;
+	}
+	free(w);
+	out->n_compiled = s.n;
+	/* the options a schedule file gives: the device's defaults */
+	stir_compile_options *co = calloc((size_t)(s.n ? s.n : 1), sizeof(*co));
+	for (int i = 0; co && i < s.n; i++) {
+		co[i].device = dev;
+		co[i].cache_dir = cache_dir;
+	}
+	if (rc == 0 && !co)
+		rc = no_memory(ctx);
+	if (rc == 0 && stir_gpu_kernel_compile_all(
+	    (const stir_kernel *const *)s.ks, co, s.n, 0, s.gks) != 0) {
+		for (int i = 0; i < s.n; i++)
+			if (!s.gks[i])
+				forward_diagnostics(ctx, s.ctxs[i],
+					cands[s.pos[i]]);
+		rc = -1;
+	}
+	free(co);
+	*best = -1;
+	int won = -1, bound = -1, n0 = 0;
+	/* one set of inputs: the dense operands drawn once, each distinct
+	 * format built when its first candidate is timed (and again for the
+	 * winner's re-measurement when another's came since) */
+	stir_bindings *b = rc == 0 && s.n > 0 ? shared_inputs(k, name, a, feat,
+		s.ss[0]) : NULL;
+	if (rc == 0 && s.n > 0 && !b)
+		rc = -1;
+	if (b)
+		n0 = stir_bindings_n_arrays(b);
+	for (int i = 0; rc == 0 && i <= s.n; i++) {
+		bool final = i == s.n || (i > 0 && elapsed_s(t0) > budget_s);
+		int c = final ? won : i;
+		if (c < 0)
+			break;
+		if (s.inputs[c] != bound) {
+			if (bind_candidate_formats(b, n0, k, s.ss[c]) < 0)
+				rc = -1;
+			bound = s.inputs[c];
+		}
+		double ms;
+		if (rc == 0)
+			rc = time_candidate(b, s.gks[c], dev, final ?
+				STIR_TUNE_FINAL_REPS : STIR_TUNE_SEARCH_REPS, &ms);
+		if (rc == 0 && final) {
+			/* the winner, re-measured in a fresh run as the
+			 * benchmarks time; its schedule file is the result */
+			*best = s.pos[won];
+			out->time_ms = ms;
+			out->schedule = s.texts[won];
+			out->schedule_len = strlen(s.texts[won]);
+			s.texts[won] = NULL;
+			break;
+		}
+		if (rc == 0) {
+			out->timed_cand[out->n_timed] = cands[s.pos[i]];
+			out->timed_ms[out->n_timed++] = ms;
+			if (won < 0 || ms < out->time_ms) {
+				won = i;
+				out->time_ms = ms;
+			}
+		}
+	}
+	stir_bindings_free(b);
+	search_free(&s);
+	return rc;
+}
+
+/* ctx, program, a, opt, dev, t0, out: the measured search's part of
+ * stir_tune (no record hit; out->key and out->similar set): rank the
+ * candidates, a similar graph's winner first, search (the budget counted
+ * from *t0), and the fastest's candidate and schedule text into out.  0
+ * or -1. */
+static int tune_search(stir_ctx *ctx, const stir_kernel *program,
+	const stir_csr *a, const stir_tune_options *opt, stir_device *dev,
+	const struct timespec *t0, stir_tune_result *out)
+{
+	stir_tune_recipe recipe = out->key.recipe;
+	int64_t feat = opt->feat;
+	int top = opt->top > 0 ? opt->top : STIR_TUNE_TOP;
+	double budget_s = opt->budget_s > 0 ? opt->budget_s :
+		STIR_TUNE_BUDGET_S;
+	const char *name = opt->matrix_name ? opt->matrix_name :
+		recipe == STIR_TUNE_SPMM ? "A" : "S";
+	int nc = stir_spmm_hybrid_n_candidates() + stir_sddmm_n_candidates() +
+		1;
+	int *order = malloc((size_t)nc * sizeof(*order));
+	double *costs = malloc((size_t)nc * sizeof(*costs));
+	int n = !order || !costs ? -1 : recipe == STIR_TUNE_SPMM ?
+		stir_spmm_hybrid_model_rank(a, feat, opt->sms, order, costs) :
+		stir_sddmm_rank(recipe, a, feat, opt->sms, order, costs);
+	int rc = n < 0 ? no_memory(ctx) : 0;
+	if (n > 0 && out->similar) {
+		/* the similar graph's winner first */
+		int at = 0;
+		while (at < n && order[at] != out->similar_entry.cand)
+			at++;
+		if (at < n) {
+			double c = costs[at];
+			memmove(order + 1, order, (size_t)at * sizeof(*order));
+			memmove(costs + 1, costs, (size_t)at * sizeof(*costs));
+			order[0] = out->similar_entry.cand;
+			costs[0] = c;
+		}
+		if (top > STIR_TUNE_TOP_SIMILAR)
+			top = STIR_TUNE_TOP_SIMILAR;
+	}
+	int best = -1;
+	if (rc == 0 && n == 0) {
+		stir_loc loc = { 0, 0, 0 };
+		stir_ctx_report(ctx, STIR_ERROR, loc, "no candidate of the "
+			"recipe applies at %lld features", (long long)feat);
+		rc = -1;
+	}
+	made src = { .feat = feat, .k = program,
+		.file = opt->program_file, .text = opt->program_file ?
+		opt->program_text : NULL, .text_len = opt->program_text ?
+		strlen(opt->program_text) : 0,
+		.kname = stir_kernel_get_name(program) };
+	if (src.text && !text_is_program(&src))
+		src.text = NULL;
+	if (rc == 0 && (tune_measure(ctx, program, &src, name, a, feat, order,
+	    n, top, dev, budget_s, t0, opt->cache_dir, &best, out) < 0 ||
+	    best < 0))
+		rc = -1;
+	if (rc == 0) {
+		out->cand = order[best];
+		out->cost = costs[best];
+		out->from = STIR_TUNE_FROM_SEARCH;
+		if (!out->schedule)
+			rc = -1;
+	}
+	free(order);
+	free(costs);
+	return rc;
+}
+
+/* ctx, program, a, opt, out: see include/stir/tune.h. */
+int stir_tune(stir_ctx *ctx, const stir_kernel *program, const stir_csr *a,
+	const stir_tune_options *opt, stir_tune_result *out)
+{
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	memset(out, 0, sizeof(*out));
+	out->cand = -1;
+	out->time_ms = -1;
+	stir_loc loc = { 0, 0, 0 };
+	if (!program || !a || !opt || opt->feat < 1) {
+		stir_ctx_report(ctx, STIR_ERROR, loc, "stir_tune: %s",
+			!program || !a || !opt ? "no program, matrix or options" :
+			"the feature size must be at least 1");
+		return -1;
+	}
+	if (stir_tune_recipe_of(program) == STIR_TUNE_NONE) {
+		stir_ctx_report(ctx, STIR_ERROR, loc, "no recipe covers kernel "
+			"'%s' (the tuner knows csrmm of examples/csrmm.stir, sddmm "
+			"of examples/sddmm.stir and sddmm_rows of "
+			"examples/sddmm_rows.stir)", stir_kernel_get_name(program));
+		return -1;
+	}
+	stir_device *dev = opt->device, *own = NULL;
+	if (!opt->model_only && !dev && !(dev = own = stir_device_alloc(ctx,
+	    0))) {
+		stir_ctx_report(ctx, STIR_NOTE, loc, "the measured search needs a "
+			"GPU; --model-only picks with the cost model alone (stirc "
+			"run --tune: without --backend cuda)");
+		return -1;
+	}
+	int rc = tune_key(program, a, opt, opt->model_only ? NULL : dev,
+		&out->key) == 0 ? 0 : no_memory(ctx);
+	int hit = 0;
+	stir_tune_entry e;
+	if (rc == 0 && !opt->no_record)
+		hit = stir_tune_record_find(ctx, opt->cache_dir, &out->key,
+			STIR_TUNE_SIMILAR_TOL, &e);
+	if (hit == 2) {
+		out->similar = true;
+		out->similar_entry = e;
+	}
+	if (rc == 0 && hit == 1) {
+		out->cand = e.cand;
+		out->cost = e.cost;
+		out->time_ms = e.time_ms;
+		out->from = STIR_TUNE_FROM_RECORD;
+		if (!(out->schedule = candidate_text(program, opt->feat, e.cand,
+		    &out->schedule_len, NULL, NULL)))
+			rc = -1;
+	} else if (rc == 0 && opt->model_only) {
+		stir_module *cm = NULL;
+		stir_kernel *c = stir_kernel_copy(program, &cm);
+		out->from = STIR_TUNE_FROM_MODEL;
+		if (!c || stir_tune_model_apply(c, a, opt->feat, opt->sms,
+		    &out->cand, &out->cost) < 0 ||
+		    !(out->schedule = schedule_text(c, &out->schedule_len)))
+			rc = -1;
+		stir_module_free(cm);
+	} else if (rc == 0) {
+		rc = tune_search(ctx, program, a, opt, dev, &t0, out);
+	}
+	if (rc == 0 && hit != 1) {
+		out->key.cand = out->cand;
+		out->key.cost = out->cost;
+		out->key.time_ms = out->time_ms;
+		snprintf(out->key.how, sizeof(out->key.how), "%s",
+			opt->model_only ? "model" : "measured");
+		if (!opt->no_record && stir_tune_record_store(ctx, opt->cache_dir,
+		    &out->key) < 0)
+			rc = -1;
+	}
+	if (rc == 0 && hit == 1)
+		out->key = e;
+	stir_device_free(own);
+	if (rc < 0)
+		stir_tune_result_clear(out);
+	return rc;
+}

@@ -1,0 +1,128 @@
+/* stir: the tuner in one call (docs/recipes.md, "The tuner").
+ *
+ * stir_tune picks the schedule of a stage I kernel that a recipe covers
+ * (stir_tune_recipe_of: the hybrid SpMM, the SDDMM fused or by rows) for
+ * one matrix and one feature size: the tuning record's entry when it
+ * holds one for them, else the cost model's pick (model_only), else the
+ * measured search on the GPU (the model's best candidates compiled at
+ * once, timed as the benchmarks time them, the fastest kept).  What it
+ * chose is stored in the record and returned as a schedule file's text,
+ * which stir_schedule_read_from_mem reads and stir_schedule_prepare_for_gpu
+ * applies to the same program (as `stirc run --schedule` does).
+ * `stirc tune` and `stirc run --tune` are thin callers of it. */
+#ifndef STIR_TUNE_H
+#define STIR_TUNE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stir/recipes.h>
+#include <stir/runtime.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The measured search's defaults: how many of the model's best
+ * candidates (whose schedule files differ) it compiles and times, how
+ * many when it starts from a similar graph's record entry (that entry's
+ * winner first), the seconds it may spend timing, and the timed runs of
+ * each candidate (the winner is timed again with STIR_TUNE_FINAL_REPS). */
+#define STIR_TUNE_TOP 16
+#define STIR_TUNE_TOP_SIMILAR 4
+#define STIR_TUNE_BUDGET_S 20.0
+#define STIR_TUNE_SEARCH_REPS 30
+#define STIR_TUNE_FINAL_REPS 100
+
+/* What stir_tune is asked; zero-initialized means the defaults (with
+ * feat set: it has none). */
+typedef struct stir_tune_options {
+	int64_t feat;           /* the feature size (>= 1) */
+	bool model_only;        /* the cost model's pick, no GPU */
+	bool no_record;         /* neither read nor write the tuning record */
+	double budget_s;        /* seconds of timing (<= 0: STIR_TUNE_BUDGET_S) */
+	int top;                /* candidates to time at most (< 1:
+	                           STIR_TUNE_TOP) */
+	int sms;                /* the GPU's SMs for the model (< 1: 132) */
+	/* The kernel cache's and the record's directory (the record is its
+	 * tune/); NULL: $STIR_CACHE_DIR, else ~/.cache/stir. */
+	const char *cache_dir;
+	/* The program's text, whose SHA-256 keys the record; NULL: the
+	 * kernel as printed (stir_kernel_to_str).  `stirc` passes the file's
+	 * text. */
+	const char *program_text;
+	/* With program_text, the name the program was read under
+	 * (stir_module_read_from_file's path): the search then schedules its
+	 * candidates on a thread per processor, each on the program read
+	 * from that text in a context of its own (the same kernel, source
+	 * locations included) -- when that text holds the kernel as given
+	 * (printed alike; not, say, a compressed file's bytes); NULL: one
+	 * after another on copies. */
+	const char *program_file;
+	/* The kernel's tensor the matrix binds to; NULL: "A" for the SpMM,
+	 * "S" for the SDDMM. */
+	const char *matrix_name;
+	/* The GPU of the measured search (borrowed); NULL: device 0, opened
+	 * and closed by stir_tune.  Not used with model_only. */
+	stir_device *device;
+} stir_tune_options;
+
+/* Where the chosen schedule came from. */
+typedef enum stir_tune_source {
+	STIR_TUNE_FROM_RECORD = 1,  /* the record's entry for the same key */
+	STIR_TUNE_FROM_MODEL,       /* the cost model's pick */
+	STIR_TUNE_FROM_SEARCH       /* measured: the fastest of the search */
+} stir_tune_source;
+
+/* What stir_tune chose; free its arrays with stir_tune_result_clear. */
+typedef struct stir_tune_result {
+	char *schedule;         /* the schedule file's text (heap, NUL ended) */
+	size_t schedule_len;    /* its bytes */
+	int cand;               /* the recipe's candidate (stir_tune_apply_candidate) */
+	double cost;            /* the model's cost of it */
+	double time_ms;         /* its measured time (the median of
+	                           STIR_TUNE_FINAL_REPS), or -1 */
+	stir_tune_source from;
+	stir_tune_entry key;    /* the record's key (and, stored, the entry) */
+	/* A similar graph's record entry (stir_tune_record_find's 2): the
+	 * search started from its winner, or with model_only the model
+	 * decided. */
+	bool similar;
+	stir_tune_entry similar_entry;
+	/* The search: the candidates compiled (schedule files that differ),
+	 * and those timed, in order, with their times (STIR_TUNE_SEARCH_REPS
+	 * runs' median); n_timed < n_compiled when the budget ran out. */
+	int n_compiled;
+	int n_timed;
+	int *timed_cand;        /* heap, n_timed */
+	double *timed_ms;       /* heap, n_timed */
+} stir_tune_result;
+
+/* Tune stage I kernel "program" (not changed; a recipe must cover it) for
+ * CSR matrix "a" (A of the SpMM, S of the SDDMM) with options "opt" into
+ * *out (cleared first): the record's entry for the same program, recipe,
+ * device, feature size and matrix signature when there is one (no GPU
+ * work: the candidate applied and printed); else with opt->model_only
+ * the cost model's pick; else the measured search on the GPU: the
+ * model's best opt->top candidates whose schedule files differ (a
+ * similar graph's winner first, then at most STIR_TUNE_TOP_SIMILAR), each
+ * read back from its schedule file as `stirc run --schedule` applies it,
+ * compiled at once (stir_gpu_kernel_compile_all, through the kernel
+ * cache), then timed in the model's order on random dense inputs (seed
+ * 1; stir_gpu_run_time: 10 warm-ups, the median of STIR_TUNE_SEARCH_REPS
+ * runs, the L2 cache flushed before each) until opt->budget_s seconds
+ * from the call have passed (the first is always timed); the fastest is
+ * timed again in a fresh run with STIR_TUNE_FINAL_REPS runs.  Unless
+ * opt->no_record, what was chosen (not a record hit) is stored.  0, or
+ * -1 with diagnostics in ctx (the measured search without a GPU says
+ * that model_only is needed); *out is then cleared. */
+STIR_EXPORT int stir_tune(__stir_keep stir_ctx *ctx,
+	__stir_keep const stir_kernel *program, __stir_keep const stir_csr *a,
+	const stir_tune_options *opt, stir_tune_result *out);
+/* Free r's arrays and zero it. */
+STIR_EXPORT void stir_tune_result_clear(stir_tune_result *r);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
