@@ -219,6 +219,10 @@ typedef struct emitter {
 	                              accumulator fragment it is in this
 	                              launch (cuda_mma_scan), else NULL */
 	bool in_mma;               /* printing a tensorized nest */
+	unsigned need_ldsm;        /* the intrinsics whose ldmatrix loads the
+	                              source needs, by index as need_mma */
+	bool *ldsm;                /* per buffer: read by ldmatrix in this
+	                              launch (cuda_mma_scan): 16-byte aligned */
 	/* expression printing overrides */
 	const bool *resolve;       /* per slot: print the block variable as its
 	                              binding (cross-thread targets) */
@@ -480,10 +484,17 @@ void cuda_emit_mma(emitter *e, const stir_stmt *s, const ectx *ctx);
 /* e, s: mark the fragment buffers of the tensorized nests in launch
  * statement s (e->frag). */
 void cuda_mma_scan(emitter *e, const stir_stmt *s);
+/* m, op: whether operand op (A or B) of the matched nest m loads with
+ * ldmatrix: 16-bit elements in a shared buffer, rows 16-byte aligned. */
+bool cuda_mma_use_ldsm(const stir_mma_match *m, const stir_mma_operand *op);
 /* The CUDA every intrinsic needs first, and that of intrinsic "in" (NULL
  * for an unknown one). */
 const char *cuda_mma_prelude_common(void);
 const char *cuda_mma_prelude(const stir_intrinsic *in);
+/* The ldmatrix loads' common text, and intrinsic in's (NULL when its
+ * operands are not 16-bit): put after the intrinsics' own text. */
+const char *cuda_mma_prelude_ldsm_common(void);
+const char *cuda_mma_prelude_ldsm(const stir_intrinsic *in);
 /* e, x: when x is a load a vector path holds in a vector, print the
  * lane's component and return true. */
 bool cuda_vector_load(emitter *e, const stir_expr *x);

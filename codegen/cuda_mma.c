@@ -43,12 +43,27 @@ static void put_addr(emitter *e, const ectx *ctx, const stir_mma_operand *op,
 	cg_put(e->out, "]");
 }
 
-/* e, ctx, fn, frag, op, loc: "FN(FRAG, &BUF[index], LD);". */
-static void put_load(emitter *e, const ectx *ctx, const char *fn,
-	const char *frag, const stir_mma_operand *op, stir_loc loc)
+/* m, op: see cuda_internal.h. */
+bool cuda_mma_use_ldsm(const stir_mma_match *m, const stir_mma_operand *op)
 {
+	return m->form == STIR_MMA_FORM_MMA && cuda_mma_prelude_ldsm(m->in) &&
+		op->buf->scope == STIR_SCOPE_SHARED &&
+		stir_dtype_size(op->buf->dtype) == 2 && op->ld % 8 == 0 &&
+		stir_mma_operand_aligned(m, op, 8);
+}
+
+/* e, ctx, m, what, frag, op, loc: "PRE_load_WHAT(FRAG, &BUF[index], LD);",
+ * or PRE_ldsm_WHAT from a shared buffer that ldmatrix can read. */
+static void put_load(emitter *e, const ectx *ctx, const stir_mma_match *m,
+	const char *what, const char *frag, const stir_mma_operand *op,
+	stir_loc loc)
+{
+	bool ldsm = cuda_mma_use_ldsm(m, op);
+	if (ldsm)
+		e->need_ldsm |= 1u << (int)(m->in - stir_intrinsic_at(0));
 	cg_indent(e->out);
-	cg_putf(e->out, "%s%s(%s, ", fn, op->transposed ? "_t" : "", frag);
+	cg_putf(e->out, "%s_%s_%s%s(%s, ", m->in->cuda, ldsm ? "ldsm" : "load",
+		what, op->transposed ? "_t" : "", frag);
 	put_addr(e, ctx, op, false, loc);
 	cg_putf(e->out, ", %" PRId64 ");\n", op->ld);
 }
@@ -185,7 +200,6 @@ void cuda_emit_mma(emitter *e, const stir_stmt *s, const ectx *ctx)
 		put_frag(e, &c, &m);
 		cg_put(p, ");\n");
 	} else {
-		char fn[128];
 		cg_line(p, "%s_a stir_fa;", pre);
 		cg_line(p, "%s_b stir_fb;", pre);
 		if (!m.frag) {
@@ -195,10 +209,8 @@ void cuda_emit_mma(emitter *e, const stir_stmt *s, const ectx *ctx)
 			put_addr(e, &c, &m.c, false, m.store->loc);
 			cg_putf(p, ", %" PRId64 ");\n", m.c.ld);
 		}
-		snprintf(fn, sizeof(fn), "%s_load_a", pre);
-		put_load(e, &c, fn, "stir_fa", &m.a, m.store->loc);
-		snprintf(fn, sizeof(fn), "%s_load_b", pre);
-		put_load(e, &c, fn, "stir_fb", &m.b, m.store->loc);
+		put_load(e, &c, &m, "a", "stir_fa", &m.a, m.store->loc);
+		put_load(e, &c, &m, "b", "stir_fb", &m.b, m.store->loc);
 		cg_indent(p);
 		cg_putf(p, "%s_mma(", pre);
 		if (m.frag)
@@ -229,8 +241,14 @@ static stir_visit_step scan_nest(stir_stmt *s, void *user)
 	stir_mma_match m;
 	char why[400];
 	stir_loc where;
-	if (in && stir_tensorize_match(s, in, &m, why, sizeof(why), &where) &&
-	    m.frag) {
+	if (!in || !stir_tensorize_match(s, in, &m, why, sizeof(why), &where))
+		return STIR_VISIT_SKIP;
+	/* shared operands that ldmatrix reads are declared aligned */
+	if (cuda_mma_use_ldsm(&m, &m.a))
+		e->ldsm[m.a.buf->index] = true;
+	if (cuda_mma_use_ldsm(&m, &m.b))
+		e->ldsm[m.b.buf->index] = true;
+	if (m.frag) {
 		const stir_intrinsic *had = e->frag[m.frag->index];
 		if (had && had != in)
 			cuda_error(e, s->loc, "local buffer '%s' is the accumulator of "

@@ -199,6 +199,70 @@ static const char prelude_mma_m16n8k8_tf32[] =
 	"#endif\n"
 	"}\n";
 
+static const char prelude_ldsm[] =
+	"// ldmatrix: 8x8 matrices of 16-bit elements from shared memory (the\n"
+	"// _ldsm loads, for an operand in a shared buffer whose rows are 16-byte\n"
+	"// aligned).  Lane l gives the address of row l % 8 of matrix l / 8\n"
+	"// (lanes 0 to 15 for x2); register j of lane (g, t) receives row g,\n"
+	"// columns 2t and 2t + 1 of matrix j, or with .trans column g, rows 2t\n"
+	"// and 2t + 1.  The host emulation of the tests replaces them (STIR_EMU).\n"
+	"__device__ __forceinline__ void stir_ldsm_x4(unsigned *r, const void *p,\n"
+	"    int trans)\n"
+	"{\n"
+	"#ifdef STIR_EMU\n"
+	"  stir_emu_ldmatrix(r, 4, p, trans);\n"
+	"#else\n"
+	"  const unsigned s = (unsigned)__cvta_generic_to_shared(p);\n"
+	"  if (trans)\n"
+	"    asm volatile(\"ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 \"\n"
+	"      \"{%0, %1, %2, %3}, [%4];\"\n"
+	"      : \"=r\"(r[0]), \"=r\"(r[1]), \"=r\"(r[2]), \"=r\"(r[3]) : \"r\"(s));\n"
+	"  else\n"
+	"    asm volatile(\"ldmatrix.sync.aligned.m8n8.x4.shared.b16 \"\n"
+	"      \"{%0, %1, %2, %3}, [%4];\"\n"
+	"      : \"=r\"(r[0]), \"=r\"(r[1]), \"=r\"(r[2]), \"=r\"(r[3]) : \"r\"(s));\n"
+	"#endif\n"
+	"}\n"
+	"__device__ __forceinline__ void stir_ldsm_x2(unsigned *r, const void *p,\n"
+	"    int trans)\n"
+	"{\n"
+	"#ifdef STIR_EMU\n"
+	"  stir_emu_ldmatrix(r, 2, p, trans);\n"
+	"#else\n"
+	"  const unsigned s = (unsigned)__cvta_generic_to_shared(p);\n"
+	"  if (trans)\n"
+	"    asm volatile(\"ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 \"\n"
+	"      \"{%0, %1}, [%2];\" : \"=r\"(r[0]), \"=r\"(r[1]) : \"r\"(s));\n"
+	"  else\n"
+	"    asm volatile(\"ldmatrix.sync.aligned.m8n8.x2.shared.b16 \"\n"
+	"      \"{%0, %1}, [%2];\" : \"=r\"(r[0]), \"=r\"(r[1]) : \"r\"(s));\n"
+	"#endif\n"
+	"}\n"
+	"// The 16-bit m16n8k16 operands by ldmatrix (P_a and P_b of STIR_K16):\n"
+	"// A's registers 0 to 3 are its 8x8 quarters (rows 0-7, 8-15) x\n"
+	"// (columns 0-7, 8-15), row block first; B's are its rows 0-7 and 8-15,\n"
+	"// transposed (_t: the operand stored transposed, the other ldmatrix).\n"
+	"#define STIR_K16_LDSM(P, T) \\\n"
+	"__device__ __forceinline__ void P##_ldsm_a(P##_a &a, const T *p, long long ld) \\\n"
+	"{ \\\n"
+	"  const unsigned l = stir_lane(); \\\n"
+	"  stir_ldsm_x4(a.r, p + ((l & 7u) + 8u * ((l >> 3) & 1u)) * ld + 8u * (l >> 4), 0); \\\n"
+	"} \\\n"
+	"__device__ __forceinline__ void P##_ldsm_a_t(P##_a &a, const T *p, long long ld) \\\n"
+	"{ \\\n"
+	"  const unsigned l = stir_lane(); \\\n"
+	"  stir_ldsm_x4(a.r, p + ((l & 7u) + 8u * (l >> 4)) * ld + 8u * ((l >> 3) & 1u), 1); \\\n"
+	"} \\\n"
+	"__device__ __forceinline__ void P##_ldsm_b(P##_b &b, const T *p, long long ld) \\\n"
+	"{ \\\n"
+	"  stir_ldsm_x2(b.r, p + (stir_lane() & 15u) * ld, 1); \\\n"
+	"} \\\n"
+	"__device__ __forceinline__ void P##_ldsm_b_t(P##_b &b, const T *p, long long ld) \\\n"
+	"{ \\\n"
+	"  const unsigned l = stir_lane(); \\\n"
+	"  stir_ldsm_x2(b.r, p + (l & 7u) * ld + 8u * ((l >> 3) & 1u), 0); \\\n"
+	"}\n";
+
 /* The text every intrinsic needs first. */
 const char *cuda_mma_prelude_common(void)
 {
@@ -216,5 +280,24 @@ const char *cuda_mma_prelude(const stir_intrinsic *in)
 		return prelude_mma_m16n8k16_bf16;
 	if (!strcmp(in->name, "mma_m16n8k8_tf32"))
 		return prelude_mma_m16n8k8_tf32;
+	return NULL;
+}
+
+/* The ldmatrix loads' common text, put after the intrinsics' own. */
+const char *cuda_mma_prelude_ldsm_common(void)
+{
+	return prelude_ldsm;
+}
+
+/* in: the text of intrinsic "in"'s ldmatrix loads, or NULL when its
+ * operands are not 16-bit. */
+const char *cuda_mma_prelude_ldsm(const stir_intrinsic *in)
+{
+	if (!in)
+		return NULL;
+	if (!strcmp(in->name, "mma_m16n8k16_f16"))
+		return "STIR_K16_LDSM(stir_mma_m16n8k16_f16, __half)\n";
+	if (!strcmp(in->name, "mma_m16n8k16_bf16"))
+		return "STIR_K16_LDSM(stir_mma_m16n8k16_bf16, __nv_bfloat16)\n";
 	return NULL;
 }

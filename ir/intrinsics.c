@@ -451,6 +451,28 @@ bool stir_tensorize_match(const stir_stmt *l, const stir_intrinsic *in,
 	return true;
 }
 
+/* m, op, unit: see intrinsics.h. */
+bool stir_mma_operand_aligned(const stir_mma_match *m,
+	const stir_mma_operand *op, int64_t unit)
+{
+	stir_affine a = { 0 };
+	stir_affine_opts o = { .flags = STIR_AFFINE_NEG |
+		STIR_AFFINE_WIDENING_CASTS | STIR_AFFINE_OPAQUE,
+		.expand = block_binding, .user = m->block };
+	int nloops = m->form == STIR_MMA_FORM_MMA ? 3 : 2;
+	if (unit < 1 || !stir_affine_add(&a, op->index, 1, &o) ||
+	    a.konst % unit != 0)
+		return false;
+	for (int i = 0; i < a.n; i++) {
+		bool tile = false;
+		for (int d = 0; d < nloops && a.t[i].var; d++)
+			tile |= a.t[i].var == m->loops[d]->u.for_.var;
+		if (!tile && a.t[i].coef % unit != 0)
+			return false;
+	}
+	return true;
+}
+
 /* s, user: stmt_pre of stir_kernel_get_tolerance: stop at a loop
  * tensorized with a tf32 intrinsic. */
 static stir_visit_step find_tf32(stir_stmt *s, void *user)

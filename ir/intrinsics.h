@@ -94,4 +94,11 @@ typedef struct stir_mma_match {
 bool stir_tensorize_match(const stir_stmt *l, const stir_intrinsic *in,
 	stir_mma_match *m, char *why, size_t why_size, stir_loc *where);
 
+/* Whether the index of operand op of match m, at the tile's first element
+ * (the tile variables at 0), is a multiple of unit whatever the other
+ * variables and loaded values are: every other term's coefficient and the
+ * constant multiples of unit (block variables read as their bindings). */
+bool stir_mma_operand_aligned(const stir_mma_match *m,
+	const stir_mma_operand *op, int64_t unit);
+
 #endif
