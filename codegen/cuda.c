@@ -260,7 +260,7 @@ static int64_t emit_declarations(emitter *e, int li)
 			else
 				cg_put(p, ";  // a tensor-core fragment\n");
 		} else if (b->scope == STIR_SCOPE_SHARED) {
-			/* ldmatrix reads rows of 16 bytes (cuda_mma.c) */
+			/* ldmatrix and cp.async move 16 bytes (cuda_mma.c) */
 			cg_putf(p, "__shared__ %s%s ", e->ldsm[i] ? "__align__(16) " :
 				"", cuda_ctype(b->dtype));
 			cuda_put_name(e, b->name);
@@ -504,6 +504,7 @@ static void emit_launch(emitter *e, int li, cg_printer *src)
 	e->local_writes.n = 0;
 	memset(e->frag, 0, ((size_t)k->buffers.n + 1) * sizeof(*e->frag));
 	memset(e->ldsm, 0, ((size_t)k->buffers.n + 1) * sizeof(*e->ldsm));
+	memset(e->swz, 0, ((size_t)k->buffers.n + 1) * sizeof(*e->swz));
 	cuda_mma_scan(e, L->stmt);
 
 	/* the body first: it tells which arrays the launch takes */
@@ -671,6 +672,7 @@ static int emit_kernel(stir_cuda_plan *plan, unsigned flags, cuda_mode mode,
 	e.warp_lanes = calloc(nb, sizeof(*e.warp_lanes));
 	e.frag = calloc(nb, sizeof(*e.frag));
 	e.ldsm = calloc(nb, sizeof(*e.ldsm));
+	e.swz = calloc(nb, sizeof(*e.swz));
 	plan->max_elems = malloc(nb * sizeof(*plan->max_elems));
 	plan->written = calloc(nb, sizeof(*plan->written));
 	int n_launch = 0;
@@ -681,7 +683,7 @@ static int emit_kernel(stir_cuda_plan *plan, unsigned flags, cuda_mode mode,
 	cg_printer_init(&src, 0);
 	cg_printer_init(&launches, 0);
 	if (!e.dep || !e.binding || !e.hoist_id || !e.buf_used || !e.buf_written ||
-	    !e.warp_lanes || !e.frag || !e.ldsm ||
+	    !e.warp_lanes || !e.frag || !e.ldsm || !e.swz ||
 	    !plan->max_elems || !plan->written || !plan->launches) {
 		cuda_oom(&e);
 		goto out;
@@ -772,6 +774,7 @@ out:
 	free(e.warp_lanes);
 	free(e.frag);
 	free(e.ldsm);
+	free(e.swz);
 	free(e.memo);
 	free(e.local_writes.v);
 	return e.failed ? -1 : 0;

@@ -10,7 +10,9 @@
  * with A and B of element type "in" (f32 for tf32: the inputs are rounded
  * to tf32 first, as the hardware does) and C of f32.  stir_tensorize_match
  * says whether a loop nest computes exactly that, and how its operands
- * sit in memory. */
+ * sit in memory.  One intrinsic is a copy instead (copy set): a tile of
+ * a global buffer into a shared one, in 16-byte pieces (cp.async), by the
+ * lanes of a warp together (STIR_MMA_FORM_COPY). */
 #ifndef STIR_IR_INTRINSICS_H
 #define STIR_IR_INTRINSICS_H
 
@@ -25,6 +27,8 @@ typedef struct stir_intrinsic {
 	const char *cuda;          /* the prefix of its device functions:
 	                              CUDA_fill, _load_a, _mma, ... */
 	const char *doc;           /* what it is, for messages and docs */
+	bool copy;                 /* a copy (STIR_MMA_FORM_COPY): m, n, k,
+	                              in and tf32 unused */
 } stir_intrinsic;
 
 /* x (an f32 value) rounded to tf32 as cvt.rna.tf32.f32 does: to nearest,
@@ -57,6 +61,9 @@ typedef enum stir_mma_form {
 	STIR_MMA_FORM_FILL,
 	/* two loops over M x N: C[..] = F[..] (F a fragment buffer) */
 	STIR_MMA_FORM_STORE,
+	/* one to three loops: S[..] = X[..], S shared, X global (a copy
+	 * intrinsic): c is S, a is X */
+	STIR_MMA_FORM_COPY,
 } stir_mma_form;
 
 /* What a tensorized nest computes, as matched. */
@@ -79,6 +86,13 @@ typedef struct stir_mma_match {
 	const stir_stmt *block;    /* the block of the store, or NULL */
 	const stir_stmt *store;    /* C[..] += f32(A[..]) * f32(B[..]) */
 	stir_mma_operand a, b, c;
+	/* STIR_MMA_FORM_COPY: the nest's loops (n_loops of loops[]), their
+	 * extents and their coefficients in S's index (c) and X's (a); the
+	 * innermost has 1 in both, and its extent and every other
+	 * coefficient are multiples of vec, the elements of 16 bytes */
+	int n_loops;
+	int64_t ext[3], dst_coef[3], src_coef[3];
+	int vec;
 } stir_mma_match;
 
 /* Whether the nest headed by loop "l" computes exactly intrinsic "in"
@@ -88,7 +102,11 @@ typedef struct stir_mma_match {
  * each index affine in the tile variables with unit stride along one of
  * them and a literal leading dimension along the other; or two loops of
  * extents M and N filling a fragment buffer with a literal or storing it
- * into C.  On a mismatch, false, with
+ * into C; or, for a copy intrinsic, one to three such loops around
+ * S[s] = X[x] (STIR_MMA_FORM_COPY) with S a shared buffer whose index
+ * at the tile's first element is a multiple of 16 bytes, X a global one
+ * of the same element type (of 1, 2, 4, 8 or 16 bytes), the innermost
+ * loop of stride 1 in both.  On a mismatch, false, with
  * what does not match in why (a sentence fragment, "loop 'f_1' has extent
  * 16, the intrinsic needs N = 8") and its location in *where. */
 bool stir_tensorize_match(const stir_stmt *l, const stir_intrinsic *in,
