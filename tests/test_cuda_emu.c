@@ -509,6 +509,10 @@ static void find_programs(void)
 		  "tests/tensorize/bsrmm_bf16.yaml" },
 		{ "tests/tensorize/bsrmm_f32.stir",
 		  "tests/tensorize/bsrmm_f32.yaml" },
+		/* bf16, both operands transposed, staged by cp.async: the
+		 * transposed ldmatrix loads */
+		{ "tests/tensorize/bsrmm_bf16_t.stir",
+		  "tests/tensorize/bsrmm_bf16_t.yaml" },
 		/* 32x32 and 64x64 blocks as 16x16 sub-blocks, 4 tiles a warp */
 		{ "bench/bsrmm32.stir", "tests/tensorize/bsrmm32_tc.yaml" },
 		{ "bench/bsrmm64.stir", "tests/tensorize/bsrmm64_tc.yaml" },
