@@ -246,13 +246,14 @@ void cuda_emit_mma(emitter *e, const stir_stmt *s, const ectx *ctx)
 	const char *pre = in->cuda;
 	int nloops = m.form == STIR_MMA_FORM_MMA ? 3 :
 		m.form == STIR_MMA_FORM_COPY ? m.n_loops : 2;
-	if (m.form == STIR_MMA_FORM_COPY)
-		cg_line(p, "{  // tensorize(%s): loop%s %s%s%s%s%s on the warp's lanes",
-			in->name, nloops > 1 ? "s" : "", m.loops[0]->u.for_.var->name,
-			nloops > 1 ? ", " : "", nloops > 1 ?
-			m.loops[1]->u.for_.var->name : "", nloops > 2 ? ", " : "",
-			nloops > 2 ? m.loops[2]->u.for_.var->name : "");
-	else if (m.form == STIR_MMA_FORM_MMA)
+	if (m.form == STIR_MMA_FORM_COPY) {
+		cg_indent(p);
+		cg_putf(p, "{  // tensorize(%s): loop%s ", in->name,
+			nloops > 1 ? "s" : "");
+		for (int d = 0; d < nloops; d++)
+			cg_putf(p, "%s%s", d ? ", " : "", m.loops[d]->u.for_.var->name);
+		cg_put(p, " on the warp's lanes\n");
+	} else if (m.form == STIR_MMA_FORM_MMA)
 		cg_line(p, "{  // tensorize(%s): loops %s, %s, %s on the warp's "
 			"lanes", in->name, m.mv->name, m.nv->name, m.kv->name);
 	else

@@ -337,13 +337,13 @@ static bool match_fill_store(matcher *m, stir_mma_match *mm,
 	return true;
 }
 
-/* m, mm, in, l: a copy: one to three loops around S[s] = X[x]. */
+/* m, mm, in, l: a copy: one to four loops around S[s] = X[x]. */
 static bool match_copy(matcher *m, stir_mma_match *mm,
 	const stir_intrinsic *in, const stir_stmt *l)
 {
 	const stir_stmt *s = NULL;
 	int n = 1;
-	for (const stir_stmt *t = l; n < 3 && t->kind == STIR_STMT_FOR &&
+	for (const stir_stmt *t = l; n < 4 && t->kind == STIR_STMT_FOR &&
 	     t->u.for_.body.n == 1; n++) {
 		t = stir_stmt_at(&t->u.for_.body, 0);
 		if (t->kind != STIR_STMT_FOR)

@@ -61,7 +61,7 @@ typedef enum stir_mma_form {
 	STIR_MMA_FORM_FILL,
 	/* two loops over M x N: C[..] = F[..] (F a fragment buffer) */
 	STIR_MMA_FORM_STORE,
-	/* one to three loops: S[..] = X[..], S shared, X global (a copy
+	/* one to four loops: S[..] = X[..], S shared, X global (a copy
 	 * intrinsic): c is S, a is X */
 	STIR_MMA_FORM_COPY,
 } stir_mma_form;
@@ -81,7 +81,7 @@ typedef struct stir_mma_match {
 	const stir_expr *frag_index; /* the nest's index of frag (borrowed) */
 	int frag_tiles;            /* T: frag's extent / (M * N) */
 	double fill;               /* STIR_MMA_FORM_FILL: the value */
-	const stir_stmt *loops[3]; /* the nest's loops, outermost first */
+	const stir_stmt *loops[4]; /* the nest's loops, outermost first */
 	const stir_var *mv, *nv, *kv; /* the loop variables of m, n, k */
 	const stir_stmt *block;    /* the block of the store, or NULL */
 	const stir_stmt *store;    /* C[..] += f32(A[..]) * f32(B[..]) */
@@ -91,7 +91,7 @@ typedef struct stir_mma_match {
 	 * innermost has 1 in both, and its extent and every other
 	 * coefficient are multiples of vec, the elements of 16 bytes */
 	int n_loops;
-	int64_t ext[3], dst_coef[3], src_coef[3];
+	int64_t ext[4], dst_coef[4], src_coef[4];
 	int vec;
 } stir_mma_match;
 
@@ -102,7 +102,7 @@ typedef struct stir_mma_match {
  * each index affine in the tile variables with unit stride along one of
  * them and a literal leading dimension along the other; or two loops of
  * extents M and N filling a fragment buffer with a literal or storing it
- * into C; or, for a copy intrinsic, one to three such loops around
+ * into C; or, for a copy intrinsic, one to four such loops around
  * S[s] = X[x] (STIR_MMA_FORM_COPY) with S a shared buffer whose index
  * at the tile's first element is a multiple of 16 bytes, X a global one
  * of the same element type (of 1, 2, 4, 8 or 16 bytes), the innermost

@@ -516,6 +516,10 @@ static void find_programs(void)
 		/* 32x32 and 64x64 blocks as 16x16 sub-blocks, 4 tiles a warp */
 		{ "bench/bsrmm32.stir", "tests/tensorize/bsrmm32_tc.yaml" },
 		{ "bench/bsrmm64.stir", "tests/tensorize/bsrmm64_tc.yaml" },
+		/* the same staged by cp.async, one warp, the strips in turn: the
+		 * copy of B's rows is a nest of four loops */
+		{ "bench/bsrmm32.stir", "tests/tensorize/bsrmm32_tc_cp.yaml" },
+		{ "bench/bsrmm64.stir", "tests/tensorize/bsrmm64_tc_cp.yaml" },
 	};
 	for (size_t t = 0; t < sizeof(tc) / sizeof(tc[0]); t++)
 		for (int size = 0; size < 2; size++) {
