@@ -313,6 +313,31 @@ START_TEST(test_staged)
 		"stir_c < 32; stir_c += 32)"));
 	ck_assert_ptr_nonnull(strstr(cu, "stir_mma_m16n8k16_f16_ldsm_b(stir_fb, "
 		"B_data_shared, (bj * 8 + f_1) * 8 + f_2, 64, 1);"));
+	/* the stage III text reads back (the verifier matches the copies
+	 * again) and prints the same kernel and the same CUDA (but for the
+	 * file named in a comment) */
+	char *t = stir_kernel_to_str(k);
+	ck_assert_ptr_nonnull(strstr(t, "tensorize(cp_async_16)"));
+	stir_ctx *c2 = stir_ctx_alloc();
+	stir_module *m2 = stir_module_read_from_mem(c2, "t.stir", t, strlen(t));
+	if (!m2)
+		stir_ctx_print_diagnostics(c2, stderr);
+	ck_assert_ptr_nonnull(m2);
+	char *t2 = stir_kernel_to_str(stir_module_get_kernel(m2, 0));
+	ck_assert(t2 && !strcmp(t, t2));
+	char *cu2 = stir_kernel_to_cuda(stir_module_get_kernel(m2, 0));
+	ck_assert_ptr_nonnull(cu2);
+	/* the same but for the source location in the launch's comment */
+	const char *l1 = strstr(cu, "// launch 0"), *l2 = strstr(cu2,
+		"// launch 0");
+	ck_assert(l1 && l2 && l1 - cu == l2 - cu2 && !strncmp(cu, cu2,
+		(size_t)(l1 - cu)));
+	ck_assert(!strcmp(strchr(l1, '\n'), strchr(l2, '\n')));
+	free(cu2);
+	free(t2);
+	free(t);
+	stir_module_free(m2);
+	stir_ctx_free(c2);
 	free(cu);
 	stir_module_free(m);
 
