@@ -258,8 +258,9 @@ void cuda_emit_mma(emitter *e, const stir_stmt *s, const ectx *ctx)
 			"lanes", in->name, m.mv->name, m.nv->name, m.kv->name);
 	else
 		cg_line(p, "{  // tensorize(%s): the accumulator %s, loops %s, %s",
-			in->name, m.form == STIR_MMA_FORM_FILL ? "filled" : "stored",
-			m.mv->name, m.nv->name);
+			in->name, m.form == STIR_MMA_FORM_FILL ? "filled" : m.atomic ?
+			"added atomically" : m.add ? "added" : "stored", m.mv->name,
+			m.nv->name);
 	p->indent++;
 	ectx c = *ctx;
 	c.bound[STIR_THREAD_X] = s;
@@ -325,10 +326,44 @@ void cuda_emit_mma(emitter *e, const stir_stmt *s, const ectx *ctx)
 		cg_put(p, ", ");
 		cuda_float_literal(e, STIR_F32, m.fill);
 		cg_put(p, ");\n");
-	} else if (m.form == STIR_MMA_FORM_STORE) {
+	} else if (m.form == STIR_MMA_FORM_STORE && m.add && !m.atomic) {
+		/* C's tile into a fragment, the accumulator added, back */
+		cg_line(p, "%s_acc stir_fc;", pre);
+		cg_indent(p);
+		cg_putf(p, "%s_load_acc(stir_fc, ", pre);
+		put_addr(e, &c, &m.c, false, m.store->loc);
+		cg_putf(p, ", %" PRId64 ");\n", m.c.ld);
+		cg_indent(p);
+		cg_put(p, "for (int stir_i = 0; stir_i < 4; stir_i++)\n");
+		p->indent++;
+		cg_indent(p);
+		cg_put(p, "stir_fc.r[stir_i] += ");
+		put_frag(e, &c, &m);
+		cg_put(p, ".r[stir_i];\n");
+		p->indent--;
 		cg_indent(p);
 		cg_putf(p, "%s_store_acc(", pre);
 		put_addr(e, &c, &m.c, true, m.store->loc);
+		cg_putf(p, ", %" PRId64 ", stir_fc);\n", m.c.ld);
+	} else if (m.form == STIR_MMA_FORM_STORE) {
+		cg_indent(p);
+		cg_putf(p, "%s_%s(", pre, m.atomic ? "atomic_add_acc" :
+			"store_acc");
+		if (m.atomic) {
+			if (e->buf_used) {
+				e->buf_used[m.c.buf->index] = true;
+				e->buf_written[m.c.buf->index] = true;
+			}
+			cuda_record(e, &c, m.c.buf, m.c.index, true, true,
+				m.store->loc);
+			cg_put(p, "&");
+			cuda_put_name(e, m.c.buf->name);
+			cg_put(p, "[");
+			cuda_expr(e, &c, m.c.index, P_TOP);
+			cg_put(p, "]");
+		} else {
+			put_addr(e, &c, &m.c, true, m.store->loc);
+		}
 		cg_putf(p, ", %" PRId64 ", ", m.c.ld);
 		put_frag(e, &c, &m);
 		cg_put(p, ");\n");

@@ -219,11 +219,12 @@ static bool is_frag(matcher *m, const stir_intrinsic *in, stir_mma_match *mm,
 	return true;
 }
 
-/* m, l, loops, n, body: n perfectly nested loops headed by l (the inner
- * ones plain) around one statement, in *body (a block's, when the
- * innermost loop holds a block: then m->block is set). */
+/* m, l, loops, n, allow, body: n perfectly nested loops headed by l (the
+ * inner ones plain) around one statement, in *body (a block's, when the
+ * innermost loop holds a block: then m->block is set, and it may carry
+ * no annotation but those of "allow"). */
 static bool nest(matcher *m, const stir_stmt *l, const stir_stmt **loops,
-	int n, const stir_stmt **body)
+	int n, unsigned allow, const stir_stmt **body)
 {
 	const stir_stmt *s = l;
 	for (int d = 0; d < n; d++) {
@@ -250,7 +251,7 @@ static bool nest(matcher *m, const stir_stmt *l, const stir_stmt **loops,
 			loops[n - 1]->u.for_.var->name);
 	if (s->kind == STIR_STMT_BLOCK) {
 		m->block = s;
-		if (s->u.block.flags)
+		if (s->u.block.flags & ~allow)
 			return mismatch(m, s->loc, "block '%s' is annotated; a "
 				"tensorized block must be plain", s->u.block.name);
 		if (s->u.block.body.n != 1)
@@ -272,7 +273,7 @@ static bool match_fill_store(matcher *m, stir_mma_match *mm,
 	const stir_intrinsic *in, const stir_stmt *l)
 {
 	const stir_stmt *s = NULL;
-	if (!nest(m, l, mm->loops, 2, &s))
+	if (!nest(m, l, mm->loops, 2, STIR_BLOCK_ATOMIC, &s))
 		return false;
 	mm->block = m->block;
 	mm->store = s;
@@ -316,10 +317,14 @@ static bool match_fill_store(matcher *m, stir_mma_match *mm,
 		mm->fill = v->kind == STIR_EXPR_FLOAT ? v->u.f : (double)v->u.i;
 		return true;
 	}
-	/* C[c] = F[..]: C row-major with a literal row distance */
-	if (s->u.store.op != STIR_STORE_ASSIGN)
+	/* C[c] = F[..] or C[c] += F[..] (atomic in an atomic block): C
+	 * row-major with a literal row distance */
+	if (s->u.store.op != STIR_STORE_ASSIGN && s->u.store.op != STIR_STORE_ADD)
 		return mismatch(m, s->loc, "the store of the accumulator '%s' must "
-			"assign (=): take C over with cache_write_over_init", fb->name);
+			"assign (=) or add (+=)", fb->name);
+	mm->add = s->u.store.op == STIR_STORE_ADD;
+	mm->atomic = mm->add && m->block &&
+		(m->block->u.block.flags & STIR_BLOCK_ATOMIC);
 	const stir_expr *cidx = s->u.store.idx[0];
 	int64_t cm, cn;
 	if (s->u.store.buf->dtype != STIR_F32)
@@ -349,7 +354,7 @@ static bool match_copy(matcher *m, stir_mma_match *mm,
 		if (t->kind != STIR_STMT_FOR)
 			break;
 	}
-	if (!nest(m, l, mm->loops, n, &s))
+	if (!nest(m, l, mm->loops, n, 0, &s))
 		return false;
 	mm->form = STIR_MMA_FORM_COPY;
 	mm->block = m->block;
@@ -435,7 +440,7 @@ bool stir_tensorize_match(const stir_stmt *l, const stir_intrinsic *in,
 		return match_fill_store(&m, mm, in, l);
 	mm->form = STIR_MMA_FORM_MMA;
 	const stir_stmt *s = NULL;
-	if (!nest(&m, l, mm->loops, 3, &s))
+	if (!nest(&m, l, mm->loops, 3, STIR_BLOCK_ATOMIC, &s))
 		return false;
 	mm->block = m.block;
 	mm->store = s;
@@ -493,6 +498,11 @@ bool stir_tensorize_match(const stir_stmt *l, const stir_intrinsic *in,
 		if (!is_frag(&m, in, mm, s->u.store.buf, cidx, vars, 3, mm->mv,
 		    mm->nv))
 			return false;
+	} else if (m.block && (m.block->u.block.flags & STIR_BLOCK_ATOMIC)) {
+		/* atomic adds into a fragment's registers are plain adds */
+		return mismatch(&m, s->loc, "block '%s' is atomic: its products "
+			"must add into a local accumulator (cache_write C first)",
+			m.block->u.block.name);
 	}
 	if (mm->c.ld < in->n)
 		return mismatch(&m, cidx->loc, "C's rows are %lld apart, fewer "

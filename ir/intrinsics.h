@@ -59,7 +59,8 @@ typedef enum stir_mma_form {
 	STIR_MMA_FORM_MMA,
 	/* two loops over M x N: F[..] = a literal (F a fragment buffer) */
 	STIR_MMA_FORM_FILL,
-	/* two loops over M x N: C[..] = F[..] (F a fragment buffer) */
+	/* two loops over M x N: C[..] = F[..] or C[..] += F[..] (F a
+	 * fragment buffer; the add atomic in an atomic block) */
 	STIR_MMA_FORM_STORE,
 	/* one to four loops: S[..] = X[..], S shared, X global (a copy
 	 * intrinsic): c is S, a is X */
@@ -81,6 +82,8 @@ typedef struct stir_mma_match {
 	const stir_expr *frag_index; /* the nest's index of frag (borrowed) */
 	int frag_tiles;            /* T: frag's extent / (M * N) */
 	double fill;               /* STIR_MMA_FORM_FILL: the value */
+	bool add, atomic;          /* STIR_MMA_FORM_STORE: C[..] += F[..],
+	                              atomically (an atomic block) */
 	const stir_stmt *loops[4]; /* the nest's loops, outermost first */
 	const stir_var *mv, *nv, *kv; /* the loop variables of m, n, k */
 	const stir_stmt *block;    /* the block of the store, or NULL */

@@ -160,10 +160,6 @@ static const struct {
 	{ "stage3:\n  - unroll: {block: bsrmm1, loop: bj}\n",
 	  "bsrmm1", "bi", "mma_m16n8k16_f16",
 	  "loop 'bj' inside the nest is annotated" },
-	{ "stage3:\n  - cache_write: {block: bsrmm1, buffer: C_data, loop: j, "
-	  "scope: local}\n", "C_data_local", "ax0", "mma_m16n8k16_f16",
-	  "the store of the accumulator 'C_data_local' must assign (=): take C "
-	  "over with cache_write_over_init" },
 };
 
 START_TEST(test_refused)
@@ -380,6 +376,47 @@ START_TEST(test_staged)
 }
 END_TEST
 
+/* An accumulator added into C rather than stored over it
+ * (tests/tensorize/bsrmm_tc_add.yaml, bsrmm_tc_atomic.yaml: cache_write,
+ * C zeroed by its own launch): C's tile loaded, added to and stored, or
+ * added with atomicAdd when the block is atomic; an atomic block whose
+ * products add into C itself is refused. */
+START_TEST(test_add)
+{
+	stir_ctx *ctx = stir_ctx_alloc();
+	static const char *const files[2] = {
+		"tests/tensorize/bsrmm_tc_add.yaml",
+		"tests/tensorize/bsrmm_tc_atomic.yaml" };
+	static const char *const says[2] = {
+		"stir_fc.r[stir_i] += C_data_local.r[stir_i];",
+		"stir_mma_m16n8k16_f16_atomic_add_acc(&C_data[v0 + v1 * 64 + v2], "
+		"64, C_data_local);" };
+	for (int i = 0; i < 2; i++) {
+		stir_module *m;
+		stir_kernel *k = from_file(ctx, files[i], NULL, &m);
+		ck_assert_ptr_nonnull(k);
+		char *cu = stir_kernel_to_cuda(k);
+		if (!cu)
+			stir_ctx_print_diagnostics(ctx, stderr);
+		ck_assert_ptr_nonnull(cu);
+		ck_assert_ptr_nonnull(strstr(cu, says[i]));
+		ck_assert_ptr_nonnull(strstr(cu, i ? "the accumulator added "
+			"atomically" : "the accumulator added, loops"));
+		free(cu);
+		stir_module_free(m);
+	}
+	stir_module *m;
+	stir_kernel *k = scheduled(ctx, "  - set_atomic: {block: bsrmm1}\n", &m);
+	ck_assert_ptr_nonnull(k);
+	ck_assert_int_eq(stir_tensorize(k, "bsrmm1", "bi", "mma_m16n8k16_f16"),
+		-1);
+	ck_assert(said(ctx, "block 'bsrmm1' is atomic: its products must add "
+		"into a local accumulator (cache_write C first)"));
+	stir_module_free(m);
+	stir_ctx_free(ctx);
+}
+END_TEST
+
 START_TEST(test_tolerance)
 {
 	/* a kernel on tf32 compares at f16's tolerance, others at their
@@ -480,6 +517,7 @@ static Suite *tensorize_suite(void)
 	tcase_add_test(tc, test_stage);
 	tcase_add_test(tc, test_tiles);
 	tcase_add_test(tc, test_staged);
+	tcase_add_test(tc, test_add);
 	tcase_add_test(tc, test_tolerance);
 	tcase_add_test(tc, test_verifier_and_emitter);
 	suite_add_tcase(s, tc);
