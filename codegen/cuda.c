@@ -263,7 +263,9 @@ static int64_t emit_declarations(emitter *e, int li)
 			else
 				cg_put(p, ";  // a tensor-core fragment\n");
 		} else if (b->scope == STIR_SCOPE_SHARED) {
-			cg_putf(p, "__shared__ %s ", cuda_ctype(b->dtype));
+			/* ldmatrix and cp.async move 16 bytes (cuda_mma.c) */
+			cg_putf(p, "__shared__ %s%s ", e->ldsm[i] ? "__align__(16) " :
+				"", cuda_ctype(b->dtype));
 			cuda_put_name(e, b->name);
 			cg_putf(p, "[%" PRId64 "];\n", n);
 			shared += n * (int64_t)stir_dtype_size(b->dtype);
@@ -501,6 +503,8 @@ static void emit_launch(emitter *e, int li, cg_printer *src)
 		sizeof(*e->warp_lanes));
 	e->local_writes.n = 0;
 	memset(e->frag, 0, ((size_t)k->buffers.n + 1) * sizeof(*e->frag));
+	memset(e->ldsm, 0, ((size_t)k->buffers.n + 1) * sizeof(*e->ldsm));
+	memset(e->swz, 0, ((size_t)k->buffers.n + 1) * sizeof(*e->swz));
 	cuda_mma_scan(e, L->stmt);
 	if (e->mode != CUDA_MODE_EMIT) {
 		/* the verifier's walk (verify_walk.c) */
@@ -669,6 +673,8 @@ static int emit_kernel(stir_cuda_plan *plan, unsigned flags, cuda_mode mode,
 	e.buf_written = calloc(nb, 1);
 	e.warp_lanes = calloc(nb, sizeof(*e.warp_lanes));
 	e.frag = calloc(nb, sizeof(*e.frag));
+	e.ldsm = calloc(nb, sizeof(*e.ldsm));
+	e.swz = calloc(nb, sizeof(*e.swz));
 	plan->max_elems = malloc(nb * sizeof(*plan->max_elems));
 	plan->written = calloc(nb, sizeof(*plan->written));
 	int n_launch = 0;
@@ -679,7 +685,7 @@ static int emit_kernel(stir_cuda_plan *plan, unsigned flags, cuda_mode mode,
 	cg_printer_init(&src, 0);
 	cg_printer_init(&launches, 0);
 	if (!e.dep || !e.binding || !e.hoist_id || !e.buf_used || !e.buf_written ||
-	    !e.warp_lanes || !e.frag ||
+	    !e.warp_lanes || !e.frag || !e.ldsm || !e.swz ||
 	    !plan->max_elems || !plan->written || !plan->launches) {
 		cuda_oom(&e);
 		goto out;
@@ -745,6 +751,12 @@ static int emit_kernel(stir_cuda_plan *plan, unsigned flags, cuda_mode mode,
 			if (e.need_mma & 1u << i)
 				cg_put(&src, cuda_mma_prelude(stir_intrinsic_at(i)));
 	}
+	if (e.need_ldsm) {
+		cg_put(&src, cuda_mma_prelude_ldsm_common());
+		for (int i = 0; i < stir_intrinsic_count(); i++)
+			if (e.need_ldsm & 1u << i)
+				cg_put(&src, cuda_mma_prelude_ldsm(stir_intrinsic_at(i)));
+	}
 	cg_append(&src, &launches);
 	if (src.failed)
 		cuda_oom(&e);
@@ -763,6 +775,8 @@ out:
 	free(e.buf_written);
 	free(e.warp_lanes);
 	free(e.frag);
+	free(e.ldsm);
+	free(e.swz);
 	free(e.memo);
 	free(e.local_writes.v);
 	return e.failed ? -1 : 0;

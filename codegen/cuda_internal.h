@@ -235,6 +235,12 @@ typedef struct emitter {
 	                              accumulator fragment it is in this
 	                              launch (cuda_mma_scan), else NULL */
 	bool in_mma;               /* printing a tensorized nest */
+	unsigned need_ldsm;        /* the intrinsics whose ldmatrix loads the
+	                              source needs, by index as need_mma */
+	bool *ldsm;                /* per buffer: read by ldmatrix or written
+	                              by cp.async in this launch
+	                              (cuda_mma_scan): 16-byte aligned */
+	bool *swz;                 /* per buffer: swizzled (cuda_mma_scan) */
 	/* expression printing overrides */
 	const bool *resolve;       /* per slot: print the block variable as its
 	                              binding (cross-thread targets) */
@@ -555,12 +561,20 @@ extern const stir_expr cuda_mma_lanes;
  * around it may bind and which the launch must give 32 lanes. */
 void cuda_emit_mma(emitter *e, const stir_stmt *s, const ectx *ctx);
 /* e, s: mark the fragment buffers of the tensorized nests in launch
- * statement s (e->frag). */
+ * statement s (e->frag), the shared buffers they read with ldmatrix or
+ * copy into (e->ldsm), and those the emitter swizzles (e->swz). */
 void cuda_mma_scan(emitter *e, const stir_stmt *s);
+/* m, op: whether operand op (A or B) of the matched nest m loads with
+ * ldmatrix: 16-bit elements in a shared buffer, rows 16-byte aligned. */
+bool cuda_mma_use_ldsm(const stir_mma_match *m, const stir_mma_operand *op);
 /* The CUDA every intrinsic needs first, and that of intrinsic "in" (NULL
  * for an unknown one). */
 const char *cuda_mma_prelude_common(void);
 const char *cuda_mma_prelude(const stir_intrinsic *in);
+/* The ldmatrix loads' common text, and intrinsic in's (NULL when its
+ * operands are not 16-bit): put after the intrinsics' own text. */
+const char *cuda_mma_prelude_ldsm_common(void);
+const char *cuda_mma_prelude_ldsm(const stir_intrinsic *in);
 /* e, x: when x is a load a vector path holds in a vector, print the
  * lane's component and return true. */
 bool cuda_vector_load(emitter *e, const stir_expr *x);

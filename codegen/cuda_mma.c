@@ -8,6 +8,7 @@
  * each operand's index is the address of its tile's first element. */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "codegen/cuda_internal.h"
 #include "ir/visit.h"
@@ -43,14 +44,149 @@ static void put_addr(emitter *e, const ectx *ctx, const stir_mma_operand *op,
 	cg_put(e->out, "]");
 }
 
-/* e, ctx, fn, frag, op, loc: "FN(FRAG, &BUF[index], LD);". */
-static void put_load(emitter *e, const ectx *ctx, const char *fn,
-	const char *frag, const stir_mma_operand *op, stir_loc loc)
+/* m, op: see cuda_internal.h. */
+bool cuda_mma_use_ldsm(const stir_mma_match *m, const stir_mma_operand *op)
 {
+	return m->form == STIR_MMA_FORM_MMA && cuda_mma_prelude_ldsm(m->in) &&
+		op->buf->scope == STIR_SCOPE_SHARED &&
+		stir_dtype_size(op->buf->dtype) == 2 && op->ld % 8 == 0 &&
+		stir_mma_operand_aligned(m, op, 8);
+}
+
+/* e, ctx, op, write, loc: "BUF, (index)": a shared buffer and the index
+ * of the operand's first element, for the functions that place it
+ * (swizzled buffers, cuda_mma_scan). */
+static void put_base_index(emitter *e, const ectx *ctx,
+	const stir_mma_operand *op, bool write, stir_loc loc)
+{
+	if (e->buf_used) {
+		e->buf_used[op->buf->index] = true;
+		if (write)
+			e->buf_written[op->buf->index] = true;
+	}
+	cuda_record(e, ctx, op->buf, op->index, write, false, loc);
+	cuda_put_name(e, op->buf->name);
+	cg_put(e->out, ", ");
+	cuda_expr(e, ctx, op->index, P_TOP);
+}
+
+/* e, ctx, m, what, frag, op, loc: "PRE_load_WHAT(FRAG, &BUF[index], LD);",
+ * or "PRE_ldsm_WHAT(FRAG, BUF, index, LD, SWIZZLED);" from a shared
+ * buffer that ldmatrix can read. */
+static void put_load(emitter *e, const ectx *ctx, const stir_mma_match *m,
+	const char *what, const char *frag, const stir_mma_operand *op,
+	stir_loc loc)
+{
+	bool ldsm = cuda_mma_use_ldsm(m, op);
+	if (ldsm)
+		e->need_ldsm |= 1u << (int)(m->in - stir_intrinsic_at(0));
 	cg_indent(e->out);
-	cg_putf(e->out, "%s%s(%s, ", fn, op->transposed ? "_t" : "", frag);
+	cg_putf(e->out, "%s_%s_%s%s(%s, ", m->in->cuda, ldsm ? "ldsm" : "load",
+		what, op->transposed ? "_t" : "", frag);
+	if (ldsm) {
+		put_base_index(e, ctx, op, false, loc);
+		cg_putf(e->out, ", %" PRId64 ", %d);\n", op->ld,
+			e->swz[op->buf->index] ? 1 : 0);
+		return;
+	}
 	put_addr(e, ctx, op, false, loc);
 	cg_putf(e->out, ", %" PRId64 ");\n", op->ld);
+}
+
+/* p, m, piece, var: print the offset, in S's index (dst) or X's, of the
+ * element that "var" (a piece, or with piece false an element, of the
+ * copy m) counts, the pieces (elements) row-major over the nest's loops:
+ * "i0 * c0 + i1 * c1 + i2" with i_d var's digit. */
+static void put_copy_offset(cg_printer *p, const stir_mma_match *m,
+	bool dst, bool piece, const char *var)
+{
+	int n = m->n_loops;
+	bool any = false;
+	for (int d = 0; d < n; d++) {
+		int64_t inner = 1;  /* the pieces (elements) of one step of d */
+		for (int i = d + 1; i < n; i++)
+			inner *= m->ext[i];
+		int64_t ext = m->ext[d];
+		if (piece && d < n - 1)
+			inner /= m->vec;
+		else if (piece)
+			ext /= m->vec;
+		int64_t c = dst ? m->dst_coef[d] : m->src_coef[d];
+		if (piece && d == n - 1)
+			c = m->vec;
+		if (ext == 1)
+			continue;
+		cg_putf(p, "%s(%s", any ? " + " : "", var);
+		if (inner > 1)
+			cg_putf(p, " / %" PRId64, inner);
+		if (d > 0)
+			cg_putf(p, " %% %" PRId64, ext);
+		cg_put(p, ")");
+		if (c != 1)
+			cg_putf(p, " * %" PRId64, c);
+		any = true;
+	}
+	if (!any)
+		cg_put(p, "0");
+}
+
+/* e, ctx, m, loc: a copy nest (STIR_MMA_FORM_COPY): the warp's lanes
+ * take its 16-byte pieces in turn with cp.async and wait for them; when
+ * X's first element is not 16-byte aligned (known only at run time),
+ * its elements in turn instead.  A swizzled S places every piece with
+ * stir_swz. */
+static void put_copy(emitter *e, const ectx *ctx, const stir_mma_match *m,
+	stir_loc loc)
+{
+	cg_printer *p = e->out;
+	int64_t total = 1;
+	for (int d = 0; d < m->n_loops; d++)
+		total *= m->ext[d];
+	bool swz = e->swz[m->c.buf->index];
+	const char *ct = cuda_ctype(m->c.buf->dtype);
+	/* S, the index of its first element, X's first element */
+	if (e->buf_used) {
+		e->buf_used[m->c.buf->index] = true;
+		e->buf_written[m->c.buf->index] = true;
+	}
+	cuda_record(e, ctx, m->c.buf, m->c.index, true, false, loc);
+	cg_indent(p);
+	cg_putf(p, "%s *const stir_cd = ", ct);
+	cuda_put_name(e, m->c.buf->name);
+	cg_put(p, ";\n");
+	cg_indent(p);
+	cg_put(p, "const long long stir_co = ");
+	cuda_expr(e, ctx, m->c.index, P_TOP);
+	cg_put(p, ";\n");
+	cg_indent(p);
+	cg_putf(p, "const %s *const stir_cs = ", ct);
+	put_addr(e, ctx, &m->a, false, loc);
+	cg_put(p, ";\n");
+	for (int piece = 1; piece >= 0; piece--) {
+		if (piece)
+			cg_line(p, "if ((reinterpret_cast<unsigned long long>(stir_cs) "
+				"& 15ull) == 0) {");
+		else
+			cg_line(p, "} else {");
+		p->indent++;
+		cg_line(p, "for (int stir_c = stir_lane(); stir_c < %" PRId64 "; "
+			"stir_c += 32)", piece ? total / m->vec : total);
+		p->indent++;
+		cg_indent(p);
+		cg_put(p, piece ? "stir_cp_async_16(&stir_cd[" : "stir_cd[");
+		cg_put(p, swz ? "stir_swz(stir_co + " : "stir_co + ");
+		put_copy_offset(p, m, true, piece, "stir_c");
+		if (swz)
+			cg_putf(p, ", %d)", m->vec);
+		cg_put(p, piece ? "], &stir_cs[" : "] = stir_cs[");
+		put_copy_offset(p, m, false, piece, "stir_c");
+		cg_put(p, piece ? "]);\n" : "];\n");
+		p->indent--;
+		if (piece)
+			cg_line(p, "stir_cp_async_wait();");
+		p->indent--;
+	}
+	cg_line(p, "}");
 }
 
 /* e, ctx, m: the accumulator, a fragment buffer: its name, or, for a
@@ -108,14 +244,23 @@ void cuda_emit_mma(emitter *e, const stir_stmt *s, const ectx *ctx)
 	e->need_mma |= 1u << id;
 	cg_printer *p = e->out;
 	const char *pre = in->cuda;
-	int nloops = m.form == STIR_MMA_FORM_MMA ? 3 : 2;
-	if (m.form == STIR_MMA_FORM_MMA)
+	int nloops = m.form == STIR_MMA_FORM_MMA ? 3 :
+		m.form == STIR_MMA_FORM_COPY ? m.n_loops : 2;
+	if (m.form == STIR_MMA_FORM_COPY) {
+		cg_indent(p);
+		cg_putf(p, "{  // tensorize(%s): loop%s ", in->name,
+			nloops > 1 ? "s" : "");
+		for (int d = 0; d < nloops; d++)
+			cg_putf(p, "%s%s", d ? ", " : "", m.loops[d]->u.for_.var->name);
+		cg_put(p, " on the warp's lanes\n");
+	} else if (m.form == STIR_MMA_FORM_MMA)
 		cg_line(p, "{  // tensorize(%s): loops %s, %s, %s on the warp's "
 			"lanes", in->name, m.mv->name, m.nv->name, m.kv->name);
 	else
 		cg_line(p, "{  // tensorize(%s): the accumulator %s, loops %s, %s",
-			in->name, m.form == STIR_MMA_FORM_FILL ? "filled" : "stored",
-			m.mv->name, m.nv->name);
+			in->name, m.form == STIR_MMA_FORM_FILL ? "filled" : m.atomic ?
+			"added atomically" : m.add ? "added" : "stored", m.mv->name,
+			m.nv->name);
 	p->indent++;
 	ectx c = *ctx;
 	c.bound[STIR_THREAD_X] = s;
@@ -124,9 +269,11 @@ void cuda_emit_mma(emitter *e, const stir_stmt *s, const ectx *ctx)
 	int n_printed = 0;
 	if (m.frag && m.frag_tiles > 1)
 		printed[n_printed++] = m.frag_index;
-	if (m.form == STIR_MMA_FORM_STORE ||
+	if (m.form == STIR_MMA_FORM_STORE || m.form == STIR_MMA_FORM_COPY ||
 	    (m.form == STIR_MMA_FORM_MMA && !m.frag))
 		printed[n_printed++] = m.c.index;
+	if (m.form == STIR_MMA_FORM_COPY)
+		printed[n_printed++] = m.a.index;
 	if (m.form == STIR_MMA_FORM_MMA) {
 		printed[n_printed++] = m.a.index;
 		printed[n_printed++] = m.b.index;
@@ -170,22 +317,57 @@ void cuda_emit_mma(emitter *e, const stir_stmt *s, const ectx *ctx)
 	} else {
 		snprintf(acc, sizeof(acc), "stir_fc");
 	}
-	if (m.form == STIR_MMA_FORM_FILL) {
+	if (m.form == STIR_MMA_FORM_COPY) {
+		put_copy(e, &c, &m, m.store->loc);
+	} else if (m.form == STIR_MMA_FORM_FILL) {
 		cg_indent(p);
 		cg_putf(p, "%s_fill(", pre);
 		put_frag(e, &c, &m);
 		cg_put(p, ", ");
 		cuda_float_literal(e, STIR_F32, m.fill);
 		cg_put(p, ");\n");
-	} else if (m.form == STIR_MMA_FORM_STORE) {
+	} else if (m.form == STIR_MMA_FORM_STORE && m.add && !m.atomic) {
+		/* C's tile into a fragment, the accumulator added, back */
+		cg_line(p, "%s_acc stir_fc;", pre);
+		cg_indent(p);
+		cg_putf(p, "%s_load_acc(stir_fc, ", pre);
+		put_addr(e, &c, &m.c, false, m.store->loc);
+		cg_putf(p, ", %" PRId64 ");\n", m.c.ld);
+		cg_indent(p);
+		cg_put(p, "for (int stir_i = 0; stir_i < 4; stir_i++)\n");
+		p->indent++;
+		cg_indent(p);
+		cg_put(p, "stir_fc.r[stir_i] += ");
+		put_frag(e, &c, &m);
+		cg_put(p, ".r[stir_i];\n");
+		p->indent--;
 		cg_indent(p);
 		cg_putf(p, "%s_store_acc(", pre);
 		put_addr(e, &c, &m.c, true, m.store->loc);
+		cg_putf(p, ", %" PRId64 ", stir_fc);\n", m.c.ld);
+	} else if (m.form == STIR_MMA_FORM_STORE) {
+		cg_indent(p);
+		cg_putf(p, "%s_%s(", pre, m.atomic ? "atomic_add_acc" :
+			"store_acc");
+		if (m.atomic) {
+			if (e->buf_used) {
+				e->buf_used[m.c.buf->index] = true;
+				e->buf_written[m.c.buf->index] = true;
+			}
+			cuda_record(e, &c, m.c.buf, m.c.index, true, true,
+				m.store->loc);
+			cg_put(p, "&");
+			cuda_put_name(e, m.c.buf->name);
+			cg_put(p, "[");
+			cuda_expr(e, &c, m.c.index, P_TOP);
+			cg_put(p, "]");
+		} else {
+			put_addr(e, &c, &m.c, true, m.store->loc);
+		}
 		cg_putf(p, ", %" PRId64 ", ", m.c.ld);
 		put_frag(e, &c, &m);
 		cg_put(p, ");\n");
 	} else {
-		char fn[128];
 		cg_line(p, "%s_a stir_fa;", pre);
 		cg_line(p, "%s_b stir_fb;", pre);
 		if (!m.frag) {
@@ -195,10 +377,8 @@ void cuda_emit_mma(emitter *e, const stir_stmt *s, const ectx *ctx)
 			put_addr(e, &c, &m.c, false, m.store->loc);
 			cg_putf(p, ", %" PRId64 ");\n", m.c.ld);
 		}
-		snprintf(fn, sizeof(fn), "%s_load_a", pre);
-		put_load(e, &c, fn, "stir_fa", &m.a, m.store->loc);
-		snprintf(fn, sizeof(fn), "%s_load_b", pre);
-		put_load(e, &c, fn, "stir_fb", &m.b, m.store->loc);
+		put_load(e, &c, &m, "a", "stir_fa", &m.a, m.store->loc);
+		put_load(e, &c, &m, "b", "stir_fb", &m.b, m.store->loc);
 		cg_indent(p);
 		cg_putf(p, "%s_mma(", pre);
 		if (m.frag)
@@ -218,19 +398,51 @@ void cuda_emit_mma(emitter *e, const stir_stmt *s, const ectx *ctx)
 	cg_line(p, "}");
 }
 
+/* What cuda_mma_scan gathers, per buffer. */
+typedef struct mma_scan {
+	emitter *e;
+	bool *copied;              /* written by a copy nest */
+	bool *ldsm;                /* read by ldmatrix */
+	bool *other;               /* accessed other than by ldmatrix or a
+	                              copy nest */
+} mma_scan;
+
 /* s, user: stmt_pre of cuda_mma_scan: the fragment buffer of a
- * tensorized nest. */
+ * tensorized nest, its shared operands, and the shared buffers other
+ * statements store into. */
 static stir_visit_step scan_nest(stir_stmt *s, void *user)
 {
-	emitter *e = user;
+	mma_scan *sc = user;
+	emitter *e = sc->e;
+	if (s->kind == STIR_STMT_STORE) {
+		sc->other[s->u.store.buf->index] = true;
+		return STIR_VISIT_GO;
+	}
 	if (s->kind != STIR_STMT_FOR || s->u.for_.kind != STIR_LOOP_TENSORIZE)
 		return STIR_VISIT_GO;
 	const stir_intrinsic *in = stir_intrinsic_find(s->u.for_.intrinsic);
 	stir_mma_match m;
 	char why[400];
 	stir_loc where;
-	if (in && stir_tensorize_match(s, in, &m, why, sizeof(why), &where) &&
-	    m.frag) {
+	if (!in || !stir_tensorize_match(s, in, &m, why, sizeof(why), &where))
+		return STIR_VISIT_SKIP;
+	if (m.form == STIR_MMA_FORM_COPY) {
+		/* cp.async writes 16-byte pieces */
+		e->ldsm[m.c.buf->index] = true;
+		sc->copied[m.c.buf->index] = true;
+		return STIR_VISIT_SKIP;
+	}
+	/* shared operands that ldmatrix reads are declared aligned */
+	const stir_mma_operand *ops[3] = { &m.a, &m.b, &m.c };
+	for (int i = 0; i < 3; i++) {
+		if (i < 2 && m.form == STIR_MMA_FORM_MMA &&
+		    cuda_mma_use_ldsm(&m, ops[i]))
+			e->ldsm[ops[i]->buf->index] = sc->ldsm[ops[i]->buf->index] =
+				true;
+		else if (ops[i]->buf)
+			sc->other[ops[i]->buf->index] = true;
+	}
+	if (m.frag) {
 		const stir_intrinsic *had = e->frag[m.frag->index];
 		if (had && had != in)
 			cuda_error(e, s->loc, "local buffer '%s' is the accumulator of "
@@ -240,9 +452,48 @@ static stir_visit_step scan_nest(stir_stmt *s, void *user)
 	return STIR_VISIT_SKIP;
 }
 
-/* e, s: see cuda_internal.h. */
+/* slot, user: expr_pre of cuda_mma_scan: a buffer read outside the
+ * tensorized nests. */
+static stir_visit_step scan_load(stir_expr **slot, void *user)
+{
+	mma_scan *sc = user;
+	const stir_expr *x = *slot;
+	if (x->kind == STIR_EXPR_LOAD)
+		sc->other[x->u.load.buf->index] = true;
+	else if (x->kind == STIR_EXPR_SEARCH)
+		sc->other[x->u.search.buf->index] = true;
+	return STIR_VISIT_GO;
+}
+
+/* e, s: see cuda_internal.h.  A shared buffer that copy nests write and
+ * that only they and ldmatrix touch, of whole 128-byte lines, is
+ * swizzled (e->swz): its 16-byte piece c sits at piece c ^ (c / 8 % 8),
+ * which spreads the rows of an 8x8 matrix over the banks whatever the
+ * row length; the layout is the emitter's, the program cannot see it. */
 void cuda_mma_scan(emitter *e, const stir_stmt *s)
 {
-	stir_visitor v = { .stmt_pre = scan_nest, .user = e };
+	const stir_kernel *k = e->k;
+	size_t nb = (size_t)k->buffers.n + 1;
+	mma_scan sc = { .e = e, .copied = calloc(nb, 1),
+		.ldsm = calloc(nb, 1), .other = calloc(nb, 1) };
+	if (!sc.copied || !sc.ldsm || !sc.other) {
+		free(sc.copied);
+		free(sc.ldsm);
+		free(sc.other);
+		cuda_oom(e);
+		return;
+	}
+	stir_visitor v = { .stmt_pre = scan_nest, .expr_pre = scan_load,
+		.user = &sc };
 	stir_visit_stmt(&v, (stir_stmt *)s);
+	for (int i = 0; i < k->buffers.n; i++) {
+		const stir_buffer *b = stir_buffer_at(&k->buffers, i);
+		int64_t n;
+		e->swz[i] = sc.copied[i] && sc.ldsm[i] && !sc.other[i] &&
+			cuda_literal_value(e->ctx, k, b->extent, &n) &&
+			n * (int64_t)stir_dtype_size(b->dtype) % 128 == 0;
+	}
+	free(sc.copied);
+	free(sc.ldsm);
+	free(sc.other);
 }

@@ -199,6 +199,116 @@ static const char prelude_mma_m16n8k8_tf32[] =
 	"#endif\n"
 	"}\n";
 
+static const char prelude_ldsm[] =
+	"// ldmatrix: 8x8 matrices of 16-bit elements from shared memory (the\n"
+	"// _ldsm loads, for an operand in a shared buffer whose rows are 16-byte\n"
+	"// aligned).  Lane l gives the address of row l % 8 of matrix l / 8\n"
+	"// (lanes 0 to 15 for x2); register j of lane (g, t) receives row g,\n"
+	"// columns 2t and 2t + 1 of matrix j, or with .trans column g, rows 2t\n"
+	"// and 2t + 1.  The host emulation of the tests replaces them (STIR_EMU).\n"
+	"// The place of element e of a swizzled buffer of pieces of vec elements:\n"
+	"// piece c at c ^ (c / 8 % 8) (cuda_mma.c, cuda_mma_scan).\n"
+	"__device__ __forceinline__ long long stir_swz(long long e, int vec)\n"
+	"{\n"
+	"  const long long c = e / vec;\n"
+	"  return (c ^ ((c >> 3) & 7)) * vec + e % vec;\n"
+	"}\n"
+	"__device__ __forceinline__ void stir_ldsm_x4(unsigned *r, const void *p,\n"
+	"    int trans)\n"
+	"{\n"
+	"#ifdef STIR_EMU\n"
+	"  stir_emu_ldmatrix(r, 4, p, trans);\n"
+	"#else\n"
+	"  const unsigned s = (unsigned)__cvta_generic_to_shared(p);\n"
+	"  if (trans)\n"
+	"    asm volatile(\"ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 \"\n"
+	"      \"{%0, %1, %2, %3}, [%4];\"\n"
+	"      : \"=r\"(r[0]), \"=r\"(r[1]), \"=r\"(r[2]), \"=r\"(r[3]) : \"r\"(s));\n"
+	"  else\n"
+	"    asm volatile(\"ldmatrix.sync.aligned.m8n8.x4.shared.b16 \"\n"
+	"      \"{%0, %1, %2, %3}, [%4];\"\n"
+	"      : \"=r\"(r[0]), \"=r\"(r[1]), \"=r\"(r[2]), \"=r\"(r[3]) : \"r\"(s));\n"
+	"#endif\n"
+	"}\n"
+	"__device__ __forceinline__ void stir_ldsm_x2(unsigned *r, const void *p,\n"
+	"    int trans)\n"
+	"{\n"
+	"#ifdef STIR_EMU\n"
+	"  stir_emu_ldmatrix(r, 2, p, trans);\n"
+	"#else\n"
+	"  const unsigned s = (unsigned)__cvta_generic_to_shared(p);\n"
+	"  if (trans)\n"
+	"    asm volatile(\"ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 \"\n"
+	"      \"{%0, %1}, [%2];\" : \"=r\"(r[0]), \"=r\"(r[1]) : \"r\"(s));\n"
+	"  else\n"
+	"    asm volatile(\"ldmatrix.sync.aligned.m8n8.x2.shared.b16 \"\n"
+	"      \"{%0, %1}, [%2];\" : \"=r\"(r[0]), \"=r\"(r[1]) : \"r\"(s));\n"
+	"#endif\n"
+	"}\n"
+	"// The 16-bit m16n8k16 operands by ldmatrix (P_a and P_b of STIR_K16):\n"
+	"// A's registers 0 to 3 are its 8x8 quarters (rows 0-7, 8-15) x\n"
+	"// (columns 0-7, 8-15), row block first; B's are its rows 0-7 and 8-15,\n"
+	"// transposed (_t: the operand stored transposed, the other ldmatrix).\n"
+	"// The tile's element (r, c) is s[o + r * ld + c], at its place\n"
+	"// stir_swz(.., 8) in a swizzled buffer (sw).\n"
+	"#define STIR_K16_LDSM(P, T) \\\n"
+	"__device__ __forceinline__ const T *P##_row(const T *s, long long e, int sw) \\\n"
+	"{ \\\n"
+	"  return s + (sw ? stir_swz(e, 8) : e); \\\n"
+	"} \\\n"
+	"__device__ __forceinline__ void P##_ldsm_a(P##_a &a, const T *s, long long o, \\\n"
+	"    long long ld, int sw) \\\n"
+	"{ \\\n"
+	"  const unsigned l = stir_lane(); \\\n"
+	"  stir_ldsm_x4(a.r, P##_row(s, o + ((l & 7u) + 8u * ((l >> 3) & 1u)) * ld + \\\n"
+	"    8u * (l >> 4), sw), 0); \\\n"
+	"} \\\n"
+	"__device__ __forceinline__ void P##_ldsm_a_t(P##_a &a, const T *s, long long o, \\\n"
+	"    long long ld, int sw) \\\n"
+	"{ \\\n"
+	"  const unsigned l = stir_lane(); \\\n"
+	"  stir_ldsm_x4(a.r, P##_row(s, o + ((l & 7u) + 8u * (l >> 4)) * ld + \\\n"
+	"    8u * ((l >> 3) & 1u), sw), 1); \\\n"
+	"} \\\n"
+	"__device__ __forceinline__ void P##_ldsm_b(P##_b &b, const T *s, long long o, \\\n"
+	"    long long ld, int sw) \\\n"
+	"{ \\\n"
+	"  stir_ldsm_x2(b.r, P##_row(s, o + (stir_lane() & 15u) * ld, sw), 1); \\\n"
+	"} \\\n"
+	"__device__ __forceinline__ void P##_ldsm_b_t(P##_b &b, const T *s, long long o, \\\n"
+	"    long long ld, int sw) \\\n"
+	"{ \\\n"
+	"  const unsigned l = stir_lane(); \\\n"
+	"  stir_ldsm_x2(b.r, P##_row(s, o + (l & 7u) * ld + 8u * ((l >> 3) & 1u), sw), \\\n"
+	"    0); \\\n"
+	"}\n";
+
+static const char prelude_cp_async_16[] =
+	"// cp_async_16: a tile copied from global into shared memory in pieces of\n"
+	"// 16 bytes (cp.async.cg: through L2, not L1), which the lanes of a warp\n"
+	"// take in turn; stir_cp_async_wait waits for the lane's own pieces (a\n"
+	"// barrier then shows them to the others).  A swizzled shared buffer\n"
+	"// keeps its piece c (of vec elements) at piece c ^ (c / 8 % 8): the\n"
+	"// rows an ldmatrix reads fall in distinct banks (stir_swz, put with the\n"
+	"// ldmatrix loads).\n"
+	"__device__ __forceinline__ void stir_cp_async_16(void *d, const void *s)\n"
+	"{\n"
+	"#ifdef STIR_EMU\n"
+	"  memcpy(d, s, 16);\n"
+	"#else\n"
+	"  const unsigned a = (unsigned)__cvta_generic_to_shared(d);\n"
+	"  asm volatile(\"cp.async.cg.shared.global [%0], [%1], 16;\"\n"
+	"    :: \"r\"(a), \"l\"(s) : \"memory\");\n"
+	"#endif\n"
+	"}\n"
+	"__device__ __forceinline__ void stir_cp_async_wait(void)\n"
+	"{\n"
+	"#ifndef STIR_EMU\n"
+	"  asm volatile(\"cp.async.commit_group;\\n\\tcp.async.wait_group 0;\"\n"
+	"    ::: \"memory\");\n"
+	"#endif\n"
+	"}\n";
+
 /* The text every intrinsic needs first. */
 const char *cuda_mma_prelude_common(void)
 {
@@ -216,5 +326,26 @@ const char *cuda_mma_prelude(const stir_intrinsic *in)
 		return prelude_mma_m16n8k16_bf16;
 	if (!strcmp(in->name, "mma_m16n8k8_tf32"))
 		return prelude_mma_m16n8k8_tf32;
+	if (!strcmp(in->name, "cp_async_16"))
+		return prelude_cp_async_16;
+	return NULL;
+}
+
+/* The ldmatrix loads' common text, put after the intrinsics' own. */
+const char *cuda_mma_prelude_ldsm_common(void)
+{
+	return prelude_ldsm;
+}
+
+/* in: the text of intrinsic "in"'s ldmatrix loads, or NULL when its
+ * operands are not 16-bit. */
+const char *cuda_mma_prelude_ldsm(const stir_intrinsic *in)
+{
+	if (!in)
+		return NULL;
+	if (!strcmp(in->name, "mma_m16n8k16_f16"))
+		return "STIR_K16_LDSM(stir_mma_m16n8k16_f16, __half)\n";
+	if (!strcmp(in->name, "mma_m16n8k16_bf16"))
+		return "STIR_K16_LDSM(stir_mma_m16n8k16_bf16, __nv_bfloat16)\n";
 	return NULL;
 }

@@ -10,13 +10,17 @@
 static const stir_intrinsic intrinsics[] = {
 	{ "mma_m16n8k16_f16", 16, 8, 16, STIR_F16, false,
 	  "stir_mma_m16n8k16_f16",
-	  "mma.sync m16n8k16, f16 inputs, f32 accumulation" },
+	  "mma.sync m16n8k16, f16 inputs, f32 accumulation", false },
 	{ "mma_m16n8k16_bf16", 16, 8, 16, STIR_BF16, false,
 	  "stir_mma_m16n8k16_bf16",
-	  "mma.sync m16n8k16, bf16 inputs, f32 accumulation" },
+	  "mma.sync m16n8k16, bf16 inputs, f32 accumulation", false },
 	{ "mma_m16n8k8_tf32", 16, 8, 8, STIR_F32, true,
 	  "stir_mma_m16n8k8_tf32",
-	  "mma.sync m16n8k8, f32 inputs rounded to tf32, f32 accumulation" },
+	  "mma.sync m16n8k8, f32 inputs rounded to tf32, f32 accumulation",
+	  false },
+	{ "cp_async_16", 0, 0, 0, STIR_F32, false, "stir_cp_async_16",
+	  "cp.async: a tile copied from global into shared memory in 16-byte "
+	  "pieces by the lanes of a warp", true },
 };
 #define N_INTRINSICS (int)(sizeof(intrinsics) / sizeof(intrinsics[0]))
 
@@ -56,7 +60,8 @@ const stir_intrinsic *stir_intrinsic_find(const char *name)
 /* The names, comma-separated (the table's rows, in order). */
 const char *stir_intrinsic_names(void)
 {
-	return "mma_m16n8k16_f16, mma_m16n8k16_bf16, mma_m16n8k8_tf32";
+	return "mma_m16n8k16_f16, mma_m16n8k16_bf16, mma_m16n8k8_tf32, "
+		"cp_async_16";
 }
 
 /* What a match works with. */
@@ -214,11 +219,12 @@ static bool is_frag(matcher *m, const stir_intrinsic *in, stir_mma_match *mm,
 	return true;
 }
 
-/* m, l, loops, n, body: n perfectly nested loops headed by l (the inner
- * ones plain) around one statement, in *body (a block's, when the
- * innermost loop holds a block: then m->block is set). */
+/* m, l, loops, n, allow, body: n perfectly nested loops headed by l (the
+ * inner ones plain) around one statement, in *body (a block's, when the
+ * innermost loop holds a block: then m->block is set, and it may carry
+ * no annotation but those of "allow"). */
 static bool nest(matcher *m, const stir_stmt *l, const stir_stmt **loops,
-	int n, const stir_stmt **body)
+	int n, unsigned allow, const stir_stmt **body)
 {
 	const stir_stmt *s = l;
 	for (int d = 0; d < n; d++) {
@@ -245,7 +251,7 @@ static bool nest(matcher *m, const stir_stmt *l, const stir_stmt **loops,
 			loops[n - 1]->u.for_.var->name);
 	if (s->kind == STIR_STMT_BLOCK) {
 		m->block = s;
-		if (s->u.block.flags)
+		if (s->u.block.flags & ~allow)
 			return mismatch(m, s->loc, "block '%s' is annotated; a "
 				"tensorized block must be plain", s->u.block.name);
 		if (s->u.block.body.n != 1)
@@ -267,7 +273,7 @@ static bool match_fill_store(matcher *m, stir_mma_match *mm,
 	const stir_intrinsic *in, const stir_stmt *l)
 {
 	const stir_stmt *s = NULL;
-	if (!nest(m, l, mm->loops, 2, &s))
+	if (!nest(m, l, mm->loops, 2, STIR_BLOCK_ATOMIC, &s))
 		return false;
 	mm->block = m->block;
 	mm->store = s;
@@ -311,10 +317,14 @@ static bool match_fill_store(matcher *m, stir_mma_match *mm,
 		mm->fill = v->kind == STIR_EXPR_FLOAT ? v->u.f : (double)v->u.i;
 		return true;
 	}
-	/* C[c] = F[..]: C row-major with a literal row distance */
-	if (s->u.store.op != STIR_STORE_ASSIGN)
+	/* C[c] = F[..] or C[c] += F[..] (atomic in an atomic block): C
+	 * row-major with a literal row distance */
+	if (s->u.store.op != STIR_STORE_ASSIGN && s->u.store.op != STIR_STORE_ADD)
 		return mismatch(m, s->loc, "the store of the accumulator '%s' must "
-			"assign (=): take C over with cache_write_over_init", fb->name);
+			"assign (=) or add (+=)", fb->name);
+	mm->add = s->u.store.op == STIR_STORE_ADD;
+	mm->atomic = mm->add && m->block &&
+		(m->block->u.block.flags & STIR_BLOCK_ATOMIC);
 	const stir_expr *cidx = s->u.store.idx[0];
 	int64_t cm, cn;
 	if (s->u.store.buf->dtype != STIR_F32)
@@ -332,6 +342,79 @@ static bool match_fill_store(matcher *m, stir_mma_match *mm,
 	return true;
 }
 
+/* m, mm, in, l: a copy: one to four loops around S[s] = X[x]. */
+static bool match_copy(matcher *m, stir_mma_match *mm,
+	const stir_intrinsic *in, const stir_stmt *l)
+{
+	const stir_stmt *s = NULL;
+	int n = 1;
+	for (const stir_stmt *t = l; n < 4 && t->kind == STIR_STMT_FOR &&
+	     t->u.for_.body.n == 1; n++) {
+		t = stir_stmt_at(&t->u.for_.body, 0);
+		if (t->kind != STIR_STMT_FOR)
+			break;
+	}
+	if (!nest(m, l, mm->loops, n, 0, &s))
+		return false;
+	mm->form = STIR_MMA_FORM_COPY;
+	mm->block = m->block;
+	mm->store = s;
+	mm->n_loops = n;
+	const stir_buffer *dst = s->u.store.buf;
+	const stir_expr *v = s->u.store.value;
+	if (s->u.store.op != STIR_STORE_ASSIGN || v->kind != STIR_EXPR_LOAD ||
+	    v->u.load.n != 1)
+		return mismatch(m, s->loc, "%s copies: the store must assign a "
+			"load of a flat buffer (S[..] = X[..])", in->name);
+	const stir_buffer *src = v->u.load.buf;
+	size_t size = stir_dtype_size(dst->dtype);
+	if (dst->scope != STIR_SCOPE_SHARED)
+		return mismatch(m, s->loc, "%s copies into shared memory; '%s' is "
+			"not shared", in->name, dst->name);
+	if (src->scope != STIR_SCOPE_GLOBAL)
+		return mismatch(m, v->loc, "%s copies from global memory; '%s' is "
+			"not global", in->name, src->name);
+	if (src->dtype != dst->dtype || size == 0 || 16 % size != 0)
+		return mismatch(m, s->loc, "%s copies elements of 1, 2, 4, 8 or 16 "
+			"bytes between buffers of one type; '%s' holds %s and '%s' %s",
+			in->name, dst->name, stir_dtype_name(dst->dtype), src->name,
+			stir_dtype_name(src->dtype));
+	mm->vec = (int)(16 / size);
+	mm->c = (stir_mma_operand){ dst, s->u.store.idx[0], 0, false };
+	mm->a = (stir_mma_operand){ src, v->u.load.idx[0], 0, false };
+	for (int d = 0; d < n; d++) {
+		const stir_expr *ext = mm->loops[d]->u.for_.extent;
+		const stir_var *lv = mm->loops[d]->u.for_.var;
+		if (ext->kind != STIR_EXPR_INT || ext->u.i < 1)
+			return mismatch(m, mm->loops[d]->loc, "loop '%s' must have a "
+				"positive literal extent", lv->name);
+		mm->ext[d] = ext->u.i;
+		if (!coef(m, mm->c.index, lv, &mm->dst_coef[d]) ||
+		    !coef(m, mm->a.index, lv, &mm->src_coef[d]))
+			return false;
+	}
+	if (mm->dst_coef[n - 1] != 1 || mm->src_coef[n - 1] != 1)
+		return mismatch(m, mm->loops[n - 1]->loc, "the innermost loop '%s' "
+			"must have stride 1 in both indices",
+			mm->loops[n - 1]->u.for_.var->name);
+	for (int d = 0; d < n; d++) {
+		const stir_var *lv = mm->loops[d]->u.for_.var;
+		bool inner = d == n - 1;
+		if (inner ? mm->ext[d] % mm->vec != 0 :
+		    mm->dst_coef[d] % mm->vec != 0 || mm->src_coef[d] % mm->vec != 0)
+			return mismatch(m, mm->loops[d]->loc, "loop '%s' %s: the copy "
+				"moves pieces of 16 bytes (%d elements)", lv->name, inner ?
+				"must have an extent that is a multiple of 16 bytes" :
+				"must have strides that are multiples of 16 bytes",
+				mm->vec);
+	}
+	if (!stir_mma_operand_aligned(mm, &mm->c, mm->vec))
+		return mismatch(m, mm->c.index->loc, "the index of '%s' at the "
+			"tile's first element must be a multiple of %d (16 bytes)",
+			dst->name, mm->vec);
+	return true;
+}
+
 /* l, in, mm, why, why_size, where: see intrinsics.h. */
 bool stir_tensorize_match(const stir_stmt *l, const stir_intrinsic *in,
 	stir_mma_match *mm, char *why, size_t why_size, stir_loc *where)
@@ -339,6 +422,8 @@ bool stir_tensorize_match(const stir_stmt *l, const stir_intrinsic *in,
 	matcher m = { .why = why, .why_size = why_size, .where = where };
 	memset(mm, 0, sizeof(*mm));
 	mm->in = in;
+	if (in->copy)
+		return match_copy(&m, mm, in, l);
 	/* two loops around a store into a local buffer or of one: a fill or
 	 * a store of the accumulator */
 	const stir_stmt *inner = l->kind == STIR_STMT_FOR &&
@@ -355,7 +440,7 @@ bool stir_tensorize_match(const stir_stmt *l, const stir_intrinsic *in,
 		return match_fill_store(&m, mm, in, l);
 	mm->form = STIR_MMA_FORM_MMA;
 	const stir_stmt *s = NULL;
-	if (!nest(&m, l, mm->loops, 3, &s))
+	if (!nest(&m, l, mm->loops, 3, STIR_BLOCK_ATOMIC, &s))
 		return false;
 	mm->block = m.block;
 	mm->store = s;
@@ -413,6 +498,11 @@ bool stir_tensorize_match(const stir_stmt *l, const stir_intrinsic *in,
 		if (!is_frag(&m, in, mm, s->u.store.buf, cidx, vars, 3, mm->mv,
 		    mm->nv))
 			return false;
+	} else if (m.block && (m.block->u.block.flags & STIR_BLOCK_ATOMIC)) {
+		/* atomic adds into a fragment's registers are plain adds */
+		return mismatch(&m, s->loc, "block '%s' is atomic: its products "
+			"must add into a local accumulator (cache_write C first)",
+			m.block->u.block.name);
 	}
 	if (mm->c.ld < in->n)
 		return mismatch(&m, cidx->loc, "C's rows are %lld apart, fewer "
@@ -448,6 +538,29 @@ bool stir_tensorize_match(const stir_stmt *l, const stir_intrinsic *in,
 	if (v->u.binary.a->kind != STIR_EXPR_CAST && in->in != STIR_F32)
 		return mismatch(&m, v->loc, "the product must convert its "
 			"operands to f32");
+	return true;
+}
+
+/* m, op, unit: see intrinsics.h. */
+bool stir_mma_operand_aligned(const stir_mma_match *m,
+	const stir_mma_operand *op, int64_t unit)
+{
+	stir_affine a = { 0 };
+	stir_affine_opts o = { .flags = STIR_AFFINE_NEG |
+		STIR_AFFINE_WIDENING_CASTS | STIR_AFFINE_OPAQUE,
+		.expand = block_binding, .user = m->block };
+	int nloops = m->form == STIR_MMA_FORM_MMA ? 3 :
+		m->form == STIR_MMA_FORM_COPY ? m->n_loops : 2;
+	if (unit < 1 || !stir_affine_add(&a, op->index, 1, &o) ||
+	    a.konst % unit != 0)
+		return false;
+	for (int i = 0; i < a.n; i++) {
+		bool tile = false;
+		for (int d = 0; d < nloops && a.t[i].var; d++)
+			tile |= a.t[i].var == m->loops[d]->u.for_.var;
+		if (!tile && a.t[i].coef % unit != 0)
+			return false;
+	}
 	return true;
 }
 

@@ -10,7 +10,9 @@
  * with A and B of element type "in" (f32 for tf32: the inputs are rounded
  * to tf32 first, as the hardware does) and C of f32.  stir_tensorize_match
  * says whether a loop nest computes exactly that, and how its operands
- * sit in memory. */
+ * sit in memory.  One intrinsic is a copy instead (copy set): a tile of
+ * a global buffer into a shared one, in 16-byte pieces (cp.async), by the
+ * lanes of a warp together (STIR_MMA_FORM_COPY). */
 #ifndef STIR_IR_INTRINSICS_H
 #define STIR_IR_INTRINSICS_H
 
@@ -25,6 +27,8 @@ typedef struct stir_intrinsic {
 	const char *cuda;          /* the prefix of its device functions:
 	                              CUDA_fill, _load_a, _mma, ... */
 	const char *doc;           /* what it is, for messages and docs */
+	bool copy;                 /* a copy (STIR_MMA_FORM_COPY): m, n, k,
+	                              in and tf32 unused */
 } stir_intrinsic;
 
 /* x (an f32 value) rounded to tf32 as cvt.rna.tf32.f32 does: to nearest,
@@ -55,8 +59,12 @@ typedef enum stir_mma_form {
 	STIR_MMA_FORM_MMA,
 	/* two loops over M x N: F[..] = a literal (F a fragment buffer) */
 	STIR_MMA_FORM_FILL,
-	/* two loops over M x N: C[..] = F[..] (F a fragment buffer) */
+	/* two loops over M x N: C[..] = F[..] or C[..] += F[..] (F a
+	 * fragment buffer; the add atomic in an atomic block) */
 	STIR_MMA_FORM_STORE,
+	/* one to four loops: S[..] = X[..], S shared, X global (a copy
+	 * intrinsic): c is S, a is X */
+	STIR_MMA_FORM_COPY,
 } stir_mma_form;
 
 /* What a tensorized nest computes, as matched. */
@@ -74,11 +82,20 @@ typedef struct stir_mma_match {
 	const stir_expr *frag_index; /* the nest's index of frag (borrowed) */
 	int frag_tiles;            /* T: frag's extent / (M * N) */
 	double fill;               /* STIR_MMA_FORM_FILL: the value */
-	const stir_stmt *loops[3]; /* the nest's loops, outermost first */
+	bool add, atomic;          /* STIR_MMA_FORM_STORE: C[..] += F[..],
+	                              atomically (an atomic block) */
+	const stir_stmt *loops[4]; /* the nest's loops, outermost first */
 	const stir_var *mv, *nv, *kv; /* the loop variables of m, n, k */
 	const stir_stmt *block;    /* the block of the store, or NULL */
 	const stir_stmt *store;    /* C[..] += f32(A[..]) * f32(B[..]) */
 	stir_mma_operand a, b, c;
+	/* STIR_MMA_FORM_COPY: the nest's loops (n_loops of loops[]), their
+	 * extents and their coefficients in S's index (c) and X's (a); the
+	 * innermost has 1 in both, and its extent and every other
+	 * coefficient are multiples of vec, the elements of 16 bytes */
+	int n_loops;
+	int64_t ext[4], dst_coef[4], src_coef[4];
+	int vec;
 } stir_mma_match;
 
 /* Whether the nest headed by loop "l" computes exactly intrinsic "in"
@@ -88,10 +105,21 @@ typedef struct stir_mma_match {
  * each index affine in the tile variables with unit stride along one of
  * them and a literal leading dimension along the other; or two loops of
  * extents M and N filling a fragment buffer with a literal or storing it
- * into C.  On a mismatch, false, with
+ * into C; or, for a copy intrinsic, one to four such loops around
+ * S[s] = X[x] (STIR_MMA_FORM_COPY) with S a shared buffer whose index
+ * at the tile's first element is a multiple of 16 bytes, X a global one
+ * of the same element type (of 1, 2, 4, 8 or 16 bytes), the innermost
+ * loop of stride 1 in both.  On a mismatch, false, with
  * what does not match in why (a sentence fragment, "loop 'f_1' has extent
  * 16, the intrinsic needs N = 8") and its location in *where. */
 bool stir_tensorize_match(const stir_stmt *l, const stir_intrinsic *in,
 	stir_mma_match *m, char *why, size_t why_size, stir_loc *where);
+
+/* Whether the index of operand op of match m, at the tile's first element
+ * (the tile variables at 0), is a multiple of unit whatever the other
+ * variables and loaded values are: every other term's coefficient and the
+ * constant multiples of unit (block variables read as their bindings). */
+bool stir_mma_operand_aligned(const stir_mma_match *m,
+	const stir_mma_operand *op, int64_t unit);
 
 #endif

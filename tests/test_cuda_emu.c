@@ -339,6 +339,10 @@ static const struct {
 	{ "bsrmm", "examples/bsrmm_tc16.yaml", "mb=5,nb=6" },
 	{ "bsrmm", "tests/tensorize/bsrmm_tc_mem.yaml", "mb=5,nb=6" },
 	{ "bsrmm", "tests/tensorize/bsrmm_tc_tiles.yaml", "mb=5,nb=6" },
+	{ "bsrmm", "tests/tensorize/bsrmm_tc_smem.yaml", "mb=5,nb=6" },
+	{ "bsrmm", "tests/tensorize/bsrmm_tc_cp.yaml", "mb=5,nb=6" },
+	{ "bsrmm", "tests/tensorize/bsrmm_tc_add.yaml", "mb=5,nb=6" },
+	{ "bsrmm", "tests/tensorize/bsrmm_tc_atomic.yaml", "mb=5,nb=6" },
 	{ "bsrmm", "examples/bsrmm_cuda.yaml", "mb=5,nb=6,feat=40" },
 	{ "csf_square_sum", "examples/csf_square_sum.yaml", "m=300" },
 	{ "csr2bsr", "examples/csr2bsr.yaml", "m=200,n=100" },
@@ -507,9 +511,17 @@ static void find_programs(void)
 		  "tests/tensorize/bsrmm_bf16.yaml" },
 		{ "tests/tensorize/bsrmm_f32.stir",
 		  "tests/tensorize/bsrmm_f32.yaml" },
+		/* bf16, both operands transposed, staged by cp.async: the
+		 * transposed ldmatrix loads */
+		{ "tests/tensorize/bsrmm_bf16_t.stir",
+		  "tests/tensorize/bsrmm_bf16_t.yaml" },
 		/* 32x32 and 64x64 blocks as 16x16 sub-blocks, 4 tiles a warp */
 		{ "bench/bsrmm32.stir", "tests/tensorize/bsrmm32_tc.yaml" },
 		{ "bench/bsrmm64.stir", "tests/tensorize/bsrmm64_tc.yaml" },
+		/* the same staged by cp.async, one warp, the strips in turn: the
+		 * copy of B's rows is a nest of four loops */
+		{ "bench/bsrmm32.stir", "tests/tensorize/bsrmm32_tc_cp.yaml" },
+		{ "bench/bsrmm64.stir", "tests/tensorize/bsrmm64_tc_cp.yaml" },
 	};
 	for (size_t t = 0; t < sizeof(tc) / sizeof(tc[0]); t++)
 		for (int size = 0; size < 2; size++) {

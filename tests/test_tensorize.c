@@ -58,12 +58,13 @@ static bool said(stir_ctx *ctx, const char *text)
 
 START_TEST(test_table)
 {
-	ck_assert_int_eq(stir_intrinsic_count(), 3);
+	ck_assert_int_eq(stir_intrinsic_count(), 4);
 	const stir_intrinsic *in = stir_intrinsic_find("mma_m16n8k16_f16");
 	ck_assert_ptr_nonnull(in);
 	ck_assert(in->m == 16 && in->n == 8 && in->k == 16 && in->in == STIR_F16);
 	ck_assert_ptr_null(stir_intrinsic_find("mma_m16n8k16"));
-	ck_assert_ptr_null(stir_intrinsic_at(3));
+	ck_assert_ptr_null(stir_intrinsic_at(4));
+	ck_assert(stir_intrinsic_find("cp_async_16")->copy && !in->copy);
 	/* cvt.rna.tf32: 10 mantissa bits, to nearest, ties away from zero */
 	ck_assert(stir_round_tf32(1.0 + 1.0 / 4096) == 1.0);
 	ck_assert(stir_round_tf32(1.0 + 1.0 / 2048) == 1.0 + 1.0 / 1024);
@@ -159,10 +160,6 @@ static const struct {
 	{ "stage3:\n  - unroll: {block: bsrmm1, loop: bj}\n",
 	  "bsrmm1", "bi", "mma_m16n8k16_f16",
 	  "loop 'bj' inside the nest is annotated" },
-	{ "stage3:\n  - cache_write: {block: bsrmm1, buffer: C_data, loop: j, "
-	  "scope: local}\n", "C_data_local", "ax0", "mma_m16n8k16_f16",
-	  "the store of the accumulator 'C_data_local' must assign (=): take C "
-	  "over with cache_write_over_init" },
 };
 
 START_TEST(test_refused)
@@ -236,6 +233,185 @@ START_TEST(test_tiles)
 		"mma_m16n8k16_f16"), -1);
 	ck_assert(said(ctx, "must be indexed [ax1 * 32 + ax2] plus a multiple "
 		"of the tile width"));
+	stir_module_free(m);
+	stir_ctx_free(ctx);
+}
+END_TEST
+
+/* ctx, file, extra, m: kernel bsrmm scheduled by schedule file "file"
+ * for the GPU; or, when extra is not NULL, up to stage III with the lines
+ * of the file holding "tensorize" left out and extra appended; NULL when
+ * a step fails. */
+static stir_kernel *from_file(stir_ctx *ctx, const char *file,
+	const char *extra, stir_module **m)
+{
+	*m = stir_module_read_from_file(ctx, test_path("examples/bsrmm.stir"));
+	ck_assert_ptr_nonnull(*m);
+	stir_kernel *k = stir_module_find_kernel(*m, "bsrmm");
+	FILE *f = fopen(test_path(file), "r");
+	ck_assert_ptr_nonnull(f);
+	char text[8192], line[512];
+	size_t n = 0;
+	while (fgets(line, sizeof(line), f))
+		if (!extra || !strstr(line, "tensorize"))
+			n += (size_t)snprintf(text + n, sizeof(text) - n, "%s", line);
+	fclose(f);
+	if (extra)
+		n += (size_t)snprintf(text + n, sizeof(text) - n, "%s", extra);
+	ck_assert_uint_lt(n, sizeof(text));
+	stir_schedule *s = stir_schedule_read_from_mem(ctx, file, text, n);
+	ck_assert_ptr_nonnull(s);
+	/* the whole schedule for the GPU (its barriers), or up to stage III
+	 * for more steps */
+	int rc = extra ? stir_schedule_apply(s, k, STIR_STAGE_3) :
+		stir_schedule_prepare_for_gpu(s, k);
+	stir_schedule_free(s);
+	return rc == 0 ? k : NULL;
+}
+
+/* Staging through shared memory (tests/tensorize/bsrmm_tc_smem.yaml,
+ * bsrmm_tc_cp.yaml): operands in shared buffers load with ldmatrix; the
+ * copies tensorized with cp_async_16 move 16-byte pieces into buffers the
+ * emitter swizzles (only the copies and ldmatrix touch them); copies that
+ * are not one are refused with what does not match. */
+START_TEST(test_staged)
+{
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_module *m;
+	stir_kernel *k = from_file(ctx, "tests/tensorize/bsrmm_tc_smem.yaml",
+		NULL, &m);
+	ck_assert_ptr_nonnull(k);
+	char *cu = stir_kernel_to_cuda(k);
+	if (!cu)
+		stir_ctx_print_diagnostics(ctx, stderr);
+	ck_assert_ptr_nonnull(cu);
+	/* copied by plain stores: ldmatrix, not swizzled */
+	ck_assert_ptr_nonnull(strstr(cu, "__shared__ __align__(16) __half "
+		"B_data_shared[1024];"));
+	ck_assert_ptr_nonnull(strstr(cu, "stir_mma_m16n8k16_f16_ldsm_a(stir_fa, "
+		"A_data_shared, bi * 16 + bj, 16, 0);"));
+	ck_assert_ptr_nonnull(strstr(cu, "stir_mma_m16n8k16_f16_ldsm_b(stir_fb, "
+		"B_data_shared, (bj * 8 + f_1) * 8 + f_2, 64, 0);"));
+	ck_assert_ptr_nonnull(strstr(cu, "STIR_K16_LDSM(stir_mma_m16n8k16_f16, "
+		"__half)"));
+	ck_assert_ptr_null(strstr(cu, "stir_cp_async_16("));
+	free(cu);
+	stir_module_free(m);
+
+	k = from_file(ctx, "tests/tensorize/bsrmm_tc_cp.yaml", NULL, &m);
+	ck_assert_ptr_nonnull(k);
+	cu = stir_kernel_to_cuda(k);
+	ck_assert_ptr_nonnull(cu);
+	ck_assert_ptr_nonnull(strstr(cu, "stir_cp_async_16(&stir_cd[stir_swz("
+		"stir_co + (stir_c / 8) * 64 + (stir_c % 8) * 8, 8)], "
+		"&stir_cs[(stir_c / 8) * 128 + (stir_c % 8) * 8]);"));
+	ck_assert_ptr_nonnull(strstr(cu, "for (int stir_c = stir_lane(); "
+		"stir_c < 32; stir_c += 32)"));
+	ck_assert_ptr_nonnull(strstr(cu, "stir_mma_m16n8k16_f16_ldsm_b(stir_fb, "
+		"B_data_shared, (bj * 8 + f_1) * 8 + f_2, 64, 1);"));
+	/* the stage III text reads back (the verifier matches the copies
+	 * again) and prints the same kernel and the same CUDA (but for the
+	 * file named in a comment) */
+	char *t = stir_kernel_to_str(k);
+	ck_assert_ptr_nonnull(strstr(t, "tensorize(cp_async_16)"));
+	stir_ctx *c2 = stir_ctx_alloc();
+	stir_module *m2 = stir_module_read_from_mem(c2, "t.stir", t, strlen(t));
+	if (!m2)
+		stir_ctx_print_diagnostics(c2, stderr);
+	ck_assert_ptr_nonnull(m2);
+	char *t2 = stir_kernel_to_str(stir_module_get_kernel(m2, 0));
+	ck_assert(t2 && !strcmp(t, t2));
+	char *cu2 = stir_kernel_to_cuda(stir_module_get_kernel(m2, 0));
+	ck_assert_ptr_nonnull(cu2);
+	/* the same but for the source location in the launch's comment */
+	const char *l1 = strstr(cu, "// launch 0"), *l2 = strstr(cu2,
+		"// launch 0");
+	ck_assert(l1 && l2 && l1 - cu == l2 - cu2 && !strncmp(cu, cu2,
+		(size_t)(l1 - cu)));
+	ck_assert(!strcmp(strchr(l1, '\n'), strchr(l2, '\n')));
+	free(cu2);
+	free(t2);
+	free(t);
+	stir_module_free(m2);
+	stir_ctx_free(c2);
+	free(cu);
+	stir_module_free(m);
+
+	static const struct {
+		const char *extra, *block, *loop, *says;
+	} bad[] = {
+		{ "", "bsrmm1", "bi", "cp_async_16 copies: the store must assign a "
+		  "load of a flat buffer (S[..] = X[..])" },
+		{ "  - fuse: {block: B_data_shared, loops: [ax1, ax2]}\n"
+		  "  - split: {block: B_data_shared, loop: ax1_ax2, factors: "
+		  "[null, 4]}\n", "B_data_shared", "ax0", "the index is not an "
+		  "affine function of loop 'ax1_ax2_0' with a literal coefficient" },
+		{ "  - reorder: {block: A_data_shared, loops: [ax1, ax0]}\n",
+		  "A_data_shared", "ax1", "the innermost loop 'ax0' must have "
+		  "stride 1 in both indices" },
+		{ "  - split: {block: A_data_shared, loop: ax1, factors: [null, 4]}\n",
+		  "A_data_shared", "ax0", "loop 'ax1_0' must have strides that are "
+		  "multiples of 16 bytes: the copy moves pieces of 16 bytes (8 "
+		  "elements)" },
+		{ "  - split: {block: A_data_shared, loop: ax1, factors: [null, 4]}\n",
+		  "A_data_shared", "ax1_1", "loop 'ax1_1' must have an extent that "
+		  "is a multiple of 16 bytes" },
+		{ "  - cache_read: {block: bsrmm1, buffer: A_data_shared, loop: bi, "
+		  "scope: local}\n", "A_data_shared_local", "ax0",
+		  "cp_async_16 copies into shared memory; 'A_data_shared_local' is "
+		  "not shared" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		k = from_file(ctx, "tests/tensorize/bsrmm_tc_cp.yaml", bad[i].extra,
+			&m);
+		if (!k)
+			stir_ctx_print_diagnostics(ctx, stderr);
+		ck_assert_ptr_nonnull(k);
+		ck_assert_int_eq(stir_tensorize(k, bad[i].block, bad[i].loop,
+			"cp_async_16"), -1);
+		ck_assert(said(ctx, bad[i].says));
+		stir_module_free(m);
+	}
+	stir_ctx_free(ctx);
+}
+END_TEST
+
+/* An accumulator added into C rather than stored over it
+ * (tests/tensorize/bsrmm_tc_add.yaml, bsrmm_tc_atomic.yaml: cache_write,
+ * C zeroed by its own launch): C's tile loaded, added to and stored, or
+ * added with atomicAdd when the block is atomic; an atomic block whose
+ * products add into C itself is refused. */
+START_TEST(test_add)
+{
+	stir_ctx *ctx = stir_ctx_alloc();
+	static const char *const files[2] = {
+		"tests/tensorize/bsrmm_tc_add.yaml",
+		"tests/tensorize/bsrmm_tc_atomic.yaml" };
+	static const char *const says[2] = {
+		"stir_fc.r[stir_i] += C_data_local.r[stir_i];",
+		"stir_mma_m16n8k16_f16_atomic_add_acc(&C_data[v0 + v1 * 64 + v2], "
+		"64, C_data_local);" };
+	for (int i = 0; i < 2; i++) {
+		stir_module *m;
+		stir_kernel *k = from_file(ctx, files[i], NULL, &m);
+		ck_assert_ptr_nonnull(k);
+		char *cu = stir_kernel_to_cuda(k);
+		if (!cu)
+			stir_ctx_print_diagnostics(ctx, stderr);
+		ck_assert_ptr_nonnull(cu);
+		ck_assert_ptr_nonnull(strstr(cu, says[i]));
+		ck_assert_ptr_nonnull(strstr(cu, i ? "the accumulator added "
+			"atomically" : "the accumulator added, loops"));
+		free(cu);
+		stir_module_free(m);
+	}
+	stir_module *m;
+	stir_kernel *k = scheduled(ctx, "  - set_atomic: {block: bsrmm1}\n", &m);
+	ck_assert_ptr_nonnull(k);
+	ck_assert_int_eq(stir_tensorize(k, "bsrmm1", "bi", "mma_m16n8k16_f16"),
+		-1);
+	ck_assert(said(ctx, "block 'bsrmm1' is atomic: its products must add "
+		"into a local accumulator (cache_write C first)"));
 	stir_module_free(m);
 	stir_ctx_free(ctx);
 }
@@ -340,6 +516,8 @@ static Suite *tensorize_suite(void)
 		(int)(sizeof(refused) / sizeof(refused[0])));
 	tcase_add_test(tc, test_stage);
 	tcase_add_test(tc, test_tiles);
+	tcase_add_test(tc, test_staged);
+	tcase_add_test(tc, test_add);
 	tcase_add_test(tc, test_tolerance);
 	tcase_add_test(tc, test_verifier_and_emitter);
 	suite_add_tcase(s, tc);

@@ -31,6 +31,7 @@
 #define __forceinline__ inline
 #define __shared__ static
 #define __launch_bounds__(n)
+#define __align__(n) __attribute__((aligned(n)))
 
 struct stir_emu_dim3 {
 	unsigned x, y, z;
@@ -577,6 +578,44 @@ inline void stir_emu_mma_m16n8k8_tf32(float c[4], const unsigned a[4],
 			memcpy(&B[t + 4 * i][g], &regs[l][4 + i], 4);
 	}
 	stir_emu_mma_finish(8, A, B, regs, c);
+}
+
+/* The row addresses of an ldmatrix, by thread. */
+inline const unsigned char *stir_emu_ldsm_rows[1024];
+
+/* r, n, p, trans: ldmatrix.sync.aligned.m8n8.{x2,x4}[.trans].shared.b16:
+ * every lane publishes p, the address of a row (lanes 8j to 8j + 7 the
+ * rows of matrix j, each 16-byte aligned, else the launch fails), and
+ * waits for the whole warp; register j of lane (g, t) = 4g + t is then row
+ * g, elements 2t and 2t + 1 of matrix j (low half first), or with trans
+ * element g of rows 2t and 2t + 1. */
+inline void stir_emu_ldmatrix(unsigned *r, int n, const void *p, int trans)
+{
+	unsigned lid = stir_emu_cur->lid, lane = lid % 32, g = lane / 4,
+		t = lane % 4;
+	if (stir_emu_lanes(lid) != 32)
+		stir_emu_bad_mask = 1;
+	stir_emu_ldsm_rows[lid] = (const unsigned char *)p;
+	stir_emu_cur->mask = 0xffffffffu;
+	stir_emu_wait(STIR_EMU_WARP);
+	const unsigned char *const *rows = &stir_emu_ldsm_rows[lid - lane];
+	for (int j = 0; j < n; j++) {
+		uint16_t h[2];
+		for (unsigned e = 0; e < 2; e++) {
+			unsigned row = trans ? 2 * t + e : g, col = trans ? g : 2 * t + e;
+			const unsigned char *a = rows[8 * j + (int)row];
+			if ((uintptr_t)a % 16 != 0) {
+				stir_emu_bad_mask = 1;
+				h[e] = 0;
+				continue;
+			}
+			memcpy(&h[e], a + 2 * col, 2);
+		}
+		r[j] = h[0] | (unsigned)h[1] << 16;
+	}
+	/* nobody publishes another address before every lane has read */
+	stir_emu_cur->mask = 0xffffffffu;
+	stir_emu_wait(STIR_EMU_WARP);
 }
 
 #endif
