@@ -251,6 +251,24 @@ static stir_expr *dim_size(creq *c, int d)
 	return NULL;
 }
 
+/* c, cond: whether an index of the buffer's accesses in the block uses a
+ * loop variable inside the cache's loop that condition cond uses, so that
+ * the element accessed depends on what the condition tests. */
+static bool index_uses_cond(const creq *c, const stir_expr *cond)
+{
+	for (int v = 0; v < c->acc.n_inner; v++) {
+		if (!stir_expr_uses(cond, c->acc.inner[v]))
+			continue;
+		for (int i = 0; i < c->acc.n; i++) {
+			const sched_acc *a = &c->acc.v[i];
+			for (int d = 0; a->buf == c->x && d < a->n; d++)
+				if (stir_expr_uses(a->xidx[d], c->acc.inner[v]))
+					return true;
+		}
+	}
+	return false;
+}
+
 /* c: the accesses of x by the block; check them and find the region. */
 static bool find_region(creq *c)
 {
@@ -445,16 +463,30 @@ static bool find_region(creq *c)
 	}
 	c->n_conds = 0;
 	if (points && cond_of) {
-		for (int j = 0; j < cond_of->n_conds; j++)
-			if (c->reverse ? varies_below(c, cond_of->conds[j]) :
-			    sched_varies(&c->acc, cond_of->conds[j])) {
-				sched_fail(s, c->blk->loc, "the accesses of '%s' in block "
-					"'%s' are under a condition that changes while loop "
-					"'%s' runs", xn, bn, ln);
-				return false;
+		stir_expr **kept = stir_kernel_array(c->k, (size_t)(cond_of->n_conds ?
+			cond_of->n_conds : 1), sizeof(*kept));
+		if (!sched_check(s, kept))
+			return false;
+		for (int j = 0; j < cond_of->n_conds; j++) {
+			stir_expr *cond = cond_of->conds[j];
+			if (!(c->reverse ? varies_below(c, cond) :
+			    sched_varies(&c->acc, cond))) {
+				kept[c->n_conds++] = cond;
+				continue;
 			}
-		c->n_conds = cond_of->n_conds;
-		c->conds = cond_of->conds;
+			/* a sum that a condition inside L skips some terms of (the
+			 * tail guard of a split reduction loop) still adds into the
+			 * same elements: the cache takes the terms the condition
+			 * lets through and adds the rest (0) once, unguarded */
+			if (c->write && additive && !c->reverse &&
+			    !index_uses_cond(c, cond))
+				continue;
+			sched_fail(s, c->blk->loc, "the accesses of '%s' in block "
+				"'%s' are under a condition that changes while loop "
+				"'%s' runs", xn, bn, ln);
+			return false;
+		}
+		c->conds = kept;
 	}
 	return true;
 }

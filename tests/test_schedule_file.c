@@ -519,6 +519,15 @@ static const bad_apply bad_applies[] = {
 	  "kernel: csrmm\nstage1:\n  - specialize: {param: q, value: 4}\n",
 	  1, "3:25: error: specialize: kernel 'csrmm' has no size parameter "
 	  "'q'\n" },
+	/* a cache of C whose element the split's tail guard decides */
+	{ "examples/csrmm.stir",
+	  "kernel: csrmm\nstage1:\n  - specialize: {param: feat, value: 10}\n"
+	  "stage2:\n  - split: {block: csrmm1, loop: k, factors: [null, 4]}\n"
+	  "  - cache_write: {block: csrmm1, buffer: C, loop: k_0, scope: "
+	  "local}\n",
+	  2, "0:0: error: cache_write: the accesses of 'C' in block 'csrmm1' are "
+	  "under a condition that changes while loop 'k_0' runs\n6:5: note: "
+	  "while applying cache_write to block 'csrmm1'\n" },
 	/* a value the parameter's type cannot hold: at the value */
 	{ "examples/csrmm.stir",
 	  "kernel: csrmm\nstage1:\n  - specialize: {param: feat, value: "
@@ -767,6 +776,33 @@ START_TEST(test_examples_random)
 				examples[_i].yaml, stage, seed);
 			expect_keeps(s, &plain, in, stage, examples[_i].tol, what);
 		}
+		stir_bindings_free(in);
+	}
+	sched_unload(&plain);
+	stir_schedule_free(s);
+	stir_ctx_free(ctx);
+}
+END_TEST
+
+/* A sum cached over a split reduction loop whose tail guard skips terms
+ * but not elements (split-K): each row's columns in pieces of 4, C's
+ * element summed in a register over them, stored once. */
+START_TEST(test_cache_over_split_tail)
+{
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_schedule *s = read_str(ctx, "kernel: csrmm\nstage2:\n"
+		"  - reorder: {block: csrmm1, loops: [k, j]}\n"
+		"  - split: {block: csrmm1, loop: j, factors: [null, 4]}\n"
+		"  - cache_write: {block: csrmm1, buffer: C, loop: j_0, scope: "
+		"local}\n");
+	ck_assert_ptr_nonnull(s);
+	loaded plain = sched_load("examples/csrmm.stir", NULL);
+	for (int seed = 1; seed <= 3; seed++) {
+		stir_bindings *in = stir_bindings_alloc();
+		ck_assert_int_eq(stir_kernel_bind_random(plain.k, in,
+			(uint64_t)seed), 0);
+		for (int stage = 2; stage <= 3; stage++)
+			expect_keeps(s, &plain, in, stage, 1e-5, "split tail");
 		stir_bindings_free(in);
 	}
 	sched_unload(&plain);
@@ -1081,6 +1117,7 @@ int main(void)
 	tcase_add_test(ta, test_kernel_and_bindings);
 	tcase_add_test(ta, test_patterns);
 	tcase_add_test(ta, test_sparse_fuse);
+	tcase_add_test(ta, test_cache_over_split_tail);
 	suite_add_tcase(s, ta);
 	TCase *te = tcase_create("examples");
 	tcase_set_timeout(te, 120);
