@@ -387,6 +387,95 @@ int stir_vectorize(stir_kernel *k, const char *block, const char *loop)
 		"loop: %s}", block, loop);
 }
 
+/* A guard moved out of a nest to be tensorized (lift_nest_guard): the
+ * if, the loop whose body held it, and the list slot of the nest. */
+typedef struct lifted_guard {
+	stir_stmt *guard;        /* NULL: nothing was moved */
+	stir_stmt *holder;
+	stir_ptr_vec *list;
+	int index;
+} lifted_guard;
+
+/* c, p, li: whether condition c may differ between the lanes of a warp:
+ * it uses a loop around the nest bound to threadIdx.x, or a variable of a
+ * block around it whose binding uses one. */
+static bool lane_dependent(const stir_expr *c, const sched_path *p, int li)
+{
+	for (int i = 0; i < li; i++) {
+		const stir_stmt *o = p->stmt[i];
+		if (o->kind != STIR_STMT_FOR || o->u.for_.kind != STIR_LOOP_BIND ||
+		    o->u.for_.thread != STIR_THREAD_X)
+			continue;
+		if (stir_expr_uses(c, o->u.for_.var))
+			return true;
+		for (int j = i + 1; j < li; j++) {
+			const stir_stmt *b = p->stmt[j];
+			for (int v = 0; b->kind == STIR_STMT_BLOCK &&
+			     v < b->u.block.n_vars; v++)
+				if (stir_expr_uses(c, b->u.block.vars[v]) &&
+				    stir_expr_uses(b->u.block.bindings[v], o->u.for_.var))
+					return true;
+		}
+	}
+	return false;
+}
+
+/* k, p, li, out: the tail guard of a split reduction loop around the nest
+ * of loop p->stmt[li] sits in the nest's innermost body; move it out so
+ * that it wraps the nest (*out says what moved, for lift_undo), when it
+ * is the innermost body's one if, without else, around one statement,
+ * uses none of the nest's loops, reads nothing the nest writes, is the
+ * same for the lanes of a warp (the intrinsic is the warp's), and every
+ * loop of the nest runs (a literal extent of at least 1): the nest then
+ * runs the same, with the condition tested once before it. */
+static void lift_nest_guard(stir_kernel *k, sched_path *p, int li,
+	lifted_guard *out)
+{
+	memset(out, 0, sizeof(*out));
+	stir_stmt *l = p->stmt[li], *x = l, *g;
+	for (;;) {
+		int64_t e;
+		if (x->kind != STIR_STMT_FOR || x->u.for_.body.n != 1 ||
+		    !sched_int_value(x->u.for_.extent, &e) || e < 1)
+			return;
+		g = stir_stmt_at(&x->u.for_.body, 0);
+		if (g->kind == STIR_STMT_IF)
+			break;
+		x = g;
+	}
+	const stir_expr *c = g->u.if_.cond;
+	if (g->u.if_.else_body.n || g->u.if_.then_body.n != 1 ||
+	    lane_dependent(c, p, li))
+		return;
+	for (const stir_stmt *y = l; y != g;
+	     y = stir_stmt_at(&y->u.for_.body, 0))
+		if (stir_expr_uses(c, y->u.for_.var))
+			return;
+	for (int i = 0; i < k->buffers.n; i++) {
+		const stir_buffer *b = k->buffers.v[i];
+		if (stir_expr_reads(c, b) && stir_stmt_writes(l, b))
+			return;
+	}
+	stir_ptr_vec one = { 0 };
+	if (stir_ptr_vec_push(stir_kernel_arena(k), &one, l) < 0)
+		return;
+	*out = (lifted_guard){ g, x, p->list[li], p->index[li] };
+	x->u.for_.body = g->u.if_.then_body;
+	g->u.if_.then_body = one;
+	p->list[li]->v[p->index[li]] = g;
+}
+
+/* d: put a guard lift_nest_guard moved back where it was. */
+static void lift_undo(const lifted_guard *d)
+{
+	if (!d->guard)
+		return;
+	stir_stmt *l = stir_stmt_at(&d->guard->u.if_.then_body, 0);
+	d->guard->u.if_.then_body = d->holder->u.for_.body;
+	d->holder->u.for_.body.v[0] = d->guard;
+	d->list->v[d->index] = l;
+}
+
 /* k, block, loop, intrinsic: see include/stir/schedule.h. */
 int stir_tensorize(stir_kernel *k, const char *block, const char *loop,
 	const char *intrinsic)
@@ -411,12 +500,16 @@ int stir_tensorize(stir_kernel *k, const char *block, const char *loop,
 		stir_mma_match m;
 		char why[400];
 		stir_loc where;
+		lifted_guard lg = { 0 };
+		if (!ann)
+			lift_nest_guard(k, &p, li, &lg);
 		if (ann)
 			sched_fail(&s, l->loc, "loop '%s' is %s already", loop, ann);
-		else if (!stir_tensorize_match(l, in, &m, why, sizeof(why), &where))
+		else if (!stir_tensorize_match(l, in, &m, why, sizeof(why), &where)) {
+			lift_undo(&lg);
 			sched_fail(&s, where, "the nest at loop '%s' does not compute "
 				"%s (%s): %s", loop, in->name, in->doc, why);
-		else {
+		} else {
 			l->u.for_.kind = STIR_LOOP_TENSORIZE;
 			l->u.for_.intrinsic = stir_ctx_intern(stir_kernel_ctx(k),
 				in->name);

@@ -98,6 +98,23 @@ START_TEST(test_accepted)
 		0);
 	stir_module_free(m3);
 	stir_ctx_free(c3);
+	/* the tail guard of a split of the blocks (split-K) is tested once
+	 * around the tensorized nest */
+	stir_ctx *c4 = stir_ctx_alloc();
+	stir_module *m4;
+	stir_kernel *k4 = scheduled(c4, "stage3:\n"
+		"  - split: {block: bsrmm1, loop: j, factors: [null, 2]}\n", &m4);
+	ck_assert_ptr_nonnull(k4);
+	ck_assert_int_eq(stir_tensorize(k4, "bsrmm1", "bi", "mma_m16n8k16_f16"),
+		0);
+	char *t4 = stir_kernel_to_str(k4);
+	const char *g4 = strstr(t4, "if (j_0 * 2 + j_1 <");
+	ck_assert_ptr_nonnull(g4);
+	ck_assert_ptr_nonnull(strstr(g4, "for bi in [0, 16) "
+		"tensorize(mma_m16n8k16_f16) {"));
+	free(t4);
+	stir_module_free(m4);
+	stir_ctx_free(c4);
 	/* a second time: the loop is annotated */
 	ck_assert_int_eq(stir_tensorize(k, "bsrmm1", "bi", "mma_m16n8k16_f16"),
 		-1);
@@ -160,6 +177,17 @@ static const struct {
 	{ "stage3:\n  - unroll: {block: bsrmm1, loop: bj}\n",
 	  "bsrmm1", "bi", "mma_m16n8k16_f16",
 	  "loop 'bj' inside the nest is annotated" },
+	/* the tail guard of the split blocks leaves the nest for the match
+	 * and comes back when the match fails */
+	{ "stage3:\n  - split: {block: bsrmm1, loop: j, factors: [null, 2]}\n",
+	  "bsrmm1", "bi", "mma_m16n8k8_tf32",
+	  "loop 'bj' (the K dimension) must have the literal extent 8 for "
+	  "mma_m16n8k8_tf32" },
+	/* a guard on the nest's own loop stays, and the nest does not match */
+	{ "stage3:\n  - split: {block: bsrmm1, loop: j, factors: [null, 2]}\n"
+	  "  - reorder: {block: bsrmm1, loops: [j_0, bi, f_1, bj, j_1]}\n",
+	  "bsrmm1", "bi", "mma_m16n8k16_f16",
+	  "the nest has more than 3 loops: loop 'j_1' inside loop 'bj'" },
 };
 
 START_TEST(test_refused)
