@@ -26,6 +26,16 @@ STIR_SRCDIR=$srcdir STIR_LIBCUDA=/nonexistent "$build/examples/rgcn" \
 	"$srcdir/tests/data/graphs/small.hetero" 6 5 3 > "$tmp/rgcn" || { cat "$tmp/rgcn"; fail=1; }
 [ "$(grep -c ': ok$' "$tmp/rgcn")" = 2 ] || { echo "FAIL: rgcn"; cat "$tmp/rgcn"; fail=1; }
 grep -q "nodes per predicted class" "$tmp/rgcn" || { echo "FAIL: rgcn classes"; fail=1; }
+# BSR SpMM on tensor cores through the C API, stage III on the host: the
+# default schedule and split-K; features the schedule does not take refused
+for args in "12 10" "6 6 128 $srcdir/tests/tensorize/bsrmm_tc_splitk.yaml"; do
+	STIR_SRCDIR=$srcdir STIR_LIBCUDA=/nonexistent "$build/examples/bsrmm_tc" \
+		$args > "$tmp/bsr" 2>&1 || { cat "$tmp/bsr"; fail=1; }
+	grep -q ': ok$' "$tmp/bsr" || { echo "FAIL: bsrmm_tc $args"; cat "$tmp/bsr"; fail=1; }
+done
+STIR_SRCDIR=$srcdir STIR_LIBCUDA=/nonexistent "$build/examples/bsrmm_tc" 4 4 128 \
+	> "$tmp/bsr" 2>&1 && { echo "FAIL: bsrmm_tc took 128 features"; fail=1; }
+grep -q "specializes the features to 64, not 128" "$tmp/bsr" || { cat "$tmp/bsr"; fail=1; }
 STIR_SRCDIR=$srcdir "$build/examples/rgcn" "$srcdir/tests/data/graphs/small.hetero" 0 \
 	> /dev/null 2>&1 && { echo "FAIL: rgcn took size 0"; fail=1; }
 # stir_tune from C (examples/tune.c): the model's pick without a GPU, run
