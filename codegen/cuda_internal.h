@@ -388,6 +388,11 @@ red *cuda_red_of(const ectx *ctx, const stir_stmt *s);
 /* e, list, r: prepend to *r the cross_thread blocks of list (not looking
  * into loops bound to threadIdx.x, which report themselves). */
 void cuda_find_reds(emitter *e, const stir_ptr_vec *list, red **r);
+/* e, s, reds, inner: the reductions of threadIdx.x loop s, with their
+ * accumulator types, and the variables defined inside it (cuda_reduce.c).
+ * false when memory runs out. */
+bool cuda_bound_loop_reds(emitter *e, const stir_stmt *s, red **reds,
+	bool **inner);
 /* r: free a list of reductions. */
 void cuda_free_reds(red *r);
 /* t: the accumulator type of a reduction into type t. */

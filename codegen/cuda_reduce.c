@@ -424,6 +424,31 @@ bool cuda_only_extent(const cuda_launch *L, int d, const stir_expr *x,
 		cuda_expr_equal(e, L->ext[d][0], x);
 }
 
+/* e, s, reds, inner: the reductions of threadIdx.x loop s into *reds
+ * (cuda_find_reds), each with its accumulator type, and, when there are
+ * any, the variables defined inside s in *inner (cuda_mark_defined; free
+ * it); false when memory runs out (reported, nothing left to free). */
+bool cuda_bound_loop_reds(emitter *e, const stir_stmt *s, red **reds,
+	bool **inner)
+{
+	*reds = NULL;
+	*inner = NULL;
+	cuda_find_reds(e, &s->u.for_.body, reds);
+	if (!*reds)
+		return true;
+	*inner = calloc((size_t)e->k->n_vars + 1, sizeof(bool));
+	if (!*inner) {
+		cuda_oom(e);
+		cuda_free_reds(*reds);
+		*reds = NULL;
+		return false;
+	}
+	cuda_mark_defined(s, *inner);
+	for (red *r = *reds; r; r = r->next)
+		r->acc = cuda_red_acc_type(r->store->u.store.buf->dtype);
+	return true;
+}
+
 /* e, s, ctx: a loop bound to a thread index: the index is the loop
  * variable; threads past the extent skip the body. */
 void cuda_emit_bound_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
@@ -443,20 +468,10 @@ void cuda_emit_bound_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
 	red *reds = NULL;
 	bool *inner = NULL;
 	if (d == STIR_THREAD_X) {
-		cuda_find_reds(e, &s->u.for_.body, &reds);
-		if (reds) {
-			inner = calloc((size_t)e->k->n_vars + 1, sizeof(bool));
-			if (!inner) {
-				cuda_oom(e);
-				cuda_free_reds(reds);
-				return;
-			}
-			cuda_mark_defined(s, inner);
-			for (red *r = reds; r && !e->failed; r = r->next) {
-				r->acc = cuda_red_acc_type(r->store->u.store.buf->dtype);
-				r->elems = cuda_red_elems(e, s, r, inner);
-			}
-		}
+		if (!cuda_bound_loop_reds(e, s, &reds, &inner))
+			return;
+		for (red *r = reds; r && !e->failed; r = r->next)
+			r->elems = cuda_red_elems(e, s, r, inner);
 	}
 	cg_line(p, "{");
 	p->indent++;

@@ -44,23 +44,6 @@ void stir_tune_result_clear(stir_tune_result *r)
 	memset(r, 0, sizeof(*r));
 }
 
-/* c, len: kernel c's schedule log as a schedule file
- * (stir_kernel_print_schedule), a heap string of *len bytes; NULL when
- * writing it fails. */
-static char *schedule_text(const stir_kernel *c, size_t *len)
-{
-	char *text = NULL;
-	*len = 0;
-	FILE *f = open_memstream(&text, len);
-	int rc = f && stir_kernel_print_schedule(c, f) == 0 ? 0 : -1;
-	if (f && fclose(f) != 0)
-		rc = -1;
-	if (rc == 0)
-		return text;
-	free(text);
-	return NULL;
-}
-
 /* k, feat, cand, len, kc, mc: the schedule file of candidate "cand" of
  * the recipe covering stage I kernel k at "feat" features (applied to a
  * copy of k), a heap string of *len bytes; NULL with diagnostics.  When
@@ -72,7 +55,7 @@ static char *candidate_text(const stir_kernel *k, int64_t feat, int cand,
 	stir_module *cm = NULL;
 	stir_kernel *c = stir_kernel_copy(k, &cm);
 	char *text = c && stir_tune_apply_candidate(c, feat, cand) == 0 ?
-		schedule_text(c, len) : NULL;
+		stir_kernel_schedule_to_str(c, len) : NULL;
 	if (text && kc) {
 		*kc = c;
 		*mc = cm;
@@ -225,7 +208,7 @@ static void make_one(made *w)
 		w->text_len) : NULL;
 	w->kern = w->mod ? stir_module_find_kernel(w->mod, w->kname) : NULL;
 	if (w->kern && stir_tune_apply_candidate(w->kern, w->feat, w->cand) == 0)
-		w->sched = schedule_text(w->kern, &w->len);
+		w->sched = stir_kernel_schedule_to_str(w->kern, &w->len);
 }
 
 /* The candidates still to schedule, for the threads of make_all. */
@@ -609,7 +592,8 @@ int stir_tune(stir_ctx *ctx, const stir_kernel *program, const stir_csr *a,
 		out->from = STIR_TUNE_FROM_MODEL;
 		if (!c || stir_tune_model_apply(c, a, opt->feat, opt->sms,
 		    &out->cand, &out->cost) < 0 ||
-		    !(out->schedule = schedule_text(c, &out->schedule_len)))
+		    !(out->schedule = stir_kernel_schedule_to_str(c,
+		    &out->schedule_len)))
 			rc = -1;
 		stir_module_free(cm);
 	} else if (rc == 0) {

@@ -179,20 +179,10 @@ static void walk_bound_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
 	red *reds = NULL;
 	bool *inner = NULL;
 	if (d == STIR_THREAD_X) {
-		cuda_find_reds(e, &s->u.for_.body, &reds);
-		if (reds) {
-			inner = calloc((size_t)e->k->n_vars + 1, sizeof(bool));
-			if (!inner) {
-				cuda_oom(e);
-				cuda_free_reds(reds);
-				return;
-			}
-			cuda_mark_defined(s, inner);
-			for (red *r = reds; r && !e->failed; r = r->next) {
-				r->acc = cuda_red_acc_type(r->store->u.store.buf->dtype);
-				cuda_check_red(e, s, r, inner, ctx);
-			}
-		}
+		if (!cuda_bound_loop_reds(e, s, &reds, &inner))
+			return;
+		for (red *r = reds; r && !e->failed; r = r->next)
+			cuda_check_red(e, s, r, inner, ctx);
 	}
 	ectx c = *ctx;
 	c.bound[d] = s;

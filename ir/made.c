@@ -181,6 +181,24 @@ int stir_kernel_print_schedule(const stir_kernel *k, FILE *out)
 	return ferror(out) ? -1 : 0;
 }
 
+/* k, len: see schedule.h. */
+char *stir_kernel_schedule_to_str(const stir_kernel *k, size_t *len)
+{
+	char *text = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&text, &n);
+	int rc = f && stir_kernel_print_schedule(k, f) == 0 ? 0 : -1;
+	if (f && fclose(f) != 0)
+		rc = -1;
+	if (rc < 0) {
+		free(text);
+		return NULL;
+	}
+	if (len)
+		*len = n;
+	return text;
+}
+
 /* k, n: see schedule.h. */
 int stir_kernel_set_min_blocks_per_sm(stir_kernel *k, int n)
 {

@@ -1785,23 +1785,6 @@ static int tune_key(const char *file, const stir_kernel *k, const stir_csr *a,
 	return text ? 0 : -1;
 }
 
-/* c, len: kernel c's schedule log as a schedule file
- * (stir_kernel_print_schedule), a heap string of *len bytes; NULL when
- * writing it fails. */
-static char *schedule_text(const stir_kernel *c, size_t *len)
-{
-	char *text = NULL;
-	*len = 0;
-	FILE *f = open_memstream(&text, len);
-	int rc = f && stir_kernel_print_schedule(c, f) == 0 ? 0 : -1;
-	if (f && fclose(f) != 0)
-		rc = -1;
-	if (rc == 0)
-		return text;
-	free(text);
-	return NULL;
-}
-
 /* ctx, o, k, a, feat, cand, how, len: the schedule file of stirc run
  * without --schedule for stage I kernel k (a recipe covers it) with
  * matrix a at feat features, a heap string of *len bytes, its candidate
@@ -1858,7 +1841,7 @@ static char *run_schedule_text(stir_ctx *ctx, const options *o,
 	*cand = hit ? e.cand : -1;
 	if (c && (hit ? stir_tune_apply_candidate(c, feat, *cand) :
 	    stir_tune_model_apply(c, a, feat, 0, cand, NULL)) == 0)
-		text = schedule_text(c, len);
+		text = stir_kernel_schedule_to_str(c, len);
 	stir_module_free(cm);
 	if (hit && e.time_ms >= 0)
 		snprintf(how, 160, "from the tuning record, measured %.4f ms on "

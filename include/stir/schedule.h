@@ -82,6 +82,10 @@ STIR_EXPORT void stir_kernel_set_schedule_log(__stir_keep stir_kernel *k,
 	bool on);
 STIR_EXPORT int stir_kernel_print_schedule(__stir_keep const stir_kernel *k,
 	FILE *out);
+/* The same as a heap string (free it), its length in *len (when not
+ * NULL); NULL when writing it fails. */
+STIR_EXPORT __stir_give char *stir_kernel_schedule_to_str(
+	__stir_keep const stir_kernel *k, size_t *len);
 /* The blocks per SM that kernel k's CUDA asks the compiler to fit
  * (__launch_bounds__' second argument: registers are limited to fit
  * them), 0 for none, used when the compile options do not say
