@@ -85,11 +85,8 @@ static const char *inputs_part(const char *text, size_t len, size_t *n)
 	return from;
 }
 
-/* k, a, opt, dev, key: fill the record's key of kernel k with matrix a
- * at opt->feat features: on GPU dev (its name, spaces as underscores), or
- * when NULL the cost model's on opt->sms SMs.  0, or -1 when out of
- * memory. */
-static int tune_key(const stir_kernel *k, const stir_csr *a,
+/* k, a, opt, dev, key: see tune.h. */
+int stir_tune_key(const stir_kernel *k, const stir_csr *a,
 	const stir_tune_options *opt, const stir_device *dev,
 	stir_tune_entry *key)
 {
@@ -567,7 +564,7 @@ int stir_tune(stir_ctx *ctx, const stir_kernel *program, const stir_csr *a,
 			"run --tune: without --backend cuda)");
 		return -1;
 	}
-	int rc = tune_key(program, a, opt, opt->model_only ? NULL : dev,
+	int rc = stir_tune_key(program, a, opt, opt->model_only ? NULL : dev,
 		&out->key) == 0 ? 0 : no_memory(ctx);
 	int hit = 0;
 	stir_tune_entry e;

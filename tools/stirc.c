@@ -1756,33 +1756,18 @@ static char *file_text(const char *file)
 }
 
 /* file, k, a, feat, dev, sms, key: the tuning record's key of kernel k
- * of program "file" with matrix "a" at "feat" features: on GPU dev (its
- * name, spaces as underscores), or when NULL the cost model's on "sms"
- * SMs (< 1: 132).  0, or -1 (said on stderr) when "file" cannot be
- * read. */
+ * of program "file" with matrix "a" at "feat" features (stir_tune_key):
+ * on GPU dev, or when NULL the cost model's on "sms" SMs (< 1: 132).  0,
+ * or -1 (said on stderr) when "file" cannot be read. */
 static int tune_key(const char *file, const stir_kernel *k, const stir_csr *a,
 	int64_t feat, stir_device *dev, long sms, stir_tune_entry *key)
 {
-	memset(key, 0, sizeof(*key));
-	key->recipe = stir_tune_recipe_of(k);
-	key->feat = feat;
-	key->time_ms = -1;
-	stir_matrix_sig_of(a, &key->sig);
 	char *text = file_text(file);
-	if (text)
-		stir_tune_program_hash(text, key->program);
+	stir_tune_options opt = { .feat = feat, .sms = (int)sms,
+		.program_text = text };
+	int rc = text ? stir_tune_key(k, a, &opt, dev, key) : -1;
 	free(text);
-	if (dev) {
-		snprintf(key->device, sizeof(key->device), "%s",
-			stir_device_get_name(dev));
-		for (char *p = key->device; *p; p++)
-			if (isspace((unsigned char)*p))
-				*p = '_';
-	} else {
-		snprintf(key->device, sizeof(key->device), "model-sms%ld",
-			sms > 0 ? sms : 132L);
-	}
-	return text ? 0 : -1;
+	return rc;
 }
 
 /* ctx, o, k, a, feat, cand, how, len: the schedule file of stirc run

@@ -121,6 +121,14 @@ STIR_EXPORT int stir_tune(__stir_keep stir_ctx *ctx,
 	const stir_tune_options *opt, stir_tune_result *out);
 /* Free r's arrays and zero it. */
 STIR_EXPORT void stir_tune_result_clear(stir_tune_result *r);
+/* Fill *key, the tuning record's key of kernel k with matrix a at
+ * opt->feat features (program: the SHA-256 of opt->program_text, or of
+ * the kernel as printed): on GPU dev (its name, spaces as underscores),
+ * or when NULL the cost model's on opt->sms SMs (< 1: 132).  The key
+ * stir_tune looks up and stores under.  0, or -1 when out of memory. */
+STIR_EXPORT int stir_tune_key(__stir_keep const stir_kernel *k,
+	__stir_keep const stir_csr *a, const stir_tune_options *opt,
+	__stir_keep const stir_device *dev, stir_tune_entry *key);
 
 #ifdef __cplusplus
 }
