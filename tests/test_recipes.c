@@ -454,6 +454,33 @@ END_TEST
  * per SM (min_blocks_per_sm, in __launch_bounds__) and an SDDMM
  * candidate's threads per block; applied to the program read again, the
  * file makes the same stage III kernel and the same CUDA. */
+/* Each SpMM candidate's schedule file says its row order: the hybrid rule
+ * with locality_order exactly for the candidates that have it. */
+START_TEST(test_candidate_locality)
+{
+	int seen[2] = { 0, 0 };
+	for (int i = 0; i < stir_spmm_hybrid_n_candidates(); i++) {
+		const stir_spmm_hybrid_params *p = stir_spmm_hybrid_get_candidate(i);
+		if (!stir_spmm_hybrid_fits(p, 64) || seen[p->locality] >= 2)
+			continue;
+		seen[p->locality]++;
+		stir_ctx *ctx = stir_ctx_alloc();
+		stir_module *m;
+		stir_kernel *k = read_kernel(ctx, "examples/csrmm.stir", "csrmm", &m);
+		ck_assert_int_eq(stir_tune_apply_candidate(k, 64, i), 0);
+		char *text = stir_kernel_schedule_to_str(k, NULL);
+		ck_assert_ptr_nonnull(text);
+		ck_assert_int_eq(strstr(text, ", locality_order: true}}]}") != NULL,
+			p->locality);
+		free(text);
+		stir_module_free(m);
+		stir_ctx_free(ctx);
+	}
+	ck_assert_int_eq(seen[0], 2);
+	ck_assert_int_eq(seen[1], 2);
+}
+END_TEST
+
 START_TEST(test_tune_candidate_file)
 {
 	int spmm = -1, sddmm = -1;
@@ -485,6 +512,9 @@ START_TEST(test_tune_candidate_file)
 		if (t == 0) {
 			ck_assert_ptr_nonnull(strstr(text, "\nmin_blocks_per_sm: 4\n"));
 			ck_assert_ptr_nonnull(strstr(cuda, "__launch_bounds__(256, 4)"));
+			/* the rule says the candidate's row order */
+			ck_assert(!strstr(text, "locality_order: true") ==
+				!stir_spmm_hybrid_get_candidate(spmm)->locality);
 		} else {
 			ck_assert_ptr_null(strstr(text, "min_blocks_per_sm"));
 			ck_assert_ptr_nonnull(strstr(cuda, "__launch_bounds__(64)"));
@@ -884,6 +914,7 @@ static Suite *recipes_suite(void)
 	tcase_add_test(tc, test_sddmm_model);
 	tcase_add_test(tc, test_matrix_sig);
 	tcase_add_test(tc, test_print_schedule);
+	tcase_add_test(tc, test_candidate_locality);
 	tcase_add_test(tc, test_tune_candidate_file);
 	tcase_add_test(tc, test_tune_api);
 	tcase_add_test(tc, test_tune_candidates_read_back);

@@ -158,6 +158,14 @@ STIR_EXPORT bool stir_spmm_hybrid_fits(const stir_spmm_hybrid_params *p,
  * stir_spmm_hybrid_format_flags(p->c), and the locality order. */
 STIR_EXPORT unsigned stir_spmm_hybrid_params_format_flags(
 	const stir_spmm_hybrid_params *p);
+/* Candidate p at "feat" features applied to csrmm kernel k:
+ * stir_recipe_spmm_hybrid with its mapping (stir_spmm_hybrid_map) and its
+ * launch bound (stir_kernel_set_min_blocks_per_sm); with the schedule log
+ * on, the logged hybrid rule says the candidate's locality order too, so
+ * that its schedule file builds the same format.  0, or -1 with
+ * diagnostics. */
+STIR_EXPORT int stir_recipe_spmm_hybrid_candidate(__stir_keep stir_kernel *k,
+	const stir_spmm_hybrid_params *p, int64_t feat);
 
 /* The tuner's cost model (docs/recipes.md): an estimate, in arbitrary
  * units, of candidate p's time on matrix "a" (CSR) at "feat" features on

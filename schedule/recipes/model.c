@@ -269,32 +269,6 @@ int stir_sddmm_rank(stir_tune_recipe r, const stir_csr *a, int64_t feat,
 	return n < 0 ? n : kept;
 }
 
-/* k: add the locality order to the hybrid rule of k's logged
- * decomposition (the recipe's kernel is the same with it or without: it
- * orders the rows when the host builds the format).  0 or -1. */
-static int log_locality(stir_kernel *k)
-{
-	static const char tail[] = "}}]}";
-	static const char add[] = ", locality_order: true}}]}";
-	for (int i = 0; i < k->n_log; i++) {
-		char *e = k->log[i];
-		size_t len = strlen(e);
-		if (strncmp(e, "0|decompose:", 12) || !strstr(e, "{hybrid:") ||
-		    len < sizeof(tail) - 1 ||
-		    strcmp(e + len - (sizeof(tail) - 1), tail))
-			continue;
-		char *v = realloc(e, len + sizeof(add));
-		if (!v) {
-			stir_error_oom(stir_kernel_ctx(k));
-			return -1;
-		}
-		strcpy(v + len - (sizeof(tail) - 1), add);
-		k->log[i] = v;
-		return 0;
-	}
-	return 0;
-}
-
 /* k, a, feat, n_sms, cand, cost: see recipes.h. */
 int stir_tune_model_apply(stir_kernel *k, const stir_csr *a, int64_t feat,
 	int n_sms, int *cand, double *cost)
@@ -358,11 +332,7 @@ int stir_tune_apply_candidate(stir_kernel *k, int64_t feat, int cand)
 	}
 	stir_kernel_set_schedule_log(k, true);
 	if (r == STIR_TUNE_SPMM) {
-		int rc = stir_recipe_spmm_hybrid(k, p->c, p->nb, p->buckets,
-			stir_spmm_hybrid_map(p, feat));
-		if (rc == 0)
-			rc = stir_kernel_set_min_blocks_per_sm(k, p->min_blocks);
-		return rc == 0 && p->locality ? log_locality(k) : rc;
+		return stir_recipe_spmm_hybrid_candidate(k, p, feat);
 	}
 	stir_sddmm_map fm = stir_sddmm_params_map(q, feat);
 	return r == STIR_TUNE_SDDMM ? stir_recipe_sddmm(k, fm) :

@@ -265,10 +265,12 @@ typedef struct hyb_parts {
 	int64_t *width;
 } hyb_parts;
 
-/* k, c, buckets, nb, fm, n, hp: stir_recipe_spmm_hybrid for its n
- * parts, with hp's arrays to fill. */
+/* k, c, buckets, nb, fm, locality, n, hp: stir_recipe_spmm_hybrid for
+ * its n parts, with hp's arrays to fill; locality: the format's rows in
+ * a locality order, which only the logged rule says (the kernel is the
+ * same). */
 static int hybrid_parts(stir_kernel *k, int c, const int64_t *buckets,
-	int nb, stir_spmm_map fm, int n, const hyb_parts *hp)
+	int nb, stir_spmm_map fm, bool locality, int n, const hyb_parts *hp)
 {
 	bool cover = c == 1;
 	int rc = 0;
@@ -291,8 +293,9 @@ static int hybrid_parts(stir_kernel *k, int c, const int64_t *buckets,
 	char *bl = rc == 0 && k->log_on ? stir_log_ints(nb, buckets) : NULL;
 	if (rc == 0 && k->log_on)
 		rc = bl ? stir_kernel_log_step(k, 0, "decompose: {tensor: A, "
-			"rules: [{hybrid: {column_parts: %d, buckets: %s%s}}]}", c,
-			bl, cover ? ", cover_rows: true" : "") : -1;
+			"rules: [{hybrid: {column_parts: %d, buckets: %s%s%s}}]}", c,
+			bl, cover ? ", cover_rows: true" : "",
+			locality ? ", locality_order: true" : "") : -1;
 	free(bl);
 	for (int i = 0; i < n; i++)
 		stir_format_rule_free(hp->rules[i]);
@@ -350,9 +353,10 @@ static int hybrid_parts(stir_kernel *k, int c, const int64_t *buckets,
 		outs) < 0) || stir_kernel_prepare_for_gpu(k) < 0 ? -1 : 0;
 }
 
-/* k, c, nb, buckets, fm: see recipes.h. */
-int stir_recipe_spmm_hybrid(stir_kernel *k, int c, int nb,
-	const int64_t *buckets, stir_spmm_map fm)
+/* k, c, nb, buckets, fm, locality: stir_recipe_spmm_hybrid, logging the
+ * hybrid rule with the locality order when "locality". */
+static int recipe_hybrid(stir_kernel *k, int c, int nb,
+	const int64_t *buckets, stir_spmm_map fm, bool locality)
 {
 	/* the feature count is the kernel's, so that its splits need no tail
 	 * guards; the matrix's sizes stay symbolic */
@@ -369,7 +373,7 @@ int stir_recipe_spmm_hybrid(stir_kernel *k, int c, int nb,
 	};
 	int rc = hp.rules && hp.iters && hp.tensors && hp.cols && hp.blocks &&
 		hp.idx && hp.val && hp.atomic && hp.width ? hybrid_parts(k, c,
-		buckets, nb, fm, n, &hp) : -1;
+		buckets, nb, fm, locality, n, &hp) : -1;
 	free(hp.rules);
 	free(hp.iters);
 	free(hp.tensors);
@@ -380,6 +384,22 @@ int stir_recipe_spmm_hybrid(stir_kernel *k, int c, int nb,
 	free(hp.atomic);
 	free(hp.width);
 	return rc;
+}
+
+/* k, c, nb, buckets, fm: see recipes.h. */
+int stir_recipe_spmm_hybrid(stir_kernel *k, int c, int nb,
+	const int64_t *buckets, stir_spmm_map fm)
+{
+	return recipe_hybrid(k, c, nb, buckets, fm, false);
+}
+
+/* k, p, feat: see recipes.h. */
+int stir_recipe_spmm_hybrid_candidate(stir_kernel *k,
+	const stir_spmm_hybrid_params *p, int64_t feat)
+{
+	return recipe_hybrid(k, p->c, p->nb, p->buckets,
+		stir_spmm_hybrid_map(p, feat), p->locality) < 0 ||
+		stir_kernel_set_min_blocks_per_sm(k, p->min_blocks) < 0 ? -1 : 0;
 }
 
 /* k, fm: see recipes.h (blocks csrmm0 over rows, csrmm1 over a
