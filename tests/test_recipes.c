@@ -503,11 +503,9 @@ START_TEST(test_tune_candidate_file)
 		stir_module *m, *m2;
 		stir_kernel *k = read_kernel(ctx, files[t], names[t], &m);
 		ck_assert_int_eq(stir_tune_apply_candidate(k, 64, cands[t]), 0);
-		char *text = NULL;
 		size_t len = 0;
-		FILE *out = open_memstream(&text, &len);
-		ck_assert_int_eq(stir_kernel_print_schedule(k, out), 0);
-		fclose(out);
+		char *text = stir_kernel_schedule_to_str(k, &len);
+		ck_assert_ptr_nonnull(text);
 		char *ir = stir_kernel_to_str(k), *cuda = stir_kernel_to_cuda(k);
 		if (t == 0) {
 			ck_assert_ptr_nonnull(strstr(text, "\nmin_blocks_per_sm: 4\n"));
@@ -568,11 +566,9 @@ START_TEST(test_tune_candidates_read_back)
 			stir_module *m1, *m2;
 			stir_kernel *k1 = stir_kernel_copy(k, &m1);
 			ck_assert_int_eq(stir_tune_apply_candidate(k1, feats[t], i), 0);
-			char *text = NULL;
 			size_t len = 0;
-			FILE *out = open_memstream(&text, &len);
-			ck_assert_int_eq(stir_kernel_print_schedule(k1, out), 0);
-			fclose(out);
+			char *text = stir_kernel_schedule_to_str(k1, &len);
+			ck_assert_ptr_nonnull(text);
 			stir_kernel *k2 = stir_kernel_copy(k, &m2);
 			stir_schedule *s = stir_schedule_read_from_mem(ctx,
 				"tuned.yaml", text, len);
@@ -627,11 +623,9 @@ START_TEST(test_tune_api)
 	int cand = -1;
 	double cost = 0;
 	ck_assert_int_eq(stir_tune_model_apply(c, a, 64, 0, &cand, &cost), 0);
-	char *want = NULL;
 	size_t want_len = 0;
-	FILE *f = open_memstream(&want, &want_len);
-	ck_assert_int_eq(stir_kernel_print_schedule(c, f), 0);
-	fclose(f);
+	char *want = stir_kernel_schedule_to_str(c, &want_len);
+	ck_assert_ptr_nonnull(want);
 
 	stir_tune_options opt = { .feat = 64, .model_only = true,
 		.cache_dir = dir };
@@ -760,11 +754,9 @@ START_TEST(test_tune_swap_formats)
 		stir_module *cm;
 		stir_kernel *c = stir_kernel_copy(k, &cm);
 		ck_assert_int_eq(stir_tune_apply_candidate(c, 32, cands[t]), 0);
-		char *text = NULL;
 		size_t len = 0;
-		FILE *f = open_memstream(&text, &len);
-		ck_assert_int_eq(stir_kernel_print_schedule(c, f), 0);
-		fclose(f);
+		char *text = stir_kernel_schedule_to_str(c, &len);
+		ck_assert_ptr_nonnull(text);
 		s[t] = stir_schedule_read_from_mem(ctx, "c.yaml", text, len);
 		ck_assert_ptr_nonnull(s[t]);
 		free(text);
