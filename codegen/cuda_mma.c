@@ -47,6 +47,9 @@ static void put_addr(emitter *e, const ectx *ctx, const stir_mma_operand *op,
 /* m, op: see cuda_internal.h. */
 bool cuda_mma_use_ldsm(const stir_mma_match *m, const stir_mma_operand *op)
 {
+	/* (a gathered operand, or A under a row guard: element loads) */
+	if (op->gather || (m->guard && op == &m->a))
+		return false;
 	return m->form == STIR_MMA_FORM_MMA && cuda_mma_prelude_ldsm(m->in) &&
 		op->buf->scope == STIR_SCOPE_SHARED &&
 		stir_dtype_size(op->buf->dtype) == 2 && op->ld % 8 == 0 &&
@@ -202,6 +205,163 @@ static void put_frag(emitter *e, const ectx *ctx, const stir_mma_match *m)
 	cg_putf(e->out, ") / %d]", m->in->n);
 }
 
+/* m, xs, n, v: whether tile variable v is named by one of the n
+ * expressions xs, itself or through a variable of the nest's block. */
+static bool tile_named(const stir_mma_match *m, const stir_expr *const *xs,
+	int n, const stir_var *v)
+{
+	const stir_stmt *b = m->block;
+	bool used = named_by(xs, n, v);
+	for (int i = 0; b && i < b->u.block.n_vars && !used; i++)
+		used = named_by(xs, n, b->u.block.vars[i]) &&
+			stir_expr_uses(b->u.block.bindings[i], v);
+	return used;
+}
+
+/* e, ctx, m, ln, rv, cv, xs, nx: open a loop over the elements of a
+ * lane's fragment of layout ln ("for (int stir_e = 0; ..) {"), in which
+ * tile variable rv is the element's row, cv its column, any other tile
+ * variable 0, and the block's variables that xs name their bindings: xs
+ * then print as the element's.  The caller closes it. */
+static void open_elems(emitter *e, const ectx *ctx, const stir_mma_match *m,
+	const stir_mma_lanes *ln, const stir_var *rv, const stir_var *cv,
+	const stir_expr *const *xs, int nx)
+{
+	cg_printer *p = e->out;
+	cg_line(p, "for (int stir_e = 0; stir_e < %d; stir_e++) {", ln->n);
+	p->indent++;
+	cg_line(p, "const unsigned stir_l = stir_lane();");
+	int nloops = m->form == STIR_MMA_FORM_MMA ? 3 : 2;
+	for (int d = 0; d < nloops; d++) {
+		const stir_var *v = m->loops[d]->u.for_.var;
+		if (!tile_named(m, xs, nx, v))
+			continue;
+		cg_indent(p);
+		cg_putf(p, "const %s ", cuda_ctype(v->dtype));
+		cuda_put_name(e, v->name);
+		cg_putf(p, " = %s;\n", v == rv ? ln->row : v == cv ? ln->col : "0");
+	}
+	const stir_stmt *b = m->block;
+	for (int i = 0; b && i < b->u.block.n_vars; i++) {
+		const stir_var *v = b->u.block.vars[i];
+		if (!named_by(xs, nx, v))
+			continue;
+		cg_indent(p);
+		cg_putf(p, "const %s ", cuda_ctype(v->dtype));
+		cuda_put_name(e, v->name);
+		cg_put(p, " = ");
+		cuda_expr(e, ctx, b->u.block.bindings[i], P_COND);
+		cg_put(p, ";\n");
+	}
+}
+
+/* e: close what open_elems opened. */
+static void close_elems(emitter *e)
+{
+	e->out->indent--;
+	cg_line(e->out, "}");
+}
+
+/* e, ctx, m, what, frag, op, rv, cv, loc: operand op (what: "a" or "b",
+ * with tile variables rv and cv as its row and column) into fragment
+ * frag element by element, each lane its own (a gathered operand; or
+ * A under the nest's row guard, whose other rows read as 0). */
+static void put_elem_load(emitter *e, const ectx *ctx,
+	const stir_mma_match *m, const char *what, const char *frag,
+	const stir_mma_operand *op, const stir_var *rv, const stir_var *cv,
+	stir_loc loc)
+{
+	cg_printer *p = e->out;
+	const stir_mma_lanes *ln = stir_intrinsic_lanes(m->in, what[0]);
+	const stir_expr *g = what[0] == 'a' ? m->guard : NULL;
+	const stir_expr *xs[2] = { op->index, g };
+	if (e->buf_used)
+		e->buf_used[op->buf->index] = true;
+	cuda_record(e, ctx, op->buf, op->index, false, false, loc);
+	if (ln->pack > 1)
+		cg_line(p, "unsigned short stir_h%s[%d];", what, ln->n);
+	open_elems(e, ctx, m, ln, rv, cv, xs, g ? 2 : 1);
+	cg_indent(p);
+	if (ln->pack > 1)
+		cg_putf(p, "stir_h%s[stir_e] = ", what);
+	else
+		cg_putf(p, "%s.r[stir_e] = ", frag);
+	if (g) {
+		cg_put(p, "(");
+		cuda_expr(e, ctx, g, P_TOP);
+		cg_put(p, ") ? ");
+	}
+	cg_put(p, ln->pack > 1 ? "stir_bits(" : "stir_tf32(");
+	cuda_put_name(e, op->buf->name);
+	cg_put(p, "[");
+	cuda_expr(e, ctx, op->index, P_TOP);
+	cg_put(p, "])");
+	if (g)
+		cg_put(p, ln->pack > 1 ? " : (unsigned short)0" : " : 0u");
+	cg_put(p, ";\n");
+	close_elems(e);
+	if (ln->pack > 1) {
+		cg_line(p, "for (int stir_i = 0; stir_i < %d; stir_i++)",
+			ln->n / 2);
+		p->indent++;
+		cg_line(p, "%s.r[stir_i] = stir_pack2(stir_h%s[2 * stir_i], "
+			"stir_h%s[2 * stir_i + 1]);", frag, what, what);
+		p->indent--;
+	}
+}
+
+/* e, ctx, m, loc: the guarded store of the accumulator (stir_fr, a
+ * reference to the fragment) into C, element by element: the rows the
+ * guard lets through, assigned, added, or added atomically. */
+static void put_elem_store(emitter *e, const ectx *ctx,
+	const stir_mma_match *m, stir_loc loc)
+{
+	cg_printer *p = e->out;
+	const stir_mma_lanes *ln = stir_intrinsic_lanes(m->in, 'c');
+	const stir_expr *xs[2] = { m->c.index, m->guard };
+	if (e->buf_used) {
+		e->buf_used[m->c.buf->index] = true;
+		e->buf_written[m->c.buf->index] = true;
+	}
+	cuda_record(e, ctx, m->c.buf, m->c.index, true, m->atomic, loc);
+	open_elems(e, ctx, m, ln, m->mv, m->nv, xs, 2);
+	cg_indent(p);
+	cg_put(p, "if (");
+	cuda_expr(e, ctx, m->guard, P_TOP);
+	cg_put(p, ")\n");
+	p->indent++;
+	cg_indent(p);
+	if (m->atomic)
+		cg_put(p, "atomicAdd(&");
+	cuda_put_name(e, m->c.buf->name);
+	cg_put(p, "[");
+	cuda_expr(e, ctx, m->c.index, P_TOP);
+	cg_put(p, m->atomic ? "], " : m->add ? "] += " : "] = ");
+	cg_put(p, m->atomic ? "stir_fr.r[stir_e]);\n" : "stir_fr.r[stir_e];\n");
+	p->indent--;
+	close_elems(e);
+}
+
+/* e, ctx, m: after the mma of a guarded nest, the accumulator's rows the
+ * guard stops back at their values before it (stir_fs), as the loops
+ * leave them. */
+static void put_elem_restore(emitter *e, const ectx *ctx,
+	const stir_mma_match *m)
+{
+	cg_printer *p = e->out;
+	const stir_mma_lanes *ln = stir_intrinsic_lanes(m->in, 'c');
+	const stir_expr *xs[1] = { m->guard };
+	open_elems(e, ctx, m, ln, m->mv, m->nv, xs, 1);
+	cg_indent(p);
+	cg_put(p, "if (!(");
+	cuda_expr(e, ctx, m->guard, P_TOP);
+	cg_put(p, "))\n");
+	p->indent++;
+	cg_line(p, "stir_fr.r[stir_e] = stir_fs.r[stir_e];");
+	p->indent--;
+	close_elems(e);
+}
+
 /* e, s, ctx: see cuda_internal.h. */
 void cuda_emit_mma(emitter *e, const stir_stmt *s, const ectx *ctx)
 {
@@ -269,14 +429,16 @@ void cuda_emit_mma(emitter *e, const stir_stmt *s, const ectx *ctx)
 	int n_printed = 0;
 	if (m.frag && m.frag_tiles > 1)
 		printed[n_printed++] = m.frag_index;
-	if (m.form == STIR_MMA_FORM_STORE || m.form == STIR_MMA_FORM_COPY ||
-	    (m.form == STIR_MMA_FORM_MMA && !m.frag))
+	if ((m.form == STIR_MMA_FORM_STORE && !m.guard) ||
+	    m.form == STIR_MMA_FORM_COPY || (m.form == STIR_MMA_FORM_MMA && !m.frag))
 		printed[n_printed++] = m.c.index;
 	if (m.form == STIR_MMA_FORM_COPY)
 		printed[n_printed++] = m.a.index;
 	if (m.form == STIR_MMA_FORM_MMA) {
-		printed[n_printed++] = m.a.index;
-		printed[n_printed++] = m.b.index;
+		if (!m.a.gather && !m.guard)
+			printed[n_printed++] = m.a.index;
+		if (!m.b.gather)
+			printed[n_printed++] = m.b.index;
 	}
 	const stir_stmt *b = m.block;
 	int nb = b ? b->u.block.n_vars : 0;
@@ -326,6 +488,12 @@ void cuda_emit_mma(emitter *e, const stir_stmt *s, const ectx *ctx)
 		cg_put(p, ", ");
 		cuda_float_literal(e, STIR_F32, m.fill);
 		cg_put(p, ");\n");
+	} else if (m.form == STIR_MMA_FORM_STORE && m.guard) {
+		cg_indent(p);
+		cg_putf(p, "const %s_acc &stir_fr = ", pre);
+		put_frag(e, &c, &m);
+		cg_put(p, ";\n");
+		put_elem_store(e, &c, &m, m.store->loc);
 	} else if (m.form == STIR_MMA_FORM_STORE && m.add && !m.atomic) {
 		/* C's tile into a fragment, the accumulator added, back */
 		cg_line(p, "%s_acc stir_fc;", pre);
@@ -377,15 +545,35 @@ void cuda_emit_mma(emitter *e, const stir_stmt *s, const ectx *ctx)
 			put_addr(e, &c, &m.c, false, m.store->loc);
 			cg_putf(p, ", %" PRId64 ");\n", m.c.ld);
 		}
-		put_load(e, &c, &m, "a", "stir_fa", &m.a, m.store->loc);
-		put_load(e, &c, &m, "b", "stir_fb", &m.b, m.store->loc);
+		if (m.a.gather || m.guard)
+			put_elem_load(e, &c, &m, "a", "stir_fa", &m.a, m.mv, m.kv,
+				m.store->loc);
+		else
+			put_load(e, &c, &m, "a", "stir_fa", &m.a, m.store->loc);
+		if (m.b.gather)
+			put_elem_load(e, &c, &m, "b", "stir_fb", &m.b, m.kv, m.nv,
+				m.store->loc);
+		else
+			put_load(e, &c, &m, "b", "stir_fb", &m.b, m.store->loc);
+		if (m.guard) {
+			/* (a guard needs a fragment: stir_tensorize_match) */
+			cg_indent(p);
+			cg_putf(p, "%s_acc &stir_fr = ", pre);
+			put_frag(e, &c, &m);
+			cg_put(p, ";\n");
+			cg_line(p, "const %s_acc stir_fs = stir_fr;", pre);
+		}
 		cg_indent(p);
 		cg_putf(p, "%s_mma(", pre);
-		if (m.frag)
+		if (m.guard)
+			cg_put(p, "stir_fr");
+		else if (m.frag)
 			put_frag(e, &c, &m);
 		else
 			cg_put(p, acc);
 		cg_put(p, ", stir_fa, stir_fb);\n");
+		if (m.guard)
+			put_elem_restore(e, &c, &m);
 		if (!m.frag) {
 			cg_indent(p);
 			cg_putf(p, "%s_store_acc(", pre);

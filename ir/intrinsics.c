@@ -36,6 +36,37 @@ double stir_round_tf32(double x)
 	return f;
 }
 
+/* The lane layouts of the m16n8 shapes (stir_intrinsic_lanes): A and B
+ * of K = 8 (tf32) and of K = 16 (16-bit, two a register), and the f32
+ * accumulator of both, for element stir_e of lane stir_l; g = stir_l >> 2,
+ * t = stir_l & 3 as in codegen/mma_prelude.c. */
+static const stir_mma_lanes lanes_a_k8 = { 4, 1,
+	"(int)(stir_l >> 2) + 8 * (stir_e & 1)", "(int)(stir_l & 3) + 4 * (stir_e >> 1)" };
+static const stir_mma_lanes lanes_b_k8 = { 2, 1,
+	"(int)(stir_l & 3) + 4 * stir_e", "(int)(stir_l >> 2)" };
+static const stir_mma_lanes lanes_a_k16 = { 8, 2,
+	"(int)(stir_l >> 2) + 8 * ((stir_e >> 1) & 1)",
+	"2 * (int)(stir_l & 3) + 8 * (stir_e >> 2) + (stir_e & 1)" };
+static const stir_mma_lanes lanes_b_k16 = { 4, 2,
+	"2 * (int)(stir_l & 3) + 8 * (stir_e >> 1) + (stir_e & 1)", "(int)(stir_l >> 2)" };
+static const stir_mma_lanes lanes_acc = { 4, 1,
+	"(int)(stir_l >> 2) + 8 * (stir_e >> 1)", "2 * (int)(stir_l & 3) + (stir_e & 1)" };
+
+/* in, what: see intrinsics.h. */
+const stir_mma_lanes *stir_intrinsic_lanes(const stir_intrinsic *in,
+	char what)
+{
+	if (!in || in->copy || in->m != 16 || in->n != 8)
+		return NULL;
+	if (what == 'c')
+		return &lanes_acc;
+	if (in->k == 8)
+		return what == 'a' ? &lanes_a_k8 : &lanes_b_k8;
+	if (in->k == 16)
+		return what == 'a' ? &lanes_a_k16 : &lanes_b_k16;
+	return NULL;
+}
+
 /* The count of intrinsics. */
 int stir_intrinsic_count(void)
 {
@@ -71,6 +102,8 @@ typedef struct matcher {
 	size_t why_size;
 	stir_loc *where;
 	bool failed;
+	bool allow_guard;          /* nest may take "if (c) store" */
+	const stir_expr *guard;    /* the condition it took, or NULL */
 } matcher;
 
 /* m, loc, fmt: record the first mismatch. */
@@ -119,6 +152,47 @@ static const stir_expr *strip_f32(const stir_expr *x)
 	return x->kind == STIR_EXPR_CAST && x->dtype == STIR_F32 ? x->u.cast.a : x;
 }
 
+/* m, x, v: whether x uses v, a block variable of the store's block
+ * reading as its binding. */
+static bool uses(const matcher *m, const stir_expr *x, const stir_var *v)
+{
+	if (stir_expr_uses(x, v))
+		return true;
+	const stir_stmt *b = m->block;
+	for (int i = 0; b && i < b->u.block.n_vars; i++)
+		if (stir_expr_uses(x, b->u.block.vars[i]) &&
+		    stir_expr_uses(b->u.block.bindings[i], v))
+			return true;
+	return false;
+}
+
+/* m, idx, row, col, other: whether operand index idx gathers its rows:
+ * an affine sum, with loads as opaque terms, whose one term that uses
+ * tile variable row is a load (of an index array: B[J[.. + k] * ld + n]),
+ * with stride 1 along col and not using other. */
+static bool gathered(const matcher *m, const stir_expr *idx,
+	const stir_var *row, const stir_var *col, const stir_var *other)
+{
+	stir_affine a = { 0 };
+	stir_affine_opts o = { .flags = STIR_AFFINE_NEG |
+		STIR_AFFINE_WIDENING_CASTS | STIR_AFFINE_OPAQUE, .wrt = col,
+		.expand = block_binding, .user = m->block };
+	if (!stir_affine_add(&a, idx, 1, &o) || stir_affine_coef(&a, col) != 1 ||
+	    uses(m, idx, other))
+		return false;
+	int loads = 0;
+	for (int i = 0; i < a.n; i++) {
+		if (a.t[i].var == row)
+			return false;
+		if (a.t[i].atom && uses(m, a.t[i].atom, row)) {
+			if (!stir_expr_reads_data(a.t[i].atom))
+				return false;
+			loads++;
+		}
+	}
+	return loads == 1;
+}
+
 /* m, in, what, x, row, col, other, op: operand "what" (A or B), the load
  * x, with tile variables row and col, and "other" not in it, into *op. */
 static bool operand(matcher *m, const stir_intrinsic *in, const char *what,
@@ -135,14 +209,18 @@ static bool operand(matcher *m, const stir_intrinsic *in, const char *what,
 			stir_dtype_name(in->in));
 	const stir_expr *idx = x->u.load.idx[0];
 	int64_t cr, cc, co;
+	op->buf = buf;
+	op->index = idx;
+	if (gathered(m, idx, row, col, other)) {
+		op->gather = true;
+		return true;
+	}
 	if (!coef(m, idx, row, &cr) || !coef(m, idx, col, &cc) ||
 	    !coef(m, idx, other, &co))
 		return false;
 	if (co != 0)
 		return mismatch(m, idx->loc, "%s's index depends on loop '%s'",
 			what, other->name);
-	op->buf = buf;
-	op->index = idx;
 	if (cc == 1 && cr > 1) {
 		op->ld = cr;
 		op->transposed = false;
@@ -260,10 +338,37 @@ static bool nest(matcher *m, const stir_stmt *l, const stir_stmt **loops,
 				s->u.block.body.n);
 		s = stir_stmt_at(&s->u.block.body, 0);
 	}
+	if (m->allow_guard && s->kind == STIR_STMT_IF &&
+	    !s->u.if_.else_body.n && s->u.if_.then_body.n == 1) {
+		m->guard = s->u.if_.cond;
+		s = stir_stmt_at(&s->u.if_.then_body, 0);
+	}
 	if (s->kind != STIR_STMT_STORE || s->u.store.n != 1)
 		return mismatch(m, s->loc, "the nest must end in one store to a "
 			"flat buffer");
 	*body = s;
+	return true;
+}
+
+/* m, mm: the guard of a matched nest, if any, is a row guard: it uses
+ * the M loop, neither the N nor the K loop, and reads no memory (the
+ * emitter evaluates it per row of a lane's elements). */
+static bool check_guard(matcher *m, const stir_mma_match *mm)
+{
+	const stir_expr *g = mm->guard;
+	if (!g)
+		return true;
+	if (stir_expr_reads_data(g))
+		return mismatch(m, g->loc, "the condition around the store reads "
+			"memory; a tensorized nest may be guarded by its rows alone");
+	if (uses(m, g, mm->nv) || (mm->kv && uses(m, g, mm->kv)))
+		return mismatch(m, g->loc, "the condition around the store "
+			"depends on loop '%s'; a tensorized nest may be guarded by its "
+			"rows (loop '%s') alone", uses(m, g, mm->nv) ? mm->nv->name :
+			mm->kv->name, mm->mv->name);
+	if (!uses(m, g, mm->mv))
+		return mismatch(m, g->loc, "the condition around the store does "
+			"not depend on the nest's loops: it belongs outside the nest");
 	return true;
 }
 
@@ -277,6 +382,7 @@ static bool match_fill_store(matcher *m, stir_mma_match *mm,
 		return false;
 	mm->block = m->block;
 	mm->store = s;
+	mm->guard = m->guard;
 	const stir_var *vars[2] = { mm->loops[0]->u.for_.var,
 		mm->loops[1]->u.for_.var };
 	const stir_expr *v = s->u.store.value;
@@ -315,6 +421,9 @@ static bool match_fill_store(matcher *m, stir_mma_match *mm,
 				"must store one literal", fb->name);
 		mm->form = STIR_MMA_FORM_FILL;
 		mm->fill = v->kind == STIR_EXPR_FLOAT ? v->u.f : (double)v->u.i;
+		if (mm->guard)
+			return mismatch(m, mm->guard->loc, "a fill of the "
+				"accumulator '%s' must not be guarded", fb->name);
 		return true;
 	}
 	/* C[c] = F[..] or C[c] += F[..] (atomic in an atomic block): C
@@ -338,8 +447,8 @@ static bool match_fill_store(matcher *m, stir_mma_match *mm,
 			"'%s' and a literal row distance of at least %d along '%s'",
 			mm->nv->name, in->n, mm->mv->name);
 	mm->form = STIR_MMA_FORM_STORE;
-	mm->c = (stir_mma_operand){ s->u.store.buf, cidx, cm, false };
-	return true;
+	mm->c = (stir_mma_operand){ s->u.store.buf, cidx, cm, false, false };
+	return check_guard(m, mm);
 }
 
 /* m, mm, in, l: a copy: one to four loops around S[s] = X[x]. */
@@ -380,8 +489,8 @@ static bool match_copy(matcher *m, stir_mma_match *mm,
 			in->name, dst->name, stir_dtype_name(dst->dtype), src->name,
 			stir_dtype_name(src->dtype));
 	mm->vec = (int)(16 / size);
-	mm->c = (stir_mma_operand){ dst, s->u.store.idx[0], 0, false };
-	mm->a = (stir_mma_operand){ src, v->u.load.idx[0], 0, false };
+	mm->c = (stir_mma_operand){ dst, s->u.store.idx[0], 0, false, false };
+	mm->a = (stir_mma_operand){ src, v->u.load.idx[0], 0, false, false };
 	for (int d = 0; d < n; d++) {
 		const stir_expr *ext = mm->loops[d]->u.for_.extent;
 		const stir_var *lv = mm->loops[d]->u.for_.var;
@@ -419,7 +528,8 @@ static bool match_copy(matcher *m, stir_mma_match *mm,
 bool stir_tensorize_match(const stir_stmt *l, const stir_intrinsic *in,
 	stir_mma_match *mm, char *why, size_t why_size, stir_loc *where)
 {
-	matcher m = { .why = why, .why_size = why_size, .where = where };
+	matcher m = { .why = why, .why_size = why_size, .where = where,
+		.allow_guard = !in->copy };
 	memset(mm, 0, sizeof(*mm));
 	mm->in = in;
 	if (in->copy)
@@ -433,6 +543,8 @@ bool stir_tensorize_match(const stir_stmt *l, const stir_intrinsic *in,
 		NULL;
 	if (st && st->kind == STIR_STMT_BLOCK && st->u.block.body.n == 1)
 		st = stir_stmt_at(&st->u.block.body, 0);
+	if (st && st->kind == STIR_STMT_IF && st->u.if_.then_body.n == 1)
+		st = stir_stmt_at(&st->u.if_.then_body, 0);
 	if (st && st->kind == STIR_STMT_STORE &&
 	    (st->u.store.buf->scope == STIR_SCOPE_LOCAL ||
 	     (st->u.store.value->kind == STIR_EXPR_LOAD &&
@@ -442,6 +554,7 @@ bool stir_tensorize_match(const stir_stmt *l, const stir_intrinsic *in,
 	const stir_stmt *s = NULL;
 	if (!nest(&m, l, mm->loops, 3, STIR_BLOCK_ATOMIC, &s))
 		return false;
+	mm->guard = m.guard;
 	mm->block = m.block;
 	mm->store = s;
 	if (s->u.store.op != STIR_STORE_ADD)
@@ -493,7 +606,7 @@ bool stir_tensorize_match(const stir_stmt *l, const stir_intrinsic *in,
 	mm->mv = vars[md];
 	mm->nv = vars[nd];
 	mm->kv = vars[kd];
-	mm->c = (stir_mma_operand){ s->u.store.buf, cidx, c_of[md], false };
+	mm->c = (stir_mma_operand){ s->u.store.buf, cidx, c_of[md], false, false };
 	if (s->u.store.buf->scope == STIR_SCOPE_LOCAL) {
 		if (!is_frag(&m, in, mm, s->u.store.buf, cidx, vars, 3, mm->mv,
 		    mm->nv))
@@ -538,7 +651,10 @@ bool stir_tensorize_match(const stir_stmt *l, const stir_intrinsic *in,
 	if (v->u.binary.a->kind != STIR_EXPR_CAST && in->in != STIR_F32)
 		return mismatch(&m, v->loc, "the product must convert its "
 			"operands to f32");
-	return true;
+	if (mm->guard && !mm->frag)
+		return mismatch(&m, mm->guard->loc, "a guarded product must add "
+			"into a local accumulator (cache_write C first)");
+	return check_guard(&m, mm);
 }
 
 /* m, op, unit: see intrinsics.h. */

@@ -51,7 +51,30 @@ typedef struct stir_mma_operand {
 	const stir_expr *index;    /* the access's index (borrowed) */
 	int64_t ld;                /* the leading dimension, a literal */
 	bool transposed;
+	/* gathered: the index is not affine in the tile's row variable (B's
+	 * rows picked by a load, B[J[.. + k] * ld + n]) but has stride 1
+	 * along its column: each lane loads its elements one by one (ld,
+	 * transposed unused) */
+	bool gather;
 } stir_mma_operand;
+
+/* Which elements of an operand's tile one lane of a warp holds (the PTX
+ * ISA's fragment layouts, as codegen/mma_prelude.c reads them): element
+ * stir_e in [0, n) of lane stir_l is at row ROW and column COL of the
+ * tile, C expressions of stir_l (unsigned) and stir_e (int) (for A: row m, column k; for B: row k, column n;
+ * for the accumulator: row m, column n); "pack" consecutive elements make
+ * one 32-bit register (1 for tf32, 2 for 16-bit types).  The emitter
+ * loads an operand element by element with it where the nest gathers or
+ * guards it (stir_mma_match's gather and guard). */
+typedef struct stir_mma_lanes {
+	int n, pack;
+	const char *row, *col;
+} stir_mma_lanes;
+
+/* in, what: the lane layout of operand "what" ('a', 'b', or 'c' for the
+ * accumulator) of mma intrinsic in. */
+const stir_mma_lanes *stir_intrinsic_lanes(const stir_intrinsic *in,
+	char what);
 
 /* The forms of a tensorized nest. */
 typedef enum stir_mma_form {
@@ -96,6 +119,14 @@ typedef struct stir_mma_match {
 	int n_loops;
 	int64_t ext[4], dst_coef[4], src_coef[4];
 	int vec;
+	/* STIR_MMA_FORM_MMA into a fragment, STIR_MMA_FORM_STORE: the
+	 * condition of "if (GUARD) store" around the nest's store (in its
+	 * block), or NULL.  It uses the M loop (a row guard, as a window of
+	 * rows past the matrix's end has), no N or K loop, and reads no
+	 * memory: the warp then runs the intrinsic on the rows it lets
+	 * through, A's other rows read as 0 and their accumulator rows kept,
+	 * and stores only those rows (codegen/cuda_mma.c) */
+	const stir_expr *guard;
 } stir_mma_match;
 
 /* Whether the nest headed by loop "l" computes exactly intrinsic "in"

@@ -269,6 +269,42 @@ static bool index_uses_cond(const creq *c, const stir_expr *cond)
 	return false;
 }
 
+/* c: when the block's body is one "if (COND) { .. }" (no else) and COND
+ * decides only which elements of x an accumulating write of a strided
+ * region adds into (it reads no memory and, its block variables read as
+ * their bindings, uses no loop inside L but the region's), COND expanded;
+ * else NULL.  Every element of the cache then starts at 0 and only those
+ * COND lets through are added to, and written back (guard_writeback). */
+static stir_expr *element_guard(creq *c)
+{
+	stir_stmt *b = c->blk;
+	if (!c->write || c->reverse || !c->flat || c->fkind != F_STRIDED ||
+	    b->u.block.body.n != 1)
+		return NULL;
+	stir_stmt *g = stir_stmt_at(&b->u.block.body, 0);
+	if (g->kind != STIR_STMT_IF || g->u.if_.else_body.n ||
+	    stir_expr_reads_data(g->u.if_.cond))
+		return NULL;
+	stir_kernel *k = c->k;
+	stir_subst sub = { 0 };
+	for (int i = 0; i < b->u.block.n_vars; i++)
+		if (stir_subst_add_expr(&sub, b->u.block.vars[i],
+		    b->u.block.bindings[i]) < 0)
+			c->s->oom = true;
+	stir_expr *cond = stir_expr_copy(k, g->u.if_.cond, &sub);
+	stir_subst_release(&sub);
+	if (!sched_check(c->s, cond))
+		return NULL;
+	for (int i = 0; i < c->acc.n_inner; i++) {
+		bool term = false;
+		for (int j = 0; j < c->terms.n; j++)
+			term |= c->acc.inner[i] == c->terms.loop[j];
+		if (!term && stir_expr_uses(cond, c->acc.inner[i]))
+			return NULL;
+	}
+	return cond;
+}
+
 /* c: the accesses of x by the block; check them and find the region. */
 static bool find_region(creq *c)
 {
@@ -276,7 +312,7 @@ static bool find_region(creq *c)
 	const char *xn = c->x->name, *bn = c->blk->u.block.name;
 	const char *ln = c->loop->u.for_.var->name;
 	bool loads = false, stores = false, first = true, additive = true;
-	bool conditional = false;
+	bool conditional = false, inner = false;
 	const sched_acc *cond_of = NULL;
 	c->flat = c->x->n_axes == 0;
 	c->n = c->flat ? 1 : c->x->n_axes;
@@ -313,7 +349,7 @@ static bool find_region(creq *c)
 		stores |= a->store != NULL;
 		additive &= a->store && (a->store->u.store.op == STIR_STORE_ADD ||
 			a->store->u.store.op == STIR_STORE_SUB);
-		conditional |= a->cond_inner;
+		inner |= a->cond_inner;
 		/* every access under the same conditions */
 		if (!cond_of) {
 			cond_of = a;
@@ -456,7 +492,10 @@ static bool find_region(creq *c)
 	c->any_whole = !points || c->fkind == F_WHOLE;
 	for (int d = 0; !c->flat && d < c->n; d++)
 		c->any_whole |= d != c->scat && whole[d];
-	if (points && conditional) {
+	if (points && inner && c->accum && !(c->elem_guard = element_guard(c)) &&
+	    s->oom)
+		return false;
+	if (points && (conditional || (inner && !c->elem_guard))) {
 		sched_fail(s, c->blk->loc, "the accesses of '%s' in block '%s' are "
 			"conditional", xn, bn);
 		return false;
@@ -501,6 +540,27 @@ typedef struct copy_nest {
 	stir_expr *cache_idx;    /* the cache's index in the block */
 	stir_expr *x_idx[MAX_DIMS];  /* x's indices in the block */
 } copy_nest;
+
+/* c, nest, st: store st of the write-back nest under the element guard,
+ * the region's loops read as the nest's variables. */
+static stir_stmt *guard_writeback(creq *c, copy_nest *nest, stir_stmt *st)
+{
+	stir_kernel *k = c->k;
+	if (!c->elem_guard || !st)
+		return st;
+	stir_subst sub = { 0 };
+	for (int j = 0; j < c->terms.n; j++)
+		if (stir_subst_add_expr(&sub, c->terms.loop[j],
+		    stir_mk_var(k, nest->v[j])) < 0)
+			c->s->oom = true;
+	stir_expr *cond = stir_expr_copy(k, c->elem_guard, &sub);
+	stir_subst_release(&sub);
+	stir_stmt *g = cond ? stir_stmt_if(k, cond) : NULL;
+	if (!g || stir_stmt_if_append_then(g, st) < 0)
+		return NULL;
+	g->loc = c->blk->loc;
+	return g;
+}
 
 /* c, names, base, ext, outer, inner: a new loop over [0, ext) named
  * after base, nested in *inner (or the first); *inner becomes it. */
@@ -979,7 +1039,7 @@ static int cache_rewrite(creq *c)
 			stir_stmt *st = stir_stmt_store(k, c->x, c->n, out.x_idx,
 				c->accum && !c->over_init ? STIR_STORE_ADD :
 				STIR_STORE_ASSIGN, v);
-			ok = add_body(c, &out, st, true);
+			ok = add_body(c, &out, guard_writeback(c, &out, st), true);
 			if (c->atomic_wb)
 				out.blk->u.block.flags |= STIR_BLOCK_ATOMIC;
 		}

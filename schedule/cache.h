@@ -55,6 +55,10 @@ typedef struct creq {
 	stir_expr *init_value;   /* over_init: the init nest's value */
 	bool atomic_wb;          /* the write-back is atomic */
 	stir_expr *total;        /* the cache's number of elements */
+	/* an accumulating write whose block stores under "if (COND)" that
+	 * picks the element (a row guard): COND, expanded (stage II/III
+	 * loops); the write-back adds the elements it lets through */
+	stir_expr *elem_guard;
 } creq;
 
 /* c: whether cache_write_over_init may take over the init nest of the

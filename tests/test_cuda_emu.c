@@ -355,6 +355,10 @@ static const struct {
 	 * lanes, and fewer columns than g (windows holding every column) */
 	{ "csrmm", "examples/csrmm_srbcrs.yaml", "m=43,n=30,feat=40" },
 	{ "csrmm", "examples/csrmm_srbcrs.yaml", "m=13,n=3,feat=5" },
+	/* SR-BCRS(16, 8) on tensor cores (tf32): gathered B rows, the last
+	 * window's row guard on the products and the write-back */
+	{ "csrmm", "examples/csrmm_srbcrs_tc.yaml", "m=43,n=30" },
+	{ "csrmm", "examples/csrmm_srbcrs_tc.yaml", "m=13,n=5" },
 	{ "ellmv", "examples/ellmv.yaml", "m=300,n=50" },
 	{ "rgcn_homo", "examples/rgcn_homo.yaml", "m=20,n=30,fout=40" },
 	{ "rgms", "examples/rgms.yaml", "r=3,m=20,n=20,fout=24" },
@@ -531,6 +535,15 @@ static void find_programs(void)
 			p->sched_file = tc[t][1];
 			p->plan_flags = STIR_CUDA_ALIGNED_BUFFERS;
 		}
+	/* SR-BCRS(16, 16) on tensor cores with f16 A and B: the gathered
+	 * rows of B two a register */
+	for (int size = 0; size < 2; size++) {
+		emu_prog *p = add("tests/tensorize/csrmm_f16.stir", "csrmm",
+			"tests/tensorize/csrmm_f16.stir", "csrmm",
+			size ? "m=45,n=40" : NULL);
+		p->sched_file = "tests/tensorize/csrmm_srbcrs_f16.yaml";
+		p->plan_flags = size ? 0 : STIR_CUDA_ALIGNED_BUFFERS;
+	}
 	/* 64-bit sizes and index arrays (tests/wide), lowered from stage I:
 	 * i64 loops, i64 offsets, i32 iterators over i64 lengths */
 	static const struct {
@@ -920,6 +933,12 @@ static const struct {
 	{ "examples/csrmm_hyb_grouped.yaml", "run examples/csrmm.stir --backend "
 	  "cuda --mtx A=examples/data/cora.mtx.gz --random 1 --check --time --warmups 0 "
 	  "--reps 1",
+	  "check: csrmm matches the stage I interpreter", NULL },
+	/* SR-BCRS on tensor cores, built from Cora (2708 rows: the last
+	 * window guarded) */
+	{ "examples/csrmm_srbcrs_tc.yaml", "run examples/csrmm.stir --backend "
+	  "cuda --mtx A=examples/data/cora.mtx.gz --random 1 --check --time "
+	  "--warmups 0 --reps 1",
 	  "check: csrmm matches the stage I interpreter", NULL },
 };
 

@@ -6,6 +6,7 @@
  * cannot run.  tests/test_cuda_emu.c runs the tensorized kernels in the
  * CUDA emulation, whose mma.sync decodes every lane's registers with the
  * PTX ISA's fragment layouts; tools/run-gpu-tests runs them on a GPU. */
+#include <stdlib.h>
 #include <string.h>
 #include <stir/stir.h>
 #include "ir/intrinsics.h"
@@ -445,6 +446,132 @@ START_TEST(test_add)
 }
 END_TEST
 
+/* s, from, to: a copy of s (malloc) with its first "from" (which it
+ * must hold) replaced by "to". */
+static char *replace_once(const char *s, const char *from, const char *to)
+{
+	const char *at = strstr(s, from);
+	ck_assert_ptr_nonnull(at);
+	size_t n = strlen(s) - strlen(from) + strlen(to) + 1;
+	char *r = malloc(n);
+	ck_assert_ptr_nonnull(r);
+	snprintf(r, n, "%.*s%s%s", (int)(at - s), s, to, at + strlen(from));
+	return r;
+}
+
+/* The SR-BCRS(16, 8) SpMM of examples/csrmm.stir up to the tensorize
+ * steps of examples/csrmm_srbcrs_tc.yaml (their "cache" the cache_write
+ * of C over the groups, or nothing). */
+static stir_kernel *srbcrs(stir_ctx *ctx, bool cache, stir_module **m)
+{
+	static const char steps[] =
+		"kernel: csrmm\n"
+		"format:\n"
+		"  - decompose: {tensor: A, rules: [{sr_bcrs: {t: 16, g: 8}}]}\n"
+		"stage1:\n"
+		"  - specialize: {param: feat, value: 32}\n"
+		"stage2:\n"
+		"  - split: {block: csrmm_srbcrs1, loop: k, factors: [null, 8]}\n"
+		"  - reorder: {block: csrmm_srbcrs1, loops: [k_0, g, ti, k_1, t]}\n"
+		"  - bind: {block: csrmm_srbcrs0, loop: ib, to: blockIdx.x}\n"
+		"  - bind: {block: csrmm_srbcrs1, loop: k_0, to: threadIdx.y}\n"
+		"stage3:\n"
+		"  - cache_write: {block: csrmm_srbcrs1, buffer: C_data, loop: g, "
+		"scope: local}\n";
+	*m = stir_module_read_from_file(ctx, test_path("examples/csrmm.stir"));
+	ck_assert_ptr_nonnull(*m);
+	stir_kernel *k = stir_module_find_kernel(*m, "csrmm");
+	size_t n = strlen(steps);
+	if (!cache)
+		n = (size_t)(strstr(steps, "stage3:") - steps);
+	stir_schedule *s = stir_schedule_read_from_mem(ctx, "t.yaml", steps, n);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(stir_schedule_apply(s, k, STIR_STAGE_3), 0);
+	stir_schedule_free(s);
+	return k;
+}
+
+/* SR-BCRS on tensor cores: B's rows gathered by the group's columns, the
+ * last window's row guard on the products and the write-back (the
+ * cache_write's element guard), and what is refused around them. */
+START_TEST(test_srbcrs)
+{
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_module *m;
+	stir_kernel *k = srbcrs(ctx, true, &m);
+	/* the write-back adds only the rows of the matrix */
+	char *text = stir_kernel_to_str(k);
+	ck_assert_ptr_nonnull(strstr(text, "if (0 <= 16 * vib + v1 && "
+		"16 * vib + v1 < m) {\n                C_data[v0 + v1 * 32 + v2] += "
+		"C_data_local[v1 * 8 + v2];"));
+	ck_assert_int_eq(stir_tensorize(k, "C_data_local_init", "ax0",
+		"mma_m16n8k8_tf32"), 0);
+	ck_assert_int_eq(stir_tensorize(k, "csrmm_srbcrs1", "ti",
+		"mma_m16n8k8_tf32"), 0);
+	ck_assert_int_eq(stir_tensorize(k, "C_data_local", "ax0",
+		"mma_m16n8k8_tf32"), 0);
+	ck_assert_int_eq(stir_kernel_verify(k), 0);
+	char *cu = stir_kernel_to_cuda(k);
+	ck_assert_ptr_nonnull(cu);
+	/* B element by element, through the index array; A's stopped rows
+	 * 0, their sums kept; the guarded store */
+	ck_assert_ptr_nonnull(strstr(cu, "stir_fb.r[stir_e] = stir_tf32(B_data["
+		"T_srbcrs_indices[(G_srbcrs_indptr[vib] + vg) * 8 + vt] * 32 + vk]);"));
+	ck_assert_ptr_nonnull(strstr(cu, "stir_fa.r[stir_e] = (0 <= 16 * vib + "
+		"vti && 16 * vib + vti < m) ? stir_tf32(A_srbcrs_data["));
+	ck_assert_ptr_nonnull(strstr(cu, "stir_fr.r[stir_e] = stir_fs.r[stir_e];"));
+	ck_assert_ptr_nonnull(strstr(cu, "C_data[v0 + v1 * 32 + v2] += "
+		"stir_fr.r[stir_e];"));
+	free(cu);
+
+	/* a guard that depends on the features (N) is refused, in place */
+	char *bad = replace_once(text, "16 * vib + vti < m) {",
+		"16 * vib + vti < m && vk < n) {");
+	stir_module *m2 = stir_module_read_from_mem(ctx, "bad.stir", bad,
+		strlen(bad));
+	ck_assert_ptr_nonnull(m2);
+	stir_kernel *k2 = stir_module_find_kernel(m2, "csrmm");
+	char *before = stir_kernel_to_str(k2);
+	ck_assert_int_eq(stir_tensorize(k2, "csrmm_srbcrs1", "ti",
+		"mma_m16n8k8_tf32"), -1);
+	ck_assert(said(ctx, "the condition around the store depends on loop "
+		"'k_1'; a tensorized nest may be guarded by its rows (loop 'ti') "
+		"alone"));
+	char *after = stir_kernel_to_str(k2);
+	ck_assert_str_eq(before, after);
+	free(before);
+	free(after);
+	free(bad);
+	stir_module_free(m2);
+	free(text);
+	stir_module_free(m);
+
+	/* without the cache, the guarded products would add into C */
+	k = srbcrs(ctx, false, &m);
+	ck_assert_int_eq(stir_tensorize(k, "csrmm_srbcrs1", "ti",
+		"mma_m16n8k8_tf32"), -1);
+	ck_assert(said(ctx, "a guarded product must add into a local "
+		"accumulator (cache_write C first)"));
+	/* a cache over a loop whose element guard uses a loop inside it that
+	 * does not pick the element (t, the sum) is refused */
+	text = stir_kernel_to_str(k);
+	bad = replace_once(text, "16 * vib + vti < m) {",
+		"16 * vib + vti < m && vt < n) {");
+	m2 = stir_module_read_from_mem(ctx, "bad.stir", bad, strlen(bad));
+	ck_assert_ptr_nonnull(m2);
+	k2 = stir_module_find_kernel(m2, "csrmm");
+	ck_assert_int_eq(stir_cache_write(k2, "csrmm_srbcrs1", "C_data", "g",
+		STIR_SCOPE_LOCAL), -1);
+	ck_assert(said(ctx, "the accesses of 'C_data' in block 'csrmm_srbcrs1' "
+		"are conditional"));
+	free(bad);
+	free(text);
+	stir_module_free(m2);
+	stir_module_free(m);
+	stir_ctx_free(ctx);
+}
+END_TEST
+
 START_TEST(test_tolerance)
 {
 	/* a kernel on tf32 compares at f16's tolerance, others at their
@@ -547,6 +674,7 @@ static Suite *tensorize_suite(void)
 	tcase_add_test(tc, test_staged);
 	tcase_add_test(tc, test_add);
 	tcase_add_test(tc, test_tolerance);
+	tcase_add_test(tc, test_srbcrs);
 	tcase_add_test(tc, test_verifier_and_emitter);
 	suite_add_tcase(s, tc);
 	return s;
