@@ -543,6 +543,16 @@ static void find_programs(void)
 			size ? "m=45,n=40" : NULL);
 		p->sched_file = "tests/tensorize/csrmm_srbcrs_f16.yaml";
 		p->plan_flags = size ? 0 : STIR_CUDA_ALIGNED_BUFFERS;
+		/* tf32, 4 tiles a warp (bench/csrmm_srbcrs_tc.yaml's) */
+		p = add("examples/csrmm.stir", "csrmm", "examples/csrmm.stir",
+			"csrmm", size ? "m=45,n=40" : NULL);
+		p->sched_file = "tests/tensorize/csrmm_srbcrs_tiles.yaml";
+		p->plan_flags = size ? 0 : STIR_CUDA_ALIGNED_BUFFERS;
+		/* the same split over 4 thread blocks: the guarded atomic adds */
+		p = add("examples/csrmm.stir", "csrmm", "examples/csrmm.stir",
+			"csrmm", size ? "m=45,n=40" : NULL);
+		p->sched_file = "tests/tensorize/csrmm_srbcrs_splitk.yaml";
+		p->plan_flags = size ? 0 : STIR_CUDA_ALIGNED_BUFFERS;
 	}
 	/* 64-bit sizes and index arrays (tests/wide), lowered from stage I:
 	 * i64 loops, i64 offsets, i32 iterators over i64 lengths */

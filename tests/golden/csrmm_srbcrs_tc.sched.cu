@@ -145,21 +145,25 @@ __device__ __forceinline__ void stir_mma_m16n8k8_tf32_mma(stir_mma_m16n8k8_tf32_
 #endif
 }
 
-// launch 0 of 2 (csrmm.stir:11): grid ((m + 255) / 256, 1, 1), block (256, 1, 1)
+// launch 0 of 2 (csrmm.stir:11): grid ((m + 7) / 8, 1, 1), block (32, 8, 1)
 extern "C" __global__ void __launch_bounds__(256) csrmm_k0(int m, int n, int mt_srbcrs,
     int maxg_srbcrs, int ngroups_srbcrs, float *__restrict__ C_data)
 {
   {
     const int i_0 = blockIdx.x;
-    if (i_0 < (m + 255) / 256) {
+    if (i_0 < (m + 7) / 8) {
       {
-        const int i_1 = threadIdx.x;
-        if (i_0 * 256 + i_1 < m) {
-          for (int k = 0; k < 32; ++k) {
-            {  // block csrmm_init0
-              const int vi = i_0 * 256 + i_1;
-              const int vk = k;
-              C_data[vi * 32 + vk] = 0.0f;  // csrmm.stir:11
+        const int i_1 = threadIdx.y;
+        {
+          const int k_0 = blockIdx.y;
+          {
+            const int k_1 = threadIdx.x;
+            if (i_0 * 8 + i_1 < m) {
+              {  // block csrmm_init0
+                const int vi = i_0 * 8 + i_1;
+                const int vk = k_0 * 32 + k_1;
+                C_data[vi * 32 + vk] = 0.0f;  // csrmm.stir:11
+              }
             }
           }
         }
