@@ -7,7 +7,11 @@
  *                   [--candidates I,J,...] [--no-csr] GRAPH...
  * --no-csr skips stir's plain CSR kernel (our own baseline, slow on graphs
  * with very long rows); --candidates runs only those of the search;
- * --compile-only only fills the NVRTC cache.
+ * --compile-only only fills the NVRTC cache.  --srbcrs adds stir's
+ * SR-BCRS(16, 8) SpMM on tensor cores (tf32, bench/csrmm_srbcrs_tc.yaml,
+ * the format built from the graph on the host, not timed), and the
+ * largest relative error of cuSPARSE and of it against an fp64 product
+ * computed on the host (|x - ref| / (1 + |ref|)).
  * GRAPH: a Matrix Market file, or synthetic:arxiv|proteins|reddit.
  *
  * For each graph and feature size: cuSPARSE with each algorithm (the
@@ -21,7 +25,12 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "bench/common.h"
+
+/* --srbcrs: the tensor-core schedule file (with its decompose rule), as
+ * given from the source tree. */
+#define SRBCRS_SCHEDULE "bench/csrmm_srbcrs_tc.yaml"
 
 /* The hybrid candidates are the library's (stir_spmm_hybrid_get_candidate);
  * --candidates (bench_options.candidates) names at most 128 of them. */
@@ -54,7 +63,104 @@ typedef struct result {
 	double padding;         /* padded slots / non-zeros of the best */
 	double search_ms[MAX_CONFIGS]; /* each candidate, -1 when it failed */
 	double bytes;           /* bytes the operation must move */
+	/* --srbcrs: SR-BCRS on tensor cores; the errors against fp64 */
+	double sr_ms, sr_err, cusparse_err64;
 } result;
+
+/* path: path, or the same path in the source tree when it is not found
+ * from the current folder. */
+static const char *source_path(const char *path)
+{
+	static char buf[1024];
+	if (access(path, R_OK) == 0 || path[0] == '/')
+		return path;
+	snprintf(buf, sizeof(buf), "%s/%s", BENCH_SRCDIR, path);
+	return access(buf, R_OK) == 0 ? buf : path;
+}
+
+/* a, b, feat, out: out = A B in fp64 on the host, rounded to f32 (the
+ * reference of the errors --srbcrs reports). */
+static void spmm_f64(const bench_csr32 *a, const float *b, int64_t feat,
+	float *out)
+{
+	double *row = malloc((size_t)(feat ? feat : 1) * sizeof(double));
+	if (!row)
+		return;
+	for (int64_t i = 0; i < a->m; i++) {
+		for (int64_t f = 0; f < feat; f++)
+			row[f] = 0;
+		for (int64_t p = a->indptr[i]; p < a->indptr[i + 1]; p++) {
+			double v = a->values[p];
+			const float *br = b + (int64_t)a->indices[p] * feat;
+			for (int64_t f = 0; f < feat; f++)
+				row[f] += v * br[f];
+		}
+		for (int64_t f = 0; f < feat; f++)
+			out[i * feat + f] = (float)row[f];
+	}
+	free(row);
+}
+
+/* ctx, o, feat, co: the SR-BCRS kernel of --srbcrs at feature size feat
+ * (the program under SRBCRS_SCHEDULE, its features specialized), made
+ * ready for the GPU and compiled with co, its module in *mod; NULL (with
+ * diagnostics) when it cannot be. */
+static stir_gpu_kernel *srbcrs_kernel(stir_ctx *ctx, const bench_options *o,
+	int64_t feat, const stir_compile_options *co, stir_module **mod)
+{
+	stir_kernel *k = bench_read_kernel(ctx, o->program, "csrmm", mod);
+	stir_schedule *s = k ? stir_schedule_read_from_file(ctx,
+		source_path(SRBCRS_SCHEDULE)) : NULL;
+	stir_gpu_kernel *gk = NULL;
+	if (s && stir_specialize(k, "feat", feat) == 0 &&
+	    stir_schedule_prepare_for_gpu(s, k) == 0)
+		gk = stir_gpu_kernel_compile(k, co);
+	stir_schedule_free(s);
+	return gk;
+}
+
+/* ctx, o, co, dev, a, csr, feat, bh, ref, r: stir's SR-BCRS SpMM on
+ * tensor cores (the program under SRBCRS_SCHEDULE, its features
+ * specialized to feat) on graph csr with features bh, checked against
+ * the fp64 product ref and timed, into r (NaN when it fails). */
+static void time_srbcrs(stir_ctx *ctx, const bench_options *o,
+	const stir_compile_options *co, stir_device *dev, const bench_csr32 *a,
+	const stir_csr *csr, int64_t feat, const float *bh, const float *ref,
+	result *r)
+{
+	stir_module *m = NULL;
+	stir_bindings *b = stir_bindings_alloc();
+	stir_host_format *f = NULL;
+	stir_gpu_kernel *gk = NULL;
+	r->sr_ms = r->sr_err = NAN;
+	if (feat % 32) {
+		fprintf(stderr, "bench: SR-BCRS on tensor cores takes features in "
+			"multiples of 32 (a warp's 4 tiles of 8), not %lld\n",
+			(long long)feat);
+		goto out;
+	}
+	if (!b || !(gk = srbcrs_kernel(ctx, o, feat, co, &m)) ||
+	    !(f = stir_csr_to_sr_bcrs(ctx, csr, 16, 8, STIR_I32, STIR_F32,
+	    "_srbcrs", b)))
+		goto out;
+	stir_bindings_set_size(b, "m", a->m);
+	stir_bindings_set_size(b, "n", a->n);
+	bench_bind_copy(ctx, b, "B", STIR_F32, a->n * feat, bh);
+	if (stir_kernel_bind_outputs(stir_module_find_kernel(m, "csrmm"), b) < 0 ||
+	    bench_run_stir(gk, dev, b, "C", ref, a->m * feat, o->reps,
+	    &r->sr_ms, &r->sr_err) < 0)
+		r->sr_ms = r->sr_err = NAN;
+out:
+	if (isnan(r->sr_ms) && stir_ctx_n_diagnostics(ctx)) {
+		fprintf(stderr, "bench: SR-BCRS on tensor cores failed:\n");
+		stir_ctx_print_diagnostics(ctx, stderr);
+	}
+	stir_ctx_clear_diagnostics(ctx);
+	stir_gpu_kernel_free(gk);
+	stir_host_format_free(f);
+	stir_bindings_free(b);
+	stir_module_free(m);
+}
 
 /* ctx, program, cfg, fm, mod: kernel csrmm scheduled for the hybrid
  * format of configuration cfg (every part, so that it serves any graph),
@@ -169,6 +275,13 @@ static void json_result(FILE *f, const result *r, bool last, double copy_bw)
 		r->hyb.warp_cache ? "true" : "false", r->hyb.serial_lanes);
 	bench_json_num(f, "hyb_padding", r->padding);
 	bench_json_num(f, "host_build_ms", r->build_ms);
+	if (!isnan(r->cusparse_err64)) {
+		/* --srbcrs */
+		bench_json_num(f, "srbcrs_tc_ms", r->sr_ms);
+		bench_json_num(f, "speedup_srbcrs_tc", r->cusparse_ms / r->sr_ms);
+		bench_json_num(f, "max_rel_err64_srbcrs_tc", r->sr_err);
+		bench_json_num(f, "max_rel_err64_cusparse", r->cusparse_err64);
+	}
 	bench_json_search(f, r->search_ms, N_CONFIGS);
 	fprintf(f, "}%s\n", last ? "" : ",");
 }
@@ -195,6 +308,15 @@ static void compile_graph(stir_ctx *ctx, const bench_options *o,
 			all[i] = true;
 		if (compile_candidates(ctx, o, fm, &co, all, gks, mods))
 			bench_fail(ctx, "compiling a hybrid kernel");
+		if ((o->flags & 2) && o->feats[fi] % 32 == 0) {
+			/* --srbcrs */
+			stir_gpu_kernel *sk = srbcrs_kernel(ctx, o, o->feats[fi], &co,
+				&m);
+			if (!sk)
+				bench_fail(ctx, "compiling the SR-BCRS kernel");
+			stir_gpu_kernel_free(sk);
+			stir_module_free(m);
+		}
 		for (int i = 0; i < N_CONFIGS; i++) {
 			stir_gpu_kernel_free(gks[i]);
 			stir_module_free(mods[i]);
@@ -205,11 +327,11 @@ static void compile_graph(stir_ctx *ctx, const bench_options *o,
 
 int main(int argc, char **argv)
 {
-	static const char *const flags[] = { "--no-csr", NULL };
+	static const char *const flags[] = { "--no-csr", "--srbcrs", NULL };
 	bench_options o;
 	bench_gpu gpu;
 	bench_parse_options(argc, argv, "examples/csrmm.stir", flags, &o);
-	bool no_csr = o.flags & 1;
+	bool no_csr = o.flags & 1, srbcrs = o.flags & 2;
 	if (N_CONFIGS > MAX_CONFIGS) {
 		fprintf(stderr, "bench: the library has %d hybrid candidates, more "
 			"than the %d this benchmark can hold\n", N_CONFIGS, MAX_CONFIGS);
@@ -294,6 +416,17 @@ int main(int argc, char **argv)
 			}
 			if (!r->cusparse_alg)
 				bench_fail(ctx, "cuSPARSE SpMM");
+			r->sr_ms = r->sr_err = r->cusparse_err64 = NAN;
+			if (srbcrs) {
+				float *ref = malloc((nc ? nc : 1) * sizeof(float));
+				if (!ref)
+					bench_fail(ctx, "allocating the fp64 reference");
+				spmm_f64(&a, bh, feat, ref);
+				r->cusparse_err64 = bench_max_rel_diff(want, ref,
+					(int64_t)nc);
+				time_srbcrs(ctx, &o, &co, dev, &a, csr, feat, bh, ref, r);
+				free(ref);
+			}
 			/* stir CSR */
 			r->csr_ms = NAN;
 			r->csr_err = NAN;
@@ -387,6 +520,11 @@ int main(int argc, char **argv)
 				100 * r->bytes / (r->cusparse_ms * 1e-3) / copy_bw,
 				100 * r->bytes / (r->hyb_ms * 1e-3) / copy_bw, config,
 				r->build_ms);
+			if (srbcrs)
+				printf("%-16s %8s %10s %5lld | SR-BCRS(16,8) tf32 %10.4f "
+					"%6.2fx | err vs fp64: SR-BCRS %.2e cuSPARSE %.2e\n",
+					gname, "", "", (long long)feat, r->sr_ms,
+					r->cusparse_ms / r->sr_ms, r->sr_err, r->cusparse_err64);
 			fflush(stdout);
 			stir_gpu_buf_free(d_b);
 			stir_gpu_buf_free(d_c);
@@ -421,6 +559,18 @@ int main(int argc, char **argv)
 	if (n_csr)
 		printf("; stir CSR %.3fx over %d cases", csr, n_csr);
 	printf("\n");
+	if (srbcrs) {
+		double *ss = calloc((size_t)n_results + 1, sizeof(double));
+		if (!ss)
+			bench_fail(ctx, "allocating the summary");
+		for (int i = 0; i < n_results; i++)
+			ss[i] = results[i].cusparse_ms / results[i].sr_ms;
+		int n_sr;
+		double sr = bench_geomean(ss, n_results, &worst, &n_sr);
+		printf("# geometric-mean speedup over cuSPARSE: SR-BCRS(16,8) tf32 "
+			"%.3fx (worst case %.3fx) over %d cases\n", sr, worst, n_sr);
+		free(ss);
+	}
 	FILE *f = bench_json_begin(ctx, o.json, &gpu);
 	for (int i = 0; f && i < n_results; i++)
 		json_result(f, &results[i], i == n_results - 1, copy_bw);
