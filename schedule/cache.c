@@ -28,7 +28,10 @@
  * inside an atomic block; a constant-sized region (an expression of
  * parameters; a literal for scope local); when the region has points,
  * every access of X in B under the same conditions, fixed at L's place
- * (they then guard the copies).  A cache_write of a block whose accesses
+ * (they then guard the copies); or, for an accumulating write of a
+ * strided flat region, B's body one "if (COND)" that picks the element
+ * (element_guard: the write-back adds under COND).  A cache_write of a
+ * block whose accesses
  * of X are all += or -= accumulates: the cache starts at 0 and is added
  * to X (atomically when B's stores were atomic); otherwise the cache is
  * copied in and written back, which atomic or cross-thread blocks refuse.
