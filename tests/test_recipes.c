@@ -84,12 +84,48 @@ START_TEST(test_sddmm_candidates)
 		ck_assert_int_le(fm.lanes, p->max_lanes);
 		ck_assert_int_eq(fm.lanes * fm.nnz,
 			p->threads > 0 ? p->threads : 256);
-		int rc = p->rows ? stir_recipe_sddmm_rows(k, fm) :
-			stir_recipe_sddmm(k, fm);
+		int rc = stir_recipe_sddmm_candidate(k, p, 96);
 		if (rc < 0)
 			stir_ctx_print_diagnostics(ctx, stderr);
 		ck_assert_int_eq(rc, 0);
 		ck_assert_int_eq(stir_kernel_get_stage(k), STIR_STAGE_3);
+		/* the kernel says its rows a thread block (the grid and the
+		 * serial loop over them) and where X's row is read from */
+		char *cuda = stir_kernel_to_cuda(k);
+		ck_assert_ptr_nonnull(cuda);
+		int64_t rows = p->rows_per_block > 1 ? p->rows_per_block : 1;
+		char grid[64], loop[64];
+		snprintf(grid, sizeof(grid), "grid ((m + %lld) / %lld, 1, 1)",
+			(long long)rows - 1, (long long)rows);
+		snprintf(loop, sizeof(loop), "i_1 < %lld;", (long long)rows);
+		if (p->rows) {
+			ck_assert_int_eq(strstr(cuda, grid) != NULL, rows > 1);
+			ck_assert_int_eq(strstr(cuda, loop) != NULL, rows > 1);
+			ck_assert_int_eq(strstr(cuda, "grid (m, 1, 1)") != NULL,
+				rows == 1);
+			ck_assert_int_eq(strstr(cuda, "X_shared") != NULL,
+				!p->x_global);
+		} else {
+			ck_assert(p->rows_per_block == 0 && !p->x_global);
+		}
+		free(cuda);
+		/* the candidate's row schedule with one row a block and X
+		 * shared is stir_recipe_sddmm_rows, the fused one
+		 * stir_recipe_sddmm */
+		if (p->rows_per_block <= 1 && !p->x_global) {
+			stir_module *m2;
+			stir_kernel *k2 = read_kernel(ctx, p->rows ?
+				"examples/sddmm_rows.stir" : "examples/sddmm.stir",
+				p->rows ? "sddmm_rows" : "sddmm", &m2);
+			ck_assert_int_eq(p->rows ? stir_recipe_sddmm_rows(k2, fm) :
+				stir_recipe_sddmm(k2, fm), 0);
+			char *c1 = stir_kernel_to_cuda(k), *c2 =
+				stir_kernel_to_cuda(k2);
+			ck_assert_str_eq(c1, c2);
+			free(c1);
+			free(c2);
+			stir_module_free(m2);
+		}
 		stir_module_free(m);
 		stir_ctx_free(ctx);
 	}
