@@ -71,7 +71,6 @@ static bool candidate(const bench_options *o, int64_t feat, int i,
 		stir_sddmm_map qm = stir_sddmm_params_map(q, feat);
 		if (q->rows == p->rows && qm.lanes == fm->lanes &&
 		    qm.vec == fm->vec && qm.nnz == fm->nnz &&
-		    q->rows_per_block == p->rows_per_block &&
 		    q->x_global == p->x_global)
 			return false;
 	}
@@ -172,10 +171,6 @@ static void json_result(FILE *f, const result *r, bool last, double copy_bw)
 			stir_sddmm_params_map(stir_sddmm_get_candidate(i),
 			r->feat).lanes * stir_sddmm_params_map(
 			stir_sddmm_get_candidate(i), r->feat).nnz);
-	fprintf(f, "],\n     \"search_rows_per_block\": [");
-	for (int i = 0; i < N_CANDIDATES; i++)
-		fprintf(f, "%s%lld", i ? ", " : "", (long long)
-			stir_sddmm_get_candidate(i)->rows_per_block);
 	fprintf(f, "],\n     \"search_x_global\": [");
 	for (int i = 0; i < N_CANDIDATES; i++)
 		fprintf(f, "%s%d", i ? ", " : "",

@@ -21,7 +21,6 @@
 #define SEARCH_NS 20.0          /* a step of the fused row search */
 #define BLOCK_NS 300.0          /* a thread block's start, copy, barrier */
 #define SM_BW 40.0              /* bytes per ns one SM draws from L2 */
-#define L1_FACTOR 0.1           /* a gather that hits L1, against L2 */
 
 /* x: ceil(log2(x)) for x >= 1. */
 static double log2_ceil(int64_t x)
@@ -53,60 +52,25 @@ double stir_sddmm_model_cost(const stir_sddmm_params *p, const stir_csr *a,
 	if (!p->rows)
 		nz_steps += SEARCH_NS * log2_ceil(a->nrows + 1) +
 			ISSUE_NS * vecs * log2_ceil(a->nrows + 1);
-	/* thread blocks, and the steps of the slowest and of all; "fresh"
-	 * counts the gathers that miss L1 (all but the row schedule's repeats
-	 * of a column within a block's rows) */
+	/* thread blocks, and the steps of the slowest and of all */
 	double blocks, work = 0, longest = 0, busy = 0, used = 0;
-	double fresh = nnz;
 	if (p->rows) {
-		int64_t rows = p->rows_per_block > 1 ? p->rows_per_block : 1;
-		int64_t *seen = NULL;
-		if (rows > 1) {
-			seen = malloc((size_t)(a->ncols > 0 ? a->ncols : 1) *
-				sizeof(*seen));
-			if (!seen)
-				return -1;
-			for (int64_t c = 0; c < a->ncols; c++)
-				seen[c] = -1;
-			fresh = 0;
-		}
-		blocks = (double)((a->nrows + rows - 1) / rows);
-		for (int64_t i0 = 0; i0 < a->nrows; i0 += rows) {
-			double s = 0;
-			for (int64_t i = i0; i < i0 + rows && i < a->nrows; i++) {
-				int64_t d = a->indptr[i + 1] - a->indptr[i];
-				double steps = (double)((d + fm.nnz - 1) / fm.nnz);
-				double dn = (double)d;
-				if (seen) {
-					/* the block's first gather of a column
-					 * misses L1, its repeats hit */
-					dn = 0;
-					for (int64_t e = a->indptr[i];
-					     e < a->indptr[i + 1]; e++) {
-						int64_t c = a->indices[e];
-						if (c >= 0 && c < a->ncols &&
-						    seen[c] != i0) {
-							seen[c] = i0;
-							dn += 1;
-						}
-					}
-					fresh += dn;
-				}
-				/* the copy of X's row and its barrier (none
-				 * when X is read from global memory), and a
-				 * long row's gathers, all on one SM */
-				s += steps * nz_steps +
-					(p->x_global ? 0 : LOAD_NS) +
-					(dn + L1_FACTOR * ((double)d - dn)) *
-					f * 4 / SM_BW;
-				busy += (double)d;
-				used += steps * (double)fm.nnz;
-			}
+		blocks = (double)a->nrows;
+		for (int64_t i = 0; i < a->nrows; i++) {
+			int64_t d = a->indptr[i + 1] - a->indptr[i];
+			double steps = (double)((d + fm.nnz - 1) / fm.nnz);
+			/* the copy of X's row (none when it is read from
+			 * global memory) and a long row's gathers, all on one
+			 * SM */
+			double s = steps * nz_steps +
+				(p->x_global ? 0 : LOAD_NS) +
+				(double)d * f * 4 / SM_BW;
 			work += s;
+			busy += (double)d;
+			used += steps * (double)fm.nnz;
 			if (s > longest)
 				longest = s;
 		}
-		free(seen);
 	} else {
 		blocks = (nnz + (double)fm.nnz - 1) / (double)fm.nnz;
 		if (blocks < 1)
@@ -116,13 +80,12 @@ double stir_sddmm_model_cost(const stir_sddmm_params *p, const stir_csr *a,
 		used = blocks * (double)fm.nnz;
 		longest = nz_steps + (double)fm.nnz * f * 4 / SM_BW;
 	}
-	/* bytes: Y's rows gathered (L2 holds a share of Y; repeats within a
-	 * block's rows from L1), X's rows (once a row in the row schedule;
-	 * per non-zero, mostly L2 hits, fused), the indices, S */
+	/* bytes: Y's rows gathered (L2 holds a share of Y), X's rows (once
+	 * a row in the row schedule; per non-zero, mostly L2 hits, fused),
+	 * the indices, S */
 	double y_bytes = (double)a->ncols * f * 4;
 	double hit = y_bytes <= L2_BYTES ? 1.0 : L2_BYTES / y_bytes;
-	double gather = (fresh + L1_FACTOR * (nnz - fresh)) * f * 4 *
-		(hit * L2_BW_FACTOR + (1 - hit));
+	double gather = nnz * f * 4 * (hit * L2_BW_FACTOR + (1 - hit));
 	double x_bytes = p->rows ? (double)a->nrows * f * 4 :
 		(double)a->nrows * f * 4 + nnz * f * 4 * L2_BW_FACTOR * 0.5;
 	double mem_ns = (gather + x_bytes + nnz * 8 +

@@ -169,28 +169,19 @@ int stir_recipe_sddmm(stir_kernel *k, stir_sddmm_map fm)
 		stir_kernel_prepare_for_gpu(k) < 0 ? -1 : 0;
 }
 
-/* k, fm, rows, x_shared: the row schedule (the file's header), with
- * "rows" consecutive rows a thread block and X's row in shared memory
- * when x_shared.  With rows > 1 the row loop i splits into i_0
- * (blockIdx.x) and i_1 (serial, "rows" iterations): a thread block takes
- * its rows one after another, so that the rows of Y that neighbouring
- * rows of a banded (finite-element) matrix share are read again from the
- * multiprocessor's L1 cache, not from L2; the guard of the split's tail
- * is the same for the whole block, and a barrier closes each row when X's
- * row is shared.  Without x_shared, each non-zero's lanes read X's row
+/* k, fm, x_shared: the row schedule (the file's header), X's row in
+ * shared memory when x_shared.  Without it, each non-zero's lanes read X's row
  * from global memory (L1 hits after the row's first non-zeros), so that
  * no copy of it and no zeroed shared memory delay a short row's gathers
  * (one barrier, between S's zeroing and the sums, remains): for small
  * matrices, whose time is a few dependent loads. */
-static int rows_schedule(stir_kernel *k, stir_sddmm_map fm, int64_t rows,
-	bool x_shared)
+static int rows_schedule(stir_kernel *k, stir_sddmm_map fm, bool x_shared)
 {
 	/* the init's j_2 (one iteration) on threadIdx.x: lane 0 zeroes the
 	 * element that it alone stores into after the shuffles */
 	const int64_t fji[] = { 0, fm.nnz, 1 };
 	const int64_t fx[] = { 0, fm.nnz, fm.lanes };
-	const int64_t fi[] = { 0, rows };
-	const char *kl[3], *nz[2], *xl[3], *jl[3], *il[2], *xs = NULL;
+	const char *kl[3], *nz[2], *xl[3], *jl[3], *xs = NULL;
 	if (stir_specialize(k, "feat", fm.feat) < 0 ||
 	    stir_lower_sparse_iter(k) < 0)
 		return -1;
@@ -216,13 +207,9 @@ static int rows_schedule(stir_kernel *k, stir_sddmm_map fm, int64_t rows,
 	if (split(k, init, "j", 3, fji, jl) < 0 ||
 	    stir_bind(k, init, jl[1], STIR_THREAD_Y) < 0 ||
 	    stir_bind(k, init, jl[2], STIR_THREAD_X) < 0 ||
-	    lanes_per_nonzero(k, blk, "j", fm, kl, nz) < 0)
-		return -1;
-	if (rows > 1 ? split(k, blk, "i", 2, fi, il) < 0 ||
-	    stir_bind(k, blk, il[0], STIR_BLOCK_X) < 0 :
-	    stir_bind(k, blk, "i", STIR_BLOCK_X) < 0)
-		return -1;
-	if (stir_lower_sparse_buffer(k) < 0)
+	    lanes_per_nonzero(k, blk, "j", fm, kl, nz) < 0 ||
+	    stir_bind(k, blk, "i", STIR_BLOCK_X) < 0 ||
+	    stir_lower_sparse_buffer(k) < 0)
 		return -1;
 	const char *y = stir_kernel_get_made_from(k, STIR_MADE_BUFFER, "Y", 0);
 	if (!x_shared)
@@ -235,7 +222,7 @@ static int rows_schedule(stir_kernel *k, stir_sddmm_map fm, int64_t rows,
 /* k, fm: see recipes.h. */
 int stir_recipe_sddmm_rows(stir_kernel *k, stir_sddmm_map fm)
 {
-	return rows_schedule(k, fm, 1, true);
+	return rows_schedule(k, fm, true);
 }
 
 /* k, p, feat: see recipes.h. */
@@ -245,8 +232,7 @@ int stir_recipe_sddmm_candidate(stir_kernel *k, const stir_sddmm_params *p,
 	stir_sddmm_map fm = stir_sddmm_params_map(p, feat);
 	if (!p->rows)
 		return stir_recipe_sddmm(k, fm);
-	return rows_schedule(k, fm, p->rows_per_block > 1 ?
-		p->rows_per_block : 1, !p->x_global);
+	return rows_schedule(k, fm, !p->x_global);
 }
 
 /* ---- the candidate space ---- */
@@ -260,28 +246,26 @@ int stir_recipe_sddmm_candidate(stir_kernel *k, const stir_sddmm_params *p,
  * resident per multiprocessor), and both schedules with 2 lanes at most
  * (more non-zeros per warp, more features per lane at short feature
  * sizes), the fused one also in blocks of 128 threads (twice the thread
- * blocks for a small matrix).  The last eight are for the same matrices,
- * where those twenty still lost to cusparseSDDMM (HB_bcsstk33 at 0.7x): a
- * thread block over 2 or 4 consecutive rows one after another (a banded
- * matrix's neighbouring rows gather mostly the same rows of Y, which the
- * second row then finds in L1), and rows whose lanes read X's row from
- * global memory instead of a shared copy (no copy: a small matrix's short
- * rows are a few dependent loads), in blocks of 32 to 128 threads. */
+ * blocks for a small matrix).  The last three are for the same matrices,
+ * where those twenty still lost to cusparseSDDMM: rows whose lanes read
+ * X's row from global memory instead of a shared copy (no copy: a small
+ * matrix's short rows are a few dependent loads), in blocks of 64 and 32
+ * threads; on an H100 they gain up to 10% on Bai_cryg2500, DIMACS10_data,
+ * HB_zenios and HB_bcsstk33 at 32-128 features (bench/RESULTS.md, which
+ * also has the thread blocks over 2 or 4 consecutive rows that were
+ * tried for L1 reuse of Y's rows and never won). */
 static const stir_sddmm_params candidates[] = {
-	{ false, 32, 0, 0, false }, { false, 16, 0, 0, false },
-	{ false, 8, 0, 0, false }, { false, 4, 0, 0, false },
-	{ true, 32, 0, 0, false }, { true, 16, 0, 0, false },
-	{ true, 8, 0, 0, false }, { true, 4, 0, 0, false },
-	{ true, 32, 128, 0, false }, { true, 16, 128, 0, false },
-	{ true, 8, 128, 0, false }, { true, 4, 128, 0, false },
-	{ true, 32, 64, 0, false }, { true, 16, 64, 0, false },
-	{ true, 8, 64, 0, false }, { true, 4, 64, 0, false },
-	{ true, 2, 0, 0, false }, { false, 2, 0, 0, false },
-	{ false, 8, 128, 0, false }, { false, 4, 128, 0, false },
-	{ true, 4, 128, 2, false }, { true, 8, 256, 2, false },
-	{ true, 4, 64, 4, false }, { true, 8, 128, 4, false },
-	{ true, 4, 64, 0, true }, { true, 8, 64, 0, true },
-	{ true, 4, 32, 0, true }, { true, 4, 128, 2, true },
+	{ false, 32, 0, false }, { false, 16, 0, false },
+	{ false, 8, 0, false }, { false, 4, 0, false },
+	{ true, 32, 0, false }, { true, 16, 0, false },
+	{ true, 8, 0, false }, { true, 4, 0, false },
+	{ true, 32, 128, false }, { true, 16, 128, false },
+	{ true, 8, 128, false }, { true, 4, 128, false },
+	{ true, 32, 64, false }, { true, 16, 64, false },
+	{ true, 8, 64, false }, { true, 4, 64, false },
+	{ true, 2, 0, false }, { false, 2, 0, false },
+	{ false, 8, 128, false }, { false, 4, 128, false },
+	{ true, 4, 64, true }, { true, 8, 64, true }, { true, 4, 32, true },
 };
 #define N_CANDIDATES (int)(sizeof(candidates) / sizeof(candidates[0]))
 
