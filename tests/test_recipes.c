@@ -136,6 +136,17 @@ START_TEST(test_wrong_kernel)
 	ck_assert_int_eq(stir_recipe_sddmm(k, stir_sddmm_map_features(64)), -1);
 	ck_assert_int_gt(stir_ctx_n_errors(ctx), 0);
 	stir_module_free(m);
+	/* no candidate, no features: refused with an error, k unchanged */
+	stir_ctx_clear_diagnostics(ctx);
+	k = read_kernel(ctx, "examples/sddmm_rows.stir", "sddmm_rows", &m);
+	ck_assert_int_eq(stir_recipe_sddmm_candidate(k, NULL, 32), -1);
+	ck_assert_int_eq(stir_ctx_n_errors(ctx), 1);
+	ck_assert_int_eq(stir_recipe_sddmm_candidate(k,
+		stir_sddmm_get_candidate(20), 0), -1);
+	ck_assert_int_eq(stir_ctx_n_errors(ctx), 2);
+	ck_assert_int_eq(stir_kernel_get_stage(k), STIR_STAGE_1);
+	ck_assert_int_eq(stir_recipe_sddmm_candidate(NULL, NULL, 32), -1);
+	stir_module_free(m);
 	stir_ctx_free(ctx);
 }
 END_TEST

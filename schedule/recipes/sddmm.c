@@ -170,11 +170,11 @@ int stir_recipe_sddmm(stir_kernel *k, stir_sddmm_map fm)
 }
 
 /* k, fm, x_shared: the row schedule (the file's header), X's row in
- * shared memory when x_shared.  Without it, each non-zero's lanes read X's row
- * from global memory (L1 hits after the row's first non-zeros), so that
- * no copy of it and no zeroed shared memory delay a short row's gathers
- * (one barrier, between S's zeroing and the sums, remains): for small
- * matrices, whose time is a few dependent loads. */
+ * shared memory when x_shared.  Without it, each non-zero's lanes read
+ * X's row from global memory (L1 hits after the row's first non-zeros),
+ * so that no copy of it and no zeroed shared memory delay a short row's
+ * gathers (one barrier, between S's zeroing and the sums, remains): for
+ * small matrices, whose time is a few dependent loads. */
 static int rows_schedule(stir_kernel *k, stir_sddmm_map fm, bool x_shared)
 {
 	/* the init's j_2 (one iteration) on threadIdx.x: lane 0 zeroes the
@@ -229,6 +229,15 @@ int stir_recipe_sddmm_rows(stir_kernel *k, stir_sddmm_map fm)
 int stir_recipe_sddmm_candidate(stir_kernel *k, const stir_sddmm_params *p,
 	int64_t feat)
 {
+	if (!p || feat < 1) {
+		stir_loc loc = { 0, 0, 0 };
+		if (k)
+			stir_ctx_report(stir_module_get_ctx(
+				stir_kernel_get_module(k)), STIR_ERROR, loc,
+				"stir_recipe_sddmm_candidate: %s", !p ? "no "
+				"candidate" : "the feature size must be at least 1");
+		return -1;
+	}
 	stir_sddmm_map fm = stir_sddmm_params_map(p, feat);
 	if (!p->rows)
 		return stir_recipe_sddmm(k, fm);
