@@ -47,6 +47,7 @@ typedef struct result {
 	double err;                 /* stir against cuSPARSE */
 	stir_sddmm_map map;        /* the fastest candidate */
 	int schedule;               /* its schedule: 0 fused, 1 rows */
+	int candidate;              /* its index (stir_sddmm_get_candidate) */
 	double bytes;               /* bytes the operation must move */
 	double search_ms[MAX_CANDIDATES]; /* each candidate; -1 (null in the
 	                               JSON): a duplicate of an earlier one,
@@ -69,7 +70,8 @@ static bool candidate(const bench_options *o, int64_t feat, int i,
 		const stir_sddmm_params *q = stir_sddmm_get_candidate(j);
 		stir_sddmm_map qm = stir_sddmm_params_map(q, feat);
 		if (q->rows == p->rows && qm.lanes == fm->lanes &&
-		    qm.vec == fm->vec && qm.nnz == fm->nnz)
+		    qm.vec == fm->vec && qm.nnz == fm->nnz &&
+		    q->x_global == p->x_global)
 			return false;
 	}
 	return true;
@@ -94,20 +96,20 @@ static const char *program_path(const bench_options *o, int rows, char *buf,
 	return buf;
 }
 
-/* ctx, o, rows, fm, co, mod: the kernel of schedule "rows" (its program's
- * kernel sddmm or sddmm_rows) scheduled for fm and compiled; *mod
- * receives the module (to free, also on failure).  NULL with
- * diagnostics. */
+/* ctx, o, i, feat, co, mod: candidate i's kernel (its program's kernel
+ * sddmm or sddmm_rows) scheduled for "feat" features
+ * (stir_recipe_sddmm_candidate) and compiled; *mod receives the module
+ * (to free, also on failure).  NULL with diagnostics. */
 static stir_gpu_kernel *sddmm_kernel(stir_ctx *ctx, const bench_options *o,
-	int rows, stir_sddmm_map fm, const stir_compile_options *co,
+	int i, int64_t feat, const stir_compile_options *co,
 	stir_module **mod)
 {
 	char buf[4096];
-	const char *program = program_path(o, rows, buf, sizeof(buf));
-	stir_kernel *k = bench_read_kernel(ctx, program, kernel_name(rows),
+	const stir_sddmm_params *p = stir_sddmm_get_candidate(i);
+	const char *program = program_path(o, p->rows, buf, sizeof(buf));
+	stir_kernel *k = bench_read_kernel(ctx, program, kernel_name(p->rows),
 		mod);
-	if (!k || (rows ? stir_recipe_sddmm_rows(k, fm) :
-	    stir_recipe_sddmm(k, fm)) < 0)
+	if (!k || stir_recipe_sddmm_candidate(k, p, feat) < 0)
 		return NULL;
 	return stir_gpu_kernel_compile(k, co);
 }
@@ -124,8 +126,8 @@ static void compile_graph(stir_ctx *ctx, const bench_options *o,
 			if (!candidate(o, o->feats[fi], i, &fm))
 				continue;
 			stir_module *m = NULL;
-			stir_gpu_kernel *gk = sddmm_kernel(ctx, o, stir_sddmm_get_candidate(i)->rows, fm,
-				&co, &m);
+			stir_gpu_kernel *gk = sddmm_kernel(ctx, o, i,
+				o->feats[fi], &co, &m);
 			if (!gk)
 				bench_fail(ctx, "compiling an SDDMM kernel");
 			stir_gpu_kernel_free(gk);
@@ -169,7 +171,11 @@ static void json_result(FILE *f, const result *r, bool last, double copy_bw)
 			stir_sddmm_params_map(stir_sddmm_get_candidate(i),
 			r->feat).lanes * stir_sddmm_params_map(
 			stir_sddmm_get_candidate(i), r->feat).nnz);
-	fprintf(f, "], ");
+	fprintf(f, "],\n     \"search_x_global\": [");
+	for (int i = 0; i < N_CANDIDATES; i++)
+		fprintf(f, "%s%d", i ? ", " : "",
+			(int)stir_sddmm_get_candidate(i)->x_global);
+	fprintf(f, "], \"candidate\": %d, ", r->candidate);
 	bench_json_search(f, r->search_ms, N_CANDIDATES);
 	fprintf(f, "}%s\n", last ? "" : ",");
 }
@@ -189,7 +195,7 @@ static void run_candidates(stir_ctx *ctx, const bench_options *o,
 			continue;
 		int rows = stir_sddmm_get_candidate(i)->rows;
 		stir_module *m = NULL;
-		stir_gpu_kernel *gk = sddmm_kernel(ctx, o, rows, fm, co, &m);
+		stir_gpu_kernel *gk = sddmm_kernel(ctx, o, i, r->feat, co, &m);
 		stir_bindings *b = stir_bindings_alloc();
 		double ms, err;
 		int rc = -1;
@@ -226,6 +232,7 @@ static void run_candidates(stir_ctx *ctx, const bench_options *o,
 				r->err = err;
 				r->map = fm;
 				r->schedule = rows;
+				r->candidate = i;
 			}
 		}
 		stir_ctx_clear_diagnostics(ctx);

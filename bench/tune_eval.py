@@ -19,7 +19,17 @@ suitesparse/, or those --graphs names), one after another:
 3. the same command again: a record hit, its wall time.
 
 Each case is printed when it is done, so that a call cut short keeps what
-it measured.
+it measured; --deadline-s S starts no graph after S seconds.
+
+--op sddmm measures the SDDMM instead: bench_sddmm's exhaustive search
+(every candidate of stir_sddmm_get_candidate, fused and by rows, against
+cusparseSDDMM), and the tuner on both programs of the SDDMM,
+examples/sddmm.stir (the fused candidates) and examples/sddmm_rows.stir
+(the row candidates), with --mtx S=G: a program covers only its own
+candidates, so the case's tuned time is the faster of the two (both are
+printed).  The model's pick (`stirc tune --model-only`, host only) is
+looked up in the exhaustive search's times of every candidate: "model/best"
+(for the SDDMM, the better of the two programs' picks).
 
 It prints a line per case -- the tuned time over the exhaustive best and
 cuSPARSE's time over the tuned one -- then the fraction of cases within 3%
@@ -27,10 +37,11 @@ of the best, the geometric mean, the worst, the cases below 0.9x of
 cuSPARSE, and the wall times.  The tuned and the exhaustive times come from
 different processes on the same card: differences of 1-2% are noise.
 
-usage: bench/tune_eval.py [--stirc build/tools/stirc]
+usage: bench/tune_eval.py [--op spmm|sddmm] [--stirc build/tools/stirc]
          [--bench build/bench/bench_spmm] [--program examples/csrmm.stir]
          [--data ../shared/data] [--graphs NAME,..] [--features 32,64,..]
          [--cold 1] [--reps 100] [--work DIR] [--json FILE]
+         [--deadline-s S] [--hits N] [--no-model] [--model-from JSON]
 """
 import argparse
 import glob
@@ -59,17 +70,25 @@ def graphs_of(data, names):
     return [(n, by[n]) for n in names]
 
 
-def run_tune(args, graph, feat, cache):
+def run_tune(args, graph, feat, cache, program=None, model_only=False):
     """One `stirc tune` of "graph" at "feat" features with kernel cache and
-    record in "cache": (wall seconds, candidate, ms or None, stderr), or
-    None when it failed."""
+    record in "cache" (of "program", default --program): (wall seconds,
+    candidate, ms or None, stderr), or None when it failed.  With
+    model_only, the model's pick (no record): its ms is None."""
     env = dict(os.environ, STIR_CACHE_DIR=cache)
-    cmd = [args.stirc, "tune", args.program, "--mtx", "A=" + graph,
+    cmd = [args.stirc, "tune", program or args.program, "--mtx",
+           ("S=" if args.op == "sddmm" else "A=") + graph,
            "--size", "feat=%d" % feat, "-o", os.devnull]
+    if model_only:
+        cmd += ["--model-only", "--no-record"]
     t0 = time.monotonic()
     p = subprocess.run(cmd, env=env, capture_output=True, text=True,
                        timeout=args.timeout)
     wall = time.monotonic() - t0
+    if model_only:
+        m = re.search(r"candidate (\d+), the cost model's pick", p.stderr)
+        if p.returncode == 0 and m:
+            return wall, int(m.group(1)), None, p.stderr
     m = re.search(r"candidate (\d+), .*?the fastest measured, ([0-9.]+) ms",
                   p.stderr)
     if p.returncode != 0 or not m:
@@ -84,11 +103,69 @@ def kernels_in(cache):
     return len(glob.glob(os.path.join(cache, "*.kc")))
 
 
+def model_ratio(ex_case, cand):
+    """The exhaustive search's time of candidate "cand" over its best in
+    one case of the benchmark's JSON, or None (not timed: a duplicate of
+    an earlier candidate, or failed)."""
+    ms = ex_case.get("search_ms") or []
+    best = ex_case.get("stir_ms", ex_case.get("stir_hyb_ms"))
+    if cand is None or cand >= len(ms) or ms[cand] is None or not best:
+        return None
+    return ms[cand] / best
+
+
+def tune_case(args, path, f, cdir, hit_too):
+    """The tuner on one case: per program, (tuned run, record hit or None
+    unless hit_too, model pick or None with --no-model), each run_tune's
+    answer or None."""
+    out = {}
+    for prog in args.programs:
+        shutil.rmtree(os.path.join(cdir, "tune"), ignore_errors=True)
+        t = run_tune(args, path, f, cdir, prog)
+        hit = run_tune(args, path, f, cdir, prog) if t and hit_too else None
+        model = None if args.no_model else \
+            run_tune(args, path, f, cdir, prog, model_only=True)
+        out[prog] = (t, hit, model)
+    return out
+
+
+def model_from(args, feats, graphs):
+    """--model-from: the model's picks (on the host) of the cases of an
+    earlier run's --json, looked up in its exhaustive searches (the
+    exhaustive-NAME.json files of --work); prints model/best per case and
+    the geometric mean."""
+    done = json.load(open(args.model_from))
+    paths = dict(graphs)
+    ratios = []
+    for c in done["cases"]:
+        if c.get("failed") or c.get("not_run") or c["graph"] not in paths:
+            continue
+        ex = json.load(open(os.path.join(args.work, "exhaustive-%s.json" %
+                                         c["graph"])))
+        b = {r["features"]: r for r in ex["results"]}.get(c["features"])
+        got = [model_ratio(b, m[1]) if m else None for m in
+               (run_tune(args, paths[c["graph"]], c["features"], args.work,
+                         prog, model_only=True) for prog in args.programs)]
+        got = [g for g in got if g is not None]
+        if b and got:
+            ratios.append(min(got))
+            print("%-26s %4d model/best %.3f" % (c["graph"], c["features"],
+                                                 min(got)))
+    if ratios:
+        print("# model-only (%s, exhaustive times from %s): geometric mean "
+              "model/best %.3f over %d cases, worst %.3f, within 10%%: %d" %
+              (args.op, done.get("device", "?"),
+               math.exp(sum(map(math.log, ratios)) / len(ratios)),
+               len(ratios), max(ratios), sum(r <= 1.10 for r in ratios)))
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--op", choices=("spmm", "sddmm"), default="spmm")
     ap.add_argument("--stirc", default="build/tools/stirc")
-    ap.add_argument("--bench", default="build/bench/bench_spmm")
-    ap.add_argument("--program", default="examples/csrmm.stir")
+    ap.add_argument("--bench", default="")
+    ap.add_argument("--program", default="")
     ap.add_argument("--data", default="../shared/data")
     ap.add_argument("--graphs", default="")
     ap.add_argument("--features", default="32,64,128,256,512")
@@ -96,35 +173,68 @@ def main():
                     help="cases per feature size tuned with an empty "
                     "kernel cache (default 1)")
     ap.add_argument("--reps", type=int, default=100,
-                    help="bench_spmm's timed runs (default 100)")
+                    help="the benchmark's timed runs (default 100)")
     ap.add_argument("--work", default="")
     ap.add_argument("--json", default="")
     ap.add_argument("--timeout", type=float, default=600)
+    ap.add_argument("--deadline-s", type=float, default=0,
+                    help="start no graph after this many seconds")
+    ap.add_argument("--hits", type=int, default=-1,
+                    help="time a record hit on the first N graphs only")
+    ap.add_argument("--no-model", action="store_true",
+                    help="leave the model's picks out (--model-from "
+                    "scores them later, on the host)")
+    ap.add_argument("--model-from", default="",
+                    help="score the model's picks of an earlier --json "
+                    "against the exhaustive searches in --work; no GPU")
     args = ap.parse_args()
+    start = time.monotonic()
+    sddmm = args.op == "sddmm"
+    if not args.bench:
+        args.bench = "build/bench/bench_" + args.op
+    if not args.program:
+        args.program = "examples/sddmm.stir" if sddmm else \
+            "examples/csrmm.stir"
+    args.programs = [args.program]
+    if sddmm:
+        args.programs.append(os.path.join(os.path.dirname(args.program),
+                                          "sddmm_rows.stir"))
+    best_key = "stir_ms" if sddmm else "stir_hyb_ms"
     feats = [int(f) for f in args.features.split(",") if f]
     graphs = graphs_of(args.data, [g for g in args.graphs.split(",") if g])
     work = args.work or tempfile.mkdtemp(prefix="tune_eval-")
+    if args.model_from:
+        return model_from(args, feats, graphs)
     cache = os.path.join(work, "cache")
     os.makedirs(cache, exist_ok=True)
 
     cases = []
     device = "?"
-    print("%-26s %4s %9s %9s %7s %9s %7s %6s %8s %6s %5s" %
-          ("graph", "feat", "tuned_ms", "best_ms", "t/best", "cusp_ms",
-           "cusp/t", "kernel", "wall_s", "hit_s", "nvrtc"))
+    print("%-26s %4s %9s %9s %7s %7s %9s %7s %6s %8s %6s %5s %s" %
+          ("graph", "feat", "tuned_ms", "best_ms", "t/best", "m/best",
+           "vend_ms", "vend/t", "kernel", "wall_s", "hit_s", "nvrtc",
+           "cand"))
     for i, (name, path) in enumerate(graphs):
-        # 1. the exhaustive search and cuSPARSE on this graph
+        if args.deadline_s and time.monotonic() - start > args.deadline_s:
+            print("# deadline: %s and the graphs after it not run" % name)
+            for f in feats:
+                cases.append({"graph": name, "features": f,
+                              "not_run": True})
+            continue
+        # 1. the exhaustive search and the vendor library on this graph
         ex_json = os.path.join(work, "exhaustive-%s.json" % name)
         t0 = time.monotonic()
-        p = subprocess.run([args.bench, "--no-csr", "--features",
-                            ",".join(map(str, feats)), "--reps",
-                            str(args.reps), "--program", args.program,
-                            "--json", ex_json, path],
-                           env=dict(os.environ, STIR_CACHE_DIR=cache),
+        cmd = [args.bench, "--features", ",".join(map(str, feats)),
+               "--reps", str(args.reps), "--program", args.program,
+               "--json", ex_json, path]
+        if not sddmm:
+            cmd.insert(1, "--no-csr")
+        p = subprocess.run(cmd, env=dict(os.environ, STIR_CACHE_DIR=cache),
                            capture_output=True, text=True)
         if p.returncode != 0:
-            print("# %s: bench_spmm failed (exit %d): %s" %
-                  (name, p.returncode, p.stderr[-500:].replace("\n", " ")))
+            print("# %s: %s failed (exit %d): %s" %
+                  (name, os.path.basename(args.bench), p.returncode,
+                   p.stderr[-500:].replace("\n", " ")))
             for f in feats:
                 cases.append({"graph": name, "features": f, "failed": True})
             continue
@@ -132,71 +242,104 @@ def main():
         if device == "?":
             device = ex.get("device", "?")
             print("# device: %s" % device)
-        print("# %s: bench_spmm %.1f s" % (name, time.monotonic() - t0))
+        print("# %s: %s %.1f s" % (name, os.path.basename(args.bench),
+                                   time.monotonic() - t0))
         best = {r["features"]: r for r in ex["results"]}
         # 2, 3. the tuner, cold or with the kernels cached, then a hit
         for f in feats:
             cold = i < args.cold
             cdir = os.path.join(work, "cold-%d-%d" % (f, i)) if cold else cache
-            shutil.rmtree(os.path.join(cdir, "tune"), ignore_errors=True)
             os.makedirs(cdir, exist_ok=True)
             before = kernels_in(cdir)
-            t = run_tune(args, path, f, cdir)
-            hit = run_tune(args, path, f, cdir) if t else None
+            per = tune_case(args, path, f, cdir,
+                            args.hits < 0 or i < args.hits)
             b = best.get(f)
-            if not t or not b:
+            runs = [(prog, r) for prog, r in per.items() if r[0]]
+            if not runs or not b or len(runs) < len(per):
                 print("%-26s %4d  failed" % (name, f))
                 cases.append({"graph": name, "features": f, "failed": True})
                 continue
+            prog, (t, hit, _) = min(runs, key=lambda pr: pr[1][0][2])
+            models = [model_ratio(b, r[2][1]) for r in per.values() if r[2]]
+            models = [m for m in models if m is not None]
             c = {"graph": name, "features": f, "candidate": t[1],
-                 "tuned_ms": t[2], "best_ms": b["stir_hyb_ms"],
+                 "program": os.path.basename(prog),
+                 "tuned_ms": t[2], "best_ms": b[best_key],
+                 "best_candidate": b.get("candidate"),
                  "cusparse_ms": b["cusparse_ms"], "cold": cold,
-                 "wall_s": t[0], "hit_s": hit[0] if hit else None,
+                 "wall_s": sum(r[0][0] for r in per.values()),
+                 "hit_s": max(r[1][0] for r in per.values() if r[1])
+                 if all(r[1] for r in per.values()) else None,
                  "compiled": kernels_in(cdir) - before,
-                 "hit_ok": bool(hit and "from the tuning record" in hit[3])}
+                 "hit_ok": all(r[1] and "from the tuning record" in r[1][3]
+                               for r in per.values()),
+                 "model_over_best": min(models) if models else None,
+                 "per_program": {os.path.basename(pg): {
+                     "candidate": r[0][1], "tuned_ms": r[0][2],
+                     "wall_s": r[0][0], "hit_s": r[1][0] if r[1] else None,
+                     "model_candidate": r[2][1] if r[2] else None}
+                     for pg, r in per.items()}}
             c["tuned_over_best"] = c["tuned_ms"] / c["best_ms"]
             c["cusparse_over_tuned"] = c["cusparse_ms"] / c["tuned_ms"]
             cases.append(c)
-            print("%-26s %4d %9.4f %9.4f %7.3f %9.4f %7.2f %6s %8.2f %6s %5d" %
+            print("%-26s %4d %9.4f %9.4f %7.3f %7s %9.4f %7.2f %6s %8.2f "
+                  "%6s %5d %s" %
                   (name, f, c["tuned_ms"], c["best_ms"], c["tuned_over_best"],
+                   "%.3f" % c["model_over_best"]
+                   if c["model_over_best"] is not None else "-",
                    c["cusparse_ms"], c["cusparse_over_tuned"],
                    "cold" if cold else "cached", c["wall_s"],
                    "%.2f" % c["hit_s"] if c["hit_s"] is not None else "-",
-                   c["compiled"]))
+                   c["compiled"], " ".join(
+                       "%s:%d" % (os.path.basename(pg)[:-5], r[0][1])
+                       for pg, r in per.items())))
             sys.stdout.flush()
         if args.json:
-            json.dump({"device": device, "cases": cases},
+            json.dump({"op": args.op, "device": device, "cases": cases},
                       open(args.json, "w"), indent=1)
 
-    ok = [c for c in cases if not c.get("failed")]
+    ok = [c for c in cases if not c.get("failed") and not c.get("not_run")]
     if not ok:
         sys.exit("tune_eval: no case succeeded")
     within = [c for c in ok if c["tuned_over_best"] <= 1.03]
     gm = math.exp(sum(math.log(c["tuned_over_best"]) for c in ok) / len(ok))
     worst = max(ok, key=lambda c: c["tuned_over_best"])
+    mod = [c["model_over_best"] for c in ok
+           if c["model_over_best"] is not None]
     slow = [c for c in ok if c["cusparse_over_tuned"] < 0.9]
     cached = sorted(c["wall_s"] for c in ok if not c["cold"])
     coldw = sorted(c["wall_s"] for c in ok if c["cold"])
     hits = sorted(c["hit_s"] for c in ok if c["hit_s"] is not None)
-    print("# %d of %d cases within 3%% of the exhaustive best (%.0f%%); "
-          "geometric mean tuned/best %.3f; worst %.3f (%s at %d)" %
-          (len(within), len(ok), 100.0 * len(within) / len(ok), gm,
-           worst["tuned_over_best"], worst["graph"], worst["features"]))
-    print("# below 0.9x of cuSPARSE: %s" % (", ".join(
+    print("# %s on %s: %d of %d cases within 3%% of the exhaustive best "
+          "(%.0f%%); geometric mean tuned/best %.3f; worst %.3f (%s at %d)" %
+          (args.op, device, len(within), len(ok),
+           100.0 * len(within) / len(ok), gm, worst["tuned_over_best"],
+           worst["graph"], worst["features"]))
+    if mod:
+        print("# model-only: geometric mean model/best %.3f over %d cases, "
+              "worst %.3f" % (math.exp(sum(map(math.log, mod)) / len(mod)),
+                              len(mod), max(mod)))
+    print("# below 0.9x of the vendor library: %s" % (", ".join(
         "%s at %d (%.2fx)" % (c["graph"], c["features"],
                               c["cusparse_over_tuned"]) for c in slow)
         or "none"))
+    vend = [c["cusparse_over_tuned"] for c in ok]
+    print("# vendor/tuned: geometric mean %.3f, worst %.3f" %
+          (math.exp(sum(map(math.log, vend)) / len(vend)), min(vend)))
     for what, w in (("cold", coldw), ("kernels cached", cached),
                     ("record hit", hits)):
         if w:
             print("# wall, %s: median %.2f s, max %.2f s (%d cases)" %
                   (what, w[len(w) // 2], w[-1], len(w)))
-    failed = len(cases) - len(ok)
+    failed = len([c for c in cases if c.get("failed")])
+    skipped = len([c for c in cases if c.get("not_run")])
     if failed:
         print("# %d cases failed" % failed)
+    if skipped:
+        print("# %d cases not run (deadline)" % skipped)
     if args.json:
-        json.dump({"device": device, "cases": cases}, open(args.json, "w"),
-                  indent=1)
+        json.dump({"op": args.op, "device": device, "cases": cases},
+                  open(args.json, "w"), indent=1)
     return 0 if not failed else 1
 
 

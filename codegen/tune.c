@@ -85,9 +85,10 @@ static const char *inputs_part(const char *text, size_t len, size_t *n)
 	return from;
 }
 
-/* k, a, opt, dev, key: see tune.h. */
-int stir_tune_key(const stir_kernel *k, const stir_csr *a,
-	const stir_tune_options *opt, const stir_device *dev,
+/* k, a, opt, dev_name, key: stir_tune_key with the device given by its
+ * name (NULL: the model's pick, "model-smsN"). */
+static int tune_key(const stir_kernel *k, const stir_csr *a,
+	const stir_tune_options *opt, const char *dev_name,
 	stir_tune_entry *key)
 {
 	memset(key, 0, sizeof(*key));
@@ -104,9 +105,8 @@ int stir_tune_key(const stir_kernel *k, const stir_csr *a,
 		stir_tune_program_hash(text, key->program);
 		free(text);
 	}
-	if (dev) {
-		snprintf(key->device, sizeof(key->device), "%s",
-			stir_device_get_name(dev));
+	if (dev_name) {
+		snprintf(key->device, sizeof(key->device), "%s", dev_name);
 		for (char *p = key->device; *p; p++)
 			if (isspace((unsigned char)*p))
 				*p = '_';
@@ -115,6 +115,15 @@ int stir_tune_key(const stir_kernel *k, const stir_csr *a,
 			opt->sms > 0 ? opt->sms : 132);
 	}
 	return 0;
+}
+
+/* k, a, opt, dev, key: see tune.h. */
+int stir_tune_key(const stir_kernel *k, const stir_csr *a,
+	const stir_tune_options *opt, const stir_device *dev,
+	stir_tune_entry *key)
+{
+	return tune_key(k, a, opt, dev ? stir_device_get_name(dev) : NULL,
+		key);
 }
 
 /* k, name, a, feat, s: the inputs every candidate of the search shares,
@@ -556,16 +565,20 @@ int stir_tune(stir_ctx *ctx, const stir_kernel *program, const stir_csr *a,
 			"examples/sddmm_rows.stir)", stir_kernel_get_name(program));
 		return -1;
 	}
+	/* the device's name keys the record; the device itself (its context
+	 * takes a few tenths of a second to make) only when a search runs */
 	stir_device *dev = opt->device, *own = NULL;
-	if (!opt->model_only && !dev && !(dev = own = stir_device_alloc(ctx,
-	    0))) {
+	char dev_name[256];
+	if (!opt->model_only && !dev && stir_device_name(ctx, 0, dev_name,
+	    sizeof(dev_name)) < 0) {
 		stir_ctx_report(ctx, STIR_NOTE, loc, "the measured search needs a "
 			"GPU; --model-only picks with the cost model alone (stirc "
 			"run --tune: without --backend cuda)");
 		return -1;
 	}
-	int rc = stir_tune_key(program, a, opt, opt->model_only ? NULL : dev,
-		&out->key) == 0 ? 0 : no_memory(ctx);
+	int rc = tune_key(program, a, opt, opt->model_only ? NULL : dev ?
+		stir_device_get_name(dev) : dev_name, &out->key) == 0 ? 0 :
+		no_memory(ctx);
 	int hit = 0;
 	stir_tune_entry e;
 	if (rc == 0 && !opt->no_record)
@@ -594,7 +607,10 @@ int stir_tune(stir_ctx *ctx, const stir_kernel *program, const stir_csr *a,
 			rc = -1;
 		stir_module_free(cm);
 	} else if (rc == 0) {
-		rc = tune_search(ctx, program, a, opt, dev, &t0, out);
+		if (!dev && !(dev = own = stir_device_alloc(ctx, 0)))
+			rc = -1;
+		else
+			rc = tune_search(ctx, program, a, opt, dev, &t0, out);
 	}
 	if (rc == 0 && hit != 1) {
 		out->key.cand = out->cand;

@@ -71,6 +71,24 @@ stir_device *stir_device_alloc(stir_ctx *ctx, int ordinal)
 	return dev;
 }
 
+/* ctx: receives the error; ordinal: which device; buf, size: receive its
+ * name.  The driver's calls only, no context: what a tuning record's key
+ * needs, without the time a context takes to make. */
+int stir_device_name(stir_ctx *ctx, int ordinal, char *buf, size_t size)
+{
+	cu_device cudev;
+	if (!buf || size < 2 || size > 0x7fffffff)
+		return -1;
+	if (stir_cu_load(ctx) < 0 ||
+	    stir_cu_check(ctx, stir_cu.DeviceGet(&cudev, ordinal),
+			"cuDeviceGet") ||
+	    stir_cu_check(ctx, stir_cu.DeviceGetName(buf, (int)size, cudev),
+			"cuDeviceGetName"))
+		return -1;
+	buf[size - 1] = '\0';
+	return 0;
+}
+
 /* dev: the device to keep alive once more. */
 stir_device *stir_device_ref(stir_device *dev)
 {

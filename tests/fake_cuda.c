@@ -176,6 +176,7 @@ API res cuDevicePrimaryCtxRetain(void **ctx, int dev)
 	if (dev != 0)
 		return INVALID_DEVICE;
 	stats.primary_refs++;
+	stats.primary_retains++;
 	*ctx = &primary_token;
 	return OK;
 }

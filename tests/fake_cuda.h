@@ -21,6 +21,8 @@ typedef struct fake_cuda_stats {
 	int memset32_async;    /* cuMemsetD32Async calls (the L2 flush) */
 	int htod_copies;       /* cuMemcpyHtoD calls */
 	void *last_stream;     /* the stream of the last launch */
+	int primary_retains;   /* cuDevicePrimaryCtxRetain calls (contexts
+	                          a process made or reused) */
 } fake_cuda_stats;
 
 /* The kernels the fake "runs" on the host:

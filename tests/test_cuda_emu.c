@@ -324,10 +324,8 @@ static int sddmm_rows(stir_kernel *k, const sched_arg *a)
 /* k, a: SDDMM candidate a->candidate with its own mapping. */
 static int sddmm_candidate(stir_kernel *k, const sched_arg *a)
 {
-	const stir_sddmm_params *p = stir_sddmm_get_candidate(a->candidate);
-	stir_sddmm_map fm = stir_sddmm_params_map(p, a->feat);
-	return p->rows ? stir_recipe_sddmm_rows(k, fm) :
-		stir_recipe_sddmm(k, fm);
+	return stir_recipe_sddmm_candidate(k,
+		stir_sddmm_get_candidate(a->candidate), a->feat);
 }
 
 /* The written schedules, with the sizes of a larger run (some launches of

@@ -6,11 +6,13 @@
  * make are run in the emulator by test_cuda_emu and on the GPU by
  * bench_spmm and bench_sddmm. */
 #include <dirent.h>
+#include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <stir/stir.h>
 #include "tests/testutil.h"
+#include "tests/fake_cuda.h"
 
 /* ctx, file, name: kernel "name" of the source tree's "file" (its module
  * in *m). */
@@ -84,12 +86,34 @@ START_TEST(test_sddmm_candidates)
 		ck_assert_int_le(fm.lanes, p->max_lanes);
 		ck_assert_int_eq(fm.lanes * fm.nnz,
 			p->threads > 0 ? p->threads : 256);
-		int rc = p->rows ? stir_recipe_sddmm_rows(k, fm) :
-			stir_recipe_sddmm(k, fm);
+		int rc = stir_recipe_sddmm_candidate(k, p, 96);
 		if (rc < 0)
 			stir_ctx_print_diagnostics(ctx, stderr);
 		ck_assert_int_eq(rc, 0);
 		ck_assert_int_eq(stir_kernel_get_stage(k), STIR_STAGE_3);
+		/* the kernel says where X's row is read from */
+		char *cuda = stir_kernel_to_cuda(k);
+		ck_assert_ptr_nonnull(cuda);
+		ck_assert_int_eq(strstr(cuda, "X_shared") != NULL,
+			p->rows && !p->x_global);
+		ck_assert(p->rows || !p->x_global);
+		free(cuda);
+		/* the candidate's row schedule with X shared is
+		 * stir_recipe_sddmm_rows, the fused one stir_recipe_sddmm */
+		if (!p->x_global) {
+			stir_module *m2;
+			stir_kernel *k2 = read_kernel(ctx, p->rows ?
+				"examples/sddmm_rows.stir" : "examples/sddmm.stir",
+				p->rows ? "sddmm_rows" : "sddmm", &m2);
+			ck_assert_int_eq(p->rows ? stir_recipe_sddmm_rows(k2, fm) :
+				stir_recipe_sddmm(k2, fm), 0);
+			char *c1 = stir_kernel_to_cuda(k), *c2 =
+				stir_kernel_to_cuda(k2);
+			ck_assert_str_eq(c1, c2);
+			free(c1);
+			free(c2);
+			stir_module_free(m2);
+		}
 		stir_module_free(m);
 		stir_ctx_free(ctx);
 	}
@@ -111,6 +135,17 @@ START_TEST(test_wrong_kernel)
 	k = read_kernel(ctx, "examples/csrmm.stir", "csrmm", &m);
 	ck_assert_int_eq(stir_recipe_sddmm(k, stir_sddmm_map_features(64)), -1);
 	ck_assert_int_gt(stir_ctx_n_errors(ctx), 0);
+	stir_module_free(m);
+	/* no candidate, no features: refused with an error, k unchanged */
+	stir_ctx_clear_diagnostics(ctx);
+	k = read_kernel(ctx, "examples/sddmm_rows.stir", "sddmm_rows", &m);
+	ck_assert_int_eq(stir_recipe_sddmm_candidate(k, NULL, 32), -1);
+	ck_assert_int_eq(stir_ctx_n_errors(ctx), 1);
+	ck_assert_int_eq(stir_recipe_sddmm_candidate(k,
+		stir_sddmm_get_candidate(20), 0), -1);
+	ck_assert_int_eq(stir_ctx_n_errors(ctx), 2);
+	ck_assert_int_eq(stir_kernel_get_stage(k), STIR_STAGE_1);
+	ck_assert_int_eq(stir_recipe_sddmm_candidate(NULL, NULL, 32), -1);
 	stir_module_free(m);
 	stir_ctx_free(ctx);
 }
@@ -894,6 +929,79 @@ START_TEST(test_tune_search_fake)
 }
 END_TEST
 
+/* A record hit on the fake driver: stir_tune finds the measured entry
+ * of the device it would search on by the device's name alone, without
+ * making its context (the few tenths of a second a record hit must not
+ * spend); a miss still opens it for the search. */
+START_TEST(test_tune_record_hit_fake)
+{
+	const char *b = getenv("STIR_BUILDDIR");
+	char fake[4096];
+	snprintf(fake, sizeof(fake), "%s/tests/.libs/libfakecuda.so",
+		b ? b : ".");
+	if (access(fake, R_OK) != 0)
+		return;
+	ck_assert_int_eq(setenv("STIR_LIBCUDA", fake, 1), 0);
+	char dir[] = "/tmp/stir-tune-hit-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_module *m;
+	stir_kernel *k = read_kernel(ctx, "examples/sddmm_rows.stir",
+		"sddmm_rows", &m);
+	stir_csr *a = stir_mtx_read_from_file(ctx,
+		test_path("examples/data/cora.mtx.gz"));
+	ck_assert_ptr_nonnull(a);
+	char name[64];
+	ck_assert_int_eq(stir_device_name(ctx, 0, name, sizeof(name)), 0);
+	ck_assert_str_eq(name, "Fake CUDA Device");
+	ck_assert_int_eq(stir_device_name(ctx, 1, name, sizeof(name)), -1);
+	stir_ctx_clear_diagnostics(ctx);
+	void *h = dlopen(fake, RTLD_NOW | RTLD_NOLOAD);
+	ck_assert_ptr_nonnull(h);
+	void *p = dlsym(h, "fake_cuda_stats_get");
+	ck_assert_ptr_nonnull(p);
+	fake_cuda_stats *(*get)(void);
+	memcpy(&get, &p, sizeof(p));
+	dlclose(h);
+	/* the entry a measured search on this device would store: the key
+	 * of the opened device, candidate 22 (X from global memory) */
+	stir_tune_options opt = { .feat = 32, .cache_dir = dir };
+	stir_device *dev = stir_device_alloc(ctx, 0);
+	ck_assert_ptr_nonnull(dev);
+	stir_tune_entry e;
+	ck_assert_int_eq(stir_tune_key(k, a, &opt, dev, &e), 0);
+	stir_device_free(dev);
+	ck_assert_str_eq(e.device, "Fake_CUDA_Device");
+	e.cand = 22;
+	e.cost = 1;
+	e.time_ms = 0.01;
+	snprintf(e.how, sizeof(e.how), "measured");
+	ck_assert_int_eq(stir_tune_record_store(ctx, dir, &e), 0);
+	int retains = get()->primary_retains;
+	stir_tune_result r;
+	ck_assert_int_eq(stir_tune(ctx, k, a, &opt, &r), 0);
+	ck_assert_int_eq(r.from, STIR_TUNE_FROM_RECORD);
+	ck_assert_int_eq(r.cand, 22);
+	ck_assert(r.time_ms == 0.01);
+	ck_assert_ptr_null(strstr(r.schedule, "scope: shared"));
+	ck_assert_int_eq(get()->primary_retains, retains);
+	stir_tune_result_clear(&r);
+	/* another feature size misses: the search opens the device (and
+	 * stops at the fake's first load, or without NVRTC at compiling) */
+	opt.feat = 16;
+	opt.no_record = true;
+	ck_assert_int_eq(stir_tune(ctx, k, a, &opt, &r), -1);
+	ck_assert_int_eq(get()->primary_retains, retains + 1);
+	ck_assert_int_eq(get()->primary_refs, 0);
+	stir_csr_free(a);
+	stir_module_free(m);
+	stir_ctx_free(ctx);
+	char cmd[100];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 static Suite *recipes_suite(void)
 {
 	Suite *s = suite_create("recipes");
@@ -911,6 +1019,7 @@ static Suite *recipes_suite(void)
 	tcase_add_test(tc, test_tune_api);
 	tcase_add_test(tc, test_tune_candidates_read_back);
 	tcase_add_test(tc, test_tune_search_fake);
+	tcase_add_test(tc, test_tune_record_hit_fake);
 	tcase_add_test(tc, test_tune_swap_formats);
 	suite_add_tcase(s, tc);
 	return s;

@@ -574,6 +574,26 @@ for f in 128 20; do
 		grep_in "$tmp/out" "check: $p matches"
 	done
 done
+# each SDDMM program covers its own candidates; stirc tune says when the
+# model ranks the other program's first: Cora's short rows the fused
+# schedule, a band of 69 non-zeros a row the row schedule
+expect 0 "$stirc" tune "$srcdir/examples/sddmm_rows.stir" --mtx S="$cora" \
+	--size feat=32 --model-only --no-record -o "$tmp/d.yaml"
+grep_in "$tmp/err" "ranks the fused schedule first for this matrix (candidate"
+grep_in "$tmp/err" "of examples/sddmm.stir"
+expect 0 "$stirc" tune "$srcdir/examples/sddmm.stir" --mtx S="$cora" \
+	--size feat=32 --model-only --no-record -o "$tmp/d.yaml"
+if grep -q "ranks the" "$tmp/err"; then
+	echo "FAIL: a note for the program the model ranks first"; fail=1
+fi
+awk 'BEGIN { n = 4000; w = 34; print "%%MatrixMarket matrix coordinate real general"
+	print n, n, n * (2 * w + 1) - w * (w + 1)
+	for (i = 1; i <= n; i++) for (j = i - w; j <= i + w; j++)
+		if (j >= 1 && j <= n) print i, j, 1 }' > "$tmp/band.mtx"
+expect 0 "$stirc" tune "$srcdir/examples/sddmm.stir" --mtx S="$tmp/band.mtx" \
+	--size feat=32 --model-only --no-record -o "$tmp/d.yaml"
+grep_in "$tmp/err" "ranks the row schedule first for this matrix (candidate"
+grep_in "$tmp/err" "of examples/sddmm_rows.stir"
 expect 0 "$stirc" tune "$srcdir/examples/csrmm.stir" --mtx A="$cora" \
 	--size feat=64 --model-only
 cp "$tmp/out" "$tmp/s1.yaml"

@@ -1914,6 +1914,38 @@ static void tune_report(const char *cmd, const stir_tune_result *r,
 			"of %d candidates\n", cmd, budget_s, r->n_timed, r->n_compiled);
 }
 
+/* k, a, feat, sms: for an SDDMM kernel, say on stderr when the cost model
+ * ranks a candidate of the other SDDMM program first for matrix "a" (a
+ * program covers only its own candidates: the fused ones sddmm.stir, the
+ * row ones sddmm_rows.stir), so that the user tunes that one too. */
+static void sddmm_other_program(const stir_kernel *k, const stir_csr *a,
+	int64_t feat, int sms)
+{
+	stir_tune_recipe r = stir_tune_recipe_of(k);
+	if (r != STIR_TUNE_SDDMM && r != STIR_TUNE_SDDMM_ROWS)
+		return;
+	int n = stir_sddmm_n_candidates();
+	int *order = malloc((size_t)n * sizeof(*order));
+	double *costs = malloc((size_t)n * sizeof(*costs));
+	if (order && costs && stir_sddmm_model_rank(a, feat, sms, order,
+	    costs) > 0) {
+		const stir_sddmm_params *best = stir_sddmm_get_candidate(order[0]);
+		int i = 1;
+		while (i < n && stir_sddmm_get_candidate(order[i])->rows ==
+		       best->rows)
+			i++;
+		if (best->rows != (r == STIR_TUNE_SDDMM_ROWS) && i < n)
+			fprintf(stderr, "stirc tune: note: the cost model ranks the "
+				"%s schedule first for this matrix (candidate %d of "
+				"examples/%s, cost %.4g; this program's best %.4g): "
+				"tune that program too\n", best->rows ? "row" : "fused",
+				order[0], best->rows ? "sddmm_rows.stir" : "sddmm.stir",
+				costs[0], costs[i]);
+	}
+	free(order);
+	free(costs);
+}
+
 /* argc, argv: "stirc tune" and its arguments (argv[0] is "tune"). */
 static int cmd_tune(int argc, char **argv)
 {
@@ -2065,6 +2097,7 @@ static int cmd_tune(int argc, char **argv)
 				r.time_ms >= 0 ? "measured" : "the cost model's pick",
 				r.cost, how, elapsed_ms(&t0) * 1e-3,
 				out ? ", written to " : "", out ? out : "");
+			sddmm_other_program(k, a, feat, (int)sms);
 		}
 	}
 	stir_tune_result_clear(&r);

@@ -253,17 +253,30 @@ typedef struct stir_sddmm_params {
 	bool rows;              /* stir_recipe_sddmm_rows, else stir_recipe_sddmm */
 	int64_t max_lanes;      /* a power of two up to 32 */
 	int64_t threads;        /* a power of two, 32 to 256; 0: 256 */
+	bool x_global;          /* the row schedule: X's row read from
+	                           global memory, not copied to shared */
 } stir_sddmm_params;
 
 /* The candidate space of the SDDMM, as bench_sddmm searches it: the fused
  * schedule with 32, 16, 8 and 4 lanes at most, then the row schedule with
  * the same (256 threads); then, for long rows and small matrices, the row
  * schedule in thread blocks of 128 and of 64 threads, both schedules with
- * 2 lanes at most, the fused one with 8 and 4 lanes in blocks of 128
- * (bench_sddmm --candidates names them by index). */
+ * 2 lanes at most, the fused one with 8 and 4 lanes in blocks of 128;
+ * then the row schedule with X read from global memory in blocks of 64
+ * and 32 threads (bench_sddmm --candidates names them by index). */
 STIR_EXPORT int stir_sddmm_n_candidates(void);
 /* Candidate i (0 <= i < stir_sddmm_n_candidates()), or NULL. */
 STIR_EXPORT const stir_sddmm_params *stir_sddmm_get_candidate(int i);
+
+/* Schedule stage I kernel k with SDDMM candidate p at "feat" features:
+ * stir_recipe_sddmm (k the kernel sddmm of examples/sddmm.stir) or, for
+ * a row candidate, the row schedule of stir_recipe_sddmm_rows (k the
+ * kernel sddmm_rows of examples/sddmm_rows.stir), X's row in shared
+ * memory unless p->x_global; with
+ * stir_sddmm_params_map's mapping.  0, or -1 with diagnostics in k's
+ * context. */
+STIR_EXPORT int stir_recipe_sddmm_candidate(__stir_keep stir_kernel *k,
+	const stir_sddmm_params *p, int64_t feat);
 
 /* The mapping of candidate "p" for "feat" features (feat >= 1):
  * stir_sddmm_map_lanes(feat, p->max_lanes) with p->threads / lanes

@@ -142,6 +142,11 @@ STIR_EXPORT int stir_device_count(__stir_keep stir_ctx *ctx);
  * every later operation on the device go into "ctx". */
 STIR_EXPORT __stir_give stir_device *stir_device_alloc(
 	__stir_keep stir_ctx *ctx, int ordinal);
+/* The name of device "ordinal" into buf (of "size" bytes, >= 2), as
+ * stir_device_get_name gives it once opened, without opening it (no
+ * context is made).  0, or -1 with an error as stir_device_alloc's. */
+STIR_EXPORT int stir_device_name(__stir_keep stir_ctx *ctx, int ordinal,
+	char *buf, size_t size);
 /* Give up the caller's reference; the device is released once no buffer,
  * stream, event or module made on it remains. */
 STIR_EXPORT void stir_device_free(__stir_take stir_device *dev);

@@ -334,7 +334,5 @@ int stir_tune_apply_candidate(stir_kernel *k, int64_t feat, int cand)
 	if (r == STIR_TUNE_SPMM) {
 		return stir_recipe_spmm_hybrid_candidate(k, p, feat);
 	}
-	stir_sddmm_map fm = stir_sddmm_params_map(q, feat);
-	return r == STIR_TUNE_SDDMM ? stir_recipe_sddmm(k, fm) :
-		stir_recipe_sddmm_rows(k, fm);
+	return stir_recipe_sddmm_candidate(k, q, feat);
 }

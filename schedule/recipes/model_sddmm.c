@@ -59,9 +59,11 @@ double stir_sddmm_model_cost(const stir_sddmm_params *p, const stir_csr *a,
 		for (int64_t i = 0; i < a->nrows; i++) {
 			int64_t d = a->indptr[i + 1] - a->indptr[i];
 			double steps = (double)((d + fm.nnz - 1) / fm.nnz);
-			/* the copy of X's row, over the block's threads */
-			/* and a long row's gathers, all on one SM */
-			double s = steps * nz_steps + LOAD_NS +
+			/* the copy of X's row (none when it is read from
+			 * global memory) and a long row's gathers, all on one
+			 * SM */
+			double s = steps * nz_steps +
+				(p->x_global ? 0 : LOAD_NS) +
 				(double)d * f * 4 / SM_BW;
 			work += s;
 			busy += (double)d;
@@ -101,7 +103,8 @@ double stir_sddmm_model_cost(const stir_sddmm_params *p, const stir_csr *a,
 		fill = 1;
 	mem_ns /= fill < 0.1 ? 0.1 : fill;
 	double lat_ns = work / slots + longest +
-		blocks / slots * BLOCK_NS * (p->rows ? 1.0 : 0.5);
+		blocks / slots * BLOCK_NS *
+		(p->rows && !p->x_global ? 1.0 : 0.5);
 	return mem_ns > lat_ns ? mem_ns + 0.25 * lat_ns :
 		lat_ns + 0.25 * mem_ns;
 }

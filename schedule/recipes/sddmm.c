@@ -169,14 +169,19 @@ int stir_recipe_sddmm(stir_kernel *k, stir_sddmm_map fm)
 		stir_kernel_prepare_for_gpu(k) < 0 ? -1 : 0;
 }
 
-/* k, fm: see recipes.h. */
-int stir_recipe_sddmm_rows(stir_kernel *k, stir_sddmm_map fm)
+/* k, fm, x_shared: the row schedule (the file's header), X's row in
+ * shared memory when x_shared.  Without it, each non-zero's lanes read
+ * X's row from global memory (L1 hits after the row's first non-zeros),
+ * so that no copy of it and no zeroed shared memory delay a short row's
+ * gathers (one barrier, between S's zeroing and the sums, remains): for
+ * small matrices, whose time is a few dependent loads. */
+static int rows_schedule(stir_kernel *k, stir_sddmm_map fm, bool x_shared)
 {
 	/* the init's j_2 (one iteration) on threadIdx.x: lane 0 zeroes the
 	 * element that it alone stores into after the shuffles */
 	const int64_t fji[] = { 0, fm.nnz, 1 };
 	const int64_t fx[] = { 0, fm.nnz, fm.lanes };
-	const char *kl[3], *nz[2], *xl[3], *jl[3];
+	const char *kl[3], *nz[2], *xl[3], *jl[3], *xs = NULL;
 	if (stir_specialize(k, "feat", fm.feat) < 0 ||
 	    stir_lower_sparse_iter(k) < 0)
 		return -1;
@@ -185,16 +190,21 @@ int stir_recipe_sddmm_rows(stir_kernel *k, stir_sddmm_map fm)
 	const char *blk = stir_kernel_get_made(k, STIR_MADE_BLOCK, 1);
 	const char *init = stir_kernel_get_made(k, STIR_MADE_INIT_BLOCK, 1);
 	/* stage II, where S and X are indexed by the row */
-	if (stir_decompose_reduction(k, blk, "j") < 0 ||
-	    stir_cache_read(k, blk, "X", "j", STIR_SCOPE_SHARED) < 0)
+	if (stir_decompose_reduction(k, blk, "j") < 0)
 		return -1;
-	const char *xs = stir_kernel_get_made(k, STIR_MADE_BUFFER, 0);
-	const char *xc = stir_kernel_get_made(k, STIR_MADE_BLOCK, 0);
-	const char *xa = stir_kernel_get_made_from(k, STIR_MADE_LOOP, xc, 0);
-	if (split(k, xc, xa, 3, fx, xl) < 0 ||
-	    stir_bind(k, xc, xl[1], STIR_THREAD_Y) < 0 ||
-	    stir_bind(k, xc, xl[2], STIR_THREAD_X) < 0 ||
-	    split(k, init, "j", 3, fji, jl) < 0 ||
+	if (x_shared) {
+		if (stir_cache_read(k, blk, "X", "j", STIR_SCOPE_SHARED) < 0)
+			return -1;
+		xs = stir_kernel_get_made(k, STIR_MADE_BUFFER, 0);
+		const char *xc = stir_kernel_get_made(k, STIR_MADE_BLOCK, 0);
+		const char *xa = stir_kernel_get_made_from(k, STIR_MADE_LOOP,
+			xc, 0);
+		if (split(k, xc, xa, 3, fx, xl) < 0 ||
+		    stir_bind(k, xc, xl[1], STIR_THREAD_Y) < 0 ||
+		    stir_bind(k, xc, xl[2], STIR_THREAD_X) < 0)
+			return -1;
+	}
+	if (split(k, init, "j", 3, fji, jl) < 0 ||
 	    stir_bind(k, init, jl[1], STIR_THREAD_Y) < 0 ||
 	    stir_bind(k, init, jl[2], STIR_THREAD_X) < 0 ||
 	    lanes_per_nonzero(k, blk, "j", fm, kl, nz) < 0 ||
@@ -202,9 +212,36 @@ int stir_recipe_sddmm_rows(stir_kernel *k, stir_sddmm_map fm)
 	    stir_lower_sparse_buffer(k) < 0)
 		return -1;
 	const char *y = stir_kernel_get_made_from(k, STIR_MADE_BUFFER, "Y", 0);
+	if (!x_shared)
+		xs = stir_kernel_get_made_from(k, STIR_MADE_BUFFER, "X", 0);
 	/* last, the GPU's stage III rewrites */
 	return (fm.vec > 1 && vector_loads(k, blk, xs, y, kl[2]) < 0) ||
 		stir_kernel_prepare_for_gpu(k) < 0 ? -1 : 0;
+}
+
+/* k, fm: see recipes.h. */
+int stir_recipe_sddmm_rows(stir_kernel *k, stir_sddmm_map fm)
+{
+	return rows_schedule(k, fm, true);
+}
+
+/* k, p, feat: see recipes.h. */
+int stir_recipe_sddmm_candidate(stir_kernel *k, const stir_sddmm_params *p,
+	int64_t feat)
+{
+	if (!p || feat < 1) {
+		stir_loc loc = { 0, 0, 0 };
+		if (k)
+			stir_ctx_report(stir_module_get_ctx(
+				stir_kernel_get_module(k)), STIR_ERROR, loc,
+				"stir_recipe_sddmm_candidate: %s", !p ? "no "
+				"candidate" : "the feature size must be at least 1");
+		return -1;
+	}
+	stir_sddmm_map fm = stir_sddmm_params_map(p, feat);
+	if (!p->rows)
+		return stir_recipe_sddmm(k, fm);
+	return rows_schedule(k, fm, !p->x_global);
 }
 
 /* ---- the candidate space ---- */
@@ -218,13 +255,26 @@ int stir_recipe_sddmm_rows(stir_kernel *k, stir_sddmm_map fm)
  * resident per multiprocessor), and both schedules with 2 lanes at most
  * (more non-zeros per warp, more features per lane at short feature
  * sizes), the fused one also in blocks of 128 threads (twice the thread
- * blocks for a small matrix). */
+ * blocks for a small matrix).  The last three are for the same matrices,
+ * where those twenty still lost to cusparseSDDMM: rows whose lanes read
+ * X's row from global memory instead of a shared copy (no copy: a small
+ * matrix's short rows are a few dependent loads), in blocks of 64 and 32
+ * threads; on an H100 they gain up to 10% on Bai_cryg2500, DIMACS10_data,
+ * HB_zenios and HB_bcsstk33 at 32-128 features (bench/RESULTS.md, which
+ * also has the thread blocks over 2 or 4 consecutive rows that were
+ * tried for L1 reuse of Y's rows and never won). */
 static const stir_sddmm_params candidates[] = {
-	{ false, 32, 0 }, { false, 16, 0 }, { false, 8, 0 }, { false, 4, 0 },
-	{ true, 32, 0 }, { true, 16, 0 }, { true, 8, 0 }, { true, 4, 0 },
-	{ true, 32, 128 }, { true, 16, 128 }, { true, 8, 128 }, { true, 4, 128 },
-	{ true, 32, 64 }, { true, 16, 64 }, { true, 8, 64 }, { true, 4, 64 },
-	{ true, 2, 0 }, { false, 2, 0 }, { false, 8, 128 }, { false, 4, 128 },
+	{ false, 32, 0, false }, { false, 16, 0, false },
+	{ false, 8, 0, false }, { false, 4, 0, false },
+	{ true, 32, 0, false }, { true, 16, 0, false },
+	{ true, 8, 0, false }, { true, 4, 0, false },
+	{ true, 32, 128, false }, { true, 16, 128, false },
+	{ true, 8, 128, false }, { true, 4, 128, false },
+	{ true, 32, 64, false }, { true, 16, 64, false },
+	{ true, 8, 64, false }, { true, 4, 64, false },
+	{ true, 2, 0, false }, { false, 2, 0, false },
+	{ false, 8, 128, false }, { false, 4, 128, false },
+	{ true, 4, 64, true }, { true, 8, 64, true }, { true, 4, 32, true },
 };
 #define N_CANDIDATES (int)(sizeof(candidates) / sizeof(candidates[0]))
 
