@@ -31,7 +31,8 @@
  * stands (a let is computed once, from values fixed where it stands):
  * once the search in "let vi = upper_bound(J_indptr, ..) - 1" has moved,
  * vi is "s - 1" and a search of vi (the relation of the row, in a
- * three-level fuse) may move as well.  So the pass hoists before a loop
+ * three-level fuse) may move as well, after which a let that only the
+ * moved search used is dead and removed.  The pass hoists before a loop
  * until nothing more moves there, which also keeps a second run from
  * moving anything.
  * The loops of the kernel's top level (launches) and the nests of a
@@ -71,6 +72,8 @@ typedef struct hoister {
 	stir_hoist_select select;
 	void *select_user;
 	const stir_stmt *loop;     /* the loop looked at */
+	bool chained;              /* a search of a let's value moved: the
+	                              let may be dead now */
 } hoister;
 
 /* H, v: the binding of block variable v, or NULL. */
@@ -313,8 +316,10 @@ static stir_expr *rewrite(hoister *H, stir_expr *x, bool resolve)
 	    H->inner[x->u.var->slot])
 		return rewrite(H, (stir_expr *)binding_of(H, x->u.var), true);
 	if (resolve && x->kind == STIR_EXPR_VAR && let_value(H, x->u.var) &&
-	    H->inner[x->u.var->slot])
+	    H->inner[x->u.var->slot]) {
+		H->chained = true;
 		return rewrite(H, (stir_expr *)let_value(H, x->u.var), true);
+	}
 	if (!resolve && (H->select ? is_warp_read(x) :
 	    x->kind == STIR_EXPR_SEARCH))
 		for (int i = 0; i < H->n; i++)
@@ -463,6 +468,10 @@ static int hoist(stir_kernel *k, stir_hoist_select select, void *user,
 	stir_visitor fact_finder = { facts, NULL, NULL, NULL, 0, &H };
 	stir_visit_list(&fact_finder, &k->body);
 	hoist_list(&H, &k->body, false);
+	/* "let vi = s - 1" that only the moved search used goes (an unused
+	 * constant is an NVRTC warning) */
+	if (!H.failed && H.chained && stir_remove_dead_lets(k) < 0)
+		H.failed = true;
 	rc = H.failed ? -1 : 0;
 	stir_names_release(&H.names);
 out:
