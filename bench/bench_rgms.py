@@ -5,10 +5,14 @@
 #   python3 bench/bench_rgms.py GRAPH.hetero[.gz]... [--features 16,32,64,128]
 #       [--stirc build/tools/stirc] [--program examples/rgms_agg.stir]
 #       [--schedule examples/rgms_agg.yaml] [--reps 100] [--no-pyg]
-#       [--schedules-only DIR]
+#       [--schedules-only DIR] [--edge-program examples/rgms_edge.stir]
+#       [--candidates PATTERN,...]
 #
 # stir: examples/rgms_agg.stir (the aggregated order) under --schedule (any
-# size) and the variants of rgms_schedules() below, each run through `stirc
+# size) and the variants of rgms_schedules() below, and the edge by edge
+# examples/rgms_edge.stir (--edge-program; no intermediate T) under the
+# variants of rgms_edge_schedules(), those matching --candidates (shell
+# patterns of the names) when given, each run through `stirc
 # run --backend cuda --time` (GPU.md: warm-ups, the L2 cache flushed before
 # each run, the median), the
 # fastest re-measured in a fresh run with --reps runs, its Y, W and X written
@@ -18,7 +22,8 @@
 # torch.cuda.max_memory_allocated around one layer call, less what was
 # allocated before; stir's is every device buffer its run allocates beyond
 # the inputs X and W: the relational format's arrays (I.indptr, I.indices,
-# J.indptr, J.indices, A), the intermediate T and the output Y.  The host
+# J.indptr, J.indices, A), the intermediate T (the aggregated order's) and
+# the output Y.  The host
 # time to read the graph and build the format is stirc's ("inputs:").
 # --schedules-only DIR writes the schedule files and runs nothing (no GPU).
 import gzip, os, subprocess, sys, tempfile
@@ -93,6 +98,56 @@ def rgms_schedules(feat, example):
     return out
 
 
+def rgms_edge_schedule(feat, q):
+    """The schedule file (text) of rgms_edge.stir with fin = fout = feat
+    specialized: zero Y (as in rgms_schedule); then the edges (flattened
+    over relation, row and column: `sparse_fuse`), feat / q lanes an edge,
+    each lane summing q output features (strided by feat / q, so a warp's
+    loads of W[r] are contiguous) over the input features in registers
+    and adding them atomically into Y.  256 threads a thread block."""
+    s = ["kernel: rgms_edge", "stage1:",
+         "  - specialize: {param: fin, value: %d}" % feat,
+         "  - specialize: {param: fout, value: %d}" % feat,
+         "  - sparse_fuse: {iter: rgms, iters: [rr, i, j]}",
+         "stage2:"]
+    zl = min(feat, 32)
+    s += ["  - split: {block: zero0, loop: i, factors: [null, %d]}" % (256 // zl),
+          "  - bind: {block: zero0, loop: i_0, to: blockIdx.x}",
+          "  - bind: {block: zero0, loop: i_1, to: threadIdx.y}"]
+    if feat == zl:
+        s.append("  - bind: {block: zero0, loop: fo, to: threadIdx.x}")
+    else:
+        s += ["  - split: {block: zero0, loop: fo, factors: [%d, null]}" % (feat // zl),
+              "  - reorder: {block: zero0, loops: [i_0, i_1, fo_1, fo_0]}",
+              "  - bind: {block: zero0, loop: fo_1, to: threadIdx.x}",
+              "  - unroll: {block: zero0, loop: fo_0}"]
+    lanes = feat // q
+    s += ["  - set_atomic: {block: rgms0}",
+          "  - split: {block: rgms0, loop: rrij, factors: [null, %d]}" % max(1, 256 // lanes),
+          "  - bind: {block: rgms0, loop: rrij_0, to: blockIdx.x}",
+          "  - bind: {block: rgms0, loop: rrij_1, to: threadIdx.y}"]
+    if q == 1:
+        s += ["  - bind: {block: rgms0, loop: fo, to: threadIdx.x}",
+              "  - unroll: {block: rgms0, loop: fi}",
+              "  - cache_write: {block: rgms0, buffer: Y, loop: fi, scope: local}"]
+    else:
+        s += ["  - split: {block: rgms0, loop: fo, factors: [%d, null]}" % q,
+              "  - reorder: {block: rgms0, loops: [rrij_0, rrij_1, fo_1, fi, fo_0]}",
+              "  - bind: {block: rgms0, loop: fo_1, to: threadIdx.x}",
+              "  - unroll: {block: rgms0, loop: fo_0}",
+              "stage3:",
+              "  - cache_write: {block: rgms0, buffer: Y_data, loop: fi, scope: local}"]
+    return "\n".join(s) + "\n"
+
+
+def rgms_edge_schedules(feat):
+    """The edge-by-edge candidates at fin = fout = feat (rgms_edge.stir):
+    (name, text), q = 1, 2, 4, 8 output features a lane wherever feat / q
+    is a whole number of 4 to 32 lanes."""
+    return [("edge_f%d_q%d" % (feat, q), rgms_edge_schedule(feat, q))
+            for q in (1, 2, 4, 8) if feat % q == 0 and 4 <= feat // q <= 32]
+
+
 def read_hetero(path):
     """The graph's sizes and edges (numpy arrays src, dst, rel)."""
     import numpy as np
@@ -104,12 +159,13 @@ def read_hetero(path):
     return n, r, a
 
 
-def stirc_time(args, sched_text, path, feat, reps, outs=None):
-    """Run stirc on one schedule: (median ms, stirc's output)."""
+def stirc_time(args, sched_text, path, feat, reps, outs=None, program=None):
+    """Run stirc on one schedule of program (by default --program):
+    (median ms, stirc's output)."""
     with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
         f.write(sched_text)
         sf = f.name
-    cmd = [args["stirc"], "run", args["program"], "--backend", "cuda",
+    cmd = [args["stirc"], "run", program or args["program"], "--backend", "cuda",
            "--schedule", sf, "--hetero", "A=" + path,
            "--size", "fin=%d" % feat, "--size", "fout=%d" % feat,
            "--random", "1", "--time", "--reps", str(reps)]
@@ -169,15 +225,31 @@ def pyg_layer(path, n, r, a, w, x, y_stir, reps=30):
     return res
 
 
+def cuda_core_candidates(feat, args):
+    """The CUDA-core candidates at fin = fout = feat: (name, schedule
+    text, program), the aggregated order's (--program) and the edge by
+    edge ones (--edge-program), those whose names match --candidates (a
+    comma-separated list of shell patterns) when it is given."""
+    import fnmatch
+    out = [(n, t, args["program"]) for n, t in rgms_schedules(feat, args["schedule"])]
+    out += [(n, t, args["edge_program"]) for n, t in rgms_edge_schedules(feat)]
+    if args["candidates"]:
+        pats = args["candidates"].split(",")
+        out = [c for c in out if any(fnmatch.fnmatch(c[0], p) for p in pats)]
+    return out
+
+
 def main(argv):
     args = {"stirc": "build/tools/stirc", "program": "examples/rgms_agg.stir",
             "schedule": "examples/rgms_agg.yaml",
+            "edge_program": "examples/rgms_edge.stir", "candidates": None,
             "reps": 100, "pyg": True, "features": FEATURES, "only": None}
     graphs = []
     i = 0
     while i < len(argv):
         o = argv[i]
         if o in ("--stirc", "--program", "--schedule", "--reps",
+                 "--edge-program", "--candidates",
                  "--features", "--schedules-only"):
             if i + 1 == len(argv):
                 sys.exit("bench_rgms: %s needs a value" % o)
@@ -195,7 +267,7 @@ def main(argv):
             elif o == "--schedules-only":
                 args["only"] = v
             else:
-                args[o[2:]] = v
+                args[o[2:].replace("-", "_")] = v
         elif o == "--no-pyg":
             args["pyg"] = False
             i += 1
@@ -211,7 +283,7 @@ def main(argv):
     if args["only"]:
         os.makedirs(args["only"], exist_ok=True)
         for feat in args["features"]:
-            for name, text in rgms_schedules(feat, args["schedule"]):
+            for name, text, _ in cuda_core_candidates(feat, args):
                 with open(os.path.join(args["only"], name + ".yaml"), "w") as f:
                     f.write(text)
         return 0
@@ -226,21 +298,24 @@ def main(argv):
               % (path, n, len(a), r, flat_rows), flush=True)
         for feat in args["features"]:
             best = None
-            for name, text in rgms_schedules(feat, args["schedule"]):
-                t, out = stirc_time(args, text, path, feat, 30)
+            for name, text, prog in cuda_core_candidates(feat, args):
+                t, out = stirc_time(args, text, path, feat, 30, program=prog)
                 print("  f=%d %s: %s" % (feat, name, "%.4f ms" % t if t else
                       "failed: " + out.strip().splitlines()[-1][:120]), flush=True)
                 if t is not None and (best is None or t < best[1]):
-                    best = (name, t, text)
+                    best = (name, t, text, prog)
             if best is None:
                 continue
             files = {k: os.path.join(tmp, k + ".npy") for k in "WXY"}
-            t, out = stirc_time(args, best[2], path, feat, args["reps"], files)
+            t, out = stirc_time(args, best[2], path, feat, args["reps"], files,
+                                program=best[3])
             if t is None:
                 print("  f=%d %s failed again: %s" % (feat, best[0], out))
                 continue
+            # the edge by edge program has no intermediate T
+            t_elems = 0 if best[3] == args["edge_program"] else flat_rows * feat
             ext = 4 * ((r + 1) + 2 * flat_rows + 1 + 2 * len(a) +
-                       flat_rows * feat + n * feat)
+                       t_elems + n * feat)
             line = ("f=%d stir %s: %.4f ms (re-measured, %d runs), peak extra "
                     "%.2f MiB" % (feat, best[0], t, args["reps"], ext / 2**20))
             host = [l for l in out.splitlines() if l.startswith("inputs:")]

@@ -27,6 +27,14 @@
  *    through their bindings);
  *  - the buffer lives in global memory and no statement of the kernel
  *    stores into it (so no store between the two places changes it).
+ * A let defined inside the loop is looked at through its value as it
+ * stands (a let is computed once, from values fixed where it stands):
+ * once the search in "let vi = upper_bound(J_indptr, ..) - 1" has moved,
+ * vi is "s - 1" and a search of vi (the relation of the row, in a
+ * three-level fuse) may move as well, after which a let that only the
+ * moved search used is dead and removed.  The pass hoists before a loop
+ * until nothing more moves there, which also keeps a second run from
+ * moving anything.
  * The loops of the kernel's top level (launches) and the nests of a
  * horizontal block are not hoisted before: a let cannot stand there.
  * Reads of warp buffers, which the emitter also computes once before a
@@ -47,6 +55,8 @@ typedef struct hoister {
 	stir_kernel *k;
 	stir_ctx *ctx;
 	const stir_expr **binding; /* per slot: a block variable's binding */
+	const stir_stmt **let_of;  /* per slot: a let variable's let (its
+	                              value as the hoisting left it) */
 	bool *stored;              /* per buffer: some statement stores to it */
 	bool *inner;               /* per slot: defined inside the loop */
 	size_t slots;              /* of inner and binding: the variables the
@@ -62,6 +72,8 @@ typedef struct hoister {
 	stir_hoist_select select;
 	void *select_user;
 	const stir_stmt *loop;     /* the loop looked at */
+	bool chained;              /* a search of a let's value moved: the
+	                              let may be dead now */
 } hoister;
 
 /* H, v: the binding of block variable v, or NULL. */
@@ -69,6 +81,18 @@ static const stir_expr *binding_of(const hoister *H, const stir_var *v)
 {
 	return v->kind == STIR_VAR_BLOCK && (size_t)v->slot < H->slots ?
 		H->binding[v->slot] : NULL;
+}
+
+/* H, v: the value of let variable v as it stands now, when searches are
+ * hoisted (not warp-buffer reads), or NULL: a let inside a loop whose
+ * value is a search hoisted before an outer loop (the row of a fused
+ * position, "vi = stir_s0 - 1") lets a search of it move too (the
+ * relation of that row in a three-level fuse). */
+static const stir_expr *let_value(const hoister *H, const stir_var *v)
+{
+	return !H->select && v->kind == STIR_VAR_LET &&
+		(size_t)v->slot < H->slots && H->let_of[v->slot] ?
+		H->let_of[v->slot]->u.let.value : NULL;
 }
 
 /* v, user: the binding of block variable v (user: the hoister), or NULL:
@@ -100,7 +124,10 @@ static stir_visit_step unsafe_node(stir_expr **slot, void *user)
 	case STIR_EXPR_INT:
 		return STIR_VISIT_GO;
 	case STIR_EXPR_VAR: {
-		const stir_expr *b = binding_of(H, x->u.var);
+		const stir_var *v = x->u.var;
+		const stir_expr *b = binding_of(H, v);
+		if (!b && let_value(H, v) && H->inner[v->slot])
+			b = let_value(H, v);   /* a let inside: by its value */
 		return b && !safe_value(H, b) ? STIR_VISIT_STOP : STIR_VISIT_GO;
 	}
 	case STIR_EXPR_UNARY:
@@ -168,6 +195,8 @@ static stir_visit_step inner_var(stir_expr **slot, void *user)
 	    !H->inner[x->u.var->slot])
 		return STIR_VISIT_GO;
 	const stir_expr *b = binding_of(H, x->u.var);
+	if (!b)
+		b = let_value(H, x->u.var);
 	return !b || uses_inner(H, b) ? STIR_VISIT_STOP : STIR_VISIT_GO;
 }
 
@@ -286,6 +315,11 @@ static stir_expr *rewrite(hoister *H, stir_expr *x, bool resolve)
 	if (resolve && x->kind == STIR_EXPR_VAR && binding_of(H, x->u.var) &&
 	    H->inner[x->u.var->slot])
 		return rewrite(H, (stir_expr *)binding_of(H, x->u.var), true);
+	if (resolve && x->kind == STIR_EXPR_VAR && let_value(H, x->u.var) &&
+	    H->inner[x->u.var->slot]) {
+		H->chained = true;
+		return rewrite(H, (stir_expr *)let_value(H, x->u.var), true);
+	}
 	if (!resolve && (H->select ? is_warp_read(x) :
 	    x->kind == STIR_EXPR_SEARCH))
 		for (int i = 0; i < H->n; i++)
@@ -377,8 +411,11 @@ static void hoist_list(hoister *H, stir_ptr_vec *list, bool here)
 {
 	for (int i = 0; i < list->n && !H->failed; i++) {
 		stir_stmt *s = stir_stmt_at(list, i);
-		if (here && s->kind == STIR_STMT_FOR)
-			i += hoist_loop(H, list, i);
+		/* again until nothing moves: a search of a let inside the
+		 * loop moves only once the search in the let's value has */
+		for (int n; here && s->kind == STIR_STMT_FOR &&
+		     (n = hoist_loop(H, list, i)) > 0; )
+			i += n;
 		hoist_in(H, stir_stmt_at(list, i));
 	}
 }
@@ -390,6 +427,9 @@ static stir_visit_step facts(stir_stmt *s, void *user)
 	hoister *H = user;
 	if (s->kind == STIR_STMT_STORE)
 		H->stored[s->u.store.buf->index] = true;
+	else if (s->kind == STIR_STMT_LET &&
+	    (size_t)s->u.let.var->slot < H->slots)
+		H->let_of[s->u.let.var->slot] = s;
 	else if (s->kind == STIR_STMT_BLOCK)
 		for (int i = 0; i < s->u.block.n_vars; i++)
 			H->binding[s->u.block.vars[i]->slot] =
@@ -419,14 +459,19 @@ static int hoist(stir_kernel *k, stir_hoist_select select, void *user,
 	H.slots = (size_t)k->n_vars + 1;
 	H.binding = calloc(H.slots, sizeof(*H.binding));
 	H.inner = calloc(H.slots, sizeof(*H.inner));
+	H.let_of = calloc(H.slots, sizeof(*H.let_of));
 	H.stored = calloc((size_t)k->buffers.n + 1, sizeof(*H.stored));
 	int rc = -1;
-	if (!H.binding || !H.inner || !H.stored ||
+	if (!H.binding || !H.inner || !H.stored || !H.let_of ||
 	    stir_names_init(&H.names, k) < 0)
 		goto out;
 	stir_visitor fact_finder = { facts, NULL, NULL, NULL, 0, &H };
 	stir_visit_list(&fact_finder, &k->body);
 	hoist_list(&H, &k->body, false);
+	/* "let vi = s - 1" that only the moved search used goes (an unused
+	 * constant is an NVRTC warning) */
+	if (!H.failed && H.chained && stir_remove_dead_lets(k) < 0)
+		H.failed = true;
 	rc = H.failed ? -1 : 0;
 	stir_names_release(&H.names);
 out:
@@ -434,6 +479,7 @@ out:
 		stir_error_oom(ctx);
 	free(H.binding);
 	free(H.inner);
+	free(H.let_of);
 	free(H.stored);
 	free(H.cand);
 	free(H.vars);

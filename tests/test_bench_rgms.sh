@@ -1,7 +1,9 @@
 #!/bin/sh
 # bench/bench_rgms.py's schedules (the example's and every generated
-# variant at fin = fout = 16) run on the interpreter and match stage I on a
-# small relational graph; the benchmark's option errors exit non-zero.
+# variant at fin = fout = 16: the aggregated order's on rgms_agg.stir, the
+# edge by edge ones, edge_*, on rgms_edge.stir) run on the interpreter and
+# match stage I on a small relational graph; the benchmark's option errors
+# exit non-zero.
 set -u
 srcdir=${srcdir:-.}
 stirc=${STIRC:-tools/stirc}
@@ -12,15 +14,37 @@ fail=0
 python3 "$srcdir/bench/bench_rgms.py" --schedules-only "$tmp/s" --features 16 \
 	--schedule "$srcdir/examples/rgms_agg.yaml" || { echo "FAIL: --schedules-only"; exit 1; }
 n=0
+ne=0
 for s in "$tmp"/s/*.yaml; do
 	n=$((n + 1))
-	if ! "$stirc" run "$srcdir/examples/rgms_agg.stir" --schedule "$s" \
+	prog=rgms_agg
+	case $(basename "$s") in edge_*) prog=rgms_edge; ne=$((ne + 1)) ;; esac
+	if ! "$stirc" run "$srcdir/examples/$prog.stir" --schedule "$s" \
 	    --hetero A="$srcdir/tests/data/graphs/small.hetero" --size fin=16 \
 	    --size fout=16 --random 3 --check > "$tmp/out" 2>&1; then
 		echo "FAIL: $s"; cat "$tmp/out"; fail=1
 	fi
 done
-[ "$n" -ge 4 ] || { echo "FAIL: only $n schedules"; fail=1; }
+[ "$n" -ge 7 ] || { echo "FAIL: only $n schedules"; fail=1; }
+[ "$ne" -ge 3 ] || { echo "FAIL: only $ne edge by edge schedules"; fail=1; }
+# the two example schedules on the shared AIFB and MUTAG graphs, where the
+# checkout has them beside it (../shared/data), else on the first 4000
+# edges of AIFB
+data=$srcdir/../shared/data
+if [ -f "$data/aifb.hetero.gz" ] && [ -f "$data/mutag.hetero.gz" ]; then
+	graphs="$data/aifb.hetero.gz $data/mutag.hetero.gz"
+else
+	graphs=$srcdir/tests/data/formats/aifb-head.hetero.gz
+fi
+for g in $graphs; do
+	for prog in rgms_agg rgms_edge; do
+		if ! "$stirc" run "$srcdir/examples/$prog.stir" --hetero A="$g" \
+		    --size fin=16 --size fout=16 --random 1 \
+		    --schedule "$srcdir/examples/$prog.yaml" --check > "$tmp/out" 2>&1; then
+			echo "FAIL: $prog.yaml on $g"; cat "$tmp/out"; fail=1
+		fi
+	done
+done
 for bad in "--features x" "--features 0" "--bogus"; do
 	if python3 "$srcdir/bench/bench_rgms.py" $bad > "$tmp/out" 2>&1; then
 		echo "FAIL: bench_rgms.py $bad exited 0"; fail=1

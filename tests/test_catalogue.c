@@ -145,7 +145,7 @@ static void ref_csf_square_sum(const run *r)
 
 /* r, i, fo, w_in_out: sum over relations of (A_r X W_r^T)[i, fo], with A_r
  * dense; W[r] is fout x fin (rgms.stir), or with w_in_out fin x fout
- * (rgms_agg.stir, rgcn_layer.stir). */
+ * (rgms_agg.stir, rgms_edge.stir, rgcn_layer.stir). */
 static double rgms_at(const run *r, int64_t i, int64_t fo, bool w_in_out)
 {
 	int64_t nr = size(r->in, "r"), n = size(r->in, "n"),
@@ -290,6 +290,7 @@ static const program programs[] = {
 	{ "examples/rgms.stir", { "fin=3", "fout=2" }, ref_rgms },
 	/* the aggregated order: the same Y (its T is an intermediate) */
 	{ "examples/rgms_agg.stir", { "fin=3", "fout=2" }, ref_rgms_agg },
+	{ "examples/rgms_edge.stir", { "fin=3", "fout=2" }, ref_rgms_agg },
 	{ "examples/rgcn_layer.stir", { "fin=3", "fout=2", "relu=1" },
 	  ref_rgcn_layer },
 	{ "examples/rgcn_homo.stir", { 0 }, ref_rgcn_homo },

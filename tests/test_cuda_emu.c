@@ -361,6 +361,7 @@ static const struct {
 	{ "rgcn_homo", "examples/rgcn_homo.yaml", "m=20,n=30,fout=40" },
 	{ "rgms", "examples/rgms.yaml", "r=3,m=20,n=20,fout=24" },
 	{ "rgms_agg", "examples/rgms_agg.yaml", "r=3,m=20,n=20,fin=20,fout=24" },
+	{ "rgms_edge", "examples/rgms_edge.yaml", "r=3,m=20,n=20,fin=20,fout=24" },
 	{ "sddmm", "examples/sddmm.yaml", "m=30,n=30,feat=40" },
 	{ "sddmm", "examples/sddmm_fast.yaml", "m=30,n=40" },
 	{ "sddmm_rows", "examples/sddmm_rows.yaml", "m=30,n=40" },

@@ -279,6 +279,49 @@ START_TEST(test_hoist_nested)
 }
 END_TEST
 
+/* A search of a let's value moves once the search in that value has (the
+ * relation of a fused position's row, rgms_edge.yaml): both go before loop
+ * w, the second taking the first's variable; the let that only the moved
+ * search used goes (row), the other keeps its place; a second run moves
+ * nothing (the pass hoists before a loop until nothing more moves
+ * there). */
+START_TEST(test_hoist_let_chain)
+{
+	prog p = read_prog(
+		"kernel h(n: i32, r: i32, m: i32) stage 3 {\n"
+		"  buffer P: i32[r + 1] = P in [0, m + 1);\n"
+		"  buffer Q: i32[m + 1] = Q in [0, n + 1);\n"
+		"  buffer Y: f32[n * 4] = Y;\n"
+		"  for b in [0, n) bind(blockIdx.x) {\n"
+		"    for w in [0, 4) {\n"
+		"      block y(vb: S = b, vw: S = w) {\n"
+		"        let row = upper_bound(Q, 0, m + 1, vb) - 1;\n"
+		"        let rel = upper_bound(P, 0, r + 1, row) - 1;\n"
+		"        Y[vb * 4 + vw] = f32(rel);\n"
+		"      }\n"
+		"    }\n"
+		"  }\n"
+		"}\n");
+	ck_assert_int_eq(stir_kernel_hoist_invariants(p.k), 0);
+	char *t = round_trip(p.k);
+	ck_assert_ptr_nonnull(strstr(t,
+		"  for b in [0, n) bind(blockIdx.x) {\n"
+		"    hoisted let s = upper_bound(Q, 0, m + 1, b);\n"
+		"    hoisted let s1 = upper_bound(P, 0, r + 1, s - 1);\n"
+		"    for w in [0, 4) {\n"));
+	ck_assert_ptr_nonnull(strstr(t,
+		"      block y(vb: S = b, vw: S = w) {\n"
+		"        let rel = s1 - 1;\n"));
+	ck_assert_ptr_null(strstr(t, "let row"));
+	ck_assert_int_eq(stir_kernel_hoist_invariants(p.k), 0);
+	char *u = stir_kernel_to_str(p.k);
+	ck_assert_str_eq(u, t);
+	free(u);
+	free(t);
+	free_prog(&p);
+}
+END_TEST
+
 /* The reader and the verifier: "hoisted let" is a stage III statement
  * whose value is a search or a warp-buffer read. */
 START_TEST(test_hoisted_let_checked)
@@ -777,6 +820,7 @@ int main(void)
 	TCase *th = tcase_create("hoist_invariants");
 	tcase_add_test(th, test_hoist_text);
 	tcase_add_test(th, test_hoist_nested);
+	tcase_add_test(th, test_hoist_let_chain);
 	tcase_add_test(th, test_hoisted_let_checked);
 	suite_add_tcase(s, th);
 	TCase *tw = tcase_create("hoist_warp_reads");
