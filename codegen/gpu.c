@@ -663,6 +663,15 @@ int stir_gpu_run_rebind_device(stir_gpu_run *r, int n,
 	return rc;
 }
 
+/* r, n, arrays, flags: see codegen.h. */
+int stir_gpu_run_rebind_launch(stir_gpu_run *r, int n,
+	const stir_gpu_extern *arrays, unsigned flags)
+{
+	if (stir_gpu_run_rebind_device(r, n, arrays) < 0)
+		return -1;
+	return stir_gpu_run_launch(r, flags);
+}
+
 /* r, stream: see codegen.h. */
 int stir_gpu_run_set_stream(stir_gpu_run *r, stir_stream *stream)
 {
