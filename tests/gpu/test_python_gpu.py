@@ -198,9 +198,9 @@ A3 = torch.sparse_csr_tensor(A.crow_indices(), A.col_indices(),
 B = torch.randn(A.shape[1], 24, generator=g).cuda()
 close(stir.spmm(A3, B), Ad @ B, "direct spmm (cached Graph), first call")
 ent = st_torch._SPARSE_GRAPHS.get(id(A3))
-check(ent is not None and ent[2].prepared and 24 in ent[2]._fast_spmm,
+check(ent is not None and ent[3].prepared and 24 in ent[3]._fast_spmm,
       "direct spmm: a prepared Graph cached on the tensor")
-fast24 = ent[2]._fast_spmm.get(24) if ent is not None else None
+fast24 = ent[3]._fast_spmm.get(24) if ent is not None else None
 for _ in range(3):
     close(stir.spmm(A3, B), Ad @ B, "direct spmm, the same A again")
 ent2 = st_torch._SPARSE_GRAPHS.get(id(A3))
