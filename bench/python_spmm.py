@@ -25,12 +25,16 @@ model picks (printed as bench_spmm names it: `bench_spmm --candidates I
 --features F GRAPH` times the same candidate from C; "how" says where it
 came from).  With --tune S, each graph and feature size is timed twice:
 first a Graph as it comes (the record as it is), then a Graph made with
-tune=S (the measured search, 'stirc tune --budget-s S', for what the
-record lacks; STIR_STIRC names stirc).  --overhead first prints the host
+tune=S (the measured search of the library's stir_tune with a budget of
+S seconds, for what the record lacks).  --overhead first prints the host
 time per call on a tiny graph (the kernel costs nothing there): stir.spmm
 without autograd, through the autograd Function as stir.spmm calls it and
-through torch's Function.apply, the same with new values each call, and
-the floor of an autograd Function whose forward only allocates."""
+through torch's Function.apply, a sparse tensor passed directly (its
+cached Graph), the same with new values each call, and the parts: the
+floors of autograd Functions (forward only allocating, forward making a
+view), a Function whose forward is the kernel call alone, a
+torch.library.custom_op with its autograd, the allocations, and the
+foreign calls."""
 import gzip
 import sys
 import time
@@ -89,21 +93,80 @@ class _Floor(torch.autograd.Function):
         return None, dC
 
 
+class _Kept(torch.autograd.Function):
+    """An autograd Function whose forward returns a tensor it is given
+    (a view of it): what torch's C apply costs with no allocation."""
+
+    @staticmethod
+    def forward(ctx, kept, B):
+        return kept.view_as(kept)
+
+    @staticmethod
+    def backward(ctx, dC):
+        return None, dC
+
+
+class _Lean(torch.autograd.Function):
+    """The Graph's SpMM as an autograd Function whose forward is the
+    kernel call alone (Launch.call1, no checks)."""
+
+    @staticmethod
+    def forward(ctx, launch, B):
+        ctx.launch = launch
+        return launch.call1(B)
+
+    @staticmethod
+    def backward(ctx, dC):
+        return None, dC
+
+
+def _custom_op(g):
+    """The Graph's SpMM as a torch.library.custom_op with its autograd
+    registered (None where this torch has no custom_op)."""
+    lib_ = getattr(torch, "library", None)
+    if lib_ is None or not hasattr(lib_, "custom_op"):
+        return None
+    graphs = {0: g}
+
+    @lib_.custom_op("stirbench::spmm", mutates_args=())
+    def op(B: torch.Tensor, gid: int) -> torch.Tensor:
+        return graphs[gid].spmm(B)
+
+    @op.register_fake
+    def _(B, gid):
+        return B.new_empty((graphs[gid].shape[0], B.shape[1]))
+
+    def setup(ctx, inputs, output):
+        ctx.gid = inputs[1]
+
+    def backward(ctx, dC):
+        return graphs[ctx.gid].transpose()[0].spmm(dC.contiguous()), None
+
+    op.register_autograd(backward, setup_context=setup)
+    return lambda B: op(B, 0)
+
+
 def overhead():
     """Print the host time per call on a tiny graph, by way of call."""
     from stir import _torch
-    T = stir.Graph(torch.sparse_csr_tensor(
+    Ts = torch.sparse_csr_tensor(
         torch.tensor([0, 1, 2]), torch.tensor([1, 0]), torch.ones(2),
-        (2, 2)).cuda())
+        (2, 2)).cuda()
+    T = stir.Graph(Ts)
     B = torch.ones(2, 4, device="cuda")
     Bg = B.clone().requires_grad_()
     v = torch.ones(2, device="cuda")
     vg = v.clone().requires_grad_()
     stir.spmm(T, B)
     g = T._torch
+    L = g._fast_spmm[4].launch
+    tmpl = torch.empty((2, 4), device="cuda")
     rows = [
         ("stir.spmm, no autograd", lambda: stir.spmm(T, B)),
         ("stir.spmm, B requires grad", lambda: stir.spmm(T, Bg)),
+        ("stir.spmm(the sparse tensor itself, B): its cached Graph",
+         lambda: stir.spmm(Ts, B)),
+        ("  the same, B requires grad", lambda: stir.spmm(Ts, Bg)),
         ("GraphSpMM.apply (torch's Python apply)",
          lambda: _torch.GraphSpMM.apply(g, Bg)),
         ("stir.spmm, values= (a new tensor each call), no autograd",
@@ -121,7 +184,21 @@ def overhead():
          lambda: g._fast_spmm[4].launch.call1(B)),
         ("stir_gpu_run_launch alone (ctypes)",
          lambda: lib.stir_gpu_run_launch(g._fast_spmm[4].launch.run, 4)),
+        ("stir_gpu_run_rebind_launch alone (call1's foreign call)",
+         lambda: lib.stir_gpu_run_rebind_launch(L.run, L.n_var, L.var, 4)),
+        ("torch.empty_like(a tensor of the output's shape)",
+         lambda: torch.empty_like(tmpl)),
+        ("torch.empty_strided", lambda: torch.empty_strided(
+            (2, 4), (4, 1), dtype=torch.float32, device="cuda")),
+        ("floor: the C apply, forward returning a kept tensor",
+         lambda: _torch._raw_apply(_Kept)(tmpl, Bg)),
+        ("a lean Function: the C apply, forward = call1 only",
+         lambda: _torch._raw_apply(_Lean)(L, Bg)),
     ]
+    op = _custom_op(g)
+    if op is not None:
+        rows.append(("torch.library.custom_op with register_autograd",
+                     lambda: op(Bg)))
     for name, fn in rows:
         print("host/call %-58s %6.1f us" % (name, host_us(fn, 5000)))
     sys.stdout.flush()

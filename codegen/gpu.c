@@ -612,8 +612,12 @@ int stir_gpu_run_rebind_device(stir_gpu_run *r, int n,
 		idx[j] = -1;
 		for (int i = 0; idx[j] < 0 && i < r->n_bufs; i++) {
 			const stir_buffer *b = stir_buffer_at(&k->buffers, i);
-			if (b->kind != STIR_BUFFER_LOCAL && taken(r, b) && e->name &&
-			    !strcmp(e->name, stir_buffer_get_array_name(b)))
+			/* the name first: taken() walks every launch's
+			 * arguments, which a call per framework call should
+			 * do for the one buffer of that name only */
+			if (b->kind != STIR_BUFFER_LOCAL && e->name &&
+			    !strcmp(e->name, stir_buffer_get_array_name(b)) &&
+			    taken(r, b))
 				idx[j] = i;
 		}
 		if (idx[j] < 0) {
@@ -661,6 +665,15 @@ int stir_gpu_run_rebind_device(stir_gpu_run *r, int n,
 	}
 	free(idx);
 	return rc;
+}
+
+/* r, n, arrays, flags: see codegen.h. */
+int stir_gpu_run_rebind_launch(stir_gpu_run *r, int n,
+	const stir_gpu_extern *arrays, unsigned flags)
+{
+	if (stir_gpu_run_rebind_device(r, n, arrays) < 0)
+		return -1;
+	return stir_gpu_run_launch(r, flags);
 }
 
 /* r, stream: see codegen.h. */

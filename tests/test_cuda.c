@@ -1645,6 +1645,21 @@ START_TEST(test_fake_rebind_device)
 	ck_assert_int_eq(stir_gpu_run_launch(r, 0), 0);
 	ck_assert_int_eq(stir_gpu_buf_copy_to_host(y, 0, h, sizeof(h)), 0);
 	ck_assert(h[99] == 0.5f * 99 + 1);
+	/* rebind and launch in one call: writes y2 again; a refused rebind
+	 * launches nothing */
+	ck_assert_int_eq(stir_gpu_buf_fill_u32(y2, 0, 100, 0), 0);
+	launches = fake()->launches;
+	ck_assert_int_eq(stir_gpu_run_rebind_launch(r, 1, &e2, 0), 0);
+	ck_assert_int_eq(fake()->launches, launches + 2);
+	ck_assert_int_eq(stir_gpu_buf_copy_to_host(y2, 0, h2, sizeof(h2)), 0);
+	ck_assert(h2[99] == 0.5f * 99 + 1 && h2[0] == 1);
+	bad = e2;
+	bad.bytes = 4;
+	ck_assert_int_eq(stir_gpu_run_rebind_launch(r, 1, &bad, 0), -1);
+	ck_assert_int_eq(fake()->launches, launches + 2);
+	stir_ctx_clear_diagnostics(p.ctx);
+	ck_assert_int_eq(stir_gpu_run_rebind_launch(NULL, 0, NULL, 0), -1);
+	ck_assert_int_eq(stir_gpu_run_rebind_device(r, 2, e), 0);
 	/* after an upload, the run holds no caller's arrays */
 	stir_bindings *b = stir_bindings_alloc();
 	bind_twostep(b, 100);

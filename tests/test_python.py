@@ -55,6 +55,23 @@ def close(got, want, what):
               % (what, err.max(initial=0.0)))
 
 
+def stirc_path():
+    """The stirc of the build whose library the package opened ($STIR_STIRC
+    first), for the checks that the record's keys are stirc's; None
+    where there is none."""
+    env = os.environ.get("STIR_STIRC")
+    if env:
+        return env
+    libdir = os.path.dirname(os.path.abspath(stir._fast.lib._name))
+    for d in (os.path.join(libdir, "..", "tools"),
+              os.path.join(libdir, "tools"),
+              os.path.join(SRC, "build", "tools")):
+        p = os.path.normpath(os.path.join(d, "stirc"))
+        if os.path.isfile(p) and os.access(p, os.X_OK):
+            return p
+    return None
+
+
 def read_mtx(name):
     """The Matrix Market file at path "name" (gzip or not) as float32
     CSR."""
@@ -205,7 +222,7 @@ check(h.how == "cost model", "empty record: %s" % h.how)
 model16 = h.candidate
 # stirc tune --model-only stores the model's entry under stirc's key:
 # the Python key must be the same (program hash, signature, device)
-stirc = _fast.stirc_path()
+stirc = stirc_path()
 check(stirc is not None and os.path.isfile(stirc), "stirc: %r" % stirc)
 if stirc:
     r = subprocess.run([stirc, "tune", "--model-only", "--sms", "132",
@@ -249,17 +266,33 @@ close(h.interpret(B), cora.astype(np.float64) @ B,
 h2 = _fast.HybridSpmm.of_scipy(cora, 16, n_sms=132, device="Other GPU")
 check(h2.candidate == model16 and h2.how == "record: model",
       "another GPU takes the model's entry: #%d %s" % (h2.candidate, h2.how))
-# the measured search needs a GPU: without one, stirc's message as a
-# StirError; with one, a measured entry afterwards
-if stirc:
-    try:
-        msg = _fast.tune_spmm(ip64, ix64, cora.shape, 8, budget_s=5)
-        check("candidate" in msg and "measured" in msg,
-              "stirc tune said: %s" % msg)
-    except stir.StirError as err:
-        print("tune_spmm without a GPU:", str(err).replace("\n", " "))
-        check("GPU" in str(err) and "measured search" in str(err),
-              "tune_spmm without a GPU: %s" % err)
+# the library's tuner (stir_tune) through tune_spmm: the model's pick
+# (no GPU) stored under the model's key, which a Graph's choice finds
+cand, how = _fast.tune_spmm(c, 32, n_sms=100, model_only=True)
+h = _fast.HybridSpmm.of_scipy(cora, 32, n_sms=100, device="Fake GPU 1")
+check(how == "record: model" and h.how == "record: model" and
+      h.candidate == cand == _fast.model_pick(c, 32, 100),
+      "tune_spmm(model_only): #%d %s; the Graph's: #%d %s"
+      % (cand, how, h.candidate, h.how))
+# the measured search needs a GPU: without one, the library's message as
+# a StirError; with one, a measured entry afterwards
+try:
+    cand, how = _fast.tune_spmm(c, 8, budget_s=5)
+    h = _fast.HybridSpmm.of_scipy(cora, 8, device=how.split(" on ")[-1])
+    check(how.startswith("measured") and h.candidate == cand and
+          h.how == how, "tune_spmm: #%d %s; then #%d %s"
+          % (cand, how, h.candidate, h.how))
+except stir.StirError as err:
+    print("tune_spmm without a GPU:", str(err).replace("\n", " "))
+    check("CUDA" in str(err) or "GPU" in str(err),
+          "tune_spmm without a GPU: %s" % err)
+# the package's programs are the examples' texts (the record's keys hash
+# them)
+for which, name in (("spmm", "csrmm"), ("sddmm", "sddmm"),
+                    ("sddmm_rows", "sddmm_rows")):
+    with open(os.path.join(SRC, "examples", name + ".stir")) as f:
+        check(f.read() == _fast._SOURCES[which],
+              "%s: the text of examples/%s.stir" % (which, name))
 
 # --- values that change: a format slot holds the value of one CSR
 # position (slot_positions); new values gathered into the slots run on
@@ -308,6 +341,55 @@ for F in (4, 16, 64):
 X = rng.standard_normal((odd.shape[0], 8)).astype(np.float32)
 Y = rng.standard_normal((odd.shape[1], 8)).astype(np.float32)
 want = (X[rows_of].astype(np.float64) * Y[odd.indices]).sum(1)
+# the record's SDDMM entries: stirc's model entries under the keys the
+# package makes (stir_tune_key), then measured ones of a GPU by hand: the
+# fastest of the two programs wins there, the model elsewhere
+oi64 = np.ascontiguousarray(odd.indptr, dtype=np.int64)
+ox64 = np.ascontiguousarray(odd.indices, dtype=np.int64)
+oc = _fast.Csr(odd.shape[0], odd.shape[1], odd.nnz,
+               oi64.ctypes.data_as(ctypes.POINTER(ctypes.c_int64)),
+               ox64.ctypes.data_as(ctypes.POINTER(ctypes.c_int64)), None)
+if stirc:
+    for which in ("sddmm", "sddmm_rows"):
+        r = subprocess.run([stirc, "tune", "--model-only", "--sms", "132",
+                            os.path.join(SRC, "examples", which + ".stir"),
+                            "--mtx", "S=" + os.path.join(
+                                SRC, "examples", "data", "cora.mtx.gz"),
+                            "--size", "feat=8", "-o", os.devnull],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           universal_newlines=True)
+        check(r.returncode == 0, "stirc tune --model-only %s: %s"
+              % (which, r.stderr))
+        e = _fast._record_find(_fast.record_key(c, 8, 132, which))
+        check(e is not None and ("candidate %d," % e.cand) in r.stderr and
+              _fast.lib.stir_sddmm_get_candidate(e.cand).contents.rows ==
+              (which == "sddmm_rows"),
+              "stirc's %s model entry found under the package's key (%s)"
+              % (which, r.stderr.strip()))
+model8 = _fast.sddmm_pick(oc, 8, 132)
+hs = _fast.HostSddmm(odd, 8, n_sms=132, device="Fake GPU 1")
+check(hs.candidate == model8 and hs.how == "SDDMM cost model",
+      "SDDMM, no measured entry: #%d %s" % (hs.candidate, hs.how))
+kinds = {}
+for cand in range(_fast.lib.stir_sddmm_n_candidates()):
+    kinds.setdefault(bool(_fast.lib.stir_sddmm_get_candidate(cand)
+                          .contents.rows), []).append(cand)
+fused = [x for x in kinds[False] if x != model8][0]
+rowc = [x for x in kinds[True] if x != model8][0]
+for which, cand, ms in (("sddmm", fused, 0.7), ("sddmm_rows", rowc, 0.4)):
+    e = _fast.record_key(oc, 8, "Fake GPU 1", which)
+    e.cand, e.how, e.cost, e.time_ms = cand, b"measured", 1.0, ms
+    check(_fast.lib.stir_tune_record_store(_fast._ctx(), None,
+                                           ctypes.byref(e)) == 0,
+          "storing an SDDMM record entry")
+hs = _fast.HostSddmm(odd, 8, n_sms=132, device="Fake GPU 1")
+check(hs.candidate == rowc and hs.how == "measured 0.4000 ms on Fake_GPU_1",
+      "SDDMM: the faster measured entry: #%d %s (want #%d)"
+      % (hs.candidate, hs.how, rowc))
+close(hs.interpret(X, Y), want, "SDDMM: the record's candidate")
+hs = _fast.HostSddmm(odd, 8, n_sms=132, device="Other GPU")
+check(hs.candidate == model8 and hs.how == "SDDMM cost model",
+      "SDDMM on another GPU: #%d %s" % (hs.candidate, hs.how))
 n_rows = 0
 for cand in range(_fast.lib.stir_sddmm_n_candidates()):
     hs = _fast.HostSddmm(odd, 8, cand=cand)

@@ -270,6 +270,13 @@ STIR_EXPORT int stir_gpu_run_bind_device(__stir_keep stir_gpu_run *r,
  * run not bound by stir_gpu_run_bind_device, is an error). */
 STIR_EXPORT int stir_gpu_run_rebind_device(__stir_keep stir_gpu_run *r,
 	int n, const stir_gpu_extern *arrays);
+/* stir_gpu_run_rebind_device(r, n, arrays), then, when it succeeded,
+ * stir_gpu_run_launch(r, flags): a framework's next call on new tensors
+ * in one call (from Python, one foreign call instead of two:
+ * python/stir/_fast.py).  0, or -1 with diagnostics; a failed rebind
+ * launches nothing. */
+STIR_EXPORT int stir_gpu_run_rebind_launch(__stir_keep stir_gpu_run *r,
+	int n, const stir_gpu_extern *arrays, unsigned flags);
 /* The stream r's launches go to: "stream" (borrowed: it must outlive the
  * run or the next call; stir_stream_wrap makes one of a caller's driver
  * stream), or NULL for the run's own.  0 or -1. */

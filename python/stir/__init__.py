@@ -467,7 +467,9 @@ def spmm(A, B, values=None):
     torch.sparse_csr_tensor (or a stir.Graph of one), B a CUDA tensor; a
     float32 CUDA tensor, differentiable in B and in A's values (for a
     Graph: in B, and in "values" when given: A's structure with these
-    nnz values in the Graph's CSR order, e.g. stir.sddmm's output)."""
+    nnz values in the Graph's CSR order, e.g. stir.sddmm's output).  A
+    sparse CSR tensor gets a Graph's fast kernels through a Graph cached
+    on it (made on its first call, gone with the tensor)."""
     if isinstance(A, Graph):
         if A._torch is not None:
             if values is None:
@@ -485,8 +487,7 @@ def spmm(A, B, values=None):
         raise ValueError("stir.spmm: values= is for a stir.Graph")
     if _is_torch(A):
         from . import _torch
-        g = _torch.TorchGraph.from_torch(A)
-        return _torch.SpMM.apply(g, A.values(), B)
+        return _torch.sparse_spmm(A, B)
     return Graph(A).spmm(B)
 
 
@@ -501,6 +502,5 @@ def sddmm(A, X, Y):
     if not _is_torch(A) and not isinstance(A, Graph):
         return Graph(A).sddmm(X, Y)
     from . import _torch
-    g = A._torch if isinstance(A, Graph) else \
-        _torch.TorchGraph.from_torch(A)
+    g = A._torch if isinstance(A, Graph) else _torch.sparse_graph(A)
     return _torch.SDDMM.apply(g, X, Y)

@@ -9,10 +9,13 @@
   is built on the host from the CSR once and kept in device memory, its
   values in one buffer that a gather from new CSR values refills
   (slot_positions: where each CSR value lies in the format).
-  tune_spmm runs the measured search ('stirc tune') that fills the record.
-- SDDMM: the candidate the SDDMM cost model ranks first
-  (stir_sddmm_model_rank: stir_recipe_sddmm, fused over the non-zeros, or
-  stir_recipe_sddmm_rows, row by row), on the CSR arrays as they are.
+  tune_spmm runs the library's tuner (stir_tune: the measured search)
+  that fills the record.
+- SDDMM: the candidate of the record's measured entries for the graph,
+  the feature size and the GPU (sddmm_choice), else the one the SDDMM
+  cost model ranks first (stir_sddmm_model_rank: stir_recipe_sddmm, fused
+  over the non-zeros, or stir_recipe_sddmm_rows, row by row), on the CSR
+  arrays as they are.
 
 A compiled kernel depends on the candidate and the feature size only, so
 it is shared by every graph (_compiled); each prepared graph has its own
@@ -23,15 +26,10 @@ queues the launches on torch's current stream without waiting
 are made once.  HybridSpmm.interpret runs the same stage III kernel on the
 host interpreter (make check tests the preparation there)."""
 import ctypes
-import os
-import shutil
-import subprocess
-import tempfile
-import warnings
 import weakref
 
-from ._lib import lib, Csr, CompileOptions, Extern, GpuTiming, MatrixSig, \
-    TuneEntry
+from ._lib import lib, Csr, CompileOptions, Extern, GpuTiming, \
+    TuneEntry, TuneOptions, TuneResult
 from ._kernels import SPMM_SOURCE, SDDMM_SOURCE, SDDMM_ROWS_SOURCE
 
 STIR_I32 = 2
@@ -125,20 +123,16 @@ def _spmm_kernel(cand, feat):
 
 def _sddmm_kernel(cand, feat):
     """The SDDMM of candidate "cand" (stir_sddmm_get_candidate) at "feat"
-    features, stage III: sddmm scheduled by stir_recipe_sddmm, or
-    sddmm_rows by stir_recipe_sddmm_rows for a row candidate, with
-    stir_sddmm_params_map's mapping."""
+    features, stage III: sddmm (examples/sddmm.stir), or sddmm_rows for a
+    row candidate, scheduled by stir_tune_apply_candidate (the tuner's
+    own: stir_recipe_sddmm or stir_recipe_sddmm_rows with
+    stir_sddmm_params_map's mapping)."""
     p = lib.stir_sddmm_get_candidate(cand)
     if not p:
         raise ValueError("stir: no SDDMM candidate %d" % cand)
-    fm = lib.stir_sddmm_params_map(p, feat)
-    if p.contents.rows:
-        kern = _Kernel(SDDMM_ROWS_SOURCE, "sddmm_rows")
-        rc = lib.stir_recipe_sddmm_rows(kern.k, fm)
-    else:
-        kern = _Kernel(SDDMM_SOURCE, "sddmm")
-        rc = lib.stir_recipe_sddmm(kern.k, fm)
-    if rc < 0:
+    which = "sddmm_rows" if p.contents.rows else "sddmm"
+    kern = _Kernel(_SOURCES[which], which)
+    if lib.stir_tune_apply_candidate(kern.k, feat, cand) < 0:
         _fail("cannot schedule the SDDMM (candidate %d, %d features)"
               % (cand, feat))
     return kern, 0
@@ -158,6 +152,31 @@ def sddmm_pick(csr, feat, n_sms=0):
         raise ValueError("stir: no SDDMM candidate applies at %d features"
                          % feat)
     return order[0]
+
+
+def sddmm_choice(csr, feat, n_sms=0, device=None, record=True):
+    """The SDDMM candidate for mask "csr" at "feat" features on GPU
+    "device" (its name; None: none) of n_sms SMs: the fastest of the
+    tuning record's measured entries for this GPU of the two SDDMM
+    programs (examples/sddmm.stir, fused, and examples/sddmm_rows.stir,
+    by rows; 'stirc tune' or stir_tune stores them; keys as
+    stir_tune_key), else the SDDMM model's pick over both (sddmm_pick;
+    the record's model entries are the model's pick within one program,
+    so they add nothing).  (cand, how): how is "measured 0.0123 ms on
+    NAME" or "SDDMM cost model"."""
+    best = None
+    for which in ("sddmm", "sddmm_rows") if record and device else ():
+        e = _record_find(record_key(csr, feat, device, which))
+        p = lib.stir_sddmm_get_candidate(e.cand) if e is not None else None
+        if not p or e.time_ms < 0 or \
+                bool(p.contents.rows) != (which == "sddmm_rows"):
+            continue
+        if best is None or e.time_ms < best.time_ms:
+            best = e
+    if best is not None:
+        return best.cand, "measured %.4f ms on %s" % (best.time_ms,
+                                                     best.device.decode())
+    return sddmm_pick(csr, feat, n_sms), "SDDMM cost model"
 
 
 def describe_sddmm(cand):
@@ -183,38 +202,68 @@ def model_pick(csr, feat, n_sms=0):
     return order[0]
 
 
-_SPMM_HASH = None
+_SOURCES = {"spmm": SPMM_SOURCE, "sddmm": SDDMM_SOURCE,
+            "sddmm_rows": SDDMM_ROWS_SOURCE}
+_PROGRAMS = {}
 
 
-def _spmm_hash():
-    """The SHA-256 (hex, bytes) of SPMM_SOURCE, the text of
-    examples/csrmm.stir: the program of the SpMM's record entries."""
-    global _SPMM_HASH
-    if _SPMM_HASH is None:
-        buf = (ctypes.c_char * 65)()
-        lib.stir_tune_program_hash(SPMM_SOURCE.encode(), buf)
-        _SPMM_HASH = buf.value
-    return _SPMM_HASH
+def _program(which):
+    """The stage I kernel of program "which" ("spmm", "sddmm",
+    "sddmm_rows": _SOURCES, the texts of examples/csrmm.stir,
+    sddmm.stir and sddmm_rows.stir), read once and never scheduled: what
+    stir_tune and stir_tune_key take."""
+    p = _PROGRAMS.get(which)
+    if p is None:
+        p = _PROGRAMS[which] = _Kernel(_SOURCES[which], which)
+    return p
 
 
-def record_key(csr, feat, device):
-    """The tuning record's key of the SpMM (csrmm of examples/csrmm.stir)
-    on stir_csr "csr" at "feat" features on GPU "device" (its name as
-    stir_device_get_name gives it; spaces become underscores, as 'stirc
-    tune' writes them) or, for an int, the cost model's entry on that
-    many SMs ("model-smsN")."""
+def _tune_options(which, feat, n_sms=0):
+    """stir_tune_options for program "which" at "feat" features on n_sms
+    SMs (< 1: the model's default): the program's text keys the record,
+    as 'stirc tune' passes the file's text."""
+    opt = TuneOptions()
+    opt.feat = int(feat)
+    opt.sms = int(n_sms)
+    opt.program_text = _SOURCES[which].encode()
+    return opt
+
+
+def record_key(csr, feat, device, which="spmm"):
+    """The tuning record's key of program "which" ("spmm": csrmm of
+    examples/csrmm.stir; "sddmm", "sddmm_rows") on stir_csr "csr" at
+    "feat" features, made by stir_tune_key: on GPU "device" (its name as
+    stir_device_get_name gives it, which stir_tune_key writes with spaces
+    as underscores; the GPU need not be here) or, for an int, the cost
+    model's entry on that many SMs ("model-smsN")."""
+    opt = _tune_options(which, feat, device if isinstance(device, int)
+                        else 0)
     key = TuneEntry()
-    key.program = _spmm_hash()
-    key.recipe = STIR_TUNE_SPMM
-    if isinstance(device, int):
-        key.device = b"model-sms%d" % (device if device > 0 else 132)
-    else:
+    if lib.stir_tune_key(_program(which).k, ctypes.byref(csr),
+                         ctypes.byref(opt), None, ctypes.byref(key)) < 0:
+        raise MemoryError("stir: out of memory")
+    if not isinstance(device, int):
         key.device = "".join("_" if ch.isspace() else ch
                              for ch in device).encode()[:63]
-    key.feat = int(feat)
-    key.time_ms = -1
-    lib.stir_matrix_sig_of(ctypes.byref(csr), ctypes.byref(key.sig))
     return key
+
+
+def _record_find(key):
+    """The tuning record's entry of exactly "key" (a TuneEntry), or
+    None."""
+    e = TuneEntry()
+    hit = lib.stir_tune_record_find(_ctx(), None, ctypes.byref(key), 0.0,
+                                    ctypes.byref(e))
+    lib.stir_ctx_clear_diagnostics(_ctx())
+    return e if hit == 1 else None
+
+
+def _how(e):
+    """What a record entry says of its choice ("measured 0.0178 ms on
+    NAME" or "record: model")."""
+    if e.time_ms >= 0:
+        return "measured %.4f ms on %s" % (e.time_ms, e.device.decode())
+    return "record: %s" % e.how.decode()
 
 
 def spmm_pick(csr, feat, n_sms=0, device=None, record=True):
@@ -231,89 +280,45 @@ def spmm_pick(csr, feat, n_sms=0, device=None, record=True):
     if record:
         keys.append(record_key(csr, feat, int(n_sms)))
     for key in keys:
-        e = TuneEntry()
-        hit = lib.stir_tune_record_find(_ctx(), None, ctypes.byref(key), 0.0,
-                                        ctypes.byref(e))
-        lib.stir_ctx_clear_diagnostics(_ctx())
-        if hit == 1 and 0 <= e.cand < n:
-            if e.time_ms >= 0:
-                how = "measured %.4f ms on %s" % (e.time_ms,
-                                                  e.device.decode())
-            else:
-                how = "record: %s" % e.how.decode()
-            return e.cand, how
+        e = _record_find(key)
+        if e is not None and 0 <= e.cand < n:
+            return e.cand, _how(e)
     return model_pick(csr, feat, n_sms), "cost model"
 
 
-def stirc_path():
-    """The stirc program for the measured search: $STIR_STIRC, else
-    tools/stirc of the build tree whose library was opened (or of the
-    tree this package sits in), else stirc on $PATH; None when there is
-    none."""
-    env = os.environ.get("STIR_STIRC")
-    if env:
-        return env
-    libdir = os.path.dirname(os.path.abspath(lib._name))
-    here = os.path.dirname(os.path.abspath(__file__))
-    for d in (os.path.join(libdir, "..", "tools"),
-              os.path.join(libdir, "tools"),
-              os.path.join(here, "..", "..", "build", "tools")):
-        p = os.path.normpath(os.path.join(d, "stirc"))
-        if os.path.isfile(p) and os.access(p, os.X_OK):
-            return p
-    return shutil.which("stirc")
-
-
-def _write_pattern_mtx(path, indptr, indices, shape):
-    """Write the CSR structure (NumPy int64 arrays) as a Matrix Market
-    pattern file at "path" (1-based, row by row)."""
-    import numpy as np
-    rows = np.repeat(np.arange(shape[0], dtype=np.int64),
-                     np.diff(indptr)) + 1
-    with open(path, "w") as f:
-        f.write("%%%%MatrixMarket matrix coordinate pattern general\n"
-                "%d %d %d\n" % (shape[0], shape[1], len(indices)))
-        if len(indices):
-            np.savetxt(f, np.stack([rows, indices + 1], axis=1), fmt="%d")
-
-
-def tune_spmm(indptr, indices, shape, feat, device_index=0, budget_s=None,
-              stirc=None):
-    """Run the measured search of the hybrid SpMM ('stirc tune' on
-    examples/csrmm.stir's text) for the CSR structure (NumPy int64
-    indptr, indices; "shape") at "feat" features on CUDA device
-    device_index, which stores its pick in the tuning record
-    ($STIR_CACHE_DIR or ~/.cache/stir; spmm_pick then finds it).  An
-    entry already there is kept ('stirc tune' reports it).  Raises
-    StirError with stirc's messages when it fails, FileNotFoundError when
-    there is no stirc (stirc_path)."""
-    from . import StirError
-    prog = stirc or stirc_path()
-    if not prog:
-        raise FileNotFoundError("stir: no stirc for the measured search "
-                                "(set STIR_STIRC to its path)")
-    env = dict(os.environ)
-    if device_index:
-        vis = env.get("CUDA_VISIBLE_DEVICES")
-        ids = vis.split(",") if vis else None
-        env["CUDA_VISIBLE_DEVICES"] = ids[device_index] \
-            if ids and device_index < len(ids) else str(device_index)
-    with tempfile.TemporaryDirectory(prefix="stir-tune-") as d:
-        src = os.path.join(d, "csrmm.stir")
-        mtx = os.path.join(d, "A.mtx")
-        with open(src, "w") as f:
-            f.write(SPMM_SOURCE)
-        _write_pattern_mtx(mtx, indptr, indices, shape)
-        cmd = [prog, "tune", src, "--mtx", "A=" + mtx,
-               "--size", "feat=%d" % feat, "-o", os.path.join(d, "s")]
-        if budget_s is not None:
-            cmd += ["--budget-s", "%g" % budget_s]
-        r = subprocess.run(cmd, env=env, stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, universal_newlines=True)
-        if r.returncode != 0:
-            raise StirError("stir: the measured search failed (%s):\n%s"
-                            % (" ".join(cmd[:2]), r.stderr.strip()), [])
-        return r.stderr.strip()
+def tune_spmm(csr, feat, device_index=0, budget_s=None, n_sms=0,
+              model_only=False):
+    """The library's tuner (stir_tune) on the hybrid SpMM (csrmm of
+    examples/csrmm.stir) for stir_csr "csr" at "feat" features: the
+    record's entry for CUDA device device_index when it has one, else the
+    measured search on that device (budget_s seconds of timing; None:
+    the library's default), whose pick it stores in the tuning record
+    ($STIR_CACHE_DIR or ~/.cache/stir), where spmm_pick and every later
+    Graph of the graph find it; with model_only, the cost model's pick
+    on n_sms SMs, stored as the model's entry (no GPU).  (cand, how) as
+    spmm_pick gives them; a StirError with the library's diagnostics when
+    it fails (no GPU, say)."""
+    opt = _tune_options("spmm", feat, n_sms)
+    opt.model_only = bool(model_only)
+    opt.budget_s = float(budget_s) if budget_s else 0.0
+    if not model_only:
+        opt.device = _device(device_index)
+        # the name _Kernel read the text under: the search then schedules
+        # its candidates in parallel, each on the program read again
+        opt.program_file = b"<stir.spmm>"
+    res = TuneResult()
+    rc = lib.stir_tune(_ctx(), _program("spmm").k, ctypes.byref(csr),
+                       ctypes.byref(opt), ctypes.byref(res))
+    try:
+        if rc < 0:
+            _fail("the measured search failed")
+        lib.stir_ctx_clear_diagnostics(_ctx())
+        if res.time_ms >= 0:
+            return res.cand, "measured %.4f ms on %s" % (
+                res.time_ms, res.key.device.decode())
+        return res.cand, "record: model"
+    finally:
+        lib.stir_tune_result_clear(ctypes.byref(res))
 
 
 class HostFormat(object):
@@ -517,11 +522,12 @@ class HybridSpmm(object):
 
 class HostSddmm(object):
     """The SDDMM a Graph prepares for one CSR mask and feature size, on the
-    host: the SDDMM model's candidate (sddmm_pick; or "cand") and its
-    stage III kernel; interpret(X, Y) runs it on the interpreter (the test of the
-    preparation without a GPU)."""
+    host: the candidate (sddmm_choice for a GPU named "device": the
+    record's measured entry, else the SDDMM model's pick; or "cand"; .how
+    says which) and its stage III kernel; interpret(X, Y) runs it on the
+    interpreter (the test of the preparation without a GPU)."""
 
-    def __init__(self, A, feat, n_sms=0, cand=None):
+    def __init__(self, A, feat, n_sms=0, cand=None, device=None):
         import numpy as np
         self.A = A
         self.feat = int(feat)
@@ -532,8 +538,9 @@ class HostSddmm(object):
                   ip.ctypes.data_as(ctypes.POINTER(ctypes.c_int64)),
                   ix.ctypes.data_as(ctypes.POINTER(ctypes.c_int64)),
                   v.ctypes.data_as(ctypes.POINTER(ctypes.c_double)))
-        self.candidate = sddmm_pick(csr, self.feat, n_sms) if cand is None \
-            else cand
+        self.candidate, self.how = sddmm_choice(csr, self.feat, n_sms,
+                                                device) if cand is None \
+            else (cand, "given")
         self.kernel, _ = _sddmm_kernel(self.candidate, self.feat)
         self.taken = _host_taken(self.kernel.k)
 
@@ -696,14 +703,16 @@ class Launch(object):
             _fail("cannot load the kernel")
         self._stream = None
         self._streams = {}
-        # for call1: the first input, the functions it calls
+        # for call1: the first input and the one foreign call (rebind and
+        # launch)
         self._in0 = self._in[0] if self._in else None
-        self._rebind = lib.stir_gpu_run_rebind_device
-        self._launch = lib.stir_gpu_run_launch
+        self._relaunch = lib.stir_gpu_run_rebind_launch
         _current_stream(self.index)
         self._raw_stream = _RAW_STREAM or _current_stream
 
     def __del__(self):
+        if lib is None:     # at the interpreter's exit: the module is gone
+            return
         if getattr(self, "run", None):
             lib.stir_gpu_run_free(self.run)
             self.run = None
@@ -757,23 +766,25 @@ class Launch(object):
         return out
 
     def call1(self, B):
-        """self(B) for a kernel of one input, with the work of a call cut
-        to what changes: the output's allocation, the two addresses, one
-        rebind and one launch (bind does the first call and a change of
-        stream)."""
+        """self(B) for a kernel of one input B (float32, on the run's
+        device) of the size bound before (the caller checks: its byte
+        count is not set again), with the
+        work of a call cut to what changes: the output's allocation, the
+        two addresses and one foreign call that rebinds and launches
+        (stir_gpu_run_rebind_launch); bind does the first call and a
+        change of stream."""
         if not self.bound or self._raw_stream(self.index) != self._stream:
             return self(B)
-        out = self._torch_empty(self.out_shape, dtype=self._f32,
-                                device=self.device)
-        e = self._in0
-        e.ptr = B.data_ptr()
-        e.bytes = 4 * B.numel()
+        # B's own new_empty: the cheapest allocation measured (no dtype or
+        # device to parse; B is float32 on the run's device)
+        out = B.new_empty(self.out_shape)
+        self._in0.ptr = B.data_ptr()
         self._out.ptr = out.data_ptr()
-        if self._rebind(self.run, self.n_var, self.var) < 0:
+        if self._relaunch(self.run, self.n_var, self.var,
+                          STIR_GPU_RUN_ASYNC) < 0:
+            # rebound or not, the next call binds everything again
             self.bound = False
-            _fail("cannot bind the device arrays")
-        if self._launch(self.run, STIR_GPU_RUN_ASYNC) < 0:
-            _fail("the launch failed")
+            _fail("cannot bind the device arrays or launch")
         return out
 
     def time(self, *inputs, warmups=10, reps=50):
@@ -848,7 +859,6 @@ class GpuSpmm(object):
 
     def __init__(self, g, feat, tune=False, src=None):
         import torch
-        import numpy as np
         dev = g.indices.device
         index = dev.index if dev.index is not None else \
             torch.cuda.current_device()
@@ -859,14 +869,9 @@ class GpuSpmm(object):
         self.feat = int(feat)
         self.candidate, self.how = spmm_pick(csr, self.feat, n_sms, name)
         if tune and not self.how.startswith("measured"):
-            tune_spmm(keep[0].numpy(), keep[1].numpy(), g.shape, self.feat,
-                      index, None if tune is True else float(tune))
-            self.candidate, self.how = spmm_pick(csr, self.feat, n_sms,
-                                                 name)
-            if not self.how.startswith("measured"):
-                warnings.warn("stir: the measured search left no record "
-                              "entry for this graph (duplicate entries in "
-                              "its rows?): the cost model's pick runs")
+            budget = None if tune is True else float(tune)
+            self.candidate, self.how = tune_spmm(csr, self.feat, index,
+                                                 budget, n_sms)
         fmt = HostFormat(csr, self.candidate)
         comp = _compiled("spmm", self.candidate, self.feat, index)
         taken = [n for n, local in comp.taken if not local]
@@ -916,7 +921,12 @@ class GpuSpmm(object):
         self._vhead = None
         self.index = index
         self._own = g.values
-        self._cur = (weakref.ref(g.values), g.values._version, False)
+        # what "flat" holds: (a weak reference to the owner of its memory,
+        # its address, version, order, element type); the owner is the
+        # values tensor itself, or the sparse tensor whose values they
+        # are, for a graph cached on it (set_values' "owner")
+        self._cur = (weakref.ref(g.values), g.values.data_ptr(),
+                     g.values._version, False, g.values.dtype)
         # whether "flat" holds other values than the graph's own
         self.dirty = False
 
@@ -944,17 +954,22 @@ class GpuSpmm(object):
             self._pos[order_src] = p
         return p
 
-    def set_values(self, values, order_src=False):
+    def set_values(self, values, order_src=False, owner=None):
         """Gather "values" (a 1-D tensor of nnz values on the device, in
         the graph's CSR order, or in src's when order_src) into the
         format's slots, on torch's current stream: a copy into a buffer of
         nnz + 1 (the last 0, for the padding) and one index_select into
         "flat"; nothing done when they are the values gathered last and
-        unchanged since (same tensor, same version).  Nothing of it is
-        recorded by autograd."""
+        unchanged since: the same memory (address,
+        element type, size) while its owner lives (the tensor gathered
+        last, or "owner", a weak reference to what keeps the values'
+        memory: the sparse tensor A of a graph cached on it, whose
+        A.values() is a new alias each call), at the same version and
+        order.  Nothing of it is recorded by autograd."""
         cur = self._cur
-        if cur[0]() is values and cur[1] == values._version and \
-                cur[2] == order_src:
+        if cur[1] == values.data_ptr() and cur[2] == values._version and \
+                cur[3] == order_src and cur[4] == values.dtype and \
+                cur[0]() is not None and values.numel() == self.nnz:
             return
         if values.numel() != self.nnz or values.dim() != 1 or \
                 values.get_device() != self.index:
@@ -974,14 +989,15 @@ class GpuSpmm(object):
         self._vhead.copy_(values.detach() if values.requires_grad
                           else values)
         self._index_select(self._vext, 0, pos, out=self.flat)
-        self._cur = (weakref.ref(values), values._version, order_src)
+        self._cur = (owner or weakref.ref(values), values.data_ptr(),
+                     values._version, order_src, values.dtype)
         self.dirty = values is not self._own or order_src
 
-    def __call__(self, B, values=None, order_src=False):
+    def __call__(self, B, values=None, order_src=False, owner=None):
         """self's matrix @ B with its own values or "values" (see
-        set_values); a new tensor."""
+        set_values, which takes "owner"); a new tensor."""
         if values is not None:
-            self.set_values(values, order_src)
+            self.set_values(values, order_src, owner)
         elif self.dirty:
             self.set_values(self._own)
         return self.launch.call1(B)
@@ -989,9 +1005,10 @@ class GpuSpmm(object):
 
 class GpuSddmm(object):
     """The SDDMM on a TorchGraph's CSR at one feature size: the candidate
-    the SDDMM cost model ranks first (sddmm_pick) on the CSR arrays as
-    they are.  Call with X (m, feat) and Y (n, feat), float32 contiguous;
-    a new tensor of the nnz values in the graph's order."""
+    of the record's measured entries for this GPU, else the one the SDDMM
+    cost model ranks first (sddmm_choice; .how says which), on the CSR
+    arrays as they are.  Call with X (m, feat) and Y (n, feat), float32
+    contiguous; a new tensor of the nnz values in the graph's order."""
 
     def __init__(self, g, feat):
         import torch
@@ -1001,7 +1018,8 @@ class GpuSddmm(object):
         self.feat = int(feat)
         csr, keep = _host_csr(g.indptr, g.indices, g.values, g.shape)
         n_sms = torch.cuda.get_device_properties(index).multi_processor_count
-        self.candidate = sddmm_pick(csr, self.feat, n_sms)
+        name = lib.stir_device_get_name(_device(index)).decode()
+        self.candidate, self.how = sddmm_choice(csr, self.feat, n_sms, name)
         del keep
         self.describe = describe_sddmm(self.candidate)
         comp = _compiled("sddmm", self.candidate, self.feat, index)

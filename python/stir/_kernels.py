@@ -20,7 +20,7 @@ kernel csrmm(m: i32, n: i32, feat: i32, nnz: i32) {
 """
 
 SDDMM_SOURCE = """\
-// SDDMM: S = (X Y^T) masked by J's structure
+// SDDMM, one loop over the non-zeros: S = (X Y^T) masked by J's structure
 kernel sddmm(m: i32, n: i32, feat: i32, nnz: i32) {
   axis I = dense_fixed(m);
   axis J = sparse_variable(I, n, nnz);

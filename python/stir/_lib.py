@@ -83,6 +83,27 @@ class TuneEntry(ctypes.Structure):
                 ("time_ms", ctypes.c_double)]
 
 
+class TuneOptions(ctypes.Structure):
+    """stir_tune_options (include/stir/tune.h)."""
+    _fields_ = [("feat", c_int64), ("model_only", ctypes.c_bool),
+                ("no_record", ctypes.c_bool), ("budget_s", ctypes.c_double),
+                ("top", c_int), ("sms", c_int), ("cache_dir", c_char_p),
+                ("program_text", c_char_p), ("program_file", c_char_p),
+                ("matrix_name", c_char_p), ("device", c_void_p)]
+
+
+class TuneResult(ctypes.Structure):
+    """stir_tune_result (include/stir/tune.h); its arrays are freed by
+    stir_tune_result_clear."""
+    _fields_ = [("schedule", c_void_p), ("schedule_len", ctypes.c_size_t),
+                ("cand", c_int), ("cost", ctypes.c_double),
+                ("time_ms", ctypes.c_double), ("source", c_int),
+                ("key", TuneEntry), ("similar", ctypes.c_bool),
+                ("similar_entry", TuneEntry), ("n_compiled", c_int),
+                ("n_timed", c_int), ("timed_cand", ctypes.POINTER(c_int)),
+                ("timed_ms", ctypes.POINTER(ctypes.c_double))]
+
+
 class GpuTiming(ctypes.Structure):
     """stir_gpu_timing (include/stir/codegen.h)."""
     _fields_ = [("warmups", c_int), ("reps", c_int),
@@ -191,6 +212,9 @@ _PROTOS = {
                                          ctypes.POINTER(Extern)]),
     "stir_gpu_run_rebind_device": (c_int, [c_void_p, c_int,
                                            ctypes.POINTER(Extern)]),
+    "stir_gpu_run_rebind_launch": (c_int, [c_void_p, c_int,
+                                           ctypes.POINTER(Extern),
+                                           ctypes.c_uint]),
     "stir_gpu_run_set_stream": (c_int, [c_void_p, c_void_p]),
     "stir_gpu_run_launch": (c_int, [c_void_p, ctypes.c_uint]),
     "stir_stream_wrap": (c_void_p, [c_void_p, c_void_p]),
@@ -233,6 +257,15 @@ _PROTOS = {
     "stir_tune_record_store": (c_int, [c_void_p, c_char_p,
                                        ctypes.POINTER(TuneEntry)]),
     "stir_device_get_name": (c_char_p, [c_void_p]),
+    # the tuner in one call (include/stir/tune.h)
+    "stir_tune": (c_int, [c_void_p, c_void_p, ctypes.POINTER(Csr),
+                          ctypes.POINTER(TuneOptions),
+                          ctypes.POINTER(TuneResult)]),
+    "stir_tune_result_clear": (None, [ctypes.POINTER(TuneResult)]),
+    "stir_tune_key": (c_int, [c_void_p, ctypes.POINTER(Csr),
+                              ctypes.POINTER(TuneOptions), c_void_p,
+                              ctypes.POINTER(TuneEntry)]),
+    "stir_tune_apply_candidate": (c_int, [c_void_p, c_int64, c_int]),
     "stir_csr_to_hybrid_flags": (c_void_p, [
         c_void_p, ctypes.POINTER(Csr), c_int, c_int, ctypes.POINTER(c_int64),
         c_int, c_int, c_char_p, ctypes.c_uint, c_void_p]),

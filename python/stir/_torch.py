@@ -4,13 +4,17 @@ its SpMM is the hybrid ELL kernel of the tuning record or the library's
 cost model and its SDDMM the SDDMM model's pick, each made once per
 feature size (_fast.py), for A and, in the backward, for A's transpose;
 values other than the graph's own are gathered into the hybrid format on
-the device.  A sparse tensor passed directly takes the CSR programs of
-_kernels.py under the default GPU schedule (docs/python.md)."""
+the device.  A sparse CSR tensor passed directly takes the same kernels
+through a Graph cached on the tensor (sparse_graph); a COO one, the CSR
+programs of _kernels.py under the default GPU schedule (docs/python.md)."""
+import weakref
+
 import torch
 
 from ._kernels import SPMM_SOURCE, SDDMM_SOURCE
 
 _KERNELS = {}
+_F32 = torch.float32
 
 
 def _kernel(which):
@@ -41,6 +45,9 @@ class TorchGraph(object):
         # for a transpose: its values are the parent's values[src]
         self.src = src
         self.tune = tune
+        # for a graph cached on a sparse tensor (sparse_graph): a weak
+        # reference to it, the owner of the values each call passes
+        self.anchor = None
         # a stir.Graph's: the fast kernels, per feature size (_fast.py)
         self.prepared = prepared and self.nnz > 0 and \
             self.shape[0] > 0 and self.shape[1] > 0
@@ -80,20 +87,24 @@ class TorchGraph(object):
             self._perm = perm
             self._t = TorchGraph(indptr, rows[perm], self.values[perm],
                                  (n, m), self.prepared, self.tune, perm)
+            self._t.anchor = self.anchor
         return self._t, self._perm
 
-    def spmm(self, B, values=None, order_src=False):
+    def spmm(self, B, values=None, order_src=False, owner=None):
         """self @ B (B a float32 CUDA tensor of self.shape[1] rows), with
         self's values or "values" (a tensor of nnz values in self's CSR
-        order, or for a transpose with order_src, in its parent's)."""
-        if self.prepared and B.dim() == 2:
-            fast = self._fast_spmm.get(B.shape[1])
-            if fast is not None and B.dtype is torch.float32 and \
-                    B.shape[0] == self.shape[1] and B.is_contiguous() and \
+        order, or for a transpose with order_src, in its parent's; "owner"
+        a weak reference to what keeps their memory, when not values
+        itself: _fast.GpuSpmm.set_values)."""
+        s = B.shape
+        if self.prepared and len(s) == 2:
+            fast = self._fast_spmm.get(s[1])
+            if fast is not None and s[0] == self.shape[1] and \
+                    B.dtype is _F32 and B.is_contiguous() and \
                     not B.data_ptr() % 16 and B.get_device() == self.index:
                 if values is None and not fast.dirty:
                     return fast.launch.call1(B)
-                return fast(B, values, order_src)
+                return fast(B, values, order_src, owner)
         if B.dim() != 2 or B.shape[0] != self.shape[1]:
             raise ValueError("stir.spmm: B has shape %s; a (%d, F) matrix "
                              "is needed" % (tuple(B.shape), self.shape[1]))
@@ -116,7 +127,7 @@ class TorchGraph(object):
                 from ._fast import GpuSpmm
                 fast = GpuSpmm(self, B.shape[1], self.tune, self.src)
                 self._fast_spmm[B.shape[1]] = fast
-            return fast(B, values, order_src)
+            return fast(B, values, order_src, owner)
         if values is None:
             v = self.values
         else:
@@ -142,7 +153,7 @@ class TorchGraph(object):
                "spmm_t": spmm_info(self._t) if self._t is not None else {},
                "sddmm": {f: {"candidate": k.candidate,
                              "describe": k.describe,
-                             "how": "SDDMM cost model"}
+                             "how": k.how}
                          for f, k in sorted(self._fast_sddmm.items())}}
         return out
 
@@ -190,6 +201,77 @@ class TorchGraph(object):
         return out["S"]
 
 
+# the prepared graphs of sparse CSR tensors passed to stir.spmm and
+# stir.sddmm directly: {id(A): (weak reference to A, A's version and
+# structure signature when last looked at, TorchGraph)}; an entry goes
+# when its tensor does
+_SPARSE_GRAPHS = {}
+
+
+def _forget(key, ref):
+    """The weak reference callback of _SPARSE_GRAPHS: drop entry "key"
+    when it is still the one of that reference."""
+    ent = _SPARSE_GRAPHS.get(key)
+    if ent is not None and ent[0] is ref:
+        del _SPARSE_GRAPHS[key]
+
+
+def sparse_graph(A):
+    """The TorchGraph of a torch sparse tensor A passed to stir.spmm or
+    stir.sddmm itself (no stir.Graph).  A CSR tensor's is prepared (the
+    fast kernels of a stir.Graph) and cached on A's identity: made on the
+    first call, taken again while A lives and its structure is the one it
+    was made from (the addresses of its crow and col indices, nnz and
+    shape, looked at again only when A's version changed); A's values are
+    not part of it: each call passes them, gathered into the format only
+    when they changed.  The entry holds A by a weak reference and keeps
+    nothing of A's (its arrays are copies), so it and its device memory
+    go with A.  So a loop calling stir.spmm with the same A builds the
+    format and compiles once.  A COO tensor is converted to CSR on each
+    call and takes the CSR programs under the default GPU schedule."""
+    if A.layout != torch.sparse_csr:
+        return TorchGraph.from_torch(A)
+    key = id(A)
+    ent = _SPARSE_GRAPHS.get(key)
+    try:
+        version = A._version
+    except (RuntimeError, NotImplementedError, AttributeError):
+        # a torch without versions of sparse tensors: the structure is
+        # looked at on every call
+        version = None
+    if ent is not None and version is not None and ent[0]() is A and \
+            ent[1] == version:
+        return ent[3]
+    crow = A.crow_indices()
+    col = A.col_indices()
+    if not A.is_cuda:
+        raise TypeError("stir: the tensor must be on a CUDA device")
+    sig = (crow.data_ptr(), col.data_ptr(), int(col.numel()), tuple(A.shape))
+    if ent is not None and ent[0]() is A and ent[2] == sig:
+        _SPARSE_GRAPHS[key] = (ent[0], version, sig, ent[3])
+        return ent[3]
+    g = TorchGraph(crow.to(torch.int32, copy=True),
+                   col.to(torch.int32, copy=True),
+                   A.values().detach().to(torch.float32, copy=True),
+                   A.shape, prepared=True)
+    ref = weakref.ref(A, lambda r, key=key: _forget(key, r))
+    g.anchor = ref
+    _SPARSE_GRAPHS[key] = (ref, version, sig, g)
+    return g
+
+
+def sparse_spmm(A, B):
+    """stir.spmm(A, B) for a torch sparse tensor A: on sparse_graph(A)
+    with A's values (differentiable in them and in B)."""
+    g = sparse_graph(A)
+    v = A.values()
+    if _grad_enabled() and (B.requires_grad or v.requires_grad):
+        if _functorch_active():
+            return SpMM.apply(g, v, B, g.anchor)
+        return _spmm_apply(g, v, B, g.anchor)
+    return g.spmm(B, v, owner=g.anchor)
+
+
 def graph_spmm(g, B, values=None):
     """stir.spmm of a stir.Graph's TorchGraph g, with its values or
     "values" (nnz, in g's CSR order): the prepared kernel, through
@@ -200,9 +282,10 @@ def graph_spmm(g, B, values=None):
                 return GraphSpMM.apply(g, B)
             return _graph_spmm_apply(g, B)
         return g.spmm(B)
-    if torch.is_grad_enabled() and (B.requires_grad or
-                                    values.requires_grad):
-        return SpMM.apply(g, values, B)
+    if _grad_enabled() and (B.requires_grad or values.requires_grad):
+        if _functorch_active():
+            return SpMM.apply(g, values, B, None)
+        return _spmm_apply(g, values, B, None)
     return g.spmm(B, values)
 
 
@@ -241,14 +324,17 @@ _graph_spmm_apply = _raw_apply(GraphSpMM)
 
 
 class SpMM(torch.autograd.Function):
-    """C = A B with A's values "values" on graph g: backward gives dB = A^T
-    dC (SpMM on the transpose) and d values = SDDMM(A, dC, B)."""
+    """C = A B with A's values "values" on graph g ("owner": a weak
+    reference to what keeps the values' memory, or None; TorchGraph.spmm):
+    backward gives dB = A^T dC (SpMM on the transpose) and d values =
+    SDDMM(A, dC, B)."""
 
     @staticmethod
-    def forward(ctx, g, values, B):
+    def forward(ctx, g, values, B, owner):
         ctx.g = g
+        ctx.owner = owner
         ctx.save_for_backward(values, B)
-        return g.spmm(B, values)
+        return g.spmm(B, values, owner=owner)
 
     @staticmethod
     def backward(ctx, dC):
@@ -258,10 +344,13 @@ class SpMM(torch.autograd.Function):
         dvalues = dB = None
         if ctx.needs_input_grad[2]:
             t, _ = g.transpose()
-            dB = t.spmm(dC, values, order_src=True)
+            dB = t.spmm(dC, values, order_src=True, owner=ctx.owner)
         if ctx.needs_input_grad[1]:
             dvalues = g.sddmm(dC, B)
-        return None, dvalues, dB
+        return None, dvalues, dB, None
+
+
+_spmm_apply = _raw_apply(SpMM)
 
 
 class SDDMM(torch.autograd.Function):

@@ -171,25 +171,72 @@ sms = torch.cuda.get_device_properties(0).multi_processor_count
 check(info["spmm"][32]["how"] == "cost model" and
       info["spmm"][32]["candidate"] == _fast.model_pick(csr, 32, sms),
       "Graph F=32 runs the model's pick: %s" % info["spmm"][32])
-check(info["sddmm"][8]["candidate"] == _fast.sddmm_pick(csr, 8, sms),
+check(info["sddmm"][8]["candidate"] == _fast.sddmm_pick(csr, 8, sms) and
+      info["sddmm"][8]["how"] == "SDDMM cost model",
       "Graph SDDMM F=8 runs the SDDMM model's pick: %s" % info["sddmm"])
 print("kernel_info:", info)
-# tune=5 (a budget of 5 s): the measured search ('stirc tune') runs once,
-# its record entry is taken then, and by a later Graph of the same graph
-if _fast.stirc_path():
-    t0 = time.perf_counter()
-    Gt = stir.Graph(A, tune=5)
-    close(stir.spmm(Gt, B), torch.sparse.mm(A, B), "tuned Graph spmm F=32")
-    it = Gt.kernel_info()["spmm"][32]
-    print("tuned F=32 in %.1f s: %s" % (time.perf_counter() - t0, it))
-    check(it["how"].startswith("measured"), "tune=5: %s" % it)
-    G2 = stir.Graph(A)
-    stir.spmm(G2, B)
-    it2 = G2.kernel_info()["spmm"][32]
-    check(it2["how"] == it["how"] and it2["candidate"] == it["candidate"],
-          "a later Graph takes the record's entry: %s" % it2)
-else:
-    check(False, "no stirc for the measured search (set STIR_STIRC)")
+# tune=5 (a budget of 5 s): the measured search (the library's stir_tune)
+# runs once, its record entry is taken then, and by a later Graph of the
+# same graph
+t0 = time.perf_counter()
+Gt = stir.Graph(A, tune=5)
+close(stir.spmm(Gt, B), torch.sparse.mm(A, B), "tuned Graph spmm F=32")
+it = Gt.kernel_info()["spmm"][32]
+print("tuned F=32 in %.1f s: %s" % (time.perf_counter() - t0, it))
+check(it["how"].startswith("measured"), "tune=5: %s" % it)
+G2 = stir.Graph(A)
+stir.spmm(G2, B)
+it2 = G2.kernel_info()["spmm"][32]
+check(it2["how"] == it["how"] and it2["candidate"] == it["candidate"],
+      "a later Graph takes the record's entry: %s" % it2)
+# a sparse CSR tensor passed directly: a prepared Graph cached on the
+# tensor (made once, kept while the tensor lives and its structure is the
+# same), its values passed each call (changed in place: gathered again)
+from stir import _torch as st_torch  # noqa: E402
+A3 = torch.sparse_csr_tensor(A.crow_indices(), A.col_indices(),
+                             A.values().clone(), A.shape)
+B = torch.randn(A.shape[1], 24, generator=g).cuda()
+close(stir.spmm(A3, B), Ad @ B, "direct spmm (cached Graph), first call")
+ent = st_torch._SPARSE_GRAPHS.get(id(A3))
+check(ent is not None and ent[3].prepared and 24 in ent[3]._fast_spmm,
+      "direct spmm: a prepared Graph cached on the tensor")
+fast24 = ent[3]._fast_spmm.get(24) if ent is not None else None
+for _ in range(3):
+    close(stir.spmm(A3, B), Ad @ B, "direct spmm, the same A again")
+ent2 = st_torch._SPARSE_GRAPHS.get(id(A3))
+check(ent is not None and ent2 is not None and ent2[3] is ent[3] and
+      ent[3]._fast_spmm.get(24) is fast24,
+      "direct spmm: the cached Graph and kernel taken again")
+check(fast24 is not None and fast24._cur[0]() is A3,
+      "direct spmm: the values gathered are known as A's (not gathered "
+      "again)")
+A3.values().mul_(2)
+close(stir.spmm(A3, B), 2 * (Ad @ B), "direct spmm, values changed in place")
+check(st_torch._SPARSE_GRAPHS.get(id(A3))[3] is ent[3],
+      "direct spmm: values changed in place keep the cached Graph")
+close(stir.sddmm(A3, X, Y), want, "direct sddmm on the cached Graph")
+check(ent is not None and 8 in ent[3]._fast_sddmm,
+      "direct sddmm: the cached Graph's prepared SDDMM")
+# SDDMM's backward runs the cached Graph's SpMM with other values (dS):
+# the next stir.spmm(A3, .) takes A3's own again
+Xg3 = X.clone().requires_grad_()
+(stir.sddmm(A3, Xg3, Y) * 3).sum().backward()
+close(Xg3.grad, 3 * (2 * Ad).ne(0).float() @ Y,
+      "direct sddmm dX on the cached Graph")
+B8 = torch.randn(A.shape[1], 8, generator=g).cuda()
+close(stir.spmm(A3, B8), 2 * (Ad @ B8),
+      "direct spmm after the SDDMM backward: A's own values")
+B8g = B8.clone().requires_grad_()
+(stir.spmm(A3, B8g) * 5).sum().backward()
+close(B8g.grad, 2 * Ad.t() @ torch.full((A.shape[0], 8), 5.0, device=dev),
+      "direct spmm dB on the cached Graph's transpose")
+n_before = len(st_torch._SPARSE_GRAPHS)
+del A3, ent, ent2, fast24
+import gc  # noqa: E402
+gc.collect()
+check(len(st_torch._SPARSE_GRAPHS) == n_before - 1,
+      "the cached Graph goes with its tensor (%d entries, %d before)"
+      % (len(st_torch._SPARSE_GRAPHS), n_before))
 # values that change, GAT-style: attention = edge softmax of SDDMM
 # scores, then SpMM with them as values, on the Graph's fast kernels;
 # against the same in dense torch
@@ -309,10 +356,23 @@ for _ in range(n):
     stir.spmm(T, Btg)
 t1 = time.perf_counter()
 torch.cuda.synchronize()
+grad_us = (t1 - t0) / n * 1e6
+Ts = torch.sparse_csr_tensor(
+    torch.tensor([0, 1, 2], dtype=torch.int64),
+    torch.tensor([1, 0], dtype=torch.int64), torch.ones(2), (2, 2)).cuda()
+for _ in range(50):
+    stir.spmm(Ts, Bt)
+torch.cuda.synchronize()
+t0 = time.perf_counter()
+for _ in range(n):
+    stir.spmm(Ts, Bt)
+t1 = time.perf_counter()
+torch.cuda.synchronize()
 print("host time per call, tiny graph (prepared kernel, %s): stir.spmm "
       "%.1f us, through autograd (B requires grad) %.1f us; Graph kernel "
-      "call alone %.1f us" % (T._torch._fast_spmm[4].describe, per,
-                              (t1 - t0) / n * 1e6, alone))
+      "call alone %.1f us; a sparse tensor directly (cached Graph) %.1f us"
+      % (T._torch._fast_spmm[4].describe, per, grad_us, alone,
+         (t1 - t0) / n * 1e6))
 if fails:
     print("%d failures" % len(fails))
     sys.exit(1)
