@@ -390,13 +390,18 @@ close(hs.interpret(X, Y), want, "SDDMM: the record's candidate")
 hs = _fast.HostSddmm(odd, 8, n_sms=132, device="Other GPU")
 check(hs.candidate == model8 and hs.how == "SDDMM cost model",
       "SDDMM on another GPU: #%d %s" % (hs.candidate, hs.how))
-n_rows = 0
+n_rows = n_x_global = 0
 for cand in range(_fast.lib.stir_sddmm_n_candidates()):
     hs = _fast.HostSddmm(odd, 8, cand=cand)
-    n_rows += bool(_fast.lib.stir_sddmm_get_candidate(cand).contents.rows)
+    p = _fast.lib.stir_sddmm_get_candidate(cand).contents
+    n_rows += bool(p.rows)
+    n_x_global += bool(p.x_global)
     close(hs.interpret(X, Y), want, "SDDMM candidate %s on odd"
           % _fast.describe_sddmm(cand))
 check(n_rows > 0, "no row candidate tried")
+# the ctypes struct reads the C one's last field (x_global: row
+# candidates only, include/stir/recipes.h)
+check(n_x_global > 0, "no candidate reads X from global memory")
 
 # --- bad arrays refused, with the array's name
 B = rng.standard_normal((small.shape[1], 4)).astype(np.float32)

@@ -180,10 +180,12 @@ def sddmm_choice(csr, feat, n_sms=0, device=None, record=True):
 
 
 def describe_sddmm(cand):
-    """A short text of SDDMM candidate "cand" ("#5 rows l8 128t")."""
+    """A short text of SDDMM candidate "cand" ("#5 rows l8 128t"; "xg":
+    X's row read from global memory)."""
     p = lib.stir_sddmm_get_candidate(cand).contents
-    return "#%d %s l%d %dt" % (cand, "rows" if p.rows else "fused",
-                               p.max_lanes, p.threads or 256)
+    return "#%d %s l%d %dt%s" % (cand, "rows" if p.rows else "fused",
+                                 p.max_lanes, p.threads or 256,
+                                 " xg" if p.x_global else "")
 
 
 def model_pick(csr, feat, n_sms=0):

@@ -65,7 +65,7 @@ class SddmmMap(ctypes.Structure):
 class SddmmParams(ctypes.Structure):
     """stir_sddmm_params: a candidate of the SDDMM."""
     _fields_ = [("rows", ctypes.c_bool), ("max_lanes", c_int64),
-                ("threads", c_int64)]
+                ("threads", c_int64), ("x_global", ctypes.c_bool)]
 
 
 class MatrixSig(ctypes.Structure):
