@@ -318,6 +318,11 @@ for name, M, feats in (("cora", cora, (7, 32)), ("odd", odd, (1, 16))):
         close(stir.spmm(stir.Graph(M), B, values=v),
               M2.astype(np.float64) @ B,
               "%s F=%d: stir.spmm(Graph, B, values=)" % (name, F))
+# the gather program itself (the GPU's gather of new values): padding
+# slots (-1) read as 0
+check(np.array_equal(_fast.gather_host([2, -1, 0, 1, -1], [1.5, 2.5, 3.5]),
+                     np.array([3.5, 0, 1.5, 2.5, 0], dtype=np.float32)),
+      "gather_host: values at the positions, 0 for padding")
 raises(ValueError, _fast.HybridSpmm.of_scipy(odd, 4).interpret,
        np.ones((90, 4), np.float32), np.ones(3, np.float32))
 raises(ValueError, stir.spmm, stir.Graph(odd), np.ones((90, 4)),

@@ -30,7 +30,8 @@ import weakref
 
 from ._lib import lib, Csr, CompileOptions, Extern, GpuTiming, \
     TuneEntry, TuneOptions, TuneResult
-from ._kernels import SPMM_SOURCE, SDDMM_SOURCE, SDDMM_ROWS_SOURCE
+from ._kernels import SPMM_SOURCE, SDDMM_SOURCE, SDDMM_ROWS_SOURCE, \
+    GATHER_SOURCE
 
 STIR_I32 = 2
 STIR_F32 = 6
@@ -323,6 +324,58 @@ def tune_spmm(csr, feat, device_index=0, budget_s=None, n_sms=0,
         lib.stir_tune_result_clear(ctypes.byref(res))
 
 
+def _gather_kernel(gpu):
+    """GATHER_SOURCE's kernel (F[q] = V[P[q]], 0 where P[q] is -1): for
+    the GPU under the default GPU schedule (one thread a slot), else
+    stage I for the interpreter."""
+    kern = _Kernel(GATHER_SOURCE, "gather")
+    if gpu and lib.stir_kernel_prepare_for_gpu(kern.k) < 0:
+        _fail("cannot prepare the gather for the GPU")
+    return kern
+
+
+_HOST_GATHER = []
+
+
+def gather_host(pos, values):
+    """GATHER_SOURCE run on the host interpreter: values[pos] (NumPy) with
+    0 where pos is -1, as float32 (the gather a GPU Graph runs for new
+    values, made testable without a GPU)."""
+    import numpy as np
+    from . import _raise_from
+    if not _HOST_GATHER:
+        _HOST_GATHER.append(_gather_kernel(False))
+    k = _HOST_GATHER[0].k
+    ctx = _ctx()
+    b = lib.stir_bindings_alloc()
+    if not b:
+        raise MemoryError("stir: out of memory")
+    try:
+        pos = np.ascontiguousarray(pos, dtype=np.int32)
+        vals = np.ascontiguousarray(values, dtype=np.float32)
+        _set_sizes(b, {"s": len(pos), "nnz": len(vals)})
+        for name, a, dt in (("P", pos, STIR_I32), ("V", vals, STIR_F32)):
+            shape = (ctypes.c_int64 * 1)(len(a))
+            arr = lib.stir_array_alloc(ctx, dt, 1, shape)
+            if not arr:
+                _raise_from(ctx, "out of memory")
+            if a.nbytes:
+                ctypes.memmove(lib.stir_array_get_data(arr), a.ctypes.data,
+                               a.nbytes)
+            if lib.stir_kernel_bind_array(k, b, name.encode(), arr) < 0:
+                _raise_from(ctx, "cannot bind %s" % name)
+        if lib.stir_kernel_bind_outputs(k, b) < 0 or \
+                lib.stir_kernel_interpret(k, b) < 0:
+            _raise_from(ctx, "the gather failed")
+        out = np.empty(len(pos), dtype=np.float32)
+        if out.nbytes:
+            ctypes.memmove(out.ctypes.data, lib.stir_array_get_data(
+                lib.stir_bindings_get_array(b, b"F")), out.nbytes)
+        return out
+    finally:
+        lib.stir_bindings_free(b)
+
+
 class HostFormat(object):
     """The hybrid format of a candidate built from a CSR on the host: its
     bindings (arrays and sizes, suffix _hyb) and description."""
@@ -492,11 +545,13 @@ class HybridSpmm(object):
         ctx = _ctx()
         try:
             if values is not None:
-                vals = np.zeros(self.format_nnz() + 1, dtype=np.float32)
-                vals[:-1] = values
+                vals = np.asarray(values, dtype=np.float32)
+                if vals.shape != (self.format_nnz(),):
+                    raise ValueError("stir: %s values for %d non-zeros"
+                                     % (vals.shape, self.format_nnz()))
                 for name, pos in self.slots().items():
                     arr = lib.stir_bindings_get_array(b, name.encode())
-                    got = np.ascontiguousarray(vals[pos])
+                    got = gather_host(pos, vals)
                     if got.nbytes:
                         ctypes.memmove(lib.stir_array_get_data(arr),
                                        got.ctypes.data, got.nbytes)
@@ -619,13 +674,16 @@ class _Compiled(object):
 
 def _compiled(which, cand, feat, index):
     """The shared _Compiled of kernel "which" ("spmm": hybrid candidate
-    cand; "sddmm": SDDMM candidate cand) at feat features on device
-    index."""
+    cand; "sddmm": SDDMM candidate cand; "gather": the gather of new
+    values, cand and feat 0) at feat features on device index."""
     key = (which, cand, feat, index)
     c = _COMPILED.get(key)
     if c is None:
-        kern, mb = _spmm_kernel(cand, feat) if which == "spmm" else \
-            _sddmm_kernel(cand, feat)
+        if which == "gather":
+            kern, mb = _gather_kernel(True), 0
+        else:
+            kern, mb = _spmm_kernel(cand, feat) if which == "spmm" else \
+                _sddmm_kernel(cand, feat)
         c = _Compiled(kern, mb, index)
         _COMPILED[key] = c
     return c
@@ -649,16 +707,19 @@ class Launch(object):
     """A compiled kernel bound to one graph's arrays on the GPU: "fixed"
     {name: tensor} (kept alive here), then per call the tensors of
     "inputs" (names, in the order call takes them) and a new output
-    tensor "output" of shape out_shape.  The externs arrays and the size
+    tensor "output" of shape out_shape (or always out_tensor, when
+    given).  The externs arrays and the size
     bindings are made here once; the first call binds every array with
     the sizes (stir_gpu_run_bind_device), the next ones only rebind the
     inputs and the output (stir_gpu_run_rebind_device: nothing evaluated
     again), and queue the launches on torch's current stream."""
 
     def __init__(self, comp, sizes_b, fixed, inputs, output, out_shape,
-                 device):
+                 device, out_tensor=None):
         import torch
         self.comp = comp
+        # the output: a new tensor each call, or this one (kept)
+        self.out_tensor = out_tensor
         self.device = device
         self.index = device.index
         self.out_shape = tuple(int(s) for s in out_shape)
@@ -728,9 +789,12 @@ class Launch(object):
     def bind(self, *inputs):
         """Bind the input tensors (float32, contiguous, 16-byte aligned,
         of the sizes the kernel needs: the caller checks) and a new output
-        tensor, on torch's current stream; returns the output."""
-        out = self._torch_empty(self.out_shape, dtype=self._f32,
-                                device=self.device)
+        tensor (or out_tensor), on torch's current stream; returns the
+        output."""
+        out = self.out_tensor
+        if out is None:
+            out = self._torch_empty(self.out_shape, dtype=self._f32,
+                                    device=self.device)
         for e, t in zip(self._in, inputs):
             e.ptr = t.data_ptr()
             e.bytes = 4 * t.numel()
@@ -919,8 +983,8 @@ class GpuSpmm(object):
         self._structure = (keep[0], keep[1])
         self._src = src
         self._pos = {}
-        self._vext = None
-        self._vhead = None
+        self._gathers = {}
+        self._f32 = torch.float32
         self.index = index
         self._own = g.values
         # what "flat" holds: (a weak reference to the owner of its memory,
@@ -933,9 +997,9 @@ class GpuSpmm(object):
         self.dirty = False
 
     def positions(self, order_src=False):
-        """The device tensor (int64, flat's length) of the value index of
+        """The device tensor (int32, flat's length) of the value index of
         each slot of "flat": positions in the graph's CSR (in src's order:
-        src[position], when order_src), nnz for padding."""
+        src[position], when order_src), -1 for padding."""
         p = self._pos.get(order_src)
         if p is None:
             import torch
@@ -943,26 +1007,43 @@ class GpuSpmm(object):
             ip, ix = self._structure
             slots = slot_positions(ip.numpy(), ix.numpy(), self.shape,
                                    self.candidate)
-            host = np.full(self.flat.numel(), self.nnz, dtype=np.int64)
+            host = np.full(self.flat.numel(), -1, dtype=np.int32)
             for n, (o, ln) in zip(self.vnames, self._offs):
-                pos = slots[n]
-                host[o:o + ln] = np.where(pos >= 0, pos, self.nnz)
+                host[o:o + ln] = slots[n]
             p = torch.from_numpy(host).to(self.device)
             if order_src:
-                ext = torch.cat([self._src.to(torch.int64),
-                                 torch.tensor([self.nnz],
-                                              device=self.device)])
-                p = ext[p]
+                src = self._src.to(torch.int32)
+                p = torch.where(p >= 0, src[p.clamp(min=0).to(torch.int64)],
+                                p)
+            p = p.contiguous()
             self._pos[order_src] = p
         return p
+
+    def _gather(self, order_src):
+        """The Launch of the gather (GATHER_SOURCE, one kernel: flat[q] =
+        values[positions[q]], 0 for padding) for positions of "order_src",
+        writing "flat" (made once per order)."""
+        g = self._gathers.get(order_src)
+        if g is None:
+            comp = _compiled("gather", 0, 0, self.index)
+            sizes = lib.stir_bindings_alloc()
+            if not sizes:
+                raise MemoryError("stir: out of memory")
+            _set_sizes(sizes, {"s": self.flat.numel(), "nnz": self.nnz})
+            g = Launch(comp, sizes, {"P": self.positions(order_src)}, ["V"],
+                       "F", (self.flat.numel(),), self.device,
+                       out_tensor=self.flat)
+            self._gathers[order_src] = g
+        return g
 
     def set_values(self, values, order_src=False, owner=None):
         """Gather "values" (a 1-D tensor of nnz values on the device, in
         the graph's CSR order, or in src's when order_src) into the
-        format's slots, on torch's current stream: a copy into a buffer of
-        nnz + 1 (the last 0, for the padding) and one index_select into
-        "flat"; nothing done when they are the values gathered last and
-        unchanged since: the same memory (address,
+        format's slots, on torch's current stream: one launch of the
+        gather kernel (GATHER_SOURCE: no copy of the values, where they
+        are float32, contiguous and 16-byte aligned) into "flat" through
+        the slot positions; nothing done when they are the values
+        gathered last and unchanged since: the same memory (address,
         element type, size) while its owner lives (the tensor gathered
         last, or "owner", a weak reference to what keeps the values'
         memory: the sparse tensor A of a graph cached on it, whose
@@ -979,18 +1060,16 @@ class GpuSpmm(object):
                              "graph's %d non-zeros (1-D) on %s are needed"
                              % (tuple(values.shape), values.device,
                                 self.nnz, self.device))
-        pos = self._pos.get(order_src)
-        if pos is None:
-            pos = self.positions(order_src)
-        if self._vhead is None:
+        g = self._gathers.get(order_src)
+        if g is None:
+            g = self._gather(order_src)
+        v = values.detach() if values.requires_grad else values
+        if v.dtype is not self._f32 or not v.is_contiguous() or \
+                v.data_ptr() % 16:
             import torch
-            self._vext = torch.zeros(self.nnz + 1, dtype=torch.float32,
-                                     device=self.device)
-            self._vhead = self._vext[:self.nnz]
-            self._index_select = torch.index_select
-        self._vhead.copy_(values.detach() if values.requires_grad
-                          else values)
-        self._index_select(self._vext, 0, pos, out=self.flat)
+            v = v.to(torch.float32).contiguous()
+            v = v.clone() if v.data_ptr() % 16 else v
+        g(v)
         self._cur = (owner or weakref.ref(values), values.data_ptr(),
                      values._version, order_src, values.dtype)
         self.dirty = values is not self._own or order_src

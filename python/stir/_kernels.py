@@ -1,6 +1,7 @@
 """The stir programs behind stir.spmm and stir.sddmm (the same kernels as
 examples/csrmm.stir, examples/sddmm.stir and examples/sddmm_rows.stir:
-the same text, so that their tuning-record keys are the same)."""
+the same text, so that their tuning-record keys are the same), and the
+gather of new values into a prepared format (GATHER_SOURCE, _fast.py)."""
 
 SPMM_SOURCE = """\
 // CSR SpMM: C = A B
@@ -51,6 +52,21 @@ kernel sddmm_rows(m: i32, n: i32, feat: i32, nnz: i32) {
   iter sddmm (i, j, k) in [I, J, K] "SSR" {
     init { S[i, j] = 0.0; }
     S[i, j] += X[i, k] * Y[j, k];
+  }
+}
+"""
+
+GATHER_SOURCE = """\
+// New values into the value slots of a prepared format: F[q] = V[P[q]],
+// 0 where P[q] is -1 (a padding slot: no stored coordinate, read as 0)
+kernel gather(s: i32, nnz: i32) {
+  axis Q = dense_fixed(s);
+  axis N = dense_fixed(nnz);
+  tensor P: i32[Q] in [-1, nnz);
+  tensor V: f32[N];
+  tensor F: f32[Q];
+  iter gather (q) in [Q] "S" {
+    F[q] = V[P[q]];
   }
 }
 """
