@@ -757,6 +757,22 @@ static int emit_kernel(stir_cuda_plan *plan, unsigned flags, cuda_mode mode,
 			if (e.need_ldsm & 1u << i)
 				cg_put(&src, cuda_mma_prelude_ldsm(stir_intrinsic_at(i)));
 	}
+	if (e.need_rows) {
+		/* (the K16 macro once, for f16 and bf16 alike) */
+		bool k16 = false;
+		cg_put(&src, cuda_mma_prelude_rows_common());
+		for (int i = 0; i < stir_intrinsic_count(); i++) {
+			const stir_intrinsic *in = stir_intrinsic_at(i);
+			const char *inst = cuda_mma_prelude_rows_inst(in);
+			if (!(e.need_rows & 1u << i) || !cuda_mma_prelude_rows(in))
+				continue;
+			if (!inst || !k16)
+				cg_put(&src, cuda_mma_prelude_rows(in));
+			k16 |= inst != NULL;
+			if (inst)
+				cg_put(&src, inst);
+		}
+	}
 	cg_append(&src, &launches);
 	if (src.failed)
 		cuda_oom(&e);

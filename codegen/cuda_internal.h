@@ -237,6 +237,9 @@ typedef struct emitter {
 	bool in_mma;               /* printing a tensorized nest */
 	unsigned need_ldsm;        /* the intrinsics whose ldmatrix loads the
 	                              source needs, by index as need_mma */
+	unsigned need_rows;        /* the intrinsics with a row guard or
+	                              gathered rows in the source (the
+	                              stir_rows_ text), by index as need_mma */
 	bool *ldsm;                /* per buffer: read by ldmatrix or written
 	                              by cp.async in this launch
 	                              (cuda_mma_scan): 16-byte aligned */
@@ -580,6 +583,13 @@ const char *cuda_mma_prelude(const stir_intrinsic *in);
  * operands are not 16-bit): put after the intrinsics' own text. */
 const char *cuda_mma_prelude_ldsm_common(void);
 const char *cuda_mma_prelude_ldsm(const stir_intrinsic *in);
+/* The rows' common text, intrinsic in's guarded loads of A (the K16
+ * macro once, whichever K16 intrinsic asks), and the line instantiating
+ * them (NULL when none): put after the others, only when a nest has a
+ * row guard or gathered rows (e->need_rows). */
+const char *cuda_mma_prelude_rows_common(void);
+const char *cuda_mma_prelude_rows(const stir_intrinsic *in);
+const char *cuda_mma_prelude_rows_inst(const stir_intrinsic *in);
 /* e, x: when x is a load a vector path holds in a vector, print the
  * lane's component and return true. */
 bool cuda_vector_load(emitter *e, const stir_expr *x);

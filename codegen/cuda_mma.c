@@ -93,6 +93,24 @@ static void put_load(emitter *e, const ectx *ctx, const stir_mma_match *m,
 	cg_putf(e->out, ", %" PRId64 ");\n", op->ld);
 }
 
+/* e, ctx, m, loc: A's tile into stir_fa with the rows where stir_ok is
+ * false zeros (a row guard): read only where it is true, or by ldmatrix
+ * (all within the shared buffer) and then zeroed. */
+static void put_load_rows(emitter *e, const ectx *ctx, const stir_mma_match *m,
+	stir_loc loc)
+{
+	if (cuda_mma_use_ldsm(m, &m->a)) {
+		put_load(e, ctx, m, "a", "stir_fa", &m->a, loc);
+		cg_line(e->out, "stir_rows_zero_a(stir_fa.r, stir_ok);");
+		return;
+	}
+	cg_indent(e->out);
+	cg_putf(e->out, "%s_load_a%s_rows(stir_fa, ", m->in->cuda,
+		m->a.transposed ? "_t" : "");
+	put_addr(e, ctx, &m->a, false, loc);
+	cg_putf(e->out, ", %" PRId64 ", stir_ok);\n", m->a.ld);
+}
+
 /* p, m, piece, var: print the offset, in S's index (dst) or X's, of the
  * element that "var" (a piece, or with piece false an element, of the
  * copy m) counts, the pieces (elements) row-major over the nest's loops:
@@ -202,6 +220,115 @@ static void put_frag(emitter *e, const ectx *ctx, const stir_mma_match *m)
 	cg_putf(e->out, ") / %d]", m->in->n);
 }
 
+/* e, ctx, m, xs, n: open a loop over the two rows of the calling lane
+ * (row g + 8 h, g = lane / 4, in half h = stir_h of the accumulator),
+ * declaring what the n expressions xs name: the M loop's variable as the
+ * row, the nest's other loops' as 0, and the variables of the store's
+ * block as their bindings (the enclosing braces declare none of them
+ * for xs); the caller prints the body and closes the loop. */
+static void put_rows_open(emitter *e, const ectx *ctx, const stir_mma_match *m,
+	const stir_expr *const *xs, int n)
+{
+	cg_printer *p = e->out;
+	const stir_stmt *b = m->block;
+	int nb = b ? b->u.block.n_vars : 0;
+	int nloops = m->form == STIR_MMA_FORM_MMA ? 3 : 2;
+	cg_line(p, "for (int stir_h = 0; stir_h < 2; stir_h++) {");
+	p->indent++;
+	for (int d = 0; d < nloops; d++) {
+		const stir_var *v = m->loops[d]->u.for_.var;
+		bool used = named_by(xs, n, v);
+		for (int i = 0; i < nb && !used; i++)
+			used = named_by(xs, n, b->u.block.vars[i]) &&
+				stir_expr_uses(b->u.block.bindings[i], v);
+		if (!used)
+			continue;
+		cg_indent(p);
+		cg_putf(p, "const %s ", cuda_ctype(v->dtype));
+		cuda_put_name(e, v->name);
+		if (v == m->mv)
+			cg_putf(p, " = (%s)(stir_lane() / 4u + 8u * stir_h);\n",
+				cuda_ctype(v->dtype));
+		else
+			cg_put(p, " = 0;\n");
+	}
+	for (int i = 0; i < nb; i++) {
+		const stir_var *v = b->u.block.vars[i];
+		if (!named_by(xs, n, v))
+			continue;
+		cg_indent(p);
+		cg_putf(p, "const %s ", cuda_ctype(v->dtype));
+		cuda_put_name(e, v->name);
+		cg_put(p, " = ");
+		cuda_expr(e, ctx, b->u.block.bindings[i], P_COND);
+		cg_put(p, ";\n");
+	}
+}
+
+/* e, ctx, m: "bool stir_ok[2];" set to the row guard's condition for the
+ * calling lane's two rows of A (the products of a nest with a row
+ * guard). */
+static void put_rows_ok(emitter *e, const ectx *ctx, const stir_mma_match *m)
+{
+	cg_printer *p = e->out;
+	const stir_expr *cond = m->guard->u.if_.cond;
+	cg_line(p, "bool stir_ok[2];");
+	put_rows_open(e, ctx, m, &cond, 1);
+	cg_indent(p);
+	cg_put(p, "stir_ok[stir_h] = ");
+	cuda_expr(e, ctx, cond, P_TOP);
+	cg_put(p, ";\n");
+	p->indent--;
+	cg_line(p, "}");
+}
+
+/* e, ctx, m: the accumulator stored, added or added atomically into C
+ * row by row (a row guard, or C's rows gathered): each lane places its
+ * two rows where the guard holds, at C's index for the row and column 0
+ * (the N loop's variable is 0 there). */
+static void put_rows_store(emitter *e, const ectx *ctx,
+	const stir_mma_match *m)
+{
+	cg_printer *p = e->out;
+	const stir_expr *xs[2] = { m->c.index,
+		m->guard ? m->guard->u.if_.cond : NULL };
+	cg_indent(p);
+	cg_putf(p, "const %s_acc &stir_f = ", m->in->cuda);
+	put_frag(e, ctx, m);
+	cg_put(p, ";\n");
+	put_rows_open(e, ctx, m, xs, m->guard ? 2 : 1);
+	if (m->guard) {
+		cg_indent(p);
+		cg_put(p, "if (");
+		cuda_expr(e, ctx, xs[1], P_TOP);
+		cg_put(p, ")\n");
+		p->indent++;
+	}
+	cg_indent(p);
+	cg_putf(p, "stir_rows_%s(", m->atomic ? "atomic_add" : m->add ? "add" :
+		"store");
+	if (m->atomic) {
+		if (e->buf_used) {
+			e->buf_used[m->c.buf->index] = true;
+			e->buf_written[m->c.buf->index] = true;
+		}
+		cuda_record(e, ctx, m->c.buf, m->c.index, true, true,
+			m->store->loc);
+		cg_put(p, "&");
+		cuda_put_name(e, m->c.buf->name);
+		cg_put(p, "[");
+		cuda_expr(e, ctx, m->c.index, P_TOP);
+		cg_put(p, "]");
+	} else {
+		put_addr(e, ctx, &m->c, true, m->store->loc);
+	}
+	cg_put(p, ", stir_f, stir_h);\n");
+	if (m->guard)
+		p->indent--;
+	p->indent--;
+	cg_line(p, "}");
+}
+
 /* e, s, ctx: see cuda_internal.h. */
 void cuda_emit_mma(emitter *e, const stir_stmt *s, const ectx *ctx)
 {
@@ -269,7 +396,10 @@ void cuda_emit_mma(emitter *e, const stir_stmt *s, const ectx *ctx)
 	int n_printed = 0;
 	if (m.frag && m.frag_tiles > 1)
 		printed[n_printed++] = m.frag_index;
-	if (m.form == STIR_MMA_FORM_STORE || m.form == STIR_MMA_FORM_COPY ||
+	/* (a store row by row declares what C's index needs itself) */
+	bool rows_store = m.form == STIR_MMA_FORM_STORE && (m.guard || m.c_rows);
+	if ((m.form == STIR_MMA_FORM_STORE && !rows_store) ||
+	    m.form == STIR_MMA_FORM_COPY ||
 	    (m.form == STIR_MMA_FORM_MMA && !m.frag))
 		printed[n_printed++] = m.c.index;
 	if (m.form == STIR_MMA_FORM_COPY)
@@ -278,6 +408,8 @@ void cuda_emit_mma(emitter *e, const stir_stmt *s, const ectx *ctx)
 		printed[n_printed++] = m.a.index;
 		printed[n_printed++] = m.b.index;
 	}
+	if (m.guard || m.c_rows)
+		e->need_rows |= 1u << id;
 	const stir_stmt *b = m.block;
 	int nb = b ? b->u.block.n_vars : 0;
 	/* the tile's first element: the tile loops at 0, where named */
@@ -319,6 +451,8 @@ void cuda_emit_mma(emitter *e, const stir_stmt *s, const ectx *ctx)
 	}
 	if (m.form == STIR_MMA_FORM_COPY) {
 		put_copy(e, &c, &m, m.store->loc);
+	} else if (rows_store) {
+		put_rows_store(e, &c, &m);
 	} else if (m.form == STIR_MMA_FORM_FILL) {
 		cg_indent(p);
 		cg_putf(p, "%s_fill(", pre);
@@ -377,7 +511,12 @@ void cuda_emit_mma(emitter *e, const stir_stmt *s, const ectx *ctx)
 			put_addr(e, &c, &m.c, false, m.store->loc);
 			cg_putf(p, ", %" PRId64 ");\n", m.c.ld);
 		}
-		put_load(e, &c, &m, "a", "stir_fa", &m.a, m.store->loc);
+		if (m.guard) {
+			put_rows_ok(e, &c, &m);
+			put_load_rows(e, &c, &m, m.store->loc);
+		} else {
+			put_load(e, &c, &m, "a", "stir_fa", &m.a, m.store->loc);
+		}
 		put_load(e, &c, &m, "b", "stir_fb", &m.b, m.store->loc);
 		cg_indent(p);
 		cg_putf(p, "%s_mma(", pre);

@@ -309,6 +309,119 @@ static const char prelude_cp_async_16[] =
 	"#endif\n"
 	"}\n";
 
+static const char prelude_rows[] =
+	"// Rows one by one, for a row guard or the gathered rows of C\n"
+	"// (ir/intrinsics.h): half h of lane (g, t)'s m16n8 accumulator is row\n"
+	"// g + 8h, columns 2t and 2t + 1 (registers 2h and 2h + 1); p points at\n"
+	"// the row's column 0.  A's register i of every m16n8 shape (loaded or\n"
+	"// by ldmatrix) is in row g + 8 (i % 2): ok[i % 2] says whether its row\n"
+	"// is read, or zero.\n"
+	"template <class C> __device__ __forceinline__ void stir_rows_store(float *p,\n"
+	"    const C &c, int h)\n"
+	"{\n"
+	"  const unsigned t = stir_lane() & 3u;\n"
+	"  p[2 * t] = c.r[2 * h];\n"
+	"  p[2 * t + 1] = c.r[2 * h + 1];\n"
+	"}\n"
+	"template <class C> __device__ __forceinline__ void stir_rows_add(float *p,\n"
+	"    const C &c, int h)\n"
+	"{\n"
+	"  const unsigned t = stir_lane() & 3u;\n"
+	"  p[2 * t] += c.r[2 * h];\n"
+	"  p[2 * t + 1] += c.r[2 * h + 1];\n"
+	"}\n"
+	"template <class C> __device__ __forceinline__ void stir_rows_atomic_add(float *p,\n"
+	"    const C &c, int h)\n"
+	"{\n"
+	"  const unsigned t = stir_lane() & 3u;\n"
+	"  atomicAdd(&p[2 * t], c.r[2 * h]);\n"
+	"  atomicAdd(&p[2 * t + 1], c.r[2 * h + 1]);\n"
+	"}\n"
+	"__device__ __forceinline__ void stir_rows_zero_a(unsigned *r, const bool *ok)\n"
+	"{\n"
+	"  for (int i = 0; i < 4; i++)\n"
+	"    if (!ok[i & 1])\n"
+	"      r[i] = 0u;\n"
+	"}\n";
+
+static const char prelude_rows_k16[] =
+	"// A of the 16-bit m16n8k16 shapes with rows guarded (P_load_a of\n"
+	"// STIR_K16; the rows where ok is false are zeros, not read).\n"
+	"#define STIR_K16_ROWS(P, T) \\\n"
+	"__device__ __forceinline__ void P##_load_a_rows(P##_a &a, const T *p, \\\n"
+	"    long long ld, const bool *ok) \\\n"
+	"{ \\\n"
+	"  const unsigned g = stir_lane() >> 2, t = stir_lane() & 3u; \\\n"
+	"  for (int i = 0; i < 4; i++) { \\\n"
+	"    const long long r = g + 8 * (i & 1), c = 2 * t + 8 * (i >> 1); \\\n"
+	"    a.r[i] = ok[i & 1] ? stir_pack2(stir_bits(p[r * ld + c]), \\\n"
+	"      stir_bits(p[r * ld + c + 1])) : 0u; \\\n"
+	"  } \\\n"
+	"} \\\n"
+	"__device__ __forceinline__ void P##_load_a_t_rows(P##_a &a, const T *p, \\\n"
+	"    long long ld, const bool *ok) \\\n"
+	"{ \\\n"
+	"  const unsigned g = stir_lane() >> 2, t = stir_lane() & 3u; \\\n"
+	"  for (int i = 0; i < 4; i++) { \\\n"
+	"    const long long r = g + 8 * (i & 1), c = 2 * t + 8 * (i >> 1); \\\n"
+	"    a.r[i] = ok[i & 1] ? stir_pack2(stir_bits(p[c * ld + r]), \\\n"
+	"      stir_bits(p[(c + 1) * ld + r])) : 0u; \\\n"
+	"  } \\\n"
+	"}\n";
+
+static const char prelude_rows_tf32[] =
+	"// A of mma_m16n8k8_tf32 with rows guarded (the rows where ok is false\n"
+	"// are zeros, not read)\n"
+	"__device__ __forceinline__ void stir_mma_m16n8k8_tf32_load_a_rows(stir_mma_m16n8k8_tf32_a &a,\n"
+	"    const float *p, long long ld, const bool *ok)\n"
+	"{\n"
+	"  const unsigned g = stir_lane() >> 2, t = stir_lane() & 3u;\n"
+	"  for (int i = 0; i < 4; i++)\n"
+	"    a.r[i] = ok[i & 1] ? stir_tf32(p[(g + 8 * (i & 1)) * ld + t + 4 * (i >> 1)]) : 0u;\n"
+	"}\n"
+	"__device__ __forceinline__ void stir_mma_m16n8k8_tf32_load_a_t_rows(stir_mma_m16n8k8_tf32_a &a,\n"
+	"    const float *p, long long ld, const bool *ok)\n"
+	"{\n"
+	"  const unsigned g = stir_lane() >> 2, t = stir_lane() & 3u;\n"
+	"  for (int i = 0; i < 4; i++)\n"
+	"    a.r[i] = ok[i & 1] ? stir_tf32(p[(t + 4 * (i >> 1)) * ld + g + 8 * (i & 1)]) : 0u;\n"
+	"}\n";
+
+/* The rows' common text (stir_rows_*), put after the intrinsics' own
+ * text when a nest is tensorized with a row guard or gathered rows. */
+const char *cuda_mma_prelude_rows_common(void)
+{
+	return prelude_rows;
+}
+
+/* in: the text of intrinsic in's guarded loads of A (_load_a_rows), or
+ * NULL for a copy. */
+const char *cuda_mma_prelude_rows(const stir_intrinsic *in)
+{
+	if (!in)
+		return NULL;
+	if (!strcmp(in->name, "mma_m16n8k16_f16"))
+		return prelude_rows_k16;
+	if (!strcmp(in->name, "mma_m16n8k16_bf16"))
+		return prelude_rows_k16;
+	if (!strcmp(in->name, "mma_m16n8k8_tf32"))
+		return prelude_rows_tf32;
+	return NULL;
+}
+
+/* in: the line that instantiates the K16 guarded loads for intrinsic in,
+ * or NULL when its text defines them itself. */
+const char *cuda_mma_prelude_rows_inst(const stir_intrinsic *in)
+{
+	if (!in)
+		return NULL;
+	if (!strcmp(in->name, "mma_m16n8k16_f16"))
+		return "STIR_K16_ROWS(stir_mma_m16n8k16_f16, __half)\n";
+	if (!strcmp(in->name, "mma_m16n8k16_bf16"))
+		return "STIR_K16_ROWS(stir_mma_m16n8k16_bf16, __nv_bfloat16)\n";
+	return NULL;
+}
+
 /* The text every intrinsic needs first. */
 const char *cuda_mma_prelude_common(void)
 {

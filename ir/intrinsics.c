@@ -67,6 +67,7 @@ const char *stir_intrinsic_names(void)
 /* What a match works with. */
 typedef struct matcher {
 	const stir_stmt *block;    /* the block around the store, or NULL */
+	const stir_stmt *guard;    /* the if around the store, or NULL */
 	char *why;
 	size_t why_size;
 	stir_loc *where;
@@ -219,12 +220,25 @@ static bool is_frag(matcher *m, const stir_intrinsic *in, stir_mma_match *mm,
 	return true;
 }
 
-/* m, l, loops, n, allow, body: n perfectly nested loops headed by l (the
- * inner ones plain) around one statement, in *body (a block's, when the
- * innermost loop holds a block: then m->block is set, and it may carry
- * no annotation but those of "allow"). */
+/* m, s, guard_ok: s without the if (no else, one statement) around it
+ * when guard_ok and no guard was seen yet (then m->guard is set). */
+static const stir_stmt *unguard(matcher *m, const stir_stmt *s,
+	bool guard_ok)
+{
+	if (!guard_ok || m->guard || s->kind != STIR_STMT_IF ||
+	    s->u.if_.else_body.n || s->u.if_.then_body.n != 1)
+		return s;
+	m->guard = s;
+	return stir_stmt_at(&s->u.if_.then_body, 0);
+}
+
+/* m, l, loops, n, allow, guard_ok, body: n perfectly nested loops headed
+ * by l (the inner ones plain) around one statement, in *body (a block's,
+ * when the innermost loop holds a block: then m->block is set, and it
+ * may carry no annotation but those of "allow"); with guard_ok, one if
+ * around the block or inside it (m->guard, checked by check_guard). */
 static bool nest(matcher *m, const stir_stmt *l, const stir_stmt **loops,
-	int n, unsigned allow, const stir_stmt **body)
+	int n, unsigned allow, bool guard_ok, const stir_stmt **body)
 {
 	const stir_stmt *s = l;
 	for (int d = 0; d < n; d++) {
@@ -245,6 +259,7 @@ static bool nest(matcher *m, const stir_stmt *l, const stir_stmt **loops,
 				"store", s->u.for_.var->name, s->u.for_.body.n, n);
 		s = stir_stmt_at(&s->u.for_.body, 0);
 	}
+	s = unguard(m, s, guard_ok);
 	if (s->kind == STIR_STMT_FOR)
 		return mismatch(m, s->loc, "the nest has more than %d loops: loop "
 			"'%s' inside loop '%s'", n, s->u.for_.var->name,
@@ -258,12 +273,58 @@ static bool nest(matcher *m, const stir_stmt *l, const stir_stmt **loops,
 			return mismatch(m, s->loc, "block '%s' holds %d statements; "
 				"it must hold one store", s->u.block.name,
 				s->u.block.body.n);
-		s = stir_stmt_at(&s->u.block.body, 0);
+		s = unguard(m, stir_stmt_at(&s->u.block.body, 0), guard_ok);
 	}
 	if (s->kind != STIR_STMT_STORE || s->u.store.n != 1)
 		return mismatch(m, s->loc, "the nest must end in one store to a "
 			"flat buffer");
 	*body = s;
+	return true;
+}
+
+/* m, x, v: whether x uses loop variable v, itself or through a variable
+ * of the store's block bound to an expression of it. */
+static bool uses_loop(const matcher *m, const stir_expr *x, const stir_var *v)
+{
+	const stir_stmt *b = m->block;
+	if (stir_expr_uses(x, v))
+		return true;
+	for (int i = 0; b && i < b->u.block.n_vars; i++)
+		if (stir_expr_uses(x, b->u.block.vars[i]) &&
+		    stir_expr_uses(b->u.block.bindings[i], v))
+			return true;
+	return false;
+}
+
+/* m, mm: whether the if that nest() found around the store (m->guard)
+ * is a row guard of the matched nest mm (stir_mma_match's guard): its
+ * condition uses no loop of the nest but the M one, reads nothing the
+ * nest writes, and the form takes it; then mm->guard is set. */
+static bool check_guard(matcher *m, stir_mma_match *mm)
+{
+	const stir_stmt *g = m->guard;
+	if (!g)
+		return true;
+	const stir_expr *c = g->u.if_.cond;
+	int nloops = mm->form == STIR_MMA_FORM_MMA ? 3 : 2;
+	if (mm->form == STIR_MMA_FORM_FILL)
+		return mismatch(m, g->loc, "a fill of the accumulator must not be "
+			"under a condition");
+	for (int d = 0; d < nloops; d++) {
+		const stir_var *v = mm->loops[d]->u.for_.var;
+		if (v != mm->mv && uses_loop(m, c, v))
+			return mismatch(m, c->loc, "the condition around the store "
+				"uses loop '%s': only the rows (loop '%s') may be guarded",
+				v->name, mm->mv->name);
+	}
+	if (stir_expr_reads(c, mm->store->u.store.buf))
+		return mismatch(m, c->loc, "the condition around the store reads "
+			"'%s', which the nest writes", mm->store->u.store.buf->name);
+	if (mm->form == STIR_MMA_FORM_MMA && !mm->frag)
+		return mismatch(m, g->loc, "products under a condition must add "
+			"into a local accumulator (cache_write C first): the rows "
+			"it skips are computed as zeros there");
+	mm->guard = g;
 	return true;
 }
 
@@ -273,7 +334,7 @@ static bool match_fill_store(matcher *m, stir_mma_match *mm,
 	const stir_intrinsic *in, const stir_stmt *l)
 {
 	const stir_stmt *s = NULL;
-	if (!nest(m, l, mm->loops, 2, STIR_BLOCK_ATOMIC, &s))
+	if (!nest(m, l, mm->loops, 2, STIR_BLOCK_ATOMIC, true, &s))
 		return false;
 	mm->block = m->block;
 	mm->store = s;
@@ -331,9 +392,26 @@ static bool match_fill_store(matcher *m, stir_mma_match *mm,
 		return mismatch(m, s->loc, "C '%s' holds %s; the accumulator is "
 			"f32", s->u.store.buf->name,
 			stir_dtype_name(s->u.store.buf->dtype));
-	if (!coef(m, cidx, mm->mv, &cm) || !coef(m, cidx, mm->nv, &cn))
+	/* gathered rows: C's index not affine in the rows' loop */
+	stir_affine_opts o = { .flags = STIR_AFFINE_NEG |
+		STIR_AFFINE_WIDENING_CASTS | STIR_AFFINE_OPAQUE,
+		.expand = block_binding, .user = m->block };
+	mm->c_rows = !stir_affine_coef_of(cidx, mm->mv, &o, &cm);
+	if (mm->c_rows) {
+		cm = 0;
+		if (!coef(m, cidx, mm->nv, &cn))
+			return false;
+		if (cn != 1)
+			return mismatch(m, cidx->loc, "C's index must have stride 1 "
+				"along '%s'", mm->nv->name);
+		if (!mm->atomic)
+			return mismatch(m, cidx->loc, "C's index is not affine in loop "
+				"'%s' (gathered rows): only an atomic add (in an atomic "
+				"block) stores gathered rows, since two may be one",
+				mm->mv->name);
+	} else if (!coef(m, cidx, mm->nv, &cn)) {
 		return false;
-	if (cn != 1 || cm < in->n)
+	} else if (cn != 1 || cm < in->n)
 		return mismatch(m, cidx->loc, "C's index must have stride 1 along "
 			"'%s' and a literal row distance of at least %d along '%s'",
 			mm->nv->name, in->n, mm->mv->name);
@@ -354,7 +432,7 @@ static bool match_copy(matcher *m, stir_mma_match *mm,
 		if (t->kind != STIR_STMT_FOR)
 			break;
 	}
-	if (!nest(m, l, mm->loops, n, 0, &s))
+	if (!nest(m, l, mm->loops, n, 0, false, &s))
 		return false;
 	mm->form = STIR_MMA_FORM_COPY;
 	mm->block = m->block;
@@ -431,16 +509,20 @@ bool stir_tensorize_match(const stir_stmt *l, const stir_intrinsic *in,
 	const stir_stmt *st = inner && inner->kind == STIR_STMT_FOR &&
 		inner->u.for_.body.n == 1 ? stir_stmt_at(&inner->u.for_.body, 0) :
 		NULL;
+	/* (past a row guard around the block or inside it) */
+	matcher peek = { 0 };
+	if (st)
+		st = unguard(&peek, st, true);
 	if (st && st->kind == STIR_STMT_BLOCK && st->u.block.body.n == 1)
-		st = stir_stmt_at(&st->u.block.body, 0);
+		st = unguard(&peek, stir_stmt_at(&st->u.block.body, 0), true);
 	if (st && st->kind == STIR_STMT_STORE &&
 	    (st->u.store.buf->scope == STIR_SCOPE_LOCAL ||
 	     (st->u.store.value->kind == STIR_EXPR_LOAD &&
 	      st->u.store.value->u.load.buf->scope == STIR_SCOPE_LOCAL)))
-		return match_fill_store(&m, mm, in, l);
+		return match_fill_store(&m, mm, in, l) && check_guard(&m, mm);
 	mm->form = STIR_MMA_FORM_MMA;
 	const stir_stmt *s = NULL;
-	if (!nest(&m, l, mm->loops, 3, STIR_BLOCK_ATOMIC, &s))
+	if (!nest(&m, l, mm->loops, 3, STIR_BLOCK_ATOMIC, true, &s))
 		return false;
 	mm->block = m.block;
 	mm->store = s;
@@ -538,7 +620,7 @@ bool stir_tensorize_match(const stir_stmt *l, const stir_intrinsic *in,
 	if (v->u.binary.a->kind != STIR_EXPR_CAST && in->in != STIR_F32)
 		return mismatch(&m, v->loc, "the product must convert its "
 			"operands to f32");
-	return true;
+	return check_guard(&m, mm);
 }
 
 /* m, op, unit: see intrinsics.h. */

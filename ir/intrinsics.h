@@ -96,6 +96,19 @@ typedef struct stir_mma_match {
 	int n_loops;
 	int64_t ext[4], dst_coef[4], src_coef[4];
 	int vec;
+	/* a row guard: an if without else around the store (inside the
+	 * block or around it) whose condition uses no loop of the nest but
+	 * the M one (a split's tail over the rows): the rows where it fails
+	 * are not stored (STIR_MMA_FORM_STORE) and read from A as zeros
+	 * (STIR_MMA_FORM_MMA, whose accumulator must then be a fragment:
+	 * those rows add 0); NULL when none.  A fill or a copy takes none */
+	const stir_stmt *guard;
+	/* STIR_MMA_FORM_STORE: C's rows are gathered: its index is g(m) + n,
+	 * affine in n with stride 1 and not affine in m (a row picked by a
+	 * load, Y[rows[i] * ld + n]); c.ld is then 0 and each row is placed
+	 * on its own.  Only an atomic add stores gathered rows (two rows may
+	 * be one) */
+	bool c_rows;
 } stir_mma_match;
 
 /* Whether the nest headed by loop "l" computes exactly intrinsic "in"
