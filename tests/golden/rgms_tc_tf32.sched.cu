@@ -277,7 +277,7 @@ extern "C" __global__ void __launch_bounds__(512) rgms_agg_k1(int r, int m, int 
   }
 }
 
-// launch 2 of 3 (rgms_agg.stir:28): grid (r, 1, 1), block (32, 8, 1)
+// launch 2 of 3 (rgms_agg.stir:28): grid (r, 32, 1), block (32, 8, 1)
 extern "C" __global__ void __launch_bounds__(256) rgms_agg_k2(int r, int m, int n,
     int nnz_i, int nnz_j, const int *__restrict__ I_indptr,
     const int *__restrict__ I_indices, const float *__restrict__ T_data,
@@ -290,41 +290,50 @@ extern "C" __global__ void __launch_bounds__(256) rgms_agg_k2(int r, int m, int 
       {  // block apply0
         const int vrr = rr;
         {
-          const int fo_0 = threadIdx.y;
-          for (int i_0 = 0, stir_n0 = (I_indptr[vrr + 1] - I_indptr[vrr] + 15) / 16; i_0 < stir_n0; ++i_0) {
-            {  // tensorize(mma_m16n8k8_tf32): the accumulator filled, loops ax0, ax1
-              stir_mma_m16n8k8_tf32_fill(Y_data_local, 0.0f);
-            }
-            for (int fi_0 = 0; fi_0 < 8; ++fi_0) {
-              {  // tensorize(mma_m16n8k8_tf32): loops i_1, fo_1, fi_1 on the warp's lanes
-                const int i_1 = 0;
-                const int fo_1 = 0;
-                const int fi_1 = 0;
-                const int vi = i_0 * 16 + i_1;
-                const int vfo = fo_0 * 8 + fo_1;
-                const int vfi = fi_0 * 8 + fi_1;
-                stir_mma_m16n8k8_tf32_a stir_fa;
-                stir_mma_m16n8k8_tf32_b stir_fb;
-                bool stir_ok[2];
-                for (int stir_h = 0; stir_h < 2; stir_h++) {
-                  const int i_1 = (int)(stir_lane() / 4u + 8u * stir_h);
-                  stir_ok[stir_h] = i_0 * 16 + i_1 < I_indptr[vrr + 1] - I_indptr[vrr];
+          const int i_0_0 = blockIdx.y;
+          {
+            const int fo_0 = threadIdx.y;
+            for (int i_0_1 = 0, stir_n0 = ((I_indptr[vrr + 1] - I_indptr[vrr] + 15) / 16 + 31) / 32; i_0_1 < stir_n0; ++i_0_1) {
+              if (i_0_0 * (((I_indptr[vrr + 1] - I_indptr[vrr] + 15) / 16 + 31) / 32) + i_0_1 < (I_indptr[vrr + 1] - I_indptr[vrr] + 15) / 16) {
+                {  // tensorize(mma_m16n8k8_tf32): the accumulator filled, loops ax0, ax1
+                  stir_mma_m16n8k8_tf32_fill(Y_data_local, 0.0f);
                 }
-                stir_mma_m16n8k8_tf32_load_a_rows(stir_fa, &T_data[(I_indptr[vrr] + vi) * 64 + vfi], 64, stir_ok);
-                stir_mma_m16n8k8_tf32_load_b(stir_fb, &W_data[(vrr * 64 + vfi) * 64 + vfo], 64);
-                stir_mma_m16n8k8_tf32_mma(Y_data_local, stir_fa, stir_fb);
               }
-            }
-            {  // tensorize(mma_m16n8k8_tf32): the accumulator added atomically, loops ax0, ax1
-              const stir_mma_m16n8k8_tf32_acc &stir_f = Y_data_local;
-              for (int stir_h = 0; stir_h < 2; stir_h++) {
-                const int ax0 = (int)(stir_lane() / 4u + 8u * stir_h);
-                const int ax1 = 0;
-                const int v0 = fo_0 * 8;
-                const int v1 = ax0;
-                const int v2 = ax1;
-                if (i_0 * 16 + v1 < I_indptr[vrr + 1] - I_indptr[vrr])
-                  stir_rows_atomic_add(&Y_data[v0 + I_indices[I_indptr[vrr] + (i_0 * 16 + v1)] * 64 + v2], stir_f, stir_h);
+              for (int fi_0 = 0; fi_0 < 8; ++fi_0) {
+                if (i_0_0 * (((I_indptr[vrr + 1] - I_indptr[vrr] + 15) / 16 + 31) / 32) + i_0_1 < (I_indptr[vrr + 1] - I_indptr[vrr] + 15) / 16) {
+                  {  // tensorize(mma_m16n8k8_tf32): loops i_1, fo_1, fi_1 on the warp's lanes
+                    const int i_1 = 0;
+                    const int fo_1 = 0;
+                    const int fi_1 = 0;
+                    const int vi = (i_0_0 * (((I_indptr[vrr + 1] - I_indptr[vrr] + 15) / 16 + 31) / 32) + i_0_1) * 16 + i_1;
+                    const int vfo = fo_0 * 8 + fo_1;
+                    const int vfi = fi_0 * 8 + fi_1;
+                    stir_mma_m16n8k8_tf32_a stir_fa;
+                    stir_mma_m16n8k8_tf32_b stir_fb;
+                    bool stir_ok[2];
+                    for (int stir_h = 0; stir_h < 2; stir_h++) {
+                      const int i_1 = (int)(stir_lane() / 4u + 8u * stir_h);
+                      stir_ok[stir_h] = (i_0_0 * (((I_indptr[vrr + 1] - I_indptr[vrr] + 15) / 16 + 31) / 32) + i_0_1) * 16 + i_1 < I_indptr[vrr + 1] - I_indptr[vrr];
+                    }
+                    stir_mma_m16n8k8_tf32_load_a_rows(stir_fa, &T_data[(I_indptr[vrr] + vi) * 64 + vfi], 64, stir_ok);
+                    stir_mma_m16n8k8_tf32_load_b(stir_fb, &W_data[(vrr * 64 + vfi) * 64 + vfo], 64);
+                    stir_mma_m16n8k8_tf32_mma(Y_data_local, stir_fa, stir_fb);
+                  }
+                }
+              }
+              if (i_0_0 * (((I_indptr[vrr + 1] - I_indptr[vrr] + 15) / 16 + 31) / 32) + i_0_1 < (I_indptr[vrr + 1] - I_indptr[vrr] + 15) / 16) {
+                {  // tensorize(mma_m16n8k8_tf32): the accumulator added atomically, loops ax0, ax1
+                  const stir_mma_m16n8k8_tf32_acc &stir_f = Y_data_local;
+                  for (int stir_h = 0; stir_h < 2; stir_h++) {
+                    const int ax0 = (int)(stir_lane() / 4u + 8u * stir_h);
+                    const int ax1 = 0;
+                    const int v0 = fo_0 * 8;
+                    const int v1 = ax0;
+                    const int v2 = ax1;
+                    if ((i_0_0 * (((I_indptr[vrr + 1] - I_indptr[vrr] + 15) / 16 + 31) / 32) + i_0_1) * 16 + v1 < I_indptr[vrr + 1] - I_indptr[vrr])
+                      stir_rows_atomic_add(&Y_data[v0 + I_indices[I_indptr[vrr] + ((i_0_0 * (((I_indptr[vrr + 1] - I_indptr[vrr] + 15) / 16 + 31) / 32) + i_0_1) * 16 + v1)] * 64 + v2], stir_f, stir_h);
+                  }
+                }
               }
             }
           }
