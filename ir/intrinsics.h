@@ -122,7 +122,9 @@ typedef struct stir_mma_match {
  * S[s] = X[x] (STIR_MMA_FORM_COPY) with S a shared buffer whose index
  * at the tile's first element is a multiple of 16 bytes, X a global one
  * of the same element type (of 1, 2, 4, 8 or 16 bytes), the innermost
- * loop of stride 1 in both.  On a mismatch, false, with
+ * loop of stride 1 in both.  The products and the store may be under a
+ * row guard, and the store's C over gathered rows (stir_mma_match's
+ * guard and c_rows).  On a mismatch, false, with
  * what does not match in why (a sentence fragment, "loop 'f_1' has extent
  * 16, the intrinsic needs N = 8") and its location in *where. */
 bool stir_tensorize_match(const stir_stmt *l, const stir_intrinsic *in,
