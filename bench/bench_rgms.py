@@ -148,6 +148,84 @@ def rgms_edge_schedules(feat):
             for q in (1, 2, 4, 8) if feat % q == 0 and 4 <= feat // q <= 32]
 
 
+def rgms_tc_schedule(feat, f16):
+    """Tensor cores (docs/schedules.md, "Tensor cores: RGMS"): the text of
+    examples/rgms_tc16.yaml (f16, rgms_tc16.stir) or rgms_tc_tf32.yaml
+    (tf32, rgms_agg.stir) with fin = fout = feat instead of 64 (feat a
+    multiple of 16 and at most 256: a warp per 8 output features, a
+    thread block per relation); None for other sizes."""
+    if feat % 16 or feat > 256:
+        return None
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    name = "rgms_tc16.yaml" if f16 else "rgms_tc_tf32.yaml"
+    with open(os.path.join(here, "examples", name)) as f:
+        text = f.read()
+    return text.replace("value: 64}", "value: %d}" % feat)
+
+
+def rgms_reference(n, r, a, x, w):
+    """Y64 in float64: Y64[dst] += X[src] W[rel] over the edges (src, dst,
+    rel) of a, one relation at a time (with torch on the GPU when there
+    is one: the large graphs)."""
+    import numpy as np
+    try:
+        import torch
+        dev = "cuda" if torch.cuda.is_available() else None
+    except ImportError:
+        dev = None
+    if dev:
+        X, W = (torch.tensor(v, dtype=torch.float64, device=dev) for v in (x, w))
+        E = torch.tensor(a, device=dev)
+        Y = torch.zeros((n, w.shape[2]), dtype=torch.float64, device=dev)
+        for rel in range(r):
+            e = E[E[:, 2] == rel]
+            if len(e):
+                agg = torch.zeros((n, x.shape[1]), dtype=torch.float64,
+                                  device=dev)
+                agg.index_add_(0, e[:, 1], X[e[:, 0]])
+                Y += agg @ W[rel]
+        return Y.cpu().numpy()
+    y64 = np.zeros((n, w.shape[2]))
+    for rel in range(r):
+        e = a[a[:, 2] == rel]
+        if len(e):
+            agg = np.zeros((n, x.shape[1]))
+            np.add.at(agg, e[:, 1], x[e[:, 0]])
+            y64 += agg @ w[rel]
+    return y64
+
+
+def rgms_tc_candidates(args, path, n, r, a, feat, t_cuda, reps):
+    """The tensor-core RGMS at fin = fout = feat on graph path: for f16
+    (examples/rgms_tc16.stir) and tf32 (rgms_agg.stir), the median time
+    (stirc run --time, reps runs), the ratio to the CUDA-core kernel's
+    t_cuda, and the precision: max |Y - Y64| / max |Y64| with Y64 the
+    float64 product of the same A (1 an edge, counted), X and W."""
+    import numpy as np
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    tmp = tempfile.mkdtemp()
+    for f16 in (True, False):
+        text = rgms_tc_schedule(feat, f16)
+        if text is None:
+            continue
+        prog = os.path.join(here, "examples",
+                            "rgms_tc16.stir" if f16 else "rgms_agg.stir")
+        files = {k: os.path.join(tmp, k + ".npy") for k in "WXY"}
+        t, out = stirc_time(args, text, path, feat, reps, files,
+                            program=prog)
+        kind = "f16" if f16 else "tf32"
+        if t is None:
+            print("f=%d stir tensor cores %s: failed: %s" % (feat, kind,
+                  out.strip().splitlines()[-1][:160]), flush=True)
+            continue
+        w, x, y = (np.load(files[k]).astype(np.float64) for k in "WXY")
+        y64 = rgms_reference(n, r, a, x, w)
+        err = np.abs(y - y64).max() / max(np.abs(y64).max(), 1e-30)
+        print("f=%d stir tensor cores %s: %.4f ms (%d runs), %.2fx the "
+              "CUDA-core kernel (%.4f ms); max|Y - Y64| / max|Y64| %.2e"
+              % (feat, kind, t, reps, t_cuda / t, t_cuda, err), flush=True)
+
+
 def read_hetero(path):
     """The graph's sizes and edges (numpy arrays src, dst, rel)."""
     import numpy as np
@@ -322,6 +400,7 @@ def main(argv):
             if host:   # stirc's read of the graph into the format
                 line += "; host " + host[0][len("inputs: "):]
             print(line, flush=True)
+            rgms_tc_candidates(args, path, n, r, a, feat, t, args["reps"])
             if not args["pyg"]:
                 continue
             w, x, y = (np.load(files[k]) for k in "WXY")

@@ -310,9 +310,10 @@ static void put_elem_load(emitter *e, const ectx *ctx,
 	}
 }
 
-/* e, ctx, m, loc: the guarded store of the accumulator (stir_fr, a
- * reference to the fragment) into C, element by element: the rows the
- * guard lets through, assigned, added, or added atomically. */
+/* e, ctx, m, loc: the store of the accumulator (stir_fr, a reference to
+ * the fragment) into C element by element, assigned, added, or added
+ * atomically: under a row guard, the rows it lets through; with C's rows
+ * gathered (an atomic add), each element at its row's place. */
 static void put_elem_store(emitter *e, const ectx *ctx,
 	const stir_mma_match *m, stir_loc loc)
 {
@@ -324,12 +325,14 @@ static void put_elem_store(emitter *e, const ectx *ctx,
 		e->buf_written[m->c.buf->index] = true;
 	}
 	cuda_record(e, ctx, m->c.buf, m->c.index, true, m->atomic, loc);
-	open_elems(e, ctx, m, ln, m->mv, m->nv, xs, 2);
-	cg_indent(p);
-	cg_put(p, "if (");
-	cuda_expr(e, ctx, m->guard, P_TOP);
-	cg_put(p, ")\n");
-	p->indent++;
+	open_elems(e, ctx, m, ln, m->mv, m->nv, xs, m->guard ? 2 : 1);
+	if (m->guard) {
+		cg_indent(p);
+		cg_put(p, "if (");
+		cuda_expr(e, ctx, m->guard, P_TOP);
+		cg_put(p, ")\n");
+		p->indent++;
+	}
 	cg_indent(p);
 	if (m->atomic)
 		cg_put(p, "atomicAdd(&");
@@ -338,7 +341,8 @@ static void put_elem_store(emitter *e, const ectx *ctx,
 	cuda_expr(e, ctx, m->c.index, P_TOP);
 	cg_put(p, m->atomic ? "], " : m->add ? "] += " : "] = ");
 	cg_put(p, m->atomic ? "stir_fr.r[stir_e]);\n" : "stir_fr.r[stir_e];\n");
-	p->indent--;
+	if (m->guard)
+		p->indent--;
 	close_elems(e);
 }
 
@@ -429,7 +433,9 @@ void cuda_emit_mma(emitter *e, const stir_stmt *s, const ectx *ctx)
 	int n_printed = 0;
 	if (m.frag && m.frag_tiles > 1)
 		printed[n_printed++] = m.frag_index;
-	if ((m.form == STIR_MMA_FORM_STORE && !m.guard) ||
+	/* (a store element by element declares what C's index needs) */
+	bool elem_store = m.form == STIR_MMA_FORM_STORE && (m.guard || m.c_rows);
+	if ((m.form == STIR_MMA_FORM_STORE && !elem_store) ||
 	    m.form == STIR_MMA_FORM_COPY || (m.form == STIR_MMA_FORM_MMA && !m.frag))
 		printed[n_printed++] = m.c.index;
 	if (m.form == STIR_MMA_FORM_COPY)
@@ -488,7 +494,7 @@ void cuda_emit_mma(emitter *e, const stir_stmt *s, const ectx *ctx)
 		cg_put(p, ", ");
 		cuda_float_literal(e, STIR_F32, m.fill);
 		cg_put(p, ");\n");
-	} else if (m.form == STIR_MMA_FORM_STORE && m.guard) {
+	} else if (elem_store) {
 		cg_indent(p);
 		cg_putf(p, "const %s_acc &stir_fr = ", pre);
 		put_frag(e, &c, &m);

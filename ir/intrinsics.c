@@ -297,10 +297,23 @@ static bool is_frag(matcher *m, const stir_intrinsic *in, stir_mma_match *mm,
 	return true;
 }
 
+/* m, s: s without the if (no else, one statement) around it when the
+ * nest may take a guard (m->allow_guard) and none was seen yet (then
+ * m->guard is its condition). */
+static const stir_stmt *unguard(matcher *m, const stir_stmt *s)
+{
+	if (!m->allow_guard || m->guard || s->kind != STIR_STMT_IF ||
+	    s->u.if_.else_body.n || s->u.if_.then_body.n != 1)
+		return s;
+	m->guard = s->u.if_.cond;
+	return stir_stmt_at(&s->u.if_.then_body, 0);
+}
+
 /* m, l, loops, n, allow, body: n perfectly nested loops headed by l (the
  * inner ones plain) around one statement, in *body (a block's, when the
  * innermost loop holds a block: then m->block is set, and it may carry
- * no annotation but those of "allow"). */
+ * no annotation but those of "allow"); with m->allow_guard, one if
+ * around the block or inside it (m->guard, checked by check_guard). */
 static bool nest(matcher *m, const stir_stmt *l, const stir_stmt **loops,
 	int n, unsigned allow, const stir_stmt **body)
 {
@@ -323,6 +336,7 @@ static bool nest(matcher *m, const stir_stmt *l, const stir_stmt **loops,
 				"store", s->u.for_.var->name, s->u.for_.body.n, n);
 		s = stir_stmt_at(&s->u.for_.body, 0);
 	}
+	s = unguard(m, s);
 	if (s->kind == STIR_STMT_FOR)
 		return mismatch(m, s->loc, "the nest has more than %d loops: loop "
 			"'%s' inside loop '%s'", n, s->u.for_.var->name,
@@ -336,12 +350,7 @@ static bool nest(matcher *m, const stir_stmt *l, const stir_stmt **loops,
 			return mismatch(m, s->loc, "block '%s' holds %d statements; "
 				"it must hold one store", s->u.block.name,
 				s->u.block.body.n);
-		s = stir_stmt_at(&s->u.block.body, 0);
-	}
-	if (m->allow_guard && s->kind == STIR_STMT_IF &&
-	    !s->u.if_.else_body.n && s->u.if_.then_body.n == 1) {
-		m->guard = s->u.if_.cond;
-		s = stir_stmt_at(&s->u.if_.then_body, 0);
+		s = unguard(m, stir_stmt_at(&s->u.block.body, 0));
 	}
 	if (s->kind != STIR_STMT_STORE || s->u.store.n != 1)
 		return mismatch(m, s->loc, "the nest must end in one store to a "
@@ -350,17 +359,24 @@ static bool nest(matcher *m, const stir_stmt *l, const stir_stmt **loops,
 	return true;
 }
 
-/* m, mm: the guard of a matched nest, if any, is a row guard: it uses
- * the M loop, neither the N nor the K loop, and reads no memory (the
- * emitter evaluates it per row of a lane's elements). */
+/* m, mm: whether the guard of the matched nest mm, if any (the if that
+ * nest() found around the store, stir_mma_match's guard), is a row guard
+ * the form takes: it uses the M loop, neither the N nor the K loop, and
+ * reads nothing the nest writes (the emitter evaluates it per element of
+ * a lane's fragment, codegen/cuda_mma.c); a fill takes none, and products
+ * take one only into a local accumulator (the rows it stops read A as 0
+ * and keep their sums there). */
 static bool check_guard(matcher *m, const stir_mma_match *mm)
 {
 	const stir_expr *g = mm->guard;
 	if (!g)
 		return true;
-	if (stir_expr_reads_data(g))
+	if (mm->form == STIR_MMA_FORM_FILL)
+		return mismatch(m, g->loc, "a fill of the accumulator '%s' must "
+			"not be guarded", mm->frag->name);
+	if (stir_expr_reads(g, mm->store->u.store.buf))
 		return mismatch(m, g->loc, "the condition around the store reads "
-			"memory; a tensorized nest may be guarded by its rows alone");
+			"'%s', which the nest writes", mm->store->u.store.buf->name);
 	if (uses(m, g, mm->nv) || (mm->kv && uses(m, g, mm->kv)))
 		return mismatch(m, g->loc, "the condition around the store "
 			"depends on loop '%s'; a tensorized nest may be guarded by its "
@@ -369,6 +385,10 @@ static bool check_guard(matcher *m, const stir_mma_match *mm)
 	if (!uses(m, g, mm->mv))
 		return mismatch(m, g->loc, "the condition around the store does "
 			"not depend on the nest's loops: it belongs outside the nest");
+	if (mm->form == STIR_MMA_FORM_MMA && !mm->frag)
+		return mismatch(m, g->loc, "a guarded product must add into a "
+			"local accumulator (cache_write C first): the rows it stops "
+			"are computed as zeros there");
 	return true;
 }
 
@@ -421,9 +441,6 @@ static bool match_fill_store(matcher *m, stir_mma_match *mm,
 				"must store one literal", fb->name);
 		mm->form = STIR_MMA_FORM_FILL;
 		mm->fill = v->kind == STIR_EXPR_FLOAT ? v->u.f : (double)v->u.i;
-		if (mm->guard)
-			return mismatch(m, mm->guard->loc, "a fill of the "
-				"accumulator '%s' must not be guarded", fb->name);
 		return true;
 	}
 	/* C[c] = F[..] or C[c] += F[..] (atomic in an atomic block): C
@@ -440,15 +457,32 @@ static bool match_fill_store(matcher *m, stir_mma_match *mm,
 		return mismatch(m, s->loc, "C '%s' holds %s; the accumulator is "
 			"f32", s->u.store.buf->name,
 			stir_dtype_name(s->u.store.buf->dtype));
-	if (!coef(m, cidx, mm->mv, &cm) || !coef(m, cidx, mm->nv, &cn))
+	/* gathered rows: C's index not affine in the rows' loop */
+	stir_affine_opts o = { .flags = STIR_AFFINE_NEG |
+		STIR_AFFINE_WIDENING_CASTS | STIR_AFFINE_OPAQUE,
+		.expand = block_binding, .user = m->block };
+	mm->c_rows = !stir_affine_coef_of(cidx, mm->mv, &o, &cm);
+	if (mm->c_rows) {
+		cm = 0;
+		if (!coef(m, cidx, mm->nv, &cn))
+			return false;
+		if (cn != 1)
+			return mismatch(m, cidx->loc, "C's index must have stride 1 "
+				"along '%s'", mm->nv->name);
+		if (!mm->atomic)
+			return mismatch(m, cidx->loc, "C's index is not affine in loop "
+				"'%s' (gathered rows): only an atomic add (in an atomic "
+				"block) stores gathered rows, since two may be one",
+				mm->mv->name);
+	} else if (!coef(m, cidx, mm->nv, &cn)) {
 		return false;
-	if (cn != 1 || cm < in->n)
+	} else if (cn != 1 || cm < in->n)
 		return mismatch(m, cidx->loc, "C's index must have stride 1 along "
 			"'%s' and a literal row distance of at least %d along '%s'",
 			mm->nv->name, in->n, mm->mv->name);
 	mm->form = STIR_MMA_FORM_STORE;
 	mm->c = (stir_mma_operand){ s->u.store.buf, cidx, cm, false, false };
-	return check_guard(m, mm);
+	return true;
 }
 
 /* m, mm, in, l: a copy: one to four loops around S[s] = X[x]. */
@@ -541,15 +575,17 @@ bool stir_tensorize_match(const stir_stmt *l, const stir_intrinsic *in,
 	const stir_stmt *st = inner && inner->kind == STIR_STMT_FOR &&
 		inner->u.for_.body.n == 1 ? stir_stmt_at(&inner->u.for_.body, 0) :
 		NULL;
+	/* (past a row guard around the block or inside it) */
+	matcher peek = { .allow_guard = true };
+	if (st)
+		st = unguard(&peek, st);
 	if (st && st->kind == STIR_STMT_BLOCK && st->u.block.body.n == 1)
-		st = stir_stmt_at(&st->u.block.body, 0);
-	if (st && st->kind == STIR_STMT_IF && st->u.if_.then_body.n == 1)
-		st = stir_stmt_at(&st->u.if_.then_body, 0);
+		st = unguard(&peek, stir_stmt_at(&st->u.block.body, 0));
 	if (st && st->kind == STIR_STMT_STORE &&
 	    (st->u.store.buf->scope == STIR_SCOPE_LOCAL ||
 	     (st->u.store.value->kind == STIR_EXPR_LOAD &&
 	      st->u.store.value->u.load.buf->scope == STIR_SCOPE_LOCAL)))
-		return match_fill_store(&m, mm, in, l);
+		return match_fill_store(&m, mm, in, l) && check_guard(&m, mm);
 	mm->form = STIR_MMA_FORM_MMA;
 	const stir_stmt *s = NULL;
 	if (!nest(&m, l, mm->loops, 3, STIR_BLOCK_ATOMIC, &s))
@@ -651,9 +687,6 @@ bool stir_tensorize_match(const stir_stmt *l, const stir_intrinsic *in,
 	if (v->u.binary.a->kind != STIR_EXPR_CAST && in->in != STIR_F32)
 		return mismatch(&m, v->loc, "the product must convert its "
 			"operands to f32");
-	if (mm->guard && !mm->frag)
-		return mismatch(&m, mm->guard->loc, "a guarded product must add "
-			"into a local accumulator (cache_write C first)");
 	return check_guard(&m, mm);
 }
 

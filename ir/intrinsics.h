@@ -120,13 +120,21 @@ typedef struct stir_mma_match {
 	int64_t ext[4], dst_coef[4], src_coef[4];
 	int vec;
 	/* STIR_MMA_FORM_MMA into a fragment, STIR_MMA_FORM_STORE: the
-	 * condition of "if (GUARD) store" around the nest's store (in its
-	 * block), or NULL.  It uses the M loop (a row guard, as a window of
-	 * rows past the matrix's end has), no N or K loop, and reads no
-	 * memory: the warp then runs the intrinsic on the rows it lets
+	 * condition of "if (GUARD) store", an if without else around the
+	 * nest's store (inside its block or around it), or NULL.  It uses the
+	 * M loop (a row guard: a window of rows past the matrix's end, a
+	 * split's tail over the rows), no N or K loop, and reads nothing the
+	 * nest writes: the warp then runs the intrinsic on the rows it lets
 	 * through, A's other rows read as 0 and their accumulator rows kept,
-	 * and stores only those rows (codegen/cuda_mma.c) */
+	 * and stores only those rows (codegen/cuda_mma.c).  A fill or a copy
+	 * takes none */
 	const stir_expr *guard;
+	/* STIR_MMA_FORM_STORE: C's rows are gathered: its index is g(m) + n,
+	 * affine in n with stride 1 and not affine in m (a row picked by a
+	 * load, Y[rows[i] * ld + n]); c.ld is then 0 and each element is
+	 * placed on its own.  Only an atomic add stores gathered rows (two
+	 * rows may be one) */
+	bool c_rows;
 } stir_mma_match;
 
 /* Whether the nest headed by loop "l" computes exactly intrinsic "in"
@@ -140,7 +148,9 @@ typedef struct stir_mma_match {
  * S[s] = X[x] (STIR_MMA_FORM_COPY) with S a shared buffer whose index
  * at the tile's first element is a multiple of 16 bytes, X a global one
  * of the same element type (of 1, 2, 4, 8 or 16 bytes), the innermost
- * loop of stride 1 in both.  On a mismatch, false, with
+ * loop of stride 1 in both.  The products and the store may be under a
+ * row guard, and the store's C over gathered rows (stir_mma_match's
+ * guard and c_rows).  On a mismatch, false, with
  * what does not match in why (a sentence fragment, "loop 'f_1' has extent
  * 16, the intrinsic needs N = 8") and its location in *where. */
 bool stir_tensorize_match(const stir_stmt *l, const stir_intrinsic *in,

@@ -77,11 +77,42 @@ static stir_expr *inner_range(creq *c, const stir_expr *e)
 	return def->u.for_.extent;
 }
 
+/* c, e, scale, t: make scale * e the gathered term of t (a row that e,
+ * a load, picks), when e uses exactly one loop inside L, not L itself,
+ * of a literal extent, that no other term of t uses, and t has no
+ * gathered term yet. */
+static bool add_gather(creq *c, stir_expr *e, int64_t scale, strided *t)
+{
+	const stir_var *v = NULL;
+	int64_t lit;
+	for (int i = 0; i < c->acc.n_inner; i++) {
+		const stir_var *x = c->acc.inner[i];
+		if (!stir_expr_uses(e, x))
+			continue;
+		if (v || x == c->loop->u.for_.var)
+			return false;
+		v = x;
+	}
+	stir_stmt *def = v ? sched_def(c->s, v) : NULL;
+	if (t->gather || scale < 1 || !stir_expr_reads_data(e) || !def ||
+	    def->kind != STIR_STMT_FOR ||
+	    !sched_int_value(def->u.for_.extent, &lit) || lit < 1)
+		return false;
+	for (int i = 0; i < t->n; i++)
+		if (t->loop[i] == v)
+			return false;
+	t->gather = e;
+	t->gvar = def->u.for_.var;
+	t->gscale = scale;
+	t->gext = lit;
+	return true;
+}
+
 /* c, e, scale, base, t: add scale * e to the fixed part *base and the
  * strided terms t: a fixed expression goes to *base whole; a varying one
  * must be a sum of fixed expressions and loops inside L, with literal
- * factors (as splits make them: ((k_0 * 32) + k_1) * 4 + k_2).  false
- * when it is not. */
+ * factors (as splits make them: ((k_0 * 32) + k_1) * 4 + k_2), and at
+ * most one load of a row (add_gather).  false when it is not. */
 static bool add_strided(creq *c, stir_expr *e, int64_t scale,
 	stir_expr **base, strided *t)
 {
@@ -101,7 +132,7 @@ static bool add_strided(creq *c, stir_expr *e, int64_t scale,
 		for (int i = 0; i < t->n; i++)
 			if (t->loop[i] == e->u.var)
 				return false;
-		if (t->n == MAX_TERMS)
+		if (t->n == MAX_TERMS || e->u.var == t->gvar)
 			return false;
 		t->loop[t->n] = e->u.var;
 		t->stride[t->n] = scale;
@@ -121,6 +152,8 @@ static bool add_strided(creq *c, stir_expr *e, int64_t scale,
 			return add_strided(c, y, scale * lit, base, t);
 		return false;
 	}
+	case STIR_EXPR_LOAD:
+		return add_gather(c, e, scale, t);
 	default:
 		return false;
 	}
@@ -133,7 +166,9 @@ static bool flat_strided(creq *c, const sched_acc *a, stir_expr **base,
 {
 	*base = NULL;
 	t->n = 0;
-	if (!add_strided(c, a->xidx[0], 1, base, t) || t->n < 1)
+	t->gather = NULL;
+	t->gvar = NULL;
+	if (!add_strided(c, a->xidx[0], 1, base, t) || (t->n < 1 && !t->gather))
 		return false;
 	/* strides descending; each element once */
 	for (int x = 1; x < t->n; x++)
@@ -155,10 +190,13 @@ static bool flat_strided(creq *c, const sched_acc *a, stir_expr **base,
 	return true;
 }
 
-/* a, b: the same strided terms. */
-static bool same_strided(const strided *a, const strided *b)
+/* s, a, b: the same strided terms. */
+static bool same_strided(sched *s, const strided *a, const strided *b)
 {
-	if (a->n != b->n)
+	if (a->n != b->n || !a->gather != !b->gather)
+		return false;
+	if (a->gather && (a->gvar != b->gvar || a->gscale != b->gscale ||
+	    !sched_same(s, a->gather, b->gather)))
 		return false;
 	for (int i = 0; i < a->n; i++)
 		if (a->loop[i] != b->loop[i] || a->stride[i] != b->stride[i] ||
@@ -308,6 +346,17 @@ static stir_expr *element_guard(creq *c)
 	return cond;
 }
 
+/* c, cond: whether the loops inside L that condition cond uses are the
+ * gathered rows' loop alone. */
+static bool row_only(const creq *c, const stir_expr *cond)
+{
+	for (int i = 0; i < c->acc.n_inner; i++)
+		if (c->acc.inner[i] != c->terms.gvar &&
+		    stir_expr_uses(cond, c->acc.inner[i]))
+			return false;
+	return true;
+}
+
 /* c: the accesses of x by the block; check them and find the region. */
 static bool find_region(creq *c)
 {
@@ -405,7 +454,7 @@ static bool find_region(creq *c)
 			if (!first && (kind != c->fkind || (kind != F_WHOLE &&
 			    !sched_same(s, base, c->base)) || (kind == F_RANGE &&
 			    !sched_same(s, range, c->range)) || (kind == F_STRIDED &&
-			    !same_strided(&t, &c->terms))))
+			    !same_strided(s, &t, &c->terms))))
 				kind = F_WHOLE;
 			if (first || c->fkind != F_WHOLE) {
 				c->fkind = kind;
@@ -434,6 +483,13 @@ static bool find_region(creq *c)
 		return false;
 	}
 	c->accum = c->write && additive;
+	if (c->flat && c->fkind == F_STRIDED && c->terms.gather && c->write &&
+	    !c->accum) {
+		sched_fail(s, c->blk->loc, "block '%s' must update '%s' only with "
+			"+= and -= to cache the rows a load picks (two may be one)",
+			bn, xn);
+		return false;
+	}
 	if (c->reverse && c->write && !c->accum) {
 		sched_fail(s, c->blk->loc, "block '%s' must update '%s' only with += "
 			"and -=", bn, xn);
@@ -457,6 +513,8 @@ static bool find_region(creq *c)
 			int64_t n = 1;
 			for (int i = 0; c->fkind == F_STRIDED && i < c->terms.n; i++)
 				n *= c->terms.ext[i];
+			if (c->fkind == F_STRIDED && c->terms.gather)
+				n *= c->terms.gext;
 			c->total = c->fkind == F_RANGE ? stir_expr_copy(k, c->range,
 				NULL) : stir_mk_int(k, n);
 		}
@@ -503,17 +561,26 @@ static bool find_region(creq *c)
 			"conditional", xn, bn);
 		return false;
 	}
-	c->n_conds = 0;
+	c->n_conds = c->n_row_conds = 0;
 	if (points && cond_of) {
-		stir_expr **kept = stir_kernel_array(c->k, (size_t)(cond_of->n_conds ?
-			cond_of->n_conds : 1), sizeof(*kept));
-		if (!sched_check(s, kept))
+		size_t nk = (size_t)(cond_of->n_conds ? cond_of->n_conds : 1);
+		stir_expr **kept = stir_kernel_array(c->k, nk, sizeof(*kept));
+		stir_expr **rowk = stir_kernel_array(c->k, nk, sizeof(*rowk));
+		if (!sched_check(s, kept) || !sched_check(s, rowk))
 			return false;
+		c->row_conds = rowk;
 		for (int j = 0; j < cond_of->n_conds; j++) {
 			stir_expr *cond = cond_of->conds[j];
 			if (!(c->reverse ? varies_below(c, cond) :
 			    sched_varies(&c->acc, cond))) {
 				kept[c->n_conds++] = cond;
+				continue;
+			}
+			/* gathered rows: a condition on the row alone (a split's
+			 * tail over the rows) guards the copies of each row */
+			if (c->flat && c->fkind == F_STRIDED && c->terms.gather &&
+			    row_only(c, cond)) {
+				rowk[c->n_row_conds++] = cond;
 				continue;
 			}
 			/* a sum that a condition inside L skips some terms of (the
@@ -538,6 +605,7 @@ typedef struct copy_nest {
 	stir_stmt *outer;        /* outermost statement */
 	stir_stmt *blk;          /* the copy block */
 	stir_var *row;           /* gathered rows: the row variable */
+	stir_var *g;             /* F_STRIDED's gathered rows: their variable */
 	stir_var *v[MAX_DIMS + 1];   /* per dimension of x: its variable */
 	stir_var *r;             /* flat range / row offset variable */
 	stir_expr *cache_idx;    /* the cache's index in the block */
@@ -628,6 +696,15 @@ static bool build_nest(creq *c, sched_names *names, const char *name,
 			c->range : c->fkind == F_WHOLE ? c->x->extent : NULL;
 		if (!c->reverse && c->fkind != F_WHOLE)
 			ADD_VAR(stir_expr_copy(k, c->base, NULL));
+		if (c->fkind == F_STRIDED && c->terms.gather) {
+			snprintf(base, sizeof(base), "ax%d", ax++);
+			stir_var *l = new_loop(c, names, base, stir_mk_int(k,
+				c->terms.gext), &out->outer, &inner);
+			if (!l)
+				return false;
+			ADD_VAR(stir_mk_var(k, l));
+			out->g = bvars[nb - 1];
+		}
 		for (int i = 0; c->fkind == F_STRIDED && i < c->terms.n; i++) {
 			snprintf(base, sizeof(base), "ax%d", ax++);
 			stir_var *l = new_loop(c, names, base, stir_mk_int(k,
@@ -693,9 +770,22 @@ static bool build_nest(creq *c, sched_names *names, const char *name,
 			out->x_idx[0] = r;
 			cidx = stir_mk_var(k, out->r);
 		} else if (c->fkind == F_STRIDED) {
-			/* x at base + sum stride_i * v_i; the cache row-major over
-			 * the terms */
+			/* x at base + sum stride_i * v_i (+ the row g picks times
+			 * its scale); the cache row-major over the terms (the
+			 * gathered rows first) */
 			out->x_idx[0] = stir_mk_var(k, bvars[0]);
+			if (out->g) {
+				stir_subst gs = { 0 };
+				if (stir_subst_add_expr(&gs, c->terms.gvar,
+				    stir_mk_var(k, out->g)) < 0)
+					c->s->oom = true;
+				stir_expr *grow = stir_expr_copy(k, c->terms.gather, &gs);
+				stir_subst_release(&gs);
+				out->x_idx[0] = stir_mk_add(k, out->x_idx[0],
+					c->terms.gscale == 1 ? grow : stir_mk_mul(k, grow,
+					stir_mk_int(k, c->terms.gscale)));
+				cidx = stir_mk_var(k, out->g);
+			}
 			for (int i = 0; i < c->terms.n; i++) {
 				stir_expr *v = stir_mk_var(k, out->v[i]);
 				out->x_idx[0] = stir_mk_add(k, out->x_idx[0],
@@ -746,9 +836,11 @@ static bool build_nest(creq *c, sched_names *names, const char *name,
 
 /* c, nest, st, guard: put store st into the copy block; for gathered
  * rows under the region's conditions when "guard" (with the loop's
- * variable replaced by the row).  Other copies are guarded from outside,
- * by guard_nest, because their block bindings may read data that exists
- * only under the conditions. */
+ * variable replaced by the row), and, when "guard", under the conditions
+ * on the rows a load picks (row_conds, with the rows' loop replaced by
+ * the copy's).  Other copies are guarded from outside, by guard_nest,
+ * because their block bindings may read data that exists only under the
+ * conditions. */
 static bool add_body(creq *c, copy_nest *nest, stir_stmt *st, bool guard)
 {
 	stir_kernel *k = c->k;
@@ -762,6 +854,13 @@ static bool add_body(creq *c, copy_nest *nest, stir_stmt *st, bool guard)
 		c->s->oom = true;
 	for (int j = 0; guard && nest->row && j < c->n_conds; j++)
 		cond = stir_mk_and(k, cond, stir_expr_copy(k, c->conds[j], &sub));
+	stir_subst_release(&sub);
+	if (nest->g && stir_subst_add_expr(&sub, c->terms.gvar,
+	    stir_mk_var(k, nest->g)) < 0)
+		c->s->oom = true;
+	for (int j = 0; guard && nest->g && j < c->n_row_conds; j++)
+		cond = stir_mk_and(k, cond, stir_expr_copy(k, c->row_conds[j],
+			&sub));
 	stir_subst_release(&sub);
 	if (cond) {
 		stir_stmt *g = sched_check(c->s, stir_stmt_if(k, cond));
@@ -819,7 +918,10 @@ static void redirect(creq *c, stir_buffer *cache)
 				idx = stir_expr_copy(k, r, NULL);
 			} else if (c->fkind == F_STRIDED) {
 				/* the cache's row-major index over the terms' loops,
-				 * whose variables are in scope inside the block */
+				 * whose variables are in scope inside the block (the
+				 * gathered rows' first) */
+				if (c->terms.gather)
+					idx = stir_mk_var(k, c->terms.gvar);
 				for (int j = 0; j < c->terms.n; j++) {
 					stir_expr *v = stir_mk_var(k, c->terms.loop[j]);
 					idx = idx ? stir_mk_add(k, stir_mk_mul(k, idx,

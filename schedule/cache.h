@@ -19,6 +19,13 @@ typedef struct strided {
 	int n;
 	stir_var *loop[MAX_TERMS];
 	int64_t stride[MAX_TERMS], ext[MAX_TERMS];
+	/* gathered rows: one more term gscale * g, g an expression (expanded;
+	 * a load: a row picked by data) that uses one loop inside L, gvar,
+	 * of literal extent gext, and no other; the cache holds gext rows of
+	 * the other terms' elements, row gvar first.  NULL when none */
+	stir_expr *gather;
+	stir_var *gvar;
+	int64_t gscale, gext;
 } strided;
 
 /* One cache request. */
@@ -48,6 +55,11 @@ typedef struct creq {
 	stir_expr *rows;         /* the number of rows: the loop's extent */
 	int n_conds;
 	stir_expr **conds;       /* conditions of the accesses, fixed at L */
+	int n_row_conds;
+	stir_expr **row_conds;   /* F_STRIDED with gathered rows: conditions
+	                            of the accesses that vary only with the
+	                            rows' loop (terms.gvar): they guard each
+	                            row of the copies */
 	bool accum;              /* the write accumulates */
 	bool over_init;          /* cache_write_over_init */
 	const char *nest_name;   /* the block of the copy nest being built */

@@ -360,6 +360,11 @@ static const struct {
 	{ "ellmv", "examples/ellmv.yaml", "m=300,n=50" },
 	{ "rgcn_homo", "examples/rgcn_homo.yaml", "m=20,n=30,fout=40" },
 	{ "rgms", "examples/rgms.yaml", "r=3,m=20,n=20,fout=24" },
+	/* the apply on tensor cores: relations of more than 16 rows (a
+	 * partial tile: the row guard) and rows shared between relations
+	 * (the gathered rows of Y, added atomically) */
+	{ "rgms_agg", "examples/rgms_tc_tf32.yaml", "r=3,m=40,n=30" },
+	{ "rgms_tc16", "examples/rgms_tc16.yaml", "r=3,m=40,n=30" },
 	{ "rgms_agg", "examples/rgms_agg.yaml", "r=3,m=20,n=20,fin=20,fout=24" },
 	{ "rgms_edge", "examples/rgms_edge.yaml", "r=3,m=20,n=20,fin=20,fout=24" },
 	{ "sddmm", "examples/sddmm.yaml", "m=30,n=30,feat=40" },

@@ -112,6 +112,12 @@ expect 0 "$stirc" run "$srcdir/examples/sddmm.stir" --schedule "$srcdir/examples
 grep_in "$tmp/out" "check: sddmm matches the stage I interpreter"
 expect 0 "$stirc" verify "$srcdir/examples/rgms.stir" --schedule "$srcdir/examples/rgms.yaml" --seeds 5
 grep_in "$tmp/out" "rgms: 5 seeds from 1: stage II"
+# a cache of gathered rows, each row's copy under the rows' tail guard
+expect 0 "$stirc" verify "$srcdir/examples/rgms_agg.stir" --schedule "$srcdir/tests/tensorize/rgms_rows_read.yaml" --seeds 5
+grep_in "$tmp/out" "rgms_agg: 5 seeds from 1: stage II"
+expect 0 "$stirc" print "$srcdir/examples/rgms_agg.stir" --stage 3 --schedule "$srcdir/tests/tensorize/rgms_rows_read.yaml"
+grep_in "$tmp/out" "X_data_shared[(v1 * 2 + v2) * 8 + v3] = X_data[v0 + J_indices[rrij_0 * 8 + v1] * 16 + v2 * 8 + v3];"
+grep_in "$tmp/out" "if (rrij_0 * 8 + v1 < nnz_j) {"
 # errors: the schedule's line and a caret, exit 1; a kernel that is not
 # the schedule's, exit 2
 printf 'kernel: csrmm\nstage2:\n  - bind: {block: csrmm1, loop: k, to: threadIdx.q}\n' > "$tmp/bad.yaml"

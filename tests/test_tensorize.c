@@ -543,6 +543,18 @@ START_TEST(test_srbcrs)
 	free(after);
 	free(bad);
 	stir_module_free(m2);
+	/* a guard may read memory, but not what the nest writes */
+	bad = replace_once(text, "16 * vib + vti < m) {",
+		"16 * vib + vti < m && C_data_local[0] < 1.0) {");
+	m2 = stir_module_read_from_mem(ctx, "bad.stir", bad, strlen(bad));
+	ck_assert_ptr_nonnull(m2);
+	k2 = stir_module_find_kernel(m2, "csrmm");
+	ck_assert_int_eq(stir_tensorize(k2, "csrmm_srbcrs1", "ti",
+		"mma_m16n8k8_tf32"), -1);
+	ck_assert(said(ctx, "the condition around the store reads "
+		"'C_data_local', which the nest writes"));
+	free(bad);
+	stir_module_free(m2);
 	free(text);
 	stir_module_free(m);
 
@@ -660,6 +672,115 @@ START_TEST(test_verifier_and_emitter)
 }
 END_TEST
 
+/* The apply of examples/rgms_agg.stir up to its tensorize steps
+ * (examples/rgms_tc_tf32.yaml without the other iterations): a relation's
+ * rows split by 16, the split's tail a guard on the rows, and Y's rows
+ * picked by I.indices; "%s" takes set_atomic and the relations on
+ * blockIdx.x, or nothing (the relations in turn), and the stage III
+ * steps. */
+static const char rgms_apply[] =
+	"kernel: rgms_agg\n"
+	"stage1:\n"
+	"  - specialize: {param: fin, value: 64}\n"
+	"  - specialize: {param: fout, value: 64}\n"
+	"stage2:\n"
+	"  - split: {block: apply1, loop: i, factors: [null, 16]}\n"
+	"  - split: {block: apply1, loop: fo, factors: [null, 8]}\n"
+	"  - split: {block: apply1, loop: fi, factors: [null, 8]}\n"
+	"  - reorder: {block: apply1, loops: [fo_0, i_0, fi_0, i_1, fo_1, fi_1]}\n"
+	"  - bind: {block: apply1, loop: fo_0, to: threadIdx.y}\n"
+	"%s"
+	"stage3:\n"
+	"%s";
+
+/* ctx, atomic, extra, m: kernel rgms_agg under rgms_apply, the block
+ * atomic or not, with the stage III steps extra; NULL when a step
+ * failed. */
+static stir_kernel *rgms_scheduled(stir_ctx *ctx, bool atomic,
+	const char *extra, stir_module **m)
+{
+	*m = stir_module_read_from_file(ctx, test_path("examples/rgms_agg.stir"));
+	ck_assert_ptr_nonnull(*m);
+	stir_kernel *k = stir_module_find_kernel(*m, "rgms_agg");
+	char text[4096];
+	snprintf(text, sizeof(text), rgms_apply, atomic ?
+		"  - set_atomic: {block: apply1}\n"
+		"  - bind: {block: apply0, loop: rr, to: blockIdx.x}\n" : "", extra);
+	stir_schedule *s = stir_schedule_read_from_mem(ctx, "t.yaml", text,
+		strlen(text));
+	ck_assert_ptr_nonnull(s);
+	int rc = stir_schedule_apply(s, k, STIR_STAGE_3);
+	stir_schedule_free(s);
+	return rc == 0 ? k : NULL;
+}
+
+/* RGMS's apply on tensor cores (examples/rgms_tc_tf32.yaml): the cache of
+ * Y over gathered rows, with the tail guard on each row of its
+ * write-back; the products under the row guard (A's elements loaded only
+ * in the rows it lets through, the others' sums kept) and the store of
+ * gathered rows, element by element; and what is refused: products
+ * under a guard into C itself, gathered rows stored without atomics. */
+START_TEST(test_rows)
+{
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_module *m;
+	static const char cache[] = "  - cache_write: {block: apply1, buffer: "
+		"Y_data, loop: fi_0, scope: local}\n";
+	stir_kernel *k = rgms_scheduled(ctx, true, cache, &m);
+	if (!k)
+		stir_ctx_print_diagnostics(ctx, stderr);
+	ck_assert_ptr_nonnull(k);
+	char *ir = stir_kernel_to_str(k);
+	ck_assert_ptr_nonnull(strstr(ir, "if (i_0 * 16 + v1 < I_indptr[vrr + 1] "
+		"- I_indptr[vrr]) {\n"));
+	ck_assert_ptr_nonnull(strstr(ir, "Y_data[v0 + I_indices[I_indptr[vrr] + "
+		"(i_0 * 16 + v1)] * 64 + v2] += Y_data_local[v1 * 8 + v2];"));
+	free(ir);
+	ck_assert_int_eq(stir_tensorize(k, "Y_data_local_init", "ax0",
+		"mma_m16n8k8_tf32"), 0);
+	ck_assert_int_eq(stir_tensorize(k, "apply1", "i_1", "mma_m16n8k8_tf32"),
+		0);
+	ck_assert_int_eq(stir_tensorize(k, "Y_data_local", "ax0",
+		"mma_m16n8k8_tf32"), 0);
+	char *cu = stir_kernel_to_cuda(k);
+	if (!cu)
+		stir_ctx_print_diagnostics(ctx, stderr);
+	ck_assert_ptr_nonnull(cu);
+	ck_assert_ptr_nonnull(strstr(cu, "stir_fa.r[stir_e] = (i_0 * 16 + i_1 < "
+		"I_indptr[vrr + 1] - I_indptr[vrr]) ? stir_tf32(T_data[(I_indptr[vrr] "
+		"+ vi) * 64 + vfi]) : 0u;"));
+	ck_assert_ptr_nonnull(strstr(cu, "stir_fr.r[stir_e] = stir_fs.r[stir_e];"));
+	ck_assert_ptr_nonnull(strstr(cu, "atomicAdd(&Y_data[v0 + I_indices["
+		"I_indptr[vrr] + (i_0 * 16 + v1)] * 64 + v2], stir_fr.r[stir_e]);"));
+	free(cu);
+	stir_module_free(m);
+
+	/* products under the guard into Y itself (no cache): its index is
+	 * no tile of the rows */
+	k = rgms_scheduled(ctx, false, "", &m);
+	ck_assert_ptr_nonnull(k);
+	ck_assert_int_eq(stir_tensorize(k, "apply1", "i_1", "mma_m16n8k8_tf32"),
+		-1);
+	ck_assert(said(ctx, "the index is not an affine function of loop 'i_1'"));
+	stir_module_free(m);
+
+	/* the gathered rows added without atomics: two rows may be one */
+	k = rgms_scheduled(ctx, false, cache, &m);
+	ck_assert_ptr_nonnull(k);
+	char *before = stir_kernel_to_str(k);
+	ck_assert_int_eq(stir_tensorize(k, "Y_data_local", "ax0",
+		"mma_m16n8k8_tf32"), -1);
+	ck_assert(said(ctx, "C's index is not affine in loop 'ax0' (gathered "
+		"rows): only an atomic add"));
+	char *after = stir_kernel_to_str(k);
+	ck_assert_str_eq(before, after);
+	free(before);
+	free(after);
+	stir_module_free(m);
+	stir_ctx_free(ctx);
+}
+END_TEST
+
 /* The suite. */
 static Suite *tensorize_suite(void)
 {
@@ -676,6 +797,7 @@ static Suite *tensorize_suite(void)
 	tcase_add_test(tc, test_tolerance);
 	tcase_add_test(tc, test_srbcrs);
 	tcase_add_test(tc, test_verifier_and_emitter);
+	tcase_add_test(tc, test_rows);
 	suite_add_tcase(s, tc);
 	return s;
 }
