@@ -74,10 +74,12 @@ static const char *src_path(const char *rel)
 	return buf;
 }
 
-/* k, got, want, what: the tensors of stage I kernel k agree (NaN with
- * NaN); the first difference is printed. */
-static int agree(const stir_kernel *k, const stir_bindings *got,
-	const stir_bindings *want, const char *what)
+/* k, by, got, want, what: the tensors of stage I kernel k agree (NaN
+ * with NaN) at the tolerance of kernel "by", which computed "got"
+ * (stir_kernel_get_tolerance: a tf32 tensorized kernel's is f16's); the
+ * first difference is printed. */
+static int agree(const stir_kernel *k, const stir_kernel *by,
+	const stir_bindings *got, const stir_bindings *want, const char *what)
 {
 	for (int i = 0; i < stir_kernel_n_buffers(k); i++) {
 		stir_buffer *buf = stir_kernel_get_buffer(k, i);
@@ -87,7 +89,9 @@ static int agree(const stir_kernel *k, const stir_bindings *got,
 		stir_array *a = stir_bindings_get_array(got, name);
 		stir_array *r = stir_bindings_get_array(want, name);
 		int64_t j;
-		if (a && r && stir_array_compare(a, r, &j, NULL) > 0) {
+		if (a && r && stir_array_compare_within(a, r,
+		    stir_kernel_get_tolerance(by, stir_array_get_dtype(r)), &j,
+		    NULL) > 0) {
 			fprintf(stderr, "%s: %s[%lld] is %.9g on the GPU, %.9g on the "
 				"interpreter\n", what, name, (long long)j,
 				stir_array_get_double(a, j), stir_array_get_double(r, j));
@@ -207,7 +211,7 @@ static void run_one(stir_device *dev, const char *dir, stir_kernel *ref,
 		if (ok) {
 			char what[300];
 			snprintf(what, sizeof(what), "%s (round %d)", label, round);
-			CHECK(agree(ref, b, want, what));
+			CHECK(agree(ref, k, b, want, what));
 			if (flags)
 				printf("  %s: %.3f ms with the L2 flushed\n", label,
 					stir_gpu_run_get_ms(r));
