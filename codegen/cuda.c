@@ -332,9 +332,7 @@ static void emit_horizontal(emitter *e, const stir_stmt *h, const ectx *ctx)
 		cg_putf(p, "%sif ((long long)blockIdx.x < stir_h%d) {\n",
 			i ? "} else " : "", i);
 		p->indent++;
-		cg_indent(p);
-		cg_putf(p, "const %s ", cuda_ctype(v->dtype));
-		cuda_put_name(e, v->name);
+		cuda_put_const(e, v);
 		if (i)
 			cg_putf(p, " = (%s)((long long)blockIdx.x - stir_h%d);\n",
 				cuda_ctype(v->dtype), i - 1);

@@ -123,6 +123,14 @@ void cuda_put_name(emitter *e, const char *n)
 	free(s);
 }
 
+/* e, v: see cuda_internal.h. */
+void cuda_put_const(emitter *e, const stir_var *v)
+{
+	cg_indent(e->out);
+	cg_putf(e->out, "const %s ", cuda_ctype(v->dtype));
+	cuda_put_name(e, v->name);
+}
+
 /* ---- literals ----------------------------------------------------------- */
 
 void cuda_int_literal(emitter *e, stir_dtype t, int64_t v)

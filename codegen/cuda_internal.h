@@ -480,6 +480,9 @@ const char *cuda_ctype(stir_dtype t);
 char *cuda_escape(const char *n);
 /* e, n: print the escaped name n. */
 void cuda_put_name(emitter *e, const char *n);
+/* e, v: open a line declaring v, "const TYPE NAME" (the caller prints
+ * the rest: " = ...;\n"). */
+void cuda_put_const(emitter *e, const stir_var *v);
 
 /* C precedence levels (higher binds tighter). */
 enum {

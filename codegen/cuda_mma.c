@@ -236,9 +236,7 @@ static void open_elems(emitter *e, const ectx *ctx, const stir_mma_match *m,
 		const stir_var *v = m->loops[d]->u.for_.var;
 		if (!tile_named(m, xs, nx, v))
 			continue;
-		cg_indent(p);
-		cg_putf(p, "const %s ", cuda_ctype(v->dtype));
-		cuda_put_name(e, v->name);
+		cuda_put_const(e, v);
 		cg_putf(p, " = %s;\n", v == rv ? ln->row : v == cv ? ln->col : "0");
 	}
 	const stir_stmt *b = m->block;
@@ -246,9 +244,7 @@ static void open_elems(emitter *e, const ectx *ctx, const stir_mma_match *m,
 		const stir_var *v = b->u.block.vars[i];
 		if (!named_by(xs, nx, v))
 			continue;
-		cg_indent(p);
-		cg_putf(p, "const %s ", cuda_ctype(v->dtype));
-		cuda_put_name(e, v->name);
+		cuda_put_const(e, v);
 		cg_put(p, " = ");
 		cuda_expr(e, ctx, b->u.block.bindings[i], P_COND);
 		cg_put(p, ";\n");
@@ -457,18 +453,14 @@ void cuda_emit_mma(emitter *e, const stir_stmt *s, const ectx *ctx)
 				stir_expr_uses(b->u.block.bindings[i], v);
 		if (!used)
 			continue;
-		cg_indent(p);
-		cg_putf(p, "const %s ", cuda_ctype(v->dtype));
-		cuda_put_name(e, v->name);
+		cuda_put_const(e, v);
 		cg_put(p, " = 0;\n");
 	}
 	for (int i = 0; i < nb; i++) {
 		const stir_var *v = b->u.block.vars[i];
 		if (!named_by(printed, n_printed, v))
 			continue;
-		cg_indent(p);
-		cg_putf(p, "const %s ", cuda_ctype(v->dtype));
-		cuda_put_name(e, v->name);
+		cuda_put_const(e, v);
 		cg_put(p, " = ");
 		cuda_expr(e, &c, b->u.block.bindings[i], P_COND);
 		cg_put(p, ";\n");

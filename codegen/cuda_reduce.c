@@ -475,9 +475,7 @@ void cuda_emit_bound_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
 	}
 	cg_line(p, "{");
 	p->indent++;
-	cg_indent(p);
-	cg_putf(p, "const %s ", cuda_ctype(v->dtype));
-	cuda_put_name(e, v->name);
+	cuda_put_const(e, v);
 	cg_putf(p, " = %s;\n", cuda_dim_names[d]);
 	const int64_t *lb = e->launch->lit_block;
 	if (reds && lb[0] * lb[1] * lb[2] % 32 && lb[0] * lb[1] * lb[2] > 32)

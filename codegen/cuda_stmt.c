@@ -332,9 +332,7 @@ static void emit_block(emitter *e, const stir_stmt *s, const ectx *ctx)
 		if (red_store ? !cuda_names_var(e, red_store->u.store.value, v) :
 		    !cuda_list_names_var(e, &s->u.block.body, v))
 			continue; /* unused: no declaration to warn about */
-		cg_indent(p);
-		cg_putf(p, "const %s ", cuda_ctype(v->dtype));
-		cuda_put_name(e, v->name);
+		cuda_put_const(e, v);
 		cg_put(p, " = ");
 		cuda_expr(e, ctx, s->u.block.bindings[i], P_COND);
 		cg_put(p, ";\n");

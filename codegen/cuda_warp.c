@@ -165,9 +165,7 @@ void cuda_emit_warp_fill(emitter *e, const stir_stmt *s, const ectx *ctx,
 	cg_line(e->out, "for (int stir_f%d = 0; stir_f%d < %" PRId64 "; "
 		"++stir_f%d) {", id, id, rounds, id);
 	e->out->indent++;
-	cg_indent(e->out);
-	cg_putf(e->out, "const %s ", cuda_ctype(v->dtype));
-	cuda_put_name(e, v->name);
+	cuda_put_const(e, v);
 	cg_putf(e->out, " = stir_f%d * %" PRId64 " + ", id, lanes);
 	cuda_put_name(e, ctx->bound[STIR_THREAD_X]->u.for_.var->name);
 	cg_put(e->out, ";\n");
