@@ -165,18 +165,9 @@ class Kernel(object):
         if a.ndim < 1 or a.ndim > 8:
             raise ValueError("stir: array %s: %d dimensions (1 to 8 taken)"
                              % (name, a.ndim))
-        a = np.ascontiguousarray(a)
-        shape = (ctypes.c_int64 * a.ndim)(*a.shape)
-        arr = lib.stir_array_alloc(self._ctx, _FROM_NUMPY[a.dtype.name],
-                                   a.ndim, shape)
-        if not arr:
-            _raise_from(self._ctx, "out of memory for array %s" % name)
-        if a.nbytes:
-            ctypes.memmove(lib.stir_array_get_data(arr), a.ctypes.data,
-                           a.nbytes)
-        if lib.stir_kernel_bind_array(self._base, b, name.encode(),
-                                      arr) < 0:
-            _raise_from(self._ctx, "cannot bind %s" % name)
+        from ._fast import bind_numpy
+        bind_numpy(self._ctx, self._base, b, name, np.ascontiguousarray(a),
+                   _FROM_NUMPY[a.dtype.name])
 
     def _fetch(self, b, name):
         """The array "name" of bindings b as a new NumPy array of its

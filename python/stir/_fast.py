@@ -355,15 +355,7 @@ def gather_host(pos, values):
         vals = np.ascontiguousarray(values, dtype=np.float32)
         _set_sizes(b, {"s": len(pos), "nnz": len(vals)})
         for name, a, dt in (("P", pos, STIR_I32), ("V", vals, STIR_F32)):
-            shape = (ctypes.c_int64 * 1)(len(a))
-            arr = lib.stir_array_alloc(ctx, dt, 1, shape)
-            if not arr:
-                _raise_from(ctx, "out of memory")
-            if a.nbytes:
-                ctypes.memmove(lib.stir_array_get_data(arr), a.ctypes.data,
-                               a.nbytes)
-            if lib.stir_kernel_bind_array(k, b, name.encode(), arr) < 0:
-                _raise_from(ctx, "cannot bind %s" % name)
+            bind_numpy(ctx, k, b, name, a, dt)
         if lib.stir_kernel_bind_outputs(k, b) < 0 or \
                 lib.stir_kernel_interpret(k, b) < 0:
             _raise_from(ctx, "the gather failed")
@@ -471,6 +463,21 @@ def describe(cand):
     return s
 
 
+def bind_numpy(ctx, k, b, name, a, dt):
+    """Bind NumPy array "a" (C-contiguous, its elements of stir type dt)
+    as array "name" of kernel k in bindings b: copied into a new array of
+    context ctx; stir's diagnostic raised when that fails."""
+    from . import _raise_from
+    shape = (ctypes.c_int64 * a.ndim)(*a.shape)
+    arr = lib.stir_array_alloc(ctx, dt, a.ndim, shape)
+    if not arr:
+        _raise_from(ctx, "out of memory for array %s" % name)
+    if a.nbytes:
+        ctypes.memmove(lib.stir_array_get_data(arr), a.ctypes.data, a.nbytes)
+    if lib.stir_kernel_bind_array(k, b, name.encode(), arr) < 0:
+        _raise_from(ctx, "cannot bind %s" % name)
+
+
 def _set_sizes(b, sizes):
     """Bind the sizes of dict "sizes" into bindings b."""
     for name, v in sizes.items():
@@ -556,15 +563,8 @@ class HybridSpmm(object):
                         ctypes.memmove(lib.stir_array_get_data(arr),
                                        got.ctypes.data, got.nbytes)
             _set_sizes(b, {"m": m, "n": n, "feat": self.feat})
-            shape = (ctypes.c_int64 * 2)(n, self.feat)
-            arr = lib.stir_array_alloc(ctx, STIR_F32, 2, shape)
-            if not arr:
-                _raise_from(ctx, "out of memory")
-            if B.nbytes:
-                ctypes.memmove(lib.stir_array_get_data(arr), B.ctypes.data,
-                               B.nbytes)
-            if lib.stir_kernel_bind_array(self.kernel.k, b, b"B", arr) < 0 \
-                    or lib.stir_kernel_bind_outputs(self.kernel.k, b) < 0 \
+            bind_numpy(ctx, self.kernel.k, b, "B", B, STIR_F32)
+            if lib.stir_kernel_bind_outputs(self.kernel.k, b) < 0 \
                     or lib.stir_kernel_interpret(self.kernel.k, b) < 0:
                 _raise_from(ctx, "the hybrid SpMM failed")
             c = lib.stir_bindings_get_array(b, b"C")
@@ -619,16 +619,7 @@ class HostSddmm(object):
                                 ("X", X, STIR_F32), ("Y", Y, STIR_F32)):
                 a = np.ascontiguousarray(a, dtype=np.int32 if dt == STIR_I32
                                          else np.float32)
-                shape = (ctypes.c_int64 * a.ndim)(*a.shape)
-                arr = lib.stir_array_alloc(ctx, dt, a.ndim, shape)
-                if not arr:
-                    _raise_from(ctx, "out of memory")
-                if a.nbytes:
-                    ctypes.memmove(lib.stir_array_get_data(arr),
-                                   a.ctypes.data, a.nbytes)
-                if lib.stir_kernel_bind_array(self.kernel.k, b,
-                                              name.encode(), arr) < 0:
-                    _raise_from(ctx, "cannot bind %s" % name)
+                bind_numpy(ctx, self.kernel.k, b, name, a, dt)
             if lib.stir_kernel_bind_outputs(self.kernel.k, b) < 0 or \
                     lib.stir_kernel_interpret(self.kernel.k, b) < 0:
                 _raise_from(ctx, "the SDDMM failed")
