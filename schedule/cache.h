@@ -78,4 +78,16 @@ typedef struct creq {
  * init's value into c->init_value.  A failure is recorded in c->s. */
 bool cache_check_over_init(creq *c);
 
+/* schedule/cache_guard.c.  c, cond: whether an index of the buffer's
+ * accesses in the block uses a loop variable inside the cache's loop that
+ * condition cond uses (the element accessed depends on what it tests). */
+bool cache_index_uses_cond(const creq *c, const stir_expr *cond);
+/* c: the condition of a block that is one "if (COND) { .. }" deciding only
+ * which elements an accumulating write of a strided region adds into,
+ * expanded; else NULL (cache_guard.c says the whole rule). */
+stir_expr *cache_element_guard(creq *c);
+/* c, cond: whether the loops inside L that cond uses are the gathered
+ * rows' loop alone. */
+bool cache_row_only(const creq *c, const stir_expr *cond);
+
 #endif
