@@ -48,6 +48,20 @@ static void sched_restore(sched *s)
 	s->k->buffers.n = s->saved_n_buffers;
 }
 
+/* st, user: drop the vector plan of loop st, if any (user: the sched,
+ * whose replan it sets). */
+static stir_visit_step drop_plan(stir_stmt *st, void *user)
+{
+	sched *s = user;
+	if (st->kind == STIR_STMT_FOR && st->u.for_.planned) {
+		st->u.for_.planned = false;
+		st->u.for_.n_vecs = 0;
+		st->u.for_.vecs = NULL;
+		s->replan = true;
+	}
+	return STIR_VISIT_GO;
+}
+
 int sched_begin(sched *s, stir_kernel *k, const char *prim)
 {
 	memset(s, 0, sizeof(*s));
@@ -83,6 +97,10 @@ int sched_begin(sched *s, stir_kernel *k, const char *prim)
 		stir_error_oom(s->ctx);
 		return -1;
 	}
+	/* plans are plan_vectors' record of the bodies the request may
+	 * rewrite: dropped from the copy, made again by sched_end */
+	stir_visitor drop = { .stmt_pre = drop_plan, .user = s };
+	stir_visit_list(&drop, &body);
 	s->saved_body = k->body;
 	s->saved_n_buffers = k->buffers.n;
 	k->body = body;
@@ -114,7 +132,8 @@ static int request_end(sched *s)
 		return -1;
 	}
 	sched_release(s);
-	if (stir_analyze_regions(s->k) < 0) {
+	if (stir_analyze_regions(s->k) < 0 ||
+	    (s->replan && stir_kernel_plan_vectors(s->k) < 0)) {
 		sched_restore(s);
 		stir_made_clear(s->k);
 		return -1;

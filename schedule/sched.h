@@ -31,6 +31,8 @@ typedef struct sched {
 	                            (sched_check_scopes), so it must after */
 	bool binds_ok;           /* its bound loops obeyed the race rules of
 	                            bind before (sched_check_binds) */
+	bool replan;             /* the kernel had vector plans: the copy's
+	                            were dropped, made again at the end */
 	int n_slots;             /* entries of def and val */
 	stir_stmt **def;         /* heap: statement binding each variable (by
 	                            slot): its for, block or let; or NULL */
@@ -48,10 +50,14 @@ void *sched_check(sched *s, void *p);
 
 /* s, k, prim: start request "prim" on kernel k: k must be a verified
  * stage II or III kernel; its body is replaced by a deep copy that the
- * request works on.  0, or -1 (with a diagnostic, nothing started). */
+ * request works on, without vector plans (plan_vectors'; sched_end makes
+ * them again when k had any).  0, or -1 (with a diagnostic, nothing
+ * started). */
 int sched_begin(sched *s, stir_kernel *k, const char *prim);
 /* s: finish the request.  When a check failed, put the kernel back and
- * report the failure; otherwise recompute the regions and verify, and
+ * report the failure; otherwise recompute the regions (and the vector
+ * plans, when the kernel had them: a rewritten body has other plans) and
+ * verify, and
  * when that fails put the kernel back and report an internal error.
  * Either way the module's arena is then collected (stir_module_collect):
  * statements, expressions and variables held from before move.  0 or

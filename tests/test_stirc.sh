@@ -166,6 +166,18 @@ for pass in lower_sparse_iter default_schedule lower_sparse_buffer; do
 	expect 0 "$stirc" print "$tmp/gpu3.stir" --after $pass
 	cmp -s "$tmp/out" "$tmp/gpu3.stir" || { echo "FAIL: --after $pass changed a stage III program"; fail=1; }
 done
+# a schedule step on planned stage III text: the plans are made again for
+# the rewritten bodies (a cache between a vectorized copy and its source
+# leaves the copy's loop without vectors)
+expect 0 "$stirc" print "$srcdir/examples/sddmm.stir" --schedule "$srcdir/examples/sddmm_fast.yaml" --after plan_vectors
+cp "$tmp/out" "$tmp/planned.stir"
+printf 'kernel: sddmm\nstage3:\n  - cache_read: {block: X_data_local, buffer: X_data, loop: ax0, scope: local}\n' > "$tmp/replan.yaml"
+expect 0 "$stirc" print "$tmp/planned.stir" --schedule "$tmp/replan.yaml"
+grep_in "$tmp/out" "for ax0 in [0, 4) vectorize() {"
+grep_in "$tmp/out" "vectorize(Y_data[J_indices"
+cp "$tmp/out" "$tmp/replanned.stir"
+expect 0 "$stirc" print "$tmp/replanned.stir" --after plan_vectors
+cmp -s "$tmp/out" "$tmp/replanned.stir" || { echo "FAIL: the plans made after a step are not plan_vectors'"; fail=1; }
 # several kernels: each one, up to the pass
 printf 'kernel a(m: i32) {\n  axis I = dense_fixed(m);\n  tensor X: f32[I];\n  iter a (i) in [I] "S" { X[i] = 1.0; }\n}\n\nkernel b(m: i32) {\n  axis I = dense_fixed(m);\n  tensor Y: f32[I];\n  iter b (i) in [I] "S" { Y[i] = 2.0; }\n}\n' > "$tmp/two.stir"
 expect 0 "$stirc" print "$tmp/two.stir" --after lower_sparse_buffer
