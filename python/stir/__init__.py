@@ -366,6 +366,7 @@ class Graph(object):
             raise ValueError("stir.Graph: tune=%r: True, False or a budget "
                              "in seconds (> 0)" % (tune,))
         self._torch = None
+        self._call = None
         self._spmm = None
         self._sddmm = None
         if _is_torch(A):
@@ -373,6 +374,7 @@ class Graph(object):
             self._torch = _torch.TorchGraph.from_torch(A, prepared=True,
                                                        tune=tune)
             self._graph_spmm = _torch.graph_spmm
+            self._call = self._torch.call
             self.shape = self._torch.shape
             self.csr = None
             return
@@ -461,6 +463,11 @@ def spmm(A, B, values=None):
     nnz values in the Graph's CSR order, e.g. stir.sddmm's output).  A
     sparse CSR tensor gets a Graph's fast kernels through a Graph cached
     on it (made on its first call, gone with the tensor)."""
+    if type(A) is Graph and values is None:
+        call = A._call
+        if call is not None:
+            # a stir.Graph on the GPU: TorchGraph.call, its fewest steps
+            return call(B)
     if isinstance(A, Graph):
         if A._torch is not None:
             if values is None:

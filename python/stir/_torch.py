@@ -54,6 +54,10 @@ class TorchGraph(object):
         self.index = self.indices.get_device()
         self._fast_spmm = {}
         self._fast_sddmm = {}
+        # {feat: the call of the prepared SpMM} while it holds the graph's
+        # own values (GpuSpmm keeps it): call's way in
+        self._fast1 = {}
+        self._n = self.shape[1]
 
     @classmethod
     def from_torch(cls, A, prepared=False, tune=False):
@@ -99,12 +103,14 @@ class TorchGraph(object):
         s = B.shape
         if self.prepared and len(s) == 2:
             fast = self._fast_spmm.get(s[1])
-            if fast is not None and s[0] == self.shape[1] and \
+            if fast is not None and s[0] == self._n and \
                     B.dtype is _F32 and B.is_contiguous() and \
-                    not B.data_ptr() % 16 and B.get_device() == self.index:
-                if values is None and not fast.dirty:
-                    return fast.launch.call1(B)
-                return fast(B, values, order_src, owner)
+                    B.get_device() == self.index:
+                p = B.data_ptr()
+                if not p % 16:
+                    if values is None and not fast.dirty:
+                        return fast.call1(B, p)
+                    return fast(B, values, order_src, owner)
         if B.dim() != 2 or B.shape[0] != self.shape[1]:
             raise ValueError("stir.spmm: B has shape %s; a (%d, F) matrix "
                              "is needed" % (tuple(B.shape), self.shape[1]))
@@ -140,6 +146,27 @@ class TorchGraph(object):
             **{"J.indptr": self.indptr, "J.indices": self.indices,
                "A": v, "B": B})
         return out["C"]
+
+    def call(self, B):
+        """stir.spmm(graph, B) of a stir.Graph with its own values: for a
+        B the prepared kernel takes as it is (float32, 2-D of self's
+        column count rows and a feature size prepared, contiguous, on
+        self's device, 16-byte aligned), the kernel's call at once
+        (GpuSpmm.call1), through _GraphSpMMFast when B needs a gradient;
+        any other B, or under a functorch transform, through graph_spmm
+        (which converts, prepares or refuses it)."""
+        s = B.shape
+        if len(s) == 2 and s[0] == self._n and B.dtype is _F32:
+            f = self._fast1.get(s[1])
+            if f is not None and B.is_contiguous() and \
+                    B.get_device() == self.index:
+                p = B.data_ptr()
+                if not p % 16:
+                    if not B.requires_grad or not _grad_enabled():
+                        return f(B, p)
+                    if not _functorch_active():
+                        return _fast_apply(self, f, B, p)
+        return graph_spmm(self, B)
 
     def kernel_info(self):
         """{feat: description} of the kernels prepared so far: "spmm",
@@ -188,7 +215,7 @@ class TorchGraph(object):
             fast = self._fast_sddmm.get(feat)
             if fast is None:
                 from ._fast import GpuSddmm
-                fast = GpuSddmm(self, feat)
+                fast = GpuSddmm(self, feat, self.tune)
                 self._fast_sddmm[feat] = fast
             return fast(X, Y)
         out = _kernel("sddmm").run(
@@ -317,10 +344,26 @@ def _raw_apply(cls):
     return raw.__get__(None, cls)
 
 
+class _GraphSpMMFast(torch.autograd.Function):
+    """GraphSpMM for TorchGraph.call, which has checked B and found the
+    kernel's call f (GpuSpmm.call1) and B's address p: the forward is f
+    alone."""
+
+    @staticmethod
+    def forward(ctx, g, f, B, p):
+        ctx.g = g
+        return f(B, p)
+
+    @staticmethod
+    def backward(ctx, dC):
+        return None, None, ctx.g.transpose()[0].spmm(dC.contiguous()), None
+
+
 _grad_enabled = torch.is_grad_enabled
 _functorch_active = getattr(torch._C, "_are_functorch_transforms_active",
                             lambda: False)
 _graph_spmm_apply = _raw_apply(GraphSpMM)
+_fast_apply = _raw_apply(_GraphSpMMFast)
 
 
 class SpMM(torch.autograd.Function):
