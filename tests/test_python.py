@@ -395,6 +395,32 @@ close(hs.interpret(X, Y), want, "SDDMM: the record's candidate")
 hs = _fast.HostSddmm(odd, 8, n_sms=132, device="Other GPU")
 check(hs.candidate == model8 and hs.how == "SDDMM cost model",
       "SDDMM on another GPU: #%d %s" % (hs.candidate, hs.how))
+# the library's tuner on both SDDMM programs (tune_sddmm, what a Graph's
+# tune= runs for its SDDMM): without a GPU, each program's model entry
+# stored under the model's key, the model's pick over both returned
+cand, how = _fast.tune_sddmm(oc, 16, n_sms=120, model_only=True)
+check(cand == _fast.sddmm_pick(oc, 16, 120) and how == "SDDMM cost model",
+      "tune_sddmm(model_only): #%d %s" % (cand, how))
+for which in ("sddmm", "sddmm_rows"):
+    e = _fast._record_find(_fast.record_key(oc, 16, 120, which))
+    check(e is not None and e.time_ms < 0 and
+          bool(_fast.lib.stir_sddmm_get_candidate(e.cand).contents.rows) ==
+          (which == "sddmm_rows"),
+          "tune_sddmm(model_only): the %s model entry stored" % which)
+# the measured search: the library's error without a GPU; with one, a
+# measured entry of each program, the faster of which sddmm_choice takes
+try:
+    cand, how = _fast.tune_sddmm(oc, 8, budget_s=4)
+    gpu = how.split(" on ")[-1]
+    hs = _fast.HostSddmm(odd, 8, device=gpu)
+    check(how.startswith("measured") and hs.candidate == cand and
+          hs.how == how, "tune_sddmm: #%d %s; then #%d %s"
+          % (cand, how, hs.candidate, hs.how))
+    close(hs.interpret(X, Y), want, "SDDMM: the measured pick")
+except stir.StirError as err:
+    print("tune_sddmm without a GPU:", str(err).replace("\n", " "))
+    check("CUDA" in str(err) or "GPU" in str(err),
+          "tune_sddmm without a GPU: %s" % err)
 n_rows = n_x_global = 0
 for cand in range(_fast.lib.stir_sddmm_n_candidates()):
     hs = _fast.HostSddmm(odd, 8, cand=cand)
