@@ -244,9 +244,13 @@ if stirc:
 order = (ctypes.c_int * _fast.lib.stir_spmm_hybrid_n_candidates())()
 ip64 = np.ascontiguousarray(cora.indptr, dtype=np.int64)
 ix64 = np.ascontiguousarray(cora.indices, dtype=np.int64)
+# with its values: stir_csr has them (the measured search below, on a GPU,
+# reads them)
+cv64 = np.ascontiguousarray(cora.data, dtype=np.float64)
 c = _fast.Csr(cora.shape[0], cora.shape[1], cora.nnz,
               ip64.ctypes.data_as(ctypes.POINTER(ctypes.c_int64)),
-              ix64.ctypes.data_as(ctypes.POINTER(ctypes.c_int64)), None)
+              ix64.ctypes.data_as(ctypes.POINTER(ctypes.c_int64)),
+              cv64.ctypes.data_as(ctypes.POINTER(ctypes.c_double)))
 n_rank = _fast.lib.stir_spmm_hybrid_model_rank(ctypes.byref(c), 16, 132,
                                                order, None)
 other = order[1] if n_rank > 1 else order[0]
@@ -351,9 +355,11 @@ want = (X[rows_of].astype(np.float64) * Y[odd.indices]).sum(1)
 # fastest of the two programs wins there, the model elsewhere
 oi64 = np.ascontiguousarray(odd.indptr, dtype=np.int64)
 ox64 = np.ascontiguousarray(odd.indices, dtype=np.int64)
+ov64 = np.ascontiguousarray(odd.data, dtype=np.float64)
 oc = _fast.Csr(odd.shape[0], odd.shape[1], odd.nnz,
                oi64.ctypes.data_as(ctypes.POINTER(ctypes.c_int64)),
-               ox64.ctypes.data_as(ctypes.POINTER(ctypes.c_int64)), None)
+               ox64.ctypes.data_as(ctypes.POINTER(ctypes.c_int64)),
+               ov64.ctypes.data_as(ctypes.POINTER(ctypes.c_double)))
 if stirc:
     for which in ("sddmm", "sddmm_rows"):
         r = subprocess.run([stirc, "tune", "--model-only", "--sms", "132",
@@ -407,6 +413,13 @@ for which in ("sddmm", "sddmm_rows"):
           bool(_fast.lib.stir_sddmm_get_candidate(e.cand).contents.rows) ==
           (which == "sddmm_rows"),
           "tune_sddmm(model_only): the %s model entry stored" % which)
+# a stir_csr without its values (NULL): refused before the library
+# reads them
+nov = _fast.Csr(odd.shape[0], odd.shape[1], odd.nnz,
+                oi64.ctypes.data_as(ctypes.POINTER(ctypes.c_int64)),
+                ox64.ctypes.data_as(ctypes.POINTER(ctypes.c_int64)), None)
+raises(ValueError, _fast.tune_sddmm, nov, 8, budget_s=1)
+raises(ValueError, _fast.tune_spmm, nov, 8, budget_s=1)
 # the measured search: the library's error without a GPU; with one, a
 # measured entry of each program, the faster of which sddmm_choice takes
 try:

@@ -374,7 +374,7 @@ class Graph(object):
             self._torch = _torch.TorchGraph.from_torch(A, prepared=True,
                                                        tune=tune)
             self._graph_spmm = _torch.graph_spmm
-            self._call = self._torch.call
+            self._call = _torch.graph_call(self._torch)
             self.shape = self._torch.shape
             self.csr = None
             return
@@ -466,7 +466,7 @@ def spmm(A, B, values=None):
     if type(A) is Graph and values is None:
         call = A._call
         if call is not None:
-            # a stir.Graph on the GPU: TorchGraph.call, its fewest steps
+            # a stir.Graph on the GPU: _torch.graph_call, its fewest steps
             return call(B)
     if isinstance(A, Graph):
         if A._torch is not None:

@@ -294,7 +294,11 @@ def spmm_pick(csr, feat, n_sms=0, device=None, record=True):
 def _tune(which, csr, feat, device_index, budget_s, n_sms, model_only):
     """stir_tune of program "which" (_SOURCES) for stir_csr "csr" at
     "feat" features (see tune_spmm): the TuneResult's (cand, time_ms,
-    device name); a StirError when it fails."""
+    device name); a StirError when it fails (a ValueError for a csr
+    without values, which stir_csr has and the search reads)."""
+    if csr.nnz and not csr.values:
+        raise ValueError("stir: the tuner needs the matrix's values "
+                         "(stir_csr.values is NULL)")
     opt = _tune_options(which, feat, n_sms)
     opt.model_only = bool(model_only)
     opt.budget_s = float(budget_s) if budget_s else 0.0
@@ -1085,7 +1089,7 @@ class GpuSpmm(object):
         self.dirty = False
         # the call of the kernel (Launch.fast1), and the graph's {feat:
         # call1} of its kernels that hold its own values, which
-        # TorchGraph.call takes without looking at "dirty": this one's
+        # _torch.graph_call takes without looking at "dirty": this one's
         # entry is there while it is not dirty
         self.call1 = self.launch.fast1()
         self._calls = g._fast1

@@ -55,7 +55,7 @@ class TorchGraph(object):
         self._fast_spmm = {}
         self._fast_sddmm = {}
         # {feat: the call of the prepared SpMM} while it holds the graph's
-        # own values (GpuSpmm keeps it): call's way in
+        # own values (GpuSpmm keeps it): graph_call's way in
         self._fast1 = {}
         self._n = self.shape[1]
 
@@ -146,27 +146,6 @@ class TorchGraph(object):
             **{"J.indptr": self.indptr, "J.indices": self.indices,
                "A": v, "B": B})
         return out["C"]
-
-    def call(self, B):
-        """stir.spmm(graph, B) of a stir.Graph with its own values: for a
-        B the prepared kernel takes as it is (float32, 2-D of self's
-        column count rows and a feature size prepared, contiguous, on
-        self's device, 16-byte aligned), the kernel's call at once
-        (GpuSpmm.call1), through _GraphSpMMFast when B needs a gradient;
-        any other B, or under a functorch transform, through graph_spmm
-        (which converts, prepares or refuses it)."""
-        s = B.shape
-        if len(s) == 2 and s[0] == self._n and B.dtype is _F32:
-            f = self._fast1.get(s[1])
-            if f is not None and B.is_contiguous() and \
-                    B.get_device() == self.index:
-                p = B.data_ptr()
-                if not p % 16:
-                    if not B.requires_grad or not _grad_enabled():
-                        return f(B, p)
-                    if not _functorch_active():
-                        return _fast_apply(self, f, B, p)
-        return graph_spmm(self, B)
 
     def kernel_info(self):
         """{feat: description} of the kernels prepared so far: "spmm",
@@ -299,6 +278,33 @@ def sparse_spmm(A, B):
     return g.spmm(B, v, owner=g.anchor)
 
 
+def graph_call(g):
+    """stir.spmm(G, B) of a stir.Graph G with its own values, as a
+    closure over its TorchGraph g's fields (the Graph keeps it: fewer
+    lookups a call): for a B the prepared kernel takes as it is (float32,
+    2-D of g's column count rows and a feature size prepared, contiguous,
+    on g's device, 16-byte aligned), the kernel's call at once
+    (GpuSpmm.call1, found in g._fast1), through _GraphSpMMFast when B
+    needs a gradient; any other B, or under a functorch transform,
+    through graph_spmm (which converts, prepares or refuses it)."""
+    n, index, get, f32 = g._n, g.index, g._fast1.get, _F32
+
+    def call(B):
+        s = B.shape
+        if len(s) == 2 and s[0] == n and B.dtype is f32:
+            f = get(s[1])
+            if f is not None and B.is_contiguous() and \
+                    B.get_device() == index:
+                p = B.data_ptr()
+                if not p % 16:
+                    if not B.requires_grad or not _grad_enabled():
+                        return f(B, p)
+                    if not _functorch_active():
+                        return _fast_apply(g, f, B, p)
+        return graph_spmm(g, B)
+    return call
+
+
 def graph_spmm(g, B, values=None):
     """stir.spmm of a stir.Graph's TorchGraph g, with its values or
     "values" (nnz, in g's CSR order): the prepared kernel, through
@@ -345,7 +351,7 @@ def _raw_apply(cls):
 
 
 class _GraphSpMMFast(torch.autograd.Function):
-    """GraphSpMM for TorchGraph.call, which has checked B and found the
+    """GraphSpMM for graph_call, which has checked B and found the
     kernel's call f (GpuSpmm.call1) and B's address p: the forward is f
     alone."""
 

@@ -341,7 +341,7 @@ for name, badv, exc in (("B", torch.ones(3, 2, device=dev), stir.StirError),
         check(False, "bad %s accepted" % name)
     except exc as e:
         check(name in str(e), "error names %s: %s" % (name, e))
-# a Graph's call on the fewest steps (TorchGraph.call, GpuSpmm.call1):
+# a Graph's call on the fewest steps (_torch.graph_call, GpuSpmm.call1):
 # each call a new output, the checks that send B elsewhere or refuse it,
 # a refused address, and the calls after it
 Gf = stir.Graph(A)
