@@ -662,8 +662,10 @@ int stir_gpu_run_rebind_device(stir_gpu_run *r, int n,
 			for (int a = 0; rc == 0 && a < p->launches[i].n_args; a++)
 				if (p->launches[i].args[a].buf &&
 				    p->launches[i].args[a].buf->index == idx[j])
-					rc = stir_arg_pack_set_ptr(r->packs[i],
-						p->launches[i].args[a].name, arrays[j].ptr);
+					/* the pack's parameters are the launch's
+					 * arguments in order (make_pack) */
+					rc = stir_arg_pack_set_ptr_at(r->packs[i], a,
+						arrays[j].ptr);
 	}
 	if (idx != small)
 		free(idx);
