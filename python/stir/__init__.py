@@ -352,9 +352,11 @@ class Graph(object):
     its format built once, for A and for A's transpose, and the SDDMM the
     SDDMM cost model picks.  tune=True (or a number: the search's budget
     in seconds, 'stirc tune --budget-s') runs the measured search ('stirc
-    tune', which stores its pick in the record) for each SpMM the record
-    has no measured entry for, when it is prepared (its first call at a
-    feature size, or prepare()).  kernel_info() says what runs.  The
+    tune', which stores its pick in the record) for each SpMM and SDDMM
+    the record has no measured entry for, when it is prepared (its first
+    call at a feature size, or prepare() for the SpMM; the SDDMM's search
+    covers both SDDMM programs, the budget shared).  kernel_info() says
+    what runs.  The
     graph's own values are constants; stir.spmm(graph, B, values=v) runs
     the same kernel with other values (gathered into the format on the
     device), differentiable in v.  For a SciPy matrix, the CSR kernels of

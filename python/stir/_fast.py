@@ -15,7 +15,8 @@
   the feature size and the GPU (sddmm_choice), else the one the SDDMM
   cost model ranks first (stir_sddmm_model_rank: stir_recipe_sddmm, fused
   over the non-zeros, or stir_recipe_sddmm_rows, row by row), on the CSR
-  arrays as they are.
+  arrays as they are.  tune_sddmm runs the library's tuner on both SDDMM
+  programs.
 
 A compiled kernel depends on the candidate and the feature size only, so
 it is shared by every graph (_compiled); each prepared graph has its own
@@ -23,7 +24,9 @@ run (stir_gpu_run) bound to its arrays.  A call binds the caller's input
 and a new output tensor (stir_gpu_run_bind_device: nothing copied) and
 queues the launches on torch's current stream without waiting
 (STIR_GPU_RUN_ASYNC); the ctypes argument arrays and the size bindings
-are made once.  HybridSpmm.interpret runs the same stage III kernel on the
+are made once, and the SpMM's call after the first is a closure
+(Launch.fast1) that allocates the output and makes one foreign call.
+HybridSpmm.interpret runs the same stage III kernel on the
 host interpreter (make check tests the preparation there)."""
 import ctypes
 import weakref
