@@ -108,12 +108,12 @@ class _Kept(torch.autograd.Function):
 
 class _Lean(torch.autograd.Function):
     """The Graph's SpMM as an autograd Function whose forward is the
-    kernel call alone (Launch.call1, no checks)."""
+    kernel call alone (GpuSpmm.call1, no checks)."""
 
     @staticmethod
-    def forward(ctx, launch, B):
-        ctx.launch = launch
-        return launch.call1(B)
+    def forward(ctx, call1, B):
+        ctx.call1 = call1
+        return call1(B, B.data_ptr())
 
     @staticmethod
     def backward(ctx, dC):
@@ -159,8 +159,14 @@ def overhead():
     vg = v.clone().requires_grad_()
     stir.spmm(T, B)
     g = T._torch
-    L = g._fast_spmm[4].launch
+    fast = g._fast_spmm[4]
+    L = fast.launch
     tmpl = torch.empty((2, 4), device="cuda")
+    tmpl_x = torch.empty((1,), device="cuda").expand(2, 4)
+    from stir._lib import rebind_launch_raw
+    import ctypes
+    run_p = ctypes.c_void_p(L.run)
+    var_p = ctypes.c_void_p(ctypes.addressof(L.var))
     rows = [
         ("stir.spmm, no autograd", lambda: stir.spmm(T, B)),
         ("stir.spmm, B requires grad", lambda: stir.spmm(T, Bg)),
@@ -180,20 +186,24 @@ def overhead():
          lambda: _torch._raw_apply(_Floor)(g, Bg)),
         ("torch.empty alone", lambda: torch.empty((2, 4), device="cuda")),
         ("B.new_empty alone", lambda: B.new_empty((2, 4))),
-        ("the Graph's Launch.call1 alone (no checks)",
-         lambda: g._fast_spmm[4].launch.call1(B)),
+        ("the Graph's kernel call alone (GpuSpmm.call1, no checks)",
+         lambda: fast.call1(B, B.data_ptr())),
         ("stir_gpu_run_launch alone (ctypes)",
          lambda: lib.stir_gpu_run_launch(g._fast_spmm[4].launch.run, 4)),
-        ("stir_gpu_run_rebind_launch alone (call1's foreign call)",
+        ("stir_gpu_run_rebind_launch alone (declared ctypes types)",
          lambda: lib.stir_gpu_run_rebind_launch(L.run, L.n_var, L.var, 4)),
+        ("the same through rebind_launch_raw (call1's foreign call)",
+         lambda: rebind_launch_raw(run_p, 2, var_p, 4)),
         ("torch.empty_like(a tensor of the output's shape)",
          lambda: torch.empty_like(tmpl)),
+        ("torch.empty_like(an expanded one-element tensor: call1's)",
+         lambda: torch.empty_like(tmpl_x)),
         ("torch.empty_strided", lambda: torch.empty_strided(
             (2, 4), (4, 1), dtype=torch.float32, device="cuda")),
         ("floor: the C apply, forward returning a kept tensor",
          lambda: _torch._raw_apply(_Kept)(tmpl, Bg)),
         ("a lean Function: the C apply, forward = call1 only",
-         lambda: _torch._raw_apply(_Lean)(L, Bg)),
+         lambda: _torch._raw_apply(_Lean)(fast.call1, Bg)),
     ]
     op = _custom_op(g)
     if op is not None:

@@ -600,7 +600,9 @@ int stir_gpu_run_rebind_device(stir_gpu_run *r, int n,
 			"to rebind (stir_gpu_run_bind_device first)", k->name);
 		return -1;
 	}
-	int *idx = malloc(((size_t)n + 1) * sizeof(*idx));
+	/* a framework's call rebinds a few arrays: no allocation then */
+	int small[8];
+	int *idx = n <= 8 ? small : malloc(((size_t)n + 1) * sizeof(*idx));
 	if (!idx) {
 		stir_error_oom(r->ctx);
 		return -1;
@@ -660,10 +662,13 @@ int stir_gpu_run_rebind_device(stir_gpu_run *r, int n,
 			for (int a = 0; rc == 0 && a < p->launches[i].n_args; a++)
 				if (p->launches[i].args[a].buf &&
 				    p->launches[i].args[a].buf->index == idx[j])
-					rc = stir_arg_pack_set_ptr(r->packs[i],
-						p->launches[i].args[a].name, arrays[j].ptr);
+					/* the pack's parameters are the launch's
+					 * arguments in order (make_pack) */
+					rc = stir_arg_pack_set_ptr_at(r->packs[i], a,
+						arrays[j].ptr);
 	}
-	free(idx);
+	if (idx != small)
+		free(idx);
 	return rc;
 }
 
@@ -809,13 +814,17 @@ int stir_gpu_run_launch(stir_gpu_run *r, unsigned flags)
 {
 	if (!r)
 		return -1;
-	bool *empty = calloc((size_t)r->n + 1, sizeof(*empty));
+	/* no allocation for a run of a few launches (a framework's call) */
+	bool small[16];
+	bool *empty = r->n <= 16 ? small :
+		calloc((size_t)r->n + 1, sizeof(*empty));
 	if (!empty) {
 		stir_error_oom(r->ctx);
 		return -1;
 	}
 	int rc = launch_all(r, flags, empty);
-	free(empty);
+	if (empty != small)
+		free(empty);
 	return rc;
 }
 

@@ -826,6 +826,15 @@ int stir_kernel_bind_csr(const stir_kernel *k, stir_bindings *b,
 	if (!buf)
 		return -1;
 	const stir_axis *ai = buf->axes[0], *aj = buf->axes[1];
+	/* a caller's structure without its arrays: refused, not read */
+	const char *missing = !csr->indptr ? "row pointers" : csr->nnz > 0 &&
+		!csr->indices ? "column indices" : csr->nnz > 0 && !csr->values ?
+		"values" : NULL;
+	if (missing) {
+		stir_error(ctx, buf->loc, "the matrix bound to '%s' has no %s "
+			"(NULL)", tensor, missing);
+		return -1;
+	}
 	if (bind_size_to(k, b, ai->len, csr->nrows, "rows", tensor) < 0 ||
 	    bind_size_to(k, b, aj->len, csr->ncols, "columns", tensor) < 0 ||
 	    bind_size_to(k, b, aj->nnz, csr->nnz, "non-zeros", tensor) < 0)

@@ -304,3 +304,31 @@ void **stir_arg_pack_get_kernel_params(const stir_arg_pack *pack)
 {
 	return pack->kparams;
 }
+
+/* pack, i, v: set pointer parameter i (in signature order) to address v,
+ * without looking its name up (see runtime.h). */
+int stir_arg_pack_set_ptr_at(stir_arg_pack *pack, int i, uint64_t v)
+{
+	if (!pack)
+		return -1;
+	if (i < 0 || i >= pack->n || pack->slots[i].type != STIR_ARG_PTR) {
+		/* as find_slot: a failed set marks the pack and unsets the
+		 * parameter, so that a stale value cannot be used */
+		if (i >= 0 && i < pack->n)
+			pack->slots[i].set = false;
+		pack->bad = true;
+		if (i < 0 || i >= pack->n)
+			stir_error(pack->ctx, stir_loc_none(), "no kernel "
+				"parameter %d (the kernel has %d)", i, pack->n);
+		else
+			stir_error(pack->ctx, stir_loc_none(), "kernel argument "
+				"'%s' is %s, not ptr", pack->slots[i].name,
+				stir_arg_type_name(pack->slots[i].type));
+		return -1;
+	}
+	arg_slot *s = &pack->slots[i];
+	memset(&s->v, 0, sizeof(s->v));
+	s->v.u64 = v;
+	s->set = true;
+	return 0;
+}

@@ -392,6 +392,15 @@ static void run_graph(const char *file, int64_t feat)
 	ck_assert_ptr_nonnull(csr);
 	stir_bindings *b = stir_bindings_alloc();
 	stir_bindings_set_size(b, "feat", feat);
+	/* a matrix without its values is refused, with the tensor's name */
+	double *v = csr->values;
+	csr->values = NULL;
+	ck_assert_int_eq(stir_kernel_bind_csr(k, b, "A", csr), -1);
+	ck_assert_int_eq(stir_ctx_n_errors(ctx), 1);
+	ck_assert(strstr(stir_diag_get_message(stir_ctx_get_diagnostic(ctx, 0)),
+		"the matrix bound to 'A' has no values (NULL)") != NULL);
+	stir_ctx_clear_diagnostics(ctx);
+	csr->values = v;
 	ck_assert_int_eq(stir_kernel_bind_csr(k, b, "A", csr), 0);
 	ck_assert_int_eq(stir_kernel_bind_random(k, b, 42), 0);
 	stir_bindings *in = stir_bindings_copy(b);

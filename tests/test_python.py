@@ -244,9 +244,13 @@ if stirc:
 order = (ctypes.c_int * _fast.lib.stir_spmm_hybrid_n_candidates())()
 ip64 = np.ascontiguousarray(cora.indptr, dtype=np.int64)
 ix64 = np.ascontiguousarray(cora.indices, dtype=np.int64)
+# with its values: stir_csr has them (the measured search below, on a GPU,
+# reads them)
+cv64 = np.ascontiguousarray(cora.data, dtype=np.float64)
 c = _fast.Csr(cora.shape[0], cora.shape[1], cora.nnz,
               ip64.ctypes.data_as(ctypes.POINTER(ctypes.c_int64)),
-              ix64.ctypes.data_as(ctypes.POINTER(ctypes.c_int64)), None)
+              ix64.ctypes.data_as(ctypes.POINTER(ctypes.c_int64)),
+              cv64.ctypes.data_as(ctypes.POINTER(ctypes.c_double)))
 n_rank = _fast.lib.stir_spmm_hybrid_model_rank(ctypes.byref(c), 16, 132,
                                                order, None)
 other = order[1] if n_rank > 1 else order[0]
@@ -351,9 +355,11 @@ want = (X[rows_of].astype(np.float64) * Y[odd.indices]).sum(1)
 # fastest of the two programs wins there, the model elsewhere
 oi64 = np.ascontiguousarray(odd.indptr, dtype=np.int64)
 ox64 = np.ascontiguousarray(odd.indices, dtype=np.int64)
+ov64 = np.ascontiguousarray(odd.data, dtype=np.float64)
 oc = _fast.Csr(odd.shape[0], odd.shape[1], odd.nnz,
                oi64.ctypes.data_as(ctypes.POINTER(ctypes.c_int64)),
-               ox64.ctypes.data_as(ctypes.POINTER(ctypes.c_int64)), None)
+               ox64.ctypes.data_as(ctypes.POINTER(ctypes.c_int64)),
+               ov64.ctypes.data_as(ctypes.POINTER(ctypes.c_double)))
 if stirc:
     for which in ("sddmm", "sddmm_rows"):
         r = subprocess.run([stirc, "tune", "--model-only", "--sms", "132",
@@ -395,6 +401,39 @@ close(hs.interpret(X, Y), want, "SDDMM: the record's candidate")
 hs = _fast.HostSddmm(odd, 8, n_sms=132, device="Other GPU")
 check(hs.candidate == model8 and hs.how == "SDDMM cost model",
       "SDDMM on another GPU: #%d %s" % (hs.candidate, hs.how))
+# the library's tuner on both SDDMM programs (tune_sddmm, what a Graph's
+# tune= runs for its SDDMM): without a GPU, each program's model entry
+# stored under the model's key, the model's pick over both returned
+cand, how = _fast.tune_sddmm(oc, 16, n_sms=120, model_only=True)
+check(cand == _fast.sddmm_pick(oc, 16, 120) and how == "SDDMM cost model",
+      "tune_sddmm(model_only): #%d %s" % (cand, how))
+for which in ("sddmm", "sddmm_rows"):
+    e = _fast._record_find(_fast.record_key(oc, 16, 120, which))
+    check(e is not None and e.time_ms < 0 and
+          bool(_fast.lib.stir_sddmm_get_candidate(e.cand).contents.rows) ==
+          (which == "sddmm_rows"),
+          "tune_sddmm(model_only): the %s model entry stored" % which)
+# a stir_csr without its values (NULL): refused before the library
+# reads them
+nov = _fast.Csr(odd.shape[0], odd.shape[1], odd.nnz,
+                oi64.ctypes.data_as(ctypes.POINTER(ctypes.c_int64)),
+                ox64.ctypes.data_as(ctypes.POINTER(ctypes.c_int64)), None)
+raises(ValueError, _fast.tune_sddmm, nov, 8, budget_s=1)
+raises(ValueError, _fast.tune_spmm, nov, 8, budget_s=1)
+# the measured search: the library's error without a GPU; with one, a
+# measured entry of each program, the faster of which sddmm_choice takes
+try:
+    cand, how = _fast.tune_sddmm(oc, 8, budget_s=4)
+    gpu = how.split(" on ")[-1]
+    hs = _fast.HostSddmm(odd, 8, device=gpu)
+    check(how.startswith("measured") and hs.candidate == cand and
+          hs.how == how, "tune_sddmm: #%d %s; then #%d %s"
+          % (cand, how, hs.candidate, hs.how))
+    close(hs.interpret(X, Y), want, "SDDMM: the measured pick")
+except stir.StirError as err:
+    print("tune_sddmm without a GPU:", str(err).replace("\n", " "))
+    check("CUDA" in str(err) or "GPU" in str(err),
+          "tune_sddmm without a GPU: %s" % err)
 n_rows = n_x_global = 0
 for cand in range(_fast.lib.stir_sddmm_n_candidates()):
     hs = _fast.HostSddmm(odd, 8, cand=cand)

@@ -1359,6 +1359,24 @@ START_TEST(test_arg_pack_signature)
 	ck_assert_int_eq(stir_arg_pack_set_f32(p, "alpha", 1.0f), 0);
 	ck_assert_int_eq(stir_arg_pack_check(p), 0);
 	stir_arg_pack_free(p);
+	/* a pointer by its index: the same value as by name; another type or
+	 * an index out of range refused, and the pack with it */
+	stir_gpu_param two[] = { { "a", STIR_ARG_PTR }, { "n", STIR_ARG_I32 } };
+	p = stir_arg_pack_alloc(ctx, 2, two);
+	ck_assert_int_eq(stir_arg_pack_set_i32(p, "n", 3), 0);
+	ck_assert_int_eq(stir_arg_pack_set_ptr_at(p, 0, 0x1234), 0);
+	ck_assert_int_eq(stir_arg_pack_check(p), 0);
+	ck_assert_uint_eq(*(uint64_t *)stir_arg_pack_get_kernel_params(p)[0],
+		0x1234);
+	ck_assert_int_eq(stir_arg_pack_set_ptr_at(p, 1, 0x10), -1);
+	ck_assert_str_eq(last_msg(ctx), "kernel argument 'n' is i32, not ptr");
+	ck_assert_int_eq(stir_arg_pack_check(p), -1);
+	stir_arg_pack_clear(p);
+	ck_assert_int_eq(stir_arg_pack_set_ptr_at(p, 2, 0x10), -1);
+	ck_assert_str_eq(last_msg(ctx), "no kernel parameter 2 (the kernel "
+		"has 2)");
+	ck_assert_int_eq(stir_arg_pack_set_ptr_at(NULL, 0, 0x10), -1);
+	stir_arg_pack_free(p);
 	stir_ctx_free(ctx);
 }
 END_TEST

@@ -43,7 +43,9 @@ STIR_EXPORT int stir_kernel_bind_random(__stir_keep const stir_kernel *k,
 /* Bind tensor "tensor" (over [I, J], I dense_fixed, J sparse_variable) to a
  * CSR matrix: its sizes, J.indptr, J.indices and values, converted to the
  * axes' index type and the tensor's type.  A size already bound to a
- * different value is an error.  0 or -1 with diagnostics. */
+ * different value is an error, and so is an array of the matrix that is
+ * NULL (values included: a pattern matrix holds 1.0s).  0 or -1 with
+ * diagnostics. */
 STIR_EXPORT int stir_kernel_bind_csr(__stir_keep const stir_kernel *k,
 	__stir_keep stir_bindings *b, const char *tensor,
 	__stir_keep const stir_csr *csr);

@@ -288,6 +288,12 @@ STIR_EXPORT stir_arg_type stir_arg_pack_get_param_type(
  * a kernel with a stale value. */
 STIR_EXPORT int stir_arg_pack_set_ptr(__stir_keep stir_arg_pack *pack,
 	const char *name, uint64_t ptr);
+/* Set pointer parameter i (in signature order) to "ptr", as
+ * stir_arg_pack_set_ptr sets it by name, without the name's lookup (a
+ * run's rebind per framework call).  An index out of range or a parameter
+ * of another type is an error, as there. */
+STIR_EXPORT int stir_arg_pack_set_ptr_at(__stir_keep stir_arg_pack *pack,
+	int i, uint64_t ptr);
 /* Set a pointer parameter to the address of "buf". */
 STIR_EXPORT int stir_arg_pack_set_buf(__stir_keep stir_arg_pack *pack,
 	const char *name, __stir_keep const stir_gpu_buf *buf);

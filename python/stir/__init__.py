@@ -352,9 +352,11 @@ class Graph(object):
     its format built once, for A and for A's transpose, and the SDDMM the
     SDDMM cost model picks.  tune=True (or a number: the search's budget
     in seconds, 'stirc tune --budget-s') runs the measured search ('stirc
-    tune', which stores its pick in the record) for each SpMM the record
-    has no measured entry for, when it is prepared (its first call at a
-    feature size, or prepare()).  kernel_info() says what runs.  The
+    tune', which stores its pick in the record) for each SpMM and SDDMM
+    the record has no measured entry for, when it is prepared (its first
+    call at a feature size, or prepare() for the SpMM; the SDDMM's search
+    covers both SDDMM programs, the budget shared).  kernel_info() says
+    what runs.  The
     graph's own values are constants; stir.spmm(graph, B, values=v) runs
     the same kernel with other values (gathered into the format on the
     device), differentiable in v.  For a SciPy matrix, the CSR kernels of
@@ -366,6 +368,7 @@ class Graph(object):
             raise ValueError("stir.Graph: tune=%r: True, False or a budget "
                              "in seconds (> 0)" % (tune,))
         self._torch = None
+        self._call = None
         self._spmm = None
         self._sddmm = None
         if _is_torch(A):
@@ -373,6 +376,7 @@ class Graph(object):
             self._torch = _torch.TorchGraph.from_torch(A, prepared=True,
                                                        tune=tune)
             self._graph_spmm = _torch.graph_spmm
+            self._call = _torch.graph_call(self._torch)
             self.shape = self._torch.shape
             self.csr = None
             return
@@ -461,6 +465,11 @@ def spmm(A, B, values=None):
     nnz values in the Graph's CSR order, e.g. stir.sddmm's output).  A
     sparse CSR tensor gets a Graph's fast kernels through a Graph cached
     on it (made on its first call, gone with the tensor)."""
+    if type(A) is Graph and values is None:
+        call = A._call
+        if call is not None:
+            # a stir.Graph on the GPU: _torch.graph_call, its fewest steps
+            return call(B)
     if isinstance(A, Graph):
         if A._torch is not None:
             if values is None:

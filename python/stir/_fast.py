@@ -15,7 +15,8 @@
   the feature size and the GPU (sddmm_choice), else the one the SDDMM
   cost model ranks first (stir_sddmm_model_rank: stir_recipe_sddmm, fused
   over the non-zeros, or stir_recipe_sddmm_rows, row by row), on the CSR
-  arrays as they are.
+  arrays as they are.  tune_sddmm runs the library's tuner on both SDDMM
+  programs.
 
 A compiled kernel depends on the candidate and the feature size only, so
 it is shared by every graph (_compiled); each prepared graph has its own
@@ -23,13 +24,15 @@ run (stir_gpu_run) bound to its arrays.  A call binds the caller's input
 and a new output tensor (stir_gpu_run_bind_device: nothing copied) and
 queues the launches on torch's current stream without waiting
 (STIR_GPU_RUN_ASYNC); the ctypes argument arrays and the size bindings
-are made once.  HybridSpmm.interpret runs the same stage III kernel on the
+are made once, and the SpMM's call after the first is a closure
+(Launch.fast1) that allocates the output and makes one foreign call.
+HybridSpmm.interpret runs the same stage III kernel on the
 host interpreter (make check tests the preparation there)."""
 import ctypes
 import weakref
 
 from ._lib import lib, Csr, CompileOptions, Extern, GpuTiming, \
-    TuneEntry, TuneOptions, TuneResult
+    TuneEntry, TuneOptions, TuneResult, rebind_launch_raw
 from ._kernels import SPMM_SOURCE, SDDMM_SOURCE, SDDMM_ROWS_SOURCE, \
     GATHER_SOURCE
 
@@ -37,6 +40,8 @@ STIR_I32 = 2
 STIR_F32 = 6
 STIR_F64 = 7
 STIR_TUNE_SPMM = 1
+STIR_TUNE_SDDMM = 2
+STIR_TUNE_SDDMM_ROWS = 3
 STIR_BUFFER_LOCAL = 1
 STIR_GPU_RUN_ASYNC = 4
 
@@ -289,6 +294,34 @@ def spmm_pick(csr, feat, n_sms=0, device=None, record=True):
     return model_pick(csr, feat, n_sms), "cost model"
 
 
+def _tune(which, csr, feat, device_index, budget_s, n_sms, model_only):
+    """stir_tune of program "which" (_SOURCES) for stir_csr "csr" at
+    "feat" features (see tune_spmm): the TuneResult's (cand, time_ms,
+    device name); a StirError when it fails (a ValueError for a csr
+    without values, which stir_csr has and the search reads)."""
+    if csr.nnz and not csr.values:
+        raise ValueError("stir: the tuner needs the matrix's values "
+                         "(stir_csr.values is NULL)")
+    opt = _tune_options(which, feat, n_sms)
+    opt.model_only = bool(model_only)
+    opt.budget_s = float(budget_s) if budget_s else 0.0
+    if not model_only:
+        opt.device = _device(device_index)
+        # the name _Kernel read the text under: the search then schedules
+        # its candidates in parallel, each on the program read again
+        opt.program_file = ("<stir.%s>" % which).encode()
+    res = TuneResult()
+    rc = lib.stir_tune(_ctx(), _program(which).k, ctypes.byref(csr),
+                       ctypes.byref(opt), ctypes.byref(res))
+    try:
+        if rc < 0:
+            _fail("the measured search failed")
+        lib.stir_ctx_clear_diagnostics(_ctx())
+        return res.cand, res.time_ms, res.key.device.decode()
+    finally:
+        lib.stir_tune_result_clear(ctypes.byref(res))
+
+
 def tune_spmm(csr, feat, device_index=0, budget_s=None, n_sms=0,
               model_only=False):
     """The library's tuner (stir_tune) on the hybrid SpMM (csrmm of
@@ -301,27 +334,59 @@ def tune_spmm(csr, feat, device_index=0, budget_s=None, n_sms=0,
     on n_sms SMs, stored as the model's entry (no GPU).  (cand, how) as
     spmm_pick gives them; a StirError with the library's diagnostics when
     it fails (no GPU, say)."""
-    opt = _tune_options("spmm", feat, n_sms)
-    opt.model_only = bool(model_only)
-    opt.budget_s = float(budget_s) if budget_s else 0.0
-    if not model_only:
-        opt.device = _device(device_index)
-        # the name _Kernel read the text under: the search then schedules
-        # its candidates in parallel, each on the program read again
-        opt.program_file = b"<stir.spmm>"
-    res = TuneResult()
-    rc = lib.stir_tune(_ctx(), _program("spmm").k, ctypes.byref(csr),
-                       ctypes.byref(opt), ctypes.byref(res))
-    try:
-        if rc < 0:
-            _fail("the measured search failed")
-        lib.stir_ctx_clear_diagnostics(_ctx())
-        if res.time_ms >= 0:
-            return res.cand, "measured %.4f ms on %s" % (
-                res.time_ms, res.key.device.decode())
-        return res.cand, "record: model"
-    finally:
-        lib.stir_tune_result_clear(ctypes.byref(res))
+    cand, ms, dev = _tune("spmm", csr, feat, device_index, budget_s, n_sms,
+                          model_only)
+    if ms >= 0:
+        return cand, "measured %.4f ms on %s" % (ms, dev)
+    return cand, "record: model"
+
+
+def _sddmm_applies(recipe, csr, feat, n_sms):
+    """Whether some SDDMM candidate of "recipe" (STIR_TUNE_SDDMM, fused,
+    or STIR_TUNE_SDDMM_ROWS) applies to mask "csr" at "feat" features
+    (stir_sddmm_rank)."""
+    order = (ctypes.c_int * max(lib.stir_sddmm_n_candidates(), 1))()
+    got = lib.stir_sddmm_rank(recipe, ctypes.byref(csr), feat, n_sms, order,
+                              None)
+    if got < 0:
+        raise MemoryError("stir: out of memory")
+    return got > 0
+
+
+def tune_sddmm(csr, feat, device_index=0, budget_s=None, n_sms=0,
+               model_only=False):
+    """The library's tuner (stir_tune) on both SDDMM programs (sddmm of
+    examples/sddmm.stir, fused over the non-zeros, and sddmm_rows of
+    examples/sddmm_rows.stir, by rows) for mask "csr" at "feat" features,
+    each as tune_spmm runs it (budget_s shared between them; None: the
+    library's default each), each storing its pick in the tuning record,
+    where sddmm_choice and every later Graph of the graph find them; a
+    program none of whose candidates applies at "feat" is left out (a
+    ValueError when neither applies; a StirError when a search fails: no
+    GPU, say).  (cand, how):
+    the faster of the two measured picks, how "measured T ms on NAME" as
+    sddmm_choice says it; with model_only (no GPU), each program's model
+    entry stored and the SDDMM model's pick over both (sddmm_pick), how
+    "SDDMM cost model"."""
+    progs = [w for w, r in (("sddmm", STIR_TUNE_SDDMM),
+                            ("sddmm_rows", STIR_TUNE_SDDMM_ROWS))
+             if _sddmm_applies(r, csr, feat, n_sms)]
+    if not progs:
+        raise ValueError("stir: no SDDMM candidate applies at %d features"
+                         % feat)
+    budget = float(budget_s) / len(progs) if budget_s else None
+    best = None
+    for which in progs:
+        got = _tune(which, csr, feat, device_index, budget, n_sms,
+                    model_only)
+        if best is None or (got[1] >= 0 and
+                            (best[1] < 0 or got[1] < best[1])):
+            best = got
+    if model_only:
+        return sddmm_pick(csr, feat, n_sms), "SDDMM cost model"
+    if best[1] < 0:
+        return best[0], "record: model"
+    return best[0], "measured %.4f ms on %s" % (best[1], best[2])
 
 
 def _gather_kernel(gpu):
@@ -757,10 +822,9 @@ class Launch(object):
             _fail("cannot load the kernel")
         self._stream = None
         self._streams = {}
-        # for call1: the first input and the one foreign call (rebind and
-        # launch)
-        self._in0 = self._in[0] if self._in else None
-        self._relaunch = lib.stir_gpu_run_rebind_launch
+        # for fast1: [the stream handle bound, or None while nothing is
+        # bound], shared with the closures it makes
+        self._st = [None]
         _current_stream(self.index)
         self._raw_stream = _RAW_STREAM or _current_stream
 
@@ -790,6 +854,7 @@ class Launch(object):
             e.ptr = t.data_ptr()
             e.bytes = 4 * t.numel()
         self._out.ptr = out.data_ptr()
+        self._st[0] = None
         if self.bound:
             if lib.stir_gpu_run_rebind_device(self.run, self.n_var,
                                               self.var) < 0:
@@ -813,6 +878,7 @@ class Launch(object):
                 self._streams[cs] = st
             lib.stir_gpu_run_set_stream(self.run, st)
             self._stream = cs
+        self._st[0] = cs
         return out
 
     def __call__(self, *inputs):
@@ -822,27 +888,65 @@ class Launch(object):
             _fail("the launch failed")
         return out
 
-    def call1(self, B):
-        """self(B) for a kernel of one input B (float32, on the run's
-        device) of the size bound before (the caller checks: its byte
-        count is not set again), with the
-        work of a call cut to what changes: the output's allocation, the
-        two addresses and one foreign call that rebinds and launches
-        (stir_gpu_run_rebind_launch); bind does the first call and a
-        change of stream."""
-        if not self.bound or self._raw_stream(self.index) != self._stream:
-            return self(B)
-        # B's own new_empty: the cheapest allocation measured (no dtype or
-        # device to parse; B is float32 on the run's device)
-        out = B.new_empty(self.out_shape)
-        self._in0.ptr = B.data_ptr()
-        self._out.ptr = out.data_ptr()
-        if self._relaunch(self.run, self.n_var, self.var,
-                          STIR_GPU_RUN_ASYNC) < 0:
-            # rebound or not, the next call binds everything again
-            self.bound = False
-            _fail("cannot bind the device arrays or launch")
-        return out
+    def fast1(self):
+        """The call of a kernel of one input B, as a closure: call(B, p)
+        with B a float32 tensor on the run's device, contiguous, of the
+        shape bound before and p its address, a multiple of 16 (the
+        caller checks all of it: B's byte count is not set again), does
+        self(B) with the work of a call cut to what changes: the output's
+        allocation (torch.empty_like of a template of the output's shape
+        that holds no memory: _output_template), the two addresses
+        written into the stir_gpu_extern array and one foreign call that
+        rebinds and launches (stir_gpu_run_rebind_launch, which checks
+        the addresses: 0 or not aligned is refused), through
+        rebind_launch_raw with its arguments made here once.  The first
+        call, a change of torch's current stream and a call after a
+        failed one go through self (bind).  The closure keeps self (and
+        so the run) alive; self does not keep it."""
+        import torch
+        raw, index, st = self._raw_stream, self.index, self._st
+        fn, n = rebind_launch_raw, self.n_var
+        run = ctypes.c_void_p(self.run)
+        var = ctypes.c_void_p(ctypes.addressof(self.var))
+        # the extern array as 64-bit words: the address fields
+        size, off = ctypes.sizeof(Extern), Extern.ptr.offset
+        words = (ctypes.c_uint64 * (n * size // 8)).from_buffer(self.var)
+        w_in, w_out = off // 8, ((n - 1) * size + off) // 8
+        empty_like, tmpl = torch.empty_like, self._output_template()
+        me = self
+
+        def call(B, p):
+            if raw(index) != st[0]:
+                return me(B)
+            out = empty_like(tmpl)
+            words[w_in] = p
+            words[w_out] = out.data_ptr()
+            if fn(run, n, var, 4):
+                me.failed()
+            return out
+        return call
+
+    def _output_template(self):
+        """A tensor that torch.empty_like turns into a new contiguous
+        float32 output of out_shape on the device: a one-element tensor
+        expanded to that shape (no memory of its own), where this torch
+        makes a contiguous tensor of it, else a tensor of that shape."""
+        import torch
+        t = torch.empty((1,), dtype=self._f32, device=self.device)
+        t = t.expand(self.out_shape)
+        o = torch.empty_like(t)
+        if o.shape == t.shape and o.is_contiguous() and \
+                o.dtype == self._f32 and o.device == t.device:
+            return t
+        return torch.empty(self.out_shape, dtype=self._f32,
+                           device=self.device)
+
+    def failed(self):
+        """After a failed foreign call of fast1's closure: the next call
+        binds everything again; raise the library's error."""
+        self.bound = False
+        self._st[0] = None
+        _fail("cannot bind the device arrays or launch")
 
     def time(self, *inputs, warmups=10, reps=50):
         """stir_gpu_run_time of the bound run (the C benchmark's method:
@@ -986,6 +1090,13 @@ class GpuSpmm(object):
                      g.values._version, False, g.values.dtype)
         # whether "flat" holds other values than the graph's own
         self.dirty = False
+        # the call of the kernel (Launch.fast1), and the graph's {feat:
+        # call1} of its kernels that hold its own values, which
+        # _torch.graph_call takes without looking at "dirty": this one's
+        # entry is there while it is not dirty
+        self.call1 = self.launch.fast1()
+        self._calls = g._fast1
+        self._calls[self.feat] = self.call1
 
     def positions(self, order_src=False):
         """The device tensor (int32, flat's length) of the value index of
@@ -1064,25 +1175,33 @@ class GpuSpmm(object):
         self._cur = (owner or weakref.ref(values), values.data_ptr(),
                      values._version, order_src, values.dtype)
         self.dirty = values is not self._own or order_src
+        if self.dirty:
+            self._calls.pop(self.feat, None)
+        else:
+            self._calls[self.feat] = self.call1
 
     def __call__(self, B, values=None, order_src=False, owner=None):
-        """self's matrix @ B with its own values or "values" (see
+        """self's matrix @ B (float32, contiguous, (n, feat), on the
+        device: the caller checks) with its own values or "values" (see
         set_values, which takes "owner"); a new tensor."""
         if values is not None:
             self.set_values(values, order_src, owner)
         elif self.dirty:
             self.set_values(self._own)
-        return self.launch.call1(B)
+        p = B.data_ptr()
+        return self.call1(B, p) if not p % 16 else self.launch(B)
 
 
 class GpuSddmm(object):
     """The SDDMM on a TorchGraph's CSR at one feature size: the candidate
     of the record's measured entries for this GPU, else the one the SDDMM
-    cost model ranks first (sddmm_choice; .how says which), on the CSR
-    arrays as they are.  Call with X (m, feat) and Y (n, feat), float32
+    cost model ranks first (sddmm_choice; .how says which; with "tune"
+    (True, or the search's budget in seconds), the measured search of
+    both SDDMM programs first when the record has no measured entry for
+    this GPU: tune_sddmm), on the CSR arrays as they are.  Call with X (m, feat) and Y (n, feat), float32
     contiguous; a new tensor of the nnz values in the graph's order."""
 
-    def __init__(self, g, feat):
+    def __init__(self, g, feat, tune=False):
         import torch
         dev = g.indices.device
         index = dev.index if dev.index is not None else \
@@ -1092,6 +1211,10 @@ class GpuSddmm(object):
         n_sms = torch.cuda.get_device_properties(index).multi_processor_count
         name = lib.stir_device_get_name(_device(index)).decode()
         self.candidate, self.how = sddmm_choice(csr, self.feat, n_sms, name)
+        if tune and not self.how.startswith("measured"):
+            budget = None if tune is True else float(tune)
+            self.candidate, self.how = tune_sddmm(csr, self.feat, index,
+                                                  budget, n_sms)
         del keep
         self.describe = describe_sddmm(self.candidate)
         comp = _compiled("sddmm", self.candidate, self.feat, index)

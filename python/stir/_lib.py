@@ -247,6 +247,9 @@ _PROTOS = {
     "stir_sddmm_model_rank": (c_int, [
         ctypes.POINTER(Csr), c_int64, c_int, ctypes.POINTER(c_int),
         ctypes.POINTER(ctypes.c_double)]),
+    "stir_sddmm_rank": (c_int, [
+        c_int, ctypes.POINTER(Csr), c_int64, c_int, ctypes.POINTER(c_int),
+        ctypes.POINTER(ctypes.c_double)]),
     # the tuning record (include/stir/recipes.h)
     "stir_matrix_sig_of": (None, [ctypes.POINTER(Csr),
                                   ctypes.POINTER(MatrixSig)]),
@@ -288,3 +291,13 @@ for _name, (_res, _args) in _PROTOS.items():
     _f = getattr(lib, _name)
     _f.restype = _res
     _f.argtypes = _args
+
+# stir_gpu_run_rebind_launch without declared argument types, for the one
+# foreign call of a prepared kernel's call (_fast.Launch.fast1): its
+# caller passes c_void_p objects made once for the run and the array of
+# stir_gpu_extern, and Python ints that fit a C int for the count and the
+# flags, so ctypes converts nothing per call (the declared form above
+# checks the array's type each call); PYFUNCTYPE keeps the GIL (the
+# function calls no Python), which saves releasing and taking it again.
+rebind_launch_raw = ctypes.PYFUNCTYPE(c_int)(
+    ("stir_gpu_run_rebind_launch", lib))

@@ -54,6 +54,10 @@ class TorchGraph(object):
         self.index = self.indices.get_device()
         self._fast_spmm = {}
         self._fast_sddmm = {}
+        # {feat: the call of the prepared SpMM} while it holds the graph's
+        # own values (GpuSpmm keeps it): graph_call's way in
+        self._fast1 = {}
+        self._n = self.shape[1]
 
     @classmethod
     def from_torch(cls, A, prepared=False, tune=False):
@@ -99,12 +103,14 @@ class TorchGraph(object):
         s = B.shape
         if self.prepared and len(s) == 2:
             fast = self._fast_spmm.get(s[1])
-            if fast is not None and s[0] == self.shape[1] and \
+            if fast is not None and s[0] == self._n and \
                     B.dtype is _F32 and B.is_contiguous() and \
-                    not B.data_ptr() % 16 and B.get_device() == self.index:
-                if values is None and not fast.dirty:
-                    return fast.launch.call1(B)
-                return fast(B, values, order_src, owner)
+                    B.get_device() == self.index:
+                p = B.data_ptr()
+                if not p % 16:
+                    if values is None and not fast.dirty:
+                        return fast.call1(B, p)
+                    return fast(B, values, order_src, owner)
         if B.dim() != 2 or B.shape[0] != self.shape[1]:
             raise ValueError("stir.spmm: B has shape %s; a (%d, F) matrix "
                              "is needed" % (tuple(B.shape), self.shape[1]))
@@ -188,7 +194,7 @@ class TorchGraph(object):
             fast = self._fast_sddmm.get(feat)
             if fast is None:
                 from ._fast import GpuSddmm
-                fast = GpuSddmm(self, feat)
+                fast = GpuSddmm(self, feat, self.tune)
                 self._fast_sddmm[feat] = fast
             return fast(X, Y)
         out = _kernel("sddmm").run(
@@ -272,6 +278,33 @@ def sparse_spmm(A, B):
     return g.spmm(B, v, owner=g.anchor)
 
 
+def graph_call(g):
+    """stir.spmm(G, B) of a stir.Graph G with its own values, as a
+    closure over its TorchGraph g's fields (the Graph keeps it: fewer
+    lookups a call): for a B the prepared kernel takes as it is (float32,
+    2-D of g's column count rows and a feature size prepared, contiguous,
+    on g's device, 16-byte aligned), the kernel's call at once
+    (GpuSpmm.call1, found in g._fast1), through _GraphSpMMFast when B
+    needs a gradient; any other B, or under a functorch transform,
+    through graph_spmm (which converts, prepares or refuses it)."""
+    n, index, get, f32 = g._n, g.index, g._fast1.get, _F32
+
+    def call(B):
+        s = B.shape
+        if len(s) == 2 and s[0] == n and B.dtype is f32:
+            f = get(s[1])
+            if f is not None and B.is_contiguous() and \
+                    B.get_device() == index:
+                p = B.data_ptr()
+                if not p % 16:
+                    if not B.requires_grad or not _grad_enabled():
+                        return f(B, p)
+                    if not _functorch_active():
+                        return _fast_apply(g, f, B, p)
+        return graph_spmm(g, B)
+    return call
+
+
 def graph_spmm(g, B, values=None):
     """stir.spmm of a stir.Graph's TorchGraph g, with its values or
     "values" (nnz, in g's CSR order): the prepared kernel, through
@@ -317,10 +350,26 @@ def _raw_apply(cls):
     return raw.__get__(None, cls)
 
 
+class _GraphSpMMFast(torch.autograd.Function):
+    """GraphSpMM for graph_call, which has checked B and found the
+    kernel's call f (GpuSpmm.call1) and B's address p: the forward is f
+    alone."""
+
+    @staticmethod
+    def forward(ctx, g, f, B, p):
+        ctx.g = g
+        return f(B, p)
+
+    @staticmethod
+    def backward(ctx, dC):
+        return None, None, ctx.g.transpose()[0].spmm(dC.contiguous()), None
+
+
 _grad_enabled = torch.is_grad_enabled
 _functorch_active = getattr(torch._C, "_are_functorch_transforms_active",
                             lambda: False)
 _graph_spmm_apply = _raw_apply(GraphSpMM)
+_fast_apply = _raw_apply(_GraphSpMMFast)
 
 
 class SpMM(torch.autograd.Function):

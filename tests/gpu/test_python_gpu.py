@@ -189,6 +189,19 @@ stir.spmm(G2, B)
 it2 = G2.kernel_info()["spmm"][32]
 check(it2["how"] == it["how"] and it2["candidate"] == it["candidate"],
       "a later Graph takes the record's entry: %s" % it2)
+# tune= for the SDDMM: the measured search of both SDDMM programs
+# (tune_sddmm) runs when the record has no measured entry for this GPU
+# (Gi above used the model), and a later Graph takes its pick
+t0 = time.perf_counter()
+close(stir.sddmm(Gt, X, Y), want, "tuned Graph sddmm F=8")
+its = Gt.kernel_info()["sddmm"][8]
+print("tuned SDDMM F=8 in %.1f s: %s" % (time.perf_counter() - t0, its))
+check(its["how"].startswith("measured"), "tune=5 SDDMM: %s" % its)
+G3 = stir.Graph(A)
+close(stir.sddmm(G3, X, Y), want, "sddmm of a later Graph")
+its2 = G3.kernel_info()["sddmm"][8]
+check(its2["how"] == its["how"] and its2["candidate"] == its["candidate"],
+      "a later Graph takes the SDDMM's measured entry: %s" % its2)
 # a sparse CSR tensor passed directly: a prepared Graph cached on the
 # tensor (made once, kept while the tensor lives and its structure is the
 # same), its values passed each call (changed in place: gathered again)
@@ -328,6 +341,58 @@ for name, badv, exc in (("B", torch.ones(3, 2, device=dev), stir.StirError),
         check(False, "bad %s accepted" % name)
     except exc as e:
         check(name in str(e), "error names %s: %s" % (name, e))
+# a Graph's call on the fewest steps (_torch.graph_call, GpuSpmm.call1):
+# each call a new output, the checks that send B elsewhere or refuse it,
+# a refused address, and the calls after it
+Gf = stir.Graph(A)
+Bf1 = torch.randn(A.shape[1], 16, generator=g).cuda()
+Bf2 = torch.randn(A.shape[1], 16, generator=g).cuda()
+stir.spmm(Gf, Bf1)
+f16 = Gf._torch._fast1.get(16)
+check(f16 is not None, "Graph F=16: no fast call after the first call")
+C1 = stir.spmm(Gf, Bf1)
+C2 = stir.spmm(Gf, Bf2)
+check(C1.data_ptr() != C2.data_ptr() and C1.is_contiguous() and
+      C1.shape == (A.shape[0], 16) and C1.dtype == torch.float32,
+      "fast call: a new contiguous float32 output each call")
+close(C1, torch.sparse.mm(A, Bf1), "fast call: first output kept")
+close(C2, torch.sparse.mm(A, Bf2), "fast call: second output")
+for what, Bx in (("float64 B", Bf1.double()), ("transposed B",
+                 Bf1.t().contiguous().t()), ("B 4 bytes off 16",
+                 torch.cat([Bf1.reshape(-1)[:1], Bf1.reshape(-1)])[1:]
+                 .view(Bf1.shape))):
+    close(stir.spmm(Gf, Bx), torch.sparse.mm(A, Bf1), "fast call: " + what)
+for what, Bx in (("B of one row too many", torch.randn(A.shape[1] + 1, 16,
+                                                       device=dev)),
+                 ("B on the CPU", Bf1.cpu()),
+                 ("1-D B", Bf1.reshape(-1))):
+    try:
+        stir.spmm(Gf, Bx)
+        check(False, "fast call: %s accepted" % what)
+    except (ValueError, RuntimeError) as e:
+        check("stir.spmm" in str(e), "fast call, %s: %s" % (what, e))
+with torch.no_grad():
+    check(not stir.spmm(Gf, Bf1.clone().requires_grad_()).requires_grad,
+          "fast call under no_grad: an output without grad")
+# an address the kernel cannot take, given to the closure directly: the
+# library refuses it (nothing launched), and the next call binds again
+if f16 is not None:
+    try:
+        f16(Bf1, Bf1.data_ptr() + 4)
+        check(False, "fast call: an unaligned address accepted")
+    except stir.StirError as e:
+        check("aligned" in str(e), "fast call, unaligned address: %s" % e)
+    close(stir.spmm(Gf, Bf2), torch.sparse.mm(A, Bf2),
+          "fast call after a refused one")
+# the current stream changed between calls, and back
+s2 = torch.cuda.Stream()
+with torch.cuda.stream(s2):
+    Bs = Bf1 * 3
+    Cs = stir.spmm(Gf, Bs)
+s2.synchronize()
+close(Cs, 3 * torch.sparse.mm(A, Bf1), "fast call on a side stream")
+close(stir.spmm(Gf, Bf2), torch.sparse.mm(A, Bf2),
+      "fast call back on the default stream")
 # host overhead per call: a tiny graph, calls queued back to back
 torch.cuda.synchronize()
 T = stir.Graph(torch.sparse_csr_tensor(
