@@ -69,6 +69,8 @@ enum {
 		(cu_context ctx)) \
 	X(CtxPopCurrent, "cuCtxPopCurrent", "cuCtxPopCurrent_v2", 12000, 1, \
 		(cu_context *pctx)) \
+	X(CtxGetCurrent, "cuCtxGetCurrent", "cuCtxGetCurrent", 12000, 0, \
+		(cu_context *pctx)) \
 	X(CtxSynchronize, "cuCtxSynchronize", "cuCtxSynchronize", 12000, 1, \
 		(void)) \
 	X(ModuleLoadData, "cuModuleLoadData", "cuModuleLoadData", 12000, 1, \

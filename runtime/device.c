@@ -4,7 +4,9 @@
  * stir_device_enter/leave, which push and pop the device's primary
  * context: the calling thread's current context is the same before and
  * after, whatever it was, so stir can share a process with the CUDA
- * runtime (PyTorch, CuPy) without disturbing it. */
+ * runtime (PyTorch, CuPy) without disturbing it.  A launch brackets with
+ * stir_device_enter_hot/leave_hot, which push nothing when the primary
+ * context is current already (as it is on a PyTorch thread). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,6 +127,24 @@ void stir_device_leave(stir_device *dev)
 	cu_context popped;
 	stir_cu_check(dev->ctx, stir_cu.CtxPopCurrent(&popped),
 		"cuCtxPopCurrent");
+}
+
+/* dev: see internal.h.  cuCtxGetCurrent reads the thread's current
+ * context without changing it: far less than a push and a pop. */
+int stir_device_enter_hot(stir_device *dev)
+{
+	cu_context cur = NULL;
+	if (stir_cu.CtxGetCurrent && stir_cu.CtxGetCurrent(&cur) ==
+	    CU_SUCCESS && cur && cur == dev->pctx)
+		return 0;
+	return stir_device_enter(dev) < 0 ? -1 : 1;
+}
+
+/* dev, entered: see internal.h. */
+void stir_device_leave_hot(stir_device *dev, int entered)
+{
+	if (entered > 0)
+		stir_device_leave(dev);
 }
 
 /* dev: the device (NULL gives NULL: failures propagate through getters
@@ -361,11 +381,13 @@ int stir_gpu_buf_memset(stir_gpu_buf *buf, size_t offset, size_t n,
 		return -1;
 	if (n == 0)
 		return 0;
-	if (stir_device_enter(buf->dev) < 0)
+	/* on a run's path of every call (zero_owned): a hot enter */
+	int entered = stir_device_enter_hot(buf->dev);
+	if (entered < 0)
 		return -1;
 	int r = stir_cu_check(buf->dev->ctx,
 		stir_cu.MemsetD8(buf->ptr + offset, byte, n), "cuMemsetD8");
-	stir_device_leave(buf->dev);
+	stir_device_leave_hot(buf->dev, entered);
 	return r;
 }
 

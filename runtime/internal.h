@@ -75,6 +75,15 @@ stir_device *stir_device_ref(stir_device *dev);
 int stir_device_enter(stir_device *dev);
 /* dev: restore the context that was current before the enter. */
 void stir_device_leave(stir_device *dev);
+/* dev: stir_device_enter for a call made once per framework call (a
+ * launch): when the device's primary context is current already (a
+ * thread of PyTorch or another CUDA runtime user has it current), nothing
+ * is pushed.  1 when it pushed (leave with stir_device_leave_hot), 0 when
+ * the context was current, -1 with an error. */
+int stir_device_enter_hot(stir_device *dev);
+/* dev, entered: what stir_device_enter_hot returned; pops when it
+ * pushed. */
+void stir_device_leave_hot(stir_device *dev, int entered);
 
 /* Bytes a parameter of type t occupies (0 for STIR_ARG_NONE). */
 size_t stir_arg_type_size(stir_arg_type t);

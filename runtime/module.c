@@ -266,7 +266,8 @@ int stir_gpu_func_launch(stir_gpu_func *func, const stir_launch_config *cfg,
 		}
 		s = cfg->stream->s;
 	}
-	if (stir_device_enter(dev) < 0)
+	int entered = stir_device_enter_hot(dev);
+	if (entered < 0)
 		return -1;
 	int r = check_kparams(func, args);
 	if (r == 0)
@@ -287,6 +288,6 @@ int stir_gpu_func_launch(stir_gpu_func *func, const stir_launch_config *cfg,
 			r = -1;
 		}
 	}
-	stir_device_leave(dev);
+	stir_device_leave_hot(dev, entered);
 	return r;
 }

@@ -29,7 +29,8 @@ typedef int res;
 typedef unsigned long long dptr;
 
 enum {
-	OK = 0, INVALID_VALUE = 1, OUT_OF_MEMORY = 2, NO_DEVICE = 100,
+	OK = 0, INVALID_VALUE = 1, OUT_OF_MEMORY = 2, NOT_INITIALIZED = 3,
+	NO_DEVICE = 100,
 	INVALID_DEVICE = 101, INVALID_IMAGE = 200, INVALID_CONTEXT = 201,
 	INVALID_HANDLE = 400, NOT_FOUND = 500, NOT_READY = 600,
 	LAUNCH_FAILED = 719, NOT_SUPPORTED = 801,
@@ -38,6 +39,9 @@ enum {
 static fake_cuda_stats stats;
 static int initialised;
 static int primary_token; /* its address is the primary context */
+/* the context made current by cuCtxSetCurrent (as the CUDA runtime, and
+ * so PyTorch, does), under whatever is pushed: NULL or &primary_token */
+static void *set_current;
 
 /* The error names and descriptions of the real driver. */
 static const struct {
@@ -116,7 +120,7 @@ API res cuGetErrorString(res r, const char **desc)
 
 /* Calls that need a current context check this first. */
 #define NEED_CTX() do { \
-		if (!initialised || stats.ctx_depth <= 0) \
+		if (!initialised || (stats.ctx_depth <= 0 && !set_current)) \
 			return INVALID_CONTEXT; \
 	} while (0)
 
@@ -197,6 +201,7 @@ API res cuCtxPushCurrent_v2(void *ctx)
 {
 	if (ctx != &primary_token || stats.primary_refs <= 0)
 		return INVALID_CONTEXT;
+	stats.ctx_pushes++;
 	if (++stats.ctx_depth > stats.max_ctx_depth)
 		stats.max_ctx_depth = stats.ctx_depth;
 	return OK;
@@ -210,6 +215,25 @@ API res cuCtxPopCurrent_v2(void **ctx)
 	stats.ctx_depth--;
 	if (ctx)
 		*ctx = &primary_token;
+	return OK;
+}
+
+/* ctx: the context pushed last, else the one set, else NULL. */
+API res cuCtxGetCurrent(void **ctx)
+{
+	if (!initialised)
+		return NOT_INITIALIZED;
+	*ctx = stats.ctx_depth > 0 ? &primary_token : set_current;
+	return OK;
+}
+
+/* ctx: the primary context or NULL (none) becomes the one set: what a
+ * CUDA runtime user's thread has current between stir's calls. */
+API res cuCtxSetCurrent(void *ctx)
+{
+	if (ctx && (ctx != &primary_token || stats.primary_refs <= 0))
+		return INVALID_CONTEXT;
+	set_current = ctx;
 	return OK;
 }
 
@@ -816,6 +840,7 @@ static const struct entry {
 		11000 },
 	{ "cuCtxPushCurrent", (void *)cuCtxPushCurrent_v2, 4000 },
 	{ "cuCtxPopCurrent", (void *)cuCtxPopCurrent_v2, 4000 },
+	{ "cuCtxGetCurrent", (void *)cuCtxGetCurrent, 4000 },
 	{ "cuCtxSynchronize", (void *)cuCtxSynchronize, 2000 },
 	{ "cuModuleLoadData", (void *)cuModuleLoadData, 2000 },
 	{ "cuModuleUnload", (void *)cuModuleUnload, 2000 },

@@ -23,7 +23,12 @@ typedef struct fake_cuda_stats {
 	void *last_stream;     /* the stream of the last launch */
 	int primary_retains;   /* cuDevicePrimaryCtxRetain calls (contexts
 	                          a process made or reused) */
+	int ctx_pushes;        /* cuCtxPushCurrent calls that pushed */
 } fake_cuda_stats;
+/* Besides the calls stir uses, the fake has cuCtxSetCurrent(ctx), which a
+ * test calls (through dlsym) to make the primary context current as the
+ * CUDA runtime does for PyTorch; cuCtxGetCurrent sees it under the pushed
+ * contexts. */
 
 /* The kernels the fake "runs" on the host:
  *   vadd(const float *a, const float *b, float *c, int n): c = a + b;

@@ -1679,6 +1679,95 @@ START_TEST(test_fake_rebind_device)
 }
 END_TEST
 
+/* ctx: make "ctx" (the primary context or NULL) current in the fake as the
+ * CUDA runtime does on a PyTorch thread (cuCtxSetCurrent). */
+static void fake_set_current(void *ctx)
+{
+	void *h = dlopen(fake_path(), RTLD_NOW | RTLD_NOLOAD);
+	ck_assert_ptr_nonnull(h);
+	int (*set)(void *);
+	void *f = dlsym(h, "cuCtxSetCurrent");
+	ck_assert_ptr_nonnull(f);
+	memcpy(&set, &f, sizeof(f));
+	dlclose(h);
+	ck_assert_int_eq(set(ctx), 0);
+}
+
+/* The fake's current context of the thread (cuCtxGetCurrent). */
+static void *fake_current(void)
+{
+	void *h = dlopen(fake_path(), RTLD_NOW | RTLD_NOLOAD);
+	ck_assert_ptr_nonnull(h);
+	int (*get)(void **);
+	void *f = dlsym(h, "cuCtxGetCurrent"), *cur = NULL;
+	ck_assert_ptr_nonnull(f);
+	memcpy(&get, &f, sizeof(f));
+	dlclose(h);
+	ck_assert_int_eq(get(&cur), 0);
+	return cur;
+}
+
+START_TEST(test_fake_hot_context)
+{
+	/* a launch pushes the primary context only when it is not current
+	 * already: on a thread that has it current (PyTorch's), the rebind
+	 * and launch (with the memset of the kernel's own buffer T) push
+	 * nothing and still write the result; on one that has none, the
+	 * memset and each launch push and pop, and the thread is left as it
+	 * was */
+	prog p = load_prog("tests/cuda/twostep.stir");
+	stir_device *dev = open_fake(p.ctx);
+	stir_gpu_kernel *gk = fake_kernel(&p);
+	stir_gpu_run *r = stir_gpu_run_alloc(gk, dev);
+	ck_assert_ptr_nonnull(r);
+	stir_gpu_buf *x, *y;
+	device_twostep(dev, 100, &x, &y);
+	stir_gpu_extern e[2] = {
+		{ "X", stir_gpu_buf_get_ptr(x), 100 * sizeof(float), STIR_F32 },
+		{ "Y", stir_gpu_buf_get_ptr(y), 100 * sizeof(float), STIR_F32 },
+	};
+	stir_bindings *sizes = stir_bindings_alloc();
+	size(sizes, "n", 100);
+	ck_assert_int_eq(stir_gpu_run_bind_device(r, sizes, 2, e), 0);
+	float h[100];
+
+	fake_set_current(dev->pctx);
+	int pushes = fake()->ctx_pushes, launches = fake()->launches;
+	ck_assert_int_eq(stir_gpu_run_rebind_launch(r, 2, e,
+		STIR_GPU_RUN_ASYNC), 0);
+	ck_assert_int_eq(fake()->launches, launches + 2);
+	ck_assert_int_eq(fake()->ctx_pushes, pushes);
+	ck_assert_int_eq(fake()->ctx_depth, 0);
+	ck_assert_ptr_eq(fake_current(), dev->pctx);
+	ck_assert_int_eq(stir_gpu_buf_copy_to_host(y, 0, h, sizeof(h)), 0);
+	ck_assert(h[99] == 0.5f * 99 + 1 && h[0] == 1);
+	/* other calls still push (and pop) as before */
+	ck_assert_int_gt(fake()->ctx_pushes, pushes);
+	ck_assert_int_eq(fake()->ctx_depth, 0);
+
+	fake_set_current(NULL);
+	ck_assert_int_eq(stir_gpu_buf_fill_u32(y, 0, 100, 0), 0);
+	pushes = fake()->ctx_pushes;
+	ck_assert_int_eq(stir_gpu_run_rebind_launch(r, 2, e,
+		STIR_GPU_RUN_ASYNC), 0);
+	ck_assert_int_eq(fake()->launches, launches + 4);
+	ck_assert_int_eq(fake()->ctx_pushes, pushes + 3);
+	ck_assert_int_eq(fake()->ctx_depth, 0);
+	ck_assert_ptr_null(fake_current());
+	ck_assert_int_eq(stir_gpu_buf_copy_to_host(y, 0, h, sizeof(h)), 0);
+	ck_assert(h[99] == 0.5f * 99 + 1 && h[0] == 1);
+
+
+	stir_bindings_free(sizes);
+	stir_gpu_run_free(r);
+	stir_gpu_buf_free(x);
+	stir_gpu_buf_free(y);
+	stir_gpu_kernel_free(gk);
+	stir_device_free(dev);
+	free_prog(&p);
+}
+END_TEST
+
 START_TEST(test_fake_run)
 {
 	/* two launches through a buffer the kernel owns: T = 2 X, Y = T + 1
@@ -2053,6 +2142,7 @@ static Suite *cuda_suite(void)
 	tcase_add_test(tc, test_fake_run);
 	tcase_add_test(tc, test_fake_bind_device);
 	tcase_add_test(tc, test_fake_rebind_device);
+	tcase_add_test(tc, test_fake_hot_context);
 	tcase_add_test(tc, test_fake_errors);
 	tcase_add_test(tc, test_compile);
 	tcase_add_test(tc, test_min_blocks);
