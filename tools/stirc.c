@@ -1163,6 +1163,8 @@ static int bind_inputs(stir_ctx *ctx, stir_kernel *k, stir_bindings *b,
 	}
 	if (o->have_seed && stir_kernel_bind_random(k, b, o->seed) < 0)
 		return -1;
+	if (stir_kernel_bind_coo(k, b) < 0)
+		return -1;
 	if (stir_kernel_bind_outputs(k, b) < 0)
 		return -1;
 	return s ? stir_schedule_bind_formats(s, k, b) : 0;

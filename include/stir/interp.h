@@ -77,6 +77,17 @@ STIR_EXPORT __stir_give stir_csr *stir_kernel_read_csr_from_file(
 STIR_EXPORT int stir_kernel_bind_array(__stir_keep const stir_kernel *k,
 	__stir_keep stir_bindings *b, const char *name, __stir_take stir_array *a);
 
+/* Bind the COO arrays of "k" (stir_sparse_fuse_coo: "J.pos_X" for every
+ * fuse group with coo at stage I, every COO buffer at stage II) that "b"
+ * does not hold yet, derived from the bound indptr arrays, and check
+ * those it holds against them; every size must be bound.  A stage III
+ * kernel has none to bind (its COO buffers take arrays as they are,
+ * checked only against their domains): bind them for the stage I or II
+ * form.  0 or -1 with diagnostics (an array that disagrees names its
+ * first bad entry). */
+STIR_EXPORT int stir_kernel_bind_coo(__stir_keep const stir_kernel *k,
+	__stir_keep stir_bindings *b);
+
 /* Bind a zero-filled array to every tensor of "k" that the kernel writes
  * and "b" does not hold yet (its outputs); every size must be bound.  0 or
  * -1 with diagnostics. */

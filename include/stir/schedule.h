@@ -52,7 +52,9 @@ typedef enum stir_made_kind {
 	STIR_MADE_INIT_ITER,   /* an iteration made of another's init */
 	STIR_MADE_AXIS,        /* an axis */
 	STIR_MADE_PARAM,       /* a size parameter */
-	STIR_MADE_KERNEL       /* a kernel of the module */
+	STIR_MADE_KERNEL,      /* a kernel of the module */
+	STIR_MADE_COO          /* a COO buffer of a fused group (from its last
+	                          axis; docs/schedules.md) */
 } stir_made_kind;
 
 /* The number of things of kind "kind" the last primitive applied to k
