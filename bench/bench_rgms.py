@@ -143,9 +143,74 @@ def rgms_edge_schedule(feat, q):
 def rgms_edge_schedules(feat):
     """The edge-by-edge candidates at fin = fout = feat (rgms_edge.stir):
     (name, text), q = 1, 2, 4, 8 output features a lane wherever feat / q
-    is a whole number of 4 to 32 lanes."""
-    return [("edge_f%d_q%d" % (feat, q), rgms_edge_schedule(feat, q))
-            for q in (1, 2, 4, 8) if feat % q == 0 and 4 <= feat // q <= 32]
+    is a whole number of 4 to 32 lanes; each also as coo_fF_qQ, with the
+    edges' rows and relations read from stored COO arrays (`sparse_fuse`
+    with coo: docs/schedules.md) instead of searched; then the vector
+    candidates of rgms_coo_schedules()."""
+    out = []
+    for q in (1, 2, 4, 8):
+        if feat % q == 0 and 4 <= feat // q <= 32:
+            text = rgms_edge_schedule(feat, q)
+            out.append(("edge_f%d_q%d" % (feat, q), text))
+            out.append(("coo_f%d_q%d" % (feat, q), text.replace(
+                "iters: [rr, i, j]}", "iters: [rr, i, j], coo: true}")))
+    return out + rgms_coo_schedules(feat)
+
+
+def rgms_coo_schedule(feat, v, threads):
+    """The schedule file (text) of rgms_edge.stir at fin = fout = feat
+    with the edges' rows and relations read from COO arrays and vector
+    loads (examples/rgms_coo.yaml is this at feat 32, v 4, threads 256):
+    feat / v lanes an edge, each summing v consecutive output features
+    in registers; the input features in steps of v, X's v of them loaded
+    once (one vector load, a broadcast to the edge's lanes) and, for each,
+    W[r]'s v output features (one vector load; consecutive edges mostly
+    share the relation, so a warp's edges read the same lines of W[r]);
+    threads / (feat / v) edges a thread block; the sums added atomically
+    into Y."""
+    lanes = feat // v
+    s = ["kernel: rgms_edge", "stage1:",
+         "  - specialize: {param: fin, value: %d}" % feat,
+         "  - specialize: {param: fout, value: %d}" % feat,
+         "  - sparse_fuse: {iter: rgms, iters: [rr, i, j], coo: true}",
+         "stage2:"]
+    zl = min(feat, 32)
+    s += ["  - split: {block: zero0, loop: i, factors: [null, %d]}" % (256 // zl),
+          "  - bind: {block: zero0, loop: i_0, to: blockIdx.x}",
+          "  - bind: {block: zero0, loop: i_1, to: threadIdx.y}"]
+    if feat == zl:
+        s.append("  - bind: {block: zero0, loop: fo, to: threadIdx.x}")
+    else:
+        s += ["  - split: {block: zero0, loop: fo, factors: [%d, null]}" % (feat // zl),
+              "  - reorder: {block: zero0, loops: [i_0, i_1, fo_1, fo_0]}",
+              "  - bind: {block: zero0, loop: fo_1, to: threadIdx.x}",
+              "  - unroll: {block: zero0, loop: fo_0}"]
+    s += ["  - set_atomic: {block: rgms0}",
+          "  - split: {block: rgms0, loop: rrij, factors: [null, %d]}" % (threads // lanes),
+          "  - bind: {block: rgms0, loop: rrij_0, to: blockIdx.x}",
+          "  - bind: {block: rgms0, loop: rrij_1, to: threadIdx.y}",
+          "  - split: {block: rgms0, loop: fo, factors: [null, %d]}" % v,
+          "  - split: {block: rgms0, loop: fi, factors: [null, %d]}" % v,
+          "  - reorder: {block: rgms0, loops: [rrij_0, rrij_1, fo_0, fi_0, fi_1, fo_1]}",
+          "  - bind: {block: rgms0, loop: fo_0, to: threadIdx.x}",
+          "stage3:",
+          "  - cache_write: {block: rgms0, buffer: Y_data, loop: fi_0, scope: local}",
+          "  - cache_read: {block: rgms0, buffer: X_data, loop: fi_1, scope: local}",
+          "  - cache_read: {block: rgms0, buffer: W_data, loop: fo_1, scope: local}",
+          "  - vectorize: {block: X_data_local, loop: ax0}",
+          "  - vectorize: {block: W_data_local, loop: ax0}",
+          "  - unroll: {block: rgms0, loop: fi_1}",
+          "  - unroll: {block: rgms0, loop: fo_1}"]
+    return "\n".join(s) + "\n"
+
+
+def rgms_coo_schedules(feat):
+    """The vector candidates at fin = fout = feat: (name, text) of
+    rgms_coo_schedule, vectors of v = 4 or 2 features (dividing feat,
+    feat / v at most 32 lanes), 128 or 256 threads a thread block."""
+    return [("coo_f%d_v%d_t%d" % (feat, v, t), rgms_coo_schedule(feat, v, t))
+            for v in (4, 2) for t in (128, 256)
+            if feat % v == 0 and 2 <= feat // v <= 32 and t % (feat // v) == 0]
 
 
 def rgms_tc_schedule(feat, f16):

@@ -145,16 +145,17 @@ static int64_t *positions(const stir_layout *l, const stir_axis *j)
 	return pos;
 }
 
-/* ctx, name, a, pos, n, j, x: compare array a ("name") with the derived
- * positions pos (n of them); 0, or -1 with an error at the first entry
- * that differs. */
-static int compare(stir_ctx *ctx, const char *name, const stir_array *a,
-	const int64_t *pos, int64_t n, const stir_axis *j, const stir_axis *x)
+/* ctx, where, name, a, pos, n, j, x: compare array a ("name") with the
+ * derived positions pos (n of them); 0, or -1 with an error at "where"
+ * naming the first entry that differs. */
+static int compare(stir_ctx *ctx, stir_loc where, const char *name,
+	const stir_array *a, const int64_t *pos, int64_t n, const stir_axis *j,
+	const stir_axis *x)
 {
 	for (int64_t e = 0; e < n; e++) {
 		int64_t v = stir_array_get_int(a, e);
 		if (v != pos[e]) {
-			stir_error(ctx, stir_loc_none(), "array '%s': entry %" PRId64
+			stir_error(ctx, where, "array '%s': entry %" PRId64
 				" is %" PRId64 ", but position %" PRId64 " of axis '%s' "
 				"lies under position %" PRId64 " of axis '%s' (its "
 				"indptr arrays say so)", name, e, v, e, j->name, pos[e],
@@ -196,7 +197,7 @@ int stir_coo_check(const stir_layout *l, const stir_bindings *b,
 			"array '%s' does not hold the positions of '%s'", name, bad,
 			j->name);
 	if (rc == 0)
-		rc = compare(ctx, name, a, pos, n, j, x);
+		rc = compare(ctx, stir_loc_none(), name, a, pos, n, j, x);
 	free(pos);
 	return rc ? -1 : 0;
 }
@@ -225,7 +226,7 @@ int stir_coo_bind(const stir_kernel *k, stir_bindings *b,
 				"expected %" PRId64, name, stir_array_get_len(have), n);
 			rc = -1;
 		} else {
-			rc = compare(ctx, name, have, pos, n, j, x);
+			rc = compare(ctx, where, name, have, pos, n, j, x);
 		}
 	} else if (rc == 0) {
 		stir_array *a = stir_array_alloc(ctx, x->idtype, 1, &n);

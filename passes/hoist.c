@@ -468,9 +468,11 @@ static int hoist(stir_kernel *k, stir_hoist_select select, void *user,
 	stir_visitor fact_finder = { facts, NULL, NULL, NULL, 0, &H };
 	stir_visit_list(&fact_finder, &k->body);
 	hoist_list(&H, &k->body, false);
-	/* "let vi = s - 1" that only the moved search used goes (an unused
-	 * constant is an NVRTC warning) */
-	if (!H.failed && H.chained && stir_remove_dead_lets(k) < 0)
+	/* "let vi = s - 1" that only the moved search used goes, as does a
+	 * let that a cache's copy took every use of (an edge's row read from
+	 * a COO array, then only by the copy): an unused constant is an
+	 * NVRTC warning */
+	if (!H.failed && stir_remove_dead_lets(k) < 0)
 		H.failed = true;
 	rc = H.failed ? -1 : 0;
 	stir_names_release(&H.names);

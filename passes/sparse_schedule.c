@@ -269,7 +269,9 @@ static int sparse_fuse(stir_kernel *k, const char *iter, int n,
 		goto oom;
 	for (int i = 0; i < n; i++)
 		axes[i] = s->u.iter.vars[v0 + i]->axis;
-	stir_iter_group fused = { STIR_GROUP_FUSE, n, axes, NULL, coo };
+	/* fusing one group again (a no-op) keeps its COO arrays */
+	stir_iter_group fused = { STIR_GROUP_FUSE, n, axes, NULL,
+		coo || (g0 == g1 && s->u.iter.groups[g0].coo) };
 	shape.groups[g0] = fused;
 	memmove(&shape.groups[g0 + 1], &s->u.iter.groups[g1 + 1],
 		(size_t)(s->u.iter.n_groups - g1 - 1) * sizeof(stir_iter_group));
