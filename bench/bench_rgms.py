@@ -6,7 +6,7 @@
 #       [--stirc build/tools/stirc] [--program examples/rgms_agg.stir]
 #       [--schedule examples/rgms_agg.yaml] [--reps 100] [--no-pyg]
 #       [--schedules-only DIR] [--edge-program examples/rgms_edge.stir]
-#       [--candidates PATTERN,...]
+#       [--candidates PATTERN,...] [--no-tc]
 #
 # stir: examples/rgms_agg.stir (the aggregated order) under --schedule (any
 # size) and the variants of rgms_schedules() below, and the edge by edge
@@ -22,10 +22,11 @@
 # torch.cuda.max_memory_allocated around one layer call, less what was
 # allocated before; stir's is every device buffer its run allocates beyond
 # the inputs X and W: the relational format's arrays (I.indptr, I.indices,
-# J.indptr, J.indices, A), the intermediate T (the aggregated order's) and
-# the output Y.  The host
+# J.indptr, J.indices, A), the intermediate T (the aggregated order's), the
+# COO arrays J.pos_I and J.pos_R (the coo_* candidates') and the output Y.  The host
 # time to read the graph and build the format is stirc's ("inputs:").
-# --schedules-only DIR writes the schedule files and runs nothing (no GPU).
+# --schedules-only DIR writes the schedule files and runs nothing (no GPU);
+# --no-tc skips the tensor-core schedules (rgms_tc_candidates).
 import gzip, os, subprocess, sys, tempfile
 
 FEATURES = [16, 32, 64, 128]
@@ -386,7 +387,8 @@ def main(argv):
     args = {"stirc": "build/tools/stirc", "program": "examples/rgms_agg.stir",
             "schedule": "examples/rgms_agg.yaml",
             "edge_program": "examples/rgms_edge.stir", "candidates": None,
-            "reps": 100, "pyg": True, "features": FEATURES, "only": None}
+            "reps": 100, "pyg": True, "features": FEATURES, "only": None,
+            "tc": True}
     graphs = []
     i = 0
     while i < len(argv):
@@ -413,6 +415,9 @@ def main(argv):
                 args[o[2:].replace("-", "_")] = v
         elif o == "--no-pyg":
             args["pyg"] = False
+            i += 1
+        elif o == "--no-tc":
+            args["tc"] = False
             i += 1
         elif o in ("-h", "--help"):
             print(__doc__ or open(__file__).read().split("\nimport")[0])
@@ -455,17 +460,20 @@ def main(argv):
             if t is None:
                 print("  f=%d %s failed again: %s" % (feat, best[0], out))
                 continue
-            # the edge by edge program has no intermediate T
+            # the edge by edge program has no intermediate T; with COO
+            # arrays it has the row and relation of every edge
             t_elems = 0 if best[3] == args["edge_program"] else flat_rows * feat
+            coo = 2 * len(a) if best[0].startswith("coo_") else 0
             ext = 4 * ((r + 1) + 2 * flat_rows + 1 + 2 * len(a) +
-                       t_elems + n * feat)
+                       t_elems + coo + n * feat)
             line = ("f=%d stir %s: %.4f ms (re-measured, %d runs), peak extra "
                     "%.2f MiB" % (feat, best[0], t, args["reps"], ext / 2**20))
             host = [l for l in out.splitlines() if l.startswith("inputs:")]
             if host:   # stirc's read of the graph into the format
                 line += "; host " + host[0][len("inputs: "):]
             print(line, flush=True)
-            rgms_tc_candidates(args, path, n, r, a, feat, t, args["reps"])
+            if args["tc"]:
+                rgms_tc_candidates(args, path, n, r, a, feat, t, args["reps"])
             if not args["pyg"]:
                 continue
             w, x, y = (np.load(files[k]) for k in "WXY")
