@@ -6,7 +6,7 @@
 #       [--stirc build/tools/stirc] [--program examples/rgms_agg.stir]
 #       [--schedule examples/rgms_agg.yaml] [--reps 100] [--no-pyg]
 #       [--schedules-only DIR] [--edge-program examples/rgms_edge.stir]
-#       [--candidates PATTERN,...]
+#       [--candidates PATTERN,...] [--no-tc]
 #
 # stir: examples/rgms_agg.stir (the aggregated order) under --schedule (any
 # size) and the variants of rgms_schedules() below, and the edge by edge
@@ -22,10 +22,11 @@
 # torch.cuda.max_memory_allocated around one layer call, less what was
 # allocated before; stir's is every device buffer its run allocates beyond
 # the inputs X and W: the relational format's arrays (I.indptr, I.indices,
-# J.indptr, J.indices, A), the intermediate T (the aggregated order's) and
-# the output Y.  The host
+# J.indptr, J.indices, A), the intermediate T (the aggregated order's), the
+# COO arrays J.pos_I and J.pos_R (the coo_* candidates') and the output Y.  The host
 # time to read the graph and build the format is stirc's ("inputs:").
-# --schedules-only DIR writes the schedule files and runs nothing (no GPU).
+# --schedules-only DIR writes the schedule files and runs nothing (no GPU);
+# --no-tc skips the tensor-core schedules (rgms_tc_candidates).
 import gzip, os, subprocess, sys, tempfile
 
 FEATURES = [16, 32, 64, 128]
@@ -143,9 +144,74 @@ def rgms_edge_schedule(feat, q):
 def rgms_edge_schedules(feat):
     """The edge-by-edge candidates at fin = fout = feat (rgms_edge.stir):
     (name, text), q = 1, 2, 4, 8 output features a lane wherever feat / q
-    is a whole number of 4 to 32 lanes."""
-    return [("edge_f%d_q%d" % (feat, q), rgms_edge_schedule(feat, q))
-            for q in (1, 2, 4, 8) if feat % q == 0 and 4 <= feat // q <= 32]
+    is a whole number of 4 to 32 lanes; each also as coo_fF_qQ, with the
+    edges' rows and relations read from stored COO arrays (`sparse_fuse`
+    with coo: docs/schedules.md) instead of searched; then the vector
+    candidates of rgms_coo_schedules()."""
+    out = []
+    for q in (1, 2, 4, 8):
+        if feat % q == 0 and 4 <= feat // q <= 32:
+            text = rgms_edge_schedule(feat, q)
+            out.append(("edge_f%d_q%d" % (feat, q), text))
+            out.append(("coo_f%d_q%d" % (feat, q), text.replace(
+                "iters: [rr, i, j]}", "iters: [rr, i, j], coo: true}")))
+    return out + rgms_coo_schedules(feat)
+
+
+def rgms_coo_schedule(feat, v, threads):
+    """The schedule file (text) of rgms_edge.stir at fin = fout = feat
+    with the edges' rows and relations read from COO arrays and vector
+    loads (examples/rgms_coo.yaml is this at feat 32, v 4, threads 256):
+    feat / v lanes an edge, each summing v consecutive output features
+    in registers; the input features in steps of v, X's v of them loaded
+    once (one vector load, a broadcast to the edge's lanes) and, for each,
+    W[r]'s v output features (one vector load; consecutive edges mostly
+    share the relation, so a warp's edges read the same lines of W[r]);
+    threads / (feat / v) edges a thread block; the sums added atomically
+    into Y."""
+    lanes = feat // v
+    s = ["kernel: rgms_edge", "stage1:",
+         "  - specialize: {param: fin, value: %d}" % feat,
+         "  - specialize: {param: fout, value: %d}" % feat,
+         "  - sparse_fuse: {iter: rgms, iters: [rr, i, j], coo: true}",
+         "stage2:"]
+    zl = min(feat, 32)
+    s += ["  - split: {block: zero0, loop: i, factors: [null, %d]}" % (256 // zl),
+          "  - bind: {block: zero0, loop: i_0, to: blockIdx.x}",
+          "  - bind: {block: zero0, loop: i_1, to: threadIdx.y}"]
+    if feat == zl:
+        s.append("  - bind: {block: zero0, loop: fo, to: threadIdx.x}")
+    else:
+        s += ["  - split: {block: zero0, loop: fo, factors: [%d, null]}" % (feat // zl),
+              "  - reorder: {block: zero0, loops: [i_0, i_1, fo_1, fo_0]}",
+              "  - bind: {block: zero0, loop: fo_1, to: threadIdx.x}",
+              "  - unroll: {block: zero0, loop: fo_0}"]
+    s += ["  - set_atomic: {block: rgms0}",
+          "  - split: {block: rgms0, loop: rrij, factors: [null, %d]}" % (threads // lanes),
+          "  - bind: {block: rgms0, loop: rrij_0, to: blockIdx.x}",
+          "  - bind: {block: rgms0, loop: rrij_1, to: threadIdx.y}",
+          "  - split: {block: rgms0, loop: fo, factors: [null, %d]}" % v,
+          "  - split: {block: rgms0, loop: fi, factors: [null, %d]}" % v,
+          "  - reorder: {block: rgms0, loops: [rrij_0, rrij_1, fo_0, fi_0, fi_1, fo_1]}",
+          "  - bind: {block: rgms0, loop: fo_0, to: threadIdx.x}",
+          "stage3:",
+          "  - cache_write: {block: rgms0, buffer: Y_data, loop: fi_0, scope: local}",
+          "  - cache_read: {block: rgms0, buffer: X_data, loop: fi_1, scope: local}",
+          "  - cache_read: {block: rgms0, buffer: W_data, loop: fo_1, scope: local}",
+          "  - vectorize: {block: X_data_local, loop: ax0}",
+          "  - vectorize: {block: W_data_local, loop: ax0}",
+          "  - unroll: {block: rgms0, loop: fi_1}",
+          "  - unroll: {block: rgms0, loop: fo_1}"]
+    return "\n".join(s) + "\n"
+
+
+def rgms_coo_schedules(feat):
+    """The vector candidates at fin = fout = feat: (name, text) of
+    rgms_coo_schedule, vectors of v = 4 or 2 features (dividing feat,
+    feat / v at most 32 lanes), 128 or 256 threads a thread block."""
+    return [("coo_f%d_v%d_t%d" % (feat, v, t), rgms_coo_schedule(feat, v, t))
+            for v in (4, 2) for t in (128, 256)
+            if feat % v == 0 and 2 <= feat // v <= 32 and t % (feat // v) == 0]
 
 
 def rgms_tc_schedule(feat, f16):
@@ -321,7 +387,8 @@ def main(argv):
     args = {"stirc": "build/tools/stirc", "program": "examples/rgms_agg.stir",
             "schedule": "examples/rgms_agg.yaml",
             "edge_program": "examples/rgms_edge.stir", "candidates": None,
-            "reps": 100, "pyg": True, "features": FEATURES, "only": None}
+            "reps": 100, "pyg": True, "features": FEATURES, "only": None,
+            "tc": True}
     graphs = []
     i = 0
     while i < len(argv):
@@ -348,6 +415,9 @@ def main(argv):
                 args[o[2:].replace("-", "_")] = v
         elif o == "--no-pyg":
             args["pyg"] = False
+            i += 1
+        elif o == "--no-tc":
+            args["tc"] = False
             i += 1
         elif o in ("-h", "--help"):
             print(__doc__ or open(__file__).read().split("\nimport")[0])
@@ -390,17 +460,20 @@ def main(argv):
             if t is None:
                 print("  f=%d %s failed again: %s" % (feat, best[0], out))
                 continue
-            # the edge by edge program has no intermediate T
+            # the edge by edge program has no intermediate T; with COO
+            # arrays it has the row and relation of every edge
             t_elems = 0 if best[3] == args["edge_program"] else flat_rows * feat
+            coo = 2 * len(a) if best[0].startswith("coo_") else 0
             ext = 4 * ((r + 1) + 2 * flat_rows + 1 + 2 * len(a) +
-                       t_elems + n * feat)
+                       t_elems + coo + n * feat)
             line = ("f=%d stir %s: %.4f ms (re-measured, %d runs), peak extra "
                     "%.2f MiB" % (feat, best[0], t, args["reps"], ext / 2**20))
             host = [l for l in out.splitlines() if l.startswith("inputs:")]
             if host:   # stirc's read of the graph into the format
                 line += "; host " + host[0][len("inputs: "):]
             print(line, flush=True)
-            rgms_tc_candidates(args, path, n, r, a, feat, t, args["reps"])
+            if args["tc"]:
+                rgms_tc_candidates(args, path, n, r, a, feat, t, args["reps"])
             if not args["pyg"]:
                 continue
             w, x, y = (np.load(files[k]) for k in "WXY")

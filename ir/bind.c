@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include "ir/coo.h"
 #include "ir/layout.h"
 #include "ir/visit.h"
 
@@ -33,6 +34,20 @@ int stir_kernel_get_array_names(const stir_kernel *k, int max, const char **name
 			n++;
 		}
 	}
+	/* the COO arrays of fused groups, named from their axes too */
+	int nc = stir_kernel_coo_pairs(k, 0, NULL, NULL);
+	const stir_axis **js = calloc((size_t)nc + 1, sizeof(*js));
+	const stir_axis **xs = calloc((size_t)nc + 1, sizeof(*xs));
+	if (js && xs)
+		stir_kernel_coo_pairs(k, nc, js, xs);
+	for (int i = 0; i < nc; i++) {
+		if (n < max)
+			names[n] = js && xs ? stir_coo_array_name(ctx, js[i], xs[i]) :
+				NULL;
+		n++;
+	}
+	free(js);
+	free(xs);
 	for (int i = 0; i < k->buffers.n; i++) {
 		const stir_buffer *b = stir_buffer_at(&k->buffers, i);
 		/* structure arrays were named from the axes, unless the axes
@@ -92,7 +107,7 @@ int stir_kernel_get_array_shape(const stir_kernel *k, const stir_bindings *b,
 	int r = 0;
 	bool is_indptr;
 	const stir_buffer *buf = buffer_of_array(k, name);
-	const stir_axis *a = axis_of_array(k, name, &is_indptr);
+	const stir_axis *a = axis_of_array(k, name, &is_indptr), *cj, *cx;
 	if (buf && buf->kind == STIR_BUFFER_TENSOR && stir_buffer_is_dense(buf) &&
 	    buf->n_axes > 0 && buf->n_axes <= STIR_MAX_DIMS) {
 		*ndim = buf->n_axes;
@@ -102,6 +117,9 @@ int stir_kernel_get_array_shape(const stir_kernel *k, const stir_bindings *b,
 		*ndim = 1;
 		shape[0] = is_indptr ? l.axes[a->parent->index].npos + 1 :
 			l.axes[a->index].npos;
+	} else if (stir_kernel_coo_of_array(k, name, &cj, &cx)) {
+		*ndim = 1;
+		shape[0] = l.axes[cj->index].npos;
 	} else if (buf) {
 		*ndim = 1;
 		shape[0] = l.buffer_len[buf->index];
@@ -146,8 +164,10 @@ int stir_kernel_bind_array(const stir_kernel *k, stir_bindings *b,
 	stir_ctx *ctx = stir_kernel_ctx(k);
 	bool is_indptr = false;
 	const stir_buffer *buf = buffer_of_array(k, name);
-	const stir_axis *ax = axis_of_array(k, name, &is_indptr);
-	stir_dtype want = buf ? buf->dtype : ax ? ax->idtype : STIR_DTYPE_NONE;
+	const stir_axis *ax = axis_of_array(k, name, &is_indptr), *cj, *cx;
+	stir_dtype want = buf ? buf->dtype : ax ? ax->idtype :
+		stir_kernel_coo_of_array(k, name, &cj, &cx) ? cx->idtype :
+		STIR_DTYPE_NONE;
 	if (!a)
 		return -1;
 	if (want == STIR_DTYPE_NONE) {
@@ -698,11 +718,37 @@ int stir_kernel_bind_random(const stir_kernel *k, stir_bindings *b,
 		if (!r.known[i] && set_param(&r, i, rng_range(&r, 3, 11)) < 0)
 			goto out;
 	rc = bind_tensors(&r);
+	if (rc == 0 && stir_kernel_coo_pairs(k, 0, NULL, NULL) > 0)
+		rc = stir_kernel_bind_coo(k, b);
 out:
 	free(r.params);
 	free(r.known);
 	free(r.chosen);
 	free(r.npos);
+	return rc;
+}
+
+int stir_kernel_bind_coo(const stir_kernel *k, stir_bindings *b)
+{
+	stir_ctx *ctx = stir_kernel_ctx(k);
+	int n = stir_kernel_coo_pairs(k, 0, NULL, NULL);
+	if (n == 0)
+		return 0;
+	const stir_axis **js = calloc((size_t)n, sizeof(*js));
+	const stir_axis **xs = calloc((size_t)n, sizeof(*xs));
+	stir_layout l;
+	int rc = -1;
+	if (!js || !xs)
+		stir_error_oom(ctx);
+	else if (stir_layout_init(&l, k, b, false) == 0) {
+		stir_kernel_coo_pairs(k, n, js, xs);
+		rc = 0;
+		for (int i = 0; i < n && rc == 0; i++)
+			rc = stir_coo_bind(k, b, &l, js[i], xs[i], k->loc);
+		stir_layout_release(&l);
+	}
+	free(js);
+	free(xs);
 	return rc;
 }
 

@@ -234,6 +234,7 @@ static stir_buffer *buffer(collect *c, stir_buffer *b)
 	b->domain_hi = expr(c, b->domain_hi);
 	b->extent = expr(c, b->extent);
 	axis(c, b->aux_axis);
+	axis(c, b->coo_axis);
 	return b;
 }
 

@@ -153,7 +153,7 @@ static bool stmts_equal(const stir_eq *eq, const stir_ptr_vec *a,
 static bool group_equal(const stir_eq *eq, const stir_iter_group *a,
 	const stir_iter_group *b)
 {
-	if (a->kind != b->kind || a->n_axes != b->n_axes ||
+	if (a->kind != b->kind || a->n_axes != b->n_axes || a->coo != b->coo ||
 	    !axis_ref_equal(eq, a->attach_parent, b->attach_parent))
 		return false;
 	for (int i = 0; i < a->n_axes; i++)
@@ -321,6 +321,7 @@ static bool buffer_equal(const stir_eq *eq, const stir_buffer *a,
 	    !expr_equal(eq, a->extent, b->extent) ||
 	    !str_equal(a->arg, b->arg) ||
 	    !axis_ref_equal(eq, a->aux_axis, b->aux_axis) ||
+	    !axis_ref_equal(eq, a->coo_axis, b->coo_axis) ||
 	    a->scope != b->scope)
 		return false;
 	for (int i = 0; i < a->n_axes; i++)

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stir/lang.h>
+#include "ir/coo.h"
 #include "ir/interp_value.h"
 #include "ir/layout.h"
 #include "ir/visit.h"
@@ -678,6 +679,29 @@ static int check_axes(stir_layout *l, const stir_bindings *b)
 	return 0;
 }
 
+/* l, b: check the COO arrays of fused groups against the axes' indptr
+ * arrays (checked before): stages I and II, where the axes tell which
+ * positions they must hold. */
+static int check_coo_arrays(stir_layout *l, const stir_bindings *b)
+{
+	const stir_kernel *k = l->kernel;
+	int n = stir_kernel_coo_pairs(k, 0, NULL, NULL);
+	if (n == 0)
+		return 0;
+	const stir_axis **js = calloc((size_t)n, sizeof(*js));
+	const stir_axis **xs = calloc((size_t)n, sizeof(*xs));
+	int rc = js && xs ? 0 : -1;
+	if (rc < 0)
+		stir_error_oom(stir_kernel_ctx(k));
+	else
+		stir_kernel_coo_pairs(k, n, js, xs);
+	for (int i = 0; i < n && rc == 0; i++)
+		rc = stir_coo_check(l, b, js[i], xs[i]);
+	free(js);
+	free(xs);
+	return rc;
+}
+
 /* l, buf: check that every offset into buffer buf (over axes; its
  * element count evaluated) fits the type lowering computes it in
  * (stir_buffer_offset_dtype): otherwise stage III, the GPU and the
@@ -812,7 +836,7 @@ int stir_layout_init(stir_layout *l, const stir_kernel *k,
 		goto fail;
 	if (!check_arrays)
 		return 0;
-	if (check_axes(l, b) < 0)
+	if (check_axes(l, b) < 0 || check_coo_arrays(l, b) < 0)
 		goto fail;
 	for (int i = 0; i < k->buffers.n; i++) {
 		const stir_buffer *buf = stir_buffer_at(&k->buffers, i);

@@ -91,7 +91,10 @@ struct stir_buffer {
 	const char *arg;       /* the array it binds to ("A", "J.indptr"), arena
 	                          string; NULL for buffers the kernel allocates */
 	stir_axis *aux_axis;   /* STIR_BUFFER_INDPTR/INDICES: the axis (stage II;
-	                          NULL in stage III, where axes are gone) */
+	                          NULL in stage III, where axes are gone);
+	                          STIR_BUFFER_COO: the fused group's last axis */
+	stir_axis *coo_axis;   /* STIR_BUFFER_COO: the ancestor whose positions
+	                          it holds (stage II; NULL in stage III) */
 	stir_scope scope;      /* memory scope (stage III) */
 };
 

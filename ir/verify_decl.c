@@ -79,14 +79,16 @@ static const char *kind_word(stir_buffer_kind kind)
 	case STIR_BUFFER_LOCAL: return "local";
 	case STIR_BUFFER_INDPTR: return "indptr";
 	case STIR_BUFFER_INDICES: return "indices";
+	case STIR_BUFFER_COO: return "COO";
 	}
 	return "?";
 }
 
 /* arg: what a flat buffer binds to (NULL: nothing); the kind that the
  * text "= arg" reads back as (docs/ir.md): an allocated buffer without
- * one, a structure array for "X.indptr" and "X.indices", a tensor's
- * values for a plain name; -1 for any other name with a '.'. */
+ * one, a structure array for "X.indptr" and "X.indices", a COO array for
+ * "J.pos_X", a tensor's values for a plain name; -1 for any other name
+ * with a '.'. */
 static int arg_kind(const char *arg)
 {
 	if (!arg)
@@ -98,6 +100,8 @@ static int arg_kind(const char *arg)
 		return STIR_BUFFER_INDPTR;
 	if (!strcmp(dot, ".indices"))
 		return STIR_BUFFER_INDICES;
+	if (!strncmp(dot, ".pos_", 5) && dot[5])
+		return STIR_BUFFER_COO;
 	return -1;
 }
 
@@ -175,6 +179,45 @@ static void check_aux_buffer(verifier *v, const stir_buffer *b)
 		check_aux_axis(v, b, b->aux_axis);
 }
 
+/* v, b: a COO array (a flat buffer of kind STIR_BUFFER_COO): an integer
+ * buffer; in stage II it names its fused group's last axis J and an
+ * ancestor X of J whose descendants down to J all have an indptr (the
+ * rows the array stores are those a search of the indptr arrays would
+ * find), and binds to "J.pos_X"; in stage III it names no axis. */
+static void check_coo_buffer(verifier *v, const stir_buffer *b)
+{
+	if (!stir_dtype_is_int(b->dtype))
+		stir_error(v->ctx, b->loc, "COO buffer '%s' must have an integer "
+			"type, not %s", b->name, stir_dtype_name(b->dtype));
+	if (v->k->stage == STIR_STAGE_3 && (b->aux_axis || b->coo_axis))
+		stir_error(v->ctx, b->loc, "buffer '%s' names an axis, but stage 3 "
+			"has no axes", b->name);
+	if (v->k->stage != STIR_STAGE_2)
+		return;
+	const stir_axis *j = b->aux_axis, *x = b->coo_axis;
+	if (!j || !x || !axis_in_kernel(v->k, j) || !axis_in_kernel(v->k, x)) {
+		stir_error(v->ctx, b->loc, "COO buffer '%s' must name two axes of "
+			"the kernel", b->name);
+		return;
+	}
+	const stir_axis *a = j;
+	while (a && a->parent != x) {
+		if (a->kind != STIR_DENSE_VARIABLE && a->kind != STIR_SPARSE_VARIABLE)
+			break;
+		a = a->parent;
+	}
+	if (!a || a == x || (a->kind != STIR_DENSE_VARIABLE &&
+	    a->kind != STIR_SPARSE_VARIABLE))
+		stir_error(v->ctx, b->loc, "COO buffer '%s': '%s' is not an "
+			"ancestor of '%s' through axes with an indptr", b->name,
+			x->name, j->name);
+	size_t nj = strlen(j->name);
+	if (b->arg && (strncmp(b->arg, j->name, nj) || strncmp(b->arg + nj,
+	    ".pos_", 5) || strcmp(b->arg + nj + 5, x->name)))
+		stir_error(v->ctx, b->loc, "COO buffer '%s' binds to '%s', not "
+			"'%s.pos_%s'", b->name, b->arg, j->name, x->name);
+}
+
 /* v, b: a flat buffer (stages II and III): its extent, what it binds to,
  * which must agree with its kind, and its scope: only a buffer the kernel
  * allocates lives elsewhere than in global memory. */
@@ -186,7 +229,7 @@ static void check_flat_buffer(verifier *v, const stir_buffer *b)
 		stir_error(v->ctx, b->loc, "buffer '%s' has both axes and an "
 			"extent", b->name);
 	check_size(v, b->extent, "extent of buffer ", b->name);
-	if ((unsigned)b->kind > STIR_BUFFER_INDICES) {
+	if ((unsigned)b->kind > STIR_BUFFER_COO) {
 		stir_error(v->ctx, b->loc, "buffer '%s' has an invalid kind",
 			b->name);
 		return;
@@ -205,6 +248,8 @@ static void check_flat_buffer(verifier *v, const stir_buffer *b)
 			"global", b->name, b->arg);
 	if (b->kind == STIR_BUFFER_INDPTR || b->kind == STIR_BUFFER_INDICES)
 		check_aux_buffer(v, b);
+	if (b->kind == STIR_BUFFER_COO)
+		check_coo_buffer(v, b);
 }
 
 /* v, a, buf, kind: the auxiliary buffer of kind "kind" that axis a

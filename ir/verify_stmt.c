@@ -329,6 +329,16 @@ static void check_iter_groups(verifier *v, scope *sc, const stir_stmt *s,
 				"iteration '%s'", s->u.iter.name);
 		else if (gr->kind == STIR_GROUP_FUSE && gr->n_axes < 2)
 			stir_error(v->ctx, s->loc, "fuse needs at least two axes");
+		else if (gr->coo && gr->kind != STIR_GROUP_FUSE)
+			stir_error(v->ctx, s->loc, "coo is an option of fuse only");
+		for (int j = 1; gr->coo && j < gr->n_axes; j++)
+			if (gr->axes[j]->kind != STIR_DENSE_VARIABLE &&
+			    gr->axes[j]->kind != STIR_SPARSE_VARIABLE)
+				stir_error(v->ctx, s->loc, "fuse with coo stores the "
+					"rows that searches of indptr arrays find, but axis "
+					"'%s' is %s (its rows come by division): fuse it "
+					"without coo", gr->axes[j]->name,
+					axis_kind_name(gr->axes[j]->kind));
 		else if (gr->kind == STIR_GROUP_ATTACH && gr->n_axes != 1)
 			stir_error(v->ctx, s->loc,
 				"attach takes one axis and its new parent");

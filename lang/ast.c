@@ -585,6 +585,22 @@ lang_group *lang_group_fuse(lang_parser *p, stir_loc loc, lang_list *axes)
 	return group_new(p, STIR_GROUP_FUSE, loc, axes);
 }
 
+/* p, loc (of "fuse"), axes, option, option_loc, value: fuse(A, B, ..,
+ * OPTION = VALUE); the only option is coo (docs/language.md). */
+lang_group *lang_group_fuse_option(lang_parser *p, stir_loc loc,
+	lang_list *axes, const char *option, stir_loc option_loc, bool value)
+{
+	lang_group *g = group_new(p, STIR_GROUP_FUSE, loc, axes);
+	if (option && strcmp(option, "coo")) {
+		lang_syntax_error(p, option_loc, "unknown option '%s' of fuse: "
+			"expected coo", option);
+		return g;
+	}
+	if (g)
+		g->coo = value;
+	return g;
+}
+
 /* p, loc (of "attach"), axis, parent: attach(X, P). */
 lang_group *lang_group_attach(lang_parser *p, stir_loc loc, lang_name *axis,
 	lang_name *parent)

@@ -161,6 +161,7 @@ struct lang_group {
 	stir_loc loc;          /* of the axis name, or of fuse / attach */
 	lang_list *axes;       /* lang_name *: the axis; the fuse members; or
 	                          the attached axis and its new parent */
+	bool coo;              /* fuse(.., coo = true) */
 };
 
 struct lang_stmt {
@@ -394,6 +395,8 @@ lang_list *lang_block(lang_parser *p, lang_list *stmts);
 
 lang_group *lang_group_axis(lang_parser *p, lang_name *axis);
 lang_group *lang_group_fuse(lang_parser *p, stir_loc loc, lang_list *axes);
+lang_group *lang_group_fuse_option(lang_parser *p, stir_loc loc,
+	lang_list *axes, const char *option, stir_loc option_loc, bool value);
 lang_group *lang_group_attach(lang_parser *p, stir_loc loc, lang_name *axis,
 	lang_name *parent);
 

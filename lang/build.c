@@ -550,6 +550,7 @@ static int build_group(builder *b, const lang_group *lg, stir_iter_group *g)
 	int n = lg->axes ? lg->axes->v.n : 0;
 	g->kind = lg->kind;
 	g->n_axes = lg->kind == STIR_GROUP_ATTACH ? 1 : n;
+	g->coo = lg->coo;
 	g->axes = calloc((size_t)(n ? n : 1), sizeof(stir_axis *));
 	if (!g->axes) {
 		b->oom = true;
@@ -1068,15 +1069,17 @@ static void build_buffer(builder *b, const lang_decl *d)
 	declared(b, d, buf);
 }
 
-/* b, bt, kind, axis: what the flat buffer binding bt makes of a buffer:
- * its kind, its array name (malloc'd; NULL for an allocated buffer) and,
- * in stage II, the axis whose structure array it is (*axis).  *ok is
- * cleared after an error. */
+/* b, bt, kind, axis, coo: what the flat buffer binding bt makes of a
+ * buffer: its kind, its array name (malloc'd; NULL for an allocated
+ * buffer) and, in stage II, the axis whose structure array it is (*axis)
+ * and, for a COO array "J.pos_X", the ancestor X (*coo).  *ok is cleared
+ * after an error. */
 static char *flat_binding(builder *b, const lang_binding *bt,
-	stir_buffer_kind *kind, stir_axis **axis, bool *ok)
+	stir_buffer_kind *kind, stir_axis **axis, stir_axis **coo, bool *ok)
 {
 	*kind = STIR_BUFFER_LOCAL;
 	*axis = NULL;
+	*coo = NULL;
 	if (!bt->array.name)
 		return NULL;
 	size_t len = strlen(bt->array.name) + 1 +
@@ -1097,15 +1100,23 @@ static char *flat_binding(builder *b, const lang_binding *bt,
 		*kind = STIR_BUFFER_INDPTR;
 	} else if (!strcmp(bt->field.name, "indices")) {
 		*kind = STIR_BUFFER_INDICES;
+	} else if (!strncmp(bt->field.name, "pos_", 4) && bt->field.name[4]) {
+		*kind = STIR_BUFFER_COO;
 	} else {
 		build_error(b, bt->field.loc, "unknown structure array '%s': "
-			"expected indptr or indices", arg);
+			"expected indptr, indices or pos_AXIS", arg);
 		*ok = false;
 	}
 	/* stage III has no axes: the name only names the array */
 	if (*ok && b->k->stage == STIR_STAGE_2 &&
 	    !(*axis = resolve_axis(b, &bt->array, false)))
 		*ok = false;
+	if (*ok && b->k->stage == STIR_STAGE_2 && *kind == STIR_BUFFER_COO) {
+		lang_name x = { bt->field.name + 4, bt->field.loc };
+		x.name = stir_ctx_intern(b->ctx, x.name);
+		if (!x.name || !(*coo = resolve_axis(b, &x, false)))
+			*ok = false;
+	}
 	return arg;
 }
 
@@ -1116,8 +1127,8 @@ static void build_flat(builder *b, const lang_decl *d)
 {
 	bool ok = true;
 	stir_buffer_kind kind;
-	stir_axis *axis;
-	char *arg = flat_binding(b, &d->bound_to, &kind, &axis, &ok);
+	stir_axis *axis, *coo;
+	char *arg = flat_binding(b, &d->bound_to, &kind, &axis, &coo, &ok);
 	stir_expr *extent = build_size(b, d->extent, "extent of buffer ",
 		d->name.name);
 	stir_buffer *buf = ok ? stir_kernel_add_flat_buffer(b->k, d->name.name,
@@ -1134,6 +1145,7 @@ static void build_flat(builder *b, const lang_decl *d)
 		buf->loc = d->name.loc;
 		buf->scope = d->scope;
 		buf->aux_axis = axis;
+		buf->coo_axis = coo;
 		if (axis && kind == STIR_BUFFER_INDPTR && !axis->indptr_buf)
 			axis->indptr_buf = buf;
 		if (axis && kind == STIR_BUFFER_INDICES && !axis->indices_buf)

@@ -385,6 +385,10 @@ groups:
 group:
 	  name                  { $$ = lang_group_axis(p, $1); }
 	| "fuse" '(' names ')'  { $$ = lang_group_fuse(p, @1, $3); }
+	| "fuse" '(' names ',' IDENT '=' "true" ')'
+		{ $$ = lang_group_fuse_option(p, @1, $3, $5, @5, true); }
+	| "fuse" '(' names ',' IDENT '=' "false" ')'
+		{ $$ = lang_group_fuse_option(p, @1, $3, $5, @5, false); }
 	| "attach" '(' name ',' name ')'
 		{ $$ = lang_group_attach(p, @1, $3, $5); }
 	;

@@ -340,6 +340,8 @@ static void put_group(printer *pr, const stir_iter_group *g)
 		put(pr, ", ");
 		put_axis_name(pr, g->attach_parent);
 	}
+	if (g->coo)
+		put(pr, ", coo = true");
 	put(pr, ")");
 }
 

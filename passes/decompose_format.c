@@ -508,7 +508,8 @@ static stir_stmt *rewrite(dec *d, const computation *c, int ri,
 		kinds[v] = it->u.iter.kinds[i];
 	}
 	for (int i = 0; i < n_new; i++, v++) {
-		stir_iter_group grp = { STIR_GROUP_AXIS, 1, &d->axes[ri][i], NULL };
+		stir_iter_group grp = { STIR_GROUP_AXIS, 1, &d->axes[ri][i], NULL,
+			false };
 		groups[g++] = grp;
 		if (r->axes[i].keep) {
 			names[v] = it->u.iter.vars[c->first_var +
@@ -745,7 +746,8 @@ static stir_kernel *copy_kernel(dec *d)
 		}
 		for (int i = 0; i < rule->n_axes; i++) {
 			axes[i] = axis_map[d->axes[r][i]->index];
-			stir_iter_group g = { STIR_GROUP_AXIS, 1, &axes[i], NULL };
+			stir_iter_group g = { STIR_GROUP_AXIS, 1, &axes[i], NULL,
+				false };
 			groups[i] = g;
 			/* iterators named after their axes, in lower case */
 			const char *lower = lower_case(k, axes[i]->name);

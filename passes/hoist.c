@@ -72,8 +72,6 @@ typedef struct hoister {
 	stir_hoist_select select;
 	void *select_user;
 	const stir_stmt *loop;     /* the loop looked at */
-	bool chained;              /* a search of a let's value moved: the
-	                              let may be dead now */
 } hoister;
 
 /* H, v: the binding of block variable v, or NULL. */
@@ -316,10 +314,8 @@ static stir_expr *rewrite(hoister *H, stir_expr *x, bool resolve)
 	    H->inner[x->u.var->slot])
 		return rewrite(H, (stir_expr *)binding_of(H, x->u.var), true);
 	if (resolve && x->kind == STIR_EXPR_VAR && let_value(H, x->u.var) &&
-	    H->inner[x->u.var->slot]) {
-		H->chained = true;
+	    H->inner[x->u.var->slot])
 		return rewrite(H, (stir_expr *)let_value(H, x->u.var), true);
-	}
 	if (!resolve && (H->select ? is_warp_read(x) :
 	    x->kind == STIR_EXPR_SEARCH))
 		for (int i = 0; i < H->n; i++)
@@ -468,9 +464,11 @@ static int hoist(stir_kernel *k, stir_hoist_select select, void *user,
 	stir_visitor fact_finder = { facts, NULL, NULL, NULL, 0, &H };
 	stir_visit_list(&fact_finder, &k->body);
 	hoist_list(&H, &k->body, false);
-	/* "let vi = s - 1" that only the moved search used goes (an unused
-	 * constant is an NVRTC warning) */
-	if (!H.failed && H.chained && stir_remove_dead_lets(k) < 0)
+	/* "let vi = s - 1" that only the moved search used goes, as does a
+	 * let that a cache's copy took every use of (an edge's row read from
+	 * a COO array, then only by the copy): an unused constant is an
+	 * NVRTC warning */
+	if (!H.failed && stir_remove_dead_lets(k) < 0)
 		H.failed = true;
 	rc = H.failed ? -1 : 0;
 	stir_names_release(&H.names);

@@ -223,7 +223,9 @@ static const char *fused_name(gen *g, int n, stir_var *const *vars)
  * over the global positions of its last member within the range of its
  * first; the other members' positions come from upper-bound searches of
  * the row that holds their child's position ("let vi = upper_bound(..) -
- * 1" at the top of the block). */
+ * 1" at the top of the block), or, in a group with coo, from its COO
+ * arrays ("let vi = J_pos_I[..]", one load each, indexed by the last
+ * member's position). */
 static void add_fused_loop(gen *g, const stir_iter_group *grp,
 	stir_var *const *vars, char kind)
 {
@@ -271,7 +273,16 @@ static void add_fused_loop(gen *g, const stir_iter_group *grp,
 	for (int i = n - 2; i >= 0; i--) {
 		const stir_axis *child = grp->axes[i + 1];
 		stir_expr *row;
-		if (child->kind == STIR_SPARSE_FIXED) {
+		stir_buffer *coo = grp->coo ? stir_kernel_coo_buffer(k,
+			grp->axes[n - 1], grp->axes[i]) : NULL;
+		if (grp->coo && !coo) {
+			g->failed = true;
+			return;
+		}
+		if (coo) {
+			row = stir_mk_load1(k, coo, stir_expr_copy(k, gpos[n - 1],
+				NULL));
+		} else if (child->kind == STIR_SPARSE_FIXED) {
 			row = stir_expr_binary(k, STIR_DIV,
 				stir_expr_copy(k, gpos[i + 1], NULL),
 				stir_expr_copy(k, child->nnz, NULL));

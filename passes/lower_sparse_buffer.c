@@ -177,6 +177,7 @@ int stir_lower_sparse_buffer_rewrite(stir_kernel *k)
 		for (int i = 0; i < n && !f.failed; i++) {
 			stir_buffer *b = f.map[i] ? f.map[i] : stir_buffer_at(&k->buffers, i);
 			b->aux_axis = NULL;
+			b->coo_axis = NULL;
 			b->index = buffers.n;
 			if (stir_ptr_vec_push(stir_kernel_arena(k), &buffers, b) < 0)
 				f.failed = true;

@@ -19,9 +19,18 @@ stir_expr *stir_axis_npos_expr(stir_kernel *k, const stir_axis *a);
  * Adds: for every variable axis X a buffer X_indptr (npos(parent) + 1
  * elements, values in [0, NNZ + 1)), for every sparse axis X_indices
  * (npos(X) elements, values in [0, LEN)), bound to "X.indptr"/"X.indices"
- * and linked from the axis; they come first in the buffer list.
+ * and linked from the axis; for every fuse group with coo, over axes
+ * X1 .. Xn, and every member Xi before the last, a COO buffer
+ * Xn_pos_Xi (npos(Xn) elements, values in [0, npos(Xi))) bound to
+ * "Xn.pos_Xi", one per pair of axes however many groups share it; they
+ * come first in the buffer list.
  * Keeps: everything else. */
 int stir_materialize_aux_buffers(stir_kernel *k);
+
+/* The COO buffer of kernel k that holds, for every position of axis j,
+ * the position of its ancestor x (stage II), or NULL. */
+stir_buffer *stir_kernel_coo_buffer(const stir_kernel *k, const stir_axis *j,
+	const stir_axis *x);
 
 /* lower_sparse_iter, step 2 (passes/loops.c).
  * Requires: step 1 done.

@@ -208,9 +208,10 @@ int stir_sparse_reorder(stir_kernel *k, const char *iter, int n,
 	return r;
 }
 
-/* k, iter, n, iters: stir_sparse_fuse before the collection. */
+/* k, iter, n, iters, coo: stir_sparse_fuse (stir_sparse_fuse_coo when
+ * "coo") before the collection. */
 static int sparse_fuse(stir_kernel *k, const char *iter, int n,
-	const char *const *iters)
+	const char *const *iters, bool coo)
 {
 	stir_made_clear(k);
 	stir_ctx *ctx = stir_kernel_ctx(k);
@@ -268,7 +269,9 @@ static int sparse_fuse(stir_kernel *k, const char *iter, int n,
 		goto oom;
 	for (int i = 0; i < n; i++)
 		axes[i] = s->u.iter.vars[v0 + i]->axis;
-	stir_iter_group fused = { STIR_GROUP_FUSE, n, axes, NULL };
+	/* fusing one group again (a no-op) keeps its COO arrays */
+	stir_iter_group fused = { STIR_GROUP_FUSE, n, axes, NULL,
+		coo || (g0 == g1 && s->u.iter.groups[g0].coo) };
 	shape.groups[g0] = fused;
 	memmove(&shape.groups[g0 + 1], &s->u.iter.groups[g1 + 1],
 		(size_t)(s->u.iter.n_groups - g1 - 1) * sizeof(stir_iter_group));
@@ -279,17 +282,31 @@ oom:
 	return -1;
 }
 
-/* k, iter, n, iters: the pass, then the module's arena collected
- * (stir_module_collect keeps what the kernels reach). */
-int stir_sparse_fuse(stir_kernel *k, const char *iter, int n,
-	const char *const *iters)
+/* k, iter, n, iters, coo: the pass, then the module's arena collected
+ * (stir_module_collect keeps what the kernels reach), then logged. */
+static int fuse_logged(stir_kernel *k, const char *iter, int n,
+	const char *const *iters, bool coo)
 {
-	int r = sparse_fuse(k, iter, n, iters);
+	int r = sparse_fuse(k, iter, n, iters, coo);
 	if (k)
 		(void)stir_module_collect(k->module);
 	char *l = k && k->log_on ? stir_log_names(n, iters) : NULL;
-	r = stir_kernel_log_step(k, r, "sparse_fuse: {iter: %s, iters: %s}", iter,
-		l ? l : "[]");
+	r = stir_kernel_log_step(k, r, "sparse_fuse: {iter: %s, iters: %s%s}",
+		iter, l ? l : "[]", coo ? ", coo: true" : "");
 	free(l);
 	return r;
+}
+
+/* k, iter, n, iters: see include/stir/passes.h. */
+int stir_sparse_fuse(stir_kernel *k, const char *iter, int n,
+	const char *const *iters)
+{
+	return fuse_logged(k, iter, n, iters, false);
+}
+
+/* k, iter, n, iters: see include/stir/passes.h. */
+int stir_sparse_fuse_coo(stir_kernel *k, const char *iter, int n,
+	const char *const *iters)
+{
+	return fuse_logged(k, iter, n, iters, true);
 }

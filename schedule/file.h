@@ -37,6 +37,7 @@ typedef enum sf_type {
 	SF_SCOPE,    /* shared or local */
 	SF_RULES,    /* a non-empty list of format rules */
 	SF_INT,      /* an integer */
+	SF_BOOL,     /* true or false */
 } sf_type;
 
 /* The arguments of the primitives: X(ID, key, type). */
@@ -58,7 +59,8 @@ typedef enum sf_type {
 	X(RULES, "rules", SF_RULES) \
 	X(PARAM, "param", SF_NAME) \
 	X(VALUE, "value", SF_INT) \
-	X(INTRINSIC, "intrinsic", SF_NAME)
+	X(INTRINSIC, "intrinsic", SF_NAME) \
+	X(COO, "coo", SF_BOOL)
 
 typedef enum sf_arg_id {
 #define SF_ARG_ENUM(id, key, type) SF_ARG_##id,
@@ -81,7 +83,7 @@ typedef enum sf_arg_id {
 	X(SPARSE_REORDER, "sparse_reorder", SF_IN(SF_STAGE1), \
 		SF_A(ITER) | SF_A(ORDER), 0) \
 	X(SPARSE_FUSE, "sparse_fuse", SF_IN(SF_STAGE1), \
-		SF_A(ITER) | SF_A(ITERS), 0) \
+		SF_A(ITER) | SF_A(ITERS), SF_A(COO)) \
 	X(SPECIALIZE, "specialize", SF_IN_KERNEL, \
 		SF_A(PARAM) | SF_A(VALUE), 0) \
 	X(SPLIT, "split", SF_IN_LOOPS, \
@@ -174,7 +176,7 @@ typedef struct sf_arg {
 	int64_t *ints;            /* owned (FACTORS): 0 for null */
 	int64_t num;              /* INT: the integer */
 	int value;                /* THREAD: a stir_thread; SCOPE: a
-	                             stir_scope */
+	                             stir_scope; BOOL: 0 or 1 */
 	int n_rules;              /* RULES: the expanded rules */
 	stir_format_rule **rules; /* owned, with the rules */
 	int n_srcs;               /* RULES: as the file writes them */

@@ -326,7 +326,8 @@ static int call_one(applier *a, const sf_step *st, const char *name,
 		return stir_sparse_reorder(k, name, A[SF_ARG_ORDER].n,
 			A[SF_ARG_ORDER].strs);
 	case SF_PRIM_SPARSE_FUSE:
-		return stir_sparse_fuse(k, name, A[SF_ARG_ITERS].n,
+		return (A[SF_ARG_COO].value ? stir_sparse_fuse_coo :
+			stir_sparse_fuse)(k, name, A[SF_ARG_ITERS].n,
 			A[SF_ARG_ITERS].strs);
 	case SF_PRIM_SPLIT:
 		return stir_split(k, name, loop, A[SF_ARG_FACTORS].n,

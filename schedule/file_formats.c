@@ -11,10 +11,12 @@
  * ones without elements; full rows are padded at a column they hold
  * (STIR_HYBRID_PAD_ANY_COLUMN), which a computation over the parts does
  * not see, so that any matrix can run. */
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stir/formats.h>
 #include "formats/rule.h"
+#include "ir/coo.h"
 #include "ir/layout.h"
 #include "schedule/file.h"
 
@@ -321,13 +323,107 @@ static int bind_step(const stir_schedule *s, const stir_kernel *k,
 	return 0;
 }
 
+/* k, b, l, it, st, where: the COO arrays of fuse step st (with coo) on
+ * iteration it of k: for the last fused axis J and every other fused axis
+ * X, "J.pos_X" derived from the indptr arrays bound in b, or checked when
+ * bound.  0, or -1 with an error at "where". */
+static int bind_coo_iter(const stir_kernel *k, stir_bindings *b,
+	const stir_layout *l, const stir_stmt *it, const sf_step *st,
+	stir_loc where)
+{
+	const sf_arg *iters = &st->args[SF_ARG_ITERS];
+	const stir_axis **axes = calloc((size_t)iters->n + 1, sizeof(*axes));
+	if (!axes) {
+		stir_error_oom(stir_kernel_ctx(k));
+		return -1;
+	}
+	int rc = 0;
+	for (int i = 0; i < iters->n && rc == 0; i++) {
+		for (int v = 0; v < it->u.iter.n_vars && !axes[i]; v++)
+			if (!strcmp(it->u.iter.vars[v]->name, iters->strs[i]))
+				axes[i] = it->u.iter.vars[v]->axis;
+		if (!axes[i]) {
+			stir_loc at = iters->locs[i];
+			at.file = where.file;
+			stir_error(stir_kernel_ctx(k), at, "cannot derive the COO "
+				"arrays on the host: '%s' is not an iterator of iteration "
+				"'%s'", iters->strs[i], it->u.iter.name);
+			rc = -1;
+		}
+	}
+	for (int i = 0; i + 1 < iters->n && rc == 0; i++)
+		rc = stir_coo_bind(k, b, l, axes[iters->n - 1], axes[i], where);
+	free(axes);
+	return rc;
+}
+
+/* k, b, l, list, st, where, found: bind_coo_iter for every iteration of
+ * list (and nested in it) whose name matches step st's pattern; *found
+ * counts them.  0 or -1. */
+static int bind_coo_list(const stir_kernel *k, stir_bindings *b,
+	const stir_layout *l, const stir_ptr_vec *list, const sf_step *st,
+	stir_loc where, int *found)
+{
+	const char *pattern = st->args[SF_ARG_ITER].str;
+	for (int i = 0; i < list->n; i++) {
+		const stir_stmt *it = stir_stmt_at(list, i);
+		if (it->kind != STIR_STMT_ITER)
+			continue;
+		if (fnmatch(pattern, it->u.iter.name, 0) == 0) {
+			++*found;
+			if (bind_coo_iter(k, b, l, it, st, where) < 0)
+				return -1;
+		}
+		if (bind_coo_list(k, b, l, &it->u.iter.body, st, where, found) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* s, k, b, l: the COO arrays of the stage I sparse_fuse steps with coo,
+ * from the structure of the unscheduled kernel k.  0 or -1. */
+static int bind_coo_steps(const stir_schedule *s, const stir_kernel *k,
+	stir_bindings *b, const stir_layout *l)
+{
+	stir_ctx *ctx = stir_kernel_ctx(k);
+	for (int i = 0; i < s->n_steps[SF_STAGE1]; i++) {
+		const sf_step *st = &s->steps[SF_STAGE1][i];
+		if (st->prim != SF_PRIM_SPARSE_FUSE || !st->args[SF_ARG_COO].value)
+			continue;
+		stir_loc where = st->args[SF_ARG_COO].loc;
+		where.file = sf_file_in(s, ctx);
+		int found = 0;
+		if (bind_coo_list(k, b, l, &k->body, st, where, &found) < 0)
+			return -1;
+		if (found == 0) {
+			stir_error(ctx, where, "cannot derive the COO arrays on the "
+				"host: kernel '%s' has no iteration '%s' before the "
+				"schedule (one an earlier step makes cannot take coo "
+				"here; bind its arrays with stir_kernel_bind_coo)",
+				k->name, st->args[SF_ARG_ITER].str);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* s: whether a stage I step of s fuses with coo. */
+static bool fuses_with_coo(const stir_schedule *s)
+{
+	for (int i = 0; i < s->n_steps[SF_STAGE1]; i++)
+		if (s->steps[SF_STAGE1][i].prim == SF_PRIM_SPARSE_FUSE &&
+		    s->steps[SF_STAGE1][i].args[SF_ARG_COO].value)
+			return true;
+	return false;
+}
+
 /* s, k, b: see schedule.h. */
 int stir_schedule_bind_formats(const stir_schedule *s, const stir_kernel *k,
 	stir_bindings *b)
 {
 	if (!s || !k || !b)
 		return -1;
-	if (s->n_steps[SF_FORMAT] == 0)
+	if (s->n_steps[SF_FORMAT] == 0 && !fuses_with_coo(s))
 		return 0;
 	stir_layout l;
 	if (stir_layout_init(&l, k, b, false) < 0)
@@ -335,6 +431,8 @@ int stir_schedule_bind_formats(const stir_schedule *s, const stir_kernel *k,
 	int rc = 0;
 	for (int i = 0; i < s->n_steps[SF_FORMAT] && rc == 0; i++)
 		rc = bind_step(s, k, &s->steps[SF_FORMAT][i], &l, b);
+	if (rc == 0)
+		rc = bind_coo_steps(s, k, b, &l);
 	stir_layout_release(&l);
 	return rc;
 }

@@ -472,6 +472,11 @@ static void read_arg(reader *r, sf_step *st, sf_arg_id id,
 	case SF_RULES:
 		sf_read_rules(r, n, a);
 		break;
+	case SF_BOOL: {
+		static const char *const bools[] = { "false", "true" };
+		sf_read_enum(r, n, prefix, "value", bools, 2, &a->value);
+		break;
+	}
 	case SF_INT: {
 		char buf[100];
 		if (!sf_int_value(n, &a->num))

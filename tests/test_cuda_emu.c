@@ -367,6 +367,10 @@ static const struct {
 	{ "rgms_tc16", "examples/rgms_tc16.yaml", "r=3,m=40,n=30" },
 	{ "rgms_agg", "examples/rgms_agg.yaml", "r=3,m=20,n=20,fin=20,fout=24" },
 	{ "rgms_edge", "examples/rgms_edge.yaml", "r=3,m=20,n=20,fin=20,fout=24" },
+	/* the edges' rows and relations from COO arrays (sparse_fuse with
+	 * coo), float4 loads of X and W; COO SpMM likewise */
+	{ "rgms_edge", "examples/rgms_coo.yaml", "r=3,m=20,n=20" },
+	{ "csrmm", "tests/coo/csrmm_coo.yaml", "m=40,n=30,feat=24" },
 	{ "sddmm", "examples/sddmm.yaml", "m=30,n=30,feat=40" },
 	{ "sddmm", "examples/sddmm_fast.yaml", "m=30,n=40" },
 	{ "sddmm_rows", "examples/sddmm_rows.yaml", "m=30,n=40" },

@@ -27,9 +27,9 @@ static stir_kernel *build_csrmm(stir_module *m, bool fused_sddmm)
 		stir_buffer *B = stir_kernel_add_tensor(k, "B", STIR_F32, 2, jk);
 		stir_buffer *C = stir_kernel_add_tensor(k, "C", STIR_F32, 2, ik);
 		stir_iter_group g[] = {
-			{ STIR_GROUP_AXIS, 1, &I, NULL },
-			{ STIR_GROUP_AXIS, 1, &J, NULL },
-			{ STIR_GROUP_AXIS, 1, &K, NULL },
+			{ STIR_GROUP_AXIS, 1, &I, NULL, false },
+			{ STIR_GROUP_AXIS, 1, &J, NULL, false },
+			{ STIR_GROUP_AXIS, 1, &K, NULL, false },
 		};
 		const char *names[] = { "i", "j", "k" };
 		stir_stmt *it = stir_stmt_iter(k, "csrmm", 3, g, 3, names, "SRS");
@@ -50,8 +50,8 @@ static stir_kernel *build_csrmm(stir_module *m, bool fused_sddmm)
 	stir_buffer *Y = stir_kernel_add_tensor(k, "Y", STIR_F32, 2, jk);
 	stir_buffer *S = stir_kernel_add_tensor(k, "S", STIR_F32, 2, ij);
 	stir_iter_group g[] = {
-		{ STIR_GROUP_FUSE, 2, ij, NULL },
-		{ STIR_GROUP_AXIS, 1, &K, NULL },
+		{ STIR_GROUP_FUSE, 2, ij, NULL, false },
+		{ STIR_GROUP_AXIS, 1, &K, NULL, false },
 	};
 	const char *names[] = { "i", "j", "k" };
 	stir_stmt *it = stir_stmt_iter(k, "sddmm", 2, g, 3, names, "SSR");

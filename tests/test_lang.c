@@ -204,7 +204,7 @@ START_TEST(test_print_api_module)
 	stir_axis *I = stir_kernel_add_dense_fixed(k, "I", stir_expr_var(k, n));
 	stir_buffer *x = stir_kernel_add_tensor(k, "x", STIR_F64, 1, &I);
 	const char *vars[] = { "i" };
-	stir_iter_group g = { STIR_GROUP_AXIS, 1, &I, NULL };
+	stir_iter_group g = { STIR_GROUP_AXIS, 1, &I, NULL, false };
 	stir_stmt *it = stir_stmt_iter(k, "s", 1, &g, 1, vars, "S");
 	stir_expr *idx = stir_expr_var(k, stir_stmt_iter_get_var(it, 0));
 	stir_expr *val = stir_expr_binary(k, STIR_MUL, stir_expr_float(k, 0.1),

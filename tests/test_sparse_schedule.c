@@ -26,14 +26,17 @@ static void unload(loaded *l)
 	stir_ctx_free(l->ctx);
 }
 
-/* l, in, stage: run l's kernel lowered to "stage" on a copy of in. */
+/* l, in, stage: run l's kernel lowered to "stage" on a copy of in, with
+ * the COO arrays of its fuse groups with coo derived first (stage III
+ * has no axes to derive them from). */
 static stir_bindings *run(loaded *l, const stir_bindings *in, int stage)
 {
+	stir_bindings *b = stir_bindings_copy(in);
+	ck_assert_int_eq(stir_kernel_bind_coo(l->k, b), 0);
 	if (stage >= 2 && stir_kernel_get_stage(l->k) < 2)
 		ck_assert_int_eq(stir_module_lower_sparse_iter(l->m), 0);
 	if (stage >= 3 && stir_kernel_get_stage(l->k) < 3)
 		ck_assert_int_eq(stir_module_lower_sparse_buffer(l->m), 0);
-	stir_bindings *b = stir_bindings_copy(in);
 	ck_assert_int_eq(stir_kernel_interpret(l->k, b), 0);
 	return b;
 }
@@ -81,6 +84,28 @@ static void fuse_csrmm(stir_kernel *k)
 	ck_assert_int_eq(stir_sparse_fuse(k, "csrmm", 2, ij), 0);
 }
 
+/* k: COO SpMM, the row of each non-zero read from J.pos_I. */
+static void fuse_csrmm_coo(stir_kernel *k)
+{
+	const char *ij[] = { "i", "j" };
+	ck_assert_int_eq(stir_sparse_fuse_coo(k, "csrmm", 2, ij), 0);
+}
+
+/* k: RGMS edge by edge, each edge's row and relation read from
+ * J.pos_I and J.pos_R. */
+static void fuse_rgms_coo(stir_kernel *k)
+{
+	const char *rij[] = { "rr", "i", "j" };
+	ck_assert_int_eq(stir_sparse_fuse_coo(k, "rgms", 3, rij), 0);
+}
+
+/* k: a CSF fused over all three levels with coo. */
+static void fuse_csf_coo(stir_kernel *k)
+{
+	const char *ijk[] = { "i", "j", "k" };
+	ck_assert_int_eq(stir_sparse_fuse_coo(k, "sq", 3, ijk), 0);
+}
+
 static void reorder_bsrmm(stir_kernel *k)
 {
 	const char *order[] = { "i", "j", "bi", "f", "bj" };
@@ -105,6 +130,130 @@ START_TEST(test_legal)
 	expect_equivalent("examples/bsrmm.stir", "C", reorder_bsrmm);
 	expect_equivalent("examples/csrmm.stir", "C", reorder_csrmm);
 	expect_equivalent("examples/csf_square_sum.stir", "B", fuse_csf);
+	expect_equivalent("examples/csrmm.stir", "C", fuse_csrmm_coo);
+	expect_equivalent("examples/rgms_edge.stir", "Y", fuse_rgms_coo);
+	expect_equivalent("examples/csf_square_sum.stir", "B", fuse_csf_coo);
+}
+END_TEST
+
+/* l, b, msg: the bindings b of l's kernel are refused with an error
+ * that contains msg. */
+static void expect_bad_binding(loaded *l, const stir_bindings *b,
+	const char *msg)
+{
+	stir_ctx_clear_diagnostics(l->ctx);
+	ck_assert_int_eq(stir_kernel_check_bindings(l->k, b), -1);
+	const stir_diag *d = stir_ctx_get_diagnostic(l->ctx, 0);
+	ck_assert_ptr_nonnull(d);
+	ck_assert_msg(strstr(stir_diag_get_message(d), msg), "%s",
+		stir_diag_get_message(d));
+}
+
+/* The COO arrays: the text of a fused group with coo reads back the same,
+ * lowering makes one COO buffer per (last axis, ancestor) and reads it
+ * instead of searching, binding derives the arrays, and an array that
+ * disagrees with the indptr arrays is refused at stages I and II. */
+START_TEST(test_coo)
+{
+	loaded l = load("examples/rgms_edge.stir");
+	fuse_rgms_coo(l.k);
+	char *text = stir_kernel_to_str(l.k);
+	ck_assert_ptr_nonnull(strstr(text, "[fuse(R, I, J, coo = true), Fo, Fi]"));
+	stir_module *back = stir_module_read_from_mem(l.ctx, "coo.stir", text, strlen(text));
+	ck_assert_ptr_nonnull(back);
+	char *text2 = stir_kernel_to_str(stir_module_get_kernel(back, 0));
+	ck_assert_str_eq(text2, text);
+	free(text2);
+	stir_module_free(back);
+	free(text);
+	/* fusing the group again without coo keeps it (a no-op) */
+	const char *rij[] = { "rr", "i", "j" };
+	ck_assert_int_eq(stir_sparse_fuse(l.k, "rgms", 3, rij), 0);
+	text = stir_kernel_to_str(l.k);
+	ck_assert_ptr_nonnull(strstr(text, "coo = true"));
+	free(text);
+
+	stir_bindings *b = stir_bindings_alloc();
+	ck_assert_int_eq(stir_kernel_bind_random(l.k, b, 7), 0);
+	stir_array *pi = stir_bindings_get_array(b, "J.pos_I");
+	stir_array *pr = stir_bindings_get_array(b, "J.pos_R");
+	ck_assert_ptr_nonnull(pi);
+	ck_assert_ptr_nonnull(pr);
+	stir_array *ji = stir_bindings_get_array(b, "J.indptr");
+	stir_array *ii = stir_bindings_get_array(b, "I.indptr");
+	/* every position lies in the row and relation the arrays say */
+	for (int64_t e = 0; e < stir_array_get_len(pi); e++) {
+		int64_t p = stir_array_get_int(pi, e), r = stir_array_get_int(pr, e);
+		ck_assert(stir_array_get_int(ji, p) <= e &&
+			e < stir_array_get_int(ji, p + 1));
+		ck_assert(stir_array_get_int(ii, r) <= p &&
+			p < stir_array_get_int(ii, r + 1));
+	}
+	const char *names[16];
+	int n = stir_kernel_get_array_names(l.k, 16, names);
+	int found = 0;
+	for (int i = 0; i < n && i < 16; i++)
+		found += !strcmp(names[i], "J.pos_I") || !strcmp(names[i], "J.pos_R");
+	ck_assert_int_eq(found, 2);
+	ck_assert_int_eq(stir_kernel_check_bindings(l.k, b), 0);
+
+	/* an entry moved to the next row is found, at stage I and II */
+	ck_assert_int_ge(stir_array_get_len(pi), 2);
+	int64_t e = stir_array_get_len(pi) - 1;
+	int64_t old = stir_array_get_int(pi, e);
+	stir_array_set_int(pi, e, old ? old - 1 : old + 1);
+	expect_bad_binding(&l, b, "array 'J.pos_I': entry");
+	stir_ctx_clear_diagnostics(l.ctx);
+	ck_assert_int_eq(stir_kernel_bind_coo(l.k, b), -1);
+	ck_assert_int_eq(stir_module_lower_sparse_iter(l.m), 0);
+	expect_bad_binding(&l, b, "array 'J.pos_I': entry");
+	stir_array_set_int(pi, e, old);
+	ck_assert_int_eq(stir_kernel_check_bindings(l.k, b), 0);
+	/* a missing one is named */
+	stir_bindings_remove_array(b, "J.pos_R");
+	expect_bad_binding(&l, b, "array 'J.pos_R' is not bound");
+	ck_assert_int_eq(stir_kernel_bind_coo(l.k, b), 0);
+	ck_assert_int_eq(stir_kernel_check_bindings(l.k, b), 0);
+
+	/* the stage II kernel reads the arrays, with no search left */
+	stir_buffer *buf = stir_kernel_find_buffer(l.k, "J_pos_I");
+	ck_assert_ptr_nonnull(buf);
+	ck_assert_int_eq(stir_buffer_get_kind(buf), STIR_BUFFER_COO);
+	text = stir_kernel_to_str(l.k);
+	ck_assert_ptr_null(strstr(text, "upper_bound"));
+	ck_assert_ptr_nonnull(strstr(text, "let vi = J_pos_I[vrrij];"));
+	ck_assert_ptr_nonnull(strstr(text, "= J.pos_R in [0, r);"));
+	/* and reads back as the same stage II kernel */
+	back = stir_module_read_from_mem(l.ctx, "coo2.stir", text,
+		strlen(text));
+	ck_assert_ptr_nonnull(back);
+	text2 = stir_kernel_to_str(stir_module_get_kernel(back, 0));
+	ck_assert_str_eq(text2, text);
+	ck_assert_int_eq(stir_kernel_check_bindings(stir_module_get_kernel(back,
+		0), b), 0);
+	free(text2);
+	stir_module_free(back);
+	free(text);
+	stir_bindings_free(b);
+	unload(&l);
+
+	/* a fused axis without indptr (its rows come by division) is refused,
+	 * leaving the program as it was */
+	l = load("examples/ellmv.stir");
+	char *before = stir_module_to_str(l.m);
+	const char *ij[] = { "i", "j" };
+	ck_assert_int_eq(stir_sparse_fuse_coo(l.k, "ellmv", 2, ij), -1);
+	const stir_diag *d = stir_ctx_get_diagnostic(l.ctx, 0);
+	ck_assert_ptr_nonnull(d);
+	ck_assert_str_eq(stir_diag_get_message(d), "fuse with coo stores the "
+		"rows that searches of indptr arrays find, but axis 'J' is "
+		"sparse_fixed (its rows come by division): fuse it without coo");
+	ck_assert_int_eq(stir_diag_get_loc(d).line, 9);
+	char *after = stir_module_to_str(l.m);
+	ck_assert_str_eq(after, before);
+	free(after);
+	free(before);
+	unload(&l);
 }
 END_TEST
 
@@ -182,6 +331,7 @@ int main(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_legal);
 	tcase_add_test(tc, test_illegal);
+	tcase_add_test(tc, test_coo);
 	suite_add_tcase(s, tc);
 	return test_run_suite(s);
 }

@@ -574,8 +574,8 @@ START_TEST(test_error_statements)
 		"  }\n"
 		"  X[i] = 1.0;\n"
 		"}\n",
-		"2:24: error: unknown structure array 'X.values': expected indptr or "
-		"indices\n"
+		"2:24: error: unknown structure array 'X.values': expected indptr, "
+		"indices or pos_AXIS\n"
 		"3:13: error: a loop starts at 0\n"
 		"4:16: error: a block variable is 'S' or 'R', not 'Spatial'\n"
 		"4:36: error: undefined name 'v'\n"

@@ -112,7 +112,7 @@ static stir_stmt *iter_axes(stir_kernel *k, const char *name, const char *vars,
 	}
 	for (int i = 0; i < n; i++)
 		g[i] = (stir_iter_group){ STIR_GROUP_AXIS, 1,
-			(stir_axis **)&axes[i], NULL };
+			(stir_axis **)&axes[i], NULL, false };
 	stir_stmt *s = stir_stmt_iter(k, name, n, g, nv, names, kinds);
 	ck_assert_ptr_nonnull(s);
 	return s;
@@ -175,8 +175,8 @@ START_TEST(test_valid_fuse)
 	stir_buffer *S = stir_kernel_add_tensor(k, "S", STIR_F32, 2,
 		(stir_axis *[]){ f.I, f.J });
 	stir_iter_group g[2] = {
-		{ STIR_GROUP_FUSE, 2, (stir_axis *[]){ f.I, f.J }, NULL },
-		{ STIR_GROUP_AXIS, 1, (stir_axis *[]){ f.K }, NULL },
+		{ STIR_GROUP_FUSE, 2, (stir_axis *[]){ f.I, f.J }, NULL, false },
+		{ STIR_GROUP_AXIS, 1, (stir_axis *[]){ f.K }, NULL, false },
 	};
 	stir_stmt *s = stir_stmt_iter(k, "sddmm", 2, g, 3,
 		(const char *[]){ "i", "j", "k" }, "SSR");
@@ -228,7 +228,8 @@ START_TEST(test_valid_nested)
 	stir_stmt_iter_append_body(mx, cond);
 	stir_stmt_iter_append_body(rows, mx);
 	/* an i32 value into the i64 tensor E, and i64 / i32 as an index */
-	stir_iter_group g = { STIR_GROUP_ATTACH, 1, (stir_axis *[]){ f.J }, f.I };
+	stir_iter_group g = { STIR_GROUP_ATTACH, 1, (stir_axis *[]){ f.J }, f.I,
+		false };
 	stir_stmt *att = stir_stmt_iter(k, "att", 1, &g, 1,
 		(const char *[]){ "jj" }, "S");
 	stir_stmt_iter_append_body(att, STORE(k, E, STIR_STORE_ADD,
@@ -687,10 +688,11 @@ START_TEST(test_fuse)
 	fx_init(&f);
 	stir_kernel *k = f.k;
 	stir_iter_group g1 = { STIR_GROUP_FUSE, 2, (stir_axis *[]){ f.I, f.K },
-		NULL };
+		NULL, false };
 	stir_kernel_append_stmt(k, at_s(stir_stmt_iter(k, "x", 1, &g1, 2,
 		(const char *[]){ "i", "k" }, "SS"), 9, 3));
-	stir_iter_group g2 = { STIR_GROUP_FUSE, 1, (stir_axis *[]){ f.I }, NULL };
+	stir_iter_group g2 = { STIR_GROUP_FUSE, 1, (stir_axis *[]){ f.I }, NULL,
+		false };
 	stir_kernel_append_stmt(k, at_s(stir_stmt_iter(k, "y", 1, &g2, 1,
 		(const char *[]){ "i" }, "S"), 10, 3));
 	/* fuse(J, K) under an enclosing I: J is fine, K is not J's child */
@@ -698,7 +700,7 @@ START_TEST(test_fuse)
 	stir_axis *Kc = stir_kernel_add_dense_variable(k, "Kc", f.J,
 		stir_expr_int(k, 4), stir_expr_int(k, 8));
 	stir_iter_group g3 = { STIR_GROUP_FUSE, 2, (stir_axis *[]){ f.J, Kc },
-		NULL };
+		NULL, false };
 	stir_stmt_iter_append_body(o, at_s(stir_stmt_iter(k, "z", 1, &g3, 2,
 		(const char *[]){ "j", "kc" }, "SS"), 11, 5));
 	stir_kernel_append_stmt(k, o);
@@ -716,12 +718,13 @@ START_TEST(test_attach)
 	fx_init(&f);
 	stir_kernel *k = f.k;
 	stir_iter_group g1[2] = {
-		{ STIR_GROUP_AXIS, 1, (stir_axis *[]){ f.I }, NULL },
-		{ STIR_GROUP_ATTACH, 1, (stir_axis *[]){ f.K }, f.I },
+		{ STIR_GROUP_AXIS, 1, (stir_axis *[]){ f.I }, NULL, false },
+		{ STIR_GROUP_ATTACH, 1, (stir_axis *[]){ f.K }, f.I, false },
 	};
 	stir_kernel_append_stmt(k, at_s(stir_stmt_iter(k, "x", 2, g1, 2,
 		(const char *[]){ "i", "k" }, "SS"), 9, 3));
-	stir_iter_group g2 = { STIR_GROUP_ATTACH, 1, (stir_axis *[]){ f.J }, f.Jd };
+	stir_iter_group g2 = { STIR_GROUP_ATTACH, 1, (stir_axis *[]){ f.J }, f.Jd,
+		false };
 	stir_kernel_append_stmt(k, at_s(stir_stmt_iter(k, "y", 1, &g2, 1,
 		(const char *[]){ "j" }, "S"), 10, 3));
 	expect(&f,
@@ -745,9 +748,9 @@ START_TEST(test_init_dependence)
 	stir_kernel_append_stmt(k, s);
 	/* attach(J, Jd) hangs J under the reduction axis Jd */
 	stir_iter_group g[3] = {
-		{ STIR_GROUP_AXIS, 1, &f.I, NULL },
-		{ STIR_GROUP_AXIS, 1, &f.Jd, NULL },
-		{ STIR_GROUP_ATTACH, 1, &f.J, f.Jd },
+		{ STIR_GROUP_AXIS, 1, &f.I, NULL, false },
+		{ STIR_GROUP_AXIS, 1, &f.Jd, NULL, false },
+		{ STIR_GROUP_ATTACH, 1, &f.J, f.Jd, false },
 	};
 	s = at_s(stir_stmt_iter(k, "y", 3, g, 3,
 		(const char *[]){ "i", "jd", "j" }, "SRS"), 10, 3);

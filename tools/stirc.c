@@ -1127,6 +1127,24 @@ static int note_option(stir_ctx *ctx, const char *opt, const name_value *nv)
 	return -1;
 }
 
+/* ctx, o: after a failed check of the arrays, say which --in file held
+ * the array the last error names (a COO array that disagrees with the
+ * structure is found only once everything is bound).  Returns -1. */
+static int name_in_file(stir_ctx *ctx, const options *o)
+{
+	int nd = stir_ctx_n_diagnostics(ctx);
+	const char *msg = nd ? stir_diag_get_message(stir_ctx_get_diagnostic(ctx,
+		nd - 1)) : "";
+	for (int i = 0; i < o->n_in; i++) {
+		size_t len = strlen(o->in[i].name);
+		const char *at = strstr(msg, o->in[i].name);
+		if (at && at > msg && at[-1] == '\'' && at[len] == '\'')
+			fprintf(stderr, "stirc: array '%s' was read from --in %s=%s\n",
+				o->in[i].name, o->in[i].name, o->in[i].value);
+	}
+	return -1;
+}
+
 /* ctx, k, b, o, s: bind --size, --mtx and --in (converting arrays to the
  * kernel's types and taking sizes from their shapes), then --random, to
  * unscheduled kernel k; then what schedule s (or NULL) needs besides:
@@ -1161,23 +1179,57 @@ static int bind_inputs(stir_ctx *ctx, stir_kernel *k, stir_bindings *b,
 		if (stir_kernel_bind_array(k, b, o->in[i].name, a) < 0)
 			return note_option(ctx, "--in", &o->in[i]);
 	}
-	if (o->have_seed && stir_kernel_bind_random(k, b, o->seed) < 0)
-		return -1;
+	/* both derive the COO arrays of fused groups, or check those read */
+	if ((o->have_seed && stir_kernel_bind_random(k, b, o->seed) < 0) ||
+	    stir_kernel_bind_coo(k, b) < 0)
+		return name_in_file(ctx, o);
 	if (stir_kernel_bind_outputs(k, b) < 0)
 		return -1;
 	return s ? stir_schedule_bind_formats(s, k, b) : 0;
 }
 
-/* k, by, got, want, what, worst: compare every tensor of k in the two
- * bindings, "got" computed by kernel "by" (a form of k);
- * *worst receives the largest absolute difference.  Each tensor that
- * differs beyond the tolerance of its type as "by" computes it
- * (stir_kernel_get_tolerance) is reported on stderr, saying what "want"
- * came from.  Returns the number of such tensors. */
-static int compare_outputs(stir_kernel *k, const stir_kernel *by,
-	stir_bindings *got, stir_bindings *want, const char *what, double *worst)
+/* got, want, mag, tol, where: the number of elements of "got" that differ
+ * from "want" by more than tol * (1 + the larger of |want| and "mag"'s
+ * element, the sum of the magnitudes of its terms); the worst in *where
+ * (-1 when none). */
+static int64_t count_beyond_sum_bound(const stir_array *got,
+	const stir_array *want, const stir_array *mag, double tol, int64_t *where)
 {
-	int bad = 0;
+	int64_t bad = 0;
+	double far = 0;
+	*where = -1;
+	for (int64_t j = 0; j < stir_array_get_len(want); j++) {
+		double x = stir_array_get_double(got, j);
+		double y = stir_array_get_double(want, j);
+		double m = fmax(fabs(y), stir_array_get_double(mag, j));
+		double d = isnan(x) != isnan(y) ? INFINITY : fabs(x - y);
+		if (d > tol * (1 + m) || isnan(m)) {
+			if (bad == 0 || d > far)
+				*where = j;
+			far = fmax(far, d);
+			bad++;
+		}
+	}
+	return bad;
+}
+
+/* k, by, got, want, in, what, worst: compare every tensor of k in the
+ * two bindings, "got" computed by kernel "by" (a form of k) from inputs
+ * "in" (NULL: unknown); *worst receives the largest absolute difference.
+ * A tensor that differs beyond the tolerance of its type as "by" computes
+ * it (stir_kernel_get_tolerance) relative to each element is compared
+ * again, when k is a sum of products and "in" is known, with the
+ * tolerance relative to the sum of the magnitudes of each element's terms
+ * (stir_kernel_interpret_magnitudes: a float sum's rounding scales with
+ * it, and where terms cancel it is far larger than the result).  Each
+ * tensor beyond that too is reported on stderr, saying what "want" came
+ * from.  Returns the number of such tensors. */
+static int compare_outputs(stir_kernel *k, const stir_kernel *by,
+	stir_bindings *got, stir_bindings *want, const stir_bindings *in,
+	const char *what, double *worst)
+{
+	int bad = 0, mag_rc = 1;
+	stir_bindings *mag = NULL;
 	*worst = 0;
 	for (int i = 0; i < stir_kernel_n_buffers(k); i++) {
 		stir_buffer *buf = stir_kernel_get_buffer(k, i);
@@ -1188,9 +1240,21 @@ static int compare_outputs(stir_kernel *k, const stir_kernel *by,
 		stir_array *r = stir_bindings_get_array(want, name);
 		int64_t where;
 		double far;
-		stir_array_compare_within(a, r, stir_kernel_get_tolerance(by,
-			stir_array_get_dtype(r)), &where, &far);
+		double tol = stir_kernel_get_tolerance(by, stir_array_get_dtype(r));
+		stir_array_compare_within(a, r, tol, &where, &far);
 		*worst = fmax(*worst, far);
+		if (where >= 0 && in && stir_dtype_is_float(stir_array_get_dtype(r))) {
+			if (!mag && (mag = stir_bindings_copy(in)))
+				mag_rc = stir_kernel_interpret_magnitudes(k, mag);
+			stir_array *m = mag_rc == 0 ? stir_bindings_get_array(mag,
+				name) : NULL;
+			if (m && stir_array_get_len(m) == stir_array_get_len(r) &&
+			    count_beyond_sum_bound(a, r, m, tol, &where) == 0)
+				printf("check: %s is within the float-sum bound of %s "
+					"(max |diff| %g: its terms cancel; tolerance %g "
+					"relative to the sum of their magnitudes)\n", name,
+					what, far, tol);
+		}
 		if (where >= 0) {
 			fprintf(stderr, "stirc: mismatch: %s[%" PRId64 "] is %.9g, %s "
 				"gives %.9g\n", name, where,
@@ -1199,6 +1263,7 @@ static int compare_outputs(stir_kernel *k, const stir_kernel *by,
 			bad++;
 		}
 	}
+	stir_bindings_free(mag);
 	return bad;
 }
 
@@ -1362,7 +1427,8 @@ static int cmd_run(int argc, char **argv)
 	stir_ctx *ctx = stir_ctx_alloc();
 	stir_module *src = read_at_stage(ctx, &o, 0, &rc), *m = NULL;
 	stir_kernel *k = NULL, *kr = NULL;
-	stir_bindings *b = stir_bindings_alloc(), *ref = NULL;
+	stir_bindings *b = stir_bindings_alloc(), *ref = NULL,
+		*in = NULL;
 	stir_device *dev = NULL;
 	stir_gpu_kernel *gk = NULL;
 	stir_schedule *s = NULL;
@@ -1415,7 +1481,8 @@ static int cmd_run(int argc, char **argv)
 	}
 	if (o.check && cuda)
 		poison_outputs(gk, b);
-	if (o.check && !(ref = stir_bindings_copy(b))) {
+	if (o.check && (!(ref = stir_bindings_copy(b)) ||
+	    !(in = stir_bindings_copy(b)))) {
 		rc = EXIT_WRONG;
 		goto out;
 	}
@@ -1448,7 +1515,7 @@ static int cmd_run(int argc, char **argv)
 			stir_kernel_get_stage(k) == STIR_STAGE_1 ? "I" :
 			stir_kernel_get_stage(k) == STIR_STAGE_2 ? "II" : "III");
 		if (stir_kernel_interpret(k, ref) < 0 ||
-		    compare_outputs(k, kr, b, ref, what, &worst)) {
+		    compare_outputs(k, kr, b, ref, in, what, &worst)) {
 			rc = EXIT_WRONG;
 			goto out;
 		}
@@ -1466,6 +1533,7 @@ out:
 	stir_device_free(dev);
 	stir_schedule_free(s);
 	stir_bindings_free(ref);
+	stir_bindings_free(in);
 	stir_bindings_free(b);
 	stir_module_free(m);
 	stir_module_free(src);
@@ -1490,7 +1558,8 @@ static int verify_gpu(stir_kernel *k, const stir_gpu_kernel *gk,
 		goto out;
 	double d;
 	bad = compare_outputs(k, stir_cuda_plan_get_kernel(
-		stir_gpu_kernel_get_plan(gk)), got, want, "stage I (vs cuda)", &d);
+		stir_gpu_kernel_get_plan(gk)), got, want, in, "stage I (vs cuda)",
+		&d);
 	*worst = fmax(*worst, d);
 out:
 	stir_bindings_free(got);
@@ -1528,7 +1597,7 @@ static int verify_seed(stir_ctx *ctx, stir_kernel *k, stir_kernel *const *kn,
 			bad = -1;
 			goto out;
 		}
-		bad += compare_outputs(k, kn[s], got, want, what[s], &d);
+		bad += compare_outputs(k, kn[s], got, want, in, what[s], &d);
 		worst[s] = fmax(worst[s], d);
 		stir_bindings_free(got);
 	}

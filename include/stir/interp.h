@@ -31,6 +31,19 @@ STIR_EXPORT int stir_kernel_check_bindings(__stir_keep const stir_kernel *k,
 STIR_EXPORT int stir_kernel_interpret(__stir_keep const stir_kernel *k,
 	__stir_keep stir_bindings *b);
 
+/* Run stage I kernel "k" on "b" for the magnitudes of its sums: every
+ * float array of b replaced by its magnitude, then a copy of k run with
+ * every subtraction made an addition and every negation dropped, so that
+ * each output element receives the sum of the magnitudes of the terms
+ * that make it -- the scale of its rounding error when the terms are
+ * added in another order (atomic adds on the GPU), which a check of a
+ * result whose terms cancel must allow (ir/magnitude.c).  0; 1 (b's
+ * float arrays made magnitudes, nothing run) when k computes its floats
+ * with more than + - * /, abs and casts between float types; -1 with
+ * diagnostics on an error. */
+STIR_EXPORT int stir_kernel_interpret_magnitudes(
+	__stir_keep const stir_kernel *k, __stir_keep stir_bindings *b);
+
 /* Bind every size and array of "k" that "b" does not hold yet to valid
  * random data drawn from "seed": sizes not determined by structure in a
  * small range, structure arrays that satisfy the axes' rules (including
@@ -78,6 +91,17 @@ STIR_EXPORT __stir_give stir_csr *stir_kernel_read_csr_from_file(
  * already bound to another value is an error.  0 or -1 with diagnostics. */
 STIR_EXPORT int stir_kernel_bind_array(__stir_keep const stir_kernel *k,
 	__stir_keep stir_bindings *b, const char *name, __stir_take stir_array *a);
+
+/* Bind the COO arrays of "k" (stir_sparse_fuse_coo: "J.pos_X" for every
+ * fuse group with coo at stage I, every COO buffer at stage II) that "b"
+ * does not hold yet, derived from the bound indptr arrays, and check
+ * those it holds against them; every size must be bound.  A stage III
+ * kernel has none to bind (its COO buffers take arrays as they are,
+ * checked only against their domains): bind them for the stage I or II
+ * form.  0 or -1 with diagnostics (an array that disagrees names its
+ * first bad entry). */
+STIR_EXPORT int stir_kernel_bind_coo(__stir_keep const stir_kernel *k,
+	__stir_keep stir_bindings *b);
 
 /* Bind a zero-filled array to every tensor of "k" that the kernel writes
  * and "b" does not hold yet (its outputs); every size must be bound.  0 or

@@ -52,6 +52,9 @@ typedef enum stir_buffer_kind {
 	STIR_BUFFER_LOCAL,  /* allocated by the kernel */
 	STIR_BUFFER_INDPTR, /* stage II/III: an axis's indptr array */
 	STIR_BUFFER_INDICES, /* stage II/III: an axis's indices array */
+	STIR_BUFFER_COO,    /* stage II/III: for every position of a fused
+	                       group's last axis J, the position of its
+	                       ancestor X ("J.pos_X", a COO array) */
 } stir_buffer_kind;
 
 /* Where a buffer lives on the GPU (stage III). */
@@ -159,6 +162,10 @@ typedef struct stir_iter_group {
 	int n_axes;              /* 1 unless kind is STIR_GROUP_FUSE */
 	stir_axis **axes;        /* the member axes, borrowed */
 	stir_axis *attach_parent; /* the new parent for STIR_GROUP_ATTACH */
+	bool coo;                /* STIR_GROUP_FUSE: every member's position
+	                            read from a stored array (the group's COO
+	                            arrays, docs/schedules.md) instead of
+	                            searched; stage I semantics unchanged */
 } stir_iter_group;
 
 /* ---- module ---- */

@@ -32,6 +32,16 @@ STIR_EXPORT int stir_sparse_reorder(__stir_keep stir_kernel *k,
  * 0, or -1 with the kernel untouched. */
 STIR_EXPORT int stir_sparse_fuse(__stir_keep stir_kernel *k, const char *iter,
 	int n, const char *const *iters);
+/* stir_sparse_fuse, with the group's COO arrays (fuse(.., coo = true),
+ * docs/schedules.md): lowering reads every member's position from an
+ * array "J.pos_X" over the positions of the last member J (one load)
+ * instead of searching the indptr arrays for it; the arrays are derived
+ * from the indptr arrays when the structure is bound
+ * (stir_kernel_bind_coo) and checked against them.  Every member after
+ * the first must have an indptr (dense_variable or sparse_variable).
+ * Stage I semantics are unchanged. */
+STIR_EXPORT int stir_sparse_fuse_coo(__stir_keep stir_kernel *k,
+	const char *iter, int n, const char *const *iters);
 
 /* Specialize kernel k (any stage) for size parameter "param" = value: every
  * use of the parameter becomes the literal, and the parameter leaves the

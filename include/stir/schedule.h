@@ -52,7 +52,9 @@ typedef enum stir_made_kind {
 	STIR_MADE_INIT_ITER,   /* an iteration made of another's init */
 	STIR_MADE_AXIS,        /* an axis */
 	STIR_MADE_PARAM,       /* a size parameter */
-	STIR_MADE_KERNEL       /* a kernel of the module */
+	STIR_MADE_KERNEL,      /* a kernel of the module */
+	STIR_MADE_COO          /* a COO buffer of a fused group (from its last
+	                          axis; docs/schedules.md) */
 } stir_made_kind;
 
 /* The number of things of kind "kind" the last primitive applied to k
@@ -357,8 +359,12 @@ STIR_EXPORT int stir_schedule_bind_sizes(__stir_keep const stir_schedule *s,
  * inputs b holds).  Names and index types are those decompose_format
  * gives; a hybrid rule binds every part, the empty ones as arrays without
  * elements, and pads full rows at a column they hold (the slots hold 0).
- * Custom rules cannot be built.  0 (nothing to do without decompose
- * steps), or -1 with an error. */
+ * Custom rules cannot be built.  For every stage I sparse_fuse step with
+ * coo, the COO arrays of the fused axes ("J.pos_I", ...), derived from
+ * k's structure arrays in b (checked when b holds them already; the
+ * iteration must be k's own, not one an earlier step makes).  0 (nothing
+ * to do without decompose steps or fuse steps with coo), or -1 with an
+ * error. */
 STIR_EXPORT int stir_schedule_bind_formats(__stir_keep const stir_schedule *s,
 	__stir_keep const stir_kernel *k, __stir_keep stir_bindings *b);
 
