@@ -35,9 +35,11 @@
 static const char *const schedule_name[] = { "fused", "rows" };
 
 /* The program's own flags (bits of bench_options.flags). */
-static const char *const flags[] = { "--fused-only", "--rows-only", NULL };
+static const char *const flags[] = { "--fused-only", "--rows-only",
+	"--vblock", NULL };
 #define FUSED_ONLY 1u
 #define ROWS_ONLY 2u
+#define VBLOCK 4u
 
 /* One result, for the table and the JSON. */
 typedef struct result {
@@ -76,6 +78,9 @@ static bool candidate(const bench_options *o, int64_t feat, int i,
 	}
 	return true;
 }
+
+static stir_kernel *vblock_kernel(stir_ctx *ctx, const bench_options *o,
+	int64_t rows, const char *name, stir_module **mod);
 
 /* The kernel of schedule "rows" (0 fused, 1 rows). */
 static const char *kernel_name(int rows)
@@ -130,6 +135,19 @@ static void compile_graph(stir_ctx *ctx, const bench_options *o,
 				o->feats[fi], &co, &m);
 			if (!gk)
 				bench_fail(ctx, "compiling an SDDMM kernel");
+			stir_gpu_kernel_free(gk);
+			stir_module_free(m);
+		}
+		for (int64_t rows = 4; (o->flags & VBLOCK) && rows <= 8;
+		     rows *= 2) {
+			stir_module *m = NULL;
+			stir_kernel *k = vblock_kernel(ctx, o, rows, "sddmm_vb",
+				&m);
+			stir_gpu_kernel *gk = k && stir_recipe_sddmm_vblock(k,
+				stir_sddmm_map_features(o->feats[fi])) == 0 ?
+				stir_gpu_kernel_compile(k, &co) : NULL;
+			if (!gk)
+				bench_fail(ctx, "compiling the vblock kernel");
 			stir_gpu_kernel_free(gk);
 			stir_module_free(m);
 		}
@@ -242,6 +260,183 @@ static void run_candidates(stir_ctx *ctx, const bench_options *o,
 	}
 }
 
+/* The rows of a graph in groups of "rows" (4 or 8) over the union of
+ * their columns (examples/sddmm_vb4.stir, sddmm_vb8.stir): the groups'
+ * column lists, and the place of each non-zero among its group's slots
+ * ("rows" a column). */
+typedef struct vblock {
+	int64_t rows;               /* rows a group */
+	int64_t mb, nnzb;           /* groups, columns over all groups */
+	int32_t *indptr, *indices;  /* the groups' sorted column lists */
+	int32_t *pos;               /* non-zero p: its slot in S of sddmm_vb */
+} vblock;
+
+/* a, b: qsort's order of two int32_t. */
+static int cmp_i32(const void *a, const void *b)
+{
+	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* a, rows, v: the groups of "rows" rows of graph a into v; -1 when
+ * memory runs out. */
+static int vblock_init(const bench_csr32 *a, int64_t rows, vblock *v)
+{
+	memset(v, 0, sizeof(*v));
+	v->rows = rows;
+	v->mb = (a->m + rows - 1) / rows;
+	int32_t *slot = malloc((size_t)(a->n > 0 ? a->n : 1) * sizeof(*slot));
+	v->indptr = malloc((size_t)(v->mb + 1) * sizeof(*v->indptr));
+	v->indices = malloc((size_t)(a->nnz > 0 ? a->nnz : 1) * 4);
+	v->pos = malloc((size_t)(a->nnz > 0 ? a->nnz : 1) * 4);
+	if (!slot || !v->indptr || !v->indices || !v->pos) {
+		free(slot);
+		return -1;
+	}
+	for (int64_t c = 0; c < a->n; c++)
+		slot[c] = -1;
+	v->indptr[0] = 0;
+	for (int64_t b = 0; b < v->mb; b++) {
+		int64_t r0 = b * rows, r1 = r0 + rows < a->m ?
+			r0 + rows : a->m, start = v->nnzb;
+		for (int64_t p = a->indptr[r0]; p < a->indptr[r1]; p++)
+			if (slot[a->indices[p]] != (int32_t)b) {
+				slot[a->indices[p]] = (int32_t)b;
+				v->indices[v->nnzb++] = a->indices[p];
+			}
+		qsort(v->indices + start, (size_t)(v->nnzb - start), 4, cmp_i32);
+		v->indptr[b + 1] = (int32_t)v->nnzb;
+		/* slot[c]: now the column's place in the group's list */
+		for (int64_t q = start; q < v->nnzb; q++)
+			slot[v->indices[q]] = (int32_t)q;
+		for (int64_t r = r0; r < r1; r++)
+			for (int64_t p = a->indptr[r]; p < a->indptr[r + 1]; p++)
+				v->pos[p] = slot[a->indices[p]] * (int32_t)rows +
+					(int32_t)(r - r0);
+		/* marks of this group may not look like the next one's */
+		for (int64_t q = start; q < v->nnzb; q++)
+			slot[v->indices[q]] = -2;
+	}
+	free(slot);
+	return 0;
+}
+
+/* v: free the arrays of v. */
+static void vblock_release(vblock *v)
+{
+	free(v->indptr);
+	free(v->indices);
+	free(v->pos);
+}
+
+/* ctx, o, rows, name, mod: kernel "name" of sddmm_vbROWS.stir (rows > 0)
+ * or sddmm_vb_gather.stir (rows 0) in the folder of --program, NULL with
+ * diagnostics. */
+static stir_kernel *vblock_kernel(stir_ctx *ctx, const bench_options *o,
+	int64_t rows, const char *name, stir_module **mod)
+{
+	char buf[4096];
+	const char *slash = strrchr(o->program, '/');
+	int dir = slash ? (int)(slash - o->program) + 1 : 0;
+	if (rows > 0)
+		snprintf(buf, sizeof(buf), "%.*ssddmm_vb%lld.stir", dir,
+			o->program, (long long)rows);
+	else
+		snprintf(buf, sizeof(buf), "%.*ssddmm_vb_gather.stir", dir,
+			o->program);
+	return bench_read_kernel(ctx, buf, name, mod);
+}
+
+/* ctx, o, dev, co, a, r, x, y, want: --vblock: the SDDMM over groups of
+ * 4 rows (stir_recipe_sddmm_vblock), checked against a float64 reference
+ * of every slot and timed, then the gather of its values into the
+ * matrix's order (sddmm_vb_gather), checked against cuSPARSE's result
+ * "want" and timed; both times and their sum printed (the sum is what a
+ * CSR user pays; the gather times with the L2 flushed too). */
+static void run_vblock(stir_ctx *ctx, const bench_options *o,
+	stir_device *dev, const stir_compile_options *co, const bench_csr32 *a,
+	const result *r, const float *x, const float *y, const float *want,
+	int64_t rows)
+{
+	vblock v;
+	int64_t feat = r->feat;
+	if (vblock_init(a, rows, &v) < 0)
+		bench_fail(ctx, "grouping the rows");
+	int64_t nv = v.nnzb * rows;
+	float *xp = calloc((size_t)(v.mb * rows * feat) + 1, 4);
+	float *ref = malloc((size_t)nv * 4 + 4);
+	if (!xp || !ref)
+		bench_fail(ctx, "allocating the groups");
+	memcpy(xp, x, (size_t)(a->m * feat) * 4);
+	for (int64_t b = 0; b < v.mb; b++)
+		for (int64_t q = v.indptr[b]; q < v.indptr[b + 1]; q++)
+			for (int g = 0; g < rows; g++) {
+				const float *xr = xp + (b * rows + g) * feat;
+				const float *yr = y + (int64_t)v.indices[q] * feat;
+				double d = 0;
+				for (int64_t f = 0; f < feat; f++)
+					d += (double)xr[f] * yr[f];
+				ref[q * rows + g] = (float)d;
+			}
+	stir_module *m1 = NULL, *m2 = NULL;
+	stir_kernel *k1 = vblock_kernel(ctx, o, rows, "sddmm_vb", &m1);
+	stir_kernel *k2 = vblock_kernel(ctx, o, 0, "sddmm_vb_gather", &m2);
+	stir_gpu_kernel *g1 = k1 && stir_recipe_sddmm_vblock(k1,
+		stir_sddmm_map_features(feat)) == 0 ?
+		stir_gpu_kernel_compile(k1, co) : NULL;
+	stir_gpu_kernel *g2 = k2 && stir_kernel_prepare_for_gpu(k2) == 0 ?
+		stir_gpu_kernel_compile(k2, co) : NULL;
+	stir_bindings *b1 = stir_bindings_alloc(), *b2 = stir_bindings_alloc();
+	double ms1 = -1, ms2 = -1, e1 = 0, e2 = 0;
+	int rc = g1 && g2 ? 0 : -1;
+	if (rc == 0) {
+		stir_bindings_set_size(b1, "m", v.mb);
+		stir_bindings_set_size(b1, "n", a->n);
+		stir_bindings_set_size(b1, "nnz", v.nnzb);
+		bench_bind_copy(ctx, b1, "J.indptr", STIR_I32, v.mb + 1,
+			v.indptr);
+		bench_bind_copy(ctx, b1, "J.indices", STIR_I32, v.nnzb,
+			v.indices);
+		bench_bind_copy(ctx, b1, "X", STIR_F32, v.mb * rows * feat,
+			xp);
+		bench_bind_copy(ctx, b1, "Y", STIR_F32, a->n * feat, y);
+		stir_bindings_set_size(b2, "nnz", a->nnz);
+		stir_bindings_set_size(b2, "nv", nv);
+		bench_bind_copy(ctx, b2, "Pos", STIR_I32, a->nnz, v.pos);
+		bench_bind_copy(ctx, b2, "Sv", STIR_F32, nv, ref);
+		rc = stir_kernel_bind_outputs(k1, b1) < 0 ||
+			stir_kernel_bind_outputs(k2, b2) < 0 ||
+			bench_run_stir(g1, dev, b1, "S", ref, nv, o->reps, &ms1,
+			&e1) < 0 ||
+			bench_run_stir(g2, dev, b2, "S", want, a->nnz, o->reps,
+			&ms2, &e2) < 0 ? -1 : 0;
+	}
+	if (rc < 0) {
+		fprintf(stderr, "bench: %s feat %lld: the vblock kernels fail:\n",
+			r->graph, (long long)feat);
+		stir_ctx_print_diagnostics(ctx, stderr);
+	} else {
+		printf("%-16s vblock%lld feat %5lld: slots/nnz %.3f | sddmm_vb "
+			"%.4f ms (err %.2g) + gather %.4f ms (err %.2g) = %.4f ms"
+			" | cuSPARSE %.4f ms: %.2fx (best candidate %.4f ms)\n",
+			r->graph, (long long)rows, (long long)feat,
+			(double)nv / (double)(a->nnz > 0 ? a->nnz : 1), ms1, e1,
+			ms2, e2, ms1 + ms2, r->cusparse_ms,
+			r->cusparse_ms / (ms1 + ms2), r->stir_ms);
+		fflush(stdout);
+	}
+	stir_ctx_clear_diagnostics(ctx);
+	stir_bindings_free(b1);
+	stir_bindings_free(b2);
+	stir_gpu_kernel_free(g1);
+	stir_gpu_kernel_free(g2);
+	stir_module_free(m1);
+	stir_module_free(m2);
+	free(xp);
+	free(ref);
+	vblock_release(&v);
+}
+
 /* ctx, o, g, spec, results, n: run one graph at every feature size,
  * appending to results[*n]. */
 static void run_graph(stir_ctx *ctx, const bench_options *o,
@@ -291,6 +486,9 @@ static void run_graph(stir_ctx *ctx, const bench_options *o,
 			bench_fail(ctx, "cuSPARSE SDDMM");
 		bench_op_free(op);
 		run_candidates(ctx, o, dev, &g->co, &a, r, x, y, want);
+		for (int64_t rows = 4; (o->flags & VBLOCK) && rows <= 8;
+		     rows *= 2)
+			run_vblock(ctx, o, dev, &g->co, &a, r, x, y, want, rows);
 		printf("%-16s %8lld %10lld %5lld | %10.4f %8.1f | %10.4f %8.1f "
 			"%7.2fx %9.2g | %-5s %2lldx%lld\n", gname, (long long)a.m,
 			(long long)a.nnz, (long long)feat, r->cusparse_ms,

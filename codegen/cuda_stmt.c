@@ -327,9 +327,13 @@ static void emit_block(emitter *e, const stir_stmt *s, const ectx *ctx)
 	 * the combining tree */
 	const stir_stmt *red_store = (s->u.block.flags &
 		STIR_BLOCK_CROSS_THREAD) ? stir_stmt_at(&s->u.block.body, 0) : NULL;
+	/* into a register array, the element is emitted here too */
+	const red *r = red_store ? cuda_red_of(ctx, red_store) : NULL;
 	for (int i = 0; i < s->u.block.n_vars; i++) {
 		const stir_var *v = s->u.block.vars[i];
-		if (red_store ? !cuda_names_var(e, red_store->u.store.value, v) :
+		if (red_store ? !cuda_names_var(e, red_store->u.store.value, v) &&
+		    !(r && r->elems && cuda_names_var(e,
+		    red_store->u.store.idx[0], v)) :
 		    !cuda_list_names_var(e, &s->u.block.body, v))
 			continue; /* unused: no declaration to warn about */
 		cuda_put_const(e, v);

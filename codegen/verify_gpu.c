@@ -462,9 +462,15 @@ void cuda_check_red(emitter *e, const stir_stmt *L, red *r,
 			"(one warp)", name, buf->name, bx);
 		return;
 	}
-	unsigned div = ctx->divergent & THREAD_DIMS;
-	bool warp_ok = !(div & DIM_BIT(STIR_THREAD_X)) &&
-		(bx % 32 == 0 || !div);
+	/* control flow may depend on threadIdx.y (.z) where every warp lies
+	 * within one of its values: the threads below it (x, or x by y) a
+	 * multiple of 32 (threads are numbered x first, then y, then z) */
+	unsigned div = ctx->divergent & THREAD_DIMS, whole = 0;
+	if (bx % 32 == 0)
+		whole |= DIM_BIT(STIR_THREAD_Y);
+	if (bx * la->lit_block[1] % 32 == 0)
+		whole |= DIM_BIT(STIR_THREAD_Z);
+	bool warp_ok = !(div & ~whole);
 	if (!warp_ok || (bx > 32 && div)) {
 		cuda_error(e, L->loc, "cross-thread block '%s': not every thread "
 			"of the %s reaches loop '%s'", name, bx > 32 ? "block" : "warp",

@@ -328,6 +328,13 @@ static int sddmm_candidate(stir_kernel *k, const sched_arg *a)
 		stir_sddmm_get_candidate(a->candidate), a->feat);
 }
 
+/* k, a: the SDDMM over groups of 4 rows (stir_recipe_sddmm_vblock) at
+ * a->feat features. */
+static int sddmm_vblock(stir_kernel *k, const sched_arg *a)
+{
+	return stir_recipe_sddmm_vblock(k, stir_sddmm_map_features(a->feat));
+}
+
 /* The written schedules, with the sizes of a larger run (some launches of
  * several thread blocks; the runs on Cora are stirc's, below). */
 static const struct {
@@ -458,6 +465,19 @@ static void find_programs(void)
 			p->arg.candidate = c;
 			p->graph = "tests/data/graphs/small.mtx";
 		}
+	}
+	/* the SDDMM over groups of 4 and of 8 rows: the graph's rows as the
+	 * groups, at 32 features (8 lanes of float4), 6 (3 lanes of float2)
+	 * and 1 */
+	static const int64_t vb_feats[] = { 32, 6, 1 };
+	static const char *const vb_files[] = { "examples/sddmm_vb4.stir",
+		"examples/sddmm_vb8.stir" };
+	for (size_t i = 0; i < 6; i++) {
+		emu_prog *p = add(vb_files[i / 3], "sddmm_vb", vb_files[i / 3],
+			"sddmm_vb", NULL);
+		p->schedule = sddmm_vblock;
+		p->arg.feat = vb_feats[i % 3];
+		p->graph = "tests/data/graphs/small.mtx";
 	}
 	/* features and threads a row: 8 features, 2 lanes of float4; 6:
 	 * float2 in three chunks on threadIdx.z; 64: 16 lanes; 256: 32 lanes

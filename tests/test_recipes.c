@@ -120,6 +120,41 @@ START_TEST(test_sddmm_candidates)
 }
 END_TEST
 
+START_TEST(test_sddmm_vblock)
+{
+	/* the SDDMM over groups of 4 and 8 rows: stage III, one launch, X's
+	 * rows of the group in shared memory, a register array of one sum a
+	 * row of the group reduced across the lanes; on the row program it
+	 * is refused with diagnostics */
+	static const char *const files[] = { "examples/sddmm_vb4.stir",
+		"examples/sddmm_vb8.stir" };
+	static const char *const arrays[] = { "stir_red0[4]", "stir_red0[8]" };
+	for (int t = 0; t < 2; t++) {
+		stir_ctx *ctx = stir_ctx_alloc();
+		stir_module *m;
+		stir_kernel *k = read_kernel(ctx, files[t], "sddmm_vb", &m);
+		int rc = stir_recipe_sddmm_vblock(k, stir_sddmm_map_features(128));
+		if (rc < 0)
+			stir_ctx_print_diagnostics(ctx, stderr);
+		ck_assert_int_eq(rc, 0);
+		ck_assert_int_eq(stir_kernel_get_stage(k), STIR_STAGE_3);
+		char *cuda = stir_kernel_to_cuda(k);
+		ck_assert_ptr_nonnull(cuda);
+		ck_assert_ptr_nonnull(strstr(cuda, "1 launch,"));
+		ck_assert_ptr_nonnull(strstr(cuda, "__shared__ float X_shared["));
+		ck_assert_ptr_nonnull(strstr(cuda, arrays[t]));
+		free(cuda);
+		stir_module_free(m);
+		k = read_kernel(ctx, "examples/sddmm_rows.stir", "sddmm_rows", &m);
+		ck_assert_int_eq(stir_recipe_sddmm_vblock(k,
+			stir_sddmm_map_features(128)), -1);
+		ck_assert_int_gt(stir_ctx_n_errors(ctx), 0);
+		stir_module_free(m);
+		stir_ctx_free(ctx);
+	}
+}
+END_TEST
+
 START_TEST(test_wrong_kernel)
 {
 	/* the SpMM recipe on the SDDMM kernel, and the other way round:
@@ -1009,6 +1044,7 @@ static Suite *recipes_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_spmm_candidates);
 	tcase_add_test(tc, test_sddmm_candidates);
+	tcase_add_test(tc, test_sddmm_vblock);
 	tcase_add_test(tc, test_wrong_kernel);
 	tcase_add_test(tc, test_spmm_model);
 	tcase_add_test(tc, test_sddmm_model);

@@ -245,6 +245,18 @@ STIR_EXPORT int stir_recipe_sddmm(__stir_keep stir_kernel *k, stir_sddmm_map fm)
 STIR_EXPORT int stir_recipe_sddmm_rows(__stir_keep stir_kernel *k,
 	stir_sddmm_map fm);
 
+/* The same for kernel "k", the stage I kernel sddmm_vb of
+ * examples/sddmm_vb4.stir or sddmm_vb8.stir (the matrix's rows in groups
+ * of 4 or 8 over the union of their columns, X padded to whole groups;
+ * bench_sddmm --vblock builds the groups): a group per thread block, X's
+ * rows of the group copied to shared memory, its columns fm.nnz at a time
+ * (threadIdx.y), fm.lanes lanes each (threadIdx.x) that read a vector of
+ * Y's row once for all the group's rows, S zeroed in the same launch.
+ * Not a candidate of the tuner (the runtime does not build the groups).
+ * 0, or -1 with diagnostics. */
+STIR_EXPORT int stir_recipe_sddmm_vblock(__stir_keep stir_kernel *k,
+	stir_sddmm_map fm);
+
 /* A candidate of the SDDMM: which schedule (fused over the non-zeros, or
  * row by row on examples/sddmm_rows.stir), at most how many lanes per
  * non-zero (stir_sddmm_map_lanes) and how many threads per thread block

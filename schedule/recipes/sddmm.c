@@ -219,6 +219,85 @@ static int rows_schedule(stir_kernel *k, stir_sddmm_map fm, bool x_shared)
 		stir_kernel_prepare_for_gpu(k) < 0 ? -1 : 0;
 }
 
+/* k, fm: see recipes.h.  The nest of examples/sddmm_vb4.stir (vb8) at
+ * stage II is the row schedule's with the loop g over the group's G = 4
+ * (8) rows between j and k; the schedule is the row schedule's (init moved
+ * into the group, X's rows of the group in shared memory, the group's
+ * columns fm.nnz at a time on threadIdx.y, fm.lanes lanes on threadIdx.x)
+ * with g moved inside the lanes' vectors (k_1, k_0, g, k_2): each lane
+ * reads a vector of Y's row once (cache_read at g) and multiplies it with
+ * the G rows of X, so the sum over the lanes (cross_thread_reduce) is of
+ * a register array of G elements, one a row (cache_write of S at k_1, in
+ * registers), written back once after the lanes' shuffles.  On an H100
+ * (bench/RESULTS.md) it reads 2.8 times fewer rows of Y than row by row on
+ * HB_bcsstk33, but is no faster at 32-256 features: its time is not the
+ * gathers'. */
+int stir_recipe_sddmm_vblock(stir_kernel *k, stir_sddmm_map fm)
+{
+	const int64_t fk[] = { 0, fm.lanes, fm.vec }, fk2[] = { 0, fm.lanes };
+	const int64_t fj[] = { 0, fm.nnz }, fx[] = { 0, fm.nnz, fm.lanes };
+	bool vec = fm.vec > 1;
+	const char *kl[3], *jl[2], *jil[2], *xl[3];
+	if (stir_specialize(k, "feat", fm.feat) < 0 ||
+	    stir_lower_sparse_iter(k) < 0)
+		return -1;
+	const char *blk = stir_kernel_get_made(k, STIR_MADE_BLOCK, 1);
+	const char *init = stir_kernel_get_made(k, STIR_MADE_INIT_BLOCK, 1);
+	if (stir_decompose_reduction(k, blk, "j") < 0 ||
+	    stir_cache_read(k, blk, "X", "j", STIR_SCOPE_SHARED) < 0)
+		return -1;
+	/* the group's rows of X in shared memory, copied by all the block's
+	 * threads */
+	const char *xs = stir_kernel_get_made(k, STIR_MADE_BUFFER, 0);
+	const char *xc = stir_kernel_get_made(k, STIR_MADE_BLOCK, 0);
+	const char *xa[] = { stir_kernel_get_made_from(k, STIR_MADE_LOOP, xc, 0),
+		stir_kernel_get_made_from(k, STIR_MADE_LOOP, xc, 1) };
+	if (!xs || !xc || !xa[0] || !xa[1]) {
+		stir_loc loc = { 0, 0, 0 };
+		stir_ctx_report(stir_module_get_ctx(stir_kernel_get_module(k)),
+			STIR_ERROR, loc, "stir_recipe_sddmm_vblock: kernel '%s' "
+			"is not the SDDMM over groups of rows of "
+			"examples/sddmm_vb4.stir (its X is not [I, G, K])",
+			stir_kernel_get_name(k));
+		return -1;
+	}
+	if (stir_fuse(k, xc, 2, xa) < 0)
+		return -1;
+	const char *xf = stir_kernel_get_made(k, STIR_MADE_LOOP, 0);
+	if (!xf || split(k, xc, xf, 3, fx, xl) < 0 ||
+	    stir_bind(k, xc, xl[1], STIR_THREAD_Y) < 0 ||
+	    stir_bind(k, xc, xl[2], STIR_THREAD_X) < 0 ||
+	    split(k, init, "j", 2, fj, jil) < 0 ||
+	    stir_bind(k, init, jil[1], STIR_THREAD_Y) < 0 ||
+	    split(k, blk, "k", vec ? 3 : 2, vec ? fk : fk2, kl) < 0)
+		return -1;
+	const char *order[] = { kl[1], kl[0], "g" };
+	if (stir_reorder(k, blk, 3, order) < 0 ||
+	    split(k, blk, "j", 2, fj, jl) < 0 ||
+	    stir_bind(k, blk, "i", STIR_BLOCK_X) < 0 ||
+	    stir_bind(k, blk, jl[1], STIR_THREAD_Y) < 0 ||
+	    stir_unroll(k, blk, kl[0]) < 0 ||
+	    stir_unroll(k, blk, "g") < 0 ||
+	    stir_lower_sparse_buffer(k) < 0)
+		return -1;
+	const char *y = stir_kernel_get_made_from(k, STIR_MADE_BUFFER, "Y", 0);
+	const char *s = stir_kernel_get_made_from(k, STIR_MADE_BUFFER, "S", 0);
+	if (stir_cache_write(k, blk, s, kl[1], STIR_SCOPE_LOCAL) < 0 ||
+	    stir_cross_thread_reduce(k, blk, kl[1]) < 0 ||
+	    stir_bind(k, blk, kl[1], STIR_THREAD_X) < 0)
+		return -1;
+	if (vec) {
+		const char *xc2, *xl2, *yc, *yl;
+		if (cache_local(k, blk, y, "g", &yc, &yl) < 0 ||
+		    cache_local(k, blk, xs, kl[2], &xc2, &xl2) < 0 ||
+		    stir_vectorize(k, yc, yl) < 0 ||
+		    stir_vectorize(k, xc2, xl2) < 0 ||
+		    stir_unroll(k, blk, kl[2]) < 0)
+			return -1;
+	}
+	return stir_kernel_prepare_for_gpu(k);
+}
+
 /* k, fm: see recipes.h. */
 int stir_recipe_sddmm_rows(stir_kernel *k, stir_sddmm_map fm)
 {
@@ -261,8 +340,9 @@ int stir_recipe_sddmm_candidate(stir_kernel *k, const stir_sddmm_params *p,
  * matrix's short rows are a few dependent loads), in blocks of 64 and 32
  * threads; on an H100 they gain up to 10% on Bai_cryg2500, DIMACS10_data,
  * HB_zenios and HB_bcsstk33 at 32-128 features (bench/RESULTS.md, which
- * also has the thread blocks over 2 or 4 consecutive rows that were
- * tried for L1 reuse of Y's rows and never won). */
+ * also has the thread blocks over several consecutive rows that were
+ * tried for L1 reuse of Y's rows and never won: 2 or 4 one after
+ * another, 4 to 16 side by side as whole warps on threadIdx.z). */
 static const stir_sddmm_params candidates[] = {
 	{ false, 32, 0, false }, { false, 16, 0, false },
 	{ false, 8, 0, false }, { false, 4, 0, false },
