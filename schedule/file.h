@@ -58,7 +58,8 @@ typedef enum sf_type {
 	X(RULES, "rules", SF_RULES) \
 	X(PARAM, "param", SF_NAME) \
 	X(VALUE, "value", SF_INT) \
-	X(INTRINSIC, "intrinsic", SF_NAME)
+	X(INTRINSIC, "intrinsic", SF_NAME) \
+	X(STAGES, "stages", SF_INT)
 
 typedef enum sf_arg_id {
 #define SF_ARG_ENUM(id, key, type) SF_ARG_##id,
@@ -93,6 +94,8 @@ typedef enum sf_arg_id {
 	X(VECTORIZE, "vectorize", SF_IN_LOOPS, SF_A(BLOCK) | SF_A(LOOP), 0) \
 	X(TENSORIZE, "tensorize", SF_IN(SF_STAGE3), \
 		SF_A(BLOCK) | SF_A(LOOP) | SF_A(INTRINSIC), 0) \
+	X(PIPELINE, "pipeline", SF_IN(SF_STAGE3), \
+		SF_A(BLOCK) | SF_A(LOOP) | SF_A(STAGES), 0) \
 	X(SET_ATOMIC, "set_atomic", SF_IN_LOOPS, SF_A(BLOCK), 0) \
 	X(CROSS_THREAD_REDUCE, "cross_thread_reduce", SF_IN_LOOPS, \
 		SF_A(BLOCK) | SF_A(LOOP), 0) \

@@ -405,6 +405,101 @@ START_TEST(test_staged)
 }
 END_TEST
 
+/* A software pipeline (tests/tensorize/bsrmm_tc_pipe.yaml): the copied
+ * buffers hold 3 slots indexed by j % 3, the loop prints as pipeline(3)
+ * and reads back; the CUDA issues the copies two blocks ahead, one commit
+ * group a block, and waits for all but the newest two; requests that
+ * cannot be pipelined are refused with why, the kernel unchanged. */
+START_TEST(test_pipeline)
+{
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_module *m;
+	stir_kernel *k = from_file(ctx, "tests/tensorize/bsrmm_tc_pipe.yaml",
+		NULL, &m);
+	if (!k)
+		stir_ctx_print_diagnostics(ctx, stderr);
+	ck_assert_ptr_nonnull(k);
+	char *t = stir_kernel_to_str(k);
+	ck_assert_ptr_nonnull(strstr(t, "pipeline(3) {"));
+	ck_assert_ptr_nonnull(strstr(t, "buffer A_data_shared: f16[768] shared;"));
+	ck_assert_ptr_nonnull(strstr(t, "A_data_shared[j % 3 * 256 + (v1 * 16 + "
+		"v2)] = A_data[v0 + v1 * 16 + v2];"));
+	char *cu = stir_kernel_to_cuda(k);
+	ck_assert_ptr_nonnull(cu);
+	ck_assert_ptr_nonnull(strstr(cu, "__shared__ __align__(16) __half "
+		"B_data_shared[3072];"));
+	ck_assert_ptr_nonnull(strstr(cu, "for (int stir_p0 = 0; stir_p0 < 2; "
+		"++stir_p0) {"));
+	ck_assert_ptr_nonnull(strstr(cu, "const int stir_p0 = j + 2;"));
+	ck_assert_ptr_nonnull(strstr(cu, "stir_cp_async_16_ahead(&stir_cd["));
+	ck_assert_ptr_nonnull(strstr(cu, "stir_cp_async_commit();\n"));
+	ck_assert_ptr_nonnull(strstr(cu, "stir_cp_async_wait_group<2>();\n"
+		"              __syncthreads();"));
+	ck_assert_ptr_nonnull(strstr(cu, "stir_mma_m16n8k16_f16_ldsm_a(stir_fa, "
+		"A_data_shared, j % 3 * 256 + (bi * 16 + bj), 16, 1);"));
+	/* no copy waits for all of its pieces at once */
+	ck_assert_ptr_null(strstr(cu, "stir_cp_async_wait();"));
+	free(cu);
+	/* the text reads back and prints the same */
+	stir_ctx *c2 = stir_ctx_alloc();
+	stir_module *m2 = stir_module_read_from_mem(c2, "t.stir", t, strlen(t));
+	if (!m2)
+		stir_ctx_print_diagnostics(c2, stderr);
+	ck_assert_ptr_nonnull(m2);
+	char *t2 = stir_kernel_to_str(stir_module_get_kernel(m2, 0));
+	ck_assert(t2 && !strcmp(t, t2));
+	free(t2);
+	stir_module_free(m2);
+	/* a count out of range is an error where it is written */
+	char *bad = strdup(t);
+	memcpy(strstr(bad, "pipeline(3)"), "pipeline(9)", 11);
+	ck_assert_ptr_null(stir_module_read_from_mem(c2, "t.stir", bad,
+		strlen(bad)));
+	ck_assert(said(c2, "a pipeline has 2 to 8 stages, not 9"));
+	free(bad);
+	stir_ctx_free(c2);
+	free(t);
+	stir_module_free(m);
+
+	static const char copies[] =
+		"  - tensorize: {block: B_data_shared, loop: ax0, intrinsic: "
+		"cp_async_16}\n"
+		"  - tensorize: {block: A_data_shared, loop: ax0, intrinsic: "
+		"cp_async_16}\n";
+	static const struct {
+		const char *extra, *loop;
+		int stages;
+		const char *says;
+	} refused[] = {
+		{ "", "j", 2, "the body of loop 'j' does not open with a copy nest "
+		  "into shared memory" },
+		{ copies, "bi", 2, "the body of loop 'bi' does not open with a "
+		  "copy nest" },
+		{ copies, "j", 1, "a pipeline has 2 to 8 stages, not 1" },
+		{ copies, "j", 9, "a pipeline has 2 to 8 stages, not 9" },
+		{ "  - unroll: {block: bsrmm1, loop: j}\n", "j", 2, "loop 'j' is "
+		  "unrolled already; a pipeline runs a serial loop" },
+	};
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		k = from_file(ctx, "tests/tensorize/bsrmm_tc_cp.yaml",
+			refused[i].extra, &m);
+		if (!k)
+			stir_ctx_print_diagnostics(ctx, stderr);
+		ck_assert_ptr_nonnull(k);
+		char *before = stir_kernel_to_str(k);
+		ck_assert_int_eq(stir_software_pipeline(k, "bsrmm1", refused[i].loop,
+			refused[i].stages), -1);
+		ck_assert(said(ctx, refused[i].says));
+		char *after = stir_kernel_to_str(k);
+		ck_assert_str_eq(after, before);
+		free(after);
+		free(before);
+		stir_module_free(m);
+	}
+	stir_ctx_free(ctx);
+}
+END_TEST
+
 /* An accumulator added into C rather than stored over it
  * (tests/tensorize/bsrmm_tc_add.yaml, bsrmm_tc_atomic.yaml: cache_write,
  * C zeroed by its own launch): C's tile loaded, added to and stored, or
@@ -793,6 +888,7 @@ static Suite *tensorize_suite(void)
 	tcase_add_test(tc, test_stage);
 	tcase_add_test(tc, test_tiles);
 	tcase_add_test(tc, test_staged);
+	tcase_add_test(tc, test_pipeline);
 	tcase_add_test(tc, test_add);
 	tcase_add_test(tc, test_tolerance);
 	tcase_add_test(tc, test_srbcrs);
