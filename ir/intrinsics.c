@@ -706,12 +706,21 @@ bool stir_is_copy_nest(const stir_stmt *s, stir_mma_match *m)
 		m->form == STIR_MMA_FORM_COPY;
 }
 
+/* s: see intrinsics.h. */
+const stir_stmt *stir_pipeline_copy(const stir_stmt *s)
+{
+	if (s->kind == STIR_STMT_IF && !s->u.if_.else_body.n &&
+	    s->u.if_.then_body.n == 1)
+		s = stir_stmt_at(&s->u.if_.then_body, 0);
+	return stir_is_copy_nest(s, NULL) ? s : NULL;
+}
+
 /* l: see intrinsics.h. */
 int stir_pipeline_copies(const stir_stmt *l)
 {
 	int n = 0;
 	while (n < l->u.for_.body.n &&
-	       stir_is_copy_nest(stir_stmt_at(&l->u.for_.body, n), NULL))
+	       stir_pipeline_copy(stir_stmt_at(&l->u.for_.body, n)))
 		n++;
 	return n;
 }

@@ -141,9 +141,13 @@ typedef struct stir_mma_match {
  * (cp_async_16) whose nest matches (STIR_MMA_FORM_COPY, into *m when m is
  * not NULL). */
 bool stir_is_copy_nest(const stir_stmt *s, stir_mma_match *m);
-/* l: the number of copy nests (stir_is_copy_nest) that open the body of
- * loop l, the copies a software pipeline issues ahead (docs/ir.md,
- * "Pipelined loops"). */
+/* s: the copy nest (stir_is_copy_nest) that statement s is, or holds as
+ * the one statement of an if without else (a split's tail guard that
+ * tensorize moved out of the nest); else NULL. */
+const stir_stmt *stir_pipeline_copy(const stir_stmt *s);
+/* l: the number of statements that open the body of loop l and are copy
+ * nests, guarded or not (stir_pipeline_copy): the copies a software
+ * pipeline issues ahead (docs/ir.md, "Pipelined loops"). */
 int stir_pipeline_copies(const stir_stmt *l);
 
 /* Whether the nest headed by loop "l" computes exactly intrinsic "in"

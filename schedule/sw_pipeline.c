@@ -17,7 +17,8 @@
  * emitter's.
  *
  * Requires: a stage III kernel; a serial loop whose body opens with copy
- * nests (stir_pipeline_copies) and holds more after them; each copied
+ * nests, each alone or under an if (a split's tail guard that tensorize
+ * moved out of it; stir_pipeline_copies), and holds more after them; each copied
  * buffer of a literal extent of whole 16-byte pieces, copied by one nest,
  * used nowhere outside the loop and not written again in it; the copies
  * read nothing the loop writes (issued early, they must read the same).
@@ -123,9 +124,10 @@ static void check_copies(sched *s, const stir_stmt *l, pipe_rw *r)
 		return;
 	}
 	for (int i = 0; i < nc && !s->failed; i++) {
+		/* (a guarded copy: the guard is issued ahead with it) */
 		const stir_stmt *c = stir_stmt_at(&l->u.for_.body, i);
 		stir_mma_match m;
-		stir_is_copy_nest(c, &m);
+		stir_is_copy_nest(stir_pipeline_copy(c), &m);
 		stir_buffer *d = (stir_buffer *)m.c.buf;
 		int64_t e;
 		if (!sched_int_value(d->extent, &e) ||
@@ -170,30 +172,39 @@ static void check_copies(sched *s, const stir_stmt *l, pipe_rw *r)
 	}
 }
 
-/* s, l, stages: the rewrite's last check: every tensorized nest of l
- * still matches its intrinsic with the slots added. */
-static void check_nests(sched *s, const stir_stmt *l)
+/* What check_nest looks for: the request to fail. */
+typedef struct nest_check {
+	sched *s;
+} nest_check;
+
+/* st, user: stmt_pre of check_nests: a tensorized nest must still match
+ * its intrinsic with the slots added. */
+static stir_visit_step check_nest(stir_stmt *st, void *user)
 {
-	for (int i = 0; i < l->u.for_.body.n && !s->failed; i++) {
-		const stir_stmt *c = stir_stmt_at(&l->u.for_.body, i);
-		if (c->kind != STIR_STMT_FOR)
-			continue;
-		const stir_stmt *t = c;
-		/* the tensorized nests sit in the body or one unrolled loop in */
-		if (t->u.for_.kind != STIR_LOOP_TENSORIZE && t->u.for_.body.n == 1 &&
-		    stir_stmt_at(&t->u.for_.body, 0)->kind == STIR_STMT_FOR)
-			t = stir_stmt_at(&t->u.for_.body, 0);
-		const stir_intrinsic *in;
-		stir_mma_match m;
-		char why[400];
-		stir_loc where;
-		if (t->u.for_.kind == STIR_LOOP_TENSORIZE &&
-		    (in = stir_intrinsic_find(t->u.for_.intrinsic)) &&
-		    !stir_tensorize_match(t, in, &m, why, sizeof(why), &where))
-			sched_fail(s, where, "with the slots of the pipeline the nest "
-				"at loop '%s' no longer computes %s: %s",
-				t->u.for_.var->name, in->name, why);
+	sched *s = ((nest_check *)user)->s;
+	const stir_intrinsic *in;
+	stir_mma_match m;
+	char why[400];
+	stir_loc where;
+	if (st->kind != STIR_STMT_FOR || st->u.for_.kind != STIR_LOOP_TENSORIZE ||
+	    !(in = stir_intrinsic_find(st->u.for_.intrinsic)))
+		return STIR_VISIT_GO;
+	if (!stir_tensorize_match(st, in, &m, why, sizeof(why), &where)) {
+		sched_fail(s, where, "with the slots of the pipeline the nest "
+			"at loop '%s' no longer computes %s: %s",
+			st->u.for_.var->name, in->name, why);
+		return STIR_VISIT_STOP;
 	}
+	return STIR_VISIT_SKIP;
+}
+
+/* s, l: the rewrite's last check: every tensorized nest of loop l still
+ * matches its intrinsic with the slots added. */
+static void check_nests(sched *s, stir_stmt *l)
+{
+	nest_check nc = { s };
+	stir_visitor v = { .stmt_pre = check_nest, .user = &nc };
+	stir_visit_list(&v, &l->u.for_.body);
 }
 
 /* k, block, loop, stages: see include/stir/schedule.h. */
