@@ -27,7 +27,7 @@
 #include "codegen/cuda_internal.h"
 #include "ir/intrinsics.h"
 
-/* e, s, ctx, nc, name, id: the copies of loop s (its first nc
+/* e, s, ctx, nc, id: the copies of loop s (its first nc
  * statements) for the iteration held in stir_pID, when it is below the
  * extent stir_nID: the loop variable redeclared to it. */
 static void put_ahead(emitter *e, const stir_stmt *s, const ectx *ctx,

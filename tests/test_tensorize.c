@@ -500,6 +500,62 @@ START_TEST(test_pipeline)
 }
 END_TEST
 
+/* A shared cache under a loop bound to a thread index whose region
+ * depends on that loop (each warp's own block of the row) is refused: the
+ * warps would copy different regions into the one buffer. */
+START_TEST(test_shared_per_thread)
+{
+	static const char text[] =
+		"kernel: bsrmm\n"
+		"stage1:\n"
+		"  - sparse_reorder: {iter: bsrmm, order: [i, j, bi, f, bj]}\n"
+		"  - specialize: {param: feat, value: 128}\n"
+		"stage2:\n"
+		"  - split: {block: bsrmm1, loop: f, factors: [null, 8, 8]}\n"
+		"  - split: {block: bsrmm1, loop: j, factors: [null, 4]}\n"
+		"  - reorder: {block: bsrmm1, loops: [f_0, j_1, j_0, f_1, bi, f_2, "
+		"bj]}\n"
+		"  - set_atomic: {block: bsrmm1}\n"
+		"  - bind: {block: bsrmm1, loop: i, to: blockIdx.x}\n"
+		"  - bind: {block: bsrmm1, loop: f_0, to: blockIdx.y}\n"
+		"  - bind: {block: bsrmm1, loop: j_1, to: threadIdx.y}\n"
+		"stage3:\n"
+		"  - cache_write: {block: bsrmm1, buffer: C_data, loop: j_1, scope: "
+		"shared}\n";
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_module *m = stir_module_read_from_file(ctx,
+		test_path("examples/bsrmm.stir"));
+	ck_assert_ptr_nonnull(m);
+	stir_kernel *k = stir_module_find_kernel(m, "bsrmm");
+	stir_schedule *s = stir_schedule_read_from_mem(ctx, "t.yaml", text,
+		strlen(text));
+	ck_assert_ptr_nonnull(s);
+	/* the sums of the warps in one shared strip: its region is the same
+	 * for every warp */
+	int rc = stir_schedule_apply(s, k, STIR_STAGE_3);
+	if (rc)
+		stir_ctx_print_diagnostics(ctx, stderr);
+	ck_assert_int_eq(rc, 0);
+	stir_schedule_free(s);
+	char *before = stir_kernel_to_str(k);
+	ck_assert_int_eq(stir_cache_read(k, "bsrmm1", "B_data", "f_1",
+		STIR_SCOPE_SHARED), -1);
+	ck_assert(said(ctx, "the region of 'B_data' under loop 'f_1' depends on "
+		"loop 'j_1', bound to threadIdx.y: its threads would copy different "
+		"regions into one shared cache"));
+	ck_assert_int_eq(stir_cache_read(k, "bsrmm1", "A_data", "f_1",
+		STIR_SCOPE_SHARED), -1);
+	ck_assert(said(ctx, "the region of 'A_data' under loop 'f_1' depends on "
+		"loop 'j_1'"));
+	char *after = stir_kernel_to_str(k);
+	ck_assert_str_eq(after, before);
+	free(after);
+	free(before);
+	stir_module_free(m);
+	stir_ctx_free(ctx);
+}
+END_TEST
+
 /* An accumulator added into C rather than stored over it
  * (tests/tensorize/bsrmm_tc_add.yaml, bsrmm_tc_atomic.yaml: cache_write,
  * C zeroed by its own launch): C's tile loaded, added to and stored, or
@@ -889,6 +945,7 @@ static Suite *tensorize_suite(void)
 	tcase_add_test(tc, test_tiles);
 	tcase_add_test(tc, test_staged);
 	tcase_add_test(tc, test_pipeline);
+	tcase_add_test(tc, test_shared_per_thread);
 	tcase_add_test(tc, test_add);
 	tcase_add_test(tc, test_tolerance);
 	tcase_add_test(tc, test_srbcrs);
