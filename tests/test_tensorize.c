@@ -461,6 +461,30 @@ START_TEST(test_pipeline)
 	free(t);
 	stir_module_free(m);
 
+	/* a hand-written pipeline over buffers without slots: the
+	 * interpreter runs it, the emitter refuses it */
+	k = from_file(ctx, "tests/tensorize/bsrmm_tc_cp.yaml", NULL, &m);
+	ck_assert_ptr_nonnull(k);
+	t = stir_kernel_to_str(k);
+	stir_module_free(m);
+	const char *hd = "for j in [0, J_indptr[vi + 1] - J_indptr[vi]) {";
+	char *at = strstr(t, hd);
+	ck_assert_ptr_nonnull(at);
+	size_t pre = (size_t)(at - t) + strlen(hd) - 2;
+	char *hand = malloc(strlen(t) + 16);
+	snprintf(hand, strlen(t) + 16, "%.*s pipeline(2)%s", (int)pre, t,
+		t + pre);
+	m = stir_module_read_from_mem(ctx, "t.stir", hand, strlen(hand));
+	if (!m)
+		stir_ctx_print_diagnostics(ctx, stderr);
+	ck_assert_ptr_nonnull(m);
+	ck_assert_ptr_null(stir_kernel_to_cuda(stir_module_get_kernel(m, 0)));
+	ck_assert(said(ctx, "pipelined loop 'j': shared buffer 'B_data_shared' "
+		"is not held in 2 slots indexed 'j % 2 * E + ..'"));
+	stir_module_free(m);
+	free(hand);
+	free(t);
+
 	static const char copies[] =
 		"  - tensorize: {block: B_data_shared, loop: ax0, intrinsic: "
 		"cp_async_16}\n"
