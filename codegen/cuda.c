@@ -749,6 +749,8 @@ static int emit_kernel(stir_cuda_plan *plan, unsigned flags, cuda_mode mode,
 			if (e.need_mma & 1u << i)
 				cg_put(&src, cuda_mma_prelude(stir_intrinsic_at(i)));
 	}
+	if (e.need_pipe)
+		cg_put(&src, cuda_mma_prelude_pipeline());
 	if (e.need_ldsm) {
 		cg_put(&src, cuda_mma_prelude_ldsm_common());
 		for (int i = 0; i < stir_intrinsic_count(); i++)

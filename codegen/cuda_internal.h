@@ -235,6 +235,10 @@ typedef struct emitter {
 	                              accumulator fragment it is in this
 	                              launch (cuda_mma_scan), else NULL */
 	bool in_mma;               /* printing a tensorized nest */
+	bool need_pipe;            /* the source needs the functions of
+	                              pipelined loops (cuda_pipeline.c) */
+	bool pipe_issue;           /* printing the copies a pipelined loop
+	                              issues ahead: no wait after them */
 	unsigned need_ldsm;        /* the intrinsics whose ldmatrix loads the
 	                              source needs, by index as need_mma */
 	bool *ldsm;                /* per buffer: read by ldmatrix or written
@@ -583,6 +587,8 @@ const char *cuda_mma_prelude(const stir_intrinsic *in);
  * operands are not 16-bit): put after the intrinsics' own text. */
 const char *cuda_mma_prelude_ldsm_common(void);
 const char *cuda_mma_prelude_ldsm(const stir_intrinsic *in);
+/* The functions of pipelined loops (after cp_async_16's text). */
+const char *cuda_mma_prelude_pipeline(void);
 /* e, x: when x is a load a vector path holds in a vector, print the
  * lane's component and return true. */
 bool cuda_vector_load(emitter *e, const stir_expr *x);
@@ -607,6 +613,9 @@ bool cuda_is_hoisted(const emitter *e, const stir_expr *x);
 void cuda_emit_list(emitter *e, const stir_ptr_vec *list, const ectx *ctx);
 /* e, s, ctx: emit one statement of a list at the current depth. */
 void cuda_emit_stmt(emitter *e, const stir_stmt *s, const ectx *ctx);
+/* e, s, ctx: a pipelined loop (cuda_pipeline.c): its copies issued
+ * stages - 1 iterations ahead. */
+void cuda_emit_pipeline(emitter *e, const stir_stmt *s, const ectx *ctx);
 /* s, inner: mark (by slot) every variable s and its children define. */
 void cuda_mark_defined(const stir_stmt *s, bool *inner);
 /* e, x, inner: the first variable of x marked in inner, block variables

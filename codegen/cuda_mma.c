@@ -176,7 +176,8 @@ static void put_copy(emitter *e, const ectx *ctx, const stir_mma_match *m,
 			"stir_c += 32)", piece ? total / m->vec : total);
 		p->indent++;
 		cg_indent(p);
-		cg_put(p, piece ? "stir_cp_async_16(&stir_cd[" : "stir_cd[");
+		cg_put(p, !piece ? "stir_cd[" : e->pipe_issue ?
+			"stir_cp_async_16_ahead(&stir_cd[" : "stir_cp_async_16(&stir_cd[");
 		cg_put(p, swz ? "stir_swz(stir_co + " : "stir_co + ");
 		put_copy_offset(p, m, true, piece, "stir_c");
 		if (swz)
@@ -185,7 +186,8 @@ static void put_copy(emitter *e, const ectx *ctx, const stir_mma_match *m,
 		put_copy_offset(p, m, false, piece, "stir_c");
 		cg_put(p, piece ? "]);\n" : "];\n");
 		p->indent--;
-		if (piece)
+		/* (a pipelined loop's copies are waited for later) */
+		if (piece && !e->pipe_issue)
 			cg_line(p, "stir_cp_async_wait();");
 		p->indent--;
 	}

@@ -403,6 +403,9 @@ void cuda_emit_stmt(emitter *e, const stir_stmt *s, const ectx *ctx)
 		case STIR_LOOP_TENSORIZE:
 			cuda_emit_mma(e, s, &c);
 			break;
+		case STIR_LOOP_PIPELINE:
+			cuda_emit_pipeline(e, s, &c);
+			break;
 		default:
 			emit_serial_loop(e, s, &c);
 			break;

@@ -309,6 +309,44 @@ static const char prelude_cp_async_16[] =
 	"#endif\n"
 	"}\n";
 
+static const char prelude_pipeline[] =
+	"// Software pipelines (pipeline(S) loops): the copies of an iteration\n"
+	"// are issued S - 1 iterations ahead, one commit group an iteration;\n"
+	"// stir_cp_async_wait_group<N> waits until at most N of the lane's\n"
+	"// groups are pending.  The host emulation of the tests defers the\n"
+	"// copies until their group is waited for (STIR_EMU).\n"
+	"__device__ __forceinline__ void stir_cp_async_16_ahead(void *d, const void *s)\n"
+	"{\n"
+	"#ifdef STIR_EMU\n"
+	"  stir_emu_cp_async(d, s, 16);\n"
+	"#else\n"
+	"  stir_cp_async_16(d, s);\n"
+	"#endif\n"
+	"}\n"
+	"__device__ __forceinline__ void stir_cp_async_commit(void)\n"
+	"{\n"
+	"#ifdef STIR_EMU\n"
+	"  stir_emu_cp_async_commit();\n"
+	"#else\n"
+	"  asm volatile(\"cp.async.commit_group;\" ::: \"memory\");\n"
+	"#endif\n"
+	"}\n"
+	"template <int N>\n"
+	"__device__ __forceinline__ void stir_cp_async_wait_group(void)\n"
+	"{\n"
+	"#ifdef STIR_EMU\n"
+	"  stir_emu_cp_async_wait(N);\n"
+	"#else\n"
+	"  asm volatile(\"cp.async.wait_group %0;\" :: \"n\"(N) : \"memory\");\n"
+	"#endif\n"
+	"}\n";
+
+/* The functions of pipelined loops, after cp_async_16's. */
+const char *cuda_mma_prelude_pipeline(void)
+{
+	return prelude_pipeline;
+}
+
 /* The text every intrinsic needs first. */
 const char *cuda_mma_prelude_common(void)
 {

@@ -690,6 +690,41 @@ bool stir_tensorize_match(const stir_stmt *l, const stir_intrinsic *in,
 	return check_guard(&m, mm);
 }
 
+/* s, m: see intrinsics.h. */
+bool stir_is_copy_nest(const stir_stmt *s, stir_mma_match *m)
+{
+	stir_mma_match own;
+	char why[200];
+	stir_loc where;
+	const stir_intrinsic *in;
+	if (s->kind != STIR_STMT_FOR || s->u.for_.kind != STIR_LOOP_TENSORIZE ||
+	    !(in = stir_intrinsic_find(s->u.for_.intrinsic)))
+		return false;
+	if (!m)
+		m = &own;
+	return stir_tensorize_match(s, in, m, why, sizeof(why), &where) &&
+		m->form == STIR_MMA_FORM_COPY;
+}
+
+/* s: see intrinsics.h. */
+const stir_stmt *stir_pipeline_copy(const stir_stmt *s)
+{
+	if (s->kind == STIR_STMT_IF && !s->u.if_.else_body.n &&
+	    s->u.if_.then_body.n == 1)
+		s = stir_stmt_at(&s->u.if_.then_body, 0);
+	return stir_is_copy_nest(s, NULL) ? s : NULL;
+}
+
+/* l: see intrinsics.h. */
+int stir_pipeline_copies(const stir_stmt *l)
+{
+	int n = 0;
+	while (n < l->u.for_.body.n &&
+	       stir_pipeline_copy(stir_stmt_at(&l->u.for_.body, n)))
+		n++;
+	return n;
+}
+
 /* m, op, unit: see intrinsics.h. */
 bool stir_mma_operand_aligned(const stir_mma_match *m,
 	const stir_mma_operand *op, int64_t unit)

@@ -137,6 +137,19 @@ typedef struct stir_mma_match {
 	bool c_rows;
 } stir_mma_match;
 
+/* s, m: whether statement s is a loop tensorized with a copy intrinsic
+ * (cp_async_16) whose nest matches (STIR_MMA_FORM_COPY, into *m when m is
+ * not NULL). */
+bool stir_is_copy_nest(const stir_stmt *s, stir_mma_match *m);
+/* s: the copy nest (stir_is_copy_nest) that statement s is, or holds as
+ * the one statement of an if without else (a split's tail guard that
+ * tensorize moved out of the nest); else NULL. */
+const stir_stmt *stir_pipeline_copy(const stir_stmt *s);
+/* l: the number of statements that open the body of loop l and are copy
+ * nests, guarded or not (stir_pipeline_copy): the copies a software
+ * pipeline issues ahead (docs/ir.md, "Pipelined loops"). */
+int stir_pipeline_copies(const stir_stmt *l);
+
 /* Whether the nest headed by loop "l" computes exactly intrinsic "in"
  * (stir_mma_form): three perfectly nested serial (or the head tensorized)
  * loops of literal extents M, N, K in some order, around one store (in a

@@ -238,6 +238,8 @@ struct stir_stmt {
 			stir_expr *extent;
 			stir_loop_kind kind;
 			stir_thread thread;     /* for STIR_LOOP_BIND */
+			int stages;             /* for STIR_LOOP_PIPELINE: its
+			                           number of buffers (2 to 8) */
 			const char *intrinsic;  /* for STIR_LOOP_TENSORIZE: its name
 			                           (interned in the context) */
 			stir_ptr_vec body;      /* stir_stmt * */

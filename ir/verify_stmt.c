@@ -484,7 +484,7 @@ static void check_for(verifier *v, scope *sc, const stir_stmt *s)
 		check_var_type(v, var, t, "loop variable", "an extent");
 	stir_loop_kind kind = s->u.for_.kind;
 	const stir_stmt **outer = NULL, *saved = NULL;
-	if ((unsigned)kind > STIR_LOOP_TENSORIZE || (kind == STIR_LOOP_BIND &&
+	if ((unsigned)kind > STIR_LOOP_PIPELINE || (kind == STIR_LOOP_BIND &&
 	    (unsigned)s->u.for_.thread > STIR_THREAD_Z))
 		stir_error(v->ctx, s->loc, "invalid annotation of loop '%s'",
 			var->name);
@@ -492,6 +492,10 @@ static void check_for(verifier *v, scope *sc, const stir_stmt *s)
 		outer = check_thread(v, sc, s, &saved);
 	else if (kind == STIR_LOOP_TENSORIZE)
 		check_tensorized(v, s);
+	else if (kind == STIR_LOOP_PIPELINE &&
+		 (s->u.for_.stages < 2 || s->u.for_.stages > 8))
+		stir_error(v->ctx, s->loc, "loop '%s' is a pipeline of %d stages; "
+			"a pipeline has 2 to 8", var->name, s->u.for_.stages);
 	int n_vars = sc->n_vars;
 	verify_scope_push_var(v, sc, var);
 	verify_check_stmts(v, sc, &s->u.for_.body);

@@ -428,7 +428,7 @@ lang_loop lang_loop_bind(lang_parser *p, lang_name *head, lang_name *field)
 	static const char *const heads[] = { "blockIdx", "threadIdx" };
 	static const char *const fields[] = { "x", "y", "z" };
 	lang_loop l = { STIR_LOOP_BIND, STIR_BLOCK_X, NULL, stir_loc_none(),
-		NULL };
+		NULL, 0 };
 	lang_name h = name_value(head), f = name_value(field);
 	if (!h.name || !f.name)
 		return l;
@@ -449,10 +449,23 @@ lang_loop lang_loop_tensorize(lang_parser *p, lang_name *intrinsic)
 {
 	(void)p;
 	lang_loop l = { STIR_LOOP_TENSORIZE, STIR_BLOCK_X, NULL,
-		stir_loc_none(), NULL };
+		stir_loc_none(), NULL, 0 };
 	lang_name n = name_value(intrinsic);
 	l.intrinsic = n.name;
 	l.intrinsic_loc = n.loc;
+	return l;
+}
+
+/* p, loc, stages: see ast.h. */
+lang_loop lang_loop_pipeline(lang_parser *p, stir_loc loc, int64_t stages)
+{
+	lang_loop l = { STIR_LOOP_PIPELINE, STIR_BLOCK_X, NULL,
+		stir_loc_none(), NULL, 2 };
+	if (stages < 2 || stages > 8)
+		lang_syntax_error(p, loc, "a pipeline has 2 to 8 stages, not %lld",
+			(long long)stages);
+	else
+		l.stages = (int)stages;
 	return l;
 }
 
@@ -460,7 +473,7 @@ lang_loop lang_loop_tensorize(lang_parser *p, lang_name *intrinsic)
 lang_loop lang_loop_vectorize(lang_parser *p, lang_list *vecs)
 {
 	lang_loop l = { STIR_LOOP_VECTORIZE, STIR_BLOCK_X, NULL,
-		stir_loc_none(), vecs ? vecs : lang_list_new(p) };
+		stir_loc_none(), vecs ? vecs : lang_list_new(p), 0 };
 	return l;
 }
 

@@ -127,6 +127,7 @@ typedef struct lang_loop {
 	stir_loc intrinsic_loc;
 	lang_list *vecs;       /* for STIR_LOOP_VECTORIZE: its vector plan
 	                          (lang_vec *), or NULL when none is written */
+	int stages;            /* for STIR_LOOP_PIPELINE: as written */
 } lang_loop;
 
 /* One vector of a vectorized loop's plan: "BUF[IDX] load store". */
@@ -370,6 +371,9 @@ lang_stmt *lang_stmt_for(lang_parser *p, stir_loc loc, lang_name *var,
  * reports any other. */
 lang_loop lang_loop_bind(lang_parser *p, lang_name *head, lang_name *field);
 lang_loop lang_loop_tensorize(lang_parser *p, lang_name *intrinsic);
+/* p, loc, stages: "pipeline(STAGES)" (the count at loc): 2 to 8, else a
+ * located error. */
+lang_loop lang_loop_pipeline(lang_parser *p, stir_loc loc, int64_t stages);
 /* p, vecs: "vectorize(VECS)", a loop with its vector plan (lang_vec *). */
 lang_loop lang_loop_vectorize(lang_parser *p, lang_list *vecs);
 /* p, loc, access, flags: one vector of a plan. */

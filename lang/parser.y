@@ -98,7 +98,7 @@ static void lang_yyerror(stir_loc *loc, lang_parser *p, const char *msg);
 %token EQ "==" NE "!=" LE "<=" GE ">=" AND "&&" OR "||"
 %token BUFFER "buffer" FOR "for" BLOCK "block" READS "reads" WRITES "writes"
 %token UNROLL "unroll" VECTORIZE "vectorize" BIND "bind" BARRIER "barrier"
-%token TENSORIZE "tensorize"
+%token TENSORIZE "tensorize" PIPELINE "pipeline"
 %token HOISTED "hoisted"
 %token SHARED "shared" GLOBAL "global" WARP "warp"
 %token <search> SEARCH "lower_bound, upper_bound or find"
@@ -295,6 +295,7 @@ loop_opt:
 	| "vectorize"           { $$ = (lang_loop){ STIR_LOOP_VECTORIZE, STIR_BLOCK_X }; }
 	| "vectorize" '(' vecs_opt ')' { $$ = lang_loop_vectorize(p, $3); }
 	| "tensorize" '(' name ')' { $$ = lang_loop_tensorize(p, $3); }
+	| "pipeline" '(' INT ')' { $$ = lang_loop_pipeline(p, @3, $3); }
 	| "bind" '(' name '.' name ')' { $$ = lang_loop_bind(p, $3, $5); }
 	;
 

@@ -420,6 +420,13 @@ static void put_for(printer *pr, const stir_stmt *s)
 		put(pr, " vectorize");
 		put_vec_plan(pr, s);
 		break;
+	case STIR_LOOP_PIPELINE:
+		{
+			char n[32];
+			snprintf(n, sizeof(n), " pipeline(%d)", s->u.for_.stages);
+			put(pr, n);
+		}
+		break;
 	case STIR_LOOP_TENSORIZE:
 		put(pr, " tensorize(");
 		put(pr, s->u.for_.intrinsic ? s->u.for_.intrinsic : "?");

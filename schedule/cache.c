@@ -964,6 +964,79 @@ static bool check_warp(creq *c)
 	return true;
 }
 
+/* What thread_dep looks for. */
+typedef struct dep_walk {
+	const sched *s;
+	const stir_var *v;       /* a loop variable */
+	int depth;               /* bindings followed so far */
+	bool found;
+} dep_walk;
+
+/* slot, user: expr_pre of depends_deep: a use of w->v, directly or
+ * through the binding of a block variable or the value of a let. */
+static stir_visit_step dep_var(stir_expr **slot, void *user)
+{
+	dep_walk *w = user;
+	const stir_expr *x = *slot;
+	if (x->kind != STIR_EXPR_VAR)
+		return STIR_VISIT_GO;
+	const stir_var *v = x->u.var;
+	if (v == w->v) {
+		w->found = true;
+		return STIR_VISIT_STOP;
+	}
+	if (v->slot >= 0 && v->slot < w->s->n_slots && w->s->val[v->slot] &&
+	    w->depth < 16) {
+		w->depth++;
+		stir_visitor in = { .expr_pre = dep_var, .user = w };
+		stir_visit_expr(&in, &w->s->val[v->slot]);
+		w->depth--;
+	}
+	return w->found ? STIR_VISIT_STOP : STIR_VISIT_GO;
+}
+
+/* s, e, v: whether e depends on loop variable v (through the bindings of
+ * the variables it names). */
+static bool depends_deep(const sched *s, stir_expr *e, const stir_var *v)
+{
+	dep_walk w = { s, v, 0, false };
+	stir_visitor vis = { .expr_pre = dep_var, .user = &w };
+	if (e)
+		stir_visit_expr(&vis, &e);
+	return w.found;
+}
+
+/* c: a shared cache is one buffer for the whole thread block, so its
+ * region must be the same for every thread: refuse one whose region
+ * depends on a loop around L bound to a thread index (each thread, or
+ * warp, would copy its own region into the one buffer, a race). */
+static bool check_shared_threads(creq *c)
+{
+	if (c->scope != STIR_SCOPE_SHARED)
+		return true;
+	for (int i = 0; i < c->li; i++) {
+		const stir_stmt *o = c->path.stmt[i];
+		if (o->kind != STIR_STMT_FOR || o->u.for_.kind != STIR_LOOP_BIND ||
+		    o->u.for_.thread < STIR_THREAD_X)
+			continue;
+		const stir_var *v = o->u.for_.var;
+		bool dep = c->scat >= 0 && depends_deep(c->s, c->scat_x, v);
+		if (c->flat)
+			dep |= c->fkind != F_WHOLE && depends_deep(c->s, c->base, v);
+		for (int d = 0; !c->flat && d < c->n; d++)
+			dep |= depends_deep(c->s, c->point[d], v);
+		if (dep) {
+			sched_fail(c->s, c->loop->loc, "the region of '%s' under loop "
+				"'%s' depends on loop '%s', bound to %s: its threads "
+				"would copy different regions into one shared cache",
+				c->x->name, c->loop->u.for_.var->name, v->name,
+				sched_thread_name(o->u.for_.thread));
+			return false;
+		}
+	}
+	return true;
+}
+
 /* c, block, buffer, loop: check the request (the conditions at the top
  * of this file), filling c; -1 after recording the first failure. */
 static int cache_check(creq *c, const char *block, const char *buffer,
@@ -1012,6 +1085,7 @@ static int cache_check(creq *c, const char *block, const char *buffer,
 		return -1;
 	}
 	if (sched_collect(s, c->loop, c->blk, &c->acc) < 0 || !find_region(c) ||
+	    !check_shared_threads(c) ||
 	    (c->scope == STIR_SCOPE_WARP && !check_warp(c)))
 		return -1;
 	if (c->write && !c->accum && atomic_in) {

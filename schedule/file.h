@@ -61,6 +61,7 @@ typedef enum sf_type {
 	X(VALUE, "value", SF_INT) \
 	X(INTRINSIC, "intrinsic", SF_NAME) \
 	X(COO, "coo", SF_BOOL)
+	X(STAGES, "stages", SF_INT)
 
 typedef enum sf_arg_id {
 #define SF_ARG_ENUM(id, key, type) SF_ARG_##id,
@@ -95,6 +96,8 @@ typedef enum sf_arg_id {
 	X(VECTORIZE, "vectorize", SF_IN_LOOPS, SF_A(BLOCK) | SF_A(LOOP), 0) \
 	X(TENSORIZE, "tensorize", SF_IN(SF_STAGE3), \
 		SF_A(BLOCK) | SF_A(LOOP) | SF_A(INTRINSIC), 0) \
+	X(PIPELINE, "pipeline", SF_IN(SF_STAGE3), \
+		SF_A(BLOCK) | SF_A(LOOP) | SF_A(STAGES), 0) \
 	X(SET_ATOMIC, "set_atomic", SF_IN_LOOPS, SF_A(BLOCK), 0) \
 	X(CROSS_THREAD_REDUCE, "cross_thread_reduce", SF_IN_LOOPS, \
 		SF_A(BLOCK) | SF_A(LOOP), 0) \

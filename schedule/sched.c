@@ -418,6 +418,8 @@ const char *sched_loop_annotation(const stir_stmt *s)
 		return "vectorized";
 	case STIR_LOOP_TENSORIZE:
 		return "tensorized";
+	case STIR_LOOP_PIPELINE:
+		return "pipelined";
 	case STIR_LOOP_BIND:
 		return (unsigned)s->u.for_.thread <= STIR_THREAD_Z ?
 			bound[s->u.for_.thread] : "bound";

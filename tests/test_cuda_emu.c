@@ -349,6 +349,9 @@ static const struct {
 	{ "bsrmm", "tests/tensorize/bsrmm_tc_add.yaml", "mb=5,nb=6" },
 	{ "bsrmm", "tests/tensorize/bsrmm_tc_atomic.yaml", "mb=5,nb=6" },
 	{ "bsrmm", "tests/tensorize/bsrmm_tc_splitk.yaml", "mb=5,nb=6" },
+	/* software pipelines: rows longer and shorter than the stages */
+	{ "bsrmm", "tests/tensorize/bsrmm_tc_pipe.yaml", "mb=5,nb=6" },
+	{ "bsrmm", "tests/tensorize/bsrmm_tc_pipe.yaml", "mb=3,nb=13" },
 	{ "bsrmm", "examples/bsrmm_cuda.yaml", "mb=5,nb=6,feat=40" },
 	{ "csf_square_sum", "examples/csf_square_sum.yaml", "m=300" },
 	{ "csr2bsr", "examples/csr2bsr.yaml", "m=200,n=100" },

@@ -405,6 +405,181 @@ START_TEST(test_staged)
 }
 END_TEST
 
+/* A software pipeline (tests/tensorize/bsrmm_tc_pipe.yaml): the copied
+ * buffers hold 3 slots indexed by j % 3, the loop prints as pipeline(3)
+ * and reads back; the CUDA issues the copies two blocks ahead, one commit
+ * group a block, and waits for all but the newest two; requests that
+ * cannot be pipelined are refused with why, the kernel unchanged. */
+START_TEST(test_pipeline)
+{
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_module *m;
+	stir_kernel *k = from_file(ctx, "tests/tensorize/bsrmm_tc_pipe.yaml",
+		NULL, &m);
+	if (!k)
+		stir_ctx_print_diagnostics(ctx, stderr);
+	ck_assert_ptr_nonnull(k);
+	char *t = stir_kernel_to_str(k);
+	ck_assert_ptr_nonnull(strstr(t, "pipeline(3) {"));
+	ck_assert_ptr_nonnull(strstr(t, "buffer A_data_shared: f16[768] shared;"));
+	ck_assert_ptr_nonnull(strstr(t, "A_data_shared[j % 3 * 256 + (v1 * 16 + "
+		"v2)] = A_data[v0 + v1 * 16 + v2];"));
+	char *cu = stir_kernel_to_cuda(k);
+	ck_assert_ptr_nonnull(cu);
+	ck_assert_ptr_nonnull(strstr(cu, "__shared__ __align__(16) __half "
+		"B_data_shared[3072];"));
+	ck_assert_ptr_nonnull(strstr(cu, "for (int stir_p0 = 0; stir_p0 < 2; "
+		"++stir_p0) {"));
+	ck_assert_ptr_nonnull(strstr(cu, "const int stir_p0 = j + 2;"));
+	ck_assert_ptr_nonnull(strstr(cu, "stir_cp_async_16_ahead(&stir_cd["));
+	ck_assert_ptr_nonnull(strstr(cu, "stir_cp_async_commit();\n"));
+	ck_assert_ptr_nonnull(strstr(cu, "stir_cp_async_wait_group<2>();\n"
+		"              __syncthreads();"));
+	ck_assert_ptr_nonnull(strstr(cu, "stir_mma_m16n8k16_f16_ldsm_a(stir_fa, "
+		"A_data_shared, j % 3 * 256 + (bi * 16 + bj), 16, 1);"));
+	/* no copy waits for all of its pieces at once */
+	ck_assert_ptr_null(strstr(cu, "stir_cp_async_wait();"));
+	free(cu);
+	/* the text reads back and prints the same */
+	stir_ctx *c2 = stir_ctx_alloc();
+	stir_module *m2 = stir_module_read_from_mem(c2, "t.stir", t, strlen(t));
+	if (!m2)
+		stir_ctx_print_diagnostics(c2, stderr);
+	ck_assert_ptr_nonnull(m2);
+	char *t2 = stir_kernel_to_str(stir_module_get_kernel(m2, 0));
+	ck_assert(t2 && !strcmp(t, t2));
+	free(t2);
+	stir_module_free(m2);
+	/* a count out of range is an error where it is written */
+	char *bad = strdup(t);
+	memcpy(strstr(bad, "pipeline(3)"), "pipeline(9)", 11);
+	ck_assert_ptr_null(stir_module_read_from_mem(c2, "t.stir", bad,
+		strlen(bad)));
+	ck_assert(said(c2, "a pipeline has 2 to 8 stages, not 9"));
+	free(bad);
+	stir_ctx_free(c2);
+	free(t);
+	stir_module_free(m);
+
+	/* a hand-written pipeline over buffers without slots: the
+	 * interpreter runs it, the emitter refuses it */
+	k = from_file(ctx, "tests/tensorize/bsrmm_tc_cp.yaml", NULL, &m);
+	ck_assert_ptr_nonnull(k);
+	t = stir_kernel_to_str(k);
+	stir_module_free(m);
+	const char *hd = "for j in [0, J_indptr[vi + 1] - J_indptr[vi]) {";
+	char *at = strstr(t, hd);
+	ck_assert_ptr_nonnull(at);
+	size_t pre = (size_t)(at - t) + strlen(hd) - 2;
+	char *hand = malloc(strlen(t) + 16);
+	snprintf(hand, strlen(t) + 16, "%.*s pipeline(2)%s", (int)pre, t,
+		t + pre);
+	m = stir_module_read_from_mem(ctx, "t.stir", hand, strlen(hand));
+	if (!m)
+		stir_ctx_print_diagnostics(ctx, stderr);
+	ck_assert_ptr_nonnull(m);
+	ck_assert_ptr_null(stir_kernel_to_cuda(stir_module_get_kernel(m, 0)));
+	ck_assert(said(ctx, "pipelined loop 'j': shared buffer 'B_data_shared' "
+		"is not held in 2 slots indexed 'j % 2 * E + ..'"));
+	stir_module_free(m);
+	free(hand);
+	free(t);
+
+	static const char copies[] =
+		"  - tensorize: {block: B_data_shared, loop: ax0, intrinsic: "
+		"cp_async_16}\n"
+		"  - tensorize: {block: A_data_shared, loop: ax0, intrinsic: "
+		"cp_async_16}\n";
+	static const struct {
+		const char *extra, *loop;
+		int stages;
+		const char *says;
+	} refused[] = {
+		{ "", "j", 2, "the body of loop 'j' does not open with a copy nest "
+		  "into shared memory" },
+		{ copies, "bi", 2, "the body of loop 'bi' does not open with a "
+		  "copy nest" },
+		{ copies, "j", 1, "a pipeline has 2 to 8 stages, not 1" },
+		{ copies, "j", 9, "a pipeline has 2 to 8 stages, not 9" },
+		{ "  - unroll: {block: bsrmm1, loop: j}\n", "j", 2, "loop 'j' is "
+		  "unrolled already; a pipeline runs a serial loop" },
+	};
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		k = from_file(ctx, "tests/tensorize/bsrmm_tc_cp.yaml",
+			refused[i].extra, &m);
+		if (!k)
+			stir_ctx_print_diagnostics(ctx, stderr);
+		ck_assert_ptr_nonnull(k);
+		char *before = stir_kernel_to_str(k);
+		ck_assert_int_eq(stir_software_pipeline(k, "bsrmm1", refused[i].loop,
+			refused[i].stages), -1);
+		ck_assert(said(ctx, refused[i].says));
+		char *after = stir_kernel_to_str(k);
+		ck_assert_str_eq(after, before);
+		free(after);
+		free(before);
+		stir_module_free(m);
+	}
+	stir_ctx_free(ctx);
+}
+END_TEST
+
+/* A shared cache under a loop bound to a thread index whose region
+ * depends on that loop (each warp's own block of the row) is refused: the
+ * warps would copy different regions into the one buffer. */
+START_TEST(test_shared_per_thread)
+{
+	static const char text[] =
+		"kernel: bsrmm\n"
+		"stage1:\n"
+		"  - sparse_reorder: {iter: bsrmm, order: [i, j, bi, f, bj]}\n"
+		"  - specialize: {param: feat, value: 128}\n"
+		"stage2:\n"
+		"  - split: {block: bsrmm1, loop: f, factors: [null, 8, 8]}\n"
+		"  - split: {block: bsrmm1, loop: j, factors: [null, 4]}\n"
+		"  - reorder: {block: bsrmm1, loops: [f_0, j_1, j_0, f_1, bi, f_2, "
+		"bj]}\n"
+		"  - set_atomic: {block: bsrmm1}\n"
+		"  - bind: {block: bsrmm1, loop: i, to: blockIdx.x}\n"
+		"  - bind: {block: bsrmm1, loop: f_0, to: blockIdx.y}\n"
+		"  - bind: {block: bsrmm1, loop: j_1, to: threadIdx.y}\n"
+		"stage3:\n"
+		"  - cache_write: {block: bsrmm1, buffer: C_data, loop: j_1, scope: "
+		"shared}\n";
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_module *m = stir_module_read_from_file(ctx,
+		test_path("examples/bsrmm.stir"));
+	ck_assert_ptr_nonnull(m);
+	stir_kernel *k = stir_module_find_kernel(m, "bsrmm");
+	stir_schedule *s = stir_schedule_read_from_mem(ctx, "t.yaml", text,
+		strlen(text));
+	ck_assert_ptr_nonnull(s);
+	/* the sums of the warps in one shared strip: its region is the same
+	 * for every warp */
+	int rc = stir_schedule_apply(s, k, STIR_STAGE_3);
+	if (rc)
+		stir_ctx_print_diagnostics(ctx, stderr);
+	ck_assert_int_eq(rc, 0);
+	stir_schedule_free(s);
+	char *before = stir_kernel_to_str(k);
+	ck_assert_int_eq(stir_cache_read(k, "bsrmm1", "B_data", "f_1",
+		STIR_SCOPE_SHARED), -1);
+	ck_assert(said(ctx, "the region of 'B_data' under loop 'f_1' depends on "
+		"loop 'j_1', bound to threadIdx.y: its threads would copy different "
+		"regions into one shared cache"));
+	ck_assert_int_eq(stir_cache_read(k, "bsrmm1", "A_data", "f_1",
+		STIR_SCOPE_SHARED), -1);
+	ck_assert(said(ctx, "the region of 'A_data' under loop 'f_1' depends on "
+		"loop 'j_1'"));
+	char *after = stir_kernel_to_str(k);
+	ck_assert_str_eq(after, before);
+	free(after);
+	free(before);
+	stir_module_free(m);
+	stir_ctx_free(ctx);
+}
+END_TEST
+
 /* An accumulator added into C rather than stored over it
  * (tests/tensorize/bsrmm_tc_add.yaml, bsrmm_tc_atomic.yaml: cache_write,
  * C zeroed by its own launch): C's tile loaded, added to and stored, or
@@ -793,6 +968,8 @@ static Suite *tensorize_suite(void)
 	tcase_add_test(tc, test_stage);
 	tcase_add_test(tc, test_tiles);
 	tcase_add_test(tc, test_staged);
+	tcase_add_test(tc, test_pipeline);
+	tcase_add_test(tc, test_shared_per_thread);
 	tcase_add_test(tc, test_add);
 	tcase_add_test(tc, test_tolerance);
 	tcase_add_test(tc, test_srbcrs);

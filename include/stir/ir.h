@@ -136,6 +136,11 @@ typedef enum stir_loop_kind {
 	                        tensor-core intrinsic on a warp (docs/ir.md,
 	                        "Tensorized loops"); the interpreter runs it
 	                        as its loops */
+	STIR_LOOP_PIPELINE, /* stage III: a software pipeline of "stages"
+	                       steps (docs/ir.md, "Pipelined loops"): the
+	                       copies that open its body are issued
+	                       stages - 1 iterations ahead on the GPU; the
+	                       interpreter runs it as a serial loop */
 } stir_loop_kind;
 
 typedef enum stir_thread {

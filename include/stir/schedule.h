@@ -151,6 +151,21 @@ STIR_EXPORT int stir_unroll(__stir_keep stir_kernel *k, const char *block,
  * does not match. */
 STIR_EXPORT int stir_tensorize(__stir_keep stir_kernel *k, const char *block,
 	const char *loop, const char *intrinsic);
+/* Software-pipeline loop "loop" of block "block" (stage III) over
+ * "stages" (2 to 8) shared buffers: its body must open with copy nests
+ * into shared memory tensorized with cp_async_16 (cache_read, then
+ * tensorize), followed by the statements that use what they copied.  Each
+ * copied buffer grows to "stages" slots, iteration j using slot j %
+ * stages; the loop is annotated pipeline(stages).  The interpreter runs
+ * it as before; on the GPU the copies of iteration j + stages - 1 are
+ * issued (cp.async, one commit group an iteration) before iteration j's
+ * products, which wait only for their own group (docs/schedules.md,
+ * "Software pipelines").  Refused, with where: a loop that is not
+ * serial, a body that does not open with copy nests or holds nothing
+ * after them, a copied buffer used outside the loop or written again in
+ * it, and copies that read what the loop writes. */
+STIR_EXPORT int stir_software_pipeline(__stir_keep stir_kernel *k,
+	const char *block, const char *loop, int64_t stages);
 /* Vectorize a loop: an innermost loop with literal extent 2 or 4 whose
  * body has no blocks with reductions over it; the emitter uses vector loads
  * and stores where accesses are contiguous and aligned, scalar ones

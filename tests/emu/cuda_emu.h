@@ -25,6 +25,7 @@
 #include <cstring>
 #include <mutex>
 #include <utility>
+#include <vector>
 
 #define __global__
 #define __device__
@@ -42,8 +43,19 @@ inline stir_emu_dim3 blockDim, gridDim;
 
 /* ---- synchronization ---- */
 
+/* A cp.async copy of a pipelined loop, in flight until a wait_group
+ * completes its group (stir_emu_cp_async). */
+struct stir_emu_copy {
+	void *dst;
+	unsigned char data[16];    /* the source, read when issued */
+	unsigned n;                /* bytes */
+	long group;                /* its commit group, -1 before the commit */
+};
+
 /* A CUDA thread: a coroutine. */
 struct stir_emu_thread {
+	std::vector<stir_emu_copy> copies; /* its cp.async copies in flight */
+	long groups;               /* commit groups it has made */
 	ucontext_t uc;
 	char *stack;
 	stir_emu_dim3 tid, bid;
@@ -68,6 +80,43 @@ inline void stir_emu_wait(int state)
 {
 	stir_emu_cur->state = state;
 	swapcontext(&stir_emu_cur->uc, &stir_emu_sched);
+}
+
+/* d, s, n: cp.async of a pipelined loop (codegen/cuda_pipeline.c): the n
+ * bytes at s reach d only when a wait_group completes their group, so
+ * that a wait that lets a group through too early shows as stale data. */
+inline void stir_emu_cp_async(void *d, const void *s, unsigned n)
+{
+	stir_emu_copy c;
+	c.dst = d;
+	memcpy(c.data, s, n);
+	c.n = n;
+	c.group = -1;
+	stir_emu_cur->copies.push_back(c);
+}
+
+/* cp.async.commit_group: the thread's uncommitted copies become a group. */
+inline void stir_emu_cp_async_commit(void)
+{
+	stir_emu_thread *t = stir_emu_cur;
+	for (stir_emu_copy &c : t->copies)
+		if (c.group < 0)
+			c.group = t->groups;
+	t->groups++;
+}
+
+/* n: cp.async.wait_group n: every group but the newest n lands. */
+inline void stir_emu_cp_async_wait(int n)
+{
+	stir_emu_thread *t = stir_emu_cur;
+	std::vector<stir_emu_copy> left;
+	for (const stir_emu_copy &c : t->copies) {
+		if (c.group >= 0 && c.group < t->groups - n)
+			memcpy(c.dst, c.data, c.n);
+		else
+			left.push_back(c);
+	}
+	t->copies.swap(left);
 }
 
 /* The block barrier: wait until the scheduler releases every thread. */
@@ -437,6 +486,8 @@ extern "C" int stir_emu_launch(void (*fn)(void **), const unsigned *grid,
 				l / (block[0] * block[1]) };
 			t->bid = { bx, by, bz };
 			t->state = STIR_EMU_RUN;
+			t->copies.clear();
+			t->groups = 0;
 			getcontext(&t->uc);
 			t->uc.uc_stack.ss_sp = t->stack;
 			t->uc.uc_stack.ss_size = stack;
