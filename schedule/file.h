@@ -60,7 +60,7 @@ typedef enum sf_type {
 	X(PARAM, "param", SF_NAME) \
 	X(VALUE, "value", SF_INT) \
 	X(INTRINSIC, "intrinsic", SF_NAME) \
-	X(COO, "coo", SF_BOOL)
+	X(COO, "coo", SF_BOOL) \
 	X(STAGES, "stages", SF_INT)
 
 typedef enum sf_arg_id {
