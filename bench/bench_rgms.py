@@ -99,17 +99,17 @@ def rgms_schedules(feat, example):
     return out
 
 
-def rgms_edge_schedule(feat, q):
-    """The schedule file (text) of rgms_edge.stir with fin = fout = feat
-    specialized: zero Y (as in rgms_schedule); then the edges (flattened
-    over relation, row and column: `sparse_fuse`), feat / q lanes an edge,
-    each lane summing q output features (strided by feat / q, so a warp's
-    loads of W[r] are contiguous) over the input features in registers
-    and adding them atomically into Y.  256 threads a thread block."""
+def rgms_edge_head(feat, coo):
+    """The first lines (a list) of an rgms_edge.stir schedule at fin =
+    fout = feat: the sizes specialized, the edges flattened (`sparse_fuse`
+    over relation, row and column; with their rows and relations read
+    from stored COO arrays when coo), and Y zeroed (256 // min(feat, 32)
+    rows a thread block, the output features on the lanes)."""
     s = ["kernel: rgms_edge", "stage1:",
          "  - specialize: {param: fin, value: %d}" % feat,
          "  - specialize: {param: fout, value: %d}" % feat,
-         "  - sparse_fuse: {iter: rgms, iters: [rr, i, j]}",
+         "  - sparse_fuse: {iter: rgms, iters: [rr, i, j]%s}" %
+         (", coo: true" if coo else ""),
          "stage2:"]
     zl = min(feat, 32)
     s += ["  - split: {block: zero0, loop: i, factors: [null, %d]}" % (256 // zl),
@@ -122,6 +122,17 @@ def rgms_edge_schedule(feat, q):
               "  - reorder: {block: zero0, loops: [i_0, i_1, fo_1, fo_0]}",
               "  - bind: {block: zero0, loop: fo_1, to: threadIdx.x}",
               "  - unroll: {block: zero0, loop: fo_0}"]
+    return s
+
+
+def rgms_edge_schedule(feat, q):
+    """The schedule file (text) of rgms_edge.stir with fin = fout = feat
+    specialized: zero Y (as in rgms_schedule); then the edges (flattened
+    over relation, row and column: `sparse_fuse`), feat / q lanes an edge,
+    each lane summing q output features (strided by feat / q, so a warp's
+    loads of W[r] are contiguous) over the input features in registers
+    and adding them atomically into Y.  256 threads a thread block."""
+    s = rgms_edge_head(feat, False)
     lanes = feat // q
     s += ["  - set_atomic: {block: rgms0}",
           "  - split: {block: rgms0, loop: rrij, factors: [null, %d]}" % max(1, 256 // lanes),
@@ -170,22 +181,7 @@ def rgms_coo_schedule(feat, v, threads):
     threads / (feat / v) edges a thread block; the sums added atomically
     into Y."""
     lanes = feat // v
-    s = ["kernel: rgms_edge", "stage1:",
-         "  - specialize: {param: fin, value: %d}" % feat,
-         "  - specialize: {param: fout, value: %d}" % feat,
-         "  - sparse_fuse: {iter: rgms, iters: [rr, i, j], coo: true}",
-         "stage2:"]
-    zl = min(feat, 32)
-    s += ["  - split: {block: zero0, loop: i, factors: [null, %d]}" % (256 // zl),
-          "  - bind: {block: zero0, loop: i_0, to: blockIdx.x}",
-          "  - bind: {block: zero0, loop: i_1, to: threadIdx.y}"]
-    if feat == zl:
-        s.append("  - bind: {block: zero0, loop: fo, to: threadIdx.x}")
-    else:
-        s += ["  - split: {block: zero0, loop: fo, factors: [%d, null]}" % (feat // zl),
-              "  - reorder: {block: zero0, loops: [i_0, i_1, fo_1, fo_0]}",
-              "  - bind: {block: zero0, loop: fo_1, to: threadIdx.x}",
-              "  - unroll: {block: zero0, loop: fo_0}"]
+    s = rgms_edge_head(feat, True)
     s += ["  - set_atomic: {block: rgms0}",
           "  - split: {block: rgms0, loop: rrij, factors: [null, %d]}" % (threads // lanes),
           "  - bind: {block: rgms0, loop: rrij_0, to: blockIdx.x}",
