@@ -13,7 +13,7 @@
  *       launches, a top-level let that reads memory, a top-level barrier,
  *       8-bit atomics, two buffers of one written array, a vectorized
  *       loop whose extent is not the literal 2 or 4;
- *   the verifier's walk (codegen/verify_walk.c), printing nothing:
+ *   the verifier's walk (verify/verify_walk.c), printing nothing:
  *       what depends on the thread context a statement runs in: races
  *       and barriers, cross-thread reductions, warp buffers.  The walk
  *       computes the context; the refusals of cross-thread reductions,
@@ -23,7 +23,7 @@
  *   cuda_verify_sharing (this file)  a register or shared array used by
  *       two launches, two buffers of one array that the kernel writes.
  *
- * The barrier pass (codegen/barriers.c) runs the same walk, recording the
+ * The barrier pass (verify/barriers.c) runs the same walk, recording the
  * places where a barrier is missing instead of refusing them.
  *
  * Requires: a verified stage III kernel.  Changes nothing. */
@@ -324,7 +324,18 @@ static void check_aliases(gv *v)
 	}
 }
 
-/* k: see cuda_internal.h. */
+/* k: see verify/gpu.h. */
+int cuda_verify_stage(const stir_kernel *k)
+{
+	if (k->stage == STIR_STAGE_3)
+		return 0;
+	stir_error(stir_kernel_ctx(k), k->loc, "kernel '%s' is a stage %d "
+		"kernel; CUDA is emitted from stage 3 (see "
+		"stir_kernel_prepare_for_gpu)", k->name, (int)k->stage);
+	return -1;
+}
+
+/* k: see verify/gpu.h. */
 int cuda_verify_structure(const stir_kernel *k)
 {
 	size_t nb = (size_t)k->buffers.n + 1;
@@ -361,7 +372,7 @@ out:
 	return v.failed ? -1 : 0;
 }
 
-/* k: see cuda_internal.h. */
+/* k: see verify/gpu.h. */
 int cuda_verify_sharing(const stir_kernel *k)
 {
 	size_t nb = (size_t)k->buffers.n + 1;
@@ -393,13 +404,13 @@ out:
 
 /* The refusals that depend on the thread context ---------------------------
  *
- * The verifier's walk (codegen/verify_walk.c) computes where each
+ * The verifier's walk (verify/verify_walk.c) computes where each
  * statement runs (the ectx: the loops bound to the thread indices, the
  * indices control flow depends on, the fill loop of a warp buffer) and
  * asks these functions at each cross-thread reduction, warp-buffer
  * access and barrier.  They print nothing. */
 
-/* e, L, r, inner, ctx: see cuda_internal.h. */
+/* e, L, r, inner, ctx: see verify/gpu.h. */
 void cuda_check_red(emitter *e, const stir_stmt *L, red *r,
 	const bool *inner, const ectx *ctx)
 {
@@ -485,7 +496,7 @@ static bool is_var(const emitter *e, const stir_expr *x, const stir_var *v)
 	return b && is_var(e, b, v);
 }
 
-/* e, ctx, buf, loc, what, n: see cuda_internal.h. */
+/* e, ctx, buf, loc, what, n: see verify/gpu.h. */
 int64_t cuda_check_warp_lanes(emitter *e, const ectx *ctx,
 	const stir_buffer *buf, stir_loc loc, const char *what, int64_t *n)
 {
@@ -519,7 +530,7 @@ int64_t cuda_check_warp_lanes(emitter *e, const ectx *ctx,
 	return lanes;
 }
 
-/* e, ctx, x: see cuda_internal.h. */
+/* e, ctx, x: see verify/gpu.h. */
 bool cuda_check_warp_read(emitter *e, const ectx *ctx, const stir_expr *x)
 {
 	const stir_buffer *buf = x->u.load.buf;
@@ -540,7 +551,7 @@ bool cuda_check_warp_read(emitter *e, const ectx *ctx, const stir_expr *x)
 	return true;
 }
 
-/* e, ctx, buf, idx, op, v, s: see cuda_internal.h. */
+/* e, ctx, buf, idx, op, v, s: see verify/gpu.h. */
 bool cuda_check_warp_store(emitter *e, const ectx *ctx,
 	const stir_buffer *buf, const stir_expr *idx, stir_store_op op,
 	const sval *v, const stir_stmt *s)
@@ -571,7 +582,7 @@ bool cuda_check_warp_store(emitter *e, const ectx *ctx,
 	return true;
 }
 
-/* e, s, buf, size: see cuda_internal.h. */
+/* e, s, buf, size: see verify/gpu.h. */
 bool cuda_check_warp_fill(emitter *e, const stir_stmt *s,
 	const stir_buffer *buf, int64_t size)
 {
@@ -586,7 +597,7 @@ bool cuda_check_warp_fill(emitter *e, const stir_stmt *s,
 	return true;
 }
 
-/* e, s, ctx: see cuda_internal.h. */
+/* e, s, ctx: see verify/gpu.h. */
 bool cuda_check_barrier(emitter *e, const stir_stmt *s, const ectx *ctx)
 {
 	if (!cuda_block_uniform(e, ctx)) {
@@ -597,7 +608,7 @@ bool cuda_check_barrier(emitter *e, const stir_stmt *s, const ectx *ctx)
 	return true;
 }
 
-/* e, ctx, loc, a, b: see cuda_internal.h. */
+/* e, ctx, loc, a, b: see verify/gpu.h. */
 bool cuda_check_barrier_place(emitter *e, const ectx *ctx, stir_loc loc,
 	const cg_access *a, const cg_access *b)
 {
@@ -610,7 +621,7 @@ bool cuda_check_barrier_place(emitter *e, const ectx *ctx, stir_loc loc,
 			cuda_loc_str(b->loc, bt, sizeof(bt)));
 		return false;
 	}
-	if (e->mode != CUDA_MODE_PLACE) {
+	if (e->walk->mode != GPU_WALK_PLACE) {
 		cuda_error(e, loc, "threads of a block must synchronize between "
 			"the accesses to '%s' at %s and at %s, but there is no "
 			"barrier between them (see stir_kernel_insert_barriers)",
@@ -621,7 +632,7 @@ bool cuda_check_barrier_place(emitter *e, const ectx *ctx, stir_loc loc,
 	return true;
 }
 
-/* e, w, r: see cuda_internal.h.  Registers are private: the reading
+/* e, w, r: see verify/gpu.h.  Registers are private: the reading
  * thread must be one that wrote, in every index the launch uses that w
  * is not run by all threads of. */
 bool cuda_check_private_read(emitter *e, const cg_access *w,
@@ -643,7 +654,7 @@ bool cuda_check_private_read(emitter *e, const cg_access *w,
 	return true;
 }
 
-/* e, loc, a, b: see cuda_internal.h. */
+/* e, loc, a, b: see verify/gpu.h. */
 void cuda_check_block_dep(emitter *e, stir_loc loc, const cg_access *a,
 	const cg_access *b)
 {
