@@ -25,8 +25,8 @@
  *
  * cuda_emit runs the whole GPU verifier first (stir_kernel_verify_gpu:
  * verify/verify_gpu.c and verify_walk.c) and prints assuming what it
- * checked; only the refusals of tensorized nests (cuda_mma.c) are still
- * made while printing.
+ * checked, tensorized nests included (cuda_check_mma): it refuses
+ * nothing.
  *
  * This file holds the launches (their shapes, declarations, arguments and
  * signatures) and the assembly of the whole kernel; statements are printed

@@ -218,6 +218,12 @@ bool cuda_check_warp_store(emitter *e, const ectx *ctx,
 bool cuda_check_warp_fill(emitter *e, const stir_stmt *s,
 	const stir_buffer *buf, int64_t size);
 
+/* e, s, ctx: may tensorized loop s be printed where ctx runs: its nest
+ * computes its intrinsic, no loop around it binds threadIdx.x, the launch
+ * gives threadIdx.x exactly the 32 lanes of a warp, which do not diverge
+ * there, and its accumulator buffer is no other intrinsic's?  false after
+ * an error. */
+bool cuda_check_mma(emitter *e, const stir_stmt *s, const ectx *ctx);
 /* e, s, ctx: may barrier statement s be printed where ctx runs (every
  * thread of the block reaches it)?  false after an error. */
 bool cuda_check_barrier(emitter *e, const stir_stmt *s, const ectx *ctx);

@@ -15,10 +15,11 @@
  *       loop whose extent is not the literal 2 or 4;
  *   the verifier's walk (verify/verify_walk.c), printing nothing:
  *       what depends on the thread context a statement runs in: races
- *       and barriers, cross-thread reductions, warp buffers.  The walk
- *       computes the context; the refusals of cross-thread reductions,
- *       warp buffers, missing barriers, registers read by other threads
- *       and dependences between thread blocks are the cuda_check_*
+ *       and barriers, cross-thread reductions, warp buffers,
+ *       tensorized nests.  The walk computes the context; the refusals
+ *       of cross-thread reductions, warp buffers, tensorized nests,
+ *       missing barriers, registers read by other threads and
+ *       dependences between thread blocks are the cuda_check_*
  *       functions at the end of this file, which the walk calls;
  *   cuda_verify_sharing (this file)  a register or shared array used by
  *       two launches, two buffers of one array that the kernel writes.
@@ -592,6 +593,57 @@ bool cuda_check_warp_fill(emitter *e, const stir_stmt *s,
 		cuda_error(e, s->loc, "fill loop '%s' of warp buffer '%s' needs a "
 			"literal extent of at most its %" PRId64 " elements", v->name,
 			buf->name, size);
+		return false;
+	}
+	return true;
+}
+
+/* e, s, ctx: see verify/gpu.h.  The emitter prints the nest as the
+ * intrinsic's device functions on the 32 lanes of threadIdx.x
+ * (codegen/cuda_mma.c), assuming every check here. */
+bool cuda_check_mma(emitter *e, const stir_stmt *s, const ectx *ctx)
+{
+	const char *lname = s->u.for_.var->name;
+	const stir_intrinsic *in = stir_intrinsic_find(s->u.for_.intrinsic);
+	stir_mma_match m;
+	char why[400];
+	stir_loc where = s->loc;
+	if (!in || !stir_tensorize_match(s, in, &m, why, sizeof(why), &where)) {
+		cuda_error(e, where, "loop '%s' is tensorized, but its nest does not "
+			"compute %s: %s", lname, s->u.for_.intrinsic ?
+			s->u.for_.intrinsic : "?", in ? why : "unknown intrinsic");
+		return false;
+	}
+	if (ctx->bound[STIR_THREAD_X]) {
+		cuda_error(e, s->loc, "loop '%s' is tensorized inside loop '%s', "
+			"which is bound to threadIdx.x: the intrinsic runs on the 32 "
+			"lanes of threadIdx.x", lname,
+			ctx->bound[STIR_THREAD_X]->u.for_.var->name);
+		return false;
+	}
+	const cuda_launch *L = e->launch;
+	for (int i = 0; i < L->n_ext[STIR_THREAD_X]; i++) {
+		const stir_expr *x = L->ext[STIR_THREAD_X][i];
+		if (x->kind != STIR_EXPR_INT || x->u.i != 32) {
+			cuda_error(e, s->loc, "loop '%s' is tensorized in a launch "
+				"that binds threadIdx.x to another extent: the intrinsic "
+				"needs threadIdx.x to be exactly the 32 lanes of a warp",
+				lname);
+			return false;
+		}
+	}
+	if (ctx->divergent & DIM_BIT(STIR_THREAD_X)) {
+		cuda_error(e, s->loc, "loop '%s' is tensorized where the lanes of "
+			"a warp may diverge: every lane must reach the intrinsic",
+			lname);
+		return false;
+	}
+	/* one fragment type per buffer: cuda_mma_scan noted the first nest's
+	 * intrinsic */
+	const stir_intrinsic *had = m.frag ? e->frag[m.frag->index] : NULL;
+	if (had && had != in) {
+		cuda_error(e, s->loc, "local buffer '%s' is the accumulator of "
+			"both %s and %s", m.frag->name, had->name, in->name);
 		return false;
 	}
 	return true;

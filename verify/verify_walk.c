@@ -25,8 +25,9 @@
  * (codegen/cuda_hoist.c) at the loop), so that the places and the first refusal
  * are those the emitter's own walk found when it carried the checks.  A
  * vectorized loop is walked as its scalar form, which holds the accesses
- * of its vector path; a tensorized nest through cuda_emit_mma into a
- * discarded printer (its refusals are still cuda_mma.c's). */
+ * of its vector path; a tensorized nest is checked (cuda_check_mma) and
+ * walked through cuda_emit_mma into a discarded printer, for its
+ * accesses. */
 #include <stdlib.h>
 #include <string.h>
 #include "codegen/cuda_internal.h"
@@ -253,10 +254,12 @@ static void walk_serial_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
 	cuda_summary_release(&body);
 }
 
-/* e, s, ctx: a tensorized nest: cuda_emit_mma records its accesses and
- * checks it, into a printer thrown away. */
+/* e, s, ctx: a tensorized nest: checked (cuda_check_mma), then
+ * cuda_emit_mma records its accesses, into a printer thrown away. */
 static void walk_mma(emitter *e, const stir_stmt *s, const ectx *ctx)
 {
+	if (!cuda_check_mma(e, s, ctx))
+		return;
 	cg_printer scratch, *out = e->out;
 	cg_printer_init(&scratch, 0);
 	e->out = &scratch;
