@@ -54,15 +54,9 @@ const char *const cuda_dim_names[N_DIMS] = {
 /* e, loc, fmt: see cuda_internal.h. */
 void cuda_error(emitter *e, stir_loc loc, const char *fmt, ...)
 {
-	/* what a schedule made has no place in the source: the launch it is
-	 * in has (or the kernel) */
-	if (loc.line <= 0 && e->launch)
-		loc = stir_stmt_first_loc(e->launch->stmt);
-	if (loc.line <= 0)
-		loc = e->k->loc;
 	va_list ap;
 	va_start(ap, fmt);
-	stir_ctx_vreport(e->ctx, STIR_ERROR, loc, fmt, ap);
+	cuda_vreport(e->k, e->launch ? e->launch->stmt : NULL, loc, fmt, ap);
 	va_end(ap);
 	e->failed = true;
 }

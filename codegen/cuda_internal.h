@@ -202,6 +202,15 @@ bool cuda_is_pow2(int64_t x);
  * x? */
 bool cuda_only_extent(const cuda_launch *L, int d, const stir_expr *x,
 	const emitter *e);
+/* e, s, ctx, c, reds, inner: enter loop s, bound to a thread index, where
+ * ctx runs (the emitter and the verifier's walk alike): the context of its
+ * body in *c, the cross-thread reductions of a threadIdx.x loop in *reds
+ * (each with its elements) and the variables defined inside it in *inner
+ * (free them: cuda_free_reds, free).  Whether the threads past its extent
+ * must skip the body (a guard): 1 or 0; -1 after an error (nothing to
+ * free). */
+int cuda_bound_loop_enter(emitter *e, const stir_stmt *s, const ectx *ctx,
+	ectx *c, red **reds, bool **inner);
 /* e, s, ctx: a loop bound to a thread index: the index is the loop
  * variable; threads past the extent skip the body. */
 void cuda_emit_bound_loop(emitter *e, const stir_stmt *s, const ectx *ctx);

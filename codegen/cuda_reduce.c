@@ -449,6 +449,37 @@ bool cuda_bound_loop_reds(emitter *e, const stir_stmt *s, red **reds,
 	return true;
 }
 
+/* e, s, ctx, c, reds, inner: see cuda_internal.h. */
+int cuda_bound_loop_enter(emitter *e, const stir_stmt *s, const ectx *ctx,
+	ectx *c, red **reds, bool **inner)
+{
+	int d = s->u.for_.thread;
+	const stir_expr *ext = s->u.for_.extent;
+	*reds = NULL;
+	*inner = NULL;
+	if (ctx->bound[d]) {
+		/* reported by cuda_verify_structure */
+		e->failed = true;
+		return -1;
+	}
+	bool uniform = cuda_only_extent(e->launch, d, ext, e);
+	/* a literal extent that is the launch size needs no guard */
+	bool guard = !(uniform && ext->kind == STIR_EXPR_INT && ext->u.i >= 1);
+	if (d == STIR_THREAD_X) {
+		if (!cuda_bound_loop_reds(e, s, reds, inner))
+			return -1;
+		for (red *r = *reds; r && !e->failed; r = r->next)
+			r->elems = cuda_red_elems(e, s, r, *inner);
+	}
+	*c = *ctx;
+	c->bound[d] = s;
+	if (*reds)
+		c->red = *reds;
+	if (guard && !uniform && (DIM_BIT(d) & THREAD_DIMS))
+		c->divergent |= DIM_BIT(d);
+	return guard;
+}
+
 /* e, s, ctx: a loop bound to a thread index: the index is the loop
  * variable; threads past the extent skip the body. */
 void cuda_emit_bound_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
@@ -457,22 +488,12 @@ void cuda_emit_bound_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
 	int d = s->u.for_.thread;
 	const stir_var *v = s->u.for_.var;
 	const stir_expr *ext = s->u.for_.extent;
-	if (ctx->bound[d]) {
-		/* reported by scan_launch */
-		e->failed = true;
+	ectx c;
+	red *reds;
+	bool *inner;
+	int guard = cuda_bound_loop_enter(e, s, ctx, &c, &reds, &inner);
+	if (guard < 0)
 		return;
-	}
-	bool uniform = cuda_only_extent(e->launch, d, ext, e);
-	/* a literal extent that is the launch size needs no guard */
-	bool guard = !(uniform && ext->kind == STIR_EXPR_INT && ext->u.i >= 1);
-	red *reds = NULL;
-	bool *inner = NULL;
-	if (d == STIR_THREAD_X) {
-		if (!cuda_bound_loop_reds(e, s, &reds, &inner))
-			return;
-		for (red *r = reds; r && !e->failed; r = r->next)
-			r->elems = cuda_red_elems(e, s, r, inner);
-	}
 	cg_line(p, "{");
 	p->indent++;
 	cuda_put_const(e, v);
@@ -498,12 +519,6 @@ void cuda_emit_bound_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
 		cg_line(p, "int stir_hit%d = 0;  // whether this thread added to it",
 			r->id);
 	}
-	ectx c = *ctx;
-	c.bound[d] = s;
-	if (reds)
-		c.red = reds;
-	if (guard && !uniform && (DIM_BIT(d) & THREAD_DIMS))
-		c.divergent |= DIM_BIT(d);
 	if (guard) {
 		cg_indent(p);
 		cg_put(p, "if (");

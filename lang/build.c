@@ -365,6 +365,18 @@ static void fix_parents(builder *b)
 	b->n_pending = 0;
 }
 
+/* b, d, buf: the domain "in [lo, hi)" of declaration d, when it has one,
+ * given to buffer buf (NULL when building it failed: the bounds are
+ * still built, for their errors). */
+static void build_domain(builder *b, const lang_decl *d, stir_buffer *buf)
+{
+	if (!d->lo)
+		return;
+	stir_expr *lo = build_size(b, d->lo, "domain bound of ", d->name.name);
+	stir_expr *hi = build_size(b, d->hi, "domain bound of ", d->name.name);
+	stir_buffer_set_domain(buf, lo, hi);
+}
+
 /* b, d: tensor or local NAME: TYPE[axes] in [lo, hi); */
 static void build_buffer(builder *b, const lang_decl *d)
 {
@@ -381,13 +393,7 @@ static void build_buffer(builder *b, const lang_decl *d)
 	else if (ok)
 		buf = stir_kernel_add_local(b->k, d->name.name, d->dtype, n, axes);
 	free(axes);
-	if (d->lo) {
-		stir_expr *lo = build_size(b, d->lo, "domain bound of ",
-			d->name.name);
-		stir_expr *hi = build_size(b, d->hi, "domain bound of ",
-			d->name.name);
-		stir_buffer_set_domain(buf, lo, hi);
-	}
+	build_domain(b, d, buf);
 	if (buf)
 		buf->loc = d->name.loc;
 	declared(b, d, buf);
@@ -448,13 +454,7 @@ static void build_flat(builder *b, const lang_decl *d)
 	stir_buffer *buf = ok ? stir_kernel_add_flat_buffer(b->k, d->name.name,
 		kind, d->dtype, extent, arg) : NULL;
 	free(arg);
-	if (d->lo) {
-		stir_expr *lo = build_size(b, d->lo, "domain bound of ",
-			d->name.name);
-		stir_expr *hi = build_size(b, d->hi, "domain bound of ",
-			d->name.name);
-		stir_buffer_set_domain(buf, lo, hi);
-	}
+	build_domain(b, d, buf);
 	if (buf) {
 		buf->loc = d->name.loc;
 		buf->scope = d->scope;

@@ -22,6 +22,7 @@
 #ifndef STIR_VERIFY_GPU_H
 #define STIR_VERIFY_GPU_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stir/codegen.h>
@@ -175,6 +176,12 @@ typedef struct emitter emitter;
 
 /* ---- verify_gpu.c ---- */
 
+/* k, launch, loc, fmt, ap: report an error of kernel k at loc, or, where
+ * loc has no place in the source (what a schedule made), at the first
+ * located statement of launch (NULL: none), else at the kernel; the
+ * verifier's and the emitter's errors are all placed so. */
+void cuda_vreport(const stir_kernel *k, const stir_stmt *launch,
+	stir_loc loc, const char *fmt, va_list ap);
 /* k: is k a stage III kernel (else an error at the kernel)?  0 or -1. */
 int cuda_verify_stage(const stir_kernel *k);
 /* k: the checks of stir_kernel_verify_gpu that need no thread context

@@ -53,17 +53,24 @@ static void gv_error(gv *v, stir_loc loc, const char *fmt, ...)
 	STIR_PRINTF(3, 4);
 static void gv_error(gv *v, stir_loc loc, const char *fmt, ...)
 {
-	/* what a schedule made has no place in the source: the launch it is
-	 * in has (or the kernel), as in cuda_error */
-	if (loc.line <= 0 && v->launch)
-		loc = stir_stmt_first_loc(v->launch);
-	if (loc.line <= 0)
-		loc = v->k->loc;
 	va_list ap;
 	va_start(ap, fmt);
-	stir_ctx_vreport(v->ctx, STIR_ERROR, loc, fmt, ap);
+	cuda_vreport(v->k, v->launch, loc, fmt, ap);
 	va_end(ap);
 	v->failed = true;
+}
+
+/* k, launch, loc, fmt, ap: see verify/gpu.h. */
+void cuda_vreport(const stir_kernel *k, const stir_stmt *launch,
+	stir_loc loc, const char *fmt, va_list ap)
+{
+	/* what a schedule made has no place in the source: the launch it is
+	 * in has (or the kernel) */
+	if (loc.line <= 0 && launch)
+		loc = stir_stmt_first_loc(launch);
+	if (loc.line <= 0)
+		loc = k->loc;
+	stir_ctx_vreport(stir_kernel_ctx(k), STIR_ERROR, loc, fmt, ap);
 }
 
 /* Where a statement stands in its launch (the walk's user data). */

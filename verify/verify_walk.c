@@ -175,29 +175,14 @@ static void walk_red_combine(emitter *e, const ectx *ctx, const red *r,
  * reductions' combining stores. */
 static void walk_bound_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
 {
-	int d = s->u.for_.thread;
-	const stir_expr *ext = s->u.for_.extent;
-	if (ctx->bound[d]) {
-		/* reported by cuda_verify_structure */
-		e->failed = true;
+	ectx c;
+	red *reds;
+	bool *inner;
+	int guard = cuda_bound_loop_enter(e, s, ctx, &c, &reds, &inner);
+	if (guard < 0)
 		return;
-	}
-	bool uniform = cuda_only_extent(e->launch, d, ext, e);
-	bool guard = !(uniform && ext->kind == STIR_EXPR_INT && ext->u.i >= 1);
-	red *reds = NULL;
-	bool *inner = NULL;
-	if (d == STIR_THREAD_X) {
-		if (!cuda_bound_loop_reds(e, s, &reds, &inner))
-			return;
-		for (red *r = reds; r && !e->failed; r = r->next)
-			cuda_check_red(e, s, r, inner, ctx);
-	}
-	ectx c = *ctx;
-	c.bound[d] = s;
-	if (reds)
-		c.red = reds;
-	if (guard && !uniform && (DIM_BIT(d) & THREAD_DIMS))
-		c.divergent |= DIM_BIT(d);
+	for (red *r = reds; r && !e->failed; r = r->next)
+		cuda_check_red(e, s, r, inner, ctx);
 	summary body = { 0 };
 	walk_list(e, &s->u.for_.body, &c, &body);
 	if (guard)
