@@ -42,15 +42,6 @@
 #include "ir/layout.h"
 #include "ir/visit.h"
 
-const char cuda_ctx_single[] = "single";
-const char cuda_ctx_all[] = "all";
-
-/* The names of the thread indices, by stir_thread. */
-const char *const cuda_dim_names[N_DIMS] = {
-	"blockIdx.x", "blockIdx.y", "blockIdx.z",
-	"threadIdx.x", "threadIdx.y", "threadIdx.z",
-};
-
 /* e, loc, fmt: see cuda_internal.h. */
 void cuda_error(emitter *e, stir_loc loc, const char *fmt, ...)
 {
@@ -80,27 +71,11 @@ unsigned cuda_unbound(const emitter *e, const ectx *ctx)
 	return e->launch->used & ~b & ~ctx->single;
 }
 
-/* loc, buf, size: see cuda_internal.h. */
-const char *cuda_loc_str(stir_loc loc, char *buf, size_t size)
-{
-	const char *f = loc.file ? strrchr(loc.file, '/') : NULL;
-	f = f ? f + 1 : loc.file ? loc.file : "?";
-	snprintf(buf, size, "%s:%d", f, loc.line);
-	return buf;
-}
-
 /* s: the location of s, or of the first statement inside it that has one
  * (loops a schedule made have none); line 0 when none has. */
 static stir_loc first_loc(const stir_stmt *s)
 {
 	return stir_stmt_first_loc(s);
-}
-
-/* s: see cuda_internal.h. */
-const char *cuda_scope_word(stir_scope s)
-{
-	return s == STIR_SCOPE_SHARED ? "shared" : s == STIR_SCOPE_LOCAL ?
-		"local" : s == STIR_SCOPE_WARP ? "warp" : "global";
 }
 
 /* ---- launches ----------------------------------------------------------- */
@@ -187,36 +162,6 @@ static void literal_block(cuda_launch *L)
 		}
 		L->lit_block[i] = m;
 	}
-}
-
-/* slot, user: expr_pre of has_var: stop at a variable; loads and
- * searches are not looked into. */
-static stir_visit_step find_var(stir_expr **slot, void *user)
-{
-	stir_expr_kind k = (*slot)->kind;
-	(void)user;
-	if (k == STIR_EXPR_VAR)
-		return STIR_VISIT_STOP;
-	return k == STIR_EXPR_LOAD || k == STIR_EXPR_SEARCH ? STIR_VISIT_SKIP :
-		STIR_VISIT_GO;
-}
-
-/* x: does x name a variable anywhere (outside loads and searches)? */
-static bool has_var(const stir_expr *x)
-{
-	stir_visitor v = { .expr_pre = find_var };
-	stir_expr *root = (stir_expr *)x;
-	return stir_visit_expr(&v, &root);
-}
-
-/* ctx, k, x, v: the value of x when it holds only literals (then
- * stir_eval_size reads no parameter); false otherwise. */
-bool cuda_literal_value(stir_ctx *ctx, const stir_kernel *k,
-	const stir_expr *x, int64_t *v)
-{
-	if (!x || !cuda_expr_is_size(x) || has_var(x))
-		return false;
-	return stir_eval_size(ctx, k, x, NULL, v) == 0;
 }
 
 /* e, li: the register and shared arrays of launch li, declared at

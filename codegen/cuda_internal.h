@@ -126,18 +126,9 @@ struct emitter {
 
 /* ---- cuda.c ---- */
 
-/* ctx, k, x, v: the value of x when it holds only literals; false
- * otherwise. */
-bool cuda_literal_value(stir_ctx *ctx, const stir_kernel *k,
-	const stir_expr *x, int64_t *v);
-/* The word for a scope in diagnostics ("shared", ...). */
-const char *cuda_scope_word(stir_scope s);
-
 /* e, loc, fmt: report an error and mark the emission failed. */
 void cuda_error(emitter *e, stir_loc loc, const char *fmt, ...)
 	STIR_PRINTF(3, 4);
-/* loc, buf, size: "FILE:LINE" (the file's base name) in buf. */
-const char *cuda_loc_str(stir_loc loc, char *buf, size_t size);
 /* e: report that memory ran out. */
 void cuda_oom(emitter *e);
 /* e, ctx: the indices used by the launch that nothing binds or guards
@@ -278,8 +269,6 @@ bool cuda_expr_equal(const emitter *e, const stir_expr *a,
 unsigned cuda_expr_deps(const emitter *e, const stir_expr *x);
 /* Whether x (block variables resolved) uses variable v. */
 bool cuda_expr_uses(const emitter *e, const stir_expr *x, const stir_var *v);
-/* Whether x holds only literals and parameters. */
-bool cuda_expr_is_size(const stir_expr *x);
 
 /* ---- warp buffers (cuda_warp.c) ---- */
 

@@ -31,6 +31,10 @@
 #include "ir/layout.h"
 #include "ir/visit.h"
 
+/* The context markers of an access (verify/gpu.h). */
+const char cuda_ctx_single[] = "single";
+const char cuda_ctx_all[] = "all";
+
 /* e: memory ran out (reported once). */
 static void no_memory(emitter *e)
 {

@@ -176,6 +176,17 @@ typedef struct emitter emitter;
 
 /* ---- verify_gpu.c ---- */
 
+/* ctx, k, x, v: the value of x when it holds only literals; false
+ * otherwise. */
+bool cuda_literal_value(stir_ctx *ctx, const stir_kernel *k,
+	const stir_expr *x, int64_t *v);
+/* x: whether x holds only literals and parameters (an extent a launch
+ * can be sized by). */
+bool cuda_expr_is_size(const stir_expr *x);
+/* The word for a scope in diagnostics ("shared", ...). */
+const char *cuda_scope_word(stir_scope s);
+/* loc, buf, size: "FILE:LINE" (the file's base name) in buf. */
+const char *cuda_loc_str(stir_loc loc, char *buf, size_t size);
 /* k, launch, loc, fmt, ap: report an error of kernel k at loc, or, where
  * loc has no place in the source (what a schedule made), at the first
  * located statement of launch (NULL: none), else at the kernel; the

@@ -30,12 +30,99 @@
  * Requires: a verified stage III kernel.  Changes nothing. */
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stir/codegen.h>
 #include "codegen/cuda_internal.h"
 #include "ir/layout.h"
 #include "ir/visit.h"
+
+/* ---- what the checks and the emitter both ask ---------------------------- */
+
+/* The names of the thread indices, by stir_thread. */
+const char *const cuda_dim_names[N_DIMS] = {
+	"blockIdx.x", "blockIdx.y", "blockIdx.z",
+	"threadIdx.x", "threadIdx.y", "threadIdx.z",
+};
+
+/* s: see verify/gpu.h. */
+const char *cuda_scope_word(stir_scope s)
+{
+	return s == STIR_SCOPE_SHARED ? "shared" : s == STIR_SCOPE_LOCAL ?
+		"local" : s == STIR_SCOPE_WARP ? "warp" : "global";
+}
+
+/* loc, buf, size: see verify/gpu.h. */
+const char *cuda_loc_str(stir_loc loc, char *buf, size_t size)
+{
+	const char *f = loc.file ? strrchr(loc.file, '/') : NULL;
+	f = f ? f + 1 : loc.file ? loc.file : "?";
+	snprintf(buf, size, "%s:%d", f, loc.line);
+	return buf;
+}
+
+/* slot, user: expr_pre of cuda_expr_is_size: stop at an expression that
+ * is not a literal integer, a parameter or an operation on those. */
+static stir_visit_step not_size(stir_expr **slot, void *user)
+{
+	const stir_expr *x = *slot;
+	(void)user;
+	switch (x->kind) {
+	case STIR_EXPR_INT:
+	case STIR_EXPR_UNARY:
+	case STIR_EXPR_BINARY:
+	case STIR_EXPR_CALL:
+	case STIR_EXPR_CAST:
+	case STIR_EXPR_SELECT:
+		return STIR_VISIT_GO;
+	case STIR_EXPR_VAR:
+		return x->u.var->kind == STIR_VAR_PARAM ? STIR_VISIT_GO :
+			STIR_VISIT_STOP;
+	default:
+		return STIR_VISIT_STOP;
+	}
+}
+
+/* x: see verify/gpu.h. */
+bool cuda_expr_is_size(const stir_expr *x)
+{
+	stir_visitor v = { .expr_pre = not_size };
+	stir_expr *root = (stir_expr *)x;
+	return !stir_visit_expr(&v, &root);
+}
+
+/* slot, user: expr_pre of has_var: stop at a variable; loads and
+ * searches are not looked into. */
+static stir_visit_step find_var(stir_expr **slot, void *user)
+{
+	stir_expr_kind k = (*slot)->kind;
+	(void)user;
+	if (k == STIR_EXPR_VAR)
+		return STIR_VISIT_STOP;
+	return k == STIR_EXPR_LOAD || k == STIR_EXPR_SEARCH ? STIR_VISIT_SKIP :
+		STIR_VISIT_GO;
+}
+
+/* x: does x name a variable anywhere (outside loads and searches)? */
+static bool has_var(const stir_expr *x)
+{
+	stir_visitor v = { .expr_pre = find_var };
+	stir_expr *root = (stir_expr *)x;
+	return stir_visit_expr(&v, &root);
+}
+
+/* ctx, k, x, v: the value of x when it holds only literals (then
+ * stir_eval_size reads no parameter); false otherwise. */
+bool cuda_literal_value(stir_ctx *ctx, const stir_kernel *k,
+	const stir_expr *x, int64_t *v)
+{
+	if (!x || !cuda_expr_is_size(x) || has_var(x))
+		return false;
+	return stir_eval_size(ctx, k, x, NULL, v) == 0;
+}
+
+/* ---- the checks that need no thread context ------------------------------ */
 
 /* The walk's state. */
 typedef struct gv {
