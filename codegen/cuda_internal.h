@@ -138,10 +138,6 @@ unsigned cuda_unbound(const emitter *e, const ectx *ctx);
 
 /* ---- cuda_stmt.c ---- */
 
-/* s: the indices bound by loops in s (s included). */
-unsigned cuda_bound_inside(const stir_stmt *s);
-/* s: does s store into a global or shared buffer? */
-bool cuda_stores_shared_data(const stir_stmt *s);
 /* e, x, v: does x, as printed, name v (block variables not resolved; a
  * search or warp-buffer read held in a constant names nothing)? */
 bool cuda_names_var(const emitter *e, const stir_expr *x, const stir_var *v);
@@ -150,11 +146,6 @@ bool cuda_names_var(const emitter *e, const stir_expr *x, const stir_var *v);
 bool cuda_list_names_var(const emitter *e, const stir_ptr_vec *list,
 	const stir_var *v);
 
-/* list, buf, except, where: does a statement of list (store "except"
- * aside, but not its value and index) access buf?  *where receives its
- * location. */
-bool cuda_list_uses(const stir_ptr_vec *list, const stir_buffer *buf,
-	const stir_stmt *except, stir_loc *where);
 /* e, dims: print "threadIdx.x == 0 && ..." for the indices dims. */
 void cuda_put_index_zero(emitter *e, unsigned dims);
 /* e, s, ctx: let v = value as a constant. */
@@ -162,8 +153,6 @@ void cuda_emit_let(emitter *e, const stir_stmt *s, const ectx *ctx);
 
 /* ---- cuda_reduce.c ---- */
 
-/* ctx, s: the red of store s in ctx's reductions, or NULL. */
-red *cuda_red_of(const ectx *ctx, const stir_stmt *s);
 /* e, list, r: prepend to *r the cross_thread blocks of list (not looking
  * into loops bound to threadIdx.x, which report themselves). */
 void cuda_find_reds(emitter *e, const stir_ptr_vec *list, red **r);
@@ -172,8 +161,6 @@ void cuda_find_reds(emitter *e, const stir_ptr_vec *list, red **r);
  * false when memory runs out. */
 bool cuda_bound_loop_reds(emitter *e, const stir_stmt *s, red **reds,
 	bool **inner);
-/* r: free a list of reductions. */
-void cuda_free_reds(red *r);
 /* t: the accumulator type of a reduction into type t. */
 stir_dtype cuda_red_acc_type(stir_dtype t);
 /* e, L, r, inner: the elements of the register array reduction r adds
@@ -187,8 +174,6 @@ int64_t cuda_red_elems(const emitter *e, const stir_stmt *L, const red *r,
  * narrower integer, or for a variable the compute type of "to"). */
 void cuda_put_val(emitter *e, const ectx *ctx, const sval *v,
 	stir_dtype to, int prec);
-/* x: is x a power of two? */
-bool cuda_is_pow2(int64_t x);
 /* L, d, x, e: does launch L bind index d to one extent only, and is it
  * x? */
 bool cuda_only_extent(const cuda_launch *L, int d, const stir_expr *x,
@@ -277,9 +262,6 @@ bool cuda_expr_uses(const emitter *e, const stir_expr *x, const stir_var *v);
 void cuda_put_warp_store(emitter *e, const ectx *ctx,
 	const stir_buffer *buf, const stir_expr *idx, stir_store_op op,
 	const sval *v, const stir_stmt *s);
-/* list: the warp buffer that a statement of list (through conditions and
- * blocks, not loops) stores into, or NULL. */
-const stir_buffer *cuda_warp_fill_of(const stir_ptr_vec *list);
 /* e, s, ctx, buf: fill loop s of warp buffer buf: its iterations spread
  * over the lanes, each lane storing its own elements. */
 void cuda_emit_warp_fill(emitter *e, const stir_stmt *s, const ectx *ctx,
@@ -354,8 +336,6 @@ bool cuda_is_hoisted(const emitter *e, const stir_expr *x);
 void cuda_emit_list(emitter *e, const stir_ptr_vec *list, const ectx *ctx);
 /* e, s, ctx: emit one statement of a list at the current depth. */
 void cuda_emit_stmt(emitter *e, const stir_stmt *s, const ectx *ctx);
-/* s, inner: mark (by slot) every variable s and its children define. */
-void cuda_mark_defined(const stir_stmt *s, bool *inner);
 /* e, x, inner: the first variable of x marked in inner, block variables
  * replaced by their bindings, or NULL. */
 const stir_var *cuda_inner_var(const emitter *e, const stir_expr *x,

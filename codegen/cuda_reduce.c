@@ -135,15 +135,6 @@ void cuda_put_loc_comment(emitter *e, const stir_stmt *s)
 	cg_putf(e->out, "  // %s", cuda_loc_str(s->loc, at, sizeof(at)));
 }
 
-/* ctx, s: see cuda_internal.h. */
-red *cuda_red_of(const ectx *ctx, const stir_stmt *s)
-{
-	for (red *r = ctx->red; r; r = r->next)
-		if (r->store == s)
-			return r;
-	return NULL;
-}
-
 /* e, s, ctx: a store, or one thread's part of a cross-thread reduction
  * (and the note that the thread took part). */
 void cuda_emit_store(emitter *e, const stir_stmt *s, const ectx *ctx)
@@ -221,16 +212,6 @@ void cuda_find_reds(emitter *e, const stir_ptr_vec *list, red **r)
 	stir_visit_list(&v, (stir_ptr_vec *)list);
 }
 
-/* r: see cuda_internal.h. */
-void cuda_free_reds(red *r)
-{
-	while (r) {
-		red *n = r->next;
-		free(r);
-		r = n;
-	}
-}
-
 /* e, L, r, inner: see cuda_internal.h. */
 int64_t cuda_red_elems(const emitter *e, const stir_stmt *L, const red *r,
 	const bool *inner)
@@ -255,12 +236,6 @@ stir_dtype cuda_red_acc_type(stir_dtype t)
 	case STIR_BF16: return STIR_F32;
 	default: return t;
 	}
-}
-
-/* x: is x a power of two? */
-bool cuda_is_pow2(int64_t x)
-{
-	return x > 0 && (x & (x - 1)) == 0;
 }
 
 /* e: the mask of the warp's threads for __shfl_*_sync, as C. */

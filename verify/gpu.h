@@ -12,6 +12,8 @@
  *                  and the pass hoist_warp_reads
  *   barriers.c     races and barriers: the analysis of the accesses, and
  *                  the pass stir_kernel_insert_barriers
+ *   facts.c        static facts about statements that the walk and the
+ *                  emitter both ask (functions of the IR alone)
  *
  * The walk has a state of its own (gpu_walk, below); it still reads the
  * facts the emitter computes from the kernel (the launch's shape, the
@@ -287,6 +289,29 @@ int cuda_verify_walk(const stir_kernel *k);
  * places where threads must synchronize but k has no barrier (the
  * refusals are reported as when emitting).  0 or -1. */
 int cuda_place_barriers(const stir_kernel *k, cuda_places *places);
+
+/* ---- facts.c: static facts about statements ---- */
+
+/* s: the indices bound by loops in s (s included). */
+unsigned cuda_bound_inside(const stir_stmt *s);
+/* s: does s store into a global or shared buffer? */
+bool cuda_stores_shared_data(const stir_stmt *s);
+/* list, buf, except, where: does a statement of list (store "except"
+ * aside, but not its value and index) access buf?  *where receives its
+ * location. */
+bool cuda_list_uses(const stir_ptr_vec *list, const stir_buffer *buf,
+	const stir_stmt *except, stir_loc *where);
+/* ctx, s: the red of store s in ctx's reductions, or NULL. */
+red *cuda_red_of(const ectx *ctx, const stir_stmt *s);
+/* r: free a list of reductions. */
+void cuda_free_reds(red *r);
+/* x: is x a power of two? */
+bool cuda_is_pow2(int64_t x);
+/* list: the warp buffer that a statement of list (through conditions and
+ * blocks, not loops) stores into, or NULL. */
+const stir_buffer *cuda_warp_fill_of(const stir_ptr_vec *list);
+/* s, inner: mark (by slot) every variable s and its children define. */
+void cuda_mark_defined(const stir_stmt *s, bool *inner);
 
 /* ---- barriers.c: races and barriers ---- */
 
