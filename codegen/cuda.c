@@ -85,7 +85,7 @@ static void add_extent(emitter *e, cuda_launch *L, int d, const stir_expr *x,
 	bool dedupe)
 {
 	for (int i = 0; dedupe && i < L->n_ext[d]; i++)
-		if (cuda_expr_equal(e, L->ext[d][i], x))
+		if (cuda_expr_equal(&e->facts, L->ext[d][i], x))
 			return;
 	const stir_expr **n = realloc(L->ext[d],
 		((size_t)L->n_ext[d] + 1) * sizeof(*n));
@@ -495,36 +495,6 @@ static void emit_launch(emitter *e, int li, cg_printer *src)
 
 /* ---- the whole kernel --------------------------------------------------- */
 
-/* s, user: stmt_pre of analyse_vars: the facts of the variables s binds
- * (user: the emitter), in the order they are bound. */
-static stir_visit_step analyse_stmt(stir_stmt *s, void *user)
-{
-	emitter *e = user;
-	if (s->kind == STIR_STMT_FOR) {
-		/* a serial loop variable has the same value in every thread
-		 * running the iteration */
-		e->dep[s->u.for_.var->slot] = s->u.for_.kind == STIR_LOOP_BIND ?
-			DIM_BIT(s->u.for_.thread) : 0;
-	} else if (s->kind == STIR_STMT_BLOCK) {
-		for (int i = 0; i < s->u.block.n_vars; i++) {
-			int slot = s->u.block.vars[i]->slot;
-			e->binding[slot] = s->u.block.bindings[i];
-			e->dep[slot] = cuda_expr_deps(e, s->u.block.bindings[i]);
-		}
-	} else if (s->kind == STIR_STMT_LET) {
-		e->dep[s->u.let.var->slot] = cuda_expr_deps(e, s->u.let.value);
-	}
-	return STIR_VISIT_GO;
-}
-
-/* e, list: variable facts (see emitter): every variable's dependence on
- * the thread indices and every block variable's binding. */
-static void analyse_vars(emitter *e, const stir_ptr_vec *list)
-{
-	stir_visitor v = { .stmt_pre = analyse_stmt, .user = e };
-	stir_visit_list(&v, (stir_ptr_vec *)list);
-}
-
 /* slot, user: expr_pre of scan_list_types: note in user (bool[2])
  * whether the expression has type f16 or bf16; a search's operands are
  * not looked into. */
@@ -593,8 +563,6 @@ int cuda_emitter_open(emitter *e, stir_cuda_plan *plan, unsigned flags)
 	*e = (emitter){ .k = k, .ctx = stir_kernel_ctx(k), .flags = flags,
 		.plan = plan };
 	size_t nv = (size_t)k->n_vars + 1, nb = (size_t)k->buffers.n + 1;
-	e->dep = calloc(nv, sizeof(*e->dep));
-	e->binding = calloc(nv, sizeof(*e->binding));
 	e->hoist_id = calloc(nv, sizeof(*e->hoist_id));
 	e->buf_used = calloc(nb, 1);
 	e->buf_written = calloc(nb, 1);
@@ -608,15 +576,15 @@ int cuda_emitter_open(emitter *e, stir_cuda_plan *plan, unsigned flags)
 	for (int i = 0; i < k->body.n; i++)
 		n_launch += stir_stmt_at(&k->body, i)->kind != STIR_STMT_LET;
 	plan->launches = calloc((size_t)n_launch + 1, sizeof(*plan->launches));
-	if (!e->dep || !e->binding || !e->hoist_id || !e->buf_used ||
-	    !e->buf_written || !e->warp_lanes || !e->frag || !e->ldsm ||
-	    !e->swz || !plan->max_elems || !plan->written || !plan->launches) {
+	if (cuda_facts_init(&e->facts, k) < 0 || !e->hoist_id ||
+	    !e->buf_used || !e->buf_written || !e->warp_lanes || !e->frag ||
+	    !e->ldsm || !e->swz || !plan->max_elems || !plan->written ||
+	    !plan->launches) {
 		cuda_oom(e);
 		return -1;
 	}
 	for (size_t i = 0; i < nb; i++)
 		plan->max_elems[i] = INT64_MAX;
-	analyse_vars(e, &k->body);
 	char *kname = cuda_escape(k->name);
 	if (!kname) {
 		cuda_oom(e);
@@ -643,8 +611,7 @@ int cuda_emitter_open(emitter *e, stir_cuda_plan *plan, unsigned flags)
 /* e: see cuda_internal.h. */
 void cuda_emitter_close(emitter *e)
 {
-	free(e->dep);
-	free(e->binding);
+	cuda_facts_release(&e->facts);
 	free(e->hoist_id);
 	free(e->buf_used);
 	free(e->buf_written);

@@ -47,8 +47,8 @@ static stir_visit_step unsafe(stir_expr **slot, void *user)
 		break;
 	case STIR_EXPR_VAR:
 		ok = !(x->u.var->kind == STIR_VAR_BLOCK &&
-			e->binding[x->u.var->slot]) ||
-			safe_value(e, e->binding[x->u.var->slot]);
+			e->facts.binding[x->u.var->slot]) ||
+			safe_value(e, e->facts.binding[x->u.var->slot]);
 		break;
 	case STIR_EXPR_UNARY:
 		ok = stir_dtype_is_int(x->dtype);
@@ -97,7 +97,7 @@ static int find_memo(const emitter *e, const stir_expr *x)
 {
 	/* (the emitter printing holds none: the pass made them lets) */
 	for (int i = e->walk ? e->walk->n_memo - 1 : -1; i >= 0; i--)
-		if (cuda_expr_equal(e, e->walk->memo[i].x, x))
+		if (cuda_expr_equal(&e->facts, e->walk->memo[i].x, x))
 			return e->walk->memo[i].id;
 	return -1;
 }
@@ -115,7 +115,7 @@ static bool warp_movable(const hoist_walk *w, const stir_expr *x)
 {
 	const stir_expr *idx = x->u.load.idx[0];
 	return cuda_warp_readable(w->e, w->ctx) && safe_value(w->e, idx) &&
-		!cuda_inner_var(w->e, idx, w->inner) &&
+		!cuda_inner_var(&w->e->facts, idx, w->inner) &&
 		!stir_stmt_writes(w->loop, x->u.load.buf);
 }
 

@@ -84,9 +84,8 @@ struct emitter {
 	bool failed;               /* an error was reported */
 	stir_cuda_plan *plan;      /* being built */
 	cg_printer *out;           /* where code goes now */
-	/* kernel-wide facts, by variable slot */
-	unsigned *dep;             /* DIM_BITs a variable's value depends on */
-	const stir_expr **binding; /* a block variable's binding, else NULL */
+	gpu_facts facts;           /* kernel-wide facts, by variable slot
+	                              (verify/gpu.h) */
 	/* helpers the source needs */
 	bool need_fp16, need_bf16;
 	unsigned search_used[3];   /* per stir_search: bits of element dtypes */
@@ -242,18 +241,6 @@ bool cuda_round_open(emitter *e, stir_dtype t);
 void cuda_int_literal(emitter *e, stir_dtype t, int64_t v);
 void cuda_float_literal(emitter *e, stir_dtype t, double v);
 
-/* v, user: the binding of block variable v in the emitter "user", else
- * NULL (a stir_eq, stir_uses or stir_affine_opts hook: a block variable
- * is the expression it prints as). */
-const stir_expr *cuda_binding_hook(const stir_var *v, const void *user);
-/* Structural equality of two expressions, block variables replaced by
- * their bindings. */
-bool cuda_expr_equal(const emitter *e, const stir_expr *a,
-	const stir_expr *b);
-/* DIM_BITs the value of x depends on. */
-unsigned cuda_expr_deps(const emitter *e, const stir_expr *x);
-/* Whether x (block variables resolved) uses variable v. */
-bool cuda_expr_uses(const emitter *e, const stir_expr *x, const stir_var *v);
 
 /* ---- warp buffers (cuda_warp.c) ---- */
 
@@ -336,10 +323,6 @@ bool cuda_is_hoisted(const emitter *e, const stir_expr *x);
 void cuda_emit_list(emitter *e, const stir_ptr_vec *list, const ectx *ctx);
 /* e, s, ctx: emit one statement of a list at the current depth. */
 void cuda_emit_stmt(emitter *e, const stir_stmt *s, const ectx *ctx);
-/* e, x, inner: the first variable of x marked in inner, block variables
- * replaced by their bindings, or NULL. */
-const stir_var *cuda_inner_var(const emitter *e, const stir_expr *x,
-	const bool *inner);
 /* e, s: the "// FILE:LINE" comment of a store, when asked for. */
 void cuda_put_loc_comment(emitter *e, const stir_stmt *s);
 /* e, s, ctx: print store statement s at the current depth, as one line

@@ -219,10 +219,10 @@ int64_t cuda_red_elems(const emitter *e, const stir_stmt *L, const red *r,
 	const stir_stmt *st = r->store;
 	const stir_buffer *buf = st->u.store.buf;
 	const stir_expr *n = buf->extent;
-	if (cuda_inner_var(e, st->u.store.idx[0], inner) &&
+	if (cuda_inner_var(&e->facts, st->u.store.idx[0], inner) &&
 	    buf->scope == STIR_SCOPE_LOCAL && n && n->kind == STIR_EXPR_INT &&
 	    n->u.i >= 1 && n->u.i <= 32 &&
-	    !cuda_expr_uses(e, st->u.store.idx[0], L->u.for_.var))
+	    !cuda_expr_uses(&e->facts, st->u.store.idx[0], L->u.for_.var))
 		return n->u.i;
 	return 0;
 }
@@ -396,7 +396,7 @@ bool cuda_only_extent(const cuda_launch *L, int d, const stir_expr *x,
 	const emitter *e)
 {
 	return L->n_ext[d] == 1 && !(L->horizontal && d == STIR_BLOCK_X) &&
-		cuda_expr_equal(e, L->ext[d][0], x);
+		cuda_expr_equal(&e->facts, L->ext[d][0], x);
 }
 
 /* e, s, reds, inner: the reductions of threadIdx.x loop s into *reds

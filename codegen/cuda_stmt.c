@@ -23,40 +23,6 @@ static void emit_barrier(emitter *e)
 
 /* ---- static facts about statements ------------------------------------ */
 
-/* What cuda_inner_var looks for. */
-typedef struct inner_find {
-	const emitter *e;          /* the emitter (block bindings) */
-	const bool *inner;         /* the variables looked for, by slot */
-	const stir_var *found;     /* receives the first one */
-} inner_find;
-
-/* slot, user: expr_pre of cuda_inner_var: stop at a variable marked in
- * the inner_find's array, a block variable being its binding. */
-static stir_visit_step find_inner(stir_expr **slot, void *user)
-{
-	inner_find *f = user;
-	const stir_expr *x = *slot;
-	if (x->kind != STIR_EXPR_VAR || !f->inner[x->u.var->slot])
-		return STIR_VISIT_GO;
-	if (x->u.var->kind == STIR_VAR_BLOCK && f->e->binding[x->u.var->slot])
-		f->found = cuda_inner_var(f->e, f->e->binding[x->u.var->slot],
-			f->inner);
-	else
-		f->found = x->u.var;
-	return f->found ? STIR_VISIT_STOP : STIR_VISIT_GO;
-}
-
-/* e, x, inner: see cuda_internal.h. */
-const stir_var *cuda_inner_var(const emitter *e, const stir_expr *x,
-	const bool *inner)
-{
-	inner_find f = { .e = e, .inner = inner };
-	stir_visitor v = { .expr_pre = find_inner, .user = &f };
-	stir_expr *root = (stir_expr *)x;
-	stir_visit_expr(&v, &root);
-	return f.found;
-}
-
 /* What names_var looks for. */
 typedef struct name_find {
 	const emitter *e;          /* the emitter (hoisted reads) */
@@ -166,7 +132,7 @@ void cuda_emit_list(emitter *e, const stir_ptr_vec *list, const ectx *ctx)
 static void emit_if(emitter *e, const stir_stmt *s, const ectx *ctx)
 {
 	ectx c = *ctx;
-	c.divergent |= cuda_expr_deps(e, s->u.if_.cond) & THREAD_DIMS;
+	c.divergent |= cuda_expr_deps(&e->facts, s->u.if_.cond) & THREAD_DIMS;
 	cg_indent(e->out);
 	cg_put(e->out, "if (");
 	cuda_expr(e, ctx, s->u.if_.cond, P_TOP);
@@ -196,7 +162,7 @@ static void emit_serial_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
 		return;
 	}
 	ectx c = *ctx;
-	c.divergent |= cuda_expr_deps(e, ext) & THREAD_DIMS;
+	c.divergent |= cuda_expr_deps(&e->facts, ext) & THREAD_DIMS;
 	if (s->u.for_.kind == STIR_LOOP_UNROLL)
 		cg_line(e->out, "#pragma unroll");
 	cg_indent(e->out);

@@ -189,7 +189,7 @@ static int conflict(const emitter *e, const cg_access *a, const cg_access *b)
 	 * Shared memory is for threads to exchange data: only the same
 	 * element is known to stay within a thread. */
 	if (!in_loop || a->buf->scope == STIR_SCOPE_GLOBAL ||
-	    (a->idx && b->idx && cuda_expr_equal(e, a->idx, b->idx)))
+	    (a->idx && b->idx && cuda_expr_equal(&e->facts, a->idx, b->idx)))
 		return 0;
 	return 1;
 }

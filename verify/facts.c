@@ -1,10 +1,12 @@
-/* Static facts about statements and thread contexts that the GPU
- * verifier's walk and the CUDA emitter both ask (verify/gpu.h): the
+/* What the GPU verifier's walk and the CUDA emitter both ask of the IR
+ * (verify/gpu.h): static facts about statements and thread contexts (the
  * indices the loops in a statement bind, whether it stores where other
  * threads see, whether a list uses a buffer, the variables a statement
  * defines, the warp buffer a fill loop fills, the cross-thread reduction
- * a store belongs to.  Each is a function of the IR (and of the context
- * given), not of an emitter. */
+ * a store belongs to), and the variables' facts (gpu_facts: what each
+ * variable's value depends on among the thread indices, each block
+ * variable's binding) with the questions they answer.  Each is a
+ * function of the IR (and of the context given), not of an emitter. */
 #include <stdlib.h>
 #include "verify/gpu.h"
 #include "ir/visit.h"
@@ -145,4 +147,154 @@ void cuda_free_reds(red *r)
 bool cuda_is_pow2(int64_t x)
 {
 	return x > 0 && (x & (x - 1)) == 0;
+}
+
+/* ---- the variables' facts ---------------------------------------------- */
+
+/* f, v: v's binding when it is a block variable, else NULL. */
+static const stir_expr *binding_of(const gpu_facts *f, const stir_var *v)
+{
+	return v->kind == STIR_VAR_BLOCK ? f->binding[v->slot] : NULL;
+}
+
+/* v, user: see verify/gpu.h. */
+const stir_expr *cuda_binding_hook(const stir_var *v, const void *user)
+{
+	return binding_of(user, v);
+}
+
+/* f, a, b: see verify/gpu.h. */
+bool cuda_expr_equal(const gpu_facts *f, const stir_expr *a,
+	const stir_expr *b)
+{
+	stir_eq eq = { STIR_EQ_NULL_UNEQUAL, cuda_binding_hook, NULL, f };
+	return stir_expr_equal(&eq, a, b);
+}
+
+/* What cuda_expr_deps adds up. */
+typedef struct deps {
+	const gpu_facts *f;        /* the variables' facts */
+	unsigned d;                /* the DIM_BITs found so far */
+} deps;
+
+/* slot, user: expr_pre of cuda_expr_deps: add what expression *slot
+ * itself depends on to the deps. */
+static stir_visit_step add_deps(stir_expr **slot, void *user)
+{
+	deps *d = user;
+	const stir_expr *x = *slot;
+	if (x->kind == STIR_EXPR_VAR) {
+		d->d |= d->f->dep[x->u.var->slot];
+	} else if (x->kind == STIR_EXPR_LOAD) {
+		/* a register array may hold a different value in every
+		 * thread; a warp buffer's lanes share their copy */
+		if (x->u.load.buf->scope == STIR_SCOPE_LOCAL)
+			d->d |= THREAD_DIMS;
+		else if (x->u.load.buf->scope == STIR_SCOPE_WARP)
+			d->d |= THREAD_DIMS & ~DIM_BIT(STIR_THREAD_X);
+	} else if (x->kind == STIR_EXPR_SEARCH &&
+	    x->u.search.buf->scope == STIR_SCOPE_LOCAL) {
+		d->d |= THREAD_DIMS;
+	}
+	return STIR_VISIT_GO;
+}
+
+/* f, x: see verify/gpu.h. */
+unsigned cuda_expr_deps(const gpu_facts *f, const stir_expr *x)
+{
+	deps d = { .f = f };
+	stir_visitor v = { .expr_pre = add_deps, .user = &d };
+	stir_expr *root = (stir_expr *)x;
+	stir_visit_expr(&v, &root);
+	return d.d;
+}
+
+/* f, x, v: see verify/gpu.h. */
+bool cuda_expr_uses(const gpu_facts *f, const stir_expr *x,
+	const stir_var *v)
+{
+	stir_uses u = { .var = v, .first = true, .expand = cuda_binding_hook,
+		.expand_user = f };
+	stir_uses_expr(&u, x);
+	return u.var_uses > 0;
+}
+
+/* What cuda_inner_var looks for. */
+typedef struct inner_find {
+	const gpu_facts *f;        /* the variables' facts (block bindings) */
+	const bool *inner;         /* the variables looked for, by slot */
+	const stir_var *found;     /* receives the first one */
+} inner_find;
+
+/* slot, user: expr_pre of cuda_inner_var: stop at a variable marked in
+ * the inner_find's array, a block variable being its binding. */
+static stir_visit_step find_inner(stir_expr **slot, void *user)
+{
+	inner_find *fi = user;
+	const stir_expr *x = *slot;
+	if (x->kind != STIR_EXPR_VAR || !fi->inner[x->u.var->slot])
+		return STIR_VISIT_GO;
+	if (x->u.var->kind == STIR_VAR_BLOCK && fi->f->binding[x->u.var->slot])
+		fi->found = cuda_inner_var(fi->f, fi->f->binding[x->u.var->slot],
+			fi->inner);
+	else
+		fi->found = x->u.var;
+	return fi->found ? STIR_VISIT_STOP : STIR_VISIT_GO;
+}
+
+/* f, x, inner: see verify/gpu.h. */
+const stir_var *cuda_inner_var(const gpu_facts *f, const stir_expr *x,
+	const bool *inner)
+{
+	inner_find fi = { .f = f, .inner = inner };
+	stir_visitor v = { .expr_pre = find_inner, .user = &fi };
+	stir_expr *root = (stir_expr *)x;
+	stir_visit_expr(&v, &root);
+	return fi.found;
+}
+
+/* s, user: stmt_pre of cuda_facts_init: the facts of the variables s
+ * binds (user: the gpu_facts), in the order they are bound. */
+static stir_visit_step analyse_stmt(stir_stmt *s, void *user)
+{
+	gpu_facts *f = user;
+	if (s->kind == STIR_STMT_FOR) {
+		/* a serial loop variable has the same value in every thread
+		 * running the iteration */
+		f->dep[s->u.for_.var->slot] = s->u.for_.kind == STIR_LOOP_BIND ?
+			DIM_BIT(s->u.for_.thread) : 0;
+	} else if (s->kind == STIR_STMT_BLOCK) {
+		for (int i = 0; i < s->u.block.n_vars; i++) {
+			int slot = s->u.block.vars[i]->slot;
+			f->binding[slot] = s->u.block.bindings[i];
+			f->dep[slot] = cuda_expr_deps(f, s->u.block.bindings[i]);
+		}
+	} else if (s->kind == STIR_STMT_LET) {
+		f->dep[s->u.let.var->slot] = cuda_expr_deps(f, s->u.let.value);
+	}
+	return STIR_VISIT_GO;
+}
+
+/* f, k: see verify/gpu.h. */
+int cuda_facts_init(gpu_facts *f, const stir_kernel *k)
+{
+	size_t nv = (size_t)k->n_vars + 1;
+	f->dep = calloc(nv, sizeof(*f->dep));
+	f->binding = calloc(nv, sizeof(*f->binding));
+	if (!f->dep || !f->binding) {
+		cuda_facts_release(f);
+		return -1;
+	}
+	stir_visitor v = { .stmt_pre = analyse_stmt, .user = f };
+	stir_visit_list(&v, (stir_ptr_vec *)&k->body);
+	return 0;
+}
+
+/* f: see verify/gpu.h. */
+void cuda_facts_release(gpu_facts *f)
+{
+	free(f->dep);
+	free(f->binding);
+	f->dep = NULL;
+	f->binding = NULL;
 }

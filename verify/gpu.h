@@ -12,15 +12,16 @@
  *                  and the pass hoist_warp_reads
  *   barriers.c     races and barriers: the analysis of the accesses, and
  *                  the pass stir_kernel_insert_barriers
- *   facts.c        static facts about statements that the walk and the
- *                  emitter both ask (functions of the IR alone)
+ *   facts.c        what the walk and the emitter both ask of the IR: the
+ *                  variables' thread dependences and bindings (gpu_facts,
+ *                  built from the kernel), static facts about statements
  *
  * The walk has a state of its own (gpu_walk, below); it still reads the
- * facts the emitter computes from the kernel (the launch's shape, the
- * variables' thread dependences and bindings: codegen/cuda_internal.h)
- * and follows the emitter's statements through the helpers of
- * codegen/ (reductions, warp buffers, vector loops' scalar form,
- * tensorized nests). */
+ * launches' shapes through an emitter of its own that prints nothing
+ * (cuda_emitter_open, cuda_launch_open in codegen/cuda.c) and follows
+ * the emitter's statements through the helpers of codegen/ (reductions,
+ * warp buffers, vector loops' scalar form, the accesses of tensorized
+ * nests). */
 #ifndef STIR_VERIFY_GPU_H
 #define STIR_VERIFY_GPU_H
 
@@ -290,8 +291,39 @@ int cuda_verify_walk(const stir_kernel *k);
  * refusals are reported as when emitting).  0 or -1. */
 int cuda_place_barriers(const stir_kernel *k, cuda_places *places);
 
-/* ---- facts.c: static facts about statements ---- */
+/* ---- facts.c: the variables' facts, static facts about statements ---- */
 
+/* What the thread mapping of a kernel says of its variables, by slot:
+ * built from the kernel (cuda_facts_init), read by the verifier and the
+ * emitter (which holds one: emitter.facts). */
+typedef struct gpu_facts {
+	unsigned *dep;             /* owned: DIM_BITs a variable's value
+	                              depends on */
+	const stir_expr **binding; /* owned array: a block variable's binding
+	                              (borrowed), else NULL */
+} gpu_facts;
+
+/* f, k: the facts of kernel k's variables in *f (release them).  0, or
+ * -1 when memory runs out (nothing to release; not reported). */
+int cuda_facts_init(gpu_facts *f, const stir_kernel *k);
+void cuda_facts_release(gpu_facts *f);
+/* v, user: the binding of block variable v in the gpu_facts "user", else
+ * NULL (a stir_eq, stir_uses or stir_affine_opts hook: a block variable
+ * is the expression it prints as). */
+const stir_expr *cuda_binding_hook(const stir_var *v, const void *user);
+/* f, a, b: structural equality of two expressions, block variables
+ * replaced by their bindings. */
+bool cuda_expr_equal(const gpu_facts *f, const stir_expr *a,
+	const stir_expr *b);
+/* f, x: DIM_BITs the value of x depends on. */
+unsigned cuda_expr_deps(const gpu_facts *f, const stir_expr *x);
+/* f, x, v: whether x (block variables resolved) uses variable v. */
+bool cuda_expr_uses(const gpu_facts *f, const stir_expr *x,
+	const stir_var *v);
+/* f, x, inner: the first variable of x marked in inner, block variables
+ * replaced by their bindings, or NULL. */
+const stir_var *cuda_inner_var(const gpu_facts *f, const stir_expr *x,
+	const bool *inner);
 /* s: the indices bound by loops in s (s included). */
 unsigned cuda_bound_inside(const stir_stmt *s);
 /* s: does s store into a global or shared buffer? */

@@ -514,7 +514,7 @@ void cuda_check_red(emitter *e, const stir_stmt *L, red *r,
 	const stir_var *lv = L->u.for_.var;
 	bool reduces = false;
 	for (int i = 0; i < b->u.block.n_vars; i++) {
-		bool uses = cuda_expr_uses(e, b->u.block.bindings[i], lv);
+		bool uses = cuda_expr_uses(&e->facts, b->u.block.bindings[i], lv);
 		if (uses && b->u.block.kinds[i] == 'S') {
 			cuda_error(e, b->loc, "cross-thread block '%s': its spatial "
 				"variable '%s' depends on loop '%s', the threadIdx.x "
@@ -530,7 +530,7 @@ void cuda_check_red(emitter *e, const stir_stmt *L, red *r,
 			name, lv->name);
 		return;
 	}
-	const stir_var *v = cuda_inner_var(e, st->u.store.idx[0], inner);
+	const stir_var *v = cuda_inner_var(&e->facts, st->u.store.idx[0], inner);
 	const stir_buffer *buf = st->u.store.buf;
 	/* the lanes of a register array: an accumulator each */
 	r->elems = cuda_red_elems(e, L, r, inner);
@@ -587,7 +587,7 @@ static bool is_var(const emitter *e, const stir_expr *x, const stir_var *v)
 	if (x->u.var == v)
 		return true;
 	const stir_expr *b = x->u.var->kind == STIR_VAR_BLOCK ?
-		e->binding[x->u.var->slot] : NULL;
+		e->facts.binding[x->u.var->slot] : NULL;
 	return b && is_var(e, b, v);
 }
 
@@ -637,7 +637,7 @@ bool cuda_check_warp_read(emitter *e, const ectx *ctx, const stir_expr *x)
 			"store nothing)" : "");
 		return false;
 	}
-	if (cuda_expr_deps(e, idx) & DIM_BIT(STIR_THREAD_X)) {
+	if (cuda_expr_deps(&e->facts, idx) & DIM_BIT(STIR_THREAD_X)) {
 		cuda_error(e, x->loc, "warp buffer '%s' is read at an index that "
 			"depends on threadIdx.x: its lanes read one element together",
 			buf->name);
@@ -669,7 +669,7 @@ bool cuda_check_warp_store(emitter *e, const ectx *ctx,
 			ctx->fill->name);
 		return false;
 	}
-	if (v->x && (cuda_expr_deps(e, v->x) & DIM_BIT(STIR_THREAD_X))) {
+	if (v->x && (cuda_expr_deps(&e->facts, v->x) & DIM_BIT(STIR_THREAD_X))) {
 		cuda_error(e, s->loc, "the value stored into warp buffer '%s' "
 			"depends on threadIdx.x: its lanes hold one copy", buf->name);
 		return false;

@@ -13,10 +13,10 @@
  *
  * The walk's own state is a gpu_walk (verify/gpu.h: the summaries of
  * accesses, the places, the hoisted reads), which e->walk points to while
- * it runs; the facts of the kernel it reads (the launches' shapes, the
- * variables' thread dependences and bindings) are those an emitter of
- * its own computes (cuda_emitter_open, cuda_launch_open), printing
- * nothing.
+ * it runs; the variables' thread dependences and bindings are a
+ * gpu_facts built from the kernel (verify/facts.c), and the launches'
+ * shapes those an emitter of its own computes (cuda_emitter_open,
+ * cuda_launch_open), printing nothing.
  *
  * The walk mirrors the emitter's statements (cuda_stmt.c, cuda_reduce.c,
  * cuda_warp.c): the same contexts, and the accesses in the same order (a
@@ -78,9 +78,9 @@ static stir_visit_step walk_node(stir_expr **slot, void *user)
 		return STIR_VISIT_GO;
 	case STIR_EXPR_VAR: {
 		const stir_var *v = x->u.var;
-		if (v->kind == STIR_VAR_BLOCK && e->binding[v->slot] &&
+		if (v->kind == STIR_VAR_BLOCK && e->facts.binding[v->slot] &&
 		    e->resolve && e->resolve[v->slot])
-			cuda_walk_expr(e, w->ctx, e->binding[v->slot]);
+			cuda_walk_expr(e, w->ctx, e->facts.binding[v->slot]);
 		return STIR_VISIT_GO;
 	}
 	default:
@@ -229,7 +229,7 @@ static void walk_serial_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
 		return;
 	}
 	ectx c = *ctx;
-	c.divergent |= cuda_expr_deps(e, s->u.for_.extent) & THREAD_DIMS;
+	c.divergent |= cuda_expr_deps(&e->facts, s->u.for_.extent) & THREAD_DIMS;
 	cuda_walk_expr(e, ctx, s->u.for_.extent);
 	summary body = { 0 };
 	walk_list(e, &s->u.for_.body, &c, &body);
@@ -257,7 +257,7 @@ static void walk_mma(emitter *e, const stir_stmt *s, const ectx *ctx)
 static void walk_if(emitter *e, const stir_stmt *s, const ectx *ctx)
 {
 	ectx c = *ctx;
-	c.divergent |= cuda_expr_deps(e, s->u.if_.cond) & THREAD_DIMS;
+	c.divergent |= cuda_expr_deps(&e->facts, s->u.if_.cond) & THREAD_DIMS;
 	cuda_walk_expr(e, ctx, s->u.if_.cond);
 	const stir_ptr_vec *branch[2] = { &s->u.if_.then_body,
 		&s->u.if_.else_body };
