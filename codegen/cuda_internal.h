@@ -162,12 +162,6 @@ bool cuda_bound_loop_reds(emitter *e, const stir_stmt *s, red **reds,
 	bool **inner);
 /* t: the accumulator type of a reduction into type t. */
 stir_dtype cuda_red_acc_type(stir_dtype t);
-/* e, L, r, inner: the elements of the register array reduction r adds
- * into, one accumulator each (see red), when its element moves with the
- * variables defined inside threadIdx.x loop L ("inner", by slot); else
- * 0. */
-int64_t cuda_red_elems(const emitter *e, const stir_stmt *L, const red *r,
-	const bool *inner);
 
 /* e, ctx, v, to, prec: v converted to type "to" (v's type is "to", a
  * narrower integer, or for a variable the compute type of "to"). */

@@ -212,21 +212,6 @@ void cuda_find_reds(emitter *e, const stir_ptr_vec *list, red **r)
 	stir_visit_list(&v, (stir_ptr_vec *)list);
 }
 
-/* e, L, r, inner: see cuda_internal.h. */
-int64_t cuda_red_elems(const emitter *e, const stir_stmt *L, const red *r,
-	const bool *inner)
-{
-	const stir_stmt *st = r->store;
-	const stir_buffer *buf = st->u.store.buf;
-	const stir_expr *n = buf->extent;
-	if (cuda_inner_var(&e->facts, st->u.store.idx[0], inner) &&
-	    buf->scope == STIR_SCOPE_LOCAL && n && n->kind == STIR_EXPR_INT &&
-	    n->u.i >= 1 && n->u.i <= 32 &&
-	    !cuda_expr_uses(&e->facts, st->u.store.idx[0], L->u.for_.var))
-		return n->u.i;
-	return 0;
-}
-
 /* t: see cuda_internal.h. */
 stir_dtype cuda_red_acc_type(stir_dtype t)
 {
@@ -444,7 +429,7 @@ int cuda_bound_loop_enter(emitter *e, const stir_stmt *s, const ectx *ctx,
 		if (!cuda_bound_loop_reds(e, s, reds, inner))
 			return -1;
 		for (red *r = *reds; r && !e->failed; r = r->next)
-			r->elems = cuda_red_elems(e, s, r, *inner);
+			r->elems = cuda_red_elems(&e->facts, s, r, *inner);
 	}
 	*c = *ctx;
 	c->bound[d] = s;

@@ -253,6 +253,21 @@ const stir_var *cuda_inner_var(const gpu_facts *f, const stir_expr *x,
 	return fi.found;
 }
 
+/* f, L, r, inner: see verify/gpu.h. */
+int64_t cuda_red_elems(const gpu_facts *f, const stir_stmt *L, const red *r,
+	const bool *inner)
+{
+	const stir_stmt *st = r->store;
+	const stir_buffer *buf = st->u.store.buf;
+	const stir_expr *n = buf->extent;
+	if (cuda_inner_var(f, st->u.store.idx[0], inner) &&
+	    buf->scope == STIR_SCOPE_LOCAL && n && n->kind == STIR_EXPR_INT &&
+	    n->u.i >= 1 && n->u.i <= 32 &&
+	    !cuda_expr_uses(f, st->u.store.idx[0], L->u.for_.var))
+		return n->u.i;
+	return 0;
+}
+
 /* s, user: stmt_pre of cuda_facts_init: the facts of the variables s
  * binds (user: the gpu_facts), in the order they are bound. */
 static stir_visit_step analyse_stmt(stir_stmt *s, void *user)

@@ -324,6 +324,12 @@ bool cuda_expr_uses(const gpu_facts *f, const stir_expr *x,
  * replaced by their bindings, or NULL. */
 const stir_var *cuda_inner_var(const gpu_facts *f, const stir_expr *x,
 	const bool *inner);
+/* f, L, r, inner: the elements of the register array reduction r adds
+ * into, one accumulator each (see red), when its element moves with the
+ * variables defined inside threadIdx.x loop L ("inner", by slot); else
+ * 0. */
+int64_t cuda_red_elems(const gpu_facts *f, const stir_stmt *L,
+	const red *r, const bool *inner);
 /* s: the indices bound by loops in s (s included). */
 unsigned cuda_bound_inside(const stir_stmt *s);
 /* s: does s store into a global or shared buffer? */

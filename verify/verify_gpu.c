@@ -533,7 +533,7 @@ void cuda_check_red(emitter *e, const stir_stmt *L, red *r,
 	const stir_var *v = cuda_inner_var(&e->facts, st->u.store.idx[0], inner);
 	const stir_buffer *buf = st->u.store.buf;
 	/* the lanes of a register array: an accumulator each */
-	r->elems = cuda_red_elems(e, L, r, inner);
+	r->elems = cuda_red_elems(&e->facts, L, r, inner);
 	if (v && !r->elems) {
 		cuda_error(e, st->loc, "cross-thread block '%s': the element it "
 			"stores to depends on '%s', defined inside the threadIdx.x "
