@@ -78,14 +78,16 @@ stir_cuda_plan *cuda_plan_alloc_bounded(const stir_kernel *k, unsigned flags,
 struct vec_ctx;
 
 struct emitter {
+	/* first, so that an emitter passed where its facts are expected (a
+	 * hook's user data, code written before they moved out) reads them */
+	gpu_facts facts;           /* kernel-wide facts, by variable slot
+	                              (verify/gpu.h) */
 	const stir_kernel *k;      /* the kernel */
 	stir_ctx *ctx;             /* receives diagnostics */
 	unsigned flags;            /* STIR_CUDA_* */
 	bool failed;               /* an error was reported */
 	stir_cuda_plan *plan;      /* being built */
 	cg_printer *out;           /* where code goes now */
-	gpu_facts facts;           /* kernel-wide facts, by variable slot
-	                              (verify/gpu.h) */
 	/* helpers the source needs */
 	bool need_fp16, need_bf16;
 	unsigned search_used[3];   /* per stir_search: bits of element dtypes */
