@@ -3,9 +3,10 @@
  * which runs it first and prints what it accepted:
  *
  *   verify_gpu.c   the refusals that need no thread context, those of
- *                  cross-thread reductions, warp buffers and missing
- *                  barriers in the context the walk gives, and
- *                  stir_kernel_verify_gpu
+ *                  cross-thread reductions, warp buffers, tensorized
+ *                  nests and missing barriers in the context the walk
+ *                  gives, and stir_kernel_verify_gpu; what the checks
+ *                  and the emitter both ask of sizes and names
  *   verify_walk.c  the verifier's walk: the thread context of every
  *                  statement, the accesses, the checks that need both;
  *                  its entry points for the verifier, the barrier pass
@@ -157,9 +158,10 @@ typedef enum gpu_walk_mode {
 	                              (stir_kernel_insert_barriers) */
 } gpu_walk_mode;
 
-/* The verifier's walk of a kernel: its own state, apart from the facts
- * of the kernel it reads through the emitter (e->walk points here while
- * it runs; the emitter printing has none). */
+/* The verifier's walk of a kernel: its own state, apart from the
+ * variables' facts (e->facts) and the launches' shapes it reads through
+ * the emitter (e->walk points here while it runs; the emitter printing
+ * has none). */
 typedef struct gpu_walk {
 	gpu_walk_mode mode;        /* what the walk is for */
 	cuda_places *places;       /* GPU_WALK_PLACE: receives the places */
