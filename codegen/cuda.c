@@ -11,10 +11,10 @@
  * atomicAdd; a cross-thread block reduces over its threadIdx.x loop with
  * per-thread partial sums and a warp-shuffle tree.
  *
- * Barriers: the verifier's walk (codegen/verify_walk.c) records every
+ * Barriers: the verifier's walk (verify/verify_walk.c) records every
  * load and store with the thread context it runs in (for each index: the
  * loop bound to it, thread 0 only, or every thread), and
- * codegen/barriers.c decides where threads must synchronize
+ * verify/barriers.c decides where threads must synchronize
  * (stir_kernel_insert_barriers puts "barrier;" statements there, and the
  * verifier refuses a place that needs one and has none).  The emitter
  * prints a barrier statement as __syncthreads().  Two accesses in the
@@ -24,9 +24,9 @@
  * disjoint where they are not ordered here.
  *
  * cuda_emit runs the whole GPU verifier first (stir_kernel_verify_gpu:
- * codegen/verify_gpu.c and verify_walk.c) and prints assuming what it
- * checked; only the refusals of tensorized nests (cuda_mma.c) are still
- * made while printing.
+ * verify/verify_gpu.c and verify_walk.c) and prints assuming what it
+ * checked, tensorized nests included (cuda_check_mma): it refuses
+ * nothing.
  *
  * This file holds the launches (their shapes, declarations, arguments and
  * signatures) and the assembly of the whole kernel; statements are printed
@@ -42,27 +42,12 @@
 #include "ir/layout.h"
 #include "ir/visit.h"
 
-const char cuda_ctx_single[] = "single";
-const char cuda_ctx_all[] = "all";
-
-/* The names of the thread indices, by stir_thread. */
-const char *const cuda_dim_names[N_DIMS] = {
-	"blockIdx.x", "blockIdx.y", "blockIdx.z",
-	"threadIdx.x", "threadIdx.y", "threadIdx.z",
-};
-
 /* e, loc, fmt: see cuda_internal.h. */
 void cuda_error(emitter *e, stir_loc loc, const char *fmt, ...)
 {
-	/* what a schedule made has no place in the source: the launch it is
-	 * in has (or the kernel) */
-	if (loc.line <= 0 && e->launch)
-		loc = stir_stmt_first_loc(e->launch->stmt);
-	if (loc.line <= 0)
-		loc = e->k->loc;
 	va_list ap;
 	va_start(ap, fmt);
-	stir_ctx_vreport(e->ctx, STIR_ERROR, loc, fmt, ap);
+	cuda_vreport(e->k, e->launch ? e->launch->stmt : NULL, loc, fmt, ap);
 	va_end(ap);
 	e->failed = true;
 }
@@ -86,27 +71,11 @@ unsigned cuda_unbound(const emitter *e, const ectx *ctx)
 	return e->launch->used & ~b & ~ctx->single;
 }
 
-/* loc, buf, size: see cuda_internal.h. */
-const char *cuda_loc_str(stir_loc loc, char *buf, size_t size)
-{
-	const char *f = loc.file ? strrchr(loc.file, '/') : NULL;
-	f = f ? f + 1 : loc.file ? loc.file : "?";
-	snprintf(buf, size, "%s:%d", f, loc.line);
-	return buf;
-}
-
 /* s: the location of s, or of the first statement inside it that has one
  * (loops a schedule made have none); line 0 when none has. */
 static stir_loc first_loc(const stir_stmt *s)
 {
 	return stir_stmt_first_loc(s);
-}
-
-/* s: see cuda_internal.h. */
-const char *cuda_scope_word(stir_scope s)
-{
-	return s == STIR_SCOPE_SHARED ? "shared" : s == STIR_SCOPE_LOCAL ?
-		"local" : s == STIR_SCOPE_WARP ? "warp" : "global";
 }
 
 /* ---- launches ----------------------------------------------------------- */
@@ -116,7 +85,7 @@ static void add_extent(emitter *e, cuda_launch *L, int d, const stir_expr *x,
 	bool dedupe)
 {
 	for (int i = 0; dedupe && i < L->n_ext[d]; i++)
-		if (cuda_expr_equal(e, L->ext[d][i], x))
+		if (cuda_expr_equal(&e->facts, L->ext[d][i], x))
 			return;
 	const stir_expr **n = realloc(L->ext[d],
 		((size_t)L->n_ext[d] + 1) * sizeof(*n));
@@ -193,36 +162,6 @@ static void literal_block(cuda_launch *L)
 		}
 		L->lit_block[i] = m;
 	}
-}
-
-/* slot, user: expr_pre of has_var: stop at a variable; loads and
- * searches are not looked into. */
-static stir_visit_step find_var(stir_expr **slot, void *user)
-{
-	stir_expr_kind k = (*slot)->kind;
-	(void)user;
-	if (k == STIR_EXPR_VAR)
-		return STIR_VISIT_STOP;
-	return k == STIR_EXPR_LOAD || k == STIR_EXPR_SEARCH ? STIR_VISIT_SKIP :
-		STIR_VISIT_GO;
-}
-
-/* x: does x name a variable anywhere (outside loads and searches)? */
-static bool has_var(const stir_expr *x)
-{
-	stir_visitor v = { .expr_pre = find_var };
-	stir_expr *root = (stir_expr *)x;
-	return stir_visit_expr(&v, &root);
-}
-
-/* ctx, k, x, v: the value of x when it holds only literals (then
- * stir_eval_size reads no parameter); false otherwise. */
-bool cuda_literal_value(stir_ctx *ctx, const stir_kernel *k,
-	const stir_expr *x, int64_t *v)
-{
-	if (!x || !cuda_expr_is_size(x) || has_var(x))
-		return false;
-	return stir_eval_size(ctx, k, x, NULL, v) == 0;
 }
 
 /* e, li: the register and shared arrays of launch li, declared at
@@ -480,11 +419,10 @@ static void emit_top_lets(emitter *e, const stir_stmt *stmt)
 	}
 }
 
-/* e, li, src: emit launch li into src. */
-static void emit_launch(emitter *e, int li, cg_printer *src)
+/* e, li: see cuda_internal.h. */
+bool cuda_launch_open(emitter *e, int li)
 {
-	stir_cuda_plan *plan = e->plan;
-	cuda_launch *L = &plan->launches[li];
+	cuda_launch *L = &e->plan->launches[li];
 	const stir_kernel *k = e->k;
 	e->launch = L;
 	if (L->stmt->kind == STIR_STMT_BLOCK &&
@@ -493,22 +431,29 @@ static void emit_launch(emitter *e, int li, cg_printer *src)
 	else
 		scan_launch(e, L, L->stmt, NULL);
 	if (e->failed)
-		return;
+		return false;
 	literal_block(L);
 	memset(e->buf_used, 0, (size_t)k->buffers.n + 1);
 	memset(e->buf_written, 0, (size_t)k->buffers.n + 1);
 	memset(e->warp_lanes, 0, ((size_t)k->buffers.n + 1) *
 		sizeof(*e->warp_lanes));
-	e->local_writes.n = 0;
+	if (e->walk)
+		e->walk->local_writes.n = 0;
 	memset(e->frag, 0, ((size_t)k->buffers.n + 1) * sizeof(*e->frag));
 	memset(e->ldsm, 0, ((size_t)k->buffers.n + 1) * sizeof(*e->ldsm));
 	memset(e->swz, 0, ((size_t)k->buffers.n + 1) * sizeof(*e->swz));
 	cuda_mma_scan(e, L->stmt);
-	if (e->mode != CUDA_MODE_EMIT) {
-		/* the verifier's walk (verify_walk.c) */
-		cuda_walk_launch(e, li);
+	return !e->failed;
+}
+
+/* e, li, src: emit launch li into src. */
+static void emit_launch(emitter *e, int li, cg_printer *src)
+{
+	stir_cuda_plan *plan = e->plan;
+	cuda_launch *L = &plan->launches[li];
+	const stir_kernel *k = e->k;
+	if (!cuda_launch_open(e, li))
 		return;
-	}
 
 	/* the body first: it tells which arrays the launch takes */
 	cg_printer body;
@@ -549,36 +494,6 @@ static void emit_launch(emitter *e, int li, cg_printer *src)
 }
 
 /* ---- the whole kernel --------------------------------------------------- */
-
-/* s, user: stmt_pre of analyse_vars: the facts of the variables s binds
- * (user: the emitter), in the order they are bound. */
-static stir_visit_step analyse_stmt(stir_stmt *s, void *user)
-{
-	emitter *e = user;
-	if (s->kind == STIR_STMT_FOR) {
-		/* a serial loop variable has the same value in every thread
-		 * running the iteration */
-		e->dep[s->u.for_.var->slot] = s->u.for_.kind == STIR_LOOP_BIND ?
-			DIM_BIT(s->u.for_.thread) : 0;
-	} else if (s->kind == STIR_STMT_BLOCK) {
-		for (int i = 0; i < s->u.block.n_vars; i++) {
-			int slot = s->u.block.vars[i]->slot;
-			e->binding[slot] = s->u.block.bindings[i];
-			e->dep[slot] = cuda_expr_deps(e, s->u.block.bindings[i]);
-		}
-	} else if (s->kind == STIR_STMT_LET) {
-		e->dep[s->u.let.var->slot] = cuda_expr_deps(e, s->u.let.value);
-	}
-	return STIR_VISIT_GO;
-}
-
-/* e, list: variable facts (see emitter): every variable's dependence on
- * the thread indices and every block variable's binding. */
-static void analyse_vars(emitter *e, const stir_ptr_vec *list)
-{
-	stir_visitor v = { .stmt_pre = analyse_stmt, .user = e };
-	stir_visit_list(&v, (stir_ptr_vec *)list);
-}
 
 /* slot, user: expr_pre of scan_list_types: note in user (bool[2])
  * whether the expression has type f16 or bf16; a search's operands are
@@ -641,60 +556,39 @@ static void emit_search_helpers(emitter *e, cg_printer *out)
 	}
 }
 
-/* plan, flags, mode, places: the launches' shapes, then, for cuda_emit
- * (CUDA_MODE_EMIT), each launch printed and the header and the helpers
- * they need; for the verifier (CUDA_MODE_VERIFY) and the barrier pass
- * (CUDA_MODE_PLACE, which appends to places), the structure's checks,
- * the verifier's walk of each launch (verify_walk.c) and the sharing's
- * checks, printing nothing. */
-static int emit_kernel(stir_cuda_plan *plan, unsigned flags, cuda_mode mode,
-	cuda_places *places, cuda_hoists *hoists)
+/* e, plan, flags: see cuda_internal.h. */
+int cuda_emitter_open(emitter *e, stir_cuda_plan *plan, unsigned flags)
 {
 	const stir_kernel *k = plan->k;
-	emitter e = { .k = k, .ctx = stir_kernel_ctx(k), .flags = flags,
-		.plan = plan, .mode = mode, .places = places, .hoists = hoists };
-	if (k->stage != STIR_STAGE_3) {
-		stir_error(e.ctx, k->loc, "kernel '%s' is a stage %d kernel; CUDA "
-			"is emitted from stage 3 (see stir_kernel_prepare_for_gpu)",
-			k->name, (int)k->stage);
-		return -1;
-	}
-	/* what needs no thread context is checked first: the walk below
-	 * assumes it (the emitter ran the whole verifier first) */
-	if (mode != CUDA_MODE_EMIT && cuda_verify_structure(k) < 0)
-		return -1;
+	*e = (emitter){ .k = k, .ctx = stir_kernel_ctx(k), .flags = flags,
+		.plan = plan };
 	size_t nv = (size_t)k->n_vars + 1, nb = (size_t)k->buffers.n + 1;
-	e.dep = calloc(nv, sizeof(*e.dep));
-	e.binding = calloc(nv, sizeof(*e.binding));
-	e.hoist_id = calloc(nv, sizeof(*e.hoist_id));
-	e.buf_used = calloc(nb, 1);
-	e.buf_written = calloc(nb, 1);
-	e.warp_lanes = calloc(nb, sizeof(*e.warp_lanes));
-	e.frag = calloc(nb, sizeof(*e.frag));
-	e.ldsm = calloc(nb, sizeof(*e.ldsm));
-	e.swz = calloc(nb, sizeof(*e.swz));
+	e->hoist_id = calloc(nv, sizeof(*e->hoist_id));
+	e->buf_used = calloc(nb, 1);
+	e->buf_written = calloc(nb, 1);
+	e->warp_lanes = calloc(nb, sizeof(*e->warp_lanes));
+	e->frag = calloc(nb, sizeof(*e->frag));
+	e->ldsm = calloc(nb, sizeof(*e->ldsm));
+	e->swz = calloc(nb, sizeof(*e->swz));
 	plan->max_elems = malloc(nb * sizeof(*plan->max_elems));
 	plan->written = calloc(nb, sizeof(*plan->written));
 	int n_launch = 0;
 	for (int i = 0; i < k->body.n; i++)
 		n_launch += stir_stmt_at(&k->body, i)->kind != STIR_STMT_LET;
 	plan->launches = calloc((size_t)n_launch + 1, sizeof(*plan->launches));
-	cg_printer src, launches;
-	cg_printer_init(&src, 0);
-	cg_printer_init(&launches, 0);
-	if (!e.dep || !e.binding || !e.hoist_id || !e.buf_used || !e.buf_written ||
-	    !e.warp_lanes || !e.frag || !e.ldsm || !e.swz ||
-	    !plan->max_elems || !plan->written || !plan->launches) {
-		cuda_oom(&e);
-		goto out;
+	if (cuda_facts_init(&e->facts, k) < 0 || !e->hoist_id ||
+	    !e->buf_used || !e->buf_written || !e->warp_lanes || !e->frag ||
+	    !e->ldsm || !e->swz || !plan->max_elems || !plan->written ||
+	    !plan->launches) {
+		cuda_oom(e);
+		return -1;
 	}
 	for (size_t i = 0; i < nb; i++)
 		plan->max_elems[i] = INT64_MAX;
-	analyse_vars(&e, &k->body);
 	char *kname = cuda_escape(k->name);
 	if (!kname) {
-		cuda_oom(&e);
-		goto out;
+		cuda_oom(e);
+		return -1;
 	}
 	for (int i = 0; i < k->body.n; i++) {
 		const stir_stmt *s = stir_stmt_at(&k->body, i);
@@ -704,20 +598,45 @@ static int emit_kernel(stir_cuda_plan *plan, unsigned flags, cuda_mode mode,
 		L->stmt = s;
 		size_t len = strlen(kname) + 32;
 		if (!(L->name = malloc(len))) {
-			cuda_oom(&e);
+			cuda_oom(e);
 			break;
 		}
 		snprintf(L->name, len, "%s_k%d", kname, plan->n_launches);
 		plan->n_launches++;
 	}
 	free(kname);
+	return e->failed ? -1 : 0;
+}
+
+/* e: see cuda_internal.h. */
+void cuda_emitter_close(emitter *e)
+{
+	cuda_facts_release(&e->facts);
+	free(e->hoist_id);
+	free(e->buf_used);
+	free(e->buf_written);
+	free(e->warp_lanes);
+	free(e->frag);
+	free(e->ldsm);
+	free(e->swz);
+}
+
+/* plan, flags: the launches' shapes, each launch printed, and the header
+ * and the helpers they need, for a kernel the verifier accepted. */
+static int emit_kernel(stir_cuda_plan *plan, unsigned flags)
+{
+	const stir_kernel *k = plan->k;
+	emitter e;
+	cg_printer src, launches;
+	cg_printer_init(&src, 0);
+	cg_printer_init(&launches, 0);
+	if (cuda_emitter_open(&e, plan, flags) < 0)
+		goto out;
 	/* (a shared or local buffer is used by one launch only:
-	 * cuda_verify_structure) */
+	 * cuda_verify_sharing) */
 	for (int li = 0; li < plan->n_launches && !e.failed; li++)
 		emit_launch(&e, li, &launches);
-	if (!e.failed && mode != CUDA_MODE_EMIT && cuda_verify_sharing(k) < 0)
-		e.failed = true;
-	if (e.failed || mode != CUDA_MODE_EMIT)
+	if (e.failed)
 		goto out;
 	bool h16 = false, hb16 = false;
 	for (int i = 0; i < k->buffers.n; i++) {
@@ -768,17 +687,7 @@ out:
 		cg_printer_release(&src);
 	if (!e.failed && !plan->source)
 		cuda_oom(&e);
-	free(e.dep);
-	free(e.binding);
-	free(e.hoist_id);
-	free(e.buf_used);
-	free(e.buf_written);
-	free(e.warp_lanes);
-	free(e.frag);
-	free(e.ldsm);
-	free(e.swz);
-	free(e.memo);
-	free(e.local_writes.v);
+	cuda_emitter_close(&e);
 	return e.failed ? -1 : 0;
 }
 
@@ -788,42 +697,5 @@ int cuda_emit(stir_cuda_plan *plan, unsigned flags)
 {
 	if (cuda_verify_walk(plan->k) < 0)
 		return -1;
-	return emit_kernel(plan, flags, CUDA_MODE_EMIT, NULL, NULL);
-}
-
-/* k, mode, places, hoists: the verifier's walk of k (verify_walk.c) in
- * mode CUDA_MODE_VERIFY or CUDA_MODE_PLACE (appending to places, and to
- * hoists when not NULL), with a plan of its own for the launches' shapes,
- * discarded.  0 or -1. */
-static int walk_kernel(const stir_kernel *k, cuda_mode mode,
-	cuda_places *places, cuda_hoists *hoists)
-{
-	stir_cuda_plan *p = calloc(1, sizeof(*p));
-	if (!p) {
-		stir_error_oom(stir_kernel_ctx(k));
-		return -1;
-	}
-	p->k = k;
-	int r = emit_kernel(p, 0, mode, places, hoists);
-	stir_cuda_plan_free(p);
-	return r;
-}
-
-/* k, places: see cuda_internal.h. */
-int cuda_place_barriers(const stir_kernel *k, cuda_places *places)
-{
-	return walk_kernel(k, CUDA_MODE_PLACE, places, NULL);
-}
-
-/* k, places, hoists: see cuda_internal.h. */
-int cuda_walk_hoists(const stir_kernel *k, cuda_places *places,
-	cuda_hoists *hoists)
-{
-	return walk_kernel(k, CUDA_MODE_PLACE, places, hoists);
-}
-
-/* k: see cuda_internal.h. */
-int cuda_verify_walk(const stir_kernel *k)
-{
-	return walk_kernel(k, CUDA_MODE_VERIFY, NULL, NULL);
+	return emit_kernel(plan, flags);
 }

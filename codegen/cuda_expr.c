@@ -559,11 +559,11 @@ static void print_var(emitter *e, const ectx *ctx, const stir_expr *x,
 		cuda_int_literal(e, v->dtype, e->lane_val);
 		return;
 	}
-	if (v->kind == STIR_VAR_BLOCK && e->binding[v->slot] && e->resolve &&
+	if (v->kind == STIR_VAR_BLOCK && e->facts.binding[v->slot] && e->resolve &&
 	    e->resolve[v->slot]) {
 		/* the binding in place of the variable: its type is the
 		 * binding's, so the value is the same */
-		cuda_expr(e, ctx, e->binding[v->slot], prec);
+		cuda_expr(e, ctx, e->facts.binding[v->slot], prec);
 		return;
 	}
 	if (e->hoist_id[v->slot]) {
@@ -644,100 +644,3 @@ void cuda_expr(emitter *e, const ectx *ctx, const stir_expr *x, int prec)
 	}
 }
 
-/* ---- analyses of expressions ------------------------------------------ */
-
-/* e, v: v's binding when it is a block variable, else NULL. */
-static const stir_expr *binding_of(const emitter *e, const stir_var *v)
-{
-	return v->kind == STIR_VAR_BLOCK ? e->binding[v->slot] : NULL;
-}
-
-/* v, user: see cuda_internal.h. */
-const stir_expr *cuda_binding_hook(const stir_var *v, const void *user)
-{
-	return binding_of(user, v);
-}
-
-/* e, a, b: see cuda_internal.h. */
-bool cuda_expr_equal(const emitter *e, const stir_expr *a, const stir_expr *b)
-{
-	stir_eq eq = { STIR_EQ_NULL_UNEQUAL, cuda_binding_hook, NULL, e };
-	return stir_expr_equal(&eq, a, b);
-}
-
-/* What cuda_expr_deps adds up. */
-typedef struct deps {
-	const emitter *e;          /* the emitter (variables' facts) */
-	unsigned d;                /* the DIM_BITs found so far */
-} deps;
-
-/* slot, user: expr_pre of cuda_expr_deps: add what expression *slot
- * itself depends on to the deps. */
-static stir_visit_step add_deps(stir_expr **slot, void *user)
-{
-	deps *d = user;
-	const stir_expr *x = *slot;
-	if (x->kind == STIR_EXPR_VAR) {
-		d->d |= d->e->dep[x->u.var->slot];
-	} else if (x->kind == STIR_EXPR_LOAD) {
-		/* a register array may hold a different value in every
-		 * thread; a warp buffer's lanes share their copy */
-		if (x->u.load.buf->scope == STIR_SCOPE_LOCAL)
-			d->d |= THREAD_DIMS;
-		else if (x->u.load.buf->scope == STIR_SCOPE_WARP)
-			d->d |= THREAD_DIMS & ~DIM_BIT(STIR_THREAD_X);
-	} else if (x->kind == STIR_EXPR_SEARCH &&
-	    x->u.search.buf->scope == STIR_SCOPE_LOCAL) {
-		d->d |= THREAD_DIMS;
-	}
-	return STIR_VISIT_GO;
-}
-
-/* e, x: see cuda_internal.h. */
-unsigned cuda_expr_deps(const emitter *e, const stir_expr *x)
-{
-	deps d = { .e = e };
-	stir_visitor v = { .expr_pre = add_deps, .user = &d };
-	stir_expr *root = (stir_expr *)x;
-	stir_visit_expr(&v, &root);
-	return d.d;
-}
-
-/* e, x, v: see cuda_internal.h. */
-bool cuda_expr_uses(const emitter *e, const stir_expr *x, const stir_var *v)
-{
-	stir_uses u = { .var = v, .first = true, .expand = cuda_binding_hook,
-		.expand_user = e };
-	stir_uses_expr(&u, x);
-	return u.var_uses > 0;
-}
-
-/* slot, user: expr_pre of cuda_expr_is_size: stop at an expression that
- * is not a literal integer, a parameter or an operation on those. */
-static stir_visit_step not_size(stir_expr **slot, void *user)
-{
-	const stir_expr *x = *slot;
-	(void)user;
-	switch (x->kind) {
-	case STIR_EXPR_INT:
-	case STIR_EXPR_UNARY:
-	case STIR_EXPR_BINARY:
-	case STIR_EXPR_CALL:
-	case STIR_EXPR_CAST:
-	case STIR_EXPR_SELECT:
-		return STIR_VISIT_GO;
-	case STIR_EXPR_VAR:
-		return x->u.var->kind == STIR_VAR_PARAM ? STIR_VISIT_GO :
-			STIR_VISIT_STOP;
-	default:
-		return STIR_VISIT_STOP;
-	}
-}
-
-/* x: see cuda_internal.h. */
-bool cuda_expr_is_size(const stir_expr *x)
-{
-	stir_visitor v = { .expr_pre = not_size };
-	stir_expr *root = (stir_expr *)x;
-	return !stir_visit_expr(&v, &root);
-}

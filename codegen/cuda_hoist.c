@@ -18,7 +18,7 @@
  * Whether the lanes run a loop together is a fact of the thread mapping,
  * which the walks of codegen/ compute: cuda_hoist decides, before each
  * loop, which reads move there.  The pass stir_kernel_hoist_warp_reads
- * runs the verifier's walk (verify_walk.c), which notes each decision,
+ * runs the verifier's walk (verify/verify_walk.c), which notes each decision,
  * and has passes/hoist.c (stir_hoist_reads) put a "hoisted let" before
  * the loop for each read it noted and its variable in place of the equal
  * reads inside; the emitter prints the lets as the constants stir_sN.
@@ -47,8 +47,8 @@ static stir_visit_step unsafe(stir_expr **slot, void *user)
 		break;
 	case STIR_EXPR_VAR:
 		ok = !(x->u.var->kind == STIR_VAR_BLOCK &&
-			e->binding[x->u.var->slot]) ||
-			safe_value(e, e->binding[x->u.var->slot]);
+			e->facts.binding[x->u.var->slot]) ||
+			safe_value(e, e->facts.binding[x->u.var->slot]);
 		break;
 	case STIR_EXPR_UNARY:
 		ok = stir_dtype_is_int(x->dtype);
@@ -95,9 +95,10 @@ static bool safe_value(const emitter *e, const stir_expr *x)
 /* e, x: the constant that holds warp-buffer read x, or -1. */
 static int find_memo(const emitter *e, const stir_expr *x)
 {
-	for (int i = e->n_memo - 1; i >= 0; i--)
-		if (cuda_expr_equal(e, e->memo[i].x, x))
-			return e->memo[i].id;
+	/* (the emitter printing holds none: the pass made them lets) */
+	for (int i = e->walk ? e->walk->n_memo - 1 : -1; i >= 0; i--)
+		if (cuda_expr_equal(&e->facts, e->walk->memo[i].x, x))
+			return e->walk->memo[i].id;
 	return -1;
 }
 
@@ -114,7 +115,7 @@ static bool warp_movable(const hoist_walk *w, const stir_expr *x)
 {
 	const stir_expr *idx = x->u.load.idx[0];
 	return cuda_warp_readable(w->e, w->ctx) && safe_value(w->e, idx) &&
-		!cuda_inner_var(w->e, idx, w->inner) &&
+		!cuda_inner_var(&w->e->facts, idx, w->inner) &&
 		!stir_stmt_writes(w->loop, x->u.load.buf);
 }
 
@@ -134,7 +135,7 @@ static stir_visit_step hoist_enter(stir_expr **slot, void *user)
  * before loop "loop".  0, or -1 out of memory. */
 static int note_hoist(emitter *e, const stir_stmt *loop, const stir_expr *x)
 {
-	cuda_hoists *h = e->hoists;
+	cuda_hoists *h = e->walk->hoists;
 	if (h->n == h->cap) {
 		int cap = h->cap ? 2 * h->cap : 8;
 		cuda_hoist_at *v = realloc(h->v, (size_t)cap * sizeof(*v));
@@ -163,26 +164,26 @@ static stir_visit_step hoist_expr(stir_expr **slot, void *user)
 	    x->u.load.buf->scope != STIR_SCOPE_WARP || !warp_movable(w, x) ||
 	    find_memo(e, x) >= 0)
 		return STIR_VISIT_GO;
-	if (e->n_memo == e->cap_memo) {
-		int cap = e->cap_memo ? 2 * e->cap_memo : 8;
-		cuda_memo *m = realloc(e->memo, (size_t)cap * sizeof(*m));
+	if (e->walk->n_memo == e->walk->cap_memo) {
+		int cap = e->walk->cap_memo ? 2 * e->walk->cap_memo : 8;
+		cuda_memo *m = realloc(e->walk->memo, (size_t)cap * sizeof(*m));
 		if (!m) {
 			cuda_error(e, x->loc, "out of memory");
 			return STIR_VISIT_STOP;
 		}
-		e->memo = m;
-		e->cap_memo = cap;
+		e->walk->memo = m;
+		e->walk->cap_memo = cap;
 	}
 	/* the read as it would be made inside, block variables defined
 	 * there replaced by their bindings: recorded and checked where the
-	 * loop starts (codegen/verify_walk.c) */
+	 * loop starts (verify/verify_walk.c) */
 	int id = e->n_hoist++;
 	const bool *saved = e->resolve;
 	e->resolve = w->inner;
 	cuda_walk_expr(e, w->ctx, x);
 	e->resolve = saved;
-	e->memo[e->n_memo++] = (cuda_memo){ .x = x, .id = id };
-	if (e->hoists && note_hoist(e, w->loop, x) < 0)
+	e->walk->memo[e->walk->n_memo++] = (cuda_memo){ .x = x, .id = id };
+	if (e->walk->hoists && note_hoist(e, w->loop, x) < 0)
 		return STIR_VISIT_STOP;
 	return STIR_VISIT_GO;
 }
@@ -190,7 +191,7 @@ static stir_visit_step hoist_expr(stir_expr **slot, void *user)
 /* e, s, ctx: see cuda_internal.h. */
 int cuda_hoist(emitter *e, const stir_stmt *s, const ectx *ctx)
 {
-	int mark = e->n_memo;
+	int mark = e->walk->n_memo;
 	bool *inner = calloc((size_t)e->k->n_vars + 1, sizeof(bool));
 	if (!inner) {
 		cuda_error(e, s->loc, "out of memory");
@@ -208,7 +209,7 @@ int cuda_hoist(emitter *e, const stir_stmt *s, const ectx *ctx)
 /* e, mark: see cuda_internal.h. */
 void cuda_unhoist(emitter *e, int mark)
 {
-	e->n_memo = mark;
+	e->walk->n_memo = mark;
 }
 
 /* e, x: see cuda_internal.h. */

@@ -1,19 +1,15 @@
 /* The CUDA emitter's internal state, shared by its files:
  *
  *   cuda.c        launches, statements, thread mapping
- *   barriers.c    races and barriers: the analysis of the accesses, and
- *                 the pass stir_kernel_insert_barriers
- *   verify_gpu.c  the refusals that need no thread context, those of
- *                 cross-thread reductions, warp buffers and missing
- *                 barriers in the context the walk gives, and
- *                 stir_kernel_verify_gpu
- *   verify_walk.c the verifier's walk: the thread context of every
- *                 statement, the accesses, the checks that need both
  *   cuda_expr.c   types, literals, conversions and expressions
  *   cuda_vector.c vectorized loops
  *   cuda_hoist.c  warp-buffer reads computed once before the
  *                 loops they are in
  *   plan.c        the public launch plan (include/stir/codegen.h)
+ *
+ * The GPU verifier, its walk and the race analysis are verify/ (their
+ * declarations: verify/gpu.h, included here); the emitter runs the
+ * verifier first and prints what it accepted.
  *
  * docs/cuda.md describes the mapping this code implements. */
 #ifndef STIR_CODEGEN_CUDA_INTERNAL_H
@@ -23,22 +19,9 @@
 #include <stdint.h>
 #include <stir/codegen.h>
 #include "codegen/printer.h"
+#include "verify/gpu.h"
 #include "ir/intrinsics.h"
 #include "ir/nodes.h"
-
-/* The six thread indices as bits (stir_thread values are 0..5). */
-#define DIM_BIT(t) (1u << (unsigned)(t))
-#define BLOCK_DIMS (DIM_BIT(STIR_BLOCK_X) | DIM_BIT(STIR_BLOCK_Y) | \
-	DIM_BIT(STIR_BLOCK_Z))
-#define THREAD_DIMS (DIM_BIT(STIR_THREAD_X) | DIM_BIT(STIR_THREAD_Y) | \
-	DIM_BIT(STIR_THREAD_Z))
-#define N_DIMS 6
-
-/* The names of the thread indices, by stir_thread ("blockIdx.x", ...). */
-extern const char *const cuda_dim_names[N_DIMS];
-
-/* Most static shared memory a block may declare. */
-#define MAX_STATIC_SHARED (48 * 1024)
 
 /* One argument of a launch, in the order the __global__ function takes
  * them: the kernel's parameters, then the arrays the launch uses. */
@@ -92,139 +75,25 @@ stir_cuda_plan *cuda_plan_alloc_bounded(const stir_kernel *k, unsigned flags,
 
 /* ---- emitter state -------------------------------------------------- */
 
-/* Where an access runs, for one thread index: the loop bound to it, or one
- * of these markers. */
-extern const char cuda_ctx_single[]; /* only index 0 (a guarded statement) */
-extern const char cuda_ctx_all[];    /* every index, redundantly */
-
-/* A load or store, remembered to decide where threads must synchronize. */
-typedef struct access {
-	const stir_buffer *buf;    /* borrowed */
-	const stir_expr *idx;      /* the flat index; NULL: unknown (searches) */
-	bool write;                /* a store (which may also read) */
-	bool atomic;               /* an atomic add: commutes with the others */
-	const void *ctx[N_DIMS];   /* per thread index (see above) */
-	stir_loc loc;              /* for diagnostics */
-} cg_access;
-
-typedef struct acc_vec {
-	int n, cap;
-	cg_access *v;                 /* owned */
-} acc_vec;
-
-/* The accesses of a piece of code as seen from the code around it. */
-typedef struct summary {
-	acc_vec first;             /* before its first barrier (all of them
-	                              when it has none) */
-	acc_vec last;              /* after its last barrier */
-	bool barrier;              /* it holds a barrier every thread reaches */
-} summary;
-
-/* A cross-thread reduction: a cross_thread block whose store becomes
- * "acc += value" in every thread of its threadIdx.x loop.  A reduction
- * into a register array (a local buffer of at most 32 elements) whose
- * element moves with loops inside the threadIdx.x loop (the lanes of a
- * register cache) keeps one accumulator per element of the array
- * ("acc[IDX] += value"), and a bit per element that says whether the
- * thread added to it. */
-typedef struct red {
-	const stir_stmt *block;    /* the cross_thread block */
-	const stir_stmt *store;    /* its one store */
-	int id;                    /* stir_redID */
-	stir_dtype acc;            /* the accumulator's type */
-	int64_t elems;             /* > 0: one accumulator per element of the
-	                              local array of that many elements */
-	struct red *next;
-} red;
-
-/* A value to store: an expression, or a generated variable. */
-typedef struct sval {
-	const stir_expr *x;        /* the expression, or NULL */
-	const char *name;          /* else the variable */
-	stir_dtype t;              /* its type */
-} sval;
-
 struct vec_ctx;
 
-/* A warp-buffer read computed before a loop into the constant stir_sID. */
-typedef struct cuda_memo {
-	const stir_expr *x;        /* borrowed: the read */
-	int id;
-} cuda_memo;
-
-/* What the code being emitted runs under. */
-typedef struct ectx {
-	const stir_stmt *bound[N_DIMS]; /* the loop bound to each index */
-	unsigned single;           /* indices guarded to 0 */
-	unsigned divergent;        /* thread indices control flow depends on */
-	bool atomic;               /* inside an atomic block */
-	struct red *red;           /* cross-thread reductions of the enclosing
-	                              threadIdx.x loop, or NULL */
-	const stir_var *fill;      /* in the fill loop of a warp buffer: the
-	                              loop's variable, whose element this lane
-	                              stores into stir_fN[...] (else NULL) */
-	int fill_id;               /* that loop's counter, stir_fN */
-	bool fill_tail;            /* inside a fill loop whose last round
-	                              leaves some lanes out */
-} ectx;
-
-/* What a walk of the emitter is for. */
-typedef enum cuda_mode {
-	CUDA_MODE_EMIT,            /* print the source of a kernel the
-	                              verifier accepted (it checks nothing) */
-	CUDA_MODE_PLACE,           /* record where barriers are missing
-	                              (stir_kernel_insert_barriers) */
-	CUDA_MODE_VERIFY,          /* the verifier's walk: report what the
-	                              GPU cannot run, as EMIT would */
-} cuda_mode;
-
-/* A place that needs a barrier: before statement "before" of the list
- * whose slots are "slots", or at its end when "before" is NULL.  The
- * slots, not the list, name it: the verifier's walk walks copies of some
- * statements (vector loops' scalar form), which share their lists' slots. */
-typedef struct cuda_place {
-	void *const *slots;        /* borrowed: the list's slot array */
-	const stir_stmt *before;   /* borrowed, or NULL */
-	stir_loc loc;              /* the barrier's: of the statement that
-	                              needs it (of the loop at a body's end) */
-} cuda_place;
-
-typedef struct cuda_places {
-	int n, cap;
-	cuda_place *v;             /* owned */
-} cuda_places;
-
-/* A warp-buffer read that may be computed before a loop (cuda_hoist.c),
- * found by the verifier's walk for stir_kernel_hoist_warp_reads. */
-typedef struct cuda_hoist_at {
-	const stir_var *loop;      /* borrowed: the loop's variable (the
-	                              walk's copies of a loop share it) */
-	const stir_expr *x;        /* borrowed: the read */
-} cuda_hoist_at;
-
-typedef struct cuda_hoists {
-	int n, cap;
-	cuda_hoist_at *v;          /* owned */
-} cuda_hoists;
-
-typedef struct emitter {
+struct emitter {
+	/* first, so that an emitter passed where its facts are expected (a
+	 * hook's user data, code written before they moved out) reads them */
+	gpu_facts facts;           /* kernel-wide facts, by variable slot
+	                              (verify/gpu.h) */
 	const stir_kernel *k;      /* the kernel */
 	stir_ctx *ctx;             /* receives diagnostics */
 	unsigned flags;            /* STIR_CUDA_* */
 	bool failed;               /* an error was reported */
 	stir_cuda_plan *plan;      /* being built */
 	cg_printer *out;           /* where code goes now */
-	/* kernel-wide facts, by variable slot */
-	unsigned *dep;             /* DIM_BITs a variable's value depends on */
-	const stir_expr **binding; /* a block variable's binding, else NULL */
 	/* helpers the source needs */
 	bool need_fp16, need_bf16;
 	unsigned search_used[3];   /* per stir_search: bits of element dtypes */
 	/* the launch being emitted */
 	cuda_launch *launch;
 	bool *buf_used, *buf_written; /* per buffer, in this launch */
-	summary *sum;              /* receives accesses, or NULL */
-	acc_vec local_writes;      /* local-buffer stores of this launch */
 	int n_red, n_vec, n_tmp;   /* counters of generated names */
 	int64_t *warp_lanes;       /* per warp buffer: the lanes it is spread
 	                              over in this launch (0: not used yet) */
@@ -251,122 +120,29 @@ typedef struct emitter {
 	const stir_var *lane_var;  /* print this variable as lane_val */
 	int64_t lane_val;
 	struct vec_ctx *vec;       /* loads read from vectors (vector paths) */
-	/* warp-buffer reads held before their loops by the walk of the pass
-	 * hoist_warp_reads (cuda_hoist.c) */
-	int n_memo, cap_memo;
-	cuda_memo *memo;           /* owned: those in scope, innermost last */
 	int n_hoist;               /* counter of the names of the hoisted lets
 	                              (passes/hoist.c), stir_sN */
 	int *hoist_id;             /* per slot: 1 + N for the variable of a
 	                              hoisted let printed as stir_sN, else 0 */
-	cuda_mode mode;            /* what the walk is for */
-	cuda_places *places;       /* CUDA_MODE_PLACE: receives the places */
-	cuda_hoists *hoists;       /* or NULL: receives the warp-buffer reads
-	                              the walk computes before their loops */
-} emitter;
+	gpu_walk *walk;            /* the verifier's walk being run
+	                              (verify/gpu.h), or NULL: printing */
+};
 
-/* ---- verify_gpu.c ---- */
-
-/* k: the checks of stir_kernel_verify_gpu that need no thread context
- * (bindings, launches' shapes, arrays' sizes; see verify_gpu.c), which
- * the emitter assumes.  0, or -1 with located diagnostics. */
-int cuda_verify_structure(const stir_kernel *k);
-/* k: the checks of stir_kernel_verify_gpu run after its walk (its
- * refusals come first): a
- * register or shared array used by two launches, two buffers of one
- * array that the kernel writes.  0, or -1 with located diagnostics. */
-int cuda_verify_sharing(const stir_kernel *k);
-
-/* e, L, r, inner, ctx: check that reduction r can be computed across the
- * threads of loop L (bound to threadIdx.x) where ctx runs ("inner": the
- * variables defined inside L, by slot); reports the first refusal. */
-void cuda_check_red(emitter *e, const stir_stmt *L, red *r,
-	const bool *inner, const ectx *ctx);
-/* e, ctx: the lanes of the loop bound to threadIdx.x where ctx runs, when
- * warp buffers can live there: a literal power of two up to 32 that is
- * the launch's threads in x; else 0 (cuda_warp.c). */
-int64_t cuda_warp_lanes_here(const emitter *e, const ectx *ctx);
-/* e, ctx, buf, loc, what, n: the lanes warp buffer buf is spread over
- * where ctx runs ("what" it does there, for diagnostics), after checking
- * that they can be and are the same as elsewhere in the launch (noted in
- * e->warp_lanes), and its elements in *n; 0 after an error. */
-int64_t cuda_check_warp_lanes(emitter *e, const ectx *ctx,
-	const stir_buffer *buf, stir_loc loc, const char *what, int64_t *n);
-/* e, ctx, x: may warp-buffer load x be a shuffle where ctx runs (no
- * control flow or index that depends on threadIdx.x)?  false after an
- * error. */
-bool cuda_check_warp_read(emitter *e, const ectx *ctx, const stir_expr *x);
-/* e, ctx, buf, idx, op, v, s: may store s ("buf[idx] op= v") into warp
- * buffer buf be printed where ctx runs (in its fill loop, assigning the
- * fill's element a value the same in every lane)?  false after an
- * error. */
-bool cuda_check_warp_store(emitter *e, const ectx *ctx,
-	const stir_buffer *buf, const stir_expr *idx, stir_store_op op,
-	const sval *v, const stir_stmt *s);
-/* e, s, buf, size: has fill loop s of warp buffer buf (of "size"
- * elements) a literal extent of at most size?  false after an error. */
-bool cuda_check_warp_fill(emitter *e, const stir_stmt *s,
-	const stir_buffer *buf, int64_t size);
-
-/* e, s, ctx: may barrier statement s be printed where ctx runs (every
- * thread of the block reaches it)?  false after an error. */
-bool cuda_check_barrier(emitter *e, const stir_stmt *s, const ectx *ctx);
-/* e, ctx, loc, a, b: access a must be ordered before access b by a
- * barrier at loc, where ctx runs: may the walk record the place (every
- * thread of the block gets there, and the walk is placing barriers:
- * CUDA_MODE_PLACE)?  false after an error. */
-bool cuda_check_barrier_place(emitter *e, const ectx *ctx, stir_loc loc,
-	const cg_access *a, const cg_access *b);
-
-/* e, w, r: may register or warp-buffer read r see what write w stored
- * (r runs in the threads that ran w, in every thread index of the launch
- * that w does not run on all threads of)?  false after an error, at r. */
-bool cuda_check_private_read(emitter *e, const cg_access *w,
-	const cg_access *r);
-/* e, loc, a, b: report that access a and the later access b conflict
- * across thread blocks of one launch (cuda_needs_barrier found them),
- * which no barrier orders. */
-void cuda_check_block_dep(emitter *e, stir_loc loc, const cg_access *a,
-	const cg_access *b);
 
 /* ---- cuda.c ---- */
-
-/* ctx, k, x, v: the value of x when it holds only literals; false
- * otherwise. */
-bool cuda_literal_value(stir_ctx *ctx, const stir_kernel *k,
-	const stir_expr *x, int64_t *v);
-/* The word for a scope in diagnostics ("shared", ...). */
-const char *cuda_scope_word(stir_scope s);
 
 /* e, loc, fmt: report an error and mark the emission failed. */
 void cuda_error(emitter *e, stir_loc loc, const char *fmt, ...)
 	STIR_PRINTF(3, 4);
-/* loc, buf, size: "FILE:LINE" (the file's base name) in buf. */
-const char *cuda_loc_str(stir_loc loc, char *buf, size_t size);
 /* e: report that memory ran out. */
 void cuda_oom(emitter *e);
 /* e, ctx: the indices used by the launch that nothing binds or guards
  * here: code runs along them redundantly. */
 unsigned cuda_unbound(const emitter *e, const ectx *ctx);
 
-/* ---- verify_walk.c: the verifier's walk ---- */
-
-/* e, li: walk launch li of the kernel as the emitter prints it, printing
- * nothing: the thread context of every statement, the accesses and where
- * threads must synchronize (e->mode PLACE records the places, VERIFY
- * reports them), and every refusal that depends on the context. */
-void cuda_walk_launch(emitter *e, int li);
-/* e, ctx, x: record and check the loads and searches of expression x
- * where ctx runs (block variables marked in e->resolve as their
- * bindings; warp-buffer reads held in constants skipped). */
-void cuda_walk_expr(emitter *e, const ectx *ctx, const stir_expr *x);
 
 /* ---- cuda_stmt.c ---- */
 
-/* s: the indices bound by loops in s (s included). */
-unsigned cuda_bound_inside(const stir_stmt *s);
-/* s: does s store into a global or shared buffer? */
-bool cuda_stores_shared_data(const stir_stmt *s);
 /* e, x, v: does x, as printed, name v (block variables not resolved; a
  * search or warp-buffer read held in a constant names nothing)? */
 bool cuda_names_var(const emitter *e, const stir_expr *x, const stir_var *v);
@@ -375,11 +151,6 @@ bool cuda_names_var(const emitter *e, const stir_expr *x, const stir_var *v);
 bool cuda_list_names_var(const emitter *e, const stir_ptr_vec *list,
 	const stir_var *v);
 
-/* list, buf, except, where: does a statement of list (store "except"
- * aside, but not its value and index) access buf?  *where receives its
- * location. */
-bool cuda_list_uses(const stir_ptr_vec *list, const stir_buffer *buf,
-	const stir_stmt *except, stir_loc *where);
 /* e, dims: print "threadIdx.x == 0 && ..." for the indices dims. */
 void cuda_put_index_zero(emitter *e, unsigned dims);
 /* e, s, ctx: let v = value as a constant. */
@@ -387,8 +158,6 @@ void cuda_emit_let(emitter *e, const stir_stmt *s, const ectx *ctx);
 
 /* ---- cuda_reduce.c ---- */
 
-/* ctx, s: the red of store s in ctx's reductions, or NULL. */
-red *cuda_red_of(const ectx *ctx, const stir_stmt *s);
 /* e, list, r: prepend to *r the cross_thread blocks of list (not looking
  * into loops bound to threadIdx.x, which report themselves). */
 void cuda_find_reds(emitter *e, const stir_ptr_vec *list, red **r);
@@ -397,82 +166,42 @@ void cuda_find_reds(emitter *e, const stir_ptr_vec *list, red **r);
  * false when memory runs out. */
 bool cuda_bound_loop_reds(emitter *e, const stir_stmt *s, red **reds,
 	bool **inner);
-/* r: free a list of reductions. */
-void cuda_free_reds(red *r);
 /* t: the accumulator type of a reduction into type t. */
 stir_dtype cuda_red_acc_type(stir_dtype t);
-/* e, L, r, inner: the elements of the register array reduction r adds
- * into, one accumulator each (see red), when its element moves with the
- * variables defined inside threadIdx.x loop L ("inner", by slot); else
- * 0. */
-int64_t cuda_red_elems(const emitter *e, const stir_stmt *L, const red *r,
-	const bool *inner);
 
 /* e, ctx, v, to, prec: v converted to type "to" (v's type is "to", a
  * narrower integer, or for a variable the compute type of "to"). */
 void cuda_put_val(emitter *e, const ectx *ctx, const sval *v,
 	stir_dtype to, int prec);
-/* x: is x a power of two? */
-bool cuda_is_pow2(int64_t x);
 /* L, d, x, e: does launch L bind index d to one extent only, and is it
  * x? */
 bool cuda_only_extent(const cuda_launch *L, int d, const stir_expr *x,
 	const emitter *e);
+/* e, s, ctx, c, reds, inner: enter loop s, bound to a thread index, where
+ * ctx runs (the emitter and the verifier's walk alike): the context of its
+ * body in *c, the cross-thread reductions of a threadIdx.x loop in *reds
+ * (each with its elements) and the variables defined inside it in *inner
+ * (free them: cuda_free_reds, free).  Whether the threads past its extent
+ * must skip the body (a guard): 1 or 0; -1 after an error (nothing to
+ * free). */
+int cuda_bound_loop_enter(emitter *e, const stir_stmt *s, const ectx *ctx,
+	ectx *c, red **reds, bool **inner);
 /* e, s, ctx: a loop bound to a thread index: the index is the loop
  * variable; threads past the extent skip the body. */
 void cuda_emit_bound_loop(emitter *e, const stir_stmt *s, const ectx *ctx);
 
-/* ---- barriers.c: races and barriers ---- */
 
-/* e, ctx, buf, idx, write, atomic, loc: note the index type; remember
- * the access in e->sum, or check a register read against the stores. */
-void cuda_record(emitter *e, const ectx *ctx, const stir_buffer *buf,
-	const stir_expr *idx, bool write, bool atomic, stir_loc loc);
-/* s: free the vectors of a summary and empty it. */
-void cuda_summary_release(summary *s);
-/* s: accesses made since its last barrier (all when it has none). */
-acc_vec *cuda_summary_pending(summary *s);
-/* s: a barrier that every thread reaches follows what s holds. */
-void cuda_summary_barrier(summary *s);
-/* e, p, c: code c follows p in sequence (c runs exactly once). */
-void cuda_summary_append(emitter *e, summary *p, const summary *c);
-/* e, p, c: code c follows p but may not run at all, or only some of its
- * barriers may: every access of c stays pending. */
-void cuda_summary_append_maybe(emitter *e, summary *p, const summary *c);
-/* e, before, after, loc, wa, wb: does an access of "after" depend on one
- * of "before" across threads (the pair in *wa, *wb)?  A dependence
- * across thread blocks is reported (at loc) and answers false. */
-bool cuda_needs_barrier(emitter *e, const acc_vec *before, const acc_vec *after,
-	stir_loc loc, const cg_access **wa, const cg_access **wb);
-/* e, ctx: does every thread of the block get here (may a barrier go
- * here)? */
-bool cuda_block_uniform(const emitter *e, const ectx *ctx);
-/* e, ctx, loc, a, b, sum, list, before: access a must be ordered before
- * access b by a barrier before statement "before" of list (at its end
- * when NULL): record the place (CUDA_MODE_PLACE), or refuse. */
-void cuda_need_barrier(emitter *e, const ectx *ctx, stir_loc loc,
-	const cg_access *a, const cg_access *b, summary *sum,
-	const stir_ptr_vec *list, const stir_stmt *before);
-/* e, s, ctx, body: after the body of serial loop s: when its next
- * iteration would touch what other threads touched in this one, a barrier
- * ends the body. */
-void cuda_loop_carried_barrier(emitter *e, const stir_stmt *s, const ectx *ctx,
-	summary *body);
-/* k, places, hoists: the walk of cuda_place_barriers, appending also to
- * hoists the warp-buffer reads that may be computed before their loops
- * (stir_kernel_hoist_warp_reads).  0 or -1. */
-int cuda_walk_hoists(const stir_kernel *k, cuda_places *places,
-	cuda_hoists *hoists);
-/* k: stir_kernel_verify_gpu's checks (cuda_verify_structure, the
- * verifier's walk of every launch, cuda_verify_sharing), reported as
- * located diagnostics.  0 or -1. */
-int cuda_verify_walk(const stir_kernel *k);
-/* Build the plan and the source of p->k.  0 or -1. */
+/* Build the plan and the source of p->k (the verifier first).  0 or
+ * -1. */
 int cuda_emit(stir_cuda_plan *p, unsigned flags);
-/* k, places: walk k as the emitter does, printing nothing, and append to
- * places where threads must synchronize but k has no barrier (the
- * refusals are reported as when emitting).  0 or -1. */
-int cuda_place_barriers(const stir_kernel *k, cuda_places *places);
+/* e, p, flags: an emitter of p->k (launches named, variable facts
+ * computed), for printing or for the verifier's walk; release it with
+ * cuda_emitter_close.  0, or -1 when memory ran out. */
+int cuda_emitter_open(emitter *e, stir_cuda_plan *p, unsigned flags);
+void cuda_emitter_close(emitter *e);
+/* e, li: make launch li the current one: its shape, and the state of a
+ * launch reset.  false after an error. */
+bool cuda_launch_open(emitter *e, int li);
 
 /* ---- cuda_expr.c ---- */
 
@@ -512,20 +241,6 @@ bool cuda_round_open(emitter *e, stir_dtype t);
 void cuda_int_literal(emitter *e, stir_dtype t, int64_t v);
 void cuda_float_literal(emitter *e, stir_dtype t, double v);
 
-/* v, user: the binding of block variable v in the emitter "user", else
- * NULL (a stir_eq, stir_uses or stir_affine_opts hook: a block variable
- * is the expression it prints as). */
-const stir_expr *cuda_binding_hook(const stir_var *v, const void *user);
-/* Structural equality of two expressions, block variables replaced by
- * their bindings. */
-bool cuda_expr_equal(const emitter *e, const stir_expr *a,
-	const stir_expr *b);
-/* DIM_BITs the value of x depends on. */
-unsigned cuda_expr_deps(const emitter *e, const stir_expr *x);
-/* Whether x (block variables resolved) uses variable v. */
-bool cuda_expr_uses(const emitter *e, const stir_expr *x, const stir_var *v);
-/* Whether x holds only literals and parameters. */
-bool cuda_expr_is_size(const stir_expr *x);
 
 /* ---- warp buffers (cuda_warp.c) ---- */
 
@@ -534,9 +249,6 @@ bool cuda_expr_is_size(const stir_expr *x);
 void cuda_put_warp_store(emitter *e, const ectx *ctx,
 	const stir_buffer *buf, const stir_expr *idx, stir_store_op op,
 	const sval *v, const stir_stmt *s);
-/* list: the warp buffer that a statement of list (through conditions and
- * blocks, not loops) stores into, or NULL. */
-const stir_buffer *cuda_warp_fill_of(const stir_ptr_vec *list);
 /* e, s, ctx, buf: fill loop s of warp buffer buf: its iterations spread
  * over the lanes, each lane storing its own elements. */
 void cuda_emit_warp_fill(emitter *e, const stir_stmt *s, const ectx *ctx,
@@ -616,12 +328,6 @@ void cuda_emit_stmt(emitter *e, const stir_stmt *s, const ectx *ctx);
 /* e, s, ctx: a pipelined loop (cuda_pipeline.c): its copies issued
  * stages - 1 iterations ahead. */
 void cuda_emit_pipeline(emitter *e, const stir_stmt *s, const ectx *ctx);
-/* s, inner: mark (by slot) every variable s and its children define. */
-void cuda_mark_defined(const stir_stmt *s, bool *inner);
-/* e, x, inner: the first variable of x marked in inner, block variables
- * replaced by their bindings, or NULL. */
-const stir_var *cuda_inner_var(const emitter *e, const stir_expr *x,
-	const bool *inner);
 /* e, s: the "// FILE:LINE" comment of a store, when asked for. */
 void cuda_put_loc_comment(emitter *e, const stir_stmt *s);
 /* e, s, ctx: print store statement s at the current depth, as one line

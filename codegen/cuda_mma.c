@@ -1,7 +1,8 @@
 /* The CUDA emitter's tensorized loops (docs/cuda.md, "Tensor cores"): a
  * loop annotated tensorize(INTRINSIC) heads a nest that computes the
  * intrinsic (ir/intrinsics.h; the schedule's tensorize checked it, the
- * verifier checks it again).  It prints as the intrinsic's device
+ * GPU verifier checks it again where it runs: cuda_check_mma,
+ * verify/verify_gpu.c).  It prints as the intrinsic's device
  * functions (codegen/mma_prelude.c) on the 32 lanes of threadIdx.x: the
  * tile of C into a fragment, A's and B's tiles into fragments, one
  * mma.sync, C's tile back.  The tile loops' variables are 0 there, so
@@ -367,39 +368,13 @@ static void put_elem_restore(emitter *e, const ectx *ctx,
 /* e, s, ctx: see cuda_internal.h. */
 void cuda_emit_mma(emitter *e, const stir_stmt *s, const ectx *ctx)
 {
-	const char *lname = s->u.for_.var->name;
 	const stir_intrinsic *in = stir_intrinsic_find(s->u.for_.intrinsic);
 	stir_mma_match m;
 	char why[400];
 	stir_loc where = s->loc;
+	/* the verifier accepted the nest where it runs (cuda_check_mma) */
 	if (!in || !stir_tensorize_match(s, in, &m, why, sizeof(why), &where)) {
-		cuda_error(e, where, "loop '%s' is tensorized, but its nest does not "
-			"compute %s: %s", lname, s->u.for_.intrinsic ?
-			s->u.for_.intrinsic : "?", in ? why : "unknown intrinsic");
-		return;
-	}
-	if (ctx->bound[STIR_THREAD_X]) {
-		cuda_error(e, s->loc, "loop '%s' is tensorized inside loop '%s', "
-			"which is bound to threadIdx.x: the intrinsic runs on the 32 "
-			"lanes of threadIdx.x", lname,
-			ctx->bound[STIR_THREAD_X]->u.for_.var->name);
-		return;
-	}
-	const cuda_launch *L = e->launch;
-	for (int i = 0; i < L->n_ext[STIR_THREAD_X]; i++) {
-		const stir_expr *x = L->ext[STIR_THREAD_X][i];
-		if (x->kind != STIR_EXPR_INT || x->u.i != 32) {
-			cuda_error(e, s->loc, "loop '%s' is tensorized in a launch "
-				"that binds threadIdx.x to another extent: the intrinsic "
-				"needs threadIdx.x to be exactly the 32 lanes of a warp",
-				lname);
-			return;
-		}
-	}
-	if (ctx->divergent & DIM_BIT(STIR_THREAD_X)) {
-		cuda_error(e, s->loc, "loop '%s' is tensorized where the lanes of "
-			"a warp may diverge: every lane must reach the intrinsic",
-			lname);
+		e->failed = true;
 		return;
 	}
 	int id = (int)(in - stir_intrinsic_at(0));
@@ -630,13 +605,9 @@ static stir_visit_step scan_nest(stir_stmt *s, void *user)
 		else if (ops[i]->buf)
 			sc->other[ops[i]->buf->index] = true;
 	}
-	if (m.frag) {
-		const stir_intrinsic *had = e->frag[m.frag->index];
-		if (had && had != in)
-			cuda_error(e, s->loc, "local buffer '%s' is the accumulator of "
-				"both %s and %s", m.frag->name, had->name, in->name);
+	/* the first nest's intrinsic: cuda_check_mma refuses another */
+	if (m.frag && !e->frag[m.frag->index])
 		e->frag[m.frag->index] = in;
-	}
 	return STIR_VISIT_SKIP;
 }
 

@@ -69,7 +69,7 @@ static bool slot_ok(slot_walk *w, const stir_buffer *b, const stir_expr *x)
 	    !is_int(w, m->u.binary.b, w->stages))
 		return false;
 	stir_uses u = { .var = w->v, .expand = cuda_binding_hook,
-		.expand_user = w->e };
+		.expand_user = &w->e->facts };
 	stir_uses_expr(&u, x->u.binary.b);
 	return u.var_uses == 0;
 }
@@ -183,7 +183,7 @@ void cuda_emit_pipeline(emitter *e, const stir_stmt *s, const ectx *ctx)
 	if (!check_slots(e, s, nc))
 		return;
 	ectx c = *ctx;
-	c.divergent |= cuda_expr_deps(e, s->u.for_.extent) & THREAD_DIMS;
+	c.divergent |= cuda_expr_deps(&e->facts, s->u.for_.extent) & THREAD_DIMS;
 	int id = e->n_tmp++;
 	e->need_pipe = true;
 	cg_line(p, "{  // pipeline(%d): the copies of iteration %s + %d issued "

@@ -135,15 +135,6 @@ void cuda_put_loc_comment(emitter *e, const stir_stmt *s)
 	cg_putf(e->out, "  // %s", cuda_loc_str(s->loc, at, sizeof(at)));
 }
 
-/* ctx, s: see cuda_internal.h. */
-red *cuda_red_of(const ectx *ctx, const stir_stmt *s)
-{
-	for (red *r = ctx->red; r; r = r->next)
-		if (r->store == s)
-			return r;
-	return NULL;
-}
-
 /* e, s, ctx: a store, or one thread's part of a cross-thread reduction
  * (and the note that the thread took part). */
 void cuda_emit_store(emitter *e, const stir_stmt *s, const ectx *ctx)
@@ -221,31 +212,6 @@ void cuda_find_reds(emitter *e, const stir_ptr_vec *list, red **r)
 	stir_visit_list(&v, (stir_ptr_vec *)list);
 }
 
-/* r: see cuda_internal.h. */
-void cuda_free_reds(red *r)
-{
-	while (r) {
-		red *n = r->next;
-		free(r);
-		r = n;
-	}
-}
-
-/* e, L, r, inner: see cuda_internal.h. */
-int64_t cuda_red_elems(const emitter *e, const stir_stmt *L, const red *r,
-	const bool *inner)
-{
-	const stir_stmt *st = r->store;
-	const stir_buffer *buf = st->u.store.buf;
-	const stir_expr *n = buf->extent;
-	if (cuda_inner_var(e, st->u.store.idx[0], inner) &&
-	    buf->scope == STIR_SCOPE_LOCAL && n && n->kind == STIR_EXPR_INT &&
-	    n->u.i >= 1 && n->u.i <= 32 &&
-	    !cuda_expr_uses(e, st->u.store.idx[0], L->u.for_.var))
-		return n->u.i;
-	return 0;
-}
-
 /* t: see cuda_internal.h. */
 stir_dtype cuda_red_acc_type(stir_dtype t)
 {
@@ -255,12 +221,6 @@ stir_dtype cuda_red_acc_type(stir_dtype t)
 	case STIR_BF16: return STIR_F32;
 	default: return t;
 	}
-}
-
-/* x: is x a power of two? */
-bool cuda_is_pow2(int64_t x)
-{
-	return x > 0 && (x & (x - 1)) == 0;
 }
 
 /* e: the mask of the warp's threads for __shfl_*_sync, as C. */
@@ -421,7 +381,7 @@ bool cuda_only_extent(const cuda_launch *L, int d, const stir_expr *x,
 	const emitter *e)
 {
 	return L->n_ext[d] == 1 && !(L->horizontal && d == STIR_BLOCK_X) &&
-		cuda_expr_equal(e, L->ext[d][0], x);
+		cuda_expr_equal(&e->facts, L->ext[d][0], x);
 }
 
 /* e, s, reds, inner: the reductions of threadIdx.x loop s into *reds
@@ -449,6 +409,37 @@ bool cuda_bound_loop_reds(emitter *e, const stir_stmt *s, red **reds,
 	return true;
 }
 
+/* e, s, ctx, c, reds, inner: see cuda_internal.h. */
+int cuda_bound_loop_enter(emitter *e, const stir_stmt *s, const ectx *ctx,
+	ectx *c, red **reds, bool **inner)
+{
+	int d = s->u.for_.thread;
+	const stir_expr *ext = s->u.for_.extent;
+	*reds = NULL;
+	*inner = NULL;
+	if (ctx->bound[d]) {
+		/* reported by cuda_verify_structure */
+		e->failed = true;
+		return -1;
+	}
+	bool uniform = cuda_only_extent(e->launch, d, ext, e);
+	/* a literal extent that is the launch size needs no guard */
+	bool guard = !(uniform && ext->kind == STIR_EXPR_INT && ext->u.i >= 1);
+	if (d == STIR_THREAD_X) {
+		if (!cuda_bound_loop_reds(e, s, reds, inner))
+			return -1;
+		for (red *r = *reds; r && !e->failed; r = r->next)
+			r->elems = cuda_red_elems(&e->facts, s, r, *inner);
+	}
+	*c = *ctx;
+	c->bound[d] = s;
+	if (*reds)
+		c->red = *reds;
+	if (guard && !uniform && (DIM_BIT(d) & THREAD_DIMS))
+		c->divergent |= DIM_BIT(d);
+	return guard;
+}
+
 /* e, s, ctx: a loop bound to a thread index: the index is the loop
  * variable; threads past the extent skip the body. */
 void cuda_emit_bound_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
@@ -457,22 +448,12 @@ void cuda_emit_bound_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
 	int d = s->u.for_.thread;
 	const stir_var *v = s->u.for_.var;
 	const stir_expr *ext = s->u.for_.extent;
-	if (ctx->bound[d]) {
-		/* reported by scan_launch */
-		e->failed = true;
+	ectx c;
+	red *reds;
+	bool *inner;
+	int guard = cuda_bound_loop_enter(e, s, ctx, &c, &reds, &inner);
+	if (guard < 0)
 		return;
-	}
-	bool uniform = cuda_only_extent(e->launch, d, ext, e);
-	/* a literal extent that is the launch size needs no guard */
-	bool guard = !(uniform && ext->kind == STIR_EXPR_INT && ext->u.i >= 1);
-	red *reds = NULL;
-	bool *inner = NULL;
-	if (d == STIR_THREAD_X) {
-		if (!cuda_bound_loop_reds(e, s, &reds, &inner))
-			return;
-		for (red *r = reds; r && !e->failed; r = r->next)
-			r->elems = cuda_red_elems(e, s, r, inner);
-	}
 	cg_line(p, "{");
 	p->indent++;
 	cuda_put_const(e, v);
@@ -498,12 +479,6 @@ void cuda_emit_bound_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
 		cg_line(p, "int stir_hit%d = 0;  // whether this thread added to it",
 			r->id);
 	}
-	ectx c = *ctx;
-	c.bound[d] = s;
-	if (reds)
-		c.red = reds;
-	if (guard && !uniform && (DIM_BIT(d) & THREAD_DIMS))
-		c.divergent |= DIM_BIT(d);
 	if (guard) {
 		cg_indent(p);
 		cg_put(p, "if (");

@@ -1,7 +1,8 @@
 /* The CUDA emitter's statements (docs/cuda.md): a statement list with the
  * barriers between its statements, guarded statements, if, let, blocks,
  * serial loops and barriers, and the static facts about statements that
- * they look at (what a statement binds, stores and names).  Thread-bound
+ * they look at and that depend on the emitter (what an expression names
+ * as printed; the IR's own facts are verify/facts.c).  Thread-bound
  * loops and stores are in cuda_reduce.c, vector loops in cuda_vector.c,
  * warp buffers' fill loops in cuda_warp.c. */
 #include <inttypes.h>
@@ -21,131 +22,6 @@ static void emit_barrier(emitter *e)
 }
 
 /* ---- static facts about statements ------------------------------------ */
-
-/* s, user: stmt_pre of bound_inside: add the index a bound loop binds to
- * the mask *user. */
-static stir_visit_step add_bound(stir_stmt *s, void *user)
-{
-	if (s->kind == STIR_STMT_FOR && s->u.for_.kind == STIR_LOOP_BIND)
-		*(unsigned *)user |= DIM_BIT(s->u.for_.thread);
-	/* a tensorized nest runs on the lanes of threadIdx.x */
-	if (s->kind == STIR_STMT_FOR && s->u.for_.kind == STIR_LOOP_TENSORIZE)
-		*(unsigned *)user |= DIM_BIT(STIR_THREAD_X);
-	return STIR_VISIT_GO;
-}
-
-/* s: see cuda_internal.h. */
-unsigned cuda_bound_inside(const stir_stmt *s)
-{
-	unsigned b = 0;
-	stir_visitor v = { .stmt_pre = add_bound, .user = &b };
-	stir_visit_stmt(&v, (stir_stmt *)s);
-	return b;
-}
-
-/* s, user: stmt_pre of stores_shared_data: stop at a store into a global
- * or shared buffer. */
-static stir_visit_step shared_store(stir_stmt *s, void *user)
-{
-	(void)user;
-	if (s->kind == STIR_STMT_STORE &&
-	    s->u.store.buf->scope != STIR_SCOPE_LOCAL &&
-	    s->u.store.buf->scope != STIR_SCOPE_WARP)
-		return STIR_VISIT_STOP;
-	return STIR_VISIT_GO;
-}
-
-/* s: see cuda_internal.h. */
-bool cuda_stores_shared_data(const stir_stmt *s)
-{
-	stir_visitor v = { .stmt_pre = shared_store };
-	return stir_visit_stmt(&v, (stir_stmt *)s);
-}
-
-/* What cuda_list_uses looks for. */
-typedef struct buf_use {
-	const stir_buffer *buf;    /* the buffer */
-	const stir_stmt *except;   /* a store whose target does not count */
-	stir_loc *where;           /* receives the location of the use */
-} buf_use;
-
-/* s, user: stmt_pre of cuda_list_uses: stop at a statement (a buf_use)
- * whose own expressions read the buffer, or that stores into it. */
-static stir_visit_step uses_buf(stir_stmt *s, void *user)
-{
-	const buf_use *u = user;
-	bool r = s->kind == STIR_STMT_STORE && s != u->except &&
-		s->u.store.buf == u->buf;
-	stir_expr **x;
-	for (int i = 0; !r && (x = stir_stmt_expr(s, i, 0)); i++)
-		r = *x && stir_expr_reads(*x, u->buf);
-	if (!r)
-		return STIR_VISIT_GO;
-	*u->where = s->loc;
-	return STIR_VISIT_STOP;
-}
-
-/* list, buf, except, where: see cuda_internal.h. */
-bool cuda_list_uses(const stir_ptr_vec *list, const stir_buffer *buf,
-	const stir_stmt *except, stir_loc *where)
-{
-	buf_use u = { .buf = buf, .except = except, .where = where };
-	stir_visitor v = { .stmt_pre = uses_buf, .user = &u };
-	return stir_visit_list(&v, (stir_ptr_vec *)list);
-}
-
-/* s, user: stmt_pre of cuda_mark_defined: mark the variables s binds in
- * the array *user (by slot). */
-static stir_visit_step mark_binds(stir_stmt *s, void *user)
-{
-	bool *inner = user;
-	int n;
-	stir_var **vars = stir_stmt_binds(s, &n, NULL);
-	for (int i = 0; i < n; i++)
-		inner[vars[i]->slot] = true;
-	return STIR_VISIT_GO;
-}
-
-/* s, inner: see cuda_internal.h. */
-void cuda_mark_defined(const stir_stmt *s, bool *inner)
-{
-	stir_visitor v = { .stmt_pre = mark_binds, .user = inner };
-	stir_visit_stmt(&v, (stir_stmt *)s);
-}
-
-/* What cuda_inner_var looks for. */
-typedef struct inner_find {
-	const emitter *e;          /* the emitter (block bindings) */
-	const bool *inner;         /* the variables looked for, by slot */
-	const stir_var *found;     /* receives the first one */
-} inner_find;
-
-/* slot, user: expr_pre of cuda_inner_var: stop at a variable marked in
- * the inner_find's array, a block variable being its binding. */
-static stir_visit_step find_inner(stir_expr **slot, void *user)
-{
-	inner_find *f = user;
-	const stir_expr *x = *slot;
-	if (x->kind != STIR_EXPR_VAR || !f->inner[x->u.var->slot])
-		return STIR_VISIT_GO;
-	if (x->u.var->kind == STIR_VAR_BLOCK && f->e->binding[x->u.var->slot])
-		f->found = cuda_inner_var(f->e, f->e->binding[x->u.var->slot],
-			f->inner);
-	else
-		f->found = x->u.var;
-	return f->found ? STIR_VISIT_STOP : STIR_VISIT_GO;
-}
-
-/* e, x, inner: see cuda_internal.h. */
-const stir_var *cuda_inner_var(const emitter *e, const stir_expr *x,
-	const bool *inner)
-{
-	inner_find f = { .e = e, .inner = inner };
-	stir_visitor v = { .expr_pre = find_inner, .user = &f };
-	stir_expr *root = (stir_expr *)x;
-	stir_visit_expr(&v, &root);
-	return f.found;
-}
 
 /* What names_var looks for. */
 typedef struct name_find {
@@ -256,7 +132,7 @@ void cuda_emit_list(emitter *e, const stir_ptr_vec *list, const ectx *ctx)
 static void emit_if(emitter *e, const stir_stmt *s, const ectx *ctx)
 {
 	ectx c = *ctx;
-	c.divergent |= cuda_expr_deps(e, s->u.if_.cond) & THREAD_DIMS;
+	c.divergent |= cuda_expr_deps(&e->facts, s->u.if_.cond) & THREAD_DIMS;
 	cg_indent(e->out);
 	cg_put(e->out, "if (");
 	cuda_expr(e, ctx, s->u.if_.cond, P_TOP);
@@ -286,7 +162,7 @@ static void emit_serial_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
 		return;
 	}
 	ectx c = *ctx;
-	c.divergent |= cuda_expr_deps(e, ext) & THREAD_DIMS;
+	c.divergent |= cuda_expr_deps(&e->facts, ext) & THREAD_DIMS;
 	if (s->u.for_.kind == STIR_LOOP_UNROLL)
 		cg_line(e->out, "#pragma unroll");
 	cg_indent(e->out);

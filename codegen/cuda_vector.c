@@ -45,7 +45,7 @@ bool cuda_vector_load(emitter *e, const stir_expr *x)
 	if (!vc || x->kind != STIR_EXPR_LOAD)
 		return false;
 	int i = stir_vec_find(vc->p, x->u.load.buf, x->u.load.idx[0],
-		cuda_binding_hook, e);
+		cuda_binding_hook, &e->facts);
 	if (i < 0)
 		return false;
 	if (e->buf_used)
@@ -114,7 +114,7 @@ static void emit_lanes(emitter *e, const ectx *ctx, struct vec_ctx *vc)
 	for (int i = 0; i < pl->n_stores; i++) {
 		const stir_stmt *s = pl->stores[i];
 		int j = stir_vec_find(pl, s->u.store.buf, s->u.store.idx[0],
-			cuda_binding_hook, e);
+			cuda_binding_hook, &e->facts);
 		for (int lane = 0; lane < w; lane++) {
 			vc->lane = lane;
 			e->lane_val = lane;
@@ -216,7 +216,7 @@ void cuda_emit_vector_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
 	/* the plan the pass plan_vectors wrote into the loop; a loop it did
 	 * not plan runs as its scalar loop */
 	int r = !pl || !inner ? -1 : s->u.for_.planned ?
-		stir_vec_plan_from_note(s, cuda_binding_hook, e, pl) : 0;
+		stir_vec_plan_from_note(s, cuda_binding_hook, &e->facts, pl) : 0;
 	if (r < 0) {
 		if (pl && inner)
 			cuda_error(e, s->loc, "the vector plan of loop '%s' names an "
@@ -261,7 +261,7 @@ void cuda_emit_vector_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
 		int64_t rs;
 		check = pl->v[i].buf->scope != STIR_SCOPE_GLOBAL ||
 			!stir_vec_known_residue(pl->v[i].idx, v, w,
-			cuda_binding_hook, e, &rs) || rs != 0;
+			cuda_binding_hook, &e->facts, &rs) || rs != 0;
 	}
 	if (check) {
 		cg_indent(p);
@@ -272,7 +272,7 @@ void cuda_emit_vector_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
 			int64_t rs;
 			e->vec = NULL;
 			cg_putf(p, "%s(unsigned long long)", i ? " && " : "");
-			if (stir_vec_known_residue(a->idx, v, w, cuda_binding_hook, e,
+			if (stir_vec_known_residue(a->idx, v, w, cuda_binding_hook, &e->facts,
 			    &rs) && rs == 0) {
 				/* the index is a multiple of w: only the buffer's
 				 * address decides, the same for every iteration */

@@ -123,28 +123,6 @@ void cuda_put_warp_store(emitter *e, const ectx *ctx,
 	cg_put(e->out, "\n");
 }
 
-/* s, user: stmt_pre of cuda_warp_fill_of: stop at a store into a warp
- * buffer (*user receives it); do not enter loops. */
-static stir_visit_step find_fill(stir_stmt *s, void *user)
-{
-	if (s->kind == STIR_STMT_FOR || s->kind == STIR_STMT_ITER)
-		return STIR_VISIT_SKIP;
-	if (s->kind != STIR_STMT_STORE ||
-	    s->u.store.buf->scope != STIR_SCOPE_WARP)
-		return STIR_VISIT_GO;
-	*(const stir_buffer **)user = s->u.store.buf;
-	return STIR_VISIT_STOP;
-}
-
-/* list: see cuda_internal.h. */
-const stir_buffer *cuda_warp_fill_of(const stir_ptr_vec *list)
-{
-	const stir_buffer *b = NULL;
-	stir_visitor v = { .stmt_pre = find_fill, .user = &b };
-	stir_visit_list(&v, (stir_ptr_vec *)list);
-	return b;
-}
-
 /* e, s, ctx, buf: fill loop s of warp buffer buf: its iterations spread
  * over the lanes, each lane storing its own elements. */
 void cuda_emit_warp_fill(emitter *e, const stir_stmt *s, const ectx *ctx,

@@ -451,6 +451,19 @@ static int bind_args(stir_gpu_run *r)
 	return 0;
 }
 
+/* r, b, check_arrays, l: forget the arrays r had and lay out its
+ * kernel's buffers for the sizes of b in *l (stir_layout_init, checking
+ * b's arrays too when check_arrays), to release.  0, or -1 with nothing
+ * to release. */
+static int run_begin(stir_gpu_run *r, const stir_bindings *b,
+	bool check_arrays, stir_layout *l)
+{
+	r->uploaded = false;
+	r->external = false;
+	memset(r->ext, 0, (size_t)r->n_bufs * sizeof(*r->ext));
+	return stir_layout_init(l, r->gk->plan->k, b, check_arrays);
+}
+
 /* r, b: check b, then copy its arrays and bind the arguments. */
 int stir_gpu_run_upload(stir_gpu_run *r, const stir_bindings *b)
 {
@@ -458,10 +471,7 @@ int stir_gpu_run_upload(stir_gpu_run *r, const stir_bindings *b)
 		return -1;
 	const stir_kernel *k = r->gk->plan->k;
 	stir_layout l;
-	r->uploaded = false;
-	r->external = false;
-	memset(r->ext, 0, (size_t)r->n_bufs * sizeof(*r->ext));
-	if (stir_layout_init(&l, k, b, true) < 0)
+	if (run_begin(r, b, true, &l) < 0)
 		return -1;
 	int rc = check_index_types(r, &l);
 	for (int i = 0; rc == 0 && i < r->n_bufs; i++)
@@ -521,10 +531,7 @@ int stir_gpu_run_bind_device(stir_gpu_run *r, const stir_bindings *sizes,
 		return -1;
 	const stir_kernel *k = r->gk->plan->k;
 	stir_layout l;
-	r->uploaded = false;
-	r->external = false;
-	memset(r->ext, 0, (size_t)r->n_bufs * sizeof(*r->ext));
-	if (stir_layout_init(&l, k, sizes, false) < 0)
+	if (run_begin(r, sizes, false, &l) < 0)
 		return -1;
 	int rc = check_index_types(r, &l);
 	/* each given array names a buffer a launch takes, once */

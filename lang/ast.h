@@ -1,7 +1,8 @@
 /* The syntax tree of a .stir file, and the parse context the grammar
  * actions work on.
  *
- * The parser (lang/parser.y) builds this tree; the builder (lang/build.c)
+ * The parser (lang/parser.y) builds this tree; the builder (lang/build.c,
+ * with its statements in lang/build_stmt.c)
  * resolves names over a whole kernel and turns it into IR.  Every node, list
  * and string of the tree lives in the parse context's arena, so that error
  * recovery can drop half-built values without destructors and one release

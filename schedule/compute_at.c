@@ -656,52 +656,46 @@ static int move_block(sched *s, mover *m, place *pl, const char *what)
 	return move(s, m, pl);
 }
 
-/* k, block, target, loop: see include/stir/schedule.h. */
-int stir_compute_at(stir_kernel *k, const char *block, const char *target,
-	const char *loop)
+/* k, block, target, loop, after: move block into loop "loop" of the
+ * nest of block target: before target's statement there (compute_at), or
+ * after it (reverse_compute_at, "after"). */
+static int compute_at(stir_kernel *k, const char *block, const char *target,
+	const char *loop, bool after)
 {
+	const char *name = after ? "reverse_compute_at" : "compute_at";
 	sched s;
-	if (sched_begin(&s, k, "compute_at") < 0)
+	if (sched_begin(&s, k, name) < 0)
 		return -1;
 	mover m;
 	sched_path p = { 0 };
 	int li;
 	if (mover_init(&s, &m, block) && sched_find_block(&s, target, &p) == 0 &&
 	    (li = sched_path_loop(&s, &p, loop)) >= 0) {
-		place pl = { .path = &p, .e = li + 1, .at = p.index[li + 1],
-			.sub = p.stmt[li + 1] };
+		place pl = { .path = &p, .e = li + 1,
+			.at = p.index[li + 1] + (after ? 1 : 0),
+			.sub = p.stmt[li + 1], .after = after };
 		char what[300];
 		snprintf(what, sizeof(what), "block '%s'", target);
 		move_block(&s, &m, &pl, what);
 	}
 	sched_path_release(&p);
 	mover_release(&m);
-	return stir_kernel_log_step(k, sched_end(&s), "compute_at: {block: %s, "
-		"target: %s, loop: %s}", block, target, loop);
+	return stir_kernel_log_step(k, sched_end(&s), "%s: {block: %s, "
+		"target: %s, loop: %s}", name, block, target, loop);
+}
+
+/* k, block, target, loop: see include/stir/schedule.h. */
+int stir_compute_at(stir_kernel *k, const char *block, const char *target,
+	const char *loop)
+{
+	return compute_at(k, block, target, loop, false);
 }
 
 /* k, block, target, loop: see include/stir/schedule.h. */
 int stir_reverse_compute_at(stir_kernel *k, const char *block,
 	const char *target, const char *loop)
 {
-	sched s;
-	if (sched_begin(&s, k, "reverse_compute_at") < 0)
-		return -1;
-	mover m;
-	sched_path p = { 0 };
-	int li;
-	if (mover_init(&s, &m, block) && sched_find_block(&s, target, &p) == 0 &&
-	    (li = sched_path_loop(&s, &p, loop)) >= 0) {
-		place pl = { .path = &p, .e = li + 1, .at = p.index[li + 1] + 1,
-			.sub = p.stmt[li + 1], .after = true };
-		char what[300];
-		snprintf(what, sizeof(what), "block '%s'", target);
-		move_block(&s, &m, &pl, what);
-	}
-	sched_path_release(&p);
-	mover_release(&m);
-	return stir_kernel_log_step(k, sched_end(&s), "reverse_compute_at: "
-		"{block: %s, target: %s, loop: %s}", block, target, loop);
+	return compute_at(k, block, target, loop, true);
 }
 
 /* ---- decompose_reduction ---- */

@@ -815,6 +815,19 @@ static int unshare_node(reader *r, yaml_parser_t *p, int *slot,
 	return rc;
 }
 
+/* r, p: a libyaml parser of the file's text in *p (to delete).  0, or -1
+ * when memory runs out (reported; nothing to delete). */
+static int open_parser(reader *r, yaml_parser_t *p)
+{
+	if (!yaml_parser_initialize(p)) {
+		sf_oom(r);
+		return -1;
+	}
+	yaml_parser_set_input_string(p, (const unsigned char *)r->s->text,
+		r->s->len);
+	return 0;
+}
+
 /* r: give every use of an alias a node of its own, located at the
  * alias (libyaml's loader makes it the aliased node itself, located at
  * its anchor), so that an error in a step written with an alias is
@@ -826,12 +839,8 @@ static int unshare_aliases(reader *r)
 	yaml_parser_t p;
 	if (!memchr(r->s->text, '*', r->s->len))
 		return 0; /* no alias */
-	if (!yaml_parser_initialize(&p)) {
-		sf_oom(r);
+	if (open_parser(r, &p) < 0)
 		return -1;
-	}
-	yaml_parser_set_input_string(&p, (const unsigned char *)r->s->text,
-		r->s->len);
 	int rc = 0;
 	yaml_event_t e;
 	/* the stream's and the document's start */
@@ -864,12 +873,8 @@ static int unshare_aliases(reader *r)
 static int check_depth(reader *r)
 {
 	yaml_parser_t p;
-	if (!yaml_parser_initialize(&p)) {
-		sf_oom(r);
+	if (open_parser(r, &p) < 0)
 		return -1;
-	}
-	yaml_parser_set_input_string(&p, (const unsigned char *)r->s->text,
-		r->s->len);
 	int rc = 0, depth = 0;
 	for (;;) {
 		yaml_event_t e;
@@ -901,12 +906,8 @@ static int load(reader *r, yaml_document_t *doc)
 	if (check_depth(r) < 0)
 		return -1;
 	yaml_parser_t p;
-	if (!yaml_parser_initialize(&p)) {
-		sf_oom(r);
+	if (open_parser(r, &p) < 0)
 		return -1;
-	}
-	yaml_parser_set_input_string(&p, (const unsigned char *)r->s->text,
-		r->s->len);
 	if (!yaml_parser_load(&p, doc)) {
 		yaml_error(r, &p);
 		yaml_parser_delete(&p);

@@ -1,8 +1,9 @@
 #!/bin/sh
 # stirc check --gpu (docs/cuda.md "Checking a kernel for the GPU"): every
 # program of tests/gpu_refusals is refused with exit 1 and exactly the
-# located errors of its .err file (the messages the emitter's refusals
-# give: tests/test_cuda.c asserts the same through stir_kernel_to_cuda);
+# located errors of its .err file, and stirc cuda with the same errors
+# (the emitter runs the verifier and refuses nothing else; tests/test_cuda.c
+# asserts messages through stir_kernel_to_cuda too);
 # the catalogue and the CUDA test programs pass; the options are checked.
 set -u
 srcdir=${STIR_SRCDIR:-.}
@@ -11,19 +12,29 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
 
-# check_refused FILE: stirc check FILE --gpu exits 1 and prints the
-# errors of FILE's .err (directories left out), and nothing on stdout.
-check_refused() {
-	"$stirc" check "$1" --gpu > "$tmp/out" 2> "$tmp/err"
+# refused FILE CMD...: stirc CMD... exits 1 and prints the errors of
+# FILE's .err (directories left out), and nothing on stdout.
+refused() {
+	f=$1
+	shift
+	"$stirc" "$@" > "$tmp/out" 2> "$tmp/err"
 	rc=$?
 	grep -E ': (error|warning|note): ' "$tmp/err" | sed 's|^[^:]*/||' \
 		> "$tmp/got"
 	if [ "$rc" != 1 ] || [ -s "$tmp/out" ] ||
-	    ! cmp -s "$tmp/got" "${1%.stir}.err"; then
-		echo "FAIL: stirc check $1 --gpu: exit $rc"
-		diff "${1%.stir}.err" "$tmp/got"
+	    ! cmp -s "$tmp/got" "${f%.stir}.err"; then
+		echo "FAIL: stirc $*: exit $rc"
+		diff "${f%.stir}.err" "$tmp/got"
 		fail=1
 	fi
+}
+
+# check_refused FILE: stirc check FILE --gpu refuses it with the errors of
+# its .err, and so does the emitter (stirc cuda), which runs the verifier
+# first and refuses nothing of its own (verify/).
+check_refused() {
+	refused "$1" check "$1" --gpu
+	refused "$1" cuda "$1"
 }
 
 n=0

@@ -551,7 +551,7 @@ START_TEST(test_refusal)
 }
 END_TEST
 
-/* ---- barriers (codegen/barriers.c) ---------------------------------------- */
+/* ---- barriers (verify/barriers.c) ----------------------------------------- */
 
 /* src: a copy of src without its "// launch" lines (which name the
  * .stir file and line of each launch). */

@@ -25,7 +25,7 @@ fi
 # Every C source and header of the tree, but the sample and what bison and
 # flex generate (in a distribution, lang/parser.c beside lang/parser.y).
 find bench codegen examples formats include ir lang passes runtime schedule \
-	tests tools -type f \( -name '*.c' -o -name '*.h' \) \
+	tests tools verify -type f \( -name '*.c' -o -name '*.h' \) \
 	! -path 'tests/lint/*' | LC_ALL=C sort > "$tmp/all"
 : > "$tmp/files"
 while read -r f; do

@@ -80,7 +80,7 @@ STIR_EXPORT int stir_kernel_hoist_warp_reads(__stir_keep stir_kernel *k);
 /* Check that stage III kernel k can be emitted as CUDA: every refusal of
  * the emitter (illegal bindings and mappings, races, missing barriers)
  * with its location, by a walk of its own that prints nothing
- * (codegen/verify_walk.c); stir_cuda_plan_alloc runs it first.  0, or -1
+ * (verify/verify_walk.c); stir_cuda_plan_alloc runs it first.  0, or -1
  * with diagnostics. */
 STIR_EXPORT int stir_kernel_verify_gpu(__stir_keep const stir_kernel *k);
 

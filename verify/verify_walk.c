@@ -4,22 +4,30 @@
  * of every statement (the ectx: the loops bound to each thread index, the
  * indices guarded to 0, the indices control flow depends on, the atomic
  * blocks, the cross-thread reductions, the fill loop of a warp buffer),
- * records every access with it for the race analysis (codegen/barriers.c)
+ * records every access with it for the race analysis (verify/barriers.c)
  * and asks the refusals that depend on it (the cuda_check_* functions of
- * verify_gpu.c).  stir_kernel_verify_gpu runs it (CUDA_MODE_VERIFY), and
- * so does the barrier pass (CUDA_MODE_PLACE, which records the places a
+ * verify_gpu.c).  stir_kernel_verify_gpu runs it (GPU_WALK_VERIFY), and
+ * so does the barrier pass (GPU_WALK_PLACE, which records the places a
  * barrier is missing instead of refusing them); the emitter runs the
  * verifier first and prints assuming what it checked.
+ *
+ * The walk's own state is a gpu_walk (verify/gpu.h: the summaries of
+ * accesses, the places, the hoisted reads), which e->walk points to while
+ * it runs; the variables' thread dependences and bindings are a
+ * gpu_facts built from the kernel (verify/facts.c), and the launches'
+ * shapes those an emitter of its own computes (cuda_emitter_open,
+ * cuda_launch_open), printing nothing.
  *
  * The walk mirrors the emitter's statements (cuda_stmt.c, cuda_reduce.c,
  * cuda_warp.c): the same contexts, and the accesses in the same order (a
  * store's element before its index and value, a block's used bindings
  * before its body, the warp-buffer reads hoisted before a loop
- * (cuda_hoist.c) at the loop), so that the places and the first refusal
+ * (codegen/cuda_hoist.c) at the loop), so that the places and the first refusal
  * are those the emitter's own walk found when it carried the checks.  A
  * vectorized loop is walked as its scalar form, which holds the accesses
- * of its vector path; a tensorized nest through cuda_emit_mma into a
- * discarded printer (its refusals are still cuda_mma.c's). */
+ * of its vector path; a tensorized nest is checked (cuda_check_mma) and
+ * walked through cuda_emit_mma into a discarded printer, for its
+ * accesses. */
 #include <stdlib.h>
 #include <string.h>
 #include "codegen/cuda_internal.h"
@@ -70,9 +78,9 @@ static stir_visit_step walk_node(stir_expr **slot, void *user)
 		return STIR_VISIT_GO;
 	case STIR_EXPR_VAR: {
 		const stir_var *v = x->u.var;
-		if (v->kind == STIR_VAR_BLOCK && e->binding[v->slot] &&
+		if (v->kind == STIR_VAR_BLOCK && e->facts.binding[v->slot] &&
 		    e->resolve && e->resolve[v->slot])
-			cuda_walk_expr(e, w->ctx, e->binding[v->slot]);
+			cuda_walk_expr(e, w->ctx, e->facts.binding[v->slot]);
 		return STIR_VISIT_GO;
 	}
 	default:
@@ -80,7 +88,7 @@ static stir_visit_step walk_node(stir_expr **slot, void *user)
 	}
 }
 
-/* e, ctx, x: see cuda_internal.h. */
+/* e, ctx, x: see verify/gpu.h. */
 void cuda_walk_expr(emitter *e, const ectx *ctx, const stir_expr *x)
 {
 	xwalk w = { e, ctx };
@@ -152,8 +160,8 @@ static void walk_red_combine(emitter *e, const ectx *ctx, const red *r,
 	}
 	if (e->launch->lit_block[0] > 32) {
 		/* the warps' sums meet in shared memory between two barriers */
-		cuda_summary_barrier(e->sum);
-		cuda_summary_barrier(e->sum);
+		cuda_summary_barrier(e->walk->sum);
+		cuda_summary_barrier(e->walk->sum);
 	}
 	ectx c = *ctx;
 	if (buf->scope != STIR_SCOPE_LOCAL)
@@ -167,35 +175,20 @@ static void walk_red_combine(emitter *e, const ectx *ctx, const red *r,
  * reductions' combining stores. */
 static void walk_bound_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
 {
-	int d = s->u.for_.thread;
-	const stir_expr *ext = s->u.for_.extent;
-	if (ctx->bound[d]) {
-		/* reported by cuda_verify_structure */
-		e->failed = true;
+	ectx c;
+	red *reds;
+	bool *inner;
+	int guard = cuda_bound_loop_enter(e, s, ctx, &c, &reds, &inner);
+	if (guard < 0)
 		return;
-	}
-	bool uniform = cuda_only_extent(e->launch, d, ext, e);
-	bool guard = !(uniform && ext->kind == STIR_EXPR_INT && ext->u.i >= 1);
-	red *reds = NULL;
-	bool *inner = NULL;
-	if (d == STIR_THREAD_X) {
-		if (!cuda_bound_loop_reds(e, s, &reds, &inner))
-			return;
-		for (red *r = reds; r && !e->failed; r = r->next)
-			cuda_check_red(e, s, r, inner, ctx);
-	}
-	ectx c = *ctx;
-	c.bound[d] = s;
-	if (reds)
-		c.red = reds;
-	if (guard && !uniform && (DIM_BIT(d) & THREAD_DIMS))
-		c.divergent |= DIM_BIT(d);
+	for (red *r = reds; r && !e->failed; r = r->next)
+		cuda_check_red(e, s, r, inner, ctx);
 	summary body = { 0 };
 	walk_list(e, &s->u.for_.body, &c, &body);
 	if (guard)
-		cuda_summary_append_maybe(e, e->sum, &body);
+		cuda_summary_append_maybe(e, e->walk->sum, &body);
 	else
-		cuda_summary_append(e, e->sum, &body);
+		cuda_summary_append(e, e->walk->sum, &body);
 	cuda_summary_release(&body);
 	for (red *r = reds; r && !e->failed; r = r->next)
 		walk_red_combine(e, ctx, r, inner);
@@ -222,7 +215,7 @@ static void walk_warp_fill(emitter *e, const stir_stmt *s, const ectx *ctx,
 		c.fill_tail = true;
 	summary body = { 0 };
 	walk_list(e, &s->u.for_.body, &c, &body);
-	cuda_summary_append_maybe(e, e->sum, &body);
+	cuda_summary_append_maybe(e, e->walk->sum, &body);
 	cuda_summary_release(&body);
 }
 
@@ -236,20 +229,22 @@ static void walk_serial_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
 		return;
 	}
 	ectx c = *ctx;
-	c.divergent |= cuda_expr_deps(e, s->u.for_.extent) & THREAD_DIMS;
+	c.divergent |= cuda_expr_deps(&e->facts, s->u.for_.extent) & THREAD_DIMS;
 	cuda_walk_expr(e, ctx, s->u.for_.extent);
 	summary body = { 0 };
 	walk_list(e, &s->u.for_.body, &c, &body);
 	if (!e->failed)
 		cuda_loop_carried_barrier(e, s, &c, &body);
-	cuda_summary_append_maybe(e, e->sum, &body);
+	cuda_summary_append_maybe(e, e->walk->sum, &body);
 	cuda_summary_release(&body);
 }
 
-/* e, s, ctx: a tensorized nest: cuda_emit_mma records its accesses and
- * checks it, into a printer thrown away. */
+/* e, s, ctx: a tensorized nest: checked (cuda_check_mma), then
+ * cuda_emit_mma records its accesses, into a printer thrown away. */
 static void walk_mma(emitter *e, const stir_stmt *s, const ectx *ctx)
 {
+	if (!cuda_check_mma(e, s, ctx))
+		return;
 	cg_printer scratch, *out = e->out;
 	cg_printer_init(&scratch, 0);
 	e->out = &scratch;
@@ -262,7 +257,7 @@ static void walk_mma(emitter *e, const stir_stmt *s, const ectx *ctx)
 static void walk_if(emitter *e, const stir_stmt *s, const ectx *ctx)
 {
 	ectx c = *ctx;
-	c.divergent |= cuda_expr_deps(e, s->u.if_.cond) & THREAD_DIMS;
+	c.divergent |= cuda_expr_deps(&e->facts, s->u.if_.cond) & THREAD_DIMS;
 	cuda_walk_expr(e, ctx, s->u.if_.cond);
 	const stir_ptr_vec *branch[2] = { &s->u.if_.then_body,
 		&s->u.if_.else_body };
@@ -271,7 +266,7 @@ static void walk_if(emitter *e, const stir_stmt *s, const ectx *ctx)
 			break;
 		summary body = { 0 };
 		walk_list(e, branch[i], &c, &body);
-		cuda_summary_append_maybe(e, e->sum, &body);
+		cuda_summary_append_maybe(e, e->walk->sum, &body);
 		cuda_summary_release(&body);
 	}
 }
@@ -291,7 +286,7 @@ static void walk_block(emitter *e, const stir_stmt *s, const ectx *ctx)
 	ectx c = *ctx;
 	if (s->u.block.flags & STIR_BLOCK_ATOMIC)
 		c.atomic = true;
-	walk_list(e, &s->u.block.body, &c, e->sum);
+	walk_list(e, &s->u.block.body, &c, e->walk->sum);
 }
 
 /* e, s, ctx: a loop of any kind, after the warp-buffer reads the emitter
@@ -302,7 +297,7 @@ static void walk_for(emitter *e, const stir_stmt *s, const ectx *ctx)
 	c.fill = NULL;
 	/* the walk of the pass hoist_warp_reads holds the reads it moves
 	 * before the loop; the others find them moved already */
-	int mark = e->hoists ? cuda_hoist(e, s, &c) : e->n_memo;
+	int mark = e->walk->hoists ? cuda_hoist(e, s, &c) : e->walk->n_memo;
 	switch (s->u.for_.kind) {
 	case STIR_LOOP_BIND:
 		walk_bound_loop(e, s, &c);
@@ -345,7 +340,7 @@ static void walk_stmt(emitter *e, const stir_stmt *s, const ectx *ctx)
 		return;
 	case STIR_STMT_BARRIER:
 		if (cuda_check_barrier(e, s, ctx))
-			cuda_summary_barrier(e->sum);
+			cuda_summary_barrier(e->walk->sum);
 		return;
 	}
 }
@@ -380,10 +375,10 @@ static void walk_list(emitter *e, const stir_ptr_vec *list, const ectx *ctx,
 			i++;
 		const stir_stmt *s = stir_stmt_at(list, i);
 		summary c = { 0 };
-		summary *saved = e->sum;
-		e->sum = &c;
+		summary *saved = e->walk->sum;
+		e->walk->sum = &c;
 		walk_guarded(e, list, from, i, ctx);
-		e->sum = saved;
+		e->walk->sum = saved;
 		const cg_access *a, *b;
 		if (cuda_needs_barrier(e, cuda_summary_pending(sum), &c.first,
 		    s->loc, &a, &b))
@@ -393,13 +388,13 @@ static void walk_list(emitter *e, const stir_ptr_vec *list, const ectx *ctx,
 	}
 }
 
-/* e, li: see cuda_internal.h. */
+/* e, li: see verify/gpu.h. */
 void cuda_walk_launch(emitter *e, int li)
 {
 	const cuda_launch *L = &e->plan->launches[li];
 	summary sum = { 0 };
 	ectx ctx = { 0 };
-	e->sum = &sum;
+	e->walk->sum = &sum;
 	if (L->horizontal) {
 		/* each nest takes the next range of blockIdx.x (emit_horizontal) */
 		const stir_stmt *h = L->stmt;
@@ -411,7 +406,7 @@ void cuda_walk_launch(emitter *e, int li)
 				c.atomic = true;
 			summary body = { 0 };
 			walk_list(e, &n->u.for_.body, &c, &body);
-			cuda_summary_append_maybe(e, e->sum, &body);
+			cuda_summary_append_maybe(e, e->walk->sum, &body);
 			cuda_summary_release(&body);
 		}
 	} else {
@@ -419,5 +414,60 @@ void cuda_walk_launch(emitter *e, int li)
 		walk_list(e, &one, &ctx, &sum);
 	}
 	cuda_summary_release(&sum);
-	e->sum = NULL;
+	e->walk->sum = NULL;
+}
+
+/* k, mode, places, hoists: the verifier's walk of k in mode "mode"
+ * (appending to places, and to hoists when not NULL), after the checks
+ * that need no thread context and before those of the sharing of arrays
+ * between launches, through an emitter of its own (the launches' shapes
+ * and the variables' facts) printing nothing.  0 or -1. */
+static int walk_kernel(const stir_kernel *k, gpu_walk_mode mode,
+	cuda_places *places, cuda_hoists *hoists)
+{
+	/* what needs no thread context is checked first: the walk assumes
+	 * it */
+	if (cuda_verify_stage(k) < 0 || cuda_verify_structure(k) < 0)
+		return -1;
+	stir_cuda_plan *p = calloc(1, sizeof(*p));
+	if (!p) {
+		stir_error_oom(stir_kernel_ctx(k));
+		return -1;
+	}
+	p->k = k;
+	gpu_walk w = { .mode = mode, .places = places, .hoists = hoists };
+	emitter e;
+	if (cuda_emitter_open(&e, p, 0) == 0) {
+		e.walk = &w;
+		for (int li = 0; li < p->n_launches && !e.failed; li++)
+			if (cuda_launch_open(&e, li))
+				cuda_walk_launch(&e, li);
+		if (!e.failed && cuda_verify_sharing(k) < 0)
+			e.failed = true;
+	}
+	int r = e.failed ? -1 : 0;
+	cuda_emitter_close(&e);
+	free(w.memo);
+	free(w.local_writes.v);
+	stir_cuda_plan_free(p);
+	return r;
+}
+
+/* k, places: see verify/gpu.h. */
+int cuda_place_barriers(const stir_kernel *k, cuda_places *places)
+{
+	return walk_kernel(k, GPU_WALK_PLACE, places, NULL);
+}
+
+/* k, places, hoists: see verify/gpu.h. */
+int cuda_walk_hoists(const stir_kernel *k, cuda_places *places,
+	cuda_hoists *hoists)
+{
+	return walk_kernel(k, GPU_WALK_PLACE, places, hoists);
+}
+
+/* k: see verify/gpu.h. */
+int cuda_verify_walk(const stir_kernel *k)
+{
+	return walk_kernel(k, GPU_WALK_VERIFY, NULL, NULL);
 }

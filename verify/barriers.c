@@ -4,11 +4,11 @@
  * the threads of a block must synchronize, so that the CUDA emitter only
  * prints them (as __syncthreads()) and the places show in stage III text.
  *
- * The verifier's walk (codegen/verify_walk.c) records every load and
+ * The verifier's walk (verify/verify_walk.c) records every load and
  * store with the thread context it runs in (cuda_record) into summaries of
  * the code around it; within a statement list, cuda_needs_barrier compares
  * what a statement accesses with what ran since the last barrier.  Walking
- * with CUDA_MODE_PLACE, cuda_need_barrier records the place; the pass then
+ * with GPU_WALK_PLACE, cuda_need_barrier records the place; the pass then
  * inserts the statements.  Walking to verify, a place without its barrier
  * is refused, and so are orderings no barrier can give (different thread
  * blocks, code some threads skip, registers read by other threads).
@@ -30,6 +30,10 @@
 #include "ir/arena.h"
 #include "ir/layout.h"
 #include "ir/visit.h"
+
+/* The context markers of an access (verify/gpu.h). */
+const char cuda_ctx_single[] = "single";
+const char cuda_ctx_all[] = "all";
 
 /* e: memory ran out (reported once). */
 static void no_memory(emitter *e)
@@ -57,7 +61,7 @@ static void acc_push(emitter *e, acc_vec *v, const cg_access *a)
 	v->v[v->n++] = *a;
 }
 
-/* s: see cuda_internal.h. */
+/* s: see verify/gpu.h. */
 void cuda_summary_release(summary *s)
 {
 	free(s->first.v);
@@ -65,7 +69,7 @@ void cuda_summary_release(summary *s)
 	memset(s, 0, sizeof(*s));
 }
 
-/* s: see cuda_internal.h. */
+/* s: see verify/gpu.h. */
 acc_vec *cuda_summary_pending(summary *s)
 {
 	return s->barrier ? &s->last : &s->first;
@@ -77,14 +81,14 @@ static void summary_add(emitter *e, summary *s, const cg_access *a)
 	acc_push(e, cuda_summary_pending(s), a);
 }
 
-/* s: see cuda_internal.h. */
+/* s: see verify/gpu.h. */
 void cuda_summary_barrier(summary *s)
 {
 	s->barrier = true;
 	s->last.n = 0;
 }
 
-/* e, p, c: see cuda_internal.h. */
+/* e, p, c: see verify/gpu.h. */
 void cuda_summary_append(emitter *e, summary *p, const summary *c)
 {
 	for (int i = 0; i < c->first.n; i++)
@@ -96,7 +100,7 @@ void cuda_summary_append(emitter *e, summary *p, const summary *c)
 		summary_add(e, p, &c->last.v[i]);
 }
 
-/* e, p, c: see cuda_internal.h. */
+/* e, p, c: see verify/gpu.h. */
 void cuda_summary_append_maybe(emitter *e, summary *p, const summary *c)
 {
 	for (int i = 0; i < c->first.n; i++)
@@ -123,7 +127,7 @@ static void note_index_type(emitter *e, const stir_buffer *buf, stir_dtype t)
 		*m = max;
 }
 
-/* e, ctx, buf, idx, write, atomic, loc: see cuda_internal.h. */
+/* e, ctx, buf, idx, write, atomic, loc: see verify/gpu.h. */
 void cuda_record(emitter *e, const ectx *ctx, const stir_buffer *buf,
 	const stir_expr *idx, bool write, bool atomic, stir_loc loc)
 {
@@ -135,7 +139,7 @@ void cuda_record(emitter *e, const ectx *ctx, const stir_buffer *buf,
 	}
 	if (idx)
 		note_index_type(e, buf, idx->dtype);
-	if (!e->sum)
+	if (!e->walk || !e->walk->sum)
 		return;
 	cg_access a = { .buf = buf, .idx = idx, .write = write,
 		.atomic = atomic, .loc = loc };
@@ -143,17 +147,17 @@ void cuda_record(emitter *e, const ectx *ctx, const stir_buffer *buf,
 		a.ctx[d] = ctx_of(ctx, d);
 	if (buf->scope == STIR_SCOPE_LOCAL || buf->scope == STIR_SCOPE_WARP) {
 		if (write) {
-			acc_push(e, &e->local_writes, &a);
+			acc_push(e, &e->walk->local_writes, &a);
 			return;
 		}
-		for (int i = 0; i < e->local_writes.n; i++) {
-			const cg_access *w = &e->local_writes.v[i];
+		for (int i = 0; i < e->walk->local_writes.n; i++) {
+			const cg_access *w = &e->walk->local_writes.v[i];
 			if (w->buf == buf && !cuda_check_private_read(e, w, &a))
 				return;
 		}
 		return;
 	}
-	summary_add(e, e->sum, &a);
+	summary_add(e, e->walk->sum, &a);
 }
 
 /* Whether accesses a (earlier) and b (later) need ordering between
@@ -185,12 +189,12 @@ static int conflict(const emitter *e, const cg_access *a, const cg_access *b)
 	 * Shared memory is for threads to exchange data: only the same
 	 * element is known to stay within a thread. */
 	if (!in_loop || a->buf->scope == STIR_SCOPE_GLOBAL ||
-	    (a->idx && b->idx && cuda_expr_equal(e, a->idx, b->idx)))
+	    (a->idx && b->idx && cuda_expr_equal(&e->facts, a->idx, b->idx)))
 		return 0;
 	return 1;
 }
 
-/* e, before, after, loc, wa, wb: see cuda_internal.h. */
+/* e, before, after, loc, wa, wb: see verify/gpu.h. */
 bool cuda_needs_barrier(emitter *e, const acc_vec *before,
 	const acc_vec *after, stir_loc loc, const cg_access **wa,
 	const cg_access **wb)
@@ -213,7 +217,7 @@ bool cuda_needs_barrier(emitter *e, const acc_vec *before,
 	return false;
 }
 
-/* e, ctx: see cuda_internal.h. */
+/* e, ctx: see verify/gpu.h. */
 bool cuda_block_uniform(const emitter *e, const ectx *ctx)
 {
 	return !(ctx->divergent & THREAD_DIMS & e->launch->used);
@@ -222,7 +226,7 @@ bool cuda_block_uniform(const emitter *e, const ectx *ctx)
 /* e, p: append p to the places that need a barrier. */
 static void add_place(emitter *e, cuda_place p)
 {
-	cuda_places *v = e->places;
+	cuda_places *v = e->walk->places;
 	for (int i = 0; i < v->n; i++)
 		if (v->v[i].slots == p.slots && v->v[i].before == p.before)
 			return;
@@ -239,7 +243,7 @@ static void add_place(emitter *e, cuda_place p)
 	v->v[v->n++] = p;
 }
 
-/* e, ctx, loc, a, b, sum, list, before: see cuda_internal.h. */
+/* e, ctx, loc, a, b, sum, list, before: see verify/gpu.h. */
 void cuda_need_barrier(emitter *e, const ectx *ctx, stir_loc loc,
 	const cg_access *a, const cg_access *b, summary *sum,
 	const stir_ptr_vec *list, const stir_stmt *before)
@@ -250,7 +254,7 @@ void cuda_need_barrier(emitter *e, const ectx *ctx, stir_loc loc,
 	cuda_summary_barrier(sum);
 }
 
-/* e, s, ctx, body: see cuda_internal.h. */
+/* e, s, ctx, body: see verify/gpu.h. */
 void cuda_loop_carried_barrier(emitter *e, const stir_stmt *s,
 	const ectx *ctx, summary *body)
 {

@@ -13,28 +13,116 @@
  *       launches, a top-level let that reads memory, a top-level barrier,
  *       8-bit atomics, two buffers of one written array, a vectorized
  *       loop whose extent is not the literal 2 or 4;
- *   the verifier's walk (codegen/verify_walk.c), printing nothing:
+ *   the verifier's walk (verify/verify_walk.c), printing nothing:
  *       what depends on the thread context a statement runs in: races
- *       and barriers, cross-thread reductions, warp buffers.  The walk
- *       computes the context; the refusals of cross-thread reductions,
- *       warp buffers, missing barriers, registers read by other threads
- *       and dependences between thread blocks are the cuda_check_*
+ *       and barriers, cross-thread reductions, warp buffers,
+ *       tensorized nests.  The walk computes the context; the refusals
+ *       of cross-thread reductions, warp buffers, tensorized nests,
+ *       missing barriers, registers read by other threads and
+ *       dependences between thread blocks are the cuda_check_*
  *       functions at the end of this file, which the walk calls;
  *   cuda_verify_sharing (this file)  a register or shared array used by
  *       two launches, two buffers of one array that the kernel writes.
  *
- * The barrier pass (codegen/barriers.c) runs the same walk, recording the
+ * The barrier pass (verify/barriers.c) runs the same walk, recording the
  * places where a barrier is missing instead of refusing them.
  *
  * Requires: a verified stage III kernel.  Changes nothing. */
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stir/codegen.h>
 #include "codegen/cuda_internal.h"
 #include "ir/layout.h"
 #include "ir/visit.h"
+
+/* ---- what the checks and the emitter both ask ---------------------------- */
+
+/* The names of the thread indices, by stir_thread. */
+const char *const cuda_dim_names[N_DIMS] = {
+	"blockIdx.x", "blockIdx.y", "blockIdx.z",
+	"threadIdx.x", "threadIdx.y", "threadIdx.z",
+};
+
+/* s: see verify/gpu.h. */
+const char *cuda_scope_word(stir_scope s)
+{
+	return s == STIR_SCOPE_SHARED ? "shared" : s == STIR_SCOPE_LOCAL ?
+		"local" : s == STIR_SCOPE_WARP ? "warp" : "global";
+}
+
+/* loc, buf, size: see verify/gpu.h. */
+const char *cuda_loc_str(stir_loc loc, char *buf, size_t size)
+{
+	const char *f = loc.file ? strrchr(loc.file, '/') : NULL;
+	f = f ? f + 1 : loc.file ? loc.file : "?";
+	snprintf(buf, size, "%s:%d", f, loc.line);
+	return buf;
+}
+
+/* slot, user: expr_pre of cuda_expr_is_size: stop at an expression that
+ * is not a literal integer, a parameter or an operation on those. */
+static stir_visit_step not_size(stir_expr **slot, void *user)
+{
+	const stir_expr *x = *slot;
+	(void)user;
+	switch (x->kind) {
+	case STIR_EXPR_INT:
+	case STIR_EXPR_UNARY:
+	case STIR_EXPR_BINARY:
+	case STIR_EXPR_CALL:
+	case STIR_EXPR_CAST:
+	case STIR_EXPR_SELECT:
+		return STIR_VISIT_GO;
+	case STIR_EXPR_VAR:
+		return x->u.var->kind == STIR_VAR_PARAM ? STIR_VISIT_GO :
+			STIR_VISIT_STOP;
+	default:
+		return STIR_VISIT_STOP;
+	}
+}
+
+/* x: see verify/gpu.h. */
+bool cuda_expr_is_size(const stir_expr *x)
+{
+	stir_visitor v = { .expr_pre = not_size };
+	stir_expr *root = (stir_expr *)x;
+	return !stir_visit_expr(&v, &root);
+}
+
+/* slot, user: expr_pre of has_var: stop at a variable; loads and
+ * searches are not looked into. */
+static stir_visit_step find_var(stir_expr **slot, void *user)
+{
+	stir_expr_kind k = (*slot)->kind;
+	(void)user;
+	if (k == STIR_EXPR_VAR)
+		return STIR_VISIT_STOP;
+	return k == STIR_EXPR_LOAD || k == STIR_EXPR_SEARCH ? STIR_VISIT_SKIP :
+		STIR_VISIT_GO;
+}
+
+/* x: does x name a variable anywhere (outside loads and searches)? */
+static bool has_var(const stir_expr *x)
+{
+	stir_visitor v = { .expr_pre = find_var };
+	stir_expr *root = (stir_expr *)x;
+	return stir_visit_expr(&v, &root);
+}
+
+/* ctx, k, x, v: the value of x when it holds only literals (then
+ * stir_eval_size reads no parameter); false otherwise. */
+bool cuda_literal_value(stir_ctx *ctx, const stir_kernel *k,
+	const stir_expr *x, int64_t *v)
+{
+	if (!x || !cuda_expr_is_size(x) || has_var(x))
+		return false;
+	return stir_eval_size(ctx, k, x, NULL, v) == 0;
+}
+
+/* ---- the checks that need no thread context ------------------------------ */
 
 /* The walk's state. */
 typedef struct gv {
@@ -52,17 +140,24 @@ static void gv_error(gv *v, stir_loc loc, const char *fmt, ...)
 	STIR_PRINTF(3, 4);
 static void gv_error(gv *v, stir_loc loc, const char *fmt, ...)
 {
-	/* what a schedule made has no place in the source: the launch it is
-	 * in has (or the kernel), as in cuda_error */
-	if (loc.line <= 0 && v->launch)
-		loc = stir_stmt_first_loc(v->launch);
-	if (loc.line <= 0)
-		loc = v->k->loc;
 	va_list ap;
 	va_start(ap, fmt);
-	stir_ctx_vreport(v->ctx, STIR_ERROR, loc, fmt, ap);
+	cuda_vreport(v->k, v->launch, loc, fmt, ap);
 	va_end(ap);
 	v->failed = true;
+}
+
+/* k, launch, loc, fmt, ap: see verify/gpu.h. */
+void cuda_vreport(const stir_kernel *k, const stir_stmt *launch,
+	stir_loc loc, const char *fmt, va_list ap)
+{
+	/* what a schedule made has no place in the source: the launch it is
+	 * in has (or the kernel) */
+	if (loc.line <= 0 && launch)
+		loc = stir_stmt_first_loc(launch);
+	if (loc.line <= 0)
+		loc = k->loc;
+	stir_ctx_vreport(stir_kernel_ctx(k), STIR_ERROR, loc, fmt, ap);
 }
 
 /* Where a statement stands in its launch (the walk's user data). */
@@ -324,7 +419,18 @@ static void check_aliases(gv *v)
 	}
 }
 
-/* k: see cuda_internal.h. */
+/* k: see verify/gpu.h. */
+int cuda_verify_stage(const stir_kernel *k)
+{
+	if (k->stage == STIR_STAGE_3)
+		return 0;
+	stir_error(stir_kernel_ctx(k), k->loc, "kernel '%s' is a stage %d "
+		"kernel; CUDA is emitted from stage 3 (see "
+		"stir_kernel_prepare_for_gpu)", k->name, (int)k->stage);
+	return -1;
+}
+
+/* k: see verify/gpu.h. */
 int cuda_verify_structure(const stir_kernel *k)
 {
 	size_t nb = (size_t)k->buffers.n + 1;
@@ -361,7 +467,7 @@ out:
 	return v.failed ? -1 : 0;
 }
 
-/* k: see cuda_internal.h. */
+/* k: see verify/gpu.h. */
 int cuda_verify_sharing(const stir_kernel *k)
 {
 	size_t nb = (size_t)k->buffers.n + 1;
@@ -393,13 +499,13 @@ out:
 
 /* The refusals that depend on the thread context ---------------------------
  *
- * The verifier's walk (codegen/verify_walk.c) computes where each
+ * The verifier's walk (verify/verify_walk.c) computes where each
  * statement runs (the ectx: the loops bound to the thread indices, the
  * indices control flow depends on, the fill loop of a warp buffer) and
  * asks these functions at each cross-thread reduction, warp-buffer
  * access and barrier.  They print nothing. */
 
-/* e, L, r, inner, ctx: see cuda_internal.h. */
+/* e, L, r, inner, ctx: see verify/gpu.h. */
 void cuda_check_red(emitter *e, const stir_stmt *L, red *r,
 	const bool *inner, const ectx *ctx)
 {
@@ -408,7 +514,7 @@ void cuda_check_red(emitter *e, const stir_stmt *L, red *r,
 	const stir_var *lv = L->u.for_.var;
 	bool reduces = false;
 	for (int i = 0; i < b->u.block.n_vars; i++) {
-		bool uses = cuda_expr_uses(e, b->u.block.bindings[i], lv);
+		bool uses = cuda_expr_uses(&e->facts, b->u.block.bindings[i], lv);
 		if (uses && b->u.block.kinds[i] == 'S') {
 			cuda_error(e, b->loc, "cross-thread block '%s': its spatial "
 				"variable '%s' depends on loop '%s', the threadIdx.x "
@@ -424,10 +530,10 @@ void cuda_check_red(emitter *e, const stir_stmt *L, red *r,
 			name, lv->name);
 		return;
 	}
-	const stir_var *v = cuda_inner_var(e, st->u.store.idx[0], inner);
+	const stir_var *v = cuda_inner_var(&e->facts, st->u.store.idx[0], inner);
 	const stir_buffer *buf = st->u.store.buf;
 	/* the lanes of a register array: an accumulator each */
-	r->elems = cuda_red_elems(e, L, r, inner);
+	r->elems = cuda_red_elems(&e->facts, L, r, inner);
 	if (v && !r->elems) {
 		cuda_error(e, st->loc, "cross-thread block '%s': the element it "
 			"stores to depends on '%s', defined inside the threadIdx.x "
@@ -487,11 +593,11 @@ static bool is_var(const emitter *e, const stir_expr *x, const stir_var *v)
 	if (x->u.var == v)
 		return true;
 	const stir_expr *b = x->u.var->kind == STIR_VAR_BLOCK ?
-		e->binding[x->u.var->slot] : NULL;
+		e->facts.binding[x->u.var->slot] : NULL;
 	return b && is_var(e, b, v);
 }
 
-/* e, ctx, buf, loc, what, n: see cuda_internal.h. */
+/* e, ctx, buf, loc, what, n: see verify/gpu.h. */
 int64_t cuda_check_warp_lanes(emitter *e, const ectx *ctx,
 	const stir_buffer *buf, stir_loc loc, const char *what, int64_t *n)
 {
@@ -525,7 +631,7 @@ int64_t cuda_check_warp_lanes(emitter *e, const ectx *ctx,
 	return lanes;
 }
 
-/* e, ctx, x: see cuda_internal.h. */
+/* e, ctx, x: see verify/gpu.h. */
 bool cuda_check_warp_read(emitter *e, const ectx *ctx, const stir_expr *x)
 {
 	const stir_buffer *buf = x->u.load.buf;
@@ -537,7 +643,7 @@ bool cuda_check_warp_read(emitter *e, const ectx *ctx, const stir_expr *x)
 			"store nothing)" : "");
 		return false;
 	}
-	if (cuda_expr_deps(e, idx) & DIM_BIT(STIR_THREAD_X)) {
+	if (cuda_expr_deps(&e->facts, idx) & DIM_BIT(STIR_THREAD_X)) {
 		cuda_error(e, x->loc, "warp buffer '%s' is read at an index that "
 			"depends on threadIdx.x: its lanes read one element together",
 			buf->name);
@@ -546,7 +652,7 @@ bool cuda_check_warp_read(emitter *e, const ectx *ctx, const stir_expr *x)
 	return true;
 }
 
-/* e, ctx, buf, idx, op, v, s: see cuda_internal.h. */
+/* e, ctx, buf, idx, op, v, s: see verify/gpu.h. */
 bool cuda_check_warp_store(emitter *e, const ectx *ctx,
 	const stir_buffer *buf, const stir_expr *idx, stir_store_op op,
 	const sval *v, const stir_stmt *s)
@@ -569,7 +675,7 @@ bool cuda_check_warp_store(emitter *e, const ectx *ctx,
 			ctx->fill->name);
 		return false;
 	}
-	if (v->x && (cuda_expr_deps(e, v->x) & DIM_BIT(STIR_THREAD_X))) {
+	if (v->x && (cuda_expr_deps(&e->facts, v->x) & DIM_BIT(STIR_THREAD_X))) {
 		cuda_error(e, s->loc, "the value stored into warp buffer '%s' "
 			"depends on threadIdx.x: its lanes hold one copy", buf->name);
 		return false;
@@ -577,7 +683,7 @@ bool cuda_check_warp_store(emitter *e, const ectx *ctx,
 	return true;
 }
 
-/* e, s, buf, size: see cuda_internal.h. */
+/* e, s, buf, size: see verify/gpu.h. */
 bool cuda_check_warp_fill(emitter *e, const stir_stmt *s,
 	const stir_buffer *buf, int64_t size)
 {
@@ -592,7 +698,58 @@ bool cuda_check_warp_fill(emitter *e, const stir_stmt *s,
 	return true;
 }
 
-/* e, s, ctx: see cuda_internal.h. */
+/* e, s, ctx: see verify/gpu.h.  The emitter prints the nest as the
+ * intrinsic's device functions on the 32 lanes of threadIdx.x
+ * (codegen/cuda_mma.c), assuming every check here. */
+bool cuda_check_mma(emitter *e, const stir_stmt *s, const ectx *ctx)
+{
+	const char *lname = s->u.for_.var->name;
+	const stir_intrinsic *in = stir_intrinsic_find(s->u.for_.intrinsic);
+	stir_mma_match m;
+	char why[400];
+	stir_loc where = s->loc;
+	if (!in || !stir_tensorize_match(s, in, &m, why, sizeof(why), &where)) {
+		cuda_error(e, where, "loop '%s' is tensorized, but its nest does not "
+			"compute %s: %s", lname, s->u.for_.intrinsic ?
+			s->u.for_.intrinsic : "?", in ? why : "unknown intrinsic");
+		return false;
+	}
+	if (ctx->bound[STIR_THREAD_X]) {
+		cuda_error(e, s->loc, "loop '%s' is tensorized inside loop '%s', "
+			"which is bound to threadIdx.x: the intrinsic runs on the 32 "
+			"lanes of threadIdx.x", lname,
+			ctx->bound[STIR_THREAD_X]->u.for_.var->name);
+		return false;
+	}
+	const cuda_launch *L = e->launch;
+	for (int i = 0; i < L->n_ext[STIR_THREAD_X]; i++) {
+		const stir_expr *x = L->ext[STIR_THREAD_X][i];
+		if (x->kind != STIR_EXPR_INT || x->u.i != 32) {
+			cuda_error(e, s->loc, "loop '%s' is tensorized in a launch "
+				"that binds threadIdx.x to another extent: the intrinsic "
+				"needs threadIdx.x to be exactly the 32 lanes of a warp",
+				lname);
+			return false;
+		}
+	}
+	if (ctx->divergent & DIM_BIT(STIR_THREAD_X)) {
+		cuda_error(e, s->loc, "loop '%s' is tensorized where the lanes of "
+			"a warp may diverge: every lane must reach the intrinsic",
+			lname);
+		return false;
+	}
+	/* one fragment type per buffer: cuda_mma_scan noted the first nest's
+	 * intrinsic */
+	const stir_intrinsic *had = m.frag ? e->frag[m.frag->index] : NULL;
+	if (had && had != in) {
+		cuda_error(e, s->loc, "local buffer '%s' is the accumulator of "
+			"both %s and %s", m.frag->name, had->name, in->name);
+		return false;
+	}
+	return true;
+}
+
+/* e, s, ctx: see verify/gpu.h. */
 bool cuda_check_barrier(emitter *e, const stir_stmt *s, const ectx *ctx)
 {
 	if (!cuda_block_uniform(e, ctx)) {
@@ -603,7 +760,7 @@ bool cuda_check_barrier(emitter *e, const stir_stmt *s, const ectx *ctx)
 	return true;
 }
 
-/* e, ctx, loc, a, b: see cuda_internal.h. */
+/* e, ctx, loc, a, b: see verify/gpu.h. */
 bool cuda_check_barrier_place(emitter *e, const ectx *ctx, stir_loc loc,
 	const cg_access *a, const cg_access *b)
 {
@@ -616,7 +773,7 @@ bool cuda_check_barrier_place(emitter *e, const ectx *ctx, stir_loc loc,
 			cuda_loc_str(b->loc, bt, sizeof(bt)));
 		return false;
 	}
-	if (e->mode != CUDA_MODE_PLACE) {
+	if (e->walk->mode != GPU_WALK_PLACE) {
 		cuda_error(e, loc, "threads of a block must synchronize between "
 			"the accesses to '%s' at %s and at %s, but there is no "
 			"barrier between them (see stir_kernel_insert_barriers)",
@@ -627,7 +784,7 @@ bool cuda_check_barrier_place(emitter *e, const ectx *ctx, stir_loc loc,
 	return true;
 }
 
-/* e, w, r: see cuda_internal.h.  Registers are private: the reading
+/* e, w, r: see verify/gpu.h.  Registers are private: the reading
  * thread must be one that wrote, in every index the launch uses that w
  * is not run by all threads of. */
 bool cuda_check_private_read(emitter *e, const cg_access *w,
@@ -649,7 +806,7 @@ bool cuda_check_private_read(emitter *e, const cg_access *w,
 	return true;
 }
 
-/* e, loc, a, b: see cuda_internal.h. */
+/* e, loc, a, b: see verify/gpu.h. */
 void cuda_check_block_dep(emitter *e, stir_loc loc, const cg_access *a,
 	const cg_access *b)
 {
