@@ -323,6 +323,12 @@ static stir_stmt *stmt(collect *c, stir_stmt *s)
 		d->u.for_.var = var(c, s->u.for_.var);
 		d->u.for_.extent = expr(c, s->u.for_.extent);
 		d->u.for_.body = list(c, &s->u.for_.body);
+		/* the vector plan (plan_vectors): its array and accesses */
+		d->u.for_.vecs = copy_array(c, s->u.for_.vecs, s->u.for_.n_vecs,
+			sizeof(*s->u.for_.vecs));
+		for (int i = 0; d->u.for_.vecs && i < s->u.for_.n_vecs; i++)
+			d->u.for_.vecs[i].access = expr(c,
+				s->u.for_.vecs[i].access);
 		break;
 	case STIR_STMT_BLOCK:
 		d->u.block.name = name(c, s->u.block.name);

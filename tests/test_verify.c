@@ -1482,6 +1482,7 @@ static stir_stmt *rnd_iter(gen *g, stir_kernel *k, int depth)
 	stir_axis *members[3][3];
 	int n_groups = rnd(g, 4), n_members = 0;
 	for (int i = 0; i < n_groups; i++) {
+		groups[i] = (stir_iter_group){ .coo = rnd(g, 2) };
 		groups[i].kind = (stir_iter_group_kind)rnd(g, 3);
 		groups[i].n_axes = groups[i].kind == STIR_GROUP_FUSE ?
 			1 + rnd(g, 3) : 1;
