@@ -8,12 +8,15 @@
  * cancel (RGMS on a hub row, 0.56 out of terms adding up to hundreds)
  * differs by far more than f32's tolerance relative to 0.56.  A kernel
  * whose float values are sums of products and quotients (+ - * /, abs,
- * casts between float types) gets that scale element by element by
- * running it once more with every float input replaced by its magnitude,
- * every subtraction by an addition and every negation dropped: each term
- * then enters as |term| and nothing cancels.  Anything else (exp, min,
- * a comparison of floats, a select, a float made from an integer) makes
- * the magnitudes unknown, and the caller keeps its plain tolerance. */
+ * max and min, casts between float types) gets that scale element by
+ * element by running it once more with every float input replaced by its
+ * magnitude, every subtraction by an addition, every negation dropped and
+ * every min made a max: each term then enters as |term| and nothing
+ * cancels (max(x, y) and min(x, y) differ from their exact values by at
+ * most the larger of x's and y's errors, which the larger magnitude
+ * bounds: a ReLU keeps its operand's).  Anything else (exp, a comparison
+ * of floats, a select, a float made from an integer) makes the
+ * magnitudes unknown, and the caller keeps its plain tolerance. */
 #include <math.h>
 #include <stir/interp.h>
 #include <stir/lang.h>
@@ -45,7 +48,12 @@ static stir_visit_step to_magnitude(stir_expr **slot, void *user)
 			*unknown = true;
 		break;
 	case STIR_EXPR_CALL:
-		if (stir_dtype_is_float(e->dtype) && e->u.call.f != STIR_ABS)
+		/* max and min move by at most the larger of their operands'
+		 * errors: the larger magnitude bounds both */
+		if (stir_dtype_is_float(e->dtype) && e->u.call.f == STIR_MIN)
+			e->u.call.f = STIR_MAX;
+		else if (stir_dtype_is_float(e->dtype) &&
+			 e->u.call.f != STIR_ABS && e->u.call.f != STIR_MAX)
 			*unknown = true;
 		break;
 	case STIR_EXPR_CAST:

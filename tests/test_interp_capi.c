@@ -333,6 +333,60 @@ START_TEST(test_convert_checked)
 }
 END_TEST
 
+/* text, x, n, want: the magnitudes (stir_kernel_interpret_magnitudes) of
+ * Y in the first kernel of "text", run with m = n on X = x (n values),
+ * are "want" (n values); want NULL: the kernel's magnitudes are unknown
+ * (the call answers 1). */
+static void expect_magnitudes(const char *text, const double *x, int n,
+	const double *want)
+{
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_module *m = stir_module_read_from_mem(ctx, "t.stir", text,
+		strlen(text));
+	ck_assert_ptr_nonnull(m);
+	stir_bindings *b = stir_bindings_alloc();
+	int64_t len = n;
+	stir_array *a = stir_array_alloc(ctx, STIR_F32, 1, &len);
+	for (int i = 0; i < n; i++)
+		stir_array_set_double(a, i, x[i]);
+	stir_bindings_set_size(b, "m", n);
+	stir_bindings_set_array(b, "X", a);
+	stir_bindings_set_array(b, "Y", stir_array_alloc(ctx, STIR_F32, 1,
+		&len));
+	int rc = stir_kernel_interpret_magnitudes(stir_module_get_kernel(m, 0),
+		b);
+	ck_assert_int_eq(rc, want ? 0 : 1);
+	const stir_array *y = stir_bindings_get_array(b, "Y");
+	for (int i = 0; want && i < n; i++)
+		ck_assert_double_eq_tol(stir_array_get_double(y, i), want[i],
+			1e-6);
+	stir_bindings_free(b);
+	stir_module_free(m);
+	stir_ctx_free(ctx);
+}
+
+/* The magnitudes of a kernel's sums: subtractions add, negations drop,
+ * min is max (a ReLU keeps its operand's scale); exp is unknown. */
+START_TEST(test_magnitudes)
+{
+	static const double x[] = { 3, -5, 0.5 };
+	static const double relu[] = { 8, 10, 5.5 };
+	expect_magnitudes("kernel k(m: i32) {\n  axis I = dense_fixed(m);\n"
+		"  tensor X: f32[I];\n  tensor Y: f32[I];\n"
+		"  iter s (i) in [I] \"S\" { Y[i] = max(X[i] - 5.0, 0.0); }\n}\n",
+		x, 3, relu);
+	static const double lo[] = { 6, 10, 1 };
+	expect_magnitudes("kernel k(m: i32) {\n  axis I = dense_fixed(m);\n"
+		"  tensor X: f32[I];\n  tensor Y: f32[I];\n"
+		"  iter s (i) in [I] \"S\" { Y[i] = min(-X[i], X[i] + X[i]); }\n}\n",
+		x, 3, lo);
+	expect_magnitudes("kernel k(m: i32) {\n  axis I = dense_fixed(m);\n"
+		"  tensor X: f32[I];\n  tensor Y: f32[I];\n"
+		"  iter s (i) in [I] \"S\" { Y[i] = exp(X[i]); }\n}\n",
+		x, 3, NULL);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("interp_capi");
@@ -342,6 +396,7 @@ int main(void)
 	tcase_add_test(tc, test_bad_bindings);
 	tcase_add_test(tc, test_buffer_size_errors);
 	tcase_add_test(tc, test_convert_checked);
+	tcase_add_test(tc, test_magnitudes);
 	suite_add_tcase(s, tc);
 	return test_run_suite(s);
 }

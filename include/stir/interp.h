@@ -33,14 +33,14 @@ STIR_EXPORT int stir_kernel_interpret(__stir_keep const stir_kernel *k,
 
 /* Run stage I kernel "k" on "b" for the magnitudes of its sums: every
  * float array of b replaced by its magnitude, then a copy of k run with
- * every subtraction made an addition and every negation dropped, so that
- * each output element receives the sum of the magnitudes of the terms
- * that make it -- the scale of its rounding error when the terms are
- * added in another order (atomic adds on the GPU), which a check of a
- * result whose terms cancel must allow (ir/magnitude.c).  0; 1 (b's
- * float arrays made magnitudes, nothing run) when k computes its floats
- * with more than + - * /, abs and casts between float types; -1 with
- * diagnostics on an error. */
+ * every subtraction made an addition, every negation dropped and every
+ * min made a max, so that each output element receives the sum of the
+ * magnitudes of the terms that make it -- the scale of its rounding
+ * error when the terms are added in another order (atomic adds on the
+ * GPU), which a check of a result whose terms cancel must allow
+ * (ir/magnitude.c).  0; 1 (b's float arrays made magnitudes, nothing
+ * run) when k computes its floats with more than + - * /, abs, max, min
+ * and casts between float types; -1 with diagnostics on an error. */
 STIR_EXPORT int stir_kernel_interpret_magnitudes(
 	__stir_keep const stir_kernel *k, __stir_keep stir_bindings *b);
 
