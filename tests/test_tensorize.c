@@ -462,7 +462,8 @@ START_TEST(test_pipeline)
 	stir_module_free(m);
 
 	/* a hand-written pipeline over buffers without slots: the
-	 * interpreter runs it, the emitter refuses it */
+	 * interpreter runs it, the GPU verifier refuses it (and so the
+	 * emitter) */
 	k = from_file(ctx, "tests/tensorize/bsrmm_tc_cp.yaml", NULL, &m);
 	ck_assert_ptr_nonnull(k);
 	t = stir_kernel_to_str(k);
@@ -478,9 +479,11 @@ START_TEST(test_pipeline)
 	if (!m)
 		stir_ctx_print_diagnostics(ctx, stderr);
 	ck_assert_ptr_nonnull(m);
-	ck_assert_ptr_null(stir_kernel_to_cuda(stir_module_get_kernel(m, 0)));
+	ck_assert_int_eq(stir_kernel_verify_gpu(stir_module_get_kernel(m, 0)),
+		-1);
 	ck_assert(said(ctx, "pipelined loop 'j': shared buffer 'B_data_shared' "
 		"is not held in 2 slots indexed 'j % 2 * E + ..'"));
+	ck_assert_ptr_null(stir_kernel_to_cuda(stir_module_get_kernel(m, 0)));
 	stir_module_free(m);
 	free(hand);
 	free(t);

@@ -247,6 +247,11 @@ bool cuda_check_warp_fill(emitter *e, const stir_stmt *s,
  * there, and its accumulator buffer is no other intrinsic's?  false after
  * an error. */
 bool cuda_check_mma(emitter *e, const stir_stmt *s, const ectx *ctx);
+/* e, s: is pipelined loop s as the CUDA of codegen/cuda_pipeline.c
+ * assumes (verify/pipeline.c): its copy nests, a barrier, their uses and
+ * a barrier, in that order, the copied buffers held in slots "v % S * E +
+ * .." and used only in the loop?  false after an error. */
+bool cuda_check_pipeline(emitter *e, const stir_stmt *s);
 /* e, s, ctx: may barrier statement s be printed where ctx runs (every
  * thread of the block reaches it)?  false after an error. */
 bool cuda_check_barrier(emitter *e, const stir_stmt *s, const ectx *ctx);

@@ -308,6 +308,12 @@ static void walk_for(emitter *e, const stir_stmt *s, const ectx *ctx)
 	case STIR_LOOP_TENSORIZE:
 		walk_mma(e, s, &c);
 		break;
+	case STIR_LOOP_PIPELINE:
+		/* checked where the barriers are in (not by the walks of
+		 * the passes that place them) */
+		if (e->walk->mode != GPU_WALK_VERIFY || cuda_check_pipeline(e, s))
+			walk_serial_loop(e, s, &c);
+		break;
 	default:
 		walk_serial_loop(e, s, &c);
 		break;
