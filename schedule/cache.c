@@ -964,46 +964,24 @@ static bool check_warp(creq *c)
 	return true;
 }
 
-/* What thread_dep looks for. */
-typedef struct dep_walk {
-	const sched *s;
-	const stir_var *v;       /* a loop variable */
-	int depth;               /* bindings followed so far */
-	bool found;
-} dep_walk;
-
-/* slot, user: expr_pre of depends_deep: a use of w->v, directly or
- * through the binding of a block variable or the value of a let. */
-static stir_visit_step dep_var(stir_expr **slot, void *user)
+/* v, user: the value variable v stands for in the sched "user": a block
+ * variable's binding or a let's value; NULL for others. */
+static const stir_expr *value_of(const stir_var *v, const void *user)
 {
-	dep_walk *w = user;
-	const stir_expr *x = *slot;
-	if (x->kind != STIR_EXPR_VAR)
-		return STIR_VISIT_GO;
-	const stir_var *v = x->u.var;
-	if (v == w->v) {
-		w->found = true;
-		return STIR_VISIT_STOP;
-	}
-	if (v->slot >= 0 && v->slot < w->s->n_slots && w->s->val[v->slot] &&
-	    w->depth < 16) {
-		w->depth++;
-		stir_visitor in = { .expr_pre = dep_var, .user = w };
-		stir_visit_expr(&in, &w->s->val[v->slot]);
-		w->depth--;
-	}
-	return w->found ? STIR_VISIT_STOP : STIR_VISIT_GO;
+	const sched *s = user;
+	return v->slot >= 0 && v->slot < s->n_slots ? s->val[v->slot] : NULL;
 }
 
 /* s, e, v: whether e depends on loop variable v (through the bindings of
  * the variables it names). */
-static bool depends_deep(const sched *s, stir_expr *e, const stir_var *v)
+static bool depends_deep(const sched *s, const stir_expr *e,
+	const stir_var *v)
 {
-	dep_walk w = { s, v, 0, false };
-	stir_visitor vis = { .expr_pre = dep_var, .user = &w };
+	stir_uses u = { .var = v, .first = true, .expand = value_of,
+		.expand_user = s };
 	if (e)
-		stir_visit_expr(&vis, &e);
-	return w.found;
+		stir_uses_expr(&u, e);
+	return u.var_uses > 0;
 }
 
 /* c: a shared cache is one buffer for the whole thread block, so its
