@@ -90,4 +90,14 @@ stir_expr *cache_element_guard(creq *c);
  * rows' loop alone. */
 bool cache_row_only(const creq *c, const stir_expr *cond);
 
+/* schedule/cache_threads.c.  c: after find_region, the conditions of a
+ * warp cache (a flat buffer of 32- or 64-bit numbers, under a loop bound
+ * to threadIdx.x of a literal power of two up to 32, read the same in
+ * every lane); false after recording the failure. */
+bool cache_check_warp(creq *c);
+/* c: a shared cache's region does not depend on a loop around L bound to
+ * a thread index (each thread would copy its own region into the one
+ * buffer); false after recording the failure. */
+bool cache_check_shared_threads(creq *c);
+
 #endif
