@@ -740,10 +740,11 @@ static int zero_owned(stir_gpu_run *r)
 	return 0;
 }
 
-/* r, flags, empty: every launch in order, then wait; empty[i] receives
- * whether launch i had nothing to do (an array of r->n). */
-static int launch_all(stir_gpu_run *r, unsigned flags, bool *empty)
+/* r, flags: every launch in order (those with nothing to do, r->empty,
+ * left out), then wait. */
+static int launch_all(stir_gpu_run *r, unsigned flags)
 {
+	const bool *empty = r->empty;
 	const stir_cuda_plan *p = r->gk->plan;
 	bool timed = flags & (STIR_GPU_RUN_TIME | STIR_GPU_RUN_FLUSH_L2);
 	stir_stream *stream = r->user_stream ? r->user_stream : r->stream;
@@ -771,7 +772,6 @@ static int launch_all(stir_gpu_run *r, unsigned flags, bool *empty)
 	int first = -1, last = -1;  /* the launches that ran */
 	for (int i = 0; i < r->n; i++) {
 		stir_launch_config cfg = { .stream = stream };
-		empty[i] = r->empty[i];
 		if (empty[i])
 			continue;
 		memcpy(cfg.grid, &r->dims[6 * i], 3 * sizeof(*cfg.grid));
@@ -821,18 +821,7 @@ int stir_gpu_run_launch(stir_gpu_run *r, unsigned flags)
 {
 	if (!r)
 		return -1;
-	/* no allocation for a run of a few launches (a framework's call) */
-	bool small[16];
-	bool *empty = r->n <= 16 ? small :
-		calloc((size_t)r->n + 1, sizeof(*empty));
-	if (!empty) {
-		stir_error_oom(r->ctx);
-		return -1;
-	}
-	int rc = launch_all(r, flags, empty);
-	if (empty != small)
-		free(empty);
-	return rc;
+	return launch_all(r, flags);
 }
 
 /* r: the run (this and the one below). */
