@@ -37,32 +37,72 @@
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len);
 
-/* Every program of the catalogue, one after the other (kernel names are
- * unique across it). */
+/* The programs of the catalogue, one after the other; a program that
+ * names a kernel an earlier one names is left out (add_program), so
+ * kernel names are unique across it. */
 static char *programs;
 static size_t programs_len;
 
-/* path: append the file "path" to "programs"; exits when it cannot be
- * read (the harness cannot run without its programs). */
-static void add_program(const char *path)
+/* path: the contents of the file "path" (NUL-terminated, its length in
+ * *len); exits when it cannot be read (the harness cannot run without
+ * its programs). */
+static char *read_whole(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "rb");
 	if (!f) {
 		perror(path);
 		exit(1);
 	}
-	char buf[4096];
-	size_t n;
+	char *text = NULL, buf[4096];
+	size_t n, have = 0;
 	while ((n = fread(buf, 1, sizeof(buf), f)) > 0) {
+		text = realloc(text, have + n + 1);
+		if (!text)
+			exit(1);
+		memcpy(text + have, buf, n);
+		have += n;
+	}
+	fclose(f);
+	if (!text && !(text = malloc(1)))
+		exit(1);
+	text[have] = '\0';
+	*len = have;
+	return text;
+}
+
+/* path: append the program in the file "path" to "programs", unless a
+ * kernel of it has the name of a kernel already there (two examples may
+ * define variants under one name, e.g. sddmm_vb4.stir and
+ * sddmm_vb8.stir): that program is left out, saying so on stderr. */
+static void add_program(const char *path)
+{
+	size_t n;
+	char *text = read_whole(path, &n);
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_module *m = stir_module_read_from_mem(ctx, path, text, n);
+	stir_module *all = programs ? stir_module_read_from_mem(ctx,
+		"programs.stir", programs, programs_len) : NULL;
+	int clash = 0;
+	for (int i = 0; m && all && i < stir_module_n_kernels(m); i++)
+		if (stir_module_find_kernel(all, stir_kernel_get_name(
+			stir_module_get_kernel(m, i))))
+			clash = 1;
+	if (clash)
+		fprintf(stderr, "fuzz_schedule: %s left out of the catalogue "
+			"(a kernel name of it is taken)\n", path);
+	else {
 		programs = realloc(programs, programs_len + n + 2);
 		if (!programs)
 			exit(1);
-		memcpy(programs + programs_len, buf, n);
+		memcpy(programs + programs_len, text, n);
 		programs_len += n;
+		programs[programs_len++] = '\n';
+		programs[programs_len] = '\0';
 	}
-	fclose(f);
-	programs[programs_len++] = '\n';
-	programs[programs_len] = '\0';
+	stir_module_free(all);
+	stir_module_free(m);
+	stir_ctx_free(ctx);
+	free(text);
 }
 
 /* a, b: two names for qsort. */
@@ -151,10 +191,13 @@ static void check_round_trip(const stir_module *m)
 	stir_ctx_free(ctx);
 }
 
-/* k, got, want, what: every tensor of stage I kernel k must be the same in
- * both, as stirc verify compares them. */
-static void compare(const stir_kernel *k, const stir_bindings *got,
-	const stir_bindings *want, const char *what)
+/* k, by, got, want, what: every tensor of stage I kernel k must be the
+ * same in both, "got" computed by kernel "by" (a form of k), within the
+ * tolerance of its type as "by" computes it (stir_kernel_get_tolerance: a
+ * tensorized kernel's tf32 or f16 products compare at f16's), as stirc
+ * verify compares them. */
+static void compare(const stir_kernel *k, const stir_kernel *by,
+	const stir_bindings *got, const stir_bindings *want, const char *what)
 {
 	for (int i = 0; i < stir_kernel_n_buffers(k); i++) {
 		stir_buffer *buf = stir_kernel_get_buffer(k, i);
@@ -166,7 +209,8 @@ static void compare(const stir_kernel *k, const stir_bindings *got,
 		if (!a || !r || stir_array_get_len(a) != stir_array_get_len(r))
 			fail(NULL, "a scheduled kernel lost a tensor");
 		int64_t j;
-		if (stir_array_compare(a, r, &j, NULL) > 0) {
+		double tol = stir_kernel_get_tolerance(by, stir_array_get_dtype(r));
+		if (stir_array_compare_within(a, r, tol, &j, NULL) > 0) {
 			fprintf(stderr, "fuzz_schedule: kernel '%s': %s gives "
 				"%s[%lld] = %.9g, stage I %.9g\n",
 				stir_kernel_get_name(k), what, name, (long long)j,
@@ -224,7 +268,7 @@ static void run_and_compare(const stir_schedule *s, stir_kernel *k,
 				"where stage I's works\n", what[i]);
 			fail(stir_kernel_ctx(kn[i]), "");
 		}
-		compare(k, got, want, what[i]);
+		compare(k, kn[i], got, want, what[i]);
 		if (getenv("FUZZ_SCHEDULE_TRACE"))
 			fprintf(stderr, "kernel '%s': %s agrees with stage I\n",
 				stir_kernel_get_name(k), what[i]);
