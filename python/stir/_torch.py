@@ -55,8 +55,10 @@ class TorchGraph(object):
         self._fast_spmm = {}
         self._fast_sddmm = {}
         # {feat: the call of the prepared SpMM} while it holds the graph's
-        # own values (GpuSpmm keeps it): graph_call's way in
+        # own values (GpuSpmm keeps it): graph_call's way in; _fast1g the
+        # same for B requiring grad (GpuSpmm.fast_apply)
         self._fast1 = {}
+        self._fast1g = {}
         self._n = self.shape[1]
 
     @classmethod
@@ -284,10 +286,13 @@ def graph_call(g):
     lookups a call): for a B the prepared kernel takes as it is (float32,
     2-D of g's column count rows and a feature size prepared, contiguous,
     on g's device, 16-byte aligned), the kernel's call at once
-    (GpuSpmm.call1, found in g._fast1), through _GraphSpMMFast when B
-    needs a gradient; any other B, or under a functorch transform,
-    through graph_spmm (which converts, prepares or refuses it)."""
+    (GpuSpmm.call1, found in g._fast1), through the kernel's autograd
+    call when B needs a gradient (GpuSpmm.fast_apply, found in
+    g._fast1g, made on the first such call); any other B, or under a
+    functorch transform, through graph_spmm (which converts, prepares or
+    refuses it)."""
     n, index, get, f32 = g._n, g.index, g._fast1.get, _F32
+    getg, kernels = g._fast1g.get, g._fast_spmm
 
     def call(B):
         s = B.shape
@@ -300,7 +305,10 @@ def graph_call(g):
                     if not B.requires_grad or not _grad_enabled():
                         return f(B, p)
                     if not _functorch_active():
-                        return _fast_apply(g, f, B, p)
+                        a = getg(s[1])
+                        if a is None:
+                            a = kernels[s[1]].fast_apply()
+                        return a(B, p)
         return graph_spmm(g, B)
     return call
 
@@ -350,26 +358,33 @@ def _raw_apply(cls):
     return raw.__get__(None, cls)
 
 
-class _GraphSpMMFast(torch.autograd.Function):
-    """GraphSpMM for graph_call, which has checked B and found the
-    kernel's call f (GpuSpmm.call1) and B's address p: the forward is f
-    alone."""
+def fast_function(g, fwd):
+    """GraphSpMM for one prepared kernel of graph g, as torch's C apply of
+    a Function class made for it: apply(B, p), B and its address p
+    checked by graph_call.  Its forward is "fwd" itself (the kernel's
+    call, Launch.fast1(forward=True)), its backward dB = A^T dC the
+    transpose's call (graph_call of g's transpose, made here: the first
+    gradient is needed anyway; under create_graph it is differentiable).
+    A class per kernel, so that apply takes two arguments and ctx keeps
+    nothing: the class keeps the transpose, which keeps nothing of g (g
+    keeps the class through _fast1g: no cycle)."""
+    t = g.transpose()[0]
+    tcall = graph_call(t)
 
-    @staticmethod
-    def forward(ctx, g, f, B, p):
-        ctx.g = g
-        return f(B, p)
+    def back(ctx, dC):
+        return tcall(dC), None
 
-    @staticmethod
-    def backward(ctx, dC):
-        return None, None, ctx.g.transpose()[0].spmm(dC.contiguous()), None
+    class GraphSpMMKernel(torch.autograd.Function):
+        """C = A B on one prepared kernel of a graph (fast_function)."""
+        forward = staticmethod(fwd)
+        backward = staticmethod(back)
+    return _raw_apply(GraphSpMMKernel)
 
 
 _grad_enabled = torch.is_grad_enabled
 _functorch_active = getattr(torch._C, "_are_functorch_transforms_active",
                             lambda: False)
 _graph_spmm_apply = _raw_apply(GraphSpMM)
-_fast_apply = _raw_apply(_GraphSpMMFast)
 
 
 class SpMM(torch.autograd.Function):

@@ -128,6 +128,27 @@ B_ref = B.detach().clone().requires_grad_()
 close(B.grad, B_ref.grad, "Graph spmm dB (prepared transpose)")
 check(16 in G._torch.transpose()[0]._fast_spmm,
       "Graph spmm dB: the transpose's prepared kernel not used")
+# the autograd call of the prepared kernel (GpuSpmm.fast_apply: a
+# Function class of its own, entered in _fast1g): taken again by a second
+# call; under create_graph its backward (the transpose's call) is itself
+# differentiable: d/dB of sum(dB * W2) with dB = d sum(C * C) / dB
+check(16 in G._torch._fast1g, "Graph spmm with grad: no autograd call "
+      "of the prepared kernel in _fast1g")
+B.grad = None
+(stir.spmm(G, B) * W).sum().backward()
+close(B.grad, B_ref.grad, "Graph spmm dB, second call")
+C = stir.spmm(G, B)
+(dB,) = torch.autograd.grad((C * C).sum(), B, create_graph=True)
+W2 = torch.randn(dB.shape, generator=g).cuda()
+B.grad = None
+(dB * W2).sum().backward()
+Bd = B.detach().clone().requires_grad_()
+Cd = Ad @ Bd
+(dBd,) = torch.autograd.grad((Cd * Cd).sum(), Bd, create_graph=True)
+close(dB, dBd, "Graph spmm dB under create_graph", 1e-3)
+(dBd * W2).sum().backward()
+close(B.grad, Bd.grad, "Graph spmm: the gradient of dB (double backward)",
+      1e-3)
 Xg = X.clone().requires_grad_()
 Yg = Y.clone().requires_grad_()
 s_g = stir.sddmm(G, Xg, Yg)
@@ -293,12 +314,22 @@ for F in (16, 64):
     Bf = torch.randn(A.shape[1], F, generator=g).cuda()
     close(stir.spmm(Gv, Bf), torch.sparse.mm(A, Bf),
           "F=%d: own values after others" % F)
+    # with B requiring grad: the kernel's autograd call, entered while
+    # the format holds the graph's own values, dropped while other values
+    Bfg = Bf.clone().requires_grad_()
+    (stir.spmm(Gv, Bfg) * 3).sum().backward()
+    close(Bfg.grad, Ad.t() @ torch.full((A.shape[0], F), 3.0, device=dev),
+          "F=%d: dB with own values after others" % F)
+    check(F in Gv._torch._fast1g, "F=%d: own values with grad: no "
+          "autograd call of the kernel" % F)
     v2 = torch.rand(A._nnz(), generator=g).cuda()
     A2 = torch.sparse_csr_tensor(A.crow_indices(), A.col_indices(), v2,
                                  A.shape)
     with torch.no_grad():
         close(stir.spmm(Gv, Bf, values=v2), torch.sparse.mm(A2, Bf),
               "F=%d: values= without autograd" % F)
+        check(F not in Gv._torch._fast1g and F not in Gv._torch._fast1,
+              "F=%d: the kernel's calls kept with other values" % F)
         v2.mul_(2)       # changed in place: gathered again
         A2 = torch.sparse_csr_tensor(A.crow_indices(), A.col_indices(),
                                      v2.clone(), A.shape)
