@@ -888,7 +888,7 @@ class Launch(object):
             _fail("the launch failed")
         return out
 
-    def fast1(self, forward=False):
+    def fast1(self, forward=False, keep=None):
         """The call of a kernel of one input B, as a closure: call(B, p)
         with B a float32 tensor on the run's device, contiguous, of the
         shape bound before and p its address, a multiple of 16 (the
@@ -902,10 +902,11 @@ class Launch(object):
         rebind_launch_raw with its arguments made here once.  The first
         call, a change of torch's current stream and a call after a
         failed one go through self (bind).  With "forward", the same
-        closure as a torch.autograd.Function's forward, call(ctx, B, p)
-        (ctx unused: _torch.fast_function; one Python frame less than a
-        forward that calls the other).  The closure keeps self (and so
-        the run) alive; self does not keep it."""
+        closure as a torch.autograd.Function's forward, call(ctx, B, p),
+        which first sets ctx.k = keep (what the backward needs:
+        _torch.fast_function; one Python frame less than a forward that
+        calls the other).  The closure keeps self (and so the run) alive;
+        self does not keep it."""
         import torch
         raw, index, st = self._raw_stream, self.index, self._st
         fn, n = rebind_launch_raw, self.n_var
@@ -931,6 +932,7 @@ class Launch(object):
             return out
 
         def call_fwd(ctx, B, p):
+            ctx.k = keep
             if raw(index) != st[0]:
                 return me(B)
             out = empty_like(tmpl)
@@ -1129,7 +1131,7 @@ class GpuSpmm(object):
             if g is None:
                 return None
             from ._torch import fast_function
-            self._apply1 = fast_function(g, self.launch.fast1(forward=True))
+            self._apply1 = fast_function(g, self)
         if not self.dirty:
             self._applies[self.feat] = self._apply1
         return self._apply1

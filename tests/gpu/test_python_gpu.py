@@ -149,6 +149,33 @@ close(dB, dBd, "Graph spmm dB under create_graph", 1e-3)
 (dBd * W2).sum().backward()
 close(B.grad, Bd.grad, "Graph spmm: the gradient of dB (double backward)",
       1e-3)
+# a Graph dropped while its backward is pending: the backward still runs
+# (ctx keeps the transpose's call); a Graph dropped after it: its kernel
+# and transpose go at once, without the cyclic collector (the kernel's
+# Function class lives in a cycle and must not keep them)
+import gc  # noqa: E402
+import weakref  # noqa: E402
+# (each Graph's first call prepares the kernel; the second, with B
+# requiring grad, takes the kernel's autograd call)
+B.grad = None
+Gd = stir.Graph(A)
+stir.spmm(Gd, B.detach())
+C = stir.spmm(Gd, B)
+check(16 in Gd._torch._fast1g, "Gd: the kernel's autograd call")
+del Gd
+(C * W).sum().backward()
+close(B.grad, B_ref.grad, "spmm dB of a Graph dropped before the backward")
+gc.disable()
+Gw = stir.Graph(A)
+stir.spmm(Gw, B.detach())
+(stir.spmm(Gw, B) * W).sum().backward()
+refs = [weakref.ref(Gw._torch._fast_spmm[16].launch),
+        weakref.ref(Gw._torch.transpose()[0])]
+check(16 in Gw._torch._fast1g, "Gw: the kernel's autograd call")
+del Gw
+check(all(r() is None for r in refs), "a Graph's kernel and transpose "
+      "kept after the Graph is gone (without a cyclic collection)")
+gc.enable()
 Xg = X.clone().requires_grad_()
 Yg = Y.clone().requires_grad_()
 s_g = stir.sddmm(G, Xg, Yg)
@@ -241,11 +268,22 @@ ent2 = st_torch._SPARSE_GRAPHS.get(id(A3))
 check(ent is not None and ent2 is not None and ent2[3] is ent[3] and
       ent[3]._fast_spmm.get(24) is fast24,
       "direct spmm: the cached Graph and kernel taken again")
-check(fast24 is not None and fast24._cur[0]() is A3,
-      "direct spmm: the values gathered are known as A's (not gathered "
-      "again)")
+check(fast24 is not None and not fast24._gathers and not fast24.dirty,
+      "direct spmm: A's values unchanged are the graph's own (nothing "
+      "gathered)")
+# with B requiring grad: the same way (the kernel's autograd call), dB
+# through the cached Graph's transpose
+B24g = B.clone().requires_grad_()
+(stir.spmm(A3, B24g) * 2).sum().backward()
+close(B24g.grad, 2 * Ad.t() @ torch.ones(A.shape[0], 24, device=dev),
+      "direct spmm dB, A's own values")
+check(ent is not None and 24 in ent[3]._fast1g,
+      "direct spmm with grad: the kernel's autograd call")
 A3.values().mul_(2)
 close(stir.spmm(A3, B), 2 * (Ad @ B), "direct spmm, values changed in place")
+check(fast24 is not None and fast24._cur[0]() is A3 and fast24.dirty,
+      "direct spmm: values changed in place gathered, known as A's")
+close(stir.spmm(A3, B), 2 * (Ad @ B), "direct spmm, changed values again")
 check(st_torch._SPARSE_GRAPHS.get(id(A3))[3] is ent[3],
       "direct spmm: values changed in place keep the cached Graph")
 close(stir.sddmm(A3, X, Y), want, "direct sddmm on the cached Graph")
