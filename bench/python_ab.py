@@ -16,7 +16,14 @@ grad, and the bare launch; rows of a build with GpuSpmm.call1 (this
 package since it has one): that call alone, its foreign call with
 declared ctypes types and through _lib.rebind_launch_raw, the
 allocations, torch's C apply with a trivial forward and with call1 as
-forward, torch's current-stream query."""
+forward, torch's current-stream query.  Rows of torch alone ("ref"),
+what any autograd op costs on this host: torch.sparse.mm on the same
+sparse tensor without and with B requiring grad, and an empty custom
+autograd Function (its forward returns a view of its input) through
+torch's C apply and through Function.apply.  Last, the breakdown per
+build (medians): the autograd call less the empty Function's C apply
+(stir's own share of it), the plain call less its foreign call and
+allocation (the Python of stir's call), and new less base."""
 import ctypes
 import importlib.util
 import os
@@ -51,6 +58,19 @@ class Kept(torch.autograd.Function):
     @staticmethod
     def backward(ctx, dC):
         return None, dC
+
+
+class Empty(torch.autograd.Function):
+    """An empty custom Function: its forward returns a view of its input
+    (what torch's apply costs with no work at all)."""
+
+    @staticmethod
+    def forward(ctx, B):
+        return B.view_as(B)
+
+    @staticmethod
+    def backward(ctx, dC):
+        return dC
 
 
 class Lean(torch.autograd.Function):
@@ -115,6 +135,57 @@ def rows_of(tag, st):
     ]
 
 
+def ref_rows():
+    """Rows of torch alone: torch.sparse.mm and an empty Function."""
+    Ts = torch.sparse_csr_tensor(torch.tensor([0, 1, 2]),
+                                 torch.tensor([1, 0]), torch.ones(2),
+                                 (2, 2)).cuda()
+    B = torch.ones(2, 4, device="cuda")
+    Bg = B.clone().requires_grad_()
+    torch.sparse.mm(Ts, Bg).sum().backward()
+    base = getattr(torch._C, "_FunctionBase", None)
+    raw = base.__dict__.get("apply") if base is not None else None
+    rows = [("ref", "torch.sparse.mm(A, B)", lambda: torch.sparse.mm(Ts, B)),
+            ("ref", "torch.sparse.mm(A, B), B requires grad",
+             lambda: torch.sparse.mm(Ts, Bg)),
+            ("ref", "empty Function, Function.apply (Python)",
+             lambda: Empty.apply(Bg))]
+    if raw is not None and hasattr(raw, "__get__"):
+        ea = raw.__get__(None, Empty)
+        rows.append(("ref", "empty Function, torch's C apply",
+                     lambda: ea(Bg)))
+    return rows
+
+
+def breakdown(med):
+    """Print what stir adds, per build, from the medians "med" ({(tag,
+    name): us})."""
+    floor = med.get(("ref", "empty Function, torch's C apply"),
+                    med.get(("ref", "empty Function, Function.apply "
+                                    "(Python)")))
+    print("breakdown (medians, us): torch's autograd floor (empty "
+          "Function) %.2f; torch.sparse.mm %.2f, with grad %.2f"
+          % (floor, med[("ref", "torch.sparse.mm(A, B)")],
+             med[("ref", "torch.sparse.mm(A, B), B requires grad")]))
+    for tag in ("base", "new"):
+        plain = med[(tag, "stir.spmm(G, B)")]
+        grad = med[(tag, "stir.spmm(G, B), B requires grad")]
+        line = "%-4s stir.spmm(G, B) %.2f, with grad %.2f = floor %.2f + " \
+            "stir's own %.2f" % (tag, plain, grad, floor, grad - floor)
+        launch = med.get((tag, "stir_gpu_run_rebind_launch, "
+                               "rebind_launch_raw"))
+        alloc = med.get((tag, "torch.empty_like(expanded template)"))
+        if launch is not None and alloc is not None:
+            line += "; plain = foreign call %.2f + allocation %.2f + " \
+                "Python %.2f" % (launch, alloc, plain - launch - alloc)
+        print(line)
+    for name in ("stir.spmm(G, B)", "stir.spmm(G, B), B requires grad",
+                 "stir.spmm(sparse tensor, B)",
+                 "stir.spmm(sparse tensor, B), B requires grad"):
+        print("new - base  %-45s %+6.2f us" % (
+            name, med[("new", name)] - med[("base", name)]))
+
+
 def main(argv):
     """Load both builds, time their rows interleaved, print the table."""
     if len(argv) < 2:
@@ -122,7 +193,7 @@ def main(argv):
     rounds = int(argv[2]) if len(argv) > 2 else 61
     os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[-1]})
     rows = rows_of("base", load("stir_base", argv[0])) + \
-        rows_of("new", load("stir_new", argv[1]))
+        rows_of("new", load("stir_new", argv[1])) + ref_rows()
     res = {}
     for _ in range(rounds):
         for tag, name, fn in rows:
@@ -135,10 +206,13 @@ def main(argv):
             t1 = time.perf_counter_ns()
             torch.cuda.synchronize()
             res.setdefault((tag, name), []).append((t1 - t0) / N / 1e3)
+    med = {}
     for tag, name, fn in rows:
         v = sorted(res[(tag, name)])
+        med[(tag, name)] = v[len(v) // 2]
         print("%-4s %-50s min %6.2f us  median %6.2f us"
               % (tag, name, v[0], v[len(v) // 2]))
+    breakdown(med)
 
 
 if __name__ == "__main__":

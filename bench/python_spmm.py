@@ -34,7 +34,10 @@ cached Graph), the same with new values each call, and the parts: the
 floors of autograd Functions (forward only allocating, forward making a
 view), a Function whose forward is the kernel call alone, a
 torch.library.custom_op with its autograd, the allocations, and the
-foreign calls."""
+foreign calls; then torch alone on the same tiny graph (torch.sparse.mm
+without and with B requiring grad, an empty custom Function) and the
+breakdown: stir's autograd call less torch's floor (the empty
+Function's C apply) is what stir adds to an autograd op."""
 import gzip
 import sys
 import time
@@ -104,6 +107,18 @@ class _Kept(torch.autograd.Function):
     @staticmethod
     def backward(ctx, dC):
         return None, dC
+
+
+class _Empty(torch.autograd.Function):
+    """An empty custom Function: its forward returns a view of its input."""
+
+    @staticmethod
+    def forward(ctx, B):
+        return B.view_as(B)
+
+    @staticmethod
+    def backward(ctx, dC):
+        return dC
 
 
 class _Lean(torch.autograd.Function):
@@ -209,8 +224,27 @@ def overhead():
     if op is not None:
         rows.append(("torch.library.custom_op with register_autograd",
                      lambda: op(Bg)))
+    rows += [
+        ("torch.sparse.mm(the sparse tensor, B)",
+         lambda: torch.sparse.mm(Ts, B)),
+        ("torch.sparse.mm(the sparse tensor, B), B requires grad",
+         lambda: torch.sparse.mm(Ts, Bg)),
+        ("an empty Function (forward: a view of B), Function.apply",
+         lambda: _Empty.apply(Bg)),
+        ("an empty Function, torch's C apply",
+         lambda: _torch._raw_apply(_Empty)(Bg))]
+    us = {}
     for name, fn in rows:
-        print("host/call %-58s %6.1f us" % (name, host_us(fn, 5000)))
+        us[name] = host_us(fn, 5000)
+        print("host/call %-58s %6.1f us" % (name, us[name]))
+    floor = us["an empty Function, torch's C apply"]
+    grad = us["stir.spmm, B requires grad"]
+    print("breakdown: stir.spmm with grad %.1f us = torch's floor (empty "
+          "Function) %.1f + stir's own %.1f (plain call %.1f); "
+          "torch.sparse.mm with grad %.1f (plain %.1f)"
+          % (grad, floor, grad - floor, us["stir.spmm, no autograd"],
+             us["torch.sparse.mm(the sparse tensor, B), B requires grad"],
+             us["torch.sparse.mm(the sparse tensor, B)"]))
     sys.stdout.flush()
 
 

@@ -888,7 +888,7 @@ class Launch(object):
             _fail("the launch failed")
         return out
 
-    def fast1(self):
+    def fast1(self, forward=False, keep=None):
         """The call of a kernel of one input B, as a closure: call(B, p)
         with B a float32 tensor on the run's device, contiguous, of the
         shape bound before and p its address, a multiple of 16 (the
@@ -901,8 +901,12 @@ class Launch(object):
         the addresses: 0 or not aligned is refused), through
         rebind_launch_raw with its arguments made here once.  The first
         call, a change of torch's current stream and a call after a
-        failed one go through self (bind).  The closure keeps self (and
-        so the run) alive; self does not keep it."""
+        failed one go through self (bind).  With "forward", the same
+        closure as a torch.autograd.Function's forward, call(ctx, B, p),
+        which first sets ctx.k = keep (what the backward needs:
+        _torch.fast_function; one Python frame less than a forward that
+        calls the other).  The closure keeps self (and so the run) alive;
+        self does not keep it."""
         import torch
         raw, index, st = self._raw_stream, self.index, self._st
         fn, n = rebind_launch_raw, self.n_var
@@ -915,6 +919,8 @@ class Launch(object):
         empty_like, tmpl = torch.empty_like, self._output_template()
         me = self
 
+        # the two closures have the same body (a Function's forward takes
+        # ctx first; a shared body would cost a call more)
         def call(B, p):
             if raw(index) != st[0]:
                 return me(B)
@@ -924,7 +930,18 @@ class Launch(object):
             if fn(run, n, var, 4):
                 me.failed()
             return out
-        return call
+
+        def call_fwd(ctx, B, p):
+            ctx.k = keep
+            if raw(index) != st[0]:
+                return me(B)
+            out = empty_like(tmpl)
+            words[w_in] = p
+            words[w_out] = out.data_ptr()
+            if fn(run, n, var, 4):
+                me.failed()
+            return out
+        return call_fwd if forward else call
 
     def _output_template(self):
         """A tensor that torch.empty_like turns into a new contiguous
@@ -1093,10 +1110,31 @@ class GpuSpmm(object):
         # the call of the kernel (Launch.fast1), and the graph's {feat:
         # call1} of its kernels that hold its own values, which
         # _torch.graph_call takes without looking at "dirty": this one's
-        # entry is there while it is not dirty
+        # entry is there while it is not dirty; the same for the autograd
+        # call (fast_apply: made on the first call with B requiring
+        # grad) in the graph's _fast1g
         self.call1 = self.launch.fast1()
+        self._apply1 = None
+        self._graph = weakref.ref(g)
         self._calls = g._fast1
+        self._applies = g._fast1g
         self._calls[self.feat] = self.call1
+
+    def fast_apply(self):
+        """The autograd call of this kernel with the graph's own values,
+        apply(B, p) (_torch.fast_function over Launch.fast1's forward
+        closure: the caller has checked B as for call1), made on the
+        first call and entered in the graph's _fast1g while the format
+        holds its own values; None when the graph is gone."""
+        if self._apply1 is None:
+            g = self._graph()
+            if g is None:
+                return None
+            from ._torch import fast_function
+            self._apply1 = fast_function(g, self)
+        if not self.dirty:
+            self._applies[self.feat] = self._apply1
+        return self._apply1
 
     def positions(self, order_src=False):
         """The device tensor (int32, flat's length) of the value index of
@@ -1177,8 +1215,11 @@ class GpuSpmm(object):
         self.dirty = values is not self._own or order_src
         if self.dirty:
             self._calls.pop(self.feat, None)
+            self._applies.pop(self.feat, None)
         else:
             self._calls[self.feat] = self.call1
+            if self._apply1 is not None:
+                self._applies[self.feat] = self._apply1
 
     def __call__(self, B, values=None, order_src=False, owner=None):
         """self's matrix @ B (float32, contiguous, (n, feat), on the

@@ -15,6 +15,7 @@ from ._kernels import SPMM_SOURCE, SDDMM_SOURCE
 
 _KERNELS = {}
 _F32 = torch.float32
+_CSR = torch.sparse_csr
 
 
 def _kernel(which):
@@ -55,8 +56,10 @@ class TorchGraph(object):
         self._fast_spmm = {}
         self._fast_sddmm = {}
         # {feat: the call of the prepared SpMM} while it holds the graph's
-        # own values (GpuSpmm keeps it): graph_call's way in
+        # own values (GpuSpmm keeps it): graph_call's way in; _fast1g the
+        # same for B requiring grad (GpuSpmm.fast_apply)
         self._fast1 = {}
+        self._fast1g = {}
         self._n = self.shape[1]
 
     @classmethod
@@ -209,8 +212,9 @@ class TorchGraph(object):
 
 # the prepared graphs of sparse CSR tensors passed to stir.spmm and
 # stir.sddmm directly: {id(A): (weak reference to A, A's version and
-# structure signature when last looked at, TorchGraph)}; an entry goes
-# when its tensor does
+# structure signature when last looked at, TorchGraph, its graph_call,
+# (address, version) of A's values when the TorchGraph was made from
+# them)}; an entry goes when its tensor does
 _SPARSE_GRAPHS = {}
 
 
@@ -237,6 +241,12 @@ def sparse_graph(A):
     call and takes the CSR programs under the default GPU schedule."""
     if A.layout != torch.sparse_csr:
         return TorchGraph.from_torch(A)
+    return _sparse_entry(A)[3]
+
+
+def _sparse_entry(A):
+    """The _SPARSE_GRAPHS entry of sparse CSR tensor A (sparse_graph),
+    made or taken again."""
     key = id(A)
     ent = _SPARSE_GRAPHS.get(key)
     try:
@@ -247,30 +257,46 @@ def sparse_graph(A):
         version = None
     if ent is not None and version is not None and ent[0]() is A and \
             ent[1] == version:
-        return ent[3]
+        return ent
     crow = A.crow_indices()
     col = A.col_indices()
     if not A.is_cuda:
         raise TypeError("stir: the tensor must be on a CUDA device")
     sig = (crow.data_ptr(), col.data_ptr(), int(col.numel()), tuple(A.shape))
     if ent is not None and ent[0]() is A and ent[2] == sig:
-        _SPARSE_GRAPHS[key] = (ent[0], version, sig, ent[3])
-        return ent[3]
+        ent = (ent[0], version, sig) + ent[3:]
+        _SPARSE_GRAPHS[key] = ent
+        return ent
+    v = A.values()
     g = TorchGraph(crow.to(torch.int32, copy=True),
                    col.to(torch.int32, copy=True),
-                   A.values().detach().to(torch.float32, copy=True),
+                   v.detach().to(torch.float32, copy=True),
                    A.shape, prepared=True)
     ref = weakref.ref(A, lambda r, key=key: _forget(key, r))
     g.anchor = ref
-    _SPARSE_GRAPHS[key] = (ref, version, sig, g)
-    return g
+    ent = (ref, version, sig, g, graph_call(g), (v.data_ptr(), v._version))
+    _SPARSE_GRAPHS[key] = ent
+    return ent
 
 
 def sparse_spmm(A, B):
     """stir.spmm(A, B) for a torch sparse tensor A: on sparse_graph(A)
-    with A's values (differentiable in them and in B)."""
-    g = sparse_graph(A)
-    v = A.values()
+    with A's values (differentiable in them and in B).  While A's values
+    are those its graph was made from (same memory, same version: not
+    changed in place) and need no gradient, they are the graph's own:
+    the call of a stir.Graph (graph_call, no gather; through the
+    kernel's autograd call when B needs a gradient)."""
+    if A.layout is _CSR:
+        ent = _sparse_entry(A)
+        v = A.values()
+        made = ent[5]
+        if not v.requires_grad and v._version == made[1] and \
+                v.data_ptr() == made[0]:
+            return ent[4](B)
+        g = ent[3]
+    else:
+        g = TorchGraph.from_torch(A)
+        v = A.values()
     if _grad_enabled() and (B.requires_grad or v.requires_grad):
         if _functorch_active():
             return SpMM.apply(g, v, B, g.anchor)
@@ -284,10 +310,13 @@ def graph_call(g):
     lookups a call): for a B the prepared kernel takes as it is (float32,
     2-D of g's column count rows and a feature size prepared, contiguous,
     on g's device, 16-byte aligned), the kernel's call at once
-    (GpuSpmm.call1, found in g._fast1), through _GraphSpMMFast when B
-    needs a gradient; any other B, or under a functorch transform,
-    through graph_spmm (which converts, prepares or refuses it)."""
+    (GpuSpmm.call1, found in g._fast1), through the kernel's autograd
+    call when B needs a gradient (GpuSpmm.fast_apply, found in
+    g._fast1g, made on the first such call); any other B, or under a
+    functorch transform, through graph_spmm (which converts, prepares or
+    refuses it)."""
     n, index, get, f32 = g._n, g.index, g._fast1.get, _F32
+    getg, kernels = g._fast1g.get, g._fast_spmm
 
     def call(B):
         s = B.shape
@@ -300,7 +329,10 @@ def graph_call(g):
                     if not B.requires_grad or not _grad_enabled():
                         return f(B, p)
                     if not _functorch_active():
-                        return _fast_apply(g, f, B, p)
+                        a = getg(s[1])
+                        if a is None:
+                            a = kernels[s[1]].fast_apply()
+                        return a(B, p)
         return graph_spmm(g, B)
     return call
 
@@ -350,26 +382,53 @@ def _raw_apply(cls):
     return raw.__get__(None, cls)
 
 
-class _GraphSpMMFast(torch.autograd.Function):
-    """GraphSpMM for graph_call, which has checked B and found the
-    kernel's call f (GpuSpmm.call1) and B's address p: the forward is f
-    alone."""
+def fast_function(g, kernel):
+    """GraphSpMM for "kernel", a prepared kernel (_fast.GpuSpmm) of graph
+    g, as torch's C apply of a Function class made for it: apply(B, p),
+    B and its address p checked by graph_call.  Its forward is the
+    kernel's call itself (Launch.fast1(forward=True)), which keeps on ctx
+    what the backward needs: the transpose's call (graph_call of g's
+    transpose, made here: the first gradient needs it anyway; under
+    create_graph it is differentiable), so that a pending backward keeps
+    the transpose alive and nothing else does.  A class per kernel, so
+    that apply takes two arguments and the forward is one Python frame.
+    A class lives in a reference cycle (freed by the cyclic collector,
+    not at once): when the kernel goes, its forward is replaced
+    (_kernel_gone), so that the class no longer keeps the kernel's
+    memory or the transpose."""
+    tcall = graph_call(g.transpose()[0])
 
-    @staticmethod
-    def forward(ctx, g, f, B, p):
-        ctx.g = g
-        return f(B, p)
+    class GraphSpMMKernel(torch.autograd.Function):
+        """C = A B on one prepared kernel of a graph (fast_function)."""
+        forward = staticmethod(kernel.launch.fast1(forward=True,
+                                                   keep=tcall))
+        backward = staticmethod(_kernel_backward)
+    weakref.finalize(kernel, _kernel_gone, GraphSpMMKernel).atexit = False
+    return _raw_apply(GraphSpMMKernel)
 
-    @staticmethod
-    def backward(ctx, dC):
-        return None, None, ctx.g.transpose()[0].spmm(dC.contiguous()), None
+
+def _kernel_backward(ctx, dC):
+    """The backward of fast_function's classes: dB = A^T dC by the
+    transpose's call the forward kept (ctx.k)."""
+    return ctx.k(dC), None
+
+
+def _kernel_gone(cls):
+    """Drop the forward of fast_function's class "cls" (its kernel is
+    gone): what it kept goes with it."""
+    cls.forward = staticmethod(_gone_forward)
+
+
+def _gone_forward(ctx, B, p):
+    """The forward of a fast_function class whose kernel is gone (no call
+    reaches it: the graph held the only way in)."""
+    raise RuntimeError("stir.spmm: the kernel of this call is gone")
 
 
 _grad_enabled = torch.is_grad_enabled
 _functorch_active = getattr(torch._C, "_are_functorch_transforms_active",
                             lambda: False)
 _graph_spmm_apply = _raw_apply(GraphSpMM)
-_fast_apply = _raw_apply(_GraphSpMMFast)
 
 
 class SpMM(torch.autograd.Function):

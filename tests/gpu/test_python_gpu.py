@@ -128,6 +128,54 @@ B_ref = B.detach().clone().requires_grad_()
 close(B.grad, B_ref.grad, "Graph spmm dB (prepared transpose)")
 check(16 in G._torch.transpose()[0]._fast_spmm,
       "Graph spmm dB: the transpose's prepared kernel not used")
+# the autograd call of the prepared kernel (GpuSpmm.fast_apply: a
+# Function class of its own, entered in _fast1g): taken again by a second
+# call; under create_graph its backward (the transpose's call) is itself
+# differentiable: d/dB of sum(dB * W2) with dB = d sum(C * C) / dB
+check(16 in G._torch._fast1g, "Graph spmm with grad: no autograd call "
+      "of the prepared kernel in _fast1g")
+B.grad = None
+(stir.spmm(G, B) * W).sum().backward()
+close(B.grad, B_ref.grad, "Graph spmm dB, second call")
+C = stir.spmm(G, B)
+(dB,) = torch.autograd.grad((C * C).sum(), B, create_graph=True)
+W2 = torch.randn(dB.shape, generator=g).cuda()
+B.grad = None
+(dB * W2).sum().backward()
+Bd = B.detach().clone().requires_grad_()
+Cd = Ad @ Bd
+(dBd,) = torch.autograd.grad((Cd * Cd).sum(), Bd, create_graph=True)
+close(dB, dBd, "Graph spmm dB under create_graph", 1e-3)
+(dBd * W2).sum().backward()
+close(B.grad, Bd.grad, "Graph spmm: the gradient of dB (double backward)",
+      1e-3)
+# a Graph dropped while its backward is pending: the backward still runs
+# (ctx keeps the transpose's call); a Graph dropped after it: its kernel
+# and transpose go at once, without the cyclic collector (the kernel's
+# Function class lives in a cycle and must not keep them)
+import gc  # noqa: E402
+import weakref  # noqa: E402
+# (each Graph's first call prepares the kernel; the second, with B
+# requiring grad, takes the kernel's autograd call)
+B.grad = None
+Gd = stir.Graph(A)
+stir.spmm(Gd, B.detach())
+C = stir.spmm(Gd, B)
+check(16 in Gd._torch._fast1g, "Gd: the kernel's autograd call")
+del Gd
+(C * W).sum().backward()
+close(B.grad, B_ref.grad, "spmm dB of a Graph dropped before the backward")
+gc.disable()
+Gw = stir.Graph(A)
+stir.spmm(Gw, B.detach())
+(stir.spmm(Gw, B) * W).sum().backward()
+refs = [weakref.ref(Gw._torch._fast_spmm[16].launch),
+        weakref.ref(Gw._torch.transpose()[0])]
+check(16 in Gw._torch._fast1g, "Gw: the kernel's autograd call")
+del Gw
+check(all(r() is None for r in refs), "a Graph's kernel and transpose "
+      "kept after the Graph is gone (without a cyclic collection)")
+gc.enable()
 Xg = X.clone().requires_grad_()
 Yg = Y.clone().requires_grad_()
 s_g = stir.sddmm(G, Xg, Yg)
@@ -220,11 +268,22 @@ ent2 = st_torch._SPARSE_GRAPHS.get(id(A3))
 check(ent is not None and ent2 is not None and ent2[3] is ent[3] and
       ent[3]._fast_spmm.get(24) is fast24,
       "direct spmm: the cached Graph and kernel taken again")
-check(fast24 is not None and fast24._cur[0]() is A3,
-      "direct spmm: the values gathered are known as A's (not gathered "
-      "again)")
+check(fast24 is not None and not fast24._gathers and not fast24.dirty,
+      "direct spmm: A's values unchanged are the graph's own (nothing "
+      "gathered)")
+# with B requiring grad: the same way (the kernel's autograd call), dB
+# through the cached Graph's transpose
+B24g = B.clone().requires_grad_()
+(stir.spmm(A3, B24g) * 2).sum().backward()
+close(B24g.grad, 2 * Ad.t() @ torch.ones(A.shape[0], 24, device=dev),
+      "direct spmm dB, A's own values")
+check(ent is not None and 24 in ent[3]._fast1g,
+      "direct spmm with grad: the kernel's autograd call")
 A3.values().mul_(2)
 close(stir.spmm(A3, B), 2 * (Ad @ B), "direct spmm, values changed in place")
+check(fast24 is not None and fast24._cur[0]() is A3 and fast24.dirty,
+      "direct spmm: values changed in place gathered, known as A's")
+close(stir.spmm(A3, B), 2 * (Ad @ B), "direct spmm, changed values again")
 check(st_torch._SPARSE_GRAPHS.get(id(A3))[3] is ent[3],
       "direct spmm: values changed in place keep the cached Graph")
 close(stir.sddmm(A3, X, Y), want, "direct sddmm on the cached Graph")
@@ -293,12 +352,22 @@ for F in (16, 64):
     Bf = torch.randn(A.shape[1], F, generator=g).cuda()
     close(stir.spmm(Gv, Bf), torch.sparse.mm(A, Bf),
           "F=%d: own values after others" % F)
+    # with B requiring grad: the kernel's autograd call, entered while
+    # the format holds the graph's own values, dropped while other values
+    Bfg = Bf.clone().requires_grad_()
+    (stir.spmm(Gv, Bfg) * 3).sum().backward()
+    close(Bfg.grad, Ad.t() @ torch.full((A.shape[0], F), 3.0, device=dev),
+          "F=%d: dB with own values after others" % F)
+    check(F in Gv._torch._fast1g, "F=%d: own values with grad: no "
+          "autograd call of the kernel" % F)
     v2 = torch.rand(A._nnz(), generator=g).cuda()
     A2 = torch.sparse_csr_tensor(A.crow_indices(), A.col_indices(), v2,
                                  A.shape)
     with torch.no_grad():
         close(stir.spmm(Gv, Bf, values=v2), torch.sparse.mm(A2, Bf),
               "F=%d: values= without autograd" % F)
+        check(F not in Gv._torch._fast1g and F not in Gv._torch._fast1,
+              "F=%d: the kernel's calls kept with other values" % F)
         v2.mul_(2)       # changed in place: gathered again
         A2 = torch.sparse_csr_tensor(A.crow_indices(), A.col_indices(),
                                      v2.clone(), A.shape)
