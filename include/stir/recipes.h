@@ -252,10 +252,43 @@ STIR_EXPORT int stir_recipe_sddmm_rows(__stir_keep stir_kernel *k,
  * rows of the group copied to shared memory, its columns fm.nnz at a time
  * (threadIdx.y), fm.lanes lanes each (threadIdx.x) that read a vector of
  * Y's row once for all the group's rows, S zeroed in the same launch.
- * Not a candidate of the tuner (the runtime does not build the groups).
- * 0, or -1 with diagnostics. */
+ * stir_kernel_bind_csr builds the groups from a CSR matrix (ir/bind.c);
+ * not a candidate of the tuner.  0, or -1 with diagnostics. */
 STIR_EXPORT int stir_recipe_sddmm_vblock(__stir_keep stir_kernel *k,
 	stir_sddmm_map fm);
+
+/* A candidate of the SDDMM over groups of rows (stir_recipe_sddmm_vblock
+ * on examples/sddmm_vb4.stir or sddmm_vb8.stir): the rows a group, at
+ * most how many lanes a union column (1: a thread owns a column's slots
+ * of all the group's rows and sums them in registers, no shuffles; the
+ * register tile of a small dense product, X's rows shared by the
+ * block's threads) and the threads a block. */
+typedef struct stir_sddmm_vblock_params {
+	int64_t rows;           /* 4 (sddmm_vb4.stir) or 8 (sddmm_vb8.stir) */
+	int64_t max_lanes;      /* a power of two up to 32 */
+	int64_t threads;        /* a power of two, 32 to 256; 0: 256 */
+} stir_sddmm_vblock_params;
+
+/* The candidate space of the SDDMM over groups of rows (bench_sddmm
+ * --vblock times them by index; schedule/recipes/sddmm.c says why each
+ * is there). */
+STIR_EXPORT int stir_sddmm_vblock_n_candidates(void);
+/* Candidate i (0 <= i < stir_sddmm_vblock_n_candidates()), or NULL. */
+STIR_EXPORT const stir_sddmm_vblock_params *stir_sddmm_vblock_get_candidate(
+	int i);
+/* The mapping of group candidate "p" for "feat" features (feat >= 1):
+ * stir_sddmm_map_lanes(feat, p->max_lanes) with p->threads / lanes
+ * columns of the group per thread block at a time. */
+STIR_EXPORT stir_sddmm_map stir_sddmm_vblock_params_map(
+	const stir_sddmm_vblock_params *p, int64_t feat);
+/* Schedule stage I kernel k (sddmm_vb of examples/sddmm_vb4.stir when
+ * p->rows is 4, sddmm_vb8.stir when 8: the caller picks the program; the
+ * schedule itself holds for any group size) with group candidate p at
+ * "feat" features: stir_recipe_sddmm_vblock with
+ * stir_sddmm_vblock_params_map's mapping.  0, or -1 with diagnostics in
+ * k's context. */
+STIR_EXPORT int stir_recipe_sddmm_vblock_candidate(__stir_keep stir_kernel *k,
+	const stir_sddmm_vblock_params *p, int64_t feat);
 
 /* A candidate of the SDDMM: which schedule (fused over the non-zeros, or
  * row by row on examples/sddmm_rows.stir), at most how many lanes per
