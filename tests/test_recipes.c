@@ -302,6 +302,58 @@ START_TEST(test_row_groups)
 }
 END_TEST
 
+START_TEST(test_tune_vblock)
+{
+	/* the group programs are tuner recipes: the model ranks every group
+	 * candidate, deterministically, cheapest first; the model's pick of
+	 * each program is one of its own row count, and its schedule runs
+	 * (stage III); a candidate of the other row count is refused */
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_csr *a = stir_mtx_read_from_file(ctx,
+		test_path("examples/data/cora.mtx.gz"));
+	ck_assert_ptr_nonnull(a);
+	int n = stir_sddmm_vblock_n_candidates();
+	int o1[64], o2[64];
+	double c1[64], c2[64];
+	ck_assert_int_le(n, 64);
+	ck_assert_int_eq(stir_sddmm_vblock_model_rank(a, 64, 132, o1, c1), n);
+	ck_assert_int_eq(stir_sddmm_vblock_model_rank(a, 64, 132, o2, c2), n);
+	for (int i = 0; i < n; i++) {
+		ck_assert_int_eq(o1[i], o2[i]);
+		ck_assert(c1[i] > 0 && (i == 0 || c1[i] >= c1[i - 1]));
+	}
+	static const char *const files[] = { "examples/sddmm_vb4.stir",
+		"examples/sddmm_vb8.stir" };
+	for (int t = 0; t < 2; t++) {
+		stir_module *m;
+		stir_kernel *k = read_kernel(ctx, files[t], "sddmm_vb", &m);
+		stir_tune_recipe r = stir_tune_recipe_of(k);
+		ck_assert_int_eq(r, t ? STIR_TUNE_SDDMM_VB8 : STIR_TUNE_SDDMM_VB4);
+		int kept = stir_sddmm_rank(r, a, 64, 132, o1, c1);
+		ck_assert_int_gt(kept, 0);
+		for (int i = 0; i < kept; i++)
+			ck_assert_int_eq(stir_sddmm_vblock_get_candidate(
+				o1[i])->rows, t ? 8 : 4);
+		int cand = -1;
+		double cost = 0;
+		ck_assert_int_eq(stir_tune_model_apply(k, a, 64, 132, &cand,
+			&cost), 0);
+		ck_assert_int_eq(cand, o1[0]);
+		ck_assert_int_eq(stir_kernel_get_stage(k), STIR_STAGE_3);
+		stir_module_free(m);
+		k = read_kernel(ctx, files[t], "sddmm_vb", &m);
+		/* candidate 0 has 4 rows, the last 8 */
+		ck_assert_int_eq(stir_tune_apply_candidate(k, 64, t ? 0 : n - 1),
+			-1);
+		ck_assert_int_eq(stir_ctx_n_errors(ctx), 1);
+		stir_ctx_clear_diagnostics(ctx);
+		stir_module_free(m);
+	}
+	stir_csr_free(a);
+	stir_ctx_free(ctx);
+}
+END_TEST
+
 START_TEST(test_wrong_kernel)
 {
 	/* the SpMM recipe on the SDDMM kernel, and the other way round:
@@ -1194,6 +1246,7 @@ static Suite *recipes_suite(void)
 	tcase_add_test(tc, test_sddmm_vblock);
 	tcase_add_test(tc, test_sddmm_vblock_candidates);
 	tcase_add_test(tc, test_row_groups);
+	tcase_add_test(tc, test_tune_vblock);
 	tcase_add_test(tc, test_wrong_kernel);
 	tcase_add_test(tc, test_spmm_model);
 	tcase_add_test(tc, test_sddmm_model);

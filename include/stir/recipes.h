@@ -346,6 +346,19 @@ STIR_EXPORT double stir_sddmm_model_cost(const stir_sddmm_params *p,
 STIR_EXPORT int stir_sddmm_model_rank(__stir_keep const stir_csr *a,
 	int64_t feat, int n_sms, int *order, double *costs);
 
+/* The cost model of group candidate p (stir_sddmm_model_cost's terms over
+ * the row groups of "a": a group's union columns its non-zeros, each
+ * column's Y row read once for the group's rows, plus the gather of the
+ * slots into the matrix's order).  -1 when p or a is unusable. */
+STIR_EXPORT double stir_sddmm_vblock_model_cost(
+	const stir_sddmm_vblock_params *p, __stir_keep const stir_csr *a,
+	int64_t feat, int n_sms);
+/* The group candidates, cheapest first by that model (ties by index),
+ * into order[] (room for stir_sddmm_vblock_n_candidates()), their costs
+ * into costs[] when not NULL.  The count, or -1 when out of memory. */
+STIR_EXPORT int stir_sddmm_vblock_model_rank(__stir_keep const stir_csr *a,
+	int64_t feat, int n_sms, int *order, double *costs);
+
 /* ---- the tuner ------------------------------------------------------- */
 
 /* The recipes a tuner knows, by the kernel they schedule. */
@@ -353,7 +366,10 @@ typedef enum stir_tune_recipe {
 	STIR_TUNE_NONE = 0,
 	STIR_TUNE_SPMM,         /* csrmm of examples/csrmm.stir: hybrid SpMM */
 	STIR_TUNE_SDDMM,        /* sddmm of examples/sddmm.stir: fused */
-	STIR_TUNE_SDDMM_ROWS    /* sddmm_rows of examples/sddmm_rows.stir */
+	STIR_TUNE_SDDMM_ROWS,   /* sddmm_rows of examples/sddmm_rows.stir */
+	STIR_TUNE_SDDMM_VB4,    /* sddmm_vb of examples/sddmm_vb4.stir: the
+	                           group candidates of 4 rows */
+	STIR_TUNE_SDDMM_VB8     /* sddmm_vb of examples/sddmm_vb8.stir */
 } stir_tune_recipe;
 
 /* The recipe that covers kernel k (by its name; the recipe itself checks
@@ -364,8 +380,11 @@ STIR_EXPORT stir_tune_recipe stir_tune_recipe_of(
 /* The SDDMM candidates that apply to recipe r (fused or by rows) at
  * "feat" features on matrix "a", best first, into order[] (room for
  * stir_sddmm_n_candidates()), their costs into costs[] when not NULL:
- * stir_sddmm_model_rank's order, kept to the recipe's candidates.  The
- * count, or -1 when out of memory. */
+ * stir_sddmm_model_rank's order, kept to the recipe's candidates.  For
+ * the groups of rows (STIR_TUNE_SDDMM_VB4, _VB8) the group candidates of
+ * that many rows (room for stir_sddmm_vblock_n_candidates()) in
+ * stir_sddmm_vblock_model_rank's order.  The count, or -1 when out of
+ * memory. */
 STIR_EXPORT int stir_sddmm_rank(stir_tune_recipe r,
 	__stir_keep const stir_csr *a, int64_t feat, int n_sms, int *order,
 	double *costs);
