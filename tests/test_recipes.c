@@ -297,6 +297,47 @@ START_TEST(test_row_groups)
 	ck_assert(jp && stir_array_get_int(jp, 1) == 5);
 	stir_bindings_free(b);
 	stir_module_free(m);
+	/* the gather back into the matrix's order (sddmm_vb_gather.stir)
+	 * with the groups' pos: S[p] is slot pos[p]'s value; a Pos entry
+	 * past the slots is refused, naming the array */
+	for (int bad_pos = 0; bad_pos < 2; bad_pos++) {
+		k = read_kernel(ctx, "examples/sddmm_vb_gather.stir",
+			"sddmm_vb_gather", &m);
+		b = stir_bindings_alloc();
+		int64_t np = 10, nv = 32;
+		stir_array *pa = stir_array_alloc(ctx, STIR_I32, 1, &np);
+		stir_array *sv = stir_array_alloc(ctx, STIR_F32, 1, &nv);
+		ck_assert(pa && sv);
+		stir_bindings_set_size(b, "nnz", np);
+		stir_bindings_set_size(b, "nv", nv);
+		for (int i = 0; i < 10; i++)
+			stir_array_set_int(pa, i, bad_pos && i == 4 ? 32 : pos[i]);
+		for (int i = 0; i < 32; i++)
+			stir_array_set_double(sv, i, i * 0.5);
+		ck_assert_int_eq(stir_kernel_bind_array(k, b, "Pos", pa), 0);
+		ck_assert_int_eq(stir_kernel_bind_array(k, b, "Sv", sv), 0);
+		int rc = stir_kernel_bind_outputs(k, b);
+		if (rc == 0)
+			rc = stir_kernel_interpret(k, b);
+		if (rc < 0 && !bad_pos)
+			stir_ctx_print_diagnostics(ctx, stderr);
+		if (bad_pos) {
+			ck_assert_int_eq(rc, -1);
+			const char *msg = stir_diag_get_message(
+				stir_ctx_get_diagnostic(ctx, 0));
+			ck_assert_ptr_nonnull(strstr(msg, "array 'Pos': entry 4 is "
+				"32, outside its domain [0, 32)"));
+			stir_ctx_clear_diagnostics(ctx);
+		} else {
+			ck_assert_int_eq(rc, 0);
+			const stir_array *out = stir_bindings_get_array(b, "S");
+			for (int i = 0; i < 10; i++)
+				ck_assert_double_eq(stir_array_get_double(out, i),
+					pos[i] * 0.5);
+		}
+		stir_bindings_free(b);
+		stir_module_free(m);
+	}
 	stir_csr_free(a);
 	stir_ctx_free(ctx);
 }
