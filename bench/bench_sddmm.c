@@ -138,13 +138,15 @@ static void compile_graph(stir_ctx *ctx, const bench_options *o,
 			stir_gpu_kernel_free(gk);
 			stir_module_free(m);
 		}
-		for (int64_t rows = 4; (o->flags & VBLOCK) && rows <= 8;
-		     rows *= 2) {
+		for (int c = 0; (o->flags & VBLOCK) &&
+		     c < stir_sddmm_vblock_n_candidates(); c++) {
+			const stir_sddmm_vblock_params *p =
+				stir_sddmm_vblock_get_candidate(c);
 			stir_module *m = NULL;
-			stir_kernel *k = vblock_kernel(ctx, o, rows, "sddmm_vb",
-				&m);
-			stir_gpu_kernel *gk = k && stir_recipe_sddmm_vblock(k,
-				stir_sddmm_map_features(o->feats[fi])) == 0 ?
+			stir_kernel *k = vblock_kernel(ctx, o, p->rows,
+				"sddmm_vb", &m);
+			stir_gpu_kernel *gk = k && stir_recipe_sddmm_vblock_candidate(
+				k, p, o->feats[fi]) == 0 ?
 				stir_gpu_kernel_compile(k, &co) : NULL;
 			if (!gk)
 				bench_fail(ctx, "compiling the vblock kernel");
@@ -260,75 +262,6 @@ static void run_candidates(stir_ctx *ctx, const bench_options *o,
 	}
 }
 
-/* The rows of a graph in groups of "rows" (4 or 8) over the union of
- * their columns (examples/sddmm_vb4.stir, sddmm_vb8.stir): the groups'
- * column lists, and the place of each non-zero among its group's slots
- * ("rows" a column). */
-typedef struct vblock {
-	int64_t rows;               /* rows a group */
-	int64_t mb, nnzb;           /* groups, columns over all groups */
-	int32_t *indptr, *indices;  /* the groups' sorted column lists */
-	int32_t *pos;               /* non-zero p: its slot in S of sddmm_vb */
-} vblock;
-
-/* a, b: qsort's order of two int32_t. */
-static int cmp_i32(const void *a, const void *b)
-{
-	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-	return (x > y) - (x < y);
-}
-
-/* a, rows, v: the groups of "rows" rows of graph a into v; -1 when
- * memory runs out. */
-static int vblock_init(const bench_csr32 *a, int64_t rows, vblock *v)
-{
-	memset(v, 0, sizeof(*v));
-	v->rows = rows;
-	v->mb = (a->m + rows - 1) / rows;
-	int32_t *slot = malloc((size_t)(a->n > 0 ? a->n : 1) * sizeof(*slot));
-	v->indptr = malloc((size_t)(v->mb + 1) * sizeof(*v->indptr));
-	v->indices = malloc((size_t)(a->nnz > 0 ? a->nnz : 1) * 4);
-	v->pos = malloc((size_t)(a->nnz > 0 ? a->nnz : 1) * 4);
-	if (!slot || !v->indptr || !v->indices || !v->pos) {
-		free(slot);
-		return -1;
-	}
-	for (int64_t c = 0; c < a->n; c++)
-		slot[c] = -1;
-	v->indptr[0] = 0;
-	for (int64_t b = 0; b < v->mb; b++) {
-		int64_t r0 = b * rows, r1 = r0 + rows < a->m ?
-			r0 + rows : a->m, start = v->nnzb;
-		for (int64_t p = a->indptr[r0]; p < a->indptr[r1]; p++)
-			if (slot[a->indices[p]] != (int32_t)b) {
-				slot[a->indices[p]] = (int32_t)b;
-				v->indices[v->nnzb++] = a->indices[p];
-			}
-		qsort(v->indices + start, (size_t)(v->nnzb - start), 4, cmp_i32);
-		v->indptr[b + 1] = (int32_t)v->nnzb;
-		/* slot[c]: now the column's place in the group's list */
-		for (int64_t q = start; q < v->nnzb; q++)
-			slot[v->indices[q]] = (int32_t)q;
-		for (int64_t r = r0; r < r1; r++)
-			for (int64_t p = a->indptr[r]; p < a->indptr[r + 1]; p++)
-				v->pos[p] = slot[a->indices[p]] * (int32_t)rows +
-					(int32_t)(r - r0);
-		/* marks of this group may not look like the next one's */
-		for (int64_t q = start; q < v->nnzb; q++)
-			slot[v->indices[q]] = -2;
-	}
-	free(slot);
-	return 0;
-}
-
-/* v: free the arrays of v. */
-static void vblock_release(vblock *v)
-{
-	free(v->indptr);
-	free(v->indices);
-	free(v->pos);
-}
-
 /* ctx, o, rows, name, mod: kernel "name" of sddmm_vbROWS.stir (rows > 0)
  * or sddmm_vb_gather.stir (rows 0) in the folder of --program, NULL with
  * diagnostics. */
@@ -347,94 +280,143 @@ static stir_kernel *vblock_kernel(stir_ctx *ctx, const bench_options *o,
 	return bench_read_kernel(ctx, buf, name, mod);
 }
 
-/* ctx, o, dev, co, a, r, x, y, want: --vblock: the SDDMM over groups of
- * 4 rows (stir_recipe_sddmm_vblock), checked against a float64 reference
- * of every slot and timed, then the gather of its values into the
- * matrix's order (sddmm_vb_gather), checked against cuSPARSE's result
- * "want" and timed; both times and their sum printed (the sum is what a
- * CSR user pays; the gather times with the L2 flushed too). */
+/* ctx, o, dev, co, csr, r, x, y, want, rows: --vblock: the SDDMM over
+ * groups of "rows" rows (the library's row groups of the graph,
+ * stir_csr_to_row_groups), every group candidate of that many rows
+ * (stir_recipe_sddmm_vblock_candidate) checked against a float64
+ * reference of every slot and timed, then the gather of the slots' values
+ * into the matrix's order (sddmm_vb_gather), checked against cuSPARSE's
+ * result "want" and timed; each candidate's time, its bytes (Y's rows
+ * of the groups' columns, X's rows, the slots written) and bandwidth,
+ * and the best plus the gather against cuSPARSE printed. */
 static void run_vblock(stir_ctx *ctx, const bench_options *o,
-	stir_device *dev, const stir_compile_options *co, const bench_csr32 *a,
+	stir_device *dev, const stir_compile_options *co, const stir_csr *csr,
 	const result *r, const float *x, const float *y, const float *want,
 	int64_t rows)
 {
-	vblock v;
-	int64_t feat = r->feat;
-	if (vblock_init(a, rows, &v) < 0)
+	int64_t feat = r->feat, m = csr->nrows, nnz = csr->nnz;
+	stir_row_groups *v = stir_csr_to_row_groups(ctx, csr, rows);
+	if (!v)
 		bench_fail(ctx, "grouping the rows");
-	int64_t nv = v.nnzb * rows;
-	float *xp = calloc((size_t)(v.mb * rows * feat) + 1, 4);
+	int64_t nv = v->ncols_union * rows;
+	float *xp = calloc((size_t)(v->ngroups * rows * feat) + 1, 4);
 	float *ref = malloc((size_t)nv * 4 + 4);
-	if (!xp || !ref)
+	int32_t *ptr = malloc((size_t)(v->ngroups + 1) * 4);
+	int32_t *ind = malloc((size_t)v->ncols_union * 4 + 4);
+	int32_t *pos = malloc((size_t)nnz * 4 + 4);
+	if (!xp || !ref || !ptr || !ind || !pos)
 		bench_fail(ctx, "allocating the groups");
-	memcpy(xp, x, (size_t)(a->m * feat) * 4);
-	for (int64_t b = 0; b < v.mb; b++)
-		for (int64_t q = v.indptr[b]; q < v.indptr[b + 1]; q++)
+	for (int64_t i = 0; i <= v->ngroups; i++)
+		ptr[i] = (int32_t)v->indptr[i];
+	for (int64_t i = 0; i < v->ncols_union; i++)
+		ind[i] = (int32_t)v->indices[i];
+	for (int64_t i = 0; i < nnz; i++)
+		pos[i] = (int32_t)v->pos[i];
+	memcpy(xp, x, (size_t)(m * feat) * 4);
+	for (int64_t b = 0; b < v->ngroups; b++)
+		for (int64_t q = v->indptr[b]; q < v->indptr[b + 1]; q++)
 			for (int g = 0; g < rows; g++) {
 				const float *xr = xp + (b * rows + g) * feat;
-				const float *yr = y + (int64_t)v.indices[q] * feat;
+				const float *yr = y + v->indices[q] * feat;
 				double d = 0;
 				for (int64_t f = 0; f < feat; f++)
 					d += (double)xr[f] * yr[f];
 				ref[q * rows + g] = (float)d;
 			}
-	stir_module *m1 = NULL, *m2 = NULL;
-	stir_kernel *k1 = vblock_kernel(ctx, o, rows, "sddmm_vb", &m1);
+	/* what a group kernel moves at least: Y's row of every column of
+	 * every group, the groups' rows of X, their indices and the slots */
+	double bytes = (double)v->ncols_union * feat * 4 +
+		(double)v->ngroups * rows * feat * 4 + (double)v->ncols_union * 4 +
+		(double)nv * 4;
+	stir_module *m2 = NULL;
 	stir_kernel *k2 = vblock_kernel(ctx, o, 0, "sddmm_vb_gather", &m2);
-	stir_gpu_kernel *g1 = k1 && stir_recipe_sddmm_vblock(k1,
-		stir_sddmm_map_features(feat)) == 0 ?
-		stir_gpu_kernel_compile(k1, co) : NULL;
 	stir_gpu_kernel *g2 = k2 && stir_kernel_prepare_for_gpu(k2) == 0 ?
 		stir_gpu_kernel_compile(k2, co) : NULL;
 	stir_bindings *b1 = stir_bindings_alloc(), *b2 = stir_bindings_alloc();
-	double ms1 = -1, ms2 = -1, e1 = 0, e2 = 0;
-	int rc = g1 && g2 ? 0 : -1;
-	if (rc == 0) {
-		stir_bindings_set_size(b1, "m", v.mb);
-		stir_bindings_set_size(b1, "n", a->n);
-		stir_bindings_set_size(b1, "nnz", v.nnzb);
-		bench_bind_copy(ctx, b1, "J.indptr", STIR_I32, v.mb + 1,
-			v.indptr);
-		bench_bind_copy(ctx, b1, "J.indices", STIR_I32, v.nnzb,
-			v.indices);
-		bench_bind_copy(ctx, b1, "X", STIR_F32, v.mb * rows * feat,
+	double best = -1, ms2 = -1, e2 = 0;
+	int best_c = -1;
+	if (g2) {
+		stir_bindings_set_size(b1, "m", v->ngroups);
+		stir_bindings_set_size(b1, "n", csr->ncols);
+		stir_bindings_set_size(b1, "nnz", v->ncols_union);
+		bench_bind_copy(ctx, b1, "J.indptr", STIR_I32, v->ngroups + 1,
+			ptr);
+		bench_bind_copy(ctx, b1, "J.indices", STIR_I32, v->ncols_union,
+			ind);
+		bench_bind_copy(ctx, b1, "X", STIR_F32, v->ngroups * rows * feat,
 			xp);
-		bench_bind_copy(ctx, b1, "Y", STIR_F32, a->n * feat, y);
-		stir_bindings_set_size(b2, "nnz", a->nnz);
+		bench_bind_copy(ctx, b1, "Y", STIR_F32, csr->ncols * feat, y);
+		stir_bindings_set_size(b2, "nnz", nnz);
 		stir_bindings_set_size(b2, "nv", nv);
-		bench_bind_copy(ctx, b2, "Pos", STIR_I32, a->nnz, v.pos);
+		bench_bind_copy(ctx, b2, "Pos", STIR_I32, nnz, pos);
 		bench_bind_copy(ctx, b2, "Sv", STIR_F32, nv, ref);
-		rc = stir_kernel_bind_outputs(k1, b1) < 0 ||
-			stir_kernel_bind_outputs(k2, b2) < 0 ||
-			bench_run_stir(g1, dev, b1, "S", ref, nv, o->reps, &ms1,
-			&e1) < 0 ||
-			bench_run_stir(g2, dev, b2, "S", want, a->nnz, o->reps,
-			&ms2, &e2) < 0 ? -1 : 0;
+		if (stir_kernel_bind_outputs(k2, b2) < 0 ||
+		    bench_run_stir(g2, dev, b2, "S", want, nnz, o->reps, &ms2,
+		    &e2) < 0)
+			ms2 = -1;
 	}
-	if (rc < 0) {
-		fprintf(stderr, "bench: %s feat %lld: the vblock kernels fail:\n",
+	for (int c = 0; ms2 >= 0 && c < stir_sddmm_vblock_n_candidates(); c++) {
+		const stir_sddmm_vblock_params *p =
+			stir_sddmm_vblock_get_candidate(c);
+		if (p->rows != rows)
+			continue;
+		stir_module *m1 = NULL;
+		stir_kernel *k1 = vblock_kernel(ctx, o, rows, "sddmm_vb", &m1);
+		stir_gpu_kernel *g1 = k1 && stir_recipe_sddmm_vblock_candidate(
+			k1, p, feat) == 0 ? stir_gpu_kernel_compile(k1, co) : NULL;
+		double ms1 = -1, e1 = 0;
+		stir_sddmm_map fm = stir_sddmm_vblock_params_map(p, feat);
+		if (!g1 || stir_kernel_bind_outputs(k1, b1) < 0 ||
+		    bench_run_stir(g1, dev, b1, "S", ref, nv, o->reps, &ms1,
+		    &e1) < 0) {
+			fprintf(stderr, "bench: %s feat %lld: group candidate %d "
+				"fails:\n", r->graph, (long long)feat, c);
+			stir_ctx_print_diagnostics(ctx, stderr);
+		} else {
+			printf("%-16s vblock%lld feat %5lld cand %2d (%2lld lanes x "
+				"%3lld cols): slots/nnz %.3f | %.4f ms %7.1f GB/s (err "
+				"%.2g) + gather %.4f ms = %.4f ms | cuSPARSE %.4f ms: "
+				"%.2fx (best candidate %.4f ms)\n", r->graph,
+				(long long)rows, (long long)feat, c,
+				(long long)fm.lanes, (long long)fm.nnz,
+				(double)nv / (double)(nnz > 0 ? nnz : 1), ms1,
+				bytes / (ms1 * 1e6), e1, ms2, ms1 + ms2,
+				r->cusparse_ms, r->cusparse_ms / (ms1 + ms2),
+				r->stir_ms);
+			if (best < 0 || ms1 < best) {
+				best = ms1;
+				best_c = c;
+			}
+		}
+		stir_ctx_clear_diagnostics(ctx);
+		stir_gpu_kernel_free(g1);
+		stir_module_free(m1);
+	}
+	if (ms2 < 0) {
+		fprintf(stderr, "bench: %s feat %lld: the gather fails:\n",
 			r->graph, (long long)feat);
 		stir_ctx_print_diagnostics(ctx, stderr);
-	} else {
-		printf("%-16s vblock%lld feat %5lld: slots/nnz %.3f | sddmm_vb "
-			"%.4f ms (err %.2g) + gather %.4f ms (err %.2g) = %.4f ms"
-			" | cuSPARSE %.4f ms: %.2fx (best candidate %.4f ms)\n",
-			r->graph, (long long)rows, (long long)feat,
-			(double)nv / (double)(a->nnz > 0 ? a->nnz : 1), ms1, e1,
-			ms2, e2, ms1 + ms2, r->cusparse_ms,
-			r->cusparse_ms / (ms1 + ms2), r->stir_ms);
-		fflush(stdout);
+	} else if (best >= 0) {
+		printf("%-16s vblock%lld feat %5lld best cand %2d: %.4f ms + "
+			"gather %.4f ms (err %.2g) = %.4f ms | cuSPARSE %.4f ms: "
+			"%.2fx, kernel alone %.2fx (best candidate %.4f ms)\n",
+			r->graph, (long long)rows, (long long)feat, best_c, best,
+			ms2, e2, best + ms2, r->cusparse_ms,
+			r->cusparse_ms / (best + ms2), r->cusparse_ms / best,
+			r->stir_ms);
 	}
+	fflush(stdout);
 	stir_ctx_clear_diagnostics(ctx);
 	stir_bindings_free(b1);
 	stir_bindings_free(b2);
-	stir_gpu_kernel_free(g1);
 	stir_gpu_kernel_free(g2);
-	stir_module_free(m1);
 	stir_module_free(m2);
 	free(xp);
 	free(ref);
-	vblock_release(&v);
+	free(ptr);
+	free(ind);
+	free(pos);
+	stir_row_groups_free(v);
 }
 
 /* ctx, o, g, spec, results, n: run one graph at every feature size,
@@ -449,7 +431,6 @@ static void run_graph(stir_ctx *ctx, const bench_options *o,
 	bench_csr32 a;
 	if (!csr || bench_csr32_init(ctx, &a, csr) < 0)
 		bench_fail(ctx, "loading a graph");
-	stir_csr_free(csr);
 	size_t nnz_bytes = (size_t)a.nnz * 4;
 	stir_gpu_buf *d_ptr = bench_upload(dev, a.indptr, (size_t)(a.m + 1) * 4);
 	stir_gpu_buf *d_ind = bench_upload(dev, a.indices, nnz_bytes);
@@ -488,7 +469,7 @@ static void run_graph(stir_ctx *ctx, const bench_options *o,
 		run_candidates(ctx, o, dev, &g->co, &a, r, x, y, want);
 		for (int64_t rows = 4; (o->flags & VBLOCK) && rows <= 8;
 		     rows *= 2)
-			run_vblock(ctx, o, dev, &g->co, &a, r, x, y, want, rows);
+			run_vblock(ctx, o, dev, &g->co, csr, r, x, y, want, rows);
 		printf("%-16s %8lld %10lld %5lld | %10.4f %8.1f | %10.4f %8.1f "
 			"%7.2fx %9.2g | %-5s %2lldx%lld\n", gname, (long long)a.m,
 			(long long)a.nnz, (long long)feat, r->cusparse_ms,
@@ -507,6 +488,7 @@ static void run_graph(stir_ctx *ctx, const bench_options *o,
 	stir_gpu_buf_free(d_ind);
 	stir_gpu_buf_free(d_val);
 	bench_csr32_release(&a);
+	stir_csr_free(csr);
 }
 
 int main(int argc, char **argv)

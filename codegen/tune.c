@@ -490,7 +490,7 @@ static int tune_search(stir_ctx *ctx, const stir_kernel *program,
 	const char *name = opt->matrix_name ? opt->matrix_name :
 		recipe == STIR_TUNE_SPMM ? "A" : "S";
 	int nc = stir_spmm_hybrid_n_candidates() + stir_sddmm_n_candidates() +
-		1;
+		stir_sddmm_vblock_n_candidates() + 1;
 	int *order = malloc((size_t)nc * sizeof(*order));
 	double *costs = malloc((size_t)nc * sizeof(*costs));
 	int n = !order || !costs ? -1 : recipe == STIR_TUNE_SPMM ?

@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stir/formats.h>
 #include "ir/coo.h"
 #include "ir/layout.h"
 #include "ir/visit.h"
@@ -801,6 +802,8 @@ static int bind_size_to(const stir_kernel *k, stir_bindings *b,
 	return 0;
 }
 
+static int64_t group_rows(const stir_buffer *buf);
+
 /* k, tensor: the buffer of k named "tensor" when it is a CSR matrix
  * ([I, J], I dense_fixed, J a sparse_variable child of I); otherwise NULL
  * with an error. */
@@ -813,15 +816,31 @@ static const stir_buffer *csr_tensor(const stir_kernel *k, const char *tensor)
 			tensor);
 		return NULL;
 	}
-	if (buf->n_axes != 2 || buf->axes[0]->kind != STIR_DENSE_FIXED ||
+	if (buf->n_axes < 2 || buf->n_axes > 3 ||
+	    buf->axes[0]->kind != STIR_DENSE_FIXED ||
 	    buf->axes[1]->kind != STIR_SPARSE_VARIABLE ||
-	    buf->axes[1]->parent != buf->axes[0]) {
+	    buf->axes[1]->parent != buf->axes[0] ||
+	    (buf->n_axes == 3 && group_rows(buf) < 1)) {
 		stir_error(ctx, buf->loc, "tensor '%s' is not a CSR matrix: a matrix "
 			"binds only to [I, J] with I dense_fixed and J a "
-			"sparse_variable child of I", tensor);
+			"sparse_variable child of I, or to its row groups [I, J, G] "
+			"with G dense_fixed of a literal length", tensor);
 		return NULL;
 	}
 	return buf;
+}
+
+/* buf: the rows a group of a tensor over [I, J, G] (row groups: G
+ * dense_fixed of a literal length from 1 to 1024, not a child); 0
+ * otherwise. */
+static int64_t group_rows(const stir_buffer *buf)
+{
+	const stir_axis *g = buf->n_axes == 3 ? buf->axes[2] : NULL;
+	if (!g || g->kind != STIR_DENSE_FIXED || g->parent ||
+	    g->len->kind != STIR_EXPR_INT || g->len->u.i < 1 ||
+	    g->len->u.i > 1024)
+		return 0;
+	return g->len->u.i;
 }
 
 /* a, b: two bounds, 0 meaning none; the tighter. */
@@ -864,6 +883,74 @@ stir_csr *stir_kernel_read_csr_from_file(const stir_kernel *k, const char *tenso
 	return stir_mtx_read_from_file_limited(stir_kernel_ctx(k), path, &lim);
 }
 
+/* k, b, buf, csr: bind tensor buf over [I, J, G] (group_rows) to the row
+ * groups of csr (stir_csr_to_row_groups): I's length the groups, J's the
+ * columns and its non-zeros the groups' columns, J.indptr and J.indices
+ * the groups', and the values at the slots (0 where a row of the group
+ * lacks the column).  0 or -1 with diagnostics. */
+static int bind_row_groups(const stir_kernel *k, stir_bindings *b,
+	const stir_buffer *buf, const stir_csr *csr)
+{
+	stir_ctx *ctx = stir_kernel_ctx(k);
+	const stir_axis *ai = buf->axes[0], *aj = buf->axes[1];
+	const char *tensor = buf->name;
+	stir_row_groups *g = stir_csr_to_row_groups(ctx, csr, group_rows(buf));
+	if (!g)
+		return -1;
+	int rc = bind_size_to(k, b, ai->len, g->ngroups, "groups of rows",
+		tensor) < 0 || bind_size_to(k, b, aj->len, csr->ncols, "columns",
+		tensor) < 0 || bind_size_to(k, b, aj->nnz, g->ncols_union,
+		"groups' columns", tensor) < 0 ? -1 : 0;
+	if (rc == 0 && aj->idtype == STIR_I32 && (g->ncols_union > INT32_MAX ||
+	    csr->ncols > INT32_MAX)) {
+		stir_error(ctx, aj->loc, "the matrix bound to '%s' needs 64-bit "
+			"indices: declare '%s' with idtype = i64", tensor, aj->name);
+		rc = -1;
+	}
+	const char *indptr_name = rc == 0 ? stir_axis_indptr_name(ctx, aj) : NULL;
+	const char *indices_name = rc == 0 ? stir_axis_indices_name(ctx, aj) :
+		NULL;
+	if (!indptr_name || !indices_name) {
+		stir_row_groups_free(g);
+		return -1;
+	}
+	int64_t n1 = g->ngroups + 1, nc = g->ncols_union, ns = nc * g->rows;
+	stir_array *indptr = stir_array_alloc(ctx, aj->idtype, 1, &n1);
+	stir_array *indices = stir_array_alloc(ctx, aj->idtype, 1, &nc);
+	stir_array *values = stir_array_alloc(ctx, STIR_F64, 1, &ns);
+	if (indptr && indices && values) {
+		for (int64_t i = 0; i < n1; i++)
+			stir_array_set_int(indptr, i, g->indptr[i]);
+		for (int64_t i = 0; i < nc; i++)
+			stir_array_set_int(indices, i, g->indices[i]);
+		for (int64_t i = 0; i < ns; i++)
+			stir_array_set_double(values, i, 0.0);
+		for (int64_t p = 0; p < csr->nnz; p++)
+			stir_array_set_double(values, g->pos[p], csr->values[p]);
+	}
+	stir_row_groups_free(g);
+	if (values && buf->dtype != STIR_F64) {
+		stir_array *c = stir_array_convert_named(ctx, values, buf->dtype,
+			tensor);
+		stir_array_free(values);
+		values = c;
+	}
+	if (!indptr || !indices || !values) {
+		stir_array_free(indptr);
+		stir_array_free(indices);
+		stir_array_free(values);
+		return -1;
+	}
+	rc = stir_bindings_set_array(b, indptr_name, indptr);
+	rc |= stir_bindings_set_array(b, indices_name, indices);
+	rc |= stir_bindings_set_array(b, tensor, values);
+	if (rc) {
+		stir_error_oom(ctx);
+		return -1;
+	}
+	return 0;
+}
+
 int stir_kernel_bind_csr(const stir_kernel *k, stir_bindings *b,
 	const char *tensor, const stir_csr *csr)
 {
@@ -881,6 +968,8 @@ int stir_kernel_bind_csr(const stir_kernel *k, stir_bindings *b,
 			"(NULL)", tensor, missing);
 		return -1;
 	}
+	if (buf->n_axes == 3)
+		return bind_row_groups(k, b, buf, csr);
 	if (bind_size_to(k, b, ai->len, csr->nrows, "rows", tensor) < 0 ||
 	    bind_size_to(k, b, aj->len, csr->ncols, "columns", tensor) < 0 ||
 	    bind_size_to(k, b, aj->nnz, csr->nnz, "non-zeros", tensor) < 0)

@@ -69,7 +69,8 @@ typedef struct sched_arg {
 	int64_t group;             /* hybrid SpMM: threads a row (0: one) */
 	int64_t serial_lanes;      /* hybrid SpMM: > 0, serial chunks over
 	                              these lanes (stir_spmm_map_serial) */
-	int candidate;             /* SDDMM candidate (stir_sddmm_get_candidate) */
+	int candidate;             /* SDDMM candidate (stir_sddmm_get_candidate,
+	                              or a group one) */
 } sched_arg;
 
 /* One program to run. */
@@ -94,7 +95,7 @@ typedef struct emu_prog {
 	char so[1200];             /* the compiled object */
 } emu_prog;
 
-#define MAX_PROGS 220
+#define MAX_PROGS 260
 static emu_prog progs[MAX_PROGS];
 static int n_progs;
 
@@ -335,6 +336,14 @@ static int sddmm_vblock(stir_kernel *k, const sched_arg *a)
 	return stir_recipe_sddmm_vblock(k, stir_sddmm_map_features(a->feat));
 }
 
+/* k, a: group candidate a->candidate (stir_sddmm_vblock_get_candidate)
+ * at a->feat features. */
+static int sddmm_vblock_candidate(stir_kernel *k, const sched_arg *a)
+{
+	return stir_recipe_sddmm_vblock_candidate(k,
+		stir_sddmm_vblock_get_candidate(a->candidate), a->feat);
+}
+
 /* The written schedules, with the sizes of a larger run (some launches of
  * several thread blocks; the runs on Cora are stirc's, below). */
 static const struct {
@@ -481,6 +490,23 @@ static void find_programs(void)
 		p->schedule = sddmm_vblock;
 		p->arg.feat = vb_feats[i % 3];
 		p->graph = "tests/data/graphs/small.mtx";
+	}
+	/* the group candidates (stir_sddmm_vblock_get_candidate): each at
+	 * 32 features, the one-lane and two-lane ones (a thread's register
+	 * tile of 4 or 8 rows, no shuffles or one) also at 6 (float2) and 1;
+	 * the graph's rows as the groups */
+	for (int c = 0; c < stir_sddmm_vblock_n_candidates(); c++) {
+		const stir_sddmm_vblock_params *q =
+			stir_sddmm_vblock_get_candidate(c);
+		for (int fi = 0; fi < (q->max_lanes <= 2 ? 3 : 1); fi++) {
+			const char *f = q->rows == 4 ? "examples/sddmm_vb4.stir" :
+				"examples/sddmm_vb8.stir";
+			emu_prog *p = add(f, "sddmm_vb", f, "sddmm_vb", NULL);
+			p->schedule = sddmm_vblock_candidate;
+			p->arg.feat = vb_feats[fi];
+			p->arg.candidate = c;
+			p->graph = "tests/data/graphs/small.mtx";
+		}
 	}
 	/* features and threads a row: 8 features, 2 lanes of float4; 6:
 	 * float2 in three chunks on threadIdx.z; 64: 16 lanes; 256: 32 lanes

@@ -155,6 +155,246 @@ START_TEST(test_sddmm_vblock)
 }
 END_TEST
 
+START_TEST(test_sddmm_vblock_candidates)
+{
+	/* every group candidate on its program at 512, 128, 32 and 6
+	 * features: stage III in one launch, X's rows shared; a one-lane
+	 * candidate (a thread's register tile of the group's rows) has no
+	 * shuffle; no candidate or no features is refused with a message */
+	static const int64_t feats[] = { 512, 128, 32, 6 };
+	ck_assert_int_ge(stir_sddmm_vblock_n_candidates(), 8);
+	ck_assert_ptr_null(stir_sddmm_vblock_get_candidate(-1));
+	ck_assert_ptr_null(stir_sddmm_vblock_get_candidate(
+		stir_sddmm_vblock_n_candidates()));
+	for (int c = 0; c < stir_sddmm_vblock_n_candidates(); c++) {
+		const stir_sddmm_vblock_params *p =
+			stir_sddmm_vblock_get_candidate(c);
+		ck_assert(p->rows == 4 || p->rows == 8);
+		for (int f = 0; f < 4; f++) {
+			stir_ctx *ctx = stir_ctx_alloc();
+			stir_module *m;
+			stir_kernel *k = read_kernel(ctx, p->rows == 4 ?
+				"examples/sddmm_vb4.stir" :
+				"examples/sddmm_vb8.stir", "sddmm_vb", &m);
+			stir_sddmm_map fm = stir_sddmm_vblock_params_map(p,
+				feats[f]);
+			ck_assert_int_le(fm.lanes, p->max_lanes);
+			ck_assert_int_eq(fm.lanes * fm.nnz, p->threads ?
+				p->threads : 256);
+			int rc = stir_recipe_sddmm_vblock_candidate(k, p, feats[f]);
+			if (rc < 0)
+				stir_ctx_print_diagnostics(ctx, stderr);
+			ck_assert_int_eq(rc, 0);
+			char *cuda = stir_kernel_to_cuda(k);
+			ck_assert_ptr_nonnull(cuda);
+			ck_assert_ptr_nonnull(strstr(cuda, "1 launch,"));
+			ck_assert_ptr_nonnull(strstr(cuda,
+				"__shared__ float X_shared["));
+			if (fm.lanes == 1)
+				ck_assert_ptr_null(strstr(cuda, "__shfl"));
+			else
+				ck_assert_ptr_nonnull(strstr(cuda, "__shfl"));
+			free(cuda);
+			stir_module_free(m);
+			stir_ctx_free(ctx);
+		}
+	}
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_module *m;
+	stir_kernel *k = read_kernel(ctx, "examples/sddmm_vb4.stir",
+		"sddmm_vb", &m);
+	ck_assert_int_eq(stir_recipe_sddmm_vblock_candidate(k, NULL, 32), -1);
+	ck_assert_int_eq(stir_recipe_sddmm_vblock_candidate(k,
+		stir_sddmm_vblock_get_candidate(0), 0), -1);
+	ck_assert_int_eq(stir_ctx_n_errors(ctx), 2);
+	stir_module_free(m);
+	stir_ctx_free(ctx);
+}
+END_TEST
+
+/* A 6 x 7 matrix for the row groups: row 2 empty, rows 0 and 1 sharing
+ * columns, the last group of 3 rows short of 4 (rows 4 and 5 only). */
+static const char groups_mtx[] =
+	"%%MatrixMarket matrix coordinate real general\n"
+	"6 7 10\n"
+	"1 1 1.5\n1 3 2\n2 3 3\n2 6 4\n4 2 5\n4 7 6\n"
+	"5 1 7\n6 1 8\n6 4 9\n6 5 10\n";
+
+START_TEST(test_row_groups)
+{
+	/* the groups of 4 rows: group 0 rows 0-3 over columns {0, 1, 2, 5,
+	 * 6}, group 1 rows 4-5 over {0, 3, 4}; every non-zero's slot; the
+	 * check accepts them and refuses each kind of damage with the array
+	 * and entry; stir_kernel_bind_csr binds them for sddmm_vb4.stir's S
+	 * (values at the slots, 0 elsewhere) */
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_csr *a = stir_mtx_read_from_mem(ctx, "g.mtx", groups_mtx,
+		sizeof(groups_mtx) - 1);
+	ck_assert_ptr_nonnull(a);
+	stir_row_groups *g = stir_csr_to_row_groups(ctx, a, 4);
+	ck_assert_ptr_nonnull(g);
+	ck_assert_int_eq(g->ngroups, 2);
+	ck_assert_int_eq(g->ncols_union, 8);
+	static const int64_t ptr[] = { 0, 5, 8 };
+	static const int64_t ind[] = { 0, 1, 2, 5, 6, 0, 3, 4 };
+	/* (0,0) (0,2) (1,2) (1,5) (3,1) (3,6) (4,0) (5,0) (5,3) (5,4) */
+	static const int64_t pos[] = { 0, 8, 9, 13, 7, 19, 20, 21, 25, 29 };
+	for (int i = 0; i < 3; i++)
+		ck_assert_int_eq(g->indptr[i], ptr[i]);
+	for (int i = 0; i < 8; i++)
+		ck_assert_int_eq(g->indices[i], ind[i]);
+	for (int i = 0; i < 10; i++)
+		ck_assert_int_eq(g->pos[i], pos[i]);
+	ck_assert_int_eq(stir_row_groups_check(ctx, a, g), 0);
+	/* damage: a slot at the wrong row, a column out of order, a short
+	 * indptr end, a wrong group count */
+	static const struct { int what, at; int64_t v; const char *msg; }
+	bad[] = {
+		{ 2, 3, 12, "pos entry 3 is 12: not the slot" },
+		{ 1, 2, 0, "indices entry 2 is 0: outside the columns or not "
+			"ascending" },
+		{ 0, 1, 9, "indptr entry 1 is 9: not a group's end" },
+		{ 3, 0, 3, "the sizes (4 rows a group, 3 groups" },
+	};
+	for (int t = 0; t < 4; t++) {
+		int64_t *arr = bad[t].what == 0 ? g->indptr : bad[t].what == 1 ?
+			g->indices : bad[t].what == 2 ? g->pos : &g->ngroups;
+		int64_t keep = arr[bad[t].at];
+		arr[bad[t].at] = bad[t].v;
+		ck_assert_int_eq(stir_row_groups_check(ctx, a, g), -1);
+		ck_assert_int_eq(stir_ctx_n_errors(ctx), 1);
+		const char *msg = stir_diag_get_message(stir_ctx_get_diagnostic(ctx, 0));
+		if (!strstr(msg, bad[t].msg))
+			ck_abort_msg("'%s' lacks '%s'", msg, bad[t].msg);
+		stir_ctx_clear_diagnostics(ctx);
+		arr[bad[t].at] = keep;
+	}
+	ck_assert_ptr_null(stir_csr_to_row_groups(ctx, a, 0));
+	ck_assert_int_eq(stir_ctx_n_errors(ctx), 1);
+	stir_ctx_clear_diagnostics(ctx);
+	stir_row_groups_free(g);
+	/* bound for the program's S [I, J, G] */
+	stir_module *m;
+	stir_kernel *k = read_kernel(ctx, "examples/sddmm_vb4.stir",
+		"sddmm_vb", &m);
+	stir_bindings *b = stir_bindings_alloc();
+	ck_assert_int_eq(stir_kernel_bind_csr(k, b, "S", a), 0);
+	int64_t v;
+	ck_assert(stir_bindings_get_size(b, "m", &v) && v == 2);
+	ck_assert(stir_bindings_get_size(b, "n", &v) && v == 7);
+	ck_assert(stir_bindings_get_size(b, "nnz", &v) && v == 8);
+	const stir_array *s = stir_bindings_get_array(b, "S");
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(stir_array_get_len(s), 32);
+	for (int64_t i = 0; i < 32; i++) {
+		double want = 0;
+		for (int p = 0; p < 10; p++)
+			if (pos[p] == i)
+				want = a->values[p];
+		ck_assert_double_eq(stir_array_get_double(s, i), want);
+	}
+	const stir_array *jp = stir_bindings_get_array(b, "J.indptr");
+	ck_assert(jp && stir_array_get_int(jp, 1) == 5);
+	stir_bindings_free(b);
+	stir_module_free(m);
+	/* the gather back into the matrix's order (sddmm_vb_gather.stir)
+	 * with the groups' pos: S[p] is slot pos[p]'s value; a Pos entry
+	 * past the slots is refused, naming the array */
+	for (int bad_pos = 0; bad_pos < 2; bad_pos++) {
+		k = read_kernel(ctx, "examples/sddmm_vb_gather.stir",
+			"sddmm_vb_gather", &m);
+		b = stir_bindings_alloc();
+		int64_t np = 10, nv = 32;
+		stir_array *pa = stir_array_alloc(ctx, STIR_I32, 1, &np);
+		stir_array *sv = stir_array_alloc(ctx, STIR_F32, 1, &nv);
+		ck_assert(pa && sv);
+		stir_bindings_set_size(b, "nnz", np);
+		stir_bindings_set_size(b, "nv", nv);
+		for (int i = 0; i < 10; i++)
+			stir_array_set_int(pa, i, bad_pos && i == 4 ? 32 : pos[i]);
+		for (int i = 0; i < 32; i++)
+			stir_array_set_double(sv, i, i * 0.5);
+		ck_assert_int_eq(stir_kernel_bind_array(k, b, "Pos", pa), 0);
+		ck_assert_int_eq(stir_kernel_bind_array(k, b, "Sv", sv), 0);
+		int rc = stir_kernel_bind_outputs(k, b);
+		if (rc == 0)
+			rc = stir_kernel_interpret(k, b);
+		if (rc < 0 && !bad_pos)
+			stir_ctx_print_diagnostics(ctx, stderr);
+		if (bad_pos) {
+			ck_assert_int_eq(rc, -1);
+			const char *msg = stir_diag_get_message(
+				stir_ctx_get_diagnostic(ctx, 0));
+			ck_assert_ptr_nonnull(strstr(msg, "array 'Pos': entry 4 is "
+				"32, outside its domain [0, 32)"));
+			stir_ctx_clear_diagnostics(ctx);
+		} else {
+			ck_assert_int_eq(rc, 0);
+			const stir_array *out = stir_bindings_get_array(b, "S");
+			for (int i = 0; i < 10; i++)
+				ck_assert_double_eq(stir_array_get_double(out, i),
+					pos[i] * 0.5);
+		}
+		stir_bindings_free(b);
+		stir_module_free(m);
+	}
+	stir_csr_free(a);
+	stir_ctx_free(ctx);
+}
+END_TEST
+
+START_TEST(test_tune_vblock)
+{
+	/* the group programs are tuner recipes: the model ranks every group
+	 * candidate, deterministically, cheapest first; the model's pick of
+	 * each program is one of its own row count, and its schedule runs
+	 * (stage III); a candidate of the other row count is refused */
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_csr *a = stir_mtx_read_from_file(ctx,
+		test_path("examples/data/cora.mtx.gz"));
+	ck_assert_ptr_nonnull(a);
+	int n = stir_sddmm_vblock_n_candidates();
+	int o1[64], o2[64];
+	double c1[64], c2[64];
+	ck_assert_int_le(n, 64);
+	ck_assert_int_eq(stir_sddmm_vblock_model_rank(a, 64, 132, o1, c1), n);
+	ck_assert_int_eq(stir_sddmm_vblock_model_rank(a, 64, 132, o2, c2), n);
+	for (int i = 0; i < n; i++) {
+		ck_assert_int_eq(o1[i], o2[i]);
+		ck_assert(c1[i] > 0 && (i == 0 || c1[i] >= c1[i - 1]));
+	}
+	static const char *const files[] = { "examples/sddmm_vb4.stir",
+		"examples/sddmm_vb8.stir" };
+	for (int t = 0; t < 2; t++) {
+		stir_module *m;
+		stir_kernel *k = read_kernel(ctx, files[t], "sddmm_vb", &m);
+		stir_tune_recipe r = stir_tune_recipe_of(k);
+		ck_assert_int_eq(r, t ? STIR_TUNE_SDDMM_VB8 : STIR_TUNE_SDDMM_VB4);
+		int kept = stir_sddmm_rank(r, a, 64, 132, o1, c1);
+		ck_assert_int_gt(kept, 0);
+		for (int i = 0; i < kept; i++)
+			ck_assert_int_eq(stir_sddmm_vblock_get_candidate(
+				o1[i])->rows, t ? 8 : 4);
+		int cand = -1;
+		double cost = 0;
+		ck_assert_int_eq(stir_tune_model_apply(k, a, 64, 132, &cand,
+			&cost), 0);
+		ck_assert_int_eq(cand, o1[0]);
+		ck_assert_int_eq(stir_kernel_get_stage(k), STIR_STAGE_3);
+		stir_module_free(m);
+		k = read_kernel(ctx, files[t], "sddmm_vb", &m);
+		/* candidate 0 has 4 rows, the last 8 */
+		ck_assert_int_eq(stir_tune_apply_candidate(k, 64, t ? 0 : n - 1),
+			-1);
+		ck_assert_int_eq(stir_ctx_n_errors(ctx), 1);
+		stir_ctx_clear_diagnostics(ctx);
+		stir_module_free(m);
+	}
+	stir_csr_free(a);
+	stir_ctx_free(ctx);
+}
+END_TEST
+
 START_TEST(test_wrong_kernel)
 {
 	/* the SpMM recipe on the SDDMM kernel, and the other way round:
@@ -1045,6 +1285,9 @@ static Suite *recipes_suite(void)
 	tcase_add_test(tc, test_spmm_candidates);
 	tcase_add_test(tc, test_sddmm_candidates);
 	tcase_add_test(tc, test_sddmm_vblock);
+	tcase_add_test(tc, test_sddmm_vblock_candidates);
+	tcase_add_test(tc, test_row_groups);
+	tcase_add_test(tc, test_tune_vblock);
 	tcase_add_test(tc, test_wrong_kernel);
 	tcase_add_test(tc, test_spmm_model);
 	tcase_add_test(tc, test_sddmm_model);

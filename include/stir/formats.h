@@ -193,6 +193,39 @@ STIR_EXPORT __stir_give stir_host_format *stir_csr_to_sr_bcrs(
 	int64_t g, stir_dtype index_type, stir_dtype value_type,
 	const char *suffix, __stir_keep stir_bindings *b);
 
+/* Row groups(R): the rows in groups of R consecutive rows (the last group
+ * fewer) over the union of their columns, ascending: the structure of
+ * the SDDMM over groups of rows (examples/sddmm_vb4.stir, sddmm_vb8.stir;
+ * stir_kernel_bind_csr binds it for a tensor over [I, J, G], G of extent
+ * R).  Slot (q, r) of group b, q a place in its column list, is
+ * (indptr[b] + q) * R + r; pos[p] is the slot of non-zero p
+ * (sddmm_vb_gather.stir's Pos).  Every array is owned by the struct. */
+typedef struct stir_row_groups {
+	int64_t rows;           /* R, rows a group */
+	int64_t nrows;          /* the matrix's rows */
+	int64_t ncols;          /* the matrix's columns */
+	int64_t nnz;            /* the matrix's non-zeros */
+	int64_t ngroups;        /* ceil(nrows / R) */
+	int64_t ncols_union;    /* the groups' columns, all groups */
+	int64_t *indptr;        /* ngroups + 1 entries */
+	int64_t *indices;       /* ncols_union entries (room for nnz) */
+	int64_t *pos;           /* nnz entries */
+} stir_row_groups;
+
+/* The row groups of "csr" with "rows" (1 to 1024) rows a group; NULL with
+ * one error when csr is malformed, rows out of range or memory runs out. */
+STIR_EXPORT __stir_give stir_row_groups *stir_csr_to_row_groups(
+	__stir_keep stir_ctx *ctx, __stir_keep const stir_csr *csr,
+	int64_t rows);
+/* Check row groups "g" (made by a caller) against their matrix: the sizes,
+ * indptr (from 0, a group's end no smaller than its start and at most its
+ * rows' non-zeros past it, ncols_union last), the columns (in range,
+ * ascending in a group) and every non-zero's slot (in its group, at its
+ * row and column).  0, or -1 with one error naming the array and entry. */
+STIR_EXPORT int stir_row_groups_check(__stir_keep stir_ctx *ctx,
+	__stir_keep const stir_csr *csr, __stir_keep const stir_row_groups *g);
+STIR_EXPORT void stir_row_groups_free(__stir_take stir_row_groups *g);
+
 /* Check that the format "f" bound in "b" conserves "csr" (see above), after
  * checking that every array and size it names is bound with the right type
  * and length and is well formed.  0, or -1 with one error naming the first

@@ -55,7 +55,11 @@ STIR_EXPORT int stir_kernel_bind_random(__stir_keep const stir_kernel *k,
 
 /* Bind tensor "tensor" (over [I, J], I dense_fixed, J sparse_variable) to a
  * CSR matrix: its sizes, J.indptr, J.indices and values, converted to the
- * axes' index type and the tensor's type.  A size already bound to a
+ * axes' index type and the tensor's type.  A tensor over [I, J, G], G
+ * dense_fixed of a literal length R, binds to the matrix's row groups
+ * (stir_csr_to_row_groups, include/stir/formats.h: I the groups of R rows,
+ * J the union of their columns, the values at the groups' slots, 0 where
+ * a row lacks the column; examples/sddmm_vb4.stir).  A size already bound to a
  * different value is an error, and so is an array of the matrix that is
  * NULL (values included: a pattern matrix holds 1.0s).  0 or -1 with
  * diagnostics. */

@@ -252,10 +252,43 @@ STIR_EXPORT int stir_recipe_sddmm_rows(__stir_keep stir_kernel *k,
  * rows of the group copied to shared memory, its columns fm.nnz at a time
  * (threadIdx.y), fm.lanes lanes each (threadIdx.x) that read a vector of
  * Y's row once for all the group's rows, S zeroed in the same launch.
- * Not a candidate of the tuner (the runtime does not build the groups).
- * 0, or -1 with diagnostics. */
+ * stir_kernel_bind_csr builds the groups from a CSR matrix (ir/bind.c);
+ * not a candidate of the tuner.  0, or -1 with diagnostics. */
 STIR_EXPORT int stir_recipe_sddmm_vblock(__stir_keep stir_kernel *k,
 	stir_sddmm_map fm);
+
+/* A candidate of the SDDMM over groups of rows (stir_recipe_sddmm_vblock
+ * on examples/sddmm_vb4.stir or sddmm_vb8.stir): the rows a group, at
+ * most how many lanes a union column (1: a thread owns a column's slots
+ * of all the group's rows and sums them in registers, no shuffles; the
+ * register tile of a small dense product, X's rows shared by the
+ * block's threads) and the threads a block. */
+typedef struct stir_sddmm_vblock_params {
+	int64_t rows;           /* 4 (sddmm_vb4.stir) or 8 (sddmm_vb8.stir) */
+	int64_t max_lanes;      /* a power of two up to 32 */
+	int64_t threads;        /* a power of two, 32 to 256; 0: 256 */
+} stir_sddmm_vblock_params;
+
+/* The candidate space of the SDDMM over groups of rows (bench_sddmm
+ * --vblock times them by index; schedule/recipes/sddmm.c says why each
+ * is there). */
+STIR_EXPORT int stir_sddmm_vblock_n_candidates(void);
+/* Candidate i (0 <= i < stir_sddmm_vblock_n_candidates()), or NULL. */
+STIR_EXPORT const stir_sddmm_vblock_params *stir_sddmm_vblock_get_candidate(
+	int i);
+/* The mapping of group candidate "p" for "feat" features (feat >= 1):
+ * stir_sddmm_map_lanes(feat, p->max_lanes) with p->threads / lanes
+ * columns of the group per thread block at a time. */
+STIR_EXPORT stir_sddmm_map stir_sddmm_vblock_params_map(
+	const stir_sddmm_vblock_params *p, int64_t feat);
+/* Schedule stage I kernel k (sddmm_vb of examples/sddmm_vb4.stir when
+ * p->rows is 4, sddmm_vb8.stir when 8: the caller picks the program; the
+ * schedule itself holds for any group size) with group candidate p at
+ * "feat" features: stir_recipe_sddmm_vblock with
+ * stir_sddmm_vblock_params_map's mapping.  0, or -1 with diagnostics in
+ * k's context. */
+STIR_EXPORT int stir_recipe_sddmm_vblock_candidate(__stir_keep stir_kernel *k,
+	const stir_sddmm_vblock_params *p, int64_t feat);
 
 /* A candidate of the SDDMM: which schedule (fused over the non-zeros, or
  * row by row on examples/sddmm_rows.stir), at most how many lanes per
@@ -313,6 +346,19 @@ STIR_EXPORT double stir_sddmm_model_cost(const stir_sddmm_params *p,
 STIR_EXPORT int stir_sddmm_model_rank(__stir_keep const stir_csr *a,
 	int64_t feat, int n_sms, int *order, double *costs);
 
+/* The cost model of group candidate p (stir_sddmm_model_cost's terms over
+ * the row groups of "a": a group's union columns its non-zeros, each
+ * column's Y row read once for the group's rows, plus the gather of the
+ * slots into the matrix's order).  -1 when p or a is unusable. */
+STIR_EXPORT double stir_sddmm_vblock_model_cost(
+	const stir_sddmm_vblock_params *p, __stir_keep const stir_csr *a,
+	int64_t feat, int n_sms);
+/* The group candidates, cheapest first by that model (ties by index),
+ * into order[] (room for stir_sddmm_vblock_n_candidates()), their costs
+ * into costs[] when not NULL.  The count, or -1 when out of memory. */
+STIR_EXPORT int stir_sddmm_vblock_model_rank(__stir_keep const stir_csr *a,
+	int64_t feat, int n_sms, int *order, double *costs);
+
 /* ---- the tuner ------------------------------------------------------- */
 
 /* The recipes a tuner knows, by the kernel they schedule. */
@@ -320,7 +366,10 @@ typedef enum stir_tune_recipe {
 	STIR_TUNE_NONE = 0,
 	STIR_TUNE_SPMM,         /* csrmm of examples/csrmm.stir: hybrid SpMM */
 	STIR_TUNE_SDDMM,        /* sddmm of examples/sddmm.stir: fused */
-	STIR_TUNE_SDDMM_ROWS    /* sddmm_rows of examples/sddmm_rows.stir */
+	STIR_TUNE_SDDMM_ROWS,   /* sddmm_rows of examples/sddmm_rows.stir */
+	STIR_TUNE_SDDMM_VB4,    /* sddmm_vb of examples/sddmm_vb4.stir: the
+	                           group candidates of 4 rows */
+	STIR_TUNE_SDDMM_VB8     /* sddmm_vb of examples/sddmm_vb8.stir */
 } stir_tune_recipe;
 
 /* The recipe that covers kernel k (by its name; the recipe itself checks
@@ -331,8 +380,11 @@ STIR_EXPORT stir_tune_recipe stir_tune_recipe_of(
 /* The SDDMM candidates that apply to recipe r (fused or by rows) at
  * "feat" features on matrix "a", best first, into order[] (room for
  * stir_sddmm_n_candidates()), their costs into costs[] when not NULL:
- * stir_sddmm_model_rank's order, kept to the recipe's candidates.  The
- * count, or -1 when out of memory. */
+ * stir_sddmm_model_rank's order, kept to the recipe's candidates.  For
+ * the groups of rows (STIR_TUNE_SDDMM_VB4, _VB8) the group candidates of
+ * that many rows (room for stir_sddmm_vblock_n_candidates()) in
+ * stir_sddmm_vblock_model_rank's order.  The count, or -1 when out of
+ * memory. */
 STIR_EXPORT int stir_sddmm_rank(stir_tune_recipe r,
 	__stir_keep const stir_csr *a, int64_t feat, int n_sms, int *order,
 	double *costs);

@@ -240,15 +240,35 @@ bool stir_matrix_sig_similar(const stir_matrix_sig *a,
 
 /* ---- the tuner's model pick ---- */
 
+/* k: the rows a group of kernel sddmm_vb's S (over [I, J, G], G
+ * dense_fixed of a literal length), or 0. */
+static int64_t vb_rows(const stir_kernel *k)
+{
+	const stir_buffer *s = stir_kernel_find_buffer((stir_kernel *)k, "S");
+	if (!s || s->n_axes != 3 || s->axes[2]->kind != STIR_DENSE_FIXED ||
+	    s->axes[2]->len->kind != STIR_EXPR_INT)
+		return 0;
+	return s->axes[2]->len->u.i;
+}
+
 /* k: see recipes.h. */
 stir_tune_recipe stir_tune_recipe_of(const stir_kernel *k)
 {
 	const char *n = k ? stir_kernel_get_name(k) : NULL;
 	if (!n)
 		return STIR_TUNE_NONE;
+	if (!strcmp(n, "sddmm_vb"))
+		return vb_rows(k) == 4 ? STIR_TUNE_SDDMM_VB4 : vb_rows(k) == 8 ?
+			STIR_TUNE_SDDMM_VB8 : STIR_TUNE_NONE;
 	return !strcmp(n, "csrmm") ? STIR_TUNE_SPMM :
 		!strcmp(n, "sddmm") ? STIR_TUNE_SDDMM :
 		!strcmp(n, "sddmm_rows") ? STIR_TUNE_SDDMM_ROWS : STIR_TUNE_NONE;
+}
+
+/* r: the rows a group of group recipe r, 0 for the others. */
+static int64_t recipe_rows(stir_tune_recipe r)
+{
+	return r == STIR_TUNE_SDDMM_VB4 ? 4 : r == STIR_TUNE_SDDMM_VB8 ? 8 : 0;
 }
 
 /* r, a, feat, n_sms, order, costs: see recipes.h: the SDDMM cost model's
@@ -256,11 +276,15 @@ stir_tune_recipe stir_tune_recipe_of(const stir_kernel *k)
 int stir_sddmm_rank(stir_tune_recipe r, const stir_csr *a, int64_t feat,
 	int n_sms, int *order, double *costs)
 {
-	int n = stir_sddmm_model_rank(a, feat, n_sms, order, costs);
+	int64_t rows = recipe_rows(r);
+	int n = rows ? stir_sddmm_vblock_model_rank(a, feat, n_sms, order,
+		costs) : stir_sddmm_model_rank(a, feat, n_sms, order, costs);
 	int kept = 0;
 	for (int i = 0; i < n; i++) {
 		const stir_sddmm_params *p = stir_sddmm_get_candidate(order[i]);
-		if (p->rows != (r == STIR_TUNE_SDDMM_ROWS))
+		const stir_sddmm_vblock_params *q =
+			stir_sddmm_vblock_get_candidate(order[i]);
+		if (rows ? q->rows != rows : p->rows != (r == STIR_TUNE_SDDMM_ROWS))
 			continue;
 		if (costs)
 			costs[kept] = costs[i];
@@ -279,7 +303,8 @@ int stir_tune_model_apply(stir_kernel *k, const stir_csr *a, int64_t feat,
 	stir_ctx *ctx = stir_kernel_ctx(k);
 	if (r == STIR_TUNE_NONE) {
 		stir_error(ctx, k->loc, "no recipe covers kernel '%s' (the tuner "
-			"knows csrmm, sddmm and sddmm_rows of examples/)", k->name);
+			"knows csrmm, sddmm, sddmm_rows and sddmm_vb of examples/)",
+			k->name);
 		return -1;
 	}
 	if (feat < 1) {
@@ -288,6 +313,7 @@ int stir_tune_model_apply(stir_kernel *k, const stir_csr *a, int64_t feat,
 		return -1;
 	}
 	int nc = r == STIR_TUNE_SPMM ? stir_spmm_hybrid_n_candidates() :
+		recipe_rows(r) ? stir_sddmm_vblock_n_candidates() :
 		stir_sddmm_n_candidates();
 	int *order = malloc((size_t)nc * sizeof(*order));
 	double *costs = malloc((size_t)nc * sizeof(*costs));
@@ -321,6 +347,19 @@ int stir_tune_apply_candidate(stir_kernel *k, int64_t feat, int cand)
 	stir_tune_recipe r = stir_tune_recipe_of(k);
 	const stir_spmm_hybrid_params *p = stir_spmm_hybrid_get_candidate(cand);
 	const stir_sddmm_params *q = stir_sddmm_get_candidate(cand);
+	const stir_sddmm_vblock_params *v =
+		stir_sddmm_vblock_get_candidate(cand);
+	if (recipe_rows(r)) {
+		if (!v || v->rows != recipe_rows(r) || feat < 1) {
+			stir_error(stir_kernel_ctx(k), k->loc, "candidate %d does "
+				"not apply to kernel '%s' (groups of %lld rows) at "
+				"%lld features", cand, k->name,
+				(long long)recipe_rows(r), (long long)feat);
+			return -1;
+		}
+		stir_kernel_set_schedule_log(k, true);
+		return stir_recipe_sddmm_vblock_candidate(k, v, feat);
+	}
 	if (r == STIR_TUNE_NONE || feat < 1 || (r == STIR_TUNE_SPMM ? !p ||
 	    !stir_spmm_hybrid_fits(p, feat) : !q || q->rows !=
 	    (r == STIR_TUNE_SDDMM_ROWS))) {

@@ -123,3 +123,110 @@ int stir_sddmm_model_rank(const stir_csr *a, int64_t feat, int n_sms,
 	return recipe_rank(stir_sddmm_n_candidates(), sddmm_cost, a, feat, n_sms,
 		order, costs);
 }
+
+/* a, rows, cols: the columns of each group of "rows" consecutive rows of
+ * a (the union of theirs) into cols[b]; the total, or -1 when memory runs
+ * out. */
+static int64_t group_columns(const stir_csr *a, int64_t rows, int64_t *cols)
+{
+	int64_t ng = (a->nrows + rows - 1) / rows, total = 0;
+	int64_t *mark = malloc((size_t)(a->ncols > 0 ? a->ncols : 1) *
+		sizeof(*mark));
+	if (!mark)
+		return -1;
+	for (int64_t c = 0; c < a->ncols; c++)
+		mark[c] = -1;
+	for (int64_t b = 0; b < ng; b++) {
+		int64_t r1 = (b + 1) * rows < a->nrows ? (b + 1) * rows : a->nrows;
+		cols[b] = 0;
+		for (int64_t p = a->indptr[b * rows]; p < a->indptr[r1]; p++)
+			if (mark[a->indices[p]] != b) {
+				mark[a->indices[p]] = b;
+				cols[b]++;
+			}
+		total += cols[b];
+	}
+	free(mark);
+	return total;
+}
+
+/* p, a, feat, n_sms: see recipes.h.  The row schedule's model (above)
+ * over the groups: a group's columns are its "non-zeros", each one's
+ * lanes load vectors of Y's row once and multiply them with the group's
+ * rows (rows FMAs a vector, issued), their shuffles are rows per
+ * halving of the lanes; the bytes are Y's rows of every group's columns,
+ * X's rows, the slots written, and the gather of the slots into the
+ * matrix's order (sddmm_vb_gather: a launch of its own, 12 bytes a
+ * non-zero). */
+double stir_sddmm_vblock_model_cost(const stir_sddmm_vblock_params *p,
+	const stir_csr *a, int64_t feat, int n_sms)
+{
+	if (!p || !a || feat < 1 || p->rows < 1 || p->max_lanes < 1 ||
+	    p->threads < 0 || a->nrows < 1)
+		return -1;
+	if (n_sms < 1)
+		n_sms = 132;
+	int64_t ng = (a->nrows + p->rows - 1) / p->rows;
+	int64_t *cols = malloc((size_t)ng * sizeof(*cols));
+	int64_t total = cols ? group_columns(a, p->rows, cols) : -1;
+	if (total < 0) {
+		free(cols);
+		return -1;
+	}
+	stir_sddmm_map fm = stir_sddmm_vblock_params_map(p, feat);
+	double f = (double)feat, R = (double)p->rows;
+	double threads = (double)(fm.lanes * fm.nnz);
+	double vecs = f / (double)(fm.lanes * fm.vec);
+	/* a column's serial steps in each lane: its vector loads of Y (in
+	 * flight together), a vector of X's rows from shared memory and
+	 * the products for each, the shuffles of the group's sums */
+	double col_steps = LOAD_NS + ISSUE_NS * (vecs * (1 + R * 0.5) +
+		R * log2_ceil(fm.lanes));
+	double work = 0, longest = 0, busy = 0, used = 0;
+	for (int64_t b = 0; b < ng; b++) {
+		double steps = (double)((cols[b] + fm.nnz - 1) / fm.nnz);
+		double s = steps * col_steps + LOAD_NS +
+			(double)cols[b] * f * 4 / SM_BW;
+		work += s;
+		busy += (double)cols[b];
+		used += steps * (double)fm.nnz;
+		if (s > longest)
+			longest = s;
+	}
+	free(cols);
+	double y_bytes = (double)a->ncols * f * 4;
+	double hit = y_bytes <= L2_BYTES ? 1.0 : L2_BYTES / y_bytes;
+	double gather = (double)total * f * 4 * (hit * L2_BW_FACTOR +
+		(1 - hit));
+	double mem_ns = (gather + (double)ng * R * f * 4 + (double)total * 4 +
+		(double)total * R * 4) / DRAM_BW;
+	double resident = 2048.0 / threads;
+	if (resident > 32)
+		resident = 32;
+	double slots = (double)n_sms * resident;
+	double fill = (double)ng * threads / ((double)n_sms * 2048);
+	if (used > 0)
+		fill *= busy / used;
+	if (fill > 1)
+		fill = 1;
+	mem_ns /= fill < 0.1 ? 0.1 : fill;
+	double lat_ns = work / slots + longest + (double)ng / slots * BLOCK_NS;
+	double gather_ns = (double)a->nnz * 12 / DRAM_BW + BLOCK_NS;
+	return (mem_ns > lat_ns ? mem_ns + 0.25 * lat_ns :
+		lat_ns + 0.25 * mem_ns) + gather_ns;
+}
+
+/* i, a, feat, n_sms: the model's cost of group candidate i. */
+static double vblock_cost(int i, const stir_csr *a, int64_t feat, int n_sms)
+{
+	return stir_sddmm_vblock_model_cost(stir_sddmm_vblock_get_candidate(i),
+		a, feat, n_sms);
+}
+
+/* a, feat, n_sms, order, costs: see recipes.h. */
+int stir_sddmm_vblock_model_rank(const stir_csr *a, int64_t feat, int n_sms,
+	int *order, double *costs)
+{
+	return recipe_rank(stir_sddmm_vblock_n_candidates(), vblock_cost, a,
+		feat, n_sms, order, costs);
+}

@@ -378,3 +378,68 @@ stir_sddmm_map stir_sddmm_params_map(const stir_sddmm_params *p, int64_t feat)
 	fm.nnz = threads / fm.lanes > 0 ? threads / fm.lanes : 1;
 	return fm;
 }
+
+/* ---- the candidate space over groups of rows ---- */
+
+/* The first is the kernel of the first measurement (32 lanes a column,
+ * bench/RESULTS.md): latency-bound, a group's ~100 columns 8 at a time,
+ * each lane 1-4 vectors of a column, 25 shuffles a column.  The rest are
+ * the register tile of a small dense product: a thread owns a union
+ * column's slots of all the group's rows (4 or 8 sums in registers), X's
+ * rows of the group in shared memory (read by all the block's columns: a
+ * broadcast), Y's row of the column read once, in vectors, by the
+ * column's 1 to 8 lanes.  With one lane there is no shuffle at all; with
+ * 2-8 the lanes of a column read 32-128 contiguous bytes of Y's row
+ * (whole sectors) and add up with 1-3 shuffles per row of the group.
+ * Y is not staged through shared memory: each of its elements is used
+ * by one thread only (the group's rows are that thread's registers), so
+ * a shared copy would add traffic and a barrier without reuse.  The
+ * threads a block are chosen so that a group's ~100 columns (4 rows of a
+ * finite-element matrix, 1.4 slots a non-zero) fill most of them. */
+static const stir_sddmm_vblock_params vb_candidates[] = {
+	{ 4, 32, 0 }, { 4, 8, 0 }, { 4, 4, 0 }, { 4, 4, 128 },
+	{ 4, 2, 256 }, { 4, 2, 128 }, { 4, 1, 128 }, { 4, 1, 64 },
+	{ 8, 8, 0 }, { 8, 4, 0 }, { 8, 4, 128 }, { 8, 2, 256 },
+	{ 8, 1, 128 }, { 8, 1, 64 },
+};
+#define N_VB_CANDIDATES (int)(sizeof(vb_candidates) / sizeof(vb_candidates[0]))
+
+/* The count of group candidates. */
+int stir_sddmm_vblock_n_candidates(void)
+{
+	return N_VB_CANDIDATES;
+}
+
+/* i: the group candidate's index. */
+const stir_sddmm_vblock_params *stir_sddmm_vblock_get_candidate(int i)
+{
+	return i >= 0 && i < N_VB_CANDIDATES ? &vb_candidates[i] : NULL;
+}
+
+/* p, feat: see recipes.h. */
+stir_sddmm_map stir_sddmm_vblock_params_map(const stir_sddmm_vblock_params *p,
+	int64_t feat)
+{
+	stir_sddmm_map fm = stir_sddmm_map_lanes(feat, p->max_lanes);
+	int64_t threads = p->threads > 0 ? p->threads : 256;
+	fm.nnz = threads / fm.lanes > 0 ? threads / fm.lanes : 1;
+	return fm;
+}
+
+/* k, p, feat: see recipes.h. */
+int stir_recipe_sddmm_vblock_candidate(stir_kernel *k,
+	const stir_sddmm_vblock_params *p, int64_t feat)
+{
+	if (!p || feat < 1) {
+		stir_loc loc = { 0, 0, 0 };
+		if (k)
+			stir_ctx_report(stir_module_get_ctx(
+				stir_kernel_get_module(k)), STIR_ERROR, loc,
+				"stir_recipe_sddmm_vblock_candidate: %s", !p ?
+				"no candidate" : "the feature size must be at "
+				"least 1");
+		return -1;
+	}
+	return stir_recipe_sddmm_vblock(k, stir_sddmm_vblock_params_map(p,
+		feat));
+}

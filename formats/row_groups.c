@@ -1,0 +1,176 @@
+/* Row groups: a CSR matrix's rows in groups of R consecutive rows over the
+ * union of their columns (stir_csr_to_row_groups, include/stir/formats.h),
+ * the structure of the SDDMM over groups of rows (examples/sddmm_vb4.stir,
+ * sddmm_vb8.stir; stir_recipe_sddmm_vblock), and the check of such
+ * arrays against their matrix (stir_row_groups_check).
+ *
+ * Group b holds rows b * R to b * R + R - 1 (the last group fewer when R
+ * does not divide the rows); its columns are the union of theirs,
+ * ascending; the group's slots are (column place q, row r of the group)
+ * at q * R + r, so a slot of S[b, q, r] is S_data[(indptr[b] + q) * R + r]
+ * as the program lays it out.  pos[p] is non-zero p's slot, the
+ * index sddmm_vb_gather.stir reads its value at.  Linear in the non-zeros
+ * and the rows, plus a sort of each group's union (the columns of R rows). */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "formats/format_internal.h"
+#include "ir/diag.h"
+
+/* a, b: qsort's order of two int64_t. */
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* g: free g and its arrays (NULL: nothing). */
+void stir_row_groups_free(stir_row_groups *g)
+{
+	if (!g)
+		return;
+	free(g->indptr);
+	free(g->indices);
+	free(g->pos);
+	free(g);
+}
+
+/* a, g, mark: fill g's arrays for the checked matrix a; mark[c] is
+ * -1 for every column on entry (and left with no group's marks). */
+static void group_rows(const fmt_csr *a, stir_row_groups *g, int64_t *mark)
+{
+	int64_t R = g->rows, nc = 0;
+	g->indptr[0] = 0;
+	for (int64_t b = 0; b < g->ngroups; b++) {
+		int64_t r0 = b * R, r1 = r0 + R < a->nrows ? r0 + R : a->nrows;
+		int64_t start = nc;
+		for (int64_t p = a->indptr[r0]; p < a->indptr[r1]; p++)
+			if (mark[a->indices[p]] != b) {
+				mark[a->indices[p]] = b;
+				g->indices[nc++] = a->indices[p];
+			}
+		qsort(g->indices + start, (size_t)(nc - start),
+			sizeof(*g->indices), cmp_i64);
+		g->indptr[b + 1] = nc;
+		/* mark[c]: now the column's place in the group's list, which
+		 * no group number can be mistaken for (they are told apart by
+		 * the -2 - place encoding) */
+		for (int64_t q = start; q < nc; q++)
+			mark[g->indices[q]] = -2 - q;
+		for (int64_t r = r0; r < r1; r++)
+			for (int64_t p = a->indptr[r]; p < a->indptr[r + 1]; p++)
+				g->pos[p] = (-2 - mark[a->indices[p]]) * R + r - r0;
+		for (int64_t q = start; q < nc; q++)
+			mark[g->indices[q]] = -1;
+	}
+	g->ncols_union = nc;
+}
+
+/* ctx, csr, rows: see formats.h. */
+stir_row_groups *stir_csr_to_row_groups(stir_ctx *ctx, const stir_csr *csr,
+	int64_t rows)
+{
+	fmt_csr a;
+	if (rows < 1 || rows > 1024) {
+		stir_error(ctx, stir_loc_none(), "row groups: %" PRId64 " rows a "
+			"group; expected 1 to 1024", rows);
+		return NULL;
+	}
+	if (fmt_check_csr(ctx, csr, &a) < 0)
+		return NULL;
+	stir_row_groups *g = calloc(1, sizeof(*g));
+	int64_t *mark = malloc((size_t)(a.ncols > 0 ? a.ncols : 1) *
+		sizeof(*mark));
+	if (g) {
+		g->rows = rows;
+		g->nrows = a.nrows;
+		g->ncols = a.ncols;
+		g->nnz = a.nnz;
+		g->ngroups = (a.nrows + rows - 1) / rows;
+		g->indptr = malloc((size_t)(g->ngroups + 1) * sizeof(int64_t));
+		g->indices = malloc((size_t)(a.nnz > 0 ? a.nnz : 1) *
+			sizeof(int64_t));
+		g->pos = malloc((size_t)(a.nnz > 0 ? a.nnz : 1) *
+			sizeof(int64_t));
+	}
+	if (!g || !mark || !g->indptr || !g->indices || !g->pos) {
+		stir_error_oom(ctx);
+		free(mark);
+		stir_row_groups_free(g);
+		return NULL;
+	}
+	for (int64_t c = 0; c < a.ncols; c++)
+		mark[c] = -1;
+	group_rows(&a, g, mark);
+	free(mark);
+	return g;
+}
+
+/* ctx, array, i, why, v: report that entry i of "array" is v, wrong
+ * for the reason "why"; -1. */
+static int bad_entry(stir_ctx *ctx, const char *array, int64_t i,
+	const char *why, int64_t v)
+{
+	stir_error(ctx, stir_loc_none(), "row groups: %s entry %" PRId64 " is %"
+		PRId64 ": %s", array, i, v, why);
+	return -1;
+}
+
+/* ctx, csr, g: see formats.h. */
+int stir_row_groups_check(stir_ctx *ctx, const stir_csr *csr,
+	const stir_row_groups *g)
+{
+	fmt_csr a;
+	if (fmt_check_csr(ctx, csr, &a) < 0)
+		return -1;
+	if (!g || !g->indptr || (a.nnz > 0 && (!g->indices || !g->pos))) {
+		stir_error(ctx, stir_loc_none(), "row groups: %s", !g ?
+			"no groups" : "an array is NULL");
+		return -1;
+	}
+	int64_t R = g->rows;
+	if (R < 1 || g->nrows != a.nrows || g->ncols != a.ncols ||
+	    g->nnz != a.nnz || g->ngroups != (a.nrows + R - 1) / R) {
+		stir_error(ctx, stir_loc_none(), "row groups: the sizes (%" PRId64
+			" rows a group, %" PRId64 " groups of %" PRId64 " x %"
+			PRId64 ", %" PRId64 " non-zeros) are not those of the "
+			"matrix (%" PRId64 " x %" PRId64 ", %" PRId64
+			" non-zeros)", R, g->ngroups, g->nrows, g->ncols, g->nnz,
+			a.nrows, a.ncols, a.nnz);
+		return -1;
+	}
+	if (g->indptr[0] != 0)
+		return bad_entry(ctx, "indptr", 0, "expected 0", g->indptr[0]);
+	for (int64_t b = 0; b < g->ngroups; b++) {
+		int64_t r0 = b * R, r1 = r0 + R < a.nrows ? r0 + R : a.nrows;
+		int64_t lo = g->indptr[b], hi = g->indptr[b + 1];
+		/* a group's columns are at most its rows' non-zeros */
+		if (hi < lo || hi - lo > a.indptr[r1] - a.indptr[r0] ||
+		    hi > g->ncols_union)
+			return bad_entry(ctx, "indptr", b + 1, "not a group's "
+				"end (decreasing, or more columns than the "
+				"group's non-zeros, or past ncols_union)", hi);
+		for (int64_t q = lo; q < hi; q++)
+			if (g->indices[q] < 0 || g->indices[q] >= a.ncols ||
+			    (q > lo && g->indices[q] <= g->indices[q - 1]))
+				return bad_entry(ctx, "indices", q, "outside the "
+					"columns or not ascending in its group",
+					g->indices[q]);
+		/* every non-zero's slot: in its group, at its own column and
+		 * row; distinct non-zeros of a row have distinct columns, so
+		 * distinct slots */
+		for (int64_t r = r0; r < r1; r++)
+			for (int64_t p = a.indptr[r]; p < a.indptr[r + 1]; p++) {
+				int64_t s = g->pos[p], q = s / R;
+				if (s < lo * R || s >= hi * R || s % R != r - r0 ||
+				    g->indices[q] != a.indices[p])
+					return bad_entry(ctx, "pos", p, "not the "
+						"slot of the non-zero's row and "
+						"column in its group", s);
+			}
+	}
+	if (g->indptr[g->ngroups] != g->ncols_union)
+		return bad_entry(ctx, "indptr", g->ngroups, "the last entry is "
+			"not ncols_union", g->indptr[g->ngroups]);
+	return 0;
+}
