@@ -352,6 +352,10 @@ static const struct {
 	/* software pipelines: rows longer and shorter than the stages */
 	{ "bsrmm", "tests/tensorize/bsrmm_tc_pipe.yaml", "mb=5,nb=6" },
 	{ "bsrmm", "tests/tensorize/bsrmm_tc_pipe.yaml", "mb=3,nb=13" },
+	/* several warps on a block row: rows of fewer blocks than warps, and
+	 * of more than warps times stages */
+	{ "bsrmm", "tests/tensorize/bsrmm_tc_warps.yaml", "mb=5,nb=6" },
+	{ "bsrmm", "tests/tensorize/bsrmm_tc_warps.yaml", "mb=3,nb=23" },
 	{ "bsrmm", "examples/bsrmm_cuda.yaml", "mb=5,nb=6,feat=40" },
 	{ "csf_square_sum", "examples/csf_square_sum.yaml", "m=300" },
 	{ "csr2bsr", "examples/csr2bsr.yaml", "m=200,n=100" },
