@@ -958,11 +958,6 @@ static bool check_per(creq *c)
 	}
 	stir_stmt *p = c->path.stmt[pi];
 	int64_t n;
-	if (c->reverse || c->scope == STIR_SCOPE_WARP) {
-		sched_fail(s, p->loc, "a cache per loop is a shared or local "
-			"cache_read, cache_write or cache_write_over_init");
-		return false;
-	}
 	if (p->u.for_.kind != STIR_LOOP_SERIAL) {
 		sched_fail(s, p->loc, "loop '%s' is %s: a cache per loop is made "
 			"while the loop is serial (bind it afterwards)", pn,
@@ -1032,6 +1027,11 @@ static int cache_check(creq *c, const char *block, const char *buffer,
 	if (c->scope == STIR_SCOPE_WARP && (c->write || c->reverse)) {
 		sched_fail(s, c->blk->loc, "a warp cache is a plain cache_read: "
 			"the lanes share one copy of what the block reads");
+		return -1;
+	}
+	if (c->per_name && (c->reverse || c->scope == STIR_SCOPE_WARP)) {
+		sched_fail(s, c->blk->loc, "a cache per loop is a shared or local "
+			"cache_read, cache_write or cache_write_over_init");
 		return -1;
 	}
 	stir_stmt *atomic = sched_atomic_around(&c->path, c->li);

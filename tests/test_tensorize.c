@@ -583,6 +583,112 @@ START_TEST(test_shared_per_thread)
 }
 END_TEST
 
+/* Caches per loop (stir_cache_read_per, stir_cache_write_per): a row's
+ * blocks over 4 warps (tests/tensorize/bsrmm_tc_warps.yaml), each warp's
+ * copies in a slot of its own and its partial strip of C in shared
+ * memory, summed without atomics; and the requests refused with why,
+ * each leaving the kernel as it was. */
+START_TEST(test_per_warp)
+{
+	static const char text[] =
+		"kernel: bsrmm\n"
+		"stage1:\n"
+		"  - sparse_reorder: {iter: bsrmm, order: [i, j, bi, f, bj]}\n"
+		"  - specialize: {param: feat, value: 128}\n"
+		"stage2:\n"
+		"  - split: {block: bsrmm1, loop: f, factors: [null, 4, 8]}\n"
+		"  - split: {block: bsrmm1, loop: j, factors: [null, 4]}\n"
+		"  - reorder: {block: bsrmm1, loops: [f_0, j_1, j_0, f_1, bi, f_2, "
+		"bj]}\n"
+		"  - bind: {block: bsrmm1, loop: i, to: blockIdx.x}\n"
+		"  - bind: {block: bsrmm1, loop: f_0, to: blockIdx.y}\n";
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_module *m = stir_module_read_from_file(ctx,
+		test_path("examples/bsrmm.stir"));
+	ck_assert_ptr_nonnull(m);
+	stir_kernel *k = stir_module_find_kernel(m, "bsrmm");
+	stir_schedule *s = stir_schedule_read_from_mem(ctx, "t.yaml", text,
+		strlen(text));
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(stir_schedule_apply(s, k, STIR_STAGE_3), 0);
+	stir_schedule_free(s);
+	const stir_scope sh = STIR_SCOPE_SHARED;
+	char *before = stir_kernel_to_str(k);
+	ck_assert_int_eq(stir_cache_read_per(k, "bsrmm1", "B_data", "f_1", sh,
+		"g"), -1);
+	ck_assert(said(ctx, "per: loop 'g' is neither loop 'f_1' nor a loop "
+		"around it"));
+	ck_assert_int_eq(stir_cache_read_per(k, "bsrmm1", "B_data", "f_1", sh,
+		"j_0"), -1);
+	ck_assert(said(ctx, "loop 'j_0' has extent (J_indptr[vi + 1] - "
+		"J_indptr[vi] + 3) / 4: a cache per loop needs a literal extent "
+		"from 1 to 32"));
+	ck_assert_int_eq(stir_cache_read_per(k, "bsrmm1", "B_data", "f_1",
+		STIR_SCOPE_WARP, "j_1"), -1);
+	ck_assert(said(ctx, "a cache per loop is a shared or local cache_read"));
+	ck_assert_int_eq(stir_cache_write_per(k, "bsrmm1", "C_data", "j_0", sh,
+		false, "j_1"), -1);
+	ck_assert(said(ctx, "a cache_write per loop 'j_1' around loop 'j_0' "
+		"would write 'C_data' back once per iteration of 'j_1'"));
+	ck_assert_int_eq(stir_cache_read_per(k, "bsrmm1", "B_data", "j_1", sh,
+		"j_1"), -1);
+	ck_assert(said(ctx, "a cache per loop 'j_1' taken at that loop holds "
+		"partial sums: block 'bsrmm1' must only add into 'B_data'"));
+	char *after = stir_kernel_to_str(k);
+	ck_assert_str_eq(after, before);
+	free(after);
+	free(before);
+	/* the partial strips alone: the products still store into shared
+	 * memory, so j_1 may not go to threadIdx.y yet, and once it has, a
+	 * cache of what each warp reads is refused (per j_1 comes first) */
+	ck_assert_int_eq(stir_cache_write_per(k, "bsrmm1", "C_data", "j_1", sh,
+		true, "j_1"), 0);
+	ck_assert_int_eq(stir_bind(k, "bsrmm1", "j_1", STIR_THREAD_Y), -1);
+	ck_assert(said(ctx, "loop 'j_1' iterates reduction variable 'vj' of "
+		"block 'bsrmm1', which is neither atomic nor cross-thread"));
+	ck_assert_int_eq(stir_cache_write(k, "bsrmm1", "C_data_shared", "j_0",
+		STIR_SCOPE_LOCAL), 0);
+	ck_assert_int_eq(stir_bind(k, "bsrmm1", "j_1", STIR_THREAD_Y), 0);
+	before = stir_kernel_to_str(k);
+	ck_assert_int_eq(stir_cache_read_per(k, "bsrmm1", "B_data", "f_1", sh,
+		"j_1"), -1);
+	ck_assert(said(ctx, "the region of 'B_data' under loop 'f_1' depends on "
+		"loop 'j_1', bound to threadIdx.y"));
+	after = stir_kernel_to_str(k);
+	ck_assert_str_eq(after, before);
+	free(after);
+	free(before);
+	stir_module_free(m);
+
+	/* the whole schedule: 4 warps a thread block, slots of 4 stages for
+	 * each, the 4 strips summed into C by a plain store */
+	k = from_file(ctx, "tests/tensorize/bsrmm_tc_warps.yaml", NULL, &m);
+	ck_assert_ptr_nonnull(k);
+	char *cu = stir_kernel_to_cuda(k);
+	if (!cu)
+		stir_ctx_print_diagnostics(ctx, stderr);
+	ck_assert_ptr_nonnull(cu);
+	ck_assert_ptr_nonnull(strstr(cu, "grid (mb, 4, 1), block (32, 4, 1)"));
+	ck_assert_ptr_nonnull(strstr(cu, "__shared__ float C_data_shared[2048];"));
+	ck_assert_ptr_nonnull(strstr(cu, "__shared__ __align__(16) __half "
+		"B_data_shared[8192];"));
+	ck_assert_ptr_nonnull(strstr(cu, "const int j_1 = threadIdx.y;"));
+	ck_assert_ptr_nonnull(strstr(cu, "stir_mma_m16n8k16_f16_ldsm_a(stir_fa, "
+		"A_data_shared, j_0 % 4 * 1024 + (j_1 * 256 + (bi * 16 + bj)), 16, "
+		"1);"));
+	ck_assert_ptr_nonnull(strstr(cu, "stir_mma_m16n8k16_f16_store_acc("
+		"&C_data_shared[v0 + v1 * 32 + v2 * 8 + v3], 32, stir_fc);"));
+	ck_assert_ptr_nonnull(strstr(cu, "C_data_shared[1536 + ((v1 * 4 + v2) "
+		"* 8 + v3)]"));
+	/* no atomics in the kernel (the prelude defines them) */
+	ck_assert_ptr_nonnull(strstr(cu, "__global__"));
+	ck_assert_ptr_null(strstr(strstr(cu, "__global__"), "atomic"));
+	free(cu);
+	stir_module_free(m);
+	stir_ctx_free(ctx);
+}
+END_TEST
+
 /* An accumulator added into C rather than stored over it
  * (tests/tensorize/bsrmm_tc_add.yaml, bsrmm_tc_atomic.yaml: cache_write,
  * C zeroed by its own launch): C's tile loaded, added to and stored, or
@@ -974,6 +1080,7 @@ static Suite *tensorize_suite(void)
 	tcase_add_test(tc, test_pipeline);
 	tcase_add_test(tc, test_shared_per_thread);
 	tcase_add_test(tc, test_add);
+	tcase_add_test(tc, test_per_warp);
 	tcase_add_test(tc, test_tolerance);
 	tcase_add_test(tc, test_srbcrs);
 	tcase_add_test(tc, test_verifier_and_emitter);
