@@ -42,6 +42,13 @@
  * iteration (cache_check_over_init in cache_over_init.c says when it
  * may): the cache starts at the init's value, the write-back assigns,
  * and the init nest goes.
+ * A cache per loop P (check_per; docs/schedules.md "Several warps on a
+ * block row") holds one copy of the region per iteration of P, copy p
+ * at p x size: for a read with P around L, each iteration's copy nest
+ * (a block variable bound to P) fills its own copy; for an accumulating
+ * write with P = L, each iteration of L adds into its own copy, every
+ * copy is zeroed before L (over a loop s), and the write-back takes the
+ * sum of the copies.
  * Keeps: what the kernel computes (accumulating caches reassociate sums).
  * Breaks: nothing.  The copies are blocks named X_SCOPE (the read copy
  * and the write-back) and X_SCOPE_init (the copy in, or the zeroing),
