@@ -689,6 +689,70 @@ START_TEST(test_per_warp)
 }
 END_TEST
 
+/* prog, file, from, to: stir_schedule_prepare_for_gpu (which runs the
+ * GPU verifier) of schedule file "file", its text "from" replaced by
+ * "to", on the kernel "bsrmm" of program prog; the module in *m. */
+static int edited(stir_ctx *ctx, const char *prog, const char *file,
+	const char *from, const char *to, stir_module **m)
+{
+	*m = stir_module_read_from_file(ctx, test_path(prog));
+	ck_assert_ptr_nonnull(*m);
+	stir_kernel *k = stir_module_find_kernel(*m, "bsrmm");
+	FILE *f = fopen(test_path(file), "r");
+	ck_assert_ptr_nonnull(f);
+	char text[8192], line[512];
+	size_t n = 0;
+	while (fgets(line, sizeof(line), f)) {
+		char *at = strstr(line, from);
+		if (at)
+			n += (size_t)snprintf(text + n, sizeof(text) - n, "%.*s%s%s",
+				(int)(at - line), line, to, at + strlen(from));
+		else
+			n += (size_t)snprintf(text + n, sizeof(text) - n, "%s", line);
+	}
+	fclose(f);
+	ck_assert_uint_lt(n, sizeof(text));
+	stir_schedule *s = stir_schedule_read_from_mem(ctx, file, text, n);
+	ck_assert_ptr_nonnull(s);
+	int rc = stir_schedule_prepare_for_gpu(s, k);
+	stir_schedule_free(s);
+	return rc;
+}
+
+/* The static shared memory of a kernel, every stage of its pipelines and
+ * every warp's copies counted, is checked against the 48 KiB a thread
+ * block may declare, by the GPU verifier (and so by the emitter), at the
+ * launch's statement: blocks of 64 pipelined over 5 stages (5 x 10 KiB),
+ * and 8 warps a block row with copies of their own (64 KiB), are
+ * refused; 4 stages (40 KiB) and 4 warps (32 KiB) are not. */
+START_TEST(test_shared_limit)
+{
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_module *m;
+	ck_assert_int_eq(edited(ctx, "bench/bsrmm64.stir",
+		"tests/tensorize/bsrmm64_tc_pipe.yaml", "stages: 3", "stages: 5",
+		&m), -1);
+	ck_assert(said(ctx, "14:5: error: launch 0 needs 51200 "
+		"bytes of shared memory; at most 49152 can be declared"));
+	stir_module_free(m);
+	ck_assert_int_eq(edited(ctx, "bench/bsrmm64.stir",
+		"tests/tensorize/bsrmm64_tc_pipe.yaml", "stages: 3", "stages: 4",
+		&m), 0);
+	stir_module_free(m);
+	ck_assert_int_eq(edited(ctx, "examples/bsrmm.stir",
+		"tests/tensorize/bsrmm_tc_warps.yaml", "[null, 4]", "[null, 8]",
+		&m), -1);
+	ck_assert(said(ctx, "launch 0 needs 65536 bytes of shared memory; at "
+		"most 49152 can be declared"));
+	stir_module_free(m);
+	ck_assert_int_eq(edited(ctx, "examples/bsrmm.stir",
+		"tests/tensorize/bsrmm_tc_warps.yaml", "[null, 4]", "[null, 4]",
+		&m), 0);
+	stir_module_free(m);
+	stir_ctx_free(ctx);
+}
+END_TEST
+
 /* An accumulator added into C rather than stored over it
  * (tests/tensorize/bsrmm_tc_add.yaml, bsrmm_tc_atomic.yaml: cache_write,
  * C zeroed by its own launch): C's tile loaded, added to and stored, or
@@ -1081,6 +1145,7 @@ static Suite *tensorize_suite(void)
 	tcase_add_test(tc, test_shared_per_thread);
 	tcase_add_test(tc, test_add);
 	tcase_add_test(tc, test_per_warp);
+	tcase_add_test(tc, test_shared_limit);
 	tcase_add_test(tc, test_tolerance);
 	tcase_add_test(tc, test_srbcrs);
 	tcase_add_test(tc, test_verifier_and_emitter);
