@@ -661,13 +661,42 @@ START_TEST(test_per_warp)
 	stir_module_free(m);
 
 	/* the whole schedule: 4 warps a thread block, slots of 4 stages for
-	 * each, the 4 strips summed into C by a plain store */
-	k = from_file(ctx, "tests/tensorize/bsrmm_tc_warps.yaml", NULL, &m);
-	ck_assert_ptr_nonnull(k);
+	 * each, the 4 strips summed into C by a plain store; applied with the
+	 * schedule log on, which prints the per: steps as the file has them */
+	m = stir_module_read_from_file(ctx, test_path("examples/bsrmm.stir"));
+	ck_assert_ptr_nonnull(m);
+	k = stir_module_find_kernel(m, "bsrmm");
+	stir_kernel_set_schedule_log(k, true);
+	s = stir_schedule_read_from_file(ctx,
+		test_path("tests/tensorize/bsrmm_tc_warps.yaml"));
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(stir_schedule_prepare_for_gpu(s, k), 0);
+	stir_schedule_free(s);
+	char *log = stir_kernel_schedule_to_str(k, NULL);
+	ck_assert_ptr_nonnull(log);
+	ck_assert_ptr_nonnull(strstr(log, "cache_write_over_init: {block: "
+		"bsrmm1, buffer: C_data, loop: j_1, scope: shared, per: j_1}"));
+	ck_assert_ptr_nonnull(strstr(log, "cache_read: {block: bsrmm1, buffer: "
+		"A_data, loop: f_1, scope: shared, per: j_1}"));
 	char *cu = stir_kernel_to_cuda(k);
 	if (!cu)
 		stir_ctx_print_diagnostics(ctx, stderr);
 	ck_assert_ptr_nonnull(cu);
+	/* the log, applied to the program again, makes the same CUDA */
+	stir_module *m2 = stir_module_read_from_file(ctx,
+		test_path("examples/bsrmm.stir"));
+	ck_assert_ptr_nonnull(m2);
+	stir_kernel *k2 = stir_module_find_kernel(m2, "bsrmm");
+	s = stir_schedule_read_from_mem(ctx, "log.yaml", log, strlen(log));
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(stir_schedule_prepare_for_gpu(s, k2), 0);
+	stir_schedule_free(s);
+	char *cu2 = stir_kernel_to_cuda(k2);
+	ck_assert_ptr_nonnull(cu2);
+	ck_assert_str_eq(cu2, cu);
+	free(cu2);
+	free(log);
+	stir_module_free(m2);
 	ck_assert_ptr_nonnull(strstr(cu, "grid (mb, 4, 1), block (32, 4, 1)"));
 	ck_assert_ptr_nonnull(strstr(cu, "__shared__ float C_data_shared[2048];"));
 	ck_assert_ptr_nonnull(strstr(cu, "__shared__ __align__(16) __half "
