@@ -564,6 +564,8 @@ static void find_programs(void)
 		 * copy of B's rows is a nest of four loops */
 		{ "bench/bsrmm32.stir", "tests/tensorize/bsrmm32_tc_cp.yaml" },
 		{ "bench/bsrmm64.stir", "tests/tensorize/bsrmm64_tc_cp.yaml" },
+		/* blocks of 64 over 2 warps a row, slots and strips of each */
+		{ "bench/bsrmm64.stir", "tests/tensorize/bsrmm64_tc_warps.yaml" },
 	};
 	for (size_t t = 0; t < sizeof(tc) / sizeof(tc[0]); t++)
 		for (int size = 0; size < 2; size++) {
