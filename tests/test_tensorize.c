@@ -653,7 +653,9 @@ START_TEST(test_per_warp)
 	ck_assert_int_eq(stir_cache_read_per(k, "bsrmm1", "B_data", "f_1", sh,
 		"j_1"), -1);
 	ck_assert(said(ctx, "the region of 'B_data' under loop 'f_1' depends on "
-		"loop 'j_1', bound to threadIdx.y"));
+		"loop 'j_1', bound to threadIdx.y: its threads would copy different "
+		"regions into one shared cache (a cache per loop 'j_1', made before "
+		"the loop is bound, gives each its own copy)"));
 	after = stir_kernel_to_str(k);
 	ck_assert_str_eq(after, before);
 	free(after);
