@@ -64,7 +64,8 @@ typedef struct bsr_options {
 	bool list;
 	bool weights, attention;
 	const char *mtx;
-	int64_t mtx_block;
+	int64_t mtx_block;       /* --block: the --mtx file's blocks; without
+	                            --mtx, only the cases of blocks of it */
 	const char *shape;       /* only the weight shape "MxN", or NULL */
 } bsr_options;
 
@@ -302,7 +303,8 @@ static void usage(const char *msg)
 {
 	fprintf(stderr, "bench_bsr: %s\nusage: bench_bsr [--program P.stir "
 		"--schedule S.yaml]... [--widths N,...] [--all-widths] "
-		"[--cases weights,attention] [--shape MxN] [--mtx FILE --block B] "
+		"[--cases weights,attention] [--shape MxN] [--block B] [--mtx FILE "
+		"--block B] "
 		"[--reps N] [--list]\n", msg);
 	exit(2);
 }
@@ -413,7 +415,7 @@ static void parse_options(int argc, char **argv, bsr_options *o)
 	}
 	if (o->n_programs != o->n_schedules)
 		usage("--program and --schedule come in pairs");
-	if (!!o->mtx != !!o->mtx_block)
+	if (o->mtx && !o->mtx_block)
 		usage("--mtx and --block go together");
 	if (o->n_widths == 0) {
 		memcpy(o->widths, def_widths, sizeof(def_widths));
@@ -754,7 +756,8 @@ static void make_cases(stir_ctx *ctx, const bsr_options *o, bsr_case *cs,
 		if (o->shape && strcmp(o->shape, sh))
 			continue;
 		for (size_t bi = 0; bi < 3; bi++)
-			for (size_t d = 0; d < 4; d++)
+			for (size_t d = 0; d < 4 && (!o->mtx_block ||
+			     o->mtx_block == blocks[bi]); d++)
 				for (int u = 1; u >= 0; u--) {
 					bsr_case *c = &cs[(*n)++];
 					memset(c, 0, sizeof(*c));
@@ -779,7 +782,8 @@ static void make_cases(stir_ctx *ctx, const bsr_options *o, bsr_case *cs,
 		bench_fail(ctx, "choosing the cases");
 	}
 	static const int64_t seqs[] = { 4096, 8192 };
-	for (size_t s = 0; o->attention && s < 2; s++) {
+	for (size_t s = 0; o->attention && (!o->mtx_block ||
+	     o->mtx_block == 64) && s < 2; s++) {
 		bsr_case *c = &cs[(*n)++];
 		memset(c, 0, sizeof(*c));
 		c->m = c->n = seqs[s];

@@ -42,6 +42,13 @@
  * iteration (cache_check_over_init in cache_over_init.c says when it
  * may): the cache starts at the init's value, the write-back assigns,
  * and the init nest goes.
+ * A cache per loop P (check_per; docs/schedules.md "Several warps on a
+ * block row") holds one copy of the region per iteration of P, copy p
+ * at p x size: for a read with P around L, each iteration's copy nest
+ * (a block variable bound to P) fills its own copy; for an accumulating
+ * write with P = L, each iteration of L adds into its own copy, every
+ * copy is zeroed before L (over a loop s), and the write-back takes the
+ * sum of the copies.
  * Keeps: what the kernel computes (accumulating caches reassociate sums).
  * Breaks: nothing.  The copies are blocks named X_SCOPE (the read copy
  * and the write-back) and X_SCOPE_init (the copy in, or the zeroing),
@@ -594,10 +601,13 @@ static stir_var *new_loop(creq *c, sched_names *names, const char *base,
 	return v;
 }
 
-/* c, names, name, out: build the loops and block of a copy nest over the
- * region (the body is added by the caller). */
+/* c, names, name, all_slots, out: build the loops and block of a copy
+ * nest over the region (the body is added by the caller); with a per
+ * loop around L, the copy of its iteration (a block variable bound to
+ * it), and with "all_slots" (the zeroing of the partial sums of a per
+ * loop that is L) every copy, over an outer loop s. */
 static bool build_nest(creq *c, sched_names *names, const char *name,
-	copy_nest *out)
+	bool all_slots, copy_nest *out)
 {
 	stir_kernel *k = c->k;
 	memset(out, 0, sizeof(*out));
@@ -609,6 +619,7 @@ static bool build_nest(creq *c, sched_names *names, const char *name,
 	int nb = 0;
 	char base[32];
 	int ax = 0;
+	stir_var *slot = NULL, *basev = NULL;
 	/* one variable per piece of the region, bound to its loop or point */
 #define ADD_VAR(bind) do { \
 		snprintf(base, sizeof(base), "v%d", nb); \
@@ -621,6 +632,17 @@ static bool build_nest(creq *c, sched_names *names, const char *name,
 		binds[nb] = b_; \
 		kinds[nb++] = 'S'; \
 	} while (0)
+	if (all_slots) {
+		stir_var *l = new_loop(c, names, "s", stir_mk_int(k, c->per_n),
+			&out->outer, &inner);
+		if (!l)
+			return false;
+		ADD_VAR(stir_mk_var(k, l));
+		slot = bvars[nb - 1];
+	} else if (c->per && c->pi < c->li) {
+		ADD_VAR(stir_mk_var(k, c->per->u.for_.var));
+		slot = bvars[nb - 1];
+	}
 	if (c->reverse) {
 		stir_var *t = new_loop(c, names, "t", c->rows, &out->outer, &inner);
 		if (!t)
@@ -631,8 +653,10 @@ static bool build_nest(creq *c, sched_names *names, const char *name,
 	if (c->flat) {
 		stir_expr *ext = c->reverse ? c->range : c->fkind == F_RANGE ?
 			c->range : c->fkind == F_WHOLE ? c->x->extent : NULL;
-		if (!c->reverse && c->fkind != F_WHOLE)
+		if (!c->reverse && c->fkind != F_WHOLE) {
 			ADD_VAR(stir_expr_copy(k, c->base, NULL));
+			basev = bvars[nb - 1];
+		}
 		if (c->fkind == F_STRIDED && c->terms.gather) {
 			snprintf(base, sizeof(base), "ax%d", ax++);
 			stir_var *l = new_loop(c, names, base, stir_mk_int(k,
@@ -710,7 +734,7 @@ static bool build_nest(creq *c, sched_names *names, const char *name,
 			/* x at base + sum stride_i * v_i (+ the row g picks times
 			 * its scale); the cache row-major over the terms (the
 			 * gathered rows first) */
-			out->x_idx[0] = stir_mk_var(k, bvars[0]);
+			out->x_idx[0] = stir_mk_var(k, basev);
 			if (out->g) {
 				stir_subst gs = { 0 };
 				if (stir_subst_add_expr(&gs, c->terms.gvar,
@@ -733,7 +757,7 @@ static bool build_nest(creq *c, sched_names *names, const char *name,
 					stir_mk_int(k, c->terms.ext[i])), v) : v;
 			}
 		} else {
-			stir_expr *b = stir_mk_var(k, bvars[0]);
+			stir_expr *b = stir_mk_var(k, basev);
 			out->x_idx[0] = r ? stir_mk_add(k, b, r) : b;
 			cidx = r ? stir_mk_var(k, out->r) : stir_mk_int(k, 0);
 		}
@@ -764,6 +788,9 @@ static bool build_nest(creq *c, sched_names *names, const char *name,
 			cidx = stir_mk_int(k, 0);
 	}
 	stir_subst_release(&sub);
+	if (slot)
+		cidx = stir_mk_add(k, stir_mk_mul(k, stir_mk_var(k, slot),
+			stir_expr_copy(k, c->slot_size, NULL)), cidx);
 	out->cache_idx = cidx;
 	for (int d = 0; d < c->n; d++)
 		if (!sched_check(c->s, out->x_idx[d]))
@@ -886,6 +913,10 @@ static void redirect(creq *c, stir_buffer *cache)
 			if (!idx)
 				idx = stir_mk_int(k, 0);
 		}
+		if (c->per)
+			idx = stir_mk_add(k, stir_mk_mul(k, stir_mk_var(k,
+				c->per->u.for_.var), stir_expr_copy(k, c->slot_size,
+				NULL)), idx);
 		stir_expr **v = sched_check(c->s, stir_arena_alloc(
 			stir_kernel_arena(k), sizeof(*v)));
 		if (!v || !sched_check(c->s, idx))
@@ -901,6 +932,77 @@ static void redirect(creq *c, stir_buffer *cache)
 			a->load->u.load.idx = v;
 		}
 	}
+}
+
+/* x: whether x is the literal 0. */
+static bool is_zero(const stir_expr *x)
+{
+	return x && ((x->kind == STIR_EXPR_INT && x->u.i == 0) ||
+		(x->kind == STIR_EXPR_FLOAT && x->u.f == 0.0));
+}
+
+/* c: after the region is found, the conditions of a cache per loop P
+ * (c->per_name; include/stir/schedule.h, stir_cache_read_per): P is L or
+ * a loop around it, serial, of a literal extent from 1 to 32; around L
+ * only for a read; L itself only for an accumulating write (over the
+ * init only when it stores 0).  Sets c->per, c->pi, c->per_n,
+ * c->slot_size, and c->total to the copies' size; false after recording
+ * the failure. */
+static bool check_per(creq *c)
+{
+	sched *s = c->s;
+	const char *pn = c->per_name, *ln = c->loop->u.for_.var->name;
+	const char *xn = c->x->name;
+	int pi = -1;
+	for (int i = c->li; i >= 0 && pi < 0; i--)
+		if (c->path.stmt[i]->kind == STIR_STMT_FOR &&
+		    !strcmp(c->path.stmt[i]->u.for_.var->name, pn))
+			pi = i;
+	if (pi < 0) {
+		sched_fail(s, c->loop->loc, "per: loop '%s' is neither loop '%s' "
+			"nor a loop around it", pn, ln);
+		return false;
+	}
+	stir_stmt *p = c->path.stmt[pi];
+	int64_t n;
+	if (p->u.for_.kind != STIR_LOOP_SERIAL) {
+		sched_fail(s, p->loc, "loop '%s' is %s: a cache per loop is made "
+			"while the loop is serial (bind it afterwards)", pn,
+			sched_loop_annotation(p));
+		return false;
+	}
+	if (!sched_int_value(p->u.for_.extent, &n) || n < 1 || n > 32) {
+		sched_fail(s, p->loc, "loop '%s' has extent %s: a cache per loop "
+			"needs a literal extent from 1 to 32", pn,
+			sched_str(s, p->u.for_.extent));
+		return false;
+	}
+	if (pi < c->li && c->write) {
+		sched_fail(s, p->loc, "a cache_write per loop '%s' around loop "
+			"'%s' would write '%s' back once per iteration of '%s': a "
+			"write cache is per the loop it is taken at (partial sums)",
+			pn, ln, xn, pn);
+		return false;
+	}
+	if (pi == c->li && !(c->write && c->accum)) {
+		sched_fail(s, p->loc, "a cache per loop '%s' taken at that loop "
+			"holds partial sums: block '%s' must only add into '%s'", pn,
+			c->blk->u.block.name, xn);
+		return false;
+	}
+	if (pi == c->li && c->over_init && !is_zero(c->init_value)) {
+		sched_fail(s, p->loc, "the init of '%s' stores %s, but the partial "
+			"sums per loop '%s' start at 0", xn,
+			sched_str(s, c->init_value), pn);
+		return false;
+	}
+	c->per = p;
+	c->pi = pi;
+	c->per_n = n;
+	c->slot_size = c->total;
+	c->total = sched_check(s, stir_mk_mul(c->k, stir_mk_int(c->k, n),
+		stir_expr_copy(c->k, c->total, NULL)));
+	return c->total != NULL;
 }
 
 /* c, block, buffer, loop: check the request (the conditions at the top
@@ -934,6 +1036,11 @@ static int cache_check(creq *c, const char *block, const char *buffer,
 			"the lanes share one copy of what the block reads");
 		return -1;
 	}
+	if (c->per_name && (c->reverse || c->scope == STIR_SCOPE_WARP)) {
+		sched_fail(s, c->blk->loc, "a cache per loop is a shared or local "
+			"cache_read, cache_write or cache_write_over_init");
+		return -1;
+	}
 	stir_stmt *atomic = sched_atomic_around(&c->path, c->li);
 	if (atomic) {
 		sched_fail(s, c->loop->loc, "loop '%s' lies inside atomic block "
@@ -962,7 +1069,25 @@ static int cache_check(creq *c, const char *block, const char *buffer,
 	c->atomic_wb = atomic_in != NULL;
 	if (c->over_init && !cache_check_over_init(c))
 		return -1;
+	if (c->per_name && !check_per(c))
+		return -1;
 	return 0;
+}
+
+/* c, cb, idx: the sum of the partial results of every iteration of the
+ * per loop at element idx of a copy: cb[idx] + cb[size + idx] + .. */
+static stir_expr *slot_sum(creq *c, stir_buffer *cb, const stir_expr *idx)
+{
+	stir_kernel *k = c->k;
+	stir_expr *sum = NULL;
+	for (int64_t p = 0; p < c->per_n; p++) {
+		stir_expr *i = stir_mk_add(k, stir_mk_mul(k, stir_mk_int(k, p),
+			stir_expr_copy(k, c->slot_size, NULL)), stir_expr_copy(k, idx,
+			NULL));
+		stir_expr *v = stir_mk_load1(k, cb, i);
+		sum = sum ? stir_expr_binary(k, STIR_ADD, sum, v) : v;
+	}
+	return sum;
 }
 
 /* c: rewrite what cache_check accepted: the cache, the copy nests, the
@@ -996,7 +1121,9 @@ static int cache_rewrite(creq *c)
 
 	/* before L: the copy (read), the copy in or the zeroing (write) */
 	copy_nest in, out;
-	bool ok = build_nest(c, &names, c->write ? init_name : copy_name, &in);
+	bool partials = c->per && c->pi == c->li;
+	bool ok = build_nest(c, &names, c->write ? init_name : copy_name,
+		partials, &in);
 	if (ok) {
 		stir_stmt *st;
 		if (c->over_init)
@@ -1013,9 +1140,10 @@ static int cache_rewrite(creq *c)
 	/* after L: the write-back */
 	stir_names_reset(&names, mark);
 	if (ok && c->write) {
-		ok = build_nest(c, &names, copy_name, &out);
+		ok = build_nest(c, &names, copy_name, false, &out);
 		if (ok) {
-			stir_expr *v = stir_mk_load1(k, cb, out.cache_idx);
+			stir_expr *v = partials ? slot_sum(c, cb, out.cache_idx) :
+				stir_mk_load1(k, cb, out.cache_idx);
 			stir_stmt *st = stir_stmt_store(k, c->x, c->n, out.x_idx,
 				c->accum && !c->over_init ? STIR_STORE_ADD :
 				STIR_STORE_ASSIGN, v);
@@ -1043,38 +1171,42 @@ static int cache_rewrite(creq *c)
 	return s->oom ? -1 : 0;
 }
 
-/* k, prim, block, buffer, loop, scope, write, reverse: one request. */
+/* k, prim, block, buffer, loop, scope, write, reverse, over_init, per:
+ * one request (per: the loop each of whose iterations owns a copy, or
+ * NULL). */
 static int run(stir_kernel *k, const char *prim, const char *block,
 	const char *buffer, const char *loop, stir_scope scope, bool write,
-	bool reverse, bool over_init)
+	bool reverse, bool over_init, const char *per)
 {
 	sched s;
 	if (sched_begin(&s, k, prim) < 0)
 		return -1;
 	creq c = { .s = &s, .k = k, .scope = scope, .write = write,
-		.reverse = reverse, .over_init = over_init };
+		.reverse = reverse, .over_init = over_init, .per_name = per };
 	if (cache_check(&c, block, buffer, loop) == 0)
 		cache_rewrite(&c);
 	sched_path_release(&c.path);
 	sched_accs_release(&c.acc);
 	return stir_kernel_log_step(k, sched_end(&s), "%s: {block: %s, "
-		"buffer: %s, loop: %s, scope: %s}", prim, block, buffer, loop,
+		"buffer: %s, loop: %s, scope: %s%s%s}", prim, block, buffer, loop,
 		scope == STIR_SCOPE_SHARED ? "shared" : scope == STIR_SCOPE_WARP ?
-		"warp" : "local");
+		"warp" : "local", per ? ", per: " : "", per ? per : "");
 }
 
 /* k, block, buffer, loop, scope: see include/stir/schedule.h. */
 int stir_cache_read(stir_kernel *k, const char *block, const char *buffer,
 	const char *loop, stir_scope scope)
 {
-	return run(k, "cache_read", block, buffer, loop, scope, false, false, false);
+	return run(k, "cache_read", block, buffer, loop, scope, false, false,
+		false, NULL);
 }
 
 /* k, block, buffer, loop, scope: see include/stir/schedule.h. */
 int stir_cache_write(stir_kernel *k, const char *block, const char *buffer,
 	const char *loop, stir_scope scope)
 {
-	return run(k, "cache_write", block, buffer, loop, scope, true, false, false);
+	return run(k, "cache_write", block, buffer, loop, scope, true, false,
+		false, NULL);
 }
 
 /* k, block, buffer, loop, scope: see include/stir/schedule.h. */
@@ -1082,7 +1214,7 @@ int stir_reverse_cache_read(stir_kernel *k, const char *block,
 	const char *buffer, const char *loop, stir_scope scope)
 {
 	return run(k, "reverse_cache_read", block, buffer, loop, scope, false,
-		true, false);
+		true, false, NULL);
 }
 
 /* k, block, buffer, loop, scope: see include/stir/schedule.h. */
@@ -1090,7 +1222,7 @@ int stir_reverse_cache_write(stir_kernel *k, const char *block,
 	const char *buffer, const char *loop, stir_scope scope)
 {
 	return run(k, "reverse_cache_write", block, buffer, loop, scope, true,
-		true, false);
+		true, false, NULL);
 }
 
 /* k, block, buffer, loop, scope: see include/stir/schedule.h. */
@@ -1098,5 +1230,23 @@ int stir_cache_write_over_init(stir_kernel *k, const char *block,
 	const char *buffer, const char *loop, stir_scope scope)
 {
 	return run(k, "cache_write_over_init", block, buffer, loop, scope, true,
-		false, true);
+		false, true, NULL);
+}
+
+/* k, block, buffer, loop, scope, per: see include/stir/schedule.h. */
+int stir_cache_read_per(stir_kernel *k, const char *block,
+	const char *buffer, const char *loop, stir_scope scope, const char *per)
+{
+	return run(k, "cache_read", block, buffer, loop, scope, false, false,
+		false, per);
+}
+
+/* k, block, buffer, loop, scope, over_init, per: see
+ * include/stir/schedule.h. */
+int stir_cache_write_per(stir_kernel *k, const char *block,
+	const char *buffer, const char *loop, stir_scope scope, bool over_init,
+	const char *per)
+{
+	return run(k, over_init ? "cache_write_over_init" : "cache_write", block,
+		buffer, loop, scope, true, false, over_init, per);
 }

@@ -71,6 +71,16 @@ typedef struct creq {
 	 * picks the element (a row guard): COND, expanded (stage II/III
 	 * loops); the write-back adds the elements it lets through */
 	stir_expr *elem_guard;
+	/* per: the loop P (path index pi <= li) each of whose iterations owns
+	 * a copy of the region, per_n copies of slot_size elements (NULL: one
+	 * copy).  P around L: every access at P's iteration's copy; P = L
+	 * (an accumulating write): L's iterations add into their own copies,
+	 * summed by the write-back */
+	const char *per_name;    /* the loop P asked for, or NULL */
+	stir_stmt *per;
+	int pi;
+	int64_t per_n;
+	stir_expr *slot_size;
 } creq;
 
 /* c: whether cache_write_over_init may take over the init nest of the

@@ -98,18 +98,25 @@ static bool covers(sched *s, const stir_expr *ext, int64_t stride,
  * extents, the last loop's extent any), bounded by a condition on the path
  * "that sum < N" (a split's tail guard) or else by the loops' product;
  * every loop on the path iterates some block variable, every condition on
- * the path is such a bound.  true, or false (no error: the caller
- * reports). */
-static bool find_nest_domain(sched *s, const sched_path *p, nest_domain *d)
+ * the path before index "free" is such a bound (a condition at or after
+ * it, inside the cache's loop, only decides which terms the cache adds
+ * up: the cache is written back whole).  true, or false (no error: the
+ * caller reports). */
+static bool find_nest_domain(sched *s, const sched_path *p, int free,
+	nest_domain *d)
 {
+	int cond_at[2 * MAX_DIMS];
 	const stir_expr *conds[2 * MAX_DIMS];
 	bool used_cond[2 * MAX_DIMS] = { false };
 	int n_conds = 0;
-	for (int i = 0; i < p->n; i++)
+	for (int i = 0, m = 0; i < p->n; i++) {
 		if (p->stmt[i]->kind == STIR_STMT_IF &&
 		    (p->stmt[i]->u.if_.else_body.n ||
 		     !conjuncts(p->stmt[i]->u.if_.cond, conds, &n_conds)))
 			return false;
+		for (; m < n_conds; m++)
+			cond_at[m] = i;
+	}
 	const stir_var *claimed[4 * MAX_TERMS];
 	int n_claimed = 0;
 	d->n = 0;
@@ -190,7 +197,7 @@ static bool find_nest_domain(sched *s, const sched_path *p, nest_domain *d)
 		}
 	}
 	for (int j = 0; j < n_conds; j++)
-		if (!used_cond[j])
+		if (!used_cond[j] && cond_at[j] < free)
 			return false;
 	for (int i = 0; i < p->n; i++) {
 		const stir_stmt *l = p->stmt[i];
@@ -320,7 +327,8 @@ bool cache_check_over_init(creq *c)
 	sched_path ip = { 0 };
 	nest_domain di, dt;
 	bool same_points = sched_find_stmt(s, init, &ip) == 0 &&
-		find_nest_domain(s, &ip, &di) && find_nest_domain(s, &c->path, &dt) &&
+		find_nest_domain(s, &ip, ip.n, &di) &&
+		find_nest_domain(s, &c->path, c->li + 1, &dt) &&
 		di.n == dt.n;
 	for (int d = 0; same_points && d < di.n; d++)
 		same_points = same_bound(s, di.bound[d], dt.bound[d]);

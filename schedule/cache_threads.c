@@ -109,9 +109,11 @@ bool cache_check_shared_threads(creq *c)
 		if (dep) {
 			sched_fail(c->s, c->loop->loc, "the region of '%s' under loop "
 				"'%s' depends on loop '%s', bound to %s: its threads "
-				"would copy different regions into one shared cache",
-				c->x->name, c->loop->u.for_.var->name, v->name,
-				sched_thread_name(o->u.for_.thread));
+				"would copy different regions into one shared cache (a "
+				"cache per loop '%s', made before the loop is bound, "
+				"gives each its own copy)", c->x->name,
+				c->loop->u.for_.var->name, v->name,
+				sched_thread_name(o->u.for_.thread), v->name);
 			return false;
 		}
 	}

@@ -321,6 +321,7 @@ static int call_one(applier *a, const sf_step *st, const char *name,
 	stir_kernel *k = a->k;
 	const char *loop = A[SF_ARG_LOOP].str, *buf = A[SF_ARG_BUFFER].str;
 	stir_scope scope = (stir_scope)A[SF_ARG_SCOPE].value;
+	const char *per = A[SF_ARG_PER].set ? A[SF_ARG_PER].str : NULL;
 	switch (st->prim) {
 	case SF_PRIM_SPARSE_REORDER:
 		return stir_sparse_reorder(k, name, A[SF_ARG_ORDER].n,
@@ -361,11 +362,16 @@ static int call_one(applier *a, const sf_step *st, const char *name,
 	case SF_PRIM_REVERSE_COMPUTE_AT:
 		return stir_reverse_compute_at(k, name, target, loop);
 	case SF_PRIM_CACHE_READ:
-		return stir_cache_read(k, name, buf, loop, scope);
+		return per ? stir_cache_read_per(k, name, buf, loop, scope, per) :
+			stir_cache_read(k, name, buf, loop, scope);
 	case SF_PRIM_CACHE_WRITE:
-		return stir_cache_write(k, name, buf, loop, scope);
 	case SF_PRIM_CACHE_WRITE_OVER_INIT:
-		return stir_cache_write_over_init(k, name, buf, loop, scope);
+		if (per)
+			return stir_cache_write_per(k, name, buf, loop, scope,
+				st->prim == SF_PRIM_CACHE_WRITE_OVER_INIT, per);
+		return st->prim == SF_PRIM_CACHE_WRITE ? stir_cache_write(k, name, buf,
+			loop, scope) : stir_cache_write_over_init(k, name, buf, loop,
+			scope);
 	case SF_PRIM_REVERSE_CACHE_READ:
 		return stir_reverse_cache_read(k, name, buf, loop, scope);
 	case SF_PRIM_REVERSE_CACHE_WRITE:

@@ -31,6 +31,12 @@ grep -q '^attn4096_band3_glob2 m 4096 n 4096 b 64 blocks 674 of 4096 ' "$t/a" ||
 	fail "attention"
 grep -q 'examples/bsrmm.stir + .*bsrmm_cuda.yaml: blocks 16, A and B f16' "$t/a" ||
 	fail "the program's block size"
+# --block without --mtx: the cases of one block size
+"$B" --list --block 32 > "$t/k" 2>&1 || { cat "$t/k"; fail "--block 32"; }
+[ "$(grep -c -E '^(w|attn)' "$t/k")" = 32 ] &&
+	[ "$(grep -c -E '^w[0-9x]*_b32_' "$t/k")" = 32 ] || fail "--block 32 cases"
+"$B" --list --block 64 > "$t/k" 2>&1 || fail "--block 64"
+[ "$(grep -c -E '^(w|attn)' "$t/k")" = 34 ] || fail "--block 64 cases"
 # a Matrix Market file, and its refusals
 m="$srcdir/tests/data/graphs/small.mtx"
 rows=$(grep -v '^%' "$m" | head -1 | awk '{print $1}')

@@ -361,6 +361,12 @@ static const struct {
 	/* software pipelines: rows longer and shorter than the stages */
 	{ "bsrmm", "tests/tensorize/bsrmm_tc_pipe.yaml", "mb=5,nb=6" },
 	{ "bsrmm", "tests/tensorize/bsrmm_tc_pipe.yaml", "mb=3,nb=13" },
+	/* several warps on a block row: rows of fewer blocks than warps, and
+	 * of more than warps times stages */
+	{ "bsrmm", "tests/tensorize/bsrmm_tc_warps.yaml", "mb=5,nb=6" },
+	{ "bsrmm", "tests/tensorize/bsrmm_tc_warps.yaml", "mb=3,nb=23" },
+	/* the strips' sum added into C, zeroed by a launch of its own */
+	{ "bsrmm", "tests/tensorize/bsrmm_tc_warps_add.yaml", "mb=3,nb=23" },
 	{ "bsrmm", "examples/bsrmm_cuda.yaml", "mb=5,nb=6,feat=40" },
 	{ "csf_square_sum", "examples/csf_square_sum.yaml", "m=300" },
 	{ "csr2bsr", "examples/csr2bsr.yaml", "m=200,n=100" },
@@ -584,6 +590,8 @@ static void find_programs(void)
 		 * copy of B's rows is a nest of four loops */
 		{ "bench/bsrmm32.stir", "tests/tensorize/bsrmm32_tc_cp.yaml" },
 		{ "bench/bsrmm64.stir", "tests/tensorize/bsrmm64_tc_cp.yaml" },
+		/* blocks of 64 over 2 warps a row, slots and strips of each */
+		{ "bench/bsrmm64.stir", "tests/tensorize/bsrmm64_tc_warps.yaml" },
 	};
 	for (size_t t = 0; t < sizeof(tc) / sizeof(tc[0]); t++)
 		for (int size = 0; size < 2; size++) {

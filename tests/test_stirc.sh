@@ -118,6 +118,9 @@ grep_in "$tmp/out" "rgms_agg: 5 seeds from 1: stage II"
 expect 0 "$stirc" print "$srcdir/examples/rgms_agg.stir" --stage 3 --schedule "$srcdir/tests/tensorize/rgms_rows_read.yaml"
 grep_in "$tmp/out" "X_data_shared[(v1 * 2 + v2) * 8 + v3] = X_data[v0 + J_indices[rrij_0 * 8 + v1] * 16 + v2 * 8 + v3];"
 grep_in "$tmp/out" "if (rrij_0 * 8 + v1 < nnz_j) {"
+# caches per loop on stage II buffers (a slot per iteration of j_1)
+expect 0 "$stirc" verify "$srcdir/examples/bsrmm.stir" --schedule "$srcdir/tests/tensorize/bsrmm_per_stage2.yaml" --seeds 3
+grep_in "$tmp/out" "bsrmm: 3 seeds from 1: stage II"
 # errors: the schedule's line and a caret, exit 1; a kernel that is not
 # the schedule's, exit 2
 printf 'kernel: csrmm\nstage2:\n  - bind: {block: csrmm1, loop: k, to: threadIdx.q}\n' > "$tmp/bad.yaml"

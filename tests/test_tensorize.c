@@ -583,6 +583,207 @@ START_TEST(test_shared_per_thread)
 }
 END_TEST
 
+/* Caches per loop (stir_cache_read_per, stir_cache_write_per): a row's
+ * blocks over 4 warps (tests/tensorize/bsrmm_tc_warps.yaml), each warp's
+ * copies in a slot of its own and its partial strip of C in shared
+ * memory, summed without atomics; and the requests refused with why,
+ * each leaving the kernel as it was. */
+START_TEST(test_per_warp)
+{
+	static const char text[] =
+		"kernel: bsrmm\n"
+		"stage1:\n"
+		"  - sparse_reorder: {iter: bsrmm, order: [i, j, bi, f, bj]}\n"
+		"  - specialize: {param: feat, value: 128}\n"
+		"stage2:\n"
+		"  - split: {block: bsrmm1, loop: f, factors: [null, 4, 8]}\n"
+		"  - split: {block: bsrmm1, loop: j, factors: [null, 4]}\n"
+		"  - reorder: {block: bsrmm1, loops: [f_0, j_1, j_0, f_1, bi, f_2, "
+		"bj]}\n"
+		"  - bind: {block: bsrmm1, loop: i, to: blockIdx.x}\n"
+		"  - bind: {block: bsrmm1, loop: f_0, to: blockIdx.y}\n";
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_module *m = stir_module_read_from_file(ctx,
+		test_path("examples/bsrmm.stir"));
+	ck_assert_ptr_nonnull(m);
+	stir_kernel *k = stir_module_find_kernel(m, "bsrmm");
+	stir_schedule *s = stir_schedule_read_from_mem(ctx, "t.yaml", text,
+		strlen(text));
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(stir_schedule_apply(s, k, STIR_STAGE_3), 0);
+	stir_schedule_free(s);
+	const stir_scope sh = STIR_SCOPE_SHARED;
+	char *before = stir_kernel_to_str(k);
+	ck_assert_int_eq(stir_cache_read_per(k, "bsrmm1", "B_data", "f_1", sh,
+		"g"), -1);
+	ck_assert(said(ctx, "per: loop 'g' is neither loop 'f_1' nor a loop "
+		"around it"));
+	ck_assert_int_eq(stir_cache_read_per(k, "bsrmm1", "B_data", "f_1", sh,
+		"j_0"), -1);
+	ck_assert(said(ctx, "loop 'j_0' has extent (J_indptr[vi + 1] - "
+		"J_indptr[vi] + 3) / 4: a cache per loop needs a literal extent "
+		"from 1 to 32"));
+	ck_assert_int_eq(stir_cache_read_per(k, "bsrmm1", "B_data", "f_1",
+		STIR_SCOPE_WARP, "j_1"), -1);
+	ck_assert(said(ctx, "a cache per loop is a shared or local cache_read"));
+	ck_assert_int_eq(stir_cache_write_per(k, "bsrmm1", "C_data", "j_0", sh,
+		false, "j_1"), -1);
+	ck_assert(said(ctx, "a cache_write per loop 'j_1' around loop 'j_0' "
+		"would write 'C_data' back once per iteration of 'j_1'"));
+	ck_assert_int_eq(stir_cache_read_per(k, "bsrmm1", "B_data", "j_1", sh,
+		"j_1"), -1);
+	ck_assert(said(ctx, "a cache per loop 'j_1' taken at that loop holds "
+		"partial sums: block 'bsrmm1' must only add into 'B_data'"));
+	char *after = stir_kernel_to_str(k);
+	ck_assert_str_eq(after, before);
+	free(after);
+	free(before);
+	/* the partial strips alone: the products still store into shared
+	 * memory, so j_1 may not go to threadIdx.y yet, and once it has, a
+	 * cache of what each warp reads is refused (per j_1 comes first) */
+	ck_assert_int_eq(stir_cache_write_per(k, "bsrmm1", "C_data", "j_1", sh,
+		true, "j_1"), 0);
+	ck_assert_int_eq(stir_bind(k, "bsrmm1", "j_1", STIR_THREAD_Y), -1);
+	ck_assert(said(ctx, "loop 'j_1' iterates reduction variable 'vj' of "
+		"block 'bsrmm1', which is neither atomic nor cross-thread"));
+	ck_assert_int_eq(stir_cache_write(k, "bsrmm1", "C_data_shared", "j_0",
+		STIR_SCOPE_LOCAL), 0);
+	ck_assert_int_eq(stir_bind(k, "bsrmm1", "j_1", STIR_THREAD_Y), 0);
+	before = stir_kernel_to_str(k);
+	ck_assert_int_eq(stir_cache_read_per(k, "bsrmm1", "B_data", "f_1", sh,
+		"j_1"), -1);
+	ck_assert(said(ctx, "the region of 'B_data' under loop 'f_1' depends on "
+		"loop 'j_1', bound to threadIdx.y: its threads would copy different "
+		"regions into one shared cache (a cache per loop 'j_1', made before "
+		"the loop is bound, gives each its own copy)"));
+	after = stir_kernel_to_str(k);
+	ck_assert_str_eq(after, before);
+	free(after);
+	free(before);
+	stir_module_free(m);
+
+	/* the whole schedule: 4 warps a thread block, slots of 4 stages for
+	 * each, the 4 strips summed into C by a plain store; applied with the
+	 * schedule log on, which prints the per: steps as the file has them */
+	m = stir_module_read_from_file(ctx, test_path("examples/bsrmm.stir"));
+	ck_assert_ptr_nonnull(m);
+	k = stir_module_find_kernel(m, "bsrmm");
+	stir_kernel_set_schedule_log(k, true);
+	s = stir_schedule_read_from_file(ctx,
+		test_path("tests/tensorize/bsrmm_tc_warps.yaml"));
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(stir_schedule_prepare_for_gpu(s, k), 0);
+	stir_schedule_free(s);
+	char *log = stir_kernel_schedule_to_str(k, NULL);
+	ck_assert_ptr_nonnull(log);
+	ck_assert_ptr_nonnull(strstr(log, "cache_write_over_init: {block: "
+		"bsrmm1, buffer: C_data, loop: j_1, scope: shared, per: j_1}"));
+	ck_assert_ptr_nonnull(strstr(log, "cache_read: {block: bsrmm1, buffer: "
+		"A_data, loop: f_1, scope: shared, per: j_1}"));
+	char *cu = stir_kernel_to_cuda(k);
+	if (!cu)
+		stir_ctx_print_diagnostics(ctx, stderr);
+	ck_assert_ptr_nonnull(cu);
+	/* the log, applied to the program again, makes the same CUDA */
+	stir_module *m2 = stir_module_read_from_file(ctx,
+		test_path("examples/bsrmm.stir"));
+	ck_assert_ptr_nonnull(m2);
+	stir_kernel *k2 = stir_module_find_kernel(m2, "bsrmm");
+	s = stir_schedule_read_from_mem(ctx, "log.yaml", log, strlen(log));
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(stir_schedule_prepare_for_gpu(s, k2), 0);
+	stir_schedule_free(s);
+	char *cu2 = stir_kernel_to_cuda(k2);
+	ck_assert_ptr_nonnull(cu2);
+	ck_assert_str_eq(cu2, cu);
+	free(cu2);
+	free(log);
+	stir_module_free(m2);
+	ck_assert_ptr_nonnull(strstr(cu, "grid (mb, 4, 1), block (32, 4, 1)"));
+	ck_assert_ptr_nonnull(strstr(cu, "__shared__ float C_data_shared[2048];"));
+	ck_assert_ptr_nonnull(strstr(cu, "__shared__ __align__(16) __half "
+		"B_data_shared[8192];"));
+	ck_assert_ptr_nonnull(strstr(cu, "const int j_1 = threadIdx.y;"));
+	ck_assert_ptr_nonnull(strstr(cu, "stir_mma_m16n8k16_f16_ldsm_a(stir_fa, "
+		"A_data_shared, j_0 % 4 * 1024 + (j_1 * 256 + (bi * 16 + bj)), 16, "
+		"1);"));
+	ck_assert_ptr_nonnull(strstr(cu, "stir_mma_m16n8k16_f16_store_acc("
+		"&C_data_shared[v0 + v1 * 32 + v2 * 8 + v3], 32, stir_fc);"));
+	ck_assert_ptr_nonnull(strstr(cu, "C_data_shared[1536 + ((v1 * 4 + v2) "
+		"* 8 + v3)]"));
+	/* no atomics in the kernel (the prelude defines them) */
+	ck_assert_ptr_nonnull(strstr(cu, "__global__"));
+	ck_assert_ptr_null(strstr(strstr(cu, "__global__"), "atomic"));
+	free(cu);
+	stir_module_free(m);
+	stir_ctx_free(ctx);
+}
+END_TEST
+
+/* prog, file, from, to: stir_schedule_prepare_for_gpu (which runs the
+ * GPU verifier) of schedule file "file", its text "from" replaced by
+ * "to", on the kernel "bsrmm" of program prog; the module in *m. */
+static int edited(stir_ctx *ctx, const char *prog, const char *file,
+	const char *from, const char *to, stir_module **m)
+{
+	*m = stir_module_read_from_file(ctx, test_path(prog));
+	ck_assert_ptr_nonnull(*m);
+	stir_kernel *k = stir_module_find_kernel(*m, "bsrmm");
+	FILE *f = fopen(test_path(file), "r");
+	ck_assert_ptr_nonnull(f);
+	char text[8192], line[512];
+	size_t n = 0;
+	while (fgets(line, sizeof(line), f)) {
+		char *at = strstr(line, from);
+		if (at)
+			n += (size_t)snprintf(text + n, sizeof(text) - n, "%.*s%s%s",
+				(int)(at - line), line, to, at + strlen(from));
+		else
+			n += (size_t)snprintf(text + n, sizeof(text) - n, "%s", line);
+	}
+	fclose(f);
+	ck_assert_uint_lt(n, sizeof(text));
+	stir_schedule *s = stir_schedule_read_from_mem(ctx, file, text, n);
+	ck_assert_ptr_nonnull(s);
+	int rc = stir_schedule_prepare_for_gpu(s, k);
+	stir_schedule_free(s);
+	return rc;
+}
+
+/* The static shared memory of a kernel, every stage of its pipelines and
+ * every warp's copies counted, is checked against the 48 KiB a thread
+ * block may declare, by the GPU verifier (and so by the emitter), at the
+ * launch's statement: blocks of 64 pipelined over 5 stages (5 x 10 KiB),
+ * and 8 warps a block row with copies of their own (64 KiB), are
+ * refused; 4 stages (40 KiB) and 4 warps (32 KiB) are not. */
+START_TEST(test_shared_limit)
+{
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_module *m;
+	ck_assert_int_eq(edited(ctx, "bench/bsrmm64.stir",
+		"tests/tensorize/bsrmm64_tc_pipe.yaml", "stages: 3", "stages: 5",
+		&m), -1);
+	ck_assert(said(ctx, "14:5: error: launch 0 needs 51200 "
+		"bytes of shared memory; at most 49152 can be declared"));
+	stir_module_free(m);
+	ck_assert_int_eq(edited(ctx, "bench/bsrmm64.stir",
+		"tests/tensorize/bsrmm64_tc_pipe.yaml", "stages: 3", "stages: 4",
+		&m), 0);
+	stir_module_free(m);
+	ck_assert_int_eq(edited(ctx, "examples/bsrmm.stir",
+		"tests/tensorize/bsrmm_tc_warps.yaml", "[null, 4]", "[null, 8]",
+		&m), -1);
+	ck_assert(said(ctx, "launch 0 needs 65536 bytes of shared memory; at "
+		"most 49152 can be declared"));
+	stir_module_free(m);
+	ck_assert_int_eq(edited(ctx, "examples/bsrmm.stir",
+		"tests/tensorize/bsrmm_tc_warps.yaml", "[null, 4]", "[null, 4]",
+		&m), 0);
+	stir_module_free(m);
+	stir_ctx_free(ctx);
+}
+END_TEST
+
 /* An accumulator added into C rather than stored over it
  * (tests/tensorize/bsrmm_tc_add.yaml, bsrmm_tc_atomic.yaml: cache_write,
  * C zeroed by its own launch): C's tile loaded, added to and stored, or
@@ -974,6 +1175,8 @@ static Suite *tensorize_suite(void)
 	tcase_add_test(tc, test_pipeline);
 	tcase_add_test(tc, test_shared_per_thread);
 	tcase_add_test(tc, test_add);
+	tcase_add_test(tc, test_per_warp);
+	tcase_add_test(tc, test_shared_limit);
 	tcase_add_test(tc, test_tolerance);
 	tcase_add_test(tc, test_srbcrs);
 	tcase_add_test(tc, test_verifier_and_emitter);

@@ -247,6 +247,27 @@ STIR_EXPORT int stir_cache_write(__stir_keep stir_kernel *k, const char *block,
 STIR_EXPORT int stir_cache_write_over_init(__stir_keep stir_kernel *k,
 	const char *block, const char *buffer, const char *loop,
 	stir_scope scope);
+/* cache_read, or cache_write (cache_write_over_init when "over_init"),
+ * with one copy of the cache per iteration of loop "per" (serial, of a
+ * literal extent from 1 to 32; a thread index may be bound to it
+ * afterwards, so that each thread, or warp, has a copy of its own in
+ * shared memory):
+ *  - "per" a loop around "loop" (cache_read only): the copy of the
+ *    region "loop" reads at each iteration of "per" goes to that
+ *    iteration's copy, and the block reads it there;
+ *  - "per" being "loop" itself (a block that only adds into "buffer";
+ *    over the init only when the init stores 0): each iteration of
+ *    "loop" adds into its own copy, all copies start at 0, and the
+ *    write-back adds (stores) the sum of the copies, copy 0 first.
+ * The cache has (extent of per) x (the region's size) elements, copy p
+ * at p x size.  Made: as cache_read and cache_write, the zeroing nest
+ * of partial sums over a loop s of the copies outermost. */
+STIR_EXPORT int stir_cache_read_per(__stir_keep stir_kernel *k,
+	const char *block, const char *buffer, const char *loop,
+	stir_scope scope, const char *per);
+STIR_EXPORT int stir_cache_write_per(__stir_keep stir_kernel *k,
+	const char *block, const char *buffer, const char *loop,
+	stir_scope scope, bool over_init, const char *per);
 /* The gathering variants (SparseTIR's reverse cache read/write): the rows
  * the block reads (writes) at scattered coordinates -- an index that is a
  * load -- are copied into a dense tile indexed by the loop's iteration, and
