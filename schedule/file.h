@@ -114,6 +114,8 @@ typedef enum sf_arg_id {
 		SF_A(BLOCK) | SF_A(BUFFER) | SF_A(LOOP) | SF_A(SCOPE), 0) \
 	X(CACHE_WRITE_OVER_INIT, "cache_write_over_init", SF_IN_LOOPS, \
 		SF_A(BLOCK) | SF_A(BUFFER) | SF_A(LOOP) | SF_A(SCOPE), 0) \
+	X(CACHE_WRITE_RUNS, "cache_write_runs", SF_IN(SF_STAGE3), \
+		SF_A(BLOCK) | SF_A(BUFFER) | SF_A(LOOP) | SF_A(SCOPE), 0) \
 	X(REVERSE_CACHE_READ, "reverse_cache_read", SF_IN_LOOPS, \
 		SF_A(BLOCK) | SF_A(BUFFER) | SF_A(LOOP) | SF_A(SCOPE), 0) \
 	X(REVERSE_CACHE_WRITE, "reverse_cache_write", SF_IN_LOOPS, \

@@ -366,6 +366,8 @@ static int call_one(applier *a, const sf_step *st, const char *name,
 		return stir_cache_write(k, name, buf, loop, scope);
 	case SF_PRIM_CACHE_WRITE_OVER_INIT:
 		return stir_cache_write_over_init(k, name, buf, loop, scope);
+	case SF_PRIM_CACHE_WRITE_RUNS:
+		return stir_cache_write_runs(k, name, buf, loop, scope);
 	case SF_PRIM_REVERSE_CACHE_READ:
 		return stir_reverse_cache_read(k, name, buf, loop, scope);
 	case SF_PRIM_REVERSE_CACHE_WRITE:

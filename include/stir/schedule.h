@@ -247,6 +247,25 @@ STIR_EXPORT int stir_cache_write(__stir_keep stir_kernel *k, const char *block,
 STIR_EXPORT int stir_cache_write_over_init(__stir_keep stir_kernel *k,
 	const char *block, const char *buffer, const char *loop,
 	stir_scope scope);
+/* cache_write of a block that adds into rows of a flat "buffer" that a
+ * load picks with serial loop "loop"'s own variable (the row of an edge:
+ * Y[I_indices[J_pos_I[e]] * F + f] += ..): the cache (scope local) holds
+ * one row's elements (a strided region of loops inside "loop") while
+ * consecutive iterations pick that row, and adds them into it when the
+ * row changes and after the loop, so that a run of terms of one row costs
+ * one write-back (atomic when the block's stores were) instead of one per
+ * iteration.  Right for any order of the rows; worth it where they come
+ * sorted.  Requires, besides cache_write's conditions: the block's only
+ * access of "buffer" += or -= at that row; "loop" serial (or unrolled);
+ * no condition inside the block.  Stage III (flat buffers).  Made: the
+ * cache and BUFFER_local_row (the row held, and whether one is), as
+ * buffers; the write-back after the loop (from "block"), the block that
+ * holds no row before it (as an init block), and the blocks at the start
+ * of each iteration that write back and zero the elements of a row left
+ * (..._run) and hold the new row (..._row). */
+STIR_EXPORT int stir_cache_write_runs(__stir_keep stir_kernel *k,
+	const char *block, const char *buffer, const char *loop,
+	stir_scope scope);
 /* The gathering variants (SparseTIR's reverse cache read/write): the rows
  * the block reads (writes) at scattered coordinates -- an index that is a
  * load -- are copied into a dense tile indexed by the loop's iteration, and
