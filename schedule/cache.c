@@ -736,6 +736,8 @@ static bool build_nest(creq *c, sched_names *names, const char *name,
 				cidx = cidx ? stir_mk_add(k, stir_mk_mul(k, cidx,
 					stir_mk_int(k, c->terms.ext[i])), v) : v;
 			}
+			if (!cidx)   /* runs of a row of one element */
+				cidx = stir_mk_int(k, 0);
 		} else {
 			stir_expr *b = stir_mk_var(k, bvars[0]);
 			out->x_idx[0] = r ? stir_mk_add(k, b, r) : b;
@@ -868,6 +870,8 @@ static void redirect(creq *c, stir_buffer *cache)
 					idx = idx ? stir_mk_add(k, stir_mk_mul(k, idx,
 						stir_mk_int(k, c->terms.ext[j])), v) : v;
 				}
+				if (!idx)
+					idx = stir_mk_int(k, 0);
 			} else {
 				idx = stir_mk_int(k, 0);
 			}
@@ -1067,12 +1071,14 @@ static int runs_rewrite(creq *c)
 	if (ok) {
 		stir_expr *held = stir_expr_binary(k, STIR_NE, HELD(),
 			stir_expr_int(k, 0));
-		stir_stmt *flush = runs_if(c, stir_mk_and(k, held,
-			stir_expr_copy(k, next, NULL)), runs_add(c, cb, &run, ROW()));
+		stir_stmt *flush = runs_add(c, cb, &run, ROW());
 		ok = sched_check(s, flush) &&
 			stir_stmt_append_body(run.blk, flush) == 0;
 		if (c->atomic_wb)
 			run.blk->u.block.flags |= STIR_BLOCK_ATOMIC;
+		run.outer = ok ? runs_if(c, stir_mk_and(k, held,
+			stir_expr_copy(k, next, NULL)), run.outer) : NULL;
+		ok = ok && sched_check(s, run.outer);
 	}
 	stir_names_reset(&names, mark);
 	if (ok)
@@ -1085,9 +1091,10 @@ static int runs_rewrite(creq *c)
 		stir_expr *zi = stir_expr_copy(k, zero.cache_idx, NULL);
 		stir_stmt *st = zi ? stir_stmt_store(k, cb, 1, &zi,
 			STIR_STORE_ASSIGN, sched_zero(k, cb->dtype)) : NULL;
-		st = runs_if(c, fresh, st);
 		ok = sched_check(s, st) &&
 			stir_stmt_append_body(zero.blk, st) == 0;
+		zero.outer = ok ? runs_if(c, fresh, zero.outer) : NULL;
+		ok = ok && sched_check(s, zero.outer);
 		rowset = ok ? runs_block(c, row_name, runs_set(c, rb, 0,
 			stir_expr_copy(k, grow, NULL)), runs_set(c, rb, 1,
 			stir_expr_int(k, 1))) : NULL;
@@ -1100,10 +1107,12 @@ static int runs_rewrite(creq *c)
 	if (ok) {
 		stir_expr *held = stir_expr_binary(k, STIR_NE, HELD(),
 			stir_expr_int(k, 0));
-		stir_stmt *st = runs_if(c, held, runs_add(c, cb, &out, ROW()));
+		stir_stmt *st = runs_add(c, cb, &out, ROW());
 		ok = sched_check(s, st) && stir_stmt_append_body(out.blk, st) == 0;
 		if (c->atomic_wb)
 			out.blk->u.block.flags |= STIR_BLOCK_ATOMIC;
+		out.outer = ok ? runs_if(c, held, out.outer) : NULL;
+		ok = ok && sched_check(s, out.outer);
 	}
 #undef HELD
 #undef ROW
