@@ -205,6 +205,7 @@ struct stir_schedule {
 	const char *kernel;       /* the schedule's string */
 	stir_loc kernel_loc;      /* of the kernel's name */
 	int min_blocks_per_sm;    /* the top-level min_blocks_per_sm: 0 none */
+	bool overlap_launches;    /* the top-level overlap_launches */
 	int n_steps[SF_N_SECTIONS];
 	sf_step *steps[SF_N_SECTIONS]; /* owned, in file order */
 	int n_strings, cap_strings;

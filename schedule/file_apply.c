@@ -635,6 +635,8 @@ static int run(const stir_schedule *s, stir_kernel *k, stir_stage up_to,
 	stir_pipeline_free(p);
 	if (rc == 0 && s->min_blocks_per_sm)
 		k->min_blocks_per_sm = s->min_blocks_per_sm;
+	if (rc == 0 && s->overlap_launches)
+		k->overlap_launches = true;
 	return rc;
 }
 

@@ -98,6 +98,22 @@ STIR_EXPORT int stir_kernel_set_min_blocks_per_sm(__stir_keep stir_kernel *k,
 	int n);
 STIR_EXPORT int stir_kernel_get_min_blocks_per_sm(
 	__stir_keep const stir_kernel *k);
+/* Whether each launch of kernel k's CUDA after the first may start while
+ * the launch before it still runs (programmatic dependent launch, sm_90
+ * and later): the emitted function of such a launch waits for the one
+ * before at its very start (griddepcontrol.wait: everything the launch
+ * before wrote is then visible), and each launch but the last lets the
+ * next one start at its own start (griddepcontrol.launch_dependents), so
+ * that the next launch's start-up overlaps this one's run.  What the
+ * kernel computes is unchanged; a device or driver without it runs the
+ * launches one after the other as before.  stir_gpu_run then times such
+ * a run as a whole (no events between its launches).  A schedule file's
+ * top-level "overlap_launches: true" sets it, and
+ * stir_kernel_print_schedule prints it.  0, or -1 when k is NULL. */
+STIR_EXPORT int stir_kernel_set_overlap_launches(__stir_keep stir_kernel *k,
+	bool on);
+STIR_EXPORT bool stir_kernel_get_overlap_launches(
+	__stir_keep const stir_kernel *k);
 
 /* ---- loops ---- */
 
