@@ -449,12 +449,18 @@ def pyg_layer(path, n, r, a, w, x, y_stir, reps=30):
 def cuda_core_candidates(feat, args):
     """The CUDA-core candidates at fin = fout = feat: (name, schedule
     text, program), the aggregated order's (--program) and the edge by
-    edge ones (--edge-program), those whose names match --candidates (a
+    edge ones (--edge-program, each also as NAME_o with overlapping
+    launches), those whose names match --candidates (a
     comma-separated list of shell patterns) when it is given."""
     import fnmatch
     out = [(n, t, args["program"]) for n, t in rgms_schedules(feat, args["schedule"])]
     out += [(n, t, args["edge_program"]) for n, t in rgms_edge_schedules(feat)]
     out += [(n, t, args["edge_program"]) for n, t in rgms_runs_schedules(feat)]
+    # each edge by edge candidate also with its two launches overlapping
+    # (NAME_o: overlap_launches, docs/cuda.md): Y's zeroing and the edges'
+    # launch start-up run at once, the edges waiting for the zeroing
+    out += [(n + "_o", t + "overlap_launches: true\n", prog)
+            for n, t, prog in out if prog == args["edge_program"]]
     if args["candidates"]:
         pats = args["candidates"].split(",")
         out = [c for c in out if any(fnmatch.fnmatch(c[0], p) for p in pats)]
