@@ -23,8 +23,11 @@
 # allocated before; stir's is every device buffer its run allocates beyond
 # the inputs X and W: the relational format's arrays (I.indptr, I.indices,
 # J.indptr, J.indices, A), the intermediate T (the aggregated order's), the
-# COO arrays J.pos_I and J.pos_R (the coo_* candidates') and the output Y.  The host
-# time to read the graph and build the format is stirc's ("inputs:").
+# COO arrays J.pos_I and J.pos_R (the coo_* and runs_* candidates') and the
+# output Y.  The host time to read the graph and build the format is
+# stirc's ("inputs:").  NAME_o candidates are NAME with overlapping
+# launches (timed as a whole); runs_* keep a run of edges of one row in
+# registers (cache_write_runs).
 # --schedules-only DIR writes the schedule files and runs nothing (no GPU);
 # --no-tc skips the tensor-core schedules (rgms_tc_candidates).
 import gzip, os, subprocess, sys, tempfile
@@ -547,7 +550,7 @@ def main(argv):
             # the edge by edge program has no intermediate T; with COO
             # arrays it has the row and relation of every edge
             t_elems = 0 if best[3] == args["edge_program"] else flat_rows * feat
-            coo = 2 * len(a) if best[0].startswith("coo_") else 0
+            coo = 2 * len(a) if "coo: true" in best[2] else 0
             ext = 4 * ((r + 1) + 2 * flat_rows + 1 + 2 * len(a) +
                        t_elems + coo + n * feat)
             line = ("f=%d stir %s: %.4f ms (re-measured, %d runs), peak extra "

@@ -58,6 +58,20 @@ for ex in rgms_coo rgms_runs; do
 		echo "FAIL: $ex.yaml"; cat "$tmp/out"; fail=1
 	fi
 done
+# cache_write_runs refused, located in the schedule file: a shared cache
+# (the lanes' regions differ), the step in stage2 (it is a stage III one)
+sed 's/loop: rrij_2, scope: local}/loop: rrij_2, scope: shared}/' \
+	"$srcdir/examples/rgms_runs.yaml" > "$tmp/bad1.yaml"
+awk '/^stage3:/ { next } !/cache_read|vectorize|unroll/' \
+	"$srcdir/examples/rgms_runs.yaml" > "$tmp/bad2.yaml"
+for b in "bad1.yaml:[0-9]*:5: note: while applying cache_write_runs to block 'rgms0'" \
+    "bad2.yaml:[0-9]*:5: error: cache_write_runs cannot appear in stage2: it belongs in stage3"; do
+	f=${b%%:*}
+	if "$stirc" print "$srcdir/examples/rgms_edge.stir" --schedule "$tmp/$f" \
+	    > "$tmp/out" 2>&1 || ! grep -q "$b" "$tmp/out"; then
+		echo "FAIL: $f not refused as '$b'"; cat "$tmp/out"; fail=1
+	fi
+done
 # the two example schedules on the shared AIFB and MUTAG graphs, where the
 # checkout has them beside it (../shared/data), else on the first 4000
 # edges of AIFB
