@@ -911,10 +911,10 @@ static void redirect(creq *c, stir_buffer *cache)
 	}
 }
 
-/* c, row, out, ix: the write-back of element out->cache_idx of the runs
- * cache cb into x's element at the row that row (a load of the row
- * buffer) holds: "x[row * scale + ix] += cb[..]" (NULL when memory ran
- * out). */
+/* c, cb, out, row: the write-back of element out->cache_idx of the runs
+ * cache cb (the copy nest out) into x's element at the row that "row" (a
+ * load of the row buffer) holds: "x[row * scale + ..] += cb[..]" (NULL
+ * when memory ran out). */
 static stir_stmt *runs_add(creq *c, stir_buffer *cb, copy_nest *out,
 	stir_expr *row)
 {
