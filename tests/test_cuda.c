@@ -1777,6 +1777,11 @@ START_TEST(test_fake_overlap)
 	prog p = load_prog("tests/cuda/twostep.stir");
 	ck_assert_int_eq(stir_kernel_set_overlap_launches(p.k, true), 0);
 	ck_assert(stir_kernel_get_overlap_launches(p.k));
+	/* the schedule log says so (a file that makes the same kernel) */
+	char *log = stir_kernel_schedule_to_str(p.k, NULL);
+	ck_assert_ptr_nonnull(log);
+	ck_assert_ptr_nonnull(strstr(log, "\noverlap_launches: true\n"));
+	free(log);
 	stir_device *dev = open_fake(p.ctx);
 	stir_gpu_kernel *gk = fake_kernel(&p);
 	const char *src = stir_cuda_plan_get_source(stir_gpu_kernel_get_plan(gk));
