@@ -23,8 +23,11 @@
 # allocated before; stir's is every device buffer its run allocates beyond
 # the inputs X and W: the relational format's arrays (I.indptr, I.indices,
 # J.indptr, J.indices, A), the intermediate T (the aggregated order's), the
-# COO arrays J.pos_I and J.pos_R (the coo_* candidates') and the output Y.  The host
-# time to read the graph and build the format is stirc's ("inputs:").
+# COO arrays J.pos_I and J.pos_R (the coo_* and runs_* candidates') and the
+# output Y.  The host time to read the graph and build the format is
+# stirc's ("inputs:").  NAME_o candidates are NAME with overlapping
+# launches (timed as a whole); runs_* keep a run of edges of one row in
+# registers (cache_write_runs).
 # --schedules-only DIR writes the schedule files and runs nothing (no GPU);
 # --no-tc skips the tensor-core schedules (rgms_tc_candidates).
 import gzip, os, subprocess, sys, tempfile
@@ -169,7 +172,7 @@ def rgms_edge_schedules(feat):
     return out + rgms_coo_schedules(feat)
 
 
-def rgms_coo_schedule(feat, v, threads):
+def rgms_coo_schedule(feat, v, threads, vatomic=False):
     """The schedule file (text) of rgms_edge.stir at fin = fout = feat
     with the edges' rows and relations read from COO arrays and vector
     loads (examples/rgms_coo.yaml is this at feat 32, v 4, threads 256):
@@ -179,7 +182,8 @@ def rgms_coo_schedule(feat, v, threads):
     W[r]'s v output features (one vector load; consecutive edges mostly
     share the relation, so a warp's edges read the same lines of W[r]);
     threads / (feat / v) edges a thread block; the sums added atomically
-    into Y."""
+    into Y (with vatomic, the v sums of a lane by one vector atomic add,
+    sm_90: `vectorize` of the write-back)."""
     lanes = feat // v
     s = rgms_edge_head(feat, True)
     s += ["  - set_atomic: {block: rgms0}",
@@ -198,6 +202,8 @@ def rgms_coo_schedule(feat, v, threads):
           "  - vectorize: {block: W_data_local, loop: ax0}",
           "  - unroll: {block: rgms0, loop: fi_1}",
           "  - unroll: {block: rgms0, loop: fo_1}"]
+    if vatomic:
+        s.append("  - vectorize: {block: Y_data_local, loop: ax0}")
     return "\n".join(s) + "\n"
 
 
@@ -205,9 +211,87 @@ def rgms_coo_schedules(feat):
     """The vector candidates at fin = fout = feat: (name, text) of
     rgms_coo_schedule, vectors of v = 4 or 2 features (dividing feat,
     feat / v at most 32 lanes), 128 or 256 threads a thread block."""
-    return [("coo_f%d_v%d_t%d" % (feat, v, t), rgms_coo_schedule(feat, v, t))
-            for v in (4, 2) for t in (128, 256)
-            if feat % v == 0 and 2 <= feat // v <= 32 and t % (feat // v) == 0]
+    out = [("coo_f%d_v%d_t%d" % (feat, v, t), rgms_coo_schedule(feat, v, t))
+           for v in (4, 2) for t in (128, 256)
+           if feat % v == 0 and 2 <= feat // v <= 32 and t % (feat // v) == 0]
+    # the same with vector atomic adds (coo_fF_vV_tT_a)
+    return out + [(n + "_a", rgms_coo_schedule(feat, int(n.split("_")[2][1:]),
+                                               int(n.split("_")[3][1:]), True))
+                  for n, _ in out]
+
+
+def rgms_runs_schedule(feat, q, k, v=1, threads=256):
+    """The schedule file (text) of rgms_edge.stir at fin = fout = feat with
+    the edges' rows and relations read from COO arrays, k consecutive
+    edges a thread (one after another) and the sums of a run of edges of
+    one row kept in registers (`cache_write_runs`, docs/schedules.md):
+    Y[i] gets one atomic add a run of edges into row i instead of one an
+    edge (the COO order is relation, row, column, so a row's edges of one
+    relation are consecutive).  With v = 1: feat / q lanes an edge, each
+    summing q output features strided by feat / q (rgms_edge_schedule's
+    order); with v = 2 or 4: feat / v lanes an edge, each summing v
+    consecutive output features, X's and W's loaded v at a time (vector
+    loads: rgms_coo_schedule's order; q unused).  threads / lanes groups
+    of k edges a thread block."""
+    lanes = feat // (v if v > 1 else q)
+    s = rgms_edge_head(feat, True)
+    s += ["  - set_atomic: {block: rgms0}",
+          "  - split: {block: rgms0, loop: rrij, factors: [null, %d, %d]}" % (threads // lanes, k),
+          "  - bind: {block: rgms0, loop: rrij_0, to: blockIdx.x}",
+          "  - bind: {block: rgms0, loop: rrij_1, to: threadIdx.y}"]
+    if v > 1:
+        s += ["  - split: {block: rgms0, loop: fo, factors: [null, %d]}" % v,
+              "  - split: {block: rgms0, loop: fi, factors: [null, %d]}" % v,
+              "  - reorder: {block: rgms0, loops: [rrij_0, rrij_1, fo_0, rrij_2, fi_0, fi_1, fo_1]}",
+              "  - bind: {block: rgms0, loop: fo_0, to: threadIdx.x}",
+              "stage3:",
+              "  - cache_write_runs: {block: rgms0, buffer: Y_data, loop: rrij_2, scope: local}",
+              "  - cache_read: {block: rgms0, buffer: X_data, loop: fi_1, scope: local}",
+              "  - cache_read: {block: rgms0, buffer: W_data, loop: fo_1, scope: local}",
+              "  - vectorize: {block: X_data_local, loop: ax0}",
+              "  - vectorize: {block: W_data_local, loop: ax0}",
+              "  - unroll: {block: rgms0, loop: fi_1}",
+              "  - unroll: {block: rgms0, loop: fo_1}"]
+    elif q == 1:
+        s += ["  - reorder: {block: rgms0, loops: [rrij_0, rrij_1, fo, rrij_2, fi]}",
+              "  - bind: {block: rgms0, loop: fo, to: threadIdx.x}",
+              "stage3:",
+              "  - cache_write_runs: {block: rgms0, buffer: Y_data, loop: rrij_2, scope: local}"]
+    else:
+        s += ["  - split: {block: rgms0, loop: fo, factors: [%d, null]}" % q,
+              "  - reorder: {block: rgms0, loops: [rrij_0, rrij_1, fo_1, rrij_2, fi, fo_0]}",
+              "  - bind: {block: rgms0, loop: fo_1, to: threadIdx.x}",
+              "  - unroll: {block: rgms0, loop: fo_0}",
+              "stage3:",
+              "  - cache_write_runs: {block: rgms0, buffer: Y_data, loop: rrij_2, scope: local}"]
+    # the copies of the row's elements (write-backs, zeroing) unrolled:
+    # the register cache indexed by literals (q = 1: one element, no
+    # loop); with vectors, a write-back of v consecutive elements is one
+    # vector atomic add (sm_90)
+    wb = "vectorize" if v > 1 else "unroll"
+    s += [] if v == 1 and q == 1 else [
+        "  - %s: {block: Y_data_local_run, loop: ax0}" % wb,
+        "  - unroll: {block: Y_data_local_zero, loop: ax0}",
+        "  - %s: {block: Y_data_local, loop: ax0}" % wb]
+    return "\n".join(s) + "\n"
+
+
+def rgms_runs_schedules(feat):
+    """The candidates of rgms_runs_schedule at fin = fout = feat: (name,
+    text), k = 2, 4 or 8 edges a thread, with q = 1, 2 or 4 output
+    features a lane (runs_fF_qQ_kK, feat / q a whole number of 4 to 32
+    lanes), or vectors of v = 4 (runs_fF_v4_kK, feat / 4 at most 32
+    lanes); 256 threads a thread block."""
+    out = []
+    for k in (2, 4, 8):
+        for q in (1, 2, 4):
+            if feat % q == 0 and 4 <= feat // q <= 32:
+                out.append(("runs_f%d_q%d_k%d" % (feat, q, k),
+                            rgms_runs_schedule(feat, q, k)))
+        if feat % 4 == 0 and 2 <= feat // 4 <= 32:
+            out.append(("runs_f%d_v4_k%d" % (feat, k),
+                        rgms_runs_schedule(feat, 0, k, v=4)))
+    return out
 
 
 def rgms_tc_schedule(feat, f16):
@@ -368,11 +452,18 @@ def pyg_layer(path, n, r, a, w, x, y_stir, reps=30):
 def cuda_core_candidates(feat, args):
     """The CUDA-core candidates at fin = fout = feat: (name, schedule
     text, program), the aggregated order's (--program) and the edge by
-    edge ones (--edge-program), those whose names match --candidates (a
+    edge ones (--edge-program, each also as NAME_o with overlapping
+    launches), those whose names match --candidates (a
     comma-separated list of shell patterns) when it is given."""
     import fnmatch
     out = [(n, t, args["program"]) for n, t in rgms_schedules(feat, args["schedule"])]
     out += [(n, t, args["edge_program"]) for n, t in rgms_edge_schedules(feat)]
+    out += [(n, t, args["edge_program"]) for n, t in rgms_runs_schedules(feat)]
+    # each edge by edge candidate also with its two launches overlapping
+    # (NAME_o: overlap_launches, docs/cuda.md): Y's zeroing and the edges'
+    # launch start-up run at once, the edges waiting for the zeroing
+    out += [(n + "_o", t + "overlap_launches: true\n", prog)
+            for n, t, prog in out if prog == args["edge_program"]]
     if args["candidates"]:
         pats = args["candidates"].split(",")
         out = [c for c in out if any(fnmatch.fnmatch(c[0], p) for p in pats)]
@@ -459,7 +550,7 @@ def main(argv):
             # the edge by edge program has no intermediate T; with COO
             # arrays it has the row and relation of every edge
             t_elems = 0 if best[3] == args["edge_program"] else flat_rows * feat
-            coo = 2 * len(a) if best[0].startswith("coo_") else 0
+            coo = 2 * len(a) if "coo: true" in best[2] else 0
             ext = 4 * ((r + 1) + 2 * flat_rows + 1 + 2 * len(a) +
                        t_elems + coo + n * feat)
             line = ("f=%d stir %s: %.4f ms (re-measured, %d runs), peak extra "

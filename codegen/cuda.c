@@ -446,6 +446,23 @@ bool cuda_launch_open(emitter *e, int li)
 	return !e->failed;
 }
 
+/* plan, li, src: for overlapping launches (stir_kernel_set_overlap_launches,
+ * sm_90 and later), at the start of launch li: let the next launch start
+ * (its blocks wait for this one's end themselves), and wait for the launch
+ * before to finish, its writes visible.  Nothing when the launches do not
+ * overlap. */
+static void emit_overlap(const stir_cuda_plan *plan, int li, cg_printer *src)
+{
+	if (!plan->overlap || plan->n_launches < 2)
+		return;
+	cg_put(src, "#if __CUDA_ARCH__ >= 900\n");
+	if (li + 1 < plan->n_launches)
+		cg_put(src, "  asm volatile(\"griddepcontrol.launch_dependents;\");\n");
+	if (li > 0)
+		cg_put(src, "  asm volatile(\"griddepcontrol.wait;\" ::: \"memory\");\n");
+	cg_put(src, "#endif\n");
+}
+
 /* e, li, src: emit launch li into src. */
 static void emit_launch(emitter *e, int li, cg_printer *src)
 {
@@ -485,6 +502,7 @@ static void emit_launch(emitter *e, int li, cg_printer *src)
 		cg_put(src, "\n");
 		emit_signature(e, L, src);
 		cg_put(src, "{\n");
+		emit_overlap(plan, li, src);
 		cg_append(src, &decls);
 		cg_append(src, &body);
 		cg_put(src, "}\n");

@@ -65,6 +65,9 @@ struct stir_cuda_plan {
 	/* > 0: every launch's __launch_bounds__ asks for this many thread
 	 * blocks per multiprocessor (stir_compile_options) */
 	int min_blocks_per_sm;
+	/* the launches overlap (stir_kernel_set_overlap_launches): each
+	 * after the first waits for the one before itself */
+	bool overlap;
 	unsigned flags;            /* the STIR_CUDA_* it was emitted with */
 };
 

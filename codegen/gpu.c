@@ -770,8 +770,13 @@ static int launch_all(stir_gpu_run *r, unsigned flags)
 		r->dims_valid = i == r->n - 1;
 	}
 	int first = -1, last = -1;  /* the launches that ran */
+	/* overlapping launches (stir_kernel_set_overlap_launches) are timed
+	 * as a whole: an event between two of them would keep the second
+	 * from starting during the first */
+	bool whole = timed && p->overlap;
 	for (int i = 0; i < r->n; i++) {
-		stir_launch_config cfg = { .stream = stream };
+		stir_launch_config cfg = { .stream = stream,
+			.overlap = p->overlap && first >= 0 };
 		if (empty[i])
 			continue;
 		memcpy(cfg.grid, &r->dims[6 * i], 3 * sizeof(*cfg.grid));
@@ -779,16 +784,21 @@ static int launch_all(stir_gpu_run *r, unsigned flags)
 		if ((flags & STIR_GPU_RUN_FLUSH_L2) && first < 0 &&
 		    stir_device_flush_l2(r->dev, stream) < 0)
 			return -1;
-		if (timed && stir_event_record(r->ev[2 * i], stream) < 0)
+		if (timed && (!whole || first < 0) &&
+		    stir_event_record(r->ev[2 * i], stream) < 0)
 			return -1;
 		if (stir_gpu_func_launch(r->funcs[i], &cfg, r->packs[i]) < 0)
 			return -1;
-		if (timed && stir_event_record(r->ev[2 * i + 1], stream) < 0)
+		if (timed && !whole && stir_event_record(r->ev[2 * i + 1],
+		    stream) < 0)
 			return -1;
 		if (first < 0)
 			first = i;
 		last = i;
 	}
+	if (whole && last >= 0 && stir_event_record(r->ev[2 * last + 1],
+	    stream) < 0)
+		return -1;
 	if (flags & STIR_GPU_RUN_ASYNC)
 		return 0;
 	if (stir_stream_synchronize(stream) < 0) {
@@ -801,7 +811,9 @@ static int launch_all(stir_gpu_run *r, unsigned flags)
 		return 0;
 	for (int i = 0; i < r->n; i++) {
 		float ms = 0;
-		if (!empty[i] && stir_event_elapsed_ms(r->ev[2 * i],
+		if (whole)
+			ms = -1;   /* overlapped: the run as a whole only */
+		else if (!empty[i] && stir_event_elapsed_ms(r->ev[2 * i],
 		    r->ev[2 * i + 1], &ms) < 0)
 			return -1;
 		r->launch_ms[i] = ms;
@@ -813,6 +825,8 @@ static int launch_all(stir_gpu_run *r, unsigned flags)
 		r->ev[2 * last + 1], &total) < 0)
 		return -1;
 	r->ms = total;
+	if (whole && first == last && first >= 0)
+		r->launch_ms[first] = total;
 	return 0;
 }
 

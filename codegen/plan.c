@@ -49,6 +49,7 @@ stir_cuda_plan *cuda_plan_alloc_bounded(const stir_kernel *k, unsigned flags,
 	}
 	p->k = k;
 	p->min_blocks_per_sm = min_blocks;
+	p->overlap = k->overlap_launches;
 	p->flags = flags;
 	if (cuda_emit(p, flags) < 0) {
 		stir_cuda_plan_free(p);

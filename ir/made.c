@@ -167,6 +167,8 @@ int stir_kernel_print_schedule(const stir_kernel *k, FILE *out)
 		"called\nkernel: %s\n", k->name, k->name);
 	if (k->min_blocks_per_sm > 0)
 		fprintf(out, "min_blocks_per_sm: %d\n", k->min_blocks_per_sm);
+	if (k->overlap_launches)
+		fprintf(out, "overlap_launches: true\n");
 	for (int sec = 0; sec < 4; sec++) {
 		bool head = false;
 		for (int i = 0; i < k->n_log; i++) {
@@ -217,6 +219,21 @@ int stir_kernel_set_min_blocks_per_sm(stir_kernel *k, int n)
 int stir_kernel_get_min_blocks_per_sm(const stir_kernel *k)
 {
 	return k ? k->min_blocks_per_sm : 0;
+}
+
+/* k, on: see schedule.h. */
+int stir_kernel_set_overlap_launches(stir_kernel *k, bool on)
+{
+	if (!k)
+		return -1;
+	k->overlap_launches = on;
+	return 0;
+}
+
+/* k: see schedule.h. */
+bool stir_kernel_get_overlap_launches(const stir_kernel *k)
+{
+	return k && k->overlap_launches;
 }
 
 /* k, kind: see schedule.h. */

@@ -58,6 +58,9 @@ struct stir_kernel {
 	char **log;            /* heap, each string heap */
 	int min_blocks_per_sm; /* the launch bound its CUDA asks for: 0, or
 	                          1 to 32 (stir_kernel_set_min_blocks_per_sm) */
+	bool overlap_launches; /* each launch after the first may start while
+	                          the one before runs, waiting for it itself
+	                          (stir_kernel_set_overlap_launches) */
 };
 
 struct stir_axis {

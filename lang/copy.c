@@ -189,6 +189,7 @@ stir_kernel *stir_kernel_copy(const stir_kernel *k, stir_module **owner)
 	stir_kernel *c = stir_kernel_at(&m->kernels, 0);
 	locs_kernel(k, c);
 	c->min_blocks_per_sm = k->min_blocks_per_sm;
+	c->overlap_launches = k->overlap_launches;
 	*owner = m;
 	return c;
 }

@@ -42,7 +42,28 @@ enum {
 	CU_STREAM_NON_BLOCKING_FLAG = 1,
 	CU_EVENT_DEFAULT_FLAG = 0,
 	CU_PROC_ADDRESS_LEGACY_STREAM = 1,
+	CU_LAUNCH_ATTR_PROGRAMMATIC_STREAM_SERIALIZATION = 6,
 };
+
+/* CUlaunchAttribute and CUlaunchConfig (cuLaunchKernelEx), laid out as
+ * cuda.h lays them out: an attribute is its id, padding to 8 bytes and a
+ * 64-byte union of values (programmatic stream serialization's is an int
+ * at its start). */
+typedef struct cu_launch_attr {
+	int id;
+	char pad[4];
+	union {
+		char bytes[64];
+		int i;
+	} value;
+} cu_launch_attr;
+typedef struct cu_launch_config {
+	unsigned int grid[3], block[3];
+	unsigned int shared;
+	cu_stream s;
+	cu_launch_attr *attrs;
+	unsigned int n_attrs;
+} cu_launch_config;
 
 /* The entry points: X(field, base name, versioned symbol, CUDA version of
  * the ABI declared, required, (parameters)).  The single source of truth
@@ -107,6 +128,9 @@ enum {
 		unsigned int gz, unsigned int bx, unsigned int by, \
 		unsigned int bz, unsigned int shared, cu_stream s, \
 		void **params, void **extra)) \
+	X(LaunchKernelEx, "cuLaunchKernelEx", "cuLaunchKernelEx", 12000, 0, \
+		(const cu_launch_config *cfg, cu_function f, void **params, \
+		void **extra)) \
 	X(EventCreate, "cuEventCreate", "cuEventCreate", 12000, 1, \
 		(cu_event *ev, unsigned int flags)) \
 	X(EventDestroy, "cuEventDestroy", "cuEventDestroy_v2", 12000, 1, \

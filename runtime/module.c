@@ -276,8 +276,18 @@ int stir_gpu_func_launch(stir_gpu_func *func, const stir_launch_config *cfg,
 		void **params = args ? stir_arg_pack_get_kernel_params(args) :
 			NULL;
 		stir_diag *e = NULL;
-		cu_result cr = stir_cu.LaunchKernel(func->f, d[0], d[1], d[2],
-			d[3], d[4], d[5], cfg->shared_bytes, s, params, NULL);
+		cu_result cr;
+		if (cfg->overlap && dev->cc_major >= 9 && stir_cu.LaunchKernelEx) {
+			cu_launch_attr at = {
+				.id = CU_LAUNCH_ATTR_PROGRAMMATIC_STREAM_SERIALIZATION };
+			at.value.i = 1;
+			cu_launch_config lc = { { d[0], d[1], d[2] },
+				{ d[3], d[4], d[5] }, cfg->shared_bytes, s, &at, 1 };
+			cr = stir_cu.LaunchKernelEx(&lc, func->f, params, NULL);
+		} else {
+			cr = stir_cu.LaunchKernel(func->f, d[0], d[1], d[2], d[3],
+				d[4], d[5], cfg->shared_bytes, s, params, NULL);
+		}
 		if (cr != CU_SUCCESS) {
 			e = stir_cu_error(dev->ctx, cr, "cuLaunchKernel");
 			stir_diag_add_note(e, stir_loc_none(), "launching '%s' "

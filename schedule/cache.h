@@ -62,6 +62,9 @@ typedef struct creq {
 	                            row of the copies */
 	bool accum;              /* the write accumulates */
 	bool over_init;          /* cache_write_over_init */
+	bool runs;               /* cache_write_runs: one gathered row, the
+	                            row L's own iteration picks, held while
+	                            consecutive iterations pick the same row */
 	const char *nest_name;   /* the block of the copy nest being built */
 	bool any_whole;          /* a dimension of the region is whole */
 	stir_expr *init_value;   /* over_init: the init nest's value */

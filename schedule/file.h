@@ -115,6 +115,8 @@ typedef enum sf_arg_id {
 		SF_A(BLOCK) | SF_A(BUFFER) | SF_A(LOOP) | SF_A(SCOPE), SF_A(PER)) \
 	X(CACHE_WRITE_OVER_INIT, "cache_write_over_init", SF_IN_LOOPS, \
 		SF_A(BLOCK) | SF_A(BUFFER) | SF_A(LOOP) | SF_A(SCOPE), SF_A(PER)) \
+	X(CACHE_WRITE_RUNS, "cache_write_runs", SF_IN(SF_STAGE3), \
+		SF_A(BLOCK) | SF_A(BUFFER) | SF_A(LOOP) | SF_A(SCOPE), 0) \
 	X(REVERSE_CACHE_READ, "reverse_cache_read", SF_IN_LOOPS, \
 		SF_A(BLOCK) | SF_A(BUFFER) | SF_A(LOOP) | SF_A(SCOPE), 0) \
 	X(REVERSE_CACHE_WRITE, "reverse_cache_write", SF_IN_LOOPS, \
@@ -204,6 +206,7 @@ struct stir_schedule {
 	const char *kernel;       /* the schedule's string */
 	stir_loc kernel_loc;      /* of the kernel's name */
 	int min_blocks_per_sm;    /* the top-level min_blocks_per_sm: 0 none */
+	bool overlap_launches;    /* the top-level overlap_launches */
 	int n_steps[SF_N_SECTIONS];
 	sf_step *steps[SF_N_SECTIONS]; /* owned, in file order */
 	int n_strings, cap_strings;

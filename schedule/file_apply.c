@@ -372,6 +372,8 @@ static int call_one(applier *a, const sf_step *st, const char *name,
 		return st->prim == SF_PRIM_CACHE_WRITE ? stir_cache_write(k, name, buf,
 			loop, scope) : stir_cache_write_over_init(k, name, buf, loop,
 			scope);
+	case SF_PRIM_CACHE_WRITE_RUNS:
+		return stir_cache_write_runs(k, name, buf, loop, scope);
 	case SF_PRIM_REVERSE_CACHE_READ:
 		return stir_reverse_cache_read(k, name, buf, loop, scope);
 	case SF_PRIM_REVERSE_CACHE_WRITE:
@@ -639,6 +641,8 @@ static int run(const stir_schedule *s, stir_kernel *k, stir_stage up_to,
 	stir_pipeline_free(p);
 	if (rc == 0 && s->min_blocks_per_sm)
 		k->min_blocks_per_sm = s->min_blocks_per_sm;
+	if (rc == 0 && s->overlap_launches)
+		k->overlap_launches = true;
 	return rc;
 }
 

@@ -642,7 +642,7 @@ static void read_section(reader *r, const yaml_node_t *n, sf_section sec)
 static void read_top(reader *r, const yaml_node_t *root)
 {
 	static const char *const keys[] = { "kernel", "format", "stage1",
-		"stage2", "stage3", "min_blocks_per_sm" };
+		"stage2", "stage3", "min_blocks_per_sm", "overlap_launches" };
 	char buf[100];
 	if (root->type != YAML_MAPPING_NODE) {
 		sf_fail(r, sf_node_loc(r, root), "a schedule file must be a mapping with "
@@ -650,8 +650,8 @@ static void read_top(reader *r, const yaml_node_t *root)
 			sf_describe(root, buf, sizeof(buf)));
 		return;
 	}
-	yaml_node_t *v[6];
-	sf_read_keys(r, root, "", "top-level key", keys, 6, 1, v);
+	yaml_node_t *v[7];
+	sf_read_keys(r, root, "", "top-level key", keys, 7, 1, v);
 	if (v[0]) {
 		r->s->kernel = sf_need_name(r, v[0], "", "kernel", "a kernel name");
 		r->s->kernel_loc = sf_node_loc(r, v[0]);
@@ -663,6 +663,13 @@ static void read_top(reader *r, const yaml_node_t *root)
 				"1 to 32, not %lld", (long long)mb);
 		else
 			r->s->min_blocks_per_sm = (int)mb;
+	}
+	if (v[6]) {
+		static const char *const bools[] = { "false", "true" };
+		int on = 0;
+		sf_read_enum(r, v[6], "'overlap_launches': ", "value", bools, 2,
+			&on);
+		r->s->overlap_launches = on == 1;
 	}
 	/* in the file's order, so that the diagnostics are in that order */
 	for (yaml_node_pair_t *p = root->data.mapping.pairs.start;

@@ -746,6 +746,45 @@ API res cuLaunchKernel(void *fp, unsigned gx, unsigned gy, unsigned gz,
 	return OK;
 }
 
+/* cuLaunchKernelEx's configuration (cuda.h's layout). */
+struct fake_launch_attr {
+	int id;
+	char pad[4];
+	union {
+		char bytes[64];
+		int i;
+	} value;
+};
+struct fake_launch_config {
+	unsigned grid[3], block[3], shared;
+	void *s;
+	struct fake_launch_attr *attrs;
+	unsigned n_attrs;
+};
+
+/* cfg, fp, params, extra: as cuLaunchKernel, with the shape in cfg;
+ * counts the launches whose attributes allow programmatic stream
+ * serialization (id 6), the only attribute it knows. */
+API res cuLaunchKernelEx(const struct fake_launch_config *cfg, void *fp,
+	void **params, void **extra)
+{
+	NEED_CTX();
+	if (!cfg || (cfg->n_attrs && !cfg->attrs))
+		return INVALID_VALUE;
+	int overlap = 0;
+	for (unsigned i = 0; i < cfg->n_attrs; i++) {
+		if (cfg->attrs[i].id != 6)
+			return INVALID_VALUE;
+		overlap |= cfg->attrs[i].value.i != 0;
+	}
+	res r = cuLaunchKernel(fp, cfg->grid[0], cfg->grid[1], cfg->grid[2],
+		cfg->block[0], cfg->block[1], cfg->block[2], cfg->shared, cfg->s,
+		params, extra);
+	if (r == OK && overlap)
+		stats.overlap_launches++;
+	return r;
+}
+
 /* h: an IEEE binary16 value; the float it stands for. */
 static float half_to_float(uint16_t h)
 {
@@ -859,6 +898,7 @@ static const struct entry {
 	{ "cuStreamDestroy", (void *)cuStreamDestroy_v2, 4000 },
 	{ "cuStreamSynchronize", (void *)cuStreamSynchronize, 2000 },
 	{ "cuLaunchKernel", (void *)cuLaunchKernel, 4000 },
+	{ "cuLaunchKernelEx", (void *)cuLaunchKernelEx, 11060 },
 	{ "cuEventCreate", (void *)cuEventCreate, 2000 },
 	{ "cuEventDestroy", (void *)cuEventDestroy_v2, 4000 },
 	{ "cuEventRecord", (void *)cuEventRecord, 2000 },

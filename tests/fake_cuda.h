@@ -24,6 +24,8 @@ typedef struct fake_cuda_stats {
 	int primary_retains;   /* cuDevicePrimaryCtxRetain calls (contexts
 	                          a process made or reused) */
 	int ctx_pushes;        /* cuCtxPushCurrent calls that pushed */
+	int overlap_launches;  /* cuLaunchKernelEx calls allowing programmatic
+	                          stream serialization (overlap) */
 } fake_cuda_stats;
 /* Besides the calls stir uses, the fake has cuCtxSetCurrent(ctx), which a
  * test calls (through dlsym) to make the primary context current as the

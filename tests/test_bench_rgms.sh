@@ -1,8 +1,10 @@
 #!/bin/sh
 # bench/bench_rgms.py's schedules (the example's and every generated
 # variant at fin = fout = 16: the aggregated order's on rgms_agg.stir, the
-# edge by edge ones, edge_* and coo_* (with COO arrays), on rgms_edge.stir,
-# and examples/rgms_coo.yaml) run on the interpreter and
+# edge by edge ones, edge_* and coo_* (with COO arrays) and runs_* (COO
+# arrays, several edges a thread, a row's run of edges summed in registers:
+# cache_write_runs), on rgms_edge.stir, and examples/rgms_coo.yaml and
+# examples/rgms_runs.yaml) run on the interpreter and
 # match stage I on a small relational graph; the benchmark's option errors
 # exit non-zero.
 set -u
@@ -17,12 +19,17 @@ python3 "$srcdir/bench/bench_rgms.py" --schedules-only "$tmp/s" --features 16 \
 n=0
 ne=0
 nc=0
+nr=0
 for s in "$tmp"/s/*.yaml; do
+	# NAME_o is NAME with overlapping launches: the same kernel (checked
+	# once below)
+	case $s in *_o.yaml) continue ;; esac
 	n=$((n + 1))
 	prog=rgms_agg
 	case $(basename "$s") in
 	edge_*) prog=rgms_edge; ne=$((ne + 1)) ;;
 	coo_*) prog=rgms_edge; nc=$((nc + 1)) ;;
+	runs_*) prog=rgms_edge; nr=$((nr + 1)) ;;
 	esac
 	if ! "$stirc" run "$srcdir/examples/$prog.stir" --schedule "$s" \
 	    --hetero A="$srcdir/tests/data/graphs/small.hetero" --size fin=16 \
@@ -33,13 +40,38 @@ done
 [ "$n" -ge 7 ] || { echo "FAIL: only $n schedules"; fail=1; }
 [ "$ne" -ge 3 ] || { echo "FAIL: only $ne edge by edge schedules"; fail=1; }
 [ "$nc" -ge 6 ] || { echo "FAIL: only $nc schedules with COO arrays"; fail=1; }
-# examples/rgms_coo.yaml (specialized to 32 features) on the small graph
+[ "$nr" -ge 9 ] || { echo "FAIL: only $nr schedules with runs of rows"; fail=1; }
+[ -f "$tmp/s/runs_f16_q2_k4_o.yaml" ] && grep -q "^overlap_launches: true" \
+	"$tmp/s/runs_f16_q2_k4_o.yaml" || { echo "FAIL: no runs_f16_q2_k4_o"; fail=1; }
 if ! "$stirc" run "$srcdir/examples/rgms_edge.stir" --schedule \
-    "$srcdir/examples/rgms_coo.yaml" --hetero \
-    A="$srcdir/tests/data/graphs/small.hetero" --random 2 --check \
-    > "$tmp/out" 2>&1; then
-	echo "FAIL: rgms_coo.yaml"; cat "$tmp/out"; fail=1
+    "$tmp/s/runs_f16_q2_k4_o.yaml" --hetero A="$srcdir/tests/data/graphs/small.hetero" \
+    --size fin=16 --size fout=16 --random 3 --check > "$tmp/out" 2>&1; then
+	echo "FAIL: runs_f16_q2_k4_o.yaml"; cat "$tmp/out"; fail=1
 fi
+# examples/rgms_coo.yaml and rgms_runs.yaml (specialized to 32 features)
+# on the small graph
+for ex in rgms_coo rgms_runs; do
+	if ! "$stirc" run "$srcdir/examples/rgms_edge.stir" --schedule \
+	    "$srcdir/examples/$ex.yaml" --hetero \
+	    A="$srcdir/tests/data/graphs/small.hetero" --random 2 --check \
+	    > "$tmp/out" 2>&1; then
+		echo "FAIL: $ex.yaml"; cat "$tmp/out"; fail=1
+	fi
+done
+# cache_write_runs refused, located in the schedule file: a shared cache
+# (the lanes' regions differ), the step in stage2 (it is a stage III one)
+sed 's/loop: rrij_2, scope: local}/loop: rrij_2, scope: shared}/' \
+	"$srcdir/examples/rgms_runs.yaml" > "$tmp/bad1.yaml"
+awk '/^stage3:/ { next } !/cache_read|vectorize|unroll/' \
+	"$srcdir/examples/rgms_runs.yaml" > "$tmp/bad2.yaml"
+for b in "bad1.yaml:[0-9]*:5: note: while applying cache_write_runs to block 'rgms0'" \
+    "bad2.yaml:[0-9]*:5: error: cache_write_runs cannot appear in stage2: it belongs in stage3"; do
+	f=${b%%:*}
+	if "$stirc" print "$srcdir/examples/rgms_edge.stir" --schedule "$tmp/$f" \
+	    > "$tmp/out" 2>&1 || ! grep -q "$b" "$tmp/out"; then
+		echo "FAIL: $f not refused as '$b'"; cat "$tmp/out"; fail=1
+	fi
+done
 # the two example schedules on the shared AIFB and MUTAG graphs, where the
 # checkout has them beside it (../shared/data), else on the first 4000
 # edges of AIFB

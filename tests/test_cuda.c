@@ -1768,6 +1768,57 @@ START_TEST(test_fake_hot_context)
 }
 END_TEST
 
+START_TEST(test_fake_overlap)
+{
+	/* twostep with overlapping launches: the second launched through
+	 * cuLaunchKernelEx allowing the overlap (the fake's device is
+	 * sm_90); its CUDA waits for the first (griddepcontrol); the run is
+	 * timed as a whole, by two events (one tick of the fake clock) */
+	prog p = load_prog("tests/cuda/twostep.stir");
+	ck_assert_int_eq(stir_kernel_set_overlap_launches(p.k, true), 0);
+	ck_assert(stir_kernel_get_overlap_launches(p.k));
+	/* the schedule log says so (a file that makes the same kernel) */
+	char *log = stir_kernel_schedule_to_str(p.k, NULL);
+	ck_assert_ptr_nonnull(log);
+	ck_assert_ptr_nonnull(strstr(log, "\noverlap_launches: true\n"));
+	free(log);
+	stir_device *dev = open_fake(p.ctx);
+	stir_gpu_kernel *gk = fake_kernel(&p);
+	const char *src = stir_cuda_plan_get_source(stir_gpu_kernel_get_plan(gk));
+	ck_assert_ptr_nonnull(strstr(src, "{\n#if __CUDA_ARCH__ >= 900\n"
+		"  asm volatile(\"griddepcontrol.launch_dependents;\");\n#endif\n"));
+	ck_assert_ptr_nonnull(strstr(src, "{\n#if __CUDA_ARCH__ >= 900\n"
+		"  asm volatile(\"griddepcontrol.wait;\" ::: \"memory\");\n#endif\n"));
+	stir_gpu_run *r = stir_gpu_run_alloc(gk, dev);
+	ck_assert_ptr_nonnull(r);
+	int launches = fake()->launches, overlaps = fake()->overlap_launches;
+	stir_bindings *b = stir_bindings_alloc();
+	bind_twostep(b, 100);
+	ck_assert_int_eq(stir_gpu_run_upload(r, b), 0);
+	ck_assert_int_eq(stir_gpu_run_launch(r, STIR_GPU_RUN_TIME), 0);
+	ck_assert_int_eq(fake()->launches, launches + 2);
+	ck_assert_int_eq(fake()->overlap_launches, overlaps + 1);
+	ck_assert(stir_gpu_run_get_ms(r) == 0.5);
+	ck_assert(stir_gpu_run_get_launch_ms(r, 0) < 0);
+	ck_assert(stir_gpu_run_get_launch_ms(r, 1) < 0);
+	ck_assert_int_eq(stir_gpu_run_download(r, b), 0);
+	stir_array *y = stir_bindings_get_array(b, "Y");
+	for (int i = 0; i < 100; i++)
+		ck_assert(stir_array_get_double(y, i) == 0.5 * i + 1);
+	/* without the flag: ordinary launches */
+	stir_bindings_free(b);
+	stir_gpu_run_free(r);
+	stir_gpu_kernel_free(gk);
+	stir_device_free(dev);
+	ck_assert_int_eq(stir_kernel_set_overlap_launches(p.k, false), 0);
+	stir_cuda_plan *plain = stir_cuda_plan_alloc(p.k, 0);
+	ck_assert_ptr_nonnull(plain);
+	ck_assert_ptr_null(strstr(stir_cuda_plan_get_source(plain), "griddep"));
+	stir_cuda_plan_free(plain);
+	free_prog(&p);
+}
+END_TEST
+
 START_TEST(test_fake_run)
 {
 	/* two launches through a buffer the kernel owns: T = 2 X, Y = T + 1
@@ -2140,6 +2191,7 @@ static Suite *cuda_suite(void)
 	tc = tcase_create("run");
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_fake_run);
+	tcase_add_test(tc, test_fake_overlap);
 	tcase_add_test(tc, test_fake_bind_device);
 	tcase_add_test(tc, test_fake_rebind_device);
 	tcase_add_test(tc, test_fake_hot_context);

@@ -395,6 +395,12 @@ static const struct {
 	/* the edges' rows and relations from COO arrays (sparse_fuse with
 	 * coo), float4 loads of X and W; COO SpMM likewise */
 	{ "rgms_edge", "examples/rgms_coo.yaml", "r=3,m=20,n=20" },
+	/* groups of 4 edges a thread, a row's run of edges summed in
+	 * registers (cache_write_runs) and written back by float4 atomics
+	 * (here their scalar form), the group's tail guard; overlapping
+	 * launches (nothing to emulate: the launches run in order) */
+	{ "rgms_edge", "examples/rgms_runs.yaml", "r=3,m=20,n=20" },
+	{ "rgms_edge", "examples/rgms_runs.yaml", "r=2,m=7,n=9" },
 	{ "csrmm", "tests/coo/csrmm_coo.yaml", "m=40,n=30,feat=24" },
 	{ "sddmm", "examples/sddmm.yaml", "m=30,n=30,feat=40" },
 	{ "sddmm", "examples/sddmm_fast.yaml", "m=30,n=40" },

@@ -43,7 +43,10 @@ static const bad_file bad[] = {
 	  "format, stage1, stage2 and stage3, not a list\n" },
 	{ "kernel: csrmm\nstages:\n  - unroll: {block: b, loop: i}\n",
 	  "2:1: error: unknown top-level key 'stages' (expected kernel, format, "
-	  "stage1, stage2, stage3 or min_blocks_per_sm)\n" },
+	  "stage1, stage2, stage3, min_blocks_per_sm or overlap_launches)\n" },
+	{ "kernel: csrmm\noverlap_launches: yes\n",
+	  "2:19: error: 'overlap_launches': unknown value 'yes' (expected false "
+	  "or true)\n" },
 	{ "kernel: csrmm\nmin_blocks_per_sm: 0\n",
 	  "2:20: error: 'min_blocks_per_sm' must be a positive integer, not "
 	  "'0'\n" },

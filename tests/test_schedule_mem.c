@@ -1,7 +1,7 @@
 /* Stage II/III schedules that move computation and data: compute_at,
  * reverse_compute_at, decompose_reduction, cache_read, cache_write,
- * cache_write_over_init, reverse_cache_read, reverse_cache_write,
- * horizontal_fuse.  Legal requests keep what the programs compute;
+ * cache_write_over_init, cache_write_runs, reverse_cache_read,
+ * reverse_cache_write, horizontal_fuse.  Legal requests keep what the programs compute;
  * refused ones give one exact diagnostic and leave the kernel unchanged;
  * some results are compared with their expected text. */
 #include "tests/testsched.h"
@@ -1210,6 +1210,124 @@ START_TEST(test_reverse_cache_text)
 }
 END_TEST
 
+/* ---- cache_write_runs ---- */
+
+/* RGMS edge by edge (examples/rgms_edge.stir) with 5 input and 6 output
+ * features, the edges one loop with COO arrays. */
+static const char *const rgms_runs_text =
+	"kernel rgms_edge(r: i32, m: i32, n: i32, nnz_i: i32, nnz_j: i32) {\n"
+	"  axis R = dense_fixed(r);\n"
+	"  axis I = sparse_variable(R, m, nnz_i);\n"
+	"  axis J = sparse_variable(I, n, nnz_j);\n"
+	"  axis Id = dense_fixed(m);\n"
+	"  axis Jd = dense_fixed(n);\n"
+	"  axis Fi = dense_fixed(5);\n"
+	"  axis Fo = dense_fixed(6);\n"
+	"  tensor A: f32[R, I, J];\n"
+	"  tensor W: f32[R, Fi, Fo];\n"
+	"  tensor X: f32[Jd, Fi];\n"
+	"  tensor Y: f32[Id, Fo];\n"
+	"  iter zero (i, fo) in [Id, Fo] \"SS\" { Y[i, fo] = 0.0; }\n"
+	"  iter rgms (rr, i, j, fo, fi) in [fuse(R, I, J, coo = true), Fo, Fi]"
+	" \"RSRSR\" {\n"
+	"    Y[i, fo] += A[rr, i, j] * X[j, fi] * W[rr, fi, fo];\n"
+	"  }\n"
+	"}\n";
+
+/* l: groups of 3 edges (the last one short), 2 of them in parallel
+ * (atomic), the output features split 2 x 3, each group's rows summed
+ * in registers over its edges (rrij_2), the copies unrolled. */
+static void runs_rgms(loaded *l)
+{
+	static const int64_t e[] = { 0, 2, 3 }, f[] = { 2, 0 };
+	static const char *const order[] = { "rrij_0", "rrij_1", "fo_1",
+		"rrij_2", "fi", "fo_0" };
+	SCHED_OK(*l, stir_set_atomic(l->k, "rgms0"));
+	SCHED_OK(*l, stir_split(l->k, "rgms0", "rrij", 3, e));
+	SCHED_OK(*l, stir_split(l->k, "rgms0", "fo", 2, f));
+	SCHED_OK(*l, stir_reorder(l->k, "rgms0", 6, order));
+	SCHED_OK(*l, stir_bind(l->k, "rgms0", "rrij_1", STIR_THREAD_X));
+	SCHED_OK(*l, stir_cache_write_runs(l->k, "rgms0", "Y_data", "rrij_2",
+		STIR_SCOPE_LOCAL));
+	SCHED_OK(*l, stir_unroll(l->k, "Y_data_local_run", "ax0"));
+	SCHED_OK(*l, stir_unroll(l->k, "Y_data_local", "ax0"));
+}
+
+START_TEST(test_runs_keeps)
+{
+	sched_check_keeps(NULL, rgms_runs_text, 3, runs_rgms, 1e-5, SEEDS);
+}
+END_TEST
+
+START_TEST(test_runs_made)
+{
+	loaded l = sched_load(NULL, rgms_runs_text);
+	sched_lower(&l, 3);
+	runs_rgms(&l);
+	char *s = stir_kernel_to_str(l.k);
+	/* the row held and the write-back when it changes */
+	ck_assert_ptr_nonnull(strstr(s, "buffer Y_data_local_row: i32[2] local;"));
+	ck_assert_ptr_nonnull(strstr(s, "block Y_data_local_run(v0: S = fo_1, "
+		"v1: S = ax0) atomic reads("));
+	ck_assert_ptr_nonnull(strstr(s, "if (Y_data_local_row[1] != 0 && "
+		"Y_data_local_row[0] != I_indices[J_pos_I[(rrij_0 * 2 + rrij_1) * 3 "
+		"+ rrij_2]]) {"));
+	ck_assert_ptr_nonnull(strstr(s, "Y_data[Y_data_local_row[0] * 6 + (v0 + "
+		"v1 * 3)] += Y_data_local[v1];"));
+	free(s);
+	/* the text reads back */
+	sched_unload(&l);
+	l = sched_load(NULL, rgms_runs_text);
+	sched_lower(&l, 3);
+	SCHED_OK(l, stir_cache_write_runs(l.k, "rgms0", "Y_data", "rrij",
+		STIR_SCOPE_LOCAL));
+	ck_assert_str_eq(stir_kernel_get_made(l.k, STIR_MADE_BUFFER, 1),
+		"Y_data_local_row");
+	ck_assert_str_eq(stir_kernel_get_made(l.k, STIR_MADE_INIT_BLOCK, 0),
+		"Y_data_local_init");
+	s = stir_kernel_to_str(l.k);
+	loaded r = sched_load(NULL, s);
+	char *t = stir_kernel_to_str(r.k);
+	ck_assert_str_eq(s, t);
+	free(t);
+	free(s);
+	sched_unload(&r);
+	sched_unload(&l);
+}
+END_TEST
+
+START_TEST(test_runs_refused)
+{
+	loaded l = sched_load(NULL, rgms_runs_text);
+	sched_lower(&l, 3);
+	static const int64_t e[] = { 0, 4 };
+	SCHED_OK(l, stir_set_atomic(l.k, "rgms0"));
+	SCHED_OK(l, stir_split(l.k, "rgms0", "rrij", 2, e));
+	SCHED_REFUSED(l, stir_cache_write_runs(l.k, "rgms0", "Y_data", "rrij_1",
+		STIR_SCOPE_SHARED),
+		"cache_write_runs: the cache of the runs of a row lives in "
+		"registers: scope local");
+	SCHED_REFUSED(l, stir_cache_write_runs(l.k, "rgms0", "Y_data", "fi",
+		STIR_SCOPE_LOCAL),
+		"cache_write_runs: block 'rgms0' does not add into a row of "
+		"'Y_data' that a load of loop 'fi' picks (the rest of the index "
+		"fixed or strided loops inside it)");
+	SCHED_REFUSED(l, stir_cache_write_runs(l.k, "rgms0", "Y_data", "rrij_0",
+		STIR_SCOPE_LOCAL),
+		"cache_write_runs: a local buffer needs a literal size, but the "
+		"region of 'Y_data' under loop 'rrij_0' has m * 6 elements");
+	SCHED_OK(l, stir_bind(l.k, "rgms0", "rrij_1", STIR_THREAD_X));
+	SCHED_REFUSED(l, stir_cache_write_runs(l.k, "rgms0", "Y_data", "rrij_1",
+		STIR_SCOPE_LOCAL),
+		"cache_write_runs: loop 'rrij_1' is not serial: the runs of a row "
+		"are the loop's iterations one after another");
+	SCHED_REFUSED(l, stir_cache_write_runs(l.k, "rgms0", "Z", "rrij_1",
+		STIR_SCOPE_LOCAL),
+		"cache_write_runs: kernel 'rgms_edge' has no buffer 'Z'");
+	sched_unload(&l);
+}
+END_TEST
+
 START_TEST(test_reverse_cache_refused)
 {
 	loaded l = sched_load("examples/csrmm.stir", NULL);
@@ -1399,6 +1517,9 @@ int main(void)
 	tcase_add_test(ta, test_reverse_cache_keeps);
 	tcase_add_test(ta, test_reverse_cache_text);
 	tcase_add_test(ta, test_reverse_cache_refused);
+	tcase_add_test(ta, test_runs_keeps);
+	tcase_add_test(ta, test_runs_made);
+	tcase_add_test(ta, test_runs_refused);
 	suite_add_tcase(s, ta);
 	TCase *th = tcase_create("hfuse");
 	tcase_set_timeout(th, 60);

@@ -292,7 +292,8 @@ STIR_EXPORT int stir_gpu_run_launch(__stir_keep stir_gpu_run *r,
 	unsigned flags);
 /* Milliseconds of the last timed stir_gpu_run_launch: the whole run
  * (first launch's start to last launch's end), or launch i alone; -1 when
- * it was not timed. */
+ * it was not timed, and for launch i of overlapping launches
+ * (stir_kernel_set_overlap_launches), which are timed as a whole. */
 STIR_EXPORT double stir_gpu_run_get_ms(__stir_keep const stir_gpu_run *r);
 STIR_EXPORT double stir_gpu_run_get_launch_ms(
 	__stir_keep const stir_gpu_run *r, int i);

@@ -327,6 +327,13 @@ typedef struct stir_launch_config {
 	unsigned shared_bytes;
 	/* Borrowed; NULL: the default stream. */
 	stir_stream *stream;
+	/* Nonzero: the launch may start while the kernel before it on its
+	 * stream still runs (programmatic dependent launch, sm_90 and later,
+	 * through cuLaunchKernelEx): the function must wait for that kernel
+	 * itself (griddepcontrol.wait, as stir_kernel_set_overlap_launches
+	 * emits it) before it touches what that kernel writes.  Ignored
+	 * (an ordinary launch) where the device or the driver lacks it. */
+	int overlap;
 } stir_launch_config;
 
 /* Launch "func" asynchronously.  Before anything is queued: the pack must

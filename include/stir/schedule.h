@@ -98,6 +98,22 @@ STIR_EXPORT int stir_kernel_set_min_blocks_per_sm(__stir_keep stir_kernel *k,
 	int n);
 STIR_EXPORT int stir_kernel_get_min_blocks_per_sm(
 	__stir_keep const stir_kernel *k);
+/* Whether each launch of kernel k's CUDA after the first may start while
+ * the launch before it still runs (programmatic dependent launch, sm_90
+ * and later): the emitted function of such a launch waits for the one
+ * before at its very start (griddepcontrol.wait: everything the launch
+ * before wrote is then visible), and each launch but the last lets the
+ * next one start at its own start (griddepcontrol.launch_dependents), so
+ * that the next launch's start-up overlaps this one's run.  What the
+ * kernel computes is unchanged; a device or driver without it runs the
+ * launches one after the other as before.  stir_gpu_run then times such
+ * a run as a whole (no events between its launches).  A schedule file's
+ * top-level "overlap_launches: true" sets it, and
+ * stir_kernel_print_schedule prints it.  0, or -1 when k is NULL. */
+STIR_EXPORT int stir_kernel_set_overlap_launches(__stir_keep stir_kernel *k,
+	bool on);
+STIR_EXPORT bool stir_kernel_get_overlap_launches(
+	__stir_keep const stir_kernel *k);
 
 /* ---- loops ---- */
 
@@ -268,6 +284,25 @@ STIR_EXPORT int stir_cache_read_per(__stir_keep stir_kernel *k,
 STIR_EXPORT int stir_cache_write_per(__stir_keep stir_kernel *k,
 	const char *block, const char *buffer, const char *loop,
 	stir_scope scope, bool over_init, const char *per);
+/* cache_write of a block that adds into rows of a flat "buffer" that a
+ * load picks with serial loop "loop"'s own variable (the row of an edge:
+ * Y[I_indices[J_pos_I[e]] * F + f] += ..): the cache (scope local) holds
+ * one row's elements (a strided region of loops inside "loop") while
+ * consecutive iterations pick that row, and adds them into it when the
+ * row changes and after the loop, so that a run of terms of one row costs
+ * one write-back (atomic when the block's stores were) instead of one per
+ * iteration.  Right for any order of the rows; worth it where they come
+ * sorted.  Requires, besides cache_write's conditions: the block's only
+ * access of "buffer" += or -= at that row; "loop" serial (or unrolled);
+ * no condition inside the block.  Stage III (flat buffers).  Made: the
+ * cache and BUFFER_local_row (the row held, and whether one is), as
+ * buffers; the write-back after the loop (from "block"), the block that
+ * holds no row before it (as an init block), and the blocks at the start
+ * of each iteration that write back and zero the elements of a row left
+ * (..._run) and hold the new row (..._row). */
+STIR_EXPORT int stir_cache_write_runs(__stir_keep stir_kernel *k,
+	const char *block, const char *buffer, const char *loop,
+	stir_scope scope);
 /* The gathering variants (SparseTIR's reverse cache read/write): the rows
  * the block reads (writes) at scattered coordinates -- an index that is a
  * load -- are copied into a dense tile indexed by the loop's iteration, and
