@@ -14,10 +14,6 @@
 #include "codegen/cuda_internal.h"
 #include "ir/visit.h"
 
-/* The lanes a tensorized nest runs on: threadIdx.x's extent. */
-const stir_expr cuda_mma_lanes = { .kind = STIR_EXPR_INT, .dtype = STIR_I32,
-	.u.i = 32 };
-
 /* xs, n, v: does one of the n expressions xs name v? */
 static bool named_by(const stir_expr *const *xs, int n, const stir_var *v)
 {
@@ -605,9 +601,7 @@ static stir_visit_step scan_nest(stir_stmt *s, void *user)
 		else if (ops[i]->buf)
 			sc->other[ops[i]->buf->index] = true;
 	}
-	/* the first nest's intrinsic: cuda_check_mma refuses another */
-	if (m.frag && !e->frag[m.frag->index])
-		e->frag[m.frag->index] = in;
+	/* (the fragment buffers: gpu_frag_scan) */
 	return STIR_VISIT_SKIP;
 }
 

@@ -25,18 +25,17 @@ static void emit_barrier(emitter *e)
 
 /* What names_var looks for. */
 typedef struct name_find {
-	const emitter *e;          /* the emitter (hoisted reads) */
+	const emitter *e;          /* the emitter */
 	const stir_var *v;         /* the variable */
 } name_find;
 
-/* slot, user: expr_pre of names_var: stop at the name_find's variable;
- * a search or warp-buffer read held in a constant names nothing. */
+/* slot, user: expr_pre of names_var: stop at the name_find's variable
+ * (a warp-buffer read the pass hoist_warp_reads moved is a hoisted let's
+ * variable by now). */
 static stir_visit_step find_name(stir_expr **slot, void *user)
 {
 	const name_find *f = user;
 	const stir_expr *x = *slot;
-	if (x->kind == STIR_EXPR_LOAD && cuda_is_hoisted(f->e, x))
-		return STIR_VISIT_SKIP;
 	return x->kind == STIR_EXPR_VAR && x->u.var == f->v ?
 		STIR_VISIT_STOP : STIR_VISIT_GO;
 }
