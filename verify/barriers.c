@@ -5,7 +5,7 @@
  * prints them (as __syncthreads()) and the places show in stage III text.
  *
  * The verifier's walk (verify/verify_walk.c) records every load and
- * store with the thread context it runs in (cuda_record) into summaries of
+ * store with the thread context it runs in (gpu_record) into summaries of
  * the code around it; within a statement list, cuda_needs_barrier compares
  * what a statement accesses with what ran since the last barrier.  Walking
  * with GPU_WALK_PLACE, cuda_need_barrier records the place; the pass then
