@@ -137,13 +137,6 @@ void cuda_record(emitter *e, const ectx *ctx, const stir_buffer *buf,
 
 /* ---- cuda_stmt.c ---- */
 
-/* e, x, v: does x, as printed, name v (block variables not resolved; a
- * search or warp-buffer read held in a constant names nothing)? */
-bool cuda_names_var(const emitter *e, const stir_expr *x, const stir_var *v);
-/* e, list, v: does a statement of list name variable v (as
- * cuda_names_var)? */
-bool cuda_list_names_var(const emitter *e, const stir_ptr_vec *list,
-	const stir_var *v);
 
 /* e, dims: print "threadIdx.x == 0 && ..." for the indices dims. */
 void cuda_put_index_zero(emitter *e, unsigned dims);

@@ -330,6 +330,15 @@ void cuda_walk_launch(gpu_walk *e, int li);
  * where ctx runs (block variables marked in e->resolve as their
  * bindings; warp-buffer reads held in constants skipped). */
 void cuda_walk_expr(gpu_walk *e, const ectx *ctx, const stir_expr *x);
+/* e, x, v: does x, as the emitter prints it, name variable v (block
+ * variables not resolved; a warp-buffer read the walk e holds in a
+ * constant names nothing; e NULL: the emitter's, which holds none)? */
+bool gpu_names_var(const gpu_walk *e, const stir_expr *x,
+	const stir_var *v);
+/* e, list, v: does a statement of list name variable v (as
+ * gpu_names_var)? */
+bool gpu_list_names_var(const gpu_walk *e, const stir_ptr_vec *list,
+	const stir_var *v);
 /* k, places, hoists: the walk of cuda_place_barriers, appending also to
  * hoists the warp-buffer reads that may be computed before their loops
  * (stir_kernel_hoist_warp_reads).  0 or -1. */

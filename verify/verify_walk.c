@@ -199,27 +199,26 @@ static void walk_bound_loop(gpu_walk *e, const stir_stmt *s, const ectx *ctx)
 	cuda_free_reds(reds);
 }
 
-/* What names_var looks for. */
+/* What gpu_names_var looks for. */
 typedef struct name_find {
-	const gpu_walk *e;         /* the walk (hoisted reads) */
+	const gpu_walk *e;         /* the walk (hoisted reads), or NULL */
 	const stir_var *v;         /* the variable */
 } name_find;
 
-/* slot, user: expr_pre of names_var: stop at the name_find's variable;
- * a warp-buffer read held in a constant names nothing. */
+/* slot, user: expr_pre of gpu_names_var: stop at the name_find's
+ * variable; a warp-buffer read held in a constant names nothing. */
 static stir_visit_step find_name(stir_expr **slot, void *user)
 {
 	const name_find *f = user;
 	const stir_expr *x = *slot;
-	if (x->kind == STIR_EXPR_LOAD && gpu_is_hoisted(f->e, x))
+	if (x->kind == STIR_EXPR_LOAD && f->e && gpu_is_hoisted(f->e, x))
 		return STIR_VISIT_SKIP;
 	return x->kind == STIR_EXPR_VAR && x->u.var == f->v ?
 		STIR_VISIT_STOP : STIR_VISIT_GO;
 }
 
-/* e, x, v: does x, as the emitter prints it, name v (block variables
- * not resolved; a warp-buffer read held in a constant names nothing)? */
-static bool names_var(const gpu_walk *e, const stir_expr *x,
+/* e, x, v: see verify/gpu.h. */
+bool gpu_names_var(const gpu_walk *e, const stir_expr *x,
 	const stir_var *v)
 {
 	name_find f = { .e = e, .v = v };
@@ -228,9 +227,8 @@ static bool names_var(const gpu_walk *e, const stir_expr *x,
 	return stir_visit_expr(&w, &root);
 }
 
-/* e, list, v: does a statement of list name variable v (as
- * names_var)? */
-static bool list_names_var(const gpu_walk *e, const stir_ptr_vec *list,
+/* e, list, v: see verify/gpu.h. */
+bool gpu_list_names_var(const gpu_walk *e, const stir_ptr_vec *list,
 	const stir_var *v)
 {
 	name_find f = { .e = e, .v = v };
@@ -338,8 +336,8 @@ static void walk_block(gpu_walk *e, const stir_stmt *s, const ectx *ctx)
 		STIR_BLOCK_CROSS_THREAD) ? stir_stmt_at(&s->u.block.body, 0) : NULL;
 	for (int i = 0; i < s->u.block.n_vars; i++) {
 		const stir_var *v = s->u.block.vars[i];
-		if (red_store ? names_var(e, red_store->u.store.value, v) :
-		    list_names_var(e, &s->u.block.body, v))
+		if (red_store ? gpu_names_var(e, red_store->u.store.value, v) :
+		    gpu_list_names_var(e, &s->u.block.body, v))
 			cuda_walk_expr(e, ctx, s->u.block.bindings[i]);
 	}
 	ectx c = *ctx;
