@@ -450,12 +450,21 @@ typedef void (*gpu_form_fn)(const stir_stmt *form, void *user);
  * called). */
 int gpu_scalar_form(const stir_kernel *k, const stir_stmt *s,
 	gpu_form_fn fn, void *user);
+/* s, m: the match of tensorized loop s against its intrinsic's
+ * description (stir_tensorize_match) in *m; false when it has none
+ * (cuda_check_mma refuses it). */
+bool gpu_mma_match(const stir_stmt *s, stir_mma_match *m);
 /* s, frag: note in frag (by buffer index) the intrinsic of the first
  * tensorized nest in s that accumulates in each fragment buffer. */
 void gpu_frag_scan(const stir_stmt *s, const stir_intrinsic **frag);
 
 /* ---- mma.c: the accesses of tensorized nests ---- */
 
+/* m, printed: the indices the emitter prints at the top of matched nest
+ * m (C's or a fragment's, A's and B's; the bindings of the block
+ * variables they name are declared first) into printed[4]; returns how
+ * many. */
+int gpu_mma_top_indices(const stir_mma_match *m, const stir_expr **printed);
 /* e, s, ctx: record the accesses of tensorized loop s (its nest matches
  * its intrinsic: cuda_check_mma) where ctx runs, in the order the
  * emitter makes them (codegen/cuda_mma.c). */

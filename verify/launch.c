@@ -316,6 +316,15 @@ int gpu_scalar_form(const stir_kernel *k, const stir_stmt *s,
 	return 0;
 }
 
+/* s, m: see verify/gpu.h. */
+bool gpu_mma_match(const stir_stmt *s, stir_mma_match *m)
+{
+	const stir_intrinsic *in = stir_intrinsic_find(s->u.for_.intrinsic);
+	char why[400];
+	stir_loc where = s->loc;
+	return in && stir_tensorize_match(s, in, m, why, sizeof(why), &where);
+}
+
 /* s, user: stmt_pre of gpu_frag_scan (user: the frag array): note the
  * intrinsic of the first tensorized nest that accumulates in each
  * fragment buffer. */
@@ -324,15 +333,12 @@ static stir_visit_step frag_nest(stir_stmt *s, void *user)
 	const stir_intrinsic **frag = user;
 	if (s->kind != STIR_STMT_FOR || s->u.for_.kind != STIR_LOOP_TENSORIZE)
 		return STIR_VISIT_GO;
-	const stir_intrinsic *in = stir_intrinsic_find(s->u.for_.intrinsic);
 	stir_mma_match m;
-	char why[400];
-	stir_loc where;
-	if (!in || !stir_tensorize_match(s, in, &m, why, sizeof(why), &where))
+	if (!gpu_mma_match(s, &m))
 		return STIR_VISIT_SKIP;
 	/* the first nest's intrinsic: cuda_check_mma refuses another */
 	if (m.form != STIR_MMA_FORM_COPY && m.frag && !frag[m.frag->index])
-		frag[m.frag->index] = in;
+		frag[m.frag->index] = m.in;
 	return STIR_VISIT_SKIP;
 }
 

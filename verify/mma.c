@@ -86,10 +86,8 @@ static void walk_elem_restore(gpu_walk *e, const ectx *ctx,
 	cuda_walk_expr(e, ctx, m->guard);
 }
 
-/* m, printed: the indices printed at the top of the nest (C's or a
- * fragment's, A's and B's, as cuda_emit_mma chooses them) into
- * printed[4]; returns how many. */
-static int top_indices(const stir_mma_match *m, const stir_expr **printed)
+/* m, printed: see verify/gpu.h. */
+int gpu_mma_top_indices(const stir_mma_match *m, const stir_expr **printed)
 {
 	int n = 0;
 	if (m->frag && m->frag_tiles > 1)
@@ -114,19 +112,16 @@ static int top_indices(const stir_mma_match *m, const stir_expr **printed)
 /* e, s, ctx: see verify/gpu.h. */
 void gpu_walk_mma(gpu_walk *e, const stir_stmt *s, const ectx *ctx)
 {
-	const stir_intrinsic *in = stir_intrinsic_find(s->u.for_.intrinsic);
 	stir_mma_match m;
-	char why[400];
-	stir_loc where = s->loc;
 	/* cuda_check_mma matched it first */
-	if (!in || !stir_tensorize_match(s, in, &m, why, sizeof(why), &where)) {
+	if (!gpu_mma_match(s, &m)) {
 		e->failed = true;
 		return;
 	}
 	ectx c = *ctx;
 	c.bound[STIR_THREAD_X] = s;
 	const stir_expr *printed[4];
-	int n_printed = top_indices(&m, printed);
+	int n_printed = gpu_mma_top_indices(&m, printed);
 	walk_bindings(e, &c, &m, printed, n_printed);
 	stir_loc loc = m.store->loc;
 	bool elem_store = m.form == STIR_MMA_FORM_STORE &&
