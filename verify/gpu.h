@@ -232,7 +232,7 @@ typedef struct gpu_walk {
 bool cuda_literal_value(stir_ctx *ctx, const stir_kernel *k,
 	const stir_expr *x, int64_t *v);
 /* x: whether x holds only literals and parameters (an extent a launch
- * can be sized by). */
+ * can be sized by: a size expression, stir_size_offender). */
 bool cuda_expr_is_size(const stir_expr *x);
 /* The word for a scope in diagnostics ("shared", ...). */
 const char *cuda_scope_word(stir_scope s);

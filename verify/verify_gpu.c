@@ -62,34 +62,10 @@ const char *cuda_loc_str(stir_loc loc, char *buf, size_t size)
 	return buf;
 }
 
-/* slot, user: expr_pre of cuda_expr_is_size: stop at an expression that
- * is not a literal integer, a parameter or an operation on those. */
-static stir_visit_step not_size(stir_expr **slot, void *user)
-{
-	const stir_expr *x = *slot;
-	(void)user;
-	switch (x->kind) {
-	case STIR_EXPR_INT:
-	case STIR_EXPR_UNARY:
-	case STIR_EXPR_BINARY:
-	case STIR_EXPR_CALL:
-	case STIR_EXPR_CAST:
-	case STIR_EXPR_SELECT:
-		return STIR_VISIT_GO;
-	case STIR_EXPR_VAR:
-		return x->u.var->kind == STIR_VAR_PARAM ? STIR_VISIT_GO :
-			STIR_VISIT_STOP;
-	default:
-		return STIR_VISIT_STOP;
-	}
-}
-
 /* x: see verify/gpu.h. */
 bool cuda_expr_is_size(const stir_expr *x)
 {
-	stir_visitor v = { .expr_pre = not_size };
-	stir_expr *root = (stir_expr *)x;
-	return !stir_visit_expr(&v, &root);
+	return !stir_size_offender(x, NULL);
 }
 
 /* slot, user: expr_pre of has_var: stop at a variable; loads and
