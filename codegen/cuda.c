@@ -47,7 +47,8 @@ void cuda_error(emitter *e, stir_loc loc, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	cuda_vreport(e->k, e->launch ? e->launch->stmt : NULL, loc, fmt, ap);
+	cuda_vreport(e->k, e->launch ? e->launch->shape.stmt : NULL, loc, fmt,
+		ap);
 	va_end(ap);
 	e->failed = true;
 }
@@ -60,15 +61,28 @@ void cuda_oom(emitter *e)
 	e->failed = true;
 }
 
-/* e, ctx: the indices used by the launch that nothing binds or guards
- * here: code runs along them redundantly. */
+/* e, ctx: see cuda_internal.h. */
 unsigned cuda_unbound(const emitter *e, const ectx *ctx)
 {
-	unsigned b = 0;
-	for (int d = 0; d < N_DIMS; d++)
-		if (ctx->bound[d])
-			b |= DIM_BIT(d);
-	return e->launch->used & ~b & ~ctx->single;
+	return gpu_unbound(&e->launch->shape, ctx);
+}
+
+/* e, ctx, buf, idx, write, atomic, loc: see cuda_internal.h. */
+void cuda_record(emitter *e, const ectx *ctx, const stir_buffer *buf,
+	const stir_expr *idx, bool write, bool atomic, stir_loc loc)
+{
+	(void)ctx;
+	(void)write;
+	(void)atomic;
+	(void)loc;
+	if (!idx)
+		return;
+	stir_dtype t = idx->dtype;
+	int64_t max = t == STIR_I8 ? INT8_MAX : t == STIR_I32 ? INT32_MAX :
+		INT64_MAX;
+	int64_t *m = &e->plan->max_elems[buf->index];
+	if (max < *m)
+		*m = max;
 }
 
 /* s: the location of s, or of the first statement inside it that has one
@@ -79,90 +93,6 @@ static stir_loc first_loc(const stir_stmt *s)
 }
 
 /* ---- launches ----------------------------------------------------------- */
-
-/* e, L, x, d, dedupe: add extent x to index d of launch L. */
-static void add_extent(emitter *e, cuda_launch *L, int d, const stir_expr *x,
-	bool dedupe)
-{
-	for (int i = 0; dedupe && i < L->n_ext[d]; i++)
-		if (cuda_expr_equal(&e->facts, L->ext[d][i], x))
-			return;
-	const stir_expr **n = realloc(L->ext[d],
-		((size_t)L->n_ext[d] + 1) * sizeof(*n));
-	if (!n) {
-		cuda_oom(e);
-		return;
-	}
-	n[L->n_ext[d]++] = x;
-	L->ext[d] = n;
-	L->used |= DIM_BIT(d);
-}
-
-/* What scan_launch collects into. */
-typedef struct launch_scan {
-	emitter *e;                /* the emitter (diagnostics) */
-	cuda_launch *L;            /* the launch */
-} launch_scan;
-
-/* s, user: stmt_pre of scan_launch: add the extent of a loop bound to a
- * thread index to the launch_scan's launch. */
-static stir_visit_step scan_bound(stir_stmt *s, void *user)
-{
-	launch_scan *ls = user;
-	if (s->kind == STIR_STMT_FOR && s->u.for_.kind == STIR_LOOP_BIND)
-		add_extent(ls->e, ls->L, s->u.for_.thread, s->u.for_.extent,
-			true);
-	/* a tensorized nest runs on the 32 lanes of threadIdx.x */
-	if (s->kind == STIR_STMT_FOR && s->u.for_.kind == STIR_LOOP_TENSORIZE)
-		add_extent(ls->e, ls->L, STIR_THREAD_X, &cuda_mma_lanes, true);
-	return ls->e->failed ? STIR_VISIT_STOP : STIR_VISIT_GO;
-}
-
-/* e, L, s, list: collect the extents of the loops bound to thread indices
- * in s (or, s NULL, in list); the bindings are legal
- * (cuda_verify_structure). */
-static void scan_launch(emitter *e, cuda_launch *L, const stir_stmt *s,
-	const stir_ptr_vec *list)
-{
-	launch_scan ls = { .e = e, .L = L };
-	stir_visitor v = { .stmt_pre = scan_bound, .user = &ls };
-	if (s)
-		stir_visit_stmt(&v, (stir_stmt *)s);
-	else
-		stir_visit_list(&v, (stir_ptr_vec *)list);
-}
-
-/* e, L, h: the nests of horizontal block h: each a loop bound to
- * blockIdx.x with nothing else bound to blockIdx (cuda_verify_structure
- * checked). */
-static void scan_horizontal(emitter *e, cuda_launch *L, const stir_stmt *h)
-{
-	L->horizontal = true;
-	for (int i = 0; i < h->u.block.body.n && !e->failed; i++) {
-		const stir_stmt *n = stir_stmt_at(&h->u.block.body, i);
-		add_extent(e, L, STIR_BLOCK_X, n->u.for_.extent, false);
-		scan_launch(e, L, NULL, &n->u.for_.body);
-	}
-}
-
-/* L: the literal block size, or -1 per index (see cuda_launch). */
-static void literal_block(cuda_launch *L)
-{
-	for (int i = 0; i < 3; i++) {
-		int d = STIR_THREAD_X + i;
-		int64_t m = 1;
-		for (int j = 0; j < L->n_ext[d]; j++) {
-			const stir_expr *x = L->ext[d][j];
-			if (x->kind != STIR_EXPR_INT) {
-				m = -1;
-				break;
-			}
-			if (x->u.i > m)
-				m = x->u.i;
-		}
-		L->lit_block[i] = m;
-	}
-}
 
 /* e, li: the register and shared arrays of launch li, declared at
  * the top of its function.  Shared memory starts zeroed, as the
@@ -293,19 +223,19 @@ static void put_dim(emitter *e, const cuda_launch *L, int d)
 {
 	ectx none = { 0 };
 	cg_printer *p = e->out;
-	if (L->n_ext[d] == 0) {
+	if (L->shape.n_ext[d] == 0) {
 		cg_put(p, "1");
 		return;
 	}
-	bool sum = L->horizontal && d == STIR_BLOCK_X;
-	if (L->n_ext[d] > 1)
+	bool sum = L->shape.horizontal && d == STIR_BLOCK_X;
+	if (L->shape.n_ext[d] > 1)
 		cg_put(p, sum ? "" : "max(");
-	for (int i = 0; i < L->n_ext[d]; i++) {
+	for (int i = 0; i < L->shape.n_ext[d]; i++) {
 		if (i)
 			cg_put(p, sum ? " + " : ", ");
-		cuda_expr(e, &none, L->ext[d][i], sum ? P_ADD + 1 : P_COND);
+		cuda_expr(e, &none, L->shape.ext[d][i], sum ? P_ADD + 1 : P_COND);
 	}
-	if (L->n_ext[d] > 1 && !sum)
+	if (L->shape.n_ext[d] > 1 && !sum)
 		cg_put(p, ")");
 }
 
@@ -369,7 +299,7 @@ static int make_args(emitter *e, cuda_launch *L)
 static void emit_signature(emitter *e, const cuda_launch *L, cg_printer *out)
 {
 	cg_put(out, "extern \"C\" __global__ void ");
-	const int64_t *lb = L->lit_block;
+	const int64_t *lb = L->shape.lit_block;
 	if (lb[0] > 0 && lb[1] > 0 && lb[2] > 0 && lb[0] * lb[1] * lb[2] <= 1024) {
 		cg_putf(out, "__launch_bounds__(%" PRId64, lb[0] * lb[1] * lb[2]);
 		if (e->plan->min_blocks_per_sm > 0)
@@ -425,24 +355,19 @@ bool cuda_launch_open(emitter *e, int li)
 	cuda_launch *L = &e->plan->launches[li];
 	const stir_kernel *k = e->k;
 	e->launch = L;
-	if (L->stmt->kind == STIR_STMT_BLOCK &&
-	    (L->stmt->u.block.flags & STIR_BLOCK_HORIZONTAL))
-		scan_horizontal(e, L, L->stmt);
-	else
-		scan_launch(e, L, L->stmt, NULL);
-	if (e->failed)
+	if (gpu_launch_scan(&L->shape, &e->facts) < 0) {
+		cuda_oom(e);
 		return false;
-	literal_block(L);
+	}
 	memset(e->buf_used, 0, (size_t)k->buffers.n + 1);
 	memset(e->buf_written, 0, (size_t)k->buffers.n + 1);
 	memset(e->warp_lanes, 0, ((size_t)k->buffers.n + 1) *
 		sizeof(*e->warp_lanes));
-	if (e->walk)
-		e->walk->local_writes.n = 0;
 	memset(e->frag, 0, ((size_t)k->buffers.n + 1) * sizeof(*e->frag));
 	memset(e->ldsm, 0, ((size_t)k->buffers.n + 1) * sizeof(*e->ldsm));
 	memset(e->swz, 0, ((size_t)k->buffers.n + 1) * sizeof(*e->swz));
-	cuda_mma_scan(e, L->stmt);
+	gpu_frag_scan(L->shape.stmt, e->frag);
+	cuda_mma_scan(e, L->shape.stmt);
 	return !e->failed;
 }
 
@@ -477,11 +402,11 @@ static void emit_launch(emitter *e, int li, cg_printer *src)
 	cg_printer_init(&body, 1);
 	e->out = &body;
 	ectx ctx = { 0 };
-	emit_top_lets(e, L->stmt);
-	if (L->horizontal) {
-		emit_horizontal(e, L->stmt, &ctx);
+	emit_top_lets(e, L->shape.stmt);
+	if (L->shape.horizontal) {
+		emit_horizontal(e, L->shape.stmt, &ctx);
 	} else {
-		stir_ptr_vec one = { 1, 1, (void **)&L->stmt };
+		stir_ptr_vec one = { 1, 1, (void **)&L->shape.stmt };
 		cuda_emit_list(e, &one, &ctx);
 	}
 	cg_printer decls;
@@ -497,7 +422,7 @@ static void emit_launch(emitter *e, int li, cg_printer *src)
 		char at[256];
 		e->out = src;
 		cg_putf(src, "\n// launch %d of %d (%s): ", li, plan->n_launches,
-			cuda_loc_str(first_loc(L->stmt), at, sizeof(at)));
+			cuda_loc_str(first_loc(L->shape.stmt), at, sizeof(at)));
 		put_shape(e, L);
 		cg_put(src, "\n");
 		emit_signature(e, L, src);
@@ -613,7 +538,7 @@ int cuda_emitter_open(emitter *e, stir_cuda_plan *plan, unsigned flags)
 		if (s->kind == STIR_STMT_LET)
 			continue;
 		cuda_launch *L = &plan->launches[plan->n_launches];
-		L->stmt = s;
+		L->shape.stmt = s;
 		size_t len = strlen(kname) + 32;
 		if (!(L->name = malloc(len))) {
 			cuda_oom(e);

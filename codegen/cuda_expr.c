@@ -15,8 +15,9 @@
  * - literals are rounded to their type on the host, so that the device
  *   sees the value the interpreter uses.
  *
- * Every load and search is recorded (cuda_record) for the barrier
- * analysis of cuda.c. */
+ * Every load and search is noted (cuda_record) for the narrowest index
+ * type of its buffer; the barrier analysis and the checks of the
+ * accesses are the verifier's walk's (verify/, gpu_record). */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>

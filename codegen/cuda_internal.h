@@ -3,13 +3,12 @@
  *   cuda.c        launches, statements, thread mapping
  *   cuda_expr.c   types, literals, conversions and expressions
  *   cuda_vector.c vectorized loops
- *   cuda_hoist.c  warp-buffer reads computed once before the
- *                 loops they are in
  *   plan.c        the public launch plan (include/stir/codegen.h)
  *
- * The GPU verifier, its walk and the race analysis are verify/ (their
- * declarations: verify/gpu.h, included here); the emitter runs the
- * verifier first and prints what it accepted.
+ * The GPU verifier, its walk, the race analysis and what the walk and the
+ * emitter both compute of a launch are verify/ (their declarations:
+ * verify/gpu.h, included here); the emitter runs the verifier first and
+ * prints what it accepted.  verify/ does not depend on codegen/.
  *
  * docs/cuda.md describes the mapping this code implements. */
 #ifndef STIR_CODEGEN_CUDA_INTERNAL_H
@@ -35,21 +34,11 @@ typedef struct cuda_arg {
 
 /* One launch: a top-level statement of the kernel. */
 typedef struct cuda_launch {
-	const stir_stmt *stmt;     /* borrowed: the statement it runs */
+	gpu_launch shape;          /* its statement and shape (verify/gpu.h,
+	                              gpu_launch_scan) */
 	char *name;                /* owned: KERNEL_kN (escaped) */
-	/* For each thread index, the distinct extents (borrowed from the
-	 * kernel) of the loops bound to it; the launch size is the largest,
-	 * and at least 1.  A horizontal launch lists, for blockIdx.x, the
-	 * extent of each nest in order, and its grid is their sum. */
-	int n_ext[N_DIMS];
-	const stir_expr **ext[N_DIMS]; /* owned arrays of borrowed extents */
-	bool horizontal;           /* a horizontal block's nests, end to end */
-	unsigned used;             /* DIM_BITs of the indices bound somewhere */
 	int n_args;
 	cuda_arg *args;            /* owned, n_args entries */
-	int64_t lit_block[3];      /* the block size when every threadIdx
-	                              extent is a literal (1 when unused),
-	                              else -1 */
 } cuda_launch;
 
 struct stir_cuda_plan {
@@ -79,6 +68,8 @@ stir_cuda_plan *cuda_plan_alloc_bounded(const stir_kernel *k, unsigned flags,
 /* ---- emitter state -------------------------------------------------- */
 
 struct vec_ctx;
+
+typedef struct emitter emitter;
 
 struct emitter {
 	/* first, so that an emitter passed where its facts are expected (a
@@ -127,8 +118,6 @@ struct emitter {
 	                              (passes/hoist.c), stir_sN */
 	int *hoist_id;             /* per slot: 1 + N for the variable of a
 	                              hoisted let printed as stir_sN, else 0 */
-	gpu_walk *walk;            /* the verifier's walk being run
-	                              (verify/gpu.h), or NULL: printing */
 };
 
 
@@ -140,19 +129,17 @@ void cuda_error(emitter *e, stir_loc loc, const char *fmt, ...)
 /* e: report that memory ran out. */
 void cuda_oom(emitter *e);
 /* e, ctx: the indices used by the launch that nothing binds or guards
- * here: code runs along them redundantly. */
+ * here: code runs along them redundantly (gpu_unbound). */
 unsigned cuda_unbound(const emitter *e, const ectx *ctx);
+/* e, ctx, buf, idx, write, atomic, loc: an access printed: note the
+ * narrowest index type of buf (the plan's max_elems).  The verifier's
+ * walk made the access's checks (gpu_record). */
+void cuda_record(emitter *e, const ectx *ctx, const stir_buffer *buf,
+	const stir_expr *idx, bool write, bool atomic, stir_loc loc);
 
 
 /* ---- cuda_stmt.c ---- */
 
-/* e, x, v: does x, as printed, name v (block variables not resolved; a
- * search or warp-buffer read held in a constant names nothing)? */
-bool cuda_names_var(const emitter *e, const stir_expr *x, const stir_var *v);
-/* e, list, v: does a statement of list name variable v (as
- * cuda_names_var)? */
-bool cuda_list_names_var(const emitter *e, const stir_ptr_vec *list,
-	const stir_var *v);
 
 /* e, dims: print "threadIdx.x == 0 && ..." for the indices dims. */
 void cuda_put_index_zero(emitter *e, unsigned dims);
@@ -161,32 +148,18 @@ void cuda_emit_let(emitter *e, const stir_stmt *s, const ectx *ctx);
 
 /* ---- cuda_reduce.c ---- */
 
-/* e, list, r: prepend to *r the cross_thread blocks of list (not looking
- * into loops bound to threadIdx.x, which report themselves). */
-void cuda_find_reds(emitter *e, const stir_ptr_vec *list, red **r);
-/* e, s, reds, inner: the reductions of threadIdx.x loop s, with their
- * accumulator types, and the variables defined inside it (cuda_reduce.c).
- * false when memory runs out. */
-bool cuda_bound_loop_reds(emitter *e, const stir_stmt *s, red **reds,
-	bool **inner);
-/* t: the accumulator type of a reduction into type t. */
-stir_dtype cuda_red_acc_type(stir_dtype t);
 
 /* e, ctx, v, to, prec: v converted to type "to" (v's type is "to", a
  * narrower integer, or for a variable the compute type of "to"). */
 void cuda_put_val(emitter *e, const ectx *ctx, const sval *v,
 	stir_dtype to, int prec);
-/* L, d, x, e: does launch L bind index d to one extent only, and is it
- * x? */
-bool cuda_only_extent(const cuda_launch *L, int d, const stir_expr *x,
-	const emitter *e);
 /* e, s, ctx, c, reds, inner: enter loop s, bound to a thread index, where
- * ctx runs (the emitter and the verifier's walk alike): the context of its
- * body in *c, the cross-thread reductions of a threadIdx.x loop in *reds
- * (each with its elements) and the variables defined inside it in *inner
- * (free them: cuda_free_reds, free).  Whether the threads past its extent
- * must skip the body (a guard): 1 or 0; -1 after an error (nothing to
- * free). */
+ * ctx runs (gpu_bound_loop_enter, as the verifier's walk does): the
+ * context of its body in *c, the cross-thread reductions of a
+ * threadIdx.x loop in *reds (each with its elements) and the variables
+ * defined inside it in *inner (free them: cuda_free_reds, free).  Whether
+ * the threads past its extent must skip the body (a guard): 1 or 0; -1
+ * after an error (nothing to free). */
 int cuda_bound_loop_enter(emitter *e, const stir_stmt *s, const ectx *ctx,
 	ectx *c, red **reds, bool **inner);
 /* e, s, ctx: a loop bound to a thread index: the index is the loop
@@ -198,8 +171,8 @@ void cuda_emit_bound_loop(emitter *e, const stir_stmt *s, const ectx *ctx);
  * -1. */
 int cuda_emit(stir_cuda_plan *p, unsigned flags);
 /* e, p, flags: an emitter of p->k (launches named, variable facts
- * computed), for printing or for the verifier's walk; release it with
- * cuda_emitter_close.  0, or -1 when memory ran out. */
+ * computed); release it with cuda_emitter_close.  0, or -1 when memory
+ * ran out. */
 int cuda_emitter_open(emitter *e, stir_cuda_plan *p, unsigned flags);
 void cuda_emitter_close(emitter *e);
 /* e, li: make launch li the current one: its shape, and the state of a
@@ -260,9 +233,9 @@ void cuda_emit_warp_fill(emitter *e, const stir_stmt *s, const ectx *ctx,
 /* e, ctx, x: print load x of a warp buffer: a shuffle from the lane that
  * holds the element. */
 void cuda_warp_load(emitter *e, const ectx *ctx, const stir_expr *x);
-/* e, ctx: whether a warp buffer may be read where ctx runs (inside a loop
- * bound to threadIdx.x that all lanes run together); no diagnostic. */
-bool cuda_warp_readable(const emitter *e, const ectx *ctx);
+/* e, ctx: the lanes of the loop bound to threadIdx.x where ctx runs, when
+ * warp buffers can live there (gpu_warp_lanes_here); else 0. */
+int64_t cuda_warp_lanes_here(const emitter *e, const ectx *ctx);
 
 /* ---- cuda_vector.c ---- */
 
@@ -271,18 +244,14 @@ bool cuda_warp_readable(const emitter *e, const ectx *ctx);
 void cuda_emit_vector_loop(emitter *e, const stir_stmt *s, const ectx *ctx);
 /* What cuda_scalar_form hands a statement to: e, s, ctx. */
 typedef void (*cuda_stmt_fn)(emitter *e, const stir_stmt *s, const ectx *ctx);
-/* e, s, ctx, fn: the scalar form of vectorized loop s (unrolled), with
- * the split guard that lift_guards would lift out of it as an unrolled
- * loop tested before it (stir_nest_guard): a copy of the nest from s to
- * the loop whose body is the guard, that body the guard's, inside a copy
- * of the guard; fn gets the statement that is that form. */
+/* e, s, ctx, fn: the scalar form of vectorized loop s (gpu_scalar_form,
+ * as the verifier's walk sees it); fn gets the statement that is that
+ * form. */
 void cuda_scalar_form(emitter *e, const stir_stmt *s, const ectx *ctx,
 	cuda_stmt_fn fn);
 
 /* ---- cuda_mma.c, mma_prelude.c: tensorized loops ---- */
 
-/* The extent a tensorized loop gives threadIdx.x: the lanes of a warp. */
-extern const stir_expr cuda_mma_lanes;
 /* e, s, ctx: a tensorized loop (tensorize(INTRINSIC)): its nest as the
  * intrinsic's device functions on the lanes of threadIdx.x, which no loop
  * around it may bind and which the launch must give 32 lanes. */
@@ -308,20 +277,8 @@ const char *cuda_mma_prelude_pipeline(void);
  * lane's component and return true. */
 bool cuda_vector_load(emitter *e, const stir_expr *x);
 
-/* ---- cuda_hoist.c ---- */
-
-/* e, s, ctx: in the walk of the pass hoist_warp_reads, before loop s:
- * hold each read of a warp buffer in s that may be computed there (see
- * cuda_hoist.c), recorded and checked where ctx runs and noted in
- * e->hoists; the walk skips them inside until cuda_unhoist(e, the value
- * returned). */
-int cuda_hoist(emitter *e, const stir_stmt *s, const ectx *ctx);
-void cuda_unhoist(emitter *e, int mark);
-/* e, x: whether warp-buffer read x is held so. */
-bool cuda_is_hoisted(const emitter *e, const stir_expr *x);
-
 /* ---- statements and stores (cuda_stmt.c, cuda_reduce.c), shared with
- * cuda_vector.c and cuda_hoist.c ---- */
+ * cuda_vector.c ---- */
 
 /* e, list, ctx: emit a statement list, each statement guarded where it
  * would run redundantly. */

@@ -14,10 +14,6 @@
 #include "codegen/cuda_internal.h"
 #include "ir/visit.h"
 
-/* The lanes a tensorized nest runs on: threadIdx.x's extent. */
-const stir_expr cuda_mma_lanes = { .kind = STIR_EXPR_INT, .dtype = STIR_I32,
-	.u.i = 32 };
-
 /* xs, n, v: does one of the n expressions xs name v? */
 static bool named_by(const stir_expr *const *xs, int n, const stir_var *v)
 {
@@ -368,15 +364,13 @@ static void put_elem_restore(emitter *e, const ectx *ctx,
 /* e, s, ctx: see cuda_internal.h. */
 void cuda_emit_mma(emitter *e, const stir_stmt *s, const ectx *ctx)
 {
-	const stir_intrinsic *in = stir_intrinsic_find(s->u.for_.intrinsic);
 	stir_mma_match m;
-	char why[400];
-	stir_loc where = s->loc;
 	/* the verifier accepted the nest where it runs (cuda_check_mma) */
-	if (!in || !stir_tensorize_match(s, in, &m, why, sizeof(why), &where)) {
+	if (!gpu_mma_match(s, &m)) {
 		e->failed = true;
 		return;
 	}
+	const stir_intrinsic *in = m.in;
 	int id = (int)(in - stir_intrinsic_at(0));
 	e->need_mma |= 1u << id;
 	cg_printer *p = e->out;
@@ -401,24 +395,12 @@ void cuda_emit_mma(emitter *e, const stir_stmt *s, const ectx *ctx)
 	p->indent++;
 	ectx c = *ctx;
 	c.bound[STIR_THREAD_X] = s;
-	/* the indices printed: C's (not a fragment's), A's and B's */
+	/* the indices printed: C's (or a fragment's), A's and B's (the
+	 * verifier's walk records the same: verify/mma.c) */
 	const stir_expr *printed[4];
-	int n_printed = 0;
-	if (m.frag && m.frag_tiles > 1)
-		printed[n_printed++] = m.frag_index;
+	int n_printed = gpu_mma_top_indices(&m, printed);
 	/* (a store element by element declares what C's index needs) */
 	bool elem_store = m.form == STIR_MMA_FORM_STORE && (m.guard || m.c_rows);
-	if ((m.form == STIR_MMA_FORM_STORE && !elem_store) ||
-	    m.form == STIR_MMA_FORM_COPY || (m.form == STIR_MMA_FORM_MMA && !m.frag))
-		printed[n_printed++] = m.c.index;
-	if (m.form == STIR_MMA_FORM_COPY)
-		printed[n_printed++] = m.a.index;
-	if (m.form == STIR_MMA_FORM_MMA) {
-		if (!m.a.gather && !m.guard)
-			printed[n_printed++] = m.a.index;
-		if (!m.b.gather)
-			printed[n_printed++] = m.b.index;
-	}
 	const stir_stmt *b = m.block;
 	int nb = b ? b->u.block.n_vars : 0;
 	/* the tile's first element: the tile loops at 0, where named */
@@ -583,11 +565,8 @@ static stir_visit_step scan_nest(stir_stmt *s, void *user)
 	}
 	if (s->kind != STIR_STMT_FOR || s->u.for_.kind != STIR_LOOP_TENSORIZE)
 		return STIR_VISIT_GO;
-	const stir_intrinsic *in = stir_intrinsic_find(s->u.for_.intrinsic);
 	stir_mma_match m;
-	char why[400];
-	stir_loc where;
-	if (!in || !stir_tensorize_match(s, in, &m, why, sizeof(why), &where))
+	if (!gpu_mma_match(s, &m))
 		return STIR_VISIT_SKIP;
 	if (m.form == STIR_MMA_FORM_COPY) {
 		/* cp.async writes 16-byte pieces */
@@ -605,9 +584,7 @@ static stir_visit_step scan_nest(stir_stmt *s, void *user)
 		else if (ops[i]->buf)
 			sc->other[ops[i]->buf->index] = true;
 	}
-	/* the first nest's intrinsic: cuda_check_mma refuses another */
-	if (m.frag && !e->frag[m.frag->index])
-		e->frag[m.frag->index] = in;
+	/* (the fragment buffers: gpu_frag_scan) */
 	return STIR_VISIT_SKIP;
 }
 

@@ -174,59 +174,10 @@ void cuda_emit_store(emitter *e, const stir_stmt *s, const ectx *ctx)
 
 /* Cross-thread reductions ------------------------------------------------ */
 
-/* What find_reds collects. */
-typedef struct red_find {
-	emitter *e;                /* the emitter (counters, diagnostics) */
-	red **r;                   /* the list the blocks are prepended to */
-} red_find;
-
-/* s, user: stmt_pre of find_reds: prepend a cross_thread block to the
- * red_find's list; do not enter a loop bound to threadIdx.x. */
-static stir_visit_step find_red(stir_stmt *s, void *user)
-{
-	red_find *f = user;
-	if (s->kind == STIR_STMT_FOR && s->u.for_.kind == STIR_LOOP_BIND &&
-	    s->u.for_.thread == STIR_THREAD_X)
-		return STIR_VISIT_SKIP;
-	if (s->kind != STIR_STMT_BLOCK ||
-	    !(s->u.block.flags & STIR_BLOCK_CROSS_THREAD))
-		return STIR_VISIT_GO;
-	red *n = calloc(1, sizeof(*n));
-	if (!n) {
-		cuda_oom(f->e);
-		return STIR_VISIT_STOP;
-	}
-	n->block = s;
-	n->store = stir_stmt_at(&s->u.block.body, 0);
-	n->id = f->e->n_red++;
-	n->next = *f->r;
-	*f->r = n;
-	return STIR_VISIT_GO;
-}
-
-/* e, list, r: see cuda_internal.h. */
-void cuda_find_reds(emitter *e, const stir_ptr_vec *list, red **r)
-{
-	red_find f = { .e = e, .r = r };
-	stir_visitor v = { .stmt_pre = find_red, .user = &f };
-	stir_visit_list(&v, (stir_ptr_vec *)list);
-}
-
-/* t: see cuda_internal.h. */
-stir_dtype cuda_red_acc_type(stir_dtype t)
-{
-	switch (t) {
-	case STIR_I8: return STIR_I32;
-	case STIR_F16:
-	case STIR_BF16: return STIR_F32;
-	default: return t;
-	}
-}
-
 /* e: the mask of the warp's threads for __shfl_*_sync, as C. */
 static void put_mask(emitter *e)
 {
-	const int64_t *b = e->launch->lit_block;
+	const int64_t *b = e->launch->shape.lit_block;
 	int64_t t = b[0] * b[1] * b[2];
 	if (t % 32 == 0)
 		cg_put(e->out, "0xffffffffu");
@@ -289,7 +240,7 @@ static void emit_red_combine(emitter *e, const stir_stmt *L, const ectx *ctx,
 	const red *r, bool *inner)
 {
 	cg_printer *p = e->out;
-	const int64_t *lb = e->launch->lit_block;
+	const int64_t *lb = e->launch->shape.lit_block;
 	int64_t bx = lb[0], w = bx < 32 ? bx : 32;
 	const stir_stmt *st = r->store;
 	const stir_buffer *buf = st->u.store.buf;
@@ -376,67 +327,14 @@ static void emit_red_combine(emitter *e, const stir_stmt *L, const ectx *ctx,
 
 /* Thread-bound loops ----------------------------------------------------- */
 
-/* L, d, x: does launch L bind index d to one extent only, and is it x? */
-bool cuda_only_extent(const cuda_launch *L, int d, const stir_expr *x,
-	const emitter *e)
-{
-	return L->n_ext[d] == 1 && !(L->horizontal && d == STIR_BLOCK_X) &&
-		cuda_expr_equal(&e->facts, L->ext[d][0], x);
-}
-
-/* e, s, reds, inner: the reductions of threadIdx.x loop s into *reds
- * (cuda_find_reds), each with its accumulator type, and, when there are
- * any, the variables defined inside s in *inner (cuda_mark_defined; free
- * it); false when memory runs out (reported, nothing left to free). */
-bool cuda_bound_loop_reds(emitter *e, const stir_stmt *s, red **reds,
-	bool **inner)
-{
-	*reds = NULL;
-	*inner = NULL;
-	cuda_find_reds(e, &s->u.for_.body, reds);
-	if (!*reds)
-		return true;
-	*inner = calloc((size_t)e->k->n_vars + 1, sizeof(bool));
-	if (!*inner) {
-		cuda_oom(e);
-		cuda_free_reds(*reds);
-		*reds = NULL;
-		return false;
-	}
-	cuda_mark_defined(s, *inner);
-	for (red *r = *reds; r; r = r->next)
-		r->acc = cuda_red_acc_type(r->store->u.store.buf->dtype);
-	return true;
-}
-
 /* e, s, ctx, c, reds, inner: see cuda_internal.h. */
 int cuda_bound_loop_enter(emitter *e, const stir_stmt *s, const ectx *ctx,
 	ectx *c, red **reds, bool **inner)
 {
-	int d = s->u.for_.thread;
-	const stir_expr *ext = s->u.for_.extent;
-	*reds = NULL;
-	*inner = NULL;
-	if (ctx->bound[d]) {
-		/* reported by cuda_verify_structure */
+	int guard = gpu_bound_loop_enter(e->k, &e->facts, &e->launch->shape,
+		&e->n_red, s, ctx, c, reds, inner);
+	if (guard < 0)
 		e->failed = true;
-		return -1;
-	}
-	bool uniform = cuda_only_extent(e->launch, d, ext, e);
-	/* a literal extent that is the launch size needs no guard */
-	bool guard = !(uniform && ext->kind == STIR_EXPR_INT && ext->u.i >= 1);
-	if (d == STIR_THREAD_X) {
-		if (!cuda_bound_loop_reds(e, s, reds, inner))
-			return -1;
-		for (red *r = *reds; r && !e->failed; r = r->next)
-			r->elems = cuda_red_elems(&e->facts, s, r, *inner);
-	}
-	*c = *ctx;
-	c->bound[d] = s;
-	if (*reds)
-		c->red = *reds;
-	if (guard && !uniform && (DIM_BIT(d) & THREAD_DIMS))
-		c->divergent |= DIM_BIT(d);
 	return guard;
 }
 
@@ -458,7 +356,7 @@ void cuda_emit_bound_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
 	p->indent++;
 	cuda_put_const(e, v);
 	cg_putf(p, " = %s;\n", cuda_dim_names[d]);
-	const int64_t *lb = e->launch->lit_block;
+	const int64_t *lb = e->launch->shape.lit_block;
 	if (reds && lb[0] * lb[1] * lb[2] % 32 && lb[0] * lb[1] * lb[2] > 32)
 		cg_line(p, "const unsigned stir_mask = ((threadIdx.z * %" PRId64
 			" + threadIdx.y) * %" PRId64 " + threadIdx.x) / 32 == %"

@@ -23,43 +23,6 @@ static void emit_barrier(emitter *e)
 
 /* ---- static facts about statements ------------------------------------ */
 
-/* What names_var looks for. */
-typedef struct name_find {
-	const emitter *e;          /* the emitter (hoisted reads) */
-	const stir_var *v;         /* the variable */
-} name_find;
-
-/* slot, user: expr_pre of names_var: stop at the name_find's variable;
- * a search or warp-buffer read held in a constant names nothing. */
-static stir_visit_step find_name(stir_expr **slot, void *user)
-{
-	const name_find *f = user;
-	const stir_expr *x = *slot;
-	if (x->kind == STIR_EXPR_LOAD && cuda_is_hoisted(f->e, x))
-		return STIR_VISIT_SKIP;
-	return x->kind == STIR_EXPR_VAR && x->u.var == f->v ?
-		STIR_VISIT_STOP : STIR_VISIT_GO;
-}
-
-/* e, x, v: see cuda_internal.h. */
-bool cuda_names_var(const emitter *e, const stir_expr *x,
-	const stir_var *v)
-{
-	name_find f = { .e = e, .v = v };
-	stir_visitor w = { .expr_pre = find_name, .user = &f };
-	stir_expr *root = (stir_expr *)x;
-	return stir_visit_expr(&w, &root);
-}
-
-/* e, list, v: see cuda_internal.h. */
-bool cuda_list_names_var(const emitter *e, const stir_ptr_vec *list,
-	const stir_var *v)
-{
-	name_find f = { .e = e, .v = v };
-	stir_visitor w = { .expr_pre = find_name, .user = &f };
-	return stir_visit_list(&w, (stir_ptr_vec *)list);
-}
-
 /* ---- statements --------------------------------------------------------- */
 
 /* e, dims: print "threadIdx.x == 0 && ..." for the indices dims. */
@@ -207,10 +170,10 @@ static void emit_block(emitter *e, const stir_stmt *s, const ectx *ctx)
 	const red *r = red_store ? cuda_red_of(ctx, red_store) : NULL;
 	for (int i = 0; i < s->u.block.n_vars; i++) {
 		const stir_var *v = s->u.block.vars[i];
-		if (red_store ? !cuda_names_var(e, red_store->u.store.value, v) &&
-		    !(r && r->elems && cuda_names_var(e,
+		if (red_store ? !gpu_names_var(NULL, red_store->u.store.value, v) &&
+		    !(r && r->elems && gpu_names_var(NULL,
 		    red_store->u.store.idx[0], v)) :
-		    !cuda_list_names_var(e, &s->u.block.body, v))
+		    !gpu_list_names_var(NULL, &s->u.block.body, v))
 			continue; /* unused: no declaration to warn about */
 		cuda_put_const(e, v);
 		cg_put(p, " = ");

@@ -149,45 +149,27 @@ static void emit_lanes(emitter *e, const ectx *ctx, struct vec_ctx *vc)
 	}
 }
 
+/* What form_print hands on. */
+typedef struct form_print {
+	emitter *e;
+	const ectx *ctx;
+	cuda_stmt_fn fn;
+} form_print;
+
+/* form, user: gpu_form_fn of cuda_scalar_form (user: the form_print). */
+static void form_print_fn(const stir_stmt *form, void *user)
+{
+	const form_print *f = user;
+	f->fn(f->e, form, f->ctx);
+}
+
 /* e, s, ctx, fn: see cuda_internal.h. */
 void cuda_scalar_form(emitter *e, const stir_stmt *s, const ectx *ctx,
 	cuda_stmt_fn fn)
 {
-	stir_stmt copy = *s;
-	copy.u.for_.kind = STIR_LOOP_UNROLL;
-	const stir_stmt *g = stir_nest_guard(e->k, &copy);
-	if (!g) {
-		fn(e, &copy, ctx);
-		return;
-	}
-	int n = 1;
-	for (const stir_stmt *x = s; stir_stmt_at(&x->u.for_.body, 0) != g;
-	    x = stir_stmt_at(&x->u.for_.body, 0))
-		n++;
-	stir_stmt *nest = calloc((size_t)n, sizeof(*nest));
-	void **one = calloc((size_t)n + 1, sizeof(*one));
-	if (!nest || !one) {
-		free(nest);
-		free(one);
+	form_print f = { e, ctx, fn };
+	if (gpu_scalar_form(e->k, s, form_print_fn, &f) < 0)
 		cuda_error(e, s->loc, "out of memory");
-		return;
-	}
-	nest[0] = copy;
-	for (int i = 0; i < n; i++) {
-		if (i + 1 == n) {
-			nest[i].u.for_.body = g->u.if_.then_body;
-			break;
-		}
-		nest[i + 1] = *stir_stmt_at(&nest[i].u.for_.body, 0);
-		one[i] = &nest[i + 1];
-		nest[i].u.for_.body = (stir_ptr_vec){ 1, 1, &one[i] };
-	}
-	stir_stmt wrap = *g;
-	one[n] = &nest[0];
-	wrap.u.if_.then_body = (stir_ptr_vec){ 1, 1, &one[n] };
-	fn(e, &wrap, ctx);
-	free(nest);
-	free(one);
 }
 
 /* e, s, ctx: the scalar form of loop s printed nowhere, for a vector path

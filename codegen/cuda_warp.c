@@ -30,20 +30,7 @@
 /* e, ctx: see cuda_internal.h. */
 int64_t cuda_warp_lanes_here(const emitter *e, const ectx *ctx)
 {
-	const stir_stmt *x = ctx->bound[STIR_THREAD_X];
-	const stir_expr *ext = x ? x->u.for_.extent : NULL;
-	if (!ext || ext->kind != STIR_EXPR_INT || ext->u.i > 32 ||
-	    !cuda_is_pow2(ext->u.i) ||
-	    !cuda_only_extent(e->launch, STIR_THREAD_X, ext, e))
-		return 0;
-	return ext->u.i;
-}
-
-/* e, ctx: see cuda_internal.h. */
-bool cuda_warp_readable(const emitter *e, const ectx *ctx)
-{
-	return cuda_warp_lanes_here(e, ctx) > 0 && !ctx->fill_tail &&
-		!(ctx->divergent & DIM_BIT(STIR_THREAD_X));
+	return gpu_warp_lanes_here(&e->facts, &e->launch->shape, ctx);
 }
 
 /* e, ctx, buf, n: the lanes warp buffer buf is spread over where ctx

@@ -17,8 +17,7 @@ void stir_cuda_plan_free(stir_cuda_plan *p)
 	for (int i = 0; p->launches && i < p->n_launches; i++) {
 		cuda_launch *L = &p->launches[i];
 		free(L->name);
-		for (int d = 0; d < N_DIMS; d++)
-			free(L->ext[d]);
+		gpu_launch_release(&L->shape);
 		for (int j = 0; j < L->n_args; j++)
 			free(L->args[j].name);
 		free(L->args);
@@ -105,7 +104,7 @@ const char *stir_cuda_plan_get_launch_name(const stir_cuda_plan *p, int i)
 int stir_cuda_plan_n_extents(const stir_cuda_plan *p, int i, stir_thread d)
 {
 	const cuda_launch *L = launch_at(p, i);
-	return L && (int)d >= 0 && (int)d < N_DIMS ? L->n_ext[d] : -1;
+	return L && (int)d >= 0 && (int)d < N_DIMS ? L->shape.n_ext[d] : -1;
 }
 
 /* p, i, d, j: extent j of index d of launch i, or NULL. */
@@ -113,14 +112,14 @@ const stir_expr *stir_cuda_plan_get_extent(const stir_cuda_plan *p, int i,
 	stir_thread d, int j)
 {
 	int n = stir_cuda_plan_n_extents(p, i, d);
-	return j >= 0 && j < n ? p->launches[i].ext[d][j] : NULL;
+	return j >= 0 && j < n ? p->launches[i].shape.ext[d][j] : NULL;
 }
 
 /* p, i: launch i of the plan. */
 bool stir_cuda_plan_launch_is_horizontal(const stir_cuda_plan *p, int i)
 {
 	const cuda_launch *L = launch_at(p, i);
-	return L && L->horizontal;
+	return L && L->shape.horizontal;
 }
 
 /* p, i: launch i of the plan. */
@@ -184,12 +183,12 @@ int cuda_plan_dims(const stir_cuda_plan *p, int i, const int64_t *params,
 	const cuda_launch *L = &p->launches[i];
 	int64_t size[N_DIMS];
 	for (int d = 0; d < N_DIMS; d++) {
-		bool sum = L->horizontal && d == STIR_BLOCK_X;
+		bool sum = L->shape.horizontal && d == STIR_BLOCK_X;
 		int64_t m = sum ? 0 : 1;
-		for (int j = 0; j < L->n_ext[d]; j++) {
+		for (int j = 0; j < L->shape.n_ext[d]; j++) {
 			int64_t v;
-			if (stir_eval_size_at(ctx, p->k, L->ext[d][j], params, &v,
-				stir_stmt_first_loc(L->stmt)) < 0)
+			if (stir_eval_size_at(ctx, p->k, L->shape.ext[d][j], params, &v,
+				stir_stmt_first_loc(L->shape.stmt)) < 0)
 				return -1;
 			if (!sum) {
 				m = v > m ? v : m;
@@ -199,7 +198,7 @@ int cuda_plan_dims(const stir_cuda_plan *p, int i, const int64_t *params,
 		}
 		size[d] = m > 0 ? m : 1;
 		if (size[d] > dim_limit[d]) {
-			stir_error(ctx, L->stmt->loc, "launch '%s' needs %" PRId64
+			stir_error(ctx, L->shape.stmt->loc, "launch '%s' needs %" PRId64
 				" %s; CUDA allows at most %" PRId64, L->name, size[d],
 				what[d], dim_limit[d]);
 			return -1;
@@ -207,7 +206,7 @@ int cuda_plan_dims(const stir_cuda_plan *p, int i, const int64_t *params,
 	}
 	int64_t threads = size[3] * size[4] * size[5];
 	if (threads > 1024) {
-		stir_error(ctx, L->stmt->loc, "launch '%s' needs %" PRId64
+		stir_error(ctx, L->shape.stmt->loc, "launch '%s' needs %" PRId64
 			" threads per block; CUDA allows at most 1024", L->name,
 			threads);
 		return -1;
@@ -240,8 +239,8 @@ static int bound_loop_is_empty(const stir_kernel *k, const stir_stmt *st,
 int cuda_plan_launch_is_empty(const stir_cuda_plan *p, int i,
 	const int64_t *params, stir_ctx *ctx, bool *empty)
 {
-	const stir_stmt *st = p->launches[i].stmt;
-	if (!p->launches[i].horizontal)
+	const stir_stmt *st = p->launches[i].shape.stmt;
+	if (!p->launches[i].shape.horizontal)
 		return bound_loop_is_empty(p->k, st, params, ctx, empty);
 	/* a horizontal block: empty when every nest is */
 	*empty = true;

@@ -7,6 +7,7 @@
 #include "ir/coo.h"
 #include "ir/interp_value.h"
 #include "ir/layout.h"
+#include "ir/verify.h"
 #include "ir/visit.h"
 
 /* ctx, e, what: report that size expression e cannot be evaluated. */
@@ -62,8 +63,17 @@ static int eval_size(stir_ctx *ctx, const stir_kernel *k, const stir_expr *e,
 			return -1;
 		break;
 	case STIR_EXPR_CALL:
+		if (e->u.call.f == STIR_ABS && e->u.call.n == 1) {
+			if (eval_size(ctx, k, e->u.call.args[0], params, &a, bad) < 0)
+				return -1;
+			if (a == INT64_MIN)
+				return size_error(ctx, e, "overflows");
+			*value = a < 0 ? -a : a;
+			break;
+		}
 		if (e->u.call.f != STIR_MIN && e->u.call.f != STIR_MAX)
-			return size_error(ctx, e, "calls a function other than min or max");
+			return size_error(ctx, e, "calls a function other than min, "
+				"max or abs");
 		if (e->u.call.n != 2 ||
 		    eval_size(ctx, k, e->u.call.args[0], params, &a, bad) < 0 ||
 		    eval_size(ctx, k, e->u.call.args[1], params, &b, bad) < 0)
@@ -744,28 +754,37 @@ stir_loc stir_stmt_first_loc(const stir_stmt *s)
 	return s->loc;
 }
 
-/* e: whether e is a size expression (literals and parameters under
- * arithmetic, casts, min and max), which binding can evaluate. */
-static bool is_size_expr(const stir_expr *e)
+/* e, k: see layout.h. */
+const stir_expr *stir_size_offender(const stir_expr *e, const stir_kernel *k)
 {
+	const stir_expr *o;
 	switch (e->kind) {
 	case STIR_EXPR_INT:
-		return true;
+		return stir_dtype_is_int(e->dtype) ? NULL : e;
 	case STIR_EXPR_VAR:
-		return e->u.var->kind == STIR_VAR_PARAM;
+		return e->u.var->kind == STIR_VAR_PARAM &&
+			(!k || param_in_kernel(k, e->u.var)) &&
+			stir_dtype_is_int(e->u.var->dtype) ? NULL : e;
 	case STIR_EXPR_UNARY:
-		return e->u.unary.op == STIR_NEG && is_size_expr(e->u.unary.a);
-	case STIR_EXPR_CAST:
-		return stir_dtype_is_int(e->dtype) && is_size_expr(e->u.cast.a);
+		return e->u.unary.op == STIR_NEG ?
+			stir_size_offender(e->u.unary.a, k) : e;
 	case STIR_EXPR_BINARY:
-		return e->u.binary.op <= STIR_MOD && is_size_expr(e->u.binary.a) &&
-			is_size_expr(e->u.binary.b);
+		if (!stir_binop_is_arith(e->u.binary.op))
+			return e;
+		o = stir_size_offender(e->u.binary.a, k);
+		return o ? o : stir_size_offender(e->u.binary.b, k);
 	case STIR_EXPR_CALL:
-		return (e->u.call.f == STIR_MIN || e->u.call.f == STIR_MAX) &&
-			e->u.call.n == 2 && is_size_expr(e->u.call.args[0]) &&
-			is_size_expr(e->u.call.args[1]);
+		if (!stir_func_is_int_call(e->u.call.f, e->u.call.n))
+			return e;
+		for (int i = 0; i < e->u.call.n; i++)
+			if ((o = stir_size_offender(e->u.call.args[i], k)))
+				return o;
+		return NULL;
+	case STIR_EXPR_CAST:
+		return stir_dtype_is_int(e->dtype) ?
+			stir_size_offender(e->u.cast.a, k) : e;
 	default:
-		return false;
+		return e;
 	}
 }
 
@@ -775,7 +794,8 @@ static stir_visit_step check_extent(stir_stmt *s, void *user)
 {
 	stir_layout *l = user;
 	int64_t v;
-	if (s->kind == STIR_STMT_FOR && is_size_expr(s->u.for_.extent) &&
+	if (s->kind == STIR_STMT_FOR && !stir_size_offender(s->u.for_.extent,
+	    NULL) &&
 	    eval_size_in(stir_kernel_ctx(l->kernel), l->kernel,
 		s->u.for_.extent, l->params, &v, stir_stmt_first_loc(s),
 		NULL) < 0)

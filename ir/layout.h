@@ -33,6 +33,16 @@ int stir_layout_init(stir_layout *l, const stir_kernel *k,
 	const stir_bindings *b, bool check_arrays);
 void stir_layout_release(stir_layout *l);
 
+/* e, k: the first node of e (in order) that keeps it from being a size
+ * expression, NULL when it is one: integer literals, integer parameters
+ * (of kernel k, when not NULL) and integer arithmetic of those (+ - * /
+ * %, unary -, min, max, abs, casts to an integer type).  The one rule of
+ * sizes: the verifier's for declared sizes (ir/verify_decl.c), the
+ * loop extents stir_layout_init checks, and the extents the GPU verifier
+ * lets size a launch (verify/verify_gpu.c); stir_eval_size evaluates
+ * every such expression. */
+const stir_expr *stir_size_offender(const stir_expr *e, const stir_kernel *k);
+
 /* Evaluate a size expression (literals and parameters) given parameter
  * values by parameter index.  Every subexpression must fit its own type
  * (stage III and the GPU compute it there): a value that does not is an

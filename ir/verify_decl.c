@@ -3,6 +3,7 @@
  * tensors and locals (rule 4), and the flat and auxiliary buffers that
  * stages II and III add. */
 #include <string.h>
+#include "ir/layout.h"
 #include "ir/verify.h"
 
 /* ---- parameters and sizes (rule 2) ---- */
@@ -19,43 +20,6 @@ void verify_check_params(verifier *v)
 	}
 }
 
-/* v, e: the first node of the size expression "e" that is not an integer
- * literal, a parameter of the kernel, or integer arithmetic of those
- * (+ - * / %, unary -, min, max, abs, casts to an integer type); NULL
- * when there is none. */
-static const stir_expr *size_offender(verifier *v, const stir_expr *e)
-{
-	const stir_expr *o;
-	switch (e->kind) {
-	case STIR_EXPR_INT:
-		return stir_dtype_is_int(e->dtype) ? NULL : e;
-	case STIR_EXPR_VAR:
-		return e->u.var->kind == STIR_VAR_PARAM &&
-			param_in_kernel(v->k, e->u.var) &&
-			stir_dtype_is_int(e->u.var->dtype) ? NULL : e;
-	case STIR_EXPR_UNARY:
-		return e->u.unary.op == STIR_NEG ?
-			size_offender(v, e->u.unary.a) : e;
-	case STIR_EXPR_BINARY:
-		if (!stir_binop_is_arith(e->u.binary.op))
-			return e;
-		o = size_offender(v, e->u.binary.a);
-		return o ? o : size_offender(v, e->u.binary.b);
-	case STIR_EXPR_CALL:
-		if (!stir_func_is_int_call(e->u.call.f, e->u.call.n))
-			return e;
-		for (int i = 0; i < e->u.call.n; i++)
-			if ((o = size_offender(v, e->u.call.args[i])))
-				return o;
-		return NULL;
-	case STIR_EXPR_CAST:
-		return stir_dtype_is_int(e->dtype) ?
-			size_offender(v, e->u.cast.a) : e;
-	default:
-		return e;
-	}
-}
-
 /* v, e, what, name: a size or domain bound ("what" and "name" name it in
  * the message: "size of axis 'I'"); reported at its first offending node. */
 static void check_size(verifier *v, const stir_expr *e, const char *what,
@@ -63,7 +27,7 @@ static void check_size(verifier *v, const stir_expr *e, const char *what,
 {
 	if (!e)
 		return;
-	const stir_expr *o = size_offender(v, e);
+	const stir_expr *o = stir_size_offender(e, v->k);
 	if (o)
 		stir_error(v->ctx, o->loc, "%s'%s' must be an integer expression "
 			"of parameters and literals", what, name);

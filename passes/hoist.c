@@ -37,9 +37,10 @@
  * moving anything.
  * The loops of the kernel's top level (launches) and the nests of a
  * horizontal block are not hoisted before: a let cannot stand there.
- * Reads of warp buffers, which the emitter also computes once before a
- * loop (codegen/cuda_hoist.c), stay the emitter's: whether the lanes run a
- * loop together is a fact of the thread mapping.
+ * Reads of warp buffers, which are also computed once before a loop,
+ * are moved by the pass hoist_warp_reads (verify/hoist.c), which asks
+ * the GPU verifier's walk: whether the lanes run a loop together is a
+ * fact of the thread mapping.
  *
  * Requires: a verified stage III kernel.
  * Keeps: what the kernel computes.

@@ -106,7 +106,7 @@ typedef bool (*stir_hoist_select)(const stir_stmt *loop, const stir_expr *x,
  * outermost first, each such read (block variables defined inside the
  * loop replaced by their bindings) becomes a "hoisted let" in front of
  * it, and the equal reads inside the loop its variable.  Which reads may
- * move depends on the thread mapping (codegen/cuda_hoist.c decides);
+ * move depends on the thread mapping (verify/hoist.c decides);
  * "pass" names the pass in diagnostics.  0, or -1 with diagnostics.
  * (passes/hoist.c) */
 int stir_hoist_reads(stir_kernel *k, stir_hoist_select select, void *user,

@@ -318,8 +318,7 @@ static int annotate(sched *s, const char *block, const char *loop,
 {
 	sched_path p;
 	int li;
-	if (sched_find_block(s, block, &p) < 0 ||
-	    (li = sched_path_loop(s, &p, loop)) < 0) {
+	if ((li = sched_find_block_loop(s, block, loop, &p)) < 0) {
 		sched_path_release(&p);
 		return -1;
 	}
@@ -357,8 +356,7 @@ int stir_bind(stir_kernel *k, const char *block, const char *loop,
 		return -1;
 	sched_path p;
 	int li;
-	if (sched_find_block(&s, block, &p) == 0 &&
-	    (li = sched_path_loop(&s, &p, loop)) >= 0)
+	if ((li = sched_find_block_loop(&s, block, loop, &p)) >= 0)
 		sched_bind(&s, &p, li, thread);
 	sched_path_release(&p);
 	return stir_kernel_log_step(k, sched_end(&s), "bind: {block: %s, "
@@ -493,8 +491,7 @@ int stir_tensorize(stir_kernel *k, const char *block, const char *loop,
 		sched_fail(&s, k->loc, "unknown intrinsic '%s'; the intrinsics "
 			"are %s", intrinsic ? intrinsic : "(null)",
 			stir_intrinsic_names());
-	} else if (sched_find_block(&s, block, &p) == 0 &&
-		   (li = sched_path_loop(&s, &p, loop)) >= 0) {
+	} else if ((li = sched_find_block_loop(&s, block, loop, &p)) >= 0) {
 		stir_stmt *l = p.stmt[li];
 		const char *ann = sched_loop_annotation(l);
 		stir_mma_match m;

@@ -669,8 +669,8 @@ static int compute_at(stir_kernel *k, const char *block, const char *target,
 	mover m;
 	sched_path p = { 0 };
 	int li;
-	if (mover_init(&s, &m, block) && sched_find_block(&s, target, &p) == 0 &&
-	    (li = sched_path_loop(&s, &p, loop)) >= 0) {
+	if (mover_init(&s, &m, block) &&
+	    (li = sched_find_block_loop(&s, target, loop, &p)) >= 0) {
 		place pl = { .path = &p, .e = li + 1,
 			.at = p.index[li + 1] + (after ? 1 : 0),
 			.sub = p.stmt[li + 1], .after = after };
@@ -734,8 +734,7 @@ static int decompose(sched *s, const char *block, const char *loop)
 	sched_path p = { 0 };
 	mover m = { 0 };
 	int li, rc = -1;
-	if (sched_find_block(s, block, &p) < 0 ||
-	    (li = sched_path_loop(s, &p, loop)) < 0)
+	if ((li = sched_find_block_loop(s, block, loop, &p)) < 0)
 		goto out;
 	stir_stmt *l = p.stmt[li];
 	/* the loops around "loop" must be spatial */

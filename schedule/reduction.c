@@ -118,8 +118,7 @@ static int cross_thread(sched *s, const char *block, const char *loop)
 {
 	sched_path p;
 	int li;
-	if (sched_find_block(s, block, &p) < 0 ||
-	    (li = sched_path_loop(s, &p, loop)) < 0) {
+	if ((li = sched_find_block_loop(s, block, loop, &p)) < 0) {
 		sched_path_release(&p);
 		return -1;
 	}

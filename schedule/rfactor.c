@@ -318,8 +318,7 @@ int stir_rfactor(stir_kernel *k, const char *block, const char *loop)
 	sched_path p;
 	int li;
 	rf_req r;
-	if (sched_find_block(&s, block, &p) == 0 &&
-	    (li = sched_path_loop(&s, &p, loop)) >= 0 &&
+	if ((li = sched_find_block_loop(&s, block, loop, &p)) >= 0 &&
 	    rf_check(&s, &p, li, &r))
 		rf_rewrite(&s, &p, li, &r);
 	sched_path_release(&p);

@@ -333,6 +333,14 @@ int sched_path_loop(sched *s, const sched_path *p, const char *loop)
 	return -1;
 }
 
+int sched_find_block_loop(sched *s, const char *block, const char *loop,
+	sched_path *p)
+{
+	if (sched_find_block(s, block, p) < 0)
+		return -1;
+	return sched_path_loop(s, p, loop);
+}
+
 int sched_list_insert(sched *s, stir_ptr_vec *list, int index, stir_stmt *st)
 {
 	if (!st || stir_ptr_vec_push(stir_kernel_arena(s->k), list, st) < 0) {

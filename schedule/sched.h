@@ -86,6 +86,11 @@ int sched_find_block(sched *s, const char *name, sched_path *p);
 /* s, p, loop: the index in p of the loop named "loop" that encloses the
  * block p leads to, or -1 ("block B has no enclosing loop L"). */
 int sched_path_loop(sched *s, const sched_path *p, const char *loop);
+/* s, block, loop, p: the path to block "block" in *p (sched_find_block)
+ * and the index in it of its enclosing loop "loop" (sched_path_loop),
+ * or -1 with the error of either; release *p in both cases. */
+int sched_find_block_loop(sched *s, const char *block, const char *loop,
+	sched_path *p);
 /* s, target, p: the path to statement "target" (by identity).  0, or
  * -1 when it is not in the kernel. */
 int sched_find_stmt(sched *s, stir_stmt *target, sched_path *p);

@@ -277,8 +277,7 @@ int stir_split(stir_kernel *k, const char *block, const char *loop, int n,
 		return -1;
 	sched_path p;
 	int li;
-	if (sched_find_block(&s, block, &p) == 0 &&
-	    (li = sched_path_loop(&s, &p, loop)) >= 0)
+	if ((li = sched_find_block_loop(&s, block, loop, &p)) >= 0)
 		sched_split(&s, &p, li, n, factors);
 	sched_path_release(&p);
 	char *f = k->log_on ? stir_log_ints(n, factors) : NULL;

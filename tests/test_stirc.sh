@@ -759,5 +759,25 @@ grep_in "$tmp/err" "the measured search needs a GPU"
 expect 0 "$stirc" run --help
 grep_in "$tmp/out" "--tune"
 
+# One rule of sizes (stir_size_offender): what the verifier accepts in a
+# size, binding evaluates.  abs() was accepted by 'check' and refused by
+# 'run' ("calls a function other than min or max").
+cat > "$tmp/abs.stir" <<'EOF'
+kernel k(m: i32, n: i32) {
+  axis I = dense_fixed(abs(m - n) + min(m, n));
+  tensor A: f32[I];
+  iter s (i) in [I] "S" {
+    A[i] = 1.0;
+  }
+}
+EOF
+expect 0 "$stirc" check "$tmp/abs.stir"
+for stage in 1 2 3; do
+	expect 0 "$stirc" run "$tmp/abs.stir" --size m=2 --size n=7 \
+		--stage $stage
+	grep_in "$tmp/out" "A: f32[7] sum 7"
+done
+expect 0 "$stirc" verify "$tmp/abs.stir" --size m=9 --size n=4
+
 [ $fail = 0 ] && echo "stirc: all checks passed"
 exit $fail

@@ -5,7 +5,7 @@
  * prints them (as __syncthreads()) and the places show in stage III text.
  *
  * The verifier's walk (verify/verify_walk.c) records every load and
- * store with the thread context it runs in (cuda_record) into summaries of
+ * store with the thread context it runs in (gpu_record) into summaries of
  * the code around it; within a statement list, cuda_needs_barrier compares
  * what a statement accesses with what ran since the last barrier.  Walking
  * with GPU_WALK_PLACE, cuda_need_barrier records the place; the pass then
@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stir/codegen.h>
-#include "codegen/cuda_internal.h"
+#include "verify/gpu.h"
 #include "ir/arena.h"
 #include "ir/layout.h"
 #include "ir/visit.h"
@@ -36,7 +36,7 @@ const char cuda_ctx_single[] = "single";
 const char cuda_ctx_all[] = "all";
 
 /* e: memory ran out (reported once). */
-static void no_memory(emitter *e)
+static void no_memory(gpu_walk *e)
 {
 	if (!e->failed)
 		stir_error_oom(e->ctx);
@@ -46,7 +46,7 @@ static void no_memory(emitter *e)
 /* ---- accesses and summaries ------------------------------------------- */
 
 /* e, v, a: append a copy of a to v. */
-static void acc_push(emitter *e, acc_vec *v, const cg_access *a)
+static void acc_push(gpu_walk *e, acc_vec *v, const cg_access *a)
 {
 	if (v->n == v->cap) {
 		int cap = v->cap ? 2 * v->cap : 8;
@@ -76,7 +76,7 @@ acc_vec *cuda_summary_pending(summary *s)
 }
 
 /* e, s, a: add an access at the end of s. */
-static void summary_add(emitter *e, summary *s, const cg_access *a)
+static void summary_add(gpu_walk *e, summary *s, const cg_access *a)
 {
 	acc_push(e, cuda_summary_pending(s), a);
 }
@@ -89,7 +89,7 @@ void cuda_summary_barrier(summary *s)
 }
 
 /* e, p, c: see verify/gpu.h. */
-void cuda_summary_append(emitter *e, summary *p, const summary *c)
+void cuda_summary_append(gpu_walk *e, summary *p, const summary *c)
 {
 	for (int i = 0; i < c->first.n; i++)
 		summary_add(e, p, &c->first.v[i]);
@@ -101,7 +101,7 @@ void cuda_summary_append(emitter *e, summary *p, const summary *c)
 }
 
 /* e, p, c: see verify/gpu.h. */
-void cuda_summary_append_maybe(emitter *e, summary *p, const summary *c)
+void cuda_summary_append_maybe(gpu_walk *e, summary *p, const summary *c)
 {
 	for (int i = 0; i < c->first.n; i++)
 		summary_add(e, p, &c->first.v[i]);
@@ -117,29 +117,17 @@ static const void *ctx_of(const ectx *ctx, int d)
 	return ctx->single & DIM_BIT(d) ? cuda_ctx_single : cuda_ctx_all;
 }
 
-/* e, buf, t: buffer buf is indexed with an integer of type t. */
-static void note_index_type(emitter *e, const stir_buffer *buf, stir_dtype t)
-{
-	int64_t max = t == STIR_I8 ? INT8_MAX : t == STIR_I32 ? INT32_MAX :
-		INT64_MAX;
-	int64_t *m = &e->plan->max_elems[buf->index];
-	if (max < *m)
-		*m = max;
-}
-
 /* e, ctx, buf, idx, write, atomic, loc: see verify/gpu.h. */
-void cuda_record(emitter *e, const ectx *ctx, const stir_buffer *buf,
+void gpu_record(gpu_walk *e, const ectx *ctx, const stir_buffer *buf,
 	const stir_expr *idx, bool write, bool atomic, stir_loc loc)
 {
 	if (e->frag && e->frag[buf->index] && !e->in_mma) {
-		cuda_error(e, loc, "local buffer '%s' is the accumulator of a "
+		gpu_error(e, loc, "local buffer '%s' is the accumulator of a "
 			"tensorized nest, held in the warp's fragment registers: only "
 			"tensorized nests may access it", buf->name);
 		return;
 	}
-	if (idx)
-		note_index_type(e, buf, idx->dtype);
-	if (!e->walk || !e->walk->sum)
+	if (!e->sum)
 		return;
 	cg_access a = { .buf = buf, .idx = idx, .write = write,
 		.atomic = atomic, .loc = loc };
@@ -147,23 +135,23 @@ void cuda_record(emitter *e, const ectx *ctx, const stir_buffer *buf,
 		a.ctx[d] = ctx_of(ctx, d);
 	if (buf->scope == STIR_SCOPE_LOCAL || buf->scope == STIR_SCOPE_WARP) {
 		if (write) {
-			acc_push(e, &e->walk->local_writes, &a);
+			acc_push(e, &e->local_writes, &a);
 			return;
 		}
-		for (int i = 0; i < e->walk->local_writes.n; i++) {
-			const cg_access *w = &e->walk->local_writes.v[i];
+		for (int i = 0; i < e->local_writes.n; i++) {
+			const cg_access *w = &e->local_writes.v[i];
 			if (w->buf == buf && !cuda_check_private_read(e, w, &a))
 				return;
 		}
 		return;
 	}
-	summary_add(e, e->walk->sum, &a);
+	summary_add(e, e->sum, &a);
 }
 
 /* Whether accesses a (earlier) and b (later) need ordering between
  * threads: 0 no, 1 a barrier of the block, 2 impossible (different thread
  * blocks). */
-static int conflict(const emitter *e, const cg_access *a, const cg_access *b)
+static int conflict(const gpu_walk *e, const cg_access *a, const cg_access *b)
 {
 	if (a->buf != b->buf || (!a->write && !b->write) ||
 	    (a->atomic && b->atomic) || a->buf->scope == STIR_SCOPE_LOCAL ||
@@ -195,7 +183,7 @@ static int conflict(const emitter *e, const cg_access *a, const cg_access *b)
 }
 
 /* e, before, after, loc, wa, wb: see verify/gpu.h. */
-bool cuda_needs_barrier(emitter *e, const acc_vec *before,
+bool cuda_needs_barrier(gpu_walk *e, const acc_vec *before,
 	const acc_vec *after, stir_loc loc, const cg_access **wa,
 	const cg_access **wb)
 {
@@ -218,15 +206,15 @@ bool cuda_needs_barrier(emitter *e, const acc_vec *before,
 }
 
 /* e, ctx: see verify/gpu.h. */
-bool cuda_block_uniform(const emitter *e, const ectx *ctx)
+bool cuda_block_uniform(const gpu_walk *e, const ectx *ctx)
 {
 	return !(ctx->divergent & THREAD_DIMS & e->launch->used);
 }
 
 /* e, p: append p to the places that need a barrier. */
-static void add_place(emitter *e, cuda_place p)
+static void add_place(gpu_walk *e, cuda_place p)
 {
-	cuda_places *v = e->walk->places;
+	cuda_places *v = e->places;
 	for (int i = 0; i < v->n; i++)
 		if (v->v[i].slots == p.slots && v->v[i].before == p.before)
 			return;
@@ -244,7 +232,7 @@ static void add_place(emitter *e, cuda_place p)
 }
 
 /* e, ctx, loc, a, b, sum, list, before: see verify/gpu.h. */
-void cuda_need_barrier(emitter *e, const ectx *ctx, stir_loc loc,
+void cuda_need_barrier(gpu_walk *e, const ectx *ctx, stir_loc loc,
 	const cg_access *a, const cg_access *b, summary *sum,
 	const stir_ptr_vec *list, const stir_stmt *before)
 {
@@ -255,7 +243,7 @@ void cuda_need_barrier(emitter *e, const ectx *ctx, stir_loc loc,
 }
 
 /* e, s, ctx, body: see verify/gpu.h. */
-void cuda_loop_carried_barrier(emitter *e, const stir_stmt *s,
+void cuda_loop_carried_barrier(gpu_walk *e, const stir_stmt *s,
 	const ectx *ctx, summary *body)
 {
 	const cg_access *a, *b;

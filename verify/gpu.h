@@ -17,12 +17,18 @@
  *                  variables' thread dependences and bindings (gpu_facts,
  *                  built from the kernel), static facts about statements
  *
- * The walk has a state of its own (gpu_walk, below); it still reads the
- * launches' shapes through an emitter of its own that prints nothing
- * (cuda_emitter_open, cuda_launch_open in codegen/cuda.c) and follows
- * the emitter's statements through the helpers of codegen/ (reductions,
- * warp buffers, vector loops' scalar form, the accesses of tensorized
- * nests). */
+ *   launch.c       what the walk and the emitter both compute of a launch:
+ *                  its shape (gpu_launch), the context inside a loop bound
+ *                  to a thread index, a vectorized loop's scalar form, the
+ *                  fragment buffers of tensorized nests
+ *   mma.c          the accesses of a tensorized nest, from the intrinsic's
+ *                  description (ir/intrinsics.c) as the emitter prints it
+ *   hoist.c        the pass hoist_warp_reads: the warp-buffer reads the
+ *                  walk computes before their loops
+ *
+ * The walk has a state of its own (gpu_walk, below): the kernel's facts,
+ * the launches' shapes, the accesses.  verify/ depends on ir/ and passes/
+ * only; codegen/ includes this header and prints what it accepted. */
 #ifndef STIR_VERIFY_GPU_H
 #define STIR_VERIFY_GPU_H
 
@@ -30,6 +36,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stir/codegen.h>
+#include "ir/intrinsics.h"
 #include "ir/nodes.h"
 
 /* The six thread indices as bits (stir_thread values are 0..5). */
@@ -137,7 +144,7 @@ typedef struct cuda_places {
 	cuda_place *v;             /* owned */
 } cuda_places;
 
-/* A warp-buffer read that may be computed before a loop (cuda_hoist.c),
+/* A warp-buffer read that may be computed before a loop (hoist.c),
  * found by the verifier's walk for stir_kernel_hoist_warp_reads. */
 typedef struct cuda_hoist_at {
 	const stir_var *loop;      /* borrowed: the loop's variable (the
@@ -158,26 +165,65 @@ typedef enum gpu_walk_mode {
 	                              (stir_kernel_insert_barriers) */
 } gpu_walk_mode;
 
-/* The verifier's walk of a kernel: its own state, apart from the
- * variables' facts (e->facts) and the launches' shapes it reads through
- * the emitter (e->walk points here while it runs; the emitter printing
- * has none). */
+/* What the thread mapping of a kernel says of its variables, by slot:
+ * built from the kernel (cuda_facts_init, facts.c), read by the verifier
+ * and the emitter (which holds one: emitter.facts). */
+typedef struct gpu_facts {
+	unsigned *dep;             /* owned: DIM_BITs a variable's value
+	                              depends on */
+	const stir_expr **binding; /* owned array: a block variable's binding
+	                              (borrowed), else NULL */
+} gpu_facts;
+
+/* One launch: a top-level statement of the kernel, and its shape
+ * (gpu_launch_scan, launch.c), which the walk and the emitter share
+ * (the emitter's cuda_launch holds one). */
+typedef struct gpu_launch {
+	const stir_stmt *stmt;     /* borrowed: the statement it runs */
+	/* For each thread index, the distinct extents (borrowed from the
+	 * kernel) of the loops bound to it; the launch size is the largest,
+	 * and at least 1.  A horizontal launch lists, for blockIdx.x, the
+	 * extent of each nest in order, and its grid is their sum. */
+	int n_ext[N_DIMS];
+	const stir_expr **ext[N_DIMS]; /* owned arrays of borrowed extents */
+	bool horizontal;           /* a horizontal block's nests, end to end */
+	unsigned used;             /* DIM_BITs of the indices bound somewhere */
+	int64_t lit_block[3];      /* the block size when every threadIdx
+	                              extent is a literal (1 when unused),
+	                              else -1 */
+} gpu_launch;
+
+/* The verifier's walk of a kernel: its own state (the emitter has its
+ * own, and prints what the walk accepted). */
 typedef struct gpu_walk {
 	gpu_walk_mode mode;        /* what the walk is for */
+	const stir_kernel *k;      /* the kernel walked */
+	stir_ctx *ctx;             /* receives diagnostics */
+	gpu_facts facts;           /* the kernel's variables' facts */
+	bool failed;               /* an error was reported */
+	int n_launches;
+	gpu_launch *launches;      /* owned: each launch's shape */
+	const gpu_launch *launch;  /* the launch being walked, or NULL */
+	int64_t *warp_lanes;       /* owned, per buffer: the lanes a warp
+	                              buffer is spread over in this launch
+	                              (0: not used yet) */
+	const stir_intrinsic **frag; /* owned, per buffer: the intrinsic
+	                              whose accumulator fragment it is in
+	                              this launch (gpu_frag_scan), else NULL */
+	bool in_mma;               /* walking a tensorized nest */
+	const bool *resolve;       /* per slot: a block variable stands for
+	                              its binding (cross-thread targets) */
+	int n_red, n_tmp, n_hoist; /* counters, as the emitter's */
 	cuda_places *places;       /* GPU_WALK_PLACE: receives the places */
 	cuda_hoists *hoists;       /* or NULL: receives the warp-buffer reads
 	                              the walk computes before their loops */
 	summary *sum;              /* receives accesses, or NULL */
 	acc_vec local_writes;      /* local-buffer stores of the launch */
 	/* warp-buffer reads held before their loops by the walk of the pass
-	 * hoist_warp_reads (cuda_hoist.c) */
+	 * hoist_warp_reads (hoist.c) */
 	int n_memo, cap_memo;
 	cuda_memo *memo;           /* owned: those in scope, innermost last */
 } gpu_walk;
-
-/* The emitter (codegen/cuda_internal.h), through which the walk reads
- * the kernel's facts and reports. */
-typedef struct emitter emitter;
 
 /* ---- verify_gpu.c ---- */
 
@@ -186,7 +232,7 @@ typedef struct emitter emitter;
 bool cuda_literal_value(stir_ctx *ctx, const stir_kernel *k,
 	const stir_expr *x, int64_t *v);
 /* x: whether x holds only literals and parameters (an extent a launch
- * can be sized by). */
+ * can be sized by: a size expression, stir_size_offender). */
 bool cuda_expr_is_size(const stir_expr *x);
 /* The word for a scope in diagnostics ("shared", ...). */
 const char *cuda_scope_word(stir_scope s);
@@ -198,6 +244,10 @@ const char *cuda_loc_str(stir_loc loc, char *buf, size_t size);
  * verifier's and the emitter's errors are all placed so. */
 void cuda_vreport(const stir_kernel *k, const stir_stmt *launch,
 	stir_loc loc, const char *fmt, va_list ap);
+/* e, loc, fmt: report an error of the walk (placed as cuda_vreport
+ * places it, in the launch being walked) and mark the walk failed. */
+void gpu_error(gpu_walk *e, stir_loc loc, const char *fmt, ...)
+	STIR_PRINTF(3, 4);
 /* k: is k a stage III kernel (else an error at the kernel)?  0 or -1. */
 int cuda_verify_stage(const stir_kernel *k);
 /* k: the checks of stir_kernel_verify_gpu that need no thread context
@@ -213,32 +263,28 @@ int cuda_verify_sharing(const stir_kernel *k);
 /* e, L, r, inner, ctx: check that reduction r can be computed across the
  * threads of loop L (bound to threadIdx.x) where ctx runs ("inner": the
  * variables defined inside L, by slot); reports the first refusal. */
-void cuda_check_red(emitter *e, const stir_stmt *L, red *r,
+void cuda_check_red(gpu_walk *e, const stir_stmt *L, red *r,
 	const bool *inner, const ectx *ctx);
-/* e, ctx: the lanes of the loop bound to threadIdx.x where ctx runs, when
- * warp buffers can live there: a literal power of two up to 32 that is
- * the launch's threads in x; else 0 (cuda_warp.c). */
-int64_t cuda_warp_lanes_here(const emitter *e, const ectx *ctx);
 /* e, ctx, buf, loc, what, n: the lanes warp buffer buf is spread over
  * where ctx runs ("what" it does there, for diagnostics), after checking
  * that they can be and are the same as elsewhere in the launch (noted in
  * e->warp_lanes), and its elements in *n; 0 after an error. */
-int64_t cuda_check_warp_lanes(emitter *e, const ectx *ctx,
+int64_t cuda_check_warp_lanes(gpu_walk *e, const ectx *ctx,
 	const stir_buffer *buf, stir_loc loc, const char *what, int64_t *n);
 /* e, ctx, x: may warp-buffer load x be a shuffle where ctx runs (no
  * control flow or index that depends on threadIdx.x)?  false after an
  * error. */
-bool cuda_check_warp_read(emitter *e, const ectx *ctx, const stir_expr *x);
+bool cuda_check_warp_read(gpu_walk *e, const ectx *ctx, const stir_expr *x);
 /* e, ctx, buf, idx, op, v, s: may store s ("buf[idx] op= v") into warp
  * buffer buf be printed where ctx runs (in its fill loop, assigning the
  * fill's element a value the same in every lane)?  false after an
  * error. */
-bool cuda_check_warp_store(emitter *e, const ectx *ctx,
+bool cuda_check_warp_store(gpu_walk *e, const ectx *ctx,
 	const stir_buffer *buf, const stir_expr *idx, stir_store_op op,
 	const sval *v, const stir_stmt *s);
 /* e, s, buf, size: has fill loop s of warp buffer buf (of "size"
  * elements) a literal extent of at most size?  false after an error. */
-bool cuda_check_warp_fill(emitter *e, const stir_stmt *s,
+bool cuda_check_warp_fill(gpu_walk *e, const stir_stmt *s,
 	const stir_buffer *buf, int64_t size);
 
 /* e, s, ctx: may tensorized loop s be printed where ctx runs: its nest
@@ -246,31 +292,31 @@ bool cuda_check_warp_fill(emitter *e, const stir_stmt *s,
  * gives threadIdx.x exactly the 32 lanes of a warp, which do not diverge
  * there, and its accumulator buffer is no other intrinsic's?  false after
  * an error. */
-bool cuda_check_mma(emitter *e, const stir_stmt *s, const ectx *ctx);
+bool cuda_check_mma(gpu_walk *e, const stir_stmt *s, const ectx *ctx);
 /* e, s: is pipelined loop s as the CUDA of codegen/cuda_pipeline.c
  * assumes (verify/pipeline.c): its copy nests, a barrier, their uses and
  * a barrier, in that order, the copied buffers held in slots "v % S * E +
  * .." and used only in the loop?  false after an error. */
-bool cuda_check_pipeline(emitter *e, const stir_stmt *s);
+bool cuda_check_pipeline(gpu_walk *e, const stir_stmt *s);
 /* e, s, ctx: may barrier statement s be printed where ctx runs (every
  * thread of the block reaches it)?  false after an error. */
-bool cuda_check_barrier(emitter *e, const stir_stmt *s, const ectx *ctx);
+bool cuda_check_barrier(gpu_walk *e, const stir_stmt *s, const ectx *ctx);
 /* e, ctx, loc, a, b: access a must be ordered before access b by a
  * barrier at loc, where ctx runs: may the walk record the place (every
  * thread of the block gets there, and the walk is placing barriers:
  * GPU_WALK_PLACE)?  false after an error. */
-bool cuda_check_barrier_place(emitter *e, const ectx *ctx, stir_loc loc,
+bool cuda_check_barrier_place(gpu_walk *e, const ectx *ctx, stir_loc loc,
 	const cg_access *a, const cg_access *b);
 
 /* e, w, r: may register or warp-buffer read r see what write w stored
  * (r runs in the threads that ran w, in every thread index of the launch
  * that w does not run on all threads of)?  false after an error, at r. */
-bool cuda_check_private_read(emitter *e, const cg_access *w,
+bool cuda_check_private_read(gpu_walk *e, const cg_access *w,
 	const cg_access *r);
 /* e, loc, a, b: report that access a and the later access b conflict
  * across thread blocks of one launch (cuda_needs_barrier found them),
  * which no barrier orders. */
-void cuda_check_block_dep(emitter *e, stir_loc loc, const cg_access *a,
+void cuda_check_block_dep(gpu_walk *e, stir_loc loc, const cg_access *a,
 	const cg_access *b);
 
 /* ---- verify_walk.c: the verifier's walk ---- */
@@ -279,11 +325,20 @@ void cuda_check_block_dep(emitter *e, stir_loc loc, const cg_access *a,
  * nothing: the thread context of every statement, the accesses and where
  * threads must synchronize (e->mode PLACE records the places, VERIFY
  * reports them), and every refusal that depends on the context. */
-void cuda_walk_launch(emitter *e, int li);
+void cuda_walk_launch(gpu_walk *e, int li);
 /* e, ctx, x: record and check the loads and searches of expression x
  * where ctx runs (block variables marked in e->resolve as their
  * bindings; warp-buffer reads held in constants skipped). */
-void cuda_walk_expr(emitter *e, const ectx *ctx, const stir_expr *x);
+void cuda_walk_expr(gpu_walk *e, const ectx *ctx, const stir_expr *x);
+/* e, x, v: does x, as the emitter prints it, name variable v (block
+ * variables not resolved; a warp-buffer read the walk e holds in a
+ * constant names nothing; e NULL: the emitter's, which holds none)? */
+bool gpu_names_var(const gpu_walk *e, const stir_expr *x,
+	const stir_var *v);
+/* e, list, v: does a statement of list name variable v (as
+ * gpu_names_var)? */
+bool gpu_list_names_var(const gpu_walk *e, const stir_ptr_vec *list,
+	const stir_var *v);
 /* k, places, hoists: the walk of cuda_place_barriers, appending also to
  * hoists the warp-buffer reads that may be computed before their loops
  * (stir_kernel_hoist_warp_reads).  0 or -1. */
@@ -299,16 +354,6 @@ int cuda_verify_walk(const stir_kernel *k);
 int cuda_place_barriers(const stir_kernel *k, cuda_places *places);
 
 /* ---- facts.c: the variables' facts, static facts about statements ---- */
-
-/* What the thread mapping of a kernel says of its variables, by slot:
- * built from the kernel (cuda_facts_init), read by the verifier and the
- * emitter (which holds one: emitter.facts). */
-typedef struct gpu_facts {
-	unsigned *dep;             /* owned: DIM_BITs a variable's value
-	                              depends on */
-	const stir_expr **binding; /* owned array: a block variable's binding
-	                              (borrowed), else NULL */
-} gpu_facts;
 
 /* f, k: the facts of kernel k's variables in *f (release them).  0, or
  * -1 when memory runs out (nothing to release; not reported). */
@@ -358,11 +403,90 @@ const stir_buffer *cuda_warp_fill_of(const stir_ptr_vec *list);
 /* s, inner: mark (by slot) every variable s and its children define. */
 void cuda_mark_defined(const stir_stmt *s, bool *inner);
 
+/* ---- launch.c: launches, thread-bound loops, scalar forms ---- */
+
+/* The extent a tensorized loop gives threadIdx.x: the lanes of a warp. */
+extern const stir_expr cuda_mma_lanes;
+/* L, f: the shape of launch L (L->stmt set, the rest zero) from its
+ * statement (f: the variables' facts, to compare extents); release it
+ * with gpu_launch_release.  0, or -1 when memory runs out (not
+ * reported). */
+int gpu_launch_scan(gpu_launch *L, const gpu_facts *f);
+void gpu_launch_release(gpu_launch *L);
+/* L, ctx: the indices used by launch L that nothing binds or guards
+ * where ctx runs: code runs along them redundantly. */
+unsigned gpu_unbound(const gpu_launch *L, const ectx *ctx);
+/* f, L, d, x: does launch L bind index d to one extent only, and is it
+ * x? */
+bool gpu_only_extent(const gpu_facts *f, const gpu_launch *L, int d,
+	const stir_expr *x);
+/* f, L, ctx: the lanes of the loop bound to threadIdx.x where ctx runs,
+ * when warp buffers can live there: a literal power of two up to 32 that
+ * is launch L's threads in x; else 0. */
+int64_t gpu_warp_lanes_here(const gpu_facts *f, const gpu_launch *L,
+	const ectx *ctx);
+/* t: the accumulator type of a reduction into type t. */
+stir_dtype cuda_red_acc_type(stir_dtype t);
+/* k, f, L, n_red, s, ctx, c, reds, inner: enter loop s of kernel k,
+ * bound to a thread index, in launch L where ctx runs (the emitter and
+ * the verifier's walk alike): the context of its body in *c, the
+ * cross-thread reductions of a threadIdx.x loop in *reds (each with its
+ * elements, numbered from *n_red on) and the variables defined inside it
+ * in *inner (free them: cuda_free_reds, free).  Whether the threads past
+ * its extent must skip the body (a guard): 1 or 0; -1 when the index is
+ * bound already (cuda_verify_structure reported it) or memory ran out
+ * (reported); nothing to free then. */
+int gpu_bound_loop_enter(const stir_kernel *k, const gpu_facts *f,
+	const gpu_launch *L, int *n_red, const stir_stmt *s, const ectx *ctx,
+	ectx *c, red **reds, bool **inner);
+/* What gpu_scalar_form hands the form to: form, user. */
+typedef void (*gpu_form_fn)(const stir_stmt *form, void *user);
+/* k, s, fn, user: the scalar form of vectorized loop s of kernel k
+ * (unrolled), with the split guard that lift_guards would lift out of it
+ * as an unrolled loop tested before it (stir_nest_guard): a copy of the
+ * nest from s to the loop whose body is the guard, that body the
+ * guard's, inside a copy of the guard; fn gets the statement that is
+ * that form.  0, or -1 when memory runs out (not reported; fn not
+ * called). */
+int gpu_scalar_form(const stir_kernel *k, const stir_stmt *s,
+	gpu_form_fn fn, void *user);
+/* s, m: the match of tensorized loop s against its intrinsic's
+ * description (stir_tensorize_match) in *m; false when it has none
+ * (cuda_check_mma refuses it). */
+bool gpu_mma_match(const stir_stmt *s, stir_mma_match *m);
+/* s, frag: note in frag (by buffer index) the intrinsic of the first
+ * tensorized nest in s that accumulates in each fragment buffer. */
+void gpu_frag_scan(const stir_stmt *s, const stir_intrinsic **frag);
+
+/* ---- mma.c: the accesses of tensorized nests ---- */
+
+/* m, printed: the indices the emitter prints at the top of matched nest
+ * m (C's or a fragment's, A's and B's; the bindings of the block
+ * variables they name are declared first) into printed[4]; returns how
+ * many. */
+int gpu_mma_top_indices(const stir_mma_match *m, const stir_expr **printed);
+/* e, s, ctx: record the accesses of tensorized loop s (its nest matches
+ * its intrinsic: cuda_check_mma) where ctx runs, in the order the
+ * emitter makes them (codegen/cuda_mma.c). */
+void gpu_walk_mma(gpu_walk *e, const stir_stmt *s, const ectx *ctx);
+
+/* ---- hoist.c: warp-buffer reads computed before their loops ---- */
+
+/* e, s, ctx: in the walk of the pass hoist_warp_reads, before loop s:
+ * hold each read of a warp buffer in s that may be computed there (see
+ * hoist.c), recorded and checked where ctx runs and noted in e->hoists;
+ * the walk skips them inside until gpu_unhoist(e, the value returned). */
+int gpu_hoist(gpu_walk *e, const stir_stmt *s, const ectx *ctx);
+void gpu_unhoist(gpu_walk *e, int mark);
+/* e, x: whether warp-buffer read x is held so. */
+bool gpu_is_hoisted(const gpu_walk *e, const stir_expr *x);
+
 /* ---- barriers.c: races and barriers ---- */
 
-/* e, ctx, buf, idx, write, atomic, loc: note the index type; remember
- * the access in e->sum, or check a register read against the stores. */
-void cuda_record(emitter *e, const ectx *ctx, const stir_buffer *buf,
+/* e, ctx, buf, idx, write, atomic, loc: an access the walk meets:
+ * refuse one of a fragment buffer outside a tensorized nest; remember it
+ * in e->sum, or check a register read against the stores. */
+void gpu_record(gpu_walk *e, const ectx *ctx, const stir_buffer *buf,
 	const stir_expr *idx, bool write, bool atomic, stir_loc loc);
 /* s: free the vectors of a summary and empty it. */
 void cuda_summary_release(summary *s);
@@ -371,28 +495,28 @@ acc_vec *cuda_summary_pending(summary *s);
 /* s: a barrier that every thread reaches follows what s holds. */
 void cuda_summary_barrier(summary *s);
 /* e, p, c: code c follows p in sequence (c runs exactly once). */
-void cuda_summary_append(emitter *e, summary *p, const summary *c);
+void cuda_summary_append(gpu_walk *e, summary *p, const summary *c);
 /* e, p, c: code c follows p but may not run at all, or only some of its
  * barriers may: every access of c stays pending. */
-void cuda_summary_append_maybe(emitter *e, summary *p, const summary *c);
+void cuda_summary_append_maybe(gpu_walk *e, summary *p, const summary *c);
 /* e, before, after, loc, wa, wb: does an access of "after" depend on one
  * of "before" across threads (the pair in *wa, *wb)?  A dependence
  * across thread blocks is reported (at loc) and answers false. */
-bool cuda_needs_barrier(emitter *e, const acc_vec *before, const acc_vec *after,
+bool cuda_needs_barrier(gpu_walk *e, const acc_vec *before, const acc_vec *after,
 	stir_loc loc, const cg_access **wa, const cg_access **wb);
 /* e, ctx: does every thread of the block get here (may a barrier go
  * here)? */
-bool cuda_block_uniform(const emitter *e, const ectx *ctx);
+bool cuda_block_uniform(const gpu_walk *e, const ectx *ctx);
 /* e, ctx, loc, a, b, sum, list, before: access a must be ordered before
  * access b by a barrier before statement "before" of list (at its end
  * when NULL): record the place (GPU_WALK_PLACE), or refuse. */
-void cuda_need_barrier(emitter *e, const ectx *ctx, stir_loc loc,
+void cuda_need_barrier(gpu_walk *e, const ectx *ctx, stir_loc loc,
 	const cg_access *a, const cg_access *b, summary *sum,
 	const stir_ptr_vec *list, const stir_stmt *before);
 /* e, s, ctx, body: after the body of serial loop s: when its next
  * iteration would touch what other threads touched in this one, a barrier
  * ends the body. */
-void cuda_loop_carried_barrier(emitter *e, const stir_stmt *s, const ectx *ctx,
+void cuda_loop_carried_barrier(gpu_walk *e, const stir_stmt *s, const ectx *ctx,
 	summary *body);
 
 #endif

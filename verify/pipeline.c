@@ -6,14 +6,14 @@
  * primitive leaves them.  A hand-written pipeline(S) loop that is not so
  * is refused here, by the GPU verifier (stirc check --gpu and the
  * emitter alike); the interpreter runs it as a serial loop either way. */
-#include "codegen/cuda_internal.h"
+#include "verify/gpu.h"
 #include "ir/intrinsics.h"
 #include "ir/visit.h"
 
 /* What check_slots walks with: the loop, its copied buffers and their
  * slot sizes, and the first access out of form. */
 typedef struct slot_walk {
-	emitter *e;
+	gpu_walk *e;
 	const stir_var *v;         /* the pipelined loop's variable */
 	int64_t stages;
 	int n;
@@ -88,7 +88,7 @@ static stir_visit_step slot_load(stir_expr **slot, void *user)
  * free of v, none outside it.  A hand-written pipeline(S) loop that is
  * not so is refused here (the interpreter runs it as a serial loop
  * either way). */
-static bool check_slots(emitter *e, const stir_stmt *s, int nc)
+static bool check_slots(gpu_walk *e, const stir_stmt *s, int nc)
 {
 	slot_walk w = { .e = e, .v = s->u.for_.var, .stages = s->u.for_.stages };
 	for (int i = 0; i < nc && i < 8; i++) {
@@ -115,7 +115,7 @@ static bool check_slots(emitter *e, const stir_stmt *s, int nc)
 		stir_visit_list(&v, (stir_ptr_vec *)&s->u.for_.body);
 	}
 	if (w.bad || nc > 8)
-		cuda_error(e, s->loc, "pipelined loop '%s': shared buffer '%s' is "
+		gpu_error(e, s->loc, "pipelined loop '%s': shared buffer '%s' is "
 			"not held in %d slots indexed '%s %% %d * E + ..' (what the "
 			"pipeline primitive makes) and used only in the loop",
 			s->u.for_.var->name, w.bad ? w.bad->name : "?",
@@ -124,7 +124,7 @@ static bool check_slots(emitter *e, const stir_stmt *s, int nc)
 }
 
 /* e, s: see verify/gpu.h. */
-bool cuda_check_pipeline(emitter *e, const stir_stmt *s)
+bool cuda_check_pipeline(gpu_walk *e, const stir_stmt *s)
 {
 	const stir_ptr_vec *body = &s->u.for_.body;
 	int nc = stir_pipeline_copies(s);
@@ -133,7 +133,7 @@ bool cuda_check_pipeline(emitter *e, const stir_stmt *s)
 		NULL;
 	if (nc == 0 || !first || first->kind != STIR_STMT_BARRIER ||
 	    last->kind != STIR_STMT_BARRIER || last == first) {
-		cuda_error(e, s->loc, "pipelined loop '%s' must hold its copy "
+		gpu_error(e, s->loc, "pipelined loop '%s' must hold its copy "
 			"nests, a barrier, the statements that use the copies and a "
 			"barrier, in that order", s->u.for_.var->name);
 		return false;

@@ -12,36 +12,36 @@
  * verifier first and prints assuming what it checked.
  *
  * The walk's own state is a gpu_walk (verify/gpu.h: the summaries of
- * accesses, the places, the hoisted reads), which e->walk points to while
- * it runs; the variables' thread dependences and bindings are a
- * gpu_facts built from the kernel (verify/facts.c), and the launches'
- * shapes those an emitter of its own computes (cuda_emitter_open,
- * cuda_launch_open), printing nothing.
+ * accesses, the places, the hoisted reads); the variables' thread
+ * dependences and bindings are a gpu_facts built from the kernel
+ * (verify/facts.c), and the launches' shapes are gpu_launch
+ * (verify/launch.c, which the emitter uses too).
  *
  * The walk mirrors the emitter's statements (cuda_stmt.c, cuda_reduce.c,
  * cuda_warp.c): the same contexts, and the accesses in the same order (a
  * store's element before its index and value, a block's used bindings
  * before its body, the warp-buffer reads hoisted before a loop
- * (codegen/cuda_hoist.c) at the loop), so that the places and the first refusal
+ * (hoist.c) at the loop), so that the places and the first refusal
  * are those the emitter's own walk found when it carried the checks.  A
  * vectorized loop is walked as its scalar form, which holds the accesses
  * of its vector path; a tensorized nest is checked (cuda_check_mma) and
- * walked through cuda_emit_mma into a discarded printer, for its
- * accesses. */
+ * its accesses are those of its intrinsic's description (verify/mma.c).
+ * Nothing here depends on codegen/: the walk's state is a gpu_walk, the
+ * launches' shapes are gpu_launch (verify/launch.c). */
 #include <stdlib.h>
 #include <string.h>
-#include "codegen/cuda_internal.h"
+#include "verify/gpu.h"
 #include "ir/visit.h"
 
-static void walk_list(emitter *e, const stir_ptr_vec *list, const ectx *ctx,
+static void walk_list(gpu_walk *e, const stir_ptr_vec *list, const ectx *ctx,
 	summary *sum);
-static void walk_stmt(emitter *e, const stir_stmt *s, const ectx *ctx);
+static void walk_stmt(gpu_walk *e, const stir_stmt *s, const ectx *ctx);
 
 /* ---- expressions -------------------------------------------------------- */
 
 /* The state of an expression walk. */
 typedef struct xwalk {
-	emitter *e;
+	gpu_walk *e;
 	const ectx *ctx;           /* where the expression runs */
 } xwalk;
 
@@ -51,7 +51,7 @@ typedef struct xwalk {
 static stir_visit_step walk_node(stir_expr **slot, void *user)
 {
 	xwalk *w = user;
-	emitter *e = w->e;
+	gpu_walk *e = w->e;
 	const stir_expr *x = *slot;
 	int64_t n;
 	if (e->failed)
@@ -59,22 +59,22 @@ static stir_visit_step walk_node(stir_expr **slot, void *user)
 	switch (x->kind) {
 	case STIR_EXPR_LOAD:
 		if (x->u.load.buf->scope != STIR_SCOPE_WARP) {
-			cuda_record(e, w->ctx, x->u.load.buf, x->u.load.idx[0], false,
+			gpu_record(e, w->ctx, x->u.load.buf, x->u.load.idx[0], false,
 				false, x->loc);
 			return STIR_VISIT_GO;
 		}
 		/* a shuffle from the lane holding the element, or the constant
 		 * computed before the loop */
-		if (cuda_is_hoisted(e, x))
+		if (gpu_is_hoisted(e, x))
 			return STIR_VISIT_SKIP;
-		cuda_record(e, w->ctx, x->u.load.buf, x->u.load.idx[0], false,
+		gpu_record(e, w->ctx, x->u.load.buf, x->u.load.idx[0], false,
 			false, x->loc);
 		if (!cuda_check_warp_lanes(e, w->ctx, x->u.load.buf, x->loc, "read",
 		    &n) || !cuda_check_warp_read(e, w->ctx, x))
 			return STIR_VISIT_STOP;
 		return STIR_VISIT_GO;
 	case STIR_EXPR_SEARCH:
-		cuda_record(e, w->ctx, x->u.search.buf, NULL, false, false, x->loc);
+		gpu_record(e, w->ctx, x->u.search.buf, NULL, false, false, x->loc);
 		return STIR_VISIT_GO;
 	case STIR_EXPR_VAR: {
 		const stir_var *v = x->u.var;
@@ -89,7 +89,7 @@ static stir_visit_step walk_node(stir_expr **slot, void *user)
 }
 
 /* e, ctx, x: see verify/gpu.h. */
-void cuda_walk_expr(emitter *e, const ectx *ctx, const stir_expr *x)
+void cuda_walk_expr(gpu_walk *e, const ectx *ctx, const stir_expr *x)
 {
 	xwalk w = { e, ctx };
 	stir_visitor v = { .expr_pre = walk_node, .user = &w };
@@ -102,13 +102,13 @@ void cuda_walk_expr(emitter *e, const ectx *ctx, const stir_expr *x)
 /* e, ctx, buf, idx, op, value, s: a store "buf[idx] op= value" of
  * statement s (value NULL: a generated variable, which reads nothing), as
  * put_store prints it: the element, then its index and the value. */
-static void walk_put_store(emitter *e, const ectx *ctx,
+static void walk_put_store(gpu_walk *e, const ectx *ctx,
 	const stir_buffer *buf, const stir_expr *idx, stir_store_op op,
 	const stir_expr *value, const stir_stmt *s)
 {
 	if (buf->scope == STIR_SCOPE_WARP) {
 		sval v = { .x = value, .t = value ? value->dtype : buf->dtype };
-		cuda_record(e, ctx, buf, idx, true, false, s->loc);
+		gpu_record(e, ctx, buf, idx, true, false, s->loc);
 		if (!cuda_check_warp_store(e, ctx, buf, idx, op, &v, s))
 			return;
 		if (value)
@@ -117,7 +117,7 @@ static void walk_put_store(emitter *e, const ectx *ctx,
 	}
 	bool atomic = ctx->atomic && op != STIR_STORE_ASSIGN &&
 		buf->scope != STIR_SCOPE_LOCAL;
-	cuda_record(e, ctx, buf, idx, true, atomic, s->loc);
+	gpu_record(e, ctx, buf, idx, true, atomic, s->loc);
 	cuda_walk_expr(e, ctx, idx);
 	if (value)
 		cuda_walk_expr(e, ctx, value);
@@ -125,7 +125,7 @@ static void walk_put_store(emitter *e, const ectx *ctx,
 
 /* e, s, ctx: a store statement, or one thread's part of a cross-thread
  * reduction (the element it adds to, then the value). */
-static void walk_store(emitter *e, const stir_stmt *s, const ectx *ctx)
+static void walk_store(gpu_walk *e, const stir_stmt *s, const ectx *ctx)
 {
 	const red *r = cuda_red_of(ctx, s);
 	if (r) {
@@ -142,7 +142,7 @@ static void walk_store(emitter *e, const stir_stmt *s, const ectx *ctx)
 
 /* e, ctx, r, inner: the combining stores of reduction r after its
  * threadIdx.x loop, where ctx runs (emit_red_combine). */
-static void walk_red_combine(emitter *e, const ectx *ctx, const red *r,
+static void walk_red_combine(gpu_walk *e, const ectx *ctx, const red *r,
 	bool *inner)
 {
 	const stir_stmt *st = r->store;
@@ -160,12 +160,12 @@ static void walk_red_combine(emitter *e, const ectx *ctx, const red *r,
 	}
 	if (e->launch->lit_block[0] > 32) {
 		/* the warps' sums meet in shared memory between two barriers */
-		cuda_summary_barrier(e->walk->sum);
-		cuda_summary_barrier(e->walk->sum);
+		cuda_summary_barrier(e->sum);
+		cuda_summary_barrier(e->sum);
 	}
 	ectx c = *ctx;
 	if (buf->scope != STIR_SCOPE_LOCAL)
-		c.single |= DIM_BIT(STIR_THREAD_X) | cuda_unbound(e, ctx);
+		c.single |= DIM_BIT(STIR_THREAD_X) | gpu_unbound(e->launch, ctx);
 	walk_put_store(e, &c, buf, st->u.store.idx[0], st->u.store.op, NULL, st);
 	e->resolve = saved;
 }
@@ -173,22 +173,25 @@ static void walk_red_combine(emitter *e, const ectx *ctx, const red *r,
 /* e, s, ctx: a loop bound to a thread index (cuda_emit_bound_loop): its
  * reductions checked, its body with the index bound, then the
  * reductions' combining stores. */
-static void walk_bound_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
+static void walk_bound_loop(gpu_walk *e, const stir_stmt *s, const ectx *ctx)
 {
 	ectx c;
 	red *reds;
 	bool *inner;
-	int guard = cuda_bound_loop_enter(e, s, ctx, &c, &reds, &inner);
-	if (guard < 0)
+	int guard = gpu_bound_loop_enter(e->k, &e->facts, e->launch, &e->n_red,
+		s, ctx, &c, &reds, &inner);
+	if (guard < 0) {
+		e->failed = true;
 		return;
+	}
 	for (red *r = reds; r && !e->failed; r = r->next)
 		cuda_check_red(e, s, r, inner, ctx);
 	summary body = { 0 };
 	walk_list(e, &s->u.for_.body, &c, &body);
 	if (guard)
-		cuda_summary_append_maybe(e, e->walk->sum, &body);
+		cuda_summary_append_maybe(e, e->sum, &body);
 	else
-		cuda_summary_append(e, e->walk->sum, &body);
+		cuda_summary_append(e, e->sum, &body);
 	cuda_summary_release(&body);
 	for (red *r = reds; r && !e->failed; r = r->next)
 		walk_red_combine(e, ctx, r, inner);
@@ -196,17 +199,77 @@ static void walk_bound_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
 	cuda_free_reds(reds);
 }
 
+/* What gpu_names_var looks for. */
+typedef struct name_find {
+	const gpu_walk *e;         /* the walk (hoisted reads), or NULL */
+	const stir_var *v;         /* the variable */
+} name_find;
+
+/* slot, user: expr_pre of gpu_names_var: stop at the name_find's
+ * variable; a warp-buffer read held in a constant names nothing. */
+static stir_visit_step find_name(stir_expr **slot, void *user)
+{
+	const name_find *f = user;
+	const stir_expr *x = *slot;
+	if (x->kind == STIR_EXPR_LOAD && f->e && gpu_is_hoisted(f->e, x))
+		return STIR_VISIT_SKIP;
+	return x->kind == STIR_EXPR_VAR && x->u.var == f->v ?
+		STIR_VISIT_STOP : STIR_VISIT_GO;
+}
+
+/* e, x, v: see verify/gpu.h. */
+bool gpu_names_var(const gpu_walk *e, const stir_expr *x,
+	const stir_var *v)
+{
+	name_find f = { .e = e, .v = v };
+	stir_visitor w = { .expr_pre = find_name, .user = &f };
+	stir_expr *root = (stir_expr *)x;
+	return stir_visit_expr(&w, &root);
+}
+
+/* e, list, v: see verify/gpu.h. */
+bool gpu_list_names_var(const gpu_walk *e, const stir_ptr_vec *list,
+	const stir_var *v)
+{
+	name_find f = { .e = e, .v = v };
+	stir_visitor w = { .expr_pre = find_name, .user = &f };
+	return stir_visit_list(&w, (stir_ptr_vec *)list);
+}
+
+/* What walk_form hands on: the walk and the context. */
+typedef struct form_walk {
+	gpu_walk *e;
+	const ectx *ctx;
+} form_walk;
+
+/* form, user: gpu_form_fn of walk_scalar_form (user: the form_walk). */
+static void walk_form(const stir_stmt *form, void *user)
+{
+	const form_walk *f = user;
+	walk_stmt(f->e, form, f->ctx);
+}
+
+/* e, s, ctx: vectorized loop s as its scalar form, which holds the
+ * accesses of its vector path (gpu_scalar_form). */
+static void walk_scalar_form(gpu_walk *e, const stir_stmt *s,
+	const ectx *ctx)
+{
+	form_walk f = { e, ctx };
+	if (gpu_scalar_form(e->k, s, walk_form, &f) < 0)
+		gpu_error(e, s->loc, "out of memory");
+}
+
 /* ---- other statements ------------------------------------------------ */
 
 /* e, s, ctx, buf: fill loop s of warp buffer buf (cuda_emit_warp_fill). */
-static void walk_warp_fill(emitter *e, const stir_stmt *s, const ectx *ctx,
+static void walk_warp_fill(gpu_walk *e, const stir_stmt *s, const ectx *ctx,
 	const stir_buffer *buf)
 {
 	int64_t size;
 	if (!cuda_check_warp_lanes(e, ctx, buf, s->loc, "filled", &size) ||
 	    !cuda_check_warp_fill(e, s, buf, size))
 		return;
-	int64_t lanes = cuda_warp_lanes_here(e, ctx);
+	int64_t lanes = gpu_warp_lanes_here(&e->facts, e->launch, ctx);
 	ectx c = *ctx;
 	c.fill = s->u.for_.var;
 	c.fill_id = e->n_tmp++;
@@ -215,13 +278,13 @@ static void walk_warp_fill(emitter *e, const stir_stmt *s, const ectx *ctx,
 		c.fill_tail = true;
 	summary body = { 0 };
 	walk_list(e, &s->u.for_.body, &c, &body);
-	cuda_summary_append_maybe(e, e->walk->sum, &body);
+	cuda_summary_append_maybe(e, e->sum, &body);
 	cuda_summary_release(&body);
 }
 
 /* e, s, ctx: a serial or unrolled loop (emit_serial_loop): its extent,
  * its body, and the barrier its next iteration may need. */
-static void walk_serial_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
+static void walk_serial_loop(gpu_walk *e, const stir_stmt *s, const ectx *ctx)
 {
 	const stir_buffer *fill = cuda_warp_fill_of(&s->u.for_.body);
 	if (fill) {
@@ -235,26 +298,20 @@ static void walk_serial_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
 	walk_list(e, &s->u.for_.body, &c, &body);
 	if (!e->failed)
 		cuda_loop_carried_barrier(e, s, &c, &body);
-	cuda_summary_append_maybe(e, e->walk->sum, &body);
+	cuda_summary_append_maybe(e, e->sum, &body);
 	cuda_summary_release(&body);
 }
 
-/* e, s, ctx: a tensorized nest: checked (cuda_check_mma), then
- * cuda_emit_mma records its accesses, into a printer thrown away. */
-static void walk_mma(emitter *e, const stir_stmt *s, const ectx *ctx)
+/* e, s, ctx: a tensorized nest: checked (cuda_check_mma), then its
+ * accesses recorded (gpu_walk_mma, from the intrinsic's description). */
+static void walk_mma(gpu_walk *e, const stir_stmt *s, const ectx *ctx)
 {
-	if (!cuda_check_mma(e, s, ctx))
-		return;
-	cg_printer scratch, *out = e->out;
-	cg_printer_init(&scratch, 0);
-	e->out = &scratch;
-	cuda_emit_mma(e, s, ctx);
-	e->out = out;
-	cg_printer_release(&scratch);
+	if (cuda_check_mma(e, s, ctx))
+		gpu_walk_mma(e, s, ctx);
 }
 
 /* e, s, ctx: if/else; each branch may not run. */
-static void walk_if(emitter *e, const stir_stmt *s, const ectx *ctx)
+static void walk_if(gpu_walk *e, const stir_stmt *s, const ectx *ctx)
 {
 	ectx c = *ctx;
 	c.divergent |= cuda_expr_deps(&e->facts, s->u.if_.cond) & THREAD_DIMS;
@@ -266,44 +323,44 @@ static void walk_if(emitter *e, const stir_stmt *s, const ectx *ctx)
 			break;
 		summary body = { 0 };
 		walk_list(e, branch[i], &c, &body);
-		cuda_summary_append_maybe(e, e->walk->sum, &body);
+		cuda_summary_append_maybe(e, e->sum, &body);
 		cuda_summary_release(&body);
 	}
 }
 
 /* e, s, ctx: a block: the bindings of the variables it uses, then its
  * body (in the same summary). */
-static void walk_block(emitter *e, const stir_stmt *s, const ectx *ctx)
+static void walk_block(gpu_walk *e, const stir_stmt *s, const ectx *ctx)
 {
 	const stir_stmt *red_store = (s->u.block.flags &
 		STIR_BLOCK_CROSS_THREAD) ? stir_stmt_at(&s->u.block.body, 0) : NULL;
 	for (int i = 0; i < s->u.block.n_vars; i++) {
 		const stir_var *v = s->u.block.vars[i];
-		if (red_store ? cuda_names_var(e, red_store->u.store.value, v) :
-		    cuda_list_names_var(e, &s->u.block.body, v))
+		if (red_store ? gpu_names_var(e, red_store->u.store.value, v) :
+		    gpu_list_names_var(e, &s->u.block.body, v))
 			cuda_walk_expr(e, ctx, s->u.block.bindings[i]);
 	}
 	ectx c = *ctx;
 	if (s->u.block.flags & STIR_BLOCK_ATOMIC)
 		c.atomic = true;
-	walk_list(e, &s->u.block.body, &c, e->walk->sum);
+	walk_list(e, &s->u.block.body, &c, e->sum);
 }
 
 /* e, s, ctx: a loop of any kind, after the warp-buffer reads the emitter
- * computes before it (cuda_hoist). */
-static void walk_for(emitter *e, const stir_stmt *s, const ectx *ctx)
+ * computes before it (gpu_hoist). */
+static void walk_for(gpu_walk *e, const stir_stmt *s, const ectx *ctx)
 {
 	ectx c = *ctx;
 	c.fill = NULL;
 	/* the walk of the pass hoist_warp_reads holds the reads it moves
 	 * before the loop; the others find them moved already */
-	int mark = e->walk->hoists ? cuda_hoist(e, s, &c) : e->walk->n_memo;
+	int mark = e->hoists ? gpu_hoist(e, s, &c) : e->n_memo;
 	switch (s->u.for_.kind) {
 	case STIR_LOOP_BIND:
 		walk_bound_loop(e, s, &c);
 		break;
 	case STIR_LOOP_VECTORIZE:
-		cuda_scalar_form(e, s, &c, walk_stmt);
+		walk_scalar_form(e, s, &c);
 		break;
 	case STIR_LOOP_TENSORIZE:
 		walk_mma(e, s, &c);
@@ -311,18 +368,18 @@ static void walk_for(emitter *e, const stir_stmt *s, const ectx *ctx)
 	case STIR_LOOP_PIPELINE:
 		/* checked where the barriers are in (not by the walks of
 		 * the passes that place them) */
-		if (e->walk->mode != GPU_WALK_VERIFY || cuda_check_pipeline(e, s))
+		if (e->mode != GPU_WALK_VERIFY || cuda_check_pipeline(e, s))
 			walk_serial_loop(e, s, &c);
 		break;
 	default:
 		walk_serial_loop(e, s, &c);
 		break;
 	}
-	cuda_unhoist(e, mark);
+	gpu_unhoist(e, mark);
 }
 
 /* e, s, ctx: one statement (cuda_emit_stmt). */
-static void walk_stmt(emitter *e, const stir_stmt *s, const ectx *ctx)
+static void walk_stmt(gpu_walk *e, const stir_stmt *s, const ectx *ctx)
 {
 	switch (s->kind) {
 	case STIR_STMT_STORE:
@@ -346,7 +403,7 @@ static void walk_stmt(emitter *e, const stir_stmt *s, const ectx *ctx)
 		return;
 	case STIR_STMT_BARRIER:
 		if (cuda_check_barrier(e, s, ctx))
-			cuda_summary_barrier(e->walk->sum);
+			cuda_summary_barrier(e->sum);
 		return;
 	}
 }
@@ -355,11 +412,11 @@ static void walk_stmt(emitter *e, const stir_stmt *s, const ectx *ctx)
  * list[from .. to - 1] before it, guarded to index 0 along the indices it
  * would otherwise run redundantly on when it stores to memory other
  * threads see (emit_guarded). */
-static void walk_guarded(emitter *e, const stir_ptr_vec *list, int from,
+static void walk_guarded(gpu_walk *e, const stir_ptr_vec *list, int from,
 	int to, const ectx *ctx)
 {
 	const stir_stmt *s = stir_stmt_at(list, to);
-	unsigned u = cuda_unbound(e, ctx);
+	unsigned u = gpu_unbound(e->launch, ctx);
 	ectx c = *ctx;
 	if (u && cuda_stores_shared_data(s) && !(cuda_bound_inside(s) & u)) {
 		c.single |= u;
@@ -371,7 +428,7 @@ static void walk_guarded(emitter *e, const stir_ptr_vec *list, int from,
 
 /* e, list, ctx, sum: a statement list: what each statement accesses
  * decides whether a barrier goes before it (cuda_emit_list). */
-static void walk_list(emitter *e, const stir_ptr_vec *list, const ectx *ctx,
+static void walk_list(gpu_walk *e, const stir_ptr_vec *list, const ectx *ctx,
 	summary *sum)
 {
 	for (int i = 0; i < list->n && !e->failed; i++) {
@@ -381,10 +438,10 @@ static void walk_list(emitter *e, const stir_ptr_vec *list, const ectx *ctx,
 			i++;
 		const stir_stmt *s = stir_stmt_at(list, i);
 		summary c = { 0 };
-		summary *saved = e->walk->sum;
-		e->walk->sum = &c;
+		summary *saved = e->sum;
+		e->sum = &c;
 		walk_guarded(e, list, from, i, ctx);
-		e->walk->sum = saved;
+		e->sum = saved;
 		const cg_access *a, *b;
 		if (cuda_needs_barrier(e, cuda_summary_pending(sum), &c.first,
 		    s->loc, &a, &b))
@@ -395,12 +452,12 @@ static void walk_list(emitter *e, const stir_ptr_vec *list, const ectx *ctx,
 }
 
 /* e, li: see verify/gpu.h. */
-void cuda_walk_launch(emitter *e, int li)
+void cuda_walk_launch(gpu_walk *e, int li)
 {
-	const cuda_launch *L = &e->plan->launches[li];
+	const gpu_launch *L = &e->launches[li];
 	summary sum = { 0 };
 	ectx ctx = { 0 };
-	e->walk->sum = &sum;
+	e->sum = &sum;
 	if (L->horizontal) {
 		/* each nest takes the next range of blockIdx.x (emit_horizontal) */
 		const stir_stmt *h = L->stmt;
@@ -412,7 +469,7 @@ void cuda_walk_launch(emitter *e, int li)
 				c.atomic = true;
 			summary body = { 0 };
 			walk_list(e, &n->u.for_.body, &c, &body);
-			cuda_summary_append_maybe(e, e->walk->sum, &body);
+			cuda_summary_append_maybe(e, e->sum, &body);
 			cuda_summary_release(&body);
 		}
 	} else {
@@ -420,14 +477,71 @@ void cuda_walk_launch(emitter *e, int li)
 		walk_list(e, &one, &ctx, &sum);
 	}
 	cuda_summary_release(&sum);
-	e->walk->sum = NULL;
+	e->sum = NULL;
+}
+
+/* e, li: make launch li the one walked: its state reset, its fragment
+ * buffers noted (gpu_frag_scan). */
+static void walk_launch_open(gpu_walk *e, int li)
+{
+	size_t nb = (size_t)e->k->buffers.n + 1;
+	e->launch = &e->launches[li];
+	memset(e->warp_lanes, 0, nb * sizeof(*e->warp_lanes));
+	memset(e->frag, 0, nb * sizeof(*e->frag));
+	e->local_writes.n = 0;
+	gpu_frag_scan(e->launch->stmt, e->frag);
+}
+
+/* e, k: the state of a walk of k (e->mode and what it fills set): the
+ * variables' facts and every launch's shape.  0, or -1 when memory runs
+ * out (reported). */
+static int walk_open(gpu_walk *e, const stir_kernel *k)
+{
+	size_t nb = (size_t)k->buffers.n + 1;
+	e->k = k;
+	e->ctx = stir_kernel_ctx(k);
+	int n = 0;
+	for (int i = 0; i < k->body.n; i++)
+		n += stir_stmt_at(&k->body, i)->kind != STIR_STMT_LET;
+	e->launches = calloc((size_t)n + 1, sizeof(*e->launches));
+	e->warp_lanes = calloc(nb, sizeof(*e->warp_lanes));
+	e->frag = calloc(nb, sizeof(*e->frag));
+	if (!e->launches || !e->warp_lanes || !e->frag ||
+	    cuda_facts_init(&e->facts, k) < 0) {
+		stir_error_oom(e->ctx);
+		return -1;
+	}
+	for (int i = 0; i < k->body.n; i++) {
+		const stir_stmt *s = stir_stmt_at(&k->body, i);
+		if (s->kind == STIR_STMT_LET)
+			continue;
+		gpu_launch *L = &e->launches[e->n_launches++];
+		L->stmt = s;
+		if (gpu_launch_scan(L, &e->facts) < 0) {
+			stir_error_oom(e->ctx);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* e: release what walk_open and the walk made. */
+static void walk_close(gpu_walk *e)
+{
+	for (int i = 0; e->launches && i < e->n_launches; i++)
+		gpu_launch_release(&e->launches[i]);
+	free(e->launches);
+	free(e->warp_lanes);
+	free(e->frag);
+	cuda_facts_release(&e->facts);
+	free(e->memo);
+	free(e->local_writes.v);
 }
 
 /* k, mode, places, hoists: the verifier's walk of k in mode "mode"
  * (appending to places, and to hoists when not NULL), after the checks
  * that need no thread context and before those of the sharing of arrays
- * between launches, through an emitter of its own (the launches' shapes
- * and the variables' facts) printing nothing.  0 or -1. */
+ * between launches.  0 or -1. */
 static int walk_kernel(const stir_kernel *k, gpu_walk_mode mode,
 	cuda_places *places, cuda_hoists *hoists)
 {
@@ -435,27 +549,19 @@ static int walk_kernel(const stir_kernel *k, gpu_walk_mode mode,
 	 * it */
 	if (cuda_verify_stage(k) < 0 || cuda_verify_structure(k) < 0)
 		return -1;
-	stir_cuda_plan *p = calloc(1, sizeof(*p));
-	if (!p) {
-		stir_error_oom(stir_kernel_ctx(k));
-		return -1;
-	}
-	p->k = k;
-	gpu_walk w = { .mode = mode, .places = places, .hoists = hoists };
-	emitter e;
-	if (cuda_emitter_open(&e, p, 0) == 0) {
-		e.walk = &w;
-		for (int li = 0; li < p->n_launches && !e.failed; li++)
-			if (cuda_launch_open(&e, li))
-				cuda_walk_launch(&e, li);
+	gpu_walk e = { .mode = mode, .places = places, .hoists = hoists };
+	if (walk_open(&e, k) < 0) {
+		e.failed = true;
+	} else {
+		for (int li = 0; li < e.n_launches && !e.failed; li++) {
+			walk_launch_open(&e, li);
+			cuda_walk_launch(&e, li);
+		}
 		if (!e.failed && cuda_verify_sharing(k) < 0)
 			e.failed = true;
 	}
 	int r = e.failed ? -1 : 0;
-	cuda_emitter_close(&e);
-	free(w.memo);
-	free(w.local_writes.v);
-	stir_cuda_plan_free(p);
+	walk_close(&e);
 	return r;
 }
 

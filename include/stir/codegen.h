@@ -70,7 +70,7 @@ STIR_EXPORT int stir_kernel_insert_barriers(__stir_keep stir_kernel *k);
  * each read of a warp buffer that the loop does not change and that the
  * lanes may compute there (docs/cuda.md "Warp-buffer reads computed
  * once") becomes "hoisted let s = W[i];" in front of the loop, and the
- * equal reads inside the loop the variable s (codegen/cuda_hoist.c).
+ * equal reads inside the loop the variable s (verify/hoist.c).
  * Which reads move depends on the thread mapping, hence this pass is the
  * GPU's; stir_kernel_prepare_for_gpu runs it after hoist_invariants.
  * Refuses (0 or -1 with located diagnostics) what the GPU verifier

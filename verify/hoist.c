@@ -11,12 +11,12 @@
  * reads no memory and divides by nothing but non-zero literals), uses
  * nothing defined inside the loop, the loop does not store into the
  * buffer (its fill stays before the read), and the lanes run the loop
- * together (cuda_warp_readable).  A shuffle never faults: where the read
+ * together (warp_readable).  A shuffle never faults: where the read
  * would not have run, the value is not used (the interpreter gives 0 for
  * a hoisted read out of the buffer).
  *
  * Whether the lanes run a loop together is a fact of the thread mapping,
- * which the walks of codegen/ compute: cuda_hoist decides, before each
+ * which the verifier's walk computes: gpu_hoist decides, before each
  * loop, which reads move there.  The pass stir_kernel_hoist_warp_reads
  * runs the verifier's walk (verify/verify_walk.c), which notes each decision,
  * and has passes/hoist.c (stir_hoist_reads) put a "hoisted let" before
@@ -26,19 +26,19 @@
  * are (a shuffle each), and the GPU verifier checks them there. */
 #include <stdlib.h>
 #include <string.h>
-#include "codegen/cuda_internal.h"
+#include "verify/gpu.h"
 #include <stir/codegen.h>
 #include "ir/util.h"
 #include "passes/passes.h"
 #include "ir/visit.h"
 
-static bool safe_value(const emitter *e, const stir_expr *x);
+static bool safe_value(const gpu_walk *e, const stir_expr *x);
 
 /* slot, user: expr_pre of safe_value: stop at an expression that may
  * fault or reads memory (user: the emitter, for block bindings). */
 static stir_visit_step unsafe(stir_expr **slot, void *user)
 {
-	const emitter *e = user;
+	const gpu_walk *e = user;
 	const stir_expr *x = *slot;
 	bool ok;
 	switch (x->kind) {
@@ -85,7 +85,7 @@ static stir_visit_step unsafe(stir_expr **slot, void *user)
 /* e, x: whether x can be evaluated anywhere: no loads, no searches, no
  * division or remainder by anything but a non-zero literal (block
  * variables through their bindings). */
-static bool safe_value(const emitter *e, const stir_expr *x)
+static bool safe_value(const gpu_walk *e, const stir_expr *x)
 {
 	stir_visitor v = { .expr_pre = unsafe, .user = (void *)e };
 	stir_expr *root = (stir_expr *)x;
@@ -93,18 +93,26 @@ static bool safe_value(const emitter *e, const stir_expr *x)
 }
 
 /* e, x: the constant that holds warp-buffer read x, or -1. */
-static int find_memo(const emitter *e, const stir_expr *x)
+static int find_memo(const gpu_walk *e, const stir_expr *x)
 {
-	/* (the emitter printing holds none: the pass made them lets) */
-	for (int i = e->walk ? e->walk->n_memo - 1 : -1; i >= 0; i--)
-		if (cuda_expr_equal(&e->facts, e->walk->memo[i].x, x))
-			return e->walk->memo[i].id;
+	for (int i = e->n_memo - 1; i >= 0; i--)
+		if (cuda_expr_equal(&e->facts, e->memo[i].x, x))
+			return e->memo[i].id;
 	return -1;
+}
+
+/* e, ctx: whether a warp buffer may be read where ctx runs (inside a
+ * loop bound to threadIdx.x that all lanes run together), as the
+ * emitter's cuda_warp_readable; no diagnostic. */
+static bool warp_readable(const gpu_walk *e, const ectx *ctx)
+{
+	return gpu_warp_lanes_here(&e->facts, e->launch, ctx) > 0 &&
+		!ctx->fill_tail && !(ctx->divergent & DIM_BIT(STIR_THREAD_X));
 }
 
 /* The walk of a loop's body. */
 typedef struct hoist_walk {
-	emitter *e;
+	gpu_walk *e;
 	const ectx *ctx;           /* the context at the loop */
 	const stir_stmt *loop;     /* the loop */
 	const bool *inner;         /* variables defined inside the loop */
@@ -114,7 +122,7 @@ typedef struct hoist_walk {
 static bool warp_movable(const hoist_walk *w, const stir_expr *x)
 {
 	const stir_expr *idx = x->u.load.idx[0];
-	return cuda_warp_readable(w->e, w->ctx) && safe_value(w->e, idx) &&
+	return warp_readable(w->e, w->ctx) && safe_value(w->e, idx) &&
 		!cuda_inner_var(&w->e->facts, idx, w->inner) &&
 		!stir_stmt_writes(w->loop, x->u.load.buf);
 }
@@ -133,14 +141,14 @@ static stir_visit_step hoist_enter(stir_expr **slot, void *user)
 
 /* e, loop, x: note for stir_kernel_hoist_warp_reads that read x moves
  * before loop "loop".  0, or -1 out of memory. */
-static int note_hoist(emitter *e, const stir_stmt *loop, const stir_expr *x)
+static int note_hoist(gpu_walk *e, const stir_stmt *loop, const stir_expr *x)
 {
-	cuda_hoists *h = e->walk->hoists;
+	cuda_hoists *h = e->hoists;
 	if (h->n == h->cap) {
 		int cap = h->cap ? 2 * h->cap : 8;
 		cuda_hoist_at *v = realloc(h->v, (size_t)cap * sizeof(*v));
 		if (!v) {
-			cuda_oom(e);
+			gpu_error(e, loop->loc, "out of memory");
 			return -1;
 		}
 		h->v = v;
@@ -156,7 +164,7 @@ static int note_hoist(emitter *e, const stir_stmt *loop, const stir_expr *x)
 static stir_visit_step hoist_expr(stir_expr **slot, void *user)
 {
 	hoist_walk *w = user;
-	emitter *e = w->e;
+	gpu_walk *e = w->e;
 	const stir_expr *x = *slot;
 	if (e->failed)
 		return STIR_VISIT_STOP;
@@ -164,15 +172,15 @@ static stir_visit_step hoist_expr(stir_expr **slot, void *user)
 	    x->u.load.buf->scope != STIR_SCOPE_WARP || !warp_movable(w, x) ||
 	    find_memo(e, x) >= 0)
 		return STIR_VISIT_GO;
-	if (e->walk->n_memo == e->walk->cap_memo) {
-		int cap = e->walk->cap_memo ? 2 * e->walk->cap_memo : 8;
-		cuda_memo *m = realloc(e->walk->memo, (size_t)cap * sizeof(*m));
+	if (e->n_memo == e->cap_memo) {
+		int cap = e->cap_memo ? 2 * e->cap_memo : 8;
+		cuda_memo *m = realloc(e->memo, (size_t)cap * sizeof(*m));
 		if (!m) {
-			cuda_error(e, x->loc, "out of memory");
+			gpu_error(e, x->loc, "out of memory");
 			return STIR_VISIT_STOP;
 		}
-		e->walk->memo = m;
-		e->walk->cap_memo = cap;
+		e->memo = m;
+		e->cap_memo = cap;
 	}
 	/* the read as it would be made inside, block variables defined
 	 * there replaced by their bindings: recorded and checked where the
@@ -182,19 +190,19 @@ static stir_visit_step hoist_expr(stir_expr **slot, void *user)
 	e->resolve = w->inner;
 	cuda_walk_expr(e, w->ctx, x);
 	e->resolve = saved;
-	e->walk->memo[e->walk->n_memo++] = (cuda_memo){ .x = x, .id = id };
-	if (e->walk->hoists && note_hoist(e, w->loop, x) < 0)
+	e->memo[e->n_memo++] = (cuda_memo){ .x = x, .id = id };
+	if (e->hoists && note_hoist(e, w->loop, x) < 0)
 		return STIR_VISIT_STOP;
 	return STIR_VISIT_GO;
 }
 
 /* e, s, ctx: see cuda_internal.h. */
-int cuda_hoist(emitter *e, const stir_stmt *s, const ectx *ctx)
+int gpu_hoist(gpu_walk *e, const stir_stmt *s, const ectx *ctx)
 {
-	int mark = e->walk->n_memo;
+	int mark = e->n_memo;
 	bool *inner = calloc((size_t)e->k->n_vars + 1, sizeof(bool));
 	if (!inner) {
-		cuda_error(e, s->loc, "out of memory");
+		gpu_error(e, s->loc, "out of memory");
 		return mark;
 	}
 	cuda_mark_defined(s, inner);
@@ -207,13 +215,13 @@ int cuda_hoist(emitter *e, const stir_stmt *s, const ectx *ctx)
 }
 
 /* e, mark: see cuda_internal.h. */
-void cuda_unhoist(emitter *e, int mark)
+void gpu_unhoist(gpu_walk *e, int mark)
 {
-	e->walk->n_memo = mark;
+	e->n_memo = mark;
 }
 
 /* e, x: see cuda_internal.h. */
-bool cuda_is_hoisted(const emitter *e, const stir_expr *x)
+bool gpu_is_hoisted(const gpu_walk *e, const stir_expr *x)
 {
 	return find_memo(e, x) >= 0;
 }
