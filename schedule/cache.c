@@ -1265,8 +1265,7 @@ static int cache_check(creq *c, const char *block, const char *buffer,
 {
 	sched *s = c->s;
 	stir_kernel *k = c->k;
-	if (sched_find_block(s, block, &c->path) < 0 ||
-	    (c->li = sched_path_loop(s, &c->path, loop)) < 0)
+	if ((c->li = sched_find_block_loop(s, block, loop, &c->path)) < 0)
 		return -1;
 	c->blk = c->path.stmt[c->path.n - 1];
 	c->loop = c->path.stmt[c->li];
