@@ -1013,13 +1013,26 @@ static bool check_per(creq *c)
 	return c->total != NULL;
 }
 
-/* c, cb, out, row: the write-back of element out->cache_idx of the runs
- * cache cb (the copy nest out) into x's element at the row that "row" (a
- * load of the row buffer) holds: "x[row * scale + ..] += cb[..]" (NULL
- * when memory ran out). */
-static stir_stmt *runs_add(creq *c, stir_buffer *cb, copy_nest *out,
-	stir_expr *row)
+/* c, cond, body: "if (cond) { body }" at the block's place (NULL when
+ * memory ran out). */
+static stir_stmt *runs_if(creq *c, stir_expr *cond, stir_stmt *body)
 {
+	stir_stmt *g = cond && body ? stir_stmt_if(c->k, cond) : NULL;
+	if (!g || stir_stmt_if_append_then(g, body) < 0)
+		return NULL;
+	g->loc = c->blk->loc;
+	return g;
+}
+
+/* c, cb, out, row, cond: fill the copy nest out with the write-back of
+ * its element out->cache_idx of the runs cache cb into x's element at
+ * the row that "row" (a load of the row buffer) holds, "x[row * scale +
+ * ..] += cb[..]" (atomic when the block's stores were), and put the nest
+ * under "if (cond)"; false when memory ran out. */
+static bool runs_write_back(creq *c, stir_buffer *cb, copy_nest *out,
+	stir_expr *row, stir_expr *cond)
+{
+	sched *s = c->s;
 	stir_kernel *k = c->k;
 	stir_expr *r = c->terms.gscale == 1 ? row : stir_mk_mul(k, row,
 		stir_mk_int(k, c->terms.gscale));
@@ -1031,18 +1044,11 @@ static stir_stmt *runs_add(creq *c, stir_buffer *cb, copy_nest *out,
 		STIR_STORE_ADD, v) : NULL;
 	if (st)
 		st->loc = c->blk->loc;
-	return st;
-}
-
-/* c, cond, body: "if (cond) { body }" at the block's place (NULL when
- * memory ran out). */
-static stir_stmt *runs_if(creq *c, stir_expr *cond, stir_stmt *body)
-{
-	stir_stmt *g = cond && body ? stir_stmt_if(c->k, cond) : NULL;
-	if (!g || stir_stmt_if_append_then(g, body) < 0)
-		return NULL;
-	g->loc = c->blk->loc;
-	return g;
+	bool ok = sched_check(s, st) && stir_stmt_append_body(out->blk, st) == 0;
+	if (c->atomic_wb)
+		out->blk->u.block.flags |= STIR_BLOCK_ATOMIC;
+	out->outer = ok ? runs_if(c, cond, out->outer) : NULL;
+	return ok && sched_check(s, out->outer);
 }
 
 /* c, rb, i, v: block statement "rb[i] = v" (NULL when memory ran out). */
@@ -1069,6 +1075,40 @@ static stir_stmt *runs_block(creq *c, const char *name, stir_stmt *body0,
 		return NULL;
 	b->loc = c->blk->loc;
 	return b;
+}
+
+/* c, base: add the cache of x over c->total elements of its type, in
+ * c->scope at the block's place, under a fresh global name from
+ * "X_SCOPE" (that base in *base), recorded as made from x; NULL when
+ * memory ran out. */
+static stir_buffer *add_cache(creq *c, const char **base)
+{
+	sched *s = c->s;
+	stir_kernel *k = c->k;
+	*base = sched_check(s, stir_kernel_strf(k, "%s_%s", c->x->name,
+		sched_scope_name(c->scope)));
+	const char *cn = sched_fresh_global(s, *base);
+	stir_buffer *cb = cn ? stir_kernel_add_flat_buffer(k, cn,
+		STIR_BUFFER_LOCAL, c->x->dtype, stir_expr_copy(k, c->total, NULL),
+		NULL) : NULL;
+	if (!sched_check(s, cb))
+		return NULL;
+	cb->scope = c->scope;
+	cb->loc = c->blk->loc;
+	sched_made(s, STIR_MADE_BUFFER, cn, c->x->name);
+	return cb;
+}
+
+/* s, base, init_name: a fresh block name from base for the copy or
+ * write-back nest, and in *init_name one from "NAME_init" for the nest
+ * before L; NULL (either) when memory ran out. */
+static const char *nest_names(sched *s, const char *base,
+	const char **init_name)
+{
+	const char *name = sched_fresh_block_name(s, base);
+	*init_name = !name ? NULL : sched_fresh_block_name(s,
+		sched_check(s, stir_kernel_strf(s->k, "%s_init", name)));
+	return name;
 }
 
 /* c: cache_write_runs's own conditions, after cache_check: a local cache
@@ -1124,26 +1164,22 @@ static int runs_rewrite(creq *c)
 	sched *s = c->s;
 	stir_kernel *k = c->k;
 	const char *bn = c->blk->u.block.name;
-	const char *base = sched_check(s, stir_kernel_strf(k, "%s_local",
-		c->x->name));
-	const char *cn = sched_fresh_global(s, base);
-	stir_buffer *cb = cn ? stir_kernel_add_flat_buffer(k, cn,
-		STIR_BUFFER_LOCAL, c->x->dtype, stir_expr_copy(k, c->total, NULL),
-		NULL) : NULL;
-	const char *rn = !cb ? NULL : sched_fresh_global(s,
-		sched_check(s, stir_kernel_strf(k, "%s_row", cn)));
+	const char *base;
+	stir_buffer *cb = add_cache(c, &base);
+	if (!cb)
+		return -1;
+	const char *rn = sched_fresh_global(s, sched_check(s,
+		stir_kernel_strf(k, "%s_row", cb->name)));
 	stir_dtype rt = c->terms.gather->dtype;
 	stir_buffer *rb = rn ? stir_kernel_add_flat_buffer(k, rn,
 		STIR_BUFFER_LOCAL, rt, stir_mk_int(k, 2), NULL) : NULL;
 	if (!sched_check(s, rb))
 		return -1;
-	cb->scope = rb->scope = STIR_SCOPE_LOCAL;
-	cb->loc = rb->loc = c->blk->loc;
-	sched_made(s, STIR_MADE_BUFFER, cn, c->x->name);
+	rb->scope = STIR_SCOPE_LOCAL;
+	rb->loc = c->blk->loc;
 	sched_made(s, STIR_MADE_BUFFER, rn, c->x->name);
-	const char *wb_name = sched_fresh_block_name(s, base);
-	const char *init_name = !wb_name ? NULL : sched_fresh_block_name(s,
-		sched_check(s, stir_kernel_strf(k, "%s_init", wb_name)));
+	const char *init_name;
+	const char *wb_name = nest_names(s, base, &init_name);
 	const char *run_name = !init_name ? NULL : sched_fresh_block_name(s,
 		sched_check(s, stir_kernel_strf(k, "%s_run", wb_name)));
 	const char *zero_name = !run_name ? NULL : sched_fresh_block_name(s,
@@ -1173,14 +1209,8 @@ static int runs_rewrite(creq *c)
 	if (ok) {
 		stir_expr *held = stir_expr_binary(k, STIR_NE, HELD(),
 			stir_expr_int(k, 0));
-		stir_stmt *flush = runs_add(c, cb, &run, ROW());
-		ok = sched_check(s, flush) &&
-			stir_stmt_append_body(run.blk, flush) == 0;
-		if (c->atomic_wb)
-			run.blk->u.block.flags |= STIR_BLOCK_ATOMIC;
-		run.outer = ok ? runs_if(c, stir_mk_and(k, held,
-			stir_expr_copy(k, next, NULL)), run.outer) : NULL;
-		ok = ok && sched_check(s, run.outer);
+		ok = runs_write_back(c, cb, &run, ROW(), stir_mk_and(k, held,
+			stir_expr_copy(k, next, NULL)));
 	}
 	stir_names_reset(&names, mark);
 	if (ok)
@@ -1206,16 +1236,9 @@ static int runs_rewrite(creq *c)
 	stir_names_reset(&names, mark);
 	if (ok)
 		ok = build_nest(c, &names, wb_name, false, &out);
-	if (ok) {
-		stir_expr *held = stir_expr_binary(k, STIR_NE, HELD(),
-			stir_expr_int(k, 0));
-		stir_stmt *st = runs_add(c, cb, &out, ROW());
-		ok = sched_check(s, st) && stir_stmt_append_body(out.blk, st) == 0;
-		if (c->atomic_wb)
-			out.blk->u.block.flags |= STIR_BLOCK_ATOMIC;
-		out.outer = ok ? runs_if(c, held, out.outer) : NULL;
-		ok = ok && sched_check(s, out.outer);
-	}
+	if (ok)
+		ok = runs_write_back(c, cb, &out, ROW(), stir_expr_binary(k,
+			STIR_NE, HELD(), stir_expr_int(k, 0)));
 #undef HELD
 #undef ROW
 	sched_names_release(&names);
@@ -1352,21 +1375,11 @@ static int cache_rewrite(creq *c)
 	stir_kernel *k = c->k;
 	const char *bn = c->blk->u.block.name;
 	/* the cache and the names at L's place */
-	const char *sn = sched_scope_name(c->scope);
-	const char *base = sched_check(s, stir_kernel_strf(k, "%s_%s",
-		c->x->name, sn));
-	const char *cn = sched_fresh_global(s, base);
-	stir_buffer *cb = cn ? stir_kernel_add_flat_buffer(k, cn,
-		STIR_BUFFER_LOCAL, c->x->dtype, stir_expr_copy(k, c->total, NULL),
-		NULL) : NULL;
-	if (!sched_check(s, cb))
+	const char *base, *init_name;
+	stir_buffer *cb = add_cache(c, &base);
+	if (!cb)
 		return -1;
-	cb->scope = c->scope;
-	cb->loc = c->blk->loc;
-	sched_made(s, STIR_MADE_BUFFER, cn, c->x->name);
-	const char *copy_name = sched_fresh_block_name(s, base);
-	const char *init_name = !copy_name ? NULL : sched_fresh_block_name(s,
-		sched_check(s, stir_kernel_strf(k, "%s_init", copy_name)));
+	const char *copy_name = nest_names(s, base, &init_name);
 	sched_names names;
 	if (!copy_name || !init_name || sched_scope_names(s, &c->path, c->li,
 	    c->path.list[c->li], c->path.index[c->li], &names) < 0)
