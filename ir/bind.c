@@ -883,6 +883,39 @@ stir_csr *stir_kernel_read_csr_from_file(const stir_kernel *k, const char *tenso
 	return stir_mtx_read_from_file_limited(stir_kernel_ctx(k), path, &lim);
 }
 
+/* ctx, b, buf, tensor, indptr_name, indptr, indices_name, indices,
+ * values: convert values (f64, as the matrix holds them) to the type of
+ * tensor buf (named "tensor"), checked: 2.5 does not go into an integer
+ * tensor as 2; then bind the three arrays in b under their names.  Takes
+ * all three arrays (any may be NULL after a failed allocation: then all
+ * are freed).  0 or -1 with diagnostics. */
+static int set_csr_arrays(stir_ctx *ctx, stir_bindings *b,
+	const stir_buffer *buf, const char *tensor, const char *indptr_name,
+	stir_array *indptr, const char *indices_name, stir_array *indices,
+	stir_array *values)
+{
+	if (values && buf->dtype != STIR_F64) {
+		stir_array *c = stir_array_convert_named(ctx, values, buf->dtype,
+			tensor);
+		stir_array_free(values);
+		values = c;
+	}
+	if (!indptr || !indices || !values) {
+		stir_array_free(indptr);
+		stir_array_free(indices);
+		stir_array_free(values);
+		return -1;
+	}
+	int rc = stir_bindings_set_array(b, indptr_name, indptr);
+	rc |= stir_bindings_set_array(b, indices_name, indices);
+	rc |= stir_bindings_set_array(b, tensor, values);
+	if (rc) {
+		stir_error_oom(ctx);
+		return -1;
+	}
+	return 0;
+}
+
 /* k, b, buf, csr: bind tensor buf over [I, J, G] (group_rows) to the row
  * groups of csr (stir_csr_to_row_groups): I's length the groups, J's the
  * columns and its non-zeros the groups' columns, J.indptr and J.indices
@@ -929,26 +962,8 @@ static int bind_row_groups(const stir_kernel *k, stir_bindings *b,
 			stir_array_set_double(values, g->pos[p], csr->values[p]);
 	}
 	stir_row_groups_free(g);
-	if (values && buf->dtype != STIR_F64) {
-		stir_array *c = stir_array_convert_named(ctx, values, buf->dtype,
-			tensor);
-		stir_array_free(values);
-		values = c;
-	}
-	if (!indptr || !indices || !values) {
-		stir_array_free(indptr);
-		stir_array_free(indices);
-		stir_array_free(values);
-		return -1;
-	}
-	rc = stir_bindings_set_array(b, indptr_name, indptr);
-	rc |= stir_bindings_set_array(b, indices_name, indices);
-	rc |= stir_bindings_set_array(b, tensor, values);
-	if (rc) {
-		stir_error_oom(ctx);
-		return -1;
-	}
-	return 0;
+	return set_csr_arrays(ctx, b, buf, tensor, indptr_name, indptr,
+		indices_name, indices, values);
 }
 
 int stir_kernel_bind_csr(const stir_kernel *k, stir_bindings *b,
@@ -1002,24 +1017,8 @@ int stir_kernel_bind_csr(const stir_kernel *k, stir_bindings *b,
 		stir_array_set_int(indices, i, csr->indices[i]);
 		stir_array_set_double(values, i, csr->values[i]);
 	}
-	if (buf->dtype != STIR_F64) {
-		stir_array *c = stir_array_convert_named(ctx, values, buf->dtype,
-			tensor);
-		stir_array_free(values);
-		if (!(values = c)) {
-			stir_array_free(indptr);
-			stir_array_free(indices);
-			return -1;
-		}
-	}
-	int rc = stir_bindings_set_array(b, indptr_name, indptr);
-	rc |= stir_bindings_set_array(b, indices_name, indices);
-	rc |= stir_bindings_set_array(b, tensor, values);
-	if (rc) {
-		stir_error_oom(ctx);
-		return -1;
-	}
-	return 0;
+	return set_csr_arrays(ctx, b, buf, tensor, indptr_name, indptr,
+		indices_name, indices, values);
 }
 
 /* ---- relational graphs ---- */
