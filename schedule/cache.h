@@ -1,6 +1,7 @@
 /* The cache primitives' request (schedule/cache.c), shared with the
- * checks of cache_write_over_init (schedule/cache_over_init.c) and
- * cache_write_runs (schedule/cache_runs.c). */
+ * checks of cache_write_over_init (schedule/cache_over_init.c), the
+ * region analysis (schedule/cache_region.c) and cache_write_runs
+ * (schedule/cache_runs.c). */
 #ifndef STIR_SCHEDULE_CACHE_H
 #define STIR_SCHEDULE_CACHE_H
 
@@ -98,6 +99,21 @@ typedef struct copy_nest {
 	stir_expr *cache_idx;    /* the cache's index in the block */
 	stir_expr *x_idx[MAX_DIMS];  /* x's indices in the block */
 } copy_nest;
+
+/* schedule/cache_region.c.  c: the accesses of x by the block; check
+ * them and find the region (c->fkind, c->point, c->terms, ...); false
+ * after recording the failure. */
+bool cache_find_region(creq *c);
+/* c, a, base, r, range, t: split flat access a into a fixed base and one
+ * term r ranging over [0, range): F_RANGE; or strided terms t:
+ * F_STRIDED; or F_POINT; or F_WHOLE. */
+int cache_flat_kind(creq *c, const sched_acc *a, stir_expr **base,
+	stir_expr **r, stir_expr **range, strided *t);
+/* c, a, s, w, r: for a gathering access a of a flat buffer: its row s,
+ * the row length w (NULL for 1) and the offset r in the row; whether a
+ * has that form. */
+bool cache_flat_rows(creq *c, const sched_acc *a, stir_expr **s,
+	stir_expr **w, stir_expr **r);
 
 /* schedule/cache.c: the pieces cache_write_runs shares.  c, base: the
  * cache buffer (cache_add_buffer); s, base, init_name: the copy nest's
