@@ -265,6 +265,39 @@ bool stir_expr_reads(const stir_expr *e, const stir_buffer *b)
 	return u.loads > 0;
 }
 
+/* x: see visit.h. */
+bool stir_expr_node_is_safe(const stir_expr *x)
+{
+	switch (x->kind) {
+	case STIR_EXPR_INT:
+	case STIR_EXPR_VAR:
+		return true;
+	case STIR_EXPR_UNARY:
+		return stir_dtype_is_int(x->dtype);
+	case STIR_EXPR_CAST:
+		return stir_dtype_is_int(x->dtype) &&
+			stir_dtype_is_int(x->u.cast.a->dtype);
+	case STIR_EXPR_BINARY:
+		switch (x->u.binary.op) {
+		case STIR_DIV:
+		case STIR_MOD:
+			if (x->u.binary.b->kind != STIR_EXPR_INT ||
+			    x->u.binary.b->u.i == 0)
+				return false;
+			break;
+		case STIR_ADD:
+		case STIR_SUB:
+		case STIR_MUL:
+			break;
+		default:
+			return false;
+		}
+		return stir_dtype_is_int(x->dtype);
+	default:
+		return false;
+	}
+}
+
 /* s, v: see visit.h. */
 bool stir_stmt_uses(const stir_stmt *s, const stir_var *v)
 {

@@ -151,6 +151,13 @@ bool stir_expr_uses(const stir_expr *e, const stir_var *v);
 bool stir_expr_reads_data(const stir_expr *e);
 /* e, b: whether e loads or searches buffer b. */
 bool stir_expr_reads(const stir_expr *e, const stir_buffer *b);
+/* x: whether node x itself (not its operands) can be evaluated anywhere,
+ * speculatively: an integer literal, a variable, an integer unary
+ * operation, a cast from integer to integer, +, - and * of integers, and
+ * / and % of integers by a non-zero literal; not a load, a search, a
+ * call, a select or anything of floats.  A caller that sees a variable
+ * through its binding judges the binding itself (the hoisters). */
+bool stir_expr_node_is_safe(const stir_expr *x);
 /* s, v: whether statement s, or anything nested in it, uses variable v
  * (block regions are not looked at: they describe, they do not use). */
 bool stir_stmt_uses(const stir_stmt *s, const stir_var *v);

@@ -119,43 +119,14 @@ static stir_visit_step unsafe_node(stir_expr **slot, void *user)
 {
 	const hoister *H = user;
 	const stir_expr *x = *slot;
-	switch (x->kind) {
-	case STIR_EXPR_INT:
-		return STIR_VISIT_GO;
-	case STIR_EXPR_VAR: {
+	if (x->kind == STIR_EXPR_VAR) {
 		const stir_var *v = x->u.var;
 		const stir_expr *b = binding_of(H, v);
 		if (!b && let_value(H, v) && H->inner[v->slot])
 			b = let_value(H, v);   /* a let inside: by its value */
 		return b && !safe_value(H, b) ? STIR_VISIT_STOP : STIR_VISIT_GO;
 	}
-	case STIR_EXPR_UNARY:
-		return stir_dtype_is_int(x->dtype) ? STIR_VISIT_GO :
-			STIR_VISIT_STOP;
-	case STIR_EXPR_CAST:
-		return stir_dtype_is_int(x->dtype) &&
-			stir_dtype_is_int(x->u.cast.a->dtype) ? STIR_VISIT_GO :
-			STIR_VISIT_STOP;
-	case STIR_EXPR_BINARY:
-		switch (x->u.binary.op) {
-		case STIR_DIV:
-		case STIR_MOD:
-			if (x->u.binary.b->kind != STIR_EXPR_INT ||
-			    x->u.binary.b->u.i == 0)
-				return STIR_VISIT_STOP;
-			break;
-		case STIR_ADD:
-		case STIR_SUB:
-		case STIR_MUL:
-			break;
-		default:
-			return STIR_VISIT_STOP;
-		}
-		return stir_dtype_is_int(x->dtype) ? STIR_VISIT_GO :
-			STIR_VISIT_STOP;
-	default:
-		return STIR_VISIT_STOP;
-	}
+	return stir_expr_node_is_safe(x) ? STIR_VISIT_GO : STIR_VISIT_STOP;
 }
 
 /* H, x: whether x can be evaluated anywhere: no loads, no searches, no

@@ -49,6 +49,8 @@
  * write with P = L, each iteration of L adds into its own copy, every
  * copy is zeroed before L (over a loop s), and the write-back takes the
  * sum of the copies.
+ * The region is found in cache_region.c; cache_write_runs (one gathered
+ * row at a time) is in cache_runs.c.
  * Keeps: what the kernel computes (accumulating caches reassociate sums).
  * Breaks: nothing.  The copies are blocks named X_SCOPE (the read copy
  * and the write-back) and X_SCOPE_init (the copy in, or the zeroing),
@@ -59,506 +61,6 @@
 #include "schedule/sched.h"
 
 #include "schedule/cache.h"
-
-/* e, terms, n: the operands of the top-level + of e (at most 16). */
-static int add_terms(stir_expr *e, stir_expr **terms, int n)
-{
-	if (e->kind == STIR_EXPR_BINARY && e->u.binary.op == STIR_ADD) {
-		n = add_terms(e->u.binary.a, terms, n);
-		return n < 0 ? n : add_terms(e->u.binary.b, terms, n);
-	}
-	if (n >= 16)
-		return -1;
-	terms[n] = e;
-	return n + 1;
-}
-
-/* c, e: when e is the variable of a loop inside L (its expansion), that
- * loop's extent if it is an expression of parameters; else NULL. */
-static stir_expr *inner_range(creq *c, const stir_expr *e)
-{
-	if (e->kind != STIR_EXPR_VAR || !sched_is_inner(&c->acc, e->u.var))
-		return NULL;
-	stir_stmt *def = sched_def(c->s, e->u.var);
-	if (!def || def->kind != STIR_STMT_FOR ||
-	    !sched_is_param_expr(def->u.for_.extent))
-		return NULL;
-	return def->u.for_.extent;
-}
-
-/* c, e, scale, t: make scale * e the gathered term of t (a row that e,
- * a load, picks), when e uses exactly one loop inside L, not L itself,
- * of a literal extent, that no other term of t uses, and t has no
- * gathered term yet; for cache_write_runs, when e uses L itself and no
- * loop inside it (any extent: the cache holds one row). */
-static bool add_gather(creq *c, stir_expr *e, int64_t scale, strided *t)
-{
-	const stir_var *v = NULL;
-	int64_t lit;
-	for (int i = 0; i < c->acc.n_inner; i++) {
-		const stir_var *x = c->acc.inner[i];
-		if (!stir_expr_uses(e, x))
-			continue;
-		if (v || (x == c->loop->u.for_.var) != c->runs)
-			return false;
-		v = x;
-	}
-	stir_stmt *def = v ? sched_def(c->s, v) : NULL;
-	if (t->gather || scale < 1 || !stir_expr_reads_data(e) || !def ||
-	    def->kind != STIR_STMT_FOR)
-		return false;
-	if (c->runs)
-		lit = 1;
-	else if (!sched_int_value(def->u.for_.extent, &lit) || lit < 1)
-		return false;
-	for (int i = 0; i < t->n; i++)
-		if (t->loop[i] == v)
-			return false;
-	t->gather = e;
-	t->gvar = def->u.for_.var;
-	t->gscale = scale;
-	t->gext = lit;
-	return true;
-}
-
-/* c, e, scale, base, t: add scale * e to the fixed part *base and the
- * strided terms t: a fixed expression goes to *base whole; a varying one
- * must be a sum of fixed expressions and loops inside L, with literal
- * factors (as splits make them: ((k_0 * 32) + k_1) * 4 + k_2), and at
- * most one load of a row (add_gather).  false when it is not. */
-static bool add_strided(creq *c, stir_expr *e, int64_t scale,
-	stir_expr **base, strided *t)
-{
-	stir_kernel *k = c->k;
-	if (!sched_varies(&c->acc, e)) {
-		stir_expr *x = scale == 1 ? e : stir_mk_mul(k, e,
-			stir_mk_int(k, scale));
-		*base = *base ? stir_mk_add(k, *base, x) : x;
-		return true;
-	}
-	int64_t lit;
-	switch (e->kind) {
-	case STIR_EXPR_VAR: {
-		stir_expr *ext = inner_range(c, e);
-		if (!ext || !sched_int_value(ext, &lit) || lit < 1 || scale < 1)
-			return false;
-		for (int i = 0; i < t->n; i++)
-			if (t->loop[i] == e->u.var)
-				return false;
-		if (t->n == MAX_TERMS || e->u.var == t->gvar)
-			return false;
-		t->loop[t->n] = e->u.var;
-		t->stride[t->n] = scale;
-		t->ext[t->n++] = lit;
-		return true;
-	}
-	case STIR_EXPR_CAST:
-		return add_strided(c, e->u.cast.a, scale, base, t);
-	case STIR_EXPR_BINARY: {
-		stir_expr *x = e->u.binary.a, *y = e->u.binary.b;
-		if (e->u.binary.op == STIR_ADD)
-			return add_strided(c, x, scale, base, t) &&
-				add_strided(c, y, scale, base, t);
-		if (e->u.binary.op == STIR_MUL && sched_int_value(y, &lit))
-			return add_strided(c, x, scale * lit, base, t);
-		if (e->u.binary.op == STIR_MUL && sched_int_value(x, &lit))
-			return add_strided(c, y, scale * lit, base, t);
-		return false;
-	}
-	case STIR_EXPR_LOAD:
-		return add_gather(c, e, scale, t);
-	default:
-		return false;
-	}
-}
-
-/* c, a, base, t: split flat access a into a fixed base and strided
- * terms t (F_STRIDED), or false. */
-static bool flat_strided(creq *c, const sched_acc *a, stir_expr **base,
-	strided *t)
-{
-	*base = NULL;
-	t->n = 0;
-	t->gather = NULL;
-	t->gvar = NULL;
-	if (!add_strided(c, a->xidx[0], 1, base, t) || (t->n < 1 && !t->gather))
-		return false;
-	/* strides descending; each element once */
-	for (int x = 1; x < t->n; x++)
-		for (int y = x; y > 0 && t->stride[y] > t->stride[y - 1]; y--) {
-			stir_var *l = t->loop[y];
-			int64_t st = t->stride[y], ex = t->ext[y];
-			t->loop[y] = t->loop[y - 1];
-			t->stride[y] = t->stride[y - 1];
-			t->ext[y] = t->ext[y - 1];
-			t->loop[y - 1] = l;
-			t->stride[y - 1] = st;
-			t->ext[y - 1] = ex;
-		}
-	for (int i = 0; i + 1 < t->n; i++)
-		if (t->stride[i] < t->stride[i + 1] * t->ext[i + 1])
-			return false;
-	if (!*base)
-		*base = stir_mk_int(c->k, 0);
-	return true;
-}
-
-/* s, a, b: the same strided terms. */
-static bool same_strided(sched *s, const strided *a, const strided *b)
-{
-	if (a->n != b->n || !a->gather != !b->gather)
-		return false;
-	if (a->gather && (a->gvar != b->gvar || a->gscale != b->gscale ||
-	    !sched_same(s, a->gather, b->gather)))
-		return false;
-	for (int i = 0; i < a->n; i++)
-		if (a->loop[i] != b->loop[i] || a->stride[i] != b->stride[i] ||
-		    a->ext[i] != b->ext[i])
-			return false;
-	return true;
-}
-
-/* c, a, base, r, range, t: split flat access a into a fixed base and one
- * term r (its own expression) ranging over [0, range): F_RANGE; or
- * several loops with literal strides (t): F_STRIDED; or F_POINT (all
- * fixed); or F_WHOLE. */
-static int flat_kind(creq *c, const sched_acc *a, stir_expr **base,
-	stir_expr **r, stir_expr **range, strided *t)
-{
-	stir_kernel *k = c->k;
-	if (!sched_varies(&c->acc, a->xidx[0])) {
-		*base = a->xidx[0];
-		return F_POINT;
-	}
-	stir_expr *to[16], *tx[16];
-	int n = add_terms(a->idx[0], to, 0);
-	int nx = add_terms(a->xidx[0], tx, 0);
-	if (n < 0 || nx < 0)
-		return F_WHOLE;
-	int var = -1;
-	bool one = true;
-	for (int i = 0; i < nx; i++)
-		if (sched_varies(&c->acc, tx[i])) {
-			one &= var < 0;
-			var = i;
-		}
-	if (!one || !(*range = inner_range(c, tx[var])))
-		return flat_strided(c, a, base, t) ? F_STRIDED : F_WHOLE;
-	/* the cache index: the varying term as the block writes it, or, when
-	 * a block variable hides a sum (vk = k_0 * 128 + k_1 * 4 + k_2), the
-	 * inner loop's own variable, which is in scope inside the block */
-	*r = n == nx ? to[var] : tx[var];
-	*base = NULL;
-	for (int i = 0; i < nx; i++)
-		if (i != var)
-			*base = *base ? stir_mk_add(k, *base, tx[i]) : tx[i];
-	if (!*base)
-		*base = stir_mk_int(k, 0);
-	return F_RANGE;
-}
-
-/* c, e: whether e uses a loop inside L other than L itself. */
-static bool varies_below(const creq *c, const stir_expr *e)
-{
-	for (int i = 0; i < c->acc.n_inner; i++)
-		if (c->acc.inner[i] != c->loop->u.for_.var &&
-		    stir_expr_uses(e, c->acc.inner[i]))
-			return true;
-	return false;
-}
-
-/* c, a, s, w, r: for a gathering access a of a flat buffer: its row s
- * (expanded), the row length w (NULL for 1) and the offset r in the row
- * (its own expression, NULL when w is NULL).  Whether a has that form. */
-static bool flat_rows(creq *c, const sched_acc *a, stir_expr **s,
-	stir_expr **w, stir_expr **r)
-{
-	const stir_expr *o = a->idx[0], *x = a->xidx[0];
-	*w = *r = NULL;
-	*s = (stir_expr *)x;
-	if (x->kind == STIR_EXPR_BINARY && x->u.binary.op == STIR_ADD &&
-	    o->kind == STIR_EXPR_BINARY && o->u.binary.op == STIR_ADD &&
-	    x->u.binary.a->kind == STIR_EXPR_BINARY &&
-	    x->u.binary.a->u.binary.op == STIR_MUL) {
-		stir_expr *range = inner_range(c, x->u.binary.b);
-		if (!range || !sched_same(c->s, range, x->u.binary.a->u.binary.b))
-			return false;
-		*s = x->u.binary.a->u.binary.a;
-		*w = range;
-		*r = o->u.binary.b;
-	}
-	return stir_expr_uses(*s, c->loop->u.for_.var) && !varies_below(c, *s) &&
-		stir_expr_reads_data(*s);
-}
-
-/* c, d: the size of whole dimension d of x, or NULL (a failure). */
-static stir_expr *dim_size(creq *c, int d)
-{
-	const stir_axis *ax = c->x->axes[d];
-	if (ax->kind == STIR_DENSE_FIXED)
-		return ax->len;
-	if (ax->kind == STIR_SPARSE_FIXED)
-		return ax->nnz;
-	sched_fail(c->s, c->loop->loc, "the region of '%s' under loop '%s' is "
-		"not constant-sized: it spans the variable axis '%s'", c->x->name,
-		c->loop->u.for_.var->name, ax->name);
-	return NULL;
-}
-
-/* c: the accesses of x by the block; check them and find the region. */
-static bool find_region(creq *c)
-{
-	sched *s = c->s;
-	const char *xn = c->x->name, *bn = c->blk->u.block.name;
-	const char *ln = c->loop->u.for_.var->name;
-	bool loads = false, stores = false, first = true, additive = true;
-	bool conditional = false, inner = false;
-	const sched_acc *cond_of = NULL;
-	c->flat = c->x->n_axes == 0;
-	c->n = c->flat ? 1 : c->x->n_axes;
-	if (c->n > MAX_DIMS) {
-		sched_fail(s, c->blk->loc, "'%s' has too many dimensions", xn);
-		return false;
-	}
-	bool whole[MAX_DIMS] = { false };
-	c->fkind = F_POINT;
-	c->scat = -1;
-	for (int i = 0; i < c->acc.n; i++) {
-		const sched_acc *a = &c->acc.v[i];
-		if (a->buf != c->x)
-			continue;
-		if (!a->in_target) {
-			if (c->write || a->store) {
-				sched_fail(s, c->loop->loc, "'%s' is %s under loop '%s' "
-					"outside block '%s'", xn, a->store ? "written" :
-					"read", ln, bn);
-				return false;
-			}
-			continue;
-		}
-		if (!a->n) {
-			sched_fail(s, c->blk->loc, "block '%s' searches '%s'", bn, xn);
-			return false;
-		}
-		if (a->store && !c->write) {
-			sched_fail(s, c->loop->loc, "'%s' is written under loop '%s'",
-				xn, ln);
-			return false;
-		}
-		loads |= !a->store;
-		stores |= a->store != NULL;
-		additive &= a->store && (a->store->u.store.op == STIR_STORE_ADD ||
-			a->store->u.store.op == STIR_STORE_SUB);
-		inner |= a->cond_inner;
-		/* every access under the same conditions */
-		if (!cond_of) {
-			cond_of = a;
-		} else {
-			bool same = cond_of->n_conds == a->n_conds;
-			for (int j = 0; same && j < a->n_conds; j++)
-				same = sched_same(s, cond_of->conds[j], a->conds[j]);
-			conditional |= !same;
-		}
-		/* the gathered row */
-		stir_expr *rs = NULL, *rw = NULL, *rr = NULL;
-		int scat = -1;
-		if (c->reverse && c->flat) {
-			if (!flat_rows(c, a, &rs, &rw, &rr)) {
-				sched_fail(s, c->blk->loc, "the index of '%s' in block '%s' "
-					"is not a row that a load depends on loop '%s' picks",
-					xn, bn, ln);
-				return false;
-			}
-			scat = 0;
-		} else if (c->reverse) {
-			for (int d = 0; d < a->n; d++)
-				if (stir_expr_uses(a->xidx[d], c->loop->u.for_.var) &&
-				    stir_expr_reads_data(a->xidx[d]) &&
-				    !varies_below(c, a->xidx[d]) && scat < 0)
-					scat = d;
-			if (scat < 0) {
-				sched_fail(s, c->blk->loc, "no index of '%s' in block '%s' "
-					"is a load that depends on loop '%s'", xn, bn, ln);
-				return false;
-			}
-			rs = a->xidx[scat];
-		}
-		if (c->reverse) {
-			if (!first && (scat != c->scat || !sched_same(s, rs, c->scat_x) ||
-			    (c->flat && !sched_same(s, rw, c->range)))) {
-				sched_fail(s, c->blk->loc, "block '%s' accesses '%s' in "
-					"different rows", bn, xn);
-				return false;
-			}
-			c->scat = scat;
-			c->scat_x = rs;
-			if (c->flat)
-				c->range = rw;
-		}
-		if (c->flat && !c->reverse) {
-			stir_expr *base = NULL, *r = NULL, *range = NULL;
-			strided t = { 0 };
-			int kind = flat_kind(c, a, &base, &r, &range, &t);
-			if (!first && (kind != c->fkind || (kind != F_WHOLE &&
-			    !sched_same(s, base, c->base)) || (kind == F_RANGE &&
-			    !sched_same(s, range, c->range)) || (kind == F_STRIDED &&
-			    !same_strided(s, &t, &c->terms))))
-				kind = F_WHOLE;
-			if (first || c->fkind != F_WHOLE) {
-				c->fkind = kind;
-				c->base = base;
-				c->range = range;
-				c->terms = t;
-			}
-		} else if (!c->flat) {
-			for (int d = 0; d < c->n; d++) {
-				if (d == c->scat)
-					continue;
-				stir_expr *e = a->xidx[d];
-				if (sched_varies(&c->acc, e))
-					whole[d] = true;
-				else if (first)
-					c->point[d] = e;
-				else if (!c->point[d] || !sched_same(s, c->point[d], e))
-					whole[d] = true;
-			}
-		}
-		first = false;
-	}
-	if (c->write ? !stores : !loads) {
-		sched_fail(s, c->blk->loc, "block '%s' does not %s '%s'", bn,
-			c->write ? "write" : "read", xn);
-		return false;
-	}
-	c->accum = c->write && additive;
-	if (c->flat && c->fkind == F_STRIDED && c->terms.gather && c->write &&
-	    !c->accum) {
-		sched_fail(s, c->blk->loc, "block '%s' must update '%s' only with "
-			"+= and -= to cache the rows a load picks (two may be one)",
-			bn, xn);
-		return false;
-	}
-	if (c->reverse && c->write && !c->accum) {
-		sched_fail(s, c->blk->loc, "block '%s' must update '%s' only with += "
-			"and -=", bn, xn);
-		return false;
-	}
-
-	/* the region's size, and whether it has fixed parts to guard */
-	stir_kernel *k = c->k;
-	/* (copies: the folding constructors may retype their operands) */
-	bool points = c->reverse;
-	c->total = c->reverse ? stir_expr_copy(k, c->rows, NULL) : NULL;
-	if (c->flat) {
-		if (c->reverse) {
-			if (c->range)
-				c->total = stir_mk_mul(k, c->total,
-					stir_expr_copy(k, c->range, NULL));
-		} else if (c->fkind == F_WHOLE) {
-			c->total = stir_expr_copy(k, c->x->extent, NULL);
-		} else {
-			points = true;
-			int64_t n = 1;
-			for (int i = 0; c->fkind == F_STRIDED && i < c->terms.n; i++)
-				n *= c->terms.ext[i];
-			if (c->fkind == F_STRIDED && c->terms.gather)
-				n *= c->terms.gext;
-			c->total = c->fkind == F_RANGE ? stir_expr_copy(k, c->range,
-				NULL) : stir_mk_int(k, n);
-		}
-	} else {
-		for (int d = 0; d < c->n; d++) {
-			if (d == c->scat)
-				continue;
-			if (!whole[d]) {
-				points = true;
-				continue;
-			}
-			c->point[d] = NULL;
-			if (!(c->size[d] = dim_size(c, d)))
-				return false;
-			stir_expr *size = stir_expr_copy(k, c->size[d], NULL);
-			c->total = c->total ? stir_mk_mul(k, c->total, size) : size;
-		}
-		if (!c->total)
-			c->total = stir_mk_int(k, 1);
-	}
-	if (!sched_check(s, c->total))
-		return false;
-	if (!sched_is_param_expr(c->total)) {
-		sched_fail(s, c->loop->loc, "the region of '%s' under loop '%s' is "
-			"not constant-sized: %s elements", xn, ln,
-			sched_str(s, c->total));
-		return false;
-	}
-	int64_t lit;
-	if (c->scope != STIR_SCOPE_SHARED && !sched_int_value(c->total, &lit)) {
-		sched_fail(s, c->loop->loc, "a %s buffer needs a literal size, "
-			"but the region of '%s' under loop '%s' has %s elements",
-			sched_scope_name(c->scope), xn, ln, sched_str(s, c->total));
-		return false;
-	}
-	c->any_whole = !points || c->fkind == F_WHOLE;
-	for (int d = 0; !c->flat && d < c->n; d++)
-		c->any_whole |= d != c->scat && whole[d];
-	if (points && inner && c->accum && !(c->elem_guard = cache_element_guard(c)) &&
-	    s->oom)
-		return false;
-	if (points && (conditional || (inner && !c->elem_guard))) {
-		sched_fail(s, c->blk->loc, "the accesses of '%s' in block '%s' are "
-			"conditional", xn, bn);
-		return false;
-	}
-	c->n_conds = c->n_row_conds = 0;
-	if (points && cond_of) {
-		size_t nk = (size_t)(cond_of->n_conds ? cond_of->n_conds : 1);
-		stir_expr **kept = stir_kernel_array(c->k, nk, sizeof(*kept));
-		stir_expr **rowk = stir_kernel_array(c->k, nk, sizeof(*rowk));
-		if (!sched_check(s, kept) || !sched_check(s, rowk))
-			return false;
-		c->row_conds = rowk;
-		for (int j = 0; j < cond_of->n_conds; j++) {
-			stir_expr *cond = cond_of->conds[j];
-			if (!(c->reverse ? varies_below(c, cond) :
-			    sched_varies(&c->acc, cond))) {
-				kept[c->n_conds++] = cond;
-				continue;
-			}
-			/* gathered rows: a condition on the row alone (a split's
-			 * tail over the rows) guards the copies of each row */
-			if (c->flat && c->fkind == F_STRIDED && c->terms.gather &&
-			    cache_row_only(c, cond)) {
-				rowk[c->n_row_conds++] = cond;
-				continue;
-			}
-			/* a sum that a condition inside L skips some terms of (the
-			 * tail guard of a split reduction loop) still adds into the
-			 * same elements: the cache takes the terms the condition
-			 * lets through and adds the rest (0) once, unguarded */
-			if (c->write && additive && !c->reverse &&
-			    !cache_index_uses_cond(c, cond))
-				continue;
-			sched_fail(s, c->blk->loc, "the accesses of '%s' in block "
-				"'%s' are under a condition that changes while loop "
-				"'%s' runs", xn, bn, ln);
-			return false;
-		}
-		c->conds = kept;
-	}
-	return true;
-}
-
-/* The loops and block variables of a copy nest. */
-typedef struct copy_nest {
-	stir_stmt *outer;        /* outermost statement */
-	stir_stmt *blk;          /* the copy block */
-	stir_var *row;           /* gathered rows: the row variable */
-	stir_var *g;             /* F_STRIDED's gathered rows: their variable */
-	stir_var *v[MAX_DIMS + 1];   /* per dimension of x: its variable */
-	stir_var *r;             /* flat range / row offset variable */
-	stir_expr *cache_idx;    /* the cache's index in the block */
-	stir_expr *x_idx[MAX_DIMS];  /* x's indices in the block */
-} copy_nest;
 
 /* c, nest, st: store st of the write-back nest under the element guard,
  * the region's loops read as the nest's variables. */
@@ -610,7 +112,7 @@ static stir_var *new_loop(creq *c, sched_names *names, const char *base,
  * loop around L, the copy of its iteration (a block variable bound to
  * it), and with "all_slots" (the zeroing of the partial sums of a per
  * loop that is L) every copy, over an outer loop s. */
-static bool build_nest(creq *c, sched_names *names, const char *name,
+bool cache_build_nest(creq *c, sched_names *names, const char *name,
 	bool all_slots, copy_nest *out)
 {
 	stir_kernel *k = c->k;
@@ -808,7 +310,7 @@ static bool build_nest(creq *c, sched_names *names, const char *name,
  * rows under the region's conditions when "guard" (with the loop's
  * variable replaced by the row), and, when "guard", under the conditions
  * on the rows a load picks (row_conds, with the rows' loop replaced by
- * the copy's).  Other copies are guarded from outside, by guard_nest,
+ * the copy's).  Other copies are guarded from outside, by cache_guard_nest,
  * because their block bindings may read data that exists only under the
  * conditions. */
 static bool add_body(creq *c, copy_nest *nest, stir_stmt *st, bool guard)
@@ -847,7 +349,7 @@ static bool add_body(creq *c, copy_nest *nest, stir_stmt *st, bool guard)
  * region's conditions, which hold at the loop's place: the whole nest,
  * block bindings included, then runs only where the block's accesses do
  * (a split's tail, an absent coordinate). */
-static bool guard_nest(creq *c, copy_nest *nest)
+bool cache_guard_nest(creq *c, copy_nest *nest)
 {
 	if (nest->row || c->n_conds == 0)
 		return true;
@@ -864,7 +366,7 @@ static bool guard_nest(creq *c, copy_nest *nest)
 }
 
 /* c, cache: B's accesses of x become accesses of the cache. */
-static void redirect(creq *c, stir_buffer *cache)
+void cache_redirect(creq *c, stir_buffer *cache)
 {
 	stir_kernel *k = c->k;
 	for (int i = 0; i < c->acc.n && !c->s->oom; i++) {
@@ -876,7 +378,7 @@ static void redirect(creq *c, stir_buffer *cache)
 			stir_expr *r = NULL, *range = NULL, *base = NULL, *rs = NULL;
 			strided t = { 0 };
 			if (c->reverse) {
-				flat_rows(c, a, &rs, &range, &r);
+				cache_flat_rows(c, a, &rs, &range, &r);
 				stir_expr *row = stir_mk_var(k, c->loop->u.for_.var);
 				idx = r ? stir_mk_add(k, stir_mk_mul(k, row,
 					stir_expr_copy(k, c->range, NULL)),
@@ -884,7 +386,7 @@ static void redirect(creq *c, stir_buffer *cache)
 			} else if (c->fkind == F_WHOLE) {
 				idx = stir_expr_copy(k, a->idx[0], NULL);
 			} else if (c->fkind == F_RANGE) {
-				flat_kind(c, a, &base, &r, &range, &t);
+				cache_flat_kind(c, a, &base, &r, &range, &t);
 				idx = stir_expr_copy(k, r, NULL);
 			} else if (c->fkind == F_STRIDED) {
 				/* the cache's row-major index over the terms' loops,
@@ -1013,249 +515,38 @@ static bool check_per(creq *c)
 	return c->total != NULL;
 }
 
-/* c, cb, out, row: the write-back of element out->cache_idx of the runs
- * cache cb (the copy nest out) into x's element at the row that "row" (a
- * load of the row buffer) holds: "x[row * scale + ..] += cb[..]" (NULL
- * when memory ran out). */
-static stir_stmt *runs_add(creq *c, stir_buffer *cb, copy_nest *out,
-	stir_expr *row)
-{
-	stir_kernel *k = c->k;
-	stir_expr *r = c->terms.gscale == 1 ? row : stir_mk_mul(k, row,
-		stir_mk_int(k, c->terms.gscale));
-	stir_expr *idx = stir_mk_add(k, r, stir_expr_copy(k, out->x_idx[0],
-		NULL));
-	stir_expr *v = stir_mk_load1(k, cb, stir_expr_copy(k, out->cache_idx,
-		NULL));
-	stir_stmt *st = idx && v ? stir_stmt_store(k, c->x, 1, &idx,
-		STIR_STORE_ADD, v) : NULL;
-	if (st)
-		st->loc = c->blk->loc;
-	return st;
-}
-
-/* c, cond, body: "if (cond) { body }" at the block's place (NULL when
- * memory ran out). */
-static stir_stmt *runs_if(creq *c, stir_expr *cond, stir_stmt *body)
-{
-	stir_stmt *g = cond && body ? stir_stmt_if(c->k, cond) : NULL;
-	if (!g || stir_stmt_if_append_then(g, body) < 0)
-		return NULL;
-	g->loc = c->blk->loc;
-	return g;
-}
-
-/* c, rb, i, v: block statement "rb[i] = v" (NULL when memory ran out). */
-static stir_stmt *runs_set(creq *c, stir_buffer *rb, int i, stir_expr *v)
-{
-	stir_expr *idx = stir_mk_int(c->k, i);
-	stir_stmt *st = idx && v ? stir_stmt_store(c->k, rb, 1, &idx,
-		STIR_STORE_ASSIGN, v) : NULL;
-	if (st)
-		st->loc = c->blk->loc;
-	return st;
-}
-
-/* c, name, body0, body1: a block without variables holding body0 and
- * (when not NULL) body1, at the block's place (NULL when memory ran
- * out). */
-static stir_stmt *runs_block(creq *c, const char *name, stir_stmt *body0,
-	stir_stmt *body1)
-{
-	stir_stmt *b = name && body0 ? stir_stmt_block(c->k, name, 0, NULL,
-		NULL, "") : NULL;
-	if (!b || stir_stmt_append_body(b, body0) < 0 ||
-	    (body1 && stir_stmt_append_body(b, body1) < 0))
-		return NULL;
-	b->loc = c->blk->loc;
-	return b;
-}
-
-/* c: cache_write_runs's own conditions, after cache_check: a local cache
- * of a flat buffer whose one varying row is a load that the loop's own
- * variable picks (and no loop inside it), the rest a strided region of
- * loops inside it; the loop serial (each thread runs its iterations in
- * order, so that a row's consecutive terms meet in the cache); no guard
- * inside the block picking elements.  false after recording the
- * failure. */
-static bool runs_check(creq *c)
-{
-	sched *s = c->s;
-	const char *xn = c->x->name, *bn = c->blk->u.block.name;
-	const char *ln = c->loop->u.for_.var->name;
-	if (c->scope != STIR_SCOPE_LOCAL) {
-		sched_fail(s, c->blk->loc, "the cache of the runs of a row lives "
-			"in registers: scope local");
-		return false;
-	}
-	if (c->loop->u.for_.kind != STIR_LOOP_SERIAL &&
-	    c->loop->u.for_.kind != STIR_LOOP_UNROLL) {
-		sched_fail(s, c->loop->loc, "loop '%s' is not serial: the runs "
-			"of a row are the loop's iterations one after another", ln);
-		return false;
-	}
-	if (!c->flat || c->fkind != F_STRIDED || !c->terms.gather ||
-	    c->terms.gvar != c->loop->u.for_.var) {
-		sched_fail(s, c->blk->loc, "block '%s' does not add into a row "
-			"of '%s' that a load of loop '%s' picks (the rest of the "
-			"index fixed or strided loops inside it)", bn, xn, ln);
-		return false;
-	}
-	if (c->elem_guard) {
-		sched_fail(s, c->blk->loc, "the accesses of '%s' in block '%s' are "
-			"conditional", xn, bn);
-		return false;
-	}
-	return true;
-}
-
-/* c: rewrite what cache_check and runs_check accepted (cache_write_runs):
- * the cache X_local holds the elements of one row, and X_local_row (2
- * elements of the row's type) the row and whether one is held.  Before
- * L, block X_local_init holds none; at the start of each iteration of
- * L, where the block's accesses run, when the iteration's row differs
- * from the one held, block X_local_run (over the elements) adds each
- * element into the row held, and X_local_zero zeroes it (also when none
- * is held); then block X_local_row holds the iteration's row; after L, block X_local
- * adds the elements into the row held, if any.  The write-backs are
- * atomic when the block's stores were.  0, or -1 when memory ran out. */
-static int runs_rewrite(creq *c)
+/* c, base: add the cache of x over c->total elements of its type, in
+ * c->scope at the block's place, under a fresh global name from
+ * "X_SCOPE" (that base in *base), recorded as made from x; NULL when
+ * memory ran out. */
+stir_buffer *cache_add_buffer(creq *c, const char **base)
 {
 	sched *s = c->s;
 	stir_kernel *k = c->k;
-	const char *bn = c->blk->u.block.name;
-	const char *base = sched_check(s, stir_kernel_strf(k, "%s_local",
-		c->x->name));
-	const char *cn = sched_fresh_global(s, base);
+	*base = sched_check(s, stir_kernel_strf(k, "%s_%s", c->x->name,
+		sched_scope_name(c->scope)));
+	const char *cn = sched_fresh_global(s, *base);
 	stir_buffer *cb = cn ? stir_kernel_add_flat_buffer(k, cn,
 		STIR_BUFFER_LOCAL, c->x->dtype, stir_expr_copy(k, c->total, NULL),
 		NULL) : NULL;
-	const char *rn = !cb ? NULL : sched_fresh_global(s,
-		sched_check(s, stir_kernel_strf(k, "%s_row", cn)));
-	stir_dtype rt = c->terms.gather->dtype;
-	stir_buffer *rb = rn ? stir_kernel_add_flat_buffer(k, rn,
-		STIR_BUFFER_LOCAL, rt, stir_mk_int(k, 2), NULL) : NULL;
-	if (!sched_check(s, rb))
-		return -1;
-	cb->scope = rb->scope = STIR_SCOPE_LOCAL;
-	cb->loc = rb->loc = c->blk->loc;
+	if (!sched_check(s, cb))
+		return NULL;
+	cb->scope = c->scope;
+	cb->loc = c->blk->loc;
 	sched_made(s, STIR_MADE_BUFFER, cn, c->x->name);
-	sched_made(s, STIR_MADE_BUFFER, rn, c->x->name);
-	const char *wb_name = sched_fresh_block_name(s, base);
-	const char *init_name = !wb_name ? NULL : sched_fresh_block_name(s,
-		sched_check(s, stir_kernel_strf(k, "%s_init", wb_name)));
-	const char *run_name = !init_name ? NULL : sched_fresh_block_name(s,
-		sched_check(s, stir_kernel_strf(k, "%s_run", wb_name)));
-	const char *zero_name = !run_name ? NULL : sched_fresh_block_name(s,
-		sched_check(s, stir_kernel_strf(k, "%s_zero", wb_name)));
-	const char *row_name = !zero_name ? NULL : sched_fresh_block_name(s,
-		sched_check(s, stir_kernel_strf(k, "%s_row", wb_name)));
-	sched_names names;
-	if (!row_name || sched_scope_names(s, &c->path, c->li,
-	    c->path.list[c->li], c->path.index[c->li], &names) < 0)
-		return -1;
-	int mark = stir_names_mark(&names);
-#define HELD() stir_mk_load1(k, rb, stir_mk_int(k, 1))
-#define ROW() stir_mk_load1(k, rb, stir_mk_int(k, 0))
-	/* before L: no row held */
-	copy_nest in = { 0 }, run, zero, out;
-	in.outer = runs_block(c, init_name, runs_set(c, rb, 1, stir_expr_int(k,
-		0)), NULL);
-	bool ok = sched_check(s, in.outer) != NULL;
-	/* at the start of L's body: a new row's first term */
-	stir_expr *grow = stir_expr_copy(k, c->terms.gather, NULL);
-	stir_expr *next = grow ? stir_expr_binary(k, STIR_NE, ROW(), grow) :
-		NULL;
-	stir_stmt *rowset = NULL;
-	ok = ok && sched_check(s, next);
-	if (ok)
-		ok = build_nest(c, &names, run_name, false, &run);
-	if (ok) {
-		stir_expr *held = stir_expr_binary(k, STIR_NE, HELD(),
-			stir_expr_int(k, 0));
-		stir_stmt *flush = runs_add(c, cb, &run, ROW());
-		ok = sched_check(s, flush) &&
-			stir_stmt_append_body(run.blk, flush) == 0;
-		if (c->atomic_wb)
-			run.blk->u.block.flags |= STIR_BLOCK_ATOMIC;
-		run.outer = ok ? runs_if(c, stir_mk_and(k, held,
-			stir_expr_copy(k, next, NULL)), run.outer) : NULL;
-		ok = ok && sched_check(s, run.outer);
-	}
-	stir_names_reset(&names, mark);
-	if (ok)
-		ok = build_nest(c, &names, zero_name, false, &zero);
-	if (ok) {
-		stir_expr *none = stir_expr_binary(k, STIR_EQ, HELD(),
-			stir_expr_int(k, 0));
-		stir_expr *fresh = none ? stir_expr_binary(k, STIR_OR, none,
-			stir_expr_copy(k, next, NULL)) : NULL;
-		stir_expr *zi = stir_expr_copy(k, zero.cache_idx, NULL);
-		stir_stmt *st = zi ? stir_stmt_store(k, cb, 1, &zi,
-			STIR_STORE_ASSIGN, sched_zero(k, cb->dtype)) : NULL;
-		ok = sched_check(s, st) &&
-			stir_stmt_append_body(zero.blk, st) == 0;
-		zero.outer = ok ? runs_if(c, fresh, zero.outer) : NULL;
-		ok = ok && sched_check(s, zero.outer);
-		rowset = ok ? runs_block(c, row_name, runs_set(c, rb, 0,
-			stir_expr_copy(k, grow, NULL)), runs_set(c, rb, 1,
-			stir_expr_int(k, 1))) : NULL;
-		ok = ok && sched_check(s, rowset);
-	}
-	/* after L: the last row */
-	stir_names_reset(&names, mark);
-	if (ok)
-		ok = build_nest(c, &names, wb_name, false, &out);
-	if (ok) {
-		stir_expr *held = stir_expr_binary(k, STIR_NE, HELD(),
-			stir_expr_int(k, 0));
-		stir_stmt *st = runs_add(c, cb, &out, ROW());
-		ok = sched_check(s, st) && stir_stmt_append_body(out.blk, st) == 0;
-		if (c->atomic_wb)
-			out.blk->u.block.flags |= STIR_BLOCK_ATOMIC;
-		out.outer = ok ? runs_if(c, held, out.outer) : NULL;
-		ok = ok && sched_check(s, out.outer);
-	}
-#undef HELD
-#undef ROW
-	sched_names_release(&names);
-	/* the iteration's part runs where the block's accesses do: under the
-	 * conditions fixed at L and those on the row alone */
-	stir_expr *cond = NULL;
-	for (int j = 0; ok && j < c->n_conds; j++)
-		cond = stir_mk_and(k, cond, stir_expr_copy(k, c->conds[j], NULL));
-	for (int j = 0; ok && j < c->n_row_conds; j++)
-		cond = stir_mk_and(k, cond, stir_expr_copy(k, c->row_conds[j],
-			NULL));
-	stir_stmt *step = NULL;
-	if (ok && cond) {
-		step = runs_if(c, cond, run.outer);
-		ok = sched_check(s, step) && stir_stmt_if_append_then(step,
-			zero.outer) == 0 && stir_stmt_if_append_then(step,
-			rowset) == 0;
-	}
-	ok = ok && guard_nest(c, &in) && guard_nest(c, &out);
-	if (!ok || s->oom)
-		return -1;
-	sched_made(s, STIR_MADE_INIT_BLOCK, init_name, bn);
-	sched_made(s, STIR_MADE_BLOCK, run_name, bn);
-	sched_made(s, STIR_MADE_BLOCK, zero_name, bn);
-	sched_made(s, STIR_MADE_BLOCK, row_name, bn);
-	sched_made(s, STIR_MADE_BLOCK, wb_name, bn);
-	redirect(c, cb);
-	stir_ptr_vec *body = &c->loop->u.for_.body;
-	if (step) {
-		sched_list_insert(s, body, 0, step);
-	} else {
-		sched_list_insert(s, body, 0, rowset);
-		sched_list_insert(s, body, 0, zero.outer);
-		sched_list_insert(s, body, 0, run.outer);
-	}
-	int at = c->path.index[c->li];
-	stir_ptr_vec *list = c->path.list[c->li];
-	sched_list_insert(s, list, at + 1, out.outer);
-	sched_list_insert(s, list, at, in.outer);
-	return s->oom ? -1 : 0;
+	return cb;
+}
+
+/* s, base, init_name: a fresh block name from base for the copy or
+ * write-back nest, and in *init_name one from "NAME_init" for the nest
+ * before L; NULL (either) when memory ran out. */
+const char *cache_nest_names(sched *s, const char *base,
+	const char **init_name)
+{
+	const char *name = sched_fresh_block_name(s, base);
+	*init_name = !name ? NULL : sched_fresh_block_name(s,
+		sched_check(s, stir_kernel_strf(s->k, "%s_init", name)));
+	return name;
 }
 
 /* c, block, buffer, loop: check the request (the conditions at the top
@@ -1265,8 +556,7 @@ static int cache_check(creq *c, const char *block, const char *buffer,
 {
 	sched *s = c->s;
 	stir_kernel *k = c->k;
-	if (sched_find_block(s, block, &c->path) < 0 ||
-	    (c->li = sched_path_loop(s, &c->path, loop)) < 0)
+	if ((c->li = sched_find_block_loop(s, block, loop, &c->path)) < 0)
 		return -1;
 	c->blk = c->path.stmt[c->path.n - 1];
 	c->loop = c->path.stmt[c->li];
@@ -1310,8 +600,8 @@ static int cache_check(creq *c, const char *block, const char *buffer,
 		sched_fail(s, c->blk->loc, "block '%s' is cross-thread", bn);
 		return -1;
 	}
-	if (sched_collect(s, c->loop, c->blk, &c->acc) < 0 || !find_region(c) ||
-	    !cache_check_shared_threads(c) ||
+	if (sched_collect(s, c->loop, c->blk, &c->acc) < 0 ||
+	    !cache_find_region(c) || !cache_check_shared_threads(c) ||
 	    (c->scope == STIR_SCOPE_WARP && !cache_check_warp(c)))
 		return -1;
 	if (c->write && !c->accum && atomic_in) {
@@ -1324,7 +614,7 @@ static int cache_check(creq *c, const char *block, const char *buffer,
 		return -1;
 	if (c->per_name && !check_per(c))
 		return -1;
-	if (c->runs && !runs_check(c))
+	if (c->runs && !cache_runs_check(c))
 		return -1;
 	return 0;
 }
@@ -1353,21 +643,11 @@ static int cache_rewrite(creq *c)
 	stir_kernel *k = c->k;
 	const char *bn = c->blk->u.block.name;
 	/* the cache and the names at L's place */
-	const char *sn = sched_scope_name(c->scope);
-	const char *base = sched_check(s, stir_kernel_strf(k, "%s_%s",
-		c->x->name, sn));
-	const char *cn = sched_fresh_global(s, base);
-	stir_buffer *cb = cn ? stir_kernel_add_flat_buffer(k, cn,
-		STIR_BUFFER_LOCAL, c->x->dtype, stir_expr_copy(k, c->total, NULL),
-		NULL) : NULL;
-	if (!sched_check(s, cb))
+	const char *base, *init_name;
+	stir_buffer *cb = cache_add_buffer(c, &base);
+	if (!cb)
 		return -1;
-	cb->scope = c->scope;
-	cb->loc = c->blk->loc;
-	sched_made(s, STIR_MADE_BUFFER, cn, c->x->name);
-	const char *copy_name = sched_fresh_block_name(s, base);
-	const char *init_name = !copy_name ? NULL : sched_fresh_block_name(s,
-		sched_check(s, stir_kernel_strf(k, "%s_init", copy_name)));
+	const char *copy_name = cache_nest_names(s, base, &init_name);
 	sched_names names;
 	if (!copy_name || !init_name || sched_scope_names(s, &c->path, c->li,
 	    c->path.list[c->li], c->path.index[c->li], &names) < 0)
@@ -1377,7 +657,7 @@ static int cache_rewrite(creq *c)
 	/* before L: the copy (read), the copy in or the zeroing (write) */
 	copy_nest in, out;
 	bool partials = c->per && c->pi == c->li;
-	bool ok = build_nest(c, &names, c->write ? init_name : copy_name,
+	bool ok = cache_build_nest(c, &names, c->write ? init_name : copy_name,
 		partials, &in);
 	if (ok) {
 		stir_stmt *st;
@@ -1395,7 +675,7 @@ static int cache_rewrite(creq *c)
 	/* after L: the write-back */
 	stir_names_reset(&names, mark);
 	if (ok && c->write) {
-		ok = build_nest(c, &names, copy_name, false, &out);
+		ok = cache_build_nest(c, &names, copy_name, false, &out);
 		if (ok) {
 			stir_expr *v = partials ? slot_sum(c, cb, out.cache_idx) :
 				stir_mk_load1(k, cb, out.cache_idx);
@@ -1408,13 +688,14 @@ static int cache_rewrite(creq *c)
 		}
 	}
 	sched_names_release(&names);
-	ok = ok && guard_nest(c, &in) && (!c->write || guard_nest(c, &out));
+	ok = ok && cache_guard_nest(c, &in) &&
+		(!c->write || cache_guard_nest(c, &out));
 	if (!ok || s->oom)
 		return -1;
 	if (c->write)
 		sched_made(s, STIR_MADE_INIT_BLOCK, init_name, bn);
 	sched_made(s, STIR_MADE_BLOCK, copy_name, bn);
-	redirect(c, cb);
+	cache_redirect(c, cb);
 	int at = c->path.index[c->li];
 	stir_ptr_vec *list = c->path.list[c->li];
 	if (c->write)
@@ -1442,7 +723,7 @@ static int run(stir_kernel *k, const char *prim, const char *block,
 		.runs = runs };
 	if (cache_check(&c, block, buffer, loop) == 0) {
 		if (runs)
-			runs_rewrite(&c);
+			cache_runs_rewrite(&c);
 		else
 			cache_rewrite(&c);
 	}

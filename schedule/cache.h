@@ -1,5 +1,7 @@
 /* The cache primitives' request (schedule/cache.c), shared with the
- * checks of cache_write_over_init (schedule/cache_over_init.c). */
+ * checks of cache_write_over_init (schedule/cache_over_init.c), the
+ * region analysis (schedule/cache_region.c) and cache_write_runs
+ * (schedule/cache_runs.c). */
 #ifndef STIR_SCHEDULE_CACHE_H
 #define STIR_SCHEDULE_CACHE_H
 
@@ -85,6 +87,54 @@ typedef struct creq {
 	int64_t per_n;
 	stir_expr *slot_size;
 } creq;
+
+/* The loops and block variables of a copy nest. */
+typedef struct copy_nest {
+	stir_stmt *outer;        /* outermost statement */
+	stir_stmt *blk;          /* the copy block */
+	stir_var *row;           /* gathered rows: the row variable */
+	stir_var *g;             /* F_STRIDED's gathered rows: their variable */
+	stir_var *v[MAX_DIMS + 1];   /* per dimension of x: its variable */
+	stir_var *r;             /* flat range / row offset variable */
+	stir_expr *cache_idx;    /* the cache's index in the block */
+	stir_expr *x_idx[MAX_DIMS];  /* x's indices in the block */
+} copy_nest;
+
+/* schedule/cache_region.c.  c: the accesses of x by the block; check
+ * them and find the region (c->fkind, c->point, c->terms, ...); false
+ * after recording the failure. */
+bool cache_find_region(creq *c);
+/* c, a, base, r, range, t: split flat access a into a fixed base and one
+ * term r ranging over [0, range): F_RANGE; or strided terms t:
+ * F_STRIDED; or F_POINT; or F_WHOLE. */
+int cache_flat_kind(creq *c, const sched_acc *a, stir_expr **base,
+	stir_expr **r, stir_expr **range, strided *t);
+/* c, a, s, w, r: for a gathering access a of a flat buffer: its row s,
+ * the row length w (NULL for 1) and the offset r in the row; whether a
+ * has that form. */
+bool cache_flat_rows(creq *c, const sched_acc *a, stir_expr **s,
+	stir_expr **w, stir_expr **r);
+
+/* schedule/cache.c: the pieces cache_write_runs shares.  c, base: the
+ * cache buffer (cache_add_buffer); s, base, init_name: the copy nest's
+ * block names (cache_nest_names); c, names, name, all_slots, out: a copy
+ * nest's loops and block (cache_build_nest); c, nest: the nest under the
+ * region's conditions (cache_guard_nest); c, cache: B's accesses of x
+ * redirected to the cache (cache_redirect). */
+stir_buffer *cache_add_buffer(creq *c, const char **base);
+const char *cache_nest_names(sched *s, const char *base,
+	const char **init_name);
+bool cache_build_nest(creq *c, sched_names *names, const char *name,
+	bool all_slots, copy_nest *out);
+bool cache_guard_nest(creq *c, copy_nest *nest);
+void cache_redirect(creq *c, stir_buffer *cache);
+
+/* schedule/cache_runs.c.  c: cache_write_runs's own conditions, after
+ * cache_check; false after recording the failure. */
+bool cache_runs_check(creq *c);
+/* c: rewrite what cache_check and cache_runs_check accepted; 0, or -1
+ * when memory ran out. */
+int cache_runs_rewrite(creq *c);
 
 /* c: whether cache_write_over_init may take over the init nest of the
  * block's iteration (the conditions of include/stir/schedule.h); the

@@ -223,8 +223,7 @@ int stir_software_pipeline(stir_kernel *k, const char *block, const char *loop,
 	} else if (stages < 2 || stages > 8) {
 		sched_fail(&s, k->loc, "a pipeline has 2 to 8 stages, not %lld",
 			(long long)stages);
-	} else if (sched_find_block(&s, block, &p) == 0 &&
-		   (li = sched_path_loop(&s, &p, loop)) >= 0) {
+	} else if ((li = sched_find_block_loop(&s, block, loop, &p)) >= 0) {
 		stir_stmt *l = p.stmt[li];
 		const char *ann = sched_loop_annotation(l);
 		if (ann)

@@ -1,9 +1,10 @@
 /* The IR walker (ir/visit.h), the one structural equality (ir/equal.c),
  * the affine forms (ir/affine.h) and the operator table (ir/ops.h): the
  * order and reach of a walk, skipping, stopping and rewriting in place,
- * the uses / writes queries on a lowered kernel, what each equality flag
- * and hook ignores, the linear forms the schedule, regions and vector
- * code ask for, and the table's agreement with the printer and reader. */
+ * the uses / writes queries on a lowered kernel, what may be evaluated
+ * anywhere, what each equality flag and hook ignores, the linear forms
+ * the schedule, regions and vector code ask for, and the table's
+ * agreement with the printer and reader. */
 #include <stir/ir.h>
 #include <stir/lang.h>
 #include <stir/passes.h>
@@ -380,6 +381,54 @@ START_TEST(test_copy_node)
 }
 END_TEST
 
+/* What stir_expr_node_is_safe lets both hoisters evaluate anywhere: the
+ * node alone is judged, its operands are not. */
+START_TEST(test_node_is_safe)
+{
+	fixture f = setup();
+	stir_buffer *a = stir_kernel_add_flat_buffer(f.k, "a", STIR_BUFFER_LOCAL,
+		STIR_I32, I(&f, 8), NULL);
+	ck_assert_ptr_nonnull(a);
+	stir_expr *idx[1] = { V(&f, f.i) };
+	stir_expr *load = stir_expr_load(f.k, a, 1, idx);
+	stir_expr *args[2] = { V(&f, f.i), V(&f, f.j) };
+	stir_expr *fl = stir_expr_float(f.k, 1.5);
+	ck_assert_ptr_nonnull(load);
+	ck_assert_ptr_nonnull(fl);
+	ck_assert(stir_expr_node_is_safe(I(&f, 3)));
+	ck_assert(stir_expr_node_is_safe(V(&f, f.n)));
+	ck_assert(stir_expr_node_is_safe(B(&f, STIR_ADD, V(&f, f.i), I(&f, 1))));
+	ck_assert(stir_expr_node_is_safe(B(&f, STIR_SUB, V(&f, f.i), V(&f, f.j))));
+	ck_assert(stir_expr_node_is_safe(B(&f, STIR_MUL, V(&f, f.i), V(&f, f.j))));
+	ck_assert(stir_expr_node_is_safe(B(&f, STIR_DIV, V(&f, f.i), I(&f, 4))));
+	ck_assert(stir_expr_node_is_safe(B(&f, STIR_MOD, V(&f, f.i), I(&f, 3))));
+	ck_assert(stir_expr_node_is_safe(stir_expr_unary(f.k, STIR_NEG,
+		V(&f, f.i))));
+	ck_assert(stir_expr_node_is_safe(stir_expr_cast(f.k, STIR_I64,
+		V(&f, f.i))));
+	/* the operands are not looked at: a sum over a load is the
+	 * caller's walk to refuse */
+	ck_assert(stir_expr_node_is_safe(B(&f, STIR_ADD, load, I(&f, 1))));
+	/* division by zero or by a variable may fault */
+	ck_assert(!stir_expr_node_is_safe(B(&f, STIR_DIV, V(&f, f.i), I(&f, 0))));
+	ck_assert(!stir_expr_node_is_safe(B(&f, STIR_MOD, V(&f, f.i),
+		V(&f, f.j))));
+	/* memory, calls, selects, comparisons and floats */
+	ck_assert(!stir_expr_node_is_safe(load));
+	ck_assert(!stir_expr_node_is_safe(stir_expr_call(f.k, STIR_MIN, 2,
+		args)));
+	ck_assert(!stir_expr_node_is_safe(stir_expr_select(f.k,
+		B(&f, STIR_LT, V(&f, f.i), V(&f, f.j)), V(&f, f.i), V(&f, f.j))));
+	ck_assert(!stir_expr_node_is_safe(B(&f, STIR_LT, V(&f, f.i),
+		V(&f, f.j))));
+	ck_assert(!stir_expr_node_is_safe(fl));
+	ck_assert(!stir_expr_node_is_safe(stir_expr_cast(f.k, STIR_I32, fl)));
+	ck_assert(!stir_expr_node_is_safe(stir_expr_cast(f.k, STIR_F32,
+		V(&f, f.i))));
+	teardown(&f);
+}
+END_TEST
+
 START_TEST(test_affine)
 {
 	fixture f = setup();
@@ -544,6 +593,7 @@ int main(void)
 	tcase_add_test(tc, test_equality_flags_and_hooks);
 	tcase_add_test(tc, test_stmt_equality);
 	tcase_add_test(tc, test_copy_node);
+	tcase_add_test(tc, test_node_is_safe);
 	tcase_add_test(tc, test_affine);
 	tcase_add_test(tc, test_ops_table);
 	tcase_add_test(tc, test_ops_round_trip);

@@ -41,44 +41,12 @@ static stir_visit_step unsafe(stir_expr **slot, void *user)
 	const gpu_walk *e = user;
 	const stir_expr *x = *slot;
 	bool ok;
-	switch (x->kind) {
-	case STIR_EXPR_INT:
-		ok = true;
-		break;
-	case STIR_EXPR_VAR:
+	if (x->kind == STIR_EXPR_VAR)
 		ok = !(x->u.var->kind == STIR_VAR_BLOCK &&
 			e->facts.binding[x->u.var->slot]) ||
 			safe_value(e, e->facts.binding[x->u.var->slot]);
-		break;
-	case STIR_EXPR_UNARY:
-		ok = stir_dtype_is_int(x->dtype);
-		break;
-	case STIR_EXPR_CAST:
-		ok = stir_dtype_is_int(x->dtype) &&
-			stir_dtype_is_int(x->u.cast.a->dtype);
-		break;
-	case STIR_EXPR_BINARY:
-		switch (x->u.binary.op) {
-		case STIR_DIV:
-		case STIR_MOD:
-			ok = x->u.binary.b->kind == STIR_EXPR_INT &&
-				x->u.binary.b->u.i != 0;
-			break;
-		case STIR_ADD:
-		case STIR_SUB:
-		case STIR_MUL:
-			ok = true;
-			break;
-		default:
-			ok = false;
-			break;
-		}
-		ok = ok && stir_dtype_is_int(x->dtype);
-		break;
-	default:
-		ok = false;
-		break;
-	}
+	else
+		ok = stir_expr_node_is_safe(x);
 	return ok ? STIR_VISIT_GO : STIR_VISIT_STOP;
 }
 

@@ -31,6 +31,41 @@ static double log2_ceil(int64_t x)
 	return l;
 }
 
+/* The serial side of a launch, as both models count it. */
+typedef struct steps {
+	double blocks;     /* thread blocks */
+	double threads;    /* threads a block */
+	double work;       /* the blocks' serial steps (ns), all together */
+	double longest;    /* the slowest block's */
+	double busy;       /* the lanes' useful steps ... */
+	double used;       /* ... of those they take (0: all useful) */
+	double block_wt;   /* the share of BLOCK_NS a wave of blocks costs */
+} steps;
+
+/* mem_ns, st, n_sms: the estimate of a launch that moves its bytes in
+ * mem_ns at full bandwidth: the threads in flight against the GPU's
+ * room of n_sms multiprocessors (lanes idle in a block's last step draw
+ * nothing) slow the bytes down; the steps of st over the thread slots,
+ * the longest block's and the waves of blocks are the latency; the
+ * larger of the two plus a quarter of the smaller. */
+static double estimate(double mem_ns, const steps *st, int n_sms)
+{
+	double resident = 2048.0 / st->threads;
+	if (resident > 32)
+		resident = 32;
+	double slots = (double)n_sms * resident;
+	double fill = st->blocks * st->threads / ((double)n_sms * 2048);
+	if (st->used > 0)
+		fill *= st->busy / st->used;
+	if (fill > 1)
+		fill = 1;
+	mem_ns /= fill < 0.1 ? 0.1 : fill;
+	double lat_ns = st->work / slots + st->longest +
+		st->blocks / slots * BLOCK_NS * st->block_wt;
+	return mem_ns > lat_ns ? mem_ns + 0.25 * lat_ns :
+		lat_ns + 0.25 * mem_ns;
+}
+
 /* p, a, feat, n_sms: see recipes.h. */
 double stir_sddmm_model_cost(const stir_sddmm_params *p, const stir_csr *a,
 	int64_t feat, int n_sms)
@@ -90,23 +125,9 @@ double stir_sddmm_model_cost(const stir_sddmm_params *p, const stir_csr *a,
 		(double)a->nrows * f * 4 + nnz * f * 4 * L2_BW_FACTOR * 0.5;
 	double mem_ns = (gather + x_bytes + nnz * 8 +
 		(double)a->nrows * 4) / DRAM_BW;
-	/* the threads in flight against the GPU's room; the row schedule's
-	 * lanes idle in a row's last step draw nothing */
-	double resident = 2048.0 / threads;
-	if (resident > 32)
-		resident = 32;
-	double slots = (double)n_sms * resident;
-	double fill = blocks * threads / ((double)n_sms * 2048);
-	if (used > 0)
-		fill *= busy / used;
-	if (fill > 1)
-		fill = 1;
-	mem_ns /= fill < 0.1 ? 0.1 : fill;
-	double lat_ns = work / slots + longest +
-		blocks / slots * BLOCK_NS *
-		(p->rows && !p->x_global ? 1.0 : 0.5);
-	return mem_ns > lat_ns ? mem_ns + 0.25 * lat_ns :
-		lat_ns + 0.25 * mem_ns;
+	steps st = { blocks, threads, work, longest, busy, used,
+		p->rows && !p->x_global ? 1.0 : 0.5 };
+	return estimate(mem_ns, &st, n_sms);
 }
 
 /* i, a, feat, n_sms: the SDDMM model's cost of candidate i. */
@@ -200,20 +221,9 @@ double stir_sddmm_vblock_model_cost(const stir_sddmm_vblock_params *p,
 		(1 - hit));
 	double mem_ns = (gather + (double)ng * R * f * 4 + (double)total * 4 +
 		(double)total * R * 4) / DRAM_BW;
-	double resident = 2048.0 / threads;
-	if (resident > 32)
-		resident = 32;
-	double slots = (double)n_sms * resident;
-	double fill = (double)ng * threads / ((double)n_sms * 2048);
-	if (used > 0)
-		fill *= busy / used;
-	if (fill > 1)
-		fill = 1;
-	mem_ns /= fill < 0.1 ? 0.1 : fill;
-	double lat_ns = work / slots + longest + (double)ng / slots * BLOCK_NS;
+	steps st = { (double)ng, threads, work, longest, busy, used, 1.0 };
 	double gather_ns = (double)a->nnz * 12 / DRAM_BW + BLOCK_NS;
-	return (mem_ns > lat_ns ? mem_ns + 0.25 * lat_ns :
-		lat_ns + 0.25 * mem_ns) + gather_ns;
+	return estimate(mem_ns, &st, n_sms) + gather_ns;
 }
 
 /* i, a, feat, n_sms: the model's cost of group candidate i. */
