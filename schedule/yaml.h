@@ -1,6 +1,6 @@
 /* Reading schedule files (schedule/yaml.c): the state of one read and the
  * YAML node readers, shared with the format rules' reader
- * (schedule/yaml_rules.c). */
+ * (schedule/yaml_rules.c) and the loader (schedule/yaml_load.c). */
 #ifndef STIR_SCHEDULE_YAML_H
 #define STIR_SCHEDULE_YAML_H
 
@@ -62,6 +62,16 @@ yaml_node_t *sf_node_at(const reader *r, int index);
 
 /* r, n: the location of node n. */
 stir_loc sf_node_loc(const reader *r, const yaml_node_t *n);
+
+/* r, m: the location of a libyaml mark (0-based) in the file. */
+stir_loc sf_mark_loc(const reader *r, yaml_mark_t m);
+
+/* r, doc: load the one document of the file into *doc: nesting deeper
+ * than a schedule file needs, a second document and aliases of a node
+ * that holds them are errors; every use of an alias gets a node of its
+ * own, located at the alias.  0, or -1 after an error (nothing to delete
+ * then). */
+int sf_load(reader *r, yaml_document_t *doc);
 
 /* r: report that memory ran out (once is enough to fail the read). */
 void sf_oom(reader *r);
