@@ -16,37 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "formats/rule.h"
-#include "ir/nodes.h"
+#include "passes/decompose.h"
 #include "ir/util.h"
 #include "ir/visit.h"
-
-/* A top-level iteration to rewrite. */
-typedef struct computation {
-	int index;             /* in the kernel body */
-	stir_stmt *it;
-	int first;             /* the first of the groups that iterate the
-	                          tensor's axes */
-	int first_var;         /* the first iterator of those groups */
-} computation;
-
-/* The state of one decomposition. */
-typedef struct dec {
-	stir_kernel *k;
-	stir_ctx *ctx;
-	stir_buffer *t;        /* the tensor decomposed */
-	int n_rules;
-	stir_format_rule *const *rules;
-	computation *comps;    /* heap */
-	int n_comps;
-	stir_axis ***axes;     /* per rule: the new tensor's axes (heap) */
-	stir_buffer **tensors; /* per rule: the new tensor (heap) */
-	bool failed;
-} dec;
-
-/* d, loc, fmt: report an error of the pass. */
-#define fail(d, loc, ...) \
-	((d)->failed = true, stir_error((d)->ctx, (loc), "decompose_format: " __VA_ARGS__))
 
 /* ---- finding the computations ---- */
 
@@ -191,9 +163,8 @@ static int rule_axis_index(const stir_format_rule *r, int before,
 	return -1;
 }
 
-/* d, base, suffix: "BASE" + suffix in d's kernel's arena (a name of the
- * new format); NULL, with d->failed set, when memory runs out. */
-static const char *suffixed(dec *d, const char *base, const char *suffix)
+/* d, base, suffix: see decompose.h. */
+const char *decompose_suffixed(dec *d, const char *base, const char *suffix)
 {
 	const char *s = stir_kernel_strf(d->k, "%s%s", base, suffix);
 	if (!s)
@@ -234,7 +205,7 @@ static void check_rule(dec *d, const stir_format_rule *r)
 				mapped[k] = true;
 			continue;
 		}
-		const char *nm = suffixed(d, a->name, r->suffix);
+		const char *nm = decompose_suffixed(d, a->name, r->suffix);
 		if (kernel_has_name(d->k, nm))
 			fail(d, d->t->loc, "rule '%s': the name '%s' is already used "
 				"in kernel '%s'", r->suffix, nm, d->k->name);
@@ -245,7 +216,7 @@ static void check_rule(dec *d, const stir_format_rule *r)
 				r->suffix, a->name, has_parent ? "no valid" : "a");
 		for (int s = 0; s < 2; s++) {
 			const stir_size *z = s ? &a->nnz : &a->len;
-			const char *pn = z->param ? suffixed(d, z->param, r->suffix) :
+			const char *pn = z->param ? decompose_suffixed(d, z->param, r->suffix) :
 				NULL;
 			if (kernel_has_name(d->k, pn))
 				fail(d, d->t->loc, "rule '%s': the parameter '%s' is "
@@ -286,7 +257,7 @@ static void made(dec *d, stir_made_kind kind, const char *name,
 static stir_expr *size_expr(dec *d, const stir_format_rule *r, const stir_size *z)
 {
 	if (z->param) {
-		const char *name = suffixed(d, z->param, r->suffix);
+		const char *name = decompose_suffixed(d, z->param, r->suffix);
 		if (!name)
 			return NULL;
 		for (int i = 0; i < d->k->params.n; i++)
@@ -322,7 +293,7 @@ static void build_format(dec *d, int ri)
 			parent = old_ref(d, a->parent) >= 0 ?
 				d->t->axes[old_ref(d, a->parent)] :
 				axes[rule_axis_index(r, i, a->parent)];
-		const char *name = suffixed(d, a->name, r->suffix);
+		const char *name = decompose_suffixed(d, a->name, r->suffix);
 		stir_expr *len = size_expr(d, r, &a->len);
 		switch (a->kind) {
 		case STIR_DENSE_FIXED:
@@ -350,7 +321,7 @@ static void build_format(dec *d, int ri)
 		stir_axis_set_idtype(axes[i], d->t->axes[r->maps[0].old_axis]->idtype);
 	}
 	d->tensors[ri] = stir_kernel_add_tensor(k,
-		suffixed(d, d->t->name, r->suffix), d->t->dtype, r->n_axes, axes);
+		decompose_suffixed(d, d->t->name, r->suffix), d->t->dtype, r->n_axes, axes);
 	if (!d->tensors[ri]) {
 		d->failed = true;
 		return;
@@ -363,9 +334,8 @@ static void build_format(dec *d, int ri)
 
 /* ---- rewriting the computations ---- */
 
-/* k, name: name in lower case, in k's arena (iterators are named after
- * their axes so); NULL when memory runs out. */
-static const char *lower_case(stir_kernel *k, const char *name)
+/* k, name: see decompose.h. */
+const char *decompose_lower_case(stir_kernel *k, const char *name)
 {
 	char *s = stir_kernel_strf(k, "%s", name);
 	for (char *p = s; p && *p; p++)
@@ -396,9 +366,8 @@ static void add_iter_names(stir_names *names, const stir_ptr_vec *list)
 	stir_visit_list(&v, (stir_ptr_vec *)list);
 }
 
-/* d, r, k, new_vars: the inverse-map coordinate of tensor axis k as
- * an expression of the new iterators. */
-static stir_expr *inverse(dec *d, const stir_format_rule *r, int k,
+/* d, r, k, new_vars: see decompose.h. */
+stir_expr *decompose_inverse(dec *d, const stir_format_rule *r, int k,
 	stir_var *const *new_vars)
 {
 	for (int i = 0; i < r->n_axes; i++)
@@ -515,7 +484,7 @@ static stir_stmt *rewrite(dec *d, const computation *c, int ri,
 			names[v] = it->u.iter.vars[c->first_var +
 				old_ref(d, r->axes[i].name)]->name;
 		} else {
-			const char *base = lower_case(k, r->axes[i].name);
+			const char *base = decompose_lower_case(k, r->axes[i].name);
 			names[v] = base ? stir_names_fresh(used, base) : NULL;
 		}
 		kinds[v] = new_letter(d, r, i, old_kinds);
@@ -527,7 +496,7 @@ static stir_stmt *rewrite(dec *d, const computation *c, int ri,
 		kinds[v] = it->u.iter.kinds[i];
 	}
 	kinds[v] = '\0';
-	const char *name = suffixed(d, it->u.iter.name, r->suffix);
+	const char *name = decompose_suffixed(d, it->u.iter.name, r->suffix);
 	stir_stmt *s = name ? stir_stmt_iter(k, name, n_groups, groups, n_vars,
 		names, kinds) : NULL;
 	stir_names_reset(used, mark);
@@ -549,7 +518,7 @@ static stir_stmt *rewrite(dec *d, const computation *c, int ri,
 			stir_subst_add_var(&subst, it->u.iter.vars[i], to);
 		else
 			stir_subst_add_expr(&subst, it->u.iter.vars[i],
-				inverse(d, r, rel, new_vars));
+				decompose_inverse(d, r, rel, new_vars));
 	}
 	for (int i = 0; i < it->u.iter.body.n; i++) {
 		stir_stmt *b = stir_stmt_copy(k, stir_stmt_at(&it->u.iter.body, i),
@@ -605,7 +574,7 @@ static stir_stmt *init_iteration(dec *d, const computation *c)
 		m += grp->n_axes;
 	}
 	kinds[v] = '\0';
-	const char *name = suffixed(d, it->u.iter.name, "_init");
+	const char *name = decompose_suffixed(d, it->u.iter.name, "_init");
 	stir_stmt *s = name ? stir_stmt_iter(k, name, g, groups, v, names,
 		kinds) : NULL;
 	if (!s) {
@@ -625,226 +594,6 @@ static stir_stmt *init_iteration(dec *d, const computation *c)
 	}
 	stir_subst_release(&subst);
 	return s;
-}
-
-/* ---- the preprocessing kernel ---- */
-
-/* dst, a, subst, axis_map: a copy in dst of axis a of the source kernel,
- * its parent and sizes mapped. */
-static stir_axis *clone_axis(stir_kernel *dst, const stir_axis *a,
-	const stir_subst *subst, stir_axis **axis_map)
-{
-	stir_expr *len = stir_expr_copy(dst, a->len, subst);
-	stir_expr *nnz = a->nnz ? stir_expr_copy(dst, a->nnz, subst) : NULL;
-	stir_axis *p = a->parent ? axis_map[a->parent->index] : NULL;
-	stir_axis *c = NULL;
-	switch (a->kind) {
-	case STIR_DENSE_FIXED:
-		c = stir_kernel_add_dense_fixed(dst, a->name, len);
-		break;
-	case STIR_DENSE_VARIABLE:
-		c = stir_kernel_add_dense_variable(dst, a->name, p, len, nnz);
-		break;
-	case STIR_SPARSE_FIXED:
-		c = stir_kernel_add_sparse_fixed(dst, a->name, p, len, nnz);
-		break;
-	case STIR_SPARSE_VARIABLE:
-		c = stir_kernel_add_sparse_variable(dst, a->name, p, len, nnz);
-		break;
-	}
-	if (c) {
-		c->loc = a->loc;
-		c->idtype = a->idtype;
-		c->sorted = a->sorted;
-	}
-	return c;
-}
-
-/* slot, user: mark (by slot, in the bool array "user") the parameter
- * *slot is. */
-static stir_visit_step mark_param(stir_expr **slot, void *user)
-{
-	if ((*slot)->kind == STIR_EXPR_VAR &&
-	    (*slot)->u.var->kind == STIR_VAR_PARAM)
-		((bool *)user)[(*slot)->u.var->slot] = true;
-	return STIR_VISIT_GO;
-}
-
-/* e, used: mark every parameter e uses (by slot). */
-static void mark_params(const stir_expr *e, bool *used)
-{
-	stir_visitor v = { NULL, NULL, mark_param, NULL, 0, used };
-	stir_expr *slot = (stir_expr *)e;
-	stir_visit_expr(&v, &slot);
-}
-
-/* d: the kernel KERNEL_copy holding the value copies, in d->k's module. */
-static stir_kernel *copy_kernel(dec *d)
-{
-	stir_kernel *k = d->k;
-	const char *name = suffixed(d, k->name, "_copy");
-	bool *used = stir_kernel_array(k, (size_t)k->n_vars + 1, sizeof(*used));
-	bool *need = stir_kernel_array(k, (size_t)k->axes.n + 1, sizeof(*need));
-	stir_axis **axis_map = stir_kernel_array(k, (size_t)k->axes.n + 1,
-		sizeof(*axis_map));
-	stir_axis **taxes = stir_kernel_array(k, (size_t)d->t->n_axes,
-		sizeof(*taxes));
-	if (!name || !used || !need || !axis_map || !taxes) {
-		d->failed = true;
-		return NULL;
-	}
-	if (stir_module_find_kernel(k->module, name)) {
-		fail(d, k->loc, "the module already has a kernel '%s'", name);
-		return NULL;
-	}
-	stir_kernel *c = stir_module_add_kernel(k->module, name);
-	for (int i = 0; i < d->t->n_axes; i++)
-		need[d->t->axes[i]->index] = true;
-	for (int r = 0; r < d->n_rules; r++)
-		for (int i = 0; i < d->rules[r]->n_axes; i++)
-			need[d->axes[r][i]->index] = true;
-	for (int i = 0; i < k->axes.n; i++) {
-		if (!need[i])
-			continue;
-		mark_params(stir_axis_at(&k->axes, i)->len, used);
-		mark_params(stir_axis_at(&k->axes, i)->nnz, used);
-	}
-	stir_subst subst = { 0 };
-	for (int i = 0; c && i < k->params.n; i++) {
-		stir_var *p = stir_var_at(&k->params, i);
-		if (used[p->slot])
-			stir_subst_add_var(&subst, p, stir_kernel_add_param(c, p->name,
-				p->dtype));
-	}
-	for (int i = 0; c && i < k->axes.n; i++)
-		axis_map[i] = need[i] ? clone_axis(c, stir_axis_at(&k->axes, i),
-			&subst, axis_map) : NULL;
-	stir_subst_release(&subst);
-	if (!c) {
-		d->failed = true;
-		return NULL;
-	}
-	for (int i = 0; i < d->t->n_axes; i++)
-		taxes[i] = axis_map[d->t->axes[i]->index];
-	stir_buffer *old = stir_kernel_add_tensor(c, d->t->name, d->t->dtype,
-		d->t->n_axes, taxes);
-	for (int r = 0; r < d->n_rules && old; r++) {
-		const stir_format_rule *rule = d->rules[r];
-		size_t na = (size_t)rule->n_axes;
-		stir_axis **axes = stir_kernel_array(k, na, sizeof(*axes));
-		const char **names = stir_kernel_array(k, na, sizeof(*names));
-		char *kinds = stir_kernel_array(k, na + 1, 1);
-		stir_iter_group *groups = stir_kernel_array(k, na, sizeof(*groups));
-		stir_expr **dst = stir_kernel_array(k, na, sizeof(*dst));
-		stir_expr **src = stir_kernel_array(k, (size_t)d->t->n_axes,
-			sizeof(*src));
-		stir_names taken;
-		if (!axes || !names || !kinds || !groups || !dst || !src ||
-		    stir_names_init(&taken, c) < 0) {
-			d->failed = true;
-			break;
-		}
-		for (int i = 0; i < rule->n_axes; i++) {
-			axes[i] = axis_map[d->axes[r][i]->index];
-			stir_iter_group g = { STIR_GROUP_AXIS, 1, &axes[i], NULL,
-				false };
-			groups[i] = g;
-			/* iterators named after their axes, in lower case */
-			const char *lower = lower_case(k, axes[i]->name);
-			names[i] = lower ? stir_names_fresh(&taken, lower) : NULL;
-			kinds[i] = 'S';
-		}
-		kinds[rule->n_axes] = '\0';
-		stir_buffer *t = stir_kernel_add_tensor(c, d->tensors[r]->name,
-			d->t->dtype, rule->n_axes, axes);
-		const char *iname = suffixed(d, "copy", rule->suffix);
-		stir_stmt *it = t && iname ? stir_stmt_iter(c, iname, rule->n_axes,
-			groups, rule->n_axes, names, kinds) : NULL;
-		stir_names_release(&taken);
-		if (!it) {
-			d->failed = true;
-			break;
-		}
-		for (int i = 0; i < rule->n_axes; i++)
-			dst[i] = stir_expr_var(c, it->u.iter.vars[i]);
-		for (int k2 = 0; k2 < d->t->n_axes; k2++) {
-			stir_expr *e = inverse(d, rule, k2, it->u.iter.vars);
-			src[k2] = e ? stir_expr_copy(c, e, NULL) : NULL;
-		}
-		stir_stmt *st = stir_stmt_store(c, t, rule->n_axes, dst,
-			STIR_STORE_ASSIGN, stir_expr_load(c, old, d->t->n_axes, src));
-		if (!st || stir_stmt_iter_append_body(it, st) < 0 ||
-		    stir_kernel_append_stmt(c, it) < 0)
-			d->failed = true;
-	}
-	if (!old)
-		d->failed = true;
-	return c;
-}
-
-/* ---- pruning ---- */
-
-/* k: drop buffer t, then the axes and parameters nothing uses. */
-static int prune(stir_kernel *k, const stir_buffer *t)
-{
-	stir_arena *ar = stir_kernel_arena(k);
-	stir_ptr_vec buffers = { 0 }, axes = { 0 }, params = { 0 };
-	bool *axis_used = stir_kernel_array(k, (size_t)k->axes.n + 1,
-		sizeof(*axis_used));
-	bool *used = stir_kernel_array(k, (size_t)k->n_vars + 1, sizeof(*used));
-	if (!axis_used || !used)
-		return -1;
-	for (int i = 0; i < k->buffers.n; i++) {
-		stir_buffer *b = stir_buffer_at(&k->buffers, i);
-		if (b == t)
-			continue;
-		for (int j = 0; j < b->n_axes; j++)
-			axis_used[b->axes[j]->index] = true;
-		mark_params(b->domain_lo, used);
-		mark_params(b->domain_hi, used);
-		if (stir_ptr_vec_push(ar, &buffers, b) < 0)
-			return -1;
-	}
-	for (int i = 0; i < k->body.n; i++) {
-		const stir_stmt *s = stir_stmt_at(&k->body, i);
-		for (int g = 0; g < s->u.iter.n_groups; g++) {
-			const stir_iter_group *grp = &s->u.iter.groups[g];
-			for (int j = 0; j < grp->n_axes; j++)
-				axis_used[grp->axes[j]->index] = true;
-			if (grp->attach_parent)
-				axis_used[grp->attach_parent->index] = true;
-		}
-	}
-	/* parents of used axes are used; children come after parents */
-	for (int i = k->axes.n - 1; i >= 0; i--) {
-		stir_axis *a = stir_axis_at(&k->axes, i);
-		if (axis_used[i] && a->parent)
-			axis_used[a->parent->index] = true;
-	}
-	for (int i = 0; i < k->axes.n; i++) {
-		stir_axis *a = stir_axis_at(&k->axes, i);
-		if (!axis_used[i])
-			continue;
-		mark_params(a->len, used);
-		mark_params(a->nnz, used);
-		if (stir_ptr_vec_push(ar, &axes, a) < 0)
-			return -1;
-	}
-	/* parameters: those the sizes use, or any statement */
-	for (int i = 0; i < k->params.n; i++) {
-		stir_var *p = stir_var_at(&k->params, i);
-		if ((used[p->slot] || stir_list_uses_var(&k->body, p)) &&
-		    stir_ptr_vec_push(ar, &params, p) < 0)
-			return -1;
-	}
-	k->buffers = buffers;
-	k->axes = axes;
-	k->params = params;
-	for (int i = 0; i < k->buffers.n; i++)
-		stir_buffer_at(&k->buffers, i)->index = i;
-	for (int i = 0; i < k->axes.n; i++)
-		stir_axis_at(&k->axes, i)->index = i;
-	return 0;
 }
 
 /* ---- the pass ---- */
@@ -965,12 +714,12 @@ static int decompose_format(stir_kernel *k, const char *tensor, int n,
 		d.failed = true;
 	for (int i = 0; i < n && !d.failed; i++)
 		build_format(&d, i);
-	stir_kernel *copy = d.failed ? NULL : copy_kernel(&d);
+	stir_kernel *copy = d.failed ? NULL : decompose_copy_kernel(&d);
 	if (copy)
 		made(&d, STIR_MADE_KERNEL, copy->name, k->name);
 	if (!d.failed)
 		rewrite_body(&d);
-	if (!d.failed && prune(k, d.t) < 0)
+	if (!d.failed && decompose_prune(k, d.t) < 0)
 		d.failed = true;
 	int errors = stir_ctx_n_errors(ctx);
 	if (!d.failed && (stir_kernel_verify(k) < 0 || stir_kernel_verify(copy) < 0)) {
