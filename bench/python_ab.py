@@ -28,9 +28,11 @@ import ctypes
 import importlib.util
 import os
 import sys
-import time
 
 import torch
+
+from python_probes import FLOOR, SPARSE_MM, SPARSE_MM_GRAD, Kept, Lean, \
+    host_us, tiny, torch_rows
 
 N = 500
 
@@ -47,52 +49,10 @@ def load(name, d):
     return m
 
 
-class Kept(torch.autograd.Function):
-    """A Function whose forward returns a view of a kept tensor: the floor
-    of torch's C apply."""
-
-    @staticmethod
-    def forward(ctx, kept, B):
-        return kept.view_as(kept)
-
-    @staticmethod
-    def backward(ctx, dC):
-        return None, dC
-
-
-class Empty(torch.autograd.Function):
-    """An empty custom Function: its forward returns a view of its input
-    (what torch's apply costs with no work at all)."""
-
-    @staticmethod
-    def forward(ctx, B):
-        return B.view_as(B)
-
-    @staticmethod
-    def backward(ctx, dC):
-        return dC
-
-
-class Lean(torch.autograd.Function):
-    """A Function whose forward is GpuSpmm.call1 alone."""
-
-    @staticmethod
-    def forward(ctx, f, B):
-        return f(B, B.data_ptr())
-
-    @staticmethod
-    def backward(ctx, dC):
-        return None, dC
-
-
 def rows_of(tag, st):
     """The rows of package st (a loaded module) named "tag"."""
-    Ts = torch.sparse_csr_tensor(torch.tensor([0, 1, 2]),
-                                 torch.tensor([1, 0]), torch.ones(2),
-                                 (2, 2)).cuda()
+    Ts, B, Bg = tiny()
     T = st.Graph(Ts)
-    B = torch.ones(2, 4, device="cuda")
-    Bg = B.clone().requires_grad_()
     st.spmm(T, B)
     st.spmm(T, Bg).sum().backward()
     st.spmm(Ts, B)
@@ -137,36 +97,16 @@ def rows_of(tag, st):
 
 def ref_rows():
     """Rows of torch alone: torch.sparse.mm and an empty Function."""
-    Ts = torch.sparse_csr_tensor(torch.tensor([0, 1, 2]),
-                                 torch.tensor([1, 0]), torch.ones(2),
-                                 (2, 2)).cuda()
-    B = torch.ones(2, 4, device="cuda")
-    Bg = B.clone().requires_grad_()
-    torch.sparse.mm(Ts, Bg).sum().backward()
-    base = getattr(torch._C, "_FunctionBase", None)
-    raw = base.__dict__.get("apply") if base is not None else None
-    rows = [("ref", "torch.sparse.mm(A, B)", lambda: torch.sparse.mm(Ts, B)),
-            ("ref", "torch.sparse.mm(A, B), B requires grad",
-             lambda: torch.sparse.mm(Ts, Bg)),
-            ("ref", "empty Function, Function.apply (Python)",
-             lambda: Empty.apply(Bg))]
-    if raw is not None and hasattr(raw, "__get__"):
-        ea = raw.__get__(None, Empty)
-        rows.append(("ref", "empty Function, torch's C apply",
-                     lambda: ea(Bg)))
-    return rows
+    return [("ref", name, fn) for name, fn in torch_rows(*tiny())]
 
 
 def breakdown(med):
     """Print what stir adds, per build, from the medians "med" ({(tag,
     name): us})."""
-    floor = med.get(("ref", "empty Function, torch's C apply"),
-                    med.get(("ref", "empty Function, Function.apply "
-                                    "(Python)")))
+    floor = med[("ref", FLOOR)]
     print("breakdown (medians, us): torch's autograd floor (empty "
           "Function) %.2f; torch.sparse.mm %.2f, with grad %.2f"
-          % (floor, med[("ref", "torch.sparse.mm(A, B)")],
-             med[("ref", "torch.sparse.mm(A, B), B requires grad")]))
+          % (floor, med[("ref", SPARSE_MM)], med[("ref", SPARSE_MM_GRAD)]))
     for tag in ("base", "new"):
         plain = med[(tag, "stir.spmm(G, B)")]
         grad = med[(tag, "stir.spmm(G, B), B requires grad")]
@@ -197,15 +137,7 @@ def main(argv):
     res = {}
     for _ in range(rounds):
         for tag, name, fn in rows:
-            for _ in range(20):
-                fn()
-            torch.cuda.synchronize()
-            t0 = time.perf_counter_ns()
-            for _ in range(N):
-                fn()
-            t1 = time.perf_counter_ns()
-            torch.cuda.synchronize()
-            res.setdefault((tag, name), []).append((t1 - t0) / N / 1e3)
+            res.setdefault((tag, name), []).append(host_us(fn, N))
     med = {}
     for tag, name, fn in rows:
         v = sorted(res[(tag, name)])

@@ -49,6 +49,9 @@ import torch
 import stir
 from stir._lib import lib
 
+from python_probes import FLOOR, SPARSE_MM, SPARSE_MM_GRAD, WARM, Kept, \
+    Lean, host_us, tiny, torch_rows
+
 
 def timed(fn, reps=50, warm=10):
     """Median milliseconds of fn() with the L2 flushed before each."""
@@ -68,20 +71,6 @@ def timed(fn, reps=50, warm=10):
     return float(np.median(ms))
 
 
-def host_us(fn, n=2000):
-    """Host microseconds per call of n calls of fn() queued back to back
-    (after a synchronization; the GPU catches up afterwards)."""
-    for _ in range(20):
-        fn()
-    torch.cuda.synchronize()
-    t0 = time.perf_counter()
-    for _ in range(n):
-        fn()
-    t1 = time.perf_counter()
-    torch.cuda.synchronize()
-    return (t1 - t0) / n * 1e6
-
-
 class _Floor(torch.autograd.Function):
     """An autograd Function whose forward only allocates its output: the
     floor of any Function's host time."""
@@ -90,45 +79,6 @@ class _Floor(torch.autograd.Function):
     def forward(ctx, g, B):
         ctx.g = g
         return torch.empty((2, 4), device="cuda")
-
-    @staticmethod
-    def backward(ctx, dC):
-        return None, dC
-
-
-class _Kept(torch.autograd.Function):
-    """An autograd Function whose forward returns a tensor it is given
-    (a view of it): what torch's C apply costs with no allocation."""
-
-    @staticmethod
-    def forward(ctx, kept, B):
-        return kept.view_as(kept)
-
-    @staticmethod
-    def backward(ctx, dC):
-        return None, dC
-
-
-class _Empty(torch.autograd.Function):
-    """An empty custom Function: its forward returns a view of its input."""
-
-    @staticmethod
-    def forward(ctx, B):
-        return B.view_as(B)
-
-    @staticmethod
-    def backward(ctx, dC):
-        return dC
-
-
-class _Lean(torch.autograd.Function):
-    """The Graph's SpMM as an autograd Function whose forward is the
-    kernel call alone (GpuSpmm.call1, no checks)."""
-
-    @staticmethod
-    def forward(ctx, call1, B):
-        ctx.call1 = call1
-        return call1(B, B.data_ptr())
 
     @staticmethod
     def backward(ctx, dC):
@@ -164,12 +114,8 @@ def _custom_op(g):
 def overhead():
     """Print the host time per call on a tiny graph, by way of call."""
     from stir import _torch
-    Ts = torch.sparse_csr_tensor(
-        torch.tensor([0, 1, 2]), torch.tensor([1, 0]), torch.ones(2),
-        (2, 2)).cuda()
+    Ts, B, Bg = tiny()
     T = stir.Graph(Ts)
-    B = torch.ones(2, 4, device="cuda")
-    Bg = B.clone().requires_grad_()
     v = torch.ones(2, device="cuda")
     vg = v.clone().requires_grad_()
     stir.spmm(T, B)
@@ -216,35 +162,26 @@ def overhead():
         ("torch.empty_strided", lambda: torch.empty_strided(
             (2, 4), (4, 1), dtype=torch.float32, device="cuda")),
         ("floor: the C apply, forward returning a kept tensor",
-         lambda: _torch._raw_apply(_Kept)(tmpl, Bg)),
+         lambda: _torch._raw_apply(Kept)(tmpl, Bg)),
         ("a lean Function: the C apply, forward = call1 only",
-         lambda: _torch._raw_apply(_Lean)(fast.call1, Bg)),
+         lambda: _torch._raw_apply(Lean)(fast.call1, Bg)),
     ]
     op = _custom_op(g)
     if op is not None:
         rows.append(("torch.library.custom_op with register_autograd",
                      lambda: op(Bg)))
-    rows += [
-        ("torch.sparse.mm(the sparse tensor, B)",
-         lambda: torch.sparse.mm(Ts, B)),
-        ("torch.sparse.mm(the sparse tensor, B), B requires grad",
-         lambda: torch.sparse.mm(Ts, Bg)),
-        ("an empty Function (forward: a view of B), Function.apply",
-         lambda: _Empty.apply(Bg)),
-        ("an empty Function, torch's C apply",
-         lambda: _torch._raw_apply(_Empty)(Bg))]
+    rows += torch_rows(Ts, B, Bg)
     us = {}
     for name, fn in rows:
         us[name] = host_us(fn, 5000)
         print("host/call %-58s %6.1f us" % (name, us[name]))
-    floor = us["an empty Function, torch's C apply"]
+    floor = us[FLOOR]
     grad = us["stir.spmm, B requires grad"]
     print("breakdown: stir.spmm with grad %.1f us = torch's floor (empty "
           "Function) %.1f + stir's own %.1f (plain call %.1f); "
           "torch.sparse.mm with grad %.1f (plain %.1f)"
           % (grad, floor, grad - floor, us["stir.spmm, no autograd"],
-             us["torch.sparse.mm(the sparse tensor, B), B requires grad"],
-             us["torch.sparse.mm(the sparse tensor, B)"]))
+             us[SPARSE_MM_GRAD], us[SPARSE_MM]))
     sys.stdout.flush()
 
 
@@ -295,12 +232,12 @@ def one(path, At, G, F):
         # back-to-back loop, synchronization at its end included
         torch.cuda.synchronize()
         w0 = time.perf_counter()
-        h = host_us(lambda: stir.spmm(G, B))
-        w = (time.perf_counter() - w0) * 1e6 / 2020
+        h = host_us(lambda: stir.spmm(G, B), 2000)
+        w = (time.perf_counter() - w0) * 1e6 / (2000 + WARM)
         # the same loop of bare launches (the GPU's own pace)
         w0 = time.perf_counter()
-        host_us(lambda: lib.stir_gpu_run_launch(run, 4))
-        lw = (time.perf_counter() - w0) * 1e6 / 2020
+        host_us(lambda: lib.stir_gpu_run_launch(run, 4), 2000)
+        lw = (time.perf_counter() - w0) * 1e6 / (2000 + WARM)
     print("%-14s %4d %-34s %7.1fus %7.1fus %6.3f %7.1fus %7.1fus "
           "%7.1fus %7.1fus %7.1fus  %s" % (
               path.split("/")[-1].split(".")[0], F, fast.describe,
