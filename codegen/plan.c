@@ -3,6 +3,7 @@
  * grid and block sizes as expressions of the kernel's parameters,
  * evaluated here for concrete sizes. */
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "codegen/cuda_internal.h"
@@ -164,6 +165,25 @@ bool stir_cuda_plan_arg_is_written(const stir_cuda_plan *p, int i, int j)
 {
 	const cuda_arg *a = arg_at(p, i, j);
 	return a && a->written;
+}
+
+/* p, b: see codegen.h. */
+void stir_cuda_plan_poison_outputs(const stir_cuda_plan *p, stir_bindings *b)
+{
+	for (int i = 0; i < stir_cuda_plan_n_launches(p); i++) {
+		for (int j = 0; j < stir_cuda_plan_n_args(p, i); j++) {
+			const stir_buffer *buf = stir_cuda_plan_get_arg_buffer(p, i, j);
+			const char *name = buf ? stir_buffer_get_array_name(buf) : NULL;
+			stir_array *a = name ? stir_bindings_get_array(b, name) : NULL;
+			if (!a || !stir_cuda_plan_arg_is_written(p, i, j))
+				continue;
+			if (stir_dtype_is_float(stir_array_get_dtype(a)))
+				stir_array_fill(a, NAN);
+			else
+				for (int64_t e = 0; e < stir_array_get_len(a); e++)
+					stir_array_set_int(a, e, -1234567);
+		}
+	}
 }
 
 /* The largest size CUDA allows per index (grid x, y, z, block x, y, z). */

@@ -1208,6 +1208,44 @@ START_TEST(test_plan_csrmm)
 }
 END_TEST
 
+/* The arrays a launch writes become NaN; the others stay as they were,
+ * and an array the bindings lack is passed over. */
+START_TEST(test_plan_poison_outputs)
+{
+	prog p = load_prog("examples/csrmm.stir");
+	stir_bindings *b = stir_bindings_alloc();
+	test_bind_sizes(b, "m=5,n=7,feat=4");
+	ck_assert_int_eq(stir_kernel_bind_random(p.k, b, 3), 0);
+	ck_assert_int_eq(stir_kernel_prepare_for_gpu(p.k), 0);
+	stir_cuda_plan *plan = stir_cuda_plan_alloc(p.k, 0);
+	ck_assert_ptr_nonnull(plan);
+	stir_bindings *was = stir_bindings_copy(b);
+	stir_cuda_plan_poison_outputs(plan, b);
+	static const char *const kept[] = { "J.indptr", "J.indices", "A", "B" };
+	for (int i = 0; i < 4; i++) {
+		const stir_array *x = stir_bindings_get_array(b, kept[i]);
+		const stir_array *y = stir_bindings_get_array(was, kept[i]);
+		ck_assert_ptr_nonnull(x);
+		for (int64_t e = 0; e < stir_array_get_len(x); e++)
+			ck_assert(stir_array_get_double(x, e) ==
+				stir_array_get_double(y, e));
+	}
+	const stir_array *c = stir_bindings_get_array(b, "C");
+	ck_assert_int_eq(stir_array_get_len(c), 5 * 4);
+	for (int64_t e = 0; e < stir_array_get_len(c); e++)
+		ck_assert(isnan(stir_array_get_double(c, e)));
+	stir_bindings *sizes_only = stir_bindings_alloc();
+	test_bind_sizes(sizes_only, "m=5,n=7,feat=4");
+	stir_cuda_plan_poison_outputs(plan, sizes_only);
+	ck_assert_ptr_null(stir_bindings_get_array(sizes_only, "C"));
+	stir_bindings_free(sizes_only);
+	stir_bindings_free(was);
+	stir_bindings_free(b);
+	stir_cuda_plan_free(plan);
+	free_prog(&p);
+}
+END_TEST
+
 START_TEST(test_plan_shapes)
 {
 	/* three grid and three block indices */
@@ -2186,6 +2224,7 @@ static Suite *cuda_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("plan");
 	tcase_add_test(tc, test_plan_csrmm);
+	tcase_add_test(tc, test_plan_poison_outputs);
 	tcase_add_test(tc, test_plan_shapes);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("run");

@@ -151,10 +151,6 @@ bool use_cuda(const options *o);
 stir_gpu_kernel *compile_for_gpu(stir_kernel *k, const options *o,
 	const stir_schedule *s, stir_device *dev);
 
-/* gk, b: make every array the GPU kernel writes start as NaN (floats) or a
- * sentinel (integers), so that elements left unwritten show. */
-void poison_outputs(const stir_gpu_kernel *gk, stir_bindings *b);
-
 /* t0: milliseconds since t0. */
 double elapsed_ms(const struct timespec *t0);
 

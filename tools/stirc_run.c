@@ -407,27 +407,6 @@ stir_gpu_kernel *compile_for_gpu(stir_kernel *k, const options *o,
 	return stir_gpu_kernel_compile(k, &co);
 }
 
-/* gk, b: make every array the GPU kernel writes start as NaN (floats) or a
- * sentinel (integers), so that elements left unwritten show. */
-void poison_outputs(const stir_gpu_kernel *gk, stir_bindings *b)
-{
-	const stir_cuda_plan *p = stir_gpu_kernel_get_plan(gk);
-	for (int i = 0; i < stir_cuda_plan_n_launches(p); i++) {
-		for (int j = 0; j < stir_cuda_plan_n_args(p, i); j++) {
-			const stir_buffer *buf = stir_cuda_plan_get_arg_buffer(p, i, j);
-			const char *name = buf ? stir_buffer_get_array_name(buf) : NULL;
-			stir_array *a = name ? stir_bindings_get_array(b, name) : NULL;
-			if (!a || !stir_cuda_plan_arg_is_written(p, i, j))
-				continue;
-			if (stir_dtype_is_float(stir_array_get_dtype(a)))
-				stir_array_fill(a, NAN);
-			else
-				for (int64_t e = 0; e < stir_array_get_len(a); e++)
-					stir_array_set_int(a, e, -1234567);
-		}
-	}
-}
-
 /* t0: milliseconds since t0. */
 double elapsed_ms(const struct timespec *t0)
 {
@@ -542,7 +521,7 @@ int cmd_run(int argc, char **argv)
 		goto out;
 	}
 	if (o.check && cuda)
-		poison_outputs(gk, b);
+		stir_cuda_plan_poison_outputs(stir_gpu_kernel_get_plan(gk), b);
 	if (o.check && (!(ref = stir_bindings_copy(b)) ||
 	    !(in = stir_bindings_copy(b)))) {
 		rc = EXIT_WRONG;

@@ -21,7 +21,7 @@ static int verify_gpu(stir_kernel *k, const stir_gpu_kernel *gk,
 	int bad = -1;
 	if (!got)
 		return -1;
-	poison_outputs(gk, got);
+	stir_cuda_plan_poison_outputs(stir_gpu_kernel_get_plan(gk), got);
 	if (!(want = stir_bindings_copy(got)) ||
 	    stir_kernel_interpret(k, want) < 0 ||
 	    stir_gpu_kernel_run(gk, dev, got, 0, NULL) < 0)

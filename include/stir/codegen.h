@@ -158,6 +158,12 @@ STIR_EXPORT __stir_keep const stir_buffer *stir_cuda_plan_get_arg_buffer(
 	__stir_keep const stir_cuda_plan *p, int i, int j);
 STIR_EXPORT bool stir_cuda_plan_arg_is_written(
 	__stir_keep const stir_cuda_plan *p, int i, int j);
+/* Poison every array of "b" that a launch of p writes: floats become NaN,
+ * integers -1234567, so that a run that leaves an element unwritten shows
+ * in a comparison with a reference (stirc run --check, the GPU tests).
+ * Arrays b lacks are passed over. */
+STIR_EXPORT void stir_cuda_plan_poison_outputs(
+	__stir_keep const stir_cuda_plan *p, __stir_keep stir_bindings *b);
 
 /* ---- compiled kernels --------------------------------------------------- */
 

@@ -23,7 +23,6 @@
  * the library has one; it does not use the `check` framework, so that the
  * binary built on a machine without a GPU runs on one without it. */
 #include <dirent.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,26 +98,6 @@ static int agree(const stir_kernel *k, const stir_kernel *by,
 		}
 	}
 	return 1;
-}
-
-/* gk, b: poison every array the GPU kernel writes. */
-static void poison(const stir_gpu_kernel *gk, stir_bindings *b)
-{
-	const stir_cuda_plan *p = stir_gpu_kernel_get_plan(gk);
-	for (int i = 0; i < stir_cuda_plan_n_launches(p); i++) {
-		for (int j = 0; j < stir_cuda_plan_n_args(p, i); j++) {
-			const stir_buffer *buf = stir_cuda_plan_get_arg_buffer(p, i, j);
-			const char *name = buf ? stir_buffer_get_array_name(buf) : NULL;
-			stir_array *a = name ? stir_bindings_get_array(b, name) : NULL;
-			if (!a || !stir_cuda_plan_arg_is_written(p, i, j))
-				continue;
-			if (stir_dtype_is_float(stir_array_get_dtype(a)))
-				stir_array_fill(a, NAN);
-			else
-				for (int64_t e = 0; e < stir_array_get_len(a); e++)
-					stir_array_set_int(a, e, -1234567);
-		}
-	}
 }
 
 /* Larger sizes for the hand-written programs and the written schedules
@@ -200,7 +179,7 @@ static void run_one(stir_device *dev, const char *dir, stir_kernel *ref,
 			stir_bindings_free(b);
 			break;
 		}
-		poison(gk, b);
+		stir_cuda_plan_poison_outputs(stir_gpu_kernel_get_plan(gk), b);
 		stir_bindings *want = stir_bindings_copy(b);
 		CHECK(stir_kernel_interpret(ref, want) == 0);
 		unsigned flags = round == 3 ? STIR_GPU_RUN_FLUSH_L2 : 0;
