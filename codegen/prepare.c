@@ -8,7 +8,7 @@
  *             --lower_sparse_buffer-->    stage III
  *   stage III --lift_guards-->            stage III (the GPU rewrites of
  *             --hoist_invariants-->       include/stir/passes.h)
- *             --hoist_warp_reads-->       stage III (verify/hoist.c)
+ *             --hoist_warp_reads-->       stage III (passes/hoist.c)
  *             --insert_barriers-->        stage III (verify/barriers.c)
  *             --plan_vectors-->           stage III (passes/plan_vectors.c)
  *
@@ -60,7 +60,7 @@ static int pass_hoist_invariants(stir_kernel *k, void *arg)
 }
 
 /* k, arg: the warp-buffer reads the loops do not change before them
- * (verify/hoist.c; it verifies what it makes). */
+ * (passes/hoist.c; it verifies what it makes). */
 static int pass_hoist_warp_reads(stir_kernel *k, void *arg)
 {
 	(void)arg;

@@ -38,9 +38,9 @@
  * The loops of the kernel's top level (launches) and the nests of a
  * horizontal block are not hoisted before: a let cannot stand there.
  * Reads of warp buffers, which are also computed once before a loop,
- * are moved by the pass hoist_warp_reads (verify/hoist.c), which asks
- * the GPU verifier's walk: whether the lanes run a loop together is a
- * fact of the thread mapping.
+ * are moved by the pass hoist_warp_reads (at the end of this file), which
+ * asks the GPU verifier's walk which of them may move (verify/hoist.c):
+ * whether the lanes run a loop together is a fact of the thread mapping.
  *
  * Requires: a verified stage III kernel.
  * Keeps: what the kernel computes.
@@ -49,8 +49,14 @@
 #include <string.h>
 #include <stir/passes.h>
 #include "passes/passes.h"
+#include "verify/gpu.h"
 #include "ir/util.h"
 #include "ir/visit.h"
+
+/* loop, x, user: may warp-buffer read x (inside loop) be computed before
+ * loop?  What hoist_warp_reads asks of the verifier's walk. */
+typedef bool (*hoist_select)(const stir_stmt *loop, const stir_expr *x,
+	void *user);
 
 typedef struct hoister {
 	stir_kernel *k;
@@ -68,9 +74,9 @@ typedef struct hoister {
 	const stir_expr **cand;    /* heap: the searches of the loop */
 	stir_var **vars;           /* heap: their lets' variables */
 	bool failed;
-	/* stir_hoist_reads: the warp-buffer reads that "select" says may
+	/* hoist_warp_reads: the warp-buffer reads that "select" says may
 	 * move before a loop are the candidates instead of the searches */
-	stir_hoist_select select;
+	hoist_select select;
 	void *select_user;
 	const stir_stmt *loop;     /* the loop looked at */
 } hoister;
@@ -179,7 +185,7 @@ static bool uses_inner(const hoister *H, const stir_expr *x)
 	return stir_visit_expr(&v, &slot);
 }
 
-/* H, x: whether search x (a warp-buffer read for stir_hoist_reads) may
+/* H, x: whether search x (a warp-buffer read for hoist_warp_reads) may
  * be computed before the loop. */
 static bool movable(const hoister *H, const stir_expr *x)
 {
@@ -406,9 +412,12 @@ static stir_visit_step facts(stir_stmt *s, void *user)
 }
 
 /* k, select, user, pass: hoist_invariants, or (select set) the hoisting
- * of the warp-buffer reads that select allows (see passes.h); "pass" names
- * it in diagnostics. */
-static int hoist(stir_kernel *k, stir_hoist_select select, void *user,
+ * of the warp-buffer reads that select allows instead of searches: before
+ * each loop, outermost first, each such read (block variables defined
+ * inside the loop replaced by their bindings) becomes a "hoisted let" in
+ * front of it, and the equal reads inside the loop its variable; "pass"
+ * names it in diagnostics. */
+static int hoist(stir_kernel *k, hoist_select select, void *user,
 	const char *pass)
 {
 	if (!k)
@@ -462,9 +471,35 @@ int stir_kernel_hoist_invariants(stir_kernel *k)
 	return hoist(k, NULL, NULL, "hoist_invariants");
 }
 
-/* k, select, user, pass: see passes.h. */
-int stir_hoist_reads(stir_kernel *k, stir_hoist_select select, void *user,
-	const char *pass)
+/* ---- hoist_warp_reads ---------------------------------------------------- */
+
+/* loop, x, user: the hoist_select of hoist_warp_reads (user: the
+ * cuda_hoists): did the walk compute read x before loop "loop"? */
+static bool walked_before(const stir_stmt *loop, const stir_expr *x,
+	void *user)
 {
-	return select ? hoist(k, select, user, pass) : -1;
+	const cuda_hoists *h = user;
+	for (int i = 0; i < h->n; i++)
+		if (h->v[i].loop == loop->u.for_.var && h->v[i].x == x)
+			return true;
+	return false;
+}
+
+/* k: see passes.h. */
+int stir_kernel_hoist_warp_reads(stir_kernel *k)
+{
+	if (!k)
+		return -1;
+	if (k->stage != STIR_STAGE_3)
+		return hoist(k, walked_before, NULL, "hoist_warp_reads");
+	if (stir_kernel_verify(k) < 0)
+		return -1;
+	cuda_places pl = { 0 };
+	cuda_hoists h = { 0 };
+	int r = cuda_walk_hoists(k, &pl, &h);
+	if (r == 0 && h.n)
+		r = hoist(k, walked_before, &h, "hoist_warp_reads");
+	free(pl.v);
+	free(h.v);
+	return r;
 }

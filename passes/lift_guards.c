@@ -22,7 +22,10 @@
  * made on the program as written, outermost loop first, and applied
  * after); at most STIR_MAX_LIFTED lifted ifs enclose one another.  An if
  * lifted out of a loop of the kernel's top level takes the loop's
- * location too: it is the launch now, named after that line.
+ * location too: it is the launch now, named after that line.  Which if
+ * a nest may test before it is found by verify/nest_guard.c (the GPU
+ * verifier and the emitter print a vectorized loop's scalar fallback with
+ * it lifted); this pass decides and applies.
  *
  * Requires: a verified stage III kernel.
  * Keeps: what the kernel computes (the condition has the same value at
@@ -32,10 +35,9 @@
 #include <stdlib.h>
 #include <stir/passes.h>
 #include "passes/passes.h"
+#include "verify/nest_guard.h"
 #include "ir/util.h"
 #include "ir/visit.h"
-
-#define STIR_MAX_LIFTED 16
 
 /* One decision: loop "loop" is wrapped in if "guard", which leaves the
  * place it had in the nest. */
@@ -44,117 +46,11 @@ typedef struct lift {
 } lift;
 
 typedef struct lifter {
-	stir_kernel *k;
-	bool *depx;                /* per slot: the value may differ between
-	                              the lanes of threadIdx.x */
-	int n_stack;               /* lifted ifs enclosing the walk */
-	const stir_stmt *stack[STIR_MAX_LIFTED];
+	gpu_lanes lanes;           /* the lanes' facts, the ifs lifted */
 	int n, cap;
 	lift *v;                   /* heap: the decisions, outermost first */
 	bool oom;
 } lifter;
-
-/* slot, user: stop the walk at a node whose value may differ between
- * the lanes of threadIdx.x (user: the lifter): a variable marked so, an
- * access of a register array (a warp buffer does not differ). */
-static stir_visit_step lane_node(stir_expr **slot, void *user)
-{
-	const lifter *L = user;
-	const stir_expr *x = *slot;
-	bool differs = (x->kind == STIR_EXPR_VAR && L->depx[x->u.var->slot]) ||
-		(x->kind == STIR_EXPR_LOAD &&
-		 x->u.load.buf->scope == STIR_SCOPE_LOCAL) ||
-		(x->kind == STIR_EXPR_SEARCH &&
-		 x->u.search.buf->scope == STIR_SCOPE_LOCAL);
-	return differs ? STIR_VISIT_STOP : STIR_VISIT_GO;
-}
-
-/* L, x: whether x may differ between the lanes of threadIdx.x. */
-static bool dep_x(const lifter *L, const stir_expr *x)
-{
-	stir_visitor v = { NULL, NULL, lane_node, NULL, 0, (void *)L };
-	stir_expr *slot = (stir_expr *)x;
-	return stir_visit_expr(&v, &slot);
-}
-
-/* s, user: depx (in the lifter) of the variables s binds; the walk meets
- * them in order, each binding after the variables it uses. */
-static stir_visit_step analyse(stir_stmt *s, void *user)
-{
-	lifter *L = user;
-	if (s->kind == STIR_STMT_FOR)
-		L->depx[s->u.for_.var->slot] = s->u.for_.kind == STIR_LOOP_BIND &&
-			s->u.for_.thread == STIR_THREAD_X;
-	else if (s->kind == STIR_STMT_BLOCK)
-		for (int i = 0; i < s->u.block.n_vars; i++)
-			L->depx[s->u.block.vars[i]->slot] =
-				dep_x(L, s->u.block.bindings[i]);
-	else if (s->kind == STIR_STMT_LET)
-		L->depx[s->u.let.var->slot] = dep_x(L, s->u.let.value);
-	return STIR_VISIT_GO;
-}
-
-/* L, list: analyse every statement of list and those nested in it. */
-static void analyse_list(lifter *L, const stir_ptr_vec *list)
-{
-	stir_visitor v = { analyse, NULL, NULL, NULL, 0, L };
-	stir_visit_list(&v, (stir_ptr_vec *)list);
-}
-
-/* s, user: stop the walk at a store into a warp buffer. */
-static stir_visit_step warp_store(stir_stmt *s, void *user)
-{
-	(void)user;
-	return s->kind == STIR_STMT_STORE &&
-		s->u.store.buf->scope == STIR_SCOPE_WARP ? STIR_VISIT_STOP :
-		STIR_VISIT_GO;
-}
-
-/* slot, user: stop the walk at a load or search of a warp buffer. */
-static stir_visit_step warp_read(stir_expr **slot, void *user)
-{
-	const stir_expr *x = *slot;
-	(void)user;
-	return (x->kind == STIR_EXPR_LOAD &&
-		x->u.load.buf->scope == STIR_SCOPE_WARP) ||
-		(x->kind == STIR_EXPR_SEARCH &&
-		 x->u.search.buf->scope == STIR_SCOPE_WARP) ? STIR_VISIT_STOP :
-		STIR_VISIT_GO;
-}
-
-/* list: whether a statement of list, or one in it, accesses a warp
- * buffer. */
-static bool list_uses_warp(const stir_ptr_vec *list)
-{
-	stir_visitor v = { warp_store, NULL, warp_read, NULL, 0, NULL };
-	return stir_visit_list(&v, (stir_ptr_vec *)list);
-}
-
-/* L, s: whether if s is lifted already. */
-static bool lifted(const lifter *L, const stir_stmt *s)
-{
-	for (int i = 0; i < L->n_stack; i++)
-		if (L->stack[i] == s)
-			return true;
-	return false;
-}
-
-/* L, s: the if that loop nest s may test once before it, or NULL (see
- * the top of the file). */
-static stir_stmt *guard_of_nest(const lifter *L, const stir_stmt *s)
-{
-	const stir_ptr_vec *b = &s->u.for_.body;
-	if (b->n != 1)
-		return NULL;
-	stir_stmt *x = stir_stmt_at(b, 0), *g = NULL;
-	if (x->kind == STIR_STMT_IF && !x->u.if_.else_body.n &&
-	    !lifted(L, x) && !stir_expr_reads_data(x->u.if_.cond) &&
-	    (!dep_x(L, x->u.if_.cond) || !list_uses_warp(&x->u.if_.then_body)))
-		g = x;
-	else if (x->kind == STIR_STMT_FOR && x->u.for_.kind != STIR_LOOP_BIND)
-		g = guard_of_nest(L, x);
-	return g && !stir_expr_uses(g->u.if_.cond, s->u.for_.var) ? g : NULL;
-}
 
 static void decide_list(lifter *L, const stir_ptr_vec *list);
 
@@ -171,7 +67,8 @@ static void decide(lifter *L, stir_stmt *s)
 	}
 	stir_stmt *g = s->u.for_.kind != STIR_LOOP_BIND &&
 		s->u.for_.kind != STIR_LOOP_VECTORIZE &&
-		L->n_stack < STIR_MAX_LIFTED ? guard_of_nest(L, s) : NULL;
+		L->lanes.n_stack < STIR_MAX_LIFTED ? gpu_nest_guard(&L->lanes, s) :
+		NULL;
 	if (!g) {
 		decide_list(L, &s->u.for_.body);
 		return;
@@ -187,9 +84,9 @@ static void decide(lifter *L, stir_stmt *s)
 		L->cap = cap;
 	}
 	L->v[L->n++] = (lift){ s, g };
-	L->stack[L->n_stack++] = g;
+	L->lanes.stack[L->lanes.n_stack++] = g;
 	decide_list(L, &s->u.for_.body);
-	L->n_stack--;
+	L->lanes.n_stack--;
 }
 
 /* L, list: decide of each statement. */
@@ -275,13 +172,11 @@ int stir_kernel_lift_guards(stir_kernel *k)
 	}
 	if (stir_kernel_verify(k) < 0)
 		return -1;
-	lifter L = { .k = k };
-	L.depx = calloc((size_t)k->n_vars + 1, sizeof(bool));
-	if (!L.depx) {
+	lifter L = { 0 };
+	if (gpu_lanes_init(&L.lanes, k) < 0) {
 		stir_error_oom(ctx);
 		return -1;
 	}
-	analyse_list(&L, &k->body);
 	decide_list(&L, &k->body);
 	int rc = L.oom ? -1 : 0;
 	if (L.oom)
@@ -291,22 +186,7 @@ int stir_kernel_lift_guards(stir_kernel *k)
 			stir_error_oom(ctx);
 			rc = -1;
 		}
-	free(L.depx);
+	gpu_lanes_release(&L.lanes);
 	free(L.v);
 	return rc < 0 ? -1 : stir_kernel_verify(k);
-}
-
-/* k, s: see passes/passes.h. */
-const stir_stmt *stir_nest_guard(const stir_kernel *k, const stir_stmt *s)
-{
-	lifter L = { .k = (stir_kernel *)k };
-	if (s->kind != STIR_STMT_FOR || s->u.for_.kind == STIR_LOOP_BIND)
-		return NULL;
-	L.depx = calloc((size_t)k->n_vars + 1, sizeof(bool));
-	if (!L.depx)
-		return NULL;
-	analyse_list(&L, &k->body);
-	const stir_stmt *g = guard_of_nest(&L, s);
-	free(L.depx);
-	return g;
 }

@@ -90,26 +90,4 @@ int stir_lowering_run_module(stir_module *m, stir_stage stage,
 int stir_pipeline_add_pass_owned(stir_pipeline *p, const char *name,
 	stir_stage stage, unsigned flags, stir_pass_fn fn, void *arg);
 
-/* k, s: the if that lift_guards would test before loop s of kernel k, s
- * taken as the outer loop of a nest (a serial or unrolled loop), or NULL
- * (none, a bound loop, or memory ran out): the scalar fallback of a
- * vectorized loop is printed so (codegen/cuda_vector.c).
- * (passes/lift_guards.c) */
-const stir_stmt *stir_nest_guard(const stir_kernel *k, const stir_stmt *s);
-
-/* loop, x, user: may warp-buffer read x (inside loop) be computed before
- * loop?  What stir_hoist_reads asks. */
-typedef bool (*stir_hoist_select)(const stir_stmt *loop, const stir_expr *x,
-	void *user);
-/* k, select, user, pass: hoist_invariants' rewrite for the reads of warp
- * buffers that select allows instead of searches: before each loop,
- * outermost first, each such read (block variables defined inside the
- * loop replaced by their bindings) becomes a "hoisted let" in front of
- * it, and the equal reads inside the loop its variable.  Which reads may
- * move depends on the thread mapping (verify/hoist.c decides);
- * "pass" names the pass in diagnostics.  0, or -1 with diagnostics.
- * (passes/hoist.c) */
-int stir_hoist_reads(stir_kernel *k, stir_hoist_select select, void *user,
-	const char *pass);
-
 #endif

@@ -7,7 +7,7 @@
 # tools/, bench/, tests/ and python/ sit above everything.
 #
 # First the check must refuse a sample tree that breaks the rule (ir/
-# including codegen/, verify/ including codegen/) and name both lines;
+# including codegen/, verify/ including passes/) and name both lines;
 # then it must find nothing in the tree.
 set -u
 srcdir=${STIR_SRCDIR:-.}
@@ -18,10 +18,10 @@ fail=0
 RULES='ir
 formats ir
 lang ir formats
-passes ir formats
+verify ir
+passes ir formats verify
 runtime ir
 schedule ir formats passes runtime
-verify ir passes
 codegen ir formats lang passes runtime verify'
 
 # check ROOT: print "FILE:LINE: includes DIR/... (FOLDER may include
@@ -65,7 +65,7 @@ for d in ir formats lang passes runtime schedule verify codegen; do
 done
 printf '#include "ir/nodes.h"\n#include "codegen/cuda_internal.h"\n' \
 	> "$s/ir/bad.c"
-printf '#include "passes/passes.h"\n  #include "codegen/printer.h"\n' \
+printf '#include "ir/nodes.h"\n  #include "passes/passes.h"\n' \
 	> "$s/verify/bad.h"
 printf '#include "verify/gpu.h"\n#include "lang/ast.h"\n' \
 	> "$s/codegen/good.c"
@@ -73,7 +73,7 @@ check "$s" > "$tmp/sample.out"
 rc=$?
 cat > "$tmp/sample.want" <<'EOF'
 ir/bad.c:2: includes codegen/... (ir may include nothing only)
-verify/bad.h:2: includes codegen/... (verify may include ir passes only)
+verify/bad.h:2: includes passes/... (verify may include ir only)
 EOF
 if [ $rc -ne 1 ] || ! cmp -s "$tmp/sample.want" "$tmp/sample.out"; then
 	echo "FAIL: the check on the sample tree (exit $rc) gives:"

@@ -25,7 +25,7 @@
  * Breaks: nothing. */
 #include <stdlib.h>
 #include <string.h>
-#include <stir/codegen.h>
+#include <stir/passes.h>
 #include "verify/gpu.h"
 #include "ir/arena.h"
 #include "ir/layout.h"
@@ -308,7 +308,7 @@ static stir_visit_step insert_inside(stir_stmt *s, void *user)
 	return STIR_VISIT_GO;
 }
 
-/* k: see codegen.h. */
+/* k: see include/stir/passes.h. */
 int stir_kernel_insert_barriers(stir_kernel *k)
 {
 	if (!k)

@@ -23,19 +23,22 @@
  *                  fragment buffers of tensorized nests
  *   mma.c          the accesses of a tensorized nest, from the intrinsic's
  *                  description (ir/intrinsics.c) as the emitter prints it
- *   hoist.c        the pass hoist_warp_reads: the warp-buffer reads the
- *                  walk computes before their loops
+ *   hoist.c        the warp-buffer reads the walk computes before their
+ *                  loops, which the pass hoist_warp_reads (passes/hoist.c)
+ *                  moves there
+ *   nest_guard.c   the if a loop nest may test once before it (its own
+ *                  header, nest_guard.h, shared with passes/lift_guards.c)
  *
  * The walk has a state of its own (gpu_walk, below): the kernel's facts,
- * the launches' shapes, the accesses.  verify/ depends on ir/ and passes/
- * only; codegen/ includes this header and prints what it accepted. */
+ * the launches' shapes, the accesses.  verify/ depends on ir/ only;
+ * passes/ (hoist_warp_reads) and codegen/ include this header, and
+ * codegen/ prints what the verifier accepted. */
 #ifndef STIR_VERIFY_GPU_H
 #define STIR_VERIFY_GPU_H
 
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <stir/codegen.h>
 #include "ir/intrinsics.h"
 #include "ir/nodes.h"
 

@@ -1,5 +1,6 @@
 /* Warp-buffer reads computed once (docs/cuda.md, "Searches" and "Warp
- * buffers"): the stage III pass hoist_warp_reads.
+ * buffers"): which reads the stage III pass hoist_warp_reads
+ * (passes/hoist.c) moves.
  *
  * Searches that a loop does not change are computed before it by the
  * stage III pass hoist_invariants (passes/hoist.c), as "hoisted let"
@@ -18,18 +19,17 @@
  * Whether the lanes run a loop together is a fact of the thread mapping,
  * which the verifier's walk computes: gpu_hoist decides, before each
  * loop, which reads move there.  The pass stir_kernel_hoist_warp_reads
- * runs the verifier's walk (verify/verify_walk.c), which notes each decision,
- * and has passes/hoist.c (stir_hoist_reads) put a "hoisted let" before
- * the loop for each read it noted and its variable in place of the equal
- * reads inside; the emitter prints the lets as the constants stir_sN.
+ * (passes/hoist.c) runs the verifier's walk (verify/verify_walk.c,
+ * cuda_walk_hoists), which notes each decision, and puts a "hoisted let"
+ * before the loop for each read it noted and its variable in place of the
+ * equal reads inside; the emitter prints the lets as the constants
+ * stir_sN.
  * A kernel that did not go through the pass keeps its reads where they
  * are (a shuffle each), and the GPU verifier checks them there. */
 #include <stdlib.h>
 #include <string.h>
 #include "verify/gpu.h"
-#include <stir/codegen.h>
 #include "ir/util.h"
-#include "passes/passes.h"
 #include "ir/visit.h"
 
 static bool safe_value(const gpu_walk *e, const stir_expr *x);
@@ -192,38 +192,4 @@ void gpu_unhoist(gpu_walk *e, int mark)
 bool gpu_is_hoisted(const gpu_walk *e, const stir_expr *x)
 {
 	return find_memo(e, x) >= 0;
-}
-
-/* ---- the pass --------------------------------------------------------- */
-
-/* loop, x, user: stir_hoist_select of the pass (user: the cuda_hoists):
- * did the walk compute read x before loop "loop"? */
-static bool walked_before(const stir_stmt *loop, const stir_expr *x,
-	void *user)
-{
-	const cuda_hoists *h = user;
-	for (int i = 0; i < h->n; i++)
-		if (h->v[i].loop == loop->u.for_.var && h->v[i].x == x)
-			return true;
-	return false;
-}
-
-/* k: see codegen.h. */
-int stir_kernel_hoist_warp_reads(stir_kernel *k)
-{
-	if (!k)
-		return -1;
-	if (k->stage != STIR_STAGE_3)
-		return stir_hoist_reads(k, walked_before, NULL,
-			"hoist_warp_reads");
-	if (stir_kernel_verify(k) < 0)
-		return -1;
-	cuda_places pl = { 0 };
-	cuda_hoists h = { 0 };
-	int r = cuda_walk_hoists(k, &pl, &h);
-	if (r == 0 && h.n)
-		r = stir_hoist_reads(k, walked_before, &h, "hoist_warp_reads");
-	free(pl.v);
-	free(h.v);
-	return r;
 }

@@ -18,7 +18,7 @@
 #include "verify/gpu.h"
 #include "ir/intrinsics.h"
 #include "ir/visit.h"
-#include "passes/passes.h"
+#include "verify/nest_guard.h"
 
 /* The lanes a tensorized nest runs on: threadIdx.x's extent. */
 const stir_expr cuda_mma_lanes = { .kind = STIR_EXPR_INT, .dtype = STIR_I32,

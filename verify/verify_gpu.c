@@ -33,7 +33,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stir/codegen.h>
 #include "verify/gpu.h"
 #include "ir/layout.h"
 #include "ir/visit.h"
@@ -804,8 +803,8 @@ void cuda_check_block_dep(gpu_walk *e, stir_loc loc, const cg_access *a,
 		cuda_loc_str(b->loc, bt, sizeof(bt)));
 }
 
-/* k: see codegen.h.  The structure first, then the verifier's walk of
- * each launch (verify_walk.c), then the sharing of arrays between
+/* k: see include/stir/ir.h.  The structure first, then the verifier's
+ * walk of each launch (verify_walk.c), then the sharing of arrays between
  * launches: no code is printed. */
 int stir_kernel_verify_gpu(const stir_kernel *k)
 {

@@ -56,34 +56,6 @@ extern "C" {
  * run once.  0, or -1 with diagnostics. */
 STIR_EXPORT int stir_kernel_prepare_for_gpu(__stir_keep stir_kernel *k);
 
-/* A stage III pass: insert a "barrier;" statement wherever the threads of
- * a block must synchronize (docs/cuda.md "Barriers"), so that the emitter
- * prints __syncthreads() there.  stir_kernel_prepare_for_gpu ends with it;
- * a stage III kernel built or read otherwise needs it before
- * stir_cuda_plan_alloc, which refuses a place that needs a barrier and
- * has none.  Barriers already in k count; a second run adds nothing.
- * Refuses (0 or -1 with located diagnostics, k untouched) what the
- * emitter refuses. */
-STIR_EXPORT int stir_kernel_insert_barriers(__stir_keep stir_kernel *k);
-
-/* The stage III pass hoist_warp_reads: before each loop, outermost first,
- * each read of a warp buffer that the loop does not change and that the
- * lanes may compute there (docs/cuda.md "Warp-buffer reads computed
- * once") becomes "hoisted let s = W[i];" in front of the loop, and the
- * equal reads inside the loop the variable s (verify/hoist.c).
- * Which reads move depends on the thread mapping, hence this pass is the
- * GPU's; stir_kernel_prepare_for_gpu runs it after hoist_invariants.
- * Refuses (0 or -1 with located diagnostics) what the GPU verifier
- * refuses; a second run changes nothing. */
-STIR_EXPORT int stir_kernel_hoist_warp_reads(__stir_keep stir_kernel *k);
-
-/* Check that stage III kernel k can be emitted as CUDA: every refusal of
- * the emitter (illegal bindings and mappings, races, missing barriers)
- * with its location, by a walk of its own that prints nothing
- * (verify/verify_walk.c); stir_cuda_plan_alloc runs it first.  0, or -1
- * with diagnostics. */
-STIR_EXPORT int stir_kernel_verify_gpu(__stir_keep const stir_kernel *k);
-
 /* ---- the emitter -------------------------------------------------------- */
 
 /* Flags of stir_cuda_plan_alloc. */

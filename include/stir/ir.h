@@ -206,6 +206,12 @@ STIR_EXPORT __stir_keep stir_module *stir_kernel_get_module(
 /* Check the kernel against the rules of its stage; every violation becomes
  * an error diagnostic.  Returns 0, or -1 when anything is wrong. */
 STIR_EXPORT int stir_kernel_verify(__stir_keep stir_kernel *k);
+/* Check that stage III kernel k can be emitted as CUDA: every refusal of
+ * the emitter (illegal bindings and mappings, races, missing barriers)
+ * with its location, by a walk of its own that prints nothing
+ * (verify/verify_walk.c); stir_cuda_plan_alloc (include/stir/codegen.h)
+ * runs it first.  0, or -1 with diagnostics. */
+STIR_EXPORT int stir_kernel_verify_gpu(__stir_keep const stir_kernel *k);
 /* The tolerance at which the outputs of type t that kernel k computes
  * compare with those of another stage or backend (stir_array_compare_within):
  * that of t (stir_dtype_tolerance), or that of f16 where k tensorizes with

@@ -209,6 +209,26 @@ STIR_EXPORT int stir_kernel_lift_guards(__stir_keep stir_kernel *k);
  * variable (passes/hoist.c says which searches move). */
 STIR_EXPORT int stir_kernel_hoist_invariants(__stir_keep stir_kernel *k);
 
+/* Before each loop, outermost first, each read of a warp buffer that the
+ * loop does not change and that the lanes may compute there (docs/cuda.md
+ * "Warp-buffer reads computed once") becomes "hoisted let s = W[i];" in
+ * front of the loop, and the equal reads inside the loop the variable s
+ * (passes/hoist.c).  Which reads move depends on the thread mapping,
+ * which the GPU verifier's walk knows (verify/hoist.c): refuses (0 or -1
+ * with located diagnostics) what the GPU verifier refuses; a second run
+ * changes nothing. */
+STIR_EXPORT int stir_kernel_hoist_warp_reads(__stir_keep stir_kernel *k);
+
+/* Insert a "barrier;" statement wherever the threads of a block must
+ * synchronize (docs/cuda.md "Barriers"), so that the emitter prints
+ * __syncthreads() there.  stir_kernel_prepare_for_gpu
+ * (include/stir/codegen.h) ends with it; a stage III kernel built or read
+ * otherwise needs it before stir_cuda_plan_alloc, which refuses a place
+ * that needs a barrier and has none.  Barriers already in k count; a
+ * second run adds nothing.  Refuses (0 or -1 with located diagnostics, k
+ * untouched) what the emitter refuses (verify/barriers.c). */
+STIR_EXPORT int stir_kernel_insert_barriers(__stir_keep stir_kernel *k);
+
 /* Record in each vectorized loop the accesses that run as vectors of its
  * lanes (its vector plan, printed "vectorize(B[IDX] load, ...)"), which
  * the CUDA emitter prints; a loop planned already is planned again
