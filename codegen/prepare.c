@@ -9,7 +9,7 @@
  *   stage III --lift_guards-->            stage III (the GPU rewrites of
  *             --hoist_invariants-->       include/stir/passes.h)
  *             --hoist_warp_reads-->       stage III (passes/hoist.c)
- *             --insert_barriers-->        stage III (verify/barriers.c)
+ *             --insert_barriers-->        stage III (passes/insert_barriers.c)
  *             --plan_vectors-->           stage III (passes/plan_vectors.c)
  *
  * Registering a new pass is one line of "registry" below (in pipeline
@@ -67,7 +67,7 @@ static int pass_hoist_warp_reads(stir_kernel *k, void *arg)
 	return stir_kernel_hoist_warp_reads(k);
 }
 
-/* k, arg: the barriers a stage III kernel needs (verify/barriers.c). */
+/* k, arg: the barriers a stage III kernel needs (passes/insert_barriers.c). */
 static int pass_insert_barriers(stir_kernel *k, void *arg)
 {
 	(void)arg;

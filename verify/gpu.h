@@ -12,7 +12,8 @@
  *                  its entry points for the verifier, the barrier pass
  *                  and the pass hoist_warp_reads
  *   barriers.c     races and barriers: the analysis of the accesses, and
- *                  the pass stir_kernel_insert_barriers
+ *                  the places where the pass insert_barriers
+ *                  (passes/insert_barriers.c) puts barriers
  *   facts.c        what the walk and the emitter both ask of the IR: the
  *                  variables' thread dependences and bindings (gpu_facts,
  *                  built from the kernel), static facts about statements
@@ -31,8 +32,8 @@
  *
  * The walk has a state of its own (gpu_walk, below): the kernel's facts,
  * the launches' shapes, the accesses.  verify/ depends on ir/ only;
- * passes/ (hoist_warp_reads) and codegen/ include this header, and
- * codegen/ prints what the verifier accepted. */
+ * passes/ (insert_barriers, hoist_warp_reads) and codegen/ include this
+ * header, and codegen/ prints what the verifier accepted. */
 #ifndef STIR_VERIFY_GPU_H
 #define STIR_VERIFY_GPU_H
 

@@ -226,7 +226,7 @@ STIR_EXPORT int stir_kernel_hoist_warp_reads(__stir_keep stir_kernel *k);
  * otherwise needs it before stir_cuda_plan_alloc, which refuses a place
  * that needs a barrier and has none.  Barriers already in k count; a
  * second run adds nothing.  Refuses (0 or -1 with located diagnostics, k
- * untouched) what the emitter refuses (verify/barriers.c). */
+ * untouched) what the emitter refuses (passes/insert_barriers.c). */
 STIR_EXPORT int stir_kernel_insert_barriers(__stir_keep stir_kernel *k);
 
 /* Record in each vectorized loop the accesses that run as vectors of its
