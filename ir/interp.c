@@ -4,7 +4,11 @@
  * indices, loops and blocks).  The stage I interpreter is the reference
  * that every lowered stage and every GPU kernel is checked against, so all
  * of it favours plainness over speed: a tree walk with one value slot per
- * variable.
+ * variable.  What it does at every point of an iteration is kept cheap
+ * all the same (the --check of tools/run-gpu-tests runs stage I on graphs
+ * of 150,000 edges times 1,024 features): a buffer's array and the layout
+ * of each of its axes are looked up once per run (buffer_view), not at
+ * each access.
  *
  * Requires: a kernel that passed the verifier.
  * Run-time errors (division by zero, an attach whose parent position has
@@ -19,15 +23,38 @@
 #include "ir/intrinsics.h"
 #include "ir/layout.h"
 
+/* An axis of a buffer as a stage I access walks it. */
+typedef struct access_axis {
+	const stir_axis *axis;
+	const stir_axis_layout *layout;  /* its sizes and arrays */
+	bool child;               /* its positions lie under its parent's */
+	bool ends_chain;          /* stir_buffer_axis_ends_chain */
+} access_axis;
+
+/* A buffer as the interpreter accesses it: f32, f64, i32 and i64
+ * elements in place, the other types through the array; its axes with
+ * what an access needs of each at hand (a tree walk spends most of its
+ * time in accesses: this saves calls, switches and pointer chases). */
+typedef struct buffer_view {
+	stir_array *array;        /* tensors borrowed, locals owned */
+	void *data;               /* the array's elements */
+	stir_dtype dtype;         /* the array's element type */
+	access_axis *axes;        /* owned: one per axis of the buffer */
+} buffer_view;
+
+/* Where an iterator stands: its position and its parent's (-1, -1 when
+ * it stands nowhere). */
+typedef struct iter_pos {
+	int64_t pos, parent;
+} iter_pos;
+
 typedef struct interp {
 	stir_ctx *ctx;            /* receives run-time errors */
 	const stir_kernel *k;     /* the kernel being run */
 	stir_layout layout;       /* sizes and structure arrays */
-	stir_array **arrays;      /* value array of each buffer, by index;
-	                             tensors borrowed, locals owned */
+	buffer_view *views;       /* value array of each buffer, by index */
 	stir_value *vals;         /* value of each variable, by slot */
-	int64_t *var_pos;         /* ITER variables: their current position */
-	int64_t *var_parent_pos;  /* ITER variables: their parent's position */
+	iter_pos *iters;          /* ITER variables: where each stands, by slot */
 	int64_t *axis_pos;        /* current position of each axis, -1 if none */
 	bool failed;              /* a run-time error stopped the run */
 	const stir_buffer *tf32[2]; /* inside a nest tensorized with a tf32
@@ -52,23 +79,51 @@ static void runtime_error(interp *in, stir_loc loc, const char *msg)
 	in->failed = true;
 }
 
+/* v, i: element i of a buffer's array. */
+static stir_value view_load(const buffer_view *v, int64_t i)
+{
+	stir_value x;
+	switch (v->dtype) {
+	case STIR_F32: x.f = ((const float *)v->data)[i]; return x;
+	case STIR_F64: x.f = ((const double *)v->data)[i]; return x;
+	case STIR_I32: x.i = ((const int32_t *)v->data)[i]; return x;
+	case STIR_I64: x.i = ((const int64_t *)v->data)[i]; return x;
+	default: return stir_value_load(v->array, i);
+	}
+}
+
+/* v, i, x: store x (of the array's type) into element i. */
+static void view_store(buffer_view *v, int64_t i, stir_value x)
+{
+	switch (v->dtype) {
+	case STIR_F32: ((float *)v->data)[i] = (float)x.f; break;
+	case STIR_F64: ((double *)v->data)[i] = x.f; break;
+	case STIR_I32: ((int32_t *)v->data)[i] = (int32_t)x.i; break;
+	case STIR_I64: ((int64_t *)v->data)[i] = x.i; break;
+	default: stir_value_store(v->array, i, x); break;
+	}
+}
+
 /* in, buf, n, idx: the offset of buf[idx..] in its value array, or -1 when
  * a coordinate is not stored (docs/language.md section 5, "Access"). */
 static int64_t access_offset(interp *in, const stir_buffer *buf, int n,
 	stir_expr *const *idx)
 {
+	const access_axis *axes = in->views[buf->index].axes;
 	int64_t offset = 0, prev_pos = -1;
-	for (int k = 0; k < n && k < buf->n_axes; k++) {
-		const stir_axis *a = buf->axes[k];
-		int64_t pp = a->parent ? prev_pos : -1;
+	if (n > buf->n_axes)
+		n = buf->n_axes;
+	for (int k = 0; k < n; k++) {
+		const stir_axis *a = axes[k].axis;
+		int64_t pp = axes[k].child ? prev_pos : -1;
 		const stir_expr *e = idx[k];
+		const stir_var *v = e->kind == STIR_EXPR_VAR ? e->u.var : NULL;
+		const iter_pos *at = v ? &in->iters[v->slot] : NULL;
 		int64_t pos;
-		if (e->kind == STIR_EXPR_VAR && e->u.var->kind == STIR_VAR_ITER &&
-		    e->u.var->axis == a && in->var_pos[e->u.var->slot] >= 0 &&
-		    in->var_parent_pos[e->u.var->slot] == pp) {
-			pos = in->var_pos[e->u.var->slot];
+		if (v && v->axis == a && at->pos >= 0 && at->parent == pp) {
+			pos = at->pos;
 		} else {
-			stir_value c = eval(in, e);
+			stir_value c = v ? in->vals[v->slot] : eval(in, e);
 			if (in->failed)
 				return -1;
 			pos = stir_layout_lookup(&in->layout, a, pp, c.i);
@@ -81,8 +136,8 @@ static int64_t access_offset(interp *in, const stir_buffer *buf, int n,
 				return -1;
 			}
 		}
-		if (stir_buffer_axis_ends_chain(buf, k))
-			offset = offset * in->layout.axes[a->index].npos + pos;
+		if (axes[k].ends_chain)
+			offset = offset * axes[k].layout->npos + pos;
 		prev_pos = pos;
 	}
 	return offset;
@@ -160,7 +215,7 @@ static stir_value eval_search(interp *in, const stir_expr *e)
 		in->failed = true;
 		return r;
 	}
-	const stir_array *a = in->arrays[buf->index];
+	const stir_array *a = in->views[buf->index].array;
 	if (e->u.search.op == STIR_FIND) {
 		while (lo.i < hi.i && stir_array_get_int(a, lo.i) != x.i)
 			lo.i++;
@@ -256,7 +311,7 @@ static stir_value eval(interp *in, const stir_expr *e)
 		int64_t off = offset_of(in, buf, e->u.load.n, e->u.load.idx, e->loc);
 		if (off < 0)
 			return v; /* absent: 0 */
-		v = stir_value_load(in->arrays[buf->index], off);
+		v = view_load(&in->views[buf->index], off);
 		if (buf == in->tf32[0] || buf == in->tf32[1])
 			v.f = stir_round_tf32(v.f);
 		return v;
@@ -300,7 +355,7 @@ static void exec_store(interp *in, const stir_stmt *s)
 	if (in->failed)
 		return;
 	v = stir_value_convert(ve->dtype, buf->dtype, v);
-	stir_array *arr = in->arrays[buf->index];
+	buffer_view *arr = &in->views[buf->index];
 	if (s->u.store.op != STIR_STORE_ASSIGN) {
 		static const stir_binop ops[] = {
 			[STIR_STORE_ADD] = STIR_ADD,
@@ -308,9 +363,9 @@ static void exec_store(interp *in, const stir_stmt *s)
 			[STIR_STORE_MUL] = STIR_MUL,
 		};
 		v = stir_value_arith(ops[s->u.store.op], buf->dtype,
-			stir_value_load(arr, off), v);
+			view_load(arr, off), v);
 	}
-	stir_value_store(arr, off, v);
+	view_store(arr, off, v);
 }
 
 /* The iteration being executed and whether its init points or its full
@@ -328,8 +383,7 @@ static int64_t enter(interp *in, const stir_var *v, const stir_axis *a,
 {
 	int64_t saved = in->axis_pos[a->index];
 	in->axis_pos[a->index] = pos;
-	in->var_pos[v->slot] = pos;
-	in->var_parent_pos[v->slot] = pp;
+	in->iters[v->slot] = (iter_pos){ pos, pp };
 	in->vals[v->slot].i = stir_layout_coord(&in->layout, a, pp, pos);
 	return saved;
 }
@@ -339,8 +393,7 @@ static void leave(interp *in, const stir_var *v, const stir_axis *a,
 	int64_t saved)
 {
 	in->axis_pos[a->index] = saved;
-	in->var_pos[v->slot] = -1;
-	in->var_parent_pos[v->slot] = -1;
+	in->iters[v->slot] = (iter_pos){ -1, -1 };
 }
 
 static void run_groups(interp *in, const iter_run *r, int g);
@@ -511,6 +564,31 @@ static void exec_iter(interp *in, const stir_stmt *s)
 	free(first);
 }
 
+/* in, s: run a loop. */
+static void exec_for(interp *in, const stir_stmt *s)
+{
+	stir_value n = eval(in, s->u.for_.extent);
+	int slot = s->u.for_.var->slot;
+	const stir_buffer *saved[2] = { in->tf32[0], in->tf32[1] };
+	const stir_intrinsic *tc = s->u.for_.kind == STIR_LOOP_TENSORIZE ?
+		stir_intrinsic_find(s->u.for_.intrinsic) : NULL;
+	stir_mma_match m;
+	char why[200];
+	stir_loc where;
+	/* (the verifier has matched the nest) */
+	if (tc && tc->tf32 && stir_tensorize_match(s, tc, &m, why,
+	    sizeof(why), &where) && m.form == STIR_MMA_FORM_MMA) {
+		in->tf32[0] = m.a.buf;
+		in->tf32[1] = m.b.buf;
+	}
+	for (int64_t i = 0; i < n.i && !in->failed; i++) {
+		in->vals[slot].i = i;
+		exec_list(in, &s->u.for_.body);
+	}
+	in->tf32[0] = saved[0];
+	in->tf32[1] = saved[1];
+}
+
 /* in, s: execute one statement. */
 static void exec_stmt(interp *in, const stir_stmt *s)
 {
@@ -531,29 +609,9 @@ static void exec_stmt(interp *in, const stir_stmt *s)
 	case STIR_STMT_ITER:
 		exec_iter(in, s);
 		break;
-	case STIR_STMT_FOR: {
-		stir_value n = eval(in, s->u.for_.extent);
-		int slot = s->u.for_.var->slot;
-		const stir_buffer *saved[2] = { in->tf32[0], in->tf32[1] };
-		const stir_intrinsic *tc = s->u.for_.kind == STIR_LOOP_TENSORIZE ?
-			stir_intrinsic_find(s->u.for_.intrinsic) : NULL;
-		stir_mma_match m;
-		char why[200];
-		stir_loc where;
-		/* (the verifier has matched the nest) */
-		if (tc && tc->tf32 && stir_tensorize_match(s, tc, &m, why,
-		    sizeof(why), &where) && m.form == STIR_MMA_FORM_MMA) {
-			in->tf32[0] = m.a.buf;
-			in->tf32[1] = m.b.buf;
-		}
-		for (int64_t i = 0; i < n.i && !in->failed; i++) {
-			in->vals[slot].i = i;
-			exec_list(in, &s->u.for_.body);
-		}
-		in->tf32[0] = saved[0];
-		in->tf32[1] = saved[1];
+	case STIR_STMT_FOR:
+		exec_for(in, s);
 		break;
-	}
 	case STIR_STMT_BLOCK:
 		for (int i = 0; i < s->u.block.n_vars && !in->failed; i++)
 			in->vals[s->u.block.vars[i]->slot] =
@@ -577,15 +635,14 @@ static void exec_list(interp *in, const stir_ptr_vec *list)
 /* in: release everything the run allocated. */
 static void interp_release(interp *in)
 {
-	if (in->arrays) {
-		for (int i = 0; i < in->k->buffers.n; i++)
-			if (stir_buffer_at(&in->k->buffers, i)->kind == STIR_BUFFER_LOCAL)
-				stir_array_free(in->arrays[i]);
+	for (int i = 0; in->views && i < in->k->buffers.n; i++) {
+		if (stir_buffer_at(&in->k->buffers, i)->kind == STIR_BUFFER_LOCAL)
+			stir_array_free(in->views[i].array);
+		free(in->views[i].axes);
 	}
-	free(in->arrays);
+	free(in->views);
 	free(in->vals);
-	free(in->var_pos);
-	free(in->var_parent_pos);
+	free(in->iters);
 	free(in->axis_pos);
 	stir_layout_release(&in->layout);
 }
@@ -596,18 +653,31 @@ static int bind_arrays(interp *in, stir_bindings *b)
 	const stir_kernel *k = in->k;
 	for (int i = 0; i < k->buffers.n; i++) {
 		const stir_buffer *buf = stir_buffer_at(&k->buffers, i);
-		if (buf->kind != STIR_BUFFER_LOCAL) {
-			in->arrays[i] = stir_bindings_get_array(b,
-				stir_buffer_get_array_name(buf));
-			continue;
-		}
-		int64_t len = in->layout.buffer_len[i];
-		in->arrays[i] = stir_array_alloc(in->ctx, buf->dtype, 1, &len);
-		if (!in->arrays[i]) {
-			stir_error(in->ctx, buf->loc, "cannot allocate local '%s' "
-				"(%lld elements)", buf->name, (long long)len);
+		buffer_view *v = &in->views[i];
+		v->axes = malloc(((size_t)buf->n_axes + 1) * sizeof(*v->axes));
+		if (!v->axes) {
+			stir_error_oom(in->ctx);
 			return -1;
 		}
+		for (int a = 0; a < buf->n_axes; a++)
+			v->axes[a] = (access_axis){ buf->axes[a],
+				&in->layout.axes[buf->axes[a]->index],
+				buf->axes[a]->parent != NULL,
+				stir_buffer_axis_ends_chain(buf, a) };
+		if (buf->kind != STIR_BUFFER_LOCAL) {
+			v->array = stir_bindings_get_array(b,
+				stir_buffer_get_array_name(buf));
+		} else {
+			int64_t len = in->layout.buffer_len[i];
+			v->array = stir_array_alloc(in->ctx, buf->dtype, 1, &len);
+			if (!v->array) {
+				stir_error(in->ctx, buf->loc, "cannot allocate local "
+					"'%s' (%lld elements)", buf->name, (long long)len);
+				return -1;
+			}
+		}
+		v->data = stir_array_get_data(v->array);
+		v->dtype = stir_array_get_dtype(v->array);
 	}
 	return 0;
 }
@@ -619,19 +689,17 @@ int stir_kernel_interpret(const stir_kernel *k, stir_bindings *b)
 	if (stir_layout_init(&in.layout, k, b, true) < 0)
 		return -1;
 	size_t nv = (size_t)k->n_vars + 1;
-	in.arrays = calloc((size_t)k->buffers.n + 1, sizeof(*in.arrays));
+	in.views = calloc((size_t)k->buffers.n + 1, sizeof(*in.views));
 	in.vals = calloc(nv, sizeof(*in.vals));
-	in.var_pos = malloc(nv * sizeof(*in.var_pos));
-	in.var_parent_pos = malloc(nv * sizeof(*in.var_parent_pos));
+	in.iters = malloc(nv * sizeof(*in.iters));
 	in.axis_pos = malloc(((size_t)k->axes.n + 1) * sizeof(*in.axis_pos));
-	if (!in.arrays || !in.vals || !in.var_pos || !in.var_parent_pos ||
-	    !in.axis_pos) {
+	if (!in.views || !in.vals || !in.iters || !in.axis_pos) {
 		interp_release(&in);
 		stir_error_oom(ctx);
 		return -1;
 	}
 	for (size_t i = 0; i < nv; i++)
-		in.var_pos[i] = in.var_parent_pos[i] = -1;
+		in.iters[i] = (iter_pos){ -1, -1 };
 	for (int i = 0; i <= k->axes.n; i++)
 		in.axis_pos[i] = -1;
 	for (int i = 0; i < k->params.n; i++)

@@ -3,26 +3,6 @@
 #include <stdint.h>
 #include "ir/interp_value.h"
 
-double stir_value_round(stir_dtype t, double x)
-{
-	switch (t) {
-	case STIR_F32: return (double)(float)x;
-	case STIR_F16: return stir_f16_to_double(stir_f16_from_double(x));
-	case STIR_BF16: return stir_bf16_to_double(stir_bf16_from_double(x));
-	default: return x;
-	}
-}
-
-int64_t stir_value_wrap(stir_dtype t, int64_t x)
-{
-	switch (t) {
-	case STIR_I8: return (int8_t)(uint8_t)(uint64_t)x;
-	case STIR_I32: return (int32_t)(uint32_t)(uint64_t)x;
-	case STIR_BOOL: return x != 0;
-	default: return x;
-	}
-}
-
 /* t: an integer type; its smallest and largest values. */
 static void int_range(stir_dtype t, double *lo, double *hi)
 {
@@ -57,38 +37,6 @@ stir_value stir_value_convert(stir_dtype from, stir_dtype to, stir_value v)
 	} else {
 		r.i = stir_value_wrap(to, v.i);
 	}
-	return r;
-}
-
-stir_value stir_value_arith(stir_binop op, stir_dtype t, stir_value a,
-	stir_value b)
-{
-	stir_value r = { 0 };
-	if (stir_dtype_is_float(t)) {
-		double x;
-		switch (op) {
-		case STIR_ADD: x = a.f + b.f; break;
-		case STIR_SUB: x = a.f - b.f; break;
-		case STIR_MUL: x = a.f * b.f; break;
-		case STIR_DIV: x = a.f / b.f; break;
-		default: x = fmod(a.f, b.f); break;
-		}
-		r.f = stir_value_round(t, x);
-		return r;
-	}
-	uint64_t ua = (uint64_t)a.i, ub = (uint64_t)b.i;
-	switch (op) {
-	case STIR_ADD: r.i = (int64_t)(ua + ub); break;
-	case STIR_SUB: r.i = (int64_t)(ua - ub); break;
-	case STIR_MUL: r.i = (int64_t)(ua * ub); break;
-	case STIR_DIV:
-		r.i = a.i == INT64_MIN && b.i == -1 ? INT64_MIN : a.i / b.i;
-		break;
-	default:
-		r.i = b.i == -1 ? 0 : a.i % b.i;
-		break;
-	}
-	r.i = stir_value_wrap(t, r.i);
 	return r;
 }
 

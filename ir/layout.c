@@ -223,11 +223,6 @@ const char *stir_axis_indices_name(stir_ctx *ctx, const stir_axis *a)
 	return axis_array_name(ctx, a, "indices");
 }
 
-bool stir_buffer_axis_ends_chain(const stir_buffer *b, int i)
-{
-	return i + 1 >= b->n_axes || b->axes[i + 1]->parent != b->axes[i];
-}
-
 /* a, fa, b, fb, flexible: the type of an integer operation on operands of
  * types a and b, fa and fb telling whether each is built of literals only
  * (which take the other operand's type, as stir_expr_binary does); sets
@@ -905,13 +900,11 @@ int64_t stir_layout_coord(const stir_layout *l, const stir_axis *a, int64_t pp,
 	}
 }
 
-int64_t stir_layout_lookup(const stir_layout *l, const stir_axis *a, int64_t pp,
-	int64_t c)
+int64_t stir_layout_lookup_stored(const stir_layout *l, const stir_axis *a,
+	int64_t pp, int64_t c)
 {
 	const stir_axis_layout *al = &l->axes[a->index];
 	int64_t lo, end;
-	if (a->kind == STIR_DENSE_FIXED)
-		return c >= 0 && c < al->len ? c : -1;
 	stir_layout_range(l, a, pp, &lo, &end);
 	if (a->kind == STIR_DENSE_VARIABLE)
 		return c >= 0 && c < end - lo ? lo + c : -1;

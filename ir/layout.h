@@ -73,8 +73,12 @@ stir_loc stir_stmt_first_loc(const stir_stmt *s);
 stir_dtype stir_buffer_offset_dtype(const stir_buffer *b);
 
 /* Whether axis "b->axes[i]" ends a chain in buffer "b" (the next axis, if
- * any, is not its child). */
-bool stir_buffer_axis_ends_chain(const stir_buffer *b, int i);
+ * any, is not its child).  Inline: the interpreter asks it at every
+ * access. */
+static inline bool stir_buffer_axis_ends_chain(const stir_buffer *b, int i)
+{
+	return i + 1 >= b->n_axes || b->axes[i + 1]->parent != b->axes[i];
+}
 
 /* The array names of an axis, "J.indptr" and "J.indices", interned in
  * ctx.  They are never cut short, so that two arrays of a kernel never
@@ -93,9 +97,18 @@ void stir_layout_range(const stir_layout *l, const stir_axis *a, int64_t pp,
 int64_t stir_layout_coord(const stir_layout *l, const stir_axis *a, int64_t pp,
 	int64_t p);
 /* The position of coordinate c of axis a under parent position pp, or -1
- * when c is not stored there. */
-int64_t stir_layout_lookup(const stir_layout *l, const stir_axis *a, int64_t pp,
-	int64_t c);
+ * when c is not stored there.  Inline for dense_fixed axes (the
+ * interpreter looks up a coordinate at most accesses), the others through
+ * stir_layout_lookup_stored. */
+int64_t stir_layout_lookup_stored(const stir_layout *l, const stir_axis *a,
+	int64_t pp, int64_t c);
+static inline int64_t stir_layout_lookup(const stir_layout *l,
+	const stir_axis *a, int64_t pp, int64_t c)
+{
+	if (a->kind != STIR_DENSE_FIXED)
+		return stir_layout_lookup_stored(l, a, pp, c);
+	return c >= 0 && c < l->axes[a->index].len ? c : -1;
+}
 
 /* A new array holding the elements of "a" converted to "dtype" (same
  * shape), or NULL with an error naming array "name" (NULL: none) and

@@ -1,6 +1,7 @@
 /* The interpreter on kernels built through the C API, against plain
  * references: CSR SpMM with init (empty rows), fused SDDMM, and the checks
- * of malformed bindings. */
+ * of malformed bindings; the magnitudes of sums and the arithmetic of
+ * every element type, on kernels read from text. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -387,6 +388,83 @@ START_TEST(test_magnitudes)
 }
 END_TEST
 
+/* x: x rounded to f16, bf16 and f32 (the public conversions). */
+static double to_f16(double x)
+{
+	return stir_f16_to_double(stir_f16_from_double(x));
+}
+
+static double to_bf16(double x)
+{
+	return stir_bf16_to_double(stir_bf16_from_double(x));
+}
+
+static double to_f32(double x)
+{
+	return (float)x;
+}
+
+/* Every element type of a tensor read and updated in place, X[i] +=
+ * X[i] * 3, each in its own arithmetic (the interpreter reads and writes
+ * f32, f64, i32 and i64 in place and f16, bf16 and i8 through the array):
+ * floats round after each operation, integers wrap. */
+START_TEST(test_element_types)
+{
+	static const char text[] = "kernel k(m: i32) {\n"
+		"  axis I = dense_fixed(m);\n"
+		"  tensor H: f16[I];\n  tensor B: bf16[I];\n  tensor F: f32[I];\n"
+		"  tensor D: f64[I];\n  tensor C: i8[I];\n  tensor N: i32[I];\n"
+		"  tensor L: i64[I];\n"
+		"  iter s (i) in [I] \"S\" {\n"
+		"    H[i] += H[i] * 3.0;\n    B[i] += B[i] * 3.0;\n"
+		"    F[i] += F[i] * 3.0;\n    D[i] += D[i] * 3.0;\n"
+		"    C[i] += C[i] * 3;\n    N[i] += N[i] * 3;\n"
+		"    L[i] += L[i] * 3;\n  }\n}\n";
+	static const struct {
+		const char *name;
+		stir_dtype t;
+		double x;
+	} in[] = {
+		{ "H", STIR_F16, 0.1 }, { "B", STIR_BF16, 0.1 },
+		{ "F", STIR_F32, 0.1 }, { "D", STIR_F64, 0.1 },
+		{ "C", STIR_I8, 100 }, { "N", STIR_I32, 1073741824.0 },
+		{ "L", STIR_I64, 5e15 },
+	};
+	double h = to_f16(0.1), bf = to_bf16(0.1), f = to_f32(0.1);
+	const double want[] = {
+		to_f16(h + to_f16(3 * h)), to_bf16(bf + to_bf16(3 * bf)),
+		to_f32(f + to_f32(3 * f)), 0.1 + 0.1 * 3,
+		-112,   /* 100 * 3 wraps to 44 in i8, 100 + 44 to -112 */
+		0,      /* 2^30 * 3 wraps to -2^30 in i32 */
+		2e16,
+	};
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_module *m = stir_module_read_from_mem(ctx, "t.stir", text,
+		strlen(text));
+	ck_assert_ptr_nonnull(m);
+	stir_bindings *b = stir_bindings_alloc();
+	int64_t len = 2;
+	stir_bindings_set_size(b, "m", len);
+	for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++) {
+		stir_array *a = stir_array_alloc(ctx, in[i].t, 1, &len);
+		stir_array_set_double(a, 1, in[i].x);
+		stir_bindings_set_array(b, in[i].name, a);
+	}
+	ck_assert_int_eq(stir_kernel_interpret(stir_module_get_kernel(m, 0), b),
+		0);
+	for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++) {
+		const stir_array *a = stir_bindings_get_array(b, in[i].name);
+		ck_assert_double_eq(stir_array_get_double(a, 0), 0);
+		ck_assert_msg(stir_array_get_double(a, 1) == want[i],
+			"%s: %.17g, want %.17g", in[i].name,
+			stir_array_get_double(a, 1), want[i]);
+	}
+	stir_bindings_free(b);
+	stir_module_free(m);
+	stir_ctx_free(ctx);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("interp_capi");
@@ -397,6 +475,7 @@ int main(void)
 	tcase_add_test(tc, test_buffer_size_errors);
 	tcase_add_test(tc, test_convert_checked);
 	tcase_add_test(tc, test_magnitudes);
+	tcase_add_test(tc, test_element_types);
 	suite_add_tcase(s, tc);
 	return test_run_suite(s);
 }
