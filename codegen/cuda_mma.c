@@ -393,21 +393,6 @@ static void put_tile_start(emitter *e, const ectx *ctx,
 	}
 }
 
-/* m, x, v: does index x of nest m use v, itself or through a binding of
- * the nest's block? */
-static bool index_uses(const stir_mma_match *m, const stir_expr *x,
-	const stir_var *v)
-{
-	if (stir_expr_uses(x, v))
-		return true;
-	const stir_stmt *b = m->block;
-	for (int i = 0; b && i < b->u.block.n_vars; i++)
-		if (stir_expr_uses(x, b->u.block.vars[i]) &&
-		    stir_expr_uses(b->u.block.bindings[i], v))
-			return true;
-	return false;
-}
-
 /* s, guard: see cuda_internal.h. */
 const stir_stmt *cuda_mma_invariant_a(const stir_stmt *s,
 	const stir_stmt **guard)
@@ -429,7 +414,7 @@ const stir_stmt *cuda_mma_invariant_a(const stir_stmt *s,
 	    nest->u.for_.kind != STIR_LOOP_TENSORIZE ||
 	    !gpu_mma_match(nest, &m) || m.form != STIR_MMA_FORM_MMA ||
 	    m.a.gather || m.guard || m.a.buf == m.c.buf ||
-	    index_uses(&m, m.a.index, v) ||
+	    stir_mma_index_uses(m.block, m.a.index, v) ||
 	    (*guard && !m.frag)) {
 		/* (under a guard, the nest writes only fragments, which the
 		 * guard cannot read) */
