@@ -14,7 +14,9 @@
  * of its block size, its features specialized to each width first (so a
  * schedule file must not specialize them).  Every kernel's result is checked against an fp64
  * host reference (on a spread of rows) before it is timed
- * (bench/common.c: warm-ups, L2 flushed, median).
+ * (bench/common.c: warm-ups, L2 flushed, median).  With --recipe, the
+ * blocks of 16 run examples/bsrmm.stir with a tensor-core schedule that a
+ * rule picks for each case from its shape (recipe_schedule).
  *
  * With --list, the cases are printed (sizes, blocks, a digest of the
  * structure) and nothing runs on the GPU. */
@@ -62,6 +64,7 @@ typedef struct bsr_options {
 	int n_widths;
 	int reps;
 	bool list;
+	bool recipe;             /* --recipe: recipe_schedule for each case */
 	bool weights, attention;
 	const char *mtx;
 	int64_t mtx_block;       /* --block: the --mtx file's blocks; without
@@ -305,7 +308,7 @@ static void usage(const char *msg)
 		"--schedule S.yaml]... [--widths N,...] [--all-widths] "
 		"[--cases weights,attention] [--shape MxN] [--block B] [--mtx FILE "
 		"--block B] "
-		"[--reps N] [--list]\n", msg);
+		"[--reps N] [--list] [--recipe]\n", msg);
 	exit(2);
 }
 
@@ -336,6 +339,39 @@ static const char *source_path(const char *path)
 	return access(b, R_OK) == 0 ? b : path;
 }
 
+/* The schedules of blocks of 16 that --recipe picks from. */
+#define RECIPE_ROW "bench/bsrmm_tc16_pipe_t4.yaml"      /* a warp a row, 32 features */
+#define RECIPE_ROW64 "bench/bsrmm_tc16_pipe.yaml"       /* a warp a row, 64 */
+#define RECIPE_WARPS "bench/bsrmm_tc16_warps.yaml"      /* 4 warps a row, 32 */
+#define RECIPE_WARPS64 "bench/bsrmm_tc16_warps_f64.yaml" /* 4 warps a row, 64 */
+/* The warps that keep the GPU busy: 8 on each of 132 multiprocessors. */
+#define RECIPE_FULL 1024
+
+/* c, w: the schedule --recipe runs on case c (blocks of 16) at width w,
+ * from the matrix's shape alone (bench/README.md): the widest strip a
+ * warp (64 features, else 32) while the grid still has RECIPE_FULL warps
+ * and no row is much longer than the mean (5/4 of it); else, where some
+ * row is long (16 blocks or more) or the grid short of warps, the rows'
+ * blocks split over 4 warps. */
+static const char *recipe_schedule(const bsr_case *c, int64_t w)
+{
+	int64_t lmax = 0;
+	for (int64_t i = 0; i < c->mb; i++)
+		if (c->ptr[i + 1] - c->ptr[i] > lmax)
+			lmax = c->ptr[i + 1] - c->ptr[i];
+	int64_t mean = c->nnzb / (c->mb ? c->mb : 1);
+	bool even = lmax <= mean + mean / 4 + 1;
+	int64_t strips64 = w % 64 ? 0 : c->mb * (w / 64);
+	const char *s = RECIPE_WARPS;
+	if (strips64 >= RECIPE_FULL && (even || lmax <= 64))
+		s = RECIPE_ROW64;
+	else if (lmax >= 16 && 4 * strips64 >= RECIPE_FULL)
+		s = RECIPE_WARPS64;
+	else if (lmax < 16 && c->mb * (w / 32) >= RECIPE_FULL / 2)
+		s = RECIPE_ROW;
+	return source_path(s);
+}
+
 /* argc, argv, o: parse the command line into o (usage() when wrong). */
 static void parse_options(int argc, char **argv, bsr_options *o)
 {
@@ -348,6 +384,10 @@ static void parse_options(int argc, char **argv, bsr_options *o)
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!strcmp(a, "--list")) {
 			o->list = true;
+			continue;
+		}
+		if (!strcmp(a, "--recipe")) {
+			o->recipe = true;
 			continue;
 		}
 		if (!strcmp(a, "--all-widths")) {
@@ -421,6 +461,16 @@ static void parse_options(int argc, char **argv, bsr_options *o)
 		memcpy(o->widths, def_widths, sizeof(def_widths));
 		o->n_widths = 2;
 	}
+	if (o->recipe) {
+		if (o->n_programs)
+			usage("--recipe picks the schedules: no --program");
+		for (int i = 0; i < o->n_widths; i++)
+			if (o->widths[i] % 32)
+				usage("--recipe: the widths must be multiples of 32");
+		o->progs[0].program = source_path("examples/bsrmm.stir");
+		o->progs[0].schedule = source_path(RECIPE_WARPS);
+		o->n_programs = o->n_schedules = 1;
+	}
 	if (o->n_programs == 0) {
 		static const char *const defp[] = { "examples/bsrmm.stir",
 			"bench/bsrmm32.stir", "bench/bsrmm64.stir" };
@@ -483,6 +533,7 @@ typedef struct result {
 	double stir_err, bsr_err, ell16_err, ell32_err, gemm_err;
 	double flops;            /* useful: 2 x stored blocks x b^2 x N */
 	bool bsr_f16;            /* cuSPARSE BSR took f16 (else f32) */
+	const char *schedule;    /* --recipe: the schedule run, else NULL */
 } result;
 
 /* c, B, w, rows, nrows, ref: the fp64 reference C = A B on rows "rows"
@@ -647,10 +698,15 @@ static void run_case(stir_ctx *ctx, bench_gpu *g, const bsr_options *o,
 	for (int64_t v = 0; v < c->n * w; v++)
 		B[v] = to_f16(tmp[v]);
 	reference(c, B, w, rows, nrows, ref);
-	for (int i = 0; i < o->n_programs; i++)
-		if (o->progs[i].block == c->b)
-			time_stir(ctx, g, &o->progs[i], c, B, w, rows, nrows,
-				ref, o->reps, r);
+	r->schedule = NULL;
+	for (int i = 0; i < o->n_programs; i++) {
+		stir_prog p = o->progs[i];
+		if (p.block != c->b)
+			continue;
+		if (o->recipe)
+			r->schedule = p.schedule = recipe_schedule(c, w);
+		time_stir(ctx, g, &p, c, B, w, rows, nrows, ref, o->reps, r);
+	}
 	/* the baselines' operands on the device: A as BSR (f16, f32), as
 	 * Blocked-ELL (f16, f32; mbmax blocks a row, -1 for none) and dense
 	 * (f16); B f16 and f32; C f32 */
@@ -846,15 +902,21 @@ int main(int argc, char **argv)
 	make_cases(ctx, &o, cs, &n);
 	for (int i = 0; i < o.n_programs; i++)
 		printf("# stir: %s + %s: blocks %" PRId64 ", A and B %s\n",
-			o.progs[i].program, o.progs[i].schedule, o.progs[i].block,
-			stir_dtype_name(o.progs[i].atype));
+			o.progs[i].program, o.recipe ? "--recipe (the schedule "
+			"of each case after its errors)" : o.progs[i].schedule,
+			o.progs[i].block, stir_dtype_name(o.progs[i].atype));
 	if (o.list) {
 		for (int i = 0; i < n; i++) {
 			bsr_case *c = &cs[i];
 			printf("%s m %" PRId64 " n %" PRId64 " b %" PRId64
 				" blocks %" PRId64 " of %" PRId64 " digest %016"
-				PRIx64 "\n", c->name, c->m, c->n, c->b, c->nnzb,
+				PRIx64, c->name, c->m, c->n, c->b, c->nnzb,
 				c->mb * c->nb, case_digest(c));
+			for (int wi = 0; o.recipe && c->b == 16 &&
+			     wi < o.n_widths; wi++)
+				printf(" %" PRId64 ": %s", o.widths[wi],
+					recipe_schedule(c, o.widths[wi]));
+			printf("\n");
 		}
 		for (int i = 0; i < n; i++)
 			case_release(&cs[i]);
@@ -906,10 +968,12 @@ int main(int argc, char **argv)
 				fmt_num(b[11], 32, "%.1e", r.stir_err),
 				fmt_num(b[12], 32, "%.1e", r.ell16_err));
 			printf("%-28s       bsr (%s) err %s ell32_err %s "
-				"cublas_err %s\n", "", r.bsr_f16 ? "f16" : "f32",
+				"cublas_err %s%s%s\n", "", r.bsr_f16 ? "f16" : "f32",
 				fmt_num(b[13], 32, "%.1e", r.bsr_err),
 				fmt_num(b[14], 32, "%.1e", r.ell32_err),
-				fmt_num(b[0], 32, "%.1e", r.gemm_err));
+				fmt_num(b[0], 32, "%.1e", r.gemm_err),
+				r.schedule ? " schedule " : "",
+				r.schedule ? r.schedule : "");
 			for (int k = 0; k < 3; k++)
 				if (isfinite(ratio[k]) && ratio[k] > 0) {
 					lg_all[k] += log(ratio[k]);

@@ -98,6 +98,9 @@ struct emitter {
 	                              accumulator fragment it is in this
 	                              launch (cuda_mma_scan), else NULL */
 	bool in_mma;               /* printing a tensorized nest */
+	const stir_stmt *mma_a_loaded; /* the product nest whose A tile is in
+	                              stir_fa_loop, loaded before the
+	                              unrolled loop around it */
 	bool need_pipe;            /* the source needs the functions of
 	                              pipelined loops (cuda_pipeline.c) */
 	bool pipe_issue;           /* printing the copies a pipelined loop
@@ -256,6 +259,20 @@ void cuda_scalar_form(emitter *e, const stir_stmt *s, const ectx *ctx,
  * intrinsic's device functions on the lanes of threadIdx.x, which no loop
  * around it may bind and which the launch must give 32 lanes. */
 void cuda_emit_mma(emitter *e, const stir_stmt *s, const ectx *ctx);
+/* s, guard: an unrolled loop whose body is one tensorized product nest
+ * (or "if (COND) nest", COND free of the loop's variable, the nest into
+ * fragments: *guard is that if) that loads A's tile whole (no gather, no
+ * row guard), at an index that does not change with the loop's
+ * variable: that nest, else NULL.  The loop then loads A's fragment
+ * once, before it (cuda_mma_load_invariant_a, under COND), and each
+ * product reuses it: a warp's T tiles of C share one A tile. */
+const stir_stmt *cuda_mma_invariant_a(const stir_stmt *s,
+	const stir_stmt **guard);
+/* e, nest, guard, ctx: print "PRE_a stir_fa_loop;" and its load, A's
+ * tile of product nest, under guard's condition where guard is not NULL
+ * (as cuda_mma_invariant_a gave them); ctx is the loop's. */
+void cuda_mma_load_invariant_a(emitter *e, const stir_stmt *nest,
+	const stir_stmt *guard, const ectx *ctx);
 /* e, s: mark the fragment buffers of the tensorized nests in launch
  * statement s (e->frag), the shared buffers they read with ldmatrix or
  * copy into (e->ldsm), and those the emitter swizzles (e->swz). */

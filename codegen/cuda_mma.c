@@ -361,6 +361,100 @@ static void put_elem_restore(emitter *e, const ectx *ctx,
 	close_elems(e);
 }
 
+/* e, ctx, m, nloops, printed, n: the constants that the n printed
+ * indices of nest m name: the tile's first element (its loops'
+ * variables at 0) and its block's variables. */
+static void put_tile_start(emitter *e, const ectx *ctx,
+	const stir_mma_match *m, int nloops, const stir_expr *const *printed,
+	int n)
+{
+	cg_printer *p = e->out;
+	const stir_stmt *b = m->block;
+	int nb = b ? b->u.block.n_vars : 0;
+	for (int d = 0; d < nloops; d++) {
+		const stir_var *v = m->loops[d]->u.for_.var;
+		bool used = named_by(printed, n, v);
+		for (int i = 0; i < nb && !used; i++)
+			used = named_by(printed, n, b->u.block.vars[i]) &&
+				stir_expr_uses(b->u.block.bindings[i], v);
+		if (!used)
+			continue;
+		cuda_put_const(e, v);
+		cg_put(p, " = 0;\n");
+	}
+	for (int i = 0; i < nb; i++) {
+		const stir_var *v = b->u.block.vars[i];
+		if (!named_by(printed, n, v))
+			continue;
+		cuda_put_const(e, v);
+		cg_put(p, " = ");
+		cuda_expr(e, ctx, b->u.block.bindings[i], P_COND);
+		cg_put(p, ";\n");
+	}
+}
+
+/* s, guard: see cuda_internal.h. */
+const stir_stmt *cuda_mma_invariant_a(const stir_stmt *s,
+	const stir_stmt **guard)
+{
+	*guard = NULL;
+	if (s->kind != STIR_STMT_FOR || s->u.for_.kind != STIR_LOOP_UNROLL ||
+	    s->u.for_.body.n != 1)
+		return NULL;
+	const stir_var *v = s->u.for_.var;
+	const stir_stmt *nest = stir_stmt_at(&s->u.for_.body, 0);
+	if (nest->kind == STIR_STMT_IF && !nest->u.if_.else_body.n &&
+	    nest->u.if_.then_body.n == 1 &&
+	    !stir_expr_uses(nest->u.if_.cond, v)) {
+		*guard = nest;
+		nest = stir_stmt_at(&nest->u.if_.then_body, 0);
+	}
+	stir_mma_match m;
+	if (nest->kind != STIR_STMT_FOR ||
+	    nest->u.for_.kind != STIR_LOOP_TENSORIZE ||
+	    !gpu_mma_match(nest, &m) || m.form != STIR_MMA_FORM_MMA ||
+	    m.a.gather || m.guard || m.a.buf == m.c.buf ||
+	    stir_mma_index_uses(m.block, m.a.index, v) ||
+	    (*guard && !m.frag)) {
+		/* (under a guard, the nest writes only fragments, which the
+		 * guard cannot read) */
+		*guard = NULL;
+		return NULL;
+	}
+	return nest;
+}
+
+/* e, nest, guard, ctx: see cuda_internal.h. */
+void cuda_mma_load_invariant_a(emitter *e, const stir_stmt *nest,
+	const stir_stmt *guard, const ectx *ctx)
+{
+	stir_mma_match m;
+	if (!gpu_mma_match(nest, &m)) {
+		e->failed = true;
+		return;
+	}
+	cg_printer *p = e->out;
+	cg_line(p, "%s_a stir_fa_loop;  // A's tile, the same in each "
+		"iteration", m.in->cuda);
+	cg_indent(p);
+	if (guard) {
+		cg_put(p, "if (");
+		cuda_expr(e, ctx, guard->u.if_.cond, P_TOP);
+		cg_put(p, ") ");
+	}
+	cg_put(p, "{\n");
+	p->indent++;
+	ectx c = *ctx;
+	c.bound[STIR_THREAD_X] = nest;
+	const stir_expr *printed[1] = { m.a.index };
+	put_tile_start(e, &c, &m, 3, printed, 1);
+	e->in_mma = true;
+	put_load(e, &c, &m, "a", "stir_fa_loop", &m.a, m.store->loc);
+	e->in_mma = false;
+	p->indent--;
+	cg_line(p, "}");
+}
+
 /* e, s, ctx: see cuda_internal.h. */
 void cuda_emit_mma(emitter *e, const stir_stmt *s, const ectx *ctx)
 {
@@ -399,31 +493,14 @@ void cuda_emit_mma(emitter *e, const stir_stmt *s, const ectx *ctx)
 	 * verifier's walk records the same: verify/mma.c) */
 	const stir_expr *printed[4];
 	int n_printed = gpu_mma_top_indices(&m, printed);
+	/* A's tile loaded before the loop around the nest: its index unused */
+	bool a_loaded = e->mma_a_loaded == s;
+	for (int i = 0; a_loaded && i < n_printed; i++)
+		if (printed[i] == m.a.index)
+			printed[i--] = printed[--n_printed];
 	/* (a store element by element declares what C's index needs) */
 	bool elem_store = m.form == STIR_MMA_FORM_STORE && (m.guard || m.c_rows);
-	const stir_stmt *b = m.block;
-	int nb = b ? b->u.block.n_vars : 0;
-	/* the tile's first element: the tile loops at 0, where named */
-	for (int d = 0; d < nloops; d++) {
-		const stir_var *v = m.loops[d]->u.for_.var;
-		bool used = named_by(printed, n_printed, v);
-		for (int i = 0; i < nb && !used; i++)
-			used = named_by(printed, n_printed, b->u.block.vars[i]) &&
-				stir_expr_uses(b->u.block.bindings[i], v);
-		if (!used)
-			continue;
-		cuda_put_const(e, v);
-		cg_put(p, " = 0;\n");
-	}
-	for (int i = 0; i < nb; i++) {
-		const stir_var *v = b->u.block.vars[i];
-		if (!named_by(printed, n_printed, v))
-			continue;
-		cuda_put_const(e, v);
-		cg_put(p, " = ");
-		cuda_expr(e, &c, b->u.block.bindings[i], P_COND);
-		cg_put(p, ";\n");
-	}
+	put_tile_start(e, &c, &m, nloops, printed, n_printed);
 	e->in_mma = true;
 	/* the accumulator: the fragment buffer, or C's tile in stir_fc */
 	char acc[256];
@@ -493,7 +570,10 @@ void cuda_emit_mma(emitter *e, const stir_stmt *s, const ectx *ctx)
 		put_frag(e, &c, &m);
 		cg_put(p, ");\n");
 	} else {
-		cg_line(p, "%s_a stir_fa;", pre);
+		if (a_loaded)
+			cg_line(p, "const %s_a &stir_fa = stir_fa_loop;", pre);
+		else
+			cg_line(p, "%s_a stir_fa;", pre);
 		cg_line(p, "%s_b stir_fb;", pre);
 		if (!m.frag) {
 			cg_line(p, "%s_acc stir_fc;", pre);
@@ -505,7 +585,7 @@ void cuda_emit_mma(emitter *e, const stir_stmt *s, const ectx *ctx)
 		if (m.a.gather || m.guard)
 			put_elem_load(e, &c, &m, "a", "stir_fa", &m.a, m.mv, m.kv,
 				m.store->loc);
-		else
+		else if (!a_loaded)
 			put_load(e, &c, &m, "a", "stir_fa", &m.a, m.store->loc);
 		if (m.b.gather)
 			put_elem_load(e, &c, &m, "b", "stir_fb", &m.b, m.kv, m.nv,

@@ -126,6 +126,14 @@ static void emit_serial_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
 	}
 	ectx c = *ctx;
 	c.divergent |= cuda_expr_deps(&e->facts, ext) & THREAD_DIMS;
+	const stir_stmt *a_guard;
+	const stir_stmt *a_loaded = cuda_mma_invariant_a(s, &a_guard);
+	if (a_loaded) {
+		cg_line(e->out, "{");
+		e->out->indent++;
+		cuda_mma_load_invariant_a(e, a_loaded, a_guard, &c);
+		e->mma_a_loaded = a_loaded;
+	}
 	if (s->u.for_.kind == STIR_LOOP_UNROLL)
 		cg_line(e->out, "#pragma unroll");
 	cg_indent(e->out);
@@ -151,6 +159,11 @@ static void emit_serial_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
 	cuda_emit_list(e, &s->u.for_.body, &c);
 	e->out->indent--;
 	cg_line(e->out, "}");
+	if (a_loaded) {
+		e->mma_a_loaded = NULL;
+		e->out->indent--;
+		cg_line(e->out, "}");
+	}
 }
 
 /* e, s, ctx: a block: a scope holding its variables as constants. */

@@ -152,18 +152,24 @@ static const stir_expr *strip_f32(const stir_expr *x)
 	return x->kind == STIR_EXPR_CAST && x->dtype == STIR_F32 ? x->u.cast.a : x;
 }
 
+/* block, x, v: see intrinsics.h. */
+bool stir_mma_index_uses(const stir_stmt *block, const stir_expr *x,
+	const stir_var *v)
+{
+	if (stir_expr_uses(x, v))
+		return true;
+	for (int i = 0; block && i < block->u.block.n_vars; i++)
+		if (stir_expr_uses(x, block->u.block.vars[i]) &&
+		    stir_expr_uses(block->u.block.bindings[i], v))
+			return true;
+	return false;
+}
+
 /* m, x, v: whether x uses v, a block variable of the store's block
  * reading as its binding. */
 static bool uses(const matcher *m, const stir_expr *x, const stir_var *v)
 {
-	if (stir_expr_uses(x, v))
-		return true;
-	const stir_stmt *b = m->block;
-	for (int i = 0; b && i < b->u.block.n_vars; i++)
-		if (stir_expr_uses(x, b->u.block.vars[i]) &&
-		    stir_expr_uses(b->u.block.bindings[i], v))
-			return true;
-	return false;
+	return stir_mma_index_uses(m->block, x, v);
 }
 
 /* m, idx, row, col, other: whether operand index idx gathers its rows:

@@ -150,6 +150,12 @@ const stir_stmt *stir_pipeline_copy(const stir_stmt *s);
  * pipeline issues ahead (docs/ir.md, "Pipelined loops"). */
 int stir_pipeline_copies(const stir_stmt *l);
 
+/* block, x, v: whether index x of a tensorized nest uses v, itself or
+ * through a variable of the nest's block (NULL: none) bound to an
+ * expression of v. */
+bool stir_mma_index_uses(const stir_stmt *block, const stir_expr *x,
+	const stir_var *v);
+
 /* Whether the nest headed by loop "l" computes exactly intrinsic "in"
  * (stir_mma_form): three perfectly nested serial (or the head tensorized)
  * loops of literal extents M, N, K in some order, around one store (in a

@@ -72,4 +72,19 @@ expect 2 "--cases takes weights, attention or none" --list --cases foo
 expect 1 "--shape 5x5: not one of" --list --shape 5x5
 expect 1 "csrmm.stir has no kernel 'bsrmm'" --list --program "$srcdir/examples/csrmm.stir" \
 	--schedule "$srcdir/examples/csrmm.yaml"
+# --recipe: the schedule of each b16 case from its shape (recipe_schedule)
+"$B" --list --recipe --block 16 --cases weights > "$t/r" 2>&1 || { cat "$t/r"; fail "--recipe"; }
+recipe() { # case, width, schedule
+	grep -q "^$1 .* $2: [^ ]*/bsrmm_tc16_$3.yaml" "$t/r" || { cat "$t/r"; fail "--recipe: $1 at $2 not $3"; }
+}
+# a small grid: rows over 4 warps; a large even grid: a warp a row, 64
+# features; long rows in a large grid: 4 warps, 64 features a warp
+recipe w768x768_b16_d05_uni 128 warps
+recipe w768x768_b16_d05_uni 512 pipe_t4
+recipe w4096x4096_b16_d50_uni 512 pipe
+recipe w4096x4096_b16_d50_pow 512 warps_f64
+recipe w3072x768_b16_d05_uni 128 pipe_t4
+expect 2 "--recipe picks the schedules: no --program" --list --recipe \
+	--program "$srcdir/examples/bsrmm.stir" --schedule "$srcdir/bench/bsrmm_tc16_pipe.yaml"
+expect 2 "--recipe: the widths must be multiples of 32" --list --recipe --widths 128,80
 exit 0

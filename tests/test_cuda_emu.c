@@ -365,6 +365,8 @@ static const struct {
 	 * of more than warps times stages */
 	{ "bsrmm", "tests/tensorize/bsrmm_tc_warps.yaml", "mb=5,nb=6" },
 	{ "bsrmm", "tests/tensorize/bsrmm_tc_warps.yaml", "mb=3,nb=23" },
+	/* and 64 features a warp, 8 products a block sharing A's fragment */
+	{ "bsrmm", "tests/tensorize/bsrmm_tc_warps_f64.yaml", "mb=3,nb=23" },
 	/* the strips' sum added into C, zeroed by a launch of its own */
 	{ "bsrmm", "tests/tensorize/bsrmm_tc_warps_add.yaml", "mb=3,nb=23" },
 	{ "bsrmm", "examples/bsrmm_cuda.yaml", "mb=5,nb=6,feat=40" },

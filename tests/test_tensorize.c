@@ -317,8 +317,16 @@ START_TEST(test_staged)
 	/* copied by plain stores: ldmatrix, not swizzled */
 	ck_assert_ptr_nonnull(strstr(cu, "__shared__ __align__(16) __half "
 		"B_data_shared[1024];"));
-	ck_assert_ptr_nonnull(strstr(cu, "stir_mma_m16n8k16_f16_ldsm_a(stir_fa, "
-		"A_data_shared, bi * 16 + bj, 16, 0);"));
+	/* A's tile is the same for the 8 tiles of the unrolled f_1: loaded
+	 * once before it, each product reuses it */
+	ck_assert_ptr_nonnull(strstr(cu, "stir_mma_m16n8k16_f16_ldsm_a("
+		"stir_fa_loop, A_data_shared, bi * 16 + bj, 16, 0);\n"
+		"              }\n"
+		"              #pragma unroll\n"
+		"              for (int f_1 = 0; f_1 < 8; ++f_1) {"));
+	ck_assert_ptr_nonnull(strstr(cu, "const stir_mma_m16n8k16_f16_a "
+		"&stir_fa = stir_fa_loop;"));
+	ck_assert_ptr_null(strstr(cu, "ldsm_a(stir_fa,"));
 	ck_assert_ptr_nonnull(strstr(cu, "stir_mma_m16n8k16_f16_ldsm_b(stir_fb, "
 		"B_data_shared, (bj * 8 + f_1) * 8 + f_2, 64, 0);"));
 	ck_assert_ptr_nonnull(strstr(cu, "STIR_K16_LDSM(stir_mma_m16n8k16_f16, "
@@ -435,8 +443,9 @@ START_TEST(test_pipeline)
 	ck_assert_ptr_nonnull(strstr(cu, "stir_cp_async_commit();\n"));
 	ck_assert_ptr_nonnull(strstr(cu, "stir_cp_async_wait_group<2>();\n"
 		"              __syncthreads();"));
-	ck_assert_ptr_nonnull(strstr(cu, "stir_mma_m16n8k16_f16_ldsm_a(stir_fa, "
-		"A_data_shared, j % 3 * 256 + (bi * 16 + bj), 16, 1);"));
+	ck_assert_ptr_nonnull(strstr(cu, "stir_mma_m16n8k16_f16_ldsm_a("
+		"stir_fa_loop, A_data_shared, j % 3 * 256 + (bi * 16 + bj), 16, "
+		"1);"));
 	/* no copy waits for all of its pieces at once */
 	ck_assert_ptr_null(strstr(cu, "stir_cp_async_wait();"));
 	free(cu);
@@ -704,9 +713,13 @@ START_TEST(test_per_warp)
 	ck_assert_ptr_nonnull(strstr(cu, "__shared__ __align__(16) __half "
 		"B_data_shared[8192];"));
 	ck_assert_ptr_nonnull(strstr(cu, "const int j_1 = threadIdx.y;"));
-	ck_assert_ptr_nonnull(strstr(cu, "stir_mma_m16n8k16_f16_ldsm_a(stir_fa, "
-		"A_data_shared, j_0 % 4 * 1024 + (j_1 * 256 + (bi * 16 + bj)), 16, "
-		"1);"));
+	/* A's tile loaded once for the 4 tiles, under the split's tail guard
+	 * that the products are under */
+	ck_assert_ptr_nonnull(strstr(cu, "if (j_0 * 4 + j_1 < J_indptr[vi + 1] "
+		"- J_indptr[vi]) {\n"));
+	ck_assert_ptr_nonnull(strstr(cu, "stir_mma_m16n8k16_f16_ldsm_a("
+		"stir_fa_loop, A_data_shared, j_0 % 4 * 1024 + (j_1 * 256 + (bi * "
+		"16 + bj)), 16, 1);"));
 	ck_assert_ptr_nonnull(strstr(cu, "stir_mma_m16n8k16_f16_store_acc("
 		"&C_data_shared[v0 + v1 * 32 + v2 * 8 + v3], 32, stir_fc);"));
 	ck_assert_ptr_nonnull(strstr(cu, "C_data_shared[1536 + ((v1 * 4 + v2) "
