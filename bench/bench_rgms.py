@@ -364,7 +364,9 @@ def rgms_tc_runs_schedule(feat, k, pieces, tiles=1, wz=1):
     into T by float4; the apply is examples/rgms_tc_tf32.yaml's (mma
     m16n8k8, a warp per 8 output features) with `tiles` tiles of 8
     output features a warp (its accumulator that many fragments side by
-    side, each tile of T read once for them); the launches overlap."""
+    side, the mma nest repeated for each) and, with wz > 1, wz warps of a
+    thread block on pieces of their own (threadIdx.z); the launches
+    overlap."""
     s = ["kernel: rgms_agg", "stage1:",
          "  - specialize: {param: fin, value: %d}" % feat,
          "  - specialize: {param: fout, value: %d}" % feat,
