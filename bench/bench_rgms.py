@@ -6,7 +6,7 @@
 #       [--stirc build/tools/stirc] [--program examples/rgms_agg.stir]
 #       [--schedule examples/rgms_agg.yaml] [--reps 100] [--no-pyg]
 #       [--schedules-only DIR] [--edge-program examples/rgms_edge.stir]
-#       [--candidates PATTERN,...] [--no-tc]
+#       [--candidates PATTERN,...] [--no-tc] [--tc-candidates PATTERN,...]
 #
 # stir: examples/rgms_agg.stir (the aggregated order) under --schedule (any
 # size) and the variants of rgms_schedules() below, and the edge by edge
@@ -28,8 +28,10 @@
 # stirc's ("inputs:").  NAME_o candidates are NAME with overlapping
 # launches (timed as a whole); runs_* keep a run of edges of one row in
 # registers (cache_write_runs).
-# --schedules-only DIR writes the schedule files and runs nothing (no GPU);
-# --no-tc skips the tensor-core schedules (rgms_tc_candidates).
+# --schedules-only DIR writes the schedule files (the tensor-core ones as
+# tc_fF_NAME.yaml) and runs nothing (no GPU);
+# --no-tc skips the tensor-core schedules (rgms_tc_candidates);
+# --tc-candidates runs those whose names match (rgms_tc_schedules).
 import gzip, os, subprocess, sys, tempfile
 
 FEATURES = [16, 32, 64, 128]
@@ -309,6 +311,148 @@ def rgms_tc_schedule(feat, f16):
     return text.replace("value: 64}", "value: %d}" % feat)
 
 
+def agg_runs_steps(feat, k):
+    """The steps (stage II, stage III: two lists of lines) that schedule
+    rgms_agg.stir's aggregation (block agg0, its edges fused with coo) at
+    fin = feat: feat / 4 lanes an edge, 256 threads a thread block, k
+    consecutive edges a thread, the run of a (relation, row) pair's edges
+    summed in registers (cache_write_runs) and added into T by one float4
+    atomic, X's features loaded 4 at a time."""
+    lanes = feat // 4
+    return (["  - set_atomic: {block: agg0}",
+             "  - split: {block: agg0, loop: rrij, factors: [null, %d, %d]}" % (256 // lanes, k),
+             "  - bind: {block: agg0, loop: rrij_0, to: blockIdx.x}",
+             "  - bind: {block: agg0, loop: rrij_1, to: threadIdx.y}",
+             "  - split: {block: agg0, loop: fi, factors: [null, 4]}",
+             "  - reorder: {block: agg0, loops: [rrij_0, rrij_1, fi_0, rrij_2, fi_1]}",
+             "  - bind: {block: agg0, loop: fi_0, to: threadIdx.x}"],
+            ["  - cache_write_runs: {block: agg0, buffer: T_data, loop: rrij_2, scope: local}",
+             "  - cache_read: {block: agg0, buffer: X_data, loop: fi_1, scope: local}",
+             "  - vectorize: {block: X_data_local, loop: ax0}",
+             "  - unroll: {block: agg0, loop: fi_1}",
+             "  - vectorize: {block: T_data_local_run, loop: ax0}",
+             "  - unroll: {block: T_data_local_zero, loop: ax0}",
+             "  - vectorize: {block: T_data_local, loop: ax0}"])
+
+
+def rgms_agg_runs_schedule(feat, q, k):
+    """The aggregated order on CUDA cores with the aggregation of
+    agg_runs_steps (the tensor-core candidates' tc_runs_*, here with
+    rgms_schedule's apply: q output features a lane), the launches
+    overlapping: how much of tc_runs_* the aggregation alone gives."""
+    lines = [l for l in rgms_schedule(feat, q, 1).splitlines()
+             if "block: agg0" not in l]
+    lines = [l.replace("iters: [rr, i, j]}", "iters: [rr, i, j], coo: true}")
+             for l in lines]
+    agg2, agg3 = agg_runs_steps(feat, k)
+    at = lines.index("  - horizontal_fuse: {blocks: [zero_t0, zero0]}")
+    lines[at:at] = agg2
+    if "stage3:" not in lines:
+        lines.append("stage3:")
+    lines += agg3 + ["overlap_launches: true"]
+    return "\n".join(lines) + "\n"
+
+
+def rgms_tc_runs_schedule(feat, k, pieces, tiles=1, wz=1):
+    """Tensor cores after a cheaper aggregation: the text of
+    examples/rgms_tc_runs.yaml (rgms_agg.stir, tf32) at fin = fout = feat
+    (a multiple of 8; feat / 4 at most 32 lanes), k edges a thread in the
+    aggregation and the relation's tiles of 16 (relation, row) pairs
+    spread over `pieces` thread blocks in the apply.  The aggregation
+    reads the edges' rows from a COO array (no search), sums a run of
+    edges of one pair in registers (cache_write_runs), loads X and adds
+    into T by float4; the apply is examples/rgms_tc_tf32.yaml's (mma
+    m16n8k8, a warp per 8 output features) with `tiles` tiles of 8
+    output features a warp (its accumulator that many fragments side by
+    side, the mma nest repeated for each) and, with wz > 1, wz warps of a
+    thread block on pieces of their own (threadIdx.z); the launches
+    overlap."""
+    s = ["kernel: rgms_agg", "stage1:",
+         "  - specialize: {param: fin, value: %d}" % feat,
+         "  - specialize: {param: fout, value: %d}" % feat,
+         "  - sparse_fuse: {iter: zero_t, iters: [rr, i]}",
+         "  - sparse_reorder: {iter: agg, order: [rr, i, j, fi]}",
+         "  - sparse_fuse: {iter: agg, iters: [rr, i, j], coo: true}",
+         "stage2:"]
+    zl = min(feat, 32)
+    for blk, loop, fl in (("zero_t0", "rri", "fi"), ("zero0", "i", "fo")):
+        s += ["  - split: {block: %s, loop: %s, factors: [null, %d]}" % (blk, loop, 256 // zl),
+              "  - bind: {block: %s, loop: %s_0, to: blockIdx.x}" % (blk, loop),
+              "  - bind: {block: %s, loop: %s_1, to: threadIdx.y}" % (blk, loop)]
+        if feat == zl:
+            s.append("  - bind: {block: %s, loop: %s, to: threadIdx.x}" % (blk, fl))
+        else:
+            s += ["  - split: {block: %s, loop: %s, factors: [%d, null]}" % (blk, fl, feat // zl),
+                  "  - reorder: {block: %s, loops: [%s_0, %s_1, %s_1, %s_0]}" % (blk, loop, loop, fl, fl),
+                  "  - bind: {block: %s, loop: %s_1, to: threadIdx.x}" % (blk, fl),
+                  "  - unroll: {block: %s, loop: %s_0}" % (blk, fl)]
+    agg2, agg3 = agg_runs_steps(feat, k)
+    # the output features: [warps, 8] or [warps, tiles, 8], the tile loop
+    # fo_1 between the input features' loop and the mma nest
+    tile_factor = "%d, " % tiles if tiles > 1 else ""
+    nest = "fo_1, i_1, fo_2, fi_1" if tiles > 1 else "i_1, fo_1, fi_1"
+    # the pieces of a relation's tiles: [pieces, null] (blockIdx.y), or
+    # [pieces, wz, null] with wz warps of a thread block on pieces of
+    # their own (threadIdx.z)
+    pz = "%d, " % wz if wz > 1 else ""
+    outer = "i_0_1, fo_0, i_0_2" if wz > 1 else "fo_0, i_0_1"
+    s += ["  - horizontal_fuse: {blocks: [zero_t0, zero0]}"] + agg2
+    s += [
+          "  - split: {block: apply1, loop: i, factors: [null, 16]}",
+          "  - split: {block: apply1, loop: fo, factors: [null, %s8]}" % tile_factor,
+          "  - split: {block: apply1, loop: fi, factors: [null, 8]}",
+          "  - split: {block: apply1, loop: i_0, factors: [%d, %snull]}" % (pieces, pz),
+          "  - reorder: {block: apply1, loops: [i_0_0, %s, fi_0, %s]}" % (outer, nest),
+          "  - set_atomic: {block: apply1}",
+          "  - bind: {block: apply0, loop: rr, to: blockIdx.x}",
+          "  - bind: {block: apply1, loop: fo_0, to: threadIdx.y}",
+          "  - bind: {block: apply1, loop: i_0_0, to: blockIdx.y}"] + ([
+          "  - bind: {block: apply1, loop: i_0_1, to: threadIdx.z}"] if wz > 1 else []) + [
+          "stage3:"] + agg3
+    # the warp's accumulator: ax0 the 16 rows, ax1 the tiles, ax2 the 8
+    # columns; the tile loop outermost in its zeroing and write-back, so
+    # that each nest inside is one fragment (tests/tensorize/bsrmm_tc_tiles.yaml)
+    s.append("  - cache_write: {block: apply1, buffer: Y_data, loop: fi_0, scope: local}")
+    s += [] if tiles == 1 else [
+          "  - reorder: {block: Y_data_local_init, loops: [ax1, ax0, ax2]}",
+          "  - reorder: {block: Y_data_local, loops: [ax1, ax0, ax2]}",
+          "  - unroll: {block: Y_data_local_init, loop: ax1}",
+          "  - unroll: {block: Y_data_local, loop: ax1}",
+          "  - unroll: {block: apply1, loop: fo_1}"]
+    s += ["  - tensorize: {block: %s, loop: %s, intrinsic: mma_m16n8k8_tf32}" % bl
+          for bl in (("Y_data_local_init", "ax0"), ("apply1", "i_1"),
+                     ("Y_data_local", "ax0"))]
+    s.append("overlap_launches: true")
+    return "\n".join(s) + "\n"
+
+
+def rgms_tc_schedules(feat):
+    """The tensor-core candidates at fin = fout = feat: (name, schedule
+    text, program file name in examples/): tc16 and tf32 (the example
+    schedules, rgms_tc_schedule), and tc_runs_kK_pP
+    (rgms_tc_runs_schedule: k = 4 or 8 edges a thread, the apply's tiles
+    in 32 or 128 pieces (P) of thread blocks, T = 1, 2, feat / 16 or
+    feat / 8 tiles of 8 output features a warp, and then Z warps a thread
+    block on pieces of their own where the output features leave fewer
+    than 4: tc_runs_kK_pP_tT[_zZ]) where feat allows."""
+    out = []
+    for f16 in (True, False):
+        text = rgms_tc_schedule(feat, f16)
+        if text is not None:
+            out.append(("tc16" if f16 else "tf32", text,
+                        "rgms_tc16.stir" if f16 else "rgms_agg.stir"))
+    if feat % 8 == 0 and feat // 4 <= 32:
+        for k, p, t in [(4, p, t) for p in (32, 128)
+                        for t in sorted({1, 2, max(1, feat // 16), feat // 8})] + \
+                [(8, 128, feat // 8)]:
+            # feat / (8 t) warps a thread block on the output features,
+            # times z on pieces of their own: 4 warps or more
+            z = max(1, 4 // (feat // (8 * t)))
+            name = "tc_runs_k%d_p%d_t%d" % (k, p, t) + ("_z%d" % z if z > 1 else "")
+            out.append((name, rgms_tc_runs_schedule(feat, k, p, t, z), "rgms_agg.stir"))
+    return out
+
+
 def rgms_reference(n, r, a, x, w):
     """Y64 in float64: Y64[dst] += X[src] W[rel] over the edges (src, dst,
     rel) of a, one relation at a time (with torch on the GPU when there
@@ -342,24 +486,23 @@ def rgms_reference(n, r, a, x, w):
 
 
 def rgms_tc_candidates(args, path, n, r, a, feat, t_cuda, reps):
-    """The tensor-core RGMS at fin = fout = feat on graph path: for f16
-    (examples/rgms_tc16.stir) and tf32 (rgms_agg.stir), the median time
-    (stirc run --time, reps runs), the ratio to the CUDA-core kernel's
-    t_cuda, and the precision: max |Y - Y64| / max |Y64| with Y64 the
-    float64 product of the same A (1 an edge, counted), X and W."""
+    """The tensor-core RGMS at fin = fout = feat on graph path: for each
+    candidate of rgms_tc_schedules whose name matches --tc-candidates
+    (all when not given), the median time (stirc run --time, reps runs),
+    the ratio to the CUDA-core kernel's t_cuda, and the precision: max
+    |Y - Y64| / max |Y64| with Y64 the float64 product of the same A (1
+    an edge, counted), X and W."""
+    import fnmatch
     import numpy as np
     here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
     tmp = tempfile.mkdtemp()
-    for f16 in (True, False):
-        text = rgms_tc_schedule(feat, f16)
-        if text is None:
+    pats = args["tc_candidates"].split(",") if args["tc_candidates"] else ["*"]
+    for kind, text, prog in rgms_tc_schedules(feat):
+        if not any(fnmatch.fnmatch(kind, p) for p in pats):
             continue
-        prog = os.path.join(here, "examples",
-                            "rgms_tc16.stir" if f16 else "rgms_agg.stir")
         files = {k: os.path.join(tmp, k + ".npy") for k in "WXY"}
         t, out = stirc_time(args, text, path, feat, reps, files,
-                            program=prog)
-        kind = "f16" if f16 else "tf32"
+                            program=os.path.join(here, "examples", prog))
         if t is None:
             print("f=%d stir tensor cores %s: failed: %s" % (feat, kind,
                   out.strip().splitlines()[-1][:160]), flush=True)
@@ -459,6 +602,10 @@ def cuda_core_candidates(feat, args):
     out = [(n, t, args["program"]) for n, t in rgms_schedules(feat, args["schedule"])]
     out += [(n, t, args["edge_program"]) for n, t in rgms_edge_schedules(feat)]
     out += [(n, t, args["edge_program"]) for n, t in rgms_runs_schedules(feat)]
+    # the aggregation of the tensor-core tc_runs_* with a CUDA-core apply
+    if feat % 4 == 0 and 4 <= feat // 4 <= 32:
+        out += [("aggruns_f%d_q4_k%d" % (feat, k), rgms_agg_runs_schedule(feat, 4, k),
+                 args["program"]) for k in (4, 8)]
     # each edge by edge candidate also with its two launches overlapping
     # (NAME_o: overlap_launches, docs/cuda.md): Y's zeroing and the edges'
     # launch start-up run at once, the edges waiting for the zeroing
@@ -475,13 +622,13 @@ def main(argv):
             "schedule": "examples/rgms_agg.yaml",
             "edge_program": "examples/rgms_edge.stir", "candidates": None,
             "reps": 100, "pyg": True, "features": FEATURES, "only": None,
-            "tc": True}
+            "tc": True, "tc_candidates": None}
     graphs = []
     i = 0
     while i < len(argv):
         o = argv[i]
         if o in ("--stirc", "--program", "--schedule", "--reps",
-                 "--edge-program", "--candidates",
+                 "--edge-program", "--candidates", "--tc-candidates",
                  "--features", "--schedules-only"):
             if i + 1 == len(argv):
                 sys.exit("bench_rgms: %s needs a value" % o)
@@ -520,6 +667,11 @@ def main(argv):
         for feat in args["features"]:
             for name, text, _ in cuda_core_candidates(feat, args):
                 with open(os.path.join(args["only"], name + ".yaml"), "w") as f:
+                    f.write(text)
+            # the tensor-core candidates, named tc_fF_NAME
+            for name, text, _ in rgms_tc_schedules(feat) if args["tc"] else ():
+                with open(os.path.join(args["only"], "tc_f%d_%s.yaml" % (feat, name)),
+                          "w") as f:
                     f.write(text)
         return 0
     if not graphs:

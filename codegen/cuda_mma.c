@@ -217,17 +217,22 @@ static bool tile_named(const stir_mma_match *m, const stir_expr *const *xs,
 	return used;
 }
 
-/* e, ctx, m, ln, rv, cv, xs, nx: open a loop over the elements of a
- * lane's fragment of layout ln ("for (int stir_e = 0; ..) {"), in which
- * tile variable rv is the element's row, cv its column, any other tile
- * variable 0, and the block's variables that xs name their bindings: xs
- * then print as the element's.  The caller closes it. */
-static void open_elems(emitter *e, const ectx *ctx, const stir_mma_match *m,
-	const stir_mma_lanes *ln, const stir_var *rv, const stir_var *cv,
-	const stir_expr *const *xs, int nx)
+/* e, ctx, m, ln, rv, cv, xs, nx, n, step: open a loop over the first n
+ * elements of a lane's fragment of layout ln, every step-th one ("for
+ * (int stir_e = 0; stir_e < n; stir_e += step) {"), in which tile variable rv is the element's
+ * row, cv its column, any other tile variable 0, and the block's
+ * variables that xs name their bindings: xs then print as the element's.
+ * The caller closes it. */
+static void open_elems_by(emitter *e, const ectx *ctx,
+	const stir_mma_match *m, const stir_mma_lanes *ln, const stir_var *rv,
+	const stir_var *cv, const stir_expr *const *xs, int nx, int n, int step)
 {
 	cg_printer *p = e->out;
-	cg_line(p, "for (int stir_e = 0; stir_e < %d; stir_e++) {", ln->n);
+	if (step == 1)
+		cg_line(p, "for (int stir_e = 0; stir_e < %d; stir_e++) {", n);
+	else
+		cg_line(p, "for (int stir_e = 0; stir_e < %d; stir_e += %d) {",
+			n, step);
 	p->indent++;
 	cg_line(p, "const unsigned stir_l = stir_lane();");
 	int nloops = m->form == STIR_MMA_FORM_MMA ? 3 : 2;
@@ -250,11 +255,52 @@ static void open_elems(emitter *e, const ectx *ctx, const stir_mma_match *m,
 	}
 }
 
+/* open_elems_by over every element. */
+static void open_elems(emitter *e, const ectx *ctx, const stir_mma_match *m,
+	const stir_mma_lanes *ln, const stir_var *rv, const stir_var *cv,
+	const stir_expr *const *xs, int nx)
+{
+	open_elems_by(e, ctx, m, ln, rv, cv, xs, nx, ln->n, 1);
+}
+
 /* e: close what open_elems opened. */
 static void close_elems(emitter *e)
 {
 	e->out->indent--;
 	cg_line(e->out, "}");
+}
+
+/* e, ctx, frag, op, g: inside the loop over a lane's first half of
+ * tf32 A elements, elements stir_e and stir_e + 2 of fragment frag
+ * loaded from op at the first's place and the next (one float2 load
+ * where 8-byte aligned), or 0 where guard g (if any) stops the row. */
+static void put_pair_load(emitter *e, const ectx *ctx, const char *frag,
+	const stir_mma_operand *op, const stir_expr *g)
+{
+	cg_printer *p = e->out;
+	if (g) {
+		cg_indent(p);
+		cg_put(p, "if (!(");
+		cuda_expr(e, ctx, g, P_TOP);
+		cg_put(p, ")) {\n");
+		cg_line(p, "  %s.r[stir_e] = %s.r[stir_e + 2] = 0u;", frag, frag);
+		cg_line(p, "  continue;");
+		cg_line(p, "}");
+	}
+	cg_indent(p);
+	cg_put(p, "const float *stir_q = &");
+	cuda_put_name(e, op->buf->name);
+	cg_put(p, "[");
+	cuda_expr(e, ctx, op->index, P_TOP);
+	cg_put(p, "];\n");
+	cg_line(p, "if ((unsigned long long)stir_q %% 8 == 0) {");
+	cg_line(p, "  const float2 stir_v = *(const float2 *)stir_q;");
+	cg_line(p, "  %s.r[stir_e] = stir_tf32(stir_v.x);", frag);
+	cg_line(p, "  %s.r[stir_e + 2] = stir_tf32(stir_v.y);", frag);
+	cg_line(p, "} else {");
+	cg_line(p, "  %s.r[stir_e] = stir_tf32(stir_q[0]);", frag);
+	cg_line(p, "  %s.r[stir_e + 2] = stir_tf32(stir_q[1]);", frag);
+	cg_line(p, "}");
 }
 
 /* e, ctx, m, what, frag, op, rv, cv, loc: operand op (what: "a" or "b",
@@ -275,6 +321,16 @@ static void put_elem_load(emitter *e, const ectx *ctx,
 	cuda_record(e, ctx, op->buf, op->index, false, false, loc);
 	if (ln->pack > 1)
 		cg_line(p, "unsigned short stir_h%s[%d];", what, ln->n);
+	/* tf32's A, stride 1 along K: a lane's elements i and i + 2 are
+	 * neighbours in a row (the k layout of ir/intrinsics.c), one float2 */
+	if (what[0] == 'a' && ln->pack == 1 && op->buf->dtype == STIR_F32 &&
+	    (op->gather || !op->transposed) &&
+	    strcmp(ln->col, "2 * (int)(stir_l & 3) + (stir_e >> 1)") == 0) {
+		open_elems_by(e, ctx, m, ln, rv, cv, xs, g ? 2 : 1, ln->n / 2, 1);
+		put_pair_load(e, ctx, frag, op, g);
+		close_elems(e);
+		return;
+	}
 	open_elems(e, ctx, m, ln, rv, cv, xs, g ? 2 : 1);
 	cg_indent(p);
 	if (ln->pack > 1)
@@ -305,6 +361,36 @@ static void put_elem_load(emitter *e, const ectx *ctx,
 	}
 }
 
+/* e, ctx, m: inside the loop over a lane's element pairs, elements
+ * stir_e and stir_e + 1 of the accumulator added atomically into C at
+ * the first's place and the next: one float2 atomic add on sm_90 when
+ * that place is 8-byte aligned, else two. */
+static void put_pair_atomic(emitter *e, const ectx *ctx,
+	const stir_mma_match *m)
+{
+	cg_printer *p = e->out;
+	cg_line(p, "{");
+	p->indent++;
+	cg_indent(p);
+	cg_put(p, "float *stir_p = &");
+	cuda_put_name(e, m->c.buf->name);
+	cg_put(p, "[");
+	cuda_expr(e, ctx, m->c.index, P_TOP);
+	cg_put(p, "];\n");
+	cg_line(p, "#if __CUDA_ARCH__ >= 900");
+	cg_line(p, "if ((unsigned long long)stir_p %% 8 == 0)");
+	cg_line(p, "  atomicAdd((float2 *)stir_p, make_float2(stir_fr.r[stir_e], "
+		"stir_fr.r[stir_e + 1]));");
+	cg_line(p, "else");
+	cg_line(p, "#endif");
+	cg_line(p, "{");
+	cg_line(p, "  atomicAdd(stir_p, stir_fr.r[stir_e]);");
+	cg_line(p, "  atomicAdd(stir_p + 1, stir_fr.r[stir_e + 1]);");
+	cg_line(p, "}");
+	p->indent--;
+	cg_line(p, "}");
+}
+
 /* e, ctx, m, loc: the store of the accumulator (stir_fr, a reference to
  * the fragment) into C element by element, assigned, added, or added
  * atomically: under a row guard, the rows it lets through; with C's rows
@@ -320,13 +406,26 @@ static void put_elem_store(emitter *e, const ectx *ctx,
 		e->buf_written[m->c.buf->index] = true;
 	}
 	cuda_record(e, ctx, m->c.buf, m->c.index, true, m->atomic, loc);
-	open_elems(e, ctx, m, ln, m->mv, m->nv, xs, m->guard ? 2 : 1);
+	/* an atomic add into f32: a lane's elements 2i and 2i + 1 are one
+	 * row's neighbouring columns (C's stride 1 is along N), added by one
+	 * float2 atomic on sm_90 where aligned */
+	bool pairs = m->atomic && m->c.buf->dtype == STIR_F32 &&
+		strcmp(ln->col, "2 * (int)(stir_l & 3) + (stir_e & 1)") == 0;
+	open_elems_by(e, ctx, m, ln, m->mv, m->nv, xs, m->guard ? 2 : 1,
+		ln->n, pairs ? 2 : 1);
 	if (m->guard) {
 		cg_indent(p);
 		cg_put(p, "if (");
 		cuda_expr(e, ctx, m->guard, P_TOP);
 		cg_put(p, ")\n");
 		p->indent++;
+	}
+	if (pairs) {
+		put_pair_atomic(e, ctx, m);
+		if (m->guard)
+			p->indent--;
+		close_elems(e);
+		return;
 	}
 	cg_indent(p);
 	if (m->atomic)

@@ -40,10 +40,15 @@ double stir_round_tf32(double x)
  * of K = 8 (tf32) and of K = 16 (16-bit, two a register), and the f32
  * accumulator of both, for element stir_e of lane stir_l; g = stir_l >> 2,
  * t = stir_l & 3 as in codegen/mma_prelude.c. */
+/* tf32 (k8): the PTX ISA puts column (A) and row (B) t + 4j of the tile
+ * in register j of lane t; stir loads the tile's column (row) 2t + j
+ * there instead, in A and in B alike, so that the mma's sum runs over the
+ * same 8 products (in another order) and a lane's two A elements of a
+ * row are neighbours in memory (one float2 load, codegen/cuda_mma.c). */
 static const stir_mma_lanes lanes_a_k8 = { 4, 1,
-	"(int)(stir_l >> 2) + 8 * (stir_e & 1)", "(int)(stir_l & 3) + 4 * (stir_e >> 1)" };
+	"(int)(stir_l >> 2) + 8 * (stir_e & 1)", "2 * (int)(stir_l & 3) + (stir_e >> 1)" };
 static const stir_mma_lanes lanes_b_k8 = { 2, 1,
-	"(int)(stir_l & 3) + 4 * stir_e", "(int)(stir_l >> 2)" };
+	"2 * (int)(stir_l & 3) + stir_e", "(int)(stir_l >> 2)" };
 static const stir_mma_lanes lanes_a_k16 = { 8, 2,
 	"(int)(stir_l >> 2) + 8 * ((stir_e >> 1) & 1)",
 	"2 * (int)(stir_l & 3) + 8 * (stir_e >> 2) + (stir_e & 1)" };

@@ -3,7 +3,9 @@
 # variant at fin = fout = 16: the aggregated order's on rgms_agg.stir, the
 # edge by edge ones, edge_* and coo_* (with COO arrays) and runs_* (COO
 # arrays, several edges a thread, a row's run of edges summed in registers:
-# cache_write_runs), on rgms_edge.stir, and examples/rgms_coo.yaml and
+# cache_write_runs), on rgms_edge.stir, the aggregated order with runs
+# (aggruns_*) and the tensor-core ones (tc_f16_*: tc16 on rgms_tc16.stir,
+# tf32 and tc_runs_* on rgms_agg.stir), and examples/rgms_coo.yaml and
 # examples/rgms_runs.yaml) run on the interpreter and
 # match stage I on a small relational graph; the benchmark's option errors
 # exit non-zero.
@@ -20,6 +22,7 @@ n=0
 ne=0
 nc=0
 nr=0
+nt=0
 for s in "$tmp"/s/*.yaml; do
 	# NAME_o is NAME with overlapping launches: the same kernel (checked
 	# once below)
@@ -30,6 +33,8 @@ for s in "$tmp"/s/*.yaml; do
 	edge_*) prog=rgms_edge; ne=$((ne + 1)) ;;
 	coo_*) prog=rgms_edge; nc=$((nc + 1)) ;;
 	runs_*) prog=rgms_edge; nr=$((nr + 1)) ;;
+	tc_*_tc16.yaml) prog=rgms_tc16; nt=$((nt + 1)) ;;
+	tc_*) nt=$((nt + 1)) ;;
 	esac
 	if ! "$stirc" run "$srcdir/examples/$prog.stir" --schedule "$s" \
 	    --hetero A="$srcdir/tests/data/graphs/small.hetero" --size fin=16 \
@@ -41,6 +46,8 @@ done
 [ "$ne" -ge 3 ] || { echo "FAIL: only $ne edge by edge schedules"; fail=1; }
 [ "$nc" -ge 6 ] || { echo "FAIL: only $nc schedules with COO arrays"; fail=1; }
 [ "$nr" -ge 9 ] || { echo "FAIL: only $nr schedules with runs of rows"; fail=1; }
+[ "$nt" -ge 5 ] || { echo "FAIL: only $nt tensor-core schedules"; fail=1; }
+[ -f "$tmp/s/aggruns_f16_q4_k4.yaml" ] || { echo "FAIL: no aggruns_f16_q4_k4"; fail=1; }
 [ -f "$tmp/s/runs_f16_q2_k4_o.yaml" ] && grep -q "^overlap_launches: true" \
 	"$tmp/s/runs_f16_q2_k4_o.yaml" || { echo "FAIL: no runs_f16_q2_k4_o"; fail=1; }
 if ! "$stirc" run "$srcdir/examples/rgms_edge.stir" --schedule \

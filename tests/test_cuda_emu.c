@@ -391,6 +391,9 @@ static const struct {
 	 * partial tile: the row guard) and rows shared between relations
 	 * (the gathered rows of Y, added atomically) */
 	{ "rgms_agg", "examples/rgms_tc_tf32.yaml", "r=3,m=40,n=30" },
+	/* after an aggregation by runs of a pair's edges (COO arrays, float4
+	 * atomics into T), 2 tiles of 8 output features a warp, overlapping */
+	{ "rgms_agg", "examples/rgms_tc_runs.yaml", "r=3,m=40,n=30" },
 	{ "rgms_tc16", "examples/rgms_tc16.yaml", "r=3,m=40,n=30" },
 	{ "rgms_agg", "examples/rgms_agg.yaml", "r=3,m=20,n=20,fin=20,fout=24" },
 	{ "rgms_edge", "examples/rgms_edge.yaml", "r=3,m=20,n=20,fin=20,fout=24" },

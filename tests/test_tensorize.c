@@ -1138,12 +1138,19 @@ START_TEST(test_rows)
 	if (!cu)
 		stir_ctx_print_diagnostics(ctx, stderr);
 	ck_assert_ptr_nonnull(cu);
-	ck_assert_ptr_nonnull(strstr(cu, "stir_fa.r[stir_e] = (i_0 * 16 + i_1 < "
-		"I_indptr[vrr + 1] - I_indptr[vrr]) ? stir_tf32(T_data[(I_indptr[vrr] "
-		"+ vi) * 64 + vfi]) : 0u;"));
+	/* A's rows under the guard, a lane's two elements of a row (k 2t
+	 * and 2t + 1) by one float2 load; the accumulator's two columns of
+	 * a row by one float2 atomic add */
+	ck_assert_ptr_nonnull(strstr(cu, "if (!(i_0 * 16 + i_1 < "
+		"I_indptr[vrr + 1] - I_indptr[vrr])) {"));
+	ck_assert_ptr_nonnull(strstr(cu, "const float *stir_q = &T_data[(I_indptr[vrr] "
+		"+ vi) * 64 + vfi];"));
+	ck_assert_ptr_nonnull(strstr(cu, "stir_fa.r[stir_e + 2] = stir_tf32(stir_v.y);"));
 	ck_assert_ptr_nonnull(strstr(cu, "stir_fr.r[stir_e] = stir_fs.r[stir_e];"));
-	ck_assert_ptr_nonnull(strstr(cu, "atomicAdd(&Y_data[v0 + I_indices["
-		"I_indptr[vrr] + (i_0 * 16 + v1)] * 64 + v2], stir_fr.r[stir_e]);"));
+	ck_assert_ptr_nonnull(strstr(cu, "float *stir_p = &Y_data[v0 + I_indices["
+		"I_indptr[vrr] + (i_0 * 16 + v1)] * 64 + v2];"));
+	ck_assert_ptr_nonnull(strstr(cu, "atomicAdd((float2 *)stir_p, "
+		"make_float2(stir_fr.r[stir_e], stir_fr.r[stir_e + 1]));"));
 	free(cu);
 	stir_module_free(m);
 

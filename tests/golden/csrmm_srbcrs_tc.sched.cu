@@ -98,8 +98,9 @@ __device__ __forceinline__ void P##_load_b_t(P##_b &b, const T *p, long long ld)
 }
 // mma_m16n8k8_tf32: D (16x8, f32) += A (16x8) * B (8x8), f32 inputs rounded
 // to tf32 (cvt.rna: to nearest, ties away from zero); register i of lane
-// (g, t) holds A's row g + 8 (i % 2), column t + 4 (i / 2), B's row t + 4i,
-// column g; the accumulator as the other m16n8 shapes
+// (g, t) holds A's row g + 8 (i % 2), column 2t + i / 2, B's row 2t + i,
+// column g (the PTX ISA's k t + 4j holds k 2t + j in A and B alike: the
+// same sum); the accumulator as the other m16n8 shapes
 STIR_ACC16X8(stir_mma_m16n8k8_tf32)
 struct stir_mma_m16n8k8_tf32_a { unsigned r[4]; };
 struct stir_mma_m16n8k8_tf32_b { unsigned r[2]; };
@@ -108,28 +109,28 @@ __device__ __forceinline__ void stir_mma_m16n8k8_tf32_load_a(stir_mma_m16n8k8_tf
 {
   const unsigned g = stir_lane() >> 2, t = stir_lane() & 3u;
   for (int i = 0; i < 4; i++)
-    a.r[i] = stir_tf32(p[(g + 8 * (i & 1)) * ld + t + 4 * (i >> 1)]);
+    a.r[i] = stir_tf32(p[(g + 8 * (i & 1)) * ld + 2 * t + (i >> 1)]);
 }
 __device__ __forceinline__ void stir_mma_m16n8k8_tf32_load_a_t(stir_mma_m16n8k8_tf32_a &a,
     const float *p, long long ld)
 {
   const unsigned g = stir_lane() >> 2, t = stir_lane() & 3u;
   for (int i = 0; i < 4; i++)
-    a.r[i] = stir_tf32(p[(t + 4 * (i >> 1)) * ld + g + 8 * (i & 1)]);
+    a.r[i] = stir_tf32(p[(2 * t + (i >> 1)) * ld + g + 8 * (i & 1)]);
 }
 __device__ __forceinline__ void stir_mma_m16n8k8_tf32_load_b(stir_mma_m16n8k8_tf32_b &b, const float *p,
     long long ld)
 {
   const unsigned g = stir_lane() >> 2, t = stir_lane() & 3u;
   for (int i = 0; i < 2; i++)
-    b.r[i] = stir_tf32(p[(t + 4 * i) * ld + g]);
+    b.r[i] = stir_tf32(p[(2 * t + i) * ld + g]);
 }
 __device__ __forceinline__ void stir_mma_m16n8k8_tf32_load_b_t(stir_mma_m16n8k8_tf32_b &b,
     const float *p, long long ld)
 {
   const unsigned g = stir_lane() >> 2, t = stir_lane() & 3u;
   for (int i = 0; i < 2; i++)
-    b.r[i] = stir_tf32(p[g * ld + t + 4 * i]);
+    b.r[i] = stir_tf32(p[g * ld + 2 * t + i]);
 }
 __device__ __forceinline__ void stir_mma_m16n8k8_tf32_mma(stir_mma_m16n8k8_tf32_acc &c, const stir_mma_m16n8k8_tf32_a &a,
     const stir_mma_m16n8k8_tf32_b &b)
@@ -198,7 +199,7 @@ extern "C" __global__ void __launch_bounds__(128) csrmm_k1(int m, int n, int mt_
               for (int stir_e = 0; stir_e < 4; stir_e++) {
                 const unsigned stir_l = stir_lane();
                 const int ti = (int)(stir_l >> 2) + 8 * (stir_e & 1);
-                const int t = (int)(stir_l & 3) + 4 * (stir_e >> 1);
+                const int t = 2 * (int)(stir_l & 3) + (stir_e >> 1);
                 const int vg = g;
                 const int vt = t;
                 const int vti = ti;
@@ -207,7 +208,7 @@ extern "C" __global__ void __launch_bounds__(128) csrmm_k1(int m, int n, int mt_
               for (int stir_e = 0; stir_e < 2; stir_e++) {
                 const unsigned stir_l = stir_lane();
                 const int k_1 = (int)(stir_l >> 2);
-                const int t = (int)(stir_l & 3) + 4 * stir_e;
+                const int t = 2 * (int)(stir_l & 3) + stir_e;
                 const int vg = g;
                 const int vt = t;
                 const int vk = k_0 * 8 + k_1;

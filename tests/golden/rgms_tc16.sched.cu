@@ -285,7 +285,7 @@ extern "C" __global__ void __launch_bounds__(256) rgms_tc16_k3(int r, int m, int
               if (i_0_0 * (((I_indptr[vrr + 1] - I_indptr[vrr] + 15) / 16 + 31) / 32) + i_0_1 < (I_indptr[vrr + 1] - I_indptr[vrr] + 15) / 16) {
                 {  // tensorize(mma_m16n8k16_f16): the accumulator added atomically, loops ax0, ax1
                   const stir_mma_m16n8k16_f16_acc &stir_fr = Y_data_local;
-                  for (int stir_e = 0; stir_e < 4; stir_e++) {
+                  for (int stir_e = 0; stir_e < 4; stir_e += 2) {
                     const unsigned stir_l = stir_lane();
                     const int ax0 = (int)(stir_l >> 2) + 8 * (stir_e >> 1);
                     const int ax1 = 2 * (int)(stir_l & 3) + (stir_e & 1);
@@ -293,7 +293,18 @@ extern "C" __global__ void __launch_bounds__(256) rgms_tc16_k3(int r, int m, int
                     const int v1 = ax0;
                     const int v2 = ax1;
                     if ((i_0_0 * (((I_indptr[vrr + 1] - I_indptr[vrr] + 15) / 16 + 31) / 32) + i_0_1) * 16 + v1 < I_indptr[vrr + 1] - I_indptr[vrr])
-                      atomicAdd(&Y_data[v0 + I_indices[I_indptr[vrr] + ((i_0_0 * (((I_indptr[vrr + 1] - I_indptr[vrr] + 15) / 16 + 31) / 32) + i_0_1) * 16 + v1)] * 64 + v2], stir_fr.r[stir_e]);
+                      {
+                        float *stir_p = &Y_data[v0 + I_indices[I_indptr[vrr] + ((i_0_0 * (((I_indptr[vrr + 1] - I_indptr[vrr] + 15) / 16 + 31) / 32) + i_0_1) * 16 + v1)] * 64 + v2];
+                        #if __CUDA_ARCH__ >= 900
+                        if ((unsigned long long)stir_p % 8 == 0)
+                          atomicAdd((float2 *)stir_p, make_float2(stir_fr.r[stir_e], stir_fr.r[stir_e + 1]));
+                        else
+                        #endif
+                        {
+                          atomicAdd(stir_p, stir_fr.r[stir_e]);
+                          atomicAdd(stir_p + 1, stir_fr.r[stir_e + 1]);
+                        }
+                      }
                   }
                 }
               }

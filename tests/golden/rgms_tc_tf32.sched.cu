@@ -112,8 +112,9 @@ __device__ __forceinline__ void P##_load_b_t(P##_b &b, const T *p, long long ld)
 }
 // mma_m16n8k8_tf32: D (16x8, f32) += A (16x8) * B (8x8), f32 inputs rounded
 // to tf32 (cvt.rna: to nearest, ties away from zero); register i of lane
-// (g, t) holds A's row g + 8 (i % 2), column t + 4 (i / 2), B's row t + 4i,
-// column g; the accumulator as the other m16n8 shapes
+// (g, t) holds A's row g + 8 (i % 2), column 2t + i / 2, B's row 2t + i,
+// column g (the PTX ISA's k t + 4j holds k 2t + j in A and B alike: the
+// same sum); the accumulator as the other m16n8 shapes
 STIR_ACC16X8(stir_mma_m16n8k8_tf32)
 struct stir_mma_m16n8k8_tf32_a { unsigned r[4]; };
 struct stir_mma_m16n8k8_tf32_b { unsigned r[2]; };
@@ -122,28 +123,28 @@ __device__ __forceinline__ void stir_mma_m16n8k8_tf32_load_a(stir_mma_m16n8k8_tf
 {
   const unsigned g = stir_lane() >> 2, t = stir_lane() & 3u;
   for (int i = 0; i < 4; i++)
-    a.r[i] = stir_tf32(p[(g + 8 * (i & 1)) * ld + t + 4 * (i >> 1)]);
+    a.r[i] = stir_tf32(p[(g + 8 * (i & 1)) * ld + 2 * t + (i >> 1)]);
 }
 __device__ __forceinline__ void stir_mma_m16n8k8_tf32_load_a_t(stir_mma_m16n8k8_tf32_a &a,
     const float *p, long long ld)
 {
   const unsigned g = stir_lane() >> 2, t = stir_lane() & 3u;
   for (int i = 0; i < 4; i++)
-    a.r[i] = stir_tf32(p[(t + 4 * (i >> 1)) * ld + g + 8 * (i & 1)]);
+    a.r[i] = stir_tf32(p[(2 * t + (i >> 1)) * ld + g + 8 * (i & 1)]);
 }
 __device__ __forceinline__ void stir_mma_m16n8k8_tf32_load_b(stir_mma_m16n8k8_tf32_b &b, const float *p,
     long long ld)
 {
   const unsigned g = stir_lane() >> 2, t = stir_lane() & 3u;
   for (int i = 0; i < 2; i++)
-    b.r[i] = stir_tf32(p[(t + 4 * i) * ld + g]);
+    b.r[i] = stir_tf32(p[(2 * t + i) * ld + g]);
 }
 __device__ __forceinline__ void stir_mma_m16n8k8_tf32_load_b_t(stir_mma_m16n8k8_tf32_b &b,
     const float *p, long long ld)
 {
   const unsigned g = stir_lane() >> 2, t = stir_lane() & 3u;
   for (int i = 0; i < 2; i++)
-    b.r[i] = stir_tf32(p[g * ld + t + 4 * i]);
+    b.r[i] = stir_tf32(p[g * ld + 2 * t + i]);
 }
 __device__ __forceinline__ void stir_mma_m16n8k8_tf32_mma(stir_mma_m16n8k8_tf32_acc &c, const stir_mma_m16n8k8_tf32_a &a,
     const stir_mma_m16n8k8_tf32_b &b)
@@ -259,13 +260,25 @@ extern "C" __global__ void __launch_bounds__(256) rgms_agg_k2(int r, int m, int 
                     const int vfi = fi_0 * 8 + fi_1;
                     stir_mma_m16n8k8_tf32_a stir_fa;
                     stir_mma_m16n8k8_tf32_b stir_fb;
-                    for (int stir_e = 0; stir_e < 4; stir_e++) {
+                    for (int stir_e = 0; stir_e < 2; stir_e++) {
                       const unsigned stir_l = stir_lane();
                       const int i_1 = (int)(stir_l >> 2) + 8 * (stir_e & 1);
-                      const int fi_1 = (int)(stir_l & 3) + 4 * (stir_e >> 1);
+                      const int fi_1 = 2 * (int)(stir_l & 3) + (stir_e >> 1);
                       const int vi = (i_0_0 * (((I_indptr[vrr + 1] - I_indptr[vrr] + 15) / 16 + 31) / 32) + i_0_1) * 16 + i_1;
                       const int vfi = fi_0 * 8 + fi_1;
-                      stir_fa.r[stir_e] = ((i_0_0 * (((I_indptr[vrr + 1] - I_indptr[vrr] + 15) / 16 + 31) / 32) + i_0_1) * 16 + i_1 < I_indptr[vrr + 1] - I_indptr[vrr]) ? stir_tf32(T_data[(I_indptr[vrr] + vi) * 64 + vfi]) : 0u;
+                      if (!((i_0_0 * (((I_indptr[vrr + 1] - I_indptr[vrr] + 15) / 16 + 31) / 32) + i_0_1) * 16 + i_1 < I_indptr[vrr + 1] - I_indptr[vrr])) {
+                        stir_fa.r[stir_e] = stir_fa.r[stir_e + 2] = 0u;
+                        continue;
+                      }
+                      const float *stir_q = &T_data[(I_indptr[vrr] + vi) * 64 + vfi];
+                      if ((unsigned long long)stir_q % 8 == 0) {
+                        const float2 stir_v = *(const float2 *)stir_q;
+                        stir_fa.r[stir_e] = stir_tf32(stir_v.x);
+                        stir_fa.r[stir_e + 2] = stir_tf32(stir_v.y);
+                      } else {
+                        stir_fa.r[stir_e] = stir_tf32(stir_q[0]);
+                        stir_fa.r[stir_e + 2] = stir_tf32(stir_q[1]);
+                      }
                     }
                     stir_mma_m16n8k8_tf32_load_b(stir_fb, &W_data[(vrr * 64 + vfi) * 64 + vfo], 64);
                     stir_mma_m16n8k8_tf32_acc &stir_fr = Y_data_local;
@@ -283,7 +296,7 @@ extern "C" __global__ void __launch_bounds__(256) rgms_agg_k2(int r, int m, int 
               if (i_0_0 * (((I_indptr[vrr + 1] - I_indptr[vrr] + 15) / 16 + 31) / 32) + i_0_1 < (I_indptr[vrr + 1] - I_indptr[vrr] + 15) / 16) {
                 {  // tensorize(mma_m16n8k8_tf32): the accumulator added atomically, loops ax0, ax1
                   const stir_mma_m16n8k8_tf32_acc &stir_fr = Y_data_local;
-                  for (int stir_e = 0; stir_e < 4; stir_e++) {
+                  for (int stir_e = 0; stir_e < 4; stir_e += 2) {
                     const unsigned stir_l = stir_lane();
                     const int ax0 = (int)(stir_l >> 2) + 8 * (stir_e >> 1);
                     const int ax1 = 2 * (int)(stir_l & 3) + (stir_e & 1);
@@ -291,7 +304,18 @@ extern "C" __global__ void __launch_bounds__(256) rgms_agg_k2(int r, int m, int 
                     const int v1 = ax0;
                     const int v2 = ax1;
                     if ((i_0_0 * (((I_indptr[vrr + 1] - I_indptr[vrr] + 15) / 16 + 31) / 32) + i_0_1) * 16 + v1 < I_indptr[vrr + 1] - I_indptr[vrr])
-                      atomicAdd(&Y_data[v0 + I_indices[I_indptr[vrr] + ((i_0_0 * (((I_indptr[vrr + 1] - I_indptr[vrr] + 15) / 16 + 31) / 32) + i_0_1) * 16 + v1)] * 64 + v2], stir_fr.r[stir_e]);
+                      {
+                        float *stir_p = &Y_data[v0 + I_indices[I_indptr[vrr] + ((i_0_0 * (((I_indptr[vrr + 1] - I_indptr[vrr] + 15) / 16 + 31) / 32) + i_0_1) * 16 + v1)] * 64 + v2];
+                        #if __CUDA_ARCH__ >= 900
+                        if ((unsigned long long)stir_p % 8 == 0)
+                          atomicAdd((float2 *)stir_p, make_float2(stir_fr.r[stir_e], stir_fr.r[stir_e + 1]));
+                        else
+                        #endif
+                        {
+                          atomicAdd(stir_p, stir_fr.r[stir_e]);
+                          atomicAdd(stir_p + 1, stir_fr.r[stir_e + 1]);
+                        }
+                      }
                   }
                 }
               }
