@@ -220,6 +220,17 @@ static const char groups_mtx[] =
 	"1 1 1.5\n1 3 2\n2 3 3\n2 6 4\n4 2 5\n4 7 6\n"
 	"5 1 7\n6 1 8\n6 4 9\n6 5 10\n";
 
+/* ctx, a: groups_mtx read into *a, and its groups of 4 rows. */
+static stir_row_groups *groups_of_mtx(stir_ctx *ctx, stir_csr **a)
+{
+	*a = stir_mtx_read_from_mem(ctx, "g.mtx", groups_mtx,
+		sizeof(groups_mtx) - 1);
+	ck_assert_ptr_nonnull(*a);
+	stir_row_groups *g = stir_csr_to_row_groups(ctx, *a, 4);
+	ck_assert_ptr_nonnull(g);
+	return g;
+}
+
 START_TEST(test_row_groups)
 {
 	/* the groups of 4 rows: group 0 rows 0-3 over columns {0, 1, 2, 5,
@@ -228,11 +239,8 @@ START_TEST(test_row_groups)
 	 * and entry; stir_kernel_bind_csr binds them for sddmm_vb4.stir's S
 	 * (values at the slots, 0 elsewhere) */
 	stir_ctx *ctx = stir_ctx_alloc();
-	stir_csr *a = stir_mtx_read_from_mem(ctx, "g.mtx", groups_mtx,
-		sizeof(groups_mtx) - 1);
-	ck_assert_ptr_nonnull(a);
-	stir_row_groups *g = stir_csr_to_row_groups(ctx, a, 4);
-	ck_assert_ptr_nonnull(g);
+	stir_csr *a;
+	stir_row_groups *g = groups_of_mtx(ctx, &a);
 	ck_assert_int_eq(g->ngroups, 2);
 	ck_assert_int_eq(g->ncols_union, 8);
 	static const int64_t ptr[] = { 0, 5, 8 };
@@ -391,11 +399,8 @@ START_TEST(test_sddmm_vb_csr)
 	 * reference, X padded with zero rows 6 and 7); a Dst entry past the
 	 * slots is refused, naming the array */
 	stir_ctx *ctx = stir_ctx_alloc();
-	stir_csr *a = stir_mtx_read_from_mem(ctx, "g.mtx", groups_mtx,
-		sizeof(groups_mtx) - 1);
-	ck_assert_ptr_nonnull(a);
-	stir_row_groups *g = stir_csr_to_row_groups(ctx, a, 4);
-	ck_assert_ptr_nonnull(g);
+	stir_csr *a;
+	stir_row_groups *g = groups_of_mtx(ctx, &a);
 	enum { FEAT = 3 };
 	int64_t ns = g->ncols_union * 4, nx = g->ngroups * 4 * FEAT,
 		ny = a->ncols * FEAT;
