@@ -9,8 +9,10 @@
  * ascending; the group's slots are (column place q, row r of the group)
  * at q * R + r, so a slot of S[b, q, r] is S_data[(indptr[b] + q) * R + r]
  * as the program lays it out.  pos[p] is non-zero p's slot, the
- * index sddmm_vb_gather.stir reads its value at.  Linear in the non-zeros
- * and the rows, plus a sort of each group's union (the columns of R rows). */
+ * index sddmm_vb_gather.stir reads its value at, and dst[s] the place
+ * slot s is written to by sddmm_vb4_csr.stir (pos's inverse, the empty
+ * slots after the non-zeros).  Linear in the non-zeros, the rows and the
+ * slots, plus a sort of each group's union (the columns of R rows). */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +34,7 @@ void stir_row_groups_free(stir_row_groups *g)
 	free(g->indptr);
 	free(g->indices);
 	free(g->pos);
+	free(g->dst);
 	free(g);
 }
 
@@ -103,6 +106,20 @@ stir_row_groups *stir_csr_to_row_groups(stir_ctx *ctx, const stir_csr *csr,
 		mark[c] = -1;
 	group_rows(&a, g, mark);
 	free(mark);
+	int64_t ns = g->ncols_union * rows;
+	g->dst = malloc((size_t)(ns > 0 ? ns : 1) * sizeof(int64_t));
+	if (!g->dst) {
+		stir_error_oom(ctx);
+		stir_row_groups_free(g);
+		return NULL;
+	}
+	for (int64_t s = 0; s < ns; s++)
+		g->dst[s] = -1;
+	for (int64_t p = 0; p < g->nnz; p++)
+		g->dst[g->pos[p]] = p;
+	for (int64_t s = 0, next = g->nnz; s < ns; s++)
+		if (g->dst[s] < 0)
+			g->dst[s] = next++;
 	return g;
 }
 
@@ -114,6 +131,32 @@ static int bad_entry(stir_ctx *ctx, const char *array, int64_t i,
 	stir_error(ctx, stir_loc_none(), "row groups: %s entry %" PRId64 " is %"
 		PRId64 ": %s", array, i, v, why);
 	return -1;
+}
+
+/* ctx, g: dst, for groups whose pos is checked (distinct slots): at a
+ * non-zero's slot that non-zero, at the others nnz upwards in order, so
+ * a permutation of the slots.  0, or -1 with one error. */
+static int check_dst(stir_ctx *ctx, const stir_row_groups *g)
+{
+	int64_t ns = g->ncols_union * g->rows, next = g->nnz;
+	if (ns > 0 && !g->dst) {
+		stir_error(ctx, stir_loc_none(), "row groups: an array is NULL");
+		return -1;
+	}
+	for (int64_t s = 0; s < ns; s++) {
+		int64_t d = g->dst[s];
+		bool held = d >= 0 && d < g->nnz && g->pos[d] == s;
+		if (!held && d != next++)
+			return bad_entry(ctx, "dst", s, "neither the non-zero "
+				"holding the slot nor the next place after the "
+				"non-zeros", d);
+	}
+	/* every place below nnz taken once: as many held slots as non-zeros */
+	if (next != ns)
+		return bad_entry(ctx, "dst", ns - 1, "the slots' places are not "
+			"a permutation (a non-zero's slot sent past the non-zeros)",
+			g->dst[ns - 1]);
+	return 0;
 }
 
 /* ctx, csr, g: see formats.h. */
@@ -172,5 +215,5 @@ int stir_row_groups_check(stir_ctx *ctx, const stir_csr *csr,
 	if (g->indptr[g->ngroups] != g->ncols_union)
 		return bad_entry(ctx, "indptr", g->ngroups, "the last entry is "
 			"not ncols_union", g->indptr[g->ngroups]);
-	return 0;
+	return check_dst(ctx, g);
 }

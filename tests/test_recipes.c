@@ -220,6 +220,17 @@ static const char groups_mtx[] =
 	"1 1 1.5\n1 3 2\n2 3 3\n2 6 4\n4 2 5\n4 7 6\n"
 	"5 1 7\n6 1 8\n6 4 9\n6 5 10\n";
 
+/* ctx, a: groups_mtx read into *a, and its groups of 4 rows. */
+static stir_row_groups *groups_of_mtx(stir_ctx *ctx, stir_csr **a)
+{
+	*a = stir_mtx_read_from_mem(ctx, "g.mtx", groups_mtx,
+		sizeof(groups_mtx) - 1);
+	ck_assert_ptr_nonnull(*a);
+	stir_row_groups *g = stir_csr_to_row_groups(ctx, *a, 4);
+	ck_assert_ptr_nonnull(g);
+	return g;
+}
+
 START_TEST(test_row_groups)
 {
 	/* the groups of 4 rows: group 0 rows 0-3 over columns {0, 1, 2, 5,
@@ -228,11 +239,8 @@ START_TEST(test_row_groups)
 	 * and entry; stir_kernel_bind_csr binds them for sddmm_vb4.stir's S
 	 * (values at the slots, 0 elsewhere) */
 	stir_ctx *ctx = stir_ctx_alloc();
-	stir_csr *a = stir_mtx_read_from_mem(ctx, "g.mtx", groups_mtx,
-		sizeof(groups_mtx) - 1);
-	ck_assert_ptr_nonnull(a);
-	stir_row_groups *g = stir_csr_to_row_groups(ctx, a, 4);
-	ck_assert_ptr_nonnull(g);
+	stir_csr *a;
+	stir_row_groups *g = groups_of_mtx(ctx, &a);
 	ck_assert_int_eq(g->ngroups, 2);
 	ck_assert_int_eq(g->ncols_union, 8);
 	static const int64_t ptr[] = { 0, 5, 8 };
@@ -245,6 +253,14 @@ START_TEST(test_row_groups)
 		ck_assert_int_eq(g->indices[i], ind[i]);
 	for (int i = 0; i < 10; i++)
 		ck_assert_int_eq(g->pos[i], pos[i]);
+	/* dst: pos's inverse, the 22 empty slots at 10, 11, .. in order */
+	for (int64_t s = 0, next = 10; s < 32; s++) {
+		int64_t want = -1;
+		for (int p = 0; p < 10; p++)
+			if (pos[p] == s)
+				want = p;
+		ck_assert_int_eq(g->dst[s], want >= 0 ? want : next++);
+	}
 	ck_assert_int_eq(stir_row_groups_check(ctx, a, g), 0);
 	/* damage: a slot at the wrong row, a column out of order, a short
 	 * indptr end, a wrong group count */
@@ -255,10 +271,18 @@ START_TEST(test_row_groups)
 			"ascending" },
 		{ 0, 1, 9, "indptr entry 1 is 9: not a group's end" },
 		{ 3, 0, 3, "the sizes (4 rows a group, 3 groups" },
+		/* dst: a non-zero at another's slot, an empty slot out of
+		 * order, a place past the slots, a non-zero's slot sent to
+		 * the empty ones' places */
+		{ 4, 0, 1, "dst entry 0 is 1: neither the non-zero" },
+		{ 4, 1, 11, "dst entry 1 is 11: neither the non-zero" },
+		{ 4, 31, 32, "dst entry 31 is 32: neither the non-zero" },
+		{ 4, 0, 10, "dst entry 1 is 10: neither the non-zero" },
 	};
-	for (int t = 0; t < 4; t++) {
+	for (int t = 0; t < 8; t++) {
 		int64_t *arr = bad[t].what == 0 ? g->indptr : bad[t].what == 1 ?
-			g->indices : bad[t].what == 2 ? g->pos : &g->ngroups;
+			g->indices : bad[t].what == 2 ? g->pos : bad[t].what == 4 ?
+			g->dst : &g->ngroups;
 		int64_t keep = arr[bad[t].at];
 		arr[bad[t].at] = bad[t].v;
 		ck_assert_int_eq(stir_row_groups_check(ctx, a, g), -1);
@@ -269,6 +293,19 @@ START_TEST(test_row_groups)
 		stir_ctx_clear_diagnostics(ctx);
 		arr[bad[t].at] = keep;
 	}
+	/* the last non-zero's slot (29) and the two empty ones after it at
+	 * 30, 31, 32: in order, but not a permutation */
+	g->dst[29] = 30;
+	g->dst[30] = 31;
+	g->dst[31] = 32;
+	ck_assert_int_eq(stir_row_groups_check(ctx, a, g), -1);
+	ck_assert_ptr_nonnull(strstr(stir_diag_get_message(
+		stir_ctx_get_diagnostic(ctx, 0)), "not a permutation"));
+	stir_ctx_clear_diagnostics(ctx);
+	g->dst[29] = 9;
+	g->dst[30] = 30;
+	g->dst[31] = 31;
+	ck_assert_int_eq(stir_row_groups_check(ctx, a, g), 0);
 	ck_assert_ptr_null(stir_csr_to_row_groups(ctx, a, 0));
 	ck_assert_int_eq(stir_ctx_n_errors(ctx), 1);
 	stir_ctx_clear_diagnostics(ctx);
@@ -338,6 +375,96 @@ START_TEST(test_row_groups)
 		stir_bindings_free(b);
 		stir_module_free(m);
 	}
+	stir_csr_free(a);
+	stir_ctx_free(ctx);
+}
+END_TEST
+
+/* ctx, n, v: a 1-D array of type t with entries v[0 .. n-1]. */
+static stir_array *array_of(stir_ctx *ctx, stir_dtype t, int64_t n,
+	const int64_t *v)
+{
+	stir_array *x = stir_array_alloc(ctx, t, 1, &n);
+	ck_assert_ptr_nonnull(x);
+	for (int64_t i = 0; i < n; i++)
+		stir_array_set_int(x, i, v[i]);
+	return x;
+}
+
+START_TEST(test_sddmm_vb_csr)
+{
+	/* sddmm_vb4_csr.stir in the interpreter, on the row groups of
+	 * groups_mtx with their dst as Dst: S's first 10 values are the
+	 * SDDMM at the matrix's non-zeros in its own order (float64
+	 * reference, X padded with zero rows 6 and 7); a Dst entry past the
+	 * slots is refused, naming the array */
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_csr *a;
+	stir_row_groups *g = groups_of_mtx(ctx, &a);
+	enum { FEAT = 3 };
+	int64_t ns = g->ncols_union * 4, nx = g->ngroups * 4 * FEAT,
+		ny = a->ncols * FEAT;
+	for (int bad = 0; bad < 2; bad++) {
+		stir_module *m;
+		stir_kernel *k = read_kernel(ctx, "examples/sddmm_vb4_csr.stir",
+			"sddmm_vb_csr", &m);
+		stir_bindings *b = stir_bindings_alloc();
+		stir_bindings_set_size(b, "m", g->ngroups);
+		stir_bindings_set_size(b, "n", a->ncols);
+		stir_bindings_set_size(b, "nnz", g->ncols_union);
+		stir_bindings_set_size(b, "feat", FEAT);
+		stir_bindings_set_size(b, "nv", ns);
+		stir_array *x = stir_array_alloc(ctx, STIR_F32, 1, &nx);
+		stir_array *y = stir_array_alloc(ctx, STIR_F32, 1, &ny);
+		ck_assert(x && y);
+		for (int64_t r = 0; r < g->ngroups * 4; r++)
+			for (int f = 0; f < FEAT; f++)
+				stir_array_set_double(x, r * FEAT + f, r < a->nrows ?
+					0.25 * (double)(r + 1) - 0.5 * f : 0.0);
+		for (int64_t c = 0; c < a->ncols; c++)
+			for (int f = 0; f < FEAT; f++)
+				stir_array_set_double(y, c * FEAT + f,
+					0.125 * (double)c + f);
+		stir_array *dst = array_of(ctx, STIR_I32, ns, g->dst);
+		if (bad)
+			stir_array_set_int(dst, 5, ns);
+		ck_assert_int_eq(stir_kernel_bind_array(k, b, "J.indptr",
+			array_of(ctx, STIR_I32, g->ngroups + 1, g->indptr)), 0);
+		ck_assert_int_eq(stir_kernel_bind_array(k, b, "J.indices",
+			array_of(ctx, STIR_I32, g->ncols_union, g->indices)), 0);
+		ck_assert_int_eq(stir_kernel_bind_array(k, b, "Dst", dst), 0);
+		ck_assert_int_eq(stir_kernel_bind_array(k, b, "X", x), 0);
+		ck_assert_int_eq(stir_kernel_bind_array(k, b, "Y", y), 0);
+		int rc = stir_kernel_bind_outputs(k, b);
+		if (rc == 0)
+			rc = stir_kernel_interpret(k, b);
+		if (rc < 0 && !bad)
+			stir_ctx_print_diagnostics(ctx, stderr);
+		ck_assert_int_eq(rc, bad ? -1 : 0);
+		if (bad) {
+			const char *msg = stir_diag_get_message(
+				stir_ctx_get_diagnostic(ctx, 0));
+			if (!strstr(msg, "array 'Dst': entry 5 is 32, outside its "
+			    "domain [0, 32)"))
+				ck_abort_msg("unexpected: %s", msg);
+			stir_ctx_clear_diagnostics(ctx);
+		} else {
+			const stir_array *out = stir_bindings_get_array(b, "S");
+			for (int64_t r = 0; r < a->nrows; r++)
+				for (int64_t p = a->indptr[r]; p < a->indptr[r + 1];
+				    p++) {
+					double want = 0;
+					for (int f = 0; f < FEAT; f++)
+						want += (0.25 * (double)(r + 1) - 0.5 * f) *
+							(0.125 * (double)a->indices[p] + f);
+					ck_assert_double_eq_tol(stir_array_get_double(out,
+						p), want, 1e-5);
+				}
+		}
+		stir_bindings_free(b);
+		stir_module_free(m);
+	}
+	stir_row_groups_free(g);
 	stir_csr_free(a);
 	stir_ctx_free(ctx);
 }
@@ -1287,6 +1414,7 @@ static Suite *recipes_suite(void)
 	tcase_add_test(tc, test_sddmm_vblock);
 	tcase_add_test(tc, test_sddmm_vblock_candidates);
 	tcase_add_test(tc, test_row_groups);
+	tcase_add_test(tc, test_sddmm_vb_csr);
 	tcase_add_test(tc, test_tune_vblock);
 	tcase_add_test(tc, test_wrong_kernel);
 	tcase_add_test(tc, test_spmm_model);

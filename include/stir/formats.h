@@ -199,7 +199,11 @@ STIR_EXPORT __stir_give stir_host_format *stir_csr_to_sr_bcrs(
  * stir_kernel_bind_csr binds it for a tensor over [I, J, G], G of extent
  * R).  Slot (q, r) of group b, q a place in its column list, is
  * (indptr[b] + q) * R + r; pos[p] is the slot of non-zero p
- * (sddmm_vb_gather.stir's Pos).  Every array is owned by the struct. */
+ * (sddmm_vb_gather.stir's Pos), and dst its inverse made a permutation of
+ * the ncols_union * R slots: dst[pos[p]] is p, and the slots no non-zero
+ * holds take nnz, nnz + 1, .. in their order (sddmm_vb4_csr.stir's Dst:
+ * a kernel writing slot s to place dst[s] leaves the non-zeros' values
+ * first, in the matrix's order).  Every array is owned by the struct. */
 typedef struct stir_row_groups {
 	int64_t rows;           /* R, rows a group */
 	int64_t nrows;          /* the matrix's rows */
@@ -210,6 +214,7 @@ typedef struct stir_row_groups {
 	int64_t *indptr;        /* ngroups + 1 entries */
 	int64_t *indices;       /* ncols_union entries (room for nnz) */
 	int64_t *pos;           /* nnz entries */
+	int64_t *dst;           /* ncols_union * R entries */
 } stir_row_groups;
 
 /* The row groups of "csr" with "rows" (1 to 1024) rows a group; NULL with
@@ -220,8 +225,10 @@ STIR_EXPORT __stir_give stir_row_groups *stir_csr_to_row_groups(
 /* Check row groups "g" (made by a caller) against their matrix: the sizes,
  * indptr (from 0, a group's end no smaller than its start and at most its
  * rows' non-zeros past it, ncols_union last), the columns (in range,
- * ascending in a group) and every non-zero's slot (in its group, at its
- * row and column).  0, or -1 with one error naming the array and entry. */
+ * ascending in a group), every non-zero's slot (in its group, at its
+ * row and column) and dst (pos's inverse at the non-zeros' slots, nnz
+ * upwards in order at the others).  0, or -1 with one error naming the
+ * array and entry. */
 STIR_EXPORT int stir_row_groups_check(__stir_keep stir_ctx *ctx,
 	__stir_keep const stir_csr *csr, __stir_keep const stir_row_groups *g);
 STIR_EXPORT void stir_row_groups_free(__stir_take stir_row_groups *g);
