@@ -343,12 +343,13 @@ char *stir_log_ints(int n, const int64_t *ints);
 const char *stir_log_thread(int t);
 
 /* The link between the blocks of an iteration and those of its init nest
- * is in the blocks (iter, init), set by lower_sparse_iter.  The text
- * form carries it in the names only (NAME0, NAME1, .. and NAME_init0,
- * ..; docs/ir.md): k: set the links of a kernel read from text, where a
- * block P_initN (N digits) is in the init nest of iteration P, and a
- * block P followed by digits (the fewest for which such an init exists)
- * in its body.  0, or -1 when memory ran out (reported). */
+ * is in the blocks (iter, init), set by lower_sparse_iter; the text form
+ * writes it ("iter P", "init P"; docs/ir.md).  k: set the links of a
+ * kernel read from a text that writes none (printed before the syntax
+ * existed) from the names: a block P_initN (N digits) is in the init nest
+ * of iteration P, and a block P followed by digits (the fewest for which
+ * such an init exists) in its body.  0, or -1 when memory ran out
+ * (reported). */
 int stir_kernel_link_inits(stir_kernel *k);
 /* init, blk: whether block "init" is in the init nest of the iteration
  * that block "blk" belongs to. */
