@@ -31,6 +31,7 @@
 struct stir_module {
 	stir_ctx *ctx;         /* borrowed: receives diagnostics */
 	stir_arena arena;      /* owns the collected nodes of the module */
+	size_t collected;      /* arena's bytes after the last collection */
 	stir_arena decls;      /* owns the parameter, axis and buffer structs */
 	stir_arena names;      /* owns the interned names */
 	const char **name_set; /* heap hash set of the strings in names */
@@ -365,6 +366,10 @@ const char *stir_module_intern(stir_module *m, const char *s);
  * as before, only nothing was reclaimed (no diagnostic: the caller's work
  * did not fail). */
 int stir_module_collect(stir_module *m);
+/* m: stir_module_collect unless nothing was allocated in its node arena
+ * since the last collection (a pass made of primitives, which collect
+ * themselves).  0 or -1 as stir_module_collect. */
+int stir_module_collect_if_grown(stir_module *m);
 /* m: the bytes its three arenas have handed out (their live size; a
  * test's measure). */
 size_t stir_module_arena_bytes(const stir_module *m);
