@@ -67,14 +67,9 @@ unsigned cuda_unbound(const emitter *e, const ectx *ctx)
 	return gpu_unbound(&e->launch->shape, ctx);
 }
 
-/* e, ctx, buf, idx, write, atomic, loc: see cuda_internal.h. */
-void cuda_record(emitter *e, const ectx *ctx, const stir_buffer *buf,
-	const stir_expr *idx, bool write, bool atomic, stir_loc loc)
+/* e, buf, idx: see cuda_internal.h. */
+void cuda_record(emitter *e, const stir_buffer *buf, const stir_expr *idx)
 {
-	(void)ctx;
-	(void)write;
-	(void)atomic;
-	(void)loc;
 	if (!idx)
 		return;
 	stir_dtype t = idx->dtype;

@@ -15,8 +15,8 @@
  * - literals are rounded to their type on the host, so that the device
  *   sees the value the interpreter uses.
  *
- * Every load and search is noted (cuda_record) for the narrowest index
- * type of its buffer; the barrier analysis and the checks of the
+ * Every load is noted (cuda_record) for the narrowest index type of its
+ * buffer; the barrier analysis and the checks of the
  * accesses are the verifier's walk's (verify/, gpu_record). */
 #include <inttypes.h>
 #include <math.h>
@@ -529,7 +529,6 @@ static void print_search(emitter *e, const ectx *ctx, const stir_expr *x,
 	cg_printer *p = e->out;
 	const stir_buffer *buf = x->u.search.buf;
 	e->search_used[x->u.search.op] |= 1u << buf->dtype;
-	cuda_record(e, ctx, buf, NULL, false, false, x->loc);
 	if (e->buf_used)
 		e->buf_used[buf->index] = true;
 	bool par = false;
@@ -607,8 +606,7 @@ void cuda_expr(emitter *e, const ectx *ctx, const stir_expr *x, int prec)
 			cuda_warp_load(e, ctx, x);
 			return;
 		}
-		cuda_record(e, ctx, x->u.load.buf, x->u.load.idx[0], false, false,
-			x->loc);
+		cuda_record(e, x->u.load.buf, x->u.load.idx[0]);
 		if (e->buf_used)
 			e->buf_used[x->u.load.buf->index] = true;
 		cuda_put_name(e, x->u.load.buf->name);

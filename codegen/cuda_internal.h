@@ -134,11 +134,10 @@ void cuda_oom(emitter *e);
 /* e, ctx: the indices used by the launch that nothing binds or guards
  * here: code runs along them redundantly (gpu_unbound). */
 unsigned cuda_unbound(const emitter *e, const ectx *ctx);
-/* e, ctx, buf, idx, write, atomic, loc: an access printed: note the
+/* e, buf, idx: an access of buf at flat index idx printed: note the
  * narrowest index type of buf (the plan's max_elems).  The verifier's
  * walk made the access's checks (gpu_record). */
-void cuda_record(emitter *e, const ectx *ctx, const stir_buffer *buf,
-	const stir_expr *idx, bool write, bool atomic, stir_loc loc);
+void cuda_record(emitter *e, const stir_buffer *buf, const stir_expr *idx);
 
 
 /* ---- cuda_stmt.c ---- */

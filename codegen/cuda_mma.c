@@ -23,17 +23,17 @@ static bool named_by(const stir_expr *const *xs, int n, const stir_var *v)
 	return false;
 }
 
-/* e, ctx, op, write, loc: the address of operand op's first element:
+/* e, ctx, op, write: the address of operand op's first element:
  * &BUF[index]. */
 static void put_addr(emitter *e, const ectx *ctx, const stir_mma_operand *op,
-	bool write, stir_loc loc)
+	bool write)
 {
 	if (e->buf_used) {
 		e->buf_used[op->buf->index] = true;
 		if (write)
 			e->buf_written[op->buf->index] = true;
 	}
-	cuda_record(e, ctx, op->buf, op->index, write, false, loc);
+	cuda_record(e, op->buf, op->index);
 	cg_put(e->out, "&");
 	cuda_put_name(e, op->buf->name);
 	cg_put(e->out, "[");
@@ -53,29 +53,28 @@ bool cuda_mma_use_ldsm(const stir_mma_match *m, const stir_mma_operand *op)
 		stir_mma_operand_aligned(m, op, 8);
 }
 
-/* e, ctx, op, write, loc: "BUF, (index)": a shared buffer and the index
+/* e, ctx, op, write: "BUF, (index)": a shared buffer and the index
  * of the operand's first element, for the functions that place it
  * (swizzled buffers, cuda_mma_scan). */
 static void put_base_index(emitter *e, const ectx *ctx,
-	const stir_mma_operand *op, bool write, stir_loc loc)
+	const stir_mma_operand *op, bool write)
 {
 	if (e->buf_used) {
 		e->buf_used[op->buf->index] = true;
 		if (write)
 			e->buf_written[op->buf->index] = true;
 	}
-	cuda_record(e, ctx, op->buf, op->index, write, false, loc);
+	cuda_record(e, op->buf, op->index);
 	cuda_put_name(e, op->buf->name);
 	cg_put(e->out, ", ");
 	cuda_expr(e, ctx, op->index, P_TOP);
 }
 
-/* e, ctx, m, what, frag, op, loc: "PRE_load_WHAT(FRAG, &BUF[index], LD);",
+/* e, ctx, m, what, frag, op: "PRE_load_WHAT(FRAG, &BUF[index], LD);",
  * or "PRE_ldsm_WHAT(FRAG, BUF, index, LD, SWIZZLED);" from a shared
  * buffer that ldmatrix can read. */
 static void put_load(emitter *e, const ectx *ctx, const stir_mma_match *m,
-	const char *what, const char *frag, const stir_mma_operand *op,
-	stir_loc loc)
+	const char *what, const char *frag, const stir_mma_operand *op)
 {
 	bool ldsm = cuda_mma_use_ldsm(m, op);
 	if (ldsm)
@@ -84,12 +83,12 @@ static void put_load(emitter *e, const ectx *ctx, const stir_mma_match *m,
 	cg_putf(e->out, "%s_%s_%s%s(%s, ", m->in->cuda, ldsm ? "ldsm" : "load",
 		what, op->transposed ? "_t" : "", frag);
 	if (ldsm) {
-		put_base_index(e, ctx, op, false, loc);
+		put_base_index(e, ctx, op, false);
 		cg_putf(e->out, ", %" PRId64 ", %d);\n", op->ld,
 			e->swz[op->buf->index] ? 1 : 0);
 		return;
 	}
-	put_addr(e, ctx, op, false, loc);
+	put_addr(e, ctx, op, false);
 	cg_putf(e->out, ", %" PRId64 ");\n", op->ld);
 }
 
@@ -130,13 +129,12 @@ static void put_copy_offset(cg_printer *p, const stir_mma_match *m,
 		cg_put(p, "0");
 }
 
-/* e, ctx, m, loc: a copy nest (STIR_MMA_FORM_COPY): the warp's lanes
+/* e, ctx, m: a copy nest (STIR_MMA_FORM_COPY): the warp's lanes
  * take its 16-byte pieces in turn with cp.async and wait for them; when
  * X's first element is not 16-byte aligned (known only at run time),
  * its elements in turn instead.  A swizzled S places every piece with
  * stir_swz. */
-static void put_copy(emitter *e, const ectx *ctx, const stir_mma_match *m,
-	stir_loc loc)
+static void put_copy(emitter *e, const ectx *ctx, const stir_mma_match *m)
 {
 	cg_printer *p = e->out;
 	int64_t total = 1;
@@ -149,7 +147,7 @@ static void put_copy(emitter *e, const ectx *ctx, const stir_mma_match *m,
 		e->buf_used[m->c.buf->index] = true;
 		e->buf_written[m->c.buf->index] = true;
 	}
-	cuda_record(e, ctx, m->c.buf, m->c.index, true, false, loc);
+	cuda_record(e, m->c.buf, m->c.index);
 	cg_indent(p);
 	cg_putf(p, "%s *const stir_cd = ", ct);
 	cuda_put_name(e, m->c.buf->name);
@@ -160,7 +158,7 @@ static void put_copy(emitter *e, const ectx *ctx, const stir_mma_match *m,
 	cg_put(p, ";\n");
 	cg_indent(p);
 	cg_putf(p, "const %s *const stir_cs = ", ct);
-	put_addr(e, ctx, &m->a, false, loc);
+	put_addr(e, ctx, &m->a, false);
 	cg_put(p, ";\n");
 	for (int piece = 1; piece >= 0; piece--) {
 		if (piece)
@@ -303,14 +301,13 @@ static void put_pair_load(emitter *e, const ectx *ctx, const char *frag,
 	cg_line(p, "}");
 }
 
-/* e, ctx, m, what, frag, op, rv, cv, loc: operand op (what: "a" or "b",
+/* e, ctx, m, what, frag, op, rv, cv: operand op (what: "a" or "b",
  * with tile variables rv and cv as its row and column) into fragment
  * frag element by element, each lane its own (a gathered operand; or
  * A under the nest's row guard, whose other rows read as 0). */
 static void put_elem_load(emitter *e, const ectx *ctx,
 	const stir_mma_match *m, const char *what, const char *frag,
-	const stir_mma_operand *op, const stir_var *rv, const stir_var *cv,
-	stir_loc loc)
+	const stir_mma_operand *op, const stir_var *rv, const stir_var *cv)
 {
 	cg_printer *p = e->out;
 	const stir_mma_lanes *ln = stir_intrinsic_lanes(m->in, what[0]);
@@ -318,7 +315,7 @@ static void put_elem_load(emitter *e, const ectx *ctx,
 	const stir_expr *xs[2] = { op->index, g };
 	if (e->buf_used)
 		e->buf_used[op->buf->index] = true;
-	cuda_record(e, ctx, op->buf, op->index, false, false, loc);
+	cuda_record(e, op->buf, op->index);
 	if (ln->pack > 1)
 		cg_line(p, "unsigned short stir_h%s[%d];", what, ln->n);
 	/* tf32's A, stride 1 along K: a lane's elements i and i + 2 are
@@ -391,12 +388,12 @@ static void put_pair_atomic(emitter *e, const ectx *ctx,
 	cg_line(p, "}");
 }
 
-/* e, ctx, m, loc: the store of the accumulator (stir_fr, a reference to
+/* e, ctx, m: the store of the accumulator (stir_fr, a reference to
  * the fragment) into C element by element, assigned, added, or added
  * atomically: under a row guard, the rows it lets through; with C's rows
  * gathered (an atomic add), each element at its row's place. */
 static void put_elem_store(emitter *e, const ectx *ctx,
-	const stir_mma_match *m, stir_loc loc)
+	const stir_mma_match *m)
 {
 	cg_printer *p = e->out;
 	const stir_mma_lanes *ln = stir_intrinsic_lanes(m->in, 'c');
@@ -405,7 +402,7 @@ static void put_elem_store(emitter *e, const ectx *ctx,
 		e->buf_used[m->c.buf->index] = true;
 		e->buf_written[m->c.buf->index] = true;
 	}
-	cuda_record(e, ctx, m->c.buf, m->c.index, true, m->atomic, loc);
+	cuda_record(e, m->c.buf, m->c.index);
 	/* an atomic add into f32: a lane's elements 2i and 2i + 1 are one
 	 * row's neighbouring columns (C's stride 1 is along N), added by one
 	 * float2 atomic on sm_90 where aligned */
@@ -548,7 +545,7 @@ void cuda_mma_load_invariant_a(emitter *e, const stir_stmt *nest,
 	const stir_expr *printed[1] = { m.a.index };
 	put_tile_start(e, &c, &m, 3, printed, 1);
 	e->in_mma = true;
-	put_load(e, &c, &m, "a", "stir_fa_loop", &m.a, m.store->loc);
+	put_load(e, &c, &m, "a", "stir_fa_loop", &m.a);
 	e->in_mma = false;
 	p->indent--;
 	cg_line(p, "}");
@@ -613,7 +610,7 @@ void cuda_emit_mma(emitter *e, const stir_stmt *s, const ectx *ctx)
 		snprintf(acc, sizeof(acc), "stir_fc");
 	}
 	if (m.form == STIR_MMA_FORM_COPY) {
-		put_copy(e, &c, &m, m.store->loc);
+		put_copy(e, &c, &m);
 	} else if (m.form == STIR_MMA_FORM_FILL) {
 		cg_indent(p);
 		cg_putf(p, "%s_fill(", pre);
@@ -626,13 +623,13 @@ void cuda_emit_mma(emitter *e, const stir_stmt *s, const ectx *ctx)
 		cg_putf(p, "const %s_acc &stir_fr = ", pre);
 		put_frag(e, &c, &m);
 		cg_put(p, ";\n");
-		put_elem_store(e, &c, &m, m.store->loc);
+		put_elem_store(e, &c, &m);
 	} else if (m.form == STIR_MMA_FORM_STORE && m.add && !m.atomic) {
 		/* C's tile into a fragment, the accumulator added, back */
 		cg_line(p, "%s_acc stir_fc;", pre);
 		cg_indent(p);
 		cg_putf(p, "%s_load_acc(stir_fc, ", pre);
-		put_addr(e, &c, &m.c, false, m.store->loc);
+		put_addr(e, &c, &m.c, false);
 		cg_putf(p, ", %" PRId64 ");\n", m.c.ld);
 		cg_indent(p);
 		cg_put(p, "for (int stir_i = 0; stir_i < 4; stir_i++)\n");
@@ -644,7 +641,7 @@ void cuda_emit_mma(emitter *e, const stir_stmt *s, const ectx *ctx)
 		p->indent--;
 		cg_indent(p);
 		cg_putf(p, "%s_store_acc(", pre);
-		put_addr(e, &c, &m.c, true, m.store->loc);
+		put_addr(e, &c, &m.c, true);
 		cg_putf(p, ", %" PRId64 ", stir_fc);\n", m.c.ld);
 	} else if (m.form == STIR_MMA_FORM_STORE) {
 		cg_indent(p);
@@ -655,15 +652,14 @@ void cuda_emit_mma(emitter *e, const stir_stmt *s, const ectx *ctx)
 				e->buf_used[m.c.buf->index] = true;
 				e->buf_written[m.c.buf->index] = true;
 			}
-			cuda_record(e, &c, m.c.buf, m.c.index, true, true,
-				m.store->loc);
+			cuda_record(e, m.c.buf, m.c.index);
 			cg_put(p, "&");
 			cuda_put_name(e, m.c.buf->name);
 			cg_put(p, "[");
 			cuda_expr(e, &c, m.c.index, P_TOP);
 			cg_put(p, "]");
 		} else {
-			put_addr(e, &c, &m.c, true, m.store->loc);
+			put_addr(e, &c, &m.c, true);
 		}
 		cg_putf(p, ", %" PRId64 ", ", m.c.ld);
 		put_frag(e, &c, &m);
@@ -678,19 +674,17 @@ void cuda_emit_mma(emitter *e, const stir_stmt *s, const ectx *ctx)
 			cg_line(p, "%s_acc stir_fc;", pre);
 			cg_indent(p);
 			cg_putf(p, "%s_load_acc(stir_fc, ", pre);
-			put_addr(e, &c, &m.c, false, m.store->loc);
+			put_addr(e, &c, &m.c, false);
 			cg_putf(p, ", %" PRId64 ");\n", m.c.ld);
 		}
 		if (m.a.gather || m.guard)
-			put_elem_load(e, &c, &m, "a", "stir_fa", &m.a, m.mv, m.kv,
-				m.store->loc);
+			put_elem_load(e, &c, &m, "a", "stir_fa", &m.a, m.mv, m.kv);
 		else if (!a_loaded)
-			put_load(e, &c, &m, "a", "stir_fa", &m.a, m.store->loc);
+			put_load(e, &c, &m, "a", "stir_fa", &m.a);
 		if (m.b.gather)
-			put_elem_load(e, &c, &m, "b", "stir_fb", &m.b, m.kv, m.nv,
-				m.store->loc);
+			put_elem_load(e, &c, &m, "b", "stir_fb", &m.b, m.kv, m.nv);
 		else
-			put_load(e, &c, &m, "b", "stir_fb", &m.b, m.store->loc);
+			put_load(e, &c, &m, "b", "stir_fb", &m.b);
 		if (m.guard) {
 			/* (a guard needs a fragment: stir_tensorize_match) */
 			cg_indent(p);
@@ -713,7 +707,7 @@ void cuda_emit_mma(emitter *e, const stir_stmt *s, const ectx *ctx)
 		if (!m.frag) {
 			cg_indent(p);
 			cg_putf(p, "%s_store_acc(", pre);
-			put_addr(e, &c, &m.c, true, m.store->loc);
+			put_addr(e, &c, &m.c, true);
 			cg_putf(p, ", %" PRId64 ", stir_fc);\n", m.c.ld);
 		}
 	}

@@ -72,7 +72,7 @@ static void put_store(emitter *e, const ectx *ctx, const stir_buffer *buf,
 		e->buf_used[buf->index] = true;
 		e->buf_written[buf->index] = true;
 	}
-	cuda_record(e, ctx, buf, idx, true, atomic, s->loc);
+	cuda_record(e, buf, idx);
 	cg_indent(p);
 	/* no atomic add of type i8 (cuda_verify_structure) */
 	if (atomic && t == STIR_I64) {

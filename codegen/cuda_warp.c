@@ -67,7 +67,7 @@ void cuda_warp_load(emitter *e, const ectx *ctx, const stir_expr *x)
 	const stir_expr *idx = x->u.load.idx[0];
 	if (e->buf_used)
 		e->buf_used[buf->index] = true;
-	cuda_record(e, ctx, buf, idx, false, false, x->loc);
+	cuda_record(e, buf, idx);
 	int64_t n, lanes = warp_shape(e, ctx, buf, &n);
 	if (!lanes)
 		return;
@@ -98,7 +98,7 @@ void cuda_put_warp_store(emitter *e, const ectx *ctx,
 		e->buf_used[buf->index] = true;
 		e->buf_written[buf->index] = true;
 	}
-	cuda_record(e, ctx, buf, idx, true, false, s->loc);
+	cuda_record(e, buf, idx);
 	/* (an assignment of the fill's element: the verifier checked) */
 	(void)op;
 	cg_indent(e->out);

@@ -387,6 +387,14 @@ static void copy_kernel(collect *c, stir_kernel *k, kernel_lists *out)
 	k->name = name(c, k->name);
 }
 
+/* m: see nodes.h. */
+int stir_module_collect_if_grown(stir_module *m)
+{
+	if (m && m->collected && stir_arena_bytes(&m->arena) == m->collected)
+		return 0;
+	return stir_module_collect(m);
+}
+
 int stir_module_collect(stir_module *m)
 {
 	if (!m)
@@ -439,5 +447,6 @@ int stir_module_collect(stir_module *m)
 	m->n_all = keep;
 	stir_arena_release(&m->arena);
 	m->arena = c.to;
+	m->collected = stir_arena_bytes(&m->arena);
 	return 0;
 }

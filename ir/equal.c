@@ -229,7 +229,7 @@ static bool regions_equal(const stir_eq *eq, int n, const stir_region *a,
 }
 
 /* eq, a, b: two blocks: name, variables with their letters and bindings,
- * regions, body. */
+ * annotations, link to an iteration, regions, body. */
 static bool block_equal(const stir_eq *eq, const stir_stmt *a,
 	const stir_stmt *b)
 {
@@ -237,6 +237,8 @@ static bool block_equal(const stir_eq *eq, const stir_stmt *a,
 	    !str_equal(a->u.block.kinds, b->u.block.kinds) ||
 	    a->u.block.n_vars != b->u.block.n_vars ||
 	    a->u.block.flags != b->u.block.flags ||
+	    !str_equal(a->u.block.iter, b->u.block.iter) ||
+	    a->u.block.init != b->u.block.init ||
 	    a->u.block.n_reads != b->u.block.n_reads ||
 	    a->u.block.n_writes != b->u.block.n_writes)
 		return false;

@@ -31,6 +31,7 @@
 struct stir_module {
 	stir_ctx *ctx;         /* borrowed: receives diagnostics */
 	stir_arena arena;      /* owns the collected nodes of the module */
+	size_t collected;      /* arena's bytes after the last collection */
 	stir_arena decls;      /* owns the parameter, axis and buffer structs */
 	stir_arena names;      /* owns the interned names */
 	const char **name_set; /* heap hash set of the strings in names */
@@ -343,12 +344,13 @@ char *stir_log_ints(int n, const int64_t *ints);
 const char *stir_log_thread(int t);
 
 /* The link between the blocks of an iteration and those of its init nest
- * is in the blocks (iter, init), set by lower_sparse_iter.  The text
- * form carries it in the names only (NAME0, NAME1, .. and NAME_init0,
- * ..; docs/ir.md): k: set the links of a kernel read from text, where a
- * block P_initN (N digits) is in the init nest of iteration P, and a
- * block P followed by digits (the fewest for which such an init exists)
- * in its body.  0, or -1 when memory ran out (reported). */
+ * is in the blocks (iter, init), set by lower_sparse_iter; the text form
+ * writes it ("iter P", "init P"; docs/ir.md).  k: set the links of a
+ * kernel read from a text that writes none (printed before the syntax
+ * existed) from the names: a block P_initN (N digits) is in the init nest
+ * of iteration P, and a block P followed by digits (the fewest for which
+ * such an init exists) in its body.  0, or -1 when memory ran out
+ * (reported). */
 int stir_kernel_link_inits(stir_kernel *k);
 /* init, blk: whether block "init" is in the init nest of the iteration
  * that block "blk" belongs to. */
@@ -364,6 +366,10 @@ const char *stir_module_intern(stir_module *m, const char *s);
  * as before, only nothing was reclaimed (no diagnostic: the caller's work
  * did not fail). */
 int stir_module_collect(stir_module *m);
+/* m: stir_module_collect unless nothing was allocated in its node arena
+ * since the last collection (a pass made of primitives, which collect
+ * themselves).  0 or -1 as stir_module_collect. */
+int stir_module_collect_if_grown(stir_module *m);
 /* m: the bytes its three arenas have handed out (their live size; a
  * test's measure). */
 size_t stir_module_arena_bytes(const stir_module *m);

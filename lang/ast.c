@@ -514,11 +514,23 @@ unsigned lang_vec_flag_block(lang_parser *p, stir_loc loc, unsigned flag)
 	return 0;
 }
 
-/* p, loc (of "block"), name, vars, flags, reads, writes (NULL when
+/* p, iter, init: see ast.h. */
+lang_block_link *lang_block_link_new(lang_parser *p, lang_name *iter,
+	bool init)
+{
+	lang_block_link *l = iter ? node_alloc(p, sizeof(*l)) : NULL;
+	if (l) {
+		l->iter = *iter;
+		l->init = init;
+	}
+	return l;
+}
+
+/* p, loc (of "block"), name, vars, flags, link, reads, writes (NULL when
  * absent), body: a block of stage II or III. */
 lang_stmt *lang_stmt_block(lang_parser *p, stir_loc loc, lang_name *name,
-	lang_list *vars, unsigned flags, lang_list *reads, lang_list *writes,
-	lang_list *body)
+	lang_list *vars, unsigned flags, lang_block_link *link,
+	lang_list *reads, lang_list *writes, lang_list *body)
 {
 	lang_stmt *s = stmt_new(p, LANG_STMT_BLOCK, loc);
 	if (!s)
@@ -530,6 +542,8 @@ lang_stmt *lang_stmt_block(lang_parser *p, stir_loc loc, lang_name *name,
 	s->u.block.writes = writes ? writes : lang_list_new(p);
 	s->u.block.body = body ? body : lang_list_new(p);
 	s->u.block.flags = flags;
+	if (link)
+		s->u.block.link = *link;
 	return s;
 }
 

@@ -138,6 +138,13 @@ typedef struct lang_vec {
 	stir_loc loc;          /* of the access */
 } lang_vec;
 
+/* A block's link to the sparse iteration it was lowered from: "iter P"
+ * (in the main nest of iteration P) or "init P" (in its init nest). */
+typedef struct lang_block_link {
+	lang_name iter;        /* name NULL: no link written */
+	bool init;
+} lang_block_link;
+
 /* One variable of a block: "name: KIND = binding". */
 typedef struct lang_block_var {
 	lang_name name;
@@ -212,6 +219,8 @@ struct lang_stmt {
 			lang_list *writes; /* lang_region * */
 			lang_list *body;   /* lang_stmt * */
 			unsigned flags;    /* STIR_BLOCK_* written after the variables */
+			lang_block_link link; /* "iter P" or "init P"; iter.name
+			                         NULL when absent */
 		} block;
 	} u;
 };
@@ -385,9 +394,12 @@ lang_vec *lang_vec_new(lang_parser *p, stir_loc loc, lang_expr *access,
  * error. */
 unsigned lang_vec_flag(lang_parser *p, lang_name *word);
 unsigned lang_vec_flag_block(lang_parser *p, stir_loc loc, unsigned flag);
+/* p, iter, init: the link "iter ITER" (init false) or "init ITER". */
+lang_block_link *lang_block_link_new(lang_parser *p, lang_name *iter,
+	bool init);
 lang_stmt *lang_stmt_block(lang_parser *p, stir_loc loc, lang_name *name,
-	lang_list *vars, unsigned flags, lang_list *reads, lang_list *writes,
-	lang_list *body);
+	lang_list *vars, unsigned flags, lang_block_link *link,
+	lang_list *reads, lang_list *writes, lang_list *body);
 lang_block_var *lang_block_var_new(lang_parser *p, lang_name *name,
 	lang_name *kind, lang_expr *binding);
 lang_region *lang_region_new(lang_parser *p, lang_name *buf, lang_list *dims);

@@ -512,6 +512,7 @@ static void build_kernel(builder *b, const lang_kernel *lk)
 		return;
 	b->k->loc = lk->name.loc;
 	b->k->stage = lk->stage;
+	b->linked = false;
 	bind_kernel_names(b, lk);
 	if (b->oom)
 		return;
@@ -530,8 +531,10 @@ static void build_kernel(builder *b, const lang_kernel *lk)
 	}
 	build_list(b, lk->stmts, NULL, TO_KERNEL);
 	build_unbind_to(b, 0);
-	/* the text carries the link of blocks and init nests in names */
-	if (b->k->stage != STIR_STAGE_1 && stir_kernel_link_inits(b->k) < 0)
+	/* a text that writes no link ("iter P", "init P") carries it in the
+	 * blocks' names, as the printer wrote it before it wrote links */
+	if (b->k->stage != STIR_STAGE_1 && !b->linked &&
+	    stir_kernel_link_inits(b->k) < 0)
 		b->oom = true;
 }
 

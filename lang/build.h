@@ -63,6 +63,8 @@ typedef struct builder {
 	stir_axis *placeholder; /* module arena: stands in for a later parent */
 	int n_errors;          /* errors the builder reported */
 	bool oom;              /* a builder allocation failed */
+	bool linked;           /* a block of the kernel being built wrote
+	                          its iteration ("iter P", "init P") */
 } builder;
 
 /* Where a built statement goes. */

@@ -530,8 +530,8 @@ static bool build_block_vars(builder *b, const lang_stmt *ls, stir_var **vars,
 	return ok;
 }
 
-/* b, ls: block NAME(v: S = e, ..) reads(..) writes(..) { body }; the
- * variables hold in the regions and the body. */
+/* b, ls: block NAME(v: S = e, ..) [iter P | init P] reads(..) writes(..)
+ * { body }; the variables hold in the regions and the body. */
 static stir_stmt *build_block(builder *b, const lang_stmt *ls)
 {
 	int n = ls->u.block.vars->v.n;
@@ -546,6 +546,13 @@ static stir_stmt *build_block(builder *b, const lang_stmt *ls)
 			kinds);
 	if (s)
 		s->u.block.flags = ls->u.block.flags;
+	if (s && ls->u.block.link.iter.name) {
+		s->u.block.iter = stir_ctx_intern(b->ctx,
+			ls->u.block.link.iter.name);
+		s->u.block.init = ls->u.block.link.init;
+		b->oom |= !s->u.block.iter;
+		b->linked = true;
+	}
 	stmt_located(s, ls->loc);
 	int mark = b->n_binds;
 	for (int i = 0; vars && i < n; i++)

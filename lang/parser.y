@@ -71,6 +71,7 @@ static void lang_yyerror(stir_loc *loc, lang_parser *p, const char *msg);
 	lang_loop loop;
 	lang_binding *binding;
 	lang_block_var *block_var;
+	lang_block_link *block_link;
 	lang_region *region;
 	lang_vec *vec;
 	lang_range *range;
@@ -126,6 +127,7 @@ static void lang_yyerror(stir_loc *loc, lang_parser *p, const char *msg);
 %type <scope> scope_opt
 %type <loop> loop_opt
 %type <block_var> block_var
+%type <block_link> block_link_opt
 %type <region> region
 %type <range> range
 %type <param> param
@@ -324,14 +326,21 @@ vec_flag:
 	;
 
 block_stmt:
-	  "block" name '(' block_vars_opt ')' block_flags reads_opt writes_opt braced
-		{ $$ = lang_stmt_block(p, @1, $2, $4, $6, $7, $8, $9); }
+	  "block" name '(' block_vars_opt ')' block_flags block_link_opt reads_opt
+	  writes_opt braced
+		{ $$ = lang_stmt_block(p, @1, $2, $4, $6, $7, $8, $9, $10); }
 	| "block" error braced  { lang_recovered(p); $$ = NULL; }
 	;
 
 block_flags:
 	  %empty                { $$ = 0; }
 	| block_flags BLOCK_FLAG { $$ = $1 | $2; }
+	;
+
+block_link_opt:
+	  %empty                { $$ = NULL; }
+	| "iter" name           { $$ = lang_block_link_new(p, $2, false); }
+	| "init" name           { $$ = lang_block_link_new(p, $2, true); }
 	;
 
 block_vars_opt:

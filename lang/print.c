@@ -484,8 +484,10 @@ static void put_regions(printer *pr, const char *word, int n,
 	put(pr, ")");
 }
 
-/* pr, s: block NAME(v: S = e, ..) reads(..) writes(..) { body }; a
- * variable without a letter (only the API makes one) gets '?'. */
+/* pr, s: block NAME(v: S = e, ..) [iter P | init P] reads(..) writes(..)
+ * { body }, with the link to its iteration P written out (the reader
+ * also accepts a text without, linking by names); a variable without a
+ * letter (only the API makes one) gets '?'. */
 static void put_block(printer *pr, const stir_stmt *s)
 {
 	int n_letters = (int)strlen(s->u.block.kinds);
@@ -507,6 +509,10 @@ static void put_block(printer *pr, const stir_stmt *s)
 			put(pr, " ");
 			put(pr, stir_block_flag_name(f));
 		}
+	}
+	if (s->u.block.iter) {
+		put(pr, s->u.block.init ? " init " : " iter ");
+		put_name(pr, s->u.block.iter);
 	}
 	put_regions(pr, "reads", s->u.block.n_reads, s->u.block.reads);
 	put_regions(pr, "writes", s->u.block.n_writes, s->u.block.writes);

@@ -172,6 +172,10 @@ int stir_pipeline_run(const stir_pipeline *p, stir_kernel *k)
 				return -1;
 			if (!(pp->flags & STIR_PASS_VERIFIES) && stir_kernel_verify(k) < 0)
 				return -1;
+			/* what the pass left behind goes, so that a module holds
+			 * memory in proportion to its program between passes
+			 * (docs/ir.md, "Memory"); the pass holds nothing across */
+			(void)stir_module_collect_if_grown(k->module);
 		}
 		if (pp->print && print_after(p, pp, k) < 0)
 			return -1;

@@ -150,6 +150,36 @@ START_TEST(test_hybrid_schedule)
 }
 END_TEST
 
+/* The GPU pipeline (stir_schedule_prepare_for_gpu, as stirc cuda runs
+ * it: the schedule's steps, the lowerings, the default schedule and the
+ * stage III rewrites) collects between its passes: csrmm through
+ * examples/csrmm_hyb.yaml, and csrmm unscheduled, hold at stage III at
+ * most a sixteenth more than their text read back (without the
+ * collections, 11% and 37% more: 253,584 bytes for 227,744 read back,
+ * 22,624 for 16,544). */
+START_TEST(test_gpu_pipeline)
+{
+	for (int scheduled = 0; scheduled < 2; scheduled++) {
+		loaded l = sched_load("examples/csrmm.stir", NULL);
+		stir_schedule *s = NULL;
+		if (scheduled) {
+			s = stir_schedule_read_from_file(l.ctx,
+				test_path("examples/csrmm_hyb.yaml"));
+			ck_assert_ptr_nonnull(s);
+			SCHED_OK(l, stir_schedule_prepare_for_gpu(s, l.k));
+		} else {
+			SCHED_OK(l, stir_kernel_prepare_for_gpu(l.k));
+		}
+		size_t held = stir_module_arena_bytes(l.m);
+		size_t text = reread_bytes(l.m);
+		ck_assert_msg(held <= text + text / 16, "the prepared module "
+			"holds %zu bytes, its text read back %zu", held, text);
+		stir_schedule_free(s);
+		sched_unload(&l);
+	}
+}
+END_TEST
+
 /* A schedule file of 1000 steps (reorders there and back) holds what one
  * of 8 steps does. */
 START_TEST(test_long_schedule_file)
@@ -250,6 +280,7 @@ int main(void)
 	tcase_add_test(tc, test_refused_bounded);
 	tcase_add_test(tc, test_passes_bounded);
 	tcase_add_test(tc, test_hybrid_schedule);
+	tcase_add_test(tc, test_gpu_pipeline);
 	tcase_add_test(tc, test_long_schedule_file);
 	tcase_add_test(tc, test_lowered_examples);
 	tcase_add_test(tc, test_intern);

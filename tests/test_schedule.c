@@ -164,7 +164,7 @@ START_TEST(test_split_text)
 		"  buffer x_data: f32[n] = x;\n"
 		"  buffer y_data: f32[m] = y;\n"
 		"  for i in [0, m) {\n"
-		"    block ellmv_init0(vi: S = i) writes(y_data[vi]) {\n"
+		"    block ellmv_init0(vi: S = i) init ellmv writes(y_data[vi]) {\n"
 		"      y_data[vi] = 0.0;\n"
 		"    }\n"
 		"  }\n"
@@ -172,7 +172,7 @@ START_TEST(test_split_text)
 		"    for i_1 in [0, 32) {\n"
 		"      for j in [0, c) {\n"
 		"        if (i_0 * 32 + i_1 < m) {\n"
-		"          block ellmv0(vi: S = i_0 * 32 + i_1, vj: R = j) "
+		"          block ellmv0(vi: S = i_0 * 32 + i_1, vj: R = j) iter ellmv "
 		"reads(A_data[vi * c + vj], J_indices[vi * c + vj], "
 		"x_data[J_indices[vi * c + vj]], y_data[vi]) writes(y_data[vi]) {\n"
 		"            y_data[vi] += A_data[vi * c + vj] * "
@@ -230,14 +230,14 @@ START_TEST(test_split_guard_each)
 	ck_assert_ptr_nonnull(strstr(s,
 		"    for i_1 in [0, 32) {\n"
 		"      if (i_0 * 32 + i_1 < m) {\n"
-		"        block ellmv_init0(vi: S = i_0 * 32 + i_1) "
+		"        block ellmv_init0(vi: S = i_0 * 32 + i_1) init ellmv "
 		"writes(y_data[vi]) {\n"
 		"          y_data[vi] = 0.0;\n"
 		"        }\n"
 		"      }\n"
 		"      for j in [0, c) {\n"
 		"        if (i_0 * 32 + i_1 < m) {\n"
-		"          block ellmv0(vi: S = i_0 * 32 + i_1, vj: R = j) "));
+		"          block ellmv0(vi: S = i_0 * 32 + i_1, vj: R = j) iter ellmv "));
 	free(s);
 	sched_unload(&l);
 
@@ -340,7 +340,7 @@ START_TEST(test_fuse_text)
 	char *s = stir_kernel_to_str(l.k);
 	ck_assert_ptr_nonnull(strstr(s,
 		"  for i_j in [0, m * c) {\n"
-		"    block ellmv0(vi: S = i_j / c, vj: R = i_j % c) "));
+		"    block ellmv0(vi: S = i_j / c, vj: R = i_j % c) iter ellmv "));
 	free(s);
 	sched_unload(&l);
 }
@@ -602,7 +602,7 @@ START_TEST(test_reduction_text)
 	char *s = stir_kernel_to_str(l.k);
 	/* the let went into the store, and lowering folded the row away */
 	ck_assert_ptr_nonnull(strstr(s,
-		"      block sddmm0(vij: S = ij, vk: R = k) cross_thread "));
+		"      block sddmm0(vij: S = ij, vk: R = k) cross_thread iter sddmm "));
 	ck_assert_ptr_nonnull(strstr(s,
 		"        S_data[vij] += X_data[(upper_bound(J_indptr, 0, m + 1, vij) "
 		"- 1) * feat + vk] * Y_data[J_indices[vij] * feat + vk];\n"
@@ -614,8 +614,8 @@ START_TEST(test_reduction_text)
 	sched_lower(&l, 2);
 	SCHED_OK(l, stir_set_atomic(l.k, "rgms0"));
 	s = stir_kernel_to_str(l.k);
-	ck_assert_ptr_nonnull(strstr(s, "block rgms0(vrr: R = rr) atomic "));
-	ck_assert_ptr_nonnull(strstr(s, "block rgms1(vi: S = i) atomic "));
+	ck_assert_ptr_nonnull(strstr(s, "block rgms0(vrr: R = rr) atomic iter rgms "));
+	ck_assert_ptr_nonnull(strstr(s, "block rgms1(vi: S = i) atomic iter rgms "));
 	ck_assert_ptr_nonnull(strstr(s, "vfi: R = fi) atomic "));
 	free(s);
 	sched_unload(&l);
@@ -715,7 +715,7 @@ START_TEST(test_rfactor_text)
 		"  buffer y_data: f32[m] = y;\n"
 		"  buffer y_data_rf: f32[2] local;\n"
 		"  for i in [0, m) {\n"
-		"    block ellmv_init0(vi: S = i) writes(y_data[vi]) {\n"
+		"    block ellmv_init0(vi: S = i) init ellmv writes(y_data[vi]) {\n"
 		"      y_data[vi] = 0.0;\n"
 		"    }\n"
 		"  }\n"
@@ -739,7 +739,7 @@ START_TEST(test_rfactor_text)
 		"      }\n"
 		"    }\n"
 		"    for j_0 in [0, 2) {\n"
-		"      block ellmv0(vi: S = i, vj_0: R = j_0) reads(y_data_rf[vj_0], "
+		"      block ellmv0(vi: S = i, vj_0: R = j_0) iter ellmv reads(y_data_rf[vj_0], "
 		"y_data[vi]) writes(y_data[vi]) {\n"
 		"        y_data[vi] += y_data_rf[vj_0];\n"
 		"      }\n"
@@ -1009,11 +1009,16 @@ START_TEST(test_init_link)
 	SCHED_REFUSED(l, stir_decompose_reduction(l.k, "s10", "k"),
 		"decompose_reduction: iteration 's1' of block 's10' has no init "
 		"block 's1_init0'");
-	/* the text form carries the link in the names only (docs/ir.md):
-	 * read back, s0 finds its init as before */
+	/* the text form writes the link ("iter s1"; docs/ir.md): read
+	 * back, s10 is still s1's, not s's as its name suggests, and s0
+	 * finds its init as before */
 	char *text = stir_module_to_str(l.m);
+	ck_assert_ptr_nonnull(strstr(text, "block s10(vi: S = i, vk: R = k) iter s1 "));
 	loaded r = sched_load("t.stir", text);
 	free(text);
+	SCHED_REFUSED(r, stir_decompose_reduction(r.k, "s10", "k"),
+		"decompose_reduction: iteration 's1' of block 's10' has no init "
+		"block 's1_init0'");
 	SCHED_OK(r, stir_decompose_reduction(r.k, "s0", "k"));
 	SCHED_OK(l, stir_decompose_reduction(l.k, "s0", "k"));
 	char *a = stir_kernel_to_str(l.k), *b = stir_kernel_to_str(r.k);

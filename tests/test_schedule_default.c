@@ -139,7 +139,7 @@ START_TEST(test_default_text)
 		"  for rr_0 in [0, (r + 255) / 256) bind(blockIdx.x) {\n"
 		"    for rr_1 in [0, 256) bind(threadIdx.x) {\n"
 		"      if (rr_0 * 256 + rr_1 < r) {\n"
-		"        block rgms0(vrr: R = rr_0 * 256 + rr_1) atomic "));
+		"        block rgms0(vrr: R = rr_0 * 256 + rr_1) atomic iter rgms "));
 	free(s);
 	sched_unload(&l);
 
@@ -404,7 +404,7 @@ START_TEST(test_gpu_text)
 		"    for i_1 in [0, 256) bind(threadIdx.x) {\n"
 		"      for k in [0, feat) {\n"
 		"        if (i_0 * 256 + i_1 < m) {\n"
-		"          block csrmm_init0(vi: S = i_0 * 256 + i_1, vk: S = k) "
+		"          block csrmm_init0(vi: S = i_0 * 256 + i_1, vk: S = k) init csrmm "
 		"writes(C_data[vi * feat + vk]) {\n"
 		"            C_data[vi * feat + vk] = 0.0;\n"
 		"          }\n"
@@ -415,7 +415,7 @@ START_TEST(test_gpu_text)
 		"  for i_0 in [0, (m + 7) / 8) bind(blockIdx.x) {\n"
 		"    for i_1 in [0, 8) bind(threadIdx.y) {\n"
 		"      if (i_0 * 8 + i_1 < m) {\n"
-		"        block csrmm0(vi: S = i_0 * 8 + i_1) reads(J_indptr[vi:vi + 2], "
+		"        block csrmm0(vi: S = i_0 * 8 + i_1) iter csrmm reads(J_indptr[vi:vi + 2], "
 		"A_data[:], J_indices[:], B_data[:], C_data_local[0], C_data[:]) "
 		"writes(C_data_local[0], C_data[:]) {\n"
 		"          for k in [0, feat) bind(threadIdx.x) {\n"
@@ -424,7 +424,7 @@ START_TEST(test_gpu_text)
 		"              C_data_local[0] = 0.0;\n"
 		"            }\n"
 		"            for j in [0, J_indptr[vi + 1] - J_indptr[vi]) {\n"
-		"              block csrmm1(vj: R = j, vk: S = k) reads(J_indptr[vi], "
+		"              block csrmm1(vj: R = j, vk: S = k) iter csrmm reads(J_indptr[vi], "
 		"A_data[J_indptr[vi] + vj], J_indices[J_indptr[vi] + vj], "
 		"B_data[J_indices[J_indptr[vi] + vj] * feat + vk], C_data_local[0]) "
 		"writes(C_data_local[0]) {\n"

@@ -127,11 +127,11 @@ START_TEST(test_compute_at_text)
 	ck_assert_ptr_nonnull(strstr(s,
 		"  for i in [0, m) {\n"
 		"    for k in [0, feat) {\n"
-		"      block csrmm_init0(vi: S = i, vk: S = k) writes(C[vi, vk]) {\n"
+		"      block csrmm_init0(vi: S = i, vk: S = k) init csrmm writes(C[vi, vk]) {\n"
 		"        C[vi, vk] = 0.0;\n"
 		"      }\n"
 		"    }\n"
-		"    block csrmm0(vi: S = i) "));
+		"    block csrmm0(vi: S = i) iter csrmm "));
 	free(s);
 	sched_unload(&l);
 }
@@ -246,13 +246,13 @@ START_TEST(test_decompose_text)
 		"  buffer A_data: f32[nnz] = A;\n"
 		"  buffer B_data: f32[m] = B;\n"
 		"  for i in [0, m) {\n"
-		"    block seg0(vi: S = i) reads(J_indptr[vi:vi + 2], A_data[:], "
+		"    block seg0(vi: S = i) iter seg reads(J_indptr[vi:vi + 2], A_data[:], "
 		"B_data[vi]) writes(B_data[:]) {\n"
-		"      block seg_init0(vi1: S = vi) writes(B_data[vi1]) {\n"
+		"      block seg_init0(vi1: S = vi) init seg writes(B_data[vi1]) {\n"
 		"        B_data[vi1] = 0.0;\n"
 		"      }\n"
 		"      for j in [0, J_indptr[vi + 1] - J_indptr[vi]) {\n"
-		"        block seg1(vj: R = j) reads(J_indptr[vi], "
+		"        block seg1(vj: R = j) iter seg reads(J_indptr[vi], "
 		"A_data[J_indptr[vi] + vj], B_data[vi]) writes(B_data[vi]) {\n"
 		"          B_data[vi] += A_data[J_indptr[vi] + vj];\n"
 		"        }\n"
@@ -387,7 +387,7 @@ START_TEST(test_cache_text)
 		"  buffer y_data: f32[m] = y;\n"
 		"  buffer y_data_local: f32[1] local;\n"
 		"  for i in [0, m) {\n"
-		"    block ellmv_init0(vi: S = i) writes(y_data[vi]) {\n"
+		"    block ellmv_init0(vi: S = i) init ellmv writes(y_data[vi]) {\n"
 		"      y_data[vi] = 0.0;\n"
 		"    }\n"
 		"  }\n"
@@ -396,7 +396,7 @@ START_TEST(test_cache_text)
 		"      y_data_local[0] = 0.0;\n"
 		"    }\n"
 		"    for j in [0, c) {\n"
-		"      block ellmv0(vi: S = i, vj: R = j) reads(A_data[vi * c + vj], "
+		"      block ellmv0(vi: S = i, vj: R = j) iter ellmv reads(A_data[vi * c + vj], "
 		"J_indices[vi * c + vj], x_data[J_indices[vi * c + vj]], "
 		"y_data_local[0]) writes(y_data_local[0]) {\n"
 		"        y_data_local[0] += A_data[vi * c + vj] * "
@@ -881,7 +881,7 @@ START_TEST(test_over_init_text)
 		"      y_data_local[0] = 0.0;\n"
 		"    }\n"
 		"    for j in [0, c) {\n"
-		"      block ellmv0(vi: S = i, vj: R = j) reads(A_data[vi * c + vj], "
+		"      block ellmv0(vi: S = i, vj: R = j) iter ellmv reads(A_data[vi * c + vj], "
 		"J_indices[vi * c + vj], x_data[J_indices[vi * c + vj]], "
 		"y_data_local[0]) writes(y_data_local[0]) {\n"
 		"        y_data_local[0] += A_data[vi * c + vj] * "
@@ -976,14 +976,14 @@ END_TEST
 	"  tensor x: f32[Jd];\n" \
 	"  tensor y: f32[I];\n" \
 	"  for i in [0, m) {\n" \
-	"    block ellmv_init0(vi: S = i) writes(y[vi]) {\n" \
+	"    block ellmv_init0(vi: S = i) init ellmv writes(y[vi]) {\n" \
 	"      y[vi] = 0.0;\n" \
 	"    }\n" \
 	"  }\n" \
 	"  for i in [0, " LOOP ") {\n" \
 	"    if (" COND ") {\n" \
 	"      for j in [0, c) {\n" \
-	"        block ellmv0(vi: S = i, vj: R = j) reads(A[vi, vj], " \
+	"        block ellmv0(vi: S = i, vj: R = j) iter ellmv reads(A[vi, vj], " \
 	"J_indices[vi * c + vj], x[J_indices[vi * c + vj]], y[vi]) " \
 	"writes(y[vi]) {\n" \
 	"          y[vi] += A[vi, vj] * x[J_indices[vi * c + vj]];\n" \

@@ -550,6 +550,21 @@ END_TEST
 
 START_TEST(test_error_statements)
 {
+	/* a block's link names its iteration */
+	check_errors(
+		"kernel k(m: i32) stage 2 {\n"
+		"  axis I = dense_fixed(m);\n"
+		"  tensor Y: f32[I];\n"
+		"  for i in [0, m) {\n"
+		"    block b(vi: S = i) iter writes(Y[vi]) {\n"
+		"      Y[vi] = 0.0;\n"
+		"    }\n"
+		"    block c(vi: S = i) init { }\n"
+		"  }\n"
+		"}\n",
+		"5:29: error: syntax error, unexpected writes, expecting "
+		"identifier\n"
+		"8:29: error: syntax error, unexpected '{', expecting identifier\n");
 	check_errors(
 		"kernel k(n: i32) stage 3 {\n"
 		"  buffer X: f32[n] = X.values;\n"
@@ -646,6 +661,135 @@ START_TEST(test_locations)
 }
 END_TEST
 
+/* ---- the link of a block to its iteration ---- */
+
+/* A stage II text that writes its blocks' links (docs/ir.md): names that
+ * say nothing of them, an iteration whose name is a stage word (written
+ * escaped), a block named like an init ("t_init0") that is not one, and
+ * a block with no link. */
+static const char link_text[] =
+	"kernel k(m: i32) stage 2 {\n"
+	"  axis I = dense_fixed(m);\n"
+	"  tensor Y: f32[I];\n"
+	"  tensor Z: f32[I];\n"
+	"  for i in [0, m) {\n"
+	"    block zero(vi: S = i) init rows writes(Y[vi]) {\n"
+	"      Y[vi] = 0.0;\n"
+	"    }\n"
+	"  }\n"
+	"  for i in [0, m) {\n"
+	"    block add(vi: S = i) iter rows reads(Y[vi]) writes(Y[vi]) {\n"
+	"      Y[vi] += 1.0;\n"
+	"    }\n"
+	"    block t_init0(vi: S = i) iter `for` writes(Z[vi]) {\n"
+	"      Z[vi] = 0.0;\n"
+	"    }\n"
+	"    block t0(vi: S = i) writes(Z[vi]) {\n"
+	"      Z[vi] += 1.0;\n"
+	"    }\n"
+	"  }\n"
+	"}\n";
+
+/* k, i, j: block j of the body of the i-th statement of k (a loop). */
+static const stir_stmt *loop_block(const stir_kernel *k, int i, int j)
+{
+	const stir_stmt *loop = stir_stmt_at(&k->body, i);
+	ck_assert_int_eq(loop->kind, STIR_STMT_FOR);
+	const stir_stmt *b = stir_stmt_at(&loop->u.for_.body, j);
+	ck_assert_int_eq(b->kind, STIR_STMT_BLOCK);
+	return b;
+}
+
+/* b, name, iter, init: block b is "name", linked to iteration iter (NULL:
+ * to none), in its init nest when init. */
+static void check_link(const stir_stmt *b, const char *name,
+	const char *iter, bool init)
+{
+	ck_assert_str_eq(b->u.block.name, name);
+	if (iter)
+		ck_assert_str_eq(b->u.block.iter, iter);
+	else
+		ck_assert_ptr_null(b->u.block.iter);
+	ck_assert_int_eq(b->u.block.init, init);
+}
+
+START_TEST(test_block_link)
+{
+	stir_ctx *ctx;
+	stir_module *m = read_ok(&ctx, link_text);
+	const stir_kernel *k = stir_module_get_kernel(m, 0);
+	/* the links are those written, whatever the names say */
+	check_link(loop_block(k, 0, 0), "zero", "rows", true);
+	check_link(loop_block(k, 1, 0), "add", "rows", false);
+	check_link(loop_block(k, 1, 1), "t_init0", "for", false);
+	check_link(loop_block(k, 1, 2), "t0", NULL, false);
+	char *s = stir_module_to_str(m);
+	ck_assert_str_eq(s, link_text);
+	free(s);
+	/* print, read, print: identical, the links kept (module equality
+	 * compares them) */
+	test_check_round_trip(m);
+	stir_ctx *ctx2;
+	stir_module *m2 = read_ok(&ctx2, link_text);
+	ck_assert(stir_module_is_equal(m, m2));
+	stir_kernel *k2 = stir_module_get_kernel(m2, 0);
+	stir_stmt *zero = stir_stmt_at(&stir_stmt_at(&k2->body, 0)->u.for_.body,
+		0);
+	zero->u.block.init = false;
+	ck_assert(!stir_module_is_equal(m, m2));
+	zero->u.block.init = true;
+	zero->u.block.iter = "add";
+	ck_assert(!stir_module_is_equal(m, m2));
+	stir_module_free(m2);
+	stir_ctx_free(ctx2);
+	stir_module_free(m);
+	stir_ctx_free(ctx);
+}
+END_TEST
+
+/* A text without links (as printed before they were written) links its
+ * blocks by their names: P_initN to the init nest of iteration P, P
+ * followed by digits to P; printed again, it writes the links. */
+START_TEST(test_block_link_by_names)
+{
+	static const char text[] =
+		"kernel k(m: i32) stage 2 {\n"
+		"  axis I = dense_fixed(m);\n"
+		"  tensor Y: f32[I];\n"
+		"  for i in [0, m) {\n"
+		"    block sum_init0(vi: S = i) writes(Y[vi]) {\n"
+		"      Y[vi] = 0.0;\n"
+		"    }\n"
+		"  }\n"
+		"  for i in [0, m) {\n"
+		"    block sum0(vi: S = i) reads(Y[vi]) writes(Y[vi]) {\n"
+		"      Y[vi] += 1.0;\n"
+		"    }\n"
+		"    block other(vi: S = i) writes(Y[vi]) {\n"
+		"      Y[vi] += 2.0;\n"
+		"    }\n"
+		"  }\n"
+		"}\n";
+	stir_ctx *ctx;
+	stir_module *m = read_ok(&ctx, text);
+	const stir_kernel *k = stir_module_get_kernel(m, 0);
+	check_link(loop_block(k, 0, 0), "sum_init0", "sum", true);
+	check_link(loop_block(k, 1, 0), "sum0", "sum", false);
+	check_link(loop_block(k, 1, 1), "other", NULL, false);
+	char *s = stir_module_to_str(m);
+	ck_assert_ptr_nonnull(strstr(s,
+		"    block sum_init0(vi: S = i) init sum writes(Y[vi]) {\n"));
+	ck_assert_ptr_nonnull(strstr(s,
+		"    block sum0(vi: S = i) iter sum reads(Y[vi]) writes(Y[vi]) {\n"));
+	ck_assert_ptr_nonnull(strstr(s,
+		"    block other(vi: S = i) writes(Y[vi]) {\n"));
+	free(s);
+	test_check_round_trip(m);
+	stir_module_free(m);
+	stir_ctx_free(ctx);
+}
+END_TEST
+
 /* ---- modules built through the API ---- */
 
 /* A stage III kernel built with the internal constructors prints as the
@@ -720,6 +864,8 @@ int main(void)
 	tcase_add_test(tc, test_print_canonical);
 	tcase_add_test(tc, test_equal);
 	tcase_add_test(tc, test_print_api_module);
+	tcase_add_test(tc, test_block_link);
+	tcase_add_test(tc, test_block_link_by_names);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("errors");
 	tcase_add_test(tc, test_error_stage_header);

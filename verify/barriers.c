@@ -25,24 +25,24 @@
 const char cuda_ctx_single[] = "single";
 const char cuda_ctx_all[] = "all";
 
-/* e: memory ran out (reported once). */
-static void no_memory(gpu_walk *e)
+/* walk: memory ran out (reported once). */
+static void no_memory(gpu_walk *walk)
 {
-	if (!e->failed)
-		stir_error_oom(e->ctx);
-	e->failed = true;
+	if (!walk->failed)
+		stir_error_oom(walk->ctx);
+	walk->failed = true;
 }
 
 /* ---- accesses and summaries ------------------------------------------- */
 
-/* e, v, a: append a copy of a to v. */
-static void acc_push(gpu_walk *e, acc_vec *v, const cg_access *a)
+/* walk, v, a: append a copy of a to v. */
+static void acc_push(gpu_walk *walk, acc_vec *v, const cg_access *a)
 {
 	if (v->n == v->cap) {
 		int cap = v->cap ? 2 * v->cap : 8;
 		cg_access *n = realloc(v->v, (size_t)cap * sizeof(*n));
 		if (!n) {
-			no_memory(e);
+			no_memory(walk);
 			return;
 		}
 		v->v = n;
@@ -65,10 +65,10 @@ acc_vec *cuda_summary_pending(summary *s)
 	return s->barrier ? &s->last : &s->first;
 }
 
-/* e, s, a: add an access at the end of s. */
-static void summary_add(gpu_walk *e, summary *s, const cg_access *a)
+/* walk, s, a: add an access at the end of s. */
+static void summary_add(gpu_walk *walk, summary *s, const cg_access *a)
 {
-	acc_push(e, cuda_summary_pending(s), a);
+	acc_push(walk, cuda_summary_pending(s), a);
 }
 
 /* s: see verify/gpu.h. */
@@ -78,25 +78,25 @@ void cuda_summary_barrier(summary *s)
 	s->last.n = 0;
 }
 
-/* e, p, c: see verify/gpu.h. */
-void cuda_summary_append(gpu_walk *e, summary *p, const summary *c)
+/* walk, p, c: see verify/gpu.h. */
+void cuda_summary_append(gpu_walk *walk, summary *p, const summary *c)
 {
 	for (int i = 0; i < c->first.n; i++)
-		summary_add(e, p, &c->first.v[i]);
+		summary_add(walk, p, &c->first.v[i]);
 	if (!c->barrier)
 		return;
 	cuda_summary_barrier(p);
 	for (int i = 0; i < c->last.n; i++)
-		summary_add(e, p, &c->last.v[i]);
+		summary_add(walk, p, &c->last.v[i]);
 }
 
-/* e, p, c: see verify/gpu.h. */
-void cuda_summary_append_maybe(gpu_walk *e, summary *p, const summary *c)
+/* walk, p, c: see verify/gpu.h. */
+void cuda_summary_append_maybe(gpu_walk *walk, summary *p, const summary *c)
 {
 	for (int i = 0; i < c->first.n; i++)
-		summary_add(e, p, &c->first.v[i]);
+		summary_add(walk, p, &c->first.v[i]);
 	for (int i = 0; c->barrier && i < c->last.n; i++)
-		summary_add(e, p, &c->last.v[i]);
+		summary_add(walk, p, &c->last.v[i]);
 }
 
 /* ctx, d: the context marker of index d. */
@@ -107,17 +107,17 @@ static const void *ctx_of(const ectx *ctx, int d)
 	return ctx->single & DIM_BIT(d) ? cuda_ctx_single : cuda_ctx_all;
 }
 
-/* e, ctx, buf, idx, write, atomic, loc: see verify/gpu.h. */
-void gpu_record(gpu_walk *e, const ectx *ctx, const stir_buffer *buf,
+/* walk, ctx, buf, idx, write, atomic, loc: see verify/gpu.h. */
+void gpu_record(gpu_walk *walk, const ectx *ctx, const stir_buffer *buf,
 	const stir_expr *idx, bool write, bool atomic, stir_loc loc)
 {
-	if (e->frag && e->frag[buf->index] && !e->in_mma) {
-		gpu_error(e, loc, "local buffer '%s' is the accumulator of a "
+	if (walk->frag && walk->frag[buf->index] && !walk->in_mma) {
+		gpu_error(walk, loc, "local buffer '%s' is the accumulator of a "
 			"tensorized nest, held in the warp's fragment registers: only "
 			"tensorized nests may access it", buf->name);
 		return;
 	}
-	if (!e->sum)
+	if (!walk->sum)
 		return;
 	cg_access a = { .buf = buf, .idx = idx, .write = write,
 		.atomic = atomic, .loc = loc };
@@ -125,29 +125,29 @@ void gpu_record(gpu_walk *e, const ectx *ctx, const stir_buffer *buf,
 		a.ctx[d] = ctx_of(ctx, d);
 	if (buf->scope == STIR_SCOPE_LOCAL || buf->scope == STIR_SCOPE_WARP) {
 		if (write) {
-			acc_push(e, &e->local_writes, &a);
+			acc_push(walk, &walk->local_writes, &a);
 			return;
 		}
-		for (int i = 0; i < e->local_writes.n; i++) {
-			const cg_access *w = &e->local_writes.v[i];
-			if (w->buf == buf && !cuda_check_private_read(e, w, &a))
+		for (int i = 0; i < walk->local_writes.n; i++) {
+			const cg_access *w = &walk->local_writes.v[i];
+			if (w->buf == buf && !cuda_check_private_read(walk, w, &a))
 				return;
 		}
 		return;
 	}
-	summary_add(e, e->sum, &a);
+	summary_add(walk, walk->sum, &a);
 }
 
 /* Whether accesses a (earlier) and b (later) need ordering between
  * threads: 0 no, 1 a barrier of the block, 2 impossible (different thread
  * blocks). */
-static int conflict(const gpu_walk *e, const cg_access *a, const cg_access *b)
+static int conflict(const gpu_walk *walk, const cg_access *a, const cg_access *b)
 {
 	if (a->buf != b->buf || (!a->write && !b->write) ||
 	    (a->atomic && b->atomic) || a->buf->scope == STIR_SCOPE_LOCAL ||
 	    a->buf->scope == STIR_SCOPE_WARP)
 		return 0;
-	unsigned used = e->launch->used;
+	unsigned used = walk->launch->used;
 	for (int d = 0; d < N_DIMS; d++)
 		if ((used & DIM_BIT(d) & BLOCK_DIMS) && a->ctx[d] != b->ctx[d])
 			return 2;
@@ -167,24 +167,24 @@ static int conflict(const gpu_walk *e, const cg_access *a, const cg_access *b)
 	 * Shared memory is for threads to exchange data: only the same
 	 * element is known to stay within a thread. */
 	if (!in_loop || a->buf->scope == STIR_SCOPE_GLOBAL ||
-	    (a->idx && b->idx && cuda_expr_equal(&e->facts, a->idx, b->idx)))
+	    (a->idx && b->idx && cuda_expr_equal(&walk->facts, a->idx, b->idx)))
 		return 0;
 	return 1;
 }
 
-/* e, before, after, loc, wa, wb: see verify/gpu.h. */
-bool cuda_needs_barrier(gpu_walk *e, const acc_vec *before,
+/* walk, before, after, loc, wa, wb: see verify/gpu.h. */
+bool cuda_needs_barrier(gpu_walk *walk, const acc_vec *before,
 	const acc_vec *after, stir_loc loc, const cg_access **wa,
 	const cg_access **wb)
 {
 	for (int j = 0; j < after->n; j++) {
 		for (int i = 0; i < before->n; i++) {
 			const cg_access *a = &before->v[i], *b = &after->v[j];
-			int c = conflict(e, a, b);
+			int c = conflict(walk, a, b);
 			if (c == 0)
 				continue;
 			if (c == 2) {
-				cuda_check_block_dep(e, loc, a, b);
+				cuda_check_block_dep(walk, loc, a, b);
 				return false;
 			}
 			*wa = a;
@@ -195,16 +195,16 @@ bool cuda_needs_barrier(gpu_walk *e, const acc_vec *before,
 	return false;
 }
 
-/* e, ctx: see verify/gpu.h. */
-bool cuda_block_uniform(const gpu_walk *e, const ectx *ctx)
+/* walk, ctx: see verify/gpu.h. */
+bool cuda_block_uniform(const gpu_walk *walk, const ectx *ctx)
 {
-	return !(ctx->divergent & THREAD_DIMS & e->launch->used);
+	return !(ctx->divergent & THREAD_DIMS & walk->launch->used);
 }
 
-/* e, p: append p to the places that need a barrier. */
-static void add_place(gpu_walk *e, cuda_place p)
+/* walk, p: append p to the places that need a barrier. */
+static void add_place(gpu_walk *walk, cuda_place p)
 {
-	cuda_places *v = e->places;
+	cuda_places *v = walk->places;
 	for (int i = 0; i < v->n; i++)
 		if (v->v[i].slots == p.slots && v->v[i].before == p.before)
 			return;
@@ -212,7 +212,7 @@ static void add_place(gpu_walk *e, cuda_place p)
 		int cap = v->cap ? 2 * v->cap : 8;
 		cuda_place *n = realloc(v->v, (size_t)cap * sizeof(*n));
 		if (!n) {
-			no_memory(e);
+			no_memory(walk);
 			return;
 		}
 		v->v = n;
@@ -221,24 +221,24 @@ static void add_place(gpu_walk *e, cuda_place p)
 	v->v[v->n++] = p;
 }
 
-/* e, ctx, loc, a, b, sum, list, before: see verify/gpu.h. */
-void cuda_need_barrier(gpu_walk *e, const ectx *ctx, stir_loc loc,
+/* walk, ctx, loc, a, b, sum, list, before: see verify/gpu.h. */
+void cuda_need_barrier(gpu_walk *walk, const ectx *ctx, stir_loc loc,
 	const cg_access *a, const cg_access *b, summary *sum,
 	const stir_ptr_vec *list, const stir_stmt *before)
 {
-	if (!cuda_check_barrier_place(e, ctx, loc, a, b))
+	if (!cuda_check_barrier_place(walk, ctx, loc, a, b))
 		return;
-	add_place(e, (cuda_place){ (void *const *)list->v, before, loc });
+	add_place(walk, (cuda_place){ (void *const *)list->v, before, loc });
 	cuda_summary_barrier(sum);
 }
 
-/* e, s, ctx, body: see verify/gpu.h. */
-void cuda_loop_carried_barrier(gpu_walk *e, const stir_stmt *s,
+/* walk, s, ctx, body: see verify/gpu.h. */
+void cuda_loop_carried_barrier(gpu_walk *walk, const stir_stmt *s,
 	const ectx *ctx, summary *body)
 {
 	const cg_access *a, *b;
-	if (cuda_needs_barrier(e, cuda_summary_pending(body), &body->first,
+	if (cuda_needs_barrier(walk, cuda_summary_pending(body), &body->first,
 	    s->loc, &a, &b))
-		cuda_need_barrier(e, ctx, s->loc, a, b, body, &s->u.for_.body,
+		cuda_need_barrier(walk, ctx, s->loc, a, b, body, &s->u.for_.body,
 			NULL);
 }

@@ -248,9 +248,9 @@ const char *cuda_loc_str(stir_loc loc, char *buf, size_t size);
  * verifier's and the emitter's errors are all placed so. */
 void cuda_vreport(const stir_kernel *k, const stir_stmt *launch,
 	stir_loc loc, const char *fmt, va_list ap);
-/* e, loc, fmt: report an error of the walk (placed as cuda_vreport
+/* walk, loc, fmt: report an error of the walk (placed as cuda_vreport
  * places it, in the launch being walked) and mark the walk failed. */
-void gpu_error(gpu_walk *e, stir_loc loc, const char *fmt, ...)
+void gpu_error(gpu_walk *walk, stir_loc loc, const char *fmt, ...)
 	STIR_PRINTF(3, 4);
 /* k: is k a stage III kernel (else an error at the kernel)?  0 or -1. */
 int cuda_verify_stage(const stir_kernel *k);
@@ -264,84 +264,84 @@ int cuda_verify_structure(const stir_kernel *k);
  * array that the kernel writes.  0, or -1 with located diagnostics. */
 int cuda_verify_sharing(const stir_kernel *k);
 
-/* e, L, r, inner, ctx: check that reduction r can be computed across the
+/* walk, L, r, inner, ctx: check that reduction r can be computed across the
  * threads of loop L (bound to threadIdx.x) where ctx runs ("inner": the
  * variables defined inside L, by slot); reports the first refusal. */
-void cuda_check_red(gpu_walk *e, const stir_stmt *L, red *r,
+void cuda_check_red(gpu_walk *walk, const stir_stmt *L, red *r,
 	const bool *inner, const ectx *ctx);
-/* e, ctx, buf, loc, what, n: the lanes warp buffer buf is spread over
+/* walk, ctx, buf, loc, what, n: the lanes warp buffer buf is spread over
  * where ctx runs ("what" it does there, for diagnostics), after checking
  * that they can be and are the same as elsewhere in the launch (noted in
- * e->warp_lanes), and its elements in *n; 0 after an error. */
-int64_t cuda_check_warp_lanes(gpu_walk *e, const ectx *ctx,
+ * walk->warp_lanes), and its elements in *n; 0 after an error. */
+int64_t cuda_check_warp_lanes(gpu_walk *walk, const ectx *ctx,
 	const stir_buffer *buf, stir_loc loc, const char *what, int64_t *n);
-/* e, ctx, x: may warp-buffer load x be a shuffle where ctx runs (no
+/* walk, ctx, x: may warp-buffer load x be a shuffle where ctx runs (no
  * control flow or index that depends on threadIdx.x)?  false after an
  * error. */
-bool cuda_check_warp_read(gpu_walk *e, const ectx *ctx, const stir_expr *x);
-/* e, ctx, buf, idx, op, v, s: may store s ("buf[idx] op= v") into warp
+bool cuda_check_warp_read(gpu_walk *walk, const ectx *ctx, const stir_expr *x);
+/* walk, ctx, buf, idx, op, v, s: may store s ("buf[idx] op= v") into warp
  * buffer buf be printed where ctx runs (in its fill loop, assigning the
  * fill's element a value the same in every lane)?  false after an
  * error. */
-bool cuda_check_warp_store(gpu_walk *e, const ectx *ctx,
+bool cuda_check_warp_store(gpu_walk *walk, const ectx *ctx,
 	const stir_buffer *buf, const stir_expr *idx, stir_store_op op,
 	const sval *v, const stir_stmt *s);
-/* e, s, buf, size: has fill loop s of warp buffer buf (of "size"
+/* walk, s, buf, size: has fill loop s of warp buffer buf (of "size"
  * elements) a literal extent of at most size?  false after an error. */
-bool cuda_check_warp_fill(gpu_walk *e, const stir_stmt *s,
+bool cuda_check_warp_fill(gpu_walk *walk, const stir_stmt *s,
 	const stir_buffer *buf, int64_t size);
 
-/* e, s, ctx: may tensorized loop s be printed where ctx runs: its nest
+/* walk, s, ctx: may tensorized loop s be printed where ctx runs: its nest
  * computes its intrinsic, no loop around it binds threadIdx.x, the launch
  * gives threadIdx.x exactly the 32 lanes of a warp, which do not diverge
  * there, and its accumulator buffer is no other intrinsic's?  false after
  * an error. */
-bool cuda_check_mma(gpu_walk *e, const stir_stmt *s, const ectx *ctx);
-/* e, s: is pipelined loop s as the CUDA of codegen/cuda_pipeline.c
+bool cuda_check_mma(gpu_walk *walk, const stir_stmt *s, const ectx *ctx);
+/* walk, s: is pipelined loop s as the CUDA of codegen/cuda_pipeline.c
  * assumes (verify/pipeline.c): its copy nests, a barrier, their uses and
  * a barrier, in that order, the copied buffers held in slots "v % S * E +
  * .." and used only in the loop?  false after an error. */
-bool cuda_check_pipeline(gpu_walk *e, const stir_stmt *s);
-/* e, s, ctx: may barrier statement s be printed where ctx runs (every
+bool cuda_check_pipeline(gpu_walk *walk, const stir_stmt *s);
+/* walk, s, ctx: may barrier statement s be printed where ctx runs (every
  * thread of the block reaches it)?  false after an error. */
-bool cuda_check_barrier(gpu_walk *e, const stir_stmt *s, const ectx *ctx);
-/* e, ctx, loc, a, b: access a must be ordered before access b by a
+bool cuda_check_barrier(gpu_walk *walk, const stir_stmt *s, const ectx *ctx);
+/* walk, ctx, loc, a, b: access a must be ordered before access b by a
  * barrier at loc, where ctx runs: may the walk record the place (every
  * thread of the block gets there, and the walk is placing barriers:
  * GPU_WALK_PLACE)?  false after an error. */
-bool cuda_check_barrier_place(gpu_walk *e, const ectx *ctx, stir_loc loc,
+bool cuda_check_barrier_place(gpu_walk *walk, const ectx *ctx, stir_loc loc,
 	const cg_access *a, const cg_access *b);
 
-/* e, w, r: may register or warp-buffer read r see what write w stored
+/* walk, w, r: may register or warp-buffer read r see what write w stored
  * (r runs in the threads that ran w, in every thread index of the launch
  * that w does not run on all threads of)?  false after an error, at r. */
-bool cuda_check_private_read(gpu_walk *e, const cg_access *w,
+bool cuda_check_private_read(gpu_walk *walk, const cg_access *w,
 	const cg_access *r);
-/* e, loc, a, b: report that access a and the later access b conflict
+/* walk, loc, a, b: report that access a and the later access b conflict
  * across thread blocks of one launch (cuda_needs_barrier found them),
  * which no barrier orders. */
-void cuda_check_block_dep(gpu_walk *e, stir_loc loc, const cg_access *a,
+void cuda_check_block_dep(gpu_walk *walk, stir_loc loc, const cg_access *a,
 	const cg_access *b);
 
 /* ---- verify_walk.c: the verifier's walk ---- */
 
-/* e, li: walk launch li of the kernel as the emitter prints it, printing
+/* walk, li: walk launch li of the kernel as the emitter prints it, printing
  * nothing: the thread context of every statement, the accesses and where
- * threads must synchronize (e->mode PLACE records the places, VERIFY
+ * threads must synchronize (walk->mode PLACE records the places, VERIFY
  * reports them), and every refusal that depends on the context. */
-void cuda_walk_launch(gpu_walk *e, int li);
-/* e, ctx, x: record and check the loads and searches of expression x
- * where ctx runs (block variables marked in e->resolve as their
+void cuda_walk_launch(gpu_walk *walk, int li);
+/* walk, ctx, x: record and check the loads and searches of expression x
+ * where ctx runs (block variables marked in walk->resolve as their
  * bindings; warp-buffer reads held in constants skipped). */
-void cuda_walk_expr(gpu_walk *e, const ectx *ctx, const stir_expr *x);
-/* e, x, v: does x, as the emitter prints it, name variable v (block
- * variables not resolved; a warp-buffer read the walk e holds in a
- * constant names nothing; e NULL: the emitter's, which holds none)? */
-bool gpu_names_var(const gpu_walk *e, const stir_expr *x,
+void cuda_walk_expr(gpu_walk *walk, const ectx *ctx, const stir_expr *x);
+/* walk, x, v: does x, as the emitter prints it, name variable v (block
+ * variables not resolved; a warp-buffer read the walk holds in a
+ * constant names nothing; walk NULL: the emitter's, which holds none)? */
+bool gpu_names_var(const gpu_walk *walk, const stir_expr *x,
 	const stir_var *v);
-/* e, list, v: does a statement of list name variable v (as
+/* walk, list, v: does a statement of list name variable v (as
  * gpu_names_var)? */
-bool gpu_list_names_var(const gpu_walk *e, const stir_ptr_vec *list,
+bool gpu_list_names_var(const gpu_walk *walk, const stir_ptr_vec *list,
 	const stir_var *v);
 /* k, places, hoists: the walk of cuda_place_barriers, appending also to
  * hoists the warp-buffer reads that may be computed before their loops
@@ -469,28 +469,28 @@ void gpu_frag_scan(const stir_stmt *s, const stir_intrinsic **frag);
  * variables they name are declared first) into printed[4]; returns how
  * many. */
 int gpu_mma_top_indices(const stir_mma_match *m, const stir_expr **printed);
-/* e, s, ctx: record the accesses of tensorized loop s (its nest matches
+/* walk, s, ctx: record the accesses of tensorized loop s (its nest matches
  * its intrinsic: cuda_check_mma) where ctx runs, in the order the
  * emitter makes them (codegen/cuda_mma.c). */
-void gpu_walk_mma(gpu_walk *e, const stir_stmt *s, const ectx *ctx);
+void gpu_walk_mma(gpu_walk *walk, const stir_stmt *s, const ectx *ctx);
 
 /* ---- hoist.c: warp-buffer reads computed before their loops ---- */
 
-/* e, s, ctx: in the walk of the pass hoist_warp_reads, before loop s:
+/* walk, s, ctx: in the walk of the pass hoist_warp_reads, before loop s:
  * hold each read of a warp buffer in s that may be computed there (see
- * hoist.c), recorded and checked where ctx runs and noted in e->hoists;
- * the walk skips them inside until gpu_unhoist(e, the value returned). */
-int gpu_hoist(gpu_walk *e, const stir_stmt *s, const ectx *ctx);
-void gpu_unhoist(gpu_walk *e, int mark);
-/* e, x: whether warp-buffer read x is held so. */
-bool gpu_is_hoisted(const gpu_walk *e, const stir_expr *x);
+ * hoist.c), recorded and checked where ctx runs and noted in walk->hoists;
+ * the walk skips them inside until gpu_unhoist(walk, the value returned). */
+int gpu_hoist(gpu_walk *walk, const stir_stmt *s, const ectx *ctx);
+void gpu_unhoist(gpu_walk *walk, int mark);
+/* walk, x: whether warp-buffer read x is held so. */
+bool gpu_is_hoisted(const gpu_walk *walk, const stir_expr *x);
 
 /* ---- barriers.c: races and barriers ---- */
 
-/* e, ctx, buf, idx, write, atomic, loc: an access the walk meets:
+/* walk, ctx, buf, idx, write, atomic, loc: an access the walk meets:
  * refuse one of a fragment buffer outside a tensorized nest; remember it
- * in e->sum, or check a register read against the stores. */
-void gpu_record(gpu_walk *e, const ectx *ctx, const stir_buffer *buf,
+ * in walk->sum, or check a register read against the stores. */
+void gpu_record(gpu_walk *walk, const ectx *ctx, const stir_buffer *buf,
 	const stir_expr *idx, bool write, bool atomic, stir_loc loc);
 /* s: free the vectors of a summary and empty it. */
 void cuda_summary_release(summary *s);
@@ -498,29 +498,29 @@ void cuda_summary_release(summary *s);
 acc_vec *cuda_summary_pending(summary *s);
 /* s: a barrier that every thread reaches follows what s holds. */
 void cuda_summary_barrier(summary *s);
-/* e, p, c: code c follows p in sequence (c runs exactly once). */
-void cuda_summary_append(gpu_walk *e, summary *p, const summary *c);
-/* e, p, c: code c follows p but may not run at all, or only some of its
+/* walk, p, c: code c follows p in sequence (c runs exactly once). */
+void cuda_summary_append(gpu_walk *walk, summary *p, const summary *c);
+/* walk, p, c: code c follows p but may not run at all, or only some of its
  * barriers may: every access of c stays pending. */
-void cuda_summary_append_maybe(gpu_walk *e, summary *p, const summary *c);
-/* e, before, after, loc, wa, wb: does an access of "after" depend on one
+void cuda_summary_append_maybe(gpu_walk *walk, summary *p, const summary *c);
+/* walk, before, after, loc, wa, wb: does an access of "after" depend on one
  * of "before" across threads (the pair in *wa, *wb)?  A dependence
  * across thread blocks is reported (at loc) and answers false. */
-bool cuda_needs_barrier(gpu_walk *e, const acc_vec *before, const acc_vec *after,
+bool cuda_needs_barrier(gpu_walk *walk, const acc_vec *before, const acc_vec *after,
 	stir_loc loc, const cg_access **wa, const cg_access **wb);
-/* e, ctx: does every thread of the block get here (may a barrier go
+/* walk, ctx: does every thread of the block get here (may a barrier go
  * here)? */
-bool cuda_block_uniform(const gpu_walk *e, const ectx *ctx);
-/* e, ctx, loc, a, b, sum, list, before: access a must be ordered before
+bool cuda_block_uniform(const gpu_walk *walk, const ectx *ctx);
+/* walk, ctx, loc, a, b, sum, list, before: access a must be ordered before
  * access b by a barrier before statement "before" of list (at its end
  * when NULL): record the place (GPU_WALK_PLACE), or refuse. */
-void cuda_need_barrier(gpu_walk *e, const ectx *ctx, stir_loc loc,
+void cuda_need_barrier(gpu_walk *walk, const ectx *ctx, stir_loc loc,
 	const cg_access *a, const cg_access *b, summary *sum,
 	const stir_ptr_vec *list, const stir_stmt *before);
-/* e, s, ctx, body: after the body of serial loop s: when its next
+/* walk, s, ctx, body: after the body of serial loop s: when its next
  * iteration would touch what other threads touched in this one, a barrier
  * ends the body. */
-void cuda_loop_carried_barrier(gpu_walk *e, const stir_stmt *s, const ectx *ctx,
+void cuda_loop_carried_barrier(gpu_walk *walk, const stir_stmt *s, const ectx *ctx,
 	summary *body);
 
 #endif

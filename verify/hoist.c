@@ -32,55 +32,55 @@
 #include "ir/util.h"
 #include "ir/visit.h"
 
-static bool safe_value(const gpu_walk *e, const stir_expr *x);
+static bool safe_value(const gpu_walk *walk, const stir_expr *x);
 
 /* slot, user: expr_pre of safe_value: stop at an expression that may
  * fault or reads memory (user: the emitter, for block bindings). */
 static stir_visit_step unsafe(stir_expr **slot, void *user)
 {
-	const gpu_walk *e = user;
+	const gpu_walk *walk = user;
 	const stir_expr *x = *slot;
 	bool ok;
 	if (x->kind == STIR_EXPR_VAR)
 		ok = !(x->u.var->kind == STIR_VAR_BLOCK &&
-			e->facts.binding[x->u.var->slot]) ||
-			safe_value(e, e->facts.binding[x->u.var->slot]);
+			walk->facts.binding[x->u.var->slot]) ||
+			safe_value(walk, walk->facts.binding[x->u.var->slot]);
 	else
 		ok = stir_expr_node_is_safe(x);
 	return ok ? STIR_VISIT_GO : STIR_VISIT_STOP;
 }
 
-/* e, x: whether x can be evaluated anywhere: no loads, no searches, no
+/* walk, x: whether x can be evaluated anywhere: no loads, no searches, no
  * division or remainder by anything but a non-zero literal (block
  * variables through their bindings). */
-static bool safe_value(const gpu_walk *e, const stir_expr *x)
+static bool safe_value(const gpu_walk *walk, const stir_expr *x)
 {
-	stir_visitor v = { .expr_pre = unsafe, .user = (void *)e };
+	stir_visitor v = { .expr_pre = unsafe, .user = (void *)walk };
 	stir_expr *root = (stir_expr *)x;
 	return !stir_visit_expr(&v, &root);
 }
 
-/* e, x: the constant that holds warp-buffer read x, or -1. */
-static int find_memo(const gpu_walk *e, const stir_expr *x)
+/* walk, x: the constant that holds warp-buffer read x, or -1. */
+static int find_memo(const gpu_walk *walk, const stir_expr *x)
 {
-	for (int i = e->n_memo - 1; i >= 0; i--)
-		if (cuda_expr_equal(&e->facts, e->memo[i].x, x))
-			return e->memo[i].id;
+	for (int i = walk->n_memo - 1; i >= 0; i--)
+		if (cuda_expr_equal(&walk->facts, walk->memo[i].x, x))
+			return walk->memo[i].id;
 	return -1;
 }
 
-/* e, ctx: whether a warp buffer may be read where ctx runs (inside a
+/* walk, ctx: whether a warp buffer may be read where ctx runs (inside a
  * loop bound to threadIdx.x that all lanes run together), as the
  * emitter's cuda_warp_readable; no diagnostic. */
-static bool warp_readable(const gpu_walk *e, const ectx *ctx)
+static bool warp_readable(const gpu_walk *walk, const ectx *ctx)
 {
-	return gpu_warp_lanes_here(&e->facts, e->launch, ctx) > 0 &&
+	return gpu_warp_lanes_here(&walk->facts, walk->launch, ctx) > 0 &&
 		!ctx->fill_tail && !(ctx->divergent & DIM_BIT(STIR_THREAD_X));
 }
 
 /* The walk of a loop's body. */
 typedef struct hoist_walk {
-	gpu_walk *e;
+	gpu_walk *walk;
 	const ectx *ctx;           /* the context at the loop */
 	const stir_stmt *loop;     /* the loop */
 	const bool *inner;         /* variables defined inside the loop */
@@ -90,8 +90,8 @@ typedef struct hoist_walk {
 static bool warp_movable(const hoist_walk *w, const stir_expr *x)
 {
 	const stir_expr *idx = x->u.load.idx[0];
-	return warp_readable(w->e, w->ctx) && safe_value(w->e, idx) &&
-		!cuda_inner_var(&w->e->facts, idx, w->inner) &&
+	return warp_readable(w->walk, w->ctx) && safe_value(w->walk, idx) &&
+		!cuda_inner_var(&w->walk->facts, idx, w->inner) &&
 		!stir_stmt_writes(w->loop, x->u.load.buf);
 }
 
@@ -101,22 +101,22 @@ static bool warp_movable(const hoist_walk *w, const stir_expr *x)
 static stir_visit_step hoist_enter(stir_expr **slot, void *user)
 {
 	const hoist_walk *w = user;
-	if (w->e->failed)
+	if (w->walk->failed)
 		return STIR_VISIT_STOP;
 	return (*slot)->kind == STIR_EXPR_SEARCH ? STIR_VISIT_SKIP :
 		STIR_VISIT_GO;
 }
 
-/* e, loop, x: note for stir_kernel_hoist_warp_reads that read x moves
+/* walk, loop, x: note for stir_kernel_hoist_warp_reads that read x moves
  * before loop "loop".  0, or -1 out of memory. */
-static int note_hoist(gpu_walk *e, const stir_stmt *loop, const stir_expr *x)
+static int note_hoist(gpu_walk *walk, const stir_stmt *loop, const stir_expr *x)
 {
-	cuda_hoists *h = e->hoists;
+	cuda_hoists *h = walk->hoists;
 	if (h->n == h->cap) {
 		int cap = h->cap ? 2 * h->cap : 8;
 		cuda_hoist_at *v = realloc(h->v, (size_t)cap * sizeof(*v));
 		if (!v) {
-			gpu_error(e, loop->loc, "out of memory");
+			gpu_error(walk, loop->loc, "out of memory");
 			return -1;
 		}
 		h->v = v;
@@ -132,49 +132,49 @@ static int note_hoist(gpu_walk *e, const stir_stmt *loop, const stir_expr *x)
 static stir_visit_step hoist_expr(stir_expr **slot, void *user)
 {
 	hoist_walk *w = user;
-	gpu_walk *e = w->e;
+	gpu_walk *walk = w->walk;
 	const stir_expr *x = *slot;
-	if (e->failed)
+	if (walk->failed)
 		return STIR_VISIT_STOP;
 	if (x->kind != STIR_EXPR_LOAD ||
 	    x->u.load.buf->scope != STIR_SCOPE_WARP || !warp_movable(w, x) ||
-	    find_memo(e, x) >= 0)
+	    find_memo(walk, x) >= 0)
 		return STIR_VISIT_GO;
-	if (e->n_memo == e->cap_memo) {
-		int cap = e->cap_memo ? 2 * e->cap_memo : 8;
-		cuda_memo *m = realloc(e->memo, (size_t)cap * sizeof(*m));
+	if (walk->n_memo == walk->cap_memo) {
+		int cap = walk->cap_memo ? 2 * walk->cap_memo : 8;
+		cuda_memo *m = realloc(walk->memo, (size_t)cap * sizeof(*m));
 		if (!m) {
-			gpu_error(e, x->loc, "out of memory");
+			gpu_error(walk, x->loc, "out of memory");
 			return STIR_VISIT_STOP;
 		}
-		e->memo = m;
-		e->cap_memo = cap;
+		walk->memo = m;
+		walk->cap_memo = cap;
 	}
 	/* the read as it would be made inside, block variables defined
 	 * there replaced by their bindings: recorded and checked where the
 	 * loop starts (verify/verify_walk.c) */
-	int id = e->n_hoist++;
-	const bool *saved = e->resolve;
-	e->resolve = w->inner;
-	cuda_walk_expr(e, w->ctx, x);
-	e->resolve = saved;
-	e->memo[e->n_memo++] = (cuda_memo){ .x = x, .id = id };
-	if (e->hoists && note_hoist(e, w->loop, x) < 0)
+	int id = walk->n_hoist++;
+	const bool *saved = walk->resolve;
+	walk->resolve = w->inner;
+	cuda_walk_expr(walk, w->ctx, x);
+	walk->resolve = saved;
+	walk->memo[walk->n_memo++] = (cuda_memo){ .x = x, .id = id };
+	if (walk->hoists && note_hoist(walk, w->loop, x) < 0)
 		return STIR_VISIT_STOP;
 	return STIR_VISIT_GO;
 }
 
-/* e, s, ctx: see cuda_internal.h. */
-int gpu_hoist(gpu_walk *e, const stir_stmt *s, const ectx *ctx)
+/* walk, s, ctx: see cuda_internal.h. */
+int gpu_hoist(gpu_walk *walk, const stir_stmt *s, const ectx *ctx)
 {
-	int mark = e->n_memo;
-	bool *inner = calloc((size_t)e->k->n_vars + 1, sizeof(bool));
+	int mark = walk->n_memo;
+	bool *inner = calloc((size_t)walk->k->n_vars + 1, sizeof(bool));
 	if (!inner) {
-		gpu_error(e, s->loc, "out of memory");
+		gpu_error(walk, s->loc, "out of memory");
 		return mark;
 	}
 	cuda_mark_defined(s, inner);
-	hoist_walk w = { e, ctx, s, inner };
+	hoist_walk w = { walk, ctx, s, inner };
 	stir_visitor v = { .expr_pre = hoist_enter, .expr_post = hoist_expr,
 		.user = &w };
 	stir_visit_stmt(&v, (stir_stmt *)s);
@@ -182,14 +182,14 @@ int gpu_hoist(gpu_walk *e, const stir_stmt *s, const ectx *ctx)
 	return mark;
 }
 
-/* e, mark: see cuda_internal.h. */
-void gpu_unhoist(gpu_walk *e, int mark)
+/* walk, mark: see cuda_internal.h. */
+void gpu_unhoist(gpu_walk *walk, int mark)
 {
-	e->n_memo = mark;
+	walk->n_memo = mark;
 }
 
-/* e, x: see cuda_internal.h. */
-bool gpu_is_hoisted(const gpu_walk *e, const stir_expr *x)
+/* walk, x: see cuda_internal.h. */
+bool gpu_is_hoisted(const gpu_walk *walk, const stir_expr *x)
 {
-	return find_memo(e, x) >= 0;
+	return find_memo(walk, x) >= 0;
 }

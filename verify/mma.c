@@ -22,68 +22,68 @@ static bool named_by(const stir_expr *const *xs, int n, const stir_var *v)
 	return false;
 }
 
-/* e, ctx, m, xs, n: walk the bindings of the variables of the nest's
+/* walk, ctx, m, xs, n: walk the bindings of the variables of the nest's
  * block that one of the n expressions xs names (the emitter declares
  * them before it prints xs). */
-static void walk_bindings(gpu_walk *e, const ectx *ctx,
+static void walk_bindings(gpu_walk *walk, const ectx *ctx,
 	const stir_mma_match *m, const stir_expr *const *xs, int n)
 {
 	const stir_stmt *b = m->block;
 	for (int i = 0; b && i < b->u.block.n_vars; i++)
 		if (named_by(xs, n, b->u.block.vars[i]))
-			cuda_walk_expr(e, ctx, b->u.block.bindings[i]);
+			cuda_walk_expr(walk, ctx, b->u.block.bindings[i]);
 }
 
-/* e, ctx, op, write, atomic, loc: operand op's tile accessed (the
+/* walk, ctx, op, write, atomic, loc: operand op's tile accessed (the
  * emitter's put_addr, put_base_index): the access, then its index. */
-static void walk_operand(gpu_walk *e, const ectx *ctx,
+static void walk_operand(gpu_walk *walk, const ectx *ctx,
 	const stir_mma_operand *op, bool write, bool atomic, stir_loc loc)
 {
-	gpu_record(e, ctx, op->buf, op->index, write, atomic, loc);
-	cuda_walk_expr(e, ctx, op->index);
+	gpu_record(walk, ctx, op->buf, op->index, write, atomic, loc);
+	cuda_walk_expr(walk, ctx, op->index);
 }
 
-/* e, ctx, m: the accumulator fragment's tile index (put_frag). */
-static void walk_frag(gpu_walk *e, const ectx *ctx, const stir_mma_match *m)
+/* walk, ctx, m: the accumulator fragment's tile index (put_frag). */
+static void walk_frag(gpu_walk *walk, const ectx *ctx, const stir_mma_match *m)
 {
 	if (m->frag_tiles > 1)
-		cuda_walk_expr(e, ctx, m->frag_index);
+		cuda_walk_expr(walk, ctx, m->frag_index);
 }
 
-/* e, ctx, m, op, g, loc: operand op loaded element by element
+/* walk, ctx, m, op, g, loc: operand op loaded element by element
  * (put_elem_load), under guard g when not NULL. */
-static void walk_elem_load(gpu_walk *e, const ectx *ctx,
+static void walk_elem_load(gpu_walk *walk, const ectx *ctx,
 	const stir_mma_match *m, const stir_mma_operand *op,
 	const stir_expr *g, stir_loc loc)
 {
 	const stir_expr *xs[2] = { op->index, g };
-	gpu_record(e, ctx, op->buf, op->index, false, false, loc);
-	walk_bindings(e, ctx, m, xs, g ? 2 : 1);
+	gpu_record(walk, ctx, op->buf, op->index, false, false, loc);
+	walk_bindings(walk, ctx, m, xs, g ? 2 : 1);
 	if (g)
-		cuda_walk_expr(e, ctx, g);
-	cuda_walk_expr(e, ctx, op->index);
+		cuda_walk_expr(walk, ctx, g);
+	cuda_walk_expr(walk, ctx, op->index);
 }
 
-/* e, ctx, m, loc: the accumulator stored into C element by element
+/* walk, ctx, m, loc: the accumulator stored into C element by element
  * (put_elem_store). */
-static void walk_elem_store(gpu_walk *e, const ectx *ctx,
+static void walk_elem_store(gpu_walk *walk, const ectx *ctx,
 	const stir_mma_match *m, stir_loc loc)
 {
 	const stir_expr *xs[2] = { m->c.index, m->guard };
-	gpu_record(e, ctx, m->c.buf, m->c.index, true, m->atomic, loc);
-	walk_bindings(e, ctx, m, xs, m->guard ? 2 : 1);
+	gpu_record(walk, ctx, m->c.buf, m->c.index, true, m->atomic, loc);
+	walk_bindings(walk, ctx, m, xs, m->guard ? 2 : 1);
 	if (m->guard)
-		cuda_walk_expr(e, ctx, m->guard);
-	cuda_walk_expr(e, ctx, m->c.index);
+		cuda_walk_expr(walk, ctx, m->guard);
+	cuda_walk_expr(walk, ctx, m->c.index);
 }
 
-/* e, ctx, m: the rows a guard stops restored (put_elem_restore). */
-static void walk_elem_restore(gpu_walk *e, const ectx *ctx,
+/* walk, ctx, m: the rows a guard stops restored (put_elem_restore). */
+static void walk_elem_restore(gpu_walk *walk, const ectx *ctx,
 	const stir_mma_match *m)
 {
 	const stir_expr *xs[1] = { m->guard };
-	walk_bindings(e, ctx, m, xs, 1);
-	cuda_walk_expr(e, ctx, m->guard);
+	walk_bindings(walk, ctx, m, xs, 1);
+	cuda_walk_expr(walk, ctx, m->guard);
 }
 
 /* m, printed: see verify/gpu.h. */
@@ -109,56 +109,56 @@ int gpu_mma_top_indices(const stir_mma_match *m, const stir_expr **printed)
 	return n;
 }
 
-/* e, s, ctx: see verify/gpu.h. */
-void gpu_walk_mma(gpu_walk *e, const stir_stmt *s, const ectx *ctx)
+/* walk, s, ctx: see verify/gpu.h. */
+void gpu_walk_mma(gpu_walk *walk, const stir_stmt *s, const ectx *ctx)
 {
 	stir_mma_match m;
 	/* cuda_check_mma matched it first */
 	if (!gpu_mma_match(s, &m)) {
-		e->failed = true;
+		walk->failed = true;
 		return;
 	}
 	ectx c = *ctx;
 	c.bound[STIR_THREAD_X] = s;
 	const stir_expr *printed[4];
 	int n_printed = gpu_mma_top_indices(&m, printed);
-	walk_bindings(e, &c, &m, printed, n_printed);
+	walk_bindings(walk, &c, &m, printed, n_printed);
 	stir_loc loc = m.store->loc;
 	bool elem_store = m.form == STIR_MMA_FORM_STORE &&
 		(m.guard || m.c_rows);
-	e->in_mma = true;
+	walk->in_mma = true;
 	if (m.form == STIR_MMA_FORM_COPY) {
-		walk_operand(e, &c, &m.c, true, false, loc);
-		walk_operand(e, &c, &m.a, false, false, loc);
+		walk_operand(walk, &c, &m.c, true, false, loc);
+		walk_operand(walk, &c, &m.a, false, false, loc);
 	} else if (m.form == STIR_MMA_FORM_FILL) {
-		walk_frag(e, &c, &m);
+		walk_frag(walk, &c, &m);
 	} else if (elem_store) {
-		walk_frag(e, &c, &m);
-		walk_elem_store(e, &c, &m, loc);
+		walk_frag(walk, &c, &m);
+		walk_elem_store(walk, &c, &m, loc);
 	} else if (m.form == STIR_MMA_FORM_STORE && m.add && !m.atomic) {
-		walk_operand(e, &c, &m.c, false, false, loc);
-		walk_frag(e, &c, &m);
-		walk_operand(e, &c, &m.c, true, false, loc);
+		walk_operand(walk, &c, &m.c, false, false, loc);
+		walk_frag(walk, &c, &m);
+		walk_operand(walk, &c, &m.c, true, false, loc);
 	} else if (m.form == STIR_MMA_FORM_STORE) {
-		walk_operand(e, &c, &m.c, true, m.atomic, loc);
-		walk_frag(e, &c, &m);
+		walk_operand(walk, &c, &m.c, true, m.atomic, loc);
+		walk_frag(walk, &c, &m);
 	} else {
 		if (!m.frag)
-			walk_operand(e, &c, &m.c, false, false, loc);
+			walk_operand(walk, &c, &m.c, false, false, loc);
 		if (m.a.gather || m.guard)
-			walk_elem_load(e, &c, &m, &m.a, m.guard, loc);
+			walk_elem_load(walk, &c, &m, &m.a, m.guard, loc);
 		else
-			walk_operand(e, &c, &m.a, false, false, loc);
+			walk_operand(walk, &c, &m.a, false, false, loc);
 		if (m.b.gather)
-			walk_elem_load(e, &c, &m, &m.b, NULL, loc);
+			walk_elem_load(walk, &c, &m, &m.b, NULL, loc);
 		else
-			walk_operand(e, &c, &m.b, false, false, loc);
+			walk_operand(walk, &c, &m.b, false, false, loc);
 		if (m.guard || m.frag)
-			walk_frag(e, &c, &m);
+			walk_frag(walk, &c, &m);
 		if (m.guard)
-			walk_elem_restore(e, &c, &m);
+			walk_elem_restore(walk, &c, &m);
 		if (!m.frag)
-			walk_operand(e, &c, &m.c, true, false, loc);
+			walk_operand(walk, &c, &m.c, true, false, loc);
 	}
-	e->in_mma = false;
+	walk->in_mma = false;
 }

@@ -13,7 +13,7 @@
 /* What check_slots walks with: the loop, its copied buffers and their
  * slot sizes, and the first access out of form. */
 typedef struct slot_walk {
-	gpu_walk *e;
+	gpu_walk *walk;
 	const stir_var *v;         /* the pipelined loop's variable */
 	int64_t stages;
 	int n;
@@ -26,7 +26,7 @@ typedef struct slot_walk {
 static bool is_int(const slot_walk *w, const stir_expr *x, int64_t k)
 {
 	int64_t v;
-	return cuda_literal_value(w->e->ctx, w->e->k, x, &v) && v == k;
+	return cuda_literal_value(w->walk->ctx, w->walk->k, x, &v) && v == k;
 }
 
 /* w, b, x: when b is a copied buffer, whether its index x is
@@ -51,7 +51,7 @@ static bool slot_ok(slot_walk *w, const stir_buffer *b, const stir_expr *x)
 	    !is_int(w, m->u.binary.b, w->stages))
 		return false;
 	stir_uses u = { .var = w->v, .expand = cuda_binding_hook,
-		.expand_user = &w->e->facts };
+		.expand_user = &w->walk->facts };
 	stir_uses_expr(&u, x->u.binary.b);
 	return u.var_uses == 0;
 }
@@ -81,16 +81,16 @@ static stir_visit_step slot_load(stir_expr **slot, void *user)
 	return STIR_VISIT_GO;
 }
 
-/* e, s, nc: whether the buffers that the nc copies of pipelined loop s
+/* walk, s, nc: whether the buffers that the nc copies of pipelined loop s
  * write are used as the primitive leaves them (schedule/sw_pipeline.c),
  * so that issuing the copies early is safe: each of stages slots of E
  * elements, every access inside the loop at "v % stages * E + r" with r
  * free of v, none outside it.  A hand-written pipeline(S) loop that is
  * not so is refused here (the interpreter runs it as a serial loop
  * either way). */
-static bool check_slots(gpu_walk *e, const stir_stmt *s, int nc)
+static bool check_slots(gpu_walk *walk, const stir_stmt *s, int nc)
 {
-	slot_walk w = { .e = e, .v = s->u.for_.var, .stages = s->u.for_.stages };
+	slot_walk w = { .walk = walk, .v = s->u.for_.var, .stages = s->u.for_.stages };
 	for (int i = 0; i < nc && i < 8; i++) {
 		stir_mma_match m;
 		int64_t n;
@@ -98,9 +98,9 @@ static bool check_slots(gpu_walk *e, const stir_stmt *s, int nc)
 			i)), &m);
 		const stir_buffer *d = m.c.buf;
 		stir_uses all = { .buf = d }, in = { .buf = d };
-		stir_uses_list(&all, &e->k->body);
+		stir_uses_list(&all, &walk->k->body);
 		stir_uses_stmt(&in, s);
-		if (!cuda_literal_value(e->ctx, e->k, d->extent, &n) ||
+		if (!cuda_literal_value(walk->ctx, walk->k, d->extent, &n) ||
 		    n % w.stages != 0 || all.loads + all.stores !=
 		    in.loads + in.stores) {
 			w.bad = d;
@@ -115,7 +115,7 @@ static bool check_slots(gpu_walk *e, const stir_stmt *s, int nc)
 		stir_visit_list(&v, (stir_ptr_vec *)&s->u.for_.body);
 	}
 	if (w.bad || nc > 8)
-		gpu_error(e, s->loc, "pipelined loop '%s': shared buffer '%s' is "
+		gpu_error(walk, s->loc, "pipelined loop '%s': shared buffer '%s' is "
 			"not held in %d slots indexed '%s %% %d * E + ..' (what the "
 			"pipeline primitive makes) and used only in the loop",
 			s->u.for_.var->name, w.bad ? w.bad->name : "?",
@@ -123,8 +123,8 @@ static bool check_slots(gpu_walk *e, const stir_stmt *s, int nc)
 	return !w.bad && nc <= 8;
 }
 
-/* e, s: see verify/gpu.h. */
-bool cuda_check_pipeline(gpu_walk *e, const stir_stmt *s)
+/* walk, s: see verify/gpu.h. */
+bool cuda_check_pipeline(gpu_walk *walk, const stir_stmt *s)
 {
 	const stir_ptr_vec *body = &s->u.for_.body;
 	int nc = stir_pipeline_copies(s);
@@ -133,10 +133,10 @@ bool cuda_check_pipeline(gpu_walk *e, const stir_stmt *s)
 		NULL;
 	if (nc == 0 || !first || first->kind != STIR_STMT_BARRIER ||
 	    last->kind != STIR_STMT_BARRIER || last == first) {
-		gpu_error(e, s->loc, "pipelined loop '%s' must hold its copy "
+		gpu_error(walk, s->loc, "pipelined loop '%s' must hold its copy "
 			"nests, a barrier, the statements that use the copies and a "
 			"barrier, in that order", s->u.for_.var->name);
 		return false;
 	}
-	return check_slots(e, s, nc);
+	return check_slots(walk, s, nc);
 }

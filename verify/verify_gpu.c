@@ -135,14 +135,14 @@ void cuda_vreport(const stir_kernel *k, const stir_stmt *launch,
 	stir_ctx_vreport(stir_kernel_ctx(k), STIR_ERROR, loc, fmt, ap);
 }
 
-/* e, loc, fmt: see verify/gpu.h. */
-void gpu_error(gpu_walk *e, stir_loc loc, const char *fmt, ...)
+/* walk, loc, fmt: see verify/gpu.h. */
+void gpu_error(gpu_walk *walk, stir_loc loc, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	cuda_vreport(e->k, e->launch ? e->launch->stmt : NULL, loc, fmt, ap);
+	cuda_vreport(walk->k, walk->launch ? walk->launch->stmt : NULL, loc, fmt, ap);
 	va_end(ap);
-	e->failed = true;
+	walk->failed = true;
 }
 
 /* Where a statement stands in its launch (the walk's user data). */
@@ -490,8 +490,8 @@ out:
  * asks these functions at each cross-thread reduction, warp-buffer
  * access and barrier.  They print nothing. */
 
-/* e, L, r, inner, ctx: see verify/gpu.h. */
-void cuda_check_red(gpu_walk *e, const stir_stmt *L, red *r,
+/* walk, L, r, inner, ctx: see verify/gpu.h. */
+void cuda_check_red(gpu_walk *walk, const stir_stmt *L, red *r,
 	const bool *inner, const ectx *ctx)
 {
 	const stir_stmt *b = r->block, *st = r->store;
@@ -499,9 +499,9 @@ void cuda_check_red(gpu_walk *e, const stir_stmt *L, red *r,
 	const stir_var *lv = L->u.for_.var;
 	bool reduces = false;
 	for (int i = 0; i < b->u.block.n_vars; i++) {
-		bool uses = cuda_expr_uses(&e->facts, b->u.block.bindings[i], lv);
+		bool uses = cuda_expr_uses(&walk->facts, b->u.block.bindings[i], lv);
 		if (uses && b->u.block.kinds[i] == 'S') {
-			gpu_error(e, b->loc, "cross-thread block '%s': its spatial "
+			gpu_error(walk, b->loc, "cross-thread block '%s': its spatial "
 				"variable '%s' depends on loop '%s', the threadIdx.x "
 				"loop it reduces over", name, b->u.block.vars[i]->name,
 				lv->name);
@@ -510,17 +510,17 @@ void cuda_check_red(gpu_walk *e, const stir_stmt *L, red *r,
 		reduces |= uses;
 	}
 	if (!reduces) {
-		gpu_error(e, b->loc, "cross-thread block '%s' does not reduce "
+		gpu_error(walk, b->loc, "cross-thread block '%s' does not reduce "
 			"over loop '%s', the loop bound to threadIdx.x around it",
 			name, lv->name);
 		return;
 	}
-	const stir_var *v = cuda_inner_var(&e->facts, st->u.store.idx[0], inner);
+	const stir_var *v = cuda_inner_var(&walk->facts, st->u.store.idx[0], inner);
 	const stir_buffer *buf = st->u.store.buf;
 	/* the lanes of a register array: an accumulator each */
-	r->elems = cuda_red_elems(&e->facts, L, r, inner);
+	r->elems = cuda_red_elems(&walk->facts, L, r, inner);
 	if (v && !r->elems) {
-		gpu_error(e, st->loc, "cross-thread block '%s': the element it "
+		gpu_error(walk, st->loc, "cross-thread block '%s': the element it "
 			"stores to depends on '%s', defined inside the threadIdx.x "
 			"loop '%s'%s", name, v->name, lv->name,
 			buf->scope == STIR_SCOPE_LOCAL ? " (allowed only into a "
@@ -529,26 +529,26 @@ void cuda_check_red(gpu_walk *e, const stir_stmt *L, red *r,
 	}
 	stir_loc where;
 	if (cuda_list_uses(&L->u.for_.body, st->u.store.buf, st, &where)) {
-		gpu_error(e, where, "'%s' is accessed inside loop '%s' while "
+		gpu_error(walk, where, "'%s' is accessed inside loop '%s' while "
 			"cross-thread block '%s' reduces into it", st->u.store.buf->name,
 			lv->name, name);
 		return;
 	}
-	const gpu_launch *la = e->launch;
+	const gpu_launch *la = walk->launch;
 	int64_t bx = la->lit_block[0];
 	if (bx < 0 || la->lit_block[1] < 0 || la->lit_block[2] < 0) {
-		gpu_error(e, b->loc, "cross-thread block '%s' needs literal "
+		gpu_error(walk, b->loc, "cross-thread block '%s' needs literal "
 			"extents for the loops bound to threadIdx in its launch", name);
 		return;
 	}
 	if (!(bx % 32 == 0 || cuda_is_pow2(bx))) {
-		gpu_error(e, b->loc, "cross-thread block '%s': the launch has "
+		gpu_error(walk, b->loc, "cross-thread block '%s': the launch has "
 			"%" PRId64 " threads in x, neither a power of two below 32 nor "
 			"a multiple of 32", name, bx);
 		return;
 	}
 	if (r->elems && bx > 32) {
-		gpu_error(e, b->loc, "cross-thread block '%s' reduces into the "
+		gpu_error(walk, b->loc, "cross-thread block '%s' reduces into the "
 			"register array '%s' over %" PRId64 " threads in x: at most 32 "
 			"(one warp)", name, buf->name, bx);
 		return;
@@ -563,51 +563,51 @@ void cuda_check_red(gpu_walk *e, const stir_stmt *L, red *r,
 		whole |= DIM_BIT(STIR_THREAD_Z);
 	bool warp_ok = !(div & ~whole);
 	if (!warp_ok || (bx > 32 && div)) {
-		gpu_error(e, L->loc, "cross-thread block '%s': not every thread "
+		gpu_error(walk, L->loc, "cross-thread block '%s': not every thread "
 			"of the %s reaches loop '%s'", name, bx > 32 ? "block" : "warp",
 			lv->name);
 		return;
 	}
 }
 
-/* e, x, v: whether x is variable v, or a block variable bound to it. */
-static bool is_var(const gpu_walk *e, const stir_expr *x, const stir_var *v)
+/* walk, x, v: whether x is variable v, or a block variable bound to it. */
+static bool is_var(const gpu_walk *walk, const stir_expr *x, const stir_var *v)
 {
 	if (x->kind != STIR_EXPR_VAR)
 		return false;
 	if (x->u.var == v)
 		return true;
 	const stir_expr *b = x->u.var->kind == STIR_VAR_BLOCK ?
-		e->facts.binding[x->u.var->slot] : NULL;
-	return b && is_var(e, b, v);
+		walk->facts.binding[x->u.var->slot] : NULL;
+	return b && is_var(walk, b, v);
 }
 
-/* e, ctx, buf, loc, what, n: see verify/gpu.h. */
-int64_t cuda_check_warp_lanes(gpu_walk *e, const ectx *ctx,
+/* walk, ctx, buf, loc, what, n: see verify/gpu.h. */
+int64_t cuda_check_warp_lanes(gpu_walk *walk, const ectx *ctx,
 	const stir_buffer *buf, stir_loc loc, const char *what, int64_t *n)
 {
 	const stir_stmt *x = ctx->bound[STIR_THREAD_X];
-	int64_t lanes = gpu_warp_lanes_here(&e->facts, e->launch, ctx);
+	int64_t lanes = gpu_warp_lanes_here(&walk->facts, walk->launch, ctx);
 	if (!x) {
-		gpu_error(e, loc, "warp buffer '%s' is %s outside a loop bound to "
+		gpu_error(walk, loc, "warp buffer '%s' is %s outside a loop bound to "
 			"threadIdx.x, whose lanes hold it", buf->name, what);
 		return 0;
 	}
 	if (!lanes) {
-		gpu_error(e, loc, "warp buffer '%s' is %s inside loop '%s', bound "
+		gpu_error(walk, loc, "warp buffer '%s' is %s inside loop '%s', bound "
 			"to threadIdx.x, whose extent is not the launch's threads in x "
 			"or not a literal power of two up to 32", buf->name, what,
 			x->u.for_.var->name);
 		return 0;
 	}
-	if (!cuda_literal_value(e->ctx, e->k, buf->extent, n) || *n < 1) {
-		gpu_error(e, buf->loc, "warp buffer '%s' needs a positive literal "
+	if (!cuda_literal_value(walk->ctx, walk->k, buf->extent, n) || *n < 1) {
+		gpu_error(walk, buf->loc, "warp buffer '%s' needs a positive literal "
 			"extent", buf->name);
 		return 0;
 	}
-	int64_t *have = &e->warp_lanes[buf->index];
+	int64_t *have = &walk->warp_lanes[buf->index];
 	if (*have && *have != lanes) {
-		gpu_error(e, loc, "warp buffer '%s' is %s by %" PRId64 " lanes, "
+		gpu_error(walk, loc, "warp buffer '%s' is %s by %" PRId64 " lanes, "
 			"and elsewhere in the launch by %" PRId64, buf->name, what,
 			lanes, *have);
 		return 0;
@@ -616,20 +616,20 @@ int64_t cuda_check_warp_lanes(gpu_walk *e, const ectx *ctx,
 	return lanes;
 }
 
-/* e, ctx, x: see verify/gpu.h. */
-bool cuda_check_warp_read(gpu_walk *e, const ectx *ctx, const stir_expr *x)
+/* walk, ctx, x: see verify/gpu.h. */
+bool cuda_check_warp_read(gpu_walk *walk, const ectx *ctx, const stir_expr *x)
 {
 	const stir_buffer *buf = x->u.load.buf;
 	const stir_expr *idx = x->u.load.idx[0];
 	if ((ctx->divergent & DIM_BIT(STIR_THREAD_X)) || ctx->fill_tail) {
-		gpu_error(e, x->loc, "warp buffer '%s' is read under control flow "
+		gpu_error(walk, x->loc, "warp buffer '%s' is read under control flow "
 			"that depends on threadIdx.x%s: its lanes shuffle together",
 			buf->name, ctx->fill_tail ? " (a fill loop whose last lanes "
 			"store nothing)" : "");
 		return false;
 	}
-	if (cuda_expr_deps(&e->facts, idx) & DIM_BIT(STIR_THREAD_X)) {
-		gpu_error(e, x->loc, "warp buffer '%s' is read at an index that "
+	if (cuda_expr_deps(&walk->facts, idx) & DIM_BIT(STIR_THREAD_X)) {
+		gpu_error(walk, x->loc, "warp buffer '%s' is read at an index that "
 			"depends on threadIdx.x: its lanes read one element together",
 			buf->name);
 		return false;
@@ -637,45 +637,45 @@ bool cuda_check_warp_read(gpu_walk *e, const ectx *ctx, const stir_expr *x)
 	return true;
 }
 
-/* e, ctx, buf, idx, op, v, s: see verify/gpu.h. */
-bool cuda_check_warp_store(gpu_walk *e, const ectx *ctx,
+/* walk, ctx, buf, idx, op, v, s: see verify/gpu.h. */
+bool cuda_check_warp_store(gpu_walk *walk, const ectx *ctx,
 	const stir_buffer *buf, const stir_expr *idx, stir_store_op op,
 	const sval *v, const stir_stmt *s)
 {
 	if (!ctx->fill) {
-		gpu_error(e, s->loc, "warp buffer '%s' is written outside a fill "
+		gpu_error(walk, s->loc, "warp buffer '%s' is written outside a fill "
 			"loop (a serial loop over its elements, directly around the "
 			"store, inside the loop bound to threadIdx.x)", buf->name);
 		return false;
 	}
 	if (ctx->divergent & DIM_BIT(STIR_THREAD_X)) {
-		gpu_error(e, s->loc, "warp buffer '%s' is filled under control "
+		gpu_error(walk, s->loc, "warp buffer '%s' is filled under control "
 			"flow that depends on threadIdx.x: every lane stores its part",
 			buf->name);
 		return false;
 	}
-	if (op != STIR_STORE_ASSIGN || !is_var(e, idx, ctx->fill)) {
-		gpu_error(e, s->loc, "warp buffer '%s': its fill loop '%s' may "
+	if (op != STIR_STORE_ASSIGN || !is_var(walk, idx, ctx->fill)) {
+		gpu_error(walk, s->loc, "warp buffer '%s': its fill loop '%s' may "
 			"only assign element '%s'", buf->name, ctx->fill->name,
 			ctx->fill->name);
 		return false;
 	}
-	if (v->x && (cuda_expr_deps(&e->facts, v->x) & DIM_BIT(STIR_THREAD_X))) {
-		gpu_error(e, s->loc, "the value stored into warp buffer '%s' "
+	if (v->x && (cuda_expr_deps(&walk->facts, v->x) & DIM_BIT(STIR_THREAD_X))) {
+		gpu_error(walk, s->loc, "the value stored into warp buffer '%s' "
 			"depends on threadIdx.x: its lanes hold one copy", buf->name);
 		return false;
 	}
 	return true;
 }
 
-/* e, s, buf, size: see verify/gpu.h. */
-bool cuda_check_warp_fill(gpu_walk *e, const stir_stmt *s,
+/* walk, s, buf, size: see verify/gpu.h. */
+bool cuda_check_warp_fill(gpu_walk *walk, const stir_stmt *s,
 	const stir_buffer *buf, int64_t size)
 {
 	const stir_var *v = s->u.for_.var;
 	const stir_expr *ext = s->u.for_.extent;
 	if (ext->kind != STIR_EXPR_INT || ext->u.i < 0 || ext->u.i > size) {
-		gpu_error(e, s->loc, "fill loop '%s' of warp buffer '%s' needs a "
+		gpu_error(walk, s->loc, "fill loop '%s' of warp buffer '%s' needs a "
 			"literal extent of at most its %" PRId64 " elements", v->name,
 			buf->name, size);
 		return false;
@@ -683,10 +683,10 @@ bool cuda_check_warp_fill(gpu_walk *e, const stir_stmt *s,
 	return true;
 }
 
-/* e, s, ctx: see verify/gpu.h.  The emitter prints the nest as the
+/* walk, s, ctx: see verify/gpu.h.  The emitter prints the nest as the
  * intrinsic's device functions on the 32 lanes of threadIdx.x
  * (codegen/cuda_mma.c), assuming every check here. */
-bool cuda_check_mma(gpu_walk *e, const stir_stmt *s, const ectx *ctx)
+bool cuda_check_mma(gpu_walk *walk, const stir_stmt *s, const ectx *ctx)
 {
 	const char *lname = s->u.for_.var->name;
 	const stir_intrinsic *in = stir_intrinsic_find(s->u.for_.intrinsic);
@@ -694,23 +694,23 @@ bool cuda_check_mma(gpu_walk *e, const stir_stmt *s, const ectx *ctx)
 	char why[400];
 	stir_loc where = s->loc;
 	if (!in || !stir_tensorize_match(s, in, &m, why, sizeof(why), &where)) {
-		gpu_error(e, where, "loop '%s' is tensorized, but its nest does not "
+		gpu_error(walk, where, "loop '%s' is tensorized, but its nest does not "
 			"compute %s: %s", lname, s->u.for_.intrinsic ?
 			s->u.for_.intrinsic : "?", in ? why : "unknown intrinsic");
 		return false;
 	}
 	if (ctx->bound[STIR_THREAD_X]) {
-		gpu_error(e, s->loc, "loop '%s' is tensorized inside loop '%s', "
+		gpu_error(walk, s->loc, "loop '%s' is tensorized inside loop '%s', "
 			"which is bound to threadIdx.x: the intrinsic runs on the 32 "
 			"lanes of threadIdx.x", lname,
 			ctx->bound[STIR_THREAD_X]->u.for_.var->name);
 		return false;
 	}
-	const gpu_launch *L = e->launch;
+	const gpu_launch *L = walk->launch;
 	for (int i = 0; i < L->n_ext[STIR_THREAD_X]; i++) {
 		const stir_expr *x = L->ext[STIR_THREAD_X][i];
 		if (x->kind != STIR_EXPR_INT || x->u.i != 32) {
-			gpu_error(e, s->loc, "loop '%s' is tensorized in a launch "
+			gpu_error(walk, s->loc, "loop '%s' is tensorized in a launch "
 				"that binds threadIdx.x to another extent: the intrinsic "
 				"needs threadIdx.x to be exactly the 32 lanes of a warp",
 				lname);
@@ -718,48 +718,48 @@ bool cuda_check_mma(gpu_walk *e, const stir_stmt *s, const ectx *ctx)
 		}
 	}
 	if (ctx->divergent & DIM_BIT(STIR_THREAD_X)) {
-		gpu_error(e, s->loc, "loop '%s' is tensorized where the lanes of "
+		gpu_error(walk, s->loc, "loop '%s' is tensorized where the lanes of "
 			"a warp may diverge: every lane must reach the intrinsic",
 			lname);
 		return false;
 	}
 	/* one fragment type per buffer: gpu_frag_scan noted the first nest's
 	 * intrinsic */
-	const stir_intrinsic *had = m.frag ? e->frag[m.frag->index] : NULL;
+	const stir_intrinsic *had = m.frag ? walk->frag[m.frag->index] : NULL;
 	if (had && had != in) {
-		gpu_error(e, s->loc, "local buffer '%s' is the accumulator of "
+		gpu_error(walk, s->loc, "local buffer '%s' is the accumulator of "
 			"both %s and %s", m.frag->name, had->name, in->name);
 		return false;
 	}
 	return true;
 }
 
-/* e, s, ctx: see verify/gpu.h. */
-bool cuda_check_barrier(gpu_walk *e, const stir_stmt *s, const ectx *ctx)
+/* walk, s, ctx: see verify/gpu.h. */
+bool cuda_check_barrier(gpu_walk *walk, const stir_stmt *s, const ectx *ctx)
 {
-	if (!cuda_block_uniform(e, ctx)) {
-		gpu_error(e, s->loc, "barrier: not every thread of the block "
+	if (!cuda_block_uniform(walk, ctx)) {
+		gpu_error(walk, s->loc, "barrier: not every thread of the block "
 			"reaches it");
 		return false;
 	}
 	return true;
 }
 
-/* e, ctx, loc, a, b: see verify/gpu.h. */
-bool cuda_check_barrier_place(gpu_walk *e, const ectx *ctx, stir_loc loc,
+/* walk, ctx, loc, a, b: see verify/gpu.h. */
+bool cuda_check_barrier_place(gpu_walk *walk, const ectx *ctx, stir_loc loc,
 	const cg_access *a, const cg_access *b)
 {
 	char at[256], bt[256];
-	if (!cuda_block_uniform(e, ctx)) {
-		gpu_error(e, loc, "threads of a block must synchronize between "
+	if (!cuda_block_uniform(walk, ctx)) {
+		gpu_error(walk, loc, "threads of a block must synchronize between "
 			"the accesses to '%s' at %s and at %s, but not every thread "
 			"reaches the place between them", a->buf->name,
 			cuda_loc_str(a->loc, at, sizeof(at)),
 			cuda_loc_str(b->loc, bt, sizeof(bt)));
 		return false;
 	}
-	if (e->mode != GPU_WALK_PLACE) {
-		gpu_error(e, loc, "threads of a block must synchronize between "
+	if (walk->mode != GPU_WALK_PLACE) {
+		gpu_error(walk, loc, "threads of a block must synchronize between "
 			"the accesses to '%s' at %s and at %s, but there is no "
 			"barrier between them (see stir_kernel_insert_barriers)",
 			a->buf->name, cuda_loc_str(a->loc, at, sizeof(at)),
@@ -769,18 +769,18 @@ bool cuda_check_barrier_place(gpu_walk *e, const ectx *ctx, stir_loc loc,
 	return true;
 }
 
-/* e, w, r: see verify/gpu.h.  Registers are private: the reading
+/* walk, w, r: see verify/gpu.h.  Registers are private: the reading
  * thread must be one that wrote, in every index the launch uses that w
  * is not run by all threads of. */
-bool cuda_check_private_read(gpu_walk *e, const cg_access *w,
+bool cuda_check_private_read(gpu_walk *walk, const cg_access *w,
 	const cg_access *r)
 {
 	char at[256];
 	for (int d = 0; d < N_DIMS; d++) {
-		if (!(e->launch->used & DIM_BIT(d)) || w->ctx[d] == cuda_ctx_all ||
+		if (!(walk->launch->used & DIM_BIT(d)) || w->ctx[d] == cuda_ctx_all ||
 		    w->ctx[d] == r->ctx[d])
 			continue;
-		gpu_error(e, r->loc, "%s buffer '%s' is read by threads "
+		gpu_error(walk, r->loc, "%s buffer '%s' is read by threads "
 			"that did not write it (written at %s): registers "
 			"are private to a thread%s", cuda_scope_word(r->buf->scope),
 			r->buf->name, cuda_loc_str(w->loc, at, sizeof(at)),
@@ -791,12 +791,12 @@ bool cuda_check_private_read(gpu_walk *e, const cg_access *w,
 	return true;
 }
 
-/* e, loc, a, b: see verify/gpu.h. */
-void cuda_check_block_dep(gpu_walk *e, stir_loc loc, const cg_access *a,
+/* walk, loc, a, b: see verify/gpu.h. */
+void cuda_check_block_dep(gpu_walk *walk, stir_loc loc, const cg_access *a,
 	const cg_access *b)
 {
 	char at[256], bt[256];
-	gpu_error(e, loc, "'%s' is accessed at %s and at %s "
+	gpu_error(walk, loc, "'%s' is accessed at %s and at %s "
 		"by different thread blocks of one launch, which "
 		"cannot be ordered", a->buf->name,
 		cuda_loc_str(a->loc, at, sizeof(at)),

@@ -33,15 +33,15 @@
 #include "verify/gpu.h"
 #include "ir/visit.h"
 
-static void walk_list(gpu_walk *e, const stir_ptr_vec *list, const ectx *ctx,
+static void walk_list(gpu_walk *walk, const stir_ptr_vec *list, const ectx *ctx,
 	summary *sum);
-static void walk_stmt(gpu_walk *e, const stir_stmt *s, const ectx *ctx);
+static void walk_stmt(gpu_walk *walk, const stir_stmt *s, const ectx *ctx);
 
 /* ---- expressions -------------------------------------------------------- */
 
 /* The state of an expression walk. */
 typedef struct xwalk {
-	gpu_walk *e;
+	gpu_walk *walk;
 	const ectx *ctx;           /* where the expression runs */
 } xwalk;
 
@@ -51,36 +51,36 @@ typedef struct xwalk {
 static stir_visit_step walk_node(stir_expr **slot, void *user)
 {
 	xwalk *w = user;
-	gpu_walk *e = w->e;
+	gpu_walk *walk = w->walk;
 	const stir_expr *x = *slot;
 	int64_t n;
-	if (e->failed)
+	if (walk->failed)
 		return STIR_VISIT_STOP;
 	switch (x->kind) {
 	case STIR_EXPR_LOAD:
 		if (x->u.load.buf->scope != STIR_SCOPE_WARP) {
-			gpu_record(e, w->ctx, x->u.load.buf, x->u.load.idx[0], false,
+			gpu_record(walk, w->ctx, x->u.load.buf, x->u.load.idx[0], false,
 				false, x->loc);
 			return STIR_VISIT_GO;
 		}
 		/* a shuffle from the lane holding the element, or the constant
 		 * computed before the loop */
-		if (gpu_is_hoisted(e, x))
+		if (gpu_is_hoisted(walk, x))
 			return STIR_VISIT_SKIP;
-		gpu_record(e, w->ctx, x->u.load.buf, x->u.load.idx[0], false,
+		gpu_record(walk, w->ctx, x->u.load.buf, x->u.load.idx[0], false,
 			false, x->loc);
-		if (!cuda_check_warp_lanes(e, w->ctx, x->u.load.buf, x->loc, "read",
-		    &n) || !cuda_check_warp_read(e, w->ctx, x))
+		if (!cuda_check_warp_lanes(walk, w->ctx, x->u.load.buf, x->loc, "read",
+		    &n) || !cuda_check_warp_read(walk, w->ctx, x))
 			return STIR_VISIT_STOP;
 		return STIR_VISIT_GO;
 	case STIR_EXPR_SEARCH:
-		gpu_record(e, w->ctx, x->u.search.buf, NULL, false, false, x->loc);
+		gpu_record(walk, w->ctx, x->u.search.buf, NULL, false, false, x->loc);
 		return STIR_VISIT_GO;
 	case STIR_EXPR_VAR: {
 		const stir_var *v = x->u.var;
-		if (v->kind == STIR_VAR_BLOCK && e->facts.binding[v->slot] &&
-		    e->resolve && e->resolve[v->slot])
-			cuda_walk_expr(e, w->ctx, e->facts.binding[v->slot]);
+		if (v->kind == STIR_VAR_BLOCK && walk->facts.binding[v->slot] &&
+		    walk->resolve && walk->resolve[v->slot])
+			cuda_walk_expr(walk, w->ctx, walk->facts.binding[v->slot]);
 		return STIR_VISIT_GO;
 	}
 	default:
@@ -88,10 +88,10 @@ static stir_visit_step walk_node(stir_expr **slot, void *user)
 	}
 }
 
-/* e, ctx, x: see verify/gpu.h. */
-void cuda_walk_expr(gpu_walk *e, const ectx *ctx, const stir_expr *x)
+/* walk, ctx, x: see verify/gpu.h. */
+void cuda_walk_expr(gpu_walk *walk, const ectx *ctx, const stir_expr *x)
 {
-	xwalk w = { e, ctx };
+	xwalk w = { walk, ctx };
 	stir_visitor v = { .expr_pre = walk_node, .user = &w };
 	stir_expr *root = (stir_expr *)x;
 	stir_visit_expr(&v, &root);
@@ -99,109 +99,109 @@ void cuda_walk_expr(gpu_walk *e, const ectx *ctx, const stir_expr *x)
 
 /* ---- stores -------------------------------------------------------------- */
 
-/* e, ctx, buf, idx, op, value, s: a store "buf[idx] op= value" of
+/* walk, ctx, buf, idx, op, value, s: a store "buf[idx] op= value" of
  * statement s (value NULL: a generated variable, which reads nothing), as
  * put_store prints it: the element, then its index and the value. */
-static void walk_put_store(gpu_walk *e, const ectx *ctx,
+static void walk_put_store(gpu_walk *walk, const ectx *ctx,
 	const stir_buffer *buf, const stir_expr *idx, stir_store_op op,
 	const stir_expr *value, const stir_stmt *s)
 {
 	if (buf->scope == STIR_SCOPE_WARP) {
 		sval v = { .x = value, .t = value ? value->dtype : buf->dtype };
-		gpu_record(e, ctx, buf, idx, true, false, s->loc);
-		if (!cuda_check_warp_store(e, ctx, buf, idx, op, &v, s))
+		gpu_record(walk, ctx, buf, idx, true, false, s->loc);
+		if (!cuda_check_warp_store(walk, ctx, buf, idx, op, &v, s))
 			return;
 		if (value)
-			cuda_walk_expr(e, ctx, value);
+			cuda_walk_expr(walk, ctx, value);
 		return;
 	}
 	bool atomic = ctx->atomic && op != STIR_STORE_ASSIGN &&
 		buf->scope != STIR_SCOPE_LOCAL;
-	gpu_record(e, ctx, buf, idx, true, atomic, s->loc);
-	cuda_walk_expr(e, ctx, idx);
+	gpu_record(walk, ctx, buf, idx, true, atomic, s->loc);
+	cuda_walk_expr(walk, ctx, idx);
 	if (value)
-		cuda_walk_expr(e, ctx, value);
+		cuda_walk_expr(walk, ctx, value);
 }
 
-/* e, s, ctx: a store statement, or one thread's part of a cross-thread
+/* walk, s, ctx: a store statement, or one thread's part of a cross-thread
  * reduction (the element it adds to, then the value). */
-static void walk_store(gpu_walk *e, const stir_stmt *s, const ectx *ctx)
+static void walk_store(gpu_walk *walk, const stir_stmt *s, const ectx *ctx)
 {
 	const red *r = cuda_red_of(ctx, s);
 	if (r) {
 		if (r->elems)
-			cuda_walk_expr(e, ctx, s->u.store.idx[0]);
-		cuda_walk_expr(e, ctx, s->u.store.value);
+			cuda_walk_expr(walk, ctx, s->u.store.idx[0]);
+		cuda_walk_expr(walk, ctx, s->u.store.value);
 		return;
 	}
-	walk_put_store(e, ctx, s->u.store.buf, s->u.store.idx[0], s->u.store.op,
+	walk_put_store(walk, ctx, s->u.store.buf, s->u.store.idx[0], s->u.store.op,
 		s->u.store.value, s);
 }
 
 /* ---- thread-bound loops and their reductions ------------------------- */
 
-/* e, ctx, r, inner: the combining stores of reduction r after its
+/* walk, ctx, r, inner: the combining stores of reduction r after its
  * threadIdx.x loop, where ctx runs (emit_red_combine). */
-static void walk_red_combine(gpu_walk *e, const ectx *ctx, const red *r,
+static void walk_red_combine(gpu_walk *walk, const ectx *ctx, const red *r,
 	bool *inner)
 {
 	const stir_stmt *st = r->store;
 	const stir_buffer *buf = st->u.store.buf;
-	const bool *saved = e->resolve;
-	e->resolve = inner;
+	const bool *saved = walk->resolve;
+	walk->resolve = inner;
 	if (r->elems) {
-		for (int64_t i = 0; i < r->elems && !e->failed; i++) {
+		for (int64_t i = 0; i < r->elems && !walk->failed; i++) {
 			stir_expr at = { .kind = STIR_EXPR_INT, .dtype = STIR_I32,
 				.loc = st->loc, .u.i = i };
-			walk_put_store(e, ctx, buf, &at, st->u.store.op, NULL, st);
+			walk_put_store(walk, ctx, buf, &at, st->u.store.op, NULL, st);
 		}
-		e->resolve = saved;
+		walk->resolve = saved;
 		return;
 	}
-	if (e->launch->lit_block[0] > 32) {
+	if (walk->launch->lit_block[0] > 32) {
 		/* the warps' sums meet in shared memory between two barriers */
-		cuda_summary_barrier(e->sum);
-		cuda_summary_barrier(e->sum);
+		cuda_summary_barrier(walk->sum);
+		cuda_summary_barrier(walk->sum);
 	}
 	ectx c = *ctx;
 	if (buf->scope != STIR_SCOPE_LOCAL)
-		c.single |= DIM_BIT(STIR_THREAD_X) | gpu_unbound(e->launch, ctx);
-	walk_put_store(e, &c, buf, st->u.store.idx[0], st->u.store.op, NULL, st);
-	e->resolve = saved;
+		c.single |= DIM_BIT(STIR_THREAD_X) | gpu_unbound(walk->launch, ctx);
+	walk_put_store(walk, &c, buf, st->u.store.idx[0], st->u.store.op, NULL, st);
+	walk->resolve = saved;
 }
 
-/* e, s, ctx: a loop bound to a thread index (cuda_emit_bound_loop): its
+/* walk, s, ctx: a loop bound to a thread index (cuda_emit_bound_loop): its
  * reductions checked, its body with the index bound, then the
  * reductions' combining stores. */
-static void walk_bound_loop(gpu_walk *e, const stir_stmt *s, const ectx *ctx)
+static void walk_bound_loop(gpu_walk *walk, const stir_stmt *s, const ectx *ctx)
 {
 	ectx c;
 	red *reds;
 	bool *inner;
-	int guard = gpu_bound_loop_enter(e->k, &e->facts, e->launch, &e->n_red,
-		s, ctx, &c, &reds, &inner);
+	int guard = gpu_bound_loop_enter(walk->k, &walk->facts, walk->launch,
+		&walk->n_red, s, ctx, &c, &reds, &inner);
 	if (guard < 0) {
-		e->failed = true;
+		walk->failed = true;
 		return;
 	}
-	for (red *r = reds; r && !e->failed; r = r->next)
-		cuda_check_red(e, s, r, inner, ctx);
+	for (red *r = reds; r && !walk->failed; r = r->next)
+		cuda_check_red(walk, s, r, inner, ctx);
 	summary body = { 0 };
-	walk_list(e, &s->u.for_.body, &c, &body);
+	walk_list(walk, &s->u.for_.body, &c, &body);
 	if (guard)
-		cuda_summary_append_maybe(e, e->sum, &body);
+		cuda_summary_append_maybe(walk, walk->sum, &body);
 	else
-		cuda_summary_append(e, e->sum, &body);
+		cuda_summary_append(walk, walk->sum, &body);
 	cuda_summary_release(&body);
-	for (red *r = reds; r && !e->failed; r = r->next)
-		walk_red_combine(e, ctx, r, inner);
+	for (red *r = reds; r && !walk->failed; r = r->next)
+		walk_red_combine(walk, ctx, r, inner);
 	free(inner);
 	cuda_free_reds(reds);
 }
 
 /* What gpu_names_var looks for. */
 typedef struct name_find {
-	const gpu_walk *e;         /* the walk (hoisted reads), or NULL */
+	const gpu_walk *walk;         /* the walk (hoisted reads), or NULL */
 	const stir_var *v;         /* the variable */
 } name_find;
 
@@ -211,34 +211,34 @@ static stir_visit_step find_name(stir_expr **slot, void *user)
 {
 	const name_find *f = user;
 	const stir_expr *x = *slot;
-	if (x->kind == STIR_EXPR_LOAD && f->e && gpu_is_hoisted(f->e, x))
+	if (x->kind == STIR_EXPR_LOAD && f->walk && gpu_is_hoisted(f->walk, x))
 		return STIR_VISIT_SKIP;
 	return x->kind == STIR_EXPR_VAR && x->u.var == f->v ?
 		STIR_VISIT_STOP : STIR_VISIT_GO;
 }
 
-/* e, x, v: see verify/gpu.h. */
-bool gpu_names_var(const gpu_walk *e, const stir_expr *x,
+/* walk, x, v: see verify/gpu.h. */
+bool gpu_names_var(const gpu_walk *walk, const stir_expr *x,
 	const stir_var *v)
 {
-	name_find f = { .e = e, .v = v };
+	name_find f = { .walk = walk, .v = v };
 	stir_visitor w = { .expr_pre = find_name, .user = &f };
 	stir_expr *root = (stir_expr *)x;
 	return stir_visit_expr(&w, &root);
 }
 
-/* e, list, v: see verify/gpu.h. */
-bool gpu_list_names_var(const gpu_walk *e, const stir_ptr_vec *list,
+/* walk, list, v: see verify/gpu.h. */
+bool gpu_list_names_var(const gpu_walk *walk, const stir_ptr_vec *list,
 	const stir_var *v)
 {
-	name_find f = { .e = e, .v = v };
+	name_find f = { .walk = walk, .v = v };
 	stir_visitor w = { .expr_pre = find_name, .user = &f };
 	return stir_visit_list(&w, (stir_ptr_vec *)list);
 }
 
 /* What walk_form hands on: the walk and the context. */
 typedef struct form_walk {
-	gpu_walk *e;
+	gpu_walk *walk;
 	const ectx *ctx;
 } form_walk;
 
@@ -246,296 +246,296 @@ typedef struct form_walk {
 static void walk_form(const stir_stmt *form, void *user)
 {
 	const form_walk *f = user;
-	walk_stmt(f->e, form, f->ctx);
+	walk_stmt(f->walk, form, f->ctx);
 }
 
-/* e, s, ctx: vectorized loop s as its scalar form, which holds the
+/* walk, s, ctx: vectorized loop s as its scalar form, which holds the
  * accesses of its vector path (gpu_scalar_form). */
-static void walk_scalar_form(gpu_walk *e, const stir_stmt *s,
+static void walk_scalar_form(gpu_walk *walk, const stir_stmt *s,
 	const ectx *ctx)
 {
-	form_walk f = { e, ctx };
-	if (gpu_scalar_form(e->k, s, walk_form, &f) < 0)
-		gpu_error(e, s->loc, "out of memory");
+	form_walk f = { walk, ctx };
+	if (gpu_scalar_form(walk->k, s, walk_form, &f) < 0)
+		gpu_error(walk, s->loc, "out of memory");
 }
 
 /* ---- other statements ------------------------------------------------ */
 
-/* e, s, ctx, buf: fill loop s of warp buffer buf (cuda_emit_warp_fill). */
-static void walk_warp_fill(gpu_walk *e, const stir_stmt *s, const ectx *ctx,
+/* walk, s, ctx, buf: fill loop s of warp buffer buf (cuda_emit_warp_fill). */
+static void walk_warp_fill(gpu_walk *walk, const stir_stmt *s, const ectx *ctx,
 	const stir_buffer *buf)
 {
 	int64_t size;
-	if (!cuda_check_warp_lanes(e, ctx, buf, s->loc, "filled", &size) ||
-	    !cuda_check_warp_fill(e, s, buf, size))
+	if (!cuda_check_warp_lanes(walk, ctx, buf, s->loc, "filled", &size) ||
+	    !cuda_check_warp_fill(walk, s, buf, size))
 		return;
-	int64_t lanes = gpu_warp_lanes_here(&e->facts, e->launch, ctx);
+	int64_t lanes = gpu_warp_lanes_here(&walk->facts, walk->launch, ctx);
 	ectx c = *ctx;
 	c.fill = s->u.for_.var;
-	c.fill_id = e->n_tmp++;
+	c.fill_id = walk->n_tmp++;
 	/* the lanes past the last element store nothing */
 	if (s->u.for_.extent->u.i % lanes != 0)
 		c.fill_tail = true;
 	summary body = { 0 };
-	walk_list(e, &s->u.for_.body, &c, &body);
-	cuda_summary_append_maybe(e, e->sum, &body);
+	walk_list(walk, &s->u.for_.body, &c, &body);
+	cuda_summary_append_maybe(walk, walk->sum, &body);
 	cuda_summary_release(&body);
 }
 
-/* e, s, ctx: a serial or unrolled loop (emit_serial_loop): its extent,
+/* walk, s, ctx: a serial or unrolled loop (emit_serial_loop): its extent,
  * its body, and the barrier its next iteration may need. */
-static void walk_serial_loop(gpu_walk *e, const stir_stmt *s, const ectx *ctx)
+static void walk_serial_loop(gpu_walk *walk, const stir_stmt *s, const ectx *ctx)
 {
 	const stir_buffer *fill = cuda_warp_fill_of(&s->u.for_.body);
 	if (fill) {
-		walk_warp_fill(e, s, ctx, fill);
+		walk_warp_fill(walk, s, ctx, fill);
 		return;
 	}
 	ectx c = *ctx;
-	c.divergent |= cuda_expr_deps(&e->facts, s->u.for_.extent) & THREAD_DIMS;
-	cuda_walk_expr(e, ctx, s->u.for_.extent);
+	c.divergent |= cuda_expr_deps(&walk->facts, s->u.for_.extent) & THREAD_DIMS;
+	cuda_walk_expr(walk, ctx, s->u.for_.extent);
 	summary body = { 0 };
-	walk_list(e, &s->u.for_.body, &c, &body);
-	if (!e->failed)
-		cuda_loop_carried_barrier(e, s, &c, &body);
-	cuda_summary_append_maybe(e, e->sum, &body);
+	walk_list(walk, &s->u.for_.body, &c, &body);
+	if (!walk->failed)
+		cuda_loop_carried_barrier(walk, s, &c, &body);
+	cuda_summary_append_maybe(walk, walk->sum, &body);
 	cuda_summary_release(&body);
 }
 
-/* e, s, ctx: a tensorized nest: checked (cuda_check_mma), then its
+/* walk, s, ctx: a tensorized nest: checked (cuda_check_mma), then its
  * accesses recorded (gpu_walk_mma, from the intrinsic's description). */
-static void walk_mma(gpu_walk *e, const stir_stmt *s, const ectx *ctx)
+static void walk_mma(gpu_walk *walk, const stir_stmt *s, const ectx *ctx)
 {
-	if (cuda_check_mma(e, s, ctx))
-		gpu_walk_mma(e, s, ctx);
+	if (cuda_check_mma(walk, s, ctx))
+		gpu_walk_mma(walk, s, ctx);
 }
 
-/* e, s, ctx: if/else; each branch may not run. */
-static void walk_if(gpu_walk *e, const stir_stmt *s, const ectx *ctx)
+/* walk, s, ctx: if/else; each branch may not run. */
+static void walk_if(gpu_walk *walk, const stir_stmt *s, const ectx *ctx)
 {
 	ectx c = *ctx;
-	c.divergent |= cuda_expr_deps(&e->facts, s->u.if_.cond) & THREAD_DIMS;
-	cuda_walk_expr(e, ctx, s->u.if_.cond);
+	c.divergent |= cuda_expr_deps(&walk->facts, s->u.if_.cond) & THREAD_DIMS;
+	cuda_walk_expr(walk, ctx, s->u.if_.cond);
 	const stir_ptr_vec *branch[2] = { &s->u.if_.then_body,
 		&s->u.if_.else_body };
 	for (int i = 0; i < 2; i++) {
 		if (i && !branch[i]->n)
 			break;
 		summary body = { 0 };
-		walk_list(e, branch[i], &c, &body);
-		cuda_summary_append_maybe(e, e->sum, &body);
+		walk_list(walk, branch[i], &c, &body);
+		cuda_summary_append_maybe(walk, walk->sum, &body);
 		cuda_summary_release(&body);
 	}
 }
 
-/* e, s, ctx: a block: the bindings of the variables it uses, then its
+/* walk, s, ctx: a block: the bindings of the variables it uses, then its
  * body (in the same summary). */
-static void walk_block(gpu_walk *e, const stir_stmt *s, const ectx *ctx)
+static void walk_block(gpu_walk *walk, const stir_stmt *s, const ectx *ctx)
 {
 	const stir_stmt *red_store = (s->u.block.flags &
 		STIR_BLOCK_CROSS_THREAD) ? stir_stmt_at(&s->u.block.body, 0) : NULL;
 	for (int i = 0; i < s->u.block.n_vars; i++) {
 		const stir_var *v = s->u.block.vars[i];
-		if (red_store ? gpu_names_var(e, red_store->u.store.value, v) :
-		    gpu_list_names_var(e, &s->u.block.body, v))
-			cuda_walk_expr(e, ctx, s->u.block.bindings[i]);
+		if (red_store ? gpu_names_var(walk, red_store->u.store.value, v) :
+		    gpu_list_names_var(walk, &s->u.block.body, v))
+			cuda_walk_expr(walk, ctx, s->u.block.bindings[i]);
 	}
 	ectx c = *ctx;
 	if (s->u.block.flags & STIR_BLOCK_ATOMIC)
 		c.atomic = true;
-	walk_list(e, &s->u.block.body, &c, e->sum);
+	walk_list(walk, &s->u.block.body, &c, walk->sum);
 }
 
-/* e, s, ctx: a loop of any kind, after the warp-buffer reads the emitter
+/* walk, s, ctx: a loop of any kind, after the warp-buffer reads the emitter
  * computes before it (gpu_hoist). */
-static void walk_for(gpu_walk *e, const stir_stmt *s, const ectx *ctx)
+static void walk_for(gpu_walk *walk, const stir_stmt *s, const ectx *ctx)
 {
 	ectx c = *ctx;
 	c.fill = NULL;
 	/* the walk of the pass hoist_warp_reads holds the reads it moves
 	 * before the loop; the others find them moved already */
-	int mark = e->hoists ? gpu_hoist(e, s, &c) : e->n_memo;
+	int mark = walk->hoists ? gpu_hoist(walk, s, &c) : walk->n_memo;
 	switch (s->u.for_.kind) {
 	case STIR_LOOP_BIND:
-		walk_bound_loop(e, s, &c);
+		walk_bound_loop(walk, s, &c);
 		break;
 	case STIR_LOOP_VECTORIZE:
-		walk_scalar_form(e, s, &c);
+		walk_scalar_form(walk, s, &c);
 		break;
 	case STIR_LOOP_TENSORIZE:
-		walk_mma(e, s, &c);
+		walk_mma(walk, s, &c);
 		break;
 	case STIR_LOOP_PIPELINE:
 		/* checked where the barriers are in (not by the walks of
 		 * the passes that place them) */
-		if (e->mode != GPU_WALK_VERIFY || cuda_check_pipeline(e, s))
-			walk_serial_loop(e, s, &c);
+		if (walk->mode != GPU_WALK_VERIFY || cuda_check_pipeline(walk, s))
+			walk_serial_loop(walk, s, &c);
 		break;
 	default:
-		walk_serial_loop(e, s, &c);
+		walk_serial_loop(walk, s, &c);
 		break;
 	}
-	gpu_unhoist(e, mark);
+	gpu_unhoist(walk, mark);
 }
 
-/* e, s, ctx: one statement (cuda_emit_stmt). */
-static void walk_stmt(gpu_walk *e, const stir_stmt *s, const ectx *ctx)
+/* walk, s, ctx: one statement (cuda_emit_stmt). */
+static void walk_stmt(gpu_walk *walk, const stir_stmt *s, const ectx *ctx)
 {
 	switch (s->kind) {
 	case STIR_STMT_STORE:
-		walk_store(e, s, ctx);
+		walk_store(walk, s, ctx);
 		return;
 	case STIR_STMT_LET:
-		cuda_walk_expr(e, ctx, s->u.let.value);
+		cuda_walk_expr(walk, ctx, s->u.let.value);
 		return;
 	case STIR_STMT_IF:
-		walk_if(e, s, ctx);
+		walk_if(walk, s, ctx);
 		return;
 	case STIR_STMT_BLOCK:
-		walk_block(e, s, ctx);
+		walk_block(walk, s, ctx);
 		return;
 	case STIR_STMT_FOR:
-		walk_for(e, s, ctx);
+		walk_for(walk, s, ctx);
 		return;
 	case STIR_STMT_ITER:
 		/* refused by cuda_verify_structure */
-		e->failed = true;
+		walk->failed = true;
 		return;
 	case STIR_STMT_BARRIER:
-		if (cuda_check_barrier(e, s, ctx))
-			cuda_summary_barrier(e->sum);
+		if (cuda_check_barrier(walk, s, ctx))
+			cuda_summary_barrier(walk->sum);
 		return;
 	}
 }
 
-/* e, list, from, to, ctx: statement list[to], with the hoisted lets
+/* walk, list, from, to, ctx: statement list[to], with the hoisted lets
  * list[from .. to - 1] before it, guarded to index 0 along the indices it
  * would otherwise run redundantly on when it stores to memory other
  * threads see (emit_guarded). */
-static void walk_guarded(gpu_walk *e, const stir_ptr_vec *list, int from,
+static void walk_guarded(gpu_walk *walk, const stir_ptr_vec *list, int from,
 	int to, const ectx *ctx)
 {
 	const stir_stmt *s = stir_stmt_at(list, to);
-	unsigned u = gpu_unbound(e->launch, ctx);
+	unsigned u = gpu_unbound(walk->launch, ctx);
 	ectx c = *ctx;
 	if (u && cuda_stores_shared_data(s) && !(cuda_bound_inside(s) & u)) {
 		c.single |= u;
 		c.divergent |= u & THREAD_DIMS;
 	}
 	for (int i = from; i <= to; i++)
-		walk_stmt(e, stir_stmt_at(list, i), &c);
+		walk_stmt(walk, stir_stmt_at(list, i), &c);
 }
 
-/* e, list, ctx, sum: a statement list: what each statement accesses
+/* walk, list, ctx, sum: a statement list: what each statement accesses
  * decides whether a barrier goes before it (cuda_emit_list). */
-static void walk_list(gpu_walk *e, const stir_ptr_vec *list, const ectx *ctx,
+static void walk_list(gpu_walk *walk, const stir_ptr_vec *list, const ectx *ctx,
 	summary *sum)
 {
-	for (int i = 0; i < list->n && !e->failed; i++) {
+	for (int i = 0; i < list->n && !walk->failed; i++) {
 		int from = i;
 		while (i + 1 < list->n && stir_stmt_at(list, i)->kind ==
 		    STIR_STMT_LET && stir_stmt_at(list, i)->u.let.hoisted)
 			i++;
 		const stir_stmt *s = stir_stmt_at(list, i);
 		summary c = { 0 };
-		summary *saved = e->sum;
-		e->sum = &c;
-		walk_guarded(e, list, from, i, ctx);
-		e->sum = saved;
+		summary *saved = walk->sum;
+		walk->sum = &c;
+		walk_guarded(walk, list, from, i, ctx);
+		walk->sum = saved;
 		const cg_access *a, *b;
-		if (cuda_needs_barrier(e, cuda_summary_pending(sum), &c.first,
+		if (cuda_needs_barrier(walk, cuda_summary_pending(sum), &c.first,
 		    s->loc, &a, &b))
-			cuda_need_barrier(e, ctx, s->loc, a, b, sum, list, s);
-		cuda_summary_append(e, sum, &c);
+			cuda_need_barrier(walk, ctx, s->loc, a, b, sum, list, s);
+		cuda_summary_append(walk, sum, &c);
 		cuda_summary_release(&c);
 	}
 }
 
-/* e, li: see verify/gpu.h. */
-void cuda_walk_launch(gpu_walk *e, int li)
+/* walk, li: see verify/gpu.h. */
+void cuda_walk_launch(gpu_walk *walk, int li)
 {
-	const gpu_launch *L = &e->launches[li];
+	const gpu_launch *L = &walk->launches[li];
 	summary sum = { 0 };
 	ectx ctx = { 0 };
-	e->sum = &sum;
+	walk->sum = &sum;
 	if (L->horizontal) {
 		/* each nest takes the next range of blockIdx.x (emit_horizontal) */
 		const stir_stmt *h = L->stmt;
-		for (int i = 0; i < h->u.block.body.n && !e->failed; i++) {
+		for (int i = 0; i < h->u.block.body.n && !walk->failed; i++) {
 			const stir_stmt *n = stir_stmt_at(&h->u.block.body, i);
 			ectx c = ctx;
 			c.bound[STIR_BLOCK_X] = n;
 			if (h->u.block.flags & STIR_BLOCK_ATOMIC)
 				c.atomic = true;
 			summary body = { 0 };
-			walk_list(e, &n->u.for_.body, &c, &body);
-			cuda_summary_append_maybe(e, e->sum, &body);
+			walk_list(walk, &n->u.for_.body, &c, &body);
+			cuda_summary_append_maybe(walk, walk->sum, &body);
 			cuda_summary_release(&body);
 		}
 	} else {
 		stir_ptr_vec one = { 1, 1, (void **)&L->stmt };
-		walk_list(e, &one, &ctx, &sum);
+		walk_list(walk, &one, &ctx, &sum);
 	}
 	cuda_summary_release(&sum);
-	e->sum = NULL;
+	walk->sum = NULL;
 }
 
-/* e, li: make launch li the one walked: its state reset, its fragment
+/* walk, li: make launch li the one walked: its state reset, its fragment
  * buffers noted (gpu_frag_scan). */
-static void walk_launch_open(gpu_walk *e, int li)
+static void walk_launch_open(gpu_walk *walk, int li)
 {
-	size_t nb = (size_t)e->k->buffers.n + 1;
-	e->launch = &e->launches[li];
-	memset(e->warp_lanes, 0, nb * sizeof(*e->warp_lanes));
-	memset(e->frag, 0, nb * sizeof(*e->frag));
-	e->local_writes.n = 0;
-	gpu_frag_scan(e->launch->stmt, e->frag);
+	size_t nb = (size_t)walk->k->buffers.n + 1;
+	walk->launch = &walk->launches[li];
+	memset(walk->warp_lanes, 0, nb * sizeof(*walk->warp_lanes));
+	memset(walk->frag, 0, nb * sizeof(*walk->frag));
+	walk->local_writes.n = 0;
+	gpu_frag_scan(walk->launch->stmt, walk->frag);
 }
 
-/* e, k: the state of a walk of k (e->mode and what it fills set): the
+/* walk, k: the state of a walk of k (walk->mode and what it fills set): the
  * variables' facts and every launch's shape.  0, or -1 when memory runs
  * out (reported). */
-static int walk_open(gpu_walk *e, const stir_kernel *k)
+static int walk_open(gpu_walk *walk, const stir_kernel *k)
 {
 	size_t nb = (size_t)k->buffers.n + 1;
-	e->k = k;
-	e->ctx = stir_kernel_ctx(k);
+	walk->k = k;
+	walk->ctx = stir_kernel_ctx(k);
 	int n = 0;
 	for (int i = 0; i < k->body.n; i++)
 		n += stir_stmt_at(&k->body, i)->kind != STIR_STMT_LET;
-	e->launches = calloc((size_t)n + 1, sizeof(*e->launches));
-	e->warp_lanes = calloc(nb, sizeof(*e->warp_lanes));
-	e->frag = calloc(nb, sizeof(*e->frag));
-	if (!e->launches || !e->warp_lanes || !e->frag ||
-	    cuda_facts_init(&e->facts, k) < 0) {
-		stir_error_oom(e->ctx);
+	walk->launches = calloc((size_t)n + 1, sizeof(*walk->launches));
+	walk->warp_lanes = calloc(nb, sizeof(*walk->warp_lanes));
+	walk->frag = calloc(nb, sizeof(*walk->frag));
+	if (!walk->launches || !walk->warp_lanes || !walk->frag ||
+	    cuda_facts_init(&walk->facts, k) < 0) {
+		stir_error_oom(walk->ctx);
 		return -1;
 	}
 	for (int i = 0; i < k->body.n; i++) {
 		const stir_stmt *s = stir_stmt_at(&k->body, i);
 		if (s->kind == STIR_STMT_LET)
 			continue;
-		gpu_launch *L = &e->launches[e->n_launches++];
+		gpu_launch *L = &walk->launches[walk->n_launches++];
 		L->stmt = s;
-		if (gpu_launch_scan(L, &e->facts) < 0) {
-			stir_error_oom(e->ctx);
+		if (gpu_launch_scan(L, &walk->facts) < 0) {
+			stir_error_oom(walk->ctx);
 			return -1;
 		}
 	}
 	return 0;
 }
 
-/* e: release what walk_open and the walk made. */
-static void walk_close(gpu_walk *e)
+/* walk: release what walk_open and the walk made. */
+static void walk_close(gpu_walk *walk)
 {
-	for (int i = 0; e->launches && i < e->n_launches; i++)
-		gpu_launch_release(&e->launches[i]);
-	free(e->launches);
-	free(e->warp_lanes);
-	free(e->frag);
-	cuda_facts_release(&e->facts);
-	free(e->memo);
-	free(e->local_writes.v);
+	for (int i = 0; walk->launches && i < walk->n_launches; i++)
+		gpu_launch_release(&walk->launches[i]);
+	free(walk->launches);
+	free(walk->warp_lanes);
+	free(walk->frag);
+	cuda_facts_release(&walk->facts);
+	free(walk->memo);
+	free(walk->local_writes.v);
 }
 
 /* k, mode, places, hoists: the verifier's walk of k in mode "mode"
@@ -549,19 +549,19 @@ static int walk_kernel(const stir_kernel *k, gpu_walk_mode mode,
 	 * it */
 	if (cuda_verify_stage(k) < 0 || cuda_verify_structure(k) < 0)
 		return -1;
-	gpu_walk e = { .mode = mode, .places = places, .hoists = hoists };
-	if (walk_open(&e, k) < 0) {
-		e.failed = true;
+	gpu_walk walk = { .mode = mode, .places = places, .hoists = hoists };
+	if (walk_open(&walk, k) < 0) {
+		walk.failed = true;
 	} else {
-		for (int li = 0; li < e.n_launches && !e.failed; li++) {
-			walk_launch_open(&e, li);
-			cuda_walk_launch(&e, li);
+		for (int li = 0; li < walk.n_launches && !walk.failed; li++) {
+			walk_launch_open(&walk, li);
+			cuda_walk_launch(&walk, li);
 		}
-		if (!e.failed && cuda_verify_sharing(k) < 0)
-			e.failed = true;
+		if (!walk.failed && cuda_verify_sharing(k) < 0)
+			walk.failed = true;
 	}
-	int r = e.failed ? -1 : 0;
-	walk_close(&e);
+	int r = walk.failed ? -1 : 0;
+	walk_close(&walk);
 	return r;
 }
 

@@ -81,9 +81,12 @@ STIR_EXPORT void stir_pipeline_set_hook(__stir_keep stir_pipeline *p,
 	stir_pipeline_hook hook, void *user);
 
 /* Run p's passes in order on kernel k: k is verified first, and again
- * after each pass that ran, unless the pass verifies its result itself.
- * 0, or -1 at the first failure, with diagnostics in k's context (the
- * passes before it stay applied; a failing pass leaves k as it says). */
+ * after each pass that ran, unless the pass verifies its result itself;
+ * then the module's memory is collected, so that a pass must hold no
+ * statement or expression of the module across its call (docs/ir.md,
+ * "Memory").  0, or -1 at the first failure, with diagnostics in k's
+ * context (the passes before it stay applied; a failing pass leaves k as
+ * it says). */
 STIR_EXPORT int stir_pipeline_run(__stir_keep const stir_pipeline *p,
 	__stir_keep stir_kernel *k);
 /* stir_pipeline_run on every kernel of m, in order.  0 or -1. */
