@@ -1,5 +1,6 @@
 /* Shared by the format builders and the conservation checker (formats/
- * format.c, ell.c, block.c, hybrid.c, verify.c); not exported. */
+ * format.c, ell.c, block.c, hybrid.c, verify.c), and fmt_group_union with
+ * the SDDMM cost model (schedule/recipes/model_sddmm.c); not exported. */
 #ifndef STIR_FORMATS_FORMAT_INTERNAL_H
 #define STIR_FORMATS_FORMAT_INTERNAL_H
 
@@ -84,6 +85,16 @@ int fmt_check_csr(stir_ctx *ctx, const stir_csr *csr, fmt_csr *out);
 /* ctx, csf, *inner: check the CSF tensor in the same way (both levels) and
  * describe its lower level (one row per (relation, row) pair) in *inner. */
 int fmt_check_csf(stir_ctx *ctx, const stir_csf *csf, fmt_csr *inner);
+
+/* indptr, indices, r0, r1, b, mark, out: the union of the columns of
+ * rows r0 to r1 - 1 of a CSR matrix (row group b, formats/row_groups.c):
+ * each column c met with mark[c] != b is marked b and, unless out is
+ * NULL, appended to out (in the order met); how many.  mark has an entry
+ * for every column, none b on entry for a group's columns to be counted
+ * once.  Also the SDDMM model's count of a group's columns
+ * (schedule/recipes/model_sddmm.c). */
+int64_t fmt_group_union(const int64_t *indptr, const int64_t *indices,
+	int64_t r0, int64_t r1, int64_t b, int64_t *mark, int64_t *out);
 
 /* ctx, A, order: a locality order of A's rows (formats/row_order.c:
  * Cuthill-McKee on the row-column graph, rows sharing columns near each

@@ -38,6 +38,21 @@ void stir_row_groups_free(stir_row_groups *g)
 	free(g);
 }
 
+/* indptr, indices, r0, r1, b, mark, out: see format_internal.h. */
+int64_t fmt_group_union(const int64_t *indptr, const int64_t *indices,
+	int64_t r0, int64_t r1, int64_t b, int64_t *mark, int64_t *out)
+{
+	int64_t n = 0;
+	for (int64_t p = indptr[r0]; p < indptr[r1]; p++)
+		if (mark[indices[p]] != b) {
+			mark[indices[p]] = b;
+			if (out)
+				out[n] = indices[p];
+			n++;
+		}
+	return n;
+}
+
 /* a, g, mark: fill g's arrays for the checked matrix a; mark[c] is
  * -1 for every column on entry (and left with no group's marks). */
 static void group_rows(const fmt_csr *a, stir_row_groups *g, int64_t *mark)
@@ -47,11 +62,8 @@ static void group_rows(const fmt_csr *a, stir_row_groups *g, int64_t *mark)
 	for (int64_t b = 0; b < g->ngroups; b++) {
 		int64_t r0 = b * R, r1 = r0 + R < a->nrows ? r0 + R : a->nrows;
 		int64_t start = nc;
-		for (int64_t p = a->indptr[r0]; p < a->indptr[r1]; p++)
-			if (mark[a->indices[p]] != b) {
-				mark[a->indices[p]] = b;
-				g->indices[nc++] = a->indices[p];
-			}
+		nc += fmt_group_union(a->indptr, a->indices, r0, r1, b, mark,
+			g->indices + nc);
 		qsort(g->indices + start, (size_t)(nc - start),
 			sizeof(*g->indices), cmp_i64);
 		g->indptr[b + 1] = nc;

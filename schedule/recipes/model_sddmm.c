@@ -10,6 +10,7 @@
  * the order of the candidates matters. */
 #include <stdlib.h>
 #include <stir/recipes.h>
+#include "formats/format_internal.h"
 #include "schedule/recipes/rank.h"
 
 /* Modeled machine: H100-like bandwidth (bytes per ns) and L2 size. */
@@ -145,9 +146,9 @@ int stir_sddmm_model_rank(const stir_csr *a, int64_t feat, int n_sms,
 		order, costs);
 }
 
-/* a, rows, cols: the columns of each group of "rows" consecutive rows of
- * a (the union of theirs) into cols[b]; the total, or -1 when memory runs
- * out. */
+/* a, rows, cols: the number of columns of each group of "rows"
+ * consecutive rows of a (the union of theirs, as stir_csr_to_row_groups
+ * groups them) into cols[b]; the total, or -1 when memory runs out. */
 static int64_t group_columns(const stir_csr *a, int64_t rows, int64_t *cols)
 {
 	int64_t ng = (a->nrows + rows - 1) / rows, total = 0;
@@ -159,12 +160,8 @@ static int64_t group_columns(const stir_csr *a, int64_t rows, int64_t *cols)
 		mark[c] = -1;
 	for (int64_t b = 0; b < ng; b++) {
 		int64_t r1 = (b + 1) * rows < a->nrows ? (b + 1) * rows : a->nrows;
-		cols[b] = 0;
-		for (int64_t p = a->indptr[b * rows]; p < a->indptr[r1]; p++)
-			if (mark[a->indices[p]] != b) {
-				mark[a->indices[p]] = b;
-				cols[b]++;
-			}
+		cols[b] = fmt_group_union(a->indptr, a->indices, b * rows, r1, b,
+			mark, NULL);
 		total += cols[b];
 	}
 	free(mark);
