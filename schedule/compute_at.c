@@ -744,20 +744,20 @@ static int decompose(sched *s, const char *block, const char *loop)
 	const stir_stmt *b = p.stmt[p.n - 1];
 	init_find f = { .blk = b };
 	find_inits(&f, &s->k->body);
+	const char *it = b->u.block.iter;
+	if (!it) {
+		/* no link, so no init nest (stir_block_is_init_of) */
+		sched_fail(s, b->loc, "block '%s' has no iteration (no 'iter' "
+			"link), so no init block to move", block);
+		goto out;
+	}
 	if (f.n != 1) {
-		/* the iteration's name; without one, the block's without its
-		 * number */
-		const char *it = b->u.block.iter ? b->u.block.iter : block;
-		int n = (int)strlen(it);
-		while (!b->u.block.iter && n > 0 && it[n - 1] >= '0' &&
-		    it[n - 1] <= '9')
-			n--;
 		if (f.n == 0)
-			sched_fail(s, b->loc, "iteration '%.*s' of block '%s' has no "
-				"init block '%.*s_init0'", n, it, block, n, it);
+			sched_fail(s, b->loc, "iteration '%s' of block '%s' has no "
+				"init block '%s_init0'", it, block, it);
 		else
-			sched_fail(s, b->loc, "iteration '%.*s' of block '%s' has %d "
-				"init nests", n, it, block, f.n);
+			sched_fail(s, b->loc, "iteration '%s' of block '%s' has %d "
+				"init nests", it, block, f.n);
 		goto out;
 	}
 	if (!mover_init(s, &m, f.found[0]->u.block.name))

@@ -1027,6 +1027,27 @@ START_TEST(test_init_link)
 	free(b);
 	sched_unload(&r);
 	sched_unload(&l);
+	/* a block linked to no iteration has no init nest: said so, not a
+	 * name guessed from the block's */
+	l = sched_load("t.stir",
+		"kernel one(m: i32, n: i32) stage 2 {\n"
+		"  axis I = dense_fixed(m);\n"
+		"  axis K = dense_fixed(n);\n"
+		"  tensor X: f32[I, K];\n"
+		"  tensor Z: f32[I];\n"
+		"  for i in [0, m) {\n"
+		"    for k in [0, n) {\n"
+		"      block acc(vi: S = i, vk: R = k) reads(X[vi, vk], Z[vi]) "
+		"writes(Z[vi]) {\n"
+		"        Z[vi] += X[vi, vk];\n"
+		"      }\n"
+		"    }\n"
+		"  }\n"
+		"}\n");
+	SCHED_REFUSED(l, stir_decompose_reduction(l.k, "acc", "k"),
+		"decompose_reduction: block 'acc' has no iteration (no 'iter' "
+		"link), so no init block to move");
+	sched_unload(&l);
 }
 END_TEST
 
