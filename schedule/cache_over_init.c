@@ -1,7 +1,6 @@
 /* cache_write_over_init's checks (include/stir/schedule.h): whether the
  * cache may take over the init nest of the block's iteration, with the
  * iteration space of a nest as its blocks see it. */
-#include <string.h>
 #include "ir/affine.h"
 #include "schedule/cache.h"
 
@@ -261,16 +260,17 @@ bool cache_check_over_init(creq *c)
 	int at = c->path.index[0];
 	stir_stmt *init = at > 0 ? only_block(stir_stmt_at(c->path.list[0],
 		at - 1)) : NULL;
+	const char *it = c->blk->u.block.iter;
+	if (!it) {
+		/* no link, so no init nest (stir_block_is_init_of) */
+		sched_fail(s, nest->loc, "block '%s' has no iteration (no 'iter' "
+			"link), so no init nest", bn);
+		return false;
+	}
 	if (!init || !stir_block_is_init_of(init, c->blk)) {
-		/* the iteration's name: the block's without its number, one
-		 * digit (a block per level of the iteration's nest); the name
-		 * itself may hold digits (csrmm_hyb_0_0, it2) */
-		size_t bl = strlen(bn);
-		int il = (int)bl - (bl > 0 && bn[bl - 1] >= '0' &&
-			bn[bl - 1] <= '9');
 		sched_fail(s, nest->loc, "the statement before the nest of block "
 			"'%s' is not the init nest of its iteration (one block "
-			"%.*s_initN)", bn, il, bn);
+			"%s_initN)", bn, it);
 		return false;
 	}
 	const stir_ptr_vec *ib = &init->u.block.body;

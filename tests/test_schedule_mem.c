@@ -1142,6 +1142,16 @@ START_TEST(test_over_init_refused)
 			"j", STIR_SCOPE_LOCAL), bad_init[i].msg);
 		sched_unload(&l);
 	}
+	/* the init block renamed: no block links to an iteration, which is
+	 * said, not a name guessed from the block's */
+	char text[2048];
+	snprintf(text, sizeof(text), "%s", over_text("B_data[vi] = 0.0;", ""));
+	memcpy(strstr(text, "it2_init0"), "it2_zero0", 9);
+	l = sched_load(NULL, text);
+	SCHED_REFUSED(l, stir_cache_write_over_init(l.k, "it21", "B_data", "j",
+		STIR_SCOPE_LOCAL), "cache_write_over_init: block 'it21' has no "
+		"iteration (no 'iter' link), so no init nest");
+	sched_unload(&l);
 }
 END_TEST
 
