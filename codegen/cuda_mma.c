@@ -10,7 +10,6 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include "codegen/cuda_internal.h"
 #include "ir/visit.h"
 
@@ -321,8 +320,7 @@ static void put_elem_load(emitter *e, const ectx *ctx,
 	/* tf32's A, stride 1 along K: a lane's elements i and i + 2 are
 	 * neighbours in a row (the k layout of ir/intrinsics.c), one float2 */
 	if (what[0] == 'a' && ln->pack == 1 && op->buf->dtype == STIR_F32 &&
-	    (op->gather || !op->transposed) &&
-	    strcmp(ln->col, "2 * (int)(stir_l & 3) + (stir_e >> 1)") == 0) {
+	    (op->gather || !op->transposed) && ln->next == 2) {
 		open_elems_by(e, ctx, m, ln, rv, cv, xs, g ? 2 : 1, ln->n / 2, 1);
 		put_pair_load(e, ctx, frag, op, g);
 		close_elems(e);
@@ -406,8 +404,7 @@ static void put_elem_store(emitter *e, const ectx *ctx,
 	/* an atomic add into f32: a lane's elements 2i and 2i + 1 are one
 	 * row's neighbouring columns (C's stride 1 is along N), added by one
 	 * float2 atomic on sm_90 where aligned */
-	bool pairs = m->atomic && m->c.buf->dtype == STIR_F32 &&
-		strcmp(ln->col, "2 * (int)(stir_l & 3) + (stir_e & 1)") == 0;
+	bool pairs = m->atomic && m->c.buf->dtype == STIR_F32 && ln->next == 1;
 	open_elems_by(e, ctx, m, ln, m->mv, m->nv, xs, m->guard ? 2 : 1,
 		ln->n, pairs ? 2 : 1);
 	if (m->guard) {

@@ -46,16 +46,19 @@ double stir_round_tf32(double x)
  * same 8 products (in another order) and a lane's two A elements of a
  * row are neighbours in memory (one float2 load, codegen/cuda_mma.c). */
 static const stir_mma_lanes lanes_a_k8 = { 4, 1,
-	"(int)(stir_l >> 2) + 8 * (stir_e & 1)", "2 * (int)(stir_l & 3) + (stir_e >> 1)" };
+	"(int)(stir_l >> 2) + 8 * (stir_e & 1)", "2 * (int)(stir_l & 3) + (stir_e >> 1)",
+	2 };
 static const stir_mma_lanes lanes_b_k8 = { 2, 1,
-	"2 * (int)(stir_l & 3) + stir_e", "(int)(stir_l >> 2)" };
+	"2 * (int)(stir_l & 3) + stir_e", "(int)(stir_l >> 2)", 0 };
 static const stir_mma_lanes lanes_a_k16 = { 8, 2,
 	"(int)(stir_l >> 2) + 8 * ((stir_e >> 1) & 1)",
-	"2 * (int)(stir_l & 3) + 8 * (stir_e >> 2) + (stir_e & 1)" };
+	"2 * (int)(stir_l & 3) + 8 * (stir_e >> 2) + (stir_e & 1)", 1 };
 static const stir_mma_lanes lanes_b_k16 = { 4, 2,
-	"2 * (int)(stir_l & 3) + 8 * (stir_e >> 1) + (stir_e & 1)", "(int)(stir_l >> 2)" };
+	"2 * (int)(stir_l & 3) + 8 * (stir_e >> 1) + (stir_e & 1)", "(int)(stir_l >> 2)",
+	0 };
 static const stir_mma_lanes lanes_acc = { 4, 1,
-	"(int)(stir_l >> 2) + 8 * (stir_e >> 1)", "2 * (int)(stir_l & 3) + (stir_e & 1)" };
+	"(int)(stir_l >> 2) + 8 * (stir_e >> 1)", "2 * (int)(stir_l & 3) + (stir_e & 1)",
+	1 };
 
 /* in, what: see intrinsics.h. */
 const stir_mma_lanes *stir_intrinsic_lanes(const stir_intrinsic *in,

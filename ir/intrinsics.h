@@ -63,12 +63,15 @@ typedef struct stir_mma_operand {
  * stir_e in [0, n) of lane stir_l is at row ROW and column COL of the
  * tile, C expressions of stir_l (unsigned) and stir_e (int) (for A: row m, column k; for B: row k, column n;
  * for the accumulator: row m, column n); "pack" consecutive elements make
- * one 32-bit register (1 for tf32, 2 for 16-bit types).  The emitter
- * loads an operand element by element with it where the nest gathers or
- * guards it (stir_mma_match's gather and guard). */
+ * one 32-bit register (1 for tf32, 2 for 16-bit types); element
+ * stir_e + "next" is the one right of stir_e in the same row (0: a lane
+ * holds no such pairs), which the emitter moves as one 8-byte access.
+ * The emitter loads an operand element by element with it where the nest
+ * gathers or guards it (stir_mma_match's gather and guard). */
 typedef struct stir_mma_lanes {
 	int n, pack;
 	const char *row, *col;
+	int next;
 } stir_mma_lanes;
 
 /* in, what: the lane layout of operand "what" ('a', 'b', or 'c' for the
