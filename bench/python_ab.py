@@ -13,17 +13,22 @@ timing), ROUNDS rounds (61), the process pinned to one core; per row the
 minimum and the median over rounds.  Rows of both builds: stir.spmm on a
 stir.Graph and on the sparse tensor itself, without and with B requiring
 grad, and the bare launch; rows of a build with GpuSpmm.call1 (this
-package since it has one): that call alone, its foreign call with
-declared ctypes types and through _lib.rebind_launch_raw, the
-allocations, torch's C apply with a trivial forward and with call1 as
-forward, torch's current-stream query.  Rows of torch alone ("ref"),
+package since it has one): that call alone, its foreign call (through
+_lib.relaunch_raw, stir_gpu_run_relaunch, where the package has it, else
+_lib.rebind_launch_raw), the output's allocation, the packing of the
+two addresses (timed inside a function, beside a function doing
+nothing), torch's C apply with a trivial forward, with one attribute set
+on ctx (the ctx bookkeeping) and with call1 as forward, torch's
+current-stream query.  Rows of torch alone ("ref"),
 what any autograd op costs on this host: torch.sparse.mm on the same
 sparse tensor without and with B requiring grad, and an empty custom
 autograd Function (its forward returns a view of its input) through
 torch's C apply and through Function.apply.  Last, the breakdown per
-build (medians): the autograd call less the empty Function's C apply
-(stir's own share of it), the plain call less its foreign call and
-allocation (the Python of stir's call), and new less base."""
+build (medians): the autograd call = torch's floor (the empty
+Function's C apply) + stir's own share, with the ctx bookkeeping; the
+plain call = the foreign call + the allocation + the packing + the rest
+of stir's Python (dispatch, B's checks, the stream query); and new less
+base."""
 import ctypes
 import importlib.util
 import os
@@ -31,10 +36,12 @@ import sys
 
 import torch
 
-from python_probes import FLOOR, SPARSE_MM, SPARSE_MM_GRAD, Kept, Lean, \
-    host_us, tiny, torch_rows
+from python_probes import FLOOR, SPARSE_MM, SPARSE_MM_GRAD, Kept, KeptCtx, \
+    Lean, host_us, nothing, tiny, torch_rows
 
 N = 500
+# The row of call1's foreign call (which one, rows_of says).
+FOREIGN = "call1's foreign call"
 
 
 def load(name, d):
@@ -68,31 +75,53 @@ def rows_of(tag, st):
             (tag, "stir_gpu_run_launch alone (declared ctypes)",
              lambda: lib.lib.stir_gpu_run_launch(L.run, 4))]
     f = getattr(fast, "call1", None)
-    if f is None or not hasattr(lib, "rebind_launch_raw"):
+    if f is None:
         return rows
-    raw_launch = lib.rebind_launch_raw
+    # call1's foreign call: stir_gpu_run_relaunch (two arguments) where
+    # the package has it, else stir_gpu_run_rebind_launch (four)
     rp = ctypes.c_void_p(L.run)
-    vp = ctypes.c_void_p(ctypes.addressof(L.var))
+    if hasattr(lib, "relaunch_raw"):
+        relaunch = lib.relaunch_raw
+        foreign = ("stir_gpu_run_relaunch, relaunch_raw",
+                   lambda: relaunch(rp, 4))
+    else:
+        rebind = lib.rebind_launch_raw
+        vp = ctypes.c_void_p(ctypes.addressof(L.var))
+        foreign = ("stir_gpu_run_rebind_launch, rebind_launch_raw",
+                   lambda: rebind(rp, 2, vp, 4))
+    print("%s: %s is %s" % (tag, FOREIGN, foreign[0]))
     raw = sys.modules[st.__name__ + "._torch"]._raw_apply
     tmpl_x = torch.empty((1,), device="cuda").expand(2, 4)
-    tmpl = torch.empty((2, 4), device="cuda")
+    size, off = ctypes.sizeof(L.var[0]), type(L.var[0]).ptr.offset
+    words = (ctypes.c_uint64 * (2 * size // 8)).from_buffer(L.var)
+    p = B.data_ptr()
+    # the output address the packing row writes: a tensor kept alive
+    kept = torch.empty((2, 4), device="cuda")
     return rows + [
-        (tag, "GpuSpmm.call1 alone", lambda: f(B, B.data_ptr())),
-        (tag, "stir_gpu_run_rebind_launch, declared ctypes",
-         lambda: lib.lib.stir_gpu_run_rebind_launch(L.run, L.n_var, L.var,
-                                                    4)),
-        (tag, "stir_gpu_run_rebind_launch, rebind_launch_raw",
-         lambda: raw_launch(rp, 2, vp, 4)),
+        (tag, "GpuSpmm.call1 alone", lambda: f(B, p)),
+        (tag, FOREIGN, foreign[1]),
         (tag, "torch.empty_like(expanded template)",
          lambda: torch.empty_like(tmpl_x)),
-        (tag, "torch.empty_like(real template)",
-         lambda: torch.empty_like(tmpl)),
-        (tag, "B.new_empty(shape)", lambda: B.new_empty((2, 4))),
-        (tag, "C apply floor (forward: a view)", lambda: raw(Kept)(tmpl, Bg)),
+        (tag, "packing: two addresses written (in a function)",
+         lambda: pack(words, off // 8, (size + off) // 8, p, kept)),
+        (tag, "a Python function doing nothing", lambda: nothing(words, 0,
+                                                                 1, p,
+                                                                 kept)),
+        (tag, "C apply floor (forward: a view)", lambda: raw(Kept)(B, Bg)),
+        (tag, "C apply, forward sets ctx.k (ctx bookkeeping)",
+         lambda: raw(KeptCtx)(B, Bg)),
         (tag, "C apply, forward = call1 alone", lambda: raw(Lean)(f, Bg)),
         (tag, "torch current raw stream",
          lambda: torch._C._cuda_getCurrentRawStream(0)),
     ]
+
+
+def pack(words, w_in, w_out, p, out):
+    """What call1 does between the allocation and the foreign call: two
+    addresses written into the stir_gpu_extern array's words (B's, p, and
+    the output's)."""
+    words[w_in] = p
+    words[w_out] = out.data_ptr()
 
 
 def ref_rows():
@@ -102,7 +131,10 @@ def ref_rows():
 
 def breakdown(med):
     """Print what stir adds, per build, from the medians "med" ({(tag,
-    name): us})."""
+    name): us}): the autograd call = torch's floor + the ctx bookkeeping
+    + the plain call, and the plain call = the foreign call + the
+    allocation + the packing of the two addresses + the rest of stir's
+    Python (dispatch, B's checks, the stream query)."""
     floor = med[("ref", FLOOR)]
     print("breakdown (medians, us): torch's autograd floor (empty "
           "Function) %.2f; torch.sparse.mm %.2f, with grad %.2f"
@@ -112,18 +144,26 @@ def breakdown(med):
         grad = med[(tag, "stir.spmm(G, B), B requires grad")]
         line = "%-4s stir.spmm(G, B) %.2f, with grad %.2f = floor %.2f + " \
             "stir's own %.2f" % (tag, plain, grad, floor, grad - floor)
-        launch = med.get((tag, "stir_gpu_run_rebind_launch, "
-                               "rebind_launch_raw"))
+        launch = med.get((tag, FOREIGN))
         alloc = med.get((tag, "torch.empty_like(expanded template)"))
         if launch is not None and alloc is not None:
-            line += "; plain = foreign call %.2f + allocation %.2f + " \
-                "Python %.2f" % (launch, alloc, plain - launch - alloc)
+            ctx = med[(tag, "C apply, forward sets ctx.k (ctx bookkeeping)")] \
+                - med[(tag, "C apply floor (forward: a view)")]
+            packing = med[(tag, "packing: two addresses written (in a "
+                                "function)")] - \
+                med[(tag, "a Python function doing nothing")]
+            line += " (ctx bookkeeping %.2f); plain = foreign call %.2f + " \
+                "allocation %.2f + packing %.2f + the rest of the Python " \
+                "%.2f" % (ctx, launch, alloc, packing,
+                          plain - launch - alloc - packing)
         print(line)
     for name in ("stir.spmm(G, B)", "stir.spmm(G, B), B requires grad",
                  "stir.spmm(sparse tensor, B)",
-                 "stir.spmm(sparse tensor, B), B requires grad"):
-        print("new - base  %-45s %+6.2f us" % (
-            name, med[("new", name)] - med[("base", name)]))
+                 "stir.spmm(sparse tensor, B), B requires grad",
+                 "GpuSpmm.call1 alone", FOREIGN):
+        if ("new", name) in med and ("base", name) in med:
+            print("new - base  %-45s %+6.2f us" % (
+                name, med[("new", name)] - med[("base", name)]))
 
 
 def main(argv):

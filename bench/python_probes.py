@@ -60,6 +60,26 @@ class Kept(torch.autograd.Function):
         return None, dC
 
 
+class KeptCtx(torch.autograd.Function):
+    """Kept with one attribute set on ctx, as stir's forward keeps the
+    transpose's call there: KeptCtx less Kept is the ctx bookkeeping."""
+
+    @staticmethod
+    def forward(ctx, kept, B):
+        ctx.k = kept
+        return kept.view_as(kept)
+
+    @staticmethod
+    def backward(ctx, dC):
+        return None, dC
+
+
+def nothing(*args):
+    """A Python function that does nothing: the cost of a call, to take
+    off rows that time a piece of a call inside a function."""
+    return None
+
+
 class Empty(torch.autograd.Function):
     """An empty custom Function: its forward returns a view of its input
     (what torch's apply costs with no work at all)."""

@@ -37,7 +37,10 @@ torch.library.custom_op with its autograd, the allocations, and the
 foreign calls; then torch alone on the same tiny graph (torch.sparse.mm
 without and with B requiring grad, an empty custom Function) and the
 breakdown: stir's autograd call less torch's floor (the empty
-Function's C apply) is what stir adds to an autograd op."""
+Function's C apply) is what stir adds to an autograd op; of that, the
+ctx bookkeeping (the C apply with a forward setting one attribute of ctx,
+less the same without), the foreign call (stir_gpu_run_relaunch), the
+output's allocation and the rest (stir's Python)."""
 import gzip
 import sys
 import time
@@ -50,7 +53,7 @@ import stir
 from stir._lib import lib
 
 from python_probes import FLOOR, SPARSE_MM, SPARSE_MM_GRAD, WARM, Kept, \
-    Lean, host_us, tiny, torch_rows
+    KeptCtx, Lean, host_us, tiny, torch_rows
 
 
 def timed(fn, reps=50, warm=10):
@@ -124,10 +127,9 @@ def overhead():
     L = fast.launch
     tmpl = torch.empty((2, 4), device="cuda")
     tmpl_x = torch.empty((1,), device="cuda").expand(2, 4)
-    from stir._lib import rebind_launch_raw
+    from stir._lib import relaunch_raw
     import ctypes
     run_p = ctypes.c_void_p(L.run)
-    var_p = ctypes.c_void_p(ctypes.addressof(L.var))
     rows = [
         ("stir.spmm, no autograd", lambda: stir.spmm(T, B)),
         ("stir.spmm, B requires grad", lambda: stir.spmm(T, Bg)),
@@ -153,8 +155,8 @@ def overhead():
          lambda: lib.stir_gpu_run_launch(g._fast_spmm[4].launch.run, 4)),
         ("stir_gpu_run_rebind_launch alone (declared ctypes types)",
          lambda: lib.stir_gpu_run_rebind_launch(L.run, L.n_var, L.var, 4)),
-        ("the same through rebind_launch_raw (call1's foreign call)",
-         lambda: rebind_launch_raw(run_p, 2, var_p, 4)),
+        ("stir_gpu_run_relaunch through relaunch_raw (call1's foreign "
+         "call)", lambda: relaunch_raw(run_p, 4)),
         ("torch.empty_like(a tensor of the output's shape)",
          lambda: torch.empty_like(tmpl)),
         ("torch.empty_like(an expanded one-element tensor: call1's)",
@@ -163,6 +165,8 @@ def overhead():
             (2, 4), (4, 1), dtype=torch.float32, device="cuda")),
         ("floor: the C apply, forward returning a kept tensor",
          lambda: _torch._raw_apply(Kept)(tmpl, Bg)),
+        ("  the same, forward setting ctx.k (the ctx bookkeeping)",
+         lambda: _torch._raw_apply(KeptCtx)(tmpl, Bg)),
         ("a lean Function: the C apply, forward = call1 only",
          lambda: _torch._raw_apply(Lean)(fast.call1, Bg)),
     ]
@@ -177,10 +181,17 @@ def overhead():
         print("host/call %-58s %6.1f us" % (name, us[name]))
     floor = us[FLOOR]
     grad = us["stir.spmm, B requires grad"]
+    ctx = us["  the same, forward setting ctx.k (the ctx bookkeeping)"] - \
+        us["floor: the C apply, forward returning a kept tensor"]
+    launch = us["stir_gpu_run_relaunch through relaunch_raw (call1's "
+                "foreign call)"]
+    alloc = us["torch.empty_like(an expanded one-element tensor: call1's)"]
     print("breakdown: stir.spmm with grad %.1f us = torch's floor (empty "
-          "Function) %.1f + stir's own %.1f (plain call %.1f); "
-          "torch.sparse.mm with grad %.1f (plain %.1f)"
-          % (grad, floor, grad - floor, us["stir.spmm, no autograd"],
+          "Function) %.1f + stir's own %.1f (plain call %.1f); of stir's "
+          "own: ctx bookkeeping %.1f, foreign call %.1f, allocation %.1f, "
+          "the rest %.1f; torch.sparse.mm with grad %.1f (plain %.1f)"
+          % (grad, floor, grad - floor, us["stir.spmm, no autograd"], ctx,
+             launch, alloc, grad - floor - ctx - launch - alloc,
              us[SPARSE_MM_GRAD], us[SPARSE_MM]))
     sys.stdout.flush()
 

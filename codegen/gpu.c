@@ -48,6 +48,13 @@ struct stir_gpu_run {
 	                              first timed launch */
 	double ms;                 /* the last timed run, or -1 */
 	double *launch_ms;         /* owned, per launch */
+	const stir_gpu_extern *re_arrays; /* borrowed: the arrays of the last
+	                              successful stir_gpu_run_rebind_device,
+	                              which stir_gpu_run_relaunch reads again;
+	                              NULL when there is none */
+	int re_n;                  /* their number */
+	int *re_idx;               /* owned: their buffer indices (re_cap) */
+	int re_cap;
 };
 
 /* ---- compiled kernels ---------------------------------------------------- */
@@ -286,6 +293,7 @@ void stir_gpu_run_free(stir_gpu_run *r)
 	free(r->dims);
 	free(r->empty);
 	free(r->launch_ms);
+	free(r->re_idx);
 	stir_stream_free(r->stream);
 	stir_gpu_module_free(r->mod);
 	free(r);
@@ -460,6 +468,7 @@ static int run_begin(stir_gpu_run *r, const stir_bindings *b,
 {
 	r->uploaded = false;
 	r->external = false;
+	r->re_arrays = NULL;
 	memset(r->ext, 0, (size_t)r->n_bufs * sizeof(*r->ext));
 	return stir_layout_init(l, r->gk->plan->k, b, check_arrays);
 }
@@ -595,6 +604,58 @@ int stir_gpu_run_bind_device(stir_gpu_run *r, const stir_bindings *sizes,
 	return rc;
 }
 
+/* r, i, e: whether e may replace the caller's array bound to buffer i
+ * (element type, bytes at the bound sizes, address, alignment).  0, or -1
+ * with a diagnostic. */
+static int check_rebind(stir_gpu_run *r, int i, const stir_gpu_extern *e)
+{
+	const stir_buffer *buf = stir_buffer_at(&r->gk->plan->k->buffers, i);
+	size_t size = stir_dtype_size(buf->dtype);
+	unsigned align = (r->gk->plan->flags & STIR_CUDA_ALIGNED_BUFFERS) ? 16 :
+		(unsigned)size;
+	if (e->dtype != buf->dtype) {
+		stir_error(r->ctx, buf->loc, "device array '%s' holds %s; the "
+			"kernel takes %s", e->name, stir_dtype_name(e->dtype),
+			stir_dtype_name(buf->dtype));
+		return -1;
+	}
+	if (e->bytes < r->ext_need[i]) {
+		stir_error(r->ctx, buf->loc, "device array '%s' has %zu bytes; "
+			"%zu are needed at the bound sizes", e->name, e->bytes,
+			r->ext_need[i]);
+		return -1;
+	}
+	if (r->ext_need[i] && !e->ptr) {
+		stir_error(r->ctx, buf->loc, "device array '%s' has address 0",
+			e->name);
+		return -1;
+	}
+	if (e->ptr % align) {
+		stir_error(r->ctx, buf->loc, "device array '%s' at 0x%" PRIx64
+			" is not aligned to %u bytes, which its kernel assumes",
+			e->name, e->ptr, align);
+		return -1;
+	}
+	return 0;
+}
+
+/* r, i, ptr: the caller's array of buffer i is at ptr now: into the
+ * arguments of every launch that takes it.  0 or -1. */
+static int set_address(stir_gpu_run *r, int i, uint64_t ptr)
+{
+	const stir_cuda_plan *p = r->gk->plan;
+	r->ext[i] = ptr;
+	for (int l = 0; l < r->n; l++)
+		for (int a = 0; a < p->launches[l].n_args; a++)
+			/* the pack's parameters are the launch's arguments in
+			 * order (make_pack) */
+			if (p->launches[l].args[a].buf &&
+			    p->launches[l].args[a].buf->index == i &&
+			    stir_arg_pack_set_ptr_at(r->packs[l], a, ptr) < 0)
+				return -1;
+	return 0;
+}
+
 /* r, n, arrays: see codegen.h. */
 int stir_gpu_run_rebind_device(stir_gpu_run *r, int n,
 	const stir_gpu_extern *arrays)
@@ -602,81 +663,53 @@ int stir_gpu_run_rebind_device(stir_gpu_run *r, int n,
 	if (!r || n < 0 || (n && !arrays))
 		return -1;
 	const stir_kernel *k = r->gk->plan->k;
+	r->re_arrays = NULL;
 	if (!r->external) {
 		stir_error(r->ctx, k->loc, "kernel '%s': no device arrays bound "
 			"to rebind (stir_gpu_run_bind_device first)", k->name);
 		return -1;
 	}
-	/* a framework's call rebinds a few arrays: no allocation then */
-	int small[8];
-	int *idx = n <= 8 ? small : malloc(((size_t)n + 1) * sizeof(*idx));
-	if (!idx) {
-		stir_error_oom(r->ctx);
-		return -1;
+	/* the buffer of each array, kept for stir_gpu_run_relaunch: a
+	 * framework's calls rebind the same few arrays, so this grows once */
+	if (n > r->re_cap) {
+		int *idx = realloc(r->re_idx, (size_t)n * sizeof(*idx));
+		if (!idx) {
+			stir_error_oom(r->ctx);
+			return -1;
+		}
+		r->re_idx = idx;
+		r->re_cap = n;
 	}
 	/* check every array before changing anything */
-	int rc = 0;
-	for (int j = 0; rc == 0 && j < n; j++) {
+	for (int j = 0; j < n; j++) {
 		const stir_gpu_extern *e = &arrays[j];
-		idx[j] = -1;
-		for (int i = 0; idx[j] < 0 && i < r->n_bufs; i++) {
+		int found = -1;
+		for (int i = 0; found < 0 && i < r->n_bufs; i++) {
 			const stir_buffer *b = stir_buffer_at(&k->buffers, i);
 			/* the name first: taken() walks every launch's
-			 * arguments, which a call per framework call should
-			 * do for the one buffer of that name only */
+			 * arguments */
 			if (b->kind != STIR_BUFFER_LOCAL && e->name &&
 			    !strcmp(e->name, stir_buffer_get_array_name(b)) &&
 			    taken(r, b))
-				idx[j] = i;
+				found = i;
 		}
-		if (idx[j] < 0) {
+		if (found < 0) {
 			stir_error(r->ctx, k->loc, "kernel '%s' has no device array "
 				"'%s' bound to rebind", k->name, e->name ? e->name :
 				"(null)");
-			rc = -1;
-			break;
+			return -1;
 		}
-		const stir_buffer *buf = stir_buffer_at(&k->buffers, idx[j]);
-		size_t size = stir_dtype_size(buf->dtype);
-		unsigned align = (r->gk->plan->flags &
-			STIR_CUDA_ALIGNED_BUFFERS) ? 16 : (unsigned)size;
-		if (e->dtype != buf->dtype) {
-			stir_error(r->ctx, buf->loc, "device array '%s' holds %s; "
-				"the kernel takes %s", e->name,
-				stir_dtype_name(e->dtype), stir_dtype_name(buf->dtype));
-			rc = -1;
-		} else if (e->bytes < r->ext_need[idx[j]]) {
-			stir_error(r->ctx, buf->loc, "device array '%s' has %zu "
-				"bytes; %zu are needed at the bound sizes", e->name,
-				e->bytes, r->ext_need[idx[j]]);
-			rc = -1;
-		} else if (r->ext_need[idx[j]] && !e->ptr) {
-			stir_error(r->ctx, buf->loc, "device array '%s' has address "
-				"0", e->name);
-			rc = -1;
-		} else if (e->ptr % align) {
-			stir_error(r->ctx, buf->loc, "device array '%s' at 0x%"
-				PRIx64 " is not aligned to %u bytes, which its kernel "
-				"assumes", e->name, e->ptr, align);
-			rc = -1;
-		}
+		if (check_rebind(r, found, e) < 0)
+			return -1;
+		r->re_idx[j] = found;
 	}
 	/* then the new addresses, into the arguments that hold them */
-	const stir_cuda_plan *p = r->gk->plan;
-	for (int j = 0; rc == 0 && j < n; j++) {
-		r->ext[idx[j]] = arrays[j].ptr;
-		for (int i = 0; rc == 0 && i < r->n; i++)
-			for (int a = 0; rc == 0 && a < p->launches[i].n_args; a++)
-				if (p->launches[i].args[a].buf &&
-				    p->launches[i].args[a].buf->index == idx[j])
-					/* the pack's parameters are the launch's
-					 * arguments in order (make_pack) */
-					rc = stir_arg_pack_set_ptr_at(r->packs[i], a,
-						arrays[j].ptr);
-	}
-	if (idx != small)
-		free(idx);
-	return rc;
+	for (int j = 0; j < n; j++)
+		if (set_address(r, r->re_idx[j], arrays[j].ptr) < 0)
+			return -1;
+	r->re_arrays = arrays;
+	r->re_n = n;
+	return 0;
 }
 
 /* r, n, arrays, flags: see codegen.h. */
@@ -835,6 +868,32 @@ int stir_gpu_run_launch(stir_gpu_run *r, unsigned flags)
 {
 	if (!r)
 		return -1;
+	return launch_all(r, flags);
+}
+
+/* r, flags: see codegen.h. */
+int stir_gpu_run_relaunch(stir_gpu_run *r, unsigned flags)
+{
+	if (!r)
+		return -1;
+	const stir_gpu_extern *arrays = r->re_arrays;
+	if (!arrays) {
+		stir_error(r->ctx, r->gk->plan->k->loc, "kernel '%s': no arrays "
+			"to relaunch with (a successful stir_gpu_run_rebind_device "
+			"first)", r->gk->plan->k->name);
+		return -1;
+	}
+	/* the same checks as the rebind's, the names not looked up again */
+	for (int j = 0; j < r->re_n; j++)
+		if (check_rebind(r, r->re_idx[j], &arrays[j]) < 0) {
+			r->re_arrays = NULL;
+			return -1;
+		}
+	for (int j = 0; j < r->re_n; j++)
+		if (set_address(r, r->re_idx[j], arrays[j].ptr) < 0) {
+			r->re_arrays = NULL;
+			return -1;
+		}
 	return launch_all(r, flags);
 }
 

@@ -1697,12 +1697,43 @@ START_TEST(test_fake_rebind_device)
 	ck_assert_int_eq(fake()->launches, launches + 2);
 	stir_ctx_clear_diagnostics(p.ctx);
 	ck_assert_int_eq(stir_gpu_run_rebind_launch(NULL, 0, NULL, 0), -1);
+	/* relaunch: the refused rebind above left nothing to relaunch with;
+	 * after a rebind, an address written into its array is the next
+	 * launch's, checked as the rebind checks it */
+	ck_assert_int_eq(stir_gpu_run_relaunch(r, 0), -1);
+	char *d = test_diags_to_str(p.ctx);
+	ck_assert_msg(strstr(d, "no arrays to relaunch with"), "got: %s", d);
+	free(d);
+	stir_ctx_clear_diagnostics(p.ctx);
+	stir_gpu_extern re = e2;
+	ck_assert_int_eq(stir_gpu_run_rebind_device(r, 1, &re), 0);
+	ck_assert_int_eq(stir_gpu_buf_fill_u32(y, 0, 100, 0), 0);
+	re.ptr = stir_gpu_buf_get_ptr(y);
+	launches = fake()->launches;
+	ck_assert_int_eq(stir_gpu_run_relaunch(r, 0), 0);
+	ck_assert_int_eq(fake()->launches, launches + 2);
+	ck_assert_int_eq(stir_gpu_buf_copy_to_host(y, 0, h, sizeof(h)), 0);
+	ck_assert(h[99] == 0.5f * 99 + 1 && h[0] == 1);
+	re.ptr += 2;
+	ck_assert_int_eq(stir_gpu_run_relaunch(r, 0), -1);
+	ck_assert_int_eq(fake()->launches, launches + 2);
+	d = test_diags_to_str(p.ctx);
+	ck_assert_msg(strstr(d, "is not aligned to 4 bytes"), "got: %s", d);
+	free(d);
+	stir_ctx_clear_diagnostics(p.ctx);
+	/* a refused relaunch forgets the array until the next rebind */
+	re.ptr -= 2;
+	ck_assert_int_eq(stir_gpu_run_relaunch(r, 0), -1);
+	stir_ctx_clear_diagnostics(p.ctx);
+	ck_assert_int_eq(stir_gpu_run_relaunch(NULL, 0), -1);
 	ck_assert_int_eq(stir_gpu_run_rebind_device(r, 2, e), 0);
 	/* after an upload, the run holds no caller's arrays */
 	stir_bindings *b = stir_bindings_alloc();
 	bind_twostep(b, 100);
 	ck_assert_int_eq(stir_gpu_run_upload(r, b), 0);
 	rebind_refused(r, p.ctx, &e2, "no device arrays bound to rebind");
+	ck_assert_int_eq(stir_gpu_run_relaunch(r, 0), -1);
+	stir_ctx_clear_diagnostics(p.ctx);
 	ck_assert_int_eq(stir_gpu_run_rebind_device(NULL, 0, NULL), -1);
 
 	stir_bindings_free(b);

@@ -255,6 +255,18 @@ STIR_EXPORT int stir_gpu_run_rebind_device(__stir_keep stir_gpu_run *r,
  * launches nothing. */
 STIR_EXPORT int stir_gpu_run_rebind_launch(__stir_keep stir_gpu_run *r,
 	int n, const stir_gpu_extern *arrays, unsigned flags);
+/* stir_gpu_run_rebind_launch with the arrays of r's last successful
+ * stir_gpu_run_rebind_device (or rebind_launch), read again as they are
+ * now: the caller keeps that array of stir_gpu_extern (r borrows it) and
+ * writes new addresses into it between calls; each is checked as the
+ * rebind checks it, only the names are not looked up again (a
+ * framework's call from Python: one foreign call of two arguments,
+ * python/stir/_fast.py).  The array must stay valid until the next
+ * rebind, bind or upload of r, which forget it (as a refused rebind or
+ * relaunch does).  0, or -1 with diagnostics: nothing to relaunch with,
+ * or an array refused (then nothing is launched). */
+STIR_EXPORT int stir_gpu_run_relaunch(__stir_keep stir_gpu_run *r,
+	unsigned flags);
 /* The stream r's launches go to: "stream" (borrowed: it must outlive the
  * run or the next call; stir_stream_wrap makes one of a caller's driver
  * stream), or NULL for the run's own.  0 or -1. */

@@ -32,7 +32,7 @@ import ctypes
 import weakref
 
 from ._lib import lib, Csr, CompileOptions, Extern, GpuTiming, \
-    TuneEntry, TuneOptions, TuneResult, rebind_launch_raw
+    TuneEntry, TuneOptions, TuneResult, relaunch_raw
 from ._kernels import SPMM_SOURCE, SDDMM_SOURCE, SDDMM_ROWS_SOURCE, \
     GATHER_SOURCE
 
@@ -864,8 +864,12 @@ class Launch(object):
             k = self.n - self.n_var
             for j in range(self.n_var):
                 self.ext[k + j] = self.var[j]
+            # then the call's arrays rebound, so that the run keeps them
+            # for stir_gpu_run_relaunch (fast1)
             if lib.stir_gpu_run_bind_device(self.run, self.sizes, self.n,
-                                            self.ext) < 0:
+                                            self.ext) < 0 or \
+                    lib.stir_gpu_run_rebind_device(self.run, self.n_var,
+                                                   self.var) < 0:
                 _fail("cannot bind the device arrays")
             self.bound = True
         cs = _current_stream(self.index)
@@ -896,10 +900,12 @@ class Launch(object):
         self(B) with the work of a call cut to what changes: the output's
         allocation (torch.empty_like of a template of the output's shape
         that holds no memory: _output_template), the two addresses
-        written into the stir_gpu_extern array and one foreign call that
-        rebinds and launches (stir_gpu_run_rebind_launch, which checks
-        the addresses: 0 or not aligned is refused), through
-        rebind_launch_raw with its arguments made here once.  The first
+        written into the stir_gpu_extern array that the run keeps from
+        its last rebind (bind: its first call binds everything, then
+        rebinds these), and one foreign call of two arguments that
+        checks them and launches (stir_gpu_run_relaunch: 0 or not
+        aligned is refused), through relaunch_raw with its arguments
+        made here once.  The first
         call, a change of torch's current stream and a call after a
         failed one go through self (bind).  With "forward", the same
         closure as a torch.autograd.Function's forward, call(ctx, B, p),
@@ -909,9 +915,8 @@ class Launch(object):
         self does not keep it."""
         import torch
         raw, index, st = self._raw_stream, self.index, self._st
-        fn, n = rebind_launch_raw, self.n_var
+        fn, n = relaunch_raw, self.n_var
         run = ctypes.c_void_p(self.run)
-        var = ctypes.c_void_p(ctypes.addressof(self.var))
         # the extern array as 64-bit words: the address fields
         size, off = ctypes.sizeof(Extern), Extern.ptr.offset
         words = (ctypes.c_uint64 * (n * size // 8)).from_buffer(self.var)
@@ -927,7 +932,7 @@ class Launch(object):
             out = empty_like(tmpl)
             words[w_in] = p
             words[w_out] = out.data_ptr()
-            if fn(run, n, var, 4):
+            if fn(run, 4):
                 me.failed()
             return out
 
@@ -938,7 +943,7 @@ class Launch(object):
             out = empty_like(tmpl)
             words[w_in] = p
             words[w_out] = out.data_ptr()
-            if fn(run, n, var, 4):
+            if fn(run, 4):
                 me.failed()
             return out
         return call_fwd if forward else call

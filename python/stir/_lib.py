@@ -217,6 +217,7 @@ _PROTOS = {
                                            ctypes.c_uint]),
     "stir_gpu_run_set_stream": (c_int, [c_void_p, c_void_p]),
     "stir_gpu_run_launch": (c_int, [c_void_p, ctypes.c_uint]),
+    "stir_gpu_run_relaunch": (c_int, [c_void_p, ctypes.c_uint]),
     "stir_stream_wrap": (c_void_p, [c_void_p, c_void_p]),
     "stir_stream_free": (None, [c_void_p]),
     # the recipes and what python/stir/_fast.py prepares with them
@@ -292,12 +293,12 @@ for _name, (_res, _args) in _PROTOS.items():
     _f.restype = _res
     _f.argtypes = _args
 
-# stir_gpu_run_rebind_launch without declared argument types, for the one
+# stir_gpu_run_relaunch without declared argument types, for the one
 # foreign call of a prepared kernel's call (_fast.Launch.fast1): its
-# caller passes c_void_p objects made once for the run and the array of
-# stir_gpu_extern, and Python ints that fit a C int for the count and the
-# flags, so ctypes converts nothing per call (the declared form above
-# checks the array's type each call); PYFUNCTYPE keeps the GIL (the
-# function calls no Python), which saves releasing and taking it again.
-rebind_launch_raw = ctypes.PYFUNCTYPE(c_int)(
-    ("stir_gpu_run_rebind_launch", lib))
+# caller passes a c_void_p object made once for the run and a Python int
+# that fits a C int for the flags, so ctypes converts nothing per call
+# (the declared form checks each argument's type); the new addresses are
+# written into the stir_gpu_extern array the run borrowed at its last
+# rebind.  PYFUNCTYPE keeps the GIL (the function calls no Python), which
+# saves releasing and taking it again.
+relaunch_raw = ctypes.PYFUNCTYPE(c_int)(("stir_gpu_run_relaunch", lib))
