@@ -16,8 +16,9 @@
  * them).  Every kernel's result is checked against an fp64
  * host reference (on a spread of rows) before it is timed
  * (bench/common.c: warm-ups, L2 flushed, median).  With --recipe, the
- * blocks of 16 run examples/bsrmm.stir with a tensor-core schedule that a
- * rule picks for each case from its shape (recipe_schedule).
+ * blocks of 16 run examples/bsrmm.stir and the blocks of 64
+ * bench/bsrmm64.stir, each with a tensor-core schedule that a rule picks
+ * for each case from its shape (recipe_schedule).
  *
  * With --list, the cases are printed (sizes, blocks, a digest of the
  * structure) and nothing runs on the GPU. */
@@ -98,36 +99,45 @@ static const char *source_path(const char *path)
 	return access(b, R_OK) == 0 ? b : path;
 }
 
-/* The schedules of blocks of 16 that --recipe picks from. */
+/* The schedules that --recipe picks from: blocks of 16, then of 64. */
 #define RECIPE_ROW "bench/bsrmm_tc16_pipe_t4.yaml"      /* a warp a row, 32 features */
 #define RECIPE_ROW64 "bench/bsrmm_tc16_pipe.yaml"       /* a warp a row, 64 */
-#define RECIPE_WARPS "bench/bsrmm_tc16_warps.yaml"      /* 4 warps a row, 32 */
+#define RECIPE_WARPS "bench/bsrmm_tc16_warps_s4.yaml"   /* 4 warps a row, 32 */
 #define RECIPE_WARPS64 "bench/bsrmm_tc16_warps_f64.yaml" /* 4 warps a row, 64 */
+#define RECIPE_STRIPS64 "bench/bsrmm64_tc_strips.yaml"  /* b64: a strip a block */
 /* The warps that keep the GPU busy: 8 on each of 132 multiprocessors. */
 #define RECIPE_FULL 1024
 
-/* c, w: the schedule --recipe runs on case c (blocks of 16) at width w,
- * from the matrix's shape alone (bench/README.md): the widest strip a
- * warp (64 features, else 32) while the grid still has RECIPE_FULL warps
- * and no row is much longer than the mean (5/4 of it); else, where some
- * row is long (16 blocks or more) or the grid short of warps, the rows'
- * blocks split over 4 warps. */
+/* c, w: the schedule --recipe runs on case c at width w, from the
+ * matrix's shape alone (bench/README.md).  Blocks of 64: each 16-row
+ * strip a thread block.  Blocks of 16: a warp a row with 64 features
+ * while the grid has RECIPE_FULL such warps and no row is much longer
+ * than the mean (5/4 of it) or any longer than 64 blocks; else a warp a
+ * row with 32 features while the longest row is shorter than the grid's
+ * warps / 32 (the grid, not the rows, is what keeps the GPU busy); else
+ * each row's blocks over 4 warps, 64 features a warp on a grid of even
+ * rows of half RECIPE_FULL warps of 32 or of skewed rows beyond
+ * RECIPE_FULL, else 32. */
 static const char *recipe_schedule(const bsr_case *c, int64_t w)
 {
+	if (c->b == 64)
+		return source_path(RECIPE_STRIPS64);
 	int64_t lmax = 0;
 	for (int64_t i = 0; i < c->mb; i++)
 		if (c->ptr[i + 1] - c->ptr[i] > lmax)
 			lmax = c->ptr[i + 1] - c->ptr[i];
 	int64_t mean = c->nnzb / (c->mb ? c->mb : 1);
 	bool even = lmax <= mean + mean / 4 + 1;
+	int64_t warps32 = c->mb * (w / 32);
 	int64_t strips64 = w % 64 ? 0 : c->mb * (w / 64);
 	const char *s = RECIPE_WARPS;
 	if (strips64 >= RECIPE_FULL && (even || lmax <= 64))
 		s = RECIPE_ROW64;
-	else if (lmax >= 16 && 4 * strips64 >= RECIPE_FULL)
-		s = RECIPE_WARPS64;
-	else if (lmax < 16 && c->mb * (w / 32) >= RECIPE_FULL / 2)
+	else if (32 * lmax < warps32)
 		s = RECIPE_ROW;
+	else if (strips64 && (even ? 2 * warps32 >= RECIPE_FULL :
+	    warps32 > RECIPE_FULL))
+		s = RECIPE_WARPS64;
 	return source_path(s);
 }
 
@@ -228,7 +238,9 @@ static void parse_options(int argc, char **argv, bsr_options *o)
 				usage("--recipe: the widths must be multiples of 32");
 		o->progs[0].program = source_path("examples/bsrmm.stir");
 		o->progs[0].schedule = source_path(RECIPE_WARPS);
-		o->n_programs = o->n_schedules = 1;
+		o->progs[1].program = source_path("bench/bsrmm64.stir");
+		o->progs[1].schedule = source_path(RECIPE_STRIPS64);
+		o->n_programs = o->n_schedules = 2;
 	}
 	if (o->n_programs == 0) {
 		static const char *const defp[] = { "examples/bsrmm.stir",
@@ -671,10 +683,11 @@ int main(int argc, char **argv)
 				" blocks %" PRId64 " of %" PRId64 " digest %016"
 				PRIx64, c->name, c->m, c->n, c->b, c->nnzb,
 				c->mb * c->nb, case_digest(c));
-			for (int wi = 0; o.recipe && c->b == 16 &&
-			     wi < o.n_widths; wi++)
-				printf(" %" PRId64 ": %s", o.widths[wi],
-					recipe_schedule(c, o.widths[wi]));
+			for (int wi = 0; o.recipe && (c->b == 16 || c->b == 64) &&
+			     wi < (c->width ? 1 : o.n_widths); wi++) {
+				int64_t w = c->width ? c->width : o.widths[wi];
+				printf(" %" PRId64 ": %s", w, recipe_schedule(c, w));
+			}
 			printf("\n");
 		}
 		for (int i = 0; i < n; i++)

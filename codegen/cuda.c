@@ -91,7 +91,8 @@ static stir_loc first_loc(const stir_stmt *s)
 
 /* e, li: the register and shared arrays of launch li, declared at
  * the top of its function.  Shared memory starts zeroed, as the
- * interpreter's buffers do.  Returns the shared bytes. */
+ * interpreter's buffers do (16 bytes a store where the buffer is aligned
+ * to 16 and of whole pieces).  Returns the shared bytes. */
 static int64_t emit_declarations(emitter *e, int li)
 {
 	const stir_kernel *k = e->k;
@@ -154,15 +155,25 @@ static int64_t emit_declarations(emitter *e, int li)
 		if (!e->buf_used[i] || b->scope != STIR_SCOPE_SHARED ||
 		    !cuda_literal_value(e->ctx, k, b->extent, &n))
 			continue;
+		/* a 16-byte aligned buffer (ldmatrix, cp.async) of whole
+		 * 16-byte pieces: a piece a store, not an element */
+		int64_t bytes = n * (int64_t)stir_dtype_size(b->dtype);
+		bool pieces = e->ldsm[i] && bytes % 16 == 0;
 		cg_indent(p);
 		cg_putf(p, "for (int stir_i = stir_tid; stir_i < %" PRId64
-			"; stir_i += stir_nt)\n", n);
+			"; stir_i += stir_nt)\n", pieces ? bytes / 16 : n);
 		p->indent++;
 		cg_indent(p);
-		cuda_put_name(e, b->name);
-		cg_putf(p, "[stir_i] = %s;\n", b->dtype == STIR_F16 ?
-			"__float2half_rn(0.0f)" : b->dtype == STIR_BF16 ?
-			"__float2bfloat16_rn(0.0f)" : "0");
+		if (pieces) {
+			cg_put(p, "reinterpret_cast<float4 *>(");
+			cuda_put_name(e, b->name);
+			cg_put(p, ")[stir_i] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);\n");
+		} else {
+			cuda_put_name(e, b->name);
+			cg_putf(p, "[stir_i] = %s;\n", b->dtype == STIR_F16 ?
+				"__float2half_rn(0.0f)" : b->dtype == STIR_BF16 ?
+				"__float2bfloat16_rn(0.0f)" : "0");
+		}
 		p->indent--;
 	}
 	p->indent--;

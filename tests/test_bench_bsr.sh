@@ -77,13 +77,21 @@ expect 1 "csrmm.stir has no kernel 'bsrmm'" --list --program "$srcdir/examples/c
 recipe() { # case, width, schedule
 	grep -q "^$1 .* $2: [^ ]*/bsrmm_tc16_$3.yaml" "$t/r" || { cat "$t/r"; fail "--recipe: $1 at $2 not $3"; }
 }
-# a small grid: rows over 4 warps; a large even grid: a warp a row, 64
-# features; long rows in a large grid: 4 warps, 64 features a warp
-recipe w768x768_b16_d05_uni 128 warps
+# short rows for the grid: a warp a row, 32 features; long rows in a
+# small grid: 4 warps, 32 features a warp (4 stages); a large even grid:
+# a warp a row, 64 features; long rows in a large grid: 4 warps, 64
+recipe w768x768_b16_d05_uni 128 pipe_t4
+recipe w768x768_b16_d20_uni 128 warps_s4
 recipe w768x768_b16_d05_uni 512 pipe_t4
+recipe w768x3072_b16_d20_uni 512 warps_f64
 recipe w4096x4096_b16_d50_uni 512 pipe
 recipe w4096x4096_b16_d50_pow 512 warps_f64
+recipe w4096x4096_b16_d50_pow 128 warps_s4
 recipe w3072x768_b16_d05_uni 128 pipe_t4
+# the attention masks (blocks of 64): a 16-row strip a thread block
+"$B" --list --recipe --cases attention > "$t/r" 2>&1 || { cat "$t/r"; fail "--recipe (masks)"; }
+grep -q "^attn4096_band3_glob2 .* 768: [^ ]*/bsrmm64_tc_strips.yaml" "$t/r" ||
+	{ cat "$t/r"; fail "--recipe: the masks not on bsrmm64_tc_strips"; }
 expect 2 "--recipe picks the schedules: no --program" --list --recipe \
 	--program "$srcdir/examples/bsrmm.stir" --schedule "$srcdir/bench/bsrmm_tc16_pipe.yaml"
 expect 2 "--recipe: the widths must be multiples of 32" --list --recipe --widths 128,80

@@ -603,6 +603,8 @@ static void find_programs(void)
 		{ "bench/bsrmm64.stir", "tests/tensorize/bsrmm64_tc_cp.yaml" },
 		/* blocks of 64 over 2 warps a row, slots and strips of each */
 		{ "bench/bsrmm64.stir", "tests/tensorize/bsrmm64_tc_warps.yaml" },
+		/* blocks of 64, each 16-row strip a thread block (blockIdx.z) */
+		{ "bench/bsrmm64.stir", "tests/tensorize/bsrmm64_tc_strips.yaml" },
 	};
 	for (size_t t = 0; t < sizeof(tc) / sizeof(tc[0]); t++)
 		for (int size = 0; size < 2; size++) {

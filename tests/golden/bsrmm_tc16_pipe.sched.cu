@@ -268,10 +268,10 @@ extern "C" __global__ void __launch_bounds__(32) bsrmm_k0(int mb, int nb, int nn
   {  // shared memory starts zeroed
     const int stir_tid = (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
     const int stir_nt = blockDim.x * blockDim.y * blockDim.z;
-    for (int stir_i = stir_tid; stir_i < 3072; stir_i += stir_nt)
-      B_data_shared[stir_i] = __float2half_rn(0.0f);
-    for (int stir_i = stir_tid; stir_i < 768; stir_i += stir_nt)
-      A_data_shared[stir_i] = __float2half_rn(0.0f);
+    for (int stir_i = stir_tid; stir_i < 384; stir_i += stir_nt)
+      reinterpret_cast<float4 *>(B_data_shared)[stir_i] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    for (int stir_i = stir_tid; stir_i < 96; stir_i += stir_nt)
+      reinterpret_cast<float4 *>(A_data_shared)[stir_i] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
   }
   __syncthreads();
   {
