@@ -473,9 +473,27 @@ static int tune_measure(stir_ctx *ctx, const stir_kernel *k,
 	return rc;
 }
 
+/* order, costs, n, cand: candidate "cand" moved to the front of
+ * order[0 .. n-1] with its cost (the others keep their order); nothing
+ * when it is not there (it does not apply). */
+static void move_to_front(int *order, double *costs, int n, int cand)
+{
+	int at = 0;
+	while (at < n && order[at] != cand)
+		at++;
+	if (at == n)
+		return;
+	double c = costs[at];
+	memmove(order + 1, order, (size_t)at * sizeof(*order));
+	memmove(costs + 1, costs, (size_t)at * sizeof(*costs));
+	order[0] = cand;
+	costs[0] = c;
+}
+
 /* ctx, program, a, opt, dev, t0, out: the measured search's part of
  * stir_tune (no record hit; out->key and out->similar set): rank the
- * candidates, a similar graph's winner first, search (the budget counted
+ * candidates (the SpMM's most often fastest first), a similar graph's
+ * winner first, search (the budget counted
  * from *t0), and the fastest's candidate and schedule text into out.  0
  * or -1. */
 static int tune_search(stir_ctx *ctx, const stir_kernel *program,
@@ -497,18 +515,16 @@ static int tune_search(stir_ctx *ctx, const stir_kernel *program,
 		stir_spmm_hybrid_model_rank(a, feat, opt->sms, order, costs) :
 		stir_sddmm_rank(recipe, a, feat, opt->sms, order, costs);
 	int rc = n < 0 ? no_memory(ctx) : 0;
+	/* without a similar graph's entry, the SpMM's candidates most often
+	 * fastest first (the last of the list moved first), then the model's
+	 * order */
+	for (int i = stir_spmm_hybrid_n_often_fastest() - 1; n > 0 &&
+	     !out->similar && recipe == STIR_TUNE_SPMM && i >= 0; i--)
+		move_to_front(order, costs, n,
+			stir_spmm_hybrid_get_often_fastest(i));
 	if (n > 0 && out->similar) {
 		/* the similar graph's winner first */
-		int at = 0;
-		while (at < n && order[at] != out->similar_entry.cand)
-			at++;
-		if (at < n) {
-			double c = costs[at];
-			memmove(order + 1, order, (size_t)at * sizeof(*order));
-			memmove(costs + 1, costs, (size_t)at * sizeof(*costs));
-			order[0] = out->similar_entry.cand;
-			costs[0] = c;
-		}
+		move_to_front(order, costs, n, out->similar_entry.cand);
 		if (top > STIR_TUNE_TOP_SIMILAR)
 			top = STIR_TUNE_TOP_SIMILAR;
 	}
