@@ -23,7 +23,6 @@
  * cache flushed.  The host time to build the hybrid format is reported
  * separately; it is not part of any kernel time. */
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -193,7 +192,7 @@ static stir_gpu_kernel *spmm_kernel(stir_ctx *ctx, const char *program,
 	return stir_gpu_kernel_compile(k, &bounded);
 }
 
-/* One candidate scheduled on a thread of schedule_all: the program read
+/* One candidate scheduled on a thread (stir_parallel_for): the program read
  * into a context of its own (a context is not shared between threads). */
 typedef struct scheduling {
 	const char *program;
@@ -204,52 +203,18 @@ typedef struct scheduling {
 	stir_kernel *k;            /* scheduled; NULL on failure */
 } scheduling;
 
-/* The candidates still to schedule, for the threads of schedule_all. */
-typedef struct scheduling_pool {
-	scheduling *w;
-	int n, next;
-	pthread_mutex_t mu;
-} scheduling_pool;
-
-/* arg: a scheduling_pool; schedule its candidates until none is left. */
-static void *schedule_some(void *arg)
+/* arg, i: schedule item i of the scheduling array arg. */
+static void schedule_one(void *arg, int i)
 {
-	scheduling_pool *p = arg;
-	for (;;) {
-		pthread_mutex_lock(&p->mu);
-		int i = p->next++;
-		pthread_mutex_unlock(&p->mu);
-		if (i >= p->n)
-			return NULL;
-		scheduling *w = &p->w[i];
-		const stir_spmm_hybrid_params *cfg = config(w->cand);
-		stir_spmm_map fm = stir_spmm_hybrid_map(cfg, w->fm.feat);
-		w->ctx = stir_ctx_alloc();
-		w->mod = w->ctx ? stir_module_read_from_file(w->ctx, w->program) :
-			NULL;
-		w->k = w->mod ? stir_module_find_kernel(w->mod, "csrmm") : NULL;
-		if (w->k && stir_recipe_spmm_hybrid(w->k, cfg->c, cfg->nb,
-		    cfg->buckets, fm) < 0)
-			w->k = NULL;
-	}
-}
-
-/* w, n: schedule w[0 .. n-1] on a thread per processor (the recipe takes
- * tens of milliseconds of host time per candidate). */
-static void schedule_all(scheduling *w, int n)
-{
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	int nt = (int)(cpus < n ? cpus : n);
-	pthread_t t[MAX_CONFIGS];
-	scheduling_pool p = { .w = w, .n = n,
-		.mu = PTHREAD_MUTEX_INITIALIZER };
-	int started = 0;
-	while (started < nt - 1 && pthread_create(&t[started], NULL,
-	    schedule_some, &p) == 0)
-		started++;
-	schedule_some(&p);
-	for (int i = 0; i < started; i++)
-		pthread_join(t[i], NULL);
+	scheduling *w = &((scheduling *)arg)[i];
+	const stir_spmm_hybrid_params *cfg = config(w->cand);
+	stir_spmm_map fm = stir_spmm_hybrid_map(cfg, w->fm.feat);
+	w->ctx = stir_ctx_alloc();
+	w->mod = w->ctx ? stir_module_read_from_file(w->ctx, w->program) : NULL;
+	w->k = w->mod ? stir_module_find_kernel(w->mod, "csrmm") : NULL;
+	if (w->k && stir_recipe_spmm_hybrid(w->k, cfg->c, cfg->nb, cfg->buckets,
+	    fm) < 0)
+		w->k = NULL;
 }
 
 /* ctx, o, fm, co, want, gks, mods, ctxs: every hybrid candidate i with
@@ -278,7 +243,7 @@ static int compile_candidates(stir_ctx *ctx, const bench_options *o,
 			w[n++] = (scheduling){ .program = o->program, .cand = i,
 				.fm = fm };
 	}
-	schedule_all(w, n);
+	stir_parallel_for(n, schedule_one, w);
 	for (int j = 0; j < n; j++) {
 		int i = w[j].cand;
 		mods[i] = w[j].mod;

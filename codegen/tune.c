@@ -7,7 +7,6 @@
  * schedule/recipes/ because the search compiles and runs kernels
  * (codegen/gpu.c). */
 #include <ctype.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -217,49 +216,22 @@ static void make_one(made *w)
 		w->sched = stir_kernel_schedule_to_str(w->kern, &w->len);
 }
 
-/* The candidates still to schedule, for the threads of make_all. */
-typedef struct pool {
-	made *w;
-	int n, next;
-	pthread_mutex_t mu;
-} pool;
-
-/* arg: a pool; schedule its candidates until none is left. */
-static void *pool_run(void *arg)
+/* arg, i: schedule candidate i of the made array arg. */
+static void make_at(void *arg, int i)
 {
-	pool *p = arg;
-	for (;;) {
-		pthread_mutex_lock(&p->mu);
-		int i = p->next++;
-		pthread_mutex_unlock(&p->mu);
-		if (i >= p->n)
-			return NULL;
-		make_one(&p->w[i]);
-	}
+	make_one(&((made *)arg)[i]);
 }
 
 /* w, n: schedule candidates w[0 .. n-1]: on a thread per processor when
  * each reads its own program (w[i].text set), else one after another. */
 static void make_all(made *w, int n)
 {
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	int nt = n > 0 && w[0].text ? (int)(cpus < n ? cpus : n) : 1;
-	pthread_t *t = nt > 1 ? malloc((size_t)(nt - 1) * sizeof(*t)) : NULL;
-	pool p = { .w = w, .n = n };
-	int started = 0;
-	if (t && pthread_mutex_init(&p.mu, NULL) == 0) {
-		while (started < nt - 1 && pthread_create(&t[started], NULL,
-		    pool_run, &p) == 0)
-			started++;
-		pool_run(&p);
-		for (int i = 0; i < started; i++)
-			pthread_join(t[i], NULL);
-		pthread_mutex_destroy(&p.mu);
-	} else {
-		for (int i = 0; i < n; i++)
-			make_one(&w[i]);
+	if (n > 0 && w[0].text) {
+		stir_parallel_for(n, make_at, w);
+		return;
 	}
-	free(t);
+	for (int i = 0; i < n; i++)
+		make_one(&w[i]);
 }
 
 /* w: whether w->text, read under w->file, holds kernel w->kname as
