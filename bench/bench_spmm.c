@@ -192,31 +192,84 @@ static stir_gpu_kernel *spmm_kernel(stir_ctx *ctx, const char *program,
 	return stir_gpu_kernel_compile(k, &bounded);
 }
 
-/* ctx, o, fm, co, want, gks, mods: every hybrid candidate i with want[i]
- * that fits feature size fm.feat, scheduled and compiled on all
- * processors at once (stir_gpu_kernel_compile_all) into gks[i] and its
- * module into mods[i]; NULL for the others and where one fails (its
- * diagnostics in ctx).  The number that failed. */
+/* One candidate scheduled on a thread (stir_parallel_for): the program read
+ * into a context of its own (a context is not shared between threads). */
+typedef struct scheduling {
+	const char *program;
+	int cand;
+	stir_spmm_map fm;
+	stir_ctx *ctx;             /* its own; kept with the module */
+	stir_module *mod;
+	stir_kernel *k;            /* scheduled; NULL on failure */
+} scheduling;
+
+/* arg, i: schedule item i of the scheduling array arg. */
+static void schedule_one(void *arg, int i)
+{
+	scheduling *w = &((scheduling *)arg)[i];
+	const stir_spmm_hybrid_params *cfg = config(w->cand);
+	stir_spmm_map fm = stir_spmm_hybrid_map(cfg, w->fm.feat);
+	w->ctx = stir_ctx_alloc();
+	w->mod = w->ctx ? stir_module_read_from_file(w->ctx, w->program) : NULL;
+	w->k = w->mod ? stir_module_find_kernel(w->mod, "csrmm") : NULL;
+	if (w->k && stir_recipe_spmm_hybrid(w->k, cfg->c, cfg->nb, cfg->buckets,
+	    fm) < 0)
+		w->k = NULL;
+}
+
+/* ctx, o, fm, co, want, gks, mods, ctxs: every hybrid candidate i with
+ * want[i] that fits feature size fm.feat, scheduled on a thread per
+ * processor, each in a context of its own (into ctxs[i], to be freed after
+ * mods[i]), and compiled on all processors at once
+ * (stir_gpu_kernel_compile_all) into gks[i] and its module into mods[i];
+ * NULL for the others and where one fails (its diagnostics in ctx).  The
+ * number that failed. */
 static int compile_candidates(stir_ctx *ctx, const bench_options *o,
 	stir_spmm_map fm, const stir_compile_options *co, const bool *want,
-	stir_gpu_kernel **gks, stir_module **mods)
+	stir_gpu_kernel **gks, stir_module **mods, stir_ctx **ctxs)
 {
 	const stir_kernel *ks[MAX_CONFIGS];
 	stir_compile_options cos[MAX_CONFIGS];
-	int failed = 0;
+	scheduling w[MAX_CONFIGS];
+	int n = 0, failed = 0;
 	for (int i = 0; i < N_CONFIGS; i++) {
 		mods[i] = NULL;
+		ctxs[i] = NULL;
 		ks[i] = NULL;
 		cos[i] = *co;
 		cos[i].min_blocks_per_sm = config(i)->min_blocks;
-		if (!want[i] || !stir_spmm_hybrid_fits(config(i), fm.feat) ||
-		    !bench_candidate_selected(o, i))
-			continue;
-		if (!(ks[i] = spmm_scheduled(ctx, o->program, config(i), fm,
-		    &mods[i])))
-			failed++;
+		if (want[i] && stir_spmm_hybrid_fits(config(i), fm.feat) &&
+		    bench_candidate_selected(o, i))
+			w[n++] = (scheduling){ .program = o->program, .cand = i,
+				.fm = fm };
 	}
-	return failed + stir_gpu_kernel_compile_all(ks, cos, N_CONFIGS, 0, gks);
+	stir_parallel_for(n, schedule_one, w);
+	for (int j = 0; j < n; j++) {
+		int i = w[j].cand;
+		mods[i] = w[j].mod;
+		ctxs[i] = w[j].ctx;
+		ks[i] = w[j].k;
+		if (!ks[i]) {
+			char *d = w[j].ctx ? stir_ctx_diagnostics_to_str(w[j].ctx) :
+				NULL;
+			stir_ctx_report(ctx, STIR_ERROR, (stir_loc){ 0, 0, 0 },
+				"hybrid candidate %d failed:\n%s", i,
+				d ? d : "(out of memory)");
+			free(d);
+			failed++;
+		}
+	}
+	int not_compiled = stir_gpu_kernel_compile_all(ks, cos, N_CONFIGS, 0,
+		gks);
+	for (int i = 0; not_compiled && i < N_CONFIGS; i++)
+		if (ks[i] && !gks[i] && stir_ctx_n_diagnostics(ctxs[i])) {
+			char *d = stir_ctx_diagnostics_to_str(ctxs[i]);
+			stir_ctx_report(ctx, STIR_ERROR, (stir_loc){ 0, 0, 0 },
+				"hybrid candidate %d failed to compile:\n%s", i,
+				d ? d : "(out of memory)");
+			free(d);
+		}
+	return failed + not_compiled;
 }
 
 /* ctx, o, fm, co, dev, a, bh, want, r: time stir's CSR kernel on graph a
@@ -304,9 +357,10 @@ static void compile_graph(stir_ctx *ctx, const bench_options *o,
 		bool all[MAX_CONFIGS];
 		stir_gpu_kernel *gks[MAX_CONFIGS];
 		stir_module *mods[MAX_CONFIGS];
+		stir_ctx *ctxs[MAX_CONFIGS];
 		for (int i = 0; i < N_CONFIGS; i++)
 			all[i] = true;
-		if (compile_candidates(ctx, o, fm, &co, all, gks, mods))
+		if (compile_candidates(ctx, o, fm, &co, all, gks, mods, ctxs))
 			bench_fail(ctx, "compiling a hybrid kernel");
 		if ((o->flags & 2) && o->feats[fi] % 32 == 0) {
 			/* --srbcrs */
@@ -320,6 +374,7 @@ static void compile_graph(stir_ctx *ctx, const bench_options *o,
 		for (int i = 0; i < N_CONFIGS; i++) {
 			stir_gpu_kernel_free(gks[i]);
 			stir_module_free(mods[i]);
+			stir_ctx_free(ctxs[i]);
 		}
 	}
 	(void)spec;
@@ -438,9 +493,11 @@ int main(int argc, char **argv)
 			bool built[MAX_CONFIGS];
 			stir_gpu_kernel *gks[MAX_CONFIGS];
 			stir_module *mods[MAX_CONFIGS];
+			stir_ctx *ctxs[MAX_CONFIGS];
 			for (int i = 0; i < N_CONFIGS; i++)
 				built[i] = fmt[i] != NULL;
-			if (compile_candidates(ctx, &o, fm, &co, built, gks, mods)) {
+			if (compile_candidates(ctx, &o, fm, &co, built, gks, mods,
+			    ctxs)) {
 				fprintf(stderr, "bench: hybrid candidates fail on %s:\n",
 					gname);
 				stir_ctx_print_diagnostics(ctx, stderr);
@@ -452,6 +509,7 @@ int main(int argc, char **argv)
 				stir_gpu_kernel *hyb_gk = gks[i];
 				if (!hyb_gk) {
 					stir_module_free(hyb_mod);
+					stir_ctx_free(ctxs[i]);
 					continue;  /* null in the search */
 				}
 				stir_bindings *hb = stir_bindings_copy(fb[i]);
@@ -486,6 +544,7 @@ int main(int argc, char **argv)
 				stir_bindings_free(hb);
 				stir_gpu_kernel_free(hyb_gk);
 				stir_module_free(hyb_mod);
+				stir_ctx_free(ctxs[i]);
 			}
 			char config[64];
 			int len = snprintf(config, sizeof(config), "c=%d [", r->hyb.c);

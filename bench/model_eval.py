@@ -9,7 +9,10 @@ time to be within 3% of the best in 90% of the cases.  --half 0 or 1
 keeps the graphs of even or odd index (by name): the model's constants
 were fitted on all the shared graphs (docs/recipes.md), so every figure of
 this file is in-sample; --half reports a subset for the held-out figures
-of a fit on the other half.  No GPU: the model runs on the host, through
+of a fit on the other half.  It also replays the tuner's measured search
+on the file's times: the candidates stir_tune times for the SpMM (the
+library's often-fastest list first, then the model's order, --top of
+them, default 16) and how often the fastest of those is within 3%.  No GPU: the model runs on the host, through
 libstir (ctypes), on the graphs of /work/shared/data or --data.
 
     python3 bench/model_eval.py --lib build/.libs/libstir.so [-v] [FILE]
@@ -24,6 +27,8 @@ ap.add_argument("--sms", type=int, default=132)
 ap.add_argument("--half", type=int, choices=(0, 1),
     help="only the graphs of even (0) or odd (1) index by name")
 ap.add_argument("-v", action="store_true", help="one line a case")
+ap.add_argument("--top", type=int, default=16,
+    help="the candidates the tuner's search times (stir_tune's --top)")
 a = ap.parse_args()
 
 lib = ctypes.CDLL(a.lib)
@@ -39,7 +44,11 @@ ctx = lib.stir_ctx_alloc()
 
 d = json.load(open(a.file))
 print("results of", d.get("device"), "(%s)" % a.file)
+lib.stir_spmm_hybrid_get_often_fastest.argtypes = [ctypes.c_int]
+often = [lib.stir_spmm_hybrid_get_often_fastest(i)
+         for i in range(lib.stir_spmm_hybrid_n_often_fastest())]
 csrs, ratios, within, top3, top5, need, untimed = {}, [], 0, 0, 0, [], 0
+searched = []
 names = sorted(set(r["graph"] for r in d["results"]))
 for r in d["results"]:
     g, f = r["graph"], r["features"]
@@ -70,6 +79,11 @@ for r in d["results"]:
     b3 = min(x for x in t[:3] if x is not None) / best
     b5 = min(x for x in t[:5] if x is not None) / best
     ratios.append(ratio)
+    # the tuner's search: the often-fastest list first, then the model's
+    timed_first = [i for i in often if i in order[:m]]
+    timed_first += [i for i in order[:m] if i not in timed_first]
+    s16 = [sm[i] for i in timed_first if i < len(sm) and sm[i] is not None]
+    searched.append(min(s16[:a.top]) / best)
     within += ratio <= 1.03
     top3 += b3 <= 1.03
     top5 += b5 <= 1.03
@@ -85,6 +99,10 @@ print("%d cases: first pick at %.3fx the best on the geometric mean "
       "(worst %.3fx), within 3%% in %d; one of the first 3 within 3%% in %d"
       % (k, math.exp(sum(map(math.log, ratios)) / k), max(ratios),
          within, top3))
+print("the tuner's search (the %d often-fastest candidates first, then the "
+      "model's order; %d timed): within 3%% in %d of %d, geometric mean %.3fx"
+      % (len(often), a.top, sum(x <= 1.03 for x in searched), k,
+         math.exp(sum(map(math.log, searched)) / k)))
 need.sort()
 if untimed:
     print("in %d cases the model's first pick is a candidate the file has "

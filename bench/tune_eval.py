@@ -40,11 +40,24 @@ it also looks the tuner's pick up in the exhaustive search's own times
 ("the tuned pick in the exhaustive run's own timing": the pick and the
 best timed by one process, one after the other).
 
+For a lean run over many cases: --search-reps N times the exhaustive
+search with N runs per candidate instead of --reps, and --remeasure K then
+times, per graph, the tuner's picks, the model's picks and the search's K
+fastest of each feature size again in one fresh benchmark process with
+--reps runs (`--candidates`): "re t/best" is the pick over the fastest of
+that process, the comparison the issue's target asks for, as are "re
+m/best" and "re vend/t".  --write-model-picks FILE runs only the model
+(`stirc tune --model-only`, no GPU) on every case and writes its picks;
+--model-picks FILE takes them on the GPU machine instead of running the
+model there.
+
 usage: bench/tune_eval.py [--op spmm|sddmm] [--stirc build/tools/stirc]
          [--bench build/bench/bench_spmm] [--program examples/csrmm.stir]
          [--data ../shared/data] [--graphs NAME,..] [--features 32,64,..]
          [--cold 1] [--reps 100] [--work DIR] [--json FILE]
          [--deadline-s S] [--hits N] [--no-model] [--model-from JSON]
+         [--search-reps N] [--remeasure K] [--model-picks JSON]
+         [--write-model-picks JSON]
 """
 import argparse
 import glob
@@ -126,10 +139,109 @@ def tune_case(args, path, f, cdir, hit_too):
         shutil.rmtree(os.path.join(cdir, "tune"), ignore_errors=True)
         t = run_tune(args, path, f, cdir, prog)
         hit = run_tune(args, path, f, cdir, prog) if t and hit_too else None
-        model = None if args.no_model else \
-            run_tune(args, path, f, cdir, prog, model_only=True)
+        key = model_key(path, f, prog)
+        if args.model_picks is not None:
+            pick = args.model_picks.get(key)
+            model = (0.0, pick, None, "") if pick is not None else None
+        else:
+            model = None if args.no_model else \
+                run_tune(args, path, f, cdir, prog, model_only=True)
         out[prog] = (t, hit, model)
     return out
+
+
+def model_key(path, feat, prog):
+    """The key of one case and program in a --model-picks file."""
+    return "%s %d %s" % (os.path.basename(path)[:-len(".mtx.gz")], feat,
+                         os.path.basename(prog))
+
+
+def write_model_picks(args, feats, graphs):
+    """--write-model-picks: the model's pick of every case and program
+    (`stirc tune --model-only`, no GPU), as JSON {key: candidate}."""
+    picks = {}
+    with tempfile.TemporaryDirectory() as cache:
+        for name, path in graphs:
+            for f in feats:
+                for prog in args.programs:
+                    m = run_tune(args, path, f, cache, prog, model_only=True)
+                    if m:
+                        picks[model_key(path, f, prog)] = m[1]
+    json.dump(picks, open(args.write_model_picks, "w"), indent=1,
+              sort_keys=True)
+    print("# %d model picks written to %s" % (len(picks),
+                                              args.write_model_picks))
+    return 0
+
+
+def search_fastest(ex_case, k):
+    """The indices of the k fastest candidates of one case's search."""
+    ms = ex_case.get("search_ms") or []
+    timed = sorted((t, i) for i, t in enumerate(ms) if t is not None)
+    return [i for _, i in timed[:k]]
+
+
+def remeasure(args, name, path, feats, cache, best, cases):
+    """--remeasure: the tuner's and the model's picks of this graph's
+    "cases" and the search's --remeasure fastest of each feature size
+    ("best": the search's case per feature size) timed again in one fresh
+    benchmark process with --reps runs; adds re_* ratios to the cases."""
+    want = set()
+    for c in cases:
+        want.add(c["candidate"])
+        want.update(p["model_candidate"] for p in c["per_program"].values()
+                    if p["model_candidate"] is not None)
+    for f in feats:
+        if f in best:
+            want.update(search_fastest(best[f], args.remeasure))
+    ex_json = os.path.join(args.work_dir, "remeasure-%s.json" % name)
+    cmd = bench_cmd(args, feats, args.reps, ex_json, path)
+    cmd[1:1] = ["--candidates", ",".join(map(str, sorted(want)))]
+    p = subprocess.run(cmd, env=dict(os.environ, STIR_CACHE_DIR=cache),
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        print("# %s: re-measure failed (exit %d): %s" %
+              (name, p.returncode, p.stderr[-500:].replace("\n", " ")))
+        return
+    again = {r["features"]: r for r in json.load(open(ex_json))["results"]}
+    for c in cases:
+        r = again.get(c["features"])
+        ms = (r or {}).get("search_ms") or []
+        timed = [t for t in ms if t is not None]
+        pick = ms[c["candidate"]] if c["candidate"] < len(ms) else None
+        if not timed or pick is None:
+            continue
+        fastest = min(timed)
+        models = [ms[p["model_candidate"]]
+                  for p in c["per_program"].values()
+                  if p["model_candidate"] is not None and
+                  p["model_candidate"] < len(ms) and
+                  ms[p["model_candidate"]] is not None]
+        c["re_pick_ms"] = pick
+        c["re_best_ms"] = fastest
+        c["re_best_candidate"] = ms.index(fastest)
+        c["re_cusparse_ms"] = r["cusparse_ms"]
+        c["re_tuned_over_best"] = pick / fastest
+        c["re_model_over_best"] = min(models) / fastest if models else None
+        c["re_cusparse_over_tuned"] = r["cusparse_ms"] / pick
+        print("%-26s %4d re-measured: pick %.4f best %.4f (cand %d) "
+              "t/best %.3f m/best %s vend/t %.2f" %
+              (name, c["features"], pick, fastest, c["re_best_candidate"],
+               c["re_tuned_over_best"],
+               "%.3f" % c["re_model_over_best"]
+               if c["re_model_over_best"] is not None else "-",
+               c["re_cusparse_over_tuned"]))
+
+
+def bench_cmd(args, feats, reps, json_file, path):
+    """The benchmark's command on one graph: every candidate (or those
+    --candidates names, inserted after the program by the caller)."""
+    cmd = [args.bench, "--features", ",".join(map(str, feats)),
+           "--reps", str(reps), "--program", args.program,
+           "--json", json_file, path]
+    if args.op == "spmm":
+        cmd.insert(1, "--no-csr")
+    return cmd
 
 
 def model_from(args, feats, graphs):
@@ -158,9 +270,14 @@ def model_from(args, feats, graphs):
         print("# model-only (%s, exhaustive times from %s): geometric mean "
               "model/best %.3f over %d cases, worst %.3f, within 10%%: %d" %
               (args.op, done.get("device", "?"),
-               math.exp(sum(map(math.log, ratios)) / len(ratios)),
+               geomean(ratios),
                len(ratios), max(ratios), sum(r <= 1.10 for r in ratios)))
     return 0
+
+
+def geomean(xs):
+    """The geometric mean of the positive numbers xs."""
+    return math.exp(sum(map(math.log, xs)) / len(xs))
 
 
 def main():
@@ -190,6 +307,16 @@ def main():
     ap.add_argument("--model-from", default="",
                     help="score the model's picks of an earlier --json "
                     "against the exhaustive searches in --work; no GPU")
+    ap.add_argument("--search-reps", type=int, default=0,
+                    help="the exhaustive search's timed runs per candidate "
+                    "(default --reps)")
+    ap.add_argument("--remeasure", type=int, default=0,
+                    help="time the picks and the search's K fastest again "
+                    "in one fresh process per graph, with --reps runs")
+    ap.add_argument("--model-picks", default="",
+                    help="the model's picks from --write-model-picks")
+    ap.add_argument("--write-model-picks", default="",
+                    help="write the model's picks of every case; no GPU")
     args = ap.parse_args()
     start = time.monotonic()
     sddmm = args.op == "sddmm"
@@ -208,6 +335,11 @@ def main():
     work = args.work or tempfile.mkdtemp(prefix="tune_eval-")
     if args.model_from:
         return model_from(args, feats, graphs)
+    if args.write_model_picks:
+        return write_model_picks(args, feats, graphs)
+    args.model_picks = json.load(open(args.model_picks)) \
+        if args.model_picks else None
+    args.work_dir = work
     cache = os.path.join(work, "cache")
     os.makedirs(cache, exist_ok=True)
 
@@ -224,14 +356,12 @@ def main():
                 cases.append({"graph": name, "features": f,
                               "not_run": True})
             continue
+        first = len(cases)
         # 1. the exhaustive search and the vendor library on this graph
         ex_json = os.path.join(work, "exhaustive-%s.json" % name)
         t0 = time.monotonic()
-        cmd = [args.bench, "--features", ",".join(map(str, feats)),
-               "--reps", str(args.reps), "--program", args.program,
-               "--json", ex_json, path]
-        if not sddmm:
-            cmd.insert(1, "--no-csr")
+        cmd = bench_cmd(args, feats, args.search_reps or args.reps, ex_json,
+                        path)
         p = subprocess.run(cmd, env=dict(os.environ, STIR_CACHE_DIR=cache),
                            capture_output=True, text=True)
         if p.returncode != 0:
@@ -300,6 +430,10 @@ def main():
                        "%s:%d" % (os.path.basename(pg)[:-5], r[0][1])
                        for pg, r in per.items())))
             sys.stdout.flush()
+        if args.remeasure:
+            remeasure(args, name, path, feats, cache, best,
+                      [c for c in cases[first:] if not c.get("failed")])
+            sys.stdout.flush()
         if args.json:
             json.dump({"op": args.op, "device": device, "cases": cases},
                       open(args.json, "w"), indent=1)
@@ -308,7 +442,7 @@ def main():
     if not ok:
         sys.exit("tune_eval: no case succeeded")
     within = [c for c in ok if c["tuned_over_best"] <= 1.03]
-    gm = math.exp(sum(math.log(c["tuned_over_best"]) for c in ok) / len(ok))
+    gm = geomean([c["tuned_over_best"] for c in ok])
     worst = max(ok, key=lambda c: c["tuned_over_best"])
     mod = [c["model_over_best"] for c in ok
            if c["model_over_best"] is not None]
@@ -327,18 +461,36 @@ def main():
         print("# the tuned pick in the exhaustive run's own timing (one "
               "process): %d of %d within 3%%; geometric mean %.3f, worst %.3f"
               % (len([x for x in pick if x <= 1.03]), len(pick),
-                 math.exp(sum(map(math.log, pick)) / len(pick)), max(pick)))
+                 geomean(pick), max(pick)))
     if mod:
         print("# model-only: geometric mean model/best %.3f over %d cases, "
-              "worst %.3f" % (math.exp(sum(map(math.log, mod)) / len(mod)),
+              "worst %.3f" % (geomean(mod),
                               len(mod), max(mod)))
+    re = [c for c in ok if c.get("re_tuned_over_best") is not None]
+    if re:
+        t = [c["re_tuned_over_best"] for c in re]
+        m = [c["re_model_over_best"] for c in re
+             if c["re_model_over_best"] is not None]
+        v = [c["re_cusparse_over_tuned"] for c in re]
+        print("# re-measured in one fresh process per graph: %d of %d "
+              "within 3%% of the best (%.0f%%); geometric mean t/best %.3f, "
+              "worst %.3f; model/best %.3f over %d, worst %.3f; vendor/tuned "
+              "%.3f, worst %.3f, below 0.9x: %s" %
+              (sum(x <= 1.03 for x in t), len(t),
+               100.0 * sum(x <= 1.03 for x in t) / len(t), geomean(t),
+               max(t), geomean(m) if m else float("nan"), len(m),
+               max(m) if m else float("nan"), geomean(v), min(v),
+               ", ".join("%s at %d (%.2fx)" % (c["graph"], c["features"],
+                                               c["re_cusparse_over_tuned"])
+                         for c in re if c["re_cusparse_over_tuned"] < 0.9)
+               or "none"))
     print("# below 0.9x of the vendor library: %s" % (", ".join(
         "%s at %d (%.2fx)" % (c["graph"], c["features"],
                               c["cusparse_over_tuned"]) for c in slow)
         or "none"))
     vend = [c["cusparse_over_tuned"] for c in ok]
     print("# vendor/tuned: geometric mean %.3f, worst %.3f" %
-          (math.exp(sum(map(math.log, vend)) / len(vend)), min(vend)))
+          (geomean(vend), min(vend)))
     for what, w in (("cold", coldw), ("kernels cached", cached),
                     ("record hit", hits)):
         if w:

@@ -7,7 +7,6 @@
  * schedule/recipes/ because the search compiles and runs kernels
  * (codegen/gpu.c). */
 #include <ctype.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -217,49 +216,22 @@ static void make_one(made *w)
 		w->sched = stir_kernel_schedule_to_str(w->kern, &w->len);
 }
 
-/* The candidates still to schedule, for the threads of make_all. */
-typedef struct pool {
-	made *w;
-	int n, next;
-	pthread_mutex_t mu;
-} pool;
-
-/* arg: a pool; schedule its candidates until none is left. */
-static void *pool_run(void *arg)
+/* arg, i: schedule candidate i of the made array arg. */
+static void make_at(void *arg, int i)
 {
-	pool *p = arg;
-	for (;;) {
-		pthread_mutex_lock(&p->mu);
-		int i = p->next++;
-		pthread_mutex_unlock(&p->mu);
-		if (i >= p->n)
-			return NULL;
-		make_one(&p->w[i]);
-	}
+	make_one(&((made *)arg)[i]);
 }
 
 /* w, n: schedule candidates w[0 .. n-1]: on a thread per processor when
  * each reads its own program (w[i].text set), else one after another. */
 static void make_all(made *w, int n)
 {
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	int nt = n > 0 && w[0].text ? (int)(cpus < n ? cpus : n) : 1;
-	pthread_t *t = nt > 1 ? malloc((size_t)(nt - 1) * sizeof(*t)) : NULL;
-	pool p = { .w = w, .n = n };
-	int started = 0;
-	if (t && pthread_mutex_init(&p.mu, NULL) == 0) {
-		while (started < nt - 1 && pthread_create(&t[started], NULL,
-		    pool_run, &p) == 0)
-			started++;
-		pool_run(&p);
-		for (int i = 0; i < started; i++)
-			pthread_join(t[i], NULL);
-		pthread_mutex_destroy(&p.mu);
-	} else {
-		for (int i = 0; i < n; i++)
-			make_one(&w[i]);
+	if (n > 0 && w[0].text) {
+		stir_parallel_for(n, make_at, w);
+		return;
 	}
-	free(t);
+	for (int i = 0; i < n; i++)
+		make_one(&w[i]);
 }
 
 /* w: whether w->text, read under w->file, holds kernel w->kname as
@@ -473,9 +445,27 @@ static int tune_measure(stir_ctx *ctx, const stir_kernel *k,
 	return rc;
 }
 
+/* order, costs, n, cand: candidate "cand" moved to the front of
+ * order[0 .. n-1] with its cost (the others keep their order); nothing
+ * when it is not there (it does not apply). */
+static void move_to_front(int *order, double *costs, int n, int cand)
+{
+	int at = 0;
+	while (at < n && order[at] != cand)
+		at++;
+	if (at == n)
+		return;
+	double c = costs[at];
+	memmove(order + 1, order, (size_t)at * sizeof(*order));
+	memmove(costs + 1, costs, (size_t)at * sizeof(*costs));
+	order[0] = cand;
+	costs[0] = c;
+}
+
 /* ctx, program, a, opt, dev, t0, out: the measured search's part of
  * stir_tune (no record hit; out->key and out->similar set): rank the
- * candidates, a similar graph's winner first, search (the budget counted
+ * candidates (the SpMM's most often fastest first), a similar graph's
+ * winner first, search (the budget counted
  * from *t0), and the fastest's candidate and schedule text into out.  0
  * or -1. */
 static int tune_search(stir_ctx *ctx, const stir_kernel *program,
@@ -497,18 +487,16 @@ static int tune_search(stir_ctx *ctx, const stir_kernel *program,
 		stir_spmm_hybrid_model_rank(a, feat, opt->sms, order, costs) :
 		stir_sddmm_rank(recipe, a, feat, opt->sms, order, costs);
 	int rc = n < 0 ? no_memory(ctx) : 0;
+	/* without a similar graph's entry, the SpMM's candidates most often
+	 * fastest first (the last of the list moved first), then the model's
+	 * order */
+	for (int i = stir_spmm_hybrid_n_often_fastest() - 1; n > 0 &&
+	     !out->similar && recipe == STIR_TUNE_SPMM && i >= 0; i--)
+		move_to_front(order, costs, n,
+			stir_spmm_hybrid_get_often_fastest(i));
 	if (n > 0 && out->similar) {
 		/* the similar graph's winner first */
-		int at = 0;
-		while (at < n && order[at] != out->similar_entry.cand)
-			at++;
-		if (at < n) {
-			double c = costs[at];
-			memmove(order + 1, order, (size_t)at * sizeof(*order));
-			memmove(costs + 1, costs, (size_t)at * sizeof(*costs));
-			order[0] = out->similar_entry.cand;
-			costs[0] = c;
-		}
+		move_to_front(order, costs, n, out->similar_entry.cand);
 		if (top > STIR_TUNE_TOP_SIMILAR)
 			top = STIR_TUNE_TOP_SIMILAR;
 	}

@@ -6,11 +6,13 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* vasprintf; nothing includes config.h */
 #endif
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <stir/ctx.h>
 #include "ir/diag.h"
 
@@ -450,4 +452,44 @@ int stir_ctx_print_diagnostics(const stir_ctx *ctx, FILE *out)
 		fprintf(out, "error: out of memory while formatting diagnostics\n");
 	}
 	return ctx->n_errors;
+}
+
+/* The items of one stir_parallel_for still to run. */
+typedef struct parallel_items {
+	void (*fn)(void *arg, int i);
+	void *arg;
+	int n, next;
+	pthread_mutex_t mu;
+} parallel_items;
+
+/* arg: a parallel_items; run its items until none is left. */
+static void *run_items(void *arg)
+{
+	parallel_items *p = arg;
+	for (;;) {
+		pthread_mutex_lock(&p->mu);
+		int i = p->next++;
+		pthread_mutex_unlock(&p->mu);
+		if (i >= p->n)
+			return NULL;
+		p->fn(p->arg, i);
+	}
+}
+
+/* n, fn, arg: see ctx.h. */
+void stir_parallel_for(int n, void (*fn)(void *arg, int i), void *arg)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int nt = cpus < n ? (int)(cpus > 0 ? cpus : 1) : n;
+	pthread_t *t = nt > 1 ? malloc((size_t)(nt - 1) * sizeof(*t)) : NULL;
+	parallel_items p = { .fn = fn, .arg = arg, .n = n,
+		.mu = PTHREAD_MUTEX_INITIALIZER };
+	int started = 0;
+	while (t && started < nt - 1 && pthread_create(&t[started], NULL,
+	    run_items, &p) == 0)
+		started++;
+	run_items(&p);
+	for (int i = 0; i < started; i++)
+		pthread_join(t[i], NULL);
+	free(t);
 }

@@ -1,4 +1,7 @@
-/* Tests of the context: diagnostics, their formatting, interning. */
+/* Tests of the context: diagnostics, their formatting, interning, and
+ * stir_parallel_for (a context per item). */
+#include <stdbool.h>
+#include <string.h>
 #include <stir/ctx.h>
 #include "ir/diag.h"
 #include "tests/testutil.h"
@@ -86,6 +89,32 @@ START_TEST(test_intern)
 }
 END_TEST
 
+/* arg, i: count item i once more, and give it a context of its own. */
+static void count_item(void *arg, int i)
+{
+	int *runs = arg;
+	stir_ctx *c = stir_ctx_alloc();
+	bool ok = c && stir_ctx_intern(c, "item");
+	stir_ctx_free(c);
+	/* counted only when its context worked (checked by the caller) */
+	if (ok)
+		__atomic_add_fetch(&runs[i], 1, __ATOMIC_RELAXED);
+}
+
+START_TEST(test_parallel_for)
+{
+	/* every item exactly once, more items than threads and fewer; none */
+	static int runs[1000];
+	static const int counts[] = { 1000, 3, 1, 0 };
+	for (int c = 0; c < 4; c++) {
+		memset(runs, 0, sizeof(runs));
+		stir_parallel_for(counts[c], count_item, runs);
+		for (int i = 0; i < 1000; i++)
+			ck_assert_int_eq(runs[i], i < counts[c] ? 1 : 0);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("ctx");
@@ -94,6 +123,7 @@ int main(void)
 	tcase_add_test(tc, test_no_location);
 	tcase_add_test(tc, test_control_bytes_in_source);
 	tcase_add_test(tc, test_intern);
+	tcase_add_test(tc, test_parallel_for);
 	suite_add_tcase(s, tc);
 	return test_run_suite(s);
 }

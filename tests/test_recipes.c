@@ -67,6 +67,24 @@ START_TEST(test_spmm_candidates)
 		/* the plain mappings apply at every feature size */
 		ck_assert_int_gt(fits, 0);
 	}
+	/* the candidates the measured search times first: distinct
+	 * candidates, fewer than the search's default count, and at least
+	 * one that applies at every feature size */
+	int nf = stir_spmm_hybrid_n_often_fastest();
+	ck_assert_int_gt(nf, 0);
+	ck_assert_int_lt(nf, STIR_TUNE_TOP);
+	ck_assert_int_eq(stir_spmm_hybrid_get_often_fastest(-1), -1);
+	ck_assert_int_eq(stir_spmm_hybrid_get_often_fastest(nf), -1);
+	bool seen[256] = { false }, plain = false;
+	for (int i = 0; i < nf; i++) {
+		int c = stir_spmm_hybrid_get_often_fastest(i);
+		ck_assert_int_ge(c, 0);
+		ck_assert_int_lt(c, n);
+		ck_assert(!seen[c]);
+		seen[c] = true;
+		plain |= stir_spmm_hybrid_fits(stir_spmm_hybrid_get_candidate(c), 4);
+	}
+	ck_assert(plain);
 }
 END_TEST
 

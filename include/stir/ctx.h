@@ -99,6 +99,14 @@ STIR_EXPORT __stir_keep stir_diag *stir_ctx_vreport(__stir_keep stir_ctx *ctx,
 STIR_EXPORT void stir_diag_add_note(__stir_keep stir_diag *d, stir_loc loc,
 	const char *fmt, ...) STIR_PRINTF(3, 4);
 
+/* Run fn(arg, i) for every i of 0 .. n-1, each once and in no set order, on
+ * a thread per processor (at most n, this thread among them; one after
+ * another when no thread starts), and return when all are done.  A context
+ * is not shared between threads: fn gives each item a context of its own
+ * (stir_ctx_alloc). */
+STIR_EXPORT void stir_parallel_for(int n, void (*fn)(void *arg, int i),
+	void *arg);
+
 /* Intern a string in the context: equal strings give the same pointer, which
  * lives as long as the context. NULL when memory runs out. */
 STIR_EXPORT const char *stir_ctx_intern(__stir_keep stir_ctx *ctx,

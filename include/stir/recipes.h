@@ -146,6 +146,12 @@ STIR_EXPORT int stir_spmm_hybrid_n_candidates(void);
 /* Candidate i (0 <= i < stir_spmm_hybrid_n_candidates()), or NULL. */
 STIR_EXPORT const stir_spmm_hybrid_params *stir_spmm_hybrid_get_candidate(
 	int i);
+/* The candidates the measured search (stir_tune) times before the cost
+ * model's order, whatever it is: those most often fastest where the
+ * model's first picks miss (docs/recipes.md, "The tuner").  Their count,
+ * and the candidate index at position i (-1 when i is out of range). */
+STIR_EXPORT int stir_spmm_hybrid_n_often_fastest(void);
+STIR_EXPORT int stir_spmm_hybrid_get_often_fastest(int i);
 /* The mapping of candidate p at "feat" features: its lanes (serial or
  * grouped), warp caches and rows per block for its thread count. */
 STIR_EXPORT stir_spmm_map stir_spmm_hybrid_map(

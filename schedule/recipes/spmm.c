@@ -527,6 +527,28 @@ const stir_spmm_hybrid_params *stir_spmm_hybrid_get_candidate(int i)
 	return i >= 0 && i < N_CANDIDATES ? &candidates[i] : NULL;
 }
 
+/* The candidates most often within 3% of the fastest in the exhaustive
+ * search of bench/results/spmm_shared.json (NVIDIA H200, 23 shared graphs
+ * x 5 feature sizes) where the cost model's first 16 held none, chosen one
+ * by one, each covering most of the cases left: the measured search times
+ * them whatever the model's order (the model, fitted on that file, ranks
+ * the fastest 22nd to 59th on the H100's finite-element matrices:
+ * bench/RESULTS.md, "The tuner over the full set"). */
+static const int often_fastest[] = { 8, 35, 44, 24, 43, 55, 3, 54 };
+
+/* The count of those candidates. */
+int stir_spmm_hybrid_n_often_fastest(void)
+{
+	return (int)(sizeof(often_fastest) / sizeof(often_fastest[0]));
+}
+
+/* i: the position in the list. */
+int stir_spmm_hybrid_get_often_fastest(int i)
+{
+	return i >= 0 && i < stir_spmm_hybrid_n_often_fastest() ?
+		often_fastest[i] : -1;
+}
+
 /* p, feat: see recipes.h. */
 stir_spmm_map stir_spmm_hybrid_map(const stir_spmm_hybrid_params *p,
 	int64_t feat)
