@@ -470,9 +470,11 @@ def rgms_tc_schedules(feat):
             name = "tc_runs_k%d_p%d_t%d" % (k, p, t) + ("_z%d" % z if z > 1 else "")
             out.append((name, rgms_tc_runs_schedule(feat, k, p, t, z), "rgms_agg.stir"))
         # W[r]'s slices in shared memory: W[r] whole (F x F floats) in a
-        # thread block, within the 48 KiB of static shared memory
+        # thread block, within the 48 KiB of static shared memory; slower
+        # than tc_runs_* on an H100, and slower still in 32 or 64 pieces
+        # (bench/RESULTS.md)
         if feat * feat * 4 <= 48 * 1024:
-            for p, t in ((32, 2), (64, 2), (128, 2), (128, 1)):
+            for p, t in ((128, 2), (128, 1)):
                 if t <= feat // 8:
                     out.append(("tc_wsh_k4_p%d_t%d" % (p, t),
                                 rgms_tc_runs_schedule(feat, 4, p, t, 1, True),
