@@ -69,8 +69,8 @@ bool cache_row_only(const creq *c, const stir_expr *cond)
 
 /* e, a: whether e is non-decreasing in every loop variable inside the
  * cache's loop that it uses (the loops run from 0 up): such a variable
- * alone, or in sums, in products with and quotients by non-negative
- * literals, and in integer casts. */
+ * alone, or in sums, in products with non-negative literals, in quotients
+ * by positive ones, and in integer casts. */
 static bool rises_with_inner(const sched_accs *a, const stir_expr *e)
 {
 	if (!sched_varies(a, e))
@@ -89,9 +89,10 @@ static bool rises_with_inner(const sched_accs *a, const stir_expr *e)
 		case STIR_MUL:
 			if (sched_int_value(e->u.binary.a, &lit) && lit >= 0)
 				return rises_with_inner(a, e->u.binary.b);
-			/* fall through */
-		case STIR_DIV:
 			return sched_int_value(e->u.binary.b, &lit) && lit >= 0 &&
+				rises_with_inner(a, e->u.binary.a);
+		case STIR_DIV:
+			return sched_int_value(e->u.binary.b, &lit) && lit > 0 &&
 				rises_with_inner(a, e->u.binary.a);
 		default:
 			return false;
