@@ -353,7 +353,7 @@ def rgms_agg_runs_schedule(feat, q, k):
     return "\n".join(lines) + "\n"
 
 
-def rgms_tc_runs_schedule(feat, k, pieces, tiles=1, wz=1):
+def rgms_tc_runs_schedule(feat, k, pieces, tiles=1, wz=1, wshared=False):
     """Tensor cores after a cheaper aggregation: the text of
     examples/rgms_tc_runs.yaml (rgms_agg.stir, tf32) at fin = fout = feat
     (a multiple of 8; feat / 4 at most 32 lanes), k edges a thread in the
@@ -366,7 +366,9 @@ def rgms_tc_runs_schedule(feat, k, pieces, tiles=1, wz=1):
     output features a warp (its accumulator that many fragments side by
     side, the mma nest repeated for each) and, with wz > 1, wz warps of a
     thread block on pieces of their own (threadIdx.z); the launches
-    overlap."""
+    overlap.  With wshared (wz = 1), each warp's slice of W[r] is copied
+    into shared memory once, before its loop over the piece's tiles, by
+    its 32 lanes (examples/rgms_tc_wshared.yaml)."""
     s = ["kernel: rgms_agg", "stage1:",
          "  - specialize: {param: fin, value: %d}" % feat,
          "  - specialize: {param: fout, value: %d}" % feat,
@@ -396,6 +398,11 @@ def rgms_tc_runs_schedule(feat, k, pieces, tiles=1, wz=1):
     # their own (threadIdx.z)
     pz = "%d, " % wz if wz > 1 else ""
     outer = "i_0_1, fo_0, i_0_2" if wz > 1 else "fo_0, i_0_1"
+    # fo_0 on the warps; with wshared bound after the copy per fo_0 of
+    # W[r]'s slice is made, and the copy's loops (the input features' two,
+    # then the output features' tiles and 8, or 8) fused and spread over
+    # the lanes
+    bind_warps = ["  - bind: {block: apply1, loop: fo_0, to: threadIdx.y}"]
     s += ["  - horizontal_fuse: {blocks: [zero_t0, zero0]}"] + agg2
     s += [
           "  - split: {block: apply1, loop: i, factors: [null, 16]}",
@@ -404,11 +411,22 @@ def rgms_tc_runs_schedule(feat, k, pieces, tiles=1, wz=1):
           "  - split: {block: apply1, loop: i_0, factors: [%d, %snull]}" % (pieces, pz),
           "  - reorder: {block: apply1, loops: [i_0_0, %s, fi_0, %s]}" % (outer, nest),
           "  - set_atomic: {block: apply1}",
-          "  - bind: {block: apply0, loop: rr, to: blockIdx.x}",
-          "  - bind: {block: apply1, loop: fo_0, to: threadIdx.y}",
+          "  - bind: {block: apply0, loop: rr, to: blockIdx.x}"] + (
+          [] if wshared else bind_warps) + [
           "  - bind: {block: apply1, loop: i_0_0, to: blockIdx.y}"] + ([
           "  - bind: {block: apply1, loop: i_0_1, to: threadIdx.z}"] if wz > 1 else []) + [
           "stage3:"] + agg3
+    if wshared:
+        axes = ", ".join("ax%d" % d for d in range(4 if tiles > 1 else 3))
+        fused = axes.replace(", ", "_")
+        s.append("  - cache_read: {block: apply1, buffer: W_data, loop: i_0_1, "
+                 "scope: shared, per: fo_0}")
+        bind_warps += [
+            "  - fuse: {block: W_data_shared, loops: [%s]}" % axes,
+            "  - split: {block: W_data_shared, loop: %s, factors: [null, 32]}" % fused,
+            "  - bind: {block: W_data_shared, loop: %s_1, to: threadIdx.x}" % fused]
+    else:
+        bind_warps = []
     # the warp's accumulator: ax0 the 16 rows, ax1 the tiles, ax2 the 8
     # columns; the tile loop outermost in its zeroing and write-back, so
     # that each nest inside is one fragment (tests/tensorize/bsrmm_tc_tiles.yaml)
@@ -422,6 +440,7 @@ def rgms_tc_runs_schedule(feat, k, pieces, tiles=1, wz=1):
     s += ["  - tensorize: {block: %s, loop: %s, intrinsic: mma_m16n8k8_tf32}" % bl
           for bl in (("Y_data_local_init", "ax0"), ("apply1", "i_1"),
                      ("Y_data_local", "ax0"))]
+    s += bind_warps
     s.append("overlap_launches: true")
     return "\n".join(s) + "\n"
 
@@ -450,6 +469,16 @@ def rgms_tc_schedules(feat):
             z = max(1, 4 // (feat // (8 * t)))
             name = "tc_runs_k%d_p%d_t%d" % (k, p, t) + ("_z%d" % z if z > 1 else "")
             out.append((name, rgms_tc_runs_schedule(feat, k, p, t, z), "rgms_agg.stir"))
+        # W[r]'s slices in shared memory: W[r] whole (F x F floats) in a
+        # thread block, within the 48 KiB of static shared memory; slower
+        # than tc_runs_* on an H100, and slower still in 32 or 64 pieces
+        # (bench/RESULTS.md)
+        if feat * feat * 4 <= 48 * 1024:
+            for p, t in ((128, 2), (128, 1)):
+                if t <= feat // 8:
+                    out.append(("tc_wsh_k4_p%d_t%d" % (p, t),
+                                rgms_tc_runs_schedule(feat, 4, p, t, 1, True),
+                                "rgms_agg.stir"))
     return out
 
 

@@ -152,6 +152,10 @@ stir_expr *cache_element_guard(creq *c);
 /* c, cond: whether the loops inside L that cond uses are the gathered
  * rows' loop alone. */
 bool cache_row_only(const creq *c, const stir_expr *cond);
+/* c, cond: for a read, a tail guard over loops inside L that the indices
+ * do not use, taken at those loops' first iteration (it holds when some
+ * iteration passes it); else NULL (cache_guard.c says the whole rule). */
+stir_expr *cache_first_pass_guard(creq *c, const stir_expr *cond);
 
 /* schedule/cache_threads.c.  c: after find_region, the conditions of a
  * warp cache (a flat buffer of 32- or 64-bit numbers, under a loop bound

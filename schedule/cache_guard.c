@@ -66,3 +66,83 @@ bool cache_row_only(const creq *c, const stir_expr *cond)
 			return false;
 	return true;
 }
+
+/* e, a: whether e is non-decreasing in every loop variable inside the
+ * cache's loop that it uses (the loops run from 0 up): such a variable
+ * alone, or in sums, in products with non-negative literals, in quotients
+ * by positive ones, and in integer casts. */
+static bool rises_with_inner(const sched_accs *a, const stir_expr *e)
+{
+	if (!sched_varies(a, e))
+		return true;
+	int64_t lit;
+	switch (e->kind) {
+	case STIR_EXPR_VAR:
+		return true;
+	case STIR_EXPR_CAST:
+		return rises_with_inner(a, e->u.cast.a);
+	case STIR_EXPR_BINARY:
+		switch (e->u.binary.op) {
+		case STIR_ADD:
+			return rises_with_inner(a, e->u.binary.a) &&
+				rises_with_inner(a, e->u.binary.b);
+		case STIR_MUL:
+			if (sched_int_value(e->u.binary.a, &lit) && lit >= 0)
+				return rises_with_inner(a, e->u.binary.b);
+			return sched_int_value(e->u.binary.b, &lit) && lit >= 0 &&
+				rises_with_inner(a, e->u.binary.a);
+		case STIR_DIV:
+			return sched_int_value(e->u.binary.b, &lit) && lit > 0 &&
+				rises_with_inner(a, e->u.binary.a);
+		default:
+			return false;
+		}
+	default:
+		return false;
+	}
+}
+
+/* c, cond: for a read, when cond is a guard "LHS < RHS" (or <=) whose
+ * left side rises with the loops inside L that it uses and whose right
+ * side and the buffer's indices use none of them (the tail guard of a
+ * split inside L, around a load that does not depend on the split loop),
+ * cond with those loops at their first iteration, 0, and each of their
+ * extents that is not a literal positive: it holds exactly when some
+ * iteration of those loops passes cond, so a copy under it reads only
+ * elements that the block reads.  Else NULL. */
+stir_expr *cache_first_pass_guard(creq *c, const stir_expr *cond)
+{
+	if (c->write || cond->kind != STIR_EXPR_BINARY ||
+	    (cond->u.binary.op != STIR_LT && cond->u.binary.op != STIR_LE) ||
+	    sched_varies(&c->acc, cond->u.binary.b) ||
+	    !rises_with_inner(&c->acc, cond->u.binary.a) ||
+	    cache_index_uses_cond(c, cond))
+		return NULL;
+	stir_kernel *k = c->k;
+	stir_subst sub = { 0 };
+	stir_expr *nonempty = NULL;
+	for (int v = 0; v < c->acc.n_inner; v++) {
+		const stir_var *var = c->acc.inner[v];
+		if (!stir_expr_uses(cond, var))
+			continue;
+		stir_stmt *loop = sched_def(c->s, var);
+		int64_t n;
+		if (!loop || loop->kind != STIR_STMT_FOR ||
+		    sched_varies(&c->acc, loop->u.for_.extent)) {
+			stir_subst_release(&sub);
+			return NULL;
+		}
+		if (stir_subst_add_expr(&sub, var, stir_mk_int(k, 0)) < 0)
+			c->s->oom = true;
+		if (sched_int_value(loop->u.for_.extent, &n) && n > 0)
+			continue;
+		stir_expr *some = stir_expr_binary(k, STIR_LT, stir_mk_int(k, 0),
+			stir_expr_copy(k, loop->u.for_.extent, NULL));
+		nonempty = nonempty ? stir_mk_and(k, nonempty, some) : some;
+	}
+	stir_expr *first = stir_expr_copy(k, cond, &sub);
+	stir_subst_release(&sub);
+	if (first && nonempty)
+		first = stir_mk_and(k, nonempty, first);
+	return sched_check(c->s, first);
+}

@@ -482,6 +482,16 @@ bool cache_find_region(creq *c)
 			if (c->write && additive && !c->reverse &&
 			    !cache_index_uses_cond(c, cond))
 				continue;
+			/* a tail guard inside L around a read that does not depend
+			 * on the split loop: the copy reads when the guard's first
+			 * iteration passes (cache_first_pass_guard) */
+			stir_expr *at_first = cache_first_pass_guard(c, cond);
+			if (at_first) {
+				kept[c->n_conds++] = at_first;
+				continue;
+			}
+			if (s->oom)
+				return false;
 			sched_fail(s, c->blk->loc, "the accesses of '%s' in block "
 				"'%s' are under a condition that changes while loop "
 				"'%s' runs", xn, bn, ln);

@@ -394,6 +394,10 @@ static const struct {
 	/* after an aggregation by runs of a pair's edges (COO arrays, float4
 	 * atomics into T), 2 tiles of 8 output features a warp, overlapping */
 	{ "rgms_agg", "examples/rgms_tc_runs.yaml", "r=3,m=40,n=30" },
+	/* each warp's slice of W[r] in shared memory, copied before the
+	 * piece's tiles under their tail guard at its first tile (pieces
+	 * without tiles copy nothing) */
+	{ "rgms_agg", "examples/rgms_tc_wshared.yaml", "r=3,m=40,n=30" },
 	{ "rgms_tc16", "examples/rgms_tc16.yaml", "r=3,m=40,n=30" },
 	{ "rgms_agg", "examples/rgms_agg.yaml", "r=3,m=20,n=20,fin=20,fout=24" },
 	{ "rgms_edge", "examples/rgms_edge.yaml", "r=3,m=20,n=20,fin=20,fout=24" },

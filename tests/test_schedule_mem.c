@@ -320,6 +320,17 @@ static void cache_read_whole(loaded *l)
 		STIR_SCOPE_SHARED));
 }
 
+/* A's element under the tail guard of k's split, which A's index does not
+ * use: copied when the guard passes at k's first iteration (and k_0 runs:
+ * feat may be 0) */
+static void cache_read_guarded(loaded *l)
+{
+	static const int64_t f4[] = { 0, 4 };
+	SCHED_OK(*l, stir_split(l->k, "csrmm1", "k", 2, f4));
+	SCHED_OK(*l, stir_cache_read(l->k, "csrmm1", "A_data", "k_0",
+		STIR_SCOPE_LOCAL));
+}
+
 static void cache_write_csrmm(loaded *l)
 {
 	SCHED_OK(*l, stir_reorder(l->k, "csrmm1", 2, l_kj));
@@ -360,6 +371,8 @@ START_TEST(test_cache_keeps)
 		SEEDS);
 	sched_check_keeps("examples/csrmm.stir", NULL, 3, cache_read_whole, 0,
 		SEEDS);
+	sched_check_keeps("examples/csrmm.stir", NULL, 3, cache_read_guarded,
+		1e-5, SEEDS);
 	sched_check_keeps("examples/csrmm.stir", NULL, 2, cache_write_csrmm,
 		1e-5, SEEDS);
 	sched_check_keeps("examples/csrmm.stir", NULL, 3, cache_write_csrmm,
@@ -471,6 +484,26 @@ START_TEST(test_cache_refused)
 	SCHED_OK(l, stir_cross_thread_reduce(l.k, "sddmm0", "k"));
 	SCHED_REFUSED(l, stir_cache_write(l.k, "sddmm0", "S", "k",
 		STIR_SCOPE_LOCAL), "cache_write: block 'sddmm0' is cross-thread");
+	sched_unload(&l);
+
+	/* a read under a tail guard that picks the element read (B's column
+	 * is the split loop's) stays refused; A's, outside it, is taken at the
+	 * guard's first iteration */
+	l = sched_load("examples/csrmm.stir", NULL);
+	sched_lower(&l, 3);
+	static const int64_t f4[] = { 0, 4 };
+	SCHED_OK(l, stir_specialize(l.k, "feat", 10));
+	SCHED_OK(l, stir_split(l.k, "csrmm1", "k", 2, f4));
+	SCHED_REFUSED(l, stir_cache_read(l.k, "csrmm1", "B_data", "k_0",
+		STIR_SCOPE_LOCAL),
+		"cache_read: the accesses of 'B_data' in block 'csrmm1' are under "
+		"a condition that changes while loop 'k_0' runs");
+	SCHED_OK(l, stir_cache_read(l.k, "csrmm1", "A_data", "k_0",
+		STIR_SCOPE_LOCAL));
+	char *text = stir_kernel_to_str(l.k);
+	ck_assert_ptr_nonnull(strstr(text, "if (0 * 4 + 0 < 10) {\n"
+		"          block A_data_local("));
+	free(text);
 	sched_unload(&l);
 
 	/* a copy that threads of a bound loop would all run */
