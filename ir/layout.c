@@ -411,6 +411,44 @@ static int check_indices(stir_ctx *ctx, const char *name, const stir_axis *a,
 	return 0;
 }
 
+/* ctx, buf, a, lo, hi: no two entries of array a, bound to buffer buf
+ * declared distinct, are equal (they lie in [lo, hi) already). */
+static int check_distinct(stir_ctx *ctx, const stir_buffer *buf,
+	const stir_array *a, int64_t lo, int64_t hi)
+{
+	int64_t n = stir_array_get_len(a);
+	if (n > hi - lo) {
+		stir_error(ctx, buf->loc, "array '%s' has %" PRId64 " entries, more "
+			"than the %" PRId64 " distinct values of the domain of '%s', "
+			"declared distinct", stir_buffer_get_array_name(buf), n,
+			hi - lo, buf->name);
+		return -1;
+	}
+	int64_t *first = malloc((size_t)(hi - lo ? hi - lo : 1) *
+		sizeof(*first));
+	if (!first) {
+		stir_error(ctx, buf->loc, "out of memory checking '%s'", buf->name);
+		return -1;
+	}
+	for (int64_t v = 0; v < hi - lo; v++)
+		first[v] = -1;
+	int rc = 0;
+	for (int64_t i = 0; i < n && rc == 0; i++) {
+		int64_t v = stir_array_get_int(a, i) - lo;
+		if (first[v] >= 0) {
+			stir_error(ctx, buf->loc, "array '%s': entries %" PRId64
+				" and %" PRId64 " are both %" PRId64 ", but '%s' is "
+				"declared distinct (a permutation)",
+				stir_buffer_get_array_name(buf), first[v], i, v + lo,
+				buf->name);
+			rc = -1;
+		}
+		first[v] = i;
+	}
+	free(first);
+	return rc;
+}
+
 /* l, buf, b: check the array bound to buffer buf (a tensor's values, or in
  * stages II and III any buffer bound to an argument) and its value domain. */
 static int check_tensor(stir_layout *l, const stir_buffer *buf,
@@ -440,7 +478,7 @@ static int check_tensor(stir_layout *l, const stir_buffer *buf,
 			return -1;
 		}
 	}
-	return 0;
+	return buf->distinct ? check_distinct(ctx, buf, a, lo, hi) : 0;
 }
 
 /* slot, user: stop the walk at a search of buffer "user" by bisection

@@ -596,16 +596,19 @@ for f in 128 20; do
 	done
 done
 # the SDDMM over groups of 4 and 8 rows: --mtx S= binds the row groups the
-# library builds from the matrix; the model's pick at 32 and 6 features
-# runs and matches the interpreter
-for p in sddmm_vb4 sddmm_vb8; do
+# library builds from the matrix (for sddmm_vb4_csr.stir also Dst, the
+# slots' places in the matrix's order, and S over them); the model's pick
+# at 32 and 6 features runs and matches the interpreter
+for p in sddmm_vb4 sddmm_vb8 sddmm_vb4_csr; do
+	kn=sddmm_vb
+	[ $p = sddmm_vb4_csr ] && kn=sddmm_vb_csr
 	for f in 32 6; do
 		expect 0 "$stirc" tune "$srcdir/examples/$p.stir" --mtx S="$cora" \
 			--size feat=$f --model-only --no-record -o "$tmp/d.yaml"
 		grep_in "$tmp/err" "the cost model's pick"
 		expect 0 "$stirc" run "$srcdir/examples/$p.stir" --mtx S="$cora" \
 			--size feat=$f --random 1 --schedule "$tmp/d.yaml" --check
-		grep_in "$tmp/out" "check: sddmm_vb matches"
+		grep_in "$tmp/out" "check: $kn matches"
 	done
 done
 # each SDDMM program covers its own candidates; stirc tune says when the
