@@ -206,18 +206,20 @@ static void compile_graph(stir_ctx *ctx, const bench_options *o,
 	(void)spec;
 }
 
-/* i, feat: candidate i's schedule (0 fused, 1 rows, 2 groups of 4 rows
- * in CSR order), its lanes at most, and its threads a block at "feat"
- * features. */
+/* i: candidate i's schedule (0 fused, 1 rows, 2 groups of 4 rows in CSR
+ * order). */
 static int search_schedule(int i)
 {
 	return i < N_CANDIDATES ? stir_sddmm_get_candidate(i)->rows : 2;
 }
+
+/* i: candidate i's lanes at most. */
 static int64_t search_lanes(int i)
 {
 	return i < N_CANDIDATES ? stir_sddmm_get_candidate(i)->max_lanes :
 		stir_sddmm_vblock_get_candidate(i - N_CANDIDATES)->max_lanes;
 }
+/* i, feat: candidate i's threads a block at "feat" features. */
 static int64_t search_threads(int i, int64_t feat)
 {
 	stir_sddmm_map fm = i < N_CANDIDATES ? stir_sddmm_params_map(

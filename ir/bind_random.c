@@ -370,8 +370,9 @@ static void clamp_to_type(stir_dtype t, int64_t *lo, int64_t *hi)
 }
 
 /* r, buf, a, lo, hi: fill array a, bound to tensor buf declared distinct,
- * with distinct values of [lo, hi) in a random order (the first entries
- * of a shuffle of the domain). */
+ * with distinct values of [lo, hi) in a random order: entry i first one
+ * value of the i-th of len equal strata of the domain (a permutation
+ * when the domain has len values), then the entries shuffled. */
 static int draw_distinct(random_binder *r, const stir_buffer *buf,
 	stir_array *a, int64_t lo, int64_t hi)
 {
@@ -382,21 +383,14 @@ static int draw_distinct(random_binder *r, const stir_buffer *buf,
 			hi - lo);
 		return -1;
 	}
-	int64_t *v = malloc((size_t)(hi - lo ? hi - lo : 1) * sizeof(*v));
-	if (!v) {
-		stir_error(r->ctx, buf->loc, "out of memory drawing '%s'",
-			buf->name);
-		return -1;
+	int64_t w = len ? (hi - lo) / len : 1;
+	for (int64_t i = 0; i < len; i++)
+		stir_array_set_int(a, i, lo + i * w + rng_range(r, 0, w));
+	for (int64_t i = 0; i + 1 < len; i++) {
+		int64_t j = rng_range(r, i, len), t = stir_array_get_int(a, i);
+		stir_array_set_int(a, i, stir_array_get_int(a, j));
+		stir_array_set_int(a, j, t);
 	}
-	for (int64_t i = 0; i < hi - lo; i++)
-		v[i] = lo + i;
-	for (int64_t i = 0; i < len; i++) {
-		int64_t j = rng_range(r, i, hi - lo), t = v[i];
-		v[i] = v[j];
-		v[j] = t;
-		stir_array_set_int(a, i, v[i]);
-	}
-	free(v);
 	return 0;
 }
 
