@@ -4,7 +4,8 @@
  *
  * usage: bench_sddmm [--features 32,64,...] [--reps N] [--json FILE]
  *                    [--program examples/sddmm.stir] [--fused-only]
- *                    [--rows-only] [--compile-only ARCH] GRAPH...
+ *                    [--rows-only] [--vblock] [--vblock-csr]
+ *                    [--candidates I,J,..] [--compile-only ARCH] GRAPH...
  * GRAPH: a Matrix Market file, or synthetic:arxiv|proteins|reddit.
  * --program names the fused program; the row program is sddmm_rows.stir
  * in the same folder.
@@ -16,7 +17,12 @@
  * schedule (a row per thread block, for long rows), each with a few
  * numbers of lanes per non-zero (the default mapping of
  * stir_sddmm_map_features first); the fastest correct one is reported,
- * the search recorded.  Every timing is
+ * the search recorded.  With --vblock-csr the group candidates of 4 rows
+ * (stir_sddmm_vblock_get_candidate) on sddmm_vb4_csr.stir, which writes
+ * S in the matrix's order through the row groups' Dst in one launch,
+ * compete too, numbered after the library's SDDMM candidates
+ * (N_CANDIDATES + the group candidate's index, also in --candidates).
+ * Every timing is
  * the median of BENCH_REPS runs after BENCH_WARMUP, each run starting with
  * the L2 cache flushed.  The achieved bandwidth counts the bytes the
  * operation must move: X, Y, the structure (indptr, indices) read once and
@@ -31,15 +37,18 @@
 /* The candidates are the library's (stir_sddmm_get_candidate): each
  * schedule with at most so many lanes per non-zero. */
 #define N_CANDIDATES stir_sddmm_n_candidates()
-#define MAX_CANDIDATES 32
-static const char *const schedule_name[] = { "fused", "rows" };
+/* and after them (--vblock-csr) the group candidates */
+#define N_ALL (N_CANDIDATES + stir_sddmm_vblock_n_candidates())
+#define MAX_CANDIDATES 64
+static const char *const schedule_name[] = { "fused", "rows", "vb4_csr" };
 
 /* The program's own flags (bits of bench_options.flags). */
 static const char *const flags[] = { "--fused-only", "--rows-only",
-	"--vblock", NULL };
+	"--vblock", "--vblock-csr", NULL };
 #define FUSED_ONLY 1u
 #define ROWS_ONLY 2u
 #define VBLOCK 4u
+#define VBLOCK_CSR 8u
 
 /* One result, for the table and the JSON. */
 typedef struct result {
@@ -48,8 +57,10 @@ typedef struct result {
 	double cusparse_ms, stir_ms;
 	double err;                 /* stir against cuSPARSE */
 	stir_sddmm_map map;        /* the fastest candidate */
-	int schedule;               /* its schedule: 0 fused, 1 rows */
-	int candidate;              /* its index (stir_sddmm_get_candidate) */
+	int schedule;               /* its schedule: 0 fused, 1 rows, 2 the
+	                               groups of 4 rows in CSR order */
+	int candidate;              /* its index (stir_sddmm_get_candidate;
+	                               N_CANDIDATES + the group candidate's) */
 	double bytes;               /* bytes the operation must move */
 	double search_ms[MAX_CANDIDATES]; /* each candidate; -1 (null in the
 	                               JSON): a duplicate of an earlier one,
@@ -119,6 +130,33 @@ static stir_gpu_kernel *sddmm_kernel(stir_ctx *ctx, const bench_options *o,
 	return stir_gpu_kernel_compile(k, co);
 }
 
+/* o, c: whether group candidate c runs on sddmm_vb4_csr.stir: with
+ * --vblock-csr, of 4 rows, selected (as N_CANDIDATES + c). */
+static bool csr_candidate(const bench_options *o, int c)
+{
+	return (o->flags & VBLOCK_CSR) &&
+		stir_sddmm_vblock_get_candidate(c)->rows == 4 &&
+		bench_candidate_selected(o, N_CANDIDATES + c);
+}
+
+/* ctx, o, c, feat, co, mod: group candidate c on kernel sddmm_vb_csr of
+ * sddmm_vb4_csr.stir (in the folder of --program), scheduled for "feat"
+ * features and compiled; *mod receives the module (to free, also on
+ * failure).  NULL with diagnostics. */
+static stir_gpu_kernel *vb_csr_kernel(stir_ctx *ctx, const bench_options *o,
+	int c, int64_t feat, const stir_compile_options *co, stir_module **mod)
+{
+	char buf[4096];
+	const char *slash = strrchr(o->program, '/');
+	int dir = slash ? (int)(slash - o->program) + 1 : 0;
+	snprintf(buf, sizeof(buf), "%.*ssddmm_vb4_csr.stir", dir, o->program);
+	stir_kernel *k = bench_read_kernel(ctx, buf, "sddmm_vb_csr", mod);
+	if (!k || stir_recipe_sddmm_vblock_candidate(k,
+	    stir_sddmm_vblock_get_candidate(c), feat) < 0)
+		return NULL;
+	return stir_gpu_kernel_compile(k, co);
+}
+
 /* ctx, o, spec: --compile-only: every candidate for every feature size
  * (the kernels do not depend on the graph, which is not read). */
 static void compile_graph(stir_ctx *ctx, const bench_options *o,
@@ -153,12 +191,47 @@ static void compile_graph(stir_ctx *ctx, const bench_options *o,
 			stir_gpu_kernel_free(gk);
 			stir_module_free(m);
 		}
+		for (int c = 0; c < stir_sddmm_vblock_n_candidates(); c++) {
+			if (!csr_candidate(o, c))
+				continue;
+			stir_module *m = NULL;
+			stir_gpu_kernel *gk = vb_csr_kernel(ctx, o, c, o->feats[fi],
+				&co, &m);
+			if (!gk)
+				bench_fail(ctx, "compiling the CSR-order group kernel");
+			stir_gpu_kernel_free(gk);
+			stir_module_free(m);
+		}
 	}
 	(void)spec;
 }
 
-/* f, r, last, copy_bw: one JSON object for result r. */
-static void json_result(FILE *f, const result *r, bool last, double copy_bw)
+/* i: candidate i's schedule (0 fused, 1 rows, 2 groups of 4 rows in CSR
+ * order). */
+static int search_schedule(int i)
+{
+	return i < N_CANDIDATES ? stir_sddmm_get_candidate(i)->rows : 2;
+}
+
+/* i: candidate i's lanes at most. */
+static int64_t search_lanes(int i)
+{
+	return i < N_CANDIDATES ? stir_sddmm_get_candidate(i)->max_lanes :
+		stir_sddmm_vblock_get_candidate(i - N_CANDIDATES)->max_lanes;
+}
+/* i, feat: candidate i's threads a block at "feat" features. */
+static int64_t search_threads(int i, int64_t feat)
+{
+	stir_sddmm_map fm = i < N_CANDIDATES ? stir_sddmm_params_map(
+		stir_sddmm_get_candidate(i), feat) : stir_sddmm_vblock_params_map(
+		stir_sddmm_vblock_get_candidate(i - N_CANDIDATES), feat);
+	return fm.lanes * fm.nnz;
+}
+
+/* f, r, last, copy_bw, n: one JSON object for result r, its search over
+ * the first n candidates. */
+static void json_result(FILE *f, const result *r, bool last, double copy_bw,
+	int n)
 {
 	fprintf(f, "    {\"graph\": \"%s\", \"rows\": %lld, \"nnz\": %lld, "
 		"\"features\": %lld, \"bytes\": %.0f,\n     ", r->graph,
@@ -178,25 +251,22 @@ static void json_result(FILE *f, const result *r, bool last, double copy_bw)
 		"\"nnz_per_block\": %lld,\n     \"search_schedule\": [",
 		schedule_name[r->schedule], (long long)r->map.lanes,
 		(long long)r->map.vec, (long long)r->map.nnz);
-	for (int i = 0; i < N_CANDIDATES; i++)
+	for (int i = 0; i < n; i++)
 		fprintf(f, "%s\"%s\"", i ? ", " : "",
-			schedule_name[stir_sddmm_get_candidate(i)->rows]);
+			schedule_name[search_schedule(i)]);
 	fprintf(f, "],\n     \"search_max_lanes\": [");
-	for (int i = 0; i < N_CANDIDATES; i++)
-		fprintf(f, "%s%lld", i ? ", " : "",
-			(long long)stir_sddmm_get_candidate(i)->max_lanes);
+	for (int i = 0; i < n; i++)
+		fprintf(f, "%s%lld", i ? ", " : "", (long long)search_lanes(i));
 	fprintf(f, "],\n     \"search_threads\": [");
-	for (int i = 0; i < N_CANDIDATES; i++)
-		fprintf(f, "%s%lld", i ? ", " : "", (long long)
-			stir_sddmm_params_map(stir_sddmm_get_candidate(i),
-			r->feat).lanes * stir_sddmm_params_map(
-			stir_sddmm_get_candidate(i), r->feat).nnz);
+	for (int i = 0; i < n; i++)
+		fprintf(f, "%s%lld", i ? ", " : "",
+			(long long)search_threads(i, r->feat));
 	fprintf(f, "],\n     \"search_x_global\": [");
-	for (int i = 0; i < N_CANDIDATES; i++)
-		fprintf(f, "%s%d", i ? ", " : "",
-			(int)stir_sddmm_get_candidate(i)->x_global);
+	for (int i = 0; i < n; i++)
+		fprintf(f, "%s%d", i ? ", " : "", i < N_CANDIDATES &&
+			stir_sddmm_get_candidate(i)->x_global);
 	fprintf(f, "], \"candidate\": %d, ", r->candidate);
-	bench_json_search(f, r->search_ms, N_CANDIDATES);
+	bench_json_search(f, r->search_ms, n);
 	fprintf(f, "}%s\n", last ? "" : ",");
 }
 
@@ -419,6 +489,85 @@ static void run_vblock(stir_ctx *ctx, const bench_options *o,
 	stir_row_groups_free(v);
 }
 
+/* ctx, o, dev, co, csr, r, x, y, want: --vblock-csr: the group
+ * candidates of 4 rows on sddmm_vb4_csr.stir (the library's row groups
+ * of the graph, Dst their places in the matrix's order), each checked
+ * against cuSPARSE's result "want" (S's first nnz values) and timed, one
+ * launch and no gather; each competes in r (schedule 2, candidate
+ * N_CANDIDATES + its index). */
+static void run_vblock_csr(stir_ctx *ctx, const bench_options *o,
+	stir_device *dev, const stir_compile_options *co, const stir_csr *csr,
+	result *r, const float *x, const float *y, const float *want)
+{
+	int64_t feat = r->feat, nnz = csr->nnz;
+	stir_row_groups *v = stir_csr_to_row_groups(ctx, csr, 4);
+	if (!v)
+		bench_fail(ctx, "grouping the rows");
+	int64_t nv = v->ncols_union * 4;
+	float *xp = calloc((size_t)(v->ngroups * 4 * feat) + 1, 4);
+	int32_t *ptr = malloc((size_t)(v->ngroups + 1) * 4);
+	int32_t *ind = malloc((size_t)v->ncols_union * 4 + 4);
+	int32_t *dst = malloc((size_t)nv * 4 + 4);
+	if (!xp || !ptr || !ind || !dst)
+		bench_fail(ctx, "allocating the groups");
+	for (int64_t i = 0; i <= v->ngroups; i++)
+		ptr[i] = (int32_t)v->indptr[i];
+	for (int64_t i = 0; i < v->ncols_union; i++)
+		ind[i] = (int32_t)v->indices[i];
+	for (int64_t i = 0; i < nv; i++)
+		dst[i] = (int32_t)v->dst[i];
+	memcpy(xp, x, (size_t)(csr->nrows * feat) * 4);
+	stir_bindings *b = stir_bindings_alloc();
+	stir_bindings_set_size(b, "m", v->ngroups);
+	stir_bindings_set_size(b, "n", csr->ncols);
+	stir_bindings_set_size(b, "nnz", v->ncols_union);
+	stir_bindings_set_size(b, "nv", nv);
+	bench_bind_copy(ctx, b, "J.indptr", STIR_I32, v->ngroups + 1, ptr);
+	bench_bind_copy(ctx, b, "J.indices", STIR_I32, v->ncols_union, ind);
+	bench_bind_copy(ctx, b, "Dst", STIR_I32, nv, dst);
+	bench_bind_copy(ctx, b, "X", STIR_F32, v->ngroups * 4 * feat, xp);
+	bench_bind_copy(ctx, b, "Y", STIR_F32, csr->ncols * feat, y);
+	for (int c = 0; c < stir_sddmm_vblock_n_candidates(); c++) {
+		int i = N_CANDIDATES + c;
+		r->search_ms[i] = -1;
+		if (!csr_candidate(o, c))
+			continue;
+		stir_module *m = NULL;
+		stir_gpu_kernel *gk = vb_csr_kernel(ctx, o, c, feat, co, &m);
+		double ms, err;
+		if (!gk || stir_kernel_bind_outputs(stir_module_find_kernel(m,
+		    "sddmm_vb_csr"), b) < 0 || bench_run_stir(gk, dev, b, "S",
+		    want, nnz, o->reps, &ms, &err) < 0) {
+			fprintf(stderr, "bench: %s feat %lld: CSR-order group "
+				"candidate %d fails:\n", r->graph, (long long)feat, c);
+			stir_ctx_print_diagnostics(ctx, stderr);
+		} else if (err > 1e-3) {
+			fprintf(stderr, "bench: %s feat %lld: CSR-order group "
+				"candidate %d differs from cuSPARSE by %g\n", r->graph,
+				(long long)feat, c, err);
+		} else {
+			r->search_ms[i] = ms;
+			if (ms < r->stir_ms) {
+				r->stir_ms = ms;
+				r->err = err;
+				r->map = stir_sddmm_vblock_params_map(
+					stir_sddmm_vblock_get_candidate(c), feat);
+				r->schedule = 2;
+				r->candidate = i;
+			}
+		}
+		stir_ctx_clear_diagnostics(ctx);
+		stir_gpu_kernel_free(gk);
+		stir_module_free(m);
+	}
+	stir_bindings_free(b);
+	free(xp);
+	free(ptr);
+	free(ind);
+	free(dst);
+	stir_row_groups_free(v);
+}
+
 /* ctx, o, g, spec, results, n: run one graph at every feature size,
  * appending to results[*n]. */
 static void run_graph(stir_ctx *ctx, const bench_options *o,
@@ -467,16 +616,17 @@ static void run_graph(stir_ctx *ctx, const bench_options *o,
 			bench_fail(ctx, "cuSPARSE SDDMM");
 		bench_op_free(op);
 		run_candidates(ctx, o, dev, &g->co, &a, r, x, y, want);
+		run_vblock_csr(ctx, o, dev, &g->co, csr, r, x, y, want);
 		for (int64_t rows = 4; (o->flags & VBLOCK) && rows <= 8;
 		     rows *= 2)
 			run_vblock(ctx, o, dev, &g->co, csr, r, x, y, want, rows);
 		printf("%-16s %8lld %10lld %5lld | %10.4f %8.1f | %10.4f %8.1f "
-			"%7.2fx %9.2g | %-5s %2lldx%lld\n", gname, (long long)a.m,
+			"%7.2fx %9.2g | %-5s %2lldx%lld cand %d\n", gname, (long long)a.m,
 			(long long)a.nnz, (long long)feat, r->cusparse_ms,
 			r->bytes / (r->cusparse_ms * 1e6), r->stir_ms,
 			r->bytes / (r->stir_ms * 1e6), r->cusparse_ms / r->stir_ms,
 			r->err, schedule_name[r->schedule], (long long)r->map.lanes,
-			(long long)r->map.vec);
+			(long long)r->map.vec, r->candidate);
 		fflush(stdout);
 		stir_gpu_buf_free(d_x);
 		stir_gpu_buf_free(d_y);
@@ -501,9 +651,9 @@ int main(int argc, char **argv)
 			"kernel\n", argv[0]);
 		return 2;
 	}
-	if (N_CANDIDATES > MAX_CANDIDATES) {
+	if (N_ALL > MAX_CANDIDATES) {
 		fprintf(stderr, "%s: the library has %d SDDMM candidates, more than "
-			"the %d this benchmark can hold\n", argv[0], N_CANDIDATES,
+			"the %d this benchmark can hold\n", argv[0], N_ALL,
 			MAX_CANDIDATES);
 		return 1;
 	}
@@ -528,7 +678,8 @@ int main(int argc, char **argv)
 		"%.3fx) over %d cases (%d ran)\n", mean, worst, n, used);
 	FILE *f = bench_json_begin(ctx, o.json, &g);
 	for (int i = 0; f && i < n; i++)
-		json_result(f, &results[i], i == n - 1, g.copy_bw);
+		json_result(f, &results[i], i == n - 1, g.copy_bw,
+			(o.flags & VBLOCK_CSR) ? N_ALL : N_CANDIDATES);
 	bench_json_end(f);
 	free(results);
 	free(speedup);

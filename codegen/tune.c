@@ -549,8 +549,9 @@ int stir_tune(stir_ctx *ctx, const stir_kernel *program, const stir_csr *a,
 	if (stir_tune_recipe_of(program) == STIR_TUNE_NONE) {
 		stir_ctx_report(ctx, STIR_ERROR, loc, "no recipe covers kernel "
 			"'%s' (the tuner knows csrmm of examples/csrmm.stir, sddmm "
-			"of examples/sddmm.stir and sddmm_rows of "
-			"examples/sddmm_rows.stir)", stir_kernel_get_name(program));
+			"of examples/sddmm.stir, sddmm_rows of examples/sddmm_rows.stir, "
+			"sddmm_vb of examples/sddmm_vb4.stir and sddmm_vb_csr of "
+			"examples/sddmm_vb4_csr.stir)", stir_kernel_get_name(program));
 		return -1;
 	}
 	/* the device's name keys the record; the device itself (its context

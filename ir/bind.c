@@ -331,6 +331,29 @@ static int bind_size_to(const stir_kernel *k, stir_bindings *b,
 
 static int64_t group_rows(const stir_buffer *buf);
 
+/* k, buf: for a tensor over [V] (V dense_fixed), the kernel's one tensor
+ * over row groups [I, J, G] declared distinct in [0, V's length): the
+ * places in V of the groups' slots (examples/sddmm_vb4_csr.stir's Dst);
+ * NULL otherwise. */
+static const stir_buffer *places_of(const stir_kernel *k,
+	const stir_buffer *buf)
+{
+	if (buf->n_axes != 1 || buf->axes[0]->kind != STIR_DENSE_FIXED)
+		return NULL;
+	const stir_buffer *found = NULL;
+	for (int i = 0; i < k->buffers.n; i++) {
+		const stir_buffer *p = stir_buffer_at(&k->buffers, i);
+		if (p->kind != STIR_BUFFER_TENSOR || !p->distinct ||
+		    p->n_axes != 3 || !group_rows(p) ||
+		    !stir_expr_same(p->domain_hi, buf->axes[0]->len))
+			continue;
+		if (found)
+			return NULL;
+		found = p;
+	}
+	return found;
+}
+
 /* k, tensor: the buffer of k named "tensor" when it is a CSR matrix
  * ([I, J], I dense_fixed, J a sparse_variable child of I); otherwise NULL
  * with an error. */
@@ -343,6 +366,9 @@ static const stir_buffer *csr_tensor(const stir_kernel *k, const char *tensor)
 			tensor);
 		return NULL;
 	}
+	const stir_buffer *places = places_of(k, buf);
+	if (places)
+		buf = places;
 	if (buf->n_axes < 2 || buf->n_axes > 3 ||
 	    buf->axes[0]->kind != STIR_DENSE_FIXED ||
 	    buf->axes[1]->kind != STIR_SPARSE_VARIABLE ||
@@ -350,8 +376,11 @@ static const stir_buffer *csr_tensor(const stir_kernel *k, const char *tensor)
 	    (buf->n_axes == 3 && group_rows(buf) < 1)) {
 		stir_error(ctx, buf->loc, "tensor '%s' is not a CSR matrix: a matrix "
 			"binds only to [I, J] with I dense_fixed and J a "
-			"sparse_variable child of I, or to its row groups [I, J, G] "
-			"with G dense_fixed of a literal length", tensor);
+			"sparse_variable child of I, to its row groups [I, J, G] "
+			"with G dense_fixed of a literal length, or to [V] with V "
+			"dense_fixed, its values in the matrix's order at the places "
+			"a distinct tensor over row groups [I, J, G] in [0, len(V)) "
+			"holds (examples/sddmm_vb4_csr.stir)", tensor);
 		return NULL;
 	}
 	return buf;
@@ -443,13 +472,16 @@ static int set_csr_arrays(stir_ctx *ctx, stir_bindings *b,
 	return 0;
 }
 
-/* k, b, buf, csr: bind tensor buf over [I, J, G] (group_rows) to the row
- * groups of csr (stir_csr_to_row_groups): I's length the groups, J's the
- * columns and its non-zeros the groups' columns, J.indptr and J.indices
- * the groups', and the values at the slots (0 where a row of the group
- * lacks the column).  0 or -1 with diagnostics. */
+/* k, b, buf, vals, csr: bind tensor buf over [I, J, G] (group_rows) to
+ * the row groups of csr (stir_csr_to_row_groups): I's length the groups,
+ * J's the columns and its non-zeros the groups' columns, J.indptr and
+ * J.indices the groups'; without vals, buf's values at the slots (0 where
+ * a row of the group lacks the column); with vals (a tensor over [V],
+ * buf its places, places_of), buf's values the slots' places (dst), V's
+ * length the slots, vals's values the matrix's in its order (0 at the
+ * places past them).  0 or -1 with diagnostics. */
 static int bind_row_groups(const stir_kernel *k, stir_bindings *b,
-	const stir_buffer *buf, const stir_csr *csr)
+	const stir_buffer *buf, const stir_buffer *vals, const stir_csr *csr)
 {
 	stir_ctx *ctx = stir_kernel_ctx(k);
 	const stir_axis *ai = buf->axes[0], *aj = buf->axes[1];
@@ -461,6 +493,10 @@ static int bind_row_groups(const stir_kernel *k, stir_bindings *b,
 		tensor) < 0 || bind_size_to(k, b, aj->len, csr->ncols, "columns",
 		tensor) < 0 || bind_size_to(k, b, aj->nnz, g->ncols_union,
 		"groups' columns", tensor) < 0 ? -1 : 0;
+	int64_t ns = g->ncols_union * g->rows;
+	if (rc == 0 && vals && bind_size_to(k, b, vals->axes[0]->len, ns,
+	    "slots of the groups", vals->name) < 0)
+		rc = -1;
 	if (rc == 0 && aj->idtype == STIR_I32 && (g->ncols_union > INT32_MAX ||
 	    csr->ncols > INT32_MAX)) {
 		stir_error(ctx, aj->loc, "the matrix bound to '%s' needs 64-bit "
@@ -474,10 +510,12 @@ static int bind_row_groups(const stir_kernel *k, stir_bindings *b,
 		stir_row_groups_free(g);
 		return -1;
 	}
-	int64_t n1 = g->ngroups + 1, nc = g->ncols_union, ns = nc * g->rows;
+	int64_t n1 = g->ngroups + 1, nc = g->ncols_union;
 	stir_array *indptr = stir_array_alloc(ctx, aj->idtype, 1, &n1);
 	stir_array *indices = stir_array_alloc(ctx, aj->idtype, 1, &nc);
 	stir_array *values = stir_array_alloc(ctx, STIR_F64, 1, &ns);
+	stir_array *places = vals ? stir_array_alloc(ctx, buf->dtype, 1, &ns) :
+		NULL;
 	if (indptr && indices && values) {
 		for (int64_t i = 0; i < n1; i++)
 			stir_array_set_int(indptr, i, g->indptr[i]);
@@ -486,11 +524,22 @@ static int bind_row_groups(const stir_kernel *k, stir_bindings *b,
 		for (int64_t i = 0; i < ns; i++)
 			stir_array_set_double(values, i, 0.0);
 		for (int64_t p = 0; p < csr->nnz; p++)
-			stir_array_set_double(values, g->pos[p], csr->values[p]);
+			stir_array_set_double(values, vals ? p : g->pos[p],
+				csr->values[p]);
+		for (int64_t i = 0; places && i < ns; i++)
+			stir_array_set_int(places, i, g->dst[i]);
 	}
 	stir_row_groups_free(g);
-	return set_csr_arrays(ctx, b, buf, tensor, indptr_name, indptr,
-		indices_name, indices, values);
+	if (vals && (!places || stir_bindings_set_array(b, tensor, places))) {
+		stir_array_free(places);
+		stir_array_free(indptr);
+		stir_array_free(indices);
+		stir_array_free(values);
+		stir_error_oom(ctx);
+		return -1;
+	}
+	return set_csr_arrays(ctx, b, vals ? vals : buf, vals ? vals->name :
+		tensor, indptr_name, indptr, indices_name, indices, values);
 }
 
 int stir_kernel_bind_csr(const stir_kernel *k, stir_bindings *b,
@@ -510,8 +559,10 @@ int stir_kernel_bind_csr(const stir_kernel *k, stir_bindings *b,
 			"(NULL)", tensor, missing);
 		return -1;
 	}
-	if (buf->n_axes == 3)
-		return bind_row_groups(k, b, buf, csr);
+	if (buf->n_axes == 3) {
+		const stir_buffer *vals = stir_kernel_find_buffer(k, tensor);
+		return bind_row_groups(k, b, buf, vals != buf ? vals : NULL, csr);
+	}
 	if (bind_size_to(k, b, ai->len, csr->nrows, "rows", tensor) < 0 ||
 	    bind_size_to(k, b, aj->len, csr->ncols, "columns", tensor) < 0 ||
 	    bind_size_to(k, b, aj->nnz, csr->nnz, "non-zeros", tensor) < 0)

@@ -369,6 +369,31 @@ static void clamp_to_type(stir_dtype t, int64_t *lo, int64_t *hi)
 		*hi = max + 1;
 }
 
+/* r, buf, a, lo, hi: fill array a, bound to tensor buf declared distinct,
+ * with distinct values of [lo, hi) in a random order: entry i first one
+ * value of the i-th of len equal strata of the domain (a permutation
+ * when the domain has len values), then the entries shuffled. */
+static int draw_distinct(random_binder *r, const stir_buffer *buf,
+	stir_array *a, int64_t lo, int64_t hi)
+{
+	int64_t len = stir_array_get_len(a);
+	if (len > hi - lo) {
+		stir_error(r->ctx, buf->loc, "cannot draw %" PRId64 " distinct "
+			"values for '%s' from its domain of %" PRId64, len, buf->name,
+			hi - lo);
+		return -1;
+	}
+	int64_t w = len ? (hi - lo) / len : 1;
+	for (int64_t i = 0; i < len; i++)
+		stir_array_set_int(a, i, lo + i * w + rng_range(r, 0, w));
+	for (int64_t i = 0; i + 1 < len; i++) {
+		int64_t j = rng_range(r, i, len), t = stir_array_get_int(a, i);
+		stir_array_set_int(a, i, stir_array_get_int(a, j));
+		stir_array_set_int(a, j, t);
+	}
+	return 0;
+}
+
 /* r, buf, len: bind random values to tensor buf of "len" elements:
  * integers in [-8, 8) or in its value domain (whose bounds, unlike sizes,
  * may be negative), within what the type holds. */
@@ -390,6 +415,8 @@ static int bind_tensor(random_binder *r, const stir_buffer *buf, int64_t len)
 		len);
 	if (!a)
 		return -1;
+	if (buf->distinct)
+		return draw_distinct(r, buf, a, lo, hi);
 	for (int64_t i = 0; i < len; i++) {
 		if (stir_dtype_is_float(buf->dtype))
 			stir_array_set_double(a, i, 2.0 * rng_unit(r) - 1.0);
@@ -436,6 +463,40 @@ static int sizes_fit(const stir_kernel *k, const stir_bindings *b)
 	return 0;
 }
 
+/* r, n_axes: for each tensor declared distinct whose axes are among the
+ * first n_axes (drawn), and whose domain [lo, hi) has for hi a parameter
+ * not yet known: hi drawn as lo + the tensor's length, so that its values
+ * can be distinct (a permutation of the domain). */
+static int size_distinct_domains(random_binder *r, int n_axes)
+{
+	for (int i = 0; i < r->k->buffers.n; i++) {
+		const stir_buffer *buf = stir_buffer_at(&r->k->buffers, i);
+		const stir_expr *hi = buf->domain_hi;
+		int pi = hi && hi->kind == STIR_EXPR_VAR ? param_index(r,
+			hi->u.var) : -1;
+		if (!buf->distinct || buf->kind != STIR_BUFFER_TENSOR || pi < 0 ||
+		    r->known[pi])
+			continue;
+		int64_t len = 1, lo;
+		bool drawn = true;
+		for (int a = 0; a < buf->n_axes; a++) {
+			bool parent = false;
+			for (int c = 0; c < buf->n_axes; c++)
+				parent |= buf->axes[c]->parent == buf->axes[a];
+			drawn &= buf->axes[a]->index < n_axes;
+			if (drawn && !parent && __builtin_mul_overflow(len,
+			    r->npos[buf->axes[a]->index], &len))
+				drawn = false;
+		}
+		if (!drawn)
+			continue;
+		if (eval_drawn(r, buf->domain_lo, &lo) < 0 ||
+		    set_param(r, pi, lo + len) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 int stir_kernel_bind_random(const stir_kernel *k, stir_bindings *b,
 	uint64_t seed)
 {
@@ -460,8 +521,11 @@ int stir_kernel_bind_random(const stir_kernel *k, stir_bindings *b,
 	if (all_known && sizes_fit(k, b) < 0)
 		goto out;
 	for (int i = 0; i < k->axes.n; i++)
-		if (bind_axis(&r, stir_axis_at(&k->axes, i)) < 0)
+		if (size_distinct_domains(&r, i) < 0 ||
+		    bind_axis(&r, stir_axis_at(&k->axes, i)) < 0)
 			goto out;
+	if (size_distinct_domains(&r, k->axes.n) < 0)
+		goto out;
 	for (int i = 0; i < k->buffers.n; i++) {
 		const stir_buffer *buf = stir_buffer_at(&k->buffers, i);
 		if (buf->domain_lo && (draw_params(&r, buf->domain_lo) < 0 ||

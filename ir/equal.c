@@ -320,6 +320,7 @@ static bool buffer_equal(const stir_eq *eq, const stir_buffer *a,
 {
 	if (!str_equal(a->name, b->name) || a->kind != b->kind ||
 	    a->dtype != b->dtype || a->n_axes != b->n_axes ||
+	    a->distinct != b->distinct ||
 	    !expr_equal(eq, a->domain_lo, b->domain_lo) ||
 	    !expr_equal(eq, a->domain_hi, b->domain_hi) ||
 	    !expr_equal(eq, a->extent, b->extent) ||

@@ -411,6 +411,56 @@ static int check_indices(stir_ctx *ctx, const char *name, const stir_axis *a,
 	return 0;
 }
 
+/* x, y: (value, entry) pairs in ascending order. */
+static int compare_pairs(const void *x, const void *y)
+{
+	const int64_t *a = x, *b = y;
+	return a[0] != b[0] ? (a[0] < b[0] ? -1 : 1) :
+		a[1] != b[1] ? (a[1] < b[1] ? -1 : 1) : 0;
+}
+
+/* ctx, buf, a, lo, hi: no two entries of array a, bound to buffer buf
+ * declared distinct, are equal (they lie in [lo, hi) already). */
+static int check_distinct(stir_ctx *ctx, const stir_buffer *buf,
+	const stir_array *a, int64_t lo, int64_t hi)
+{
+	int64_t n = stir_array_get_len(a);
+	if (n > hi - lo) {
+		stir_error(ctx, buf->loc, "array '%s' has %" PRId64 " entries, more "
+			"than the %" PRId64 " distinct values of the domain of '%s', "
+			"declared distinct", stir_buffer_get_array_name(buf), n,
+			hi - lo, buf->name);
+		return -1;
+	}
+	/* (value, entry) pairs sorted: equal values side by side, the
+	 * reported pair the one whose later entry comes first */
+	int64_t (*pair)[2] = malloc((size_t)(n ? n : 1) * sizeof(*pair));
+	if (!pair) {
+		stir_error(ctx, buf->loc, "out of memory checking '%s'", buf->name);
+		return -1;
+	}
+	for (int64_t i = 0; i < n; i++) {
+		pair[i][0] = stir_array_get_int(a, i);
+		pair[i][1] = i;
+	}
+	qsort(pair, (size_t)n, sizeof(*pair), compare_pairs);
+	int64_t bad = -1;
+	for (int64_t i = 1; i < n; i++) {
+		/* pair i the second entry of its value */
+		bool second = pair[i][0] == pair[i - 1][0] &&
+			(i == 1 || pair[i - 2][0] != pair[i][0]);
+		if (second && (bad < 0 || pair[i][1] < pair[bad][1]))
+			bad = i;
+	}
+	if (bad >= 0)
+		stir_error(ctx, buf->loc, "array '%s': entries %" PRId64 " and %"
+			PRId64 " are both %" PRId64 ", but '%s' is declared distinct "
+			"(a permutation)", stir_buffer_get_array_name(buf),
+			pair[bad - 1][1], pair[bad][1], pair[bad][0], buf->name);
+	free(pair);
+	return bad >= 0 ? -1 : 0;
+}
+
 /* l, buf, b: check the array bound to buffer buf (a tensor's values, or in
  * stages II and III any buffer bound to an argument) and its value domain. */
 static int check_tensor(stir_layout *l, const stir_buffer *buf,
@@ -440,7 +490,7 @@ static int check_tensor(stir_layout *l, const stir_buffer *buf,
 			return -1;
 		}
 	}
-	return 0;
+	return buf->distinct ? check_distinct(ctx, buf, a, lo, hi) : 0;
 }
 
 /* slot, user: stop the walk at a search of buffer "user" by bisection

@@ -368,6 +368,17 @@ void stir_buffer_set_domain(stir_buffer *b, stir_expr *lo, stir_expr *hi)
 	b->domain_hi = hi;
 }
 
+void stir_buffer_set_distinct(stir_buffer *b, bool distinct)
+{
+	if (b)
+		b->distinct = distinct;
+}
+
+bool stir_buffer_get_distinct(const stir_buffer *b)
+{
+	return b && b->distinct;
+}
+
 int stir_kernel_n_buffers(const stir_kernel *k)
 {
 	return k->buffers.n;

@@ -88,6 +88,8 @@ struct stir_buffer {
 	stir_axis **axes;      /* arena array of n_axes borrowed axes */
 	stir_expr *domain_lo;  /* declared value domain [lo, hi), or NULL */
 	stir_expr *domain_hi;
+	bool distinct;         /* no two entries equal (declared "distinct";
+	                          needs the domain): a permutation's index */
 	int index;             /* position in the kernel's buffer list */
 	/* Flat buffers (n_axes == 0: every buffer of stage III, the
 	 * auxiliary buffers of stage II): */

@@ -347,6 +347,9 @@ static void check_buffer(verifier *v, const stir_buffer *b)
 				"axis '%s' of %s '%s' belongs to another kernel",
 				b->axes[p]->name, buffer_word(b), b->name);
 	}
+	if (b->distinct && !b->domain_lo && !b->domain_hi)
+		stir_error(v->ctx, b->loc, "%s '%s' is declared distinct but has "
+			"no value domain 'in [lo, hi)'", buffer_word(b), b->name);
 	if (!b->domain_lo && !b->domain_hi)
 		return;
 	if (!stir_dtype_is_int(b->dtype))

@@ -718,15 +718,17 @@ lang_list *lang_domain(lang_parser *p, lang_expr *lo, lang_expr *hi)
 }
 
 /* p, kind (tensor or local), name, dtype, axes, domain (NULL, or lo and
- * hi as made by lang_domain). */
+ * hi as made by lang_domain), distinct (no two entries equal). */
 lang_decl *lang_decl_buffer(lang_parser *p, lang_decl_kind kind,
-	lang_name *name, stir_dtype dtype, lang_list *axes, lang_list *domain)
+	lang_name *name, stir_dtype dtype, lang_list *axes, lang_list *domain,
+	bool distinct)
 {
 	lang_decl *d = decl_new(p, kind, name);
 	if (!d)
 		return NULL;
 	d->dtype = dtype;
 	d->axes = axes;
+	d->distinct = distinct;
 	if (domain && domain->v.n == 2) {
 		d->lo = domain->v.v[0];
 		d->hi = domain->v.v[1];
@@ -735,13 +737,13 @@ lang_decl *lang_decl_buffer(lang_parser *p, lang_decl_kind kind,
 }
 
 /* p, name, dtype, extent, bound_to (NULL: allocated by the kernel),
- * domain (as for lang_decl_buffer), scope: a flat buffer. */
+ * domain and distinct (as for lang_decl_buffer), scope: a flat buffer. */
 lang_decl *lang_decl_flat(lang_parser *p, lang_name *name, stir_dtype dtype,
 	lang_expr *extent, lang_binding *bound_to, lang_list *domain,
-	stir_scope scope)
+	bool distinct, stir_scope scope)
 {
 	lang_decl *d = lang_decl_buffer(p, LANG_DECL_FLAT, name, dtype, NULL,
-		domain);
+		domain, distinct);
 	if (!d)
 		return NULL;
 	d->extent = extent;

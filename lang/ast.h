@@ -259,6 +259,7 @@ struct lang_decl {
 	stir_dtype dtype;          /* buffers: element type */
 	lang_list *axes;           /* buffers: lang_name * */
 	lang_expr *lo, *hi;        /* buffers: value domain [lo, hi), or NULL */
+	bool distinct;             /* buffers: no two entries equal */
 	lang_expr *extent;         /* flat buffers: the number of elements ... */
 	lang_binding bound_to;     /* ... the array it binds to ... */
 	stir_scope scope;          /* ... and its memory scope */
@@ -428,11 +429,12 @@ lang_decl *lang_decl_axis(lang_parser *p, lang_name *name,
 /* A value domain "in [lo, hi)": the list of its two bounds. */
 lang_list *lang_domain(lang_parser *p, lang_expr *lo, lang_expr *hi);
 lang_decl *lang_decl_buffer(lang_parser *p, lang_decl_kind kind,
-	lang_name *name, stir_dtype dtype, lang_list *axes, lang_list *domain);
-/* buffer NAME: TYPE[EXTENT] = BINDING in [lo, hi) SCOPE; */
+	lang_name *name, stir_dtype dtype, lang_list *axes, lang_list *domain,
+	bool distinct);
+/* buffer NAME: TYPE[EXTENT] = BINDING in [lo, hi) distinct SCOPE; */
 lang_decl *lang_decl_flat(lang_parser *p, lang_name *name, stir_dtype dtype,
 	lang_expr *extent, lang_binding *bound_to, lang_list *domain,
-	stir_scope scope);
+	bool distinct, stir_scope scope);
 /* "= array" or "= array.field"; field may be NULL. */
 lang_binding *lang_binding_new(lang_parser *p, lang_name *array,
 	lang_name *field);

@@ -366,10 +366,11 @@ static void fix_parents(builder *b)
 }
 
 /* b, d, buf: the domain "in [lo, hi)" of declaration d, when it has one,
- * given to buffer buf (NULL when building it failed: the bounds are
- * still built, for their errors). */
+ * and "distinct", given to buffer buf (NULL when building it failed: the
+ * bounds are still built, for their errors). */
 static void build_domain(builder *b, const lang_decl *d, stir_buffer *buf)
 {
+	stir_buffer_set_distinct(buf, d->distinct);
 	if (!d->lo)
 		return;
 	stir_expr *lo = build_size(b, d->lo, "domain bound of ", d->name.name);

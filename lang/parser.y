@@ -100,7 +100,7 @@ static void lang_yyerror(stir_loc *loc, lang_parser *p, const char *msg);
 %token BUFFER "buffer" FOR "for" BLOCK "block" READS "reads" WRITES "writes"
 %token UNROLL "unroll" VECTORIZE "vectorize" BIND "bind" BARRIER "barrier"
 %token TENSORIZE "tensorize" PIPELINE "pipeline"
-%token HOISTED "hoisted"
+%token HOISTED "hoisted" DISTINCT "distinct"
 %token SHARED "shared" GLOBAL "global" WARP "warp"
 %token <search> SEARCH "lower_bound, upper_bound or find"
 %token <flags> BLOCK_FLAG "block annotation"
@@ -118,7 +118,7 @@ static void lang_yyerror(stir_loc *loc, lang_parser *p, const char *msg);
 %type <i> stage_opt
 %type <list> params_opt params stmts braced else_opt names groups
 %type <list> axis_args exprs exprs_opt domain_opt
-%type <flags> block_flags
+%type <flags> block_flags distinct_opt
 %type <list> block_vars_opt block_vars reads_opt writes_opt regions ranges
 %type <list> vecs_opt vecs
 %type <flags> vec_flags vec_flag
@@ -189,12 +189,13 @@ kernel_body:
 decl:
 	  "axis" name '=' AXIS_KIND '(' axis_args ')' ';'
 		{ $$ = lang_decl_axis(p, $2, $4, @4, $6); }
-	| "tensor" name ':' TYPE '[' names ']' domain_opt ';'
-		{ $$ = lang_decl_buffer(p, LANG_DECL_TENSOR, $2, $4, $6, $8); }
-	| "local" name ':' TYPE '[' names ']' domain_opt ';'
-		{ $$ = lang_decl_buffer(p, LANG_DECL_LOCAL, $2, $4, $6, $8); }
-	| "buffer" name ':' TYPE '[' expr ']' binding_opt domain_opt scope_opt ';'
-		{ $$ = lang_decl_flat(p, $2, $4, $6, $8, $9, $10); }
+	| "tensor" name ':' TYPE '[' names ']' domain_opt distinct_opt ';'
+		{ $$ = lang_decl_buffer(p, LANG_DECL_TENSOR, $2, $4, $6, $8, $9); }
+	| "local" name ':' TYPE '[' names ']' domain_opt distinct_opt ';'
+		{ $$ = lang_decl_buffer(p, LANG_DECL_LOCAL, $2, $4, $6, $8, $9); }
+	| "buffer" name ':' TYPE '[' expr ']' binding_opt domain_opt distinct_opt
+	  scope_opt ';'
+		{ $$ = lang_decl_flat(p, $2, $4, $6, $8, $9, $10, $11); }
 	;
 
 binding_opt:
@@ -209,6 +210,11 @@ scope_opt:
 	| "shared"              { $$ = STIR_SCOPE_SHARED; }
 	| "local"               { $$ = STIR_SCOPE_LOCAL; }
 	| "warp"                { $$ = STIR_SCOPE_WARP; }
+	;
+
+distinct_opt:
+	  %empty                { $$ = 0; }
+	| "distinct"            { $$ = 1; }
 	;
 
 domain_opt:

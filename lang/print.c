@@ -644,6 +644,8 @@ static void put_buffer(printer *pr, const stir_buffer *b)
 		put_expr(pr, b->domain_hi);
 		put(pr, ")");
 	}
+	if (b->distinct)
+		put(pr, " distinct");
 	if (b->extent && b->scope == STIR_SCOPE_SHARED)
 		put(pr, " shared");
 	else if (b->extent && b->scope == STIR_SCOPE_LOCAL)

@@ -109,6 +109,7 @@ static stir_buffer *flatten_buffer(flat *f, stir_names *names,
 	if (buf->domain_lo)
 		stir_buffer_set_domain(b, stir_expr_copy(k, buf->domain_lo, NULL),
 			stir_expr_copy(k, buf->domain_hi, NULL));
+	b->distinct = buf->distinct;
 	return b;
 }
 

@@ -31,12 +31,39 @@ static void *coll_check(coll *c, void *p)
 	return sched_check(c->s, p);
 }
 
-/* c, buf, store, load, n, idx, cond: record one access. */
+/* k, p: whether a statement of kernel k writes buffer p. */
+static bool kernel_writes(const stir_kernel *k, const stir_buffer *p)
+{
+	for (int i = 0; i < k->body.n; i++)
+		if (stir_stmt_writes(stir_stmt_at(&k->body, i), p))
+			return true;
+	return false;
+}
+
+/* c, n, idx: for an access with the n indices idx, the buffer P when it
+ * is P[e..], one index, a load of a buffer declared distinct that the
+ * kernel never writes (sched_acc.through); else NULL. */
+static stir_buffer *through_of(coll *c, int n, stir_expr **idx)
+{
+	if (!c->s->through || n != 1 || idx[0]->kind != STIR_EXPR_LOAD)
+		return NULL;
+	stir_buffer *p = idx[0]->u.load.buf;
+	return p->distinct && idx[0]->u.load.n > 0 &&
+		!kernel_writes(c->s->k, p) ? p : NULL;
+}
+
+/* c, buf, store, load, n, idx, cond: record one access (through a
+ * distinct buffer, sched_acc.through, when it is one). */
 static void record(coll *c, stir_buffer *buf, stir_stmt *store,
 	stir_expr *load, int n, stir_expr **idx, bool cond)
 {
 	sched_accs *a = c->a;
 	stir_kernel *k = c->s->k;
+	stir_buffer *through = through_of(c, n, idx);
+	if (through) {
+		n = idx[0]->u.load.n;
+		idx = idx[0]->u.load.idx;
+	}
 	if (c->s->oom)
 		return;
 	if (a->n == a->cap) {
@@ -57,6 +84,7 @@ static void record(coll *c, stir_buffer *buf, stir_stmt *store,
 	x->in_target = c->in_target;
 	x->cond_inner = cond || c->cond_inner > 0;
 	x->block = c->block;
+	x->through = through;
 	stir_arena *ar = stir_kernel_arena(k);
 	x->xidx = coll_check(c, stir_arena_alloc(ar, (size_t)(n ? n : 1) *
 		sizeof(stir_expr *)));

@@ -158,7 +158,8 @@ bool cache_build_nest(creq *c, sched_names *names, const char *name,
 	}
 	if (c->flat) {
 		stir_expr *ext = c->reverse ? c->range : c->fkind == F_RANGE ?
-			c->range : c->fkind == F_WHOLE ? c->x->extent : NULL;
+			c->range : c->fkind == F_WHOLE ? (c->through ? c->through :
+			c->x)->extent : NULL;
 		if (!c->reverse && c->fkind != F_WHOLE) {
 			ADD_VAR(stir_expr_copy(k, c->base, NULL));
 			basev = bvars[nb - 1];
@@ -600,6 +601,7 @@ static int cache_check(creq *c, const char *block, const char *buffer,
 		sched_fail(s, c->blk->loc, "block '%s' is cross-thread", bn);
 		return -1;
 	}
+	s->through = !c->reverse && !c->runs && !c->over_init;
 	if (sched_collect(s, c->loop, c->blk, &c->acc) < 0 ||
 	    !cache_find_region(c) || !cache_check_shared_threads(c) ||
 	    (c->scope == STIR_SCOPE_WARP && !cache_check_warp(c)))
@@ -633,6 +635,32 @@ static stir_expr *slot_sum(creq *c, stir_buffer *cb, const stir_expr *idx)
 		sum = sum ? stir_expr_binary(k, STIR_ADD, sum, v) : v;
 	}
 	return sum;
+}
+
+/* c, nest: the load of x at the copy nest's indices (through P when
+ * c->through). */
+static stir_expr *x_load(creq *c, const copy_nest *nest)
+{
+	stir_kernel *k = c->k;
+	if (!c->through)
+		return stir_expr_load(k, c->x, c->n, (stir_expr **)nest->x_idx);
+	stir_expr *p = stir_expr_load(k, c->through, c->n,
+		(stir_expr **)nest->x_idx);
+	return p ? stir_mk_load1(k, c->x, p) : NULL;
+}
+
+/* c, nest, op, v: the store of v into x at the copy nest's indices
+ * (through P when c->through). */
+static stir_stmt *x_store(creq *c, const copy_nest *nest, stir_store_op op,
+	stir_expr *v)
+{
+	stir_kernel *k = c->k;
+	if (!c->through)
+		return stir_stmt_store(k, c->x, c->n, (stir_expr **)nest->x_idx,
+			op, v);
+	stir_expr *p = stir_expr_load(k, c->through, c->n,
+		(stir_expr **)nest->x_idx);
+	return p ? stir_stmt_store(k, c->x, 1, &p, op, v) : NULL;
 }
 
 /* c: rewrite what cache_check accepted: the cache, the copy nests, the
@@ -669,7 +697,7 @@ static int cache_rewrite(creq *c)
 				sched_zero(k, cb->dtype));
 		else
 			st = stir_stmt_store(k, cb, 1, &in.cache_idx, STIR_STORE_ASSIGN,
-				stir_expr_load(k, c->x, c->n, in.x_idx));
+				x_load(c, &in));
 		ok = add_body(c, &in, st, !c->accum);
 	}
 	/* after L: the write-back */
@@ -679,9 +707,8 @@ static int cache_rewrite(creq *c)
 		if (ok) {
 			stir_expr *v = partials ? slot_sum(c, cb, out.cache_idx) :
 				stir_mk_load1(k, cb, out.cache_idx);
-			stir_stmt *st = stir_stmt_store(k, c->x, c->n, out.x_idx,
-				c->accum && !c->over_init ? STIR_STORE_ADD :
-				STIR_STORE_ASSIGN, v);
+			stir_stmt *st = x_store(c, &out, c->accum && !c->over_init ?
+				STIR_STORE_ADD : STIR_STORE_ASSIGN, v);
 			ok = add_body(c, &out, guard_writeback(c, &out, st), true);
 			if (c->atomic_wb)
 				out.blk->u.block.flags |= STIR_BLOCK_ATOMIC;

@@ -38,11 +38,15 @@ typedef struct creq {
 	int li;                  /* the loop's index in path */
 	stir_stmt *loop, *blk;
 	stir_buffer *x;          /* the buffer cached */
+	stir_buffer *through;    /* x is accessed through it, x[P[..]]
+	                            (sched_acc.through): the region is of
+	                            P's indices, and the copies access x at
+	                            P of them; or NULL */
 	stir_scope scope;
 	bool write, reverse;
 	sched_accs acc;          /* the accesses inside the loop */
-	bool flat;               /* x is flat */
-	int n;                   /* x's dimensions */
+	bool flat;               /* x (through's, when set) is flat */
+	int n;                   /* its dimensions */
 	/* buffers over axes: per dimension its point (expanded) or NULL */
 	stir_expr *point[MAX_DIMS];
 	stir_expr *size[MAX_DIMS];   /* whole dimensions: their size */

@@ -238,7 +238,7 @@ bool cache_flat_rows(creq *c, const sched_acc *a, stir_expr **s,
 /* c, d: the size of whole dimension d of x, or NULL (a failure). */
 static stir_expr *dim_size(creq *c, int d)
 {
-	const stir_axis *ax = c->x->axes[d];
+	const stir_axis *ax = (c->through ? c->through : c->x)->axes[d];
 	if (ax->kind == STIR_DENSE_FIXED)
 		return ax->len;
 	if (ax->kind == STIR_SPARSE_FIXED)
@@ -258,8 +258,25 @@ bool cache_find_region(creq *c)
 	bool loads = false, stores = false, first = true, additive = true;
 	bool conditional = false, inner = false;
 	const sched_acc *cond_of = NULL;
-	c->flat = c->x->n_axes == 0;
-	c->n = c->flat ? 1 : c->x->n_axes;
+	/* x through P: every access of x in the loop through the same P */
+	bool seen = false;
+	for (int i = 0; i < c->acc.n; i++) {
+		const sched_acc *a = &c->acc.v[i];
+		if (a->buf != c->x)
+			continue;
+		if (seen && a->through != c->through) {
+			sched_fail(s, c->blk->loc, "'%s' is accessed under loop '%s' "
+				"both through '%s' and %s", xn, ln, (c->through ?
+				c->through : a->through)->name, c->through &&
+				a->through ? "through another buffer" : "otherwise");
+			return false;
+		}
+		c->through = a->through;
+		seen = true;
+	}
+	const stir_buffer *shape = c->through ? c->through : c->x;
+	c->flat = shape->n_axes == 0;
+	c->n = c->flat ? 1 : shape->n_axes;
 	if (c->n > MAX_DIMS) {
 		sched_fail(s, c->blk->loc, "'%s' has too many dimensions", xn);
 		return false;
@@ -399,7 +416,7 @@ bool cache_find_region(creq *c)
 				c->total = stir_mk_mul(k, c->total,
 					stir_expr_copy(k, c->range, NULL));
 		} else if (c->fkind == F_WHOLE) {
-			c->total = stir_expr_copy(k, c->x->extent, NULL);
+			c->total = stir_expr_copy(k, shape->extent, NULL);
 		} else {
 			points = true;
 			int64_t n = 1;

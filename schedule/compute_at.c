@@ -29,6 +29,10 @@
  * Keeps: what the kernel computes.  Breaks: nothing; M's variables and
  * kept loops are renamed where their names are taken at the new place.
  *
+ * A buffer accessed through a distinct buffer P, x[P[e..]]
+ * (sched_acc.through), counts as a buffer of P's shape indexed by e..: the
+ * moves are one-to-one where P's indices are.
+ *
  * decompose_reduction is compute_at of the init nest (the outermost block
  * NAME_initN of the iteration NAME that the block belongs to) to just
  * before the loop, when no loop around that loop iterates a reduction
@@ -128,6 +132,7 @@ static bool mover_init(sched *s, mover *m, const char *name)
  * as that many dimensions, delinearized by those radices. */
 typedef struct mbuf {
 	stir_buffer *buf;
+	stir_buffer *through;    /* accessed through it (sched_acc.through) */
 	int n;                   /* dimensions */
 	int dim_loop[16];
 	bool flat;               /* delinearized flat index */
@@ -202,14 +207,14 @@ static bool add_mbuf(sched *s, mover *m, const sched_acc *a, mbufs *out,
 	bool flat = false;
 	for (int d = 0; d < n; d++)
 		parts[d] = a->idx[d];
-	if (a->buf->n_axes == 0 && n == 1) {
+	if ((a->through ? a->through : a->buf)->n_axes == 0 && n == 1) {
 		int nd = delinearize(s, m, a->idx[0], parts, radix);
 		if (nd) {
 			n = nd;
 			flat = true;
 		}
 	}
-	if (mb && (mb->n != n || mb->flat != flat)) {
+	if (mb && (mb->n != n || mb->flat != flat || mb->through != a->through)) {
 		sched_fail(s, b->loc, "block '%s' %s '%s' at different places",
 			b->u.block.name, verb, a->buf->name);
 		return false;
@@ -238,6 +243,7 @@ static bool add_mbuf(sched *s, mover *m, const sched_acc *a, mbufs *out,
 	if (!mb) {
 		mbuf *nb = &out->v[out->n++];
 		nb->buf = a->buf;
+		nb->through = a->through;
 		nb->n = n;
 		nb->flat = flat;
 		for (int d = 1; flat && d < n; d++)
@@ -296,10 +302,12 @@ static bool need_region(sched *s, const sched_accs *acc, const mbuf *mb,
 		if (a->buf != x || (stores && !a->store))
 			continue;
 		stir_expr *parts[16];
-		bool split = true;
-		if (mb->flat)
+		/* through another buffer (or none): the whole of every
+		 * dimension */
+		bool split = a->through == mb->through;
+		if (split && mb->flat)
 			split = a->n == 1 && split_parts(s, acc, mb, a->xidx[0], parts);
-		else
+		else if (split)
 			for (int d = 0; d < n; d++)
 				parts[d] = d < a->n ? a->xidx[d] : NULL;
 		for (int d = 0; d < n; d++) {
@@ -575,6 +583,7 @@ static int move_block(sched *s, mover *m, place *pl, const char *what)
 	stir_stmt *atomic = sched_atomic_around(pl->path, pl->e);
 	/* what M writes and reads, by dimension */
 	sched_accs macc;
+	s->through = true;
 	if (sched_collect(s, b, NULL, &macc) < 0)
 		return -1;
 	mbufs writes = { 0 }, reads = { 0 }, keyed = { 0 };

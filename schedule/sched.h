@@ -31,6 +31,10 @@ typedef struct sched {
 	                            (sched_check_scopes), so it must after */
 	bool binds_ok;           /* its bound loops obeyed the race rules of
 	                            bind before (sched_check_binds) */
+	bool through;            /* sched_collect takes an access x[P[..]],
+	                            P declared distinct, as through P
+	                            (sched_acc.through): set by the
+	                            primitives that handle it */
 	bool replan;             /* the kernel had vector plans: the copy's
 	                            were dropped, made again at the end */
 	int n_slots;             /* entries of def and val */
@@ -144,6 +148,13 @@ typedef struct sched_acc {
 	stir_expr **conds;       /* arena: those conditions, expanded */
 	stir_stmt *block;        /* innermost block around it in the subtree,
 	                            or NULL */
+	/* with sched.through, for an access buf[P[e..]] whose one index is
+	 * a load of a buffer P declared distinct that the kernel never
+	 * writes: P, and n, idx and xidx are P's indices e..; since no two
+	 * entries of P are equal, two such accesses are of one element of
+	 * buf exactly when their indices into P are equal, so the analyses
+	 * take buf through P as a buffer of P's shape.  NULL otherwise */
+	stir_buffer *through;
 } sched_acc;
 
 /* The accesses of a subtree. */

@@ -89,6 +89,10 @@ typedef struct emu_prog {
 	const char *graph;         /* a Matrix Market file that gives J's
 	                              structure and m, n, nnz (and with
 	                              arg.hybrid A's values), or NULL */
+	int64_t slots;             /* with graph: nv bound to nnz * slots
+	                              (sddmm_vb4_csr.stir: the graph's rows
+	                              as groups of 4 slots, Dst drawn as a
+	                              permutation of them), or 0 */
 	const char *sched_file;    /* a schedule file that prepares file's
 	                            * kernel (a stage I program) for the GPU,
 	                            * or NULL */
@@ -529,6 +533,24 @@ static void find_programs(void)
 			p->graph = "tests/data/graphs/small.mtx";
 		}
 	}
+	/* the group candidates of 4 rows on sddmm_vb4_csr.stir, S written
+	 * through Dst (a random permutation of the slots) in one launch: each
+	 * at 32 features, the one- and two-lane ones also at 6 */
+	for (int c = 0; c < stir_sddmm_vblock_n_candidates(); c++) {
+		const stir_sddmm_vblock_params *q =
+			stir_sddmm_vblock_get_candidate(c);
+		for (int fi = 0; q->rows == 4 && fi < (q->max_lanes <= 2 ? 2 : 1);
+		    fi++) {
+			emu_prog *p = add("examples/sddmm_vb4_csr.stir",
+				"sddmm_vb_csr", "examples/sddmm_vb4_csr.stir",
+				"sddmm_vb_csr", NULL);
+			p->schedule = sddmm_vblock_candidate;
+			p->arg.feat = vb_feats[fi];
+			p->arg.candidate = c;
+			p->graph = "tests/data/graphs/small.mtx";
+			p->slots = 4;
+		}
+	}
 	/* features and threads a row: 8 features, 2 lanes of float4; 6:
 	 * float2 in three chunks on threadIdx.z; 64: 16 lanes; 256: 32 lanes
 	 * in two chunks.  Rows shared by a group of threads (cross-thread sums
@@ -688,17 +710,20 @@ static void *read_all(const char *path, size_t *size)
 	return p;
 }
 
-/* ctx, b, file, h: bind m, n, nnz and J's structure from a Matrix Market
- * file (as i32 arrays); with h, also A's values (f32) and the hybrid
- * format h of the matrix, every part bound. */
+/* ctx, b, file, h, slots: bind m, n, nnz and J's structure from a Matrix
+ * Market file (as i32 arrays); with h, also A's values (f32) and the
+ * hybrid format h of the matrix, every part bound; with slots, nv to
+ * nnz * slots. */
 static void bind_graph(stir_ctx *ctx, stir_bindings *b, const char *file,
-	const hyb_case *h)
+	const hyb_case *h, int64_t slots)
 {
 	stir_csr *c = stir_mtx_read_from_file(ctx, test_path(file));
 	ck_assert_ptr_nonnull(c);
 	stir_bindings_set_size(b, "m", c->nrows);
 	stir_bindings_set_size(b, "n", c->ncols);
 	stir_bindings_set_size(b, "nnz", c->nnz);
+	if (slots)
+		stir_bindings_set_size(b, "nv", c->nnz * slots);
 	int64_t np = c->nrows + 1, ni = c->nnz;
 	stir_array *ptr = stir_array_alloc(ctx, STIR_I32, 1, &np);
 	stir_array *ind = stir_array_alloc(ctx, STIR_I32, 1, &ni);
@@ -788,7 +813,7 @@ START_TEST(test_emulated)
 		if (p->sizes)
 			test_bind_sizes(b, p->sizes);
 		if (p->graph) {
-			bind_graph(ctx, b, p->graph, p->arg.hybrid);
+			bind_graph(ctx, b, p->graph, p->arg.hybrid, p->slots);
 			stir_bindings_set_size(b, "feat", p->arg.feat);
 		}
 		if (sched)

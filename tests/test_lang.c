@@ -337,7 +337,7 @@ START_TEST(test_error_unexpected_token)
 		"  axis I = dense_fixed(m);\n"
 		"  tensor A: f32[I] = 3;\n"
 		"}\n",
-		3, 20, "syntax error, unexpected '=', expecting in or ';'");
+		3, 20, "syntax error, unexpected '=', expecting in or distinct or ';'");
 	check_error("kernel k(m: i32) { iter x (i) in [I] S { } }",
 		1, 38, "syntax error, unexpected identifier, expecting string");
 	check_error("kernel k() {", 1, 13,

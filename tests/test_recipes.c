@@ -414,18 +414,25 @@ START_TEST(test_sddmm_vb_csr)
 	/* sddmm_vb4_csr.stir in the interpreter, on the row groups of
 	 * groups_mtx with their dst as Dst: S's first 10 values are the
 	 * SDDMM at the matrix's non-zeros in its own order (float64
-	 * reference, X padded with zero rows 6 and 7); a Dst entry past the
-	 * slots is refused, naming the array */
+	 * reference, X padded with zero rows 6 and 7), unscheduled and
+	 * under group candidate 1 (the write through Dst cached in
+	 * registers); a Dst entry past the slots is refused, naming the
+	 * array, and so is one equal to another (Dst is declared distinct),
+	 * at Dst's declaration */
 	stir_ctx *ctx = stir_ctx_alloc();
 	stir_csr *a;
 	stir_row_groups *g = groups_of_mtx(ctx, &a);
 	enum { FEAT = 3 };
 	int64_t ns = g->ncols_union * 4, nx = g->ngroups * 4 * FEAT,
 		ny = a->ncols * FEAT;
-	for (int bad = 0; bad < 2; bad++) {
+	for (int run = 0; run < 4; run++) {
+		int bad = run >= 2 ? run - 1 : 0;
 		stir_module *m;
 		stir_kernel *k = read_kernel(ctx, "examples/sddmm_vb4_csr.stir",
 			"sddmm_vb_csr", &m);
+		if (run == 1)
+			ck_assert_int_eq(stir_recipe_sddmm_vblock_candidate(k,
+				stir_sddmm_vblock_get_candidate(1), FEAT), 0);
 		stir_bindings *b = stir_bindings_alloc();
 		stir_bindings_set_size(b, "m", g->ngroups);
 		stir_bindings_set_size(b, "n", a->ncols);
@@ -445,7 +452,8 @@ START_TEST(test_sddmm_vb_csr)
 					0.125 * (double)c + f);
 		stir_array *dst = array_of(ctx, STIR_I32, ns, g->dst);
 		if (bad)
-			stir_array_set_int(dst, 5, ns);
+			stir_array_set_int(dst, 5, bad == 1 ? ns :
+				stir_array_get_int(dst, 6));
 		ck_assert_int_eq(stir_kernel_bind_array(k, b, "J.indptr",
 			array_of(ctx, STIR_I32, g->ngroups + 1, g->indptr)), 0);
 		ck_assert_int_eq(stir_kernel_bind_array(k, b, "J.indices",
@@ -462,9 +470,16 @@ START_TEST(test_sddmm_vb_csr)
 		if (bad) {
 			const char *msg = stir_diag_get_message(
 				stir_ctx_get_diagnostic(ctx, 0));
-			if (!strstr(msg, "array 'Dst': entry 5 is 32, outside its "
-			    "domain [0, 32)"))
+			if (!strstr(msg, bad == 1 ? "array 'Dst': entry 5 is 32, "
+			    "outside its domain [0, 32)" : "array 'Dst': entries 5 "
+			    "and 6 are both "))
 				ck_abort_msg("unexpected: %s", msg);
+			stir_loc loc = stir_diag_get_loc(stir_ctx_get_diagnostic(
+				ctx, 0));
+			if (bad == 2) {
+				ck_assert(strstr(msg, "but 'Dst' is declared distinct"));
+				ck_assert_int_eq(loc.line, 21);
+			}
 			stir_ctx_clear_diagnostics(ctx);
 		} else {
 			const stir_array *out = stir_bindings_get_array(b, "S");
@@ -484,6 +499,51 @@ START_TEST(test_sddmm_vb_csr)
 	}
 	stir_row_groups_free(g);
 	stir_csr_free(a);
+	stir_ctx_free(ctx);
+}
+END_TEST
+
+START_TEST(test_sddmm_vb_csr_refused)
+{
+	/* sddmm_vb4_csr.stir without "distinct" on Dst: the group schedule's
+	 * decompose_reduction refuses the init's write S[Dst[..]], whose
+	 * index is a load that may repeat; with it, every group candidate
+	 * applies at 32 and 6 features */
+	stir_ctx *ctx = stir_ctx_alloc();
+	FILE *f = fopen(test_path("examples/sddmm_vb4_csr.stir"), "rb");
+	ck_assert_ptr_nonnull(f);
+	static char text[4096];
+	size_t len = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[len] = '\0';
+	char *d = strstr(text, " distinct;");
+	ck_assert_ptr_nonnull(d);
+	memmove(d, d + strlen(" distinct"), strlen(d + strlen(" distinct")) + 1);
+	stir_module *m = stir_module_read_from_mem(ctx, "plain.stir", text,
+		strlen(text));
+	ck_assert_ptr_nonnull(m);
+	stir_kernel *k = stir_module_find_kernel(m, "sddmm_vb_csr");
+	ck_assert_int_eq(stir_recipe_sddmm_vblock_candidate(k,
+		stir_sddmm_vblock_get_candidate(1), 32), -1);
+	const char *msg = stir_diag_get_message(stir_ctx_get_diagnostic(ctx, 0));
+	if (!strstr(msg, "decompose_reduction: block 'sddmm_init0' writes 'S' "
+	    "at an index that is not one of its variables: Dst[vi, vj, vg]"))
+		ck_abort_msg("unexpected: %s", msg);
+	stir_ctx_clear_diagnostics(ctx);
+	stir_module_free(m);
+	for (int c = 0; c < stir_sddmm_vblock_n_candidates(); c++) {
+		const stir_sddmm_vblock_params *q =
+			stir_sddmm_vblock_get_candidate(c);
+		for (int feat = 32; feat >= 6; feat -= 26) {
+			k = read_kernel(ctx, "examples/sddmm_vb4_csr.stir",
+				"sddmm_vb_csr", &m);
+			int rc = stir_recipe_sddmm_vblock_candidate(k, q, feat);
+			if (rc < 0)
+				stir_ctx_print_diagnostics(ctx, stderr);
+			ck_assert_int_eq(rc, 0);
+			stir_module_free(m);
+		}
+	}
 	stir_ctx_free(ctx);
 }
 END_TEST
@@ -1433,6 +1493,7 @@ static Suite *recipes_suite(void)
 	tcase_add_test(tc, test_sddmm_vblock_candidates);
 	tcase_add_test(tc, test_row_groups);
 	tcase_add_test(tc, test_sddmm_vb_csr);
+	tcase_add_test(tc, test_sddmm_vb_csr_refused);
 	tcase_add_test(tc, test_tune_vblock);
 	tcase_add_test(tc, test_wrong_kernel);
 	tcase_add_test(tc, test_spmm_model);

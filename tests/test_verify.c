@@ -509,6 +509,23 @@ START_TEST(test_domain)
 }
 END_TEST
 
+/* "distinct" (stir_buffer_set_distinct) needs a value domain: the bind
+ * check and the schedule primitives count on one. */
+START_TEST(test_distinct_needs_domain)
+{
+	fx f;
+	fx_init(&f);
+	stir_kernel *k = f.k;
+	stir_buffer *E = stir_kernel_add_tensor(k, "E", STIR_I32, 1, &f.I);
+	E->loc = L(7, 10);
+	stir_buffer_set_distinct(E, true);
+	ck_assert(stir_buffer_get_distinct(E));
+	expect(&f, "7:10: error: tensor 'E' is declared distinct but has no "
+		"value domain 'in [lo, hi)'\n");
+	fx_done(&f);
+}
+END_TEST
+
 /* A domain with one bound missing (a failed constructor's NULL, through
  * the C API): once accepted, and random binding dereferenced it. */
 START_TEST(test_domain_missing_bound)
@@ -1721,6 +1738,7 @@ int main(void)
 	tcase_add_test(tc, test_sizes);
 	tcase_add_test(tc, test_domain);
 	tcase_add_test(tc, test_domain_missing_bound);
+	tcase_add_test(tc, test_distinct_needs_domain);
 	tcase_add_test(tc, test_axis_parents);
 	tcase_add_test(tc, test_buffer_axis_lists);
 	tcase_add_test(tc, test_buffer_types);

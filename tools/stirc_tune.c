@@ -135,8 +135,9 @@ int tuned_schedule(stir_ctx *ctx, const options *o,
 	if (o->tune && !covered) {
 		fprintf(stderr, "stirc run: --tune: no recipe covers kernel '%s' "
 			"(the tuner knows csrmm of examples/csrmm.stir, sddmm of "
-			"examples/sddmm.stir and sddmm_rows of "
-			"examples/sddmm_rows.stir)\n", stir_kernel_get_name(*k));
+			"examples/sddmm.stir, sddmm_rows of examples/sddmm_rows.stir, "
+			"sddmm_vb of examples/sddmm_vb4.stir and sddmm_vb_csr of "
+			"examples/sddmm_vb4_csr.stir)\n", stir_kernel_get_name(*k));
 		return EXIT_WRONG;
 	}
 	if (!covered || o->n_mtx != 1 || feat < 1)
@@ -331,8 +332,9 @@ int cmd_tune(int argc, char **argv)
 	if (rc == 0 && stir_tune_recipe_of(k) == STIR_TUNE_NONE) {
 		fprintf(stderr, "stirc tune: %s: no recipe covers kernel '%s' "
 			"(the tuner knows csrmm of examples/csrmm.stir, sddmm of "
-			"examples/sddmm.stir and sddmm_rows of "
-			"examples/sddmm_rows.stir)\n", file, stir_kernel_get_name(k));
+			"examples/sddmm.stir, sddmm_rows of examples/sddmm_rows.stir, "
+			"sddmm_vb of examples/sddmm_vb4.stir and sddmm_vb_csr of "
+			"examples/sddmm_vb4_csr.stir)\n", file, stir_kernel_get_name(k));
 		rc = EXIT_WRONG;
 	}
 	if (rc == 0 && !(a = stir_mtx_read_from_file(ctx, mtx)))

@@ -267,6 +267,13 @@ STIR_EXPORT __stir_keep stir_buffer *stir_kernel_add_local(
 /* Declare that the values of an integer tensor lie in [lo, hi). */
 STIR_EXPORT void stir_buffer_set_domain(__stir_keep stir_buffer *b,
 	__stir_keep stir_expr *lo, __stir_keep stir_expr *hi);
+/* Declare that no two entries of an integer tensor with a value domain
+ * are equal ("distinct", docs/language.md): a permutation into the domain,
+ * checked when an array is bound; the schedule primitives take a write
+ * through it, S[P[..]], as one-to-one. */
+STIR_EXPORT void stir_buffer_set_distinct(__stir_keep stir_buffer *b,
+	bool distinct);
+STIR_EXPORT bool stir_buffer_get_distinct(__stir_keep const stir_buffer *b);
 STIR_EXPORT int stir_kernel_n_buffers(__stir_keep const stir_kernel *k);
 STIR_EXPORT __stir_keep stir_buffer *stir_kernel_get_buffer(
 	__stir_keep const stir_kernel *k, int i);

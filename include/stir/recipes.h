@@ -375,7 +375,11 @@ typedef enum stir_tune_recipe {
 	STIR_TUNE_SDDMM_ROWS,   /* sddmm_rows of examples/sddmm_rows.stir */
 	STIR_TUNE_SDDMM_VB4,    /* sddmm_vb of examples/sddmm_vb4.stir: the
 	                           group candidates of 4 rows */
-	STIR_TUNE_SDDMM_VB8     /* sddmm_vb of examples/sddmm_vb8.stir */
+	STIR_TUNE_SDDMM_VB8,    /* sddmm_vb of examples/sddmm_vb8.stir */
+	STIR_TUNE_SDDMM_VB4_CSR, /* sddmm_vb_csr of examples/sddmm_vb4_csr.stir:
+	                           the group candidates of 4 rows, S written
+	                           in the matrix's order through Dst */
+	STIR_TUNE_SDDMM_VB8_CSR /* sddmm_vb_csr with groups of 8 rows */
 } stir_tune_recipe;
 
 /* The recipe that covers kernel k (by its name; the recipe itself checks

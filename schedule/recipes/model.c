@@ -240,11 +240,12 @@ bool stir_matrix_sig_similar(const stir_matrix_sig *a,
 
 /* ---- the tuner's model pick ---- */
 
-/* k: the rows a group of kernel sddmm_vb's S (over [I, J, G], G
- * dense_fixed of a literal length), or 0. */
-static int64_t vb_rows(const stir_kernel *k)
+/* k, name: the rows a group of tensor "name" of kernel k (S of sddmm_vb,
+ * Dst of sddmm_vb_csr: over [I, J, G], G dense_fixed of a literal
+ * length), or 0. */
+static int64_t vb_rows(const stir_kernel *k, const char *name)
 {
-	const stir_buffer *s = stir_kernel_find_buffer((stir_kernel *)k, "S");
+	const stir_buffer *s = stir_kernel_find_buffer((stir_kernel *)k, name);
 	if (!s || s->n_axes != 3 || s->axes[2]->kind != STIR_DENSE_FIXED ||
 	    s->axes[2]->len->kind != STIR_EXPR_INT)
 		return 0;
@@ -258,8 +259,12 @@ stir_tune_recipe stir_tune_recipe_of(const stir_kernel *k)
 	if (!n)
 		return STIR_TUNE_NONE;
 	if (!strcmp(n, "sddmm_vb"))
-		return vb_rows(k) == 4 ? STIR_TUNE_SDDMM_VB4 : vb_rows(k) == 8 ?
-			STIR_TUNE_SDDMM_VB8 : STIR_TUNE_NONE;
+		return vb_rows(k, "S") == 4 ? STIR_TUNE_SDDMM_VB4 :
+			vb_rows(k, "S") == 8 ? STIR_TUNE_SDDMM_VB8 : STIR_TUNE_NONE;
+	if (!strcmp(n, "sddmm_vb_csr"))
+		return vb_rows(k, "Dst") == 4 ? STIR_TUNE_SDDMM_VB4_CSR :
+			vb_rows(k, "Dst") == 8 ? STIR_TUNE_SDDMM_VB8_CSR :
+			STIR_TUNE_NONE;
 	return !strcmp(n, "csrmm") ? STIR_TUNE_SPMM :
 		!strcmp(n, "sddmm") ? STIR_TUNE_SDDMM :
 		!strcmp(n, "sddmm_rows") ? STIR_TUNE_SDDMM_ROWS : STIR_TUNE_NONE;
@@ -268,7 +273,8 @@ stir_tune_recipe stir_tune_recipe_of(const stir_kernel *k)
 /* r: the rows a group of group recipe r, 0 for the others. */
 static int64_t recipe_rows(stir_tune_recipe r)
 {
-	return r == STIR_TUNE_SDDMM_VB4 ? 4 : r == STIR_TUNE_SDDMM_VB8 ? 8 : 0;
+	return r == STIR_TUNE_SDDMM_VB4 || r == STIR_TUNE_SDDMM_VB4_CSR ? 4 :
+		r == STIR_TUNE_SDDMM_VB8 || r == STIR_TUNE_SDDMM_VB8_CSR ? 8 : 0;
 }
 
 /* r, a, feat, n_sms, order, costs: see recipes.h: the SDDMM cost model's
@@ -303,7 +309,8 @@ int stir_tune_model_apply(stir_kernel *k, const stir_csr *a, int64_t feat,
 	stir_ctx *ctx = stir_kernel_ctx(k);
 	if (r == STIR_TUNE_NONE) {
 		stir_error(ctx, k->loc, "no recipe covers kernel '%s' (the tuner "
-			"knows csrmm, sddmm, sddmm_rows and sddmm_vb of examples/)",
+			"knows csrmm, sddmm, sddmm_rows, sddmm_vb and sddmm_vb_csr of "
+			"examples/)",
 			k->name);
 		return -1;
 	}
