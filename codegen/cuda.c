@@ -15,7 +15,7 @@
  * load and store with the thread context it runs in (for each index: the
  * loop bound to it, thread 0 only, or every thread), and
  * verify/barriers.c decides where threads must synchronize
- * (stir_kernel_insert_barriers puts "barrier;" statements there, and the
+ * (stir_insert_barriers puts "barrier;" statements there, and the
  * verifier refuses a place that needs one and has none).  The emitter
  * prints a barrier statement as __syncthreads().  Two accesses in the
  * same thread context to the same index expression are made by the same

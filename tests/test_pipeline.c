@@ -81,9 +81,9 @@ START_TEST(test_same_as_passes)
 	ck_assert_int_eq(stir_lower_sparse_iter(c = g), 0);
 	ck_assert_int_eq(stir_default_schedule(c), 0);
 	ck_assert_int_eq(stir_lower_sparse_buffer(c), 0);
-	ck_assert_int_eq(stir_kernel_lift_guards(c), 0);
-	ck_assert_int_eq(stir_kernel_hoist_invariants(c), 0);
-	ck_assert_int_eq(stir_kernel_insert_barriers(c), 0);
+	ck_assert_int_eq(stir_lift_guards(c), 0);
+	ck_assert_int_eq(stir_hoist_invariants(c), 0);
+	ck_assert_int_eq(stir_insert_barriers(c), 0);
 	stir_module_free(m);
 	k = read_csrmm(ctx, &m);
 	ck_assert_int_eq(stir_kernel_prepare_for_gpu(k), 0);

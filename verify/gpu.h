@@ -149,7 +149,7 @@ typedef struct cuda_places {
 } cuda_places;
 
 /* A warp-buffer read that may be computed before a loop (hoist.c),
- * found by the verifier's walk for stir_kernel_hoist_warp_reads. */
+ * found by the verifier's walk for stir_hoist_warp_reads. */
 typedef struct cuda_hoist_at {
 	const stir_var *loop;      /* borrowed: the loop's variable (the
 	                              walk's copies of a loop share it) */
@@ -166,7 +166,7 @@ typedef enum gpu_walk_mode {
 	GPU_WALK_VERIFY,           /* report what the GPU cannot run
 	                              (stir_kernel_verify_gpu) */
 	GPU_WALK_PLACE,            /* record where barriers are missing
-	                              (stir_kernel_insert_barriers) */
+	                              (stir_insert_barriers) */
 } gpu_walk_mode;
 
 /* What the thread mapping of a kernel says of its variables, by slot:
@@ -345,7 +345,7 @@ bool gpu_list_names_var(const gpu_walk *walk, const stir_ptr_vec *list,
 	const stir_var *v);
 /* k, places, hoists: the walk of cuda_place_barriers, appending also to
  * hoists the warp-buffer reads that may be computed before their loops
- * (stir_kernel_hoist_warp_reads).  0 or -1. */
+ * (stir_hoist_warp_reads).  0 or -1. */
 int cuda_walk_hoists(const stir_kernel *k, cuda_places *places,
 	cuda_hoists *hoists);
 /* k: stir_kernel_verify_gpu's checks (cuda_verify_structure, the

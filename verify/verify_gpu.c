@@ -761,7 +761,7 @@ bool cuda_check_barrier_place(gpu_walk *walk, const ectx *ctx, stir_loc loc,
 	if (walk->mode != GPU_WALK_PLACE) {
 		gpu_error(walk, loc, "threads of a block must synchronize between "
 			"the accesses to '%s' at %s and at %s, but there is no "
-			"barrier between them (see stir_kernel_insert_barriers)",
+			"barrier between them (see stir_insert_barriers)",
 			a->buf->name, cuda_loc_str(a->loc, at, sizeof(at)),
 			cuda_loc_str(b->loc, bt, sizeof(bt)));
 		return false;

@@ -46,9 +46,9 @@ extern "C" {
  * schedules the caller applied there) every top-level nest with no loop
  * bound to a thread index gets stir_default_schedule, and the kernel is
  * lowered with stir_lower_sparse_buffer.  Then, at stage III, the
- * GPU rewrites of include/stir/passes.h run (stir_kernel_lift_guards,
- * stir_kernel_hoist_invariants; docs/ir.md, "Stage III rewrites for the
- * GPU") and stir_kernel_insert_barriers: call this last, after every
+ * GPU rewrites of include/stir/passes.h run (stir_lift_guards,
+ * stir_hoist_invariants; docs/ir.md, "Stage III rewrites for the
+ * GPU") and stir_insert_barriers: call this last, after every
  * schedule (the emitter prints only what the IR says, so a kernel emitted
  * without the rewrites runs as written, slower, and one that needs
  * barriers is refused).  Running it again changes nothing.  This is the

@@ -201,13 +201,13 @@ STIR_EXPORT int stir_module_lower_sparse_buffer(__stir_keep stir_module *m);
  * when the condition reads no memory and uses none of the nest's
  * variables: "for a { for b { if (c) { S } } }" becomes "if (c) { for a {
  * for b { S } } }" (passes/lift_guards.c says which nests). */
-STIR_EXPORT int stir_kernel_lift_guards(__stir_keep stir_kernel *k);
+STIR_EXPORT int stir_lift_guards(__stir_keep stir_kernel *k);
 
 /* Compute once, before each loop, the searches of the loop that it does
  * not change and that are safe to compute anywhere: each becomes a "let
  * hoisted" before the loop, and the equal searches inside the loop its
  * variable (passes/hoist.c says which searches move). */
-STIR_EXPORT int stir_kernel_hoist_invariants(__stir_keep stir_kernel *k);
+STIR_EXPORT int stir_hoist_invariants(__stir_keep stir_kernel *k);
 
 /* Before each loop, outermost first, each read of a warp buffer that the
  * loop does not change and that the lanes may compute there (docs/cuda.md
@@ -217,7 +217,7 @@ STIR_EXPORT int stir_kernel_hoist_invariants(__stir_keep stir_kernel *k);
  * which the GPU verifier's walk knows (verify/hoist.c): refuses (0 or -1
  * with located diagnostics) what the GPU verifier refuses; a second run
  * changes nothing. */
-STIR_EXPORT int stir_kernel_hoist_warp_reads(__stir_keep stir_kernel *k);
+STIR_EXPORT int stir_hoist_warp_reads(__stir_keep stir_kernel *k);
 
 /* Insert a "barrier;" statement wherever the threads of a block must
  * synchronize (docs/cuda.md "Barriers"), so that the emitter prints
@@ -227,13 +227,13 @@ STIR_EXPORT int stir_kernel_hoist_warp_reads(__stir_keep stir_kernel *k);
  * that needs a barrier and has none.  Barriers already in k count; a
  * second run adds nothing.  Refuses (0 or -1 with located diagnostics, k
  * untouched) what the emitter refuses (passes/insert_barriers.c). */
-STIR_EXPORT int stir_kernel_insert_barriers(__stir_keep stir_kernel *k);
+STIR_EXPORT int stir_insert_barriers(__stir_keep stir_kernel *k);
 
 /* Record in each vectorized loop the accesses that run as vectors of its
  * lanes (its vector plan, printed "vectorize(B[IDX] load, ...)"), which
  * the CUDA emitter prints; a loop planned already is planned again
  * (passes/plan_vectors.c). */
-STIR_EXPORT int stir_kernel_plan_vectors(__stir_keep stir_kernel *k);
+STIR_EXPORT int stir_plan_vectors(__stir_keep stir_kernel *k);
 
 #ifdef __cplusplus
 }
