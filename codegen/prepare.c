@@ -106,13 +106,13 @@ static const registered registry[] = {
 #define N_REGISTERED (int)(sizeof(registry) / sizeof(registry[0]))
 
 /* (none): see pipeline.h. */
-int stir_pass_registry_n(void)
+int stir_pass_registry_n_passes(void)
 {
 	return N_REGISTERED;
 }
 
 /* i: see pipeline.h. */
-const char *stir_pass_registry_get_name(int i)
+const char *stir_pass_registry_get_pass_name(int i)
 {
 	return i >= 0 && i < N_REGISTERED ? registry[i].name : NULL;
 }

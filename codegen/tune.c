@@ -569,7 +569,7 @@ int stir_tune(stir_ctx *ctx, const stir_kernel *program, const stir_csr *a,
 	 * takes a few tenths of a second to make) only when a search runs */
 	stir_device *dev = opt->device, *own = NULL;
 	char dev_name[256];
-	if (!opt->model_only && !dev && stir_device_name(ctx, 0, dev_name,
+	if (!opt->model_only && !dev && stir_ctx_get_device_name(ctx, 0, dev_name,
 	    sizeof(dev_name)) < 0) {
 		stir_ctx_report(ctx, STIR_NOTE, loc, "the measured search needs a "
 			"GPU; --model-only picks with the cost model alone (stirc "

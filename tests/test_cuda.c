@@ -2066,7 +2066,7 @@ START_TEST(test_compile)
 	char dir[] = "/tmp/stir-test-cuda-XXXXXX";
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	stir_compile_options o = { .arch = "sm_90", .cache_dir = dir };
-	long before = stir_nvrtc_get_n_invocations();
+	long before = stir_nvrtc_n_invocations();
 	stir_gpu_kernel *a = stir_gpu_kernel_compile(p.k, &o);
 	if (!stir_nvrtc_is_available()) {
 		ck_assert_ptr_null(a);
@@ -2078,7 +2078,7 @@ START_TEST(test_compile)
 		ck_assert_ptr_nonnull(again);
 		ck_assert(stir_gpu_code_is_from_cache(
 			stir_gpu_kernel_get_code(again)));
-		ck_assert_int_eq(stir_nvrtc_get_n_invocations(), before + 1);
+		ck_assert_int_eq(stir_nvrtc_n_invocations(), before + 1);
 		ck_assert_str_eq(stir_gpu_code_get_arch(
 			stir_gpu_kernel_get_code(a)), "sm_90");
 		stir_gpu_kernel_free(again);
@@ -2120,7 +2120,7 @@ START_TEST(test_compile_all)
 	o[5].n_extra = 1;                   /* refused by NVRTC */
 	o[5].extra = bogus;
 	stir_gpu_kernel *gks[N];
-	long before = stir_nvrtc_get_n_invocations();
+	long before = stir_nvrtc_n_invocations();
 	int failed = stir_gpu_kernel_compile_all(ks, o, N, 3, gks);
 	ck_assert_ptr_null(gks[4]);
 	ck_assert_ptr_null(gks[6]);
@@ -2134,7 +2134,7 @@ START_TEST(test_compile_all)
 		ck_assert_int_eq(failed, 2);
 		ck_assert_ptr_null(gks[5]);
 		ck_assert_int_ge(stir_ctx_n_errors(p[5].ctx), 1);
-		ck_assert_int_eq(stir_nvrtc_get_n_invocations(), before + 5);
+		ck_assert_int_eq(stir_nvrtc_n_invocations(), before + 5);
 		for (int i = 0; i < 4; i++) {
 			if (stir_ctx_n_errors(p[i].ctx))
 				stir_ctx_print_diagnostics(p[i].ctx, stderr);

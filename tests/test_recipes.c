@@ -1354,9 +1354,9 @@ START_TEST(test_tune_record_hit_fake)
 		test_path("examples/data/cora.mtx.gz"));
 	ck_assert_ptr_nonnull(a);
 	char name[64];
-	ck_assert_int_eq(stir_device_name(ctx, 0, name, sizeof(name)), 0);
+	ck_assert_int_eq(stir_ctx_get_device_name(ctx, 0, name, sizeof(name)), 0);
 	ck_assert_str_eq(name, "Fake CUDA Device");
-	ck_assert_int_eq(stir_device_name(ctx, 1, name, sizeof(name)), -1);
+	ck_assert_int_eq(stir_ctx_get_device_name(ctx, 1, name, sizeof(name)), -1);
 	stir_ctx_clear_diagnostics(ctx);
 	void *h = dlopen(fake, RTLD_NOW | RTLD_NOLOAD);
 	ck_assert_ptr_nonnull(h);

@@ -455,7 +455,7 @@ START_TEST(test_nvrtc_compile_half)
 	ck_assert_int_eq(stir_nvrtc_get_version(&major, &minor), 0);
 	ck_assert_int_ge(major, 11);
 	ck_assert_int_ge(minor, 0);
-	long before = stir_nvrtc_get_n_invocations();
+	long before = stir_nvrtc_n_invocations();
 	stir_compile_options o = { .arch = "sm_90",
 		.flags = STIR_COMPILE_NO_CACHE };
 	stir_gpu_code *c = stir_gpu_code_compile(ctx, "half.cu", half_src, &o);
@@ -463,7 +463,7 @@ START_TEST(test_nvrtc_compile_half)
 		stir_ctx_print_diagnostics(ctx, stderr);
 	ck_assert_ptr_nonnull(c);
 	ck_assert_int_eq(stir_ctx_n_diagnostics(ctx), 0);
-	ck_assert_int_eq(stir_nvrtc_get_n_invocations(), before + 1);
+	ck_assert_int_eq(stir_nvrtc_n_invocations(), before + 1);
 	ck_assert(!stir_gpu_code_is_ptx(c));
 	ck_assert(!stir_gpu_code_is_from_cache(c));
 	ck_assert_str_eq(stir_gpu_code_get_arch(c), "sm_90");
@@ -554,18 +554,18 @@ START_TEST(test_nvrtc_cache)
 	const char *dir = make_tmpdir();
 	unsetenv("STIR_NO_CACHE");
 	stir_compile_options o = { .arch = "sm_90", .cache_dir = dir };
-	long n0 = stir_nvrtc_get_n_invocations();
+	long n0 = stir_nvrtc_n_invocations();
 	stir_gpu_code *c1 = stir_gpu_code_compile(ctx, "half.cu", half_src, &o);
 	ck_assert_ptr_nonnull(c1);
 	ck_assert(!stir_gpu_code_is_from_cache(c1));
-	ck_assert_int_eq(stir_nvrtc_get_n_invocations(), n0 + 1);
+	ck_assert_int_eq(stir_nvrtc_n_invocations(), n0 + 1);
 	ck_assert_int_eq(count_files(dir, false), 1);
 
 	/* the same compilation again: from the cache, NVRTC not run */
 	stir_gpu_code *c2 = stir_gpu_code_compile(ctx, "half.cu", half_src, &o);
 	ck_assert_ptr_nonnull(c2);
 	ck_assert(stir_gpu_code_is_from_cache(c2));
-	ck_assert_int_eq(stir_nvrtc_get_n_invocations(), n0 + 1);
+	ck_assert_int_eq(stir_nvrtc_n_invocations(), n0 + 1);
 	ck_assert_uint_eq(stir_gpu_code_get_size(c2),
 		stir_gpu_code_get_size(c1));
 	ck_assert_mem_eq(stir_gpu_code_get_data(c2),
@@ -581,7 +581,7 @@ START_TEST(test_nvrtc_cache)
 	c2 = stir_gpu_code_compile(ctx, "half.cu", half_src, &o2);
 	ck_assert_ptr_nonnull(c2);
 	ck_assert(!stir_gpu_code_is_from_cache(c2));
-	ck_assert_int_eq(stir_nvrtc_get_n_invocations(), n0 + 2);
+	ck_assert_int_eq(stir_nvrtc_n_invocations(), n0 + 2);
 	stir_gpu_code_free(c2);
 	stir_compile_options o3 = o;
 	o3.arch = "sm_80";
@@ -589,14 +589,14 @@ START_TEST(test_nvrtc_cache)
 	ck_assert_ptr_nonnull(c2);
 	ck_assert(!stir_gpu_code_is_from_cache(c2));
 	ck_assert_str_eq(stir_gpu_code_get_arch(c2), "sm_80");
-	ck_assert_int_eq(stir_nvrtc_get_n_invocations(), n0 + 3);
+	ck_assert_int_eq(stir_nvrtc_n_invocations(), n0 + 3);
 	stir_gpu_code_free(c2);
 	char *src2;
 	ck_assert_int_ge(asprintf(&src2, "%s// changed\n", half_src), 0);
 	c2 = stir_gpu_code_compile(ctx, "half.cu", src2, &o);
 	ck_assert_ptr_nonnull(c2);
 	ck_assert(!stir_gpu_code_is_from_cache(c2));
-	ck_assert_int_eq(stir_nvrtc_get_n_invocations(), n0 + 4);
+	ck_assert_int_eq(stir_nvrtc_n_invocations(), n0 + 4);
 	stir_gpu_code_free(c2);
 	free(src2);
 	ck_assert_int_eq(count_files(dir, false), 4);
@@ -608,7 +608,7 @@ START_TEST(test_nvrtc_cache)
 	c2 = stir_gpu_code_compile(ctx, "half.cu", half_src, &o3);
 	ck_assert(stir_gpu_code_is_from_cache(c2));
 	stir_gpu_code_free(c2);
-	ck_assert_int_eq(stir_nvrtc_get_n_invocations(), n0 + 4);
+	ck_assert_int_eq(stir_nvrtc_n_invocations(), n0 + 4);
 	ck_assert_int_eq(stir_ctx_n_diagnostics(ctx), 0);
 	stir_gpu_code_free(c1);
 	rm_rf(dir);
@@ -648,24 +648,24 @@ START_TEST(test_nvrtc_cache_corrupted)
 	/* damage a byte inside the cubin part of the entry */
 	poke(entry, -100, 0x55 ^ 0xff);
 	poke(entry, -101, 0x55);
-	long n0 = stir_nvrtc_get_n_invocations();
+	long n0 = stir_nvrtc_n_invocations();
 	stir_gpu_code *c2 = stir_gpu_code_compile(ctx, "half.cu", half_src, &o);
 	ck_assert_ptr_nonnull(c2);
 	ck_assert(!stir_gpu_code_is_from_cache(c2));
-	ck_assert_int_eq(stir_nvrtc_get_n_invocations(), n0 + 1);
+	ck_assert_int_eq(stir_nvrtc_n_invocations(), n0 + 1);
 	ck_assert_mem_eq(stir_gpu_code_get_data(c2),
 		stir_gpu_code_get_data(c1), stir_gpu_code_get_size(c1));
 	stir_gpu_code_free(c2);
 	/* the recompilation rewrote the entry: served again */
 	c2 = stir_gpu_code_compile(ctx, "half.cu", half_src, &o);
 	ck_assert(stir_gpu_code_is_from_cache(c2));
-	ck_assert_int_eq(stir_nvrtc_get_n_invocations(), n0 + 1);
+	ck_assert_int_eq(stir_nvrtc_n_invocations(), n0 + 1);
 	stir_gpu_code_free(c2);
 	/* an entry cut short is recompiled too */
 	ck_assert_int_eq(truncate(entry, 200), 0);
 	c2 = stir_gpu_code_compile(ctx, "half.cu", half_src, &o);
 	ck_assert(!stir_gpu_code_is_from_cache(c2));
-	ck_assert_int_eq(stir_nvrtc_get_n_invocations(), n0 + 2);
+	ck_assert_int_eq(stir_nvrtc_n_invocations(), n0 + 2);
 	stir_gpu_code_free(c2);
 	ck_assert_int_eq(stir_ctx_n_diagnostics(ctx), 0);
 	free(entry);
@@ -713,7 +713,7 @@ START_TEST(test_nvrtc_cache_disabled)
 	stir_ctx *ctx = stir_ctx_alloc();
 	const char *dir = make_tmpdir();
 	stir_compile_options o = { .arch = "sm_90", .cache_dir = dir };
-	long n0 = stir_nvrtc_get_n_invocations();
+	long n0 = stir_nvrtc_n_invocations();
 	setenv("STIR_NO_CACHE", "1", 1);
 	for (int i = 0; i < 2; i++) {
 		stir_gpu_code *c = stir_gpu_code_compile(ctx, "half.cu",
@@ -722,7 +722,7 @@ START_TEST(test_nvrtc_cache_disabled)
 		ck_assert(!stir_gpu_code_is_from_cache(c));
 		stir_gpu_code_free(c);
 	}
-	ck_assert_int_eq(stir_nvrtc_get_n_invocations(), n0 + 2);
+	ck_assert_int_eq(stir_nvrtc_n_invocations(), n0 + 2);
 	ck_assert_int_eq(count_files(dir, false), 0);
 	/* the flag does the same */
 	unsetenv("STIR_NO_CACHE");
@@ -730,7 +730,7 @@ START_TEST(test_nvrtc_cache_disabled)
 	stir_gpu_code *c = stir_gpu_code_compile(ctx, "half.cu", half_src, &o);
 	ck_assert_ptr_nonnull(c);
 	stir_gpu_code_free(c);
-	ck_assert_int_eq(stir_nvrtc_get_n_invocations(), n0 + 3);
+	ck_assert_int_eq(stir_nvrtc_n_invocations(), n0 + 3);
 	ck_assert_int_eq(count_files(dir, false), 0);
 	rm_rf(dir);
 	stir_ctx_free(ctx);
@@ -780,7 +780,7 @@ START_TEST(test_no_driver)
 	/* the dlerror text is a note */
 	ck_assert_int_eq(stir_diag_n_notes(stir_ctx_get_diagnostic(ctx, 0)), 1);
 	/* the same reason every time */
-	ck_assert_int_eq(stir_device_count(ctx), -1);
+	ck_assert_int_eq(stir_ctx_n_devices(ctx), -1);
 	ck_assert_str_eq(diag_msg(ctx, 1),
 		"no CUDA driver: libcuda.so.1 not found");
 	stir_ctx_free(ctx);
@@ -837,7 +837,7 @@ START_TEST(test_fake_no_device)
 	ck_assert_int_eq(stir_ctx_n_errors(ctx), 1);
 	ck_assert_str_eq(diag_msg(ctx, 0), "cuInit failed: CUDA_ERROR_NO_DEVICE: "
 		"no CUDA-capable device is detected");
-	ck_assert_int_eq(stir_device_count(ctx), -1);
+	ck_assert_int_eq(stir_ctx_n_devices(ctx), -1);
 	stir_ctx_free(ctx);
 }
 END_TEST
@@ -850,7 +850,7 @@ static void check_open(bool getproc)
 	use_fake();
 	unsetenv("FAKE_CUDA_NO_DEVICE");
 	setenv("FAKE_CUDA_NO_PROC", getproc ? "0" : "1", 1);
-	ck_assert_int_eq(stir_device_count(ctx), 1);
+	ck_assert_int_eq(stir_ctx_n_devices(ctx), 1);
 	stir_device *dev = stir_device_alloc(ctx, 0);
 	if (!dev)
 		stir_ctx_print_diagnostics(ctx, stderr);

@@ -59,7 +59,7 @@ STIR_EXPORT bool stir_nvrtc_is_available(void);
 STIR_EXPORT int stir_nvrtc_get_version(int *major, int *minor);
 /* How many times this process has run the NVRTC compiler (cache hits do not
  * count).  Meant for tests and statistics. */
-STIR_EXPORT long stir_nvrtc_get_n_invocations(void);
+STIR_EXPORT long stir_nvrtc_n_invocations(void);
 
 /* Flags of stir_compile_options. */
 enum {
@@ -135,7 +135,7 @@ STIR_EXPORT const char *stir_gpu_code_get_log(
 
 /* The number of CUDA devices, or -1 (with an error: no driver, cuInit
  * failed). */
-STIR_EXPORT int stir_device_count(__stir_keep stir_ctx *ctx);
+STIR_EXPORT int stir_ctx_n_devices(__stir_keep stir_ctx *ctx);
 /* Open device "ordinal" (0 for the first).  Loads the driver on first use.
  * NULL with an error when there is no driver ("no CUDA driver:
  * libcuda.so.1 not found"), no device, or a CUDA call fails.  Errors of
@@ -145,7 +145,7 @@ STIR_EXPORT __stir_give stir_device *stir_device_alloc(
 /* The name of device "ordinal" into buf (of "size" bytes, >= 2), as
  * stir_device_get_name gives it once opened, without opening it (no
  * context is made).  0, or -1 with an error as stir_device_alloc's. */
-STIR_EXPORT int stir_device_name(__stir_keep stir_ctx *ctx, int ordinal,
+STIR_EXPORT int stir_ctx_get_device_name(__stir_keep stir_ctx *ctx, int ordinal,
 	char *buf, size_t size);
 /* Give up the caller's reference; the device is released once no buffer,
  * stream, event or module made on it remains. */
