@@ -292,7 +292,7 @@ int stir_arg_pack_check_for(const stir_arg_pack *pack, stir_ctx *ctx,
 }
 
 /* pack: the pack to check, reporting into its own context. */
-int stir_arg_pack_check(const stir_arg_pack *pack)
+int stir_arg_pack_verify(const stir_arg_pack *pack)
 {
 	if (!pack)
 		return -1;

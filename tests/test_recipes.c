@@ -261,7 +261,7 @@ START_TEST(test_row_groups)
 				want = p;
 		ck_assert_int_eq(g->dst[s], want >= 0 ? want : next++);
 	}
-	ck_assert_int_eq(stir_row_groups_check(ctx, a, g), 0);
+	ck_assert_int_eq(stir_row_groups_verify(ctx, g, a), 0);
 	/* damage: a slot at the wrong row, a column out of order, a short
 	 * indptr end, a wrong group count */
 	static const struct { int what, at; int64_t v; const char *msg; }
@@ -285,7 +285,7 @@ START_TEST(test_row_groups)
 			g->dst : &g->ngroups;
 		int64_t keep = arr[bad[t].at];
 		arr[bad[t].at] = bad[t].v;
-		ck_assert_int_eq(stir_row_groups_check(ctx, a, g), -1);
+		ck_assert_int_eq(stir_row_groups_verify(ctx, g, a), -1);
 		ck_assert_int_eq(stir_ctx_n_errors(ctx), 1);
 		const char *msg = stir_diag_get_message(stir_ctx_get_diagnostic(ctx, 0));
 		if (!strstr(msg, bad[t].msg))
@@ -298,14 +298,14 @@ START_TEST(test_row_groups)
 	g->dst[29] = 30;
 	g->dst[30] = 31;
 	g->dst[31] = 32;
-	ck_assert_int_eq(stir_row_groups_check(ctx, a, g), -1);
+	ck_assert_int_eq(stir_row_groups_verify(ctx, g, a), -1);
 	ck_assert_ptr_nonnull(strstr(stir_diag_get_message(
 		stir_ctx_get_diagnostic(ctx, 0)), "not a permutation"));
 	stir_ctx_clear_diagnostics(ctx);
 	g->dst[29] = 9;
 	g->dst[30] = 30;
 	g->dst[31] = 31;
-	ck_assert_int_eq(stir_row_groups_check(ctx, a, g), 0);
+	ck_assert_int_eq(stir_row_groups_verify(ctx, g, a), 0);
 	ck_assert_ptr_null(stir_csr_to_row_groups(ctx, a, 0));
 	ck_assert_int_eq(stir_ctx_n_errors(ctx), 1);
 	stir_ctx_clear_diagnostics(ctx);
@@ -756,16 +756,16 @@ START_TEST(test_matrix_sig)
 	ck_assert_int_eq(s4.cols, 20000);
 	ck_assert_int_eq(s4.nnz, 80000);
 	ck_assert_int_eq(s4.hist[3], 20000);   /* 4 .. 7 columns */
-	ck_assert(stir_matrix_sig_similar(&s4, &s4, 0));
+	ck_assert(stir_matrix_sig_is_similar(&s4, &s4, 0));
 	stir_csr_free(a);
 	/* row 0 one column shorter: 3 columns, in bucket 2 */
 	a = make_csr(20000, deg_four_but_one);
 	stir_matrix_sig_of(a, &s4b);
 	ck_assert_int_eq(s4b.hist[2], 1);
 	ck_assert_int_eq(s4b.hist[3], 19999);
-	ck_assert(!stir_matrix_sig_similar(&s4, &s4b, 0));
+	ck_assert(!stir_matrix_sig_is_similar(&s4, &s4b, 0));
 	ck_assert_int_eq(s4b.nnz, 79999);
-	ck_assert(stir_matrix_sig_similar(&s4, &s4b, 0.01));
+	ck_assert(stir_matrix_sig_is_similar(&s4, &s4b, 0.01));
 	stir_csr_free(a);
 	a = make_csr(20000, deg_hubs);
 	stir_matrix_sig_of(a, &shub);
@@ -774,9 +774,9 @@ START_TEST(test_matrix_sig)
 	stir_matrix_sig_of(a, &sspread);
 	stir_csr_free(a);
 	ck_assert_int_eq(shub.hist[2] + shub.hist[8], 20000);
-	ck_assert(!stir_matrix_sig_similar(&s4, &shub, 0.1));
-	ck_assert(!stir_matrix_sig_similar(&shub, &sspread, 0.1));
-	ck_assert(!stir_matrix_sig_similar(&s4, &sspread, 0.1));
+	ck_assert(!stir_matrix_sig_is_similar(&s4, &shub, 0.1));
+	ck_assert(!stir_matrix_sig_is_similar(&shub, &sspread, 0.1));
+	ck_assert(!stir_matrix_sig_is_similar(&s4, &sspread, 0.1));
 }
 END_TEST
 
@@ -1242,7 +1242,7 @@ START_TEST(test_tune_swap_formats)
 	stir_kernel *k2 = stir_kernel_copy(k, &m2);
 	ck_assert_int_eq(stir_tune_apply_candidate(k2, 32, c2), 0);
 	for (int t = 0; t < 2; t++) {
-		ck_assert_int_eq(stir_kernel_check_bindings(k2, b[t]), 0);
+		ck_assert_int_eq(stir_kernel_verify_bindings(k2, b[t]), 0);
 		ck_assert_int_eq(stir_kernel_interpret(k2, b[t]), 0);
 	}
 	ck_assert_int_eq(stir_array_compare(stir_bindings_get_array(b[0], "C"),

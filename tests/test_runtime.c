@@ -1105,7 +1105,7 @@ START_TEST(test_fake_launch_vadd)
 	ck_assert_int_eq(stir_arg_pack_set_buf(p, "b", db), 0);
 	ck_assert_int_eq(stir_arg_pack_set_ptr(p, "a",
 		stir_gpu_buf_get_ptr(da)), 0);
-	ck_assert_int_eq(stir_arg_pack_check(p), 0);
+	ck_assert_int_eq(stir_arg_pack_verify(p), 0);
 	stir_stream *s = stir_stream_alloc(dev);
 	stir_launch_config cfg = { .grid = { (N + 127) / 128 },
 		.block = { 128 }, .stream = s };
@@ -1153,7 +1153,7 @@ START_TEST(test_fake_launch_rejected)
 	ck_assert_int_eq(stir_ctx_n_errors(ctx), 1);
 	ck_assert_str_eq(last_msg(ctx),
 		"cannot launch 'vadd': argument 'n' (i32) is not set");
-	ck_assert_int_eq(stir_arg_pack_check(p), -1);
+	ck_assert_int_eq(stir_arg_pack_verify(p), -1);
 	ck_assert_str_eq(last_msg(ctx), "kernel argument 'n' (i32) is not set");
 
 	/* the wrong type, after a good value: the pack refuses until
@@ -1183,7 +1183,7 @@ START_TEST(test_fake_launch_rejected)
 
 	/* clear, set all again: it launches */
 	stir_arg_pack_clear(p);
-	ck_assert_int_eq(stir_arg_pack_check(p), -1);
+	ck_assert_int_eq(stir_arg_pack_verify(p), -1);
 	stir_arg_pack_set_buf(p, "a", buf);
 	stir_arg_pack_set_buf(p, "b", buf);
 	stir_arg_pack_set_buf(p, "c", buf);
@@ -1357,7 +1357,7 @@ START_TEST(test_arg_pack_signature)
 	stir_arg_pack *p = stir_arg_pack_alloc(ctx, 1, one);
 	strcpy(name, "beta");
 	ck_assert_int_eq(stir_arg_pack_set_f32(p, "alpha", 1.0f), 0);
-	ck_assert_int_eq(stir_arg_pack_check(p), 0);
+	ck_assert_int_eq(stir_arg_pack_verify(p), 0);
 	stir_arg_pack_free(p);
 	/* a pointer by its index: the same value as by name; another type or
 	 * an index out of range refused, and the pack with it */
@@ -1365,12 +1365,12 @@ START_TEST(test_arg_pack_signature)
 	p = stir_arg_pack_alloc(ctx, 2, two);
 	ck_assert_int_eq(stir_arg_pack_set_i32(p, "n", 3), 0);
 	ck_assert_int_eq(stir_arg_pack_set_ptr_at(p, 0, 0x1234), 0);
-	ck_assert_int_eq(stir_arg_pack_check(p), 0);
+	ck_assert_int_eq(stir_arg_pack_verify(p), 0);
 	ck_assert_uint_eq(*(uint64_t *)stir_arg_pack_get_kernel_params(p)[0],
 		0x1234);
 	ck_assert_int_eq(stir_arg_pack_set_ptr_at(p, 1, 0x10), -1);
 	ck_assert_str_eq(last_msg(ctx), "kernel argument 'n' is i32, not ptr");
-	ck_assert_int_eq(stir_arg_pack_check(p), -1);
+	ck_assert_int_eq(stir_arg_pack_verify(p), -1);
 	stir_arg_pack_clear(p);
 	ck_assert_int_eq(stir_arg_pack_set_ptr_at(p, 2, 0x10), -1);
 	ck_assert_str_eq(last_msg(ctx), "no kernel parameter 2 (the kernel "
@@ -1465,7 +1465,7 @@ START_TEST(test_null_propagates)
 	ck_assert_ptr_null(stir_device_get_name(NULL));
 	ck_assert_int_eq(stir_arg_pack_set_i32(NULL, "n", 1), -1);
 	ck_assert_int_eq(stir_arg_pack_set_buf(NULL, "p", NULL), -1);
-	ck_assert_int_eq(stir_arg_pack_check(NULL), -1);
+	ck_assert_int_eq(stir_arg_pack_verify(NULL), -1);
 	ck_assert_int_eq(stir_arg_pack_n_params(NULL), 0);
 	ck_assert_ptr_null(stir_gpu_code_get_data(NULL));
 	ck_assert(!stir_gpu_code_is_from_cache(NULL));

@@ -305,7 +305,7 @@ int cmd_tune(int argc, char **argv)
 			return usage_error("tune ", "%s", "--list takes no program, "
 				"--mtx or --size");
 		stir_ctx *lctx = stir_ctx_alloc();
-		int lrc = lctx && stir_tune_record_list(lctx, NULL, stdout) == 0 ?
+		int lrc = lctx && stir_tune_record_print(lctx, NULL, stdout) == 0 ?
 			0 : EXIT_WRONG;
 		if (lctx)
 			lrc = finish(lctx, lrc);

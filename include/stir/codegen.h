@@ -208,7 +208,7 @@ STIR_EXPORT void stir_gpu_run_free(__stir_take stir_gpu_run *r);
  * III kernel has no axes, so an indptr that decreases or indices unsorted
  * within a row are not seen here; check the bindings against the kernel
  * as it was before stir_kernel_prepare_for_gpu with
- * stir_kernel_check_bindings first, as stirc run does), refuse a buffer
+ * stir_kernel_verify_bindings first, as stirc run does), refuse a buffer
  * with more elements than its index type can address, then copy every
  * array the kernel takes to the device and allocate the buffers the
  * kernel owns (each on its own; one
@@ -230,7 +230,7 @@ STIR_EXPORT int stir_gpu_run_upload(__stir_keep stir_gpu_run *r,
  * or not of 16 bytes when the kernel was emitted with
  * STIR_CUDA_ALIGNED_BUFFERS, is an error naming the array.  Nothing is
  * copied: the kernel reads and writes the caller's memory, which must
- * hold valid structure (as stir_kernel_check_bindings would check it on
+ * hold valid structure (as stir_kernel_verify_bindings would check it on
  * the host) and stay allocated until the launches end.
  * stir_gpu_run_download then refuses (the results are in the caller's
  * memory).  0, or -1 with diagnostics. */

@@ -229,8 +229,8 @@ STIR_EXPORT __stir_give stir_row_groups *stir_csr_to_row_groups(
  * row and column) and dst (pos's inverse at the non-zeros' slots, nnz
  * upwards in order at the others).  0, or -1 with one error naming the
  * array and entry. */
-STIR_EXPORT int stir_row_groups_check(__stir_keep stir_ctx *ctx,
-	__stir_keep const stir_csr *csr, __stir_keep const stir_row_groups *g);
+STIR_EXPORT int stir_row_groups_verify(__stir_keep stir_ctx *ctx,
+	__stir_keep const stir_row_groups *g, __stir_keep const stir_csr *csr);
 STIR_EXPORT void stir_row_groups_free(__stir_take stir_row_groups *g);
 
 /* Check that the format "f" bound in "b" conserves "csr" (see above), after

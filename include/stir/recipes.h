@@ -198,7 +198,7 @@ STIR_EXPORT void stir_matrix_sig_of(__stir_keep const stir_csr *a,
  * and non-zeros each within tol of the larger, and the histograms, as
  * shares of the rows, at most tol apart (the sum of the differences).
  * tol 0: equal. */
-STIR_EXPORT bool stir_matrix_sig_similar(const stir_matrix_sig *a,
+STIR_EXPORT bool stir_matrix_sig_is_similar(const stir_matrix_sig *a,
 	const stir_matrix_sig *b, double tol);
 
 /* ---- SDDMM ------------------------------------------------------------ */
@@ -426,7 +426,7 @@ typedef struct stir_tune_entry {
 } stir_tune_entry;
 
 /* The similarity a record hit for a similar graph allows
- * (stir_matrix_sig_similar). */
+ * (stir_matrix_sig_is_similar). */
 #define STIR_TUNE_SIMILAR_TOL 0.1
 
 /* text: the program's text; its SHA-256 in hex into hex[]. */
@@ -446,7 +446,7 @@ STIR_EXPORT int stir_tune_record_find(__stir_keep stir_ctx *ctx,
 STIR_EXPORT int stir_tune_record_store(__stir_keep stir_ctx *ctx,
 	const char *dir, const stir_tune_entry *e);
 /* Print the record's entries to "out", one a line, sorted.  0 or -1. */
-STIR_EXPORT int stir_tune_record_list(__stir_keep stir_ctx *ctx,
+STIR_EXPORT int stir_tune_record_print(__stir_keep stir_ctx *ctx,
 	const char *dir, FILE *out);
 
 #ifdef __cplusplus

@@ -313,7 +313,7 @@ STIR_EXPORT int stir_arg_pack_set_f64(__stir_keep stir_arg_pack *pack,
 STIR_EXPORT void stir_arg_pack_clear(__stir_keep stir_arg_pack *pack);
 /* 0 when every parameter is set and no set failed; otherwise -1 with one
  * error per unset parameter.  Launches call this first. */
-STIR_EXPORT int stir_arg_pack_check(__stir_keep const stir_arg_pack *pack);
+STIR_EXPORT int stir_arg_pack_verify(__stir_keep const stir_arg_pack *pack);
 
 /* The shape of a launch. */
 typedef struct stir_launch_config {
@@ -337,7 +337,7 @@ typedef struct stir_launch_config {
 } stir_launch_config;
 
 /* Launch "func" asynchronously.  Before anything is queued: the pack must
- * be complete (stir_arg_pack_check), and when the driver can describe the
+ * be complete (stir_arg_pack_verify), and when the driver can describe the
  * kernel's parameters (CUDA 12.4 and later) their number and sizes must
  * match the pack's signature.  Errors go into the device's context.  0 or
  * -1. */

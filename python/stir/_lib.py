@@ -191,7 +191,7 @@ _PROTOS = {
     "stir_kernel_bind_csr": (c_int, [c_void_p, c_void_p, c_char_p,
                                      ctypes.POINTER(Csr)]),
     "stir_kernel_bind_outputs": (c_int, [c_void_p, c_void_p]),
-    "stir_kernel_check_bindings": (c_int, [c_void_p, c_void_p]),
+    "stir_kernel_verify_bindings": (c_int, [c_void_p, c_void_p]),
     "stir_kernel_interpret": (c_int, [c_void_p, c_void_p]),
     "stir_kernel_get_array_shape": (c_int, [c_void_p, c_void_p, c_char_p,
                                             ctypes.POINTER(c_int),

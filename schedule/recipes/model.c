@@ -223,7 +223,7 @@ static bool near(int64_t x, int64_t y, double tol)
 }
 
 /* a, b, tol: see recipes.h. */
-bool stir_matrix_sig_similar(const stir_matrix_sig *a,
+bool stir_matrix_sig_is_similar(const stir_matrix_sig *a,
 	const stir_matrix_sig *b, double tol)
 {
 	if (!near(a->rows, b->rows, tol) || !near(a->cols, b->cols, tol) ||

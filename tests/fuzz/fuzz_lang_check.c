@@ -511,7 +511,7 @@ static int bind_and_run_twice(check *c, stir_ctx *ctx, const stir_kernel *k,
 	if (!bindings_equal(b, again))
 		return fail(c, "kernel '%s': random binding with one seed gives "
 			"two different bindings", k->name);
-	if (stir_kernel_check_bindings(k, b) < 0)
+	if (stir_kernel_verify_bindings(k, b) < 0)
 		return fail_diags(c, ctx, "random bindings do not pass the check");
 	if (check_shapes(c, k, b) < 0)
 		return -1;
