@@ -38,7 +38,7 @@ START_TEST(test_spmm_candidates)
 	for (int f = 0; f < 2; f++) {
 		int fits = 0;
 		for (int i = 0; i < n; i++) {
-			const stir_spmm_hybrid_params *p =
+			const stir_spmm_hybrid_candidate *p =
 				stir_spmm_hybrid_get_candidate(i);
 			ck_assert_int_ge(p->nb, 1);
 			ck_assert_int_le(p->nb, 8);
@@ -76,13 +76,13 @@ START_TEST(test_sddmm_candidates)
 	ck_assert_int_gt(n, 0);
 	ck_assert_ptr_null(stir_sddmm_get_candidate(n));
 	for (int i = 0; i < n; i++) {
-		const stir_sddmm_params *p = stir_sddmm_get_candidate(i);
+		const stir_sddmm_candidate *p = stir_sddmm_get_candidate(i);
 		stir_ctx *ctx = stir_ctx_alloc();
 		stir_module *m;
 		stir_kernel *k = read_kernel(ctx, p->rows ?
 			"examples/sddmm_rows.stir" : "examples/sddmm.stir",
 			p->rows ? "sddmm_rows" : "sddmm", &m);
-		stir_sddmm_map fm = stir_sddmm_params_map(p, 96);
+		stir_sddmm_map fm = stir_sddmm_candidate_map(p, 96);
 		ck_assert_int_le(fm.lanes, p->max_lanes);
 		ck_assert_int_eq(fm.lanes * fm.nnz,
 			p->threads > 0 ? p->threads : 256);
@@ -167,7 +167,7 @@ START_TEST(test_sddmm_vblock_candidates)
 	ck_assert_ptr_null(stir_sddmm_vblock_get_candidate(
 		stir_sddmm_vblock_n_candidates()));
 	for (int c = 0; c < stir_sddmm_vblock_n_candidates(); c++) {
-		const stir_sddmm_vblock_params *p =
+		const stir_sddmm_vblock_candidate *p =
 			stir_sddmm_vblock_get_candidate(c);
 		ck_assert(p->rows == 4 || p->rows == 8);
 		for (int f = 0; f < 4; f++) {
@@ -176,7 +176,7 @@ START_TEST(test_sddmm_vblock_candidates)
 			stir_kernel *k = read_kernel(ctx, p->rows == 4 ?
 				"examples/sddmm_vb4.stir" :
 				"examples/sddmm_vb8.stir", "sddmm_vb", &m);
-			stir_sddmm_map fm = stir_sddmm_vblock_params_map(p,
+			stir_sddmm_map fm = stir_sddmm_vblock_candidate_map(p,
 				feats[f]);
 			ck_assert_int_le(fm.lanes, p->max_lanes);
 			ck_assert_int_eq(fm.lanes * fm.nnz, p->threads ?
@@ -628,7 +628,7 @@ START_TEST(test_spmm_model)
 				order2, NULL);
 			ck_assert_int_eq(m, m2);
 			for (int i = 0; i < m; i++) {
-				const stir_spmm_hybrid_params *p =
+				const stir_spmm_hybrid_candidate *p =
 					stir_spmm_hybrid_get_candidate(order[i]);
 				ck_assert_int_eq(order[i], order2[i]);
 				ck_assert(stir_spmm_hybrid_fits(p, feats[f]));
@@ -642,7 +642,7 @@ START_TEST(test_spmm_model)
 				fit += stir_spmm_hybrid_fits(
 					stir_spmm_hybrid_get_candidate(i), feats[f]);
 			ck_assert_int_eq(m, fit);
-			const stir_spmm_hybrid_params *top =
+			const stir_spmm_hybrid_candidate *top =
 				stir_spmm_hybrid_get_candidate(order[0]);
 			if (degs[g] == deg_four)
 				/* no row split, little padding */
@@ -666,7 +666,7 @@ START_TEST(test_spmm_model)
 	}
 	/* not for this feature size: -1 */
 	for (int i = 0; i < n; i++) {
-		const stir_spmm_hybrid_params *p =
+		const stir_spmm_hybrid_candidate *p =
 			stir_spmm_hybrid_get_candidate(i);
 		if (!stir_spmm_hybrid_fits(p, 3)) {
 			stir_csr *a = make_csr(100, deg_four);
@@ -803,7 +803,7 @@ static stir_kernel *recipe_kernel(print_case c, int64_t feat, stir_ctx *ctx,
 	if (!log)
 		return k;
 	stir_kernel_set_schedule_log(k, true);
-	const stir_spmm_hybrid_params *p = stir_spmm_hybrid_get_candidate(
+	const stir_spmm_hybrid_candidate *p = stir_spmm_hybrid_get_candidate(
 		c.index);
 	int rc = c.recipe == 0 ? stir_recipe_spmm_hybrid(k, p->c, p->nb,
 			p->buckets, stir_spmm_hybrid_map(p, feat)) :
@@ -897,7 +897,7 @@ START_TEST(test_candidate_locality)
 {
 	int seen[2] = { 0, 0 };
 	for (int i = 0; i < stir_spmm_hybrid_n_candidates(); i++) {
-		const stir_spmm_hybrid_params *p = stir_spmm_hybrid_get_candidate(i);
+		const stir_spmm_hybrid_candidate *p = stir_spmm_hybrid_get_candidate(i);
 		if (!stir_spmm_hybrid_fits(p, 64) || seen[p->locality] >= 2)
 			continue;
 		seen[p->locality]++;
@@ -1176,7 +1176,7 @@ START_TEST(test_tune_swap_formats)
 	/* two candidates of different formats at 32 features */
 	int c1 = -1, c2 = -1;
 	for (int i = 0; i < stir_spmm_hybrid_n_candidates() && c2 < 0; i++) {
-		const stir_spmm_hybrid_params *p = stir_spmm_hybrid_get_candidate(i);
+		const stir_spmm_hybrid_candidate *p = stir_spmm_hybrid_get_candidate(i);
 		if (!stir_spmm_hybrid_fits(p, 32))
 			continue;
 		if (c1 < 0 && p->nb >= 4 && p->c == 1)

@@ -206,7 +206,7 @@ static void sddmm_other_program(const stir_kernel *k, const stir_csr *a,
 	double *costs = malloc((size_t)n * sizeof(*costs));
 	if (order && costs && stir_sddmm_model_rank(a, feat, sms, order,
 	    costs) > 0) {
-		const stir_sddmm_params *best = stir_sddmm_get_candidate(order[0]);
+		const stir_sddmm_candidate *best = stir_sddmm_get_candidate(order[0]);
 		int i = 1;
 		while (i < n && stir_sddmm_get_candidate(order[i])->rows ==
 		       best->rows)

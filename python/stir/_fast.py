@@ -132,7 +132,7 @@ def _sddmm_kernel(cand, feat):
     features, stage III: sddmm (examples/sddmm.stir), or sddmm_rows for a
     row candidate, scheduled by stir_tune_apply_candidate (the tuner's
     own: stir_recipe_sddmm or stir_recipe_sddmm_rows with
-    stir_sddmm_params_map's mapping)."""
+    stir_sddmm_candidate_map's mapping)."""
     p = lib.stir_sddmm_get_candidate(cand)
     if not p:
         raise ValueError("stir: no SDDMM candidate %d" % cand)
@@ -445,7 +445,7 @@ class HostFormat(object):
         self.f = lib.stir_csr_to_hybrid_flags(
             _ctx(), ctypes.byref(csr), p.c, p.nb, p.buckets, STIR_I32,
             value_type, b"_hyb",
-            lib.stir_spmm_hybrid_params_format_flags(ctypes.byref(p)),
+            lib.stir_spmm_hybrid_candidate_format_flags(ctypes.byref(p)),
             self.b)
         if not self.f:
             _fail("cannot build the hybrid format (candidate %d)" % cand)

@@ -44,7 +44,7 @@ static int bucket_of(int64_t w, int nb, const int64_t *buckets)
 }
 
 /* p, a, feat, n_sms: see recipes.h. */
-double stir_spmm_hybrid_model_cost(const stir_spmm_hybrid_params *p,
+double stir_spmm_hybrid_model_cost(const stir_spmm_hybrid_candidate *p,
 	const stir_csr *a, int64_t feat, int n_sms)
 {
 	if (!p || !a || feat < 1 || p->nb < 1 || p->nb > 8 || p->c < 1 ||
@@ -281,8 +281,8 @@ int stir_sddmm_rank(stir_tune_recipe r, const stir_csr *a, int64_t feat,
 		costs) : stir_sddmm_model_rank(a, feat, n_sms, order, costs);
 	int kept = 0;
 	for (int i = 0; i < n; i++) {
-		const stir_sddmm_params *p = stir_sddmm_get_candidate(order[i]);
-		const stir_sddmm_vblock_params *q =
+		const stir_sddmm_candidate *p = stir_sddmm_get_candidate(order[i]);
+		const stir_sddmm_vblock_candidate *q =
 			stir_sddmm_vblock_get_candidate(order[i]);
 		if (rows ? q->rows != rows : p->rows != (r == STIR_TUNE_SDDMM_ROWS))
 			continue;
@@ -345,9 +345,9 @@ int stir_tune_model_apply(stir_kernel *k, const stir_csr *a, int64_t feat,
 int stir_tune_apply_candidate(stir_kernel *k, int64_t feat, int cand)
 {
 	stir_tune_recipe r = stir_tune_recipe_of(k);
-	const stir_spmm_hybrid_params *p = stir_spmm_hybrid_get_candidate(cand);
-	const stir_sddmm_params *q = stir_sddmm_get_candidate(cand);
-	const stir_sddmm_vblock_params *v =
+	const stir_spmm_hybrid_candidate *p = stir_spmm_hybrid_get_candidate(cand);
+	const stir_sddmm_candidate *q = stir_sddmm_get_candidate(cand);
+	const stir_sddmm_vblock_candidate *v =
 		stir_sddmm_vblock_get_candidate(cand);
 	if (recipe_rows(r)) {
 		if (!v || v->rows != recipe_rows(r) || feat < 1) {
