@@ -216,7 +216,7 @@ static int compile_candidates(stir_ctx *ctx, const bench_options *o,
 		    &mods[i])))
 			failed++;
 	}
-	return failed + stir_gpu_kernel_compile_all(ks, cos, N_CONFIGS, 0, gks);
+	return failed + stir_gpu_kernel_compile_all(N_CONFIGS, ks, cos, 0, gks);
 }
 
 /* ctx, o, fm, co, dev, a, bh, want, r: time stir's CSR kernel on graph a

@@ -184,10 +184,9 @@ static void copy_diagnostics(stir_ctx *dst, const stir_ctx *src)
 	}
 }
 
-/* ks, opts, n, threads, gks: see codegen.h. */
-int stir_gpu_kernel_compile_all(const stir_kernel *const *ks,
-	const stir_compile_options *opts, int n, int threads,
-	stir_gpu_kernel **gks)
+/* n, ks, opts, threads, gks: see codegen.h. */
+int stir_gpu_kernel_compile_all(int n, const stir_kernel *const *ks,
+	const stir_compile_options *opts, int threads, stir_gpu_kernel **gks)
 {
 	if (n < 0 || (n > 0 && (!ks || !gks)))
 		return -1;

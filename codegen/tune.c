@@ -416,7 +416,7 @@ static int tune_measure(stir_ctx *ctx, const stir_kernel *k,
 	if (rc == 0 && !co)
 		rc = no_memory(ctx);
 	if (rc == 0 && stir_gpu_kernel_compile_all(
-	    (const stir_kernel *const *)s.ks, co, s.n, 0, s.gks) != 0) {
+	    s.n, (const stir_kernel *const *)s.ks, co, 0, s.gks) != 0) {
 		for (int i = 0; i < s.n; i++)
 			if (!s.gks[i])
 				forward_diagnostics(ctx, s.ctxs[i],

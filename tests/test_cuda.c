@@ -2121,7 +2121,7 @@ START_TEST(test_compile_all)
 	o[5].extra = bogus;
 	stir_gpu_kernel *gks[N];
 	long before = stir_nvrtc_n_invocations();
-	int failed = stir_gpu_kernel_compile_all(ks, o, N, 3, gks);
+	int failed = stir_gpu_kernel_compile_all(N, ks, o, 3, gks);
 	ck_assert_ptr_null(gks[4]);
 	ck_assert_ptr_null(gks[6]);
 	ck_assert_int_eq(stir_ctx_n_errors(p[4].ctx), 1);
@@ -2153,8 +2153,8 @@ START_TEST(test_compile_all)
 			stir_gpu_kernel_free(again);
 		}
 	}
-	ck_assert_int_eq(stir_gpu_kernel_compile_all(ks, o, -1, 1, gks), -1);
-	ck_assert_int_eq(stir_gpu_kernel_compile_all(NULL, NULL, 0, 0, NULL), 0);
+	ck_assert_int_eq(stir_gpu_kernel_compile_all(-1, ks, o, 1, gks), -1);
+	ck_assert_int_eq(stir_gpu_kernel_compile_all(0, NULL, NULL, 0, NULL), 0);
 	for (int i = 0; i < N; i++)
 		stir_gpu_kernel_free(gks[i]);
 	for (int i = 0; i < N - 1; i++)

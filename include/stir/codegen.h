@@ -157,9 +157,9 @@ STIR_EXPORT __stir_give stir_gpu_kernel *stir_gpu_kernel_compile(
  * kernels' modules must not be used by other threads meanwhile.  The
  * number of kernels (not NULL) that failed, or -1 when the arguments are
  * wrong. */
-STIR_EXPORT int stir_gpu_kernel_compile_all(
+STIR_EXPORT int stir_gpu_kernel_compile_all(int n,
 	__stir_keep const stir_kernel *const *ks,
-	__stir_keep const stir_compile_options *opts, int n, int threads,
+	__stir_keep const stir_compile_options *opts, int threads,
 	stir_gpu_kernel **gks);
 /* The same with code compiled elsewhere from stir_kernel_to_cuda(k)'s
  * source: "code" is taken (freed on failure too). */

@@ -135,13 +135,14 @@ STIR_EXPORT int stir_format_hybrid_n_parts(int c, int nb, bool cover);
 /* Part i (from 0) in that order: covering the rows, first the split
  * rows' part (0, nb) (its init then runs before the others), then every
  * part (q, t), range-major.  Its range in *q, bucket in *t.  0 or -1. */
-STIR_EXPORT int stir_format_hybrid_part_at(int c, int nb, bool cover, int i,
+STIR_EXPORT int stir_format_hybrid_get_part(int c, int nb, bool cover, int i,
 	int *q, int *t);
-/* The rule of part i: stir_format_rule_hybrid_part with the width of its
- * bucket (the widest for the split rows' part), covering the rows when
- * "cover".  NULL when the arguments are not valid. */
-STIR_EXPORT __stir_give stir_format_rule *stir_format_hybrid_rule(
-	const char *suffix, int c, const int64_t *buckets, int nb, bool cover,
+/* The rule of part i of hybrid(c, buckets[0 .. nb-1]):
+ * stir_format_rule_hybrid_part with the width of its bucket (the widest
+ * for the split rows' part), covering the rows when "cover".  NULL when
+ * the arguments are not valid. */
+STIR_EXPORT __stir_give stir_format_rule *stir_format_rule_hybrid(
+	const char *suffix, int c, int nb, const int64_t *buckets, bool cover,
 	int i);
 STIR_EXPORT __stir_give stir_format_rule *stir_format_rule_ell3d(const char *suffix,
 	int64_t width);

@@ -252,7 +252,7 @@ unsigned stir_spmm_hybrid_format_flags(int c)
 }
 
 /* The parts of a hybrid schedule, one array element per part (heap), in
- * the order of stir_format_hybrid_part_at; the names are those the
+ * the order of stir_format_hybrid_get_part; the names are those the
  * primitives made (stir_kernel_get_made). */
 typedef struct hyb_parts {
 	stir_format_rule **rules;
@@ -279,9 +279,9 @@ static int hybrid_parts(stir_kernel *k, int c, const int64_t *buckets,
 	 * parts; it alone adds atomically */
 	for (int r = 0; r < n; r++) {
 		int q, t;
-		rc |= stir_format_hybrid_part_at(c, nb, cover, r, &q, &t);
+		rc |= stir_format_hybrid_get_part(c, nb, cover, r, &q, &t);
 		hp->width[r] = buckets[t < nb ? t : nb - 1];
-		hp->rules[r] = stir_format_hybrid_rule("_hyb", c, buckets, nb,
+		hp->rules[r] = stir_format_rule_hybrid("_hyb", c, nb, buckets,
 			cover, r);
 		rc |= hp->rules[r] ? 0 : -1;
 		hp->atomic[r] = cover ? t == nb : c > 1 || t == nb - 1;
