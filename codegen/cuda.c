@@ -132,7 +132,7 @@ static int64_t emit_declarations(emitter *e, int li)
 				"", cuda_ctype(b->dtype));
 			cuda_put_name(e, b->name);
 			cg_putf(p, "[%" PRId64 "];\n", n);
-			shared += n * (int64_t)stir_dtype_size(b->dtype);
+			shared += n * (int64_t)stir_dtype_get_size(b->dtype);
 			any_shared = true;
 		} else {
 			cg_putf(p, "%s ", cuda_ctype(b->dtype));
@@ -476,7 +476,7 @@ static void emit_search_helpers(emitter *e, cg_printer *out)
 			cg_putf(out, "static __device__ __forceinline__ long long "
 				"stir_%s_%s(\n    const %s *a, long long lo, long long hi, "
 				"long long x)\n{\n", name,
-				stir_dtype_name((stir_dtype)t), cuda_ctype((stir_dtype)t));
+				stir_dtype_get_name((stir_dtype)t), cuda_ctype((stir_dtype)t));
 			if (op == STIR_FIND) {
 				cg_put(out, "  while (lo < hi && (long long)a[lo] != x)\n"
 					"    ++lo;\n  return lo;\n}\n");

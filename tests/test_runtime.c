@@ -1347,8 +1347,8 @@ START_TEST(test_arg_pack_signature)
 	ck_assert_ptr_null(stir_arg_pack_alloc(ctx, 1, untyped));
 	ck_assert_str_eq(last_msg(ctx), "kernel parameter 'x' has no valid type");
 	ck_assert_ptr_null(stir_arg_pack_alloc(ctx, 2, NULL));
-	ck_assert_str_eq(stir_arg_type_name(STIR_ARG_F64), "f64");
-	ck_assert_str_eq(stir_arg_type_name((stir_arg_type)99), "?");
+	ck_assert_str_eq(stir_arg_type_get_name(STIR_ARG_F64), "f64");
+	ck_assert_str_eq(stir_arg_type_get_name((stir_arg_type)99), "?");
 	ck_assert_uint_eq(stir_arg_type_size(STIR_ARG_U32), 4);
 	ck_assert_uint_eq(stir_arg_type_size(STIR_ARG_PTR), 8);
 	/* the names are copied */

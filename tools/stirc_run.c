@@ -374,7 +374,7 @@ static void print_summary(stir_kernel *k, stir_bindings *b)
 			sum += x;
 			amax = fmax(amax, fabs(x));
 		}
-		printf("%s: %s[", name, stir_dtype_name(stir_buffer_get_dtype(buf)));
+		printf("%s: %s[", name, stir_dtype_get_name(stir_buffer_get_dtype(buf)));
 		for (int d = 0; d < ndim; d++)
 			printf("%s%" PRId64, d ? ", " : "", shape[d]);
 		printf("] sum %.6g max|x| %.6g\n", sum, amax);

@@ -355,7 +355,7 @@ static void check_launch(gv *v, int li, const stir_stmt *s)
 			continue;
 		}
 		if (b->scope == STIR_SCOPE_SHARED)
-			shared += n * (int64_t)stir_dtype_size(b->dtype);
+			shared += n * (int64_t)stir_dtype_get_size(b->dtype);
 	}
 	if (shared > MAX_STATIC_SHARED)
 		gv_error(v, s->loc, "launch %d needs %" PRId64 " bytes of shared "

@@ -248,7 +248,7 @@ STIR_EXPORT int stir_host_format_verify_csf(__stir_keep stir_ctx *ctx,
 STIR_EXPORT void stir_host_format_free(__stir_take stir_host_format *f);
 
 /* "ELL", "BSR", "padding", "hybrid", "ELL3D", "DBSR", "SR-BCRS" or "?". */
-STIR_EXPORT const char *stir_format_kind_name(stir_format_kind kind);
+STIR_EXPORT const char *stir_format_kind_get_name(stir_format_kind kind);
 STIR_EXPORT stir_format_kind stir_host_format_get_kind(
 	__stir_keep const stir_host_format *f);
 /* The suffix the format was built with (owned by the format). */

@@ -260,7 +260,7 @@ typedef enum stir_arg_type {
 } stir_arg_type;
 
 /* The type's name in diagnostics ("ptr", "i32", ...). */
-STIR_EXPORT const char *stir_arg_type_name(stir_arg_type t);
+STIR_EXPORT const char *stir_arg_type_get_name(stir_arg_type t);
 
 /* One parameter of a kernel signature. */
 typedef struct stir_gpu_param {

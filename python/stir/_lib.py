@@ -179,7 +179,7 @@ _PROTOS = {
     "stir_array_get_dtype": (c_int, [c_void_p]),
     "stir_array_get_len": (c_int64, [c_void_p]),
     "stir_array_get_data": (c_void_p, [c_void_p]),
-    "stir_dtype_size": (ctypes.c_size_t, [c_int]),
+    "stir_dtype_get_size": (ctypes.c_size_t, [c_int]),
     "stir_bindings_alloc": (c_void_p, []),
     "stir_bindings_free": (None, [c_void_p]),
     "stir_bindings_set_size": (c_int, [c_void_p, c_char_p, c_int64]),

@@ -425,7 +425,7 @@ static bool bindings_equal(const stir_bindings *a, const stir_bindings *b)
 		    memcmp(stir_array_get_const_data(x),
 			stir_array_get_const_data(y),
 			(size_t)stir_array_get_len(x) *
-			stir_dtype_size(stir_array_get_dtype(x))))
+			stir_dtype_get_size(stir_array_get_dtype(x))))
 			return false;
 	}
 	return true;
