@@ -92,10 +92,10 @@ static int tune_key(const stir_kernel *k, const stir_csr *a,
 	stir_tune_entry *key)
 {
 	memset(key, 0, sizeof(*key));
-	key->recipe = stir_tune_recipe_of(k);
+	key->recipe = stir_kernel_get_tune_recipe(k);
 	key->feat = opt->feat;
 	key->time_ms = -1;
-	stir_matrix_sig_of(a, &key->sig);
+	stir_csr_get_sig(a, &key->sig);
 	if (opt->program_text) {
 		stir_tune_program_hash(opt->program_text, key->program);
 	} else {
@@ -558,7 +558,7 @@ int stir_tune(stir_ctx *ctx, const stir_kernel *program, const stir_csr *a,
 			"the feature size must be at least 1");
 		return -1;
 	}
-	if (stir_tune_recipe_of(program) == STIR_TUNE_NONE) {
+	if (stir_kernel_get_tune_recipe(program) == STIR_TUNE_NONE) {
 		stir_ctx_report(ctx, STIR_ERROR, loc, "no recipe covers kernel "
 			"'%s' (the tuner knows csrmm of examples/csrmm.stir, sddmm "
 			"of examples/sddmm.stir and sddmm_rows of "

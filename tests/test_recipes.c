@@ -495,7 +495,7 @@ START_TEST(test_tune_vblock)
 	for (int t = 0; t < 2; t++) {
 		stir_module *m;
 		stir_kernel *k = read_kernel(ctx, files[t], "sddmm_vb", &m);
-		stir_tune_recipe r = stir_tune_recipe_of(k);
+		stir_tune_recipe r = stir_kernel_get_tune_recipe(k);
 		ck_assert_int_eq(r, t ? STIR_TUNE_SDDMM_VB8 : STIR_TUNE_SDDMM_VB4);
 		int kept = stir_sddmm_rank(r, a, 64, 132, o1, c1);
 		ck_assert_int_gt(kept, 0);
@@ -751,7 +751,7 @@ START_TEST(test_matrix_sig)
 {
 	stir_matrix_sig s4, s4b, shub, sspread;
 	stir_csr *a = make_csr(20000, deg_four);
-	stir_matrix_sig_of(a, &s4);
+	stir_csr_get_sig(a, &s4);
 	ck_assert_int_eq(s4.rows, 20000);
 	ck_assert_int_eq(s4.cols, 20000);
 	ck_assert_int_eq(s4.nnz, 80000);
@@ -760,7 +760,7 @@ START_TEST(test_matrix_sig)
 	stir_csr_free(a);
 	/* row 0 one column shorter: 3 columns, in bucket 2 */
 	a = make_csr(20000, deg_four_but_one);
-	stir_matrix_sig_of(a, &s4b);
+	stir_csr_get_sig(a, &s4b);
 	ck_assert_int_eq(s4b.hist[2], 1);
 	ck_assert_int_eq(s4b.hist[3], 19999);
 	ck_assert(!stir_matrix_sig_is_similar(&s4, &s4b, 0));
@@ -768,10 +768,10 @@ START_TEST(test_matrix_sig)
 	ck_assert(stir_matrix_sig_is_similar(&s4, &s4b, 0.01));
 	stir_csr_free(a);
 	a = make_csr(20000, deg_hubs);
-	stir_matrix_sig_of(a, &shub);
+	stir_csr_get_sig(a, &shub);
 	stir_csr_free(a);
 	a = make_csr(20000, deg_spread);
-	stir_matrix_sig_of(a, &sspread);
+	stir_csr_get_sig(a, &sspread);
 	stir_csr_free(a);
 	ck_assert_int_eq(shub.hist[2] + shub.hist[8], 20000);
 	ck_assert(!stir_matrix_sig_is_similar(&s4, &shub, 0.1));
@@ -991,7 +991,7 @@ START_TEST(test_tune_candidates_read_back)
 		stir_ctx *ctx = stir_ctx_alloc();
 		stir_module *m;
 		stir_kernel *k = read_kernel(ctx, files[t], names[t], &m);
-		stir_tune_recipe r = stir_tune_recipe_of(k);
+		stir_tune_recipe r = stir_kernel_get_tune_recipe(k);
 		int n = r == STIR_TUNE_SPMM ? stir_spmm_hybrid_n_candidates() :
 			stir_sddmm_n_candidates();
 		for (int i = 0; i < n; i++) {

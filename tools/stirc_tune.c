@@ -128,7 +128,7 @@ int tuned_schedule(stir_ctx *ctx, const options *o,
 	for (int i = 0; i < o->n_sizes; i++)
 		if (!strcmp(o->sizes[i].name, "feat"))
 			parse_int(o->sizes[i].value, &feat);
-	bool covered = stir_tune_recipe_of(*k) != STIR_TUNE_NONE;
+	bool covered = stir_kernel_get_tune_recipe(*k) != STIR_TUNE_NONE;
 	if (o->tune && (o->n_mtx != 1 || feat < 1))
 		return usage_error("run ", "%s", "--tune needs the matrix "
 			"(--mtx, once) and --size feat=F");
@@ -198,7 +198,7 @@ void tune_report(const char *cmd, const stir_tune_result *r,
 static void sddmm_other_program(const stir_kernel *k, const stir_csr *a,
 	int64_t feat, int sms)
 {
-	stir_tune_recipe r = stir_tune_recipe_of(k);
+	stir_tune_recipe r = stir_kernel_get_tune_recipe(k);
 	if (r != STIR_TUNE_SDDMM && r != STIR_TUNE_SDDMM_ROWS)
 		return;
 	int n = stir_sddmm_n_candidates();
@@ -328,7 +328,7 @@ int cmd_tune(int argc, char **argv)
 		options o = { .kernel = kname };
 		rc = select_kernel(m, &o, true, &k);
 	}
-	if (rc == 0 && stir_tune_recipe_of(k) == STIR_TUNE_NONE) {
+	if (rc == 0 && stir_kernel_get_tune_recipe(k) == STIR_TUNE_NONE) {
 		fprintf(stderr, "stirc tune: %s: no recipe covers kernel '%s' "
 			"(the tuner knows csrmm of examples/csrmm.stir, sddmm of "
 			"examples/sddmm.stir and sddmm_rows of "

@@ -192,7 +192,7 @@ typedef struct stir_matrix_sig {
 	int64_t hist[STIR_MATRIX_SIG_BUCKETS];
 } stir_matrix_sig;
 /* Matrix a's signature into *s. */
-STIR_EXPORT void stir_matrix_sig_of(__stir_keep const stir_csr *a,
+STIR_EXPORT void stir_csr_get_sig(__stir_keep const stir_csr *a,
 	stir_matrix_sig *s);
 /* Whether signatures a and b are alike within tol (>= 0): rows, columns
  * and non-zeros each within tol of the larger, and the histograms, as
@@ -374,7 +374,7 @@ typedef enum stir_tune_recipe {
 
 /* The recipe that covers kernel k (by its name; the recipe itself checks
  * the kernel's structure when applied), or STIR_TUNE_NONE. */
-STIR_EXPORT stir_tune_recipe stir_tune_recipe_of(
+STIR_EXPORT stir_tune_recipe stir_kernel_get_tune_recipe(
 	__stir_keep const stir_kernel *k);
 
 /* The SDDMM candidates that apply to recipe r (fused or by rows) at
@@ -390,7 +390,7 @@ STIR_EXPORT int stir_sddmm_rank(stir_tune_recipe r,
 	double *costs);
 
 /* The model's pick (--model-only): schedule stage I kernel k, which a
- * recipe covers (stir_tune_recipe_of), with the candidate the cost
+ * recipe covers (stir_kernel_get_tune_recipe), with the candidate the cost
  * model ranks first for matrix "a" (A of SpMM, S of SDDMM) at "feat"
  * features on a GPU of n_sms SMs (< 1: 132), with the schedule log on
  * (stir_kernel_print_schedule then prints it as a schedule file, the

@@ -1,7 +1,7 @@
 /* stir: the tuner in one call (docs/recipes.md, "The tuner").
  *
  * stir_tune picks the schedule of a stage I kernel that a recipe covers
- * (stir_tune_recipe_of: the hybrid SpMM, the SDDMM fused or by rows) for
+ * (stir_kernel_get_tune_recipe: the hybrid SpMM, the SDDMM fused or by rows) for
  * one matrix and one feature size: the tuning record's entry when it
  * holds one for them, else the cost model's pick (model_only), else the
  * measured search on the GPU (the model's best candidates compiled at

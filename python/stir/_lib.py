@@ -251,7 +251,7 @@ _PROTOS = {
         c_int, ctypes.POINTER(Csr), c_int64, c_int, ctypes.POINTER(c_int),
         ctypes.POINTER(ctypes.c_double)]),
     # the tuning record (include/stir/recipes.h)
-    "stir_matrix_sig_of": (None, [ctypes.POINTER(Csr),
+    "stir_csr_get_sig": (None, [ctypes.POINTER(Csr),
                                   ctypes.POINTER(MatrixSig)]),
     "stir_tune_program_hash": (None, [c_char_p, ctypes.c_char * 65]),
     "stir_tune_record_find": (c_int, [

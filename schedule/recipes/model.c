@@ -199,7 +199,7 @@ int stir_spmm_hybrid_model_rank(const stir_csr *a, int64_t feat, int n_sms,
 }
 
 /* a, s: see recipes.h. */
-void stir_matrix_sig_of(const stir_csr *a, stir_matrix_sig *s)
+void stir_csr_get_sig(const stir_csr *a, stir_matrix_sig *s)
 {
 	*s = (stir_matrix_sig){ a->nrows, a->ncols, a->nnz, { 0 } };
 	for (int64_t i = 0; i < a->nrows; i++) {
@@ -252,7 +252,7 @@ static int64_t vb_rows(const stir_kernel *k)
 }
 
 /* k: see recipes.h. */
-stir_tune_recipe stir_tune_recipe_of(const stir_kernel *k)
+stir_tune_recipe stir_kernel_get_tune_recipe(const stir_kernel *k)
 {
 	const char *n = k ? stir_kernel_get_name(k) : NULL;
 	if (!n)
@@ -297,7 +297,7 @@ int stir_sddmm_rank(stir_tune_recipe r, const stir_csr *a, int64_t feat,
 int stir_tune_model_apply(stir_kernel *k, const stir_csr *a, int64_t feat,
 	int n_sms, int *cand, double *cost)
 {
-	stir_tune_recipe r = stir_tune_recipe_of(k);
+	stir_tune_recipe r = stir_kernel_get_tune_recipe(k);
 	if (!k || !a)
 		return -1;
 	stir_ctx *ctx = stir_kernel_ctx(k);
@@ -344,7 +344,7 @@ int stir_tune_model_apply(stir_kernel *k, const stir_csr *a, int64_t feat,
 /* k, feat, cand: see recipes.h. */
 int stir_tune_apply_candidate(stir_kernel *k, int64_t feat, int cand)
 {
-	stir_tune_recipe r = stir_tune_recipe_of(k);
+	stir_tune_recipe r = stir_kernel_get_tune_recipe(k);
 	const stir_spmm_hybrid_candidate *p = stir_spmm_hybrid_get_candidate(cand);
 	const stir_sddmm_candidate *q = stir_sddmm_get_candidate(cand);
 	const stir_sddmm_vblock_candidate *v =
