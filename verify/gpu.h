@@ -404,6 +404,40 @@ bool cuda_is_pow2(int64_t x);
 /* list: the warp buffer that a statement of list (through conditions and
  * blocks, not loops) stores into, or NULL. */
 const stir_buffer *cuda_warp_fill_of(const stir_ptr_vec *list);
+
+/* What a statement becomes on the GPU: the one classification that the
+ * emitter's dispatch (cuda_emit_stmt, codegen/cuda_stmt.c) and the
+ * verifier's walk (walk_stmt, verify_walk.c) both switch over, so that
+ * the walk mirrors the emitter construct by construct (docs/cuda.md,
+ * "Checking a kernel for the GPU"). */
+typedef enum gpu_form {
+	GPU_FORM_STORE,         /* a store (cuda_reduce.c) */
+	GPU_FORM_LET,           /* a let, hoisted (passes/hoist.c) or not */
+	GPU_FORM_IF,
+	GPU_FORM_BLOCK,         /* a scope holding its variables */
+	GPU_FORM_BOUND_LOOP,    /* a loop bound to a thread index */
+	GPU_FORM_VECTOR_LOOP,   /* a vectorized loop (its scalar form) */
+	GPU_FORM_MMA,           /* a tensorized nest: one intrinsic */
+	GPU_FORM_PIPELINE,      /* a software-pipelined loop */
+	GPU_FORM_WARP_FILL,     /* a serial loop storing into a warp buffer
+	                           (cuda_warp_fill_of its body) */
+	GPU_FORM_SERIAL_LOOP,   /* any other loop: serial or unrolled */
+	GPU_FORM_BARRIER,       /* __syncthreads() */
+	GPU_FORM_REFUSED,       /* a sparse iteration (cuda_verify_structure
+	                           refuses it) */
+} gpu_form;
+/* s: what s becomes on the GPU. */
+gpu_form gpu_form_of(const stir_stmt *s);
+/* list, i: the last statement of the group that list[i] opens: the
+ * hoisted lets (passes/hoist.c) go with the statement after them, so that
+ * a group is a run of them and that statement, or one statement. */
+int gpu_group_end(const stir_ptr_vec *list, int i);
+/* s, unbound: the indices along which statement s, run where the indices
+ * "unbound" are neither bound nor guarded (gpu_unbound), is guarded to
+ * index 0: all of them when s stores to memory other threads see and no
+ * loop inside s binds one of them (the guard then goes further in); else
+ * none. */
+unsigned gpu_guard_dims(const stir_stmt *s, unsigned unbound);
 /* s, inner: mark (by slot) every variable s and its children define. */
 void cuda_mark_defined(const stir_stmt *s, bool *inner);
 
