@@ -85,8 +85,8 @@ static const char *inputs_part(const char *text, size_t len, size_t *n)
 	return from;
 }
 
-/* k, a, opt, dev_name, key: stir_tune_key with the device given by its
- * name (NULL: the model's pick, "model-smsN"). */
+/* k, a, opt, dev_name, key: stir_kernel_get_tune_key with the device
+ * given by its name (NULL: the model's pick, "model-smsN"). */
 static int tune_key(const stir_kernel *k, const stir_csr *a,
 	const stir_tune_options *opt, const char *dev_name,
 	stir_tune_entry *key)
@@ -118,7 +118,7 @@ static int tune_key(const stir_kernel *k, const stir_csr *a,
 }
 
 /* k, a, opt, dev, key: see tune.h. */
-int stir_tune_key(const stir_kernel *k, const stir_csr *a,
+int stir_kernel_get_tune_key(const stir_kernel *k, const stir_csr *a,
 	const stir_tune_options *opt, const stir_device *dev,
 	stir_tune_entry *key)
 {

@@ -1371,7 +1371,7 @@ START_TEST(test_tune_record_hit_fake)
 	stir_device *dev = stir_device_alloc(ctx, 0);
 	ck_assert_ptr_nonnull(dev);
 	stir_tune_entry e;
-	ck_assert_int_eq(stir_tune_key(k, a, &opt, dev, &e), 0);
+	ck_assert_int_eq(stir_kernel_get_tune_key(k, a, &opt, dev, &e), 0);
 	stir_device_free(dev);
 	ck_assert_str_eq(e.device, "Fake_CUDA_Device");
 	e.cand = 22;

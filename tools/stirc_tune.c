@@ -33,16 +33,17 @@ static char *file_text(const char *file)
 }
 
 /* file, k, a, feat, dev, sms, key: the tuning record's key of kernel k
- * of program "file" with matrix "a" at "feat" features (stir_tune_key):
- * on GPU dev, or when NULL the cost model's on "sms" SMs (< 1: 132).  0,
- * or -1 (said on stderr) when "file" cannot be read. */
+ * of program "file" with matrix "a" at "feat" features
+ * (stir_kernel_get_tune_key): on GPU dev, or when NULL the cost model's
+ * on "sms" SMs (< 1: 132).  0, or -1 (said on stderr) when "file" cannot
+ * be read. */
 static int tune_key(const char *file, const stir_kernel *k, const stir_csr *a,
 	int64_t feat, stir_device *dev, long sms, stir_tune_entry *key)
 {
 	char *text = file_text(file);
 	stir_tune_options opt = { .feat = feat, .sms = (int)sms,
 		.program_text = text };
-	int rc = text ? stir_tune_key(k, a, &opt, dev, key) : -1;
+	int rc = text ? stir_kernel_get_tune_key(k, a, &opt, dev, key) : -1;
 	free(text);
 	return rc;
 }

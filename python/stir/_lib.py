@@ -265,7 +265,7 @@ _PROTOS = {
                           ctypes.POINTER(TuneOptions),
                           ctypes.POINTER(TuneResult)]),
     "stir_tune_result_clear": (None, [ctypes.POINTER(TuneResult)]),
-    "stir_tune_key": (c_int, [c_void_p, ctypes.POINTER(Csr),
+    "stir_kernel_get_tune_key": (c_int, [c_void_p, ctypes.POINTER(Csr),
                               ctypes.POINTER(TuneOptions), c_void_p,
                               ctypes.POINTER(TuneEntry)]),
     "stir_tune_apply_candidate": (c_int, [c_void_p, c_int64, c_int]),
