@@ -167,6 +167,14 @@ int gpu_group_end(const stir_ptr_vec *list, int i)
 	return i;
 }
 
+/* atomic, buf, op: see verify/gpu.h. */
+bool gpu_store_is_atomic(bool atomic, const stir_buffer *buf,
+	stir_store_op op)
+{
+	return atomic && op != STIR_STORE_ASSIGN &&
+		buf->scope != STIR_SCOPE_LOCAL && buf->scope != STIR_SCOPE_WARP;
+}
+
 /* s, unbound: see verify/gpu.h. */
 unsigned gpu_guard_dims(const stir_stmt *s, unsigned unbound)
 {

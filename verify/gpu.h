@@ -432,6 +432,13 @@ gpu_form gpu_form_of(const stir_stmt *s);
  * hoisted lets (passes/hoist.c) go with the statement after them, so that
  * a group is a run of them and that statement, or one statement. */
 int gpu_group_end(const stir_ptr_vec *list, int i);
+/* atomic, buf, op: whether a store "buf[..] op= .." in a block that is
+ * atomic or not ("atomic") is an atomic add on the GPU: an update (+=,
+ * -=) of memory other threads see (not a local or warp buffer).  The
+ * emitter prints it so, the walk records it so and the structural checks
+ * refuse one of type i8. */
+bool gpu_store_is_atomic(bool atomic, const stir_buffer *buf,
+	stir_store_op op);
 /* s, unbound: the indices along which statement s, run where the indices
  * "unbound" are neither bound nor guarded (gpu_unbound), is guarded to
  * index 0: all of them when s stores to memory other threads see and no

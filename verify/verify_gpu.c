@@ -211,8 +211,7 @@ static void check_store(gv *v, const stir_stmt *s, const where *w)
 	const stir_buffer *b = s->u.store.buf;
 	v->used[b->index] = true;
 	v->written[b->index] = true;
-	if (w->atomic && s->u.store.op != STIR_STORE_ASSIGN &&
-	    b->scope != STIR_SCOPE_LOCAL && b->scope != STIR_SCOPE_WARP &&
+	if (gpu_store_is_atomic(w->atomic, b, s->u.store.op) &&
 	    b->dtype == STIR_I8)
 		gv_error(v, s->loc, "atomic add to '%s' of type i8: the GPU has "
 			"no 8-bit atomics", b->name);

@@ -118,8 +118,7 @@ static void walk_put_store(gpu_walk *walk, const ectx *ctx,
 			cuda_walk_expr(walk, ctx, value);
 		return;
 	}
-	bool atomic = ctx->atomic && op != STIR_STORE_ASSIGN &&
-		buf->scope != STIR_SCOPE_LOCAL;
+	bool atomic = gpu_store_is_atomic(ctx->atomic, buf, op);
 	gpu_record(walk, ctx, buf, idx, true, atomic, s->loc);
 	cuda_walk_expr(walk, ctx, idx);
 	if (value)
