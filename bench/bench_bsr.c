@@ -675,7 +675,7 @@ int main(int argc, char **argv)
 		printf("# stir: %s + %s: blocks %" PRId64 ", A and B %s\n",
 			o.progs[i].program, o.recipe ? "--recipe (the schedule "
 			"of each case after its errors)" : o.progs[i].schedule,
-			o.progs[i].block, stir_dtype_name(o.progs[i].atype));
+			o.progs[i].block, stir_dtype_get_name(o.progs[i].atype));
 	if (o.list) {
 		for (int i = 0; i < n; i++) {
 			bsr_case *c = &cs[i];

@@ -74,14 +74,14 @@ typedef struct result {
 static bool candidate(const bench_options *o, int64_t feat, int i,
 	stir_sddmm_map *fm)
 {
-	const stir_sddmm_params *p = stir_sddmm_get_candidate(i);
+	const stir_sddmm_candidate *p = stir_sddmm_get_candidate(i);
 	if (o->flags & (p->rows ? FUSED_ONLY : ROWS_ONLY) ||
 	    !bench_candidate_selected(o, i))
 		return false;
-	*fm = stir_sddmm_params_map(p, feat);
+	*fm = stir_sddmm_candidate_map(p, feat);
 	for (int j = 0; j < i; j++) {
-		const stir_sddmm_params *q = stir_sddmm_get_candidate(j);
-		stir_sddmm_map qm = stir_sddmm_params_map(q, feat);
+		const stir_sddmm_candidate *q = stir_sddmm_get_candidate(j);
+		stir_sddmm_map qm = stir_sddmm_candidate_map(q, feat);
 		if (q->rows == p->rows && qm.lanes == fm->lanes &&
 		    qm.vec == fm->vec && qm.nnz == fm->nnz &&
 		    q->x_global == p->x_global)
@@ -121,7 +121,7 @@ static stir_gpu_kernel *sddmm_kernel(stir_ctx *ctx, const bench_options *o,
 	stir_module **mod)
 {
 	char buf[4096];
-	const stir_sddmm_params *p = stir_sddmm_get_candidate(i);
+	const stir_sddmm_candidate *p = stir_sddmm_get_candidate(i);
 	const char *program = program_path(o, p->rows, buf, sizeof(buf));
 	stir_kernel *k = bench_read_kernel(ctx, program, kernel_name(p->rows),
 		mod);
@@ -178,7 +178,7 @@ static void compile_graph(stir_ctx *ctx, const bench_options *o,
 		}
 		for (int c = 0; (o->flags & VBLOCK) &&
 		     c < stir_sddmm_vblock_n_candidates(); c++) {
-			const stir_sddmm_vblock_params *p =
+			const stir_sddmm_vblock_candidate *p =
 				stir_sddmm_vblock_get_candidate(c);
 			stir_module *m = NULL;
 			stir_kernel *k = vblock_kernel(ctx, o, p->rows,
@@ -222,8 +222,8 @@ static int64_t search_lanes(int i)
 /* i, feat: candidate i's threads a block at "feat" features. */
 static int64_t search_threads(int i, int64_t feat)
 {
-	stir_sddmm_map fm = i < N_CANDIDATES ? stir_sddmm_params_map(
-		stir_sddmm_get_candidate(i), feat) : stir_sddmm_vblock_params_map(
+	stir_sddmm_map fm = i < N_CANDIDATES ? stir_sddmm_candidate_map(
+		stir_sddmm_get_candidate(i), feat) : stir_sddmm_vblock_candidate_map(
 		stir_sddmm_vblock_get_candidate(i - N_CANDIDATES), feat);
 	return fm.lanes * fm.nnz;
 }
@@ -426,7 +426,7 @@ static void run_vblock(stir_ctx *ctx, const bench_options *o,
 			ms2 = -1;
 	}
 	for (int c = 0; ms2 >= 0 && c < stir_sddmm_vblock_n_candidates(); c++) {
-		const stir_sddmm_vblock_params *p =
+		const stir_sddmm_vblock_candidate *p =
 			stir_sddmm_vblock_get_candidate(c);
 		if (p->rows != rows)
 			continue;
@@ -435,7 +435,7 @@ static void run_vblock(stir_ctx *ctx, const bench_options *o,
 		stir_gpu_kernel *g1 = k1 && stir_recipe_sddmm_vblock_candidate(
 			k1, p, feat) == 0 ? stir_gpu_kernel_compile(k1, co) : NULL;
 		double ms1 = -1, e1 = 0;
-		stir_sddmm_map fm = stir_sddmm_vblock_params_map(p, feat);
+		stir_sddmm_map fm = stir_sddmm_vblock_candidate_map(p, feat);
 		if (!g1 || stir_kernel_bind_outputs(k1, b1) < 0 ||
 		    bench_run_stir(g1, dev, b1, "S", ref, nv, o->reps, &ms1,
 		    &e1) < 0) {
@@ -550,7 +550,7 @@ static void run_vblock_csr(stir_ctx *ctx, const bench_options *o,
 			if (ms < r->stir_ms) {
 				r->stir_ms = ms;
 				r->err = err;
-				r->map = stir_sddmm_vblock_params_map(
+				r->map = stir_sddmm_vblock_candidate_map(
 					stir_sddmm_vblock_get_candidate(c), feat);
 				r->schedule = 2;
 				r->candidate = i;

@@ -45,7 +45,7 @@ static int n_configs(void)
 }
 
 /* i: hybrid candidate i. */
-static const stir_spmm_hybrid_params *config(int i)
+static const stir_spmm_hybrid_candidate *config(int i)
 {
 	return stir_spmm_hybrid_get_candidate(i);
 }
@@ -58,7 +58,7 @@ typedef struct result {
 	const char *cusparse_alg;
 	double csr_ms, hyb_ms;
 	double csr_err, hyb_err;
-	stir_spmm_hybrid_params hyb;         /* the best configuration */
+	stir_spmm_hybrid_candidate hyb;         /* the best configuration */
 	double build_ms;        /* host time to build the best hybrid format */
 	double padding;         /* padded slots / non-zeros of the best */
 	double search_ms[MAX_CONFIGS]; /* each candidate, -1 when it failed */
@@ -166,7 +166,7 @@ out:
  * format of configuration cfg (every part, so that it serves any graph),
  * or for CSR when cfg is NULL; its module in *mod.  NULL on failure. */
 static stir_kernel *spmm_scheduled(stir_ctx *ctx, const char *program,
-	const stir_spmm_hybrid_params *cfg, stir_spmm_map fm, stir_module **mod)
+	const stir_spmm_hybrid_candidate *cfg, stir_spmm_map fm, stir_module **mod)
 {
 	stir_kernel *k = bench_read_kernel(ctx, program, "csrmm", mod);
 	if (cfg)
@@ -181,8 +181,8 @@ static stir_kernel *spmm_scheduled(stir_ctx *ctx, const char *program,
 
 /* ctx, program, cfg, fm, co, mod: the same kernel, compiled. */
 static stir_gpu_kernel *spmm_kernel(stir_ctx *ctx, const char *program,
-	const stir_spmm_hybrid_params *cfg, stir_spmm_map fm, const stir_compile_options *co,
-	stir_module **mod)
+	const stir_spmm_hybrid_candidate *cfg, stir_spmm_map fm,
+	const stir_compile_options *co, stir_module **mod)
 {
 	stir_kernel *k = spmm_scheduled(ctx, program, cfg, fm, mod);
 	if (!k)
@@ -207,7 +207,7 @@ typedef struct scheduling {
 static void schedule_one(void *arg, int i)
 {
 	scheduling *w = &((scheduling *)arg)[i];
-	const stir_spmm_hybrid_params *cfg = config(w->cand);
+	const stir_spmm_hybrid_candidate *cfg = config(w->cand);
 	stir_spmm_map fm = stir_spmm_hybrid_map(cfg, w->fm.feat);
 	w->ctx = stir_ctx_alloc();
 	w->mod = w->ctx ? stir_module_read_from_file(w->ctx, w->program) : NULL;
@@ -259,7 +259,7 @@ static int compile_candidates(stir_ctx *ctx, const bench_options *o,
 			failed++;
 		}
 	}
-	int not_compiled = stir_gpu_kernel_compile_all(ks, cos, N_CONFIGS, 0,
+	int not_compiled = stir_gpu_kernel_compile_all(N_CONFIGS, ks, cos, 0,
 		gks);
 	for (int i = 0; not_compiled && i < N_CONFIGS; i++)
 		if (ks[i] && !gks[i] && stir_ctx_n_diagnostics(ctxs[i])) {
@@ -427,7 +427,7 @@ int main(int argc, char **argv)
 			double t0 = bench_now_ms();
 			fmt[i] = stir_csr_to_hybrid_flags(ctx, csr, config(i)->c,
 				config(i)->nb, config(i)->buckets, STIR_I32, STIR_F32, "_hyb",
-				stir_spmm_hybrid_params_format_flags(config(i)),
+				stir_spmm_hybrid_candidate_format_flags(config(i)),
 				fb[i]);
 			build_ms[i] = bench_now_ms() - t0;
 			if (!fmt[i]) {

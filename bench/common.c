@@ -302,7 +302,7 @@ void bench_bind_copy(stir_ctx *ctx, stir_bindings *b, const char *name,
 	stir_array *a = stir_array_alloc(ctx, dtype, 1, &n);
 	if (!a)
 		bench_fail(ctx, "allocating an array");
-	memcpy(stir_array_get_data(a), data, (size_t)n * stir_dtype_size(dtype));
+	memcpy(stir_array_get_data(a), data, (size_t)n * stir_dtype_get_size(dtype));
 	stir_bindings_set_array(b, name, a);
 }
 

@@ -15,7 +15,7 @@
  * load and store with the thread context it runs in (for each index: the
  * loop bound to it, thread 0 only, or every thread), and
  * verify/barriers.c decides where threads must synchronize
- * (stir_kernel_insert_barriers puts "barrier;" statements there, and the
+ * (stir_insert_barriers puts "barrier;" statements there, and the
  * verifier refuses a place that needs one and has none).  The emitter
  * prints a barrier statement as __syncthreads().  Two accesses in the
  * same thread context to the same index expression are made by the same
@@ -133,7 +133,7 @@ static int64_t emit_declarations(emitter *e, int li)
 				"", cuda_ctype(b->dtype));
 			cuda_put_name(e, b->name);
 			cg_putf(p, "[%" PRId64 "];\n", n);
-			shared += n * (int64_t)stir_dtype_size(b->dtype);
+			shared += n * (int64_t)stir_dtype_get_size(b->dtype);
 			any_shared = true;
 		} else {
 			cg_putf(p, "%s ", cuda_ctype(b->dtype));
@@ -157,7 +157,7 @@ static int64_t emit_declarations(emitter *e, int li)
 			continue;
 		/* a 16-byte aligned buffer (ldmatrix, cp.async) of whole
 		 * 16-byte pieces: a piece a store, not an element */
-		int64_t bytes = n * (int64_t)stir_dtype_size(b->dtype);
+		int64_t bytes = n * (int64_t)stir_dtype_get_size(b->dtype);
 		bool pieces = e->ldsm[i] && bytes % 16 == 0;
 		cg_indent(p);
 		cg_putf(p, "for (int stir_i = stir_tid; stir_i < %" PRId64
@@ -487,7 +487,7 @@ static void emit_search_helpers(emitter *e, cg_printer *out)
 			cg_putf(out, "static __device__ __forceinline__ long long "
 				"stir_%s_%s(\n    const %s *a, long long lo, long long hi, "
 				"long long x)\n{\n", name,
-				stir_dtype_name((stir_dtype)t), cuda_ctype((stir_dtype)t));
+				stir_dtype_get_name((stir_dtype)t), cuda_ctype((stir_dtype)t));
 			if (op == STIR_FIND) {
 				cg_put(out, "  while (lo < hi && (long long)a[lo] != x)\n"
 					"    ++lo;\n  return lo;\n}\n");

@@ -537,7 +537,7 @@ static void print_search(emitter *e, const ectx *ctx, const stir_expr *x,
 		cg_putf(p, "(%s)", cuda_ctype(x->dtype));
 	}
 	cg_putf(p, "stir_%s_%s(", stir_search_name(x->u.search.op),
-		stir_dtype_name(buf->dtype));
+		stir_dtype_get_name(buf->dtype));
 	cuda_put_name(e, buf->name);
 	cg_put(p, ", ");
 	cuda_expr(e, ctx, x->u.search.lo, P_COND);

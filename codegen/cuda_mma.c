@@ -48,7 +48,7 @@ bool cuda_mma_use_ldsm(const stir_mma_match *m, const stir_mma_operand *op)
 		return false;
 	return m->form == STIR_MMA_FORM_MMA && cuda_mma_prelude_ldsm(m->in) &&
 		op->buf->scope == STIR_SCOPE_SHARED &&
-		stir_dtype_size(op->buf->dtype) == 2 && op->ld % 8 == 0 &&
+		stir_dtype_get_size(op->buf->dtype) == 2 && op->ld % 8 == 0 &&
 		stir_mma_operand_aligned(m, op, 8);
 }
 
@@ -797,7 +797,7 @@ void cuda_mma_scan(emitter *e, const stir_stmt *s)
 		int64_t n;
 		e->swz[i] = sc.copied[i] && sc.ldsm[i] && !sc.other[i] &&
 			cuda_literal_value(e->ctx, k, b->extent, &n) &&
-			n * (int64_t)stir_dtype_size(b->dtype) % 128 == 0;
+			n * (int64_t)stir_dtype_get_size(b->dtype) % 128 == 0;
 	}
 	free(sc.copied);
 	free(sc.ldsm);

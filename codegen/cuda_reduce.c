@@ -66,8 +66,7 @@ static void put_store(emitter *e, const ectx *ctx, const stir_buffer *buf,
 	}
 	cg_printer *p = e->out;
 	stir_dtype t = buf->dtype;
-	bool atomic = ctx->atomic && op != STIR_STORE_ASSIGN &&
-		buf->scope != STIR_SCOPE_LOCAL;
+	bool atomic = gpu_store_is_atomic(ctx->atomic, buf, op);
 	if (e->buf_used) {
 		e->buf_used[buf->index] = true;
 		e->buf_written[buf->index] = true;

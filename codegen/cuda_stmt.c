@@ -21,8 +21,6 @@ static void emit_barrier(emitter *e)
 	cg_line(e->out, "__syncthreads();");
 }
 
-/* ---- static facts about statements ------------------------------------ */
-
 /* ---- statements --------------------------------------------------------- */
 
 /* e, dims: print "threadIdx.x == 0 && ..." for the indices dims. */
@@ -49,13 +47,9 @@ void cuda_put_index_zero(emitter *e, unsigned dims)
 static void emit_guarded(emitter *e, const stir_ptr_vec *list, int from,
 	int to, const ectx *ctx)
 {
-	const stir_stmt *s = stir_stmt_at(list, to);
-	unsigned u = cuda_unbound(e, ctx);
+	unsigned u = gpu_guard_dims(stir_stmt_at(list, to), cuda_unbound(e, ctx));
 	ectx c = *ctx;
-	bool guard = u && cuda_stores_shared_data(s) &&
-		!(cuda_bound_inside(s) & u);
-	if (guard) {
-		/* (else nothing to guard, or the guard goes further in) */
+	if (u) {
 		c.single |= u;
 		c.divergent |= u & THREAD_DIMS;
 		cg_indent(e->out);
@@ -66,16 +60,10 @@ static void emit_guarded(emitter *e, const stir_ptr_vec *list, int from,
 	}
 	for (int i = from; i <= to; i++)
 		cuda_emit_stmt(e, stir_stmt_at(list, i), &c);
-	if (guard) {
+	if (u) {
 		e->out->indent--;
 		cg_line(e->out, "}");
 	}
-}
-
-/* s: whether s is a hoisted let (passes/hoist.c). */
-static bool is_hoisted_let(const stir_stmt *s)
-{
-	return s->kind == STIR_STMT_LET && s->u.let.hoisted;
 }
 
 /* e, list, ctx: see cuda_internal.h.  (The barriers are statements of
@@ -85,8 +73,7 @@ void cuda_emit_list(emitter *e, const stir_ptr_vec *list, const ectx *ctx)
 	for (int i = 0; i < list->n && !e->failed; i++) {
 		/* hoisted lets go with the statement after them */
 		int from = i;
-		while (i + 1 < list->n && is_hoisted_let(stir_stmt_at(list, i)))
-			i++;
+		i = gpu_group_end(list, i);
 		emit_guarded(e, list, from, i, ctx);
 	}
 }
@@ -112,18 +99,13 @@ static void emit_if(emitter *e, const stir_stmt *s, const ectx *ctx)
 	cg_line(e->out, "}");
 }
 
-/* e, s, ctx: a serial or unrolled loop.  The extent is evaluated once, as
- * the interpreter does, when it reads memory (the body might change it).
- * The fill loop of a warp buffer is emitted by emit_warp_fill. */
+/* e, s, ctx: a serial or unrolled loop (GPU_FORM_SERIAL_LOOP).  The
+ * extent is evaluated once, as the interpreter does, when it reads memory
+ * (the body might change it). */
 static void emit_serial_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
 {
 	const stir_expr *ext = s->u.for_.extent;
 	const stir_var *v = s->u.for_.var;
-	const stir_buffer *fill = cuda_warp_fill_of(&s->u.for_.body);
-	if (fill) {
-		cuda_emit_warp_fill(e, s, ctx, fill);
-		return;
-	}
 	ectx c = *ctx;
 	c.divergent |= cuda_expr_deps(&e->facts, ext) & THREAD_DIMS;
 	const stir_stmt *a_guard;
@@ -223,53 +205,52 @@ void cuda_emit_let(emitter *e, const stir_stmt *s, const ectx *ctx)
 	cg_put(e->out, ";\n");
 }
 
-/* e, s, ctx: see cuda_internal.h. */
+/* e, s, ctx: see cuda_internal.h.  What s becomes is gpu_form_of's
+ * (verify/facts.c), which the verifier's walk follows too. */
 void cuda_emit_stmt(emitter *e, const stir_stmt *s, const ectx *ctx)
 {
-	switch (s->kind) {
-	case STIR_STMT_STORE:
+	/* a loop inside a fill loop is not part of the fill (split guards
+	 * are tested before the loop nests they are in by the lift_guards
+	 * pass, passes/lift_guards.c) */
+	ectx c = *ctx;
+	if (s->kind == STIR_STMT_FOR)
+		c.fill = NULL;
+	switch (gpu_form_of(s)) {
+	case GPU_FORM_STORE:
 		cuda_emit_store(e, s, ctx);
 		return;
-	case STIR_STMT_LET:
+	case GPU_FORM_LET:
 		cuda_emit_let(e, s, ctx);
 		return;
-	case STIR_STMT_IF:
+	case GPU_FORM_IF:
 		emit_if(e, s, ctx);
 		return;
-	case STIR_STMT_BLOCK:
+	case GPU_FORM_BLOCK:
 		emit_block(e, s, ctx);
 		return;
-	case STIR_STMT_FOR: {
-		/* (split guards are tested before the loop nests they are in
-		 * by the lift_guards pass, passes/lift_guards.c) */
-		/* a loop inside a fill loop is not part of the fill */
-		ectx c = *ctx;
-		c.fill = NULL;
-		switch (s->u.for_.kind) {
-		case STIR_LOOP_BIND:
-			cuda_emit_bound_loop(e, s, &c);
-			break;
-		case STIR_LOOP_VECTORIZE:
-			cuda_emit_vector_loop(e, s, &c);
-			break;
-		case STIR_LOOP_TENSORIZE:
-			cuda_emit_mma(e, s, &c);
-			break;
-		case STIR_LOOP_PIPELINE:
-			cuda_emit_pipeline(e, s, &c);
-			break;
-		default:
-			emit_serial_loop(e, s, &c);
-			break;
-		}
+	case GPU_FORM_BOUND_LOOP:
+		cuda_emit_bound_loop(e, s, &c);
 		return;
-	}
-	case STIR_STMT_ITER:
-		/* refused by cuda_verify_structure */
-		e->failed = true;
+	case GPU_FORM_VECTOR_LOOP:
+		cuda_emit_vector_loop(e, s, &c);
 		return;
-	case STIR_STMT_BARRIER:
+	case GPU_FORM_MMA:
+		cuda_emit_mma(e, s, &c);
+		return;
+	case GPU_FORM_PIPELINE:
+		cuda_emit_pipeline(e, s, &c);
+		return;
+	case GPU_FORM_WARP_FILL:
+		cuda_emit_warp_fill(e, s, &c, cuda_warp_fill_of(&s->u.for_.body));
+		return;
+	case GPU_FORM_SERIAL_LOOP:
+		emit_serial_loop(e, s, &c);
+		return;
+	case GPU_FORM_BARRIER:
 		emit_barrier(e);
+		return;
+	case GPU_FORM_REFUSED:
+		e->failed = true;
 		return;
 	}
 }

@@ -250,7 +250,7 @@ void cuda_emit_vector_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
 		cg_put(p, "if (");
 		for (int i = 0; i < pl->n; i++) {
 			const stir_vec_access *a = &pl->v[i];
-			size_t bytes = (size_t)w * stir_dtype_size(a->buf->dtype);
+			size_t bytes = (size_t)w * stir_dtype_get_size(a->buf->dtype);
 			int64_t rs;
 			e->vec = NULL;
 			cg_putf(p, "%s(unsigned long long)", i ? " && " : "");

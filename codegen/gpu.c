@@ -191,10 +191,9 @@ static void copy_diagnostics(stir_ctx *dst, const stir_ctx *src)
 	}
 }
 
-/* ks, opts, n, threads, gks: see codegen.h. */
-int stir_gpu_kernel_compile_all(const stir_kernel *const *ks,
-	const stir_compile_options *opts, int n, int threads,
-	stir_gpu_kernel **gks)
+/* n, ks, opts, threads, gks: see codegen.h. */
+int stir_gpu_kernel_compile_all(int n, const stir_kernel *const *ks,
+	const stir_compile_options *opts, int threads, stir_gpu_kernel **gks)
 {
 	if (n < 0 || (n > 0 && (!ks || !gks)))
 		return -1;
@@ -403,7 +402,7 @@ static int upload_buffer(stir_gpu_run *r, const stir_bindings *b,
 	const stir_layout *l, int i)
 {
 	const stir_buffer *buf = stir_buffer_at(&r->gk->plan->k->buffers, i);
-	size_t bytes = (size_t)l->buffer_len[i] * stir_dtype_size(buf->dtype);
+	size_t bytes = (size_t)l->buffer_len[i] * stir_dtype_get_size(buf->dtype);
 	if (r->bufs[i] && stir_gpu_buf_get_size(r->bufs[i]) != bytes) {
 		stir_gpu_buf_free(r->bufs[i]);
 		r->bufs[i] = NULL;
@@ -500,20 +499,20 @@ static int check_extern(stir_gpu_run *r, const stir_layout *l, int i,
 	const stir_gpu_extern *e)
 {
 	const stir_buffer *buf = stir_buffer_at(&r->gk->plan->k->buffers, i);
-	size_t size = stir_dtype_size(buf->dtype);
+	size_t size = stir_dtype_get_size(buf->dtype);
 	size_t need = (size_t)l->buffer_len[i] * size;
 	const char *name = e->name;
 	if (e->dtype != buf->dtype) {
 		stir_error(r->ctx, buf->loc, "device array '%s' holds %s; the "
-			"kernel takes %s", name, stir_dtype_name(e->dtype),
-			stir_dtype_name(buf->dtype));
+			"kernel takes %s", name, stir_dtype_get_name(e->dtype),
+			stir_dtype_get_name(buf->dtype));
 		return -1;
 	}
 	if (e->bytes < need) {
 		stir_error(r->ctx, buf->loc, "device array '%s' has %zu bytes; "
 			"%" PRId64 " elements of %s (%zu bytes) are needed at these "
 			"sizes", name, e->bytes, l->buffer_len[i],
-			stir_dtype_name(buf->dtype), need);
+			stir_dtype_get_name(buf->dtype), need);
 		return -1;
 	}
 	if (need && !e->ptr) {
@@ -567,7 +566,7 @@ int stir_gpu_run_bind_device(stir_gpu_run *r, const stir_bindings *sizes,
 		} else if ((rc = check_extern(r, &l, found, &arrays[j])) == 0) {
 			r->ext[found] = arrays[j].ptr;
 			r->ext_need[found] = (size_t)l.buffer_len[found] *
-				stir_dtype_size(stir_buffer_at(&k->buffers,
+				stir_dtype_get_size(stir_buffer_at(&k->buffers,
 				found)->dtype);
 		}
 	}
@@ -610,13 +609,13 @@ int stir_gpu_run_bind_device(stir_gpu_run *r, const stir_bindings *sizes,
 static int check_rebind(stir_gpu_run *r, int i, const stir_gpu_extern *e)
 {
 	const stir_buffer *buf = stir_buffer_at(&r->gk->plan->k->buffers, i);
-	size_t size = stir_dtype_size(buf->dtype);
+	size_t size = stir_dtype_get_size(buf->dtype);
 	unsigned align = (r->gk->plan->flags & STIR_CUDA_ALIGNED_BUFFERS) ? 16 :
 		(unsigned)size;
 	if (e->dtype != buf->dtype) {
 		stir_error(r->ctx, buf->loc, "device array '%s' holds %s; the "
-			"kernel takes %s", e->name, stir_dtype_name(e->dtype),
-			stir_dtype_name(buf->dtype));
+			"kernel takes %s", e->name, stir_dtype_get_name(e->dtype),
+			stir_dtype_get_name(buf->dtype));
 		return -1;
 	}
 	if (e->bytes < r->ext_need[i]) {
@@ -976,7 +975,7 @@ int stir_gpu_run_download(stir_gpu_run *r, stir_bindings *b)
 		stir_array *a = stir_bindings_get_array(b, name);
 		size_t bytes = stir_gpu_buf_get_size(d);
 		if (!a || stir_array_get_dtype(a) != buf->dtype ||
-		    (size_t)stir_array_get_len(a) * stir_dtype_size(buf->dtype) !=
+		    (size_t)stir_array_get_len(a) * stir_dtype_get_size(buf->dtype) !=
 		    bytes) {
 			stir_error(r->ctx, stir_loc_none(), "cannot download '%s': "
 				"the bindings have no array of the uploaded size", name);

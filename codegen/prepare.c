@@ -49,14 +49,14 @@ static int pass_default_schedule(stir_kernel *k, void *arg)
 static int pass_lift_guards(stir_kernel *k, void *arg)
 {
 	(void)arg;
-	return stir_kernel_lift_guards(k);
+	return stir_lift_guards(k);
 }
 
 /* k, arg: searches the loops do not change before them (passes/hoist.c). */
 static int pass_hoist_invariants(stir_kernel *k, void *arg)
 {
 	(void)arg;
-	return stir_kernel_hoist_invariants(k);
+	return stir_hoist_invariants(k);
 }
 
 /* k, arg: the warp-buffer reads the loops do not change before them
@@ -64,14 +64,14 @@ static int pass_hoist_invariants(stir_kernel *k, void *arg)
 static int pass_hoist_warp_reads(stir_kernel *k, void *arg)
 {
 	(void)arg;
-	return stir_kernel_hoist_warp_reads(k);
+	return stir_hoist_warp_reads(k);
 }
 
 /* k, arg: the barriers a stage III kernel needs (passes/insert_barriers.c). */
 static int pass_insert_barriers(stir_kernel *k, void *arg)
 {
 	(void)arg;
-	return stir_kernel_insert_barriers(k);
+	return stir_insert_barriers(k);
 }
 
 /* k, arg: the vector plans of the vectorized loops
@@ -79,7 +79,7 @@ static int pass_insert_barriers(stir_kernel *k, void *arg)
 static int pass_plan_vectors(stir_kernel *k, void *arg)
 {
 	(void)arg;
-	return stir_kernel_plan_vectors(k);
+	return stir_plan_vectors(k);
 }
 
 /* A registered pass. */
@@ -106,13 +106,13 @@ static const registered registry[] = {
 #define N_REGISTERED (int)(sizeof(registry) / sizeof(registry[0]))
 
 /* (none): see pipeline.h. */
-int stir_pass_registry_n(void)
+int stir_pass_registry_n_passes(void)
 {
 	return N_REGISTERED;
 }
 
 /* i: see pipeline.h. */
-const char *stir_pass_registry_get_name(int i)
+const char *stir_pass_registry_get_pass_name(int i)
 {
 	return i >= 0 && i < N_REGISTERED ? registry[i].name : NULL;
 }

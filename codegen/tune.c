@@ -84,17 +84,17 @@ static const char *inputs_part(const char *text, size_t len, size_t *n)
 	return from;
 }
 
-/* k, a, opt, dev_name, key: stir_tune_key with the device given by its
- * name (NULL: the model's pick, "model-smsN"). */
+/* k, a, opt, dev_name, key: stir_kernel_get_tune_key with the device
+ * given by its name (NULL: the model's pick, "model-smsN"). */
 static int tune_key(const stir_kernel *k, const stir_csr *a,
 	const stir_tune_options *opt, const char *dev_name,
 	stir_tune_entry *key)
 {
 	memset(key, 0, sizeof(*key));
-	key->recipe = stir_tune_recipe_of(k);
+	key->recipe = stir_kernel_get_tune_recipe(k);
 	key->feat = opt->feat;
 	key->time_ms = -1;
-	stir_matrix_sig_of(a, &key->sig);
+	stir_csr_get_sig(a, &key->sig);
 	if (opt->program_text) {
 		stir_tune_program_hash(opt->program_text, key->program);
 	} else {
@@ -117,7 +117,7 @@ static int tune_key(const stir_kernel *k, const stir_csr *a,
 }
 
 /* k, a, opt, dev, key: see tune.h. */
-int stir_tune_key(const stir_kernel *k, const stir_csr *a,
+int stir_kernel_get_tune_key(const stir_kernel *k, const stir_csr *a,
 	const stir_tune_options *opt, const stir_device *dev,
 	stir_tune_entry *key)
 {
@@ -388,7 +388,7 @@ static int tune_measure(stir_ctx *ctx, const stir_kernel *k,
 	if (rc == 0 && !co)
 		rc = no_memory(ctx);
 	if (rc == 0 && stir_gpu_kernel_compile_all(
-	    (const stir_kernel *const *)s.ks, co, s.n, 0, s.gks) != 0) {
+	    s.n, (const stir_kernel *const *)s.ks, co, 0, s.gks) != 0) {
 		for (int i = 0; i < s.n; i++)
 			if (!s.gks[i])
 				forward_diagnostics(ctx, s.ctxs[i],
@@ -546,7 +546,7 @@ int stir_tune(stir_ctx *ctx, const stir_kernel *program, const stir_csr *a,
 			"the feature size must be at least 1");
 		return -1;
 	}
-	if (stir_tune_recipe_of(program) == STIR_TUNE_NONE) {
+	if (stir_kernel_get_tune_recipe(program) == STIR_TUNE_NONE) {
 		stir_ctx_report(ctx, STIR_ERROR, loc, "no recipe covers kernel "
 			"'%s' (the tuner knows csrmm of examples/csrmm.stir, sddmm "
 			"of examples/sddmm.stir, sddmm_rows of examples/sddmm_rows.stir, "
@@ -558,7 +558,7 @@ int stir_tune(stir_ctx *ctx, const stir_kernel *program, const stir_csr *a,
 	 * takes a few tenths of a second to make) only when a search runs */
 	stir_device *dev = opt->device, *own = NULL;
 	char dev_name[256];
-	if (!opt->model_only && !dev && stir_device_name(ctx, 0, dev_name,
+	if (!opt->model_only && !dev && stir_ctx_get_device_name(ctx, 0, dev_name,
 	    sizeof(dev_name)) < 0) {
 		stir_ctx_report(ctx, STIR_NOTE, loc, "the measured search needs a "
 			"GPU; --model-only picks with the cost model alone (stirc "

@@ -32,7 +32,7 @@ static int run_tuned(stir_ctx *ctx, const stir_kernel *k,
 		r->schedule, r->schedule_len);
 	stir_bindings *in = stir_bindings_alloc(), *want = NULL, *got = NULL;
 	stir_gpu_kernel *gk = NULL;
-	const char *sparse = stir_tune_recipe_of(k) == STIR_TUNE_SPMM ? "A" :
+	const char *sparse = stir_kernel_get_tune_recipe(k) == STIR_TUNE_SPMM ? "A" :
 		"S";
 	int rc = -1;
 	if (!c || !s || !in || stir_schedule_prepare_for_gpu(s, c) < 0)

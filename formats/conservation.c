@@ -43,7 +43,7 @@ static int verr(vstate *v, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	stir_error(v->ctx, stir_loc_none(), "%s format: %s",
-		stir_format_kind_name(v->f->kind), msg);
+		stir_format_kind_get_name(v->f->kind), msg);
 	return -1;
 }
 
@@ -81,8 +81,8 @@ static const stir_array *get_array(vstate *v, const char *name, bool index,
 	}
 	if (stir_array_get_dtype(a) != want) {
 		verr(v, "array '%s' has type %s, expected %s", name,
-			stir_dtype_name(stir_array_get_dtype(a)),
-			stir_dtype_name(want));
+			stir_dtype_get_name(stir_array_get_dtype(a)),
+			stir_dtype_get_name(want));
 		return NULL;
 	}
 	if (stir_array_get_len(a) != len) {
@@ -610,7 +610,7 @@ int stir_host_format_verify_csf(stir_ctx *ctx, const stir_host_format *f,
 		stir_error(ctx, stir_loc_none(), "only an ELL3D format is "
 			"checked against a CSF tensor; a %s format takes its "
 			"CSR matrix (stir_host_format_verify)",
-			stir_format_kind_name(f->kind));
+			stir_format_kind_get_name(f->kind));
 		return -1;
 	}
 	if (fmt_check_csf(ctx, csf, &A) < 0)

@@ -174,7 +174,7 @@ double fmt_round_value(stir_dtype t, double v)
 /* ---- the build state ---- */
 
 /* kind: the format's name in messages. */
-const char *stir_format_kind_name(stir_format_kind kind)
+const char *stir_format_kind_get_name(stir_format_kind kind)
 {
 	switch (kind) {
 	case STIR_FORMAT_ELL: return "ELL";
@@ -237,21 +237,21 @@ int fmt_build_init(fmt_build *bld, stir_ctx *ctx, stir_format_kind kind,
 {
 	memset(bld, 0, sizeof(*bld));
 	bld->ctx = ctx;
-	bld->what = stir_format_kind_name(kind);
+	bld->what = stir_format_kind_get_name(kind);
 	if (!suffix)
 		suffix = "";
 	if (check_suffix(ctx, bld->what, suffix) < 0)
 		return -1;
 	if (itype != STIR_I32 && itype != STIR_I64) {
 		stir_error(ctx, stir_loc_none(), "%s: the index type must be "
-			"i32 or i64, not %s", bld->what, stir_dtype_name(itype));
+			"i32 or i64, not %s", bld->what, stir_dtype_get_name(itype));
 		return -1;
 	}
 	if (vtype != STIR_F16 && vtype != STIR_BF16 && vtype != STIR_F32 &&
 	    vtype != STIR_F64) {
 		stir_error(ctx, stir_loc_none(), "%s: the value type must be "
 			"f16, bf16, f32 or f64, not %s", bld->what,
-			stir_dtype_name(vtype));
+			stir_dtype_get_name(vtype));
 		return -1;
 	}
 	stir_host_format *f = calloc(1, sizeof(*f));

@@ -526,7 +526,7 @@ static stir_array *read_npy(stir_ctx *ctx, stir_io_stream *in)
 		return NULL;
 
 	size_t data_off = hstart + hlen;
-	size_t elem = stir_dtype_size(h.dtype);
+	size_t elem = stir_dtype_get_size(h.dtype);
 	uint64_t count = 1;
 	bool too_big = false;
 	for (int i = 0; i < h.ndim; i++) {
@@ -686,7 +686,7 @@ static int write_data(const stir_array *a, FILE *f)
 {
 	stir_dtype t = stir_array_get_dtype(a);
 	size_t n = (size_t)stir_array_get_len(a);
-	size_t elem = stir_dtype_size(t);
+	size_t elem = stir_dtype_get_size(t);
 	const uint8_t *src = stir_array_get_const_data(a);
 	bool le = host_is_little_endian();
 	if (t != STIR_BF16 && (le || elem == 1))
@@ -724,7 +724,7 @@ int stir_npy_write(stir_ctx *ctx, const char *path, const stir_array *a)
 	if (!descr) {
 		stir_error(ctx, stir_loc_file(path), "cannot write an array of "
 			"type %s to a .npy file",
-			stir_dtype_name(stir_array_get_dtype(a)));
+			stir_dtype_get_name(stir_array_get_dtype(a)));
 		return -1;
 	}
 	char pre[512];

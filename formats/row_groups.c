@@ -2,7 +2,7 @@
  * union of their columns (stir_csr_to_row_groups, include/stir/formats.h),
  * the structure of the SDDMM over groups of rows (examples/sddmm_vb4.stir,
  * sddmm_vb8.stir; stir_recipe_sddmm_vblock), and the check of such
- * arrays against their matrix (stir_row_groups_check).
+ * arrays against their matrix (stir_row_groups_verify).
  *
  * Group b holds rows b * R to b * R + R - 1 (the last group fewer when R
  * does not divide the rows); its columns are the union of theirs,
@@ -171,9 +171,9 @@ static int check_dst(stir_ctx *ctx, const stir_row_groups *g)
 	return 0;
 }
 
-/* ctx, csr, g: see formats.h. */
-int stir_row_groups_check(stir_ctx *ctx, const stir_csr *csr,
-	const stir_row_groups *g)
+/* ctx, g, csr: see formats.h. */
+int stir_row_groups_verify(stir_ctx *ctx, const stir_row_groups *g,
+	const stir_csr *csr)
 {
 	fmt_csr a;
 	if (fmt_check_csr(ctx, csr, &a) < 0)

@@ -238,7 +238,7 @@ int stir_format_hybrid_n_parts(int c, int nb, bool cover)
 }
 
 /* c, nb, cover, i, q, t: see passes.h. */
-int stir_format_hybrid_part_at(int c, int nb, bool cover, int i, int *q,
+int stir_format_hybrid_get_part(int c, int nb, bool cover, int i, int *q,
 	int *t)
 {
 	int n = stir_format_hybrid_n_parts(c, nb, cover);
@@ -256,12 +256,12 @@ int stir_format_hybrid_part_at(int c, int nb, bool cover, int i, int *q,
 	return 0;
 }
 
-/* suffix, c, buckets, nb, cover, i: see passes.h. */
-stir_format_rule *stir_format_hybrid_rule(const char *suffix, int c,
-	const int64_t *buckets, int nb, bool cover, int i)
+/* suffix, c, nb, buckets, cover, i: see passes.h. */
+stir_format_rule *stir_format_rule_hybrid(const char *suffix, int c, int nb,
+	const int64_t *buckets, bool cover, int i)
 {
 	int q, t;
-	if (!buckets || stir_format_hybrid_part_at(c, nb, cover, i, &q, &t) < 0)
+	if (!buckets || stir_format_hybrid_get_part(c, nb, cover, i, &q, &t) < 0)
 		return NULL;
 	stir_format_rule *r = stir_format_rule_hybrid_part(suffix, q, t,
 		buckets[t < nb ? t : nb - 1]);

@@ -38,7 +38,7 @@ static int shape_len(int ndim, const int64_t *shape, size_t elem, int64_t *len)
 stir_array *stir_array_alloc(stir_ctx *ctx, stir_dtype dtype, int ndim,
 	const int64_t *shape)
 {
-	size_t elem = stir_dtype_size(dtype);
+	size_t elem = stir_dtype_get_size(dtype);
 	int64_t len;
 	if (elem == 0 || ndim < 0 || ndim > STIR_MAX_DIMS) {
 		stir_error(ctx, stir_loc_none(), "invalid array type or rank");
@@ -71,7 +71,7 @@ stir_array *stir_array_copy(stir_ctx *ctx, const stir_array *a)
 {
 	stir_array *c = stir_array_alloc(ctx, a->dtype, a->ndim, a->shape);
 	if (c)
-		memcpy(c->data, a->data, (size_t)a->len * stir_dtype_size(a->dtype));
+		memcpy(c->data, a->data, (size_t)a->len * stir_dtype_get_size(a->dtype));
 	return c;
 }
 
@@ -167,7 +167,7 @@ int64_t stir_array_get_int(const stir_array *a, int64_t i)
 }
 
 /* t: the tolerance of a comparison in type t, relative and absolute. */
-double stir_dtype_tolerance(stir_dtype t)
+double stir_dtype_get_tolerance(stir_dtype t)
 {
 	switch (t) {
 	case STIR_F64: return 1e-9;
@@ -182,7 +182,7 @@ int64_t stir_array_compare(const stir_array *got, const stir_array *want,
 	int64_t *where, double *worst)
 {
 	return stir_array_compare_within(got, want,
-		stir_dtype_tolerance(want->dtype), where, worst);
+		stir_dtype_get_tolerance(want->dtype), where, worst);
 }
 
 /* got, want, tol, where, worst: see array.h. */
@@ -339,11 +339,11 @@ stir_array *stir_array_convert_named(stir_ctx *ctx, const stir_array *a,
 		if (name)
 			stir_error(ctx, stir_loc_none(), "array '%s': entry %" PRId64
 				" is %s (%s), which %s %s", name, i, v,
-				stir_dtype_name(a->dtype), why, stir_dtype_name(dtype));
+				stir_dtype_get_name(a->dtype), why, stir_dtype_get_name(dtype));
 		else
 			stir_error(ctx, stir_loc_none(), "entry %" PRId64 " is %s (%s), "
-				"which %s %s", i, v, stir_dtype_name(a->dtype), why,
-				stir_dtype_name(dtype));
+				"which %s %s", i, v, stir_dtype_get_name(a->dtype), why,
+				stir_dtype_get_name(dtype));
 		return NULL;
 	}
 	stir_array *c = stir_array_alloc(ctx, dtype, a->ndim, a->shape);
@@ -532,7 +532,7 @@ stir_bindings *stir_bindings_copy(const stir_bindings *b)
 		if (!d)
 			goto fail;
 		*d = *a;
-		size_t bytes = (size_t)a->len * stir_dtype_size(a->dtype);
+		size_t bytes = (size_t)a->len * stir_dtype_get_size(a->dtype);
 		d->data = malloc(bytes ? bytes : 1);
 		if (!d->data) {
 			free(d);

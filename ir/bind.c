@@ -9,7 +9,7 @@
 #include "ir/layout.h"
 #include "ir/visit.h"
 
-int stir_kernel_check_bindings(const stir_kernel *k, const stir_bindings *b)
+int stir_kernel_verify_bindings(const stir_kernel *k, const stir_bindings *b)
 {
 	stir_layout l;
 	if (stir_layout_init(&l, k, b, true) < 0)

@@ -408,7 +408,7 @@ static int bind_tensor(random_binder *r, const stir_buffer *buf, int64_t len)
 		clamp_to_type(buf->dtype, &lo, &hi);
 	if (stir_dtype_is_int(buf->dtype) && hi <= lo && len > 0) {
 		stir_error(r->ctx, buf->loc, "the domain of '%s' holds no value "
-			"of type %s", buf->name, stir_dtype_name(buf->dtype));
+			"of type %s", buf->name, stir_dtype_get_name(buf->dtype));
 		return -1;
 	}
 	stir_array *a = new_array(r, stir_buffer_get_array_name(buf), buf->dtype,

@@ -185,8 +185,8 @@ int stir_coo_check(const stir_layout *l, const stir_bindings *b,
 	    stir_array_get_len(a) != n) {
 		stir_error(ctx, stir_loc_none(), "array '%s' is %s[%" PRId64 "], "
 			"expected %s[%" PRId64 "]", name,
-			stir_dtype_name(stir_array_get_dtype(a)),
-			stir_array_get_len(a), stir_dtype_name(x->idtype), n);
+			stir_dtype_get_name(stir_array_get_dtype(a)),
+			stir_array_get_len(a), stir_dtype_get_name(x->idtype), n);
 		return -1;
 	}
 	int64_t *pos = positions(l, j);

@@ -21,7 +21,7 @@ static const struct {
 
 #define N_DTYPES (sizeof(dtypes) / sizeof(dtypes[0]))
 
-const char *stir_dtype_name(stir_dtype t)
+const char *stir_dtype_get_name(stir_dtype t)
 {
 	for (size_t i = 0; i < N_DTYPES; i++)
 		if (dtypes[i].t == t)
@@ -38,7 +38,7 @@ stir_dtype stir_dtype_from_name(const char *name)
 	return STIR_DTYPE_NONE;
 }
 
-size_t stir_dtype_size(stir_dtype t)
+size_t stir_dtype_get_size(stir_dtype t)
 {
 	for (size_t i = 0; i < N_DTYPES; i++)
 		if (dtypes[i].t == t)

@@ -219,8 +219,8 @@ static bool operand(matcher *m, const stir_intrinsic *in, const char *what,
 	const stir_buffer *buf = x->u.load.buf;
 	if (buf->dtype != in->in)
 		return mismatch(m, x->loc, "%s '%s' holds %s; %s takes %s", what,
-			buf->name, stir_dtype_name(buf->dtype), in->name,
-			stir_dtype_name(in->in));
+			buf->name, stir_dtype_get_name(buf->dtype), in->name,
+			stir_dtype_get_name(in->in));
 	const stir_expr *idx = x->u.load.idx[0];
 	int64_t cr, cc, co;
 	op->buf = buf;
@@ -470,7 +470,7 @@ static bool match_fill_store(matcher *m, stir_mma_match *mm,
 	if (s->u.store.buf->dtype != STIR_F32)
 		return mismatch(m, s->loc, "C '%s' holds %s; the accumulator is "
 			"f32", s->u.store.buf->name,
-			stir_dtype_name(s->u.store.buf->dtype));
+			stir_dtype_get_name(s->u.store.buf->dtype));
 	/* gathered rows: C's index not affine in the rows' loop */
 	stir_affine_opts o = { .flags = STIR_AFFINE_NEG |
 		STIR_AFFINE_WIDENING_CASTS | STIR_AFFINE_OPAQUE,
@@ -524,7 +524,7 @@ static bool match_copy(matcher *m, stir_mma_match *mm,
 		return mismatch(m, s->loc, "%s copies: the store must assign a "
 			"load of a flat buffer (S[..] = X[..])", in->name);
 	const stir_buffer *src = v->u.load.buf;
-	size_t size = stir_dtype_size(dst->dtype);
+	size_t size = stir_dtype_get_size(dst->dtype);
 	if (dst->scope != STIR_SCOPE_SHARED)
 		return mismatch(m, s->loc, "%s copies into shared memory; '%s' is "
 			"not shared", in->name, dst->name);
@@ -534,8 +534,8 @@ static bool match_copy(matcher *m, stir_mma_match *mm,
 	if (src->dtype != dst->dtype || size == 0 || 16 % size != 0)
 		return mismatch(m, s->loc, "%s copies elements of 1, 2, 4, 8 or 16 "
 			"bytes between buffers of one type; '%s' holds %s and '%s' %s",
-			in->name, dst->name, stir_dtype_name(dst->dtype), src->name,
-			stir_dtype_name(src->dtype));
+			in->name, dst->name, stir_dtype_get_name(dst->dtype), src->name,
+			stir_dtype_get_name(src->dtype));
 	mm->vec = (int)(16 / size);
 	mm->c = (stir_mma_operand){ dst, s->u.store.idx[0], 0, false, false };
 	mm->a = (stir_mma_operand){ src, v->u.load.idx[0], 0, false, false };
@@ -612,7 +612,7 @@ bool stir_tensorize_match(const stir_stmt *l, const stir_intrinsic *in,
 	if (s->u.store.buf->dtype != STIR_F32)
 		return mismatch(&m, s->loc, "C '%s' holds %s; the intrinsics "
 			"accumulate in f32", s->u.store.buf->name,
-			stir_dtype_name(s->u.store.buf->dtype));
+			stir_dtype_get_name(s->u.store.buf->dtype));
 	const stir_expr *v = s->u.store.value;
 	if (v->kind != STIR_EXPR_BINARY || v->u.binary.op != STIR_MUL)
 		return mismatch(&m, v->loc, "the value added must be a product "
@@ -777,11 +777,11 @@ static stir_visit_step find_tf32(stir_stmt *s, void *user)
 /* k, t: see include/stir/ir.h. */
 double stir_kernel_get_tolerance(const stir_kernel *k, stir_dtype t)
 {
-	double tol = stir_dtype_tolerance(t);
+	double tol = stir_dtype_get_tolerance(t);
 	stir_visitor v = { .stmt_pre = find_tf32 };
 	if (k && stir_dtype_is_float(t) &&
 	    stir_visit_list(&v, (stir_ptr_vec *)&k->body) &&
-	    stir_dtype_tolerance(STIR_F16) > tol)
-		tol = stir_dtype_tolerance(STIR_F16);
+	    stir_dtype_get_tolerance(STIR_F16) > tol)
+		tol = stir_dtype_get_tolerance(STIR_F16);
 	return tol;
 }

@@ -152,7 +152,7 @@ static int size_type_error(stir_ctx *ctx, const stir_expr *e, int64_t value,
 	stir_error(ctx, e->loc.line ? e->loc : where.line ? where : expr_loc(e),
 		"size expression '%s'%s%s is %" PRId64 ", which does not fit in "
 		"its type %s%s", text, what ? " of " : "", what ? what : "",
-		value, stir_dtype_name(e->dtype),
+		value, stir_dtype_get_name(e->dtype),
 		e->dtype == STIR_I64 ? "" : " (declare the sizes it uses i64)");
 	free(text);
 	return -1;
@@ -286,7 +286,7 @@ int64_t stir_layout_buffer_len(const stir_layout *l, const stir_buffer *b)
 static int check_buffer_bytes(stir_ctx *ctx, const stir_buffer *buf,
 	int64_t len)
 {
-	size_t elem = stir_dtype_size(buf->dtype);
+	size_t elem = stir_dtype_get_size(buf->dtype);
 	if (len < 0) {
 		stir_error(ctx, buf->loc, "'%s' has too many elements (more "
 			"than %" PRId64 ")", buf->name, INT64_MAX);
@@ -319,8 +319,8 @@ static int check_array(stir_ctx *ctx, const char *name, const stir_array *a,
 	}
 	if (stir_array_get_dtype(a) != want) {
 		stir_error(ctx, stir_loc_none(), "array '%s' has type %s, expected %s",
-			name, stir_dtype_name(stir_array_get_dtype(a)),
-			stir_dtype_name(want));
+			name, stir_dtype_get_name(stir_array_get_dtype(a)),
+			stir_dtype_get_name(want));
 		return -1;
 	}
 	if (stir_array_get_len(a) != len) {
@@ -635,14 +635,14 @@ static int check_axis_counts(stir_layout *l, const stir_axis *a)
 		/* the iterator (of the axis's index type) holds the coordinate */
 		stir_error(ctx, a->loc, "axis '%s' has length %" PRId64 ": its "
 			"coordinates do not fit its index type %s (declare it "
-			"idtype = i64)", a->name, al->len, stir_dtype_name(a->idtype));
+			"idtype = i64)", a->name, al->len, stir_dtype_get_name(a->idtype));
 		return -1;
 	}
 	if (stir_axis_has_indptr(a) && !count_fits(a->idtype, al->nnz)) {
 		/* indptr, of the index type, ends at NNZ */
 		stir_error(ctx, a->loc, "axis '%s' has NNZ = %" PRId64 ", more than "
 			"its index type %s holds (declare it idtype = i64)", a->name,
-			al->nnz, stir_dtype_name(a->idtype));
+			al->nnz, stir_dtype_get_name(a->idtype));
 		return -1;
 	}
 	if (a->kind == STIR_SPARSE_FIXED) {
@@ -650,7 +650,7 @@ static int check_axis_counts(stir_layout *l, const stir_axis *a)
 		if (!count_fits(t, al->npos)) {
 			stir_error(ctx, a->loc, "axis '%s' has %" PRId64 " positions, "
 				"more than its sizes' type %s counts (declare them i64)",
-				a->name, al->npos, stir_dtype_name(t));
+				a->name, al->npos, stir_dtype_get_name(t));
 			return -1;
 		}
 	}
@@ -665,7 +665,7 @@ static int check_axis_counts(stir_layout *l, const stir_axis *a)
 			"not fit in %s (declare the sizes i64)", a->name,
 			rows ? "the parent's positions" : "NNZ",
 			rows ? "length" : "value bound",
-			stir_dtype_name(rows ? t : a->nnz->dtype));
+			stir_dtype_get_name(rows ? t : a->nnz->dtype));
 		return -1;
 	}
 	return 0;
@@ -774,7 +774,7 @@ static int check_offset_type(stir_layout *l, const stir_buffer *buf)
 		" elements, more than its offsets' type %s reaches (the type of "
 		"its sizes: declare them i64)",
 		buf->kind == STIR_BUFFER_LOCAL ? "local" : "tensor", buf->name, n,
-		stir_dtype_name(t));
+		stir_dtype_get_name(t));
 	return -1;
 }
 

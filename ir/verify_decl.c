@@ -16,7 +16,7 @@ void verify_check_params(verifier *v)
 		if (p->dtype != STIR_I32 && p->dtype != STIR_I64)
 			stir_error(v->ctx, p->loc,
 				"parameter '%s' must be i32 or i64, not %s",
-				p->name, stir_dtype_name(p->dtype));
+				p->name, stir_dtype_get_name(p->dtype));
 	}
 }
 
@@ -98,8 +98,8 @@ static void check_aux_axis(verifier *v, const stir_buffer *b,
 	if (stir_dtype_is_int(b->dtype) && b->dtype != a->idtype)
 		stir_error(v->ctx, b->loc, "%s buffer '%s' has type %s but axis "
 			"'%s' has index type %s", what, b->name,
-			stir_dtype_name(b->dtype), a->name,
-			stir_dtype_name(a->idtype));
+			stir_dtype_get_name(b->dtype), a->name,
+			stir_dtype_get_name(a->idtype));
 	for (int i = 0; i < v->k->buffers.n; i++) {
 		const stir_buffer *o = stir_buffer_at(&v->k->buffers, i);
 		if (o == b)
@@ -127,7 +127,7 @@ static void check_aux_buffer(verifier *v, const stir_buffer *b)
 	const char *what = kind_word(b->kind);
 	if (!stir_dtype_is_int(b->dtype))
 		stir_error(v->ctx, b->loc, "%s buffer '%s' must have an integer "
-			"type, not %s", what, b->name, stir_dtype_name(b->dtype));
+			"type, not %s", what, b->name, stir_dtype_get_name(b->dtype));
 	if (v->k->stage == STIR_STAGE_3 && b->aux_axis)
 		stir_error(v->ctx, b->loc, "buffer '%s' names axis '%s', but "
 			"stage 3 has no axes", b->name, b->aux_axis->name);
@@ -152,7 +152,7 @@ static void check_coo_buffer(verifier *v, const stir_buffer *b)
 {
 	if (!stir_dtype_is_int(b->dtype))
 		stir_error(v->ctx, b->loc, "COO buffer '%s' must have an integer "
-			"type, not %s", b->name, stir_dtype_name(b->dtype));
+			"type, not %s", b->name, stir_dtype_get_name(b->dtype));
 	if (v->k->stage == STIR_STAGE_3 && (b->aux_axis || b->coo_axis))
 		stir_error(v->ctx, b->loc, "buffer '%s' names an axis, but stage 3 "
 			"has no axes", b->name);
@@ -285,7 +285,7 @@ void verify_check_axes(verifier *v)
 		if (a->idtype != STIR_I32 && a->idtype != STIR_I64)
 			stir_error(v->ctx, a->loc,
 				"index type of axis '%s' must be i32 or i64, not %s",
-				a->name, stir_dtype_name(a->idtype));
+				a->name, stir_dtype_get_name(a->idtype));
 		if (v->k->stage == STIR_STAGE_3)
 			verify_report_stage(v, a->loc, "axis", a->name);
 		check_axis_aux(v, a, a->indptr_buf, STIR_BUFFER_INDPTR);
@@ -355,7 +355,7 @@ static void check_buffer(verifier *v, const stir_buffer *b)
 	if (!stir_dtype_is_int(b->dtype))
 		stir_error(v->ctx, b->loc,
 			"%s '%s' of type %s cannot have a value domain",
-			buffer_word(b), b->name, stir_dtype_name(b->dtype));
+			buffer_word(b), b->name, stir_dtype_get_name(b->dtype));
 	if (!b->domain_lo || !b->domain_hi)
 		stir_error(v->ctx, b->loc, "the value domain of %s '%s' lacks "
 			"its %s bound", buffer_word(b), b->name,

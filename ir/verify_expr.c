@@ -101,10 +101,10 @@ stir_dtype verify_check_int(verifier *v, scope *sc, const stir_expr *e,
 			"float literal where an integer is expected");
 	else if (n > 0)
 		stir_error(v->ctx, e->loc, "%s %d of '%s' is %s, not an integer",
-			what, n, name, stir_dtype_name(t));
+			what, n, name, stir_dtype_get_name(t));
 	else
 		stir_error(v->ctx, e->loc, "%s '%s' is %s, not an integer", what,
-			name, stir_dtype_name(t));
+			name, stir_dtype_get_name(t));
 	return STIR_DTYPE_NONE;
 }
 
@@ -129,7 +129,7 @@ static stir_dtype agree(verifier *v, const char *what, stir_loc loc,
 			"float literal where an integer is expected");
 	else
 		stir_error(v->ctx, loc, "%s do not agree: %s and %s", what,
-			stir_dtype_name(ta), stir_dtype_name(tb));
+			stir_dtype_get_name(ta), stir_dtype_get_name(tb));
 	return STIR_DTYPE_NONE;
 }
 
@@ -141,7 +141,7 @@ void verify_check_cond(verifier *v, scope *sc, const stir_expr *e,
 	stir_dtype t = verify_check_expr(v, sc, e);
 	if (t != STIR_DTYPE_NONE && t != STIR_BOOL)
 		stir_error(v->ctx, e->loc, "%s is %s, not bool", what,
-			stir_dtype_name(t));
+			stir_dtype_get_name(t));
 }
 
 /* v, sc, e: a use of a variable: a parameter of this kernel, or an
@@ -209,7 +209,7 @@ static bool check_num_operand(verifier *v, const char *op, const stir_expr *e,
 	if (t == STIR_DTYPE_NONE || is_num(t))
 		return true;
 	stir_error(v->ctx, e->loc, "operand of '%s' is %s, not a number", op,
-		stir_dtype_name(t));
+		stir_dtype_get_name(t));
 	return false;
 }
 
@@ -261,7 +261,7 @@ static stir_dtype check_binary(verifier *v, scope *sc, const stir_expr *e)
 	stir_dtype t = agree(v, what, e->loc, a, ta, b, tb);
 	if (info->cls == STIR_OPC_INT_ARITH && stir_dtype_is_float(t)) {
 		stir_error(v->ctx, e->loc, "'%s' needs integer operands, not %s",
-			name, stir_dtype_name(t));
+			name, stir_dtype_get_name(t));
 		return STIR_DTYPE_NONE;
 	}
 	return cmp ? STIR_BOOL : t;
@@ -309,7 +309,7 @@ static stir_dtype check_call(verifier *v, scope *sc, const stir_expr *e)
 			if (t[i] != STIR_DTYPE_NONE && !is_num(t[i])) {
 				stir_error(v->ctx, e->u.call.args[i]->loc,
 					"argument of '%s' is %s, not a number", name,
-					stir_dtype_name(t[i]));
+					stir_dtype_get_name(t[i]));
 				ok = false;
 			}
 		if (!ok)
@@ -322,7 +322,7 @@ static stir_dtype check_call(verifier *v, scope *sc, const stir_expr *e)
 	}
 	if (!stir_dtype_is_float(t[0])) {
 		stir_error(v->ctx, a->loc, "argument of '%s' is %s, not a float",
-			name, stir_dtype_name(t[0]));
+			name, stir_dtype_get_name(t[0]));
 		return STIR_DTYPE_NONE;
 	}
 	return t[0];
@@ -334,12 +334,12 @@ static stir_dtype check_cast(verifier *v, scope *sc, const stir_expr *e)
 	stir_dtype t = verify_check_expr(v, sc, e->u.cast.a);
 	if (!is_num(e->dtype)) {
 		stir_error(v->ctx, e->loc, "cannot cast to %s",
-			stir_dtype_name(e->dtype));
+			stir_dtype_get_name(e->dtype));
 		return STIR_DTYPE_NONE;
 	}
 	if (t != STIR_DTYPE_NONE && !is_num(t))
 		stir_error(v->ctx, e->loc, "cannot cast %s to %s",
-			stir_dtype_name(t), stir_dtype_name(e->dtype));
+			stir_dtype_get_name(t), stir_dtype_get_name(e->dtype));
 	return e->dtype;
 }
 
@@ -367,7 +367,7 @@ static stir_dtype check_search(verifier *v, scope *sc, const stir_expr *e)
 			name, buffer_word(b), b->name);
 	else if (!stir_dtype_is_int(b->dtype))
 		stir_error(v->ctx, e->loc, "'%s' needs an integer buffer, not '%s' "
-			"of type %s", name, b->name, stir_dtype_name(b->dtype));
+			"of type %s", name, b->name, stir_dtype_get_name(b->dtype));
 	stir_dtype lo = verify_check_int(v, sc, e->u.search.lo, "argument",
 		2, name);
 	stir_dtype hi = verify_check_int(v, sc, e->u.search.hi, "argument",
@@ -390,13 +390,13 @@ stir_dtype verify_check_expr(verifier *v, scope *sc, const stir_expr *e)
 		if (e->dtype == STIR_BOOL || is_num(e->dtype))
 			return e->dtype;
 		stir_error(v->ctx, e->loc, "literal of invalid type %s",
-			stir_dtype_name(e->dtype));
+			stir_dtype_get_name(e->dtype));
 		return STIR_DTYPE_NONE;
 	case STIR_EXPR_FLOAT:
 		if (stir_dtype_is_float(e->dtype))
 			return e->dtype;
 		stir_error(v->ctx, e->loc, "float literal of type %s",
-			stir_dtype_name(e->dtype));
+			stir_dtype_get_name(e->dtype));
 		return STIR_DTYPE_NONE;
 	case STIR_EXPR_VAR:
 		check_var_use(v, sc, e);
@@ -432,7 +432,7 @@ stir_dtype verify_check_expr(verifier *v, scope *sc, const stir_expr *e)
 	if (t != STIR_DTYPE_NONE && t != e->dtype) {
 		stir_error(v->ctx, e->loc,
 			"expression of type %s where its operands give %s",
-			stir_dtype_name(e->dtype), stir_dtype_name(t));
+			stir_dtype_get_name(e->dtype), stir_dtype_get_name(t));
 		return STIR_DTYPE_NONE;
 	}
 	return t;

@@ -63,7 +63,7 @@ static void check_store(verifier *v, scope *sc, const stir_stmt *s)
 			"float literal where an integer is expected");
 	else
 		stir_error(v->ctx, s->loc, "cannot store %s into '%s' of type %s%s",
-			stir_dtype_name(t), b->name, stir_dtype_name(bt),
+			stir_dtype_get_name(t), b->name, stir_dtype_get_name(bt),
 			is_num(t) && is_num(bt) ? " without a cast" : "");
 }
 
@@ -74,8 +74,8 @@ static void check_var_type(verifier *v, const stir_var *var, stir_dtype t,
 {
 	if (t != STIR_DTYPE_NONE && t != var->dtype)
 		stir_error(v->ctx, var->loc, "%s '%s' of type %s has %s of type %s",
-			word, var->name, stir_dtype_name(var->dtype), what,
-			stir_dtype_name(t));
+			word, var->name, stir_dtype_get_name(var->dtype), what,
+			stir_dtype_get_name(t));
 }
 
 /* v, sc, s: let var = value; var comes into scope after the value. */

@@ -112,7 +112,7 @@ static stir_expr *build_cast(builder *b, const lang_expr *e)
 	stir_dtype t = e->u.type.dtype;
 	if (count != 1)
 		build_error(b, e->loc, "a cast to %s takes one argument",
-			stir_dtype_name(t));
+			stir_dtype_get_name(t));
 	stir_expr *x = args && count == 1 ? stir_expr_cast(b->k, t, args[0]) : NULL;
 	free(args);
 	return located(x, e->loc);
@@ -152,7 +152,7 @@ static stir_expr *build_expr(builder *b, const lang_expr *e)
 		return build_call(b, e);
 	case LANG_EXPR_TYPE:
 		build_error(b, e->loc, "type name '%s' used as a value",
-			stir_dtype_name(e->u.type.dtype));
+			stir_dtype_get_name(e->u.type.dtype));
 		return NULL;
 	case LANG_EXPR_CAST:
 		return build_cast(b, e);

@@ -251,7 +251,7 @@ static void put_expr(printer *pr, const stir_expr *e)
 		put(pr, ")");
 		break;
 	case STIR_EXPR_CAST:
-		put(pr, stir_dtype_name(e->dtype));
+		put(pr, stir_dtype_get_name(e->dtype));
 		put(pr, "(");
 		put_expr(pr, e->u.cast.a);
 		put(pr, ")");
@@ -584,7 +584,7 @@ static void put_axis(printer *pr, const stir_axis *a)
 	}
 	if (a->idtype != STIR_I32) {
 		put(pr, ", idtype = ");
-		put(pr, stir_dtype_name(a->idtype));
+		put(pr, stir_dtype_get_name(a->idtype));
 	}
 	if (!a->sorted)
 		put(pr, ", sorted = false");
@@ -623,7 +623,7 @@ static void put_buffer(printer *pr, const stir_buffer *b)
 		put(pr, b->kind == STIR_BUFFER_LOCAL ? "local " : "tensor ");
 	put_name(pr, b->name);
 	put(pr, ": ");
-	put(pr, stir_dtype_name(b->dtype));
+	put(pr, stir_dtype_get_name(b->dtype));
 	put(pr, "[");
 	if (b->extent)
 		put_expr(pr, b->extent);
@@ -668,7 +668,7 @@ static void put_kernel(printer *pr, const stir_kernel *k)
 			put(pr, ", ");
 		put_name(pr, v->name);
 		put(pr, ": ");
-		put(pr, stir_dtype_name(v->dtype));
+		put(pr, stir_dtype_get_name(v->dtype));
 	}
 	put(pr, ")");
 	if (k->stage != STIR_STAGE_1) {

@@ -466,7 +466,7 @@ out:
 }
 
 /* k: see passes.h. */
-int stir_kernel_hoist_invariants(stir_kernel *k)
+int stir_hoist_invariants(stir_kernel *k)
 {
 	return hoist(k, NULL, NULL, "hoist_invariants");
 }
@@ -486,7 +486,7 @@ static bool walked_before(const stir_stmt *loop, const stir_expr *x,
 }
 
 /* k: see passes.h. */
-int stir_kernel_hoist_warp_reads(stir_kernel *k)
+int stir_hoist_warp_reads(stir_kernel *k)
 {
 	if (!k)
 		return -1;

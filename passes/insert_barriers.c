@@ -72,7 +72,7 @@ static stir_visit_step insert_inside(stir_stmt *s, void *user)
 }
 
 /* k: see include/stir/passes.h. */
-int stir_kernel_insert_barriers(stir_kernel *k)
+int stir_insert_barriers(stir_kernel *k)
 {
 	if (!k)
 		return -1;

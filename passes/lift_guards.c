@@ -160,7 +160,7 @@ static int apply(stir_kernel *k, const lift *d)
 }
 
 /* k: see passes.h. */
-int stir_kernel_lift_guards(stir_kernel *k)
+int stir_lift_guards(stir_kernel *k)
 {
 	if (!k)
 		return -1;

@@ -40,7 +40,7 @@ static void annotate(const stir_stmt *loop, const stir_vec_plan *p,
 }
 
 /* k: see passes.h. */
-int stir_kernel_plan_vectors(stir_kernel *k)
+int stir_plan_vectors(stir_kernel *k)
 {
 	if (!k)
 		return -1;

@@ -58,7 +58,7 @@ static bool type_is_valid(stir_arg_type t)
 }
 
 /* t: the type to name. */
-const char *stir_arg_type_name(stir_arg_type t)
+const char *stir_arg_type_get_name(stir_arg_type t)
 {
 	return type_is_valid(t) ? arg_types[t].name : "?";
 }
@@ -167,7 +167,7 @@ static void note_signature(const stir_arg_pack *pack, stir_diag *d)
 	*p++ = '(';
 	for (int i = 0; i < pack->n; i++)
 		p += sprintf(p, "%s%s %s", i ? ", " : "",
-			stir_arg_type_name(pack->slots[i].type),
+			stir_arg_type_get_name(pack->slots[i].type),
 			pack->slots[i].name);
 	*p++ = ')';
 	*p = '\0';
@@ -195,7 +195,7 @@ static arg_slot *find_slot(stir_arg_pack *pack, const char *name,
 		pack->bad = true;
 		stir_error(pack->ctx, stir_loc_none(),
 			"kernel argument '%s' is %s, not %s", name,
-			stir_arg_type_name(s->type), stir_arg_type_name(type));
+			stir_arg_type_get_name(s->type), stir_arg_type_get_name(type));
 		return NULL;
 	}
 	pack->bad = true;
@@ -281,18 +281,18 @@ int stir_arg_pack_check_for(const stir_arg_pack *pack, stir_ctx *ctx,
 		if (kernel)
 			stir_error(ctx, stir_loc_none(), "cannot launch '%s': "
 				"argument '%s' (%s) is not set", kernel,
-				s->name, stir_arg_type_name(s->type));
+				s->name, stir_arg_type_get_name(s->type));
 		else
 			stir_error(ctx, stir_loc_none(), "kernel argument "
 				"'%s' (%s) is not set", s->name,
-				stir_arg_type_name(s->type));
+				stir_arg_type_get_name(s->type));
 		r = -1;
 	}
 	return r;
 }
 
 /* pack: the pack to check, reporting into its own context. */
-int stir_arg_pack_check(const stir_arg_pack *pack)
+int stir_arg_pack_verify(const stir_arg_pack *pack)
 {
 	if (!pack)
 		return -1;
@@ -323,7 +323,7 @@ int stir_arg_pack_set_ptr_at(stir_arg_pack *pack, int i, uint64_t v)
 		else
 			stir_error(pack->ctx, stir_loc_none(), "kernel argument "
 				"'%s' is %s, not ptr", pack->slots[i].name,
-				stir_arg_type_name(pack->slots[i].type));
+				stir_arg_type_get_name(pack->slots[i].type));
 		return -1;
 	}
 	arg_slot *s = &pack->slots[i];

@@ -18,7 +18,7 @@
 #define L2_FLUSH_BYTES ((size_t)256 << 20)
 
 /* ctx: receives the error.  The number of devices, or -1. */
-int stir_device_count(stir_ctx *ctx)
+int stir_ctx_n_devices(stir_ctx *ctx)
 {
 	if (stir_cu_load(ctx) < 0)
 		return -1;
@@ -76,7 +76,7 @@ stir_device *stir_device_alloc(stir_ctx *ctx, int ordinal)
 /* ctx: receives the error; ordinal: which device; buf, size: receive its
  * name.  The driver's calls only, no context: what a tuning record's key
  * needs, without the time a context takes to make. */
-int stir_device_name(stir_ctx *ctx, int ordinal, char *buf, size_t size)
+int stir_ctx_get_device_name(stir_ctx *ctx, int ordinal, char *buf, size_t size)
 {
 	cu_device cudev;
 	if (!buf || size < 2 || size > 0x7fffffff)

@@ -87,7 +87,7 @@ void stir_device_leave_hot(stir_device *dev, int entered);
 
 /* Bytes a parameter of type t occupies (0 for STIR_ARG_NONE). */
 size_t stir_arg_type_size(stir_arg_type t);
-/* pack, ctx, kernel: check the pack as stir_arg_pack_check does, reporting
+/* pack, ctx, kernel: check the pack as stir_arg_pack_verify does, reporting
  * into ctx; errors name "kernel" when it is not NULL. */
 int stir_arg_pack_check_for(const stir_arg_pack *pack, stir_ctx *ctx,
 	const char *kernel);

@@ -188,7 +188,7 @@ static int check_kparams(stir_gpu_func *func, const stir_arg_pack *args)
 			"parameter %d takes %zu bytes, but argument '%s' is %s",
 			func->name, i, func->kparam_size[i],
 			stir_arg_pack_get_param_name(args, i),
-			stir_arg_type_name(t));
+			stir_arg_type_get_name(t));
 		return -1;
 	}
 	return 0;

@@ -36,7 +36,7 @@ struct stir_gpu_code {
 static long n_invocations;
 
 /* The count of NVRTC compilations so far. */
-long stir_nvrtc_get_n_invocations(void)
+long stir_nvrtc_n_invocations(void)
 {
 	return __atomic_load_n(&n_invocations, __ATOMIC_RELAXED);
 }

@@ -24,7 +24,7 @@ bool cache_check_warp(creq *c)
 	if (t != STIR_I32 && t != STIR_I64 && t != STIR_F32 && t != STIR_F64) {
 		sched_fail(s, c->loop->loc, "a warp cache holds 32- or 64-bit "
 			"numbers (what warp shuffles move), and '%s' is %s", xn,
-			stir_dtype_name(t));
+			stir_dtype_get_name(t));
 		return false;
 	}
 	const stir_stmt *lanes = NULL;

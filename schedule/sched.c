@@ -133,7 +133,7 @@ static int request_end(sched *s)
 	}
 	sched_release(s);
 	if (stir_analyze_regions(s->k) < 0 ||
-	    (s->replan && stir_kernel_plan_vectors(s->k) < 0)) {
+	    (s->replan && stir_plan_vectors(s->k) < 0)) {
 		sched_restore(s);
 		stir_made_clear(s->k);
 		return -1;

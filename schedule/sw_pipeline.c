@@ -131,7 +131,7 @@ static void check_copies(sched *s, const stir_stmt *l, pipe_rw *r)
 		stir_buffer *d = (stir_buffer *)m.c.buf;
 		int64_t e;
 		if (!sched_int_value(d->extent, &e) ||
-		    e * (int64_t)stir_dtype_size(d->dtype) % 16 != 0) {
+		    e * (int64_t)stir_dtype_get_size(d->dtype) % 16 != 0) {
 			sched_fail(s, c->loc, "shared buffer '%s' has extent %s: a "
 				"slot of a pipeline needs a literal extent of whole "
 				"16-byte pieces", d->name, sched_str(s, d->extent));

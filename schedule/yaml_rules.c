@@ -465,11 +465,11 @@ static int read_rule(reader *r, const yaml_node_t *n, sf_arg *a)
 			src->group));
 		break;
 	case SF_RULE_HYBRID:
-		/* every part, in the order of stir_format_hybrid_part_at */
+		/* every part, in the order of stir_format_hybrid_get_part */
 		for (int i = 0; i < stir_format_hybrid_n_parts(src->column_parts,
 		    src->n_buckets, src->cover_rows); i++)
-			if (add_rule(r, a, stir_format_hybrid_rule(src->suffix,
-			    src->column_parts, src->buckets, src->n_buckets,
+			if (add_rule(r, a, stir_format_rule_hybrid(src->suffix,
+			    src->column_parts, src->n_buckets, src->buckets,
 			    src->cover_rows, i)) < 0)
 				return -1;
 		break;

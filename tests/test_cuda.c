@@ -52,11 +52,11 @@ static prog load_prog(const char *file)
 }
 
 /* file: a stage III program of the source tree with its barriers placed
- * (stir_kernel_insert_barriers, as stir_kernel_prepare_for_gpu does). */
+ * (stir_insert_barriers, as stir_kernel_prepare_for_gpu does). */
 static prog load_placed(const char *file)
 {
 	prog p = load_prog(file);
-	int rc = stir_kernel_insert_barriers(p.k);
+	int rc = stir_insert_barriers(p.k);
 	if (rc < 0)
 		stir_ctx_print_diagnostics(p.ctx, stderr);
 	ck_assert_int_eq(rc, 0);
@@ -574,7 +574,7 @@ static char *strip_launch_lines(const char *src)
 
 /* file, sched, sizes, n, first, second: program "file" (scheduled
  * by "sched" when not NULL, prepared for the GPU otherwise), whose
- * stage III text after stir_kernel_insert_barriers holds n barriers,
+ * stage III text after stir_insert_barriers holds n barriers,
  * among them "first" and "second" (each a barrier in context).  The text reads back and verifies,
  * a second run adds nothing, the read-back kernel emits the same CUDA,
  * and it interprets to the same arrays as the kernel without barriers. */
@@ -600,7 +600,7 @@ static void check_placed(const char *file, const char *sched,
 	ck_assert_ptr_nonnull(strstr(text, first));
 	ck_assert_ptr_nonnull(strstr(text, second));
 	/* a second run finds every barrier in place */
-	ck_assert_int_eq(stir_kernel_insert_barriers(p.k), 0);
+	ck_assert_int_eq(stir_insert_barriers(p.k), 0);
 	char *again = stir_kernel_to_str(p.k);
 	ck_assert_str_eq(again, text);
 	/* the text reads back (verified) and prints and emits the same */
@@ -699,11 +699,11 @@ START_TEST(test_barrier_missing)
 	ck_assert_str_eq(d, "23:7: error: threads of a block must synchronize "
 		"between the accesses to 'xs' at tiled_mv.stir:20 and at "
 		"tiled_mv.stir:28, but there is no barrier between them (see "
-		"stir_kernel_insert_barriers)\n"
+		"stir_insert_barriers)\n"
 		"17:5: error: threads of a block must synchronize between the "
 		"accesses to 'y_data' at tiled_mv.stir:13 and at tiled_mv.stir:28, "
 		"but there is no barrier between them (see "
-		"stir_kernel_insert_barriers)\n");
+		"stir_insert_barriers)\n");
 	free(d);
 	free_prog(&p);
 	/* a barrier written where not every thread of the block gets */
@@ -907,7 +907,7 @@ START_TEST(test_vector_plans_match_emitter)
 	vec_count c = { 0 };
 	char want[256] = "";
 	ck_assert_int_eq(stir_vec_plan_kernel(p.k, count_plan, &c), 0);
-	ck_assert_int_eq(stir_kernel_plan_vectors(p.k), 0);
+	ck_assert_int_eq(stir_plan_vectors(p.k), 0);
 	char *cu = stir_kernel_to_cuda(p.k);
 	ck_assert_ptr_nonnull(cu);
 	for (const char *at = cu; (at = strstr(at, "// loop '")); at++) {
@@ -972,7 +972,7 @@ static int count_vectorized(const char *s)
 START_TEST(test_emitter_reads_plans)
 {
 	prog p = load_prog("tests/cuda/vectorize.stir");
-	ck_assert_int_eq(stir_kernel_plan_vectors(p.k), 0);
+	ck_assert_int_eq(stir_plan_vectors(p.k), 0);
 	char *planned = stir_kernel_to_cuda(p.k);
 	ck_assert_ptr_nonnull(planned);
 	stir_stmt *L = NULL;
@@ -996,7 +996,7 @@ END_TEST
 START_TEST(test_aligned_buffers)
 {
 	prog p = load_prog("tests/cuda/vectorize.stir");
-	ck_assert_int_eq(stir_kernel_plan_vectors(p.k), 0);
+	ck_assert_int_eq(stir_plan_vectors(p.k), 0);
 	char *checked = stir_kernel_to_cuda(p.k);
 	stir_cuda_plan *plan = stir_cuda_plan_alloc(p.k,
 		STIR_CUDA_ALIGNED_BUFFERS);
@@ -1025,8 +1025,8 @@ END_TEST
 START_TEST(test_lifted_guards)
 {
 	prog p = load_prog("tests/cuda/vectorize.stir");
-	ck_assert_int_eq(stir_kernel_lift_guards(p.k), 0);
-	ck_assert_int_eq(stir_kernel_plan_vectors(p.k), 0);
+	ck_assert_int_eq(stir_lift_guards(p.k), 0);
+	ck_assert_int_eq(stir_plan_vectors(p.k), 0);
 	char *s = stir_kernel_to_cuda(p.k);
 	ck_assert_ptr_nonnull(s);
 	/* "put": the guard of the block under loop w, before the loop */
@@ -1055,7 +1055,7 @@ START_TEST(test_lifted_guards)
 		"    }\n"
 		"  }\n"
 		"}\n");
-	ck_assert_int_eq(stir_kernel_lift_guards(p.k), 0);
+	ck_assert_int_eq(stir_lift_guards(p.k), 0);
 	s = stir_kernel_to_cuda(p.k);
 	ck_assert_ptr_nonnull(s);
 	/* the outer guard (no loads) before the loop, the load inside */
@@ -1094,8 +1094,8 @@ START_TEST(test_lifted_guards)
 		"    }\n"
 		"  }\n"
 		"}\n");
-	ck_assert_int_eq(stir_kernel_lift_guards(p.k), 0);
-	ck_assert_int_eq(stir_kernel_hoist_warp_reads(p.k), 0);
+	ck_assert_int_eq(stir_lift_guards(p.k), 0);
+	ck_assert_int_eq(stir_hoist_warp_reads(p.k), 0);
 	s = stir_kernel_to_cuda(p.k);
 	if (!s)
 		stir_ctx_print_diagnostics(p.ctx, stderr);
@@ -2097,7 +2097,7 @@ START_TEST(test_compile)
 	char dir[] = "/tmp/stir-test-cuda-XXXXXX";
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	stir_compile_options o = { .arch = "sm_90", .cache_dir = dir };
-	long before = stir_nvrtc_get_n_invocations();
+	long before = stir_nvrtc_n_invocations();
 	stir_gpu_kernel *a = stir_gpu_kernel_compile(p.k, &o);
 	if (!stir_nvrtc_is_available()) {
 		ck_assert_ptr_null(a);
@@ -2109,7 +2109,7 @@ START_TEST(test_compile)
 		ck_assert_ptr_nonnull(again);
 		ck_assert(stir_gpu_code_is_from_cache(
 			stir_gpu_kernel_get_code(again)));
-		ck_assert_int_eq(stir_nvrtc_get_n_invocations(), before + 1);
+		ck_assert_int_eq(stir_nvrtc_n_invocations(), before + 1);
 		ck_assert_str_eq(stir_gpu_code_get_arch(
 			stir_gpu_kernel_get_code(a)), "sm_90");
 		stir_gpu_kernel_free(again);
@@ -2151,8 +2151,8 @@ START_TEST(test_compile_all)
 	o[5].n_extra = 1;                   /* refused by NVRTC */
 	o[5].extra = bogus;
 	stir_gpu_kernel *gks[N];
-	long before = stir_nvrtc_get_n_invocations();
-	int failed = stir_gpu_kernel_compile_all(ks, o, N, 3, gks);
+	long before = stir_nvrtc_n_invocations();
+	int failed = stir_gpu_kernel_compile_all(N, ks, o, 3, gks);
 	ck_assert_ptr_null(gks[4]);
 	ck_assert_ptr_null(gks[6]);
 	ck_assert_int_eq(stir_ctx_n_errors(p[4].ctx), 1);
@@ -2165,7 +2165,7 @@ START_TEST(test_compile_all)
 		ck_assert_int_eq(failed, 2);
 		ck_assert_ptr_null(gks[5]);
 		ck_assert_int_ge(stir_ctx_n_errors(p[5].ctx), 1);
-		ck_assert_int_eq(stir_nvrtc_get_n_invocations(), before + 5);
+		ck_assert_int_eq(stir_nvrtc_n_invocations(), before + 5);
 		for (int i = 0; i < 4; i++) {
 			if (stir_ctx_n_errors(p[i].ctx))
 				stir_ctx_print_diagnostics(p[i].ctx, stderr);
@@ -2184,8 +2184,8 @@ START_TEST(test_compile_all)
 			stir_gpu_kernel_free(again);
 		}
 	}
-	ck_assert_int_eq(stir_gpu_kernel_compile_all(ks, o, -1, 1, gks), -1);
-	ck_assert_int_eq(stir_gpu_kernel_compile_all(NULL, NULL, 0, 0, NULL), 0);
+	ck_assert_int_eq(stir_gpu_kernel_compile_all(-1, ks, o, 1, gks), -1);
+	ck_assert_int_eq(stir_gpu_kernel_compile_all(0, NULL, NULL, 0, NULL), 0);
 	for (int i = 0; i < N; i++)
 		stir_gpu_kernel_free(gks[i]);
 	for (int i = 0; i < N - 1; i++)

@@ -493,7 +493,7 @@ static void find_programs(void)
 	static const int64_t cand_feats[] = { 32, 6 };
 	for (int c = 8; c < stir_sddmm_n_candidates(); c++) {
 		for (size_t i = 0; i < 2; i++) {
-			const stir_sddmm_params *q = stir_sddmm_get_candidate(c);
+			const stir_sddmm_candidate *q = stir_sddmm_get_candidate(c);
 			emu_prog *p = add(q->rows ? "examples/sddmm_rows.stir" :
 				"examples/sddmm.stir", q->rows ? "sddmm_rows" :
 				"sddmm", "examples/sddmm.stir", "sddmm", NULL);
@@ -521,7 +521,7 @@ static void find_programs(void)
 	 * tile of 4 or 8 rows, no shuffles or one) also at 6 (float2) and 1;
 	 * the graph's rows as the groups */
 	for (int c = 0; c < stir_sddmm_vblock_n_candidates(); c++) {
-		const stir_sddmm_vblock_params *q =
+		const stir_sddmm_vblock_candidate *q =
 			stir_sddmm_vblock_get_candidate(c);
 		for (int fi = 0; fi < (q->max_lanes <= 2 ? 3 : 1); fi++) {
 			const char *f = q->rows == 4 ? "examples/sddmm_vb4.stir" :
@@ -537,7 +537,7 @@ static void find_programs(void)
 	 * through Dst (a random permutation of the slots) in one launch: each
 	 * at 32 features, the one- and two-lane ones also at 6 */
 	for (int c = 0; c < stir_sddmm_vblock_n_candidates(); c++) {
-		const stir_sddmm_vblock_params *q =
+		const stir_sddmm_vblock_candidate *q =
 			stir_sddmm_vblock_get_candidate(c);
 		for (int fi = 0; q->rows == 4 && fi < (q->max_lanes <= 2 ? 2 : 1);
 		    fi++) {

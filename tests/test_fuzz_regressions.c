@@ -156,7 +156,7 @@ static int bind_text(const char *text, uint64_t seed, stir_bindings *b,
 	int rc = stir_kernel_bind_random(stir_module_get_kernel(m, 0),
 		b ? b : own, seed);
 	if (rc == 0)
-		ck_assert_int_eq(stir_kernel_check_bindings(
+		ck_assert_int_eq(stir_kernel_verify_bindings(
 			stir_module_get_kernel(m, 0), b ? b : own), 0);
 	else
 		ck_assert_int_gt(stir_ctx_n_errors(ctx), 0);

@@ -189,7 +189,7 @@ START_TEST(test_round_trip_types)
 	size_t n;
 	stir_array *b = round_trip(ctx, a, &bytes, &n);
 	check_written_header(bytes, n, types[_i].descr, "(2, 3, 4)");
-	size_t size = stir_dtype_size(types[_i].dtype);
+	size_t size = stir_dtype_get_size(types[_i].dtype);
 	ck_assert_uint_eq(n, 128 + 24 * size);
 	check_shape(b, types[_i].dtype, 3, shape);
 	ck_assert(memcmp(stir_array_get_const_data(a),

@@ -351,8 +351,8 @@ X = rng.standard_normal((odd.shape[0], 8)).astype(np.float32)
 Y = rng.standard_normal((odd.shape[1], 8)).astype(np.float32)
 want = (X[rows_of].astype(np.float64) * Y[odd.indices]).sum(1)
 # the record's SDDMM entries: stirc's model entries under the keys the
-# package makes (stir_tune_key), then measured ones of a GPU by hand: the
-# fastest of the two programs wins there, the model elsewhere
+# package makes (stir_kernel_get_tune_key), then measured ones of a GPU by
+# hand: the fastest of the two programs wins there, the model elsewhere
 oi64 = np.ascontiguousarray(odd.indptr, dtype=np.int64)
 ox64 = np.ascontiguousarray(odd.indices, dtype=np.int64)
 ov64 = np.ascontiguousarray(odd.data, dtype=np.float64)

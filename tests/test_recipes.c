@@ -38,7 +38,7 @@ START_TEST(test_spmm_candidates)
 	for (int f = 0; f < 2; f++) {
 		int fits = 0;
 		for (int i = 0; i < n; i++) {
-			const stir_spmm_hybrid_params *p =
+			const stir_spmm_hybrid_candidate *p =
 				stir_spmm_hybrid_get_candidate(i);
 			ck_assert_int_ge(p->nb, 1);
 			ck_assert_int_le(p->nb, 8);
@@ -94,13 +94,13 @@ START_TEST(test_sddmm_candidates)
 	ck_assert_int_gt(n, 0);
 	ck_assert_ptr_null(stir_sddmm_get_candidate(n));
 	for (int i = 0; i < n; i++) {
-		const stir_sddmm_params *p = stir_sddmm_get_candidate(i);
+		const stir_sddmm_candidate *p = stir_sddmm_get_candidate(i);
 		stir_ctx *ctx = stir_ctx_alloc();
 		stir_module *m;
 		stir_kernel *k = read_kernel(ctx, p->rows ?
 			"examples/sddmm_rows.stir" : "examples/sddmm.stir",
 			p->rows ? "sddmm_rows" : "sddmm", &m);
-		stir_sddmm_map fm = stir_sddmm_params_map(p, 96);
+		stir_sddmm_map fm = stir_sddmm_candidate_map(p, 96);
 		ck_assert_int_le(fm.lanes, p->max_lanes);
 		ck_assert_int_eq(fm.lanes * fm.nnz,
 			p->threads > 0 ? p->threads : 256);
@@ -185,7 +185,7 @@ START_TEST(test_sddmm_vblock_candidates)
 	ck_assert_ptr_null(stir_sddmm_vblock_get_candidate(
 		stir_sddmm_vblock_n_candidates()));
 	for (int c = 0; c < stir_sddmm_vblock_n_candidates(); c++) {
-		const stir_sddmm_vblock_params *p =
+		const stir_sddmm_vblock_candidate *p =
 			stir_sddmm_vblock_get_candidate(c);
 		ck_assert(p->rows == 4 || p->rows == 8);
 		for (int f = 0; f < 4; f++) {
@@ -194,7 +194,7 @@ START_TEST(test_sddmm_vblock_candidates)
 			stir_kernel *k = read_kernel(ctx, p->rows == 4 ?
 				"examples/sddmm_vb4.stir" :
 				"examples/sddmm_vb8.stir", "sddmm_vb", &m);
-			stir_sddmm_map fm = stir_sddmm_vblock_params_map(p,
+			stir_sddmm_map fm = stir_sddmm_vblock_candidate_map(p,
 				feats[f]);
 			ck_assert_int_le(fm.lanes, p->max_lanes);
 			ck_assert_int_eq(fm.lanes * fm.nnz, p->threads ?
@@ -279,7 +279,7 @@ START_TEST(test_row_groups)
 				want = p;
 		ck_assert_int_eq(g->dst[s], want >= 0 ? want : next++);
 	}
-	ck_assert_int_eq(stir_row_groups_check(ctx, a, g), 0);
+	ck_assert_int_eq(stir_row_groups_verify(ctx, g, a), 0);
 	/* damage: a slot at the wrong row, a column out of order, a short
 	 * indptr end, a wrong group count */
 	static const struct { int what, at; int64_t v; const char *msg; }
@@ -303,7 +303,7 @@ START_TEST(test_row_groups)
 			g->dst : &g->ngroups;
 		int64_t keep = arr[bad[t].at];
 		arr[bad[t].at] = bad[t].v;
-		ck_assert_int_eq(stir_row_groups_check(ctx, a, g), -1);
+		ck_assert_int_eq(stir_row_groups_verify(ctx, g, a), -1);
 		ck_assert_int_eq(stir_ctx_n_errors(ctx), 1);
 		const char *msg = stir_diag_get_message(stir_ctx_get_diagnostic(ctx, 0));
 		if (!strstr(msg, bad[t].msg))
@@ -316,14 +316,14 @@ START_TEST(test_row_groups)
 	g->dst[29] = 30;
 	g->dst[30] = 31;
 	g->dst[31] = 32;
-	ck_assert_int_eq(stir_row_groups_check(ctx, a, g), -1);
+	ck_assert_int_eq(stir_row_groups_verify(ctx, g, a), -1);
 	ck_assert_ptr_nonnull(strstr(stir_diag_get_message(
 		stir_ctx_get_diagnostic(ctx, 0)), "not a permutation"));
 	stir_ctx_clear_diagnostics(ctx);
 	g->dst[29] = 9;
 	g->dst[30] = 30;
 	g->dst[31] = 31;
-	ck_assert_int_eq(stir_row_groups_check(ctx, a, g), 0);
+	ck_assert_int_eq(stir_row_groups_verify(ctx, g, a), 0);
 	ck_assert_ptr_null(stir_csr_to_row_groups(ctx, a, 0));
 	ck_assert_int_eq(stir_ctx_n_errors(ctx), 1);
 	stir_ctx_clear_diagnostics(ctx);
@@ -532,7 +532,7 @@ START_TEST(test_sddmm_vb_csr_refused)
 	stir_ctx_clear_diagnostics(ctx);
 	stir_module_free(m);
 	for (int c = 0; c < stir_sddmm_vblock_n_candidates(); c++) {
-		const stir_sddmm_vblock_params *q =
+		const stir_sddmm_vblock_candidate *q =
 			stir_sddmm_vblock_get_candidate(c);
 		for (int feat = 32; feat >= 6; feat -= 26) {
 			k = read_kernel(ctx, "examples/sddmm_vb4_csr.stir",
@@ -573,7 +573,7 @@ START_TEST(test_tune_vblock)
 	for (int t = 0; t < 2; t++) {
 		stir_module *m;
 		stir_kernel *k = read_kernel(ctx, files[t], "sddmm_vb", &m);
-		stir_tune_recipe r = stir_tune_recipe_of(k);
+		stir_tune_recipe r = stir_kernel_get_tune_recipe(k);
 		ck_assert_int_eq(r, t ? STIR_TUNE_SDDMM_VB8 : STIR_TUNE_SDDMM_VB4);
 		int kept = stir_sddmm_rank(r, a, 64, 132, o1, c1);
 		ck_assert_int_gt(kept, 0);
@@ -706,7 +706,7 @@ START_TEST(test_spmm_model)
 				order2, NULL);
 			ck_assert_int_eq(m, m2);
 			for (int i = 0; i < m; i++) {
-				const stir_spmm_hybrid_params *p =
+				const stir_spmm_hybrid_candidate *p =
 					stir_spmm_hybrid_get_candidate(order[i]);
 				ck_assert_int_eq(order[i], order2[i]);
 				ck_assert(stir_spmm_hybrid_fits(p, feats[f]));
@@ -720,7 +720,7 @@ START_TEST(test_spmm_model)
 				fit += stir_spmm_hybrid_fits(
 					stir_spmm_hybrid_get_candidate(i), feats[f]);
 			ck_assert_int_eq(m, fit);
-			const stir_spmm_hybrid_params *top =
+			const stir_spmm_hybrid_candidate *top =
 				stir_spmm_hybrid_get_candidate(order[0]);
 			if (degs[g] == deg_four)
 				/* no row split, little padding */
@@ -744,7 +744,7 @@ START_TEST(test_spmm_model)
 	}
 	/* not for this feature size: -1 */
 	for (int i = 0; i < n; i++) {
-		const stir_spmm_hybrid_params *p =
+		const stir_spmm_hybrid_candidate *p =
 			stir_spmm_hybrid_get_candidate(i);
 		if (!stir_spmm_hybrid_fits(p, 3)) {
 			stir_csr *a = make_csr(100, deg_four);
@@ -829,32 +829,32 @@ START_TEST(test_matrix_sig)
 {
 	stir_matrix_sig s4, s4b, shub, sspread;
 	stir_csr *a = make_csr(20000, deg_four);
-	stir_matrix_sig_of(a, &s4);
+	stir_csr_get_sig(a, &s4);
 	ck_assert_int_eq(s4.rows, 20000);
 	ck_assert_int_eq(s4.cols, 20000);
 	ck_assert_int_eq(s4.nnz, 80000);
 	ck_assert_int_eq(s4.hist[3], 20000);   /* 4 .. 7 columns */
-	ck_assert(stir_matrix_sig_similar(&s4, &s4, 0));
+	ck_assert(stir_matrix_sig_is_similar(&s4, &s4, 0));
 	stir_csr_free(a);
 	/* row 0 one column shorter: 3 columns, in bucket 2 */
 	a = make_csr(20000, deg_four_but_one);
-	stir_matrix_sig_of(a, &s4b);
+	stir_csr_get_sig(a, &s4b);
 	ck_assert_int_eq(s4b.hist[2], 1);
 	ck_assert_int_eq(s4b.hist[3], 19999);
-	ck_assert(!stir_matrix_sig_similar(&s4, &s4b, 0));
+	ck_assert(!stir_matrix_sig_is_similar(&s4, &s4b, 0));
 	ck_assert_int_eq(s4b.nnz, 79999);
-	ck_assert(stir_matrix_sig_similar(&s4, &s4b, 0.01));
+	ck_assert(stir_matrix_sig_is_similar(&s4, &s4b, 0.01));
 	stir_csr_free(a);
 	a = make_csr(20000, deg_hubs);
-	stir_matrix_sig_of(a, &shub);
+	stir_csr_get_sig(a, &shub);
 	stir_csr_free(a);
 	a = make_csr(20000, deg_spread);
-	stir_matrix_sig_of(a, &sspread);
+	stir_csr_get_sig(a, &sspread);
 	stir_csr_free(a);
 	ck_assert_int_eq(shub.hist[2] + shub.hist[8], 20000);
-	ck_assert(!stir_matrix_sig_similar(&s4, &shub, 0.1));
-	ck_assert(!stir_matrix_sig_similar(&shub, &sspread, 0.1));
-	ck_assert(!stir_matrix_sig_similar(&s4, &sspread, 0.1));
+	ck_assert(!stir_matrix_sig_is_similar(&s4, &shub, 0.1));
+	ck_assert(!stir_matrix_sig_is_similar(&shub, &sspread, 0.1));
+	ck_assert(!stir_matrix_sig_is_similar(&s4, &sspread, 0.1));
 }
 END_TEST
 
@@ -881,7 +881,7 @@ static stir_kernel *recipe_kernel(print_case c, int64_t feat, stir_ctx *ctx,
 	if (!log)
 		return k;
 	stir_kernel_set_schedule_log(k, true);
-	const stir_spmm_hybrid_params *p = stir_spmm_hybrid_get_candidate(
+	const stir_spmm_hybrid_candidate *p = stir_spmm_hybrid_get_candidate(
 		c.index);
 	int rc = c.recipe == 0 ? stir_recipe_spmm_hybrid(k, p->c, p->nb,
 			p->buckets, stir_spmm_hybrid_map(p, feat)) :
@@ -975,7 +975,7 @@ START_TEST(test_candidate_locality)
 {
 	int seen[2] = { 0, 0 };
 	for (int i = 0; i < stir_spmm_hybrid_n_candidates(); i++) {
-		const stir_spmm_hybrid_params *p = stir_spmm_hybrid_get_candidate(i);
+		const stir_spmm_hybrid_candidate *p = stir_spmm_hybrid_get_candidate(i);
 		if (!stir_spmm_hybrid_fits(p, 64) || seen[p->locality] >= 2)
 			continue;
 		seen[p->locality]++;
@@ -1069,7 +1069,7 @@ START_TEST(test_tune_candidates_read_back)
 		stir_ctx *ctx = stir_ctx_alloc();
 		stir_module *m;
 		stir_kernel *k = read_kernel(ctx, files[t], names[t], &m);
-		stir_tune_recipe r = stir_tune_recipe_of(k);
+		stir_tune_recipe r = stir_kernel_get_tune_recipe(k);
 		int n = r == STIR_TUNE_SPMM ? stir_spmm_hybrid_n_candidates() :
 			stir_sddmm_n_candidates();
 		for (int i = 0; i < n; i++) {
@@ -1254,7 +1254,7 @@ START_TEST(test_tune_swap_formats)
 	/* two candidates of different formats at 32 features */
 	int c1 = -1, c2 = -1;
 	for (int i = 0; i < stir_spmm_hybrid_n_candidates() && c2 < 0; i++) {
-		const stir_spmm_hybrid_params *p = stir_spmm_hybrid_get_candidate(i);
+		const stir_spmm_hybrid_candidate *p = stir_spmm_hybrid_get_candidate(i);
 		if (!stir_spmm_hybrid_fits(p, 32))
 			continue;
 		if (c1 < 0 && p->nb >= 4 && p->c == 1)
@@ -1320,7 +1320,7 @@ START_TEST(test_tune_swap_formats)
 	stir_kernel *k2 = stir_kernel_copy(k, &m2);
 	ck_assert_int_eq(stir_tune_apply_candidate(k2, 32, c2), 0);
 	for (int t = 0; t < 2; t++) {
-		ck_assert_int_eq(stir_kernel_check_bindings(k2, b[t]), 0);
+		ck_assert_int_eq(stir_kernel_verify_bindings(k2, b[t]), 0);
 		ck_assert_int_eq(stir_kernel_interpret(k2, b[t]), 0);
 	}
 	ck_assert_int_eq(stir_array_compare(stir_bindings_get_array(b[0], "C"),
@@ -1432,9 +1432,9 @@ START_TEST(test_tune_record_hit_fake)
 		test_path("examples/data/cora.mtx.gz"));
 	ck_assert_ptr_nonnull(a);
 	char name[64];
-	ck_assert_int_eq(stir_device_name(ctx, 0, name, sizeof(name)), 0);
+	ck_assert_int_eq(stir_ctx_get_device_name(ctx, 0, name, sizeof(name)), 0);
 	ck_assert_str_eq(name, "Fake CUDA Device");
-	ck_assert_int_eq(stir_device_name(ctx, 1, name, sizeof(name)), -1);
+	ck_assert_int_eq(stir_ctx_get_device_name(ctx, 1, name, sizeof(name)), -1);
 	stir_ctx_clear_diagnostics(ctx);
 	void *h = dlopen(fake, RTLD_NOW | RTLD_NOLOAD);
 	ck_assert_ptr_nonnull(h);
@@ -1449,7 +1449,7 @@ START_TEST(test_tune_record_hit_fake)
 	stir_device *dev = stir_device_alloc(ctx, 0);
 	ck_assert_ptr_nonnull(dev);
 	stir_tune_entry e;
-	ck_assert_int_eq(stir_tune_key(k, a, &opt, dev, &e), 0);
+	ck_assert_int_eq(stir_kernel_get_tune_key(k, a, &opt, dev, &e), 0);
 	stir_device_free(dev);
 	ck_assert_str_eq(e.device, "Fake_CUDA_Device");
 	e.cand = 22;

@@ -86,7 +86,7 @@ START_TEST(test_lift_guards_text)
 		"    }\n"
 		"  }\n"
 		"}\n");
-	ck_assert_int_eq(stir_kernel_lift_guards(p.k), 0);
+	ck_assert_int_eq(stir_lift_guards(p.k), 0);
 	char *t = round_trip(p.k);
 	ck_assert_ptr_nonnull(strstr(t,
 		"    for t in [0, 128) bind(threadIdx.x) {\n"
@@ -95,7 +95,7 @@ START_TEST(test_lift_guards_text)
 		"          for w in [0, 4) unroll {\n"
 		"            if (X_data[b * 128 + t] > 0.0) {\n"));
 	/* again: nothing to lift */
-	ck_assert_int_eq(stir_kernel_lift_guards(p.k), 0);
+	ck_assert_int_eq(stir_lift_guards(p.k), 0);
 	char *u = stir_kernel_to_str(p.k);
 	ck_assert_str_eq(u, t);
 	free(u);
@@ -155,7 +155,7 @@ START_TEST(test_lift_guards_stays)
 			"}\n", kept[i]);
 		prog p = read_prog(text);
 		char *before = stir_kernel_to_str(p.k);
-		ck_assert_int_eq(stir_kernel_lift_guards(p.k), 0);
+		ck_assert_int_eq(stir_lift_guards(p.k), 0);
 		char *after = stir_kernel_to_str(p.k);
 		ck_assert_str_eq(after, before);
 		free(before);
@@ -163,7 +163,7 @@ START_TEST(test_lift_guards_stays)
 		free_prog(&p);
 	}
 	prog p = load_prog("tests/cuda/hoist.stir", "hoist_ref");
-	ck_assert_int_eq(stir_kernel_lift_guards(p.k), -1);
+	ck_assert_int_eq(stir_lift_guards(p.k), -1);
 	ck_assert_int_eq(stir_ctx_n_errors(p.ctx), 1);
 	ck_assert_str_eq(stir_diag_get_message(stir_ctx_get_diagnostic(p.ctx, 0)),
 		"lift_guards: kernel 'hoist_ref' is at stage 1; the pass takes "
@@ -189,7 +189,7 @@ START_TEST(test_lift_guards_top_level)
 		"    }\n"
 		"  }\n"
 		"}\n");
-	ck_assert_int_eq(stir_kernel_lift_guards(p.k), 0);
+	ck_assert_int_eq(stir_lift_guards(p.k), 0);
 	char *t = round_trip(p.k);
 	ck_assert_ptr_nonnull(strstr(t,
 		"  if (n > 3) {\n"
@@ -214,8 +214,8 @@ END_TEST
 START_TEST(test_hoist_text)
 {
 	prog p = load_prog("tests/cuda/hoist.stir", "hoist");
-	ck_assert_int_eq(stir_kernel_lift_guards(p.k), 0);
-	ck_assert_int_eq(stir_kernel_hoist_invariants(p.k), 0);
+	ck_assert_int_eq(stir_lift_guards(p.k), 0);
+	ck_assert_int_eq(stir_hoist_invariants(p.k), 0);
 	char *t = round_trip(p.k);
 	ck_assert_ptr_nonnull(strstr(t,
 		"      if (p0 * 64 + p1 < nnz) {\n"
@@ -232,7 +232,7 @@ START_TEST(test_hoist_text)
 	/* one search moved, once */
 	ck_assert_ptr_null(strstr(strstr(t, "hoisted let") + 1, "hoisted let"));
 	/* again: nothing moves */
-	ck_assert_int_eq(stir_kernel_hoist_invariants(p.k), 0);
+	ck_assert_int_eq(stir_hoist_invariants(p.k), 0);
 	char *u = stir_kernel_to_str(p.k);
 	ck_assert_str_eq(u, t);
 	free(u);
@@ -264,7 +264,7 @@ START_TEST(test_hoist_nested)
 		"    }\n"
 		"  }\n"
 		"}\n");
-	ck_assert_int_eq(stir_kernel_hoist_invariants(p.k), 0);
+	ck_assert_int_eq(stir_hoist_invariants(p.k), 0);
 	char *t = round_trip(p.k);
 	ck_assert_ptr_nonnull(strstr(t,
 		"  for b in [0, n) bind(blockIdx.x) {\n"
@@ -302,7 +302,7 @@ START_TEST(test_hoist_let_chain)
 		"    }\n"
 		"  }\n"
 		"}\n");
-	ck_assert_int_eq(stir_kernel_hoist_invariants(p.k), 0);
+	ck_assert_int_eq(stir_hoist_invariants(p.k), 0);
 	char *t = round_trip(p.k);
 	ck_assert_ptr_nonnull(strstr(t,
 		"  for b in [0, n) bind(blockIdx.x) {\n"
@@ -313,7 +313,7 @@ START_TEST(test_hoist_let_chain)
 		"      block y(vb: S = b, vw: S = w) {\n"
 		"        let rel = s1 - 1;\n"));
 	ck_assert_ptr_null(strstr(t, "let row"));
-	ck_assert_int_eq(stir_kernel_hoist_invariants(p.k), 0);
+	ck_assert_int_eq(stir_hoist_invariants(p.k), 0);
 	char *u = stir_kernel_to_str(p.k);
 	ck_assert_str_eq(u, t);
 	free(u);
@@ -398,7 +398,7 @@ static const char warp_prog[] =
 START_TEST(test_hoist_warp_reads)
 {
 	prog p = read_prog(warp_prog), q = read_prog(warp_prog);
-	ck_assert_int_eq(stir_kernel_hoist_warp_reads(p.k), 0);
+	ck_assert_int_eq(stir_hoist_warp_reads(p.k), 0);
 	char *t = round_trip(p.k);
 	ck_assert_ptr_nonnull(strstr(t,
 		"        hoisted let s = W[j];\n"
@@ -406,7 +406,7 @@ START_TEST(test_hoist_warp_reads)
 		"        for u in [0, 4) {\n"
 		"          if (j + 5 < 8) {\n"
 		"            Y[(b * 8 + t) * 4 + u] += s * s1;\n"));
-	ck_assert_int_eq(stir_kernel_hoist_warp_reads(p.k), 0);
+	ck_assert_int_eq(stir_hoist_warp_reads(p.k), 0);
 	char *again = stir_kernel_to_str(p.k);
 	ck_assert_str_eq(again, t);
 	free(again);
@@ -455,7 +455,7 @@ START_TEST(test_hoist_warp_reads_makes_legal)
 		"control flow that depends on threadIdx.x: its lanes shuffle "
 		"together\n");
 	free(d);
-	ck_assert_int_eq(stir_kernel_hoist_warp_reads(p.k), 0);
+	ck_assert_int_eq(stir_hoist_warp_reads(p.k), 0);
 	ck_assert_int_eq(stir_kernel_verify_gpu(p.k), 0);
 	char *t = stir_kernel_to_str(p.k);
 	ck_assert_ptr_nonnull(strstr(t, "        hoisted let s = W[j];\n"));
@@ -477,7 +477,7 @@ START_TEST(test_hoist_warp_reads_refused)
 	memcpy(at, "unroll           ", strlen("bind(threadIdx.x)"));
 	prog p = read_prog(text);
 	char *before = stir_kernel_to_str(p.k);
-	ck_assert_int_eq(stir_kernel_hoist_warp_reads(p.k), -1);
+	ck_assert_int_eq(stir_hoist_warp_reads(p.k), -1);
 	char *d = test_diags_to_str(p.ctx);
 	ck_assert_ptr_nonnull(strstr(d, "error: warp buffer 'W' is filled "
 		"outside a loop bound to threadIdx.x, whose lanes hold it\n"));
@@ -525,19 +525,19 @@ static const char vec_prog[] =
 START_TEST(test_plan_vectors_text)
 {
 	prog p = read_prog(vec_prog);
-	ck_assert_int_eq(stir_kernel_plan_vectors(p.k), 0);
+	ck_assert_int_eq(stir_plan_vectors(p.k), 0);
 	char *t = round_trip(p.k);
 	ck_assert_ptr_nonnull(strstr(t, "      for w in [0, 4) vectorize("
 		"X[vi * 4 + w] load, Z[vi * 4 + w] load store) {\n"));
 	ck_assert_ptr_nonnull(strstr(t, "      for u in [0, 4) vectorize() {\n"));
 	ck_assert_ptr_nonnull(strstr(t, "      for x in [0, 4) {\n"));
-	ck_assert_int_eq(stir_kernel_plan_vectors(p.k), 0);
+	ck_assert_int_eq(stir_plan_vectors(p.k), 0);
 	char *again = stir_kernel_to_str(p.k);
 	ck_assert_str_eq(again, t);
 	free(again);
 	/* the plan read back is kept as it is, and planned again the same */
 	prog q = read_prog(t);
-	ck_assert_int_eq(stir_kernel_plan_vectors(q.k), 0);
+	ck_assert_int_eq(stir_plan_vectors(q.k), 0);
 	again = stir_kernel_to_str(q.k);
 	ck_assert_str_eq(again, t);
 	free(again);
@@ -550,7 +550,7 @@ START_TEST(test_plan_vectors_text)
 		"    X[i] = 0.0;\n"
 		"  }\n"
 		"}\n");
-	ck_assert_int_eq(stir_kernel_plan_vectors(r.k), -1);
+	ck_assert_int_eq(stir_plan_vectors(r.k), -1);
 	char *d = test_diags_to_str(r.ctx);
 	ck_assert_str_eq(d, "1:8: error: plan_vectors: kernel 'w' is at "
 		"stage 2; the pass takes stage III\n");
@@ -669,7 +669,7 @@ START_TEST(test_plan_vectors_cuda)
 	ck_assert_ptr_nonnull(strstr(ca, "vectorized: 4 lanes"));
 	ck_assert_ptr_null(strstr(cb, "vectorized"));
 	free(cb);
-	ck_assert_int_eq(stir_kernel_plan_vectors(b.k), 0);
+	ck_assert_int_eq(stir_plan_vectors(b.k), 0);
 	cb = stir_kernel_to_cuda(b.k);
 	ck_assert_ptr_nonnull(cb);
 	ck_assert_str_eq(ca, cb);

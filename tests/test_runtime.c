@@ -455,7 +455,7 @@ START_TEST(test_nvrtc_compile_half)
 	ck_assert_int_eq(stir_nvrtc_get_version(&major, &minor), 0);
 	ck_assert_int_ge(major, 11);
 	ck_assert_int_ge(minor, 0);
-	long before = stir_nvrtc_get_n_invocations();
+	long before = stir_nvrtc_n_invocations();
 	stir_compile_options o = { .arch = "sm_90",
 		.flags = STIR_COMPILE_NO_CACHE };
 	stir_gpu_code *c = stir_gpu_code_compile(ctx, "half.cu", half_src, &o);
@@ -463,7 +463,7 @@ START_TEST(test_nvrtc_compile_half)
 		stir_ctx_print_diagnostics(ctx, stderr);
 	ck_assert_ptr_nonnull(c);
 	ck_assert_int_eq(stir_ctx_n_diagnostics(ctx), 0);
-	ck_assert_int_eq(stir_nvrtc_get_n_invocations(), before + 1);
+	ck_assert_int_eq(stir_nvrtc_n_invocations(), before + 1);
 	ck_assert(!stir_gpu_code_is_ptx(c));
 	ck_assert(!stir_gpu_code_is_from_cache(c));
 	ck_assert_str_eq(stir_gpu_code_get_arch(c), "sm_90");
@@ -554,18 +554,18 @@ START_TEST(test_nvrtc_cache)
 	const char *dir = make_tmpdir();
 	unsetenv("STIR_NO_CACHE");
 	stir_compile_options o = { .arch = "sm_90", .cache_dir = dir };
-	long n0 = stir_nvrtc_get_n_invocations();
+	long n0 = stir_nvrtc_n_invocations();
 	stir_gpu_code *c1 = stir_gpu_code_compile(ctx, "half.cu", half_src, &o);
 	ck_assert_ptr_nonnull(c1);
 	ck_assert(!stir_gpu_code_is_from_cache(c1));
-	ck_assert_int_eq(stir_nvrtc_get_n_invocations(), n0 + 1);
+	ck_assert_int_eq(stir_nvrtc_n_invocations(), n0 + 1);
 	ck_assert_int_eq(count_files(dir, false), 1);
 
 	/* the same compilation again: from the cache, NVRTC not run */
 	stir_gpu_code *c2 = stir_gpu_code_compile(ctx, "half.cu", half_src, &o);
 	ck_assert_ptr_nonnull(c2);
 	ck_assert(stir_gpu_code_is_from_cache(c2));
-	ck_assert_int_eq(stir_nvrtc_get_n_invocations(), n0 + 1);
+	ck_assert_int_eq(stir_nvrtc_n_invocations(), n0 + 1);
 	ck_assert_uint_eq(stir_gpu_code_get_size(c2),
 		stir_gpu_code_get_size(c1));
 	ck_assert_mem_eq(stir_gpu_code_get_data(c2),
@@ -581,7 +581,7 @@ START_TEST(test_nvrtc_cache)
 	c2 = stir_gpu_code_compile(ctx, "half.cu", half_src, &o2);
 	ck_assert_ptr_nonnull(c2);
 	ck_assert(!stir_gpu_code_is_from_cache(c2));
-	ck_assert_int_eq(stir_nvrtc_get_n_invocations(), n0 + 2);
+	ck_assert_int_eq(stir_nvrtc_n_invocations(), n0 + 2);
 	stir_gpu_code_free(c2);
 	stir_compile_options o3 = o;
 	o3.arch = "sm_80";
@@ -589,14 +589,14 @@ START_TEST(test_nvrtc_cache)
 	ck_assert_ptr_nonnull(c2);
 	ck_assert(!stir_gpu_code_is_from_cache(c2));
 	ck_assert_str_eq(stir_gpu_code_get_arch(c2), "sm_80");
-	ck_assert_int_eq(stir_nvrtc_get_n_invocations(), n0 + 3);
+	ck_assert_int_eq(stir_nvrtc_n_invocations(), n0 + 3);
 	stir_gpu_code_free(c2);
 	char *src2;
 	ck_assert_int_ge(asprintf(&src2, "%s// changed\n", half_src), 0);
 	c2 = stir_gpu_code_compile(ctx, "half.cu", src2, &o);
 	ck_assert_ptr_nonnull(c2);
 	ck_assert(!stir_gpu_code_is_from_cache(c2));
-	ck_assert_int_eq(stir_nvrtc_get_n_invocations(), n0 + 4);
+	ck_assert_int_eq(stir_nvrtc_n_invocations(), n0 + 4);
 	stir_gpu_code_free(c2);
 	free(src2);
 	ck_assert_int_eq(count_files(dir, false), 4);
@@ -608,7 +608,7 @@ START_TEST(test_nvrtc_cache)
 	c2 = stir_gpu_code_compile(ctx, "half.cu", half_src, &o3);
 	ck_assert(stir_gpu_code_is_from_cache(c2));
 	stir_gpu_code_free(c2);
-	ck_assert_int_eq(stir_nvrtc_get_n_invocations(), n0 + 4);
+	ck_assert_int_eq(stir_nvrtc_n_invocations(), n0 + 4);
 	ck_assert_int_eq(stir_ctx_n_diagnostics(ctx), 0);
 	stir_gpu_code_free(c1);
 	rm_rf(dir);
@@ -648,24 +648,24 @@ START_TEST(test_nvrtc_cache_corrupted)
 	/* damage a byte inside the cubin part of the entry */
 	poke(entry, -100, 0x55 ^ 0xff);
 	poke(entry, -101, 0x55);
-	long n0 = stir_nvrtc_get_n_invocations();
+	long n0 = stir_nvrtc_n_invocations();
 	stir_gpu_code *c2 = stir_gpu_code_compile(ctx, "half.cu", half_src, &o);
 	ck_assert_ptr_nonnull(c2);
 	ck_assert(!stir_gpu_code_is_from_cache(c2));
-	ck_assert_int_eq(stir_nvrtc_get_n_invocations(), n0 + 1);
+	ck_assert_int_eq(stir_nvrtc_n_invocations(), n0 + 1);
 	ck_assert_mem_eq(stir_gpu_code_get_data(c2),
 		stir_gpu_code_get_data(c1), stir_gpu_code_get_size(c1));
 	stir_gpu_code_free(c2);
 	/* the recompilation rewrote the entry: served again */
 	c2 = stir_gpu_code_compile(ctx, "half.cu", half_src, &o);
 	ck_assert(stir_gpu_code_is_from_cache(c2));
-	ck_assert_int_eq(stir_nvrtc_get_n_invocations(), n0 + 1);
+	ck_assert_int_eq(stir_nvrtc_n_invocations(), n0 + 1);
 	stir_gpu_code_free(c2);
 	/* an entry cut short is recompiled too */
 	ck_assert_int_eq(truncate(entry, 200), 0);
 	c2 = stir_gpu_code_compile(ctx, "half.cu", half_src, &o);
 	ck_assert(!stir_gpu_code_is_from_cache(c2));
-	ck_assert_int_eq(stir_nvrtc_get_n_invocations(), n0 + 2);
+	ck_assert_int_eq(stir_nvrtc_n_invocations(), n0 + 2);
 	stir_gpu_code_free(c2);
 	ck_assert_int_eq(stir_ctx_n_diagnostics(ctx), 0);
 	free(entry);
@@ -713,7 +713,7 @@ START_TEST(test_nvrtc_cache_disabled)
 	stir_ctx *ctx = stir_ctx_alloc();
 	const char *dir = make_tmpdir();
 	stir_compile_options o = { .arch = "sm_90", .cache_dir = dir };
-	long n0 = stir_nvrtc_get_n_invocations();
+	long n0 = stir_nvrtc_n_invocations();
 	setenv("STIR_NO_CACHE", "1", 1);
 	for (int i = 0; i < 2; i++) {
 		stir_gpu_code *c = stir_gpu_code_compile(ctx, "half.cu",
@@ -722,7 +722,7 @@ START_TEST(test_nvrtc_cache_disabled)
 		ck_assert(!stir_gpu_code_is_from_cache(c));
 		stir_gpu_code_free(c);
 	}
-	ck_assert_int_eq(stir_nvrtc_get_n_invocations(), n0 + 2);
+	ck_assert_int_eq(stir_nvrtc_n_invocations(), n0 + 2);
 	ck_assert_int_eq(count_files(dir, false), 0);
 	/* the flag does the same */
 	unsetenv("STIR_NO_CACHE");
@@ -730,7 +730,7 @@ START_TEST(test_nvrtc_cache_disabled)
 	stir_gpu_code *c = stir_gpu_code_compile(ctx, "half.cu", half_src, &o);
 	ck_assert_ptr_nonnull(c);
 	stir_gpu_code_free(c);
-	ck_assert_int_eq(stir_nvrtc_get_n_invocations(), n0 + 3);
+	ck_assert_int_eq(stir_nvrtc_n_invocations(), n0 + 3);
 	ck_assert_int_eq(count_files(dir, false), 0);
 	rm_rf(dir);
 	stir_ctx_free(ctx);
@@ -780,7 +780,7 @@ START_TEST(test_no_driver)
 	/* the dlerror text is a note */
 	ck_assert_int_eq(stir_diag_n_notes(stir_ctx_get_diagnostic(ctx, 0)), 1);
 	/* the same reason every time */
-	ck_assert_int_eq(stir_device_count(ctx), -1);
+	ck_assert_int_eq(stir_ctx_n_devices(ctx), -1);
 	ck_assert_str_eq(diag_msg(ctx, 1),
 		"no CUDA driver: libcuda.so.1 not found");
 	stir_ctx_free(ctx);
@@ -837,7 +837,7 @@ START_TEST(test_fake_no_device)
 	ck_assert_int_eq(stir_ctx_n_errors(ctx), 1);
 	ck_assert_str_eq(diag_msg(ctx, 0), "cuInit failed: CUDA_ERROR_NO_DEVICE: "
 		"no CUDA-capable device is detected");
-	ck_assert_int_eq(stir_device_count(ctx), -1);
+	ck_assert_int_eq(stir_ctx_n_devices(ctx), -1);
 	stir_ctx_free(ctx);
 }
 END_TEST
@@ -850,7 +850,7 @@ static void check_open(bool getproc)
 	use_fake();
 	unsetenv("FAKE_CUDA_NO_DEVICE");
 	setenv("FAKE_CUDA_NO_PROC", getproc ? "0" : "1", 1);
-	ck_assert_int_eq(stir_device_count(ctx), 1);
+	ck_assert_int_eq(stir_ctx_n_devices(ctx), 1);
 	stir_device *dev = stir_device_alloc(ctx, 0);
 	if (!dev)
 		stir_ctx_print_diagnostics(ctx, stderr);
@@ -1105,7 +1105,7 @@ START_TEST(test_fake_launch_vadd)
 	ck_assert_int_eq(stir_arg_pack_set_buf(p, "b", db), 0);
 	ck_assert_int_eq(stir_arg_pack_set_ptr(p, "a",
 		stir_gpu_buf_get_ptr(da)), 0);
-	ck_assert_int_eq(stir_arg_pack_check(p), 0);
+	ck_assert_int_eq(stir_arg_pack_verify(p), 0);
 	stir_stream *s = stir_stream_alloc(dev);
 	stir_launch_config cfg = { .grid = { (N + 127) / 128 },
 		.block = { 128 }, .stream = s };
@@ -1153,7 +1153,7 @@ START_TEST(test_fake_launch_rejected)
 	ck_assert_int_eq(stir_ctx_n_errors(ctx), 1);
 	ck_assert_str_eq(last_msg(ctx),
 		"cannot launch 'vadd': argument 'n' (i32) is not set");
-	ck_assert_int_eq(stir_arg_pack_check(p), -1);
+	ck_assert_int_eq(stir_arg_pack_verify(p), -1);
 	ck_assert_str_eq(last_msg(ctx), "kernel argument 'n' (i32) is not set");
 
 	/* the wrong type, after a good value: the pack refuses until
@@ -1183,7 +1183,7 @@ START_TEST(test_fake_launch_rejected)
 
 	/* clear, set all again: it launches */
 	stir_arg_pack_clear(p);
-	ck_assert_int_eq(stir_arg_pack_check(p), -1);
+	ck_assert_int_eq(stir_arg_pack_verify(p), -1);
 	stir_arg_pack_set_buf(p, "a", buf);
 	stir_arg_pack_set_buf(p, "b", buf);
 	stir_arg_pack_set_buf(p, "c", buf);
@@ -1347,8 +1347,8 @@ START_TEST(test_arg_pack_signature)
 	ck_assert_ptr_null(stir_arg_pack_alloc(ctx, 1, untyped));
 	ck_assert_str_eq(last_msg(ctx), "kernel parameter 'x' has no valid type");
 	ck_assert_ptr_null(stir_arg_pack_alloc(ctx, 2, NULL));
-	ck_assert_str_eq(stir_arg_type_name(STIR_ARG_F64), "f64");
-	ck_assert_str_eq(stir_arg_type_name((stir_arg_type)99), "?");
+	ck_assert_str_eq(stir_arg_type_get_name(STIR_ARG_F64), "f64");
+	ck_assert_str_eq(stir_arg_type_get_name((stir_arg_type)99), "?");
 	ck_assert_uint_eq(stir_arg_type_size(STIR_ARG_U32), 4);
 	ck_assert_uint_eq(stir_arg_type_size(STIR_ARG_PTR), 8);
 	/* the names are copied */
@@ -1357,7 +1357,7 @@ START_TEST(test_arg_pack_signature)
 	stir_arg_pack *p = stir_arg_pack_alloc(ctx, 1, one);
 	strcpy(name, "beta");
 	ck_assert_int_eq(stir_arg_pack_set_f32(p, "alpha", 1.0f), 0);
-	ck_assert_int_eq(stir_arg_pack_check(p), 0);
+	ck_assert_int_eq(stir_arg_pack_verify(p), 0);
 	stir_arg_pack_free(p);
 	/* a pointer by its index: the same value as by name; another type or
 	 * an index out of range refused, and the pack with it */
@@ -1365,12 +1365,12 @@ START_TEST(test_arg_pack_signature)
 	p = stir_arg_pack_alloc(ctx, 2, two);
 	ck_assert_int_eq(stir_arg_pack_set_i32(p, "n", 3), 0);
 	ck_assert_int_eq(stir_arg_pack_set_ptr_at(p, 0, 0x1234), 0);
-	ck_assert_int_eq(stir_arg_pack_check(p), 0);
+	ck_assert_int_eq(stir_arg_pack_verify(p), 0);
 	ck_assert_uint_eq(*(uint64_t *)stir_arg_pack_get_kernel_params(p)[0],
 		0x1234);
 	ck_assert_int_eq(stir_arg_pack_set_ptr_at(p, 1, 0x10), -1);
 	ck_assert_str_eq(last_msg(ctx), "kernel argument 'n' is i32, not ptr");
-	ck_assert_int_eq(stir_arg_pack_check(p), -1);
+	ck_assert_int_eq(stir_arg_pack_verify(p), -1);
 	stir_arg_pack_clear(p);
 	ck_assert_int_eq(stir_arg_pack_set_ptr_at(p, 2, 0x10), -1);
 	ck_assert_str_eq(last_msg(ctx), "no kernel parameter 2 (the kernel "
@@ -1465,7 +1465,7 @@ START_TEST(test_null_propagates)
 	ck_assert_ptr_null(stir_device_get_name(NULL));
 	ck_assert_int_eq(stir_arg_pack_set_i32(NULL, "n", 1), -1);
 	ck_assert_int_eq(stir_arg_pack_set_buf(NULL, "p", NULL), -1);
-	ck_assert_int_eq(stir_arg_pack_check(NULL), -1);
+	ck_assert_int_eq(stir_arg_pack_verify(NULL), -1);
 	ck_assert_int_eq(stir_arg_pack_n_params(NULL), 0);
 	ck_assert_ptr_null(stir_gpu_code_get_data(NULL));
 	ck_assert(!stir_gpu_code_is_from_cache(NULL));

@@ -939,20 +939,20 @@ START_TEST(test_made_hybrid)
 	ck_assert_int_eq(stir_format_hybrid_n_parts(2, 2, false), 4);
 	ck_assert_int_eq(stir_format_hybrid_n_parts(2, 2, true), -1);
 	ck_assert_int_eq(stir_format_hybrid_n_parts(0, 2, false), -1);
-	ck_assert_int_eq(stir_format_hybrid_part_at(1, 2, true, 0, &q, &t), 0);
+	ck_assert_int_eq(stir_format_hybrid_get_part(1, 2, true, 0, &q, &t), 0);
 	ck_assert(q == 0 && t == 2);
-	ck_assert_int_eq(stir_format_hybrid_part_at(2, 2, false, 3, &q, &t), 0);
+	ck_assert_int_eq(stir_format_hybrid_get_part(2, 2, false, 3, &q, &t), 0);
 	ck_assert(q == 1 && t == 1);
-	ck_assert_int_eq(stir_format_hybrid_part_at(2, 2, false, 4, &q, &t), -1);
+	ck_assert_int_eq(stir_format_hybrid_get_part(2, 2, false, 4, &q, &t), -1);
 	char *sfx = stir_format_hybrid_part_suffix("_hyb", 1, 0);
 	ck_assert_str_eq(sfx, "_hyb_1_0");
 	free(sfx);
 	loaded l = sched_load("examples/csrmm.stir", NULL);
 	stir_format_rule *rules[3];
 	for (int i = 0; i < 3; i++)
-		ck_assert_ptr_nonnull(rules[i] = stir_format_hybrid_rule("_h", 1,
-			buckets, 2, true, i));
-	ck_assert_ptr_null(stir_format_hybrid_rule("_h", 1, buckets, 2, true, 3));
+		ck_assert_ptr_nonnull(rules[i] = stir_format_rule_hybrid("_h", 1,
+			2, buckets, true, i));
+	ck_assert_ptr_null(stir_format_rule_hybrid("_h", 1, 2, buckets, true, 3));
 	int rc = stir_decompose_format(l.k, "A", 3, rules);
 	for (int i = 0; i < 3; i++)
 		stir_format_rule_free(rules[i]);

@@ -142,7 +142,7 @@ static void expect_bad_binding(loaded *l, const stir_bindings *b,
 	const char *msg)
 {
 	stir_ctx_clear_diagnostics(l->ctx);
-	ck_assert_int_eq(stir_kernel_check_bindings(l->k, b), -1);
+	ck_assert_int_eq(stir_kernel_verify_bindings(l->k, b), -1);
 	const stir_diag *d = stir_ctx_get_diagnostic(l->ctx, 0);
 	ck_assert_ptr_nonnull(d);
 	ck_assert_msg(strstr(stir_diag_get_message(d), msg), "%s",
@@ -195,7 +195,7 @@ START_TEST(test_coo)
 	for (int i = 0; i < n && i < 16; i++)
 		found += !strcmp(names[i], "J.pos_I") || !strcmp(names[i], "J.pos_R");
 	ck_assert_int_eq(found, 2);
-	ck_assert_int_eq(stir_kernel_check_bindings(l.k, b), 0);
+	ck_assert_int_eq(stir_kernel_verify_bindings(l.k, b), 0);
 
 	/* an entry moved to the next row is found, at stage I and II */
 	ck_assert_int_ge(stir_array_get_len(pi), 2);
@@ -208,12 +208,12 @@ START_TEST(test_coo)
 	ck_assert_int_eq(stir_module_lower_sparse_iter(l.m), 0);
 	expect_bad_binding(&l, b, "array 'J.pos_I': entry");
 	stir_array_set_int(pi, e, old);
-	ck_assert_int_eq(stir_kernel_check_bindings(l.k, b), 0);
+	ck_assert_int_eq(stir_kernel_verify_bindings(l.k, b), 0);
 	/* a missing one is named */
 	stir_bindings_remove_array(b, "J.pos_R");
 	expect_bad_binding(&l, b, "array 'J.pos_R' is not bound");
 	ck_assert_int_eq(stir_kernel_bind_coo(l.k, b), 0);
-	ck_assert_int_eq(stir_kernel_check_bindings(l.k, b), 0);
+	ck_assert_int_eq(stir_kernel_verify_bindings(l.k, b), 0);
 
 	/* the stage II kernel reads the arrays, with no search left */
 	stir_buffer *buf = stir_kernel_find_buffer(l.k, "J_pos_I");
@@ -229,7 +229,7 @@ START_TEST(test_coo)
 	ck_assert_ptr_nonnull(back);
 	text2 = stir_kernel_to_str(stir_module_get_kernel(back, 0));
 	ck_assert_str_eq(text2, text);
-	ck_assert_int_eq(stir_kernel_check_bindings(stir_module_get_kernel(back,
+	ck_assert_int_eq(stir_kernel_verify_bindings(stir_module_get_kernel(back,
 		0), b), 0);
 	free(text2);
 	stir_module_free(back);

@@ -374,7 +374,7 @@ static void print_summary(stir_kernel *k, stir_bindings *b)
 			sum += x;
 			amax = fmax(amax, fabs(x));
 		}
-		printf("%s: %s[", name, stir_dtype_name(stir_buffer_get_dtype(buf)));
+		printf("%s: %s[", name, stir_dtype_get_name(stir_buffer_get_dtype(buf)));
 		for (int d = 0; d < ndim; d++)
 			printf("%s%" PRId64, d ? ", " : "", shape[d]);
 		printf("] sum %.6g max|x| %.6g\n", sum, amax);
@@ -505,7 +505,7 @@ int cmd_run(int argc, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &t_in);
 	int r = bind_inputs(ctx, k, b, &o, s);
 	double inputs_ms = elapsed_ms(&t_in);
-	if (r == 0 && stir_kernel_check_bindings(k, b) < 0)
+	if (r == 0 && stir_kernel_verify_bindings(k, b) < 0)
 		r = -1;
 	if (r < 0) {
 		rc = r == -2 ? EXIT_USAGE : EXIT_WRONG;
@@ -516,7 +516,7 @@ int cmd_run(int argc, char **argv)
 		rc = EXIT_WRONG;
 		goto out;
 	}
-	if (stir_kernel_check_bindings(kr, b) < 0) {
+	if (stir_kernel_verify_bindings(kr, b) < 0) {
 		rc = EXIT_WRONG;
 		goto out;
 	}

@@ -33,16 +33,17 @@ static char *file_text(const char *file)
 }
 
 /* file, k, a, feat, dev, sms, key: the tuning record's key of kernel k
- * of program "file" with matrix "a" at "feat" features (stir_tune_key):
- * on GPU dev, or when NULL the cost model's on "sms" SMs (< 1: 132).  0,
- * or -1 (said on stderr) when "file" cannot be read. */
+ * of program "file" with matrix "a" at "feat" features
+ * (stir_kernel_get_tune_key): on GPU dev, or when NULL the cost model's
+ * on "sms" SMs (< 1: 132).  0, or -1 (said on stderr) when "file" cannot
+ * be read. */
 static int tune_key(const char *file, const stir_kernel *k, const stir_csr *a,
 	int64_t feat, stir_device *dev, long sms, stir_tune_entry *key)
 {
 	char *text = file_text(file);
 	stir_tune_options opt = { .feat = feat, .sms = (int)sms,
 		.program_text = text };
-	int rc = text ? stir_tune_key(k, a, &opt, dev, key) : -1;
+	int rc = text ? stir_kernel_get_tune_key(k, a, &opt, dev, key) : -1;
 	free(text);
 	return rc;
 }
@@ -128,7 +129,7 @@ int tuned_schedule(stir_ctx *ctx, const options *o,
 	for (int i = 0; i < o->n_sizes; i++)
 		if (!strcmp(o->sizes[i].name, "feat"))
 			parse_int(o->sizes[i].value, &feat);
-	bool covered = stir_tune_recipe_of(*k) != STIR_TUNE_NONE;
+	bool covered = stir_kernel_get_tune_recipe(*k) != STIR_TUNE_NONE;
 	if (o->tune && (o->n_mtx != 1 || feat < 1))
 		return usage_error("run ", "%s", "--tune needs the matrix "
 			"(--mtx, once) and --size feat=F");
@@ -199,7 +200,7 @@ void tune_report(const char *cmd, const stir_tune_result *r,
 static void sddmm_other_program(const stir_kernel *k, const stir_csr *a,
 	int64_t feat, int sms)
 {
-	stir_tune_recipe r = stir_tune_recipe_of(k);
+	stir_tune_recipe r = stir_kernel_get_tune_recipe(k);
 	if (r != STIR_TUNE_SDDMM && r != STIR_TUNE_SDDMM_ROWS)
 		return;
 	int n = stir_sddmm_n_candidates();
@@ -207,7 +208,7 @@ static void sddmm_other_program(const stir_kernel *k, const stir_csr *a,
 	double *costs = malloc((size_t)n * sizeof(*costs));
 	if (order && costs && stir_sddmm_model_rank(a, feat, sms, order,
 	    costs) > 0) {
-		const stir_sddmm_params *best = stir_sddmm_get_candidate(order[0]);
+		const stir_sddmm_candidate *best = stir_sddmm_get_candidate(order[0]);
 		int i = 1;
 		while (i < n && stir_sddmm_get_candidate(order[i])->rows ==
 		       best->rows)
@@ -306,7 +307,7 @@ int cmd_tune(int argc, char **argv)
 			return usage_error("tune ", "%s", "--list takes no program, "
 				"--mtx or --size");
 		stir_ctx *lctx = stir_ctx_alloc();
-		int lrc = lctx && stir_tune_record_list(lctx, NULL, stdout) == 0 ?
+		int lrc = lctx && stir_tune_record_print(lctx, NULL, stdout) == 0 ?
 			0 : EXIT_WRONG;
 		if (lctx)
 			lrc = finish(lctx, lrc);
@@ -329,7 +330,7 @@ int cmd_tune(int argc, char **argv)
 		options o = { .kernel = kname };
 		rc = select_kernel(m, &o, true, &k);
 	}
-	if (rc == 0 && stir_tune_recipe_of(k) == STIR_TUNE_NONE) {
+	if (rc == 0 && stir_kernel_get_tune_recipe(k) == STIR_TUNE_NONE) {
 		fprintf(stderr, "stirc tune: %s: no recipe covers kernel '%s' "
 			"(the tuner knows csrmm of examples/csrmm.stir, sddmm of "
 			"examples/sddmm.stir, sddmm_rows of examples/sddmm_rows.stir, "

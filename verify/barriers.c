@@ -1,6 +1,6 @@
 /* Races and barriers (docs/cuda.md "Barriers"): the analysis of the
  * accesses of the threads of a launch, which finds where the threads of a
- * block must synchronize; the stage III pass stir_kernel_insert_barriers
+ * block must synchronize; the stage III pass stir_insert_barriers
  * (passes/insert_barriers.c) puts a "barrier;" statement there, so that
  * the CUDA emitter only prints them (as __syncthreads()) and the places
  * show in stage III text.

@@ -124,6 +124,64 @@ const stir_buffer *cuda_warp_fill_of(const stir_ptr_vec *list)
 	return b;
 }
 
+/* s: see verify/gpu.h. */
+gpu_form gpu_form_of(const stir_stmt *s)
+{
+	switch (s->kind) {
+	case STIR_STMT_STORE:
+		return GPU_FORM_STORE;
+	case STIR_STMT_LET:
+		return GPU_FORM_LET;
+	case STIR_STMT_IF:
+		return GPU_FORM_IF;
+	case STIR_STMT_BLOCK:
+		return GPU_FORM_BLOCK;
+	case STIR_STMT_BARRIER:
+		return GPU_FORM_BARRIER;
+	case STIR_STMT_ITER:
+		return GPU_FORM_REFUSED;
+	case STIR_STMT_FOR:
+		break;
+	}
+	switch (s->u.for_.kind) {
+	case STIR_LOOP_BIND:
+		return GPU_FORM_BOUND_LOOP;
+	case STIR_LOOP_VECTORIZE:
+		return GPU_FORM_VECTOR_LOOP;
+	case STIR_LOOP_TENSORIZE:
+		return GPU_FORM_MMA;
+	case STIR_LOOP_PIPELINE:
+		return GPU_FORM_PIPELINE;
+	default:
+		return cuda_warp_fill_of(&s->u.for_.body) ? GPU_FORM_WARP_FILL :
+			GPU_FORM_SERIAL_LOOP;
+	}
+}
+
+/* list, i: see verify/gpu.h. */
+int gpu_group_end(const stir_ptr_vec *list, int i)
+{
+	while (i + 1 < list->n && stir_stmt_at(list, i)->kind == STIR_STMT_LET &&
+	    stir_stmt_at(list, i)->u.let.hoisted)
+		i++;
+	return i;
+}
+
+/* atomic, buf, op: see verify/gpu.h. */
+bool gpu_store_is_atomic(bool atomic, const stir_buffer *buf,
+	stir_store_op op)
+{
+	return atomic && op != STIR_STORE_ASSIGN &&
+		buf->scope != STIR_SCOPE_LOCAL && buf->scope != STIR_SCOPE_WARP;
+}
+
+/* s, unbound: see verify/gpu.h. */
+unsigned gpu_guard_dims(const stir_stmt *s, unsigned unbound)
+{
+	return unbound && cuda_stores_shared_data(s) &&
+		!(cuda_bound_inside(s) & unbound) ? unbound : 0;
+}
+
 /* ctx, s: see verify/gpu.h. */
 red *cuda_red_of(const ectx *ctx, const stir_stmt *s)
 {

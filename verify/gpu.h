@@ -149,7 +149,7 @@ typedef struct cuda_places {
 } cuda_places;
 
 /* A warp-buffer read that may be computed before a loop (hoist.c),
- * found by the verifier's walk for stir_kernel_hoist_warp_reads. */
+ * found by the verifier's walk for stir_hoist_warp_reads. */
 typedef struct cuda_hoist_at {
 	const stir_var *loop;      /* borrowed: the loop's variable (the
 	                              walk's copies of a loop share it) */
@@ -166,7 +166,7 @@ typedef enum gpu_walk_mode {
 	GPU_WALK_VERIFY,           /* report what the GPU cannot run
 	                              (stir_kernel_verify_gpu) */
 	GPU_WALK_PLACE,            /* record where barriers are missing
-	                              (stir_kernel_insert_barriers) */
+	                              (stir_insert_barriers) */
 } gpu_walk_mode;
 
 /* What the thread mapping of a kernel says of its variables, by slot:
@@ -345,7 +345,7 @@ bool gpu_list_names_var(const gpu_walk *walk, const stir_ptr_vec *list,
 	const stir_var *v);
 /* k, places, hoists: the walk of cuda_place_barriers, appending also to
  * hoists the warp-buffer reads that may be computed before their loops
- * (stir_kernel_hoist_warp_reads).  0 or -1. */
+ * (stir_hoist_warp_reads).  0 or -1. */
 int cuda_walk_hoists(const stir_kernel *k, cuda_places *places,
 	cuda_hoists *hoists);
 /* k: stir_kernel_verify_gpu's checks (cuda_verify_structure, the
@@ -404,6 +404,47 @@ bool cuda_is_pow2(int64_t x);
 /* list: the warp buffer that a statement of list (through conditions and
  * blocks, not loops) stores into, or NULL. */
 const stir_buffer *cuda_warp_fill_of(const stir_ptr_vec *list);
+
+/* What a statement becomes on the GPU: the one classification that the
+ * emitter's dispatch (cuda_emit_stmt, codegen/cuda_stmt.c) and the
+ * verifier's walk (walk_stmt, verify_walk.c) both switch over, so that
+ * the walk mirrors the emitter construct by construct (docs/cuda.md,
+ * "Checking a kernel for the GPU"). */
+typedef enum gpu_form {
+	GPU_FORM_STORE,         /* a store (cuda_reduce.c) */
+	GPU_FORM_LET,           /* a let, hoisted (passes/hoist.c) or not */
+	GPU_FORM_IF,
+	GPU_FORM_BLOCK,         /* a scope holding its variables */
+	GPU_FORM_BOUND_LOOP,    /* a loop bound to a thread index */
+	GPU_FORM_VECTOR_LOOP,   /* a vectorized loop (its scalar form) */
+	GPU_FORM_MMA,           /* a tensorized nest: one intrinsic */
+	GPU_FORM_PIPELINE,      /* a software-pipelined loop */
+	GPU_FORM_WARP_FILL,     /* a serial loop storing into a warp buffer
+	                           (cuda_warp_fill_of its body) */
+	GPU_FORM_SERIAL_LOOP,   /* any other loop: serial or unrolled */
+	GPU_FORM_BARRIER,       /* __syncthreads() */
+	GPU_FORM_REFUSED,       /* a sparse iteration (cuda_verify_structure
+	                           refuses it) */
+} gpu_form;
+/* s: what s becomes on the GPU. */
+gpu_form gpu_form_of(const stir_stmt *s);
+/* list, i: the last statement of the group that list[i] opens: the
+ * hoisted lets (passes/hoist.c) go with the statement after them, so that
+ * a group is a run of them and that statement, or one statement. */
+int gpu_group_end(const stir_ptr_vec *list, int i);
+/* atomic, buf, op: whether a store "buf[..] op= .." in a block that is
+ * atomic or not ("atomic") is an atomic add on the GPU: an update (+=,
+ * -=) of memory other threads see (not a local or warp buffer).  The
+ * emitter prints it so, the walk records it so and the structural checks
+ * refuse one of type i8. */
+bool gpu_store_is_atomic(bool atomic, const stir_buffer *buf,
+	stir_store_op op);
+/* s, unbound: the indices along which statement s, run where the indices
+ * "unbound" are neither bound nor guarded (gpu_unbound), is guarded to
+ * index 0: all of them when s stores to memory other threads see and no
+ * loop inside s binds one of them (the guard then goes further in); else
+ * none. */
+unsigned gpu_guard_dims(const stir_stmt *s, unsigned unbound);
 /* s, inner: mark (by slot) every variable s and its children define. */
 void cuda_mark_defined(const stir_stmt *s, bool *inner);
 

@@ -18,7 +18,7 @@
  *
  * Whether the lanes run a loop together is a fact of the thread mapping,
  * which the verifier's walk computes: gpu_hoist decides, before each
- * loop, which reads move there.  The pass stir_kernel_hoist_warp_reads
+ * loop, which reads move there.  The pass stir_hoist_warp_reads
  * (passes/hoist.c) runs the verifier's walk (verify/verify_walk.c,
  * cuda_walk_hoists), which notes each decision, and puts a "hoisted let"
  * before the loop for each read it noted and its variable in place of the
@@ -107,7 +107,7 @@ static stir_visit_step hoist_enter(stir_expr **slot, void *user)
 		STIR_VISIT_GO;
 }
 
-/* walk, loop, x: note for stir_kernel_hoist_warp_reads that read x moves
+/* walk, loop, x: note for stir_hoist_warp_reads that read x moves
  * before loop "loop".  0, or -1 out of memory. */
 static int note_hoist(gpu_walk *walk, const stir_stmt *loop, const stir_expr *x)
 {

@@ -211,8 +211,7 @@ static void check_store(gv *v, const stir_stmt *s, const where *w)
 	const stir_buffer *b = s->u.store.buf;
 	v->used[b->index] = true;
 	v->written[b->index] = true;
-	if (w->atomic && s->u.store.op != STIR_STORE_ASSIGN &&
-	    b->scope != STIR_SCOPE_LOCAL && b->scope != STIR_SCOPE_WARP &&
+	if (gpu_store_is_atomic(w->atomic, b, s->u.store.op) &&
 	    b->dtype == STIR_I8)
 		gv_error(v, s->loc, "atomic add to '%s' of type i8: the GPU has "
 			"no 8-bit atomics", b->name);
@@ -355,7 +354,7 @@ static void check_launch(gv *v, int li, const stir_stmt *s)
 			continue;
 		}
 		if (b->scope == STIR_SCOPE_SHARED)
-			shared += n * (int64_t)stir_dtype_size(b->dtype);
+			shared += n * (int64_t)stir_dtype_get_size(b->dtype);
 	}
 	if (shared > MAX_STATIC_SHARED)
 		gv_error(v, s->loc, "launch %d needs %" PRId64 " bytes of shared "
@@ -761,7 +760,7 @@ bool cuda_check_barrier_place(gpu_walk *walk, const ectx *ctx, stir_loc loc,
 	if (walk->mode != GPU_WALK_PLACE) {
 		gpu_error(walk, loc, "threads of a block must synchronize between "
 			"the accesses to '%s' at %s and at %s, but there is no "
-			"barrier between them (see stir_kernel_insert_barriers)",
+			"barrier between them (see stir_insert_barriers)",
 			a->buf->name, cuda_loc_str(a->loc, at, sizeof(at)),
 			cuda_loc_str(b->loc, bt, sizeof(bt)));
 		return false;

@@ -18,11 +18,14 @@
  * (verify/launch.c, which the emitter uses too).
  *
  * The walk mirrors the emitter's statements (cuda_stmt.c, cuda_reduce.c,
- * cuda_warp.c): the same contexts, and the accesses in the same order (a
- * store's element before its index and value, a block's used bindings
- * before its body, the warp-buffer reads hoisted before a loop
- * (hoist.c) at the loop), so that the places and the first refusal
- * are those the emitter's own walk found when it carried the checks.  A
+ * cuda_warp.c): both take a statement as what gpu_form_of (facts.c) says
+ * it becomes, a list in the groups of gpu_group_end, guarded along
+ * gpu_guard_dims; within a form, the same contexts, and the accesses in
+ * the same order (a store's element before its index and value, a
+ * block's used bindings before its body, the warp-buffer reads hoisted
+ * before a loop (hoist.c) at the loop), so that the places and the first
+ * refusal are those the emitter's own walk found when it carried the
+ * checks.  A
  * vectorized loop is walked as its scalar form, which holds the accesses
  * of its vector path; a tensorized nest is checked (cuda_check_mma) and
  * its accesses are those of its intrinsic's description (verify/mma.c).
@@ -115,8 +118,7 @@ static void walk_put_store(gpu_walk *walk, const ectx *ctx,
 			cuda_walk_expr(walk, ctx, value);
 		return;
 	}
-	bool atomic = ctx->atomic && op != STIR_STORE_ASSIGN &&
-		buf->scope != STIR_SCOPE_LOCAL;
+	bool atomic = gpu_store_is_atomic(ctx->atomic, buf, op);
 	gpu_record(walk, ctx, buf, idx, true, atomic, s->loc);
 	cuda_walk_expr(walk, ctx, idx);
 	if (value)
@@ -282,15 +284,11 @@ static void walk_warp_fill(gpu_walk *walk, const stir_stmt *s, const ectx *ctx,
 	cuda_summary_release(&body);
 }
 
-/* walk, s, ctx: a serial or unrolled loop (emit_serial_loop): its extent,
- * its body, and the barrier its next iteration may need. */
+/* walk, s, ctx: a serial or unrolled loop (emit_serial_loop), or a
+ * pipelined one: its extent, its body, and the barrier its next iteration
+ * may need. */
 static void walk_serial_loop(gpu_walk *walk, const stir_stmt *s, const ectx *ctx)
 {
-	const stir_buffer *fill = cuda_warp_fill_of(&s->u.for_.body);
-	if (fill) {
-		walk_warp_fill(walk, s, ctx, fill);
-		return;
-	}
 	ectx c = *ctx;
 	c.divergent |= cuda_expr_deps(&walk->facts, s->u.for_.extent) & THREAD_DIMS;
 	cuda_walk_expr(walk, ctx, s->u.for_.extent);
@@ -346,64 +344,74 @@ static void walk_block(gpu_walk *walk, const stir_stmt *s, const ectx *ctx)
 	walk_list(walk, &s->u.block.body, &c, walk->sum);
 }
 
-/* walk, s, ctx: a loop of any kind, after the warp-buffer reads the emitter
- * computes before it (gpu_hoist). */
-static void walk_for(gpu_walk *walk, const stir_stmt *s, const ectx *ctx)
+/* walk, s, form, ctx: loop s of form "form", after the warp-buffer reads
+ * the emitter computes before it (gpu_hoist). */
+static void walk_for(gpu_walk *walk, const stir_stmt *s, gpu_form form,
+	const ectx *ctx)
 {
 	ectx c = *ctx;
 	c.fill = NULL;
 	/* the walk of the pass hoist_warp_reads holds the reads it moves
 	 * before the loop; the others find them moved already */
 	int mark = walk->hoists ? gpu_hoist(walk, s, &c) : walk->n_memo;
-	switch (s->u.for_.kind) {
-	case STIR_LOOP_BIND:
+	switch (form) {
+	case GPU_FORM_BOUND_LOOP:
 		walk_bound_loop(walk, s, &c);
 		break;
-	case STIR_LOOP_VECTORIZE:
+	case GPU_FORM_VECTOR_LOOP:
 		walk_scalar_form(walk, s, &c);
 		break;
-	case STIR_LOOP_TENSORIZE:
+	case GPU_FORM_MMA:
 		walk_mma(walk, s, &c);
 		break;
-	case STIR_LOOP_PIPELINE:
+	case GPU_FORM_PIPELINE:
 		/* checked where the barriers are in (not by the walks of
 		 * the passes that place them) */
 		if (walk->mode != GPU_WALK_VERIFY || cuda_check_pipeline(walk, s))
 			walk_serial_loop(walk, s, &c);
 		break;
-	default:
+	case GPU_FORM_WARP_FILL:
+		walk_warp_fill(walk, s, &c, cuda_warp_fill_of(&s->u.for_.body));
+		break;
+	default: /* GPU_FORM_SERIAL_LOOP */
 		walk_serial_loop(walk, s, &c);
 		break;
 	}
 	gpu_unhoist(walk, mark);
 }
 
-/* walk, s, ctx: one statement (cuda_emit_stmt). */
+/* walk, s, ctx: one statement, as cuda_emit_stmt emits it (gpu_form_of). */
 static void walk_stmt(gpu_walk *walk, const stir_stmt *s, const ectx *ctx)
 {
-	switch (s->kind) {
-	case STIR_STMT_STORE:
+	gpu_form form = gpu_form_of(s);
+	switch (form) {
+	case GPU_FORM_STORE:
 		walk_store(walk, s, ctx);
 		return;
-	case STIR_STMT_LET:
+	case GPU_FORM_LET:
 		cuda_walk_expr(walk, ctx, s->u.let.value);
 		return;
-	case STIR_STMT_IF:
+	case GPU_FORM_IF:
 		walk_if(walk, s, ctx);
 		return;
-	case STIR_STMT_BLOCK:
+	case GPU_FORM_BLOCK:
 		walk_block(walk, s, ctx);
 		return;
-	case STIR_STMT_FOR:
-		walk_for(walk, s, ctx);
+	case GPU_FORM_BOUND_LOOP:
+	case GPU_FORM_VECTOR_LOOP:
+	case GPU_FORM_MMA:
+	case GPU_FORM_PIPELINE:
+	case GPU_FORM_WARP_FILL:
+	case GPU_FORM_SERIAL_LOOP:
+		walk_for(walk, s, form, ctx);
 		return;
-	case STIR_STMT_ITER:
-		/* refused by cuda_verify_structure */
-		walk->failed = true;
-		return;
-	case STIR_STMT_BARRIER:
+	case GPU_FORM_BARRIER:
 		if (cuda_check_barrier(walk, s, ctx))
 			cuda_summary_barrier(walk->sum);
+		return;
+	case GPU_FORM_REFUSED:
+		/* refused by cuda_verify_structure */
+		walk->failed = true;
 		return;
 	}
 }
@@ -415,10 +423,10 @@ static void walk_stmt(gpu_walk *walk, const stir_stmt *s, const ectx *ctx)
 static void walk_guarded(gpu_walk *walk, const stir_ptr_vec *list, int from,
 	int to, const ectx *ctx)
 {
-	const stir_stmt *s = stir_stmt_at(list, to);
-	unsigned u = gpu_unbound(walk->launch, ctx);
+	unsigned u = gpu_guard_dims(stir_stmt_at(list, to),
+		gpu_unbound(walk->launch, ctx));
 	ectx c = *ctx;
-	if (u && cuda_stores_shared_data(s) && !(cuda_bound_inside(s) & u)) {
+	if (u) {
 		c.single |= u;
 		c.divergent |= u & THREAD_DIMS;
 	}
@@ -433,9 +441,7 @@ static void walk_list(gpu_walk *walk, const stir_ptr_vec *list, const ectx *ctx,
 {
 	for (int i = 0; i < list->n && !walk->failed; i++) {
 		int from = i;
-		while (i + 1 < list->n && stir_stmt_at(list, i)->kind ==
-		    STIR_STMT_LET && stir_stmt_at(list, i)->u.let.hoisted)
-			i++;
+		i = gpu_group_end(list, i);
 		const stir_stmt *s = stir_stmt_at(list, i);
 		summary c = { 0 };
 		summary *saved = walk->sum;

@@ -35,11 +35,11 @@ typedef enum stir_dtype {
 #define STIR_MAX_DIMS 8
 
 /* The type's name as the language spells it ("f32"), or "?" */
-STIR_EXPORT const char *stir_dtype_name(stir_dtype t);
+STIR_EXPORT const char *stir_dtype_get_name(stir_dtype t);
 /* The type named "name", or STIR_DTYPE_NONE. */
 STIR_EXPORT stir_dtype stir_dtype_from_name(const char *name);
 /* Size of one element in bytes (0 for STIR_DTYPE_NONE). */
-STIR_EXPORT size_t stir_dtype_size(stir_dtype t);
+STIR_EXPORT size_t stir_dtype_get_size(stir_dtype t);
 STIR_EXPORT bool stir_dtype_is_int(stir_dtype t);
 STIR_EXPORT bool stir_dtype_is_float(stir_dtype t);
 
@@ -96,7 +96,7 @@ STIR_EXPORT void stir_array_fill(__stir_keep stir_array *a, double v);
 STIR_EXPORT int64_t stir_array_compare(__stir_keep const stir_array *got,
 	__stir_keep const stir_array *want, int64_t *where, double *worst);
 /* The tolerance of stir_array_compare for type t (0 for integers). */
-STIR_EXPORT double stir_dtype_tolerance(stir_dtype t);
+STIR_EXPORT double stir_dtype_get_tolerance(stir_dtype t);
 /* stir_array_compare with tolerance "tol" instead of want's type's (a
  * kernel that computes in less precision than its types say:
  * stir_kernel_get_tolerance). */

@@ -46,9 +46,9 @@ extern "C" {
  * schedules the caller applied there) every top-level nest with no loop
  * bound to a thread index gets stir_default_schedule, and the kernel is
  * lowered with stir_lower_sparse_buffer.  Then, at stage III, the
- * GPU rewrites of include/stir/passes.h run (stir_kernel_lift_guards,
- * stir_kernel_hoist_invariants; docs/ir.md, "Stage III rewrites for the
- * GPU") and stir_kernel_insert_barriers: call this last, after every
+ * GPU rewrites of include/stir/passes.h run (stir_lift_guards,
+ * stir_hoist_invariants; docs/ir.md, "Stage III rewrites for the
+ * GPU") and stir_insert_barriers: call this last, after every
  * schedule (the emitter prints only what the IR says, so a kernel emitted
  * without the rewrites runs as written, slower, and one that needs
  * barriers is refused).  Running it again changes nothing.  This is the
@@ -157,9 +157,9 @@ STIR_EXPORT __stir_give stir_gpu_kernel *stir_gpu_kernel_compile(
  * kernels' modules must not be used by other threads meanwhile.  The
  * number of kernels (not NULL) that failed, or -1 when the arguments are
  * wrong. */
-STIR_EXPORT int stir_gpu_kernel_compile_all(
+STIR_EXPORT int stir_gpu_kernel_compile_all(int n,
 	__stir_keep const stir_kernel *const *ks,
-	__stir_keep const stir_compile_options *opts, int n, int threads,
+	__stir_keep const stir_compile_options *opts, int threads,
 	stir_gpu_kernel **gks);
 /* The same with code compiled elsewhere from stir_kernel_to_cuda(k)'s
  * source: "code" is taken (freed on failure too). */
@@ -208,7 +208,7 @@ STIR_EXPORT void stir_gpu_run_free(__stir_take stir_gpu_run *r);
  * III kernel has no axes, so an indptr that decreases or indices unsorted
  * within a row are not seen here; check the bindings against the kernel
  * as it was before stir_kernel_prepare_for_gpu with
- * stir_kernel_check_bindings first, as stirc run does), refuse a buffer
+ * stir_kernel_verify_bindings first, as stirc run does), refuse a buffer
  * with more elements than its index type can address, then copy every
  * array the kernel takes to the device and allocate the buffers the
  * kernel owns (each on its own; one
@@ -230,7 +230,7 @@ STIR_EXPORT int stir_gpu_run_upload(__stir_keep stir_gpu_run *r,
  * or not of 16 bytes when the kernel was emitted with
  * STIR_CUDA_ALIGNED_BUFFERS, is an error naming the array.  Nothing is
  * copied: the kernel reads and writes the caller's memory, which must
- * hold valid structure (as stir_kernel_check_bindings would check it on
+ * hold valid structure (as stir_kernel_verify_bindings would check it on
  * the host) and stay allocated until the launches end.
  * stir_gpu_run_download then refuses (the results are in the caller's
  * memory).  0, or -1 with diagnostics. */

@@ -229,8 +229,8 @@ STIR_EXPORT __stir_give stir_row_groups *stir_csr_to_row_groups(
  * row and column) and dst (pos's inverse at the non-zeros' slots, nnz
  * upwards in order at the others).  0, or -1 with one error naming the
  * array and entry. */
-STIR_EXPORT int stir_row_groups_check(__stir_keep stir_ctx *ctx,
-	__stir_keep const stir_csr *csr, __stir_keep const stir_row_groups *g);
+STIR_EXPORT int stir_row_groups_verify(__stir_keep stir_ctx *ctx,
+	__stir_keep const stir_row_groups *g, __stir_keep const stir_csr *csr);
 STIR_EXPORT void stir_row_groups_free(__stir_take stir_row_groups *g);
 
 /* Check that the format "f" bound in "b" conserves "csr" (see above), after
@@ -248,7 +248,7 @@ STIR_EXPORT int stir_host_format_verify_csf(__stir_keep stir_ctx *ctx,
 STIR_EXPORT void stir_host_format_free(__stir_take stir_host_format *f);
 
 /* "ELL", "BSR", "padding", "hybrid", "ELL3D", "DBSR", "SR-BCRS" or "?". */
-STIR_EXPORT const char *stir_format_kind_name(stir_format_kind kind);
+STIR_EXPORT const char *stir_format_kind_get_name(stir_format_kind kind);
 STIR_EXPORT stir_format_kind stir_host_format_get_kind(
 	__stir_keep const stir_host_format *f);
 /* The suffix the format was built with (owned by the format). */

@@ -22,7 +22,7 @@ extern "C" {
 
 /* Check that "b" holds every size and array kernel "k" needs and that they
  * are consistent (see above).  0 or -1 with diagnostics. */
-STIR_EXPORT int stir_kernel_check_bindings(__stir_keep const stir_kernel *k,
+STIR_EXPORT int stir_kernel_verify_bindings(__stir_keep const stir_kernel *k,
 	__stir_keep const stir_bindings *b);
 
 /* Run "k" on the host, reading and writing the arrays in "b".  Locals are

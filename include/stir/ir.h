@@ -214,7 +214,7 @@ STIR_EXPORT int stir_kernel_verify(__stir_keep stir_kernel *k);
 STIR_EXPORT int stir_kernel_verify_gpu(__stir_keep const stir_kernel *k);
 /* The tolerance at which the outputs of type t that kernel k computes
  * compare with those of another stage or backend (stir_array_compare_within):
- * that of t (stir_dtype_tolerance), or that of f16 where k tensorizes with
+ * that of t (stir_dtype_get_tolerance), or that of f16 where k tensorizes with
  * mma_m16n8k8_tf32, whose inputs keep the 10 mantissa bits of an f16
  * (docs/ir.md, "Tensorized loops"). */
 STIR_EXPORT double stir_kernel_get_tolerance(__stir_keep const stir_kernel *k,

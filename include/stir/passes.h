@@ -135,13 +135,14 @@ STIR_EXPORT int stir_format_hybrid_n_parts(int c, int nb, bool cover);
 /* Part i (from 0) in that order: covering the rows, first the split
  * rows' part (0, nb) (its init then runs before the others), then every
  * part (q, t), range-major.  Its range in *q, bucket in *t.  0 or -1. */
-STIR_EXPORT int stir_format_hybrid_part_at(int c, int nb, bool cover, int i,
+STIR_EXPORT int stir_format_hybrid_get_part(int c, int nb, bool cover, int i,
 	int *q, int *t);
-/* The rule of part i: stir_format_rule_hybrid_part with the width of its
- * bucket (the widest for the split rows' part), covering the rows when
- * "cover".  NULL when the arguments are not valid. */
-STIR_EXPORT __stir_give stir_format_rule *stir_format_hybrid_rule(
-	const char *suffix, int c, const int64_t *buckets, int nb, bool cover,
+/* The rule of part i of hybrid(c, buckets[0 .. nb-1]):
+ * stir_format_rule_hybrid_part with the width of its bucket (the widest
+ * for the split rows' part), covering the rows when "cover".  NULL when
+ * the arguments are not valid. */
+STIR_EXPORT __stir_give stir_format_rule *stir_format_rule_hybrid(
+	const char *suffix, int c, int nb, const int64_t *buckets, bool cover,
 	int i);
 STIR_EXPORT __stir_give stir_format_rule *stir_format_rule_ell3d(const char *suffix,
 	int64_t width);
@@ -201,13 +202,13 @@ STIR_EXPORT int stir_module_lower_sparse_buffer(__stir_keep stir_module *m);
  * when the condition reads no memory and uses none of the nest's
  * variables: "for a { for b { if (c) { S } } }" becomes "if (c) { for a {
  * for b { S } } }" (passes/lift_guards.c says which nests). */
-STIR_EXPORT int stir_kernel_lift_guards(__stir_keep stir_kernel *k);
+STIR_EXPORT int stir_lift_guards(__stir_keep stir_kernel *k);
 
 /* Compute once, before each loop, the searches of the loop that it does
  * not change and that are safe to compute anywhere: each becomes a "let
  * hoisted" before the loop, and the equal searches inside the loop its
  * variable (passes/hoist.c says which searches move). */
-STIR_EXPORT int stir_kernel_hoist_invariants(__stir_keep stir_kernel *k);
+STIR_EXPORT int stir_hoist_invariants(__stir_keep stir_kernel *k);
 
 /* Before each loop, outermost first, each read of a warp buffer that the
  * loop does not change and that the lanes may compute there (docs/cuda.md
@@ -217,7 +218,7 @@ STIR_EXPORT int stir_kernel_hoist_invariants(__stir_keep stir_kernel *k);
  * which the GPU verifier's walk knows (verify/hoist.c): refuses (0 or -1
  * with located diagnostics) what the GPU verifier refuses; a second run
  * changes nothing. */
-STIR_EXPORT int stir_kernel_hoist_warp_reads(__stir_keep stir_kernel *k);
+STIR_EXPORT int stir_hoist_warp_reads(__stir_keep stir_kernel *k);
 
 /* Insert a "barrier;" statement wherever the threads of a block must
  * synchronize (docs/cuda.md "Barriers"), so that the emitter prints
@@ -227,13 +228,13 @@ STIR_EXPORT int stir_kernel_hoist_warp_reads(__stir_keep stir_kernel *k);
  * that needs a barrier and has none.  Barriers already in k count; a
  * second run adds nothing.  Refuses (0 or -1 with located diagnostics, k
  * untouched) what the emitter refuses (passes/insert_barriers.c). */
-STIR_EXPORT int stir_kernel_insert_barriers(__stir_keep stir_kernel *k);
+STIR_EXPORT int stir_insert_barriers(__stir_keep stir_kernel *k);
 
 /* Record in each vectorized loop the accesses that run as vectors of its
  * lanes (its vector plan, printed "vectorize(B[IDX] load, ...)"), which
  * the CUDA emitter prints; a loop planned already is planned again
  * (passes/plan_vectors.c). */
-STIR_EXPORT int stir_kernel_plan_vectors(__stir_keep stir_kernel *k);
+STIR_EXPORT int stir_plan_vectors(__stir_keep stir_kernel *k);
 
 #ifdef __cplusplus
 }

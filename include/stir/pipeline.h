@@ -3,7 +3,7 @@
  * A pipeline is a list of named passes run in order on one kernel, with
  * the verifier between them, that can show the program after any of them
  * (LLVM's -print-after, MLIR's --mlir-print-ir-after).  The standard
- * passes are registered by name (stir_pass_registry_get_name); a pass of
+ * passes are registered by name (stir_pass_registry_get_pass_name); a pass of
  * one's own is added with its function.  stirc's commands, the schedule
  * files, stir_kernel_prepare_for_gpu and the benchmarks lower kernels
  * through the pipelines below.
@@ -46,7 +46,7 @@ enum {
 STIR_EXPORT __stir_give stir_pipeline *stir_pipeline_alloc(void);
 STIR_EXPORT void stir_pipeline_free(__stir_take stir_pipeline *p);
 
-/* Append the registered pass "name" (stir_pass_registry_get_name).  0, or
+/* Append the registered pass "name" (stir_pass_registry_get_pass_name).  0, or
  * -1 when there is no such pass or memory runs out. */
 STIR_EXPORT int stir_pipeline_add(__stir_keep stir_pipeline *p,
 	const char *name);
@@ -99,8 +99,8 @@ STIR_EXPORT int stir_pipeline_run_module(__stir_keep const stir_pipeline *p,
  * order: lower_sparse_iter (at stage I), default_schedule (stage II:
  * nests without a thread binding), lower_sparse_buffer (stage II), then
  * the GPU preparation passes of stage III. */
-STIR_EXPORT int stir_pass_registry_n(void);
-STIR_EXPORT const char *stir_pass_registry_get_name(int i);
+STIR_EXPORT int stir_pass_registry_n_passes(void);
+STIR_EXPORT const char *stir_pass_registry_get_pass_name(int i);
 
 /* The pipeline that lowers a kernel to stage "stage" (1, 2 or 3):
  * lower_sparse_iter, then lower_sparse_buffer, as far as the stage asks

@@ -123,7 +123,7 @@ STIR_EXPORT int stir_recipe_spmm_csr(__stir_keep stir_kernel *k,
 /* A candidate of the hybrid SpMM: the format hybrid(c, buckets) and the
  * schedule's parameters.  stir_spmm_hybrid_map gives its mapping at a
  * feature size; stir_spmm_hybrid_fits whether it applies there. */
-typedef struct stir_spmm_hybrid_params {
+typedef struct stir_spmm_hybrid_candidate {
 	int c;                  /* column partitions */
 	int nb;                 /* buckets */
 	int64_t buckets[8];     /* bucket widths, ascending */
@@ -137,14 +137,14 @@ typedef struct stir_spmm_hybrid_params {
 	int serial_lanes;       /* > 0: a row's features over these lanes,
 	                           the chunks serial in each thread
 	                           (stir_spmm_map_serial) */
-} stir_spmm_hybrid_params;
+} stir_spmm_hybrid_candidate;
 
 /* The candidate space of the hybrid SpMM: the configurations the search
  * of bench_spmm tries (bench/README.md says why each is there), in a
  * fixed order (bench_spmm --candidates names them by index). */
 STIR_EXPORT int stir_spmm_hybrid_n_candidates(void);
 /* Candidate i (0 <= i < stir_spmm_hybrid_n_candidates()), or NULL. */
-STIR_EXPORT const stir_spmm_hybrid_params *stir_spmm_hybrid_get_candidate(
+STIR_EXPORT const stir_spmm_hybrid_candidate *stir_spmm_hybrid_get_candidate(
 	int i);
 /* The candidates the measured search (stir_tune) times before the cost
  * model's order, whatever it is: those most often fastest where the
@@ -155,15 +155,15 @@ STIR_EXPORT int stir_spmm_hybrid_get_often_fastest(int i);
 /* The mapping of candidate p at "feat" features: its lanes (serial or
  * grouped), warp caches and rows per block for its thread count. */
 STIR_EXPORT stir_spmm_map stir_spmm_hybrid_map(
-	const stir_spmm_hybrid_params *p, int64_t feat);
+	const stir_spmm_hybrid_candidate *p, int64_t feat);
 /* Whether candidate p applies at "feat" features (stir_spmm_map_fits of
  * its mapping). */
-STIR_EXPORT bool stir_spmm_hybrid_fits(const stir_spmm_hybrid_params *p,
+STIR_EXPORT bool stir_spmm_hybrid_fits(const stir_spmm_hybrid_candidate *p,
 	int64_t feat);
 /* The flags to build candidate p's format with: those of
  * stir_spmm_hybrid_format_flags(p->c), and the locality order. */
-STIR_EXPORT unsigned stir_spmm_hybrid_params_format_flags(
-	const stir_spmm_hybrid_params *p);
+STIR_EXPORT unsigned stir_spmm_hybrid_candidate_format_flags(
+	const stir_spmm_hybrid_candidate *p);
 /* Candidate p at "feat" features applied to csrmm kernel k:
  * stir_recipe_spmm_hybrid with its mapping (stir_spmm_hybrid_map) and its
  * launch bound (stir_kernel_set_min_blocks_per_sm); with the schedule log
@@ -171,7 +171,7 @@ STIR_EXPORT unsigned stir_spmm_hybrid_params_format_flags(
  * that its schedule file builds the same format.  0, or -1 with
  * diagnostics. */
 STIR_EXPORT int stir_recipe_spmm_hybrid_candidate(__stir_keep stir_kernel *k,
-	const stir_spmm_hybrid_params *p, int64_t feat);
+	const stir_spmm_hybrid_candidate *p, int64_t feat);
 
 /* The tuner's cost model (docs/recipes.md): an estimate, in arbitrary
  * units, of candidate p's time on matrix "a" (CSR) at "feat" features on
@@ -180,7 +180,7 @@ STIR_EXPORT int stir_recipe_spmm_hybrid_candidate(__stir_keep stir_kernel *k,
  * holds, writes of C, atomics), its blocks, rows' serial steps and waves.
  * Deterministic; -1 when p does not apply at feat. */
 STIR_EXPORT double stir_spmm_hybrid_model_cost(
-	const stir_spmm_hybrid_params *p, __stir_keep const stir_csr *a,
+	const stir_spmm_hybrid_candidate *p, __stir_keep const stir_csr *a,
 	int64_t feat, int n_sms);
 /* The candidates that apply at "feat", cheapest first by the model (ties
  * by index) into order[] (room for stir_spmm_hybrid_n_candidates()),
@@ -198,13 +198,13 @@ typedef struct stir_matrix_sig {
 	int64_t hist[STIR_MATRIX_SIG_BUCKETS];
 } stir_matrix_sig;
 /* Matrix a's signature into *s. */
-STIR_EXPORT void stir_matrix_sig_of(__stir_keep const stir_csr *a,
+STIR_EXPORT void stir_csr_get_sig(__stir_keep const stir_csr *a,
 	stir_matrix_sig *s);
 /* Whether signatures a and b are alike within tol (>= 0): rows, columns
  * and non-zeros each within tol of the larger, and the histograms, as
  * shares of the rows, at most tol apart (the sum of the differences).
  * tol 0: equal. */
-STIR_EXPORT bool stir_matrix_sig_similar(const stir_matrix_sig *a,
+STIR_EXPORT bool stir_matrix_sig_is_similar(const stir_matrix_sig *a,
 	const stir_matrix_sig *b, double tol);
 
 /* ---- SDDMM ------------------------------------------------------------ */
@@ -213,7 +213,7 @@ STIR_EXPORT bool stir_matrix_sig_similar(const stir_matrix_sig *a,
  * (threadIdx.x), each loading "vec" consecutive features of X's and Y's
  * rows at a time, their parts combined by warp shuffles; "nnz" non-zeros
  * per thread block at a time (threadIdx.y), lanes * nnz threads (256 from
- * stir_sddmm_map_features and _lanes; stir_sddmm_params_map may set
+ * stir_sddmm_map_features and _lanes; stir_sddmm_candidate_map may set
  * fewer).
  * The row schedule gives a thread block one row, whose non-zeros it takes
  * "nnz" at a time. */
@@ -269,44 +269,44 @@ STIR_EXPORT int stir_recipe_sddmm_vblock(__stir_keep stir_kernel *k,
  * of all the group's rows and sums them in registers, no shuffles; the
  * register tile of a small dense product, X's rows shared by the
  * block's threads) and the threads a block. */
-typedef struct stir_sddmm_vblock_params {
+typedef struct stir_sddmm_vblock_candidate {
 	int64_t rows;           /* 4 (sddmm_vb4.stir) or 8 (sddmm_vb8.stir) */
 	int64_t max_lanes;      /* a power of two up to 32 */
 	int64_t threads;        /* a power of two, 32 to 256; 0: 256 */
-} stir_sddmm_vblock_params;
+} stir_sddmm_vblock_candidate;
 
 /* The candidate space of the SDDMM over groups of rows (bench_sddmm
  * --vblock times them by index; schedule/recipes/sddmm.c says why each
  * is there). */
 STIR_EXPORT int stir_sddmm_vblock_n_candidates(void);
 /* Candidate i (0 <= i < stir_sddmm_vblock_n_candidates()), or NULL. */
-STIR_EXPORT const stir_sddmm_vblock_params *stir_sddmm_vblock_get_candidate(
+STIR_EXPORT const stir_sddmm_vblock_candidate *stir_sddmm_vblock_get_candidate(
 	int i);
 /* The mapping of group candidate "p" for "feat" features (feat >= 1):
  * stir_sddmm_map_lanes(feat, p->max_lanes) with p->threads / lanes
  * columns of the group per thread block at a time. */
-STIR_EXPORT stir_sddmm_map stir_sddmm_vblock_params_map(
-	const stir_sddmm_vblock_params *p, int64_t feat);
+STIR_EXPORT stir_sddmm_map stir_sddmm_vblock_candidate_map(
+	const stir_sddmm_vblock_candidate *p, int64_t feat);
 /* Schedule stage I kernel k (sddmm_vb of examples/sddmm_vb4.stir when
  * p->rows is 4, sddmm_vb8.stir when 8: the caller picks the program; the
  * schedule itself holds for any group size) with group candidate p at
  * "feat" features: stir_recipe_sddmm_vblock with
- * stir_sddmm_vblock_params_map's mapping.  0, or -1 with diagnostics in
+ * stir_sddmm_vblock_candidate_map's mapping.  0, or -1 with diagnostics in
  * k's context. */
 STIR_EXPORT int stir_recipe_sddmm_vblock_candidate(__stir_keep stir_kernel *k,
-	const stir_sddmm_vblock_params *p, int64_t feat);
+	const stir_sddmm_vblock_candidate *p, int64_t feat);
 
 /* A candidate of the SDDMM: which schedule (fused over the non-zeros, or
  * row by row on examples/sddmm_rows.stir), at most how many lanes per
  * non-zero (stir_sddmm_map_lanes) and how many threads per thread block
- * (stir_sddmm_params_map gives its mapping). */
-typedef struct stir_sddmm_params {
+ * (stir_sddmm_candidate_map gives its mapping). */
+typedef struct stir_sddmm_candidate {
 	bool rows;              /* stir_recipe_sddmm_rows, else stir_recipe_sddmm */
 	int64_t max_lanes;      /* a power of two up to 32 */
 	int64_t threads;        /* a power of two, 32 to 256; 0: 256 */
 	bool x_global;          /* the row schedule: X's row read from
 	                           global memory, not copied to shared */
-} stir_sddmm_params;
+} stir_sddmm_candidate;
 
 /* The candidate space of the SDDMM, as bench_sddmm searches it: the fused
  * schedule with 32, 16, 8 and 4 lanes at most, then the row schedule with
@@ -317,23 +317,23 @@ typedef struct stir_sddmm_params {
  * and 32 threads (bench_sddmm --candidates names them by index). */
 STIR_EXPORT int stir_sddmm_n_candidates(void);
 /* Candidate i (0 <= i < stir_sddmm_n_candidates()), or NULL. */
-STIR_EXPORT const stir_sddmm_params *stir_sddmm_get_candidate(int i);
+STIR_EXPORT const stir_sddmm_candidate *stir_sddmm_get_candidate(int i);
 
 /* Schedule stage I kernel k with SDDMM candidate p at "feat" features:
  * stir_recipe_sddmm (k the kernel sddmm of examples/sddmm.stir) or, for
  * a row candidate, the row schedule of stir_recipe_sddmm_rows (k the
  * kernel sddmm_rows of examples/sddmm_rows.stir), X's row in shared
  * memory unless p->x_global; with
- * stir_sddmm_params_map's mapping.  0, or -1 with diagnostics in k's
+ * stir_sddmm_candidate_map's mapping.  0, or -1 with diagnostics in k's
  * context. */
 STIR_EXPORT int stir_recipe_sddmm_candidate(__stir_keep stir_kernel *k,
-	const stir_sddmm_params *p, int64_t feat);
+	const stir_sddmm_candidate *p, int64_t feat);
 
 /* The mapping of candidate "p" for "feat" features (feat >= 1):
  * stir_sddmm_map_lanes(feat, p->max_lanes) with p->threads / lanes
  * non-zeros per thread block at a time. */
-STIR_EXPORT stir_sddmm_map stir_sddmm_params_map(const stir_sddmm_params *p,
-	int64_t feat);
+STIR_EXPORT stir_sddmm_map stir_sddmm_candidate_map(
+	const stir_sddmm_candidate *p, int64_t feat);
 
 /* The SDDMM cost model (docs/recipes.md): an estimate, in arbitrary
  * units, of candidate p's time on matrix "a" (CSR, the mask) at "feat"
@@ -343,7 +343,7 @@ STIR_EXPORT stir_sddmm_map stir_sddmm_params_map(const stir_sddmm_params *p,
  * (vectors per lane, shuffles, the fused schedule's row search, the row
  * schedule's steps per row and idle lanes), blocks and waves.
  * Deterministic; -1 when p or a is unusable (NULL, feat < 1, no rows). */
-STIR_EXPORT double stir_sddmm_model_cost(const stir_sddmm_params *p,
+STIR_EXPORT double stir_sddmm_model_cost(const stir_sddmm_candidate *p,
 	__stir_keep const stir_csr *a, int64_t feat, int n_sms);
 /* The candidates, cheapest first by the model (ties by index, so that of
  * candidates that map alike the first comes first) into order[] (room for
@@ -357,7 +357,7 @@ STIR_EXPORT int stir_sddmm_model_rank(__stir_keep const stir_csr *a,
  * column's Y row read once for the group's rows, plus the gather of the
  * slots into the matrix's order).  -1 when p or a is unusable. */
 STIR_EXPORT double stir_sddmm_vblock_model_cost(
-	const stir_sddmm_vblock_params *p, __stir_keep const stir_csr *a,
+	const stir_sddmm_vblock_candidate *p, __stir_keep const stir_csr *a,
 	int64_t feat, int n_sms);
 /* The group candidates, cheapest first by that model (ties by index),
  * into order[] (room for stir_sddmm_vblock_n_candidates()), their costs
@@ -384,7 +384,7 @@ typedef enum stir_tune_recipe {
 
 /* The recipe that covers kernel k (by its name; the recipe itself checks
  * the kernel's structure when applied), or STIR_TUNE_NONE. */
-STIR_EXPORT stir_tune_recipe stir_tune_recipe_of(
+STIR_EXPORT stir_tune_recipe stir_kernel_get_tune_recipe(
 	__stir_keep const stir_kernel *k);
 
 /* The SDDMM candidates that apply to recipe r (fused or by rows) at
@@ -400,7 +400,7 @@ STIR_EXPORT int stir_sddmm_rank(stir_tune_recipe r,
 	double *costs);
 
 /* The model's pick (--model-only): schedule stage I kernel k, which a
- * recipe covers (stir_tune_recipe_of), with the candidate the cost
+ * recipe covers (stir_kernel_get_tune_recipe), with the candidate the cost
  * model ranks first for matrix "a" (A of SpMM, S of SDDMM) at "feat"
  * features on a GPU of n_sms SMs (< 1: 132), with the schedule log on
  * (stir_kernel_print_schedule then prints it as a schedule file, the
@@ -436,7 +436,7 @@ typedef struct stir_tune_entry {
 } stir_tune_entry;
 
 /* The similarity a record hit for a similar graph allows
- * (stir_matrix_sig_similar). */
+ * (stir_matrix_sig_is_similar). */
 #define STIR_TUNE_SIMILAR_TOL 0.1
 
 /* text: the program's text; its SHA-256 in hex into hex[]. */
@@ -456,7 +456,7 @@ STIR_EXPORT int stir_tune_record_find(__stir_keep stir_ctx *ctx,
 STIR_EXPORT int stir_tune_record_store(__stir_keep stir_ctx *ctx,
 	const char *dir, const stir_tune_entry *e);
 /* Print the record's entries to "out", one a line, sorted.  0 or -1. */
-STIR_EXPORT int stir_tune_record_list(__stir_keep stir_ctx *ctx,
+STIR_EXPORT int stir_tune_record_print(__stir_keep stir_ctx *ctx,
 	const char *dir, FILE *out);
 
 #ifdef __cplusplus

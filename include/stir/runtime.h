@@ -59,7 +59,7 @@ STIR_EXPORT bool stir_nvrtc_is_available(void);
 STIR_EXPORT int stir_nvrtc_get_version(int *major, int *minor);
 /* How many times this process has run the NVRTC compiler (cache hits do not
  * count).  Meant for tests and statistics. */
-STIR_EXPORT long stir_nvrtc_get_n_invocations(void);
+STIR_EXPORT long stir_nvrtc_n_invocations(void);
 
 /* Flags of stir_compile_options. */
 enum {
@@ -135,7 +135,7 @@ STIR_EXPORT const char *stir_gpu_code_get_log(
 
 /* The number of CUDA devices, or -1 (with an error: no driver, cuInit
  * failed). */
-STIR_EXPORT int stir_device_count(__stir_keep stir_ctx *ctx);
+STIR_EXPORT int stir_ctx_n_devices(__stir_keep stir_ctx *ctx);
 /* Open device "ordinal" (0 for the first).  Loads the driver on first use.
  * NULL with an error when there is no driver ("no CUDA driver:
  * libcuda.so.1 not found"), no device, or a CUDA call fails.  Errors of
@@ -145,7 +145,7 @@ STIR_EXPORT __stir_give stir_device *stir_device_alloc(
 /* The name of device "ordinal" into buf (of "size" bytes, >= 2), as
  * stir_device_get_name gives it once opened, without opening it (no
  * context is made).  0, or -1 with an error as stir_device_alloc's. */
-STIR_EXPORT int stir_device_name(__stir_keep stir_ctx *ctx, int ordinal,
+STIR_EXPORT int stir_ctx_get_device_name(__stir_keep stir_ctx *ctx, int ordinal,
 	char *buf, size_t size);
 /* Give up the caller's reference; the device is released once no buffer,
  * stream, event or module made on it remains. */
@@ -260,7 +260,7 @@ typedef enum stir_arg_type {
 } stir_arg_type;
 
 /* The type's name in diagnostics ("ptr", "i32", ...). */
-STIR_EXPORT const char *stir_arg_type_name(stir_arg_type t);
+STIR_EXPORT const char *stir_arg_type_get_name(stir_arg_type t);
 
 /* One parameter of a kernel signature. */
 typedef struct stir_gpu_param {
@@ -313,7 +313,7 @@ STIR_EXPORT int stir_arg_pack_set_f64(__stir_keep stir_arg_pack *pack,
 STIR_EXPORT void stir_arg_pack_clear(__stir_keep stir_arg_pack *pack);
 /* 0 when every parameter is set and no set failed; otherwise -1 with one
  * error per unset parameter.  Launches call this first. */
-STIR_EXPORT int stir_arg_pack_check(__stir_keep const stir_arg_pack *pack);
+STIR_EXPORT int stir_arg_pack_verify(__stir_keep const stir_arg_pack *pack);
 
 /* The shape of a launch. */
 typedef struct stir_launch_config {
@@ -337,7 +337,7 @@ typedef struct stir_launch_config {
 } stir_launch_config;
 
 /* Launch "func" asynchronously.  Before anything is queued: the pack must
- * be complete (stir_arg_pack_check), and when the driver can describe the
+ * be complete (stir_arg_pack_verify), and when the driver can describe the
  * kernel's parameters (CUDA 12.4 and later) their number and sizes must
  * match the pack's signature.  Errors go into the device's context.  0 or
  * -1. */

@@ -8,6 +8,8 @@
  *   - a size parameter is a stir_var of a kernel (stir_kernel_get_param);
  *     a parameter of a compiled GPU function is a stir_gpu_param, and a
  *     value given to one is an argument (stir_arg_pack);
+ *   - a recipe's configuration is a candidate (stir_spmm_hybrid_candidate,
+ *     stir_sddmm_get_candidate), never "params";
  *   - a format rule (stir_format_rule, made by stir_format_rule_ell ..)
  *     tells stir_decompose_format how to rewrite a kernel; a host format
  *     (stir_host_format, made by stir_csr_to_ell ..) is the arrays of a
@@ -22,13 +24,19 @@
  *     stir_kernel_add_tensor) or by a constructor named for the node
  *     (stir_expr_int, stir_stmt_store ..), never by _alloc.
  *   - Readers: _read_from_file(ctx, path) and _read_from_mem(ctx, name,
- *     data, len), "name" naming the text in diagnostics; writers _write.
+ *     data, len), "name" naming the text in diagnostics; writers _write
+ *     to a path (stir_npy_write), _print to a FILE *
+ *     (stir_kernel_print_schedule).
  *   - Accessors: _get_ and _set_, _is_ for a bool, _n_ for a count with
- *     _get_ for item i, _find_ for a lookup by name that may give NULL,
- *     _to_str for text the caller frees, _verify for a check that reports.
+ *     _get_ for item i (stir_kernel_n_params, stir_kernel_get_param),
+ *     _find_ for a lookup by name that may give NULL, _to_str for text the
+ *     caller frees (_to_cuda for its CUDA C), _verify for a check that
+ *     reports (stir_kernel_verify_bindings).  The functions of an enum
+ *     value are accessors too (stir_dtype_get_size).
  *   - Passes and schedule primitives are stir_<pass>(k, ..) and take the
- *     kernel they rewrite (stir_split, stir_lower_sparse_iter); the form
- *     that runs one over every kernel of a module is stir_module_<pass>.
+ *     kernel they rewrite (stir_split, stir_lower_sparse_iter,
+ *     stir_insert_barriers), never stir_kernel_<pass>; the form that runs
+ *     one over every kernel of a module is stir_module_<pass>.
  * Argument order.  The object first (or the context, for functions that
  *   make an object from nothing).  A counted array of elements comes as
  *   its count then the array, (n, array), as in stir_split(k, block,

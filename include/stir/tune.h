@@ -1,7 +1,7 @@
 /* stir: the tuner in one call (docs/recipes.md, "The tuner").
  *
  * stir_tune picks the schedule of a stage I kernel that a recipe covers
- * (stir_tune_recipe_of: the hybrid SpMM, the SDDMM fused or by rows) for
+ * (stir_kernel_get_tune_recipe: the hybrid SpMM, the SDDMM fused or by rows) for
  * one matrix and one feature size: the tuning record's entry when it
  * holds one for them, else the cost model's pick (model_only), else the
  * measured search on the GPU (the model's best candidates compiled at
@@ -126,7 +126,7 @@ STIR_EXPORT void stir_tune_result_clear(stir_tune_result *r);
  * the kernel as printed): on GPU dev (its name, spaces as underscores),
  * or when NULL the cost model's on opt->sms SMs (< 1: 132).  The key
  * stir_tune looks up and stores under.  0, or -1 when out of memory. */
-STIR_EXPORT int stir_tune_key(__stir_keep const stir_kernel *k,
+STIR_EXPORT int stir_kernel_get_tune_key(__stir_keep const stir_kernel *k,
 	__stir_keep const stir_csr *a, const stir_tune_options *opt,
 	__stir_keep const stir_device *dev, stir_tune_entry *key);
 

@@ -132,7 +132,7 @@ def _sddmm_kernel(cand, feat):
     features, stage III: sddmm (examples/sddmm.stir), or sddmm_rows for a
     row candidate, scheduled by stir_tune_apply_candidate (the tuner's
     own: stir_recipe_sddmm or stir_recipe_sddmm_rows with
-    stir_sddmm_params_map's mapping)."""
+    stir_sddmm_candidate_map's mapping)."""
     p = lib.stir_sddmm_get_candidate(cand)
     if not p:
         raise ValueError("stir: no SDDMM candidate %d" % cand)
@@ -166,10 +166,10 @@ def sddmm_choice(csr, feat, n_sms=0, device=None, record=True):
     tuning record's measured entries for this GPU of the two SDDMM
     programs (examples/sddmm.stir, fused, and examples/sddmm_rows.stir,
     by rows; 'stirc tune' or stir_tune stores them; keys as
-    stir_tune_key), else the SDDMM model's pick over both (sddmm_pick;
-    the record's model entries are the model's pick within one program,
-    so they add nothing).  (cand, how): how is "measured 0.0123 ms on
-    NAME" or "SDDMM cost model"."""
+    stir_kernel_get_tune_key), else the SDDMM model's pick over both
+    (sddmm_pick; the record's model entries are the model's pick within
+    one program, so they add nothing).  (cand, how): how is "measured
+    0.0123 ms on NAME" or "SDDMM cost model"."""
     best = None
     for which in ("sddmm", "sddmm_rows") if record and device else ():
         e = _record_find(record_key(csr, feat, device, which))
@@ -219,7 +219,7 @@ def _program(which):
     """The stage I kernel of program "which" ("spmm", "sddmm",
     "sddmm_rows": _SOURCES, the texts of examples/csrmm.stir,
     sddmm.stir and sddmm_rows.stir), read once and never scheduled: what
-    stir_tune and stir_tune_key take."""
+    stir_tune and stir_kernel_get_tune_key take."""
     p = _PROGRAMS.get(which)
     if p is None:
         p = _PROGRAMS[which] = _Kernel(_SOURCES[which], which)
@@ -240,15 +240,17 @@ def _tune_options(which, feat, n_sms=0):
 def record_key(csr, feat, device, which="spmm"):
     """The tuning record's key of program "which" ("spmm": csrmm of
     examples/csrmm.stir; "sddmm", "sddmm_rows") on stir_csr "csr" at
-    "feat" features, made by stir_tune_key: on GPU "device" (its name as
-    stir_device_get_name gives it, which stir_tune_key writes with spaces
-    as underscores; the GPU need not be here) or, for an int, the cost
-    model's entry on that many SMs ("model-smsN")."""
+    "feat" features, made by stir_kernel_get_tune_key: on GPU "device"
+    (its name as stir_device_get_name gives it, which
+    stir_kernel_get_tune_key writes with spaces as underscores; the GPU
+    need not be here) or, for an int, the cost model's entry on that many
+    SMs ("model-smsN")."""
     opt = _tune_options(which, feat, device if isinstance(device, int)
                         else 0)
     key = TuneEntry()
-    if lib.stir_tune_key(_program(which).k, ctypes.byref(csr),
-                         ctypes.byref(opt), None, ctypes.byref(key)) < 0:
+    if lib.stir_kernel_get_tune_key(_program(which).k, ctypes.byref(csr),
+                                    ctypes.byref(opt), None,
+                                    ctypes.byref(key)) < 0:
         raise MemoryError("stir: out of memory")
     if not isinstance(device, int):
         key.device = "".join("_" if ch.isspace() else ch
@@ -445,7 +447,7 @@ class HostFormat(object):
         self.f = lib.stir_csr_to_hybrid_flags(
             _ctx(), ctypes.byref(csr), p.c, p.nb, p.buckets, STIR_I32,
             value_type, b"_hyb",
-            lib.stir_spmm_hybrid_params_format_flags(ctypes.byref(p)),
+            lib.stir_spmm_hybrid_candidate_format_flags(ctypes.byref(p)),
             self.b)
         if not self.f:
             _fail("cannot build the hybrid format (candidate %d)" % cand)

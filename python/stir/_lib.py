@@ -48,8 +48,8 @@ class SpmmMap(ctypes.Structure):
                 ("warp_cache", ctypes.c_bool), ("serial", ctypes.c_bool)]
 
 
-class HybridParams(ctypes.Structure):
-    """stir_spmm_hybrid_params: a candidate of the hybrid SpMM."""
+class HybridCandidate(ctypes.Structure):
+    """stir_spmm_hybrid_candidate: a candidate of the hybrid SpMM."""
     _fields_ = [("c", c_int), ("nb", c_int), ("buckets", c_int64 * 8),
                 ("threads", c_int), ("min_blocks", c_int), ("group", c_int),
                 ("locality", ctypes.c_bool), ("warp_cache", ctypes.c_bool),
@@ -62,8 +62,8 @@ class SddmmMap(ctypes.Structure):
                 ("nnz", c_int64)]
 
 
-class SddmmParams(ctypes.Structure):
-    """stir_sddmm_params: a candidate of the SDDMM."""
+class SddmmCandidate(ctypes.Structure):
+    """stir_sddmm_candidate: a candidate of the SDDMM."""
     _fields_ = [("rows", ctypes.c_bool), ("max_lanes", c_int64),
                 ("threads", c_int64), ("x_global", ctypes.c_bool)]
 
@@ -179,7 +179,7 @@ _PROTOS = {
     "stir_array_get_dtype": (c_int, [c_void_p]),
     "stir_array_get_len": (c_int64, [c_void_p]),
     "stir_array_get_data": (c_void_p, [c_void_p]),
-    "stir_dtype_size": (ctypes.c_size_t, [c_int]),
+    "stir_dtype_get_size": (ctypes.c_size_t, [c_int]),
     "stir_bindings_alloc": (c_void_p, []),
     "stir_bindings_free": (None, [c_void_p]),
     "stir_bindings_set_size": (c_int, [c_void_p, c_char_p, c_int64]),
@@ -191,7 +191,7 @@ _PROTOS = {
     "stir_kernel_bind_csr": (c_int, [c_void_p, c_void_p, c_char_p,
                                      ctypes.POINTER(Csr)]),
     "stir_kernel_bind_outputs": (c_int, [c_void_p, c_void_p]),
-    "stir_kernel_check_bindings": (c_int, [c_void_p, c_void_p]),
+    "stir_kernel_verify_bindings": (c_int, [c_void_p, c_void_p]),
     "stir_kernel_interpret": (c_int, [c_void_p, c_void_p]),
     "stir_kernel_get_array_shape": (c_int, [c_void_p, c_void_p, c_char_p,
                                             ctypes.POINTER(c_int),
@@ -227,12 +227,12 @@ _PROTOS = {
     "stir_bindings_get_size": (ctypes.c_bool, [c_void_p, c_char_p,
                                                ctypes.POINTER(c_int64)]),
     "stir_spmm_hybrid_n_candidates": (c_int, []),
-    "stir_spmm_hybrid_get_candidate": (ctypes.POINTER(HybridParams),
+    "stir_spmm_hybrid_get_candidate": (ctypes.POINTER(HybridCandidate),
                                        [c_int]),
-    "stir_spmm_hybrid_map": (SpmmMap, [ctypes.POINTER(HybridParams),
+    "stir_spmm_hybrid_map": (SpmmMap, [ctypes.POINTER(HybridCandidate),
                                        c_int64]),
-    "stir_spmm_hybrid_params_format_flags": (
-        ctypes.c_uint, [ctypes.POINTER(HybridParams)]),
+    "stir_spmm_hybrid_candidate_format_flags": (
+        ctypes.c_uint, [ctypes.POINTER(HybridCandidate)]),
     "stir_spmm_hybrid_model_rank": (c_int, [
         ctypes.POINTER(Csr), c_int64, c_int, ctypes.POINTER(c_int),
         ctypes.POINTER(ctypes.c_double)]),
@@ -242,8 +242,8 @@ _PROTOS = {
     "stir_recipe_sddmm": (c_int, [c_void_p, SddmmMap]),
     "stir_recipe_sddmm_rows": (c_int, [c_void_p, SddmmMap]),
     "stir_sddmm_n_candidates": (c_int, []),
-    "stir_sddmm_get_candidate": (ctypes.POINTER(SddmmParams), [c_int]),
-    "stir_sddmm_params_map": (SddmmMap, [ctypes.POINTER(SddmmParams),
+    "stir_sddmm_get_candidate": (ctypes.POINTER(SddmmCandidate), [c_int]),
+    "stir_sddmm_candidate_map": (SddmmMap, [ctypes.POINTER(SddmmCandidate),
                                          c_int64]),
     "stir_sddmm_model_rank": (c_int, [
         ctypes.POINTER(Csr), c_int64, c_int, ctypes.POINTER(c_int),
@@ -252,7 +252,7 @@ _PROTOS = {
         c_int, ctypes.POINTER(Csr), c_int64, c_int, ctypes.POINTER(c_int),
         ctypes.POINTER(ctypes.c_double)]),
     # the tuning record (include/stir/recipes.h)
-    "stir_matrix_sig_of": (None, [ctypes.POINTER(Csr),
+    "stir_csr_get_sig": (None, [ctypes.POINTER(Csr),
                                   ctypes.POINTER(MatrixSig)]),
     "stir_tune_program_hash": (None, [c_char_p, ctypes.c_char * 65]),
     "stir_tune_record_find": (c_int, [
@@ -266,7 +266,7 @@ _PROTOS = {
                           ctypes.POINTER(TuneOptions),
                           ctypes.POINTER(TuneResult)]),
     "stir_tune_result_clear": (None, [ctypes.POINTER(TuneResult)]),
-    "stir_tune_key": (c_int, [c_void_p, ctypes.POINTER(Csr),
+    "stir_kernel_get_tune_key": (c_int, [c_void_p, ctypes.POINTER(Csr),
                               ctypes.POINTER(TuneOptions), c_void_p,
                               ctypes.POINTER(TuneEntry)]),
     "stir_tune_apply_candidate": (c_int, [c_void_p, c_int64, c_int]),

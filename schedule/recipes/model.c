@@ -44,7 +44,7 @@ static int bucket_of(int64_t w, int nb, const int64_t *buckets)
 }
 
 /* p, a, feat, n_sms: see recipes.h. */
-double stir_spmm_hybrid_model_cost(const stir_spmm_hybrid_params *p,
+double stir_spmm_hybrid_model_cost(const stir_spmm_hybrid_candidate *p,
 	const stir_csr *a, int64_t feat, int n_sms)
 {
 	if (!p || !a || feat < 1 || p->nb < 1 || p->nb > 8 || p->c < 1 ||
@@ -199,7 +199,7 @@ int stir_spmm_hybrid_model_rank(const stir_csr *a, int64_t feat, int n_sms,
 }
 
 /* a, s: see recipes.h. */
-void stir_matrix_sig_of(const stir_csr *a, stir_matrix_sig *s)
+void stir_csr_get_sig(const stir_csr *a, stir_matrix_sig *s)
 {
 	*s = (stir_matrix_sig){ a->nrows, a->ncols, a->nnz, { 0 } };
 	for (int64_t i = 0; i < a->nrows; i++) {
@@ -223,7 +223,7 @@ static bool near(int64_t x, int64_t y, double tol)
 }
 
 /* a, b, tol: see recipes.h. */
-bool stir_matrix_sig_similar(const stir_matrix_sig *a,
+bool stir_matrix_sig_is_similar(const stir_matrix_sig *a,
 	const stir_matrix_sig *b, double tol)
 {
 	if (!near(a->rows, b->rows, tol) || !near(a->cols, b->cols, tol) ||
@@ -253,7 +253,7 @@ static int64_t vb_rows(const stir_kernel *k, const char *name)
 }
 
 /* k: see recipes.h. */
-stir_tune_recipe stir_tune_recipe_of(const stir_kernel *k)
+stir_tune_recipe stir_kernel_get_tune_recipe(const stir_kernel *k)
 {
 	const char *n = k ? stir_kernel_get_name(k) : NULL;
 	if (!n)
@@ -287,8 +287,8 @@ int stir_sddmm_rank(stir_tune_recipe r, const stir_csr *a, int64_t feat,
 		costs) : stir_sddmm_model_rank(a, feat, n_sms, order, costs);
 	int kept = 0;
 	for (int i = 0; i < n; i++) {
-		const stir_sddmm_params *p = stir_sddmm_get_candidate(order[i]);
-		const stir_sddmm_vblock_params *q =
+		const stir_sddmm_candidate *p = stir_sddmm_get_candidate(order[i]);
+		const stir_sddmm_vblock_candidate *q =
 			stir_sddmm_vblock_get_candidate(order[i]);
 		if (rows ? q->rows != rows : p->rows != (r == STIR_TUNE_SDDMM_ROWS))
 			continue;
@@ -303,7 +303,7 @@ int stir_sddmm_rank(stir_tune_recipe r, const stir_csr *a, int64_t feat,
 int stir_tune_model_apply(stir_kernel *k, const stir_csr *a, int64_t feat,
 	int n_sms, int *cand, double *cost)
 {
-	stir_tune_recipe r = stir_tune_recipe_of(k);
+	stir_tune_recipe r = stir_kernel_get_tune_recipe(k);
 	if (!k || !a)
 		return -1;
 	stir_ctx *ctx = stir_kernel_ctx(k);
@@ -351,10 +351,10 @@ int stir_tune_model_apply(stir_kernel *k, const stir_csr *a, int64_t feat,
 /* k, feat, cand: see recipes.h. */
 int stir_tune_apply_candidate(stir_kernel *k, int64_t feat, int cand)
 {
-	stir_tune_recipe r = stir_tune_recipe_of(k);
-	const stir_spmm_hybrid_params *p = stir_spmm_hybrid_get_candidate(cand);
-	const stir_sddmm_params *q = stir_sddmm_get_candidate(cand);
-	const stir_sddmm_vblock_params *v =
+	stir_tune_recipe r = stir_kernel_get_tune_recipe(k);
+	const stir_spmm_hybrid_candidate *p = stir_spmm_hybrid_get_candidate(cand);
+	const stir_sddmm_candidate *q = stir_sddmm_get_candidate(cand);
+	const stir_sddmm_vblock_candidate *v =
 		stir_sddmm_vblock_get_candidate(cand);
 	if (recipe_rows(r)) {
 		if (!v || v->rows != recipe_rows(r) || feat < 1) {

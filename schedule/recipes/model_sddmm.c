@@ -68,7 +68,7 @@ static double estimate(double mem_ns, const steps *st, int n_sms)
 }
 
 /* p, a, feat, n_sms: see recipes.h. */
-double stir_sddmm_model_cost(const stir_sddmm_params *p, const stir_csr *a,
+double stir_sddmm_model_cost(const stir_sddmm_candidate *p, const stir_csr *a,
 	int64_t feat, int n_sms)
 {
 	if (!p || !a || feat < 1 || p->max_lanes < 1 || p->threads < 0 ||
@@ -76,7 +76,7 @@ double stir_sddmm_model_cost(const stir_sddmm_params *p, const stir_csr *a,
 		return -1;
 	if (n_sms < 1)
 		n_sms = 132;
-	stir_sddmm_map fm = stir_sddmm_params_map(p, feat);
+	stir_sddmm_map fm = stir_sddmm_candidate_map(p, feat);
 	double f = (double)feat, nnz = (double)a->nnz;
 	double threads = (double)(fm.lanes * fm.nnz);
 	/* a non-zero's serial steps in each of its lanes: its vectors, the
@@ -176,7 +176,7 @@ static int64_t group_columns(const stir_csr *a, int64_t rows, int64_t *cols)
  * X's rows, the slots written, and the gather of the slots into the
  * matrix's order (sddmm_vb_gather: a launch of its own, 12 bytes a
  * non-zero). */
-double stir_sddmm_vblock_model_cost(const stir_sddmm_vblock_params *p,
+double stir_sddmm_vblock_model_cost(const stir_sddmm_vblock_candidate *p,
 	const stir_csr *a, int64_t feat, int n_sms)
 {
 	if (!p || !a || feat < 1 || p->rows < 1 || p->max_lanes < 1 ||
@@ -191,7 +191,7 @@ double stir_sddmm_vblock_model_cost(const stir_sddmm_vblock_params *p,
 		free(cols);
 		return -1;
 	}
-	stir_sddmm_map fm = stir_sddmm_vblock_params_map(p, feat);
+	stir_sddmm_map fm = stir_sddmm_vblock_candidate_map(p, feat);
 	double f = (double)feat, R = (double)p->rows;
 	double threads = (double)(fm.lanes * fm.nnz);
 	double vecs = f / (double)(fm.lanes * fm.vec);

@@ -176,7 +176,7 @@ int stir_tune_record_find(stir_ctx *ctx, const char *dir,
 		/* the file's name is the key's hash; its content must agree */
 		r = !strcmp(k2.program, key->program) && k2.recipe == key->recipe &&
 			!strcmp(k2.device, key->device) && k2.feat == key->feat &&
-			stir_matrix_sig_similar(&k2.sig, &key->sig, 0) ? 1 : 0;
+			stir_matrix_sig_is_similar(&k2.sig, &key->sig, 0) ? 1 : 0;
 		if (r) {
 			free(path);
 			free(rdir);
@@ -202,7 +202,7 @@ int stir_tune_record_find(stir_ctx *ctx, const char *dir,
 		}
 		if (read_entry(ctx, p, &e) == 1 && !strcmp(e.program, key->program) &&
 		    e.recipe == key->recipe && !strcmp(e.device, key->device) &&
-		    e.feat == key->feat && stir_matrix_sig_similar(&e.sig,
+		    e.feat == key->feat && stir_matrix_sig_is_similar(&e.sig,
 		    &key->sig, tol) && (!found || strcmp(de->d_name, best) < 0)) {
 			/* of several, the first by name: the same answer for
 			 * any order of the directory */
@@ -272,14 +272,14 @@ out:
 	return rc;
 }
 
-/* The entries' file names, sorted, for stir_tune_record_list. */
+/* The entries' file names, sorted, for stir_tune_record_print. */
 static int by_name(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 /* ctx, dir, out: see recipes.h. */
-int stir_tune_record_list(stir_ctx *ctx, const char *dir, FILE *out)
+int stir_tune_record_print(stir_ctx *ctx, const char *dir, FILE *out)
 {
 	char *rdir = record_dir(dir);
 	DIR *d = rdir ? opendir(rdir) : NULL;

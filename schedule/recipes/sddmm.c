@@ -305,7 +305,7 @@ int stir_recipe_sddmm_rows(stir_kernel *k, stir_sddmm_map fm)
 }
 
 /* k, p, feat: see recipes.h. */
-int stir_recipe_sddmm_candidate(stir_kernel *k, const stir_sddmm_params *p,
+int stir_recipe_sddmm_candidate(stir_kernel *k, const stir_sddmm_candidate *p,
 	int64_t feat)
 {
 	if (!p || feat < 1) {
@@ -317,7 +317,7 @@ int stir_recipe_sddmm_candidate(stir_kernel *k, const stir_sddmm_params *p,
 				"candidate" : "the feature size must be at least 1");
 		return -1;
 	}
-	stir_sddmm_map fm = stir_sddmm_params_map(p, feat);
+	stir_sddmm_map fm = stir_sddmm_candidate_map(p, feat);
 	if (!p->rows)
 		return stir_recipe_sddmm(k, fm);
 	return rows_schedule(k, fm, !p->x_global);
@@ -343,7 +343,7 @@ int stir_recipe_sddmm_candidate(stir_kernel *k, const stir_sddmm_params *p,
  * also has the thread blocks over several consecutive rows that were
  * tried for L1 reuse of Y's rows and never won: 2 or 4 one after
  * another, 4 to 16 side by side as whole warps on threadIdx.z). */
-static const stir_sddmm_params candidates[] = {
+static const stir_sddmm_candidate candidates[] = {
 	{ false, 32, 0, false }, { false, 16, 0, false },
 	{ false, 8, 0, false }, { false, 4, 0, false },
 	{ true, 32, 0, false }, { true, 16, 0, false },
@@ -365,13 +365,14 @@ int stir_sddmm_n_candidates(void)
 }
 
 /* i: the candidate's index. */
-const stir_sddmm_params *stir_sddmm_get_candidate(int i)
+const stir_sddmm_candidate *stir_sddmm_get_candidate(int i)
 {
 	return i >= 0 && i < N_CANDIDATES ? &candidates[i] : NULL;
 }
 
 /* p, feat: see recipes.h. */
-stir_sddmm_map stir_sddmm_params_map(const stir_sddmm_params *p, int64_t feat)
+stir_sddmm_map stir_sddmm_candidate_map(const stir_sddmm_candidate *p,
+	int64_t feat)
 {
 	stir_sddmm_map fm = stir_sddmm_map_lanes(feat, p->max_lanes);
 	int64_t threads = p->threads > 0 ? p->threads : 256;
@@ -396,7 +397,7 @@ stir_sddmm_map stir_sddmm_params_map(const stir_sddmm_params *p, int64_t feat)
  * a shared copy would add traffic and a barrier without reuse.  The
  * threads a block are chosen so that a group's ~100 columns (4 rows of a
  * finite-element matrix, 1.4 slots a non-zero) fill most of them. */
-static const stir_sddmm_vblock_params vb_candidates[] = {
+static const stir_sddmm_vblock_candidate vb_candidates[] = {
 	{ 4, 32, 0 }, { 4, 8, 0 }, { 4, 4, 0 }, { 4, 4, 128 },
 	{ 4, 2, 256 }, { 4, 2, 128 }, { 4, 1, 128 }, { 4, 1, 64 },
 	{ 8, 8, 0 }, { 8, 4, 0 }, { 8, 4, 128 }, { 8, 2, 256 },
@@ -411,14 +412,14 @@ int stir_sddmm_vblock_n_candidates(void)
 }
 
 /* i: the group candidate's index. */
-const stir_sddmm_vblock_params *stir_sddmm_vblock_get_candidate(int i)
+const stir_sddmm_vblock_candidate *stir_sddmm_vblock_get_candidate(int i)
 {
 	return i >= 0 && i < N_VB_CANDIDATES ? &vb_candidates[i] : NULL;
 }
 
 /* p, feat: see recipes.h. */
-stir_sddmm_map stir_sddmm_vblock_params_map(const stir_sddmm_vblock_params *p,
-	int64_t feat)
+stir_sddmm_map stir_sddmm_vblock_candidate_map(
+	const stir_sddmm_vblock_candidate *p, int64_t feat)
 {
 	stir_sddmm_map fm = stir_sddmm_map_lanes(feat, p->max_lanes);
 	int64_t threads = p->threads > 0 ? p->threads : 256;
@@ -428,7 +429,7 @@ stir_sddmm_map stir_sddmm_vblock_params_map(const stir_sddmm_vblock_params *p,
 
 /* k, p, feat: see recipes.h. */
 int stir_recipe_sddmm_vblock_candidate(stir_kernel *k,
-	const stir_sddmm_vblock_params *p, int64_t feat)
+	const stir_sddmm_vblock_candidate *p, int64_t feat)
 {
 	if (!p || feat < 1) {
 		stir_loc loc = { 0, 0, 0 };
@@ -440,6 +441,6 @@ int stir_recipe_sddmm_vblock_candidate(stir_kernel *k,
 				"least 1");
 		return -1;
 	}
-	return stir_recipe_sddmm_vblock(k, stir_sddmm_vblock_params_map(p,
+	return stir_recipe_sddmm_vblock(k, stir_sddmm_vblock_candidate_map(p,
 		feat));
 }

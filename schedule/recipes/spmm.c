@@ -252,7 +252,7 @@ unsigned stir_spmm_hybrid_format_flags(int c)
 }
 
 /* The parts of a hybrid schedule, one array element per part (heap), in
- * the order of stir_format_hybrid_part_at; the names are those the
+ * the order of stir_format_hybrid_get_part; the names are those the
  * primitives made (stir_kernel_get_made). */
 typedef struct hyb_parts {
 	stir_format_rule **rules;
@@ -279,9 +279,9 @@ static int hybrid_parts(stir_kernel *k, int c, const int64_t *buckets,
 	 * parts; it alone adds atomically */
 	for (int r = 0; r < n; r++) {
 		int q, t;
-		rc |= stir_format_hybrid_part_at(c, nb, cover, r, &q, &t);
+		rc |= stir_format_hybrid_get_part(c, nb, cover, r, &q, &t);
 		hp->width[r] = buckets[t < nb ? t : nb - 1];
-		hp->rules[r] = stir_format_hybrid_rule("_hyb", c, buckets, nb,
+		hp->rules[r] = stir_format_rule_hybrid("_hyb", c, nb, buckets,
 			cover, r);
 		rc |= hp->rules[r] ? 0 : -1;
 		hp->atomic[r] = cover ? t == nb : c > 1 || t == nb - 1;
@@ -395,7 +395,7 @@ int stir_recipe_spmm_hybrid(stir_kernel *k, int c, int nb,
 
 /* k, p, feat: see recipes.h. */
 int stir_recipe_spmm_hybrid_candidate(stir_kernel *k,
-	const stir_spmm_hybrid_params *p, int64_t feat)
+	const stir_spmm_hybrid_candidate *p, int64_t feat)
 {
 	return recipe_hybrid(k, p->c, p->nb, p->buckets,
 		stir_spmm_hybrid_map(p, feat), p->locality) < 0 ||
@@ -440,7 +440,7 @@ int stir_recipe_spmm_csr(stir_kernel *k, stir_spmm_map fm)
  * 32, 16 or 8 lanes with the chunks serial in each thread (its loads of a
  * column's row of B spread over the chunks; they apply where the lanes
  * leave at least two chunks, 64 features and up), with warp caches. */
-static const stir_spmm_hybrid_params candidates[] = {
+static const stir_spmm_hybrid_candidate candidates[] = {
 	{ 1, 6, { 1, 2, 4, 8, 16, 32 }, 256, 0, 1, false, false, 0 },
 	{ 1, 6, { 2, 4, 8, 16, 32, 64 }, 256, 0, 1, false, false, 0 },
 	{ 1, 8, { 1, 2, 4, 8, 16, 32, 64, 128 }, 256, 0, 1, false, false, 0 },
@@ -522,7 +522,7 @@ int stir_spmm_hybrid_n_candidates(void)
 }
 
 /* i: the candidate's index. */
-const stir_spmm_hybrid_params *stir_spmm_hybrid_get_candidate(int i)
+const stir_spmm_hybrid_candidate *stir_spmm_hybrid_get_candidate(int i)
 {
 	return i >= 0 && i < N_CANDIDATES ? &candidates[i] : NULL;
 }
@@ -550,7 +550,7 @@ int stir_spmm_hybrid_get_often_fastest(int i)
 }
 
 /* p, feat: see recipes.h. */
-stir_spmm_map stir_spmm_hybrid_map(const stir_spmm_hybrid_params *p,
+stir_spmm_map stir_spmm_hybrid_map(const stir_spmm_hybrid_candidate *p,
 	int64_t feat)
 {
 	stir_spmm_map fm = p->serial_lanes ?
@@ -567,14 +567,14 @@ stir_spmm_map stir_spmm_hybrid_map(const stir_spmm_hybrid_params *p,
 }
 
 /* p, feat: see recipes.h. */
-bool stir_spmm_hybrid_fits(const stir_spmm_hybrid_params *p, int64_t feat)
+bool stir_spmm_hybrid_fits(const stir_spmm_hybrid_candidate *p, int64_t feat)
 {
 	return stir_spmm_map_fits(stir_spmm_hybrid_map(p, feat));
 }
 
 /* p: see recipes.h. */
-unsigned stir_spmm_hybrid_params_format_flags(
-	const stir_spmm_hybrid_params *p)
+unsigned stir_spmm_hybrid_candidate_format_flags(
+	const stir_spmm_hybrid_candidate *p)
 {
 	return stir_spmm_hybrid_format_flags(p->c) |
 		(p->locality ? STIR_HYBRID_LOCALITY_ORDER : 0);

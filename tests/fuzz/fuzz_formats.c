@@ -438,8 +438,8 @@ static bool same_array(const array *a, const stir_array *got,
 	if (stir_array_get_dtype(got) != a->dtype ||
 	    stir_array_get_ndim(got) != a->ndim) {
 		snprintf(why, size, "dtype %s, %d dimensions, not %s, %d",
-			stir_dtype_name(stir_array_get_dtype(got)),
-			stir_array_get_ndim(got), stir_dtype_name(a->dtype),
+			stir_dtype_get_name(stir_array_get_dtype(got)),
+			stir_array_get_ndim(got), stir_dtype_get_name(a->dtype),
 			a->ndim);
 		return false;
 	}
@@ -451,7 +451,7 @@ static bool same_array(const array *a, const stir_array *got,
 			return false;
 		}
 	size_t bytes = (size_t)stir_array_get_len(got) *
-		stir_dtype_size(stir_array_get_dtype(got));
+		stir_dtype_get_size(stir_array_get_dtype(got));
 	if (bytes != a->bytes || memcmp(stir_array_get_const_data(got),
 	    file + (uintptr_t)a->data, bytes)) {
 		snprintf(why, size, "the data differ");

@@ -15,7 +15,7 @@
  * input, checked beforehand so that arrays stay small) and interpreted,
  * when the work that takes is small too.  Failing is fine for the binder
  * and the interpreter as long as they say why; succeeding binds data that
- * stir_kernel_check_bindings accepts and that has the shapes
+ * stir_kernel_verify_bindings accepts and that has the shapes
  * stir_kernel_get_array_shape announces.  Binding and interpreting are done
  * twice, from the same bindings and seed, and must agree bit for bit.
  * When stage I's interpreter runs, the stage II and III kernels run on the

@@ -161,11 +161,11 @@ static void run_one(stir_device *dev, const char *dir, stir_kernel *ref,
 		flush_diags(ctx);
 		return;
 	}
-	long before = stir_nvrtc_get_n_invocations();
+	long before = stir_nvrtc_n_invocations();
 	stir_gpu_kernel *again = stir_gpu_kernel_compile(k, &o);
 	CHECK(again && stir_gpu_code_is_from_cache(stir_gpu_kernel_get_code(
 		again)));
-	CHECK(stir_nvrtc_get_n_invocations() == before);
+	CHECK(stir_nvrtc_n_invocations() == before);
 	stir_gpu_kernel_free(again);
 	for (int round = 0; round < 4; round++) {
 		stir_bindings *b = stir_bindings_alloc();

@@ -359,13 +359,13 @@ int main(void)
 	char dir[] = "/tmp/stir-gpu-cache-XXXXXX";
 	CHECK(mkdtemp(dir) != NULL);
 	stir_compile_options o = { .device = dev, .cache_dir = dir };
-	long before = stir_nvrtc_get_n_invocations();
+	long before = stir_nvrtc_n_invocations();
 	stir_gpu_code *code = stir_gpu_code_compile(ctx, "runtime_gpu.cu",
 		source, &o);
 	stir_gpu_code *again = stir_gpu_code_compile(ctx, "runtime_gpu.cu",
 		source, &o);
 	CHECK(code && again);
-	CHECK(stir_nvrtc_get_n_invocations() == before + 1);
+	CHECK(stir_nvrtc_n_invocations() == before + 1);
 	CHECK(again && stir_gpu_code_is_from_cache(again));
 	stir_gpu_module *mod = again ? stir_gpu_module_load(dev, again) : NULL;
 	CHECK(mod != NULL);
