@@ -99,7 +99,7 @@ typedef struct emu_prog {
 	char so[1200];             /* the compiled object */
 } emu_prog;
 
-#define MAX_PROGS 260
+#define MAX_PROGS 280
 static emu_prog progs[MAX_PROGS];
 static int n_progs;
 
@@ -371,6 +371,10 @@ static const struct {
 	{ "bsrmm", "tests/tensorize/bsrmm_tc_warps.yaml", "mb=3,nb=23" },
 	/* and 64 features a warp, 8 products a block sharing A's fragment */
 	{ "bsrmm", "tests/tensorize/bsrmm_tc_warps_f64.yaml", "mb=3,nb=23" },
+	/* 4 warps on a row's 128 features, each copy split over the warps:
+	 * rows shorter and longer than the stages */
+	{ "bsrmm", "tests/tensorize/bsrmm_tc_fwarps.yaml", "mb=5,nb=6" },
+	{ "bsrmm", "tests/tensorize/bsrmm_tc_fwarps.yaml", "mb=3,nb=13" },
 	/* the strips' sum added into C, zeroed by a launch of its own */
 	{ "bsrmm", "tests/tensorize/bsrmm_tc_warps_add.yaml", "mb=3,nb=23" },
 	{ "bsrmm", "examples/bsrmm_cuda.yaml", "mb=5,nb=6,feat=40" },
