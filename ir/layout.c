@@ -432,8 +432,9 @@ static int check_distinct(stir_ctx *ctx, const stir_buffer *buf,
 			hi - lo, buf->name);
 		return -1;
 	}
-	/* (value, entry) pairs sorted: equal values side by side, the
-	 * reported pair the one whose later entry comes first */
+	/* (value, entry) pairs sorted: equal values side by side, each
+	 * value's entries in order, so the pair reported (the one whose
+	 * later entry comes first) is a value's first two entries */
 	int64_t (*pair)[2] = malloc((size_t)(n ? n : 1) * sizeof(*pair));
 	if (!pair) {
 		stir_error(ctx, buf->loc, "out of memory checking '%s'", buf->name);
@@ -445,13 +446,10 @@ static int check_distinct(stir_ctx *ctx, const stir_buffer *buf,
 	}
 	qsort(pair, (size_t)n, sizeof(*pair), compare_pairs);
 	int64_t bad = -1;
-	for (int64_t i = 1; i < n; i++) {
-		/* pair i the second entry of its value */
-		bool second = pair[i][0] == pair[i - 1][0] &&
-			(i == 1 || pair[i - 2][0] != pair[i][0]);
-		if (second && (bad < 0 || pair[i][1] < pair[bad][1]))
+	for (int64_t i = 1; i < n; i++)
+		if (pair[i][0] == pair[i - 1][0] &&
+		    (bad < 0 || pair[i][1] < pair[bad][1]))
 			bad = i;
-	}
 	if (bad >= 0)
 		stir_error(ctx, buf->loc, "array '%s': entries %" PRId64 " and %"
 			PRId64 " are both %" PRId64 ", but '%s' is declared distinct "
