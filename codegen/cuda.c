@@ -120,9 +120,16 @@ static int64_t emit_declarations(emitter *e, int li)
 			/* the accumulator of a tensorized nest: the warp's fragment
 			 * (cuda_mma.c) */
 			int64_t mn = (int64_t)e->frag[i]->m * e->frag[i]->n;
+			int64_t warps = e->frag_split[i].warps;
 			cg_putf(p, "%s_acc ", e->frag[i]->cuda);
 			cuda_put_name(e, b->name);
-			if (n > mn)
+			if (warps)
+				cg_putf(p, "[%" PRId64 "];  // this warp's %" PRId64
+					" of the %" PRId64 " tensor-core fragments (split "
+					"over %s)\n", n / mn / warps, n / mn / warps, n / mn,
+					e->frag_split[i].dim == STIR_THREAD_Y ? "threadIdx.y" :
+					"threadIdx.z");
+			else if (n > mn)
 				cg_putf(p, "[%" PRId64 "];  // %" PRId64 " tensor-core "
 					"fragments\n", n / mn, n / mn);
 			else
@@ -370,9 +377,11 @@ bool cuda_launch_open(emitter *e, int li)
 	memset(e->warp_lanes, 0, ((size_t)k->buffers.n + 1) *
 		sizeof(*e->warp_lanes));
 	memset(e->frag, 0, ((size_t)k->buffers.n + 1) * sizeof(*e->frag));
+	memset(e->frag_split, 0, ((size_t)k->buffers.n + 1) *
+		sizeof(*e->frag_split));
 	memset(e->ldsm, 0, ((size_t)k->buffers.n + 1) * sizeof(*e->ldsm));
 	memset(e->swz, 0, ((size_t)k->buffers.n + 1) * sizeof(*e->swz));
-	gpu_frag_scan(L->shape.stmt, e->frag);
+	gpu_frag_scan(L->shape.stmt, e->frag, e->frag_split);
 	cuda_mma_scan(e, L->shape.stmt);
 	return !e->failed;
 }
@@ -517,6 +526,7 @@ int cuda_emitter_open(emitter *e, stir_cuda_plan *plan, unsigned flags)
 	e->buf_written = calloc(nb, 1);
 	e->warp_lanes = calloc(nb, sizeof(*e->warp_lanes));
 	e->frag = calloc(nb, sizeof(*e->frag));
+	e->frag_split = calloc(nb, sizeof(*e->frag_split));
 	e->ldsm = calloc(nb, sizeof(*e->ldsm));
 	e->swz = calloc(nb, sizeof(*e->swz));
 	plan->max_elems = malloc(nb * sizeof(*plan->max_elems));
@@ -527,7 +537,7 @@ int cuda_emitter_open(emitter *e, stir_cuda_plan *plan, unsigned flags)
 	plan->launches = calloc((size_t)n_launch + 1, sizeof(*plan->launches));
 	if (cuda_facts_init(&e->facts, k) < 0 || !e->hoist_id ||
 	    !e->buf_used || !e->buf_written || !e->warp_lanes || !e->frag ||
-	    !e->ldsm || !e->swz || !plan->max_elems || !plan->written ||
+	    !e->frag_split || !e->ldsm || !e->swz || !plan->max_elems || !plan->written ||
 	    !plan->launches) {
 		cuda_oom(e);
 		return -1;
@@ -566,6 +576,7 @@ void cuda_emitter_close(emitter *e)
 	free(e->buf_written);
 	free(e->warp_lanes);
 	free(e->frag);
+	free(e->frag_split);
 	free(e->ldsm);
 	free(e->swz);
 }

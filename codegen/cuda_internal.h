@@ -97,6 +97,8 @@ struct emitter {
 	const stir_intrinsic **frag; /* per buffer: the intrinsic whose
 	                              accumulator fragment it is in this
 	                              launch (cuda_mma_scan), else NULL */
+	gpu_frag_split *frag_split; /* per buffer: split over warps in this
+	                              launch (gpu_frag_scan) */
 	bool in_mma;               /* printing a tensorized nest */
 	const stir_stmt *mma_a_loaded; /* the product nest whose A tile is in
 	                              stir_fa_loop, loaded before the

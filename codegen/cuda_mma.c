@@ -190,15 +190,42 @@ static void put_copy(emitter *e, const ectx *ctx, const stir_mma_match *m)
 
 /* e, ctx, m: the accumulator, a fragment buffer: its name, or, for a
  * buffer of several tiles, "NAME[(index) / N]" (the tile variables 0 in
- * the index, which then is the tile's first element). */
+ * the index, which then is the tile's first element).  A buffer split
+ * over warps (gpu_frag_scan) keeps only its warp's tiles: the index is
+ * printed with the variable of the loop bound to its thread index at 0
+ * (the block's variables as their bindings). */
 static void put_frag(emitter *e, const ectx *ctx, const stir_mma_match *m)
 {
 	cuda_put_name(e, m->frag->name);
+	const gpu_frag_split *sp = &e->frag_split[m->frag->index];
 	if (m->frag_tiles <= 1)
 		return;
+	bool *resolve = NULL;
+	const bool *saved_resolve = e->resolve;
+	const stir_var *saved_lane = e->lane_var;
+	int64_t saved_val = e->lane_val;
+	if (sp->warps) {
+		const stir_stmt *b = m->block;
+		resolve = calloc((size_t)e->k->n_vars + 1, sizeof(bool));
+		if (!resolve) {
+			cuda_oom(e);
+			return;
+		}
+		for (int i = 0; b && i < b->u.block.n_vars; i++)
+			resolve[b->u.block.vars[i]->slot] = true;
+		e->resolve = resolve;
+		e->lane_var = ctx->bound[sp->dim]->u.for_.var;
+		e->lane_val = 0;
+	}
 	cg_put(e->out, "[(");
 	cuda_expr(e, ctx, m->frag_index, P_TOP);
 	cg_putf(e->out, ") / %d]", m->in->n);
+	if (resolve) {
+		e->resolve = saved_resolve;
+		e->lane_var = saved_lane;
+		e->lane_val = saved_val;
+		free(resolve);
+	}
 }
 
 /* m, xs, n, v: whether tile variable v is named by one of the n

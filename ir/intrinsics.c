@@ -768,6 +768,16 @@ bool stir_mma_operand_aligned(const stir_mma_match *m,
 	return true;
 }
 
+/* m, a: see intrinsics.h. */
+bool stir_mma_frag_form(const stir_mma_match *m, stir_affine *a)
+{
+	stir_affine_opts o = { .flags = STIR_AFFINE_NEG |
+		STIR_AFFINE_WIDENING_CASTS, .expand = block_binding,
+		.user = m->block };
+	*a = (stir_affine){ 0 };
+	return m->frag && stir_affine_add(a, m->frag_index, 1, &o);
+}
+
 /* s, user: stmt_pre of stir_kernel_get_tolerance: stop at a loop
  * tensorized with a tf32 intrinsic. */
 static stir_visit_step find_tf32(stir_stmt *s, void *user)

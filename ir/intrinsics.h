@@ -187,4 +187,15 @@ bool stir_tensorize_match(const stir_stmt *l, const stir_intrinsic *in,
 bool stir_mma_operand_aligned(const stir_mma_match *m,
 	const stir_mma_operand *op, int64_t unit);
 
+
+/* m, a: *a = the accumulator fragment's index m->frag_index as an affine
+ * form of loop variables (the nest's block variables read as their
+ * bindings); false when m has no fragment or the index is no such form.
+ * A fragment buffer split over the warps of a loop bound to threadIdx.y
+ * or z (docs/schedules.md, "Accumulators split over warps") is indexed
+ * [P * N * K + ..] with P that loop's variable: each warp keeps the K
+ * tiles of its own P. */
+struct stir_affine;
+bool stir_mma_frag_form(const stir_mma_match *m, struct stir_affine *a);
+
 #endif

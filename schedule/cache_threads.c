@@ -1,7 +1,13 @@
 /* The conditions of a cache on the threads that share it
  * (schedule/cache.c, cache_check): a warp cache's lanes hold one copy
  * between them, and a shared cache is one buffer for the whole thread
- * block. */
+ * block; and when a tensor-core accumulator may be split over the warps
+ * of a bound loop (sched_frag_split_ok, for sched_check_scopes). */
+#include <stdarg.h>
+#include <stdio.h>
+#include "ir/affine.h"
+#include "ir/intrinsics.h"
+#include "ir/visit.h"
 #include "schedule/cache.h"
 
 /* c: see cache.h.  The conditions of a warp cache (scope warp), after find_region: a
@@ -118,4 +124,180 @@ bool cache_check_shared_threads(creq *c)
 		}
 	}
 	return true;
+}
+
+/* What split_nest carries: the walk of sched_frag_split_ok. */
+typedef struct split_walk {
+	const stir_buffer *b;      /* the local buffer */
+	const stir_stmt *bound;    /* the loop bound to a thread index */
+	int64_t warps;             /* its literal extent */
+	const stir_stmt *loops[64]; /* the loops around the statement */
+	int n_loops;
+	int in_nests;              /* accesses of b found in tensorized nests */
+	char *why;                 /* where the reason goes */
+	size_t why_size;
+	bool ok;
+} split_walk;
+
+/* w, fmt: the walk fails, for the reason fmt says. */
+static void split_refuse(split_walk *w, const char *fmt, ...)
+	STIR_PRINTF(2, 3);
+static void split_refuse(split_walk *w, const char *fmt, ...)
+{
+	if (!w->ok)
+		return;
+	w->ok = false;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(w->why, w->why_size, fmt, ap);
+	va_end(ap);
+}
+
+/* l: the literal extent of loop l, or 0. */
+static int64_t literal_extent(const stir_stmt *l)
+{
+	const stir_expr *x = l->u.for_.extent;
+	return x->kind == STIR_EXPR_INT ? x->u.i : 0;
+}
+
+/* w, m, v: the literal extent of loop variable v, a loop around the nest
+ * of m or one of its own; 0 when none. */
+static int64_t var_extent(const split_walk *w, const stir_mma_match *m,
+	const stir_var *v)
+{
+	for (int i = 0; i < w->n_loops; i++)
+		if (w->loops[i]->u.for_.var == v)
+			return literal_extent(w->loops[i]);
+	for (int i = 0; i < 4 && m->loops[i]; i++)
+		if (m->loops[i]->u.for_.var == v)
+			return literal_extent(m->loops[i]);
+	return 0;
+}
+
+/* w, s, m: the accumulator access of nest s (matched as m) picks its
+ * warp's tiles: its tile index is P * N * K + r, with P a loop around it
+ * of the bound loop's extent (the bound loop itself inside it, else that
+ * loop or a serial one, to be bound to the same index), K the tiles a
+ * warp keeps, and r, over the other loops' ranges, within the K tiles of
+ * a row (terms of whole rows aside). */
+static void check_split_nest(split_walk *w, const stir_stmt *s,
+	const stir_mma_match *m)
+{
+	const char *ln = s->u.for_.var->name;
+	int64_t tiles = m->frag_tiles, n = m->in->n, row = n * tiles;
+	if (tiles % w->warps != 0) {
+		split_refuse(w, "its %lld tiles do not divide over the %lld warps",
+			(long long)tiles, (long long)w->warps);
+		return;
+	}
+	int64_t keep = tiles / w->warps * n;  /* the elements of a warp's row */
+	stir_affine a;
+	if (!stir_mma_frag_form(m, &a)) {
+		split_refuse(w, "the tile index of the nest of loop '%s' is no "
+			"affine form of loops", ln);
+		return;
+	}
+	bool inside = false;
+	const stir_var *p = NULL;
+	for (int i = 0; i < w->n_loops; i++) {
+		const stir_stmt *l = w->loops[i];
+		inside |= l == w->bound;
+		bool same = l == w->bound || l->u.for_.kind == STIR_LOOP_SERIAL ||
+			(l->u.for_.kind == STIR_LOOP_BIND &&
+			 l->u.for_.thread == w->bound->u.for_.thread);
+		if (same && literal_extent(l) == w->warps &&
+		    stir_affine_coef(&a, l->u.for_.var) == keep)
+			p = l->u.for_.var;
+	}
+	if (!p || (inside && p != w->bound->u.for_.var)) {
+		split_refuse(w, "the tile index of the nest of loop '%s' does not "
+			"pick its warp's tiles as '%s' * %lld + ..", ln,
+			inside ? w->bound->u.for_.var->name : "P", (long long)keep);
+		return;
+	}
+	int64_t lo = a.konst, hi = a.konst;
+	for (int i = 0; i < a.n; i++) {
+		const stir_var *v = a.t[i].var;
+		int64_t c = a.t[i].coef, ext;
+		if (v == p || c % row == 0)
+			continue;
+		if (!v || (ext = var_extent(w, m, v)) < 1) {
+			split_refuse(w, "the tile index of the nest of loop '%s' names "
+				"'%s', which is no loop of literal extent", ln,
+				v ? v->name : "?");
+			return;
+		}
+		lo += c < 0 ? c * (ext - 1) : 0;
+		hi += c > 0 ? c * (ext - 1) : 0;
+	}
+	if (lo < 0 || hi >= keep)
+		split_refuse(w, "the tile index of the nest of loop '%s' reaches "
+			"past its warp's %lld tiles", ln, (long long)(keep / n));
+}
+
+/* s, user: stmt_pre of sched_frag_split_ok (a split_walk). */
+static stir_visit_step split_pre(stir_stmt *s, void *user)
+{
+	split_walk *w = user;
+	if (s->kind != STIR_STMT_FOR || !w->ok)
+		return w->ok ? STIR_VISIT_GO : STIR_VISIT_STOP;
+	if (s->u.for_.kind != STIR_LOOP_TENSORIZE) {
+		if (w->n_loops == 64) {
+			split_refuse(w, "its loops are nested too deep");
+			return STIR_VISIT_STOP;
+		}
+		w->loops[w->n_loops++] = s;
+		return STIR_VISIT_GO;
+	}
+	int uses = sched_count_accesses(s, w->b);
+	if (!uses)
+		return STIR_VISIT_SKIP;
+	const stir_intrinsic *in = stir_intrinsic_find(s->u.for_.intrinsic);
+	stir_mma_match m;
+	char why[200];
+	stir_loc where;
+	if (!in || !stir_tensorize_match(s, in, &m, why, sizeof(why), &where) ||
+	    m.frag != w->b) {
+		split_refuse(w, "the nest of loop '%s' uses it other than as its "
+			"accumulator", s->u.for_.var->name);
+		return STIR_VISIT_STOP;
+	}
+	w->in_nests += uses;
+	if (w->warps >= 2)
+		check_split_nest(w, s, &m);
+	return STIR_VISIT_SKIP;
+}
+
+/* s, user: stmt_post of sched_frag_split_ok: a loop left. */
+static stir_visit_step split_post(stir_stmt *s, void *user)
+{
+	split_walk *w = user;
+	if (s->kind == STIR_STMT_FOR && w->n_loops &&
+	    w->loops[w->n_loops - 1] == s)
+		w->n_loops--;
+	return STIR_VISIT_GO;
+}
+
+/* s, loop, b, why, why_size: see sched.h.  No reason is given for a
+ * buffer that no tensorized nest accesses. */
+bool sched_frag_split_ok(sched *s, const stir_stmt *loop,
+	const stir_buffer *b, char *why, size_t why_size)
+{
+	split_walk w = { .b = b, .bound = loop,
+		.warps = literal_extent(loop), .why = why, .why_size = why_size,
+		.ok = true };
+	stir_visitor v = { split_pre, split_post, NULL, NULL, 0, &w };
+	stir_visit_list(&v, &s->k->body);
+	stir_uses u = { .buf = b };
+	stir_uses_list(&u, &s->k->body);
+	if (!w.in_nests)
+		return false;
+	if (w.ok && w.in_nests != u.loads + u.stores)
+		split_refuse(&w, "it is accessed outside tensorized nests");
+	stir_thread t = loop->u.for_.thread;
+	if (t != STIR_THREAD_Y && t != STIR_THREAD_Z)
+		split_refuse(&w, "only the warps of threadIdx.y or z may split it");
+	if (w.warps < 2)
+		split_refuse(&w, "the loop's extent is no literal of at least 2");
+	return w.ok;
 }

@@ -801,7 +801,10 @@ static int count_cross_list(const stir_ptr_vec *list, const stir_buffer *b)
  * threadIdx.x loop reaches only as the target of cross-thread blocks
  * reducing over it may be used outside it: after the loop every thread's
  * copy has received the whole reduction (the emitter combines the parts
- * of the warp and adds the total in every thread). */
+ * of the warp and adds the total in every thread).  So may a tensor-core
+ * accumulator split over the warps of a threadIdx.y or z loop
+ * (sched_frag_split_ok): each warp keeps and touches only its own
+ * tiles. */
 static void check_bound_loop(scope_walk *w, const stir_stmt *loop)
 {
 	stir_kernel *k = w->s->k;
@@ -818,13 +821,20 @@ static void check_bound_loop(scope_walk *w, const stir_stmt *loop)
 		    b->scope == STIR_SCOPE_LOCAL &&
 		    inside == count_cross_list(&loop->u.for_.body, b))
 			continue;
+		char why[300] = "";
+		if (b->scope == STIR_SCOPE_LOCAL && !block_idx &&
+		    loop->u.for_.thread != STIR_THREAD_X &&
+		    sched_frag_split_ok(w->s, loop, b, why, sizeof(why)))
+			continue;
 		w->ok = false;
 		if (w->report)
 			sched_fail(w->s, loop->loc, "%s buffer '%s' is accessed both "
-				"inside and outside loop '%s', which is bound to %s",
+				"inside and outside loop '%s', which is bound to %s%s%s%s",
 				sched_scope_name(b->scope),
 				b->name, loop->u.for_.var->name,
-				sched_thread_name(loop->u.for_.thread));
+				sched_thread_name(loop->u.for_.thread),
+				why[0] ? " (and it is no tensor-core accumulator split "
+				"over the loop's warps: " : "", why, why[0] ? ")" : "");
 	}
 }
 

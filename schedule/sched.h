@@ -236,6 +236,15 @@ bool sched_check_binds(sched *s, bool report);
  * accessed inside a bound loop is accessed only inside it; reports the
  * first violation with sched_fail. */
 bool sched_check_scopes(sched *s, bool report);
+/* s, loop, b, why, why_size: whether local buffer b, accessed inside and
+ * outside loop "loop" (bound to threadIdx.y or z), is a tensor-core
+ * accumulator split over that loop's warps: every access is a tensorized
+ * nest's fragment, whose tile index picks K of its T tiles by a loop P of
+ * the bound loop's literal extent W (T = W * K; P the bound loop inside
+ * it, else serial or bound to the same index) and stays within them;
+ * else the reason in why (schedule/cache_threads.c). */
+bool sched_frag_split_ok(sched *s, const stir_stmt *loop,
+	const stir_buffer *b, char *why, size_t why_size);
 /* s, path, li, n, factors: split loop path->stmt[li] (schedule/split.c). */
 int sched_split(sched *s, sched_path *path, int li, int n,
 	const int64_t *factors);

@@ -375,6 +375,10 @@ static const struct {
 	 * rows shorter and longer than the stages */
 	{ "bsrmm", "tests/tensorize/bsrmm_tc_fwarps.yaml", "mb=5,nb=6" },
 	{ "bsrmm", "tests/tensorize/bsrmm_tc_fwarps.yaml", "mb=3,nb=13" },
+	/* the same with each warp's 4 fragments of the row's 16 kept in its
+	 * registers across the row (split over the warps of threadIdx.y) */
+	{ "bsrmm", "tests/tensorize/bsrmm_tc_fregs.yaml", "mb=5,nb=6" },
+	{ "bsrmm", "tests/tensorize/bsrmm_tc_fregs.yaml", "mb=3,nb=13" },
 	/* the strips' sum added into C, zeroed by a launch of its own */
 	{ "bsrmm", "tests/tensorize/bsrmm_tc_warps_add.yaml", "mb=3,nb=23" },
 	{ "bsrmm", "examples/bsrmm_cuda.yaml", "mb=5,nb=6,feat=40" },

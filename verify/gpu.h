@@ -197,6 +197,14 @@ typedef struct gpu_launch {
 	                              else -1 */
 } gpu_launch;
 
+/* A fragment buffer split over the warps of a loop bound to threadIdx.y
+ * or z (docs/cuda.md, "Tensor cores"): its tile index names that loop's
+ * variable, and each warp keeps only the tiles of its own value of it. */
+typedef struct gpu_frag_split {
+	int64_t warps;             /* the loop's extent; 0: not split */
+	stir_thread dim;           /* STIR_THREAD_Y or Z */
+} gpu_frag_split;
+
 /* The verifier's walk of a kernel: its own state (the emitter has its
  * own, and prints what the walk accepted). */
 typedef struct gpu_walk {
@@ -214,6 +222,7 @@ typedef struct gpu_walk {
 	const stir_intrinsic **frag; /* owned, per buffer: the intrinsic
 	                              whose accumulator fragment it is in
 	                              this launch (gpu_frag_scan), else NULL */
+	gpu_frag_split *frag_split; /* owned, per buffer (gpu_frag_scan) */
 	bool in_mma;               /* walking a tensorized nest */
 	const bool *resolve;       /* per slot: a block variable stands for
 	                              its binding (cross-thread targets) */
@@ -499,9 +508,17 @@ int gpu_scalar_form(const stir_kernel *k, const stir_stmt *s,
  * description (stir_tensorize_match) in *m; false when it has none
  * (cuda_check_mma refuses it). */
 bool gpu_mma_match(const stir_stmt *s, stir_mma_match *m);
-/* s, frag: note in frag (by buffer index) the intrinsic of the first
- * tensorized nest in s that accumulates in each fragment buffer. */
-void gpu_frag_scan(const stir_stmt *s, const stir_intrinsic **frag);
+/* s, frag, split: note in frag (by buffer index) the intrinsic of the
+ * first tensorized nest in s that accumulates in each fragment buffer,
+ * and in split whether a nest's tile index of it names the variable of
+ * the loop bound to threadIdx.y or z around the nest. */
+void gpu_frag_scan(const stir_stmt *s, const stir_intrinsic **frag,
+	gpu_frag_split *split);
+/* m, ctx, sp: whether the accumulator of nest m, split as sp says, picks
+ * its warp's tiles where ctx runs: its tile index names the variable of
+ * the loop bound to sp->dim with N * T / warps (T tiles of N columns). */
+bool gpu_frag_picks_warp(const stir_mma_match *m, const ectx *ctx,
+	const gpu_frag_split *sp);
 
 /* ---- mma.c: the accesses of tensorized nests ---- */
 

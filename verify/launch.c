@@ -16,6 +16,7 @@
  * verify_gpu.c's, made before (cuda_verify_structure) or by the walk. */
 #include <stdlib.h>
 #include "verify/gpu.h"
+#include "ir/affine.h"
 #include "ir/intrinsics.h"
 #include "ir/visit.h"
 #include "verify/nest_guard.h"
@@ -325,26 +326,77 @@ bool gpu_mma_match(const stir_stmt *s, stir_mma_match *m)
 	return in && stir_tensorize_match(s, in, m, why, sizeof(why), &where);
 }
 
-/* s, user: stmt_pre of gpu_frag_scan (user: the frag array): note the
- * intrinsic of the first tensorized nest that accumulates in each
- * fragment buffer. */
+/* What frag_nest carries: the walk of gpu_frag_scan. */
+typedef struct frag_walk {
+	const stir_intrinsic **frag;
+	gpu_frag_split *split;
+	ectx ctx;                  /* its bound[] alone: the loops bound to
+	                              threadIdx.y and z around the statement */
+} frag_walk;
+
+/* s: whether s is a loop bound to threadIdx.y or z. */
+static bool warps_loop(const stir_stmt *s)
+{
+	return s->kind == STIR_STMT_FOR && s->u.for_.kind == STIR_LOOP_BIND &&
+		(s->u.for_.thread == STIR_THREAD_Y ||
+		 s->u.for_.thread == STIR_THREAD_Z);
+}
+
+/* s, user: stmt_pre of gpu_frag_scan (a frag_walk): note the intrinsic of
+ * the first tensorized nest that accumulates in each fragment buffer, and
+ * whether its tile index names a loop bound to threadIdx.y or z. */
 static stir_visit_step frag_nest(stir_stmt *s, void *user)
 {
-	const stir_intrinsic **frag = user;
+	frag_walk *w = user;
+	if (warps_loop(s))
+		w->ctx.bound[s->u.for_.thread] = s;
 	if (s->kind != STIR_STMT_FOR || s->u.for_.kind != STIR_LOOP_TENSORIZE)
 		return STIR_VISIT_GO;
 	stir_mma_match m;
+	stir_affine a;
 	if (!gpu_mma_match(s, &m))
 		return STIR_VISIT_SKIP;
+	if (m.form == STIR_MMA_FORM_COPY || !m.frag)
+		return STIR_VISIT_SKIP;
 	/* the first nest's intrinsic: cuda_check_mma refuses another */
-	if (m.form != STIR_MMA_FORM_COPY && m.frag && !frag[m.frag->index])
-		frag[m.frag->index] = m.in;
+	if (!w->frag[m.frag->index])
+		w->frag[m.frag->index] = m.in;
+	for (int d = STIR_THREAD_Y; d <= STIR_THREAD_Z; d++) {
+		const stir_stmt *l = w->ctx.bound[d];
+		const stir_expr *x = l ? l->u.for_.extent : NULL;
+		/* (sched_frag_split_ok made the extent a literal) */
+		if (x && x->kind == STIR_EXPR_INT && stir_mma_frag_form(&m, &a) &&
+		    stir_affine_coef(&a, l->u.for_.var) != 0)
+			w->split[m.frag->index] = (gpu_frag_split){ x->u.i, d };
+	}
 	return STIR_VISIT_SKIP;
 }
 
-/* s, frag: see verify/gpu.h. */
-void gpu_frag_scan(const stir_stmt *s, const stir_intrinsic **frag)
+/* s, user: stmt_post of gpu_frag_scan: a bound loop left. */
+static stir_visit_step frag_post(stir_stmt *s, void *user)
 {
-	stir_visitor v = { .stmt_pre = frag_nest, .user = (void *)frag };
+	frag_walk *w = user;
+	if (warps_loop(s))
+		w->ctx.bound[s->u.for_.thread] = NULL;
+	return STIR_VISIT_GO;
+}
+
+/* s, frag, split: see verify/gpu.h. */
+void gpu_frag_scan(const stir_stmt *s, const stir_intrinsic **frag,
+	gpu_frag_split *split)
+{
+	frag_walk w = { .frag = frag, .split = split };
+	stir_visitor v = { frag_nest, frag_post, NULL, NULL, 0, &w };
 	stir_visit_stmt(&v, (stir_stmt *)s);
+}
+
+/* m, ctx, sp: see verify/gpu.h. */
+bool gpu_frag_picks_warp(const stir_mma_match *m, const ectx *ctx,
+	const gpu_frag_split *sp)
+{
+	const stir_stmt *l = ctx->bound[sp->dim];
+	stir_affine a;
+	return l && sp->warps > 0 && m->frag_tiles % sp->warps == 0 &&
+		stir_mma_frag_form(m, &a) && stir_affine_coef(&a, l->u.for_.var) ==
+		m->in->n * (m->frag_tiles / sp->warps);
 }

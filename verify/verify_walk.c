@@ -494,8 +494,9 @@ static void walk_launch_open(gpu_walk *walk, int li)
 	walk->launch = &walk->launches[li];
 	memset(walk->warp_lanes, 0, nb * sizeof(*walk->warp_lanes));
 	memset(walk->frag, 0, nb * sizeof(*walk->frag));
+	memset(walk->frag_split, 0, nb * sizeof(*walk->frag_split));
 	walk->local_writes.n = 0;
-	gpu_frag_scan(walk->launch->stmt, walk->frag);
+	gpu_frag_scan(walk->launch->stmt, walk->frag, walk->frag_split);
 }
 
 /* walk, k: the state of a walk of k (walk->mode and what it fills set): the
@@ -512,7 +513,9 @@ static int walk_open(gpu_walk *walk, const stir_kernel *k)
 	walk->launches = calloc((size_t)n + 1, sizeof(*walk->launches));
 	walk->warp_lanes = calloc(nb, sizeof(*walk->warp_lanes));
 	walk->frag = calloc(nb, sizeof(*walk->frag));
+	walk->frag_split = calloc(nb, sizeof(*walk->frag_split));
 	if (!walk->launches || !walk->warp_lanes || !walk->frag ||
+	    !walk->frag_split ||
 	    cuda_facts_init(&walk->facts, k) < 0) {
 		stir_error_oom(walk->ctx);
 		return -1;
@@ -539,6 +542,7 @@ static void walk_close(gpu_walk *walk)
 	free(walk->launches);
 	free(walk->warp_lanes);
 	free(walk->frag);
+	free(walk->frag_split);
 	cuda_facts_release(&walk->facts);
 	free(walk->memo);
 	free(walk->local_writes.v);

@@ -1,0 +1,110 @@
+/* A tensor-core accumulator split over warps (docs/schedules.md,
+ * "Accumulators split over warps"): the local cache of a block row's
+ * 16 x 128 strip of C at the blocks' loop, 16 fragments of which each of
+ * 4 warps keeps its own 4 (tests/tensorize/bsrmm_tc_fregs.yaml).  bind
+ * accepts the warps' loop where the tile index picks a warp's tiles by it
+ * and refuses another loop, saying why; the verifier refuses a launch in
+ * which a nest of the buffer is left unbound; the emitter declares the
+ * warp's 4 fragments.  tests/test_cuda_emu.c runs the kernel in the CUDA
+ * emulation against the interpreter. */
+#include <stdlib.h>
+#include <string.h>
+#include <stir/stir.h>
+#include "tests/testdiag.h"
+#include "tests/testutil.h"
+
+/* tests/tensorize/bsrmm_tc_fregs.yaml without its binds of threadIdx.y
+ * (and f_2 not unrolled). */
+static const char steps[] =
+	"kernel: bsrmm\n"
+	"stage1:\n"
+	"  - sparse_reorder: {iter: bsrmm, order: [i, j, bi, f, bj]}\n"
+	"stage2:\n"
+	"  - specialize: {param: feat, value: 128}\n"
+	"  - split: {block: bsrmm1, loop: f, factors: [null, 4, 4, 8]}\n"
+	"  - reorder: {block: bsrmm1, loops: [f_0, j, f_1, f_2, bi, f_3, bj]}\n"
+	"  - bind: {block: bsrmm1, loop: i, to: blockIdx.x}\n"
+	"  - bind: {block: bsrmm1, loop: f_0, to: blockIdx.y}\n"
+	"stage3:\n"
+	"  - cache_write_over_init: {block: bsrmm1, buffer: C_data, loop: j, "
+	"scope: local}\n"
+	"  - reorder: {block: C_data_local_init, loops: [ax1, ax2, ax0, ax3]}\n"
+	"  - reorder: {block: C_data_local, loops: [ax1, ax2, ax0, ax3]}\n"
+	"  - tensorize: {block: C_data_local_init, loop: ax0, intrinsic: "
+	"mma_m16n8k16_f16}\n"
+	"  - tensorize: {block: bsrmm1, loop: bi, intrinsic: "
+	"mma_m16n8k16_f16}\n"
+	"  - tensorize: {block: C_data_local, loop: ax0, intrinsic: "
+	"mma_m16n8k16_f16}\n";
+
+/* ctx, text: whether a diagnostic of ctx holds text (then cleared). */
+static bool said(stir_ctx *ctx, const char *text)
+{
+	char *d = test_diags_to_str(ctx);
+	bool r = d && strstr(d, text);
+	if (!r)
+		fprintf(stderr, "expected \"%s\" in:\n%s", text, d ? d : "");
+	free(d);
+	stir_ctx_clear_diagnostics(ctx);
+	return r;
+}
+
+START_TEST(test_split)
+{
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_module *m = stir_module_read_from_file(ctx,
+		test_path("examples/bsrmm.stir"));
+	ck_assert_ptr_nonnull(m);
+	stir_kernel *k = stir_module_find_kernel(m, "bsrmm");
+	stir_schedule *s = stir_schedule_read_from_mem(ctx, "t.yaml", steps,
+		strlen(steps));
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(stir_schedule_apply(s, k, STIR_STAGE_3), 0);
+	stir_schedule_free(s);
+	/* f_2 picks a warp's tiles 8 columns apart, not 32: refused */
+	char *before = stir_kernel_to_str(k);
+	ck_assert_int_eq(stir_bind(k, "bsrmm1", "f_2", STIR_THREAD_Y), -1);
+	ck_assert(said(ctx, "bind: local buffer 'C_data_local' is accessed both "
+		"inside and outside loop 'f_2', which is bound to threadIdx.y (and "
+		"it is no tensor-core accumulator split over the loop's warps: the "
+		"tile index of the nest of loop 'bi' does not pick its warp's tiles "
+		"as 'f_2' * 32 + ..)"));
+	/* threadIdx.x is the warp's lanes */
+	ck_assert_int_eq(stir_bind(k, "bsrmm1", "f_1", STIR_THREAD_X), -1);
+	ck_assert(said(ctx, "is accessed both inside and outside loop 'f_1', "
+		"which is bound to threadIdx.x"));
+	char *after = stir_kernel_to_str(k);
+	ck_assert_str_eq(after, before);
+	free(after);
+	free(before);
+	/* the warps' loop: accepted, but the zeroing and the store still run
+	 * every warp over all 16 fragments: the verifier refuses the launch */
+	ck_assert_int_eq(stir_bind(k, "bsrmm1", "f_1", STIR_THREAD_Y), 0);
+	ck_assert_ptr_null(stir_kernel_to_cuda(k));
+	ck_assert(said(ctx, "local buffer 'C_data_local' is split over the 4 "
+		"warps of threadIdx.y (each keeps 4 of its 16 fragments), but the "
+		"tile index of loop 'ax0' does not pick them by the loop bound to "
+		"threadIdx.y"));
+	/* both bound too: each warp declares its 4 fragments */
+	ck_assert_int_eq(stir_bind(k, "C_data_local_init", "ax1",
+		STIR_THREAD_Y), 0);
+	ck_assert_int_eq(stir_bind(k, "C_data_local", "ax1", STIR_THREAD_Y), 0);
+	char *cu = stir_kernel_to_cuda(k);
+	ck_assert_ptr_nonnull(cu);
+	ck_assert_ptr_nonnull(strstr(cu, "_acc C_data_local[4];  // this "
+		"warp's 4 of the 16 tensor-core fragments (split over "
+		"threadIdx.y)"));
+	free(cu);
+	stir_module_free(m);
+	stir_ctx_free(ctx);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("frag_split");
+	TCase *tc = tcase_create("frag_split");
+	tcase_add_test(tc, test_split);
+	suite_add_tcase(s, tc);
+	return test_run_suite(s);
+}
