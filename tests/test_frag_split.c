@@ -37,18 +37,6 @@ static const char steps[] =
 	"  - tensorize: {block: C_data_local, loop: ax0, intrinsic: "
 	"mma_m16n8k16_f16}\n";
 
-/* ctx, text: whether a diagnostic of ctx holds text (then cleared). */
-static bool said(stir_ctx *ctx, const char *text)
-{
-	char *d = test_diags_to_str(ctx);
-	bool r = d && strstr(d, text);
-	if (!r)
-		fprintf(stderr, "expected \"%s\" in:\n%s", text, d ? d : "");
-	free(d);
-	stir_ctx_clear_diagnostics(ctx);
-	return r;
-}
-
 START_TEST(test_split)
 {
 	stir_ctx *ctx = stir_ctx_alloc();
@@ -64,14 +52,14 @@ START_TEST(test_split)
 	/* f_2 picks a warp's tiles 8 columns apart, not 32: refused */
 	char *before = stir_kernel_to_str(k);
 	ck_assert_int_eq(stir_bind(k, "bsrmm1", "f_2", STIR_THREAD_Y), -1);
-	ck_assert(said(ctx, "bind: local buffer 'C_data_local' is accessed both "
+	ck_assert(test_said(ctx, "bind: local buffer 'C_data_local' is accessed both "
 		"inside and outside loop 'f_2', which is bound to threadIdx.y (and "
 		"it is no tensor-core accumulator split over the loop's warps: the "
 		"tile index of the nest of loop 'bi' does not pick its warp's tiles "
 		"as 'f_2' * 32 + ..)"));
 	/* threadIdx.x is the warp's lanes */
 	ck_assert_int_eq(stir_bind(k, "bsrmm1", "f_1", STIR_THREAD_X), -1);
-	ck_assert(said(ctx, "is accessed both inside and outside loop 'f_1', "
+	ck_assert(test_said(ctx, "is accessed both inside and outside loop 'f_1', "
 		"which is bound to threadIdx.x"));
 	char *after = stir_kernel_to_str(k);
 	ck_assert_str_eq(after, before);
@@ -81,7 +69,7 @@ START_TEST(test_split)
 	 * every warp over all 16 fragments: the verifier refuses the launch */
 	ck_assert_int_eq(stir_bind(k, "bsrmm1", "f_1", STIR_THREAD_Y), 0);
 	ck_assert_ptr_null(stir_kernel_to_cuda(k));
-	ck_assert(said(ctx, "local buffer 'C_data_local' is split over the 4 "
+	ck_assert(test_said(ctx, "local buffer 'C_data_local' is split over the 4 "
 		"warps of threadIdx.y (each keeps 4 of its 16 fragments), but the "
 		"tile index of loop 'ax0' does not pick them by the loop bound to "
 		"threadIdx.y"));
