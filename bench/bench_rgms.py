@@ -353,7 +353,8 @@ def rgms_agg_runs_schedule(feat, q, k):
     return "\n".join(lines) + "\n"
 
 
-def rgms_tc_runs_schedule(feat, k, pieces, tiles=1, wz=1, wshared=False):
+def rgms_tc_runs_schedule(feat, k, pieces, tiles=1, wz=1, wshared=False,
+                          unrolled=False):
     """Tensor cores after a cheaper aggregation: the text of
     examples/rgms_tc_runs.yaml (rgms_agg.stir, tf32) at fin = fout = feat
     (a multiple of 8; feat / 4 at most 32 lanes), k edges a thread in the
@@ -368,7 +369,11 @@ def rgms_tc_runs_schedule(feat, k, pieces, tiles=1, wz=1, wshared=False):
     thread block on pieces of their own (threadIdx.z); the launches
     overlap.  With wshared (wz = 1), each warp's slice of W[r] is copied
     into shared memory once, before its loop over the piece's tiles, by
-    its 32 lanes (examples/rgms_tc_wshared.yaml)."""
+    its 32 lanes (examples/rgms_tc_wshared.yaml).  With unrolled, the
+    loop over the input features' steps of 8 (fi_0, around the mma nest)
+    is unrolled as well: a tile's A and B fragments of every step can be
+    loaded before the first mma (the apply waits on its loads: the
+    profile in bench/RESULTS.md)."""
     s = ["kernel: rgms_agg", "stage1:",
          "  - specialize: {param: fin, value: %d}" % feat,
          "  - specialize: {param: fout, value: %d}" % feat,
@@ -437,6 +442,7 @@ def rgms_tc_runs_schedule(feat, k, pieces, tiles=1, wz=1, wshared=False):
           "  - unroll: {block: Y_data_local_init, loop: ax1}",
           "  - unroll: {block: Y_data_local, loop: ax1}",
           "  - unroll: {block: apply1, loop: fo_1}"]
+    s += ["  - unroll: {block: apply1, loop: fi_0}"] if unrolled else []
     s += ["  - tensorize: {block: %s, loop: %s, intrinsic: mma_m16n8k8_tf32}" % bl
           for bl in (("Y_data_local_init", "ax0"), ("apply1", "i_1"),
                      ("Y_data_local", "ax0"))]
@@ -469,6 +475,11 @@ def rgms_tc_schedules(feat):
             z = max(1, 4 // (feat // (8 * t)))
             name = "tc_runs_k%d_p%d_t%d" % (k, p, t) + ("_z%d" % z if z > 1 else "")
             out.append((name, rgms_tc_runs_schedule(feat, k, p, t, z), "rgms_agg.stir"))
+            # the same with the input features' loop unrolled
+            if k == 4 and p == 128:
+                out.append((name + "_u", rgms_tc_runs_schedule(feat, k, p, t, z,
+                                                                unrolled=True),
+                            "rgms_agg.stir"))
         # W[r]'s slices in shared memory: W[r] whole (F x F floats) in a
         # thread block, within the 48 KiB of static shared memory; slower
         # than tc_runs_* on an H100, and slower still in 32 or 64 pieces
