@@ -354,7 +354,7 @@ def rgms_agg_runs_schedule(feat, q, k):
 
 
 def rgms_tc_runs_schedule(feat, k, pieces, tiles=1, wz=1, wshared=False,
-                          unrolled=False):
+                          unrolled=False, padded=False):
     """Tensor cores after a cheaper aggregation: the text of
     examples/rgms_tc_runs.yaml (rgms_agg.stir, tf32) at fin = fout = feat
     (a multiple of 8; feat / 4 at most 32 lanes), k edges a thread in the
@@ -369,7 +369,11 @@ def rgms_tc_runs_schedule(feat, k, pieces, tiles=1, wz=1, wshared=False,
     thread block on pieces of their own (threadIdx.z); the launches
     overlap.  With wshared (wz = 1), each warp's slice of W[r] is copied
     into shared memory once, before its loop over the piece's tiles, by
-    its 32 lanes (examples/rgms_tc_wshared.yaml).  With unrolled, the
+    its 32 lanes (examples/rgms_tc_wshared.yaml); with padded as well,
+    each row of the slice (8 x tiles floats) is followed by 4 unused ones
+    (cache_read's pad_every and pad), so that the 4 rows k = 2t a B
+    fragment's lanes read at once start in 4 different banks
+    (tests/tensorize/rgms_tc_wshared_pad.yaml).  With unrolled, the
     loop over the input features' steps of 8 (fi_0, around the mma nest)
     is unrolled as well: a tile's A and B fragments of every step can be
     loaded before the first mma (the apply waits on its loads: the
@@ -424,8 +428,9 @@ def rgms_tc_runs_schedule(feat, k, pieces, tiles=1, wz=1, wshared=False,
     if wshared:
         axes = ", ".join("ax%d" % d for d in range(4 if tiles > 1 else 3))
         fused = axes.replace(", ", "_")
+        pad = ", pad_every: %d, pad: 4" % (8 * tiles) if padded else ""
         s.append("  - cache_read: {block: apply1, buffer: W_data, loop: i_0_1, "
-                 "scope: shared, per: fo_0}")
+                 "scope: shared, per: fo_0%s}" % pad)
         bind_warps += [
             "  - fuse: {block: W_data_shared, loops: [%s]}" % axes,
             "  - split: {block: W_data_shared, loop: %s, factors: [null, 32]}" % fused,
@@ -489,6 +494,11 @@ def rgms_tc_schedules(feat):
                 if t <= feat // 8:
                     out.append(("tc_wsh_k4_p%d_t%d" % (p, t),
                                 rgms_tc_runs_schedule(feat, 4, p, t, 1, True),
+                                "rgms_agg.stir"))
+                    # the slice's rows padded (not measured on a GPU yet)
+                    out.append(("tc_wshp_k4_p%d_t%d" % (p, t),
+                                rgms_tc_runs_schedule(feat, 4, p, t, 1, True,
+                                                      padded=True),
                                 "rgms_agg.stir"))
     return out
 

@@ -85,6 +85,11 @@ typedef struct creq {
 	 * copy).  P around L: every access at P's iteration's copy; P = L
 	 * (an accumulating write): L's iterations add into their own copies,
 	 * summed by the write-back */
+	/* padding (cache_read, shared, a strided flat region): after every
+	 * pad_every elements of the row-major cache (the product of the
+	 * extents of its terms from pad_from on) pad unused ones; 0: none */
+	int64_t pad_every, pad;
+	int pad_from;
 	const char *per_name;    /* the loop P asked for, or NULL */
 	stir_stmt *per;
 	int pi;

@@ -45,18 +45,6 @@ static stir_kernel *scheduled(stir_ctx *ctx, const char *extra,
 	return rc == 0 ? k : NULL;
 }
 
-/* ctx, text: whether a diagnostic of ctx holds text (then cleared). */
-static bool said(stir_ctx *ctx, const char *text)
-{
-	char *d = test_diags_to_str(ctx);
-	bool r = d && strstr(d, text);
-	if (!r)
-		fprintf(stderr, "expected \"%s\" in:\n%s", text, d ? d : "");
-	free(d);
-	stir_ctx_clear_diagnostics(ctx);
-	return r;
-}
-
 START_TEST(test_table)
 {
 	ck_assert_int_eq(stir_intrinsic_count(), 4);
@@ -119,7 +107,7 @@ START_TEST(test_accepted)
 	/* a second time: the loop is annotated */
 	ck_assert_int_eq(stir_tensorize(k, "bsrmm1", "bi", "mma_m16n8k16_f16"),
 		-1);
-	ck_assert(said(ctx, "loop 'bi' is tensorized already"));
+	ck_assert(test_said(ctx, "loop 'bi' is tensorized already"));
 	/* the text shows it, reads back and prints the same */
 	char *t = stir_kernel_to_str(k);
 	ck_assert_ptr_nonnull(strstr(t, "for bi in [0, 16) "
@@ -202,7 +190,7 @@ START_TEST(test_refused)
 	char *before = stir_kernel_to_str(k);
 	ck_assert_int_eq(stir_tensorize(k, refused[_i].block, refused[_i].loop,
 		refused[_i].intrinsic), -1);
-	ck_assert(said(ctx, refused[_i].says));
+	ck_assert(test_said(ctx, refused[_i].says));
 	/* nothing changed */
 	char *after = stir_kernel_to_str(k);
 	ck_assert_str_eq(before, after);
@@ -260,7 +248,7 @@ START_TEST(test_tiles)
 	stir_schedule_free(s);
 	ck_assert_int_eq(stir_tensorize(k, "C_data_local_init", "ax1",
 		"mma_m16n8k16_f16"), -1);
-	ck_assert(said(ctx, "must be indexed [ax1 * 32 + ax2] plus a multiple "
+	ck_assert(test_said(ctx, "must be indexed [ax1 * 32 + ax2] plus a multiple "
 		"of the tile width"));
 	stir_module_free(m);
 	stir_ctx_free(ctx);
@@ -406,7 +394,7 @@ START_TEST(test_staged)
 		ck_assert_ptr_nonnull(k);
 		ck_assert_int_eq(stir_tensorize(k, bad[i].block, bad[i].loop,
 			"cp_async_16"), -1);
-		ck_assert(said(ctx, bad[i].says));
+		ck_assert(test_said(ctx, bad[i].says));
 		stir_module_free(m);
 	}
 	stir_ctx_free(ctx);
@@ -464,7 +452,7 @@ START_TEST(test_pipeline)
 	memcpy(strstr(bad, "pipeline(3)"), "pipeline(9)", 11);
 	ck_assert_ptr_null(stir_module_read_from_mem(c2, "t.stir", bad,
 		strlen(bad)));
-	ck_assert(said(c2, "a pipeline has 2 to 8 stages, not 9"));
+	ck_assert(test_said(c2, "a pipeline has 2 to 8 stages, not 9"));
 	free(bad);
 	stir_ctx_free(c2);
 	free(t);
@@ -490,7 +478,7 @@ START_TEST(test_pipeline)
 	ck_assert_ptr_nonnull(m);
 	ck_assert_int_eq(stir_kernel_verify_gpu(stir_module_get_kernel(m, 0)),
 		-1);
-	ck_assert(said(ctx, "pipelined loop 'j': shared buffer 'B_data_shared' "
+	ck_assert(test_said(ctx, "pipelined loop 'j': shared buffer 'B_data_shared' "
 		"is not held in 2 slots indexed 'j % 2 * E + ..'"));
 	ck_assert_ptr_null(stir_kernel_to_cuda(stir_module_get_kernel(m, 0)));
 	stir_module_free(m);
@@ -525,7 +513,7 @@ START_TEST(test_pipeline)
 		char *before = stir_kernel_to_str(k);
 		ck_assert_int_eq(stir_software_pipeline(k, "bsrmm1", refused[i].loop,
 			refused[i].stages), -1);
-		ck_assert(said(ctx, refused[i].says));
+		ck_assert(test_said(ctx, refused[i].says));
 		char *after = stir_kernel_to_str(k);
 		ck_assert_str_eq(after, before);
 		free(after);
@@ -576,12 +564,12 @@ START_TEST(test_shared_per_thread)
 	char *before = stir_kernel_to_str(k);
 	ck_assert_int_eq(stir_cache_read(k, "bsrmm1", "B_data", "f_1",
 		STIR_SCOPE_SHARED), -1);
-	ck_assert(said(ctx, "the region of 'B_data' under loop 'f_1' depends on "
+	ck_assert(test_said(ctx, "the region of 'B_data' under loop 'f_1' depends on "
 		"loop 'j_1', bound to threadIdx.y: its threads would copy different "
 		"regions into one shared cache"));
 	ck_assert_int_eq(stir_cache_read(k, "bsrmm1", "A_data", "f_1",
 		STIR_SCOPE_SHARED), -1);
-	ck_assert(said(ctx, "the region of 'A_data' under loop 'f_1' depends on "
+	ck_assert(test_said(ctx, "the region of 'A_data' under loop 'f_1' depends on "
 		"loop 'j_1'"));
 	char *after = stir_kernel_to_str(k);
 	ck_assert_str_eq(after, before);
@@ -625,23 +613,23 @@ START_TEST(test_per_warp)
 	char *before = stir_kernel_to_str(k);
 	ck_assert_int_eq(stir_cache_read_per(k, "bsrmm1", "B_data", "f_1", sh,
 		"g"), -1);
-	ck_assert(said(ctx, "per: loop 'g' is neither loop 'f_1' nor a loop "
+	ck_assert(test_said(ctx, "per: loop 'g' is neither loop 'f_1' nor a loop "
 		"around it"));
 	ck_assert_int_eq(stir_cache_read_per(k, "bsrmm1", "B_data", "f_1", sh,
 		"j_0"), -1);
-	ck_assert(said(ctx, "loop 'j_0' has extent (J_indptr[vi + 1] - "
+	ck_assert(test_said(ctx, "loop 'j_0' has extent (J_indptr[vi + 1] - "
 		"J_indptr[vi] + 3) / 4: a cache per loop needs a literal extent "
 		"from 1 to 32"));
 	ck_assert_int_eq(stir_cache_read_per(k, "bsrmm1", "B_data", "f_1",
 		STIR_SCOPE_WARP, "j_1"), -1);
-	ck_assert(said(ctx, "a cache per loop is a shared or local cache_read"));
+	ck_assert(test_said(ctx, "a cache per loop is a shared or local cache_read"));
 	ck_assert_int_eq(stir_cache_write_per(k, "bsrmm1", "C_data", "j_0", sh,
 		false, "j_1"), -1);
-	ck_assert(said(ctx, "a cache_write per loop 'j_1' around loop 'j_0' "
+	ck_assert(test_said(ctx, "a cache_write per loop 'j_1' around loop 'j_0' "
 		"would write 'C_data' back once per iteration of 'j_1'"));
 	ck_assert_int_eq(stir_cache_read_per(k, "bsrmm1", "B_data", "j_1", sh,
 		"j_1"), -1);
-	ck_assert(said(ctx, "a cache per loop 'j_1' taken at that loop holds "
+	ck_assert(test_said(ctx, "a cache per loop 'j_1' taken at that loop holds "
 		"partial sums: block 'bsrmm1' must only add into 'B_data'"));
 	char *after = stir_kernel_to_str(k);
 	ck_assert_str_eq(after, before);
@@ -653,7 +641,7 @@ START_TEST(test_per_warp)
 	ck_assert_int_eq(stir_cache_write_per(k, "bsrmm1", "C_data", "j_1", sh,
 		true, "j_1"), 0);
 	ck_assert_int_eq(stir_bind(k, "bsrmm1", "j_1", STIR_THREAD_Y), -1);
-	ck_assert(said(ctx, "loop 'j_1' iterates reduction variable 'vj' of "
+	ck_assert(test_said(ctx, "loop 'j_1' iterates reduction variable 'vj' of "
 		"block 'bsrmm1', which is neither atomic nor cross-thread"));
 	ck_assert_int_eq(stir_cache_write(k, "bsrmm1", "C_data_shared", "j_0",
 		STIR_SCOPE_LOCAL), 0);
@@ -661,7 +649,7 @@ START_TEST(test_per_warp)
 	before = stir_kernel_to_str(k);
 	ck_assert_int_eq(stir_cache_read_per(k, "bsrmm1", "B_data", "f_1", sh,
 		"j_1"), -1);
-	ck_assert(said(ctx, "the region of 'B_data' under loop 'f_1' depends on "
+	ck_assert(test_said(ctx, "the region of 'B_data' under loop 'f_1' depends on "
 		"loop 'j_1', bound to threadIdx.y: its threads would copy different "
 		"regions into one shared cache (a cache per loop 'j_1', made before "
 		"the loop is bound, gives each its own copy)"));
@@ -776,7 +764,7 @@ START_TEST(test_shared_limit)
 	ck_assert_int_eq(edited(ctx, "bench/bsrmm64.stir",
 		"tests/tensorize/bsrmm64_tc_pipe.yaml", "stages: 3", "stages: 5",
 		&m), -1);
-	ck_assert(said(ctx, "14:5: error: launch 0 needs 51200 "
+	ck_assert(test_said(ctx, "14:5: error: launch 0 needs 51200 "
 		"bytes of shared memory; at most 49152 can be declared"));
 	stir_module_free(m);
 	ck_assert_int_eq(edited(ctx, "bench/bsrmm64.stir",
@@ -786,7 +774,7 @@ START_TEST(test_shared_limit)
 	ck_assert_int_eq(edited(ctx, "examples/bsrmm.stir",
 		"tests/tensorize/bsrmm_tc_warps.yaml", "[null, 4]", "[null, 8]",
 		&m), -1);
-	ck_assert(said(ctx, "launch 0 needs 65536 bytes of shared memory; at "
+	ck_assert(test_said(ctx, "launch 0 needs 65536 bytes of shared memory; at "
 		"most 49152 can be declared"));
 	stir_module_free(m);
 	ck_assert_int_eq(edited(ctx, "examples/bsrmm.stir",
@@ -831,7 +819,7 @@ START_TEST(test_add)
 	ck_assert_ptr_nonnull(k);
 	ck_assert_int_eq(stir_tensorize(k, "bsrmm1", "bi", "mma_m16n8k16_f16"),
 		-1);
-	ck_assert(said(ctx, "block 'bsrmm1' is atomic: its products must add "
+	ck_assert(test_said(ctx, "block 'bsrmm1' is atomic: its products must add "
 		"into a local accumulator (cache_write C first)"));
 	stir_module_free(m);
 	stir_ctx_free(ctx);
@@ -926,7 +914,7 @@ START_TEST(test_srbcrs)
 	char *before = stir_kernel_to_str(k2);
 	ck_assert_int_eq(stir_tensorize(k2, "csrmm_srbcrs1", "ti",
 		"mma_m16n8k8_tf32"), -1);
-	ck_assert(said(ctx, "the condition around the store depends on loop "
+	ck_assert(test_said(ctx, "the condition around the store depends on loop "
 		"'k_1'; a tensorized nest may be guarded by its rows (loop 'ti') "
 		"alone"));
 	char *after = stir_kernel_to_str(k2);
@@ -943,7 +931,7 @@ START_TEST(test_srbcrs)
 	k2 = stir_module_find_kernel(m2, "csrmm");
 	ck_assert_int_eq(stir_tensorize(k2, "csrmm_srbcrs1", "ti",
 		"mma_m16n8k8_tf32"), -1);
-	ck_assert(said(ctx, "the condition around the store reads "
+	ck_assert(test_said(ctx, "the condition around the store reads "
 		"'C_data_local', which the nest writes"));
 	free(bad);
 	stir_module_free(m2);
@@ -954,7 +942,7 @@ START_TEST(test_srbcrs)
 	k = srbcrs(ctx, false, &m);
 	ck_assert_int_eq(stir_tensorize(k, "csrmm_srbcrs1", "ti",
 		"mma_m16n8k8_tf32"), -1);
-	ck_assert(said(ctx, "a guarded product must add into a local "
+	ck_assert(test_said(ctx, "a guarded product must add into a local "
 		"accumulator (cache_write C first)"));
 	/* a cache over a loop whose element guard uses a loop inside it that
 	 * does not pick the element (t, the sum) is refused */
@@ -966,7 +954,7 @@ START_TEST(test_srbcrs)
 	k2 = stir_module_find_kernel(m2, "csrmm");
 	ck_assert_int_eq(stir_cache_write(k2, "csrmm_srbcrs1", "C_data", "g",
 		STIR_SCOPE_LOCAL), -1);
-	ck_assert(said(ctx, "the accesses of 'C_data' in block 'csrmm_srbcrs1' "
+	ck_assert(test_said(ctx, "the accesses of 'C_data' in block 'csrmm_srbcrs1' "
 		"are conditional"));
 	free(bad);
 	free(text);
@@ -1009,7 +997,7 @@ START_TEST(test_stage)
 	ck_assert_int_eq(stir_lower_sparse_iter(k), 0);
 	ck_assert_int_eq(stir_tensorize(k, "bsrmm1", "bi", "mma_m16n8k16_f16"),
 		-1);
-	ck_assert(said(ctx, "kernel 'bsrmm' is at stage 2; tensorize applies "
+	ck_assert(test_said(ctx, "kernel 'bsrmm' is at stage 2; tensorize applies "
 		"at stage III (flat buffers)"));
 	stir_module_free(m);
 	stir_ctx_free(ctx);
@@ -1039,7 +1027,7 @@ START_TEST(test_verifier_and_emitter)
 	stir_ctx *c2 = stir_ctx_alloc();
 	ck_assert_ptr_null(stir_module_read_from_mem(c2, "t.stir", bad,
 		strlen(bad)));
-	ck_assert(said(c2, "loop 'bi' is tensorized with mma_m16n8k16_bf16, "
+	ck_assert(test_said(c2, "loop 'bi' is tensorized with mma_m16n8k16_bf16, "
 		"but its nest does not compute it: A 'A_data' holds f16; "
 		"mma_m16n8k16_bf16 takes bf16"));
 	free(bad);
@@ -1052,7 +1040,7 @@ START_TEST(test_verifier_and_emitter)
 		strlen(bad));
 	ck_assert_ptr_nonnull(m3);
 	ck_assert_ptr_null(stir_kernel_to_cuda(stir_module_get_kernel(m3, 0)));
-	ck_assert(said(c2, "loop 'bi' is tensorized inside loop 'f_0', which is "
+	ck_assert(test_said(c2, "loop 'bi' is tensorized inside loop 'f_0', which is "
 		"bound to threadIdx.x: the intrinsic runs on the 32 lanes of "
 		"threadIdx.x"));
 	free(bad);
@@ -1160,7 +1148,7 @@ START_TEST(test_rows)
 	ck_assert_ptr_nonnull(k);
 	ck_assert_int_eq(stir_tensorize(k, "apply1", "i_1", "mma_m16n8k8_tf32"),
 		-1);
-	ck_assert(said(ctx, "the index is not an affine function of loop 'i_1'"));
+	ck_assert(test_said(ctx, "the index is not an affine function of loop 'i_1'"));
 	stir_module_free(m);
 
 	/* the gathered rows added without atomics: two rows may be one */
@@ -1169,7 +1157,7 @@ START_TEST(test_rows)
 	char *before = stir_kernel_to_str(k);
 	ck_assert_int_eq(stir_tensorize(k, "Y_data_local", "ax0",
 		"mma_m16n8k8_tf32"), -1);
-	ck_assert(said(ctx, "C's index is not affine in loop 'ax0' (gathered "
+	ck_assert(test_said(ctx, "C's index is not affine in loop 'ax0' (gathered "
 		"rows): only an atomic add"));
 	char *after = stir_kernel_to_str(k);
 	ck_assert_str_eq(before, after);

@@ -2,7 +2,10 @@
 #ifndef STIR_TESTS_TESTDIAG_H
 #define STIR_TESTS_TESTDIAG_H
 
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <stir/ctx.h>
 
 /* ctx: every diagnostic as a "LINE:COL: error: MESSAGE" line, each note as
@@ -30,6 +33,19 @@ static inline char *test_diags_to_str(const stir_ctx *ctx)
 	}
 	fclose(f);
 	return out;
+}
+
+/* ctx, text: whether the diagnostics hold text (printed to stderr when
+ * they do not); they are cleared either way. */
+static inline bool test_said(stir_ctx *ctx, const char *text)
+{
+	char *d = test_diags_to_str(ctx);
+	bool r = d && strstr(d, text);
+	if (!r)
+		fprintf(stderr, "expected \"%s\" in:\n%s", text, d ? d : "");
+	free(d);
+	stir_ctx_clear_diagnostics(ctx);
+	return r;
 }
 
 #endif
