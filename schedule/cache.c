@@ -28,7 +28,10 @@
  * inside an atomic block; a constant-sized region (an expression of
  * parameters; a literal for scope local); when the region has points,
  * every access of X in B under the same conditions, fixed at L's place
- * (they then guard the copies); or, for an accumulating write of a
+ * (they then guard the copies), except, for a read of a strided flat
+ * region, conditions on its loops alone (each guards its element's copy;
+ * schedule/cache_region.c lists the other exceptions); or, for an
+ * accumulating write of a
  * strided flat region, B's body one "if (COND)" that picks the element
  * (cache_element_guard: the write-back adds under COND); for scope warp
  * and shared, what the threads sharing the cache need
@@ -329,10 +332,10 @@ bool cache_build_nest(creq *c, sched_names *names, const char *name,
 /* c, nest, st, guard: put store st into the copy block; for gathered
  * rows under the region's conditions when "guard" (with the loop's
  * variable replaced by the row), and, when "guard", under the conditions
- * on the rows a load picks (row_conds, with the rows' loop replaced by
- * the copy's).  Other copies are guarded from outside, by cache_guard_nest,
- * because their block bindings may read data that exists only under the
- * conditions. */
+ * on the rows a load picks or on the strided terms (row_conds, with the
+ * rows' and the terms' loops replaced by the copy's).  Other copies are
+ * guarded from outside, by cache_guard_nest, because their block bindings
+ * may read data that exists only under the conditions. */
 static bool add_body(creq *c, copy_nest *nest, stir_stmt *st, bool guard)
 {
 	stir_kernel *k = c->k;
@@ -350,7 +353,12 @@ static bool add_body(creq *c, copy_nest *nest, stir_stmt *st, bool guard)
 	if (nest->g && stir_subst_add_expr(&sub, c->terms.gvar,
 	    stir_mk_var(k, nest->g)) < 0)
 		c->s->oom = true;
-	for (int j = 0; guard && nest->g && j < c->n_row_conds; j++)
+	bool terms = c->flat && c->fkind == F_STRIDED && !c->terms.gather;
+	for (int i = 0; terms && i < c->terms.n; i++)
+		if (stir_subst_add_expr(&sub, c->terms.loop[i],
+		    stir_mk_var(k, nest->v[i])) < 0)
+			c->s->oom = true;
+	for (int j = 0; guard && (nest->g || terms) && j < c->n_row_conds; j++)
 		cond = stir_mk_and(k, cond, stir_expr_copy(k, c->row_conds[j],
 			&sub));
 	stir_subst_release(&sub);

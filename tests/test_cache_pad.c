@@ -1,9 +1,10 @@
 /* cache_read with padding (stir_cache_read_padded; docs/schedules.md,
- * "cache_read: padded rows"): the padded slice of W[r] of
+ * "Padded rows"): the padded slice of W[r] of
  * tests/tensorize/rgms_tc_wshared_pad.yaml, its copy and the tensor-core
- * loads from it; the step as the schedule log prints it; and the requests
- * refused with why, each leaving the kernel as it was.  (test_cuda_emu
- * runs the schedule's CUDA against the interpreter.) */
+ * loads from it; the step as the schedule log prints it; the requests
+ * refused with why, each leaving the kernel as it was; and a padded tile
+ * of T copied under its row guard (tests/tensorize/rgms_tc_tstaged.yaml).
+ * (test_cuda_emu runs both schedules' CUDA against the interpreter.) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,26 +12,28 @@
 #include "tests/testdiag.h"
 #include "tests/testutil.h"
 
-static const char schedule_file[] = "tests/tensorize/rgms_tc_wshared_pad.yaml";
+static const char wshared_pad[] = "tests/tensorize/rgms_tc_wshared_pad.yaml";
 
-/* ctx, whole, m: kernel rgms_agg of a fresh module under the schedule
- * file: whole, ready for the GPU; or its steps before the cache of W
- * alone, at stage III. */
-static stir_kernel *scheduled(stir_ctx *ctx, bool whole, stir_module **m)
+/* ctx, file, whole, m: kernel rgms_agg of a fresh module under schedule
+ * file "file": whole, ready for the GPU; or its steps before the cache of
+ * W alone, at stage III. */
+static stir_kernel *scheduled(stir_ctx *ctx, const char *file, bool whole,
+	stir_module **m)
 {
 	*m = stir_module_read_from_file(ctx, test_path("examples/rgms_agg.stir"));
 	ck_assert_ptr_nonnull(*m);
 	stir_kernel *k = stir_module_find_kernel(*m, "rgms_agg");
-	FILE *f = fopen(test_path(schedule_file), "r");
+	FILE *f = fopen(test_path(file), "r");
 	ck_assert_ptr_nonnull(f);
 	static char text[16384];
 	size_t n = fread(text, 1, sizeof(text) - 1, f);
 	fclose(f);
 	text[n] = '\0';
 	char *cut = strstr(text, "  - cache_read: {block: apply1, buffer: W_data");
-	ck_assert_ptr_nonnull(cut);
-	if (!whole)
+	if (!whole) {
+		ck_assert_ptr_nonnull(cut);
 		*cut = '\0';
+	}
 	stir_schedule *s = stir_schedule_read_from_mem(ctx, "t.yaml", text,
 		strlen(text));
 	ck_assert_ptr_nonnull(s);
@@ -49,7 +52,7 @@ START_TEST(test_padded)
 {
 	stir_ctx *ctx = stir_ctx_alloc();
 	stir_module *m;
-	stir_kernel *k = scheduled(ctx, false, &m);
+	stir_kernel *k = scheduled(ctx, wshared_pad, false, &m);
 	stir_kernel_set_schedule_log(k, true);
 	ck_assert_int_eq(stir_cache_read_padded(k, "apply1", "W_data", "i_0_1",
 		STIR_SCOPE_SHARED, "fo_0", 16, 4), 0);
@@ -61,7 +64,7 @@ START_TEST(test_padded)
 	free(log);
 	stir_module_free(m);
 
-	k = scheduled(ctx, true, &m);
+	k = scheduled(ctx, wshared_pad, true, &m);
 	char *cu = stir_kernel_to_cuda(k);
 	if (!cu)
 		stir_ctx_print_diagnostics(ctx, stderr);
@@ -84,7 +87,7 @@ START_TEST(test_refused)
 {
 	stir_ctx *ctx = stir_ctx_alloc();
 	stir_module *m;
-	stir_kernel *k = scheduled(ctx, false, &m);
+	stir_kernel *k = scheduled(ctx, wshared_pad, false, &m);
 	const stir_scope sh = STIR_SCOPE_SHARED;
 	char *before = stir_kernel_to_str(k);
 	/* the slice's rows: 8 (a tile's), 16 (the warp's 2 tiles), 128 (an
@@ -123,12 +126,42 @@ START_TEST(test_refused)
 }
 END_TEST
 
+/* A tile of T for the thread block's warps: its rows of 64 floats 72
+ * apart, each element copied under the tile's row guard (the block reads
+ * the rows the guard lets through), a barrier after the copy, and the
+ * A fragments from the cache. */
+START_TEST(test_row_guard)
+{
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_module *m;
+	stir_kernel *k = scheduled(ctx, "tests/tensorize/rgms_tc_tstaged.yaml",
+		true, &m);
+	char *cu = stir_kernel_to_cuda(k);
+	if (!cu)
+		stir_ctx_print_diagnostics(ctx, stderr);
+	ck_assert_ptr_nonnull(cu);
+	ck_assert_ptr_nonnull(strstr(cu, "__shared__ float T_data_shared[1152];"));
+	ck_assert_ptr_nonnull(strstr(cu, "* 16 + v1 < I_indptr[vrr + 1] - "
+		"I_indptr[vrr]) {\n"
+		"                        T_data_shared[v1 * 72 + (v2 * 8 + v3)] = "
+		"T_data[v0 + v1 * 64 + v2 * 8 + v3];"));
+	const char *sync = strstr(cu, "T_data_shared[v1 * 72");
+	ck_assert_ptr_nonnull(strstr(sync, "__syncthreads();"));
+	ck_assert_ptr_nonnull(strstr(cu, "const float *stir_q = "
+		"&T_data_shared[i_1 * 72 + (fi_0 * 8 + fi_1)];"));
+	free(cu);
+	stir_module_free(m);
+	stir_ctx_free(ctx);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("cache_pad");
 	TCase *tc = tcase_create("cache_pad");
 	tcase_add_test(tc, test_padded);
 	tcase_add_test(tc, test_refused);
+	tcase_add_test(tc, test_row_guard);
 	suite_add_tcase(s, tc);
 	return test_run_suite(s);
 }
