@@ -353,7 +353,8 @@ def rgms_agg_runs_schedule(feat, q, k):
     return "\n".join(lines) + "\n"
 
 
-def rgms_tc_runs_schedule(feat, k, pieces, tiles=1, wz=1, wshared=False):
+def rgms_tc_runs_schedule(feat, k, pieces, tiles=1, wz=1, wshared=False,
+                          unrolled=False, padded=False, tstaged=False):
     """Tensor cores after a cheaper aggregation: the text of
     examples/rgms_tc_runs.yaml (rgms_agg.stir, tf32) at fin = fout = feat
     (a multiple of 8; feat / 4 at most 32 lanes), k edges a thread in the
@@ -368,7 +369,21 @@ def rgms_tc_runs_schedule(feat, k, pieces, tiles=1, wz=1, wshared=False):
     thread block on pieces of their own (threadIdx.z); the launches
     overlap.  With wshared (wz = 1), each warp's slice of W[r] is copied
     into shared memory once, before its loop over the piece's tiles, by
-    its 32 lanes (examples/rgms_tc_wshared.yaml)."""
+    its 32 lanes (examples/rgms_tc_wshared.yaml); with padded as well,
+    each row of the slice (8 x tiles floats) is followed by 4 unused ones
+    (cache_read's pad_every and pad), so that the 4 rows k = 2t a B
+    fragment's lanes read at once start in 4 different banks
+    (tests/tensorize/rgms_tc_wshared_pad.yaml).  With tstaged (wz = 1,
+    not with wshared), the tile loop goes outside the warps' loop and each
+    tile of T (16 rows of feat floats, the last tile's rows under its row
+    guard) is copied into shared memory once for the thread block's warps,
+    by all its threads, each row padded by 8 floats so that a lane group's
+    A fragment loads start in different banks
+    (tests/tensorize/rgms_tc_tstaged.yaml).  With unrolled, the
+    loop over the input features' steps of 8 (fi_0, around the mma nest)
+    is unrolled as well: a tile's A and B fragments of every step can be
+    loaded before the first mma (the apply waits on its loads: the
+    profile in bench/RESULTS.md)."""
     s = ["kernel: rgms_agg", "stage1:",
          "  - specialize: {param: fin, value: %d}" % feat,
          "  - specialize: {param: fout, value: %d}" % feat,
@@ -397,7 +412,8 @@ def rgms_tc_runs_schedule(feat, k, pieces, tiles=1, wz=1, wshared=False):
     # [pieces, wz, null] with wz warps of a thread block on pieces of
     # their own (threadIdx.z)
     pz = "%d, " % wz if wz > 1 else ""
-    outer = "i_0_1, fo_0, i_0_2" if wz > 1 else "fo_0, i_0_1"
+    outer = "i_0_1, fo_0, i_0_2" if wz > 1 else \
+        "i_0_1, fo_0" if tstaged else "fo_0, i_0_1"
     # fo_0 on the warps; with wshared bound after the copy per fo_0 of
     # W[r]'s slice is made, and the copy's loops (the input features' two,
     # then the output features' tiles and 8, or 8) fused and spread over
@@ -412,19 +428,32 @@ def rgms_tc_runs_schedule(feat, k, pieces, tiles=1, wz=1, wshared=False):
           "  - reorder: {block: apply1, loops: [i_0_0, %s, fi_0, %s]}" % (outer, nest),
           "  - set_atomic: {block: apply1}",
           "  - bind: {block: apply0, loop: rr, to: blockIdx.x}"] + (
-          [] if wshared else bind_warps) + [
+          [] if wshared or tstaged else bind_warps) + [
           "  - bind: {block: apply1, loop: i_0_0, to: blockIdx.y}"] + ([
           "  - bind: {block: apply1, loop: i_0_1, to: threadIdx.z}"] if wz > 1 else []) + [
           "stage3:"] + agg3
     if wshared:
         axes = ", ".join("ax%d" % d for d in range(4 if tiles > 1 else 3))
         fused = axes.replace(", ", "_")
+        pad = ", pad_every: %d, pad: 4" % (8 * tiles) if padded else ""
         s.append("  - cache_read: {block: apply1, buffer: W_data, loop: i_0_1, "
-                 "scope: shared, per: fo_0}")
+                 "scope: shared, per: fo_0%s}" % pad)
         bind_warps += [
             "  - fuse: {block: W_data_shared, loops: [%s]}" % axes,
             "  - split: {block: W_data_shared, loop: %s, factors: [null, 32]}" % fused,
             "  - bind: {block: W_data_shared, loop: %s_1, to: threadIdx.x}" % fused]
+    elif tstaged:
+        # the tile's copy: its rows, then the input features' 2 loops,
+        # fused and spread over the thread block's warps and lanes
+        warps = feat // (8 * tiles)
+        s.append("  - cache_read: {block: apply1, buffer: T_data, loop: fo_0, "
+                 "scope: shared, pad_every: %d, pad: 8}" % feat)
+        bind_warps += [
+            "  - fuse: {block: T_data_shared, loops: [ax0, ax1, ax2]}",
+            "  - split: {block: T_data_shared, loop: ax0_ax1_ax2, factors: "
+            "[null, %d, 32]}" % warps,
+            "  - bind: {block: T_data_shared, loop: ax0_ax1_ax2_1, to: threadIdx.y}",
+            "  - bind: {block: T_data_shared, loop: ax0_ax1_ax2_2, to: threadIdx.x}"]
     else:
         bind_warps = []
     # the warp's accumulator: ax0 the 16 rows, ax1 the tiles, ax2 the 8
@@ -437,6 +466,7 @@ def rgms_tc_runs_schedule(feat, k, pieces, tiles=1, wz=1, wshared=False):
           "  - unroll: {block: Y_data_local_init, loop: ax1}",
           "  - unroll: {block: Y_data_local, loop: ax1}",
           "  - unroll: {block: apply1, loop: fo_1}"]
+    s += ["  - unroll: {block: apply1, loop: fi_0}"] if unrolled else []
     s += ["  - tensorize: {block: %s, loop: %s, intrinsic: mma_m16n8k8_tf32}" % bl
           for bl in (("Y_data_local_init", "ax0"), ("apply1", "i_1"),
                      ("Y_data_local", "ax0"))]
@@ -469,6 +499,11 @@ def rgms_tc_schedules(feat):
             z = max(1, 4 // (feat // (8 * t)))
             name = "tc_runs_k%d_p%d_t%d" % (k, p, t) + ("_z%d" % z if z > 1 else "")
             out.append((name, rgms_tc_runs_schedule(feat, k, p, t, z), "rgms_agg.stir"))
+            # the same with the input features' loop unrolled
+            if k == 4 and p == 128:
+                out.append((name + "_u", rgms_tc_runs_schedule(feat, k, p, t, z,
+                                                                unrolled=True),
+                            "rgms_agg.stir"))
         # W[r]'s slices in shared memory: W[r] whole (F x F floats) in a
         # thread block, within the 48 KiB of static shared memory; slower
         # than tc_runs_* on an H100, and slower still in 32 or 64 pieces
@@ -479,6 +514,19 @@ def rgms_tc_schedules(feat):
                     out.append(("tc_wsh_k4_p%d_t%d" % (p, t),
                                 rgms_tc_runs_schedule(feat, 4, p, t, 1, True),
                                 "rgms_agg.stir"))
+                    # the slice's rows padded (not measured on a GPU yet)
+                    out.append(("tc_wshp_k4_p%d_t%d" % (p, t),
+                                rgms_tc_runs_schedule(feat, 4, p, t, 1, True,
+                                                      padded=True),
+                                "rgms_agg.stir"))
+        # a tile of T in shared memory for the thread block's warps (not
+        # measured on a GPU yet)
+        if feat % 16 == 0:
+            for t in sorted({1, 2, feat // 16}):
+                out.append(("tc_tsh_k4_p128_t%d" % t,
+                            rgms_tc_runs_schedule(feat, 4, 128, t,
+                                                  tstaged=True),
+                            "rgms_agg.stir"))
     return out
 
 

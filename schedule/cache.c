@@ -28,7 +28,10 @@
  * inside an atomic block; a constant-sized region (an expression of
  * parameters; a literal for scope local); when the region has points,
  * every access of X in B under the same conditions, fixed at L's place
- * (they then guard the copies); or, for an accumulating write of a
+ * (they then guard the copies), except, for a read of a strided flat
+ * region, conditions on its loops alone (each guards its element's copy;
+ * schedule/cache_region.c lists the other exceptions); or, for an
+ * accumulating write of a
  * strided flat region, B's body one "if (COND)" that picks the element
  * (cache_element_guard: the write-back adds under COND); for scope warp
  * and shared, what the threads sharing the cache need
@@ -105,6 +108,29 @@ static stir_var *new_loop(creq *c, sched_names *names, const char *base,
 		*outer = f;
 	*inner = f;
 	return v;
+}
+
+/* c, g, v: the cache's index of a strided region's element, the terms'
+ * variables v[0..n) (g: the gathered row's, or NULL): row-major over the
+ * terms, the gathered rows first; with padding, each pad_every elements
+ * (the terms from pad_from on) a row of pad_every + pad. */
+static stir_expr *strided_index(creq *c, stir_var *g, stir_var *const *v)
+{
+	stir_kernel *k = c->k;
+	stir_expr *idx = g ? stir_mk_var(k, g) : NULL, *outer = NULL;
+	for (int i = 0; i < c->terms.n; i++) {
+		if (c->pad && i == c->pad_from) {
+			outer = idx;
+			idx = NULL;
+		}
+		stir_expr *x = stir_mk_var(k, v[i]);
+		idx = idx ? stir_mk_add(k, stir_mk_mul(k, idx,
+			stir_mk_int(k, c->terms.ext[i])), x) : x;
+	}
+	if (outer)
+		idx = stir_mk_add(k, stir_mk_mul(k, outer,
+			stir_mk_int(k, c->pad_every + c->pad)), idx);
+	return idx ? idx : stir_mk_int(k, 0);
 }
 
 /* c, names, name, all_slots, out: build the loops and block of a copy
@@ -252,19 +278,15 @@ bool cache_build_nest(creq *c, sched_names *names, const char *name,
 				out->x_idx[0] = stir_mk_add(k, out->x_idx[0],
 					c->terms.gscale == 1 ? grow : stir_mk_mul(k, grow,
 					stir_mk_int(k, c->terms.gscale)));
-				cidx = stir_mk_var(k, out->g);
 			}
 			for (int i = 0; i < c->terms.n; i++) {
 				stir_expr *v = stir_mk_var(k, out->v[i]);
 				out->x_idx[0] = stir_mk_add(k, out->x_idx[0],
 					c->terms.stride[i] == 1 ? v : stir_mk_mul(k, v,
 					stir_mk_int(k, c->terms.stride[i])));
-				v = stir_mk_var(k, out->v[i]);
-				cidx = cidx ? stir_mk_add(k, stir_mk_mul(k, cidx,
-					stir_mk_int(k, c->terms.ext[i])), v) : v;
 			}
-			if (!cidx)   /* runs of a row of one element */
-				cidx = stir_mk_int(k, 0);
+			/* (0 for runs of a row of one element) */
+			cidx = strided_index(c, out->g, out->v);
 		} else {
 			stir_expr *b = stir_mk_var(k, basev);
 			out->x_idx[0] = r ? stir_mk_add(k, b, r) : b;
@@ -310,10 +332,10 @@ bool cache_build_nest(creq *c, sched_names *names, const char *name,
 /* c, nest, st, guard: put store st into the copy block; for gathered
  * rows under the region's conditions when "guard" (with the loop's
  * variable replaced by the row), and, when "guard", under the conditions
- * on the rows a load picks (row_conds, with the rows' loop replaced by
- * the copy's).  Other copies are guarded from outside, by cache_guard_nest,
- * because their block bindings may read data that exists only under the
- * conditions. */
+ * on the rows a load picks or on the strided terms (row_conds, with the
+ * rows' and the terms' loops replaced by the copy's).  Other copies are
+ * guarded from outside, by cache_guard_nest, because their block bindings
+ * may read data that exists only under the conditions. */
 static bool add_body(creq *c, copy_nest *nest, stir_stmt *st, bool guard)
 {
 	stir_kernel *k = c->k;
@@ -331,7 +353,12 @@ static bool add_body(creq *c, copy_nest *nest, stir_stmt *st, bool guard)
 	if (nest->g && stir_subst_add_expr(&sub, c->terms.gvar,
 	    stir_mk_var(k, nest->g)) < 0)
 		c->s->oom = true;
-	for (int j = 0; guard && nest->g && j < c->n_row_conds; j++)
+	bool terms = c->flat && c->fkind == F_STRIDED && !c->terms.gather;
+	for (int i = 0; terms && i < c->terms.n; i++)
+		if (stir_subst_add_expr(&sub, c->terms.loop[i],
+		    stir_mk_var(k, nest->v[i])) < 0)
+			c->s->oom = true;
+	for (int j = 0; guard && (nest->g || terms) && j < c->n_row_conds; j++)
 		cond = stir_mk_and(k, cond, stir_expr_copy(k, c->row_conds[j],
 			&sub));
 	stir_subst_release(&sub);
@@ -393,15 +420,8 @@ void cache_redirect(creq *c, stir_buffer *cache)
 				/* the cache's row-major index over the terms' loops,
 				 * whose variables are in scope inside the block (the
 				 * gathered rows' first) */
-				if (c->terms.gather && !c->runs)
-					idx = stir_mk_var(k, c->terms.gvar);
-				for (int j = 0; j < c->terms.n; j++) {
-					stir_expr *v = stir_mk_var(k, c->terms.loop[j]);
-					idx = idx ? stir_mk_add(k, stir_mk_mul(k, idx,
-						stir_mk_int(k, c->terms.ext[j])), v) : v;
-				}
-				if (!idx)
-					idx = stir_mk_int(k, 0);
+				idx = strided_index(c, c->terms.gather && !c->runs ?
+					c->terms.gvar : NULL, c->terms.loop);
 			} else {
 				idx = stir_mk_int(k, 0);
 			}
@@ -550,6 +570,67 @@ const char *cache_nest_names(sched *s, const char *base,
 	return name;
 }
 
+/* c: after the region is found, the conditions of padding
+ * (include/stir/schedule.h, stir_cache_read_padded): a shared cache of a
+ * strided region of a flat buffer, pad_every the size of the cache's rows
+ * (the extents of its innermost terms multiplied), not of the whole
+ * region.  Sets c->pad_from, and c->total to the padded size; false
+ * after recording the failure. */
+static bool check_pad(creq *c)
+{
+	sched *s = c->s;
+	if (c->pad_every < 1 || c->pad < 1) {
+		sched_fail(s, c->blk->loc, "padding of %lld elements after every "
+			"%lld: both must be at least 1", (long long)c->pad,
+			(long long)c->pad_every);
+		return false;
+	}
+	if (c->scope != STIR_SCOPE_SHARED) {
+		sched_fail(s, c->blk->loc, "padding is for a shared cache (rows "
+			"apart in shared memory's banks), not a %s one",
+			sched_scope_name(c->scope));
+		return false;
+	}
+	if (!c->flat || c->fkind != F_STRIDED) {
+		sched_fail(s, c->loop->loc, "padding needs the region of '%s' under "
+			"loop '%s' to be loops of literal strides in a flat buffer "
+			"(rows of a literal size)", c->x->name,
+			c->loop->u.for_.var->name);
+		return false;
+	}
+	/* the rows: the innermost terms' elements, from the innermost term up
+	 * to the second outermost (the outermost with gathered rows) */
+	char sizes[160] = "";
+	int64_t span = 1;
+	int from = -1;
+	for (int i = c->terms.n - 1; i >= (c->terms.gather ? 0 : 1); i--) {
+		span *= c->terms.ext[i];
+		size_t at = strlen(sizes);
+		snprintf(sizes + at, sizeof(sizes) - at, "%s%lld", at ? ", " : "",
+			(long long)span);
+		if (span == c->pad_every && from < 0)
+			from = i;
+	}
+	if (from < 0 && sizes[0]) {
+		sched_fail(s, c->loop->loc, "padding after every %lld elements of "
+			"the cache of '%s': its rows hold %s elements",
+			(long long)c->pad_every, c->x->name, sizes);
+		return false;
+	}
+	if (from < 0) {
+		sched_fail(s, c->loop->loc, "padding after every %lld elements of "
+			"the cache of '%s': its region is one loop, with no rows",
+			(long long)c->pad_every, c->x->name);
+		return false;
+	}
+	c->pad_from = from;
+	int64_t n = 0;
+	sched_int_value(c->total, &n);
+	c->total = sched_check(s, stir_mk_int(c->k, n / c->pad_every *
+		(c->pad_every + c->pad)));
+	return c->total != NULL;
+}
+
 /* c, block, buffer, loop: check the request (the conditions at the top
  * of this file), filling c; -1 after recording the first failure. */
 static int cache_check(creq *c, const char *block, const char *buffer,
@@ -613,6 +694,8 @@ static int cache_check(creq *c, const char *block, const char *buffer,
 	}
 	c->atomic_wb = atomic_in != NULL;
 	if (c->over_init && !cache_check_over_init(c))
+		return -1;
+	if ((c->pad || c->pad_every) && !check_pad(c))
 		return -1;
 	if (c->per_name && !check_per(c))
 		return -1;
@@ -734,12 +817,13 @@ static int cache_rewrite(creq *c)
 	return s->oom ? -1 : 0;
 }
 
-/* k, prim, block, buffer, loop, scope, write, reverse, over_init, per:
- * one request (per: the loop each of whose iterations owns a copy, or
- * NULL). */
+/* k, prim, block, buffer, loop, scope, write, reverse, over_init, per,
+ * pad_every, pad: one request (per: the loop each of whose iterations
+ * owns a copy, or NULL; pad elements after every pad_every, or pad 0). */
 static int run(stir_kernel *k, const char *prim, const char *block,
 	const char *buffer, const char *loop, stir_scope scope, bool write,
-	bool reverse, bool over_init, const char *per)
+	bool reverse, bool over_init, const char *per, int64_t pad_every,
+	int64_t pad)
 {
 	sched s;
 	if (sched_begin(&s, k, prim) < 0)
@@ -747,7 +831,7 @@ static int run(stir_kernel *k, const char *prim, const char *block,
 	bool runs = !strcmp(prim, "cache_write_runs");
 	creq c = { .s = &s, .k = k, .scope = scope, .write = write,
 		.reverse = reverse, .over_init = over_init, .per_name = per,
-		.runs = runs };
+		.runs = runs, .pad_every = pad_every, .pad = pad };
 	if (cache_check(&c, block, buffer, loop) == 0) {
 		if (runs)
 			cache_runs_rewrite(&c);
@@ -756,10 +840,14 @@ static int run(stir_kernel *k, const char *prim, const char *block,
 	}
 	sched_path_release(&c.path);
 	sched_accs_release(&c.acc);
+	char padding[64] = "";
+	if (pad_every || pad)
+		snprintf(padding, sizeof(padding), ", pad_every: %lld, pad: %lld",
+			(long long)pad_every, (long long)pad);
 	return stir_kernel_log_step(k, sched_end(&s), "%s: {block: %s, "
-		"buffer: %s, loop: %s, scope: %s%s%s}", prim, block, buffer, loop,
+		"buffer: %s, loop: %s, scope: %s%s%s%s}", prim, block, buffer, loop,
 		scope == STIR_SCOPE_SHARED ? "shared" : scope == STIR_SCOPE_WARP ?
-		"warp" : "local", per ? ", per: " : "", per ? per : "");
+		"warp" : "local", per ? ", per: " : "", per ? per : "", padding);
 }
 
 /* k, block, buffer, loop, scope: see include/stir/schedule.h. */
@@ -767,7 +855,7 @@ int stir_cache_read(stir_kernel *k, const char *block, const char *buffer,
 	const char *loop, stir_scope scope)
 {
 	return run(k, "cache_read", block, buffer, loop, scope, false, false,
-		false, NULL);
+		false, NULL, 0, 0);
 }
 
 /* k, block, buffer, loop, scope: see include/stir/schedule.h. */
@@ -775,7 +863,7 @@ int stir_cache_write(stir_kernel *k, const char *block, const char *buffer,
 	const char *loop, stir_scope scope)
 {
 	return run(k, "cache_write", block, buffer, loop, scope, true, false,
-		false, NULL);
+		false, NULL, 0, 0);
 }
 
 /* k, block, buffer, loop, scope: see include/stir/schedule.h. */
@@ -783,7 +871,7 @@ int stir_cache_write_runs(stir_kernel *k, const char *block,
 	const char *buffer, const char *loop, stir_scope scope)
 {
 	return run(k, "cache_write_runs", block, buffer, loop, scope, true,
-		false, false, NULL);
+		false, false, NULL, 0, 0);
 }
 
 /* k, block, buffer, loop, scope: see include/stir/schedule.h. */
@@ -791,7 +879,7 @@ int stir_reverse_cache_read(stir_kernel *k, const char *block,
 	const char *buffer, const char *loop, stir_scope scope)
 {
 	return run(k, "reverse_cache_read", block, buffer, loop, scope, false,
-		true, false, NULL);
+		true, false, NULL, 0, 0);
 }
 
 /* k, block, buffer, loop, scope: see include/stir/schedule.h. */
@@ -799,7 +887,7 @@ int stir_reverse_cache_write(stir_kernel *k, const char *block,
 	const char *buffer, const char *loop, stir_scope scope)
 {
 	return run(k, "reverse_cache_write", block, buffer, loop, scope, true,
-		true, false, NULL);
+		true, false, NULL, 0, 0);
 }
 
 /* k, block, buffer, loop, scope: see include/stir/schedule.h. */
@@ -807,7 +895,7 @@ int stir_cache_write_over_init(stir_kernel *k, const char *block,
 	const char *buffer, const char *loop, stir_scope scope)
 {
 	return run(k, "cache_write_over_init", block, buffer, loop, scope, true,
-		false, true, NULL);
+		false, true, NULL, 0, 0);
 }
 
 /* k, block, buffer, loop, scope, per: see include/stir/schedule.h. */
@@ -815,7 +903,7 @@ int stir_cache_read_per(stir_kernel *k, const char *block,
 	const char *buffer, const char *loop, stir_scope scope, const char *per)
 {
 	return run(k, "cache_read", block, buffer, loop, scope, false, false,
-		false, per);
+		false, per, 0, 0);
 }
 
 /* k, block, buffer, loop, scope, over_init, per: see
@@ -825,5 +913,15 @@ int stir_cache_write_per(stir_kernel *k, const char *block,
 	const char *per)
 {
 	return run(k, over_init ? "cache_write_over_init" : "cache_write", block,
-		buffer, loop, scope, true, false, over_init, per);
+		buffer, loop, scope, true, false, over_init, per, 0, 0);
+}
+
+/* k, block, buffer, loop, scope, per, pad_every, pad: see
+ * include/stir/schedule.h. */
+int stir_cache_read_padded(stir_kernel *k, const char *block,
+	const char *buffer, const char *loop, stir_scope scope, const char *per,
+	int64_t pad_every, int64_t pad)
+{
+	return run(k, "cache_read", block, buffer, loop, scope, false, false,
+		false, per, pad_every, pad);
 }

@@ -65,7 +65,10 @@ typedef struct creq {
 	stir_expr **row_conds;   /* F_STRIDED with gathered rows: conditions
 	                            of the accesses that vary only with the
 	                            rows' loop (terms.gvar): they guard each
-	                            row of the copies */
+	                            row of the copies; a read without
+	                            gathered rows: conditions that vary only
+	                            with the terms' loops (a tile's row
+	                            guard), guarding each element's copy */
 	bool accum;              /* the write accumulates */
 	bool over_init;          /* cache_write_over_init */
 	bool runs;               /* cache_write_runs: one gathered row, the
@@ -85,6 +88,11 @@ typedef struct creq {
 	 * copy).  P around L: every access at P's iteration's copy; P = L
 	 * (an accumulating write): L's iterations add into their own copies,
 	 * summed by the write-back */
+	/* padding (cache_read, shared, a strided flat region): after every
+	 * pad_every elements of the row-major cache (the product of the
+	 * extents of its terms from pad_from on) pad unused ones; 0: none */
+	int64_t pad_every, pad;
+	int pad_from;
 	const char *per_name;    /* the loop P asked for, or NULL */
 	stir_stmt *per;
 	int pi;
@@ -156,6 +164,9 @@ stir_expr *cache_element_guard(creq *c);
 /* c, cond: whether the loops inside L that cond uses are the gathered
  * rows' loop alone. */
 bool cache_row_only(const creq *c, const stir_expr *cond);
+/* c, cond: whether the loops inside L that cond uses are all loops of
+ * the strided terms. */
+bool cache_terms_only(const creq *c, const stir_expr *cond);
 /* c, cond: for a read, a tail guard over loops inside L that the indices
  * do not use, taken at those loops' first iteration (it holds when some
  * iteration passes it); else NULL (cache_guard.c says the whole rule). */

@@ -46,14 +46,7 @@ stir_expr *cache_element_guard(creq *c)
 	stir_subst_release(&sub);
 	if (!sched_check(c->s, cond))
 		return NULL;
-	for (int i = 0; i < c->acc.n_inner; i++) {
-		bool term = false;
-		for (int j = 0; j < c->terms.n; j++)
-			term |= c->acc.inner[i] == c->terms.loop[j];
-		if (!term && stir_expr_uses(cond, c->acc.inner[i]))
-			return NULL;
-	}
-	return cond;
+	return cache_terms_only(c, cond) ? cond : NULL;
 }
 
 /* c, cond: whether the loops inside L that condition cond uses are the
@@ -64,6 +57,20 @@ bool cache_row_only(const creq *c, const stir_expr *cond)
 		if (c->acc.inner[i] != c->terms.gvar &&
 		    stir_expr_uses(cond, c->acc.inner[i]))
 			return false;
+	return true;
+}
+
+/* c, cond: whether the loops inside L that cond uses are all loops of
+ * the strided terms. */
+bool cache_terms_only(const creq *c, const stir_expr *cond)
+{
+	for (int i = 0; i < c->acc.n_inner; i++) {
+		bool term = false;
+		for (int j = 0; j < c->terms.n; j++)
+			term |= c->acc.inner[i] == c->terms.loop[j];
+		if (!term && stir_expr_uses(cond, c->acc.inner[i]))
+			return false;
+	}
 	return true;
 }
 

@@ -486,9 +486,13 @@ bool cache_find_region(creq *c)
 				continue;
 			}
 			/* gathered rows: a condition on the row alone (a split's
-			 * tail over the rows) guards the copies of each row */
-			if (c->flat && c->fkind == F_STRIDED && c->terms.gather &&
-			    cache_row_only(c, cond)) {
+			 * tail over the rows) guards the copies of each row; a read
+			 * of strided loops: a condition on those loops alone (the
+			 * row guard of a tile's last rows) guards each element's
+			 * copy, the block reading the cache under it as before */
+			if (c->flat && c->fkind == F_STRIDED && (c->terms.gather ?
+			    cache_row_only(c, cond) : !c->write && !c->reverse &&
+			    cache_terms_only(c, cond))) {
 				rowk[c->n_row_conds++] = cond;
 				continue;
 			}

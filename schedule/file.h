@@ -62,7 +62,9 @@ typedef enum sf_type {
 	X(INTRINSIC, "intrinsic", SF_NAME) \
 	X(COO, "coo", SF_BOOL) \
 	X(STAGES, "stages", SF_INT) \
-	X(PER, "per", SF_NAME)
+	X(PER, "per", SF_NAME) \
+	X(PAD_EVERY, "pad_every", SF_INT) \
+	X(PAD, "pad", SF_INT)
 
 typedef enum sf_arg_id {
 #define SF_ARG_ENUM(id, key, type) SF_ARG_##id,
@@ -110,7 +112,8 @@ typedef enum sf_arg_id {
 	X(REVERSE_COMPUTE_AT, "reverse_compute_at", SF_IN_LOOPS, \
 		SF_A(BLOCK) | SF_A(TARGET) | SF_A(LOOP), 0) \
 	X(CACHE_READ, "cache_read", SF_IN_LOOPS, \
-		SF_A(BLOCK) | SF_A(BUFFER) | SF_A(LOOP) | SF_A(SCOPE), SF_A(PER)) \
+		SF_A(BLOCK) | SF_A(BUFFER) | SF_A(LOOP) | SF_A(SCOPE), \
+		SF_A(PER) | SF_A(PAD_EVERY) | SF_A(PAD)) \
 	X(CACHE_WRITE, "cache_write", SF_IN_LOOPS, \
 		SF_A(BLOCK) | SF_A(BUFFER) | SF_A(LOOP) | SF_A(SCOPE), SF_A(PER)) \
 	X(CACHE_WRITE_OVER_INIT, "cache_write_over_init", SF_IN_LOOPS, \

@@ -362,6 +362,10 @@ static int call_one(applier *a, const sf_step *st, const char *name,
 	case SF_PRIM_REVERSE_COMPUTE_AT:
 		return stir_reverse_compute_at(k, name, target, loop);
 	case SF_PRIM_CACHE_READ:
+		if (A[SF_ARG_PAD_EVERY].set || A[SF_ARG_PAD].set)
+			return stir_cache_read_padded(k, name, buf, loop, scope, per,
+				A[SF_ARG_PAD_EVERY].set ? A[SF_ARG_PAD_EVERY].num : 0,
+				A[SF_ARG_PAD].set ? A[SF_ARG_PAD].num : 0);
 		return per ? stir_cache_read_per(k, name, buf, loop, scope, per) :
 			stir_cache_read(k, name, buf, loop, scope);
 	case SF_PRIM_CACHE_WRITE:

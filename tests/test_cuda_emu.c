@@ -410,6 +410,11 @@ static const struct {
 	 * piece's tiles under their tail guard at its first tile (pieces
 	 * without tiles copy nothing) */
 	{ "rgms_agg", "examples/rgms_tc_wshared.yaml", "r=3,m=40,n=30" },
+	/* the same slices padded: rows of 16 floats 20 apart */
+	{ "rgms_agg", "tests/tensorize/rgms_tc_wshared_pad.yaml", "r=3,m=40,n=30" },
+	/* a tile of T in shared memory for the warps, its copy under the
+	 * row guard of a relation's last tile (40 rows: 16 + 16 + 8) */
+	{ "rgms_agg", "tests/tensorize/rgms_tc_tstaged.yaml", "r=3,m=40,n=30" },
 	{ "rgms_tc16", "examples/rgms_tc16.yaml", "r=3,m=40,n=30" },
 	{ "rgms_agg", "examples/rgms_agg.yaml", "r=3,m=20,n=20,fin=20,fout=24" },
 	{ "rgms_edge", "examples/rgms_edge.yaml", "r=3,m=20,n=20,fin=20,fout=24" },

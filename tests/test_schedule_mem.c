@@ -320,6 +320,19 @@ static void cache_read_whole(loaded *l)
 		STIR_SCOPE_SHARED));
 }
 
+/* l: csrmm at 10 features, k split by 4 (a tail guard), B's and A's
+ * elements cached in registers at k_0. */
+static void cache_read_split_tail(loaded *l)
+{
+	static const int64_t f4[] = { 0, 4 };
+	SCHED_OK(*l, stir_specialize(l->k, "feat", 10));
+	SCHED_OK(*l, stir_split(l->k, "csrmm1", "k", 2, f4));
+	SCHED_OK(*l, stir_cache_read(l->k, "csrmm1", "B_data", "k_0",
+		STIR_SCOPE_LOCAL));
+	SCHED_OK(*l, stir_cache_read(l->k, "csrmm1", "A_data", "k_0",
+		STIR_SCOPE_LOCAL));
+}
+
 /* A's element under the tail guard of k's split, which A's index does not
  * use: copied when the guard passes at k's first iteration (and k_0 runs:
  * feat may be 0) */
@@ -487,23 +500,30 @@ START_TEST(test_cache_refused)
 	sched_unload(&l);
 
 	/* a read under a tail guard that picks the element read (B's column
-	 * is the split loop's) stays refused; A's, outside it, is taken at the
-	 * guard's first iteration */
+	 * is the split loop's): the copy of each element under the guard
+	 * (cache_read_split_tail); A's, outside it, is taken at
+	 * the guard's first iteration */
 	l = sched_load("examples/csrmm.stir", NULL);
 	sched_lower(&l, 3);
-	static const int64_t f4[] = { 0, 4 };
-	SCHED_OK(l, stir_specialize(l.k, "feat", 10));
-	SCHED_OK(l, stir_split(l.k, "csrmm1", "k", 2, f4));
-	SCHED_REFUSED(l, stir_cache_read(l.k, "csrmm1", "B_data", "k_0",
-		STIR_SCOPE_LOCAL),
-		"cache_read: the accesses of 'B_data' in block 'csrmm1' are under "
-		"a condition that changes while loop 'k_0' runs");
-	SCHED_OK(l, stir_cache_read(l.k, "csrmm1", "A_data", "k_0",
-		STIR_SCOPE_LOCAL));
+	cache_read_split_tail(&l);
 	char *text = stir_kernel_to_str(l.k);
 	ck_assert_ptr_nonnull(strstr(text, "if (0 * 4 + 0 < 10) {\n"
 		"          block A_data_local("));
+	ck_assert_ptr_nonnull(strstr(text, "if (v1 * 4 + v2 < 10) {\n"
+		"                B_data_local[v1 * 4 + v2] = B_data[v0 + v1 * 4 + v2];"));
 	free(text);
+	/* and it computes what csrmm at 10 features does */
+	loaded plain = sched_load("examples/csrmm.stir", NULL);
+	SCHED_OK(plain, stir_specialize(plain.k, "feat", 10));
+	stir_bindings *in = stir_bindings_alloc();
+	ck_assert_int_eq(stir_kernel_bind_random(plain.k, in, 7919), 0);
+	stir_bindings *want = sched_run(&plain, in);
+	stir_bindings *got = sched_run(&l, in);
+	sched_expect_same(want, got, 1e-6, "B and A cached at k_0");
+	stir_bindings_free(got);
+	stir_bindings_free(want);
+	stir_bindings_free(in);
+	sched_unload(&plain);
 	sched_unload(&l);
 
 	/* a copy that threads of a bound loop would all run */

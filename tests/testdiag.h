@@ -35,8 +35,8 @@ static inline char *test_diags_to_str(const stir_ctx *ctx)
 	return out;
 }
 
-/* ctx, text: whether a diagnostic of ctx holds text (the diagnostics
- * then cleared; printed when it does not). */
+/* ctx, text: whether the diagnostics hold text (printed to stderr when
+ * they do not); they are cleared either way. */
 static inline bool test_said(stir_ctx *ctx, const char *text)
 {
 	char *d = test_diags_to_str(ctx);

@@ -281,6 +281,21 @@ STIR_EXPORT int stir_cache_write_over_init(__stir_keep stir_kernel *k,
 STIR_EXPORT int stir_cache_read_per(__stir_keep stir_kernel *k,
 	const char *block, const char *buffer, const char *loop,
 	stir_scope scope, const char *per);
+/* cache_read into shared memory (with a copy per iteration of "per"
+ * when it is not NULL, as stir_cache_read_per) with "pad" unused elements
+ * after every "pad_every" of the cache, so that rows which would start in
+ * the same shared-memory bank start in different ones (e.g. the rows of 8
+ * floats a tensor-core fragment reads at once: pad_every 8, pad 2).
+ * Refused, besides cache_read's conditions, unless both are at least 1,
+ * the cache is shared, the region is a flat buffer's loops of literal
+ * strides (not a range or the whole buffer), and pad_every is the size of
+ * a row of the cache: the extents of its innermost loops multiplied,
+ * less than the whole region.  The cache has (size / pad_every) x
+ * (pad_every + pad) elements (each copy, with "per").  Made: as
+ * cache_read. */
+STIR_EXPORT int stir_cache_read_padded(__stir_keep stir_kernel *k,
+	const char *block, const char *buffer, const char *loop,
+	stir_scope scope, const char *per, int64_t pad_every, int64_t pad);
 STIR_EXPORT int stir_cache_write_per(__stir_keep stir_kernel *k,
 	const char *block, const char *buffer, const char *loop,
 	stir_scope scope, bool over_init, const char *per);
