@@ -661,6 +661,16 @@ static void find_programs(void)
 			"csrmm", size ? "m=45,n=40" : NULL);
 		p->sched_file = "tests/tensorize/csrmm_srbcrs_splitk.yaml";
 		p->plan_flags = size ? 0 : STIR_CUDA_ALIGNED_BUFFERS;
+		/* written once over the init: the row-guarded stores, and the
+		 * same with a window's groups over 2 warps */
+		p = add("examples/csrmm.stir", "csrmm", "examples/csrmm.stir",
+			"csrmm", size ? "m=45,n=40" : NULL);
+		p->sched_file = "tests/tensorize/csrmm_srbcrs_once.yaml";
+		p->plan_flags = size ? 0 : STIR_CUDA_ALIGNED_BUFFERS;
+		p = add("examples/csrmm.stir", "csrmm", "examples/csrmm.stir",
+			"csrmm", size ? "m=45,n=40" : NULL);
+		p->sched_file = "tests/tensorize/csrmm_srbcrs_once_warps.yaml";
+		p->plan_flags = size ? 0 : STIR_CUDA_ALIGNED_BUFFERS;
 	}
 	/* 64-bit sizes and index arrays (tests/wide), lowered from stage I:
 	 * i64 loops, i64 offsets, i32 iterators over i64 lengths */
