@@ -671,6 +671,12 @@ static void find_programs(void)
 			"csrmm", size ? "m=45,n=40" : NULL);
 		p->sched_file = "tests/tensorize/csrmm_srbcrs_once_warps.yaml";
 		p->plan_flags = size ? 0 : STIR_CUDA_ALIGNED_BUFFERS;
+		/* split-K over thread blocks and warps: atomic adds into the
+		 * warps' shared strips, then into C */
+		p = add("examples/csrmm.stir", "csrmm", "examples/csrmm.stir",
+			"csrmm", size ? "m=45,n=40" : NULL);
+		p->sched_file = "tests/tensorize/csrmm_srbcrs_splitk_warps.yaml";
+		p->plan_flags = size ? 0 : STIR_CUDA_ALIGNED_BUFFERS;
 	}
 	/* 64-bit sizes and index arrays (tests/wide), lowered from stage I:
 	 * i64 loops, i64 offsets, i32 iterators over i64 lengths */

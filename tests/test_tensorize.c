@@ -838,6 +838,33 @@ START_TEST(test_add)
 }
 END_TEST
 
+/* An atomic accumulator added into a shared cache
+ * (tests/tensorize/csrmm_srbcrs_splitk_warps.yaml) takes two f32 atomics
+ * a pair: sm_90's float2 atomicAdd is for global memory only (the launch
+ * failed on an H100); into C (global) it keeps the float2 one. */
+START_TEST(test_atomic_shared)
+{
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_module *m = stir_module_read_from_file(ctx,
+		test_path("examples/csrmm.stir"));
+	ck_assert_ptr_nonnull(m);
+	stir_kernel *k = stir_module_find_kernel(m, "csrmm");
+	stir_schedule *s = stir_schedule_read_from_file(ctx,
+		test_path("tests/tensorize/csrmm_srbcrs_splitk_warps.yaml"));
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(stir_schedule_prepare_for_gpu(s, k), 0);
+	stir_schedule_free(s);
+	char *cu = stir_kernel_to_cuda(k);
+	ck_assert_ptr_nonnull(cu);
+	ck_assert_ptr_nonnull(strstr(cu, "float *stir_p = &C_data_shared["));
+	ck_assert_ptr_nonnull(strstr(cu, "atomicAdd(stir_p + 1, "));
+	ck_assert_ptr_null(strstr(cu, "(float2 *)"));
+	free(cu);
+	stir_module_free(m);
+	stir_ctx_free(ctx);
+}
+END_TEST
+
 /* s, from, to: a copy of s (malloc) with its first "from" (which it
  * must hold) replaced by "to". */
 static char *replace_once(const char *s, const char *from, const char *to)
@@ -1199,6 +1226,7 @@ static Suite *tensorize_suite(void)
 	tcase_add_test(tc, test_shared_limit);
 	tcase_add_test(tc, test_tolerance);
 	tcase_add_test(tc, test_srbcrs);
+	tcase_add_test(tc, test_atomic_shared);
 	tcase_add_test(tc, test_verifier_and_emitter);
 	tcase_add_test(tc, test_rows);
 	suite_add_tcase(s, tc);
