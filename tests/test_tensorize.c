@@ -213,21 +213,30 @@ START_TEST(test_refused)
 }
 END_TEST
 
+/* ctx, program, kernel, file, m: kernel of program (its module in *m)
+ * scheduled by schedule file "file" up to stage III. */
+static stir_kernel *read_scheduled(stir_ctx *ctx, const char *program,
+	const char *kernel, const char *file, stir_module **m)
+{
+	*m = stir_module_read_from_file(ctx, test_path(program));
+	ck_assert_ptr_nonnull(*m);
+	stir_kernel *k = stir_module_find_kernel(*m, kernel);
+	stir_schedule *s = stir_schedule_read_from_file(ctx, test_path(file));
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(stir_schedule_apply(s, k, STIR_STAGE_3), 0);
+	stir_schedule_free(s);
+	return k;
+}
+
 /* Several tiles of C a warp (tests/tensorize/bsrmm_tc_tiles.yaml): the
  * accumulator is four fragments, each nest uses the one of its tile; a
  * fill nest over the tiles' columns (not one tile) is refused. */
 START_TEST(test_tiles)
 {
 	stir_ctx *ctx = stir_ctx_alloc();
-	stir_module *m = stir_module_read_from_file(ctx,
-		test_path("examples/bsrmm.stir"));
-	ck_assert_ptr_nonnull(m);
-	stir_kernel *k = stir_module_find_kernel(m, "bsrmm");
-	stir_schedule *s = stir_schedule_read_from_file(ctx,
-		test_path("tests/tensorize/bsrmm_tc_tiles.yaml"));
-	ck_assert_ptr_nonnull(s);
-	ck_assert_int_eq(stir_schedule_apply(s, k, STIR_STAGE_3), 0);
-	stir_schedule_free(s);
+	stir_module *m;
+	stir_kernel *k = read_scheduled(ctx, "examples/bsrmm.stir", "bsrmm",
+		"tests/tensorize/bsrmm_tc_tiles.yaml", &m);
 	char *cu = stir_kernel_to_cuda(k);
 	if (!cu)
 		stir_ctx_print_diagnostics(ctx, stderr);
@@ -845,15 +854,9 @@ END_TEST
 START_TEST(test_atomic_shared)
 {
 	stir_ctx *ctx = stir_ctx_alloc();
-	stir_module *m = stir_module_read_from_file(ctx,
-		test_path("examples/csrmm.stir"));
-	ck_assert_ptr_nonnull(m);
-	stir_kernel *k = stir_module_find_kernel(m, "csrmm");
-	stir_schedule *s = stir_schedule_read_from_file(ctx,
-		test_path("tests/tensorize/csrmm_srbcrs_splitk_warps.yaml"));
-	ck_assert_ptr_nonnull(s);
-	ck_assert_int_eq(stir_schedule_prepare_for_gpu(s, k), 0);
-	stir_schedule_free(s);
+	stir_module *m;
+	stir_kernel *k = read_scheduled(ctx, "examples/csrmm.stir", "csrmm",
+		"tests/tensorize/csrmm_srbcrs_splitk_warps.yaml", &m);
 	char *cu = stir_kernel_to_cuda(k);
 	ck_assert_ptr_nonnull(cu);
 	ck_assert_ptr_nonnull(strstr(cu, "float *stir_p = &C_data_shared["));
