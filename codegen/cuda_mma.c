@@ -386,7 +386,8 @@ static void put_elem_load(emitter *e, const ectx *ctx,
 /* e, ctx, m: inside the loop over a lane's element pairs, elements
  * stir_e and stir_e + 1 of the accumulator added atomically into C at
  * the first's place and the next: one float2 atomic add on sm_90 when
- * that place is 8-byte aligned, else two. */
+ * that place is 8-byte aligned and in global memory (sm_90's float2
+ * atomicAdd takes no shared address), else two. */
 static void put_pair_atomic(emitter *e, const ectx *ctx,
 	const stir_mma_match *m)
 {
@@ -399,12 +400,14 @@ static void put_pair_atomic(emitter *e, const ectx *ctx,
 	cg_put(p, "[");
 	cuda_expr(e, ctx, m->c.index, P_TOP);
 	cg_put(p, "];\n");
-	cg_line(p, "#if __CUDA_ARCH__ >= 900");
-	cg_line(p, "if ((unsigned long long)stir_p %% 8 == 0)");
-	cg_line(p, "  atomicAdd((float2 *)stir_p, make_float2(stir_fr.r[stir_e], "
-		"stir_fr.r[stir_e + 1]));");
-	cg_line(p, "else");
-	cg_line(p, "#endif");
+	if (m->c.buf->scope != STIR_SCOPE_SHARED) {
+		cg_line(p, "#if __CUDA_ARCH__ >= 900");
+		cg_line(p, "if ((unsigned long long)stir_p %% 8 == 0)");
+		cg_line(p, "  atomicAdd((float2 *)stir_p, make_float2("
+			"stir_fr.r[stir_e], stir_fr.r[stir_e + 1]));");
+		cg_line(p, "else");
+		cg_line(p, "#endif");
+	}
 	cg_line(p, "{");
 	cg_line(p, "  atomicAdd(stir_p, stir_fr.r[stir_e]);");
 	cg_line(p, "  atomicAdd(stir_p + 1, stir_fr.r[stir_e + 1]);");

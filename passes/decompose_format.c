@@ -389,7 +389,8 @@ stir_expr *decompose_inverse(dec *d, const stir_format_rule *r, int k,
 }
 
 /* d, r, i, old_kinds: the letter of rule axis i: the letter of the tensor
- * axis it maps to (a kept axis: its own), else of the tensor's first. */
+ * axis it maps to (a kept axis: its own), else R when an axis under it is
+ * a reduction, else the letter of the tensor's first axis. */
 static char new_letter(dec *d, const stir_format_rule *r, int i,
 	const char *old_kinds)
 {
@@ -399,6 +400,13 @@ static char new_letter(dec *d, const stir_format_rule *r, int i,
 		for (int j = 0; j < r->maps[m].n; j++)
 			if (r->maps[m].axes[j] == i)
 				return old_kinds[r->maps[m].old_axis];
+	/* an axis no map names groups the axes under it (SR-BCRS's groups
+	 * hold its tiles): a reduction when they are */
+	for (int j = i + 1; j < r->n_axes; j++)
+		if (!r->axes[j].keep && r->axes[j].parent &&
+		    !strcmp(r->axes[j].parent, r->axes[i].name) &&
+		    new_letter(d, r, j, old_kinds) == 'R')
+			return 'R';
 	return old_kinds[0];
 }
 

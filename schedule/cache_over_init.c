@@ -218,11 +218,51 @@ static bool same_bound(sched *s, const stir_expr *a, const stir_expr *b)
 	return sched_same(s, a, b);
 }
 
+/* c: the block's one += or -= store, inside its element guard when it
+ * has one (cache_element_guard), or NULL after recording the failure. */
+static stir_stmt *guarded_update(creq *c)
+{
+	const stir_stmt *g = c->elem_guard ? stir_stmt_at(&c->blk->u.block.body,
+		0) : NULL;
+	if (!g)
+		return sched_single_update(c->s, c->blk);
+	const stir_stmt *st = g->u.if_.then_body.n == 1 ?
+		stir_stmt_at(&g->u.if_.then_body, 0) : NULL;
+	if (!st || st->kind != STIR_STMT_STORE || (st->u.store.op !=
+	    STIR_STORE_ADD && st->u.store.op != STIR_STORE_SUB)) {
+		sched_fail(c->s, c->blk->loc, "block '%s' must hold exactly one += "
+			"or -= store inside its condition", c->blk->u.block.name);
+		return NULL;
+	}
+	return (stir_stmt *)st;
+}
+
+/* c, icond, sub: whether the init nest stores under the block's element
+ * guard (cache_element_guard): neither has a condition, or the init's
+ * condition icond, its variables read as the block's (sub) and those as
+ * their bindings, is the guard. */
+static bool same_guard(creq *c, const stir_expr *icond, const stir_subst *sub)
+{
+	if (!icond || !c->elem_guard)
+		return !icond && !c->elem_guard;
+	const stir_stmt *b = c->blk;
+	stir_subst bind = { 0 };
+	for (int i = 0; i < b->u.block.n_vars; i++)
+		if (stir_subst_add_expr(&bind, b->u.block.vars[i],
+		    b->u.block.bindings[i]) < 0)
+			c->s->oom = true;
+	stir_expr *e = stir_expr_copy(c->k, icond, sub);
+	e = e ? stir_expr_copy(c->k, e, &bind) : NULL;
+	stir_subst_release(&bind);
+	return sched_check(c->s, e) && sched_same(c->s, e, c->elem_guard);
+}
+
 /* c: check that the cache may take over the init nest of the block's
  * iteration (include/stir/schedule.h) and keep its value in
  * c->init_value.  The nest must be the top-level statement just before
- * the block's, one block P_initN storing one constant into X, at the same
- * element as the block's update at the same spatial point; the block's
+ * the block's, one block P_initN storing one constant into X (under the
+ * block's element guard when it has one), at the same element as the
+ * block's update at the same spatial point; the block's
  * update not atomic, every loop around L spatial, the region points (no
  * whole dimension), X touched by nothing else in the block's nest, and
  * both nests over the same spatial points, each once (find_nest_domain).
@@ -275,6 +315,13 @@ bool cache_check_over_init(creq *c)
 	}
 	const stir_ptr_vec *ib = &init->u.block.body;
 	const stir_stmt *ist = ib->n == 1 ? stir_stmt_at(ib, 0) : NULL;
+	/* an init under one condition, the block's element guard */
+	const stir_expr *icond = NULL;
+	if (ist && ist->kind == STIR_STMT_IF && !ist->u.if_.else_body.n &&
+	    ist->u.if_.then_body.n == 1) {
+		icond = ist->u.if_.cond;
+		ist = stir_stmt_at(&ist->u.if_.then_body, 0);
+	}
 	if (!ist || ist->kind != STIR_STMT_STORE || ist->u.store.buf != c->x ||
 	    ist->u.store.op != STIR_STORE_ASSIGN ||
 	    (ist->u.store.value->kind != STIR_EXPR_INT &&
@@ -286,7 +333,7 @@ bool cache_check_over_init(creq *c)
 	/* the update's element at the same spatial point: the init's
 	 * variables are the spatial variables of the blocks around the
 	 * update, in order */
-	stir_stmt *upd = sched_single_update(s, c->blk);
+	stir_stmt *upd = guarded_update(c);
 	if (!upd)
 		return false;
 	stir_subst sub = { 0 };
@@ -314,6 +361,7 @@ bool cache_check_over_init(creq *c)
 			ist->u.store.idx[d], &sub));
 		same = e && sched_same(s, e, upd->u.store.idx[d]);
 	}
+	bool guarded = !same || same_guard(c, icond, &sub);
 	stir_subst_release(&sub);
 	if (s->oom)
 		return false;
@@ -321,6 +369,13 @@ bool cache_check_over_init(creq *c)
 		sched_fail(s, init->loc, "init block '%s' does not store the "
 			"element of '%s' that block '%s' adds into", init->u.block.name,
 			xn, bn);
+		return false;
+	}
+	if (!guarded) {
+		sched_fail(s, init->loc, "init block '%s' and block '%s' do not "
+			"store under the same condition (the block's must decide only "
+			"the element of '%s', and the init's be the same)",
+			init->u.block.name, bn, xn);
 		return false;
 	}
 	/* both nests run over the same spatial points, each once */

@@ -166,7 +166,7 @@ typedef struct sf_rule {
 	int column_parts;         /* c (hybrid) */
 	int n_buckets;            /* hybrid */
 	int64_t *buckets;         /* owned (hybrid): the widths */
-	bool cover_rows;          /* hybrid: cover_rows */
+	bool cover_rows;          /* hybrid, SR-BCRS: cover_rows */
 	bool locality_order;      /* hybrid: locality_order (host builder) */
 	int first;                /* its first rule in the step's rules */
 	int n;                    /* how many rules it stands for */

@@ -340,7 +340,7 @@ static int read_rule(reader *r, const yaml_node_t *n, sf_arg *a)
 			"locality_order", "suffix" }, 5, 3 },
 		[SF_RULE_ELL3D] = { { "width", "suffix" }, 2, 1 },
 		[SF_RULE_DBSR] = { { "block", "suffix" }, 2, 1 },
-		[SF_RULE_SR_BCRS] = { { "t", "g", "suffix" }, 3, 3 },
+		[SF_RULE_SR_BCRS] = { { "t", "g", "cover_rows", "suffix" }, 4, 3 },
 		[SF_RULE_CUSTOM] = { { "axes", "map", "suffix" }, 3, 7 },
 	};
 	char buf[100], prefix[64], list[200];
@@ -406,6 +406,8 @@ static int read_rule(reader *r, const yaml_node_t *n, sf_arg *a)
 	case SF_RULE_SR_BCRS:
 		sf_need_positive(r, v[0], prefix, "t", &src->size);
 		sf_need_positive(r, v[1], prefix, "g", &src->group);
+		if (v[2])
+			read_bool(r, v[2], prefix, "cover_rows", &src->cover_rows);
 		break;
 	case SF_RULE_HYBRID: {
 		int64_t c = 0;
@@ -460,10 +462,13 @@ static int read_rule(reader *r, const yaml_node_t *n, sf_arg *a)
 	case SF_RULE_DBSR:
 		add_rule(r, a, stir_format_rule_dbsr(src->suffix, src->size));
 		break;
-	case SF_RULE_SR_BCRS:
-		add_rule(r, a, stir_format_rule_sr_bcrs(src->suffix, src->size,
-			src->group));
+	case SF_RULE_SR_BCRS: {
+		stir_format_rule *rule = stir_format_rule_sr_bcrs(src->suffix,
+			src->size, src->group);
+		stir_format_rule_set_cover_rows(rule, src->cover_rows);
+		add_rule(r, a, rule);
 		break;
+	}
 	case SF_RULE_HYBRID:
 		/* every part, in the order of stir_format_hybrid_get_part */
 		for (int i = 0; i < stir_format_hybrid_n_parts(src->column_parts,

@@ -660,16 +660,23 @@ static void find_programs(void)
 			size ? "m=45,n=40" : NULL);
 		p->sched_file = "tests/tensorize/csrmm_srbcrs_f16.yaml";
 		p->plan_flags = size ? 0 : STIR_CUDA_ALIGNED_BUFFERS;
-		/* tf32, 4 tiles a warp (bench/csrmm_srbcrs_tc.yaml's) */
-		p = add("examples/csrmm.stir", "csrmm", "examples/csrmm.stir",
-			"csrmm", size ? "m=45,n=40" : NULL);
-		p->sched_file = "tests/tensorize/csrmm_srbcrs_tiles.yaml";
-		p->plan_flags = size ? 0 : STIR_CUDA_ALIGNED_BUFFERS;
-		/* the same split over 4 thread blocks: the guarded atomic adds */
-		p = add("examples/csrmm.stir", "csrmm", "examples/csrmm.stir",
-			"csrmm", size ? "m=45,n=40" : NULL);
-		p->sched_file = "tests/tensorize/csrmm_srbcrs_splitk.yaml";
-		p->plan_flags = size ? 0 : STIR_CUDA_ALIGNED_BUFFERS;
+		/* tf32: 4 tiles a warp; the same split over 4 thread blocks
+		 * (the guarded atomic adds); written once over the init (the
+		 * row-guarded stores), and with a window's groups over 2 warps;
+		 * split-K over thread blocks and warps (atomic adds into the
+		 * warps' shared strips, then into C) */
+		static const char *const tf32[] = {
+			"tests/tensorize/csrmm_srbcrs_tiles.yaml",
+			"tests/tensorize/csrmm_srbcrs_splitk.yaml",
+			"tests/tensorize/csrmm_srbcrs_once.yaml",
+			"tests/tensorize/csrmm_srbcrs_once_warps.yaml",
+			"tests/tensorize/csrmm_srbcrs_splitk_warps.yaml" };
+		for (size_t i = 0; i < sizeof(tf32) / sizeof(tf32[0]); i++) {
+			p = add("examples/csrmm.stir", "csrmm", "examples/csrmm.stir",
+				"csrmm", size ? "m=45,n=40" : NULL);
+			p->sched_file = tf32[i];
+			p->plan_flags = size ? 0 : STIR_CUDA_ALIGNED_BUFFERS;
+		}
 	}
 	/* 64-bit sizes and index arrays (tests/wide), lowered from stage I:
 	 * i64 loops, i64 offsets, i32 iterators over i64 lengths */

@@ -227,6 +227,12 @@ static const bad_file bad[] = {
 	  "not 'TRUE'\n"
 	  "14:63: error: decompose: hybrid: covering the rows needs one column "
 	  "part, not 4\n" },
+	/* SR-BCRS covers the rows when asked: a boolean */
+	{ "kernel: csrmm\nformat:\n"
+	  "  - decompose: {tensor: A, rules: [{sr_bcrs: {t: 16, g: 8, "
+	  "cover_rows: 1}}]}\n",
+	  "3:72: error: decompose: sr_bcrs: 'cover_rows' must be true or false, "
+	  "not '1'\n" },
 	/* the locality order: a boolean */
 	{ "kernel: csrmm\nformat:\n"
 	  "  - decompose: {tensor: A, rules: [{hybrid: {column_parts: 1, "

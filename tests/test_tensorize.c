@@ -201,21 +201,32 @@ START_TEST(test_refused)
 }
 END_TEST
 
+/* ctx, program, kernel, file, gpu, m: kernel of program (its module in
+ * *m) scheduled by schedule file "file" up to stage III, or for the GPU
+ * when "gpu". */
+static stir_kernel *read_scheduled(stir_ctx *ctx, const char *program,
+	const char *kernel, const char *file, bool gpu, stir_module **m)
+{
+	*m = stir_module_read_from_file(ctx, test_path(program));
+	ck_assert_ptr_nonnull(*m);
+	stir_kernel *k = stir_module_find_kernel(*m, kernel);
+	stir_schedule *s = stir_schedule_read_from_file(ctx, test_path(file));
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(gpu ? stir_schedule_prepare_for_gpu(s, k) :
+		stir_schedule_apply(s, k, STIR_STAGE_3), 0);
+	stir_schedule_free(s);
+	return k;
+}
+
 /* Several tiles of C a warp (tests/tensorize/bsrmm_tc_tiles.yaml): the
  * accumulator is four fragments, each nest uses the one of its tile; a
  * fill nest over the tiles' columns (not one tile) is refused. */
 START_TEST(test_tiles)
 {
 	stir_ctx *ctx = stir_ctx_alloc();
-	stir_module *m = stir_module_read_from_file(ctx,
-		test_path("examples/bsrmm.stir"));
-	ck_assert_ptr_nonnull(m);
-	stir_kernel *k = stir_module_find_kernel(m, "bsrmm");
-	stir_schedule *s = stir_schedule_read_from_file(ctx,
-		test_path("tests/tensorize/bsrmm_tc_tiles.yaml"));
-	ck_assert_ptr_nonnull(s);
-	ck_assert_int_eq(stir_schedule_apply(s, k, STIR_STAGE_3), 0);
-	stir_schedule_free(s);
+	stir_module *m;
+	stir_kernel *k = read_scheduled(ctx, "examples/bsrmm.stir", "bsrmm",
+		"tests/tensorize/bsrmm_tc_tiles.yaml", false, &m);
 	char *cu = stir_kernel_to_cuda(k);
 	if (!cu)
 		stir_ctx_print_diagnostics(ctx, stderr);
@@ -242,7 +253,8 @@ START_TEST(test_tiles)
 		"stage3:\n"
 		"  - cache_write_over_init: {block: bsrmm1, buffer: C_data, loop: j, "
 		"scope: local}\n";
-	s = stir_schedule_read_from_mem(ctx, "t.yaml", y, strlen(y));
+	stir_schedule *s = stir_schedule_read_from_mem(ctx, "t.yaml", y,
+		strlen(y));
 	ck_assert_ptr_nonnull(s);
 	ck_assert_int_eq(stir_schedule_apply(s, k, STIR_STAGE_3), 0);
 	stir_schedule_free(s);
@@ -826,6 +838,70 @@ START_TEST(test_add)
 }
 END_TEST
 
+/* SR-BCRS written once (tests/tensorize/csrmm_srbcrs_once.yaml): the
+ * rule covers the rows, so the windows' iteration holds the init over its
+ * rows (not over the groups, a reduction axis), under the row guard;
+ * cache_write_over_init takes it over and stores under the guard: one
+ * launch. */
+START_TEST(test_srbcrs_once)
+{
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_module *m;
+	stir_kernel *k = read_scheduled(ctx, "examples/csrmm.stir", "csrmm",
+		"tests/tensorize/csrmm_srbcrs_once.yaml", false, &m);
+	char *text = stir_kernel_to_str(k);
+	ck_assert_ptr_null(strstr(text, "csrmm_srbcrs_init0"));
+	ck_assert_ptr_nonnull(strstr(text, "if (0 <= 16 * vib + v1 && 16 * vib "
+		"+ v1 < m) {\n                  C_data[v0 + v1 * 64 + v2 * 8 + v3] "
+		"= C_data_local[(v1 * 4 + v2) * 8 + v3];"));
+	free(text);
+	stir_module_free(m);
+	/* before stage III: the init over (ib, ti, k), the groups R */
+	static const char steps[] =
+		"kernel: csrmm\n"
+		"format:\n"
+		"  - decompose: {tensor: A, rules: [{sr_bcrs: {t: 16, g: 8, "
+		"cover_rows: true}}]}\n";
+	m = stir_module_read_from_file(ctx, test_path("examples/csrmm.stir"));
+	ck_assert_ptr_nonnull(m);
+	k = stir_module_find_kernel(m, "csrmm");
+	stir_schedule *s = stir_schedule_read_from_mem(ctx, "t.yaml", steps,
+		strlen(steps));
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(stir_schedule_apply(s, k, STIR_STAGE_2), 0);
+	stir_schedule_free(s);
+	text = stir_kernel_to_str(k);
+	ck_assert_ptr_nonnull(strstr(text, "block csrmm_srbcrs_init0(vib: S = "
+		"ib, vti: S = ti, vk: S = k) init csrmm_srbcrs"));
+	ck_assert_ptr_nonnull(strstr(text, "block csrmm_srbcrs1(vg: R = g, "
+		"vt: R = t, vti: S = ti, vk: S = k)"));
+	free(text);
+	stir_module_free(m);
+	stir_ctx_free(ctx);
+}
+END_TEST
+
+/* An atomic accumulator added into a shared cache
+ * (tests/tensorize/csrmm_srbcrs_splitk_warps.yaml) takes two f32 atomics
+ * a pair: sm_90's float2 atomicAdd is for global memory only (the launch
+ * failed on an H100); into C (global) it keeps the float2 one. */
+START_TEST(test_atomic_shared)
+{
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_module *m;
+	stir_kernel *k = read_scheduled(ctx, "examples/csrmm.stir", "csrmm",
+		"tests/tensorize/csrmm_srbcrs_splitk_warps.yaml", true, &m);
+	char *cu = stir_kernel_to_cuda(k);
+	ck_assert_ptr_nonnull(cu);
+	ck_assert_ptr_nonnull(strstr(cu, "float *stir_p = &C_data_shared["));
+	ck_assert_ptr_nonnull(strstr(cu, "atomicAdd(stir_p + 1, "));
+	ck_assert_ptr_null(strstr(cu, "(float2 *)"));
+	free(cu);
+	stir_module_free(m);
+	stir_ctx_free(ctx);
+}
+END_TEST
+
 /* s, from, to: a copy of s (malloc) with its first "from" (which it
  * must hold) replaced by "to". */
 static char *replace_once(const char *s, const char *from, const char *to)
@@ -1187,6 +1263,8 @@ static Suite *tensorize_suite(void)
 	tcase_add_test(tc, test_shared_limit);
 	tcase_add_test(tc, test_tolerance);
 	tcase_add_test(tc, test_srbcrs);
+	tcase_add_test(tc, test_srbcrs_once);
+	tcase_add_test(tc, test_atomic_shared);
 	tcase_add_test(tc, test_verifier_and_emitter);
 	tcase_add_test(tc, test_rows);
 	suite_add_tcase(s, tc);
