@@ -628,8 +628,10 @@ void cuda_emit_mma(emitter *e, const stir_stmt *s, const ectx *ctx)
 		cg_putf(p, "%s_load_acc(stir_fc, ", pre);
 		put_addr(e, &c, &m.c, false);
 		cg_putf(p, ", %" PRId64 ");\n", m.c.ld);
+		/* (a lane's share of the M x N accumulator) */
 		cg_indent(p);
-		cg_put(p, "for (int stir_i = 0; stir_i < 4; stir_i++)\n");
+		cg_putf(p, "for (int stir_i = 0; stir_i < %d; stir_i++)\n",
+			m.in->m * m.in->n / 32);
 		p->indent++;
 		cg_indent(p);
 		cg_put(p, "stir_fc.r[stir_i] += ");
