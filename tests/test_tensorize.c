@@ -221,23 +221,34 @@ START_TEST(test_refused)
 }
 END_TEST
 
+/* ctx, yaml, m: the CUDA of examples/bsrmm.stir under schedule file
+ * "yaml" (its module in *m). */
+static char *bsrmm_cuda(stir_ctx *ctx, const char *yaml, stir_module **m)
+{
+	*m = stir_module_read_from_file(ctx, test_path("examples/bsrmm.stir"));
+	ck_assert_ptr_nonnull(*m);
+	stir_kernel *k = stir_module_find_kernel(*m, "bsrmm");
+	stir_schedule *s = stir_schedule_read_from_file(ctx, test_path(yaml));
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(stir_schedule_apply(s, k, STIR_STAGE_3), 0);
+	stir_schedule_free(s);
+	char *cu = stir_kernel_to_cuda(k);
+	if (!cu)
+		stir_ctx_print_diagnostics(ctx, stderr);
+	ck_assert_ptr_nonnull(cu);
+	return cu;
+}
+
 /* wmma (tests/tensorize/bsrmm_wmma.yaml): its nests print as the API's
  * calls; an atomic store and an operand in shared memory are refused, with
  * what does not match. */
 START_TEST(test_wmma)
 {
 	stir_ctx *ctx = stir_ctx_alloc();
-	stir_module *m = stir_module_read_from_file(ctx,
-		test_path("examples/bsrmm.stir"));
-	ck_assert_ptr_nonnull(m);
-	stir_kernel *k = stir_module_find_kernel(m, "bsrmm");
-	stir_schedule *s = stir_schedule_read_from_file(ctx,
-		test_path("tests/tensorize/bsrmm_wmma.yaml"));
-	ck_assert_ptr_nonnull(s);
-	ck_assert_int_eq(stir_schedule_apply(s, k, STIR_STAGE_3), 0);
-	stir_schedule_free(s);
-	char *cu = stir_kernel_to_cuda(k);
-	ck_assert_ptr_nonnull(cu);
+	stir_module *m;
+	stir_kernel *k;
+	stir_schedule *s;
+	char *cu = bsrmm_cuda(ctx, "tests/tensorize/bsrmm_wmma.yaml", &m);
 	ck_assert_ptr_nonnull(strstr(cu, "#include <mma.h>"));
 	ck_assert_ptr_nonnull(strstr(cu, "stir_wmma::mma_sync(f, a.row, b.row, f);"));
 	ck_assert_ptr_nonnull(strstr(cu, "stir_wmma_m16n16k16_f16_mma("
@@ -295,19 +306,10 @@ END_TEST
 START_TEST(test_tiles)
 {
 	stir_ctx *ctx = stir_ctx_alloc();
-	stir_module *m = stir_module_read_from_file(ctx,
-		test_path("examples/bsrmm.stir"));
-	ck_assert_ptr_nonnull(m);
-	stir_kernel *k = stir_module_find_kernel(m, "bsrmm");
-	stir_schedule *s = stir_schedule_read_from_file(ctx,
-		test_path("tests/tensorize/bsrmm_tc_tiles.yaml"));
-	ck_assert_ptr_nonnull(s);
-	ck_assert_int_eq(stir_schedule_apply(s, k, STIR_STAGE_3), 0);
-	stir_schedule_free(s);
-	char *cu = stir_kernel_to_cuda(k);
-	if (!cu)
-		stir_ctx_print_diagnostics(ctx, stderr);
-	ck_assert_ptr_nonnull(cu);
+	stir_module *m;
+	stir_kernel *k;
+	stir_schedule *s;
+	char *cu = bsrmm_cuda(ctx, "tests/tensorize/bsrmm_tc_tiles.yaml", &m);
 	ck_assert_ptr_nonnull(strstr(cu, "stir_mma_m16n8k16_f16_acc "
 		"C_data_local[4];  // 4 tensor-core fragments"));
 	ck_assert_ptr_nonnull(strstr(cu, "stir_mma_m16n8k16_f16_mma("
