@@ -3,7 +3,8 @@
  * launches of a kernel that tensorizes with it (docs/cuda.md,
  * "Tensor cores").  tests/emu/cuda_emu.h compiles the same text for the
  * host, with the warp-collective mma.sync replaced by an emulation that
- * decodes every lane's registers with the PTX ISA's fragment layouts. */
+ * decodes every lane's registers with the PTX ISA's fragment layouts, and
+ * nvcuda::wmma by an emulation of the API (its layout its own). */
 #include <string.h>
 #include "codegen/cuda_internal.h"
 

@@ -240,8 +240,8 @@ static char *bsrmm_cuda(stir_ctx *ctx, const char *yaml, stir_module **m)
 }
 
 /* wmma (tests/tensorize/bsrmm_wmma.yaml): its nests print as the API's
- * calls; an atomic store and an operand in shared memory are refused, with
- * what does not match. */
+ * calls; misaligned tiles, an atomic store and an operand in shared memory
+ * are refused, with what does not match. */
 START_TEST(test_wmma)
 {
 	stir_ctx *ctx = stir_ctx_alloc();
@@ -257,6 +257,18 @@ START_TEST(test_wmma)
 		"&C_data[v0 + v1 * 64 + v2], 64, C_data_local);"));
 	ck_assert_ptr_null(strstr(cu, "stir_mma_m16n8k16"));
 	free(cu);
+	/* the stage III text with B's tiles 8 features apart: not 32-byte
+	 * aligned, which the reader's verifier refuses */
+	char *t = stir_kernel_to_str(stir_module_find_kernel(m, "bsrmm"));
+	char *at = strstr(t, "vf: S = f_0 * 16 + f_1");
+	ck_assert_ptr_nonnull(at);
+	memcpy(at + 14, "8 + f_1 ", 8);
+	ck_assert_ptr_null(stir_module_read_from_mem(ctx, "t.stir", t,
+		strlen(t)));
+	ck_assert(said(ctx, "the index of B 'B_data' at the tile's first element "
+		"must be a multiple of 16 (32 bytes): wmma_m16n16k16_f16 loads "
+		"aligned tiles"));
+	free(t);
 	stir_module_free(m);
 	static const struct {
 		const char *stage3, *block, *says;

@@ -522,8 +522,9 @@ extern "C" int stir_emu_launch(void (*fn)(void **), const unsigned *grid,
 
 /* ---- tensor cores (codegen/mma_prelude.c) ---- */
 
-/* The prelude of the intrinsics compiles for the host too: only mma.sync
- * and cvt.rna.tf32 are replaced, by the functions below. */
+/* The prelude of the intrinsics compiles for the host too: only mma.sync,
+ * ldmatrix, cvt.rna.tf32 and cp.async are replaced, by the functions
+ * below, and <mma.h> by the nvcuda::wmma below. */
 #define STIR_EMU 1
 
 inline unsigned short __half_as_ushort(__half h) { return h.x; }
