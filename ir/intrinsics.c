@@ -410,17 +410,19 @@ static bool check_guard(matcher *m, const stir_mma_match *mm)
 }
 
 /* m, mm, what, op: operand "what" of nest mm, of an intrinsic with an
- * opaque fragment layout (stir_intrinsic's align): global, its rows a
+ * opaque fragment layout (stir_intrinsic's align): global (A and B may
+ * also be shared: the emitter declares the buffer aligned), its rows a
  * multiple of 16 bytes apart, its tile's first element aligned. */
 static bool opaque_operand(matcher *m, const stir_mma_match *mm,
 	const char *what, const stir_mma_operand *op)
 {
 	const stir_intrinsic *in = mm->in;
 	int64_t size = (int64_t)stir_dtype_get_size(op->buf->dtype);
-	if (op->buf->scope != STIR_SCOPE_GLOBAL)
-		return mismatch(m, op->index->loc, "%s loads and stores its tiles "
-			"in global memory; %s '%s' is not global", in->name, what,
-			op->buf->name);
+	if (op->buf->scope != STIR_SCOPE_GLOBAL &&
+	    (op == &mm->c || op->buf->scope != STIR_SCOPE_SHARED))
+		return mismatch(m, op->index->loc, "%s loads A and B from global "
+			"or shared memory and stores C in global memory; %s '%s' is "
+			"in neither", in->name, what, op->buf->name);
 	if (op->ld * size % 16 != 0)
 		return mismatch(m, op->index->loc, "%s's rows are %lld bytes apart; "
 			"%s needs a multiple of 16", what, (long long)(op->ld * size),

@@ -361,6 +361,7 @@ static const struct {
 	{ "bsrmm", "tests/tensorize/bsrmm_wmma.yaml", "mb=5,nb=6" },
 	{ "bsrmm", "tests/tensorize/bsrmm_wmma_add.yaml", "mb=5,nb=6" },
 	{ "bsrmm", "tests/tensorize/bsrmm_wmma_tiles.yaml", "mb=5,nb=6" },
+	{ "bsrmm", "tests/tensorize/bsrmm_wmma_cp.yaml", "mb=5,nb=6" },
 	{ "bsrmm", "tests/tensorize/bsrmm_tc_cp.yaml", "mb=5,nb=6" },
 	{ "bsrmm", "tests/tensorize/bsrmm_tc_add.yaml", "mb=5,nb=6" },
 	{ "bsrmm", "tests/tensorize/bsrmm_tc_atomic.yaml", "mb=5,nb=6" },

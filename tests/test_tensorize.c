@@ -240,7 +240,7 @@ static char *bsrmm_cuda(stir_ctx *ctx, const char *yaml, stir_module **m)
 }
 
 /* wmma (tests/tensorize/bsrmm_wmma.yaml): its nests print as the API's
- * calls; misaligned tiles, an atomic store and an operand in shared memory
+ * calls; misaligned tiles, an atomic store and an operand in local memory
  * are refused, with what does not match. */
 START_TEST(test_wmma)
 {
@@ -280,10 +280,10 @@ START_TEST(test_wmma)
 		  "the fragment layout of wmma_m16n16k16_f16 is opaque: it takes "
 		  "no atomic store" },
 		{ "stage3:\n"
-		  "  - cache_read: {block: bsrmm1, buffer: A_data, loop: j, "
-		  "scope: shared}\n", "bsrmm1",
-		  "wmma_m16n16k16_f16 loads and stores its tiles in global memory; "
-		  "A 'A_data_shared' is not global" },
+		  "  - cache_read: {block: bsrmm1, buffer: A_data, loop: bi, "
+		  "scope: local}\n", "bsrmm1",
+		  "wmma_m16n16k16_f16 loads A and B from global or shared memory "
+		  "and stores C in global memory; A 'A_data_local' is in neither" },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char y[2048];
