@@ -135,9 +135,12 @@ static int64_t emit_declarations(emitter *e, int li)
 			else
 				cg_put(p, ";  // a tensor-core fragment\n");
 		} else if (b->scope == STIR_SCOPE_SHARED) {
-			/* ldmatrix and cp.async move 16 bytes (cuda_mma.c) */
-			cg_putf(p, "__shared__ %s%s ", e->ldsm[i] ? "__align__(16) " :
-				"", cuda_ctype(b->dtype));
+			/* ldmatrix and cp.async move 16 bytes, wmma loads 32
+			 * (cuda_mma.c) */
+			cg_put(p, "__shared__ ");
+			if (e->align[i])
+				cg_putf(p, "__align__(%d) ", e->align[i]);
+			cg_putf(p, "%s ", cuda_ctype(b->dtype));
 			cuda_put_name(e, b->name);
 			cg_putf(p, "[%" PRId64 "];\n", n);
 			shared += n * (int64_t)stir_dtype_get_size(b->dtype);
@@ -162,10 +165,10 @@ static int64_t emit_declarations(emitter *e, int li)
 		if (!e->buf_used[i] || b->scope != STIR_SCOPE_SHARED ||
 		    !cuda_literal_value(e->ctx, k, b->extent, &n))
 			continue;
-		/* a 16-byte aligned buffer (ldmatrix, cp.async) of whole
-		 * 16-byte pieces: a piece a store, not an element */
+		/* a 16-byte aligned buffer (ldmatrix, cp.async, wmma) of
+		 * whole 16-byte pieces: a piece a store, not an element */
 		int64_t bytes = n * (int64_t)stir_dtype_get_size(b->dtype);
-		bool pieces = e->ldsm[i] && bytes % 16 == 0;
+		bool pieces = e->align[i] >= 16 && bytes % 16 == 0;
 		cg_indent(p);
 		cg_putf(p, "for (int stir_i = stir_tid; stir_i < %" PRId64
 			"; stir_i += stir_nt)\n", pieces ? bytes / 16 : n);
@@ -379,7 +382,7 @@ bool cuda_launch_open(emitter *e, int li)
 	memset(e->frag, 0, ((size_t)k->buffers.n + 1) * sizeof(*e->frag));
 	memset(e->frag_split, 0, ((size_t)k->buffers.n + 1) *
 		sizeof(*e->frag_split));
-	memset(e->ldsm, 0, ((size_t)k->buffers.n + 1) * sizeof(*e->ldsm));
+	memset(e->align, 0, ((size_t)k->buffers.n + 1) * sizeof(*e->align));
 	memset(e->swz, 0, ((size_t)k->buffers.n + 1) * sizeof(*e->swz));
 	gpu_frag_scan(L->shape.stmt, e->frag, e->frag_split);
 	cuda_mma_scan(e, L->shape.stmt);
@@ -527,7 +530,7 @@ int cuda_emitter_open(emitter *e, stir_cuda_plan *plan, unsigned flags)
 	e->warp_lanes = calloc(nb, sizeof(*e->warp_lanes));
 	e->frag = calloc(nb, sizeof(*e->frag));
 	e->frag_split = calloc(nb, sizeof(*e->frag_split));
-	e->ldsm = calloc(nb, sizeof(*e->ldsm));
+	e->align = calloc(nb, sizeof(*e->align));
 	e->swz = calloc(nb, sizeof(*e->swz));
 	plan->max_elems = malloc(nb * sizeof(*plan->max_elems));
 	plan->written = calloc(nb, sizeof(*plan->written));
@@ -537,7 +540,8 @@ int cuda_emitter_open(emitter *e, stir_cuda_plan *plan, unsigned flags)
 	plan->launches = calloc((size_t)n_launch + 1, sizeof(*plan->launches));
 	if (cuda_facts_init(&e->facts, k) < 0 || !e->hoist_id ||
 	    !e->buf_used || !e->buf_written || !e->warp_lanes || !e->frag ||
-	    !e->frag_split || !e->ldsm || !e->swz || !plan->max_elems || !plan->written ||
+	    !e->frag_split ||
+	    !e->align || !e->swz || !plan->max_elems || !plan->written ||
 	    !plan->launches) {
 		cuda_oom(e);
 		return -1;
@@ -577,7 +581,7 @@ void cuda_emitter_close(emitter *e)
 	free(e->warp_lanes);
 	free(e->frag);
 	free(e->frag_split);
-	free(e->ldsm);
+	free(e->align);
 	free(e->swz);
 }
 

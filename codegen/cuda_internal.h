@@ -109,9 +109,11 @@ struct emitter {
 	                              issues ahead: no wait after them */
 	unsigned need_ldsm;        /* the intrinsics whose ldmatrix loads the
 	                              source needs, by index as need_mma */
-	bool *ldsm;                /* per buffer: read by ldmatrix or written
-	                              by cp.async in this launch
-	                              (cuda_mma_scan): 16-byte aligned */
+	int *align;                /* per buffer: the bytes a shared buffer is
+	                              aligned to in this launch, or 0: 16 when
+	                              ldmatrix reads it or cp.async writes
+	                              it, an intrinsic's align when its API
+	                              loads from it (cuda_mma_scan) */
 	bool *swz;                 /* per buffer: swizzled (cuda_mma_scan) */
 	/* expression printing overrides */
 	const bool *resolve;       /* per slot: print the block variable as its
@@ -275,8 +277,8 @@ const stir_stmt *cuda_mma_invariant_a(const stir_stmt *s,
 void cuda_mma_load_invariant_a(emitter *e, const stir_stmt *nest,
 	const stir_stmt *guard, const ectx *ctx);
 /* e, s: mark the fragment buffers of the tensorized nests in launch
- * statement s (e->frag), the shared buffers they read with ldmatrix or
- * copy into (e->ldsm), and those the emitter swizzles (e->swz). */
+ * statement s (e->frag), the alignment of the shared buffers they read
+ * or copy into (e->align), and those the emitter swizzles (e->swz). */
 void cuda_mma_scan(emitter *e, const stir_stmt *s);
 /* m, op: whether operand op (A or B) of the matched nest m loads with
  * ldmatrix: 16-bit elements in a shared buffer, rows 16-byte aligned. */

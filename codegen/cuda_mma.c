@@ -658,8 +658,10 @@ void cuda_emit_mma(emitter *e, const stir_stmt *s, const ectx *ctx)
 		cg_putf(p, "%s_load_acc(stir_fc, ", pre);
 		put_addr(e, &c, &m.c, false);
 		cg_putf(p, ", %" PRId64 ");\n", m.c.ld);
+		/* (a lane's share of the M x N accumulator) */
 		cg_indent(p);
-		cg_put(p, "for (int stir_i = 0; stir_i < 4; stir_i++)\n");
+		cg_putf(p, "for (int stir_i = 0; stir_i < %d; stir_i++)\n",
+			m.in->m * m.in->n / 32);
 		p->indent++;
 		cg_indent(p);
 		cg_put(p, "stir_fc.r[stir_i] += ");
@@ -752,6 +754,13 @@ typedef struct mma_scan {
 	                              copy nest */
 } mma_scan;
 
+/* e, b, bytes: shared buffer b aligned to at least "bytes". */
+static void align_at_least(emitter *e, const stir_buffer *b, int bytes)
+{
+	if (e->align[b->index] < bytes)
+		e->align[b->index] = bytes;
+}
+
 /* s, user: stmt_pre of cuda_mma_scan: the fragment buffer of a
  * tensorized nest, its shared operands, and the shared buffers other
  * statements store into. */
@@ -770,18 +779,24 @@ static stir_visit_step scan_nest(stir_stmt *s, void *user)
 		return STIR_VISIT_SKIP;
 	if (m.form == STIR_MMA_FORM_COPY) {
 		/* cp.async writes 16-byte pieces */
-		e->ldsm[m.c.buf->index] = true;
+		align_at_least(e, m.c.buf, 16);
 		sc->copied[m.c.buf->index] = true;
 		return STIR_VISIT_SKIP;
 	}
-	/* shared operands that ldmatrix reads are declared aligned */
+	/* shared operands that ldmatrix (or an API that needs aligned
+	 * tiles, stir_intrinsic's align) reads are declared aligned */
 	const stir_mma_operand *ops[3] = { &m.a, &m.b, &m.c };
 	for (int i = 0; i < 3; i++) {
 		if (i < 2 && m.form == STIR_MMA_FORM_MMA &&
-		    cuda_mma_use_ldsm(&m, ops[i]))
-			e->ldsm[ops[i]->buf->index] = sc->ldsm[ops[i]->buf->index] =
-				true;
-		else if (ops[i]->buf)
+		    cuda_mma_use_ldsm(&m, ops[i])) {
+			align_at_least(e, ops[i]->buf, 16);
+			sc->ldsm[ops[i]->buf->index] = true;
+			continue;
+		}
+		if (ops[i]->buf && ops[i]->buf->scope == STIR_SCOPE_SHARED &&
+		    m.in->align)
+			align_at_least(e, ops[i]->buf, m.in->align);
+		if (ops[i]->buf)
 			sc->other[ops[i]->buf->index] = true;
 	}
 	/* (the fragment buffers: gpu_frag_scan) */

@@ -3,7 +3,8 @@
  * launches of a kernel that tensorizes with it (docs/cuda.md,
  * "Tensor cores").  tests/emu/cuda_emu.h compiles the same text for the
  * host, with the warp-collective mma.sync replaced by an emulation that
- * decodes every lane's registers with the PTX ISA's fragment layouts. */
+ * decodes every lane's registers with the PTX ISA's fragment layouts, and
+ * nvcuda::wmma by an emulation of the API (its layout its own). */
 #include <string.h>
 #include "codegen/cuda_internal.h"
 
@@ -200,6 +201,97 @@ static const char prelude_mma_m16n8k8_tf32[] =
 	"#endif\n"
 	"}\n";
 
+static const char prelude_wmma_m16n16k16_f16[] =
+	"// wmma_m16n16k16_f16: D (16x16, f32) += A (16x16, __half) * B (16x16, __half)\n"
+	"// by the nvcuda::wmma API (load_matrix_sync, mma_sync, store_matrix_sync),\n"
+	"// whose fragment layout is its own and unknown: the accumulator keeps the\n"
+	"// lane's 8 elements of the API's fragment in its order (r), which only\n"
+	"// these functions read.  A and B load row-major, or column-major when\n"
+	"// stored transposed (_t); every tile 32-byte aligned, rows a multiple of\n"
+	"// 16 bytes apart.  The host emulation of the tests provides the API\n"
+	"// (STIR_EMU).\n"
+	"#ifndef STIR_EMU\n"
+	"#include <mma.h>\n"
+	"#endif\n"
+	"namespace stir_wmma = nvcuda::wmma;\n"
+	"typedef stir_wmma::fragment<stir_wmma::accumulator, 16, 16, 16, float>\n"
+	"  stir_wmma_m16n16k16_f16_frag;\n"
+	"static_assert(stir_wmma_m16n16k16_f16_frag::num_elements == 8,\n"
+	"  \"a lane holds 8 elements of a 16x16 f32 accumulator\");\n"
+	"struct stir_wmma_m16n16k16_f16_acc { float r[8]; };\n"
+	"struct stir_wmma_m16n16k16_f16_a {\n"
+	"  stir_wmma::fragment<stir_wmma::matrix_a, 16, 16, 16, __half, stir_wmma::row_major> row;\n"
+	"  stir_wmma::fragment<stir_wmma::matrix_a, 16, 16, 16, __half, stir_wmma::col_major> col;\n"
+	"  int t;\n"
+	"};\n"
+	"struct stir_wmma_m16n16k16_f16_b {\n"
+	"  stir_wmma::fragment<stir_wmma::matrix_b, 16, 16, 16, __half, stir_wmma::row_major> row;\n"
+	"  stir_wmma::fragment<stir_wmma::matrix_b, 16, 16, 16, __half, stir_wmma::col_major> col;\n"
+	"  int t;\n"
+	"};\n"
+	"__device__ __forceinline__ void stir_wmma_m16n16k16_f16_fill(stir_wmma_m16n16k16_f16_acc &c, float v)\n"
+	"{\n"
+	"  for (int i = 0; i < 8; i++)\n"
+	"    c.r[i] = v;\n"
+	"}\n"
+	"__device__ __forceinline__ void stir_wmma_m16n16k16_f16_load_acc(stir_wmma_m16n16k16_f16_acc &c,\n"
+	"    const float *p, long long ld)\n"
+	"{\n"
+	"  stir_wmma_m16n16k16_f16_frag f;\n"
+	"  stir_wmma::load_matrix_sync(f, p, (unsigned)ld, stir_wmma::mem_row_major);\n"
+	"  for (int i = 0; i < 8; i++)\n"
+	"    c.r[i] = f.x[i];\n"
+	"}\n"
+	"__device__ __forceinline__ void stir_wmma_m16n16k16_f16_store_acc(float *p, long long ld,\n"
+	"    const stir_wmma_m16n16k16_f16_acc &c)\n"
+	"{\n"
+	"  stir_wmma_m16n16k16_f16_frag f;\n"
+	"  for (int i = 0; i < 8; i++)\n"
+	"    f.x[i] = c.r[i];\n"
+	"  stir_wmma::store_matrix_sync(p, f, (unsigned)ld, stir_wmma::mem_row_major);\n"
+	"}\n"
+	"__device__ __forceinline__ void stir_wmma_m16n16k16_f16_load_a(stir_wmma_m16n16k16_f16_a &a,\n"
+	"    const __half *p, long long ld)\n"
+	"{\n"
+	"  stir_wmma::load_matrix_sync(a.row, p, (unsigned)ld);\n"
+	"  a.t = 0;\n"
+	"}\n"
+	"__device__ __forceinline__ void stir_wmma_m16n16k16_f16_load_a_t(stir_wmma_m16n16k16_f16_a &a,\n"
+	"    const __half *p, long long ld)\n"
+	"{\n"
+	"  stir_wmma::load_matrix_sync(a.col, p, (unsigned)ld);\n"
+	"  a.t = 1;\n"
+	"}\n"
+	"__device__ __forceinline__ void stir_wmma_m16n16k16_f16_load_b(stir_wmma_m16n16k16_f16_b &b,\n"
+	"    const __half *p, long long ld)\n"
+	"{\n"
+	"  stir_wmma::load_matrix_sync(b.row, p, (unsigned)ld);\n"
+	"  b.t = 0;\n"
+	"}\n"
+	"__device__ __forceinline__ void stir_wmma_m16n16k16_f16_load_b_t(stir_wmma_m16n16k16_f16_b &b,\n"
+	"    const __half *p, long long ld)\n"
+	"{\n"
+	"  stir_wmma::load_matrix_sync(b.col, p, (unsigned)ld);\n"
+	"  b.t = 1;\n"
+	"}\n"
+	"__device__ __forceinline__ void stir_wmma_m16n16k16_f16_mma(stir_wmma_m16n16k16_f16_acc &c,\n"
+	"    const stir_wmma_m16n16k16_f16_a &a, const stir_wmma_m16n16k16_f16_b &b)\n"
+	"{\n"
+	"  stir_wmma_m16n16k16_f16_frag f;\n"
+	"  for (int i = 0; i < 8; i++)\n"
+	"    f.x[i] = c.r[i];\n"
+	"  if (!a.t && !b.t)\n"
+	"    stir_wmma::mma_sync(f, a.row, b.row, f);\n"
+	"  else if (!a.t)\n"
+	"    stir_wmma::mma_sync(f, a.row, b.col, f);\n"
+	"  else if (!b.t)\n"
+	"    stir_wmma::mma_sync(f, a.col, b.row, f);\n"
+	"  else\n"
+	"    stir_wmma::mma_sync(f, a.col, b.col, f);\n"
+	"  for (int i = 0; i < 8; i++)\n"
+	"    c.r[i] = f.x[i];\n"
+	"}\n";
+
 static const char prelude_ldsm[] =
 	"// ldmatrix: 8x8 matrices of 16-bit elements from shared memory (the\n"
 	"// _ldsm loads, for an operand in a shared buffer whose rows are 16-byte\n"
@@ -365,6 +457,8 @@ const char *cuda_mma_prelude(const stir_intrinsic *in)
 		return prelude_mma_m16n8k16_bf16;
 	if (!strcmp(in->name, "mma_m16n8k8_tf32"))
 		return prelude_mma_m16n8k8_tf32;
+	if (!strcmp(in->name, "wmma_m16n16k16_f16"))
+		return prelude_wmma_m16n16k16_f16;
 	if (!strcmp(in->name, "cp_async_16"))
 		return prelude_cp_async_16;
 	return NULL;

@@ -10,17 +10,20 @@
 static const stir_intrinsic intrinsics[] = {
 	{ "mma_m16n8k16_f16", 16, 8, 16, STIR_F16, false,
 	  "stir_mma_m16n8k16_f16",
-	  "mma.sync m16n8k16, f16 inputs, f32 accumulation", false },
+	  "mma.sync m16n8k16, f16 inputs, f32 accumulation", false, 0 },
 	{ "mma_m16n8k16_bf16", 16, 8, 16, STIR_BF16, false,
 	  "stir_mma_m16n8k16_bf16",
-	  "mma.sync m16n8k16, bf16 inputs, f32 accumulation", false },
+	  "mma.sync m16n8k16, bf16 inputs, f32 accumulation", false, 0 },
 	{ "mma_m16n8k8_tf32", 16, 8, 8, STIR_F32, true,
 	  "stir_mma_m16n8k8_tf32",
 	  "mma.sync m16n8k8, f32 inputs rounded to tf32, f32 accumulation",
-	  false },
+	  false, 0 },
+	{ "wmma_m16n16k16_f16", 16, 16, 16, STIR_F16, false,
+	  "stir_wmma_m16n16k16_f16",
+	  "nvcuda::wmma m16n16k16, f16 inputs, f32 accumulation", false, 32 },
 	{ "cp_async_16", 0, 0, 0, STIR_F32, false, "stir_cp_async_16",
 	  "cp.async: a tile copied from global into shared memory in 16-byte "
-	  "pieces by the lanes of a warp", true },
+	  "pieces by the lanes of a warp", true, 0 },
 };
 #define N_INTRINSICS (int)(sizeof(intrinsics) / sizeof(intrinsics[0]))
 
@@ -64,7 +67,7 @@ static const stir_mma_lanes lanes_acc = { 4, 1,
 const stir_mma_lanes *stir_intrinsic_lanes(const stir_intrinsic *in,
 	char what)
 {
-	if (!in || in->copy || in->m != 16 || in->n != 8)
+	if (!in || in->copy || in->align || in->m != 16 || in->n != 8)
 		return NULL;
 	if (what == 'c')
 		return &lanes_acc;
@@ -100,7 +103,7 @@ const stir_intrinsic *stir_intrinsic_find(const char *name)
 const char *stir_intrinsic_names(void)
 {
 	return "mma_m16n8k16_f16, mma_m16n8k16_bf16, mma_m16n8k8_tf32, "
-		"cp_async_16";
+		"wmma_m16n16k16_f16, cp_async_16";
 }
 
 /* What a match works with. */
@@ -406,6 +409,68 @@ static bool check_guard(matcher *m, const stir_mma_match *mm)
 	return true;
 }
 
+/* m, mm, what, op: operand "what" of nest mm, of an intrinsic with an
+ * opaque fragment layout (stir_intrinsic's align): global (A and B may
+ * also be shared: the emitter declares the buffer aligned), its rows a
+ * multiple of 16 bytes apart, its tile's first element aligned. */
+static bool opaque_operand(matcher *m, const stir_mma_match *mm,
+	const char *what, const stir_mma_operand *op)
+{
+	const stir_intrinsic *in = mm->in;
+	int64_t size = (int64_t)stir_dtype_get_size(op->buf->dtype);
+	if (op->buf->scope != STIR_SCOPE_GLOBAL &&
+	    (op == &mm->c || op->buf->scope != STIR_SCOPE_SHARED))
+		return mismatch(m, op->index->loc, "%s loads A and B from global "
+			"or shared memory and stores C in global memory; %s '%s' is "
+			"in neither", in->name, what, op->buf->name);
+	if (op->ld * size % 16 != 0)
+		return mismatch(m, op->index->loc, "%s's rows are %lld bytes apart; "
+			"%s needs a multiple of 16", what, (long long)(op->ld * size),
+			in->name);
+	if (!stir_mma_operand_aligned(mm, op, in->align / size))
+		return mismatch(m, op->index->loc, "the index of %s '%s' at the "
+			"tile's first element must be a multiple of %lld (%d bytes): "
+			"%s loads aligned tiles", what, op->buf->name,
+			(long long)(in->align / size), in->align, in->name);
+	return true;
+}
+
+/* m, mm: whether matched nest mm suits its intrinsic when that has an
+ * opaque fragment layout (stir_intrinsic's align): nothing placed
+ * element by element (no row guard, no gathered operand or rows, no
+ * atomic store), every operand in memory as opaque_operand says. */
+static bool check_opaque(matcher *m, const stir_mma_match *mm)
+{
+	const stir_intrinsic *in = mm->in;
+	const char *why = NULL;
+	stir_loc loc = mm->store->loc;
+	if (!in->align)
+		return true;
+	if (mm->guard) {
+		why = "row guard";
+		loc = mm->guard->loc;
+	} else if (mm->a.gather || mm->b.gather) {
+		why = "gathered operand (rows picked by a load)";
+		loc = (mm->a.gather ? mm->a : mm->b).index->loc;
+	} else if (mm->c_rows) {
+		why = "gathered rows of C";
+	} else if (mm->atomic) {
+		why = "atomic store";
+	}
+	if (why)
+		return mismatch(m, loc, "the fragment layout of %s is opaque: it "
+			"takes no %s, which places elements one by one (an mma.sync "
+			"intrinsic does)", in->name, why);
+	if (mm->form == STIR_MMA_FORM_MMA &&
+	    (!opaque_operand(m, mm, "A", &mm->a) ||
+	     !opaque_operand(m, mm, "B", &mm->b)))
+		return false;
+	if (mm->form == STIR_MMA_FORM_STORE ||
+	    (mm->form == STIR_MMA_FORM_MMA && !mm->frag))
+		return opaque_operand(m, mm, "C", &mm->c);
+	return true;
+}
+
 /* m, mm, in, l: a two-loop nest: a fill of a fragment buffer or its
  * store into C. */
 static bool match_fill_store(matcher *m, stir_mma_match *mm,
@@ -599,7 +664,8 @@ bool stir_tensorize_match(const stir_stmt *l, const stir_intrinsic *in,
 	    (st->u.store.buf->scope == STIR_SCOPE_LOCAL ||
 	     (st->u.store.value->kind == STIR_EXPR_LOAD &&
 	      st->u.store.value->u.load.buf->scope == STIR_SCOPE_LOCAL)))
-		return match_fill_store(&m, mm, in, l) && check_guard(&m, mm);
+		return match_fill_store(&m, mm, in, l) && check_opaque(&m, mm) &&
+			check_guard(&m, mm);
 	mm->form = STIR_MMA_FORM_MMA;
 	const stir_stmt *s = NULL;
 	if (!nest(&m, l, mm->loops, 3, STIR_BLOCK_ATOMIC, &s))
@@ -701,7 +767,7 @@ bool stir_tensorize_match(const stir_stmt *l, const stir_intrinsic *in,
 	if (v->u.binary.a->kind != STIR_EXPR_CAST && in->in != STIR_F32)
 		return mismatch(&m, v->loc, "the product must convert its "
 			"operands to f32");
-	return check_guard(&m, mm);
+	return check_opaque(&m, mm) && check_guard(&m, mm);
 }
 
 /* s, m: see intrinsics.h. */

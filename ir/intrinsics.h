@@ -29,6 +29,14 @@ typedef struct stir_intrinsic {
 	const char *doc;           /* what it is, for messages and docs */
 	bool copy;                 /* a copy (STIR_MMA_FORM_COPY): m, n, k,
 	                              in and tf32 unused */
+	/* 0, or the bytes to which an API with an opaque fragment layout
+	 * (nvcuda::wmma: stir_intrinsic_lanes gives none) needs the first
+	 * element of each operand's tile in memory aligned; its rows must
+	 * then be a multiple of 16 bytes apart, its operands (and C where
+	 * the accumulator is not a fragment) global, and its nests take no
+	 * row guard, no gathered operand or rows and no atomic store, which
+	 * place elements one by one */
+	int align;
 } stir_intrinsic;
 
 /* x (an f32 value) rounded to tf32 as cvt.rna.tf32.f32 does: to nearest,
@@ -75,7 +83,8 @@ typedef struct stir_mma_lanes {
 } stir_mma_lanes;
 
 /* in, what: the lane layout of operand "what" ('a', 'b', or 'c' for the
- * accumulator) of mma intrinsic in. */
+ * accumulator) of mma intrinsic in; NULL for a copy and for an intrinsic
+ * whose layout is opaque (stir_intrinsic's align). */
 const stir_mma_lanes *stir_intrinsic_lanes(const stir_intrinsic *in,
 	char what);
 

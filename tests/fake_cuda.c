@@ -265,8 +265,8 @@ static int in_alloc(dptr p, size_t n)
 	return 0;
 }
 
-/* p, size: host memory; sizes of 0 or above 1 TiB fail as they
- * would on a GPU. */
+/* p, size: host memory, 256-byte aligned; sizes of 0 or above 1 TiB
+ * fail as they would on a GPU. */
 API res cuMemAlloc_v2(dptr *p, size_t size)
 {
 	NEED_CTX();
@@ -277,7 +277,11 @@ API res cuMemAlloc_v2(dptr *p, size_t size)
 	alloc *a = malloc(sizeof(*a));
 	if (!a)
 		return OUT_OF_MEMORY;
-	a->p = malloc(size);
+	/* (cuMemAlloc aligns to 256 bytes at least; wmma's loads need 32) */
+	void *mem = NULL;
+	if (posix_memalign(&mem, 256, size) != 0)
+		mem = NULL;
+	a->p = mem;
 	if (!a->p) {
 		free(a);
 		return OUT_OF_MEMORY;

@@ -99,7 +99,7 @@ typedef struct emu_prog {
 	char so[1200];             /* the compiled object */
 } emu_prog;
 
-#define MAX_PROGS 280
+#define MAX_PROGS 400
 static emu_prog progs[MAX_PROGS];
 static int n_progs;
 
@@ -358,6 +358,10 @@ static const struct {
 	{ "bsrmm", "tests/tensorize/bsrmm_tc_mem.yaml", "mb=5,nb=6" },
 	{ "bsrmm", "tests/tensorize/bsrmm_tc_tiles.yaml", "mb=5,nb=6" },
 	{ "bsrmm", "tests/tensorize/bsrmm_tc_smem.yaml", "mb=5,nb=6" },
+	{ "bsrmm", "tests/tensorize/bsrmm_wmma.yaml", "mb=5,nb=6" },
+	{ "bsrmm", "tests/tensorize/bsrmm_wmma_add.yaml", "mb=5,nb=6" },
+	{ "bsrmm", "tests/tensorize/bsrmm_wmma_tiles.yaml", "mb=5,nb=6" },
+	{ "bsrmm", "tests/tensorize/bsrmm_wmma_cp.yaml", "mb=5,nb=6" },
 	{ "bsrmm", "tests/tensorize/bsrmm_tc_cp.yaml", "mb=5,nb=6" },
 	{ "bsrmm", "tests/tensorize/bsrmm_tc_add.yaml", "mb=5,nb=6" },
 	{ "bsrmm", "tests/tensorize/bsrmm_tc_atomic.yaml", "mb=5,nb=6" },
@@ -633,6 +637,10 @@ static void find_programs(void)
 		 * transposed ldmatrix loads */
 		{ "tests/tensorize/bsrmm_bf16_t.stir",
 		  "tests/tensorize/bsrmm_bf16_t.yaml" },
+		/* wmma on f16 operands stored transposed: the API's column-major
+		 * fragments */
+		{ "tests/tensorize/bsrmm_f16_t.stir",
+		  "tests/tensorize/bsrmm_wmma_t.yaml" },
 		/* 32x32 and 64x64 blocks as 16x16 sub-blocks, 4 tiles a warp */
 		{ "bench/bsrmm32.stir", "tests/tensorize/bsrmm32_tc.yaml" },
 		{ "bench/bsrmm64.stir", "tests/tensorize/bsrmm64_tc.yaml" },

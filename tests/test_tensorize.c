@@ -47,12 +47,17 @@ static stir_kernel *scheduled(stir_ctx *ctx, const char *extra,
 
 START_TEST(test_table)
 {
-	ck_assert_int_eq(stir_intrinsic_count(), 4);
+	ck_assert_int_eq(stir_intrinsic_count(), 5);
 	const stir_intrinsic *in = stir_intrinsic_find("mma_m16n8k16_f16");
 	ck_assert_ptr_nonnull(in);
 	ck_assert(in->m == 16 && in->n == 8 && in->k == 16 && in->in == STIR_F16);
 	ck_assert_ptr_null(stir_intrinsic_find("mma_m16n8k16"));
-	ck_assert_ptr_null(stir_intrinsic_at(4));
+	ck_assert_ptr_null(stir_intrinsic_at(5));
+	/* wmma: the API's opaque layout, no lanes to place elements by */
+	const stir_intrinsic *w = stir_intrinsic_find("wmma_m16n16k16_f16");
+	ck_assert(w && w->m == 16 && w->n == 16 && w->k == 16 && w->align == 32);
+	ck_assert_ptr_null(stir_intrinsic_lanes(w, 'c'));
+	ck_assert_ptr_nonnull(stir_intrinsic_lanes(in, 'c'));
 	ck_assert(stir_intrinsic_find("cp_async_16")->copy && !in->copy);
 	/* cvt.rna.tf32: 10 mantissa bits, to nearest, ties away from zero */
 	ck_assert(stir_round_tf32(1.0 + 1.0 / 4096) == 1.0);
@@ -154,6 +159,9 @@ static const struct {
 	  "A 'A_data' holds f16; mma_m16n8k16_bf16 takes bf16" },
 	{ "", "bsrmm1", "bi", "wmma",
 	  "unknown intrinsic 'wmma'; the intrinsics are mma_m16n8k16_f16" },
+	{ "", "bsrmm1", "bi", "wmma_m16n16k16_f16",
+	  "loop 'f_1' (the N dimension) must have the literal extent 16 for "
+	  "wmma_m16n16k16_f16" },
 	{ "", "bsrmm1", "f_1", "mma_m16n8k16_f16",
 	  "the nest must be 3 perfectly nested loops around one store; found "
 	  "another statement inside loop 'bj'" },
@@ -217,6 +225,92 @@ static stir_kernel *read_scheduled(stir_ctx *ctx, const char *program,
 	stir_schedule_free(s);
 	return k;
 }
+
+/* ctx, yaml, m: the CUDA of examples/bsrmm.stir under schedule file
+ * "yaml" (its module in *m). */
+static char *bsrmm_cuda(stir_ctx *ctx, const char *yaml, stir_module **m)
+{
+	stir_kernel *k = read_scheduled(ctx, "examples/bsrmm.stir", "bsrmm",
+		yaml, false, m);
+	char *cu = stir_kernel_to_cuda(k);
+	if (!cu)
+		stir_ctx_print_diagnostics(ctx, stderr);
+	ck_assert_ptr_nonnull(cu);
+	return cu;
+}
+
+/* wmma (tests/tensorize/bsrmm_wmma.yaml): its nests print as the API's
+ * calls; misaligned tiles, an atomic store and an operand in local memory
+ * are refused, with what does not match. */
+START_TEST(test_wmma)
+{
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_module *m;
+	stir_kernel *k;
+	stir_schedule *s;
+	char *cu = bsrmm_cuda(ctx, "tests/tensorize/bsrmm_wmma.yaml", &m);
+	ck_assert_ptr_nonnull(strstr(cu, "#include <mma.h>"));
+	ck_assert_ptr_nonnull(strstr(cu, "stir_wmma::mma_sync(f, a.row, b.row, f);"));
+	ck_assert_ptr_nonnull(strstr(cu, "stir_wmma_m16n16k16_f16_mma("
+		"C_data_local, stir_fa, stir_fb);"));
+	ck_assert_ptr_nonnull(strstr(cu, "stir_wmma_m16n16k16_f16_store_acc("
+		"&C_data[v0 + v1 * 64 + v2], 64, C_data_local);"));
+	ck_assert_ptr_null(strstr(cu, "stir_mma_m16n8k16"));
+	free(cu);
+	/* the stage III text with B's tiles 8 features apart: not 32-byte
+	 * aligned, which the reader's verifier refuses */
+	char *t = stir_kernel_to_str(stir_module_find_kernel(m, "bsrmm"));
+	char *at = strstr(t, "vf: S = f_0 * 16 + f_1");
+	ck_assert_ptr_nonnull(at);
+	memcpy(at + 14, "8 + f_1 ", 8);
+	ck_assert_ptr_null(stir_module_read_from_mem(ctx, "t.stir", t,
+		strlen(t)));
+	ck_assert(test_said(ctx, "the index of B 'B_data' at the tile's first element "
+		"must be a multiple of 16 (32 bytes): wmma_m16n16k16_f16 loads "
+		"aligned tiles"));
+	free(t);
+	stir_module_free(m);
+	static const struct {
+		const char *stage3, *block, *says;
+	} cases[] = {
+		{ "  - set_atomic: {block: bsrmm1}\n"
+		  "stage3:\n"
+		  "  - cache_write: {block: bsrmm1, buffer: C_data, loop: j, "
+		  "scope: local}\n", "C_data_local",
+		  "the fragment layout of wmma_m16n16k16_f16 is opaque: it takes "
+		  "no atomic store" },
+		{ "stage3:\n"
+		  "  - cache_read: {block: bsrmm1, buffer: A_data, loop: bi, "
+		  "scope: local}\n", "bsrmm1",
+		  "wmma_m16n16k16_f16 loads A and B from global or shared memory "
+		  "and stores C in global memory; A 'A_data_local' is in neither" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char y[2048];
+		snprintf(y, sizeof(y), "kernel: bsrmm\n"
+			"stage1:\n"
+			"  - sparse_reorder: {iter: bsrmm, order: [i, j, bi, f, bj]}\n"
+			"  - specialize: {param: feat, value: 64}\n"
+			"stage2:\n"
+			"  - split: {block: bsrmm1, loop: f, factors: [null, 16]}\n"
+			"  - reorder: {block: bsrmm1, loops: [f_0, j, bi, f_1, bj]}\n"
+			"%s", cases[i].stage3);
+		m = stir_module_read_from_file(ctx, test_path("examples/bsrmm.stir"));
+		k = stir_module_find_kernel(m, "bsrmm");
+		s = stir_schedule_read_from_mem(ctx, "t.yaml", y, strlen(y));
+		ck_assert_ptr_nonnull(s);
+		if (stir_schedule_apply(s, k, STIR_STAGE_3) != 0)
+			stir_ctx_print_diagnostics(ctx, stderr);
+		stir_schedule_free(s);
+		ck_assert_int_eq(stir_tensorize(k, cases[i].block,
+			!strcmp(cases[i].block, "bsrmm1") ? "bi" : "ax0",
+			"wmma_m16n16k16_f16"), -1);
+		ck_assert(test_said(ctx, cases[i].says));
+		stir_module_free(m);
+	}
+	stir_ctx_free(ctx);
+}
+END_TEST
 
 /* Several tiles of C a warp (tests/tensorize/bsrmm_tc_tiles.yaml): the
  * accumulator is four fragments, each nest uses the one of its tile; a
@@ -1255,6 +1349,7 @@ static Suite *tensorize_suite(void)
 		(int)(sizeof(refused) / sizeof(refused[0])));
 	tcase_add_test(tc, test_stage);
 	tcase_add_test(tc, test_tiles);
+	tcase_add_test(tc, test_wmma);
 	tcase_add_test(tc, test_staged);
 	tcase_add_test(tc, test_pipeline);
 	tcase_add_test(tc, test_shared_per_thread);

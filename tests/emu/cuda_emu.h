@@ -24,6 +24,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -521,8 +522,9 @@ extern "C" int stir_emu_launch(void (*fn)(void **), const unsigned *grid,
 
 /* ---- tensor cores (codegen/mma_prelude.c) ---- */
 
-/* The prelude of the intrinsics compiles for the host too: only mma.sync
- * and cvt.rna.tf32 are replaced, by the functions below. */
+/* The prelude of the intrinsics compiles for the host too: only mma.sync,
+ * ldmatrix, cvt.rna.tf32 and cp.async are replaced, by the functions
+ * below, and <mma.h> by the nvcuda::wmma below. */
 #define STIR_EMU 1
 
 inline unsigned short __half_as_ushort(__half h) { return h.x; }
@@ -630,6 +632,164 @@ inline void stir_emu_mma_m16n8k8_tf32(float c[4], const unsigned a[4],
 	}
 	stir_emu_mma_finish(8, A, B, regs, c);
 }
+
+/* ---- nvcuda::wmma (codegen/mma_prelude.c, wmma_m16n16k16_f16) ---- */
+
+/* The API's fragments hold, in each lane, num_elements of the tile in an
+ * order the API does not tell: here element e of lane l is the tile's
+ * element l + 32 e in row-major order (another order than mma.sync's, so
+ * that code assuming a layout shows).  Every function is warp-collective:
+ * all 32 lanes must call it with the same pointer and row distance (else
+ * the launch fails), a pointer 32-byte aligned and rows a multiple of 16
+ * bytes apart, as the API requires. */
+namespace nvcuda {
+namespace wmma {
+struct matrix_a {};
+struct matrix_b {};
+struct accumulator {};
+struct row_major {};
+struct col_major {};
+enum layout_t { mem_row_major, mem_col_major };
+
+/* Use's tile: M x K for A, K x N for B, M x N for the accumulator. */
+template <typename Use, int M, int N, int K>
+struct stir_emu_cols {
+	enum { value = N };
+};
+template <int M, int N, int K>
+struct stir_emu_cols<matrix_a, M, N, K> {
+	enum { value = K };
+};
+template <typename Use, int M, int N, int K, typename T,
+	typename Layout = void>
+struct fragment {
+	static_assert(M == 16 && N == 16 && K == 16,
+		"the emulation knows the m16n16k16 shape (every tile 16 x 16)");
+	enum { num_elements = M * N / 32 };
+	T x[M * N / 32];
+};
+} // namespace wmma
+} // namespace nvcuda
+
+inline float stir_emu_wmma_float(float x) { return x; }
+inline float stir_emu_wmma_float(__half x) { return __half2float(x); }
+
+/* The pointers the lanes of a collective call give, by thread. */
+inline const void *stir_emu_wmma_ptr[1024][3];
+inline unsigned stir_emu_wmma_ld[1024];
+
+/* a, b, c, ld: publish this lane's pointers and row distance and wait for
+ * the whole warp (32 lanes, each giving the same ld and, when same, the
+ * same a); returns lane 0's slot. */
+inline unsigned stir_emu_wmma_publish(const void *a, const void *b,
+	const void *c, unsigned ld, bool same)
+{
+	unsigned lid = stir_emu_cur->lid, first = lid - lid % 32;
+	if (stir_emu_lanes(lid) != 32)
+		stir_emu_bad_mask = 1;
+	stir_emu_wmma_ptr[lid][0] = a;
+	stir_emu_wmma_ptr[lid][1] = b;
+	stir_emu_wmma_ptr[lid][2] = c;
+	stir_emu_wmma_ld[lid] = ld;
+	stir_emu_cur->mask = 0xffffffffu;
+	stir_emu_wait(STIR_EMU_WARP);
+	for (unsigned l = first; l < first + 32; l++)
+		if (stir_emu_wmma_ld[l] != ld ||
+		    (same && stir_emu_wmma_ptr[l][0] != a))
+			stir_emu_bad_mask = 1;
+	return first;
+}
+
+/* The end of a collective call: nobody changes what it published before
+ * every lane has read it. */
+inline void stir_emu_wmma_done(void)
+{
+	stir_emu_cur->mask = 0xffffffffu;
+	stir_emu_wait(STIR_EMU_WARP);
+}
+
+/* f, p, ld, cols, colmajor, store: the lane's elements of a tile of
+ * "cols" columns at p (element (r, c) at p[r * ld + c], or p[c * ld + r]
+ * when colmajor) into f, or from f when store. */
+template <typename T>
+inline void stir_emu_wmma_move(T *f, int n, T *p, unsigned ld, int cols,
+	bool colmajor, bool store)
+{
+	stir_emu_wmma_publish(p, NULL, NULL, ld, true);
+	if ((uintptr_t)p % 32 != 0 || ld * sizeof(T) % 16 != 0)
+		stir_emu_bad_mask = 1;
+	unsigned lane = stir_emu_cur->lid % 32;
+	for (int e = 0; e < n; e++) {
+		unsigned i = lane + 32 * (unsigned)e, r = i / (unsigned)cols,
+			c = i % (unsigned)cols;
+		T *q = &p[colmajor ? c * ld + r : r * ld + c];
+		if (store)
+			*q = f[e];
+		else
+			f[e] = *q;
+	}
+	stir_emu_wmma_done();
+}
+
+namespace nvcuda {
+namespace wmma {
+/* f, p, ldm: load_matrix_sync of A or B, whose layout is its type's. */
+template <typename Use, int M, int N, int K, typename T, typename Layout>
+inline void load_matrix_sync(fragment<Use, M, N, K, T, Layout> &f,
+	const T *p, unsigned ldm)
+{
+	stir_emu_wmma_move(f.x, M * N / 32, (T *)p, ldm,
+		stir_emu_cols<Use, M, N, K>::value,
+		std::is_same<Layout, col_major>::value, false);
+}
+/* f, p, ldm, l: load_matrix_sync of an accumulator. */
+template <int M, int N, int K>
+inline void load_matrix_sync(fragment<accumulator, M, N, K, float> &f,
+	const float *p, unsigned ldm, layout_t l)
+{
+	stir_emu_wmma_move(f.x, M * N / 32, (float *)p, ldm, N,
+		l == mem_col_major, false);
+}
+/* p, f, ldm, l: store_matrix_sync of an accumulator. */
+template <int M, int N, int K>
+inline void store_matrix_sync(float *p,
+	const fragment<accumulator, M, N, K, float> &f, unsigned ldm, layout_t l)
+{
+	stir_emu_wmma_move((float *)f.x, M * N / 32, p, ldm, N,
+		l == mem_col_major, true);
+}
+/* d, a, b, c: D = A B + C, every product of f32 values summed in f32 in
+ * the order of k, A and B decoded from every lane's fragments. */
+template <int M, int N, int K, typename T, typename LA, typename LB>
+inline void mma_sync(fragment<accumulator, M, N, K, float> &d,
+	const fragment<matrix_a, M, N, K, T, LA> &a,
+	const fragment<matrix_b, M, N, K, T, LB> &b,
+	const fragment<accumulator, M, N, K, float> &c)
+{
+	unsigned first = stir_emu_wmma_publish(a.x, b.x, c.x, 0, false);
+	unsigned lane = stir_emu_cur->lid % 32;
+	/* element (r, c) of a tile of "cols" columns: lane i % 32,
+	 * element i / 32 with i = r * cols + c */
+	auto at = [&](int which, int r, int col, int cols) {
+		unsigned i = (unsigned)(r * cols + col);
+		const T *x = (const T *)stir_emu_wmma_ptr[first + i % 32][which];
+		return stir_emu_wmma_float(x[i / 32]);
+	};
+	float out[M * N / 32];
+	for (int e = 0; e < M * N / 32; e++) {
+		unsigned i = lane + 32 * (unsigned)e;
+		int r = (int)(i / N), col = (int)(i % N);
+		float v = c.x[e];
+		for (int k = 0; k < K; k++)
+			v += at(0, r, k, K) * at(1, k, col, N);
+		out[e] = v;
+	}
+	stir_emu_wmma_done();
+	for (int e = 0; e < M * N / 32; e++)
+		d.x[e] = out[e];
+}
+} // namespace wmma
+} // namespace nvcuda
 
 /* The row addresses of an ldmatrix, by thread. */
 inline const unsigned char *stir_emu_ldsm_rows[1024];
