@@ -327,6 +327,8 @@ static int tune_measure(stir_ctx *ctx, const stir_kernel *k,
 	out->timed_cand = calloc((size_t)top, sizeof(*out->timed_cand));
 	out->timed_ms = calloc((size_t)top, sizeof(*out->timed_ms));
 	made *w = calloc((size_t)top, sizeof(*w));
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
 	int rc = w && s.ctxs && s.mods && s.ss && s.ks && s.gks && s.texts && s.pos &&
 		s.inputs && out->timed_cand && out->timed_ms ? 0 : no_memory(ctx);
 	/* the first "top" candidates whose schedule files differ, scheduled
@@ -379,6 +381,9 @@ static int tune_measure(stir_ctx *ctx, const stir_kernel *k,
 	}
 	free(w);
 	out->n_compiled = s.n;
+	out->schedule_s = elapsed_s(&ts);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	long nvrtc0 = stir_nvrtc_n_invocations();
 	/* the options a schedule file gives: the device's defaults */
 	stir_compile_options *co = calloc((size_t)(s.n ? s.n : 1), sizeof(*co));
 	for (int i = 0; co && i < s.n; i++) {
@@ -396,6 +401,9 @@ static int tune_measure(stir_ctx *ctx, const stir_kernel *k,
 		rc = -1;
 	}
 	free(co);
+	out->compile_s = elapsed_s(&ts);
+	out->n_nvrtc = (int)(stir_nvrtc_n_invocations() - nvrtc0);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
 	*best = -1;
 	int won = -1, bound = -1, n0 = 0;
 	/* one set of inputs: the dense operands drawn once, each distinct
@@ -440,6 +448,7 @@ static int tune_measure(stir_ctx *ctx, const stir_kernel *k,
 			}
 		}
 	}
+	out->time_s = elapsed_s(&ts);
 	stir_bindings_free(b);
 	search_free(&s);
 	return rc;

@@ -96,6 +96,11 @@ typedef struct stir_tune_result {
 	int n_timed;
 	int *timed_cand;        /* heap, n_timed */
 	double *timed_ms;       /* heap, n_timed */
+	/* The search's seconds: scheduling the candidates, compiling them
+	 * (NVRTC or the kernel cache; n_nvrtc by NVRTC), timing them and the
+	 * winner. */
+	double schedule_s, compile_s, time_s;
+	int n_nvrtc;
 } stir_tune_result;
 
 /* The order in which stir_tune's measured search takes the candidates
