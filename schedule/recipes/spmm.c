@@ -142,8 +142,9 @@ static int schedule_part(stir_kernel *k, const char *block, int64_t width,
 		return -1;
 	/* a row wider than its warp caches hold: pieces c_0 of c_1 columns,
 	 * each piece unrolled, the pieces a loop (unrolled too, a 256-wide
-	 * part's 8 pieces of 32 columns times 16 chunks of 512 features
-	 * took NVRTC 45-90 s: bench/RESULTS.md, "Cold tuning") */
+	 * part's 8 pieces x 32 columns x 4 chunks at 512 features took
+	 * NVRTC 25 s of CPU and ran up to 2x slower: bench/RESULTS.md,
+	 * "Cold tuning, the model's pick first, record hits") */
 	int64_t piece = warp_piece(width, fm);
 	const int64_t fc[] = { 0, piece };
 	if (piece && piece < width)
