@@ -683,6 +683,14 @@ static int64_t deg_spread(int64_t i, int64_t n)
 	return d;
 }
 
+/* The row-length shapes and the feature sizes the SpMM model's tests
+ * rank on. */
+static int64_t (*const model_degs[])(int64_t, int64_t) = { deg_four,
+	deg_hubs, deg_spread };
+#define N_MODEL_DEGS (sizeof(model_degs) / sizeof(model_degs[0]))
+static const int64_t model_feats[] = { 32, 64, 128, 256, 512 };
+#define N_MODEL_FEATS (sizeof(model_feats) / sizeof(model_feats[0]))
+
 /* The cost model: deterministic, only candidates that apply, the
  * cheapest first; sane on the shapes of graphs: short even rows prefer
  * narrow buckets without splits, hubs a widest bucket that holds them. */
@@ -692,24 +700,21 @@ START_TEST(test_spmm_model)
 	int order[256], order2[256];
 	double costs[256];
 	ck_assert_int_le(n, 256);
-	int64_t feats[] = { 32, 64, 128, 256, 512 };
-	int64_t (*degs[])(int64_t, int64_t) = { deg_four, deg_hubs,
-		deg_spread };
-	for (size_t g = 0; g < sizeof(degs) / sizeof(degs[0]); g++) {
-		stir_csr *a = make_csr(20000, degs[g]);
-		for (size_t f = 0; f < sizeof(feats) / sizeof(feats[0]); f++) {
-			int m = stir_spmm_hybrid_model_rank(a, feats[f], 132,
+	for (size_t g = 0; g < N_MODEL_DEGS; g++) {
+		stir_csr *a = make_csr(20000, model_degs[g]);
+		for (size_t f = 0; f < N_MODEL_FEATS; f++) {
+			int m = stir_spmm_hybrid_model_rank(a, model_feats[f], 132,
 				order, costs);
 			ck_assert_int_gt(m, 0);
 			ck_assert_int_le(m, n);
-			int m2 = stir_spmm_hybrid_model_rank(a, feats[f], 132,
+			int m2 = stir_spmm_hybrid_model_rank(a, model_feats[f], 132,
 				order2, NULL);
 			ck_assert_int_eq(m, m2);
 			for (int i = 0; i < m; i++) {
 				const stir_spmm_hybrid_candidate *p =
 					stir_spmm_hybrid_get_candidate(order[i]);
 				ck_assert_int_eq(order[i], order2[i]);
-				ck_assert(stir_spmm_hybrid_fits(p, feats[f]));
+				ck_assert(stir_spmm_hybrid_fits(p, model_feats[f]));
 				ck_assert(costs[i] > 0);
 				if (i > 0)
 					ck_assert(costs[i] >= costs[i - 1]);
@@ -718,15 +723,15 @@ START_TEST(test_spmm_model)
 			int fit = 0;
 			for (int i = 0; i < n; i++)
 				fit += stir_spmm_hybrid_fits(
-					stir_spmm_hybrid_get_candidate(i), feats[f]);
+					stir_spmm_hybrid_get_candidate(i), model_feats[f]);
 			ck_assert_int_eq(m, fit);
 			const stir_spmm_hybrid_candidate *top =
 				stir_spmm_hybrid_get_candidate(order[0]);
-			if (degs[g] == deg_four)
+			if (model_degs[g] == deg_four)
 				/* no row split, little padding */
 				ck_assert(top->buckets[0] <= 4 &&
 					top->buckets[top->nb - 1] >= 4);
-			if (degs[g] == deg_hubs) {
+			if (model_degs[g] == deg_hubs) {
 				/* a hub is cut into few pieces, if any */
 				ck_assert_int_ge(top->buckets[top->nb - 1], 32);
 			}
@@ -735,10 +740,10 @@ START_TEST(test_spmm_model)
 			 * otherwise; faster in 81 of the 115 cases) */
 			ck_assert(stir_spmm_hybrid_model_cost(
 				stir_spmm_hybrid_get_candidate(37), a,
-				feats[f], 132) <=
+				model_feats[f], 132) <=
 				stir_spmm_hybrid_model_cost(
 				stir_spmm_hybrid_get_candidate(0), a,
-				feats[f], 132));
+				model_feats[f], 132));
 		}
 		stir_csr_free(a);
 	}
@@ -800,13 +805,10 @@ START_TEST(test_tune_search_order)
 	ck_assert_int_le(stir_spmm_hybrid_n_candidates(), 256);
 	ck_assert_int_le(stir_sddmm_n_candidates(), 256);
 	int nf = stir_spmm_hybrid_n_often_fastest();
-	int64_t feats[] = { 32, 64, 128, 256, 512 };
-	int64_t (*degs[])(int64_t, int64_t) = { deg_four, deg_hubs,
-		deg_spread };
-	for (size_t g = 0; g < sizeof(degs) / sizeof(degs[0]); g++) {
-		stir_csr *a = make_csr(20000, degs[g]);
-		for (size_t f = 0; f < sizeof(feats) / sizeof(feats[0]); f++) {
-			int64_t feat = feats[f];
+	for (size_t g = 0; g < N_MODEL_DEGS; g++) {
+		stir_csr *a = make_csr(20000, model_degs[g]);
+		for (size_t f = 0; f < N_MODEL_FEATS; f++) {
+			int64_t feat = model_feats[f];
 			int n = stir_spmm_hybrid_model_rank(a, feat, 132, model,
 				mcosts);
 			ck_assert_int_gt(n, STIR_TUNE_TOP);
