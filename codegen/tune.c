@@ -327,6 +327,8 @@ static int tune_measure(stir_ctx *ctx, const stir_kernel *k,
 	out->timed_cand = calloc((size_t)top, sizeof(*out->timed_cand));
 	out->timed_ms = calloc((size_t)top, sizeof(*out->timed_ms));
 	made *w = calloc((size_t)top, sizeof(*w));
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
 	int rc = w && s.ctxs && s.mods && s.ss && s.ks && s.gks && s.texts && s.pos &&
 		s.inputs && out->timed_cand && out->timed_ms ? 0 : no_memory(ctx);
 	/* the first "top" candidates whose schedule files differ, scheduled
@@ -379,6 +381,9 @@ static int tune_measure(stir_ctx *ctx, const stir_kernel *k,
 	}
 	free(w);
 	out->n_compiled = s.n;
+	out->schedule_s = elapsed_s(&ts);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	long nvrtc0 = stir_nvrtc_n_invocations();
 	/* the options a schedule file gives: the device's defaults */
 	stir_compile_options *co = calloc((size_t)(s.n ? s.n : 1), sizeof(*co));
 	for (int i = 0; co && i < s.n; i++) {
@@ -396,6 +401,9 @@ static int tune_measure(stir_ctx *ctx, const stir_kernel *k,
 		rc = -1;
 	}
 	free(co);
+	out->compile_s = elapsed_s(&ts);
+	out->n_nvrtc = (int)(stir_nvrtc_n_invocations() - nvrtc0);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
 	*best = -1;
 	int won = -1, bound = -1, n0 = 0;
 	/* one set of inputs: the dense operands drawn once, each distinct
@@ -440,14 +448,15 @@ static int tune_measure(stir_ctx *ctx, const stir_kernel *k,
 			}
 		}
 	}
+	out->time_s = elapsed_s(&ts);
 	stir_bindings_free(b);
 	search_free(&s);
 	return rc;
 }
 
 /* order, costs, n, cand: candidate "cand" moved to the front of
- * order[0 .. n-1] with its cost (the others keep their order); nothing
- * when it is not there (it does not apply). */
+ * order[0 .. n-1] with its cost (costs may be NULL; the others keep
+ * their order); nothing when it is not there (it does not apply). */
 static void move_to_front(int *order, double *costs, int n, int cand)
 {
 	int at = 0;
@@ -455,19 +464,46 @@ static void move_to_front(int *order, double *costs, int n, int cand)
 		at++;
 	if (at == n)
 		return;
-	double c = costs[at];
 	memmove(order + 1, order, (size_t)at * sizeof(*order));
-	memmove(costs + 1, costs, (size_t)at * sizeof(*costs));
 	order[0] = cand;
-	costs[0] = c;
+	if (costs) {
+		double c = costs[at];
+		memmove(costs + 1, costs, (size_t)at * sizeof(*costs));
+		costs[0] = c;
+	}
+}
+
+/* r, a, feat, n_sms, similar, order, costs: see include/stir/tune.h. */
+int stir_tune_get_search_order(stir_tune_recipe r, const stir_csr *a,
+	int64_t feat, int n_sms, int similar, int *order, double *costs)
+{
+	int n = r == STIR_TUNE_SPMM ? stir_spmm_hybrid_model_rank(a, feat,
+		n_sms, order, costs) : stir_sddmm_rank(r, a, feat, n_sms, order,
+		costs);
+	if (n <= 0)
+		return n;
+	if (similar >= 0) {
+		move_to_front(order, costs, n, similar);
+		return n;
+	}
+	if (r != STIR_TUNE_SPMM)
+		return n;
+	/* the model's pick, then the candidates most often fastest (the
+	 * last of the list moved first), then the rest of the model's order */
+	int pick = order[0];
+	for (int i = stir_spmm_hybrid_n_often_fastest() - 1; i >= 0; i--)
+		move_to_front(order, costs, n,
+			stir_spmm_hybrid_get_often_fastest(i));
+	move_to_front(order, costs, n, pick);
+	return n;
 }
 
 /* ctx, program, a, opt, dev, t0, out: the measured search's part of
- * stir_tune (no record hit; out->key and out->similar set): rank the
- * candidates (the SpMM's most often fastest first), a similar graph's
- * winner first, search (the budget counted
- * from *t0), and the fastest's candidate and schedule text into out.  0
- * or -1. */
+ * stir_tune (no record hit; out->key and out->similar set): the
+ * candidates in stir_tune_get_search_order's order (at most
+ * STIR_TUNE_TOP_SIMILAR from a similar graph's winner), searched (the
+ * budget counted from *t0), and the fastest's candidate and schedule text
+ * into out.  0 or -1. */
 static int tune_search(stir_ctx *ctx, const stir_kernel *program,
 	const stir_csr *a, const stir_tune_options *opt, stir_device *dev,
 	const struct timespec *t0, stir_tune_result *out)
@@ -483,23 +519,12 @@ static int tune_search(stir_ctx *ctx, const stir_kernel *program,
 		stir_sddmm_vblock_n_candidates() + 1;
 	int *order = malloc((size_t)nc * sizeof(*order));
 	double *costs = malloc((size_t)nc * sizeof(*costs));
-	int n = !order || !costs ? -1 : recipe == STIR_TUNE_SPMM ?
-		stir_spmm_hybrid_model_rank(a, feat, opt->sms, order, costs) :
-		stir_sddmm_rank(recipe, a, feat, opt->sms, order, costs);
+	int n = !order || !costs ? -1 : stir_tune_get_search_order(recipe, a,
+		feat, opt->sms, out->similar ? out->similar_entry.cand : -1,
+		order, costs);
 	int rc = n < 0 ? no_memory(ctx) : 0;
-	/* without a similar graph's entry, the SpMM's candidates most often
-	 * fastest first (the last of the list moved first), then the model's
-	 * order */
-	for (int i = stir_spmm_hybrid_n_often_fastest() - 1; n > 0 &&
-	     !out->similar && recipe == STIR_TUNE_SPMM && i >= 0; i--)
-		move_to_front(order, costs, n,
-			stir_spmm_hybrid_get_often_fastest(i));
-	if (n > 0 && out->similar) {
-		/* the similar graph's winner first */
-		move_to_front(order, costs, n, out->similar_entry.cand);
-		if (top > STIR_TUNE_TOP_SIMILAR)
-			top = STIR_TUNE_TOP_SIMILAR;
-	}
+	if (out->similar && top > STIR_TUNE_TOP_SIMILAR)
+		top = STIR_TUNE_TOP_SIMILAR;
 	int best = -1;
 	if (rc == 0 && n == 0) {
 		stir_loc loc = { 0, 0, 0 };

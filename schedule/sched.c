@@ -739,6 +739,9 @@ typedef struct scope_walk {
 	sched *s;
 	bool report;
 	bool ok;
+	int *in_kernel;        /* per buffer, its accesses in the kernel's
+	                          body, or -1 until counted (NULL: out of
+	                          memory, counted each time) */
 } scope_walk;
 
 /* st, b: see sched.h. */
@@ -815,7 +818,12 @@ static void check_bound_loop(scope_walk *w, const stir_stmt *loop)
 		    !(block_idx && b->scope == STIR_SCOPE_SHARED))
 			continue;
 		int inside = count_list(&loop->u.for_.body, b);
-		if (!inside || inside == count_list(&k->body, b))
+		if (!inside)
+			continue;
+		if (w->in_kernel && w->in_kernel[i] < 0)
+			w->in_kernel[i] = count_list(&k->body, b);
+		if (inside == (w->in_kernel ? w->in_kernel[i] :
+		    count_list(&k->body, b)))
 			continue;
 		if (loop->u.for_.thread == STIR_THREAD_X &&
 		    b->scope == STIR_SCOPE_LOCAL &&
@@ -853,7 +861,12 @@ static int scope_list(stir_kernel *k, stir_ptr_vec *list, void *user)
 
 bool sched_check_scopes(sched *s, bool report)
 {
-	scope_walk w = { s, report, true };
+	scope_walk w = { s, report, true, NULL };
+	int n = s->k->buffers.n;
+	w.in_kernel = malloc((size_t)(n ? n : 1) * sizeof(*w.in_kernel));
+	for (int i = 0; w.in_kernel && i < n; i++)
+		w.in_kernel[i] = -1;
 	stir_foreach_list(s->k, scope_list, &w);
+	free(w.in_kernel);
 	return w.ok;
 }

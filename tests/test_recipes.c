@@ -683,6 +683,14 @@ static int64_t deg_spread(int64_t i, int64_t n)
 	return d;
 }
 
+/* The row-length shapes and the feature sizes the SpMM model's tests
+ * rank on. */
+static int64_t (*const model_degs[])(int64_t, int64_t) = { deg_four,
+	deg_hubs, deg_spread };
+#define N_MODEL_DEGS (sizeof(model_degs) / sizeof(model_degs[0]))
+static const int64_t model_feats[] = { 32, 64, 128, 256, 512 };
+#define N_MODEL_FEATS (sizeof(model_feats) / sizeof(model_feats[0]))
+
 /* The cost model: deterministic, only candidates that apply, the
  * cheapest first; sane on the shapes of graphs: short even rows prefer
  * narrow buckets without splits, hubs a widest bucket that holds them. */
@@ -692,24 +700,21 @@ START_TEST(test_spmm_model)
 	int order[256], order2[256];
 	double costs[256];
 	ck_assert_int_le(n, 256);
-	int64_t feats[] = { 32, 64, 128, 256, 512 };
-	int64_t (*degs[])(int64_t, int64_t) = { deg_four, deg_hubs,
-		deg_spread };
-	for (size_t g = 0; g < sizeof(degs) / sizeof(degs[0]); g++) {
-		stir_csr *a = make_csr(20000, degs[g]);
-		for (size_t f = 0; f < sizeof(feats) / sizeof(feats[0]); f++) {
-			int m = stir_spmm_hybrid_model_rank(a, feats[f], 132,
+	for (size_t g = 0; g < N_MODEL_DEGS; g++) {
+		stir_csr *a = make_csr(20000, model_degs[g]);
+		for (size_t f = 0; f < N_MODEL_FEATS; f++) {
+			int m = stir_spmm_hybrid_model_rank(a, model_feats[f], 132,
 				order, costs);
 			ck_assert_int_gt(m, 0);
 			ck_assert_int_le(m, n);
-			int m2 = stir_spmm_hybrid_model_rank(a, feats[f], 132,
+			int m2 = stir_spmm_hybrid_model_rank(a, model_feats[f], 132,
 				order2, NULL);
 			ck_assert_int_eq(m, m2);
 			for (int i = 0; i < m; i++) {
 				const stir_spmm_hybrid_candidate *p =
 					stir_spmm_hybrid_get_candidate(order[i]);
 				ck_assert_int_eq(order[i], order2[i]);
-				ck_assert(stir_spmm_hybrid_fits(p, feats[f]));
+				ck_assert(stir_spmm_hybrid_fits(p, model_feats[f]));
 				ck_assert(costs[i] > 0);
 				if (i > 0)
 					ck_assert(costs[i] >= costs[i - 1]);
@@ -718,15 +723,15 @@ START_TEST(test_spmm_model)
 			int fit = 0;
 			for (int i = 0; i < n; i++)
 				fit += stir_spmm_hybrid_fits(
-					stir_spmm_hybrid_get_candidate(i), feats[f]);
+					stir_spmm_hybrid_get_candidate(i), model_feats[f]);
 			ck_assert_int_eq(m, fit);
 			const stir_spmm_hybrid_candidate *top =
 				stir_spmm_hybrid_get_candidate(order[0]);
-			if (degs[g] == deg_four)
+			if (model_degs[g] == deg_four)
 				/* no row split, little padding */
 				ck_assert(top->buckets[0] <= 4 &&
 					top->buckets[top->nb - 1] >= 4);
-			if (degs[g] == deg_hubs) {
+			if (model_degs[g] == deg_hubs) {
 				/* a hub is cut into few pieces, if any */
 				ck_assert_int_ge(top->buckets[top->nb - 1], 32);
 			}
@@ -735,10 +740,10 @@ START_TEST(test_spmm_model)
 			 * otherwise; faster in 81 of the 115 cases) */
 			ck_assert(stir_spmm_hybrid_model_cost(
 				stir_spmm_hybrid_get_candidate(37), a,
-				feats[f], 132) <=
+				model_feats[f], 132) <=
 				stir_spmm_hybrid_model_cost(
 				stir_spmm_hybrid_get_candidate(0), a,
-				feats[f], 132));
+				model_feats[f], 132));
 		}
 		stir_csr_free(a);
 	}
@@ -777,6 +782,102 @@ static int64_t deg_power(int64_t i, int64_t n)
  * for a row, X's row read once), a power-law graph's hubs fused over the
  * non-zeros (a hub row would hold one thread block for its whole
  * length). */
+/* position of "c" in v[0 .. n-1], or -1. */
+static int position(const int *v, int n, int c)
+{
+	for (int i = 0; i < n; i++)
+		if (v[i] == c)
+			return i;
+	return -1;
+}
+
+/* The measured search's order: for the SpMM the model's pick first, then
+ * the often-fastest list (those that apply, in its order), then the rest
+ * of the model's order, so that a search its budget cuts short after one
+ * candidate has timed the model's pick; the first STIR_TUNE_TOP are those
+ * of the list then the model's order (the same candidates timed when the
+ * budget holds); a similar graph's winner first instead; the SDDMM's the
+ * model's order. */
+START_TEST(test_tune_search_order)
+{
+	int model[256], order[256], order2[256], rows[256];
+	double mcosts[256], costs[256];
+	ck_assert_int_le(stir_spmm_hybrid_n_candidates(), 256);
+	ck_assert_int_le(stir_sddmm_n_candidates(), 256);
+	int nf = stir_spmm_hybrid_n_often_fastest();
+	for (size_t g = 0; g < N_MODEL_DEGS; g++) {
+		stir_csr *a = make_csr(20000, model_degs[g]);
+		for (size_t f = 0; f < N_MODEL_FEATS; f++) {
+			int64_t feat = model_feats[f];
+			int n = stir_spmm_hybrid_model_rank(a, feat, 132, model,
+				mcosts);
+			ck_assert_int_gt(n, STIR_TUNE_TOP);
+			ck_assert_int_eq(stir_tune_get_search_order(
+				STIR_TUNE_SPMM, a, feat, 132, -1, order, costs), n);
+			ck_assert_int_eq(stir_tune_get_search_order(
+				STIR_TUNE_SPMM, a, feat, 132, -1, order2, NULL), n);
+			/* the model's pick, then the list, then the model's
+			 * order; each with its cost */
+			int want[256], w = 0;
+			want[w++] = model[0];
+			for (int i = 0; i < nf; i++) {
+				int c = stir_spmm_hybrid_get_often_fastest(i);
+				if (position(model, n, c) >= 0 &&
+				    position(want, w, c) < 0)
+					want[w++] = c;
+			}
+			ck_assert_int_gt(w, 1);
+			for (int i = 0; i < n; i++)
+				if (position(want, w, model[i]) < 0)
+					want[w++] = model[i];
+			ck_assert_int_eq(w, n);
+			for (int i = 0; i < n; i++) {
+				ck_assert_int_eq(order[i], want[i]);
+				ck_assert_int_eq(order2[i], want[i]);
+				ck_assert(costs[i] ==
+					mcosts[position(model, n, order[i])]);
+			}
+			/* the first STIR_TUNE_TOP: those of the list, then
+			 * the model's order (259ff23's, replayed in
+			 * bench/RESULTS.md) */
+			int old[256], o = 0;
+			for (int i = 0; i < nf; i++) {
+				int c = stir_spmm_hybrid_get_often_fastest(i);
+				if (position(model, n, c) >= 0)
+					old[o++] = c;
+			}
+			for (int i = 0; i < n; i++)
+				if (position(old, o, model[i]) < 0)
+					old[o++] = model[i];
+			for (int i = 0; i < STIR_TUNE_TOP; i++)
+				ck_assert_int_ge(position(order, STIR_TUNE_TOP,
+					old[i]), 0);
+			/* a similar graph's winner first, then the model's
+			 * order */
+			int sim = model[n / 2];
+			ck_assert_int_eq(stir_tune_get_search_order(
+				STIR_TUNE_SPMM, a, feat, 132, sim, order, costs), n);
+			ck_assert_int_eq(order[0], sim);
+			for (int i = 1, j = 0; i < n; i++, j++) {
+				if (model[j] == sim)
+					j++;
+				ck_assert_int_eq(order[i], model[j]);
+			}
+			/* the SDDMM by rows: the model's order */
+			int m = stir_sddmm_rank(STIR_TUNE_SDDMM_ROWS, a, feat, 132,
+				rows, NULL);
+			ck_assert_int_gt(m, 0);
+			ck_assert_int_eq(stir_tune_get_search_order(
+				STIR_TUNE_SDDMM_ROWS, a, feat, 132, -1, order,
+				NULL), m);
+			for (int i = 0; i < m; i++)
+				ck_assert_int_eq(order[i], rows[i]);
+		}
+		stir_csr_free(a);
+	}
+}
+END_TEST
+
 START_TEST(test_sddmm_model)
 {
 	int n = stir_sddmm_n_candidates();
@@ -1497,6 +1598,7 @@ static Suite *recipes_suite(void)
 	tcase_add_test(tc, test_tune_vblock);
 	tcase_add_test(tc, test_wrong_kernel);
 	tcase_add_test(tc, test_spmm_model);
+	tcase_add_test(tc, test_tune_search_order);
 	tcase_add_test(tc, test_sddmm_model);
 	tcase_add_test(tc, test_matrix_sig);
 	tcase_add_test(tc, test_print_schedule);

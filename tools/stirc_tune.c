@@ -188,6 +188,9 @@ void tune_report(const char *cmd, const stir_tune_result *r,
 	for (int i = 0; i < r->n_timed; i++)
 		fprintf(stderr, "stirc %s: candidate %d: %.4f ms\n",
 			cmd, r->timed_cand[i], r->timed_ms[i]);
+	fprintf(stderr, "stirc %s: the search: %.2f s scheduling %d candidates, "
+		"%.2f s compiling (%d by NVRTC), %.2f s timing\n", cmd,
+		r->schedule_s, r->n_compiled, r->compile_s, r->n_nvrtc, r->time_s);
 	if (r->n_timed < r->n_compiled)
 		fprintf(stderr, "stirc %s: the budget of %g s ran out after %d "
 			"of %d candidates\n", cmd, budget_s, r->n_timed, r->n_compiled);
@@ -338,9 +341,11 @@ int cmd_tune(int argc, char **argv)
 			"examples/sddmm_vb4_csr.stir)\n", file, stir_kernel_get_name(k));
 		rc = EXIT_WRONG;
 	}
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (rc == 0 && !(a = stir_mtx_read_from_file(ctx, mtx)))
 		rc = EXIT_WRONG;
-	struct timespec t0;
+	double read_s = elapsed_ms(&t0) * 1e-3;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	char *text = rc == 0 ? file_text(file) : NULL;
 	if (rc == 0 && !text)
@@ -370,12 +375,13 @@ int cmd_tune(int argc, char **argv)
 			else
 				snprintf(how, sizeof(how), "not measured");
 			fprintf(stderr, "stirc tune: kernel %s at %lld features: "
-				"candidate %d, %s%s (cost %.4g; %s; %.2f s)%s%s\n",
+				"candidate %d, %s%s (cost %.4g; %s; %.2f s, the "
+				"matrix read in %.2f s)%s%s\n",
 				stir_kernel_get_name(k), (long long)feat, r.cand,
 				r.from == STIR_TUNE_FROM_RECORD ?
 				"from the tuning record: " : "",
 				r.time_ms >= 0 ? "measured" : "the cost model's pick",
-				r.cost, how, elapsed_ms(&t0) * 1e-3,
+				r.cost, how, elapsed_ms(&t0) * 1e-3, read_s,
 				out ? ", written to " : "", out ? out : "");
 			sddmm_other_program(k, a, feat, (int)sms);
 		}

@@ -96,7 +96,28 @@ typedef struct stir_tune_result {
 	int n_timed;
 	int *timed_cand;        /* heap, n_timed */
 	double *timed_ms;       /* heap, n_timed */
+	/* The search's seconds: scheduling the candidates, compiling them
+	 * (NVRTC or the kernel cache; n_nvrtc by NVRTC), timing them and the
+	 * winner. */
+	double schedule_s, compile_s, time_s;
+	int n_nvrtc;
 } stir_tune_result;
+
+/* The order in which stir_tune's measured search takes the candidates
+ * of recipe r for matrix "a" at "feat" features on a GPU of n_sms SMs
+ * (< 1: 132), into order[] (room for stir_spmm_hybrid_n_candidates(),
+ * stir_sddmm_n_candidates() or stir_sddmm_vblock_n_candidates(), as
+ * stir_sddmm_rank), the model's costs into costs[] when not NULL: the
+ * model's order (stir_spmm_hybrid_model_rank, stir_sddmm_rank) with
+ * candidate "similar" (a similar graph's winner; < 0: none) first; for
+ * the SpMM without one, the model's pick first, then the candidates most
+ * often fastest (stir_spmm_hybrid_get_often_fastest, in its order), then
+ * the rest of the model's order -- so that a search cut short by its
+ * budget has timed the model's pick.  The count, or -1 when out of
+ * memory. */
+STIR_EXPORT int stir_tune_get_search_order(stir_tune_recipe r,
+	__stir_keep const stir_csr *a, int64_t feat, int n_sms, int similar,
+	int *order, double *costs);
 
 /* Tune stage I kernel "program" (not changed; a recipe must cover it) for
  * CSR matrix "a" (A of the SpMM, S of the SDDMM) with options "opt" into

@@ -101,7 +101,10 @@ class TuneResult(ctypes.Structure):
                 ("key", TuneEntry), ("similar", ctypes.c_bool),
                 ("similar_entry", TuneEntry), ("n_compiled", c_int),
                 ("n_timed", c_int), ("timed_cand", ctypes.POINTER(c_int)),
-                ("timed_ms", ctypes.POINTER(ctypes.c_double))]
+                ("timed_ms", ctypes.POINTER(ctypes.c_double)),
+                ("schedule_s", ctypes.c_double),
+                ("compile_s", ctypes.c_double),
+                ("time_s", ctypes.c_double), ("n_nvrtc", c_int)]
 
 
 class GpuTiming(ctypes.Structure):

@@ -140,12 +140,15 @@ static int schedule_part(stir_kernel *k, const char *block, int64_t width,
 	    (fm.chunks > 1 && !fm.serial &&
 	    stir_bind(k, block, "k_0", STIR_THREAD_Z) < 0))
 		return -1;
-	/* a row wider than its warp caches hold: pieces c_0 of c_1 columns */
+	/* a row wider than its warp caches hold: pieces c_0 of c_1 columns,
+	 * each piece unrolled, the pieces a loop (unrolled too, a 256-wide
+	 * part's 8 pieces x 32 columns x 4 chunks at 512 features took
+	 * NVRTC 25 s of CPU and ran up to 2x slower: bench/RESULTS.md,
+	 * "Cold tuning, the model's pick first, record hits") */
 	int64_t piece = warp_piece(width, fm);
 	const int64_t fc[] = { 0, piece };
 	if (piece && piece < width)
 		return stir_split(k, block, "c", 2, fc) < 0 ||
-			stir_unroll(k, block, "c_0") < 0 ||
 			stir_unroll(k, block, "c_1") < 0 ? -1 : 0;
 	return stir_unroll(k, block, "c") < 0 ? -1 : 0;
 }

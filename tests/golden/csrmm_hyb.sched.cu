@@ -128,7 +128,6 @@ extern "C" __global__ void __launch_bounds__(256) csrmm_k1(int m, int n,
                 }
               }
             }
-            #pragma unroll
             for (int c_0 = 0; c_0 < 2; ++c_0) {
               if (o_0 * 16 + o_1 < rows_hyb_0_6) {
                 // loop 'ax0' fills warp buffer 'C_hyb_0_6_indices_warp': 16 elements over 16 lanes
@@ -676,7 +675,6 @@ extern "C" __global__ void __launch_bounds__(256) csrmm_k1(int m, int n,
                 }
               }
             }
-            #pragma unroll
             for (int c_0 = 0; c_0 < 2; ++c_0) {
               if (o_0 * 16 + o_1 < rows_hyb_0_5) {
                 // loop 'ax0' fills warp buffer 'C_hyb_0_5_indices_warp': 16 elements over 16 lanes
