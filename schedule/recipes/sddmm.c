@@ -237,14 +237,12 @@ int stir_recipe_sddmm_vblock(stir_kernel *k, stir_sddmm_map fm)
 	const int64_t fk[] = { 0, fm.lanes, fm.vec }, fk2[] = { 0, fm.lanes };
 	const int64_t fj[] = { 0, fm.nnz }, fx[] = { 0, fm.nnz, fm.lanes };
 	bool vec = fm.vec > 1;
-	const char *kl[3], *jl[2], *jil[2], *xl[3];
+	const char *kl[3], *jl[2], *xl[3];
 	if (stir_specialize(k, "feat", fm.feat) < 0 ||
 	    stir_lower_sparse_iter(k) < 0)
 		return -1;
 	const char *blk = stir_kernel_get_made(k, STIR_MADE_BLOCK, 1);
-	const char *init = stir_kernel_get_made(k, STIR_MADE_INIT_BLOCK, 1);
-	if (stir_decompose_reduction(k, blk, "j") < 0 ||
-	    stir_cache_read(k, blk, "X", "j", STIR_SCOPE_SHARED) < 0)
+	if (stir_cache_read(k, blk, "X", "j", STIR_SCOPE_SHARED) < 0)
 		return -1;
 	/* the group's rows of X in shared memory, copied by all the block's
 	 * threads */
@@ -267,8 +265,6 @@ int stir_recipe_sddmm_vblock(stir_kernel *k, stir_sddmm_map fm)
 	if (!xf || split(k, xc, xf, 3, fx, xl) < 0 ||
 	    stir_bind(k, xc, xl[1], STIR_THREAD_Y) < 0 ||
 	    stir_bind(k, xc, xl[2], STIR_THREAD_X) < 0 ||
-	    split(k, init, "j", 2, fj, jil) < 0 ||
-	    stir_bind(k, init, jil[1], STIR_THREAD_Y) < 0 ||
 	    split(k, blk, "k", vec ? 3 : 2, vec ? fk : fk2, kl) < 0)
 		return -1;
 	const char *order[] = { kl[1], kl[0], "g" };
@@ -282,7 +278,7 @@ int stir_recipe_sddmm_vblock(stir_kernel *k, stir_sddmm_map fm)
 		return -1;
 	const char *y = stir_kernel_get_made_from(k, STIR_MADE_BUFFER, "Y", 0);
 	const char *s = stir_kernel_get_made_from(k, STIR_MADE_BUFFER, "S", 0);
-	if (stir_cache_write(k, blk, s, kl[1], STIR_SCOPE_LOCAL) < 0 ||
+	if (stir_cache_write_over_init(k, blk, s, kl[1], STIR_SCOPE_LOCAL) < 0 ||
 	    stir_cross_thread_reduce(k, blk, kl[1]) < 0 ||
 	    stir_bind(k, blk, kl[1], STIR_THREAD_X) < 0)
 		return -1;
