@@ -1047,6 +1047,15 @@ END_TEST
 	"  }\n" \
 	"}\n"
 
+/* cache_write_over_init's refusal of nests it cannot show to run over
+ * the same points, for init block INIT and block BLK. */
+#define SAME_POINTS_REFUSED(INIT, BLK) \
+	"cache_write_over_init: cannot show that init block '" INIT "' and " \
+	"block '" BLK "' run over the same spatial points, each once (every " \
+	"spatial variable must be a sum of its own loops over [0, N), bounded " \
+	"by the loops or a split's tail guard, with the same N in both nests, " \
+	"and the nests may hold no other condition)"
+
 START_TEST(test_over_init_domains)
 {
 	static const char *const texts[] = {
@@ -1058,12 +1067,7 @@ START_TEST(test_over_init_domains)
 		loaded l = sched_load(NULL, texts[t]);
 		SCHED_REFUSED(l, stir_cache_write_over_init(l.k, "ellmv0", "y", "j",
 			STIR_SCOPE_LOCAL),
-			"cache_write_over_init: cannot show that init block "
-			"'ellmv_init0' and block 'ellmv0' run over the same spatial "
-			"points, each once (every spatial variable must be a sum of its "
-			"own loops over [0, N), bounded by the loops or a split's tail "
-			"guard, with the same N in both nests, and the nests may hold no "
-			"other condition)");
+			SAME_POINTS_REFUSED("ellmv_init0", "ellmv0"));
 		sched_unload(&l);
 	}
 	/* the same nest with a tail guard that cuts nothing is taken */
@@ -1214,12 +1218,7 @@ START_TEST(test_over_init_refused)
 	SCHED_OK(l, stir_split(l.k, "sddmm_init1", "j", 2, f2));
 	SCHED_REFUSED(l, stir_cache_write_over_init(l.k, "sddmm1", "S_data", "k",
 		STIR_SCOPE_LOCAL),
-		"cache_write_over_init: cannot show that init block "
-		"'sddmm_init1' and block 'sddmm1' run over the same spatial "
-		"points, each once (every spatial variable must be a sum of its "
-		"own loops over [0, N), bounded by the loops or a split's tail "
-		"guard, with the same N in both nests, and the nests may hold no "
-		"other condition)");
+		SAME_POINTS_REFUSED("sddmm_init1", "sddmm1"));
 	sched_unload(&l);
 	/* the init block renamed: no block links to an iteration, which is
 	 * said, not a name guessed from the block's */
