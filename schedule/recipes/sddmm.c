@@ -61,7 +61,7 @@
  * at most max_lanes lanes. */
 static stir_sddmm_map make_map(int64_t feat, int64_t vec, int64_t max_lanes)
 {
-	stir_sddmm_map fm = { feat, 1, vec, 0 };
+	stir_sddmm_map fm = { feat, 1, vec, 0, 0 };
 	int64_t q = feat / vec;
 	while (fm.lanes * 2 <= max_lanes && q % (fm.lanes * 2) == 0)
 		fm.lanes *= 2;
@@ -236,13 +236,23 @@ int stir_recipe_sddmm_vblock(stir_kernel *k, stir_sddmm_map fm)
 {
 	const int64_t fk[] = { 0, fm.lanes, fm.vec }, fk2[] = { 0, fm.lanes };
 	const int64_t fj[] = { 0, fm.nnz }, fx[] = { 0, fm.nnz, fm.lanes };
-	bool vec = fm.vec > 1;
-	const char *kl[3], *jl[2], *xl[3];
+	const int64_t fjc[] = { 0, fm.chunks, fm.nnz };
+	bool vec = fm.vec > 1, chunks = fm.chunks > 1;
+	const char *kl[3], *jl[3], *xl[3];
 	if (stir_specialize(k, "feat", fm.feat) < 0 ||
 	    stir_lower_sparse_iter(k) < 0)
 		return -1;
 	const char *blk = stir_kernel_get_made(k, STIR_MADE_BLOCK, 1);
-	if (stir_cache_read(k, blk, "X", "j", STIR_SCOPE_SHARED) < 0)
+	/* with chunks, the group's steps of columns taken in turn by
+	 * fm.chunks thread blocks (blockIdx.y), each with its own copy of
+	 * X's rows: j split {steps, chunks, nnz}, the chunks outermost */
+	const char *xat = "j";
+	if (chunks && (split(k, blk, "j", 3, fjc, jl) < 0 ||
+	    stir_reorder(k, blk, 2, (const char *[]){ jl[1], jl[0] }) < 0))
+		return -1;
+	if (chunks)
+		xat = jl[0];
+	if (stir_cache_read(k, blk, "X", xat, STIR_SCOPE_SHARED) < 0)
 		return -1;
 	/* the group's rows of X in shared memory, copied by all the block's
 	 * threads */
@@ -269,9 +279,10 @@ int stir_recipe_sddmm_vblock(stir_kernel *k, stir_sddmm_map fm)
 		return -1;
 	const char *order[] = { kl[1], kl[0], "g" };
 	if (stir_reorder(k, blk, 3, order) < 0 ||
-	    split(k, blk, "j", 2, fj, jl) < 0 ||
+	    (!chunks && split(k, blk, "j", 2, fj, jl) < 0) ||
 	    stir_bind(k, blk, "i", STIR_BLOCK_X) < 0 ||
-	    stir_bind(k, blk, jl[1], STIR_THREAD_Y) < 0 ||
+	    (chunks && stir_bind(k, blk, jl[1], STIR_BLOCK_Y) < 0) ||
+	    stir_bind(k, blk, jl[chunks ? 2 : 1], STIR_THREAD_Y) < 0 ||
 	    stir_unroll(k, blk, kl[0]) < 0 ||
 	    stir_unroll(k, blk, "g") < 0 ||
 	    stir_lower_sparse_buffer(k) < 0)
@@ -394,10 +405,11 @@ stir_sddmm_map stir_sddmm_candidate_map(const stir_sddmm_candidate *p,
  * threads a block are chosen so that a group's ~100 columns (4 rows of a
  * finite-element matrix, 1.4 slots a non-zero) fill most of them. */
 static const stir_sddmm_vblock_candidate vb_candidates[] = {
-	{ 4, 32, 0 }, { 4, 8, 0 }, { 4, 4, 0 }, { 4, 4, 128 },
-	{ 4, 2, 256 }, { 4, 2, 128 }, { 4, 1, 128 }, { 4, 1, 64 },
-	{ 8, 8, 0 }, { 8, 4, 0 }, { 8, 4, 128 }, { 8, 2, 256 },
-	{ 8, 1, 128 }, { 8, 1, 64 },
+	{ 4, 32, 0, 0 }, { 4, 8, 0, 0 }, { 4, 4, 0, 0 }, { 4, 4, 128, 0 },
+	{ 4, 2, 256, 0 }, { 4, 2, 128, 0 }, { 4, 1, 128, 0 }, { 4, 1, 64, 0 },
+	{ 8, 8, 0, 0 }, { 8, 4, 0, 0 }, { 8, 4, 128, 0 }, { 8, 2, 256, 0 },
+	{ 8, 1, 128, 0 }, { 8, 1, 64, 0 },
+	{ 4, 8, 0, 2 }, { 4, 8, 0, 4 },
 };
 #define N_VB_CANDIDATES (int)(sizeof(vb_candidates) / sizeof(vb_candidates[0]))
 
@@ -420,6 +432,7 @@ stir_sddmm_map stir_sddmm_vblock_candidate_map(
 	stir_sddmm_map fm = stir_sddmm_map_lanes(feat, p->max_lanes);
 	int64_t threads = p->threads > 0 ? p->threads : 256;
 	fm.nnz = threads / fm.lanes > 0 ? threads / fm.lanes : 1;
+	fm.chunks = p->chunks;
 	return fm;
 }
 
