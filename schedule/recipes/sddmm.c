@@ -221,17 +221,21 @@ static int rows_schedule(stir_kernel *k, stir_sddmm_map fm, bool x_shared)
 
 /* k, fm: see recipes.h.  The nest of examples/sddmm_vb4.stir (vb8) at
  * stage II is the row schedule's with the loop g over the group's G = 4
- * (8) rows between j and k; the schedule is the row schedule's (init moved
- * into the group, X's rows of the group in shared memory, the group's
- * columns fm.nnz at a time on threadIdx.y, fm.lanes lanes on threadIdx.x)
- * with g moved inside the lanes' vectors (k_1, k_0, g, k_2): each lane
- * reads a vector of Y's row once (cache_read at g) and multiplies it with
- * the G rows of X, so the sum over the lanes (cross_thread_reduce) is of
- * a register array of G elements, one a row (cache_write of S at k_1, in
- * registers), written back once after the lanes' shuffles.  On an H100
- * (bench/RESULTS.md) it reads 2.8 times fewer rows of Y than row by row on
- * HB_bcsstk33, but is no faster at 32-256 features: its time is not the
- * gathers'. */
+ * (8) rows between j and k; the schedule is the row schedule's (X's rows
+ * of the group in shared memory, the group's columns fm.nnz at a time on
+ * threadIdx.y, fm.lanes lanes on threadIdx.x) with g moved inside the
+ * lanes' vectors (k_1, k_0, g, k_2): each lane reads a vector of Y's row
+ * once (cache_read at g) and multiplies it with the G rows of X, so the
+ * sum over the lanes (cross_thread_reduce) is of a register array of G
+ * elements, one a row (a cache of S at k_1, in registers).  The cache
+ * takes over the init nest (cache_write_over_init: S is not zeroed
+ * first), and is stored once after the lanes' shuffles: legal because
+ * the init and the sum run over the same (group, column, row) points, and
+ * each point's slot is its own (S[i, j, g], or S[Dst[i, j, g]] with Dst
+ * distinct), so no two write-backs reach one element.  With fm.chunks >
+ * 1 the group's steps of columns are split among that many thread blocks
+ * (blockIdx.y, j = (j_0 * chunks + j_1) * nnz + j_2), each copying X's
+ * rows: more blocks where the groups are too few to fill the GPU. */
 int stir_recipe_sddmm_vblock(stir_kernel *k, stir_sddmm_map fm)
 {
 	const int64_t fk[] = { 0, fm.lanes, fm.vec }, fk2[] = { 0, fm.lanes };
@@ -403,7 +407,10 @@ stir_sddmm_map stir_sddmm_candidate_map(const stir_sddmm_candidate *p,
  * by one thread only (the group's rows are that thread's registers), so
  * a shared copy would add traffic and a barrier without reuse.  The
  * threads a block are chosen so that a group's ~100 columns (4 rows of a
- * finite-element matrix, 1.4 slots a non-zero) fill most of them. */
+ * finite-element matrix, 1.4 slots a non-zero) fill most of them.  The
+ * last two cut each group's columns into 2 and 4 thread blocks, for
+ * matrices of a few hundred groups (under a wave of 256-thread blocks on
+ * an H100). */
 static const stir_sddmm_vblock_candidate vb_candidates[] = {
 	{ 4, 32, 0, 0 }, { 4, 8, 0, 0 }, { 4, 4, 0, 0 }, { 4, 4, 128, 0 },
 	{ 4, 2, 256, 0 }, { 4, 2, 128, 0 }, { 4, 1, 128, 0 }, { 4, 1, 64, 0 },
