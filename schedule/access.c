@@ -31,8 +31,7 @@ static void *coll_check(coll *c, void *p)
 	return sched_check(c->s, p);
 }
 
-/* k, p: whether a statement of kernel k writes buffer p. */
-static bool kernel_writes(const stir_kernel *k, const stir_buffer *p)
+bool sched_kernel_writes(const stir_kernel *k, const stir_buffer *p)
 {
 	for (int i = 0; i < k->body.n; i++)
 		if (stir_stmt_writes(stir_stmt_at(&k->body, i), p))
@@ -49,7 +48,7 @@ static stir_buffer *through_of(coll *c, int n, stir_expr **idx)
 		return NULL;
 	stir_buffer *p = idx[0]->u.load.buf;
 	return p->distinct && idx[0]->u.load.n > 0 &&
-		!kernel_writes(c->s->k, p) ? p : NULL;
+		!sched_kernel_writes(c->s->k, p) ? p : NULL;
 }
 
 /* c, buf, store, load, n, idx, cond: record one access (through a

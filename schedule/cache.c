@@ -682,7 +682,9 @@ static int cache_check(creq *c, const char *block, const char *buffer,
 		sched_fail(s, c->blk->loc, "block '%s' is cross-thread", bn);
 		return -1;
 	}
-	s->through = !c->reverse && !c->runs && !c->over_init;
+	s->through = !c->reverse && !c->runs;
+	if (c->over_init && !cache_check_over_init_index(c))
+		return -1;
 	if (sched_collect(s, c->loop, c->blk, &c->acc) < 0 ||
 	    !cache_find_region(c) || !cache_check_shared_threads(c) ||
 	    (c->scope == STIR_SCOPE_WARP && !cache_check_warp(c)))

@@ -152,6 +152,10 @@ int cache_runs_rewrite(creq *c);
  * block's iteration (the conditions of include/stir/schedule.h); the
  * init's value into c->init_value.  A failure is recorded in c->s. */
 bool cache_check_over_init(creq *c);
+/* c: whether the block's update of X through an index read from a
+ * buffer lets the cache take over the init (cache_over_init.c); a
+ * failure is recorded in c->s. */
+bool cache_check_over_init_index(creq *c);
 
 /* schedule/cache_guard.c.  c, cond: whether an index of the buffer's
  * accesses in the block uses a loop variable inside the cache's loop that

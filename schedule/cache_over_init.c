@@ -6,18 +6,47 @@
 
 /* ---- cache_write_over_init ---- */
 
-/* st: the only block in nest st (through loops and ifs), or NULL. */
-static stir_stmt *only_block(stir_stmt *st)
+/* st: whether st is one store under one condition (an init block's body
+ * under the block's element guard). */
+static bool guarded_store(const stir_stmt *st)
 {
-	while (st->kind == STIR_STMT_FOR || st->kind == STIR_STMT_IF) {
-		const stir_ptr_vec *body = st->kind == STIR_STMT_FOR ?
-			&st->u.for_.body : &st->u.if_.then_body;
-		if (body->n != 1 || (st->kind == STIR_STMT_IF &&
-		    st->u.if_.else_body.n))
+	return st->kind == STIR_STMT_IF && !st->u.if_.else_body.n &&
+		st->u.if_.then_body.n == 1 &&
+		stir_stmt_at(&st->u.if_.then_body, 0)->kind == STIR_STMT_STORE;
+}
+
+/* st, chain, n: the blocks of nest st, outermost first, in chain[0..*n)
+ * when every loop, if and block on the way holds one statement and the
+ * innermost block's body is not a loop, if or block (or is one store under
+ * one condition): that block, or NULL
+ * (a nest of one block, or of blocks around blocks like the init nest of
+ * a loop over a row's non-zeros: init0(vi) { for j: init1(vj) { .. } }). */
+static stir_stmt *init_blocks(stir_stmt *st, stir_stmt **chain, int *n)
+{
+	*n = 0;
+	for (;;) {
+		const stir_ptr_vec *body;
+		if (st->kind == STIR_STMT_BLOCK) {
+			if (*n == MAX_DIMS)
+				return NULL;
+			chain[(*n)++] = st;
+			body = &st->u.block.body;
+		} else if (st->kind == STIR_STMT_FOR) {
+			body = &st->u.for_.body;
+		} else if (st->kind == STIR_STMT_IF && !st->u.if_.else_body.n) {
+			body = &st->u.if_.then_body;
+		} else {
 			return NULL;
-		st = stir_stmt_at(body, 0);
+		}
+		stir_stmt *in = body->n == 1 ? stir_stmt_at(body, 0) : NULL;
+		bool nest = in && (in->kind == STIR_STMT_FOR ||
+			in->kind == STIR_STMT_IF || in->kind == STIR_STMT_BLOCK);
+		if (st->kind == STIR_STMT_BLOCK && (!nest || guarded_store(in)))
+			return st;
+		if (!nest)
+			return NULL;
+		st = in;
 	}
-	return st->kind == STIR_STMT_BLOCK ? st : NULL;
 }
 
 /* The iteration space of a nest as the blocks on one path see it: each
@@ -88,6 +117,38 @@ static bool covers(sched *s, const stir_expr *ext, int64_t stride,
 	return num->kind == STIR_EXPR_BINARY && num->u.binary.op == STIR_ADD &&
 		sched_int_value(num->u.binary.b, &v) && v == stride - 1 &&
 		sched_same(s, num->u.binary.a, n);
+}
+
+/* s, p, at, e: whether e is fixed before the block p->stmt[at] is
+ * reached: an integer expression of literals, parameters, variables of
+ * the blocks before it on path p, and loads at such indices of buffers
+ * the kernel never writes (a row's length J_indptr[vi + 1] -
+ * J_indptr[vi] in a nest over the rows' non-zeros). */
+static bool fixed_before(sched *s, const sched_path *p, int at,
+	const stir_expr *e)
+{
+	if (e->kind == STIR_EXPR_VAR && e->u.var->kind == STIR_VAR_BLOCK) {
+		for (int i = 0; i < at; i++)
+			for (int v = 0; p->stmt[i]->kind == STIR_STMT_BLOCK &&
+			     v < p->stmt[i]->u.block.n_vars; v++)
+				if (p->stmt[i]->u.block.vars[v] == e->u.var)
+					return true;
+		return false;
+	}
+	if (e->kind == STIR_EXPR_LOAD) {
+		if (!stir_dtype_is_int(e->dtype) ||
+		    sched_kernel_writes(s->k, e->u.load.buf))
+			return false;
+		for (int d = 0; d < e->u.load.n; d++)
+			if (!fixed_before(s, p, at, e->u.load.idx[d]))
+				return false;
+		return true;
+	}
+	if (e->kind == STIR_EXPR_BINARY)
+		return e->u.binary.op <= STIR_MOD &&
+			fixed_before(s, p, at, e->u.binary.a) &&
+			fixed_before(s, p, at, e->u.binary.b);
+	return sched_is_param_expr(e);
 }
 
 /* s, p, d: the domain of the spatial variables of the blocks on path p
@@ -179,7 +240,7 @@ static bool find_nest_domain(sched *s, const sched_path *p, int free,
 				if (g->kind == STIR_EXPR_BINARY && g->u.binary.op == STIR_LT &&
 				    stir_affine_add(&ga, g->u.binary.a, 1, &loop_sum) &&
 				    (drop_unit_loops(p, &ga), stir_affine_same(&a, &ga)) &&
-				    sched_is_param_expr(g->u.binary.b) &&
+				    fixed_before(s, p, i, g->u.binary.b) &&
 				    covers(s, last, stride, g->u.binary.b)) {
 					bound = (stir_expr *)g->u.binary.b;
 					used_cond[j] = true;
@@ -190,7 +251,7 @@ static bool find_nest_domain(sched *s, const sched_path *p, int free,
 				bound = (stir_expr *)last;
 			else if (!bound && sched_int_value(last, &e))
 				bound = sched_check(s, stir_mk_int(s->k, e * stride));
-			if (!bound || !sched_is_param_expr(bound))
+			if (!bound || !fixed_before(s, p, i, bound))
 				return false;
 			d->bound[d->n++] = bound;
 		}
@@ -257,11 +318,43 @@ static bool same_guard(creq *c, const stir_expr *icond, const stir_subst *sub)
 	return sched_check(c->s, e) && sched_same(c->s, e, c->elem_guard);
 }
 
+/* c: refuse, before the region is looked for, a store of the block into
+ * X at an index read from a buffer P, X[P[e..]], unless P is declared
+ * distinct and the kernel never writes it (sched_acc.through): two points
+ * of the block could then add into one element, which the init's value
+ * must start once. */
+bool cache_check_over_init_index(creq *c)
+{
+	const stir_ptr_vec *body = &c->blk->u.block.body;
+	for (int i = 0; i < body->n; i++) {
+		const stir_stmt *st = stir_stmt_at(body, i);
+		/* a store under the block's element guard counts too */
+		if (st->kind == STIR_STMT_IF && st->u.if_.then_body.n == 1)
+			st = stir_stmt_at(&st->u.if_.then_body, 0);
+		const stir_expr *e = st->kind == STIR_STMT_STORE &&
+			st->u.store.buf == c->x && st->u.store.n == 1 ?
+			st->u.store.idx[0] : NULL;
+		if (!e || e->kind != STIR_EXPR_LOAD)
+			continue;
+		const stir_buffer *p = e->u.load.buf;
+		if (p->distinct && !sched_kernel_writes(c->k, p))
+			continue;
+		sched_fail(c->s, st->loc, "block '%s' adds into '%s' at an index "
+			"read from '%s', which is %s: two of its points may add into "
+			"one element, so the cache cannot take over the init",
+			c->blk->u.block.name, c->x->name, p->name, p->distinct ?
+			"written by the kernel" : "not declared distinct");
+		return false;
+	}
+	return true;
+}
+
 /* c: check that the cache may take over the init nest of the block's
  * iteration (include/stir/schedule.h) and keep its value in
  * c->init_value.  The nest must be the top-level statement just before
- * the block's, one block P_initN storing one constant into X (under the
- * block's element guard when it has one), at the same element as the
+ * the block's, one block P_initN, or such blocks one inside the other,
+ * storing one constant into X (under the block's element guard when it
+ * has one), at the same element as the
  * block's update at the same spatial point; the block's
  * update not atomic, every loop around L spatial, the region points (no
  * whole dimension), X touched by nothing else in the block's nest, and
@@ -297,9 +390,10 @@ bool cache_check_over_init(creq *c)
 			"'%s' outside loop '%s'", xn, bn, c->loop->u.for_.var->name);
 		return false;
 	}
-	int at = c->path.index[0];
-	stir_stmt *init = at > 0 ? only_block(stir_stmt_at(c->path.list[0],
-		at - 1)) : NULL;
+	int at = c->path.index[0], n_chain = 0;
+	stir_stmt *chain[MAX_DIMS];
+	stir_stmt *init = at > 0 ? init_blocks(stir_stmt_at(c->path.list[0],
+		at - 1), chain, &n_chain) : NULL;
 	const char *it = c->blk->u.block.iter;
 	if (!it) {
 		/* no link, so no init nest (stir_block_is_init_of) */
@@ -307,10 +401,13 @@ bool cache_check_over_init(creq *c)
 			"link), so no init nest", bn);
 		return false;
 	}
-	if (!init || !stir_block_is_init_of(init, c->blk)) {
+	bool inits = init != NULL;
+	for (int i = 0; i < n_chain && inits; i++)
+		inits = stir_block_is_init_of(chain[i], c->blk);
+	if (!inits) {
 		sched_fail(s, nest->loc, "the statement before the nest of block "
-			"'%s' is not the init nest of its iteration (one block "
-			"%s_initN)", bn, it);
+			"'%s' is not the init nest of its iteration (a block "
+			"%s_initN, or such blocks one inside the other)", bn, it);
 		return false;
 	}
 	const stir_ptr_vec *ib = &init->u.block.body;
@@ -330,14 +427,14 @@ bool cache_check_over_init(creq *c)
 			"constant into '%s'", init->u.block.name, xn);
 		return false;
 	}
-	/* the update's element at the same spatial point: the init's
-	 * variables are the spatial variables of the blocks around the
-	 * update, in order */
+	/* the update's element at the same spatial point: the variables of
+	 * the init's blocks, outermost first, are the spatial variables of
+	 * the blocks around the update, in order */
 	stir_stmt *upd = guarded_update(c);
 	if (!upd)
 		return false;
 	stir_subst sub = { 0 };
-	int nv = 0;
+	int ci = 0, nv = 0;
 	bool same = true;
 	for (int j = 0; j < c->path.n && same; j++) {
 		const stir_stmt *b = c->path.stmt[j];
@@ -345,24 +442,33 @@ bool cache_check_over_init(creq *c)
 		     v++) {
 			if (b->u.block.kinds[v] != 'S')
 				continue;
-			if (nv >= init->u.block.n_vars) {
+			while (ci < n_chain && nv == chain[ci]->u.block.n_vars) {
+				ci++;
+				nv = 0;
+			}
+			if (ci == n_chain) {
 				same = false;
 				break;
 			}
-			if (stir_subst_add_var(&sub, init->u.block.vars[nv++],
+			if (stir_subst_add_var(&sub, chain[ci]->u.block.vars[nv++],
 			    b->u.block.vars[v]) < 0)
 				s->oom = true;
 		}
 	}
-	same &= nv == init->u.block.n_vars && upd->u.store.buf == c->x &&
+	while (ci < n_chain && nv == chain[ci]->u.block.n_vars) {
+		ci++;
+		nv = 0;
+	}
+	same &= ci == n_chain && upd->u.store.buf == c->x &&
 		upd->u.store.n == ist->u.store.n;
 	for (int d = 0; same && !s->oom && d < ist->u.store.n; d++) {
 		stir_expr *e = sched_check(s, stir_expr_copy(c->k,
 			ist->u.store.idx[d], &sub));
 		same = e && sched_same(s, e, upd->u.store.idx[d]);
 	}
-	bool guarded = !same || same_guard(c, icond, &sub);
-	stir_subst_release(&sub);
+	bool guarded = !same || s->oom || same_guard(c, icond, &sub);
+	if (s->oom || !same)
+		stir_subst_release(&sub);
 	if (s->oom)
 		return false;
 	if (!same) {
@@ -372,21 +478,27 @@ bool cache_check_over_init(creq *c)
 		return false;
 	}
 	if (!guarded) {
+		stir_subst_release(&sub);
 		sched_fail(s, init->loc, "init block '%s' and block '%s' do not "
 			"store under the same condition (the block's must decide only "
 			"the element of '%s', and the init's be the same)",
 			init->u.block.name, bn, xn);
 		return false;
 	}
-	/* both nests run over the same spatial points, each once */
+	/* both nests run over the same spatial points, each once (the init's
+	 * bounds read as the block's variables) */
 	sched_path ip = { 0 };
 	nest_domain di, dt;
 	bool same_points = sched_find_stmt(s, init, &ip) == 0 &&
 		find_nest_domain(s, &ip, ip.n, &di) &&
 		find_nest_domain(s, &c->path, c->li + 1, &dt) &&
 		di.n == dt.n;
-	for (int d = 0; same_points && d < di.n; d++)
-		same_points = same_bound(s, di.bound[d], dt.bound[d]);
+	for (int d = 0; same_points && d < di.n; d++) {
+		stir_expr *b = sched_check(s, stir_expr_copy(c->k, di.bound[d],
+			&sub));
+		same_points = b && same_bound(s, b, dt.bound[d]);
+	}
+	stir_subst_release(&sub);
 	sched_path_release(&ip);
 	if (s->oom)
 		return false;

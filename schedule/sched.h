@@ -177,6 +177,9 @@ bool sched_varies(const sched_accs *a, const stir_expr *e);
 /* a, v: whether v is a loop variable bound inside the subtree. */
 bool sched_is_inner(const sched_accs *a, const stir_var *v);
 
+/* k, p: whether a statement of kernel k writes buffer p. */
+bool sched_kernel_writes(const stir_kernel *k, const stir_buffer *p);
+
 /* st, b: the number of accesses of b in st (loads, searches, stores),
  * and of stores to b alone (stir_uses, ir/visit.h, counts them). */
 int sched_count_accesses(const stir_stmt *st, const stir_buffer *b);

@@ -898,6 +898,25 @@ static void over_init_ellmv(loaded *l)
 		STIR_SCOPE_LOCAL));
 }
 
+/* SDDMM row by row at stage III (examples/sddmm_rows.stir): the init
+ * nest is two blocks, the row's around its non-zeros', whose loop runs to
+ * the row's length J_indptr[vi + 1] - J_indptr[vi] (read-only J_indptr);
+ * the sum's non-zeros split by 4 under a tail guard on that length. */
+static void over_init_sddmm_rows(loaded *l)
+{
+	static const int64_t f4[] = { 0, 4 };
+	SCHED_OK(*l, stir_split(l->k, "sddmm1", "j", 2, f4));
+	SCHED_OK(*l, stir_cache_write_over_init(l->k, "sddmm1", "S_data", "k",
+		STIR_SCOPE_LOCAL));
+	char *s = stir_kernel_to_str(l->k);
+	ck_assert_ptr_null(strstr(s, "sddmm_init"));
+	ck_assert_ptr_nonnull(strstr(s, "block S_data_local(v0: S = J_indptr[vi] "
+		"+ (j_0 * 4 + j_1)) reads(S_data_local[0]) writes(S_data[v0]) {\n"
+		"              S_data[v0] = S_data_local[0];"));
+	free(s);
+	SCHED_OK(*l, stir_bind(l->k, "sddmm1", "i", STIR_BLOCK_X));
+}
+
 /* The cache takes over the init, which it must write everywhere: the
  * random inputs give C (y, B) values that a missed element would keep. */
 START_TEST(test_over_init_keeps)
@@ -911,6 +930,8 @@ START_TEST(test_over_init_keeps)
 	sched_check_keeps(NULL, it2_text, 2, over_init_it2, 1e-5, SEEDS);
 	sched_check_keeps(NULL, it2_text, 3, over_init_it2, 1e-5, SEEDS);
 	sched_check_keeps(NULL, csrmm8_text, 3, over_init_range, 1e-5, SEEDS);
+	sched_check_keeps("examples/sddmm_rows.stir", NULL, 3,
+		over_init_sddmm_rows, 1e-5, SEEDS);
 }
 END_TEST
 
@@ -1046,6 +1067,15 @@ END_TEST
 	"  }\n" \
 	"}\n"
 
+/* cache_write_over_init's refusal of nests it cannot show to run over
+ * the same points, for init block INIT and block BLK. */
+#define SAME_POINTS_REFUSED(INIT, BLK) \
+	"cache_write_over_init: cannot show that init block '" INIT "' and " \
+	"block '" BLK "' run over the same spatial points, each once (every " \
+	"spatial variable must be a sum of its own loops over [0, N), bounded " \
+	"by the loops or a split's tail guard, with the same N in both nests, " \
+	"and the nests may hold no other condition)"
+
 START_TEST(test_over_init_domains)
 {
 	static const char *const texts[] = {
@@ -1057,12 +1087,7 @@ START_TEST(test_over_init_domains)
 		loaded l = sched_load(NULL, texts[t]);
 		SCHED_REFUSED(l, stir_cache_write_over_init(l.k, "ellmv0", "y", "j",
 			STIR_SCOPE_LOCAL),
-			"cache_write_over_init: cannot show that init block "
-			"'ellmv_init0' and block 'ellmv0' run over the same spatial "
-			"points, each once (every spatial variable must be a sum of its "
-			"own loops over [0, N), bounded by the loops or a split's tail "
-			"guard, with the same N in both nests, and the nests may hold no "
-			"other condition)");
+			SAME_POINTS_REFUSED("ellmv_init0", "ellmv0"));
 		sched_unload(&l);
 	}
 	/* the same nest with a tail guard that cuts nothing is taken */
@@ -1147,7 +1172,8 @@ START_TEST(test_over_init_refused)
 	SCHED_REFUSED(l, stir_cache_write_over_init(l.k, "s1", "D", "j",
 		STIR_SCOPE_LOCAL),
 		"cache_write_over_init: the statement before the nest of block 's1' "
-		"is not the init nest of its iteration (one block s_initN)");
+		"is not the init nest of its iteration (a block s_initN, or such "
+		"blocks one inside the other)");
 	sched_unload(&l);
 	/* hybrid parts that do not cover the rows: one init iteration
 	 * before them all */
@@ -1163,8 +1189,8 @@ START_TEST(test_over_init_refused)
 	SCHED_REFUSED(l, stir_cache_write_over_init(l.k, "csrmm_hyb_0_10", "C",
 		"c", STIR_SCOPE_LOCAL),
 		"cache_write_over_init: the statement before the nest of block "
-		"'csrmm_hyb_0_10' is not the init nest of its iteration (one block "
-		"csrmm_hyb_0_1_initN)");
+		"'csrmm_hyb_0_10' is not the init nest of its iteration (a block "
+		"csrmm_hyb_0_1_initN, or such blocks one inside the other)");
 	sched_unload(&l);
 	static const struct {
 		const char *init, *between, *msg;
@@ -1173,8 +1199,8 @@ START_TEST(test_over_init_refused)
 		  "  for i in [0, m) {\n    block other0(vi: S = i) {\n"
 		  "      D_data[vi] = 2.0;\n    }\n  }\n",
 		  "cache_write_over_init: the statement before the nest of block "
-		  "'it21' is not the init nest of its iteration (one block "
-		  "it2_initN)" },
+		  "'it21' is not the init nest of its iteration (a block "
+		  "it2_initN, or such blocks one inside the other)" },
 		{ "B_data[vi] = D_data[vi];", "",
 		  "cache_write_over_init: init block 'it2_init0' does not store one "
 		  "constant into 'B_data'" },
@@ -1187,6 +1213,13 @@ START_TEST(test_over_init_refused)
 		{ "B_data[m - 1 - vi] = 0.0;", "",
 		  "cache_write_over_init: init block 'it2_init0' does not store the "
 		  "element of 'B_data' that block 'it21' adds into" },
+		/* blocks one inside the other, the inner over the row's
+		 * non-zeros: B_data[vi] stored once a non-zero */
+		{ "for j in [0, J_indptr[vi + 1] - J_indptr[vi]) {\n"
+		  "        block it2_init1(vj: S = j) {\n"
+		  "          B_data[vi] = 0.0;\n        }\n      }", "",
+		  "cache_write_over_init: init block 'it2_init1' does not store the "
+		  "element of 'B_data' that block 'it21' adds into" },
 	};
 	for (size_t i = 0; i < sizeof(bad_init) / sizeof(bad_init[0]); i++) {
 		l = sched_load(NULL, over_text(bad_init[i].init,
@@ -1195,6 +1228,18 @@ START_TEST(test_over_init_refused)
 			"j", STIR_SCOPE_LOCAL), bad_init[i].msg);
 		sched_unload(&l);
 	}
+	/* SDDMM row by row: the init's loop over the row's non-zeros split
+	 * with a first loop of 2 iterations, so that a non-zero is j_0 *
+	 * ((len + 1) / 2) + j_1, whose points are not shown to be the row's
+	 * (the inner extent is not a literal) */
+	l = sched_load("examples/sddmm_rows.stir", NULL);
+	sched_lower(&l, 3);
+	static const int64_t f2[] = { 2, 0 };
+	SCHED_OK(l, stir_split(l.k, "sddmm_init1", "j", 2, f2));
+	SCHED_REFUSED(l, stir_cache_write_over_init(l.k, "sddmm1", "S_data", "k",
+		STIR_SCOPE_LOCAL),
+		SAME_POINTS_REFUSED("sddmm_init1", "sddmm1"));
+	sched_unload(&l);
 	/* the init block renamed: no block links to an iteration, which is
 	 * said, not a name guessed from the block's */
 	char text[2048];

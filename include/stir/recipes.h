@@ -222,6 +222,9 @@ typedef struct stir_sddmm_map {
 	int64_t lanes;          /* a power of two <= 32 dividing feat / vec */
 	int64_t vec;            /* 4, 2 or 1 (no vector loads) */
 	int64_t nnz;            /* non-zeros per thread block */
+	int64_t chunks;         /* the group schedule: thread blocks a group
+	                           (blockIdx.y), taking its steps of nnz
+	                           columns in turn; 0 or 1: one */
 } stir_sddmm_map;
 
 /* The default mapping for "feat" features (feat >= 1): the widest vector
@@ -273,6 +276,7 @@ typedef struct stir_sddmm_vblock_candidate {
 	int64_t rows;           /* 4 (sddmm_vb4.stir) or 8 (sddmm_vb8.stir) */
 	int64_t max_lanes;      /* a power of two up to 32 */
 	int64_t threads;        /* a power of two, 32 to 256; 0: 256 */
+	int64_t chunks;         /* thread blocks a group (stir_sddmm_map) */
 } stir_sddmm_vblock_candidate;
 
 /* The candidate space of the SDDMM over groups of rows (bench_sddmm

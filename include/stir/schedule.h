@@ -247,8 +247,10 @@ STIR_EXPORT int stir_cache_read(__stir_keep stir_kernel *k, const char *block,
 STIR_EXPORT int stir_cache_write(__stir_keep stir_kernel *k, const char *block,
 	const char *buffer, const char *loop, stir_scope scope);
 /* cache_write of a block that only adds into "buffer", taking over the
- * init nest of the block's iteration (NAME_initN, the top-level nest just
- * before the block's): the cache starts at the init's constant instead of
+ * init nest of the block's iteration (NAME_initN, or such blocks one
+ * inside the other, the top-level nest just before the block's; a write
+ * through a distinct index, X[P[..]], as docs/schedules.md says): the
+ * cache starts at the init's constant instead of
  * 0, the write-back stores instead of adding, and the init nest is
  * removed, so every element is written once and the kernel needs one
  * launch less.  Requires, besides cache_write's conditions: the init nest

@@ -59,7 +59,7 @@ class HybridCandidate(ctypes.Structure):
 class SddmmMap(ctypes.Structure):
     """stir_sddmm_map (include/stir/recipes.h)."""
     _fields_ = [("feat", c_int64), ("lanes", c_int64), ("vec", c_int64),
-                ("nnz", c_int64)]
+                ("nnz", c_int64), ("chunks", c_int64)]
 
 
 class SddmmCandidate(ctypes.Structure):

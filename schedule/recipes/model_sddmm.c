@@ -200,14 +200,18 @@ double stir_sddmm_vblock_model_cost(const stir_sddmm_vblock_candidate *p,
 	 * the products for each, the shuffles of the group's sums */
 	double col_steps = LOAD_NS + ISSUE_NS * (vecs * (1 + R * 0.5) +
 		R * log2_ceil(fm.lanes));
+	/* with chunks, a group's steps shared by that many blocks, each
+	 * copying X's rows of the group */
+	int64_t nc = fm.chunks > 1 ? fm.chunks : 1;
 	double work = 0, longest = 0, busy = 0, used = 0;
 	for (int64_t b = 0; b < ng; b++) {
-		double steps = (double)((cols[b] + fm.nnz - 1) / fm.nnz);
+		int64_t all = (cols[b] + fm.nnz - 1) / fm.nnz;
+		double steps = (double)((all + nc - 1) / nc);
 		double s = steps * col_steps + LOAD_NS +
-			(double)cols[b] * f * 4 / SM_BW;
-		work += s;
+			(double)cols[b] * f * 4 / SM_BW / (double)nc;
+		work += s * (double)nc;
 		busy += (double)cols[b];
-		used += steps * (double)fm.nnz;
+		used += (double)all * (double)fm.nnz;
 		if (s > longest)
 			longest = s;
 	}
@@ -216,9 +220,10 @@ double stir_sddmm_vblock_model_cost(const stir_sddmm_vblock_candidate *p,
 	double hit = y_bytes <= L2_BYTES ? 1.0 : L2_BYTES / y_bytes;
 	double gather = (double)total * f * 4 * (hit * L2_BW_FACTOR +
 		(1 - hit));
-	double mem_ns = (gather + (double)ng * R * f * 4 + (double)total * 4 +
-		(double)total * R * 4) / DRAM_BW;
-	steps st = { (double)ng, threads, work, longest, busy, used, 1.0 };
+	double mem_ns = (gather + (double)(ng * nc) * R * f * 4 +
+		(double)total * 4 + (double)total * R * 4) / DRAM_BW;
+	steps st = { (double)(ng * nc), threads, work, longest, busy, used,
+		1.0 };
 	double gather_ns = (double)a->nnz * 12 / DRAM_BW + BLOCK_NS;
 	return estimate(mem_ns, &st, n_sms) + gather_ns;
 }

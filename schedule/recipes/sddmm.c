@@ -61,7 +61,7 @@
  * at most max_lanes lanes. */
 static stir_sddmm_map make_map(int64_t feat, int64_t vec, int64_t max_lanes)
 {
-	stir_sddmm_map fm = { feat, 1, vec, 0 };
+	stir_sddmm_map fm = { feat, 1, vec, 0, 0 };
 	int64_t q = feat / vec;
 	while (fm.lanes * 2 <= max_lanes && q % (fm.lanes * 2) == 0)
 		fm.lanes *= 2;
@@ -221,30 +221,42 @@ static int rows_schedule(stir_kernel *k, stir_sddmm_map fm, bool x_shared)
 
 /* k, fm: see recipes.h.  The nest of examples/sddmm_vb4.stir (vb8) at
  * stage II is the row schedule's with the loop g over the group's G = 4
- * (8) rows between j and k; the schedule is the row schedule's (init moved
- * into the group, X's rows of the group in shared memory, the group's
- * columns fm.nnz at a time on threadIdx.y, fm.lanes lanes on threadIdx.x)
- * with g moved inside the lanes' vectors (k_1, k_0, g, k_2): each lane
- * reads a vector of Y's row once (cache_read at g) and multiplies it with
- * the G rows of X, so the sum over the lanes (cross_thread_reduce) is of
- * a register array of G elements, one a row (cache_write of S at k_1, in
- * registers), written back once after the lanes' shuffles.  On an H100
- * (bench/RESULTS.md) it reads 2.8 times fewer rows of Y than row by row on
- * HB_bcsstk33, but is no faster at 32-256 features: its time is not the
- * gathers'. */
+ * (8) rows between j and k; the schedule is the row schedule's (X's rows
+ * of the group in shared memory, the group's columns fm.nnz at a time on
+ * threadIdx.y, fm.lanes lanes on threadIdx.x) with g moved inside the
+ * lanes' vectors (k_1, k_0, g, k_2): each lane reads a vector of Y's row
+ * once (cache_read at g) and multiplies it with the G rows of X, so the
+ * sum over the lanes (cross_thread_reduce) is of a register array of G
+ * elements, one a row (a cache of S at k_1, in registers).  The cache
+ * takes over the init nest (cache_write_over_init: S is not zeroed
+ * first), and is stored once after the lanes' shuffles: legal because
+ * the init and the sum run over the same (group, column, row) points, and
+ * each point's slot is its own (S[i, j, g], or S[Dst[i, j, g]] with Dst
+ * distinct), so no two write-backs reach one element.  With fm.chunks >
+ * 1 the group's steps of columns are split among that many thread blocks
+ * (blockIdx.y, j = (j_0 * chunks + j_1) * nnz + j_2), each copying X's
+ * rows: more blocks where the groups are too few to fill the GPU. */
 int stir_recipe_sddmm_vblock(stir_kernel *k, stir_sddmm_map fm)
 {
 	const int64_t fk[] = { 0, fm.lanes, fm.vec }, fk2[] = { 0, fm.lanes };
 	const int64_t fj[] = { 0, fm.nnz }, fx[] = { 0, fm.nnz, fm.lanes };
-	bool vec = fm.vec > 1;
-	const char *kl[3], *jl[2], *jil[2], *xl[3];
+	const int64_t fjc[] = { 0, fm.chunks, fm.nnz };
+	bool vec = fm.vec > 1, chunks = fm.chunks > 1;
+	const char *kl[3], *jl[3], *xl[3];
 	if (stir_specialize(k, "feat", fm.feat) < 0 ||
 	    stir_lower_sparse_iter(k) < 0)
 		return -1;
 	const char *blk = stir_kernel_get_made(k, STIR_MADE_BLOCK, 1);
-	const char *init = stir_kernel_get_made(k, STIR_MADE_INIT_BLOCK, 1);
-	if (stir_decompose_reduction(k, blk, "j") < 0 ||
-	    stir_cache_read(k, blk, "X", "j", STIR_SCOPE_SHARED) < 0)
+	/* with chunks, the group's steps of columns taken in turn by
+	 * fm.chunks thread blocks (blockIdx.y), each with its own copy of
+	 * X's rows: j split {steps, chunks, nnz}, the chunks outermost */
+	const char *xat = "j";
+	if (chunks && (split(k, blk, "j", 3, fjc, jl) < 0 ||
+	    stir_reorder(k, blk, 2, (const char *[]){ jl[1], jl[0] }) < 0))
+		return -1;
+	if (chunks)
+		xat = jl[0];
+	if (stir_cache_read(k, blk, "X", xat, STIR_SCOPE_SHARED) < 0)
 		return -1;
 	/* the group's rows of X in shared memory, copied by all the block's
 	 * threads */
@@ -267,22 +279,21 @@ int stir_recipe_sddmm_vblock(stir_kernel *k, stir_sddmm_map fm)
 	if (!xf || split(k, xc, xf, 3, fx, xl) < 0 ||
 	    stir_bind(k, xc, xl[1], STIR_THREAD_Y) < 0 ||
 	    stir_bind(k, xc, xl[2], STIR_THREAD_X) < 0 ||
-	    split(k, init, "j", 2, fj, jil) < 0 ||
-	    stir_bind(k, init, jil[1], STIR_THREAD_Y) < 0 ||
 	    split(k, blk, "k", vec ? 3 : 2, vec ? fk : fk2, kl) < 0)
 		return -1;
 	const char *order[] = { kl[1], kl[0], "g" };
 	if (stir_reorder(k, blk, 3, order) < 0 ||
-	    split(k, blk, "j", 2, fj, jl) < 0 ||
+	    (!chunks && split(k, blk, "j", 2, fj, jl) < 0) ||
 	    stir_bind(k, blk, "i", STIR_BLOCK_X) < 0 ||
-	    stir_bind(k, blk, jl[1], STIR_THREAD_Y) < 0 ||
+	    (chunks && stir_bind(k, blk, jl[1], STIR_BLOCK_Y) < 0) ||
+	    stir_bind(k, blk, jl[chunks ? 2 : 1], STIR_THREAD_Y) < 0 ||
 	    stir_unroll(k, blk, kl[0]) < 0 ||
 	    stir_unroll(k, blk, "g") < 0 ||
 	    stir_lower_sparse_buffer(k) < 0)
 		return -1;
 	const char *y = stir_kernel_get_made_from(k, STIR_MADE_BUFFER, "Y", 0);
 	const char *s = stir_kernel_get_made_from(k, STIR_MADE_BUFFER, "S", 0);
-	if (stir_cache_write(k, blk, s, kl[1], STIR_SCOPE_LOCAL) < 0 ||
+	if (stir_cache_write_over_init(k, blk, s, kl[1], STIR_SCOPE_LOCAL) < 0 ||
 	    stir_cross_thread_reduce(k, blk, kl[1]) < 0 ||
 	    stir_bind(k, blk, kl[1], STIR_THREAD_X) < 0)
 		return -1;
@@ -396,12 +407,16 @@ stir_sddmm_map stir_sddmm_candidate_map(const stir_sddmm_candidate *p,
  * by one thread only (the group's rows are that thread's registers), so
  * a shared copy would add traffic and a barrier without reuse.  The
  * threads a block are chosen so that a group's ~100 columns (4 rows of a
- * finite-element matrix, 1.4 slots a non-zero) fill most of them. */
+ * finite-element matrix, 1.4 slots a non-zero) fill most of them.  The
+ * last two cut each group's columns into 2 and 4 thread blocks, for
+ * matrices of a few hundred groups (under a wave of 256-thread blocks on
+ * an H100). */
 static const stir_sddmm_vblock_candidate vb_candidates[] = {
-	{ 4, 32, 0 }, { 4, 8, 0 }, { 4, 4, 0 }, { 4, 4, 128 },
-	{ 4, 2, 256 }, { 4, 2, 128 }, { 4, 1, 128 }, { 4, 1, 64 },
-	{ 8, 8, 0 }, { 8, 4, 0 }, { 8, 4, 128 }, { 8, 2, 256 },
-	{ 8, 1, 128 }, { 8, 1, 64 },
+	{ 4, 32, 0, 0 }, { 4, 8, 0, 0 }, { 4, 4, 0, 0 }, { 4, 4, 128, 0 },
+	{ 4, 2, 256, 0 }, { 4, 2, 128, 0 }, { 4, 1, 128, 0 }, { 4, 1, 64, 0 },
+	{ 8, 8, 0, 0 }, { 8, 4, 0, 0 }, { 8, 4, 128, 0 }, { 8, 2, 256, 0 },
+	{ 8, 1, 128, 0 }, { 8, 1, 64, 0 },
+	{ 4, 8, 0, 2 }, { 4, 8, 0, 4 },
 };
 #define N_VB_CANDIDATES (int)(sizeof(vb_candidates) / sizeof(vb_candidates[0]))
 
@@ -424,6 +439,7 @@ stir_sddmm_map stir_sddmm_vblock_candidate_map(
 	stir_sddmm_map fm = stir_sddmm_map_lanes(feat, p->max_lanes);
 	int64_t threads = p->threads > 0 ? p->threads : 256;
 	fm.nnz = threads / fm.lanes > 0 ? threads / fm.lanes : 1;
+	fm.chunks = p->chunks;
 	return fm;
 }
 
