@@ -540,8 +540,8 @@ int cuda_emitter_open(emitter *e, stir_cuda_plan *plan, unsigned flags)
 	plan->launches = calloc((size_t)n_launch + 1, sizeof(*plan->launches));
 	if (cuda_facts_init(&e->facts, k) < 0 || !e->hoist_id ||
 	    !e->buf_used || !e->buf_written || !e->warp_lanes || !e->frag ||
-	    !e->frag_split ||
-	    !e->align || !e->swz || !plan->max_elems || !plan->written ||
+	    !e->frag_split || !e->align || !e->swz || !plan->max_elems ||
+	    !plan->written ||
 	    !plan->launches) {
 		cuda_oom(e);
 		return -1;

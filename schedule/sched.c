@@ -800,6 +800,18 @@ static int count_cross_list(const stir_ptr_vec *list, const stir_buffer *b)
 	return c.n;
 }
 
+/* w, i, b: the accesses of b, the kernel's buffer i, in the kernel's
+ * body, counted once per walk (each time when the count array could not
+ * be made). */
+static int kernel_count(scope_walk *w, int i, const stir_buffer *b)
+{
+	if (!w->in_kernel)
+		return count_list(&w->s->k->body, b);
+	if (w->in_kernel[i] < 0)
+		w->in_kernel[i] = count_list(&w->s->k->body, b);
+	return w->in_kernel[i];
+}
+
 /* w, loop: the scope rule for one bound loop.  A local buffer that a
  * threadIdx.x loop reaches only as the target of cross-thread blocks
  * reducing over it may be used outside it: after the loop every thread's
@@ -820,10 +832,7 @@ static void check_bound_loop(scope_walk *w, const stir_stmt *loop)
 		int inside = count_list(&loop->u.for_.body, b);
 		if (!inside)
 			continue;
-		if (w->in_kernel && w->in_kernel[i] < 0)
-			w->in_kernel[i] = count_list(&k->body, b);
-		if (inside == (w->in_kernel ? w->in_kernel[i] :
-		    count_list(&k->body, b)))
+		if (inside == kernel_count(w, i, b))
 			continue;
 		if (loop->u.for_.thread == STIR_THREAD_X &&
 		    b->scope == STIR_SCOPE_LOCAL &&

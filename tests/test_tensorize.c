@@ -319,12 +319,7 @@ START_TEST(test_tiles)
 {
 	stir_ctx *ctx = stir_ctx_alloc();
 	stir_module *m;
-	stir_kernel *k = read_scheduled(ctx, "examples/bsrmm.stir", "bsrmm",
-		"tests/tensorize/bsrmm_tc_tiles.yaml", false, &m);
-	char *cu = stir_kernel_to_cuda(k);
-	if (!cu)
-		stir_ctx_print_diagnostics(ctx, stderr);
-	ck_assert_ptr_nonnull(cu);
+	char *cu = bsrmm_cuda(ctx, "tests/tensorize/bsrmm_tc_tiles.yaml", &m);
 	ck_assert_ptr_nonnull(strstr(cu, "stir_mma_m16n8k16_f16_acc "
 		"C_data_local[4];  // 4 tensor-core fragments"));
 	ck_assert_ptr_nonnull(strstr(cu, "stir_mma_m16n8k16_f16_mma("
@@ -335,7 +330,7 @@ START_TEST(test_tiles)
 	stir_module_free(m);
 	/* without the reorder, loops ax1 (the tiles) and ax2 are no tile */
 	m = stir_module_read_from_file(ctx, test_path("examples/bsrmm.stir"));
-	k = stir_module_find_kernel(m, "bsrmm");
+	stir_kernel *k = stir_module_find_kernel(m, "bsrmm");
 	static const char y[] =
 		"kernel: bsrmm\n"
 		"stage1:\n"
