@@ -206,7 +206,8 @@ static bool for_equal(const stir_eq *eq, const stir_stmt *a, const stir_stmt *b)
 		(a->u.for_.kind != STIR_LOOP_BIND ||
 		 a->u.for_.thread == b->u.for_.thread) &&
 		(a->u.for_.kind != STIR_LOOP_PIPELINE ||
-		 a->u.for_.stages == b->u.for_.stages) &&
+		 (a->u.for_.stages == b->u.for_.stages &&
+		  a->u.for_.batch == b->u.for_.batch)) &&
 		(a->u.for_.kind != STIR_LOOP_TENSORIZE ||
 		 (a->u.for_.intrinsic && b->u.for_.intrinsic &&
 		  !strcmp(a->u.for_.intrinsic, b->u.for_.intrinsic))) &&

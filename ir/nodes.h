@@ -246,6 +246,11 @@ struct stir_stmt {
 			stir_thread thread;     /* for STIR_LOOP_BIND */
 			int stages;             /* for STIR_LOOP_PIPELINE: its
 			                           number of buffers (2 to 8) */
+			int batch;              /* for STIR_LOOP_PIPELINE: the
+			                           iterations whose copies are
+			                           waited for together; 0 or 1:
+			                           each its own (2 * batch <=
+			                           stages) */
 			const char *intrinsic;  /* for STIR_LOOP_TENSORIZE: its name
 			                           (interned in the context) */
 			stir_ptr_vec body;      /* stir_stmt * */

@@ -496,6 +496,12 @@ static void check_for(verifier *v, scope *sc, const stir_stmt *s)
 		 (s->u.for_.stages < 2 || s->u.for_.stages > 8))
 		stir_error(v->ctx, s->loc, "loop '%s' is a pipeline of %d stages; "
 			"a pipeline has 2 to 8", var->name, s->u.for_.stages);
+	else if (kind == STIR_LOOP_PIPELINE && s->u.for_.batch > 1 &&
+		 2 * s->u.for_.batch > s->u.for_.stages)
+		stir_error(v->ctx, s->loc, "loop '%s' is a pipeline of %d stages "
+			"waiting for %d iterations' copies together; a batch is at "
+			"most half the stages", var->name, s->u.for_.stages,
+			s->u.for_.batch);
 	int n_vars = sc->n_vars;
 	verify_scope_push_var(v, sc, var);
 	verify_check_stmts(v, sc, &s->u.for_.body);

@@ -428,7 +428,7 @@ lang_loop lang_loop_bind(lang_parser *p, lang_name *head, lang_name *field)
 	static const char *const heads[] = { "blockIdx", "threadIdx" };
 	static const char *const fields[] = { "x", "y", "z" };
 	lang_loop l = { STIR_LOOP_BIND, STIR_BLOCK_X, NULL, stir_loc_none(),
-		NULL, 0 };
+		NULL, 0, 0 };
 	lang_name h = name_value(head), f = name_value(field);
 	if (!h.name || !f.name)
 		return l;
@@ -449,7 +449,7 @@ lang_loop lang_loop_tensorize(lang_parser *p, lang_name *intrinsic)
 {
 	(void)p;
 	lang_loop l = { STIR_LOOP_TENSORIZE, STIR_BLOCK_X, NULL,
-		stir_loc_none(), NULL, 0 };
+		stir_loc_none(), NULL, 0, 0 };
 	lang_name n = name_value(intrinsic);
 	l.intrinsic = n.name;
 	l.intrinsic_loc = n.loc;
@@ -457,15 +457,22 @@ lang_loop lang_loop_tensorize(lang_parser *p, lang_name *intrinsic)
 }
 
 /* p, loc, stages: see ast.h. */
-lang_loop lang_loop_pipeline(lang_parser *p, stir_loc loc, int64_t stages)
+lang_loop lang_loop_pipeline(lang_parser *p, stir_loc loc, int64_t stages,
+	stir_loc bloc, int64_t batch)
 {
 	lang_loop l = { STIR_LOOP_PIPELINE, STIR_BLOCK_X, NULL,
-		stir_loc_none(), NULL, 2 };
+		stir_loc_none(), NULL, 2, 0 };
 	if (stages < 2 || stages > 8)
 		lang_syntax_error(p, loc, "a pipeline has 2 to 8 stages, not %lld",
 			(long long)stages);
-	else
+	else if (batch && (batch < 2 || 2 * batch > stages))
+		lang_syntax_error(p, bloc, "a pipeline of %lld stages waits for "
+			"2 to %lld iterations' copies together, not %lld",
+			(long long)stages, (long long)stages / 2, (long long)batch);
+	else {
 		l.stages = (int)stages;
+		l.batch = (int)batch;
+	}
 	return l;
 }
 
@@ -473,7 +480,7 @@ lang_loop lang_loop_pipeline(lang_parser *p, stir_loc loc, int64_t stages)
 lang_loop lang_loop_vectorize(lang_parser *p, lang_list *vecs)
 {
 	lang_loop l = { STIR_LOOP_VECTORIZE, STIR_BLOCK_X, NULL,
-		stir_loc_none(), vecs ? vecs : lang_list_new(p), 0 };
+		stir_loc_none(), vecs ? vecs : lang_list_new(p), 0, 0 };
 	return l;
 }
 

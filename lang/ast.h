@@ -129,6 +129,8 @@ typedef struct lang_loop {
 	lang_list *vecs;       /* for STIR_LOOP_VECTORIZE: its vector plan
 	                          (lang_vec *), or NULL when none is written */
 	int stages;            /* for STIR_LOOP_PIPELINE: as written */
+	int batch;             /* for STIR_LOOP_PIPELINE: as written, 0 when
+	                          not */
 } lang_loop;
 
 /* One vector of a vectorized loop's plan: "BUF[IDX] load store". */
@@ -382,9 +384,11 @@ lang_stmt *lang_stmt_for(lang_parser *p, stir_loc loc, lang_name *var,
  * reports any other. */
 lang_loop lang_loop_bind(lang_parser *p, lang_name *head, lang_name *field);
 lang_loop lang_loop_tensorize(lang_parser *p, lang_name *intrinsic);
-/* p, loc, stages: "pipeline(STAGES)" (the count at loc): 2 to 8, else a
- * located error. */
-lang_loop lang_loop_pipeline(lang_parser *p, stir_loc loc, int64_t stages);
+/* p, loc, stages, bloc, batch: "pipeline(STAGES)" (the count at loc; batch
+ * 0) or "pipeline(STAGES, BATCH)" (the batch at bloc): 2 to 8 stages and
+ * a batch of 2 to stages / 2, else a located error. */
+lang_loop lang_loop_pipeline(lang_parser *p, stir_loc loc, int64_t stages,
+	stir_loc bloc, int64_t batch);
 /* p, vecs: "vectorize(VECS)", a loop with its vector plan (lang_vec *). */
 lang_loop lang_loop_vectorize(lang_parser *p, lang_list *vecs);
 /* p, loc, access, flags: one vector of a plan. */

@@ -440,6 +440,7 @@ static stir_stmt *build_for(builder *b, const lang_stmt *ls)
 		s->u.for_.kind = ls->u.for_.loop.kind;
 		s->u.for_.thread = ls->u.for_.loop.thread;
 		s->u.for_.stages = ls->u.for_.loop.stages;
+		s->u.for_.batch = ls->u.for_.loop.batch;
 		const char *in = ls->u.for_.loop.intrinsic;
 		if (s->u.for_.kind == STIR_LOOP_TENSORIZE) {
 			if (!stir_intrinsic_find(in))

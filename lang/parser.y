@@ -303,7 +303,8 @@ loop_opt:
 	| "vectorize"           { $$ = (lang_loop){ STIR_LOOP_VECTORIZE, STIR_BLOCK_X }; }
 	| "vectorize" '(' vecs_opt ')' { $$ = lang_loop_vectorize(p, $3); }
 	| "tensorize" '(' name ')' { $$ = lang_loop_tensorize(p, $3); }
-	| "pipeline" '(' INT ')' { $$ = lang_loop_pipeline(p, @3, $3); }
+	| "pipeline" '(' INT ')' { $$ = lang_loop_pipeline(p, @3, $3, @3, 0); }
+	| "pipeline" '(' INT ',' INT ')' { $$ = lang_loop_pipeline(p, @3, $3, @5, $5); }
 	| "bind" '(' name '.' name ')' { $$ = lang_loop_bind(p, $3, $5); }
 	;
 

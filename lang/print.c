@@ -423,7 +423,12 @@ static void put_for(printer *pr, const stir_stmt *s)
 	case STIR_LOOP_PIPELINE:
 		{
 			char n[32];
-			snprintf(n, sizeof(n), " pipeline(%d)", s->u.for_.stages);
+			if (s->u.for_.batch > 1)
+				snprintf(n, sizeof(n), " pipeline(%d, %d)",
+					s->u.for_.stages, s->u.for_.batch);
+			else
+				snprintf(n, sizeof(n), " pipeline(%d)",
+					s->u.for_.stages);
 			put(pr, n);
 		}
 		break;

@@ -64,7 +64,8 @@ typedef enum sf_type {
 	X(STAGES, "stages", SF_INT) \
 	X(PER, "per", SF_NAME) \
 	X(PAD_EVERY, "pad_every", SF_INT) \
-	X(PAD, "pad", SF_INT)
+	X(PAD, "pad", SF_INT) \
+	X(BATCH, "batch", SF_INT)
 
 typedef enum sf_arg_id {
 #define SF_ARG_ENUM(id, key, type) SF_ARG_##id,
@@ -100,7 +101,7 @@ typedef enum sf_arg_id {
 	X(TENSORIZE, "tensorize", SF_IN(SF_STAGE3), \
 		SF_A(BLOCK) | SF_A(LOOP) | SF_A(INTRINSIC), 0) \
 	X(PIPELINE, "pipeline", SF_IN(SF_STAGE3), \
-		SF_A(BLOCK) | SF_A(LOOP) | SF_A(STAGES), 0) \
+		SF_A(BLOCK) | SF_A(LOOP) | SF_A(STAGES), SF_A(BATCH)) \
 	X(SET_ATOMIC, "set_atomic", SF_IN_LOOPS, SF_A(BLOCK), 0) \
 	X(CROSS_THREAD_REDUCE, "cross_thread_reduce", SF_IN_LOOPS, \
 		SF_A(BLOCK) | SF_A(LOOP), 0) \

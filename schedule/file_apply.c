@@ -347,8 +347,9 @@ static int call_one(applier *a, const sf_step *st, const char *name,
 	case SF_PRIM_TENSORIZE:
 		return stir_tensorize(k, name, loop, A[SF_ARG_INTRINSIC].str);
 	case SF_PRIM_PIPELINE:
-		return stir_software_pipeline(k, name, loop,
-			A[SF_ARG_STAGES].num);
+		return stir_software_pipeline_batched(k, name, loop,
+			A[SF_ARG_STAGES].num,
+			A[SF_ARG_BATCH].set ? A[SF_ARG_BATCH].num : 1);
 	case SF_PRIM_SET_ATOMIC:
 		return stir_set_atomic(k, name);
 	case SF_PRIM_CROSS_THREAD_REDUCE:

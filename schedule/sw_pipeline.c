@@ -211,6 +211,14 @@ static void check_nests(sched *s, stir_stmt *l)
 int stir_software_pipeline(stir_kernel *k, const char *block, const char *loop,
 	int64_t stages)
 {
+	return stir_software_pipeline_batched(k, block, loop, stages, 1);
+}
+
+/* k, block, loop, stages, batch: see include/stir/schedule.h (a batch of
+ * 1: stir_software_pipeline). */
+int stir_software_pipeline_batched(stir_kernel *k, const char *block,
+	const char *loop, int64_t stages, int64_t batch)
+{
 	sched s;
 	if (sched_begin(&s, k, "pipeline") < 0)
 		return -1;
@@ -223,6 +231,10 @@ int stir_software_pipeline(stir_kernel *k, const char *block, const char *loop,
 	} else if (stages < 2 || stages > 8) {
 		sched_fail(&s, k->loc, "a pipeline has 2 to 8 stages, not %lld",
 			(long long)stages);
+	} else if (batch != 1 && (batch < 2 || 2 * batch > stages)) {
+		sched_fail(&s, k->loc, "a pipeline of %lld stages waits for 2 to "
+			"%lld iterations' copies together, not %lld",
+			(long long)stages, (long long)stages / 2, (long long)batch);
 	} else if ((li = sched_find_block_loop(&s, block, loop, &p)) >= 0) {
 		stir_stmt *l = p.stmt[li];
 		const char *ann = sched_loop_annotation(l);
@@ -246,6 +258,7 @@ int stir_software_pipeline(stir_kernel *k, const char *block, const char *loop,
 				check_nests(&s, l);
 			l->u.for_.kind = STIR_LOOP_PIPELINE;
 			l->u.for_.stages = (int)stages;
+			l->u.for_.batch = batch > 1 ? (int)batch : 0;
 		}
 	}
 	sched_path_release(&p);
@@ -254,6 +267,10 @@ int stir_software_pipeline(stir_kernel *k, const char *block, const char *loop,
 	 * or failed rewrite gives their extents back */
 	for (int i = 0; rc < 0 && i < r.n; i++)
 		r.buf[i]->extent = stir_expr_int(k, r.ext[i]);
+	if (batch != 1)
+		return stir_kernel_log_step(k, rc, "pipeline: {block: %s, loop: "
+			"%s, stages: %lld, batch: %lld}", block, loop,
+			(long long)stages, (long long)batch);
 	return stir_kernel_log_step(k, rc, "pipeline: {block: %s, loop: %s, "
 		"stages: %lld}", block, loop, (long long)stages);
 }

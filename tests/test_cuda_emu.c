@@ -369,6 +369,10 @@ static const struct {
 	/* software pipelines: rows longer and shorter than the stages */
 	{ "bsrmm", "tests/tensorize/bsrmm_tc_pipe.yaml", "mb=5,nb=6" },
 	{ "bsrmm", "tests/tensorize/bsrmm_tc_pipe.yaml", "mb=3,nb=13" },
+	/* the copies of two blocks waited for together: rows of odd and
+	 * even lengths (the last, partial batch), shorter than the stages */
+	{ "bsrmm", "tests/tensorize/bsrmm_tc_pipe_batch.yaml", "mb=5,nb=6" },
+	{ "bsrmm", "tests/tensorize/bsrmm_tc_pipe_batch.yaml", "mb=3,nb=13" },
 	/* several warps on a block row: rows of fewer blocks than warps, and
 	 * of more than warps times stages */
 	{ "bsrmm", "tests/tensorize/bsrmm_tc_warps.yaml", "mb=5,nb=6" },

@@ -6,7 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stir/ctx.h>
+#include <check.h>
+#include <stir/stir.h>
 
 /* ctx: every diagnostic as a "LINE:COL: error: MESSAGE" line, each note as
  * "LINE:COL: note: MESSAGE" after its diagnostic (file names left out).
@@ -46,6 +47,31 @@ static inline bool test_said(stir_ctx *ctx, const char *text)
 	free(d);
 	stir_ctx_clear_diagnostics(ctx);
 	return r;
+}
+
+/* t, from, to, says: kernel text t reads back and prints the same; with
+ * its first "from" replaced by "to" (of the same length) reading it fails
+ * with "says" where it is written. */
+static inline void test_reads_back(const char *t, const char *from,
+	const char *to, const char *says)
+{
+	stir_ctx *c = stir_ctx_alloc();
+	stir_module *m = stir_module_read_from_mem(c, "t.stir", t, strlen(t));
+	if (!m)
+		stir_ctx_print_diagnostics(c, stderr);
+	ck_assert_ptr_nonnull(m);
+	char *t2 = stir_kernel_to_str(stir_module_get_kernel(m, 0));
+	ck_assert(t2 && !strcmp(t, t2));
+	free(t2);
+	stir_module_free(m);
+	char *bad = strdup(t);
+	ck_assert(bad && strlen(from) == strlen(to) && strstr(bad, from));
+	memcpy(strstr(bad, from), to, strlen(to));
+	ck_assert_ptr_null(stir_module_read_from_mem(c, "t.stir", bad,
+		strlen(bad)));
+	ck_assert(test_said(c, says));
+	free(bad);
+	stir_ctx_free(c);
 }
 
 #endif

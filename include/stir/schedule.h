@@ -182,6 +182,16 @@ STIR_EXPORT int stir_tensorize(__stir_keep stir_kernel *k, const char *block,
  * it, and copies that read what the loop writes. */
 STIR_EXPORT int stir_software_pipeline(__stir_keep stir_kernel *k,
 	const char *block, const char *loop, int64_t stages);
+/* stir_software_pipeline with the copies of "batch" iterations (2 to
+ * stages / 2) waited for together: on the GPU the loop steps "batch"
+ * iterations at a time, issuing the copies of iterations j + stages -
+ * batch .. j + stages - 1 before one wait and the products of j .. j +
+ * batch - 1 between one pair of barriers; the loop is annotated
+ * pipeline(stages, batch) and the interpreter runs it as before
+ * (docs/schedules.md, "Software pipelines").  Refused as
+ * stir_software_pipeline is, and a batch out of range. */
+STIR_EXPORT int stir_software_pipeline_batched(__stir_keep stir_kernel *k,
+	const char *block, const char *loop, int64_t stages, int64_t batch);
 /* Vectorize a loop: an innermost loop with literal extent 2 or 4 whose
  * body has no blocks with reductions over it; the emitter uses vector loads
  * and stores where accesses are contiguous and aligned, scalar ones
