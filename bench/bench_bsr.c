@@ -100,7 +100,7 @@ static const char *source_path(const char *path)
 }
 
 /* The schedules that --recipe picks from: blocks of 16, then of 64. */
-#define RECIPE_ROW "bench/bsrmm_tc16_pipe_t4.yaml"      /* a warp a row, 32 features */
+#define RECIPE_ROW "bench/bsrmm_tc16_pipe_t4_b2.yaml"   /* a warp a row, 32 */
 #define RECIPE_ROW64 "bench/bsrmm_tc16_pipe.yaml"       /* a warp a row, 64 */
 #define RECIPE_WARPS "bench/bsrmm_tc16_warps_s4.yaml"   /* 4 warps a row, 32 */
 #define RECIPE_WARPS64 "bench/bsrmm_tc16_warps_f64.yaml" /* 4 warps a row, 64 */
