@@ -9,7 +9,8 @@
  * with very long rows); --candidates runs only those of the search;
  * --compile-only only fills the NVRTC cache.  --srbcrs adds stir's
  * SR-BCRS(16, 8) SpMM on tensor cores (tf32), each schedule of
- * SRBCRS_SCHEDULES (written once; its windows cut into chunks), the format
+ * SRBCRS_SCHEDULES (written once; its windows cut into chunks of 32 or 8
+ * groups), the format
  * built from the graph on the host by the schedule's decompose rule, not
  * timed, and the largest relative error of cuSPARSE and of them against
  * an fp64 product computed on the host (|x - ref| / (1 + |ref|)).
@@ -31,11 +32,12 @@
 
 /* --srbcrs: the tensor-core schedule files (with their decompose rules),
  * as given from the source tree, and their names in the output. */
-#define N_SRBCRS 2
+#define N_SRBCRS 3
 static const char *const SRBCRS_SCHEDULES[N_SRBCRS] = {
-	"bench/csrmm_srbcrs_tc.yaml", "bench/csrmm_srbcrs_tc_chunks.yaml" };
+	"bench/csrmm_srbcrs_tc.yaml", "bench/csrmm_srbcrs_tc_chunks.yaml",
+	"bench/csrmm_srbcrs_tc_chunks8.yaml" };
 static const char *const SRBCRS_NAMES[N_SRBCRS] = { "srbcrs_tc",
-	"srbcrs_chunks" };
+	"srbcrs_chunks32", "srbcrs_chunks8" };
 
 /* The hybrid candidates are the library's (stir_spmm_hybrid_get_candidate);
  * --candidates (bench_options.candidates) names at most 128 of them. */
@@ -120,9 +122,9 @@ static stir_gpu_kernel *srbcrs_kernel(stir_ctx *ctx, const bench_options *o,
 	stir_schedule *s = k ? stir_schedule_read_from_file(ctx,
 		source_path(sched)) : NULL;
 	stir_gpu_kernel *gk = NULL;
-	if (s && (!csr || (stir_kernel_bind_csr(k, b, "A", csr) == 0 &&
+	if (s && stir_specialize(k, "feat", feat) == 0 &&
+	    (!csr || (stir_kernel_bind_csr(k, b, "A", csr) == 0 &&
 	    stir_schedule_bind_formats(s, k, b) == 0)) &&
-	    stir_specialize(k, "feat", feat) == 0 &&
 	    stir_schedule_prepare_for_gpu(s, k) == 0)
 		gk = stir_gpu_kernel_compile(k, co);
 	stir_schedule_free(s);
