@@ -320,20 +320,29 @@ stir_format_rule *stir_format_rule_dbsr(const char *suffix, int64_t b)
 	return done(r, ok);
 }
 
+/* r, window, t, g: the groups of SR-BCRS(t, g) under axis "window" (G,
+ * its tiles T, their rows TI), and the maps row = t * WINDOW + TI, column
+ * = T.  Whether every step succeeded. */
+static bool add_sr_groups(stir_format_rule *r, const char *window, int64_t t,
+	int64_t g)
+{
+	return stir_format_rule_add_axis(r, "G", STIR_DENSE_VARIABLE, window,
+			stir_size_param("maxg"), stir_size_param("ngroups"), true) == 0 &&
+		stir_format_rule_add_axis(r, "T", STIR_SPARSE_FIXED, "G",
+			stir_size_of_axis(1), stir_size_literal(g), false) == 0 &&
+		stir_format_rule_add_axis(r, "TI", STIR_DENSE_FIXED, NULL,
+			stir_size_literal(t), stir_size_literal(0), true) == 0 &&
+		map_blocked(r, 0, window, "TI", t) == 0 &&
+		map_one(r, 1, "T") == 0;
+}
+
 stir_format_rule *stir_format_rule_sr_bcrs(const char *suffix, int64_t t, int64_t g)
 {
 	stir_format_rule *r = stir_format_rule_alloc(suffix);
 	bool ok = r && t > 0 && g > 0 &&
 		stir_format_rule_add_axis(r, "IB", STIR_DENSE_FIXED, NULL,
 			stir_size_param("mt"), stir_size_literal(0), true) == 0 &&
-		stir_format_rule_add_axis(r, "G", STIR_DENSE_VARIABLE, "IB",
-			stir_size_param("maxg"), stir_size_param("ngroups"), true) == 0 &&
-		stir_format_rule_add_axis(r, "T", STIR_SPARSE_FIXED, "G",
-			stir_size_of_axis(1), stir_size_literal(g), false) == 0 &&
-		stir_format_rule_add_axis(r, "TI", STIR_DENSE_FIXED, NULL,
-			stir_size_literal(t), stir_size_literal(0), true) == 0 &&
-		map_blocked(r, 0, "IB", "TI", t) == 0 &&
-		map_one(r, 1, "T") == 0;
+		add_sr_groups(r, "IB", t, g);
 	return done(r, ok);
 }
 
@@ -362,13 +371,6 @@ stir_format_rule *stir_format_rule_sr_bcrs_chunks(const char *suffix,
 			stir_size_param("items"), stir_size_literal(0), true) == 0 &&
 		stir_format_rule_add_axis(r, "W", STIR_SPARSE_FIXED, "IB",
 			stir_size_param("mt"), stir_size_literal(1), true) == 0 &&
-		stir_format_rule_add_axis(r, "G", STIR_DENSE_VARIABLE, "W",
-			stir_size_param("maxg"), stir_size_param("ngroups"), true) == 0 &&
-		stir_format_rule_add_axis(r, "T", STIR_SPARSE_FIXED, "G",
-			stir_size_of_axis(1), stir_size_literal(g), false) == 0 &&
-		stir_format_rule_add_axis(r, "TI", STIR_DENSE_FIXED, NULL,
-			stir_size_literal(t), stir_size_literal(0), true) == 0 &&
-		map_blocked(r, 0, "W", "TI", t) == 0 &&
-		map_one(r, 1, "T") == 0;
+		add_sr_groups(r, "W", t, g);
 	return done(r, ok);
 }
