@@ -8,10 +8,12 @@
  * --no-csr skips stir's plain CSR kernel (our own baseline, slow on graphs
  * with very long rows); --candidates runs only those of the search;
  * --compile-only only fills the NVRTC cache.  --srbcrs adds stir's
- * SR-BCRS(16, 8) SpMM on tensor cores (tf32, bench/csrmm_srbcrs_tc.yaml,
- * the format built from the graph on the host, not timed), and the
- * largest relative error of cuSPARSE and of it against an fp64 product
- * computed on the host (|x - ref| / (1 + |ref|)).
+ * SR-BCRS(16, 8) SpMM on tensor cores (tf32), each schedule of
+ * SRBCRS_SCHEDULES (written once; its windows cut into chunks of 32 or 8
+ * groups), the format
+ * built from the graph on the host by the schedule's decompose rule, not
+ * timed, and the largest relative error of cuSPARSE and of them against
+ * an fp64 product computed on the host (|x - ref| / (1 + |ref|)).
  * GRAPH: a Matrix Market file, or synthetic:arxiv|proteins|reddit.
  *
  * For each graph and feature size: cuSPARSE with each algorithm (the
@@ -28,9 +30,14 @@
 #include <unistd.h>
 #include "bench/common.h"
 
-/* --srbcrs: the tensor-core schedule file (with its decompose rule), as
- * given from the source tree. */
-#define SRBCRS_SCHEDULE "bench/csrmm_srbcrs_tc.yaml"
+/* --srbcrs: the tensor-core schedule files (with their decompose rules),
+ * as given from the source tree, and their names in the output. */
+#define N_SRBCRS 3
+static const char *const SRBCRS_SCHEDULES[N_SRBCRS] = {
+	"bench/csrmm_srbcrs_tc.yaml", "bench/csrmm_srbcrs_tc_chunks.yaml",
+	"bench/csrmm_srbcrs_tc_chunks8.yaml" };
+static const char *const SRBCRS_NAMES[N_SRBCRS] = { "srbcrs_tc",
+	"srbcrs_chunks32", "srbcrs_chunks8" };
 
 /* The hybrid candidates are the library's (stir_spmm_hybrid_get_candidate);
  * --candidates (bench_options.candidates) names at most 128 of them. */
@@ -63,8 +70,9 @@ typedef struct result {
 	double padding;         /* padded slots / non-zeros of the best */
 	double search_ms[MAX_CONFIGS]; /* each candidate, -1 when it failed */
 	double bytes;           /* bytes the operation must move */
-	/* --srbcrs: SR-BCRS on tensor cores; the errors against fp64 */
-	double sr_ms, sr_err, cusparse_err64;
+	/* --srbcrs: SR-BCRS on tensor cores, each schedule; the errors
+	 * against fp64 */
+	double sr_ms[N_SRBCRS], sr_err[N_SRBCRS], cusparse_err64;
 } result;
 
 /* path: path, or the same path in the source tree when it is not found
@@ -101,63 +109,63 @@ static void spmm_f64(const bench_csr32 *a, const float *b, int64_t feat,
 	free(row);
 }
 
-/* ctx, o, feat, co: the SR-BCRS kernel of --srbcrs at feature size feat
- * (the program under SRBCRS_SCHEDULE, its features specialized), made
- * ready for the GPU and compiled with co, its module in *mod; NULL (with
- * diagnostics) when it cannot be. */
+/* ctx, o, sched, feat, co, csr, b, mod: the SR-BCRS kernel of --srbcrs
+ * under schedule file sched at feature size feat (its features
+ * specialized), made ready for the GPU and compiled with co, its module
+ * in *mod; with csr, the format its decompose rule makes of csr bound
+ * into b.  NULL (with diagnostics) when it cannot be. */
 static stir_gpu_kernel *srbcrs_kernel(stir_ctx *ctx, const bench_options *o,
-	int64_t feat, const stir_compile_options *co, stir_module **mod)
+	const char *sched, int64_t feat, const stir_compile_options *co,
+	const stir_csr *csr, stir_bindings *b, stir_module **mod)
 {
 	stir_kernel *k = bench_read_kernel(ctx, o->program, "csrmm", mod);
 	stir_schedule *s = k ? stir_schedule_read_from_file(ctx,
-		source_path(SRBCRS_SCHEDULE)) : NULL;
+		source_path(sched)) : NULL;
 	stir_gpu_kernel *gk = NULL;
 	if (s && stir_specialize(k, "feat", feat) == 0 &&
+	    (!csr || (stir_kernel_bind_csr(k, b, "A", csr) == 0 &&
+	    stir_schedule_bind_formats(s, k, b) == 0)) &&
 	    stir_schedule_prepare_for_gpu(s, k) == 0)
 		gk = stir_gpu_kernel_compile(k, co);
 	stir_schedule_free(s);
 	return gk;
 }
 
-/* ctx, o, co, dev, a, csr, feat, bh, ref, r: stir's SR-BCRS SpMM on
- * tensor cores (the program under SRBCRS_SCHEDULE, its features
- * specialized to feat) on graph csr with features bh, checked against
- * the fp64 product ref and timed, into r (NaN when it fails). */
-static void time_srbcrs(stir_ctx *ctx, const bench_options *o,
+/* ctx, o, i, co, dev, a, csr, feat, bh, ref, r: stir's SR-BCRS SpMM on
+ * tensor cores under SRBCRS_SCHEDULES[i] (its features specialized to
+ * feat) on graph csr with features bh, checked against the fp64 product
+ * ref and timed, into r (NaN when it fails). */
+static void time_srbcrs(stir_ctx *ctx, const bench_options *o, int i,
 	const stir_compile_options *co, stir_device *dev, const bench_csr32 *a,
 	const stir_csr *csr, int64_t feat, const float *bh, const float *ref,
 	result *r)
 {
 	stir_module *m = NULL;
 	stir_bindings *b = stir_bindings_alloc();
-	stir_host_format *f = NULL;
 	stir_gpu_kernel *gk = NULL;
-	r->sr_ms = r->sr_err = NAN;
+	r->sr_ms[i] = r->sr_err[i] = NAN;
 	if (feat % 32) {
 		fprintf(stderr, "bench: SR-BCRS on tensor cores takes features in "
 			"multiples of 32 (a warp's 4 tiles of 8), not %lld\n",
 			(long long)feat);
 		goto out;
 	}
-	if (!b || !(gk = srbcrs_kernel(ctx, o, feat, co, &m)) ||
-	    !(f = stir_csr_to_sr_bcrs(ctx, csr, 16, 8, STIR_I32, STIR_F32,
-	    "_srbcrs", b)))
+	if (!b || !(gk = srbcrs_kernel(ctx, o, SRBCRS_SCHEDULES[i], feat, co,
+	    csr, b, &m)))
 		goto out;
-	stir_bindings_set_size(b, "m", a->m);
-	stir_bindings_set_size(b, "n", a->n);
 	bench_bind_copy(ctx, b, "B", STIR_F32, a->n * feat, bh);
 	if (stir_kernel_bind_outputs(stir_module_find_kernel(m, "csrmm"), b) < 0 ||
 	    bench_run_stir(gk, dev, b, "C", ref, a->m * feat, o->reps,
-	    &r->sr_ms, &r->sr_err) < 0)
-		r->sr_ms = r->sr_err = NAN;
+	    &r->sr_ms[i], &r->sr_err[i]) < 0)
+		r->sr_ms[i] = r->sr_err[i] = NAN;
 out:
-	if (isnan(r->sr_ms) && stir_ctx_n_diagnostics(ctx)) {
-		fprintf(stderr, "bench: SR-BCRS on tensor cores failed:\n");
+	if (isnan(r->sr_ms[i]) && stir_ctx_n_diagnostics(ctx)) {
+		fprintf(stderr, "bench: SR-BCRS on tensor cores (%s) failed:\n",
+			SRBCRS_SCHEDULES[i]);
 		stir_ctx_print_diagnostics(ctx, stderr);
 	}
 	stir_ctx_clear_diagnostics(ctx);
 	stir_gpu_kernel_free(gk);
-	stir_host_format_free(f);
 	stir_bindings_free(b);
 	stir_module_free(m);
 }
@@ -330,9 +338,16 @@ static void json_result(FILE *f, const result *r, bool last, double copy_bw)
 	bench_json_num(f, "host_build_ms", r->build_ms);
 	if (!isnan(r->cusparse_err64)) {
 		/* --srbcrs */
-		bench_json_num(f, "srbcrs_tc_ms", r->sr_ms);
-		bench_json_num(f, "speedup_srbcrs_tc", r->cusparse_ms / r->sr_ms);
-		bench_json_num(f, "max_rel_err64_srbcrs_tc", r->sr_err);
+		for (int i = 0; i < N_SRBCRS; i++) {
+			char key[64];
+			snprintf(key, sizeof(key), "%s_ms", SRBCRS_NAMES[i]);
+			bench_json_num(f, key, r->sr_ms[i]);
+			snprintf(key, sizeof(key), "speedup_%s", SRBCRS_NAMES[i]);
+			bench_json_num(f, key, r->cusparse_ms / r->sr_ms[i]);
+			snprintf(key, sizeof(key), "max_rel_err64_%s",
+				SRBCRS_NAMES[i]);
+			bench_json_num(f, key, r->sr_err[i]);
+		}
 		bench_json_num(f, "max_rel_err64_cusparse", r->cusparse_err64);
 	}
 	bench_json_search(f, r->search_ms, N_CONFIGS);
@@ -364,12 +379,15 @@ static void compile_graph(stir_ctx *ctx, const bench_options *o,
 			bench_fail(ctx, "compiling a hybrid kernel");
 		if ((o->flags & 2) && o->feats[fi] % 32 == 0) {
 			/* --srbcrs */
-			stir_gpu_kernel *sk = srbcrs_kernel(ctx, o, o->feats[fi], &co,
-				&m);
-			if (!sk)
-				bench_fail(ctx, "compiling the SR-BCRS kernel");
-			stir_gpu_kernel_free(sk);
-			stir_module_free(m);
+			for (int i = 0; i < N_SRBCRS; i++) {
+				stir_gpu_kernel *sk = srbcrs_kernel(ctx, o,
+					SRBCRS_SCHEDULES[i], o->feats[fi], &co, NULL,
+					NULL, &m);
+				if (!sk)
+					bench_fail(ctx, "compiling an SR-BCRS kernel");
+				stir_gpu_kernel_free(sk);
+				stir_module_free(m);
+			}
 		}
 		for (int i = 0; i < N_CONFIGS; i++) {
 			stir_gpu_kernel_free(gks[i]);
@@ -471,7 +489,9 @@ int main(int argc, char **argv)
 			}
 			if (!r->cusparse_alg)
 				bench_fail(ctx, "cuSPARSE SpMM");
-			r->sr_ms = r->sr_err = r->cusparse_err64 = NAN;
+			r->cusparse_err64 = NAN;
+			for (int i = 0; i < N_SRBCRS; i++)
+				r->sr_ms[i] = r->sr_err[i] = NAN;
 			if (srbcrs) {
 				float *ref = malloc((nc ? nc : 1) * sizeof(float));
 				if (!ref)
@@ -479,7 +499,9 @@ int main(int argc, char **argv)
 				spmm_f64(&a, bh, feat, ref);
 				r->cusparse_err64 = bench_max_rel_diff(want, ref,
 					(int64_t)nc);
-				time_srbcrs(ctx, &o, &co, dev, &a, csr, feat, bh, ref, r);
+				for (int i = 0; i < N_SRBCRS; i++)
+					time_srbcrs(ctx, &o, i, &co, dev, &a, csr, feat,
+						bh, ref, r);
 				free(ref);
 			}
 			/* stir CSR */
@@ -579,11 +601,13 @@ int main(int argc, char **argv)
 				100 * r->bytes / (r->cusparse_ms * 1e-3) / copy_bw,
 				100 * r->bytes / (r->hyb_ms * 1e-3) / copy_bw, config,
 				r->build_ms);
-			if (srbcrs)
-				printf("%-16s %8s %10s %5lld | SR-BCRS(16,8) tf32 %10.4f "
-					"%6.2fx | err vs fp64: SR-BCRS %.2e cuSPARSE %.2e\n",
-					gname, "", "", (long long)feat, r->sr_ms,
-					r->cusparse_ms / r->sr_ms, r->sr_err, r->cusparse_err64);
+			for (int i = 0; srbcrs && i < N_SRBCRS; i++)
+				printf("%-16s %8s %10s %5lld | SR-BCRS(16,8) %-13s "
+					"%10.4f %6.2fx | err vs fp64: SR-BCRS %.2e "
+					"cuSPARSE %.2e\n", gname, "", "", (long long)feat,
+					SRBCRS_NAMES[i], r->sr_ms[i],
+					r->cusparse_ms / r->sr_ms[i], r->sr_err[i],
+					r->cusparse_err64);
 			fflush(stdout);
 			stir_gpu_buf_free(d_b);
 			stir_gpu_buf_free(d_c);
@@ -622,12 +646,15 @@ int main(int argc, char **argv)
 		double *ss = calloc((size_t)n_results + 1, sizeof(double));
 		if (!ss)
 			bench_fail(ctx, "allocating the summary");
-		for (int i = 0; i < n_results; i++)
-			ss[i] = results[i].cusparse_ms / results[i].sr_ms;
-		int n_sr;
-		double sr = bench_geomean(ss, n_results, &worst, &n_sr);
-		printf("# geometric-mean speedup over cuSPARSE: SR-BCRS(16,8) tf32 "
-			"%.3fx (worst case %.3fx) over %d cases\n", sr, worst, n_sr);
+		for (int k = 0; k < N_SRBCRS; k++) {
+			for (int i = 0; i < n_results; i++)
+				ss[i] = results[i].cusparse_ms / results[i].sr_ms[k];
+			int n_sr;
+			double sr = bench_geomean(ss, n_results, &worst, &n_sr);
+			printf("# geometric-mean speedup over cuSPARSE: SR-BCRS(16,8) "
+				"tf32 %s %.3fx (worst case %.3fx) over %d cases\n",
+				SRBCRS_NAMES[k], sr, worst, n_sr);
+		}
 		free(ss);
 	}
 	FILE *f = bench_json_begin(ctx, o.json, &gpu);

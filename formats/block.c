@@ -10,6 +10,8 @@
  */
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
+#include <stir/passes.h>
 #include "formats/format_internal.h"
 #include "ir/diag.h"
 
@@ -262,28 +264,85 @@ stir_host_format *stir_csr_to_dbsr(stir_ctx *ctx, const stir_csr *csr,
 	return build_bsr(&bld, &A, block, true, b);
 }
 
+/* f, A, s, base, td, vd: the tiles of SR-BCRS(t, g) (t = f->width, g =
+ * f->group) into the T indices td and the values of A into vd, the groups
+ * of window k from group base[k] on; a window with base[k] < 0 belongs to
+ * another part and is skipped. */
+static void fill_windows(const stir_host_format *f, const fmt_csr *A,
+	const block_set *s, const int64_t *base, void *td, void *vd)
+{
+	int64_t t = f->width, g = f->group;
+	/* the tiles of each window, then its padding tiles */
+	for (int64_t k = 0; k < s->nrb; k++) {
+		if (base[k] < 0)
+			continue;
+		const int64_t *tiles = s->cols + s->ptr[k];
+		int64_t nt = s->ptr[k + 1] - s->ptr[k];
+		int64_t first = base[k] * g, end = first + fmt_ceil_div(nt, g) * g;
+		for (int64_t j = 0; j < nt; j++)
+			fmt_put_index(f->itype, td, first + j, tiles[j]);
+		if (first + nt < end) {
+			/* a column absent from the window, or its last one
+			 * repeated when it holds every column */
+			int64_t pad = nt < A->ncols ?
+				fmt_first_absent(tiles, nt) : tiles[nt - 1];
+			for (int64_t j = first + nt; j < end; j++)
+				fmt_put_index(f->itype, td, j, pad);
+		}
+	}
+	/* each value at (its tile's position, its row in the window) */
+	for (int64_t i = 0; i < A->nrows; i++) {
+		int64_t k = i / t, ti = i - k * t;
+		if (base[k] < 0)
+			continue;
+		int64_t p = s->ptr[k], shift = base[k] * g - s->ptr[k];
+		for (int64_t e = A->indptr[i]; e < A->indptr[i + 1]; e++) {
+			while (s->cols[p] < A->indices[e])
+				p++;
+			fmt_put_value(f->vtype, vd, (shift + p) * t + ti,
+				A->values[e]);
+		}
+	}
+}
+
+/* ctx, csr, t, g, index_type, value_type, suffix, A, bld, s: start an
+ * SR-BCRS(t, g) build: the matrix and the parameters checked, each
+ * window's tiles in s.  0, or -1 with an error (nothing left to free). */
+static int sr_bcrs_start(stir_ctx *ctx, const stir_csr *csr, int64_t t,
+	int64_t g, stir_dtype index_type, stir_dtype value_type,
+	const char *suffix, fmt_csr *A, fmt_build *bld, block_set *s)
+{
+	if (fmt_check_csr(ctx, csr, A) < 0 ||
+	    fmt_build_init(bld, ctx, STIR_FORMAT_SR_BCRS, suffix, index_type,
+		value_type, A->nrows, A->ncols, A->nnz) < 0)
+		return -1;
+	if (t <= 0 || g <= 0) {
+		fmt_build_error(bld, "the %s must be positive (got %" PRId64
+			")", t <= 0 ? "tile height" : "group size",
+			t <= 0 ? t : g);
+		fmt_build_abort(bld);
+		return -1;
+	}
+	bld->f->width = t;
+	bld->f->group = g;
+	if (block_set_build(bld, A, t, 1, s) < 0) {
+		fmt_build_abort(bld);
+		return -1;
+	}
+	return 0;
+}
+
 stir_host_format *stir_csr_to_sr_bcrs(stir_ctx *ctx, const stir_csr *csr,
 	int64_t t, int64_t g, stir_dtype index_type, stir_dtype value_type,
 	const char *suffix, stir_bindings *b)
 {
 	fmt_csr A;
 	fmt_build bld;
-	if (fmt_check_csr(ctx, csr, &A) < 0 ||
-	    fmt_build_init(&bld, ctx, STIR_FORMAT_SR_BCRS, suffix, index_type,
-		value_type, A.nrows, A.ncols, A.nnz) < 0)
+	block_set s;
+	if (sr_bcrs_start(ctx, csr, t, g, index_type, value_type, suffix, &A,
+	    &bld, &s) < 0)
 		return NULL;
 	stir_host_format *f = bld.f;
-	if (t <= 0 || g <= 0) {
-		fmt_build_error(&bld, "the %s must be positive (got %" PRId64
-			")", t <= 0 ? "tile height" : "group size",
-			t <= 0 ? t : g);
-		return fmt_build_abort(&bld);
-	}
-	f->width = t;
-	f->group = g;
-	block_set s;
-	if (block_set_build(&bld, &A, t, 1, &s) < 0)
-		return fmt_build_abort(&bld);
 	int64_t mt = s.nrb;
 	int64_t *gptr = malloc((size_t)(mt + 1) * sizeof(*gptr));
 	if (!gptr) {
@@ -324,37 +383,10 @@ stir_host_format *stir_csr_to_sr_bcrs(stir_ctx *ctx, const stir_csr *csr,
 	}
 	if (part) {
 		void *pd = stir_array_get_data(pa);
-		void *td = stir_array_get_data(ta);
-		void *vd = stir_array_get_data(va);
 		for (int64_t k = 0; k <= mt; k++)
 			fmt_put_index(f->itype, pd, k, gptr[k]);
-		/* the tiles of each row block, then its padding tiles */
-		for (int64_t k = 0; k < mt; k++) {
-			const int64_t *tiles = s.cols + s.ptr[k];
-			int64_t nt = s.ptr[k + 1] - s.ptr[k];
-			int64_t base = gptr[k] * g, end = gptr[k + 1] * g;
-			for (int64_t j = 0; j < nt; j++)
-				fmt_put_index(f->itype, td, base + j, tiles[j]);
-			if (base + nt < end) {
-				/* a column absent from the window, or its last
-				 * one repeated when it holds every column */
-				int64_t pad = nt < A.ncols ?
-					fmt_first_absent(tiles, nt) : tiles[nt - 1];
-				for (int64_t j = base + nt; j < end; j++)
-					fmt_put_index(f->itype, td, j, pad);
-			}
-		}
-		/* each value at (its tile's position, its row in the block) */
-		for (int64_t i = 0; i < A.nrows; i++) {
-			int64_t k = i / t, ti = i - k * t;
-			int64_t p = s.ptr[k], base = gptr[k] * g - s.ptr[k];
-			for (int64_t e = A.indptr[i]; e < A.indptr[i + 1]; e++) {
-				while (s.cols[p] < A.indices[e])
-					p++;
-				fmt_put_value(f->vtype, vd, (base + p) * t + ti,
-					A.values[e]);
-			}
-		}
+		fill_windows(f, &A, &s, gptr, stir_array_get_data(ta),
+			stir_array_get_data(va));
 		part->rows = mt;
 		part->width = g;
 		part->nnz = A.nnz;
@@ -364,6 +396,121 @@ stir_host_format *stir_csr_to_sr_bcrs(stir_ctx *ctx, const stir_csr *csr,
 		part->maxg = maxg;
 	}
 	free(gptr);
+	block_set_release(&s);
+	return fmt_build_finish(&bld, b);
+}
+
+/* One part of SR-BCRS with chunks while it is counted and filled. */
+typedef struct chunk_part {
+	int64_t items, ngroups, maxg, nnz;
+	void *w, *gp;     /* borrowed: W_P.indices and G_P.indptr data */
+	void *td, *vd;    /* borrowed: T_P.indices and A_P data */
+} chunk_part;
+
+stir_host_format *stir_csr_to_sr_bcrs_chunks(stir_ctx *ctx,
+	const stir_csr *csr, int64_t t, int64_t g, int64_t c,
+	stir_dtype index_type, stir_dtype value_type, const char *suffix,
+	stir_bindings *b)
+{
+	fmt_csr A;
+	fmt_build bld;
+	block_set s;
+	if (sr_bcrs_start(ctx, csr, t, g, index_type, value_type, suffix, &A,
+	    &bld, &s) < 0)
+		return NULL;
+	stir_host_format *f = bld.f;
+	f->chunk = c;
+	int64_t mt = s.nrb;
+	int64_t *base = c > 0 ? malloc((size_t)(mt ? mt : 1) * sizeof(*base)) :
+		NULL;
+	if (c <= 0)
+		fmt_build_error(&bld, "the chunk size must be positive (got %"
+			PRId64 ")", c);
+	else if (!base)
+		stir_error_oom(ctx);
+	if (!base) {
+		block_set_release(&s);
+		return fmt_build_abort(&bld);
+	}
+	/* part 0, the split windows' chunks; part 1, the whole windows */
+	chunk_part parts[2] = { { 0 }, { 0 } };
+	for (int64_t k = 0; k < mt; k++) {
+		int64_t ng = fmt_ceil_div(s.ptr[k + 1] - s.ptr[k], g);
+		chunk_part *q = &parts[ng <= c];
+		q->items += ng <= c ? 1 : fmt_ceil_div(ng, c);
+		q->ngroups += ng;
+		int64_t most = ng < c ? ng : c;
+		if (most > q->maxg)
+			q->maxg = most;
+		int64_t r1 = (k + 1) * t < A.nrows ? (k + 1) * t : A.nrows;
+		q->nnz += A.indptr[r1] - A.indptr[k * t];
+	}
+	bool ok = true;
+	for (int i = 0; i < 2 && ok; i++) {
+		chunk_part *q = &parts[i];
+		char *sfx = stir_format_sr_bcrs_part_suffix(f->suffix, i);
+		int64_t nptr = q->items + 1;
+		int64_t tshape[2] = { q->ngroups, g };
+		int64_t vshape[3] = { q->ngroups, g, t };
+		stir_array *wa = sfx ? fmt_build_array(&bld, f->itype, 1,
+			&q->items, "W%s.indices", sfx) : NULL;
+		stir_array *pa = wa ? fmt_build_array(&bld, f->itype, 1, &nptr,
+			"G%s.indptr", sfx) : NULL;
+		stir_array *ta = pa ? fmt_build_array(&bld, f->itype, 2, tshape,
+			"T%s.indices", sfx) : NULL;
+		stir_array *va = ta ? fmt_build_array(&bld, f->vtype, 3, vshape,
+			"A%s", sfx) : NULL;
+		ok = va && fmt_build_size(&bld, q->items, "items%s", sfx) == 0 &&
+			fmt_build_size(&bld, mt, "mt%s", sfx) == 0 &&
+			fmt_build_size(&bld, q->maxg, "maxg%s", sfx) == 0 &&
+			fmt_build_size(&bld, q->ngroups, "ngroups%s", sfx) == 0;
+		stir_host_format_part *part = ok && q->items > 0 ?
+			fmt_build_part(&bld, "%s", sfx + strlen(f->suffix)) : NULL;
+		if (!sfx)
+			stir_error_oom(ctx);
+		free(sfx);
+		if (!ok || (q->items > 0 && !part)) {
+			ok = false;
+			break;
+		}
+		q->w = stir_array_get_data(wa);
+		q->gp = stir_array_get_data(pa);
+		q->td = stir_array_get_data(ta);
+		q->vd = stir_array_get_data(va);
+		if (part) {
+			part->rows = q->items;
+			part->width = g;
+			part->split = i == 0;
+			part->nnz = q->nnz;
+			part->slots = q->ngroups * g * t;
+			part->mb = mt;
+			part->ngroups = q->ngroups;
+			part->maxg = q->maxg;
+		}
+	}
+	if (!ok) {
+		free(base);
+		block_set_release(&s);
+		return fmt_build_abort(&bld);
+	}
+	/* each part's items (a window whole, or a chunk of c groups, the
+	 * last one fewer, of a split window), then its tiles and values */
+	for (int i = 0; i < 2; i++) {
+		int64_t item = 0, group = 0;
+		fmt_put_index(f->itype, parts[i].gp, 0, 0);
+		for (int64_t k = 0; k < mt; k++) {
+			int64_t ng = fmt_ceil_div(s.ptr[k + 1] - s.ptr[k], g);
+			base[k] = (ng <= c) == i ? group : -1;
+			for (int64_t j = 0; base[k] >= 0 && (j == 0 || j < ng);
+			     j += c) {
+				group += ng - j < c ? ng - j : c;
+				fmt_put_index(f->itype, parts[i].w, item, k);
+				fmt_put_index(f->itype, parts[i].gp, ++item, group);
+			}
+		}
+		fill_windows(f, &A, &s, base, parts[i].td, parts[i].vd);
+	}
+	free(base);
 	block_set_release(&s);
 	return fmt_build_finish(&bld, b);
 }

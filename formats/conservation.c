@@ -16,6 +16,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <stir/passes.h>
 #include "formats/format_internal.h"
 #include "ir/diag.h"
 
@@ -458,6 +460,38 @@ static int verify_bsr(vstate *v, bool dbsr)
 	return 0;
 }
 
+/* v, tn, ta, an, va, lo, hi, k, cont: the tiles of groups lo to hi - 1
+ * (T indices ta called tn, values va called an) as window k's; cont: the
+ * tile before them is window k's too.  0 or -1. */
+static int check_sr_groups(vstate *v, const char *tn, const stir_array *ta,
+	const char *an, const stir_array *va, int64_t lo, int64_t hi, int64_t k,
+	bool cont)
+{
+	int64_t t = v->f->width, g = v->f->group;
+	for (int64_t p = lo * g; p < hi * g; p++) {
+		int64_t col = 0, prev = -1;
+		if (p > 0 && (p > lo * g || cont) &&
+		    get_index(v, tn, ta, p - 1, v->A->ncols, &prev) < 0)
+			return -1;
+		if (get_index(v, tn, ta, p, v->A->ncols, &col) < 0)
+			return -1;
+		for (int64_t ti = 0; ti < t; ti++) {
+			int64_t slot = p * t + ti;
+			double x = stir_array_get_double(va, slot);
+			/* a tile repeating the column of the one before pads
+			 * the last group of a window holding every column */
+			if (col == prev && x != 0)
+				return verr(v, "array '%s': slot %" PRId64 " pads "
+					"a repeated column but holds %.17g, not 0",
+					an, slot, x);
+			if (col != prev && check_cell(v, an, slot, k * t + ti,
+			    col, x, NULL) < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
 /* v: SR-BCRS: G_S.indptr, T_S.indices, A_S and the sizes.  0 or -1. */
 static int verify_sr_bcrs(vstate *v)
 {
@@ -502,32 +536,120 @@ static int verify_sr_bcrs(vstate *v)
 			return verr(v, "array '%s': row block %" PRId64 " has %"
 				PRId64 " groups, more than maxg = %" PRId64, pn,
 				k, hi - lo, maxg);
-		for (int64_t p = lo * g; p < hi * g; p++) {
-			int64_t col = 0, prev = -1;
-			if ((p > lo * g && get_index(v, tn, ta, p - 1,
-				v->A->ncols, &prev) < 0) ||
-			    get_index(v, tn, ta, p, v->A->ncols, &col) < 0)
-				return -1;
-			/* a tile repeating the column of the one before pads
-			 * the last group of a window holding every column */
-			for (int64_t ti = 0; ti < t && col == prev; ti++) {
-				int64_t slot = p * t + ti;
-				if (stir_array_get_double(va, slot) != 0)
-					return verr(v, "array '%s': slot %" PRId64
-						" pads a repeated column but holds "
-						"%.17g, not 0", an, slot,
-						stir_array_get_double(va, slot));
-			}
-			for (int64_t ti = 0; ti < t && col != prev; ti++) {
-				int64_t slot = p * t + ti;
-				if (check_cell(v, an, slot, k * t + ti, col,
-					stir_array_get_double(va, slot),
-					NULL) < 0)
-					return -1;
-			}
-		}
+		if (check_sr_groups(v, tn, ta, an, va, lo, hi, k, false) < 0)
+			return -1;
 	}
 	return 0;
+}
+
+/* v, name: size "name", bound and at least 0, in *out.  0 or -1. */
+static int bound_size(vstate *v, const char *name, int64_t *out)
+{
+	if (!stir_bindings_get_size(v->b, name, out))
+		return verr(v, "size '%s' is not bound", name);
+	if (*out < 0)
+		return verr(v, "size '%s' is %" PRId64 ", less than 0", name, *out);
+	return 0;
+}
+
+/* v, i, sfx, owner: part i (0 split, 1 whole) of SR-BCRS with chunks, its
+ * suffix sfx: W_P.indices, G_P.indptr, T_P.indices, A_P and the sizes.
+ * owner[k] records the part that holds window k (0, 1, or -1 for none):
+ * a whole window is in one item, a split one in consecutive items.  0 or
+ * -1. */
+static int verify_sr_chunk_part(vstate *v, int i, const char *sfx,
+	int8_t *owner)
+{
+	const stir_host_format *f = v->f;
+	char wn[256], pn[256], tn[256], an[256], sn[256];
+	int64_t t = f->width, g = f->group;
+	int64_t mt = fmt_ceil_div(v->A->nrows, t);
+	int64_t items, maxg, ngroups, ntiles, len;
+	snprintf(sn, sizeof(sn), "mt%s", sfx);
+	if (check_size(v, sn, mt) < 0)
+		return -1;
+	snprintf(sn, sizeof(sn), "items%s", sfx);
+	if (bound_size(v, sn, &items) < 0)
+		return -1;
+	snprintf(sn, sizeof(sn), "maxg%s", sfx);
+	if (bound_size(v, sn, &maxg) < 0)
+		return -1;
+	if (maxg > f->chunk)
+		return verr(v, "size '%s' is %" PRId64 ", more than the chunk "
+			"size %" PRId64, sn, maxg, f->chunk);
+	snprintf(sn, sizeof(sn), "ngroups%s", sfx);
+	if (bound_size(v, sn, &ngroups) < 0)
+		return -1;
+	if (__builtin_mul_overflow(ngroups, g, &ntiles) ||
+	    __builtin_mul_overflow(ntiles, t, &len))
+		return verr(v, "the groups are too large");
+	const stir_host_format_part *part = NULL;
+	for (int p = 0; p < f->n_parts; p++)
+		if (!strcmp(f->parts[p].suffix, sfx))
+			part = &f->parts[p];
+	if ((part ? part->rows : 0) != items)
+		return verr(v, "the description gives part '%s' %" PRId64
+			" items, but %" PRId64 " are bound", sfx,
+			part ? part->rows : 0, items);
+	snprintf(wn, sizeof(wn), "W%s.indices", sfx);
+	snprintf(pn, sizeof(pn), "G%s.indptr", sfx);
+	snprintf(tn, sizeof(tn), "T%s.indices", sfx);
+	snprintf(an, sizeof(an), "A%s", sfx);
+	const stir_array *wa = get_array(v, wn, true, items);
+	const stir_array *pa = wa ? get_array(v, pn, true, items + 1) : NULL;
+	if (!pa || check_ptr(v, pn, pa, items, ngroups) < 0)
+		return -1;
+	const stir_array *ta = get_array(v, tn, true, ntiles);
+	const stir_array *va = ta ? get_array(v, an, false, len) : NULL;
+	if (!va)
+		return -1;
+	for (int64_t it = 0, last = -1; it < items; it++) {
+		int64_t k = 0, lo = stir_array_get_int(pa, it);
+		int64_t hi = stir_array_get_int(pa, it + 1);
+		if (get_index(v, wn, wa, it, mt, &k) < 0)
+			return -1;
+		if (hi - lo > maxg)
+			return verr(v, "array '%s': item %" PRId64 " has %"
+				PRId64 " groups, more than maxg = %" PRId64, pn,
+				it, hi - lo, maxg);
+		/* a split window's chunks follow each other */
+		if (owner[k] >= 0 && !(i == 0 && k == last))
+			return verr(v, "array '%s': item %" PRId64 " holds "
+				"window %" PRId64 ", which another item holds "
+				"already", wn, it, k);
+		owner[k] = (int8_t)i;
+		if (check_sr_groups(v, tn, ta, an, va, lo, hi, k, k == last) < 0)
+			return -1;
+		last = k;
+	}
+	return 0;
+}
+
+/* v: SR-BCRS with chunks: both parts, every window in exactly one.  0 or
+ * -1. */
+static int verify_sr_chunks(vstate *v)
+{
+	int64_t mt = fmt_ceil_div(v->A->nrows, v->f->width);
+	int8_t *owner = malloc((size_t)(mt ? mt : 1));
+	if (!owner) {
+		stir_error_oom(v->ctx);
+		return -1;
+	}
+	memset(owner, -1, (size_t)mt);
+	int r = 0;
+	for (int i = 0; i < 2 && r == 0; i++) {
+		char *sfx = stir_format_sr_bcrs_part_suffix(v->f->suffix, i);
+		r = sfx ? verify_sr_chunk_part(v, i, sfx, owner) :
+			(stir_error_oom(v->ctx), -1);
+		free(sfx);
+	}
+	for (int64_t k = 0; k < mt && r == 0; k++)
+		if (owner[k] < 0)
+			r = verr(v, "window %" PRId64 " (rows %" PRId64 " to %"
+				PRId64 ") is in no item", k, k * v->f->width,
+				(k + 1) * v->f->width - 1);
+	free(owner);
+	return r;
 }
 
 /* v: every original entry must have been seen.  0 or -1. */
@@ -571,7 +693,9 @@ static int verify(stir_ctx *ctx, const stir_host_format *f, const fmt_csr *A,
 	case STIR_FORMAT_HYBRID: r = verify_hybrid(&v); break;
 	case STIR_FORMAT_BSR: r = verify_bsr(&v, false); break;
 	case STIR_FORMAT_DBSR: r = verify_bsr(&v, true); break;
-	case STIR_FORMAT_SR_BCRS: r = verify_sr_bcrs(&v); break;
+	case STIR_FORMAT_SR_BCRS:
+		r = f->chunk ? verify_sr_chunks(&v) : verify_sr_bcrs(&v);
+		break;
 	default: r = verr(&v, "unknown format"); break;
 	}
 	if (r == 0)

@@ -23,6 +23,7 @@ struct stir_host_format {
 	int64_t nnz;              /* non-zeros of the original */
 	int64_t width;            /* w (ELL, ELL3D), p, b, or t (SR-BCRS) */
 	int64_t group;            /* SR-BCRS: g */
+	int64_t chunk;            /* SR-BCRS with chunks: c, else 0 */
 	int c;                    /* hybrid: column ranges asked for */
 	int64_t range_width;      /* hybrid: columns per range, ceil(n / c) */
 	int nbuckets;             /* hybrid: number of buckets */

@@ -320,19 +320,57 @@ stir_format_rule *stir_format_rule_dbsr(const char *suffix, int64_t b)
 	return done(r, ok);
 }
 
+/* r, window, t, g: the groups of SR-BCRS(t, g) under axis "window" (G,
+ * its tiles T, their rows TI), and the maps row = t * WINDOW + TI, column
+ * = T.  Whether every step succeeded. */
+static bool add_sr_groups(stir_format_rule *r, const char *window, int64_t t,
+	int64_t g)
+{
+	return stir_format_rule_add_axis(r, "G", STIR_DENSE_VARIABLE, window,
+			stir_size_param("maxg"), stir_size_param("ngroups"), true) == 0 &&
+		stir_format_rule_add_axis(r, "T", STIR_SPARSE_FIXED, "G",
+			stir_size_of_axis(1), stir_size_literal(g), false) == 0 &&
+		stir_format_rule_add_axis(r, "TI", STIR_DENSE_FIXED, NULL,
+			stir_size_literal(t), stir_size_literal(0), true) == 0 &&
+		map_blocked(r, 0, window, "TI", t) == 0 &&
+		map_one(r, 1, "T") == 0;
+}
+
 stir_format_rule *stir_format_rule_sr_bcrs(const char *suffix, int64_t t, int64_t g)
 {
 	stir_format_rule *r = stir_format_rule_alloc(suffix);
 	bool ok = r && t > 0 && g > 0 &&
 		stir_format_rule_add_axis(r, "IB", STIR_DENSE_FIXED, NULL,
 			stir_size_param("mt"), stir_size_literal(0), true) == 0 &&
-		stir_format_rule_add_axis(r, "G", STIR_DENSE_VARIABLE, "IB",
-			stir_size_param("maxg"), stir_size_param("ngroups"), true) == 0 &&
-		stir_format_rule_add_axis(r, "T", STIR_SPARSE_FIXED, "G",
-			stir_size_of_axis(1), stir_size_literal(g), false) == 0 &&
-		stir_format_rule_add_axis(r, "TI", STIR_DENSE_FIXED, NULL,
-			stir_size_literal(t), stir_size_literal(0), true) == 0 &&
-		map_blocked(r, 0, "IB", "TI", t) == 0 &&
-		map_one(r, 1, "T") == 0;
+		add_sr_groups(r, "IB", t, g);
+	return done(r, ok);
+}
+
+/* suffix, part: see passes.h. */
+char *stir_format_sr_bcrs_part_suffix(const char *suffix, int part)
+{
+	const char *sfx = suffix ? suffix : "";
+	const char *tail = part == 0 ? "_split" : "_whole";
+	size_t len = strlen(sfx) + strlen(tail) + 1;
+	char *full = part == 0 || part == 1 ? malloc(len) : NULL;
+	if (full)
+		snprintf(full, len, "%s%s", sfx, tail);
+	return full;
+}
+
+stir_format_rule *stir_format_rule_sr_bcrs_chunks(const char *suffix,
+	int64_t t, int64_t g, int part)
+{
+	char *full = stir_format_sr_bcrs_part_suffix(suffix, part);
+	if (!full)
+		return NULL;
+	stir_format_rule *r = stir_format_rule_alloc(full);
+	free(full);
+	bool ok = r && t > 0 && g > 0 &&
+		stir_format_rule_add_axis(r, "IB", STIR_DENSE_FIXED, NULL,
+			stir_size_param("items"), stir_size_literal(0), true) == 0 &&
+		stir_format_rule_add_axis(r, "W", STIR_SPARSE_FIXED, "IB",
+			stir_size_param("mt"), stir_size_literal(1), true) == 0 &&
+		add_sr_groups(r, "W", t, g);
 	return done(r, ok);
 }

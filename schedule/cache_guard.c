@@ -20,10 +20,31 @@ bool cache_index_uses_cond(const creq *c, const stir_expr *cond)
 	return false;
 }
 
+/* c, e: whether every load in e (a condition, its block variables read
+ * as their bindings) reads a buffer the block does not write, at indices
+ * no loop inside L changes, so that the write-back after L reads the same
+ * (SR-BCRS with chunks: the row guard reads the item's window). */
+static bool loads_fixed_in_loop(const creq *c, stir_expr *e)
+{
+	if (e->kind == STIR_EXPR_SEARCH)
+		return false;
+	if (e->kind == STIR_EXPR_LOAD) {
+		stir_uses u = { .buf = e->u.load.buf, .first = true };
+		stir_uses_stmt(&u, c->blk);
+		if (u.stores > 0 || sched_varies(&c->acc, e))
+			return false;
+	}
+	for (int i = 0; stir_expr_child(e, i); i++)
+		if (!loads_fixed_in_loop(c, *stir_expr_child(e, i)))
+			return false;
+	return true;
+}
+
 /* c: when the block's body is one "if (COND) { .. }" (no else) and COND
  * decides only which elements of x an accumulating write of a strided
- * region adds into (it reads no memory and, its block variables read as
- * their bindings, uses no loop inside L but the region's), COND expanded;
+ * region adds into (it reads no memory but at indices fixed in L, of a
+ * buffer the block does not write, and, its block variables read as their
+ * bindings, uses no loop inside L but the region's), COND expanded;
  * else NULL.  Every element of the cache then starts at 0 and only those
  * COND lets through are added to, and written back (guard_writeback). */
 stir_expr *cache_element_guard(creq *c)
@@ -33,8 +54,7 @@ stir_expr *cache_element_guard(creq *c)
 	    b->u.block.body.n != 1)
 		return NULL;
 	stir_stmt *g = stir_stmt_at(&b->u.block.body, 0);
-	if (g->kind != STIR_STMT_IF || g->u.if_.else_body.n ||
-	    stir_expr_reads_data(g->u.if_.cond))
+	if (g->kind != STIR_STMT_IF || g->u.if_.else_body.n)
 		return NULL;
 	stir_kernel *k = c->k;
 	stir_subst sub = { 0 };
@@ -46,7 +66,8 @@ stir_expr *cache_element_guard(creq *c)
 	stir_subst_release(&sub);
 	if (!sched_check(c->s, cond))
 		return NULL;
-	return cache_terms_only(c, cond) ? cond : NULL;
+	return cache_terms_only(c, cond) && loads_fixed_in_loop(c, cond) ?
+		cond : NULL;
 }
 
 /* c, cond: whether the loops inside L that condition cond uses are the

@@ -164,6 +164,7 @@ typedef struct sf_rule {
 	int64_t size;             /* width (ELL, ELL3D), block (BSR, DBSR),
 	                             p (padding), t (SR-BCRS) */
 	int64_t group;            /* g (SR-BCRS) */
+	int64_t chunk;            /* SR-BCRS: chunk, else 0 */
 	int column_parts;         /* c (hybrid) */
 	int n_buckets;            /* hybrid */
 	int64_t *buckets;         /* owned (hybrid): the widths */

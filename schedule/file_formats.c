@@ -184,8 +184,10 @@ static int build(stir_ctx *ctx, const sf_rule *src, const host_input *in,
 		f = stir_csr_to_dbsr(ctx, c, src->size, itype, vtype, sfx, out);
 		break;
 	case SF_RULE_SR_BCRS:
-		f = stir_csr_to_sr_bcrs(ctx, c, src->size, src->group, itype, vtype,
-			sfx, out);
+		f = src->chunk ? stir_csr_to_sr_bcrs_chunks(ctx, c, src->size,
+			src->group, src->chunk, itype, vtype, sfx, out) :
+			stir_csr_to_sr_bcrs(ctx, c, src->size, src->group, itype,
+			vtype, sfx, out);
 		break;
 	case SF_RULE_CUSTOM:
 	case SF_N_RULE_KINDS:

@@ -340,7 +340,8 @@ static int read_rule(reader *r, const yaml_node_t *n, sf_arg *a)
 			"locality_order", "suffix" }, 5, 3 },
 		[SF_RULE_ELL3D] = { { "width", "suffix" }, 2, 1 },
 		[SF_RULE_DBSR] = { { "block", "suffix" }, 2, 1 },
-		[SF_RULE_SR_BCRS] = { { "t", "g", "cover_rows", "suffix" }, 4, 3 },
+		[SF_RULE_SR_BCRS] = { { "t", "g", "cover_rows", "chunk",
+			"suffix" }, 5, 3 },
 		[SF_RULE_CUSTOM] = { { "axes", "map", "suffix" }, 3, 7 },
 	};
 	char buf[100], prefix[64], list[200];
@@ -408,6 +409,8 @@ static int read_rule(reader *r, const yaml_node_t *n, sf_arg *a)
 		sf_need_positive(r, v[1], prefix, "g", &src->group);
 		if (v[2])
 			read_bool(r, v[2], prefix, "cover_rows", &src->cover_rows);
+		if (v[3])
+			sf_need_positive(r, v[3], prefix, "chunk", &src->chunk);
 		break;
 	case SF_RULE_HYBRID: {
 		int64_t c = 0;
@@ -439,7 +442,8 @@ static int read_rule(reader *r, const yaml_node_t *n, sf_arg *a)
 	/* each rule becomes an iteration: a bound on them all keeps a small
 	 * file (or one of YAML aliases) from asking for millions */
 	int64_t count = kind == SF_RULE_HYBRID ? stir_format_hybrid_n_parts(
-		src->column_parts, src->n_buckets, src->cover_rows) : 1;
+		src->column_parts, src->n_buckets, src->cover_rows) :
+		kind == SF_RULE_SR_BCRS && src->chunk ? 2 : 1;
 	if (r->n_rules + count > SF_MAX_PARTS) {
 		sf_fail(r, src->loc, "decompose: more than %d rules in the file "
 			"(hybrid parts count one each)", SF_MAX_PARTS);
@@ -462,13 +466,20 @@ static int read_rule(reader *r, const yaml_node_t *n, sf_arg *a)
 	case SF_RULE_DBSR:
 		add_rule(r, a, stir_format_rule_dbsr(src->suffix, src->size));
 		break;
-	case SF_RULE_SR_BCRS: {
-		stir_format_rule *rule = stir_format_rule_sr_bcrs(src->suffix,
-			src->size, src->group);
-		stir_format_rule_set_cover_rows(rule, src->cover_rows);
-		add_rule(r, a, rule);
+	case SF_RULE_SR_BCRS:
+		/* with chunks, the split windows' part first (its init then
+		 * runs before the whole windows) */
+		for (int i = 0; i < (src->chunk ? 2 : 1); i++) {
+			stir_format_rule *rule = src->chunk ?
+				stir_format_rule_sr_bcrs_chunks(src->suffix,
+				src->size, src->group, i) :
+				stir_format_rule_sr_bcrs(src->suffix, src->size,
+				src->group);
+			stir_format_rule_set_cover_rows(rule, src->cover_rows);
+			if (add_rule(r, a, rule) < 0)
+				return -1;
+		}
 		break;
-	}
 	case SF_RULE_HYBRID:
 		/* every part, in the order of stir_format_hybrid_get_part */
 		for (int i = 0; i < stir_format_hybrid_n_parts(src->column_parts,

@@ -676,13 +676,17 @@ static void find_programs(void)
 		 * (the guarded atomic adds); written once over the init (the
 		 * row-guarded stores), and with a window's groups over 2 warps;
 		 * split-K over thread blocks and warps (atomic adds into the
-		 * warps' shared strips, then into C) */
+		 * warps' shared strips, then into C); the windows of more than
+		 * 4 groups in chunks (their rows zeroed by a launch of their
+		 * own, the chunks added atomically, the other windows stored
+		 * once, the row guard reading the item's window) */
 		static const char *const tf32[] = {
 			"tests/tensorize/csrmm_srbcrs_tiles.yaml",
 			"tests/tensorize/csrmm_srbcrs_splitk.yaml",
 			"tests/tensorize/csrmm_srbcrs_once.yaml",
 			"tests/tensorize/csrmm_srbcrs_once_warps.yaml",
-			"tests/tensorize/csrmm_srbcrs_splitk_warps.yaml" };
+			"tests/tensorize/csrmm_srbcrs_splitk_warps.yaml",
+			"tests/tensorize/csrmm_srbcrs_chunks.yaml" };
 		for (size_t i = 0; i < sizeof(tf32) / sizeof(tf32[0]); i++) {
 			p = add("examples/csrmm.stir", "csrmm", "examples/csrmm.stir",
 				"csrmm", size ? "m=45,n=40" : NULL);

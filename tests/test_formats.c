@@ -1670,6 +1670,80 @@ static void truncate_array(stir_ctx *ctx, stir_bindings *b, const char *name,
 	ck_assert_int_eq(stir_bindings_set_array(b, name, t), 0);
 }
 
+/* SR-BCRS with chunks: the windows of more than c groups in chunks (part
+ * _split), the others whole (part _whole); the checker wants every window
+ * in exactly one item, or in consecutive items of the split part. */
+START_TEST(test_sr_bcrs_chunks)
+{
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_csr *m = matrix_m();
+	stir_bindings *b = stir_bindings_alloc();
+	/* t = g = 2 (test_sr_bcrs_small): windows of 1, 3 and 3 groups; c =
+	 * 2 cuts windows 1 and 2 into 2 + 1 groups */
+	stir_host_format *f = stir_csr_to_sr_bcrs_chunks(ctx, m, 2, 2, 2,
+		STIR_I32, STIR_F32, "_s", b);
+	expect_conserved(ctx, f, m, b);
+	const int64_t w0[] = { 1, 1, 2, 2 }, g0[] = { 0, 2, 3, 5, 6 };
+	const int64_t t0[] = { 1, 2, 3, 4, 5, 0,   0, 1, 2, 3, 4, 5 };
+	const int64_t w1[] = { 0 }, g1[] = { 0, 1 }, t1[] = { 0, 2 };
+	const double a0[] = { 3, 0, 4, 0, 5, 0, 0, 7, 6, 0, 0, 0,
+		8, 0, 9, 0, 10, 0, 11, 0, 12, 0, 13, 0 };
+	const double a1[] = { 1, 0, 2, 0 };
+	expect_ints(b, "W_s_split.indices", STIR_I32, 4, w0);
+	expect_ints(b, "G_s_split.indptr", STIR_I32, 5, g0);
+	expect_ints(b, "T_s_split.indices", STIR_I32, 12, t0);
+	expect_vals(b, "A_s_split", 24, a0);
+	expect_ints(b, "W_s_whole.indices", STIR_I32, 1, w1);
+	expect_ints(b, "G_s_whole.indptr", STIR_I32, 2, g1);
+	expect_ints(b, "T_s_whole.indices", STIR_I32, 2, t1);
+	expect_vals(b, "A_s_whole", 4, a1);
+	expect_size(b, "items_s_split", 4);
+	expect_size(b, "maxg_s_split", 2);
+	expect_size(b, "ngroups_s_split", 6);
+	expect_size(b, "mt_s_split", 3);
+	expect_size(b, "items_s_whole", 1);
+	expect_size(b, "maxg_s_whole", 1);
+	ck_assert_int_eq(stir_host_format_n_parts(f), 2);
+	const stir_host_format_part *p = part_at(f, 0);
+	ck_assert_str_eq(p->suffix, "_s_split");
+	ck_assert(p->split);
+	ck_assert_int_eq(p->rows, 4);
+	ck_assert_int_eq(p->nnz, 11);
+	ck_assert_int_eq(p->slots, 24);
+	ck_assert(!part_at(f, 1)->split);
+	ck_assert_int_eq(part_at(f, 1)->nnz, 2);
+	/* a chunk moved to another window */
+	stir_array_set_int(stir_bindings_get_array(b, "W_s_split.indices"), 1, 0);
+	expect_violation(ctx, f, m, b, "SR-BCRS format: array 'A_s_split': "
+		"slot 8 pads (0, 5), absent from the original, but holds 6, not 0");
+	stir_host_format_free(f);
+
+	/* c = 3: every window whole; the split part bound without items */
+	f = stir_csr_to_sr_bcrs_chunks(ctx, m, 2, 2, 3, STIR_I32, STIR_F32,
+		"_s", b);
+	expect_conserved(ctx, f, m, b);
+	ck_assert_int_eq(stir_host_format_n_parts(f), 1);
+	const int64_t gz[] = { 0 }, ww[] = { 0, 1, 2 }, gw[] = { 0, 1, 4, 7 };
+	expect_ints(b, "G_s_split.indptr", STIR_I32, 1, gz);
+	expect_size(b, "items_s_split", 0);
+	expect_ints(b, "W_s_whole.indices", STIR_I32, 3, ww);
+	expect_ints(b, "G_s_whole.indptr", STIR_I32, 4, gw);
+	/* a window twice, another in no item */
+	stir_array_set_int(stir_bindings_get_array(b, "W_s_whole.indices"), 2, 1);
+	expect_violation(ctx, f, m, b, "SR-BCRS format: array "
+		"'W_s_whole.indices': item 2 holds window 1, which another item "
+		"holds already");
+	stir_host_format_free(f);
+
+	ck_assert_ptr_null(stir_csr_to_sr_bcrs_chunks(ctx, m, 2, 2, 0,
+		STIR_I32, STIR_F32, "_s", b));
+	expect_error(ctx, "SR-BCRS: the chunk size must be positive (got 0)");
+	stir_bindings_free(b);
+	stir_csr_free(m);
+	stir_ctx_free(ctx);
+}
+END_TEST
+
 /* Covering the rows, the checker also requires every row in exactly one
  * part, and more than once only in the split rows' part; conservation
  * alone allows rows of padding anywhere. */
@@ -2235,6 +2309,7 @@ static Suite *formats_suite(void)
 	tcase_add_test(tc, test_bsr_small);
 	tcase_add_test(tc, test_dbsr_small);
 	tcase_add_test(tc, test_sr_bcrs_small);
+	tcase_add_test(tc, test_sr_bcrs_chunks);
 	tcase_add_test(tc, test_hybrid_small_c1);
 	tcase_add_test(tc, test_hybrid_small_c3);
 	tcase_add_test(tc, test_hybrid_flags);

@@ -233,6 +233,12 @@ static const bad_file bad[] = {
 	  "cover_rows: 1}}]}\n",
 	  "3:72: error: decompose: sr_bcrs: 'cover_rows' must be true or false, "
 	  "not '1'\n" },
+	/* the chunks of SR-BCRS: a positive number of groups */
+	{ "kernel: csrmm\nformat:\n"
+	  "  - decompose: {tensor: A, rules: [{sr_bcrs: {t: 16, g: 8, "
+	  "chunk: 0}}]}\n",
+	  "3:67: error: decompose: sr_bcrs: 'chunk' must be a positive integer, not "
+	  "'0'\n" },
 	/* the locality order: a boolean */
 	{ "kernel: csrmm\nformat:\n"
 	  "  - decompose: {tensor: A, rules: [{hybrid: {column_parts: 1, "
@@ -954,6 +960,10 @@ static const struct {
 	{ "examples/csrmm.stir", "[{padding: {p: 3}}]", "m=7,n=12,feat=3" },
 	{ "examples/csrmm.stir", "[{dbsr: {block: 2}}]", "m=7,n=12,feat=3" },
 	{ "examples/csrmm.stir", "[{sr_bcrs: {t: 2, g: 2}}]", "m=7,n=12,feat=3" },
+	{ "examples/csrmm.stir", "[{sr_bcrs: {t: 2, g: 2, chunk: 2}}]",
+	  "m=9,n=12,feat=3" },
+	{ "examples/csrmm.stir", "[{sr_bcrs: {t: 2, g: 1, chunk: 1, cover_rows: "
+	  "true}}]", "m=7,n=5,feat=2" },
 	{ "examples/csrmm.stir", "[{hybrid: {column_parts: 1, buckets: [1, 2, "
 	  "4]}}]", "m=7,n=12,feat=3" },
 	{ "examples/csrmm.stir", "[{hybrid: {column_parts: 2, buckets: [1, 3], "

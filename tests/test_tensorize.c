@@ -1108,8 +1108,60 @@ START_TEST(test_srbcrs)
 	ck_assert(test_said(ctx, "the accesses of 'C_data' in block 'csrmm_srbcrs1' "
 		"are conditional"));
 	free(bad);
+	/* the guard may read memory (SR-BCRS with chunks: the item's window)
+	 * at an index fixed in the cached loop, of a buffer the block does
+	 * not write; not at an index a loop inside it changes, nor the
+	 * buffer it writes */
+	static const struct {
+		const char *guard, *said;   /* said: NULL when taken */
+	} reads[] = {
+		{ "16 * vib + vti < m && G_srbcrs_indptr[vib] >= 0) {", NULL },
+		{ "16 * vib + vti < m && T_srbcrs_indices[vt] < n) {",
+		  "the accesses of 'C_data' in block 'csrmm_srbcrs1' are "
+		  "conditional" },
+		/* a read of C itself: C's region is then the whole matrix */
+		{ "16 * vib + vti < m && C_data[vib] < 1.0) {",
+		  "a local buffer needs a literal size, but the region of "
+		  "'C_data' under loop 'g' has m * 32 elements" },
+	};
+	for (size_t i = 0; i < sizeof(reads) / sizeof(reads[0]); i++) {
+		bad = replace_once(text, "16 * vib + vti < m) {", reads[i].guard);
+		m2 = stir_module_read_from_mem(ctx, "bad.stir", bad, strlen(bad));
+		ck_assert_ptr_nonnull(m2);
+		k2 = stir_module_find_kernel(m2, "csrmm");
+		ck_assert_int_eq(stir_cache_write(k2, "csrmm_srbcrs1", "C_data",
+			"g", STIR_SCOPE_LOCAL), reads[i].said ? -1 : 0);
+		ck_assert(!reads[i].said || test_said(ctx, reads[i].said));
+		stir_ctx_clear_diagnostics(ctx);
+		free(bad);
+		stir_module_free(m2);
+	}
 	free(text);
-	stir_module_free(m2);
+	stir_module_free(m);
+	stir_ctx_free(ctx);
+}
+END_TEST
+
+/* SR-BCRS with chunks (tests/tensorize/csrmm_srbcrs_chunks.yaml): the
+ * split windows' chunks add into C atomically under the row guard, which
+ * reads the item's window, after a launch zeroing their rows; the whole
+ * windows store theirs once; both parts in one launch. */
+START_TEST(test_srbcrs_chunks)
+{
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_module *m;
+	stir_kernel *k = read_scheduled(ctx, "examples/csrmm.stir", "csrmm",
+		"tests/tensorize/csrmm_srbcrs_chunks.yaml", true, &m);
+	char *cu = stir_kernel_to_cuda(k);
+	ck_assert_ptr_nonnull(cu);
+	ck_assert_ptr_nonnull(strstr(cu, "2 launches, run in order"));
+	ck_assert_ptr_nonnull(strstr(cu, "grid (items_srbcrs_split + "
+		"items_srbcrs_whole, 1, 1)"));
+	ck_assert_ptr_nonnull(strstr(cu, "the accumulator added atomically"));
+	ck_assert_ptr_nonnull(strstr(cu, "the accumulator stored"));
+	ck_assert_ptr_nonnull(strstr(cu, "if (0 <= 16 * W_srbcrs_split_indices"
+		"[vib + vw] + v1 && 16 * W_srbcrs_split_indices[vib + vw] + v1 < m)"));
+	free(cu);
 	stir_module_free(m);
 	stir_ctx_free(ctx);
 }
@@ -1340,6 +1392,7 @@ static Suite *tensorize_suite(void)
 	tcase_add_test(tc, test_tolerance);
 	tcase_add_test(tc, test_srbcrs);
 	tcase_add_test(tc, test_srbcrs_once);
+	tcase_add_test(tc, test_srbcrs_chunks);
 	tcase_add_test(tc, test_atomic_shared);
 	tcase_add_test(tc, test_verifier_and_emitter);
 	tcase_add_test(tc, test_rows);

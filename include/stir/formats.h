@@ -193,6 +193,20 @@ STIR_EXPORT __stir_give stir_host_format *stir_csr_to_sr_bcrs(
 	int64_t g, stir_dtype index_type, stir_dtype value_type,
 	const char *suffix, __stir_keep stir_bindings *b);
 
+/* SR-BCRS(t, g) with chunks of at most c groups: the windows of more than
+ * c groups cut into chunks, in part _split of the suffix, the others
+ * whole (empty ones too), in part _whole; each part a list of work items
+ * (stir_format_rule_sr_bcrs_chunks).  Binds, for each part P, whether it
+ * has items or not, W_P.indices (the window of each item), G_P.indptr
+ * (items + 1), T_P.indices, A_P (ngroups x g x t) and sizes items_P,
+ * mt_P, maxg_P (at most c), ngroups_P.  The description lists the parts
+ * with items; the split part's items are "split" (several add into one
+ * window's rows). */
+STIR_EXPORT __stir_give stir_host_format *stir_csr_to_sr_bcrs_chunks(
+	__stir_keep stir_ctx *ctx, __stir_keep const stir_csr *csr, int64_t t,
+	int64_t g, int64_t c, stir_dtype index_type, stir_dtype value_type,
+	const char *suffix, __stir_keep stir_bindings *b);
+
 /* Row groups(R): the rows in groups of R consecutive rows (the last group
  * fewer) over the union of their columns, ascending: the structure of
  * the SDDMM over groups of rows (examples/sddmm_vb4.stir, sddmm_vb8.stir;

@@ -150,6 +150,21 @@ STIR_EXPORT __stir_give stir_format_rule *stir_format_rule_dbsr(const char *suff
 	int64_t block);
 STIR_EXPORT __stir_give stir_format_rule *stir_format_rule_sr_bcrs(
 	const char *suffix, int64_t t, int64_t g);
+/* SR-BCRS(t, g) with its windows cut into chunks of at most c groups
+ * (stir_csr_to_sr_bcrs_chunks): two parts, each a list of work items over
+ * IB (items_P), the window of each item in W (sparse_fixed(IB, mt_P, 1),
+ * so row = t * W + TI), its groups G, tiles T and rows TI as SR-BCRS.
+ * Part 0 (suffix S_split) holds the chunks of the windows of more than c
+ * groups, several items of one window adding into its rows (atomics);
+ * part 1 (S_whole) every other window, empty ones too, one item each, so
+ * that, covering the rows (stir_format_rule_set_cover_rows), it can write
+ * its rows once and part 0's init runs before it.  The part's suffix
+ * (heap; NULL for a part other than 0 or 1, or out of memory) and rule
+ * (NULL when the arguments are not valid). */
+STIR_EXPORT __stir_give char *stir_format_sr_bcrs_part_suffix(
+	const char *suffix, int part);
+STIR_EXPORT __stir_give stir_format_rule *stir_format_rule_sr_bcrs_chunks(
+	const char *suffix, int64_t t, int64_t g, int part);
 
 /* Rewrite every computation of kernel k over tensor "tensor" (a sparse
  * iteration whose axis list holds the tensor's axes as a run, in order,
