@@ -10,9 +10,10 @@ keeps the graphs of even or odd index (by name): the model's constants
 were fitted on all the shared graphs (docs/recipes.md), so every figure of
 this file is in-sample; --half reports a subset for the held-out figures
 of a fit on the other half.  It also replays the tuner's measured search
-on the file's times: the candidates stir_tune times for the SpMM (the
-library's often-fastest list first, then the model's order, --top of
-them, default 16) and how often the fastest of those is within 3%.  No GPU: the model runs on the host, through
+on the file's times: the candidates stir_tune times for the SpMM
+(stir_tune_get_search_order: the model's pick, the library's
+often-fastest list, the rest of the model's order; --top of them,
+default 16) and how often the fastest of those is within 3%.  No GPU: the model runs on the host, through
 libstir (ctypes), on the graphs of /work/shared/data or --data.
 
     python3 bench/model_eval.py --lib build/.libs/libstir.so [-v] [FILE]
@@ -44,7 +45,10 @@ ctx = lib.stir_ctx_alloc()
 
 d = json.load(open(a.file))
 print("results of", d.get("device"), "(%s)" % a.file)
-lib.stir_spmm_hybrid_get_often_fastest.argtypes = [ctypes.c_int]
+lib.stir_tune_get_search_order.argtypes = [ctypes.c_int, ctypes.c_void_p,
+    ctypes.c_int64, ctypes.c_int, ctypes.c_int, ctypes.POINTER(ctypes.c_int),
+    ctypes.c_void_p]
+STIR_TUNE_SPMM = 1  # stir_tune_recipe (include/stir/recipes.h)
 often = [lib.stir_spmm_hybrid_get_often_fastest(i)
          for i in range(lib.stir_spmm_hybrid_n_often_fastest())]
 csrs, ratios, within, top3, top5, need, untimed = {}, [], 0, 0, 0, [], 0
@@ -79,9 +83,12 @@ for r in d["results"]:
     b3 = min(x for x in t[:3] if x is not None) / best
     b5 = min(x for x in t[:5] if x is not None) / best
     ratios.append(ratio)
-    # the tuner's search: the often-fastest list first, then the model's
-    timed_first = [i for i in often if i in order[:m]]
-    timed_first += [i for i in order[:m] if i not in timed_first]
+    # the tuner's search: stir_tune_get_search_order (the model's pick,
+    # the often-fastest list, the rest of the model's order)
+    searched_order = (ctypes.c_int * n)()
+    lib.stir_tune_get_search_order(STIR_TUNE_SPMM, csrs[g], f, a.sms, -1,
+        searched_order, None)
+    timed_first = list(searched_order[:m])
     s16 = [sm[i] for i in timed_first if i < len(sm) and sm[i] is not None]
     searched.append(min(s16[:a.top]) / best)
     within += ratio <= 1.03
@@ -99,8 +106,8 @@ print("%d cases: first pick at %.3fx the best on the geometric mean "
       "(worst %.3fx), within 3%% in %d; one of the first 3 within 3%% in %d"
       % (k, math.exp(sum(map(math.log, ratios)) / k), max(ratios),
          within, top3))
-print("the tuner's search (the %d often-fastest candidates first, then the "
-      "model's order; %d timed): within 3%% in %d of %d, geometric mean %.3fx"
+print("the tuner's search (the model's pick, the %d often-fastest candidates, "
+      "then the model's order; %d timed): within 3%% in %d of %d, geometric mean %.3fx"
       % (len(often), a.top, sum(x <= 1.03 for x in searched), k,
          math.exp(sum(map(math.log, searched)) / k)))
 need.sort()

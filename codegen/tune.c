@@ -163,18 +163,25 @@ static int bind_candidate_formats(stir_bindings *b, int n0,
 	return stir_schedule_bind_formats(s, k, b);
 }
 
-/* b, gk, dev, reps, ms: time candidate gk on dev with inputs b, in a run
- * of its own: 10 warm-ups, then the median of "reps" runs with the L2
- * cache flushed before each (stir_gpu_run_time) into *ms.  0, or -1 with
- * diagnostics. */
+/* b, gk, dev, reps, best_ms, ms, dropped: time candidate gk on dev with
+ * inputs b, in a run of its own: 10 warm-ups, then the median of "reps"
+ * runs with the L2 cache flushed before each (stir_gpu_run_time) into
+ * *ms.  With a best median so far (best_ms > 0), a screening first
+ * (STIR_TUNE_SCREEN_*): slower than the margin, the candidate is dropped
+ * (*dropped; *ms the screening's median).  0, or -1 with diagnostics. */
 static int time_candidate(const stir_bindings *b, const stir_gpu_kernel *gk,
-	stir_device *dev, int reps, double *ms)
+	stir_device *dev, int reps, double best_ms, double *ms, bool *dropped)
 {
 	stir_gpu_run *r = NULL;
 	stir_gpu_timing t;
 	int rc = (r = stir_gpu_run_alloc(gk, dev)) &&
-		stir_gpu_run_upload(r, b) == 0 &&
-		stir_gpu_run_time(r, 10, reps, &t) == 0 ? 0 : -1;
+		stir_gpu_run_upload(r, b) == 0 ? 0 : -1;
+	*dropped = false;
+	if (rc == 0 && best_ms > 0 && (rc = stir_gpu_run_time(r,
+	    STIR_TUNE_SCREEN_WARMUPS, STIR_TUNE_SCREEN_REPS, &t)) == 0)
+		*dropped = t.min_ms > STIR_TUNE_SCREEN_MARGIN * best_ms;
+	if (rc == 0 && !*dropped)
+		rc = stir_gpu_run_time(r, 10, reps, &t);
 	stir_gpu_run_free(r);
 	if (rc == 0)
 		*ms = t.median_ms;
@@ -426,9 +433,11 @@ static int tune_measure(stir_ctx *ctx, const stir_kernel *k,
 			bound = s.inputs[c];
 		}
 		double ms;
+		bool dropped = false;
 		if (rc == 0)
 			rc = time_candidate(b, s.gks[c], dev, final ?
-				STIR_TUNE_FINAL_REPS : STIR_TUNE_SEARCH_REPS, &ms);
+				STIR_TUNE_FINAL_REPS : STIR_TUNE_SEARCH_REPS,
+				final || won < 0 ? 0 : out->time_ms, &ms, &dropped);
 		if (rc == 0 && final) {
 			/* the winner, re-measured in a fresh run as the
 			 * benchmarks time; its schedule file is the result */
@@ -442,7 +451,8 @@ static int tune_measure(stir_ctx *ctx, const stir_kernel *k,
 		if (rc == 0) {
 			out->timed_cand[out->n_timed] = cands[s.pos[i]];
 			out->timed_ms[out->n_timed++] = ms;
-			if (won < 0 || ms < out->time_ms) {
+			out->n_dropped += dropped;
+			if (!dropped && (won < 0 || ms < out->time_ms)) {
 				won = i;
 				out->time_ms = ms;
 			}
@@ -607,8 +617,14 @@ int stir_tune(stir_ctx *ctx, const stir_kernel *program, const stir_csr *a,
 		out->cost = e.cost;
 		out->time_ms = e.time_ms;
 		out->from = STIR_TUNE_FROM_RECORD;
-		if (!(out->schedule = candidate_text(program, opt->feat, e.cand,
-		    &out->schedule_len, NULL, NULL)))
+		/* the schedule file stored with the entry; else (an entry
+		 * stored without one) the candidate scheduled again */
+		out->schedule = stir_tune_record_find_schedule(ctx,
+			opt->cache_dir, &e, &out->schedule_len);
+		if (!out->schedule && (!(out->schedule = candidate_text(program,
+		    opt->feat, e.cand, &out->schedule_len, NULL, NULL)) ||
+		    stir_tune_record_store_schedule(ctx, opt->cache_dir, &e,
+		    out->schedule, out->schedule_len) < 0))
 			rc = -1;
 	} else if (rc == 0 && opt->model_only) {
 		stir_module *cm = NULL;
@@ -632,8 +648,10 @@ int stir_tune(stir_ctx *ctx, const stir_kernel *program, const stir_csr *a,
 		out->key.time_ms = out->time_ms;
 		snprintf(out->key.how, sizeof(out->key.how), "%s",
 			opt->model_only ? "model" : "measured");
-		if (!opt->no_record && stir_tune_record_store(ctx, opt->cache_dir,
-		    &out->key) < 0)
+		if (!opt->no_record && (stir_tune_record_store(ctx,
+		    opt->cache_dir, &out->key) < 0 ||
+		    stir_tune_record_store_schedule(ctx, opt->cache_dir,
+		    &out->key, out->schedule, out->schedule_len) < 0))
 			rc = -1;
 	}
 	if (rc == 0 && hit == 1)

@@ -885,6 +885,43 @@ START_TEST(test_tune_search_order)
 }
 END_TEST
 
+/* i, n: a small finite-element matrix's rows, 30 to 45 columns (as
+ * FIDAP_ex6's 1651 and HB_bcsstk13's 2003 rows). */
+static int64_t deg_small_fem(int64_t i, int64_t n)
+{
+	(void)n;
+	return 30 + i * 7 % 16;
+}
+
+/* The SpMM search times candidate 65 (64-thread blocks of 4 threads a row
+ * with a register budget), the fastest at 32 features on the H100 on such
+ * matrices (bench/RESULTS.md, "The tuner's list with candidate 65"),
+ * where the model alone does not rank it among the first STIR_TUNE_TOP:
+ * without a similar graph's entry it is among the first STIR_TUNE_TOP
+ * of the search's order at every feature size it applies to. */
+START_TEST(test_tune_search_order_long_rows)
+{
+	int model[256], order[256];
+	stir_csr *a = make_csr(2000, deg_small_fem);
+	ck_assert(stir_spmm_hybrid_fits(stir_spmm_hybrid_get_candidate(65), 32));
+	for (size_t f = 0; f < N_MODEL_FEATS; f++) {
+		int64_t feat = model_feats[f];
+		if (!stir_spmm_hybrid_fits(stir_spmm_hybrid_get_candidate(65),
+		    feat))
+			continue;
+		int n = stir_spmm_hybrid_model_rank(a, feat, 132, model, NULL);
+		ck_assert_int_eq(stir_tune_get_search_order(STIR_TUNE_SPMM, a,
+			feat, 132, -1, order, NULL), n);
+		int at = position(order, n, 65);
+		ck_assert_int_ge(at, 0);
+		ck_assert_int_lt(at, STIR_TUNE_TOP);
+		if (feat == 32)
+			ck_assert_int_ge(position(model, n, 65), STIR_TUNE_TOP - 9);
+	}
+	stir_csr_free(a);
+}
+END_TEST
+
 START_TEST(test_sddmm_model)
 {
 	int n = stir_sddmm_n_candidates();
@@ -1606,6 +1643,7 @@ static Suite *recipes_suite(void)
 	tcase_add_test(tc, test_wrong_kernel);
 	tcase_add_test(tc, test_spmm_model);
 	tcase_add_test(tc, test_tune_search_order);
+	tcase_add_test(tc, test_tune_search_order_long_rows);
 	tcase_add_test(tc, test_sddmm_model);
 	tcase_add_test(tc, test_matrix_sig);
 	tcase_add_test(tc, test_print_schedule);

@@ -711,6 +711,24 @@ grep_in "$tmp/out" "spmm_hybrid  feat 64  rows 2708"
 expect 0 "$stirc" tune "$csrmm" --mtx A="$cora" --size feat=64 --model-only
 grep_in "$tmp/err" "from the tuning record"
 cmp -s "$tmp/out" "$tmp/t1.yaml" || { echo "FAIL: record hit differs"; fail=1; }
+# the hit printed the schedule file stored beside the entry: one that is
+# damaged, or of another candidate (a sum that holds), is not used, and
+# the candidate is scheduled again, stored anew
+sched=$(ls "$tmp"/tunecache/tune/*.schedule)
+[ -f "$sched" ] || { echo "FAIL: no schedule stored"; fail=1; }
+printf '# stir-tune schedule: candidate 0, feat 64, 2 bytes\nx\n' > "$sched"
+expect 0 "$stirc" tune "$csrmm" --mtx A="$cora" --size feat=64 --model-only
+grep_in "$tmp/err" "schedule $sched is damaged; ignored"
+cmp -s "$tmp/out" "$tmp/t1.yaml" || { echo "FAIL: damaged schedule"; fail=1; }
+body=$(printf '# stir-tune schedule: candidate 9999, feat 64, 2 bytes\nx\n')
+{ printf '%s\n' "$body"
+  printf '# sum %s\n' "$(printf '%s\n' "$body" | sha256sum | cut -c1-64)"; } > "$sched"
+expect 0 "$stirc" tune "$csrmm" --mtx A="$cora" --size feat=64 --model-only
+grep -q damaged "$tmp/err" && { echo "FAIL: a whole schedule called damaged"; fail=1; }
+cmp -s "$tmp/out" "$tmp/t1.yaml" || { echo "FAIL: other candidate's schedule"; fail=1; }
+grep_in "$sched" "# stir-tune schedule: candidate"
+sed '1d;$d' "$sched" > "$tmp/stored.yaml"
+cmp -s "$tmp/stored.yaml" "$tmp/t1.yaml" || { echo "FAIL: schedule not stored anew"; fail=1; }
 # another feature size, another program: other keys
 expect 0 "$stirc" tune "$csrmm" --mtx A="$cora" --size feat=32 --model-only
 expect 0 "$stirc" tune "$srcdir/examples/sddmm.stir" --mtx S="$cora" \
@@ -748,7 +766,8 @@ wait $pid2 || { echo "FAIL: concurrent tune 2"; cat "$tmp/p2.err"; fail=1; }
 cmp -s "$tmp/p1.yaml" "$tmp/p2.yaml" || { echo "FAIL: concurrent differ"; fail=1; }
 expect 0 "$stirc" tune --list
 grep_in "$tmp/out" "# 2 entries"
-ls "$tmp/tunecache/tune" | grep -q '\.' && { echo "FAIL: temporary left"; fail=1; }
+ls "$tmp/tunecache/tune" | grep -v '\.schedule$' | grep -q '\.' &&
+	{ echo "FAIL: temporary left"; fail=1; }
 expect 2 "$stirc" tune --list "$csrmm"
 
 # stirc run --tune: on the interpreter the model's pick, through the

@@ -189,8 +189,9 @@ void tune_report(const char *cmd, const stir_tune_result *r,
 		fprintf(stderr, "stirc %s: candidate %d: %.4f ms\n",
 			cmd, r->timed_cand[i], r->timed_ms[i]);
 	fprintf(stderr, "stirc %s: the search: %.2f s scheduling %d candidates, "
-		"%.2f s compiling (%d by NVRTC), %.2f s timing\n", cmd,
-		r->schedule_s, r->n_compiled, r->compile_s, r->n_nvrtc, r->time_s);
+		"%.2f s compiling (%d by NVRTC), %.2f s timing (%d dropped by "
+		"the screening)\n", cmd, r->schedule_s, r->n_compiled,
+		r->compile_s, r->n_nvrtc, r->time_s, r->n_dropped);
 	if (r->n_timed < r->n_compiled)
 		fprintf(stderr, "stirc %s: the budget of %g s ran out after %d "
 			"of %d candidates\n", cmd, budget_s, r->n_timed, r->n_compiled);

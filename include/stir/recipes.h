@@ -459,6 +459,18 @@ STIR_EXPORT int stir_tune_record_find(__stir_keep stir_ctx *ctx,
  * error in ctx. */
 STIR_EXPORT int stir_tune_record_store(__stir_keep stir_ctx *ctx,
 	const char *dir, const stir_tune_entry *e);
+/* Store "text" (len bytes), the schedule file of entry e's candidate,
+ * beside e in the record (as stir_tune_record_store), so that a record
+ * hit need not schedule the candidate again to print it.  0, or -1 with
+ * an error in ctx. */
+STIR_EXPORT int stir_tune_record_store_schedule(__stir_keep stir_ctx *ctx,
+	const char *dir, const stir_tune_entry *e, const char *text,
+	size_t len);
+/* The schedule file stored beside entry e, when it is whole and of e's
+ * candidate and feature size: a heap string (the caller's to free) of
+ * *len bytes; else NULL (a damaged file with a warning in ctx). */
+STIR_EXPORT char *stir_tune_record_find_schedule(__stir_keep stir_ctx *ctx,
+	const char *dir, const stir_tune_entry *e, size_t *len);
 /* Print the record's entries to "out", one a line, sorted.  0 or -1. */
 STIR_EXPORT int stir_tune_record_print(__stir_keep stir_ctx *ctx,
 	const char *dir, FILE *out);

@@ -33,6 +33,14 @@ extern "C" {
 #define STIR_TUNE_BUDGET_S 20.0
 #define STIR_TUNE_SEARCH_REPS 30
 #define STIR_TUNE_FINAL_REPS 100
+/* A candidate timed after the first is screened before: its fastest of
+ * STIR_TUNE_SCREEN_REPS runs (after STIR_TUNE_SCREEN_WARMUPS warm-ups,
+ * the L2 cache flushed before each) slower than STIR_TUNE_SCREEN_MARGIN
+ * times the best median so far, it cannot be the winner and is not timed
+ * further (docs/recipes.md, "The tuner"). */
+#define STIR_TUNE_SCREEN_WARMUPS 2
+#define STIR_TUNE_SCREEN_REPS 3
+#define STIR_TUNE_SCREEN_MARGIN 1.10
 
 /* What stir_tune is asked; zero-initialized means the defaults (with
  * feat set: it has none). */
@@ -91,7 +99,8 @@ typedef struct stir_tune_result {
 	stir_tune_entry similar_entry;
 	/* The search: the candidates compiled (schedule files that differ),
 	 * and those timed, in order, with their times (STIR_TUNE_SEARCH_REPS
-	 * runs' median); n_timed < n_compiled when the budget ran out. */
+	 * runs' median; for one its screening dropped, the median of the
+	 * screening's runs); n_timed < n_compiled when the budget ran out. */
 	int n_compiled;
 	int n_timed;
 	int *timed_cand;        /* heap, n_timed */
@@ -101,6 +110,7 @@ typedef struct stir_tune_result {
 	 * winner. */
 	double schedule_s, compile_s, time_s;
 	int n_nvrtc;
+	int n_dropped;          /* of the n_timed, those the screening dropped */
 } stir_tune_result;
 
 /* The order in which stir_tune's measured search takes the candidates

@@ -104,7 +104,8 @@ class TuneResult(ctypes.Structure):
                 ("timed_ms", ctypes.POINTER(ctypes.c_double)),
                 ("schedule_s", ctypes.c_double),
                 ("compile_s", ctypes.c_double),
-                ("time_s", ctypes.c_double), ("n_nvrtc", c_int)]
+                ("time_s", ctypes.c_double), ("n_nvrtc", c_int),
+                ("n_dropped", c_int)]
 
 
 class GpuTiming(ctypes.Structure):

@@ -219,34 +219,19 @@ int stir_tune_record_find(stir_ctx *ctx, const char *dir,
 	return found;
 }
 
-/* ctx, dir, e: see recipes.h. */
-int stir_tune_record_store(stir_ctx *ctx, const char *dir,
-	const stir_tune_entry *e)
+/* ctx, path, text, n, mark: write text[0 .. n) then the line
+ * "<mark>sum <its SHA-256>" to "path", whole: through a temporary file
+ * renamed over it.  0, or -1 with an error in ctx. */
+static int write_summed(stir_ctx *ctx, const char *path, const char *text,
+	size_t n, const char *mark)
 {
-	char *rdir = record_dir(dir), *path = NULL, *tmp = NULL, *text = NULL;
-	size_t n = 0;
-	int fd = -1, rc = -1;
-	if (!rdir) {
-		stir_error(ctx, stir_loc_none(), "the tuning record has no "
-			"directory: set STIR_CACHE_DIR or HOME");
-		return -1;
-	}
-	if (stir_mkdir_p(rdir) < 0) {
-		stir_error(ctx, stir_loc_none(), "%s: %s", rdir, strerror(errno));
-		free(rdir);
-		return -1;
-	}
-	path = entry_path(rdir, e);
-	text = entry_text(e, false, &n);
-	char hex[2 * STIR_SHA256_SIZE + 1];
-	if (text)
-		hash_hex(text, n, hex);
-	if (!path || !text || asprintf(&tmp, "%s.XXXXXX", path) < 0) {
-		tmp = NULL;
+	char hex[2 * STIR_SHA256_SIZE + 1], *tmp = NULL;
+	hash_hex(text, n, hex);
+	if (asprintf(&tmp, "%s.XXXXXX", path) < 0) {
 		stir_error_oom(ctx);
-		goto out;
+		return -1;
 	}
-	fd = mkstemp(tmp);
+	int fd = mkstemp(tmp), rc = -1;
 	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!f) {
 		stir_error(ctx, stir_loc_none(), "%s: %s", tmp, strerror(errno));
@@ -254,22 +239,128 @@ int stir_tune_record_store(stir_ctx *ctx, const char *dir,
 			close(fd);
 			unlink(tmp);
 		}
-		goto out;
+	} else {
+		fwrite(text, 1, n, f);
+		fprintf(f, "%ssum %s\n", mark, hex);
+		if (fclose(f) != 0 || rename(tmp, path) < 0) {
+			stir_error(ctx, stir_loc_none(), "%s: %s", path,
+				strerror(errno));
+			unlink(tmp);
+		} else {
+			rc = 0;
+		}
 	}
-	fwrite(text, 1, n, f);
-	fprintf(f, "sum %s\n", hex);
-	if (fclose(f) != 0 || rename(tmp, path) < 0) {
-		stir_error(ctx, stir_loc_none(), "%s: %s", path, strerror(errno));
-		unlink(tmp);
-		goto out;
-	}
-	rc = 0;
-out:
-	free(text);
 	free(tmp);
-	free(path);
-	free(rdir);
 	return rc;
+}
+
+/* ctx, dir, suffix, e: the path of e's file in the record of cache
+ * directory "dir", its name followed by "suffix", the directory made;
+ * heap, or NULL with an error in ctx. */
+static char *stored_path(stir_ctx *ctx, const char *dir, const char *suffix,
+	const stir_tune_entry *e)
+{
+	char *rdir = record_dir(dir), *path = NULL, *p = NULL;
+	if (!rdir) {
+		stir_error(ctx, stir_loc_none(), "the tuning record has no "
+			"directory: set STIR_CACHE_DIR or HOME");
+		return NULL;
+	}
+	if (stir_mkdir_p(rdir) < 0)
+		stir_error(ctx, stir_loc_none(), "%s: %s", rdir, strerror(errno));
+	else if (!(p = entry_path(rdir, e)) || asprintf(&path, "%s%s", p,
+	    suffix) < 0)
+		path = stir_error_oom(ctx);
+	free(p);
+	free(rdir);
+	return path;
+}
+
+/* ctx, dir, e: see recipes.h. */
+int stir_tune_record_store(stir_ctx *ctx, const char *dir,
+	const stir_tune_entry *e)
+{
+	size_t n = 0;
+	char *path = stored_path(ctx, dir, "", e);
+	char *text = path ? entry_text(e, false, &n) : NULL;
+	if (path && !text)
+		stir_error_oom(ctx);
+	int rc = text ? write_summed(ctx, path, text, n, "") : -1;
+	free(text);
+	free(path);
+	return rc;
+}
+
+/* The schedule file stored beside an entry: a header line naming the
+ * entry's candidate, its feature size and the text's length, the text,
+ * and a comment line of the SHA-256 of the lines before it. */
+#define SCHEDULE_SUFFIX ".schedule"
+#define SCHEDULE_HEADER "# stir-tune schedule: candidate %d, feat %" PRId64 \
+	", %zu bytes\n"
+#define MAX_SCHEDULE ((size_t)1 << 22)
+
+/* ctx, dir, e, text, len: see recipes.h. */
+int stir_tune_record_store_schedule(stir_ctx *ctx, const char *dir,
+	const stir_tune_entry *e, const char *text, size_t len)
+{
+	char *path = stored_path(ctx, dir, SCHEDULE_SUFFIX, e), *buf = NULL;
+	int n = path && len <= MAX_SCHEDULE ? asprintf(&buf, SCHEDULE_HEADER
+		"%.*s", e->cand, e->feat, len, (int)len, text) : -1;
+	if (path && n < 0)
+		stir_error(ctx, stir_loc_none(), "%s: the schedule file is too "
+			"long or memory ran out", path);
+	int rc = n >= 0 ? write_summed(ctx, path, buf, (size_t)n, "# ") : -1;
+	free(buf);
+	free(path);
+	return rc;
+}
+
+/* ctx, dir, e, len: see recipes.h. */
+char *stir_tune_record_find_schedule(stir_ctx *ctx, const char *dir,
+	const stir_tune_entry *e, size_t *len)
+{
+	char *rdir = record_dir(dir), *p = rdir ? entry_path(rdir, e) : NULL;
+	char *path = NULL;
+	if (p && asprintf(&path, "%s%s", p, SCHEDULE_SUFFIX) < 0)
+		path = NULL;
+	free(p);
+	free(rdir);
+	FILE *f = path ? fopen(path, "r") : NULL;
+	char *buf = f ? malloc(MAX_SCHEDULE + 256) : NULL;
+	size_t n = buf ? fread(buf, 1, MAX_SCHEDULE + 255, f) : 0;
+	if (f)
+		fclose(f);
+	char *text = NULL;
+	int cand = -1, at = 0;
+	int64_t feat = -1;
+	size_t tlen = 0;
+	if (buf) {
+		buf[n] = '\0';
+		sscanf(buf, "# stir-tune schedule: candidate %d, feat %" SCNd64
+			", %zu bytes\n%n", &cand, &feat, &tlen, &at);
+	}
+	char hex[2 * STIR_SHA256_SIZE + 1];
+	size_t body = (size_t)at + tlen;
+	/* whole: the header, the text, then only the sum of the two */
+	bool ok = at > 0 && tlen <= MAX_SCHEDULE && body + 6 +
+		2 * STIR_SHA256_SIZE + 1 == n && !strncmp(buf + body, "# sum ", 6);
+	if (ok) {
+		hash_hex(buf, body, hex);
+		ok = !strncmp(buf + body + 6, hex, 2 * STIR_SHA256_SIZE);
+	}
+	if (buf && !ok)
+		stir_warning(ctx, stir_loc_none(), "tuning record schedule %s is "
+			"damaged; ignored", path);
+	/* another process may have stored another candidate's entry since */
+	if (ok && cand == e->cand && feat == e->feat &&
+	    (text = malloc(tlen + 1))) {
+		memcpy(text, buf + at, tlen);
+		text[tlen] = '\0';
+		*len = tlen;
+	}
+	free(buf);
+	free(path);
+	return text;
 }
 
 /* The entries' file names, sorted, for stir_tune_record_print. */
