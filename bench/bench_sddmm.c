@@ -84,7 +84,7 @@ static bool candidate(const bench_options *o, int64_t feat, int i,
 		stir_sddmm_map qm = stir_sddmm_candidate_map(q, feat);
 		if (q->rows == p->rows && qm.lanes == fm->lanes &&
 		    qm.vec == fm->vec && qm.nnz == fm->nnz &&
-		    q->x_global == p->x_global)
+		    qm.chunks == fm->chunks && q->x_global == p->x_global)
 			return false;
 	}
 	return true;
@@ -219,13 +219,25 @@ static int64_t search_lanes(int i)
 	return i < N_CANDIDATES ? stir_sddmm_get_candidate(i)->max_lanes :
 		stir_sddmm_vblock_get_candidate(i - N_CANDIDATES)->max_lanes;
 }
+/* i, feat: candidate i's mapping at "feat" features. */
+static stir_sddmm_map search_map(int i, int64_t feat)
+{
+	return i < N_CANDIDATES ? stir_sddmm_candidate_map(
+		stir_sddmm_get_candidate(i), feat) : stir_sddmm_vblock_candidate_map(
+		stir_sddmm_vblock_get_candidate(i - N_CANDIDATES), feat);
+}
 /* i, feat: candidate i's threads a block at "feat" features. */
 static int64_t search_threads(int i, int64_t feat)
 {
-	stir_sddmm_map fm = i < N_CANDIDATES ? stir_sddmm_candidate_map(
-		stir_sddmm_get_candidate(i), feat) : stir_sddmm_vblock_candidate_map(
-		stir_sddmm_vblock_get_candidate(i - N_CANDIDATES), feat);
+	stir_sddmm_map fm = search_map(i, feat);
 	return fm.lanes * fm.nnz;
+}
+/* i, feat: candidate i's thread blocks a row (the row schedule) or a
+ * group (the groups); 1 for the fused schedule. */
+static int64_t search_chunks(int i, int64_t feat)
+{
+	stir_sddmm_map fm = search_map(i, feat);
+	return fm.chunks > 1 ? fm.chunks : 1;
 }
 
 /* f, r, last, copy_bw, n: one JSON object for result r, its search over
@@ -265,6 +277,10 @@ static void json_result(FILE *f, const result *r, bool last, double copy_bw,
 	for (int i = 0; i < n; i++)
 		fprintf(f, "%s%d", i ? ", " : "", i < N_CANDIDATES &&
 			stir_sddmm_get_candidate(i)->x_global);
+	fprintf(f, "],\n     \"search_chunks\": [");
+	for (int i = 0; i < n; i++)
+		fprintf(f, "%s%lld", i ? ", " : "",
+			(long long)search_chunks(i, r->feat));
 	fprintf(f, "], \"candidate\": %d, ", r->candidate);
 	bench_json_search(f, r->search_ms, n);
 	fprintf(f, "}%s\n", last ? "" : ",");

@@ -115,6 +115,10 @@ START_TEST(test_sddmm_candidates)
 		ck_assert_int_eq(strstr(cuda, "X_shared") != NULL,
 			p->rows && !p->x_global);
 		ck_assert(p->rows || !p->x_global);
+		/* and whether a row is cut over several thread blocks */
+		ck_assert_int_eq(strstr(cuda, "blockIdx.y") != NULL,
+			p->chunks > 1);
+		ck_assert(p->rows || p->chunks <= 1);
 		free(cuda);
 		/* the candidate's row schedule with X shared is
 		 * stir_recipe_sddmm_rows, the fused one stir_recipe_sddmm */
@@ -135,6 +139,29 @@ START_TEST(test_sddmm_candidates)
 		stir_module_free(m);
 		stir_ctx_free(ctx);
 	}
+}
+END_TEST
+
+START_TEST(test_sddmm_row_chunks_refused)
+{
+	/* a row cut over two thread blocks with X's row read from global
+	 * memory: the zeroing of an element and the sum into it are not
+	 * shown to be in one block (without the copy of X and its barrier),
+	 * so the GPU verifier refuses the kernel at the init's line */
+	const stir_sddmm_candidate p = { true, 4, 64, true, 2 };
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_module *m;
+	stir_kernel *k = read_kernel(ctx, "examples/sddmm_rows.stir",
+		"sddmm_rows", &m);
+	ck_assert_int_eq(stir_recipe_sddmm_candidate(k, &p, 32), -1);
+	const stir_diag *dg = stir_ctx_get_diagnostic(ctx, 0);
+	const char *msg = stir_diag_get_message(dg);
+	if (!strstr(msg, "'S_data' is accessed at sddmm_rows.stir:13 and at "
+	    "sddmm_rows.stir:14 by different thread blocks of one launch"))
+		ck_abort_msg("unexpected: %s", msg);
+	ck_assert_int_eq(stir_diag_get_loc(dg).line, 13);
+	stir_module_free(m);
+	stir_ctx_free(ctx);
 }
 END_TEST
 
@@ -1634,6 +1661,7 @@ static Suite *recipes_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_spmm_candidates);
 	tcase_add_test(tc, test_sddmm_candidates);
+	tcase_add_test(tc, test_sddmm_row_chunks_refused);
 	tcase_add_test(tc, test_sddmm_vblock);
 	tcase_add_test(tc, test_sddmm_vblock_candidates);
 	tcase_add_test(tc, test_row_groups);

@@ -222,8 +222,9 @@ typedef struct stir_sddmm_map {
 	int64_t lanes;          /* a power of two <= 32 dividing feat / vec */
 	int64_t vec;            /* 4, 2 or 1 (no vector loads) */
 	int64_t nnz;            /* non-zeros per thread block */
-	int64_t chunks;         /* the group schedule: thread blocks a group
-	                           (blockIdx.y), taking its steps of nnz
+	int64_t chunks;         /* thread blocks a group (the group
+	                           schedule) or a row (the row schedule),
+	                           on blockIdx.y, taking its steps of nnz
 	                           columns in turn; 0 or 1: one */
 } stir_sddmm_map;
 
@@ -249,8 +250,10 @@ STIR_EXPORT int stir_recipe_sddmm(__stir_keep stir_kernel *k, stir_sddmm_map fm)
  * row's non-zeros and the features, the init sddmm_init0/1): one row per
  * thread block (blockIdx.x), X's row copied to shared memory once, the
  * row's non-zeros fm.nnz at a time (threadIdx.y), fm.lanes lanes each
- * (threadIdx.x) with vector loads, S zeroed in the same launch.  No
- * search for a row remains.  0, or -1 with diagnostics. */
+ * (threadIdx.x) with vector loads, S zeroed in the same launch; with
+ * fm.chunks > 1 a row's steps taken in turn by that many thread blocks
+ * (blockIdx.y), each copying X's row.  No search for a row remains.  0,
+ * or -1 with diagnostics. */
 STIR_EXPORT int stir_recipe_sddmm_rows(__stir_keep stir_kernel *k,
 	stir_sddmm_map fm);
 
@@ -310,6 +313,9 @@ typedef struct stir_sddmm_candidate {
 	int64_t threads;        /* a power of two, 32 to 256; 0: 256 */
 	bool x_global;          /* the row schedule: X's row read from
 	                           global memory, not copied to shared */
+	int64_t chunks;         /* the row schedule: thread blocks a row
+	                           (blockIdx.y), taking its steps of
+	                           non-zeros in turn; 0 or 1: one */
 } stir_sddmm_candidate;
 
 /* The candidate space of the SDDMM, as bench_sddmm searches it: the fused
@@ -318,7 +324,8 @@ typedef struct stir_sddmm_candidate {
  * schedule in thread blocks of 128 and of 64 threads, both schedules with
  * 2 lanes at most, the fused one with 8 and 4 lanes in blocks of 128;
  * then the row schedule with X read from global memory in blocks of 64
- * and 32 threads (bench_sddmm --candidates names them by index). */
+ * and 32 threads; then the row schedule with a row cut over 2 or 4
+ * thread blocks (chunks) (bench_sddmm --candidates names them by index). */
 STIR_EXPORT int stir_sddmm_n_candidates(void);
 /* Candidate i (0 <= i < stir_sddmm_n_candidates()), or NULL. */
 STIR_EXPORT const stir_sddmm_candidate *stir_sddmm_get_candidate(int i);

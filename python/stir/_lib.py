@@ -65,7 +65,8 @@ class SddmmMap(ctypes.Structure):
 class SddmmCandidate(ctypes.Structure):
     """stir_sddmm_candidate: a candidate of the SDDMM."""
     _fields_ = [("rows", ctypes.c_bool), ("max_lanes", c_int64),
-                ("threads", c_int64), ("x_global", ctypes.c_bool)]
+                ("threads", c_int64), ("x_global", ctypes.c_bool),
+                ("chunks", c_int64)]
 
 
 class MatrixSig(ctypes.Structure):

@@ -90,20 +90,24 @@ double stir_sddmm_model_cost(const stir_sddmm_candidate *p, const stir_csr *a,
 			ISSUE_NS * vecs * log2_ceil(a->nrows + 1);
 	/* thread blocks, and the steps of the slowest and of all */
 	double blocks, work = 0, longest = 0, busy = 0, used = 0;
+	/* with chunks, a row's steps shared by that many blocks, each
+	 * copying X's row */
+	int64_t nc = fm.chunks > 1 ? fm.chunks : 1;
 	if (p->rows) {
-		blocks = (double)a->nrows;
+		blocks = (double)(a->nrows * nc);
 		for (int64_t i = 0; i < a->nrows; i++) {
 			int64_t d = a->indptr[i + 1] - a->indptr[i];
-			double steps = (double)((d + fm.nnz - 1) / fm.nnz);
+			int64_t all = (d + fm.nnz - 1) / fm.nnz;
+			double steps = (double)((all + nc - 1) / nc);
 			/* the copy of X's row (none when it is read from
 			 * global memory) and a long row's gathers, all on one
 			 * SM */
 			double s = steps * nz_steps +
 				(p->x_global ? 0 : LOAD_NS) +
-				(double)d * f * 4 / SM_BW;
-			work += s;
+				(double)d * f * 4 / SM_BW / (double)nc;
+			work += s * (double)nc;
 			busy += (double)d;
-			used += steps * (double)fm.nnz;
+			used += steps * (double)(fm.nnz * nc);
 			if (s > longest)
 				longest = s;
 		}
@@ -122,7 +126,7 @@ double stir_sddmm_model_cost(const stir_sddmm_candidate *p, const stir_csr *a,
 	double y_bytes = (double)a->ncols * f * 4;
 	double hit = y_bytes <= L2_BYTES ? 1.0 : L2_BYTES / y_bytes;
 	double gather = nnz * f * 4 * (hit * L2_BW_FACTOR + (1 - hit));
-	double x_bytes = p->rows ? (double)a->nrows * f * 4 :
+	double x_bytes = p->rows ? (double)(a->nrows * nc) * f * 4 :
 		(double)a->nrows * f * 4 + nnz * f * 4 * L2_BW_FACTOR * 0.5;
 	double mem_ns = (gather + x_bytes + nnz * 8 +
 		(double)a->nrows * 4) / DRAM_BW;

@@ -127,7 +127,8 @@ static int split(stir_kernel *k, const char *block, const char *loop, int n,
  * fm.lanes lanes on threadIdx.x, reduced across them) and kl[2] (k_2: a
  * vector of fm.vec, when fm.vec > 1), lane k_1 taking vectors k_1, k_1 +
  * lanes, ..; the non-zeros "loop" split into nz[0] and nz[1] (LOOP_0 and
- * LOOP_1), fm.nnz of them at a time on threadIdx.y. */
+ * LOOP_1), fm.nnz of them at a time on threadIdx.y (loop NULL: nz[0] and
+ * nz[1] are the caller's, split already). */
 static int lanes_per_nonzero(stir_kernel *k, const char *block,
 	const char *loop, stir_sddmm_map fm, const char **kl, const char **nz)
 {
@@ -138,7 +139,7 @@ static int lanes_per_nonzero(stir_kernel *k, const char *block,
 		return -1;
 	const char *k10[] = { kl[1], kl[0] };
 	return stir_reorder(k, block, 2, k10) < 0 ||
-		split(k, block, loop, 2, fnz, nz) < 0 ||
+		(loop && split(k, block, loop, 2, fnz, nz) < 0) ||
 		stir_cross_thread_reduce(k, block, kl[1]) < 0 ||
 		stir_bind(k, block, nz[1], STIR_THREAD_Y) < 0 ||
 		stir_bind(k, block, kl[1], STIR_THREAD_X) < 0 ||
@@ -169,6 +170,28 @@ int stir_recipe_sddmm(stir_kernel *k, stir_sddmm_map fm)
 		stir_kernel_prepare_for_gpu(k) < 0 ? -1 : 0;
 }
 
+/* k, block, fm, init, jl: the row's non-zeros j of "block" (the sum's,
+ * or the init's when "init") cut into fm.chunks thread blocks: j split
+ * {steps, chunks, fm.nnz}, the chunks outermost on blockIdx.y; jl[0] the
+ * steps, jl[1] the fm.nnz non-zeros of a step (for threadIdx.y); the
+ * init's split has a last loop of one iteration, jl[2] (for threadIdx.x,
+ * as in the row schedule without chunks). */
+static int row_chunks(stir_kernel *k, const char *block, stir_sddmm_map fm,
+	bool init, const char **jl)
+{
+	const int64_t fjc[] = { 0, fm.chunks, fm.nnz, 1 };
+	const char *l[4];
+	if (split(k, block, "j", init ? 4 : 3, fjc, l) < 0 ||
+	    stir_reorder(k, block, 2, (const char *[]){ l[1], l[0] }) < 0 ||
+	    stir_bind(k, block, l[1], STIR_BLOCK_Y) < 0)
+		return -1;
+	jl[0] = l[0];
+	jl[1] = l[2];
+	if (init)
+		jl[2] = l[3];
+	return 0;
+}
+
 /* k, fm, x_shared: the row schedule (the file's header), X's row in
  * shared memory when x_shared.  Without it, each non-zero's lanes read
  * X's row from global memory (L1 hits after the row's first non-zeros),
@@ -182,6 +205,7 @@ static int rows_schedule(stir_kernel *k, stir_sddmm_map fm, bool x_shared)
 	const int64_t fji[] = { 0, fm.nnz, 1 };
 	const int64_t fx[] = { 0, fm.nnz, fm.lanes };
 	const char *kl[3], *nz[2], *xl[3], *jl[3], *xs = NULL;
+	bool chunks = fm.chunks > 1;
 	if (stir_specialize(k, "feat", fm.feat) < 0 ||
 	    stir_lower_sparse_iter(k) < 0)
 		return -1;
@@ -192,8 +216,17 @@ static int rows_schedule(stir_kernel *k, stir_sddmm_map fm, bool x_shared)
 	/* stage II, where S and X are indexed by the row */
 	if (stir_decompose_reduction(k, blk, "j") < 0)
 		return -1;
+	/* with chunks, the row's steps of fm.nnz non-zeros taken in turn by
+	 * fm.chunks thread blocks (blockIdx.y), the init's and the sum's
+	 * alike, so that the thread that zeroes an element adds into it */
+	const char *xat = "j";
+	if (chunks && (row_chunks(k, blk, fm, false, nz) < 0 ||
+	    row_chunks(k, init, fm, true, jl) < 0))
+		return -1;
+	if (chunks)
+		xat = nz[0];
 	if (x_shared) {
-		if (stir_cache_read(k, blk, "X", "j", STIR_SCOPE_SHARED) < 0)
+		if (stir_cache_read(k, blk, "X", xat, STIR_SCOPE_SHARED) < 0)
 			return -1;
 		xs = stir_kernel_get_made(k, STIR_MADE_BUFFER, 0);
 		const char *xc = stir_kernel_get_made(k, STIR_MADE_BLOCK, 0);
@@ -204,10 +237,10 @@ static int rows_schedule(stir_kernel *k, stir_sddmm_map fm, bool x_shared)
 		    stir_bind(k, xc, xl[2], STIR_THREAD_X) < 0)
 			return -1;
 	}
-	if (split(k, init, "j", 3, fji, jl) < 0 ||
+	if ((!chunks && split(k, init, "j", 3, fji, jl) < 0) ||
 	    stir_bind(k, init, jl[1], STIR_THREAD_Y) < 0 ||
 	    stir_bind(k, init, jl[2], STIR_THREAD_X) < 0 ||
-	    lanes_per_nonzero(k, blk, "j", fm, kl, nz) < 0 ||
+	    lanes_per_nonzero(k, blk, chunks ? NULL : "j", fm, kl, nz) < 0 ||
 	    stir_bind(k, blk, "i", STIR_BLOCK_X) < 0 ||
 	    stir_lower_sparse_buffer(k) < 0)
 		return -1;
@@ -353,19 +386,30 @@ int stir_recipe_sddmm_candidate(stir_kernel *k, const stir_sddmm_candidate *p,
  * HB_zenios and HB_bcsstk33 at 32-128 features (bench/RESULTS.md, which
  * also has the thread blocks over several consecutive rows that were
  * tried for L1 reuse of Y's rows and never won: 2 or 4 one after
- * another, 4 to 16 side by side as whole warps on threadIdx.z). */
+ * another, 4 to 16 side by side as whole warps on threadIdx.z).  The
+ * last eight cut a row's non-zeros into 2 or 4 thread blocks (chunks on
+ * blockIdx.y, each taking every chunks-th step of the row, each with its
+ * own copy of X's row): for matrices of a few thousand rows of 30-100
+ * non-zeros (HB_bcsstk13, FIDAP_ex6), where a row's steps one after
+ * another are the kernel's latency and a row a block is about one wave
+ * of the GPU. */
 static const stir_sddmm_candidate candidates[] = {
-	{ false, 32, 0, false }, { false, 16, 0, false },
-	{ false, 8, 0, false }, { false, 4, 0, false },
-	{ true, 32, 0, false }, { true, 16, 0, false },
-	{ true, 8, 0, false }, { true, 4, 0, false },
-	{ true, 32, 128, false }, { true, 16, 128, false },
-	{ true, 8, 128, false }, { true, 4, 128, false },
-	{ true, 32, 64, false }, { true, 16, 64, false },
-	{ true, 8, 64, false }, { true, 4, 64, false },
-	{ true, 2, 0, false }, { false, 2, 0, false },
-	{ false, 8, 128, false }, { false, 4, 128, false },
-	{ true, 4, 64, true }, { true, 8, 64, true }, { true, 4, 32, true },
+	{ false, 32, 0, false, 0 }, { false, 16, 0, false, 0 },
+	{ false, 8, 0, false, 0 }, { false, 4, 0, false, 0 },
+	{ true, 32, 0, false, 0 }, { true, 16, 0, false, 0 },
+	{ true, 8, 0, false, 0 }, { true, 4, 0, false, 0 },
+	{ true, 32, 128, false, 0 }, { true, 16, 128, false, 0 },
+	{ true, 8, 128, false, 0 }, { true, 4, 128, false, 0 },
+	{ true, 32, 64, false, 0 }, { true, 16, 64, false, 0 },
+	{ true, 8, 64, false, 0 }, { true, 4, 64, false, 0 },
+	{ true, 2, 0, false, 0 }, { false, 2, 0, false, 0 },
+	{ false, 8, 128, false, 0 }, { false, 4, 128, false, 0 },
+	{ true, 4, 64, true, 0 }, { true, 8, 64, true, 0 },
+	{ true, 4, 32, true, 0 },
+	{ true, 4, 128, false, 2 }, { true, 8, 128, false, 2 },
+	{ true, 8, 256, false, 2 }, { true, 16, 128, false, 4 },
+	{ true, 16, 256, false, 2 }, { true, 32, 256, false, 4 },
+	{ true, 4, 64, false, 2 }, { true, 8, 64, false, 4 },
 };
 #define N_CANDIDATES (int)(sizeof(candidates) / sizeof(candidates[0]))
 
@@ -388,6 +432,7 @@ stir_sddmm_map stir_sddmm_candidate_map(const stir_sddmm_candidate *p,
 	stir_sddmm_map fm = stir_sddmm_map_lanes(feat, p->max_lanes);
 	int64_t threads = p->threads > 0 ? p->threads : 256;
 	fm.nnz = threads / fm.lanes > 0 ? threads / fm.lanes : 1;
+	fm.chunks = p->rows ? p->chunks : 0;
 	return fm;
 }
 
@@ -408,15 +453,17 @@ stir_sddmm_map stir_sddmm_candidate_map(const stir_sddmm_candidate *p,
  * a shared copy would add traffic and a barrier without reuse.  The
  * threads a block are chosen so that a group's ~100 columns (4 rows of a
  * finite-element matrix, 1.4 slots a non-zero) fill most of them.  The
- * last two cut each group's columns into 2 and 4 thread blocks, for
+ * last seven cut each group's columns into 2 or 4 thread blocks, for
  * matrices of a few hundred groups (under a wave of 256-thread blocks on
- * an H100). */
+ * an H100), with 2 to 16 lanes a column and 128 or 256 threads. */
 static const stir_sddmm_vblock_candidate vb_candidates[] = {
 	{ 4, 32, 0, 0 }, { 4, 8, 0, 0 }, { 4, 4, 0, 0 }, { 4, 4, 128, 0 },
 	{ 4, 2, 256, 0 }, { 4, 2, 128, 0 }, { 4, 1, 128, 0 }, { 4, 1, 64, 0 },
 	{ 8, 8, 0, 0 }, { 8, 4, 0, 0 }, { 8, 4, 128, 0 }, { 8, 2, 256, 0 },
 	{ 8, 1, 128, 0 }, { 8, 1, 64, 0 },
 	{ 4, 8, 0, 2 }, { 4, 8, 0, 4 },
+	{ 4, 4, 128, 2 }, { 4, 16, 0, 2 }, { 4, 8, 128, 2 }, { 4, 2, 128, 2 },
+	{ 4, 4, 0, 2 },
 };
 #define N_VB_CANDIDATES (int)(sizeof(vb_candidates) / sizeof(vb_candidates[0]))
 
