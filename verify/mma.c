@@ -105,16 +105,6 @@ static const stir_stmt *loop_of(const stir_ptr_vec *list, const stir_var *v)
 	return NULL;
 }
 
-/* v, user: a block variable's binding (user: the block), else NULL. */
-static const stir_expr *block_binding(const stir_var *v, const void *user)
-{
-	const stir_stmt *b = user;
-	for (int i = 0; b && i < b->u.block.n_vars; i++)
-		if (b->u.block.vars[i] == v)
-			return b->u.block.bindings[i];
-	return NULL;
-}
-
 /* k, m: see verify/gpu.h. */
 bool gpu_mma_a_whole(const stir_kernel *k, const stir_mma_match *m)
 {
@@ -125,7 +115,7 @@ bool gpu_mma_a_whole(const stir_kernel *k, const stir_mma_match *m)
 		return false;
 	stir_affine f = { 0 };
 	stir_affine_opts o = { .flags = STIR_AFFINE_LOOP_VARS |
-		STIR_AFFINE_WIDENING_CASTS, .expand = block_binding,
+		STIR_AFFINE_WIDENING_CASTS, .expand = stir_mma_block_binding,
 		.user = m->block };
 	if (!stir_affine_add(&f, m->a.index, 1, &o) || f.konst < 0)
 		return false;
