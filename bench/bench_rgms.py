@@ -519,13 +519,21 @@ def rgms_tc_schedules(feat):
                                 rgms_tc_runs_schedule(feat, 4, p, t, 1, True,
                                                       padded=True),
                                 "rgms_agg.stir"))
-        # a tile of T in shared memory for the thread block's warps (not
-        # measured on a GPU yet)
+        # a tile of T in shared memory for the thread block's warps; in
+        # 32 pieces as well (fewer thread blocks without a tile: AIFB's
+        # relations have at most 77 tiles), and with the input features'
+        # loop unrolled (_u: the A fragments read from shared memory with
+        # no row test, gpu_mma_a_whole, the same for each tile of 8
+        # output features)
         if feat % 16 == 0:
-            for t in sorted({1, 2, feat // 16}):
-                out.append(("tc_tsh_k4_p128_t%d" % t,
-                            rgms_tc_runs_schedule(feat, 4, 128, t,
-                                                  tstaged=True),
+            for p, t in [(p, t) for p in (128, 32)
+                         for t in sorted({1, 2, feat // 16})]:
+                name = "tc_tsh_k4_p%d_t%d" % (p, t)
+                out.append((name, rgms_tc_runs_schedule(feat, 4, p, t,
+                                                        tstaged=True),
+                            "rgms_agg.stir"))
+                out.append((name + "_u", rgms_tc_runs_schedule(
+                    feat, 4, p, t, tstaged=True, unrolled=True),
                             "rgms_agg.stir"))
     return out
 

@@ -294,12 +294,25 @@ static void close_elems(emitter *e)
 	cg_line(e->out, "}");
 }
 
-/* e, ctx, frag, op, g: inside the loop over a lane's first half of
- * tf32 A elements, elements stir_e and stir_e + 2 of fragment frag
+/* m: whether nest m's A is read whole (gpu_mma_a_whole) by tf32 pair
+ * loads (put_elem_load) that are all 8-byte aligned in its buffer: the
+ * index of a tile's first element and its row stride even, the lane's
+ * column 2t.  cuda_mma_scan declares the buffer 8-byte aligned. */
+static bool a_pairs_aligned(const emitter *e, const stir_mma_match *m)
+{
+	const stir_mma_lanes *ln = stir_intrinsic_lanes(m->in, 'a');
+	return gpu_mma_a_whole(e->k, m) && ln->pack == 1 && ln->next == 2 &&
+		m->a.buf->dtype == STIR_F32 && !m->a.transposed &&
+		m->a.ld % 2 == 0 && stir_mma_operand_aligned(m, &m->a, 2);
+}
+
+/* e, ctx, frag, op, g, aligned: inside the loop over a lane's first half
+ * of tf32 A elements, elements stir_e and stir_e + 2 of fragment frag
  * loaded from op at the first's place and the next (one float2 load
- * where 8-byte aligned), or 0 where guard g (if any) stops the row. */
+ * where 8-byte aligned: known to be with aligned, else tested), or 0
+ * where guard g (if any) stops the row. */
 static void put_pair_load(emitter *e, const ectx *ctx, const char *frag,
-	const stir_mma_operand *op, const stir_expr *g)
+	const stir_mma_operand *op, const stir_expr *g, bool aligned)
 {
 	cg_printer *p = e->out;
 	if (g) {
@@ -317,6 +330,12 @@ static void put_pair_load(emitter *e, const ectx *ctx, const char *frag,
 	cg_put(p, "[");
 	cuda_expr(e, ctx, op->index, P_TOP);
 	cg_put(p, "];\n");
+	if (aligned) {
+		cg_line(p, "const float2 stir_v = *(const float2 *)stir_q;");
+		cg_line(p, "%s.r[stir_e] = stir_tf32(stir_v.x);", frag);
+		cg_line(p, "%s.r[stir_e + 2] = stir_tf32(stir_v.y);", frag);
+		return;
+	}
 	cg_line(p, "if ((unsigned long long)stir_q %% 8 == 0) {");
 	cg_line(p, "  const float2 stir_v = *(const float2 *)stir_q;");
 	cg_line(p, "  %s.r[stir_e] = stir_tf32(stir_v.x);", frag);
@@ -327,17 +346,18 @@ static void put_pair_load(emitter *e, const ectx *ctx, const char *frag,
 	cg_line(p, "}");
 }
 
-/* e, ctx, m, what, frag, op, rv, cv: operand op (what: "a" or "b",
+/* e, ctx, m, what, frag, op, rv, cv, g: operand op (what: "a" or "b",
  * with tile variables rv and cv as its row and column) into fragment
  * frag element by element, each lane its own (a gathered operand; or
- * A under the nest's row guard, whose other rows read as 0). */
+ * A under the nest's row guard g, whose other rows read as 0; or A
+ * read whole, gpu_mma_a_whole, with g NULL). */
 static void put_elem_load(emitter *e, const ectx *ctx,
 	const stir_mma_match *m, const char *what, const char *frag,
-	const stir_mma_operand *op, const stir_var *rv, const stir_var *cv)
+	const stir_mma_operand *op, const stir_var *rv, const stir_var *cv,
+	const stir_expr *g)
 {
 	cg_printer *p = e->out;
 	const stir_mma_lanes *ln = stir_intrinsic_lanes(m->in, what[0]);
-	const stir_expr *g = what[0] == 'a' ? m->guard : NULL;
 	const stir_expr *xs[2] = { op->index, g };
 	if (e->buf_used)
 		e->buf_used[op->buf->index] = true;
@@ -349,7 +369,8 @@ static void put_elem_load(emitter *e, const ectx *ctx,
 	if (what[0] == 'a' && ln->pack == 1 && op->buf->dtype == STIR_F32 &&
 	    (op->gather || !op->transposed) && ln->next == 2) {
 		open_elems_by(e, ctx, m, ln, rv, cv, xs, g ? 2 : 1, ln->n / 2, 1);
-		put_pair_load(e, ctx, frag, op, g);
+		put_pair_load(e, ctx, frag, op, g,
+			what[0] == 'a' && !g && a_pairs_aligned(e, m));
 		close_elems(e);
 		return;
 	}
@@ -707,11 +728,13 @@ void cuda_emit_mma(emitter *e, const stir_stmt *s, const ectx *ctx)
 			cg_putf(p, ", %" PRId64 ");\n", m.c.ld);
 		}
 		if (m.a.gather || m.guard)
-			put_elem_load(e, &c, &m, "a", "stir_fa", &m.a, m.mv, m.kv);
+			put_elem_load(e, &c, &m, "a", "stir_fa", &m.a, m.mv, m.kv,
+				gpu_mma_a_whole(e->k, &m) ? NULL : m.guard);
 		else if (!a_loaded)
 			put_load(e, &c, &m, "a", "stir_fa", &m.a);
 		if (m.b.gather)
-			put_elem_load(e, &c, &m, "b", "stir_fb", &m.b, m.kv, m.nv);
+			put_elem_load(e, &c, &m, "b", "stir_fb", &m.b, m.kv, m.nv,
+				NULL);
 		else
 			put_load(e, &c, &m, "b", "stir_fb", &m.b);
 		if (m.guard) {
@@ -796,6 +819,9 @@ static stir_visit_step scan_nest(stir_stmt *s, void *user)
 		if (ops[i]->buf && ops[i]->buf->scope == STIR_SCOPE_SHARED &&
 		    m.in->align)
 			align_at_least(e, ops[i]->buf, m.in->align);
+		if (i == 0 && m.form == STIR_MMA_FORM_MMA &&
+		    a_pairs_aligned(e, &m))
+			align_at_least(e, ops[i]->buf, 8);
 		if (ops[i]->buf)
 			sc->other[ops[i]->buf->index] = true;
 	}

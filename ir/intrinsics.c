@@ -133,8 +133,8 @@ static bool mismatch(matcher *m, stir_loc loc, const char *fmt, ...)
 	return false;
 }
 
-/* v, user: a variable of the store's block reads as its binding. */
-static const stir_expr *block_binding(const stir_var *v, const void *user)
+/* v, user: see intrinsics.h. */
+const stir_expr *stir_mma_block_binding(const stir_var *v, const void *user)
 {
 	const stir_stmt *b = user;
 	for (int i = 0; b && i < b->u.block.n_vars; i++)
@@ -149,7 +149,7 @@ static bool coef(matcher *m, const stir_expr *x, const stir_var *v,
 {
 	stir_affine_opts o = { .flags = STIR_AFFINE_NEG |
 		STIR_AFFINE_WIDENING_CASTS | STIR_AFFINE_OPAQUE,
-		.expand = block_binding, .user = m->block };
+		.expand = stir_mma_block_binding, .user = m->block };
 	if (stir_affine_coef_of(x, v, &o, c))
 		return true;
 	return mismatch(m, x->loc, "the index is not an affine function of "
@@ -193,7 +193,7 @@ static bool gathered(const matcher *m, const stir_expr *idx,
 	stir_affine a = { 0 };
 	stir_affine_opts o = { .flags = STIR_AFFINE_NEG |
 		STIR_AFFINE_WIDENING_CASTS | STIR_AFFINE_OPAQUE, .wrt = col,
-		.expand = block_binding, .user = m->block };
+		.expand = stir_mma_block_binding, .user = m->block };
 	if (!stir_affine_add(&a, idx, 1, &o) || stir_affine_coef(&a, col) != 1 ||
 	    uses(m, idx, other))
 		return false;
@@ -262,7 +262,7 @@ static bool tile_only(matcher *m, const stir_expr *x, const stir_var *const *var
 {
 	stir_affine a = { 0 };
 	stir_affine_opts o = { .flags = STIR_AFFINE_NEG |
-		STIR_AFFINE_WIDENING_CASTS, .expand = block_binding,
+		STIR_AFFINE_WIDENING_CASTS, .expand = stir_mma_block_binding,
 		.user = m->block };
 	if (!stir_affine_add(&a, x, 1, &o) || a.konst % unit != 0 ||
 	    (unit == 1 && a.konst != 0))
@@ -539,7 +539,7 @@ static bool match_fill_store(matcher *m, stir_mma_match *mm,
 	/* gathered rows: C's index not affine in the rows' loop */
 	stir_affine_opts o = { .flags = STIR_AFFINE_NEG |
 		STIR_AFFINE_WIDENING_CASTS | STIR_AFFINE_OPAQUE,
-		.expand = block_binding, .user = m->block };
+		.expand = stir_mma_block_binding, .user = m->block };
 	mm->c_rows = !stir_affine_coef_of(cidx, mm->mv, &o, &cm);
 	if (mm->c_rows) {
 		cm = 0;
@@ -755,7 +755,7 @@ bool stir_tensorize_match(const stir_stmt *l, const stir_intrinsic *in,
 	int64_t t;
 	stir_affine_opts o = { .flags = STIR_AFFINE_NEG |
 		STIR_AFFINE_WIDENING_CASTS | STIR_AFFINE_OPAQUE,
-		.expand = block_binding, .user = m.block };
+		.expand = stir_mma_block_binding, .user = m.block };
 	if (x->kind == STIR_EXPR_LOAD && x->u.load.n == 1 &&
 	    stir_affine_coef_of(x->u.load.idx[0], mm->nv, &o, &t) && t != 0) {
 		ax = y;
@@ -818,7 +818,7 @@ bool stir_mma_operand_aligned(const stir_mma_match *m,
 	stir_affine a = { 0 };
 	stir_affine_opts o = { .flags = STIR_AFFINE_NEG |
 		STIR_AFFINE_WIDENING_CASTS | STIR_AFFINE_OPAQUE,
-		.expand = block_binding, .user = m->block };
+		.expand = stir_mma_block_binding, .user = m->block };
 	int nloops = m->form == STIR_MMA_FORM_MMA ? 3 :
 		m->form == STIR_MMA_FORM_COPY ? m->n_loops : 2;
 	if (unit < 1 || !stir_affine_add(&a, op->index, 1, &o) ||
@@ -838,7 +838,7 @@ bool stir_mma_operand_aligned(const stir_mma_match *m,
 bool stir_mma_frag_form(const stir_mma_match *m, stir_affine *a)
 {
 	stir_affine_opts o = { .flags = STIR_AFFINE_NEG |
-		STIR_AFFINE_WIDENING_CASTS, .expand = block_binding,
+		STIR_AFFINE_WIDENING_CASTS, .expand = stir_mma_block_binding,
 		.user = m->block };
 	*a = (stir_affine){ 0 };
 	return m->frag && stir_affine_add(a, m->frag_index, 1, &o);

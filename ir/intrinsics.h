@@ -206,5 +206,9 @@ bool stir_mma_operand_aligned(const stir_mma_match *m,
  * tiles of its own P. */
 struct stir_affine;
 bool stir_mma_frag_form(const stir_mma_match *m, struct stir_affine *a);
+/* v, user: a variable of the block "user" (a stir_stmt, or NULL) reads as
+ * its binding, else NULL: the expand of the affine reads of a nest's
+ * indices (ir/affine.h). */
+const stir_expr *stir_mma_block_binding(const stir_var *v, const void *user);
 
 #endif

@@ -129,7 +129,10 @@ END_TEST
 /* A tile of T for the thread block's warps: its rows of 64 floats 72
  * apart, each element copied under the tile's row guard (the block reads
  * the rows the guard lets through), a barrier after the copy, and the
- * A fragments from the cache. */
+ * A fragments from the cache, read whole (gpu_mma_a_whole: no row test,
+ * one aligned float2 a pair, the cache declared 8-byte aligned; the
+ * accumulator's rows the guard stops still restored); A from global
+ * memory (rgms_tc_wshared_pad.yaml's T) keeps its row test. */
 START_TEST(test_row_guard)
 {
 	stir_ctx *ctx = stir_ctx_alloc();
@@ -140,7 +143,8 @@ START_TEST(test_row_guard)
 	if (!cu)
 		stir_ctx_print_diagnostics(ctx, stderr);
 	ck_assert_ptr_nonnull(cu);
-	ck_assert_ptr_nonnull(strstr(cu, "__shared__ float T_data_shared[1152];"));
+	ck_assert_ptr_nonnull(strstr(cu,
+		"__shared__ __align__(8) float T_data_shared[1152];"));
 	ck_assert_ptr_nonnull(strstr(cu, "* 16 + v1 < I_indptr[vrr + 1] - "
 		"I_indptr[vrr]) {\n"
 		"                        T_data_shared[v1 * 72 + (v2 * 8 + v3)] = "
@@ -148,7 +152,19 @@ START_TEST(test_row_guard)
 	const char *sync = strstr(cu, "T_data_shared[v1 * 72");
 	ck_assert_ptr_nonnull(strstr(sync, "__syncthreads();"));
 	ck_assert_ptr_nonnull(strstr(cu, "const float *stir_q = "
-		"&T_data_shared[i_1 * 72 + (fi_0 * 8 + fi_1)];"));
+		"&T_data_shared[i_1 * 72 + (fi_0 * 8 + fi_1)];\n"
+		"                        const float2 stir_v = "
+		"*(const float2 *)stir_q;"));
+	ck_assert_ptr_null(strstr(cu, "stir_fa.r[stir_e] = stir_fa.r[stir_e + 2] = 0u;"));
+	ck_assert_ptr_null(strstr(cu, "stir_q % 8"));
+	ck_assert_ptr_nonnull(strstr(cu, "stir_fr.r[stir_e] = stir_fs.r[stir_e];"));
+	free(cu);
+	stir_module_free(m);
+	k = scheduled(ctx, wshared_pad, true, &m);
+	cu = stir_kernel_to_cuda(k);
+	ck_assert_ptr_nonnull(cu);
+	ck_assert_ptr_nonnull(strstr(cu, "stir_fa.r[stir_e] = stir_fa.r[stir_e + 2] = 0u;"));
+	ck_assert_ptr_nonnull(strstr(cu, "if ((unsigned long long)stir_q % 8 == 0) {"));
 	free(cu);
 	stir_module_free(m);
 	stir_ctx_free(ctx);

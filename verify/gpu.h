@@ -527,6 +527,15 @@ bool gpu_frag_picks_warp(const stir_mma_match *m, const ectx *ctx,
  * variables they name are declared first) into printed[4]; returns how
  * many. */
 int gpu_mma_top_indices(const stir_mma_match *m, const stir_expr **printed);
+/* k, m: whether nest m of kernel k (an mma under a row guard) reads its
+ * A whole: A is a shared buffer of literal size, and its index is affine
+ * in loops of literal extents with nonnegative coefficients, at most the
+ * buffer's last element where each is at its last value (a cache of the
+ * tile, cache_read, which holds its rows whatever the guard).  The
+ * emitter then loads the rows the guard stops as they are instead of as
+ * 0 (no test a row; their accumulator rows are restored all the same,
+ * and the guard keeps them out of C). */
+bool gpu_mma_a_whole(const stir_kernel *k, const stir_mma_match *m);
 /* walk, s, ctx: record the accesses of tensorized loop s (its nest matches
  * its intrinsic: cuda_check_mma) where ctx runs, in the order the
  * emitter makes them (codegen/cuda_mma.c). */

@@ -10,6 +10,7 @@
  * tile index and the guard.  What cuda_mma.c prints must stay in step
  * with this file: the barriers placed and the refusals depend on it. */
 #include "verify/gpu.h"
+#include "ir/affine.h"
 #include "ir/intrinsics.h"
 #include "ir/visit.h"
 
@@ -86,6 +87,53 @@ static void walk_elem_restore(gpu_walk *walk, const ectx *ctx,
 	cuda_walk_expr(walk, ctx, m->guard);
 }
 
+/* list, v: the loop of variable v in list or below it, or NULL. */
+static const stir_stmt *loop_of(const stir_ptr_vec *list, const stir_var *v)
+{
+	for (int i = 0; i < list->n; i++) {
+		stir_stmt *s = list->v[i];
+		if (s->kind == STIR_STMT_FOR && s->u.for_.var == v)
+			return s;
+		stir_ptr_vec *lists[2];
+		int n = stir_stmt_lists(s, lists);
+		for (int j = 0; j < n; j++) {
+			const stir_stmt *l = loop_of(lists[j], v);
+			if (l)
+				return l;
+		}
+	}
+	return NULL;
+}
+
+/* k, m: see verify/gpu.h. */
+bool gpu_mma_a_whole(const stir_kernel *k, const stir_mma_match *m)
+{
+	const stir_buffer *a = m->a.buf;
+	if (m->form != STIR_MMA_FORM_MMA || !m->guard || m->a.gather ||
+	    a->scope != STIR_SCOPE_SHARED || !a->extent ||
+	    a->extent->kind != STIR_EXPR_INT)
+		return false;
+	stir_affine f = { 0 };
+	stir_affine_opts o = { .flags = STIR_AFFINE_LOOP_VARS |
+		STIR_AFFINE_WIDENING_CASTS, .expand = stir_mma_block_binding,
+		.user = m->block };
+	if (!stir_affine_add(&f, m->a.index, 1, &o) || f.konst < 0)
+		return false;
+	/* the largest index: each loop at its last value */
+	int64_t hi = f.konst;
+	for (int i = 0; i < f.n; i++) {
+		const stir_stmt *l = f.t[i].var ?
+			loop_of(&k->body, f.t[i].var) : NULL;
+		const stir_expr *x = l ? l->u.for_.extent : NULL;
+		if (!x || x->kind != STIR_EXPR_INT || x->u.i < 1 ||
+		    f.t[i].coef < 0 || x->u.i - 1 > (INT64_MAX - hi) /
+		    (f.t[i].coef ? f.t[i].coef : 1))
+			return false;
+		hi += f.t[i].coef * (x->u.i - 1);
+	}
+	return hi < a->extent->u.i;
+}
+
 /* m, printed: see verify/gpu.h. */
 int gpu_mma_top_indices(const stir_mma_match *m, const stir_expr **printed)
 {
@@ -146,7 +194,8 @@ void gpu_walk_mma(gpu_walk *walk, const stir_stmt *s, const ectx *ctx)
 		if (!m.frag)
 			walk_operand(walk, &c, &m.c, false, false, loc);
 		if (m.a.gather || m.guard)
-			walk_elem_load(walk, &c, &m, &m.a, m.guard, loc);
+			walk_elem_load(walk, &c, &m, &m.a,
+				gpu_mma_a_whole(walk->k, &m) ? NULL : m.guard, loc);
 		else
 			walk_operand(walk, &c, &m.a, false, false, loc);
 		if (m.b.gather)
