@@ -113,7 +113,7 @@ static const char *source_path(const char *path)
  * strip a thread block.  Blocks of 16: a warp a row with 64 features
  * while the grid has RECIPE_FULL such warps and no row is much longer
  * than the mean (5/4 of it) or any longer than 64 blocks; else a warp a
- * row with 32 features while the longest row is shorter than the grid's
+ * row with 32 features while the longest row is at most the grid's
  * warps / 32 (the grid, not the rows, is what keeps the GPU busy); else
  * each row's blocks over 4 warps, 64 features a warp on a grid of even
  * rows of half RECIPE_FULL warps of 32 or of skewed rows beyond
@@ -133,7 +133,7 @@ static const char *recipe_schedule(const bsr_case *c, int64_t w)
 	const char *s = RECIPE_WARPS;
 	if (strips64 >= RECIPE_FULL && (even || lmax <= 64))
 		s = RECIPE_ROW64;
-	else if (32 * lmax < warps32)
+	else if (32 * lmax <= warps32)
 		s = RECIPE_ROW;
 	else if (strips64 && (even ? 2 * warps32 >= RECIPE_FULL :
 	    warps32 > RECIPE_FULL))

@@ -88,6 +88,9 @@ recipe w4096x4096_b16_d50_uni 512 pipe
 recipe w4096x4096_b16_d50_pow 512 warps_f64
 recipe w4096x4096_b16_d50_pow 128 warps_s4
 recipe w3072x768_b16_d05_uni 128 pipe_t4_b2
+# rows of 24 blocks on 768 warps of 32 features: 32 L = R x N / 32, a warp a row
+recipe w3072x768_b16_d50_uni 128 pipe_t4_b2
+recipe w768x768_b16_d50_uni 512 pipe_t4_b2
 # the attention masks (blocks of 64): a 16-row strip a thread block
 "$B" --list --recipe --cases attention > "$t/r" 2>&1 || { cat "$t/r"; fail "--recipe (masks)"; }
 grep -q "^attn4096_band3_glob2 .* 768: [^ ]*/bsrmm64_tc_strips.yaml" "$t/r" ||
