@@ -185,7 +185,8 @@ static int build(stir_ctx *ctx, const sf_rule *src, const host_input *in,
 		break;
 	case SF_RULE_SR_BCRS:
 		f = src->chunk ? stir_csr_to_sr_bcrs_chunks(ctx, c, src->size,
-			src->group, src->chunk, itype, vtype, sfx, out) :
+			src->group, src->chunk, STIR_ROWS_NATURAL, itype, vtype,
+			sfx, out) :
 			stir_csr_to_sr_bcrs(ctx, c, src->size, src->group, itype,
 			vtype, sfx, out);
 		break;
