@@ -104,6 +104,19 @@ static stir_csr *synthetic(int64_t nodes, int64_t edges, uint64_t seed)
 	return m;
 }
 
+/* name: the row order of SR-BCRS(16, 8) with chunks of 8 that "name"
+ * asks for (srbcrs16x8c8[-ORDER]), or -1. */
+static int row_order_of(const char *name)
+{
+	static const char *const names[] = { "srbcrs16x8c8",
+		"srbcrs16x8c8-degree", "srbcrs16x8c8-locality",
+		"srbcrs16x8c8-fewest" };
+	for (int i = 0; i < 4; i++)
+		if (!strcmp(name, names[i]))
+			return i;
+	return -1;
+}
+
 /* ctx, m, name: build format "name" of m with i32/f32, check it, print the
  * times and the padding.  0 or -1. */
 static int bench(stir_ctx *ctx, const stir_csr *m, const char *name)
@@ -131,18 +144,10 @@ static int bench(stir_ctx *ctx, const stir_csr *m, const char *name)
 	else if (!strcmp(name, "srbcrs16x8"))
 		f = stir_csr_to_sr_bcrs(ctx, m, 16, 8, STIR_I32, STIR_F32, "_sr",
 			b);
-	else if (!strcmp(name, "srbcrs16x8c8"))
+	else if (row_order_of(name) >= 0)
 		f = stir_csr_to_sr_bcrs_chunks(ctx, m, 16, 8, 8,
-			STIR_ROWS_NATURAL, STIR_I32, STIR_F32, "_sr", b);
-	else if (!strcmp(name, "srbcrs16x8c8-degree"))
-		f = stir_csr_to_sr_bcrs_chunks(ctx, m, 16, 8, 8,
-			STIR_ROWS_DEGREE, STIR_I32, STIR_F32, "_sr", b);
-	else if (!strcmp(name, "srbcrs16x8c8-locality"))
-		f = stir_csr_to_sr_bcrs_chunks(ctx, m, 16, 8, 8,
-			STIR_ROWS_LOCALITY, STIR_I32, STIR_F32, "_sr", b);
-	else if (!strcmp(name, "srbcrs16x8c8-fewest"))
-		f = stir_csr_to_sr_bcrs_chunks(ctx, m, 16, 8, 8,
-			STIR_ROWS_FEWEST_SLOTS, STIR_I32, STIR_F32, "_sr", b);
+			(stir_row_order)row_order_of(name), STIR_I32, STIR_F32,
+			"_sr", b);
 	else {
 		fprintf(stderr, "unknown format %s\n", name);
 		stir_bindings_free(b);
