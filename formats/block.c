@@ -305,13 +305,123 @@ static void fill_windows(const stir_host_format *f, const fmt_csr *A,
 	}
 }
 
-/* ctx, csr, t, g, index_type, value_type, suffix, A, bld, s: start an
- * SR-BCRS(t, g) build: the matrix and the parameters checked, each
- * window's tiles in s.  0, or -1 with an error (nothing left to free). */
-static int sr_bcrs_start(stir_ctx *ctx, const stir_csr *csr, int64_t t,
-	int64_t g, stir_dtype index_type, stir_dtype value_type,
-	const char *suffix, fmt_csr *A, fmt_build *bld, block_set *s)
+/* The rows SR-BCRS windows take: the matrix's own, or a copy of them in a
+ * row order. */
+typedef struct sr_rows {
+	stir_row_order chosen; /* the order the rows are in */
+	int64_t *order;       /* owned: window row x holds row order[x]; NULL
+	                       * for the matrix's own order */
+	int64_t *indptr;      /* owned: the copy's arrays */
+	int64_t *indices;
+	double *values;
+} sr_rows;
+
+/* r: free its arrays. */
+static void sr_rows_release(sr_rows *r)
 {
+	free(r->order);
+	free(r->indptr);
+	free(r->indices);
+	free(r->values);
+}
+
+/* ctx, A, order, r: unless order is STIR_ROWS_NATURAL, A's rows in that
+ * order (STIR_ROWS_DEGREE or STIR_ROWS_LOCALITY) into r, and A made a
+ * view of them.  0, or -1 with an error. */
+static int order_rows(stir_ctx *ctx, fmt_csr *A, stir_row_order order,
+	sr_rows *r)
+{
+	memset(r, 0, sizeof(*r));
+	if (order == STIR_ROWS_NATURAL)
+		return 0;
+	if ((order == STIR_ROWS_DEGREE ? fmt_degree_order(ctx, A, &r->order) :
+	     fmt_locality_order(ctx, A, &r->order)) < 0)
+		return -1;
+	int64_t m = A->nrows, nnz = A->nnz;
+	r->indptr = malloc((size_t)(m + 1) * sizeof(*r->indptr));
+	r->indices = malloc((size_t)(nnz ? nnz : 1) * sizeof(*r->indices));
+	r->values = malloc((size_t)(nnz ? nnz : 1) * sizeof(*r->values));
+	if (!r->indptr || !r->indices || !r->values) {
+		sr_rows_release(r);
+		stir_error_oom(ctx);
+		return -1;
+	}
+	r->indptr[0] = 0;
+	for (int64_t x = 0; x < m; x++) {
+		int64_t lo = A->indptr[r->order[x]];
+		int64_t len = A->indptr[r->order[x] + 1] - lo;
+		memcpy(r->indices + r->indptr[x], A->indices + lo,
+			(size_t)len * sizeof(*r->indices));
+		memcpy(r->values + r->indptr[x], A->values + lo,
+			(size_t)len * sizeof(*r->values));
+		r->indptr[x + 1] = r->indptr[x] + len;
+	}
+	A->indptr = r->indptr;
+	A->indices = r->indices;
+	A->values = r->values;
+	return 0;
+}
+
+/* s, g: the groups of g tiles that the windows of s need. */
+static int64_t count_groups(const block_set *s, int64_t g)
+{
+	int64_t n = 0;
+	for (int64_t k = 0; k < s->nrb; k++)
+		n += fmt_ceil_div(s->ptr[k + 1] - s->ptr[k], g);
+	return n;
+}
+
+/* bld, A, order, rows, s: A's rows in "order" (rows, A a view of them)
+ * and the tiles of each window of t = bld->f->width rows in s; for
+ * STIR_ROWS_FEWEST_SLOTS, the order of the three that needs the fewest
+ * groups.  0, or -1 with an error (nothing left to free). */
+static int window_rows(fmt_build *bld, fmt_csr *A, stir_row_order order,
+	sr_rows *rows, block_set *s)
+{
+	int64_t t = bld->f->width, g = bld->f->group, best = -1;
+	const fmt_csr orig = *A;
+	stir_row_order last = order == STIR_ROWS_FEWEST_SLOTS ?
+		STIR_ROWS_LOCALITY : order;
+	for (stir_row_order o = order == STIR_ROWS_FEWEST_SLOTS ?
+	     STIR_ROWS_NATURAL : order; o <= last; o++) {
+		fmt_csr view = orig;
+		sr_rows r;
+		block_set x;
+		if (order_rows(bld->ctx, &view, o, &r) < 0)
+			return -1;
+		if (block_set_build(bld, &view, t, 1, &x) < 0) {
+			sr_rows_release(&r);
+			return -1;
+		}
+		int64_t n = count_groups(&x, g);
+		if (best >= 0 && n >= best) {
+			sr_rows_release(&r);
+			block_set_release(&x);
+			continue;
+		}
+		if (best >= 0) {
+			sr_rows_release(rows);
+			block_set_release(s);
+		}
+		best = n;
+		*rows = r;
+		*s = x;
+		*A = view;
+		rows->chosen = o;
+	}
+	return 0;
+}
+
+/* ctx, csr, t, g, order, index_type, value_type, suffix, A, bld, s, rows:
+ * start an SR-BCRS(t, g) build: the matrix and the parameters checked,
+ * its rows in "order" (rows, A a view of them), each window's tiles in s.
+ * 0, or -1 with an error (nothing left to free). */
+static int sr_bcrs_start(stir_ctx *ctx, const stir_csr *csr, int64_t t,
+	int64_t g, stir_row_order order, stir_dtype index_type,
+	stir_dtype value_type, const char *suffix, fmt_csr *A, fmt_build *bld,
+	block_set *s, sr_rows *rows)
+{
+	memset(rows, 0, sizeof(*rows));
 	if (fmt_check_csr(ctx, csr, A) < 0 ||
 	    fmt_build_init(bld, ctx, STIR_FORMAT_SR_BCRS, suffix, index_type,
 		value_type, A->nrows, A->ncols, A->nnz) < 0)
@@ -323,9 +433,15 @@ static int sr_bcrs_start(stir_ctx *ctx, const stir_csr *csr, int64_t t,
 		fmt_build_abort(bld);
 		return -1;
 	}
+	if (order < STIR_ROWS_NATURAL || order > STIR_ROWS_FEWEST_SLOTS) {
+		fmt_build_error(bld, "unknown row order %d", (int)order);
+		fmt_build_abort(bld);
+		return -1;
+	}
 	bld->f->width = t;
 	bld->f->group = g;
-	if (block_set_build(bld, A, t, 1, s) < 0) {
+	bld->f->row_order = order;
+	if (window_rows(bld, A, order, rows, s) < 0) {
 		fmt_build_abort(bld);
 		return -1;
 	}
@@ -339,8 +455,9 @@ stir_host_format *stir_csr_to_sr_bcrs(stir_ctx *ctx, const stir_csr *csr,
 	fmt_csr A;
 	fmt_build bld;
 	block_set s;
-	if (sr_bcrs_start(ctx, csr, t, g, index_type, value_type, suffix, &A,
-	    &bld, &s) < 0)
+	sr_rows rows;
+	if (sr_bcrs_start(ctx, csr, t, g, STIR_ROWS_NATURAL, index_type,
+	    value_type, suffix, &A, &bld, &s, &rows) < 0)
 		return NULL;
 	stir_host_format *f = bld.f;
 	int64_t mt = s.nrb;
@@ -400,6 +517,23 @@ stir_host_format *stir_csr_to_sr_bcrs(stir_ctx *ctx, const stir_csr *csr,
 	return fmt_build_finish(&bld, b);
 }
 
+/* bld, rows, n, sfx: bind P_sfx, the matrix's row of each of the
+ * n window rows: rows->order's (none: the rows' own order), then the rows
+ * past the matrix as themselves.  0 or -1. */
+static int bind_row_order(fmt_build *bld, const sr_rows *rows, int64_t n,
+	const char *sfx)
+{
+	stir_array *pa = fmt_build_array(bld, bld->f->itype, 1, &n,
+		"P%s", sfx);
+	if (!pa)
+		return -1;
+	void *pd = stir_array_get_data(pa);
+	for (int64_t x = 0; x < n; x++)
+		fmt_put_index(bld->f->itype, pd, x, x < bld->f->m &&
+			rows->order ? rows->order[x] : x);
+	return 0;
+}
+
 /* One part of SR-BCRS with chunks while it is counted and filled. */
 typedef struct chunk_part {
 	int64_t items, ngroups, maxg, nnz;
@@ -409,14 +543,15 @@ typedef struct chunk_part {
 
 stir_host_format *stir_csr_to_sr_bcrs_chunks(stir_ctx *ctx,
 	const stir_csr *csr, int64_t t, int64_t g, int64_t c,
-	stir_dtype index_type, stir_dtype value_type, const char *suffix,
-	stir_bindings *b)
+	stir_row_order order, stir_dtype index_type, stir_dtype value_type,
+	const char *suffix, stir_bindings *b)
 {
 	fmt_csr A;
 	fmt_build bld;
 	block_set s;
-	if (sr_bcrs_start(ctx, csr, t, g, index_type, value_type, suffix, &A,
-	    &bld, &s) < 0)
+	sr_rows rows;
+	if (sr_bcrs_start(ctx, csr, t, g, order, index_type, value_type,
+	    suffix, &A, &bld, &s, &rows) < 0)
 		return NULL;
 	stir_host_format *f = bld.f;
 	f->chunk = c;
@@ -430,6 +565,7 @@ stir_host_format *stir_csr_to_sr_bcrs_chunks(stir_ctx *ctx,
 		stir_error_oom(ctx);
 	if (!base) {
 		block_set_release(&s);
+		sr_rows_release(&rows);
 		return fmt_build_abort(&bld);
 	}
 	/* part 0, the split windows' chunks; part 1, the whole windows */
@@ -460,7 +596,9 @@ stir_host_format *stir_csr_to_sr_bcrs_chunks(stir_ctx *ctx,
 			"T%s.indices", sfx) : NULL;
 		stir_array *va = ta ? fmt_build_array(&bld, f->vtype, 3, vshape,
 			"A%s", sfx) : NULL;
-		ok = va && fmt_build_size(&bld, q->items, "items%s", sfx) == 0 &&
+		if (va && order != STIR_ROWS_NATURAL)
+			ok = bind_row_order(&bld, &rows, mt * t, sfx) == 0;
+		ok = ok && va && fmt_build_size(&bld, q->items, "items%s", sfx) == 0 &&
 			fmt_build_size(&bld, mt, "mt%s", sfx) == 0 &&
 			fmt_build_size(&bld, q->maxg, "maxg%s", sfx) == 0 &&
 			fmt_build_size(&bld, q->ngroups, "ngroups%s", sfx) == 0;
@@ -486,11 +624,13 @@ stir_host_format *stir_csr_to_sr_bcrs_chunks(stir_ctx *ctx,
 			part->mb = mt;
 			part->ngroups = q->ngroups;
 			part->maxg = q->maxg;
+			part->row_order = rows.chosen;
 		}
 	}
 	if (!ok) {
 		free(base);
 		block_set_release(&s);
+		sr_rows_release(&rows);
 		return fmt_build_abort(&bld);
 	}
 	/* each part's items (a window whole, or a chunk of c groups, the
@@ -512,5 +652,6 @@ stir_host_format *stir_csr_to_sr_bcrs_chunks(stir_ctx *ctx,
 	}
 	free(base);
 	block_set_release(&s);
+	sr_rows_release(&rows);
 	return fmt_build_finish(&bld, b);
 }

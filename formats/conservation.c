@@ -460,12 +460,13 @@ static int verify_bsr(vstate *v, bool dbsr)
 	return 0;
 }
 
-/* v, tn, ta, an, va, lo, hi, k, cont: the tiles of groups lo to hi - 1
- * (T indices ta called tn, values va called an) as window k's; cont: the
- * tile before them is window k's too.  0 or -1. */
+/* v, tn, ta, an, va, rows, lo, hi, k, cont: the tiles of groups lo to
+ * hi - 1 (T indices ta called tn, values va called an) as window k's,
+ * window row x holding row rows[x] (NULL: row x); cont: the tile before
+ * them is window k's too.  0 or -1. */
 static int check_sr_groups(vstate *v, const char *tn, const stir_array *ta,
-	const char *an, const stir_array *va, int64_t lo, int64_t hi, int64_t k,
-	bool cont)
+	const char *an, const stir_array *va, const int64_t *rows, int64_t lo,
+	int64_t hi, int64_t k, bool cont)
 {
 	int64_t t = v->f->width, g = v->f->group;
 	for (int64_t p = lo * g; p < hi * g; p++) {
@@ -484,8 +485,9 @@ static int check_sr_groups(vstate *v, const char *tn, const stir_array *ta,
 				return verr(v, "array '%s': slot %" PRId64 " pads "
 					"a repeated column but holds %.17g, not 0",
 					an, slot, x);
-			if (col != prev && check_cell(v, an, slot, k * t + ti,
-			    col, x, NULL) < 0)
+			int64_t row = rows ? rows[k * t + ti] : k * t + ti;
+			if (col != prev && check_cell(v, an, slot, row, col, x,
+			    NULL) < 0)
 				return -1;
 		}
 	}
@@ -536,7 +538,8 @@ static int verify_sr_bcrs(vstate *v)
 			return verr(v, "array '%s': row block %" PRId64 " has %"
 				PRId64 " groups, more than maxg = %" PRId64, pn,
 				k, hi - lo, maxg);
-		if (check_sr_groups(v, tn, ta, an, va, lo, hi, k, false) < 0)
+		if (check_sr_groups(v, tn, ta, an, va, NULL, lo, hi, k,
+		    false) < 0)
 			return -1;
 	}
 	return 0;
@@ -549,6 +552,51 @@ static int bound_size(vstate *v, const char *name, int64_t *out)
 		return verr(v, "size '%s' is not bound", name);
 	if (*out < 0)
 		return verr(v, "size '%s' is %" PRId64 ", less than 0", name, *out);
+	return 0;
+}
+
+/* v, sfx, n, *rows: with a row order, P_sfx, the row of each of
+ * the n window rows, checked to be a permutation of [0, n) (the rows past
+ * the matrix's read as no row), into a new array *rows; else *rows is
+ * NULL.  0 or -1. */
+static int get_row_order(vstate *v, const char *sfx, int64_t n,
+	int64_t **rows)
+{
+	char xn[256];
+	*rows = NULL;
+	if (v->f->row_order == STIR_ROWS_NATURAL)
+		return 0;
+	snprintf(xn, sizeof(xn), "P%s", sfx);
+	const stir_array *xa = get_array(v, xn, true, n);
+	int64_t *out = xa ? malloc((size_t)(n ? n : 1) * sizeof(*out)) : NULL;
+	int64_t *first = out ? malloc((size_t)(n ? n : 1) * sizeof(*first)) :
+		NULL;
+	if (xa && !first) {
+		free(out);
+		stir_error_oom(v->ctx);
+		return -1;
+	}
+	if (!xa)
+		return -1;
+	for (int64_t x = 0; x < n; x++)
+		first[x] = -1;
+	int r = 0;
+	for (int64_t x = 0; x < n && r == 0; x++) {
+		r = get_index(v, xn, xa, x, n, &out[x]);
+		if (r == 0 && first[out[x]] >= 0)
+			r = verr(v, "array '%s': entries %" PRId64 " and %" PRId64
+				" are both %" PRId64 ", but it must be a "
+				"permutation (each window row a row of its own)",
+				xn, first[out[x]], x, out[x]);
+		else if (r == 0)
+			first[out[x]] = x;
+	}
+	free(first);
+	if (r < 0) {
+		free(out);
+		return -1;
+	}
+	*rows = out;
 	return 0;
 }
 
@@ -601,28 +649,32 @@ static int verify_sr_chunk_part(vstate *v, int i, const char *sfx,
 		return -1;
 	const stir_array *ta = get_array(v, tn, true, ntiles);
 	const stir_array *va = ta ? get_array(v, an, false, len) : NULL;
-	if (!va)
+	int64_t *rows;
+	if (!va || get_row_order(v, sfx, mt * t, &rows) < 0)
 		return -1;
-	for (int64_t it = 0, last = -1; it < items; it++) {
+	int r = 0;
+	for (int64_t it = 0, last = -1; it < items && r == 0; it++) {
 		int64_t k = 0, lo = stir_array_get_int(pa, it);
 		int64_t hi = stir_array_get_int(pa, it + 1);
 		if (get_index(v, wn, wa, it, mt, &k) < 0)
-			return -1;
-		if (hi - lo > maxg)
-			return verr(v, "array '%s': item %" PRId64 " has %"
-				PRId64 " groups, more than maxg = %" PRId64, pn,
-				it, hi - lo, maxg);
+			r = -1;
+		else if (hi - lo > maxg)
+			r = verr(v, "array '%s': item %" PRId64 " has %" PRId64
+				" groups, more than maxg = %" PRId64, pn, it,
+				hi - lo, maxg);
 		/* a split window's chunks follow each other */
-		if (owner[k] >= 0 && !(i == 0 && k == last))
-			return verr(v, "array '%s': item %" PRId64 " holds "
-				"window %" PRId64 ", which another item holds "
-				"already", wn, it, k);
+		else if (owner[k] >= 0 && !(i == 0 && k == last))
+			r = verr(v, "array '%s': item %" PRId64 " holds window %"
+				PRId64 ", which another item holds already", wn,
+				it, k);
+		else
+			r = check_sr_groups(v, tn, ta, an, va, rows, lo, hi, k,
+				k == last);
 		owner[k] = (int8_t)i;
-		if (check_sr_groups(v, tn, ta, an, va, lo, hi, k, k == last) < 0)
-			return -1;
 		last = k;
 	}
-	return 0;
+	free(rows);
+	return r;
 }
 
 /* v: SR-BCRS with chunks: both parts, every window in exactly one.  0 or

@@ -24,6 +24,7 @@ struct stir_host_format {
 	int64_t width;            /* w (ELL, ELL3D), p, b, or t (SR-BCRS) */
 	int64_t group;            /* SR-BCRS: g */
 	int64_t chunk;            /* SR-BCRS with chunks: c, else 0 */
+	stir_row_order row_order; /* SR-BCRS with chunks: the windows' rows */
 	int c;                    /* hybrid: column ranges asked for */
 	int64_t range_width;      /* hybrid: columns per range, ceil(n / c) */
 	int nbuckets;             /* hybrid: number of buckets */
@@ -102,6 +103,10 @@ int64_t fmt_group_union(const int64_t *indptr, const int64_t *indices,
  * other), every row once, in a new array of A->nrows entries in *order.
  * 0, or -1 when memory runs out (reported). */
 int fmt_locality_order(stir_ctx *ctx, const fmt_csr *A, int64_t **order);
+/* ctx, A, order: A's rows by their number of entries, most first, ties by
+ * index, in a new array of A->nrows entries in *order.  0, or -1 when
+ * memory runs out (reported). */
+int fmt_degree_order(stir_ctx *ctx, const fmt_csr *A, int64_t **order);
 
 /* bld, ctx, kind, suffix, itype, vtype, m, n, nnz: start a build of "kind"
  * after checking the suffix, the two types and, for i32, that m and n fit.

@@ -1,5 +1,5 @@
-/* A locality order of a matrix's rows (fmt_locality_order,
- * format_internal.h): Cuthill-McKee on the graph whose nodes are the rows
+/* Row orders of a matrix (format_internal.h): by degree (fmt_degree_order)
+ * and a locality order (fmt_locality_order), Cuthill-McKee on the graph whose nodes are the rows
  * and the columns, a row joined to the columns it holds.
  *
  * A breadth-first traversal from a row of fewest entries visits the
@@ -135,6 +135,38 @@ int fmt_locality_order(stir_ctx *ctx, const fmt_csr *A, int64_t **order)
 		free(out);
 		stir_error_oom(ctx);
 		return -1;
+	}
+	*order = out;
+	return 0;
+}
+
+/* ctx, A, order: see format_internal.h. */
+int fmt_degree_order(stir_ctx *ctx, const fmt_csr *A, int64_t **order)
+{
+	int64_t m = A->nrows;
+	int64_t *out = malloc((size_t)(m ? m : 1) * sizeof(*out));
+	if (!out || rows_by_length(A, longest_row(A), out) < 0) {
+		free(out);
+		stir_error_oom(ctx);
+		return -1;
+	}
+	/* most entries first, ties by index: reverse the runs of equal
+	 * lengths, then the whole */
+	for (int64_t lo = 0, hi; lo < m; lo = hi) {
+		int64_t len = A->indptr[out[lo] + 1] - A->indptr[out[lo]];
+		for (hi = lo + 1; hi < m &&
+		     A->indptr[out[hi] + 1] - A->indptr[out[hi]] == len; hi++)
+			;
+		for (int64_t a = lo, b = hi - 1; a < b; a++, b--) {
+			int64_t x = out[a];
+			out[a] = out[b];
+			out[b] = x;
+		}
+	}
+	for (int64_t a = 0, b = m - 1; a < b; a++, b--) {
+		int64_t x = out[a];
+		out[a] = out[b];
+		out[b] = x;
 	}
 	*order = out;
 	return 0;

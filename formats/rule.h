@@ -24,6 +24,10 @@ typedef struct rule_map {
 	int n;
 	int *axes;             /* owned: rule axis indices */
 	int64_t *coefs;        /* owned */
+	char *through;         /* owned, or NULL: the coordinate is
+	                          THROUGH_SUFFIX[sum of coefs x axes], a tensor
+	                          the pass declares distinct in [0, its
+	                          length) (a permutation of its positions) */
 } rule_map;
 
 struct stir_format_rule {

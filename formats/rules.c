@@ -59,6 +59,7 @@ void stir_format_rule_free(stir_format_rule *r)
 	for (int i = 0; i < r->n_maps; i++) {
 		free(r->maps[i].axes);
 		free(r->maps[i].coefs);
+		free(r->maps[i].through);
 	}
 	free(r->maps);
 	free(r->suffix);
@@ -320,11 +321,23 @@ stir_format_rule *stir_format_rule_dbsr(const char *suffix, int64_t b)
 	return done(r, ok);
 }
 
-/* r, window, t, g: the groups of SR-BCRS(t, g) under axis "window" (G,
- * its tiles T, their rows TI), and the maps row = t * WINDOW + TI, column
- * = T.  Whether every step succeeded. */
+/* r, window, t, through: the map row = t * WINDOW + TI, or P[t * WINDOW
+ * + TI] when "through".  Whether it was added. */
+static bool add_rows(stir_format_rule *r, const char *window, int64_t t,
+	bool through)
+{
+	if (map_blocked(r, 0, window, "TI", t) < 0)
+		return false;
+	return !through ||
+		(r->maps[r->n_maps - 1].through = strdup("P")) != NULL;
+}
+
+/* r, window, t, g, through: the groups of SR-BCRS(t, g) under axis
+ * "window" (G, its tiles T, their rows TI), and the maps row = t * WINDOW
+ * + TI, or P[t * WINDOW + TI] when "through", column = T.  Whether every
+ * step succeeded. */
 static bool add_sr_groups(stir_format_rule *r, const char *window, int64_t t,
-	int64_t g)
+	int64_t g, bool through)
 {
 	return stir_format_rule_add_axis(r, "G", STIR_DENSE_VARIABLE, window,
 			stir_size_param("maxg"), stir_size_param("ngroups"), true) == 0 &&
@@ -332,8 +345,7 @@ static bool add_sr_groups(stir_format_rule *r, const char *window, int64_t t,
 			stir_size_of_axis(1), stir_size_literal(g), false) == 0 &&
 		stir_format_rule_add_axis(r, "TI", STIR_DENSE_FIXED, NULL,
 			stir_size_literal(t), stir_size_literal(0), true) == 0 &&
-		map_blocked(r, 0, window, "TI", t) == 0 &&
-		map_one(r, 1, "T") == 0;
+		add_rows(r, window, t, through) && map_one(r, 1, "T") == 0;
 }
 
 stir_format_rule *stir_format_rule_sr_bcrs(const char *suffix, int64_t t, int64_t g)
@@ -342,7 +354,7 @@ stir_format_rule *stir_format_rule_sr_bcrs(const char *suffix, int64_t t, int64_
 	bool ok = r && t > 0 && g > 0 &&
 		stir_format_rule_add_axis(r, "IB", STIR_DENSE_FIXED, NULL,
 			stir_size_param("mt"), stir_size_literal(0), true) == 0 &&
-		add_sr_groups(r, "IB", t, g);
+		add_sr_groups(r, "IB", t, g, false);
 	return done(r, ok);
 }
 
@@ -359,7 +371,7 @@ char *stir_format_sr_bcrs_part_suffix(const char *suffix, int part)
 }
 
 stir_format_rule *stir_format_rule_sr_bcrs_chunks(const char *suffix,
-	int64_t t, int64_t g, int part)
+	int64_t t, int64_t g, int part, bool row_order)
 {
 	char *full = stir_format_sr_bcrs_part_suffix(suffix, part);
 	if (!full)
@@ -371,6 +383,6 @@ stir_format_rule *stir_format_rule_sr_bcrs_chunks(const char *suffix,
 			stir_size_param("items"), stir_size_literal(0), true) == 0 &&
 		stir_format_rule_add_axis(r, "W", STIR_SPARSE_FIXED, "IB",
 			stir_size_param("mt"), stir_size_literal(1), true) == 0 &&
-		add_sr_groups(r, "W", t, g);
+		add_sr_groups(r, "W", t, g, row_order);
 	return done(r, ok);
 }

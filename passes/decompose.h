@@ -27,6 +27,8 @@ typedef struct dec {
 	int n_comps;
 	stir_axis ***axes;     /* per rule: the new tensor's axes (heap) */
 	stir_buffer **tensors; /* per rule: the new tensor (heap) */
+	stir_buffer **through; /* per rule: the tensor its rows' map reads
+	                          (rule_map's through), or NULL (heap) */
 	bool failed;
 } dec;
 
@@ -42,10 +44,11 @@ const char *decompose_suffixed(dec *d, const char *base, const char *suffix);
  * their axes so); NULL when memory runs out. */
 const char *decompose_lower_case(stir_kernel *k, const char *name);
 
-/* d, r, k, new_vars: the inverse-map coordinate of tensor axis k as
- * an expression of the new iterators. */
+/* d, r, k, new_vars, through: the inverse-map coordinate of tensor axis k
+ * as an expression of the new iterators; a map through a tensor loads
+ * "through" (rule r's, or its copy in another kernel). */
 stir_expr *decompose_inverse(dec *d, const stir_format_rule *r, int k,
-	stir_var *const *new_vars);
+	stir_var *const *new_vars, stir_buffer *through);
 
 /* d: the kernel KERNEL_copy holding the value copies, in d->k's module. */
 stir_kernel *decompose_copy_kernel(dec *d);

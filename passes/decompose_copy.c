@@ -40,6 +40,23 @@ static stir_axis *clone_axis(stir_kernel *dst, const stir_axis *a,
 	return c;
 }
 
+/* c, p, subst, axis_map: a copy in c of tensor p that a rule's map reads
+ * (one axis, a value domain, distinct), its sizes mapped; NULL when memory
+ * runs out. */
+static stir_buffer *copy_through(stir_kernel *c, const stir_buffer *p,
+	const stir_subst *subst, stir_axis **axis_map)
+{
+	stir_buffer *b = stir_kernel_add_tensor(c, p->name, p->dtype, 1,
+		&axis_map[p->axes[0]->index]);
+	stir_expr *lo = b ? stir_expr_copy(c, p->domain_lo, subst) : NULL;
+	stir_expr *hi = lo ? stir_expr_copy(c, p->domain_hi, subst) : NULL;
+	if (!hi)
+		return NULL;
+	stir_buffer_set_domain(b, lo, hi);
+	stir_buffer_set_distinct(b, true);
+	return b;
+}
+
 /* slot, user: mark (by slot, in the bool array "user") the parameter
  * *slot is. */
 static stir_visit_step mark_param(stir_expr **slot, void *user)
@@ -80,9 +97,12 @@ stir_kernel *decompose_copy_kernel(dec *d)
 	stir_kernel *c = stir_module_add_kernel(k->module, name);
 	for (int i = 0; i < d->t->n_axes; i++)
 		need[d->t->axes[i]->index] = true;
-	for (int r = 0; r < d->n_rules; r++)
+	for (int r = 0; r < d->n_rules; r++) {
 		for (int i = 0; i < d->rules[r]->n_axes; i++)
 			need[d->axes[r][i]->index] = true;
+		if (d->through[r])
+			need[d->through[r]->axes[0]->index] = true;
+	}
 	for (int i = 0; i < k->axes.n; i++) {
 		if (!need[i])
 			continue;
@@ -99,8 +119,8 @@ stir_kernel *decompose_copy_kernel(dec *d)
 	for (int i = 0; c && i < k->axes.n; i++)
 		axis_map[i] = need[i] ? clone_axis(c, stir_axis_at(&k->axes, i),
 			&subst, axis_map) : NULL;
-	stir_subst_release(&subst);
 	if (!c) {
+		stir_subst_release(&subst);
 		d->failed = true;
 		return NULL;
 	}
@@ -137,6 +157,10 @@ stir_kernel *decompose_copy_kernel(dec *d)
 		kinds[rule->n_axes] = '\0';
 		stir_buffer *t = stir_kernel_add_tensor(c, d->tensors[r]->name,
 			d->t->dtype, rule->n_axes, axes);
+		stir_buffer *through = d->through[r] ? copy_through(c,
+			d->through[r], &subst, axis_map) : NULL;
+		if (d->through[r] && !through)
+			t = NULL;
 		const char *iname = decompose_suffixed(d, "copy", rule->suffix);
 		stir_stmt *it = t && iname ? stir_stmt_iter(c, iname, rule->n_axes,
 			groups, rule->n_axes, names, kinds) : NULL;
@@ -148,7 +172,8 @@ stir_kernel *decompose_copy_kernel(dec *d)
 		for (int i = 0; i < rule->n_axes; i++)
 			dst[i] = stir_expr_var(c, it->u.iter.vars[i]);
 		for (int k2 = 0; k2 < d->t->n_axes; k2++) {
-			stir_expr *e = decompose_inverse(d, rule, k2, it->u.iter.vars);
+			stir_expr *e = decompose_inverse(d, rule, k2,
+				it->u.iter.vars, through);
 			src[k2] = e ? stir_expr_copy(c, e, NULL) : NULL;
 		}
 		stir_stmt *st = stir_stmt_store(c, t, rule->n_axes, dst,
@@ -157,6 +182,7 @@ stir_kernel *decompose_copy_kernel(dec *d)
 		    stir_kernel_append_stmt(c, it) < 0)
 			d->failed = true;
 	}
+	stir_subst_release(&subst);
 	if (!old)
 		d->failed = true;
 	return c;

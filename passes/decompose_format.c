@@ -230,7 +230,14 @@ static void check_rule(dec *d, const stir_format_rule *r)
 	}
 	for (int i = 0; i < r->n_maps && !d->failed; i++) {
 		const rule_map *m = &r->maps[i];
-		if (m->old_axis < 0 || m->old_axis >= n_old || mapped[m->old_axis])
+		const char *tn = m->through ? decompose_suffixed(d, m->through,
+			r->suffix) : NULL;
+		if (kernel_has_name(d->k, tn) || (tn && kernel_has_name(d->k,
+		    stir_kernel_strf(d->k, "%s_rows", tn))))
+			fail(d, d->t->loc, "rule '%s': the name '%s' is already used "
+				"in kernel '%s'", r->suffix, tn, d->k->name);
+		else if (m->old_axis < 0 || m->old_axis >= n_old ||
+		    mapped[m->old_axis])
 			fail(d, d->t->loc, "rule '%s' maps axis %d of '%s' twice or "
 				"not at all", r->suffix, m->old_axis, d->t->name);
 		else
@@ -269,6 +276,50 @@ static stir_expr *size_expr(dec *d, const stir_format_rule *r, const stir_size *
 	if (z->old_axis >= 0)
 		return stir_expr_copy(d->k, d->t->axes[z->old_axis]->len, NULL);
 	return stir_expr_int(d->k, z->value);
+}
+
+/* d, ri, m: the tensor THROUGH_SUFFIX that map m of rule ri reads, over
+ * an axis of its own, THROUGH_SUFFIX_rows, as long as the map's sum
+ * reaches (1 + sum of coef x (extent - 1)), declared distinct in [0, that
+ * length) and of the mapped axis's index type. */
+static void build_through(dec *d, int ri, const rule_map *m)
+{
+	const stir_format_rule *r = d->rules[ri];
+	stir_kernel *k = d->k;
+	stir_expr *len = NULL;
+	int64_t lit = 1;
+	for (int j = 0; j < m->n; j++) {
+		const stir_expr *x = d->axes[ri][m->axes[j]]->len;
+		lit -= m->coefs[j];
+		if (x->kind == STIR_EXPR_INT) {
+			lit += m->coefs[j] * x->u.i;
+			continue;
+		}
+		stir_expr *term = stir_mk_mul(k, stir_expr_int(k, m->coefs[j]),
+			stir_expr_copy(k, x, NULL));
+		len = len ? stir_mk_add(k, len, term) : term;
+	}
+	if (lit || !len)
+		len = len ? stir_mk_add(k, len, stir_expr_int(k, lit)) :
+			stir_expr_int(k, lit);
+	const char *name = decompose_suffixed(d, m->through, r->suffix);
+	const char *aname = name ? stir_kernel_strf(k, "%s_rows", name) : NULL;
+	stir_axis *axis = aname && len ? stir_kernel_add_dense_fixed(k, aname,
+		len) : NULL;
+	stir_buffer *p = axis ? stir_kernel_add_tensor(k, name,
+		d->t->axes[m->old_axis]->idtype, 1, &axis) : NULL;
+	if (!p) {
+		d->failed = true;
+		return;
+	}
+	axis->loc = p->loc = d->t->loc;
+	stir_axis_set_idtype(axis, d->t->axes[m->old_axis]->idtype);
+	stir_buffer_set_domain(p, stir_expr_int(k, 0), stir_expr_copy(k, len,
+		NULL));
+	stir_buffer_set_distinct(p, true);
+	d->through[ri] = p;
+	made(d, STIR_MADE_AXIS, aname, name);
+	made(d, STIR_MADE_BUFFER, name, d->t->name);
 }
 
 /* d, ri: add rule ri's new axes and tensor to the kernel. */
@@ -330,6 +381,9 @@ static void build_format(dec *d, int ri)
 	made(d, STIR_MADE_BUFFER, d->tensors[ri]->name, d->t->name);
 	for (int i = 0; i < r->n_axes; i++)
 		made(d, STIR_MADE_AXIS, axes[i]->name, d->tensors[ri]->name);
+	for (int i = 0; i < r->n_maps && !d->failed; i++)
+		if (r->maps[i].through)
+			build_through(d, ri, &r->maps[i]);
 }
 
 /* ---- rewriting the computations ---- */
@@ -366,9 +420,9 @@ static void add_iter_names(stir_names *names, const stir_ptr_vec *list)
 	stir_visit_list(&v, (stir_ptr_vec *)list);
 }
 
-/* d, r, k, new_vars: see decompose.h. */
+/* d, r, k, new_vars, through: see decompose.h. */
 stir_expr *decompose_inverse(dec *d, const stir_format_rule *r, int k,
-	stir_var *const *new_vars)
+	stir_var *const *new_vars, stir_buffer *through)
 {
 	for (int i = 0; i < r->n_axes; i++)
 		if (r->axes[i].keep && old_ref(d, r->axes[i].name) == k)
@@ -383,7 +437,7 @@ stir_expr *decompose_inverse(dec *d, const stir_format_rule *r, int k,
 				m->coefs[j]), stir_expr_var(d->k, new_vars[m->axes[j]]));
 			e = e ? stir_mk_add(d->k, e, term) : term;
 		}
-		return e;
+		return m->through ? stir_expr_load(d->k, through, 1, &e) : e;
 	}
 	return NULL;
 }
@@ -526,7 +580,8 @@ static stir_stmt *rewrite(dec *d, const computation *c, int ri,
 			stir_subst_add_var(&subst, it->u.iter.vars[i], to);
 		else
 			stir_subst_add_expr(&subst, it->u.iter.vars[i],
-				decompose_inverse(d, r, rel, new_vars));
+				decompose_inverse(d, r, rel, new_vars,
+				d->through[ri]));
 	}
 	for (int i = 0; i < it->u.iter.body.n; i++) {
 		stir_stmt *b = stir_stmt_copy(k, stir_stmt_at(&it->u.iter.body, i),
@@ -718,7 +773,8 @@ static int decompose_format(stir_kernel *k, const char *tensor, int n,
 		k->module->kernels };
 	d.axes = calloc((size_t)n, sizeof(*d.axes));
 	d.tensors = calloc((size_t)n, sizeof(*d.tensors));
-	if (!d.axes || !d.tensors)
+	d.through = calloc((size_t)n, sizeof(*d.through));
+	if (!d.axes || !d.tensors || !d.through)
 		d.failed = true;
 	for (int i = 0; i < n && !d.failed; i++)
 		build_format(&d, i);
@@ -745,6 +801,7 @@ static int decompose_format(stir_kernel *k, const char *tensor, int n,
 		free(d.axes[i]);
 	free(d.axes);
 	free(d.tensors);
+	free(d.through);
 	free(d.comps);
 	return d.failed ? -1 : 0;
 }

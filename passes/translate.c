@@ -112,12 +112,32 @@ static bool is_iterator(const stir_expr *e)
 		e->u.var->axis;
 }
 
+/* a, e: whether e is C * X + Y (before translation) for an axis a of
+ * length C * LEN(X), X and Y iterators, Y's axis of length C: a blocked
+ * coordinate (SR-BCRS's window row t * W + TI), in [0, C * LEN(X)). */
+static bool blocked_in_range(const stir_axis *a, const stir_expr *e)
+{
+	if (e->kind != STIR_EXPR_BINARY || e->u.binary.op != STIR_ADD ||
+	    a->len->kind != STIR_EXPR_BINARY || a->len->u.binary.op != STIR_MUL)
+		return false;
+	const stir_expr *m = e->u.binary.a, *y = e->u.binary.b;
+	const stir_expr *c = a->len->u.binary.a, *l = a->len->u.binary.b;
+	return m->kind == STIR_EXPR_BINARY && m->u.binary.op == STIR_MUL &&
+		c->kind == STIR_EXPR_INT && stir_expr_same(m->u.binary.a, c) &&
+		is_iterator(m->u.binary.b) && is_iterator(y) &&
+		stir_expr_same(m->u.binary.b->u.var->axis->len, l) &&
+		stir_expr_same(y->u.var->axis->len, c);
+}
+
 /* a, e: whether coordinate expression e (before translation) is known to
  * lie in [0, LEN(a)) for the dense axis a: the coordinate of an axis of the
- * same length, a coordinate modulo the (literal) length, or a load from a
- * tensor whose domain is [0, LEN(a)). */
+ * same length, a coordinate modulo the (literal) length, a blocked
+ * coordinate (blocked_in_range), or a load from a tensor whose domain is
+ * [0, LEN(a)). */
 static bool known_in_range(const stir_axis *a, const stir_expr *e)
 {
+	if (blocked_in_range(a, e))
+		return true;
 	if (is_iterator(e))
 		return stir_expr_same(e->u.var->axis->len, a->len) ||
 			e->u.var->axis == a;

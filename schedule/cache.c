@@ -66,7 +66,8 @@
 #include "schedule/cache.h"
 
 /* c, nest, st: store st of the write-back nest under the element guard,
- * the region's loops read as the nest's variables. */
+ * the region's loops (and the gathered rows') read as the nest's
+ * variables. */
 static stir_stmt *guard_writeback(creq *c, copy_nest *nest, stir_stmt *st)
 {
 	stir_kernel *k = c->k;
@@ -77,6 +78,9 @@ static stir_stmt *guard_writeback(creq *c, copy_nest *nest, stir_stmt *st)
 		if (stir_subst_add_expr(&sub, c->terms.loop[j],
 		    stir_mk_var(k, nest->v[j])) < 0)
 			c->s->oom = true;
+	if (c->terms.gather && stir_subst_add_expr(&sub, c->terms.gvar,
+	    stir_mk_var(k, nest->g)) < 0)
+		c->s->oom = true;
 	stir_expr *cond = stir_expr_copy(k, c->elem_guard, &sub);
 	stir_subst_release(&sub);
 	stir_stmt *g = cond ? stir_stmt_if(k, cond) : NULL;

@@ -20,10 +20,21 @@ bool cache_index_uses_cond(const creq *c, const stir_expr *cond)
 	return false;
 }
 
+/* c, e: whether load e reads the buffer that picks the gathered rows
+ * (a row order: P[t * W + TI]), which the kernel never writes, so that
+ * the write-back reads it at the row it writes back. */
+static bool reads_gather(const creq *c, const stir_expr *e)
+{
+	const stir_expr *g = c->terms.gather;
+	return g && g->kind == STIR_EXPR_LOAD && g->u.load.buf == e->u.load.buf &&
+		!sched_kernel_writes(c->k, e->u.load.buf);
+}
+
 /* c, e: whether every load in e (a condition, its block variables read
  * as their bindings) reads a buffer the block does not write, at indices
  * no loop inside L changes, so that the write-back after L reads the same
- * (SR-BCRS with chunks: the row guard reads the item's window). */
+ * (SR-BCRS with chunks: the row guard reads the item's window), or reads
+ * the buffer that picks the gathered rows (reads_gather). */
 static bool loads_fixed_in_loop(const creq *c, stir_expr *e)
 {
 	if (e->kind == STIR_EXPR_SEARCH)
@@ -31,7 +42,8 @@ static bool loads_fixed_in_loop(const creq *c, stir_expr *e)
 	if (e->kind == STIR_EXPR_LOAD) {
 		stir_uses u = { .buf = e->u.load.buf, .first = true };
 		stir_uses_stmt(&u, c->blk);
-		if (u.stores > 0 || sched_varies(&c->acc, e))
+		if (u.stores > 0 || (sched_varies(&c->acc, e) &&
+		    !reads_gather(c, e)))
 			return false;
 	}
 	for (int i = 0; stir_expr_child(e, i); i++)
@@ -43,8 +55,10 @@ static bool loads_fixed_in_loop(const creq *c, stir_expr *e)
 /* c: when the block's body is one "if (COND) { .. }" (no else) and COND
  * decides only which elements of x an accumulating write of a strided
  * region adds into (it reads no memory but at indices fixed in L, of a
- * buffer the block does not write, and, its block variables read as their
- * bindings, uses no loop inside L but the region's), COND expanded;
+ * buffer the block does not write, or the buffer picking the gathered
+ * rows, and, its block variables read as their bindings, uses no loop
+ * inside L but the region's; with gathered rows, the rows' loop alone),
+ * COND expanded;
  * else NULL.  Every element of the cache then starts at 0 and only those
  * COND lets through are added to, and written back (guard_writeback). */
 stir_expr *cache_element_guard(creq *c)
@@ -66,8 +80,9 @@ stir_expr *cache_element_guard(creq *c)
 	stir_subst_release(&sub);
 	if (!sched_check(c->s, cond))
 		return NULL;
-	return cache_terms_only(c, cond) && loads_fixed_in_loop(c, cond) ?
-		cond : NULL;
+	bool loops = c->terms.gather ? cache_row_only(c, cond) :
+		cache_terms_only(c, cond);
+	return loops && loads_fixed_in_loop(c, cond) ? cond : NULL;
 }
 
 /* c, cond: whether the loops inside L that condition cond uses are the

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stir/formats.h>
 #include <stir/passes.h>
 #include <stir/schedule.h>
 
@@ -165,6 +166,7 @@ typedef struct sf_rule {
 	                             p (padding), t (SR-BCRS) */
 	int64_t group;            /* g (SR-BCRS) */
 	int64_t chunk;            /* SR-BCRS: chunk, else 0 */
+	stir_row_order row_order; /* SR-BCRS with chunks: row_order */
 	int column_parts;         /* c (hybrid) */
 	int n_buckets;            /* hybrid */
 	int64_t *buckets;         /* owned (hybrid): the widths */

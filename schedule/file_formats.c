@@ -185,7 +185,8 @@ static int build(stir_ctx *ctx, const sf_rule *src, const host_input *in,
 		break;
 	case SF_RULE_SR_BCRS:
 		f = src->chunk ? stir_csr_to_sr_bcrs_chunks(ctx, c, src->size,
-			src->group, src->chunk, itype, vtype, sfx, out) :
+			src->group, src->chunk, src->row_order, itype, vtype,
+			sfx, out) :
 			stir_csr_to_sr_bcrs(ctx, c, src->size, src->group, itype,
 			vtype, sfx, out);
 		break;
@@ -198,7 +199,8 @@ static int build(stir_ctx *ctx, const sf_rule *src, const host_input *in,
 }
 
 /* ctx, from, t, b: move the arrays and sizes of "from" into b, the value
- * arrays ("A_S", no '.') renamed after tensor t ("X_S").  0 or -1. */
+ * arrays ("A_S", no '.') renamed after tensor t ("X_S"); the others (index
+ * arrays, SR-BCRS's row order P_S) keep their names.  0 or -1. */
 static int move_into(stir_ctx *ctx, const stir_bindings *from,
 	const stir_buffer *t, stir_bindings *b)
 {
@@ -219,7 +221,7 @@ static int move_into(stir_ctx *ctx, const stir_bindings *from,
 			stir_error_oom(ctx);
 			return -1;
 		}
-		if (strchr(name, '.'))
+		if (strchr(name, '.') || name[0] != 'A')
 			memcpy(renamed, name, strlen(name) + 1);
 		else
 			snprintf(renamed, len, "%s%s", t->name, name + 1);

@@ -90,6 +90,31 @@ static int read_bool(reader *r, const yaml_node_t *n, const char *prefix,
 	return -1;
 }
 
+/* r, n, prefix, src: an SR-BCRS rule's row_order (stir_row_order), which
+ * needs chunks, into src->row_order.  0 or -1. */
+static int read_row_order(reader *r, const yaml_node_t *n, const char *prefix,
+	sf_rule *src)
+{
+	static const char *const names[] = { "natural", "degree", "locality",
+		"fewest_slots" };
+	char buf[100], list[100];
+	const char *s = n->type == YAML_SCALAR_NODE ?
+		(const char *)n->data.scalar.value : "";
+	for (int i = 0; i < 4; i++)
+		if (!strcmp(s, names[i])) {
+			src->row_order = (stir_row_order)i;
+			if (i == 0 || src->chunk)
+				return 0;
+			sf_fail(r, sf_node_loc(r, n), "%sa row order needs chunks "
+				"(chunk: C)", prefix);
+			return -1;
+		}
+	sf_fail(r, sf_node_loc(r, n), "%s'row_order' must be one of %s, not %s",
+		prefix, sf_key_list(names, 4, list, sizeof(list)),
+		sf_describe(n, buf, sizeof(buf)));
+	return -1;
+}
+
 /* r, n, rule, names, prefix: one entry of a custom rule's "axes": {keep:
  * ^K} or {name, kind, parent, len, nnz, sorted}.  0 or -1. */
 static int read_custom_axis(reader *r, const yaml_node_t *n,
@@ -329,7 +354,7 @@ static int read_rule(reader *r, const yaml_node_t *n, sf_arg *a)
 {
 	/* the parameters of each kind; the first required ones, then suffix */
 	static const struct {
-		const char *keys[5];
+		const char *keys[6];
 		int n;
 		unsigned required;
 	} params[SF_N_RULE_KINDS] = {
@@ -341,7 +366,7 @@ static int read_rule(reader *r, const yaml_node_t *n, sf_arg *a)
 		[SF_RULE_ELL3D] = { { "width", "suffix" }, 2, 1 },
 		[SF_RULE_DBSR] = { { "block", "suffix" }, 2, 1 },
 		[SF_RULE_SR_BCRS] = { { "t", "g", "cover_rows", "chunk",
-			"suffix" }, 5, 3 },
+			"row_order", "suffix" }, 6, 3 },
 		[SF_RULE_CUSTOM] = { { "axes", "map", "suffix" }, 3, 7 },
 	};
 	char buf[100], prefix[64], list[200];
@@ -369,7 +394,7 @@ static int read_rule(reader *r, const yaml_node_t *n, sf_arg *a)
 		return -1;
 	}
 	snprintf(prefix, sizeof(prefix), "decompose: %s: ", kinds[kind]);
-	yaml_node_t *v[5] = { NULL, NULL, NULL, NULL, NULL };
+	yaml_node_t *v[6] = { NULL, NULL, NULL, NULL, NULL, NULL };
 	yaml_node_t empty = { 0 };
 	empty.type = YAML_MAPPING_NODE;
 	empty.start_mark = pv->start_mark;
@@ -411,6 +436,8 @@ static int read_rule(reader *r, const yaml_node_t *n, sf_arg *a)
 			read_bool(r, v[2], prefix, "cover_rows", &src->cover_rows);
 		if (v[3])
 			sf_need_positive(r, v[3], prefix, "chunk", &src->chunk);
+		if (v[4])
+			read_row_order(r, v[4], prefix, src);
 		break;
 	case SF_RULE_HYBRID: {
 		int64_t c = 0;
@@ -472,7 +499,8 @@ static int read_rule(reader *r, const yaml_node_t *n, sf_arg *a)
 		for (int i = 0; i < (src->chunk ? 2 : 1); i++) {
 			stir_format_rule *rule = src->chunk ?
 				stir_format_rule_sr_bcrs_chunks(src->suffix,
-				src->size, src->group, i) :
+				src->size, src->group, i,
+				src->row_order != STIR_ROWS_NATURAL) :
 				stir_format_rule_sr_bcrs(src->suffix, src->size,
 				src->group);
 			stir_format_rule_set_cover_rows(rule, src->cover_rows);

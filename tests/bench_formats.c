@@ -8,7 +8,10 @@
  *
  * FORMAT is one of hyb1 hyb2 hyb3 (hybrid with c = 1, 2, 3 and buckets
  * 1 .. 32), hyb-4-32 (c = 1, buckets 4 and 32), pad4, bsr16, dbsr16,
- * srbcrs8x4, srbcrs16x8; the default is hyb1 hyb3.  Each is built with i32 indices
+ * srbcrs8x4, srbcrs16x8, srbcrs16x8c8 (chunks of 8 groups) in the rows'
+ * own order, srbcrs16x8c8-degree, srbcrs16x8c8-locality and
+ * srbcrs16x8c8-fewest (in a row order, stir_row_order); the default is
+ * hyb1 hyb3.  Each is built with i32 indices
  * and f32 values and checked; the times go to stdout. */
 #include <inttypes.h>
 #include <math.h>
@@ -101,6 +104,19 @@ static stir_csr *synthetic(int64_t nodes, int64_t edges, uint64_t seed)
 	return m;
 }
 
+/* name: the row order of SR-BCRS(16, 8) with chunks of 8 that "name"
+ * asks for (srbcrs16x8c8[-ORDER]), or -1. */
+static int row_order_of(const char *name)
+{
+	static const char *const names[] = { "srbcrs16x8c8",
+		"srbcrs16x8c8-degree", "srbcrs16x8c8-locality",
+		"srbcrs16x8c8-fewest" };
+	for (int i = 0; i < 4; i++)
+		if (!strcmp(name, names[i]))
+			return i;
+	return -1;
+}
+
 /* ctx, m, name: build format "name" of m with i32/f32, check it, print the
  * times and the padding.  0 or -1. */
 static int bench(stir_ctx *ctx, const stir_csr *m, const char *name)
@@ -128,6 +144,10 @@ static int bench(stir_ctx *ctx, const stir_csr *m, const char *name)
 	else if (!strcmp(name, "srbcrs16x8"))
 		f = stir_csr_to_sr_bcrs(ctx, m, 16, 8, STIR_I32, STIR_F32, "_sr",
 			b);
+	else if (row_order_of(name) >= 0)
+		f = stir_csr_to_sr_bcrs_chunks(ctx, m, 16, 8, 8,
+			(stir_row_order)row_order_of(name), STIR_I32, STIR_F32,
+			"_sr", b);
 	else {
 		fprintf(stderr, "unknown format %s\n", name);
 		stir_bindings_free(b);
@@ -145,9 +165,10 @@ static int bench(stir_ctx *ctx, const stir_csr *m, const char *name)
 	for (int i = 0; i < stir_host_format_n_parts(f); i++)
 		slots += stir_host_format_get_part(f, i)->slots;
 	printf("%-10s build %7.3f s  verify %7.3f s  parts %3d  slots %"
-		PRId64 "  padding %.1f%%\n", name, t1 - t0, t2 - t1,
-		stir_host_format_n_parts(f), slots,
-		slots ? 100.0 * (slots - m->nnz) / slots : 0.0);
+		PRId64 "  padding %.1f%%  slots/nnz %.2f\n", name, t1 - t0,
+		t2 - t1, stir_host_format_n_parts(f), slots,
+		slots ? 100.0 * (slots - m->nnz) / slots : 0.0,
+		m->nnz ? (double)slots / m->nnz : 0.0);
 	stir_host_format_free(f);
 	stir_bindings_free(b);
 	return 0;

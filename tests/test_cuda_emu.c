@@ -693,6 +693,18 @@ static void find_programs(void)
 			p->sched_file = tf32[i];
 			p->plan_flags = size ? 0 : STIR_CUDA_ALIGNED_BUFFERS;
 		}
+		/* the chunks with the windows' rows in the locality order, on
+		 * CUDA cores: C's rows through P (zeroed, added atomically,
+		 * added) */
+		p = add("examples/csrmm.stir", "csrmm", "examples/csrmm.stir",
+			"csrmm", size ? "m=45,n=40" : NULL);
+		p->sched_file = "tests/tensorize/csrmm_srbcrs_rows.yaml";
+		/* the same on tensor cores: the fragments added atomically into
+		 * the gathered rows under the row guard */
+		p = add("examples/csrmm.stir", "csrmm", "examples/csrmm.stir",
+			"csrmm", size ? "m=45,n=40" : NULL);
+		p->sched_file = "tests/tensorize/csrmm_srbcrs_rows_tc.yaml";
+		p->plan_flags = size ? 0 : STIR_CUDA_ALIGNED_BUFFERS;
 	}
 	/* 64-bit sizes and index arrays (tests/wide), lowered from stage I:
 	 * i64 loops, i64 offsets, i32 iterators over i64 lengths */

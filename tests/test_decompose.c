@@ -136,6 +136,21 @@ static int r_sr(const stir_host_format *f, stir_format_rule **r)
 	r[0] = stir_format_rule_sr_bcrs("_sr", 2, 2);
 	return 1;
 }
+/* SR-BCRS(2, 2) with chunks of 1 group, the windows' rows in the
+ * locality order: C's rows through P_sr_split and P_sr_whole */
+static stir_host_format *b_sr_rows(stir_ctx *ctx, const stir_csr *c,
+	stir_bindings *b)
+{
+	return stir_csr_to_sr_bcrs_chunks(ctx, c, 2, 2, 1, STIR_ROWS_LOCALITY,
+		STIR_I32, STIR_F32, "_sr", b);
+}
+static int r_sr_rows(const stir_host_format *f, stir_format_rule **r)
+{
+	(void)f;
+	for (int i = 0; i < 2; i++)
+		r[i] = stir_format_rule_sr_bcrs_chunks("_sr", 2, 2, i, true);
+	return 2;
+}
 static stir_host_format *b_hyb1(stir_ctx *ctx, const stir_csr *c, stir_bindings *b)
 {
 	const int64_t buckets[] = { 1, 2, 4 };
@@ -163,7 +178,15 @@ static const fcase cases[] = {
 	{ "ell", b_ell, r_ell }, { "bsr", b_bsr, r_bsr }, { "padding", b_pad, r_pad },
 	{ "dbsr", b_dbsr, r_dbsr }, { "sr_bcrs", b_sr, r_sr },
 	{ "hybrid c=1", b_hyb1, r_hyb }, { "hybrid c=2", b_hyb2, r_hyb },
+	{ "sr_bcrs rows", b_sr_rows, r_sr_rows },
 };
+
+/* name: whether bound array "name" holds a format's values (A_S), which
+ * the copy kernel fills, rather than its structure. */
+static bool is_values(const char *name)
+{
+	return !strchr(name, '.') && name[0] == 'A';
+}
 
 /* a, b, name, tol: arrays "name" of a and b agree within tol (relative). */
 static void expect_close(const stir_bindings *a, const stir_bindings *b,
@@ -199,7 +222,7 @@ static void expect_copies(loaded *dec, const stir_bindings *in,
 	stir_bindings *cb = stir_bindings_copy(fb);
 	for (int i = 0; i < stir_bindings_n_arrays(fb); i++) {
 		const char *name = stir_bindings_get_array_name(fb, i);
-		if (!strchr(name, '.'))
+		if (is_values(name))
 			stir_array_fill(stir_bindings_get_array(cb, name), 0);
 	}
 	for (int i = 0; i < stir_bindings_n_sizes(in); i++) {
@@ -213,7 +236,7 @@ static void expect_copies(loaded *dec, const stir_bindings *in,
 	run(dec, "csrmm_copy", cb);
 	for (int i = 0; i < stir_bindings_n_arrays(fb); i++) {
 		const char *name = stir_bindings_get_array_name(fb, i);
-		if (!strchr(name, '.'))
+		if (is_values(name))
 			expect_close(cb, fb, name, 0, what);
 	}
 	stir_bindings_free(cb);
@@ -261,6 +284,16 @@ START_TEST(test_csrmm_formats)
 		expect_close(b, want, "C", 1e-5, fc->name);
 
 		expect_copies(&dec, in, fb, fc->name);
+		/* a row order that is no permutation is refused when bound */
+		stir_array *pa = stir_bindings_get_array(b, "P_sr_whole");
+		if (pa && stir_array_get_len(pa) > 1) {
+			stir_array_set_int(pa, 1, stir_array_get_int(pa, 0));
+			ck_assert_int_ne(stir_kernel_interpret(stir_module_find_kernel(
+				dec.m, "csrmm"), b), 0);
+			ck_assert_ptr_nonnull(strstr(stir_diag_get_message(
+				stir_ctx_get_diagnostic(dec.ctx, stir_ctx_n_diagnostics(
+				dec.ctx) - 1)), "entries 0 and 1 are both"));
+		}
 		for (int i = 0; i < n; i++)
 			stir_format_rule_free(rules[i]);
 		stir_host_format_free(f);

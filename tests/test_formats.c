@@ -1681,7 +1681,7 @@ START_TEST(test_sr_bcrs_chunks)
 	/* t = g = 2 (test_sr_bcrs_small): windows of 1, 3 and 3 groups; c =
 	 * 2 cuts windows 1 and 2 into 2 + 1 groups */
 	stir_host_format *f = stir_csr_to_sr_bcrs_chunks(ctx, m, 2, 2, 2,
-		STIR_I32, STIR_F32, "_s", b);
+		STIR_ROWS_NATURAL, STIR_I32, STIR_F32, "_s", b);
 	expect_conserved(ctx, f, m, b);
 	const int64_t w0[] = { 1, 1, 2, 2 }, g0[] = { 0, 2, 3, 5, 6 };
 	const int64_t t0[] = { 1, 2, 3, 4, 5, 0,   0, 1, 2, 3, 4, 5 };
@@ -1719,8 +1719,8 @@ START_TEST(test_sr_bcrs_chunks)
 	stir_host_format_free(f);
 
 	/* c = 3: every window whole; the split part bound without items */
-	f = stir_csr_to_sr_bcrs_chunks(ctx, m, 2, 2, 3, STIR_I32, STIR_F32,
-		"_s", b);
+	f = stir_csr_to_sr_bcrs_chunks(ctx, m, 2, 2, 3, STIR_ROWS_NATURAL,
+		STIR_I32, STIR_F32, "_s", b);
 	expect_conserved(ctx, f, m, b);
 	ck_assert_int_eq(stir_host_format_n_parts(f), 1);
 	const int64_t gz[] = { 0 }, ww[] = { 0, 1, 2 }, gw[] = { 0, 1, 4, 7 };
@@ -1736,8 +1736,85 @@ START_TEST(test_sr_bcrs_chunks)
 	stir_host_format_free(f);
 
 	ck_assert_ptr_null(stir_csr_to_sr_bcrs_chunks(ctx, m, 2, 2, 0,
-		STIR_I32, STIR_F32, "_s", b));
+		STIR_ROWS_NATURAL, STIR_I32, STIR_F32, "_s", b));
 	expect_error(ctx, "SR-BCRS: the chunk size must be positive (got 0)");
+	stir_bindings_free(b);
+	stir_csr_free(m);
+	stir_ctx_free(ctx);
+}
+END_TEST
+
+/* SR-BCRS with chunks over the rows in an order: by degree, matrix_m's
+ * rows 4, 2 | 0, 3 | 1 share windows and need 3 + 2 + 0 groups, not the
+ * 1 + 3 + 3 of their own order; P_P says which row each window
+ * row holds, and the checker refuses one that is no permutation. */
+START_TEST(test_sr_bcrs_row_order)
+{
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_csr *m = matrix_m();
+	stir_bindings *b = stir_bindings_alloc();
+	stir_host_format *f = stir_csr_to_sr_bcrs_chunks(ctx, m, 2, 2, 2,
+		STIR_ROWS_DEGREE, STIR_I32, STIR_F32, "_s", b);
+	expect_conserved(ctx, f, m, b);
+	const int64_t rows[] = { 4, 2, 0, 3, 1, 5 };
+	expect_ints(b, "P_s_split", STIR_I32, 6, rows);
+	expect_ints(b, "P_s_whole", STIR_I32, 6, rows);
+	const int64_t w0[] = { 0, 0 }, w1[] = { 1, 2 }, g1[] = { 0, 2, 2 };
+	const int64_t t1[] = { 0, 2, 4, 1 };
+	/* window 1: row 0 (columns 0 and 2) in TI 0, row 3 (column 4) in 1 */
+	const double a1[] = { 1, 0, 2, 0, 0, 7, 0, 0 };
+	expect_ints(b, "W_s_split.indices", STIR_I32, 2, w0);
+	expect_ints(b, "W_s_whole.indices", STIR_I32, 2, w1);
+	expect_ints(b, "G_s_whole.indptr", STIR_I32, 3, g1);
+	expect_ints(b, "T_s_whole.indices", STIR_I32, 4, t1);
+	expect_vals(b, "A_s_whole", 8, a1);
+	ck_assert_int_eq(part_at(f, 0)->slots + part_at(f, 1)->slots, 20);
+	ck_assert_int_eq(part_at(f, 0)->nnz, 10);
+	/* a window row twice, then a row out of range */
+	stir_array *pa = stir_bindings_get_array(b, "P_s_whole");
+	stir_array_set_int(pa, 1, 4);
+	expect_violation(ctx, f, m, b, "SR-BCRS format: array "
+		"'P_s_whole': entries 0 and 1 are both 4, but it must "
+		"be a permutation (each window row a row of its own)");
+	stir_array_set_int(pa, 1, 9);
+	expect_violation(ctx, f, m, b, "SR-BCRS format: array "
+		"'P_s_whole': entry 1 is 9, outside [0, 6)");
+	/* window 1's row 3 swapped with window 0's row 2: (2, 2) again */
+	stir_array_set_int(pa, 1, 3);
+	stir_array_set_int(pa, 3, 2);
+	expect_violation(ctx, f, m, b, "SR-BCRS format: entry (2, 2) of the "
+		"original is stored more than once (again in slot 3 of "
+		"'A_s_whole')");
+	stir_host_format_free(f);
+
+	/* the locality order, with i64 indices */
+	f = stir_csr_to_sr_bcrs_chunks(ctx, m, 2, 2, 2, STIR_ROWS_LOCALITY,
+		STIR_I64, STIR_F64, "_s", b);
+	expect_conserved(ctx, f, m, b);
+	ck_assert_int_eq(part_at(f, 0)->row_order, STIR_ROWS_LOCALITY);
+	stir_host_format_free(f);
+	/* the fewest slots: by degree here; for one row, its own order (P
+	 * then says so) */
+	f = stir_csr_to_sr_bcrs_chunks(ctx, m, 2, 2, 2, STIR_ROWS_FEWEST_SLOTS,
+		STIR_I32, STIR_F32, "_s", b);
+	expect_conserved(ctx, f, m, b);
+	ck_assert_int_eq(part_at(f, 0)->row_order, STIR_ROWS_DEGREE);
+	expect_ints(b, "P_s_whole", STIR_I32, 6, rows);
+	stir_host_format_free(f);
+	static const int64_t ip1[] = { 0, 2 }, ix1[] = { 1, 3 };
+	static const double v1[] = { 1, 2 };
+	stir_csr *one = make_csr(1, 4, ip1, ix1, v1);
+	f = stir_csr_to_sr_bcrs_chunks(ctx, one, 2, 2, 2,
+		STIR_ROWS_FEWEST_SLOTS, STIR_I32, STIR_F32, "_s", b);
+	expect_conserved(ctx, f, one, b);
+	ck_assert_int_eq(part_at(f, 0)->row_order, STIR_ROWS_NATURAL);
+	const int64_t own[] = { 0, 1 };
+	expect_ints(b, "P_s_whole", STIR_I32, 2, own);
+	stir_host_format_free(f);
+	stir_csr_free(one);
+	ck_assert_ptr_null(stir_csr_to_sr_bcrs_chunks(ctx, m, 2, 2, 2,
+		(stir_row_order)7, STIR_I32, STIR_F32, "_s", b));
+	expect_error(ctx, "SR-BCRS: unknown row order 7");
 	stir_bindings_free(b);
 	stir_csr_free(m);
 	stir_ctx_free(ctx);
@@ -2310,6 +2387,7 @@ static Suite *formats_suite(void)
 	tcase_add_test(tc, test_dbsr_small);
 	tcase_add_test(tc, test_sr_bcrs_small);
 	tcase_add_test(tc, test_sr_bcrs_chunks);
+	tcase_add_test(tc, test_sr_bcrs_row_order);
 	tcase_add_test(tc, test_hybrid_small_c1);
 	tcase_add_test(tc, test_hybrid_small_c3);
 	tcase_add_test(tc, test_hybrid_flags);

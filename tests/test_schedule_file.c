@@ -239,6 +239,16 @@ static const bad_file bad[] = {
 	  "chunk: 0}}]}\n",
 	  "3:67: error: decompose: sr_bcrs: 'chunk' must be a positive integer, not "
 	  "'0'\n" },
+	/* a row order: one of four names, and only with chunks */
+	{ "kernel: csrmm\nformat:\n"
+	  "  - decompose: {tensor: A, rules: [{sr_bcrs: {t: 16, g: 8, "
+	  "chunk: 8, row_order: rcm}}]}\n",
+	  "3:81: error: decompose: sr_bcrs: 'row_order' must be one of natural, "
+	  "degree, locality or fewest_slots, not 'rcm'\n" },
+	{ "kernel: csrmm\nformat:\n"
+	  "  - decompose: {tensor: A, rules: [{sr_bcrs: {t: 16, g: 8, "
+	  "row_order: degree}}]}\n",
+	  "3:71: error: decompose: sr_bcrs: a row order needs chunks (chunk: C)\n" },
 	/* the locality order: a boolean */
 	{ "kernel: csrmm\nformat:\n"
 	  "  - decompose: {tensor: A, rules: [{hybrid: {column_parts: 1, "
@@ -964,6 +974,10 @@ static const struct {
 	  "m=9,n=12,feat=3" },
 	{ "examples/csrmm.stir", "[{sr_bcrs: {t: 2, g: 1, chunk: 1, cover_rows: "
 	  "true}}]", "m=7,n=5,feat=2" },
+	{ "examples/csrmm.stir", "[{sr_bcrs: {t: 2, g: 1, chunk: 1, cover_rows: "
+	  "true, row_order: fewest_slots}}]", "m=7,n=5,feat=2" },
+	{ "examples/csrmm.stir", "[{sr_bcrs: {t: 2, g: 2, chunk: 1, row_order: "
+	  "degree}}]", "m=9,n=12,feat=3" },
 	{ "examples/csrmm.stir", "[{hybrid: {column_parts: 1, buckets: [1, 2, "
 	  "4]}}]", "m=7,n=12,feat=3" },
 	{ "examples/csrmm.stir", "[{hybrid: {column_parts: 2, buckets: [1, 3], "

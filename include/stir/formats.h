@@ -94,6 +94,9 @@ typedef struct stir_host_format_part {
 	int64_t nbr;        /* DBSR: block rows holding a block */
 	int64_t ngroups;    /* SR-BCRS: groups of tiles */
 	int64_t maxg;       /* SR-BCRS: most groups in one row block */
+	int row_order;      /* SR-BCRS with chunks: the stir_row_order its
+	                     * windows take the rows in (the one chosen for
+	                     * STIR_ROWS_FEWEST_SLOTS) */
 } stir_host_format_part;
 
 /* A description of a built format. */
@@ -193,6 +196,19 @@ STIR_EXPORT __stir_give stir_host_format *stir_csr_to_sr_bcrs(
 	int64_t g, stir_dtype index_type, stir_dtype value_type,
 	const char *suffix, __stir_keep stir_bindings *b);
 
+/* The order in which SR-BCRS windows take the matrix's rows: as they
+ * are, by number of entries (most first, ties by index), a locality order
+ * (Cuthill-McKee on the row-column graph: rows sharing columns near each
+ * other), or whichever of those three stores the fewest slots (ties to
+ * the earlier).  Rows that share columns in one window share its tiles,
+ * so an order can cut the padding (docs/formats.md, "Row orders"). */
+typedef enum stir_row_order {
+	STIR_ROWS_NATURAL,
+	STIR_ROWS_DEGREE,
+	STIR_ROWS_LOCALITY,
+	STIR_ROWS_FEWEST_SLOTS
+} stir_row_order;
+
 /* SR-BCRS(t, g) with chunks of at most c groups: the windows of more than
  * c groups cut into chunks, in part _split of the suffix, the others
  * whole (empty ones too), in part _whole; each part a list of work items
@@ -201,11 +217,14 @@ STIR_EXPORT __stir_give stir_host_format *stir_csr_to_sr_bcrs(
  * (items + 1), T_P.indices, A_P (ngroups x g x t) and sizes items_P,
  * mt_P, maxg_P (at most c), ngroups_P.  The description lists the parts
  * with items; the split part's items are "split" (several add into one
- * window's rows). */
+ * window's rows).  With a row order other than STIR_ROWS_NATURAL, window
+ * row x (row TI of window W is x = t * W + TI) holds the matrix's row
+ * P_P[x], bound for each part: a permutation of [0, mt * t) whose
+ * entries from m on are the windows' rows past the matrix (no row). */
 STIR_EXPORT __stir_give stir_host_format *stir_csr_to_sr_bcrs_chunks(
 	__stir_keep stir_ctx *ctx, __stir_keep const stir_csr *csr, int64_t t,
-	int64_t g, int64_t c, stir_dtype index_type, stir_dtype value_type,
-	const char *suffix, __stir_keep stir_bindings *b);
+	int64_t g, int64_t c, stir_row_order order, stir_dtype index_type,
+	stir_dtype value_type, const char *suffix, __stir_keep stir_bindings *b);
 
 /* Row groups(R): the rows in groups of R consecutive rows (the last group
  * fewer) over the union of their columns, ascending: the structure of

@@ -158,13 +158,16 @@ STIR_EXPORT __stir_give stir_format_rule *stir_format_rule_sr_bcrs(
  * groups, several items of one window adding into its rows (atomics);
  * part 1 (S_whole) every other window, empty ones too, one item each, so
  * that, covering the rows (stir_format_rule_set_cover_rows), it can write
- * its rows once and part 0's init runs before it.  The part's suffix
- * (heap; NULL for a part other than 0 or 1, or out of memory) and rule
- * (NULL when the arguments are not valid). */
+ * its rows once and part 0's init runs before it.  With row_order, the
+ * windows' rows are in a row order (stir_row_order): row = P_P[t * W +
+ * TI], P_P a tensor of mt_P * t rows the pass declares distinct in [0,
+ * mt_P * t) (a permutation; the entries from m on are no row).  The
+ * part's suffix (heap; NULL for a part other than 0 or 1, or out of
+ * memory) and rule (NULL when the arguments are not valid). */
 STIR_EXPORT __stir_give char *stir_format_sr_bcrs_part_suffix(
 	const char *suffix, int part);
 STIR_EXPORT __stir_give stir_format_rule *stir_format_rule_sr_bcrs_chunks(
-	const char *suffix, int64_t t, int64_t g, int part);
+	const char *suffix, int64_t t, int64_t g, int part, bool row_order);
 
 /* Rewrite every computation of kernel k over tensor "tensor" (a sparse
  * iteration whose axis list holds the tensor's axes as a run, in order,
