@@ -475,6 +475,41 @@ def rgms_tc_runs_schedule(feat, k, pieces, tiles=1, wz=1, wshared=False,
     return "\n".join(s) + "\n"
 
 
+def rgms_tc_once_schedule(feat, pieces):
+    """The tensor-core apply of tc_tsh_k4_pP_t2_u (rgms_tc_runs_schedule
+    with tstaged and unrolled) on examples/rgms_agg_once.stir, whose T is zeroed by the
+    aggregation's init: a thread a feature (threadIdx.x) and 256 / feat
+    (relation, row) pairs a thread block (threadIdx.y), each pair's edges
+    summed in a register that starts from the init and is stored into T
+    once (cache_write_over_init at the edges' loop j): no zeroing launch
+    of T and no atomics into it; Y's zeroing in the same launch
+    (horizontal_fuse).  tests/tensorize/rgms_tc_once.yaml is the same at
+    feat = 64 in 128 pieces."""
+    rows = 256 // feat
+    text = rgms_tc_runs_schedule(feat, 4, pieces, 2, tstaged=True,
+                                 unrolled=True)
+    # the aggregation and both zeroings of rgms_tc_runs_schedule dropped
+    skip = ("zero_t", "zero0", "agg", "X_data_local", "T_data_local",
+            "horizontal_fuse")
+    lines = ["kernel: rgms_agg_once"] + [
+        l for l in text.splitlines()[1:] if not any(w in l for w in skip)]
+    at = lines.index("stage2:")
+    lines[at:at + 1] = [
+        "  - sparse_fuse: {iter: agg, iters: [rr, i]}", "stage2:",
+        "  - split: {block: agg0, loop: rri, factors: [null, %d]}" % rows,
+        "  - bind: {block: agg0, loop: rri_0, to: blockIdx.x}",
+        "  - bind: {block: agg0, loop: rri_1, to: threadIdx.y}",
+        "  - bind: {block: agg0, loop: fi, to: threadIdx.x}",
+        "  - split: {block: zero0, loop: i, factors: [null, %d]}" % rows,
+        "  - bind: {block: zero0, loop: i_0, to: blockIdx.x}",
+        "  - bind: {block: zero0, loop: i_1, to: threadIdx.y}",
+        "  - bind: {block: zero0, loop: fo, to: threadIdx.x}",
+        "  - horizontal_fuse: {blocks: [agg0, zero0]}"]
+    lines.insert(lines.index("stage3:") + 1, "  - cache_write_over_init: {block: agg1, "
+                 "buffer: T_data, loop: j, scope: local}")
+    return "\n".join(lines) + "\n"
+
+
 def rgms_tc_schedules(feat):
     """The tensor-core candidates at fin = fout = feat: (name, schedule
     text, program file name in examples/): tc16 and tf32 (the example
@@ -483,7 +518,8 @@ def rgms_tc_schedules(feat):
     in 32 or 128 pieces (P) of thread blocks, T = 1, 2, feat / 16 or
     feat / 8 tiles of 8 output features a warp, and then Z warps a thread
     block on pieces of their own where the output features leave fewer
-    than 4: tc_runs_kK_pP_tT[_zZ]) where feat allows."""
+    than 4: tc_runs_kK_pP_tT[_zZ]), tc_wsh*, tc_tsh_* and tc_once_*
+    (rgms_tc_once_schedule, on rgms_agg_once.stir) where feat allows."""
     out = []
     for f16 in (True, False):
         text = rgms_tc_schedule(feat, f16)
@@ -535,6 +571,15 @@ def rgms_tc_schedules(feat):
                 out.append((name + "_u", rgms_tc_runs_schedule(
                     feat, 4, p, t, tstaged=True, unrolled=True),
                             "rgms_agg.stir"))
+        # the same apply after an aggregation that writes T once, with no
+        # zeroing launch of it and no atomics (examples/rgms_agg_once.stir):
+        # slower on an H100, a pair's edges being one thread's serial loop
+        # (MUTAG has a pair of 6781 edges; bench/RESULTS.md)
+        if feat <= 256:
+            for p in (128, 32):
+                out.append(("tc_once_p%d_t2_u" % p,
+                            rgms_tc_once_schedule(feat, p),
+                            "rgms_agg_once.stir"))
     return out
 
 

@@ -209,7 +209,7 @@ static const char *fused_name(gen *g, int n, stir_var *const *vars)
 	char *name = check(g, stir_kernel_array(g->k, len, 1));
 	if (!name)
 		return NULL;
-	size_t at = 0;
+	int at = 0;
 	for (int i = 0; i < n; i++) {
 		size_t m = strlen(vars[i]->name);
 		memcpy(name + at, vars[i]->name, m);
@@ -456,9 +456,15 @@ static void record_blocks(gen *g, const stir_stmt *it, bool init,
 			if (stir_made_add(g->k, kind, s->u.block.name, iter) < 0)
 				g->failed = true;
 		}
+		/* the next block of the nest: past the lets that a fused
+		 * iteration's block begins with (the relation of a pair) */
 		stir_ptr_vec *body = stir_stmt_body(s);
-		s = s == innermost || !body || !body->n ? NULL :
-			stir_stmt_at(body, 0);
+		int at = 0;
+		while (body && at < body->n &&
+		       stir_stmt_at(body, at)->kind == STIR_STMT_LET)
+			at++;
+		s = s == innermost || !body || at == body->n ? NULL :
+			stir_stmt_at(body, at);
 	}
 }
 

@@ -423,6 +423,10 @@ static const struct {
 	/* a tile of T in shared memory for the warps, its copy under the
 	 * row guard of a relation's last tile (40 rows: 16 + 16 + 8) */
 	{ "rgms_agg", "tests/tensorize/rgms_tc_tstaged.yaml", "r=3,m=40,n=30" },
+	/* the same apply after an aggregation that stores each pair's sum
+	 * into T once, from a register its init zeroed (no zeroing launch of
+	 * T, no atomics into it) */
+	{ "rgms_agg_once", "tests/tensorize/rgms_tc_once.yaml", "r=3,m=40,n=30" },
 	{ "rgms_tc16", "examples/rgms_tc16.yaml", "r=3,m=40,n=30" },
 	{ "rgms_agg", "examples/rgms_agg.yaml", "r=3,m=20,n=20,fin=20,fout=24" },
 	{ "rgms_edge", "examples/rgms_edge.yaml", "r=3,m=20,n=20,fin=20,fout=24" },
