@@ -13,23 +13,26 @@ of a fit on the other half.  It also replays the tuner's measured search
 on the file's times: the candidates stir_tune times for the SpMM
 (stir_tune_get_search_order: the model's pick, the library's
 often-fastest list, the rest of the model's order; --top of them,
-default 16) and how often the fastest of those is within 3%.  No GPU: the model runs on the host, through
+default the library's, stir_tune_get_top) and how often the fastest of
+those is within 3%.  Several FILEs (an exhaustive search per file, e.g.
+bench/results/tune8_h100/exhaustive-*.json) are replayed together.  No GPU: the model runs on the host, through
 libstir (ctypes), on the graphs of /work/shared/data or --data.
 
-    python3 bench/model_eval.py --lib build/.libs/libstir.so [-v] [FILE]
+    python3 bench/model_eval.py --lib build/.libs/libstir.so [-v] [FILE..]
 """
 import argparse, ctypes, json, math, os, sys
 
 ap = argparse.ArgumentParser()
-ap.add_argument("file", nargs="?", default="bench/results/spmm_shared.json")
+ap.add_argument("file", nargs="*", default=["bench/results/spmm_shared.json"])
 ap.add_argument("--lib", default="build/.libs/libstir.so")
 ap.add_argument("--data", default="/work/shared/data")
 ap.add_argument("--sms", type=int, default=132)
 ap.add_argument("--half", type=int, choices=(0, 1),
     help="only the graphs of even (0) or odd (1) index by name")
 ap.add_argument("-v", action="store_true", help="one line a case")
-ap.add_argument("--top", type=int, default=16,
-    help="the candidates the tuner's search times (stir_tune's --top)")
+ap.add_argument("--top", type=int, default=0,
+    help="the candidates the tuner's search times (stirc tune's --top; "
+    "default the library's, stir_tune_get_top)")
 a = ap.parse_args()
 
 lib = ctypes.CDLL(a.lib)
@@ -43,18 +46,22 @@ lib.stir_spmm_hybrid_model_rank.argtypes = [ctypes.c_void_p,
 n = lib.stir_spmm_hybrid_n_candidates()
 ctx = lib.stir_ctx_alloc()
 
-d = json.load(open(a.file))
-print("results of", d.get("device"), "(%s)" % a.file)
+files = [json.load(open(f)) for f in a.file]
+print("results of", ", ".join(sorted(set(str(d.get("device"))
+    for d in files))), "(%s)" % " ".join(a.file))
+results = [r for d in files for r in d["results"]]
 lib.stir_tune_get_search_order.argtypes = [ctypes.c_int, ctypes.c_void_p,
     ctypes.c_int64, ctypes.c_int, ctypes.c_int, ctypes.POINTER(ctypes.c_int),
     ctypes.c_void_p]
 STIR_TUNE_SPMM = 1  # stir_tune_recipe (include/stir/recipes.h)
+if a.top < 1:
+    a.top = lib.stir_tune_get_top(STIR_TUNE_SPMM)
 often = [lib.stir_spmm_hybrid_get_often_fastest(i)
          for i in range(lib.stir_spmm_hybrid_n_often_fastest())]
 csrs, ratios, within, top3, top5, need, untimed = {}, [], 0, 0, 0, [], 0
 searched = []
-names = sorted(set(r["graph"] for r in d["results"]))
-for r in d["results"]:
+names = sorted(set(r["graph"] for r in results))
+for r in results:
     g, f = r["graph"], r["features"]
     if a.half is not None and names.index(g) % 2 != a.half:
         continue

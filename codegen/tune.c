@@ -508,6 +508,12 @@ int stir_tune_get_search_order(stir_tune_recipe r, const stir_csr *a,
 	return n;
 }
 
+/* r: see include/stir/tune.h. */
+int stir_tune_get_top(stir_tune_recipe r)
+{
+	return r == STIR_TUNE_SPMM ? STIR_TUNE_TOP_SPMM : STIR_TUNE_TOP;
+}
+
 /* ctx, program, a, opt, dev, t0, out: the measured search's part of
  * stir_tune (no record hit; out->key and out->similar set): the
  * candidates in stir_tune_get_search_order's order (at most
@@ -520,7 +526,7 @@ static int tune_search(stir_ctx *ctx, const stir_kernel *program,
 {
 	stir_tune_recipe recipe = out->key.recipe;
 	int64_t feat = opt->feat;
-	int top = opt->top > 0 ? opt->top : STIR_TUNE_TOP;
+	int top = opt->top > 0 ? opt->top : stir_tune_get_top(recipe);
 	double budget_s = opt->budget_s > 0 ? opt->budget_s :
 		STIR_TUNE_BUDGET_S;
 	const char *name = opt->matrix_name ? opt->matrix_name :

@@ -72,7 +72,7 @@ START_TEST(test_spmm_candidates)
 	 * one that applies at every feature size */
 	int nf = stir_spmm_hybrid_n_often_fastest();
 	ck_assert_int_gt(nf, 0);
-	ck_assert_int_lt(nf, STIR_TUNE_TOP);
+	ck_assert_int_lt(nf, stir_tune_get_top(STIR_TUNE_SPMM));
 	ck_assert_int_eq(stir_spmm_hybrid_get_often_fastest(-1), -1);
 	ck_assert_int_eq(stir_spmm_hybrid_get_often_fastest(nf), -1);
 	bool seen[256] = { false }, plain = false;
@@ -845,7 +845,7 @@ START_TEST(test_tune_search_order)
 			int64_t feat = model_feats[f];
 			int n = stir_spmm_hybrid_model_rank(a, feat, 132, model,
 				mcosts);
-			ck_assert_int_gt(n, STIR_TUNE_TOP);
+			ck_assert_int_gt(n, stir_tune_get_top(STIR_TUNE_SPMM));
 			ck_assert_int_eq(stir_tune_get_search_order(
 				STIR_TUNE_SPMM, a, feat, 132, -1, order, costs), n);
 			ck_assert_int_eq(stir_tune_get_search_order(
@@ -861,6 +861,8 @@ START_TEST(test_tune_search_order)
 					want[w++] = c;
 			}
 			ck_assert_int_gt(w, 1);
+			/* all of them among the candidates timed by default */
+			ck_assert_int_le(w, stir_tune_get_top(STIR_TUNE_SPMM));
 			for (int i = 0; i < n; i++)
 				if (position(want, w, model[i]) < 0)
 					want[w++] = model[i];
@@ -909,6 +911,25 @@ START_TEST(test_tune_search_order)
 		}
 		stir_csr_free(a);
 	}
+}
+END_TEST
+
+/* The measured search's default count: 24 for the SpMM (the model's pick,
+ * the 15 often-fastest candidates, the model's next 8: bench/RESULTS.md,
+ * "The tuner's list of 15, 24 timed"), 16 for the SDDMM's recipes; every
+ * count at most a recipe's candidates. */
+START_TEST(test_tune_top)
+{
+	ck_assert_int_eq(stir_tune_get_top(STIR_TUNE_SPMM), 24);
+	ck_assert_int_eq(STIR_TUNE_TOP_SPMM, 24);
+	ck_assert_int_le(STIR_TUNE_TOP_SPMM, stir_spmm_hybrid_n_candidates());
+	stir_tune_recipe sddmm[] = { STIR_TUNE_SDDMM, STIR_TUNE_SDDMM_ROWS,
+		STIR_TUNE_SDDMM_VB4, STIR_TUNE_SDDMM_VB8, STIR_TUNE_SDDMM_VB4_CSR,
+		STIR_TUNE_SDDMM_VB8_CSR };
+	for (size_t i = 0; i < sizeof(sddmm) / sizeof(sddmm[0]); i++)
+		ck_assert_int_eq(stir_tune_get_top(sddmm[i]), STIR_TUNE_TOP);
+	ck_assert_int_eq(STIR_TUNE_TOP, 16);
+	ck_assert_int_le(STIR_TUNE_TOP, stir_sddmm_n_candidates());
 }
 END_TEST
 
@@ -1672,6 +1693,7 @@ static Suite *recipes_suite(void)
 	tcase_add_test(tc, test_spmm_model);
 	tcase_add_test(tc, test_tune_search_order);
 	tcase_add_test(tc, test_tune_search_order_long_rows);
+	tcase_add_test(tc, test_tune_top);
 	tcase_add_test(tc, test_sddmm_model);
 	tcase_add_test(tc, test_matrix_sig);
 	tcase_add_test(tc, test_print_schedule);

@@ -235,7 +235,7 @@ int cmd_tune(int argc, char **argv)
 	const char *file = NULL, *mtx = NULL, *kname = NULL, *out = NULL;
 	char mname[64] = "";
 	int64_t feat = -1;
-	long sms = 0, top = STIR_TUNE_TOP;
+	long sms = 0, top = 0;
 	double budget_s = STIR_TUNE_BUDGET_S;
 	bool model_only = false, list = false, no_record = false;
 	for (int i = 1; i < argc; i++) {

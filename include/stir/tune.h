@@ -24,11 +24,14 @@ extern "C" {
 #endif
 
 /* The measured search's defaults: how many of the model's best
- * candidates (whose schedule files differ) it compiles and times, how
- * many when it starts from a similar graph's record entry (that entry's
- * winner first), the seconds it may spend timing, and the timed runs of
- * each candidate (the winner is timed again with STIR_TUNE_FINAL_REPS). */
+ * candidates (whose schedule files differ) it compiles and times (the
+ * SpMM's STIR_TUNE_TOP_SPMM, the SDDMM's STIR_TUNE_TOP: stir_tune_get_top),
+ * how many when it starts from a similar graph's record entry (that
+ * entry's winner first), the seconds it may spend timing, and the timed
+ * runs of each candidate (the winner is timed again with
+ * STIR_TUNE_FINAL_REPS). */
 #define STIR_TUNE_TOP 16
+#define STIR_TUNE_TOP_SPMM 24
 #define STIR_TUNE_TOP_SIMILAR 4
 #define STIR_TUNE_BUDGET_S 20.0
 #define STIR_TUNE_SEARCH_REPS 30
@@ -50,7 +53,7 @@ typedef struct stir_tune_options {
 	bool no_record;         /* neither read nor write the tuning record */
 	double budget_s;        /* seconds of timing (<= 0: STIR_TUNE_BUDGET_S) */
 	int top;                /* candidates to time at most (< 1:
-	                           STIR_TUNE_TOP) */
+	                           stir_tune_get_top) */
 	int sms;                /* the GPU's SMs for the model (< 1: 132) */
 	/* The kernel cache's and the record's directory (the record is its
 	 * tune/); NULL: $STIR_CACHE_DIR, else ~/.cache/stir. */
@@ -128,6 +131,17 @@ typedef struct stir_tune_result {
 STIR_EXPORT int stir_tune_get_search_order(stir_tune_recipe r,
 	__stir_keep const stir_csr *a, int64_t feat, int n_sms, int similar,
 	int *order, double *costs);
+
+/* How many candidates of stir_tune_get_search_order's order the measured
+ * search for recipe r compiles and times by default (stir_tune_options.top
+ * below 1): STIR_TUNE_TOP_SPMM for the SpMM (the model's pick, the 15
+ * often-fastest candidates, the model's next 8: on the H100's exhaustive
+ * searches of bench/results/, 22 graphs x 5 sizes, one within 3% of the
+ * fastest in every case, 105 of 110 with a list chosen without the case's
+ * graph; on the H200's 115 in every case; bench/RESULTS.md, "The tuner's
+ * list of 15, 24 timed"), STIR_TUNE_TOP for the others (the SDDMM's row
+ * candidates take milliseconds each to time). */
+STIR_EXPORT int stir_tune_get_top(stir_tune_recipe r);
 
 /* Tune stage I kernel "program" (not changed; a recipe must cover it) for
  * CSR matrix "a" (A of the SpMM, S of the SDDMM) with options "opt" into

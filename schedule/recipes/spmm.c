@@ -542,8 +542,16 @@ const stir_spmm_hybrid_candidate *stir_spmm_hybrid_get_candidate(int i)
  * HB_bcsstk13; within 1% on cora and vanHeukelum_cage8), where the model,
  * crediting the locality order's candidates with L1 hits these banded
  * matrices already get in their own order, ranks it 13th or 14th, past
- * the 16 timed (bench/RESULTS.md, "The tuner's list with candidate 65"). */
-static const int often_fastest[] = { 8, 35, 44, 24, 43, 55, 3, 54, 65 };
+ * the 16 timed (bench/RESULTS.md, "The tuner's list with candidate 65").
+ * Then 7, 52, 12, 16, 53 and 60, chosen one by one on the H100's
+ * exhaustive searches (tune_full_spmm_search20_h100.json and
+ * tune6_spmm_h100/, 22 graphs x 5 sizes), each covering most of the cases
+ * left where the search's first 32 held none within 3% (bests the model
+ * ranks 33rd to 54th: Pothen_commanche_dual, HB_bcsstk33, citeseer,
+ * DIMACS10_data, AG-Monien_3elt; bench/RESULTS.md, "The tuner's list of
+ * 15, 24 timed"). */
+static const int often_fastest[] = { 8, 35, 44, 24, 43, 55, 3, 54, 65,
+	7, 52, 12, 16, 53, 60 };
 
 /* The count of those candidates. */
 int stir_spmm_hybrid_n_often_fastest(void)
