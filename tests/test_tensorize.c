@@ -1108,6 +1108,7 @@ START_TEST(test_srbcrs)
 	ck_assert(test_said(ctx, "the accesses of 'C_data' in block 'csrmm_srbcrs1' "
 		"are conditional"));
 	free(bad);
+	stir_module_free(m2);
 	/* the guard may read memory (SR-BCRS with chunks: the item's window)
 	 * at an index fixed in the cached loop, of a buffer the block does
 	 * not write; not at an index a loop inside it changes, nor the
