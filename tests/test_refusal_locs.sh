@@ -13,18 +13,24 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
 
+# located: the errors of $tmp/err (into $tmp/errors) are there, each begins
+# FILE:LINE:COL, and nothing there cites "?:0".
+located() {
+	grep -E '(^|: )error: ' "$tmp/err" > "$tmp/errors"
+	[ -s "$tmp/errors" ] &&
+	    ! grep -v -E '^[^: ]+:[1-9][0-9]*:[1-9][0-9]*: error: ' \
+		"$tmp/errors" > /dev/null &&
+	    ! grep -F '?:0' "$tmp/err" > /dev/null
+}
+
 # refused YAML TEXT: stirc cuda examples/bsrmm.stir with schedule YAML exits
-# 1 with located errors only, none citing "?:0", one of them holding TEXT.
+# 1 with located errors only, one of them holding TEXT.
 refused() {
 	y=$srcdir/tests/refusal_locs/$1
 	"$stirc" cuda "$srcdir/examples/bsrmm.stir" --schedule "$y" \
 		> "$tmp/out" 2> "$tmp/err"
 	rc=$?
-	grep -E '(^|: )error: ' "$tmp/err" > "$tmp/errors"
-	if [ "$rc" != 1 ] || [ ! -s "$tmp/errors" ] ||
-	    grep -v -E '^[^: ]+:[1-9][0-9]*:[1-9][0-9]*: error: ' \
-		"$tmp/errors" > /dev/null ||
-	    grep -F '?:0' "$tmp/err" > /dev/null ||
+	if [ "$rc" != 1 ] || ! located ||
 	    ! grep -F -- "$2" "$tmp/errors" > /dev/null; then
 		echo "FAIL: $1: exit $rc, expected located errors with: $2"
 		cat "$tmp/err"
@@ -57,9 +63,7 @@ for y in "$srcdir"/bench/*.yaml "$srcdir"/tests/tensorize/*.yaml; do
 	"$stirc" cuda "$p" --kernel "$k" --schedule "$y" > /dev/null \
 		2> "$tmp/err" && continue
 	n=$((n + 1))
-	if grep -E '(^|: )error: ' "$tmp/err" |
-	    grep -v -E '^[^: ]+:[1-9][0-9]*:[1-9][0-9]*: error: ' > /dev/null ||
-	    grep -F '?:0' "$tmp/err" > /dev/null; then
+	if ! located; then
 		echo "FAIL: $y: an error without a location"; cat "$tmp/err"
 		fail=1
 	fi
