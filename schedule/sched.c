@@ -5,6 +5,7 @@
 #include <string.h>
 #include <stir/lang.h>
 #include <stir/passes.h>
+#include "ir/layout.h"
 #include "passes/passes.h"
 #include "schedule/sched.h"
 
@@ -125,7 +126,9 @@ static int request_end(sched *s)
 		sched_restore(s);
 		stir_made_clear(s->k);
 		if (s->failed)
-			stir_error(s->ctx, s->err_loc, "%s: %s", s->prim, s->err);
+			stir_error(s->ctx, s->err_loc.line > 0 ? s->err_loc :
+				s->place.line > 0 ? s->place : s->k->loc, "%s: %s",
+				s->prim, s->err);
 		else
 			stir_error_oom(s->ctx);
 		sched_release(s);
@@ -299,8 +302,11 @@ int sched_find_block(sched *s, const char *name, sched_path *p)
 	memset(p, 0, sizeof(*p));
 	bool oom = false;
 	path_goal goal = { name ? name : "", NULL };
-	if (name && path_search(p, &s->k->body, &goal, &oom))
+	if (name && path_search(p, &s->k->body, &goal, &oom)) {
+		if (s->place.line <= 0)
+			s->place = stir_stmt_first_loc(p->stmt[p->n - 1]);
 		return 0;
+	}
 	if (oom)
 		s->oom = true;
 	else

@@ -24,6 +24,10 @@ typedef struct sched {
 	bool failed;             /* a check failed: nothing may be rewritten */
 	bool oom;                /* memory ran out */
 	stir_loc err_loc;        /* where the first failure is reported */
+	stir_loc place;          /* the first located statement of the first
+	                            block the request found, where a failure at
+	                            a node that has no location (made by
+	                            lowering or a primitive) is reported */
 	char err[1024];          /* its message, without the primitive */
 	stir_ptr_vec saved_body; /* the kernel's own body, put back on failure */
 	int saved_n_buffers;     /* buffers the kernel had before */

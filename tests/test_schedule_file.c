@@ -529,10 +529,12 @@ static const bad_apply bad_applies[] = {
 	  "kernel: csrmm\nformat:\n  - decompose: {tensor: J_indptr, rules: "
 	  "[{ell: {width: 3}}]}\n",
 	  1, "3:25: error: decompose: kernel 'csrmm' has no tensor 'J_indptr'\n" },
-	/* a primitive that refuses: its diagnostic, a note at the step */
+	/* a primitive that refuses: its diagnostic, at the first statement of
+	 * the block the step names (the lowered loop has no location), a note
+	 * at the step */
 	{ "examples/csrmm.stir",
 	  "kernel: csrmm\nstage2:\n  - vectorize: {block: csrmm1, loop: k}\n",
-	  2, "0:0: error: vectorize: loop 'k' has extent feat, not the literal 2 "
+	  2, "12:5: error: vectorize: loop 'k' has extent feat, not the literal 2 "
 	  "or 4\n3:5: note: while applying vectorize to block 'csrmm1'\n" },
 	{ "examples/csrmm.stir",
 	  "kernel: csrmm\nformat:\n  - decompose: {tensor: B, rules: [{ell: "
@@ -550,7 +552,7 @@ static const bad_apply bad_applies[] = {
 	  "stage2:\n  - split: {block: csrmm1, loop: k, factors: [null, 4]}\n"
 	  "  - cache_write: {block: csrmm1, buffer: C, loop: k_0, scope: "
 	  "local}\n",
-	  2, "0:0: error: cache_write: the accesses of 'C' in block 'csrmm1' are "
+	  2, "12:5: error: cache_write: the accesses of 'C' in block 'csrmm1' are "
 	  "under a condition that changes while loop 'k_0' runs\n6:5: note: "
 	  "while applying cache_write to block 'csrmm1'\n" },
 	/* a value the parameter's type cannot hold: at the value */

@@ -111,6 +111,8 @@ static const void *ctx_of(const ectx *ctx, int d)
 void gpu_record(gpu_walk *walk, const ectx *ctx, const stir_buffer *buf,
 	const stir_expr *idx, bool write, bool atomic, stir_loc loc)
 {
+	if (loc.line <= 0)
+		loc = walk->place;
 	if (walk->frag && walk->frag[buf->index] && !walk->in_mma) {
 		gpu_error(walk, loc, "local buffer '%s' is the accumulator of a "
 			"tensorized nest, held in the warp's fragment registers: only "

@@ -231,6 +231,12 @@ typedef struct gpu_walk {
 	cuda_hoists *hoists;       /* or NULL: receives the warp-buffer reads
 	                              the walk computes before their loops */
 	summary *sum;              /* receives accesses, or NULL */
+	stir_loc place;            /* the nearest place in the source around
+	                              the statement walked (the first located
+	                              statement of the innermost statement or
+	                              launch around it that has one): where an
+	                              access of a node a schedule made, which
+	                              has no location, is cited */
 	acc_vec local_writes;      /* local-buffer stores of the launch */
 	/* warp-buffer reads held before their loops by the walk of the pass
 	 * hoist_warp_reads (hoist.c) */

@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "verify/gpu.h"
+#include "ir/layout.h"
 #include "ir/visit.h"
 
 static void walk_list(gpu_walk *walk, const stir_ptr_vec *list, const ectx *ctx,
@@ -381,7 +382,7 @@ static void walk_for(gpu_walk *walk, const stir_stmt *s, gpu_form form,
 }
 
 /* walk, s, ctx: one statement, as cuda_emit_stmt emits it (gpu_form_of). */
-static void walk_stmt(gpu_walk *walk, const stir_stmt *s, const ectx *ctx)
+static void walk_stmt_at(gpu_walk *walk, const stir_stmt *s, const ectx *ctx)
 {
 	gpu_form form = gpu_form_of(s);
 	switch (form) {
@@ -414,6 +415,18 @@ static void walk_stmt(gpu_walk *walk, const stir_stmt *s, const ectx *ctx)
 		walk->failed = true;
 		return;
 	}
+}
+
+/* walk, s, ctx: statement s, its accesses that have no location (made by
+ * a schedule) cited at the nearest place around them (walk->place). */
+static void walk_stmt(gpu_walk *walk, const stir_stmt *s, const ectx *ctx)
+{
+	stir_loc outer = walk->place;
+	stir_loc loc = stir_stmt_first_loc(s);
+	if (loc.line > 0)
+		walk->place = loc;
+	walk_stmt_at(walk, s, ctx);
+	walk->place = outer;
 }
 
 /* walk, list, from, to, ctx: statement list[to], with the hoisted lets
@@ -464,6 +477,9 @@ void cuda_walk_launch(gpu_walk *walk, int li)
 	summary sum = { 0 };
 	ectx ctx = { 0 };
 	walk->sum = &sum;
+	walk->place = stir_stmt_first_loc(L->stmt);
+	if (walk->place.line <= 0)
+		walk->place = walk->k->loc;
 	if (L->horizontal) {
 		/* each nest takes the next range of blockIdx.x (emit_horizontal) */
 		const stir_stmt *h = L->stmt;
