@@ -410,7 +410,10 @@ def main():
                  "per_program": {os.path.basename(pg): {
                      "candidate": r[0][1], "tuned_ms": r[0][2],
                      "wall_s": r[0][0], "hit_s": r[1][0] if r[1] else None,
-                     "model_candidate": r[2][1] if r[2] else None}
+                     "model_candidate": r[2][1] if r[2] else None,
+                     # what stirc tune said: every candidate's time, and
+                     # the seconds scheduling, compiling and timing
+                     "stderr": r[0][3]}
                      for pg, r in per.items()}}
             c["tuned_over_best"] = c["tuned_ms"] / c["best_ms"]
             # the pick timed by the exhaustive run itself: both times from

@@ -163,19 +163,120 @@ static int bind_candidate_formats(stir_bindings *b, int n0,
 	return stir_schedule_bind_formats(s, k, b);
 }
 
-/* b, gk, dev, reps, best_ms, ms, dropped: time candidate gk on dev with
- * inputs b, in a run of its own: 10 warm-ups, then the median of "reps"
- * runs with the L2 cache flushed before each (stir_gpu_run_time) into
- * *ms.  With a best median so far (best_ms > 0), a screening first
- * (STIR_TUNE_SCREEN_*): slower than the margin, the candidate is dropped
- * (*dropped; *ms the screening's median).  0, or -1 with diagnostics. */
-static int time_candidate(const stir_bindings *b, const stir_gpu_kernel *gk,
-	stir_device *dev, int reps, double best_ms, double *ms, bool *dropped)
+/* The arrays of the search's inputs in device memory, each copied once
+ * for every candidate that takes it: the dense operands (the first n_kept
+ * arrays of the bindings, shared_inputs') for the whole search, a
+ * format's arrays until the next candidate's formats replace them.  At
+ * 512 features a shared graph's dense operands are hundreds of MB, which
+ * a copy for each candidate took seconds to move. */
+typedef struct device_inputs {
+	stir_device *dev;
+	int n;                     /* arrays on the device */
+	stir_gpu_extern *ext;      /* their names (owned), addresses, sizes */
+	stir_gpu_buf **bufs;
+} device_inputs;
+
+/* d, from: free the arrays of d from the from-th on. */
+static void device_inputs_drop(device_inputs *d, int from)
+{
+	for (int i = from; i < d->n; i++) {
+		stir_gpu_buf_free(d->bufs[i]);
+		free((char *)d->ext[i].name);
+	}
+	if (from < d->n)
+		d->n = from;
+}
+
+/* d, b, n_kept: d holding b's arrays: its arrays from the n_kept-th on
+ * (a format built for another candidate) replaced by b's, each copied to
+ * the device once.  0, or -1 with diagnostics. */
+static int device_inputs_sync(device_inputs *d, const stir_bindings *b,
+	int n_kept)
+{
+	device_inputs_drop(d, n_kept);
+	int nb = stir_bindings_n_arrays(b);
+	stir_gpu_extern *ext = realloc(d->ext, (size_t)(nb + 1) * sizeof(*ext));
+	if (ext)
+		d->ext = ext;
+	stir_gpu_buf **bufs = realloc(d->bufs, (size_t)(nb + 1) * sizeof(*bufs));
+	if (bufs)
+		d->bufs = bufs;
+	if (!ext || !bufs)
+		return no_memory(stir_device_get_ctx(d->dev));
+	for (; d->n < nb; d->n++) {
+		const char *name = stir_bindings_get_array_name(b, d->n);
+		const stir_array *a = stir_bindings_get_array(b, name);
+		stir_dtype t = stir_array_get_dtype(a);
+		size_t bytes = (size_t)stir_array_get_len(a) * stir_dtype_get_size(t);
+		stir_gpu_buf *buf = stir_gpu_buf_alloc(d->dev, bytes);
+		char *own = strdup(name);
+		if (!buf || !own || stir_gpu_buf_copy_from_host(buf, 0,
+		    stir_array_get_const_data(a), bytes) < 0) {
+			stir_gpu_buf_free(buf);
+			free(own);
+			return own ? -1 : no_memory(stir_device_get_ctx(d->dev));
+		}
+		d->bufs[d->n] = buf;
+		d->ext[d->n] = (stir_gpu_extern){ own, stir_gpu_buf_get_ptr(buf),
+			bytes, t };
+	}
+	return 0;
+}
+
+/* d: free what d holds. */
+static void device_inputs_free(device_inputs *d)
+{
+	device_inputs_drop(d, 0);
+	free(d->ext);
+	free(d->bufs);
+}
+
+/* r, gk, d, b: bind run r of kernel gk to the arrays of d its launches
+ * take (b, whose arrays d holds, gives the sizes).  0, or -1 with
+ * diagnostics. */
+static int bind_inputs(stir_gpu_run *r, const stir_gpu_kernel *gk,
+	const device_inputs *d, const stir_bindings *b)
+{
+	const stir_cuda_plan *p = stir_gpu_kernel_get_plan(gk);
+	stir_gpu_extern *use = calloc((size_t)d->n + 1, sizeof(*use));
+	int n = 0;
+	if (!use)
+		return no_memory(stir_device_get_ctx(d->dev));
+	for (int i = 0; i < stir_cuda_plan_n_launches(p); i++)
+		for (int j = 0; j < stir_cuda_plan_n_args(p, i); j++) {
+			const stir_buffer *buf = stir_cuda_plan_get_arg_buffer(p, i, j);
+			if (!buf || stir_buffer_get_kind(buf) == STIR_BUFFER_LOCAL)
+				continue;
+			const char *name = stir_buffer_get_array_name(buf);
+			bool seen = false;
+			for (int q = 0; q < n && !seen; q++)
+				seen = !strcmp(use[q].name, name);
+			for (int q = 0; q < d->n && !seen; q++)
+				if (!strcmp(d->ext[q].name, name)) {
+					use[n++] = d->ext[q];
+					seen = true;
+				}
+		}
+	int rc = stir_gpu_run_bind_device(r, b, n, use);
+	free(use);
+	return rc;
+}
+
+/* d, b, gk, reps, best_ms, ms, dropped: time candidate gk with inputs b,
+ * whose arrays d holds on the device, in a run of its own: 10 warm-ups,
+ * then the median of "reps" runs with the L2 cache flushed before each
+ * (stir_gpu_run_time) into *ms.  With a best median so far (best_ms > 0),
+ * a screening first (STIR_TUNE_SCREEN_*): slower than the margin, the
+ * candidate is dropped (*dropped; *ms the screening's median).  0, or -1
+ * with diagnostics. */
+static int time_candidate(const device_inputs *d, const stir_bindings *b,
+	const stir_gpu_kernel *gk, int reps, double best_ms, double *ms,
+	bool *dropped)
 {
 	stir_gpu_run *r = NULL;
 	stir_gpu_timing t;
-	int rc = (r = stir_gpu_run_alloc(gk, dev)) &&
-		stir_gpu_run_upload(r, b) == 0 ? 0 : -1;
+	int rc = (r = stir_gpu_run_alloc(gk, d->dev)) &&
+		bind_inputs(r, gk, d, b) == 0 ? 0 : -1;
 	*dropped = false;
 	if (rc == 0 && best_ms > 0 && (rc = stir_gpu_run_time(r,
 	    STIR_TUNE_SCREEN_WARMUPS, STIR_TUNE_SCREEN_REPS, &t)) == 0)
@@ -413,11 +514,13 @@ static int tune_measure(stir_ctx *ctx, const stir_kernel *k,
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	*best = -1;
 	int won = -1, bound = -1, n0 = 0;
-	/* one set of inputs: the dense operands drawn once, each distinct
-	 * format built when its first candidate is timed (and again for the
-	 * winner's re-measurement when another's came since) */
+	/* one set of inputs: the dense operands drawn and copied to the
+	 * device once, each distinct format built and copied when its first
+	 * candidate is timed (and again for the winner's re-measurement when
+	 * another's came since) */
 	stir_bindings *b = rc == 0 && s.n > 0 ? shared_inputs(k, name, a, feat,
 		s.ss[0]) : NULL;
+	device_inputs d = { .dev = dev };
 	if (rc == 0 && s.n > 0 && !b)
 		rc = -1;
 	if (b)
@@ -428,14 +531,15 @@ static int tune_measure(stir_ctx *ctx, const stir_kernel *k,
 		if (c < 0)
 			break;
 		if (s.inputs[c] != bound) {
-			if (bind_candidate_formats(b, n0, k, s.ss[c]) < 0)
+			if (bind_candidate_formats(b, n0, k, s.ss[c]) < 0 ||
+			    device_inputs_sync(&d, b, n0) < 0)
 				rc = -1;
 			bound = s.inputs[c];
 		}
 		double ms;
 		bool dropped = false;
 		if (rc == 0)
-			rc = time_candidate(b, s.gks[c], dev, final ?
+			rc = time_candidate(&d, b, s.gks[c], final ?
 				STIR_TUNE_FINAL_REPS : STIR_TUNE_SEARCH_REPS,
 				final || won < 0 ? 0 : out->time_ms, &ms, &dropped);
 		if (rc == 0 && final) {
@@ -459,6 +563,7 @@ static int tune_measure(stir_ctx *ctx, const stir_kernel *k,
 		}
 	}
 	out->time_s = elapsed_s(&ts);
+	device_inputs_free(&d);
 	stir_bindings_free(b);
 	search_free(&s);
 	return rc;
