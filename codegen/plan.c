@@ -191,6 +191,15 @@ static const int64_t dim_limit[N_DIMS] = {
 	INT32_MAX, 65535, 65535, 1024, 1024, 64,
 };
 
+/* p, L: where a refusal of launch L points: its statement, or the first
+ * located statement in it (a loop a schedule made has no place of its
+ * own), or the kernel. */
+static stir_loc launch_loc(const stir_cuda_plan *p, const cuda_launch *L)
+{
+	stir_loc loc = stir_stmt_first_loc(L->shape.stmt);
+	return loc.line > 0 ? loc : p->k->loc;
+}
+
 /* p, i, params, ctx, grid, block: see plan.h. */
 int cuda_plan_dims(const stir_cuda_plan *p, int i, const int64_t *params,
 	stir_ctx *ctx, unsigned grid[3], unsigned block[3])
@@ -218,7 +227,7 @@ int cuda_plan_dims(const stir_cuda_plan *p, int i, const int64_t *params,
 		}
 		size[d] = m > 0 ? m : 1;
 		if (size[d] > dim_limit[d]) {
-			stir_error(ctx, L->shape.stmt->loc, "launch '%s' needs %" PRId64
+			stir_error(ctx, launch_loc(p, L), "launch '%s' needs %" PRId64
 				" %s; CUDA allows at most %" PRId64, L->name, size[d],
 				what[d], dim_limit[d]);
 			return -1;
@@ -226,7 +235,7 @@ int cuda_plan_dims(const stir_cuda_plan *p, int i, const int64_t *params,
 	}
 	int64_t threads = size[3] * size[4] * size[5];
 	if (threads > 1024) {
-		stir_error(ctx, L->shape.stmt->loc, "launch '%s' needs %" PRId64
+		stir_error(ctx, launch_loc(p, L), "launch '%s' needs %" PRId64
 			" threads per block; CUDA allows at most 1024", L->name,
 			threads);
 		return -1;

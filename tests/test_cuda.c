@@ -1210,6 +1210,38 @@ END_TEST
 
 /* The arrays a launch writes become NaN; the others stay as they were,
  * and an array the bindings lack is passed over. */
+/* A launch too large for CUDA whose statement a schedule made (the row
+ * loop split by examples/csrmm.yaml, which has no place of its own) is
+ * refused at the first located statement in it, not at 0:0. */
+START_TEST(test_plan_refusal_located)
+{
+	prog p = load_prog("examples/csrmm.stir");
+	stir_schedule *s = stir_schedule_read_from_file(p.ctx,
+		test_path("examples/csrmm.yaml"));
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(stir_schedule_prepare_for_gpu(s, p.k), 0);
+	stir_cuda_plan *plan = stir_cuda_plan_alloc(p.k, 0);
+	ck_assert_ptr_nonnull(plan);
+	stir_bindings *b = stir_bindings_alloc();
+	size(b, "m", 16);
+	size(b, "n", 16);
+	size(b, "feat", 2000);
+	size(b, "nnz", 16);
+	unsigned g[3], bl[3];
+	int n = stir_cuda_plan_n_launches(plan);
+	ck_assert_int_eq(stir_cuda_plan_get_launch_dims(plan, n - 1, b, g, bl),
+		-1);
+	char *d = test_diags_to_str(p.ctx);
+	ck_assert_str_eq(d, "12:5: error: launch 'csrmm_k1' needs 2000 threads "
+		"per block in x; CUDA allows at most 1024\n");
+	free(d);
+	stir_bindings_free(b);
+	stir_cuda_plan_free(plan);
+	stir_schedule_free(s);
+	free_prog(&p);
+}
+END_TEST
+
 START_TEST(test_plan_poison_outputs)
 {
 	prog p = load_prog("examples/csrmm.stir");
@@ -2257,6 +2289,7 @@ static Suite *cuda_suite(void)
 	tcase_add_test(tc, test_plan_csrmm);
 	tcase_add_test(tc, test_plan_poison_outputs);
 	tcase_add_test(tc, test_plan_shapes);
+	tcase_add_test(tc, test_plan_refusal_located);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("run");
 	tcase_set_timeout(tc, 30);
