@@ -493,3 +493,10 @@ void stir_parallel_for(int n, void (*fn)(void *arg, int i), void *arg)
 		pthread_join(t[i], NULL);
 	free(t);
 }
+
+/* d, loc: see diag.h. */
+void stir_diag_locate(stir_diag *d, stir_loc loc)
+{
+	if (d && d->loc.line == 0 && loc.line > 0)
+		d->loc = loc;
+}

@@ -23,6 +23,11 @@ static inline stir_loc stir_loc_file(const char *file)
 	return l;
 }
 
+/* Give diagnostic d, reported with no line (a format builder's error,
+ * which knows no file), the place "loc" where the caller met it; a
+ * located d keeps its own. */
+void stir_diag_locate(stir_diag *d, stir_loc loc);
+
 /* Report that memory ran out; returns NULL for convenient tail calls. */
 void *stir_error_oom(stir_ctx *ctx);
 

@@ -227,7 +227,8 @@ const char *sf_file_in(const stir_schedule *s, stir_ctx *ctx);
 
 /* ctx, n0, loc, fmt: add the note "fmt" at loc (in the schedule) to every
  * error of ctx since diagnostic n0, which the library reported at places
- * in the kernel or at none; whether there was one. */
+ * in the kernel or at none (those then take loc as their place too);
+ * whether there was one. */
 bool sf_note_errors(stir_ctx *ctx, int n0, stir_loc loc, const char *fmt,
 	...) STIR_PRINTF(4, 5);
 

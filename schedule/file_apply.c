@@ -306,6 +306,7 @@ bool sf_note_errors(stir_ctx *ctx, int n0, stir_loc loc, const char *fmt, ...)
 		stir_diag *d = (stir_diag *)stir_ctx_get_diagnostic(ctx, i);
 		if (stir_diag_get_severity(d) != STIR_ERROR)
 			continue;
+		stir_diag_locate(d, loc);
 		stir_diag_add_note(d, loc, "%s", what);
 		noted = true;
 	}

@@ -679,7 +679,7 @@ START_TEST(test_kernel_and_bindings)
 		{ "examples/csrmm.stir",
 		  "kernel: csrmm\nformat:\n  - decompose: {tensor: A, rules: [{ell: "
 		  "{width: 2}}]}\n", "m=5,n=8",
-		  "0:0: error: ELL: row 0 has 8 entries, more than the width 2\n"
+		  "3:37: error: ELL: row 0 has 8 entries, more than the width 2\n"
 		  "3:37: note: while building the ell format of tensor 'A' on the "
 		  "host\n" },
 		{ "examples/bsrmm.stir",
