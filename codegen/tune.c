@@ -496,18 +496,14 @@ int stir_tune_get_search_order(stir_tune_recipe r, const stir_csr *a,
 		move_to_front(order, costs, n, similar);
 		return n;
 	}
-	bool spmm = r == STIR_TUNE_SPMM;
-	if (!spmm && r != STIR_TUNE_SDDMM_ROWS)
+	if (r != STIR_TUNE_SPMM)
 		return n;
 	/* the model's pick, then the candidates most often fastest (the
 	 * last of the list moved first), then the rest of the model's order */
 	int pick = order[0];
-	int often = spmm ? stir_spmm_hybrid_n_often_fastest() :
-		stir_sddmm_n_often_fastest();
-	for (int i = often - 1; i >= 0; i--)
-		move_to_front(order, costs, n, spmm ?
-			stir_spmm_hybrid_get_often_fastest(i) :
-			stir_sddmm_get_often_fastest(i));
+	for (int i = stir_spmm_hybrid_n_often_fastest() - 1; i >= 0; i--)
+		move_to_front(order, costs, n,
+			stir_spmm_hybrid_get_often_fastest(i));
 	move_to_front(order, costs, n, pick);
 	return n;
 }

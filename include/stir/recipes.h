@@ -346,17 +346,12 @@ typedef struct stir_sddmm_candidate {
  * 2 lanes at most, the fused one with 8 and 4 lanes in blocks of 128;
  * then the row schedule with X read from global memory in blocks of 64
  * and 32 threads; then the row schedule with a row cut over 2 or 4
- * thread blocks (chunks); then the row tile schedule, 4 to 32 rows a
+ * thread blocks (chunks); then the row tile schedule, 8, 4 and 2 rows a
  * block (bench_sddmm --candidates names them by index). */
 STIR_EXPORT int stir_sddmm_n_candidates(void);
 /* Candidate i (0 <= i < stir_sddmm_n_candidates()), or NULL. */
 STIR_EXPORT const stir_sddmm_candidate *stir_sddmm_get_candidate(int i);
-/* The row candidates the measured search of sddmm_rows (stir_tune) times
- * right after the cost model's pick, whatever the model's order (as the
- * SpMM's stir_spmm_hybrid_get_often_fastest).  Their count, and the
- * candidate index at position i (-1 when i is out of range). */
-STIR_EXPORT int stir_sddmm_n_often_fastest(void);
-STIR_EXPORT int stir_sddmm_get_often_fastest(int i);
+
 
 /* Schedule stage I kernel k with SDDMM candidate p at "feat" features:
  * stir_recipe_sddmm (k the kernel sddmm of examples/sddmm.stir) or, for

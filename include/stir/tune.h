@@ -123,11 +123,9 @@ typedef struct stir_tune_result {
  * stir_sddmm_rank), the model's costs into costs[] when not NULL: the
  * model's order (stir_spmm_hybrid_model_rank, stir_sddmm_rank) with
  * candidate "similar" (a similar graph's winner; < 0: none) first; for
- * the SpMM and the SDDMM by rows without one, the model's pick first,
- * then the candidates most often fastest
- * (stir_spmm_hybrid_get_often_fastest, stir_sddmm_get_often_fastest, in
- * their order), then the rest of the model's order -- so that a search
- * cut short by its
+ * the SpMM without one, the model's pick first, then the candidates most
+ * often fastest (stir_spmm_hybrid_get_often_fastest, in its order), then
+ * the rest of the model's order -- so that a search cut short by its
  * budget has timed the model's pick.  The count, or -1 when out of
  * memory. */
 STIR_EXPORT int stir_tune_get_search_order(stir_tune_recipe r,

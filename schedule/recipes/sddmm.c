@@ -450,14 +450,16 @@ int stir_recipe_sddmm_candidate(stir_kernel *k, const stir_sddmm_candidate *p,
  * own copy of X's row): for matrices of a few thousand rows of 30-100
  * non-zeros (HB_bcsstk13, FIDAP_ex6), where a row's steps one after
  * another are the kernel's latency and a row a block is about one wave
- * of the GPU.  The last eight are the row tile schedule: 2 to 32
- * consecutive rows a thread block, one thread a non-zero, 8 to 32 of a
- * row's non-zeros at a time: cuSPARSE's shape on these matrices (8 rows
- * a block of 256 threads, many loads in flight a thread, 71-77% L1 hits
- * on HB_bcsstk13 and HB_bcsstk33: bench/RESULTS.md, "what limits them"),
- * where a non-zero's dot product needs no shuffle and a block's rows
- * share Y's rows in L1; 32 rows of 8 for short rows (HB_zenios,
- * DIMACS10_data). */
+ * of the GPU.  The last three are the row tile schedule: 8, 4 or 2
+ * consecutive rows a thread block, one thread a non-zero, 32 of a row's
+ * non-zeros at a time (no shuffle; X's and Y's rows in float4 loads).
+ * Built after cuSPARSE's block of 8 rows (bench/RESULTS.md, "what limits
+ * them"), they are 1.2-3.9x slower than the best on the long rows (a
+ * warp's vector load touches 32 rows of Y: L1's throughput bounds them)
+ * but the fastest at 32 features on DIMACS10_data and HB_zenios (and tie
+ * on Bai_cryg2500), small matrices of short rows where a non-zero's few
+ * loads are its time (bench/RESULTS.md, "a thread block over consecutive
+ * rows"); of the eight timed, the three that won or came within 1%. */
 static const stir_sddmm_candidate candidates[] = {
 	{ false, 32, 0, false, 0, 0 }, { false, 16, 0, false, 0, 0 },
 	{ false, 8, 0, false, 0, 0 }, { false, 4, 0, false, 0, 0 },
@@ -475,10 +477,8 @@ static const stir_sddmm_candidate candidates[] = {
 	{ true, 8, 256, false, 2, 0 }, { true, 16, 128, false, 4, 0 },
 	{ true, 16, 256, false, 2, 0 }, { true, 32, 256, false, 4, 0 },
 	{ true, 4, 64, false, 2, 0 }, { true, 8, 64, false, 4, 0 },
-	{ true, 1, 256, true, 0, 8 }, { true, 1, 256, true, 0, 16 },
-	{ true, 1, 128, true, 0, 4 }, { true, 1, 128, true, 0, 8 },
-	{ true, 1, 256, true, 0, 32 }, { true, 1, 128, true, 0, 16 },
-	{ true, 1, 64, true, 0, 4 }, { true, 1, 64, true, 0, 2 },
+	{ true, 1, 256, true, 0, 8 }, { true, 1, 128, true, 0, 4 },
+	{ true, 1, 64, true, 0, 2 },
 };
 #define N_CANDIDATES (int)(sizeof(candidates) / sizeof(candidates[0]))
 
@@ -492,25 +492,6 @@ int stir_sddmm_n_candidates(void)
 const stir_sddmm_candidate *stir_sddmm_get_candidate(int i)
 {
 	return i >= 0 && i < N_CANDIDATES ? &candidates[i] : NULL;
-}
-
-/* The row tile candidates of cuSPARSE's shapes (8 rows of 32 or of 16
- * non-zeros, 4 rows of 32) and the one for short rows (32 rows of 8),
- * which the cost model, counting a lane's vector loads one after another,
- * ranks past the 16 timed on the matrices of long rows. */
-static const int often_fastest[] = { 31, 34, 33, 35 };
-
-/* The count of those candidates. */
-int stir_sddmm_n_often_fastest(void)
-{
-	return (int)(sizeof(often_fastest) / sizeof(often_fastest[0]));
-}
-
-/* i: the position in the list. */
-int stir_sddmm_get_often_fastest(int i)
-{
-	return i >= 0 && i < stir_sddmm_n_often_fastest() ?
-		often_fastest[i] : -1;
 }
 
 /* p, feat: see recipes.h. */
