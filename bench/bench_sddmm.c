@@ -84,7 +84,8 @@ static bool candidate(const bench_options *o, int64_t feat, int i,
 		stir_sddmm_map qm = stir_sddmm_candidate_map(q, feat);
 		if (q->rows == p->rows && qm.lanes == fm->lanes &&
 		    qm.vec == fm->vec && qm.nnz == fm->nnz &&
-		    qm.chunks == fm->chunks && q->x_global == p->x_global)
+		    qm.chunks == fm->chunks && q->x_global == p->x_global &&
+		    qm.row_tile == fm->row_tile)
 			return false;
 	}
 	return true;

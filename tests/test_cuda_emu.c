@@ -515,10 +515,11 @@ static void find_programs(void)
 	/* the candidates past the first eight (thread blocks of 128 and 64
 	 * threads, 2 lanes), at 32 and 6 features: 8 lanes of float4 at most,
 	 * or 1 and 2 lanes of float2 */
-	static const int64_t cand_feats[] = { 32, 6 };
+	static const int64_t cand_feats[] = { 32, 6, 5 };
 	for (int c = 8; c < stir_sddmm_n_candidates(); c++) {
-		for (size_t i = 0; i < 2; i++) {
-			const stir_sddmm_candidate *q = stir_sddmm_get_candidate(c);
+		const stir_sddmm_candidate *q = stir_sddmm_get_candidate(c);
+		/* the row tiles also at 5 features: no vectors, no split */
+		for (size_t i = 0; i < (q->row_tile > 0 ? 3u : 2u); i++) {
 			emu_prog *p = add(q->rows ? "examples/sddmm_rows.stir" :
 				"examples/sddmm.stir", q->rows ? "sddmm_rows" :
 				"sddmm", "examples/sddmm.stir", "sddmm", NULL);

@@ -446,6 +446,9 @@ check(n_rows > 0, "no row candidate tried")
 # the ctypes struct reads the C one's last field (x_global: row
 # candidates only, include/stir/recipes.h)
 check(n_x_global > 0, "no candidate reads X from global memory")
+check(any(_fast.lib.stir_sddmm_get_candidate(c).contents.row_tile > 0
+          for c in range(_fast.lib.stir_sddmm_n_candidates())),
+      "no row tile candidate (the struct's last field)")
 
 # --- bad arrays refused, with the array's name
 B = rng.standard_normal((small.shape[1], 4)).astype(np.float32)

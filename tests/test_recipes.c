@@ -102,8 +102,10 @@ START_TEST(test_sddmm_candidates)
 			p->rows ? "sddmm_rows" : "sddmm", &m);
 		stir_sddmm_map fm = stir_sddmm_candidate_map(p, 96);
 		ck_assert_int_le(fm.lanes, p->max_lanes);
-		ck_assert_int_eq(fm.lanes * fm.nnz,
-			p->threads > 0 ? p->threads : 256);
+		ck_assert_int_eq(fm.lanes * fm.nnz * (p->row_tile > 0 ?
+			p->row_tile : 1), p->threads > 0 ? p->threads : 256);
+		ck_assert(p->rows || p->row_tile == 0);
+		ck_assert(p->row_tile == 0 || (fm.lanes == 1 && p->x_global));
 		int rc = stir_recipe_sddmm_candidate(k, p, 96);
 		if (rc < 0)
 			stir_ctx_print_diagnostics(ctx, stderr);
@@ -119,6 +121,15 @@ START_TEST(test_sddmm_candidates)
 		ck_assert_int_eq(strstr(cuda, "blockIdx.y") != NULL,
 			p->chunks > 1);
 		ck_assert(p->rows || p->chunks <= 1);
+		/* a row tile: one thread a non-zero (no shuffle), several rows
+		 * a block on threadIdx.y, each sum stored once (no zeroing of
+		 * S) */
+		if (p->row_tile > 0) {
+			ck_assert_ptr_null(strstr(cuda, "__shfl"));
+			ck_assert_ptr_null(strstr(cuda, "S_data[v0] = 0"));
+			ck_assert_ptr_nonnull(strstr(cuda, "const int i_1 = "
+				"threadIdx.y"));
+		}
 		free(cuda);
 		/* the candidate's row schedule with X shared is
 		 * stir_recipe_sddmm_rows, the fused one stir_recipe_sddmm */
@@ -160,6 +171,29 @@ START_TEST(test_sddmm_row_chunks_refused)
 	    "sddmm_rows.stir:14 by different thread blocks of one launch"))
 		ck_abort_msg("unexpected: %s", msg);
 	ck_assert_int_eq(stir_diag_get_loc(dg).line, 13);
+	stir_module_free(m);
+	stir_ctx_free(ctx);
+}
+END_TEST
+
+START_TEST(test_sddmm_row_tile_refused)
+{
+	/* the row tile schedule with 4 lanes a non-zero: refused at the
+	 * kernel, nothing scheduled */
+	stir_sddmm_map fm = stir_sddmm_map_lanes(32, 4);
+	fm.row_tile = 8;
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_module *m;
+	stir_kernel *k = read_kernel(ctx, "examples/sddmm_rows.stir",
+		"sddmm_rows", &m);
+	ck_assert_int_eq(stir_recipe_sddmm_row_tile(k, fm), -1);
+	const stir_diag *dg = stir_ctx_get_diagnostic(ctx, 0);
+	const char *msg = stir_diag_get_message(dg);
+	if (!strstr(msg, "needs one lane a non-zero") ||
+	    !strstr(msg, "lanes 4, row_tile 8"))
+		ck_abort_msg("unexpected: %s", msg);
+	ck_assert_int_eq(stir_diag_get_loc(dg).line, 4);
+	ck_assert_int_eq(stir_kernel_get_stage(k), STIR_STAGE_1);
 	stir_module_free(m);
 	stir_ctx_free(ctx);
 }
@@ -1683,6 +1717,7 @@ static Suite *recipes_suite(void)
 	tcase_add_test(tc, test_spmm_candidates);
 	tcase_add_test(tc, test_sddmm_candidates);
 	tcase_add_test(tc, test_sddmm_row_chunks_refused);
+	tcase_add_test(tc, test_sddmm_row_tile_refused);
 	tcase_add_test(tc, test_sddmm_vblock);
 	tcase_add_test(tc, test_sddmm_vblock_candidates);
 	tcase_add_test(tc, test_row_groups);

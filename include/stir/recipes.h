@@ -226,6 +226,11 @@ typedef struct stir_sddmm_map {
 	                           schedule) or a row (the row schedule),
 	                           on blockIdx.y, taking its steps of nnz
 	                           columns in turn; 0 or 1: one */
+	int64_t row_tile;       /* the row tile schedule: consecutive rows
+	                           a thread block, side by side on
+	                           threadIdx.y, each row's non-zeros nnz
+	                           at a time on threadIdx.x (lanes 1);
+	                           0: not that schedule */
 } stir_sddmm_map;
 
 /* The default mapping for "feat" features (feat >= 1): the widest vector
@@ -255,6 +260,18 @@ STIR_EXPORT int stir_recipe_sddmm(__stir_keep stir_kernel *k, stir_sddmm_map fm)
  * (blockIdx.y), each copying X's row.  No search for a row remains.  0,
  * or -1 with diagnostics. */
 STIR_EXPORT int stir_recipe_sddmm_rows(__stir_keep stir_kernel *k,
+	stir_sddmm_map fm);
+
+/* The same for kernel "k", sddmm_rows of examples/sddmm_rows.stir, with
+ * fm.row_tile consecutive rows a thread block (blockIdx.x), side by side
+ * on threadIdx.y, and one thread a non-zero: a row's non-zeros fm.nnz at
+ * a time on threadIdx.x (fm.lanes must be 1), each thread's dot product
+ * over all the features in a register (vector loads of X's row, read from
+ * global memory, the same address across the row's threads, and of Y's
+ * row), stored once (cache_write_over_init: no zeroing, one launch).  The
+ * rows of a block read many of the same rows of Y at about the same time
+ * (L1 hits on banded matrices).  0, or -1 with diagnostics. */
+STIR_EXPORT int stir_recipe_sddmm_row_tile(__stir_keep stir_kernel *k,
 	stir_sddmm_map fm);
 
 /* The same for kernel "k", the stage I kernel sddmm_vb of
@@ -316,6 +333,10 @@ typedef struct stir_sddmm_candidate {
 	int64_t chunks;         /* the row schedule: thread blocks a row
 	                           (blockIdx.y), taking its steps of
 	                           non-zeros in turn; 0 or 1: one */
+	int64_t row_tile;       /* the row schedule: that many consecutive
+	                           rows a thread block (the row tile
+	                           schedule, max_lanes 1, X read from
+	                           global memory); 0: one row a block */
 } stir_sddmm_candidate;
 
 /* The candidate space of the SDDMM, as bench_sddmm searches it: the fused
@@ -325,16 +346,19 @@ typedef struct stir_sddmm_candidate {
  * 2 lanes at most, the fused one with 8 and 4 lanes in blocks of 128;
  * then the row schedule with X read from global memory in blocks of 64
  * and 32 threads; then the row schedule with a row cut over 2 or 4
- * thread blocks (chunks) (bench_sddmm --candidates names them by index). */
+ * thread blocks (chunks); then the row tile schedule, 8, 4 and 2 rows a
+ * block (bench_sddmm --candidates names them by index). */
 STIR_EXPORT int stir_sddmm_n_candidates(void);
 /* Candidate i (0 <= i < stir_sddmm_n_candidates()), or NULL. */
 STIR_EXPORT const stir_sddmm_candidate *stir_sddmm_get_candidate(int i);
+
 
 /* Schedule stage I kernel k with SDDMM candidate p at "feat" features:
  * stir_recipe_sddmm (k the kernel sddmm of examples/sddmm.stir) or, for
  * a row candidate, the row schedule of stir_recipe_sddmm_rows (k the
  * kernel sddmm_rows of examples/sddmm_rows.stir), X's row in shared
- * memory unless p->x_global; with
+ * memory unless p->x_global, or stir_recipe_sddmm_row_tile when
+ * p->row_tile; with
  * stir_sddmm_candidate_map's mapping.  0, or -1 with diagnostics in k's
  * context. */
 STIR_EXPORT int stir_recipe_sddmm_candidate(__stir_keep stir_kernel *k,

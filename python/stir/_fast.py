@@ -187,12 +187,13 @@ def sddmm_choice(csr, feat, n_sms=0, device=None, record=True):
 
 def describe_sddmm(cand):
     """A short text of SDDMM candidate "cand" ("#5 rows l8 128t"; "xg":
-    X's row read from global memory)."""
+    X's row read from global memory; "t8": 8 rows a thread block)."""
     p = lib.stir_sddmm_get_candidate(cand).contents
-    return "#%d %s l%d %dt%s%s" % (cand, "rows" if p.rows else "fused",
-                                   p.max_lanes, p.threads or 256,
-                                   " xg" if p.x_global else "",
-                                   " c%d" % p.chunks if p.chunks > 1 else "")
+    return "#%d %s l%d %dt%s%s%s" % (cand, "rows" if p.rows else "fused",
+                                     p.max_lanes, p.threads or 256,
+                                     " xg" if p.x_global else "",
+                                     " c%d" % p.chunks if p.chunks > 1 else "",
+                                     " t%d" % p.row_tile if p.row_tile else "")
 
 
 def model_pick(csr, feat, n_sms=0):

@@ -59,14 +59,14 @@ class HybridCandidate(ctypes.Structure):
 class SddmmMap(ctypes.Structure):
     """stir_sddmm_map (include/stir/recipes.h)."""
     _fields_ = [("feat", c_int64), ("lanes", c_int64), ("vec", c_int64),
-                ("nnz", c_int64), ("chunks", c_int64)]
+                ("nnz", c_int64), ("chunks", c_int64), ("row_tile", c_int64)]
 
 
 class SddmmCandidate(ctypes.Structure):
     """stir_sddmm_candidate: a candidate of the SDDMM."""
     _fields_ = [("rows", ctypes.c_bool), ("max_lanes", c_int64),
                 ("threads", c_int64), ("x_global", ctypes.c_bool),
-                ("chunks", c_int64)]
+                ("chunks", c_int64), ("row_tile", c_int64)]
 
 
 class MatrixSig(ctypes.Structure):

@@ -16,6 +16,7 @@
 /* Modeled machine: H100-like bandwidth (bytes per ns) and L2 size. */
 #define DRAM_BW 3000.0
 #define L2_BYTES (50.0 * 1024 * 1024)
+#define L1_BYTES (128.0 * 1024)  /* what a thread block's rows of Y keep */
 #define L2_BW_FACTOR 0.3        /* a gather that hits L2, against DRAM */
 #define LOAD_NS 400.0           /* a gather's latency, a serial step */
 #define ISSUE_NS 4.0            /* a vector load or shuffle issued */
@@ -67,6 +68,55 @@ static double estimate(double mem_ns, const steps *st, int n_sms)
 		lat_ns + 0.25 * mem_ns;
 }
 
+static int64_t group_columns(const stir_csr *a, int64_t rows, int64_t *cols);
+
+/* a, fm, nz_steps, n_sms: the row tile schedule's estimate (the row
+ * schedule's terms over tiles of fm.row_tile rows, one lane a non-zero,
+ * X's row from global memory): a tile's serial steps are its longest
+ * row's; the bytes from L2 are Y's rows of each tile's union of columns
+ * (the tile's rows find each other's rows of Y in L1) where they fit in
+ * L1, else every non-zero's.  -1 when memory runs out. */
+static double row_tile_cost(const stir_csr *a, stir_sddmm_map fm,
+	double nz_steps, int n_sms)
+{
+	int64_t R = fm.row_tile, nt = (a->nrows + R - 1) / R;
+	int64_t *cols = malloc((size_t)nt * sizeof(*cols));
+	int64_t total = cols ? group_columns(a, R, cols) : -1;
+	if (total < 0) {
+		free(cols);
+		return -1;
+	}
+	double f = (double)fm.feat, work = 0, longest = 0, busy = 0, used = 0;
+	double gathered = 0;
+	for (int64_t t = 0; t < nt; t++) {
+		int64_t r1 = (t + 1) * R < a->nrows ? (t + 1) * R : a->nrows;
+		int64_t most = 0, d_all = 0;
+		for (int64_t i = t * R; i < r1; i++) {
+			int64_t d = a->indptr[i + 1] - a->indptr[i];
+			int64_t st = (d + fm.nnz - 1) / fm.nnz;
+			most = st > most ? st : most;
+			busy += (double)d;
+			used += (double)(st * fm.nnz);
+			d_all += d;
+		}
+		double s = (double)most * nz_steps +
+			(double)d_all * f * 4 / SM_BW;
+		work += s;
+		longest = s > longest ? s : longest;
+		gathered += (double)cols[t] * f * 4 <= L1_BYTES ?
+			(double)cols[t] : (double)d_all;
+	}
+	free(cols);
+	double y_bytes = (double)a->ncols * f * 4;
+	double hit = y_bytes <= L2_BYTES ? 1.0 : L2_BYTES / y_bytes;
+	double gather = gathered * f * 4 * (hit * L2_BW_FACTOR + (1 - hit));
+	double mem_ns = (gather + (double)a->nrows * f * 4 +
+		(double)a->nnz * 8 + (double)a->nrows * 4) / DRAM_BW;
+	steps st = { (double)nt, (double)(R * fm.nnz), work, longest, busy,
+		used, 0.5 };
+	return estimate(mem_ns, &st, n_sms);
+}
+
 /* p, a, feat, n_sms: see recipes.h. */
 double stir_sddmm_model_cost(const stir_sddmm_candidate *p, const stir_csr *a,
 	int64_t feat, int n_sms)
@@ -88,6 +138,8 @@ double stir_sddmm_model_cost(const stir_sddmm_candidate *p, const stir_csr *a,
 	if (!p->rows)
 		nz_steps += SEARCH_NS * log2_ceil(a->nrows + 1) +
 			ISSUE_NS * vecs * log2_ceil(a->nrows + 1);
+	if (fm.row_tile > 0)
+		return row_tile_cost(a, fm, nz_steps, n_sms);
 	/* thread blocks, and the steps of the slowest and of all */
 	double blocks, work = 0, longest = 0, busy = 0, used = 0;
 	/* with chunks, a row's steps shared by that many blocks, each

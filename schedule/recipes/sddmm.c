@@ -53,15 +53,32 @@
  *     row per thread block, fm.nnz of its non-zeros at a time;
  *  5. at stage III, the vector loads of X's row (from shared memory) and
  *     Y's row as in the fused schedule.
- * No search remains: the row is the thread block's. */
+ * No search remains: the row is the thread block's.
+ *
+ * The row tile schedule (stir_recipe_sddmm_row_tile) gives a thread block
+ * fm.row_tile consecutive rows side by side and each non-zero one thread:
+ *  1. i splits into i_0 (blockIdx.x) and i_1 (threadIdx.y), a row's
+ *     non-zeros j into j_0 (serial) and j_1 (fm.nnz of them, threadIdx.x),
+ *     the features k into k_0 (serial, unrolled) and k_1 (a vector);
+ *  2. at stage III, S is cached in a register at k_0 over the init
+ *     (cache_write_over_init: the init nest goes, each sum is stored
+ *     once, by the thread that made it, so no barrier and no shuffle);
+ *  3. the vector loads of X's row (from global memory: one address across
+ *     a row's threads, a broadcast) and of Y's rows as in the fused
+ *     schedule.  A thread's loads of its non-zero's row of Y are many and
+ *     independent (feat / vec of them), and the rows of a block, neighbours
+ *     in a banded matrix, read many of the same rows of Y at about the
+ *     same time, from L1. */
 #include <stir/stir.h>
 #include <stir/recipes.h>
+#include "ir/diag.h"
+#include "ir/nodes.h"
 
 /* feat, vec, max_lanes: the mapping with vectors of "vec" features and
  * at most max_lanes lanes. */
 static stir_sddmm_map make_map(int64_t feat, int64_t vec, int64_t max_lanes)
 {
-	stir_sddmm_map fm = { feat, 1, vec, 0, 0 };
+	stir_sddmm_map fm = { feat, 1, vec, 0, 0, 0 };
 	int64_t q = feat / vec;
 	while (fm.lanes * 2 <= max_lanes && q % (fm.lanes * 2) == 0)
 		fm.lanes *= 2;
@@ -348,6 +365,45 @@ int stir_recipe_sddmm_rows(stir_kernel *k, stir_sddmm_map fm)
 	return rows_schedule(k, fm, true);
 }
 
+/* k, fm: see recipes.h and the file's header. */
+int stir_recipe_sddmm_row_tile(stir_kernel *k, stir_sddmm_map fm)
+{
+	const int64_t fi[] = { 0, fm.row_tile }, fj[] = { 0, fm.nnz };
+	const int64_t fk[] = { 0, fm.vec };
+	const char *il[2], *jl[2], *kl[2] = { "k", NULL };
+	bool vec = fm.vec > 1;
+	if (fm.lanes != 1 || fm.row_tile < 1 || fm.nnz < 1) {
+		stir_error(stir_kernel_ctx(k), k->loc, "stir_recipe_sddmm_row_tile: "
+			"kernel '%s' needs one lane a non-zero and at least one "
+			"row and one non-zero a block (lanes %lld, row_tile %lld, "
+			"nnz %lld)", k->name, (long long)fm.lanes,
+			(long long)fm.row_tile, (long long)fm.nnz);
+		return -1;
+	}
+	if (stir_specialize(k, "feat", fm.feat) < 0 ||
+	    stir_lower_sparse_iter(k) < 0)
+		return -1;
+	/* the nest's blocks: the row's, then the sum's */
+	const char *blk = stir_kernel_get_made(k, STIR_MADE_BLOCK, 1);
+	if (split(k, blk, "i", 2, fi, il) < 0 ||
+	    split(k, blk, "j", 2, fj, jl) < 0 ||
+	    (vec && split(k, blk, "k", 2, fk, kl) < 0) ||
+	    stir_bind(k, blk, il[0], STIR_BLOCK_X) < 0 ||
+	    stir_bind(k, blk, il[1], STIR_THREAD_Y) < 0 ||
+	    stir_bind(k, blk, jl[1], STIR_THREAD_X) < 0 ||
+	    stir_unroll(k, blk, kl[0]) < 0 ||
+	    stir_lower_sparse_buffer(k) < 0)
+		return -1;
+	const char *x = stir_kernel_get_made_from(k, STIR_MADE_BUFFER, "X", 0);
+	const char *y = stir_kernel_get_made_from(k, STIR_MADE_BUFFER, "Y", 0);
+	const char *s = stir_kernel_get_made_from(k, STIR_MADE_BUFFER, "S", 0);
+	/* last, the GPU's stage III rewrites */
+	return stir_cache_write_over_init(k, blk, s, kl[0],
+		STIR_SCOPE_LOCAL) < 0 ||
+		(vec && vector_loads(k, blk, x, y, kl[1]) < 0) ||
+		stir_kernel_prepare_for_gpu(k) < 0 ? -1 : 0;
+}
+
 /* k, p, feat: see recipes.h. */
 int stir_recipe_sddmm_candidate(stir_kernel *k, const stir_sddmm_candidate *p,
 	int64_t feat)
@@ -364,6 +420,8 @@ int stir_recipe_sddmm_candidate(stir_kernel *k, const stir_sddmm_candidate *p,
 	stir_sddmm_map fm = stir_sddmm_candidate_map(p, feat);
 	if (!p->rows)
 		return stir_recipe_sddmm(k, fm);
+	if (fm.row_tile > 0)
+		return stir_recipe_sddmm_row_tile(k, fm);
 	return rows_schedule(k, fm, !p->x_global);
 }
 
@@ -392,24 +450,35 @@ int stir_recipe_sddmm_candidate(stir_kernel *k, const stir_sddmm_candidate *p,
  * own copy of X's row): for matrices of a few thousand rows of 30-100
  * non-zeros (HB_bcsstk13, FIDAP_ex6), where a row's steps one after
  * another are the kernel's latency and a row a block is about one wave
- * of the GPU. */
+ * of the GPU.  The last three are the row tile schedule: 8, 4 or 2
+ * consecutive rows a thread block, one thread a non-zero, 32 of a row's
+ * non-zeros at a time (no shuffle; X's and Y's rows in float4 loads).
+ * Built after cuSPARSE's block of 8 rows (bench/RESULTS.md, "what limits
+ * them"), they are 1.2-3.9x slower than the best on the long rows (a
+ * warp's vector load touches 32 rows of Y: L1's throughput bounds them)
+ * but the fastest at 32 features on DIMACS10_data and HB_zenios (and tie
+ * on Bai_cryg2500), small matrices of short rows where a non-zero's few
+ * loads are its time (bench/RESULTS.md, "a thread block over consecutive
+ * rows"); of the eight timed, the three that won or came within 1%. */
 static const stir_sddmm_candidate candidates[] = {
-	{ false, 32, 0, false, 0 }, { false, 16, 0, false, 0 },
-	{ false, 8, 0, false, 0 }, { false, 4, 0, false, 0 },
-	{ true, 32, 0, false, 0 }, { true, 16, 0, false, 0 },
-	{ true, 8, 0, false, 0 }, { true, 4, 0, false, 0 },
-	{ true, 32, 128, false, 0 }, { true, 16, 128, false, 0 },
-	{ true, 8, 128, false, 0 }, { true, 4, 128, false, 0 },
-	{ true, 32, 64, false, 0 }, { true, 16, 64, false, 0 },
-	{ true, 8, 64, false, 0 }, { true, 4, 64, false, 0 },
-	{ true, 2, 0, false, 0 }, { false, 2, 0, false, 0 },
-	{ false, 8, 128, false, 0 }, { false, 4, 128, false, 0 },
-	{ true, 4, 64, true, 0 }, { true, 8, 64, true, 0 },
-	{ true, 4, 32, true, 0 },
-	{ true, 4, 128, false, 2 }, { true, 8, 128, false, 2 },
-	{ true, 8, 256, false, 2 }, { true, 16, 128, false, 4 },
-	{ true, 16, 256, false, 2 }, { true, 32, 256, false, 4 },
-	{ true, 4, 64, false, 2 }, { true, 8, 64, false, 4 },
+	{ false, 32, 0, false, 0, 0 }, { false, 16, 0, false, 0, 0 },
+	{ false, 8, 0, false, 0, 0 }, { false, 4, 0, false, 0, 0 },
+	{ true, 32, 0, false, 0, 0 }, { true, 16, 0, false, 0, 0 },
+	{ true, 8, 0, false, 0, 0 }, { true, 4, 0, false, 0, 0 },
+	{ true, 32, 128, false, 0, 0 }, { true, 16, 128, false, 0, 0 },
+	{ true, 8, 128, false, 0, 0 }, { true, 4, 128, false, 0, 0 },
+	{ true, 32, 64, false, 0, 0 }, { true, 16, 64, false, 0, 0 },
+	{ true, 8, 64, false, 0, 0 }, { true, 4, 64, false, 0, 0 },
+	{ true, 2, 0, false, 0, 0 }, { false, 2, 0, false, 0, 0 },
+	{ false, 8, 128, false, 0, 0 }, { false, 4, 128, false, 0, 0 },
+	{ true, 4, 64, true, 0, 0 }, { true, 8, 64, true, 0, 0 },
+	{ true, 4, 32, true, 0, 0 },
+	{ true, 4, 128, false, 2, 0 }, { true, 8, 128, false, 2, 0 },
+	{ true, 8, 256, false, 2, 0 }, { true, 16, 128, false, 4, 0 },
+	{ true, 16, 256, false, 2, 0 }, { true, 32, 256, false, 4, 0 },
+	{ true, 4, 64, false, 2, 0 }, { true, 8, 64, false, 4, 0 },
+	{ true, 1, 256, true, 0, 8 }, { true, 1, 128, true, 0, 4 },
+	{ true, 1, 64, true, 0, 2 },
 };
 #define N_CANDIDATES (int)(sizeof(candidates) / sizeof(candidates[0]))
 
@@ -431,8 +500,11 @@ stir_sddmm_map stir_sddmm_candidate_map(const stir_sddmm_candidate *p,
 {
 	stir_sddmm_map fm = stir_sddmm_map_lanes(feat, p->max_lanes);
 	int64_t threads = p->threads > 0 ? p->threads : 256;
-	fm.nnz = threads / fm.lanes > 0 ? threads / fm.lanes : 1;
+	int64_t rows = p->rows && p->row_tile > 0 ? p->row_tile : 1;
+	fm.nnz = threads / (fm.lanes * rows) > 0 ?
+		threads / (fm.lanes * rows) : 1;
 	fm.chunks = p->rows ? p->chunks : 0;
+	fm.row_tile = p->rows ? p->row_tile : 0;
 	return fm;
 }
 
