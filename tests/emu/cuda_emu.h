@@ -414,7 +414,8 @@ inline void (*stir_emu_fn)(void **);
 inline void **stir_emu_params;
 
 /* The launch's dynamic shared memory: the size cuLaunchKernel gave, and
- * the memory (128-byte aligned, kept from launch to launch). */
+ * the memory (128-byte aligned; freed at the launch's end, so that none
+ * outlives the module when the fake driver unloads it). */
 inline unsigned stir_emu_shared_bytes;
 inline unsigned char *stir_emu_shared_mem;
 inline size_t stir_emu_shared_cap;
@@ -544,6 +545,9 @@ extern "C" int stir_emu_launch(void (*fn)(void **), const unsigned *grid,
 	for (unsigned l = 0; l < n; l++)
 		delete[] th[l].stack;
 	delete[] th;
+	free(stir_emu_shared_mem);
+	stir_emu_shared_mem = NULL;
+	stir_emu_shared_cap = 0;
 	return rc == 0 && !stir_emu_bad_mask ? 0 : -1;
 }
 
