@@ -89,16 +89,66 @@ static stir_loc first_loc(const stir_stmt *s)
 
 /* ---- launches ----------------------------------------------------------- */
 
-/* e, li: the register and shared arrays of launch li, declared at
- * the top of its function.  Shared memory starts zeroed, as the
- * interpreter's buffers do (16 bytes a store where the buffer is aligned
- * to 16 and of whole pieces).  Returns the shared bytes. */
-static int64_t emit_declarations(emitter *e, int li)
+/* e, i, n: whether buffer i (n elements) is an array of the launch's
+ * shared memory. */
+static bool is_shared_array(const emitter *e, int i, int64_t *n)
+{
+	const stir_buffer *b = stir_buffer_at(&e->k->buffers, i);
+	return e->buf_used[i] && b->scope == STIR_SCOPE_SHARED && !e->frag[i] &&
+		cuda_literal_value(e->ctx, e->k, b->extent, n);
+}
+
+/* e, L: the launch's shared arrays, each at an offset aligned to 16 (or
+ * its own alignment), when together they take more than the
+ * MAX_STATIC_SHARED bytes a kernel may declare statically: then they are
+ * pieces of the launch's dynamic shared memory (L->dynamic_shared bytes,
+ * opted in to by the runtime; the verifier bounds it by
+ * MAX_DYNAMIC_SHARED), else static arrays as before. */
+static void emit_dynamic_shared(emitter *e, cuda_launch *L)
 {
 	const stir_kernel *k = e->k;
 	cg_printer *p = e->out;
-	int64_t shared = 0;
+	int64_t total = 0, n;
+	for (int i = 0; i < k->buffers.n; i++)
+		if (is_shared_array(e, i, &n))
+			total += n * (int64_t)stir_dtype_get_size(
+				stir_buffer_at(&k->buffers, i)->dtype);
+	L->dynamic_shared = 0;
+	if (total <= MAX_STATIC_SHARED)
+		return;
+	int64_t at = 0;
+	for (int i = 0; i < k->buffers.n; i++) {
+		const stir_buffer *b = stir_buffer_at(&k->buffers, i);
+		if (!is_shared_array(e, i, &n))
+			continue;
+		int64_t align = e->align[i] > 16 ? e->align[i] : 16;
+		at = (at + align - 1) / align * align;
+		at += n * (int64_t)stir_dtype_get_size(b->dtype);
+	}
+	L->dynamic_shared = (unsigned)at;
+	cg_line(p, "// %" PRId64 " bytes of shared arrays (over %d): the "
+		"launch's dynamic shared memory", at, MAX_STATIC_SHARED);
+	cg_put(p, "#ifdef STIR_EMU\n");
+	cg_line(p, "unsigned char *const stir_shared = "
+		"stir_emu_dynamic_shared(%" PRId64 ");", at);
+	cg_put(p, "#else\n");
+	cg_line(p, "extern __shared__ __align__(128) unsigned char stir_shared[];");
+	cg_put(p, "#endif\n");
+}
+
+/* e, li: the register and shared arrays of launch li, declared at
+ * the top of its function (shared ones as pieces of the dynamic shared
+ * memory where they do not fit statically: emit_dynamic_shared).  Shared
+ * memory starts zeroed, as the interpreter's buffers do (16 bytes a store
+ * where the buffer is aligned to 16 and of whole pieces). */
+static void emit_declarations(emitter *e, int li)
+{
+	const stir_kernel *k = e->k;
+	cg_printer *p = e->out;
+	cuda_launch *L = &e->plan->launches[li];
+	int64_t shared_at = 0;
 	bool any_shared = false;
+	emit_dynamic_shared(e, L);
 	for (int i = 0; i < k->buffers.n; i++) {
 		const stir_buffer *b = stir_buffer_at(&k->buffers, i);
 		if (!e->buf_used[i] || b->scope == STIR_SCOPE_GLOBAL)
@@ -134,6 +184,16 @@ static int64_t emit_declarations(emitter *e, int li)
 					"fragments\n", n / mn, n / mn);
 			else
 				cg_put(p, ";  // a tensor-core fragment\n");
+		} else if (b->scope == STIR_SCOPE_SHARED && L->dynamic_shared) {
+			/* at the offsets of emit_dynamic_shared */
+			int64_t align = e->align[i] > 16 ? e->align[i] : 16;
+			shared_at = (shared_at + align - 1) / align * align;
+			cg_putf(p, "%s *const ", cuda_ctype(b->dtype));
+			cuda_put_name(e, b->name);
+			cg_putf(p, " = reinterpret_cast<%s *>(stir_shared + %" PRId64
+				");\n", cuda_ctype(b->dtype), shared_at);
+			shared_at += n * (int64_t)stir_dtype_get_size(b->dtype);
+			any_shared = true;
 		} else if (b->scope == STIR_SCOPE_SHARED) {
 			/* ldmatrix and cp.async move 16 bytes, wmma loads 32
 			 * (cuda_mma.c) */
@@ -143,7 +203,6 @@ static int64_t emit_declarations(emitter *e, int li)
 			cg_putf(p, "%s ", cuda_ctype(b->dtype));
 			cuda_put_name(e, b->name);
 			cg_putf(p, "[%" PRId64 "];\n", n);
-			shared += n * (int64_t)stir_dtype_get_size(b->dtype);
 			any_shared = true;
 		} else {
 			cg_putf(p, "%s ", cuda_ctype(b->dtype));
@@ -151,9 +210,8 @@ static int64_t emit_declarations(emitter *e, int li)
 			cg_putf(p, "[%" PRId64 "] = {};\n", n);
 		}
 	}
-	/* at most MAX_STATIC_SHARED bytes (cuda_verify_structure) */
 	if (!any_shared)
-		return shared;
+		return;
 	cg_line(p, "{  // shared memory starts zeroed");
 	p->indent++;
 	cg_line(p, "const int stir_tid = (threadIdx.z * blockDim.y + "
@@ -189,7 +247,6 @@ static int64_t emit_declarations(emitter *e, int li)
 	p->indent--;
 	cg_line(p, "}");
 	cg_line(p, "__syncthreads();");
-	return shared;
 }
 
 /* e, h, ctx: the body of a horizontal launch: each nest takes the next

@@ -39,6 +39,9 @@ typedef struct cuda_launch {
 	char *name;                /* owned: KERNEL_kN (escaped) */
 	int n_args;
 	cuda_arg *args;            /* owned, n_args entries */
+	unsigned dynamic_shared;   /* bytes of dynamic shared memory its
+	                              arrays take (over MAX_STATIC_SHARED), or
+	                              0: they are declared statically */
 } cuda_launch;
 
 struct stir_cuda_plan {

@@ -808,7 +808,8 @@ static int launch_all(stir_gpu_run *r, unsigned flags)
 	bool whole = timed && p->overlap;
 	for (int i = 0; i < r->n; i++) {
 		stir_launch_config cfg = { .stream = stream,
-			.overlap = p->overlap && first >= 0 };
+			.overlap = p->overlap && first >= 0,
+			.shared_bytes = p->launches[i].dynamic_shared };
 		if (empty[i])
 			continue;
 		memcpy(cfg.grid, &r->dims[6 * i], 3 * sizeof(*cfg.grid));
@@ -819,8 +820,14 @@ static int launch_all(stir_gpu_run *r, unsigned flags)
 		if (timed && (!whole || first < 0) &&
 		    stir_event_record(r->ev[2 * i], stream) < 0)
 			return -1;
-		if (stir_gpu_func_launch(r->funcs[i], &cfg, r->packs[i]) < 0)
+		if (stir_gpu_func_launch(r->funcs[i], &cfg, r->packs[i]) < 0) {
+			if (cfg.shared_bytes)
+				stir_error(r->ctx, stir_stmt_first_loc(
+					p->launches[i].shape.stmt), "launch %d of "
+					"kernel '%s' needs %u bytes of shared memory",
+					i, p->k->name, cfg.shared_bytes);
 			return -1;
+		}
 		if (timed && !whole && stir_event_record(r->ev[2 * i + 1],
 		    stream) < 0)
 			return -1;

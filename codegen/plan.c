@@ -101,6 +101,13 @@ const char *stir_cuda_plan_get_launch_name(const stir_cuda_plan *p, int i)
 	return L ? L->name : NULL;
 }
 
+/* p, i: see codegen.h. */
+unsigned stir_cuda_plan_get_launch_shared(const stir_cuda_plan *p, int i)
+{
+	const cuda_launch *L = launch_at(p, i);
+	return L ? L->dynamic_shared : 0;
+}
+
 /* p, i, d: the extents bound to index d of launch i. */
 int stir_cuda_plan_n_extents(const stir_cuda_plan *p, int i, stir_thread d)
 {

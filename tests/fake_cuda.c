@@ -150,16 +150,18 @@ API res cuDeviceGetName(char *name, int len, int dev)
 	return OK;
 }
 
-/* v, attr, dev: an H100-like sm_90 device. */
+/* v, attr, dev: an H100-like sm_90 device; $FAKE_CUDA_SHARED_OPTIN, when
+ * set, its dynamic shared memory limit instead of 227 KiB. */
 API res cuDeviceGetAttribute(int *v, int attr, int dev)
 {
+	const char *optin = getenv("FAKE_CUDA_SHARED_OPTIN");
 	if (dev != 0)
 		return INVALID_DEVICE;
 	switch (attr) {
 	case 38: *v = 50 << 20; break;   /* L2 size */
 	case 75: *v = 9; break;          /* compute capability */
 	case 76: *v = 0; break;
-	case 97: *v = 232448; break;     /* shared memory opt-in */
+	case 97: *v = optin ? atoi(optin) : 232448; break; /* shared opt-in */
 	default: *v = 0; break;
 	}
 	return OK;
@@ -699,13 +701,13 @@ API res cuLaunchKernel(void *fp, unsigned gx, unsigned gy, unsigned gz,
 	if (f->emu_fn) {
 		/* an emulated kernel: run on host threads */
 		int (*launch)(void (*)(void **), const unsigned *,
-			const unsigned *, void **);
+			const unsigned *, unsigned, void **);
 		void *l = dlsym(f->mod->dl, "stir_emu_launch");
 		unsigned grid[3] = { gx, gy, gz }, block[3] = { bx, by, bz };
 		if (!l)
 			return INVALID_HANDLE;
 		memcpy(&launch, &l, sizeof(l));
-		if (launch(f->emu_fn, grid, block, params) < 0)
+		if (launch(f->emu_fn, grid, block, shared, params) < 0)
 			return LAUNCH_FAILED;
 	} else if (!strcmp(f->k->name, "vadd")) {
 		float *a = *(float **)params[0], *b = *(float **)params[1];

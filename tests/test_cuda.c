@@ -286,13 +286,13 @@ static const struct refusal {
 	{ "too much shared memory",
 	  "kernel k(m: i32) stage 3 {\n"
 	  "  buffer A: f32[4] = A;\n"
-	  "  buffer S: f64[8192] shared;\n"
+	  "  buffer S: f64[32768] shared;\n"
 	  "  for t in [0, 4) bind(threadIdx.x) {\n"
 	  "    S[t] = 1.0;\n"
 	  "  }\n"
 	  "}\n",
-	  "4:3: error: launch 0 needs 65536 bytes of shared memory; at most "
-	  "49152 can be declared\n" },
+	  "4:3: error: launch 0 needs 262144 bytes of shared memory; a thread "
+	  "block may have at most 232448\n" },
 	{ "a horizontal nest not bound to blockIdx.x",
 	  "kernel k(m: i32) stage 3 {\n"
 	  "  buffer A: f32[m] = A;\n"

@@ -379,6 +379,9 @@ static const struct {
 	{ "bsrmm", "tests/tensorize/bsrmm_tc_warps.yaml", "mb=3,nb=23" },
 	/* and 64 features a warp, 8 products a block sharing A's fragment */
 	{ "bsrmm", "tests/tensorize/bsrmm_tc_warps_f64.yaml", "mb=3,nb=23" },
+	/* with 4 stages, 2 blocks a wait: 56 KiB of dynamic shared memory */
+	{ "bsrmm", "tests/tensorize/bsrmm_tc_warps_f64_s4b2.yaml", "mb=5,nb=6" },
+	{ "bsrmm", "tests/tensorize/bsrmm_tc_warps_f64_s4b2.yaml", "mb=3,nb=23" },
 	/* 4 warps on a row's 128 features, each copy split over the warps:
 	 * rows shorter and longer than the stages */
 	{ "bsrmm", "tests/tensorize/bsrmm_tc_fwarps.yaml", "mb=5,nb=6" },
@@ -828,16 +831,38 @@ static void compare(const stir_kernel *k, const stir_kernel *by,
 	}
 }
 
-START_TEST(test_emulated)
+/* ctx: the fake driver's device (tests/fake_cuda.c). */
+static stir_device *fake_device(stir_ctx *ctx)
 {
-	emu_prog *p = &progs[_i];
-	stir_ctx *ctx = stir_ctx_alloc();
-	alarm(120); /* a barrier some thread misses deadlocks */
 	setenv("STIR_LIBCUDA", fake_path(), 1);
 	unsetenv("FAKE_CUDA_NO_DEVICE");
 	unsetenv("FAKE_CUDA_NO_PROC");
 	stir_device *dev = stir_device_alloc(ctx, 0);
 	ck_assert_ptr_nonnull(dev);
+	return dev;
+}
+
+/* p, ctx, k: the GPU kernel of k (p's kernel) with p's emulated object
+ * as its code. */
+static stir_gpu_kernel *emulated_kernel(const emu_prog *p, stir_ctx *ctx,
+	stir_kernel *k)
+{
+	size_t size;
+	void *so = read_all(p->so, &size);
+	stir_gpu_code *code = stir_gpu_code_alloc(ctx, p->kernel, "sm_90", so,
+		size);
+	free(so);
+	stir_gpu_kernel *gk = stir_gpu_kernel_alloc(k, code);
+	ck_assert_ptr_nonnull(gk);
+	return gk;
+}
+
+START_TEST(test_emulated)
+{
+	emu_prog *p = &progs[_i];
+	stir_ctx *ctx = stir_ctx_alloc();
+	alarm(120); /* a barrier some thread misses deadlocks */
+	stir_device *dev = fake_device(ctx);
 	stir_module *m;
 	stir_schedule *sched;
 	stir_kernel *k = load_kernel(p, ctx, &m, &sched);
@@ -849,13 +874,7 @@ START_TEST(test_emulated)
 		stir_module_find_kernel(rm, p->ref_kernel) :
 		stir_module_find_kernel(rm, p->kernel);
 	ck_assert(k && ref);
-	size_t size;
-	void *so = read_all(p->so, &size);
-	stir_gpu_code *code = stir_gpu_code_alloc(ctx, p->kernel, "sm_90", so,
-		size);
-	free(so);
-	stir_gpu_kernel *gk = stir_gpu_kernel_alloc(k, code);
-	ck_assert_ptr_nonnull(gk);
+	stir_gpu_kernel *gk = emulated_kernel(p, ctx, k);
 	for (uint64_t seed = 1; seed <= 2; seed++) {
 		/* the threads of a block in increasing, then decreasing order */
 		if (seed == 2)
@@ -902,6 +921,57 @@ START_TEST(test_emulated)
 	stir_module_free(m);
 	stir_module_free(rm);
 	ck_assert_int_eq(stir_ctx_n_errors(ctx), 0);
+	stir_ctx_free(ctx);
+}
+END_TEST
+
+/* A kernel of more than 48 KiB of shared arrays (57344 bytes of dynamic
+ * shared memory) on a device that allows only 48 KiB: the launch is
+ * refused before it runs, at the launch's statement, with the device's
+ * limit (the runs of test_emulated pass it the size the plan gives; the
+ * emulator fails a launch given less). */
+START_TEST(test_dynamic_shared_limit)
+{
+	const char *file = "tests/tensorize/bsrmm_tc_warps_f64_s4b2.yaml";
+	emu_prog *p = NULL;
+	for (int i = 0; i < n_progs && !p; i++)
+		if (progs[i].sched_file && progs[i].sizes &&
+		    !strcmp(progs[i].sched_file, file))
+			p = &progs[i];
+	ck_assert_ptr_nonnull(p);
+	stir_ctx *ctx = stir_ctx_alloc();
+	setenv("FAKE_CUDA_SHARED_OPTIN", "49152", 1);
+	stir_device *dev = fake_device(ctx);
+	stir_module *m;
+	stir_schedule *sched;
+	stir_kernel *k = load_kernel(p, ctx, &m, &sched);
+	ck_assert_ptr_nonnull(k);
+	stir_gpu_kernel *gk = emulated_kernel(p, ctx, k);
+	ck_assert_uint_eq(stir_cuda_plan_get_launch_shared(
+		stir_gpu_kernel_get_plan(gk), 0), 57344);
+	stir_bindings *b = stir_bindings_alloc();
+	test_bind_sizes(b, p->sizes);
+	ck_assert_int_eq(stir_schedule_bind_sizes(sched, b), 0);
+	stir_module *rm = stir_module_read_from_file(ctx, test_path(p->ref_file));
+	ck_assert_ptr_nonnull(rm);
+	stir_kernel *ref = stir_module_find_kernel(rm, p->kernel);
+	ck_assert_int_eq(stir_kernel_bind_random(ref, b, 1), 0);
+	ck_assert_int_eq(stir_kernel_bind_outputs(ref, b), 0);
+	ck_assert_int_eq(stir_schedule_bind_formats(sched, ref, b), 0);
+	ck_assert_int_eq(stir_gpu_kernel_run(gk, dev, b, 0, NULL), -1);
+	char *d = stir_ctx_diagnostics_to_str(ctx);
+	ck_assert_msg(strstr(d, "bsrmm.stir:14:5: error: launch 0 of kernel "
+		"'bsrmm' needs 57344 bytes of shared memory") &&
+		strstr(d, "with 57344 bytes of dynamic shared memory: Fake CUDA "
+		"Device allows 49152"), "%s", d);
+	free(d);
+	unsetenv("FAKE_CUDA_SHARED_OPTIN");
+	stir_bindings_free(b);
+	stir_gpu_kernel_free(gk);
+	stir_device_free(dev);
+	stir_schedule_free(sched);
+	stir_module_free(m);
+	stir_module_free(rm);
 	stir_ctx_free(ctx);
 }
 END_TEST
@@ -1183,6 +1253,7 @@ int main(void)
 	TCase *ts = tcase_create("sddmm");
 	tcase_add_test(ts, test_sddmm_shape);
 	tcase_add_test(ts, test_bench_files);
+	tcase_add_test(ts, test_dynamic_shared_limit);
 	suite_add_tcase(s, ts);
 	if (stir_nvrtc_is_available()) {
 		/* (NVRTC's version is part of the cache's keys) */

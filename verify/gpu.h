@@ -54,8 +54,12 @@
 /* The names of the thread indices, by stir_thread ("blockIdx.x", ...). */
 extern const char *const cuda_dim_names[N_DIMS];
 
-/* Most static shared memory a block may declare. */
+/* Most static shared memory a block may declare; above it a launch's
+ * shared arrays are dynamic shared memory (codegen/cuda.c), of which an
+ * sm_90 thread block may have at most MAX_DYNAMIC_SHARED bytes (the
+ * runtime checks the device's own limit before a launch). */
 #define MAX_STATIC_SHARED (48 * 1024)
+#define MAX_DYNAMIC_SHARED (227 * 1024)
 
 /* Where an access runs, for one thread index: the loop bound to it, or one
  * of these markers. */

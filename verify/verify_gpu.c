@@ -356,10 +356,10 @@ static void check_launch(gv *v, int li, const stir_stmt *s)
 		if (b->scope == STIR_SCOPE_SHARED)
 			shared += n * (int64_t)stir_dtype_get_size(b->dtype);
 	}
-	if (shared > MAX_STATIC_SHARED)
+	if (shared > MAX_DYNAMIC_SHARED)
 		gv_error(v, s->loc, "launch %d needs %" PRId64 " bytes of shared "
-			"memory; at most %d can be declared", li, shared,
-			MAX_STATIC_SHARED);
+			"memory; a thread block may have at most %d", li, shared,
+			MAX_DYNAMIC_SHARED);
 }
 
 /* v, s, li, owner: the register and shared arrays launch li (statement

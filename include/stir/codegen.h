@@ -94,6 +94,12 @@ STIR_EXPORT int stir_cuda_plan_n_launches(__stir_keep const stir_cuda_plan *p);
 /* The __global__ function of launch i ("csrmm_k0"), or NULL. */
 STIR_EXPORT const char *stir_cuda_plan_get_launch_name(
 	__stir_keep const stir_cuda_plan *p, int i);
+/* The bytes of dynamic shared memory launch i takes: its shared arrays
+ * when together they are over the 48 KiB a kernel may declare statically
+ * (the runtime opts the function in above 48 KiB, stir_launch_config), else
+ * 0.  0 for a launch that does not exist. */
+STIR_EXPORT unsigned stir_cuda_plan_get_launch_shared(
+	__stir_keep const stir_cuda_plan *p, int i);
 /* The grid and block sizes of launch i when the kernel's sizes are those
  * in "b" (only its sizes are read): per index the largest extent of the
  * loops bound to it, at least 1 (a launch with no bound loop runs on one

@@ -72,7 +72,8 @@ inline stir_emu_thread *stir_emu_cur;       /* the running thread */
 #define blockIdx (stir_emu_cur->bid)
 inline uint64_t stir_emu_slot[1024];        /* shuffled values, by lid */
 inline std::mutex stir_emu_atomic_mutex;
-/* set when a shuffle's mask differs from the warp's threads */
+/* set when a shuffle's mask differs from the warp's threads, or a
+ * kernel takes more dynamic shared memory than its launch gave */
 inline int stir_emu_bad_mask;
 inline unsigned stir_emu_nthreads;
 
@@ -412,6 +413,31 @@ struct stir_emu_sig<void(A...)> {
 inline void (*stir_emu_fn)(void **);
 inline void **stir_emu_params;
 
+/* The launch's dynamic shared memory: the size cuLaunchKernel gave, and
+ * the memory (128-byte aligned; freed at the launch's end, so that none
+ * outlives the module when the fake driver unloads it). */
+inline unsigned stir_emu_shared_bytes;
+inline unsigned char *stir_emu_shared_mem;
+inline size_t stir_emu_shared_cap;
+
+/* n: the kernel's dynamic shared memory, the n bytes of shared arrays it
+ * takes from it (codegen/cuda.c); more than the launch gave fails the
+ * launch, as it would fault on a GPU. */
+inline unsigned char *stir_emu_dynamic_shared(long long n)
+{
+	if (n > (long long)stir_emu_shared_bytes)
+		stir_emu_bad_mask = 1;
+	if ((size_t)n > stir_emu_shared_cap) {
+		size_t cap = ((size_t)n + 127) / 128 * 128;
+		free(stir_emu_shared_mem);
+		stir_emu_shared_mem = (unsigned char *)aligned_alloc(128, cap);
+		if (!stir_emu_shared_mem)
+			abort();
+		stir_emu_shared_cap = cap;
+	}
+	return stir_emu_shared_mem;
+}
+
 /* The body of every coroutine. */
 inline void stir_emu_thread_main(void)
 {
@@ -457,10 +483,11 @@ inline bool stir_emu_release(stir_emu_thread *th, unsigned n)
 	return any;
 }
 
-/* Run fn over the grid; 0, or -1 when a barrier cannot be passed by every
- * thread of its group or a shuffle named the wrong threads. */
+/* Run fn over the grid with "shared" bytes of dynamic shared memory; 0,
+ * or -1 when a barrier cannot be passed by every thread of its group or a
+ * shuffle named the wrong threads. */
 extern "C" int stir_emu_launch(void (*fn)(void **), const unsigned *grid,
-	const unsigned *block, void **params)
+	const unsigned *block, unsigned shared, void **params)
 {
 	const size_t stack = 256 * 1024;
 	unsigned n = block[0] * block[1] * block[2];
@@ -471,6 +498,7 @@ extern "C" int stir_emu_launch(void (*fn)(void **), const unsigned *grid,
 	stir_emu_params = params;
 	stir_emu_nthreads = n;
 	stir_emu_bad_mask = 0;
+	stir_emu_shared_bytes = shared;
 	if (n > 1024)
 		return -1;
 	stir_emu_thread *th = new stir_emu_thread[n];
@@ -517,6 +545,9 @@ extern "C" int stir_emu_launch(void (*fn)(void **), const unsigned *grid,
 	for (unsigned l = 0; l < n; l++)
 		delete[] th[l].stack;
 	delete[] th;
+	free(stir_emu_shared_mem);
+	stir_emu_shared_mem = NULL;
+	stir_emu_shared_cap = 0;
 	return rc == 0 && !stir_emu_bad_mask ? 0 : -1;
 }
 
