@@ -6,17 +6,21 @@ hybrid SpMM candidates for that graph and feature size, and the time the
 search measured for its first pick (and the best of its first 3 and 5)
 against the search's best, and how many of its first picks the tuner must
 time to be within 3% of the best in 90% of the cases.  --half 0 or 1
-keeps the graphs of even or odd index (by name): the model's constants
-were fitted on all the shared graphs (docs/recipes.md), so every figure of
-this file is in-sample; --half reports a subset for the held-out figures
-of a fit on the other half.  It also replays the tuner's measured search
-on the file's times: the candidates stir_tune times for the SpMM
-(stir_tune_get_search_order: the model's pick, the library's
+keeps the graphs of even or odd index (by name).  The model's constants
+were fitted on the H100's and the H200's exhaustive files together
+(bench/model_fit.py, whose --logo gives the figures held out by graph), so
+every figure of those files is in-sample.  It also replays the tuner's
+measured search on the file's times: the candidates stir_tune times for
+the SpMM (stir_tune_get_search_order: the model's pick, the library's
 often-fastest list, the rest of the model's order; --top of them,
 default the library's, stir_tune_get_top) and how often the fastest of
 those is within 3%.  Several FILEs (an exhaustive search per file, e.g.
-bench/results/tune8_h100/exhaustive-*.json) are replayed together.  No GPU: the model runs on the host, through
-libstir (ctypes), on the graphs of /work/shared/data or --data.
+bench/results/tune8_h100/exhaustive-*.json) are replayed together;
+bench/model_figures.sh names the stored ones of each card.  With
+--max-model G and --min-search F it exits 1 when the first pick's
+geometric mean is above G or the search's share within 3% under F.  No
+GPU: the model runs on the host, through libstir (ctypes), on the graphs
+of /work/shared/data or --data.
 
     python3 bench/model_eval.py --lib build/.libs/libstir.so [-v] [FILE..]
 """
@@ -30,6 +34,10 @@ ap.add_argument("--sms", type=int, default=132)
 ap.add_argument("--half", type=int, choices=(0, 1),
     help="only the graphs of even (0) or odd (1) index by name")
 ap.add_argument("-v", action="store_true", help="one line a case")
+ap.add_argument("--max-model", type=float,
+    help="exit 1 when the first pick's geometric mean over the best is above")
+ap.add_argument("--min-search", type=float,
+    help="exit 1 when the tuner's search is within 3%% in a smaller share")
 ap.add_argument("--top", type=int, default=0,
     help="the candidates the tuner's search times (stirc tune's --top; "
     "default the library's, stir_tune_get_top)")
@@ -123,3 +131,11 @@ if untimed:
           "no time for (added since): not counted" % untimed)
 print("one of the first 5 within 3%% in %d; the first %d picks hold one "
       "within 3%% in 90%% of the cases" % (top5, need[math.ceil(0.9 * k) - 1]))
+model = math.exp(sum(map(math.log, ratios)) / k)
+share = sum(x <= 1.03 for x in searched) / k
+if a.max_model and model > a.max_model:
+    sys.exit("FAIL: the model's pick at %.3fx, above %.3fx" % (model,
+                                                               a.max_model))
+if a.min_search and share < a.min_search:
+    sys.exit("FAIL: the search within 3%% in %.1f%% of the cases, under "
+             "%.1f%%" % (100 * share, 100 * a.min_search))

@@ -4,7 +4,8 @@ a benchmark's exhaustive search: for every case of a bench_sddmm results
 file (bench/results/sddmm_shared_h100.json by default), the model's ranking of
 the SDDMM candidates for that graph and feature size, and the time the
 search measured for its first pick (and the best of its first three)
-against the search's best.  No GPU: the model runs on the host, through
+against the search's best, the pick ranked among the candidates the file
+timed (candidates are appended, so an older file's indices hold).  No GPU: the model runs on the host, through
 libstir (ctypes), on the graphs of /work/shared/data or --data.
 
     python3 bench/model_eval_sddmm.py --lib build/.libs/libstir.so [-v] [FILE]
@@ -48,13 +49,15 @@ for r in d["results"]:
     m = lib.stir_sddmm_model_rank(csrs[g], f, a.sms, order, None)
     sm = r["search_ms"]
     timed = [t for t in sm if t is not None]
-    t = [sm[i] if i < len(sm) else None for i in order[:m]]
-    if not timed or t[0] is None:
+    # ranked among the candidates the file timed (a candidate made after
+    # it, or one it did not time, has no time)
+    t = [sm[i] for i in order[:m] if i < len(sm) and sm[i] is not None]
+    if not timed or not t:
         print("skipped (pick not timed):", g, f, file=sys.stderr)
         continue
     best = min(timed)
     ratio = t[0] / best
-    b3 = min(x for x in t[:3] if x is not None) / best
+    b3 = min(t[:3]) / best
     ratios.append(ratio)
     within += ratio <= 1.03
     top3 += b3 <= 1.03

@@ -977,10 +977,12 @@ static int64_t deg_small_fem(int64_t i, int64_t n)
 
 /* The SpMM search times candidate 65 (64-thread blocks of 4 threads a row
  * with a register budget), the fastest at 32 features on the H100 on such
- * matrices (bench/RESULTS.md, "The tuner's list with candidate 65"),
- * where the model alone does not rank it among the first STIR_TUNE_TOP:
+ * matrices (bench/RESULTS.md, "The tuner's list with candidate 65"):
  * without a similar graph's entry it is among the first STIR_TUNE_TOP
- * of the search's order at every feature size it applies to. */
+ * of the search's order at every feature size it applies to.  Since the
+ * model counts the L1 hits of rows that share their columns in the
+ * matrix's own order (column_share), it ranks 65 among its own first 3 at
+ * 32 features (before: 14th, behind ten locality-order candidates). */
 START_TEST(test_tune_search_order_long_rows)
 {
 	int model[256], order[256];
@@ -998,9 +1000,36 @@ START_TEST(test_tune_search_order_long_rows)
 		ck_assert_int_ge(at, 0);
 		ck_assert_int_lt(at, STIR_TUNE_TOP);
 		if (feat == 32)
-			ck_assert_int_ge(position(model, n, 65), STIR_TUNE_TOP - 9);
+			ck_assert_int_lt(position(model, n, 65), 3);
 	}
 	stir_csr_free(a);
+}
+END_TEST
+
+/* The SpMM model's gathers of B cost less where neighbouring rows share
+ * their columns (a banded matrix: L1 hits in its own order) than on the
+ * same row lengths with no column shared: the same candidate, warp
+ * caches in the matrix's order (37), at every size. */
+START_TEST(test_spmm_model_column_share)
+{
+	stir_csr *shared = make_csr(2000, deg_small_fem);
+	stir_csr *apart = make_csr(2000, deg_small_fem);
+	for (int64_t i = 0; i < apart->nrows; i++)
+		for (int64_t e = apart->indptr[i]; e < apart->indptr[i + 1]; e++)
+			apart->indices[e] = (i * 45 + e - apart->indptr[i]) %
+				apart->ncols;
+	const stir_spmm_hybrid_candidate *p = stir_spmm_hybrid_get_candidate(37);
+	ck_assert(!p->locality);
+	for (size_t f = 0; f < N_MODEL_FEATS; f++) {
+		double near = stir_spmm_hybrid_model_cost(p, shared,
+			model_feats[f], 132);
+		double far = stir_spmm_hybrid_model_cost(p, apart,
+			model_feats[f], 132);
+		ck_assert(near > 0);
+		ck_assert(near < far);
+	}
+	stir_csr_free(shared);
+	stir_csr_free(apart);
 }
 END_TEST
 
@@ -1728,6 +1757,7 @@ static Suite *recipes_suite(void)
 	tcase_add_test(tc, test_spmm_model);
 	tcase_add_test(tc, test_tune_search_order);
 	tcase_add_test(tc, test_tune_search_order_long_rows);
+	tcase_add_test(tc, test_spmm_model_column_share);
 	tcase_add_test(tc, test_tune_top);
 	tcase_add_test(tc, test_sddmm_model);
 	tcase_add_test(tc, test_matrix_sig);

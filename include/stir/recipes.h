@@ -177,8 +177,10 @@ STIR_EXPORT int stir_recipe_spmm_hybrid_candidate(__stir_keep stir_kernel *k,
  * units, of candidate p's time on matrix "a" (CSR) at "feat" features on
  * a GPU of "n_sms" SMs (< 1: 132), from the bytes it moves (padding from
  * its buckets over a's row lengths, gathers of B with the share L2
- * holds, writes of C, atomics), its blocks, rows' serial steps and waves.
- * Deterministic; -1 when p does not apply at feat. */
+ * holds and the L1 hits of neighbouring rows that share columns, writes
+ * of C, atomics, a second launch), its blocks, rows' serial steps and
+ * waves.  Deterministic; -1 when p does not apply at feat or out of
+ * memory. */
 STIR_EXPORT double stir_spmm_hybrid_model_cost(
 	const stir_spmm_hybrid_candidate *p, __stir_keep const stir_csr *a,
 	int64_t feat, int n_sms);

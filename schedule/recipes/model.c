@@ -4,6 +4,7 @@
  * B, the writes of C), how well L2 holds B, and its parallelism (rows and
  * warps per block, the serial steps of a row, waves over the SMs).  The
  * figures are relative: only the order of the candidates matters. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stir/stir.h>
@@ -13,25 +14,64 @@
 #include "schedule/recipes/rank.h"
 
 /* Modeled machine: H100-like bandwidths (bytes per ns) and L2 size.  The
- * weights below were fitted (coordinate descent on the log of the first
- * pick's time over the best) to the exhaustive search's per-candidate
- * times of bench/results/spmm_shared.json (H200, 23 graphs x 5 feature
- * sizes); docs/recipes.md gives the held-out figures.  They are weights of
- * a ranking, not measured machine constants. */
+ * weights below are those of a ranking, not measured machine constants:
+ * fitted (bench/model_fit.py: coordinate descent on the log of the first
+ * pick's time over the best) to the exhaustive searches' per-candidate
+ * times, first of bench/results/spmm_shared.json (H200), then the six
+ * marked "refitted" (and the latency's form: STEP_NS, BLEND) on the
+ * H100's and the H200's searches together (330 cases, 23 graphs x 5
+ * feature sizes); docs/recipes.md gives the figures held out by graph. */
 #define DRAM_BW 3000.0
 #define L2_BYTES (50.0 * 1024 * 1024)
 #define L2_BW_FACTOR 2.4        /* a gather's byte when B fits in L2,
                                    against the other bytes moved */
 #define LOCALITY_L2 0.375       /* the L2 share of a locality order */
-#define LOCALITY_GATHER 0.0543  /* a locality order's gathers (L1 hits) */
+#define LOCALITY_GATHER 0.0543  /* a locality order's gathers (L1 hits;
+                                   refitted) */
+#define LOCALITY_SHARE_EXP 1.4286 /* ... times the matrix's column share
+                                   (column_share) to this power (refitted) */
+#define NATURAL_SHARE_EXP 1.0   /* the matrix's own order's gathers: its
+                                   column share to this power (refitted) */
 #define GROUP_GATHER 0.2875     /* a grouped row's gathers, per halving */
-#define STEP_NS 9.2             /* one serial column step of a thread */
-#define ATOMIC_FACTOR 0.25      /* an atomic add against a store */
+#define STEP_NS 36.8            /* one serial column step of a thread */
+#define ATOMIC_FACTOR 0.1225    /* an atomic add against a store
+                                   (refitted) */
 #define NO_WARP_CACHE 0.5       /* every lane loading a row's columns */
-#define MIN_BLOCKS_1_2 0.25     /* latency with a register budget of 1 or 2
-                                   blocks an SM (loads kept in flight) */
+#define MIN_BLOCKS_1_2 0.0625   /* latency with a register budget of 1 or 2
+                                   blocks an SM (loads kept in flight;
+                                   refitted) */
 #define SERIAL_STEPS 2.8571     /* latency of serial chunks */
-#define BLEND 0.25              /* the smaller of memory and latency */
+#define BLEND 0.01              /* the smaller of memory and latency */
+#define LAUNCH_NS 125.0         /* a second launch (C zeroed first;
+                                   refitted) */
+#define SHARE_ROWS 8            /* the rows of column_share's windows */
+
+/* a, share: *share = the distinct columns of each window of SHARE_ROWS
+ * consecutive rows of a, summed over the windows, over a's non-zeros:
+ * near 1 when neighbouring rows share no column (a social graph), a
+ * fraction when they share most (a banded finite-element matrix, whose
+ * rows then hit L1 in their own order).  0, or -1 when out of memory. */
+static int column_share(const stir_csr *a, double *share)
+{
+	int64_t *seen = malloc(sizeof(*seen) * (size_t)(a->ncols > 0 ?
+		a->ncols : 1));
+	if (!seen)
+		return -1;
+	for (int64_t j = 0; j < a->ncols; j++)
+		seen[j] = -1;
+	int64_t distinct = 0;
+	for (int64_t i = 0; i < a->nrows; i++)
+		for (int64_t e = a->indptr[i]; e < a->indptr[i + 1]; e++) {
+			int64_t j = a->indices[e];
+			if (j >= 0 && j < a->ncols && seen[j] != i / SHARE_ROWS) {
+				seen[j] = i / SHARE_ROWS;
+				distinct++;
+			}
+		}
+	free(seen);
+	*share = a->nnz > 0 ? (double)distinct / (double)a->nnz : 1.0;
+	return 0;
+}
 
 /* w, nb, buckets: the index of the narrowest bucket at least w wide, or
  * nb when w is wider than all. */
@@ -43,9 +83,9 @@ static int bucket_of(int64_t w, int nb, const int64_t *buckets)
 	return nb;
 }
 
-/* p, a, feat, n_sms: see recipes.h. */
-double stir_spmm_hybrid_model_cost(const stir_spmm_hybrid_candidate *p,
-	const stir_csr *a, int64_t feat, int n_sms)
+/* p, a, feat, n_sms: see recipes.h; share: column_share's of a. */
+static double hybrid_cost(const stir_spmm_hybrid_candidate *p,
+	const stir_csr *a, int64_t feat, int n_sms, double share)
 {
 	if (!p || !a || feat < 1 || p->nb < 1 || p->nb > 8 || p->c < 1 ||
 	    !stir_spmm_hybrid_fits(p, feat))
@@ -85,9 +125,10 @@ double stir_spmm_hybrid_model_cost(const stir_spmm_hybrid_candidate *p,
 	if (hit > 1)
 		hit = 1;
 	double gather = slots * f * 4 * (hit * L2_BW_FACTOR + (1 - hit));
-	/* neighbouring rows that share columns hit L1 */
-	if (p->locality)
-		gather *= LOCALITY_GATHER;
+	/* neighbouring rows that share columns hit L1: more in a locality
+	 * order, in both the more the matrix's rows share */
+	gather *= p->locality ? LOCALITY_GATHER * pow(share,
+		LOCALITY_SHARE_EXP) : pow(share, NATURAL_SHARE_EXP);
 	/* a grouped row's lanes gather a piece of B's row each, more rows'
 	 * gathers in flight per warp (fitted on groups of 2 and 4: no more
 	 * for wider groups) */
@@ -98,11 +139,15 @@ double stir_spmm_hybrid_model_cost(const stir_spmm_hybrid_candidate *p,
 		index += slots * 8 * NO_WARP_CACHE *
 			(double)(fm.lanes > 1);
 	double out = (double)a->nrows * f * 4;
-	if (p->c > 1)
+	int launches = 1;
+	if (p->c > 1) {
 		out *= 1 + p->c * ATOMIC_FACTOR;
-	else if (split_rows > 0)
+		launches = 2;
+	} else if (split_rows > 0) {
 		/* each piece adds atomically into its row, zeroed first */
 		out += (part_rows[p->nb] * ATOMIC_FACTOR + split_rows) * f * 4;
+		launches = 2;
+	}
 	double mem_ns = (gather + index + out) / DRAM_BW;
 	/* parallelism: blocks of fm.rows rows, each row's serial steps its
 	 * width over the threads sharing it, times the serial chunks; the
@@ -141,8 +186,18 @@ double stir_spmm_hybrid_model_cost(const stir_spmm_hybrid_candidate *p,
 		lat_ns *= MIN_BLOCKS_1_2;
 	if (p->serial_lanes > 0)
 		lat_ns *= SERIAL_STEPS;
-	return mem_ns > lat_ns ? mem_ns + BLEND * lat_ns :
-		lat_ns + BLEND * mem_ns;
+	return (mem_ns > lat_ns ? mem_ns + BLEND * lat_ns :
+		lat_ns + BLEND * mem_ns) + (launches - 1) * LAUNCH_NS;
+}
+
+/* p, a, feat, n_sms: see recipes.h. */
+double stir_spmm_hybrid_model_cost(const stir_spmm_hybrid_candidate *p,
+	const stir_csr *a, int64_t feat, int n_sms)
+{
+	double share;
+	if (!a || column_share(a, &share) < 0)
+		return -1;
+	return hybrid_cost(p, a, feat, n_sms, share);
 }
 
 /* The candidates and their costs, for ranking. */
@@ -161,15 +216,15 @@ static int cmp_ranked(const void *a, const void *b)
 }
 
 /* n, cost, a, feat, n_sms, order, costs: see rank.h. */
-int recipe_rank(int n, recipe_cost_fn cost, const stir_csr *a, int64_t feat,
-	int n_sms, int *order, double *costs)
+int recipe_rank(int n, recipe_cost_fn cost, const void *arg,
+	const stir_csr *a, int64_t feat, int n_sms, int *order, double *costs)
 {
 	int m = 0;
 	ranked *r = malloc(sizeof(*r) * (size_t)(n > 0 ? n : 1));
 	if (!r)
 		return -1;
 	for (int i = 0; i < n; i++) {
-		double c = cost(i, a, feat, n_sms);
+		double c = cost(i, arg, a, feat, n_sms);
 		if (c >= 0)
 			r[m++] = (ranked){ i, c };
 	}
@@ -183,19 +238,24 @@ int recipe_rank(int n, recipe_cost_fn cost, const stir_csr *a, int64_t feat,
 	return m;
 }
 
-/* i, a, feat, n_sms: the hybrid SpMM model's cost of candidate i. */
-static double spmm_cost(int i, const stir_csr *a, int64_t feat, int n_sms)
+/* i, share, a, feat, n_sms: the hybrid SpMM model's cost of candidate i,
+ * share the column share of a. */
+static double spmm_cost(int i, const void *share, const stir_csr *a,
+	int64_t feat, int n_sms)
 {
-	return stir_spmm_hybrid_model_cost(stir_spmm_hybrid_get_candidate(i), a,
-		feat, n_sms);
+	return hybrid_cost(stir_spmm_hybrid_get_candidate(i), a, feat, n_sms,
+		*(const double *)share);
 }
 
 /* a, feat, n_sms, order, costs: see recipes.h. */
 int stir_spmm_hybrid_model_rank(const stir_csr *a, int64_t feat, int n_sms,
 	int *order, double *costs)
 {
-	return recipe_rank(stir_spmm_hybrid_n_candidates(), spmm_cost, a, feat,
-		n_sms, order, costs);
+	double share;
+	if (!a || column_share(a, &share) < 0)
+		return -1;
+	return recipe_rank(stir_spmm_hybrid_n_candidates(), spmm_cost, &share,
+		a, feat, n_sms, order, costs);
 }
 
 /* a, s: see recipes.h. */

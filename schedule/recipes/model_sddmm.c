@@ -187,8 +187,9 @@ double stir_sddmm_model_cost(const stir_sddmm_candidate *p, const stir_csr *a,
 	return estimate(mem_ns, &st, n_sms);
 }
 
-/* i, a, feat, n_sms: the SDDMM model's cost of candidate i. */
-static double sddmm_cost(int i, const stir_csr *a, int64_t feat, int n_sms)
+/* i, arg (none), a, feat, n_sms: the SDDMM model's cost of candidate i. */
+static double sddmm_cost(int i, const void *arg, const stir_csr *a,
+	int64_t feat, int n_sms)
 {
 	return stir_sddmm_model_cost(stir_sddmm_get_candidate(i), a, feat,
 		n_sms);
@@ -198,8 +199,8 @@ static double sddmm_cost(int i, const stir_csr *a, int64_t feat, int n_sms)
 int stir_sddmm_model_rank(const stir_csr *a, int64_t feat, int n_sms,
 	int *order, double *costs)
 {
-	return recipe_rank(stir_sddmm_n_candidates(), sddmm_cost, a, feat, n_sms,
-		order, costs);
+	return recipe_rank(stir_sddmm_n_candidates(), sddmm_cost, NULL, a, feat,
+		n_sms, order, costs);
 }
 
 /* a, rows, cols: the number of columns of each group of "rows"
@@ -284,8 +285,10 @@ double stir_sddmm_vblock_model_cost(const stir_sddmm_vblock_candidate *p,
 	return estimate(mem_ns, &st, n_sms) + gather_ns;
 }
 
-/* i, a, feat, n_sms: the model's cost of group candidate i. */
-static double vblock_cost(int i, const stir_csr *a, int64_t feat, int n_sms)
+/* i, arg (none), a, feat, n_sms: the model's cost of group candidate
+ * i. */
+static double vblock_cost(int i, const void *arg, const stir_csr *a,
+	int64_t feat, int n_sms)
 {
 	return stir_sddmm_vblock_model_cost(stir_sddmm_vblock_get_candidate(i),
 		a, feat, n_sms);
@@ -295,6 +298,6 @@ static double vblock_cost(int i, const stir_csr *a, int64_t feat, int n_sms)
 int stir_sddmm_vblock_model_rank(const stir_csr *a, int64_t feat, int n_sms,
 	int *order, double *costs)
 {
-	return recipe_rank(stir_sddmm_vblock_n_candidates(), vblock_cost, a,
-		feat, n_sms, order, costs);
+	return recipe_rank(stir_sddmm_vblock_n_candidates(), vblock_cost, NULL,
+		a, feat, n_sms, order, costs);
 }

@@ -7,15 +7,16 @@
 #include <stir/io.h>
 
 /* A model's cost of candidate i on matrix a at feat features on n_sms
- * SMs; < 0 when it does not apply. */
-typedef double (*recipe_cost_fn)(int i, const stir_csr *a, int64_t feat,
-	int n_sms);
+ * SMs, arg what the model computed once for a (or NULL); < 0 when it
+ * does not apply. */
+typedef double (*recipe_cost_fn)(int i, const void *arg, const stir_csr *a,
+	int64_t feat, int n_sms);
 
-/* n, cost, a, feat, n_sms, order, costs: the candidates 0 .. n-1 that
+/* n, cost, arg, a, feat, n_sms, order, costs: the candidates 0 .. n-1 that
  * apply (cost >= 0), cheapest first and ties by index, into order[] (room
  * for n), their costs into costs[] when not NULL.  The count, or -1 when
  * out of memory. */
-int recipe_rank(int n, recipe_cost_fn cost, const stir_csr *a, int64_t feat,
-	int n_sms, int *order, double *costs);
+int recipe_rank(int n, recipe_cost_fn cost, const void *arg,
+	const stir_csr *a, int64_t feat, int n_sms, int *order, double *costs);
 
 #endif
