@@ -524,22 +524,9 @@ def rgms_tc_edges_schedule(feat, pieces, tiles, staged):
     copies a tile of T.  tests/tensorize/rgms_tc_edges.yaml is
     tc_edges_p128_t2_s at 64."""
     warps = feat // (8 * tiles)
-    zl = min(feat, 32)
-    s = ["kernel: rgms_edge", "stage1:",
-         "  - specialize: {param: fin, value: %d}" % feat,
-         "  - specialize: {param: fout, value: %d}" % feat,
-         "  - sparse_fuse: {iter: rgms, iters: [i, j], coo: true}",
-         "stage2:",
-         "  - split: {block: zero0, loop: i, factors: [null, %d]}" % (256 // zl),
-         "  - bind: {block: zero0, loop: i_0, to: blockIdx.x}",
-         "  - bind: {block: zero0, loop: i_1, to: threadIdx.y}"]
-    if feat == zl:
-        s.append("  - bind: {block: zero0, loop: fo, to: threadIdx.x}")
-    else:
-        s += ["  - split: {block: zero0, loop: fo, factors: [%d, null]}" % (feat // zl),
-              "  - reorder: {block: zero0, loops: [i_0, i_1, fo_1, fo_0]}",
-              "  - bind: {block: zero0, loop: fo_1, to: threadIdx.x}",
-              "  - unroll: {block: zero0, loop: fo_0}"]
+    # rgms_edge_head's, the edges fused within each relation
+    s = [l.replace("iters: [rr, i, j]", "iters: [i, j]")
+         for l in rgms_edge_head(feat, True)]
     tile_factor = "%d, " % tiles if tiles > 1 else ""
     nest = "fo_1, ij_1, fo_2, fi_1" if tiles > 1 else "ij_1, fo_1, fi_1"
     outer = "ij_0_1, fo_0" if staged else "fo_0, ij_0_1"
