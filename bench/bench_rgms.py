@@ -510,6 +510,61 @@ def rgms_tc_once_schedule(feat, pieces):
     return "\n".join(lines) + "\n"
 
 
+def rgms_tc_edges_schedule(feat, pieces, tiles, staged):
+    """Tensor cores with no T (examples/rgms_edge.stir, tf32): each
+    relation's edges (i and j fused with coo: an edge's row from the COO
+    array J.pos_I) in tiles of 16 edges, spread over `pieces` thread
+    blocks; a tile's 16 X rows, each scaled by its edge's A as it is
+    loaded (a row scale of A: docs/ir.md, "Tensorized loops"), times
+    W[r] on mma m16n8k8, `tiles` tiles of 8 output features a warp (feat
+    / (8 tiles) warps), the accumulator added atomically into the
+    edges' rows of Y; the input features' loop unrolled.  With staged,
+    the tile's 16 gathered X rows are copied into shared memory once for
+    the thread block's warps (padded by 8 floats a row), as tc_tsh_*
+    copies a tile of T.  tests/tensorize/rgms_tc_edges.yaml is
+    tc_edges_p128_t2_s at 64."""
+    warps = feat // (8 * tiles)
+    # rgms_edge_head's, the edges fused within each relation
+    s = [l.replace("iters: [rr, i, j]", "iters: [i, j]")
+         for l in rgms_edge_head(feat, True)]
+    tile_factor = "%d, " % tiles if tiles > 1 else ""
+    nest = "fo_1, ij_1, fo_2, fi_1" if tiles > 1 else "ij_1, fo_1, fi_1"
+    outer = "ij_0_1, fo_0" if staged else "fo_0, ij_0_1"
+    bind_warps = ["  - bind: {block: rgms1, loop: fo_0, to: threadIdx.y}"]
+    s += ["  - split: {block: rgms1, loop: ij, factors: [null, 16]}",
+          "  - split: {block: rgms1, loop: fo, factors: [null, %s8]}" % tile_factor,
+          "  - split: {block: rgms1, loop: fi, factors: [null, 8]}",
+          "  - split: {block: rgms1, loop: ij_0, factors: [%d, null]}" % pieces,
+          "  - reorder: {block: rgms1, loops: [ij_0_0, %s, fi_0, %s]}" % (outer, nest),
+          "  - set_atomic: {block: rgms1}",
+          "  - bind: {block: rgms0, loop: rr, to: blockIdx.x}",
+          "  - bind: {block: rgms1, loop: ij_0_0, to: blockIdx.y}"] + (
+          [] if staged else bind_warps) + ["stage3:"]
+    if staged:
+        s.append("  - cache_read: {block: rgms1, buffer: X_data, loop: fo_0, "
+                 "scope: shared, pad_every: %d, pad: 8}" % feat)
+    s.append("  - cache_write: {block: rgms1, buffer: Y_data, loop: fi_0, scope: local}")
+    if tiles > 1:
+        s += ["  - reorder: {block: Y_data_local_init, loops: [ax1, ax0, ax2]}",
+              "  - reorder: {block: Y_data_local, loops: [ax1, ax0, ax2]}",
+              "  - unroll: {block: Y_data_local_init, loop: ax1}",
+              "  - unroll: {block: Y_data_local, loop: ax1}",
+              "  - unroll: {block: rgms1, loop: fo_1}"]
+    s.append("  - unroll: {block: rgms1, loop: fi_0}")
+    s += ["  - tensorize: {block: %s, loop: %s, intrinsic: mma_m16n8k8_tf32}" % bl
+          for bl in (("Y_data_local_init", "ax0"), ("rgms1", "ij_1"),
+                     ("Y_data_local", "ax0"))]
+    if staged:
+        s += bind_warps + [
+            "  - fuse: {block: X_data_shared, loops: [ax0, ax1, ax2]}",
+            "  - split: {block: X_data_shared, loop: ax0_ax1_ax2, factors: "
+            "[null, %d, 32]}" % warps,
+            "  - bind: {block: X_data_shared, loop: ax0_ax1_ax2_1, to: threadIdx.y}",
+            "  - bind: {block: X_data_shared, loop: ax0_ax1_ax2_2, to: threadIdx.x}"]
+    s.append("overlap_launches: true")
+    return "\n".join(s) + "\n"
+
+
 def rgms_tc_schedules(feat):
     """The tensor-core candidates at fin = fout = feat: (name, schedule
     text, program file name in examples/): tc16 and tf32 (the example
@@ -518,8 +573,9 @@ def rgms_tc_schedules(feat):
     in 32 or 128 pieces (P) of thread blocks, T = 1, 2, feat / 16 or
     feat / 8 tiles of 8 output features a warp, and then Z warps a thread
     block on pieces of their own where the output features leave fewer
-    than 4: tc_runs_kK_pP_tT[_zZ]), tc_wsh*, tc_tsh_* and tc_once_*
-    (rgms_tc_once_schedule, on rgms_agg_once.stir) where feat allows."""
+    than 4: tc_runs_kK_pP_tT[_zZ]), tc_wsh*, tc_tsh_*, tc_once_*
+    (rgms_tc_once_schedule, on rgms_agg_once.stir) and tc_edges_*
+    (rgms_tc_edges_schedule, on rgms_edge.stir) where feat allows."""
     out = []
     for f16 in (True, False):
         text = rgms_tc_schedule(feat, f16)
@@ -580,6 +636,16 @@ def rgms_tc_schedules(feat):
                 out.append(("tc_once_p%d_t2_u" % p,
                             rgms_tc_once_schedule(feat, p),
                             "rgms_agg_once.stir"))
+        # no T at all: tiles of 16 edges of a relation, their X rows
+        # scaled by A as they are loaded, times W[r] (rgms_edge.stir);
+        # _s with the tile's X rows staged in shared memory
+        if feat % 16 == 0 and feat <= 256:
+            for p, t in [(p, t) for p in (128, 32)
+                         for t in sorted({2, feat // 16})]:
+                for staged in (False, True):
+                    out.append(("tc_edges_p%d_t%d" % (p, t) + ("_s" if staged else ""),
+                                rgms_tc_edges_schedule(feat, p, t, staged),
+                                "rgms_edge.stir"))
     return out
 
 

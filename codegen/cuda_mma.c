@@ -330,19 +330,28 @@ static void put_pair_load(emitter *e, const ectx *ctx, const char *frag,
 	cg_put(p, "[");
 	cuda_expr(e, ctx, op->index, P_TOP);
 	cg_put(p, "];\n");
+	/* (the row's scale, one for the pair: both elements in one row) */
+	const char *sc = op->scale ? "stir_s * " : "";
+	if (op->scale) {
+		cuda_record(e, op->scale->u.load.buf, op->scale->u.load.idx[0]);
+		cg_indent(p);
+		cg_put(p, "const float stir_s = ");
+		cuda_expr(e, ctx, op->scale, P_TOP);
+		cg_put(p, ";\n");
+	}
 	if (aligned) {
 		cg_line(p, "const float2 stir_v = *(const float2 *)stir_q;");
-		cg_line(p, "%s.r[stir_e] = stir_tf32(stir_v.x);", frag);
-		cg_line(p, "%s.r[stir_e + 2] = stir_tf32(stir_v.y);", frag);
+		cg_line(p, "%s.r[stir_e] = stir_tf32(%sstir_v.x);", frag, sc);
+		cg_line(p, "%s.r[stir_e + 2] = stir_tf32(%sstir_v.y);", frag, sc);
 		return;
 	}
 	cg_line(p, "if ((unsigned long long)stir_q %% 8 == 0) {");
 	cg_line(p, "  const float2 stir_v = *(const float2 *)stir_q;");
-	cg_line(p, "  %s.r[stir_e] = stir_tf32(stir_v.x);", frag);
-	cg_line(p, "  %s.r[stir_e + 2] = stir_tf32(stir_v.y);", frag);
+	cg_line(p, "  %s.r[stir_e] = stir_tf32(%sstir_v.x);", frag, sc);
+	cg_line(p, "  %s.r[stir_e + 2] = stir_tf32(%sstir_v.y);", frag, sc);
 	cg_line(p, "} else {");
-	cg_line(p, "  %s.r[stir_e] = stir_tf32(stir_q[0]);", frag);
-	cg_line(p, "  %s.r[stir_e + 2] = stir_tf32(stir_q[1]);", frag);
+	cg_line(p, "  %s.r[stir_e] = stir_tf32(%sstir_q[0]);", frag, sc);
+	cg_line(p, "  %s.r[stir_e + 2] = stir_tf32(%sstir_q[1]);", frag, sc);
 	cg_line(p, "}");
 }
 
@@ -358,9 +367,18 @@ static void put_elem_load(emitter *e, const ectx *ctx,
 {
 	cg_printer *p = e->out;
 	const stir_mma_lanes *ln = stir_intrinsic_lanes(m->in, what[0]);
-	const stir_expr *xs[2] = { op->index, g };
-	if (e->buf_used)
+	/* (the block variables these use are declared in the elements' loop) */
+	const stir_expr *xs[3] = { op->index };
+	int nxs = 1;
+	if (g)
+		xs[nxs++] = g;
+	if (op->scale)
+		xs[nxs++] = op->scale->u.load.idx[0];
+	if (e->buf_used) {
 		e->buf_used[op->buf->index] = true;
+		if (op->scale)
+			e->buf_used[op->scale->u.load.buf->index] = true;
+	}
 	cuda_record(e, op->buf, op->index);
 	if (ln->pack > 1)
 		cg_line(p, "unsigned short stir_h%s[%d];", what, ln->n);
@@ -368,13 +386,13 @@ static void put_elem_load(emitter *e, const ectx *ctx,
 	 * neighbours in a row (the k layout of ir/intrinsics.c), one float2 */
 	if (what[0] == 'a' && ln->pack == 1 && op->buf->dtype == STIR_F32 &&
 	    (op->gather || !op->transposed) && ln->next == 2) {
-		open_elems_by(e, ctx, m, ln, rv, cv, xs, g ? 2 : 1, ln->n / 2, 1);
+		open_elems_by(e, ctx, m, ln, rv, cv, xs, nxs, ln->n / 2, 1);
 		put_pair_load(e, ctx, frag, op, g,
 			what[0] == 'a' && !g && a_pairs_aligned(e, m));
 		close_elems(e);
 		return;
 	}
-	open_elems(e, ctx, m, ln, rv, cv, xs, g ? 2 : 1);
+	open_elems(e, ctx, m, ln, rv, cv, xs, nxs);
 	cg_indent(p);
 	if (ln->pack > 1)
 		cg_putf(p, "stir_h%s[stir_e] = ", what);
@@ -386,6 +404,12 @@ static void put_elem_load(emitter *e, const ectx *ctx,
 		cg_put(p, ") ? ");
 	}
 	cg_put(p, ln->pack > 1 ? "stir_bits(" : "stir_tf32(");
+	if (op->scale) {
+		/* (tf32 only: stir_tensorize_match) */
+		cuda_record(e, op->scale->u.load.buf, op->scale->u.load.idx[0]);
+		cuda_expr(e, ctx, op->scale, P_MUL);
+		cg_put(p, " * ");
+	}
 	cuda_put_name(e, op->buf->name);
 	cg_put(p, "[");
 	cuda_expr(e, ctx, op->index, P_TOP);
@@ -557,7 +581,7 @@ const stir_stmt *cuda_mma_invariant_a(const stir_stmt *s,
 	if (nest->kind != STIR_STMT_FOR ||
 	    nest->u.for_.kind != STIR_LOOP_TENSORIZE ||
 	    !gpu_mma_match(nest, &m) || m.form != STIR_MMA_FORM_MMA ||
-	    m.a.gather || m.guard || m.a.buf == m.c.buf ||
+	    m.a.gather || m.a.scale || m.guard || m.a.buf == m.c.buf ||
 	    stir_mma_index_uses(m.block, m.a.index, v) ||
 	    (*guard && !m.frag)) {
 		/* (under a guard, the nest writes only fragments, which the
@@ -727,7 +751,7 @@ void cuda_emit_mma(emitter *e, const stir_stmt *s, const ectx *ctx)
 			put_addr(e, &c, &m.c, false);
 			cg_putf(p, ", %" PRId64 ");\n", m.c.ld);
 		}
-		if (m.a.gather || m.guard)
+		if (m.a.gather || m.a.scale || m.guard)
 			put_elem_load(e, &c, &m, "a", "stir_fa", &m.a, m.mv, m.kv,
 				gpu_mma_a_whole(e->k, &m) ? NULL : m.guard);
 		else if (!a_loaded)

@@ -435,6 +435,31 @@ static bool opaque_operand(matcher *m, const stir_mma_match *mm,
 	return true;
 }
 
+/* m, x, kv, nv, scale: x, a product S[..] * A[..] (either order, each
+ * maybe converted to f32) whose load S has an f32 buffer and an index
+ * that moves with neither loop kv nor nv, as A[..] with *scale = S[..];
+ * else x itself with *scale NULL. */
+static const stir_expr *unscale(matcher *m, const stir_expr *x,
+	const stir_var *kv, const stir_var *nv, const stir_expr **scale)
+{
+	*scale = NULL;
+	if (x->kind != STIR_EXPR_BINARY || x->u.binary.op != STIR_MUL)
+		return x;
+	const stir_expr *f[2] = { strip_f32(x->u.binary.a),
+		strip_f32(x->u.binary.b) };
+	for (int i = 0; i < 2; i++) {
+		const stir_expr *s = f[i];
+		if (s->kind == STIR_EXPR_LOAD && s->u.load.n == 1 &&
+		    s->u.load.buf->dtype == STIR_F32 &&
+		    !uses(m, s->u.load.idx[0], kv) &&
+		    !uses(m, s->u.load.idx[0], nv)) {
+			*scale = s;
+			return f[1 - i];
+		}
+	}
+	return x;
+}
+
 /* m, mm: whether matched nest mm suits its intrinsic when that has an
  * opaque fragment layout (stir_intrinsic's align): nothing placed
  * element by element (no row guard, no gathered operand or rows, no
@@ -449,6 +474,9 @@ static bool check_opaque(matcher *m, const stir_mma_match *mm)
 	if (mm->guard) {
 		why = "row guard";
 		loc = mm->guard->loc;
+	} else if (mm->a.scale) {
+		why = "row scale of A";
+		loc = mm->a.scale->loc;
 	} else if (mm->a.gather || mm->b.gather) {
 		why = "gathered operand (rows picked by a load)";
 		loc = (mm->a.gather ? mm->a : mm->b).index->loc;
@@ -560,7 +588,7 @@ static bool match_fill_store(matcher *m, stir_mma_match *mm,
 			"'%s' and a literal row distance of at least %d along '%s'",
 			mm->nv->name, in->n, mm->mv->name);
 	mm->form = STIR_MMA_FORM_STORE;
-	mm->c = (stir_mma_operand){ s->u.store.buf, cidx, cm, false, false };
+	mm->c = (stir_mma_operand){ s->u.store.buf, cidx, cm, false, false, NULL };
 	return true;
 }
 
@@ -602,8 +630,8 @@ static bool match_copy(matcher *m, stir_mma_match *mm,
 			in->name, dst->name, stir_dtype_get_name(dst->dtype), src->name,
 			stir_dtype_get_name(src->dtype));
 	mm->vec = (int)(16 / size);
-	mm->c = (stir_mma_operand){ dst, s->u.store.idx[0], 0, false, false };
-	mm->a = (stir_mma_operand){ src, v->u.load.idx[0], 0, false, false };
+	mm->c = (stir_mma_operand){ dst, s->u.store.idx[0], 0, false, false, NULL };
+	mm->a = (stir_mma_operand){ src, v->u.load.idx[0], 0, false, false, NULL };
 	for (int d = 0; d < n; d++) {
 		const stir_expr *ext = mm->loops[d]->u.for_.extent;
 		const stir_var *lv = mm->loops[d]->u.for_.var;
@@ -722,7 +750,7 @@ bool stir_tensorize_match(const stir_stmt *l, const stir_intrinsic *in,
 	mm->mv = vars[md];
 	mm->nv = vars[nd];
 	mm->kv = vars[kd];
-	mm->c = (stir_mma_operand){ s->u.store.buf, cidx, c_of[md], false, false };
+	mm->c = (stir_mma_operand){ s->u.store.buf, cidx, c_of[md], false, false, NULL };
 	if (s->u.store.buf->scope == STIR_SCOPE_LOCAL) {
 		if (!is_frag(&m, in, mm, s->u.store.buf, cidx, vars, 3, mm->mv,
 		    mm->nv))
@@ -750,7 +778,16 @@ bool stir_tensorize_match(const stir_stmt *l, const stir_intrinsic *in,
 				"dimension) must have the literal extent %lld for %s",
 				vars[d]->name, role[r], (long long)want[d], in->name);
 	}
-	/* A moves with m and k, B with k and n */
+	/* A moves with m and k, B with k and n; A may be scaled by row */
+	const stir_expr *xs, *ys;
+	x = unscale(&m, x, mm->kv, mm->nv, &xs);
+	y = unscale(&m, y, mm->kv, mm->nv, &ys);
+	if (xs && ys)
+		return mismatch(&m, v->loc, "two row scales ('%s' and '%s'); "
+			"the product takes one", xs->u.load.buf->name,
+			ys->u.load.buf->name);
+	/* (a row scale scales A's rows, whichever factor it is written on) */
+	const stir_expr *scale = xs ? xs : ys;
 	const stir_expr *ax = x, *bx = y;
 	int64_t t;
 	stir_affine_opts o = { .flags = STIR_AFFINE_NEG |
@@ -761,9 +798,14 @@ bool stir_tensorize_match(const stir_stmt *l, const stir_intrinsic *in,
 		ax = y;
 		bx = x;
 	}
+	if (scale && in->in != STIR_F32)
+		return mismatch(&m, scale->loc, "a row scale of A needs f32 "
+			"inputs (mma_m16n8k8_tf32); %s takes %s", in->name,
+			stir_dtype_get_name(in->in));
 	if (!operand(&m, in, "A", ax, mm->mv, mm->kv, mm->nv, &mm->a) ||
 	    !operand(&m, in, "B", bx, mm->kv, mm->nv, mm->mv, &mm->b))
 		return false;
+	mm->a.scale = scale;
 	if (v->u.binary.a->kind != STIR_EXPR_CAST && in->in != STIR_F32)
 		return mismatch(&m, v->loc, "the product must convert its "
 			"operands to f32");

@@ -64,6 +64,11 @@ typedef struct stir_mma_operand {
 	 * along its column: each lane loads its elements one by one (ld,
 	 * transposed unused) */
 	bool gather;
+	/* A's row scale (NULL: none): the load S[..] of a product S[..] *
+	 * A[..] whose index moves with neither K nor N (an edge's weight
+	 * times its gathered row), each element of A multiplied by it as it
+	 * is loaded (borrowed; tf32 only) */
+	const stir_expr *scale;
 } stir_mma_operand;
 
 /* Which elements of an operand's tile one lane of a warp holds (the PTX

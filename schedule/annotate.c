@@ -474,6 +474,30 @@ static void lift_undo(const lifted_guard *d)
 	d->list->v[d->index] = l;
 }
 
+/* s, b: block b's lets put into its one store (sched_single_update), so
+ * that the nest it ends is one store, as the intrinsics' forms need (the
+ * row of a fused iteration's edge, `let vi = J_pos_I[..]`, read where the
+ * store reads it); a block of one statement, or one that is more than lets
+ * and an add, is left as it is (the match then says why). */
+static void inline_block_lets(sched *s, stir_stmt *b)
+{
+	stir_ptr_vec *body = &b->u.block.body;
+	if (body->n < 2)
+		return;
+	for (int i = 0; i + 1 < body->n; i++)
+		if (stir_stmt_at(body, i)->kind != STIR_STMT_LET)
+			return;
+	const stir_stmt *last = stir_stmt_at(body, body->n - 1);
+	if (last->kind != STIR_STMT_STORE || (last->u.store.op != STIR_STORE_ADD &&
+	    last->u.store.op != STIR_STORE_SUB))
+		return;
+	stir_stmt *store = sched_single_update(s, b);
+	if (store) {
+		body->v[0] = store;
+		body->n = 1;
+	}
+}
+
 /* k, block, loop, intrinsic: see include/stir/schedule.h. */
 int stir_tensorize(stir_kernel *k, const char *block, const char *loop,
 	const char *intrinsic)
@@ -498,6 +522,8 @@ int stir_tensorize(stir_kernel *k, const char *block, const char *loop,
 		char why[400];
 		stir_loc where;
 		lifted_guard lg = { 0 };
+		if (!ann && !in->copy)
+			inline_block_lets(&s, p.stmt[p.n - 1]);
 		if (!ann)
 			lift_nest_guard(k, &p, li, &lg);
 		if (ann)

@@ -5,7 +5,8 @@
 # arrays, several edges a thread, a row's run of edges summed in registers:
 # cache_write_runs), on rgms_edge.stir, the aggregated order with runs
 # (aggruns_*) and the tensor-core ones (tc_f16_*: tc16 on rgms_tc16.stir,
-# tf32 and tc_runs_* on rgms_agg.stir, tc_once_* on rgms_agg_once.stir), and examples/rgms_coo.yaml and
+# tf32 and tc_runs_* on rgms_agg.stir, tc_once_* on rgms_agg_once.stir, tc_edges_*
+# on rgms_edge.stir), and examples/rgms_coo.yaml and
 # examples/rgms_runs.yaml) run on the interpreter and
 # match stage I on a small relational graph; the benchmark's option errors
 # exit non-zero.
@@ -24,6 +25,7 @@ nc=0
 nr=0
 nt=0
 no=0
+nd=0
 for s in "$tmp"/s/*.yaml; do
 	# NAME_o is NAME with overlapping launches: the same kernel (checked
 	# once below)
@@ -36,6 +38,7 @@ for s in "$tmp"/s/*.yaml; do
 	runs_*) prog=rgms_edge; nr=$((nr + 1)) ;;
 	tc_*_tc16.yaml) prog=rgms_tc16; nt=$((nt + 1)) ;;
 	tc_*_tc_once_*) prog=rgms_agg_once; nt=$((nt + 1)); no=$((no + 1)) ;;
+	tc_*_tc_edges_*) prog=rgms_edge; nt=$((nt + 1)); nd=$((nd + 1)) ;;
 	tc_*) nt=$((nt + 1)) ;;
 	esac
 	if ! "$stirc" run "$srcdir/examples/$prog.stir" --schedule "$s" \
@@ -50,6 +53,7 @@ done
 [ "$nr" -ge 9 ] || { echo "FAIL: only $nr schedules with runs of rows"; fail=1; }
 [ "$nt" -ge 5 ] || { echo "FAIL: only $nt tensor-core schedules"; fail=1; }
 [ "$no" -ge 2 ] || { echo "FAIL: only $no schedules on rgms_agg_once"; fail=1; }
+[ "$nd" -ge 4 ] || { echo "FAIL: only $nd edge-tile tensor-core schedules"; fail=1; }
 [ -f "$tmp/s/aggruns_f16_q4_k4.yaml" ] || { echo "FAIL: no aggruns_f16_q4_k4"; fail=1; }
 [ -f "$tmp/s/runs_f16_q2_k4_o.yaml" ] && grep -q "^overlap_launches: true" \
 	"$tmp/s/runs_f16_q2_k4_o.yaml" || { echo "FAIL: no runs_f16_q2_k4_o"; fail=1; }

@@ -430,6 +430,11 @@ static const struct {
 	 * into T once, from a register its init zeroed (no zeroing launch of
 	 * T, no atomics into it) */
 	{ "rgms_agg_once", "tests/tensorize/rgms_tc_once.yaml", "r=3,m=40,n=30" },
+	/* no T: tiles of 16 edges of a relation (rows from J.pos_I through
+	 * the block's let), their gathered X rows staged in shared memory
+	 * and scaled by A in the A fragment (a row scale), the last tile's
+	 * row guard, Y's rows added atomically */
+	{ "rgms_edge", "tests/tensorize/rgms_tc_edges.yaml", "r=3,m=40,n=30" },
 	{ "rgms_tc16", "examples/rgms_tc16.yaml", "r=3,m=40,n=30" },
 	{ "rgms_agg", "examples/rgms_agg.yaml", "r=3,m=20,n=20,fin=20,fout=24" },
 	{ "rgms_edge", "examples/rgms_edge.yaml", "r=3,m=20,n=20,fin=20,fout=24" },

@@ -110,6 +110,7 @@ bool gpu_mma_a_whole(const stir_kernel *k, const stir_mma_match *m)
 {
 	const stir_buffer *a = m->a.buf;
 	if (m->form != STIR_MMA_FORM_MMA || !m->guard || m->a.gather ||
+	    m->a.scale ||
 	    a->scope != STIR_SCOPE_SHARED || !a->extent ||
 	    a->extent->kind != STIR_EXPR_INT)
 		return false;
@@ -149,7 +150,7 @@ int gpu_mma_top_indices(const stir_mma_match *m, const stir_expr **printed)
 	if (m->form == STIR_MMA_FORM_COPY)
 		printed[n++] = m->a.index;
 	if (m->form == STIR_MMA_FORM_MMA) {
-		if (!m->a.gather && !m->guard)
+		if (!m->a.gather && !m->a.scale && !m->guard)
 			printed[n++] = m->a.index;
 		if (!m->b.gather)
 			printed[n++] = m->b.index;
@@ -193,11 +194,17 @@ void gpu_walk_mma(gpu_walk *walk, const stir_stmt *s, const ectx *ctx)
 	} else {
 		if (!m.frag)
 			walk_operand(walk, &c, &m.c, false, false, loc);
-		if (m.a.gather || m.guard)
+		if (m.a.gather || m.a.scale || m.guard)
 			walk_elem_load(walk, &c, &m, &m.a,
 				gpu_mma_a_whole(walk->k, &m) ? NULL : m.guard, loc);
 		else
 			walk_operand(walk, &c, &m.a, false, false, loc);
+		if (m.a.scale) {
+			/* (the scale read where A's elements are, at their rows) */
+			stir_mma_operand sc = { m.a.scale->u.load.buf,
+				m.a.scale->u.load.idx[0], 0, false, true, NULL };
+			walk_elem_load(walk, &c, &m, &sc, m.guard, loc);
+		}
 		if (m.b.gather)
 			walk_elem_load(walk, &c, &m, &m.b, NULL, loc);
 		else
