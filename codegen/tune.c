@@ -409,23 +409,6 @@ static void search_free(search *s)
 	free(s->pos);
 }
 
-/* d, b, bound, n0, k, s, c, reps, best_ms, ms, dropped: time candidate c
- * of search s (time_candidate), its formats bound first in b and copied
- * to d when the candidate bound last (*bound, the first candidate with
- * the same inputs) had others.  0, or -1 with diagnostics. */
-static int time_inputs(device_inputs *d, stir_bindings *b, int *bound,
-	int n0, const stir_kernel *k, const search *s, int c, int reps,
-	double best_ms, double *ms, bool *dropped)
-{
-	if (s->inputs[c] != *bound) {
-		*bound = s->inputs[c];
-		if (bind_candidate_formats(b, n0, k, s->ss[c]) < 0 ||
-		    device_inputs_sync(d, b, n0) < 0)
-			return -1;
-	}
-	return time_candidate(d, b, s->gks[c], reps, best_ms, ms, dropped);
-}
-
 /* ctx, k, src, name, a, feat, cands, n, top, dev, budget_s, t0,
  * cache_dir, out: the measured search over the first "top" candidates of cands[0 ..
  * n-1] (the model's order) whose schedule files differ, for stage I
@@ -533,7 +516,7 @@ static int tune_measure(stir_ctx *ctx, const stir_kernel *k,
 	int won = -1, bound = -1, n0 = 0;
 	/* one set of inputs: the dense operands drawn and copied to the
 	 * device once, each distinct format built and copied when its first
-	 * candidate is timed (and again for a finalist's re-measurement when
+	 * candidate is timed (and again for the winner's re-measurement when
 	 * another's came since) */
 	stir_bindings *b = rc == 0 && s.n > 0 ? shared_inputs(k, name, a, feat,
 		s.ss[0]) : NULL;
@@ -542,60 +525,43 @@ static int tune_measure(stir_ctx *ctx, const stir_kernel *k,
 		rc = -1;
 	if (b)
 		n0 = stir_bindings_n_arrays(b);
-	double *search_ms = calloc((size_t)s.n + 1, sizeof(*search_ms));
-	if (rc == 0 && !search_ms)
-		rc = no_memory(ctx);
-	/* the search: each candidate in the model's order until the budget
-	 * runs out, screened against the best median so far */
-	for (int i = 0; rc == 0 && i < s.n; i++) {
-		if (i > 0 && elapsed_s(t0) > budget_s)
-			break;
-		bool dropped = false;
-		rc = time_inputs(&d, b, &bound, n0, k, &s, i, STIR_TUNE_SEARCH_REPS,
-			won < 0 ? 0 : search_ms[won], &search_ms[i], &dropped);
-		if (rc < 0)
-			break;
-		out->timed_cand[out->n_timed] = cands[s.pos[i]];
-		out->timed_ms[out->n_timed++] = search_ms[i];
-		out->n_dropped += dropped;
-		if (dropped)
-			search_ms[i] = -1;
-		else if (won < 0 || search_ms[i] < search_ms[won])
-			won = i;
-	}
-	/* the finalists, within STIR_TUNE_FINAL_MARGIN of the fastest median
-	 * (at most STIR_TUNE_FINALISTS, fastest first), each timed again in a
-	 * fresh run as the benchmarks time: the fastest of those wins, so
-	 * that one lucky median of the search does not decide a near tie */
-	int n_timed = out->n_timed, winner = -1;
-	double fastest = won >= 0 ? search_ms[won] : 0;
-	for (int f = 0; rc == 0 && won >= 0 && f < STIR_TUNE_FINALISTS; f++) {
-		int c = -1;
-		for (int i = 0; i < n_timed; i++)
-			if (search_ms[i] > 0 && search_ms[i] <=
-			    STIR_TUNE_FINAL_MARGIN * fastest &&
-			    (c < 0 || search_ms[i] < search_ms[c]))
-				c = i;
+	for (int i = 0; rc == 0 && i <= s.n; i++) {
+		bool final = i == s.n || (i > 0 && elapsed_s(t0) > budget_s);
+		int c = final ? won : i;
 		if (c < 0)
 			break;
-		search_ms[c] = -1;     /* taken */
+		if (s.inputs[c] != bound) {
+			if (bind_candidate_formats(b, n0, k, s.ss[c]) < 0 ||
+			    device_inputs_sync(&d, b, n0) < 0)
+				rc = -1;
+			bound = s.inputs[c];
+		}
 		double ms;
-		bool dropped;
-		rc = time_inputs(&d, b, &bound, n0, k, &s, c, STIR_TUNE_FINAL_REPS,
-			0, &ms, &dropped);
-		if (rc == 0 && (winner < 0 || ms < out->time_ms)) {
-			winner = c;
+		bool dropped = false;
+		if (rc == 0)
+			rc = time_candidate(&d, b, s.gks[c], final ?
+				STIR_TUNE_FINAL_REPS : STIR_TUNE_SEARCH_REPS,
+				final || won < 0 ? 0 : out->time_ms, &ms, &dropped);
+		if (rc == 0 && final) {
+			/* the winner, re-measured in a fresh run as the
+			 * benchmarks time; its schedule file is the result */
+			*best = s.pos[won];
 			out->time_ms = ms;
+			out->schedule = s.texts[won];
+			out->schedule_len = strlen(s.texts[won]);
+			s.texts[won] = NULL;
+			break;
+		}
+		if (rc == 0) {
+			out->timed_cand[out->n_timed] = cands[s.pos[i]];
+			out->timed_ms[out->n_timed++] = ms;
+			out->n_dropped += dropped;
+			if (!dropped && (won < 0 || ms < out->time_ms)) {
+				won = i;
+				out->time_ms = ms;
+			}
 		}
 	}
-	if (rc == 0 && winner >= 0) {
-		/* its schedule file is the result */
-		*best = s.pos[winner];
-		out->schedule = s.texts[winner];
-		out->schedule_len = strlen(s.texts[winner]);
-		s.texts[winner] = NULL;
-	}
-	free(search_ms);
 	out->time_s = elapsed_s(&ts);
 	device_inputs_free(&d);
 	stir_bindings_free(b);

@@ -28,18 +28,14 @@ extern "C" {
  * SpMM's STIR_TUNE_TOP_SPMM, the SDDMM's STIR_TUNE_TOP: stir_tune_get_top),
  * how many when it starts from a similar graph's record entry (that
  * entry's winner first), the seconds it may spend timing, and the timed
- * runs of each candidate.  Then the finalists, those within
- * STIR_TUNE_FINAL_MARGIN of the fastest median (at most
- * STIR_TUNE_FINALISTS), are each timed again in a fresh run with
- * STIR_TUNE_FINAL_REPS runs, and the fastest of those wins. */
+ * runs of each candidate (the winner is timed again with
+ * STIR_TUNE_FINAL_REPS). */
 #define STIR_TUNE_TOP 16
 #define STIR_TUNE_TOP_SPMM 24
 #define STIR_TUNE_TOP_SIMILAR 4
 #define STIR_TUNE_BUDGET_S 20.0
 #define STIR_TUNE_SEARCH_REPS 30
 #define STIR_TUNE_FINAL_REPS 100
-#define STIR_TUNE_FINALISTS 3
-#define STIR_TUNE_FINAL_MARGIN 1.03
 /* A candidate timed after the first is screened before: its fastest of
  * STIR_TUNE_SCREEN_REPS runs (after STIR_TUNE_SCREEN_WARMUPS warm-ups,
  * the L2 cache flushed before each) slower than STIR_TUNE_SCREEN_MARGIN
@@ -160,10 +156,8 @@ STIR_EXPORT int stir_tune_get_top(stir_tune_recipe r);
  * cache), then timed in the model's order on random dense inputs (seed
  * 1; stir_gpu_run_time: 10 warm-ups, the median of STIR_TUNE_SEARCH_REPS
  * runs, the L2 cache flushed before each) until opt->budget_s seconds
- * from the call have passed (the first is always timed); the fastest
- * and those within STIR_TUNE_FINAL_MARGIN of it (at most
- * STIR_TUNE_FINALISTS) are timed again in fresh runs with
- * STIR_TUNE_FINAL_REPS runs, and the fastest of those wins.  Unless
+ * from the call have passed (the first is always timed); the fastest is
+ * timed again in a fresh run with STIR_TUNE_FINAL_REPS runs.  Unless
  * opt->no_record, what was chosen (not a record hit) is stored.  0, or
  * -1 with diagnostics in ctx (the measured search without a GPU says
  * that model_only is needed); *out is then cleared. */
