@@ -443,6 +443,11 @@ static const struct {
 	{ "sddmm", "examples/sddmm.yaml", "m=30,n=30,feat=40" },
 	{ "sddmm", "examples/sddmm_fast.yaml", "m=30,n=40" },
 	{ "sddmm_rows", "examples/sddmm_rows.yaml", "m=30,n=40" },
+	/* several non-zeros a lane: the row's tail guard inside the lanes'
+	 * loop on the cache's write-back (rows of any length, a partial
+	 * block of rows) */
+	{ "sddmm_rows", "examples/sddmm_row_lanes.yaml", "m=30,n=40" },
+	{ "sddmm_rows", "examples/sddmm_row_lanes.yaml", "m=5,n=70" },
 	{ "segment_sum", "examples/segment_sum.yaml", "m=300" },
 };
 
