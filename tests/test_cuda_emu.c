@@ -448,6 +448,8 @@ static const struct {
 	 * block of rows) */
 	{ "sddmm_rows", "examples/sddmm_row_lanes.yaml", "m=30,n=40" },
 	{ "sddmm_rows", "examples/sddmm_row_lanes.yaml", "m=5,n=70" },
+	{ "sddmm_rows", "tests/sddmm_lanes/sddmm_row_lanes_u4.yaml", "m=30,n=40" },
+	{ "sddmm_rows", "tests/sddmm_lanes/sddmm_row_lanes_r4.yaml", "m=13,n=50" },
 	{ "segment_sum", "examples/segment_sum.yaml", "m=300" },
 };
 
