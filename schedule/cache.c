@@ -29,7 +29,8 @@
  * parameters; a literal for scope local); when the region has points,
  * every access of X in B under the same conditions, fixed at L's place
  * (they then guard the copies), except, for a read of a strided flat
- * region, conditions on its loops alone (each guards its element's copy;
+ * region (a write of one, or of a range), conditions on its loops alone
+ * (each guards its element's copy or write-back;
  * schedule/cache_region.c lists the other exceptions); or, for an
  * accumulating write of a
  * strided flat region, B's body one "if (COND)" that picks the element
@@ -362,6 +363,10 @@ static bool add_body(creq *c, copy_nest *nest, stir_stmt *st, bool guard)
 		if (stir_subst_add_expr(&sub, c->terms.loop[i],
 		    stir_mk_var(k, nest->v[i])) < 0)
 			c->s->oom = true;
+	if (c->range_loop && nest->r && stir_subst_add_expr(&sub, c->range_loop,
+	    stir_mk_var(k, nest->r)) < 0)
+		c->s->oom = true;
+	terms |= c->range_loop && nest->r;
 	for (int j = 0; guard && (nest->g || terms) && j < c->n_row_conds; j++)
 		cond = stir_mk_and(k, cond, stir_expr_copy(k, c->row_conds[j],
 			&sub));

@@ -54,6 +54,8 @@ typedef struct creq {
 	int fkind;
 	stir_expr *base;         /* F_POINT, F_RANGE, F_STRIDED: the fixed part */
 	stir_expr *range;        /* F_RANGE: E; gathered rows: W or NULL */
+	stir_var *range_loop;    /* F_RANGE under a write's element guard
+	                            (row_conds): the range's loop */
 	strided terms;           /* F_STRIDED */
 	/* gathered rows */
 	int scat;                /* the dimension that holds the row */
@@ -116,6 +118,9 @@ typedef struct copy_nest {
  * them and find the region (c->fkind, c->point, c->terms, ...); false
  * after recording the failure. */
 bool cache_find_region(creq *c);
+/* c: for an F_RANGE region, the loop inside L whose variable is the
+ * varying term of every access of x in the block, or NULL. */
+stir_var *cache_range_loop(const creq *c);
 /* c, a, base, r, range, t: split flat access a into a fixed base and one
  * term r ranging over [0, range): F_RANGE; or strided terms t:
  * F_STRIDED; or F_POINT; or F_WHOLE. */
@@ -171,6 +176,10 @@ bool cache_row_only(const creq *c, const stir_expr *cond);
 /* c, cond: whether the loops inside L that cond uses are all loops of
  * the strided terms. */
 bool cache_terms_only(const creq *c, const stir_expr *cond);
+/* c, cond: for a write of a strided region or a range, whether cond
+ * tests only which element is written, so that it may guard each
+ * element's write-back (cache_guard.c says the whole rule). */
+bool cache_write_terms_guard(creq *c, const stir_expr *cond);
 /* c, cond: for a read, a tail guard over loops inside L that the indices
  * do not use, taken at those loops' first iteration (it holds when some
  * iteration passes it); else NULL (cache_guard.c says the whole rule). */

@@ -110,6 +110,37 @@ bool cache_terms_only(const creq *c, const stir_expr *cond)
 	return true;
 }
 
+/* c, cond: whether the loops inside L that cond uses are c->range_loop
+ * alone. */
+static bool range_only(const creq *c, const stir_expr *cond)
+{
+	for (int i = 0; i < c->acc.n_inner; i++)
+		if (c->acc.inner[i] != c->range_loop &&
+		    stir_expr_uses(cond, c->acc.inner[i]))
+			return false;
+	return true;
+}
+
+/* c, cond: for a write of a strided flat region (no gathered rows) or of
+ * a range over one loop inside L (c->range_loop, found here), whether
+ * cond tests only which element is written: the loops inside L that it
+ * uses are the terms' (the range's), and it reads no memory but at
+ * indices fixed in L, of a buffer the block does not write (the tail
+ * guard of a split row inside L: j_2 of (j_0 * T + j_1) * U + j_2 <
+ * len).  The block then adds only into the elements cond lets through,
+ * and the write-back, under cond at each element, stores only those. */
+bool cache_write_terms_guard(creq *c, const stir_expr *cond)
+{
+	if (!c->write || c->reverse || !c->flat ||
+	    !loads_fixed_in_loop(c, (stir_expr *)cond))
+		return false;
+	if (c->fkind == F_STRIDED)
+		return !c->terms.gather && cache_terms_only(c, cond);
+	return c->fkind == F_RANGE &&
+		(c->range_loop || (c->range_loop = cache_range_loop(c))) &&
+		range_only(c, cond);
+}
+
 /* e, a: whether e is non-decreasing in every loop variable inside the
  * cache's loop that it uses (the loops run from 0 up): such a variable
  * alone, or in sums, in products with non-negative literals, in quotients

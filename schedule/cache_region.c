@@ -201,6 +201,30 @@ int cache_flat_kind(creq *c, const sched_acc *a, stir_expr **base,
 	return F_RANGE;
 }
 
+/* c: see cache.h. */
+stir_var *cache_range_loop(const creq *c)
+{
+	stir_var *loop = NULL;
+	for (int i = 0; i < c->acc.n; i++) {
+		const sched_acc *a = &c->acc.v[i];
+		if (a->buf != c->x || !a->in_target)
+			continue;
+		stir_expr *tx[16], *term = NULL;
+		int nx = add_terms(a->xidx[0], tx, 0);
+		for (int j = 0; j < nx; j++)
+			if (sched_varies(&c->acc, tx[j])) {
+				if (term)
+					return NULL;
+				term = tx[j];
+			}
+		if (!term || term->kind != STIR_EXPR_VAR ||
+		    (loop && loop != term->u.var))
+			return NULL;
+		loop = term->u.var;
+	}
+	return loop;
+}
+
 /* c, e: whether e uses a loop inside L other than L itself. */
 static bool varies_below(const creq *c, const stir_expr *e)
 {
@@ -489,10 +513,16 @@ bool cache_find_region(creq *c)
 			 * tail over the rows) guards the copies of each row; a read
 			 * of strided loops: a condition on those loops alone (the
 			 * row guard of a tile's last rows) guards each element's
-			 * copy, the block reading the cache under it as before */
-			if (c->flat && c->fkind == F_STRIDED && (c->terms.gather ?
-			    cache_row_only(c, cond) : !c->write && !c->reverse &&
-			    cache_terms_only(c, cond))) {
+			 * copy, the block reading the cache under it as before; a
+			 * write's condition on those loops alone that picks the
+			 * element (a split row's tail guard inside L) guards each
+			 * element's write-back, the block adding under it as
+			 * before */
+			bool strided = c->flat && c->fkind == F_STRIDED;
+			if ((strided && (c->terms.gather ? cache_row_only(c, cond) :
+			    !c->write && !c->reverse && cache_terms_only(c, cond))) ||
+			    (!(strided && c->terms.gather) &&
+			    cache_write_terms_guard(c, cond))) {
 				rowk[c->n_row_conds++] = cond;
 				continue;
 			}

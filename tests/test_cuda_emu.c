@@ -451,6 +451,13 @@ static const struct {
 	{ "sddmm", "examples/sddmm.yaml", "m=30,n=30,feat=40" },
 	{ "sddmm", "examples/sddmm_fast.yaml", "m=30,n=40" },
 	{ "sddmm_rows", "examples/sddmm_rows.yaml", "m=30,n=40" },
+	/* several non-zeros a lane: the row's tail guard inside the lanes'
+	 * loop on the cache's write-back (rows of any length, a partial
+	 * block of rows) */
+	{ "sddmm_rows", "examples/sddmm_row_lanes.yaml", "m=30,n=40" },
+	{ "sddmm_rows", "examples/sddmm_row_lanes.yaml", "m=5,n=70" },
+	{ "sddmm_rows", "tests/sddmm_lanes/sddmm_row_lanes_u4.yaml", "m=30,n=40" },
+	{ "sddmm_rows", "tests/sddmm_lanes/sddmm_row_lanes_r4.yaml", "m=13,n=50" },
 	{ "segment_sum", "examples/segment_sum.yaml", "m=300" },
 };
 
