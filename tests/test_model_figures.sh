@@ -4,13 +4,21 @@
 # the model's first pick within 10% of the best on the geometric mean, the
 # tuner's timed search replayed within 3% in 90% of the cases).  Skipped
 # without python3, the shared library, the shared graphs beside the
-# checkout (../shared/data) or bench/results (not distributed).
+# checkout (../shared/data) or bench/results (not distributed), and with a
+# library built with AddressSanitizer.
 set -u
 srcdir=${srcdir:-.}
 lib=${LIB:-.libs/libstir.so}
 data=$srcdir/../shared/data
 command -v python3 > /dev/null 2>&1 || { echo "no python3: skipped"; exit 77; }
 [ -f "$lib" ] || { echo "no $lib (a static build): skipped"; exit 77; }
+# Python loads the library with ctypes, which a library built with
+# AddressSanitizer refuses unless the runtime is preloaded
+if ldd "$lib" 2>/dev/null | grep -q libasan; then
+	echo "$lib is built with AddressSanitizer, which Python cannot load:" \
+		"skipped"
+	exit 77
+fi
 [ -f "$data/cora.mtx.gz" ] || { echo "no $data: skipped"; exit 77; }
 [ -f "$srcdir/bench/results/spmm_shared.json" ] ||
 	{ echo "no bench/results: skipped"; exit 77; }
