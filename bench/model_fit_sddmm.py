@@ -19,7 +19,9 @@ ctypes): keep it in step with model_sddmm.c.  No GPU.
 
     python3 bench/model_fit_sddmm.py [--eval] [--logo] [-v] FILE..
 """
-import argparse, collections, ctypes, json, math, os, sys
+import argparse, collections, ctypes, json, os, sys
+import model_fit_search as search
+from model_fit_search import Csr, gmean, read_graph, report
 
 ap = argparse.ArgumentParser()
 ap.add_argument("file", nargs="+")
@@ -37,13 +39,6 @@ args = ap.parse_args()
 lib = ctypes.CDLL(args.lib)
 
 
-class Csr(ctypes.Structure):
-    _fields_ = [("nrows", ctypes.c_int64), ("ncols", ctypes.c_int64),
-                ("nnz", ctypes.c_int64),
-                ("indptr", ctypes.POINTER(ctypes.c_int64)),
-                ("indices", ctypes.c_void_p), ("values", ctypes.c_void_p)]
-
-
 class Cand(ctypes.Structure):
     _fields_ = [("rows", ctypes.c_bool), ("max_lanes", ctypes.c_int64),
                 ("threads", ctypes.c_int64), ("x_global", ctypes.c_bool),
@@ -55,16 +50,12 @@ class Map(ctypes.Structure):
                 ("feat", "lanes", "vec", "nnz", "chunks", "row_tile")]
 
 
-lib.stir_ctx_alloc.restype = ctypes.c_void_p
-lib.stir_mtx_read_from_file.restype = ctypes.POINTER(Csr)
-lib.stir_mtx_read_from_file.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
 lib.stir_sddmm_get_candidate.restype = ctypes.POINTER(Cand)
 lib.stir_sddmm_candidate_map.restype = Map
 lib.stir_sddmm_candidate_map.argtypes = [ctypes.POINTER(Cand), ctypes.c_int64]
 lib.stir_sddmm_model_rank.argtypes = [ctypes.POINTER(Csr), ctypes.c_int64,
     ctypes.c_int, ctypes.POINTER(ctypes.c_int), ctypes.c_void_p]
 N = lib.stir_sddmm_n_candidates()
-ctx = lib.stir_ctx_alloc()
 N_SMS = 132
 DRAM_BW = 3000.0
 L2_BYTES = 50.0 * 1024 * 1024
@@ -90,10 +81,7 @@ def log2_ceil(x):
 
 
 def graph(g):
-    path = next(p for p in (os.path.join(args.data, g + ".mtx.gz"),
-        os.path.join(args.data, "suitesparse", g + ".mtx.gz"))
-        if os.path.exists(p))
-    cp = lib.stir_mtx_read_from_file(ctx, path.encode())
+    cp = read_graph(lib, args.data, g)
     c = cp.contents
     ip = c.indptr[:c.nrows + 1]
     ix = ctypes.cast(c.indices, ctypes.POINTER(ctypes.c_int64))[:c.nnz]
@@ -194,63 +182,21 @@ def cost(P, t):
     return mem + P["blend"] * lat if mem > lat else lat + P["blend"] * mem
 
 
-def load(files):
-    """One case a result: (device, graph, features, [(candidate, terms,
-    time)] of the candidates timed, the best time)."""
-    cases, graphs = [], {}
-    for name in files:
-        d = json.load(open(name))
-        for r in d["results"]:
-            g, f, sm = r["graph"], r["features"], r["search_ms"]
-            if g not in graphs:
-                graphs[g] = graph(g)
-            cs = [(i, terms(i, graphs[g], f), sm[i]) for i in range(N)
-                  if i < len(sm) and sm[i] is not None]
-            if cs:
-                cases.append(("%s, %s" % (d.get("device"),
-                              os.path.basename(name)), g, f, cs,
-                              min(t for t in sm if t is not None)))
-    return cases, graphs
-
-
 def pick(P, cs):
     return min(cs, key=lambda x: (cost(P, x[1]), x[0]))
 
 
 def picks(P, cases):
     """The time of the model's first pick over the best, a case each."""
-    return [pick(P, cs)[2] / best for _, _, _, cs, best in cases]
+    return search.picks(cost, P, cases)
 
 
-def gmean(xs):
-    return math.exp(sum(map(math.log, xs)) / len(xs))
+def fit(P, cases):
+    return search.fit(cost, P, cases, KEYS)
 
 
-def fit(P, cases, steps=(4.0, 2.0, 1.4, 1.15, 2.0, 1.4, 1.15)):
-    best = math.log(gmean(picks(P, cases)))
-    for s in steps:
-        improved = True
-        while improved:
-            improved = False
-            for k in sorted(KEYS):
-                for m in (s, 1 / s):
-                    Q = dict(P)
-                    Q[k] = min(1.0, P[k] * m) if k == "blend" else P[k] * m
-                    v = math.log(gmean(picks(Q, cases)))
-                    if v < best - 1e-4:
-                        P, best, improved = Q, v, True
-    return P
-
-
-def report(label, cases, ratios):
-    for dev in sorted({c[0] for c in cases}):
-        r = [x for c, x in zip(cases, ratios) if c[0] == dev]
-        print("%s, %s: %d cases, model's pick / best %.3f (worst %.3f), "
-              "within 3%% in %d" % (label, dev, len(r), gmean(r), max(r),
-                                   sum(x <= 1.03 for x in r)))
-
-
-cases, graphs = load(args.file)
+cases, graphs = search.load(args.file, graph, terms, N, lambda d, name:
+    "%s, %s" % (d.get("device"), os.path.basename(name)))
 KEYS = args.keys.split(",")
 if args.eval:
     # the C model's first pick among the timed candidates, against ours
