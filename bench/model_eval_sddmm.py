@@ -8,7 +8,11 @@ against the search's best, the pick ranked among the candidates the file
 timed (candidates are appended, so an older file's indices hold).  No GPU: the model runs on the host, through
 libstir (ctypes), on the graphs of /work/shared/data or --data.
 
-    python3 bench/model_eval_sddmm.py --lib build/.libs/libstir.so [-v] [FILE]
+--max-model X exits 1 when the first pick's geometric mean over the best
+is above X (issue 18's target: 1.10).
+
+    python3 bench/model_eval_sddmm.py --lib build/.libs/libstir.so [-v] \
+        [--max-model X] [FILE]
 """
 import argparse, ctypes, json, math, os, sys
 
@@ -17,6 +21,8 @@ ap.add_argument("file", nargs="?", default="bench/results/sddmm_shared_h100.json
 ap.add_argument("--lib", default="build/.libs/libstir.so")
 ap.add_argument("--data", default="/work/shared/data")
 ap.add_argument("--sms", type=int, default=132)
+ap.add_argument("--max-model", type=float,
+    help="exit 1 when the first pick / best is above this")
 ap.add_argument("-v", action="store_true", help="one line a case")
 a = ap.parse_args()
 
@@ -65,7 +71,10 @@ for r in d["results"]:
         print("%-28s %4d pick %2d %.3fx, best of first 3 %.3fx"
               % (g, f, order[0], ratio, b3))
 k = len(ratios)
+gm = math.exp(sum(map(math.log, ratios)) / k)
 print("%d cases: first pick at %.3fx the best on the geometric mean "
       "(worst %.3fx), within 3%% in %d; one of the first 3 within 3%% in %d"
-      % (k, math.exp(sum(map(math.log, ratios)) / k), max(ratios),
-         within, top3))
+      % (k, gm, max(ratios), within, top3))
+if a.max_model is not None and gm > a.max_model:
+    print("the first pick / best %.3f is above %.2f" % (gm, a.max_model))
+    sys.exit(1)

@@ -20,7 +20,9 @@ the graphs from /work/shared/data.  No GPU.
     python3 bench/model_fit.py [--eval] [--logo] [--start P.json] \\
         [--out P.json] FILE..
 """
-import argparse, collections, ctypes, json, math, os, sys
+import argparse, collections, ctypes, json, sys
+import model_fit_search as search
+from model_fit_search import gmean, read_graph, report
 
 ap = argparse.ArgumentParser()
 ap.add_argument("file", nargs="+")
@@ -40,13 +42,6 @@ args = ap.parse_args()
 lib = ctypes.CDLL(args.lib)
 
 
-class Csr(ctypes.Structure):
-    _fields_ = [("nrows", ctypes.c_int64), ("ncols", ctypes.c_int64),
-                ("nnz", ctypes.c_int64),
-                ("indptr", ctypes.POINTER(ctypes.c_int64)),
-                ("indices", ctypes.c_void_p), ("values", ctypes.c_void_p)]
-
-
 class Params(ctypes.Structure):
     _fields_ = [("c", ctypes.c_int), ("nb", ctypes.c_int),
                 ("buckets", ctypes.c_int64 * 8), ("threads", ctypes.c_int),
@@ -61,16 +56,12 @@ class Map(ctypes.Structure):
         [("warp_cache", ctypes.c_bool), ("serial", ctypes.c_bool)]
 
 
-lib.stir_ctx_alloc.restype = ctypes.c_void_p
-lib.stir_mtx_read_from_file.restype = ctypes.POINTER(Csr)
-lib.stir_mtx_read_from_file.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
 lib.stir_spmm_hybrid_get_candidate.restype = ctypes.POINTER(Params)
 lib.stir_spmm_hybrid_map.restype = Map
 lib.stir_spmm_hybrid_map.argtypes = [ctypes.POINTER(Params), ctypes.c_int64]
 lib.stir_spmm_hybrid_fits.argtypes = [ctypes.POINTER(Params), ctypes.c_int64]
 lib.stir_spmm_hybrid_fits.restype = ctypes.c_bool
 N = lib.stir_spmm_hybrid_n_candidates()
-ctx = lib.stir_ctx_alloc()
 N_SMS = 132
 L2_BYTES = 50.0 * 1024 * 1024
 
@@ -88,10 +79,7 @@ START = dict(l2bw=2.4, step=9.2, atomic=0.25, grp=0.2875, wc=0.5, loc=0.375,
 
 
 def graph(g):
-    path = next(p for p in (os.path.join(args.data, g + ".mtx.gz"),
-        os.path.join(args.data, "suitesparse", g + ".mtx.gz"))
-        if os.path.exists(p))
-    c = lib.stir_mtx_read_from_file(ctx, path.encode()).contents
+    c = read_graph(lib, args.data, g).contents
     degs = collections.Counter(c.indptr[i + 1] - c.indptr[i]
                                for i in range(c.nrows))
     ip = c.indptr[:c.nrows + 1]
@@ -195,60 +183,17 @@ def cost(P, t):
     return r + P["launch"] * (t["launches"] - 1)
 
 
-def load(files):
-    """One case a result: (device, graph, features, [(candidate, terms,
-    time)] of the candidates timed, the best time)."""
-    cases, graphs = [], {}
-    for name in files:
-        d = json.load(open(name))
-        for r in d["results"]:
-            g, f, sm = r["graph"], r["features"], r["search_ms"]
-            if g not in graphs:
-                graphs[g] = graph(g)
-            cs = [(i, terms(i, graphs[g], f), sm[i]) for i in range(N)
-                  if i < len(sm) and sm[i] is not None]
-            cs = [x for x in cs if x[1] is not None]
-            if cs:
-                cases.append((d.get("device"), g, f, cs,
-                              min(t for t in sm if t is not None)))
-    return cases
-
-
 def picks(P, cases):
     """The time of the model's first pick over the best, a case each."""
-    return [min(cs, key=lambda x: (cost(P, x[1]), x[0]))[2] / best
-            for _, _, _, cs, best in cases]
+    return search.picks(cost, P, cases)
 
 
-def gmean(xs):
-    return math.exp(sum(map(math.log, xs)) / len(xs))
+def fit(P, cases):
+    return search.fit(cost, P, cases, KEYS)
 
 
-def fit(P, cases, steps=(4.0, 2.0, 1.4, 1.15, 2.0, 1.4, 1.15)):
-    best = math.log(gmean(picks(P, cases)))
-    for s in steps:
-        improved = True
-        while improved:
-            improved = False
-            for k in sorted(KEYS):
-                for m in (s, 1 / s):
-                    Q = dict(P)
-                    Q[k] = min(1.0, P[k] * m) if k == "blend" else P[k] * m
-                    v = math.log(gmean(picks(Q, cases)))
-                    if v < best - 1e-4:
-                        P, best, improved = Q, v, True
-    return P
-
-
-def report(label, cases, ratios):
-    for dev in sorted({c[0] for c in cases}):
-        r = [x for c, x in zip(cases, ratios) if c[0] == dev]
-        print("%s, %s: %d cases, model's pick / best %.3f (worst %.3f), "
-              "within 3%% in %d" % (label, dev, len(r), gmean(r), max(r),
-                                   sum(x <= 1.03 for x in r)))
-
-
-cases = load(args.file)
+cases = search.load(args.file, graph, terms, N,
+                    lambda d, name: d.get("device"))[0]
 P = dict(P0 if args.eval else START)
 KEYS = args.keys.split(",")
 if args.start:

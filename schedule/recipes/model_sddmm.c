@@ -17,12 +17,26 @@
 #define DRAM_BW 3000.0
 #define L2_BYTES (50.0 * 1024 * 1024)
 #define L1_BYTES (128.0 * 1024)  /* what a thread block's rows of Y keep */
-#define L2_BW_FACTOR 0.3        /* a gather that hits L2, against DRAM */
-#define LOAD_NS 400.0           /* a gather's latency, a serial step */
-#define ISSUE_NS 4.0            /* a vector load or shuffle issued */
-#define SEARCH_NS 20.0          /* a step of the fused row search */
-#define BLOCK_NS 300.0          /* a thread block's start, copy, barrier */
-#define SM_BW 40.0              /* bytes per ns one SM draws from L2 */
+
+/* The model's weights (ns, bytes per ns, shares). */
+typedef struct weights {
+	double load;       /* a gather's latency, a serial step */
+	double issue;      /* a vector load or shuffle issued */
+	double search;     /* a step of the fused row search */
+	double block;      /* a thread block's start, copy, barrier */
+	double sm_bw;      /* bytes per ns one SM draws from L2 */
+	double l2_bw;      /* a gather that hits L2, against DRAM */
+	double blend;      /* the smaller of the memory and latency sides'
+	                      share of the estimate */
+} weights;
+
+/* The candidates' weights, fitted by bench/model_fit_sddmm.py on the
+ * H100's and the H200's exhaustive searches together (docs/recipes.md);
+ * the group candidates' are the hand-set ones those started from (no
+ * search of them to fit on). */
+static const weights fitted = { 100.0, 5.6, 80.0, 1200.0, 28.5714, 0.0134,
+	1.0 };
+static const weights by_hand = { 400.0, 4.0, 20.0, 300.0, 40.0, 0.3, 0.25 };
 
 /* x: ceil(log2(x)) for x >= 1. */
 static double log2_ceil(int64_t x)
@@ -41,16 +55,17 @@ typedef struct steps {
 	double longest;    /* the slowest block's */
 	double busy;       /* the lanes' useful steps ... */
 	double used;       /* ... of those they take (0: all useful) */
-	double block_wt;   /* the share of BLOCK_NS a wave of blocks costs */
+	double block_wt;   /* the share of w->block a wave of blocks costs */
 } steps;
 
-/* mem_ns, st, n_sms: the estimate of a launch that moves its bytes in
+/* mem_ns, st, n_sms, w: the estimate of a launch that moves its bytes in
  * mem_ns at full bandwidth: the threads in flight against the GPU's
  * room of n_sms multiprocessors (lanes idle in a block's last step draw
  * nothing) slow the bytes down; the steps of st over the thread slots,
  * the longest block's and the waves of blocks are the latency; the
- * larger of the two plus a quarter of the smaller. */
-static double estimate(double mem_ns, const steps *st, int n_sms)
+ * larger of the two plus w->blend of the smaller. */
+static double estimate(double mem_ns, const steps *st, int n_sms,
+	const weights *w)
 {
 	double resident = 2048.0 / st->threads;
 	if (resident > 32)
@@ -63,21 +78,21 @@ static double estimate(double mem_ns, const steps *st, int n_sms)
 		fill = 1;
 	mem_ns /= fill < 0.1 ? 0.1 : fill;
 	double lat_ns = st->work / slots + st->longest +
-		st->blocks / slots * BLOCK_NS * st->block_wt;
-	return mem_ns > lat_ns ? mem_ns + 0.25 * lat_ns :
-		lat_ns + 0.25 * mem_ns;
+		st->blocks / slots * w->block * st->block_wt;
+	return mem_ns > lat_ns ? mem_ns + w->blend * lat_ns :
+		lat_ns + w->blend * mem_ns;
 }
 
 static int64_t group_columns(const stir_csr *a, int64_t rows, int64_t *cols);
 
-/* a, fm, nz_steps, n_sms: the row tile schedule's estimate (the row
+/* a, fm, nz_steps, n_sms, w: the row tile schedule's estimate (the row
  * schedule's terms over tiles of fm.row_tile rows, one lane a non-zero,
  * X's row from global memory): a tile's serial steps are its longest
  * row's; the bytes from L2 are Y's rows of each tile's union of columns
  * (the tile's rows find each other's rows of Y in L1) where they fit in
  * L1, else every non-zero's.  -1 when memory runs out. */
 static double row_tile_cost(const stir_csr *a, stir_sddmm_map fm,
-	double nz_steps, int n_sms)
+	double nz_steps, int n_sms, const weights *w)
 {
 	int64_t R = fm.row_tile, nt = (a->nrows + R - 1) / R;
 	int64_t *cols = malloc((size_t)nt * sizeof(*cols));
@@ -100,7 +115,7 @@ static double row_tile_cost(const stir_csr *a, stir_sddmm_map fm,
 			d_all += d;
 		}
 		double s = (double)most * nz_steps +
-			(double)d_all * f * 4 / SM_BW;
+			(double)d_all * f * 4 / w->sm_bw;
 		work += s;
 		longest = s > longest ? s : longest;
 		gathered += (double)cols[t] * f * 4 <= L1_BYTES ?
@@ -109,12 +124,12 @@ static double row_tile_cost(const stir_csr *a, stir_sddmm_map fm,
 	free(cols);
 	double y_bytes = (double)a->ncols * f * 4;
 	double hit = y_bytes <= L2_BYTES ? 1.0 : L2_BYTES / y_bytes;
-	double gather = gathered * f * 4 * (hit * L2_BW_FACTOR + (1 - hit));
+	double gather = gathered * f * 4 * (hit * w->l2_bw + (1 - hit));
 	double mem_ns = (gather + (double)a->nrows * f * 4 +
 		(double)a->nnz * 8 + (double)a->nrows * 4) / DRAM_BW;
 	steps st = { (double)nt, (double)(R * fm.nnz), work, longest, busy,
 		used, 0.5 };
-	return estimate(mem_ns, &st, n_sms);
+	return estimate(mem_ns, &st, n_sms, w);
 }
 
 /* p, a, feat, n_sms: see recipes.h. */
@@ -126,6 +141,7 @@ double stir_sddmm_model_cost(const stir_sddmm_candidate *p, const stir_csr *a,
 		return -1;
 	if (n_sms < 1)
 		n_sms = 132;
+	const weights *w = &fitted;
 	stir_sddmm_map fm = stir_sddmm_candidate_map(p, feat);
 	double f = (double)feat, nnz = (double)a->nnz;
 	double threads = (double)(fm.lanes * fm.nnz);
@@ -133,13 +149,13 @@ double stir_sddmm_model_cost(const stir_sddmm_candidate *p, const stir_csr *a,
 	 * shuffles of the sum; the fused schedule searches the row once per
 	 * vector */
 	double vecs = f / (double)(fm.lanes * fm.vec);
-	double nz_steps = LOAD_NS + ISSUE_NS * (vecs * 2 +
+	double nz_steps = w->load + w->issue * (vecs * 2 +
 		log2_ceil(fm.lanes));
 	if (!p->rows)
-		nz_steps += SEARCH_NS * log2_ceil(a->nrows + 1) +
-			ISSUE_NS * vecs * log2_ceil(a->nrows + 1);
+		nz_steps += w->search * log2_ceil(a->nrows + 1) +
+			w->issue * vecs * log2_ceil(a->nrows + 1);
 	if (fm.row_tile > 0)
-		return row_tile_cost(a, fm, nz_steps, n_sms);
+		return row_tile_cost(a, fm, nz_steps, n_sms, w);
 	/* thread blocks, and the steps of the slowest and of all */
 	double blocks, work = 0, longest = 0, busy = 0, used = 0;
 	/* with chunks, a row's steps shared by that many blocks, each
@@ -155,8 +171,8 @@ double stir_sddmm_model_cost(const stir_sddmm_candidate *p, const stir_csr *a,
 			 * global memory) and a long row's gathers, all on one
 			 * SM */
 			double s = steps * nz_steps +
-				(p->x_global ? 0 : LOAD_NS) +
-				(double)d * f * 4 / SM_BW / (double)nc;
+				(p->x_global ? 0 : w->load) +
+				(double)d * f * 4 / w->sm_bw / (double)nc;
 			work += s * (double)nc;
 			busy += (double)d;
 			used += steps * (double)(fm.nnz * nc);
@@ -167,24 +183,24 @@ double stir_sddmm_model_cost(const stir_sddmm_candidate *p, const stir_csr *a,
 		blocks = (nnz + (double)fm.nnz - 1) / (double)fm.nnz;
 		if (blocks < 1)
 			blocks = 1;
-		work = blocks * (nz_steps + (double)fm.nnz * f * 4 / SM_BW);
+		work = blocks * (nz_steps + (double)fm.nnz * f * 4 / w->sm_bw);
 		busy = nnz;
 		used = blocks * (double)fm.nnz;
-		longest = nz_steps + (double)fm.nnz * f * 4 / SM_BW;
+		longest = nz_steps + (double)fm.nnz * f * 4 / w->sm_bw;
 	}
 	/* bytes: Y's rows gathered (L2 holds a share of Y), X's rows (once
 	 * a row in the row schedule; per non-zero, mostly L2 hits, fused),
 	 * the indices, S */
 	double y_bytes = (double)a->ncols * f * 4;
 	double hit = y_bytes <= L2_BYTES ? 1.0 : L2_BYTES / y_bytes;
-	double gather = nnz * f * 4 * (hit * L2_BW_FACTOR + (1 - hit));
+	double gather = nnz * f * 4 * (hit * w->l2_bw + (1 - hit));
 	double x_bytes = p->rows ? (double)(a->nrows * nc) * f * 4 :
-		(double)a->nrows * f * 4 + nnz * f * 4 * L2_BW_FACTOR * 0.5;
+		(double)a->nrows * f * 4 + nnz * f * 4 * w->l2_bw * 0.5;
 	double mem_ns = (gather + x_bytes + nnz * 8 +
 		(double)a->nrows * 4) / DRAM_BW;
 	steps st = { blocks, threads, work, longest, busy, used,
 		p->rows && !p->x_global ? 1.0 : 0.5 };
-	return estimate(mem_ns, &st, n_sms);
+	return estimate(mem_ns, &st, n_sms, w);
 }
 
 /* i, arg (none), a, feat, n_sms: the SDDMM model's cost of candidate i. */
@@ -248,6 +264,7 @@ double stir_sddmm_vblock_model_cost(const stir_sddmm_vblock_candidate *p,
 		free(cols);
 		return -1;
 	}
+	const weights *w = &by_hand;
 	stir_sddmm_map fm = stir_sddmm_vblock_candidate_map(p, feat);
 	double f = (double)feat, R = (double)p->rows;
 	double threads = (double)(fm.lanes * fm.nnz);
@@ -255,7 +272,7 @@ double stir_sddmm_vblock_model_cost(const stir_sddmm_vblock_candidate *p,
 	/* a column's serial steps in each lane: its vector loads of Y (in
 	 * flight together), a vector of X's rows from shared memory and
 	 * the products for each, the shuffles of the group's sums */
-	double col_steps = LOAD_NS + ISSUE_NS * (vecs * (1 + R * 0.5) +
+	double col_steps = w->load + w->issue * (vecs * (1 + R * 0.5) +
 		R * log2_ceil(fm.lanes));
 	/* with chunks, a group's steps shared by that many blocks, each
 	 * copying X's rows of the group */
@@ -264,8 +281,8 @@ double stir_sddmm_vblock_model_cost(const stir_sddmm_vblock_candidate *p,
 	for (int64_t b = 0; b < ng; b++) {
 		int64_t all = (cols[b] + fm.nnz - 1) / fm.nnz;
 		double steps = (double)((all + nc - 1) / nc);
-		double s = steps * col_steps + LOAD_NS +
-			(double)cols[b] * f * 4 / SM_BW / (double)nc;
+		double s = steps * col_steps + w->load +
+			(double)cols[b] * f * 4 / w->sm_bw / (double)nc;
 		work += s * (double)nc;
 		busy += (double)cols[b];
 		used += (double)all * (double)fm.nnz;
@@ -275,14 +292,13 @@ double stir_sddmm_vblock_model_cost(const stir_sddmm_vblock_candidate *p,
 	free(cols);
 	double y_bytes = (double)a->ncols * f * 4;
 	double hit = y_bytes <= L2_BYTES ? 1.0 : L2_BYTES / y_bytes;
-	double gather = (double)total * f * 4 * (hit * L2_BW_FACTOR +
-		(1 - hit));
+	double gather = (double)total * f * 4 * (hit * w->l2_bw + (1 - hit));
 	double mem_ns = (gather + (double)(ng * nc) * R * f * 4 +
 		(double)total * 4 + (double)total * R * 4) / DRAM_BW;
 	steps st = { (double)(ng * nc), threads, work, longest, busy, used,
 		1.0 };
-	double gather_ns = (double)a->nnz * 12 / DRAM_BW + BLOCK_NS;
-	return estimate(mem_ns, &st, n_sms) + gather_ns;
+	double gather_ns = (double)a->nnz * 12 / DRAM_BW + w->block;
+	return estimate(mem_ns, &st, n_sms, w) + gather_ns;
 }
 
 /* i, arg (none), a, feat, n_sms: the model's cost of group candidate
