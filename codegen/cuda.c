@@ -98,6 +98,18 @@ static bool is_shared_array(const emitter *e, int i, int64_t *n)
 		cuda_literal_value(e->ctx, e->k, b->extent, n);
 }
 
+/* e, i, n, at: the offset of shared array i (n elements) in the launch's
+ * dynamic shared memory, the next free byte *at aligned to 16 (or the
+ * array's own alignment); *at moves past the array. */
+static int64_t place_shared(const emitter *e, int i, int64_t n, int64_t *at)
+{
+	const stir_buffer *b = stir_buffer_at(&e->k->buffers, i);
+	int64_t align = e->align[i] > 16 ? e->align[i] : 16;
+	int64_t off = (*at + align - 1) / align * align;
+	*at = off + n * (int64_t)stir_dtype_get_size(b->dtype);
+	return off;
+}
+
 /* e, L: the launch's shared arrays, each at an offset aligned to 16 (or
  * its own alignment), when together they take more than the
  * MAX_STATIC_SHARED bytes a kernel may declare statically: then they are
@@ -117,14 +129,9 @@ static void emit_dynamic_shared(emitter *e, cuda_launch *L)
 	if (total <= MAX_STATIC_SHARED)
 		return;
 	int64_t at = 0;
-	for (int i = 0; i < k->buffers.n; i++) {
-		const stir_buffer *b = stir_buffer_at(&k->buffers, i);
-		if (!is_shared_array(e, i, &n))
-			continue;
-		int64_t align = e->align[i] > 16 ? e->align[i] : 16;
-		at = (at + align - 1) / align * align;
-		at += n * (int64_t)stir_dtype_get_size(b->dtype);
-	}
+	for (int i = 0; i < k->buffers.n; i++)
+		if (is_shared_array(e, i, &n))
+			place_shared(e, i, n, &at);
 	L->dynamic_shared = (unsigned)at;
 	cg_line(p, "// %" PRId64 " bytes of shared arrays (over %d): the "
 		"launch's dynamic shared memory", at, MAX_STATIC_SHARED);
@@ -186,13 +193,11 @@ static void emit_declarations(emitter *e, int li)
 				cg_put(p, ";  // a tensor-core fragment\n");
 		} else if (b->scope == STIR_SCOPE_SHARED && L->dynamic_shared) {
 			/* at the offsets of emit_dynamic_shared */
-			int64_t align = e->align[i] > 16 ? e->align[i] : 16;
-			shared_at = (shared_at + align - 1) / align * align;
 			cg_putf(p, "%s *const ", cuda_ctype(b->dtype));
 			cuda_put_name(e, b->name);
 			cg_putf(p, " = reinterpret_cast<%s *>(stir_shared + %" PRId64
-				");\n", cuda_ctype(b->dtype), shared_at);
-			shared_at += n * (int64_t)stir_dtype_get_size(b->dtype);
+				");\n", cuda_ctype(b->dtype),
+				place_shared(e, i, n, &shared_at));
 			any_shared = true;
 		} else if (b->scope == STIR_SCOPE_SHARED) {
 			/* ldmatrix and cp.async move 16 bytes, wmma loads 32

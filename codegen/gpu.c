@@ -822,9 +822,9 @@ static int launch_all(stir_gpu_run *r, unsigned flags)
 			return -1;
 		if (stir_gpu_func_launch(r->funcs[i], &cfg, r->packs[i]) < 0) {
 			if (cfg.shared_bytes)
-				stir_error(r->ctx, stir_stmt_first_loc(
-					p->launches[i].shape.stmt), "launch %d of "
-					"kernel '%s' needs %u bytes of shared memory",
+				stir_error(r->ctx, cuda_plan_launch_loc(p, i),
+					"launch %d of kernel '%s' needs %u bytes "
+					"of shared memory",
 					i, p->k->name, cfg.shared_bytes);
 			return -1;
 		}

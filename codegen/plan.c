@@ -198,12 +198,10 @@ static const int64_t dim_limit[N_DIMS] = {
 	INT32_MAX, 65535, 65535, 1024, 1024, 64,
 };
 
-/* p, L: where a refusal of launch L points: its statement, or the first
- * located statement in it (a loop a schedule made has no place of its
- * own), or the kernel. */
-static stir_loc launch_loc(const stir_cuda_plan *p, const cuda_launch *L)
+/* p, i: see plan.h. */
+stir_loc cuda_plan_launch_loc(const stir_cuda_plan *p, int i)
 {
-	stir_loc loc = stir_stmt_first_loc(L->shape.stmt);
+	stir_loc loc = stir_stmt_first_loc(p->launches[i].shape.stmt);
 	return loc.line > 0 ? loc : p->k->loc;
 }
 
@@ -234,16 +232,16 @@ int cuda_plan_dims(const stir_cuda_plan *p, int i, const int64_t *params,
 		}
 		size[d] = m > 0 ? m : 1;
 		if (size[d] > dim_limit[d]) {
-			stir_error(ctx, launch_loc(p, L), "launch '%s' needs %" PRId64
-				" %s; CUDA allows at most %" PRId64, L->name, size[d],
+			stir_error(ctx, cuda_plan_launch_loc(p, i), "launch '%s' "
+				"needs %" PRId64 " %s; CUDA allows at most %" PRId64, L->name, size[d],
 				what[d], dim_limit[d]);
 			return -1;
 		}
 	}
 	int64_t threads = size[3] * size[4] * size[5];
 	if (threads > 1024) {
-		stir_error(ctx, launch_loc(p, L), "launch '%s' needs %" PRId64
-			" threads per block; CUDA allows at most 1024", L->name,
+		stir_error(ctx, cuda_plan_launch_loc(p, i), "launch '%s' needs %"
+			PRId64 " threads per block; CUDA allows at most 1024", L->name,
 			threads);
 		return -1;
 	}
