@@ -85,15 +85,23 @@ stir_expr *cache_element_guard(creq *c)
 	return loops && loads_fixed_in_loop(c, cond) ? cond : NULL;
 }
 
+/* c, cond, loop: whether the loops inside L that condition cond uses are
+ * "loop" alone. */
+static bool uses_loop_only(const creq *c, const stir_expr *cond,
+	const stir_var *loop)
+{
+	for (int i = 0; i < c->acc.n_inner; i++)
+		if (c->acc.inner[i] != loop &&
+		    stir_expr_uses(cond, c->acc.inner[i]))
+			return false;
+	return true;
+}
+
 /* c, cond: whether the loops inside L that condition cond uses are the
  * gathered rows' loop alone. */
 bool cache_row_only(const creq *c, const stir_expr *cond)
 {
-	for (int i = 0; i < c->acc.n_inner; i++)
-		if (c->acc.inner[i] != c->terms.gvar &&
-		    stir_expr_uses(cond, c->acc.inner[i]))
-			return false;
-	return true;
+	return uses_loop_only(c, cond, c->terms.gvar);
 }
 
 /* c, cond: whether the loops inside L that cond uses are all loops of
@@ -107,17 +115,6 @@ bool cache_terms_only(const creq *c, const stir_expr *cond)
 		if (!term && stir_expr_uses(cond, c->acc.inner[i]))
 			return false;
 	}
-	return true;
-}
-
-/* c, cond: whether the loops inside L that cond uses are c->range_loop
- * alone. */
-static bool range_only(const creq *c, const stir_expr *cond)
-{
-	for (int i = 0; i < c->acc.n_inner; i++)
-		if (c->acc.inner[i] != c->range_loop &&
-		    stir_expr_uses(cond, c->acc.inner[i]))
-			return false;
 	return true;
 }
 
@@ -138,7 +135,7 @@ bool cache_write_terms_guard(creq *c, const stir_expr *cond)
 		return !c->terms.gather && cache_terms_only(c, cond);
 	return c->fkind == F_RANGE &&
 		(c->range_loop || (c->range_loop = cache_range_loop(c))) &&
-		range_only(c, cond);
+		uses_loop_only(c, cond, c->range_loop);
 }
 
 /* e, a: whether e is non-decreasing in every loop variable inside the
