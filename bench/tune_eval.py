@@ -354,7 +354,7 @@ def main():
                     "(default --reps)")
     ap.add_argument("--remeasure", type=int, default=0,
                     help="time the picks and the search's K fastest again "
-                    "in one fresh process per graph, with --reps runs")
+                    "in fresh processes per graph, with --reps runs")
     ap.add_argument("--remeasure-procs", type=int, default=1,
                     help="the re-measure's fresh processes per graph; each "
                     "candidate's time is its median over them (default 1)")
