@@ -4,7 +4,12 @@
  *
  * usage: bench_spmm [--features 32,64,...] [--reps N] [--json FILE]
  *                   [--program examples/csrmm.stir] [--compile-only ARCH]
- *                   [--candidates I,J,...] [--no-csr] GRAPH...
+ *                   [--candidates I,J,...] [--rounds R] [--shift-kib K]
+ *                   [--no-csr] GRAPH...
+ * --rounds R times the candidates in R rounds, each candidate once a
+ * round, and reports each one's median over the rounds (every round's
+ * in the JSON's "search_rounds_ms"); --shift-kib K uploads round q's
+ * arrays after a spacer of q * K KiB, at other device addresses.
  * --no-csr skips stir's plain CSR kernel (our own baseline, slow on graphs
  * with very long rows); --candidates runs only those of the search;
  * --compile-only only fills the NVRTC cache.  --srbcrs adds stir's
@@ -69,6 +74,10 @@ typedef struct result {
 	double build_ms;        /* host time to build the best hybrid format */
 	double padding;         /* padded slots / non-zeros of the best */
 	double search_ms[MAX_CONFIGS]; /* each candidate, -1 when it failed */
+	int rounds;             /* --rounds */
+	double *rounds_ms;      /* each candidate's time in each round
+	                           (rounds_ms[i * rounds + q]), -1 when not
+	                           timed */
 	double bytes;           /* bytes the operation must move */
 	/* --srbcrs: SR-BCRS on tensor cores, each schedule; the errors
 	 * against fp64 */
@@ -351,6 +360,7 @@ static void json_result(FILE *f, const result *r, bool last, double copy_bw)
 		bench_json_num(f, "max_rel_err64_cusparse", r->cusparse_err64);
 	}
 	bench_json_search(f, r->search_ms, N_CONFIGS);
+	bench_json_rounds(f, r->rounds_ms, N_CONFIGS, r->rounds);
 	fprintf(f, "}%s\n", last ? "" : ",");
 }
 
@@ -525,25 +535,51 @@ int main(int argc, char **argv)
 				stir_ctx_print_diagnostics(ctx, stderr);
 				stir_ctx_clear_diagnostics(ctx);
 			}
-			for (int i = 0; i < N_CONFIGS; i++) {
-				r->search_ms[i] = -1;
-				stir_module *hyb_mod = mods[i];
-				stir_gpu_kernel *hyb_gk = gks[i];
-				if (!hyb_gk) {
-					stir_module_free(hyb_mod);
-					stir_ctx_free(ctxs[i]);
-					continue;  /* null in the search */
+			/* the rounds (--rounds): in each, every candidate timed
+			 * once, on arrays uploaded after the round's spacer
+			 * (--shift-kib) */
+			r->rounds = o.rounds;
+			r->rounds_ms = malloc((size_t)N_CONFIGS * (size_t)o.rounds *
+				sizeof(double));
+			if (!r->rounds_ms)
+				bench_fail(ctx, "allocating the rounds' times");
+			for (int i = 0; i < N_CONFIGS * o.rounds; i++)
+				r->rounds_ms[i] = -1;
+			double errs[MAX_CONFIGS] = { 0 };
+			for (int q = 0; q < o.rounds; q++) {
+				stir_gpu_buf *spacer = bench_round_spacer(dev, &o, q);
+				for (int i = 0; i < N_CONFIGS; i++) {
+					if (!gks[i] || (q > 0 && r->rounds_ms[i * o.rounds] < 0))
+						continue;  /* null in the search */
+					stir_bindings *hb = stir_bindings_copy(fb[i]);
+					stir_bindings_set_size(hb, "m", a.m);
+					stir_bindings_set_size(hb, "n", a.n);
+					stir_bindings_set_size(hb, "feat", feat);
+					bench_bind_copy(ctx, hb, "B", STIR_F32, a.n * feat, bh);
+					stir_kernel_bind_outputs(stir_module_find_kernel(
+						mods[i], "csrmm"), hb);
+					double ms;
+					if (bench_run_stir(gks[i], dev, hb, "C", want,
+					    (int64_t)nc, o.reps, &ms, &errs[i]) == 0)
+						r->rounds_ms[i * o.rounds + q] = ms;
+					else
+						stir_ctx_print_diagnostics(ctx, stderr);
+					stir_ctx_clear_diagnostics(ctx);
+					stir_bindings_free(hb);
 				}
-				stir_bindings *hb = stir_bindings_copy(fb[i]);
-				stir_bindings_set_size(hb, "m", a.m);
-				stir_bindings_set_size(hb, "n", a.n);
-				stir_bindings_set_size(hb, "feat", feat);
-				bench_bind_copy(ctx, hb, "B", STIR_F32, a.n * feat, bh);
-				stir_kernel_bind_outputs(stir_module_find_kernel(hyb_mod,
-					"csrmm"), hb);
-				double ms, err;
-				if (bench_run_stir(hyb_gk, dev, hb, "C", want, (int64_t)nc,
-					o.reps, &ms, &err) == 0) {
+				stir_gpu_buf_free(spacer);
+			}
+			for (int i = 0; i < N_CONFIGS; i++) {
+				double *rms = &r->rounds_ms[i * o.rounds], med[64];
+				bool timed = gks[i] != NULL;
+				for (int q = 0; q < o.rounds; q++) {
+					timed = timed && rms[q] >= 0;
+					med[q] = rms[q];
+				}
+				double err = errs[i];
+				r->search_ms[i] = -1;
+				if (timed) {
+					double ms = bench_median(med, o.rounds);
 					r->search_ms[i] = ms;
 					if (err > 1e-3)
 						fprintf(stderr, "bench: %s feat %lld: hybrid candidate "
@@ -559,13 +595,9 @@ int main(int argc, char **argv)
 							slots += stir_host_format_get_part(fmt[i], p)->slots;
 						r->padding = a.nnz ? (double)(slots - a.nnz) / a.nnz : 0;
 					}
-				} else {
-					stir_ctx_print_diagnostics(ctx, stderr);
 				}
-				stir_ctx_clear_diagnostics(ctx);
-				stir_bindings_free(hb);
-				stir_gpu_kernel_free(hyb_gk);
-				stir_module_free(hyb_mod);
+				stir_gpu_kernel_free(gks[i]);
+				stir_module_free(mods[i]);
 				stir_ctx_free(ctxs[i]);
 			}
 			char config[64];
@@ -663,6 +695,8 @@ int main(int argc, char **argv)
 	bench_json_end(f);
 	free(sh);
 	free(sc);
+	for (int i = 0; i < n_results; i++)
+		free(results[i].rounds_ms);
 	free(results);
 	bench_finish(&gpu);
 	bench_forget_programs();

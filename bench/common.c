@@ -204,7 +204,7 @@ static void usage(const char *argv0, const char *const *flags)
 {
 	fprintf(stderr, "usage: %s [--features 32,64,...] [--reps N] "
 		"[--json FILE] [--program FILE.stir] [--compile-only ARCH] "
-		"[--candidates I,J,...]", argv0);
+		"[--candidates I,J,...] [--rounds R] [--shift-kib K]", argv0);
 	for (int i = 0; flags && flags[i]; i++)
 		fprintf(stderr, " [%s]", flags[i]);
 	fprintf(stderr, " GRAPH...\n  GRAPH: a Matrix Market file, or "
@@ -229,6 +229,7 @@ void bench_parse_options(int argc, char **argv, const char *program,
 	memcpy(o->feats, defaults, sizeof(defaults));
 	o->n_feats = 5;
 	o->reps = BENCH_REPS;
+	o->rounds = 1;
 	o->program = program;
 	o->candidates[0] = o->candidates[1] = ~(uint64_t)0;
 	int i = 1;
@@ -243,6 +244,10 @@ void bench_parse_options(int argc, char **argv, const char *program,
 			}
 		} else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
 			o->reps = atoi(argv[++i]);
+		} else if (!strcmp(argv[i], "--rounds") && i + 1 < argc) {
+			o->rounds = atoi(argv[++i]);
+		} else if (!strcmp(argv[i], "--shift-kib") && i + 1 < argc) {
+			o->shift_kib = atoi(argv[++i]);
 		} else if (!strcmp(argv[i], "--json") && i + 1 < argc) {
 			o->json = argv[++i];
 		} else if (!strcmp(argv[i], "--program") && i + 1 < argc) {
@@ -264,8 +269,10 @@ void bench_parse_options(int argc, char **argv, const char *program,
 			usage(argv[0], flags);
 		}
 	}
-	if (i >= argc || o->reps < 1 || o->n_feats < 1) {
-		fprintf(stderr, "%s: no graph given (or bad --reps/--features)\n",
+	if (i >= argc || o->reps < 1 || o->n_feats < 1 || o->rounds < 1 ||
+	    o->rounds > 64 || o->shift_kib < 0 || o->shift_kib > 65536) {
+		fprintf(stderr, "%s: no graph given (or bad --reps/--features/"
+			"--rounds/--shift-kib)\n",
 			argv[0]);
 		usage(argv[0], flags);
 	}
@@ -420,6 +427,33 @@ void bench_json_search(FILE *f, const double *ms, int n)
 			fprintf(f, "%s%.6g", i ? ", " : "", ms[i]);
 	}
 	fprintf(f, "]");
+}
+
+void bench_json_rounds(FILE *f, const double *ms, int n, int rounds)
+{
+	if (rounds < 2)
+		return;
+	fprintf(f, ", \"search_rounds_ms\": [");
+	for (int i = 0; i < n; i++) {
+		fprintf(f, "%s[", i ? ", " : "");
+		for (int q = 0; q < rounds; q++) {
+			double x = ms[i * rounds + q];
+			if (x < 0)
+				fprintf(f, "%snull", q ? ", " : "");
+			else
+				fprintf(f, "%s%.6g", q ? ", " : "", x);
+		}
+		fprintf(f, "]");
+	}
+	fprintf(f, "]");
+}
+
+stir_gpu_buf *bench_round_spacer(stir_device *dev, const bench_options *o,
+	int q)
+{
+	if (q == 0 || o->shift_kib == 0)
+		return NULL;
+	return stir_gpu_buf_alloc(dev, (size_t)q * (size_t)o->shift_kib * 1024);
 }
 
 /* The programs read so far, each once (bench_read_kernel). */

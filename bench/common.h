@@ -69,7 +69,8 @@ int bench_must(stir_ctx *ctx, int rc, const char *what);
 
 /* The command line every benchmark takes:
  *   [--features 32,64,...] [--reps N] [--json FILE] [--program FILE.stir]
- *   [--compile-only ARCH] [--candidates I,J,...] [FLAG...] GRAPH...
+ *   [--compile-only ARCH] [--candidates I,J,...] [--rounds R]
+ *   [--shift-kib K] [FLAG...] GRAPH...
  * where the flags are a program's own options without a value (exits with
  * status 2 and a usage line when it is wrong). */
 typedef struct bench_options {
@@ -83,6 +84,14 @@ typedef struct bench_options {
 	uint64_t candidates[2]; /* --candidates: bit i % 64 of word i / 64
 	                           runs the search's candidate i (all bits set
 	                           by default) */
+	int rounds;             /* --rounds: a search's candidates timed in
+	                           this many rounds, one after another in
+	                           each, the median of the rounds' medians
+	                           reported (default 1) */
+	int shift_kib;          /* --shift-kib: round q's arrays uploaded
+	                           after a spacer of q * K KiB on the device,
+	                           so that each round runs at other addresses
+	                           (default 0: no spacer) */
 	int n_graphs;
 	char **graphs;          /* borrowed from argv */
 } bench_options;
@@ -97,6 +106,11 @@ void bench_parse_options(int argc, char **argv, const char *program,
 
 /* Whether --candidates (all by default) selects candidate i of a search. */
 bool bench_candidate_selected(const bench_options *o, int i);
+
+/* The spacer of round q (bench_options.shift_kib): a device buffer to
+ * free when the round is done, or NULL (none, or round 0). */
+stir_gpu_buf *bench_round_spacer(stir_device *dev, const bench_options *o,
+	int q);
 
 /* What a benchmark runs with: the GPU, cuSPARSE, the options to compile
  * stir's kernels for that GPU, the measured copy bandwidth. */
@@ -136,6 +150,10 @@ void bench_json_num(FILE *f, const char *key, double x);
 /* '"search_ms": [..]' in JSON: the n times of a search, null for the
  * negative ones (a candidate not run). */
 void bench_json_search(FILE *f, const double *ms, int n);
+/* ', "search_rounds_ms": [[..], ..]' in JSON: the "rounds" times of each
+ * of the n candidates of a search (ms[i * rounds + q]), null for one
+ * that failed; nothing when rounds is 1. */
+void bench_json_rounds(FILE *f, const double *ms, int n, int rounds);
 
 /* n floats in [-1, 1) drawn from "seed" (the same for the same seed). */
 void bench_random_floats(float *v, int64_t n, uint64_t seed);

@@ -43,10 +43,13 @@ best timed by one process, one after the other).
 For a lean run over many cases: --search-reps N times the exhaustive
 search with N runs per candidate instead of --reps, and --remeasure K then
 times, per graph, the tuner's picks, the model's picks and the search's K
-fastest of each feature size again in one fresh benchmark process with
---reps runs (`--candidates`): "re t/best" is the pick over the fastest of
-that process, the comparison the issue's target asks for, as are "re
-m/best" and "re vend/t".  --write-model-picks FILE runs only the model
+fastest of each feature size again in --remeasure-procs fresh benchmark
+processes (default 1) with --reps runs (`--candidates`), each in --rounds
+rounds (default 1; every candidate once a round, at other device
+addresses each round with --shift-kib): each candidate's time is its
+median over the processes, and "re t/best" is the pick over the fastest
+of those medians, the comparison the issue's target asks for, as are "re
+m/best" and "re vend/t" (the first process alone is printed too).  --write-model-picks FILE runs only the model
 (`stirc tune --model-only`, no GPU) on every case and writes its picks;
 --model-picks FILE takes them on the GPU machine instead of running the
 model there.
@@ -56,7 +59,8 @@ usage: bench/tune_eval.py [--op spmm|sddmm] [--stirc build/tools/stirc]
          [--data ../shared/data] [--graphs NAME,..] [--features 32,64,..]
          [--cold 1] [--reps 100] [--work DIR] [--json FILE]
          [--deadline-s S] [--hits N] [--no-model] [--model-from JSON]
-         [--search-reps N] [--remeasure K] [--model-picks JSON]
+         [--search-reps N] [--remeasure K] [--remeasure-procs P]
+         [--rounds R] [--shift-kib K] [--model-picks JSON]
          [--write-model-picks JSON]
 """
 import argparse
@@ -66,6 +70,7 @@ import math
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -181,32 +186,60 @@ def search_fastest(ex_case, k):
     return [i for _, i in timed[:k]]
 
 
+def median_over_processes(runs):
+    """runs: the search_ms lists of one case from several benchmark
+    processes (None for a candidate not timed).  Each candidate's median
+    over the processes, or None where a process did not time it."""
+    n = max((len(r) for r in runs), default=0)
+    out = []
+    for i in range(n):
+        v = [r[i] if i < len(r) else None for r in runs]
+        out.append(None if not v or None in v else statistics.median(v))
+    return out
+
+
 def remeasure(args, name, path, feats, cache, best, cases):
     """--remeasure: the tuner's and the model's picks of this graph's
     "cases" and the search's --remeasure fastest of each feature size
-    ("best": the search's case per feature size) timed again in one fresh
-    benchmark process with --reps runs; adds re_* ratios to the cases."""
+    ("best": the search's case per feature size) timed again in
+    --remeasure-procs fresh benchmark processes, one after another, each
+    with --rounds rounds of --reps runs (every candidate once a round, at
+    other device addresses each round: --shift-kib); each candidate's time
+    is its median over the processes, the pick, the model's pick and
+    every other candidate alike.  Adds re_* ratios to the cases (and
+    re1_tuned_over_best: the first process alone, the earlier
+    comparison)."""
     want = set()
     for c in cases:
         want.add(c["candidate"])
+        want.add(c.get("search_candidate", c["candidate"]))
         want.update(p["model_candidate"] for p in c["per_program"].values()
                     if p["model_candidate"] is not None)
     for f in feats:
         if f in best:
             want.update(search_fastest(best[f], args.remeasure))
-    ex_json = os.path.join(args.work_dir, "remeasure-%s.json" % name)
-    cmd = bench_cmd(args, feats, args.reps, ex_json, path)
-    cmd[1:1] = ["--candidates", ",".join(map(str, sorted(want)))]
-    p = subprocess.run(cmd, env=dict(os.environ, STIR_CACHE_DIR=cache),
-                       capture_output=True, text=True)
-    if p.returncode != 0:
-        print("# %s: re-measure failed (exit %d): %s" %
-              (name, p.returncode, p.stderr[-500:].replace("\n", " ")))
-        return
-    again = {r["features"]: r for r in json.load(open(ex_json))["results"]}
+    runs = []
+    for q in range(args.remeasure_procs):
+        ex_json = os.path.join(args.work_dir, "remeasure-%s-%d.json" %
+                               (name, q))
+        cmd = bench_cmd(args, feats, args.reps, ex_json, path)
+        cmd[1:1] = ["--candidates", ",".join(map(str, sorted(want))),
+                    "--rounds", str(args.rounds),
+                    "--shift-kib", str(args.shift_kib)]
+        p = subprocess.run(cmd, env=dict(os.environ, STIR_CACHE_DIR=cache),
+                           capture_output=True, text=True)
+        if p.returncode != 0:
+            print("# %s: re-measure failed (exit %d): %s" %
+                  (name, p.returncode, p.stderr[-500:].replace("\n", " ")))
+            return
+        runs.append({r["features"]: r for r in
+                     json.load(open(ex_json))["results"]})
     for c in cases:
-        r = again.get(c["features"])
-        ms = (r or {}).get("search_ms") or []
+        per = [run.get(c["features"]) for run in runs]
+        if None in per:
+            continue
+        ms = median_over_processes([r.get("search_ms") or [] for r in per])
+        first = per[0].get("search_ms") or []
         timed = [t for t in ms if t is not None]
         pick = ms[c["candidate"]] if c["candidate"] < len(ms) else None
         if not timed or pick is None:
@@ -217,20 +250,29 @@ def remeasure(args, name, path, feats, cache, best, cases):
                   if p["model_candidate"] is not None and
                   p["model_candidate"] < len(ms) and
                   ms[p["model_candidate"]] is not None]
+        cusparse = statistics.median(r["cusparse_ms"] for r in per)
         c["re_pick_ms"] = pick
         c["re_best_ms"] = fastest
         c["re_best_candidate"] = ms.index(fastest)
-        c["re_cusparse_ms"] = r["cusparse_ms"]
+        c["re_cusparse_ms"] = cusparse
+        c["re_processes"] = len(per)
+        c["re_rounds"] = args.rounds
         c["re_tuned_over_best"] = pick / fastest
         c["re_model_over_best"] = min(models) / fastest if models else None
-        c["re_cusparse_over_tuned"] = r["cusparse_ms"] / pick
+        c["re_cusparse_over_tuned"] = cusparse / pick
+        c["re1_tuned_over_best"] = first[c["candidate"]] / \
+            min(t for t in first if t is not None)
+        sc = c.get("search_candidate", c["candidate"])
+        if sc < len(ms) and ms[sc] is not None:
+            c["re_search_over_best"] = ms[sc] / fastest
         print("%-26s %4d re-measured: pick %.4f best %.4f (cand %d) "
-              "t/best %.3f m/best %s vend/t %.2f" %
+              "t/best %.3f m/best %s vend/t %.2f (first process t/best "
+              "%.3f)" %
               (name, c["features"], pick, fastest, c["re_best_candidate"],
                c["re_tuned_over_best"],
                "%.3f" % c["re_model_over_best"]
                if c["re_model_over_best"] is not None else "-",
-               c["re_cusparse_over_tuned"]))
+               c["re_cusparse_over_tuned"], c["re1_tuned_over_best"]))
 
 
 def bench_cmd(args, feats, reps, json_file, path):
@@ -312,7 +354,15 @@ def main():
                     "(default --reps)")
     ap.add_argument("--remeasure", type=int, default=0,
                     help="time the picks and the search's K fastest again "
-                    "in one fresh process per graph, with --reps runs")
+                    "in fresh processes per graph, with --reps runs")
+    ap.add_argument("--remeasure-procs", type=int, default=1,
+                    help="the re-measure's fresh processes per graph; each "
+                    "candidate's time is its median over them (default 1)")
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="the re-measure's rounds per process, each "
+                    "candidate once a round (bench_spmm --rounds)")
+    ap.add_argument("--shift-kib", type=int, default=0,
+                    help="bench_spmm --shift-kib in the re-measure")
     ap.add_argument("--model-picks", default="",
                     help="the model's picks from --write-model-picks")
     ap.add_argument("--write-model-picks", default="",
@@ -415,6 +465,10 @@ def main():
                      # the seconds scheduling, compiling and timing
                      "stderr": r[0][3]}
                      for pg, r in per.items()}}
+            # the search's fastest before the finalists' rounds (the
+            # pick when there were no finalists)
+            m = re.search(r"the search's fastest, candidate (\d+)\)", t[3])
+            c["search_candidate"] = int(m.group(1)) if m else t[1]
             c["tuned_over_best"] = c["tuned_ms"] / c["best_ms"]
             # the pick timed by the exhaustive run itself: both times from
             # one process, one after the other (None: the pick not timed)
@@ -469,24 +523,40 @@ def main():
         print("# model-only: geometric mean model/best %.3f over %d cases, "
               "worst %.3f" % (geomean(mod),
                               len(mod), max(mod)))
-    re = [c for c in ok if c.get("re_tuned_over_best") is not None]
-    if re:
-        t = [c["re_tuned_over_best"] for c in re]
-        m = [c["re_model_over_best"] for c in re
+    rem = [c for c in ok if c.get("re_tuned_over_best") is not None]
+    if rem:
+        t = [c["re_tuned_over_best"] for c in rem]
+        m = [c["re_model_over_best"] for c in rem
              if c["re_model_over_best"] is not None]
-        v = [c["re_cusparse_over_tuned"] for c in re]
-        print("# re-measured in one fresh process per graph: %d of %d "
+        v = [c["re_cusparse_over_tuned"] for c in rem]
+        t1 = [c["re1_tuned_over_best"] for c in rem]
+        print("# re-measured, the median of %d fresh processes per graph "
+              "(%d rounds each): %d of %d "
               "within 3%% of the best (%.0f%%); geometric mean t/best %.3f, "
               "worst %.3f; model/best %.3f over %d, worst %.3f; vendor/tuned "
               "%.3f, worst %.3f, below 0.9x: %s" %
-              (sum(x <= 1.03 for x in t), len(t),
+              (args.remeasure_procs, args.rounds,
+               sum(x <= 1.03 for x in t), len(t),
                100.0 * sum(x <= 1.03 for x in t) / len(t), geomean(t),
                max(t), geomean(m) if m else float("nan"), len(m),
                max(m) if m else float("nan"), geomean(v), min(v),
                ", ".join("%s at %d (%.2fx)" % (c["graph"], c["features"],
                                                c["re_cusparse_over_tuned"])
-                         for c in re if c["re_cusparse_over_tuned"] < 0.9)
+                         for c in rem if c["re_cusparse_over_tuned"] < 0.9)
                or "none"))
+        print("# the first re-measure process alone: %d of %d within 3%% "
+              "(%.0f%%)" % (sum(x <= 1.03 for x in t1), len(t1),
+                            100.0 * sum(x <= 1.03 for x in t1) / len(t1)))
+        sr = [c["re_search_over_best"] for c in rem
+              if c.get("re_search_over_best") is not None]
+        if sr:
+            print("# the search's fastest before the finalists' rounds, "
+                  "re-measured alike: %d of %d within 3%% (%.0f%%); changed "
+                  "by the rounds in %d cases" %
+                  (sum(x <= 1.03 for x in sr), len(sr),
+                   100.0 * sum(x <= 1.03 for x in sr) / len(sr),
+                   sum(c.get("search_candidate", c["candidate"]) !=
+                       c["candidate"] for c in rem)))
     print("# below 0.9x of the vendor library: %s" % (", ".join(
         "%s at %d (%.2fx)" % (c["graph"], c["features"],
                               c["cusparse_over_tuned"]) for c in slow)

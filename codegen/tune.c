@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <stir/stir.h>
 #include <stir/tune.h>
+#include "codegen/tune_finalists.h"
 
 /* t0: seconds since t0. */
 static double elapsed_s(const struct timespec *t0)
@@ -231,6 +232,31 @@ static void device_inputs_free(device_inputs *d)
 	free(d->bufs);
 }
 
+/* d, round: every array of d moved to new device memory (copied on the
+ * device), after a spacer of "round" times 2 MiB + 64 KiB held while
+ * they are allocated, so that each round's arrays lie at other addresses
+ * than the rounds' before.  0, or -1 with diagnostics. */
+static int device_inputs_move(device_inputs *d, int round)
+{
+	stir_gpu_buf *spacer = stir_gpu_buf_alloc(d->dev,
+		(size_t)round * (2112 << 10));
+	int rc = spacer ? 0 : -1;
+	for (int i = 0; rc == 0 && i < d->n; i++) {
+		size_t bytes = stir_gpu_buf_get_size(d->bufs[i]);
+		stir_gpu_buf *buf = stir_gpu_buf_alloc(d->dev, bytes);
+		if (!buf || stir_gpu_buf_copy(buf, 0, d->bufs[i], 0, bytes) < 0) {
+			stir_gpu_buf_free(buf);
+			rc = -1;
+			break;
+		}
+		stir_gpu_buf_free(d->bufs[i]);
+		d->bufs[i] = buf;
+		d->ext[i].ptr = stir_gpu_buf_get_ptr(buf);
+	}
+	stir_gpu_buf_free(spacer);
+	return rc;
+}
+
 /* r, gk, d, b: bind run r of kernel gk to the arrays of d its launches
  * take (b, whose arrays d holds, gives the sizes).  0, or -1 with
  * diagnostics. */
@@ -409,6 +435,53 @@ static void search_free(search *s)
 	free(s->pos);
 }
 
+/* s, d, b, n0, k, at, dropped, won, bound, out: the search's finalists
+ * (tune_get_finalists over out's n_timed times; at[i] is timed candidate
+ * i's place in s, dropped[i] whether the screening dropped it) timed
+ * again in STIR_TUNE_FINALIST_ROUNDS - 1 more rounds, every array of d
+ * moved to other device memory before each (device_inputs_move): the
+ * one of least median over the rounds, the search's time the first,
+ * into *won (s's place).  *bound: the inputs d holds the formats of
+ * (search.inputs), kept up to date.  The finalists into out.  0, or -1 with diagnostics. */
+static int rank_finalists(const search *s, device_inputs *d,
+	stir_bindings *b, int n0, const stir_kernel *k, const int *at,
+	const bool *dropped, int *won, int *bound, stir_tune_result *out)
+{
+	enum { R = STIR_TUNE_FINALIST_ROUNDS };
+	int idx[STIR_TUNE_FINALISTS];
+	double t[STIR_TUNE_FINALISTS * R], med[STIR_TUNE_FINALISTS];
+	int nf = tune_get_finalists(out->n_timed, out->timed_ms, dropped, idx);
+	if (nf < 2)
+		return 0;
+	for (int f = 0; f < nf; f++)
+		t[f * R] = out->timed_ms[idx[f]];
+	for (int q = 1; q < R; q++) {
+		if (device_inputs_move(d, q) < 0)
+			return -1;
+		for (int f = 0; f < nf; f++) {
+			int c = at[idx[f]];
+			bool unused;
+			if (s->inputs[c] != *bound) {
+				if (bind_candidate_formats(b, n0, k, s->ss[c]) < 0 ||
+				    device_inputs_sync(d, b, n0) < 0)
+					return -1;
+				*bound = s->inputs[c];
+			}
+			if (time_candidate(d, b, s->gks[c], STIR_TUNE_SEARCH_REPS,
+			    0, &t[f * R + q], &unused) < 0)
+				return -1;
+		}
+	}
+	int w = tune_pick_finalist(nf, R, t, med);
+	*won = at[idx[w]];
+	out->n_finalists = nf;
+	for (int f = 0; f < nf; f++) {
+		out->finalist_cand[f] = out->timed_cand[idx[f]];
+		out->finalist_ms[f] = med[f];
+	}
+	return 0;
+}
+
 /* ctx, k, src, name, a, feat, cands, n, top, dev, budget_s, t0,
  * cache_dir, out: the measured search over the first "top" candidates of cands[0 ..
  * n-1] (the model's order) whose schedule files differ, for stage I
@@ -525,10 +598,22 @@ static int tune_measure(stir_ctx *ctx, const stir_kernel *k,
 		rc = -1;
 	if (b)
 		n0 = stir_bindings_n_arrays(b);
+	/* each timed candidate's place in s, and whether the screening
+	 * dropped it */
+	int *at = calloc((size_t)(s.n ? s.n : 1), sizeof(*at));
+	bool *dropped_at = calloc((size_t)(s.n ? s.n : 1), sizeof(*dropped_at));
+	if (rc == 0 && (!at || !dropped_at))
+		rc = no_memory(ctx);
 	for (int i = 0; rc == 0 && i <= s.n; i++) {
 		bool final = i == s.n || (i > 0 && elapsed_s(t0) > budget_s);
+		if (final && won >= 0)
+			out->search_cand = cands[s.pos[won]];
+		/* all timed within the budget: the finalists decide */
+		if (final && i == s.n && won >= 0 && rank_finalists(&s, &d, b,
+		    n0, k, at, dropped_at, &won, &bound, out) < 0)
+			rc = -1;
 		int c = final ? won : i;
-		if (c < 0)
+		if (rc < 0 || c < 0)
 			break;
 		if (s.inputs[c] != bound) {
 			if (bind_candidate_formats(b, n0, k, s.ss[c]) < 0 ||
@@ -553,6 +638,8 @@ static int tune_measure(stir_ctx *ctx, const stir_kernel *k,
 			break;
 		}
 		if (rc == 0) {
+			at[out->n_timed] = i;
+			dropped_at[out->n_timed] = dropped;
 			out->timed_cand[out->n_timed] = cands[s.pos[i]];
 			out->timed_ms[out->n_timed++] = ms;
 			out->n_dropped += dropped;
@@ -563,6 +650,8 @@ static int tune_measure(stir_ctx *ctx, const stir_kernel *k,
 		}
 	}
 	out->time_s = elapsed_s(&ts);
+	free(at);
+	free(dropped_at);
 	device_inputs_free(&d);
 	stir_bindings_free(b);
 	search_free(&s);

@@ -188,6 +188,17 @@ void tune_report(const char *cmd, const stir_tune_result *r,
 	for (int i = 0; i < r->n_timed; i++)
 		fprintf(stderr, "stirc %s: candidate %d: %.4f ms\n",
 			cmd, r->timed_cand[i], r->timed_ms[i]);
+	if (r->n_finalists > 0) {
+		fprintf(stderr, "stirc %s: the finalists (within %.0f%% of the "
+			"search's fastest, candidate %d), the median of %d rounds "
+			"at other device addresses:", cmd,
+			(STIR_TUNE_FINALIST_MARGIN - 1) * 100, r->search_cand,
+			STIR_TUNE_FINALIST_ROUNDS);
+		for (int i = 0; i < r->n_finalists; i++)
+			fprintf(stderr, "%s %d %.4f ms", i ? "," : "",
+				r->finalist_cand[i], r->finalist_ms[i]);
+		fprintf(stderr, "\n");
+	}
 	fprintf(stderr, "stirc %s: the search: %.2f s scheduling %d candidates, "
 		"%.2f s compiling (%d by NVRTC), %.2f s timing (%d dropped by "
 		"the screening)\n", cmd, r->schedule_s, r->n_compiled,

@@ -44,6 +44,19 @@ extern "C" {
 #define STIR_TUNE_SCREEN_WARMUPS 2
 #define STIR_TUNE_SCREEN_REPS 3
 #define STIR_TUNE_SCREEN_MARGIN 1.10
+/* The finalists: after a search that timed every candidate, those timed
+ * within STIR_TUNE_FINALIST_MARGIN times the fastest median (not dropped
+ * by the screening; the fastest first, at most STIR_TUNE_FINALISTS) are
+ * timed in STIR_TUNE_FINALIST_ROUNDS - 1 more rounds of
+ * STIR_TUNE_SEARCH_REPS runs, each finalist once a round, every input
+ * moved to other device memory before each round (the search's time is
+ * the first round), and the one of least median over the rounds wins:
+ * the GPU's speed drifts by 1-5% within a second, alike for the kernels
+ * timed together, as much as near ties differ (docs/recipes.md, "The
+ * tuner"). */
+#define STIR_TUNE_FINALISTS 4
+#define STIR_TUNE_FINALIST_MARGIN 1.03
+#define STIR_TUNE_FINALIST_ROUNDS 3
 
 /* What stir_tune is asked; zero-initialized means the defaults (with
  * feat set: it has none). */
@@ -114,6 +127,13 @@ typedef struct stir_tune_result {
 	double schedule_s, compile_s, time_s;
 	int n_nvrtc;
 	int n_dropped;          /* of the n_timed, those the screening dropped */
+	/* The search's fastest before the finalists' rounds, and the
+	 * finalists (none unless at least 2): each one's median over the
+	 * rounds. */
+	int search_cand;
+	int n_finalists;
+	int finalist_cand[STIR_TUNE_FINALISTS];
+	double finalist_ms[STIR_TUNE_FINALISTS];
 } stir_tune_result;
 
 /* The order in which stir_tune's measured search takes the candidates
@@ -156,7 +176,8 @@ STIR_EXPORT int stir_tune_get_top(stir_tune_recipe r);
  * cache), then timed in the model's order on random dense inputs (seed
  * 1; stir_gpu_run_time: 10 warm-ups, the median of STIR_TUNE_SEARCH_REPS
  * runs, the L2 cache flushed before each) until opt->budget_s seconds
- * from the call have passed (the first is always timed); the fastest is
+ * from the call have passed (the first is always timed); when all were
+ * timed, the finalists in rounds (STIR_TUNE_FINALIST_*); the winner is
  * timed again in a fresh run with STIR_TUNE_FINAL_REPS runs.  Unless
  * opt->no_record, what was chosen (not a record hit) is stored.  0, or
  * -1 with diagnostics in ctx (the measured search without a GPU says

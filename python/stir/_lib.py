@@ -106,7 +106,11 @@ class TuneResult(ctypes.Structure):
                 ("schedule_s", ctypes.c_double),
                 ("compile_s", ctypes.c_double),
                 ("time_s", ctypes.c_double), ("n_nvrtc", c_int),
-                ("n_dropped", c_int)]
+                ("n_dropped", c_int), ("search_cand", c_int),
+                ("n_finalists", c_int),
+                # STIR_TUNE_FINALISTS of each
+                ("finalist_cand", c_int * 4),
+                ("finalist_ms", ctypes.c_double * 4)]
 
 
 class GpuTiming(ctypes.Structure):
