@@ -638,11 +638,17 @@ def rgms_tc_schedules(feat):
                             "rgms_agg_once.stir"))
         # no T at all: tiles of 16 edges of a relation, their X rows
         # scaled by A as they are loaded, times W[r] (rgms_edge.stir);
-        # _s with the tile's X rows staged in shared memory
+        # _s with the tile's X rows staged in shared memory; staged in 512
+        # or 1024 pieces too: the largest relations of BGS and AM hold
+        # about 9% of their edges each, so in 128 pieces their thread
+        # blocks run 32 (BGS) to 254 (AM) tiles one after another, 13 to
+        # 24 times the mean (bench/rgms_counts.py; bench/RESULTS.md, "RGMS
+        # on tensor cores: why the edge tiles are slow")
         if feat % 16 == 0 and feat <= 256:
             for p, t in [(p, t) for p in (128, 32)
-                         for t in sorted({2, feat // 16})]:
-                for staged in (False, True):
+                         for t in sorted({2, feat // 16})] + \
+                    [(512, 2), (1024, 2)]:
+                for staged in (False, True) if p <= 128 else (True,):
                     out.append(("tc_edges_p%d_t%d" % (p, t) + ("_s" if staged else ""),
                                 rgms_tc_edges_schedule(feat, p, t, staged),
                                 "rgms_edge.stir"))

@@ -109,4 +109,18 @@ for bad in "--features x" "--features 0" "--bogus"; do
 		echo "FAIL: bench_rgms.py $bad exited 0"; fail=1
 	fi
 done
+# bench/rgms_counts.py (needs numpy) on the small graph: its pairs
+# (distinct row and relation) and tiles of 16 edges of one relation
+# against the same counted with awk
+if python3 -c "import numpy" 2> /dev/null; then
+	g="$srcdir/tests/data/graphs/small.hetero"
+	pairs=$(awk '!/^%/ { print $2, $3 }' "$g" | sort -u | wc -l)
+	tiles=$(awk '!/^%/ { c[$3]++ } END { for (r in c) t += int((c[r] + 15) / 16); print t }' "$g")
+	python3 "$srcdir/bench/rgms_counts.py" "$g" > "$tmp/out" 2>&1
+	grep -q "pairs $pairs edges/pair" "$tmp/out" &&
+	    grep -q "in 128 pieces: $tiles tiles, at most 1 a thread block" "$tmp/out" ||
+	    { echo "FAIL: rgms_counts.py (pairs $pairs, tiles $tiles)"; cat "$tmp/out"; fail=1; }
+	python3 "$srcdir/bench/rgms_counts.py" > "$tmp/out" 2>&1 &&
+	    { echo "FAIL: rgms_counts.py with no graph exited 0"; fail=1; }
+fi
 exit $fail
