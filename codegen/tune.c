@@ -424,9 +424,8 @@ static int bind_formats_of(const search *s, device_inputs *d,
 		device_inputs_sync(d, b, n0) < 0 ? -1 : 0;
 }
 
-/* ctx, s, d, b, n0, k, cands, budget_s, t0, ms, dropped, out: the
- * search's rounds
- * (STIR_TUNE_ROUNDS; include/stir/tune.h): the first in s's order, each
+/* ctx, s, d, b, n0, k, cands, budget_s, t0, ms, dropped, bound, out:
+ * the search's rounds (STIR_TUNE_ROUNDS; include/stir/tune.h): the first in s's order, each
  * candidate after the first screened against the round's best median so
  * far (dropped[i]), until budget_s seconds from t0 have passed; the
  * others, begun only when every candidate was timed and within the
@@ -434,11 +433,12 @@ static int bind_formats_of(const search *s, device_inputs *d,
  * together (tune_order_by_inputs: each format built once a round).
  * Candidate i's time in round q into ms[i * STIR_TUNE_ROUNDS + q]; the
  * first round's timed candidates, its dropped ones and its fastest
- * (search_cand) into out.  The rounds timed, or -1 with diagnostics. */
+ * (search_cand) into out; *bound: as bind_formats_of's.  The rounds
+ * timed, or -1 with diagnostics. */
 static int time_rounds(stir_ctx *ctx, const search *s, device_inputs *d,
 	stir_bindings *b,
 	int n0, const stir_kernel *k, const int *cands, double budget_s,
-	const struct timespec *t0, double *ms, bool *dropped,
+	const struct timespec *t0, double *ms, bool *dropped, int *bound,
 	stir_tune_result *out)
 {
 	enum { R = STIR_TUNE_ROUNDS };
@@ -446,7 +446,7 @@ static int time_rounds(stir_ctx *ctx, const search *s, device_inputs *d,
 	if (!order)
 		return no_memory(ctx);
 	tune_order_by_inputs(s->n, s->inputs, order);
-	int bound = -1, fastest = -1, q = 0, rc = 0;
+	int fastest = -1, q = 0, rc = 0;
 	for (; rc == 0 && q < R && (q == 0 || (out->n_timed == s->n &&
 	    elapsed_s(t0) <= budget_s)); q++) {
 		for (int j = 0; rc == 0 && j < s->n; j++) {
@@ -456,7 +456,7 @@ static int time_rounds(stir_ctx *ctx, const search *s, device_inputs *d,
 			if (q > 0 && dropped[i])
 				continue;
 			bool drop;
-			if (bind_formats_of(s, d, b, n0, k, i, &bound) < 0 ||
+			if (bind_formats_of(s, d, b, n0, k, i, bound) < 0 ||
 			    time_candidate(d, b, s->gks[i],
 			    STIR_TUNE_ROUND_WARMUPS, STIR_TUNE_ROUND_REPS,
 			    q == 0 && fastest >= 0 ? ms[fastest * R] : 0,
@@ -600,9 +600,9 @@ static int tune_measure(stir_ctx *ctx, const stir_kernel *k,
 	bool *dropped = calloc(cap, sizeof(*dropped));
 	if (rc == 0 && (!round_ms || !median || !dropped))
 		rc = no_memory(ctx);
-	int rounds = rc == 0 && s.n > 0 ? time_rounds(ctx, &s, &d, b, n0, k,
-		cands, budget_s, t0, round_ms, dropped, out) : 0;
 	int won = -1, bound = -1;
+	int rounds = rc == 0 && s.n > 0 ? time_rounds(ctx, &s, &d, b, n0, k,
+		cands, budget_s, t0, round_ms, dropped, &bound, out) : 0;
 	if (rounds < 0)
 		rc = -1;
 	else if (out->n_timed > 0) {

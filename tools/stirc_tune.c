@@ -190,7 +190,8 @@ void tune_report(const char *cmd, const stir_tune_result *r,
 			cmd, r->timed_cand[i], r->timed_ms[i]);
 	if (r->n_timed > 0)
 		fprintf(stderr, "stirc %s: the times above are medians over "
-			"%d interleaved rounds (the first round's fastest "
+			"%d interleaved rounds, the screening's for those "
+			"dropped (the first round's fastest "
 			"candidate %d)\n", cmd, STIR_TUNE_ROUNDS, r->search_cand);
 	if (r->n_finalists > 0) {
 		fprintf(stderr, "stirc %s: the finalists (within %.0f%% of the "
