@@ -465,9 +465,9 @@ def main():
                      # the seconds scheduling, compiling and timing
                      "stderr": r[0][3]}
                      for pg, r in per.items()}}
-            # the search's fastest before the finalists' rounds (the
-            # pick when there were no finalists)
-            m = re.search(r"the search's fastest, candidate (\d+)\)", t[3])
+            # the fastest of the search's first round (one sequential
+            # timing each)
+            m = re.search(r"round's fastest candidate (\d+)\)", t[3])
             c["search_candidate"] = int(m.group(1)) if m else t[1]
             c["tuned_over_best"] = c["tuned_ms"] / c["best_ms"]
             # the pick timed by the exhaustive run itself: both times from
@@ -550,7 +550,7 @@ def main():
         sr = [c["re_search_over_best"] for c in rem
               if c.get("re_search_over_best") is not None]
         if sr:
-            print("# the search's fastest before the finalists' rounds, "
+            print("# the fastest of the search's first round, "
                   "re-measured alike: %d of %d within 3%% (%.0f%%); changed "
                   "by the rounds in %d cases" %
                   (sum(x <= 1.03 for x in sr), len(sr),

@@ -232,31 +232,6 @@ static void device_inputs_free(device_inputs *d)
 	free(d->bufs);
 }
 
-/* d, round: every array of d moved to new device memory (copied on the
- * device), after a spacer of "round" times 2 MiB + 64 KiB held while
- * they are allocated, so that each round's arrays lie at other addresses
- * than the rounds' before.  0, or -1 with diagnostics. */
-static int device_inputs_move(device_inputs *d, int round)
-{
-	stir_gpu_buf *spacer = stir_gpu_buf_alloc(d->dev,
-		(size_t)round * (2112 << 10));
-	int rc = spacer ? 0 : -1;
-	for (int i = 0; rc == 0 && i < d->n; i++) {
-		size_t bytes = stir_gpu_buf_get_size(d->bufs[i]);
-		stir_gpu_buf *buf = stir_gpu_buf_alloc(d->dev, bytes);
-		if (!buf || stir_gpu_buf_copy(buf, 0, d->bufs[i], 0, bytes) < 0) {
-			stir_gpu_buf_free(buf);
-			rc = -1;
-			break;
-		}
-		stir_gpu_buf_free(d->bufs[i]);
-		d->bufs[i] = buf;
-		d->ext[i].ptr = stir_gpu_buf_get_ptr(buf);
-	}
-	stir_gpu_buf_free(spacer);
-	return rc;
-}
-
 /* r, gk, d, b: bind run r of kernel gk to the arrays of d its launches
  * take (b, whose arrays d holds, gives the sizes).  0, or -1 with
  * diagnostics. */
@@ -288,16 +263,16 @@ static int bind_inputs(stir_gpu_run *r, const stir_gpu_kernel *gk,
 	return rc;
 }
 
-/* d, b, gk, reps, best_ms, ms, dropped: time candidate gk with inputs b,
- * whose arrays d holds on the device, in a run of its own: 10 warm-ups,
- * then the median of "reps" runs with the L2 cache flushed before each
- * (stir_gpu_run_time) into *ms.  With a best median so far (best_ms > 0),
- * a screening first (STIR_TUNE_SCREEN_*): slower than the margin, the
- * candidate is dropped (*dropped; *ms the screening's median).  0, or -1
- * with diagnostics. */
+/* d, b, gk, warmups, reps, best_ms, ms, dropped: time candidate gk with
+ * inputs b, whose arrays d holds on the device, in a run of its own:
+ * "warmups" warm-ups, then the median of "reps" runs with the L2 cache
+ * flushed before each (stir_gpu_run_time) into *ms.  With a best median
+ * so far (best_ms > 0), a screening first (STIR_TUNE_SCREEN_*): slower
+ * than the margin, the candidate is dropped (*dropped; *ms the
+ * screening's median).  0, or -1 with diagnostics. */
 static int time_candidate(const device_inputs *d, const stir_bindings *b,
-	const stir_gpu_kernel *gk, int reps, double best_ms, double *ms,
-	bool *dropped)
+	const stir_gpu_kernel *gk, int warmups, int reps, double best_ms,
+	double *ms, bool *dropped)
 {
 	stir_gpu_run *r = NULL;
 	stir_gpu_timing t;
@@ -308,7 +283,7 @@ static int time_candidate(const device_inputs *d, const stir_bindings *b,
 	    STIR_TUNE_SCREEN_WARMUPS, STIR_TUNE_SCREEN_REPS, &t)) == 0)
 		*dropped = t.min_ms > STIR_TUNE_SCREEN_MARGIN * best_ms;
 	if (rc == 0 && !*dropped)
-		rc = stir_gpu_run_time(r, 10, reps, &t);
+		rc = stir_gpu_run_time(r, warmups, reps, &t);
 	stir_gpu_run_free(r);
 	if (rc == 0)
 		*ms = t.median_ms;
@@ -435,51 +410,71 @@ static void search_free(search *s)
 	free(s->pos);
 }
 
-/* s, d, b, n0, k, at, dropped, won, bound, out: the search's finalists
- * (tune_get_finalists over out's n_timed times; at[i] is timed candidate
- * i's place in s, dropped[i] whether the screening dropped it) timed
- * again in STIR_TUNE_FINALIST_ROUNDS - 1 more rounds, every array of d
- * moved to other device memory before each (device_inputs_move): the
- * one of least median over the rounds, the search's time the first,
- * into *won (s's place).  *bound: the inputs d holds the formats of
- * (search.inputs), kept up to date.  The finalists into out.  0, or -1 with diagnostics. */
-static int rank_finalists(const search *s, device_inputs *d,
-	stir_bindings *b, int n0, const stir_kernel *k, const int *at,
-	const bool *dropped, int *won, int *bound, stir_tune_result *out)
+/* s, d, b, n0, k, c, bound: the formats of candidate c (s's place)
+ * built into b and copied to d, unless *bound, the inputs d holds the
+ * formats of (search.inputs), are already c's.  0, or -1 with
+ * diagnostics. */
+static int bind_formats_of(const search *s, device_inputs *d,
+	stir_bindings *b, int n0, const stir_kernel *k, int c, int *bound)
 {
-	enum { R = STIR_TUNE_FINALIST_ROUNDS };
-	int idx[STIR_TUNE_FINALISTS];
-	double t[STIR_TUNE_FINALISTS * R], med[STIR_TUNE_FINALISTS];
-	int nf = tune_get_finalists(out->n_timed, out->timed_ms, dropped, idx);
-	if (nf < 2)
+	if (s->inputs[c] == *bound)
 		return 0;
-	for (int f = 0; f < nf; f++)
-		t[f * R] = out->timed_ms[idx[f]];
-	for (int q = 1; q < R; q++) {
-		if (device_inputs_move(d, q) < 0)
-			return -1;
-		for (int f = 0; f < nf; f++) {
-			int c = at[idx[f]];
-			bool unused;
-			if (s->inputs[c] != *bound) {
-				if (bind_candidate_formats(b, n0, k, s->ss[c]) < 0 ||
-				    device_inputs_sync(d, b, n0) < 0)
-					return -1;
-				*bound = s->inputs[c];
-			}
-			if (time_candidate(d, b, s->gks[c], STIR_TUNE_SEARCH_REPS,
-			    0, &t[f * R + q], &unused) < 0)
-				return -1;
+	*bound = s->inputs[c];
+	return bind_candidate_formats(b, n0, k, s->ss[c]) < 0 ||
+		device_inputs_sync(d, b, n0) < 0 ? -1 : 0;
+}
+
+/* ctx, s, d, b, n0, k, cands, budget_s, t0, ms, dropped, bound, out:
+ * the search's rounds (STIR_TUNE_ROUNDS; include/stir/tune.h): the first in s's order, each
+ * candidate after the first screened against the round's best median so
+ * far (dropped[i]), until budget_s seconds from t0 have passed; the
+ * others, begun only when every candidate was timed and within the
+ * budget, over those not dropped, the candidates of the same inputs
+ * together (tune_order_by_inputs: each format built once a round).
+ * Candidate i's time in round q into ms[i * STIR_TUNE_ROUNDS + q]; the
+ * first round's timed candidates, its dropped ones and its fastest
+ * (search_cand) into out; *bound: as bind_formats_of's.  The rounds
+ * timed, or -1 with diagnostics. */
+static int time_rounds(stir_ctx *ctx, const search *s, device_inputs *d,
+	stir_bindings *b,
+	int n0, const stir_kernel *k, const int *cands, double budget_s,
+	const struct timespec *t0, double *ms, bool *dropped, int *bound,
+	stir_tune_result *out)
+{
+	enum { R = STIR_TUNE_ROUNDS };
+	int *order = malloc((size_t)s->n * sizeof(*order));
+	if (!order)
+		return no_memory(ctx);
+	tune_order_by_inputs(s->n, s->inputs, order);
+	int fastest = -1, q = 0, rc = 0;
+	for (; rc == 0 && q < R && (q == 0 || (out->n_timed == s->n &&
+	    elapsed_s(t0) <= budget_s)); q++) {
+		for (int j = 0; rc == 0 && j < s->n; j++) {
+			int i = q == 0 ? j : order[j];
+			if (q == 0 && i > 0 && elapsed_s(t0) > budget_s)
+				break;
+			if (q > 0 && dropped[i])
+				continue;
+			bool drop;
+			if (bind_formats_of(s, d, b, n0, k, i, bound) < 0 ||
+			    time_candidate(d, b, s->gks[i],
+			    STIR_TUNE_ROUND_WARMUPS, STIR_TUNE_ROUND_REPS,
+			    q == 0 && fastest >= 0 ? ms[fastest * R] : 0,
+			    &ms[i * R + q], &drop) < 0)
+				rc = -1;
+			if (rc < 0 || q > 0)
+				continue;
+			dropped[i] = drop;
+			out->timed_cand[out->n_timed++] = cands[s->pos[i]];
+			out->n_dropped += drop;
+			if (!drop && (fastest < 0 || ms[i * R] < ms[fastest * R]))
+				fastest = i;
 		}
 	}
-	int w = tune_pick_finalist(nf, R, t, med);
-	*won = at[idx[w]];
-	out->n_finalists = nf;
-	for (int f = 0; f < nf; f++) {
-		out->finalist_cand[f] = out->timed_cand[idx[f]];
-		out->finalist_ms[f] = med[f];
-	}
-	return 0;
+	free(order);
+	if (fastest >= 0)
+		out->search_cand = cands[s->pos[fastest]];
+	return rc < 0 ? -1 : q;
 }
 
 /* ctx, k, src, name, a, feat, cands, n, top, dev, budget_s, t0,
@@ -586,11 +581,10 @@ static int tune_measure(stir_ctx *ctx, const stir_kernel *k,
 	out->n_nvrtc = (int)(stir_nvrtc_n_invocations() - nvrtc0);
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	*best = -1;
-	int won = -1, bound = -1, n0 = 0;
+	int n0 = 0;
 	/* one set of inputs: the dense operands drawn and copied to the
-	 * device once, each distinct format built and copied when its first
-	 * candidate is timed (and again for the winner's re-measurement when
-	 * another's came since) */
+	 * device once, each distinct format built and copied when a
+	 * candidate of it is timed after another's */
 	stir_bindings *b = rc == 0 && s.n > 0 ? shared_inputs(k, name, a, feat,
 		s.ss[0]) : NULL;
 	device_inputs d = { .dev = dev };
@@ -598,66 +592,54 @@ static int tune_measure(stir_ctx *ctx, const stir_kernel *k,
 		rc = -1;
 	if (b)
 		n0 = stir_bindings_n_arrays(b);
-	/* each timed candidate's place in s, and whether the screening
-	 * dropped it */
-	int *at = calloc((size_t)(s.n ? s.n : 1), sizeof(*at));
-	bool *dropped_at = calloc((size_t)(s.n ? s.n : 1), sizeof(*dropped_at));
-	if (rc == 0 && (!at || !dropped_at))
+	/* each candidate's time in each round, whether the screening
+	 * dropped it, its median over the rounds */
+	size_t cap = s.n ? (size_t)s.n : 1;
+	double *round_ms = calloc(cap * STIR_TUNE_ROUNDS, sizeof(*round_ms));
+	double *median = calloc(cap, sizeof(*median));
+	bool *dropped = calloc(cap, sizeof(*dropped));
+	if (rc == 0 && (!round_ms || !median || !dropped))
 		rc = no_memory(ctx);
-	for (int i = 0; rc == 0 && i <= s.n; i++) {
-		bool final = i == s.n || (i > 0 && elapsed_s(t0) > budget_s);
-		if (final && won >= 0)
-			out->search_cand = cands[s.pos[won]];
-		/* all timed within the budget: the finalists decide */
-		if (final && i == s.n && won >= 0 && rank_finalists(&s, &d, b,
-		    n0, k, at, dropped_at, &won, &bound, out) < 0)
-			rc = -1;
-		int c = final ? won : i;
-		if (rc < 0 || c < 0)
-			break;
-		if (s.inputs[c] != bound) {
-			if (bind_candidate_formats(b, n0, k, s.ss[c]) < 0 ||
-			    device_inputs_sync(&d, b, n0) < 0)
-				rc = -1;
-			bound = s.inputs[c];
+	int won = -1, bound = -1;
+	int rounds = rc == 0 && s.n > 0 ? time_rounds(ctx, &s, &d, b, n0, k,
+		cands, budget_s, t0, round_ms, dropped, &bound, out) : 0;
+	if (rounds < 0)
+		rc = -1;
+	else if (out->n_timed > 0) {
+		won = tune_pick_median(out->n_timed, rounds, round_ms, dropped,
+			median);
+		memcpy(out->timed_ms, median, (size_t)out->n_timed *
+			sizeof(*median));
+		int idx[STIR_TUNE_FINALISTS];
+		int nf = tune_get_finalists(out->n_timed, median, dropped, idx);
+		for (int f = 0; nf > 1 && f < nf; f++) {
+			out->finalist_cand[f] = out->timed_cand[idx[f]];
+			out->finalist_ms[f] = median[idx[f]];
 		}
-		double ms;
-		bool dropped = false;
-		if (rc == 0)
-			rc = time_candidate(&d, b, s.gks[c], final ?
-				STIR_TUNE_FINAL_REPS : STIR_TUNE_SEARCH_REPS,
-				final || won < 0 ? 0 : out->time_ms, &ms, &dropped);
-		if (rc == 0 && final) {
-			/* the winner, re-measured in a fresh run as the
-			 * benchmarks time; its schedule file is the result */
-			*best = s.pos[won];
-			out->time_ms = ms;
-			out->schedule = s.texts[won];
-			out->schedule_len = strlen(s.texts[won]);
-			s.texts[won] = NULL;
-			break;
-		}
-		if (rc == 0) {
-			at[out->n_timed] = i;
-			dropped_at[out->n_timed] = dropped;
-			out->timed_cand[out->n_timed] = cands[s.pos[i]];
-			out->timed_ms[out->n_timed++] = ms;
-			out->n_dropped += dropped;
-			if (!dropped && (won < 0 || ms < out->time_ms)) {
-				won = i;
-				out->time_ms = ms;
-			}
-		}
+		out->n_finalists = nf > 1 ? nf : 0;
+	}
+	/* the winner, re-measured in a fresh run as the benchmarks time;
+	 * its schedule file is the result */
+	bool unused;
+	if (rc == 0 && won >= 0 && (bind_formats_of(&s, &d, b, n0, k, won,
+	    &bound) < 0 || time_candidate(&d, b, s.gks[won], 10,
+	    STIR_TUNE_FINAL_REPS, 0, &out->time_ms, &unused) < 0))
+		rc = -1;
+	if (rc == 0 && won >= 0) {
+		*best = s.pos[won];
+		out->schedule = s.texts[won];
+		out->schedule_len = strlen(s.texts[won]);
+		s.texts[won] = NULL;
 	}
 	out->time_s = elapsed_s(&ts);
-	free(at);
-	free(dropped_at);
+	free(round_ms);
+	free(median);
+	free(dropped);
 	device_inputs_free(&d);
 	stir_bindings_free(b);
 	search_free(&s);
 	return rc;
 }
-
 /* order, costs, n, cand: candidate "cand" moved to the front of
  * order[0 .. n-1] with its cost (costs may be NULL; the others keep
  * their order); nothing when it is not there (it does not apply). */

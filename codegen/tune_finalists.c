@@ -31,26 +31,37 @@ int tune_get_finalists(int n, const double *ms, const bool *dropped,
 	return k;
 }
 
-/* n, rounds, ms, median: see codegen/tune_finalists.h. */
-int tune_pick_finalist(int n, int rounds, const double *ms, double *median)
+/* n, rounds, ms, dropped, median: see codegen/tune_finalists.h. */
+int tune_pick_median(int n, int rounds, const double *ms,
+	const bool *dropped, double *median)
 {
-	int won = 0;
-	for (int f = 0; f < n; f++) {
-		double v[STIR_TUNE_FINALIST_ROUNDS];
-		int k = 0;
+	int won = -1;
+	for (int i = 0; i < n; i++) {
+		const double *t = &ms[i * STIR_TUNE_ROUNDS];
+		int k = dropped[i] ? 1 : rounds;
+		double v[STIR_TUNE_ROUNDS] = { 0 };
 		/* the rounds sorted, by insertion */
-		for (int q = 0; q < rounds; q++) {
-			double x = ms[f * rounds + q];
-			int at = k++;
-			while (at > 0 && v[at - 1] > x) {
+		for (int q = 0; q < k; q++) {
+			int at = q;
+			while (at > 0 && v[at - 1] > t[q]) {
 				v[at] = v[at - 1];
 				at--;
 			}
-			v[at] = x;
+			v[at] = t[q];
 		}
-		median[f] = k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
-		if (median[f] < median[won])
-			won = f;
+		median[i] = k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
+		if (!dropped[i] && (won < 0 || median[i] < median[won]))
+			won = i;
 	}
 	return won;
+}
+
+/* n, inputs, order: see codegen/tune_finalists.h. */
+void tune_order_by_inputs(int n, const int *inputs, int *order)
+{
+	int k = 0;
+	for (int g = 0; g < n; g++)
+		for (int i = g; inputs[g] == g && i < n; i++)
+			if (inputs[i] == g)
+				order[k++] = i;
 }

@@ -1,8 +1,7 @@
-/* The finalists of the tuner's measured search (codegen/tune.c): the
- * candidates timed within STIR_TUNE_FINALIST_MARGIN of the fastest, timed
- * again in rounds, each round on the inputs at other device addresses,
- * and the one of least median over the rounds chosen.  Pure functions,
- * tested on the host (tests/test_tune_finalists.c). */
+/* The rounds of the tuner's measured search (codegen/tune.c): the
+ * candidate of least median over its interleaved rounds wins, and those
+ * within STIR_TUNE_FINALIST_MARGIN of it are the finalists.  Pure
+ * functions, tested on the host (tests/test_tune_finalists.c). */
 #ifndef STIR_CODEGEN_TUNE_FINALISTS_H
 #define STIR_CODEGEN_TUNE_FINALISTS_H
 
@@ -17,11 +16,20 @@
 int tune_get_finalists(int n, const double *ms, const bool *dropped,
 	int *idx);
 
-/* n, rounds, ms, median: finalist f's time in round q at
- * ms[f * rounds + q] (f < n, q < rounds; n and rounds at least 1, rounds
- * at most STIR_TUNE_FINALIST_ROUNDS): the finalist of the least median
- * over its rounds (the first of equal ones), each finalist's median into
- * median[f]. */
-int tune_pick_finalist(int n, int rounds, const double *ms, double *median);
+/* n, rounds, ms, dropped, median: candidate i's time in round q at
+ * ms[i * STIR_TUNE_ROUNDS + q] (i < n, q < rounds; rounds from 1 to
+ * STIR_TUNE_ROUNDS; for one the screening dropped, dropped[i], only
+ * round 0, the screening's median): each candidate's median over its
+ * rounds into median[i], and the one not dropped of least median (the
+ * first of equal ones), or -1 when every one was dropped. */
+int tune_pick_median(int n, int rounds, const double *ms,
+	const bool *dropped, double *median);
+
+/* n, inputs, order: the candidates 0 .. n-1, inputs[i] the first
+ * candidate of the same inputs as i (inputs[i] <= i, inputs[g] == g for
+ * the first), the candidates of the same inputs together, each group in
+ * the order of its first, into order[0 .. n-1]: a round in this order
+ * builds each format once. */
+void tune_order_by_inputs(int n, const int *inputs, int *order);
 
 #endif

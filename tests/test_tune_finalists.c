@@ -1,8 +1,11 @@
-/* The tuner's finalists (codegen/tune_finalists.h), on the host: which
- * timed candidates are finalists (within STIR_TUNE_FINALIST_MARGIN of the
- * fastest, the screening's drops left out, the fastest first, at most
- * STIR_TUNE_FINALISTS), and which wins the rounds (the least median over
- * the rounds, not the least single time). */
+/* The tuner's rounds and finalists (codegen/tune_finalists.h), on the
+ * host: which candidate wins the interleaved rounds (the least median
+ * over the rounds, not the least single time; the screening's drops
+ * never), the order of a round (the candidates of one format together),
+ * and which are finalists (within STIR_TUNE_FINALIST_MARGIN of the
+ * fastest, the drops left out, the fastest first, at most
+ * STIR_TUNE_FINALISTS). */
+#include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <stir/stir.h>
@@ -46,27 +49,60 @@ START_TEST(test_finalists_at_most)
 }
 END_TEST
 
-START_TEST(test_finalists_pick_median)
+START_TEST(test_rounds_pick_median)
 {
-	/* finalist 0 was fastest in the search's round (4.50) but slower at
-	 * the other addresses; finalist 1 is steady; finalist 2 has one slow
-	 * round, which its median ignores */
-	double ms[] = { 4.50, 4.80, 4.75,
-	                4.60, 4.62, 4.61,
-	                4.58, 5.20, 4.59 };
-	double med[3];
-	ck_assert_int_eq(STIR_TUNE_FINALIST_ROUNDS, 3);
-	ck_assert_int_eq(tune_pick_finalist(3, 3, ms, med), 2);
+	enum { R = STIR_TUNE_ROUNDS };
+	/* candidate 0 was fastest in the first round (4.50) but slower in
+	 * the others; 1 is steady; 2 has one slow round, which its median
+	 * ignores; 3 was dropped by the screening (its one time, 4.00, is
+	 * the screening's and cannot win) */
+	double ms[4 * R] = { 4.50, 4.80, 4.75,
+	                     4.60, 4.62, 4.61,
+	                     4.58, 5.20, 4.59,
+	                     4.00 };
+	bool dropped[] = { false, false, false, true };
+	double med[4];
+	ck_assert_int_eq(R, 3);
+	ck_assert_int_eq(tune_pick_median(4, 3, ms, dropped, med), 2);
 	ck_assert(med[0] == 4.75);
 	ck_assert(med[1] == 4.61);
 	ck_assert(med[2] == 4.59);
-	/* equal medians: the first (the search's fastest) */
-	double tie[] = { 1.0, 2.0, 1.5, 1.5, 1.5, 0.5 };
-	ck_assert_int_eq(tune_pick_finalist(2, 3, tie, med), 0);
+	ck_assert(med[3] == 4.00);
+	/* the finalists over the medians: 2 and 1 within 3%, 0 not */
+	int idx[STIR_TUNE_FINALISTS];
+	ck_assert_int_eq(tune_get_finalists(4, med, dropped, idx), 2);
+	ck_assert_int_eq(idx[0], 2);
+	ck_assert_int_eq(idx[1], 1);
+	/* one round (the budget ran out in the first): its times decide */
+	ck_assert_int_eq(tune_pick_median(4, 1, ms, dropped, med), 0);
+	ck_assert(med[0] == 4.50 && med[3] == 4.00);
 	/* two rounds: the mean of the two */
-	double two[] = { 1.0, 3.0, 1.9, 2.0 };
-	ck_assert_int_eq(tune_pick_finalist(2, 2, two, med), 1);
-	ck_assert(med[0] == 2.0 && med[1] == 1.95);
+	ck_assert_int_eq(tune_pick_median(3, 2, ms, dropped, med), 1);
+	ck_assert(fabs(med[0] - 4.65) < 1e-12 && fabs(med[1] - 4.61) < 1e-12);
+	/* equal medians: the first; every one dropped: none */
+	double tie[2 * R] = { 1.0, 2.0, 1.5, 1.5, 1.5, 0.5 };
+	bool none[] = { false, false };
+	ck_assert_int_eq(tune_pick_median(2, 3, tie, none, med), 0);
+	bool all[] = { true, true };
+	ck_assert_int_eq(tune_pick_median(2, 3, tie, all, med), -1);
+}
+END_TEST
+
+START_TEST(test_rounds_order_by_inputs)
+{
+	/* formats A B A C B A (inputs: the first candidate of each) */
+	int inputs[] = { 0, 1, 0, 3, 1, 0 };
+	int order[6];
+	tune_order_by_inputs(6, inputs, order);
+	int want[] = { 0, 2, 5, 1, 4, 3 };
+	for (int i = 0; i < 6; i++)
+		ck_assert_int_eq(order[i], want[i]);
+	/* all alike, all different: the search's order */
+	int same[] = { 0, 0, 0 }, diff[] = { 0, 1, 2 };
+	tune_order_by_inputs(3, same, order);
+	ck_assert(order[0] == 0 && order[1] == 1 && order[2] == 2);
+	tune_order_by_inputs(3, diff, order);
+	ck_assert(order[0] == 0 && order[1] == 1 && order[2] == 2);
 }
 END_TEST
 
@@ -76,7 +112,8 @@ static Suite *finalists_suite(void)
 	TCase *tc = tcase_create("core");
 	tcase_add_test(tc, test_finalists_margin_and_order);
 	tcase_add_test(tc, test_finalists_at_most);
-	tcase_add_test(tc, test_finalists_pick_median);
+	tcase_add_test(tc, test_rounds_pick_median);
+	tcase_add_test(tc, test_rounds_order_by_inputs);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -188,12 +188,15 @@ void tune_report(const char *cmd, const stir_tune_result *r,
 	for (int i = 0; i < r->n_timed; i++)
 		fprintf(stderr, "stirc %s: candidate %d: %.4f ms\n",
 			cmd, r->timed_cand[i], r->timed_ms[i]);
+	if (r->n_timed > 0)
+		fprintf(stderr, "stirc %s: the times above are medians over "
+			"%d interleaved rounds, the screening's for those "
+			"dropped (the first round's fastest "
+			"candidate %d)\n", cmd, STIR_TUNE_ROUNDS, r->search_cand);
 	if (r->n_finalists > 0) {
 		fprintf(stderr, "stirc %s: the finalists (within %.0f%% of the "
-			"search's fastest, candidate %d), the median of %d rounds "
-			"at other device addresses:", cmd,
-			(STIR_TUNE_FINALIST_MARGIN - 1) * 100, r->search_cand,
-			STIR_TUNE_FINALIST_ROUNDS);
+			"least median), their medians:", cmd,
+			(STIR_TUNE_FINALIST_MARGIN - 1) * 100);
 		for (int i = 0; i < r->n_finalists; i++)
 			fprintf(stderr, "%s %d %.4f ms", i ? "," : "",
 				r->finalist_cand[i], r->finalist_ms[i]);

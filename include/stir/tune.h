@@ -28,13 +28,11 @@ extern "C" {
  * SpMM's STIR_TUNE_TOP_SPMM, the SDDMM's STIR_TUNE_TOP: stir_tune_get_top),
  * how many when it starts from a similar graph's record entry (that
  * entry's winner first), the seconds it may spend timing, and the timed
- * runs of each candidate (the winner is timed again with
- * STIR_TUNE_FINAL_REPS). */
+ * runs of the winner, timed again after the search's rounds. */
 #define STIR_TUNE_TOP 16
 #define STIR_TUNE_TOP_SPMM 24
 #define STIR_TUNE_TOP_SIMILAR 4
 #define STIR_TUNE_BUDGET_S 20.0
-#define STIR_TUNE_SEARCH_REPS 30
 #define STIR_TUNE_FINAL_REPS 100
 /* A candidate timed after the first is screened before: its fastest of
  * STIR_TUNE_SCREEN_REPS runs (after STIR_TUNE_SCREEN_WARMUPS warm-ups,
@@ -44,19 +42,21 @@ extern "C" {
 #define STIR_TUNE_SCREEN_WARMUPS 2
 #define STIR_TUNE_SCREEN_REPS 3
 #define STIR_TUNE_SCREEN_MARGIN 1.10
-/* The finalists: after a search that timed every candidate, those timed
- * within STIR_TUNE_FINALIST_MARGIN times the fastest median (not dropped
- * by the screening; the fastest first, at most STIR_TUNE_FINALISTS) are
- * timed in STIR_TUNE_FINALIST_ROUNDS - 1 more rounds of
- * STIR_TUNE_SEARCH_REPS runs, each finalist once a round, every input
- * moved to other device memory before each round (the search's time is
- * the first round), and the one of least median over the rounds wins:
- * the GPU's speed drifts by 1-5% within a second, alike for the kernels
- * timed together, as much as near ties differ (docs/recipes.md, "The
- * tuner"). */
+/* The rounds: the search times its candidates in STIR_TUNE_ROUNDS
+ * interleaved rounds (A B C A B C), each candidate not dropped once a
+ * round (STIR_TUNE_ROUND_WARMUPS warm-ups, the median of
+ * STIR_TUNE_ROUND_REPS runs), the first round in the model's order with
+ * the screening; the one of least median over its rounds wins.  The GPU's
+ * speed drifts by 1-5% within a second, alike for the kernels timed
+ * together, as much as near ties differ, so a single sequential timing
+ * carries the drift of its moment (docs/recipes.md, "The tuner").  The
+ * finalists: those within STIR_TUNE_FINALIST_MARGIN times the least
+ * median (the fastest first, at most STIR_TUNE_FINALISTS), reported. */
+#define STIR_TUNE_ROUNDS 3
+#define STIR_TUNE_ROUND_WARMUPS 3
+#define STIR_TUNE_ROUND_REPS 10
 #define STIR_TUNE_FINALISTS 4
 #define STIR_TUNE_FINALIST_MARGIN 1.03
-#define STIR_TUNE_FINALIST_ROUNDS 3
 
 /* What stir_tune is asked; zero-initialized means the defaults (with
  * feat set: it has none). */
@@ -114,9 +114,10 @@ typedef struct stir_tune_result {
 	bool similar;
 	stir_tune_entry similar_entry;
 	/* The search: the candidates compiled (schedule files that differ),
-	 * and those timed, in order, with their times (STIR_TUNE_SEARCH_REPS
-	 * runs' median; for one its screening dropped, the median of the
-	 * screening's runs); n_timed < n_compiled when the budget ran out. */
+	 * and those timed, in order, with their times (the median over the
+	 * rounds of each round's median; for one its screening dropped, the
+	 * median of the screening's runs); n_timed < n_compiled when the
+	 * budget ran out in the first round. */
 	int n_compiled;
 	int n_timed;
 	int *timed_cand;        /* heap, n_timed */
@@ -127,9 +128,9 @@ typedef struct stir_tune_result {
 	double schedule_s, compile_s, time_s;
 	int n_nvrtc;
 	int n_dropped;          /* of the n_timed, those the screening dropped */
-	/* The search's fastest before the finalists' rounds, and the
-	 * finalists (none unless at least 2): each one's median over the
-	 * rounds. */
+	/* The search's fastest in its first round (one sequential timing
+	 * each), and the finalists (none unless at least 2): each one's
+	 * median over the rounds. */
 	int search_cand;
 	int n_finalists;
 	int finalist_cand[STIR_TUNE_FINALISTS];
@@ -174,10 +175,10 @@ STIR_EXPORT int stir_tune_get_top(stir_tune_recipe r);
  * read back from its schedule file as `stirc run --schedule` applies it,
  * compiled at once (stir_gpu_kernel_compile_all, through the kernel
  * cache), then timed in the model's order on random dense inputs (seed
- * 1; stir_gpu_run_time: 10 warm-ups, the median of STIR_TUNE_SEARCH_REPS
- * runs, the L2 cache flushed before each) until opt->budget_s seconds
- * from the call have passed (the first is always timed); when all were
- * timed, the finalists in rounds (STIR_TUNE_FINALIST_*); the winner is
+ * 1; stir_gpu_run_time, the L2 cache flushed before each run) in
+ * interleaved rounds (STIR_TUNE_ROUND*) until opt->budget_s seconds from
+ * the call have passed (the first is always timed; a round is begun only
+ * within the budget); the least median over the rounds wins, and is
  * timed again in a fresh run with STIR_TUNE_FINAL_REPS runs.  Unless
  * opt->no_record, what was chosen (not a record hit) is stored.  0, or
  * -1 with diagnostics in ctx (the measured search without a GPU says
