@@ -382,6 +382,13 @@ static const struct {
 	/* with 4 stages, 2 blocks a wait: 56 KiB of dynamic shared memory */
 	{ "bsrmm", "tests/tensorize/bsrmm_tc_warps_f64_s4b2.yaml", "mb=5,nb=6" },
 	{ "bsrmm", "tests/tensorize/bsrmm_tc_warps_f64_s4b2.yaml", "mb=3,nb=23" },
+	/* 3 stages (static, 47104 bytes); 2 warps on a row with 64 and 128
+	 * features a warp; 4 warps with 128 (dynamic, 69632 bytes) */
+	{ "bsrmm", "tests/tensorize/bsrmm_tc_warps_f64_s3.yaml", "mb=3,nb=23" },
+	{ "bsrmm", "tests/tensorize/bsrmm_tc_warps2_f64.yaml", "mb=5,nb=6" },
+	{ "bsrmm", "tests/tensorize/bsrmm_tc_warps2_f64.yaml", "mb=3,nb=23" },
+	{ "bsrmm", "tests/tensorize/bsrmm_tc_warps2_f128.yaml", "mb=3,nb=23" },
+	{ "bsrmm", "tests/tensorize/bsrmm_tc_warps_f128.yaml", "mb=3,nb=23" },
 	/* 4 warps on a row's 128 features, each copy split over the warps:
 	 * rows shorter and longer than the stages */
 	{ "bsrmm", "tests/tensorize/bsrmm_tc_fwarps.yaml", "mb=5,nb=6" },
