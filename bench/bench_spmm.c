@@ -570,7 +570,8 @@ int main(int argc, char **argv)
 				stir_gpu_buf_free(spacer);
 			}
 			for (int i = 0; i < N_CONFIGS; i++) {
-				double *rms = &r->rounds_ms[i * o.rounds], med[64];
+				double *rms = &r->rounds_ms[i * o.rounds];
+				double med[BENCH_MAX_ROUNDS];
 				bool timed = gks[i] != NULL;
 				for (int q = 0; q < o.rounds; q++) {
 					timed = timed && rms[q] >= 0;

@@ -270,7 +270,7 @@ void bench_parse_options(int argc, char **argv, const char *program,
 		}
 	}
 	if (i >= argc || o->reps < 1 || o->n_feats < 1 || o->rounds < 1 ||
-	    o->rounds > 64 || o->shift_kib < 0 || o->shift_kib > 65536) {
+	    o->rounds > BENCH_MAX_ROUNDS || o->shift_kib < 0 || o->shift_kib > 65536) {
 		fprintf(stderr, "%s: no graph given (or bad --reps/--features/"
 			"--rounds/--shift-kib)\n",
 			argv[0]);

@@ -67,6 +67,9 @@ void bench_fail(stir_ctx *ctx, const char *what) __attribute__((noreturn));
 /* rc, or bench_fail(ctx, what) when rc is negative. */
 int bench_must(stir_ctx *ctx, int rc, const char *what);
 
+/* The most rounds --rounds takes. */
+#define BENCH_MAX_ROUNDS 64
+
 /* The command line every benchmark takes:
  *   [--features 32,64,...] [--reps N] [--json FILE] [--program FILE.stir]
  *   [--compile-only ARCH] [--candidates I,J,...] [--rounds R]
@@ -84,10 +87,11 @@ typedef struct bench_options {
 	uint64_t candidates[2]; /* --candidates: bit i % 64 of word i / 64
 	                           runs the search's candidate i (all bits set
 	                           by default) */
-	int rounds;             /* --rounds: a search's candidates timed in
-	                           this many rounds, one after another in
-	                           each, the median of the rounds' medians
-	                           reported (default 1) */
+	int rounds;             /* --rounds (1 to BENCH_MAX_ROUNDS): a
+	                           search's candidates timed in this many
+	                           rounds, one after another in each, the
+	                           median of the rounds' medians reported
+	                           (default 1) */
 	int shift_kib;          /* --shift-kib: round q's arrays uploaded
 	                           after a spacer of q * K KiB on the device,
 	                           so that each round runs at other addresses

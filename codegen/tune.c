@@ -425,19 +425,20 @@ static int bind_formats_of(const search *s, device_inputs *d,
 }
 
 /* ctx, s, d, b, n0, k, cands, budget_s, t0, ms, dropped, bound, out:
- * the search's rounds (STIR_TUNE_ROUNDS; include/stir/tune.h): the first in s's order, each
- * candidate after the first screened against the round's best median so
- * far (dropped[i]), until budget_s seconds from t0 have passed; the
- * others, begun only when every candidate was timed and within the
- * budget, over those not dropped, the candidates of the same inputs
- * together (tune_order_by_inputs: each format built once a round).
+ * the search's rounds (STIR_TUNE_ROUNDS; include/stir/tune.h): the
+ * first in s's order, each candidate after the first screened against
+ * the round's best median so far (dropped[i]), until budget_s seconds
+ * from t0 have passed; the others, begun only when every candidate was
+ * timed and within the budget, over those not dropped, the candidates of
+ * the same inputs together (tune_order_by_inputs: each format built once
+ * a round).
  * Candidate i's time in round q into ms[i * STIR_TUNE_ROUNDS + q]; the
  * first round's timed candidates, its dropped ones and its fastest
  * (search_cand) into out; *bound: as bind_formats_of's.  The rounds
  * timed, or -1 with diagnostics. */
 static int time_rounds(stir_ctx *ctx, const search *s, device_inputs *d,
-	stir_bindings *b,
-	int n0, const stir_kernel *k, const int *cands, double budget_s,
+	stir_bindings *b, int n0, const stir_kernel *k, const int *cands,
+	double budget_s,
 	const struct timespec *t0, double *ms, bool *dropped, int *bound,
 	stir_tune_result *out)
 {
@@ -640,6 +641,7 @@ static int tune_measure(stir_ctx *ctx, const stir_kernel *k,
 	search_free(&s);
 	return rc;
 }
+
 /* order, costs, n, cand: candidate "cand" moved to the front of
  * order[0 .. n-1] with its cost (costs may be NULL; the others keep
  * their order); nothing when it is not there (it does not apply). */
