@@ -8,13 +8,14 @@
  *
  * FORMAT is one of hyb1 hyb2 hyb3 (hybrid with c = 1, 2, 3 and buckets
  * 1 .. 32), hyb-4-32 (c = 1, buckets 4 and 32), pad4, bsr16, dbsr16,
- * srbcrs8x4, srbcrs16x8, srbcrs16x8c8 (chunks of 8 groups) in the rows'
- * own order, srbcrs16x8c8-degree, srbcrs16x8c8-locality and
- * srbcrs16x8c8-fewest (in a row order, stir_row_order); the default is
+ * srbcrsTxG (SR-BCRS(T, G), e.g. srbcrs16x8), srbcrsTxGcC (chunks of C
+ * groups, e.g. srbcrs16x8c8) in the rows' own order, srbcrsTxGcC-degree,
+ * -locality and -fewest (in a row order, stir_row_order); the default is
  * hyb1 hyb3.  Each is built with i32 indices
  * and f32 values and checked; the times go to stdout. */
 #include <inttypes.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,17 +105,35 @@ static stir_csr *synthetic(int64_t nodes, int64_t edges, uint64_t seed)
 	return m;
 }
 
-/* name: the row order of SR-BCRS(16, 8) with chunks of 8 that "name"
- * asks for (srbcrs16x8c8[-ORDER]), or -1. */
-static int row_order_of(const char *name)
+/* An SR-BCRS format asked for by name: srbcrsTxG (no chunks) or
+ * srbcrsTxGcC[-ORDER] (chunks of C groups, in a row order). */
+typedef struct {
+	int t, g, chunk;        /* chunk 0: stir_csr_to_sr_bcrs */
+	stir_row_order order;
+} sr_bcrs_name;
+
+/* name, s: parse "name" into s.  true when it names an SR-BCRS format. */
+static bool sr_bcrs_of(const char *name, sr_bcrs_name *s)
 {
-	static const char *const names[] = { "srbcrs16x8c8",
-		"srbcrs16x8c8-degree", "srbcrs16x8c8-locality",
-		"srbcrs16x8c8-fewest" };
+	static const char *const orders[] = { "", "-degree", "-locality",
+		"-fewest" };
+	int used = 0;
+	*s = (sr_bcrs_name){ 0 };
+	if (sscanf(name, "srbcrs%dx%d%n", &s->t, &s->g, &used) != 2 ||
+	    s->t <= 0 || s->g <= 0)
+		return false;
+	if (!name[used])
+		return true;
+	int more = 0;
+	if (sscanf(name + used, "c%d%n", &s->chunk, &more) != 1 ||
+	    s->chunk <= 0)
+		return false;
 	for (int i = 0; i < 4; i++)
-		if (!strcmp(name, names[i]))
-			return i;
-	return -1;
+		if (!strcmp(name + used + more, orders[i])) {
+			s->order = (stir_row_order)i;
+			return true;
+		}
+	return false;
 }
 
 /* ctx, m, name: build format "name" of m with i32/f32, check it, print the
@@ -125,6 +144,7 @@ static int bench(stir_ctx *ctx, const stir_csr *m, const char *name)
 	stir_bindings *b = stir_bindings_alloc();
 	double t0 = now();
 	stir_host_format *f = NULL;
+	sr_bcrs_name sr;
 	if (!strcmp(name, "hyb1") || !strcmp(name, "hyb2") ||
 	    !strcmp(name, "hyb3"))
 		f = stir_csr_to_hybrid(ctx, m, name[3] - '0', 6, all, STIR_I32,
@@ -138,16 +158,12 @@ static int bench(stir_ctx *ctx, const stir_csr *m, const char *name)
 		f = stir_csr_to_bsr(ctx, m, 16, STIR_I32, STIR_F32, "_bsr", b);
 	else if (!strcmp(name, "dbsr16"))
 		f = stir_csr_to_dbsr(ctx, m, 16, STIR_I32, STIR_F32, "_dbsr", b);
-	else if (!strcmp(name, "srbcrs8x4"))
-		f = stir_csr_to_sr_bcrs(ctx, m, 8, 4, STIR_I32, STIR_F32, "_sr",
-			b);
-	else if (!strcmp(name, "srbcrs16x8"))
-		f = stir_csr_to_sr_bcrs(ctx, m, 16, 8, STIR_I32, STIR_F32, "_sr",
-			b);
-	else if (row_order_of(name) >= 0)
-		f = stir_csr_to_sr_bcrs_chunks(ctx, m, 16, 8, 8,
-			(stir_row_order)row_order_of(name), STIR_I32, STIR_F32,
+	else if (sr_bcrs_of(name, &sr) && !sr.chunk)
+		f = stir_csr_to_sr_bcrs(ctx, m, sr.t, sr.g, STIR_I32, STIR_F32,
 			"_sr", b);
+	else if (sr_bcrs_of(name, &sr))
+		f = stir_csr_to_sr_bcrs_chunks(ctx, m, sr.t, sr.g, sr.chunk,
+			sr.order, STIR_I32, STIR_F32, "_sr", b);
 	else {
 		fprintf(stderr, "unknown format %s\n", name);
 		stir_bindings_free(b);
