@@ -29,9 +29,33 @@ grep_in() {
 
 expect 0 "$stirc" --help
 grep_in "$tmp/out" "usage: stirc COMMAND"
-for cmd in check print cuda run verify; do
+grep_in "$tmp/out" "stirc --help | --version"
+for cmd in check print cuda run verify tune; do
 	expect 0 "$stirc" $cmd --help
 	grep_in "$tmp/out" "usage: stirc $cmd"
+	expect 0 "$stirc" $cmd -h
+	grep_in "$tmp/out" "usage: stirc $cmd"
+done
+
+# each command's --help names exactly the options it takes: an option of
+# any command missing from a command's help is refused by that command
+for cmd in check print cuda run verify tune; do
+	"$stirc" $cmd --help | sed -n 's/^  \(-h, \)\{0,1\}\(--[a-z-]*\|-o\) .*/\2/p' |
+		sort -u > "$tmp/help-$cmd"
+done
+sort -u "$tmp"/help-* > "$tmp/help-all"
+for cmd in check print cuda run verify tune; do
+	while read -r opt; do
+		"$stirc" $cmd "$srcdir/examples/csrmm.stir" $opt 1 > "$tmp/out" 2> "$tmp/err"
+		refused=no
+		grep -qE "does not take $opt\$|unknown (or ambiguous )?option '$opt'" "$tmp/err" && refused=yes
+		named=no
+		grep -qx -- "$opt" "$tmp/help-$cmd" && named=yes
+		if [ $refused = $named ]; then
+			echo "FAIL: stirc $cmd $opt: refused: $refused, named by its --help: $named"
+			fail=1
+		fi
+	done < "$tmp/help-all"
 done
 expect 2 "$stirc"
 expect 2 "$stirc" frobnicate

@@ -22,6 +22,7 @@
 
 static const char usage_main[] =
 "usage: stirc COMMAND FILE [OPTIONS]\n"
+"       stirc --help | --version\n"
 "\n"
 "Compile and run sparse tensor programs written in the stir language.\n"
 "\n"
@@ -36,7 +37,8 @@ static const char usage_main[] =
 "  tune    pick a recipe's schedule for a program, a matrix and a feature\n"
 "          size, and write it as a schedule file\n"
 "\n"
-"Run 'stirc COMMAND --help' for the options of a command.\n"
+"Run 'stirc COMMAND --help' (or -h) for the options of a command;\n"
+"'stirc --version' prints the version.\n"
 "Exit status: 0 success, 1 the program or the data is wrong, 2 bad usage.\n";
 
 const char usage_check[] =
@@ -52,7 +54,7 @@ const char usage_check[] =
 "                  binding or mapping is reported with its location, and\n"
 "                  no CUDA is printed\n"
 "  --schedule S    with --gpu: apply schedule file S to its kernel first\n"
-"  --help          show this help\n";
+"  -h, --help      show this help\n";
 
 const char usage_print[] =
 "usage: stirc print FILE [--kernel K] [--stage 1|2|3] [--schedule S.yaml]\n"
@@ -83,7 +85,7 @@ const char usage_print[] =
 "                   then, in both cases, the stage III rewrites\n"
 "                   lift_guards, hoist_invariants, hoist_warp_reads,\n"
 "                   insert_barriers and plan_vectors\n"
-"  --help           show this help\n";
+"  -h, --help       show this help\n";
 
 const char usage_cuda[] =
 "usage: stirc cuda FILE [--kernel K] [--schedule S.yaml] [--arch sm_XY]\n"
@@ -104,7 +106,7 @@ const char usage_cuda[] =
 "  --arch A     with --compile: the architecture (default sm_90)\n"
 "  -o OUT.cu    write the CUDA C to OUT.cu instead of the standard output\n"
 "               (not FILE or S)\n"
-"  --help       show this help\n";
+"  -h, --help   show this help\n";
 
 const char usage_run[] =
 "usage: stirc run FILE [--kernel K] [--backend interp|cuda] [--stage 1|2|3]\n"
@@ -190,7 +192,7 @@ const char usage_run[] =
 "                      schedule decomposes into\n"
 "  --warmups N         with --time on cuda: untimed runs first (default 10)\n"
 "  --reps N            with --time on cuda: timed runs (default 100)\n"
-"  --help              show this help\n"
+"  -h, --help          show this help\n"
 "\n"
 "Tensors the kernel writes that nothing binds start as zeros.  Without\n"
 "--out, a summary of every tensor is printed.  The inputs are checked\n"
@@ -224,7 +226,7 @@ const char usage_verify[] =
 "  --seeds COUNT     how many seeds to try: N, N+1, ... (default 1)\n"
 "  --size NAME=INT   bind size parameter NAME instead of drawing it (a\n"
 "                    size of a kernel verified, at least 0, given once)\n"
-"  --help            show this help\n";
+"  -h, --help        show this help\n";
 
 /* a: whether a names a GPU architecture as NVRTC takes it: sm_ or
  * compute_, digits, and an optional "a" (sm_90a). */
@@ -466,9 +468,11 @@ int parse_options(const char *cmd, const char *help, int argc,
 	opterr = 0;
 	bool seen[OPT_HELP - OPT_KERNEL + 1] = { false };
 	int c;
-	while ((c = getopt_long(argc, argv, ":o:", all_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:h", all_options, NULL)) != -1) {
 		if (c == 'o')
 			c = OPT_OUTPUT;
+		if (c == 'h')
+			c = OPT_HELP;
 		if (c == ':') {
 			/* the option ends the command line: its value is missing */
 			int m = optopt == 'o' ? OPT_OUTPUT : optopt;
@@ -790,7 +794,8 @@ const char usage_tune[] =
 "  --sms N            the GPU's SMs for the model (default 132)\n"
 "  --no-record        neither read nor write the tuning record\n"
 "  --list             print the tuning record's entries\n"
-"  -o FILE            write the schedule to FILE\n";
+"  -o FILE            write the schedule to FILE\n"
+"  -h, --help         show this help\n";
 
 /* argc, argv: the whole command line (tools/stirc.h). */
 int stirc_main(int argc, char **argv)
