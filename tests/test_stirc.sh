@@ -226,6 +226,14 @@ expect 0 "$stirc" cuda "$csrmm" --schedule "$yaml"
 noloc "$tmp/out" > "$tmp/want.cu"
 expect 0 "$stirc" cuda "$tmp/sched3.stir"
 noloc "$tmp/out" | cmp -s - "$tmp/want.cu" || { echo "FAIL: --schedule --after default_schedule is not what cuda emits"; fail=1; }
+# cuda --min-blocks N: every launch bounded for N blocks per SM, the rest
+# of the CUDA unchanged (docs/schedules.md, min_blocks_per_sm)
+expect 0 "$stirc" cuda "$csrmm" --schedule "$yaml" --min-blocks 3
+grep_in "$tmp/out" "__launch_bounds__(256, 3) csrmm_k0("
+sed 's/__launch_bounds__(\([0-9]*\), 3)/__launch_bounds__(\1)/' "$tmp/out" | noloc - |
+	cmp -s - "$tmp/want.cu" || { echo "FAIL: cuda --min-blocks changes more than the launch bounds"; fail=1; }
+expect 2 "$stirc" cuda "$csrmm" --min-blocks 33
+grep_in "$tmp/err" "--min-blocks takes 1 to 32, not '33'"
 # an unknown pass: exit 2, naming the passes there are
 expect 2 "$stirc" print "$csrmm" --after lower
 grep_in "$tmp/err" "stirc: --after: unknown pass 'lower' (the passes: lower_sparse_iter, default_schedule, lower_sparse_buffer, lift_guards, hoist_invariants, hoist_warp_reads, insert_barriers, plan_vectors)"

@@ -89,7 +89,7 @@ const char usage_print[] =
 
 const char usage_cuda[] =
 "usage: stirc cuda FILE [--kernel K] [--schedule S.yaml] [--arch sm_XY]\n"
-"                  [--compile] [-o OUT.cu]\n"
+"                  [--min-blocks N] [--compile] [-o OUT.cu]\n"
 "\n"
 "Print the CUDA C of kernel K (needed when FILE holds several): one\n"
 "extern \"C\" __global__ function per top-level statement of the kernel,\n"
@@ -97,16 +97,19 @@ const char usage_cuda[] =
 "stage III, every nest without a thread binding getting the default\n"
 "schedule; a stage III program is emitted as it is.\n"
 "\n"
-"  --kernel K   the kernel to emit\n"
-"  --schedule S apply the schedule file S to its kernel first, up to its\n"
-"               stage3 steps; the default schedule then binds the nests\n"
-"               the steps left unbound\n"
-"  --compile    also compile the CUDA C with NVRTC (no GPU needed) and\n"
-"               report NVRTC's diagnostics; exit 1 when it fails\n"
-"  --arch A     with --compile: the architecture (default sm_90)\n"
-"  -o OUT.cu    write the CUDA C to OUT.cu instead of the standard output\n"
-"               (not FILE or S)\n"
-"  -h, --help   show this help\n";
+"  --kernel K       the kernel to emit\n"
+"  --schedule S     apply the schedule file S to its kernel first, up to\n"
+"                   its stage3 steps; the default schedule then binds the\n"
+"                   nests the steps left unbound\n"
+"  --min-blocks N   emit every launch for N thread blocks per\n"
+"                   multiprocessor, 1 to 32 (__launch_bounds__(T, N)),\n"
+"                   instead of S's min_blocks_per_sm\n"
+"  --compile        also compile the CUDA C with NVRTC (no GPU needed)\n"
+"                   and report NVRTC's diagnostics; exit 1 when it fails\n"
+"  --arch A         with --compile: the architecture (default sm_90)\n"
+"  -o OUT.cu        write the CUDA C to OUT.cu instead of the standard\n"
+"                   output (not FILE or S)\n"
+"  -h, --help       show this help\n";
 
 const char usage_run[] =
 "usage: stirc run FILE [--kernel K] [--backend interp|cuda] [--stage 1|2|3]\n"

@@ -150,7 +150,7 @@ int cmd_print(int argc, char **argv)
 int cmd_cuda(int argc, char **argv)
 {
 	static const int allowed[] = { OPT_KERNEL, OPT_SCHEDULE, OPT_ARCH,
-		OPT_COMPILE, OPT_OUTPUT, 0 };
+		OPT_MIN_BLOCKS, OPT_COMPILE, OPT_OUTPUT, 0 };
 	options o;
 	int rc = parse_options("cuda", usage_cuda, argc, argv, allowed, &o);
 	if (rc)
@@ -168,7 +168,8 @@ int cmd_cuda(int argc, char **argv)
 			select_kernel(m, &o, true, &k);
 	if (rc == 0 && ((s ? stir_schedule_prepare_for_gpu(s, k) :
 	    stir_kernel_prepare_for_gpu(k)) < 0 ||
-	    !(source = stir_kernel_to_cuda(k))))
+	    (o.min_blocks && stir_kernel_set_min_blocks_per_sm(k,
+	    o.min_blocks) < 0) || !(source = stir_kernel_to_cuda(k))))
 		rc = EXIT_WRONG;
 	if (rc == 0) {
 		FILE *f = o.output ? fopen(o.output, "w") : stdout;
