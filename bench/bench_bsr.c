@@ -61,15 +61,20 @@ typedef struct bsr_options {
 	const char *shape;       /* only the weight shape "MxN", or NULL */
 } bsr_options;
 
-/* msg: print the usage line with "msg" and exit with status 2. */
+/* msg: print the usage line after "msg" on stderr and exit with status 2;
+ * msg NULL (--help): the usage line alone, on stdout, and status 0. */
 static void usage(const char *msg)
 {
-	fprintf(stderr, "bench_bsr: %s\nusage: bench_bsr [--program P.stir "
+	FILE *f = msg ? stderr : stdout;
+	if (msg)
+		fprintf(f, "bench_bsr: %s\n", msg);
+	fprintf(f, "usage: bench_bsr [--program P.stir "
 		"--schedule S.yaml]... [--widths N,...] [--all-widths] "
 		"[--cases weights,attention] [--shape MxN] [--block B] [--mtx FILE "
 		"--block B] "
-		"[--reps N] [--list] [--recipe]\n", msg);
-	exit(2);
+		"[--reps N] [--list] [--recipe]\n  (bench/README.md, "
+		"\"bench_bsr\")\n");
+	exit(msg ? 2 : 0);
 }
 
 /* s, what: the positive integer s, or usage() naming option "what". */
@@ -151,6 +156,8 @@ static void parse_options(int argc, char **argv, bsr_options *o)
 	bool cases = false;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!strcmp(a, "--help"))
+			usage(NULL);
 		if (!strcmp(a, "--list")) {
 			o->list = true;
 			continue;

@@ -662,12 +662,7 @@ int main(int argc, char **argv)
 {
 	bench_options o;
 	bench_gpu g;
-	bench_parse_options(argc, argv, "examples/sddmm.stir", flags, &o);
-	if (o.rounds > 1 || o.shift_kib) {
-		fprintf(stderr, "%s: --rounds and --shift-kib are bench_spmm's "
-			"only\n", argv[0]);
-		return 2;
-	}
+	bench_parse_options(argc, argv, "examples/sddmm.stir", flags, false, &o);
 	if ((o.flags & FUSED_ONLY) && (o.flags & ROWS_ONLY)) {
 		fprintf(stderr, "%s: --fused-only and --rows-only leave no "
 			"kernel\n", argv[0]);

@@ -413,7 +413,7 @@ int main(int argc, char **argv)
 	static const char *const flags[] = { "--no-csr", "--srbcrs", NULL };
 	bench_options o;
 	bench_gpu gpu;
-	bench_parse_options(argc, argv, "examples/csrmm.stir", flags, &o);
+	bench_parse_options(argc, argv, "examples/csrmm.stir", flags, true, &o);
 	bool no_csr = o.flags & 1, srbcrs = o.flags & 2;
 	if (N_CONFIGS > MAX_CONFIGS) {
 		fprintf(stderr, "bench: the library has %d hybrid candidates, more "

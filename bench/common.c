@@ -199,17 +199,22 @@ int bench_must(stir_ctx *ctx, int rc, const char *what)
 	return rc;
 }
 
-/* argv0, flags: print the usage line and exit with status 2. */
-static void usage(const char *argv0, const char *const *flags)
+/* argv0, flags, rounds, status: print the usage line (on stdout for
+ * --help, status 0, else on stderr) and exit with status. */
+static void usage(const char *argv0, const char *const *flags, bool rounds,
+	int status)
 {
-	fprintf(stderr, "usage: %s [--features 32,64,...] [--reps N] "
+	FILE *f = status ? stderr : stdout;
+	fprintf(f, "usage: %s [--features 32,64,...] [--reps N] "
 		"[--json FILE] [--program FILE.stir] [--compile-only ARCH] "
-		"[--candidates I,J,...] [--rounds R] [--shift-kib K]", argv0);
+		"[--candidates I,J,...]%s", argv0,
+		rounds ? " [--rounds R] [--shift-kib K]" : "");
 	for (int i = 0; flags && flags[i]; i++)
-		fprintf(stderr, " [%s]", flags[i]);
-	fprintf(stderr, " GRAPH...\n  GRAPH: a Matrix Market file, or "
-		"synthetic:arxiv|proteins|reddit\n");
-	exit(2);
+		fprintf(f, " [%s]", flags[i]);
+	fprintf(f, " GRAPH...\n  GRAPH: a Matrix Market file, or "
+		"synthetic:arxiv|proteins|reddit\n  (bench/README.md, "
+		"\"Options\")\n");
+	exit(status);
 }
 
 /* flags, arg: the index of flag "arg" among flags, or -1. */
@@ -222,7 +227,7 @@ static int flag_index(const char *const *flags, const char *arg)
 }
 
 void bench_parse_options(int argc, char **argv, const char *program,
-	const char *const *flags, bench_options *o)
+	const char *const *flags, bool rounds, bench_options *o)
 {
 	static const int64_t defaults[] = { 32, 64, 128, 256, 512 };
 	memset(o, 0, sizeof(*o));
@@ -234,19 +239,21 @@ void bench_parse_options(int argc, char **argv, const char *program,
 	o->candidates[0] = o->candidates[1] = ~(uint64_t)0;
 	int i = 1;
 	for (; i < argc && argv[i][0] == '-'; i++) {
-		if (!strcmp(argv[i], "--features") && i + 1 < argc) {
+		if (!strcmp(argv[i], "--help")) {
+			usage(argv[0], flags, rounds, 0);
+		} else if (!strcmp(argv[i], "--features") && i + 1 < argc) {
 			o->n_feats = 0;
 			for (char *s = strtok(argv[++i], ","); s && o->n_feats < 8;
 			     s = strtok(NULL, ",")) {
 				o->feats[o->n_feats] = atoll(s);
 				if (o->feats[o->n_feats++] < 1)
-					usage(argv[0], flags);
+					usage(argv[0], flags, rounds, 2);
 			}
 		} else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
 			o->reps = atoi(argv[++i]);
-		} else if (!strcmp(argv[i], "--rounds") && i + 1 < argc) {
+		} else if (rounds && !strcmp(argv[i], "--rounds") && i + 1 < argc) {
 			o->rounds = atoi(argv[++i]);
-		} else if (!strcmp(argv[i], "--shift-kib") && i + 1 < argc) {
+		} else if (rounds && !strcmp(argv[i], "--shift-kib") && i + 1 < argc) {
 			o->shift_kib = atoi(argv[++i]);
 		} else if (!strcmp(argv[i], "--json") && i + 1 < argc) {
 			o->json = argv[++i];
@@ -258,7 +265,7 @@ void bench_parse_options(int argc, char **argv, const char *program,
 				char *end;
 				long c = strtol(s, &end, 10);
 				if (*end || c < 0 || c > 127)
-					usage(argv[0], flags);
+					usage(argv[0], flags, rounds, 2);
 				o->candidates[c / 64] |= (uint64_t)1 << c % 64;
 			}
 		} else if (!strcmp(argv[i], "--compile-only") && i + 1 < argc) {
@@ -266,7 +273,7 @@ void bench_parse_options(int argc, char **argv, const char *program,
 		} else if (flag_index(flags, argv[i]) >= 0) {
 			o->flags |= 1u << flag_index(flags, argv[i]);
 		} else {
-			usage(argv[0], flags);
+			usage(argv[0], flags, rounds, 2);
 		}
 	}
 	if (i >= argc || o->reps < 1 || o->n_feats < 1 || o->rounds < 1 ||
@@ -274,7 +281,7 @@ void bench_parse_options(int argc, char **argv, const char *program,
 		fprintf(stderr, "%s: no graph given (or bad --reps/--features/"
 			"--rounds/--shift-kib)\n",
 			argv[0]);
-		usage(argv[0], flags);
+		usage(argv[0], flags, rounds, 2);
 	}
 	o->graphs = argv + i;
 	o->n_graphs = argc - i;

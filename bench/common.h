@@ -74,8 +74,10 @@ int bench_must(stir_ctx *ctx, int rc, const char *what);
  *   [--features 32,64,...] [--reps N] [--json FILE] [--program FILE.stir]
  *   [--compile-only ARCH] [--candidates I,J,...] [--rounds R]
  *   [--shift-kib K] [FLAG...] GRAPH...
+ * (--rounds and --shift-kib where the program takes them)
  * where the flags are a program's own options without a value (exits with
- * status 2 and a usage line when it is wrong). */
+ * status 2 and a usage line when it is wrong; --help prints it and exits
+ * with status 0). */
 typedef struct bench_options {
 	int64_t feats[8];       /* feature sizes, n_feats of them */
 	int n_feats;
@@ -104,9 +106,10 @@ typedef struct bench_options {
  * is the default of --program, relative to the source tree: when it is
  * not found from the current folder, the source tree the benchmark was
  * built from is tried.  "flags" (NULL-terminated, at most 8, or NULL)
- * names the program's own flags ("--no-csr"). */
+ * names the program's own flags ("--no-csr"); "rounds": whether it takes
+ * --rounds and --shift-kib. */
 void bench_parse_options(int argc, char **argv, const char *program,
-	const char *const *flags, bench_options *o);
+	const char *const *flags, bool rounds, bench_options *o);
 
 /* Whether --candidates (all by default) selects candidate i of a search. */
 bool bench_candidate_selected(const bench_options *o, int i);

@@ -9,6 +9,9 @@ t=${TMPDIR:-/tmp}/test_bench_bsr.$$
 mkdir -p "$t" || exit 1
 trap 'rm -rf "$t"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
+"$B" --help > "$t/a" 2> "$t/b" || fail "--help: not status 0"
+grep -q '^usage: bench_bsr .*\[--recipe\]' "$t/a" || fail "--help: no usage on stdout"
+[ -s "$t/b" ] && fail "--help wrote to stderr"
 "$B" --list > "$t/a" 2>&1 || { cat "$t/a"; fail "--list"; }
 "$B" --list > "$t/b" 2>&1 || fail "--list again"
 cmp -s "$t/a" "$t/b" || fail "the cases differ between two runs"

@@ -5,7 +5,8 @@
 # pick (and the search's fastest before the tuner's finalists) with the
 # fastest of the candidates' medians over the processes, every candidate
 # alike; bench_spmm refuses bad --rounds/--shift-kib with
-# status 2.  Skipped without python3.
+# status 2, bench_sddmm (whose --help does not name them) refuses them at
+# all.  Skipped without python3.
 srcdir=${srcdir:-.}
 command -v python3 > /dev/null 2>&1 || { echo "no python3: skipped"; exit 77; }
 t=${TMPDIR:-/tmp}/test_tune_eval.$$
@@ -20,6 +21,15 @@ if [ -x ./bench/bench_spmm ]; then
 		grep -q -- "--rounds/--shift-kib" "$t/out" ||
 			fail "bench_spmm $bad: no message"
 	done
+	./bench/bench_spmm --help > "$t/out" 2>&1 || fail "bench_spmm --help: not status 0"
+	grep -q -- "\[--rounds R\] \[--shift-kib K\]" "$t/out" ||
+		fail "bench_spmm --help: no --rounds"
+fi
+if [ -x ./bench/bench_sddmm ]; then
+	./bench/bench_sddmm --help > "$t/out" 2>&1 || fail "bench_sddmm --help: not status 0"
+	grep -q -- "--rounds" "$t/out" && fail "bench_sddmm --help names --rounds"
+	./bench/bench_sddmm --rounds 2 x.mtx > "$t/out" 2>&1
+	[ $? = 2 ] || fail "bench_sddmm --rounds 2: not refused with status 2"
 fi
 # the fake benchmark: candidates 1, 2, 3 at 32 features; process 0 times
 # candidate 3 fast (an outlier), processes 1 and 2 slower
