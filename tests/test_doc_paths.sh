@@ -1,0 +1,43 @@
+#!/bin/sh
+# The documentation names the tree as it is: every path of the source tree
+# that README.md, docs/*.md and bench/README.md write in backquotes
+# (`passes/hoist.c`, `examples/csrmm_hyb.yaml`; not placeholders such as
+# NAME, nor patterns) exists, and every source file of the library, the
+# tools, the Python package, the C examples and the benchmarks is named
+# there (docs/map.md is the file-by-file map).
+set -u
+srcdir=${STIR_SRCDIR:-.}
+cd "$srcdir" || exit 1
+fail=0
+docs="README.md docs/*.md bench/README.md"
+
+# every `PATH` under a folder of the tree exists (or PATH.c: a program)
+# shellcheck disable=SC2086
+grep -ohE '`[^`]+`' $docs | tr -d '`' | tr ' ,;()' '\n\n\n\n\n' |
+	grep -E '^(ir|lang|formats|verify|passes|runtime|schedule|codegen|tools|python|tests|examples|bench|include|docs)/[A-Za-z0-9_./-]*$' |
+	grep -vE 'NAME|WHAT|\.\.\.|/$' | sed 's/[.:]$//' | sort -u > "${TMPDIR:-/tmp}/doc_paths.$$"
+while IFS= read -r path; do
+	# a program of the build tree (tests/test_cuda) is named by its source
+	if [ ! -e "$path" ] && [ ! -e "$path.c" ]; then
+		echo "FAIL: the docs name $path, which does not exist"
+		fail=1
+	fi
+done < "${TMPDIR:-/tmp}/doc_paths.$$"
+rm -f "${TMPDIR:-/tmp}/doc_paths.$$"
+
+# every source file is named somewhere in the docs
+# shellcheck disable=SC2086
+all=$(cat $docs)
+for f in ir/* lang/* formats/* verify/* passes/* runtime/* schedule/* \
+    schedule/recipes/* codegen/* tools/* include/stir/* python/stir/*.py \
+    examples/*.c bench/*.c bench/*.h bench/*.py bench/*.sh; do
+	[ -f "$f" ] || continue
+	case "$f" in *.o|*.lo|*.la|*~) continue ;; esac
+	name=${f##*/}
+	case "$all" in
+	*"$name"*) ;;
+	*) echo "FAIL: $f is named nowhere in $docs (docs/map.md lists every file)"
+	   fail=1 ;;
+	esac
+done
+exit $fail
