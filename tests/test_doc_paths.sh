@@ -58,6 +58,8 @@ all=$(cat $docs)
 for f in $sources; do
 	[ -f "$f" ] || continue
 	case "$f" in *.o|*.lo|*.la|*~) continue ;; esac
+	# the scanner and parser Flex and Bison generate (in a tarball)
+	[ -f "${f%.[ch]}.l" ] || [ -f "${f%.[ch]}.y" ] && continue
 	name=${f##*/}
 	case "$all" in
 	*"$name"*) ;;
