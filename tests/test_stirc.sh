@@ -232,6 +232,12 @@ expect 0 "$stirc" cuda "$csrmm" --schedule "$yaml" --min-blocks 3
 grep_in "$tmp/out" "__launch_bounds__(256, 3) csrmm_k0("
 sed 's/__launch_bounds__(\([0-9]*\), 3)/__launch_bounds__(\1)/' "$tmp/out" | noloc - |
 	cmp -s - "$tmp/want.cu" || { echo "FAIL: cuda --min-blocks changes more than the launch bounds"; fail=1; }
+# ... and it overrides the schedule file's min_blocks_per_sm
+{ cat "$yaml"; echo "min_blocks_per_sm: 2"; } > "$tmp/mb2.yaml"
+expect 0 "$stirc" cuda "$csrmm" --schedule "$tmp/mb2.yaml"
+grep_in "$tmp/out" "__launch_bounds__(256, 2) csrmm_k0("
+expect 0 "$stirc" cuda "$csrmm" --schedule "$tmp/mb2.yaml" --min-blocks 3
+grep_in "$tmp/out" "__launch_bounds__(256, 3) csrmm_k0("
 expect 2 "$stirc" cuda "$csrmm" --min-blocks 33
 grep_in "$tmp/err" "--min-blocks takes 1 to 32, not '33'"
 # an unknown pass: exit 2, naming the passes there are
