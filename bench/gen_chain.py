@@ -10,6 +10,9 @@
 # A0, and one iteration "S" + "R" * N computing Y[a0] += X[a0, ..., aN].
 import sys
 
+if len(sys.argv) > 2 or (len(sys.argv) == 2 and not sys.argv[1].isdigit()):
+    sys.exit("usage: bench/gen_chain.py [N]: a program of N sparse axes "
+             "(default 200)")
 n = int(sys.argv[1]) if len(sys.argv) > 1 else 200
 params = ["m: i32"] + [f"n{i}: i32, z{i}: i32" for i in range(1, n + 1)]
 axes = ", ".join(f"A{i}" for i in range(n + 1))

@@ -73,12 +73,15 @@ def sddmm(results):
 
 
 def main():
+    render = {"spmm": spmm, "sddmm": sddmm}
+    if len(sys.argv) < 3 or sys.argv[1] not in render:
+        sys.exit(__doc__)
     kind, files = sys.argv[1], sys.argv[2:]
     results = []
     for f in files:
         with open(f) as fp:
             results += json.load(fp)["results"]
-    {"spmm": spmm, "sddmm": sddmm}[kind](results)
+    render[kind](results)
 
 
 if __name__ == "__main__":
