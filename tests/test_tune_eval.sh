@@ -6,7 +6,8 @@
 # fastest of the candidates' medians over the processes, every candidate
 # alike; bench_spmm refuses bad --rounds/--shift-kib with
 # status 2, bench_sddmm (whose --help does not name them) refuses them at
-# all.  Skipped without python3.
+# all; bench/render_results.py and bench/gen_chain.py answer a wrong
+# argument with their usage, not a traceback.  Skipped without python3.
 srcdir=${srcdir:-.}
 command -v python3 > /dev/null 2>&1 || { echo "no python3: skipped"; exit 77; }
 t=${TMPDIR:-/tmp}/test_tune_eval.$$
@@ -31,6 +32,14 @@ if [ -x ./bench/bench_sddmm ]; then
 	./bench/bench_sddmm --rounds 2 x.mtx > "$t/out" 2>&1
 	[ $? = 2 ] || fail "bench_sddmm --rounds 2: not refused with status 2"
 fi
+for bad in "render_results.py --help" "render_results.py spmv x.json" \
+    "gen_chain.py --help" "gen_chain.py 1 2"; do
+	# shellcheck disable=SC2086
+	python3 "$srcdir"/bench/$bad > "$t/out" 2>&1
+	[ $? = 1 ] || fail "bench/$bad: not refused with status 1"
+	grep -q "^usage: bench/" "$t/out" || fail "bench/$bad: no usage"
+	grep -q Traceback "$t/out" && fail "bench/$bad: a traceback"
+done
 # the fake benchmark: candidates 1, 2, 3 at 32 features; process 0 times
 # candidate 3 fast (an outlier), processes 1 and 2 slower
 cat > "$t/bench" << 'EOF'
