@@ -353,6 +353,39 @@ def rgms_agg_runs_schedule(feat, q, k):
     return "\n".join(lines) + "\n"
 
 
+def with_float4_zeroing(text, feat):
+    """text (a schedule of rgms_agg.stir or rgms_edge.stir) with its
+    zeroing of T and Y (blocks zero_t0 and zero0, where present) done by
+    float4 stores: feat / 4 lanes a row, 256 / (feat / 4) rows of a
+    thread block on threadIdx.y, each thread 4 rows in turn: 16 KB a
+    thread block at feat = 64 where the steps of rgms_schedule write 2 KB
+    by scalar stores (AM's zeroing of its 4.5 million pairs of T: 673,473
+    thread blocks at 16% of the warps they could hold, 22% of tc_tsh's
+    three launches, bench/RESULTS.md, "RGMS on tensor cores: the profile
+    of tc_tsh").  feat / 4 must be at most 32 lanes."""
+    lanes = feat // 4
+    steps = []
+    lines = text.splitlines()
+    for blk, loop, fl in (("zero_t0", "rri", "fi"), ("zero0", "i", "fo")):
+        if not any("block: %s," % blk in l for l in lines):
+            continue
+        steps += [
+            "  - split: {block: %s, loop: %s, factors: [null, %d, 4]}" % (blk, loop, 256 // lanes),
+            "  - bind: {block: %s, loop: %s_0, to: blockIdx.x}" % (blk, loop),
+            "  - bind: {block: %s, loop: %s_1, to: threadIdx.y}" % (blk, loop),
+            "  - split: {block: %s, loop: %s, factors: [null, 4]}" % (blk, fl),
+            "  - reorder: {block: %s, loops: [%s_0, %s_1, %s_0, %s_2, %s_1]}"
+            % (blk, loop, loop, fl, loop, fl),
+            "  - bind: {block: %s, loop: %s_0, to: threadIdx.x}" % (blk, fl),
+            "  - unroll: {block: %s, loop: %s_2}" % (blk, loop),
+            "  - vectorize: {block: %s, loop: %s_1}" % (blk, fl)]
+    zeroing = [i for i, l in enumerate(lines)
+               if "block: zero_t0," in l or "block: zero0," in l]
+    at = zeroing[0]
+    kept = [l for i, l in enumerate(lines) if i not in zeroing]
+    return "\n".join(kept[:at] + steps + kept[at:]) + "\n"
+
+
 def rgms_tc_runs_schedule(feat, k, pieces, tiles=1, wz=1, wshared=False,
                           unrolled=False, padded=False, tstaged=False):
     """Tensor cores after a cheaper aggregation: the text of
@@ -627,6 +660,17 @@ def rgms_tc_schedules(feat):
                 out.append((name + "_u", rgms_tc_runs_schedule(
                     feat, 4, p, t, tstaged=True, unrolled=True),
                             "rgms_agg.stir"))
+            # in 512 or 1024 pieces: AM's two largest relations hold about
+            # 26,000 tiles each, 200 a thread block in turn at 128 pieces
+            # (bench/rgms_counts.py), as the edge tiles had (below)
+            for p, t in ((512, 2), (1024, 2), (512, 1)):
+                out.append(("tc_tsh_k4_p%d_t%d_u" % (p, t), rgms_tc_runs_schedule(
+                    feat, 4, p, t, tstaged=True, unrolled=True), "rgms_agg.stir"))
+            # each tc_tsh_*_u with T and Y zeroed by float4 stores (_zf4)
+            if feat <= 128:
+                out += [(name + "_zf4", with_float4_zeroing(text, feat), prog)
+                        for name, text, prog in list(out)
+                        if name.startswith("tc_tsh_") and name.endswith("_u")]
         # the same apply after an aggregation that writes T once, with no
         # zeroing launch of it and no atomics (examples/rgms_agg_once.stir):
         # slower on an H100, a pair's edges being one thread's serial loop
@@ -813,6 +857,11 @@ def cuda_core_candidates(feat, args):
     # launch start-up run at once, the edges waiting for the zeroing
     out += [(n + "_o", t + "overlap_launches: true\n", prog)
             for n, t, prog in out if prog == args["edge_program"]]
+    # the fastest of them at 64 and 128 with T and Y zeroed by float4
+    # stores (_zf4), as the tensor-core tc_tsh_*_u_zf4 are
+    if feat % 4 == 0 and feat <= 128:
+        out += [(n + "_zf4", with_float4_zeroing(t, feat), prog) for n, t, prog in list(out)
+                if n.startswith("aggruns_") or n == "runs_f%d_v4_k4_o" % feat]
     if args["candidates"]:
         pats = args["candidates"].split(",")
         out = [c for c in out if any(fnmatch.fnmatch(c[0], p) for p in pats)]

@@ -4,7 +4,8 @@
 # edge by edge ones, edge_* and coo_* (with COO arrays) and runs_* (COO
 # arrays, several edges a thread, a row's run of edges summed in registers:
 # cache_write_runs), on rgms_edge.stir, the aggregated order with runs
-# (aggruns_*) and the tensor-core ones (tc_f16_*: tc16 on rgms_tc16.stir,
+# (aggruns_*; with T and Y zeroed by float4 stores, _zf4, as tc_tsh_*_u_zf4)
+# and the tensor-core ones (tc_f16_*: tc16 on rgms_tc16.stir,
 # tf32 and tc_runs_* on rgms_agg.stir, tc_once_* on rgms_agg_once.stir, tc_edges_*
 # on rgms_edge.stir), and examples/rgms_coo.yaml and
 # examples/rgms_runs.yaml) run on the interpreter and
@@ -55,6 +56,11 @@ done
 [ "$no" -ge 2 ] || { echo "FAIL: only $no schedules on rgms_agg_once"; fail=1; }
 [ "$nd" -ge 4 ] || { echo "FAIL: only $nd edge-tile tensor-core schedules"; fail=1; }
 [ -f "$tmp/s/aggruns_f16_q4_k4.yaml" ] || { echo "FAIL: no aggruns_f16_q4_k4"; fail=1; }
+# T and Y zeroed by float4 stores (_zf4) on both paths
+for z in tc_f16_tc_tsh_k4_p128_t2_u_zf4 aggruns_f16_q4_k4_zf4 runs_f16_v4_k4_o_zf4; do
+	grep -q "vectorize: {block: zero0" "$tmp/s/$z.yaml" 2>/dev/null ||
+		{ echo "FAIL: no $z with float4 zeroing"; fail=1; }
+done
 [ -f "$tmp/s/runs_f16_q2_k4_o.yaml" ] && grep -q "^overlap_launches: true" \
 	"$tmp/s/runs_f16_q2_k4_o.yaml" || { echo "FAIL: no runs_f16_q2_k4_o"; fail=1; }
 if ! "$stirc" run "$srcdir/examples/rgms_edge.stir" --schedule \

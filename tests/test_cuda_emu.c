@@ -433,6 +433,10 @@ static const struct {
 	/* a tile of T in shared memory for the warps, its copy under the
 	 * row guard of a relation's last tile (40 rows: 16 + 16 + 8) */
 	{ "rgms_agg", "tests/tensorize/rgms_tc_tstaged.yaml", "r=3,m=40,n=30" },
+	/* the same with the input features' loop unrolled after T and Y
+	 * zeroed by float4 stores, 64 rows a thread block (the last under
+	 * the row guard) */
+	{ "rgms_agg", "tests/tensorize/rgms_tc_tstaged_zf4.yaml", "r=3,m=40,n=30" },
 	/* the same apply after an aggregation that stores each pair's sum
 	 * into T once, from a register its init zeroed (no zeroing launch of
 	 * T, no atomics into it) */
