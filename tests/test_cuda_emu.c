@@ -414,6 +414,9 @@ static const struct {
 	 * window's row guard on the products and the write-back */
 	{ "csrmm", "examples/csrmm_srbcrs_tc.yaml", "m=43,n=30" },
 	{ "csrmm", "examples/csrmm_srbcrs_tc.yaml", "m=13,n=5" },
+	/* the same on 3xTF32 (three tf32 mma.sync a step), compared at f32's
+	 * tolerance */
+	{ "csrmm", "tests/tensorize/csrmm_srbcrs_3xtf32.yaml", "m=43,n=30" },
 	{ "ellmv", "examples/ellmv.yaml", "m=300,n=50" },
 	{ "rgcn_homo", "examples/rgcn_homo.yaml", "m=20,n=30,fout=40" },
 	{ "rgms", "examples/rgms.yaml", "r=3,m=20,n=20,fout=24" },
