@@ -4,7 +4,7 @@
  *
  * usage: bench_sddmm [--features 32,64,...] [--reps N] [--json FILE]
  *                    [--program examples/sddmm.stir] [--fused-only]
- *                    [--rows-only] [--vblock] [--vblock-csr]
+ *                    [--rows-only] [--vblock] [--vblock-csr] [--tiles]
  *                    [--candidates I,J,..] [--compile-only ARCH] GRAPH...
  * GRAPH: a Matrix Market file, or synthetic:arxiv|proteins|reddit.
  * --program names the fused program; the row program is sddmm_rows.stir
@@ -22,6 +22,8 @@
  * S in the matrix's order through the row groups' Dst in one launch,
  * compete too, numbered after the library's SDDMM candidates
  * (N_CANDIDATES + the group candidate's index, also in --candidates).
+ * With --tiles the SDDMM over SR-BCRS(8, 16) tiles on tensor cores
+ * (sddmm_tiles.stir, run_tiles) is timed beside them, not competing.
  * Every timing is
  * the median of BENCH_REPS runs after BENCH_WARMUP, each run starting with
  * the L2 cache flushed.  The achieved bandwidth counts the bytes the
@@ -432,6 +434,35 @@ static stir_kernel *vblock_kernel(stir_ctx *ctx, const bench_options *o,
 	return bench_read_kernel(ctx, buf, name, mod);
 }
 
+/* ctx, o, dev, co, nnz, nv, pos, sv, want, ms, err: sddmm_vb_gather
+ * (sddmm_vb_gather.stir in the folder of --program): the nnz values
+ * S[p] = sv[pos[p]] out of nv slots, checked against "want" and timed
+ * into *ms and *err; -1 (and *ms -1) with diagnostics on failure. */
+static int run_gather(stir_ctx *ctx, const bench_options *o,
+	stir_device *dev, const stir_compile_options *co, int64_t nnz,
+	int64_t nv, const int32_t *pos, const float *sv, const float *want,
+	double *ms, double *err)
+{
+	stir_module *m = NULL;
+	stir_kernel *k = vblock_kernel(ctx, o, 0, "sddmm_vb_gather", &m);
+	stir_gpu_kernel *g = k && stir_kernel_prepare_for_gpu(k) == 0 ?
+		stir_gpu_kernel_compile(k, co) : NULL;
+	stir_bindings *b = stir_bindings_alloc();
+	stir_bindings_set_size(b, "nnz", nnz);
+	stir_bindings_set_size(b, "nv", nv);
+	bench_bind_copy(ctx, b, "Pos", STIR_I32, nnz, pos);
+	bench_bind_copy(ctx, b, "Sv", STIR_F32, nv, sv);
+	int rc = g && stir_kernel_bind_outputs(k, b) == 0 &&
+		bench_run_stir(g, dev, b, "S", want, nnz, o->reps, ms, err) == 0 ?
+		0 : -1;
+	if (rc < 0)
+		*ms = -1;
+	stir_bindings_free(b);
+	stir_gpu_kernel_free(g);
+	stir_module_free(m);
+	return rc;
+}
+
 /* ctx, o, dev, co, csr, r, x, y, want, rows: --vblock: the SDDMM over
  * groups of "rows" rows (the library's row groups of the graph,
  * stir_csr_to_row_groups), every group candidate of that many rows
@@ -480,14 +511,11 @@ static void run_vblock(stir_ctx *ctx, const bench_options *o,
 	double bytes = (double)v->ncols_union * feat * 4 +
 		(double)v->ngroups * rows * feat * 4 + (double)v->ncols_union * 4 +
 		(double)nv * 4;
-	stir_module *m2 = NULL;
-	stir_kernel *k2 = vblock_kernel(ctx, o, 0, "sddmm_vb_gather", &m2);
-	stir_gpu_kernel *g2 = k2 && stir_kernel_prepare_for_gpu(k2) == 0 ?
-		stir_gpu_kernel_compile(k2, co) : NULL;
-	stir_bindings *b1 = stir_bindings_alloc(), *b2 = stir_bindings_alloc();
+	stir_bindings *b1 = stir_bindings_alloc();
 	double best = -1, ms2 = -1, e2 = 0;
 	int best_c = -1;
-	if (g2) {
+	if (run_gather(ctx, o, dev, co, nnz, nv, pos, ref, want, &ms2,
+	    &e2) == 0) {
 		stir_bindings_set_size(b1, "m", v->ngroups);
 		stir_bindings_set_size(b1, "n", csr->ncols);
 		stir_bindings_set_size(b1, "nnz", v->ncols_union);
@@ -498,14 +526,6 @@ static void run_vblock(stir_ctx *ctx, const bench_options *o,
 		bench_bind_copy(ctx, b1, "X", STIR_F32, v->ngroups * rows * feat,
 			xp);
 		bench_bind_copy(ctx, b1, "Y", STIR_F32, csr->ncols * feat, y);
-		stir_bindings_set_size(b2, "nnz", nnz);
-		stir_bindings_set_size(b2, "nv", nv);
-		bench_bind_copy(ctx, b2, "Pos", STIR_I32, nnz, pos);
-		bench_bind_copy(ctx, b2, "Sv", STIR_F32, nv, ref);
-		if (stir_kernel_bind_outputs(k2, b2) < 0 ||
-		    bench_run_stir(g2, dev, b2, "S", want, nnz, o->reps, &ms2,
-		    &e2) < 0)
-			ms2 = -1;
 	}
 	for (int c = 0; ms2 >= 0 && c < stir_sddmm_vblock_n_candidates(); c++) {
 		const stir_sddmm_vblock_candidate *p =
@@ -560,9 +580,6 @@ static void run_vblock(stir_ctx *ctx, const bench_options *o,
 	fflush(stdout);
 	stir_ctx_clear_diagnostics(ctx);
 	stir_bindings_free(b1);
-	stir_bindings_free(b2);
-	stir_gpu_kernel_free(g2);
-	stir_module_free(m2);
 	free(xp);
 	free(ref);
 	free(ptr);
@@ -660,11 +677,7 @@ static void run_tiles(stir_ctx *ctx, const bench_options *o,
 			}
 	for (int64_t p = 0; p < nnz; p++)
 		ref_nz[p] = ref[t.pos[p]];
-	stir_module *m2 = NULL;
-	stir_kernel *k2 = vblock_kernel(ctx, o, 0, "sddmm_vb_gather", &m2);
-	stir_gpu_kernel *g2 = k2 && stir_kernel_prepare_for_gpu(k2) == 0 ?
-		stir_gpu_kernel_compile(k2, co) : NULL;
-	stir_bindings *b1 = stir_bindings_alloc(), *b2 = stir_bindings_alloc();
+	stir_bindings *b1 = stir_bindings_alloc();
 	double ms2 = -1, e2 = 0;
 	stir_bindings_set_size(b1, "nw", t.nw);
 	stir_bindings_set_size(b1, "n", csr->ncols);
@@ -674,17 +687,11 @@ static void run_tiles(stir_ctx *ctx, const bench_options *o,
 	bench_bind_copy(ctx, b1, "C.indices", STIR_I32, t.ng * 16, t.cols);
 	bench_bind_copy(ctx, b1, "X", STIR_F32, t.nw * 8 * feat, xp);
 	bench_bind_copy(ctx, b1, "Y", STIR_F32, csr->ncols * feat, y);
-	stir_bindings_set_size(b2, "nnz", nnz);
-	stir_bindings_set_size(b2, "nv", t.nslots);
-	bench_bind_copy(ctx, b2, "Pos", STIR_I32, nnz, t.pos);
-	bench_bind_copy(ctx, b2, "Sv", STIR_F32, t.nslots, ref);
-	if (!g2 || stir_kernel_bind_outputs(k2, b2) < 0 ||
-	    bench_run_stir(g2, dev, b2, "S", ref_nz, nnz, o->reps, &ms2,
-	    &e2) < 0) {
+	if (run_gather(ctx, o, dev, co, nnz, t.nslots, t.pos, ref, ref_nz,
+	    &ms2, &e2) < 0) {
 		fprintf(stderr, "bench: %s feat %lld: the gather fails:\n",
 			r->graph, (long long)feat);
 		stir_ctx_print_diagnostics(ctx, stderr);
-		ms2 = -1;
 	}
 	double e_cs = bench_max_rel_diff(want, ref_nz, nnz);
 	for (int i = 0; ms2 >= 0 && i < N_TILE_KERNELS; i++) {
@@ -721,9 +728,6 @@ static void run_tiles(stir_ctx *ctx, const bench_options *o,
 	fflush(stdout);
 	stir_ctx_clear_diagnostics(ctx);
 	stir_bindings_free(b1);
-	stir_bindings_free(b2);
-	stir_gpu_kernel_free(g2);
-	stir_module_free(m2);
 	free(xp);
 	free(ref);
 	free(ref_nz);
