@@ -4,7 +4,7 @@
  *
  * usage: bench_sddmm [--features 32,64,...] [--reps N] [--json FILE]
  *                    [--program examples/sddmm.stir] [--fused-only]
- *                    [--rows-only] [--vblock] [--vblock-csr]
+ *                    [--rows-only] [--vblock] [--vblock-csr] [--tiles]
  *                    [--candidates I,J,..] [--compile-only ARCH] GRAPH...
  * GRAPH: a Matrix Market file, or synthetic:arxiv|proteins|reddit.
  * --program names the fused program; the row program is sddmm_rows.stir
@@ -22,6 +22,8 @@
  * S in the matrix's order through the row groups' Dst in one launch,
  * compete too, numbered after the library's SDDMM candidates
  * (N_CANDIDATES + the group candidate's index, also in --candidates).
+ * With --tiles the SDDMM over SR-BCRS(8, 16) tiles on tensor cores
+ * (sddmm_tiles.stir, run_tiles) is timed beside them, not competing.
  * Every timing is
  * the median of BENCH_REPS runs after BENCH_WARMUP, each run starting with
  * the L2 cache flushed.  The achieved bandwidth counts the bytes the
@@ -44,11 +46,12 @@ static const char *const schedule_name[] = { "fused", "rows", "vb4_csr" };
 
 /* The program's own flags (bits of bench_options.flags). */
 static const char *const flags[] = { "--fused-only", "--rows-only",
-	"--vblock", "--vblock-csr", NULL };
+	"--vblock", "--vblock-csr", "--tiles", NULL };
 #define FUSED_ONLY 1u
 #define ROWS_ONLY 2u
 #define VBLOCK 4u
 #define VBLOCK_CSR 8u
+#define TILES 16u
 
 /* One result, for the table and the JSON. */
 typedef struct result {
@@ -158,6 +161,61 @@ static stir_gpu_kernel *vb_csr_kernel(stir_ctx *ctx, const bench_options *o,
 	return stir_gpu_kernel_compile(k, co);
 }
 
+/* The tile schedule of examples/sddmm_tiles_tc.yaml, the features
+ * specialized to %lld, the groups over %d warps, the steps over the
+ * features unrolled or not (%s), the intrinsic %s. */
+static const char tile_schedule[] =
+	"kernel: sddmm_tiles\n"
+	"stage1:\n"
+	"  - specialize: {param: feat, value: %lld}\n"
+	"stage2:\n"
+	"  - split: {block: sddmm_tiles1, loop: k, factors: [null, 8]}\n"
+	"  - split: {block: sddmm_tiles1, loop: g, factors: [null, %d]}\n"
+	"  - reorder: {block: sddmm_tiles1, loops: [g_0, g_1, k_0, c, r, k_1]}\n"
+	"  - bind: {block: sddmm_tiles0, loop: w, to: blockIdx.x}\n"
+	"  - bind: {block: sddmm_tiles1, loop: g_1, to: threadIdx.y}\n"
+	"%s"
+	"stage3:\n"
+	"  - cache_write_over_init: {block: sddmm_tiles1, buffer: St_data, "
+	"loop: k_0, scope: local}\n"
+	"  - tensorize: {block: St_data_local_init, loop: ax0, intrinsic: %s}\n"
+	"  - tensorize: {block: sddmm_tiles1, loop: c, intrinsic: %s}\n"
+	"  - tensorize: {block: St_data_local, loop: ax0, intrinsic: %s}\n";
+
+/* The tile kernels: 3xTF32 (about f32's error) and tf32, each with a
+ * window's groups over 4 and 8 warps, and over 8 with the steps over
+ * the features unrolled (their loads issued ahead of the mma). */
+static const struct {
+	const char *intrinsic;
+	int warps;
+	bool unroll;
+} tile_kernels[] = { { "mma_m16n8k8_3xtf32", 4, false },
+	{ "mma_m16n8k8_3xtf32", 8, false }, { "mma_m16n8k8_3xtf32", 8, true },
+	{ "mma_m16n8k8_tf32", 4, false }, { "mma_m16n8k8_tf32", 8, false },
+	{ "mma_m16n8k8_tf32", 8, true } };
+#define N_TILE_KERNELS (int)(sizeof(tile_kernels) / sizeof(tile_kernels[0]))
+
+/* ctx, o, i, feat, co, mod: tile kernel i (tile_kernels) for "feat" features, compiled; *mod receives the
+ * module to free; NULL with diagnostics. */
+static stir_gpu_kernel *tile_kernel(stir_ctx *ctx, const bench_options *o,
+	int i, int64_t feat, const stir_compile_options *co, stir_module **mod)
+{
+	char path[4096], text[sizeof(tile_schedule) + 128];
+	const char *slash = strrchr(o->program, '/');
+	int dir = slash ? (int)(slash - o->program) + 1 : 0;
+	snprintf(path, sizeof(path), "%.*ssddmm_tiles.stir", dir, o->program);
+	const char *in = tile_kernels[i].intrinsic;
+	snprintf(text, sizeof(text), tile_schedule, (long long)feat,
+		tile_kernels[i].warps, tile_kernels[i].unroll ?
+		"  - unroll: {block: sddmm_tiles1, loop: k_0}\n" : "", in, in, in);
+	stir_kernel *k = bench_read_kernel(ctx, path, "sddmm_tiles", mod);
+	stir_schedule *s = k ? stir_schedule_read_from_mem(ctx,
+		"tile schedule", text, strlen(text)) : NULL;
+	int rc = s ? stir_schedule_apply(s, k, STIR_STAGE_3) : -1;
+	stir_schedule_free(s);
+	return rc == 0 ? stir_gpu_kernel_compile(k, co) : NULL;
+}
+
 /* ctx, o, spec: --compile-only: every candidate for every feature size
  * (the kernels do not depend on the graph, which is not read). */
 static void compile_graph(stir_ctx *ctx, const bench_options *o,
@@ -200,6 +258,15 @@ static void compile_graph(stir_ctx *ctx, const bench_options *o,
 				&co, &m);
 			if (!gk)
 				bench_fail(ctx, "compiling the CSR-order group kernel");
+			stir_gpu_kernel_free(gk);
+			stir_module_free(m);
+		}
+		for (int i = 0; (o->flags & TILES) && i < N_TILE_KERNELS; i++) {
+			stir_module *m = NULL;
+			stir_gpu_kernel *gk = tile_kernel(ctx, o, i, o->feats[fi],
+				&co, &m);
+			if (!gk)
+				bench_fail(ctx, "compiling a tile kernel");
 			stir_gpu_kernel_free(gk);
 			stir_module_free(m);
 		}
@@ -367,6 +434,35 @@ static stir_kernel *vblock_kernel(stir_ctx *ctx, const bench_options *o,
 	return bench_read_kernel(ctx, buf, name, mod);
 }
 
+/* ctx, o, dev, co, nnz, nv, pos, sv, want, ms, err: sddmm_vb_gather
+ * (sddmm_vb_gather.stir in the folder of --program): the nnz values
+ * S[p] = sv[pos[p]] out of nv slots, checked against "want" and timed
+ * into *ms and *err; -1 (and *ms -1) with diagnostics on failure. */
+static int run_gather(stir_ctx *ctx, const bench_options *o,
+	stir_device *dev, const stir_compile_options *co, int64_t nnz,
+	int64_t nv, const int32_t *pos, const float *sv, const float *want,
+	double *ms, double *err)
+{
+	stir_module *m = NULL;
+	stir_kernel *k = vblock_kernel(ctx, o, 0, "sddmm_vb_gather", &m);
+	stir_gpu_kernel *g = k && stir_kernel_prepare_for_gpu(k) == 0 ?
+		stir_gpu_kernel_compile(k, co) : NULL;
+	stir_bindings *b = stir_bindings_alloc();
+	stir_bindings_set_size(b, "nnz", nnz);
+	stir_bindings_set_size(b, "nv", nv);
+	bench_bind_copy(ctx, b, "Pos", STIR_I32, nnz, pos);
+	bench_bind_copy(ctx, b, "Sv", STIR_F32, nv, sv);
+	int rc = g && stir_kernel_bind_outputs(k, b) == 0 &&
+		bench_run_stir(g, dev, b, "S", want, nnz, o->reps, ms, err) == 0 ?
+		0 : -1;
+	if (rc < 0)
+		*ms = -1;
+	stir_bindings_free(b);
+	stir_gpu_kernel_free(g);
+	stir_module_free(m);
+	return rc;
+}
+
 /* ctx, o, dev, co, csr, r, x, y, want, rows: --vblock: the SDDMM over
  * groups of "rows" rows (the library's row groups of the graph,
  * stir_csr_to_row_groups), every group candidate of that many rows
@@ -415,14 +511,11 @@ static void run_vblock(stir_ctx *ctx, const bench_options *o,
 	double bytes = (double)v->ncols_union * feat * 4 +
 		(double)v->ngroups * rows * feat * 4 + (double)v->ncols_union * 4 +
 		(double)nv * 4;
-	stir_module *m2 = NULL;
-	stir_kernel *k2 = vblock_kernel(ctx, o, 0, "sddmm_vb_gather", &m2);
-	stir_gpu_kernel *g2 = k2 && stir_kernel_prepare_for_gpu(k2) == 0 ?
-		stir_gpu_kernel_compile(k2, co) : NULL;
-	stir_bindings *b1 = stir_bindings_alloc(), *b2 = stir_bindings_alloc();
+	stir_bindings *b1 = stir_bindings_alloc();
 	double best = -1, ms2 = -1, e2 = 0;
 	int best_c = -1;
-	if (g2) {
+	if (run_gather(ctx, o, dev, co, nnz, nv, pos, ref, want, &ms2,
+	    &e2) == 0) {
 		stir_bindings_set_size(b1, "m", v->ngroups);
 		stir_bindings_set_size(b1, "n", csr->ncols);
 		stir_bindings_set_size(b1, "nnz", v->ncols_union);
@@ -433,14 +526,6 @@ static void run_vblock(stir_ctx *ctx, const bench_options *o,
 		bench_bind_copy(ctx, b1, "X", STIR_F32, v->ngroups * rows * feat,
 			xp);
 		bench_bind_copy(ctx, b1, "Y", STIR_F32, csr->ncols * feat, y);
-		stir_bindings_set_size(b2, "nnz", nnz);
-		stir_bindings_set_size(b2, "nv", nv);
-		bench_bind_copy(ctx, b2, "Pos", STIR_I32, nnz, pos);
-		bench_bind_copy(ctx, b2, "Sv", STIR_F32, nv, ref);
-		if (stir_kernel_bind_outputs(k2, b2) < 0 ||
-		    bench_run_stir(g2, dev, b2, "S", want, nnz, o->reps, &ms2,
-		    &e2) < 0)
-			ms2 = -1;
 	}
 	for (int c = 0; ms2 >= 0 && c < stir_sddmm_vblock_n_candidates(); c++) {
 		const stir_sddmm_vblock_candidate *p =
@@ -495,15 +580,160 @@ static void run_vblock(stir_ctx *ctx, const bench_options *o,
 	fflush(stdout);
 	stir_ctx_clear_diagnostics(ctx);
 	stir_bindings_free(b1);
-	stir_bindings_free(b2);
-	stir_gpu_kernel_free(g2);
-	stir_module_free(m2);
 	free(xp);
 	free(ref);
 	free(ptr);
 	free(ind);
 	free(pos);
 	stir_row_groups_free(v);
+}
+
+/* The SR-BCRS(8, 16) tiles of a graph, for sddmm_tiles.stir. */
+typedef struct tiles {
+	int64_t nw, maxg, ng, nslots;
+	int32_t *ptr;   /* G.indptr: nw + 1 */
+	int32_t *cols;  /* C.indices: ng * 16 */
+	int32_t *pos;   /* the slot of each non-zero, for the gather */
+} tiles;
+
+/* ctx, csr, t: the tiles of csr (stir_csr_to_sr_bcrs), and the slot
+ * of each non-zero (its value there: the non-zero's index + 1); false
+ * on failure. */
+static bool make_tiles(stir_ctx *ctx, const stir_csr *csr, tiles *t)
+{
+	stir_csr c = *csr;
+	double *ids = malloc((size_t)(csr->nnz + 1) * sizeof(double));
+	if (!ids)
+		return false;
+	for (int64_t p = 0; p < csr->nnz; p++)
+		ids[p] = (double)(p + 1);
+	c.values = ids;
+	stir_bindings *b = stir_bindings_alloc();
+	stir_host_format *f = b ? stir_csr_to_sr_bcrs(ctx, &c, 8, 16, STIR_I32,
+		STIR_F64, "_t", b) : NULL;
+	free(ids);
+	const stir_array *ptr = f ? stir_bindings_get_array(b, "G_t.indptr") : NULL;
+	const stir_array *cols = f ? stir_bindings_get_array(b, "T_t.indices") :
+		NULL;
+	const stir_array *vals = f ? stir_bindings_get_array(b, "A_t") : NULL;
+	bool ok = ptr && cols && vals;
+	if (ok) {
+		t->nw = stir_array_get_len(ptr) - 1;
+		t->ng = stir_array_get_len(cols) / 16;
+		t->nslots = t->ng * 128;
+		t->maxg = 0;
+		t->ptr = malloc((size_t)(t->nw + 1) * 4);
+		t->cols = malloc((size_t)t->ng * 64 + 4);
+		t->pos = malloc((size_t)csr->nnz * 4 + 4);
+		ok = t->ptr && t->cols && t->pos;
+	}
+	for (int64_t w = 0; ok && w <= t->nw; w++) {
+		t->ptr[w] = (int32_t)stir_array_get_double(ptr, w);
+		if (w && t->ptr[w] - t->ptr[w - 1] > t->maxg)
+			t->maxg = t->ptr[w] - t->ptr[w - 1];
+	}
+	for (int64_t q = 0; ok && q < t->ng * 16; q++)
+		t->cols[q] = (int32_t)stir_array_get_double(cols, q);
+	for (int64_t v = 0; ok && v < t->nslots; v++) {
+		int64_t id = (int64_t)stir_array_get_double(vals, v);
+		if (id > 0)
+			t->pos[id - 1] = (int32_t)v;
+	}
+	stir_host_format_free(f);
+	stir_bindings_free(b);
+	return ok;
+}
+
+/* ctx, o, dev, co, csr, r, x, y, want: --tiles: the SDDMM over
+ * SR-BCRS(8, 16) tiles on tensor cores (sddmm_tiles.stir, one kernel per
+ * kernel of tile_kernels) checked against a float64 reference of
+ * every slot and timed, then the gather of the slots' values into the
+ * matrix's order (sddmm_vb_gather.stir), checked against the float64
+ * reference of the non-zeros and timed; the largest relative error
+ * against float64 printed for each and for cuSPARSE's result "want". */
+static void run_tiles(stir_ctx *ctx, const bench_options *o,
+	stir_device *dev, const stir_compile_options *co, const stir_csr *csr,
+	const result *r, const float *x, const float *y, const float *want)
+{
+	int64_t feat = r->feat, m = csr->nrows, nnz = csr->nnz;
+	tiles t = { 0 };
+	if (!make_tiles(ctx, csr, &t))
+		bench_fail(ctx, "building the SR-BCRS(8, 16) tiles");
+	float *xp = calloc((size_t)(t.nw * 8 * feat) + 1, 4);
+	float *ref = malloc((size_t)t.nslots * 4 + 4);
+	float *ref_nz = malloc((size_t)nnz * 4 + 4);
+	if (!xp || !ref || !ref_nz)
+		bench_fail(ctx, "allocating the tiles");
+	memcpy(xp, x, (size_t)(m * feat) * 4);
+	for (int64_t w = 0; w < t.nw; w++)
+		for (int64_t q = t.ptr[w] * 16; q < t.ptr[w + 1] * 16; q++)
+			for (int64_t i = 0; i < 8; i++) {
+				const float *xr = xp + (w * 8 + i) * feat;
+				const float *yr = y + (int64_t)t.cols[q] * feat;
+				double d = 0;
+				for (int64_t f = 0; f < feat; f++)
+					d += (double)xr[f] * yr[f];
+				ref[q * 8 + i] = (float)d;
+			}
+	for (int64_t p = 0; p < nnz; p++)
+		ref_nz[p] = ref[t.pos[p]];
+	stir_bindings *b1 = stir_bindings_alloc();
+	double ms2 = -1, e2 = 0;
+	stir_bindings_set_size(b1, "nw", t.nw);
+	stir_bindings_set_size(b1, "n", csr->ncols);
+	stir_bindings_set_size(b1, "maxg", t.maxg);
+	stir_bindings_set_size(b1, "ng", t.ng);
+	bench_bind_copy(ctx, b1, "G.indptr", STIR_I32, t.nw + 1, t.ptr);
+	bench_bind_copy(ctx, b1, "C.indices", STIR_I32, t.ng * 16, t.cols);
+	bench_bind_copy(ctx, b1, "X", STIR_F32, t.nw * 8 * feat, xp);
+	bench_bind_copy(ctx, b1, "Y", STIR_F32, csr->ncols * feat, y);
+	if (run_gather(ctx, o, dev, co, nnz, t.nslots, t.pos, ref, ref_nz,
+	    &ms2, &e2) < 0) {
+		fprintf(stderr, "bench: %s feat %lld: the gather fails:\n",
+			r->graph, (long long)feat);
+		stir_ctx_print_diagnostics(ctx, stderr);
+	}
+	double e_cs = bench_max_rel_diff(want, ref_nz, nnz);
+	for (int i = 0; ms2 >= 0 && i < N_TILE_KERNELS; i++) {
+		stir_module *m1 = NULL;
+		stir_gpu_kernel *g1 = tile_kernel(ctx, o, i, feat, co, &m1);
+		stir_kernel *k1 = m1 ? stir_module_find_kernel(m1, "sddmm_tiles") :
+			NULL;
+		double ms1 = -1, e1 = 0;
+		if (!g1 || !k1 || stir_kernel_bind_outputs(k1, b1) < 0 ||
+		    bench_run_stir(g1, dev, b1, "St", ref, t.nslots, o->reps, &ms1,
+		    &e1) < 0) {
+			fprintf(stderr, "bench: %s feat %lld: the tile kernel on %s, "
+				"%d warps, fails:\n", r->graph, (long long)feat,
+				tile_kernels[i].intrinsic, tile_kernels[i].warps);
+			stir_ctx_print_diagnostics(ctx, stderr);
+		} else {
+			printf("%-16s tiles %-18s %d warps%s feat %5lld: %lld tiles, "
+				"slots/nnz "
+				"%.2f | %.4f ms (err %.2g) + gather %.4f ms = %.4f ms "
+				"(err vs f64 %.2g) | cuSPARSE %.4f ms (err vs f64 %.2g): "
+				"%.2fx (best candidate %.4f ms: %.2fx)\n", r->graph,
+				tile_kernels[i].intrinsic, tile_kernels[i].warps,
+				tile_kernels[i].unroll ? " unrolled" : "",
+				(long long)feat, (long long)t.ng,
+				(double)t.nslots / (double)(nnz > 0 ? nnz : 1), ms1, e1,
+				ms2, ms1 + ms2, e1 > e2 ? e1 : e2, r->cusparse_ms, e_cs,
+				r->cusparse_ms / (ms1 + ms2), r->stir_ms,
+				r->cusparse_ms / r->stir_ms);
+		}
+		stir_ctx_clear_diagnostics(ctx);
+		stir_gpu_kernel_free(g1);
+		stir_module_free(m1);
+	}
+	fflush(stdout);
+	stir_ctx_clear_diagnostics(ctx);
+	stir_bindings_free(b1);
+	free(xp);
+	free(ref);
+	free(ref_nz);
+	free(t.ptr);
+	free(t.cols);
+	free(t.pos);
 }
 
 /* ctx, o, dev, co, csr, r, x, y, want: --vblock-csr: the group
@@ -637,6 +867,8 @@ static void run_graph(stir_ctx *ctx, const bench_options *o,
 		for (int64_t rows = 4; (o->flags & VBLOCK) && rows <= 8;
 		     rows *= 2)
 			run_vblock(ctx, o, dev, &g->co, csr, r, x, y, want, rows);
+		if (o->flags & TILES)
+			run_tiles(ctx, o, dev, &g->co, csr, r, x, y, want);
 		printf("%-16s %8lld %10lld %5lld | %10.4f %8.1f | %10.4f %8.1f "
 			"%7.2fx %9.2g | %-5s %2lldx%lld cand %d\n", gname, (long long)a.m,
 			(long long)a.nnz, (long long)feat, r->cusparse_ms,

@@ -306,13 +306,23 @@ static bool a_pairs_aligned(const emitter *e, const stir_mma_match *m)
 		m->a.ld % 2 == 0 && stir_mma_operand_aligned(m, &m->a, 2);
 }
 
-/* e, ctx, frag, op, g, aligned: inside the loop over a lane's first half
+/* m: the function that puts an f32 input of nest m into a fragment
+ * register: rounded to tf32, or its bits as they are (3xTF32 splits them
+ * in its _mma, codegen/mma_prelude.c). */
+static const char *f32_in(const stir_mma_match *m)
+{
+	return m->in->tf32 ? "stir_tf32" : "stir_f32_bits";
+}
+
+/* e, ctx, frag, op, g, aligned, cvt: inside the loop over a lane's first half
  * of tf32 A elements, elements stir_e and stir_e + 2 of fragment frag
  * loaded from op at the first's place and the next (one float2 load
  * where 8-byte aligned: known to be with aligned, else tested), or 0
- * where guard g (if any) stops the row. */
+ * where guard g (if any) stops the row; each through function cvt
+ * (f32_in). */
 static void put_pair_load(emitter *e, const ectx *ctx, const char *frag,
-	const stir_mma_operand *op, const stir_expr *g, bool aligned)
+	const stir_mma_operand *op, const stir_expr *g, bool aligned,
+	const char *cvt)
 {
 	cg_printer *p = e->out;
 	if (g) {
@@ -341,17 +351,17 @@ static void put_pair_load(emitter *e, const ectx *ctx, const char *frag,
 	}
 	if (aligned) {
 		cg_line(p, "const float2 stir_v = *(const float2 *)stir_q;");
-		cg_line(p, "%s.r[stir_e] = stir_tf32(%sstir_v.x);", frag, sc);
-		cg_line(p, "%s.r[stir_e + 2] = stir_tf32(%sstir_v.y);", frag, sc);
+		cg_line(p, "%s.r[stir_e] = %s(%sstir_v.x);", frag, cvt, sc);
+		cg_line(p, "%s.r[stir_e + 2] = %s(%sstir_v.y);", frag, cvt, sc);
 		return;
 	}
 	cg_line(p, "if ((unsigned long long)stir_q %% 8 == 0) {");
 	cg_line(p, "  const float2 stir_v = *(const float2 *)stir_q;");
-	cg_line(p, "  %s.r[stir_e] = stir_tf32(%sstir_v.x);", frag, sc);
-	cg_line(p, "  %s.r[stir_e + 2] = stir_tf32(%sstir_v.y);", frag, sc);
+	cg_line(p, "  %s.r[stir_e] = %s(%sstir_v.x);", frag, cvt, sc);
+	cg_line(p, "  %s.r[stir_e + 2] = %s(%sstir_v.y);", frag, cvt, sc);
 	cg_line(p, "} else {");
-	cg_line(p, "  %s.r[stir_e] = stir_tf32(%sstir_q[0]);", frag, sc);
-	cg_line(p, "  %s.r[stir_e + 2] = stir_tf32(%sstir_q[1]);", frag, sc);
+	cg_line(p, "  %s.r[stir_e] = %s(%sstir_q[0]);", frag, cvt, sc);
+	cg_line(p, "  %s.r[stir_e + 2] = %s(%sstir_q[1]);", frag, cvt, sc);
 	cg_line(p, "}");
 }
 
@@ -388,7 +398,7 @@ static void put_elem_load(emitter *e, const ectx *ctx,
 	    (op->gather || !op->transposed) && ln->next == 2) {
 		open_elems_by(e, ctx, m, ln, rv, cv, xs, nxs, ln->n / 2, 1);
 		put_pair_load(e, ctx, frag, op, g,
-			what[0] == 'a' && !g && a_pairs_aligned(e, m));
+			what[0] == 'a' && !g && a_pairs_aligned(e, m), f32_in(m));
 		close_elems(e);
 		return;
 	}
@@ -403,7 +413,7 @@ static void put_elem_load(emitter *e, const ectx *ctx,
 		cuda_expr(e, ctx, g, P_TOP);
 		cg_put(p, ") ? ");
 	}
-	cg_put(p, ln->pack > 1 ? "stir_bits(" : "stir_tf32(");
+	cg_putf(p, "%s(", ln->pack > 1 ? "stir_bits" : f32_in(m));
 	if (op->scale) {
 		/* (tf32 only: stir_tensorize_match) */
 		cuda_record(e, op->scale->u.load.buf, op->scale->u.load.idx[0]);

@@ -18,6 +18,11 @@ static const stir_intrinsic intrinsics[] = {
 	  "stir_mma_m16n8k8_tf32",
 	  "mma.sync m16n8k8, f32 inputs rounded to tf32, f32 accumulation",
 	  false, 0 },
+	{ "mma_m16n8k8_3xtf32", 16, 8, 8, STIR_F32, false,
+	  "stir_mma_m16n8k8_3xtf32",
+	  "three mma.sync m16n8k8 on tf32 (3xTF32: each f32 input split into "
+	  "a tf32 big and small part, big * big + big * small + small * big), "
+	  "f32 accumulation, about f32's error", false, 0 },
 	{ "wmma_m16n16k16_f16", 16, 16, 16, STIR_F16, false,
 	  "stir_wmma_m16n16k16_f16",
 	  "nvcuda::wmma m16n16k16, f16 inputs, f32 accumulation", false, 32 },
@@ -103,7 +108,7 @@ const stir_intrinsic *stir_intrinsic_find(const char *name)
 const char *stir_intrinsic_names(void)
 {
 	return "mma_m16n8k16_f16, mma_m16n8k16_bf16, mma_m16n8k8_tf32, "
-		"wmma_m16n16k16_f16, cp_async_16";
+		"mma_m16n8k8_3xtf32, wmma_m16n16k16_f16, cp_async_16";
 }
 
 /* What a match works with. */

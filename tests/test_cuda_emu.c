@@ -414,6 +414,9 @@ static const struct {
 	 * window's row guard on the products and the write-back */
 	{ "csrmm", "examples/csrmm_srbcrs_tc.yaml", "m=43,n=30" },
 	{ "csrmm", "examples/csrmm_srbcrs_tc.yaml", "m=13,n=5" },
+	/* the same on 3xTF32 (three tf32 mma.sync a step), compared at f32's
+	 * tolerance */
+	{ "csrmm", "tests/tensorize/csrmm_srbcrs_3xtf32.yaml", "m=43,n=30" },
 	{ "ellmv", "examples/ellmv.yaml", "m=300,n=50" },
 	{ "rgcn_homo", "examples/rgcn_homo.yaml", "m=20,n=30,fout=40" },
 	{ "rgms", "examples/rgms.yaml", "r=3,m=20,n=20,fout=24" },
@@ -660,6 +663,19 @@ static void find_programs(void)
 			p->sched_file = scheduled[i].schedule;
 			p->plan_flags = size ? 0 : STIR_CUDA_ALIGNED_BUFFERS;
 		}
+	}
+	/* SDDMM over SR-BCRS(8, 16) tiles on tensor cores, 3xTF32 (f32's
+	 * tolerance) and tf32: Y's rows gathered by the group's columns as
+	 * A, X's window rows read transposed as B (sizes given: a group
+	 * needs 16 columns) */
+	static const char *const tiles[][2] = {
+		{ "examples/sddmm_tiles_tc.yaml", "nw=5,n=40" },
+		{ "tests/tensorize/sddmm_tiles_tf32.yaml", "nw=4,n=16" },
+	};
+	for (size_t i = 0; i < sizeof(tiles) / sizeof(tiles[0]); i++) {
+		emu_prog *p = add("examples/sddmm_tiles.stir", "sddmm_tiles",
+			"examples/sddmm_tiles.stir", "sddmm_tiles", tiles[i][1]);
+		p->sched_file = tiles[i][0];
 	}
 	/* tensor cores on bf16 blocks, and on f32 blocks through tf32
 	 * (tests/tensorize) */

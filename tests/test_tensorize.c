@@ -47,18 +47,24 @@ static stir_kernel *scheduled(stir_ctx *ctx, const char *extra,
 
 START_TEST(test_table)
 {
-	ck_assert_int_eq(stir_intrinsic_count(), 5);
+	ck_assert_int_eq(stir_intrinsic_count(), 6);
 	const stir_intrinsic *in = stir_intrinsic_find("mma_m16n8k16_f16");
 	ck_assert_ptr_nonnull(in);
 	ck_assert(in->m == 16 && in->n == 8 && in->k == 16 && in->in == STIR_F16);
 	ck_assert_ptr_null(stir_intrinsic_find("mma_m16n8k16"));
-	ck_assert_ptr_null(stir_intrinsic_at(5));
+	ck_assert_ptr_null(stir_intrinsic_at(6));
 	/* wmma: the API's opaque layout, no lanes to place elements by */
 	const stir_intrinsic *w = stir_intrinsic_find("wmma_m16n16k16_f16");
 	ck_assert(w && w->m == 16 && w->n == 16 && w->k == 16 && w->align == 32);
 	ck_assert_ptr_null(stir_intrinsic_lanes(w, 'c'));
 	ck_assert_ptr_nonnull(stir_intrinsic_lanes(in, 'c'));
 	ck_assert(stir_intrinsic_find("cp_async_16")->copy && !in->copy);
+	/* 3xTF32: tf32's layouts, its inputs read unrounded (f32's error) */
+	const stir_intrinsic *x3 = stir_intrinsic_find("mma_m16n8k8_3xtf32");
+	const stir_intrinsic *t = stir_intrinsic_find("mma_m16n8k8_tf32");
+	ck_assert(x3 && x3->k == 8 && x3->in == STIR_F32 && !x3->tf32 && t->tf32);
+	ck_assert_ptr_eq(stir_intrinsic_lanes(x3, 'a'), stir_intrinsic_lanes(t, 'a'));
+	ck_assert_ptr_eq(stir_intrinsic_lanes(x3, 'b'), stir_intrinsic_lanes(t, 'b'));
 	/* cvt.rna.tf32: 10 mantissa bits, to nearest, ties away from zero */
 	ck_assert(stir_round_tf32(1.0 + 1.0 / 4096) == 1.0);
 	ck_assert(stir_round_tf32(1.0 + 1.0 / 2048) == 1.0 + 1.0 / 1024);
@@ -1070,6 +1076,26 @@ START_TEST(test_srbcrs)
 	ck_assert_ptr_nonnull(strstr(cu, "C_data[v0 + v1 * 32 + v2] += "
 		"stir_fr.r[stir_e];"));
 	free(cu);
+
+	/* on 3xTF32 the fragments take the inputs' bits, split in its _mma */
+	stir_module *m3;
+	stir_kernel *k3 = srbcrs(ctx, true, &m3);
+	ck_assert_int_eq(stir_tensorize(k3, "C_data_local_init", "ax0",
+		"mma_m16n8k8_3xtf32"), 0);
+	ck_assert_int_eq(stir_tensorize(k3, "csrmm_srbcrs1", "ti",
+		"mma_m16n8k8_3xtf32"), 0);
+	ck_assert_int_eq(stir_tensorize(k3, "C_data_local", "ax0",
+		"mma_m16n8k8_3xtf32"), 0);
+	cu = stir_kernel_to_cuda(k3);
+	ck_assert_ptr_nonnull(cu);
+	ck_assert_ptr_nonnull(strstr(cu, "stir_fb.r[stir_e] = stir_f32_bits(B_data["));
+	ck_assert_ptr_nonnull(strstr(cu, "? stir_f32_bits(A_srbcrs_data["));
+	ck_assert_ptr_nonnull(strstr(cu, "stir_mma_m16n8k8_3xtf32_one(c.r, ab, bs);"));
+	ck_assert_ptr_null(strstr(cu, "stir_tf32(B_data["));
+	ck_assert(stir_kernel_get_tolerance(k3, STIR_F32) <
+		stir_kernel_get_tolerance(k, STIR_F32));
+	free(cu);
+	stir_module_free(m3);
 
 	/* a guard that depends on the features (N) is refused, in place */
 	char *bad = replace_once(text, "16 * vib + vti < m) {",

@@ -226,6 +226,18 @@ inline float __int_as_float(int b)
 	memcpy(&f, &b, 4);
 	return f;
 }
+inline float __uint_as_float(unsigned b)
+{
+	float f;
+	memcpy(&f, &b, 4);
+	return f;
+}
+inline unsigned __float_as_uint(float f)
+{
+	unsigned b;
+	memcpy(&b, &f, 4);
+	return b;
+}
 inline double __longlong_as_double(long long b)
 {
 	double d;
