@@ -46,7 +46,8 @@ done
 sort -u "$tmp"/help-* > "$tmp/help-all"
 for cmd in check print cuda run verify tune; do
 	while read -r opt; do
-		"$stirc" $cmd "$srcdir/examples/csrmm.stir" $opt 1 > "$tmp/out" 2> "$tmp/err"
+		# the value a path in $tmp: -o writes there, not in the build folder
+		"$stirc" $cmd "$srcdir/examples/csrmm.stir" $opt "$tmp/1" > "$tmp/out" 2> "$tmp/err"
 		refused=no
 		grep -qE "does not take $opt\$|unknown (or ambiguous )?option '$opt'" "$tmp/err" && refused=yes
 		named=no
