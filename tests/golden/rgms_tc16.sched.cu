@@ -112,6 +112,55 @@ __device__ __forceinline__ void P##_load_b_t(P##_b &b, const T *p, long long ld)
     b.r[i] = stir_pack2(stir_bits(p[g * ld + k]), stir_bits(p[g * ld + k + 1])); \
   } \
 }
+// STIR_MMA_K8_TF32(c, a, b): c (4 floats) += a * b by one mma.sync m16n8k8
+// tf32 (a: 4, b: 2 tf32 registers; the host emulation replaces it)
+#ifdef STIR_EMU
+#define STIR_MMA_K8_TF32(c, a, b) stir_emu_mma_m16n8k8_tf32(c, a, b)
+#else
+#define STIR_MMA_K8_TF32(c, a, b) \
+  asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 " \
+    "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};" \
+    : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3]) \
+    : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]))
+#endif
+// A (16x8) and B (8x8) of the m16n8k8 tf32 shapes, f32 elements held as
+// CVT(x) (32-bit registers): register i of lane (g, t) holds A's row
+// g + 8 (i % 2), column 2t + i / 2, B's row 2t + i, column g (the PTX
+// ISA's k t + 4j holds k 2t + j in A and B alike: the same sum).
+// STIR_K8_TF32(P, CVT) defines P_acc, P_a, P_b, their loads (_t: the
+// operand stored transposed) and P_one, STIR_MMA_K8_TF32 as a function.
+#define STIR_K8_TF32(P, CVT) \
+STIR_ACC16X8(P) \
+struct P##_a { unsigned r[4]; }; \
+struct P##_b { unsigned r[2]; }; \
+__device__ __forceinline__ void P##_load_a(P##_a &a, const float *p, long long ld) \
+{ \
+  const unsigned g = stir_lane() >> 2, t = stir_lane() & 3u; \
+  for (int i = 0; i < 4; i++) \
+    a.r[i] = CVT(p[(g + 8 * (i & 1)) * ld + 2 * t + (i >> 1)]); \
+} \
+__device__ __forceinline__ void P##_load_a_t(P##_a &a, const float *p, long long ld) \
+{ \
+  const unsigned g = stir_lane() >> 2, t = stir_lane() & 3u; \
+  for (int i = 0; i < 4; i++) \
+    a.r[i] = CVT(p[(2 * t + (i >> 1)) * ld + g + 8 * (i & 1)]); \
+} \
+__device__ __forceinline__ void P##_load_b(P##_b &b, const float *p, long long ld) \
+{ \
+  const unsigned g = stir_lane() >> 2, t = stir_lane() & 3u; \
+  for (int i = 0; i < 2; i++) \
+    b.r[i] = CVT(p[(2 * t + i) * ld + g]); \
+} \
+__device__ __forceinline__ void P##_load_b_t(P##_b &b, const float *p, long long ld) \
+{ \
+  const unsigned g = stir_lane() >> 2, t = stir_lane() & 3u; \
+  for (int i = 0; i < 2; i++) \
+    b.r[i] = CVT(p[g * ld + 2 * t + i]); \
+} \
+__device__ __forceinline__ void P##_one(float c[4], const unsigned a[4], const unsigned b[2]) \
+{ \
+  STIR_MMA_K8_TF32(c, a, b); \
+}
 // mma_m16n8k16_f16: D (16x8, f32) += A (16x16, __half) * B (16x8, __half)
 __device__ __forceinline__ unsigned short stir_bits(__half x)
 {

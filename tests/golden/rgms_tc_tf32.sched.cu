@@ -110,54 +110,62 @@ __device__ __forceinline__ void P##_load_b_t(P##_b &b, const T *p, long long ld)
     b.r[i] = stir_pack2(stir_bits(p[g * ld + k]), stir_bits(p[g * ld + k + 1])); \
   } \
 }
+// STIR_MMA_K8_TF32(c, a, b): c (4 floats) += a * b by one mma.sync m16n8k8
+// tf32 (a: 4, b: 2 tf32 registers; the host emulation replaces it)
+#ifdef STIR_EMU
+#define STIR_MMA_K8_TF32(c, a, b) stir_emu_mma_m16n8k8_tf32(c, a, b)
+#else
+#define STIR_MMA_K8_TF32(c, a, b) \
+  asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 " \
+    "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};" \
+    : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3]) \
+    : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]))
+#endif
+// A (16x8) and B (8x8) of the m16n8k8 tf32 shapes, f32 elements held as
+// CVT(x) (32-bit registers): register i of lane (g, t) holds A's row
+// g + 8 (i % 2), column 2t + i / 2, B's row 2t + i, column g (the PTX
+// ISA's k t + 4j holds k 2t + j in A and B alike: the same sum).
+// STIR_K8_TF32(P, CVT) defines P_acc, P_a, P_b, their loads (_t: the
+// operand stored transposed) and P_one, STIR_MMA_K8_TF32 as a function.
+#define STIR_K8_TF32(P, CVT) \
+STIR_ACC16X8(P) \
+struct P##_a { unsigned r[4]; }; \
+struct P##_b { unsigned r[2]; }; \
+__device__ __forceinline__ void P##_load_a(P##_a &a, const float *p, long long ld) \
+{ \
+  const unsigned g = stir_lane() >> 2, t = stir_lane() & 3u; \
+  for (int i = 0; i < 4; i++) \
+    a.r[i] = CVT(p[(g + 8 * (i & 1)) * ld + 2 * t + (i >> 1)]); \
+} \
+__device__ __forceinline__ void P##_load_a_t(P##_a &a, const float *p, long long ld) \
+{ \
+  const unsigned g = stir_lane() >> 2, t = stir_lane() & 3u; \
+  for (int i = 0; i < 4; i++) \
+    a.r[i] = CVT(p[(2 * t + (i >> 1)) * ld + g + 8 * (i & 1)]); \
+} \
+__device__ __forceinline__ void P##_load_b(P##_b &b, const float *p, long long ld) \
+{ \
+  const unsigned g = stir_lane() >> 2, t = stir_lane() & 3u; \
+  for (int i = 0; i < 2; i++) \
+    b.r[i] = CVT(p[(2 * t + i) * ld + g]); \
+} \
+__device__ __forceinline__ void P##_load_b_t(P##_b &b, const float *p, long long ld) \
+{ \
+  const unsigned g = stir_lane() >> 2, t = stir_lane() & 3u; \
+  for (int i = 0; i < 2; i++) \
+    b.r[i] = CVT(p[g * ld + 2 * t + i]); \
+} \
+__device__ __forceinline__ void P##_one(float c[4], const unsigned a[4], const unsigned b[2]) \
+{ \
+  STIR_MMA_K8_TF32(c, a, b); \
+}
 // mma_m16n8k8_tf32: D (16x8, f32) += A (16x8) * B (8x8), f32 inputs rounded
-// to tf32 (cvt.rna: to nearest, ties away from zero); register i of lane
-// (g, t) holds A's row g + 8 (i % 2), column 2t + i / 2, B's row 2t + i,
-// column g (the PTX ISA's k t + 4j holds k 2t + j in A and B alike: the
-// same sum); the accumulator as the other m16n8 shapes
-STIR_ACC16X8(stir_mma_m16n8k8_tf32)
-struct stir_mma_m16n8k8_tf32_a { unsigned r[4]; };
-struct stir_mma_m16n8k8_tf32_b { unsigned r[2]; };
-__device__ __forceinline__ void stir_mma_m16n8k8_tf32_load_a(stir_mma_m16n8k8_tf32_a &a, const float *p,
-    long long ld)
-{
-  const unsigned g = stir_lane() >> 2, t = stir_lane() & 3u;
-  for (int i = 0; i < 4; i++)
-    a.r[i] = stir_tf32(p[(g + 8 * (i & 1)) * ld + 2 * t + (i >> 1)]);
-}
-__device__ __forceinline__ void stir_mma_m16n8k8_tf32_load_a_t(stir_mma_m16n8k8_tf32_a &a,
-    const float *p, long long ld)
-{
-  const unsigned g = stir_lane() >> 2, t = stir_lane() & 3u;
-  for (int i = 0; i < 4; i++)
-    a.r[i] = stir_tf32(p[(2 * t + (i >> 1)) * ld + g + 8 * (i & 1)]);
-}
-__device__ __forceinline__ void stir_mma_m16n8k8_tf32_load_b(stir_mma_m16n8k8_tf32_b &b, const float *p,
-    long long ld)
-{
-  const unsigned g = stir_lane() >> 2, t = stir_lane() & 3u;
-  for (int i = 0; i < 2; i++)
-    b.r[i] = stir_tf32(p[(2 * t + i) * ld + g]);
-}
-__device__ __forceinline__ void stir_mma_m16n8k8_tf32_load_b_t(stir_mma_m16n8k8_tf32_b &b,
-    const float *p, long long ld)
-{
-  const unsigned g = stir_lane() >> 2, t = stir_lane() & 3u;
-  for (int i = 0; i < 2; i++)
-    b.r[i] = stir_tf32(p[g * ld + 2 * t + i]);
-}
+// to tf32 (cvt.rna: to nearest, ties away from zero) as they are loaded
+STIR_K8_TF32(stir_mma_m16n8k8_tf32, stir_tf32)
 __device__ __forceinline__ void stir_mma_m16n8k8_tf32_mma(stir_mma_m16n8k8_tf32_acc &c, const stir_mma_m16n8k8_tf32_a &a,
     const stir_mma_m16n8k8_tf32_b &b)
 {
-#ifdef STIR_EMU
-  stir_emu_mma_m16n8k8_tf32(c.r, a.r, b.r);
-#else
-  asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 "
-    "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
-    : "+f"(c.r[0]), "+f"(c.r[1]), "+f"(c.r[2]), "+f"(c.r[3])
-    : "r"(a.r[0]), "r"(a.r[1]), "r"(a.r[2]), "r"(a.r[3]), "r"(b.r[0]),
-      "r"(b.r[1]));
-#endif
+  stir_mma_m16n8k8_tf32_one(c.r, a.r, b.r);
 }
 
 // launch 0 of 3 (rgms_agg.stir:22): grid ((nnz_i + 7) / 8 + (m + 7) / 8, 1, 1), block (64, 8, 1)
