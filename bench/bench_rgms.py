@@ -683,7 +683,7 @@ def rgms_tc_schedules(feat):
                 # no tile loop (AIFB in 32 pieces: 2,164 of its 3,328
                 # thread blocks hold no tile; bench/RESULTS.md, "RGMS on
                 # tensor cores: empty pieces ended")
-                for p in (32, 64, 128, 256, 512):
+                for p in (32, 64, 128, 256, 512, 1024):
                     out.append(("tc_tsh_k4_p%d_t2_u_zf4_gb" % p,
                                 with_float4_zeroing(rgms_tc_runs_schedule(
                                     feat, 4, p, 2, tstaged=True, unrolled=True,
