@@ -417,11 +417,10 @@ def rgms_tc_runs_schedule(feat, k, pieces, tiles=1, wz=1, wshared=False,
     pieces' tail guard is made the bound of the tile loop
     (guard_to_bound), so that a piece past its relation's last tile runs
     no iteration (tests/tensorize/rgms_tc_tstaged_bound.yaml).  With
-    unrolled, the
-    loop over the input features' steps of 8 (fi_0, around the mma nest)
-    is unrolled as well: a tile's A and B fragments of every step can be
-    loaded before the first mma (the apply waits on its loads: the
-    profile in bench/RESULTS.md)."""
+    unrolled, the loop over the input features' steps of 8 (fi_0, around
+    the mma nest) is unrolled as well: a tile's A and B fragments of
+    every step can be loaded before the first mma (the apply waits on its
+    loads: the profile in bench/RESULTS.md)."""
     s = ["kernel: rgms_agg", "stage1:",
          "  - specialize: {param: fin, value: %d}" % feat,
          "  - specialize: {param: fout, value: %d}" % feat,

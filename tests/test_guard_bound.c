@@ -86,17 +86,17 @@ static void refused(const char *name, const char *block, const char *loop,
 /* What is refused, where, and why. */
 START_TEST(test_refused)
 {
-	refused("outside", "copy", "t", "15:9: error: guard_to_bound: this "
+	refused("outside", "copy", "t", "12:9: error: guard_to_bound: this "
 		"statement in loop 't' is not under its tail guard 'p * ((m + 3) "
 		"/ 4) + t < m'");
-	refused("written", "count", "t", "24:3: error: guard_to_bound: the tail "
+	refused("written", "count", "t", "21:3: error: guard_to_bound: the tail "
 		"guard 't < N_data[0]' of loop 't' reads 'N_data', which the loop "
 		"writes");
-	refused("inner", "diag", "t", "36:3: error: guard_to_bound: the tail "
+	refused("inner", "diag", "t", "33:3: error: guard_to_bound: the tail "
 		"guard 'u + t < m' of loop 't' uses a variable bound inside the loop");
-	refused("inner", "diag", "u", "37:5: error: guard_to_bound: loop 'u' has "
+	refused("inner", "diag", "u", "34:5: error: guard_to_bound: loop 'u' has "
 		"no tail guard '... + u < ...' in its body");
-	refused("inner", "diag", "w", "39:9: error: guard_to_bound: block 'diag' "
+	refused("inner", "diag", "w", "36:9: error: guard_to_bound: block 'diag' "
 		"has no enclosing loop 'w'");
 	stir_ctx *ctx = stir_ctx_alloc();
 	stir_module *m;
