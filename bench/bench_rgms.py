@@ -387,7 +387,8 @@ def with_float4_zeroing(text, feat):
 
 
 def rgms_tc_runs_schedule(feat, k, pieces, tiles=1, wz=1, wshared=False,
-                          unrolled=False, padded=False, tstaged=False):
+                          unrolled=False, padded=False, tstaged=False,
+                          bounded=False):
     """Tensor cores after a cheaper aggregation: the text of
     examples/rgms_tc_runs.yaml (rgms_agg.stir, tf32) at fin = fout = feat
     (a multiple of 8; feat / 4 at most 32 lanes), k edges a thread in the
@@ -412,11 +413,14 @@ def rgms_tc_runs_schedule(feat, k, pieces, tiles=1, wz=1, wshared=False,
     guard) is copied into shared memory once for the thread block's warps,
     by all its threads, each row padded by 8 floats so that a lane group's
     A fragment loads start in different banks
-    (tests/tensorize/rgms_tc_tstaged.yaml).  With unrolled, the
-    loop over the input features' steps of 8 (fi_0, around the mma nest)
-    is unrolled as well: a tile's A and B fragments of every step can be
-    loaded before the first mma (the apply waits on its loads: the
-    profile in bench/RESULTS.md)."""
+    (tests/tensorize/rgms_tc_tstaged.yaml); with bounded as well, the
+    pieces' tail guard is made the bound of the tile loop
+    (guard_to_bound), so that a piece past its relation's last tile runs
+    no iteration (tests/tensorize/rgms_tc_tstaged_bound.yaml).  With
+    unrolled, the loop over the input features' steps of 8 (fi_0, around
+    the mma nest) is unrolled as well: a tile's A and B fragments of
+    every step can be loaded before the first mma (the apply waits on its
+    loads: the profile in bench/RESULTS.md)."""
     s = ["kernel: rgms_agg", "stage1:",
          "  - specialize: {param: fin, value: %d}" % feat,
          "  - specialize: {param: fout, value: %d}" % feat,
@@ -504,6 +508,8 @@ def rgms_tc_runs_schedule(feat, k, pieces, tiles=1, wz=1, wshared=False,
           for bl in (("Y_data_local_init", "ax0"), ("apply1", "i_1"),
                      ("Y_data_local", "ax0"))]
     s += bind_warps
+    if bounded:
+        s.append("  - guard_to_bound: {block: apply1, loop: i_0_1}")
     s.append("overlap_launches: true")
     return "\n".join(s) + "\n"
 
@@ -671,6 +677,16 @@ def rgms_tc_schedules(feat):
                 out += [(name + "_zf4", with_float4_zeroing(text, feat), prog)
                         for name, text, prog in list(out)
                         if name.startswith("tc_tsh_") and name.endswith("_u")]
+                # and the pieces' tail guard made the tile loop's bound
+                # (_gb): a thread block past its relation's last tile runs
+                # no tile loop (AIFB in 32 pieces: 2,164 of its 3,328
+                # thread blocks hold no tile; bench/RESULTS.md, "RGMS on
+                # tensor cores: empty pieces ended")
+                for p in (32, 64, 128, 256, 512, 1024):
+                    out.append(("tc_tsh_k4_p%d_t2_u_zf4_gb" % p,
+                                with_float4_zeroing(rgms_tc_runs_schedule(
+                                    feat, 4, p, 2, tstaged=True, unrolled=True,
+                                    bounded=True), feat), "rgms_agg.stir"))
         # the same apply after an aggregation that writes T once, with no
         # zeroing launch of it and no atomics (examples/rgms_agg_once.stir):
         # slower on an H100, a pair's edges being one thread's serial loop

@@ -99,6 +99,8 @@ typedef enum sf_arg_id {
 	X(BIND, "bind", SF_IN_LOOPS, SF_A(BLOCK) | SF_A(LOOP) | SF_A(TO), 0) \
 	X(UNROLL, "unroll", SF_IN_LOOPS, SF_A(BLOCK) | SF_A(LOOP), 0) \
 	X(VECTORIZE, "vectorize", SF_IN_LOOPS, SF_A(BLOCK) | SF_A(LOOP), 0) \
+	X(GUARD_TO_BOUND, "guard_to_bound", SF_IN(SF_STAGE3), \
+		SF_A(BLOCK) | SF_A(LOOP), 0) \
 	X(TENSORIZE, "tensorize", SF_IN(SF_STAGE3), \
 		SF_A(BLOCK) | SF_A(LOOP) | SF_A(INTRINSIC), 0) \
 	X(PIPELINE, "pipeline", SF_IN(SF_STAGE3), \

@@ -345,6 +345,8 @@ static int call_one(applier *a, const sf_step *st, const char *name,
 		return stir_unroll(k, name, loop);
 	case SF_PRIM_VECTORIZE:
 		return stir_vectorize(k, name, loop);
+	case SF_PRIM_GUARD_TO_BOUND:
+		return stir_guard_to_bound(k, name, loop);
 	case SF_PRIM_TENSORIZE:
 		return stir_tensorize(k, name, loop, A[SF_ARG_INTRINSIC].str);
 	case SF_PRIM_PIPELINE:

@@ -20,30 +20,8 @@ static const char wshared_pad[] = "tests/tensorize/rgms_tc_wshared_pad.yaml";
 static stir_kernel *scheduled(stir_ctx *ctx, const char *file, bool whole,
 	stir_module **m)
 {
-	*m = stir_module_read_from_file(ctx, test_path("examples/rgms_agg.stir"));
-	ck_assert_ptr_nonnull(*m);
-	stir_kernel *k = stir_module_find_kernel(*m, "rgms_agg");
-	FILE *f = fopen(test_path(file), "r");
-	ck_assert_ptr_nonnull(f);
-	static char text[16384];
-	size_t n = fread(text, 1, sizeof(text) - 1, f);
-	fclose(f);
-	text[n] = '\0';
-	char *cut = strstr(text, "  - cache_read: {block: apply1, buffer: W_data");
-	if (!whole) {
-		ck_assert_ptr_nonnull(cut);
-		*cut = '\0';
-	}
-	stir_schedule *s = stir_schedule_read_from_mem(ctx, "t.yaml", text,
-		strlen(text));
-	ck_assert_ptr_nonnull(s);
-	int rc = whole ? stir_schedule_prepare_for_gpu(s, k) :
-		stir_schedule_apply(s, k, STIR_STAGE_3);
-	if (rc)
-		stir_ctx_print_diagnostics(ctx, stderr);
-	ck_assert_int_eq(rc, 0);
-	stir_schedule_free(s);
-	return k;
+	return test_scheduled(ctx, m, "examples/rgms_agg.stir", "rgms_agg",
+		file, whole ? NULL : "  - cache_read: {block: apply1, buffer: W_data");
 }
 
 /* The padded slice: 4 copies (one a warp) of 64 rows of 16 + 4 floats,

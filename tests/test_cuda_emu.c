@@ -440,6 +440,9 @@ static const struct {
 	 * zeroed by float4 stores, 64 rows a thread block (the last under
 	 * the row guard) */
 	{ "rgms_agg", "tests/tensorize/rgms_tc_tstaged_zf4.yaml", "r=3,m=40,n=30" },
+	/* the same in 2 pieces, the tile loop bounded by the pieces' tail
+	 * guard (guard_to_bound): second pieces of one tile, empty ones */
+	{ "rgms_agg", "tests/tensorize/rgms_tc_tstaged_bound.yaml", "r=3,m=40,n=30" },
 	/* the same apply after an aggregation that stores each pair's sum
 	 * into T once, from a register its init zeroed (no zeroing launch of
 	 * T, no atomics into it) */

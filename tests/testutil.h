@@ -23,6 +23,40 @@ static inline const char *test_path(const char *rel)
 	return buf;
 }
 
+/* ctx, m, program, kernel, file, cut: kernel "kernel" of a fresh module
+ * of source file "program" (*m, freed by the caller) under the steps of
+ * schedule file "file" up to the line holding "cut", at stage III; or
+ * (cut NULL) all of them, ready for the GPU. */
+static inline stir_kernel *test_scheduled(stir_ctx *ctx, stir_module **m,
+	const char *program, const char *kernel, const char *file,
+	const char *cut)
+{
+	*m = stir_module_read_from_file(ctx, test_path(program));
+	ck_assert_ptr_nonnull(*m);
+	stir_kernel *k = stir_module_find_kernel(*m, kernel);
+	FILE *f = fopen(test_path(file), "r");
+	ck_assert_ptr_nonnull(f);
+	static char text[16384];
+	size_t n = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[n] = '\0';
+	char *at = cut ? strstr(text, cut) : NULL;
+	if (cut) {
+		ck_assert_ptr_nonnull(at);
+		*at = '\0';
+	}
+	stir_schedule *s = stir_schedule_read_from_mem(ctx, "t.yaml", text,
+		strlen(text));
+	ck_assert_ptr_nonnull(s);
+	int rc = cut ? stir_schedule_apply(s, k, STIR_STAGE_3) :
+		stir_schedule_prepare_for_gpu(s, k);
+	if (rc)
+		stir_ctx_print_diagnostics(ctx, stderr);
+	ck_assert_int_eq(rc, 0);
+	stir_schedule_free(s);
+	return k;
+}
+
 /* b, spec: bind the sizes "NAME=V,..." of spec (at most 255 characters)
  * into b. */
 static inline void test_bind_sizes(stir_bindings *b, const char *spec)

@@ -154,6 +154,18 @@ STIR_EXPORT int stir_bind(__stir_keep stir_kernel *k, const char *block,
 STIR_EXPORT int stir_unroll(__stir_keep stir_kernel *k, const char *block,
 	const char *loop);
 
+/* Make the tail guard of a split the bound of the loop it tests: loop
+ * "loop" around block "block", serial, whose body holds an if "A + loop <
+ * B" (or "loop < B", no else; A and B use no variable bound inside the
+ * loop and read nothing it writes) around every statement of the body
+ * that stores or runs a tensorized or pipelined loop, runs min(extent, B -
+ * A) iterations instead, each such if's condition made true: a thread
+ * block past the end of its split runs none (docs/schedules.md, "Tensor
+ * cores: RGMS").  Refused, with the statement, when something the loop
+ * does is not under the guard. */
+STIR_EXPORT int stir_guard_to_bound(__stir_keep stir_kernel *k,
+	const char *block, const char *loop);
+
 /* Tensorize loop "loop" of block "block" (stage III): the nest it heads
  * must compute exactly the tensor-core intrinsic "intrinsic" (docs/ir.md,
  * "Tensorized loops": mma_m16n8k16_f16, mma_m16n8k16_bf16,
