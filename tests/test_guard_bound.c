@@ -98,6 +98,10 @@ START_TEST(test_refused)
 		"no tail guard '... + u < ...' in its body");
 	refused("inner", "diag", "w", "36:9: error: guard_to_bound: block 'diag' "
 		"has no enclosing loop 'w'");
+	refused("warps", "copy", "t", "48:5: error: guard_to_bound: the tail "
+		"guard 'w * ((m + 3) / 4) + t < m' of loop 't' differs between "
+		"the threads of a block and the loop holds a barrier: they would "
+		"pass it a different number of times");
 	stir_ctx *ctx = stir_ctx_alloc();
 	stir_module *m;
 	stir_kernel *k = scheduled(ctx, &m, "  - guard_to_bound:");

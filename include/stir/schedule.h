@@ -162,7 +162,8 @@ STIR_EXPORT int stir_unroll(__stir_keep stir_kernel *k, const char *block,
  * A) iterations instead, each such if's condition made true: a thread
  * block past the end of its split runs none (docs/schedules.md, "Tensor
  * cores: RGMS").  Refused, with the statement, when something the loop
- * does is not under the guard. */
+ * does is not under the guard; refused when the loop holds a barrier and
+ * A or B differs between the threads of a block. */
 STIR_EXPORT int stir_guard_to_bound(__stir_keep stir_kernel *k,
 	const char *block, const char *loop);
 
