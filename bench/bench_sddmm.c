@@ -23,7 +23,9 @@
  * compete too, numbered after the library's SDDMM candidates
  * (N_CANDIDATES + the group candidate's index, also in --candidates).
  * With --tiles the SDDMM over SR-BCRS(8, 16) tiles on tensor cores
- * (sddmm_tiles.stir, run_tiles) is timed beside them, not competing.
+ * (sddmm_tiles.stir with a gather after it, sddmm_tiles_csr.stir
+ * straight into the matrix's order; run_tiles) is timed beside them,
+ * not competing.
  * Every timing is
  * the median of BENCH_REPS runs after BENCH_WARMUP, each run starting with
  * the L2 cache flushed.  The achieved bandwidth counts the bytes the
@@ -811,13 +813,15 @@ static void run_tiles(stir_ctx *ctx, const bench_options *o,
 			stir_ctx_print_diagnostics(ctx, stderr);
 		} else if (csr_order) {
 			printf("%-16s tiles %-18s %d warps%s feat %5lld: %lld tiles, "
-				"slots/nnz %.2f | CSR order, one launch: %.4f ms "
+				"slots/nnz %.2f | CSR order, %s: %.4f ms "
 				"(err vs f64 %.2g) | cuSPARSE %.4f ms (err vs f64 %.2g): "
 				"%.2fx (best candidate %.4f ms: %.2fx)\n", r->graph,
 				tile_kernels[i].intrinsic, tile_kernels[i].warps,
 				steps_label(i, feat, label, sizeof(label)),
 				(long long)feat, (long long)t.ng,
-				(double)t.nslots / (double)(nnz > 0 ? nnz : 1), ms1, e1,
+				(double)t.nslots / (double)(nnz > 0 ? nnz : 1),
+				tile_kblocks(i, feat) > 1 ? "2 launches (zeroed, added)" :
+				"one launch", ms1, e1,
 				r->cusparse_ms, e_cs, r->cusparse_ms / ms1, r->stir_ms,
 				r->cusparse_ms / r->stir_ms);
 		} else {
