@@ -172,7 +172,10 @@ static stir_gpu_kernel *vb_csr_kernel(stir_ctx *ctx, const bench_options *o,
  * launch); with chain, the features also split over feat / 8 / chain
  * thread blocks (at least 2, blockIdx.y) of chain steps each, unrolled,
  * whose fragments are added atomically into S, zeroed by a launch of its
- * own first. */
+ * own first; with kwarps, the features split over that many warps of the
+ * thread block instead (threadIdx.z, the groups over "warps" warps on
+ * threadIdx.y), their partial tiles summed in shared memory and stored
+ * through Dst (sddmm_tiles_csr_kwarps.yaml: one launch, no atomics). */
 static const struct {
 	const char *intrinsic;
 	int warps;
@@ -180,18 +183,22 @@ static const struct {
 	int steps;
 	bool csr;
 	int chain;
-} tile_kernels[] = { { "mma_m16n8k8_3xtf32", 8, false, 0, false, 0 },
-	{ "mma_m16n8k8_3xtf32", 8, true, 0, false, 0 },
-	{ "mma_m16n8k8_tf32", 8, false, 0, false, 0 },
-	{ "mma_m16n8k8_3xtf32", 8, false, 0, true, 0 },
-	{ "mma_m16n8k8_3xtf32", 8, false, 8, true, 0 },
-	{ "mma_m16n8k8_tf32", 8, false, 8, true, 0 },
-	{ "mma_m16n8k8_3xtf32", 8, false, 0, true, 2 },
-	{ "mma_m16n8k8_3xtf32", 8, false, 0, true, 4 },
-	{ "mma_m16n8k8_3xtf32", 8, false, 0, true, 8 },
-	{ "mma_m16n8k8_3xtf32", 4, false, 0, true, 4 },
-	{ "mma_m16n8k8_3xtf32", 16, false, 0, true, 4 },
-	{ "mma_m16n8k8_tf32", 8, false, 0, true, 4 } };
+	int kwarps;
+} tile_kernels[] = { { "mma_m16n8k8_3xtf32", 8, false, 0, false, 0, 0 },
+	{ "mma_m16n8k8_tf32", 8, false, 0, false, 0, 0 },
+	{ "mma_m16n8k8_3xtf32", 8, false, 0, true, 0, 0 },
+	{ "mma_m16n8k8_3xtf32", 8, false, 8, true, 0, 0 },
+	{ "mma_m16n8k8_tf32", 8, false, 8, true, 0, 0 },
+	{ "mma_m16n8k8_3xtf32", 8, false, 16, true, 0, 0 },
+	{ "mma_m16n8k8_3xtf32", 16, false, 8, true, 0, 0 },
+	{ "mma_m16n8k8_3xtf32", 8, false, 0, true, 4, 0 },
+	{ "mma_m16n8k8_3xtf32", 8, false, 0, true, 8, 0 },
+	{ "mma_m16n8k8_tf32", 8, false, 0, true, 4, 0 },
+	{ "mma_m16n8k8_3xtf32", 4, false, 0, true, 0, 4 },
+	{ "mma_m16n8k8_3xtf32", 4, false, 0, true, 0, 8 },
+	{ "mma_m16n8k8_3xtf32", 8, false, 0, true, 0, 4 },
+	{ "mma_m16n8k8_3xtf32", 2, false, 0, true, 0, 8 },
+	{ "mma_m16n8k8_tf32", 4, false, 0, true, 0, 4 } };
 #define N_TILE_KERNELS (int)(sizeof(tile_kernels) / sizeof(tile_kernels[0]))
 
 /* i, feat: the thread blocks over the features of tile kernel i (1: no
@@ -202,18 +209,74 @@ static int64_t tile_kblocks(int i, int64_t feat)
 	return chain == 0 ? 1 : feat / 8 / chain >= 2 ? feat / 8 / chain : 2;
 }
 
-/* ctx, o, i, feat, co, mod: tile kernel i (tile_kernels) for "feat"
- * features, compiled: the schedule of examples/sddmm_tiles_tc.yaml
+/* i, feat: the warps over the features of tile kernel i (1: none). */
+static int64_t tile_kwarps(int i, int64_t feat)
+{
+	int64_t kw = tile_kernels[i].kwarps;
+	return kw == 0 ? 1 : kw < feat / 8 ? kw : feat / 8;
+}
+
+/* i, feat, text, size: the schedule of tile kernel i with the features
+ * over the warps of a block (examples/sddmm_tiles_csr_kwarps.yaml), into
+ * text. */
+static void kwarps_schedule(int i, int64_t feat, char *text, size_t size)
+{
+	int64_t kw = tile_kwarps(i, feat), g = tile_kernels[i].warps;
+	const char *in = tile_kernels[i].intrinsic;
+	snprintf(text, size,
+		"kernel: sddmm_tiles_csr\n"
+		"stage1:\n"
+		"  - specialize: {param: feat, value: %lld}\n"
+		"stage2:\n"
+		"  - split: {block: sddmm_tiles1, loop: k, factors: [null, 8]}\n"
+		"  - split: {block: sddmm_tiles1, loop: k_0, factors: [%lld, null]}\n"
+		"  - split: {block: sddmm_tiles1, loop: g, factors: [null, %lld]}\n"
+		"  - reorder: {block: sddmm_tiles1, loops: [g_0, k_0_0, g_1, k_0_1, "
+		"c, r, k_1]}\n"
+		"  - bind: {block: sddmm_tiles0, loop: w, to: blockIdx.x}\n"
+		"%s"
+		"stage3:\n"
+		"  - cache_write_over_init: {block: sddmm_tiles1, buffer: S_data, "
+		"loop: k_0_0, scope: shared, per: k_0_0}\n"
+		"  - cache_write: {block: sddmm_tiles1, buffer: S_data_shared, "
+		"loop: k_0_1, scope: local}\n"
+		"  - tensorize: {block: S_data_shared_local_init, loop: ax0, "
+		"intrinsic: %s}\n"
+		"  - tensorize: {block: sddmm_tiles1, loop: c, intrinsic: %s}\n"
+		"  - tensorize: {block: S_data_shared_local, loop: ax0, "
+		"intrinsic: %s}\n"
+		"  - bind: {block: sddmm_tiles1, loop: k_0_0, to: threadIdx.z}\n"
+		"  - bind: {block: sddmm_tiles1, loop: g_1, to: threadIdx.y}\n"
+		"  - fuse: {block: S_data_shared_init, loops: [ax0, ax1, ax2]}\n"
+		"  - split: {block: S_data_shared_init, loop: ax0_ax1_ax2, "
+		"factors: [null, %lld, 32]}\n"
+		"  - bind: {block: S_data_shared_init, loop: s, to: threadIdx.z}\n"
+		"  - bind: {block: S_data_shared_init, loop: ax0_ax1_ax2_1, "
+		"to: threadIdx.y}\n"
+		"  - bind: {block: S_data_shared_init, loop: ax0_ax1_ax2_2, "
+		"to: threadIdx.x}\n"
+		"  - fuse: {block: S_data_shared, loops: [ax0, ax1, ax2]}\n"
+		"  - split: {block: S_data_shared, loop: ax0_ax1_ax2, "
+		"factors: [null, %lld, %lld, 32]}\n"
+		"  - bind: {block: S_data_shared, loop: ax0_ax1_ax2_1, "
+		"to: threadIdx.z}\n"
+		"  - bind: {block: S_data_shared, loop: ax0_ax1_ax2_2, "
+		"to: threadIdx.y}\n"
+		"  - bind: {block: S_data_shared, loop: ax0_ax1_ax2_3, "
+		"to: threadIdx.x}\n",
+		(long long)feat, (long long)kw, (long long)g,
+		feat / 8 / kw <= 16 ?
+		"  - unroll: {block: sddmm_tiles1, loop: k_0_1}\n" : "",
+		in, in, in, (long long)g, (long long)kw, (long long)g);
+}
+
+/* i, feat, text, size: the schedule of tile kernel i at "feat" features
+ * without the features over warps: examples/sddmm_tiles_tc.yaml
  * (examples/sddmm_tiles_csr_tc.yaml for the CSR order, and
  * sddmm_tiles_csr_splitk.yaml with chain) with the features specialized,
- * the warps, the steps and the intrinsic of the kernel; *mod receives
- * the module to free; NULL with diagnostics. */
-static stir_gpu_kernel *tile_kernel(stir_ctx *ctx, const bench_options *o,
-	int i, int64_t feat, const stir_compile_options *co, stir_module **mod)
+ * the warps, the steps and the intrinsic of the kernel, into text. */
+static void tile_schedule(int i, int64_t feat, char *text, size_t size)
 {
-	char path[4096], text[4096];
-	const char *slash = strrchr(o->program, '/');
-	int dir = slash ? (int)(slash - o->program) + 1 : 0;
 	bool csr = tile_kernels[i].csr;
 	const char *name = csr ? "sddmm_tiles_csr" : "sddmm_tiles";
 	const char *buf = csr ? "S_data" : "St_data";
@@ -249,8 +312,7 @@ static stir_gpu_kernel *tile_kernel(stir_ctx *ctx, const bench_options *o,
 	if (unrolled)
 		snprintf(unroll_line, sizeof(unroll_line), "  - unroll: {block: "
 			"sddmm_tiles1, loop: %s}\n", unrolled);
-	snprintf(path, sizeof(path), "%.*s%s.stir", dir, o->program, name);
-	snprintf(text, sizeof(text),
+	snprintf(text, size,
 		"kernel: %s\n"
 		"stage1:\n"
 		"  - specialize: {param: feat, value: %lld}\n"
@@ -270,10 +332,30 @@ static stir_gpu_kernel *tile_kernel(stir_ctx *ctx, const bench_options *o,
 		name, (long long)feat, split, tile_kernels[i].warps, order, bind,
 		unroll_line, kb > 1 ? "cache_write" : "cache_write_over_init", buf,
 		cached, buf, in, in, buf, in);
+}
+
+/* ctx, o, i, feat, co, mod: tile kernel i (tile_kernels) for "feat"
+ * features, compiled (tile_schedule, kwarps_schedule); *mod receives the
+ * module to free; NULL with diagnostics. */
+static stir_gpu_kernel *tile_kernel(stir_ctx *ctx, const bench_options *o,
+	int i, int64_t feat, const stir_compile_options *co, stir_module **mod)
+{
+	char path[4096], text[4096];
+	const char *slash = strrchr(o->program, '/');
+	int dir = slash ? (int)(slash - o->program) + 1 : 0;
+	const char *name = tile_kernels[i].csr ? "sddmm_tiles_csr" :
+		"sddmm_tiles";
+	snprintf(path, sizeof(path), "%.*s%s.stir", dir, o->program, name);
+	if (tile_kernels[i].kwarps)
+		kwarps_schedule(i, feat, text, sizeof(text));
+	else
+		tile_schedule(i, feat, text, sizeof(text));
 	stir_kernel *k = bench_read_kernel(ctx, path, name, mod);
 	stir_schedule *s = k ? stir_schedule_read_from_mem(ctx,
 		"tile schedule", text, strlen(text)) : NULL;
-	int rc = s ? stir_schedule_apply(s, k, STIR_STAGE_3) : -1;
+	/* (the GPU's stage III passes too: the guards lifted before the
+	 * steps, the barriers of the shared sums) */
+	int rc = s ? stir_schedule_prepare_for_gpu(s, k) : -1;
 	stir_schedule_free(s);
 	return rc == 0 ? stir_gpu_kernel_compile(k, co) : NULL;
 }
@@ -282,7 +364,11 @@ static stir_gpu_kernel *tile_kernel(stir_ctx *ctx, const bench_options *o,
  * features, for its line of output, into buf. */
 static const char *steps_label(int i, int64_t feat, char *buf, size_t size)
 {
-	if (tile_kernels[i].chain > 0)
+	if (tile_kernels[i].kwarps > 0)
+		snprintf(buf, size, " x %lld warps over the features, %lld steps",
+			(long long)tile_kwarps(i, feat),
+			(long long)(feat / 8 / tile_kwarps(i, feat)));
+	else if (tile_kernels[i].chain > 0)
 		snprintf(buf, size, " %lld blocks x %lld steps",
 			(long long)tile_kblocks(i, feat),
 			(long long)(feat / 8 / tile_kblocks(i, feat)));
@@ -802,7 +888,7 @@ static void run_tiles(stir_ctx *ctx, const bench_options *o,
 			"sddmm_tiles_csr" : "sddmm_tiles") : NULL;
 		stir_bindings *b = csr_order ? b2 : b1;
 		double ms1 = -1, e1 = 0;
-		char label[64];
+		char label[96];
 		if (!g1 || !k1 || stir_kernel_bind_outputs(k1, b) < 0 ||
 		    bench_run_stir(g1, dev, b, csr_order ? "S" : "St",
 		    csr_order ? ref_nz : ref, csr_order ? nnz : t.nslots, o->reps,

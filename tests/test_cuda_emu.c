@@ -695,6 +695,12 @@ static void find_programs(void)
 		"examples/sddmm_tiles_csr.stir", "sddmm_tiles_csr", "nw=5,n=40");
 	sk->sched_file = "examples/sddmm_tiles_csr_splitk.yaml";
 	sk->plan_flags = STIR_CUDA_ALIGNED_BUFFERS;
+	/* the features over 2 warps of the block, their partial tiles summed
+	 * in shared memory and stored through Dst */
+	emu_prog *kw = add("examples/sddmm_tiles_csr.stir", "sddmm_tiles_csr",
+		"examples/sddmm_tiles_csr.stir", "sddmm_tiles_csr", "nw=5,n=40");
+	kw->sched_file = "examples/sddmm_tiles_csr_kwarps.yaml";
+	kw->plan_flags = STIR_CUDA_ALIGNED_BUFFERS;
 	/* tensor cores on bf16 blocks, and on f32 blocks through tf32
 	 * (tests/tensorize) */
 	static const char *const tc[][2] = {

@@ -23,3 +23,8 @@ log bench rc $?
 timeout 120 $D/bench_sddmm --vblock-csr --tiles --program $D/examples/sddmm.stir \
   --features 64,128,256,512 $S/HB_bcsstk13.mtx.gz > $OUT/fresh.txt 2>&1
 log fresh bench rc $?
+for g in HB_bcsstk33 FIDAP_ex6; do
+  timeout 60 $D/bench_sddmm --vblock-csr --tiles --program $D/examples/sddmm.stir \
+    --features 32,128,256 $S/$g.mtx.gz > $OUT/fresh_$g.txt 2>&1
+  log fresh $g rc $?
+done
