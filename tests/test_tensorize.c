@@ -284,6 +284,23 @@ START_TEST(test_csr_order)
 	ck_assert_ptr_null(strstr(plain, "atomicAdd((float2 *)"));
 	free(plain);
 	stir_module_free(m);
+	/* the stage III text with the map's index transposed (the tile's
+	 * rows 1 apart, as its columns): the reader's verifier refuses it,
+	 * saying where */
+	k = read_scheduled(ctx, "examples/sddmm_tiles_csr.stir",
+		"sddmm_tiles_csr", "examples/sddmm_tiles_csr_tc.yaml", false, &m);
+	char *t = stir_kernel_to_str(k);
+	char *at = strstr(t, "S_data[Dst_data[v0 + v1 * 8 + v2]] = ");
+	ck_assert_ptr_nonnull(at);
+	memcpy(at + 16, "v0 + v1 * 1 + v2", 16);
+	ck_assert_ptr_null(stir_module_read_from_mem(ctx, "t.stir", t,
+		strlen(t)));
+	ck_assert(test_said(ctx, "39:47: error: loop 'ax0' is tensorized "
+		"with mma_m16n8k8_3xtf32, but its nest does not compute it: the "
+		"index into the distinct map 'Dst_data' must take the tile's "
+		"elements to distinct entries"));
+	free(t);
+	stir_module_free(m);
 	stir_ctx_free(ctx);
 }
 END_TEST
