@@ -23,7 +23,9 @@
  * compete too, numbered after the library's SDDMM candidates
  * (N_CANDIDATES + the group candidate's index, also in --candidates).
  * With --tiles the SDDMM over SR-BCRS(8, 16) tiles on tensor cores
- * (sddmm_tiles.stir, run_tiles) is timed beside them, not competing.
+ * (sddmm_tiles.stir with a gather after it, sddmm_tiles_csr.stir
+ * straight into the matrix's order; run_tiles) is timed beside them,
+ * not competing.
  * Every timing is
  * the median of BENCH_REPS runs after BENCH_WARMUP, each run starting with
  * the L2 cache flushed.  The achieved bandwidth counts the bytes the
@@ -161,59 +163,220 @@ static stir_gpu_kernel *vb_csr_kernel(stir_ctx *ctx, const bench_options *o,
 	return stir_gpu_kernel_compile(k, co);
 }
 
-/* The tile schedule of examples/sddmm_tiles_tc.yaml, the features
- * specialized to %lld, the groups over %d warps, the steps over the
- * features unrolled or not (%s), the intrinsic %s. */
-static const char tile_schedule[] =
-	"kernel: sddmm_tiles\n"
-	"stage1:\n"
-	"  - specialize: {param: feat, value: %lld}\n"
-	"stage2:\n"
-	"  - split: {block: sddmm_tiles1, loop: k, factors: [null, 8]}\n"
-	"  - split: {block: sddmm_tiles1, loop: g, factors: [null, %d]}\n"
-	"  - reorder: {block: sddmm_tiles1, loops: [g_0, g_1, k_0, c, r, k_1]}\n"
-	"  - bind: {block: sddmm_tiles0, loop: w, to: blockIdx.x}\n"
-	"  - bind: {block: sddmm_tiles1, loop: g_1, to: threadIdx.y}\n"
-	"%s"
-	"stage3:\n"
-	"  - cache_write_over_init: {block: sddmm_tiles1, buffer: St_data, "
-	"loop: k_0, scope: local}\n"
-	"  - tensorize: {block: St_data_local_init, loop: ax0, intrinsic: %s}\n"
-	"  - tensorize: {block: sddmm_tiles1, loop: c, intrinsic: %s}\n"
-	"  - tensorize: {block: St_data_local, loop: ax0, intrinsic: %s}\n";
-
 /* The tile kernels: 3xTF32 (about f32's error) and tf32, each with a
- * window's groups over 4 and 8 warps, and over 8 with the steps over
- * the features unrolled (their loads issued ahead of the mma). */
+ * window's groups over 4, 8 or 16 warps; the steps over the features a
+ * loop, or unrolled (unroll: all of them; steps: in pieces of that many,
+ * each piece's fragments loaded before its mma, docs/cuda.md); the slots
+ * stored as they are (then gathered into the matrix's order), or
+ * straight into the matrix's order (csr: sddmm_tiles_csr.stir, one
+ * launch); with chain, the features also split over feat / 8 / chain
+ * thread blocks (at least 2, blockIdx.y) of chain steps each, unrolled,
+ * whose fragments are added atomically into S, zeroed by a launch of its
+ * own first; with kwarps, the features split over that many warps of the
+ * thread block instead (threadIdx.z, the groups over "warps" warps on
+ * threadIdx.y), their partial tiles summed in shared memory and stored
+ * through Dst (sddmm_tiles_csr_kwarps.yaml: one launch, no atomics). */
 static const struct {
 	const char *intrinsic;
 	int warps;
 	bool unroll;
-} tile_kernels[] = { { "mma_m16n8k8_3xtf32", 4, false },
-	{ "mma_m16n8k8_3xtf32", 8, false }, { "mma_m16n8k8_3xtf32", 8, true },
-	{ "mma_m16n8k8_tf32", 4, false }, { "mma_m16n8k8_tf32", 8, false },
-	{ "mma_m16n8k8_tf32", 8, true } };
+	int steps;
+	bool csr;
+	int chain;
+	int kwarps;
+} tile_kernels[] = { { "mma_m16n8k8_3xtf32", 8, false, 0, false, 0, 0 },
+	{ "mma_m16n8k8_tf32", 8, false, 0, false, 0, 0 },
+	{ "mma_m16n8k8_3xtf32", 8, false, 0, true, 0, 0 },
+	{ "mma_m16n8k8_3xtf32", 8, false, 8, true, 0, 0 },
+	{ "mma_m16n8k8_tf32", 8, false, 8, true, 0, 0 },
+	{ "mma_m16n8k8_3xtf32", 8, false, 16, true, 0, 0 },
+	{ "mma_m16n8k8_3xtf32", 16, false, 8, true, 0, 0 },
+	{ "mma_m16n8k8_3xtf32", 8, false, 0, true, 4, 0 },
+	{ "mma_m16n8k8_3xtf32", 8, false, 0, true, 8, 0 },
+	{ "mma_m16n8k8_tf32", 8, false, 0, true, 4, 0 },
+	{ "mma_m16n8k8_3xtf32", 4, false, 0, true, 0, 4 },
+	{ "mma_m16n8k8_3xtf32", 4, false, 0, true, 0, 8 },
+	{ "mma_m16n8k8_3xtf32", 8, false, 0, true, 0, 4 },
+	{ "mma_m16n8k8_3xtf32", 2, false, 0, true, 0, 8 },
+	{ "mma_m16n8k8_tf32", 4, false, 0, true, 0, 4 } };
 #define N_TILE_KERNELS (int)(sizeof(tile_kernels) / sizeof(tile_kernels[0]))
 
-/* ctx, o, i, feat, co, mod: tile kernel i (tile_kernels) for "feat" features, compiled; *mod receives the
+/* i, feat: the thread blocks over the features of tile kernel i (1: no
+ * split). */
+static int64_t tile_kblocks(int i, int64_t feat)
+{
+	int chain = tile_kernels[i].chain;
+	return chain == 0 ? 1 : feat / 8 / chain >= 2 ? feat / 8 / chain : 2;
+}
+
+/* i, feat: the warps over the features of tile kernel i (1: none). */
+static int64_t tile_kwarps(int i, int64_t feat)
+{
+	int64_t kw = tile_kernels[i].kwarps;
+	return kw == 0 ? 1 : kw < feat / 8 ? kw : feat / 8;
+}
+
+/* i, feat, text, size: the schedule of tile kernel i with the features
+ * over the warps of a block (examples/sddmm_tiles_csr_kwarps.yaml), into
+ * text. */
+static void kwarps_schedule(int i, int64_t feat, char *text, size_t size)
+{
+	int64_t kw = tile_kwarps(i, feat), g = tile_kernels[i].warps;
+	const char *in = tile_kernels[i].intrinsic;
+	snprintf(text, size,
+		"kernel: sddmm_tiles_csr\n"
+		"stage1:\n"
+		"  - specialize: {param: feat, value: %lld}\n"
+		"stage2:\n"
+		"  - split: {block: sddmm_tiles1, loop: k, factors: [null, 8]}\n"
+		"  - split: {block: sddmm_tiles1, loop: k_0, factors: [%lld, null]}\n"
+		"  - split: {block: sddmm_tiles1, loop: g, factors: [null, %lld]}\n"
+		"  - reorder: {block: sddmm_tiles1, loops: [g_0, k_0_0, g_1, k_0_1, "
+		"c, r, k_1]}\n"
+		"  - bind: {block: sddmm_tiles0, loop: w, to: blockIdx.x}\n"
+		"%s"
+		"stage3:\n"
+		"  - cache_write_over_init: {block: sddmm_tiles1, buffer: S_data, "
+		"loop: k_0_0, scope: shared, per: k_0_0}\n"
+		"  - cache_write: {block: sddmm_tiles1, buffer: S_data_shared, "
+		"loop: k_0_1, scope: local}\n"
+		"  - tensorize: {block: S_data_shared_local_init, loop: ax0, "
+		"intrinsic: %s}\n"
+		"  - tensorize: {block: sddmm_tiles1, loop: c, intrinsic: %s}\n"
+		"  - tensorize: {block: S_data_shared_local, loop: ax0, "
+		"intrinsic: %s}\n"
+		"  - bind: {block: sddmm_tiles1, loop: k_0_0, to: threadIdx.z}\n"
+		"  - bind: {block: sddmm_tiles1, loop: g_1, to: threadIdx.y}\n"
+		"  - fuse: {block: S_data_shared_init, loops: [ax0, ax1, ax2]}\n"
+		"  - split: {block: S_data_shared_init, loop: ax0_ax1_ax2, "
+		"factors: [null, %lld, 32]}\n"
+		"  - bind: {block: S_data_shared_init, loop: s, to: threadIdx.z}\n"
+		"  - bind: {block: S_data_shared_init, loop: ax0_ax1_ax2_1, "
+		"to: threadIdx.y}\n"
+		"  - bind: {block: S_data_shared_init, loop: ax0_ax1_ax2_2, "
+		"to: threadIdx.x}\n"
+		"  - fuse: {block: S_data_shared, loops: [ax0, ax1, ax2]}\n"
+		"  - split: {block: S_data_shared, loop: ax0_ax1_ax2, "
+		"factors: [null, %lld, %lld, 32]}\n"
+		"  - bind: {block: S_data_shared, loop: ax0_ax1_ax2_1, "
+		"to: threadIdx.z}\n"
+		"  - bind: {block: S_data_shared, loop: ax0_ax1_ax2_2, "
+		"to: threadIdx.y}\n"
+		"  - bind: {block: S_data_shared, loop: ax0_ax1_ax2_3, "
+		"to: threadIdx.x}\n",
+		(long long)feat, (long long)kw, (long long)g,
+		feat / 8 / kw <= 16 ?
+		"  - unroll: {block: sddmm_tiles1, loop: k_0_1}\n" : "",
+		in, in, in, (long long)g, (long long)kw, (long long)g);
+}
+
+/* i, feat, text, size: the schedule of tile kernel i at "feat" features
+ * without the features over warps: examples/sddmm_tiles_tc.yaml
+ * (examples/sddmm_tiles_csr_tc.yaml for the CSR order, and
+ * sddmm_tiles_csr_splitk.yaml with chain) with the features specialized,
+ * the warps, the steps and the intrinsic of the kernel, into text. */
+static void tile_schedule(int i, int64_t feat, char *text, size_t size)
+{
+	bool csr = tile_kernels[i].csr;
+	const char *name = csr ? "sddmm_tiles_csr" : "sddmm_tiles";
+	const char *buf = csr ? "S_data" : "St_data";
+	const char *in = tile_kernels[i].intrinsic;
+	int steps = tile_kernels[i].steps;
+	int64_t kb = tile_kblocks(i, feat);
+	/* pieces of "steps" steps when there are more, else all unrolled */
+	bool pieces = steps > 0 && feat / 8 > steps;
+	bool unroll = tile_kernels[i].unroll || (steps > 0 && !pieces);
+	char split[256] = "", order[64] = "k_0", bind[512] = "";
+	const char *unrolled = unroll ? "k_0" : NULL, *cached = "k_0";
+	if (kb > 1) {
+		snprintf(split, sizeof(split), "  - split: {block: sddmm_tiles1, "
+			"loop: k_0, factors: [%lld, null]}\n", (long long)kb);
+		snprintf(order, sizeof(order), "k_0_0, g_0, g_1, k_0_1");
+		snprintf(bind, sizeof(bind),
+			"  - set_atomic: {block: sddmm_tiles1}\n"
+			"  - bind: {block: sddmm_tiles1, loop: k_0_0, to: blockIdx.y}\n"
+			"  - bind: {block: sddmm_tiles_init0, loop: w, to: blockIdx.x}\n"
+			"  - bind: {block: sddmm_tiles_init1, loop: c, to: threadIdx.y}\n"
+			"  - bind: {block: sddmm_tiles_init1, loop: r, to: threadIdx.x}\n");
+		unrolled = cached = "k_0_1";
+	} else if (pieces) {
+		snprintf(split, sizeof(split), "  - split: {block: sddmm_tiles1, "
+			"loop: k_0, factors: [null, %d]}\n", steps);
+		snprintf(order, sizeof(order), "g_0, g_1, k_0_0, k_0_1");
+		unrolled = "k_0_1";
+		cached = "k_0_0";
+	} else {
+		snprintf(order, sizeof(order), "g_0, g_1, k_0");
+	}
+	char unroll_line[128] = "";
+	if (unrolled)
+		snprintf(unroll_line, sizeof(unroll_line), "  - unroll: {block: "
+			"sddmm_tiles1, loop: %s}\n", unrolled);
+	snprintf(text, size,
+		"kernel: %s\n"
+		"stage1:\n"
+		"  - specialize: {param: feat, value: %lld}\n"
+		"stage2:\n"
+		"  - split: {block: sddmm_tiles1, loop: k, factors: [null, 8]}\n"
+		"%s"
+		"  - split: {block: sddmm_tiles1, loop: g, factors: [null, %d]}\n"
+		"  - reorder: {block: sddmm_tiles1, loops: [%s, c, r, k_1]}\n"
+		"  - bind: {block: sddmm_tiles0, loop: w, to: blockIdx.x}\n"
+		"  - bind: {block: sddmm_tiles1, loop: g_1, to: threadIdx.y}\n"
+		"%s%s"
+		"stage3:\n"
+		"  - %s: {block: sddmm_tiles1, buffer: %s, loop: %s, scope: local}\n"
+		"  - tensorize: {block: %s_local_init, loop: ax0, intrinsic: %s}\n"
+		"  - tensorize: {block: sddmm_tiles1, loop: c, intrinsic: %s}\n"
+		"  - tensorize: {block: %s_local, loop: ax0, intrinsic: %s}\n",
+		name, (long long)feat, split, tile_kernels[i].warps, order, bind,
+		unroll_line, kb > 1 ? "cache_write" : "cache_write_over_init", buf,
+		cached, buf, in, in, buf, in);
+}
+
+/* ctx, o, i, feat, co, mod: tile kernel i (tile_kernels) for "feat"
+ * features, compiled (tile_schedule, kwarps_schedule); *mod receives the
  * module to free; NULL with diagnostics. */
 static stir_gpu_kernel *tile_kernel(stir_ctx *ctx, const bench_options *o,
 	int i, int64_t feat, const stir_compile_options *co, stir_module **mod)
 {
-	char path[4096], text[sizeof(tile_schedule) + 128];
+	char path[4096], text[4096];
 	const char *slash = strrchr(o->program, '/');
 	int dir = slash ? (int)(slash - o->program) + 1 : 0;
-	snprintf(path, sizeof(path), "%.*ssddmm_tiles.stir", dir, o->program);
-	const char *in = tile_kernels[i].intrinsic;
-	snprintf(text, sizeof(text), tile_schedule, (long long)feat,
-		tile_kernels[i].warps, tile_kernels[i].unroll ?
-		"  - unroll: {block: sddmm_tiles1, loop: k_0}\n" : "", in, in, in);
-	stir_kernel *k = bench_read_kernel(ctx, path, "sddmm_tiles", mod);
+	const char *name = tile_kernels[i].csr ? "sddmm_tiles_csr" :
+		"sddmm_tiles";
+	snprintf(path, sizeof(path), "%.*s%s.stir", dir, o->program, name);
+	if (tile_kernels[i].kwarps)
+		kwarps_schedule(i, feat, text, sizeof(text));
+	else
+		tile_schedule(i, feat, text, sizeof(text));
+	stir_kernel *k = bench_read_kernel(ctx, path, name, mod);
 	stir_schedule *s = k ? stir_schedule_read_from_mem(ctx,
 		"tile schedule", text, strlen(text)) : NULL;
-	int rc = s ? stir_schedule_apply(s, k, STIR_STAGE_3) : -1;
+	/* (the GPU's stage III passes too: the guards lifted before the
+	 * steps, the barriers of the shared sums) */
+	int rc = s ? stir_schedule_prepare_for_gpu(s, k) : -1;
 	stir_schedule_free(s);
 	return rc == 0 ? stir_gpu_kernel_compile(k, co) : NULL;
+}
+
+/* i, feat, buf, size: how tile kernel i takes the steps over the
+ * features, for its line of output, into buf. */
+static const char *steps_label(int i, int64_t feat, char *buf, size_t size)
+{
+	if (tile_kernels[i].kwarps > 0)
+		snprintf(buf, size, " x %lld warps over the features, %lld steps",
+			(long long)tile_kwarps(i, feat),
+			(long long)(feat / 8 / tile_kwarps(i, feat)));
+	else if (tile_kernels[i].chain > 0)
+		snprintf(buf, size, " %lld blocks x %lld steps",
+			(long long)tile_kblocks(i, feat),
+			(long long)(feat / 8 / tile_kblocks(i, feat)));
+	else if (tile_kernels[i].steps > 0)
+		snprintf(buf, size, " steps %d", tile_kernels[i].steps);
+	else
+		snprintf(buf, size, "%s", tile_kernels[i].unroll ? " unrolled" : "");
+	return buf;
 }
 
 /* ctx, o, spec: --compile-only: every candidate for every feature size
@@ -687,6 +850,29 @@ static void run_tiles(stir_ctx *ctx, const bench_options *o,
 	bench_bind_copy(ctx, b1, "C.indices", STIR_I32, t.ng * 16, t.cols);
 	bench_bind_copy(ctx, b1, "X", STIR_F32, t.nw * 8 * feat, xp);
 	bench_bind_copy(ctx, b1, "Y", STIR_F32, csr->ncols * feat, y);
+	/* the CSR-order kernels: each slot's place, the non-zeros' in the
+	 * matrix's order, the padding's from nnz upwards */
+	int32_t *dst = malloc((size_t)t.nslots * 4 + 4);
+	stir_bindings *b2 = stir_bindings_alloc();
+	if (!dst || !b2)
+		bench_fail(ctx, "allocating the tiles");
+	for (int64_t v = 0; v < t.nslots; v++)
+		dst[v] = -1;
+	for (int64_t p = 0; p < nnz; p++)
+		dst[t.pos[p]] = (int32_t)p;
+	for (int64_t v = 0, pad = nnz; v < t.nslots; v++)
+		if (dst[v] < 0)
+			dst[v] = (int32_t)pad++;
+	stir_bindings_set_size(b2, "nw", t.nw);
+	stir_bindings_set_size(b2, "n", csr->ncols);
+	stir_bindings_set_size(b2, "maxg", t.maxg);
+	stir_bindings_set_size(b2, "ng", t.ng);
+	stir_bindings_set_size(b2, "nv", t.nslots);
+	bench_bind_copy(ctx, b2, "G.indptr", STIR_I32, t.nw + 1, t.ptr);
+	bench_bind_copy(ctx, b2, "C.indices", STIR_I32, t.ng * 16, t.cols);
+	bench_bind_copy(ctx, b2, "X", STIR_F32, t.nw * 8 * feat, xp);
+	bench_bind_copy(ctx, b2, "Y", STIR_F32, csr->ncols * feat, y);
+	bench_bind_copy(ctx, b2, "Dst", STIR_I32, t.nslots, dst);
 	if (run_gather(ctx, o, dev, co, nnz, t.nslots, t.pos, ref, ref_nz,
 	    &ms2, &e2) < 0) {
 		fprintf(stderr, "bench: %s feat %lld: the gather fails:\n",
@@ -697,16 +883,33 @@ static void run_tiles(stir_ctx *ctx, const bench_options *o,
 	for (int i = 0; ms2 >= 0 && i < N_TILE_KERNELS; i++) {
 		stir_module *m1 = NULL;
 		stir_gpu_kernel *g1 = tile_kernel(ctx, o, i, feat, co, &m1);
-		stir_kernel *k1 = m1 ? stir_module_find_kernel(m1, "sddmm_tiles") :
-			NULL;
+		bool csr_order = tile_kernels[i].csr;
+		stir_kernel *k1 = m1 ? stir_module_find_kernel(m1, csr_order ?
+			"sddmm_tiles_csr" : "sddmm_tiles") : NULL;
+		stir_bindings *b = csr_order ? b2 : b1;
 		double ms1 = -1, e1 = 0;
-		if (!g1 || !k1 || stir_kernel_bind_outputs(k1, b1) < 0 ||
-		    bench_run_stir(g1, dev, b1, "St", ref, t.nslots, o->reps, &ms1,
-		    &e1) < 0) {
+		char label[96];
+		if (!g1 || !k1 || stir_kernel_bind_outputs(k1, b) < 0 ||
+		    bench_run_stir(g1, dev, b, csr_order ? "S" : "St",
+		    csr_order ? ref_nz : ref, csr_order ? nnz : t.nslots, o->reps,
+		    &ms1, &e1) < 0) {
 			fprintf(stderr, "bench: %s feat %lld: the tile kernel on %s, "
 				"%d warps, fails:\n", r->graph, (long long)feat,
 				tile_kernels[i].intrinsic, tile_kernels[i].warps);
 			stir_ctx_print_diagnostics(ctx, stderr);
+		} else if (csr_order) {
+			printf("%-16s tiles %-18s %d warps%s feat %5lld: %lld tiles, "
+				"slots/nnz %.2f | CSR order, %s: %.4f ms "
+				"(err vs f64 %.2g) | cuSPARSE %.4f ms (err vs f64 %.2g): "
+				"%.2fx (best candidate %.4f ms: %.2fx)\n", r->graph,
+				tile_kernels[i].intrinsic, tile_kernels[i].warps,
+				steps_label(i, feat, label, sizeof(label)),
+				(long long)feat, (long long)t.ng,
+				(double)t.nslots / (double)(nnz > 0 ? nnz : 1),
+				tile_kblocks(i, feat) > 1 ? "2 launches (zeroed, added)" :
+				"one launch", ms1, e1,
+				r->cusparse_ms, e_cs, r->cusparse_ms / ms1, r->stir_ms,
+				r->cusparse_ms / r->stir_ms);
 		} else {
 			printf("%-16s tiles %-18s %d warps%s feat %5lld: %lld tiles, "
 				"slots/nnz "
@@ -714,7 +917,7 @@ static void run_tiles(stir_ctx *ctx, const bench_options *o,
 				"(err vs f64 %.2g) | cuSPARSE %.4f ms (err vs f64 %.2g): "
 				"%.2fx (best candidate %.4f ms: %.2fx)\n", r->graph,
 				tile_kernels[i].intrinsic, tile_kernels[i].warps,
-				tile_kernels[i].unroll ? " unrolled" : "",
+				steps_label(i, feat, label, sizeof(label)),
 				(long long)feat, (long long)t.ng,
 				(double)t.nslots / (double)(nnz > 0 ? nnz : 1), ms1, e1,
 				ms2, ms1 + ms2, e1 > e2 ? e1 : e2, r->cusparse_ms, e_cs,
@@ -728,6 +931,8 @@ static void run_tiles(stir_ctx *ctx, const bench_options *o,
 	fflush(stdout);
 	stir_ctx_clear_diagnostics(ctx);
 	stir_bindings_free(b1);
+	stir_bindings_free(b2);
+	free(dst);
 	free(xp);
 	free(ref);
 	free(ref_nz);

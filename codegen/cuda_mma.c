@@ -306,6 +306,25 @@ static bool a_pairs_aligned(const emitter *e, const stir_mma_match *m)
 		m->a.ld % 2 == 0 && stir_mma_operand_aligned(m, &m->a, 2);
 }
 
+/* e, m: whether nest m's A is gathered (Y[I[..] * ld + k], a row
+ * picked by a load) and its tf32 pair loads (put_elem_load) are all
+ * 8-byte aligned: the buffer in global memory and allocated aligned
+ * (STIR_CUDA_ALIGNED_BUFFERS: stir_gpu_run's buffers start at 256-byte
+ * boundaries), every term of the index at the tile's first element even
+ * (the row's stride among them), the lane's column 2t.  Then no lane
+ * tests its address, and the loads of the steps over K carry no branch
+ * that would keep the compiler from issuing them ahead. */
+static bool a_gathered_pairs_aligned(const emitter *e,
+	const stir_mma_match *m)
+{
+	const stir_mma_lanes *ln = stir_intrinsic_lanes(m->in, 'a');
+	return (e->flags & STIR_CUDA_ALIGNED_BUFFERS) && m->a.gather &&
+		!m->a.scale && ln->pack == 1 && ln->next == 2 &&
+		m->a.buf->dtype == STIR_F32 &&
+		m->a.buf->scope == STIR_SCOPE_GLOBAL &&
+		stir_mma_operand_aligned(m, &m->a, 2);
+}
+
 /* m: the function that puts an f32 input of nest m into a fragment
  * register: rounded to tf32, or its bits as they are (3xTF32 splits them
  * in its _mma, codegen/mma_prelude.c). */
@@ -398,7 +417,8 @@ static void put_elem_load(emitter *e, const ectx *ctx,
 	    (op->gather || !op->transposed) && ln->next == 2) {
 		open_elems_by(e, ctx, m, ln, rv, cv, xs, nxs, ln->n / 2, 1);
 		put_pair_load(e, ctx, frag, op, g,
-			what[0] == 'a' && !g && a_pairs_aligned(e, m), f32_in(m));
+			what[0] == 'a' && !g && (a_pairs_aligned(e, m) ||
+			a_gathered_pairs_aligned(e, m)), f32_in(m));
 		close_elems(e);
 		return;
 	}
@@ -489,7 +509,8 @@ static void put_elem_store(emitter *e, const ectx *ctx,
 	/* an atomic add into f32: a lane's elements 2i and 2i + 1 are one
 	 * row's neighbouring columns (C's stride 1 is along N), added by one
 	 * float2 atomic on sm_90 where aligned */
-	bool pairs = m->atomic && m->c.buf->dtype == STIR_F32 && ln->next == 1;
+	bool pairs = m->atomic && !m->c_scatter && m->c.buf->dtype == STIR_F32 &&
+		ln->next == 1;
 	open_elems_by(e, ctx, m, ln, m->mv, m->nv, xs, m->guard ? 2 : 1,
 		ln->n, pairs ? 2 : 1);
 	if (m->guard) {
@@ -602,6 +623,25 @@ const stir_stmt *cuda_mma_invariant_a(const stir_stmt *s,
 	return nest;
 }
 
+/* s: see cuda_internal.h. */
+const stir_stmt *cuda_mma_steps(const stir_stmt *s)
+{
+	const stir_stmt *g;
+	if (s->kind != STIR_STMT_FOR || s->u.for_.kind != STIR_LOOP_UNROLL ||
+	    s->u.for_.body.n != 1 || s->u.for_.extent->kind != STIR_EXPR_INT ||
+	    s->u.for_.extent->u.i < 2 || s->u.for_.extent->u.i > 16 ||
+	    cuda_mma_invariant_a(s, &g))
+		return NULL;
+	const stir_stmt *nest = stir_stmt_at(&s->u.for_.body, 0);
+	stir_mma_match m;
+	if (nest->kind != STIR_STMT_FOR ||
+	    nest->u.for_.kind != STIR_LOOP_TENSORIZE ||
+	    !gpu_mma_match(nest, &m) || m.form != STIR_MMA_FORM_MMA ||
+	    !m.frag || m.guard || !(m.a.gather || m.b.gather))
+		return NULL;
+	return nest;
+}
+
 /* e, nest, guard, ctx: see cuda_internal.h. */
 void cuda_mma_load_invariant_a(emitter *e, const stir_stmt *nest,
 	const stir_stmt *guard, const ectx *ctx)
@@ -676,8 +716,13 @@ void cuda_emit_mma(emitter *e, const stir_stmt *s, const ectx *ctx)
 	for (int i = 0; a_loaded && i < n_printed; i++)
 		if (printed[i] == m.a.index)
 			printed[i--] = printed[--n_printed];
+	/* the mma of a step whose fragments were loaded before: neither */
+	bool steps_mma = e->mma_steps == s && e->mma_phase == 2;
+	for (int i = 0; steps_mma && i < n_printed; i++)
+		if (printed[i] == m.a.index || printed[i] == m.b.index)
+			printed[i--] = printed[--n_printed];
 	/* (a store element by element declares what C's index needs) */
-	bool elem_store = m.form == STIR_MMA_FORM_STORE && (m.guard || m.c_rows);
+	bool elem_store = stir_mma_elem_store(&m);
 	put_tile_start(e, &c, &m, nloops, printed, n_printed);
 	e->in_mma = true;
 	/* the accumulator: the fragment buffer, or C's tile in stir_fc */
@@ -748,12 +793,33 @@ void cuda_emit_mma(emitter *e, const stir_stmt *s, const ectx *ctx)
 		cg_putf(p, ", %" PRId64 ", ", m.c.ld);
 		put_frag(e, &c, &m);
 		cg_put(p, ");\n");
+	} else if (steps_mma) {
+		/* the step's fragments, loaded in the loop before */
+		cg_indent(p);
+		cg_putf(p, "%s_mma(", pre);
+		put_frag(e, &c, &m);
+		cg_put(p, ", stir_fa_s[");
+		cuda_put_name(e, e->mma_steps_var->name);
+		cg_put(p, "], stir_fb_s[");
+		cuda_put_name(e, e->mma_steps_var->name);
+		cg_put(p, "]);\n");
 	} else {
-		if (a_loaded)
+		if (e->mma_steps == s) {
+			const char *v[2] = { "a", "b" };
+			for (int i = 0; i < 2; i++) {
+				cg_indent(p);
+				cg_putf(p, "%s_%s &stir_f%s = stir_f%s_s[", pre, v[i],
+					v[i], v[i]);
+				cuda_put_name(e, e->mma_steps_var->name);
+				cg_put(p, "];\n");
+			}
+		} else if (a_loaded) {
 			cg_line(p, "const %s_a &stir_fa = stir_fa_loop;", pre);
-		else
+		} else {
 			cg_line(p, "%s_a stir_fa;", pre);
-		cg_line(p, "%s_b stir_fb;", pre);
+		}
+		if (e->mma_steps != s)
+			cg_line(p, "%s_b stir_fb;", pre);
 		if (!m.frag) {
 			cg_line(p, "%s_acc stir_fc;", pre);
 			cg_indent(p);
@@ -771,6 +837,13 @@ void cuda_emit_mma(emitter *e, const stir_stmt *s, const ectx *ctx)
 				NULL);
 		else
 			put_load(e, &c, &m, "b", "stir_fb", &m.b);
+		if (e->mma_steps == s) {
+			/* (the mma in the second loop) */
+			e->in_mma = false;
+			p->indent--;
+			cg_line(p, "}");
+			return;
+		}
 		if (m.guard) {
 			/* (a guard needs a fragment: stir_tensorize_match) */
 			cg_indent(p);

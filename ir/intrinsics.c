@@ -1,6 +1,7 @@
 /* Tensor-core intrinsics as data, and the matching of a loop nest against
  * one (ir/intrinsics.h). */
 #include <stdarg.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include "ir/affine.h"
@@ -485,8 +486,8 @@ static bool check_opaque(matcher *m, const stir_mma_match *mm)
 	} else if (mm->a.gather || mm->b.gather) {
 		why = "gathered operand (rows picked by a load)";
 		loc = (mm->a.gather ? mm->a : mm->b).index->loc;
-	} else if (mm->c_rows) {
-		why = "gathered rows of C";
+	} else if (mm->c_rows || mm->c_scatter) {
+		why = mm->c_rows ? "gathered rows of C" : "C through a map";
 	} else if (mm->atomic) {
 		why = "atomic store";
 	}
@@ -569,6 +570,26 @@ static bool match_fill_store(matcher *m, stir_mma_match *mm,
 		return mismatch(m, s->loc, "C '%s' holds %s; the accumulator is "
 			"f32", s->u.store.buf->name,
 			stir_dtype_get_name(s->u.store.buf->dtype));
+	/* C through a distinct map, S[Dst[..]]: the tile's elements at
+	 * distinct places of the map (its index of literal strides along
+	 * the rows and the columns, rows at least N columns apart), which
+	 * the map's distinct entries take to distinct places of C */
+	if (cidx->kind == STIR_EXPR_LOAD && cidx->u.load.buf->distinct &&
+	    cidx->u.load.n == 1) {
+		const stir_expr *di = cidx->u.load.idx[0];
+		if (!coef(m, di, mm->mv, &cm) || !coef(m, di, mm->nv, &cn))
+			return false;
+		if (cn == 0 || llabs(cm) < in->n * llabs(cn))
+			return mismatch(m, di->loc, "the index into the distinct map "
+				"'%s' must take the tile's elements to distinct entries: "
+				"a stride along '%s' at least %d times the one along '%s'",
+				cidx->u.load.buf->name, mm->mv->name, in->n, mm->nv->name);
+		mm->c_scatter = true;
+		mm->form = STIR_MMA_FORM_STORE;
+		mm->c = (stir_mma_operand){ s->u.store.buf, cidx, 0, false, false,
+			NULL };
+		return true;
+	}
 	/* gathered rows: C's index not affine in the rows' loop */
 	stir_affine_opts o = { .flags = STIR_AFFINE_NEG |
 		STIR_AFFINE_WIDENING_CASTS | STIR_AFFINE_OPAQUE,
@@ -856,6 +877,13 @@ int stir_pipeline_copies(const stir_stmt *l)
 	       stir_pipeline_copy(stir_stmt_at(&l->u.for_.body, n)))
 		n++;
 	return n;
+}
+
+/* m: see intrinsics.h. */
+bool stir_mma_elem_store(const stir_mma_match *m)
+{
+	return m->form == STIR_MMA_FORM_STORE &&
+		(m->guard || m->c_rows || m->c_scatter);
 }
 
 /* m, op, unit: see intrinsics.h. */

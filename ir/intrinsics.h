@@ -152,7 +152,17 @@ typedef struct stir_mma_match {
 	 * placed on its own.  Only an atomic add stores gathered rows (two
 	 * rows may be one) */
 	bool c_rows;
+	/* STIR_MMA_FORM_STORE: C's index is one load of a buffer declared
+	 * distinct, S[Dst[d]], with d of literal strides along M and N that
+	 * keep the tile's elements apart (a tile's slots written straight
+	 * into a matrix's order); c.ld is then 0 and each element is placed
+	 * on its own, assigned or added (no two elements meet) */
+	bool c_scatter;
 } stir_mma_match;
+
+/* m: whether match m stores its accumulator element by element (a row
+ * guard, gathered rows of C, or C through a distinct map). */
+bool stir_mma_elem_store(const stir_mma_match *m);
 
 /* s, m: whether statement s is a loop tensorized with a copy intrinsic
  * (cp_async_16) whose nest matches (STIR_MMA_FORM_COPY, into *m when m is
@@ -188,7 +198,7 @@ bool stir_mma_index_uses(const stir_stmt *block, const stir_expr *x,
  * of the same element type (of 1, 2, 4, 8 or 16 bytes), the innermost
  * loop of stride 1 in both.  The products and the store may be under a
  * row guard, and the store's C over gathered rows (stir_mma_match's
- * guard and c_rows).  On a mismatch, false, with
+ * guard and c_rows), or through a distinct map (c_scatter).  On a mismatch, false, with
  * what does not match in why (a sentence fragment, "loop 'f_1' has extent
  * 16, the intrinsic needs N = 8") and its location in *where. */
 bool stir_tensorize_match(const stir_stmt *l, const stir_intrinsic *in,

@@ -680,6 +680,30 @@ static void find_programs(void)
 			"examples/sddmm_tiles.stir", "sddmm_tiles", tiles[i][1]);
 		p->sched_file = tiles[i][0];
 	}
+	/* the same written straight into CSR order through Dst (the
+	 * fragment stored element by element through the distinct map), the
+	 * steps unrolled under the group's guard tested once; as
+	 * stir_gpu_kernel_compile emits it (Y's gathered pairs float2 loads
+	 * with no test) and with the tests */
+	for (int aligned = 0; aligned < 2; aligned++) {
+		emu_prog *p = add("examples/sddmm_tiles_csr.stir",
+			"sddmm_tiles_csr", "examples/sddmm_tiles_csr.stir",
+			"sddmm_tiles_csr", "nw=5,n=40");
+		p->sched_file = "examples/sddmm_tiles_csr_tc.yaml";
+		p->plan_flags = aligned ? STIR_CUDA_ALIGNED_BUFFERS : 0;
+	}
+	/* the features over 2 thread blocks, the fragments added
+	 * atomically through Dst into the slots zeroed first */
+	emu_prog *sk = add("examples/sddmm_tiles_csr.stir", "sddmm_tiles_csr",
+		"examples/sddmm_tiles_csr.stir", "sddmm_tiles_csr", "nw=5,n=40");
+	sk->sched_file = "examples/sddmm_tiles_csr_splitk.yaml";
+	sk->plan_flags = STIR_CUDA_ALIGNED_BUFFERS;
+	/* the features over 2 warps of the block, their partial tiles summed
+	 * in shared memory and stored through Dst */
+	emu_prog *kw = add("examples/sddmm_tiles_csr.stir", "sddmm_tiles_csr",
+		"examples/sddmm_tiles_csr.stir", "sddmm_tiles_csr", "nw=5,n=40");
+	kw->sched_file = "examples/sddmm_tiles_csr_kwarps.yaml";
+	kw->plan_flags = STIR_CUDA_ALIGNED_BUFFERS;
 	/* tensor cores on bf16 blocks, and on f32 blocks through tf32
 	 * (tests/tensorize) */
 	static const char *const tc[][2] = {

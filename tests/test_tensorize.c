@@ -245,6 +245,66 @@ static char *bsrmm_cuda(stir_ctx *ctx, const char *yaml, stir_module **m)
 	return cu;
 }
 
+/* The SDDMM tiles into CSR order (examples/sddmm_tiles_csr.stir,
+ * sddmm_tiles_csr_tc.yaml): the accumulator is stored through the
+ * distinct map one element at a time; the group's guard, which reads
+ * G's indptr, is tested once before the unrolled steps; their fragments
+ * are loaded before their mma; with the buffers allocated aligned Y's
+ * gathered pairs carry no per-lane test.  Split over thread blocks
+ * (sddmm_tiles_csr_splitk.yaml), the elements are added atomically, one
+ * by one (two neighbours of a fragment are not neighbours in S). */
+START_TEST(test_csr_order)
+{
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_module *m;
+	stir_kernel *k = read_scheduled(ctx, "examples/sddmm_tiles_csr.stir",
+		"sddmm_tiles_csr", "examples/sddmm_tiles_csr_tc.yaml", true, &m);
+	stir_cuda_plan *p = stir_cuda_plan_alloc(k, STIR_CUDA_ALIGNED_BUFFERS);
+	ck_assert_ptr_nonnull(p);
+	const char *cu = stir_cuda_plan_get_source(p);
+	ck_assert_ptr_nonnull(strstr(cu, "S_data[Dst_data[v0 + v1 * 8 + v2]] = "
+		"stir_fr.r[stir_e];"));
+	ck_assert_ptr_nonnull(strstr(cu, "if (g_0 * 4 + g_1 < G_indptr[vw + 1] - "
+		"G_indptr[vw]) {\n              {  // the 4 steps' fragments loaded "
+		"first, then their mma"));
+	ck_assert_ptr_nonnull(strstr(cu, "stir_mma_m16n8k8_3xtf32_mma("
+		"S_data_local, stir_fa_s[k_0], stir_fb_s[k_0]);"));
+	ck_assert_ptr_null(strstr(cu, "stir_q % 8 == 0"));
+	stir_cuda_plan_free(p);
+	/* without aligned buffers, each lane tests its pair's address */
+	char *plain = stir_kernel_to_cuda(k);
+	ck_assert_ptr_nonnull(strstr(plain, "stir_q % 8 == 0"));
+	free(plain);
+	stir_module_free(m);
+	k = read_scheduled(ctx, "examples/sddmm_tiles_csr.stir",
+		"sddmm_tiles_csr", "examples/sddmm_tiles_csr_splitk.yaml", true, &m);
+	plain = stir_kernel_to_cuda(k);
+	ck_assert_ptr_nonnull(strstr(plain, "atomicAdd(&S_data[Dst_data[v0 + "
+		"v1 * 8 + v2]], stir_fr.r[stir_e]);"));
+	ck_assert_ptr_null(strstr(plain, "atomicAdd((float2 *)"));
+	free(plain);
+	stir_module_free(m);
+	/* the stage III text with the map's index transposed (the tile's
+	 * rows 1 apart, as its columns): the reader's verifier refuses it,
+	 * saying where */
+	k = read_scheduled(ctx, "examples/sddmm_tiles_csr.stir",
+		"sddmm_tiles_csr", "examples/sddmm_tiles_csr_tc.yaml", false, &m);
+	char *t = stir_kernel_to_str(k);
+	char *at = strstr(t, "S_data[Dst_data[v0 + v1 * 8 + v2]] = ");
+	ck_assert_ptr_nonnull(at);
+	memcpy(at + 16, "v0 + v1 * 1 + v2", 16);
+	ck_assert_ptr_null(stir_module_read_from_mem(ctx, "t.stir", t,
+		strlen(t)));
+	ck_assert(test_said(ctx, "39:47: error: loop 'ax0' is tensorized "
+		"with mma_m16n8k8_3xtf32, but its nest does not compute it: the "
+		"index into the distinct map 'Dst_data' must take the tile's "
+		"elements to distinct entries"));
+	free(t);
+	stir_module_free(m);
+	stir_ctx_free(ctx);
+}
+END_TEST
+
 /* wmma (tests/tensorize/bsrmm_wmma.yaml): its nests print as the API's
  * calls; misaligned tiles, an atomic store and an operand in local memory
  * are refused, with what does not match. */
@@ -1426,6 +1486,7 @@ static Suite *tensorize_suite(void)
 	tcase_add_test(tc, test_stage);
 	tcase_add_test(tc, test_tiles);
 	tcase_add_test(tc, test_wmma);
+	tcase_add_test(tc, test_csr_order);
 	tcase_add_test(tc, test_staged);
 	tcase_add_test(tc, test_pipeline);
 	tcase_add_test(tc, test_shared_per_thread);

@@ -141,8 +141,7 @@ int gpu_mma_top_indices(const stir_mma_match *m, const stir_expr **printed)
 	int n = 0;
 	if (m->frag && m->frag_tiles > 1)
 		printed[n++] = m->frag_index;
-	bool elem_store = m->form == STIR_MMA_FORM_STORE &&
-		(m->guard || m->c_rows);
+	bool elem_store = stir_mma_elem_store(m);
 	if ((m->form == STIR_MMA_FORM_STORE && !elem_store) ||
 	    m->form == STIR_MMA_FORM_COPY ||
 	    (m->form == STIR_MMA_FORM_MMA && !m->frag))
@@ -173,8 +172,7 @@ void gpu_walk_mma(gpu_walk *walk, const stir_stmt *s, const ectx *ctx)
 	int n_printed = gpu_mma_top_indices(&m, printed);
 	walk_bindings(walk, &c, &m, printed, n_printed);
 	stir_loc loc = m.store->loc;
-	bool elem_store = m.form == STIR_MMA_FORM_STORE &&
-		(m.guard || m.c_rows);
+	bool elem_store = stir_mma_elem_store(&m);
 	walk->in_mma = true;
 	if (m.form == STIR_MMA_FORM_COPY) {
 		walk_operand(walk, &c, &m.c, true, false, loc);

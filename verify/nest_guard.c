@@ -4,6 +4,7 @@
  * guard of a nest. */
 #include <stdlib.h>
 #include "verify/nest_guard.h"
+#include "verify/gpu.h"
 #include "ir/util.h"
 #include "ir/visit.h"
 
@@ -109,20 +110,82 @@ static bool lifted(const gpu_lanes *L, const stir_stmt *s)
 	return false;
 }
 
-/* L, s: see nest_guard.h. */
-stir_stmt *gpu_nest_guard(const gpu_lanes *L, const stir_stmt *s)
+/* The walk of reads_kept: the statement the reads must not be written
+ * by, and whether one is. */
+typedef struct kept {
+	const stir_stmt *s;
+	bool written;
+} kept;
+
+/* slot, user: a load or search of a buffer the statement (user: a kept)
+ * writes stops the walk. */
+static stir_visit_step read_written(stir_expr **slot, void *user)
+{
+	kept *k = user;
+	const stir_expr *x = *slot;
+	const stir_buffer *b = x->kind == STIR_EXPR_LOAD ? x->u.load.buf :
+		x->kind == STIR_EXPR_SEARCH ? x->u.search.buf : NULL;
+	k->written = b && stir_stmt_writes(k->s, b);
+	return k->written ? STIR_VISIT_STOP : STIR_VISIT_GO;
+}
+
+/* cond, s: whether cond reads no buffer that statement s writes. */
+static bool reads_kept(const stir_expr *cond, const stir_stmt *s)
+{
+	kept k = { s, false };
+	stir_visitor v = { NULL, NULL, read_written, NULL, 0, &k };
+	stir_expr *slot = (stir_expr *)cond;
+	stir_visit_expr(&v, &slot);
+	return !k.written;
+}
+
+/* s: whether s is a loop tensorized as an mma with an operand gathered
+ * (rows picked by a load). */
+static bool gathered_nest(const stir_stmt *s)
+{
+	stir_mma_match m;
+	return s->kind == STIR_STMT_FOR &&
+		s->u.for_.kind == STIR_LOOP_TENSORIZE && gpu_mma_match(s, &m) &&
+		m.form == STIR_MMA_FORM_MMA && (m.a.gather || m.b.gather);
+}
+
+/* s: whether loop s runs at least once: a literal extent of 1 or more. */
+static bool runs(const stir_stmt *s)
+{
+	const stir_expr *e = s->u.for_.extent;
+	return e->kind == STIR_EXPR_INT && e->u.i >= 1;
+}
+
+/* L, s, ran: gpu_nest_guard, with ran whether every loop around s in
+ * the nest runs at least once (a condition that reads memory is then
+ * read at the nest's first iteration anyway). */
+static stir_stmt *nest_guard(const gpu_lanes *L, const stir_stmt *s, bool ran)
 {
 	const stir_ptr_vec *b = &s->u.for_.body;
 	if (b->n != 1)
 		return NULL;
+	ran = ran && runs(s);
 	stir_stmt *x = stir_stmt_at(b, 0), *g = NULL;
+	/* (a reading condition: only around one tensorized nest with a
+	 * gathered operand, the steps of an unrolled loop, whose fragments'
+	 * loads the tests between the steps keep in turn) */
+	bool mma_steps = s->u.for_.kind == STIR_LOOP_UNROLL &&
+		x->kind == STIR_STMT_IF && x->u.if_.then_body.n == 1 &&
+		gathered_nest(stir_stmt_at(&x->u.if_.then_body, 0));
 	if (x->kind == STIR_STMT_IF && !x->u.if_.else_body.n &&
-	    !lifted(L, x) && !stir_expr_reads_data(x->u.if_.cond) &&
+	    !lifted(L, x) && (!stir_expr_reads_data(x->u.if_.cond) ||
+	    (ran && mma_steps && reads_kept(x->u.if_.cond, x))) &&
 	    (!dep_x(L, x->u.if_.cond) || !list_uses_warp(&x->u.if_.then_body)))
 		g = x;
 	else if (x->kind == STIR_STMT_FOR && x->u.for_.kind != STIR_LOOP_BIND)
-		g = gpu_nest_guard(L, x);
+		g = nest_guard(L, x, ran);
 	return g && !stir_expr_uses(g->u.if_.cond, s->u.for_.var) ? g : NULL;
+}
+
+/* L, s: see nest_guard.h. */
+stir_stmt *gpu_nest_guard(const gpu_lanes *L, const stir_stmt *s)
+{
+	return nest_guard(L, s, true);
 }
 
 /* k, s: see nest_guard.h. */

@@ -30,8 +30,11 @@ void gpu_lanes_release(gpu_lanes *L);
 /* L, s: the if that loop nest s (a loop that is not bound, and the loops
  * each holding only the next) may test once before it, or NULL: the one
  * if, without else, of its innermost body, not lifted already, that reads
- * no memory, uses none of the nest's variables, and does not differ
- * between the lanes where the body uses a warp buffer. */
+ * no memory (or, when every loop of the nest has a literal extent of at
+ * least 1, reads none that the if's body writes: the nest's first
+ * iteration reads it anyway, and every iteration sees the same), uses
+ * none of the nest's variables, and does not differ between the lanes
+ * where the body uses a warp buffer. */
 stir_stmt *gpu_nest_guard(const gpu_lanes *L, const stir_stmt *s);
 
 /* k, s: the if that lift_guards would test before loop s of kernel k, s
