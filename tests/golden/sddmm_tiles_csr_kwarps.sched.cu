@@ -96,60 +96,66 @@ __device__ __forceinline__ void P##_load_b_t(P##_b &b, const T *p, long long ld)
     b.r[i] = stir_pack2(stir_bits(p[g * ld + k]), stir_bits(p[g * ld + k + 1])); \
   } \
 }
+// STIR_MMA_K8_TF32(c, a, b): c (4 floats) += a * b by one mma.sync m16n8k8
+// tf32 (a: 4, b: 2 tf32 registers; the host emulation replaces it)
+#ifdef STIR_EMU
+#define STIR_MMA_K8_TF32(c, a, b) stir_emu_mma_m16n8k8_tf32(c, a, b)
+#else
+#define STIR_MMA_K8_TF32(c, a, b) \
+  asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 " \
+    "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};" \
+    : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3]) \
+    : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]))
+#endif
+// A (16x8) and B (8x8) of the m16n8k8 tf32 shapes, f32 elements held as
+// CVT(x) (32-bit registers): register i of lane (g, t) holds A's row
+// g + 8 (i % 2), column 2t + i / 2, B's row 2t + i, column g (the PTX
+// ISA's k t + 4j holds k 2t + j in A and B alike: the same sum).
+// STIR_K8_TF32(P, CVT) defines P_acc, P_a, P_b, their loads (_t: the
+// operand stored transposed) and P_one, STIR_MMA_K8_TF32 as a function.
+#define STIR_K8_TF32(P, CVT) \
+STIR_ACC16X8(P) \
+struct P##_a { unsigned r[4]; }; \
+struct P##_b { unsigned r[2]; }; \
+__device__ __forceinline__ void P##_load_a(P##_a &a, const float *p, long long ld) \
+{ \
+  const unsigned g = stir_lane() >> 2, t = stir_lane() & 3u; \
+  for (int i = 0; i < 4; i++) \
+    a.r[i] = CVT(p[(g + 8 * (i & 1)) * ld + 2 * t + (i >> 1)]); \
+} \
+__device__ __forceinline__ void P##_load_a_t(P##_a &a, const float *p, long long ld) \
+{ \
+  const unsigned g = stir_lane() >> 2, t = stir_lane() & 3u; \
+  for (int i = 0; i < 4; i++) \
+    a.r[i] = CVT(p[(2 * t + (i >> 1)) * ld + g + 8 * (i & 1)]); \
+} \
+__device__ __forceinline__ void P##_load_b(P##_b &b, const float *p, long long ld) \
+{ \
+  const unsigned g = stir_lane() >> 2, t = stir_lane() & 3u; \
+  for (int i = 0; i < 2; i++) \
+    b.r[i] = CVT(p[(2 * t + i) * ld + g]); \
+} \
+__device__ __forceinline__ void P##_load_b_t(P##_b &b, const float *p, long long ld) \
+{ \
+  const unsigned g = stir_lane() >> 2, t = stir_lane() & 3u; \
+  for (int i = 0; i < 2; i++) \
+    b.r[i] = CVT(p[g * ld + 2 * t + i]); \
+} \
+__device__ __forceinline__ void P##_one(float c[4], const unsigned a[4], const unsigned b[2]) \
+{ \
+  STIR_MMA_K8_TF32(c, a, b); \
+}
 // mma_m16n8k8_3xtf32: D (16x8, f32) += A (16x8) * B (8x8) at about f32's
 // error (3xTF32): the fragments hold the f32 inputs' bits, in the layout
 // of mma_m16n8k8_tf32; each is split into big = tf32(x) and small =
 // tf32(x - big), and three mma.sync m16n8k8 tf32 add small * big,
 // big * small and big * big (small * small, about 2^-22 of the product,
 // left out)
-STIR_ACC16X8(stir_mma_m16n8k8_3xtf32)
-struct stir_mma_m16n8k8_3xtf32_a { unsigned r[4]; };
-struct stir_mma_m16n8k8_3xtf32_b { unsigned r[2]; };
 __device__ __forceinline__ unsigned stir_f32_bits(float x)
 {
   return __float_as_uint(x);
 }
-__device__ __forceinline__ void stir_mma_m16n8k8_3xtf32_load_a(stir_mma_m16n8k8_3xtf32_a &a,
-    const float *p, long long ld)
-{
-  const unsigned g = stir_lane() >> 2, t = stir_lane() & 3u;
-  for (int i = 0; i < 4; i++)
-    a.r[i] = stir_f32_bits(p[(g + 8 * (i & 1)) * ld + 2 * t + (i >> 1)]);
-}
-__device__ __forceinline__ void stir_mma_m16n8k8_3xtf32_load_a_t(stir_mma_m16n8k8_3xtf32_a &a,
-    const float *p, long long ld)
-{
-  const unsigned g = stir_lane() >> 2, t = stir_lane() & 3u;
-  for (int i = 0; i < 4; i++)
-    a.r[i] = stir_f32_bits(p[(2 * t + (i >> 1)) * ld + g + 8 * (i & 1)]);
-}
-__device__ __forceinline__ void stir_mma_m16n8k8_3xtf32_load_b(stir_mma_m16n8k8_3xtf32_b &b,
-    const float *p, long long ld)
-{
-  const unsigned g = stir_lane() >> 2, t = stir_lane() & 3u;
-  for (int i = 0; i < 2; i++)
-    b.r[i] = stir_f32_bits(p[(2 * t + i) * ld + g]);
-}
-__device__ __forceinline__ void stir_mma_m16n8k8_3xtf32_load_b_t(stir_mma_m16n8k8_3xtf32_b &b,
-    const float *p, long long ld)
-{
-  const unsigned g = stir_lane() >> 2, t = stir_lane() & 3u;
-  for (int i = 0; i < 2; i++)
-    b.r[i] = stir_f32_bits(p[g * ld + 2 * t + i]);
-}
-// one mma.sync m16n8k8 on tf32 registers a and b, added into c
-__device__ __forceinline__ void stir_mma_m16n8k8_3xtf32_one(float c[4], const unsigned a[4],
-    const unsigned b[2])
-{
-#ifdef STIR_EMU
-  stir_emu_mma_m16n8k8_tf32(c, a, b);
-#else
-  asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 "
-    "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
-    : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-    : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-#endif
-}
+STIR_K8_TF32(stir_mma_m16n8k8_3xtf32, stir_f32_bits)
 __device__ __forceinline__ void stir_mma_m16n8k8_3xtf32_mma(stir_mma_m16n8k8_3xtf32_acc &c,
     const stir_mma_m16n8k8_3xtf32_a &a, const stir_mma_m16n8k8_3xtf32_b &b)
 {
