@@ -175,7 +175,10 @@ static stir_gpu_kernel *vb_csr_kernel(stir_ctx *ctx, const bench_options *o,
  * own first; with kwarps, the features split over that many warps of the
  * thread block instead (threadIdx.z, the groups over "warps" warps on
  * threadIdx.y), their partial tiles summed in shared memory and stored
- * through Dst (sddmm_tiles_csr_kwarps.yaml: one launch, no atomics). */
+ * through Dst (sddmm_tiles_csr_kwarps.yaml: one launch, no atomics);
+ * with tiles, that many groups a warp, each its own mma chain over the
+ * same rows of X (sddmm_tiles_csr_tiles2.yaml: the steps in pieces of
+ * "steps"). */
 static const struct {
 	const char *intrinsic;
 	int warps;
@@ -184,21 +187,29 @@ static const struct {
 	bool csr;
 	int chain;
 	int kwarps;
-} tile_kernels[] = { { "mma_m16n8k8_3xtf32", 8, false, 0, false, 0, 0 },
-	{ "mma_m16n8k8_tf32", 8, false, 0, false, 0, 0 },
-	{ "mma_m16n8k8_3xtf32", 8, false, 0, true, 0, 0 },
-	{ "mma_m16n8k8_3xtf32", 8, false, 8, true, 0, 0 },
-	{ "mma_m16n8k8_tf32", 8, false, 8, true, 0, 0 },
-	{ "mma_m16n8k8_3xtf32", 8, false, 16, true, 0, 0 },
-	{ "mma_m16n8k8_3xtf32", 16, false, 8, true, 0, 0 },
-	{ "mma_m16n8k8_3xtf32", 8, false, 0, true, 4, 0 },
-	{ "mma_m16n8k8_3xtf32", 8, false, 0, true, 8, 0 },
-	{ "mma_m16n8k8_tf32", 8, false, 0, true, 4, 0 },
-	{ "mma_m16n8k8_3xtf32", 4, false, 0, true, 0, 4 },
-	{ "mma_m16n8k8_3xtf32", 4, false, 0, true, 0, 8 },
-	{ "mma_m16n8k8_3xtf32", 8, false, 0, true, 0, 4 },
-	{ "mma_m16n8k8_3xtf32", 2, false, 0, true, 0, 8 },
-	{ "mma_m16n8k8_tf32", 4, false, 0, true, 0, 4 } };
+	int tiles;
+} tile_kernels[] = { { "mma_m16n8k8_3xtf32", 8, false, 0, false, 0, 0, 0 },
+	{ "mma_m16n8k8_tf32", 8, false, 0, false, 0, 0, 0 },
+	{ "mma_m16n8k8_3xtf32", 8, false, 0, true, 0, 0, 0 },
+	{ "mma_m16n8k8_3xtf32", 8, false, 8, true, 0, 0, 0 },
+	{ "mma_m16n8k8_tf32", 8, false, 8, true, 0, 0, 0 },
+	{ "mma_m16n8k8_3xtf32", 8, false, 16, true, 0, 0, 0 },
+	{ "mma_m16n8k8_3xtf32", 16, false, 8, true, 0, 0, 0 },
+	{ "mma_m16n8k8_3xtf32", 8, false, 0, true, 4, 0, 0 },
+	{ "mma_m16n8k8_3xtf32", 8, false, 0, true, 8, 0, 0 },
+	{ "mma_m16n8k8_tf32", 8, false, 0, true, 4, 0, 0 },
+	{ "mma_m16n8k8_3xtf32", 4, false, 0, true, 0, 4, 0 },
+	{ "mma_m16n8k8_3xtf32", 4, false, 0, true, 0, 8, 0 },
+	{ "mma_m16n8k8_3xtf32", 8, false, 0, true, 0, 4, 0 },
+	{ "mma_m16n8k8_3xtf32", 2, false, 0, true, 0, 8, 0 },
+	{ "mma_m16n8k8_tf32", 4, false, 0, true, 0, 4, 0 },
+	{ "mma_m16n8k8_3xtf32", 8, false, 8, true, 0, 0, 2 },
+	{ "mma_m16n8k8_3xtf32", 4, false, 8, true, 0, 0, 2 },
+	{ "mma_m16n8k8_3xtf32", 4, false, 8, true, 0, 0, 4 },
+	{ "mma_m16n8k8_3xtf32", 8, false, 4, true, 0, 0, 2 },
+	{ "mma_m16n8k8_3xtf32", 4, false, 16, true, 0, 0, 2 },
+	{ "mma_m16n8k8_3xtf32", 2, false, 8, true, 0, 0, 4 },
+	{ "mma_m16n8k8_tf32", 4, false, 8, true, 0, 0, 2 } };
 #define N_TILE_KERNELS (int)(sizeof(tile_kernels) / sizeof(tile_kernels[0]))
 
 /* i, feat: the thread blocks over the features of tile kernel i (1: no
@@ -268,6 +279,39 @@ static void kwarps_schedule(int i, int64_t feat, char *text, size_t size)
 		feat / 8 / kw <= 16 ?
 		"  - unroll: {block: sddmm_tiles1, loop: k_0_1}\n" : "",
 		in, in, in, (long long)g, (long long)kw, (long long)g);
+}
+
+/* i, feat, text, size: the schedule of tile kernel i with several
+ * groups a warp (examples/sddmm_tiles_csr_tiles2.yaml), into text. */
+static void tiles_schedule(int i, int64_t feat, char *text, size_t size)
+{
+	int64_t steps = tile_kernels[i].steps < feat / 8 ?
+		tile_kernels[i].steps : feat / 8;
+	const char *in = tile_kernels[i].intrinsic;
+	snprintf(text, size,
+		"kernel: sddmm_tiles_csr\n"
+		"stage1:\n"
+		"  - specialize: {param: feat, value: %lld}\n"
+		"stage2:\n"
+		"  - split: {block: sddmm_tiles1, loop: k, factors: [null, 8]}\n"
+		"  - split: {block: sddmm_tiles1, loop: k_0, factors: [null, %lld]}\n"
+		"  - split: {block: sddmm_tiles1, loop: g, factors: [null, %d, %d]}\n"
+		"  - reorder: {block: sddmm_tiles1, loops: [g_0, g_1, k_0_0, g_2, "
+		"k_0_1, c, r, k_1]}\n"
+		"  - bind: {block: sddmm_tiles0, loop: w, to: blockIdx.x}\n"
+		"  - bind: {block: sddmm_tiles1, loop: g_1, to: threadIdx.y}\n"
+		"  - unroll: {block: sddmm_tiles1, loop: k_0_1}\n"
+		"stage3:\n"
+		"  - cache_write_over_init: {block: sddmm_tiles1, buffer: S_data, "
+		"loop: k_0_0, scope: local}\n"
+		"  - unroll: {block: sddmm_tiles1, loop: g_2}\n"
+		"  - unroll: {block: S_data_local_init, loop: ax0}\n"
+		"  - unroll: {block: S_data_local, loop: ax0}\n"
+		"  - tensorize: {block: S_data_local_init, loop: ax1, intrinsic: %s}\n"
+		"  - tensorize: {block: sddmm_tiles1, loop: c, intrinsic: %s}\n"
+		"  - tensorize: {block: S_data_local, loop: ax1, intrinsic: %s}\n",
+		(long long)feat, (long long)steps, tile_kernels[i].warps,
+		tile_kernels[i].tiles, in, in, in);
 }
 
 /* i, feat, text, size: the schedule of tile kernel i at "feat" features
@@ -348,6 +392,8 @@ static stir_gpu_kernel *tile_kernel(stir_ctx *ctx, const bench_options *o,
 	snprintf(path, sizeof(path), "%.*s%s.stir", dir, o->program, name);
 	if (tile_kernels[i].kwarps)
 		kwarps_schedule(i, feat, text, sizeof(text));
+	else if (tile_kernels[i].tiles > 1)
+		tiles_schedule(i, feat, text, sizeof(text));
 	else
 		tile_schedule(i, feat, text, sizeof(text));
 	stir_kernel *k = bench_read_kernel(ctx, path, name, mod);
@@ -372,6 +418,9 @@ static const char *steps_label(int i, int64_t feat, char *buf, size_t size)
 		snprintf(buf, size, " %lld blocks x %lld steps",
 			(long long)tile_kblocks(i, feat),
 			(long long)(feat / 8 / tile_kblocks(i, feat)));
+	else if (tile_kernels[i].tiles > 1)
+		snprintf(buf, size, " x %d groups, steps %d", tile_kernels[i].tiles,
+			tile_kernels[i].steps);
 	else if (tile_kernels[i].steps > 0)
 		snprintf(buf, size, " steps %d", tile_kernels[i].steps);
 	else

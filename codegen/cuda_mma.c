@@ -189,8 +189,9 @@ static void put_copy(emitter *e, const ectx *ctx, const stir_mma_match *m)
 }
 
 /* e, ctx, m: the accumulator, a fragment buffer: its name, or, for a
- * buffer of several tiles, "NAME[(index) / N]" (the tile variables 0 in
- * the index, which then is the tile's first element).  A buffer split
+ * buffer of several tiles, "NAME[(index) / S]" (the tile variables 0 in
+ * the index, which then is the tile's first element; S the tiles'
+ * stride, N side by side or M * N one after another).  A buffer split
  * over warps (gpu_frag_scan) keeps only its warp's tiles: the index is
  * printed with the variable of the loop bound to its thread index at 0
  * (the block's variables as their bindings). */
@@ -219,7 +220,7 @@ static void put_frag(emitter *e, const ectx *ctx, const stir_mma_match *m)
 	}
 	cg_put(e->out, "[(");
 	cuda_expr(e, ctx, m->frag_index, P_TOP);
-	cg_putf(e->out, ") / %d]", m->in->n);
+	cg_putf(e->out, ") / %d]", m->frag_stride);
 	if (resolve) {
 		e->resolve = saved_resolve;
 		e->lane_var = saved_lane;

@@ -289,7 +289,9 @@ static bool tile_only(matcher *m, const stir_expr *x, const stir_var *const *var
  * is a fragment buffer of intrinsic "in" for tile variables mv (rows) and
  * nvv (columns): local, f32, M * N elements indexed [m * N + n], or
  * M * T * N elements indexed [m * T * N + base + n] (T tiles side by
- * side, base a multiple of N); then mm->frag and the rest are set. */
+ * side, base a multiple of N) or [base + m * N + n] (T tiles one after
+ * another, base a multiple of M * N); then mm->frag and the rest are
+ * set. */
 static bool is_frag(matcher *m, const stir_intrinsic *in, stir_mma_match *mm,
 	const stir_buffer *buf, const stir_expr *idx, const stir_var *const *vars,
 	int nv, const stir_var *mv, const stir_var *nvv)
@@ -307,16 +309,21 @@ static bool is_frag(matcher *m, const stir_intrinsic *in, stir_mma_match *mm,
 	if (!coef(m, idx, mv, &cm) || !coef(m, idx, nvv, &cn))
 		return false;
 	int64_t t = ext / mn;
-	if (cm != in->n * t || cn != 1 ||
-	    !tile_only(m, idx, vars, nv, t > 1 ? in->n : 1))
+	bool side_by_side = cm == in->n * t && cn == 1 &&
+		tile_only(m, idx, vars, nv, t > 1 ? in->n : 1);
+	bool one_after_another = t > 1 && cm == in->n && cn == 1 &&
+		tile_only(m, idx, vars, nv, mn);
+	if (!side_by_side && !one_after_another)
 		return mismatch(m, idx->loc, "the local buffer '%s' of the "
 			"accumulator must be indexed [%s * %lld + %s]%s, as %s's "
 			"fragment%s", buf->name, mv->name, (long long)(in->n * t),
 			nvv->name, t > 1 ? " plus a multiple of the tile width" : "",
-			in->name, t > 1 ? "s side by side" : "");
+			in->name, t > 1 ? "s side by side (or [m * N + n] plus a "
+			"multiple of M * N: one after another)" : "");
 	mm->frag = buf;
 	mm->frag_index = idx;
 	mm->frag_tiles = (int)t;
+	mm->frag_stride = side_by_side ? in->n : (int)mn;
 	return true;
 }
 
@@ -384,9 +391,11 @@ static bool nest(matcher *m, const stir_stmt *l, const stir_stmt **loops,
 
 /* m, mm: whether the guard of the matched nest mm, if any (the if that
  * nest() found around the store, stir_mma_match's guard), is a row guard
- * the form takes: it uses the M loop, neither the N nor the K loop, and
- * reads nothing the nest writes (the emitter evaluates it per element of
- * a lane's fragment, codegen/cuda_mma.c); a fill takes none, and products
+ * the form takes: it uses the M loop (a store's may use none of the
+ * nest's loops: the guard of one of several tiles, same for all its
+ * elements), neither the N nor the K loop, and reads nothing the nest
+ * writes (the emitter evaluates it per element of a lane's fragment,
+ * codegen/cuda_mma.c); a fill takes none, and products
  * take one only into a local accumulator (the rows it stops read A as 0
  * and keep their sums there). */
 static bool check_guard(matcher *m, const stir_mma_match *mm)
@@ -405,7 +414,7 @@ static bool check_guard(matcher *m, const stir_mma_match *mm)
 			"depends on loop '%s'; a tensorized nest may be guarded by its "
 			"rows (loop '%s') alone", uses(m, g, mm->nv) ? mm->nv->name :
 			mm->kv->name, mm->mv->name);
-	if (!uses(m, g, mm->mv))
+	if (!uses(m, g, mm->mv) && mm->form != STIR_MMA_FORM_STORE)
 		return mismatch(m, g->loc, "the condition around the store does "
 			"not depend on the nest's loops: it belongs outside the nest");
 	if (mm->form == STIR_MMA_FORM_MMA && !mm->frag)

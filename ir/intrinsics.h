@@ -115,12 +115,15 @@ typedef struct stir_mma_match {
 	 * of M * N elements that the nest indexes as [m * N + n] (a cache of
 	 * C of scope local, cache_write), or of T such tiles side by side,
 	 * M * (T * N) elements indexed [m * T * N + base + n] with base a
-	 * multiple of N (the tile is base / N); it lives in the warp's
-	 * fragment registers (T fragments), and only tensorized nests may
-	 * touch it; else NULL */
+	 * multiple of N (the tile is base / N), or one after another,
+	 * indexed [base + m * N + n] with base a multiple of M * N (the tile
+	 * is base / (M * N)); it lives in the warp's fragment registers (T
+	 * fragments), and only tensorized nests may touch it; else NULL */
 	const stir_buffer *frag;
 	const stir_expr *frag_index; /* the nest's index of frag (borrowed) */
 	int frag_tiles;            /* T: frag's extent / (M * N) */
+	int frag_stride;           /* N (side by side) or M * N (one after
+	                              another): the tile is base / stride */
 	double fill;               /* STIR_MMA_FORM_FILL: the value */
 	bool add, atomic;          /* STIR_MMA_FORM_STORE: C[..] += F[..],
 	                              atomically (an atomic block) */

@@ -185,6 +185,11 @@ static void check_split_nest(split_walk *w, const stir_stmt *s,
 {
 	const char *ln = s->u.for_.var->name;
 	int64_t tiles = m->frag_tiles, n = m->in->n, row = n * tiles;
+	if (m->frag_stride != n) {
+		split_refuse(w, "its %lld tiles are one after another, not side "
+			"by side", (long long)tiles);
+		return;
+	}
 	if (tiles % w->warps != 0) {
 		split_refuse(w, "its %lld tiles do not divide over the %lld warps",
 			(long long)tiles, (long long)w->warps);

@@ -704,6 +704,12 @@ static void find_programs(void)
 		"examples/sddmm_tiles_csr.stir", "sddmm_tiles_csr", "nw=5,n=40");
 	kw->sched_file = "examples/sddmm_tiles_csr_kwarps.yaml";
 	kw->plan_flags = STIR_CUDA_ALIGNED_BUFFERS;
+	/* two groups a warp, the accumulator two fragments one after
+	 * another, each stored under its group's guard */
+	emu_prog *t2 = add("examples/sddmm_tiles_csr.stir", "sddmm_tiles_csr",
+		"examples/sddmm_tiles_csr.stir", "sddmm_tiles_csr", "nw=5,n=40");
+	t2->sched_file = "examples/sddmm_tiles_csr_tiles2.yaml";
+	t2->plan_flags = STIR_CUDA_ALIGNED_BUFFERS;
 	/* tensor cores on bf16 blocks, and on f32 blocks through tf32
 	 * (tests/tensorize) */
 	static const char *const tc[][2] = {

@@ -284,6 +284,24 @@ START_TEST(test_csr_order)
 	ck_assert_ptr_null(strstr(plain, "atomicAdd((float2 *)"));
 	free(plain);
 	stir_module_free(m);
+	/* two groups a warp (sddmm_tiles_csr_tiles2.yaml): the accumulator
+	 * two fragments one after another, the tile base / 128; each
+	 * group's steps loaded first under its guard, each fragment stored
+	 * under its own */
+	k = read_scheduled(ctx, "examples/sddmm_tiles_csr.stir",
+		"sddmm_tiles_csr", "examples/sddmm_tiles_csr_tiles2.yaml", true, &m);
+	plain = stir_kernel_to_cuda(k);
+	ck_assert_ptr_nonnull(strstr(plain, "stir_mma_m16n8k8_3xtf32_acc "
+		"S_data_local[2];"));
+	ck_assert_ptr_nonnull(strstr(plain, "stir_mma_m16n8k8_3xtf32_mma("
+		"S_data_local[((g_2 * 16 + c) * 8 + r) / 128], stir_fa_s[k_0_1], "
+		"stir_fb_s[k_0_1]);"));
+	ck_assert_ptr_nonnull(strstr(plain, "if ((g_0 * 4 + g_1) * 2 + g_2 < "
+		"G_indptr[vw + 1] - G_indptr[vw]) {\n"));
+	ck_assert_ptr_nonnull(strstr(plain, "if ((g_0 * 4 + g_1) * 2 + v1 < "
+		"G_indptr[vw + 1] - G_indptr[vw])\n"));
+	free(plain);
+	stir_module_free(m);
 	/* the stage III text with the map's index transposed (the tile's
 	 * rows 1 apart, as its columns): the reader's verifier refuses it,
 	 * saying where */
