@@ -722,6 +722,11 @@ void cuda_emit_mma(emitter *e, const stir_stmt *s, const ectx *ctx)
 	for (int i = 0; steps_mma && i < n_printed; i++)
 		if (printed[i] == m.a.index || printed[i] == m.b.index)
 			printed[i--] = printed[--n_printed];
+	/* the loads of a step's fragments: not the accumulator's tile */
+	bool steps_loads = e->mma_steps == s && e->mma_phase == 1;
+	for (int i = 0; steps_loads && i < n_printed; i++)
+		if (printed[i] == m.frag_index)
+			printed[i--] = printed[--n_printed];
 	/* (a store element by element declares what C's index needs) */
 	bool elem_store = stir_mma_elem_store(&m);
 	put_tile_start(e, &c, &m, nloops, printed, n_printed);
