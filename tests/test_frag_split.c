@@ -88,11 +88,63 @@ START_TEST(test_split)
 }
 END_TEST
 
+/* examples/sddmm_tiles_csr_tiles2.yaml with g_2 left serial: the
+ * accumulator holds a warp's 2 tiles one after another (frag_stride), which
+ * no warps' loop may split. */
+static const char tiles2[] =
+	"kernel: sddmm_tiles_csr\n"
+	"stage1:\n"
+	"  - specialize: {param: feat, value: 32}\n"
+	"stage2:\n"
+	"  - split: {block: sddmm_tiles1, loop: k, factors: [null, 8]}\n"
+	"  - split: {block: sddmm_tiles1, loop: k_0, factors: [null, 2]}\n"
+	"  - split: {block: sddmm_tiles1, loop: g, factors: [null, 4, 2]}\n"
+	"  - reorder: {block: sddmm_tiles1, loops: [g_0, g_1, k_0_0, g_2, k_0_1, c, r, k_1]}\n"
+	"  - bind: {block: sddmm_tiles0, loop: w, to: blockIdx.x}\n"
+	"  - bind: {block: sddmm_tiles1, loop: g_1, to: threadIdx.y}\n"
+	"  - unroll: {block: sddmm_tiles1, loop: k_0_1}\n"
+	"stage3:\n"
+	"  - cache_write_over_init: {block: sddmm_tiles1, buffer: S_data, loop: k_0_0, scope: local}\n"
+	"  - unroll: {block: S_data_local_init, loop: ax0}\n"
+	"  - unroll: {block: S_data_local, loop: ax0}\n"
+	"  - tensorize: {block: S_data_local_init, loop: ax1, intrinsic: mma_m16n8k8_3xtf32}\n"
+	"  - tensorize: {block: sddmm_tiles1, loop: c, intrinsic: mma_m16n8k8_3xtf32}\n"
+	"  - tensorize: {block: S_data_local, loop: ax1, intrinsic: mma_m16n8k8_3xtf32}\n";
+
+START_TEST(test_one_after_another)
+{
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_module *m = stir_module_read_from_file(ctx,
+		test_path("examples/sddmm_tiles_csr.stir"));
+	ck_assert_ptr_nonnull(m);
+	stir_kernel *k = stir_module_find_kernel(m, "sddmm_tiles_csr");
+	stir_schedule *s = stir_schedule_read_from_mem(ctx, "t.yaml", tiles2,
+		strlen(tiles2));
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(stir_schedule_apply(s, k, STIR_STAGE_3), 0);
+	stir_schedule_free(s);
+	char *before = stir_kernel_to_str(k);
+	ck_assert_int_eq(stir_bind(k, "sddmm_tiles1", "g_2", STIR_THREAD_Z), -1);
+	ck_assert(test_said(ctx, "25:5: error: bind: local buffer 'S_data_local' "
+		"is accessed both inside and outside loop 'g_2', which is bound to "
+		"threadIdx.z (and it is no tensor-core accumulator split over the "
+		"loop's warps: its 2 tiles are one after another, not side by "
+		"side)"));
+	char *after = stir_kernel_to_str(k);
+	ck_assert_str_eq(after, before);
+	free(after);
+	free(before);
+	stir_module_free(m);
+	stir_ctx_free(ctx);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("frag_split");
 	TCase *tc = tcase_create("frag_split");
 	tcase_add_test(tc, test_split);
+	tcase_add_test(tc, test_one_after_another);
 	suite_add_tcase(s, tc);
 	return test_run_suite(s);
 }
