@@ -800,60 +800,37 @@ static void run_vblock(stir_ctx *ctx, const bench_options *o,
 	stir_row_groups_free(v);
 }
 
-/* The SR-BCRS(8, 16) tiles of a graph, for sddmm_tiles.stir. */
+/* The SR-BCRS(8, 16) tiles of a graph, for sddmm_tiles.stir: the
+ * library's tile groups (stir_csr_to_tile_groups) in i32. */
 typedef struct tiles {
 	int64_t nw, maxg, ng, nslots;
 	int32_t *ptr;   /* G.indptr: nw + 1 */
 	int32_t *cols;  /* C.indices: ng * 16 */
 	int32_t *pos;   /* the slot of each non-zero, for the gather */
+	int32_t *dst;   /* each slot's place in the matrix's order */
 } tiles;
 
-/* ctx, csr, t: the tiles of csr (stir_csr_to_sr_bcrs), and the slot
- * of each non-zero (its value there: the non-zero's index + 1); false
- * on failure. */
+/* n, v: the n values v as a new i32 array (NULL when out of memory). */
+static int32_t *to_i32(int64_t n, const int64_t *v)
+{
+	int32_t *a = malloc((size_t)n * 4 + 4);
+	for (int64_t i = 0; a && i < n; i++)
+		a[i] = (int32_t)v[i];
+	return a;
+}
+
+/* ctx, csr, t: the tiles of csr; false on failure. */
 static bool make_tiles(stir_ctx *ctx, const stir_csr *csr, tiles *t)
 {
-	stir_csr c = *csr;
-	double *ids = malloc((size_t)(csr->nnz + 1) * sizeof(double));
-	if (!ids)
+	stir_tile_groups *g = stir_csr_to_tile_groups(ctx, csr, 8, 16);
+	if (!g)
 		return false;
-	for (int64_t p = 0; p < csr->nnz; p++)
-		ids[p] = (double)(p + 1);
-	c.values = ids;
-	stir_bindings *b = stir_bindings_alloc();
-	stir_host_format *f = b ? stir_csr_to_sr_bcrs(ctx, &c, 8, 16, STIR_I32,
-		STIR_F64, "_t", b) : NULL;
-	free(ids);
-	const stir_array *ptr = f ? stir_bindings_get_array(b, "G_t.indptr") : NULL;
-	const stir_array *cols = f ? stir_bindings_get_array(b, "T_t.indices") :
-		NULL;
-	const stir_array *vals = f ? stir_bindings_get_array(b, "A_t") : NULL;
-	bool ok = ptr && cols && vals;
-	if (ok) {
-		t->nw = stir_array_get_len(ptr) - 1;
-		t->ng = stir_array_get_len(cols) / 16;
-		t->nslots = t->ng * 128;
-		t->maxg = 0;
-		t->ptr = malloc((size_t)(t->nw + 1) * 4);
-		t->cols = malloc((size_t)t->ng * 64 + 4);
-		t->pos = malloc((size_t)csr->nnz * 4 + 4);
-		ok = t->ptr && t->cols && t->pos;
-	}
-	for (int64_t w = 0; ok && w <= t->nw; w++) {
-		t->ptr[w] = (int32_t)stir_array_get_double(ptr, w);
-		if (w && t->ptr[w] - t->ptr[w - 1] > t->maxg)
-			t->maxg = t->ptr[w] - t->ptr[w - 1];
-	}
-	for (int64_t q = 0; ok && q < t->ng * 16; q++)
-		t->cols[q] = (int32_t)stir_array_get_double(cols, q);
-	for (int64_t v = 0; ok && v < t->nslots; v++) {
-		int64_t id = (int64_t)stir_array_get_double(vals, v);
-		if (id > 0)
-			t->pos[id - 1] = (int32_t)v;
-	}
-	stir_host_format_free(f);
-	stir_bindings_free(b);
-	return ok;
+	*t = (tiles){ .nw = g->nwindows, .maxg = g->maxg, .ng = g->ngroups,
+		.nslots = g->nslots, .ptr = to_i32(g->nwindows + 1, g->indptr),
+		.cols = to_i32(g->ngroups * 16, g->indices),
+		.pos = to_i32(g->nnz, g->pos), .dst = to_i32(g->nslots, g->dst) };
+	stir_tile_groups_free(g);
+	return t->ptr && t->cols && t->pos && t->dst;
 }
 
 /* ctx, o, dev, co, csr, r, x, y, want: --tiles: the SDDMM over
@@ -901,17 +878,9 @@ static void run_tiles(stir_ctx *ctx, const bench_options *o,
 	bench_bind_copy(ctx, b1, "Y", STIR_F32, csr->ncols * feat, y);
 	/* the CSR-order kernels: each slot's place, the non-zeros' in the
 	 * matrix's order, the padding's from nnz upwards */
-	int32_t *dst = malloc((size_t)t.nslots * 4 + 4);
 	stir_bindings *b2 = stir_bindings_alloc();
-	if (!dst || !b2)
+	if (!b2)
 		bench_fail(ctx, "allocating the tiles");
-	for (int64_t v = 0; v < t.nslots; v++)
-		dst[v] = -1;
-	for (int64_t p = 0; p < nnz; p++)
-		dst[t.pos[p]] = (int32_t)p;
-	for (int64_t v = 0, pad = nnz; v < t.nslots; v++)
-		if (dst[v] < 0)
-			dst[v] = (int32_t)pad++;
 	stir_bindings_set_size(b2, "nw", t.nw);
 	stir_bindings_set_size(b2, "n", csr->ncols);
 	stir_bindings_set_size(b2, "maxg", t.maxg);
@@ -921,7 +890,7 @@ static void run_tiles(stir_ctx *ctx, const bench_options *o,
 	bench_bind_copy(ctx, b2, "C.indices", STIR_I32, t.ng * 16, t.cols);
 	bench_bind_copy(ctx, b2, "X", STIR_F32, t.nw * 8 * feat, xp);
 	bench_bind_copy(ctx, b2, "Y", STIR_F32, csr->ncols * feat, y);
-	bench_bind_copy(ctx, b2, "Dst", STIR_I32, t.nslots, dst);
+	bench_bind_copy(ctx, b2, "Dst", STIR_I32, t.nslots, t.dst);
 	if (run_gather(ctx, o, dev, co, nnz, t.nslots, t.pos, ref, ref_nz,
 	    &ms2, &e2) < 0) {
 		fprintf(stderr, "bench: %s feat %lld: the gather fails:\n",
@@ -981,7 +950,7 @@ static void run_tiles(stir_ctx *ctx, const bench_options *o,
 	stir_ctx_clear_diagnostics(ctx);
 	stir_bindings_free(b1);
 	stir_bindings_free(b2);
-	free(dst);
+	free(t.dst);
 	free(xp);
 	free(ref);
 	free(ref_nz);

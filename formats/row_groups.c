@@ -12,7 +12,11 @@
  * index sddmm_vb_gather.stir reads its value at, and dst[s] the place
  * slot s is written to by sddmm_vb4_csr.stir (pos's inverse, the empty
  * slots after the non-zeros).  Linear in the non-zeros, the rows and the
- * slots, plus a sort of each group's union (the columns of R rows). */
+ * slots, plus a sort of each group's union (the columns of R rows).
+ *
+ * Tile groups (stir_csr_to_tile_groups): the SR-BCRS(t, g) tiles of the
+ * SDDMM over tensor-core tiles (examples/sddmm_tiles_csr.stir), with the
+ * same pos and dst over their slots. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +85,20 @@ static void group_rows(const fmt_csr *a, stir_row_groups *g, int64_t *mark)
 	g->ncols_union = nc;
 }
 
+/* pos, nnz, ns, dst: the place of each of ns slots into dst: dst[pos[p]]
+ * is non-zero p, the slots no non-zero holds nnz, nnz + 1, .. in order. */
+static void slot_places(const int64_t *pos, int64_t nnz, int64_t ns,
+	int64_t *dst)
+{
+	for (int64_t s = 0; s < ns; s++)
+		dst[s] = -1;
+	for (int64_t p = 0; p < nnz; p++)
+		dst[pos[p]] = p;
+	for (int64_t s = 0, next = nnz; s < ns; s++)
+		if (dst[s] < 0)
+			dst[s] = next++;
+}
+
 /* ctx, csr, rows: see formats.h. */
 stir_row_groups *stir_csr_to_row_groups(stir_ctx *ctx, const stir_csr *csr,
 	int64_t rows)
@@ -125,13 +143,7 @@ stir_row_groups *stir_csr_to_row_groups(stir_ctx *ctx, const stir_csr *csr,
 		stir_row_groups_free(g);
 		return NULL;
 	}
-	for (int64_t s = 0; s < ns; s++)
-		g->dst[s] = -1;
-	for (int64_t p = 0; p < g->nnz; p++)
-		g->dst[g->pos[p]] = p;
-	for (int64_t s = 0, next = g->nnz; s < ns; s++)
-		if (g->dst[s] < 0)
-			g->dst[s] = next++;
+	slot_places(g->pos, g->nnz, ns, g->dst);
 	return g;
 }
 
@@ -228,4 +240,105 @@ int stir_row_groups_verify(stir_ctx *ctx, const stir_row_groups *g,
 		return bad_entry(ctx, "indptr", g->ngroups, "the last entry is "
 			"not ncols_union", g->indptr[g->ngroups]);
 	return check_dst(ctx, g);
+}
+
+/* ---- tile groups ---- */
+
+/* g: free g and its arrays (NULL: nothing). */
+void stir_tile_groups_free(stir_tile_groups *g)
+{
+	if (!g)
+		return;
+	free(g->indptr);
+	free(g->indices);
+	free(g->pos);
+	free(g->dst);
+	free(g);
+}
+
+/* ctx, b, g: g's arrays from the SR-BCRS format bound in b under
+ * suffix "_t" (A_t's values the non-zeros' numbers + 1, 0 for padding).
+ * 0, or -1 with an error. */
+static int tiles_from_format(stir_ctx *ctx, stir_bindings *b,
+	stir_tile_groups *g)
+{
+	const stir_array *ptr = stir_bindings_get_array(b, "G_t.indptr");
+	const stir_array *cols = stir_bindings_get_array(b, "T_t.indices");
+	const stir_array *ids = stir_bindings_get_array(b, "A_t");
+	if (!ptr || !cols || !ids) {
+		stir_error(ctx, stir_loc_none(), "tile groups: the SR-BCRS "
+			"format lacks an array");
+		return -1;
+	}
+	g->nwindows = stir_array_get_len(ptr) - 1;
+	g->ngroups = stir_array_get_len(cols) / g->cols;
+	g->nslots = g->ngroups * g->cols * g->rows;
+	g->indptr = malloc((size_t)(g->nwindows + 1) * sizeof(int64_t));
+	g->indices = malloc((size_t)(g->ngroups * g->cols + 1) *
+		sizeof(int64_t));
+	g->pos = malloc((size_t)(g->nnz + 1) * sizeof(int64_t));
+	g->dst = malloc((size_t)(g->nslots + 1) * sizeof(int64_t));
+	if (!g->indptr || !g->indices || !g->pos || !g->dst) {
+		stir_error_oom(ctx);
+		return -1;
+	}
+	g->maxg = 0;
+	for (int64_t w = 0; w <= g->nwindows; w++) {
+		g->indptr[w] = (int64_t)stir_array_get_double(ptr, w);
+		if (w && g->indptr[w] - g->indptr[w - 1] > g->maxg)
+			g->maxg = g->indptr[w] - g->indptr[w - 1];
+	}
+	for (int64_t q = 0; q < g->ngroups * g->cols; q++)
+		g->indices[q] = (int64_t)stir_array_get_double(cols, q);
+	for (int64_t s = 0; s < g->nslots; s++) {
+		int64_t id = (int64_t)stir_array_get_double(ids, s);
+		if (id > 0)
+			g->pos[id - 1] = s;
+	}
+	slot_places(g->pos, g->nnz, g->nslots, g->dst);
+	return 0;
+}
+
+/* ctx, csr, t, g: see formats.h. */
+stir_tile_groups *stir_csr_to_tile_groups(stir_ctx *ctx, const stir_csr *csr,
+	int64_t t, int64_t g)
+{
+	fmt_csr a;
+	if (t < 1 || t > 1024 || g < 1 || g > 1024) {
+		stir_error(ctx, stir_loc_none(), "tile groups: %" PRId64 " rows a "
+			"tile and %" PRId64 " tiles a group; expected 1 to 1024 "
+			"each", t, g);
+		return NULL;
+	}
+	if (fmt_check_csr(ctx, csr, &a) < 0)
+		return NULL;
+	/* the format over the non-zeros' numbers + 1 (exact in a double):
+	 * each slot's value says which non-zero it holds */
+	stir_csr numbered = *csr;
+	double *ids = malloc((size_t)(a.nnz + 1) * sizeof(double));
+	stir_tile_groups *tg = calloc(1, sizeof(*tg));
+	stir_bindings *b = stir_bindings_alloc();
+	if (!ids || !tg || !b) {
+		stir_error_oom(ctx);
+		free(ids);
+		free(tg);
+		stir_bindings_free(b);
+		return NULL;
+	}
+	for (int64_t p = 0; p < a.nnz; p++)
+		ids[p] = (double)(p + 1);
+	numbered.values = ids;
+	*tg = (stir_tile_groups){ .rows = t, .cols = g, .nrows = a.nrows,
+		.ncols = a.ncols, .nnz = a.nnz };
+	stir_host_format *f = stir_csr_to_sr_bcrs(ctx, &numbered, t, g,
+		STIR_I64, STIR_F64, "_t", b);
+	int rc = f ? tiles_from_format(ctx, b, tg) : -1;
+	stir_host_format_free(f);
+	stir_bindings_free(b);
+	free(ids);
+	if (rc < 0) {
+		stir_tile_groups_free(tg);
+		return NULL;
+	}
+	return tg;
 }

@@ -330,10 +330,12 @@ static int bind_size_to(const stir_kernel *k, stir_bindings *b,
 }
 
 static int64_t group_rows(const stir_buffer *buf);
+static int64_t tile_rows(const stir_buffer *buf);
 
 /* k, buf: for a tensor over [V] (V dense_fixed), the kernel's one tensor
- * over row groups [I, J, G] declared distinct in [0, V's length): the
- * places in V of the groups' slots (examples/sddmm_vb4_csr.stir's Dst);
+ * over row groups [I, J, G] or tiles [W, G, C, R] (tile_rows) declared
+ * distinct in [0, V's length): the places in V of the groups' or tiles'
+ * slots (examples/sddmm_vb4_csr.stir's and sddmm_tiles_csr.stir's Dst);
  * NULL otherwise. */
 static const stir_buffer *places_of(const stir_kernel *k,
 	const stir_buffer *buf)
@@ -344,7 +346,7 @@ static const stir_buffer *places_of(const stir_kernel *k,
 	for (int i = 0; i < k->buffers.n; i++) {
 		const stir_buffer *p = stir_buffer_at(&k->buffers, i);
 		if (p->kind != STIR_BUFFER_TENSOR || !p->distinct ||
-		    p->n_axes != 3 || !group_rows(p) ||
+		    !(p->n_axes == 3 ? group_rows(p) : tile_rows(p)) ||
 		    !stir_expr_same(p->domain_hi, buf->axes[0]->len))
 			continue;
 		if (found)
@@ -369,6 +371,8 @@ static const stir_buffer *csr_tensor(const stir_kernel *k, const char *tensor)
 	const stir_buffer *places = places_of(k, buf);
 	if (places)
 		buf = places;
+	if (places && tile_rows(places))
+		return places;
 	if (buf->n_axes < 2 || buf->n_axes > 3 ||
 	    buf->axes[0]->kind != STIR_DENSE_FIXED ||
 	    buf->axes[1]->kind != STIR_SPARSE_VARIABLE ||
@@ -379,8 +383,9 @@ static const stir_buffer *csr_tensor(const stir_kernel *k, const char *tensor)
 			"sparse_variable child of I, to its row groups [I, J, G] "
 			"with G dense_fixed of a literal length, or to [V] with V "
 			"dense_fixed, its values in the matrix's order at the places "
-			"a distinct tensor over row groups [I, J, G] in [0, len(V)) "
-			"holds (examples/sddmm_vb4_csr.stir)", tensor);
+			"a distinct tensor over row groups [I, J, G] or tiles [W, G, "
+			"C, R] in [0, len(V)) holds (examples/sddmm_vb4_csr.stir, "
+			"sddmm_tiles_csr.stir)", tensor);
 		return NULL;
 	}
 	return buf;
@@ -397,6 +402,25 @@ static int64_t group_rows(const stir_buffer *buf)
 	    g->len->u.i > 1024)
 		return 0;
 	return g->len->u.i;
+}
+
+/* buf: the rows a tile of a tensor over SR-BCRS tiles [W, G, C, R] (W
+ * dense_fixed, G a dense_variable child of W: a window's groups, C a
+ * sparse_fixed child of G of a literal count: a group's tiles, R
+ * dense_fixed of a literal length, not a child: a tile's rows; each
+ * literal 1 to 1024; examples/sddmm_tiles_csr.stir's Dst); 0 otherwise. */
+static int64_t tile_rows(const stir_buffer *buf)
+{
+	const stir_axis *const *a = (const stir_axis *const *)buf->axes;
+	if (buf->n_axes != 4 || a[0]->kind != STIR_DENSE_FIXED ||
+	    a[1]->kind != STIR_DENSE_VARIABLE || a[1]->parent != a[0] ||
+	    a[2]->kind != STIR_SPARSE_FIXED || a[2]->parent != a[1] ||
+	    a[2]->nnz->kind != STIR_EXPR_INT || a[2]->nnz->u.i < 1 ||
+	    a[2]->nnz->u.i > 1024 || a[3]->kind != STIR_DENSE_FIXED ||
+	    a[3]->parent || a[3]->len->kind != STIR_EXPR_INT ||
+	    a[3]->len->u.i < 1 || a[3]->len->u.i > 1024)
+		return 0;
+	return a[3]->len->u.i;
 }
 
 /* a, b: two bounds, 0 meaning none; the tighter. */
@@ -417,7 +441,9 @@ stir_csr *stir_kernel_read_csr_from_file(const stir_kernel *k, const char *tenso
 	const stir_buffer *buf = csr_tensor(k, tensor);
 	if (!buf)
 		return NULL;
-	const stir_axis *ai = buf->axes[0], *aj = buf->axes[1];
+	/* for tiles, the columns' axis is C (the tiles' columns) */
+	const stir_axis *ai = buf->axes[0];
+	const stir_axis *aj = buf->axes[tile_rows(buf) ? 2 : 1];
 	/* the row count is a size (the type of I's length); the column
 	 * count and the entries are sizes and, in indices and indptr,
 	 * indices of J's idtype */
@@ -542,6 +568,85 @@ static int bind_row_groups(const stir_kernel *k, stir_bindings *b,
 		tensor, indptr_name, indptr, indices_name, indices, values);
 }
 
+/* ctx, t, n: a 1-D array of type t holding the n values v; NULL (the
+ * error reported) when out of memory. */
+static stir_array *int_array(stir_ctx *ctx, stir_dtype t, int64_t n,
+	const int64_t *v)
+{
+	stir_array *a = stir_array_alloc(ctx, t, 1, &n);
+	for (int64_t i = 0; a && i < n; i++)
+		stir_array_set_int(a, i, v[i]);
+	return a;
+}
+
+/* k, b, places, vals, csr: bind the tensor over tiles "places" (a
+ * distinct tensor over [W, G, C, R], tile_rows) and the tensor "vals"
+ * over [V] whose places it holds to the tile groups of csr
+ * (stir_csr_to_tile_groups with R's rows a tile and C's tiles a group):
+ * W's length the windows, G's the most groups a window and its non-zeros
+ * the groups, C's the columns, G.indptr and C.indices the tiles', places
+ * the slots' places (dst), V's length the slots and vals's values the
+ * matrix's in its order (0 at the places past them).  0 or -1 with
+ * diagnostics. */
+static int bind_tiles(const stir_kernel *k, stir_bindings *b,
+	const stir_buffer *places, const stir_buffer *vals, const stir_csr *csr)
+{
+	stir_ctx *ctx = stir_kernel_ctx(k);
+	const stir_axis *aw = places->axes[0], *ag = places->axes[1];
+	const stir_axis *ac = places->axes[2];
+	const char *tensor = vals->name;
+	stir_tile_groups *g = stir_csr_to_tile_groups(ctx, csr,
+		tile_rows(places), ac->nnz->u.i);
+	if (!g)
+		return -1;
+	int rc = bind_size_to(k, b, aw->len, g->nwindows, "windows of rows",
+		tensor) < 0 || bind_size_to(k, b, ag->len, g->maxg, "most groups "
+		"of tiles a window", tensor) < 0 || bind_size_to(k, b, ag->nnz,
+		g->ngroups, "groups of tiles", tensor) < 0 || bind_size_to(k, b,
+		ac->len, csr->ncols, "columns", tensor) < 0 || bind_size_to(k, b,
+		vals->axes[0]->len, g->nslots, "slots of the tiles", tensor) < 0 ?
+		-1 : 0;
+	int64_t too_big = rc == 0 && (ac->idtype == STIR_I32 ||
+		ag->idtype == STIR_I32 || places->dtype == STIR_I32) &&
+		g->nslots > INT32_MAX ? g->nslots : 0;
+	if (too_big) {
+		stir_error(ctx, places->loc, "the matrix bound to '%s' has %"
+			PRId64 " slots of tiles, more than i32 indices hold: declare "
+			"'%s' i64 and its axes with idtype = i64", tensor, too_big,
+			places->name);
+		rc = -1;
+	}
+	const char *indptr_name = rc == 0 ? stir_axis_indptr_name(ctx, ag) :
+		NULL;
+	const char *indices_name = rc == 0 ? stir_axis_indices_name(ctx, ac) :
+		NULL;
+	if (!indptr_name || !indices_name) {
+		stir_tile_groups_free(g);
+		return -1;
+	}
+	int64_t ns = g->nslots;
+	stir_array *indptr = int_array(ctx, ag->idtype, g->nwindows + 1,
+		g->indptr);
+	stir_array *indices = int_array(ctx, ac->idtype, g->ngroups * g->cols,
+		g->indices);
+	stir_array *dst = int_array(ctx, places->dtype, ns, g->dst);
+	stir_array *values = stir_array_alloc(ctx, STIR_F64, 1, &ns);
+	for (int64_t i = 0; values && i < ns; i++)
+		stir_array_set_double(values, i, i < csr->nnz ? csr->values[i] :
+			0.0);
+	stir_tile_groups_free(g);
+	if (!dst || stir_bindings_set_array(b, places->name, dst)) {
+		stir_array_free(dst);
+		stir_array_free(indptr);
+		stir_array_free(indices);
+		stir_array_free(values);
+		stir_error_oom(ctx);
+		return -1;
+	}
+	return set_csr_arrays(ctx, b, vals, tensor, indptr_name, indptr,
+		indices_name, indices, values);
+}
+
 int stir_kernel_bind_csr(const stir_kernel *k, stir_bindings *b,
 	const char *tensor, const stir_csr *csr)
 {
@@ -559,6 +664,9 @@ int stir_kernel_bind_csr(const stir_kernel *k, stir_bindings *b,
 			"(NULL)", tensor, missing);
 		return -1;
 	}
+	if (buf->n_axes == 4)
+		return bind_tiles(k, b, buf, stir_kernel_find_buffer(k, tensor),
+			csr);
 	if (buf->n_axes == 3) {
 		const stir_buffer *vals = stir_kernel_find_buffer(k, tensor);
 		return bind_row_groups(k, b, buf, vals != buf ? vals : NULL, csr);

@@ -470,6 +470,41 @@ static stir_array *array_of(stir_ctx *ctx, stir_dtype t, int64_t n,
 	return x;
 }
 
+START_TEST(test_tile_groups)
+{
+	/* the SR-BCRS(2, 2) tile groups of groups_mtx (stir_csr_to_tile_groups):
+	 * every non-zero's slot in its window, at its tile's column and its
+	 * row of the window; dst pos's inverse, the empty slots nnz upwards
+	 * in order; t or g out of range refused with one error */
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_csr *a = stir_mtx_read_from_mem(ctx, "g.mtx", groups_mtx,
+		sizeof(groups_mtx) - 1);
+	ck_assert_ptr_nonnull(a);
+	stir_tile_groups *g = stir_csr_to_tile_groups(ctx, a, 2, 2);
+	ck_assert_ptr_nonnull(g);
+	ck_assert_int_eq(g->nwindows, 3);
+	ck_assert_int_eq(g->nslots, g->ngroups * 4);
+	for (int64_t r = 0; r < a->nrows; r++)
+		for (int64_t p = a->indptr[r]; p < a->indptr[r + 1]; p++) {
+			int64_t s = g->pos[p], q = s / 4, w = r / 2;
+			ck_assert_int_eq(s % 2, r % 2);
+			ck_assert_int_eq(g->indices[s / 2], a->indices[p]);
+			ck_assert(q >= g->indptr[w] && q < g->indptr[w + 1]);
+			ck_assert_int_eq(g->dst[s], p);
+		}
+	for (int64_t s = 0, next = a->nnz; s < g->nslots; s++)
+		if (g->dst[s] >= a->nnz)
+			ck_assert_int_eq(g->dst[s], next++);
+	for (int64_t w = 0; w < g->nwindows; w++)
+		ck_assert(g->indptr[w + 1] - g->indptr[w] <= g->maxg);
+	stir_tile_groups_free(g);
+	ck_assert_ptr_null(stir_csr_to_tile_groups(ctx, a, 0, 16));
+	ck_assert_int_eq(stir_ctx_n_errors(ctx), 1);
+	stir_csr_free(a);
+	stir_ctx_free(ctx);
+}
+END_TEST
+
 START_TEST(test_sddmm_vb_csr)
 {
 	/* sddmm_vb4_csr.stir in the interpreter, on the row groups of
@@ -1750,6 +1785,7 @@ static Suite *recipes_suite(void)
 	tcase_add_test(tc, test_sddmm_vblock);
 	tcase_add_test(tc, test_sddmm_vblock_candidates);
 	tcase_add_test(tc, test_row_groups);
+	tcase_add_test(tc, test_tile_groups);
 	tcase_add_test(tc, test_sddmm_vb_csr);
 	tcase_add_test(tc, test_sddmm_vb_csr_refused);
 	tcase_add_test(tc, test_tune_vblock);

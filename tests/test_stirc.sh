@@ -650,6 +650,23 @@ for p in sddmm_vb4 sddmm_vb8 sddmm_vb4_csr; do
 		grep_in "$tmp/out" "check: $kn matches"
 	done
 done
+# the SDDMM over SR-BCRS(8, 16) tiles straight into CSR order: --mtx S=
+# binds the tiles the library builds from the matrix (G.indptr, C.indices,
+# Dst and S over the slots, the sizes nw, maxg, ng, n, nv), and the
+# tensor-core schedule matches the interpreter on Cora; a size that
+# disagrees with the matrix, and the map bound as the matrix, refused with
+# their locations
+tiles=$srcdir/examples/sddmm_tiles_csr.stir
+expect 0 "$stirc" run "$tiles" --mtx S="$cora" --size feat=32 --random 1 \
+	--schedule "$srcdir/examples/sddmm_tiles_csr_tc.yaml" --check
+grep_in "$tmp/out" "check: sddmm_tiles_csr matches the stage I interpreter (max |diff| 0)"
+grep_in "$tmp/out" "Dst: i32[98048]"
+grep_in "$tmp/out" "X: f32[339, 8, 32]"
+expect 1 "$stirc" run "$tiles" --mtx S="$cora" --size feat=32 --size nw=5 \
+	--random 1
+grep_in "$tmp/err" "sddmm_tiles_csr.stir:12:24: error: the matrix bound to 'S' has windows of rows 339, but size 'nw' is bound to 5"
+expect 1 "$stirc" run "$tiles" --mtx Dst="$cora" --size feat=32 --random 1
+grep_in "$tmp/err" "sddmm_tiles_csr.stir:21:10: error: tensor 'Dst' is not a CSR matrix"
 # a read through a distinct index (docs/schedules.md, "Writes through a
 # distinct index"): cache_read of A[P[i, k]] at loop k holds A at P of the
 # region's 4 entries of P, and stages II and III agree with stage I on

@@ -266,6 +266,40 @@ STIR_EXPORT int stir_row_groups_verify(__stir_keep stir_ctx *ctx,
 	__stir_keep const stir_row_groups *g, __stir_keep const stir_csr *csr);
 STIR_EXPORT void stir_row_groups_free(__stir_take stir_row_groups *g);
 
+/* Tile groups(t, g): the SR-BCRS(t, g) tiles of a matrix
+ * (stir_csr_to_sr_bcrs: windows of t rows, a window's tiles, one a column
+ * holding an entry of its rows, in groups of g) as the SDDMM over them
+ * takes them (examples/sddmm_tiles_csr.stir; stir_kernel_bind_csr binds
+ * them for a distinct tensor over [W, G, C, R], bench_sddmm --tiles).
+ * Slot (c, r) of group q, c its tile and r the tile's row, is
+ * (q * g + c) * t + r; pos[p] is the slot of non-zero p and dst its
+ * inverse made a permutation of the slots, as in the row groups: dst[s]
+ * is the non-zero holding slot s, the slots none holds nnz, nnz + 1, ..
+ * in their order.  Every array is owned by the struct. */
+typedef struct stir_tile_groups {
+	int64_t rows;           /* t, rows a window (a tile's rows) */
+	int64_t cols;           /* g, tiles a group */
+	int64_t nrows;          /* the matrix's rows */
+	int64_t ncols;          /* the matrix's columns */
+	int64_t nnz;            /* the matrix's non-zeros */
+	int64_t nwindows;       /* ceil(nrows / t) */
+	int64_t maxg;           /* the most groups a window holds */
+	int64_t ngroups;        /* the groups, all windows */
+	int64_t nslots;         /* ngroups * g * t */
+	int64_t *indptr;        /* nwindows + 1 entries: a window's groups */
+	int64_t *indices;       /* ngroups * g entries: the tiles' columns */
+	int64_t *pos;           /* nnz entries */
+	int64_t *dst;           /* nslots entries */
+} stir_tile_groups;
+
+/* The tile groups of "csr" with t rows a window and g tiles a group (each
+ * 1 to 1024); NULL with one error when csr is malformed, t or g out of
+ * range or memory runs out. */
+STIR_EXPORT __stir_give stir_tile_groups *stir_csr_to_tile_groups(
+	__stir_keep stir_ctx *ctx, __stir_keep const stir_csr *csr, int64_t t,
+	int64_t g);
+STIR_EXPORT void stir_tile_groups_free(__stir_take stir_tile_groups *g);
+
 /* Check that the format "f" bound in "b" conserves "csr" (see above), after
  * checking that every array and size it names is bound with the right type
  * and length and is well formed.  0, or -1 with one error naming the first
