@@ -99,70 +99,15 @@ static void emit_if(emitter *e, const stir_stmt *s, const ectx *ctx)
 	cg_line(e->out, "}");
 }
 
-/* e, s, nest, ctx: unrolled loop s over the steps of product nest
- * (cuda_mma_steps) as two loops: the steps' fragments loaded, then their
- * mma in turn. */
-static void emit_mma_steps(emitter *e, const stir_stmt *s,
-	const stir_stmt *nest, const ectx *ctx)
-{
-	cg_printer *p = e->out;
-	stir_mma_match m;
-	if (!gpu_mma_match(nest, &m)) {
-		e->failed = true;
-		return;
-	}
-	int64_t n = s->u.for_.extent->u.i;
-	cg_line(p, "{  // the %" PRId64 " steps' fragments loaded first, then "
-		"their mma", n);
-	p->indent++;
-	cg_line(p, "%s_a stir_fa_s[%" PRId64 "];", m.in->cuda, n);
-	cg_line(p, "%s_b stir_fb_s[%" PRId64 "];", m.in->cuda, n);
-	e->mma_steps = nest;
-	e->mma_steps_var = s->u.for_.var;
-	for (e->mma_phase = 1; e->mma_phase <= 2; e->mma_phase++) {
-		cg_line(p, "#pragma unroll");
-		cg_indent(p);
-		cg_putf(p, "for (%s ", cuda_ctype(s->u.for_.var->dtype));
-		cuda_put_name(e, s->u.for_.var->name);
-		cg_putf(p, " = 0; ");
-		cuda_put_name(e, s->u.for_.var->name);
-		cg_putf(p, " < %" PRId64 "; ++", n);
-		cuda_put_name(e, s->u.for_.var->name);
-		cg_put(p, ") {\n");
-		p->indent++;
-		cuda_emit_list(e, &s->u.for_.body, ctx);
-		p->indent--;
-		cg_line(p, "}");
-	}
-	e->mma_steps = NULL;
-	e->mma_steps_var = NULL;
-	e->mma_phase = 0;
-	p->indent--;
-	cg_line(p, "}");
-}
-
-/* e, s, ctx: a serial or unrolled loop (GPU_FORM_SERIAL_LOOP).  The
- * extent is evaluated once, as the interpreter does, when it reads memory
- * (the body might change it). */
-static void emit_serial_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
+/* e, s, ctx, c: serial or unrolled loop s itself, its body emitted in
+ * c (ctx with the loop's divergence).  The extent is evaluated once, as
+ * the interpreter does, when it reads memory (the body might change
+ * it). */
+static void emit_loop(emitter *e, const stir_stmt *s, const ectx *ctx,
+	const ectx *c)
 {
 	const stir_expr *ext = s->u.for_.extent;
 	const stir_var *v = s->u.for_.var;
-	ectx c = *ctx;
-	c.divergent |= cuda_expr_deps(&e->facts, ext) & THREAD_DIMS;
-	const stir_stmt *a_guard;
-	const stir_stmt *a_loaded = cuda_mma_invariant_a(s, &a_guard);
-	if (a_loaded) {
-		cg_line(e->out, "{");
-		e->out->indent++;
-		cuda_mma_load_invariant_a(e, a_loaded, a_guard, &c);
-		e->mma_a_loaded = a_loaded;
-	}
-	const stir_stmt *steps = a_loaded ? NULL : cuda_mma_steps(s);
-	if (steps) {
-		emit_mma_steps(e, s, steps, &c);
-		return;
-	}
 	if (s->u.for_.kind == STIR_LOOP_UNROLL)
 		cg_line(e->out, "#pragma unroll");
 	cg_indent(e->out);
@@ -185,9 +130,62 @@ static void emit_serial_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
 	cuda_put_name(e, v->name);
 	cg_put(e->out, ") {\n");
 	e->out->indent++;
-	cuda_emit_list(e, &s->u.for_.body, &c);
+	cuda_emit_list(e, &s->u.for_.body, c);
 	e->out->indent--;
 	cg_line(e->out, "}");
+}
+
+/* e, s, nest, ctx, c: unrolled loop s over the steps of product nest
+ * (cuda_mma_steps) as two loops: the steps' fragments loaded, then their
+ * mma in turn. */
+static void emit_mma_steps(emitter *e, const stir_stmt *s,
+	const stir_stmt *nest, const ectx *ctx, const ectx *c)
+{
+	cg_printer *p = e->out;
+	stir_mma_match m;
+	if (!gpu_mma_match(nest, &m)) {
+		e->failed = true;
+		return;
+	}
+	int64_t n = s->u.for_.extent->u.i;
+	cg_line(p, "{  // the %" PRId64 " steps' fragments loaded first, then "
+		"their mma", n);
+	p->indent++;
+	cg_line(p, "%s_a stir_fa_s[%" PRId64 "];", m.in->cuda, n);
+	cg_line(p, "%s_b stir_fb_s[%" PRId64 "];", m.in->cuda, n);
+	e->mma_steps = nest;
+	e->mma_steps_var = s->u.for_.var;
+	for (e->mma_phase = 1; e->mma_phase <= 2; e->mma_phase++)
+		emit_loop(e, s, ctx, c);
+	e->mma_steps = NULL;
+	e->mma_steps_var = NULL;
+	e->mma_phase = 0;
+	p->indent--;
+	cg_line(p, "}");
+}
+
+/* e, s, ctx: a serial or unrolled loop (GPU_FORM_SERIAL_LOOP), with A's
+ * tile loaded before it (cuda_mma_invariant_a) or its steps printed as
+ * two loops (cuda_mma_steps) where they apply. */
+static void emit_serial_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
+{
+	ectx c = *ctx;
+	c.divergent |= cuda_expr_deps(&e->facts, s->u.for_.extent) &
+		THREAD_DIMS;
+	const stir_stmt *a_guard;
+	const stir_stmt *a_loaded = cuda_mma_invariant_a(s, &a_guard);
+	const stir_stmt *steps = a_loaded ? NULL : cuda_mma_steps(s);
+	if (steps) {
+		emit_mma_steps(e, s, steps, ctx, &c);
+		return;
+	}
+	if (a_loaded) {
+		cg_line(e->out, "{");
+		e->out->indent++;
+		cuda_mma_load_invariant_a(e, a_loaded, a_guard, &c);
+		e->mma_a_loaded = a_loaded;
+	}
+	emit_loop(e, s, ctx, &c);
 	if (a_loaded) {
 		e->mma_a_loaded = NULL;
 		e->out->indent--;
