@@ -498,6 +498,17 @@ static int set_csr_arrays(stir_ctx *ctx, stir_bindings *b,
 	return 0;
 }
 
+/* ctx, t, n: a 1-D array of type t holding the n values v; NULL (the
+ * error reported) when out of memory. */
+static stir_array *int_array(stir_ctx *ctx, stir_dtype t, int64_t n,
+	const int64_t *v)
+{
+	stir_array *a = stir_array_alloc(ctx, t, 1, &n);
+	for (int64_t i = 0; a && i < n; i++)
+		stir_array_set_int(a, i, v[i]);
+	return a;
+}
+
 /* k, b, buf, vals, csr: bind tensor buf over [I, J, G] (group_rows) to
  * the row groups of csr (stir_csr_to_row_groups): I's length the groups,
  * J's the columns and its non-zeros the groups' columns, J.indptr and
@@ -536,24 +547,19 @@ static int bind_row_groups(const stir_kernel *k, stir_bindings *b,
 		stir_row_groups_free(g);
 		return -1;
 	}
-	int64_t n1 = g->ngroups + 1, nc = g->ncols_union;
-	stir_array *indptr = stir_array_alloc(ctx, aj->idtype, 1, &n1);
-	stir_array *indices = stir_array_alloc(ctx, aj->idtype, 1, &nc);
+	stir_array *indptr = int_array(ctx, aj->idtype, g->ngroups + 1,
+		g->indptr);
+	stir_array *indices = int_array(ctx, aj->idtype, g->ncols_union,
+		g->indices);
 	stir_array *values = stir_array_alloc(ctx, STIR_F64, 1, &ns);
-	stir_array *places = vals ? stir_array_alloc(ctx, buf->dtype, 1, &ns) :
+	stir_array *places = vals ? int_array(ctx, buf->dtype, ns, g->dst) :
 		NULL;
-	if (indptr && indices && values) {
-		for (int64_t i = 0; i < n1; i++)
-			stir_array_set_int(indptr, i, g->indptr[i]);
-		for (int64_t i = 0; i < nc; i++)
-			stir_array_set_int(indices, i, g->indices[i]);
+	if (values) {
 		for (int64_t i = 0; i < ns; i++)
 			stir_array_set_double(values, i, 0.0);
 		for (int64_t p = 0; p < csr->nnz; p++)
 			stir_array_set_double(values, vals ? p : g->pos[p],
 				csr->values[p]);
-		for (int64_t i = 0; places && i < ns; i++)
-			stir_array_set_int(places, i, g->dst[i]);
 	}
 	stir_row_groups_free(g);
 	if (vals && (!places || stir_bindings_set_array(b, tensor, places))) {
@@ -566,17 +572,6 @@ static int bind_row_groups(const stir_kernel *k, stir_bindings *b,
 	}
 	return set_csr_arrays(ctx, b, vals ? vals : buf, vals ? vals->name :
 		tensor, indptr_name, indptr, indices_name, indices, values);
-}
-
-/* ctx, t, n: a 1-D array of type t holding the n values v; NULL (the
- * error reported) when out of memory. */
-static stir_array *int_array(stir_ctx *ctx, stir_dtype t, int64_t n,
-	const int64_t *v)
-{
-	stir_array *a = stir_array_alloc(ctx, t, 1, &n);
-	for (int64_t i = 0; a && i < n; i++)
-		stir_array_set_int(a, i, v[i]);
-	return a;
 }
 
 /* k, b, places, vals, csr: bind the tensor over tiles "places" (a
