@@ -394,31 +394,7 @@ typedef struct lifted_guard {
 	int index;
 } lifted_guard;
 
-/* c, p, li: whether condition c may differ between the lanes of a warp:
- * it uses a loop around the nest bound to threadIdx.x, or a variable of a
- * block around it whose binding uses one. */
-static bool lane_dependent(const stir_expr *c, const sched_path *p, int li)
-{
-	for (int i = 0; i < li; i++) {
-		const stir_stmt *o = p->stmt[i];
-		if (o->kind != STIR_STMT_FOR || o->u.for_.kind != STIR_LOOP_BIND ||
-		    o->u.for_.thread != STIR_THREAD_X)
-			continue;
-		if (stir_expr_uses(c, o->u.for_.var))
-			return true;
-		for (int j = i + 1; j < li; j++) {
-			const stir_stmt *b = p->stmt[j];
-			for (int v = 0; b->kind == STIR_STMT_BLOCK &&
-			     v < b->u.block.n_vars; v++)
-				if (stir_expr_uses(c, b->u.block.vars[v]) &&
-				    stir_expr_uses(b->u.block.bindings[v], o->u.for_.var))
-					return true;
-		}
-	}
-	return false;
-}
-
-/* k, p, li, out: the tail guard of a split reduction loop around the nest
+/* s, p, li, out: the tail guard of a split reduction loop around the nest
  * of loop p->stmt[li] sits in the nest's innermost body; move it out so
  * that it wraps the nest (*out says what moved, for lift_undo), when it
  * is the innermost body's one if, without else, around one statement,
@@ -426,9 +402,10 @@ static bool lane_dependent(const stir_expr *c, const sched_path *p, int li)
  * same for the lanes of a warp (the intrinsic is the warp's), and every
  * loop of the nest runs (a literal extent of at least 1): the nest then
  * runs the same, with the condition tested once before it. */
-static void lift_nest_guard(stir_kernel *k, sched_path *p, int li,
+static void lift_nest_guard(sched *s, sched_path *p, int li,
 	lifted_guard *out)
 {
+	stir_kernel *k = s->k;
 	memset(out, 0, sizeof(*out));
 	stir_stmt *l = p->stmt[li], *x = l, *g;
 	for (;;) {
@@ -443,7 +420,7 @@ static void lift_nest_guard(stir_kernel *k, sched_path *p, int li,
 	}
 	const stir_expr *c = g->u.if_.cond;
 	if (g->u.if_.else_body.n || g->u.if_.then_body.n != 1 ||
-	    lane_dependent(c, p, li))
+	    sched_thread_dependent(s, c, p, li, true))
 		return;
 	for (const stir_stmt *y = l; y != g;
 	     y = stir_stmt_at(&y->u.for_.body, 0))
@@ -525,7 +502,7 @@ int stir_tensorize(stir_kernel *k, const char *block, const char *loop,
 		if (!ann && !in->copy)
 			inline_block_lets(&s, p.stmt[p.n - 1]);
 		if (!ann)
-			lift_nest_guard(k, &p, li, &lg);
+			lift_nest_guard(&s, &p, li, &lg);
 		if (ann)
 			sched_fail(&s, l->loc, "loop '%s' is %s already", loop, ann);
 		else if (!stir_tensorize_match(l, in, &m, why, sizeof(why), &where)) {

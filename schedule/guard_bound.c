@@ -25,7 +25,6 @@
  * it the same number of times.
  * Keeps: what the kernel computes (an iteration past the bound ran no
  * store).  Breaks: nothing; the ifs stay, their condition true. */
-#include <stdlib.h>
 #include "schedule/sched.h"
 #include "ir/visit.h"
 
@@ -146,69 +145,6 @@ static stir_visit_step is_barrier(stir_stmt *x, void *user)
 	return x->kind == STIR_STMT_BARRIER ? STIR_VISIT_STOP : STIR_VISIT_GO;
 }
 
-/* The variables that differ between the threads of a block, in scope at
- * the loop. */
-typedef struct thread_vars {
-	const stir_var **v;
-	int n, cap;
-} thread_vars;
-
-/* t, e: whether e uses a variable of t. */
-static bool uses_thread_var(const thread_vars *t, const stir_expr *e)
-{
-	for (int i = 0; e && i < t->n; i++)
-		if (stir_expr_uses(e, t->v[i]))
-			return true;
-	return false;
-}
-
-/* t, s, x: add the variables x binds that differ between threads: a loop
- * bound to threadIdx, a let or a block's variable whose value uses one. */
-static void add_thread_vars(thread_vars *t, sched *s, stir_stmt *x)
-{
-	stir_expr **vals;
-	int n;
-	stir_var **vars = stir_stmt_binds(x, &n, &vals);
-	for (int i = 0; i < n; i++) {
-		bool varies = x->kind == STIR_STMT_FOR ?
-			x->u.for_.kind == STIR_LOOP_BIND &&
-			x->u.for_.thread >= STIR_THREAD_X :
-			vals && uses_thread_var(t, vals[i]);
-		if (!varies)
-			continue;
-		if (t->n == t->cap) {
-			t->cap = t->cap ? 2 * t->cap : 8;
-			const stir_var **v = realloc(t->v, (size_t)t->cap * sizeof *v);
-			if (!v) {
-				sched_fail(s, x->loc, "out of memory");
-				return;
-			}
-			t->v = v;
-		}
-		t->v[t->n++] = vars[i];
-	}
-}
-
-/* g, p, li: whether the guard's A or B differs between the threads of a
- * block (p->stmt[li] the loop: what encloses it, and the lets before it
- * in each list on the way). */
-static bool guard_varies(guard_bound *g, const sched_path *p, int li)
-{
-	thread_vars t = { 0 };
-	for (int i = 0; i <= li && !g->s->failed; i++) {
-		for (int j = 0; j < p->index[i]; j++) {
-			stir_stmt *x = stir_stmt_at(p->list[i], j);
-			if (x->kind == STIR_STMT_LET)
-				add_thread_vars(&t, g->s, x);
-		}
-		if (i < li)
-			add_thread_vars(&t, g->s, p->stmt[i]);
-	}
-	bool varies = uses_thread_var(&t, g->a) || uses_thread_var(&t, g->b);
-	free(t.v);
-	return varies;
-}
-
 /* g, list: every guard in list made "true". */
 static void make_true(guard_bound *g, stir_ptr_vec *list)
 {
@@ -267,8 +203,9 @@ static void check(guard_bound *g, const sched_path *p, int li,
 		return;
 	}
 	stir_visitor b = { is_barrier, NULL, NULL, NULL, 0, NULL };
-	if (stir_visit_list(&b, &l->u.for_.body) && guard_varies(g, p, li) &&
-	    !s->failed)
+	if (stir_visit_list(&b, &l->u.for_.body) &&
+	    (sched_thread_dependent(s, g->a, p, li, false) ||
+	    sched_thread_dependent(s, g->b, p, li, false)) && !s->failed)
 		sched_fail(s, l->loc, "the tail guard '%s' of loop '%s' differs "
 			"between the threads of a block and the loop holds a "
 			"barrier: they would pass it a different number of times",

@@ -401,6 +401,72 @@ stir_stmt *sched_atomic_around(const sched_path *path, int depth)
 	return NULL;
 }
 
+/* ---- what differs between threads ---- */
+
+/* The variables in scope that differ between the threads looked at. */
+typedef struct thread_vars {
+	const stir_var **v;
+	int n, cap;
+} thread_vars;
+
+/* t, e: whether e uses a variable of t. */
+static bool uses_thread_var(const thread_vars *t, const stir_expr *e)
+{
+	for (int i = 0; e && i < t->n; i++)
+		if (stir_expr_uses(e, t->v[i]))
+			return true;
+	return false;
+}
+
+/* t, s, x, lanes: add the variables x binds that differ between the
+ * threads (lanes: between the lanes of a warp): a loop bound to threadIdx
+ * (lanes: threadIdx.x), a let or a block's variable whose value uses one. */
+static void add_thread_vars(thread_vars *t, sched *s, stir_stmt *x,
+	bool lanes)
+{
+	stir_expr **vals;
+	int n;
+	stir_var **vars = stir_stmt_binds(x, &n, &vals);
+	for (int i = 0; i < n; i++) {
+		bool varies = x->kind == STIR_STMT_FOR ?
+			x->u.for_.kind == STIR_LOOP_BIND && (lanes ?
+			x->u.for_.thread == STIR_THREAD_X :
+			x->u.for_.thread >= STIR_THREAD_X) :
+			vals && uses_thread_var(t, vals[i]);
+		if (!varies)
+			continue;
+		if (t->n == t->cap) {
+			t->cap = t->cap ? 2 * t->cap : 8;
+			const stir_var **v = realloc(t->v, (size_t)t->cap * sizeof *v);
+			if (!v) {
+				sched_fail(s, x->loc, "out of memory");
+				return;
+			}
+			t->v = v;
+		}
+		t->v[t->n++] = vars[i];
+	}
+}
+
+/* s, c, p, li, lanes: see sched.h. */
+bool sched_thread_dependent(sched *s, const stir_expr *c, const sched_path *p,
+	int li, bool lanes)
+{
+	thread_vars t = { 0 };
+	for (int i = 0; i <= li && !s->failed; i++) {
+		for (int j = 0; j < p->index[i]; j++) {
+			stir_stmt *x = stir_stmt_at(p->list[i], j);
+			if (x->kind == STIR_STMT_LET)
+				add_thread_vars(&t, s, x, lanes);
+		}
+		if (i < li)
+			add_thread_vars(&t, s, p->stmt[i], lanes);
+	}
+	bool varies = uses_thread_var(&t, c);
+	free(t.v);
+	return varies;
+}
+
 /* ---- words ---- */
 
 const char *sched_thread_name(stir_thread t)

@@ -103,6 +103,14 @@ int sched_find_block_loop(sched *s, const char *block, const char *loop,
  * -1 when it is not in the kernel. */
 int sched_find_stmt(sched *s, stir_stmt *target, sched_path *p);
 
+/* s, c, p, li, lanes: whether expression c (NULL: no) may differ between
+ * the threads of a block (lanes: between the lanes of a warp) at
+ * p->stmt[li]: it uses a loop around it bound to threadIdx (lanes:
+ * threadIdx.x), or a let before it or a block variable around it whose
+ * value does (sched_fail when out of memory). */
+bool sched_thread_dependent(sched *s, const stir_expr *c, const sched_path *p,
+	int li, bool lanes);
+
 /* The name of a thread index as the text form writes it. */
 const char *sched_thread_name(stir_thread t);
 /* The name of a scope as the text form writes it ("shared", "local"). */
