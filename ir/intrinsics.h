@@ -201,9 +201,10 @@ bool stir_mma_index_uses(const stir_stmt *block, const stir_expr *x,
  * of the same element type (of 1, 2, 4, 8 or 16 bytes), the innermost
  * loop of stride 1 in both.  The products and the store may be under a
  * row guard, and the store's C over gathered rows (stir_mma_match's
- * guard and c_rows), or through a distinct map (c_scatter).  On a mismatch, false, with
- * what does not match in why (a sentence fragment, "loop 'f_1' has extent
- * 16, the intrinsic needs N = 8") and its location in *where. */
+ * guard and c_rows), or through a distinct map (c_scatter).  On a
+ * mismatch, false, with what does not match in why (a sentence fragment,
+ * "loop 'f_1' has extent 16, the intrinsic needs N = 8") and its location
+ * in *where. */
 bool stir_tensorize_match(const stir_stmt *l, const stir_intrinsic *in,
 	stir_mma_match *m, char *why, size_t why_size, stir_loc *where);
 
