@@ -198,8 +198,8 @@ static void check(guard_bound *g, const sched_path *p, int li,
 		}
 	}
 	if (!covered_list(g, &l->u.for_.body)) {
-		sched_fail(s, g->bad->loc, "this statement in loop '%s' is not under its tail "
-			"guard '%s'", loop, sched_str(s, g->cond));
+		sched_fail(s, g->bad->loc, "this statement in loop '%s' is not "
+			"under its tail guard '%s'", loop, sched_str(s, g->cond));
 		return;
 	}
 	stir_visitor b = { is_barrier, NULL, NULL, NULL, 0, NULL };
