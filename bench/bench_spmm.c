@@ -37,14 +37,12 @@
 
 /* --srbcrs: the tensor-core schedule files (with their decompose rules),
  * as given from the source tree, and their names in the output. */
-#define N_SRBCRS 6
+#define N_SRBCRS 4
 static const char *const SRBCRS_SCHEDULES[N_SRBCRS] = {
 	"bench/csrmm_srbcrs_tc.yaml", "bench/csrmm_srbcrs_tc_chunks.yaml",
-	"bench/csrmm_srbcrs_tc_chunks8.yaml", "bench/csrmm_srbcrs_tc_rows8.yaml",
-	"bench/csrmm_srbcrs_tc_steps2.yaml", "bench/csrmm_srbcrs_tc_steps4.yaml" };
+	"bench/csrmm_srbcrs_tc_chunks8.yaml", "bench/csrmm_srbcrs_tc_rows8.yaml" };
 static const char *const SRBCRS_NAMES[N_SRBCRS] = { "srbcrs_tc",
-	"srbcrs_chunks32", "srbcrs_chunks8", "srbcrs_rows8", "srbcrs_steps2",
-	"srbcrs_steps4" };
+	"srbcrs_chunks32", "srbcrs_chunks8", "srbcrs_rows8" };
 
 /* The hybrid candidates are the library's (stir_spmm_hybrid_get_candidate);
  * --candidates (bench_options.candidates) names at most 128 of them. */

@@ -109,10 +109,6 @@ struct emitter {
 	const stir_stmt *mma_steps; /* the product nest whose steps are
 	                              printed in two passes (cuda_mma_steps) */
 	const stir_var *mma_steps_var; /* the loop's variable */
-	const stir_var *mma_steps_inner; /* the variable of the unrolled loop
-	                              between it and the nest, else NULL */
-	int64_t mma_steps_inner_n; /* that loop's extent (1 when none): step
-	                              (v, u) is stir_fa_s[v * n + u] */
 	int mma_phase;             /* 1: its fragments' loads into
 	                              stir_fa_s[v], stir_fb_s[v]; 2: its mma
 	                              on them */
@@ -284,20 +280,14 @@ void cuda_emit_mma(emitter *e, const stir_stmt *s, const ectx *ctx);
  * product reuses it: a warp's T tiles of C share one A tile. */
 const stir_stmt *cuda_mma_invariant_a(const stir_stmt *s,
 	const stir_stmt **guard);
-/* s, inner: an unrolled loop of a literal extent from 2 to 16 whose body
- * is one tensorized product nest into a fragment (A's tile not loaded
- * before the loop), with an operand gathered (rows picked by a load):
- * that nest, else NULL.  The nest may stand under an if without else
- * whose condition reads no fragment (a split's tail guard over the steps,
- * which the steps see alike in both loops below), and inside one more
- * unrolled loop of literal extent (*inner, else NULL; steps in all at
- * most 16: the groups of SR-BCRS SpMM, each over a warp's tiles of
- * features).  A nest under a row guard keeps its per-step restore of the
- * stopped rows.  The loop then prints as two (cuda_stmt.c): every step's
- * fragments loaded first (stir_fa_s[v], stir_fb_s[v]), then the chain of
- * mma on them, so that the steps' gathered loads are all in flight
- * before the first mma waits on its own. */
-const stir_stmt *cuda_mma_steps(const stir_stmt *s, const stir_stmt **inner);
+/* s: an unrolled loop of a literal extent from 2 to 16 whose body is one
+ * tensorized product nest into a fragment (no row guard, A's tile not
+ * loaded before the loop), with an operand gathered (rows picked by a
+ * load): that nest, else NULL.  The loop then prints as two (cuda_stmt.c):
+ * every step's fragments loaded first (stir_fa_s[v], stir_fb_s[v]), then
+ * the chain of mma on them, so that the steps' gathered loads are all in
+ * flight before the first mma waits on its own. */
+const stir_stmt *cuda_mma_steps(const stir_stmt *s);
 /* e, nest, guard, ctx: print "PRE_a stir_fa_loop;" and its load, A's
  * tile of product nest, under guard's condition where guard is not NULL
  * (as cuda_mma_invariant_a gave them); ctx is the loop's. */

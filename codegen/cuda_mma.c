@@ -624,49 +624,22 @@ const stir_stmt *cuda_mma_invariant_a(const stir_stmt *s,
 	return nest;
 }
 
-/* s: a statement; returns the literal extent of s when it is an
- * unrolled loop of one statement with one, else 0. */
-static int64_t unrolled_extent(const stir_stmt *s)
-{
-	if (s->kind != STIR_STMT_FOR || s->u.for_.kind != STIR_LOOP_UNROLL ||
-	    s->u.for_.body.n != 1 || s->u.for_.extent->kind != STIR_EXPR_INT)
-		return 0;
-	return s->u.for_.extent->u.i;
-}
-
-/* s, inner: see cuda_internal.h. */
-const stir_stmt *cuda_mma_steps(const stir_stmt *s, const stir_stmt **inner)
+/* s: see cuda_internal.h. */
+const stir_stmt *cuda_mma_steps(const stir_stmt *s)
 {
 	const stir_stmt *g;
-	*inner = NULL;
-	int64_t n = unrolled_extent(s);
-	if (n < 2 || n > 16 || cuda_mma_invariant_a(s, &g))
+	if (s->kind != STIR_STMT_FOR || s->u.for_.kind != STIR_LOOP_UNROLL ||
+	    s->u.for_.body.n != 1 || s->u.for_.extent->kind != STIR_EXPR_INT ||
+	    s->u.for_.extent->u.i < 2 || s->u.for_.extent->u.i > 16 ||
+	    cuda_mma_invariant_a(s, &g))
 		return NULL;
 	const stir_stmt *nest = stir_stmt_at(&s->u.for_.body, 0);
-	const stir_expr *cond = NULL;
-	if (nest->kind == STIR_STMT_IF && !nest->u.if_.else_body.n &&
-	    nest->u.if_.then_body.n == 1) {
-		cond = nest->u.if_.cond;
-		nest = stir_stmt_at(&nest->u.if_.then_body, 0);
-	}
-	int64_t n_in = unrolled_extent(nest);
-	if (n_in) {
-		/* (an inner loop that loads A once before it prints its own
-		 * way) */
-		if (n * n_in > 16 || cuda_mma_invariant_a(nest, &g))
-			return NULL;
-		*inner = nest;
-		nest = stir_stmt_at(&nest->u.for_.body, 0);
-	}
 	stir_mma_match m;
 	if (nest->kind != STIR_STMT_FOR ||
 	    nest->u.for_.kind != STIR_LOOP_TENSORIZE ||
 	    !gpu_mma_match(nest, &m) || m.form != STIR_MMA_FORM_MMA ||
-	    !m.frag || !(m.a.gather || m.b.gather) ||
-	    (cond && stir_expr_reads(cond, m.frag))) {
-		*inner = NULL;
+	    !m.frag || m.guard || !(m.a.gather || m.b.gather))
 		return NULL;
-	}
 	return nest;
 }
 
@@ -699,17 +672,6 @@ void cuda_mma_load_invariant_a(emitter *e, const stir_stmt *nest,
 	e->in_mma = false;
 	p->indent--;
 	cg_line(p, "}");
-}
-
-/* e: prints the index of the step being printed in the arrays of
- * cuda_mma_steps' fragments: v, or v * n + u with an inner loop. */
-static void put_steps_index(emitter *e)
-{
-	cuda_put_name(e, e->mma_steps_var->name);
-	if (!e->mma_steps_inner)
-		return;
-	cg_putf(e->out, " * %" PRId64 " + ", e->mma_steps_inner_n);
-	cuda_put_name(e, e->mma_steps_inner->name);
 }
 
 /* e, s, ctx: see cuda_internal.h. */
@@ -838,28 +800,15 @@ void cuda_emit_mma(emitter *e, const stir_stmt *s, const ectx *ctx)
 		put_frag(e, &c, &m);
 		cg_put(p, ");\n");
 	} else if (steps_mma) {
-		/* the step's fragments, loaded in the loop before; under a
-		 * row guard, the stopped rows restored after each mma */
-		if (m.guard) {
-			cg_indent(p);
-			cg_putf(p, "%s_acc &stir_fr = ", pre);
-			put_frag(e, &c, &m);
-			cg_put(p, ";\n");
-			cg_line(p, "const %s_acc stir_fs = stir_fr;", pre);
-		}
+		/* the step's fragments, loaded in the loop before */
 		cg_indent(p);
 		cg_putf(p, "%s_mma(", pre);
-		if (m.guard)
-			cg_put(p, "stir_fr");
-		else
-			put_frag(e, &c, &m);
+		put_frag(e, &c, &m);
 		cg_put(p, ", stir_fa_s[");
-		put_steps_index(e);
+		cuda_put_name(e, e->mma_steps_var->name);
 		cg_put(p, "], stir_fb_s[");
-		put_steps_index(e);
+		cuda_put_name(e, e->mma_steps_var->name);
 		cg_put(p, "]);\n");
-		if (m.guard)
-			put_elem_restore(e, &c, &m);
 	} else {
 		if (e->mma_steps == s) {
 			const char *v[2] = { "a", "b" };
@@ -867,7 +816,7 @@ void cuda_emit_mma(emitter *e, const stir_stmt *s, const ectx *ctx)
 				cg_indent(p);
 				cg_putf(p, "%s_%s &stir_f%s = stir_f%s_s[", pre, v[i],
 					v[i], v[i]);
-				put_steps_index(e);
+				cuda_put_name(e, e->mma_steps_var->name);
 				cg_put(p, "];\n");
 			}
 		} else if (a_loaded) {

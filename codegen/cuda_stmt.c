@@ -139,8 +139,7 @@ static void emit_loop(emitter *e, const stir_stmt *s, const ectx *ctx,
  * (cuda_mma_steps) as two loops: the steps' fragments loaded, then their
  * mma in turn. */
 static void emit_mma_steps(emitter *e, const stir_stmt *s,
-	const stir_stmt *nest, const stir_stmt *inner, const ectx *ctx,
-	const ectx *c)
+	const stir_stmt *nest, const ectx *ctx, const ectx *c)
 {
 	cg_printer *p = e->out;
 	stir_mma_match m;
@@ -148,8 +147,7 @@ static void emit_mma_steps(emitter *e, const stir_stmt *s,
 		e->failed = true;
 		return;
 	}
-	int64_t n_in = inner ? inner->u.for_.extent->u.i : 1;
-	int64_t n = s->u.for_.extent->u.i * n_in;
+	int64_t n = s->u.for_.extent->u.i;
 	cg_line(p, "{  // the %" PRId64 " steps' fragments loaded first, then "
 		"their mma", n);
 	p->indent++;
@@ -157,14 +155,10 @@ static void emit_mma_steps(emitter *e, const stir_stmt *s,
 	cg_line(p, "%s_b stir_fb_s[%" PRId64 "];", m.in->cuda, n);
 	e->mma_steps = nest;
 	e->mma_steps_var = s->u.for_.var;
-	e->mma_steps_inner = inner ? inner->u.for_.var : NULL;
-	e->mma_steps_inner_n = n_in;
 	for (e->mma_phase = 1; e->mma_phase <= 2; e->mma_phase++)
 		emit_loop(e, s, ctx, c);
 	e->mma_steps = NULL;
 	e->mma_steps_var = NULL;
-	e->mma_steps_inner = NULL;
-	e->mma_steps_inner_n = 1;
 	e->mma_phase = 0;
 	p->indent--;
 	cg_line(p, "}");
@@ -180,12 +174,9 @@ static void emit_serial_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
 		THREAD_DIMS;
 	const stir_stmt *a_guard;
 	const stir_stmt *a_loaded = cuda_mma_invariant_a(s, &a_guard);
-	/* (the inner loop of steps already being printed prints plainly) */
-	const stir_stmt *inner = NULL;
-	const stir_stmt *steps = a_loaded || e->mma_steps ? NULL :
-		cuda_mma_steps(s, &inner);
+	const stir_stmt *steps = a_loaded ? NULL : cuda_mma_steps(s);
 	if (steps) {
-		emit_mma_steps(e, s, steps, inner, ctx, &c);
+		emit_mma_steps(e, s, steps, ctx, &c);
 		return;
 	}
 	if (a_loaded) {

@@ -759,17 +759,14 @@ static void find_programs(void)
 		 * warps' shared strips, then into C); the windows of more than
 		 * 4 groups in chunks (their rows zeroed by a launch of their
 		 * own, the chunks added atomically, the other windows stored
-		 * once, the row guard reading the item's window); the same with
-		 * 2 and with 4 groups' steps loaded before their mma chain */
+		 * once, the row guard reading the item's window) */
 		static const char *const tf32[] = {
 			"tests/tensorize/csrmm_srbcrs_tiles.yaml",
 			"tests/tensorize/csrmm_srbcrs_splitk.yaml",
 			"tests/tensorize/csrmm_srbcrs_once.yaml",
 			"tests/tensorize/csrmm_srbcrs_once_warps.yaml",
 			"tests/tensorize/csrmm_srbcrs_splitk_warps.yaml",
-			"tests/tensorize/csrmm_srbcrs_chunks.yaml",
-			"tests/tensorize/csrmm_srbcrs_steps.yaml",
-			"tests/tensorize/csrmm_srbcrs_steps4.yaml" };
+			"tests/tensorize/csrmm_srbcrs_chunks.yaml" };
 		for (size_t i = 0; i < sizeof(tf32) / sizeof(tf32[0]); i++) {
 			p = add("examples/csrmm.stir", "csrmm", "examples/csrmm.stir",
 				"csrmm", size ? "m=45,n=40" : NULL);
