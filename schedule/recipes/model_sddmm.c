@@ -326,9 +326,12 @@ int stir_sddmm_vblock_model_rank(const stir_csr *a, int64_t feat, int n_sms,
  * first), and the sum of the copies in shared memory of the features
  * over warps (zeroing, a barrier, the sum, each a window). */
 #define TILE_LOAD_NS 500.0
-#define TILE_MMA_NS 30.0
+#define TILE_MMA_NS 40.0
 #define TILE_STORE_NS 400.0
-#define TILE_KWARPS_NS 800.0
+#define TILE_KWARPS_NS 4000.0
+/* and an SM's throughput of tile steps (ns a step of one tile, its loads
+ * through L1 and its mma), however the steps are spread over its warps */
+#define TILE_SM_STEP_NS 60.0
 
 /* p, a, feat, n_sms: see recipes.h.  A window of 8 rows is a thread
  * block of 32 x warps x kwarps threads; its groups (its union of
@@ -337,7 +340,8 @@ int stir_sddmm_vblock_model_rank(const stir_csr *a, int64_t feat, int n_sms,
  * mma over its groups, then the groups' stores.  The bytes: Y's rows of
  * every tile's 16 columns (the share L2 holds), X's rows of a window
  * once per warp that runs a round, the tiles' slots stored and Dst read
- * (8 bytes a slot). */
+ * (8 bytes a slot), and the SMs' throughput of tile steps (every tile's
+ * feat / 8 steps spread over the SMs). */
 double stir_sddmm_tiles_model_cost(const stir_sddmm_tiles_candidate *p,
 	const stir_csr *a, int64_t feat, int n_sms)
 {
@@ -382,9 +386,17 @@ double stir_sddmm_tiles_model_cost(const stir_sddmm_tiles_candidate *p,
 	double gather = groups * 16 * f * 4 * (hit * w->l2_bw + (1 - hit));
 	double mem_ns = (gather + x_reads * 8 * (f / (double)kw) * 4 +
 		groups * 128 * 8) / DRAM_BW;
-	steps st = { (double)nw, (double)(32 * p->warps * kw), work, longest,
-		busy, used, 1.0 };
-	return estimate(mem_ns, &st, n_sms, w);
+	/* a tensor-core warp's loads are many and independent: the bytes
+	 * do not wait for threads in flight as a CUDA-core lane's do, so no
+	 * fill factor (estimate's); the blocks' serial time over the SMs'
+	 * slots, the longest's, and the SMs' throughput of tile steps */
+	double resident = 2048.0 / (double)(32 * p->warps * kw);
+	double slots = (double)n_sms * (resident > 32 ? 32 : resident);
+	double lat_ns = work / slots + longest;
+	(void)busy, (void)used;
+	return (mem_ns > lat_ns ? mem_ns + w->blend * lat_ns :
+		lat_ns + w->blend * mem_ns) +
+		groups * (double)(feat / 8) * TILE_SM_STEP_NS / (double)n_sms;
 }
 
 /* i, arg (none), a, feat, n_sms: the model's cost of tile candidate i. */
