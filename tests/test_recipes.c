@@ -1780,8 +1780,8 @@ static int64_t deg_tiles(int64_t i, int64_t n)
 	return (i * 13) % n + 1;
 }
 
-/* k, a, feat, b: bindings of sddmm_tiles_csr kernel k for S = a at "feat"
- * features (the tile groups, Dst, X and Y random with seed 1) into *b. */
+/* k, a, feat: bindings of sddmm_tiles_csr kernel k for S = a at "feat"
+ * features (the tile groups, Dst, X and Y random with seed 1). */
 static stir_bindings *tiles_bindings(const stir_kernel *k, const stir_csr *a,
 	int64_t feat)
 {
