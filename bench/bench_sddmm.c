@@ -23,9 +23,8 @@
  * compete too, numbered after the library's SDDMM candidates
  * (N_CANDIDATES + the group candidate's index, also in --candidates).
  * With --tiles the SDDMM over SR-BCRS(8, 16) tiles on tensor cores
- * (sddmm_tiles.stir with a gather after it, sddmm_tiles_csr.stir
- * straight into the matrix's order; run_tiles) is timed beside them,
- * not competing.
+ * (the library's tile candidates on sddmm_tiles_csr.stir, straight into
+ * the matrix's order; run_tiles) is timed beside them, not competing.
  * Every timing is
  * the median of BENCH_REPS runs after BENCH_WARMUP, each run starting with
  * the L2 cache flushed.  The achieved bandwidth counts the bytes the
@@ -163,268 +162,45 @@ static stir_gpu_kernel *vb_csr_kernel(stir_ctx *ctx, const bench_options *o,
 	return stir_gpu_kernel_compile(k, co);
 }
 
-/* The tile kernels: 3xTF32 (about f32's error) and tf32, each with a
- * window's groups over 4, 8 or 16 warps; the steps over the features a
- * loop, or unrolled (unroll: all of them; steps: in pieces of that many,
- * each piece's fragments loaded before its mma, docs/cuda.md); the slots
- * stored as they are (then gathered into the matrix's order), or
- * straight into the matrix's order (csr: sddmm_tiles_csr.stir, one
- * launch); with chain, the features also split over feat / 8 / chain
- * thread blocks (at least 2, blockIdx.y) of chain steps each, unrolled,
- * whose fragments are added atomically into S, zeroed by a launch of its
- * own first; with kwarps, the features split over that many warps of the
- * thread block instead (threadIdx.z, the groups over "warps" warps on
- * threadIdx.y), their partial tiles summed in shared memory and stored
- * through Dst (sddmm_tiles_csr_kwarps.yaml: one launch, no atomics);
- * with tiles, that many groups a warp, each its own mma chain over the
- * same rows of X (sddmm_tiles_csr_tiles2.yaml: the steps in pieces of
- * "steps"). */
-static const struct {
-	const char *intrinsic;
-	int warps;
-	bool unroll;
-	int steps;
-	bool csr;
-	int chain;
-	int kwarps;
-	int tiles;
-} tile_kernels[] = { { "mma_m16n8k8_3xtf32", 8, false, 0, false, 0, 0, 0 },
-	{ "mma_m16n8k8_tf32", 8, false, 0, false, 0, 0, 0 },
-	{ "mma_m16n8k8_3xtf32", 8, false, 0, true, 0, 0, 0 },
-	{ "mma_m16n8k8_3xtf32", 8, false, 8, true, 0, 0, 0 },
-	{ "mma_m16n8k8_tf32", 8, false, 8, true, 0, 0, 0 },
-	{ "mma_m16n8k8_3xtf32", 8, false, 16, true, 0, 0, 0 },
-	{ "mma_m16n8k8_3xtf32", 16, false, 8, true, 0, 0, 0 },
-	{ "mma_m16n8k8_3xtf32", 8, false, 0, true, 4, 0, 0 },
-	{ "mma_m16n8k8_3xtf32", 8, false, 0, true, 8, 0, 0 },
-	{ "mma_m16n8k8_tf32", 8, false, 0, true, 4, 0, 0 },
-	{ "mma_m16n8k8_3xtf32", 4, false, 0, true, 0, 4, 0 },
-	{ "mma_m16n8k8_3xtf32", 4, false, 0, true, 0, 8, 0 },
-	{ "mma_m16n8k8_3xtf32", 8, false, 0, true, 0, 4, 0 },
-	{ "mma_m16n8k8_3xtf32", 2, false, 0, true, 0, 8, 0 },
-	{ "mma_m16n8k8_tf32", 4, false, 0, true, 0, 4, 0 },
-	{ "mma_m16n8k8_3xtf32", 8, false, 8, true, 0, 0, 2 },
-	{ "mma_m16n8k8_3xtf32", 4, false, 8, true, 0, 0, 2 },
-	{ "mma_m16n8k8_3xtf32", 4, false, 8, true, 0, 0, 4 },
-	{ "mma_m16n8k8_3xtf32", 8, false, 4, true, 0, 0, 2 },
-	{ "mma_m16n8k8_3xtf32", 4, false, 16, true, 0, 0, 2 },
-	{ "mma_m16n8k8_3xtf32", 2, false, 8, true, 0, 0, 4 },
-	{ "mma_m16n8k8_tf32", 4, false, 8, true, 0, 0, 2 } };
-#define N_TILE_KERNELS (int)(sizeof(tile_kernels) / sizeof(tile_kernels[0]))
+/* The tile kernels: the candidates of the library's SDDMM over tiles
+ * (stir_sddmm_tiles_get_candidate, schedule/recipes/sddmm_tiles.c) on
+ * sddmm_tiles_csr.stir, S straight into the matrix's order. */
+#define N_TILE_KERNELS stir_sddmm_tiles_n_candidates()
 
-/* i, feat: the thread blocks over the features of tile kernel i (1: no
- * split). */
-static int64_t tile_kblocks(int i, int64_t feat)
-{
-	int chain = tile_kernels[i].chain;
-	return chain == 0 ? 1 : feat / 8 / chain >= 2 ? feat / 8 / chain : 2;
-}
-
-/* i, feat: the warps over the features of tile kernel i (1: none). */
-static int64_t tile_kwarps(int i, int64_t feat)
-{
-	int64_t kw = tile_kernels[i].kwarps;
-	return kw == 0 ? 1 : kw < feat / 8 ? kw : feat / 8;
-}
-
-/* i, feat, text, size: the schedule of tile kernel i with the features
- * over the warps of a block (examples/sddmm_tiles_csr_kwarps.yaml), into
- * text. */
-static void kwarps_schedule(int i, int64_t feat, char *text, size_t size)
-{
-	int64_t kw = tile_kwarps(i, feat), g = tile_kernels[i].warps;
-	const char *in = tile_kernels[i].intrinsic;
-	snprintf(text, size,
-		"kernel: sddmm_tiles_csr\n"
-		"stage1:\n"
-		"  - specialize: {param: feat, value: %lld}\n"
-		"stage2:\n"
-		"  - split: {block: sddmm_tiles1, loop: k, factors: [null, 8]}\n"
-		"  - split: {block: sddmm_tiles1, loop: k_0, factors: [%lld, null]}\n"
-		"  - split: {block: sddmm_tiles1, loop: g, factors: [null, %lld]}\n"
-		"  - reorder: {block: sddmm_tiles1, loops: [g_0, k_0_0, g_1, k_0_1, "
-		"c, r, k_1]}\n"
-		"  - bind: {block: sddmm_tiles0, loop: w, to: blockIdx.x}\n"
-		"%s"
-		"stage3:\n"
-		"  - cache_write_over_init: {block: sddmm_tiles1, buffer: S_data, "
-		"loop: k_0_0, scope: shared, per: k_0_0}\n"
-		"  - cache_write: {block: sddmm_tiles1, buffer: S_data_shared, "
-		"loop: k_0_1, scope: local}\n"
-		"  - tensorize: {block: S_data_shared_local_init, loop: ax0, "
-		"intrinsic: %s}\n"
-		"  - tensorize: {block: sddmm_tiles1, loop: c, intrinsic: %s}\n"
-		"  - tensorize: {block: S_data_shared_local, loop: ax0, "
-		"intrinsic: %s}\n"
-		"  - bind: {block: sddmm_tiles1, loop: k_0_0, to: threadIdx.z}\n"
-		"  - bind: {block: sddmm_tiles1, loop: g_1, to: threadIdx.y}\n"
-		"  - fuse: {block: S_data_shared_init, loops: [ax0, ax1, ax2]}\n"
-		"  - split: {block: S_data_shared_init, loop: ax0_ax1_ax2, "
-		"factors: [null, %lld, 32]}\n"
-		"  - bind: {block: S_data_shared_init, loop: s, to: threadIdx.z}\n"
-		"  - bind: {block: S_data_shared_init, loop: ax0_ax1_ax2_1, "
-		"to: threadIdx.y}\n"
-		"  - bind: {block: S_data_shared_init, loop: ax0_ax1_ax2_2, "
-		"to: threadIdx.x}\n"
-		"  - fuse: {block: S_data_shared, loops: [ax0, ax1, ax2]}\n"
-		"  - split: {block: S_data_shared, loop: ax0_ax1_ax2, "
-		"factors: [null, %lld, %lld, 32]}\n"
-		"  - bind: {block: S_data_shared, loop: ax0_ax1_ax2_1, "
-		"to: threadIdx.z}\n"
-		"  - bind: {block: S_data_shared, loop: ax0_ax1_ax2_2, "
-		"to: threadIdx.y}\n"
-		"  - bind: {block: S_data_shared, loop: ax0_ax1_ax2_3, "
-		"to: threadIdx.x}\n",
-		(long long)feat, (long long)kw, (long long)g,
-		feat / 8 / kw <= 16 ?
-		"  - unroll: {block: sddmm_tiles1, loop: k_0_1}\n" : "",
-		in, in, in, (long long)g, (long long)kw, (long long)g);
-}
-
-/* i, feat, text, size: the schedule of tile kernel i with several
- * groups a warp (examples/sddmm_tiles_csr_tiles2.yaml), into text. */
-static void tiles_schedule(int i, int64_t feat, char *text, size_t size)
-{
-	int64_t steps = tile_kernels[i].steps < feat / 8 ?
-		tile_kernels[i].steps : feat / 8;
-	const char *in = tile_kernels[i].intrinsic;
-	snprintf(text, size,
-		"kernel: sddmm_tiles_csr\n"
-		"stage1:\n"
-		"  - specialize: {param: feat, value: %lld}\n"
-		"stage2:\n"
-		"  - split: {block: sddmm_tiles1, loop: k, factors: [null, 8]}\n"
-		"  - split: {block: sddmm_tiles1, loop: k_0, factors: [null, %lld]}\n"
-		"  - split: {block: sddmm_tiles1, loop: g, factors: [null, %d, %d]}\n"
-		"  - reorder: {block: sddmm_tiles1, loops: [g_0, g_1, k_0_0, g_2, "
-		"k_0_1, c, r, k_1]}\n"
-		"  - bind: {block: sddmm_tiles0, loop: w, to: blockIdx.x}\n"
-		"  - bind: {block: sddmm_tiles1, loop: g_1, to: threadIdx.y}\n"
-		"  - unroll: {block: sddmm_tiles1, loop: k_0_1}\n"
-		"stage3:\n"
-		"  - cache_write_over_init: {block: sddmm_tiles1, buffer: S_data, "
-		"loop: k_0_0, scope: local}\n"
-		"  - unroll: {block: sddmm_tiles1, loop: g_2}\n"
-		"  - unroll: {block: S_data_local_init, loop: ax0}\n"
-		"  - unroll: {block: S_data_local, loop: ax0}\n"
-		"  - tensorize: {block: S_data_local_init, loop: ax1, intrinsic: %s}\n"
-		"  - tensorize: {block: sddmm_tiles1, loop: c, intrinsic: %s}\n"
-		"  - tensorize: {block: S_data_local, loop: ax1, intrinsic: %s}\n",
-		(long long)feat, (long long)steps, tile_kernels[i].warps,
-		tile_kernels[i].tiles, in, in, in);
-}
-
-/* i, feat, text, size: the schedule of tile kernel i at "feat" features
- * without the features over warps: examples/sddmm_tiles_tc.yaml
- * (examples/sddmm_tiles_csr_tc.yaml for the CSR order, and
- * sddmm_tiles_csr_splitk.yaml with chain) with the features specialized,
- * the warps, the steps and the intrinsic of the kernel, into text. */
-static void tile_schedule(int i, int64_t feat, char *text, size_t size)
-{
-	bool csr = tile_kernels[i].csr;
-	const char *name = csr ? "sddmm_tiles_csr" : "sddmm_tiles";
-	const char *buf = csr ? "S_data" : "St_data";
-	const char *in = tile_kernels[i].intrinsic;
-	int steps = tile_kernels[i].steps;
-	int64_t kb = tile_kblocks(i, feat);
-	/* pieces of "steps" steps when there are more, else all unrolled */
-	bool pieces = steps > 0 && feat / 8 > steps;
-	bool unroll = tile_kernels[i].unroll || (steps > 0 && !pieces);
-	char split[256] = "", order[64] = "k_0", bind[512] = "";
-	const char *unrolled = unroll ? "k_0" : NULL, *cached = "k_0";
-	if (kb > 1) {
-		snprintf(split, sizeof(split), "  - split: {block: sddmm_tiles1, "
-			"loop: k_0, factors: [%lld, null]}\n", (long long)kb);
-		snprintf(order, sizeof(order), "k_0_0, g_0, g_1, k_0_1");
-		snprintf(bind, sizeof(bind),
-			"  - set_atomic: {block: sddmm_tiles1}\n"
-			"  - bind: {block: sddmm_tiles1, loop: k_0_0, to: blockIdx.y}\n"
-			"  - bind: {block: sddmm_tiles_init0, loop: w, to: blockIdx.x}\n"
-			"  - bind: {block: sddmm_tiles_init1, loop: c, to: threadIdx.y}\n"
-			"  - bind: {block: sddmm_tiles_init1, loop: r, to: threadIdx.x}\n");
-		unrolled = cached = "k_0_1";
-	} else if (pieces) {
-		snprintf(split, sizeof(split), "  - split: {block: sddmm_tiles1, "
-			"loop: k_0, factors: [null, %d]}\n", steps);
-		snprintf(order, sizeof(order), "g_0, g_1, k_0_0, k_0_1");
-		unrolled = "k_0_1";
-		cached = "k_0_0";
-	} else {
-		snprintf(order, sizeof(order), "g_0, g_1, k_0");
-	}
-	char unroll_line[128] = "";
-	if (unrolled)
-		snprintf(unroll_line, sizeof(unroll_line), "  - unroll: {block: "
-			"sddmm_tiles1, loop: %s}\n", unrolled);
-	snprintf(text, size,
-		"kernel: %s\n"
-		"stage1:\n"
-		"  - specialize: {param: feat, value: %lld}\n"
-		"stage2:\n"
-		"  - split: {block: sddmm_tiles1, loop: k, factors: [null, 8]}\n"
-		"%s"
-		"  - split: {block: sddmm_tiles1, loop: g, factors: [null, %d]}\n"
-		"  - reorder: {block: sddmm_tiles1, loops: [%s, c, r, k_1]}\n"
-		"  - bind: {block: sddmm_tiles0, loop: w, to: blockIdx.x}\n"
-		"  - bind: {block: sddmm_tiles1, loop: g_1, to: threadIdx.y}\n"
-		"%s%s"
-		"stage3:\n"
-		"  - %s: {block: sddmm_tiles1, buffer: %s, loop: %s, scope: local}\n"
-		"  - tensorize: {block: %s_local_init, loop: ax0, intrinsic: %s}\n"
-		"  - tensorize: {block: sddmm_tiles1, loop: c, intrinsic: %s}\n"
-		"  - tensorize: {block: %s_local, loop: ax0, intrinsic: %s}\n",
-		name, (long long)feat, split, tile_kernels[i].warps, order, bind,
-		unroll_line, kb > 1 ? "cache_write" : "cache_write_over_init", buf,
-		cached, buf, in, in, buf, in);
-}
-
-/* ctx, o, i, feat, co, mod: tile kernel i (tile_kernels) for "feat"
- * features, compiled (tile_schedule, kwarps_schedule); *mod receives the
- * module to free; NULL with diagnostics. */
+/* ctx, o, i, feat, co, mod: tile candidate i for "feat" features,
+ * compiled; *mod receives the module to free; NULL with diagnostics (or
+ * without, when the candidate does not take feat). */
 static stir_gpu_kernel *tile_kernel(stir_ctx *ctx, const bench_options *o,
 	int i, int64_t feat, const stir_compile_options *co, stir_module **mod)
 {
-	char path[4096], text[4096];
+	char path[4096];
 	const char *slash = strrchr(o->program, '/');
 	int dir = slash ? (int)(slash - o->program) + 1 : 0;
-	const char *name = tile_kernels[i].csr ? "sddmm_tiles_csr" :
-		"sddmm_tiles";
-	snprintf(path, sizeof(path), "%.*s%s.stir", dir, o->program, name);
-	if (tile_kernels[i].kwarps)
-		kwarps_schedule(i, feat, text, sizeof(text));
-	else if (tile_kernels[i].tiles > 1)
-		tiles_schedule(i, feat, text, sizeof(text));
-	else
-		tile_schedule(i, feat, text, sizeof(text));
-	stir_kernel *k = bench_read_kernel(ctx, path, name, mod);
-	stir_schedule *s = k ? stir_schedule_read_from_mem(ctx,
-		"tile schedule", text, strlen(text)) : NULL;
-	/* (the GPU's stage III passes too: the guards lifted before the
-	 * steps, the barriers of the shared sums) */
-	int rc = s ? stir_schedule_prepare_for_gpu(s, k) : -1;
-	stir_schedule_free(s);
-	return rc == 0 ? stir_gpu_kernel_compile(k, co) : NULL;
+	const stir_sddmm_tiles_candidate *p = stir_sddmm_tiles_get_candidate(i);
+	*mod = NULL;
+	if (!stir_sddmm_tiles_fits(p, feat))
+		return NULL;
+	snprintf(path, sizeof(path), "%.*ssddmm_tiles_csr.stir", dir,
+		o->program);
+	stir_kernel *k = bench_read_kernel(ctx, path, "sddmm_tiles_csr", mod);
+	return k && stir_recipe_sddmm_tiles_candidate(k, p, feat) == 0 ?
+		stir_gpu_kernel_compile(k, co) : NULL;
 }
 
-/* i, feat, buf, size: how tile kernel i takes the steps over the
- * features, for its line of output, into buf. */
-static const char *steps_label(int i, int64_t feat, char *buf, size_t size)
+/* i, feat, buf, size: tile candidate i's shape, for its line of output,
+ * into buf. */
+static const char *tile_label(int i, int64_t feat, char *buf, size_t size)
 {
-	if (tile_kernels[i].kwarps > 0)
-		snprintf(buf, size, " x %lld warps over the features, %lld steps",
-			(long long)tile_kwarps(i, feat),
-			(long long)(feat / 8 / tile_kwarps(i, feat)));
-	else if (tile_kernels[i].chain > 0)
-		snprintf(buf, size, " %lld blocks x %lld steps",
-			(long long)tile_kblocks(i, feat),
-			(long long)(feat / 8 / tile_kblocks(i, feat)));
-	else if (tile_kernels[i].tiles > 1)
-		snprintf(buf, size, " x %d groups, steps %d", tile_kernels[i].tiles,
-			tile_kernels[i].steps);
-	else if (tile_kernels[i].steps > 0)
-		snprintf(buf, size, " steps %d", tile_kernels[i].steps);
+	const stir_sddmm_tiles_candidate *p = stir_sddmm_tiles_get_candidate(i);
+	int64_t kw = stir_sddmm_tiles_kwarps(p, feat);
+	if (p->kwarps > 0)
+		snprintf(buf, size, "%lld warps x %lld warps over the features, "
+			"%lld steps", (long long)p->warps, (long long)kw,
+			(long long)(feat / 8 / kw));
 	else
-		snprintf(buf, size, "%s", tile_kernels[i].unroll ? " unrolled" : "");
+		snprintf(buf, size, "%lld warps x %lld groups, steps %lld",
+			(long long)p->warps, (long long)p->groups,
+			(long long)stir_sddmm_tiles_piece(p, feat));
 	return buf;
 }
 
@@ -477,7 +253,8 @@ static void compile_graph(stir_ctx *ctx, const bench_options *o,
 			stir_module *m = NULL;
 			stir_gpu_kernel *gk = tile_kernel(ctx, o, i, o->feats[fi],
 				&co, &m);
-			if (!gk)
+			if (!gk && stir_sddmm_tiles_fits(
+			    stir_sddmm_tiles_get_candidate(i), o->feats[fi]))
 				bench_fail(ctx, "compiling a tile kernel");
 			stir_gpu_kernel_free(gk);
 			stir_module_free(m);
@@ -834,12 +611,11 @@ static bool make_tiles(stir_ctx *ctx, const stir_csr *csr, tiles *t)
 }
 
 /* ctx, o, dev, co, csr, r, x, y, want: --tiles: the SDDMM over
- * SR-BCRS(8, 16) tiles on tensor cores (sddmm_tiles.stir, one kernel per
- * kernel of tile_kernels) checked against a float64 reference of
- * every slot and timed, then the gather of the slots' values into the
- * matrix's order (sddmm_vb_gather.stir), checked against the float64
- * reference of the non-zeros and timed; the largest relative error
- * against float64 printed for each and for cuSPARSE's result "want". */
+ * SR-BCRS(8, 16) tiles on tensor cores (sddmm_tiles_csr.stir, every
+ * tile candidate of the library that takes the feature size), S written
+ * in the matrix's order, checked against a float64 reference of the
+ * non-zeros and timed; the largest relative error against float64
+ * printed for each and for cuSPARSE's result "want". */
 static void run_tiles(stir_ctx *ctx, const bench_options *o,
 	stir_device *dev, const stir_compile_options *co, const stir_csr *csr,
 	const result *r, const float *x, const float *y, const float *want)
@@ -849,97 +625,59 @@ static void run_tiles(stir_ctx *ctx, const bench_options *o,
 	if (!make_tiles(ctx, csr, &t))
 		bench_fail(ctx, "building the SR-BCRS(8, 16) tiles");
 	float *xp = calloc((size_t)(t.nw * 8 * feat) + 1, 4);
-	float *ref = malloc((size_t)t.nslots * 4 + 4);
 	float *ref_nz = malloc((size_t)nnz * 4 + 4);
-	if (!xp || !ref || !ref_nz)
+	if (!xp || !ref_nz)
 		bench_fail(ctx, "allocating the tiles");
 	memcpy(xp, x, (size_t)(m * feat) * 4);
-	for (int64_t w = 0; w < t.nw; w++)
-		for (int64_t q = t.ptr[w] * 16; q < t.ptr[w + 1] * 16; q++)
-			for (int64_t i = 0; i < 8; i++) {
-				const float *xr = xp + (w * 8 + i) * feat;
-				const float *yr = y + (int64_t)t.cols[q] * feat;
-				double d = 0;
-				for (int64_t f = 0; f < feat; f++)
-					d += (double)xr[f] * yr[f];
-				ref[q * 8 + i] = (float)d;
-			}
-	for (int64_t p = 0; p < nnz; p++)
-		ref_nz[p] = ref[t.pos[p]];
-	stir_bindings *b1 = stir_bindings_alloc();
-	double ms2 = -1, e2 = 0;
-	stir_bindings_set_size(b1, "nw", t.nw);
-	stir_bindings_set_size(b1, "n", csr->ncols);
-	stir_bindings_set_size(b1, "maxg", t.maxg);
-	stir_bindings_set_size(b1, "ng", t.ng);
-	bench_bind_copy(ctx, b1, "G.indptr", STIR_I32, t.nw + 1, t.ptr);
-	bench_bind_copy(ctx, b1, "C.indices", STIR_I32, t.ng * 16, t.cols);
-	bench_bind_copy(ctx, b1, "X", STIR_F32, t.nw * 8 * feat, xp);
-	bench_bind_copy(ctx, b1, "Y", STIR_F32, csr->ncols * feat, y);
-	/* the CSR-order kernels: each slot's place, the non-zeros' in the
-	 * matrix's order, the padding's from nnz upwards */
-	stir_bindings *b2 = stir_bindings_alloc();
-	if (!b2)
+	for (int64_t i = 0; i < m; i++)
+		for (int64_t p = csr->indptr[i]; p < csr->indptr[i + 1]; p++) {
+			const float *xr = xp + i * feat;
+			const float *yr = y + csr->indices[p] * feat;
+			double d = 0;
+			for (int64_t f = 0; f < feat; f++)
+				d += (double)xr[f] * yr[f];
+			ref_nz[p] = (float)d;
+		}
+	/* each slot's place: the non-zeros' in the matrix's order, the
+	 * padding's from nnz upwards */
+	stir_bindings *b = stir_bindings_alloc();
+	if (!b)
 		bench_fail(ctx, "allocating the tiles");
-	stir_bindings_set_size(b2, "nw", t.nw);
-	stir_bindings_set_size(b2, "n", csr->ncols);
-	stir_bindings_set_size(b2, "maxg", t.maxg);
-	stir_bindings_set_size(b2, "ng", t.ng);
-	stir_bindings_set_size(b2, "nv", t.nslots);
-	bench_bind_copy(ctx, b2, "G.indptr", STIR_I32, t.nw + 1, t.ptr);
-	bench_bind_copy(ctx, b2, "C.indices", STIR_I32, t.ng * 16, t.cols);
-	bench_bind_copy(ctx, b2, "X", STIR_F32, t.nw * 8 * feat, xp);
-	bench_bind_copy(ctx, b2, "Y", STIR_F32, csr->ncols * feat, y);
-	bench_bind_copy(ctx, b2, "Dst", STIR_I32, t.nslots, t.dst);
-	if (run_gather(ctx, o, dev, co, nnz, t.nslots, t.pos, ref, ref_nz,
-	    &ms2, &e2) < 0) {
-		fprintf(stderr, "bench: %s feat %lld: the gather fails:\n",
-			r->graph, (long long)feat);
-		stir_ctx_print_diagnostics(ctx, stderr);
-	}
+	stir_bindings_set_size(b, "nw", t.nw);
+	stir_bindings_set_size(b, "n", csr->ncols);
+	stir_bindings_set_size(b, "maxg", t.maxg);
+	stir_bindings_set_size(b, "ng", t.ng);
+	stir_bindings_set_size(b, "nv", t.nslots);
+	bench_bind_copy(ctx, b, "G.indptr", STIR_I32, t.nw + 1, t.ptr);
+	bench_bind_copy(ctx, b, "C.indices", STIR_I32, t.ng * 16, t.cols);
+	bench_bind_copy(ctx, b, "X", STIR_F32, t.nw * 8 * feat, xp);
+	bench_bind_copy(ctx, b, "Y", STIR_F32, csr->ncols * feat, y);
+	bench_bind_copy(ctx, b, "Dst", STIR_I32, t.nslots, t.dst);
 	double e_cs = bench_max_rel_diff(want, ref_nz, nnz);
-	for (int i = 0; ms2 >= 0 && i < N_TILE_KERNELS; i++) {
+	for (int i = 0; i < N_TILE_KERNELS; i++) {
+		if (!stir_sddmm_tiles_fits(stir_sddmm_tiles_get_candidate(i), feat))
+			continue;
 		stir_module *m1 = NULL;
 		stir_gpu_kernel *g1 = tile_kernel(ctx, o, i, feat, co, &m1);
-		bool csr_order = tile_kernels[i].csr;
-		stir_kernel *k1 = m1 ? stir_module_find_kernel(m1, csr_order ?
-			"sddmm_tiles_csr" : "sddmm_tiles") : NULL;
-		stir_bindings *b = csr_order ? b2 : b1;
+		stir_kernel *k1 = m1 ? stir_module_find_kernel(m1,
+			"sddmm_tiles_csr") : NULL;
 		double ms1 = -1, e1 = 0;
 		char label[96];
 		if (!g1 || !k1 || stir_kernel_bind_outputs(k1, b) < 0 ||
-		    bench_run_stir(g1, dev, b, csr_order ? "S" : "St",
-		    csr_order ? ref_nz : ref, csr_order ? nnz : t.nslots, o->reps,
-		    &ms1, &e1) < 0) {
-			fprintf(stderr, "bench: %s feat %lld: the tile kernel on %s, "
-				"%d warps, fails:\n", r->graph, (long long)feat,
-				tile_kernels[i].intrinsic, tile_kernels[i].warps);
+		    bench_run_stir(g1, dev, b, "S", ref_nz, nnz, o->reps, &ms1,
+		    &e1) < 0) {
+			fprintf(stderr, "bench: %s feat %lld: tile candidate %d "
+				"fails:\n", r->graph, (long long)feat, i);
 			stir_ctx_print_diagnostics(ctx, stderr);
-		} else if (csr_order) {
-			printf("%-16s tiles %-18s %d warps%s feat %5lld: %lld tiles, "
-				"slots/nnz %.2f | CSR order, %s: %.4f ms "
-				"(err vs f64 %.2g) | cuSPARSE %.4f ms (err vs f64 %.2g): "
-				"%.2fx (best candidate %.4f ms: %.2fx)\n", r->graph,
-				tile_kernels[i].intrinsic, tile_kernels[i].warps,
-				steps_label(i, feat, label, sizeof(label)),
-				(long long)feat, (long long)t.ng,
-				(double)t.nslots / (double)(nnz > 0 ? nnz : 1),
-				tile_kblocks(i, feat) > 1 ? "2 launches (zeroed, added)" :
-				"one launch", ms1, e1,
-				r->cusparse_ms, e_cs, r->cusparse_ms / ms1, r->stir_ms,
-				r->cusparse_ms / r->stir_ms);
 		} else {
-			printf("%-16s tiles %-18s %d warps%s feat %5lld: %lld tiles, "
-				"slots/nnz "
-				"%.2f | %.4f ms (err %.2g) + gather %.4f ms = %.4f ms "
-				"(err vs f64 %.2g) | cuSPARSE %.4f ms (err vs f64 %.2g): "
-				"%.2fx (best candidate %.4f ms: %.2fx)\n", r->graph,
-				tile_kernels[i].intrinsic, tile_kernels[i].warps,
-				steps_label(i, feat, label, sizeof(label)),
+			printf("%-16s tiles %d (%s) feat %5lld: %lld tiles, slots/nnz "
+				"%.2f | %.4f ms (err vs f64 %.2g) | cuSPARSE %.4f ms "
+				"(err vs f64 %.2g): %.2fx (best candidate %.4f ms: "
+				"%.2fx)\n", r->graph, i,
+				tile_label(i, feat, label, sizeof(label)),
 				(long long)feat, (long long)t.ng,
 				(double)t.nslots / (double)(nnz > 0 ? nnz : 1), ms1, e1,
-				ms2, ms1 + ms2, e1 > e2 ? e1 : e2, r->cusparse_ms, e_cs,
-				r->cusparse_ms / (ms1 + ms2), r->stir_ms,
+				r->cusparse_ms, e_cs, r->cusparse_ms / ms1, r->stir_ms,
 				r->cusparse_ms / r->stir_ms);
 		}
 		stir_ctx_clear_diagnostics(ctx);
@@ -948,11 +686,9 @@ static void run_tiles(stir_ctx *ctx, const bench_options *o,
 	}
 	fflush(stdout);
 	stir_ctx_clear_diagnostics(ctx);
-	stir_bindings_free(b1);
-	stir_bindings_free(b2);
+	stir_bindings_free(b);
 	free(t.dst);
 	free(xp);
-	free(ref);
 	free(ref_nz);
 	free(t.ptr);
 	free(t.cols);

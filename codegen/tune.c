@@ -710,7 +710,8 @@ static int tune_search(stir_ctx *ctx, const stir_kernel *program,
 	const char *name = opt->matrix_name ? opt->matrix_name :
 		recipe == STIR_TUNE_SPMM ? "A" : "S";
 	int nc = stir_spmm_hybrid_n_candidates() + stir_sddmm_n_candidates() +
-		stir_sddmm_vblock_n_candidates() + 1;
+		stir_sddmm_vblock_n_candidates() +
+		stir_sddmm_tiles_n_candidates() + 1;
 	int *order = malloc((size_t)nc * sizeof(*order));
 	double *costs = malloc((size_t)nc * sizeof(*costs));
 	int n = !order || !costs ? -1 : stir_tune_get_search_order(recipe, a,
@@ -769,8 +770,9 @@ int stir_tune(stir_ctx *ctx, const stir_kernel *program, const stir_csr *a,
 		stir_ctx_report(ctx, STIR_ERROR, loc, "no recipe covers kernel "
 			"'%s' (the tuner knows csrmm of examples/csrmm.stir, sddmm "
 			"of examples/sddmm.stir, sddmm_rows of examples/sddmm_rows.stir, "
-			"sddmm_vb of examples/sddmm_vb4.stir and sddmm_vb_csr of "
-			"examples/sddmm_vb4_csr.stir)", stir_kernel_get_name(program));
+			"sddmm_vb of examples/sddmm_vb4.stir, sddmm_vb_csr of "
+			"examples/sddmm_vb4_csr.stir and sddmm_tiles_csr of "
+			"examples/sddmm_tiles_csr.stir)", stir_kernel_get_name(program));
 		return -1;
 	}
 	/* the device's name keys the record; the device itself (its context

@@ -333,6 +333,14 @@ static int sddmm_candidate(stir_kernel *k, const sched_arg *a)
 		stir_sddmm_get_candidate(a->candidate), a->feat);
 }
 
+/* k, a: tile candidate a->candidate (stir_sddmm_tiles_get_candidate) at
+ * a->feat features. */
+static int sddmm_tiles_candidate(stir_kernel *k, const sched_arg *a)
+{
+	return stir_recipe_sddmm_tiles_candidate(k,
+		stir_sddmm_tiles_get_candidate(a->candidate), a->feat);
+}
+
 /* k, a: the SDDMM over groups of 4 rows (stir_recipe_sddmm_vblock) at
  * a->feat features. */
 static int sddmm_vblock(stir_kernel *k, const sched_arg *a)
@@ -710,6 +718,20 @@ static void find_programs(void)
 		"examples/sddmm_tiles_csr.stir", "sddmm_tiles_csr", "nw=5,n=40");
 	t2->sched_file = "examples/sddmm_tiles_csr_tiles2.yaml";
 	t2->plan_flags = STIR_CUDA_ALIGNED_BUFFERS;
+	/* the tile recipe's candidates of each shape (schedule/recipes/
+	 * sddmm_tiles.c): 16 warps a group each, the steps in pieces of 8
+	 * at 128 features; the features over 4 warps; 4 groups on each of
+	 * 4 warps */
+	static const int tile_cands[][2] = { { 0, 128 }, { 5, 32 }, { 9, 64 } };
+	for (size_t i = 0; i < sizeof(tile_cands) / sizeof(tile_cands[0]); i++) {
+		emu_prog *p = add("examples/sddmm_tiles_csr.stir",
+			"sddmm_tiles_csr", "examples/sddmm_tiles_csr.stir",
+			"sddmm_tiles_csr", "nw=5,n=40");
+		p->schedule = sddmm_tiles_candidate;
+		p->arg.candidate = tile_cands[i][0];
+		p->arg.feat = tile_cands[i][1];
+		p->plan_flags = STIR_CUDA_ALIGNED_BUFFERS;
+	}
 	/* tensor cores on bf16 blocks, and on f32 blocks through tf32
 	 * (tests/tensorize) */
 	static const char *const tc[][2] = {

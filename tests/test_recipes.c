@@ -1773,6 +1773,115 @@ START_TEST(test_tune_record_hit_fake)
 }
 END_TEST
 
+/* i, n: 1 to n columns a row, in no order along the rows (windows of 8
+ * rows over 1 to 3 groups of 16 columns). */
+static int64_t deg_tiles(int64_t i, int64_t n)
+{
+	return (i * 13) % n + 1;
+}
+
+/* k, a, feat: bindings of sddmm_tiles_csr kernel k for S = a at "feat"
+ * features (the tile groups, Dst, X and Y random with seed 1). */
+static stir_bindings *tiles_bindings(const stir_kernel *k, const stir_csr *a,
+	int64_t feat)
+{
+	stir_bindings *b = stir_bindings_alloc();
+	ck_assert_int_eq(stir_bindings_set_size(b, "feat", feat), 0);
+	ck_assert_int_eq(stir_kernel_bind_csr(k, b, "S", a), 0);
+	ck_assert_int_eq(stir_kernel_bind_random(k, b, 1), 0);
+	ck_assert_int_eq(stir_kernel_bind_outputs(k, b), 0);
+	return b;
+}
+
+START_TEST(test_sddmm_tiles)
+{
+	/* the tile recipe: every candidate applies at two feature sizes
+	 * (or is refused by stir_sddmm_tiles_fits beforehand) on a small
+	 * matrix and on Cora, and the interpreter's stage III agrees with
+	 * stage I on S; the tuner knows the program by its structure, the
+	 * model ranks the candidates that fit, and a feature size no
+	 * candidate takes is refused with an error at the kernel */
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_module *m;
+	stir_kernel *k = read_kernel(ctx, "examples/sddmm_tiles_csr.stir",
+		"sddmm_tiles_csr", &m);
+	ck_assert_int_eq(stir_kernel_get_tune_recipe(k), STIR_TUNE_SDDMM_TILES);
+	int n = stir_sddmm_tiles_n_candidates();
+	ck_assert_int_ge(n, 10);
+	ck_assert_ptr_null(stir_sddmm_tiles_get_candidate(n));
+	stir_csr *mats[2] = { make_csr(48, deg_tiles),
+		stir_mtx_read_from_file(ctx, test_path("examples/data/cora.mtx.gz")) };
+	ck_assert_ptr_nonnull(mats[1]);
+	static const int64_t feats[2][2] = { { 32, 64 }, { 16, 24 } };
+	for (int t = 0; t < 2; t++) {
+		for (int f = 0; f < 2; f++) {
+			int64_t feat = feats[t][f];
+			stir_bindings *ref = tiles_bindings(k, mats[t], feat);
+			ck_assert_int_eq(stir_kernel_interpret(k, ref), 0);
+			const stir_array *want = stir_bindings_get_array(ref, "S");
+			int fits = 0;
+			for (int i = 0; i < n; i++) {
+				const stir_sddmm_tiles_candidate *p =
+					stir_sddmm_tiles_get_candidate(i);
+				if (!stir_sddmm_tiles_fits(p, feat))
+					continue;
+				fits++;
+				stir_module *cm;
+				stir_kernel *c = stir_kernel_copy(k, &cm);
+				int rc = stir_recipe_sddmm_tiles_candidate(c, p, feat);
+				if (rc < 0)
+					stir_ctx_print_diagnostics(ctx, stderr);
+				ck_assert_int_eq(rc, 0);
+				ck_assert_int_eq(stir_kernel_get_stage(c), STIR_STAGE_3);
+				stir_bindings *b = tiles_bindings(k, mats[t], feat);
+				ck_assert_int_eq(stir_kernel_interpret(c, b), 0);
+				double worst = 0;
+				ck_assert_msg(stir_array_compare(stir_bindings_get_array(b,
+					"S"), want, NULL, &worst) == 0, "candidate %d at %lld "
+					"features: S differs by %g", i, (long long)feat, worst);
+				stir_bindings_free(b);
+				stir_module_free(cm);
+			}
+			ck_assert_int_eq(fits, n);
+			int order[64];
+			double costs[64];
+			ck_assert_int_le(n, 64);
+			ck_assert_int_eq(stir_sddmm_rank(STIR_TUNE_SDDMM_TILES,
+				mats[t], feat, 132, order, costs), n);
+			for (int i = 1; i < n; i++)
+				ck_assert(costs[i] >= costs[i - 1] && costs[0] > 0);
+			stir_bindings_free(ref);
+		}
+	}
+	/* 80 features: 10 steps, which pieces of 8 and 16 do not divide */
+	const stir_sddmm_tiles_candidate *p0 = stir_sddmm_tiles_get_candidate(0);
+	ck_assert(!stir_sddmm_tiles_fits(p0, 80));
+	ck_assert_int_eq(stir_recipe_sddmm_tiles_candidate(k, p0, 80), -1);
+	ck_assert_int_eq(stir_ctx_n_errors(ctx), 1);
+	ck_assert_int_eq(stir_kernel_get_stage(k), STIR_STAGE_1);
+	stir_ctx_clear_diagnostics(ctx);
+	/* 12 features, not steps of 8: no candidate, a located error */
+	ck_assert_int_eq(stir_sddmm_rank(STIR_TUNE_SDDMM_TILES, mats[1], 12, 132,
+		(int[64]){ 0 }, NULL), 0);
+	ck_assert_int_eq(stir_tune_model_apply(k, mats[1], 12, 132, NULL, NULL),
+		-1);
+	ck_assert_int_eq(stir_ctx_n_errors(ctx), 1);
+	const stir_diag *d = stir_ctx_get_diagnostic(ctx, 0);
+	ck_assert(strstr(stir_diag_get_message(d), "applies at 12 features"));
+	ck_assert_int_gt(stir_diag_get_loc(d).line, 0);
+	stir_ctx_clear_diagnostics(ctx);
+	/* the tile recipe on another kernel: refused */
+	stir_module *m2;
+	stir_kernel *k2 = read_kernel(ctx, "examples/sddmm.stir", "sddmm", &m2);
+	ck_assert_int_eq(stir_recipe_sddmm_tiles_candidate(k2, p0, 32), -1);
+	ck_assert_int_gt(stir_ctx_n_errors(ctx), 0);
+	stir_module_free(m2);
+	stir_csr_free(mats[0]);
+	stir_csr_free(mats[1]);
+	stir_module_free(m);
+	stir_ctx_free(ctx);
+}
+END_TEST
 static Suite *recipes_suite(void)
 {
 	Suite *s = suite_create("recipes");
@@ -1812,6 +1921,7 @@ static Suite *recipes_suite(void)
 	TCase *all = tcase_create("candidates");
 	tcase_set_timeout(all, 400);
 	tcase_add_test(all, test_tune_candidates_read_back);
+	tcase_add_test(all, test_sddmm_tiles);
 	suite_add_tcase(s, all);
 	return s;
 }

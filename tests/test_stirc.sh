@@ -667,6 +667,26 @@ expect 1 "$stirc" run "$tiles" --mtx S="$cora" --size feat=32 --size nw=5 \
 grep_in "$tmp/err" "sddmm_tiles_csr.stir:12:24: error: the matrix bound to 'S' has windows of rows 339, but size 'nw' is bound to 5"
 expect 1 "$stirc" run "$tiles" --mtx Dst="$cora" --size feat=32 --random 1
 grep_in "$tmp/err" "sddmm_tiles_csr.stir:21:10: error: tensor 'Dst' is not a CSR matrix"
+# the tile recipe (schedule/recipes/sddmm_tiles.c): the model's pick at
+# 64 and 24 features written by tune --model-only, accepted by run --check
+# on Cora; the record holds its entry; 12 features (not steps of 8): no
+# candidate, refused at the kernel
+rm -rf "$tmp/tunecache"
+for f in 64 24; do
+	expect 0 "$stirc" tune "$tiles" --mtx S="$cora" --size feat=$f \
+		--model-only -o "$tmp/tiles.yaml"
+	grep_in "$tmp/err" "kernel sddmm_tiles_csr at $f features: candidate"
+	grep_in "$tmp/tiles.yaml" "intrinsic: mma_m16n8k8_3xtf32"
+	expect 0 "$stirc" run "$tiles" --mtx S="$cora" --size feat=$f --random 1 \
+		--schedule "$tmp/tiles.yaml" --check
+	grep_in "$tmp/out" "check: sddmm_tiles_csr matches the stage I interpreter"
+done
+expect 0 "$stirc" tune --list
+grep_in "$tmp/out" "# 2 entries"
+grep_in "$tmp/out" "sddmm_tiles  feat 64  rows 2708"
+expect 1 "$stirc" tune "$tiles" --mtx S="$cora" --size feat=12 --model-only
+grep_in "$tmp/err" "sddmm_tiles_csr.stir:10:8: error: no candidate of the recipe for kernel 'sddmm_tiles_csr' applies at 12 features"
+rm -rf "$tmp/tunecache"
 # a read through a distinct index (docs/schedules.md, "Writes through a
 # distinct index"): cache_read of A[P[i, k]] at loop k holds A at P of the
 # region's 4 entries of P, and stages II and III agree with stage I on

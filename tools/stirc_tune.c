@@ -137,8 +137,9 @@ int tuned_schedule(stir_ctx *ctx, const options *o,
 		fprintf(stderr, "stirc run: --tune: no recipe covers kernel '%s' "
 			"(the tuner knows csrmm of examples/csrmm.stir, sddmm of "
 			"examples/sddmm.stir, sddmm_rows of examples/sddmm_rows.stir, "
-			"sddmm_vb of examples/sddmm_vb4.stir and sddmm_vb_csr of "
-			"examples/sddmm_vb4_csr.stir)\n", stir_kernel_get_name(*k));
+			"sddmm_vb of examples/sddmm_vb4.stir, sddmm_vb_csr of "
+			"examples/sddmm_vb4_csr.stir and sddmm_tiles_csr of "
+			"examples/sddmm_tiles_csr.stir)\n", stir_kernel_get_name(*k));
 		return EXIT_WRONG;
 	}
 	if (!covered || o->n_mtx != 1 || feat < 1)
@@ -352,8 +353,9 @@ int cmd_tune(int argc, char **argv)
 		fprintf(stderr, "stirc tune: %s: no recipe covers kernel '%s' "
 			"(the tuner knows csrmm of examples/csrmm.stir, sddmm of "
 			"examples/sddmm.stir, sddmm_rows of examples/sddmm_rows.stir, "
-			"sddmm_vb of examples/sddmm_vb4.stir and sddmm_vb_csr of "
-			"examples/sddmm_vb4_csr.stir)\n", file, stir_kernel_get_name(k));
+			"sddmm_vb of examples/sddmm_vb4.stir, sddmm_vb_csr of "
+			"examples/sddmm_vb4_csr.stir and sddmm_tiles_csr of "
+			"examples/sddmm_tiles_csr.stir)\n", file, stir_kernel_get_name(k));
 		rc = EXIT_WRONG;
 	}
 	struct timespec t0;

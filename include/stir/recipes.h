@@ -402,6 +402,71 @@ STIR_EXPORT double stir_sddmm_vblock_model_cost(
 STIR_EXPORT int stir_sddmm_vblock_model_rank(__stir_keep const stir_csr *a,
 	int64_t feat, int n_sms, int *order, double *costs);
 
+/* ---- SDDMM over tiles, on tensor cores --------------------------------- */
+
+/* A candidate of the SDDMM over SR-BCRS(8, 16) tiles on tensor cores,
+ * 3xTF32, S written straight into the matrix's order through Dst (kernel
+ * sddmm_tiles_csr of examples/sddmm_tiles_csr.stir; stirc run and
+ * stir_kernel_bind_csr build its tiles from a CSR matrix,
+ * stir_csr_to_tile_groups): a window of 8 rows a thread block, its
+ * groups (16 x 8 tiles) "warps" at a time over the warps of the block
+ * (threadIdx.y), "groups" of them a warp, each its own mma chain over the
+ * features' steps of 8, unrolled in pieces of "piece" steps; or, with
+ * "kwarps" > 0 (piece 0, groups 1), the steps split over that many warps
+ * (threadIdx.z) whose partial tiles are summed in shared memory
+ * (docs/recipes.md, "The SDDMM over tiles"). */
+typedef struct stir_sddmm_tiles_candidate {
+	int64_t warps;          /* warps over a window's groups */
+	int64_t piece;          /* steps unrolled a piece; 0 with kwarps */
+	int64_t kwarps;         /* warps over the features; 0: none */
+	int64_t groups;         /* groups a warp */
+} stir_sddmm_tiles_candidate;
+
+/* The candidate space (schedule/recipes/sddmm_tiles.c says why each is
+ * there; bench_sddmm --tiles times them by index). */
+STIR_EXPORT int stir_sddmm_tiles_n_candidates(void);
+/* Candidate i (0 <= i < stir_sddmm_tiles_n_candidates()), or NULL. */
+STIR_EXPORT const stir_sddmm_tiles_candidate *stir_sddmm_tiles_get_candidate(
+	int i);
+/* Whether candidate p applies at "feat" features: feat a multiple of 8
+ * whose steps (feat / 8) its warps over the features and its pieces
+ * divide (a piece larger than a warp's steps takes them all). */
+STIR_EXPORT bool stir_sddmm_tiles_fits(const stir_sddmm_tiles_candidate *p,
+	int64_t feat);
+/* The warps over the features of p at "feat" (p->kwarps, at most the
+ * steps; 1 without), and the steps of one of its pieces (p->piece, at
+ * most a warp's steps; with kwarps a warp's steps). */
+STIR_EXPORT int64_t stir_sddmm_tiles_kwarps(
+	const stir_sddmm_tiles_candidate *p, int64_t feat);
+STIR_EXPORT int64_t stir_sddmm_tiles_piece(
+	const stir_sddmm_tiles_candidate *p, int64_t feat);
+/* Schedule stage I kernel k, sddmm_tiles_csr of
+ * examples/sddmm_tiles_csr.stir, with candidate p at "feat" features (the
+ * features specialized) and bring it to stage III, ready for
+ * stir_gpu_kernel_compile.  0, or -1 with a located error in k's context
+ * (p does not fit feat, or k is not that kernel). */
+STIR_EXPORT int stir_recipe_sddmm_tiles_candidate(__stir_keep stir_kernel *k,
+	const stir_sddmm_tiles_candidate *p, int64_t feat);
+
+/* The cost model of tile candidate p (docs/recipes.md): an estimate, in
+ * arbitrary units, of its time on matrix "a" (CSR, the mask; its windows
+ * of 8 rows and their groups of 16 union columns as
+ * stir_csr_to_tile_groups makes them) at "feat" features on n_sms SMs
+ * (< 1: 132), from the bytes moved (Y's gathered rows a tile, X's rows of
+ * a window once a warp, the tiles' stores through Dst), the warps'
+ * serial pieces of mma steps and stores, and the waves of windows.  -1
+ * when p does not apply at feat (stir_sddmm_tiles_fits), a has no rows
+ * or memory runs out. */
+STIR_EXPORT double stir_sddmm_tiles_model_cost(
+	const stir_sddmm_tiles_candidate *p, __stir_keep const stir_csr *a,
+	int64_t feat, int n_sms);
+/* The tile candidates that apply at "feat", cheapest first by that model
+ * (ties by index), into order[] (room for stir_sddmm_tiles_n_candidates()),
+ * their costs into costs[] when not NULL.  The count, or -1 when out of
+ * memory. */
+STIR_EXPORT int stir_sddmm_tiles_model_rank(__stir_keep const stir_csr *a,
+	int64_t feat, int n_sms, int *order, double *costs);
+
 /* ---- the tuner ------------------------------------------------------- */
 
 /* The recipes a tuner knows, by the kernel they schedule. */
@@ -416,7 +481,10 @@ typedef enum stir_tune_recipe {
 	STIR_TUNE_SDDMM_VB4_CSR, /* sddmm_vb_csr of examples/sddmm_vb4_csr.stir:
 	                           the group candidates of 4 rows, S written
 	                           in the matrix's order through Dst */
-	STIR_TUNE_SDDMM_VB8_CSR /* sddmm_vb_csr with groups of 8 rows */
+	STIR_TUNE_SDDMM_VB8_CSR, /* sddmm_vb_csr with groups of 8 rows */
+	STIR_TUNE_SDDMM_TILES   /* sddmm_tiles_csr of
+	                           examples/sddmm_tiles_csr.stir: the SDDMM
+	                           over tiles on tensor cores */
 } stir_tune_recipe;
 
 /* The recipe that covers kernel k (by its name; the recipe itself checks

@@ -312,6 +312,20 @@ static int64_t vb_rows(const stir_kernel *k, const char *name)
 	return s->axes[2]->len->u.i;
 }
 
+/* k: whether kernel k has the structure of sddmm_tiles_csr of
+ * examples/sddmm_tiles_csr.stir: Dst over [W, G, C, R], its tiles C
+ * sparse_fixed of 16 columns and R dense_fixed of 8 rows, as the tile
+ * groups stir_kernel_bind_csr builds (stir_csr_to_tile_groups). */
+static bool is_tiles(const stir_kernel *k)
+{
+	const stir_buffer *d = stir_kernel_find_buffer((stir_kernel *)k, "Dst");
+	if (!d || d->n_axes != 4)
+		return false;
+	const stir_axis *c = d->axes[2], *r = d->axes[3];
+	return c->kind == STIR_SPARSE_FIXED && r->kind == STIR_DENSE_FIXED &&
+		r->len->kind == STIR_EXPR_INT && r->len->u.i == 8;
+}
+
 /* k: see recipes.h. */
 stir_tune_recipe stir_kernel_get_tune_recipe(const stir_kernel *k)
 {
@@ -321,6 +335,8 @@ stir_tune_recipe stir_kernel_get_tune_recipe(const stir_kernel *k)
 	if (!strcmp(n, "sddmm_vb"))
 		return vb_rows(k, "S") == 4 ? STIR_TUNE_SDDMM_VB4 :
 			vb_rows(k, "S") == 8 ? STIR_TUNE_SDDMM_VB8 : STIR_TUNE_NONE;
+	if (!strcmp(n, "sddmm_tiles_csr"))
+		return is_tiles(k) ? STIR_TUNE_SDDMM_TILES : STIR_TUNE_NONE;
 	if (!strcmp(n, "sddmm_vb_csr"))
 		return vb_rows(k, "Dst") == 4 ? STIR_TUNE_SDDMM_VB4_CSR :
 			vb_rows(k, "Dst") == 8 ? STIR_TUNE_SDDMM_VB8_CSR :
@@ -342,6 +358,8 @@ static int64_t recipe_rows(stir_tune_recipe r)
 int stir_sddmm_rank(stir_tune_recipe r, const stir_csr *a, int64_t feat,
 	int n_sms, int *order, double *costs)
 {
+	if (r == STIR_TUNE_SDDMM_TILES)
+		return stir_sddmm_tiles_model_rank(a, feat, n_sms, order, costs);
 	int64_t rows = recipe_rows(r);
 	int n = rows ? stir_sddmm_vblock_model_rank(a, feat, n_sms, order,
 		costs) : stir_sddmm_model_rank(a, feat, n_sms, order, costs);
@@ -369,7 +387,8 @@ int stir_tune_model_apply(stir_kernel *k, const stir_csr *a, int64_t feat,
 	stir_ctx *ctx = stir_kernel_ctx(k);
 	if (r == STIR_TUNE_NONE) {
 		stir_error(ctx, k->loc, "no recipe covers kernel '%s' (the tuner "
-			"knows csrmm, sddmm, sddmm_rows, sddmm_vb and sddmm_vb_csr of "
+			"knows csrmm, sddmm, sddmm_rows, sddmm_vb, sddmm_vb_csr and "
+			"sddmm_tiles_csr of "
 			"examples/)",
 			k->name);
 		return -1;
@@ -380,6 +399,7 @@ int stir_tune_model_apply(stir_kernel *k, const stir_csr *a, int64_t feat,
 		return -1;
 	}
 	int nc = r == STIR_TUNE_SPMM ? stir_spmm_hybrid_n_candidates() :
+		r == STIR_TUNE_SDDMM_TILES ? stir_sddmm_tiles_n_candidates() :
 		recipe_rows(r) ? stir_sddmm_vblock_n_candidates() :
 		stir_sddmm_n_candidates();
 	int *order = malloc((size_t)nc * sizeof(*order));
@@ -416,6 +436,18 @@ int stir_tune_apply_candidate(stir_kernel *k, int64_t feat, int cand)
 	const stir_sddmm_candidate *q = stir_sddmm_get_candidate(cand);
 	const stir_sddmm_vblock_candidate *v =
 		stir_sddmm_vblock_get_candidate(cand);
+	if (r == STIR_TUNE_SDDMM_TILES) {
+		const stir_sddmm_tiles_candidate *t =
+			stir_sddmm_tiles_get_candidate(cand);
+		if (!t || !stir_sddmm_tiles_fits(t, feat)) {
+			stir_error(stir_kernel_ctx(k), k->loc, "candidate %d does "
+				"not apply to kernel '%s' (the SDDMM over tiles) at "
+				"%lld features", cand, k->name, (long long)feat);
+			return -1;
+		}
+		stir_kernel_set_schedule_log(k, true);
+		return stir_recipe_sddmm_tiles_candidate(k, t, feat);
+	}
 	if (recipe_rows(r)) {
 		if (!v || v->rows != recipe_rows(r) || feat < 1) {
 			stir_error(stir_kernel_ctx(k), k->loc, "candidate %d does "

@@ -317,3 +317,101 @@ int stir_sddmm_vblock_model_rank(const stir_csr *a, int64_t feat, int n_sms,
 	return recipe_rank(stir_sddmm_vblock_n_candidates(), vblock_cost, NULL,
 		a, feat, n_sms, order, costs);
 }
+
+/* ---- the SDDMM over tiles ---- */
+
+/* Hand-set costs (ns) of the tile kernels' steps: a piece's gathered
+ * loads (issued together, one latency), a 3xTF32 step (three mma of a
+ * dependent chain), a tile's store through Dst (128 slots, Dst read
+ * first), and the sum of the copies in shared memory of the features
+ * over warps (zeroing, a barrier, the sum, each a window). */
+#define TILE_LOAD_NS 500.0
+#define TILE_MMA_NS 40.0
+#define TILE_STORE_NS 400.0
+#define TILE_KWARPS_NS 4000.0
+/* and an SM's throughput of tile steps (ns a step of one tile, its loads
+ * through L1 and its mma), however the steps are spread over its warps */
+#define TILE_SM_STEP_NS 60.0
+
+/* p, a, feat, n_sms: see recipes.h.  A window of 8 rows is a thread
+ * block of 32 x warps x kwarps threads; its groups (its union of
+ * columns, 16 a group) go warps x groups at a time (rounds); a round of
+ * a warp is, per piece of its steps, one load latency and the piece's
+ * mma over its groups, then the groups' stores.  The bytes: Y's rows of
+ * every tile's 16 columns (the share L2 holds), X's rows of a window
+ * once per warp that runs a round, the tiles' slots stored and Dst read
+ * (8 bytes a slot), and the SMs' throughput of tile steps (every tile's
+ * feat / 8 steps spread over the SMs). */
+double stir_sddmm_tiles_model_cost(const stir_sddmm_tiles_candidate *p,
+	const stir_csr *a, int64_t feat, int n_sms)
+{
+	if (!p || !a || a->nrows < 1 || !stir_sddmm_tiles_fits(p, feat))
+		return -1;
+	if (n_sms < 1)
+		n_sms = 132;
+	int64_t nw = (a->nrows + 7) / 8;
+	int64_t *cols = malloc((size_t)nw * sizeof(*cols));
+	int64_t total = cols ? group_columns(a, 8, cols) : -1;
+	if (total < 0) {
+		free(cols);
+		return -1;
+	}
+	const weights *w = &by_hand;
+	double f = (double)feat;
+	int64_t kw = stir_sddmm_tiles_kwarps(p, feat);
+	int64_t n_steps = feat / 8 / kw, piece = stir_sddmm_tiles_piece(p, feat);
+	int64_t at_once = p->warps * p->groups;
+	double round = (double)(n_steps / piece) * TILE_LOAD_NS +
+		(double)(n_steps * p->groups) * TILE_MMA_NS +
+		(double)p->groups * TILE_STORE_NS;
+	double work = 0, longest = 0, busy = 0, used = 0, groups = 0;
+	double x_reads = 0;
+	for (int64_t b = 0; b < nw; b++) {
+		int64_t g = (cols[b] + 15) / 16;
+		int64_t rounds = (g + at_once - 1) / at_once;
+		double s = (double)rounds * round +
+			(kw > 1 ? TILE_KWARPS_NS : 0);
+		int64_t warps = (g + p->groups - 1) / p->groups;
+		work += s;
+		longest = s > longest ? s : longest;
+		busy += (double)g;
+		used += (double)(rounds * at_once);
+		groups += (double)g;
+		x_reads += (double)(warps < p->warps ? warps : p->warps) *
+			(double)kw;
+	}
+	free(cols);
+	double y_bytes = (double)a->ncols * f * 4;
+	double hit = y_bytes <= L2_BYTES ? 1.0 : L2_BYTES / y_bytes;
+	double gather = groups * 16 * f * 4 * (hit * w->l2_bw + (1 - hit));
+	double mem_ns = (gather + x_reads * 8 * (f / (double)kw) * 4 +
+		groups * 128 * 8) / DRAM_BW;
+	/* a tensor-core warp's loads are many and independent: the bytes
+	 * do not wait for threads in flight as a CUDA-core lane's do, so no
+	 * fill factor (estimate's); the blocks' serial time over the SMs'
+	 * slots, the longest's, and the SMs' throughput of tile steps */
+	double resident = 2048.0 / (double)(32 * p->warps * kw);
+	double slots = (double)n_sms * (resident > 32 ? 32 : resident);
+	double lat_ns = work / slots + longest;
+	(void)busy, (void)used;
+	return (mem_ns > lat_ns ? mem_ns + w->blend * lat_ns :
+		lat_ns + w->blend * mem_ns) +
+		groups * (double)(feat / 8) * TILE_SM_STEP_NS / (double)n_sms;
+}
+
+/* i, arg (none), a, feat, n_sms: the model's cost of tile candidate i. */
+static double tiles_cost(int i, const void *arg, const stir_csr *a,
+	int64_t feat, int n_sms)
+{
+	(void)arg;
+	return stir_sddmm_tiles_model_cost(stir_sddmm_tiles_get_candidate(i), a,
+		feat, n_sms);
+}
+
+/* a, feat, n_sms, order, costs: see recipes.h. */
+int stir_sddmm_tiles_model_rank(const stir_csr *a, int64_t feat, int n_sms,
+	int *order, double *costs)
+{
+	return recipe_rank(stir_sddmm_tiles_n_candidates(), tiles_cost, NULL,
+		a, feat, n_sms, order, costs);
+}

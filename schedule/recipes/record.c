@@ -33,7 +33,8 @@ static const char *recipe_name(stir_tune_recipe r)
 		r == STIR_TUNE_SDDMM_VB4 ? "sddmm_vb4" :
 		r == STIR_TUNE_SDDMM_VB8 ? "sddmm_vb8" :
 		r == STIR_TUNE_SDDMM_VB4_CSR ? "sddmm_vb4_csr" :
-		r == STIR_TUNE_SDDMM_VB8_CSR ? "sddmm_vb8_csr" : "none";
+		r == STIR_TUNE_SDDMM_VB8_CSR ? "sddmm_vb8_csr" :
+		r == STIR_TUNE_SDDMM_TILES ? "sddmm_tiles" : "none";
 }
 
 /* text, len, hex: the SHA-256 of text[0..len) in hex. */
@@ -147,8 +148,10 @@ static int read_entry(stir_ctx *ctx, const char *path, stir_tune_entry *e)
 		!strcmp(rec, "sddmm_vb8") ? STIR_TUNE_SDDMM_VB8 :
 		!strcmp(rec, "sddmm_vb4_csr") ? STIR_TUNE_SDDMM_VB4_CSR :
 		!strcmp(rec, "sddmm_vb8_csr") ? STIR_TUNE_SDDMM_VB8_CSR :
+		!strcmp(rec, "sddmm_tiles") ? STIR_TUNE_SDDMM_TILES :
 		STIR_TUNE_NONE;
 	int nc = e->recipe == STIR_TUNE_SPMM ? stir_spmm_hybrid_n_candidates() :
+		e->recipe == STIR_TUNE_SDDMM_TILES ? stir_sddmm_tiles_n_candidates() :
 		e->recipe >= STIR_TUNE_SDDMM_VB4 ?
 		stir_sddmm_vblock_n_candidates() : stir_sddmm_n_candidates();
 	ok = ok && e->recipe != STIR_TUNE_NONE && e->cand >= 0 && e->cand < nc;
