@@ -209,7 +209,11 @@ static const struct {
 	{ "mma_m16n8k8_3xtf32", 8, false, 4, true, 0, 0, 2 },
 	{ "mma_m16n8k8_3xtf32", 4, false, 16, true, 0, 0, 2 },
 	{ "mma_m16n8k8_3xtf32", 2, false, 8, true, 0, 0, 4 },
-	{ "mma_m16n8k8_tf32", 4, false, 8, true, 0, 0, 2 } };
+	{ "mma_m16n8k8_tf32", 4, false, 8, true, 0, 0, 2 },
+	{ "mma_m16n8k8_3xtf32", 8, false, 16, true, 0, 0, 2 },
+	{ "mma_m16n8k8_3xtf32", 8, false, 8, true, 0, 0, 4 },
+	{ "mma_m16n8k8_3xtf32", 16, false, 8, true, 0, 0, 2 },
+	{ "mma_m16n8k8_3xtf32", 4, false, 16, true, 0, 0, 4 } };
 #define N_TILE_KERNELS (int)(sizeof(tile_kernels) / sizeof(tile_kernels[0]))
 
 /* i, feat: the thread blocks over the features of tile kernel i (1: no
