@@ -7,6 +7,9 @@
 # (bench_sddmm_old: its tiles2 kernels load X per tile) on HB_bcsstk13;
 # then HB_bcsstk13 at 128-512 again in a fresh process.  NVRTC cache
 # filled on the host (bench_sddmm --compile-only sm_90, both binaries).
+# (Run from the main checkout, which the device tool sends, with
+# .devdata/sdx (the two binaries, the graphs, libyaml, the NVRTC cache)
+# copied to .devdata/h-sdx there and D set to it.)
 D=.devdata/sdx
 export STIR_CACHE_DIR=$PWD/$D/cache
 export LD_LIBRARY_PATH=$PWD/$D/lib
