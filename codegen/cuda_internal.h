@@ -111,7 +111,13 @@ struct emitter {
 	const stir_var *mma_steps_var; /* the loop's variable */
 	int mma_phase;             /* 1: its fragments' loads into
 	                              stir_fa_s[v], stir_fb_s[v]; 2: its mma
-	                              on them */
+	                              on them; 3: only the hoisted operand's
+	                              loads (cuda_mma_invariant_steps) */
+	const stir_stmt *mma_hoist; /* the product nest whose steps' operand
+	                              mma_hoist_op is in stir_f?_h[v], loaded
+	                              before the unrolled loop around the
+	                              steps (cuda_mma_invariant_steps) */
+	char mma_hoist_op;         /* 'a' or 'b' */
 	bool need_pipe;            /* the source needs the functions of
 	                              pipelined loops (cuda_pipeline.c) */
 	bool pipe_issue;           /* printing the copies a pipelined loop
@@ -288,6 +294,18 @@ const stir_stmt *cuda_mma_invariant_a(const stir_stmt *s,
  * the chain of mma on them, so that the steps' gathered loads are all in
  * flight before the first mma waits on its own. */
 const stir_stmt *cuda_mma_steps(const stir_stmt *s);
+/* s, guard, steps, op: an unrolled loop of a literal extent from 2 to 16
+ * whose body is one unrolled loop of steps (cuda_mma_steps), or "if
+ * (COND) steps" (*guard is that if; COND may use s's variable), where
+ * the steps' nest loads operand *op ('a' or 'b') whole (no gather, no
+ * scale) at an index that does not change with s's variable, into a
+ * buffer the nest does not write: that nest (*steps the steps' loop),
+ * else NULL.  The operand's fragments of all steps are then loaded once,
+ * before s (stir_f?_h[step], where any iteration's COND holds), and each
+ * iteration's steps load only the other operand: a warp's T tiles of a
+ * window share the window's fragments. */
+const stir_stmt *cuda_mma_invariant_steps(const stir_stmt *s,
+	const stir_stmt **guard, const stir_stmt **steps, char *op);
 /* e, nest, guard, ctx: print "PRE_a stir_fa_loop;" and its load, A's
  * tile of product nest, under guard's condition where guard is not NULL
  * (as cuda_mma_invariant_a gave them); ctx is the loop's. */
@@ -322,6 +340,9 @@ bool cuda_vector_load(emitter *e, const stir_expr *x);
 void cuda_emit_list(emitter *e, const stir_ptr_vec *list, const ectx *ctx);
 /* e, s, ctx: emit one statement of a list at the current depth. */
 void cuda_emit_stmt(emitter *e, const stir_stmt *s, const ectx *ctx);
+/* e, v, bound: print "for (T v = 0; v < BOUND; ++v)" at the current
+ * depth, without what follows the parenthesis (cuda_stmt.c). */
+void cuda_put_for_head(emitter *e, const stir_var *v, const char *bound);
 /* e, s, ctx: a pipelined loop (cuda_pipeline.c): its copies issued
  * stages - 1 iterations ahead. */
 void cuda_emit_pipeline(emitter *e, const stir_stmt *s, const ectx *ctx);

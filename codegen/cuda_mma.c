@@ -643,6 +643,39 @@ const stir_stmt *cuda_mma_steps(const stir_stmt *s)
 	return nest;
 }
 
+/* s, guard, steps, op: see cuda_internal.h. */
+const stir_stmt *cuda_mma_invariant_steps(const stir_stmt *s,
+	const stir_stmt **guard, const stir_stmt **steps, char *op)
+{
+	*guard = NULL;
+	*steps = NULL;
+	if (s->kind != STIR_STMT_FOR || s->u.for_.kind != STIR_LOOP_UNROLL ||
+	    s->u.for_.body.n != 1 || s->u.for_.extent->kind != STIR_EXPR_INT ||
+	    s->u.for_.extent->u.i < 2 || s->u.for_.extent->u.i > 16)
+		return NULL;
+	const stir_var *v = s->u.for_.var;
+	const stir_stmt *g = NULL, *x = stir_stmt_at(&s->u.for_.body, 0);
+	if (x->kind == STIR_STMT_IF && !x->u.if_.else_body.n &&
+	    x->u.if_.then_body.n == 1) {
+		g = x;
+		x = stir_stmt_at(&x->u.if_.then_body, 0);
+	}
+	const stir_stmt *nest = cuda_mma_steps(x);
+	stir_mma_match m;
+	if (!nest || !gpu_mma_match(nest, &m) ||
+	    stir_expr_uses(x->u.for_.extent, v))
+		return NULL;
+	/* (the steps' other operand is the gathered one: cuda_mma_steps) */
+	const stir_mma_operand *o = m.a.gather ? &m.b : &m.a;
+	if (o->gather || o->scale || o->buf == m.c.buf || o->buf == m.frag ||
+	    stir_mma_index_uses(m.block, o->index, v))
+		return NULL;
+	*guard = g;
+	*steps = x;
+	*op = o == &m.a ? 'a' : 'b';
+	return nest;
+}
+
 /* e, nest, guard, ctx: see cuda_internal.h. */
 void cuda_mma_load_invariant_a(emitter *e, const stir_stmt *nest,
 	const stir_stmt *guard, const ectx *ctx)
@@ -722,10 +755,19 @@ void cuda_emit_mma(emitter *e, const stir_stmt *s, const ectx *ctx)
 	for (int i = 0; steps_mma && i < n_printed; i++)
 		if (printed[i] == m.a.index || printed[i] == m.b.index)
 			printed[i--] = printed[--n_printed];
-	/* the loads of a step's fragments: not the accumulator's tile */
+	/* the loads of a step's fragments: not the accumulator's tile, nor
+	 * the operand loaded before the loop around the steps */
 	bool steps_loads = e->mma_steps == s && e->mma_phase == 1;
+	const stir_mma_operand *hoisted = e->mma_hoist != s ? NULL :
+		e->mma_hoist_op == 'a' ? &m.a : &m.b;
 	for (int i = 0; steps_loads && i < n_printed; i++)
-		if (printed[i] == m.frag_index)
+		if (printed[i] == m.frag_index ||
+		    (hoisted && printed[i] == hoisted->index))
+			printed[i--] = printed[--n_printed];
+	/* the hoisted operand's loads alone */
+	bool hoist_loads = e->mma_steps == s && e->mma_phase == 3;
+	for (int i = 0; hoist_loads && i < n_printed; i++)
+		if (printed[i] != hoisted->index)
 			printed[i--] = printed[--n_printed];
 	/* (a store element by element declares what C's index needs) */
 	bool elem_store = stir_mma_elem_store(&m);
@@ -742,8 +784,18 @@ void cuda_emit_mma(emitter *e, const stir_stmt *s, const ectx *ctx)
 	} else {
 		snprintf(acc, sizeof(acc), "stir_fc");
 	}
+	char *sv = (e->mma_steps == s) ? cuda_escape(e->mma_steps_var->name) :
+		NULL;
+	if (e->mma_steps == s && !sv)
+		cuda_oom(e);
+	const char *svn = sv ? sv : "";
 	if (m.form == STIR_MMA_FORM_COPY) {
 		put_copy(e, &c, &m);
+	} else if (hoist_loads) {
+		char f[300];
+		snprintf(f, sizeof(f), "stir_f%c_h[%s]", e->mma_hoist_op, svn);
+		put_load(e, &c, &m, e->mma_hoist_op == 'a' ? "a" : "b", f,
+			hoisted);
 	} else if (m.form == STIR_MMA_FORM_FILL) {
 		cg_indent(p);
 		cg_putf(p, "%s_fill(", pre);
@@ -800,24 +852,22 @@ void cuda_emit_mma(emitter *e, const stir_stmt *s, const ectx *ctx)
 		put_frag(e, &c, &m);
 		cg_put(p, ");\n");
 	} else if (steps_mma) {
-		/* the step's fragments, loaded in the loop before */
+		/* the step's fragments, loaded in the loop before (or before
+		 * the loop around the steps) */
 		cg_indent(p);
 		cg_putf(p, "%s_mma(", pre);
 		put_frag(e, &c, &m);
-		cg_put(p, ", stir_fa_s[");
-		cuda_put_name(e, e->mma_steps_var->name);
-		cg_put(p, "], stir_fb_s[");
-		cuda_put_name(e, e->mma_steps_var->name);
-		cg_put(p, "]);\n");
+		cg_putf(p, ", stir_fa_%c[%s], stir_fb_%c[%s]);\n",
+			hoisted && e->mma_hoist_op == 'a' ? 'h' : 's', svn,
+			hoisted && e->mma_hoist_op == 'b' ? 'h' : 's', svn);
 	} else {
 		if (e->mma_steps == s) {
 			const char *v[2] = { "a", "b" };
 			for (int i = 0; i < 2; i++) {
-				cg_indent(p);
-				cg_putf(p, "%s_%s &stir_f%s = stir_f%s_s[", pre, v[i],
-					v[i], v[i]);
-				cuda_put_name(e, e->mma_steps_var->name);
-				cg_put(p, "];\n");
+				/* (not the operand loaded before the loop) */
+				if (!hoisted || e->mma_hoist_op != v[i][0])
+					cg_line(p, "%s_%s &stir_f%s = stir_f%s_s[%s];",
+						pre, v[i], v[i], v[i], svn);
 			}
 		} else if (a_loaded) {
 			cg_line(p, "const %s_a &stir_fa = stir_fa_loop;", pre);
@@ -836,15 +886,16 @@ void cuda_emit_mma(emitter *e, const stir_stmt *s, const ectx *ctx)
 		if (m.a.gather || m.a.scale || m.guard)
 			put_elem_load(e, &c, &m, "a", "stir_fa", &m.a, m.mv, m.kv,
 				gpu_mma_a_whole(e->k, &m) ? NULL : m.guard);
-		else if (!a_loaded)
+		else if (!a_loaded && hoisted != &m.a)
 			put_load(e, &c, &m, "a", "stir_fa", &m.a);
 		if (m.b.gather)
 			put_elem_load(e, &c, &m, "b", "stir_fb", &m.b, m.kv, m.nv,
 				NULL);
-		else
+		else if (hoisted != &m.b)
 			put_load(e, &c, &m, "b", "stir_fb", &m.b);
 		if (e->mma_steps == s) {
 			/* (the mma in the second loop) */
+			free(sv);
 			e->in_mma = false;
 			p->indent--;
 			cg_line(p, "}");
@@ -876,6 +927,7 @@ void cuda_emit_mma(emitter *e, const stir_stmt *s, const ectx *ctx)
 			cg_putf(p, ", %" PRId64 ", stir_fc);\n", m.c.ld);
 		}
 	}
+	free(sv);
 	e->in_mma = false;
 	p->indent--;
 	cg_line(p, "}");

@@ -174,14 +174,10 @@ void cuda_emit_pipeline(emitter *e, const stir_stmt *s, const ectx *ctx)
 	put_ahead(e, s, &c, nc, id);
 	p->indent--;
 	cg_line(p, "}");
-	cg_indent(p);
-	cg_putf(p, "for (%s ", cuda_ctype(v->dtype));
-	cuda_put_name(e, v->name);
-	cg_put(p, " = 0; ");
-	cuda_put_name(e, v->name);
-	cg_putf(p, " < stir_n%d; ++", id);
-	cuda_put_name(e, v->name);
-	cg_put(p, ") {\n");
+	char n[32];
+	snprintf(n, sizeof(n), "stir_n%d", id);
+	cuda_put_for_head(e, v, n);
+	cg_put(p, " {\n");
 	p->indent++;
 	cg_line(p, "{");
 	p->indent++;

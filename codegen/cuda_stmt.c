@@ -135,6 +135,19 @@ static void emit_loop(emitter *e, const stir_stmt *s, const ectx *ctx,
 	cg_line(e->out, "}");
 }
 
+/* e, v, bound: see cuda_internal.h. */
+void cuda_put_for_head(emitter *e, const stir_var *v, const char *bound)
+{
+	cg_indent(e->out);
+	cg_putf(e->out, "for (%s ", cuda_ctype(v->dtype));
+	cuda_put_name(e, v->name);
+	cg_put(e->out, " = 0; ");
+	cuda_put_name(e, v->name);
+	cg_putf(e->out, " < %s; ++", bound);
+	cuda_put_name(e, v->name);
+	cg_put(e->out, ")");
+}
+
 /* e, s, nest, ctx, c: unrolled loop s over the steps of product nest
  * (cuda_mma_steps) as two loops: the steps' fragments loaded, then their
  * mma in turn. */
@@ -151,8 +164,11 @@ static void emit_mma_steps(emitter *e, const stir_stmt *s,
 	cg_line(p, "{  // the %" PRId64 " steps' fragments loaded first, then "
 		"their mma", n);
 	p->indent++;
-	cg_line(p, "%s_a stir_fa_s[%" PRId64 "];", m.in->cuda, n);
-	cg_line(p, "%s_b stir_fb_s[%" PRId64 "];", m.in->cuda, n);
+	/* (not the operand loaded before the loop around the steps) */
+	if (e->mma_hoist != nest || e->mma_hoist_op != 'a')
+		cg_line(p, "%s_a stir_fa_s[%" PRId64 "];", m.in->cuda, n);
+	if (e->mma_hoist != nest || e->mma_hoist_op != 'b')
+		cg_line(p, "%s_b stir_fb_s[%" PRId64 "];", m.in->cuda, n);
 	e->mma_steps = nest;
 	e->mma_steps_var = s->u.for_.var;
 	for (e->mma_phase = 1; e->mma_phase <= 2; e->mma_phase++)
@@ -164,14 +180,83 @@ static void emit_mma_steps(emitter *e, const stir_stmt *s,
 	cg_line(p, "}");
 }
 
+/* e, s, nest, guard, steps, op, ctx, c: unrolled loop s around the
+ * steps of product nest (cuda_mma_invariant_steps): operand op's
+ * fragments of every step loaded first, where guard's condition holds
+ * for some iteration of s, then s, whose steps load only the other
+ * operand. */
+static void emit_invariant_steps(emitter *e, const stir_stmt *s,
+	const stir_stmt *nest, const stir_stmt *guard, const stir_stmt *steps,
+	char op, const ectx *ctx, const ectx *c)
+{
+	cg_printer *p = e->out;
+	stir_mma_match m;
+	if (!gpu_mma_match(nest, &m)) {
+		e->failed = true;
+		return;
+	}
+	const stir_var *v = s->u.for_.var;
+	cg_line(p, "{  // %c's fragments of the %" PRId64 " steps, the same for "
+		"each %s: loaded once", op == 'a' ? 'A' : 'B',
+		steps->u.for_.extent->u.i, v->name);
+	p->indent++;
+	cg_line(p, "%s_%c stir_f%c_h[%" PRId64 "];", m.in->cuda, op, op,
+		steps->u.for_.extent->u.i);
+	if (guard) {
+		/* (the loads that some iteration's guard lets through) */
+		cg_line(p, "bool stir_any = false;");
+		cg_line(p, "#pragma unroll");
+		char n[32];
+		snprintf(n, sizeof(n), "%" PRId64, s->u.for_.extent->u.i);
+		cuda_put_for_head(e, v, n);
+		cg_put(p, "\n");
+		p->indent++;
+		cg_indent(p);
+		cg_put(p, "stir_any = stir_any || ");
+		cuda_expr(e, c, guard->u.if_.cond, P_COND);
+		cg_put(p, ";\n");
+		p->indent--;
+		cg_line(p, "if (stir_any) {");
+		p->indent++;
+	}
+	e->mma_hoist = nest;
+	e->mma_hoist_op = op;
+	e->mma_steps = nest;
+	e->mma_steps_var = steps->u.for_.var;
+	e->mma_phase = 3;
+	emit_loop(e, steps, c, c);
+	e->mma_steps = NULL;
+	e->mma_steps_var = NULL;
+	e->mma_phase = 0;
+	if (guard) {
+		p->indent--;
+		cg_line(p, "}");
+	}
+	emit_loop(e, s, ctx, c);
+	e->mma_hoist = NULL;
+	e->mma_hoist_op = 0;
+	p->indent--;
+	cg_line(p, "}");
+}
+
 /* e, s, ctx: a serial or unrolled loop (GPU_FORM_SERIAL_LOOP), with A's
- * tile loaded before it (cuda_mma_invariant_a) or its steps printed as
- * two loops (cuda_mma_steps) where they apply. */
+ * tile loaded before it (cuda_mma_invariant_a), an operand of the steps
+ * inside it loaded before it (cuda_mma_invariant_steps) or its steps
+ * printed as two loops (cuda_mma_steps) where they apply. */
 static void emit_serial_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
 {
 	ectx c = *ctx;
 	c.divergent |= cuda_expr_deps(&e->facts, s->u.for_.extent) &
 		THREAD_DIMS;
+	const stir_stmt *h_guard, *h_steps;
+	char h_op;
+	const stir_stmt *h_nest = cuda_mma_invariant_steps(s, &h_guard,
+		&h_steps, &h_op);
+	if (h_nest) {
+		emit_invariant_steps(e, s, h_nest, h_guard, h_steps, h_op, ctx,
+			&c);
+		return;
+	}
 	const stir_stmt *a_guard;
 	const stir_stmt *a_loaded = cuda_mma_invariant_a(s, &a_guard);
 	const stir_stmt *steps = a_loaded ? NULL : cuda_mma_steps(s);

@@ -732,6 +732,13 @@ static void find_programs(void)
 		p->arg.feat = tile_cands[i][1];
 		p->plan_flags = STIR_CUDA_ALIGNED_BUFFERS;
 	}
+	/* four groups a warp at 64 features, X's fragments loaded once per
+	 * piece of steps before the group loop (cuda_mma_invariant_steps),
+	 * where some group's guard holds */
+	emu_prog *t4 = add("examples/sddmm_tiles_csr.stir", "sddmm_tiles_csr",
+		"examples/sddmm_tiles_csr.stir", "sddmm_tiles_csr", "nw=5,n=40");
+	t4->sched_file = "examples/sddmm_tiles_csr_tiles4.yaml";
+	t4->plan_flags = STIR_CUDA_ALIGNED_BUFFERS;
 	/* tensor cores on bf16 blocks, and on f32 blocks through tf32
 	 * (tests/tensorize) */
 	static const char *const tc[][2] = {

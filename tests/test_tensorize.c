@@ -287,7 +287,9 @@ START_TEST(test_csr_order)
 	/* two groups a warp (sddmm_tiles_csr_tiles2.yaml): the accumulator
 	 * two fragments one after another, the tile base / 128; each
 	 * group's steps loaded first under its guard, each fragment stored
-	 * under its own */
+	 * under its own; X's fragments (B), the same for both groups, loaded
+	 * once before the group loop where some group's guard holds
+	 * (cuda_mma_invariant_steps), so the steps load only Y's */
 	k = read_scheduled(ctx, "examples/sddmm_tiles_csr.stir",
 		"sddmm_tiles_csr", "examples/sddmm_tiles_csr_tiles2.yaml", true, &m);
 	plain = stir_kernel_to_cuda(k);
@@ -295,7 +297,18 @@ START_TEST(test_csr_order)
 		"S_data_local[2];"));
 	ck_assert_ptr_nonnull(strstr(plain, "stir_mma_m16n8k8_3xtf32_mma("
 		"S_data_local[((g_2 * 16 + c) * 8 + r) / 128], stir_fa_s[k_0_1], "
-		"stir_fb_s[k_0_1]);"));
+		"stir_fb_h[k_0_1]);"));
+	ck_assert_ptr_nonnull(strstr(plain, "stir_mma_m16n8k8_3xtf32_b "
+		"stir_fb_h[2];\n"));
+	ck_assert_ptr_nonnull(strstr(plain, "for (int g_2 = 0; g_2 < 2; ++g_2)\n"
+		"                  stir_any = stir_any || (g_0 * 4 + g_1) * 2 + g_2 "
+		"< G_indptr[vw + 1] - G_indptr[vw];\n"
+		"                if (stir_any) {\n"));
+	const char *xl = strstr(plain, "load_b_t(stir_fb_h[k_0_1], "
+		"&X_data[(vw * 8 + vr) * 32 + vk], 32);");
+	ck_assert_ptr_nonnull(xl);
+	ck_assert_ptr_null(strstr(xl + 1, "load_b_t("));
+	ck_assert_ptr_null(strstr(plain, "stir_fb_s"));
 	ck_assert_ptr_nonnull(strstr(plain, "if ((g_0 * 4 + g_1) * 2 + g_2 < "
 		"G_indptr[vw + 1] - G_indptr[vw]) {\n"));
 	ck_assert_ptr_nonnull(strstr(plain, "if ((g_0 * 4 + g_1) * 2 + v1 < "

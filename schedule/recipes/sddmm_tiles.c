@@ -47,15 +47,18 @@
  * warps for small windows.  Then the features over the warps of a block
  * (FIDAP_ex6 and HB_zenios at 512, HB_zenios at 256, DIMACS10_data at
  * 64-512 of the 3xTF32 kernels).  Last, 4 groups on each of 4 warps
- * (HB_bcsstk33 at 32-128).  bench/RESULTS.md, "SDDMM tiles: several
- * groups a warp" and "SDDMM tiles on tensor cores: no per-lane branch"
+ * (HB_bcsstk33 at 32-128) and 2 groups on each of 16 warps (the fastest
+ * tile kernel on HB_bcsstk13 at 256-512 once X's fragments are loaded
+ * once for a warp's groups).  bench/RESULTS.md, "SDDMM tiles: X's
+ * fragments loaded once", "SDDMM tiles: several groups a warp" and
+ * "SDDMM tiles on tensor cores: no per-lane branch"
  * (the tf32 kernels, the features over thread blocks and the other
  * several-groups shapes never won a case and are not candidates). */
 static const stir_sddmm_tiles_candidate candidates[] = {
 	{ 16, 8, 0, 1 }, { 8, 8, 0, 1 }, { 16, 16, 0, 1 }, { 8, 16, 0, 1 },
 	{ 4, 8, 0, 1 },
 	{ 8, 0, 4, 1 }, { 4, 0, 4, 1 }, { 4, 0, 8, 1 }, { 2, 0, 8, 1 },
-	{ 4, 8, 0, 4 },
+	{ 4, 8, 0, 4 }, { 16, 8, 0, 2 },
 };
 #define N_CANDIDATES (int)(sizeof(candidates) / sizeof(candidates[0]))
 

@@ -201,47 +201,59 @@ extern "C" __global__ void __launch_bounds__(128) sddmm_tiles_csr_k0(int nw, int
               }
             }
             for (int k_0_0 = 0; k_0_0 < 2; ++k_0_0) {
-              #pragma unroll
-              for (int g_2 = 0; g_2 < 2; ++g_2) {
-                if ((g_0 * 4 + g_1) * 2 + g_2 < G_indptr[vw + 1] - G_indptr[vw]) {
-                  {  // the 2 steps' fragments loaded first, then their mma
-                    stir_mma_m16n8k8_3xtf32_a stir_fa_s[2];
-                    stir_mma_m16n8k8_3xtf32_b stir_fb_s[2];
-                    #pragma unroll
-                    for (int k_0_1 = 0; k_0_1 < 2; ++k_0_1) {
-                      {  // tensorize(mma_m16n8k8_3xtf32): loops c, r, k_1 on the warp's lanes
-                        const int r = 0;
-                        const int k_1 = 0;
-                        const int vr = r;
-                        const int vk = (k_0_0 * 2 + k_0_1) * 8 + k_1;
-                        stir_mma_m16n8k8_3xtf32_a &stir_fa = stir_fa_s[k_0_1];
-                        stir_mma_m16n8k8_3xtf32_b &stir_fb = stir_fb_s[k_0_1];
-                        for (int stir_e = 0; stir_e < 2; stir_e++) {
-                          const unsigned stir_l = stir_lane();
-                          const int c = (int)(stir_l >> 2) + 8 * (stir_e & 1);
-                          const int k_1 = 2 * (int)(stir_l & 3) + (stir_e >> 1);
-                          const int vg = (g_0 * 4 + g_1) * 2 + g_2;
-                          const int vc = c;
-                          const int vk = (k_0_0 * 2 + k_0_1) * 8 + k_1;
-                          const float *stir_q = &Y_data[C_indices[(G_indptr[vw] + vg) * 16 + vc] * 32 + vk];
-                          if ((unsigned long long)stir_q % 8 == 0) {
-                            const float2 stir_v = *(const float2 *)stir_q;
-                            stir_fa.r[stir_e] = stir_f32_bits(stir_v.x);
-                            stir_fa.r[stir_e + 2] = stir_f32_bits(stir_v.y);
-                          } else {
-                            stir_fa.r[stir_e] = stir_f32_bits(stir_q[0]);
-                            stir_fa.r[stir_e + 2] = stir_f32_bits(stir_q[1]);
+              {  // B's fragments of the 2 steps, the same for each g_2: loaded once
+                stir_mma_m16n8k8_3xtf32_b stir_fb_h[2];
+                bool stir_any = false;
+                #pragma unroll
+                for (int g_2 = 0; g_2 < 2; ++g_2)
+                  stir_any = stir_any || (g_0 * 4 + g_1) * 2 + g_2 < G_indptr[vw + 1] - G_indptr[vw];
+                if (stir_any) {
+                  #pragma unroll
+                  for (int k_0_1 = 0; k_0_1 < 2; ++k_0_1) {
+                    {  // tensorize(mma_m16n8k8_3xtf32): loops c, r, k_1 on the warp's lanes
+                      const int r = 0;
+                      const int k_1 = 0;
+                      const int vr = r;
+                      const int vk = (k_0_0 * 2 + k_0_1) * 8 + k_1;
+                      stir_mma_m16n8k8_3xtf32_load_b_t(stir_fb_h[k_0_1], &X_data[(vw * 8 + vr) * 32 + vk], 32);
+                    }
+                  }
+                }
+                #pragma unroll
+                for (int g_2 = 0; g_2 < 2; ++g_2) {
+                  if ((g_0 * 4 + g_1) * 2 + g_2 < G_indptr[vw + 1] - G_indptr[vw]) {
+                    {  // the 2 steps' fragments loaded first, then their mma
+                      stir_mma_m16n8k8_3xtf32_a stir_fa_s[2];
+                      #pragma unroll
+                      for (int k_0_1 = 0; k_0_1 < 2; ++k_0_1) {
+                        {  // tensorize(mma_m16n8k8_3xtf32): loops c, r, k_1 on the warp's lanes
+                          stir_mma_m16n8k8_3xtf32_a &stir_fa = stir_fa_s[k_0_1];
+                          for (int stir_e = 0; stir_e < 2; stir_e++) {
+                            const unsigned stir_l = stir_lane();
+                            const int c = (int)(stir_l >> 2) + 8 * (stir_e & 1);
+                            const int k_1 = 2 * (int)(stir_l & 3) + (stir_e >> 1);
+                            const int vg = (g_0 * 4 + g_1) * 2 + g_2;
+                            const int vc = c;
+                            const int vk = (k_0_0 * 2 + k_0_1) * 8 + k_1;
+                            const float *stir_q = &Y_data[C_indices[(G_indptr[vw] + vg) * 16 + vc] * 32 + vk];
+                            if ((unsigned long long)stir_q % 8 == 0) {
+                              const float2 stir_v = *(const float2 *)stir_q;
+                              stir_fa.r[stir_e] = stir_f32_bits(stir_v.x);
+                              stir_fa.r[stir_e + 2] = stir_f32_bits(stir_v.y);
+                            } else {
+                              stir_fa.r[stir_e] = stir_f32_bits(stir_q[0]);
+                              stir_fa.r[stir_e + 2] = stir_f32_bits(stir_q[1]);
+                            }
                           }
                         }
-                        stir_mma_m16n8k8_3xtf32_load_b_t(stir_fb, &X_data[(vw * 8 + vr) * 32 + vk], 32);
                       }
-                    }
-                    #pragma unroll
-                    for (int k_0_1 = 0; k_0_1 < 2; ++k_0_1) {
-                      {  // tensorize(mma_m16n8k8_3xtf32): loops c, r, k_1 on the warp's lanes
-                        const int c = 0;
-                        const int r = 0;
-                        stir_mma_m16n8k8_3xtf32_mma(S_data_local[((g_2 * 16 + c) * 8 + r) / 128], stir_fa_s[k_0_1], stir_fb_s[k_0_1]);
+                      #pragma unroll
+                      for (int k_0_1 = 0; k_0_1 < 2; ++k_0_1) {
+                        {  // tensorize(mma_m16n8k8_3xtf32): loops c, r, k_1 on the warp's lanes
+                          const int c = 0;
+                          const int r = 0;
+                          stir_mma_m16n8k8_3xtf32_mma(S_data_local[((g_2 * 16 + c) * 8 + r) / 128], stir_fa_s[k_0_1], stir_fb_h[k_0_1]);
+                        }
                       }
                     }
                   }
