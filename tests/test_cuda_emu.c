@@ -721,15 +721,21 @@ static void find_programs(void)
 	/* the tile recipe's candidates of each shape (schedule/recipes/
 	 * sddmm_tiles.c): 16 warps a group each, the steps in pieces of 8
 	 * at 128 features; the features over 4 warps; 4 groups on each of
-	 * 4 warps */
-	static const int tile_cands[][2] = { { 0, 128 }, { 5, 32 }, { 9, 64 } };
+	 * 4 warps; 2 groups on each of 16 warps */
+	static const struct {
+		int candidate;
+		int64_t feat;
+		const char *sizes;
+	} tile_cands[] = { { 0, 128, "nw=5,n=40,feat=128" },
+		{ 5, 32, "nw=5,n=40,feat=32" }, { 9, 64, "nw=5,n=40,feat=64" },
+		{ 10, 64, "nw=5,n=40,feat=64" } };
 	for (size_t i = 0; i < sizeof(tile_cands) / sizeof(tile_cands[0]); i++) {
 		emu_prog *p = add("examples/sddmm_tiles_csr.stir",
 			"sddmm_tiles_csr", "examples/sddmm_tiles_csr.stir",
-			"sddmm_tiles_csr", "nw=5,n=40");
+			"sddmm_tiles_csr", tile_cands[i].sizes);
 		p->schedule = sddmm_tiles_candidate;
-		p->arg.candidate = tile_cands[i][0];
-		p->arg.feat = tile_cands[i][1];
+		p->arg.candidate = tile_cands[i].candidate;
+		p->arg.feat = tile_cands[i].feat;
 		p->plan_flags = STIR_CUDA_ALIGNED_BUFFERS;
 	}
 	/* four groups a warp at 64 features, X's fragments loaded once per
