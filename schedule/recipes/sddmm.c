@@ -73,6 +73,7 @@
 #include <stir/recipes.h>
 #include "ir/diag.h"
 #include "ir/nodes.h"
+#include "schedule/recipes/steps.h"
 
 /* feat, vec, max_lanes: the mapping with vectors of "vec" features and
  * at most max_lanes lanes. */
@@ -127,18 +128,6 @@ static int vector_loads(stir_kernel *k, const char *block, const char *x,
 		stir_unroll(k, block, k2) < 0 ? -1 : 0;
 }
 
-/* k, block, loop, n, factors, made: stir_split, with the names of the n
- * loops it made in made[0..n-1]. */
-static int split(stir_kernel *k, const char *block, const char *loop, int n,
-	const int64_t *factors, const char **made)
-{
-	if (stir_split(k, block, loop, n, factors) < 0)
-		return -1;
-	for (int i = 0; i < n; i++)
-		made[i] = stir_kernel_get_made(k, STIR_MADE_LOOP, i);
-	return 0;
-}
-
 /* k, block, loop, fm, kl, nz: the lanes of both schedules: the features k
  * of "block" split into kl[0] (k_0: serial, unrolled), kl[1] (k_1:
  * fm.lanes lanes on threadIdx.x, reduced across them) and kl[2] (k_2: a
@@ -152,11 +141,11 @@ static int lanes_per_nonzero(stir_kernel *k, const char *block,
 	const int64_t fk3[] = { 0, fm.lanes, fm.vec }, fk2[] = { 0, fm.lanes };
 	const int64_t fnz[] = { 0, fm.nnz };
 	bool vec = fm.vec > 1;
-	if (split(k, block, "k", vec ? 3 : 2, vec ? fk3 : fk2, kl) < 0)
+	if (recipe_split(k, block, "k", vec ? 3 : 2, vec ? fk3 : fk2, kl) < 0)
 		return -1;
 	const char *k10[] = { kl[1], kl[0] };
 	return stir_reorder(k, block, 2, k10) < 0 ||
-		(loop && split(k, block, loop, 2, fnz, nz) < 0) ||
+		(loop && recipe_split(k, block, loop, 2, fnz, nz) < 0) ||
 		stir_cross_thread_reduce(k, block, kl[1]) < 0 ||
 		stir_bind(k, block, nz[1], STIR_THREAD_Y) < 0 ||
 		stir_bind(k, block, kl[1], STIR_THREAD_X) < 0 ||
@@ -198,7 +187,7 @@ static int row_chunks(stir_kernel *k, const char *block, stir_sddmm_map fm,
 {
 	const int64_t fjc[] = { 0, fm.chunks, fm.nnz, 1 };
 	const char *l[4];
-	if (split(k, block, "j", init ? 4 : 3, fjc, l) < 0 ||
+	if (recipe_split(k, block, "j", init ? 4 : 3, fjc, l) < 0 ||
 	    stir_reorder(k, block, 2, (const char *[]){ l[1], l[0] }) < 0 ||
 	    stir_bind(k, block, l[1], STIR_BLOCK_Y) < 0)
 		return -1;
@@ -249,12 +238,12 @@ static int rows_schedule(stir_kernel *k, stir_sddmm_map fm, bool x_shared)
 		const char *xc = stir_kernel_get_made(k, STIR_MADE_BLOCK, 0);
 		const char *xa = stir_kernel_get_made_from(k, STIR_MADE_LOOP,
 			xc, 0);
-		if (split(k, xc, xa, 3, fx, xl) < 0 ||
+		if (recipe_split(k, xc, xa, 3, fx, xl) < 0 ||
 		    stir_bind(k, xc, xl[1], STIR_THREAD_Y) < 0 ||
 		    stir_bind(k, xc, xl[2], STIR_THREAD_X) < 0)
 			return -1;
 	}
-	if ((!chunks && split(k, init, "j", 3, fji, jl) < 0) ||
+	if ((!chunks && recipe_split(k, init, "j", 3, fji, jl) < 0) ||
 	    stir_bind(k, init, jl[1], STIR_THREAD_Y) < 0 ||
 	    stir_bind(k, init, jl[2], STIR_THREAD_X) < 0 ||
 	    lanes_per_nonzero(k, blk, chunks ? NULL : "j", fm, kl, nz) < 0 ||
@@ -301,7 +290,7 @@ int stir_recipe_sddmm_vblock(stir_kernel *k, stir_sddmm_map fm)
 	 * fm.chunks thread blocks (blockIdx.y), each with its own copy of
 	 * X's rows: j split {steps, chunks, nnz}, the chunks outermost */
 	const char *xat = "j";
-	if (chunks && (split(k, blk, "j", 3, fjc, jl) < 0 ||
+	if (chunks && (recipe_split(k, blk, "j", 3, fjc, jl) < 0 ||
 	    stir_reorder(k, blk, 2, (const char *[]){ jl[1], jl[0] }) < 0))
 		return -1;
 	if (chunks)
@@ -326,14 +315,14 @@ int stir_recipe_sddmm_vblock(stir_kernel *k, stir_sddmm_map fm)
 	if (stir_fuse(k, xc, 2, xa) < 0)
 		return -1;
 	const char *xf = stir_kernel_get_made(k, STIR_MADE_LOOP, 0);
-	if (!xf || split(k, xc, xf, 3, fx, xl) < 0 ||
+	if (!xf || recipe_split(k, xc, xf, 3, fx, xl) < 0 ||
 	    stir_bind(k, xc, xl[1], STIR_THREAD_Y) < 0 ||
 	    stir_bind(k, xc, xl[2], STIR_THREAD_X) < 0 ||
-	    split(k, blk, "k", vec ? 3 : 2, vec ? fk : fk2, kl) < 0)
+	    recipe_split(k, blk, "k", vec ? 3 : 2, vec ? fk : fk2, kl) < 0)
 		return -1;
 	const char *order[] = { kl[1], kl[0], "g" };
 	if (stir_reorder(k, blk, 3, order) < 0 ||
-	    (!chunks && split(k, blk, "j", 2, fj, jl) < 0) ||
+	    (!chunks && recipe_split(k, blk, "j", 2, fj, jl) < 0) ||
 	    stir_bind(k, blk, "i", STIR_BLOCK_X) < 0 ||
 	    (chunks && stir_bind(k, blk, jl[1], STIR_BLOCK_Y) < 0) ||
 	    stir_bind(k, blk, jl[chunks ? 2 : 1], STIR_THREAD_Y) < 0 ||
@@ -385,9 +374,9 @@ int stir_recipe_sddmm_row_tile(stir_kernel *k, stir_sddmm_map fm)
 		return -1;
 	/* the nest's blocks: the row's, then the sum's */
 	const char *blk = stir_kernel_get_made(k, STIR_MADE_BLOCK, 1);
-	if (split(k, blk, "i", 2, fi, il) < 0 ||
-	    split(k, blk, "j", 2, fj, jl) < 0 ||
-	    (vec && split(k, blk, "k", 2, fk, kl) < 0) ||
+	if (recipe_split(k, blk, "i", 2, fi, il) < 0 ||
+	    recipe_split(k, blk, "j", 2, fj, jl) < 0 ||
+	    (vec && recipe_split(k, blk, "k", 2, fk, kl) < 0) ||
 	    stir_bind(k, blk, il[0], STIR_BLOCK_X) < 0 ||
 	    stir_bind(k, blk, il[1], STIR_THREAD_Y) < 0 ||
 	    stir_bind(k, blk, jl[1], STIR_THREAD_X) < 0 ||

@@ -36,6 +36,7 @@
 #include <stir/recipes.h>
 #include "ir/diag.h"
 #include "ir/nodes.h"
+#include "schedule/recipes/steps.h"
 
 #define TILE_INTRINSIC "mma_m16n8k8_3xtf32"
 
@@ -103,18 +104,6 @@ bool stir_sddmm_tiles_fits(const stir_sddmm_tiles_candidate *p, int64_t feat)
 		(feat / 8 / kw) % stir_sddmm_tiles_piece(p, feat) == 0;
 }
 
-/* k, block, loop, n, factors, made: stir_split, the n loops it made into
- * made[0..n-1]. */
-static int split(stir_kernel *k, const char *block, const char *loop, int n,
-	const int64_t *factors, const char **made)
-{
-	if (stir_split(k, block, loop, n, factors) < 0)
-		return -1;
-	for (int i = 0; i < n; i++)
-		made[i] = stir_kernel_get_made(k, STIR_MADE_LOOP, i);
-	return 0;
-}
-
 /* The names a cache of S made (cache_write's "Made"): the buffer, its
  * write-back and zeroing blocks, and the first four loops of each
  * block's nest (NULL past its last). */
@@ -169,8 +158,8 @@ static int groups_schedule(stir_kernel *k, const char *win, const char *blk,
 	bool pieces = p->groups > 1 || piece < feat / 8;
 	const int64_t fp[] = { 0, piece }, fg[] = { 0, p->warps, p->groups };
 	const char *pl[2] = { kl[0], kl[0] }, *gl[3];
-	if ((pieces && split(k, blk, kl[0], 2, fp, pl) < 0) ||
-	    split(k, blk, "g", p->groups > 1 ? 3 : 2, fg, gl) < 0)
+	if ((pieces && recipe_split(k, blk, kl[0], 2, fp, pl) < 0) ||
+	    recipe_split(k, blk, "g", p->groups > 1 ? 3 : 2, fg, gl) < 0)
 		return -1;
 	const char *order[8];
 	int n = 0;
@@ -218,7 +207,7 @@ static int fuse_spread(stir_kernel *k, const char *block, int n,
 	if (stir_fuse(k, block, n, loops) < 0)
 		return -1;
 	const char *f = stir_kernel_get_made(k, STIR_MADE_LOOP, 0);
-	if (!f || split(k, block, f, n_threads + 1, factors, sl) < 0)
+	if (!f || recipe_split(k, block, f, n_threads + 1, factors, sl) < 0)
 		return -1;
 	for (int i = 0; i < n_threads; i++)
 		if (stir_bind(k, block, sl[i + 1], threads[i]) < 0)
@@ -234,8 +223,8 @@ static int kwarps_schedule(stir_kernel *k, const char *win, const char *blk,
 	int64_t kw = stir_sddmm_tiles_kwarps(p, feat);
 	const int64_t fk[] = { kw, 0 }, fg[] = { 0, p->warps };
 	const char *pl[2], *gl[2];
-	if (split(k, blk, kl[0], 2, fk, pl) < 0 ||
-	    split(k, blk, "g", 2, fg, gl) < 0)
+	if (recipe_split(k, blk, kl[0], 2, fk, pl) < 0 ||
+	    recipe_split(k, blk, "g", 2, fg, gl) < 0)
 		return -1;
 	const char *order[] = { gl[0], pl[0], gl[1], pl[1], "c", "r", kl[1] };
 	if (stir_reorder(k, blk, 7, order) < 0 ||
@@ -300,7 +289,7 @@ int stir_recipe_sddmm_tiles_candidate(stir_kernel *k,
 			"SDDMM over tiles of examples/sddmm_tiles_csr.stir", k->name);
 		return -1;
 	}
-	if (split(k, blk, "k", 2, f8, kl) < 0)
+	if (recipe_split(k, blk, "k", 2, f8, kl) < 0)
 		return -1;
 	int rc = p->kwarps > 0 ? kwarps_schedule(k, win, blk, p, feat, kl) :
 		groups_schedule(k, win, blk, p, feat, kl);

@@ -4,6 +4,7 @@
 #include <stir/stir.h>
 #include <stir/recipes.h>
 #include "ir/nodes.h"
+#include "schedule/recipes/steps.h"
 
 /* feat, group: see recipes.h. */
 stir_spmm_map stir_spmm_map_grouped(int64_t feat, int64_t group)
@@ -48,18 +49,6 @@ bool stir_spmm_map_fits(stir_spmm_map fm)
 stir_spmm_map stir_spmm_map_features(int64_t feat)
 {
 	return stir_spmm_map_grouped(feat, 1);
-}
-
-/* k, block, loop, n, factors, made: stir_split, with the names of the n
- * loops it made in made[0..n-1]. */
-static int split(stir_kernel *k, const char *block, const char *loop, int n,
-	const int64_t *factors, const char **made)
-{
-	if (stir_split(k, block, loop, n, factors) < 0)
-		return -1;
-	for (int i = 0; i < n; i++)
-		made[i] = stir_kernel_get_made(k, STIR_MADE_LOOP, i);
-	return 0;
 }
 
 /* width, fm: the columns of a row of a part WIDTH wide that its warp
@@ -239,8 +228,8 @@ static int schedule_init(stir_kernel *k, const char *block, const char *rows,
 	const int64_t fi[] = { 0, fm.rows * (fm.group > 1 ? fm.group :
 		fm.serial ? 1 : fm.chunks) };
 	const char *kl[3], *rl[2];
-	return split(k, block, "k", 3, fk, kl) < 0 ||
-		split(k, block, rows, 2, fi, rl) < 0 ||
+	return recipe_split(k, block, "k", 3, fk, kl) < 0 ||
+		recipe_split(k, block, rows, 2, fi, rl) < 0 ||
 		stir_bind(k, block, rl[0], STIR_BLOCK_X) < 0 ||
 		stir_bind(k, block, rl[1], STIR_THREAD_Y) < 0 ||
 		stir_bind(k, block, kl[1], STIR_THREAD_X) < 0 ||

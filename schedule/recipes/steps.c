@@ -1,0 +1,14 @@
+/* The schedule steps the recipes share (steps.h). */
+#include <stir/stir.h>
+#include "schedule/recipes/steps.h"
+
+/* k, block, loop, n, factors, made: see steps.h. */
+int recipe_split(stir_kernel *k, const char *block, const char *loop, int n,
+	const int64_t *factors, const char **made)
+{
+	if (stir_split(k, block, loop, n, factors) < 0)
+		return -1;
+	for (int i = 0; i < n; i++)
+		made[i] = stir_kernel_get_made(k, STIR_MADE_LOOP, i);
+	return 0;
+}

@@ -1,0 +1,14 @@
+/* The schedule steps the recipes share (schedule/recipes/steps.c). */
+#ifndef STIR_SCHEDULE_RECIPES_STEPS_H
+#define STIR_SCHEDULE_RECIPES_STEPS_H
+
+#include <stdint.h>
+#include <stir/schedule.h>
+
+/* k, block, loop, n, factors, made: stir_split, with the names of the n
+ * loops it made in made[0..n-1].  0, or -1 with the diagnostic in k's
+ * context. */
+int recipe_split(stir_kernel *k, const char *block, const char *loop, int n,
+	const int64_t *factors, const char **made);
+
+#endif
