@@ -593,26 +593,54 @@ static void put_tile_start(emitter *e, const ectx *ctx,
 	}
 }
 
+/* s, steps: the one statement of s when s is an unrolled loop of one
+ * statement (of 2 to 16 iterations when "steps"), else NULL. */
+static const stir_stmt *unrolled_body(const stir_stmt *s, bool steps)
+{
+	if (s->kind != STIR_STMT_FOR || s->u.for_.kind != STIR_LOOP_UNROLL ||
+	    s->u.for_.body.n != 1)
+		return NULL;
+	const stir_expr *n = s->u.for_.extent;
+	if (steps && (n->kind != STIR_EXPR_INT || n->u.i < 2 || n->u.i > 16))
+		return NULL;
+	return stir_stmt_at(&s->u.for_.body, 0);
+}
+
+/* x, guard: the one statement of x when x is a guard "if (..) { .. }"
+ * with no else, x into *guard; else x, and *guard NULL. */
+static const stir_stmt *under_guard(const stir_stmt *x,
+	const stir_stmt **guard)
+{
+	*guard = NULL;
+	if (x->kind != STIR_STMT_IF || x->u.if_.else_body.n ||
+	    x->u.if_.then_body.n != 1)
+		return x;
+	*guard = x;
+	return stir_stmt_at(&x->u.if_.then_body, 0);
+}
+
+/* nest, m: whether nest is a tensorized loop matching an mma.sync
+ * intrinsic, its match into *m. */
+static bool mma_nest(const stir_stmt *nest, stir_mma_match *m)
+{
+	return nest->kind == STIR_STMT_FOR &&
+		nest->u.for_.kind == STIR_LOOP_TENSORIZE &&
+		gpu_mma_match(nest, m) && m->form == STIR_MMA_FORM_MMA;
+}
+
 /* s, guard: see cuda_internal.h. */
 const stir_stmt *cuda_mma_invariant_a(const stir_stmt *s,
 	const stir_stmt **guard)
 {
 	*guard = NULL;
-	if (s->kind != STIR_STMT_FOR || s->u.for_.kind != STIR_LOOP_UNROLL ||
-	    s->u.for_.body.n != 1)
+	const stir_stmt *x = unrolled_body(s, false);
+	if (!x)
 		return NULL;
 	const stir_var *v = s->u.for_.var;
-	const stir_stmt *nest = stir_stmt_at(&s->u.for_.body, 0);
-	if (nest->kind == STIR_STMT_IF && !nest->u.if_.else_body.n &&
-	    nest->u.if_.then_body.n == 1 &&
-	    !stir_expr_uses(nest->u.if_.cond, v)) {
-		*guard = nest;
-		nest = stir_stmt_at(&nest->u.if_.then_body, 0);
-	}
+	const stir_stmt *nest = under_guard(x, guard);
 	stir_mma_match m;
-	if (nest->kind != STIR_STMT_FOR ||
-	    nest->u.for_.kind != STIR_LOOP_TENSORIZE ||
-	    !gpu_mma_match(nest, &m) || m.form != STIR_MMA_FORM_MMA ||
+	if ((*guard && stir_expr_uses((*guard)->u.if_.cond, v)) ||
+	    !mma_nest(nest, &m) ||
 	    m.a.gather || m.a.scale || m.guard || m.a.buf == m.c.buf ||
 	    stir_mma_index_uses(m.block, m.a.index, v) ||
 	    (*guard && !m.frag)) {
@@ -628,16 +656,9 @@ const stir_stmt *cuda_mma_invariant_a(const stir_stmt *s,
 const stir_stmt *cuda_mma_steps(const stir_stmt *s)
 {
 	const stir_stmt *g;
-	if (s->kind != STIR_STMT_FOR || s->u.for_.kind != STIR_LOOP_UNROLL ||
-	    s->u.for_.body.n != 1 || s->u.for_.extent->kind != STIR_EXPR_INT ||
-	    s->u.for_.extent->u.i < 2 || s->u.for_.extent->u.i > 16 ||
-	    cuda_mma_invariant_a(s, &g))
-		return NULL;
-	const stir_stmt *nest = stir_stmt_at(&s->u.for_.body, 0);
+	const stir_stmt *nest = unrolled_body(s, true);
 	stir_mma_match m;
-	if (nest->kind != STIR_STMT_FOR ||
-	    nest->u.for_.kind != STIR_LOOP_TENSORIZE ||
-	    !gpu_mma_match(nest, &m) || m.form != STIR_MMA_FORM_MMA ||
+	if (!nest || cuda_mma_invariant_a(s, &g) || !mma_nest(nest, &m) ||
 	    !m.frag || m.guard || !(m.a.gather || m.b.gather))
 		return NULL;
 	return nest;
@@ -649,17 +670,11 @@ const stir_stmt *cuda_mma_invariant_steps(const stir_stmt *s,
 {
 	*guard = NULL;
 	*steps = NULL;
-	if (s->kind != STIR_STMT_FOR || s->u.for_.kind != STIR_LOOP_UNROLL ||
-	    s->u.for_.body.n != 1 || s->u.for_.extent->kind != STIR_EXPR_INT ||
-	    s->u.for_.extent->u.i < 2 || s->u.for_.extent->u.i > 16)
+	const stir_stmt *g, *x = unrolled_body(s, true);
+	if (!x)
 		return NULL;
 	const stir_var *v = s->u.for_.var;
-	const stir_stmt *g = NULL, *x = stir_stmt_at(&s->u.for_.body, 0);
-	if (x->kind == STIR_STMT_IF && !x->u.if_.else_body.n &&
-	    x->u.if_.then_body.n == 1) {
-		g = x;
-		x = stir_stmt_at(&x->u.if_.then_body, 0);
-	}
+	x = under_guard(x, &g);
 	const stir_stmt *nest = cuda_mma_steps(x);
 	stir_mma_match m;
 	if (!nest || !gpu_mma_match(nest, &m) ||

@@ -215,6 +215,21 @@ START_TEST(test_refused)
 }
 END_TEST
 
+/* ctx, program, kernel, text, m, s: kernel of program (its module in
+ * *m), and the schedule file "text" read into *s. */
+static stir_kernel *with_schedule_text(stir_ctx *ctx, const char *program,
+	const char *kernel, const char *text, stir_module **m,
+	stir_schedule **s)
+{
+	*m = stir_module_read_from_file(ctx, test_path(program));
+	ck_assert_ptr_nonnull(*m);
+	stir_kernel *k = stir_module_find_kernel(*m, kernel);
+	ck_assert_ptr_nonnull(k);
+	*s = stir_schedule_read_from_mem(ctx, "t.yaml", text, strlen(text));
+	ck_assert_ptr_nonnull(*s);
+	return k;
+}
+
 /* ctx, program, kernel, file, gpu, m: kernel of program (its module in
  * *m) scheduled by schedule file "file" up to stage III, or for the GPU
  * when "gpu". */
@@ -331,6 +346,59 @@ START_TEST(test_csr_order)
 		"index into the distinct map 'Dst_data' must take the tile's "
 		"elements to distinct entries"));
 	free(t);
+	stir_module_free(m);
+	stir_ctx_free(ctx);
+}
+END_TEST
+
+/* The operand the steps share is loaded once before an unrolled loop
+ * around them only when its index does not use that loop's variable
+ * (cuda_mma_invariant_steps): with the features' pieces k_0_0 unrolled
+ * around the steps k_0_1 (one group a warp), X's index uses k_0_0, so
+ * each piece's steps load X themselves, after Y's. */
+START_TEST(test_invariant_steps_declined)
+{
+	static const char yaml[] =
+		"kernel: sddmm_tiles_csr\n"
+		"stage1:\n"
+		"  - specialize: {param: feat, value: 32}\n"
+		"stage2:\n"
+		"  - split: {block: sddmm_tiles1, loop: k, factors: [null, 8]}\n"
+		"  - split: {block: sddmm_tiles1, loop: k_0, factors: [null, 2]}\n"
+		"  - split: {block: sddmm_tiles1, loop: g, factors: [null, 4]}\n"
+		"  - reorder: {block: sddmm_tiles1, loops: [g_0, g_1, k_0_0, "
+		"k_0_1, c, r, k_1]}\n"
+		"  - bind: {block: sddmm_tiles0, loop: w, to: blockIdx.x}\n"
+		"  - bind: {block: sddmm_tiles1, loop: g_1, to: threadIdx.y}\n"
+		"  - unroll: {block: sddmm_tiles1, loop: k_0_1}\n"
+		"stage3:\n"
+		"  - cache_write_over_init: {block: sddmm_tiles1, buffer: S_data, "
+		"loop: k_0_0, scope: local}\n"
+		"  - unroll: {block: sddmm_tiles1, loop: k_0_0}\n"
+		"  - tensorize: {block: S_data_local_init, loop: ax0, "
+		"intrinsic: mma_m16n8k8_3xtf32}\n"
+		"  - tensorize: {block: sddmm_tiles1, loop: c, "
+		"intrinsic: mma_m16n8k8_3xtf32}\n"
+		"  - tensorize: {block: S_data_local, loop: ax0, "
+		"intrinsic: mma_m16n8k8_3xtf32}\n";
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_module *m;
+	stir_schedule *s;
+	stir_kernel *k = with_schedule_text(ctx,
+		"examples/sddmm_tiles_csr.stir", "sddmm_tiles_csr", yaml, &m, &s);
+	ck_assert_int_eq(stir_schedule_prepare_for_gpu(s, k), 0);
+	stir_schedule_free(s);
+	char *cu = stir_kernel_to_cuda(k);
+	ck_assert_ptr_nonnull(cu);
+	ck_assert_ptr_null(strstr(cu, "stir_fb_h"));
+	const char *piece = strstr(cu, "for (int k_0_0 = 0; k_0_0 < 2; "
+		"++k_0_0) {\n");
+	ck_assert_ptr_nonnull(piece);
+	const char *x = strstr(piece, "_load_b_t(stir_fb, "
+		"&X_data[(vw * 8 + vr) * 32 + vk], 32);");
+	ck_assert_ptr_nonnull(x);
+	ck_assert_ptr_nonnull(strstr(piece, "stir_fb_s[2];"));
+	free(cu);
 	stir_module_free(m);
 	stir_ctx_free(ctx);
 }
@@ -731,13 +799,10 @@ START_TEST(test_shared_per_thread)
 		"  - cache_write: {block: bsrmm1, buffer: C_data, loop: j_1, scope: "
 		"shared}\n";
 	stir_ctx *ctx = stir_ctx_alloc();
-	stir_module *m = stir_module_read_from_file(ctx,
-		test_path("examples/bsrmm.stir"));
-	ck_assert_ptr_nonnull(m);
-	stir_kernel *k = stir_module_find_kernel(m, "bsrmm");
-	stir_schedule *s = stir_schedule_read_from_mem(ctx, "t.yaml", text,
-		strlen(text));
-	ck_assert_ptr_nonnull(s);
+	stir_module *m;
+	stir_schedule *s;
+	stir_kernel *k = with_schedule_text(ctx, "examples/bsrmm.stir",
+		"bsrmm", text, &m, &s);
 	/* the sums of the warps in one shared strip: its region is the same
 	 * for every warp */
 	int rc = stir_schedule_apply(s, k, STIR_STAGE_3);
@@ -784,13 +849,10 @@ START_TEST(test_per_warp)
 		"  - bind: {block: bsrmm1, loop: i, to: blockIdx.x}\n"
 		"  - bind: {block: bsrmm1, loop: f_0, to: blockIdx.y}\n";
 	stir_ctx *ctx = stir_ctx_alloc();
-	stir_module *m = stir_module_read_from_file(ctx,
-		test_path("examples/bsrmm.stir"));
-	ck_assert_ptr_nonnull(m);
-	stir_kernel *k = stir_module_find_kernel(m, "bsrmm");
-	stir_schedule *s = stir_schedule_read_from_mem(ctx, "t.yaml", text,
-		strlen(text));
-	ck_assert_ptr_nonnull(s);
+	stir_module *m;
+	stir_schedule *s;
+	stir_kernel *k = with_schedule_text(ctx, "examples/bsrmm.stir",
+		"bsrmm", text, &m, &s);
 	ck_assert_int_eq(stir_schedule_apply(s, k, STIR_STAGE_3), 0);
 	stir_schedule_free(s);
 	const stir_scope sh = STIR_SCOPE_SHARED;
@@ -1518,6 +1580,7 @@ static Suite *tensorize_suite(void)
 	tcase_add_test(tc, test_tiles);
 	tcase_add_test(tc, test_wmma);
 	tcase_add_test(tc, test_csr_order);
+	tcase_add_test(tc, test_invariant_steps_declined);
 	tcase_add_test(tc, test_staged);
 	tcase_add_test(tc, test_pipeline);
 	tcase_add_test(tc, test_shared_per_thread);
