@@ -26,8 +26,16 @@
  * check against the interpreter (on the Cora graph for the SpMM and SDDMM
  * schedules of the hybrid format and of vector loads).
  *
- * Compiled objects are cached in the build tree by a hash of their source,
- * so only changed kernels are compiled again.  Skipped (77) without g++. */
+ * Compiled objects are cached in the build tree (or in STIR_EMU_CACHE, a
+ * folder tools/run-tests shares between its builds) by a hash of their
+ * source and of the compiler and emulation headers, so only changed
+ * kernels are compiled again.
+ *
+ * The test is two programs built from this file, which make check runs
+ * side by side: tests/test_cuda_emu (EMU_SHARD 0) and tests/test_cuda_emu_2
+ * (EMU_SHARD 1).  Each compiles and emulates every other program; the
+ * second also runs the other cases (stirc's runs, the SDDMM shape, the
+ * shared memory limit).  Skipped (77) without g++. */
 #include <dirent.h>
 #include <dlfcn.h>
 #include <stdbool.h>
@@ -38,6 +46,14 @@
 #include <unistd.h>
 #include <stir/stir.h>
 #include "runtime/internal.h"
+
+/* This program's share of the emulated programs: those whose index is
+ * EMU_SHARD modulo EMU_SHARDS (the header says why). */
+#ifndef EMU_SHARD
+#define EMU_SHARD 0
+#endif
+#define EMU_SHARDS 2
+#define EMU_LAST_SHARD (EMU_SHARD == EMU_SHARDS - 1)
 #include "tests/testutil.h"
 
 /* A hybrid format for the hybrid SpMM schedule: hybrid(c, buckets). */
@@ -99,7 +115,7 @@ typedef struct emu_prog {
 	char so[1200];             /* the compiled object */
 } emu_prog;
 
-#define MAX_PROGS 400
+#define MAX_PROGS 600
 static emu_prog progs[MAX_PROGS];
 static int n_progs;
 
@@ -234,12 +250,18 @@ static char *prepare_source(emu_prog *p, stir_ctx *ctx, const char *cache)
 	return src;
 }
 
-/* Compile every program not cached yet, eight at a time. */
+static bool used_by_other_cases(const emu_prog *p);
+
+/* Compile every program this shard runs (or its other cases use) that is
+ * not cached yet, eight at a time; name every program's object. */
 static void compile_all(void)
 {
-	const char *b = getenv("STIR_BUILDDIR");
+	const char *b = getenv("STIR_BUILDDIR"), *shared = getenv("STIR_EMU_CACHE");
 	char cache[1024], inc[1024];
-	snprintf(cache, sizeof(cache), "%s/tests/emu-cache", b ? b : ".");
+	if (shared && *shared)
+		snprintf(cache, sizeof(cache), "%s", shared);
+	else
+		snprintf(cache, sizeof(cache), "%s/tests/emu-cache", b ? b : ".");
 	snprintf(inc, sizeof(inc), "%s", test_path("tests/emu"));
 	mkdir(cache, 0777);
 	stir_ctx *ctx = stir_ctx_alloc();
@@ -254,6 +276,12 @@ static void compile_all(void)
 		if (i == n_progs)
 			break;
 		char *src = prepare_source(&progs[i], ctx, cache);
+		if (src && i % EMU_SHARDS != EMU_SHARD &&
+		    !(EMU_LAST_SHARD && used_by_other_cases(&progs[i]))) {
+			/* another shard's */
+			free(src);
+			continue;
+		}
 		bool twice = false;
 		for (int j = 0; j < i && src; j++)
 			twice |= !strcmp(progs[j].so, progs[i].so);
@@ -262,8 +290,11 @@ static void compile_all(void)
 			free(src);
 			continue;
 		}
+		/* (the source's and the temporary's names are this
+		 * process's: the other shard may compile the same object) */
+		long self = (long)getpid();
 		char cu[1300], cmd[8192];
-		snprintf(cu, sizeof(cu), "%s.cu", progs[i].so);
+		snprintf(cu, sizeof(cu), "%s.%ld.cu", progs[i].so, self);
 		int w = write_file(cu, src);
 		free(src);
 		if (w < 0) {
@@ -272,8 +303,9 @@ static void compile_all(void)
 		}
 		/* into a temporary name, renamed when complete */
 		snprintf(cmd, sizeof(cmd), "%s -I%s -include cuda_emu.h -x c++ %s "
-			"-o %s.tmp && mv %s.tmp %s", compiler, inc, cu,
-			progs[i].so, progs[i].so, progs[i].so);
+			"-o %s.%ld.tmp && mv %s.%ld.tmp %s; mv %s %s.cu", compiler,
+			inc, cu, progs[i].so, self, progs[i].so, self, progs[i].so,
+			cu, progs[i].so);
 		pid_t pid = fork();
 		if (pid == 0) {
 			execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
@@ -966,7 +998,7 @@ static stir_gpu_kernel *emulated_kernel(const emu_prog *p, stir_ctx *ctx,
 
 START_TEST(test_emulated)
 {
-	emu_prog *p = &progs[_i];
+	emu_prog *p = &progs[_i * EMU_SHARDS + EMU_SHARD];
 	stir_ctx *ctx = stir_ctx_alloc();
 	alarm(120); /* a barrier some thread misses deadlocks */
 	stir_device *dev = fake_device(ctx);
@@ -1032,6 +1064,10 @@ START_TEST(test_emulated)
 }
 END_TEST
 
+/* The schedule test_dynamic_shared_limit runs. */
+static const char dynamic_shared_file[] =
+	"tests/tensorize/bsrmm_tc_warps_f64_s4b2.yaml";
+
 /* A kernel of more than 48 KiB of shared arrays (57344 bytes of dynamic
  * shared memory) on a device that allows only 48 KiB: the launch is
  * refused before it runs, at the launch's statement, with the device's
@@ -1039,7 +1075,7 @@ END_TEST
  * emulator fails a launch given less). */
 START_TEST(test_dynamic_shared_limit)
 {
-	const char *file = "tests/tensorize/bsrmm_tc_warps_f64_s4b2.yaml";
+	const char *file = dynamic_shared_file;
 	emu_prog *p = NULL;
 	for (int i = 0; i < n_progs && !p; i++)
 		if (progs[i].sched_file && progs[i].sizes &&
@@ -1246,8 +1282,8 @@ static const struct {
 	  "--reps 1",
 	  "check: sddmm matches the stage I interpreter", NULL },
 	{ "examples/sddmm_rows.yaml", "run examples/sddmm_rows.stir --backend "
-	  "cuda --mtx S=examples/data/cora.mtx.gz --random 1 --check --time --warmups 0 "
-	  "--reps 1",
+	  "cuda --mtx S=tests/data/graphs/small.mtx --random 1 --check --time "
+	  "--warmups 0 --reps 1",
 	  "check: sddmm_rows matches the stage I interpreter", NULL },
 	{ "examples/csrmm.yaml", "run examples/csrmm.stir --backend cuda "
 	  "--random 2 --size m=60 --size feat=24 --check --time --warmups 0 "
@@ -1268,6 +1304,20 @@ static const struct {
 	  "--warmups 0 --reps 1",
 	  "check: csrmm matches the stage I interpreter", NULL },
 };
+
+/* p: whether a case other than test_emulated runs p's object (so the
+ * last shard compiles it whatever its index). */
+static bool used_by_other_cases(const emu_prog *p)
+{
+	if (!p->sched_file)
+		return false;
+	if (!strcmp(p->sched_file, dynamic_shared_file))
+		return true;
+	for (size_t i = 0; i < sizeof(stirc_runs) / sizeof(stirc_runs[0]); i++)
+		if (!strcmp(p->sched_file, stirc_runs[i].schedule))
+			return true;
+	return false;
+}
 
 /* path, text: whether the file at path holds text. */
 static bool file_has(const char *path, const char *text)
@@ -1355,8 +1405,11 @@ int main(void)
 	Suite *s = suite_create("cuda_emu");
 	TCase *tc = tcase_create("emulated");
 	tcase_set_timeout(tc, 150);
-	tcase_add_loop_test(tc, test_emulated, 0, n_progs);
+	tcase_add_loop_test(tc, test_emulated, 0,
+		(n_progs - EMU_SHARD + EMU_SHARDS - 1) / EMU_SHARDS);
 	suite_add_tcase(s, tc);
+	if (!EMU_LAST_SHARD)
+		return test_run_suite(s);
 	TCase *ts = tcase_create("sddmm");
 	tcase_add_test(ts, test_sddmm_shape);
 	tcase_add_test(ts, test_bench_files);
