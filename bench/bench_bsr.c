@@ -37,10 +37,12 @@
 #define MAX_WIDTHS 8
 #define CHECK_ROWS 96
 
-/* A stir kernel: a program and its schedule file, its block size and
+/* A stir kernel: a program and its schedule file (or with --recipe the
+ * library's candidate for the case, schedule NULL), its block size and
  * types read from the program. */
 typedef struct stir_prog {
 	const char *program, *schedule;
+	const stir_bsr_tc_candidate *candidate;
 	int64_t block;
 	stir_dtype atype, btype;
 } stir_prog;
@@ -53,7 +55,7 @@ typedef struct bsr_options {
 	int n_widths;
 	int reps;
 	bool list;
-	bool recipe;             /* --recipe: recipe_schedule for each case */
+	bool recipe;             /* --recipe: the library's pick for each case */
 	bool weights, attention;
 	const char *mtx;
 	int64_t mtx_block;       /* --block: the --mtx file's blocks; without
@@ -104,46 +106,26 @@ static const char *source_path(const char *path)
 	return access(b, R_OK) == 0 ? b : path;
 }
 
-/* The schedules that --recipe picks from: blocks of 16, then of 64. */
-#define RECIPE_ROW "bench/bsrmm_tc16_pipe_t4_b2.yaml"   /* a warp a row, 32 */
-#define RECIPE_ROW64 "bench/bsrmm_tc16_pipe.yaml"       /* a warp a row, 64 */
-#define RECIPE_WARPS "bench/bsrmm_tc16_warps_s4.yaml"   /* 4 warps a row, 32 */
-#define RECIPE_WARPS64 "bench/bsrmm_tc16_warps_f64.yaml" /* 4 warps a row, 64 */
-#define RECIPE_STRIPS64 "bench/bsrmm64_tc_strips.yaml"  /* b64: a strip a block */
-/* The warps that keep the GPU busy: 8 on each of 132 multiprocessors. */
-#define RECIPE_FULL 1024
-
-/* c, w: the schedule --recipe runs on case c at width w, from the
- * matrix's shape alone (bench/README.md).  Blocks of 64: each 16-row
- * strip a thread block.  Blocks of 16: a warp a row with 64 features
- * while the grid has RECIPE_FULL such warps and no row is much longer
- * than the mean (5/4 of it) or any longer than 64 blocks; else a warp a
- * row with 32 features while the longest row is at most the grid's
- * warps / 32 (the grid, not the rows, is what keeps the GPU busy); else
- * each row's blocks over 4 warps, 64 features a warp on a grid of even
- * rows of half RECIPE_FULL warps of 32 or of skewed rows beyond
- * RECIPE_FULL, else 32. */
-static const char *recipe_schedule(const bsr_case *c, int64_t w)
+/* c, w: the recipe's candidate for case c at width w
+ * (stir_bsr_tc_pick: from the matrix's shape alone), or NULL. */
+static const stir_bsr_tc_candidate *recipe_pick(const bsr_case *c, int64_t w)
 {
-	if (c->b == 64)
-		return source_path(RECIPE_STRIPS64);
-	int64_t lmax = 0;
-	for (int64_t i = 0; i < c->mb; i++)
-		if (c->ptr[i + 1] - c->ptr[i] > lmax)
-			lmax = c->ptr[i + 1] - c->ptr[i];
-	int64_t mean = c->nnzb / (c->mb ? c->mb : 1);
-	bool even = lmax <= mean + mean / 4 + 1;
-	int64_t warps32 = c->mb * (w / 32);
-	int64_t strips64 = w % 64 ? 0 : c->mb * (w / 64);
-	const char *s = RECIPE_WARPS;
-	if (strips64 >= RECIPE_FULL && (even || lmax <= 64))
-		s = RECIPE_ROW64;
-	else if (32 * lmax <= warps32)
-		s = RECIPE_ROW;
-	else if (strips64 && (even ? 2 * warps32 >= RECIPE_FULL :
-	    warps32 > RECIPE_FULL))
-		s = RECIPE_WARPS64;
-	return source_path(s);
+	return stir_bsr_tc_get_candidate(stir_bsr_tc_pick(c->b, c->mb, c->ptr,
+		w));
+}
+
+/* p: candidate p as a label, in a buffer of 8 that calls take in turn. */
+static const char *candidate_label(const stir_bsr_tc_candidate *p)
+{
+	static char buf[8][96];
+	static int next;
+	if (!p)
+		return "none";
+	char *b = buf[next++ % 8];
+	snprintf(b, 96, "blocks %" PRId64 ", %" PRId64 " warps x %" PRId64
+		" features, %" PRId64 " stages, batch %" PRId64, p->block,
+		p->warps, p->warp_feat, p->stages, p->batch);
+	return b;
 }
 
 /* argc, argv, o: parse the command line into o (usage() when wrong). */
@@ -244,9 +226,7 @@ static void parse_options(int argc, char **argv, bsr_options *o)
 			if (o->widths[i] % 32)
 				usage("--recipe: the widths must be multiples of 32");
 		o->progs[0].program = source_path("examples/bsrmm.stir");
-		o->progs[0].schedule = source_path(RECIPE_WARPS);
 		o->progs[1].program = source_path("bench/bsrmm64.stir");
-		o->progs[1].schedule = source_path(RECIPE_STRIPS64);
 		o->n_programs = o->n_schedules = 2;
 	}
 	if (o->n_programs == 0) {
@@ -268,9 +248,10 @@ static int inspect_program(stir_ctx *ctx, stir_prog *p)
 {
 	stir_module *m = NULL;
 	stir_kernel *k = bench_read_kernel(ctx, p->program, "bsrmm", &m);
-	stir_schedule *s = k ? stir_schedule_read_from_file(ctx, p->schedule) : NULL;
+	stir_schedule *s = k && p->schedule ?
+		stir_schedule_read_from_file(ctx, p->schedule) : NULL;
 	int rc = -1;
-	if (s && stir_schedule_find_kernel(s, m)) {
+	if (k && (!p->schedule || (s && stir_schedule_find_kernel(s, m)))) {
 		stir_bindings *b = stir_bindings_alloc();
 		stir_bindings_set_size(b, "mb", 1);
 		stir_bindings_set_size(b, "nb", 1);
@@ -389,7 +370,8 @@ static void time_stir(stir_ctx *ctx, bench_gpu *g, const stir_prog *p,
 {
 	stir_module *m = NULL;
 	stir_kernel *k = bench_read_kernel(ctx, p->program, "bsrmm", &m);
-	stir_schedule *s = k ? stir_schedule_read_from_file(ctx, p->schedule) : NULL;
+	stir_schedule *s = k && !p->candidate ?
+		stir_schedule_read_from_file(ctx, p->schedule) : NULL;
 	stir_gpu_kernel *gk = NULL;
 	stir_bindings *b = stir_bindings_alloc();
 	stir_gpu_run *run = NULL;
@@ -398,7 +380,8 @@ static void time_stir(stir_ctx *ctx, bench_gpu *g, const stir_prog *p,
 	r->stir_ms = r->stir_err = NAN;
 	/* the width a literal of the kernel, as the fast schedules want it
 	 * (their splits of the features then need no guards) */
-	if (!s || stir_specialize(k, "feat", w) < 0)
+	if (p->candidate ? stir_recipe_bsr_tc_candidate(k, p->candidate, w) < 0 :
+	    !s || stir_specialize(k, "feat", w) < 0)
 		goto out;
 	stir_bindings_set_size(b, "mb", c->mb);
 	stir_bindings_set_size(b, "nb", c->nb);
@@ -421,7 +404,7 @@ static void time_stir(stir_ctx *ctx, bench_gpu *g, const stir_prog *p,
 		free(a32);
 	}
 	if (stir_kernel_bind_outputs(k, b) < 0 ||
-	    stir_schedule_prepare_for_gpu(s, k) < 0 ||
+	    (s && stir_schedule_prepare_for_gpu(s, k) < 0) ||
 	    !(gk = stir_gpu_kernel_compile(k, &g->co)))
 		goto out;
 	stir_array *o = stir_bindings_get_array(b, "C");
@@ -481,8 +464,12 @@ static void run_case(stir_ctx *ctx, bench_gpu *g, const bsr_options *o,
 		stir_prog p = o->progs[i];
 		if (p.block != c->b)
 			continue;
-		if (o->recipe)
-			r->schedule = p.schedule = recipe_schedule(c, w);
+		if (o->recipe) {
+			p.candidate = recipe_pick(c, w);
+			r->schedule = candidate_label(p.candidate);
+			if (!p.candidate)
+				continue;
+		}
 		time_stir(ctx, g, &p, c, B, w, rows, nrows, ref, o->reps, r);
 	}
 	/* the baselines' operands on the device: A as BSR (f16, f32), as
@@ -680,8 +667,9 @@ int main(int argc, char **argv)
 	make_cases(ctx, &o, cs, &n);
 	for (int i = 0; i < o.n_programs; i++)
 		printf("# stir: %s + %s: blocks %" PRId64 ", A and B %s\n",
-			o.progs[i].program, o.recipe ? "--recipe (the schedule "
-			"of each case after its errors)" : o.progs[i].schedule,
+			o.progs[i].program, o.recipe ? "--recipe (the library's "
+			"candidate of each case after its errors)" :
+			o.progs[i].schedule,
 			o.progs[i].block, stir_dtype_get_name(o.progs[i].atype));
 	if (o.list) {
 		for (int i = 0; i < n; i++) {
@@ -693,7 +681,8 @@ int main(int argc, char **argv)
 			for (int wi = 0; o.recipe && (c->b == 16 || c->b == 64) &&
 			     wi < (c->width ? 1 : o.n_widths); wi++) {
 				int64_t w = c->width ? c->width : o.widths[wi];
-				printf(" %" PRId64 ": %s", w, recipe_schedule(c, w));
+				printf(" %" PRId64 ": %s", w,
+					candidate_label(recipe_pick(c, w)));
 			}
 			printf("\n");
 		}

@@ -75,10 +75,17 @@ expect 2 "--cases takes weights, attention or none" --list --cases foo
 expect 1 "--shape 5x5: not one of" --list --shape 5x5
 expect 1 "csrmm.stir has no kernel 'bsrmm'" --list --program "$srcdir/examples/csrmm.stir" \
 	--schedule "$srcdir/examples/csrmm.yaml"
-# --recipe: the schedule of each b16 case from its shape (recipe_schedule)
+# --recipe: the library's candidate of each b16 case from its shape
+# (stir_bsr_tc_pick, schedule/recipes/bsr.c)
 "$B" --list --recipe --block 16 --cases weights > "$t/r" 2>&1 || { cat "$t/r"; fail "--recipe"; }
-recipe() { # case, width, schedule
-	grep -q "^$1 .* $2: [^ ]*/bsrmm_tc16_$3.yaml" "$t/r" || { cat "$t/r"; fail "--recipe: $1 at $2 not $3"; }
+recipe() { # case, width, candidate: warps x features, stages, batch
+	case $3 in
+	pipe_t4_b2) l="1 warps x 32 features, 4 stages, batch 2" ;;
+	pipe) l="1 warps x 64 features, 4 stages, batch 1" ;;
+	warps_s4) l="4 warps x 32 features, 4 stages, batch 1" ;;
+	warps_f64) l="4 warps x 64 features, 2 stages, batch 1" ;;
+	esac
+	grep -q "^$1 .* $2: blocks 16, $l" "$t/r" || { cat "$t/r"; fail "--recipe: $1 at $2 not $3"; }
 }
 # short rows for the grid: a warp a row, 32 features; long rows in a
 # small grid: 4 warps, 32 features a warp (4 stages); a large even grid:
@@ -96,8 +103,8 @@ recipe w3072x768_b16_d50_uni 128 pipe_t4_b2
 recipe w768x768_b16_d50_uni 512 pipe_t4_b2
 # the attention masks (blocks of 64): a 16-row strip a thread block
 "$B" --list --recipe --cases attention > "$t/r" 2>&1 || { cat "$t/r"; fail "--recipe (masks)"; }
-grep -q "^attn4096_band3_glob2 .* 768: [^ ]*/bsrmm64_tc_strips.yaml" "$t/r" ||
-	{ cat "$t/r"; fail "--recipe: the masks not on bsrmm64_tc_strips"; }
+grep -q "^attn4096_band3_glob2 .* 768: blocks 64, 1 warps x 64 features, 4 stages, batch 1" "$t/r" ||
+	{ cat "$t/r"; fail "--recipe: the masks not on the strips of blocks of 64"; }
 expect 2 "--recipe picks the schedules: no --program" --list --recipe \
 	--program "$srcdir/examples/bsrmm.stir" --schedule "$srcdir/bench/bsrmm_tc16_pipe.yaml"
 expect 2 "--recipe: the widths must be multiples of 32" --list --recipe --widths 128,80

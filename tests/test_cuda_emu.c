@@ -375,6 +375,12 @@ static int sddmm_tiles_candidate(stir_kernel *k, const sched_arg *a)
 
 /* k, a: the SDDMM over groups of 4 rows (stir_recipe_sddmm_vblock) at
  * a->feat features. */
+static int bsr_tc_candidate(stir_kernel *k, const sched_arg *a)
+{
+	return stir_recipe_bsr_tc_candidate(k,
+		stir_bsr_tc_get_candidate(a->candidate), a->feat);
+}
+
 static int sddmm_vblock(stir_kernel *k, const sched_arg *a)
 {
 	return stir_recipe_sddmm_vblock(k, stir_sddmm_map_features(a->feat));
@@ -769,6 +775,27 @@ static void find_programs(void)
 		p->arg.candidate = tile_cands[i].candidate;
 		p->arg.feat = tile_cands[i].feat;
 		p->plan_flags = STIR_CUDA_ALIGNED_BUFFERS;
+	}
+	/* the BSR recipe's candidates (schedule/recipes/bsr.c), on rows of
+	 * fewer blocks than the warps and stages and of more */
+	static const struct {
+		int candidate;
+		int64_t feat;
+		const char *sizes;
+	} bsr_cands[] = { { 0, 64, "mb=5,nb=6,feat=64" },
+		{ 0, 32, "mb=3,nb=23,feat=32" }, { 1, 64, "mb=3,nb=23,feat=64" },
+		{ 2, 64, "mb=3,nb=23,feat=64" }, { 3, 128, "mb=5,nb=6,feat=128" },
+		{ 3, 64, "mb=3,nb=23,feat=64" }, { 4, 64, "mb=2,nb=3,feat=64" } };
+	for (size_t i = 0; i < sizeof(bsr_cands) / sizeof(bsr_cands[0]); i++) {
+		const stir_bsr_tc_candidate *q =
+			stir_bsr_tc_get_candidate(bsr_cands[i].candidate);
+		const char *prog = q->block == 64 ? "bench/bsrmm64.stir" :
+			"examples/bsrmm.stir";
+		emu_prog *p = add(prog, "bsrmm", prog, "bsrmm",
+			bsr_cands[i].sizes);
+		p->schedule = bsr_tc_candidate;
+		p->arg.candidate = bsr_cands[i].candidate;
+		p->arg.feat = bsr_cands[i].feat;
 	}
 	/* four groups a warp at 64 features, X's fragments loaded once per
 	 * piece of steps before the group loop (cuda_mma_invariant_steps),

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <stir/stir.h>
 #include "tests/testutil.h"
+#include "tests/testdiag.h"
 #include "tests/fake_cuda.h"
 
 /* ctx, file, name: kernel "name" of the source tree's "file" (its module
@@ -1780,6 +1781,99 @@ static int64_t deg_tiles(int64_t i, int64_t n)
 	return (i * 13) % n + 1;
 }
 
+/* The BSR recipe (schedule/recipes/bsr.c): each candidate gives the same
+ * stage III kernel and CUDA as the schedule file it was written from
+ * (the bench schedule files, which bench_bsr --program --schedule can still run one by
+ * one), and as its own schedule log read back; the shape rule's
+ * refusals; a candidate that does not fit, or meets a program of the
+ * other block size, gets a located error. */
+START_TEST(test_bsr_tc)
+{
+	static const char *const files[] = { "bench/bsrmm_tc16_pipe_t4_b2.yaml",
+		"bench/bsrmm_tc16_pipe.yaml", "bench/bsrmm_tc16_warps_s4.yaml",
+		"bench/bsrmm_tc16_warps_f64.yaml", "bench/bsrmm64_tc_strips.yaml" };
+	ck_assert_int_eq(stir_bsr_tc_n_candidates(), 5);
+	ck_assert_ptr_null(stir_bsr_tc_get_candidate(5));
+	for (int i = 0; i < 5; i++)
+		for (int64_t w = 64; w <= 256; w *= 4) {
+			const stir_bsr_tc_candidate *p = stir_bsr_tc_get_candidate(i);
+			const char *prog = test_path(p->block == 64 ?
+				"bench/bsrmm64.stir" : "examples/bsrmm.stir");
+			stir_ctx *ctx = stir_ctx_alloc();
+			stir_module *m1 = stir_module_read_from_file(ctx, prog);
+			stir_module *m2 = stir_module_read_from_file(ctx, prog);
+			stir_module *m3 = stir_module_read_from_file(ctx, prog);
+			ck_assert(m1 && m2 && m3);
+			stir_kernel *k1 = stir_module_find_kernel(m1, "bsrmm");
+			stir_kernel *k2 = stir_module_find_kernel(m2, "bsrmm");
+			stir_kernel *k3 = stir_module_find_kernel(m3, "bsrmm");
+			stir_schedule *s = stir_schedule_read_from_file(ctx,
+				test_path(files[i]));
+			ck_assert_ptr_nonnull(s);
+			ck_assert_int_eq(stir_specialize(k1, "feat", w), 0);
+			ck_assert_int_eq(stir_schedule_prepare_for_gpu(s, k1), 0);
+			stir_kernel_set_schedule_log(k2, true);
+			ck_assert_int_eq(stir_recipe_bsr_tc_candidate(k2, p, w), 0);
+			size_t len = 0;
+			char *text = stir_kernel_schedule_to_str(k2, &len);
+			ck_assert_ptr_nonnull(text);
+			stir_schedule *s3 = stir_schedule_read_from_mem(ctx,
+				"printed.yaml", text, len);
+			ck_assert_ptr_nonnull(s3);
+			ck_assert_int_eq(stir_schedule_prepare_for_gpu(s3, k3), 0);
+			char *ir1 = stir_kernel_to_str(k1), *ir2 = stir_kernel_to_str(k2);
+			char *cu1 = stir_kernel_to_cuda(k1), *cu2 = stir_kernel_to_cuda(k2);
+			char *cu3 = stir_kernel_to_cuda(k3);
+			ck_assert_str_eq(ir2, ir1);
+			ck_assert_str_eq(cu2, cu1);
+			ck_assert_str_eq(cu3, cu1);
+			free(ir1);
+			free(ir2);
+			free(cu1);
+			free(cu2);
+			free(cu3);
+			free(text);
+			stir_schedule_free(s);
+			stir_schedule_free(s3);
+			stir_module_free(m1);
+			stir_module_free(m2);
+			stir_module_free(m3);
+			stir_ctx_free(ctx);
+		}
+	/* the rule: blocks of 16 or 64, widths of whole warps */
+	const int32_t even[] = { 0, 2, 4, 6 };
+	/* rows of 2 blocks: 4 warps a row on a grid of 12 warps of 32
+	 * features, a warp a row on 96 */
+	ck_assert_int_eq(stir_bsr_tc_pick(16, 3, even, 128), 2);
+	ck_assert_int_eq(stir_bsr_tc_pick(16, 3, even, 1024), 0);
+	ck_assert_int_eq(stir_bsr_tc_pick(64, 3, even, 128), 4);
+	ck_assert_int_eq(stir_bsr_tc_pick(64, 3, even, 96), -1);
+	ck_assert_int_eq(stir_bsr_tc_pick(32, 3, even, 128), -1);
+	ck_assert_int_eq(stir_bsr_tc_pick(16, 3, even, 80), -1);
+	ck_assert_int_eq(stir_bsr_tc_pick(16, 0, even, 128), -1);
+	/* refusals, located, the kernel's diagnostics in its context */
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_module *m = stir_module_read_from_file(ctx,
+		test_path("examples/bsrmm.stir"));
+	stir_kernel *k = stir_module_find_kernel(m, "bsrmm");
+	ck_assert_int_eq(stir_recipe_bsr_tc_candidate(k,
+		stir_bsr_tc_get_candidate(1), 96), -1);
+	ck_assert(test_said(ctx, "stir_recipe_bsr_tc_candidate: the candidate "
+		"does not apply to kernel 'bsrmm' at 96 features"));
+	ck_assert_int_eq(stir_recipe_bsr_tc_candidate(k, NULL, 64), -1);
+	ck_assert(test_said(ctx, "no candidate for kernel 'bsrmm'"));
+	stir_module_free(m);
+	m = stir_module_read_from_file(ctx, test_path("bench/bsrmm64.stir"));
+	k = stir_module_find_kernel(m, "bsrmm");
+	ck_assert_int_eq(stir_recipe_bsr_tc_candidate(k,
+		stir_bsr_tc_get_candidate(0), 64), -1);
+	ck_assert_int_ge(stir_ctx_n_errors(ctx), 1);
+	stir_ctx_print_diagnostics(ctx, stderr);
+	stir_module_free(m);
+	stir_ctx_free(ctx);
+}
+END_TEST
+
 /* k, a, feat: bindings of sddmm_tiles_csr kernel k for S = a at "feat"
  * features (the tile groups, Dst, X and Y random with seed 1). */
 static stir_bindings *tiles_bindings(const stir_kernel *k, const stir_csr *a,
@@ -1922,6 +2016,7 @@ static Suite *recipes_suite(void)
 	tcase_set_timeout(all, 400);
 	tcase_add_test(all, test_tune_candidates_read_back);
 	tcase_add_test(all, test_sddmm_tiles);
+	tcase_add_test(all, test_bsr_tc);
 	suite_add_tcase(s, all);
 	return s;
 }

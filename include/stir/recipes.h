@@ -467,6 +467,53 @@ STIR_EXPORT double stir_sddmm_tiles_model_cost(
 STIR_EXPORT int stir_sddmm_tiles_model_rank(__stir_keep const stir_csr *a,
 	int64_t feat, int n_sms, int *order, double *costs);
 
+/* ---- BSR SpMM on tensor cores ---------------------------------------- */
+
+/* A candidate of the BSR SpMM on tensor cores (kernel bsrmm of
+ * examples/bsrmm.stir, blocks of 16, or of bench/bsrmm64.stir, blocks of
+ * 64; f16 inputs, f32 accumulation on mma.m16n8k16, A's blocks and B's
+ * rows staged in shared memory by cp.async in a pipeline of "stages"
+ * over a row's blocks, "batch" blocks a wait): a block row a thread
+ * block, "warp_feat" features a warp (blockIdx.y), the row's blocks
+ * walked by one warp or split over "warps" warps whose partial strips are
+ * summed in shared memory; blocks of 64 a 16-row strip a thread block
+ * (docs/recipes.md, "BSR on tensor cores"). */
+typedef struct stir_bsr_tc_candidate {
+	int64_t block;          /* the block size: 16 or 64 */
+	int64_t warps;          /* warps over a block row's blocks */
+	int64_t warp_feat;      /* features a warp */
+	int64_t stages;         /* the pipeline's stages */
+	int64_t batch;          /* blocks a wait of the pipeline */
+} stir_bsr_tc_candidate;
+
+/* The candidate space (schedule/recipes/bsr.c says why each is there). */
+STIR_EXPORT int stir_bsr_tc_n_candidates(void);
+/* Candidate i (0 <= i < stir_bsr_tc_n_candidates()), or NULL. */
+STIR_EXPORT const stir_bsr_tc_candidate *stir_bsr_tc_get_candidate(int i);
+/* Whether candidate p applies at "feat" features (a multiple of its
+ * features a warp). */
+STIR_EXPORT bool stir_bsr_tc_fits(const stir_bsr_tc_candidate *p,
+	int64_t feat);
+/* The candidate the shape rule picks for a BSR matrix of blocks b x b
+ * (16 or 64), mb block rows whose blocks start at indptr[0..mb], times a
+ * dense operand "width" columns wide (a multiple of 32): blocks of 64 the
+ * strips; blocks of 16 a warp a row with 64 features while the grid has
+ * 1024 such warps and no row is much longer than the mean (5/4 of it) or
+ * any longer than 64 blocks; else a warp a row with 32 features while
+ * the longest row is at most the grid's warps / 32; else the row's blocks
+ * over 4 warps, 64 features a warp on a grid of even rows of half 1024
+ * warps of 32 or of skewed rows beyond 1024, else 32.  Its index, or -1
+ * when none applies. */
+STIR_EXPORT int stir_bsr_tc_pick(int64_t b, int64_t mb, const int32_t *indptr,
+	int64_t width);
+/* Schedule stage I kernel k (bsrmm of examples/bsrmm.stir or
+ * bench/bsrmm64.stir, as p->block) with candidate p at "feat" features
+ * (specialized) and bring it to stage III, ready for
+ * stir_gpu_kernel_compile.  0, or -1 with a located error in k's
+ * context (p does not fit feat, or a step does not apply to k). */
+STIR_EXPORT int stir_recipe_bsr_tc_candidate(__stir_keep stir_kernel *k,
+	const stir_bsr_tc_candidate *p, int64_t feat);
+
 /* ---- the tuner ------------------------------------------------------- */
 
 /* The recipes a tuner knows, by the kernel they schedule. */

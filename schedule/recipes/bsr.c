@@ -1,0 +1,230 @@
+/* BSR SpMM on tensor cores (kernel bsrmm of examples/bsrmm.stir, blocks
+ * of 16, and of bench/bsrmm64.stir, blocks of 64; f16 inputs, f32
+ * accumulation on mma.m16n8k16; recipes.h, docs/recipes.md "BSR on
+ * tensor cores").
+ *
+ * Every candidate reorders the block iteration to [i, j, bi, f, bj] (a
+ * block row i, its blocks j, the block's rows bi, the features f, the
+ * block's columns bj), binds block row i to blockIdx.x and the features,
+ * "warp_feat" a warp, to blockIdx.y, copies each block of A and the 16
+ * rows of B it meets into shared memory with cp.async, pipelined over
+ * the blocks ("stages" deep, "batch" blocks a wait), and keeps a warp's
+ * 16 x warp_feat strip of C in fragments:
+ *  - blocks of 16, one warp (warps 1): the warp walks the row's blocks;
+ *    bench/RESULTS.md "BSR on tensor cores: two blocks a wait";
+ *  - blocks of 16, "warps" warps: the row's blocks split over the warps
+ *    (threadIdx.y), each with its own shared slots and strip of partial
+ *    sums, summed into C after the walk; "Several warps on a block row";
+ *  - blocks of 64: each 16-row strip of the block a thread block
+ *    (blockIdx.z), the block's four 16-column pieces unrolled.
+ * The names below are those the primitives give (docs/schedules.md); the
+ * schedule log prints a candidate as the schedule file it is. */
+#include <stdbool.h>
+#include <stdlib.h>
+#include <stir/stir.h>
+#include <stir/recipes.h>
+#include "ir/diag.h"
+#include "ir/nodes.h"
+
+/* The candidates: block, warps, features a warp, stages, batch.  The
+ * five the shape rule (stir_bsr_tc_pick) chooses from, in its order; each
+ * won its cases in bench_bsr (bench/RESULTS.md, the BSR sections). */
+static const stir_bsr_tc_candidate candidates[] = {
+	{ 16, 1, 32, 4, 2 },    /* a warp a row, 32 features, two blocks a wait */
+	{ 16, 1, 64, 4, 1 },    /* a warp a row, 64 features */
+	{ 16, 4, 32, 4, 1 },    /* 4 warps a row, 32 features a warp */
+	{ 16, 4, 64, 2, 1 },    /* 4 warps a row, 64 features a warp */
+	{ 64, 1, 64, 4, 1 },    /* blocks of 64: a 16-row strip a block */
+};
+#define N_CANDIDATES (int)(sizeof(candidates) / sizeof(candidates[0]))
+
+/* The warps that keep the GPU busy: 8 on each of 132 multiprocessors. */
+#define FULL_WARPS 1024
+
+/* The count of candidates. */
+int stir_bsr_tc_n_candidates(void)
+{
+	return N_CANDIDATES;
+}
+
+/* i: the candidate's index. */
+const stir_bsr_tc_candidate *stir_bsr_tc_get_candidate(int i)
+{
+	return i >= 0 && i < N_CANDIDATES ? &candidates[i] : NULL;
+}
+
+/* b, mb, indptr, width: see recipes.h. */
+int stir_bsr_tc_pick(int64_t b, int64_t mb, const int32_t *indptr,
+	int64_t width)
+{
+	if (width < 32 || width % 32 || mb < 1 || !indptr)
+		return -1;
+	if (b == 64)
+		return width % 64 ? -1 : 4;
+	if (b != 16)
+		return -1;
+	int64_t lmax = 0;
+	for (int64_t i = 0; i < mb; i++)
+		if (indptr[i + 1] - indptr[i] > lmax)
+			lmax = indptr[i + 1] - indptr[i];
+	int64_t mean = (indptr[mb] - indptr[0]) / mb;
+	bool even = lmax <= mean + mean / 4 + 1;
+	int64_t warps32 = mb * (width / 32);
+	int64_t strips64 = width % 64 ? 0 : mb * (width / 64);
+	if (strips64 >= FULL_WARPS && (even || lmax <= 64))
+		return 1;
+	if (32 * lmax <= warps32)
+		return 0;
+	if (strips64 && (even ? 2 * warps32 >= FULL_WARPS :
+	    warps32 > FULL_WARPS))
+		return 3;
+	return 2;
+}
+
+/* p, feat: see recipes.h. */
+bool stir_bsr_tc_fits(const stir_bsr_tc_candidate *p, int64_t feat)
+{
+	return p && (p->block == 16 || p->block == 64) && p->warps >= 1 &&
+		p->warp_feat >= 8 && p->warp_feat % 8 == 0 && feat > 0 &&
+		feat % p->warp_feat == 0 && p->stages >= 2 && p->batch >= 1 &&
+		(p->block == 16 || p->warps == 1);
+}
+
+/* k, block, loops: reorder, the loops a list. */
+#define REORDER(k, block, ...) \
+	stir_reorder(k, block, \
+		(int)(sizeof((const char *[]){ __VA_ARGS__ }) / sizeof(char *)), \
+		(const char *[]){ __VA_ARGS__ })
+
+/* k, buffer, loop, per: A's block and B's rows at "loop" copied into
+ * shared memory by cp.async (a copy per iteration of "per" when not
+ * NULL). */
+static int stage_operands(stir_kernel *k, const char *loop, const char *per)
+{
+	return stir_cache_read_per(k, "bsrmm1", "B_data", loop,
+			STIR_SCOPE_SHARED, per) < 0 ||
+		stir_cache_read_per(k, "bsrmm1", "A_data", loop,
+			STIR_SCOPE_SHARED, per) < 0 ||
+		stir_tensorize(k, "B_data_shared", "ax0", "cp_async_16") < 0 ||
+		stir_tensorize(k, "A_data_shared", "ax0", "cp_async_16") < 0 ?
+		-1 : 0;
+}
+
+/* k, acc, inner: the accumulator's zeroing (acc_init) and store (acc)
+ * nests tile by tile, the mma nest at loop "inner" of bsrmm1, all three
+ * on mma.m16n8k16_f16 (the feature loop f_1 unrolled first). */
+static int tensorize_acc(stir_kernel *k, const char *acc, const char *inner)
+{
+	char init[64];
+	snprintf(init, sizeof(init), "%s_init", acc);
+	return REORDER(k, init, "ax1", "ax0", "ax2") < 0 ||
+		REORDER(k, acc, "ax1", "ax0", "ax2") < 0 ||
+		stir_unroll(k, init, "ax1") < 0 ||
+		stir_unroll(k, acc, "ax1") < 0 ||
+		stir_unroll(k, "bsrmm1", "f_1") < 0 ||
+		stir_tensorize(k, init, "ax0", "mma_m16n8k16_f16") < 0 ||
+		stir_tensorize(k, "bsrmm1", inner, "mma_m16n8k16_f16") < 0 ||
+		stir_tensorize(k, acc, "ax0", "mma_m16n8k16_f16") < 0 ? -1 : 0;
+}
+
+/* k, p: stages II and III of a candidate of blocks of 16 (one warp or
+ * p->warps). */
+static int schedule16(stir_kernel *k, const stir_bsr_tc_candidate *p)
+{
+	const int64_t ff[] = { 0, p->warp_feat / 8, 8 }, fj[] = { 0, p->warps };
+	bool one = p->warps == 1;
+	const char *walk = one ? "j" : "j_0";
+	if (stir_split(k, "bsrmm1", "f", 3, ff) < 0 ||
+	    (!one && stir_split(k, "bsrmm1", "j", 2, fj) < 0) ||
+	    (one ? REORDER(k, "bsrmm1", "f_0", "j", "f_1", "bi", "f_2", "bj") :
+	     REORDER(k, "bsrmm1", "f_0", "j_1", "j_0", "f_1", "bi", "f_2",
+		"bj")) < 0 ||
+	    stir_bind(k, "bsrmm1", "i", STIR_BLOCK_X) < 0 ||
+	    stir_bind(k, "bsrmm1", "f_0", STIR_BLOCK_Y) < 0 ||
+	    stir_lower_sparse_buffer(k) < 0)
+		return -1;
+	if (one) {
+		if (stir_cache_write_over_init(k, "bsrmm1", "C_data", "j",
+			STIR_SCOPE_LOCAL) < 0 ||
+		    stage_operands(k, "f_1", NULL) < 0 ||
+		    tensorize_acc(k, "C_data_local", "bi") < 0)
+			return -1;
+	} else {
+		/* the warps' partial strips of C in shared memory, a warp's
+		 * in its fragments while it walks its blocks */
+		if (stir_cache_write_per(k, "bsrmm1", "C_data", "j_1",
+			STIR_SCOPE_SHARED, true, "j_1") < 0 ||
+		    stir_cache_write(k, "bsrmm1", "C_data_shared", "j_0",
+			STIR_SCOPE_LOCAL) < 0 ||
+		    stage_operands(k, "f_1", "j_1") < 0 ||
+		    tensorize_acc(k, "C_data_shared_local", "bi") < 0)
+			return -1;
+	}
+	if ((p->batch > 1 ?
+	     stir_software_pipeline_batched(k, "bsrmm1", walk, p->stages,
+		p->batch) :
+	     stir_software_pipeline(k, "bsrmm1", walk, p->stages)) < 0)
+		return -1;
+	if (one)
+		return 0;
+	/* each warp its own blocks, slots and strip; the strips zeroed and
+	 * summed into C by the warps x 32 threads */
+	const char *all[] = { "ax0", "ax1", "ax2" };
+	const int64_t f32[] = { 0, 32 }, fw32[] = { 0, p->warps, 32 };
+	return stir_bind(k, "bsrmm1", "j_1", STIR_THREAD_Y) < 0 ||
+		stir_fuse(k, "C_data_shared_init", 3, all) < 0 ||
+		stir_split(k, "C_data_shared_init", "ax0_ax1_ax2", 2, f32) < 0 ||
+		stir_bind(k, "C_data_shared_init", "s", STIR_THREAD_Y) < 0 ||
+		stir_bind(k, "C_data_shared_init", "ax0_ax1_ax2_1",
+			STIR_THREAD_X) < 0 ||
+		stir_fuse(k, "C_data_shared", 3, all) < 0 ||
+		stir_split(k, "C_data_shared", "ax0_ax1_ax2", 3, fw32) < 0 ||
+		stir_bind(k, "C_data_shared", "ax0_ax1_ax2_1",
+			STIR_THREAD_Y) < 0 ||
+		stir_bind(k, "C_data_shared", "ax0_ax1_ax2_2",
+			STIR_THREAD_X) < 0 ? -1 : 0;
+}
+
+/* k, p: stages II and III of the candidate of blocks of 64. */
+static int schedule64(stir_kernel *k, const stir_bsr_tc_candidate *p)
+{
+	const int64_t ff[] = { 0, p->warp_feat / 8, 8 }, f16[] = { 4, 16 };
+	return stir_split(k, "bsrmm1", "f", 3, ff) < 0 ||
+		stir_split(k, "bsrmm1", "bi", 2, f16) < 0 ||
+		stir_split(k, "bsrmm1", "bj", 2, f16) < 0 ||
+		REORDER(k, "bsrmm1", "f_0", "bi_0", "j", "bj_0", "f_1", "bi_1",
+			"f_2", "bj_1") < 0 ||
+		stir_bind(k, "bsrmm1", "i", STIR_BLOCK_X) < 0 ||
+		stir_bind(k, "bsrmm1", "f_0", STIR_BLOCK_Y) < 0 ||
+		stir_bind(k, "bsrmm1", "bi_0", STIR_BLOCK_Z) < 0 ||
+		stir_lower_sparse_buffer(k) < 0 ||
+		stir_cache_write_over_init(k, "bsrmm1", "C_data", "j",
+			STIR_SCOPE_LOCAL) < 0 ||
+		stage_operands(k, "bj_0", NULL) < 0 ||
+		stir_unroll(k, "bsrmm1", "bj_0") < 0 ||
+		tensorize_acc(k, "C_data_local", "bi_1") < 0 ||
+		stir_software_pipeline(k, "bsrmm1", "j", p->stages) < 0 ? -1 : 0;
+}
+
+/* k, p, feat: see recipes.h. */
+int stir_recipe_bsr_tc_candidate(stir_kernel *k,
+	const stir_bsr_tc_candidate *p, int64_t feat)
+{
+	if (!k)
+		return -1;
+	if (!stir_bsr_tc_fits(p, feat)) {
+		stir_error(stir_kernel_ctx(k), k->loc,
+			"stir_recipe_bsr_tc_candidate: %s%s' at %lld features (a "
+			"multiple of the candidate's features a warp)", p ?
+			"the candidate does not apply to kernel '" :
+			"no candidate for kernel '", k->name, (long long)feat);
+		return -1;
+	}
+	const char *order[] = { "i", "j", "bi", "f", "bj" };
+	if (stir_specialize(k, "feat", feat) < 0 ||
+	    stir_sparse_reorder(k, "bsrmm", 5, order) < 0 ||
+	    stir_lower_sparse_iter(k) < 0)
+		return -1;
+	int rc = p->block == 64 ? schedule64(k, p) : schedule16(k, p);
+	return rc < 0 ? -1 : stir_kernel_prepare_for_gpu(k);
+}
