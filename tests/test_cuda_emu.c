@@ -252,6 +252,14 @@ static char *prepare_source(emu_prog *p, stir_ctx *ctx, const char *cache)
 
 static bool used_by_other_cases(const emu_prog *p);
 
+/* i: whether this shard compiles program i when it is not cached: its
+ * own, and in the last shard those the other cases run. */
+static bool compiled_here(int i)
+{
+	return i % EMU_SHARDS == EMU_SHARD ||
+		(EMU_LAST_SHARD && used_by_other_cases(&progs[i]));
+}
+
 /* Compile every program this shard runs (or its other cases use) that is
  * not cached yet, eight at a time; name every program's object. */
 static void compile_all(void)
@@ -276,17 +284,13 @@ static void compile_all(void)
 		if (i == n_progs)
 			break;
 		char *src = prepare_source(&progs[i], ctx, cache);
-		if (src && i % EMU_SHARDS != EMU_SHARD &&
-		    !(EMU_LAST_SHARD && used_by_other_cases(&progs[i]))) {
-			/* another shard's */
-			free(src);
-			continue;
-		}
 		bool twice = false;
 		for (int j = 0; j < i && src; j++)
-			twice |= !strcmp(progs[j].so, progs[i].so);
-		if (!src || twice) {
-			/* cached, or being compiled for another program */
+			twice |= compiled_here(j) &&
+				!strcmp(progs[j].so, progs[i].so);
+		if (!src || !compiled_here(i) || twice) {
+			/* cached, another shard's, or being compiled here for
+			 * another program */
 			free(src);
 			continue;
 		}
