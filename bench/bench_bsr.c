@@ -18,7 +18,8 @@
  * (bench/common.c: warm-ups, L2 flushed, median).  With --recipe, the
  * blocks of 16 run examples/bsrmm.stir and the blocks of 64
  * bench/bsrmm64.stir, each with a tensor-core schedule that a rule picks
- * for each case from its shape (recipe_schedule).
+ * for each case from its shape (stir_bsr_tc_pick, the library's BSR
+ * recipe).
  *
  * With --list, the cases are printed (sizes, blocks, a digest of the
  * structure) and nothing runs on the GPU. */

@@ -1868,7 +1868,6 @@ START_TEST(test_bsr_tc)
 	ck_assert_int_eq(stir_recipe_bsr_tc_candidate(k,
 		stir_bsr_tc_get_candidate(0), 64), -1);
 	ck_assert_int_ge(stir_ctx_n_errors(ctx), 1);
-	stir_ctx_print_diagnostics(ctx, stderr);
 	stir_module_free(m);
 	stir_ctx_free(ctx);
 }

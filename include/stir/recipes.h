@@ -13,7 +13,9 @@
  *   S: fused over the non-zeros for graphs of short rows (kernel sddmm of
  *   examples/sddmm.stir, stir_recipe_sddmm), or row by row for graphs of
  *   long rows (kernel sddmm_rows of examples/sddmm_rows.stir,
- *   stir_recipe_sddmm_rows).
+ *   stir_recipe_sddmm_rows);
+ * - BSR SpMM on tensor cores (kernel bsrmm of examples/bsrmm.stir and
+ *   bench/bsrmm64.stir, stir_recipe_bsr_tc_candidate).
  *
  * The benchmarks (bench/), the examples and the tests use them. */
 #ifndef STIR_RECIPES_H

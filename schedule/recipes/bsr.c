@@ -96,7 +96,7 @@ bool stir_bsr_tc_fits(const stir_bsr_tc_candidate *p, int64_t feat)
 		(int)(sizeof((const char *[]){ __VA_ARGS__ }) / sizeof(char *)), \
 		(const char *[]){ __VA_ARGS__ })
 
-/* k, buffer, loop, per: A's block and B's rows at "loop" copied into
+/* k, loop, per: A's block and B's rows at "loop" copied into
  * shared memory by cp.async (a copy per iteration of "per" when not
  * NULL). */
 static int stage_operands(stir_kernel *k, const char *loop, const char *per)
