@@ -20,7 +20,6 @@
  * The names below are those the primitives give (docs/schedules.md); the
  * schedule log prints a candidate as the schedule file it is. */
 #include <stdbool.h>
-#include <stdlib.h>
 #include <stir/stir.h>
 #include <stir/recipes.h>
 #include "ir/diag.h"
