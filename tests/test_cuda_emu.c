@@ -1442,6 +1442,7 @@ int main(void)
 	if (!EMU_LAST_SHARD)
 		return test_run_suite(s);
 	TCase *ts = tcase_create("sddmm");
+	tcase_set_timeout(ts, 150);
 	tcase_add_test(ts, test_sddmm_shape);
 	tcase_add_test(ts, test_bench_files);
 	tcase_add_test(ts, test_dynamic_shared_limit);
