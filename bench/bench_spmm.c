@@ -13,11 +13,10 @@
  * --no-csr skips stir's plain CSR kernel (our own baseline, slow on graphs
  * with very long rows); --candidates runs only those of the search;
  * --compile-only only fills the NVRTC cache.  --srbcrs adds stir's
- * SR-BCRS(16, 8) SpMM on tensor cores (tf32), each schedule of
- * SRBCRS_SCHEDULES (written once; its windows cut into chunks of 32 or 8
- * groups), the format
- * built from the graph on the host by the schedule's decompose rule, not
- * timed, and the largest relative error of cuSPARSE and of them against
+ * SR-BCRS(16, 8) SpMM on tensor cores (tf32), each candidate of the
+ * library's recipe (stir_recipe_srbcrs_tc_candidate: whole windows, or
+ * windows cut into chunks of 32 or 8 groups), the format built from the
+ * graph on the host (stir_srbcrs_tc_format), not timed, and the largest relative error of cuSPARSE and of them against
  * an fp64 product computed on the host (|x - ref| / (1 + |ref|)).
  * GRAPH: a Matrix Market file, or synthetic:arxiv|proteins|reddit.
  *
@@ -32,17 +31,29 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "bench/common.h"
 
-/* --srbcrs: the tensor-core schedule files (with their decompose rules),
- * as given from the source tree, and their names in the output. */
+/* --srbcrs: the library's SR-BCRS candidates (stir_srbcrs_tc_get_candidate,
+ * schedule/recipes/srbcrs.c), their names in the output: srbcrs_tc
+ * (whole windows), srbcrs_chunksC (chunks of C groups), srbcrs_rowsC
+ * (chunks, the windows' rows reordered). */
 #define N_SRBCRS 4
-static const char *const SRBCRS_SCHEDULES[N_SRBCRS] = {
-	"bench/csrmm_srbcrs_tc.yaml", "bench/csrmm_srbcrs_tc_chunks.yaml",
-	"bench/csrmm_srbcrs_tc_chunks8.yaml", "bench/csrmm_srbcrs_tc_rows8.yaml" };
-static const char *const SRBCRS_NAMES[N_SRBCRS] = { "srbcrs_tc",
-	"srbcrs_chunks32", "srbcrs_chunks8", "srbcrs_rows8" };
+static char SRBCRS_NAMES[N_SRBCRS][32];
+
+/* Name every SR-BCRS candidate (main checks there are N_SRBCRS). */
+static void name_srbcrs(void)
+{
+	for (int i = 0; i < N_SRBCRS; i++) {
+		const stir_srbcrs_tc_candidate *p = stir_srbcrs_tc_get_candidate(i);
+		if (!p->chunk)
+			snprintf(SRBCRS_NAMES[i], sizeof(SRBCRS_NAMES[i]),
+				"srbcrs_tc");
+		else
+			snprintf(SRBCRS_NAMES[i], sizeof(SRBCRS_NAMES[i]),
+				"srbcrs_%s%d", p->order == STIR_ROWS_NATURAL ?
+				"chunks" : "rows", p->chunk);
+	}
+}
 
 /* The hybrid candidates are the library's (stir_spmm_hybrid_get_candidate);
  * --candidates (bench_options.candidates) names at most 128 of them. */
@@ -84,17 +95,6 @@ typedef struct result {
 	double sr_ms[N_SRBCRS], sr_err[N_SRBCRS], cusparse_err64;
 } result;
 
-/* path: path, or the same path in the source tree when it is not found
- * from the current folder. */
-static const char *source_path(const char *path)
-{
-	static char buf[1024];
-	if (access(path, R_OK) == 0 || path[0] == '/')
-		return path;
-	snprintf(buf, sizeof(buf), "%s/%s", BENCH_SRCDIR, path);
-	return access(buf, R_OK) == 0 ? buf : path;
-}
-
 /* a, b, feat, out: out = A B in fp64 on the host, rounded to f32 (the
  * reference of the errors --srbcrs reports). */
 static void spmm_f64(const bench_csr32 *a, const float *b, int64_t feat,
@@ -118,31 +118,29 @@ static void spmm_f64(const bench_csr32 *a, const float *b, int64_t feat,
 	free(row);
 }
 
-/* ctx, o, sched, feat, co, csr, b, mod: the SR-BCRS kernel of --srbcrs
- * under schedule file sched at feature size feat (its features
- * specialized), made ready for the GPU and compiled with co, its module
- * in *mod; with csr, the format its decompose rule makes of csr bound
- * into b.  NULL (with diagnostics) when it cannot be. */
+/* ctx, o, i, feat, co, csr, b, mod: the SR-BCRS kernel of --srbcrs
+ * under the library's candidate i at feature size feat, compiled with co,
+ * its module in *mod; with csr, the format the candidate decomposes A
+ * into, built from csr, bound into b.  NULL (with diagnostics) when it
+ * cannot be. */
 static stir_gpu_kernel *srbcrs_kernel(stir_ctx *ctx, const bench_options *o,
-	const char *sched, int64_t feat, const stir_compile_options *co,
+	int i, int64_t feat, const stir_compile_options *co,
 	const stir_csr *csr, stir_bindings *b, stir_module **mod)
 {
 	stir_kernel *k = bench_read_kernel(ctx, o->program, "csrmm", mod);
-	stir_schedule *s = k ? stir_schedule_read_from_file(ctx,
-		source_path(sched)) : NULL;
-	stir_gpu_kernel *gk = NULL;
-	if (s && stir_specialize(k, "feat", feat) == 0 &&
-	    (!csr || (stir_kernel_bind_csr(k, b, "A", csr) == 0 &&
-	    stir_schedule_bind_formats(s, k, b) == 0)) &&
-	    stir_schedule_prepare_for_gpu(s, k) == 0)
-		gk = stir_gpu_kernel_compile(k, co);
-	stir_schedule_free(s);
-	return gk;
+	const stir_srbcrs_tc_candidate *p = stir_srbcrs_tc_get_candidate(i);
+	stir_host_format *f = NULL;
+	if (!k || stir_recipe_srbcrs_tc_candidate(k, p, feat) < 0 ||
+	    (csr && !(f = stir_srbcrs_tc_format(ctx, csr, p, STIR_I32,
+	    STIR_F32, b))))
+		return NULL;
+	stir_host_format_free(f);
+	return stir_gpu_kernel_compile(k, co);
 }
 
 /* ctx, o, i, co, dev, a, csr, feat, bh, ref, r: stir's SR-BCRS SpMM on
- * tensor cores under SRBCRS_SCHEDULES[i] (its features specialized to
- * feat) on graph csr with features bh, checked against the fp64 product
+ * tensor cores under the library's candidate i at feat features on graph
+ * csr with features bh, checked against the fp64 product
  * ref and timed, into r (NaN when it fails). */
 static void time_srbcrs(stir_ctx *ctx, const bench_options *o, int i,
 	const stir_compile_options *co, stir_device *dev, const bench_csr32 *a,
@@ -159,8 +157,7 @@ static void time_srbcrs(stir_ctx *ctx, const bench_options *o, int i,
 			(long long)feat);
 		goto out;
 	}
-	if (!b || !(gk = srbcrs_kernel(ctx, o, SRBCRS_SCHEDULES[i], feat, co,
-	    csr, b, &m)))
+	if (!b || !(gk = srbcrs_kernel(ctx, o, i, feat, co, csr, b, &m)))
 		goto out;
 	bench_bind_copy(ctx, b, "B", STIR_F32, a->n * feat, bh);
 	if (stir_kernel_bind_outputs(stir_module_find_kernel(m, "csrmm"), b) < 0 ||
@@ -170,7 +167,7 @@ static void time_srbcrs(stir_ctx *ctx, const bench_options *o, int i,
 out:
 	if (isnan(r->sr_ms[i]) && stir_ctx_n_diagnostics(ctx)) {
 		fprintf(stderr, "bench: SR-BCRS on tensor cores (%s) failed:\n",
-			SRBCRS_SCHEDULES[i]);
+			SRBCRS_NAMES[i]);
 		stir_ctx_print_diagnostics(ctx, stderr);
 	}
 	stir_ctx_clear_diagnostics(ctx);
@@ -348,7 +345,7 @@ static void json_result(FILE *f, const result *r, bool last, double copy_bw)
 	if (!isnan(r->cusparse_err64)) {
 		/* --srbcrs */
 		for (int i = 0; i < N_SRBCRS; i++) {
-			char key[64];
+			char key[160];
 			snprintf(key, sizeof(key), "%s_ms", SRBCRS_NAMES[i]);
 			bench_json_num(f, key, r->sr_ms[i]);
 			snprintf(key, sizeof(key), "speedup_%s", SRBCRS_NAMES[i]);
@@ -390,9 +387,8 @@ static void compile_graph(stir_ctx *ctx, const bench_options *o,
 		if ((o->flags & 2) && o->feats[fi] % 32 == 0) {
 			/* --srbcrs */
 			for (int i = 0; i < N_SRBCRS; i++) {
-				stir_gpu_kernel *sk = srbcrs_kernel(ctx, o,
-					SRBCRS_SCHEDULES[i], o->feats[fi], &co, NULL,
-					NULL, &m);
+				stir_gpu_kernel *sk = srbcrs_kernel(ctx, o, i,
+					o->feats[fi], &co, NULL, NULL, &m);
 				if (!sk)
 					bench_fail(ctx, "compiling an SR-BCRS kernel");
 				stir_gpu_kernel_free(sk);
@@ -415,6 +411,13 @@ int main(int argc, char **argv)
 	bench_gpu gpu;
 	bench_parse_options(argc, argv, "examples/csrmm.stir", flags, true, &o);
 	bool no_csr = o.flags & 1, srbcrs = o.flags & 2;
+	if (stir_srbcrs_tc_n_candidates() != N_SRBCRS) {
+		fprintf(stderr, "bench: the library has %d SR-BCRS candidates, "
+			"not the %d this benchmark reports\n",
+			stir_srbcrs_tc_n_candidates(), N_SRBCRS);
+		return 1;
+	}
+	name_srbcrs();
 	if (N_CONFIGS > MAX_CONFIGS) {
 		fprintf(stderr, "bench: the library has %d hybrid candidates, more "
 			"than the %d this benchmark can hold\n", N_CONFIGS, MAX_CONFIGS);

@@ -377,7 +377,7 @@ static int sddmm_tiles_candidate(stir_kernel *k, const sched_arg *a)
 		stir_sddmm_tiles_get_candidate(a->candidate), a->feat);
 }
 
-/* k, a: the SDDMM over groups of 4 rows (stir_recipe_sddmm_vblock) at
+/* k, a: BSR candidate a->candidate (stir_bsr_tc_get_candidate) at
  * a->feat features. */
 static int bsr_tc_candidate(stir_kernel *k, const sched_arg *a)
 {
@@ -385,6 +385,28 @@ static int bsr_tc_candidate(stir_kernel *k, const sched_arg *a)
 		stir_bsr_tc_get_candidate(a->candidate), a->feat);
 }
 
+/* SR-BCRS candidates with chunks of 2 groups, so that the test's windows
+ * (of up to 5 groups) are split: the library's have chunks of 8 and 32. */
+static const stir_srbcrs_tc_candidate srbcrs_short[] = {
+	{ 2, STIR_ROWS_NATURAL }, { 2, STIR_ROWS_FEWEST_SLOTS } };
+
+/* i: the library's SR-BCRS candidate i, then those of srbcrs_short. */
+static const stir_srbcrs_tc_candidate *srbcrs_candidate(int i)
+{
+	int n = stir_srbcrs_tc_n_candidates();
+	return i < n ? stir_srbcrs_tc_get_candidate(i) : &srbcrs_short[i - n];
+}
+
+/* k, a: SR-BCRS candidate a->candidate (srbcrs_candidate) at a->feat
+ * features; test_emulated builds and binds its format. */
+static int srbcrs_tc_candidate(stir_kernel *k, const sched_arg *a)
+{
+	return stir_recipe_srbcrs_tc_candidate(k,
+		srbcrs_candidate(a->candidate), a->feat);
+}
+
+/* k, a: the SDDMM over groups of 4 rows (stir_recipe_sddmm_vblock) at
+ * a->feat features. */
 static int sddmm_vblock(stir_kernel *k, const sched_arg *a)
 {
 	return stir_recipe_sddmm_vblock(k, stir_sddmm_map_features(a->feat));
@@ -801,6 +823,17 @@ static void find_programs(void)
 		p->arg.candidate = bsr_cands[i].candidate;
 		p->arg.feat = bsr_cands[i].feat;
 	}
+	/* the SR-BCRS recipe's candidates (schedule/recipes/srbcrs.c), their
+	 * formats built on the host (srbcrs_format); windows of up to 5
+	 * groups, split by chunks of 2 */
+	for (int i = 0; i < stir_srbcrs_tc_n_candidates() + 2; i++) {
+		emu_prog *p = add("examples/csrmm.stir", "csrmm",
+			"examples/csrmm.stir", "csrmm", "m=45,n=40,feat=64");
+		p->schedule = srbcrs_tc_candidate;
+		p->arg.candidate = i;
+		p->arg.feat = 64;
+		p->plan_flags = STIR_CUDA_ALIGNED_BUFFERS;
+	}
 	/* four groups a warp at 64 features, X's fragments loaded once per
 	 * piece of steps before the group loop (cuda_mma_invariant_steps),
 	 * where some group's guard holds */
@@ -1027,6 +1060,40 @@ static stir_gpu_kernel *emulated_kernel(const emu_prog *p, stir_ctx *ctx,
 	return gk;
 }
 
+/* ctx, b, p: SR-BCRS candidate p's format (stir_srbcrs_tc_format) of
+ * A as b binds it (J.indptr, J.indices, A of examples/csrmm.stir), bound
+ * into b. */
+static void srbcrs_format(stir_ctx *ctx, stir_bindings *b,
+	const stir_srbcrs_tc_candidate *p)
+{
+	stir_array *ptr = stir_bindings_get_array(b, "J.indptr");
+	stir_array *ind = stir_bindings_get_array(b, "J.indices");
+	stir_array *val = stir_bindings_get_array(b, "A");
+	int64_t m, n;
+	ck_assert(ptr && ind && val && stir_bindings_get_size(b, "m", &m) &&
+		stir_bindings_get_size(b, "n", &n));
+	stir_csr c = { m, n, stir_array_get_int(ptr, m), NULL, NULL, NULL };
+	c.indptr = malloc((size_t)(m + 1) * sizeof(int64_t));
+	c.indices = malloc((size_t)(c.nnz + 1) * sizeof(int64_t));
+	c.values = malloc((size_t)(c.nnz + 1) * sizeof(double));
+	ck_assert(c.indptr && c.indices && c.values);
+	for (int64_t i = 0; i <= m; i++)
+		c.indptr[i] = stir_array_get_int(ptr, i);
+	for (int64_t i = 0; i < c.nnz; i++) {
+		c.indices[i] = stir_array_get_int(ind, i);
+		c.values[i] = stir_array_get_double(val, i);
+	}
+	stir_host_format *f = stir_srbcrs_tc_format(ctx, &c, p, STIR_I32,
+		STIR_F32, b);
+	if (!f)
+		stir_ctx_print_diagnostics(ctx, stderr);
+	ck_assert_ptr_nonnull(f);
+	stir_host_format_free(f);
+	free(c.indptr);
+	free(c.indices);
+	free(c.values);
+}
+
 START_TEST(test_emulated)
 {
 	emu_prog *p = &progs[_i * EMU_SHARDS + EMU_SHARD];
@@ -1062,9 +1129,11 @@ START_TEST(test_emulated)
 			ck_assert_int_eq(stir_schedule_bind_sizes(sched, b), 0);
 		ck_assert_int_eq(stir_kernel_bind_random(ref, b, seed), 0);
 		ck_assert_int_eq(stir_kernel_bind_outputs(ref, b), 0);
-		/* the formats the schedule decomposes into */
+		/* the formats the schedule (or recipe) decomposes into */
 		if (sched)
 			ck_assert_int_eq(stir_schedule_bind_formats(sched, ref, b), 0);
+		if (p->schedule == srbcrs_tc_candidate)
+			srbcrs_format(ctx, b, srbcrs_candidate(p->arg.candidate));
 		stir_cuda_plan_poison_outputs(stir_gpu_kernel_get_plan(gk), b);
 		stir_bindings *want = stir_bindings_copy(b);
 		ck_assert_int_eq(stir_kernel_interpret(ref, want), 0);

@@ -1781,6 +1781,67 @@ static int64_t deg_tiles(int64_t i, int64_t n)
 	return (i * 13) % n + 1;
 }
 
+/* k, p, feat: the BSR recipe's candidate p (same_as_file's apply). */
+static int recipe_bsr(stir_kernel *k, const void *p, int64_t feat)
+{
+	return stir_recipe_bsr_tc_candidate(k, p, feat);
+}
+
+/* k, p, feat: the SR-BCRS recipe's candidate p (same_as_file's apply). */
+static int recipe_srbcrs(stir_kernel *k, const void *p, int64_t feat)
+{
+	return stir_recipe_srbcrs_tc_candidate(k, p, feat);
+}
+
+/* prog, kernel, file, feat, apply, p: kernel "kernel" of program prog
+ * scheduled by apply(k, p, feat) gives the same stage III kernel and CUDA
+ * as schedule file "file" on the kernel specialized to feat, and so does
+ * its schedule log read back and applied. */
+static void same_as_file(const char *prog, const char *kernel,
+	const char *file, int64_t feat,
+	int (*apply)(stir_kernel *, const void *, int64_t), const void *p)
+{
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_module *m1 = stir_module_read_from_file(ctx, test_path(prog));
+	stir_module *m2 = stir_module_read_from_file(ctx, test_path(prog));
+	stir_module *m3 = stir_module_read_from_file(ctx, test_path(prog));
+	ck_assert(m1 && m2 && m3);
+	stir_kernel *k1 = stir_module_find_kernel(m1, kernel);
+	stir_kernel *k2 = stir_module_find_kernel(m2, kernel);
+	stir_kernel *k3 = stir_module_find_kernel(m3, kernel);
+	stir_schedule *s = stir_schedule_read_from_file(ctx, test_path(file));
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(stir_specialize(k1, "feat", feat), 0);
+	ck_assert_int_eq(stir_schedule_prepare_for_gpu(s, k1), 0);
+	stir_kernel_set_schedule_log(k2, true);
+	ck_assert_int_eq(apply(k2, p, feat), 0);
+	size_t len = 0;
+	char *text = stir_kernel_schedule_to_str(k2, &len);
+	ck_assert_ptr_nonnull(text);
+	stir_schedule *s3 = stir_schedule_read_from_mem(ctx, "printed.yaml",
+		text, len);
+	ck_assert_ptr_nonnull(s3);
+	ck_assert_int_eq(stir_schedule_prepare_for_gpu(s3, k3), 0);
+	char *ir1 = stir_kernel_to_str(k1), *ir2 = stir_kernel_to_str(k2);
+	char *cu1 = stir_kernel_to_cuda(k1), *cu2 = stir_kernel_to_cuda(k2);
+	char *cu3 = stir_kernel_to_cuda(k3);
+	ck_assert_str_eq(ir2, ir1);
+	ck_assert_str_eq(cu2, cu1);
+	ck_assert_str_eq(cu3, cu1);
+	free(ir1);
+	free(ir2);
+	free(cu1);
+	free(cu2);
+	free(cu3);
+	free(text);
+	stir_schedule_free(s);
+	stir_schedule_free(s3);
+	stir_module_free(m1);
+	stir_module_free(m2);
+	stir_module_free(m3);
+	stir_ctx_free(ctx);
+}
+
 /* The BSR recipe (schedule/recipes/bsr.c): each candidate gives the same
  * stage III kernel and CUDA as the schedule file it was written from
  * (the bench schedule files, which bench_bsr --program --schedule can still run one by
@@ -1797,48 +1858,9 @@ START_TEST(test_bsr_tc)
 	for (int i = 0; i < 5; i++)
 		for (int64_t w = 64; w <= 256; w *= 4) {
 			const stir_bsr_tc_candidate *p = stir_bsr_tc_get_candidate(i);
-			const char *prog = test_path(p->block == 64 ?
-				"bench/bsrmm64.stir" : "examples/bsrmm.stir");
-			stir_ctx *ctx = stir_ctx_alloc();
-			stir_module *m1 = stir_module_read_from_file(ctx, prog);
-			stir_module *m2 = stir_module_read_from_file(ctx, prog);
-			stir_module *m3 = stir_module_read_from_file(ctx, prog);
-			ck_assert(m1 && m2 && m3);
-			stir_kernel *k1 = stir_module_find_kernel(m1, "bsrmm");
-			stir_kernel *k2 = stir_module_find_kernel(m2, "bsrmm");
-			stir_kernel *k3 = stir_module_find_kernel(m3, "bsrmm");
-			stir_schedule *s = stir_schedule_read_from_file(ctx,
-				test_path(files[i]));
-			ck_assert_ptr_nonnull(s);
-			ck_assert_int_eq(stir_specialize(k1, "feat", w), 0);
-			ck_assert_int_eq(stir_schedule_prepare_for_gpu(s, k1), 0);
-			stir_kernel_set_schedule_log(k2, true);
-			ck_assert_int_eq(stir_recipe_bsr_tc_candidate(k2, p, w), 0);
-			size_t len = 0;
-			char *text = stir_kernel_schedule_to_str(k2, &len);
-			ck_assert_ptr_nonnull(text);
-			stir_schedule *s3 = stir_schedule_read_from_mem(ctx,
-				"printed.yaml", text, len);
-			ck_assert_ptr_nonnull(s3);
-			ck_assert_int_eq(stir_schedule_prepare_for_gpu(s3, k3), 0);
-			char *ir1 = stir_kernel_to_str(k1), *ir2 = stir_kernel_to_str(k2);
-			char *cu1 = stir_kernel_to_cuda(k1), *cu2 = stir_kernel_to_cuda(k2);
-			char *cu3 = stir_kernel_to_cuda(k3);
-			ck_assert_str_eq(ir2, ir1);
-			ck_assert_str_eq(cu2, cu1);
-			ck_assert_str_eq(cu3, cu1);
-			free(ir1);
-			free(ir2);
-			free(cu1);
-			free(cu2);
-			free(cu3);
-			free(text);
-			stir_schedule_free(s);
-			stir_schedule_free(s3);
-			stir_module_free(m1);
-			stir_module_free(m2);
-			stir_module_free(m3);
-			stir_ctx_free(ctx);
+			same_as_file(p->block == 64 ? "bench/bsrmm64.stir" :
+				"examples/bsrmm.stir", "bsrmm", files[i], w,
+				recipe_bsr, p);
 		}
 	/* the rule: blocks of 16 or 64, widths of whole warps */
 	const int32_t even[] = { 0, 2, 4, 6 };
@@ -1867,6 +1889,51 @@ START_TEST(test_bsr_tc)
 	k = stir_module_find_kernel(m, "bsrmm");
 	ck_assert_int_eq(stir_recipe_bsr_tc_candidate(k,
 		stir_bsr_tc_get_candidate(0), 64), -1);
+	ck_assert_int_ge(stir_ctx_n_errors(ctx), 1);
+	stir_module_free(m);
+	stir_ctx_free(ctx);
+}
+END_TEST
+
+/* The SR-BCRS recipe (schedule/recipes/srbcrs.c): each candidate gives
+ * the same stage III kernel and CUDA as the bench schedule file it was
+ * written from, and as its own schedule log read back; the format it
+ * builds on the host binds what the kernel reads; a candidate that does
+ * not fit gets a located error. */
+START_TEST(test_srbcrs_tc)
+{
+	static const char *const files[] = { "bench/csrmm_srbcrs_tc.yaml",
+		"bench/csrmm_srbcrs_tc_chunks.yaml",
+		"bench/csrmm_srbcrs_tc_chunks8.yaml",
+		"bench/csrmm_srbcrs_tc_rows8.yaml" };
+	ck_assert_int_eq(stir_srbcrs_tc_n_candidates(), 4);
+	ck_assert_ptr_null(stir_srbcrs_tc_get_candidate(4));
+	for (int i = 0; i < 4; i++)
+		for (int64_t w = 32; w <= 128; w *= 4)
+			same_as_file("examples/csrmm.stir", "csrmm", files[i], w,
+				recipe_srbcrs, stir_srbcrs_tc_get_candidate(i));
+	const stir_srbcrs_tc_candidate gathered_whole = { 0,
+		STIR_ROWS_FEWEST_SLOTS };
+	ck_assert(!stir_srbcrs_tc_fits(&gathered_whole, 64));
+	ck_assert(!stir_srbcrs_tc_fits(stir_srbcrs_tc_get_candidate(0), 48));
+	ck_assert(stir_srbcrs_tc_fits(stir_srbcrs_tc_get_candidate(3), 96));
+	/* refusals, located, the kernel's diagnostics in its context */
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_module *m = stir_module_read_from_file(ctx,
+		test_path("examples/csrmm.stir"));
+	stir_kernel *k = stir_module_find_kernel(m, "csrmm");
+	ck_assert_int_eq(stir_recipe_srbcrs_tc_candidate(k,
+		stir_srbcrs_tc_get_candidate(1), 48), -1);
+	ck_assert(test_said(ctx, "stir_recipe_srbcrs_tc_candidate: the "
+		"candidate does not apply to kernel 'csrmm' at 48 features"));
+	ck_assert_int_eq(stir_recipe_srbcrs_tc_candidate(k, NULL, 64), -1);
+	ck_assert(test_said(ctx, "no candidate for kernel 'csrmm'"));
+	/* a kernel the recipe is not for: the step's located error */
+	stir_module_free(m);
+	m = stir_module_read_from_file(ctx, test_path("examples/bsrmm.stir"));
+	k = stir_module_find_kernel(m, "bsrmm");
+	ck_assert_int_eq(stir_recipe_srbcrs_tc_candidate(k,
+		stir_srbcrs_tc_get_candidate(0), 64), -1);
 	ck_assert_int_ge(stir_ctx_n_errors(ctx), 1);
 	stir_module_free(m);
 	stir_ctx_free(ctx);
@@ -2016,6 +2083,7 @@ static Suite *recipes_suite(void)
 	tcase_add_test(all, test_tune_candidates_read_back);
 	tcase_add_test(all, test_sddmm_tiles);
 	tcase_add_test(all, test_bsr_tc);
+	tcase_add_test(all, test_srbcrs_tc);
 	suite_add_tcase(s, all);
 	return s;
 }

@@ -15,7 +15,9 @@
  *   long rows (kernel sddmm_rows of examples/sddmm_rows.stir,
  *   stir_recipe_sddmm_rows);
  * - BSR SpMM on tensor cores (kernel bsrmm of examples/bsrmm.stir and
- *   bench/bsrmm64.stir, stir_recipe_bsr_tc_candidate).
+ *   bench/bsrmm64.stir, stir_recipe_bsr_tc_candidate);
+ * - CSR SpMM through SR-BCRS on tensor cores (kernel csrmm of
+ *   examples/csrmm.stir, stir_recipe_srbcrs_tc_candidate).
  *
  * The benchmarks (bench/), the examples and the tests use them. */
 #ifndef STIR_RECIPES_H
@@ -515,6 +517,50 @@ STIR_EXPORT int stir_bsr_tc_pick(int64_t b, int64_t mb, const int32_t *indptr,
  * context (p does not fit feat, or a step does not apply to k). */
 STIR_EXPORT int stir_recipe_bsr_tc_candidate(__stir_keep stir_kernel *k,
 	const stir_bsr_tc_candidate *p, int64_t feat);
+
+/* ---- CSR SpMM through SR-BCRS on tensor cores ----------------------- */
+
+/* A candidate of the CSR SpMM through SR-BCRS(16, 8) on tensor cores
+ * (kernel csrmm of examples/csrmm.stir; tf32 on mma.m16n8k8, f32
+ * accumulation): A decomposed into windows of 16 rows covering the rows,
+ * a window (or a chunk of one) a thread block, 32 features a warp.
+ * "chunk" 0: whole windows, each stored once; else the windows of more
+ * than "chunk" groups cut into chunks added atomically, the others whole,
+ * in one launch; "order" (only with chunks; STIR_ROWS_NATURAL without) the
+ * windows' rows in a row order (docs/formats.md, "Row orders"), both
+ * parts then added atomically, in two launches (docs/recipes.md, "SR-BCRS
+ * on tensor cores"). */
+typedef struct stir_srbcrs_tc_candidate {
+	int chunk;              /* groups a chunk, or 0: whole windows */
+	stir_row_order order;   /* the windows' row order */
+} stir_srbcrs_tc_candidate;
+
+/* The candidate space (schedule/recipes/srbcrs.c says why each is
+ * there). */
+STIR_EXPORT int stir_srbcrs_tc_n_candidates(void);
+/* Candidate i (0 <= i < stir_srbcrs_tc_n_candidates()), or NULL. */
+STIR_EXPORT const stir_srbcrs_tc_candidate *stir_srbcrs_tc_get_candidate(
+	int i);
+/* Whether candidate p applies at "feat" features (a multiple of 32, a
+ * warp's 4 tiles of 8). */
+STIR_EXPORT bool stir_srbcrs_tc_fits(const stir_srbcrs_tc_candidate *p,
+	int64_t feat);
+/* The format candidate p decomposes A into, built on the host from csr
+ * (stir_csr_to_sr_bcrs or stir_csr_to_sr_bcrs_chunks, suffix "_srbcrs")
+ * and bound into b for the kernel the recipe made, with A's sizes m and
+ * n: the preprocessing that replaces the kernel csrmm_copy.  NULL with an
+ * error in ctx. */
+STIR_EXPORT __stir_give stir_host_format *stir_srbcrs_tc_format(
+	__stir_keep stir_ctx *ctx, __stir_keep const stir_csr *csr,
+	const stir_srbcrs_tc_candidate *p, stir_dtype index_type,
+	stir_dtype value_type, __stir_keep stir_bindings *b);
+/* Schedule stage I kernel k (csrmm of examples/csrmm.stir) with
+ * candidate p at "feat" features (specialized): A decomposed, then
+ * brought to stage III, ready for stir_gpu_kernel_compile.  0, or -1 with
+ * a located error in k's context (p does not fit feat, or a step does not
+ * apply to k). */
+STIR_EXPORT int stir_recipe_srbcrs_tc_candidate(__stir_keep stir_kernel *k,
+	const stir_srbcrs_tc_candidate *p, int64_t feat);
 
 /* ---- the tuner ------------------------------------------------------- */
 

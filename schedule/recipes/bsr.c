@@ -24,6 +24,7 @@
 #include <stir/recipes.h>
 #include "ir/diag.h"
 #include "ir/nodes.h"
+#include "schedule/recipes/steps.h"
 
 /* The candidates: block, warps, features a warp, stages, batch.  The
  * five the shape rule (stir_bsr_tc_pick) chooses from, in its order; each
@@ -88,12 +89,6 @@ bool stir_bsr_tc_fits(const stir_bsr_tc_candidate *p, int64_t feat)
 		feat % p->warp_feat == 0 && p->stages >= 2 && p->batch >= 1 &&
 		(p->block == 16 || p->warps == 1);
 }
-
-/* k, block, loops: reorder, the loops a list. */
-#define REORDER(k, block, ...) \
-	stir_reorder(k, block, \
-		(int)(sizeof((const char *[]){ __VA_ARGS__ }) / sizeof(char *)), \
-		(const char *[]){ __VA_ARGS__ })
 
 /* k, loop, per: A's block and B's rows at "loop" copied into
  * shared memory by cp.async (a copy per iteration of "per" when not

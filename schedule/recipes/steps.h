@@ -11,4 +11,10 @@
 int recipe_split(stir_kernel *k, const char *block, const char *loop, int n,
 	const int64_t *factors, const char **made);
 
+/* k, block, loops: reorder, the loops a list. */
+#define REORDER(k, block, ...) \
+	stir_reorder(k, block, \
+		(int)(sizeof((const char *[]){ __VA_ARGS__ }) / sizeof(char *)), \
+		(const char *[]){ __VA_ARGS__ })
+
 #endif
