@@ -1842,6 +1842,38 @@ static void same_as_file(const char *prog, const char *kernel,
 	stir_ctx_free(ctx);
 }
 
+/* name, apply, prog, kernel, unfit, feat, other, other_kernel, fit:
+ * recipe "name" (applied by apply) refuses candidate unfit at feat
+ * features and no candidate on kernel "kernel" of prog, each with its
+ * message in the kernel's context, and candidate fit on kernel
+ * other_kernel of program "other", which it is not for, with an error. */
+static void refusals(const char *name,
+	int (*apply)(stir_kernel *, const void *, int64_t), const char *prog,
+	const char *kernel, const void *unfit, int64_t feat, const char *other,
+	const char *other_kernel, const void *fit)
+{
+	char said[300];
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_module *m = stir_module_read_from_file(ctx, test_path(prog));
+	stir_kernel *k = stir_module_find_kernel(m, kernel);
+	ck_assert_int_eq(apply(k, unfit, feat), -1);
+	snprintf(said, sizeof(said), "%s: the candidate does not apply to "
+		"kernel '%s' at %lld features", name, kernel, (long long)feat);
+	ck_assert(test_said(ctx, said));
+	ck_assert_int_eq(apply(k, NULL, 64), -1);
+	snprintf(said, sizeof(said), "no candidate for kernel '%s'", kernel);
+	ck_assert(test_said(ctx, said));
+	stir_module_free(m);
+	m = stir_module_read_from_file(ctx, test_path(other));
+	k = stir_module_find_kernel(m, other_kernel);
+	ck_assert_ptr_nonnull(k);
+	int errors = stir_ctx_n_errors(ctx);
+	ck_assert_int_eq(apply(k, fit, 64), -1);
+	ck_assert_int_gt(stir_ctx_n_errors(ctx), errors);
+	stir_module_free(m);
+	stir_ctx_free(ctx);
+}
+
 /* The BSR recipe (schedule/recipes/bsr.c): each candidate gives the same
  * stage III kernel and CUDA as the schedule file it was written from
  * (the bench schedule files, which bench_bsr --program --schedule can still run one by
@@ -1873,25 +1905,9 @@ START_TEST(test_bsr_tc)
 	ck_assert_int_eq(stir_bsr_tc_pick(32, 3, even, 128), -1);
 	ck_assert_int_eq(stir_bsr_tc_pick(16, 3, even, 80), -1);
 	ck_assert_int_eq(stir_bsr_tc_pick(16, 0, even, 128), -1);
-	/* refusals, located, the kernel's diagnostics in its context */
-	stir_ctx *ctx = stir_ctx_alloc();
-	stir_module *m = stir_module_read_from_file(ctx,
-		test_path("examples/bsrmm.stir"));
-	stir_kernel *k = stir_module_find_kernel(m, "bsrmm");
-	ck_assert_int_eq(stir_recipe_bsr_tc_candidate(k,
-		stir_bsr_tc_get_candidate(1), 96), -1);
-	ck_assert(test_said(ctx, "stir_recipe_bsr_tc_candidate: the candidate "
-		"does not apply to kernel 'bsrmm' at 96 features"));
-	ck_assert_int_eq(stir_recipe_bsr_tc_candidate(k, NULL, 64), -1);
-	ck_assert(test_said(ctx, "no candidate for kernel 'bsrmm'"));
-	stir_module_free(m);
-	m = stir_module_read_from_file(ctx, test_path("bench/bsrmm64.stir"));
-	k = stir_module_find_kernel(m, "bsrmm");
-	ck_assert_int_eq(stir_recipe_bsr_tc_candidate(k,
-		stir_bsr_tc_get_candidate(0), 64), -1);
-	ck_assert_int_ge(stir_ctx_n_errors(ctx), 1);
-	stir_module_free(m);
-	stir_ctx_free(ctx);
+	refusals("stir_recipe_bsr_tc_candidate", recipe_bsr,
+		"examples/bsrmm.stir", "bsrmm", stir_bsr_tc_get_candidate(1), 96,
+		"bench/bsrmm64.stir", "bsrmm", stir_bsr_tc_get_candidate(0));
 }
 END_TEST
 
@@ -1917,26 +1933,11 @@ START_TEST(test_srbcrs_tc)
 	ck_assert(!stir_srbcrs_tc_fits(&gathered_whole, 64));
 	ck_assert(!stir_srbcrs_tc_fits(stir_srbcrs_tc_get_candidate(0), 48));
 	ck_assert(stir_srbcrs_tc_fits(stir_srbcrs_tc_get_candidate(3), 96));
-	/* refusals, located, the kernel's diagnostics in its context */
-	stir_ctx *ctx = stir_ctx_alloc();
-	stir_module *m = stir_module_read_from_file(ctx,
-		test_path("examples/csrmm.stir"));
-	stir_kernel *k = stir_module_find_kernel(m, "csrmm");
-	ck_assert_int_eq(stir_recipe_srbcrs_tc_candidate(k,
-		stir_srbcrs_tc_get_candidate(1), 48), -1);
-	ck_assert(test_said(ctx, "stir_recipe_srbcrs_tc_candidate: the "
-		"candidate does not apply to kernel 'csrmm' at 48 features"));
-	ck_assert_int_eq(stir_recipe_srbcrs_tc_candidate(k, NULL, 64), -1);
-	ck_assert(test_said(ctx, "no candidate for kernel 'csrmm'"));
-	/* a kernel the recipe is not for: the step's located error */
-	stir_module_free(m);
-	m = stir_module_read_from_file(ctx, test_path("examples/bsrmm.stir"));
-	k = stir_module_find_kernel(m, "bsrmm");
-	ck_assert_int_eq(stir_recipe_srbcrs_tc_candidate(k,
-		stir_srbcrs_tc_get_candidate(0), 64), -1);
-	ck_assert_int_ge(stir_ctx_n_errors(ctx), 1);
-	stir_module_free(m);
-	stir_ctx_free(ctx);
+	/* (a kernel the recipe is not for: the step's located error) */
+	refusals("stir_recipe_srbcrs_tc_candidate", recipe_srbcrs,
+		"examples/csrmm.stir", "csrmm", stir_srbcrs_tc_get_candidate(1),
+		48, "examples/bsrmm.stir", "bsrmm",
+		stir_srbcrs_tc_get_candidate(0));
 }
 END_TEST
 
