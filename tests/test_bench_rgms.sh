@@ -110,6 +110,17 @@ for g in $graphs; do
 		fi
 	done
 done
+# the library's RGMS recipe writes what bench_rgms.py writes: its
+# candidate 4 at 128 features (tests/tensorize/rgms_tc_tsh_f128_p512.yaml,
+# which tests/test_recipes.c checks against the recipe) without its comments
+python3 "$srcdir/bench/bench_rgms.py" --schedules-only "$tmp/s128" --features 128 \
+	--schedule "$srcdir/examples/rgms_agg.yaml" \
+	--tc-candidates tc_tsh_k4_p512_t2_u_zf4_gb > /dev/null 2>&1
+grep -v '^#' "$srcdir/tests/tensorize/rgms_tc_tsh_f128_p512.yaml" > "$tmp/want"
+if ! cmp -s "$tmp/want" "$tmp/s128/tc_f128_tc_tsh_k4_p512_t2_u_zf4_gb.yaml"; then
+	echo "FAIL: bench_rgms.py's tc_tsh_k4_p512_t2_u_zf4_gb at 128 is not the recipe's"
+	fail=1
+fi
 for bad in "--features x" "--features 0" "--bogus"; do
 	if python3 "$srcdir/bench/bench_rgms.py" $bad > "$tmp/out" 2>&1; then
 		echo "FAIL: bench_rgms.py $bad exited 0"; fail=1

@@ -1787,6 +1787,12 @@ static int recipe_bsr(stir_kernel *k, const void *p, int64_t feat)
 	return stir_recipe_bsr_tc_candidate(k, p, feat);
 }
 
+/* k, p, feat: the RGMS recipe's candidate p (same_as_file's apply). */
+static int recipe_rgms(stir_kernel *k, const void *p, int64_t feat)
+{
+	return stir_recipe_rgms_tc_candidate(k, p, feat);
+}
+
 /* k, p, feat: the SR-BCRS recipe's candidate p (same_as_file's apply). */
 static int recipe_srbcrs(stir_kernel *k, const void *p, int64_t feat)
 {
@@ -1795,8 +1801,9 @@ static int recipe_srbcrs(stir_kernel *k, const void *p, int64_t feat)
 
 /* prog, kernel, file, feat, apply, p: kernel "kernel" of program prog
  * scheduled by apply(k, p, feat) gives the same stage III kernel and CUDA
- * as schedule file "file" on the kernel specialized to feat, and so does
- * its schedule log read back and applied. */
+ * as schedule file "file" on the kernel specialized to feat (feat < 0:
+ * as it is, the file specializing it), and so does its schedule log read
+ * back and applied. */
 static void same_as_file(const char *prog, const char *kernel,
 	const char *file, int64_t feat,
 	int (*apply)(stir_kernel *, const void *, int64_t), const void *p)
@@ -1811,10 +1818,11 @@ static void same_as_file(const char *prog, const char *kernel,
 	stir_kernel *k3 = stir_module_find_kernel(m3, kernel);
 	stir_schedule *s = stir_schedule_read_from_file(ctx, test_path(file));
 	ck_assert_ptr_nonnull(s);
-	ck_assert_int_eq(stir_specialize(k1, "feat", feat), 0);
+	if (feat >= 0)
+		ck_assert_int_eq(stir_specialize(k1, "feat", feat), 0);
 	ck_assert_int_eq(stir_schedule_prepare_for_gpu(s, k1), 0);
 	stir_kernel_set_schedule_log(k2, true);
-	ck_assert_int_eq(apply(k2, p, feat), 0);
+	ck_assert_int_eq(apply(k2, p, feat < 0 ? -feat : feat), 0);
 	size_t len = 0;
 	char *text = stir_kernel_schedule_to_str(k2, &len);
 	ck_assert_ptr_nonnull(text);
@@ -1938,6 +1946,32 @@ START_TEST(test_srbcrs_tc)
 		"examples/csrmm.stir", "csrmm", stir_srbcrs_tc_get_candidate(1),
 		48, "examples/bsrmm.stir", "bsrmm",
 		stir_srbcrs_tc_get_candidate(0));
+}
+END_TEST
+
+/* The RGMS recipe (schedule/recipes/rgms.c): a candidate gives the same
+ * stage III kernel and CUDA as the schedule file bench_rgms.py writes for
+ * it (the files specialize fin and fout themselves: same_as_file's
+ * negative feat), at 64 features in 2 pieces (no candidate of the table)
+ * and at 128 in 512, and as its own schedule log read back; refusals. */
+START_TEST(test_rgms_tc)
+{
+	ck_assert_int_eq(stir_rgms_tc_n_candidates(), 6);
+	ck_assert_ptr_null(stir_rgms_tc_get_candidate(6));
+	const stir_rgms_tc_candidate two = { 4, 2 };
+	same_as_file("examples/rgms_agg.stir", "rgms_agg",
+		"tests/tensorize/rgms_tc_tstaged_bound.yaml", -64, recipe_rgms, &two);
+	const stir_rgms_tc_candidate *p512 = stir_rgms_tc_get_candidate(4);
+	ck_assert_int_eq(p512->pieces, 512);
+	same_as_file("examples/rgms_agg.stir", "rgms_agg",
+		"tests/tensorize/rgms_tc_tsh_f128_p512.yaml", -128, recipe_rgms,
+		p512);
+	ck_assert(stir_rgms_tc_fits(p512, 16));
+	ck_assert(!stir_rgms_tc_fits(p512, 256));
+	ck_assert(!stir_rgms_tc_fits(p512, 24));
+	refusals("stir_recipe_rgms_tc_candidate", recipe_rgms,
+		"examples/rgms_agg.stir", "rgms_agg", p512, 40,
+		"examples/csrmm.stir", "csrmm", p512);
 }
 END_TEST
 
@@ -2085,6 +2119,7 @@ static Suite *recipes_suite(void)
 	tcase_add_test(all, test_sddmm_tiles);
 	tcase_add_test(all, test_bsr_tc);
 	tcase_add_test(all, test_srbcrs_tc);
+	tcase_add_test(all, test_rgms_tc);
 	suite_add_tcase(s, all);
 	return s;
 }

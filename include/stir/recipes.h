@@ -17,7 +17,9 @@
  * - BSR SpMM on tensor cores (kernel bsrmm of examples/bsrmm.stir and
  *   bench/bsrmm64.stir, stir_recipe_bsr_tc_candidate);
  * - CSR SpMM through SR-BCRS on tensor cores (kernel csrmm of
- *   examples/csrmm.stir, stir_recipe_srbcrs_tc_candidate).
+ *   examples/csrmm.stir, stir_recipe_srbcrs_tc_candidate);
+ * - RGMS (one RGCN layer) on tensor cores in the aggregated order (kernel
+ *   rgms_agg of examples/rgms_agg.stir, stir_recipe_rgms_tc_candidate).
  *
  * The benchmarks (bench/), the examples and the tests use them. */
 #ifndef STIR_RECIPES_H
@@ -561,6 +563,37 @@ STIR_EXPORT __stir_give stir_host_format *stir_srbcrs_tc_format(
  * apply to k). */
 STIR_EXPORT int stir_recipe_srbcrs_tc_candidate(__stir_keep stir_kernel *k,
 	const stir_srbcrs_tc_candidate *p, int64_t feat);
+
+/* ---- RGMS on tensor cores ------------------------------------------- */
+
+/* A candidate of RGMS on tensor cores in the aggregated order (kernel
+ * rgms_agg of examples/rgms_agg.stir, tf32 on mma.m16n8k8): T and Y
+ * zeroed by float4 stores; the aggregation over the edges with COO
+ * arrays, "edges" consecutive edges a thread, a pair's run of edges
+ * summed in registers and added into T by float4 atomics; the apply a
+ * thread block per relation and piece of its tiles of 16 rows ("pieces"
+ * a relation), each tile of T staged in shared memory, a warp per 2
+ * tiles of 8 output features; three launches that overlap
+ * (docs/recipes.md, "RGMS on tensor cores"). */
+typedef struct stir_rgms_tc_candidate {
+	int64_t edges;          /* consecutive edges a thread (aggregation) */
+	int64_t pieces;         /* thread blocks over a relation's tiles */
+} stir_rgms_tc_candidate;
+
+/* The candidate space (schedule/recipes/rgms.c says why each is there). */
+STIR_EXPORT int stir_rgms_tc_n_candidates(void);
+/* Candidate i (0 <= i < stir_rgms_tc_n_candidates()), or NULL. */
+STIR_EXPORT const stir_rgms_tc_candidate *stir_rgms_tc_get_candidate(int i);
+/* Whether candidate p applies at fin = fout = "feat" features (a multiple
+ * of 16 from 16 to 128). */
+STIR_EXPORT bool stir_rgms_tc_fits(const stir_rgms_tc_candidate *p,
+	int64_t feat);
+/* Schedule stage I kernel k (rgms_agg of examples/rgms_agg.stir) with
+ * candidate p at fin = fout = "feat" (specialized) and bring it to stage
+ * III, ready for stir_gpu_kernel_compile.  0, or -1 with a located error
+ * in k's context (p does not fit feat, or a step does not apply to k). */
+STIR_EXPORT int stir_recipe_rgms_tc_candidate(__stir_keep stir_kernel *k,
+	const stir_rgms_tc_candidate *p, int64_t feat);
 
 /* ---- the tuner ------------------------------------------------------- */
 

@@ -1,0 +1,181 @@
+/* RGMS on tensor cores, the aggregated order (kernel rgms_agg of
+ * examples/rgms_agg.stir: T[r, i] = sum_j A[r, i, j] X[j], then Y[i] =
+ * sum_r T[r, i] W[r]; tf32 on mma.m16n8k8, f32 accumulation; recipes.h,
+ * docs/recipes.md "RGMS on tensor cores").
+ *
+ * Every candidate is bench_rgms.py's tc_tsh_k4_pP_t2_u_zf4_gb
+ * (bench/RESULTS.md, "RGMS on tensor cores: empty pieces ended"), in
+ * three launches that overlap:
+ *  - T and Y zeroed in one launch by float4 stores (feat / 4 lanes a row,
+ *    4 rows a thread);
+ *  - the aggregation over the edges, flattened over relation, row and
+ *    column with COO arrays (no search): "edges" consecutive edges a
+ *    thread, feat / 4 lanes an edge, a run of edges of one (relation,
+ *    row) pair summed in registers and added into T by one float4 atomic;
+ *  - the apply: a thread block per relation and piece of its tiles of 16
+ *    (relation, row) pairs ("pieces" a relation, blockIdx.y), each tile
+ *    of T copied into shared memory once (rows padded by 8 floats) for
+ *    the thread block's warps, a warp per 2 tiles of 8 output features
+ *    with the input features' steps unrolled, Y added atomically; a piece
+ *    past its relation's last tile runs no tile (guard_to_bound).
+ * The names below are those the primitives give (docs/schedules.md); the
+ * schedule log prints a candidate as the schedule file it is. */
+#include <stdbool.h>
+#include <stir/stir.h>
+#include <stir/recipes.h>
+#include "ir/diag.h"
+#include "ir/nodes.h"
+#include "schedule/recipes/steps.h"
+
+/* The threads of a thread block in the zeroing and the aggregation. */
+#define THREADS 256
+/* Tiles of 8 output features a warp in the apply. */
+#define TILES 2
+/* The intrinsic of every tensorized nest. */
+#define MMA "mma_m16n8k8_tf32"
+
+/* The candidates: the edges a thread, the pieces of a relation's tiles.
+ * In bench_rgms the best pieces depend on the graph: its relations'
+ * tiles against the thread blocks the GPU holds (bench/RESULTS.md). */
+static const stir_rgms_tc_candidate candidates[] = {
+	{ 4, 32 }, { 4, 64 }, { 4, 128 }, { 4, 256 }, { 4, 512 }, { 4, 1024 },
+};
+#define N_CANDIDATES (int)(sizeof(candidates) / sizeof(candidates[0]))
+
+/* The count of candidates. */
+int stir_rgms_tc_n_candidates(void)
+{
+	return N_CANDIDATES;
+}
+
+/* i: the candidate's index. */
+const stir_rgms_tc_candidate *stir_rgms_tc_get_candidate(int i)
+{
+	return i >= 0 && i < N_CANDIDATES ? &candidates[i] : NULL;
+}
+
+/* p, feat: see recipes.h. */
+bool stir_rgms_tc_fits(const stir_rgms_tc_candidate *p, int64_t feat)
+{
+	return p && p->edges >= 1 && p->pieces >= 1 && feat >= 16 &&
+		feat <= 128 && feat % 16 == 0;
+}
+
+/* k, block, loop, fl, lanes: block's zeroing nest (rows "loop", features
+ * "fl") by float4 stores, "lanes" a row, 4 rows a thread. */
+static int zero_by_float4(stir_kernel *k, const char *block,
+	const char *loop, const char *fl, int64_t lanes)
+{
+	const int64_t rows[] = { 0, THREADS / lanes, 4 }, f4[] = { 0, 4 };
+	const char *l[3], *f[2];
+	if (recipe_split(k, block, loop, 3, rows, l) < 0 ||
+	    stir_bind(k, block, l[0], STIR_BLOCK_X) < 0 ||
+	    stir_bind(k, block, l[1], STIR_THREAD_Y) < 0 ||
+	    recipe_split(k, block, fl, 2, f4, f) < 0)
+		return -1;
+	const char *order[] = { l[0], l[1], f[0], l[2], f[1] };
+	return stir_reorder(k, block, 5, order) < 0 ||
+		stir_bind(k, block, f[0], STIR_THREAD_X) < 0 ||
+		stir_unroll(k, block, l[2]) < 0 ||
+		stir_vectorize(k, block, f[1]) < 0 ? -1 : 0;
+}
+
+/* k, p, feat: stage II: the zeroing, the aggregation's and the apply's
+ * loops. */
+static int schedule_loops(stir_kernel *k, const stir_rgms_tc_candidate *p,
+	int64_t feat)
+{
+	const char *zero[] = { "zero_t0", "zero0" };
+	const int64_t lanes = feat / 4;
+	const int64_t edges[] = { 0, THREADS / lanes, p->edges }, f4[] = { 0, 4 };
+	const int64_t f16[] = { 0, 16 }, fo[] = { 0, TILES, 8 }, f8[] = { 0, 8 };
+	const int64_t pieces[] = { p->pieces, 0 };
+	if (zero_by_float4(k, "zero_t0", "rri", "fi", lanes) < 0 ||
+	    zero_by_float4(k, "zero0", "i", "fo", lanes) < 0 ||
+	    stir_horizontal_fuse(k, 2, zero) < 0 ||
+	    stir_set_atomic(k, "agg0") < 0 ||
+	    stir_split(k, "agg0", "rrij", 3, edges) < 0 ||
+	    stir_bind(k, "agg0", "rrij_0", STIR_BLOCK_X) < 0 ||
+	    stir_bind(k, "agg0", "rrij_1", STIR_THREAD_Y) < 0 ||
+	    stir_split(k, "agg0", "fi", 2, f4) < 0 ||
+	    REORDER(k, "agg0", "rrij_0", "rrij_1", "fi_0", "rrij_2", "fi_1") < 0 ||
+	    stir_bind(k, "agg0", "fi_0", STIR_THREAD_X) < 0)
+		return -1;
+	return stir_split(k, "apply1", "i", 2, f16) < 0 ||
+		stir_split(k, "apply1", "fo", 3, fo) < 0 ||
+		stir_split(k, "apply1", "fi", 2, f8) < 0 ||
+		stir_split(k, "apply1", "i_0", 2, pieces) < 0 ||
+		REORDER(k, "apply1", "i_0_0", "i_0_1", "fo_0", "fi_0", "fo_1",
+			"i_1", "fo_2", "fi_1") < 0 ||
+		stir_set_atomic(k, "apply1") < 0 ||
+		stir_bind(k, "apply0", "rr", STIR_BLOCK_X) < 0 ||
+		stir_bind(k, "apply1", "i_0_0", STIR_BLOCK_Y) < 0 ? -1 : 0;
+}
+
+/* k, feat: stage III: the aggregation's runs in registers, the apply's
+ * staged tiles of T, fragments and mma nests. */
+static int schedule_buffers(stir_kernel *k, int64_t feat)
+{
+	const char *all[] = { "ax0", "ax1", "ax2" };
+	const int64_t copy[] = { 0, feat / (8 * TILES), 32 };
+	if (stir_cache_write_runs(k, "agg0", "T_data", "rrij_2",
+		STIR_SCOPE_LOCAL) < 0 ||
+	    stir_cache_read(k, "agg0", "X_data", "fi_1", STIR_SCOPE_LOCAL) < 0 ||
+	    stir_vectorize(k, "X_data_local", "ax0") < 0 ||
+	    stir_unroll(k, "agg0", "fi_1") < 0 ||
+	    stir_vectorize(k, "T_data_local_run", "ax0") < 0 ||
+	    stir_unroll(k, "T_data_local_zero", "ax0") < 0 ||
+	    stir_vectorize(k, "T_data_local", "ax0") < 0)
+		return -1;
+	return stir_cache_read_padded(k, "apply1", "T_data", "fo_0",
+			STIR_SCOPE_SHARED, NULL, feat, 8) < 0 ||
+		stir_cache_write(k, "apply1", "Y_data", "fi_0",
+			STIR_SCOPE_LOCAL) < 0 ||
+		REORDER(k, "Y_data_local_init", "ax1", "ax0", "ax2") < 0 ||
+		REORDER(k, "Y_data_local", "ax1", "ax0", "ax2") < 0 ||
+		stir_unroll(k, "Y_data_local_init", "ax1") < 0 ||
+		stir_unroll(k, "Y_data_local", "ax1") < 0 ||
+		stir_unroll(k, "apply1", "fo_1") < 0 ||
+		stir_unroll(k, "apply1", "fi_0") < 0 ||
+		stir_tensorize(k, "Y_data_local_init", "ax0", MMA) < 0 ||
+		stir_tensorize(k, "apply1", "i_1", MMA) < 0 ||
+		stir_tensorize(k, "Y_data_local", "ax0", MMA) < 0 ||
+		stir_bind(k, "apply1", "fo_0", STIR_THREAD_Y) < 0 ||
+		stir_fuse(k, "T_data_shared", 3, all) < 0 ||
+		stir_split(k, "T_data_shared", "ax0_ax1_ax2", 3, copy) < 0 ||
+		stir_bind(k, "T_data_shared", "ax0_ax1_ax2_1",
+			STIR_THREAD_Y) < 0 ||
+		stir_bind(k, "T_data_shared", "ax0_ax1_ax2_2",
+			STIR_THREAD_X) < 0 ||
+		stir_guard_to_bound(k, "apply1", "i_0_1") < 0 ? -1 : 0;
+}
+
+/* k, p, feat: see recipes.h. */
+int stir_recipe_rgms_tc_candidate(stir_kernel *k,
+	const stir_rgms_tc_candidate *p, int64_t feat)
+{
+	if (!k)
+		return -1;
+	if (!stir_rgms_tc_fits(p, feat)) {
+		stir_error(stir_kernel_ctx(k), k->loc,
+			"stir_recipe_rgms_tc_candidate: %s%s' at %lld features (a "
+			"multiple of 16 from 16 to 128)", p ?
+			"the candidate does not apply to kernel '" :
+			"no candidate for kernel '", k->name, (long long)feat);
+		return -1;
+	}
+	const char *rr_i[] = { "rr", "i" }, *rr_i_j[] = { "rr", "i", "j" };
+	const char *order[] = { "rr", "i", "j", "fi" };
+	if (stir_specialize(k, "fin", feat) < 0 ||
+	    stir_specialize(k, "fout", feat) < 0 ||
+	    stir_sparse_fuse(k, "zero_t", 2, rr_i) < 0 ||
+	    stir_sparse_reorder(k, "agg", 4, order) < 0 ||
+	    stir_sparse_fuse_coo(k, "agg", 3, rr_i_j) < 0 ||
+	    stir_lower_sparse_iter(k) < 0 ||
+	    schedule_loops(k, p, feat) < 0 ||
+	    stir_lower_sparse_buffer(k) < 0 ||
+	    schedule_buffers(k, feat) < 0 ||
+	    stir_kernel_set_overlap_launches(k, true) < 0)
+		return -1;
+	return stir_kernel_prepare_for_gpu(k);
+}
