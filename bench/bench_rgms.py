@@ -29,7 +29,8 @@
 # launches (timed as a whole); runs_* keep a run of edges of one row in
 # registers (cache_write_runs).
 # --schedules-only DIR writes the schedule files (the tensor-core ones as
-# tc_fF_NAME.yaml) and runs nothing (no GPU);
+# tc_fF_NAME.yaml) and runs nothing (no GPU; --stirc still writes the
+# candidates of the library's RGMS recipe, tc_tsh_*_gb: `stirc recipe`);
 # --no-tc skips the tensor-core schedules (rgms_tc_candidates);
 # --tc-candidates runs those whose names match (rgms_tc_schedules).
 import gzip, os, subprocess, sys, tempfile
@@ -604,7 +605,27 @@ def rgms_tc_edges_schedule(feat, pieces, tiles, staged):
     return "\n".join(s) + "\n"
 
 
-def rgms_tc_schedules(feat):
+# The candidates of the library's RGMS recipe (stir_rgms_tc_get_candidate,
+# schedule/recipes/rgms.c), in its order: (edges a thread, pieces);
+# tests/test_bench_rgms.sh checks the pieces against what it writes.
+RGMS_TC_RECIPE = [(4, 32), (4, 64), (4, 128), (4, 256), (4, 512), (4, 1024)]
+
+
+def rgms_recipe_schedule(stirc, i, feat):
+    """The schedule file (text) of candidate i of the library's RGMS recipe
+    at fin = fout = feat, as `stirc recipe` writes it."""
+    prog = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                        "examples", "rgms_agg.stir")
+    r = subprocess.run([stirc, "recipe", prog, "--recipe", "rgms_tc",
+                        "--candidate", str(i), "--size", "feat=%d" % feat],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit("bench_rgms: stirc recipe rgms_tc --candidate %d at %d: %s"
+                 % (i, feat, r.stderr.strip()))
+    return r.stdout
+
+
+def rgms_tc_schedules(feat, stirc):
     """The tensor-core candidates at fin = fout = feat: (name, schedule
     text, program file name in examples/): tc16 and tf32 (the example
     schedules, rgms_tc_schedule), and tc_runs_kK_pP
@@ -681,12 +702,13 @@ def rgms_tc_schedules(feat):
                 # (_gb): a thread block past its relation's last tile runs
                 # no tile loop (AIFB in 32 pieces: 2,164 of its 3,328
                 # thread blocks hold no tile; bench/RESULTS.md, "RGMS on
-                # tensor cores: empty pieces ended")
-                for p in (32, 64, 128, 256, 512, 1024):
-                    out.append(("tc_tsh_k4_p%d_t2_u_zf4_gb" % p,
-                                with_float4_zeroing(rgms_tc_runs_schedule(
-                                    feat, 4, p, 2, tstaged=True, unrolled=True,
-                                    bounded=True), feat), "rgms_agg.stir"))
+                # tensor cores: empty pieces ended"): the library's RGMS
+                # recipe (schedule/recipes/rgms.c), each candidate written
+                # by `stirc recipe`
+                for i, (k, p) in enumerate(RGMS_TC_RECIPE):
+                    out.append(("tc_tsh_k%d_p%d_t2_u_zf4_gb" % (k, p),
+                                rgms_recipe_schedule(stirc, i, feat),
+                                "rgms_agg.stir"))
         # the same apply after an aggregation that writes T once, with no
         # zeroing launch of it and no atomics (examples/rgms_agg_once.stir):
         # slower on an H100, a pair's edges being one thread's serial loop
@@ -759,7 +781,7 @@ def rgms_tc_candidates(args, path, n, r, a, feat, t_cuda, reps):
     here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
     tmp = tempfile.mkdtemp()
     pats = args["tc_candidates"].split(",") if args["tc_candidates"] else ["*"]
-    for kind, text, prog in rgms_tc_schedules(feat):
+    for kind, text, prog in rgms_tc_schedules(feat, args["stirc"]):
         if not any(fnmatch.fnmatch(kind, p) for p in pats):
             continue
         files = {k: os.path.join(tmp, k + ".npy") for k in "WXY"}
@@ -936,7 +958,8 @@ def main(argv):
                 with open(os.path.join(args["only"], name + ".yaml"), "w") as f:
                     f.write(text)
             # the tensor-core candidates, named tc_fF_NAME
-            for name, text, _ in rgms_tc_schedules(feat) if args["tc"] else ():
+            for name, text, _ in rgms_tc_schedules(feat, args["stirc"]) \
+                    if args["tc"] else ():
                 with open(os.path.join(args["only"], "tc_f%d_%s.yaml" % (feat, name)),
                           "w") as f:
                     f.write(text)

@@ -19,7 +19,7 @@ tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 fail=0
 python3 "$srcdir/bench/bench_rgms.py" --schedules-only "$tmp/s" --features 16 \
-	--schedule "$srcdir/examples/rgms_agg.yaml" || { echo "FAIL: --schedules-only"; exit 1; }
+	--schedule "$srcdir/examples/rgms_agg.yaml" --stirc "$stirc" || { echo "FAIL: --schedules-only"; exit 1; }
 n=0
 ne=0
 nc=0
@@ -110,17 +110,25 @@ for g in $graphs; do
 		fi
 	done
 done
-# the library's RGMS recipe writes what bench_rgms.py writes: its
-# candidate 4 at 128 features (tests/tensorize/rgms_tc_tsh_f128_p512.yaml,
-# which tests/test_recipes.c checks against the recipe) without its comments
+# the library's RGMS recipe (stirc recipe, which bench_rgms.py calls for
+# its tc_tsh_*_gb) at 128 features: candidate 4 makes the kernel of
+# tests/tensorize/rgms_tc_tsh_f128_p512.yaml, the text bench_rgms.py wrote
+# for it before it called the library, and bench_rgms.py names each
+# candidate by its pieces
 python3 "$srcdir/bench/bench_rgms.py" --schedules-only "$tmp/s128" --features 128 \
-	--schedule "$srcdir/examples/rgms_agg.yaml" \
-	--tc-candidates tc_tsh_k4_p512_t2_u_zf4_gb > /dev/null 2>&1
-grep -v '^#' "$srcdir/tests/tensorize/rgms_tc_tsh_f128_p512.yaml" > "$tmp/want"
-if ! cmp -s "$tmp/want" "$tmp/s128/tc_f128_tc_tsh_k4_p512_t2_u_zf4_gb.yaml"; then
-	echo "FAIL: bench_rgms.py's tc_tsh_k4_p512_t2_u_zf4_gb at 128 is not the recipe's"
+	--schedule "$srcdir/examples/rgms_agg.yaml" --stirc "$stirc" > /dev/null 2>&1
+"$stirc" cuda "$srcdir/examples/rgms_agg.stir" --schedule \
+	"$srcdir/tests/tensorize/rgms_tc_tsh_f128_p512.yaml" > "$tmp/want.cu" 2>&1
+"$stirc" cuda "$srcdir/examples/rgms_agg.stir" --schedule \
+	"$tmp/s128/tc_f128_tc_tsh_k4_p512_t2_u_zf4_gb.yaml" > "$tmp/got.cu" 2>&1
+if ! grep -q "__global__" "$tmp/want.cu" || ! cmp -s "$tmp/want.cu" "$tmp/got.cu"; then
+	echo "FAIL: tc_tsh_k4_p512_t2_u_zf4_gb at 128 is not the recipe's candidate 4"
 	fail=1
 fi
+for p in 32 64 128 256 512 1024; do
+	grep -q "factors: \[$p, null\]" "$tmp/s128/tc_f128_tc_tsh_k4_p${p}_t2_u_zf4_gb.yaml" ||
+		{ echo "FAIL: tc_tsh_k4_p${p}_t2_u_zf4_gb is not in $p pieces"; fail=1; }
+done
 for bad in "--features x" "--features 0" "--bogus"; do
 	if python3 "$srcdir/bench/bench_rgms.py" $bad > "$tmp/out" 2>&1; then
 		echo "FAIL: bench_rgms.py $bad exited 0"; fail=1

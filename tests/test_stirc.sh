@@ -903,4 +903,50 @@ done
 expect 0 "$stirc" verify "$tmp/abs.stir" --size m=9 --size n=4
 
 [ $fail = 0 ] && echo "stirc: all checks passed"
+# stirc recipe (docs/recipes.md, "A recipe as a schedule file"): the
+# list; a candidate of each recipe written as a schedule file that stirc
+# run --check then applies to the same program; the refusals
+expect 0 "$stirc" recipe --list
+for r in spmm_hybrid sddmm sddmm_vblock sddmm_tiles bsr_tc srbcrs_tc rgms_tc; do
+	grep_in "$tmp/out" "$r "
+done
+expect 0 "$stirc" recipe --help
+grep_in "$tmp/out" "usage: stirc recipe"
+expect 0 "$stirc" recipe "$srcdir/examples/csrmm.stir" --recipe srbcrs_tc \
+	--candidate 2 --size feat=32 -o "$tmp/sr.yaml"
+grep_in "$tmp/sr.yaml" "sr_bcrs: {t: 16, g: 8, cover_rows: true, chunk: 8}"
+expect 0 "$stirc" run "$srcdir/examples/csrmm.stir" --schedule "$tmp/sr.yaml" \
+	--mtx A="$srcdir/tests/data/graphs/small.mtx" --random 1 --check
+expect 0 "$stirc" recipe "$srcdir/examples/csrmm.stir" --recipe spmm_hybrid \
+	--candidate 0 --size feat=64 -o "$tmp/hyb.yaml"
+expect 0 "$stirc" run "$srcdir/examples/csrmm.stir" --schedule "$tmp/hyb.yaml" \
+	--mtx A="$srcdir/tests/data/graphs/small.mtx" --random 1 --check
+expect 0 "$stirc" recipe "$srcdir/examples/rgms_agg.stir" --recipe rgms_tc \
+	--candidate 0 --size feat=16
+grep_in "$tmp/out" "guard_to_bound: {block: apply1, loop: i_0_1}"
+cp "$tmp/out" "$tmp/rg.yaml"
+expect 0 "$stirc" run "$srcdir/examples/rgms_agg.stir" --schedule "$tmp/rg.yaml" \
+	--hetero A="$srcdir/tests/data/graphs/small.hetero" --size fin=16 \
+	--size fout=16 --random 3 --check
+expect 1 "$stirc" recipe "$srcdir/examples/csrmm.stir" --recipe rgms_tc \
+	--candidate 0 --size feat=64
+grep_in "$tmp/err" "recipe rgms_tc's candidate 0 does not apply to kernel 'csrmm' at 64 features (it schedules rgms_agg of examples/rgms_agg.stir"
+expect 1 "$stirc" recipe "$srcdir/examples/rgms_agg.stir" --recipe rgms_tc \
+	--candidate 0 --size feat=40
+grep_in "$tmp/err" "the candidate does not apply to kernel 'rgms_agg' at 40 features"
+expect 2 "$stirc" recipe "$srcdir/examples/csrmm.stir" --recipe bsr_tc \
+	--candidate 5 --size feat=64
+grep_in "$tmp/err" "recipe bsr_tc has candidates 0 to 4, not 5"
+expect 2 "$stirc" recipe "$srcdir/examples/csrmm.stir" --recipe nope \
+	--candidate 0 --size feat=64
+grep_in "$tmp/err" "no recipe 'nope'"
+expect 2 "$stirc" recipe "$srcdir/examples/csrmm.stir" --recipe bsr_tc \
+	--size feat=64
+grep_in "$tmp/err" "--candidate I and --size feat=F are required"
+expect 2 "$stirc" recipe "$srcdir/examples/csrmm.stir" --recipe bsr_tc \
+	--candidate x --size feat=64
+expect 2 "$stirc" recipe --list --recipe bsr_tc
+expect 2 "$stirc" recipe "$srcdir/examples/csrmm.stir" --recipe bsr_tc \
+	--candidate 0 --size feat=64 --bogus
+
 exit $fail

@@ -36,6 +36,8 @@ static const char usage_main[] =
 "          and compare\n"
 "  tune    pick a recipe's schedule for a program, a matrix and a feature\n"
 "          size, and write it as a schedule file\n"
+"  recipe  write one candidate of one of the library's recipes for a\n"
+"          program as a schedule file\n"
 "\n"
 "Run 'stirc COMMAND --help' (or -h) for the options of a command;\n"
 "'stirc --version' prints the version.\n"
@@ -800,6 +802,26 @@ const char usage_tune[] =
 "  -o FILE            write the schedule to FILE\n"
 "  -h, --help         show this help\n";
 
+/* ---- stirc recipe's help (the command: tools/stirc_recipe.c) ---- */
+
+const char usage_recipe[] =
+"usage: stirc recipe FILE --recipe NAME --candidate I --size feat=F\n"
+"                    [--kernel K] [-o SCHEDULE.yaml]\n"
+"       stirc recipe --list\n"
+"\n"
+"Apply candidate I of the library's recipe NAME to the kernel of FILE at F\n"
+"features and write what it did as a schedule file (stdout without -o)\n"
+"that 'stirc run|cuda --schedule' applies to FILE: the recipes' fast\n"
+"schedules for a program, without tuning (docs/recipes.md).\n"
+"\n"
+"  --recipe NAME      the recipe (--list names them, with their programs)\n"
+"  --candidate I      the candidate's index (0 to the recipe's count - 1)\n"
+"  --size feat=F      the feature size (F >= 1; RGMS: fin = fout = F)\n"
+"  --kernel K         the kernel (default: the only one of FILE)\n"
+"  --list             print the recipes, their candidates and programs\n"
+"  -o FILE            write the schedule to FILE\n"
+"  -h, --help         show this help\n";
+
 /* argc, argv: the whole command line (tools/stirc.h). */
 int stirc_main(int argc, char **argv)
 {
@@ -831,5 +853,7 @@ int stirc_main(int argc, char **argv)
 		return cmd_verify(argc - 1, argv + 1);
 	if (!strcmp(cmd, "tune"))
 		return cmd_tune(argc - 1, argv + 1);
+	if (!strcmp(cmd, "recipe"))
+		return cmd_recipe(argc - 1, argv + 1);
 	return usage_error(NULL, "unknown command '%s'", cmd);
 }

@@ -1,6 +1,7 @@
 /* What the files of stirc's commands share (tools/stirc.c the dispatcher,
  * the usage texts and the option parsing; stirc_print.c check, print and
- * cuda; stirc_run.c run; stirc_verify.c verify; stirc_tune.c tune).
+ * cuda; stirc_run.c run; stirc_verify.c verify; stirc_tune.c tune;
+ * stirc_recipe.c recipe).
  * tools/stirc.h is the harness's interface, stirc_main alone. */
 #ifndef STIR_TOOLS_STIRC_CMD_H
 #define STIR_TOOLS_STIRC_CMD_H
@@ -60,7 +61,7 @@ enum {
 
 /* The help of each command (tools/stirc.c). */
 extern const char usage_check[], usage_print[], usage_cuda[], usage_run[],
-	usage_verify[], usage_tune[];
+	usage_verify[], usage_tune[], usage_recipe[];
 
 /* cmd, fmt: print the usage error fmt (printf's arguments follow) with
  * the hint to run 'stirc CMD--help' (cmd: "run " or NULL); returns
@@ -178,5 +179,6 @@ int cmd_cuda(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_tune(int argc, char **argv);
+int cmd_recipe(int argc, char **argv);
 
 #endif
