@@ -30,7 +30,8 @@
 # registers (cache_write_runs).
 # --schedules-only DIR writes the schedule files (the tensor-core ones as
 # tc_fF_NAME.yaml) and runs nothing (no GPU; --stirc still writes the
-# candidates of the library's RGMS recipe, tc_tsh_*_gb: `stirc recipe`);
+# candidates of the library's RGMS recipes, tc_tsh_*_gb and aggruns_*_zf4:
+# `stirc recipe`);
 # --no-tc skips the tensor-core schedules (rgms_tc_candidates);
 # --tc-candidates runs those whose names match (rgms_tc_schedules).
 import gzip, os, subprocess, sys, tempfile
@@ -611,17 +612,23 @@ def rgms_tc_edges_schedule(feat, pieces, tiles, staged):
 RGMS_TC_RECIPE = [(4, 32), (4, 64), (4, 128), (4, 256), (4, 512), (4, 1024)]
 
 
-def rgms_recipe_schedule(stirc, i, feat):
+# The CUDA-core recipe's (stir_rgms_get_candidate): edges a thread, its
+# candidates aggruns_fF_q4_kK_zf4.
+RGMS_RECIPE = [4, 8]
+
+
+def rgms_recipe_schedule(stirc, recipe, i, feat):
     """The schedule file (text) of candidate i of the library's RGMS recipe
-    at fin = fout = feat, as `stirc recipe` writes it."""
+    (rgms_tc on tensor cores, rgms on CUDA cores) at fin = fout = feat, as
+    `stirc recipe` writes it."""
     prog = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
                         "examples", "rgms_agg.stir")
-    r = subprocess.run([stirc, "recipe", prog, "--recipe", "rgms_tc",
+    r = subprocess.run([stirc, "recipe", prog, "--recipe", recipe,
                         "--candidate", str(i), "--size", "feat=%d" % feat],
                        capture_output=True, text=True)
     if r.returncode != 0:
-        sys.exit("bench_rgms: stirc recipe rgms_tc --candidate %d at %d: %s"
-                 % (i, feat, r.stderr.strip()))
+        sys.exit("bench_rgms: stirc recipe %s --candidate %d at %d: %s"
+                 % (recipe, i, feat, r.stderr.strip()))
     return r.stdout
 
 
@@ -707,7 +714,7 @@ def rgms_tc_schedules(feat, stirc):
                 # by `stirc recipe`
                 for i, (k, p) in enumerate(RGMS_TC_RECIPE):
                     out.append(("tc_tsh_k%d_p%d_t2_u_zf4_gb" % (k, p),
-                                rgms_recipe_schedule(stirc, i, feat),
+                                rgms_recipe_schedule(stirc, "rgms_tc", i, feat),
                                 "rgms_agg.stir"))
         # the same apply after an aggregation that writes T once, with no
         # zeroing launch of it and no atomics (examples/rgms_agg_once.stir):
@@ -897,9 +904,15 @@ def cuda_core_candidates(feat, args):
             for n, t, prog in out if prog == args["edge_program"]]
     # the fastest of them at 64 and 128 with T and Y zeroed by float4
     # stores (_zf4), as the tensor-core tc_tsh_*_u_zf4 are
+    # (the aggregated order's, aggruns_*_zf4, are the library's CUDA-core
+    # RGMS recipe, written by `stirc recipe`)
     if feat % 4 == 0 and feat <= 128:
         out += [(n + "_zf4", with_float4_zeroing(t, feat), prog) for n, t, prog in list(out)
-                if n.startswith("aggruns_") or n == "runs_f%d_v4_k4_o" % feat]
+                if n == "runs_f%d_v4_k4_o" % feat]
+        if 4 <= feat // 4 <= 32:
+            out += [("aggruns_f%d_q4_k%d_zf4" % (feat, k),
+                     rgms_recipe_schedule(args["stirc"], "rgms", i, feat),
+                     args["program"]) for i, k in enumerate(RGMS_RECIPE)]
     if args["candidates"]:
         pats = args["candidates"].split(",")
         out = [c for c in out if any(fnmatch.fnmatch(c[0], p) for p in pats)]

@@ -1793,6 +1793,13 @@ static int recipe_rgms(stir_kernel *k, const void *p, int64_t feat)
 	return stir_recipe_rgms_tc_candidate(k, p, feat);
 }
 
+/* k, p, feat: the CUDA-core RGMS recipe's candidate p (same_as_file's
+ * apply). */
+static int recipe_rgms_cuda(stir_kernel *k, const void *p, int64_t feat)
+{
+	return stir_recipe_rgms_candidate(k, p, feat);
+}
+
 /* k, p, feat: the SR-BCRS recipe's candidate p (same_as_file's apply). */
 static int recipe_srbcrs(stir_kernel *k, const void *p, int64_t feat)
 {
@@ -1949,11 +1956,12 @@ START_TEST(test_srbcrs_tc)
 }
 END_TEST
 
-/* The RGMS recipe (schedule/recipes/rgms.c): a candidate gives the same
- * stage III kernel and CUDA as the schedule file bench_rgms.py writes for
+/* The RGMS recipes (schedule/recipes/rgms.c): a candidate gives the same
+ * stage III kernel and CUDA as the schedule file bench_rgms.py wrote for
  * it (the files specialize fin and fout themselves: same_as_file's
- * negative feat), at 64 features in 2 pieces (no candidate of the table)
- * and at 128 in 512, and as its own schedule log read back; refusals. */
+ * negative feat), on tensor cores at 64 features in 2 pieces (no
+ * candidate of the table) and at 128 in 512, on CUDA cores at 64, and as
+ * its own schedule log read back; refusals. */
 START_TEST(test_rgms_tc)
 {
 	ck_assert_int_eq(stir_rgms_tc_n_candidates(), 6);
@@ -1972,6 +1980,19 @@ START_TEST(test_rgms_tc)
 	refusals("stir_recipe_rgms_tc_candidate", recipe_rgms,
 		"examples/rgms_agg.stir", "rgms_agg", p512, 40,
 		"examples/csrmm.stir", "csrmm", p512);
+	/* on CUDA cores: candidate 1 (8 edges a thread) as
+	 * examples/rgms_aggruns.yaml */
+	ck_assert_int_eq(stir_rgms_n_candidates(), 2);
+	ck_assert_ptr_null(stir_rgms_get_candidate(2));
+	const stir_rgms_candidate *k8 = stir_rgms_get_candidate(1);
+	ck_assert_int_eq(k8->edges, 8);
+	same_as_file("examples/rgms_agg.stir", "rgms_agg",
+		"examples/rgms_aggruns.yaml", -64, recipe_rgms_cuda, k8);
+	ck_assert(stir_rgms_fits(k8, 20));
+	ck_assert(!stir_rgms_fits(k8, 132));
+	refusals("stir_recipe_rgms_candidate", recipe_rgms_cuda,
+		"examples/rgms_agg.stir", "rgms_agg", k8, 18,
+		"examples/csrmm.stir", "csrmm", k8);
 }
 END_TEST
 

@@ -907,7 +907,7 @@ expect 0 "$stirc" verify "$tmp/abs.stir" --size m=9 --size n=4
 # list; a candidate of each recipe written as a schedule file that stirc
 # run --check then applies to the same program; the refusals
 expect 0 "$stirc" recipe --list
-for r in spmm_hybrid sddmm sddmm_vblock sddmm_tiles bsr_tc srbcrs_tc rgms_tc; do
+for r in spmm_hybrid sddmm sddmm_vblock sddmm_tiles bsr_tc srbcrs_tc rgms_tc rgms; do
 	grep_in "$tmp/out" "$r "
 done
 expect 0 "$stirc" recipe --help
@@ -928,6 +928,16 @@ cp "$tmp/out" "$tmp/rg.yaml"
 expect 0 "$stirc" run "$srcdir/examples/rgms_agg.stir" --schedule "$tmp/rg.yaml" \
 	--hetero A="$srcdir/tests/data/graphs/small.hetero" --size fin=16 \
 	--size fout=16 --random 3 --check
+# the CUDA-core RGMS recipe writes examples/rgms_aggruns.yaml's schedule,
+# which runs against stage I
+expect 0 "$stirc" recipe "$srcdir/examples/rgms_agg.stir" --recipe rgms \
+	--candidate 1 --size feat=64 -o "$tmp/rgc.yaml"
+grep -v '^#' "$srcdir/examples/rgms_aggruns.yaml" | grep -v '^overlap' > "$tmp/want"
+grep -v '^#' "$tmp/rgc.yaml" | grep -v '^overlap' > "$tmp/got"
+cmp -s "$tmp/want" "$tmp/got" || { echo "FAIL: stirc recipe rgms 1 is not examples/rgms_aggruns.yaml"; diff "$tmp/want" "$tmp/got" | head; fail=1; }
+expect 0 "$stirc" run "$srcdir/examples/rgms_agg.stir" \
+	--schedule "$srcdir/examples/rgms_aggruns.yaml" \
+	--hetero A="$srcdir/tests/data/graphs/small.hetero" --random 3 --check
 expect 1 "$stirc" recipe "$srcdir/examples/csrmm.stir" --recipe rgms_tc \
 	--candidate 0 --size feat=64
 grep_in "$tmp/err" "recipe rgms_tc's candidate 0 does not apply to kernel 'csrmm' at 64 features (it schedules rgms_agg of examples/rgms_agg.stir"

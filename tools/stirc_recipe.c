@@ -28,6 +28,7 @@ APPLY(sddmm_tiles)
 APPLY(bsr_tc)
 APPLY(srbcrs_tc)
 APPLY(rgms_tc)
+APPLY(rgms)
 
 /* The recipes, by name: the programs they schedule, their candidates. */
 static const struct recipe {
@@ -57,6 +58,9 @@ static const struct recipe {
 	{ "rgms_tc", "rgms_agg of examples/rgms_agg.stir (fin = fout = F)",
 	  "RGMS (an RGCN layer) on tensor cores",
 	  stir_rgms_tc_n_candidates, apply_rgms_tc },
+	{ "rgms", "rgms_agg of examples/rgms_agg.stir (fin = fout = F)",
+	  "RGMS (an RGCN layer) on CUDA cores",
+	  stir_rgms_n_candidates, apply_rgms },
 };
 #define N_RECIPES (int)(sizeof(recipes) / sizeof(recipes[0]))
 

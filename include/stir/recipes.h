@@ -18,8 +18,9 @@
  *   bench/bsrmm64.stir, stir_recipe_bsr_tc_candidate);
  * - CSR SpMM through SR-BCRS on tensor cores (kernel csrmm of
  *   examples/csrmm.stir, stir_recipe_srbcrs_tc_candidate);
- * - RGMS (one RGCN layer) on tensor cores in the aggregated order (kernel
- *   rgms_agg of examples/rgms_agg.stir, stir_recipe_rgms_tc_candidate).
+ * - RGMS (one RGCN layer) in the aggregated order (kernel rgms_agg of
+ *   examples/rgms_agg.stir), on tensor cores (stir_recipe_rgms_tc_candidate)
+ *   or CUDA cores (stir_recipe_rgms_candidate).
  *
  * The benchmarks (bench/), the examples and the tests use them. */
 #ifndef STIR_RECIPES_H
@@ -594,6 +595,30 @@ STIR_EXPORT bool stir_rgms_tc_fits(const stir_rgms_tc_candidate *p,
  * in k's context (p does not fit feat, or a step does not apply to k). */
 STIR_EXPORT int stir_recipe_rgms_tc_candidate(__stir_keep stir_kernel *k,
 	const stir_rgms_tc_candidate *p, int64_t feat);
+
+/* A candidate of RGMS on CUDA cores in the aggregated order (kernel
+ * rgms_agg of examples/rgms_agg.stir, f32): T and Y zeroed by float4
+ * stores; the aggregation of stir_rgms_tc_candidate ("edges" consecutive
+ * edges a thread); the apply a (relation, row) pair a group of feat / 4
+ * lanes, 4 output features a lane summed in registers and added
+ * atomically into Y; three launches that overlap (docs/recipes.md, "RGMS
+ * on tensor cores"). */
+typedef struct stir_rgms_candidate {
+	int64_t edges;          /* consecutive edges a thread (aggregation) */
+} stir_rgms_candidate;
+
+/* The CUDA-core candidate space (schedule/recipes/rgms.c). */
+STIR_EXPORT int stir_rgms_n_candidates(void);
+/* Candidate i (0 <= i < stir_rgms_n_candidates()), or NULL. */
+STIR_EXPORT const stir_rgms_candidate *stir_rgms_get_candidate(int i);
+/* Whether candidate p applies at fin = fout = "feat" features (a multiple
+ * of 4 from 16 to 128). */
+STIR_EXPORT bool stir_rgms_fits(const stir_rgms_candidate *p, int64_t feat);
+/* Schedule stage I kernel k (rgms_agg of examples/rgms_agg.stir) with
+ * CUDA-core candidate p at fin = fout = "feat" (specialized) and bring it
+ * to stage III.  0, or -1 with a located error in k's context. */
+STIR_EXPORT int stir_recipe_rgms_candidate(__stir_keep stir_kernel *k,
+	const stir_rgms_candidate *p, int64_t feat);
 
 /* ---- the tuner ------------------------------------------------------- */
 

@@ -80,6 +80,54 @@ static int zero_by_float4(stir_kernel *k, const char *block,
 		stir_vectorize(k, block, f[1]) < 0 ? -1 : 0;
 }
 
+/* k, edges, lanes: stage II of the aggregation (block agg0, its edges
+ * fused with COO arrays): "edges" consecutive edges a thread, "lanes" (a
+ * quarter of the features) an edge, THREADS threads a thread block, the
+ * features 4 a lane. */
+static int aggregate_loops(stir_kernel *k, int64_t edges, int64_t lanes)
+{
+	const int64_t e[] = { 0, THREADS / lanes, edges }, f4[] = { 0, 4 };
+	return stir_set_atomic(k, "agg0") < 0 ||
+		stir_split(k, "agg0", "rrij", 3, e) < 0 ||
+		stir_bind(k, "agg0", "rrij_0", STIR_BLOCK_X) < 0 ||
+		stir_bind(k, "agg0", "rrij_1", STIR_THREAD_Y) < 0 ||
+		stir_split(k, "agg0", "fi", 2, f4) < 0 ||
+		REORDER(k, "agg0", "rrij_0", "rrij_1", "fi_0", "rrij_2", "fi_1") < 0 ||
+		stir_bind(k, "agg0", "fi_0", STIR_THREAD_X) < 0 ? -1 : 0;
+}
+
+/* k: stage III of the aggregation: a run of edges of one (relation, row)
+ * pair summed in registers and added into T by one float4 atomic, X's
+ * features loaded 4 at a time. */
+static int aggregate_buffers(stir_kernel *k)
+{
+	return stir_cache_write_runs(k, "agg0", "T_data", "rrij_2",
+			STIR_SCOPE_LOCAL) < 0 ||
+		stir_cache_read(k, "agg0", "X_data", "fi_1",
+			STIR_SCOPE_LOCAL) < 0 ||
+		stir_vectorize(k, "X_data_local", "ax0") < 0 ||
+		stir_unroll(k, "agg0", "fi_1") < 0 ||
+		stir_vectorize(k, "T_data_local_run", "ax0") < 0 ||
+		stir_unroll(k, "T_data_local_zero", "ax0") < 0 ||
+		stir_vectorize(k, "T_data_local", "ax0") < 0 ? -1 : 0;
+}
+
+/* k, feat, apply: stage I of both recipes: fin = fout = feat; T's
+ * zeroing over its (relation, row) pairs, the aggregation's edges fused
+ * over relation, row and column with COO arrays; with "apply", the
+ * apply's pairs fused too. */
+static int fuse_iterations(stir_kernel *k, int64_t feat, bool apply)
+{
+	const char *rr_i[] = { "rr", "i" }, *rr_i_j[] = { "rr", "i", "j" };
+	const char *order[] = { "rr", "i", "j", "fi" };
+	return stir_specialize(k, "fin", feat) < 0 ||
+		stir_specialize(k, "fout", feat) < 0 ||
+		stir_sparse_fuse(k, "zero_t", 2, rr_i) < 0 ||
+		stir_sparse_reorder(k, "agg", 4, order) < 0 ||
+		stir_sparse_fuse_coo(k, "agg", 3, rr_i_j) < 0 ||
+		(apply && stir_sparse_fuse(k, "apply", 2, rr_i) < 0) ? -1 : 0;
+}
+
 /* k, p, feat: stage II: the zeroing, the aggregation's and the apply's
  * loops. */
 static int schedule_loops(stir_kernel *k, const stir_rgms_tc_candidate *p,
@@ -87,19 +135,12 @@ static int schedule_loops(stir_kernel *k, const stir_rgms_tc_candidate *p,
 {
 	const char *zero[] = { "zero_t0", "zero0" };
 	const int64_t lanes = feat / 4;
-	const int64_t edges[] = { 0, THREADS / lanes, p->edges }, f4[] = { 0, 4 };
 	const int64_t f16[] = { 0, 16 }, fo[] = { 0, TILES, 8 }, f8[] = { 0, 8 };
 	const int64_t pieces[] = { p->pieces, 0 };
 	if (zero_by_float4(k, "zero_t0", "rri", "fi", lanes) < 0 ||
 	    zero_by_float4(k, "zero0", "i", "fo", lanes) < 0 ||
 	    stir_horizontal_fuse(k, 2, zero) < 0 ||
-	    stir_set_atomic(k, "agg0") < 0 ||
-	    stir_split(k, "agg0", "rrij", 3, edges) < 0 ||
-	    stir_bind(k, "agg0", "rrij_0", STIR_BLOCK_X) < 0 ||
-	    stir_bind(k, "agg0", "rrij_1", STIR_THREAD_Y) < 0 ||
-	    stir_split(k, "agg0", "fi", 2, f4) < 0 ||
-	    REORDER(k, "agg0", "rrij_0", "rrij_1", "fi_0", "rrij_2", "fi_1") < 0 ||
-	    stir_bind(k, "agg0", "fi_0", STIR_THREAD_X) < 0)
+	    aggregate_loops(k, p->edges, lanes) < 0)
 		return -1;
 	return stir_split(k, "apply1", "i", 2, f16) < 0 ||
 		stir_split(k, "apply1", "fo", 3, fo) < 0 ||
@@ -118,14 +159,7 @@ static int schedule_buffers(stir_kernel *k, int64_t feat)
 {
 	const char *all[] = { "ax0", "ax1", "ax2" };
 	const int64_t copy[] = { 0, feat / (8 * TILES), 32 };
-	if (stir_cache_write_runs(k, "agg0", "T_data", "rrij_2",
-		STIR_SCOPE_LOCAL) < 0 ||
-	    stir_cache_read(k, "agg0", "X_data", "fi_1", STIR_SCOPE_LOCAL) < 0 ||
-	    stir_vectorize(k, "X_data_local", "ax0") < 0 ||
-	    stir_unroll(k, "agg0", "fi_1") < 0 ||
-	    stir_vectorize(k, "T_data_local_run", "ax0") < 0 ||
-	    stir_unroll(k, "T_data_local_zero", "ax0") < 0 ||
-	    stir_vectorize(k, "T_data_local", "ax0") < 0)
+	if (aggregate_buffers(k) < 0)
 		return -1;
 	return stir_cache_read_padded(k, "apply1", "T_data", "fo_0",
 			STIR_SCOPE_SHARED, NULL, feat, 8) < 0 ||
@@ -164,17 +198,92 @@ int stir_recipe_rgms_tc_candidate(stir_kernel *k,
 			"no candidate for kernel '", k->name, (long long)feat);
 		return -1;
 	}
-	const char *rr_i[] = { "rr", "i" }, *rr_i_j[] = { "rr", "i", "j" };
-	const char *order[] = { "rr", "i", "j", "fi" };
-	if (stir_specialize(k, "fin", feat) < 0 ||
-	    stir_specialize(k, "fout", feat) < 0 ||
-	    stir_sparse_fuse(k, "zero_t", 2, rr_i) < 0 ||
-	    stir_sparse_reorder(k, "agg", 4, order) < 0 ||
-	    stir_sparse_fuse_coo(k, "agg", 3, rr_i_j) < 0 ||
+	if (fuse_iterations(k, feat, false) < 0 ||
 	    stir_lower_sparse_iter(k) < 0 ||
 	    schedule_loops(k, p, feat) < 0 ||
 	    stir_lower_sparse_buffer(k) < 0 ||
 	    schedule_buffers(k, feat) < 0 ||
+	    stir_kernel_set_overlap_launches(k, true) < 0)
+		return -1;
+	return stir_kernel_prepare_for_gpu(k);
+}
+
+/* ---- RGMS on CUDA cores (the same zeroing and aggregation) ---- */
+
+/* The CUDA-core candidates: the edges a thread (bench_rgms.py's
+ * aggruns_fF_q4_kK_zf4, the CUDA-core winner on AIFB and MUTAG at 64 and
+ * 128 features in bench/RESULTS.md's RGMS runs). */
+static const stir_rgms_candidate cuda_candidates[] = { { 4 }, { 8 } };
+#define N_CUDA_CANDIDATES \
+	(int)(sizeof(cuda_candidates) / sizeof(cuda_candidates[0]))
+
+/* The output features a lane in the CUDA-core apply. */
+#define APPLY_FEATURES 4
+
+/* The count of candidates. */
+int stir_rgms_n_candidates(void)
+{
+	return N_CUDA_CANDIDATES;
+}
+
+/* i: the candidate's index. */
+const stir_rgms_candidate *stir_rgms_get_candidate(int i)
+{
+	return i >= 0 && i < N_CUDA_CANDIDATES ? &cuda_candidates[i] : NULL;
+}
+
+/* p, feat: see recipes.h. */
+bool stir_rgms_fits(const stir_rgms_candidate *p, int64_t feat)
+{
+	return p && p->edges >= 1 && feat >= 16 && feat <= 128 &&
+		feat % 4 == 0;
+}
+
+/* k, feat: stage II of the CUDA-core apply (block apply0 over the
+ * (relation, row) pairs): feat / 4 lanes a pair, each APPLY_FEATURES
+ * output features strided by feat / 4 (a warp's loads of W[r]
+ * contiguous), summed in registers and added atomically into Y, THREADS
+ * threads a thread block. */
+static int apply_loops(stir_kernel *k, int64_t feat)
+{
+	const int64_t rows[] = { 0, THREADS / (feat / APPLY_FEATURES) };
+	const int64_t fo[] = { APPLY_FEATURES, 0 };
+	return stir_set_atomic(k, "apply0") < 0 ||
+		stir_split(k, "apply0", "rri", 2, rows) < 0 ||
+		stir_bind(k, "apply0", "rri_0", STIR_BLOCK_X) < 0 ||
+		stir_bind(k, "apply0", "rri_1", STIR_THREAD_Y) < 0 ||
+		stir_split(k, "apply0", "fo", 2, fo) < 0 ||
+		REORDER(k, "apply0", "rri_0", "rri_1", "fo_1", "fi", "fo_0") < 0 ||
+		stir_bind(k, "apply0", "fo_1", STIR_THREAD_X) < 0 ||
+		stir_unroll(k, "apply0", "fo_0") < 0 ? -1 : 0;
+}
+
+/* k, p, feat: see recipes.h. */
+int stir_recipe_rgms_candidate(stir_kernel *k, const stir_rgms_candidate *p,
+	int64_t feat)
+{
+	if (!k)
+		return -1;
+	if (!stir_rgms_fits(p, feat)) {
+		stir_error(stir_kernel_ctx(k), k->loc,
+			"stir_recipe_rgms_candidate: %s%s' at %lld features (a "
+			"multiple of 4 from 16 to 128)", p ?
+			"the candidate does not apply to kernel '" :
+			"no candidate for kernel '", k->name, (long long)feat);
+		return -1;
+	}
+	const char *zero[] = { "zero_t0", "zero0" };
+	const int64_t lanes = feat / 4;
+	if (fuse_iterations(k, feat, true) < 0 ||
+	    stir_lower_sparse_iter(k) < 0 ||
+	    zero_by_float4(k, "zero_t0", "rri", "fi", lanes) < 0 ||
+	    zero_by_float4(k, "zero0", "i", "fo", lanes) < 0 ||
+	    apply_loops(k, feat) < 0 ||
+	    aggregate_loops(k, p->edges, lanes) < 0 ||
+	    stir_horizontal_fuse(k, 2, zero) < 0 ||
+	    stir_lower_sparse_buffer(k) < 0 ||
+	    stir_cache_write(k, "apply0", "Y_data", "fi", STIR_SCOPE_LOCAL) < 0 ||
+	    aggregate_buffers(k) < 0 ||
 	    stir_kernel_set_overlap_launches(k, true) < 0)
 		return -1;
 	return stir_kernel_prepare_for_gpu(k);
