@@ -22,8 +22,6 @@
 #include <stdbool.h>
 #include <stir/stir.h>
 #include <stir/recipes.h>
-#include "ir/diag.h"
-#include "ir/nodes.h"
 #include "schedule/recipes/steps.h"
 
 /* The candidates: block, warps, features a warp, stages, batch.  The
@@ -206,14 +204,9 @@ int stir_recipe_bsr_tc_candidate(stir_kernel *k,
 {
 	if (!k)
 		return -1;
-	if (!stir_bsr_tc_fits(p, feat)) {
-		stir_error(stir_kernel_ctx(k), k->loc,
-			"stir_recipe_bsr_tc_candidate: %s%s' at %lld features (a "
-			"multiple of the candidate's features a warp)", p ?
-			"the candidate does not apply to kernel '" :
-			"no candidate for kernel '", k->name, (long long)feat);
-		return -1;
-	}
+	if (!stir_bsr_tc_fits(p, feat))
+		return recipe_refuse(k, "stir_recipe_bsr_tc_candidate", p, feat,
+			"a multiple of the candidate's features a warp");
 	const char *order[] = { "i", "j", "bi", "f", "bj" };
 	if (stir_specialize(k, "feat", feat) < 0 ||
 	    stir_sparse_reorder(k, "bsrmm", 5, order) < 0 ||

@@ -23,8 +23,6 @@
 #include <stdbool.h>
 #include <stir/stir.h>
 #include <stir/recipes.h>
-#include "ir/diag.h"
-#include "ir/nodes.h"
 #include "schedule/recipes/steps.h"
 
 /* The threads of a thread block in the zeroing and the aggregation. */
@@ -190,14 +188,9 @@ int stir_recipe_rgms_tc_candidate(stir_kernel *k,
 {
 	if (!k)
 		return -1;
-	if (!stir_rgms_tc_fits(p, feat)) {
-		stir_error(stir_kernel_ctx(k), k->loc,
-			"stir_recipe_rgms_tc_candidate: %s%s' at %lld features (a "
-			"multiple of 16 from 16 to 128)", p ?
-			"the candidate does not apply to kernel '" :
-			"no candidate for kernel '", k->name, (long long)feat);
-		return -1;
-	}
+	if (!stir_rgms_tc_fits(p, feat))
+		return recipe_refuse(k, "stir_recipe_rgms_tc_candidate", p, feat,
+			"a multiple of 16 from 16 to 128");
 	if (fuse_iterations(k, feat, false) < 0 ||
 	    stir_lower_sparse_iter(k) < 0 ||
 	    schedule_loops(k, p, feat) < 0 ||
@@ -264,14 +257,9 @@ int stir_recipe_rgms_candidate(stir_kernel *k, const stir_rgms_candidate *p,
 {
 	if (!k)
 		return -1;
-	if (!stir_rgms_fits(p, feat)) {
-		stir_error(stir_kernel_ctx(k), k->loc,
-			"stir_recipe_rgms_candidate: %s%s' at %lld features (a "
-			"multiple of 4 from 16 to 128)", p ?
-			"the candidate does not apply to kernel '" :
-			"no candidate for kernel '", k->name, (long long)feat);
-		return -1;
-	}
+	if (!stir_rgms_fits(p, feat))
+		return recipe_refuse(k, "stir_recipe_rgms_candidate", p, feat,
+			"a multiple of 4 from 16 to 128");
 	const char *zero[] = { "zero_t0", "zero0" };
 	const int64_t lanes = feat / 4;
 	if (fuse_iterations(k, feat, true) < 0 ||

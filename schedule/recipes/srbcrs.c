@@ -217,15 +217,9 @@ int stir_recipe_srbcrs_tc_candidate(stir_kernel *k,
 {
 	if (!k)
 		return -1;
-	if (!stir_srbcrs_tc_fits(p, feat)) {
-		stir_error(stir_kernel_ctx(k), k->loc,
-			"stir_recipe_srbcrs_tc_candidate: %s%s' at %lld features "
-			"(a multiple of %d, a warp's 4 tiles of 8)", p ?
-			"the candidate does not apply to kernel '" :
-			"no candidate for kernel '", k->name, (long long)feat,
-			WARP_FEAT);
-		return -1;
-	}
+	if (!stir_srbcrs_tc_fits(p, feat))
+		return recipe_refuse(k, "stir_recipe_srbcrs_tc_candidate", p,
+			feat, "a multiple of 32, a warp's 4 tiles of 8");
 	if (stir_specialize(k, "feat", feat) < 0 || decompose(k, p) < 0 ||
 	    stir_lower_sparse_iter(k) < 0)
 		return -1;

@@ -1,5 +1,7 @@
 /* The schedule steps the recipes share (steps.h). */
 #include <stir/stir.h>
+#include "ir/diag.h"
+#include "ir/nodes.h"
 #include "schedule/recipes/steps.h"
 
 /* k, block, loop, n, factors, made: see steps.h. */
@@ -11,4 +13,14 @@ int recipe_split(stir_kernel *k, const char *block, const char *loop, int n,
 	for (int i = 0; i < n; i++)
 		made[i] = stir_kernel_get_made(k, STIR_MADE_LOOP, i);
 	return 0;
+}
+
+/* k, recipe, has_candidate, feat, takes: see steps.h. */
+int recipe_refuse(stir_kernel *k, const char *recipe, bool has_candidate,
+	int64_t feat, const char *takes)
+{
+	stir_error(stir_kernel_ctx(k), k->loc, "%s: %s%s' at %lld features (%s)",
+		recipe, has_candidate ? "the candidate does not apply to kernel '" :
+		"no candidate for kernel '", k->name, (long long)feat, takes);
+	return -1;
 }

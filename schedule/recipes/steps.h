@@ -2,6 +2,7 @@
 #ifndef STIR_SCHEDULE_RECIPES_STEPS_H
 #define STIR_SCHEDULE_RECIPES_STEPS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stir/schedule.h>
 
@@ -10,6 +11,13 @@
  * context. */
 int recipe_split(stir_kernel *k, const char *block, const char *loop, int n,
 	const int64_t *factors, const char **made);
+
+/* k, recipe, has_candidate, feat, takes: the located error of recipe
+ * function "recipe" refusing its candidate (has_candidate) or the lack
+ * of one for kernel k at "feat" features, "takes" saying which features
+ * it takes; -1. */
+int recipe_refuse(stir_kernel *k, const char *recipe, bool has_candidate,
+	int64_t feat, const char *takes);
 
 /* k, block, loops: reorder, the loops a list. */
 #define REORDER(k, block, ...) \
