@@ -109,10 +109,7 @@ static int tensorize_acc(stir_kernel *k, const char *acc, const char *inner)
 {
 	char init[64];
 	snprintf(init, sizeof(init), "%s_init", acc);
-	return REORDER(k, init, "ax1", "ax0", "ax2") < 0 ||
-		REORDER(k, acc, "ax1", "ax0", "ax2") < 0 ||
-		stir_unroll(k, init, "ax1") < 0 ||
-		stir_unroll(k, acc, "ax1") < 0 ||
+	return recipe_unroll_tiles(k, acc) < 0 ||
 		stir_unroll(k, "bsrmm1", "f_1") < 0 ||
 		stir_tensorize(k, init, "ax0", "mma_m16n8k16_f16") < 0 ||
 		stir_tensorize(k, "bsrmm1", inner, "mma_m16n8k16_f16") < 0 ||

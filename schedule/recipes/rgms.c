@@ -163,10 +163,7 @@ static int schedule_buffers(stir_kernel *k, int64_t feat)
 			STIR_SCOPE_SHARED, NULL, feat, 8) < 0 ||
 		stir_cache_write(k, "apply1", "Y_data", "fi_0",
 			STIR_SCOPE_LOCAL) < 0 ||
-		REORDER(k, "Y_data_local_init", "ax1", "ax0", "ax2") < 0 ||
-		REORDER(k, "Y_data_local", "ax1", "ax0", "ax2") < 0 ||
-		stir_unroll(k, "Y_data_local_init", "ax1") < 0 ||
-		stir_unroll(k, "Y_data_local", "ax1") < 0 ||
+		recipe_unroll_tiles(k, "Y_data_local") < 0 ||
 		stir_unroll(k, "apply1", "fo_1") < 0 ||
 		stir_unroll(k, "apply1", "fi_0") < 0 ||
 		stir_tensorize(k, "Y_data_local_init", "ax0", MMA) < 0 ||

@@ -133,18 +133,6 @@ static int split_features(stir_kernel *k, const char *block)
 		-1 : 0;
 }
 
-/* k, acc: the accumulator's zeroing (acc_init) and store (acc) nests
- * tile by tile (their features' tiles unrolled). */
-static int unroll_acc(stir_kernel *k, const char *acc)
-{
-	char init[64];
-	snprintf(init, sizeof(init), "%s_init", acc);
-	return REORDER(k, init, "ax1", "ax0", "ax2") < 0 ||
-		REORDER(k, acc, "ax1", "ax0", "ax2") < 0 ||
-		stir_unroll(k, init, "ax1") < 0 || stir_unroll(k, acc, "ax1") < 0 ?
-		-1 : 0;
-}
-
 /* k: the candidate of whole windows, stages II and III. */
 static int schedule_whole(stir_kernel *k)
 {
@@ -154,7 +142,7 @@ static int schedule_whole(stir_kernel *k)
 		stir_lower_sparse_buffer(k) < 0 ||
 		stir_cache_write_over_init(k, "csrmm_srbcrs1", "C_data", "g",
 			STIR_SCOPE_LOCAL) < 0 ||
-		unroll_acc(k, "C_data_local") < 0 ||
+		recipe_unroll_tiles(k, "C_data_local") < 0 ||
 		stir_unroll(k, "csrmm_srbcrs1", "k_1") < 0 ||
 		stir_tensorize(k, "C_data_local_init", "ax0", MMA) < 0 ||
 		stir_tensorize(k, "csrmm_srbcrs1", "ti", MMA) < 0 ||
@@ -196,8 +184,8 @@ static int schedule_chunks(stir_kernel *k, const stir_srbcrs_tc_candidate *p)
 	    (gathered ? stir_cache_write(k, "csrmm_srbcrs_whole1", "C_data", "g",
 		STIR_SCOPE_LOCAL) : stir_cache_write_over_init(k,
 		"csrmm_srbcrs_whole1", "C_data", "g", STIR_SCOPE_LOCAL)) < 0 ||
-	    unroll_acc(k, "C_data_local") < 0 ||
-	    unroll_acc(k, "C_data_local1") < 0 ||
+	    recipe_unroll_tiles(k, "C_data_local") < 0 ||
+	    recipe_unroll_tiles(k, "C_data_local1") < 0 ||
 	    stir_unroll(k, "csrmm_srbcrs_split1", "k_1") < 0 ||
 	    stir_unroll(k, "csrmm_srbcrs_whole1", "k_1") < 0 ||
 	    stir_tensorize(k, "C_data_local_init", "ax0", MMA) < 0 ||

@@ -15,6 +15,17 @@ int recipe_split(stir_kernel *k, const char *block, const char *loop, int n,
 	return 0;
 }
 
+/* k, acc: see steps.h. */
+int recipe_unroll_tiles(stir_kernel *k, const char *acc)
+{
+	char init[256];
+	snprintf(init, sizeof(init), "%s_init", acc);
+	return REORDER(k, init, "ax1", "ax0", "ax2") < 0 ||
+		REORDER(k, acc, "ax1", "ax0", "ax2") < 0 ||
+		stir_unroll(k, init, "ax1") < 0 || stir_unroll(k, acc, "ax1") < 0 ?
+		-1 : 0;
+}
+
 /* k, recipe, has_candidate, feat, takes: see steps.h. */
 int recipe_refuse(stir_kernel *k, const char *recipe, bool has_candidate,
 	int64_t feat, const char *takes)
