@@ -536,6 +536,11 @@ static const struct {
 	 * launches (nothing to emulate: the launches run in order) */
 	{ "rgms_edge", "examples/rgms_runs.yaml", "r=3,m=20,n=20" },
 	{ "rgms_edge", "examples/rgms_runs.yaml", "r=2,m=7,n=9" },
+	/* the rgms_edge recipe's candidates 0 and 1 (tests/test_recipes.c):
+	 * an edge a thread with a float4 atomic a lane, and groups of 4 edges
+	 * with runs, Y zeroed by float4 stores */
+	{ "rgms_edge", "tests/coo/rgms_coo_f32_a.yaml", "r=3,m=20,n=20" },
+	{ "rgms_edge", "tests/coo/rgms_runs_f64_k4.yaml", "r=2,m=7,n=9" },
 	{ "csrmm", "tests/coo/csrmm_coo.yaml", "m=40,n=30,feat=24" },
 	{ "sddmm", "examples/sddmm.yaml", "m=30,n=30,feat=40" },
 	{ "sddmm", "examples/sddmm_fast.yaml", "m=30,n=40" },

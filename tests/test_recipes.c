@@ -1800,6 +1800,13 @@ static int recipe_rgms_cuda(stir_kernel *k, const void *p, int64_t feat)
 	return stir_recipe_rgms_candidate(k, p, feat);
 }
 
+/* k, p, feat: the edge-by-edge RGMS recipe's candidate p (same_as_file's
+ * apply). */
+static int recipe_rgms_edge(stir_kernel *k, const void *p, int64_t feat)
+{
+	return stir_recipe_rgms_edge_candidate(k, p, feat);
+}
+
 /* k, p, feat: the SR-BCRS recipe's candidate p (same_as_file's apply). */
 static int recipe_srbcrs(stir_kernel *k, const void *p, int64_t feat)
 {
@@ -1996,6 +2003,67 @@ START_TEST(test_rgms_tc)
 }
 END_TEST
 
+/* The edge-by-edge RGMS recipe: candidate 0 (an edge a thread) as
+ * tests/coo/rgms_coo_f32_a.yaml at 32 features, candidate 1 (4 edges a
+ * thread, runs of a row in registers) as tests/coo/rgms_runs_f64_k4.yaml
+ * at 64: the files bench_rgms.py wrote for them; refusals. */
+START_TEST(test_rgms_edge)
+{
+	ck_assert_int_eq(stir_rgms_edge_n_candidates(), 3);
+	ck_assert_ptr_null(stir_rgms_edge_get_candidate(3));
+	ck_assert_ptr_null(stir_rgms_edge_get_candidate(-1));
+	const stir_rgms_edge_candidate *one = stir_rgms_edge_get_candidate(0);
+	const stir_rgms_edge_candidate *k4 = stir_rgms_edge_get_candidate(1);
+	ck_assert_int_eq(one->edges, 1);
+	ck_assert_int_eq(k4->edges, 4);
+	same_as_file("examples/rgms_edge.stir", "rgms_edge",
+		"tests/coo/rgms_coo_f32_a.yaml", -32, recipe_rgms_edge, one);
+	same_as_file("examples/rgms_edge.stir", "rgms_edge",
+		"tests/coo/rgms_runs_f64_k4.yaml", -64, recipe_rgms_edge, k4);
+	ck_assert(stir_rgms_edge_fits(k4, 16));
+	ck_assert(!stir_rgms_edge_fits(k4, 12));
+	ck_assert(!stir_rgms_edge_fits(k4, 130));
+	refusals("stir_recipe_rgms_edge_candidate", recipe_rgms_edge,
+		"examples/rgms_edge.stir", "rgms_edge", k4, 18,
+		"examples/rgms_agg.stir", "rgms_agg", k4);
+}
+END_TEST
+
+/* rels, tiles, rel_ptr: rel_ptr[0..rels] of "rels" relations, the first
+ * of tiles x 16 (relation, row) pairs, the others of 16. */
+static void pairs_of(int64_t rels, int64_t tiles, int64_t *rel_ptr)
+{
+	rel_ptr[0] = 0;
+	for (int64_t r = 0; r < rels; r++)
+		rel_ptr[r + 1] = rel_ptr[r] + (r ? 16 : tiles * 16);
+}
+
+/* stir_rgms_tc_pick: the pieces that minimize the busiest thread block's
+ * tiles plus the thread blocks over 4096, on the shapes of AIFB (104
+ * relations, the largest 77 tiles: 64 pieces), MUTAG (50, 596: 256), BGS
+ * (200, 2219: 256) and AM (260, 18601: 512), and a graph of one tile (32,
+ * the fewest); -1 for no relations. */
+START_TEST(test_rgms_tc_pick)
+{
+	static const struct {
+		int64_t rels, tiles, pieces;
+	} cases[] = {
+		{ 104, 77, 64 }, { 50, 596, 256 }, { 200, 2219, 256 },
+		{ 260, 18601, 512 }, { 1, 1, 32 },
+	};
+	int64_t rel_ptr[261];
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		pairs_of(cases[i].rels, cases[i].tiles, rel_ptr);
+		const stir_rgms_tc_candidate *p = stir_rgms_tc_get_candidate(
+			stir_rgms_tc_pick(cases[i].rels, rel_ptr));
+		ck_assert_ptr_nonnull(p);
+		ck_assert_int_eq(p->pieces, cases[i].pieces);
+	}
+	ck_assert_int_eq(stir_rgms_tc_pick(0, rel_ptr), -1);
+	ck_assert_int_eq(stir_rgms_tc_pick(3, NULL), -1);
+}
+END_TEST
+
 /* k, a, feat: bindings of sddmm_tiles_csr kernel k for S = a at "feat"
  * features (the tile groups, Dst, X and Y random with seed 1). */
 static stir_bindings *tiles_bindings(const stir_kernel *k, const stir_csr *a,
@@ -2141,6 +2209,8 @@ static Suite *recipes_suite(void)
 	tcase_add_test(all, test_bsr_tc);
 	tcase_add_test(all, test_srbcrs_tc);
 	tcase_add_test(all, test_rgms_tc);
+	tcase_add_test(all, test_rgms_edge);
+	tcase_add_test(all, test_rgms_tc_pick);
 	suite_add_tcase(s, all);
 	return s;
 }

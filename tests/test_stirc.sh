@@ -907,7 +907,7 @@ expect 0 "$stirc" verify "$tmp/abs.stir" --size m=9 --size n=4
 # list; a candidate of each recipe written as a schedule file that stirc
 # run --check then applies to the same program; the refusals
 expect 0 "$stirc" recipe --list
-for r in spmm_hybrid sddmm sddmm_vblock sddmm_tiles bsr_tc srbcrs_tc rgms_tc rgms; do
+for r in spmm_hybrid sddmm sddmm_vblock sddmm_tiles bsr_tc srbcrs_tc rgms_tc rgms rgms_edge; do
 	grep_in "$tmp/out" "$r "
 done
 expect 0 "$stirc" recipe --help
@@ -938,6 +938,25 @@ cmp -s "$tmp/want" "$tmp/got" || { echo "FAIL: stirc recipe rgms 1 is not exampl
 expect 0 "$stirc" run "$srcdir/examples/rgms_agg.stir" \
 	--schedule "$srcdir/examples/rgms_aggruns.yaml" \
 	--hetero A="$srcdir/tests/data/graphs/small.hetero" --random 3 --check
+# the edge-by-edge RGMS recipe (4 edges a thread) against stage I
+expect 0 "$stirc" recipe "$srcdir/examples/rgms_edge.stir" --recipe rgms_edge \
+	--candidate 1 --size feat=16 -o "$tmp/rge.yaml"
+grep_in "$tmp/rge.yaml" "cache_write_runs: {block: rgms0, buffer: Y_data, loop: rrij_2, scope: local}"
+expect 0 "$stirc" run "$srcdir/examples/rgms_edge.stir" --schedule "$tmp/rge.yaml" \
+	--hetero A="$srcdir/tests/data/graphs/small.hetero" --size fin=16 \
+	--size fout=16 --random 3 --check
+# the pieces rule (stir_rgms_tc_pick) on a graph: the small one's
+# relations of at most a tile take the fewest pieces, said on stderr
+expect 0 "$stirc" recipe "$srcdir/examples/rgms_agg.stir" --recipe rgms_tc \
+	--hetero "$srcdir/tests/data/graphs/small.hetero" --size feat=16 -o "$tmp/pick.yaml"
+grep_in "$tmp/err" "recipe rgms_tc's rule picks candidate 0"
+grep_in "$tmp/pick.yaml" "loop: i_0, factors: [32, null]"
+expect 2 "$stirc" recipe "$srcdir/examples/rgms_agg.stir" --recipe rgms \
+	--hetero "$srcdir/tests/data/graphs/small.hetero" --size feat=16
+grep_in "$tmp/err" "recipe rgms has no rule that picks from a relational graph"
+expect 1 "$stirc" recipe "$srcdir/examples/rgms_agg.stir" --recipe rgms_tc \
+	--hetero "$tmp/none.hetero" --size feat=16
+grep_in "$tmp/err" "none.hetero"
 expect 1 "$stirc" recipe "$srcdir/examples/csrmm.stir" --recipe rgms_tc \
 	--candidate 0 --size feat=64
 grep_in "$tmp/err" "recipe rgms_tc's candidate 0 does not apply to kernel 'csrmm' at 64 features (it schedules rgms_agg of examples/rgms_agg.stir"
@@ -952,7 +971,10 @@ expect 2 "$stirc" recipe "$srcdir/examples/csrmm.stir" --recipe nope \
 grep_in "$tmp/err" "no recipe 'nope'"
 expect 2 "$stirc" recipe "$srcdir/examples/csrmm.stir" --recipe bsr_tc \
 	--size feat=64
-grep_in "$tmp/err" "--candidate I and --size feat=F are required"
+grep_in "$tmp/err" "one of --candidate I and --hetero G are required"
+expect 2 "$stirc" recipe "$srcdir/examples/rgms_agg.stir" --recipe rgms_tc \
+	--candidate 0 --hetero "$srcdir/tests/data/graphs/small.hetero" --size feat=16
+grep_in "$tmp/err" "one of --candidate I and --hetero G are required"
 expect 2 "$stirc" recipe "$srcdir/examples/csrmm.stir" --recipe bsr_tc \
 	--candidate x --size feat=64
 expect 2 "$stirc" recipe --list --recipe bsr_tc

@@ -807,6 +807,8 @@ const char usage_tune[] =
 const char usage_recipe[] =
 "usage: stirc recipe FILE --recipe NAME --candidate I --size feat=F\n"
 "                    [--kernel K] [-o SCHEDULE.yaml]\n"
+"       stirc recipe FILE --recipe rgms_tc --hetero G.hetero --size feat=F\n"
+"                    [-o SCHEDULE.yaml]\n"
 "       stirc recipe --list\n"
 "\n"
 "Apply candidate I of the library's recipe NAME to the kernel of FILE at F\n"
@@ -816,6 +818,9 @@ const char usage_recipe[] =
 "\n"
 "  --recipe NAME      the recipe (--list names them, with their programs)\n"
 "  --candidate I      the candidate's index (0 to the recipe's count - 1)\n"
+"  --hetero G         instead of --candidate, the candidate the recipe's\n"
+"                     rule picks for relational graph G (rgms_tc: its\n"
+"                     pieces; the pick is said on stderr)\n"
 "  --size feat=F      the feature size (F >= 1; RGMS: fin = fout = F)\n"
 "  --kernel K         the kernel (default: the only one of FILE)\n"
 "  --list             print the recipes, their candidates and programs\n"

@@ -19,8 +19,10 @@
  * - CSR SpMM through SR-BCRS on tensor cores (kernel csrmm of
  *   examples/csrmm.stir, stir_recipe_srbcrs_tc_candidate);
  * - RGMS (one RGCN layer) in the aggregated order (kernel rgms_agg of
- *   examples/rgms_agg.stir), on tensor cores (stir_recipe_rgms_tc_candidate)
- *   or CUDA cores (stir_recipe_rgms_candidate).
+ *   examples/rgms_agg.stir), on tensor cores (stir_recipe_rgms_tc_candidate,
+ *   its piece count picked by stir_rgms_tc_pick) or CUDA cores
+ *   (stir_recipe_rgms_candidate), and edge by edge (kernel rgms_edge of
+ *   examples/rgms_edge.stir, stir_recipe_rgms_edge_candidate).
  *
  * The benchmarks (bench/), the examples and the tests use them. */
 #ifndef STIR_RECIPES_H
@@ -589,6 +591,15 @@ STIR_EXPORT const stir_rgms_tc_candidate *stir_rgms_tc_get_candidate(int i);
  * of 16 from 16 to 128). */
 STIR_EXPORT bool stir_rgms_tc_fits(const stir_rgms_tc_candidate *p,
 	int64_t feat);
+/* The candidate the pieces rule picks for a relational graph of nrels
+ * relations whose (relation, row) pairs start at rel_ptr[0..nrels]
+ * (stir_hetero's rel_ptr): the piece count P minimizing the tiles of 16
+ * pairs the busiest thread block runs one after another, ceil(tiles of
+ * the largest relation / P), plus the thread blocks nrels x P over 4096
+ * (about what an H100 or H200, 132 SMs, starts in the time of a tile;
+ * fitted on AIFB, MUTAG and the synthetic BGS and AM, bench/RESULTS.md).
+ * Its index, or -1 when nrels < 1 or rel_ptr is NULL. */
+STIR_EXPORT int stir_rgms_tc_pick(int64_t nrels, const int64_t *rel_ptr);
 /* Schedule stage I kernel k (rgms_agg of examples/rgms_agg.stir) with
  * candidate p at fin = fout = "feat" (specialized) and bring it to stage
  * III, ready for stir_gpu_kernel_compile.  0, or -1 with a located error
@@ -619,6 +630,34 @@ STIR_EXPORT bool stir_rgms_fits(const stir_rgms_candidate *p, int64_t feat);
  * to stage III.  0, or -1 with a located error in k's context. */
 STIR_EXPORT int stir_recipe_rgms_candidate(__stir_keep stir_kernel *k,
 	const stir_rgms_candidate *p, int64_t feat);
+
+/* A candidate of RGMS edge by edge on CUDA cores (kernel rgms_edge of
+ * examples/rgms_edge.stir, f32, no intermediate): Y zeroed by float4
+ * stores; the edges flattened over relation, row and column with COO
+ * arrays, feat / 4 lanes an edge, 4 consecutive output features a lane
+ * summed over the input features (X's and W[r]'s loaded by float4) and
+ * added into Y by one float4 atomic; with "edges" above 1, that many
+ * consecutive edges a thread, a row's run of them summed in registers
+ * first (cache_write_runs); two launches that overlap (docs/recipes.md,
+ * "RGMS on tensor cores"). */
+typedef struct stir_rgms_edge_candidate {
+	int64_t edges;          /* consecutive edges a thread */
+} stir_rgms_edge_candidate;
+
+/* The edge-by-edge candidate space (schedule/recipes/rgms.c). */
+STIR_EXPORT int stir_rgms_edge_n_candidates(void);
+/* Candidate i (0 <= i < stir_rgms_edge_n_candidates()), or NULL. */
+STIR_EXPORT const stir_rgms_edge_candidate *stir_rgms_edge_get_candidate(
+	int i);
+/* Whether candidate p applies at fin = fout = "feat" features (a multiple
+ * of 4 from 16 to 128). */
+STIR_EXPORT bool stir_rgms_edge_fits(const stir_rgms_edge_candidate *p,
+	int64_t feat);
+/* Schedule stage I kernel k (rgms_edge of examples/rgms_edge.stir) with
+ * candidate p at fin = fout = "feat" (specialized) and bring it to stage
+ * III.  0, or -1 with a located error in k's context. */
+STIR_EXPORT int stir_recipe_rgms_edge_candidate(__stir_keep stir_kernel *k,
+	const stir_rgms_edge_candidate *p, int64_t feat);
 
 /* ---- the tuner ------------------------------------------------------- */
 

@@ -59,6 +59,34 @@ bool stir_rgms_tc_fits(const stir_rgms_tc_candidate *p, int64_t feat)
 		feat <= 128 && feat % 16 == 0;
 }
 
+/* Thread blocks the GPU starts in the time of one tile of the apply
+ * (stir_rgms_tc_pick). */
+#define BLOCKS_A_TILE 4096
+
+/* nrels, rel_ptr: see recipes.h. */
+int stir_rgms_tc_pick(int64_t nrels, const int64_t *rel_ptr)
+{
+	if (nrels < 1 || !rel_ptr)
+		return -1;
+	int64_t most = 0;
+	for (int64_t r = 0; r < nrels; r++) {
+		int64_t tiles = (rel_ptr[r + 1] - rel_ptr[r] + 15) / 16;
+		most = tiles > most ? tiles : most;
+	}
+	int best = -1;
+	double best_cost = 0;
+	for (int i = 0; i < N_CANDIDATES; i++) {
+		int64_t p = candidates[i].pieces;
+		double cost = (double)((most + p - 1) / p) +
+			(double)(nrels * p) / BLOCKS_A_TILE;
+		if (best < 0 || cost < best_cost) {
+			best = i;
+			best_cost = cost;
+		}
+	}
+	return best;
+}
+
 /* k, block, loop, fl, lanes: block's zeroing nest (rows "loop", features
  * "fl") by float4 stores, "lanes" a row, 4 rows a thread. */
 static int zero_by_float4(stir_kernel *k, const char *block,
@@ -269,6 +297,111 @@ int stir_recipe_rgms_candidate(stir_kernel *k, const stir_rgms_candidate *p,
 	    stir_lower_sparse_buffer(k) < 0 ||
 	    stir_cache_write(k, "apply0", "Y_data", "fi", STIR_SCOPE_LOCAL) < 0 ||
 	    aggregate_buffers(k) < 0 ||
+	    stir_kernel_set_overlap_launches(k, true) < 0)
+		return -1;
+	return stir_kernel_prepare_for_gpu(k);
+}
+
+/* ---- RGMS edge by edge on CUDA cores (kernel rgms_edge) ---- */
+
+/* The edge-by-edge candidates: the edges a thread.  1 is bench_rgms.py's
+ * coo_fF_v4_t256_a_o (fastest on AIFB at 32 features), 4 and 8 its
+ * runs_fF_v4_kK_o (fastest on MUTAG at 16 and 32, and on the synthetic
+ * BGS and AM at 32 and 64; bench/RESULTS.md's RGMS runs), each with Y
+ * zeroed by float4 stores as the aggregated order's are. */
+static const stir_rgms_edge_candidate edge_candidates[] = { { 1 }, { 4 },
+	{ 8 } };
+#define N_EDGE_CANDIDATES \
+	(int)(sizeof(edge_candidates) / sizeof(edge_candidates[0]))
+
+/* The count of candidates. */
+int stir_rgms_edge_n_candidates(void)
+{
+	return N_EDGE_CANDIDATES;
+}
+
+/* i: the candidate's index. */
+const stir_rgms_edge_candidate *stir_rgms_edge_get_candidate(int i)
+{
+	return i >= 0 && i < N_EDGE_CANDIDATES ? &edge_candidates[i] : NULL;
+}
+
+/* p, feat: see recipes.h. */
+bool stir_rgms_edge_fits(const stir_rgms_edge_candidate *p, int64_t feat)
+{
+	return p && p->edges >= 1 && feat >= 16 && feat <= 128 &&
+		feat % 4 == 0;
+}
+
+/* k, p, lanes: stage II of the edges (block rgms0, fused with COO
+ * arrays): "lanes" (a quarter of the output features) an edge, THREADS
+ * threads a thread block, "edges" consecutive edges a thread (one after
+ * another: loop rrij_2) when more than 1; each lane 4 consecutive output
+ * features over the input features in steps of 4. */
+static int edge_loops(stir_kernel *k, const stir_rgms_edge_candidate *p,
+	int64_t lanes)
+{
+	const bool runs = p->edges > 1;
+	const int64_t e[] = { 0, THREADS / lanes, p->edges }, f4[] = { 0, 4 };
+	if (stir_set_atomic(k, "rgms0") < 0 ||
+	    stir_split(k, "rgms0", "rrij", runs ? 3 : 2, e) < 0 ||
+	    stir_bind(k, "rgms0", "rrij_0", STIR_BLOCK_X) < 0 ||
+	    stir_bind(k, "rgms0", "rrij_1", STIR_THREAD_Y) < 0 ||
+	    stir_split(k, "rgms0", "fo", 2, f4) < 0 ||
+	    stir_split(k, "rgms0", "fi", 2, f4) < 0)
+		return -1;
+	if (runs ? REORDER(k, "rgms0", "rrij_0", "rrij_1", "fo_0", "rrij_2",
+			"fi_0", "fi_1", "fo_1") < 0 :
+		   REORDER(k, "rgms0", "rrij_0", "rrij_1", "fo_0", "fi_0",
+			"fi_1", "fo_1") < 0)
+		return -1;
+	return stir_bind(k, "rgms0", "fo_0", STIR_THREAD_X);
+}
+
+/* k, p: stage III of the edges: X's and W[r]'s 4 features a float4 load;
+ * the lane's 4 sums kept in registers over the input features (one edge)
+ * or over a run of edges into one row (cache_write_runs), added into Y by
+ * one float4 atomic. */
+static int edge_buffers(stir_kernel *k, const stir_rgms_edge_candidate *p)
+{
+	if ((p->edges > 1 ?
+	     stir_cache_write_runs(k, "rgms0", "Y_data", "rrij_2",
+		STIR_SCOPE_LOCAL) :
+	     stir_cache_write(k, "rgms0", "Y_data", "fi_0",
+		STIR_SCOPE_LOCAL)) < 0 ||
+	    stir_cache_read(k, "rgms0", "X_data", "fi_1", STIR_SCOPE_LOCAL) < 0 ||
+	    stir_cache_read(k, "rgms0", "W_data", "fo_1", STIR_SCOPE_LOCAL) < 0 ||
+	    stir_vectorize(k, "X_data_local", "ax0") < 0 ||
+	    stir_vectorize(k, "W_data_local", "ax0") < 0 ||
+	    stir_unroll(k, "rgms0", "fi_1") < 0 ||
+	    stir_unroll(k, "rgms0", "fo_1") < 0)
+		return -1;
+	if (p->edges > 1 &&
+	    (stir_vectorize(k, "Y_data_local_run", "ax0") < 0 ||
+	     stir_unroll(k, "Y_data_local_zero", "ax0") < 0))
+		return -1;
+	return stir_vectorize(k, "Y_data_local", "ax0");
+}
+
+/* k, p, feat: see recipes.h. */
+int stir_recipe_rgms_edge_candidate(stir_kernel *k,
+	const stir_rgms_edge_candidate *p, int64_t feat)
+{
+	if (!k)
+		return -1;
+	if (!stir_rgms_edge_fits(p, feat))
+		return recipe_refuse(k, "stir_recipe_rgms_edge_candidate", p,
+			feat, "a multiple of 4 from 16 to 128");
+	const char *rr_i_j[] = { "rr", "i", "j" };
+	const int64_t lanes = feat / 4;
+	if (stir_specialize(k, "fin", feat) < 0 ||
+	    stir_specialize(k, "fout", feat) < 0 ||
+	    stir_sparse_fuse_coo(k, "rgms", 3, rr_i_j) < 0 ||
+	    stir_lower_sparse_iter(k) < 0 ||
+	    zero_by_float4(k, "zero0", "i", "fo", lanes) < 0 ||
+	    edge_loops(k, p, lanes) < 0 ||
+	    stir_lower_sparse_buffer(k) < 0 ||
+	    edge_buffers(k, p) < 0 ||
 	    stir_kernel_set_overlap_launches(k, true) < 0)
 		return -1;
 	return stir_kernel_prepare_for_gpu(k);
