@@ -16,8 +16,8 @@
  * them).  Every kernel's result is checked against an fp64
  * host reference (on a spread of rows) before it is timed
  * (bench/common.c: warm-ups, L2 flushed, median).  With --recipe, the
- * blocks of 16 run examples/bsrmm.stir and the blocks of 64
- * bench/bsrmm64.stir, each with a tensor-core schedule that a rule picks
+ * blocks of 16 run examples/bsrmm.stir, those of 32 bench/bsrmm32.stir
+ * and those of 64 bench/bsrmm64.stir, each with a tensor-core schedule that a rule picks
  * for each case from its shape (stir_bsr_tc_pick, the library's BSR
  * recipe).
  *
@@ -227,8 +227,9 @@ static void parse_options(int argc, char **argv, bsr_options *o)
 			if (o->widths[i] % 32)
 				usage("--recipe: the widths must be multiples of 32");
 		o->progs[0].program = source_path("examples/bsrmm.stir");
-		o->progs[1].program = source_path("bench/bsrmm64.stir");
-		o->n_programs = o->n_schedules = 2;
+		o->progs[1].program = source_path("bench/bsrmm32.stir");
+		o->progs[2].program = source_path("bench/bsrmm64.stir");
+		o->n_programs = o->n_schedules = 3;
 	}
 	if (o->n_programs == 0) {
 		static const char *const defp[] = { "examples/bsrmm.stir",
@@ -679,7 +680,7 @@ int main(int argc, char **argv)
 				" blocks %" PRId64 " of %" PRId64 " digest %016"
 				PRIx64, c->name, c->m, c->n, c->b, c->nnzb,
 				c->mb * c->nb, case_digest(c));
-			for (int wi = 0; o.recipe && (c->b == 16 || c->b == 64) &&
+			for (int wi = 0; o.recipe &&
 			     wi < (c->width ? 1 : o.n_widths); wi++) {
 				int64_t w = c->width ? c->width : o.widths[wi];
 				printf(" %" PRId64 ": %s", w,

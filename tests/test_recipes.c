@@ -1906,17 +1906,19 @@ START_TEST(test_bsr_tc)
 {
 	static const char *const files[] = { "bench/bsrmm_tc16_pipe_t4_b2.yaml",
 		"bench/bsrmm_tc16_pipe.yaml", "bench/bsrmm_tc16_warps_s4.yaml",
-		"bench/bsrmm_tc16_warps_f64.yaml", "bench/bsrmm64_tc_strips.yaml" };
-	ck_assert_int_eq(stir_bsr_tc_n_candidates(), 5);
-	ck_assert_ptr_null(stir_bsr_tc_get_candidate(5));
-	for (int i = 0; i < 5; i++)
+		"bench/bsrmm_tc16_warps_f64.yaml", "bench/bsrmm64_tc_strips.yaml",
+		"bench/bsrmm32_tc_strips.yaml" };
+	ck_assert_int_eq(stir_bsr_tc_n_candidates(), 6);
+	ck_assert_ptr_null(stir_bsr_tc_get_candidate(6));
+	for (int i = 0; i < 6; i++)
 		for (int64_t w = 64; w <= 256; w *= 4) {
 			const stir_bsr_tc_candidate *p = stir_bsr_tc_get_candidate(i);
 			same_as_file(p->block == 64 ? "bench/bsrmm64.stir" :
+				p->block == 32 ? "bench/bsrmm32.stir" :
 				"examples/bsrmm.stir", "bsrmm", files[i], w,
 				recipe_bsr, p);
 		}
-	/* the rule: blocks of 16 or 64, widths of whole warps */
+	/* the rule: blocks of 16, 32 or 64, widths of whole warps */
 	const int32_t even[] = { 0, 2, 4, 6 };
 	/* rows of 2 blocks: 4 warps a row on a grid of 12 warps of 32
 	 * features, a warp a row on 96 */
@@ -1924,7 +1926,9 @@ START_TEST(test_bsr_tc)
 	ck_assert_int_eq(stir_bsr_tc_pick(16, 3, even, 1024), 0);
 	ck_assert_int_eq(stir_bsr_tc_pick(64, 3, even, 128), 4);
 	ck_assert_int_eq(stir_bsr_tc_pick(64, 3, even, 96), -1);
-	ck_assert_int_eq(stir_bsr_tc_pick(32, 3, even, 128), -1);
+	ck_assert_int_eq(stir_bsr_tc_pick(32, 3, even, 128), 5);
+	ck_assert_int_eq(stir_bsr_tc_pick(32, 3, even, 96), -1);
+	ck_assert_int_eq(stir_bsr_tc_pick(8, 3, even, 128), -1);
 	ck_assert_int_eq(stir_bsr_tc_pick(16, 3, even, 80), -1);
 	ck_assert_int_eq(stir_bsr_tc_pick(16, 0, even, 128), -1);
 	refusals("stir_recipe_bsr_tc_candidate", recipe_bsr,

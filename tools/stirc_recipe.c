@@ -51,8 +51,9 @@ static const struct recipe {
 	{ "sddmm_tiles", "sddmm_tiles_csr of examples/sddmm_tiles_csr.stir",
 	  "SDDMM over tensor-core tiles",
 	  stir_sddmm_tiles_n_candidates, apply_sddmm_tiles, NULL },
-	{ "bsr_tc", "bsrmm of examples/bsrmm.stir (blocks of 16) or "
-	  "bench/bsrmm64.stir (64)", "BSR SpMM on tensor cores",
+	{ "bsr_tc", "bsrmm of examples/bsrmm.stir (blocks of 16), "
+	  "bench/bsrmm32.stir (32) or bench/bsrmm64.stir (64)",
+	  "BSR SpMM on tensor cores",
 	  stir_bsr_tc_n_candidates, apply_bsr_tc, NULL },
 	{ "srbcrs_tc", "csrmm of examples/csrmm.stir",
 	  "CSR SpMM through SR-BCRS(16, 8) on tensor cores",

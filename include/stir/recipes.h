@@ -485,10 +485,10 @@ STIR_EXPORT int stir_sddmm_tiles_model_rank(__stir_keep const stir_csr *a,
  * over a row's blocks, "batch" blocks a wait): a block row a thread
  * block, "warp_feat" features a warp (blockIdx.y), the row's blocks
  * walked by one warp or split over "warps" warps whose partial strips are
- * summed in shared memory; blocks of 64 a 16-row strip a thread block
- * (docs/recipes.md, "BSR on tensor cores"). */
+ * summed in shared memory; blocks of 32 and 64 a 16-row strip a thread
+ * block (docs/recipes.md, "BSR on tensor cores"). */
 typedef struct stir_bsr_tc_candidate {
-	int64_t block;          /* the block size: 16 or 64 */
+	int64_t block;          /* the block size: 16, 32 or 64 */
 	int64_t warps;          /* warps over a block row's blocks */
 	int64_t warp_feat;      /* features a warp */
 	int64_t stages;         /* the pipeline's stages */
@@ -504,9 +504,9 @@ STIR_EXPORT const stir_bsr_tc_candidate *stir_bsr_tc_get_candidate(int i);
 STIR_EXPORT bool stir_bsr_tc_fits(const stir_bsr_tc_candidate *p,
 	int64_t feat);
 /* The candidate the shape rule picks for a BSR matrix of blocks b x b
- * (16 or 64), mb block rows whose blocks start at indptr[0..mb], times a
- * dense operand "width" columns wide (a multiple of 32): blocks of 64 the
- * strips; blocks of 16 a warp a row with 64 features while the grid has
+ * (16, 32 or 64), mb block rows whose blocks start at indptr[0..mb], times
+ * a dense operand "width" columns wide (a multiple of 32): blocks of 32
+ * and 64 the strips (width a multiple of 64); blocks of 16 a warp a row with 64 features while the grid has
  * 1024 such warps and no row is much longer than the mean (5/4 of it) or
  * any longer than 64 blocks; else a warp a row with 32 features while
  * the longest row is at most the grid's warps / 32; else the row's blocks
@@ -515,8 +515,8 @@ STIR_EXPORT bool stir_bsr_tc_fits(const stir_bsr_tc_candidate *p,
  * when none applies. */
 STIR_EXPORT int stir_bsr_tc_pick(int64_t b, int64_t mb, const int32_t *indptr,
 	int64_t width);
-/* Schedule stage I kernel k (bsrmm of examples/bsrmm.stir or
- * bench/bsrmm64.stir, as p->block) with candidate p at "feat" features
+/* Schedule stage I kernel k (bsrmm of examples/bsrmm.stir,
+ * bench/bsrmm32.stir or bench/bsrmm64.stir, as p->block) with candidate p at "feat" features
  * (specialized) and bring it to stage III, ready for
  * stir_gpu_kernel_compile.  0, or -1 with a located error in k's
  * context (p does not fit feat, or a step does not apply to k). */

@@ -1,5 +1,5 @@
 /* BSR SpMM on tensor cores (kernel bsrmm of examples/bsrmm.stir, blocks
- * of 16, and of bench/bsrmm64.stir, blocks of 64; f16 inputs, f32
+ * of 16, bench/bsrmm32.stir, 32, and bench/bsrmm64.stir, 64; f16 inputs, f32
  * accumulation on mma.m16n8k16; recipes.h, docs/recipes.md "BSR on
  * tensor cores").
  *
@@ -15,8 +15,8 @@
  *  - blocks of 16, "warps" warps: the row's blocks split over the warps
  *    (threadIdx.y), each with its own shared slots and strip of partial
  *    sums, summed into C after the walk; "Several warps on a block row";
- *  - blocks of 64: each 16-row strip of the block a thread block
- *    (blockIdx.z), the block's four 16-column pieces unrolled.
+ *  - blocks of 32 or 64: each 16-row strip of the block a thread block
+ *    (blockIdx.z), the block's 16-column pieces unrolled.
  * The names below are those the primitives give (docs/schedules.md); the
  * schedule log prints a candidate as the schedule file it is. */
 #include <stdbool.h>
@@ -25,14 +25,16 @@
 #include "schedule/recipes/steps.h"
 
 /* The candidates: block, warps, features a warp, stages, batch.  The
- * five the shape rule (stir_bsr_tc_pick) chooses from, in its order; each
- * won its cases in bench_bsr (bench/RESULTS.md, the BSR sections). */
+ * ones the shape rule (stir_bsr_tc_pick) chooses from, in its order; the
+ * first five won their cases in bench_bsr (bench/RESULTS.md, the BSR
+ * sections); blocks of 32 take the strips of blocks of 64. */
 static const stir_bsr_tc_candidate candidates[] = {
 	{ 16, 1, 32, 4, 2 },    /* a warp a row, 32 features, two blocks a wait */
 	{ 16, 1, 64, 4, 1 },    /* a warp a row, 64 features */
 	{ 16, 4, 32, 4, 1 },    /* 4 warps a row, 32 features a warp */
 	{ 16, 4, 64, 2, 1 },    /* 4 warps a row, 64 features a warp */
 	{ 64, 1, 64, 4, 1 },    /* blocks of 64: a 16-row strip a block */
+	{ 32, 1, 64, 4, 1 },    /* blocks of 32: a 16-row strip a block */
 };
 #define N_CANDIDATES (int)(sizeof(candidates) / sizeof(candidates[0]))
 
@@ -57,8 +59,8 @@ int stir_bsr_tc_pick(int64_t b, int64_t mb, const int32_t *indptr,
 {
 	if (width < 32 || width % 32 || mb < 1 || !indptr)
 		return -1;
-	if (b == 64)
-		return width % 64 ? -1 : 4;
+	if (b == 64 || b == 32)
+		return width % 64 ? -1 : b == 64 ? 4 : 5;
 	if (b != 16)
 		return -1;
 	int64_t lmax = 0;
@@ -82,7 +84,8 @@ int stir_bsr_tc_pick(int64_t b, int64_t mb, const int32_t *indptr,
 /* p, feat: see recipes.h. */
 bool stir_bsr_tc_fits(const stir_bsr_tc_candidate *p, int64_t feat)
 {
-	return p && (p->block == 16 || p->block == 64) && p->warps >= 1 &&
+	return p && (p->block == 16 || p->block == 32 || p->block == 64) &&
+		p->warps >= 1 &&
 		p->warp_feat >= 8 && p->warp_feat % 8 == 0 && feat > 0 &&
 		feat % p->warp_feat == 0 && p->stages >= 2 && p->batch >= 1 &&
 		(p->block == 16 || p->warps == 1);
@@ -174,10 +177,12 @@ static int schedule16(stir_kernel *k, const stir_bsr_tc_candidate *p)
 			STIR_THREAD_X) < 0 ? -1 : 0;
 }
 
-/* k, p: stages II and III of the candidate of blocks of 64. */
-static int schedule64(stir_kernel *k, const stir_bsr_tc_candidate *p)
+/* k, p: stages II and III of a candidate of blocks of 32 or 64 (16-row
+ * strips). */
+static int schedule_strips(stir_kernel *k, const stir_bsr_tc_candidate *p)
 {
-	const int64_t ff[] = { 0, p->warp_feat / 8, 8 }, f16[] = { 4, 16 };
+	const int64_t ff[] = { 0, p->warp_feat / 8, 8 };
+	const int64_t f16[] = { p->block / 16, 16 };
 	return stir_split(k, "bsrmm1", "f", 3, ff) < 0 ||
 		stir_split(k, "bsrmm1", "bi", 2, f16) < 0 ||
 		stir_split(k, "bsrmm1", "bj", 2, f16) < 0 ||
@@ -209,6 +214,6 @@ int stir_recipe_bsr_tc_candidate(stir_kernel *k,
 	    stir_sparse_reorder(k, "bsrmm", 5, order) < 0 ||
 	    stir_lower_sparse_iter(k) < 0)
 		return -1;
-	int rc = p->block == 64 ? schedule64(k, p) : schedule16(k, p);
+	int rc = p->block == 16 ? schedule16(k, p) : schedule_strips(k, p);
 	return rc < 0 ? -1 : stir_kernel_prepare_for_gpu(k);
 }
