@@ -945,6 +945,23 @@ grep_in "$tmp/rge.yaml" "cache_write_runs: {block: rgms0, buffer: Y_data, loop: 
 expect 0 "$stirc" run "$srcdir/examples/rgms_edge.stir" --schedule "$tmp/rge.yaml" \
 	--hetero A="$srcdir/tests/data/graphs/small.hetero" --size fin=16 \
 	--size fout=16 --random 3 --check
+# stirc run --backend cuda without --schedule on the RGMS programs takes
+# the CUDA-core recipes' candidate of 4 edges a thread, said on stderr
+# (here no GPU runs it: the exit status is not checked); a feature size
+# no recipe takes, or fin != fout, keeps the default schedule
+for p in rgms_agg:rgms:0 rgms_edge:rgms_edge:1; do
+	"$stirc" run "$srcdir/examples/${p%%:*}.stir" --backend cuda --random 1 \
+		--hetero A="$srcdir/tests/data/graphs/small.hetero" --size fin=16 \
+		--size fout=16 > "$tmp/out" 2> "$tmp/err"
+	r=${p#*:}
+	grep_in "$tmp/err" "kernel ${p%%:*} at 16 features under the ${r%:*} recipe's candidate ${r#*:} (4 edges a thread"
+	"$stirc" run "$srcdir/examples/${p%%:*}.stir" --backend cuda --random 1 \
+		--hetero A="$srcdir/tests/data/graphs/small.hetero" --size fin=16 \
+		--size fout=8 > "$tmp/out" 2> "$tmp/err"
+	if grep -q "recipe's candidate" "$tmp/err"; then
+		echo "FAIL: fin 16, fout 8 took a recipe"; fail=1
+	fi
+done
 # the pieces rule (stir_rgms_tc_pick) on a graph: the small one's
 # relations of at most a tile take the fewest pieces, said on stderr
 expect 0 "$stirc" recipe "$srcdir/examples/rgms_agg.stir" --recipe rgms_tc \
@@ -964,8 +981,8 @@ expect 1 "$stirc" recipe "$srcdir/examples/rgms_agg.stir" --recipe rgms_tc \
 	--candidate 0 --size feat=40
 grep_in "$tmp/err" "the candidate does not apply to kernel 'rgms_agg' at 40 features"
 expect 2 "$stirc" recipe "$srcdir/examples/csrmm.stir" --recipe bsr_tc \
-	--candidate 5 --size feat=64
-grep_in "$tmp/err" "recipe bsr_tc has candidates 0 to 4, not 5"
+	--candidate 6 --size feat=64
+grep_in "$tmp/err" "recipe bsr_tc has candidates 0 to 5, not 6"
 expect 2 "$stirc" recipe "$srcdir/examples/csrmm.stir" --recipe nope \
 	--candidate 0 --size feat=64
 grep_in "$tmp/err" "no recipe 'nope'"

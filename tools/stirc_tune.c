@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 #include <stir/stir.h>
+#include <stir/recipes.h>
 #include "config.h"
 #include "tools/stirc_cmd.h"
 
@@ -115,6 +116,61 @@ static char *run_schedule_text(stir_ctx *ctx, const options *o,
 	return text;
 }
 
+/* o, name: the value --size gives "name", or -1. */
+static int64_t size_value(const options *o, const char *name)
+{
+	int64_t v = -1;
+	for (int i = 0; i < o->n_sizes; i++)
+		if (!strcmp(o->sizes[i].name, name))
+			parse_int(o->sizes[i].value, &v);
+	return v;
+}
+
+/* ctx, o, m, s, k: for --backend cuda without --schedule, when *k is
+ * rgms_agg (examples/rgms_agg.stir) or rgms_edge (examples/rgms_edge.stir)
+ * with --hetero and fin = fout = F sizes a CUDA-core RGMS recipe takes:
+ * that recipe's candidate of 4 edges a thread (f32; within 6% (rgms) and
+ * 22% (rgms_edge) of its recipe's fastest candidate on AIFB, MUTAG, BGS
+ * and AM at 16 to 128 features, bench/RESULTS.md "RGMS through the
+ * library's three recipes") into *s, with *k its kernel of m, said on
+ * stderr.  0 (nothing done for other kernels or sizes), or EXIT_WRONG
+ * with diagnostics (the recipe refuses a kernel of that name). */
+static int rgms_schedule(stir_ctx *ctx, const options *o,
+	const stir_module *m, stir_schedule **s, stir_kernel **k)
+{
+	const char *name = stir_kernel_get_name(*k);
+	bool agg = !strcmp(name, "rgms_agg");
+	int64_t f = size_value(o, "fin");
+	const stir_rgms_candidate *pa = stir_rgms_get_candidate(0);
+	const stir_rgms_edge_candidate *pe = stir_rgms_edge_get_candidate(1);
+	if ((!agg && strcmp(name, "rgms_edge")) || o->n_hetero != 1 ||
+	    f != size_value(o, "fout") || !(agg ? stir_rgms_fits(pa, f) :
+	    stir_rgms_edge_fits(pe, f)))
+		return 0;
+	stir_module *cm = NULL;
+	stir_kernel *c = stir_kernel_copy(*k, &cm);
+	char *text = NULL;
+	size_t len = 0;
+	if (c) {
+		stir_kernel_set_schedule_log(c, true);
+		if ((agg ? stir_recipe_rgms_candidate(c, pa, f) :
+		     stir_recipe_rgms_edge_candidate(c, pe, f)) == 0)
+			text = stir_kernel_schedule_to_str(c, &len);
+	}
+	stir_module_free(cm);
+	int rc = text && (*s = stir_schedule_read_from_mem(ctx,
+		"(recipe schedule)", text, len)) &&
+		(*k = stir_schedule_find_kernel(*s, m)) ? 0 : EXIT_WRONG;
+	free(text);
+	if (rc == 0)
+		fprintf(stderr, "stirc run: kernel %s at %lld features under the "
+			"%s recipe's candidate %d (4 edges a thread, f32 on CUDA "
+			"cores; 'stirc recipe' writes the others and the "
+			"tensor-core rgms_tc, --schedule chooses another)\n", name,
+			(long long)f, agg ? "rgms" : "rgms_edge", agg ? 0 : 1);
+	return rc;
+}
+
 /* ctx, o, m, s, k: for --backend cuda without --schedule, or --tune,
  * when a recipe covers kernel *k of m and --mtx and --size feat=F give
  * its matrix and features: the schedule run_schedule_text chooses into
@@ -125,10 +181,12 @@ static char *run_schedule_text(stir_ctx *ctx, const options *o,
 int tuned_schedule(stir_ctx *ctx, const options *o,
 	const stir_module *m, stir_schedule **s, stir_kernel **k)
 {
-	int64_t feat = -1;
-	for (int i = 0; i < o->n_sizes; i++)
-		if (!strcmp(o->sizes[i].name, "feat"))
-			parse_int(o->sizes[i].value, &feat);
+	int64_t feat = size_value(o, "feat");
+	if (!o->tune) {
+		int rc = rgms_schedule(ctx, o, m, s, k);
+		if (rc || *s)
+			return rc;
+	}
 	bool covered = stir_kernel_get_tune_recipe(*k) != STIR_TUNE_NONE;
 	if (o->tune && (o->n_mtx != 1 || feat < 1))
 		return usage_error("run ", "%s", "--tune needs the matrix "
