@@ -1,10 +1,12 @@
-# rgms_counts: what the RGMS kernels of bench_rgms.py move and issue on a
-# relational graph, counted on the host (no GPU): the (relation, row)
-# pairs, the tiles of 16 edges of one relation that the tensor-core edge
-# tiles (tc_edges_*) run and how many of them one thread block runs one
-# after another in P pieces, the atomic adds into Y of the edge-by-edge
-# CUDA-core kernel (runs_fF_v4_k4: 4 consecutive edges a thread, a run of
-# one row's edges summed in registers, one float4 a lane and run) and of
+# rgms_counts: what RGMS kernels move and issue on a relational graph,
+# counted on the host (no GPU): the (relation, row) pairs, the tiles of 16
+# edges of one relation that the tensor-core edge tiles
+# (tests/tensorize/rgms_tc_edges.yaml; bench_rgms.py's tc_edges_* until
+# f4dd87a) run and how many of them one thread block runs one after
+# another in P pieces, the atomic adds into Y of the edge-by-edge
+# CUDA-core kernel (runs_fF_v4_k4, now the rgms_edge recipe's candidate of
+# 4 edges a thread: a run of one row's edges summed in registers, one
+# float4 a lane and run) and of
 # the edge tiles (one float2 a lane pair and edge), W[r]'s loads, and how
 # many relations a tile of 16 destination rows meets.  Usage:
 #
