@@ -51,7 +51,10 @@ def stirc_recipe(stirc, recipe, feat, candidate=None, graph=None):
     prog = os.path.join(EXAMPLES, dict((r, p) for r, p, _ in RECIPES)[recipe])
     cmd = [stirc, "recipe", prog, "--recipe", recipe, "--size", "feat=%d" % feat]
     cmd += ["--candidate", str(candidate)] if graph is None else ["--hetero", graph]
-    r = subprocess.run(cmd, capture_output=True, text=True)
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True)
+    except OSError as ex:
+        sys.exit("bench_rgms: cannot run %s (--stirc): %s" % (stirc, ex))
     return r.returncode, r.stdout, r.stderr
 
 
@@ -245,7 +248,12 @@ def bench_graph(args, path, tmp):
     for feat in args["features"]:
         best = {}
         times = {}
-        for cand in candidates(feat, args):
+        cands = candidates(feat, args)
+        if not cands:
+            print("f=%d: no candidate (the recipes take multiples of 4 from "
+                  "16 to 128 features, tensor cores multiples of 16)" % feat,
+                  flush=True)
+        for cand in cands:
             t, out = stirc_time(args, cand[1], path, feat, 30, cand[2])
             print("  f=%d %s: %s" % (feat, cand[0], "%.4f ms" % t if t else
                   "failed: " + out.strip().splitlines()[-1][:120]), flush=True)

@@ -96,6 +96,10 @@ for p in 32 64 128 256 512 1024; do
 	grep -q "factors: \[$p, null\]" "$tmp/s128/rgms_tc_p${p}_f128.yaml" ||
 		{ echo "FAIL: rgms_tc_p${p}_f128 is not in $p pieces"; fail=1; }
 done
+if python3 "$srcdir/bench/bench_rgms.py" --schedules-only "$tmp/x" \
+    --stirc "$tmp/no-stirc" > "$tmp/out" 2>&1 || ! grep -q "cannot run" "$tmp/out"; then
+	echo "FAIL: bench_rgms.py with no stirc"; cat "$tmp/out"; fail=1
+fi
 for bad in "--features x" "--features 0" "--reps x" "--bogus"; do
 	if python3 "$srcdir/bench/bench_rgms.py" $bad > "$tmp/out" 2>&1; then
 		echo "FAIL: bench_rgms.py $bad exited 0"; fail=1
