@@ -45,17 +45,31 @@ RECIPES = [("rgms_tc", "rgms_agg.stir", "rgms_tc_p"),
            ("rgms_edge", "rgms_edge.stir", "rgms_edge_k")]
 
 
+def run_stirc(stirc, args):
+    """stirc with args: (returncode, stdout, stderr)."""
+    try:
+        r = subprocess.run([stirc] + args, capture_output=True, text=True)
+    except OSError as ex:
+        sys.exit("bench_rgms: cannot run %s (--stirc): %s" % (stirc, ex))
+    return r.returncode, r.stdout, r.stderr
+
+
 def stirc_recipe(stirc, recipe, feat, candidate=None, graph=None):
     """`stirc recipe` of recipe at fin = fout = feat, candidate i (or the
     rule's pick for graph): (returncode, schedule text, stderr)."""
     prog = os.path.join(EXAMPLES, dict((r, p) for r, p, _ in RECIPES)[recipe])
-    cmd = [stirc, "recipe", prog, "--recipe", recipe, "--size", "feat=%d" % feat]
-    cmd += ["--candidate", str(candidate)] if graph is None else ["--hetero", graph]
-    try:
-        r = subprocess.run(cmd, capture_output=True, text=True)
-    except OSError as ex:
-        sys.exit("bench_rgms: cannot run %s (--stirc): %s" % (stirc, ex))
-    return r.returncode, r.stdout, r.stderr
+    args = ["recipe", prog, "--recipe", recipe, "--size", "feat=%d" % feat]
+    args += ["--candidate", str(candidate)] if graph is None else ["--hetero", graph]
+    return run_stirc(stirc, args)
+
+
+def recipe_counts(stirc):
+    """{recipe: its count of candidates}, from `stirc recipe --list`."""
+    rc, out, err = run_stirc(stirc, ["recipe", "--list"])
+    if rc != 0:
+        sys.exit("bench_rgms: stirc recipe --list: %s" % err.strip())
+    return {w[0]: int(w[1]) for w in (l.split() for l in out.splitlines())
+            if len(w) > 2 and w[2] == "candidates"}
 
 
 def candidate_name(prefix, text):
@@ -72,22 +86,18 @@ def candidates(feat, args):
     tensor cores?), every candidate of each recipe that fits feat, then
     --schedule's, those matching --candidates when given."""
     out = []
+    counts = recipe_counts(args["stirc"])
     for recipe, prog, prefix in RECIPES:
         if recipe == "rgms_tc" and not args["tc"]:
             continue
-        i = 0
-        while True:
+        for i in range(counts.get(recipe, 0)):
             rc, text, err = stirc_recipe(args["stirc"], recipe, feat, i)
-            if rc == 2 and "has candidates 0 to" in err:
-                break        # past the last candidate
-            if rc != 0:
-                if "does not apply" not in err:
-                    sys.exit("bench_rgms: stirc recipe %s --candidate %d at %d: %s"
-                             % (recipe, i, feat, err.strip()))
-            else:
+            if rc == 0:
                 out.append((candidate_name(prefix, text), text,
                             os.path.join(EXAMPLES, prog), recipe == "rgms_tc"))
-            i += 1
+            elif "does not apply" not in err:
+                sys.exit("bench_rgms: stirc recipe %s --candidate %d at %d: %s"
+                         % (recipe, i, feat, err.strip()))
     if args["schedule"]:
         with open(args["schedule"]) as f:
             out.append((os.path.basename(args["schedule"]).rsplit(".", 1)[0],

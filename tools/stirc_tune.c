@@ -126,6 +126,17 @@ static int64_t size_value(const options *o, const char *name)
 	return v;
 }
 
+/* ctx, text, len, what, m, s, k: schedule file text (len bytes, named
+ * "what" in its diagnostics) read into *s, with *k its kernel of m.  0,
+ * or EXIT_WRONG with diagnostics (also for a NULL text). */
+static int take_schedule(stir_ctx *ctx, const char *text, size_t len,
+	const char *what, const stir_module *m, stir_schedule **s,
+	stir_kernel **k)
+{
+	return text && (*s = stir_schedule_read_from_mem(ctx, what, text,
+		len)) && (*k = stir_schedule_find_kernel(*s, m)) ? 0 : EXIT_WRONG;
+}
+
 /* ctx, o, m, s, k: for --backend cuda without --schedule, when *k is
  * rgms_agg (examples/rgms_agg.stir) or rgms_edge (examples/rgms_edge.stir)
  * with --hetero and fin = fout = F sizes a CUDA-core RGMS recipe takes:
@@ -158,9 +169,7 @@ static int rgms_schedule(stir_ctx *ctx, const options *o,
 			text = stir_kernel_schedule_to_str(c, &len);
 	}
 	stir_module_free(cm);
-	int rc = text && (*s = stir_schedule_read_from_mem(ctx,
-		"(recipe schedule)", text, len)) &&
-		(*k = stir_schedule_find_kernel(*s, m)) ? 0 : EXIT_WRONG;
+	int rc = take_schedule(ctx, text, len, "(recipe schedule)", m, s, k);
 	free(text);
 	if (rc == 0)
 		fprintf(stderr, "stirc run: kernel %s at %lld features under the "
@@ -210,16 +219,10 @@ int tuned_schedule(stir_ctx *ctx, const options *o,
 	}
 	const char *name = stir_kernel_get_name(*k);
 	char how[160];
-	int cand = -1, rc = 0;
+	int cand = -1;
 	size_t len = 0;
 	char *text = run_schedule_text(ctx, o, *k, a, feat, &cand, how, &len);
-	if (!text)
-		rc = EXIT_WRONG;
-	if (rc == 0 && !(*s = stir_schedule_read_from_mem(ctx,
-	    "(tuned schedule)", text, len)))
-		rc = EXIT_WRONG;
-	if (rc == 0 && !(*k = stir_schedule_find_kernel(*s, m)))
-		rc = EXIT_WRONG;
+	int rc = take_schedule(ctx, text, len, "(tuned schedule)", m, s, k);
 	if (rc == 0)
 		fprintf(stderr, "stirc run: kernel %s at %lld features under the "
 			"recipe's candidate %d (%s; %s)\n", name, (long long)feat,

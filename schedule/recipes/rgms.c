@@ -21,6 +21,7 @@
  * The names below are those the primitives give (docs/schedules.md); the
  * schedule log prints a candidate as the schedule file it is. */
 #include <stdbool.h>
+#include <stdio.h>
 #include <stir/stir.h>
 #include <stir/recipes.h>
 #include "schedule/recipes/steps.h"
@@ -122,6 +123,20 @@ static int aggregate_loops(stir_kernel *k, int64_t edges, int64_t lanes)
 		stir_bind(k, "agg0", "fi_0", STIR_THREAD_X) < 0 ? -1 : 0;
 }
 
+/* k, buffer: the write-back of cache_write_runs of "buffer" (blocks
+ * BUFFER_local_run, _zero and BUFFER_local) by float4: a run's 4 sums
+ * added by one float4 atomic. */
+static int runs_by_float4(stir_kernel *k, const char *buffer)
+{
+	char run[64], zero[64], local[64];
+	snprintf(run, sizeof(run), "%s_local_run", buffer);
+	snprintf(zero, sizeof(zero), "%s_local_zero", buffer);
+	snprintf(local, sizeof(local), "%s_local", buffer);
+	return stir_vectorize(k, run, "ax0") < 0 ||
+		stir_unroll(k, zero, "ax0") < 0 ||
+		stir_vectorize(k, local, "ax0") < 0 ? -1 : 0;
+}
+
 /* k: stage III of the aggregation: a run of edges of one (relation, row)
  * pair summed in registers and added into T by one float4 atomic, X's
  * features loaded 4 at a time. */
@@ -133,9 +148,7 @@ static int aggregate_buffers(stir_kernel *k)
 			STIR_SCOPE_LOCAL) < 0 ||
 		stir_vectorize(k, "X_data_local", "ax0") < 0 ||
 		stir_unroll(k, "agg0", "fi_1") < 0 ||
-		stir_vectorize(k, "T_data_local_run", "ax0") < 0 ||
-		stir_unroll(k, "T_data_local_zero", "ax0") < 0 ||
-		stir_vectorize(k, "T_data_local", "ax0") < 0 ? -1 : 0;
+		runs_by_float4(k, "T_data") < 0 ? -1 : 0;
 }
 
 /* k, feat, apply: stage I of both recipes: fin = fout = feat; T's
@@ -376,11 +389,8 @@ static int edge_buffers(stir_kernel *k, const stir_rgms_edge_candidate *p)
 	    stir_unroll(k, "rgms0", "fi_1") < 0 ||
 	    stir_unroll(k, "rgms0", "fo_1") < 0)
 		return -1;
-	if (p->edges > 1 &&
-	    (stir_vectorize(k, "Y_data_local_run", "ax0") < 0 ||
-	     stir_unroll(k, "Y_data_local_zero", "ax0") < 0))
-		return -1;
-	return stir_vectorize(k, "Y_data_local", "ax0");
+	return p->edges > 1 ? runs_by_float4(k, "Y_data") :
+		stir_vectorize(k, "Y_data_local", "ax0");
 }
 
 /* k, p, feat: see recipes.h. */
