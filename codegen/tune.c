@@ -16,6 +16,14 @@
 #include <stir/tune.h>
 #include "codegen/tune_finalists.h"
 
+/* What a recipe is tuned for: a CSR matrix (the SpMM's A, the SDDMM's
+ * S; stir_tune) or a relational graph (RGMS; stir_tune_hetero), the
+ * other NULL. */
+typedef struct tune_graph {
+	const stir_csr *a;
+	const stir_hetero *h;
+} tune_graph;
+
 /* t0: seconds since t0. */
 static double elapsed_s(const struct timespec *t0)
 {
@@ -85,17 +93,23 @@ static const char *inputs_part(const char *text, size_t len, size_t *n)
 	return from;
 }
 
-/* k, a, opt, dev_name, key: stir_kernel_get_tune_key with the device
- * given by its name (NULL: the model's pick, "model-smsN"). */
-static int tune_key(const stir_kernel *k, const stir_csr *a,
+/* k, g, opt, dev_name, key: stir_kernel_get_tune_key with the device
+ * given by its name (NULL: the model's pick, "model-smsN"); rgms_agg's
+ * recipe STIR_TUNE_RGMS_TF32 with opt->tf32. */
+static int tune_key(const stir_kernel *k, const tune_graph *g,
 	const stir_tune_options *opt, const char *dev_name,
 	stir_tune_entry *key)
 {
 	memset(key, 0, sizeof(*key));
 	key->recipe = stir_kernel_get_tune_recipe(k);
+	if (key->recipe == STIR_TUNE_RGMS && opt->tf32)
+		key->recipe = STIR_TUNE_RGMS_TF32;
 	key->feat = opt->feat;
 	key->time_ms = -1;
-	stir_csr_get_sig(a, &key->sig);
+	if (g->h)
+		stir_hetero_get_sig(g->h, &key->sig);
+	else
+		stir_csr_get_sig(g->a, &key->sig);
 	if (opt->program_text) {
 		stir_tune_program_hash(opt->program_text, key->program);
 	} else {
@@ -122,22 +136,36 @@ int stir_kernel_get_tune_key(const stir_kernel *k, const stir_csr *a,
 	const stir_tune_options *opt, const stir_device *dev,
 	stir_tune_entry *key)
 {
-	return tune_key(k, a, opt, dev ? stir_device_get_name(dev) : NULL,
+	tune_graph g = { .a = a };
+	return tune_key(k, &g, opt, dev ? stir_device_get_name(dev) : NULL,
 		key);
 }
 
-/* k, name, a, feat, s: the inputs every candidate of the search shares,
- * for stage I kernel k: matrix "a" bound to tensor "name" at "feat"
- * features, the sizes schedule s specializes (the same in every
- * candidate's), random dense inputs (seed 1) and the outputs.  NULL with
- * diagnostics. */
+/* k, h, opt, dev, key: see tune.h. */
+int stir_kernel_get_tune_key_hetero(const stir_kernel *k,
+	const stir_hetero *h, const stir_tune_options *opt,
+	const stir_device *dev, stir_tune_entry *key)
+{
+	tune_graph g = { .h = h };
+	return tune_key(k, &g, opt, dev ? stir_device_get_name(dev) : NULL,
+		key);
+}
+
+/* k, name, g, feat, s: the inputs every candidate of the search shares,
+ * for stage I kernel k: g's matrix or relational graph bound to tensor
+ * "name" at "feat" features (fin = fout = feat for a graph), the sizes
+ * schedule s specializes (the same in every candidate's), random dense
+ * inputs (seed 1) and the outputs.  NULL with diagnostics. */
 static stir_bindings *shared_inputs(const stir_kernel *k, const char *name,
-	const stir_csr *a, int64_t feat, const stir_schedule *s)
+	const tune_graph *g, int64_t feat, const stir_schedule *s)
 {
 	stir_bindings *b = stir_bindings_alloc();
-	if (b && stir_bindings_set_size(b, "feat", feat) == 0 &&
-	    stir_schedule_bind_sizes(s, b) == 0 &&
-	    stir_kernel_bind_csr(k, b, name, a) == 0 &&
+	bool sized = b && (g->h ? stir_bindings_set_size(b, "fin", feat) == 0 &&
+		stir_bindings_set_size(b, "fout", feat) == 0 :
+		stir_bindings_set_size(b, "feat", feat) == 0);
+	if (sized && stir_schedule_bind_sizes(s, b) == 0 &&
+	    (g->h ? stir_kernel_bind_hetero(k, b, name, g->h) :
+	     stir_kernel_bind_csr(k, b, name, g->a)) == 0 &&
 	    stir_kernel_bind_random(k, b, 1) == 0 &&
 	    stir_kernel_bind_outputs(k, b) == 0)
 		return b;
@@ -478,16 +506,16 @@ static int time_rounds(stir_ctx *ctx, const search *s, device_inputs *d,
 	return rc < 0 ? -1 : q;
 }
 
-/* ctx, k, src, name, a, feat, cands, n, top, dev, budget_s, t0,
+/* ctx, k, src, name, g, feat, cands, n, top, dev, budget_s, t0,
  * cache_dir, out: the measured search over the first "top" candidates of cands[0 ..
  * n-1] (the model's order) whose schedule files differ, for stage I
- * kernel k at "feat" features with matrix "a" bound to tensor "name"
+ * kernel k at "feat" features with g's matrix or graph bound to tensor "name"
  * (stir_tune's contract); the candidates are scheduled on threads when
  * src (a made with file and text set) gives k's program.  The fastest's position in cands into *best,
  * its schedule file into out->schedule, its re-measured time into
  * out->time_ms and every timing into out.  0, or -1 with diagnostics. */
 static int tune_measure(stir_ctx *ctx, const stir_kernel *k,
-	const made *src, const char *name, const stir_csr *a, int64_t feat, const int *cands,
+	const made *src, const char *name, const tune_graph *g, int64_t feat, const int *cands,
 	int n, int top, stir_device *dev, double budget_s,
 	const struct timespec *t0, const char *cache_dir, int *best,
 	stir_tune_result *out)
@@ -586,7 +614,7 @@ static int tune_measure(stir_ctx *ctx, const stir_kernel *k,
 	/* one set of inputs: the dense operands drawn and copied to the
 	 * device once, each distinct format built and copied when a
 	 * candidate of it is timed after another's */
-	stir_bindings *b = rc == 0 && s.n > 0 ? shared_inputs(k, name, a, feat,
+	stir_bindings *b = rc == 0 && s.n > 0 ? shared_inputs(k, name, g, feat,
 		s.ss[0]) : NULL;
 	device_inputs d = { .dev = dev };
 	if (rc == 0 && s.n > 0 && !b)
@@ -661,13 +689,36 @@ static void move_to_front(int *order, double *costs, int n, int cand)
 	}
 }
 
+/* r, g, feat, n_sms, similar, order, costs: stir_tune_get_search_order
+ * for g's matrix, or for its relational graph stir_rgms_rank's order with
+ * "similar" first. */
+static int search_order(stir_tune_recipe r, const tune_graph *g,
+	int64_t feat, int n_sms, int similar, int *order, double *costs)
+{
+	if (!g->h)
+		return stir_tune_get_search_order(r, g->a, feat, n_sms, similar,
+			order, costs);
+	int n = stir_rgms_rank(r, g->h, feat, order, costs);
+	if (n > 0 && similar >= 0)
+		move_to_front(order, costs, n, similar);
+	return n;
+}
+
+/* r: the block size of BSR recipe r, 0 for the others. */
+static int64_t recipe_block(stir_tune_recipe r)
+{
+	return r == STIR_TUNE_BSR16 ? 16 : r == STIR_TUNE_BSR32 ? 32 :
+		r == STIR_TUNE_BSR64 ? 64 : 0;
+}
+
 /* r, a, feat, n_sms, similar, order, costs: see include/stir/tune.h. */
 int stir_tune_get_search_order(stir_tune_recipe r, const stir_csr *a,
 	int64_t feat, int n_sms, int similar, int *order, double *costs)
 {
 	int n = r == STIR_TUNE_SPMM ? stir_spmm_hybrid_model_rank(a, feat,
-		n_sms, order, costs) : stir_sddmm_rank(r, a, feat, n_sms, order,
-		costs);
+		n_sms, order, costs) : recipe_block(r) ? stir_bsr_rank(
+		recipe_block(r), a, feat, order, costs) : stir_sddmm_rank(r, a,
+		feat, n_sms, order, costs);
 	if (n <= 0)
 		return n;
 	if (similar >= 0) {
@@ -692,14 +743,14 @@ int stir_tune_get_top(stir_tune_recipe r)
 	return r == STIR_TUNE_SPMM ? STIR_TUNE_TOP_SPMM : STIR_TUNE_TOP;
 }
 
-/* ctx, program, a, opt, dev, t0, out: the measured search's part of
+/* ctx, program, g, opt, dev, t0, out: the measured search's part of
  * stir_tune (no record hit; out->key and out->similar set): the
- * candidates in stir_tune_get_search_order's order (at most
+ * candidates in search_order's order (at most
  * STIR_TUNE_TOP_SIMILAR from a similar graph's winner), searched (the
  * budget counted from *t0), and the fastest's candidate and schedule text
  * into out.  0 or -1. */
 static int tune_search(stir_ctx *ctx, const stir_kernel *program,
-	const stir_csr *a, const stir_tune_options *opt, stir_device *dev,
+	const tune_graph *g, const stir_tune_options *opt, stir_device *dev,
 	const struct timespec *t0, stir_tune_result *out)
 {
 	stir_tune_recipe recipe = out->key.recipe;
@@ -707,16 +758,19 @@ static int tune_search(stir_ctx *ctx, const stir_kernel *program,
 	int top = opt->top > 0 ? opt->top : stir_tune_get_top(recipe);
 	double budget_s = opt->budget_s > 0 ? opt->budget_s :
 		STIR_TUNE_BUDGET_S;
+	/* S for the SDDMM's programs, A for the others' */
 	const char *name = opt->matrix_name ? opt->matrix_name :
-		recipe == STIR_TUNE_SPMM ? "A" : "S";
+		recipe >= STIR_TUNE_SDDMM && recipe <= STIR_TUNE_SDDMM_TILES ?
+		"S" : "A";
 	int nc = stir_spmm_hybrid_n_candidates() + stir_sddmm_n_candidates() +
 		stir_sddmm_vblock_n_candidates() +
-		stir_sddmm_tiles_n_candidates() + 1;
+		stir_sddmm_tiles_n_candidates() + stir_rgms_n_candidates() +
+		stir_rgms_tc_n_candidates() + stir_rgms_edge_n_candidates() +
+		stir_bsr_tc_n_candidates() + 1;
 	int *order = malloc((size_t)nc * sizeof(*order));
 	double *costs = malloc((size_t)nc * sizeof(*costs));
-	int n = !order || !costs ? -1 : stir_tune_get_search_order(recipe, a,
-		feat, opt->sms, out->similar ? out->similar_entry.cand : -1,
-		order, costs);
+	int n = !order || !costs ? -1 : search_order(recipe, g, feat, opt->sms,
+		out->similar ? out->similar_entry.cand : -1, order, costs);
 	int rc = n < 0 ? no_memory(ctx) : 0;
 	if (out->similar && top > STIR_TUNE_TOP_SIMILAR)
 		top = STIR_TUNE_TOP_SIMILAR;
@@ -734,7 +788,7 @@ static int tune_search(stir_ctx *ctx, const stir_kernel *program,
 		.kname = stir_kernel_get_name(program) };
 	if (src.text && !text_is_program(&src))
 		src.text = NULL;
-	if (rc == 0 && (tune_measure(ctx, program, &src, name, a, feat, order,
+	if (rc == 0 && (tune_measure(ctx, program, &src, name, g, feat, order,
 	    n, top, dev, budget_s, t0, opt->cache_dir, &best, out) < 0 ||
 	    best < 0))
 		rc = -1;
@@ -750,9 +804,53 @@ static int tune_search(stir_ctx *ctx, const stir_kernel *program,
 	return rc;
 }
 
-/* ctx, program, a, opt, out: see include/stir/tune.h. */
-int stir_tune(stir_ctx *ctx, const stir_kernel *program, const stir_csr *a,
-	const stir_tune_options *opt, stir_tune_result *out)
+/* ctx, program, g, opt: whether stir_tune (g->a) or stir_tune_hetero
+ * (g->h) may tune "program" with "opt"; else false, said in ctx. */
+static bool tune_args_ok(stir_ctx *ctx, const stir_kernel *program,
+	const tune_graph *g, const stir_tune_options *opt)
+{
+	stir_loc loc = { 0, 0, 0 };
+	const char *fn = g->h ? "stir_tune_hetero" : "stir_tune";
+	if (!program || !(g->a || g->h) || !opt || opt->feat < 1) {
+		stir_ctx_report(ctx, STIR_ERROR, loc, "%s: %s", fn,
+			!program || !(g->a || g->h) || !opt ? "no program, graph or "
+			"options" : "the feature size must be at least 1");
+		return false;
+	}
+	stir_tune_recipe r = stir_kernel_get_tune_recipe(program);
+	const char *name = stir_kernel_get_name(program);
+	if (r == STIR_TUNE_NONE) {
+		stir_ctx_report(ctx, STIR_ERROR, loc, "no recipe covers kernel "
+			"'%s' (the tuner knows csrmm of examples/csrmm.stir, sddmm "
+			"of examples/sddmm.stir, sddmm_rows of examples/sddmm_rows.stir, "
+			"sddmm_vb of examples/sddmm_vb4.stir, sddmm_vb_csr of "
+			"examples/sddmm_vb4_csr.stir, sddmm_tiles_csr of "
+			"examples/sddmm_tiles_csr.stir, bsrmm of examples/bsrmm.stir "
+			"(or bench/bsrmm32.stir, bsrmm64.stir), and over a relational graph "
+			"rgms_agg of examples/rgms_agg.stir and rgms_edge of "
+			"examples/rgms_edge.stir)", name);
+		return false;
+	}
+	if (stir_tune_recipe_is_hetero(r) != !!g->h) {
+		stir_ctx_report(ctx, STIR_ERROR, loc, "%s: kernel '%s' is tuned "
+			"for %s (%s)", fn, name, g->h ? "a matrix, not a relational "
+			"graph" : "a relational graph, not a matrix", g->h ?
+			"stir_tune" : "stir_tune_hetero");
+		return false;
+	}
+	if (opt->tf32 && r != STIR_TUNE_RGMS) {
+		stir_ctx_report(ctx, STIR_ERROR, loc, "%s: the recipe of kernel "
+			"'%s' has no tf32 candidates (tf32 is for rgms_agg)", fn,
+			name);
+		return false;
+	}
+	return true;
+}
+
+/* ctx, program, g, opt, out: stir_tune for g's matrix, stir_tune_hetero
+ * for its relational graph. */
+static int tune(stir_ctx *ctx, const stir_kernel *program,
+	const tune_graph *g, const stir_tune_options *opt, stir_tune_result *out)
 {
 	struct timespec t0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -760,21 +858,8 @@ int stir_tune(stir_ctx *ctx, const stir_kernel *program, const stir_csr *a,
 	out->cand = -1;
 	out->time_ms = -1;
 	stir_loc loc = { 0, 0, 0 };
-	if (!program || !a || !opt || opt->feat < 1) {
-		stir_ctx_report(ctx, STIR_ERROR, loc, "stir_tune: %s",
-			!program || !a || !opt ? "no program, matrix or options" :
-			"the feature size must be at least 1");
+	if (!tune_args_ok(ctx, program, g, opt))
 		return -1;
-	}
-	if (stir_kernel_get_tune_recipe(program) == STIR_TUNE_NONE) {
-		stir_ctx_report(ctx, STIR_ERROR, loc, "no recipe covers kernel "
-			"'%s' (the tuner knows csrmm of examples/csrmm.stir, sddmm "
-			"of examples/sddmm.stir, sddmm_rows of examples/sddmm_rows.stir, "
-			"sddmm_vb of examples/sddmm_vb4.stir, sddmm_vb_csr of "
-			"examples/sddmm_vb4_csr.stir and sddmm_tiles_csr of "
-			"examples/sddmm_tiles_csr.stir)", stir_kernel_get_name(program));
-		return -1;
-	}
 	/* the device's name keys the record; the device itself (its context
 	 * takes a few tenths of a second to make) only when a search runs */
 	stir_device *dev = opt->device, *own = NULL;
@@ -786,7 +871,7 @@ int stir_tune(stir_ctx *ctx, const stir_kernel *program, const stir_csr *a,
 			"run --tune: without --backend cuda)");
 		return -1;
 	}
-	int rc = tune_key(program, a, opt, opt->model_only ? NULL : dev ?
+	int rc = tune_key(program, g, opt, opt->model_only ? NULL : dev ?
 		stir_device_get_name(dev) : dev_name, &out->key) == 0 ? 0 :
 		no_memory(ctx);
 	int hit = 0;
@@ -816,8 +901,9 @@ int stir_tune(stir_ctx *ctx, const stir_kernel *program, const stir_csr *a,
 		stir_module *cm = NULL;
 		stir_kernel *c = stir_kernel_copy(program, &cm);
 		out->from = STIR_TUNE_FROM_MODEL;
-		if (!c || stir_tune_model_apply(c, a, opt->feat, opt->sms,
-		    &out->cand, &out->cost) < 0 ||
+		if (!c || (g->h ? stir_tune_model_apply_hetero(c, g->h, opt->feat,
+		    opt->tf32, &out->cand, &out->cost) : stir_tune_model_apply(c,
+		    g->a, opt->feat, opt->sms, &out->cand, &out->cost)) < 0 ||
 		    !(out->schedule = stir_kernel_schedule_to_str(c,
 		    &out->schedule_len)))
 			rc = -1;
@@ -826,7 +912,7 @@ int stir_tune(stir_ctx *ctx, const stir_kernel *program, const stir_csr *a,
 		if (!dev && !(dev = own = stir_device_alloc(ctx, 0)))
 			rc = -1;
 		else
-			rc = tune_search(ctx, program, a, opt, dev, &t0, out);
+			rc = tune_search(ctx, program, g, opt, dev, &t0, out);
 	}
 	if (rc == 0 && hit != 1) {
 		out->key.cand = out->cand;
@@ -846,4 +932,21 @@ int stir_tune(stir_ctx *ctx, const stir_kernel *program, const stir_csr *a,
 	if (rc < 0)
 		stir_tune_result_clear(out);
 	return rc;
+}
+
+/* ctx, program, a, opt, out: see include/stir/tune.h. */
+int stir_tune(stir_ctx *ctx, const stir_kernel *program, const stir_csr *a,
+	const stir_tune_options *opt, stir_tune_result *out)
+{
+	tune_graph g = { .a = a };
+	return tune(ctx, program, &g, opt, out);
+}
+
+/* ctx, program, h, opt, out: see include/stir/tune.h. */
+int stir_tune_hetero(stir_ctx *ctx, const stir_kernel *program,
+	const stir_hetero *h, const stir_tune_options *opt,
+	stir_tune_result *out)
+{
+	tune_graph g = { .h = h };
+	return tune(ctx, program, &g, opt, out);
 }

@@ -331,6 +331,7 @@ static int bind_size_to(const stir_kernel *k, stir_bindings *b,
 
 static int64_t group_rows(const stir_buffer *buf);
 static int64_t tile_rows(const stir_buffer *buf);
+static int64_t block_size(const stir_buffer *buf);
 
 /* k, buf: for a tensor over [V] (V dense_fixed), the kernel's one tensor
  * over row groups [I, J, G] or tiles [W, G, C, R] (tile_rows) declared
@@ -357,8 +358,9 @@ static const stir_buffer *places_of(const stir_kernel *k,
 }
 
 /* k, tensor: the buffer of k named "tensor" when it is a CSR matrix
- * ([I, J], I dense_fixed, J a sparse_variable child of I); otherwise NULL
- * with an error. */
+ * ([I, J], I dense_fixed, J a sparse_variable child of I), its row
+ * groups, its BSR blocks (block_size) or the values of a tensor over
+ * groups or tiles; otherwise NULL with an error. */
 static const stir_buffer *csr_tensor(const stir_kernel *k, const char *tensor)
 {
 	stir_ctx *ctx = stir_kernel_ctx(k);
@@ -371,8 +373,8 @@ static const stir_buffer *csr_tensor(const stir_kernel *k, const char *tensor)
 	const stir_buffer *places = places_of(k, buf);
 	if (places)
 		buf = places;
-	if (places && tile_rows(places))
-		return places;
+	if ((places && tile_rows(places)) || block_size(buf))
+		return buf;
 	if (buf->n_axes < 2 || buf->n_axes > 3 ||
 	    buf->axes[0]->kind != STIR_DENSE_FIXED ||
 	    buf->axes[1]->kind != STIR_SPARSE_VARIABLE ||
@@ -381,7 +383,9 @@ static const stir_buffer *csr_tensor(const stir_kernel *k, const char *tensor)
 		stir_error(ctx, buf->loc, "tensor '%s' is not a CSR matrix: a matrix "
 			"binds only to [I, J] with I dense_fixed and J a "
 			"sparse_variable child of I, to its row groups [I, J, G] "
-			"with G dense_fixed of a literal length, or to [V] with V "
+			"with G dense_fixed of a literal length, to its BSR blocks "
+			"[I, J, BI, BJ] with BI and BJ dense_fixed of one literal "
+			"length (examples/bsrmm.stir), or to [V] with V "
 			"dense_fixed, its values in the matrix's order at the places "
 			"a distinct tensor over row groups [I, J, G] or tiles [W, G, "
 			"C, R] in [0, len(V)) holds (examples/sddmm_vb4_csr.stir, "
@@ -421,6 +425,24 @@ static int64_t tile_rows(const stir_buffer *buf)
 	    a[3]->len->u.i < 1 || a[3]->len->u.i > 1024)
 		return 0;
 	return a[3]->len->u.i;
+}
+
+/* buf: the rows (and columns) of a block of a tensor over BSR blocks
+ * [I, J, BI, BJ] (I dense_fixed, J a sparse_variable child of I, BI and
+ * BJ dense_fixed of one literal length from 1 to 1024, not children;
+ * examples/bsrmm.stir's A); 0 otherwise. */
+static int64_t block_size(const stir_buffer *buf)
+{
+	const stir_axis *const *a = (const stir_axis *const *)buf->axes;
+	if (buf->n_axes != 4 || a[0]->kind != STIR_DENSE_FIXED ||
+	    a[1]->kind != STIR_SPARSE_VARIABLE || a[1]->parent != a[0])
+		return 0;
+	for (int i = 2; i < 4; i++)
+		if (a[i]->kind != STIR_DENSE_FIXED || a[i]->parent ||
+		    a[i]->len->kind != STIR_EXPR_INT || a[i]->len->u.i < 1 ||
+		    a[i]->len->u.i > 1024 || a[i]->len->u.i != a[2]->len->u.i)
+			return 0;
+	return a[2]->len->u.i;
 }
 
 /* a, b: two bounds, 0 meaning none; the tighter. */
@@ -642,6 +664,68 @@ static int bind_tiles(const stir_kernel *k, stir_bindings *b,
 		indices_name, indices, values);
 }
 
+/* k, b, buf, csr: bind tensor buf over BSR blocks [I, J, BI, BJ]
+ * (block_size) to csr's blocks (stir_csr_to_bsr: a block stored when it
+ * holds an entry, zeros elsewhere in it): I's length the block rows, J's
+ * the block columns and its non-zeros the blocks, J.indptr, J.indices
+ * and the blocks' values, row by row within a block.  0 or -1 with
+ * diagnostics. */
+static int bind_blocks(const stir_kernel *k, stir_bindings *b,
+	const stir_buffer *buf, const stir_csr *csr)
+{
+	stir_ctx *ctx = stir_kernel_ctx(k);
+	const stir_axis *ai = buf->axes[0], *aj = buf->axes[1];
+	const char *tensor = buf->name;
+	int64_t blk = block_size(buf), mb = 0, nb = 0, nnzb = 0;
+	if (csr->nrows < 1 || csr->ncols < 1) {
+		stir_error(ctx, buf->loc, "the matrix bound to '%s' has no %s: "
+			"it makes no blocks", tensor, csr->nrows < 1 ? "rows" :
+			"columns");
+		return -1;
+	}
+	stir_bindings *t = stir_bindings_alloc();
+	stir_host_format *f = t ? stir_csr_to_bsr(ctx, csr, blk, STIR_I64,
+		STIR_F64, "", t) : NULL;
+	stir_host_format_free(f);
+	int rc = f && stir_bindings_get_size(t, "mb", &mb) &&
+		stir_bindings_get_size(t, "nb", &nb) &&
+		stir_bindings_get_size(t, "nnzb", &nnzb) ? 0 : -1;
+	if (rc == 0 && (bind_size_to(k, b, ai->len, mb, "block rows",
+	    tensor) < 0 || bind_size_to(k, b, aj->len, nb, "block columns",
+	    tensor) < 0 || bind_size_to(k, b, aj->nnz, nnzb, "blocks",
+	    tensor) < 0))
+		rc = -1;
+	if (rc == 0 && aj->idtype == STIR_I32 && (nnzb > INT32_MAX ||
+	    nb > INT32_MAX)) {
+		stir_error(ctx, aj->loc, "the matrix bound to '%s' needs 64-bit "
+			"indices: declare '%s' with idtype = i64", tensor, aj->name);
+		rc = -1;
+	}
+	const char *indptr_name = rc == 0 ? stir_axis_indptr_name(ctx, aj) : NULL;
+	const char *indices_name = rc == 0 ? stir_axis_indices_name(ctx, aj) :
+		NULL;
+	if (!indptr_name || !indices_name) {
+		stir_bindings_free(t);
+		return -1;
+	}
+	/* the format's arrays under the kernel's names, the values flat */
+	const stir_array *tp = stir_bindings_get_array(t, "JB.indptr");
+	const stir_array *tj = stir_bindings_get_array(t, "JB.indices");
+	const stir_array *tv = stir_bindings_get_array(t, "A");
+	int64_t nv = nnzb * blk * blk;
+	stir_array *indptr = stir_array_convert_named(ctx, tp, aj->idtype,
+		indptr_name);
+	stir_array *indices = stir_array_convert_named(ctx, tj, aj->idtype,
+		indices_name);
+	stir_array *values = stir_array_alloc(ctx, STIR_F64, 1, &nv);
+	if (values)
+		memcpy(stir_array_get_data(values), stir_array_get_const_data(tv),
+			(size_t)nv * sizeof(double));
+	stir_bindings_free(t);
+	return set_csr_arrays(ctx, b, buf, tensor, indptr_name, indptr,
+		indices_name, indices, values);
+}
+
 int stir_kernel_bind_csr(const stir_kernel *k, stir_bindings *b,
 	const char *tensor, const stir_csr *csr)
 {
@@ -659,6 +743,8 @@ int stir_kernel_bind_csr(const stir_kernel *k, stir_bindings *b,
 			"(NULL)", tensor, missing);
 		return -1;
 	}
+	if (block_size(buf))
+		return bind_blocks(k, b, buf, csr);
 	if (buf->n_axes == 4)
 		return bind_tiles(k, b, buf, stir_kernel_find_buffer(k, tensor),
 			csr);

@@ -1498,9 +1498,10 @@ START_TEST(test_tune_api)
 	ck_assert_ptr_null(r.schedule);
 	opt.model_only = true;
 	stir_module *mb;
-	stir_kernel *kb = read_kernel(ctx, "examples/bsrmm.stir", "bsrmm", &mb);
+	stir_kernel *kb = read_kernel(ctx, "examples/csr_softmax.stir",
+		"csr_softmax", &mb);
 	ck_assert_int_eq(stir_tune(ctx, kb, a, &opt, &r), -1);
-	ck_assert(diagnosed(ctx, "no recipe covers kernel 'bsrmm'"));
+	ck_assert(diagnosed(ctx, "no recipe covers kernel 'csr_softmax'"));
 	stir_module_free(mb);
 
 	/* the SDDMM by rows at 32 features */
@@ -1691,6 +1692,20 @@ START_TEST(test_tune_search_fake)
 		ck_assert_int_eq(kernels_cached(dir), 2);
 		stir_ctx_clear_diagnostics(ctx);
 	}
+	/* an RGMS program on a relational graph: its rules' first two */
+	stir_module *mg;
+	stir_kernel *kg = read_kernel(ctx, "examples/rgms_agg.stir", "rgms_agg",
+		&mg);
+	stir_hetero *g = stir_hetero_read_from_file(ctx,
+		test_path("tests/data/graphs/small.hetero"));
+	ck_assert_ptr_nonnull(g);
+	opt.program_text = NULL;
+	opt.program_file = NULL;
+	ck_assert_int_eq(stir_tune_hetero(ctx, kg, g, &opt, &r), -1);
+	ck_assert(diagnosed(ctx, "has no kernel"));
+	ck_assert_int_eq(kernels_cached(dir), 4);
+	stir_hetero_free(g);
+	stir_module_free(mg);
 	free(text);
 	stir_csr_free(a);
 	stir_module_free(m);
@@ -2068,6 +2083,237 @@ START_TEST(test_rgms_tc_pick)
 }
 END_TEST
 
+/* The RGMS recipes in the tuner: stir_rgms_rank's orders (the CUDA-core
+ * candidates of 4 edges a thread first; with tf32 the tensor-core ones
+ * before them, the pieces rule's pick first; rgms_edge 4, 8, then 1
+ * edges; none at a size no candidate takes), a relational graph's
+ * signature, every candidate applied through stir_tune_apply_candidate,
+ * stir_tune_hetero's model pick stored and found again in the record
+ * (keyed apart with tf32 and by the relations), and the calls refused:
+ * a matrix's kernel with a graph, a graph's kernel with a matrix, tf32
+ * for rgms_edge. */
+START_TEST(test_tune_rgms)
+{
+	char dir[] = "/tmp/stir-tune-rgms-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_hetero *h = stir_hetero_read_from_file(ctx,
+		test_path("tests/data/graphs/small.hetero"));
+	ck_assert_ptr_nonnull(h);
+	int order[16], n_cuda = stir_rgms_n_candidates();
+	double costs[16];
+	ck_assert_int_eq(stir_rgms_rank(STIR_TUNE_RGMS, h, 16, order, costs),
+		n_cuda);
+	ck_assert_int_eq(order[0], 0);
+	ck_assert(costs[0] == 0 && costs[1] == 1);
+	int n = stir_rgms_rank(STIR_TUNE_RGMS_TF32, h, 64, order, costs);
+	ck_assert_int_eq(n, n_cuda + stir_rgms_tc_n_candidates());
+	ck_assert_int_eq(order[0], n_cuda + stir_rgms_tc_pick(h->nrels,
+		h->rel_ptr));
+	ck_assert_int_eq(order[n - n_cuda], 0);
+	/* tf32 at a size the tensor cores do not take: CUDA cores alone */
+	ck_assert_int_eq(stir_rgms_rank(STIR_TUNE_RGMS_TF32, h, 20, order,
+		NULL), n_cuda);
+	ck_assert_int_eq(stir_rgms_rank(STIR_TUNE_RGMS_EDGE, h, 32, order,
+		NULL), 3);
+	ck_assert(order[0] == 1 && order[1] == 2 && order[2] == 0);
+	ck_assert_int_eq(stir_rgms_rank(STIR_TUNE_RGMS, h, 12, order, NULL), 0);
+	ck_assert_int_eq(stir_rgms_rank(STIR_TUNE_SPMM, h, 16, order, NULL), -1);
+
+	stir_matrix_sig sig;
+	stir_hetero_get_sig(h, &sig);
+	ck_assert_int_eq(sig.rows, h->nrows);
+	ck_assert_int_eq(sig.cols, h->nnodes);
+	ck_assert_int_eq(sig.nnz, h->nnz);
+	ck_assert_int_eq(sig.rels, h->nrels);
+
+	stir_module *m, *me, *mc, *cm;
+	stir_kernel *k = read_kernel(ctx, "examples/rgms_agg.stir", "rgms_agg",
+		&m);
+	stir_kernel *ke = read_kernel(ctx, "examples/rgms_edge.stir",
+		"rgms_edge", &me);
+	stir_kernel *kc = read_kernel(ctx, "examples/csrmm.stir", "csrmm", &mc);
+	ck_assert_int_eq(stir_kernel_get_tune_recipe(k), STIR_TUNE_RGMS);
+	ck_assert_int_eq(stir_kernel_get_tune_recipe(ke), STIR_TUNE_RGMS_EDGE);
+	ck_assert(stir_tune_recipe_is_hetero(STIR_TUNE_RGMS_TF32));
+	ck_assert(!stir_tune_recipe_is_hetero(STIR_TUNE_SPMM));
+	for (int c = 0; c < n; c++) {
+		stir_kernel *copy = stir_kernel_copy(k, &cm);
+		ck_assert_int_eq(stir_tune_apply_candidate(copy, 16, c), 0);
+		stir_module_free(cm);
+	}
+	stir_kernel *copy = stir_kernel_copy(k, &cm);
+	ck_assert_int_eq(stir_tune_apply_candidate(copy, 16, n), -1);
+	ck_assert(diagnosed(ctx, "candidate 8 does not apply"));
+	stir_module_free(cm);
+	stir_ctx_clear_diagnostics(ctx);
+
+	/* the model's pick, stored, then found; tf32 is another entry */
+	stir_tune_options opt = { .feat = 16, .model_only = true,
+		.cache_dir = dir };
+	stir_tune_result r;
+	for (int tf32 = 0; tf32 < 2; tf32++) {
+		opt.tf32 = tf32;
+		int want = tf32 ? n_cuda + stir_rgms_tc_pick(h->nrels,
+			h->rel_ptr) : 0;
+		ck_assert_int_eq(stir_tune_hetero(ctx, k, h, &opt, &r), 0);
+		ck_assert_int_eq(r.from, STIR_TUNE_FROM_MODEL);
+		ck_assert_int_eq(r.cand, want);
+		ck_assert_int_eq(r.key.recipe, tf32 ? STIR_TUNE_RGMS_TF32 :
+			STIR_TUNE_RGMS);
+		char *first = strdup(r.schedule);
+		stir_tune_result_clear(&r);
+		ck_assert_int_eq(stir_tune_hetero(ctx, k, h, &opt, &r), 0);
+		ck_assert_int_eq(r.from, STIR_TUNE_FROM_RECORD);
+		ck_assert_int_eq(r.cand, want);
+		ck_assert_int_eq(r.key.sig.rels, h->nrels);
+		ck_assert_str_eq(r.schedule, first);
+		free(first);
+		stir_tune_result_clear(&r);
+	}
+	/* the same key with other relations misses */
+	stir_tune_entry key, e;
+	ck_assert_int_eq(stir_kernel_get_tune_key_hetero(k, h, &opt, NULL,
+		&key), 0);
+	ck_assert_int_eq(stir_tune_record_find(ctx, dir, &key, 0, &e), 1);
+	key.sig.rels++;
+	ck_assert_int_eq(stir_tune_record_find(ctx, dir, &key, 0, &e), 0);
+	opt.tf32 = false;
+	ck_assert_int_eq(stir_tune_hetero(ctx, ke, h, &opt, &r), 0);
+	ck_assert_int_eq(r.cand, 1);
+	stir_tune_result_clear(&r);
+
+	/* refused */
+	ck_assert_int_eq(stir_tune_hetero(ctx, kc, h, &opt, &r), -1);
+	ck_assert(diagnosed(ctx, "kernel 'csrmm' is tuned for a matrix"));
+	stir_ctx_clear_diagnostics(ctx);
+	stir_csr *a = stir_mtx_read_from_file(ctx,
+		test_path("examples/data/cora.mtx.gz"));
+	ck_assert_ptr_nonnull(a);
+	ck_assert_int_eq(stir_tune(ctx, k, a, &opt, &r), -1);
+	ck_assert(diagnosed(ctx, "kernel 'rgms_agg' is tuned for a relational "
+		"graph"));
+	stir_ctx_clear_diagnostics(ctx);
+	opt.tf32 = true;
+	ck_assert_int_eq(stir_tune_hetero(ctx, ke, h, &opt, &r), -1);
+	ck_assert(diagnosed(ctx, "has no tf32 candidates"));
+	stir_ctx_clear_diagnostics(ctx);
+	opt.tf32 = false;
+	opt.feat = 12;
+	ck_assert_int_eq(stir_tune_hetero(ctx, k, h, &opt, &r), -1);
+	ck_assert(diagnosed(ctx, "no candidate of the recipe"));
+	copy = stir_kernel_copy(kc, &cm);
+	ck_assert_int_eq(stir_tune_model_apply_hetero(copy, h, 16, false, NULL,
+		NULL), -1);
+	ck_assert_int_eq(stir_tune_model_apply(copy, a, 16, 0, NULL, NULL), 0);
+	stir_module_free(cm);
+	copy = stir_kernel_copy(k, &cm);
+	ck_assert_int_eq(stir_tune_model_apply(copy, a, 16, 0, NULL, NULL), -1);
+	ck_assert(diagnosed(ctx, "takes a relational graph"));
+	stir_module_free(cm);
+
+	stir_csr_free(a);
+	stir_hetero_free(h);
+	stir_module_free(m);
+	stir_module_free(me);
+	stir_module_free(mc);
+	stir_ctx_free(ctx);
+	char cmd[100];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+/* The BSR recipe in the tuner: a matrix bound to bsrmm's A over blocks
+ * (stir_kernel_bind_csr: the block rows, the blocks, every entry once in
+ * its block); stir_bsr_rank's order (stir_bsr_tc_pick's first, the
+ * candidates of the kernel's block size that fit); the kernel's recipe
+ * by its block size; the model's pick stored and found; a candidate of
+ * other blocks refused. */
+START_TEST(test_tune_bsr)
+{
+	char dir[] = "/tmp/stir-tune-bsr-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_csr *a = stir_mtx_read_from_file(ctx,
+		test_path("tests/data/graphs/small.mtx"));
+	ck_assert_ptr_nonnull(a);
+	stir_module *m, *m64, *cm;
+	stir_kernel *k = read_kernel(ctx, "examples/bsrmm.stir", "bsrmm", &m);
+	stir_kernel *k64 = read_kernel(ctx, "bench/bsrmm64.stir", "bsrmm", &m64);
+	ck_assert_int_eq(stir_kernel_get_tune_recipe(k), STIR_TUNE_BSR16);
+	ck_assert_int_eq(stir_kernel_get_tune_recipe(k64), STIR_TUNE_BSR64);
+	ck_assert(!stir_tune_recipe_has_model(STIR_TUNE_BSR16));
+	ck_assert(stir_tune_recipe_has_model(STIR_TUNE_SDDMM_TILES));
+
+	/* the blocks: 120 rows in 8 block rows, each entry in its block */
+	stir_bindings *b = stir_bindings_alloc();
+	ck_assert_int_eq(stir_kernel_bind_csr(k, b, "A", a), 0);
+	int64_t mb = 0, nnzb = 0;
+	ck_assert(stir_bindings_get_size(b, "mb", &mb) && mb == 8);
+	ck_assert(stir_bindings_get_size(b, "nnzb", &nnzb) && nnzb > 0);
+	const stir_array *ptr = stir_bindings_get_array(b, "J.indptr");
+	const stir_array *idx = stir_bindings_get_array(b, "J.indices");
+	const stir_array *val = stir_bindings_get_array(b, "A");
+	ck_assert_int_eq(stir_array_get_int(ptr, mb), nnzb);
+	ck_assert_int_eq(stir_array_get_len(val), nnzb * 256);
+	for (int64_t i = 0; i < a->nrows; i++)
+		for (int64_t p = a->indptr[i]; p < a->indptr[i + 1]; p++) {
+			int64_t j = a->indices[p], q = stir_array_get_int(ptr, i / 16);
+			while (stir_array_get_int(idx, q) != j / 16)
+				q++;
+			ck_assert(stir_array_get_double(val, (q * 16 + i % 16) * 16 +
+				j % 16) == 1.0);
+		}
+	double sum = 0;
+	for (int64_t v = 0; v < nnzb * 256; v++)
+		sum += stir_array_get_double(val, v);
+	ck_assert(sum == (double)a->nnz);
+	int32_t bptr[9];
+	for (int i = 0; i <= 8; i++)
+		bptr[i] = (int32_t)stir_array_get_int(ptr, i);
+	stir_bindings_free(b);
+
+	/* the rules' order */
+	int order[8];
+	double costs[8];
+	ck_assert_int_eq(stir_bsr_rank(16, a, 64, order, costs), 4);
+	ck_assert_int_eq(order[0], stir_bsr_tc_pick(16, 8, bptr, 64));
+	ck_assert(costs[0] == 0 && costs[3] == 3);
+	ck_assert_int_eq(stir_bsr_rank(16, a, 32, order, NULL), 2);
+	ck_assert_int_eq(stir_bsr_rank(64, a, 64, order, NULL), 1);
+	ck_assert_int_eq(order[0], 4);
+	ck_assert_int_eq(stir_bsr_rank(32, a, 32, order, NULL), 0);
+	ck_assert_int_eq(stir_bsr_rank(8, a, 64, order, NULL), -1);
+
+	/* the model's pick, stored, then found */
+	stir_tune_options opt = { .feat = 64, .model_only = true,
+		.cache_dir = dir };
+	stir_tune_result r;
+	ck_assert_int_eq(stir_tune(ctx, k, a, &opt, &r), 0);
+	ck_assert_int_eq(r.from, STIR_TUNE_FROM_MODEL);
+	ck_assert_int_eq(r.cand, stir_bsr_tc_pick(16, 8, bptr, 64));
+	ck_assert_int_eq(r.key.recipe, STIR_TUNE_BSR16);
+	stir_tune_result_clear(&r);
+	ck_assert_int_eq(stir_tune(ctx, k, a, &opt, &r), 0);
+	ck_assert_int_eq(r.from, STIR_TUNE_FROM_RECORD);
+	stir_tune_result_clear(&r);
+	stir_kernel *copy = stir_kernel_copy(k, &cm);
+	ck_assert_int_eq(stir_tune_apply_candidate(copy, 64, 4), -1);
+	ck_assert(diagnosed(ctx, "candidate 4 does not apply to kernel "
+		"'bsrmm' (blocks of 16)"));
+	stir_module_free(cm);
+
+	stir_csr_free(a);
+	stir_module_free(m);
+	stir_module_free(m64);
+	stir_ctx_free(ctx);
+	char cmd[100];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 /* k, a, feat: bindings of sddmm_tiles_csr kernel k for S = a at "feat"
  * features (the tile groups, Dst, X and Y random with seed 1). */
 static stir_bindings *tiles_bindings(const stir_kernel *k, const stir_csr *a,
@@ -2215,6 +2461,8 @@ static Suite *recipes_suite(void)
 	tcase_add_test(all, test_rgms_tc);
 	tcase_add_test(all, test_rgms_edge);
 	tcase_add_test(all, test_rgms_tc_pick);
+	tcase_add_test(all, test_tune_rgms);
+	tcase_add_test(all, test_tune_bsr);
 	suite_add_tcase(s, all);
 	return s;
 }

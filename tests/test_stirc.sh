@@ -761,9 +761,12 @@ expect 2 "$stirc" tune "$srcdir/examples/csrmm.stir" --size feat=8 \
 	--model-only
 expect 2 "$stirc" tune "$srcdir/examples/csrmm.stir" --mtx A="$cora" \
 	--size feat=8 --model-only --bogus
+expect 1 "$stirc" tune "$srcdir/examples/csr_softmax.stir" --mtx A="$cora" \
+	--size feat=8 --model-only
+grep_in "$tmp/err" "no recipe covers kernel 'csr_softmax'"
 expect 1 "$stirc" tune "$srcdir/examples/bsrmm.stir" --mtx A="$cora" \
 	--size feat=8 --model-only
-grep_in "$tmp/err" "no recipe covers kernel 'bsrmm'"
+grep_in "$tmp/err" "no candidate of the recipe for kernel 'bsrmm' applies at 8 features"
 expect 1 "$stirc" tune "$srcdir/examples/csrmm.stir" --mtx A="$tmp/none.mtx" \
 	--size feat=8 --model-only
 grep_in "$tmp/err" "none.mtx"
@@ -874,7 +877,7 @@ expect 2 "$stirc" run "$csrmm" --mtx A="$cora" --size feat=8 --random 1 \
 grep_in "$tmp/err" "--budget-s takes seconds"
 expect 1 "$stirc" run "$srcdir/examples/bsrmm.stir" --mtx A="$cora" \
 	--size feat=8 --random 1 --tune
-grep_in "$tmp/err" "no recipe covers kernel 'bsrmm'"
+grep_in "$tmp/err" "no candidate of the recipe for kernel 'bsrmm' applies at 8 features"
 # on cuda, the measured search: without a GPU, refused with the note
 expect 1 env STIR_LIBCUDA=/nonexistent/libcuda.so.1 "$stirc" run "$csrmm" \
 	--mtx A="$cora" --size feat=8 --random 1 --tune --backend cuda
@@ -945,23 +948,90 @@ grep_in "$tmp/rge.yaml" "cache_write_runs: {block: rgms0, buffer: Y_data, loop: 
 expect 0 "$stirc" run "$srcdir/examples/rgms_edge.stir" --schedule "$tmp/rge.yaml" \
 	--hetero A="$srcdir/tests/data/graphs/small.hetero" --size fin=16 \
 	--size fout=16 --random 3 --check
+# (a record of their own)
+STIR_CACHE_DIR="$tmp/rgcache"
 # stirc run --backend cuda without --schedule on the RGMS programs takes
-# the CUDA-core recipes' candidate of 4 edges a thread, said on stderr
-# (here no GPU runs it: the exit status is not checked); a feature size
-# no recipe takes, or fin != fout, keeps the default schedule
-for p in rgms_agg:rgms:0 rgms_edge:rgms_edge:1; do
-	"$stirc" run "$srcdir/examples/${p%%:*}.stir" --backend cuda --random 1 \
+# the rules' pick (the CUDA-core candidate of 4 edges a thread), said on
+# stderr (here no GPU runs it: the exit status is not checked); a feature
+# size no recipe takes, or fin != fout, keeps the default schedule
+for p in rgms_agg:0 rgms_edge:1; do
+	"$stirc" run "$srcdir/examples/${p%%:*}.stir" \
+		--backend cuda --random 1 \
 		--hetero A="$srcdir/tests/data/graphs/small.hetero" --size fin=16 \
 		--size fout=16 > "$tmp/out" 2> "$tmp/err"
-	r=${p#*:}
-	grep_in "$tmp/err" "kernel ${p%%:*} at 16 features under the ${r%:*} recipe's candidate ${r#*:} (4 edges a thread"
-	"$stirc" run "$srcdir/examples/${p%%:*}.stir" --backend cuda --random 1 \
+	grep_in "$tmp/err" "kernel ${p%%:*} at 16 features under the recipe's candidate ${p#*:} (the recipe's rules' pick"
+	"$stirc" run "$srcdir/examples/${p%%:*}.stir" \
+		--backend cuda --random 1 \
 		--hetero A="$srcdir/tests/data/graphs/small.hetero" --size fin=16 \
 		--size fout=8 > "$tmp/out" 2> "$tmp/err"
 	if grep -q "recipe's candidate" "$tmp/err"; then
 		echo "FAIL: fin 16, fout 8 took a recipe"; fail=1
 	fi
 done
+# stirc tune on a relational graph (--hetero): the rules' pick without a
+# GPU, which stirc run --check accepts; with --tf32 rgms_agg's tensor-core
+# candidate of the pieces rule (candidate 2: the fewest pieces on the
+# small graph); the record then answers stirc run without --schedule
+# (f32: not the tf32 entry), and --list shows the relations
+het="$srcdir/tests/data/graphs/small.hetero"
+for p in rgms_agg:0 rgms_edge:1; do
+	expect 0 "$stirc" tune "$srcdir/examples/${p%%:*}.stir" \
+		--hetero A="$het" --size feat=16 --model-only -o "$tmp/rgt.yaml"
+	grep_in "$tmp/err" "kernel ${p%%:*} at 16 features: candidate ${p#*:}, the rules' pick (place 0 in the rules' order"
+	expect 0 "$stirc" run "$srcdir/examples/${p%%:*}.stir" --schedule "$tmp/rgt.yaml" \
+		--hetero A="$het" --size fin=16 --size fout=16 --random 2 --check
+done
+expect 0 "$stirc" tune "$srcdir/examples/rgms_agg.stir" \
+	--hetero A="$het" --size feat=16 --model-only --tf32 -o "$tmp/rgt.yaml"
+grep_in "$tmp/err" "kernel rgms_agg at 16 features: candidate 2, the rules' pick"
+grep_in "$tmp/rgt.yaml" "mma_m16n8k8_tf32"
+expect 0 "$stirc" run "$srcdir/examples/rgms_agg.stir" --schedule "$tmp/rgt.yaml" \
+	--hetero A="$het" --size fin=16 --size fout=16 --random 2
+"$stirc" run "$srcdir/examples/rgms_agg.stir" \
+	--backend cuda --random 1 --hetero A="$het" --size fin=16 \
+	--size fout=16 > "$tmp/out" 2> "$tmp/err"
+grep_in "$tmp/err" "under the recipe's candidate 0 (from the tuning record, the recipe's rules' pick"
+expect 0 "$stirc" run "$srcdir/examples/rgms_agg.stir" \
+	--tune --random 1 --hetero A="$het" --size fin=16 --size fout=16 --check
+grep_in "$tmp/err" "under the recipe's candidate 0 (from the tuning record"
+expect 0 "$stirc" tune --list
+grep_in "$tmp/out" "rgms_tf32  feat 16  rows 11 nnz 22 rels 4"
+# refused: a graph for a matrix's program, a matrix for RGMS, --tf32
+# where no candidate has it, --tune without fin = fout
+expect 2 "$stirc" tune "$srcdir/examples/csrmm.stir" --hetero A="$het" \
+	--size feat=16 --model-only
+grep_in "$tmp/err" "kernel 'csrmm' takes a matrix (--mtx), not --hetero"
+expect 2 "$stirc" tune "$srcdir/examples/rgms_agg.stir" \
+	--mtx A="$srcdir/examples/data/cora.mtx.gz" --size feat=16 --model-only
+grep_in "$tmp/err" "kernel 'rgms_agg' takes a relational graph (--hetero), not --mtx"
+expect 2 "$stirc" tune "$srcdir/examples/rgms_edge.stir" --hetero A="$het" \
+	--size feat=16 --model-only --tf32
+grep_in "$tmp/err" "--tf32: the recipe of kernel 'rgms_edge' has no tf32 candidates"
+expect 2 "$stirc" tune "$srcdir/examples/rgms_agg.stir" --hetero A="$het" \
+	--mtx A="$srcdir/examples/data/cora.mtx.gz" --size feat=16
+grep_in "$tmp/err" "give one of --mtx and --hetero, once"
+expect 1 "$stirc" tune "$srcdir/examples/rgms_agg.stir" --hetero A="$het" \
+	--size feat=12 --model-only --no-record
+grep_in "$tmp/err" "no candidate of the recipe for kernel 'rgms_agg' applies at 12 features"
+expect 2 "$stirc" run "$srcdir/examples/rgms_agg.stir" --tune --random 1 \
+	--hetero A="$het" --size fin=16 --size fout=8
+grep_in "$tmp/err" "--tune needs the relational graph (--hetero, once) and --size fin=F --size fout=F"
+# BSR: a matrix bound to bsrmm's blocks (--mtx); stirc tune's rules' pick
+# (blocks of 16 and of 64), which stirc run --check accepts; stirc run on
+# cuda without --schedule takes the record's (here no GPU runs it)
+sm="$srcdir/tests/data/graphs/small.mtx"
+for p in examples/bsrmm.stir:2 bench/bsrmm64.stir:4; do
+	expect 0 "$stirc" tune "$srcdir/${p%%:*}" --mtx A="$sm" --size feat=64 \
+		--model-only -o "$tmp/bt.yaml"
+	grep_in "$tmp/err" "kernel bsrmm at 64 features: candidate ${p#*:}, the rules' pick (place 0 in the rules' order"
+	expect 0 "$stirc" run "$srcdir/${p%%:*}" --schedule "$tmp/bt.yaml" \
+		--mtx A="$sm" --size feat=64 --random 2 --check
+	grep_in "$tmp/out" "check: bsrmm matches the stage I interpreter"
+done
+"$stirc" run "$srcdir/examples/bsrmm.stir" --backend cuda --random 1 \
+	--mtx A="$sm" --size feat=64 > "$tmp/out" 2> "$tmp/err"
+grep_in "$tmp/err" "kernel bsrmm at 64 features under the recipe's candidate 2 (from the tuning record, the recipe's rules' pick"
+STIR_CACHE_DIR="$tmp/tunecache"
 # the pieces rule (stir_rgms_tc_pick) on a graph: the small one's
 # relations of at most a tile take the fewest pieces, said on stderr
 expect 0 "$stirc" recipe "$srcdir/examples/rgms_agg.stir" --recipe rgms_tc \

@@ -12,6 +12,16 @@
 #include "config.h"
 #include "tools/stirc_cmd.h"
 
+/* The programs the tuner knows, for the messages of a kernel no recipe
+ * covers. */
+#define TUNE_KNOWS "the tuner knows csrmm of examples/csrmm.stir, sddmm of " \
+	"examples/sddmm.stir, sddmm_rows of examples/sddmm_rows.stir, " \
+	"sddmm_vb of examples/sddmm_vb4.stir, sddmm_vb_csr of " \
+	"examples/sddmm_vb4_csr.stir, sddmm_tiles_csr of " \
+	"examples/sddmm_tiles_csr.stir, bsrmm of examples/bsrmm.stir (or " \
+	"bench/bsrmm32.stir, bsrmm64.stir), and with --hetero rgms_agg of " \
+	"examples/rgms_agg.stir and rgms_edge of examples/rgms_edge.stir"
+
 /* file: the text of the file at "file", a heap string; NULL (said on
  * stderr) when it cannot be read. */
 static char *file_text(const char *file)
@@ -33,42 +43,55 @@ static char *file_text(const char *file)
 	return text;
 }
 
-/* file, k, a, feat, dev, sms, key: the tuning record's key of kernel k
- * of program "file" with matrix "a" at "feat" features
- * (stir_kernel_get_tune_key): on GPU dev, or when NULL the cost model's
- * on "sms" SMs (< 1: 132).  0, or -1 (said on stderr) when "file" cannot
- * be read. */
-static int tune_key(const char *file, const stir_kernel *k, const stir_csr *a,
-	int64_t feat, stir_device *dev, long sms, stir_tune_entry *key)
+/* What stirc run tunes for: --mtx's matrix or --hetero's relational
+ * graph (the other NULL), bound to tensor "name". */
+typedef struct run_graph {
+	stir_csr *a;
+	stir_hetero *h;
+	const char *name;
+} run_graph;
+
+/* file, k, g, feat, dev, key: the tuning record's key of kernel k
+ * of program "file" with g's matrix or graph at "feat" features
+ * (stir_kernel_get_tune_key, _hetero): on GPU dev, or when NULL the cost
+ * model's.  0, or -1 (said on stderr) when "file" cannot be read. */
+static int tune_key(const char *file, const stir_kernel *k,
+	const run_graph *g, int64_t feat, stir_device *dev,
+	stir_tune_entry *key)
 {
 	char *text = file_text(file);
-	stir_tune_options opt = { .feat = feat, .sms = (int)sms,
-		.program_text = text };
-	int rc = text ? stir_kernel_get_tune_key(k, a, &opt, dev, key) : -1;
+	stir_tune_options opt = { .feat = feat, .program_text = text };
+	int rc = !text ? -1 : g->h ? stir_kernel_get_tune_key_hetero(k, g->h,
+		&opt, dev, key) : stir_kernel_get_tune_key(k, g->a, &opt, dev,
+		key);
 	free(text);
 	return rc;
 }
 
-/* ctx, o, k, a, feat, cand, how, len: the schedule file of stirc run
- * without --schedule for stage I kernel k (a recipe covers it) with
- * matrix a at feat features, a heap string of *len bytes, its candidate
- * in *cand and where it came from in how[160]: with --tune, stir_tune's
- * (with cuda the measured search, else the model's pick, through the
- * record); else the record's entry for this GPU's measured search or the
- * model's, else the model's pick.  NULL with diagnostics. */
+/* ctx, o, k, g, feat, cand, how, len: the schedule file of stirc run
+ * without --schedule for stage I kernel k (a recipe covers it) with g's
+ * matrix or graph at feat features, a heap string of *len bytes, its
+ * candidate in *cand and where it came from in how[160]: with --tune,
+ * stir_tune's (with cuda the measured search, else the model's pick,
+ * through the record); else the record's entry for this GPU's measured
+ * search or the model's, else the model's pick (f32: rgms_agg's recipe
+ * without tf32).  NULL with diagnostics. */
 static char *run_schedule_text(stir_ctx *ctx, const options *o,
-	const stir_kernel *k, const stir_csr *a, int64_t feat, int *cand,
+	const stir_kernel *k, const run_graph *g, int64_t feat, int *cand,
 	char how[160], size_t *len)
 {
 	char *text = NULL;
+	const char *pick = stir_tune_recipe_has_model(
+		stir_kernel_get_tune_recipe(k)) ? "the cost model's pick" :
+		"the recipe's rules' pick";
 	if (o->tune) {
 		char *prog = file_text(o->file);
 		stir_tune_options opt = { .feat = feat, .model_only = !use_cuda(o),
 			.budget_s = o->budget_s, .program_text = prog,
-			.program_file = o->file,
-			.matrix_name = o->mtx[0].name };
+			.program_file = o->file, .matrix_name = g->name };
 		stir_tune_result r;
-		if (prog && stir_tune(ctx, k, a, &opt, &r) == 0) {
+		if (prog && (g->h ? stir_tune_hetero(ctx, k, g->h, &opt, &r) :
+		    stir_tune(ctx, k, g->a, &opt, &r)) == 0) {
 			tune_report("run", &r, opt.model_only, opt.budget_s > 0 ?
 				opt.budget_s : STIR_TUNE_BUDGET_S);
 			text = r.schedule;
@@ -77,12 +100,12 @@ static char *run_schedule_text(stir_ctx *ctx, const options *o,
 			*cand = r.cand;
 			if (r.from == STIR_TUNE_FROM_RECORD)
 				snprintf(how, 160, "from the tuning record, %s",
-					r.time_ms >= 0 ? "measured" : "the cost model's pick");
+					r.time_ms >= 0 ? "measured" : pick);
 			else if (r.from == STIR_TUNE_FROM_SEARCH)
 				snprintf(how, 160, "tuned: the fastest of %d measured, "
 					"%.4f ms", r.n_timed, r.time_ms);
 			else
-				snprintf(how, 160, "tuned: the cost model's pick");
+				snprintf(how, 160, "tuned: %s", pick);
 			stir_tune_result_clear(&r);
 		}
 		free(prog);
@@ -94,25 +117,26 @@ static char *run_schedule_text(stir_ctx *ctx, const options *o,
 	stir_device *dev = dctx ? stir_device_alloc(dctx, 0) : NULL;
 	stir_tune_entry key, e;
 	int hit = 0;
-	if (dev && tune_key(o->file, k, a, feat, dev, 0, &key) == 0)
+	if (dev && tune_key(o->file, k, g, feat, dev, &key) == 0)
 		hit = stir_tune_record_find(ctx, NULL, &key, 0, &e) == 1;
-	if (!hit && tune_key(o->file, k, a, feat, NULL, 0, &key) == 0)
+	if (!hit && tune_key(o->file, k, g, feat, NULL, &key) == 0)
 		hit = stir_tune_record_find(ctx, NULL, &key, 0, &e) == 1;
 	stir_device_free(dev);
 	stir_ctx_free(dctx);
 	stir_module *cm = NULL;
 	stir_kernel *c = stir_kernel_copy(k, &cm);
 	*cand = hit ? e.cand : -1;
-	if (c && (hit ? stir_tune_apply_candidate(c, feat, *cand) :
-	    stir_tune_model_apply(c, a, feat, 0, cand, NULL)) == 0)
+	if (c && (hit ? stir_tune_apply_candidate(c, feat, *cand) : g->h ?
+	    stir_tune_model_apply_hetero(c, g->h, feat, false, cand, NULL) :
+	    stir_tune_model_apply(c, g->a, feat, 0, cand, NULL)) == 0)
 		text = stir_kernel_schedule_to_str(c, len);
 	stir_module_free(cm);
 	if (hit && e.time_ms >= 0)
 		snprintf(how, 160, "from the tuning record, measured %.4f ms on "
 			"%s", e.time_ms, e.device);
 	else
-		snprintf(how, 160, "%sthe cost model's pick", hit ? "from the "
-			"tuning record, " : "");
+		snprintf(how, 160, "%s%s", hit ? "from the tuning record, " : "",
+			pick);
 	return text;
 }
 
@@ -137,99 +161,66 @@ static int take_schedule(stir_ctx *ctx, const char *text, size_t len,
 		len)) && (*k = stir_schedule_find_kernel(*s, m)) ? 0 : EXIT_WRONG;
 }
 
-/* ctx, o, m, s, k: for --backend cuda without --schedule, when *k is
- * rgms_agg (examples/rgms_agg.stir) or rgms_edge (examples/rgms_edge.stir)
- * with --hetero and fin = fout = F sizes a CUDA-core RGMS recipe takes:
- * that recipe's candidate of 4 edges a thread (f32; within 6% (rgms) and
- * 22% (rgms_edge) of its recipe's fastest candidate on AIFB, MUTAG, BGS
- * and AM at 16 to 128 features, bench/RESULTS.md "RGMS through the
- * library's three recipes") into *s, with *k its kernel of m, said on
- * stderr.  0 (nothing done for other kernels or sizes), or EXIT_WRONG
- * with diagnostics (the recipe refuses a kernel of that name). */
-static int rgms_schedule(stir_ctx *ctx, const options *o,
-	const stir_module *m, stir_schedule **s, stir_kernel **k)
-{
-	const char *name = stir_kernel_get_name(*k);
-	bool agg = !strcmp(name, "rgms_agg");
-	int64_t f = size_value(o, "fin");
-	const stir_rgms_candidate *pa = stir_rgms_get_candidate(0);
-	const stir_rgms_edge_candidate *pe = stir_rgms_edge_get_candidate(1);
-	if ((!agg && strcmp(name, "rgms_edge")) || o->n_hetero != 1 ||
-	    f != size_value(o, "fout") || !(agg ? stir_rgms_fits(pa, f) :
-	    stir_rgms_edge_fits(pe, f)))
-		return 0;
-	stir_module *cm = NULL;
-	stir_kernel *c = stir_kernel_copy(*k, &cm);
-	char *text = NULL;
-	size_t len = 0;
-	if (c) {
-		stir_kernel_set_schedule_log(c, true);
-		if ((agg ? stir_recipe_rgms_candidate(c, pa, f) :
-		     stir_recipe_rgms_edge_candidate(c, pe, f)) == 0)
-			text = stir_kernel_schedule_to_str(c, &len);
-	}
-	stir_module_free(cm);
-	int rc = take_schedule(ctx, text, len, "(recipe schedule)", m, s, k);
-	free(text);
-	if (rc == 0)
-		fprintf(stderr, "stirc run: kernel %s at %lld features under the "
-			"%s recipe's candidate %d (4 edges a thread, f32 on CUDA "
-			"cores; 'stirc recipe' writes the others and the "
-			"tensor-core rgms_tc, --schedule chooses another)\n", name,
-			(long long)f, agg ? "rgms" : "rgms_edge", agg ? 0 : 1);
-	return rc;
-}
-
 /* ctx, o, m, s, k: for --backend cuda without --schedule, or --tune,
  * when a recipe covers kernel *k of m and --mtx and --size feat=F give
- * its matrix and features: the schedule run_schedule_text chooses into
- * *s, with *k its kernel of m; what was taken is said on stderr.  0
+ * its matrix and features (for RGMS: --hetero, and --size fin=F and
+ * fout=F that its recipe takes): the schedule run_schedule_text chooses
+ * into *s, with *k its kernel of m; what was taken is said on stderr.  0
  * (nothing done for a kernel no recipe covers, without --tune), or
- * EXIT_WRONG with diagnostics (EXIT_USAGE when --tune lacks --mtx or
- * --size feat=F). */
+ * EXIT_WRONG with diagnostics (EXIT_USAGE when --tune lacks the graph or
+ * the sizes). */
 int tuned_schedule(stir_ctx *ctx, const options *o,
 	const stir_module *m, stir_schedule **s, stir_kernel **k)
 {
-	int64_t feat = size_value(o, "feat");
-	if (!o->tune) {
-		int rc = rgms_schedule(ctx, o, m, s, k);
-		if (rc || *s)
-			return rc;
-	}
-	bool covered = stir_kernel_get_tune_recipe(*k) != STIR_TUNE_NONE;
-	if (o->tune && (o->n_mtx != 1 || feat < 1))
-		return usage_error("run ", "%s", "--tune needs the matrix "
-			"(--mtx, once) and --size feat=F");
+	stir_tune_recipe recipe = stir_kernel_get_tune_recipe(*k);
+	bool covered = recipe != STIR_TUNE_NONE;
+	bool hetero = stir_tune_recipe_is_hetero(recipe);
+	int64_t fin = size_value(o, "fin");
+	int64_t feat = !hetero ? size_value(o, "feat") :
+		fin == size_value(o, "fout") ? fin : -1;
+	int order[16];
+	bool sized = feat >= 1 && (!hetero ||
+		stir_rgms_rank(recipe, NULL, feat, order, NULL) > 0);
+	int n_in = hetero ? o->n_hetero : o->n_mtx;
+	if (o->tune && (n_in != 1 || !sized))
+		return usage_error("run ", "%s", hetero ? "--tune needs the "
+			"relational graph (--hetero, once) and --size fin=F --size "
+			"fout=F, the same F, a multiple of 4 from 16 to 128" :
+			"--tune needs the matrix (--mtx, once) and --size feat=F");
 	if (o->tune && !covered) {
 		fprintf(stderr, "stirc run: --tune: no recipe covers kernel '%s' "
-			"(the tuner knows csrmm of examples/csrmm.stir, sddmm of "
-			"examples/sddmm.stir, sddmm_rows of examples/sddmm_rows.stir, "
-			"sddmm_vb of examples/sddmm_vb4.stir, sddmm_vb_csr of "
-			"examples/sddmm_vb4_csr.stir and sddmm_tiles_csr of "
-			"examples/sddmm_tiles_csr.stir)\n", stir_kernel_get_name(*k));
+			"(%s)\n", stir_kernel_get_name(*k), TUNE_KNOWS);
 		return EXIT_WRONG;
 	}
-	if (!covered || o->n_mtx != 1 || feat < 1)
+	if (!covered || n_in != 1 || !sized)
 		return 0;
-	stir_csr *a = stir_kernel_read_csr_from_file(*k, o->mtx[0].name,
-		o->mtx[0].value);
-	if (!a) {
-		note_option(ctx, "--mtx", &o->mtx[0]);
+	run_graph g = { .name = hetero ? o->hetero[0].name : o->mtx[0].name };
+	const char *file = hetero ? o->hetero[0].value : o->mtx[0].value;
+	if (hetero)
+		g.h = stir_hetero_read_from_file(ctx, file);
+	else
+		g.a = stir_kernel_read_csr_from_file(*k, g.name, file);
+	if (!g.a && !g.h) {
+		note_option(ctx, hetero ? "--hetero" : "--mtx", hetero ?
+			&o->hetero[0] : &o->mtx[0]);
 		return EXIT_WRONG;
 	}
 	const char *name = stir_kernel_get_name(*k);
 	char how[160];
 	int cand = -1;
 	size_t len = 0;
-	char *text = run_schedule_text(ctx, o, *k, a, feat, &cand, how, &len);
+	char *text = run_schedule_text(ctx, o, *k, &g, feat, &cand, how, &len);
 	int rc = take_schedule(ctx, text, len, "(tuned schedule)", m, s, k);
 	if (rc == 0)
 		fprintf(stderr, "stirc run: kernel %s at %lld features under the "
 			"recipe's candidate %d (%s; %s)\n", name, (long long)feat,
 			cand, how, o->tune ? "'stirc tune --list' shows the record" :
-			"'stirc tune' measures, --schedule chooses another");
+			hetero ? "'stirc tune' measures, --tf32 there adds tensor "
+			"cores, --schedule chooses another" : "'stirc tune' "
+			"measures, --schedule chooses another");
 	free(text);
-	stir_csr_free(a);
+	stir_csr_free(g.a);
+	stir_hetero_free(g.h);
 	return rc;
 }
 
@@ -313,7 +304,8 @@ int cmd_tune(int argc, char **argv)
 	int64_t feat = -1;
 	long sms = 0, top = 0;
 	double budget_s = STIR_TUNE_BUDGET_S;
-	bool model_only = false, list = false, no_record = false;
+	bool model_only = false, list = false, no_record = false, tf32 = false;
+	bool hetero = false;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		bool has = i + 1 < argc;
@@ -326,7 +318,10 @@ int cmd_tune(int argc, char **argv)
 			list = true;
 		} else if (!strcmp(a, "--no-record")) {
 			no_record = true;
-		} else if (!strcmp(a, "--mtx") || !strcmp(a, "--size") ||
+		} else if (!strcmp(a, "--tf32")) {
+			tf32 = true;
+		} else if (!strcmp(a, "--mtx") || !strcmp(a, "--hetero") ||
+			   !strcmp(a, "--size") ||
 			   !strcmp(a, "--kernel") || !strcmp(a, "--sms") ||
 			   !strcmp(a, "--budget-s") || !strcmp(a, "--top") ||
 			   !strcmp(a, "-o")) {
@@ -334,13 +329,17 @@ int cmd_tune(int argc, char **argv)
 				return usage_error("tune ", "%s needs a value", a);
 			const char *v = argv[++i];
 			char *end;
-			if (!strcmp(a, "--mtx")) {
+			if (!strcmp(a, "--mtx") || !strcmp(a, "--hetero")) {
 				const char *eq = strchr(v, '=');
-				if (mtx || !eq || eq == v || !eq[1] ||
+				if (mtx)
+					return usage_error("tune ", "%s", "give one of --mtx "
+						"and --hetero, once");
+				if (!eq || eq == v || !eq[1] ||
 				    eq - v >= (ptrdiff_t)sizeof(mname))
-					return usage_error("tune ", mtx ? "--mtx is given "
-						"twice" : "--mtx takes NAME=FILE, not '%s'", v);
+					return usage_error("tune ", "%s takes NAME=FILE, not "
+						"'%s'", a, v);
 				mtx = eq + 1;
+				hetero = !strcmp(a, "--hetero");
 				memcpy(mname, v, (size_t)(eq - v));
 			} else if (!strcmp(a, "--size")) {
 				errno = 0;
@@ -385,7 +384,7 @@ int cmd_tune(int argc, char **argv)
 	if (list) {
 		if (file || mtx || feat >= 0)
 			return usage_error("tune ", "%s", "--list takes no program, "
-				"--mtx or --size");
+				"--mtx, --hetero or --size");
 		stir_ctx *lctx = stir_ctx_alloc();
 		int lrc = lctx && stir_tune_record_print(lctx, NULL, stdout) == 0 ?
 			0 : EXIT_WRONG;
@@ -397,8 +396,8 @@ int cmd_tune(int argc, char **argv)
 	if (!file)
 		return usage_error("tune ", "%s", "no program given");
 	if (!mtx || feat < 0)
-		return usage_error("tune ", "%s", "--mtx NAME=FILE and --size "
-			"feat=F are required");
+		return usage_error("tune ", "%s", "--mtx NAME=FILE (or --hetero "
+			"NAME=FILE) and --size feat=F are required");
 	stir_ctx *ctx = stir_ctx_alloc();
 	if (!ctx)
 		return EXIT_WRONG;
@@ -410,18 +409,32 @@ int cmd_tune(int argc, char **argv)
 		options o = { .kernel = kname };
 		rc = select_kernel(m, &o, true, &k);
 	}
-	if (rc == 0 && stir_kernel_get_tune_recipe(k) == STIR_TUNE_NONE) {
+	stir_tune_recipe recipe = rc == 0 ? stir_kernel_get_tune_recipe(k) :
+		STIR_TUNE_NONE;
+	if (rc == 0 && recipe == STIR_TUNE_NONE) {
 		fprintf(stderr, "stirc tune: %s: no recipe covers kernel '%s' "
-			"(the tuner knows csrmm of examples/csrmm.stir, sddmm of "
-			"examples/sddmm.stir, sddmm_rows of examples/sddmm_rows.stir, "
-			"sddmm_vb of examples/sddmm_vb4.stir, sddmm_vb_csr of "
-			"examples/sddmm_vb4_csr.stir and sddmm_tiles_csr of "
-			"examples/sddmm_tiles_csr.stir)\n", file, stir_kernel_get_name(k));
+			"(%s)\n", file, stir_kernel_get_name(k), TUNE_KNOWS);
 		rc = EXIT_WRONG;
+	} else if (rc == 0 && stir_tune_recipe_is_hetero(recipe) != hetero) {
+		fprintf(stderr, "stirc tune: %s: kernel '%s' takes %s, not %s\n",
+			file, stir_kernel_get_name(k), hetero ? "a matrix (--mtx)" :
+			"a relational graph (--hetero)", hetero ? "--hetero" :
+			"--mtx");
+		rc = EXIT_USAGE;
+	} else if (rc == 0 && tf32 && recipe != STIR_TUNE_RGMS) {
+		fprintf(stderr, "stirc tune: %s: --tf32: the recipe of kernel '%s' "
+			"has no tf32 candidates (rgms_agg's has)\n", file,
+			stir_kernel_get_name(k));
+		rc = EXIT_USAGE;
 	}
 	struct timespec t0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (rc == 0 && !(a = stir_mtx_read_from_file(ctx, mtx)))
+	stir_hetero *h = NULL;
+	if (rc == 0 && hetero)
+		h = stir_hetero_read_from_file(ctx, mtx);
+	else if (rc == 0)
+		a = stir_mtx_read_from_file(ctx, mtx);
+	if (rc == 0 && !a && !h)
 		rc = EXIT_WRONG;
 	double read_s = elapsed_ms(&t0) * 1e-3;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -429,11 +442,12 @@ int cmd_tune(int argc, char **argv)
 	if (rc == 0 && !text)
 		rc = EXIT_WRONG;
 	stir_tune_options opt = { .feat = feat, .model_only = model_only,
-		.no_record = no_record, .budget_s = budget_s, .top = (int)top,
-		.sms = (int)sms, .program_text = text, .program_file = file,
-		.matrix_name = mname };
+		.no_record = no_record, .tf32 = tf32, .budget_s = budget_s,
+		.top = (int)top, .sms = (int)sms, .program_text = text,
+		.program_file = file, .matrix_name = mname };
 	stir_tune_result r = { 0 };
-	if (rc == 0 && stir_tune(ctx, k, a, &opt, &r) < 0)
+	if (rc == 0 && (h ? stir_tune_hetero(ctx, k, h, &opt, &r) :
+	    stir_tune(ctx, k, a, &opt, &r)) < 0)
 		rc = EXIT_WRONG;
 	free(text);
 	if (rc == 0)
@@ -446,27 +460,37 @@ int cmd_tune(int argc, char **argv)
 				strerror(errno));
 			rc = EXIT_WRONG;
 		} else {
-			char how[64];
+			char how[64], cost[48];
 			if (r.time_ms >= 0)
 				snprintf(how, sizeof(how), "the fastest measured, %.4f "
 					"ms", r.time_ms);
 			else
 				snprintf(how, sizeof(how), "not measured");
+			/* rules rank RGMS and BSR; their cost is the place */
+			bool model = stir_tune_recipe_has_model(recipe);
+			if (!model)
+				snprintf(cost, sizeof(cost), "place %.0f in the rules' "
+					"order", r.cost);
+			else
+				snprintf(cost, sizeof(cost), "cost %.4g", r.cost);
 			fprintf(stderr, "stirc tune: kernel %s at %lld features: "
-				"candidate %d, %s%s (cost %.4g; %s; %.2f s, the "
-				"matrix read in %.2f s)%s%s\n",
+				"candidate %d, %s%s (%s; %s; %.2f s, the %s read in "
+				"%.2f s)%s%s\n",
 				stir_kernel_get_name(k), (long long)feat, r.cand,
 				r.from == STIR_TUNE_FROM_RECORD ?
 				"from the tuning record: " : "",
-				r.time_ms >= 0 ? "measured" : "the cost model's pick",
-				r.cost, how, elapsed_ms(&t0) * 1e-3, read_s,
+				r.time_ms >= 0 ? "measured" : model ?
+				"the cost model's pick" : "the rules' pick", cost, how,
+				elapsed_ms(&t0) * 1e-3, h ? "graph" : "matrix", read_s,
 				out ? ", written to " : "", out ? out : "");
-			sddmm_other_program(k, a, feat, (int)sms);
+			if (a)
+				sddmm_other_program(k, a, feat, (int)sms);
 		}
 	}
 	stir_tune_result_clear(&r);
 	rc = finish(ctx, rc);
 	stir_csr_free(a);
+	stir_hetero_free(h);
 	stir_module_free(m);
 	stir_ctx_free(ctx);
 	return rc;

@@ -202,17 +202,26 @@ STIR_EXPORT int stir_spmm_hybrid_model_rank(__stir_keep const stir_csr *a,
 
 /* The structure of a matrix a tuning record keys on: its sizes and its
  * rows' lengths in log2 buckets, hist[0] the empty rows, hist[b] those
- * of 2^(b-1) to 2^b - 1 columns (the last bucket also longer ones). */
+ * of 2^(b-1) to 2^b - 1 columns (the last bucket also longer ones).  A
+ * relational graph's (stir_hetero_get_sig): its (relation, row) pairs as
+ * the rows, its nodes as the columns, its relations in rels (1 for a
+ * matrix). */
 #define STIR_MATRIX_SIG_BUCKETS 40
 typedef struct stir_matrix_sig {
 	int64_t rows, cols, nnz;
 	int64_t hist[STIR_MATRIX_SIG_BUCKETS];
+	int64_t rels;
 } stir_matrix_sig;
 /* Matrix a's signature into *s. */
 STIR_EXPORT void stir_csr_get_sig(__stir_keep const stir_csr *a,
 	stir_matrix_sig *s);
-/* Whether signatures a and b are alike within tol (>= 0): rows, columns
- * and non-zeros each within tol of the larger, and the histograms, as
+/* Relational graph h's signature into *s: rows its (relation, row) pairs
+ * (h->nrows), cols its nodes, nnz its entries, rels its relations, hist
+ * the pairs by their entries. */
+STIR_EXPORT void stir_hetero_get_sig(__stir_keep const stir_hetero *h,
+	stir_matrix_sig *s);
+/* Whether signatures a and b are alike within tol (>= 0): rows, columns,
+ * non-zeros and relations each within tol of the larger, and the histograms, as
  * shares of the rows, at most tol apart (the sum of the differences).
  * tol 0: equal. */
 STIR_EXPORT bool stir_matrix_sig_is_similar(const stir_matrix_sig *a,
@@ -515,6 +524,15 @@ STIR_EXPORT bool stir_bsr_tc_fits(const stir_bsr_tc_candidate *p,
  * when none applies. */
 STIR_EXPORT int stir_bsr_tc_pick(int64_t b, int64_t mb, const int32_t *indptr,
 	int64_t width);
+/* The candidates of blocks of "block" (16, 32 or 64) that apply at
+ * "feat" features to matrix "a" in BSR(block) (a block stored when it
+ * holds an entry), in the tuner's order into order[] (room for
+ * stir_bsr_tc_n_candidates()), each one's place into costs[] when not
+ * NULL (a rule, not a cost model): stir_bsr_tc_pick's first, then the
+ * others in index order.  The count (0: none applies), or -1 for
+ * another block size, an empty matrix or no memory. */
+STIR_EXPORT int stir_bsr_rank(int64_t block, __stir_keep const stir_csr *a,
+	int64_t feat, int *order, double *costs);
 /* Schedule stage I kernel k (bsrmm of examples/bsrmm.stir,
  * bench/bsrmm32.stir or bench/bsrmm64.stir, as p->block) with candidate p at "feat" features
  * (specialized) and bring it to stage III, ready for
@@ -674,15 +692,53 @@ typedef enum stir_tune_recipe {
 	                           the group candidates of 4 rows, S written
 	                           in the matrix's order through Dst */
 	STIR_TUNE_SDDMM_VB8_CSR, /* sddmm_vb_csr with groups of 8 rows */
-	STIR_TUNE_SDDMM_TILES   /* sddmm_tiles_csr of
+	STIR_TUNE_SDDMM_TILES,  /* sddmm_tiles_csr of
 	                           examples/sddmm_tiles_csr.stir: the SDDMM
 	                           over tiles on tensor cores */
+	STIR_TUNE_RGMS,         /* rgms_agg of examples/rgms_agg.stir: the
+	                           CUDA-core candidates (stir_rgms_candidate),
+	                           f32 throughout */
+	STIR_TUNE_RGMS_TF32,    /* rgms_agg with the tensor-core candidates
+	                           too (stir_rgms_tc_candidate, inputs rounded
+	                           to tf32): a key's recipe when
+	                           stir_tune_options.tf32 asks for them */
+	STIR_TUNE_RGMS_EDGE,    /* rgms_edge of examples/rgms_edge.stir */
+	STIR_TUNE_BSR16,        /* bsrmm of examples/bsrmm.stir (A in blocks
+	                           of 16): stir_bsr_tc_candidate */
+	STIR_TUNE_BSR32,        /* bsrmm of bench/bsrmm32.stir */
+	STIR_TUNE_BSR64         /* bsrmm of bench/bsrmm64.stir */
 } stir_tune_recipe;
 
 /* The recipe that covers kernel k (by its name; the recipe itself checks
- * the kernel's structure when applied), or STIR_TUNE_NONE. */
+ * the kernel's structure when applied), or STIR_TUNE_NONE; for rgms_agg
+ * STIR_TUNE_RGMS (STIR_TUNE_RGMS_TF32 is asked for, not found). */
 STIR_EXPORT stir_tune_recipe stir_kernel_get_tune_recipe(
 	__stir_keep const stir_kernel *k);
+/* Whether recipe r schedules a kernel over a relational graph (the RGMS
+ * recipes: stir_tune_hetero), not over a CSR matrix (stir_tune). */
+STIR_EXPORT bool stir_tune_recipe_is_hetero(stir_tune_recipe r);
+/* Whether a cost model ranks recipe r's candidates (the SpMM's and the
+ * SDDMM's: a cost each), not rules (RGMS, BSR: stir_rgms_rank,
+ * stir_bsr_rank, whose cost is a candidate's place in their order). */
+STIR_EXPORT bool stir_tune_recipe_has_model(stir_tune_recipe r);
+
+/* The candidates of RGMS recipe r (STIR_TUNE_RGMS: the CUDA-core ones,
+ * 0 .. stir_rgms_n_candidates() - 1; STIR_TUNE_RGMS_TF32: those, then
+ * the tensor-core ones from stir_rgms_n_candidates() on;
+ * STIR_TUNE_RGMS_EDGE: the edge-by-edge ones) that apply at fin = fout =
+ * "feat" on graph h, in the rules' order into order[] (room for
+ * stir_rgms_n_candidates() + stir_rgms_tc_n_candidates() or
+ * stir_rgms_edge_n_candidates()), each one's place in it into costs[]
+ * when not NULL (RGMS has rules, not a cost model).  The rules: 4 edges a
+ * thread first on CUDA cores (within 6% and 22% of the fastest in the
+ * benchmark's 16 cases, bench/RESULTS.md "RGMS through the library's
+ * three recipes"), then 8 (rgms_edge: then 1); with tf32, the tensor-core
+ * candidates before them (1.6-2.2x the CUDA cores at 64-128 features),
+ * stir_rgms_tc_pick's first, then by the pieces rule's cost.  The
+ * count (0: none applies), or -1 for a recipe that is not RGMS's. */
+STIR_EXPORT int stir_rgms_rank(stir_tune_recipe r,
+	__stir_keep const stir_hetero *h, int64_t feat, int *order,
+	double *costs);
 
 /* The SDDMM candidates that apply to recipe r (fused or by rows) at
  * "feat" features on matrix "a", best first, into order[] (room for
@@ -708,9 +764,18 @@ STIR_EXPORT int stir_tune_model_apply(__stir_keep stir_kernel *k,
 	__stir_keep const stir_csr *a, int64_t feat, int n_sms, int *cand,
 	double *cost);
 
+/* The model's pick for a kernel of an RGMS recipe (rgms_agg,
+ * rgms_edge) on relational graph h at fin = fout = "feat": the first of
+ * stir_rgms_rank's order (with "tf32", STIR_TUNE_RGMS_TF32's), as
+ * stir_tune_model_apply.  0, or -1 with diagnostics in k's context. */
+STIR_EXPORT int stir_tune_model_apply_hetero(__stir_keep stir_kernel *k,
+	__stir_keep const stir_hetero *h, int64_t feat, bool tf32, int *cand,
+	double *cost);
+
 /* Schedule stage I kernel k with candidate "cand" of the recipe that
  * covers it at "feat" features, the schedule log on (the hybrid SpMM's
- * locality order in its logged decomposition).  0, or -1 with
+ * locality order in its logged decomposition; for rgms_agg, the
+ * candidates of STIR_TUNE_RGMS_TF32).  0, or -1 with
  * diagnostics. */
 STIR_EXPORT int stir_tune_apply_candidate(__stir_keep stir_kernel *k,
 	int64_t feat, int cand);

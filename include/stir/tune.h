@@ -2,7 +2,9 @@
  *
  * stir_tune picks the schedule of a stage I kernel that a recipe covers
  * (stir_kernel_get_tune_recipe: the hybrid SpMM, the SDDMM fused or by rows) for
- * one matrix and one feature size: the tuning record's entry when it
+ * one matrix and one feature size, stir_tune_hetero that of an RGMS
+ * kernel (rgms_agg, rgms_edge) for one relational graph and fin = fout:
+ * the tuning record's entry when it
  * holds one for them, else the cost model's pick (model_only), else the
  * measured search on the GPU (the model's best candidates compiled at
  * once, timed as the benchmarks time them, the fastest kept).  What it
@@ -64,6 +66,10 @@ typedef struct stir_tune_options {
 	int64_t feat;           /* the feature size (>= 1) */
 	bool model_only;        /* the cost model's pick, no GPU */
 	bool no_record;         /* neither read nor write the tuning record */
+	bool tf32;              /* rgms_agg only: the tensor-core candidates
+	                           too, which round X and W to tf32 (10-bit
+	                           mantissa; keyed apart in the record,
+	                           STIR_TUNE_RGMS_TF32); default f32 */
 	double budget_s;        /* seconds of timing (<= 0: STIR_TUNE_BUDGET_S) */
 	int top;                /* candidates to time at most (< 1:
 	                           stir_tune_get_top) */
@@ -83,8 +89,8 @@ typedef struct stir_tune_options {
 	 * (printed alike; not, say, a compressed file's bytes); NULL: one
 	 * after another on copies. */
 	const char *program_file;
-	/* The kernel's tensor the matrix binds to; NULL: "A" for the SpMM,
-	 * "S" for the SDDMM. */
+	/* The kernel's tensor the matrix binds to; NULL: "A" for the SpMM
+	 * and RGMS, "S" for the SDDMM. */
 	const char *matrix_name;
 	/* The GPU of the measured search (borrowed); NULL: device 0, opened
 	 * and closed by stir_tune.  Not used with model_only. */
@@ -186,6 +192,16 @@ STIR_EXPORT int stir_tune_get_top(stir_tune_recipe r);
 STIR_EXPORT int stir_tune(__stir_keep stir_ctx *ctx,
 	__stir_keep const stir_kernel *program, __stir_keep const stir_csr *a,
 	const stir_tune_options *opt, stir_tune_result *out);
+/* stir_tune for stage I kernel "program" of an RGMS recipe (rgms_agg of
+ * examples/rgms_agg.stir, rgms_edge of examples/rgms_edge.stir) on
+ * relational graph h at fin = fout = opt->feat: its candidates in
+ * stir_rgms_rank's order (with opt->tf32, rgms_agg's tensor-core ones
+ * too), the model's pick the first of them; the record keyed by h's
+ * signature (stir_hetero_get_sig).  A kernel of a matrix's recipe, or
+ * of rgms_agg's given to stir_tune, is refused. */
+STIR_EXPORT int stir_tune_hetero(__stir_keep stir_ctx *ctx,
+	__stir_keep const stir_kernel *program, __stir_keep const stir_hetero *h,
+	const stir_tune_options *opt, stir_tune_result *out);
 /* Free r's arrays and zero it. */
 STIR_EXPORT void stir_tune_result_clear(stir_tune_result *r);
 /* Fill *key, the tuning record's key of kernel k with matrix a at
@@ -196,6 +212,12 @@ STIR_EXPORT void stir_tune_result_clear(stir_tune_result *r);
 STIR_EXPORT int stir_kernel_get_tune_key(__stir_keep const stir_kernel *k,
 	__stir_keep const stir_csr *a, const stir_tune_options *opt,
 	__stir_keep const stir_device *dev, stir_tune_entry *key);
+/* The same for an RGMS kernel on relational graph h (stir_tune_hetero's
+ * key; rgms_agg's recipe STIR_TUNE_RGMS_TF32 with opt->tf32). */
+STIR_EXPORT int stir_kernel_get_tune_key_hetero(
+	__stir_keep const stir_kernel *k, __stir_keep const stir_hetero *h,
+	const stir_tune_options *opt, __stir_keep const stir_device *dev,
+	stir_tune_entry *key);
 
 #ifdef __cplusplus
 }

@@ -72,7 +72,7 @@ class SddmmCandidate(ctypes.Structure):
 class MatrixSig(ctypes.Structure):
     """stir_matrix_sig: a matrix's shape and row-length histogram."""
     _fields_ = [("rows", c_int64), ("cols", c_int64), ("nnz", c_int64),
-                ("hist", c_int64 * 40)]
+                ("hist", c_int64 * 40), ("rels", c_int64)]
 
 
 class TuneEntry(ctypes.Structure):
@@ -87,7 +87,8 @@ class TuneEntry(ctypes.Structure):
 class TuneOptions(ctypes.Structure):
     """stir_tune_options (include/stir/tune.h)."""
     _fields_ = [("feat", c_int64), ("model_only", ctypes.c_bool),
-                ("no_record", ctypes.c_bool), ("budget_s", ctypes.c_double),
+                ("no_record", ctypes.c_bool), ("tf32", ctypes.c_bool),
+                ("budget_s", ctypes.c_double),
                 ("top", c_int), ("sms", c_int), ("cache_dir", c_char_p),
                 ("program_text", c_char_p), ("program_file", c_char_p),
                 ("matrix_name", c_char_p), ("device", c_void_p)]

@@ -20,6 +20,7 @@
  * The names below are those the primitives give (docs/schedules.md); the
  * schedule log prints a candidate as the schedule file it is. */
 #include <stdbool.h>
+#include <stdlib.h>
 #include <stir/stir.h>
 #include <stir/recipes.h>
 #include "schedule/recipes/steps.h"
@@ -216,4 +217,65 @@ int stir_recipe_bsr_tc_candidate(stir_kernel *k,
 		return -1;
 	int rc = p->block == 16 ? schedule16(k, p) : schedule_strips(k, p);
 	return rc < 0 ? -1 : stir_kernel_prepare_for_gpu(k);
+}
+
+/* ---- the tuner's order (stir_bsr_rank) ---- */
+
+/* a, block, mb: the block rows' pointers of a's BSR(block) structure (a
+ * block stored when it holds an entry), mb + 1 of them (heap); NULL when
+ * out of memory or past 32-bit counts. */
+static int32_t *block_row_ptr(const stir_csr *a, int64_t block, int64_t mb)
+{
+	int64_t nb = (a->ncols + block - 1) / block;
+	int32_t *ptr = malloc((size_t)(mb + 1) * sizeof(*ptr));
+	int64_t *seen = malloc((size_t)(nb ? nb : 1) * sizeof(*seen));
+	int64_t n = 0;
+	for (int64_t j = 0; seen && j < nb; j++)
+		seen[j] = -1;
+	for (int64_t ib = 0; ptr && seen && ib < mb && n <= INT32_MAX; ib++) {
+		ptr[ib] = (int32_t)n;
+		int64_t end = (ib + 1) * block < a->nrows ? (ib + 1) * block :
+			a->nrows;
+		for (int64_t i = ib * block; i < end; i++)
+			for (int64_t p = a->indptr[i]; p < a->indptr[i + 1]; p++) {
+				int64_t bc = a->indices[p] / block;
+				if (bc >= 0 && bc < nb && seen[bc] != ib) {
+					seen[bc] = ib;
+					n++;
+				}
+			}
+	}
+	free(seen);
+	if (!ptr || n > INT32_MAX) {
+		free(ptr);
+		return NULL;
+	}
+	ptr[mb] = (int32_t)n;
+	return ptr;
+}
+
+/* block, a, feat, order, costs: see recipes.h. */
+int stir_bsr_rank(int64_t block, const stir_csr *a, int64_t feat,
+	int *order, double *costs)
+{
+	if (!a || a->nrows < 1 || (block != 16 && block != 32 && block != 64))
+		return -1;
+	int64_t mb = (a->nrows + block - 1) / block;
+	int32_t *ptr = block_row_ptr(a, block, mb);
+	if (!ptr)
+		return -1;
+	int pick = stir_bsr_tc_pick(block, mb, ptr, feat);
+	free(ptr);
+	int n = 0;
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < N_CANDIDATES; i++) {
+			if ((pass == 0) != (i == pick) ||
+			    candidates[i].block != block ||
+			    !stir_bsr_tc_fits(&candidates[i], feat))
+				continue;
+			if (costs)
+				costs[n] = n;
+			order[n++] = i;
+		}
+	return n;
 }

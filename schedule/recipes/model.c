@@ -258,19 +258,31 @@ int stir_spmm_hybrid_model_rank(const stir_csr *a, int64_t feat, int n_sms,
 		a, feat, n_sms, order, costs);
 }
 
+/* s, d: a row (or pair) of d entries counted in s's histogram. */
+static void sig_count(stir_matrix_sig *s, int64_t d)
+{
+	int b = 0;
+	while (d > 0 && b < STIR_MATRIX_SIG_BUCKETS - 1) {
+		d >>= 1;
+		b++;
+	}
+	s->hist[b]++;
+}
+
 /* a, s: see recipes.h. */
 void stir_csr_get_sig(const stir_csr *a, stir_matrix_sig *s)
 {
-	*s = (stir_matrix_sig){ a->nrows, a->ncols, a->nnz, { 0 } };
-	for (int64_t i = 0; i < a->nrows; i++) {
-		int64_t d = a->indptr[i + 1] - a->indptr[i];
-		int b = 0;
-		while (d > 0 && b < STIR_MATRIX_SIG_BUCKETS - 1) {
-			d >>= 1;
-			b++;
-		}
-		s->hist[b]++;
-	}
+	*s = (stir_matrix_sig){ a->nrows, a->ncols, a->nnz, { 0 }, 1 };
+	for (int64_t i = 0; i < a->nrows; i++)
+		sig_count(s, a->indptr[i + 1] - a->indptr[i]);
+}
+
+/* h, s: see recipes.h. */
+void stir_hetero_get_sig(const stir_hetero *h, stir_matrix_sig *s)
+{
+	*s = (stir_matrix_sig){ h->nrows, h->nnodes, h->nnz, { 0 }, h->nrels };
+	for (int64_t i = 0; i < h->nrows; i++)
+		sig_count(s, h->row_ptr[i + 1] - h->row_ptr[i]);
 }
 
 /* x, y, tol: whether x and y lie within tol of each other, relative to
@@ -287,7 +299,7 @@ bool stir_matrix_sig_is_similar(const stir_matrix_sig *a,
 	const stir_matrix_sig *b, double tol)
 {
 	if (!near(a->rows, b->rows, tol) || !near(a->cols, b->cols, tol) ||
-	    !near(a->nnz, b->nnz, tol))
+	    !near(a->nnz, b->nnz, tol) || !near(a->rels, b->rels, tol))
 		return false;
 	double dist = 0;
 	for (int i = 0; i < STIR_MATRIX_SIG_BUCKETS; i++) {
@@ -326,12 +338,34 @@ static bool is_tiles(const stir_kernel *k)
 		r->len->kind == STIR_EXPR_INT && r->len->u.i == 8;
 }
 
+/* k: the block size of kernel k's A over BSR blocks [I, J, BI, BJ]
+ * (BI of a literal length), or 0. */
+static int64_t bsr_block(const stir_kernel *k)
+{
+	const stir_buffer *a = stir_kernel_find_buffer((stir_kernel *)k, "A");
+	if (!a || a->n_axes != 4 || a->axes[2]->kind != STIR_DENSE_FIXED ||
+	    a->axes[2]->len->kind != STIR_EXPR_INT)
+		return 0;
+	return a->axes[2]->len->u.i;
+}
+
+/* r: the block size of BSR recipe r, 0 for the others. */
+static int64_t recipe_block(stir_tune_recipe r)
+{
+	return r == STIR_TUNE_BSR16 ? 16 : r == STIR_TUNE_BSR32 ? 32 :
+		r == STIR_TUNE_BSR64 ? 64 : 0;
+}
+
 /* k: see recipes.h. */
 stir_tune_recipe stir_kernel_get_tune_recipe(const stir_kernel *k)
 {
 	const char *n = k ? stir_kernel_get_name(k) : NULL;
 	if (!n)
 		return STIR_TUNE_NONE;
+	if (!strcmp(n, "bsrmm"))
+		return bsr_block(k) == 16 ? STIR_TUNE_BSR16 : bsr_block(k) == 32 ?
+			STIR_TUNE_BSR32 : bsr_block(k) == 64 ? STIR_TUNE_BSR64 :
+			STIR_TUNE_NONE;
 	if (!strcmp(n, "sddmm_vb"))
 		return vb_rows(k, "S") == 4 ? STIR_TUNE_SDDMM_VB4 :
 			vb_rows(k, "S") == 8 ? STIR_TUNE_SDDMM_VB8 : STIR_TUNE_NONE;
@@ -343,7 +377,22 @@ stir_tune_recipe stir_kernel_get_tune_recipe(const stir_kernel *k)
 			STIR_TUNE_NONE;
 	return !strcmp(n, "csrmm") ? STIR_TUNE_SPMM :
 		!strcmp(n, "sddmm") ? STIR_TUNE_SDDMM :
-		!strcmp(n, "sddmm_rows") ? STIR_TUNE_SDDMM_ROWS : STIR_TUNE_NONE;
+		!strcmp(n, "sddmm_rows") ? STIR_TUNE_SDDMM_ROWS :
+		!strcmp(n, "rgms_agg") ? STIR_TUNE_RGMS :
+		!strcmp(n, "rgms_edge") ? STIR_TUNE_RGMS_EDGE : STIR_TUNE_NONE;
+}
+
+/* r: see recipes.h. */
+bool stir_tune_recipe_has_model(stir_tune_recipe r)
+{
+	return r >= STIR_TUNE_SPMM && r <= STIR_TUNE_SDDMM_TILES;
+}
+
+/* r: see recipes.h. */
+bool stir_tune_recipe_is_hetero(stir_tune_recipe r)
+{
+	return r == STIR_TUNE_RGMS || r == STIR_TUNE_RGMS_TF32 ||
+		r == STIR_TUNE_RGMS_EDGE;
 }
 
 /* r: the rows a group of group recipe r, 0 for the others. */
@@ -385,12 +434,12 @@ int stir_tune_model_apply(stir_kernel *k, const stir_csr *a, int64_t feat,
 	if (!k || !a)
 		return -1;
 	stir_ctx *ctx = stir_kernel_ctx(k);
-	if (r == STIR_TUNE_NONE) {
-		stir_error(ctx, k->loc, "no recipe covers kernel '%s' (the tuner "
-			"knows csrmm, sddmm, sddmm_rows, sddmm_vb, sddmm_vb_csr and "
-			"sddmm_tiles_csr of "
-			"examples/)",
-			k->name);
+	if (r == STIR_TUNE_NONE || stir_tune_recipe_is_hetero(r)) {
+		stir_error(ctx, k->loc, r == STIR_TUNE_NONE ? "no recipe covers "
+			"kernel '%s' (the tuner knows csrmm, sddmm, sddmm_rows, "
+			"sddmm_vb, sddmm_vb_csr, sddmm_tiles_csr, bsrmm, rgms_agg "
+			"and rgms_edge of examples/)" : "kernel '%s' takes a relational "
+			"graph: stir_tune_model_apply_hetero", k->name);
 		return -1;
 	}
 	if (feat < 1) {
@@ -400,13 +449,15 @@ int stir_tune_model_apply(stir_kernel *k, const stir_csr *a, int64_t feat,
 	}
 	int nc = r == STIR_TUNE_SPMM ? stir_spmm_hybrid_n_candidates() :
 		r == STIR_TUNE_SDDMM_TILES ? stir_sddmm_tiles_n_candidates() :
+		recipe_block(r) ? stir_bsr_tc_n_candidates() :
 		recipe_rows(r) ? stir_sddmm_vblock_n_candidates() :
 		stir_sddmm_n_candidates();
 	int *order = malloc((size_t)nc * sizeof(*order));
 	double *costs = malloc((size_t)nc * sizeof(*costs));
 	int n = !order || !costs ? -1 : r == STIR_TUNE_SPMM ?
 		stir_spmm_hybrid_model_rank(a, feat, n_sms, order, costs) :
-		stir_sddmm_rank(r, a, feat, n_sms, order, costs);
+		recipe_block(r) ? stir_bsr_rank(recipe_block(r), a, feat, order,
+		costs) : stir_sddmm_rank(r, a, feat, n_sms, order, costs);
 	int best = n > 0 ? order[0] : -1;
 	double best_cost = n > 0 ? costs[0] : 0;
 	free(order);
@@ -428,10 +479,82 @@ int stir_tune_model_apply(stir_kernel *k, const stir_csr *a, int64_t feat,
 	return rc;
 }
 
+/* k, h, feat, tf32, cand, cost: see recipes.h. */
+int stir_tune_model_apply_hetero(stir_kernel *k, const stir_hetero *h,
+	int64_t feat, bool tf32, int *cand, double *cost)
+{
+	stir_tune_recipe r = stir_kernel_get_tune_recipe(k);
+	if (!k || !h)
+		return -1;
+	if (!stir_tune_recipe_is_hetero(r)) {
+		stir_error(stir_kernel_ctx(k), k->loc, "kernel '%s' is not an RGMS "
+			"kernel a recipe covers (rgms_agg of examples/rgms_agg.stir, "
+			"rgms_edge of examples/rgms_edge.stir)", k->name);
+		return -1;
+	}
+	if (r == STIR_TUNE_RGMS && tf32)
+		r = STIR_TUNE_RGMS_TF32;
+	int order[64];
+	double costs[64];
+	int n = stir_rgms_rank(r, h, feat, order, costs);
+	if (n < 1) {
+		stir_error(stir_kernel_ctx(k), k->loc, "no candidate of the recipe "
+			"for kernel '%s' applies at %lld features (fin = fout, a "
+			"multiple of 4 from 16 to 128)", k->name, (long long)feat);
+		return -1;
+	}
+	int rc = stir_tune_apply_candidate(k, feat, order[0]);
+	if (rc == 0 && cand)
+		*cand = order[0];
+	if (rc == 0 && cost)
+		*cost = costs[0];
+	return rc;
+}
+
+/* k, feat, cand: an RGMS recipe's candidate "cand" applied to k (recipe
+ * r): rgms_agg's CUDA-core candidates, then its tensor-core ones; or
+ * rgms_edge's. */
+static int apply_rgms(stir_kernel *k, stir_tune_recipe r, int64_t feat,
+	int cand)
+{
+	int n_cuda = stir_rgms_n_candidates();
+	const stir_rgms_candidate *c = stir_rgms_get_candidate(cand);
+	const stir_rgms_tc_candidate *t = stir_rgms_tc_get_candidate(cand -
+		n_cuda);
+	const stir_rgms_edge_candidate *e = stir_rgms_edge_get_candidate(cand);
+	bool fits = r == STIR_TUNE_RGMS_EDGE ? stir_rgms_edge_fits(e, feat) :
+		c ? stir_rgms_fits(c, feat) : stir_rgms_tc_fits(t, feat);
+	if (!fits) {
+		stir_error(stir_kernel_ctx(k), k->loc, "candidate %d does not "
+			"apply to kernel '%s' at %lld features", cand, k->name,
+			(long long)feat);
+		return -1;
+	}
+	stir_kernel_set_schedule_log(k, true);
+	return r == STIR_TUNE_RGMS_EDGE ? stir_recipe_rgms_edge_candidate(k, e,
+		feat) : c ? stir_recipe_rgms_candidate(k, c, feat) :
+		stir_recipe_rgms_tc_candidate(k, t, feat);
+}
+
 /* k, feat, cand: see recipes.h. */
 int stir_tune_apply_candidate(stir_kernel *k, int64_t feat, int cand)
 {
 	stir_tune_recipe r = stir_kernel_get_tune_recipe(k);
+	if (stir_tune_recipe_is_hetero(r))
+		return apply_rgms(k, r, feat, cand);
+	if (recipe_block(r)) {
+		const stir_bsr_tc_candidate *b = stir_bsr_tc_get_candidate(cand);
+		if (!b || b->block != recipe_block(r) ||
+		    !stir_bsr_tc_fits(b, feat)) {
+			stir_error(stir_kernel_ctx(k), k->loc, "candidate %d does not "
+				"apply to kernel '%s' (blocks of %lld) at %lld features",
+				cand, k->name, (long long)recipe_block(r),
+				(long long)feat);
+			return -1;
+		}
+		stir_kernel_set_schedule_log(k, true);
+		return stir_recipe_bsr_tc_candidate(k, b, feat);
+	}
 	const stir_spmm_hybrid_candidate *p = stir_spmm_hybrid_get_candidate(cand);
 	const stir_sddmm_candidate *q = stir_sddmm_get_candidate(cand);
 	const stir_sddmm_vblock_candidate *v =

@@ -34,7 +34,26 @@ static const char *recipe_name(stir_tune_recipe r)
 		r == STIR_TUNE_SDDMM_VB8 ? "sddmm_vb8" :
 		r == STIR_TUNE_SDDMM_VB4_CSR ? "sddmm_vb4_csr" :
 		r == STIR_TUNE_SDDMM_VB8_CSR ? "sddmm_vb8_csr" :
-		r == STIR_TUNE_SDDMM_TILES ? "sddmm_tiles" : "none";
+		r == STIR_TUNE_SDDMM_TILES ? "sddmm_tiles" :
+		r == STIR_TUNE_RGMS ? "rgms" :
+		r == STIR_TUNE_RGMS_TF32 ? "rgms_tf32" :
+		r == STIR_TUNE_RGMS_EDGE ? "rgms_edge" :
+		r == STIR_TUNE_BSR16 ? "bsr16" : r == STIR_TUNE_BSR32 ? "bsr32" :
+		r == STIR_TUNE_BSR64 ? "bsr64" : "none";
+}
+
+/* r: the count of recipe r's candidates. */
+static int recipe_n_candidates(stir_tune_recipe r)
+{
+	return r == STIR_TUNE_SPMM ? stir_spmm_hybrid_n_candidates() :
+		r == STIR_TUNE_SDDMM_TILES ? stir_sddmm_tiles_n_candidates() :
+		r == STIR_TUNE_RGMS ? stir_rgms_n_candidates() :
+		r == STIR_TUNE_RGMS_TF32 ? stir_rgms_n_candidates() +
+		stir_rgms_tc_n_candidates() :
+		r == STIR_TUNE_RGMS_EDGE ? stir_rgms_edge_n_candidates() :
+		r >= STIR_TUNE_BSR16 ? stir_bsr_tc_n_candidates() :
+		r >= STIR_TUNE_SDDMM_VB4 ? stir_sddmm_vblock_n_candidates() :
+		stir_sddmm_n_candidates();
 }
 
 /* text, len, hex: the SHA-256 of text[0..len) in hex. */
@@ -69,6 +88,10 @@ static char *entry_text(const stir_tune_entry *e, bool key, size_t *n)
 	for (int i = 0; i < STIR_MATRIX_SIG_BUCKETS; i++)
 		fprintf(f, " %" PRId64, e->sig.hist[i]);
 	fputc('\n', f);
+	/* a relational graph's relations (a matrix's entries, written
+	 * before graphs were tuned, have none) */
+	if (e->sig.rels != 1)
+		fprintf(f, "rels %" PRId64 "\n", e->sig.rels);
 	if (!key)
 		fprintf(f, "candidate %d\nhow %s\ncost %.17g\ntime_ms %.17g\n",
 			e->cand, e->how, e->cost, e->time_ms);
@@ -139,6 +162,10 @@ static int read_entry(stir_ctx *ctx, const char *path, stir_tune_entry *e)
 		ok = sscanf(p, " %" SCNd64 "%n", &e->sig.hist[i], &m) == 1;
 		p += m;
 	}
+	int m = 0;
+	e->sig.rels = 1;
+	if (ok && sscanf(p, "\nrels %" SCNd64 "%n", &e->sig.rels, &m) == 1)
+		p += m;
 	ok = ok && sscanf(p, "\ncandidate %d\nhow %15s\ncost %lg\ntime_ms %lg",
 		&e->cand, name, &e->cost, &e->time_ms) == 4;
 	e->recipe = !strcmp(rec, "spmm_hybrid") ? STIR_TUNE_SPMM :
@@ -149,12 +176,15 @@ static int read_entry(stir_ctx *ctx, const char *path, stir_tune_entry *e)
 		!strcmp(rec, "sddmm_vb4_csr") ? STIR_TUNE_SDDMM_VB4_CSR :
 		!strcmp(rec, "sddmm_vb8_csr") ? STIR_TUNE_SDDMM_VB8_CSR :
 		!strcmp(rec, "sddmm_tiles") ? STIR_TUNE_SDDMM_TILES :
+		!strcmp(rec, "rgms") ? STIR_TUNE_RGMS :
+		!strcmp(rec, "rgms_tf32") ? STIR_TUNE_RGMS_TF32 :
+		!strcmp(rec, "rgms_edge") ? STIR_TUNE_RGMS_EDGE :
+		!strcmp(rec, "bsr16") ? STIR_TUNE_BSR16 :
+		!strcmp(rec, "bsr32") ? STIR_TUNE_BSR32 :
+		!strcmp(rec, "bsr64") ? STIR_TUNE_BSR64 :
 		STIR_TUNE_NONE;
-	int nc = e->recipe == STIR_TUNE_SPMM ? stir_spmm_hybrid_n_candidates() :
-		e->recipe == STIR_TUNE_SDDMM_TILES ? stir_sddmm_tiles_n_candidates() :
-		e->recipe >= STIR_TUNE_SDDMM_VB4 ?
-		stir_sddmm_vblock_n_candidates() : stir_sddmm_n_candidates();
-	ok = ok && e->recipe != STIR_TUNE_NONE && e->cand >= 0 && e->cand < nc;
+	ok = ok && e->recipe != STIR_TUNE_NONE && e->sig.rels >= 1 &&
+		e->cand >= 0 && e->cand < recipe_n_candidates(e->recipe);
 	snprintf(e->how, sizeof(e->how), "%s", name);
 	free(buf);
 	if (!ok) {
@@ -405,10 +435,12 @@ int stir_tune_record_print(stir_ctx *ctx, const char *dir, FILE *out)
 		if (asprintf(&p, "%s/%s", rdir, names[i]) >= 0 &&
 		    read_entry(ctx, p, &e) == 1) {
 			fprintf(out, "%.12s  program %.12s  %s  feat %" PRId64
-				"  rows %" PRId64 " nnz %" PRId64 "  device %s  "
-				"candidate %d (%s", names[i], e.program,
-				recipe_name(e.recipe), e.feat, e.sig.rows, e.sig.nnz,
-				e.device, e.cand, e.how);
+				"  rows %" PRId64 " nnz %" PRId64, names[i], e.program,
+				recipe_name(e.recipe), e.feat, e.sig.rows, e.sig.nnz);
+			if (e.sig.rels != 1)
+				fprintf(out, " rels %" PRId64, e.sig.rels);
+			fprintf(out, "  device %s  candidate %d (%s", e.device,
+				e.cand, e.how);
 			if (e.time_ms >= 0)
 				fprintf(out, ", %.4f ms", e.time_ms);
 			fprintf(out, ")\n");

@@ -64,22 +64,36 @@ bool stir_rgms_tc_fits(const stir_rgms_tc_candidate *p, int64_t feat)
  * (stir_rgms_tc_pick). */
 #define BLOCKS_A_TILE 4096
 
-/* nrels, rel_ptr: see recipes.h. */
-int stir_rgms_tc_pick(int64_t nrels, const int64_t *rel_ptr)
+/* nrels, most, pieces: the pieces rule's cost of "pieces" pieces a
+ * relation, the largest of nrels relations "most" tiles long
+ * (stir_rgms_tc_pick). */
+static double pieces_cost(int64_t nrels, int64_t most, int64_t pieces)
 {
-	if (nrels < 1 || !rel_ptr)
-		return -1;
+	return (double)((most + pieces - 1) / pieces) +
+		(double)(nrels * pieces) / BLOCKS_A_TILE;
+}
+
+/* nrels, rel_ptr: the tiles of 16 pairs of the largest relation. */
+static int64_t most_tiles(int64_t nrels, const int64_t *rel_ptr)
+{
 	int64_t most = 0;
 	for (int64_t r = 0; r < nrels; r++) {
 		int64_t tiles = (rel_ptr[r + 1] - rel_ptr[r] + 15) / 16;
 		most = tiles > most ? tiles : most;
 	}
+	return most;
+}
+
+/* nrels, rel_ptr: see recipes.h. */
+int stir_rgms_tc_pick(int64_t nrels, const int64_t *rel_ptr)
+{
+	if (nrels < 1 || !rel_ptr)
+		return -1;
+	int64_t most = most_tiles(nrels, rel_ptr);
 	int best = -1;
 	double best_cost = 0;
 	for (int i = 0; i < N_CANDIDATES; i++) {
-		int64_t p = candidates[i].pieces;
-		double cost = (double)((most + p - 1) / p) +
-			(double)(nrels * p) / BLOCKS_A_TILE;
+		double cost = pieces_cost(nrels, most, candidates[i].pieces);
 		if (best < 0 || cost < best_cost) {
 			best = i;
 			best_cost = cost;
@@ -415,4 +429,58 @@ int stir_recipe_rgms_edge_candidate(stir_kernel *k,
 	    stir_kernel_set_overlap_launches(k, true) < 0)
 		return -1;
 	return stir_kernel_prepare_for_gpu(k);
+}
+
+/* ---- the tuner's order (stir_rgms_rank) ---- */
+
+/* order, costs, n, cand: candidate "cand" appended to order[0 .. *n - 1]
+ * with its place as its cost. */
+static void rank_push(int *order, double *costs, int *n, int cand)
+{
+	if (costs)
+		costs[*n] = *n;
+	order[(*n)++] = cand;
+}
+
+/* r, h, feat, order, costs: see recipes.h. */
+int stir_rgms_rank(stir_tune_recipe r, const stir_hetero *h, int64_t feat,
+	int *order, double *costs)
+{
+	int n = 0;
+	if (r == STIR_TUNE_RGMS_EDGE) {
+		static const int edge_order[] = { 1, 2, 0 };
+		for (int i = 0; i < N_EDGE_CANDIDATES; i++)
+			if (stir_rgms_edge_fits(&edge_candidates[edge_order[i]],
+			    feat))
+				rank_push(order, costs, &n, edge_order[i]);
+		return n;
+	}
+	if (r != STIR_TUNE_RGMS && r != STIR_TUNE_RGMS_TF32)
+		return -1;
+	if (r == STIR_TUNE_RGMS_TF32 && h && h->nrels >= 1 &&
+	    stir_rgms_tc_fits(&candidates[0], feat)) {
+		/* by the pieces rule's cost, ties by index (a stable
+		 * insertion) */
+		int64_t most = most_tiles(h->nrels, h->rel_ptr);
+		int tc[N_CANDIDATES];
+		double c[N_CANDIDATES];
+		for (int i = 0; i < N_CANDIDATES; i++) {
+			double ci = pieces_cost(h->nrels, most,
+				candidates[i].pieces);
+			int at = i;
+			while (at > 0 && c[at - 1] > ci) {
+				c[at] = c[at - 1];
+				tc[at] = tc[at - 1];
+				at--;
+			}
+			c[at] = ci;
+			tc[at] = i;
+		}
+		for (int i = 0; i < N_CANDIDATES; i++)
+			rank_push(order, costs, &n, N_CUDA_CANDIDATES + tc[i]);
+	}
+	for (int i = 0; i < N_CUDA_CANDIDATES; i++)
+		if (stir_rgms_fits(&cuda_candidates[i], feat))
+			rank_push(order, costs, &n, i);
+	return n;
 }
