@@ -531,6 +531,22 @@ static stir_array *int_array(stir_ctx *ctx, stir_dtype t, int64_t n,
 	return a;
 }
 
+/* ctx, aj, tensor, big, ip, ix: the names of J's (aj's) indptr and
+ * indices into *ip and *ix, once counts past 32 bits ("big") are
+ * refused for an aj of i32 indices.  0 or -1 with an error. */
+static int index_names(stir_ctx *ctx, const stir_axis *aj, const char *tensor,
+	bool big, const char **ip, const char **ix)
+{
+	if (big && aj->idtype == STIR_I32) {
+		stir_error(ctx, aj->loc, "the matrix bound to '%s' needs 64-bit "
+			"indices: declare '%s' with idtype = i64", tensor, aj->name);
+		return -1;
+	}
+	*ip = stir_axis_indptr_name(ctx, aj);
+	*ix = stir_axis_indices_name(ctx, aj);
+	return *ip && *ix ? 0 : -1;
+}
+
 /* k, b, buf, vals, csr: bind tensor buf over [I, J, G] (group_rows) to
  * the row groups of csr (stir_csr_to_row_groups): I's length the groups,
  * J's the columns and its non-zeros the groups' columns, J.indptr and
@@ -556,16 +572,9 @@ static int bind_row_groups(const stir_kernel *k, stir_bindings *b,
 	if (rc == 0 && vals && bind_size_to(k, b, vals->axes[0]->len, ns,
 	    "slots of the groups", vals->name) < 0)
 		rc = -1;
-	if (rc == 0 && aj->idtype == STIR_I32 && (g->ncols_union > INT32_MAX ||
-	    csr->ncols > INT32_MAX)) {
-		stir_error(ctx, aj->loc, "the matrix bound to '%s' needs 64-bit "
-			"indices: declare '%s' with idtype = i64", tensor, aj->name);
-		rc = -1;
-	}
-	const char *indptr_name = rc == 0 ? stir_axis_indptr_name(ctx, aj) : NULL;
-	const char *indices_name = rc == 0 ? stir_axis_indices_name(ctx, aj) :
-		NULL;
-	if (!indptr_name || !indices_name) {
+	const char *indptr_name = NULL, *indices_name = NULL;
+	if (rc < 0 || index_names(ctx, aj, tensor, g->ncols_union > INT32_MAX ||
+	    csr->ncols > INT32_MAX, &indptr_name, &indices_name) < 0) {
 		stir_row_groups_free(g);
 		return -1;
 	}
@@ -695,16 +704,9 @@ static int bind_blocks(const stir_kernel *k, stir_bindings *b,
 	    tensor) < 0 || bind_size_to(k, b, aj->nnz, nnzb, "blocks",
 	    tensor) < 0))
 		rc = -1;
-	if (rc == 0 && aj->idtype == STIR_I32 && (nnzb > INT32_MAX ||
-	    nb > INT32_MAX)) {
-		stir_error(ctx, aj->loc, "the matrix bound to '%s' needs 64-bit "
-			"indices: declare '%s' with idtype = i64", tensor, aj->name);
-		rc = -1;
-	}
-	const char *indptr_name = rc == 0 ? stir_axis_indptr_name(ctx, aj) : NULL;
-	const char *indices_name = rc == 0 ? stir_axis_indices_name(ctx, aj) :
-		NULL;
-	if (!indptr_name || !indices_name) {
+	const char *indptr_name = NULL, *indices_name = NULL;
+	if (rc < 0 || index_names(ctx, aj, tensor, nnzb > INT32_MAX ||
+	    nb > INT32_MAX, &indptr_name, &indices_name) < 0) {
 		stir_bindings_free(t);
 		return -1;
 	}
@@ -756,15 +758,9 @@ int stir_kernel_bind_csr(const stir_kernel *k, stir_bindings *b,
 	    bind_size_to(k, b, aj->len, csr->ncols, "columns", tensor) < 0 ||
 	    bind_size_to(k, b, aj->nnz, csr->nnz, "non-zeros", tensor) < 0)
 		return -1;
-	if (aj->idtype == STIR_I32 &&
-	    (csr->nnz > INT32_MAX || csr->ncols > INT32_MAX)) {
-		stir_error(ctx, aj->loc, "the matrix bound to '%s' needs 64-bit "
-			"indices: declare '%s' with idtype = i64", tensor, aj->name);
-		return -1;
-	}
-	const char *indptr_name = stir_axis_indptr_name(ctx, aj);
-	const char *indices_name = stir_axis_indices_name(ctx, aj);
-	if (!indptr_name || !indices_name)
+	const char *indptr_name, *indices_name;
+	if (index_names(ctx, aj, tensor, csr->nnz > INT32_MAX ||
+	    csr->ncols > INT32_MAX, &indptr_name, &indices_name) < 0)
 		return -1;
 	int64_t n1 = csr->nrows + 1, nnz = csr->nnz;
 	stir_array *indptr = stir_array_alloc(ctx, aj->idtype, 1, &n1);

@@ -2243,8 +2243,8 @@ START_TEST(test_tune_bsr)
 	stir_kernel *k64 = read_kernel(ctx, "bench/bsrmm64.stir", "bsrmm", &m64);
 	ck_assert_int_eq(stir_kernel_get_tune_recipe(k), STIR_TUNE_BSR16);
 	ck_assert_int_eq(stir_kernel_get_tune_recipe(k64), STIR_TUNE_BSR64);
-	ck_assert(!stir_tune_recipe_has_model(STIR_TUNE_BSR16));
-	ck_assert(stir_tune_recipe_has_model(STIR_TUNE_SDDMM_TILES));
+	ck_assert(!stir_tune_recipe_is_model_ranked(STIR_TUNE_BSR16));
+	ck_assert(stir_tune_recipe_is_model_ranked(STIR_TUNE_SDDMM_TILES));
 
 	/* the blocks: 120 rows in 8 block rows, each entry in its block */
 	stir_bindings *b = stir_bindings_alloc();

@@ -81,7 +81,7 @@ static char *run_schedule_text(stir_ctx *ctx, const options *o,
 	char how[160], size_t *len)
 {
 	char *text = NULL;
-	const char *pick = stir_tune_recipe_has_model(
+	const char *pick = stir_tune_recipe_is_model_ranked(
 		stir_kernel_get_tune_recipe(k)) ? "the cost model's pick" :
 		"the recipe's rules' pick";
 	if (o->tune) {
@@ -467,7 +467,7 @@ int cmd_tune(int argc, char **argv)
 			else
 				snprintf(how, sizeof(how), "not measured");
 			/* rules rank RGMS and BSR; their cost is the place */
-			bool model = stir_tune_recipe_has_model(recipe);
+			bool model = stir_tune_recipe_is_model_ranked(recipe);
 			if (!model)
 				snprintf(cost, sizeof(cost), "place %.0f in the rules' "
 					"order", r.cost);

@@ -720,7 +720,7 @@ STIR_EXPORT bool stir_tune_recipe_is_hetero(stir_tune_recipe r);
 /* Whether a cost model ranks recipe r's candidates (the SpMM's and the
  * SDDMM's: a cost each), not rules (RGMS, BSR: stir_rgms_rank,
  * stir_bsr_rank, whose cost is a candidate's place in their order). */
-STIR_EXPORT bool stir_tune_recipe_has_model(stir_tune_recipe r);
+STIR_EXPORT bool stir_tune_recipe_is_model_ranked(stir_tune_recipe r);
 
 /* The candidates of RGMS recipe r (STIR_TUNE_RGMS: the CUDA-core ones,
  * 0 .. stir_rgms_n_candidates() - 1; STIR_TUNE_RGMS_TF32: those, then

@@ -383,7 +383,7 @@ stir_tune_recipe stir_kernel_get_tune_recipe(const stir_kernel *k)
 }
 
 /* r: see recipes.h. */
-bool stir_tune_recipe_has_model(stir_tune_recipe r)
+bool stir_tune_recipe_is_model_ranked(stir_tune_recipe r)
 {
 	return r >= STIR_TUNE_SPMM && r <= STIR_TUNE_SDDMM_TILES;
 }
