@@ -146,9 +146,11 @@ typedef struct stir_tune_result {
 /* The order in which stir_tune's measured search takes the candidates
  * of recipe r for matrix "a" at "feat" features on a GPU of n_sms SMs
  * (< 1: 132), into order[] (room for stir_spmm_hybrid_n_candidates(),
- * stir_sddmm_n_candidates() or stir_sddmm_vblock_n_candidates(), as
- * stir_sddmm_rank), the model's costs into costs[] when not NULL: the
- * model's order (stir_spmm_hybrid_model_rank, stir_sddmm_rank) with
+ * stir_sddmm_n_candidates(), stir_sddmm_vblock_n_candidates() as
+ * stir_sddmm_rank, or stir_bsr_tc_n_candidates()), the model's costs
+ * into costs[] when not NULL: the model's order
+ * (stir_spmm_hybrid_model_rank, stir_sddmm_rank; for BSR the rule's,
+ * stir_bsr_rank; RGMS's is stir_rgms_rank, through stir_tune_hetero) with
  * candidate "similar" (a similar graph's winner; < 0: none) first; for
  * the SpMM without one, the model's pick first, then the candidates most
  * often fastest (stir_spmm_hybrid_get_often_fastest, in its order), then
