@@ -349,8 +349,8 @@ static int64_t bsr_block(const stir_kernel *k)
 	return a->axes[2]->len->u.i;
 }
 
-/* r: the block size of BSR recipe r, 0 for the others. */
-static int64_t recipe_block(stir_tune_recipe r)
+/* r: see rank.h. */
+int64_t recipe_block(stir_tune_recipe r)
 {
 	return r == STIR_TUNE_BSR16 ? 16 : r == STIR_TUNE_BSR32 ? 32 :
 		r == STIR_TUNE_BSR64 ? 64 : 0;
@@ -402,6 +402,21 @@ static int64_t recipe_rows(stir_tune_recipe r)
 		r == STIR_TUNE_SDDMM_VB8 || r == STIR_TUNE_SDDMM_VB8_CSR ? 8 : 0;
 }
 
+/* r: see rank.h. */
+int recipe_n_candidates(stir_tune_recipe r)
+{
+	return r == STIR_TUNE_NONE ? 0 :
+		r == STIR_TUNE_SPMM ? stir_spmm_hybrid_n_candidates() :
+		r == STIR_TUNE_SDDMM_TILES ? stir_sddmm_tiles_n_candidates() :
+		r == STIR_TUNE_RGMS ? stir_rgms_n_candidates() :
+		r == STIR_TUNE_RGMS_TF32 ? stir_rgms_n_candidates() +
+		stir_rgms_tc_n_candidates() :
+		r == STIR_TUNE_RGMS_EDGE ? stir_rgms_edge_n_candidates() :
+		recipe_block(r) ? stir_bsr_tc_n_candidates() :
+		recipe_rows(r) ? stir_sddmm_vblock_n_candidates() :
+		stir_sddmm_n_candidates();
+}
+
 /* r, a, feat, n_sms, order, costs: see recipes.h: the SDDMM cost model's
  * ranking (model_sddmm.c) of the candidates of recipe r. */
 int stir_sddmm_rank(stir_tune_recipe r, const stir_csr *a, int64_t feat,
@@ -447,11 +462,7 @@ int stir_tune_model_apply(stir_kernel *k, const stir_csr *a, int64_t feat,
 			"%lld", (long long)feat);
 		return -1;
 	}
-	int nc = r == STIR_TUNE_SPMM ? stir_spmm_hybrid_n_candidates() :
-		r == STIR_TUNE_SDDMM_TILES ? stir_sddmm_tiles_n_candidates() :
-		recipe_block(r) ? stir_bsr_tc_n_candidates() :
-		recipe_rows(r) ? stir_sddmm_vblock_n_candidates() :
-		stir_sddmm_n_candidates();
+	int nc = recipe_n_candidates(r);
 	int *order = malloc((size_t)nc * sizeof(*order));
 	double *costs = malloc((size_t)nc * sizeof(*costs));
 	int n = !order || !costs ? -1 : r == STIR_TUNE_SPMM ?

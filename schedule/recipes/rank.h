@@ -1,10 +1,12 @@
 /* The ranking the recipes' cost models share (schedule/recipes/model.c):
- * candidates ordered by a model's cost. */
+ * candidates ordered by a model's cost; and what the tuner's parts
+ * (model.c, record.c, codegen/tune.c) ask of a recipe. */
 #ifndef STIR_SCHEDULE_RECIPES_RANK_H
 #define STIR_SCHEDULE_RECIPES_RANK_H
 
 #include <stdint.h>
 #include <stir/io.h>
+#include <stir/recipes.h>
 
 /* A model's cost of candidate i on matrix a at feat features on n_sms
  * SMs, arg what the model computed once for a (or NULL); < 0 when it
@@ -18,5 +20,10 @@ typedef double (*recipe_cost_fn)(int i, const void *arg, const stir_csr *a,
  * out of memory. */
 int recipe_rank(int n, recipe_cost_fn cost, const void *arg,
 	const stir_csr *a, int64_t feat, int n_sms, int *order, double *costs);
+
+/* r: the count of tuner recipe r's candidates (0 for STIR_TUNE_NONE). */
+int recipe_n_candidates(stir_tune_recipe r);
+/* r: the block size of BSR recipe r, 0 for the others. */
+int64_t recipe_block(stir_tune_recipe r);
 
 #endif

@@ -20,40 +20,45 @@
 #include "ir/diag.h"
 #include "runtime/cache.h"
 #include "runtime/sha256.h"
+#include "schedule/recipes/rank.h"
 
 /* The largest entry read: a damaged file must not make us read without
  * bound. */
 #define MAX_ENTRY 8192
 
+/* The recipes' names in an entry, by stir_tune_recipe. */
+static const char *const recipe_names[] = {
+	[STIR_TUNE_NONE] = "none",
+	[STIR_TUNE_SPMM] = "spmm_hybrid",
+	[STIR_TUNE_SDDMM] = "sddmm",
+	[STIR_TUNE_SDDMM_ROWS] = "sddmm_rows",
+	[STIR_TUNE_SDDMM_VB4] = "sddmm_vb4",
+	[STIR_TUNE_SDDMM_VB8] = "sddmm_vb8",
+	[STIR_TUNE_SDDMM_VB4_CSR] = "sddmm_vb4_csr",
+	[STIR_TUNE_SDDMM_VB8_CSR] = "sddmm_vb8_csr",
+	[STIR_TUNE_SDDMM_TILES] = "sddmm_tiles",
+	[STIR_TUNE_RGMS] = "rgms",
+	[STIR_TUNE_RGMS_TF32] = "rgms_tf32",
+	[STIR_TUNE_RGMS_EDGE] = "rgms_edge",
+	[STIR_TUNE_BSR16] = "bsr16",
+	[STIR_TUNE_BSR32] = "bsr32",
+	[STIR_TUNE_BSR64] = "bsr64",
+};
+#define N_RECIPES (int)(sizeof(recipe_names) / sizeof(recipe_names[0]))
+
 /* r: the recipe's name in an entry. */
 static const char *recipe_name(stir_tune_recipe r)
 {
-	return r == STIR_TUNE_SPMM ? "spmm_hybrid" : r == STIR_TUNE_SDDMM ?
-		"sddmm" : r == STIR_TUNE_SDDMM_ROWS ? "sddmm_rows" :
-		r == STIR_TUNE_SDDMM_VB4 ? "sddmm_vb4" :
-		r == STIR_TUNE_SDDMM_VB8 ? "sddmm_vb8" :
-		r == STIR_TUNE_SDDMM_VB4_CSR ? "sddmm_vb4_csr" :
-		r == STIR_TUNE_SDDMM_VB8_CSR ? "sddmm_vb8_csr" :
-		r == STIR_TUNE_SDDMM_TILES ? "sddmm_tiles" :
-		r == STIR_TUNE_RGMS ? "rgms" :
-		r == STIR_TUNE_RGMS_TF32 ? "rgms_tf32" :
-		r == STIR_TUNE_RGMS_EDGE ? "rgms_edge" :
-		r == STIR_TUNE_BSR16 ? "bsr16" : r == STIR_TUNE_BSR32 ? "bsr32" :
-		r == STIR_TUNE_BSR64 ? "bsr64" : "none";
+	return (int)r > 0 && (int)r < N_RECIPES ? recipe_names[r] : "none";
 }
 
-/* r: the count of recipe r's candidates. */
-static int recipe_n_candidates(stir_tune_recipe r)
+/* name: the recipe an entry names, or STIR_TUNE_NONE. */
+static stir_tune_recipe recipe_of_name(const char *name)
 {
-	return r == STIR_TUNE_SPMM ? stir_spmm_hybrid_n_candidates() :
-		r == STIR_TUNE_SDDMM_TILES ? stir_sddmm_tiles_n_candidates() :
-		r == STIR_TUNE_RGMS ? stir_rgms_n_candidates() :
-		r == STIR_TUNE_RGMS_TF32 ? stir_rgms_n_candidates() +
-		stir_rgms_tc_n_candidates() :
-		r == STIR_TUNE_RGMS_EDGE ? stir_rgms_edge_n_candidates() :
-		r >= STIR_TUNE_BSR16 ? stir_bsr_tc_n_candidates() :
-		r >= STIR_TUNE_SDDMM_VB4 ? stir_sddmm_vblock_n_candidates() :
-		stir_sddmm_n_candidates();
+	for (int r = 1; r < N_RECIPES; r++)
+		if (!strcmp(name, recipe_names[r]))
+			return (stir_tune_recipe)r;
+	return STIR_TUNE_NONE;
 }
 
 /* text, len, hex: the SHA-256 of text[0..len) in hex. */
@@ -168,21 +173,7 @@ static int read_entry(stir_ctx *ctx, const char *path, stir_tune_entry *e)
 		p += m;
 	ok = ok && sscanf(p, "\ncandidate %d\nhow %15s\ncost %lg\ntime_ms %lg",
 		&e->cand, name, &e->cost, &e->time_ms) == 4;
-	e->recipe = !strcmp(rec, "spmm_hybrid") ? STIR_TUNE_SPMM :
-		!strcmp(rec, "sddmm") ? STIR_TUNE_SDDMM :
-		!strcmp(rec, "sddmm_rows") ? STIR_TUNE_SDDMM_ROWS :
-		!strcmp(rec, "sddmm_vb4") ? STIR_TUNE_SDDMM_VB4 :
-		!strcmp(rec, "sddmm_vb8") ? STIR_TUNE_SDDMM_VB8 :
-		!strcmp(rec, "sddmm_vb4_csr") ? STIR_TUNE_SDDMM_VB4_CSR :
-		!strcmp(rec, "sddmm_vb8_csr") ? STIR_TUNE_SDDMM_VB8_CSR :
-		!strcmp(rec, "sddmm_tiles") ? STIR_TUNE_SDDMM_TILES :
-		!strcmp(rec, "rgms") ? STIR_TUNE_RGMS :
-		!strcmp(rec, "rgms_tf32") ? STIR_TUNE_RGMS_TF32 :
-		!strcmp(rec, "rgms_edge") ? STIR_TUNE_RGMS_EDGE :
-		!strcmp(rec, "bsr16") ? STIR_TUNE_BSR16 :
-		!strcmp(rec, "bsr32") ? STIR_TUNE_BSR32 :
-		!strcmp(rec, "bsr64") ? STIR_TUNE_BSR64 :
-		STIR_TUNE_NONE;
+	e->recipe = recipe_of_name(rec);
 	ok = ok && e->recipe != STIR_TUNE_NONE && e->sig.rels >= 1 &&
 		e->cand >= 0 && e->cand < recipe_n_candidates(e->recipe);
 	snprintf(e->how, sizeof(e->how), "%s", name);
