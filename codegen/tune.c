@@ -15,7 +15,6 @@
 #include <stir/stir.h>
 #include <stir/tune.h>
 #include "codegen/tune_finalists.h"
-#include "schedule/recipes/rank.h"
 
 /* What a recipe is tuned for: a CSR matrix (the SpMM's A, the SDDMM's
  * S; stir_tune) or a relational graph (RGMS; stir_tune_hetero), the
@@ -705,6 +704,13 @@ static int search_order(stir_tune_recipe r, const tune_graph *g,
 	return n;
 }
 
+/* r: the block size of BSR recipe r, 0 for the others. */
+static int64_t recipe_block(stir_tune_recipe r)
+{
+	return r == STIR_TUNE_BSR16 ? 16 : r == STIR_TUNE_BSR32 ? 32 :
+		r == STIR_TUNE_BSR64 ? 64 : 0;
+}
+
 /* r, a, feat, n_sms, similar, order, costs: see include/stir/tune.h. */
 int stir_tune_get_search_order(stir_tune_recipe r, const stir_csr *a,
 	int64_t feat, int n_sms, int similar, int *order, double *costs)
@@ -756,7 +762,11 @@ static int tune_search(stir_ctx *ctx, const stir_kernel *program,
 	const char *name = opt->matrix_name ? opt->matrix_name :
 		recipe >= STIR_TUNE_SDDMM && recipe <= STIR_TUNE_SDDMM_TILES ?
 		"S" : "A";
-	int nc = recipe_n_candidates(recipe) + 1;
+	int nc = stir_spmm_hybrid_n_candidates() + stir_sddmm_n_candidates() +
+		stir_sddmm_vblock_n_candidates() +
+		stir_sddmm_tiles_n_candidates() + stir_rgms_n_candidates() +
+		stir_rgms_tc_n_candidates() + stir_rgms_edge_n_candidates() +
+		stir_bsr_tc_n_candidates() + 1;
 	int *order = malloc((size_t)nc * sizeof(*order));
 	double *costs = malloc((size_t)nc * sizeof(*costs));
 	int n = !order || !costs ? -1 : search_order(recipe, g, feat, opt->sms,
