@@ -101,10 +101,15 @@ recipe w3072x768_b16_d05_uni 128 pipe_t4_b2
 # rows of 24 blocks on 768 warps of 32 features: 32 L = R x N / 32, a warp a row
 recipe w3072x768_b16_d50_uni 128 pipe_t4_b2
 recipe w768x768_b16_d50_uni 512 pipe_t4_b2
-# the attention masks (blocks of 64): a 16-row strip a thread block
+# the attention masks (blocks of 64, 64 x 12 x 4 warps): a warp a strip
+# of a block row; a small grid of blocks of 64 or 32: a 16-row strip a
+# thread block
 "$B" --list --recipe --cases attention > "$t/r" 2>&1 || { cat "$t/r"; fail "--recipe (masks)"; }
-grep -q "^attn4096_band3_glob2 .* 768: blocks 64, 1 warps x 64 features, 4 stages, batch 1" "$t/r" ||
-	{ cat "$t/r"; fail "--recipe: the masks not on the strips of blocks of 64"; }
+grep -q "^attn4096_band3_glob2 .* 768: blocks 64, 4 warps x 64 features, 3 stages, batch 1" "$t/r" ||
+	{ cat "$t/r"; fail "--recipe: the masks not on the rows of blocks of 64"; }
+"$B" --list --recipe --cases weights --block 64 > "$t/r" 2>&1 || { cat "$t/r"; fail "--recipe (blocks of 64)"; }
+grep -q "^w768x768_b64_d50_uni .* 512: blocks 64, 1 warps x 64 features, 4 stages, batch 1" "$t/r" ||
+	{ cat "$t/r"; fail "--recipe: a small grid of blocks of 64 not on the strips"; }
 expect 2 "--recipe picks the schedules: no --program" --list --recipe \
 	--program "$srcdir/examples/bsrmm.stir" --schedule "$srcdir/bench/bsrmm_tc16_pipe.yaml"
 expect 2 "--recipe: the widths must be multiples of 32" --list --recipe --widths 128,80

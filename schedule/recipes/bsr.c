@@ -15,8 +15,18 @@
  *  - blocks of 16, "warps" warps: the row's blocks split over the warps
  *    (threadIdx.y), each with its own shared slots and strip of partial
  *    sums, summed into C after the walk; "Several warps on a block row";
- *  - blocks of 32 or 64: each 16-row strip of the block a thread block
- *    (blockIdx.z), the block's 16-column pieces unrolled.
+ *  - blocks of 32 or 64, one warp: each 16-row strip of the block a
+ *    thread block (blockIdx.z), the block's 16-column pieces unrolled;
+ *  - blocks of 32 or 64, block / 16 warps: a block row a thread block,
+ *    its rows split [16, warps] so that warp w takes rows w, w + warps,
+ *    .. (its 16-row "strip") and the warps' accumulators lie side by side
+ *    in one local cache, each warp keeping its own fragments
+ *    (docs/schedules.md "Accumulators split over warps"); A's block and
+ *    B's rows copied once a block for all the warps, each copying a
+ *    share.  Slower than the strips on small grids (a barrier a block),
+ *    faster on large ones (B's rows read once, not once a strip):
+ *    bench/RESULTS.md "BSR blocks of 32 and 64: the warps on a block
+ *    row's rows".
  * The names below are those the primitives give (docs/schedules.md); the
  * schedule log prints a candidate as the schedule file it is. */
 #include <stdbool.h>
@@ -36,6 +46,8 @@ static const stir_bsr_tc_candidate candidates[] = {
 	{ 16, 4, 64, 2, 1 },    /* 4 warps a row, 64 features a warp */
 	{ 64, 1, 64, 4, 1 },    /* blocks of 64: a 16-row strip a block */
 	{ 32, 1, 64, 4, 1 },    /* blocks of 32: a 16-row strip a block */
+	{ 64, 4, 64, 3, 1 },    /* blocks of 64: a warp a strip of a row */
+	{ 32, 2, 64, 3, 1 },    /* blocks of 32: a warp a strip of a row */
 };
 #define N_CANDIDATES (int)(sizeof(candidates) / sizeof(candidates[0]))
 
@@ -60,8 +72,11 @@ int stir_bsr_tc_pick(int64_t b, int64_t mb, const int32_t *indptr,
 {
 	if (width < 32 || width % 32 || mb < 1 || !indptr)
 		return -1;
-	if (b == 64 || b == 32)
-		return width % 64 ? -1 : b == 64 ? 4 : 5;
+	if (b == 64 || b == 32) {
+		bool rows = mb * (width / 64) * (b / 16) >= FULL_WARPS;
+		return width % 64 ? -1 : b == 64 ? (rows ? 6 : 4) :
+			(rows ? 7 : 5);
+	}
 	if (b != 16)
 		return -1;
 	int64_t lmax = 0;
@@ -89,7 +104,7 @@ bool stir_bsr_tc_fits(const stir_bsr_tc_candidate *p, int64_t feat)
 		p->warps >= 1 &&
 		p->warp_feat >= 8 && p->warp_feat % 8 == 0 && feat > 0 &&
 		feat % p->warp_feat == 0 && p->stages >= 2 && p->batch >= 1 &&
-		(p->block == 16 || p->warps == 1);
+		(p->block == 16 || p->warps == 1 || p->warps == p->block / 16);
 }
 
 /* k, loop, per: A's block and B's rows at "loop" copied into
@@ -178,27 +193,75 @@ static int schedule16(stir_kernel *k, const stir_bsr_tc_candidate *p)
 			STIR_THREAD_X) < 0 ? -1 : 0;
 }
 
+/* k, p: the loops of a candidate of blocks of 32 or 64, to stage III
+ * with C's local cache at the blocks' loop j: the block's rows split into
+ * 16-row strips, one a thread block (bi_0, blockIdx.z) outside j with one
+ * warp, else [16, warps] with the warps' loop bi_1 inside j (warp w takes
+ * rows w, w + warps, ..: its tiles side by side with the others'). */
+static int split_block(stir_kernel *k, const stir_bsr_tc_candidate *p)
+{
+	bool strips = p->warps == 1;
+	const int64_t ff[] = { 0, p->warp_feat / 8, 8 };
+	const int64_t f16[] = { p->block / 16, 16 }, fw[] = { 16, p->warps };
+	return stir_split(k, "bsrmm1", "f", 3, ff) < 0 ||
+		stir_split(k, "bsrmm1", "bi", 2, strips ? f16 : fw) < 0 ||
+		stir_split(k, "bsrmm1", "bj", 2, f16) < 0 ||
+		(strips ? REORDER(k, "bsrmm1", "f_0", "bi_0", "j", "bj_0", "f_1",
+			"bi_1", "f_2", "bj_1") :
+		 REORDER(k, "bsrmm1", "f_0", "j", "bi_1", "bj_0", "f_1", "bi_0",
+			"f_2", "bj_1")) < 0 ||
+		stir_bind(k, "bsrmm1", "i", STIR_BLOCK_X) < 0 ||
+		stir_bind(k, "bsrmm1", "f_0", STIR_BLOCK_Y) < 0 ||
+		(strips && stir_bind(k, "bsrmm1", "bi_0", STIR_BLOCK_Z) < 0) ||
+		stir_lower_sparse_buffer(k) < 0 ||
+		stir_cache_write_over_init(k, "bsrmm1", "C_data", "j",
+			STIR_SCOPE_LOCAL) < 0 ? -1 : 0;
+}
+
 /* k, p: stages II and III of a candidate of blocks of 32 or 64 (16-row
  * strips). */
 static int schedule_strips(stir_kernel *k, const stir_bsr_tc_candidate *p)
 {
-	const int64_t ff[] = { 0, p->warp_feat / 8, 8 };
-	const int64_t f16[] = { p->block / 16, 16 };
-	return stir_split(k, "bsrmm1", "f", 3, ff) < 0 ||
-		stir_split(k, "bsrmm1", "bi", 2, f16) < 0 ||
-		stir_split(k, "bsrmm1", "bj", 2, f16) < 0 ||
-		REORDER(k, "bsrmm1", "f_0", "bi_0", "j", "bj_0", "f_1", "bi_1",
-			"f_2", "bj_1") < 0 ||
-		stir_bind(k, "bsrmm1", "i", STIR_BLOCK_X) < 0 ||
-		stir_bind(k, "bsrmm1", "f_0", STIR_BLOCK_Y) < 0 ||
-		stir_bind(k, "bsrmm1", "bi_0", STIR_BLOCK_Z) < 0 ||
-		stir_lower_sparse_buffer(k) < 0 ||
-		stir_cache_write_over_init(k, "bsrmm1", "C_data", "j",
-			STIR_SCOPE_LOCAL) < 0 ||
+	return split_block(k, p) < 0 ||
 		stage_operands(k, "bj_0", NULL) < 0 ||
 		stir_unroll(k, "bsrmm1", "bj_0") < 0 ||
 		tensorize_acc(k, "C_data_local", "bi_1") < 0 ||
 		stir_software_pipeline(k, "bsrmm1", "j", p->stages) < 0 ? -1 : 0;
+}
+
+/* k, p: stages II and III of a candidate of blocks of 32 or 64 with a
+ * warp on each of a block row's block / 16 strips of rows: A's block and
+ * B's rows copied at j for all the warps, each copying a share. */
+static int schedule_rows(stir_kernel *k, const stir_bsr_tc_candidate *p)
+{
+	const int64_t fa[] = { p->warps, 0 };
+	const char *acc[] = { "C_data_local_init", "C_data_local" };
+	if (split_block(k, p) < 0 ||
+	    stir_cache_read(k, "bsrmm1", "B_data", "bi_1",
+		STIR_SCOPE_SHARED) < 0 ||
+	    stir_cache_read(k, "bsrmm1", "A_data", "bi_1",
+		STIR_SCOPE_SHARED) < 0 ||
+	    stir_split(k, "A_data_shared", "ax0", 2, fa) < 0 ||
+	    stir_tensorize(k, "B_data_shared", "ax1", "cp_async_16") < 0 ||
+	    stir_tensorize(k, "A_data_shared", "ax0_1", "cp_async_16") < 0)
+		return -1;
+	/* the accumulator's nests: warp, tile, rows, columns */
+	for (int i = 0; i < 2; i++)
+		if (REORDER(k, acc[i], "ax1", "ax2", "ax0", "ax3") < 0 ||
+		    stir_unroll(k, acc[i], "ax2") < 0)
+			return -1;
+	return stir_unroll(k, "bsrmm1", "bj_0") < 0 ||
+		stir_unroll(k, "bsrmm1", "f_1") < 0 ||
+		stir_tensorize(k, acc[0], "ax0", "mma_m16n8k16_f16") < 0 ||
+		stir_tensorize(k, "bsrmm1", "bi_0", "mma_m16n8k16_f16") < 0 ||
+		stir_tensorize(k, acc[1], "ax0", "mma_m16n8k16_f16") < 0 ||
+		stir_software_pipeline(k, "bsrmm1", "j", p->stages) < 0 ||
+		stir_bind(k, "bsrmm1", "bi_1", STIR_THREAD_Y) < 0 ||
+		stir_bind(k, acc[0], "ax1", STIR_THREAD_Y) < 0 ||
+		stir_bind(k, acc[1], "ax1", STIR_THREAD_Y) < 0 ||
+		stir_bind(k, "B_data_shared", "ax0", STIR_THREAD_Y) < 0 ||
+		stir_bind(k, "A_data_shared", "ax0_0", STIR_THREAD_Y) < 0 ?
+		-1 : 0;
 }
 
 /* k, p, feat: see recipes.h. */
@@ -215,7 +278,8 @@ int stir_recipe_bsr_tc_candidate(stir_kernel *k,
 	    stir_sparse_reorder(k, "bsrmm", 5, order) < 0 ||
 	    stir_lower_sparse_iter(k) < 0)
 		return -1;
-	int rc = p->block == 16 ? schedule16(k, p) : schedule_strips(k, p);
+	int rc = p->block == 16 ? schedule16(k, p) : p->warps == 1 ?
+		schedule_strips(k, p) : schedule_rows(k, p);
 	return rc < 0 ? -1 : stir_kernel_prepare_for_gpu(k);
 }
 
