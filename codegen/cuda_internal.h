@@ -129,7 +129,9 @@ struct emitter {
 	                              ldmatrix reads it or cp.async writes
 	                              it, an intrinsic's align when its API
 	                              loads from it (cuda_mma_scan) */
-	bool *swz;                 /* per buffer: swizzled (cuda_mma_scan) */
+	int *swz;                  /* per buffer: 0, or swizzled with
+	                              stir_swzs's shift swz - 1
+	                              (cuda_mma_scan) */
 	/* expression printing overrides */
 	const bool *resolve;       /* per slot: print the block variable as its
 	                              binding (cross-thread targets) */

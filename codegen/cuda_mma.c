@@ -84,7 +84,7 @@ static void put_load(emitter *e, const ectx *ctx, const stir_mma_match *m,
 	if (ldsm) {
 		put_base_index(e, ctx, op, false);
 		cg_putf(e->out, ", %" PRId64 ", %d);\n", op->ld,
-			e->swz[op->buf->index] ? 1 : 0);
+			e->swz[op->buf->index]);
 		return;
 	}
 	put_addr(e, ctx, op, false);
@@ -139,7 +139,7 @@ static void put_copy(emitter *e, const ectx *ctx, const stir_mma_match *m)
 	int64_t total = 1;
 	for (int d = 0; d < m->n_loops; d++)
 		total *= m->ext[d];
-	bool swz = e->swz[m->c.buf->index];
+	int swz = e->swz[m->c.buf->index];
 	const char *ct = cuda_ctype(m->c.buf->dtype);
 	/* S, the index of its first element, X's first element */
 	if (e->buf_used) {
@@ -172,9 +172,12 @@ static void put_copy(emitter *e, const ectx *ctx, const stir_mma_match *m)
 		cg_indent(p);
 		cg_put(p, !piece ? "stir_cd[" : e->pipe_issue ?
 			"stir_cp_async_16_ahead(&stir_cd[" : "stir_cp_async_16(&stir_cd[");
-		cg_put(p, swz ? "stir_swz(stir_co + " : "stir_co + ");
+		cg_put(p, swz > 1 ? "stir_swzs(stir_co + " : swz ?
+			"stir_swz(stir_co + " : "stir_co + ");
 		put_copy_offset(p, m, true, piece, "stir_c");
-		if (swz)
+		if (swz > 1)
+			cg_putf(p, ", %d, %d)", m->vec, swz - 1);
+		else if (swz)
 			cg_putf(p, ", %d)", m->vec);
 		cg_put(p, piece ? "], &stir_cs[" : "] = stir_cs[");
 		put_copy_offset(p, m, false, piece, "stir_c");
@@ -953,9 +956,27 @@ typedef struct mma_scan {
 	emitter *e;
 	bool *copied;              /* written by a copy nest */
 	bool *ldsm;                /* read by ldmatrix */
+	int *shift;                /* the rows ldmatrix reads are 2^shift
+	                              lines of 128 bytes apart; -1 unseen,
+	                              0 also when they differ */
 	bool *other;               /* accessed other than by ldmatrix or a
 	                              copy nest */
 } mma_scan;
+
+/* sc, op: the rows of operand op, which ldmatrix reads, are ld elements
+ * apart: 2^k lines of 128 bytes (k up to 4) gives its buffer shift k,
+ * unless another read gave another; any other distance shift 0. */
+static void see_row_stride(mma_scan *sc, const stir_mma_operand *op)
+{
+	int64_t bytes = op->ld * (int64_t)stir_dtype_get_size(op->buf->dtype);
+	int k = 0;
+	while (k < 4 && ((int64_t)128 << k) < bytes)
+		k++;
+	if (((int64_t)128 << k) != bytes)
+		k = 0;
+	int *sh = &sc->shift[op->buf->index];
+	*sh = *sh < 0 || *sh == k ? k : 0;
+}
 
 /* e, b, bytes: shared buffer b aligned to at least "bytes". */
 static void align_at_least(emitter *e, const stir_buffer *b, int bytes)
@@ -994,6 +1015,7 @@ static stir_visit_step scan_nest(stir_stmt *s, void *user)
 		    cuda_mma_use_ldsm(&m, ops[i])) {
 			align_at_least(e, ops[i]->buf, 16);
 			sc->ldsm[ops[i]->buf->index] = true;
+			see_row_stride(sc, ops[i]);
 			continue;
 		}
 		if (ops[i]->buf && ops[i]->buf->scope == STIR_SCOPE_SHARED &&
@@ -1026,30 +1048,38 @@ static stir_visit_step scan_load(stir_expr **slot, void *user)
  * that only they and ldmatrix touch, of whole 128-byte lines, is
  * swizzled (e->swz): its 16-byte piece c sits at piece c ^ (c / 8 % 8),
  * which spreads the rows of an 8x8 matrix over the banks whatever the
- * row length; the layout is the emitter's, the program cannot see it. */
+ * row length; rows 2^k lines apart (A's rows of a block row split over
+ * warps) take piece c ^ (c / 8 / 2^k % 8) instead, e->swz = 1 + k.  The
+ * layout is the emitter's, the program cannot see it. */
 void cuda_mma_scan(emitter *e, const stir_stmt *s)
 {
 	const stir_kernel *k = e->k;
 	size_t nb = (size_t)k->buffers.n + 1;
 	mma_scan sc = { .e = e, .copied = calloc(nb, 1),
-		.ldsm = calloc(nb, 1), .other = calloc(nb, 1) };
-	if (!sc.copied || !sc.ldsm || !sc.other) {
+		.ldsm = calloc(nb, 1), .other = calloc(nb, 1),
+		.shift = malloc(nb * sizeof(int)) };
+	if (!sc.copied || !sc.ldsm || !sc.other || !sc.shift) {
 		free(sc.copied);
 		free(sc.ldsm);
 		free(sc.other);
+		free(sc.shift);
 		cuda_oom(e);
 		return;
 	}
+	for (size_t i = 0; i < nb; i++)
+		sc.shift[i] = -1;
 	stir_visitor v = { .stmt_pre = scan_nest, .expr_pre = scan_load,
 		.user = &sc };
 	stir_visit_stmt(&v, (stir_stmt *)s);
 	for (int i = 0; i < k->buffers.n; i++) {
 		const stir_buffer *b = stir_buffer_at(&k->buffers, i);
 		int64_t n;
-		e->swz[i] = sc.copied[i] && sc.ldsm[i] && !sc.other[i] &&
+		bool swz = sc.copied[i] && sc.ldsm[i] && !sc.other[i] &&
 			cuda_literal_value(e->ctx, k, b->extent, &n) &&
 			n * (int64_t)stir_dtype_get_size(b->dtype) % 128 == 0;
+		e->swz[i] = swz ? 1 + (sc.shift[i] > 0 ? sc.shift[i] : 0) : 0;
 	}
+	free(sc.shift);
 	free(sc.copied);
 	free(sc.ldsm);
 	free(sc.other);

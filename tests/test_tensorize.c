@@ -1499,6 +1499,41 @@ static stir_kernel *rgms_scheduled(stir_ctx *ctx, bool atomic,
  * in the rows it lets through, the others' sums kept) and the store of
  * gathered rows, element by element; and what is refused: products
  * under a guard into C itself, gathered rows stored without atomics. */
+/* A's rows of a block row of 64 split over 4 warps (warp w its rows w,
+ * w + 4, ..): an ldmatrix matrix reads rows 4 lines of 128 bytes apart,
+ * so A's cache is swizzled by the line / 4 (stir_swzs(.., 8, 2), the
+ * ldmatrix's last argument 3); B's rows, a line apart, as before.  The
+ * emulation (test_cuda_emu, the BSR recipe's candidate 6) runs it. */
+START_TEST(test_swizzle_stride)
+{
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_module *m = stir_module_read_from_file(ctx,
+		test_path("bench/bsrmm64.stir"));
+	ck_assert_ptr_nonnull(m);
+	stir_kernel *k = stir_module_find_kernel(m, "bsrmm");
+	stir_schedule *s = stir_schedule_read_from_file(ctx,
+		test_path("tests/tensorize/bsrmm64_tc_rows.yaml"));
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(stir_schedule_prepare_for_gpu(s, k), 0);
+	stir_schedule_free(s);
+	char *cu = stir_kernel_to_cuda(k);
+	ck_assert_ptr_nonnull(cu);
+	ck_assert_ptr_nonnull(strstr(cu, "stir_mma_m16n8k16_f16_ldsm_a("
+		"stir_fa_loop, A_data_shared, j % 3 * 4096 + (((bi_0 * 4 + bi_1) * "
+		"4 + bj_0) * 16 + bj_1), 256, 3);"));
+	ck_assert_ptr_nonnull(strstr(cu, "stir_cp_async_16_ahead(&stir_cd["
+		"stir_swzs(stir_co + (stir_c / 32) * 256 + (stir_c / 8 % 4) * 64 + "
+		"(stir_c / 2 % 4) * 16 + (stir_c % 2) * 8, 8, 2)]"));
+	ck_assert_ptr_nonnull(strstr(cu, "B_data_shared, j % 3 * 4096 + "
+		"(((bj_0 * 16 + bj_1) * 8 + f_1) * 8 + f_2), 64, 1);"));
+	ck_assert_ptr_nonnull(strstr(cu, "stir_cp_async_16_ahead(&stir_cd["
+		"stir_swz(stir_co + "));
+	free(cu);
+	stir_module_free(m);
+	stir_ctx_free(ctx);
+}
+END_TEST
+
 START_TEST(test_rows)
 {
 	stir_ctx *ctx = stir_ctx_alloc();
@@ -1594,6 +1629,7 @@ static Suite *tensorize_suite(void)
 	tcase_add_test(tc, test_atomic_shared);
 	tcase_add_test(tc, test_verifier_and_emitter);
 	tcase_add_test(tc, test_rows);
+	tcase_add_test(tc, test_swizzle_stride);
 	suite_add_tcase(s, tc);
 	return s;
 }
