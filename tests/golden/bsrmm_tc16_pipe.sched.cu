@@ -228,11 +228,16 @@ __device__ __forceinline__ void stir_cp_async_wait_group(void)
 // columns 2t and 2t + 1 of matrix j, or with .trans column g, rows 2t
 // and 2t + 1.  The host emulation of the tests replaces them (STIR_EMU).
 // The place of element e of a swizzled buffer of pieces of vec elements:
-// piece c at c ^ (c / 8 % 8) (cuda_mma.c, cuda_mma_scan).
-__device__ __forceinline__ long long stir_swz(long long e, int vec)
+// piece c at c ^ (c / 8 / 2^sh % 8), for ldmatrix rows 2^sh lines of 128
+// bytes apart (cuda_mma.c, cuda_mma_scan); stir_swz: sh = 0.
+__device__ __forceinline__ long long stir_swzs(long long e, int vec, int sh)
 {
   const long long c = e / vec;
-  return (c ^ ((c >> 3) & 7)) * vec + e % vec;
+  return (c ^ ((c >> (3 + sh)) & 7)) * vec + e % vec;
+}
+__device__ __forceinline__ long long stir_swz(long long e, int vec)
+{
+  return stir_swzs(e, vec, 0);
 }
 __device__ __forceinline__ void stir_ldsm_x4(unsigned *r, const void *p,
     int trans)
@@ -271,11 +276,11 @@ __device__ __forceinline__ void stir_ldsm_x2(unsigned *r, const void *p,
 // (columns 0-7, 8-15), row block first; B's are its rows 0-7 and 8-15,
 // transposed (_t: the operand stored transposed, the other ldmatrix).
 // The tile's element (r, c) is s[o + r * ld + c], at its place
-// stir_swz(.., 8) in a swizzled buffer (sw).
+// stir_swzs(.., 8, sw - 1) in a swizzled buffer (sw > 0).
 #define STIR_K16_LDSM(P, T) \
 __device__ __forceinline__ const T *P##_row(const T *s, long long e, int sw) \
 { \
-  return s + (sw ? stir_swz(e, 8) : e); \
+  return s + (sw ? stir_swzs(e, 8, sw - 1) : e); \
 } \
 __device__ __forceinline__ void P##_ldsm_a(P##_a &a, const T *s, long long o, \
     long long ld, int sw) \
