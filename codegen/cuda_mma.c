@@ -1077,7 +1077,7 @@ void cuda_mma_scan(emitter *e, const stir_stmt *s)
 		bool swz = sc.copied[i] && sc.ldsm[i] && !sc.other[i] &&
 			cuda_literal_value(e->ctx, k, b->extent, &n) &&
 			n * (int64_t)stir_dtype_get_size(b->dtype) % 128 == 0;
-		e->swz[i] = swz ? 1 + (sc.shift[i] > 0 ? sc.shift[i] : 0) : 0;
+		e->swz[i] = swz ? 1 + sc.shift[i] : 0;  /* (read by ldmatrix: seen) */
 	}
 	free(sc.shift);
 	free(sc.copied);

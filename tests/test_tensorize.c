@@ -1507,15 +1507,9 @@ static stir_kernel *rgms_scheduled(stir_ctx *ctx, bool atomic,
 START_TEST(test_swizzle_stride)
 {
 	stir_ctx *ctx = stir_ctx_alloc();
-	stir_module *m = stir_module_read_from_file(ctx,
-		test_path("bench/bsrmm64.stir"));
-	ck_assert_ptr_nonnull(m);
-	stir_kernel *k = stir_module_find_kernel(m, "bsrmm");
-	stir_schedule *s = stir_schedule_read_from_file(ctx,
-		test_path("tests/tensorize/bsrmm64_tc_rows.yaml"));
-	ck_assert_ptr_nonnull(s);
-	ck_assert_int_eq(stir_schedule_prepare_for_gpu(s, k), 0);
-	stir_schedule_free(s);
+	stir_module *m;
+	stir_kernel *k = read_scheduled(ctx, "bench/bsrmm64.stir", "bsrmm",
+		"tests/tensorize/bsrmm64_tc_rows.yaml", true, &m);
 	char *cu = stir_kernel_to_cuda(k);
 	ck_assert_ptr_nonnull(cu);
 	ck_assert_ptr_nonnull(strstr(cu, "stir_mma_m16n8k16_f16_ldsm_a("

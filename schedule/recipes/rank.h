@@ -1,6 +1,7 @@
 /* The ranking the recipes' cost models share (schedule/recipes/model.c):
- * candidates ordered by a model's cost; and what the tuner's parts
- * (model.c, record.c, codegen/tune.c) ask of a recipe. */
+ * candidates ordered by a model's cost; and what the tuner's model and
+ * record (model.c, record.c) ask of a recipe (codegen/tune.c, which may
+ * not include schedule/, keeps its own). */
 #ifndef STIR_SCHEDULE_RECIPES_RANK_H
 #define STIR_SCHEDULE_RECIPES_RANK_H
 

@@ -29,11 +29,12 @@ def write(path, m, n, b, dens, skew, rng):
         f.write("%%%%MatrixMarket matrix coordinate real general\n%d %d %d\n" % (m, n, r.size))
         np.savetxt(f, np.column_stack([r + 1, c + 1, v]), fmt="%d %d %.6f")
 
-rng = np.random.default_rng(1)
-d = sys.argv[1]
-for m, n, dens, skew in [(4096, 4096, 0.1, False), (4096, 4096, 0.1, True),
-                         (768, 3072, 0.2, False), (3072, 768, 0.2, True),
-                         (4096, 4096, 0.5, False)]:
-    name = "w%dx%d_d%d_%s" % (m, n, int(dens * 100), "skew" if skew else "unif")
-    write("%s/%s.mtx" % (d, name), m, n, 16, dens, skew, rng)
-    print(name)
+if __name__ == "__main__":
+    rng = np.random.default_rng(1)
+    d = sys.argv[1]
+    for m, n, dens, skew in [(4096, 4096, 0.1, False), (4096, 4096, 0.1, True),
+                             (768, 3072, 0.2, False), (3072, 768, 0.2, True),
+                             (4096, 4096, 0.5, False)]:
+        name = "w%dx%d_d%d_%s" % (m, n, int(dens * 100), "skew" if skew else "unif")
+        write("%s/%s.mtx" % (d, name), m, n, 16, dens, skew, rng)
+        print(name)
