@@ -112,12 +112,20 @@ struct emitter {
 	int mma_phase;             /* 1: its fragments' loads into
 	                              stir_fa_s[v], stir_fb_s[v]; 2: its mma
 	                              on them; 3: only the hoisted operand's
-	                              loads (cuda_mma_invariant_steps) */
+	                              loads (cuda_mma_invariant_steps); 4 to
+	                              6: those of mma_outer */
 	const stir_stmt *mma_hoist; /* the product nest whose steps' operand
 	                              mma_hoist_op is in stir_f?_h[v], loaded
 	                              before the unrolled loop around the
 	                              steps (cuda_mma_invariant_steps) */
 	char mma_hoist_op;         /* 'a' or 'b' */
+	const stir_stmt *mma_outer; /* the product nest of a warp's tiles
+	                              printed as an outer product
+	                              (cuda_mma_outer): its fragments' loads
+	                              into stir_fa_r[u], stir_fb_r[v] (phase
+	                              4 and 5), then its mma on them (6) */
+	const stir_var *mma_outer_a; /* the loop variable A's tile uses */
+	const stir_var *mma_outer_b; /* the one B's tile uses */
 	bool need_pipe;            /* the source needs the functions of
 	                              pipelined loops (cuda_pipeline.c) */
 	bool pipe_issue;           /* printing the copies a pipelined loop
@@ -308,6 +316,18 @@ const stir_stmt *cuda_mma_steps(const stir_stmt *s);
  * window share the window's fragments. */
 const stir_stmt *cuda_mma_invariant_steps(const stir_stmt *s,
 	const stir_stmt **guard, const stir_stmt **steps, char *op);
+/* s, a_loop, b_loop: an unrolled loop of a literal extent from 2 to 16
+ * whose body is one such loop, whose body is one tensorized product nest
+ * into a fragment (no row guard, no gather, no scale), A's tile moving
+ * with one of the two loops' variables and not the other, B's with the
+ * other and not the first: that nest (*a_loop the loop A's tile moves
+ * with, *b_loop B's), else NULL.  The loops then print as an outer
+ * product (cuda_stmt.c): A's fragments of a_loop's iterations and B's
+ * of b_loop's loaded first (stir_fa_r, stir_fb_r), then the mma of
+ * every pair: a warp's tile of U x V fragments loads U + V tiles, not
+ * 2 U V, each B fragment serving U products. */
+const stir_stmt *cuda_mma_outer(const stir_stmt *s, const stir_stmt **a_loop,
+	const stir_stmt **b_loop);
 /* e, nest, guard, ctx: print "PRE_a stir_fa_loop;" and its load, A's
  * tile of product nest, under guard's condition where guard is not NULL
  * (as cuda_mma_invariant_a gave them); ctx is the loop's. */

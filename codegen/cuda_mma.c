@@ -655,6 +655,35 @@ const stir_stmt *cuda_mma_invariant_a(const stir_stmt *s,
 	return nest;
 }
 
+/* s, a_loop, b_loop: see cuda_internal.h. */
+const stir_stmt *cuda_mma_outer(const stir_stmt *s, const stir_stmt **a_loop,
+	const stir_stmt **b_loop)
+{
+	*a_loop = *b_loop = NULL;
+	const stir_stmt *w = unrolled_body(s, true);
+	const stir_stmt *nest = w ? unrolled_body(w, true) : NULL;
+	stir_mma_match m;
+	if (!nest || !mma_nest(nest, &m) || !m.frag || m.guard ||
+	    m.a.gather || m.a.scale || m.b.gather ||
+	    m.a.buf == m.c.buf || m.b.buf == m.c.buf)
+		return NULL;
+	const stir_var *u = s->u.for_.var, *v = w->u.for_.var;
+	bool au = stir_mma_index_uses(m.block, m.a.index, u);
+	bool av = stir_mma_index_uses(m.block, m.a.index, v);
+	bool bu = stir_mma_index_uses(m.block, m.b.index, u);
+	bool bv = stir_mma_index_uses(m.block, m.b.index, v);
+	if (au && !av && bv && !bu) {
+		*a_loop = s;
+		*b_loop = w;
+	} else if (av && !au && bu && !bv) {
+		*a_loop = w;
+		*b_loop = s;
+	} else {
+		return NULL;
+	}
+	return nest;
+}
+
 /* s: see cuda_internal.h. */
 const stir_stmt *cuda_mma_steps(const stir_stmt *s)
 {
@@ -787,6 +816,13 @@ void cuda_emit_mma(emitter *e, const stir_stmt *s, const ectx *ctx)
 	for (int i = 0; hoist_loads && i < n_printed; i++)
 		if (printed[i] != hoisted->index)
 			printed[i--] = printed[--n_printed];
+	/* a warp's tiles as an outer product: A's loads, B's, the mma */
+	int outer = e->mma_outer == s ? e->mma_phase : 0;
+	for (int i = 0; outer && i < n_printed; i++)
+		if (outer == 4 ? printed[i] != m.a.index :
+		    outer == 5 ? printed[i] != m.b.index :
+		    printed[i] == m.a.index || printed[i] == m.b.index)
+			printed[i--] = printed[--n_printed];
 	/* (a store element by element declares what C's index needs) */
 	bool elem_store = stir_mma_elem_store(&m);
 	put_tile_start(e, &c, &m, nloops, printed, n_printed);
@@ -807,8 +843,24 @@ void cuda_emit_mma(emitter *e, const stir_stmt *s, const ectx *ctx)
 	if (e->mma_steps == s && !sv)
 		cuda_oom(e);
 	const char *svn = sv ? sv : "";
+	char *ov[2] = { NULL, NULL };
+	if (outer && (!(ov[0] = cuda_escape(e->mma_outer_a->name)) ||
+	    !(ov[1] = cuda_escape(e->mma_outer_b->name))))
+		cuda_oom(e);
 	if (m.form == STIR_MMA_FORM_COPY) {
 		put_copy(e, &c, &m);
+	} else if (outer == 4 || outer == 5) {
+		char f[300];
+		snprintf(f, sizeof(f), "stir_f%c_r[%s]", outer == 4 ? 'a' : 'b',
+			ov[outer - 4] ? ov[outer - 4] : "");
+		put_load(e, &c, &m, outer == 4 ? "a" : "b", f,
+			outer == 4 ? &m.a : &m.b);
+	} else if (outer) {
+		cg_indent(p);
+		cg_putf(p, "%s_mma(", pre);
+		put_frag(e, &c, &m);
+		cg_putf(p, ", stir_fa_r[%s], stir_fb_r[%s]);\n",
+			ov[0] ? ov[0] : "", ov[1] ? ov[1] : "");
 	} else if (hoist_loads) {
 		char f[300];
 		snprintf(f, sizeof(f), "stir_f%c_h[%s]", e->mma_hoist_op, svn);
@@ -945,6 +997,8 @@ void cuda_emit_mma(emitter *e, const stir_stmt *s, const ectx *ctx)
 			cg_putf(p, ", %" PRId64 ", stir_fc);\n", m.c.ld);
 		}
 	}
+	free(ov[0]);
+	free(ov[1]);
 	free(sv);
 	e->in_mma = false;
 	p->indent--;

@@ -180,6 +180,59 @@ static void emit_mma_steps(emitter *e, const stir_stmt *s,
 	cg_line(p, "}");
 }
 
+/* e, v, n, nest, c: "for (v = 0; v < n; ..) nest", unrolled. */
+static void emit_unrolled_nest(emitter *e, const stir_var *v, int64_t n,
+	const stir_stmt *nest, const ectx *c)
+{
+	char bound[32];
+	snprintf(bound, sizeof(bound), "%" PRId64, n);
+	cg_line(e->out, "#pragma unroll");
+	cuda_put_for_head(e, v, bound);
+	cg_put(e->out, " {\n");
+	e->out->indent++;
+	cuda_emit_mma(e, nest, c);
+	e->out->indent--;
+	cg_line(e->out, "}");
+}
+
+/* e, s, nest, a_loop, b_loop, ctx, c: unrolled loop s and the one inside
+ * it around product nest as an outer product (cuda_mma_outer): A's
+ * fragments of a_loop's iterations loaded, then B's of b_loop's, then
+ * the two loops with only the mma. */
+static void emit_mma_outer(emitter *e, const stir_stmt *s,
+	const stir_stmt *nest, const stir_stmt *a_loop, const stir_stmt *b_loop,
+	const ectx *ctx, const ectx *c)
+{
+	cg_printer *p = e->out;
+	stir_mma_match m;
+	if (!gpu_mma_match(nest, &m)) {
+		e->failed = true;
+		return;
+	}
+	int64_t na = a_loop->u.for_.extent->u.i;
+	int64_t nb = b_loop->u.for_.extent->u.i;
+	cg_line(p, "{  // A's %" PRId64 " tiles (one a %s) and B's %" PRId64
+		" (one a %s) loaded, then their %" PRId64 " mma", na,
+		a_loop->u.for_.var->name, nb, b_loop->u.for_.var->name, na * nb);
+	p->indent++;
+	cg_line(p, "%s_a stir_fa_r[%" PRId64 "];", m.in->cuda, na);
+	cg_line(p, "%s_b stir_fb_r[%" PRId64 "];", m.in->cuda, nb);
+	e->mma_outer = nest;
+	e->mma_outer_a = a_loop->u.for_.var;
+	e->mma_outer_b = b_loop->u.for_.var;
+	e->mma_phase = 4;
+	emit_unrolled_nest(e, e->mma_outer_a, na, nest, c);
+	e->mma_phase = 5;
+	emit_unrolled_nest(e, e->mma_outer_b, nb, nest, c);
+	e->mma_phase = 6;
+	emit_loop(e, s, ctx, c);
+	e->mma_outer = NULL;
+	e->mma_outer_a = e->mma_outer_b = NULL;
+	e->mma_phase = 0;
+	p->indent--;
+	cg_line(p, "}");
+}
+
 /* e, s, nest, guard, steps, op, ctx, c: unrolled loop s around the
  * steps of product nest (cuda_mma_invariant_steps): operand op's
  * fragments of every step loaded first, where guard's condition holds
@@ -239,7 +292,8 @@ static void emit_invariant_steps(emitter *e, const stir_stmt *s,
 	cg_line(p, "}");
 }
 
-/* e, s, ctx: a serial or unrolled loop (GPU_FORM_SERIAL_LOOP), with A's
+/* e, s, ctx: a serial or unrolled loop (GPU_FORM_SERIAL_LOOP), printed
+ * with the loop inside it as an outer product (cuda_mma_outer), with A's
  * tile loaded before it (cuda_mma_invariant_a), an operand of the steps
  * inside it loaded before it (cuda_mma_invariant_steps) or its steps
  * printed as two loops (cuda_mma_steps) where they apply. */
@@ -248,6 +302,17 @@ static void emit_serial_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
 	ectx c = *ctx;
 	c.divergent |= cuda_expr_deps(&e->facts, s->u.for_.extent) &
 		THREAD_DIMS;
+	if (e->mma_outer) {
+		/* (the inner loop of an outer product: emit_mma_outer) */
+		emit_loop(e, s, ctx, &c);
+		return;
+	}
+	const stir_stmt *o_a, *o_b;
+	const stir_stmt *o_nest = cuda_mma_outer(s, &o_a, &o_b);
+	if (o_nest) {
+		emit_mma_outer(e, s, o_nest, o_a, o_b, ctx, &c);
+		return;
+	}
 	const stir_stmt *h_guard, *h_steps;
 	char h_op;
 	const stir_stmt *h_nest = cuda_mma_invariant_steps(s, &h_guard,

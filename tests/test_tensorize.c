@@ -1493,6 +1493,54 @@ static stir_kernel *rgms_scheduled(stir_ctx *ctx, bool atomic,
 	return rc == 0 ? k : NULL;
 }
 
+/* s, x: how many times x occurs in s. */
+static int occurrences(const char *s, const char *x)
+{
+	int n = 0;
+	for (const char *p = strstr(s, x); p; p = strstr(p + strlen(x), x))
+		n++;
+	return n;
+}
+
+/* A warp on 32 rows of a block row of 64 (tests/tensorize/bsrmm64_tc_tile.yaml,
+ * the BSR recipe's candidate 8): the fragment loop bi_2 (A's tile moves
+ * with it, not with f_1) around the feature loop f_1 (B's tile moves
+ * with it, not with bi_2) prints as an outer product (cuda_mma_outer):
+ * A's 2 fragments loaded, then B's 8, then the 16 mma on them, each
+ * operand loaded once in the source; test_cuda_emu runs it. */
+START_TEST(test_mma_outer)
+{
+	stir_ctx *ctx = stir_ctx_alloc();
+	stir_module *m;
+	stir_kernel *k = read_scheduled(ctx, "bench/bsrmm64.stir", "bsrmm",
+		"tests/tensorize/bsrmm64_tc_tile.yaml", true, &m);
+	char *cu = stir_kernel_to_cuda(k);
+	ck_assert_ptr_nonnull(cu);
+	const char *decl = strstr(cu, "stir_mma_m16n8k16_f16_a stir_fa_r[2];\n"
+		"                    stir_mma_m16n8k16_f16_b stir_fb_r[8];");
+	const char *la = strstr(cu, "for (int bi_2 = 0; bi_2 < 2; ++bi_2) {");
+	const char *a = strstr(cu, "stir_mma_m16n8k16_f16_ldsm_a(stir_fa_r[bi_2], "
+		"A_data_shared, j % 3 * 4096 + ((((bi_0 * 2 + bi_1) * 2 + bi_2) * 4 + "
+		"bj_0) * 16 + bj_1), 256, 3);");
+	const char *b = strstr(cu, "stir_mma_m16n8k16_f16_ldsm_b(stir_fb_r[f_1], "
+		"B_data_shared, j % 3 * 4096 + (((bj_0 * 16 + bj_1) * 8 + f_1) * 8 + "
+		"f_2), 64, 1);");
+	const char *mma = strstr(cu, "stir_mma_m16n8k16_f16_mma(C_data_local["
+		"((((bi_0 * 2 + 0) * 2 + bi_2) * 8 + f_1) * 8 + f_2) / 8], "
+		"stir_fa_r[bi_2], stir_fb_r[f_1]);");
+	ck_assert(decl && la && a && b && mma);
+	ck_assert(decl < la && la < a && a < b && b < mma);
+	/* each once: no other load of A or B in the products */
+	ck_assert_int_eq(occurrences(cu, "_ldsm_a(stir_f"), 1);
+	ck_assert_int_eq(occurrences(cu, "_ldsm_b(stir_f"), 1);
+	ck_assert_int_eq(occurrences(cu, "_f16_mma(C_data_local"), 1);
+	ck_assert_ptr_null(strstr(cu, "stir_fa_loop"));
+	free(cu);
+	stir_module_free(m);
+	stir_ctx_free(ctx);
+}
+END_TEST
+
 /* RGMS's apply on tensor cores (examples/rgms_tc_tf32.yaml): the cache of
  * Y over gathered rows, with the tail guard on each row of its
  * write-back; the products under the row guard (A's elements loaded only
@@ -1624,6 +1672,7 @@ static Suite *tensorize_suite(void)
 	tcase_add_test(tc, test_verifier_and_emitter);
 	tcase_add_test(tc, test_rows);
 	tcase_add_test(tc, test_swizzle_stride);
+	tcase_add_test(tc, test_mma_outer);
 	suite_add_tcase(s, tc);
 	return s;
 }
