@@ -123,9 +123,12 @@ static const char *candidate_label(const stir_bsr_tc_candidate *p)
 	if (!p)
 		return "none";
 	char *b = buf[next++ % 8];
-	snprintf(b, 96, "blocks %" PRId64 ", %" PRId64 " warps x %" PRId64
+	char rows[32] = "";
+	if (p->warp_rows != 16)
+		snprintf(rows, sizeof(rows), " x %" PRId64 " rows", p->warp_rows);
+	snprintf(b, 96, "blocks %" PRId64 ", %" PRId64 " warps%s x %" PRId64
 		" features, %" PRId64 " stages, batch %" PRId64, p->block,
-		p->warps, p->warp_feat, p->stages, p->batch);
+		p->warps, rows, p->warp_feat, p->stages, p->batch);
 	return b;
 }
 
@@ -216,6 +219,9 @@ static void parse_options(int argc, char **argv, bsr_options *o)
 		usage("--program and --schedule come in pairs");
 	if (o->mtx && !o->mtx_block)
 		usage("--mtx and --block go together");
+	/* a file alone, unless --cases asks for generated ones too */
+	if (o->mtx && !cases)
+		o->weights = o->attention = false;
 	if (o->n_widths == 0) {
 		memcpy(o->widths, def_widths, sizeof(def_widths));
 		o->n_widths = 2;

@@ -64,6 +64,11 @@ expect 1 "no program given has that block size" --list --mtx "$t/m40.mtx" --bloc
 printf '%%%%MatrixMarket matrix coordinate real general\n32 48 2\n1 1 1\n32 3 2\n' > "$t/m32.mtx"
 "$B" --list --cases none --mtx "$t/m32.mtx" --block 16 > "$t/f" 2>&1 || { cat "$t/f"; fail "32 x 48"; }
 grep -q "^m32_b16 m 32 n 48 b 16 blocks 2 of 6 " "$t/f" || { cat "$t/f"; fail "32 x 48 blocks"; }
+# the file alone without --cases; with --cases weights, the generated too
+"$B" --list --mtx "$t/m32.mtx" --block 16 > "$t/f" 2>&1 || { cat "$t/f"; fail "32 x 48 alone"; }
+[ "$(grep -c -E '^(w|attn|m32)' "$t/f")" = 1 ] || { cat "$t/f"; fail "--mtx without --cases: not the file alone"; }
+"$B" --list --cases weights --mtx "$t/m32.mtx" --block 16 > "$t/f" 2>&1 || { cat "$t/f"; fail "32 x 48 with weights"; }
+[ "$(grep -c -E '^(w|m32)' "$t/f")" = 33 ] || { cat "$t/f"; fail "--mtx --cases weights: not the file and the 32 weights"; }
 expect 1 "no program given has that block size" --list --mtx "$t/m32.mtx" --block 16 \
 	--program "$srcdir/bench/bsrmm32.stir" --schedule "$srcdir/examples/bsrmm_cuda.yaml"
 expect 2 "--program and --schedule come in pairs" --list --program "$srcdir/examples/bsrmm.stir"
@@ -110,6 +115,12 @@ grep -q "^attn4096_band3_glob2 .* 768: blocks 64, 4 warps x 64 features, 3 stage
 "$B" --list --recipe --cases weights --block 64 > "$t/r" 2>&1 || { cat "$t/r"; fail "--recipe (blocks of 64)"; }
 grep -q "^w768x768_b64_d50_uni .* 512: blocks 64, 1 warps x 64 features, 4 stages, batch 1" "$t/r" ||
 	{ cat "$t/r"; fail "--recipe: a small grid of blocks of 64 not on the strips"; }
+# a large grid of even rows: a warp on 32 rows of a block row; of skewed
+# rows: a warp a strip of a block row
+grep -q "^w4096x4096_b64_d50_uni .* 512: blocks 64, 2 warps x 32 rows x 64 features, 3 stages, batch 1" "$t/r" ||
+	{ cat "$t/r"; fail "--recipe: a large even grid of blocks of 64 not on 32 rows a warp"; }
+grep -q "^w4096x4096_b64_d50_pow .* 512: blocks 64, 4 warps x 64 features, 3 stages, batch 1" "$t/r" ||
+	{ cat "$t/r"; fail "--recipe: a large skewed grid of blocks of 64 not on the strips of rows"; }
 expect 2 "--recipe picks the schedules: no --program" --list --recipe \
 	--program "$srcdir/examples/bsrmm.stir" --schedule "$srcdir/bench/bsrmm_tc16_pipe.yaml"
 expect 2 "--recipe: the widths must be multiples of 32" --list --recipe --widths 128,80

@@ -818,7 +818,8 @@ static void find_programs(void)
 		{ 2, 64, "mb=3,nb=23,feat=64" }, { 3, 128, "mb=5,nb=6,feat=128" },
 		{ 3, 64, "mb=3,nb=23,feat=64" }, { 4, 64, "mb=2,nb=3,feat=64" },
 		{ 5, 64, "mb=3,nb=5,feat=64" }, { 6, 128, "mb=2,nb=3,feat=128" },
-		{ 7, 64, "mb=3,nb=23,feat=64" } };
+		{ 7, 64, "mb=3,nb=23,feat=64" }, { 8, 128, "mb=2,nb=3,feat=128" },
+		{ 8, 64, "mb=3,nb=23,feat=64" }, { 9, 128, "mb=3,nb=5,feat=128" } };
 	for (size_t i = 0; i < sizeof(bsr_cands) / sizeof(bsr_cands[0]); i++) {
 		const stir_bsr_tc_candidate *q =
 			stir_bsr_tc_get_candidate(bsr_cands[i].candidate);

@@ -1923,10 +1923,11 @@ START_TEST(test_bsr_tc)
 		"bench/bsrmm_tc16_pipe.yaml", "bench/bsrmm_tc16_warps_s4.yaml",
 		"bench/bsrmm_tc16_warps_f64.yaml", "bench/bsrmm64_tc_strips.yaml",
 		"bench/bsrmm32_tc_strips.yaml", "bench/bsrmm64_tc_rows.yaml",
-		"bench/bsrmm32_tc_rows.yaml" };
-	ck_assert_int_eq(stir_bsr_tc_n_candidates(), 8);
-	ck_assert_ptr_null(stir_bsr_tc_get_candidate(8));
-	for (int i = 0; i < 8; i++)
+		"bench/bsrmm32_tc_rows.yaml", "bench/bsrmm64_tc_tile.yaml",
+		"bench/bsrmm32_tc_tile.yaml" };
+	ck_assert_int_eq(stir_bsr_tc_n_candidates(), 10);
+	ck_assert_ptr_null(stir_bsr_tc_get_candidate(10));
+	for (int i = 0; i < 10; i++)
 		for (int64_t w = 64; w <= 256; w *= 4) {
 			const stir_bsr_tc_candidate *p = stir_bsr_tc_get_candidate(i);
 			same_as_file(p->block == 64 ? "bench/bsrmm64.stir" :
@@ -1947,14 +1948,21 @@ START_TEST(test_bsr_tc)
 	ck_assert_int_eq(stir_bsr_tc_pick(8, 3, even, 128), -1);
 	ck_assert_int_eq(stir_bsr_tc_pick(16, 3, even, 80), -1);
 	ck_assert_int_eq(stir_bsr_tc_pick(16, 0, even, 128), -1);
-	/* blocks of 32 and 64: a warp a strip of a row from 1024 warps on */
-	int32_t rows64[65];
-	for (int i = 0; i <= 64; i++)
+	/* blocks of 32 and 64 from 1024 warps of a strip on: a warp on 32
+	 * rows of a row where the rows are even, else a warp a strip of a
+	 * row (one row of 2 + 12 blocks among rows of 2) */
+	int32_t rows64[65], skew64[65];
+	for (int i = 0; i <= 64; i++) {
 		rows64[i] = 2 * i;
+		skew64[i] = 2 * i + (i ? 12 : 0);
+	}
 	ck_assert_int_eq(stir_bsr_tc_pick(64, 64, rows64, 128), 4);
-	ck_assert_int_eq(stir_bsr_tc_pick(64, 64, rows64, 512), 6);
+	ck_assert_int_eq(stir_bsr_tc_pick(64, 64, rows64, 512), 8);
+	ck_assert_int_eq(stir_bsr_tc_pick(64, 64, skew64, 512), 6);
+	ck_assert_int_eq(stir_bsr_tc_pick(64, 64, skew64, 128), 4);
 	ck_assert_int_eq(stir_bsr_tc_pick(32, 64, rows64, 448), 5);
-	ck_assert_int_eq(stir_bsr_tc_pick(32, 64, rows64, 512), 7);
+	ck_assert_int_eq(stir_bsr_tc_pick(32, 64, rows64, 512), 9);
+	ck_assert_int_eq(stir_bsr_tc_pick(32, 64, skew64, 512), 7);
 	refusals("stir_recipe_bsr_tc_candidate", recipe_bsr,
 		"examples/bsrmm.stir", "bsrmm", stir_bsr_tc_get_candidate(1), 96,
 		"bench/bsrmm64.stir", "bsrmm", stir_bsr_tc_get_candidate(0));
@@ -2284,15 +2292,17 @@ START_TEST(test_tune_bsr)
 	stir_bindings_free(b);
 
 	/* the rules' order */
-	int order[8];
-	double costs[8];
+	int order[16];
+	double costs[16];
+	ck_assert_int_le(stir_bsr_tc_n_candidates(), 16);
 	ck_assert_int_eq(stir_bsr_rank(16, a, 64, order, costs), 4);
 	ck_assert_int_eq(order[0], stir_bsr_tc_pick(16, 8, bptr, 64));
 	ck_assert(costs[0] == 0 && costs[3] == 3);
 	ck_assert_int_eq(stir_bsr_rank(16, a, 32, order, NULL), 2);
-	ck_assert_int_eq(stir_bsr_rank(64, a, 64, order, NULL), 2);
+	ck_assert_int_eq(stir_bsr_rank(64, a, 64, order, NULL), 3);
 	ck_assert_int_eq(order[0], 4);
 	ck_assert_int_eq(order[1], 6);
+	ck_assert_int_eq(order[2], 8);
 	ck_assert_int_eq(stir_bsr_rank(32, a, 32, order, NULL), 0);
 	ck_assert_int_eq(stir_bsr_rank(8, a, 64, order, NULL), -1);
 

@@ -1051,8 +1051,8 @@ expect 1 "$stirc" recipe "$srcdir/examples/rgms_agg.stir" --recipe rgms_tc \
 	--candidate 0 --size feat=40
 grep_in "$tmp/err" "the candidate does not apply to kernel 'rgms_agg' at 40 features"
 expect 2 "$stirc" recipe "$srcdir/examples/csrmm.stir" --recipe bsr_tc \
-	--candidate 8 --size feat=64
-grep_in "$tmp/err" "recipe bsr_tc has candidates 0 to 7, not 8"
+	--candidate 10 --size feat=64
+grep_in "$tmp/err" "recipe bsr_tc has candidates 0 to 9, not 10"
 expect 2 "$stirc" recipe "$srcdir/examples/csrmm.stir" --recipe nope \
 	--candidate 0 --size feat=64
 grep_in "$tmp/err" "no recipe 'nope'"

@@ -495,14 +495,17 @@ STIR_EXPORT int stir_sddmm_tiles_model_rank(__stir_keep const stir_csr *a,
  * block, "warp_feat" features a warp (blockIdx.y), the row's blocks
  * walked by one warp or split over "warps" warps whose partial strips are
  * summed in shared memory; blocks of 32 and 64 with one warp a 16-row
- * strip a thread block, with block / 16 warps a block row a thread block
- * and a warp on each of its strips of rows, their accumulators in
- * registers and A's block and B's rows shared (docs/recipes.md, "BSR on
- * tensor cores"). */
+ * strip a thread block, with block / warp_rows warps a block row a
+ * thread block and a warp on "warp_rows" of its rows (one fragment of 16
+ * rows, or two: the warp's tiles then an outer product of A's two
+ * fragments and B's), their accumulators in registers and A's block and
+ * B's rows shared (docs/recipes.md, "BSR on tensor cores"). */
 typedef struct stir_bsr_tc_candidate {
 	int64_t block;          /* the block size: 16, 32 or 64 */
 	int64_t warps;          /* warps over a block row's blocks (16), or
-	                           over its strips of rows (32, 64) */
+	                           over its rows (32, 64) */
+	int64_t warp_rows;      /* a block's rows a warp: 16, or 32 (blocks
+	                           of 32 and 64, warps = block / 32) */
 	int64_t warp_feat;      /* features a warp */
 	int64_t stages;         /* the pipeline's stages */
 	int64_t batch;          /* blocks a wait of the pipeline */
@@ -519,9 +522,11 @@ STIR_EXPORT bool stir_bsr_tc_fits(const stir_bsr_tc_candidate *p,
 /* The candidate the shape rule picks for a BSR matrix of blocks b x b
  * (16, 32 or 64), mb block rows whose blocks start at indptr[0..mb], times
  * a dense operand "width" columns wide (a multiple of 32): blocks of 32
- * and 64 (width a multiple of 64) a warp a strip of a block row when the
- * grid has 1024 such warps (mb x width / 64 x b / 16), else a thread
- * block a strip; blocks of 16 a warp a row with 64 features while the grid has
+ * and 64 (width a multiple of 64), when the grid has 1024 warps of a
+ * strip of 16 rows (mb x width / 64 x b / 16), a warp on 32 rows of a
+ * block row where no row is much longer than the mean (5/4 of it), else
+ * a warp on a strip of a block row; on smaller grids a thread block a
+ * strip; blocks of 16 a warp a row with 64 features while the grid has
  * 1024 such warps and no row is much longer than the mean (5/4 of it) or
  * any longer than 64 blocks; else a warp a row with 32 features while
  * the longest row is at most the grid's warps / 32; else the row's blocks

@@ -26,7 +26,14 @@
  *    share.  Slower than the strips on small grids (a barrier a block),
  *    faster on large ones (B's rows read once, not once a strip):
  *    bench/RESULTS.md "BSR blocks of 32 and 64: the warps on a block
- *    row's rows".
+ *    row's rows";
+ *  - blocks of 32 or 64, block / 32 warps (warp_rows 32): as the last,
+ *    each warp on two fragments of rows, so that its 2 x 8 tiles print
+ *    as an outer product (docs/cuda.md): per 16 columns A's 2 fragments
+ *    and B's 8 loaded, then 16 mma, each B fragment serving 2.  Faster
+ *    than the last on large grids of even rows, slower on skewed ones
+ *    (half the warps on the longest row): bench/RESULTS.md "BSR blocks
+ *    of 32 and 64: a warp's tiles as an outer product".
  * The names below are those the primitives give (docs/schedules.md); the
  * schedule log prints a candidate as the schedule file it is. */
 #include <stdbool.h>
@@ -35,19 +42,22 @@
 #include <stir/recipes.h>
 #include "schedule/recipes/steps.h"
 
-/* The candidates: block, warps, features a warp, stages, batch.  The
- * ones the shape rule (stir_bsr_tc_pick) chooses from, in its order; the
- * first five won their cases in bench_bsr (bench/RESULTS.md, the BSR
- * sections); blocks of 32 take the strips of blocks of 64. */
+/* The candidates: block, warps, rows a warp, features a warp, stages,
+ * batch.  The ones the shape rule (stir_bsr_tc_pick) chooses from, in
+ * its order; the first five won their cases in bench_bsr
+ * (bench/RESULTS.md, the BSR sections); blocks of 32 take the strips of
+ * blocks of 64. */
 static const stir_bsr_tc_candidate candidates[] = {
-	{ 16, 1, 32, 4, 2 },    /* a warp a row, 32 features, two blocks a wait */
-	{ 16, 1, 64, 4, 1 },    /* a warp a row, 64 features */
-	{ 16, 4, 32, 4, 1 },    /* 4 warps a row, 32 features a warp */
-	{ 16, 4, 64, 2, 1 },    /* 4 warps a row, 64 features a warp */
-	{ 64, 1, 64, 4, 1 },    /* blocks of 64: a 16-row strip a block */
-	{ 32, 1, 64, 4, 1 },    /* blocks of 32: a 16-row strip a block */
-	{ 64, 4, 64, 3, 1 },    /* blocks of 64: a warp a strip of a row */
-	{ 32, 2, 64, 3, 1 },    /* blocks of 32: a warp a strip of a row */
+	{ 16, 1, 16, 32, 4, 2 }, /* a warp a row, 32 features, two blocks a wait */
+	{ 16, 1, 16, 64, 4, 1 }, /* a warp a row, 64 features */
+	{ 16, 4, 16, 32, 4, 1 }, /* 4 warps a row, 32 features a warp */
+	{ 16, 4, 16, 64, 2, 1 }, /* 4 warps a row, 64 features a warp */
+	{ 64, 1, 16, 64, 4, 1 }, /* blocks of 64: a 16-row strip a block */
+	{ 32, 1, 16, 64, 4, 1 }, /* blocks of 32: a 16-row strip a block */
+	{ 64, 4, 16, 64, 3, 1 }, /* blocks of 64: a warp a strip of a row */
+	{ 32, 2, 16, 64, 3, 1 }, /* blocks of 32: a warp a strip of a row */
+	{ 64, 2, 32, 64, 3, 1 }, /* blocks of 64: a warp 32 rows of a row */
+	{ 32, 1, 32, 64, 3, 1 }, /* blocks of 32: a warp a row */
 };
 #define N_CANDIDATES (int)(sizeof(candidates) / sizeof(candidates[0]))
 
@@ -70,14 +80,8 @@ const stir_bsr_tc_candidate *stir_bsr_tc_get_candidate(int i)
 int stir_bsr_tc_pick(int64_t b, int64_t mb, const int32_t *indptr,
 	int64_t width)
 {
-	if (width < 32 || width % 32 || mb < 1 || !indptr)
-		return -1;
-	if (b == 64 || b == 32) {
-		bool rows = mb * (width / 64) * (b / 16) >= FULL_WARPS;
-		return width % 64 ? -1 : b == 64 ? (rows ? 6 : 4) :
-			(rows ? 7 : 5);
-	}
-	if (b != 16)
+	if (width < 32 || width % 32 || mb < 1 || !indptr ||
+	    (b != 16 && b != 32 && b != 64))
 		return -1;
 	int64_t lmax = 0;
 	for (int64_t i = 0; i < mb; i++)
@@ -85,6 +89,11 @@ int stir_bsr_tc_pick(int64_t b, int64_t mb, const int32_t *indptr,
 			lmax = indptr[i + 1] - indptr[i];
 	int64_t mean = (indptr[mb] - indptr[0]) / mb;
 	bool even = lmax <= mean + mean / 4 + 1;
+	if (b == 64 || b == 32) {
+		bool rows = mb * (width / 64) * (b / 16) >= FULL_WARPS;
+		return width % 64 ? -1 : !rows ? (b == 64 ? 4 : 5) :
+			even ? (b == 64 ? 8 : 9) : (b == 64 ? 6 : 7);
+	}
 	int64_t warps32 = mb * (width / 32);
 	int64_t strips64 = width % 64 ? 0 : mb * (width / 64);
 	if (strips64 >= FULL_WARPS && (even || lmax <= 64))
@@ -104,7 +113,10 @@ bool stir_bsr_tc_fits(const stir_bsr_tc_candidate *p, int64_t feat)
 		p->warps >= 1 &&
 		p->warp_feat >= 8 && p->warp_feat % 8 == 0 && feat > 0 &&
 		feat % p->warp_feat == 0 && p->stages >= 2 && p->batch >= 1 &&
-		(p->block == 16 || p->warps == 1 || p->warps == p->block / 16);
+		(p->warp_rows == 16 ? p->block == 16 || p->warps == 1 ||
+		 p->warps == p->block / 16 :
+		 p->warp_rows == 32 && p->block != 16 &&
+		 p->warps == p->block / 32);
 }
 
 /* k, loop, per: A's block and B's rows at "loop" copied into
@@ -264,6 +276,70 @@ static int schedule_rows(stir_kernel *k, const stir_bsr_tc_candidate *p)
 		-1 : 0;
 }
 
+/* k, p: stages II and III of a candidate of blocks of 32 or 64 with a
+ * warp on 32 of a block row's rows in two fragments: the rows split [16,
+ * warps, 2] (warp bi_1 takes rows 2 bi_1 + bi_2 + 4 r, its two
+ * fragments' tiles side by side with the other warp's), or [16, 2] with
+ * one warp; the fragment loop bi_2 (bi_1) just outside the feature loop
+ * f_1, both unrolled, so that the emitter prints the warp's tiles as an
+ * outer product (cuda_mma_outer).  A's block and B's rows copied at the
+ * warps' loop (at bj_0 with one warp), each warp copying its own rows of
+ * A and a share of B's. */
+static int schedule_tile(stir_kernel *k, const stir_bsr_tc_candidate *p)
+{
+	bool one = p->warps == 1;
+	const int64_t ff[] = { 0, p->warp_feat / 8, 8 };
+	const int64_t f16[] = { p->block / 16, 16 };
+	const int64_t fw[] = { 16, p->warps, 2 }, f2[] = { 16, 2 };
+	const int64_t fb[] = { p->warps, 0 };
+	const char *acc[] = { "C_data_local_init", "C_data_local" };
+	if (stir_split(k, "bsrmm1", "f", 3, ff) < 0 ||
+	    (one ? stir_split(k, "bsrmm1", "bi", 2, f2) :
+	     stir_split(k, "bsrmm1", "bi", 3, fw)) < 0 ||
+	    stir_split(k, "bsrmm1", "bj", 2, f16) < 0 ||
+	    (one ? REORDER(k, "bsrmm1", "f_0", "j", "bj_0", "bi_1", "f_1",
+		"bi_0", "f_2", "bj_1") :
+	     REORDER(k, "bsrmm1", "f_0", "j", "bi_1", "bj_0", "bi_2", "f_1",
+		"bi_0", "f_2", "bj_1")) < 0 ||
+	    stir_bind(k, "bsrmm1", "i", STIR_BLOCK_X) < 0 ||
+	    stir_bind(k, "bsrmm1", "f_0", STIR_BLOCK_Y) < 0 ||
+	    stir_lower_sparse_buffer(k) < 0 ||
+	    stir_cache_write_over_init(k, "bsrmm1", "C_data", "j",
+		STIR_SCOPE_LOCAL) < 0)
+		return -1;
+	if (one ? stage_operands(k, "bj_0", NULL) < 0 :
+	    stir_cache_read(k, "bsrmm1", "B_data", "bi_1",
+		STIR_SCOPE_SHARED) < 0 ||
+	    stir_cache_read(k, "bsrmm1", "A_data", "bi_1",
+		STIR_SCOPE_SHARED) < 0 ||
+	    REORDER(k, "A_data_shared", "ax1", "ax0") < 0 ||
+	    stir_split(k, "B_data_shared", "ax0", 2, fb) < 0 ||
+	    stir_tensorize(k, "B_data_shared", "ax0_1", "cp_async_16") < 0 ||
+	    stir_tensorize(k, "A_data_shared", "ax0", "cp_async_16") < 0)
+		return -1;
+	/* the accumulator's nests: (warp,) fragment, tile, rows, columns */
+	for (int i = 0; i < 2; i++)
+		if ((one ? REORDER(k, acc[i], "ax1", "ax2", "ax0", "ax3") :
+		     REORDER(k, acc[i], "ax1", "ax2", "ax3", "ax0", "ax4")) < 0 ||
+		    stir_unroll(k, acc[i], one ? "ax1" : "ax2") < 0 ||
+		    stir_unroll(k, acc[i], one ? "ax2" : "ax3") < 0)
+			return -1;
+	if (stir_unroll(k, "bsrmm1", "bj_0") < 0 ||
+	    stir_unroll(k, "bsrmm1", one ? "bi_1" : "bi_2") < 0 ||
+	    stir_unroll(k, "bsrmm1", "f_1") < 0 ||
+	    stir_tensorize(k, acc[0], "ax0", "mma_m16n8k16_f16") < 0 ||
+	    stir_tensorize(k, "bsrmm1", "bi_0", "mma_m16n8k16_f16") < 0 ||
+	    stir_tensorize(k, acc[1], "ax0", "mma_m16n8k16_f16") < 0 ||
+	    stir_software_pipeline(k, "bsrmm1", "j", p->stages) < 0)
+		return -1;
+	return one ? 0 :
+		stir_bind(k, "bsrmm1", "bi_1", STIR_THREAD_Y) < 0 ||
+		stir_bind(k, acc[0], "ax1", STIR_THREAD_Y) < 0 ||
+		stir_bind(k, acc[1], "ax1", STIR_THREAD_Y) < 0 ||
+		stir_bind(k, "B_data_shared", "ax0_0", STIR_THREAD_Y) < 0 ||
+		stir_bind(k, "A_data_shared", "ax1", STIR_THREAD_Y) < 0 ? -1 : 0;
+}
+
 /* k, p, feat: see recipes.h. */
 int stir_recipe_bsr_tc_candidate(stir_kernel *k,
 	const stir_bsr_tc_candidate *p, int64_t feat)
@@ -278,8 +354,9 @@ int stir_recipe_bsr_tc_candidate(stir_kernel *k,
 	    stir_sparse_reorder(k, "bsrmm", 5, order) < 0 ||
 	    stir_lower_sparse_iter(k) < 0)
 		return -1;
-	int rc = p->block == 16 ? schedule16(k, p) : p->warps == 1 ?
-		schedule_strips(k, p) : schedule_rows(k, p);
+	int rc = p->block == 16 ? schedule16(k, p) : p->warp_rows == 32 ?
+		schedule_tile(k, p) : p->warps == 1 ? schedule_strips(k, p) :
+		schedule_rows(k, p);
 	return rc < 0 ? -1 : stir_kernel_prepare_for_gpu(k);
 }
 
