@@ -41,6 +41,15 @@ __device__ __forceinline__ unsigned stir_tf32(float x)
 #endif
 }
 
+// Whether a tile of floats at p, rows ld apart, holds each lane's
+// accumulator pairs (columns 2t, 2t + 1) at 8-byte boundaries: one
+// float2 access a pair instead of two (the same for all the lanes).
+__device__ __forceinline__ bool stir_pairs_aligned(const float *p, long long ld)
+{
+  return ((reinterpret_cast<unsigned long long>(p) & 7ull) |
+      (static_cast<unsigned long long>(ld) & 1ull)) == 0;
+}
+
 // The f32 accumulator of the m16n8 shapes: register i of lane (g, t) =
 // 4g + t holds row g + 8 (i / 2), column 2t + i % 2 (g = lane / 4,
 // t = lane % 4).  STIR_ACC16X8(P) defines P_acc and its functions.
@@ -55,15 +64,28 @@ __device__ __forceinline__ void P##_load_acc(P##_acc &c, const float *p, \
     long long ld) \
 { \
   const unsigned g = stir_lane() >> 2, t = stir_lane() & 3u; \
-  for (int i = 0; i < 4; i++) \
-    c.r[i] = p[(g + 8 * (i >> 1)) * ld + 2 * t + (i & 1)]; \
+  if (stir_pairs_aligned(p, ld)) \
+    for (int h = 0; h < 2; h++) { \
+      const float2 v = *reinterpret_cast<const float2 *>( \
+          &p[(g + 8 * h) * ld + 2 * t]); \
+      c.r[2 * h] = v.x; \
+      c.r[2 * h + 1] = v.y; \
+    } \
+  else \
+    for (int i = 0; i < 4; i++) \
+      c.r[i] = p[(g + 8 * (i >> 1)) * ld + 2 * t + (i & 1)]; \
 } \
 __device__ __forceinline__ void P##_store_acc(float *p, long long ld, \
     const P##_acc &c) \
 { \
   const unsigned g = stir_lane() >> 2, t = stir_lane() & 3u; \
-  for (int i = 0; i < 4; i++) \
-    p[(g + 8 * (i >> 1)) * ld + 2 * t + (i & 1)] = c.r[i]; \
+  if (stir_pairs_aligned(p, ld)) \
+    for (int h = 0; h < 2; h++) \
+      *reinterpret_cast<float2 *>(&p[(g + 8 * h) * ld + 2 * t]) = \
+          make_float2(c.r[2 * h], c.r[2 * h + 1]); \
+  else \
+    for (int i = 0; i < 4; i++) \
+      p[(g + 8 * (i >> 1)) * ld + 2 * t + (i & 1)] = c.r[i]; \
 } \
 __device__ __forceinline__ void P##_atomic_add_acc(float *p, long long ld, \
     const P##_acc &c) \
