@@ -665,7 +665,8 @@ const stir_stmt *cuda_mma_outer(const stir_stmt *s, const stir_stmt **a_loop,
 	stir_mma_match m;
 	if (!nest || !mma_nest(nest, &m) || !m.frag || m.guard ||
 	    m.a.gather || m.a.scale || m.b.gather ||
-	    m.a.buf == m.c.buf || m.b.buf == m.c.buf)
+	    m.a.buf == m.c.buf || m.b.buf == m.c.buf ||
+	    m.a.buf == m.frag || m.b.buf == m.frag)
 		return NULL;
 	const stir_var *u = s->u.for_.var, *v = w->u.for_.var;
 	bool au = stir_mma_index_uses(m.block, m.a.index, u);

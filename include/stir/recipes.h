@@ -488,8 +488,8 @@ STIR_EXPORT int stir_sddmm_tiles_model_rank(__stir_keep const stir_csr *a,
 /* ---- BSR SpMM on tensor cores ---------------------------------------- */
 
 /* A candidate of the BSR SpMM on tensor cores (kernel bsrmm of
- * examples/bsrmm.stir, blocks of 16, or of bench/bsrmm64.stir, blocks of
- * 64; f16 inputs, f32 accumulation on mma.m16n8k16, A's blocks and B's
+ * examples/bsrmm.stir, blocks of 16, bench/bsrmm32.stir, 32, or
+ * bench/bsrmm64.stir, 64; f16 inputs, f32 accumulation on mma.m16n8k16, A's blocks and B's
  * rows staged in shared memory by cp.async in a pipeline of "stages"
  * over a row's blocks, "batch" blocks a wait): a block row a thread
  * block, "warp_feat" features a warp (blockIdx.y), the row's blocks
