@@ -38,3 +38,7 @@ done
 # 4. tools/run-gpu-tests (gpu-tests.txt), then the library's recipe with the new rule on
 #    every case (recipe.txt)
 bench_bsr --recipe --widths 128,512,2048
+# 5. (store/, 15:53-15:58 UTC) with the accumulators stored and loaded as float2 pairs
+#    (codegen/mma_prelude.c, stir_pairs_aligned): tools/run-gpu-tests, then the recipe at
+#    512 and 2048 (the same cases as recipe.txt at those widths)
+bench_bsr --recipe --widths 512,2048
