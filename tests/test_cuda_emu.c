@@ -1228,15 +1228,6 @@ START_TEST(test_dynamic_shared_limit)
 }
 END_TEST
 
-/* src, what: the number of times "what" occurs in src. */
-static int count(const char *src, const char *what)
-{
-	int n = 0;
-	for (const char *s = strstr(src, what); s; s = strstr(s + 1, what))
-		n++;
-	return n;
-}
-
 /* ctx, fm, rows: schedule SDDMM for fm, fused (examples/sddmm.stir) or
  * row by row (examples/sddmm_rows.stir), and check the shape each
  * promises: one launch of (lanes, non-zeros at a time) threads, the X and
@@ -1272,11 +1263,11 @@ static void check_sddmm_shape(stir_ctx *ctx, stir_sddmm_map fm, bool rows)
 	snprintf(decl, sizeof(decl), "__shared__ float X_shared[%lld];",
 		(long long)fm.feat);
 	/* fused: the helper's definition and one call; rows: no search */
-	ck_assert_int_eq(count(src, "stir_upper_bound_i32("), rows ? 0 : 2);
+	ck_assert_int_eq(test_count(src, "stir_upper_bound_i32("), rows ? 0 : 2);
 	ck_assert(!rows || !strstr(src, "upper_bound"));
-	ck_assert_int_eq(count(src, decl), rows ? 1 : 0);
-	ck_assert_int_eq(count(src, "float4 stir_v"), 2);
-	ck_assert_int_ge(count(src, "__shfl_down_sync"), 1);
+	ck_assert_int_eq(test_count(src, decl), rows ? 1 : 0);
+	ck_assert_int_eq(test_count(src, "float4 stir_v"), 2);
+	ck_assert_int_ge(test_count(src, "__shfl_down_sync"), 1);
 	/* the features are a literal: no guard on them */
 	ck_assert_ptr_null(strstr(src, "feat"));
 	stir_compile_options co = { .arch = "sm_90" };

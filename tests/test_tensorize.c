@@ -1493,15 +1493,6 @@ static stir_kernel *rgms_scheduled(stir_ctx *ctx, bool atomic,
 	return rc == 0 ? k : NULL;
 }
 
-/* s, x: how many times x occurs in s. */
-static int occurrences(const char *s, const char *x)
-{
-	int n = 0;
-	for (const char *p = strstr(s, x); p; p = strstr(p + strlen(x), x))
-		n++;
-	return n;
-}
-
 /* A warp on 32 rows of a block row of 64 (tests/tensorize/bsrmm64_tc_tile.yaml,
  * the BSR recipe's candidate 8): the fragment loop bi_2 (A's tile moves
  * with it, not with f_1) around the feature loop f_1 (B's tile moves
@@ -1531,9 +1522,9 @@ START_TEST(test_mma_outer)
 	ck_assert(decl && la && a && b && mma);
 	ck_assert(decl < la && la < a && a < b && b < mma);
 	/* each once: no other load of A or B in the products */
-	ck_assert_int_eq(occurrences(cu, "_ldsm_a(stir_f"), 1);
-	ck_assert_int_eq(occurrences(cu, "_ldsm_b(stir_f"), 1);
-	ck_assert_int_eq(occurrences(cu, "_f16_mma(C_data_local"), 1);
+	ck_assert_int_eq(test_count(cu, "_ldsm_a(stir_f"), 1);
+	ck_assert_int_eq(test_count(cu, "_ldsm_b(stir_f"), 1);
+	ck_assert_int_eq(test_count(cu, "_f16_mma(C_data_local"), 1);
 	ck_assert_ptr_null(strstr(cu, "stir_fa_loop"));
 	free(cu);
 	stir_module_free(m);

@@ -23,6 +23,15 @@ static inline const char *test_path(const char *rel)
 	return buf;
 }
 
+/* src, what: the number of times "what" occurs in src. */
+static inline int test_count(const char *src, const char *what)
+{
+	int n = 0;
+	for (const char *s = strstr(src, what); s; s = strstr(s + 1, what))
+		n++;
+	return n;
+}
+
 /* ctx, m, program, kernel, file, cut: kernel "kernel" of a fresh module
  * of source file "program" (*m, freed by the caller) under the steps of
  * schedule file "file" up to the line holding "cut", at stage III; or

@@ -208,26 +208,66 @@ static int schedule16(stir_kernel *k, const stir_bsr_tc_candidate *p)
 /* k, p: the loops of a candidate of blocks of 32 or 64, to stage III
  * with C's local cache at the blocks' loop j: the block's rows split into
  * 16-row strips, one a thread block (bi_0, blockIdx.z) outside j with one
- * warp, else [16, warps] with the warps' loop bi_1 inside j (warp w takes
- * rows w, w + warps, ..: its tiles side by side with the others'). */
+ * warp; else [16, warps] with the warps' loop bi_1 inside j (warp w takes
+ * rows w, w + warps, ..: its tiles side by side with the others'); with
+ * 32 rows a warp [16, warps, 2] (warp bi_1 takes rows 2 bi_1 + bi_2 + 4
+ * r, its two fragments bi_2 side by side with the other warp's), or
+ * [16, 2] with one warp, the fragment loop just outside the feature loop
+ * f_1 (cuda_mma_outer). */
 static int split_block(stir_kernel *k, const stir_bsr_tc_candidate *p)
 {
-	bool strips = p->warps == 1;
+	bool tile = p->warp_rows == 32, one = p->warps == 1;
+	bool strips = one && !tile;
 	const int64_t ff[] = { 0, p->warp_feat / 8, 8 };
 	const int64_t f16[] = { p->block / 16, 16 }, fw[] = { 16, p->warps };
-	return stir_split(k, "bsrmm1", "f", 3, ff) < 0 ||
-		stir_split(k, "bsrmm1", "bi", 2, strips ? f16 : fw) < 0 ||
-		stir_split(k, "bsrmm1", "bj", 2, f16) < 0 ||
-		(strips ? REORDER(k, "bsrmm1", "f_0", "bi_0", "j", "bj_0", "f_1",
-			"bi_1", "f_2", "bj_1") :
-		 REORDER(k, "bsrmm1", "f_0", "j", "bi_1", "bj_0", "f_1", "bi_0",
-			"f_2", "bj_1")) < 0 ||
+	const int64_t fw2[] = { 16, p->warps, 2 }, f2[] = { 16, 2 };
+	const int64_t *fb = strips ? f16 : !tile ? fw : one ? f2 : fw2;
+	int rc = stir_split(k, "bsrmm1", "f", 3, ff) < 0 ||
+		stir_split(k, "bsrmm1", "bi", tile && !one ? 3 : 2, fb) < 0 ||
+		stir_split(k, "bsrmm1", "bj", 2, f16) < 0 ? -1 : 0;
+	if (rc == 0)
+		rc = strips ? REORDER(k, "bsrmm1", "f_0", "bi_0", "j", "bj_0",
+			"f_1", "bi_1", "f_2", "bj_1") :
+		     !tile ? REORDER(k, "bsrmm1", "f_0", "j", "bi_1", "bj_0",
+			"f_1", "bi_0", "f_2", "bj_1") :
+		     one ? REORDER(k, "bsrmm1", "f_0", "j", "bj_0", "bi_1",
+			"f_1", "bi_0", "f_2", "bj_1") :
+		     REORDER(k, "bsrmm1", "f_0", "j", "bi_1", "bj_0", "bi_2",
+			"f_1", "bi_0", "f_2", "bj_1");
+	return rc < 0 ||
 		stir_bind(k, "bsrmm1", "i", STIR_BLOCK_X) < 0 ||
 		stir_bind(k, "bsrmm1", "f_0", STIR_BLOCK_Y) < 0 ||
 		(strips && stir_bind(k, "bsrmm1", "bi_0", STIR_BLOCK_Z) < 0) ||
 		stir_lower_sparse_buffer(k) < 0 ||
 		stir_cache_write_over_init(k, "bsrmm1", "C_data", "j",
 			STIR_SCOPE_LOCAL) < 0 ? -1 : 0;
+}
+
+/* The accumulator's zeroing and store nests (C's local cache at j). */
+static const char *const acc_nests[] = { "C_data_local_init",
+	"C_data_local" };
+
+/* k, p: the accumulator's nests and the products of split_block's
+ * warps on mma.m16n8k16 (the loops around them unrolled before), the
+ * blocks' loop j pipelined. */
+static int tensorize_products(stir_kernel *k, const stir_bsr_tc_candidate *p)
+{
+	return stir_tensorize(k, acc_nests[0], "ax0", "mma_m16n8k16_f16") < 0 ||
+		stir_tensorize(k, "bsrmm1", "bi_0", "mma_m16n8k16_f16") < 0 ||
+		stir_tensorize(k, acc_nests[1], "ax0", "mma_m16n8k16_f16") < 0 ||
+		stir_software_pipeline(k, "bsrmm1", "j", p->stages) < 0 ? -1 : 0;
+}
+
+/* k, b_loop, a_loop: the warps' loop bi_1 and the accumulator's nests'
+ * ax1 bound to threadIdx.y, and the copies' loops b_loop of B's and
+ * a_loop of A's, each warp copying its share. */
+static int bind_warps(stir_kernel *k, const char *b_loop, const char *a_loop)
+{
+	return stir_bind(k, "bsrmm1", "bi_1", STIR_THREAD_Y) < 0 ||
+		stir_bind(k, acc_nests[0], "ax1", STIR_THREAD_Y) < 0 ||
+		stir_bind(k, acc_nests[1], "ax1", STIR_THREAD_Y) < 0 ||
+		stir_bind(k, "B_data_shared", b_loop, STIR_THREAD_Y) < 0 ||
+		stir_bind(k, "A_data_shared", a_loop, STIR_THREAD_Y) < 0 ? -1 : 0;
 }
 
 /* k, p: stages II and III of a candidate of blocks of 32 or 64 (16-row
@@ -247,7 +287,6 @@ static int schedule_strips(stir_kernel *k, const stir_bsr_tc_candidate *p)
 static int schedule_rows(stir_kernel *k, const stir_bsr_tc_candidate *p)
 {
 	const int64_t fa[] = { p->warps, 0 };
-	const char *acc[] = { "C_data_local_init", "C_data_local" };
 	if (split_block(k, p) < 0 ||
 	    stir_cache_read(k, "bsrmm1", "B_data", "bi_1",
 		STIR_SCOPE_SHARED) < 0 ||
@@ -259,53 +298,26 @@ static int schedule_rows(stir_kernel *k, const stir_bsr_tc_candidate *p)
 		return -1;
 	/* the accumulator's nests: warp, tile, rows, columns */
 	for (int i = 0; i < 2; i++)
-		if (REORDER(k, acc[i], "ax1", "ax2", "ax0", "ax3") < 0 ||
-		    stir_unroll(k, acc[i], "ax2") < 0)
+		if (REORDER(k, acc_nests[i], "ax1", "ax2", "ax0", "ax3") < 0 ||
+		    stir_unroll(k, acc_nests[i], "ax2") < 0)
 			return -1;
 	return stir_unroll(k, "bsrmm1", "bj_0") < 0 ||
 		stir_unroll(k, "bsrmm1", "f_1") < 0 ||
-		stir_tensorize(k, acc[0], "ax0", "mma_m16n8k16_f16") < 0 ||
-		stir_tensorize(k, "bsrmm1", "bi_0", "mma_m16n8k16_f16") < 0 ||
-		stir_tensorize(k, acc[1], "ax0", "mma_m16n8k16_f16") < 0 ||
-		stir_software_pipeline(k, "bsrmm1", "j", p->stages) < 0 ||
-		stir_bind(k, "bsrmm1", "bi_1", STIR_THREAD_Y) < 0 ||
-		stir_bind(k, acc[0], "ax1", STIR_THREAD_Y) < 0 ||
-		stir_bind(k, acc[1], "ax1", STIR_THREAD_Y) < 0 ||
-		stir_bind(k, "B_data_shared", "ax0", STIR_THREAD_Y) < 0 ||
-		stir_bind(k, "A_data_shared", "ax0_0", STIR_THREAD_Y) < 0 ?
-		-1 : 0;
+		tensorize_products(k, p) < 0 ||
+		bind_warps(k, "ax0", "ax0_0") < 0 ? -1 : 0;
 }
 
 /* k, p: stages II and III of a candidate of blocks of 32 or 64 with a
- * warp on 32 of a block row's rows in two fragments: the rows split [16,
- * warps, 2] (warp bi_1 takes rows 2 bi_1 + bi_2 + 4 r, its two
- * fragments' tiles side by side with the other warp's), or [16, 2] with
- * one warp; the fragment loop bi_2 (bi_1) just outside the feature loop
- * f_1, both unrolled, so that the emitter prints the warp's tiles as an
- * outer product (cuda_mma_outer).  A's block and B's rows copied at the
- * warps' loop (at bj_0 with one warp), each warp copying its own rows of
- * A and a share of B's. */
+ * warp on 32 of a block row's rows in two fragments (split_block), both
+ * the fragment loop and the feature loop unrolled, so that the emitter
+ * prints the warp's tiles as an outer product (cuda_mma_outer).  A's
+ * block and B's rows copied at the warps' loop (at bj_0 with one warp),
+ * each warp copying its own rows of A and a share of B's. */
 static int schedule_tile(stir_kernel *k, const stir_bsr_tc_candidate *p)
 {
 	bool one = p->warps == 1;
-	const int64_t ff[] = { 0, p->warp_feat / 8, 8 };
-	const int64_t f16[] = { p->block / 16, 16 };
-	const int64_t fw[] = { 16, p->warps, 2 }, f2[] = { 16, 2 };
 	const int64_t fb[] = { p->warps, 0 };
-	const char *acc[] = { "C_data_local_init", "C_data_local" };
-	if (stir_split(k, "bsrmm1", "f", 3, ff) < 0 ||
-	    (one ? stir_split(k, "bsrmm1", "bi", 2, f2) :
-	     stir_split(k, "bsrmm1", "bi", 3, fw)) < 0 ||
-	    stir_split(k, "bsrmm1", "bj", 2, f16) < 0 ||
-	    (one ? REORDER(k, "bsrmm1", "f_0", "j", "bj_0", "bi_1", "f_1",
-		"bi_0", "f_2", "bj_1") :
-	     REORDER(k, "bsrmm1", "f_0", "j", "bi_1", "bj_0", "bi_2", "f_1",
-		"bi_0", "f_2", "bj_1")) < 0 ||
-	    stir_bind(k, "bsrmm1", "i", STIR_BLOCK_X) < 0 ||
-	    stir_bind(k, "bsrmm1", "f_0", STIR_BLOCK_Y) < 0 ||
-	    stir_lower_sparse_buffer(k) < 0 ||
-	    stir_cache_write_over_init(k, "bsrmm1", "C_data", "j",
-		STIR_SCOPE_LOCAL) < 0)
+	if (split_block(k, p) < 0)
 		return -1;
 	if (one ? stage_operands(k, "bj_0", NULL) < 0 :
 	    stir_cache_read(k, "bsrmm1", "B_data", "bi_1",
@@ -319,25 +331,18 @@ static int schedule_tile(stir_kernel *k, const stir_bsr_tc_candidate *p)
 		return -1;
 	/* the accumulator's nests: (warp,) fragment, tile, rows, columns */
 	for (int i = 0; i < 2; i++)
-		if ((one ? REORDER(k, acc[i], "ax1", "ax2", "ax0", "ax3") :
-		     REORDER(k, acc[i], "ax1", "ax2", "ax3", "ax0", "ax4")) < 0 ||
-		    stir_unroll(k, acc[i], one ? "ax1" : "ax2") < 0 ||
-		    stir_unroll(k, acc[i], one ? "ax2" : "ax3") < 0)
+		if ((one ? REORDER(k, acc_nests[i], "ax1", "ax2", "ax0", "ax3") :
+		     REORDER(k, acc_nests[i], "ax1", "ax2", "ax3", "ax0",
+			"ax4")) < 0 ||
+		    stir_unroll(k, acc_nests[i], one ? "ax1" : "ax2") < 0 ||
+		    stir_unroll(k, acc_nests[i], one ? "ax2" : "ax3") < 0)
 			return -1;
 	if (stir_unroll(k, "bsrmm1", "bj_0") < 0 ||
 	    stir_unroll(k, "bsrmm1", one ? "bi_1" : "bi_2") < 0 ||
 	    stir_unroll(k, "bsrmm1", "f_1") < 0 ||
-	    stir_tensorize(k, acc[0], "ax0", "mma_m16n8k16_f16") < 0 ||
-	    stir_tensorize(k, "bsrmm1", "bi_0", "mma_m16n8k16_f16") < 0 ||
-	    stir_tensorize(k, acc[1], "ax0", "mma_m16n8k16_f16") < 0 ||
-	    stir_software_pipeline(k, "bsrmm1", "j", p->stages) < 0)
+	    tensorize_products(k, p) < 0)
 		return -1;
-	return one ? 0 :
-		stir_bind(k, "bsrmm1", "bi_1", STIR_THREAD_Y) < 0 ||
-		stir_bind(k, acc[0], "ax1", STIR_THREAD_Y) < 0 ||
-		stir_bind(k, acc[1], "ax1", STIR_THREAD_Y) < 0 ||
-		stir_bind(k, "B_data_shared", "ax0_0", STIR_THREAD_Y) < 0 ||
-		stir_bind(k, "A_data_shared", "ax1", STIR_THREAD_Y) < 0 ? -1 : 0;
+	return one ? 0 : bind_warps(k, "ax0_0", "ax1");
 }
 
 /* k, p, feat: see recipes.h. */
