@@ -177,15 +177,16 @@ static void emit_declarations(emitter *e, int li)
 			/* the accumulator of a tensorized nest: the warp's fragment
 			 * (cuda_mma.c) */
 			int64_t mn = (int64_t)e->frag[i]->m * e->frag[i]->n;
-			int64_t warps = e->frag_split[i].warps;
+			const gpu_frag_split *sp = &e->frag_split[i];
+			int64_t warps = gpu_frag_split_warps(sp);
 			cg_putf(p, "%s_acc ", e->frag[i]->cuda);
 			cuda_put_name(e, b->name);
-			if (warps)
+			if (warps > 1)
 				cg_putf(p, "[%" PRId64 "];  // this warp's %" PRId64
 					" of the %" PRId64 " tensor-core fragments (split "
-					"over %s)\n", n / mn / warps, n / mn / warps, n / mn,
-					e->frag_split[i].dim == STIR_THREAD_Y ? "threadIdx.y" :
-					"threadIdx.z");
+					"over %s%s)\n", n / mn / warps, n / mn / warps, n / mn,
+					sp->warps[0] ? "threadIdx.y" : "threadIdx.z",
+					sp->warps[0] && sp->warps[1] ? " and threadIdx.z" : "");
 			else if (n > mn)
 				cg_putf(p, "[%" PRId64 "];  // %" PRId64 " tensor-core "
 					"fragments\n", n / mn, n / mn);

@@ -559,6 +559,10 @@ static void print_var(emitter *e, const ectx *ctx, const stir_expr *x,
 		cuda_int_literal(e, v->dtype, e->lane_val);
 		return;
 	}
+	if (v == e->warp_var[0] || v == e->warp_var[1]) {
+		cuda_int_literal(e, v->dtype, 0);
+		return;
+	}
 	if (v->kind == STIR_VAR_BLOCK && e->facts.binding[v->slot] && e->resolve &&
 	    e->resolve[v->slot]) {
 		/* the binding in place of the variable: its type is the

@@ -126,6 +126,8 @@ struct emitter {
 	                              4 and 5), then its mma on them (6) */
 	const stir_var *mma_outer_a; /* the loop variable A's tile uses */
 	const stir_var *mma_outer_b; /* the one B's tile uses */
+	bool mma_outer_pairs;      /* B's fragments loaded two at a time
+	                              (cuda_mma_outer_pairs) */
 	bool need_pipe;            /* the source needs the functions of
 	                              pipelined loops (cuda_pipeline.c) */
 	bool pipe_issue;           /* printing the copies a pipelined loop
@@ -145,6 +147,8 @@ struct emitter {
 	                              binding (cross-thread targets) */
 	const stir_var *lane_var;  /* print this variable as lane_val */
 	int64_t lane_val;
+	const stir_var *warp_var[2]; /* print these as 0: the warp digits of
+	                              a split fragment's index (put_frag) */
 	struct vec_ctx *vec;       /* loads read from vectors (vector paths) */
 	int n_hoist;               /* counter of the names of the hoisted lets
 	                              (passes/hoist.c), stir_sN */
@@ -326,6 +330,12 @@ const stir_stmt *cuda_mma_invariant_steps(const stir_stmt *s,
  * of b_loop's loaded first (stir_fa_r, stir_fb_r), then the mma of
  * every pair: a warp's tile of U x V fragments loads U + V tiles, not
  * 2 U V, each B fragment serving U products. */
+/* m, b_loop: whether the outer product of nest m (cuda_mma_outer) may
+ * load B's fragments two at a time, one ldmatrix.x4 for the tiles of
+ * b_loop's iterations v and v + 1: an even count of them, B by ldmatrix
+ * and not transposed, its tile moving N columns (the next tile) a step
+ * of b_loop. */
+bool cuda_mma_outer_pairs(const stir_mma_match *m, const stir_stmt *b_loop);
 const stir_stmt *cuda_mma_outer(const stir_stmt *s, const stir_stmt **a_loop,
 	const stir_stmt **b_loop);
 /* e, nest, guard, ctx: print "PRE_a stir_fa_loop;" and its load, A's
@@ -362,9 +372,11 @@ bool cuda_vector_load(emitter *e, const stir_expr *x);
 void cuda_emit_list(emitter *e, const stir_ptr_vec *list, const ectx *ctx);
 /* e, s, ctx: emit one statement of a list at the current depth. */
 void cuda_emit_stmt(emitter *e, const stir_stmt *s, const ectx *ctx);
-/* e, v, bound: print "for (T v = 0; v < BOUND; ++v)" at the current
- * depth, without what follows the parenthesis (cuda_stmt.c). */
-void cuda_put_for_head(emitter *e, const stir_var *v, const char *bound);
+/* e, v, bound, step: print "for (T v = 0; v < BOUND; ++v)" (step 1) or
+ * "..; v += STEP)" at the current depth, without what follows the
+ * parenthesis (cuda_stmt.c). */
+void cuda_put_for_head(emitter *e, const stir_var *v, const char *bound,
+	int step);
 /* e, s, ctx: a pipelined loop (cuda_pipeline.c): its copies issued
  * stages - 1 iterations ahead. */
 void cuda_emit_pipeline(emitter *e, const stir_stmt *s, const ectx *ctx);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "codegen/cuda_internal.h"
+#include "ir/affine.h"
 #include "ir/visit.h"
 
 /* xs, n, v: does one of the n expressions xs name v? */
@@ -191,13 +192,42 @@ static void put_copy(emitter *e, const ectx *ctx, const stir_mma_match *m)
 	cg_line(p, "}");
 }
 
+/* e, ctx, m, lo: the tile index I of nest m's accumulator with the warp
+ * digits of its split (gpu_frag_split) whose coefficient is above lo
+ * dropped, the lowest last: with digit C of W warps, I / (C * W) * C + I
+ * % C, I the index with the digits above C dropped.  A digit at the top
+ * of the index (C * W the buffer's row) needs no division: I is below C
+ * there. */
+static void put_frag_index(emitter *e, const ectx *ctx,
+	const stir_mma_match *m, int64_t lo)
+{
+	const gpu_frag_split *sp = &e->frag_split[m->frag->index];
+	int64_t row = (int64_t)m->in->n * m->frag_tiles, c = 0, w = 0;
+	for (int i = 0; i < 2; i++)
+		if (sp->warps[i] && sp->coef[i] > lo && (!c || sp->coef[i] < c) &&
+		    sp->coef[i] * sp->warps[i] < row) {
+			c = sp->coef[i];
+			w = sp->warps[i];
+		}
+	if (!c) {
+		cuda_expr(e, ctx, m->frag_index, P_TOP);
+		return;
+	}
+	cg_put(e->out, "(");
+	put_frag_index(e, ctx, m, c);
+	cg_putf(e->out, ") / %" PRId64 " * %" PRId64 " + (", c * w, c);
+	put_frag_index(e, ctx, m, c);
+	cg_putf(e->out, ") %% %" PRId64, c);
+}
+
 /* e, ctx, m: the accumulator, a fragment buffer: its name, or, for a
  * buffer of several tiles, "NAME[(index) / S]" (the tile variables 0 in
  * the index, which then is the tile's first element; S the tiles'
  * stride, N side by side or M * N one after another).  A buffer split
  * over warps (gpu_frag_scan) keeps only its warp's tiles: the index is
- * printed with the variable of the loop bound to its thread index at 0
- * (the block's variables as their bindings). */
+ * printed with the variables of the loops bound to its thread indices at
+ * 0 (the block's variables as their bindings), and each digit below the
+ * top dropped (put_frag_index). */
 static void put_frag(emitter *e, const ectx *ctx, const stir_mma_match *m)
 {
 	cuda_put_name(e, m->frag->name);
@@ -206,9 +236,8 @@ static void put_frag(emitter *e, const ectx *ctx, const stir_mma_match *m)
 		return;
 	bool *resolve = NULL;
 	const bool *saved_resolve = e->resolve;
-	const stir_var *saved_lane = e->lane_var;
-	int64_t saved_val = e->lane_val;
-	if (sp->warps) {
+	const stir_var *saved_warp[2] = { e->warp_var[0], e->warp_var[1] };
+	if (gpu_frag_split_warps(sp) > 1) {
 		const stir_stmt *b = m->block;
 		resolve = calloc((size_t)e->k->n_vars + 1, sizeof(bool));
 		if (!resolve) {
@@ -218,16 +247,18 @@ static void put_frag(emitter *e, const ectx *ctx, const stir_mma_match *m)
 		for (int i = 0; b && i < b->u.block.n_vars; i++)
 			resolve[b->u.block.vars[i]->slot] = true;
 		e->resolve = resolve;
-		e->lane_var = ctx->bound[sp->dim]->u.for_.var;
-		e->lane_val = 0;
+		for (int i = 0; i < 2; i++)
+			if (sp->warps[i])
+				e->warp_var[i] =
+					ctx->bound[i ? STIR_THREAD_Z : STIR_THREAD_Y]->u.for_.var;
 	}
 	cg_put(e->out, "[(");
-	cuda_expr(e, ctx, m->frag_index, P_TOP);
+	put_frag_index(e, ctx, m, 0);
 	cg_putf(e->out, ") / %d]", m->frag_stride);
 	if (resolve) {
 		e->resolve = saved_resolve;
-		e->lane_var = saved_lane;
-		e->lane_val = saved_val;
+		e->warp_var[0] = saved_warp[0];
+		e->warp_var[1] = saved_warp[1];
 		free(resolve);
 	}
 }
@@ -655,6 +686,27 @@ const stir_stmt *cuda_mma_invariant_a(const stir_stmt *s,
 	return nest;
 }
 
+/* m, b_loop: see cuda_internal.h. */
+bool cuda_mma_outer_pairs(const stir_mma_match *m, const stir_stmt *b_loop)
+{
+	/* (opaque terms, such as a pipeline's slot, must not name the
+	 * loop) */
+	stir_affine_opts o = { .flags = STIR_AFFINE_NEG |
+		STIR_AFFINE_WIDENING_CASTS | STIR_AFFINE_OPAQUE,
+		.expand = stir_mma_block_binding, .user = m->block };
+	stir_affine a = { 0 };
+	const stir_var *v = b_loop->u.for_.var;
+	const stir_expr *ext = b_loop->u.for_.extent;
+	if (ext->kind != STIR_EXPR_INT || ext->u.i % 2 != 0 ||
+	    !cuda_mma_use_ldsm(m, &m->b) || m->b.transposed ||
+	    !stir_affine_add(&a, m->b.index, 1, &o))
+		return false;
+	for (int i = 0; i < a.n; i++)
+		if (!a.t[i].var && stir_mma_index_uses(m->block, a.t[i].atom, v))
+			return false;
+	return stir_affine_coef(&a, v) == m->in->n;
+}
+
 /* s, a_loop, b_loop: see cuda_internal.h. */
 const stir_stmt *cuda_mma_outer(const stir_stmt *s, const stir_stmt **a_loop,
 	const stir_stmt **b_loop)
@@ -850,6 +902,12 @@ void cuda_emit_mma(emitter *e, const stir_stmt *s, const ectx *ctx)
 		cuda_oom(e);
 	if (m.form == STIR_MMA_FORM_COPY) {
 		put_copy(e, &c, &m);
+	} else if (outer == 5 && e->mma_outer_pairs) {
+		/* B's fragments v and v + 1, one ldmatrix.x4 */
+		char f[600];
+		snprintf(f, sizeof(f), "stir_fb_r[%s], stir_fb_r[%s + 1]",
+			ov[1] ? ov[1] : "", ov[1] ? ov[1] : "");
+		put_load(e, &c, &m, "b2", f, &m.b);
 	} else if (outer == 4 || outer == 5) {
 		char f[300];
 		snprintf(f, sizeof(f), "stir_f%c_r[%s]", outer == 4 ? 'a' : 'b',

@@ -176,7 +176,7 @@ void cuda_emit_pipeline(emitter *e, const stir_stmt *s, const ectx *ctx)
 	cg_line(p, "}");
 	char n[32];
 	snprintf(n, sizeof(n), "stir_n%d", id);
-	cuda_put_for_head(e, v, n);
+	cuda_put_for_head(e, v, n, 1);
 	cg_put(p, " {\n");
 	p->indent++;
 	cg_line(p, "{");

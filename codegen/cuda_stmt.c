@@ -136,15 +136,18 @@ static void emit_loop(emitter *e, const stir_stmt *s, const ectx *ctx,
 }
 
 /* e, v, bound: see cuda_internal.h. */
-void cuda_put_for_head(emitter *e, const stir_var *v, const char *bound)
+void cuda_put_for_head(emitter *e, const stir_var *v, const char *bound,
+	int step)
 {
 	cg_indent(e->out);
 	cg_putf(e->out, "for (%s ", cuda_ctype(v->dtype));
 	cuda_put_name(e, v->name);
 	cg_put(e->out, " = 0; ");
 	cuda_put_name(e, v->name);
-	cg_putf(e->out, " < %s; ++", bound);
+	cg_putf(e->out, " < %s; %s", bound, step == 1 ? "++" : "");
 	cuda_put_name(e, v->name);
+	if (step != 1)
+		cg_putf(e->out, " += %d", step);
 	cg_put(e->out, ")");
 }
 
@@ -180,14 +183,15 @@ static void emit_mma_steps(emitter *e, const stir_stmt *s,
 	cg_line(p, "}");
 }
 
-/* e, v, n, nest, c: "for (v = 0; v < n; ..) nest", unrolled. */
+/* e, v, n, step, nest, c: "for (v = 0; v < n; v += step) nest",
+ * unrolled. */
 static void emit_unrolled_nest(emitter *e, const stir_var *v, int64_t n,
-	const stir_stmt *nest, const ectx *c)
+	int step, const stir_stmt *nest, const ectx *c)
 {
 	char bound[32];
 	snprintf(bound, sizeof(bound), "%" PRId64, n);
 	cg_line(e->out, "#pragma unroll");
-	cuda_put_for_head(e, v, bound);
+	cuda_put_for_head(e, v, bound, step);
 	cg_put(e->out, " {\n");
 	e->out->indent++;
 	cuda_emit_mma(e, nest, c);
@@ -221,9 +225,12 @@ static void emit_mma_outer(emitter *e, const stir_stmt *s,
 	e->mma_outer_a = a_loop->u.for_.var;
 	e->mma_outer_b = b_loop->u.for_.var;
 	e->mma_phase = 4;
-	emit_unrolled_nest(e, e->mma_outer_a, na, nest, c);
+	emit_unrolled_nest(e, e->mma_outer_a, na, 1, nest, c);
 	e->mma_phase = 5;
-	emit_unrolled_nest(e, e->mma_outer_b, nb, nest, c);
+	e->mma_outer_pairs = cuda_mma_outer_pairs(&m, b_loop);
+	emit_unrolled_nest(e, e->mma_outer_b, nb, e->mma_outer_pairs ? 2 : 1,
+		nest, c);
+	e->mma_outer_pairs = false;
 	e->mma_phase = 6;
 	emit_loop(e, s, ctx, c);
 	e->mma_outer = NULL;
@@ -261,7 +268,7 @@ static void emit_invariant_steps(emitter *e, const stir_stmt *s,
 		cg_line(p, "#pragma unroll");
 		char n[32];
 		snprintf(n, sizeof(n), "%" PRId64, s->u.for_.extent->u.i);
-		cuda_put_for_head(e, v, n);
+		cuda_put_for_head(e, v, n, 1);
 		cg_put(p, "\n");
 		p->indent++;
 		cg_indent(p);

@@ -869,7 +869,7 @@ const stir_stmt *stir_pipeline_copy(const stir_stmt *s)
 	if (s->kind == STIR_STMT_IF && !s->u.if_.else_body.n &&
 	    s->u.if_.then_body.n == 1)
 		s = stir_stmt_at(&s->u.if_.then_body, 0);
-	if (s->kind == STIR_STMT_FOR && s->u.for_.body.n == 1 &&
+	while (s->kind == STIR_STMT_FOR && s->u.for_.body.n == 1 &&
 	    (s->u.for_.kind == STIR_LOOP_SERIAL ||
 	     (s->u.for_.kind == STIR_LOOP_BIND &&
 	      (s->u.for_.thread == STIR_THREAD_Y ||

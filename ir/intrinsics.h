@@ -173,9 +173,9 @@ bool stir_mma_elem_store(const stir_mma_match *m);
 bool stir_is_copy_nest(const stir_stmt *s, stir_mma_match *m);
 /* s: the copy nest (stir_is_copy_nest) that statement s is, or holds as
  * the one statement of an if without else (a split's tail guard that
- * tensorize moved out of the nest), or of a loop, serial or bound to
- * threadIdx.y or z (the copy split over the warps of a thread block);
- * else NULL. */
+ * tensorize moved out of the nest), or of loops one inside another,
+ * each serial or bound to threadIdx.y or z (the copy split over the
+ * warps of a thread block); else NULL. */
 const stir_stmt *stir_pipeline_copy(const stir_stmt *s);
 /* l: the number of statements that open the body of loop l and are copy
  * nests, guarded or not (stir_pipeline_copy): the copies a software

@@ -174,18 +174,43 @@ static int64_t var_extent(const split_walk *w, const stir_mma_match *m,
 	return 0;
 }
 
+/* w, m, a, p, c: whether loop variable p, of the bound loop's extent W
+ * and coefficient c in tile index a of nest m, is a digit that picks a
+ * warp's tiles: c whole tiles, c * W a divisor of a row of the buffer,
+ * every other term a multiple of c * W (whole groups: rows, the digits
+ * above it) or, together, within [0, c) (the tiles below it). */
+static bool warp_digit(const split_walk *w, const stir_mma_match *m,
+	const stir_affine *a, const stir_var *p, int64_t c)
+{
+	int64_t n = m->in->n, row = n * m->frag_tiles, group = c * w->warps;
+	if (c <= 0 || c % n != 0 || row % group != 0)
+		return false;
+	int64_t lo = a->konst, hi = a->konst;
+	for (int i = 0; i < a->n; i++) {
+		const stir_var *v = a->t[i].var;
+		int64_t k = a->t[i].coef, ext;
+		if (v == p || k % group == 0)
+			continue;
+		if (!v || (ext = var_extent(w, m, v)) < 1)
+			return false;
+		lo += k < 0 ? k * (ext - 1) : 0;
+		hi += k > 0 ? k * (ext - 1) : 0;
+	}
+	return lo >= 0 && hi < c;
+}
+
 /* w, s, m: the accumulator access of nest s (matched as m) picks its
- * warp's tiles: its tile index is P * N * K + r, with P a loop around it
- * of the bound loop's extent (the bound loop itself inside it, else that
- * loop or a serial one, to be bound to the same index), K the tiles a
- * warp keeps, and r, over the other loops' ranges, within the K tiles of
- * a row (terms of whole rows aside). */
+ * warp's tiles: its tile index has a digit P * C (warp_digit), with P a
+ * loop around it of the bound loop's extent (the bound loop itself inside
+ * it, else that loop or a serial one, to be bound to the same index).
+ * The warp keeps the tiles of its value of P; the emitter drops the digit
+ * (codegen/cuda_mma.c, put_frag). */
 static void check_split_nest(split_walk *w, const stir_stmt *s,
 	const stir_mma_match *m)
 {
 	const char *ln = s->u.for_.var->name;
-	int64_t tiles = m->frag_tiles, n = m->in->n, row = n * tiles;
-	if (m->frag_stride != n) {
+	int64_t tiles = m->frag_tiles;
+	if (m->frag_stride != m->in->n) {
 		split_refuse(w, "its %lld tiles are one after another, not side "
 			"by side", (long long)tiles);
 		return;
@@ -195,49 +220,31 @@ static void check_split_nest(split_walk *w, const stir_stmt *s,
 			(long long)tiles, (long long)w->warps);
 		return;
 	}
-	int64_t keep = tiles / w->warps * n;  /* the elements of a warp's row */
 	stir_affine a;
 	if (!stir_mma_frag_form(m, &a)) {
 		split_refuse(w, "the tile index of the nest of loop '%s' is no "
 			"affine form of loops", ln);
 		return;
 	}
-	bool inside = false;
-	const stir_var *p = NULL;
-	for (int i = 0; i < w->n_loops; i++) {
+	bool inside = false, found = false;
+	for (int i = 0; i < w->n_loops; i++)
+		inside |= w->loops[i] == w->bound;
+	for (int i = 0; i < w->n_loops && !found; i++) {
 		const stir_stmt *l = w->loops[i];
-		inside |= l == w->bound;
 		bool same = l == w->bound || l->u.for_.kind == STIR_LOOP_SERIAL ||
 			(l->u.for_.kind == STIR_LOOP_BIND &&
 			 l->u.for_.thread == w->bound->u.for_.thread);
-		if (same && literal_extent(l) == w->warps &&
-		    stir_affine_coef(&a, l->u.for_.var) == keep)
-			p = l->u.for_.var;
+		if (same && (!inside || l == w->bound) &&
+		    literal_extent(l) == w->warps)
+			found = warp_digit(w, m, &a, l->u.for_.var,
+				stir_affine_coef(&a, l->u.for_.var));
 	}
-	if (!p || (inside && p != w->bound->u.for_.var)) {
+	if (!found)
 		split_refuse(w, "the tile index of the nest of loop '%s' does not "
-			"pick its warp's tiles as '%s' * %lld + ..", ln,
-			inside ? w->bound->u.for_.var->name : "P", (long long)keep);
-		return;
-	}
-	int64_t lo = a.konst, hi = a.konst;
-	for (int i = 0; i < a.n; i++) {
-		const stir_var *v = a.t[i].var;
-		int64_t c = a.t[i].coef, ext;
-		if (v == p || c % row == 0)
-			continue;
-		if (!v || (ext = var_extent(w, m, v)) < 1) {
-			split_refuse(w, "the tile index of the nest of loop '%s' names "
-				"'%s', which is no loop of literal extent", ln,
-				v ? v->name : "?");
-			return;
-		}
-		lo += c < 0 ? c * (ext - 1) : 0;
-		hi += c > 0 ? c * (ext - 1) : 0;
-	}
-	if (lo < 0 || hi >= keep)
-		split_refuse(w, "the tile index of the nest of loop '%s' reaches "
-			"past its warp's %lld tiles", ln, (long long)(keep / n));
+			"pick its warp's tiles by a digit '%s' * C (C whole tiles, "
+			"the tiles below it within C, the terms above it multiples "
+			"of %lld * C)", ln, inside ? w->bound->u.for_.var->name : "P",
+			(long long)w->warps);
 }
 
 /* s, user: stmt_pre of sched_frag_split_ok (a split_walk). */

@@ -876,6 +876,11 @@ static void find_programs(void)
 		{ "bench/bsrmm64.stir", "tests/tensorize/bsrmm64_tc_warps.yaml" },
 		/* blocks of 64, each 16-row strip a thread block (blockIdx.z) */
 		{ "bench/bsrmm64.stir", "tests/tensorize/bsrmm64_tc_strips.yaml" },
+		/* C's fragments split over warps by a digit below the top of
+		 * the tile index: blocks of 32 over 2 warps of the features,
+		 * blocks of 64 over 2 x 2 (threadIdx.y and z) */
+		{ "bench/bsrmm32.stir", "tests/tensorize/bsrmm32_tc_1x2.yaml" },
+		{ "bench/bsrmm64.stir", "tests/tensorize/bsrmm64_tc_2x2.yaml" },
 	};
 	for (size_t t = 0; t < sizeof(tc) / sizeof(tc[0]); t++)
 		for (int size = 0; size < 2; size++) {

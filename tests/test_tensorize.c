@@ -1497,7 +1497,8 @@ static stir_kernel *rgms_scheduled(stir_ctx *ctx, bool atomic,
  * the BSR recipe's candidate 8): the fragment loop bi_2 (A's tile moves
  * with it, not with f_1) around the feature loop f_1 (B's tile moves
  * with it, not with bi_2) prints as an outer product (cuda_mma_outer):
- * A's 2 fragments loaded, then B's 8, then the 16 mma on them, each
+ * A's 2 fragments loaded, then B's 8, two at a time (f_1 and f_1 + 1,
+ * 8 columns apart: one ldmatrix.x4), then the 16 mma on them, each
  * operand loaded once in the source; test_cuda_emu runs it. */
 START_TEST(test_mma_outer)
 {
@@ -1513,17 +1514,19 @@ START_TEST(test_mma_outer)
 	const char *a = strstr(cu, "stir_mma_m16n8k16_f16_ldsm_a(stir_fa_r[bi_2], "
 		"A_data_shared, j % 3 * 4096 + ((((bi_0 * 2 + bi_1) * 2 + bi_2) * 4 + "
 		"bj_0) * 16 + bj_1), 256, 3);");
-	const char *b = strstr(cu, "stir_mma_m16n8k16_f16_ldsm_b(stir_fb_r[f_1], "
-		"B_data_shared, j % 3 * 4096 + (((bj_0 * 16 + bj_1) * 8 + f_1) * 8 + "
-		"f_2), 64, 1);");
+	const char *lb = strstr(cu, "for (int f_1 = 0; f_1 < 8; f_1 += 2) {");
+	const char *b = strstr(cu, "stir_mma_m16n8k16_f16_ldsm_b2(stir_fb_r[f_1], "
+		"stir_fb_r[f_1 + 1], B_data_shared, j % 3 * 4096 + (((bj_0 * 16 + "
+		"bj_1) * 8 + f_1) * 8 + f_2), 64, 1);");
 	const char *mma = strstr(cu, "stir_mma_m16n8k16_f16_mma(C_data_local["
 		"((((bi_0 * 2 + 0) * 2 + bi_2) * 8 + f_1) * 8 + f_2) / 8], "
 		"stir_fa_r[bi_2], stir_fb_r[f_1]);");
-	ck_assert(decl && la && a && b && mma);
-	ck_assert(decl < la && la < a && a < b && b < mma);
+	ck_assert(decl && la && a && lb && b && mma);
+	ck_assert(decl < la && la < a && a < lb && lb < b && b < mma);
 	/* each once: no other load of A or B in the products */
 	ck_assert_int_eq(test_count(cu, "_ldsm_a(stir_f"), 1);
-	ck_assert_int_eq(test_count(cu, "_ldsm_b(stir_f"), 1);
+	ck_assert_int_eq(test_count(cu, "_ldsm_b2(stir_f"), 1);
+	ck_assert_int_eq(test_count(cu, "_ldsm_b(stir_f"), 0);
 	ck_assert_int_eq(test_count(cu, "_f16_mma(C_data_local"), 1);
 	ck_assert_ptr_null(strstr(cu, "stir_fa_loop"));
 	free(cu);

@@ -201,13 +201,19 @@ typedef struct gpu_launch {
 	                              else -1 */
 } gpu_launch;
 
-/* A fragment buffer split over the warps of a loop bound to threadIdx.y
- * or z (docs/cuda.md, "Tensor cores"): its tile index names that loop's
- * variable, and each warp keeps only the tiles of its own value of it. */
+/* A fragment buffer split over the warps of loops bound to threadIdx.y,
+ * z or both (docs/cuda.md, "Tensor cores"): its tile index names each such
+ * loop's variable as a digit (docs/schedules.md, "Accumulators split over
+ * warps"), and each warp keeps only the tiles of its own values of them.
+ * Index 0 is threadIdx.y, 1 threadIdx.z. */
 typedef struct gpu_frag_split {
-	int64_t warps;             /* the loop's extent; 0: not split */
-	stir_thread dim;           /* STIR_THREAD_Y or Z */
+	int64_t warps[2];          /* the loop's extent; 0: not split by it */
+	int64_t coef[2];           /* its variable's coefficient in the tile
+	                              index (elements) */
 } gpu_frag_split;
+
+/* sp: the warps a fragment buffer is split over (1 when not split). */
+int64_t gpu_frag_split_warps(const gpu_frag_split *sp);
 
 /* The verifier's walk of a kernel: its own state (the emitter has its
  * own, and prints what the walk accepted). */
@@ -524,10 +530,12 @@ bool gpu_mma_match(const stir_stmt *s, stir_mma_match *m);
  * the loop bound to threadIdx.y or z around the nest. */
 void gpu_frag_scan(const stir_stmt *s, const stir_intrinsic **frag,
 	gpu_frag_split *split);
-/* m, ctx, sp: whether the accumulator of nest m, split as sp says, picks
- * its warp's tiles where ctx runs: its tile index names the variable of
- * the loop bound to sp->dim with N * T / warps (T tiles of N columns). */
-bool gpu_frag_picks_warp(const stir_mma_match *m, const ectx *ctx,
+/* m, ctx, sp: the thread index (STIR_THREAD_Y or Z) whose warps the
+ * accumulator of nest m, split as sp says, does not pick where ctx runs
+ * (no loop bound to it around the nest, or its variable's coefficient in
+ * the tile index not the one the split noted); STIR_THREAD_X when it
+ * picks them all. */
+stir_thread gpu_frag_split_miss(const stir_mma_match *m, const ectx *ctx,
 	const gpu_frag_split *sp);
 
 /* ---- mma.c: the accesses of tensorized nests ---- */

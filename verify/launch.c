@@ -361,13 +361,20 @@ static stir_visit_step frag_nest(stir_stmt *s, void *user)
 	/* the first nest's intrinsic: cuda_check_mma refuses another */
 	if (!w->frag[m.frag->index])
 		w->frag[m.frag->index] = m.in;
+	gpu_frag_split *sp = &w->split[m.frag->index];
 	for (int d = STIR_THREAD_Y; d <= STIR_THREAD_Z; d++) {
 		const stir_stmt *l = w->ctx.bound[d];
 		const stir_expr *x = l ? l->u.for_.extent : NULL;
-		/* (sched_frag_split_ok made the extent a literal) */
+		int64_t c;
+		/* (sched_frag_split_ok made the extent a literal); the first
+		 * nest bound by it notes the digit, gpu_frag_split_miss checks
+		 * the others */
 		if (x && x->kind == STIR_EXPR_INT && stir_mma_frag_form(&m, &a) &&
-		    stir_affine_coef(&a, l->u.for_.var) != 0)
-			w->split[m.frag->index] = (gpu_frag_split){ x->u.i, d };
+		    (c = stir_affine_coef(&a, l->u.for_.var)) != 0 &&
+		    !sp->warps[d - STIR_THREAD_Y]) {
+			sp->warps[d - STIR_THREAD_Y] = x->u.i;
+			sp->coef[d - STIR_THREAD_Y] = c;
+		}
 	}
 	return STIR_VISIT_SKIP;
 }
@@ -390,13 +397,29 @@ void gpu_frag_scan(const stir_stmt *s, const stir_intrinsic **frag,
 	stir_visit_stmt(&v, (stir_stmt *)s);
 }
 
+/* sp: see verify/gpu.h. */
+int64_t gpu_frag_split_warps(const gpu_frag_split *sp)
+{
+	return (sp->warps[0] ? sp->warps[0] : 1) *
+		(sp->warps[1] ? sp->warps[1] : 1);
+}
+
 /* m, ctx, sp: see verify/gpu.h. */
-bool gpu_frag_picks_warp(const stir_mma_match *m, const ectx *ctx,
+stir_thread gpu_frag_split_miss(const stir_mma_match *m, const ectx *ctx,
 	const gpu_frag_split *sp)
 {
-	const stir_stmt *l = ctx->bound[sp->dim];
+	int64_t row = (int64_t)m->in->n * m->frag_tiles;
 	stir_affine a;
-	return l && sp->warps > 0 && m->frag_tiles % sp->warps == 0 &&
-		stir_mma_frag_form(m, &a) && stir_affine_coef(&a, l->u.for_.var) ==
-		m->in->n * (m->frag_tiles / sp->warps);
+	bool form = stir_mma_frag_form(m, &a);
+	for (int i = 0; i < 2; i++) {
+		stir_thread d = i ? STIR_THREAD_Z : STIR_THREAD_Y;
+		const stir_stmt *l = ctx->bound[d];
+		int64_t c = sp->coef[i], group = c * sp->warps[i];
+		if (!sp->warps[i])
+			continue;
+		if (!l || !form || c <= 0 || c % m->in->n || row % group ||
+		    stir_affine_coef(&a, l->u.for_.var) != c)
+			return d;
+	}
+	return STIR_THREAD_X;
 }

@@ -733,14 +733,19 @@ bool cuda_check_mma(gpu_walk *walk, const stir_stmt *s, const ectx *ctx)
 	/* split over warps: every nest picks its own warp's tiles */
 	const gpu_frag_split *sp = m.frag ? &walk->frag_split[m.frag->index] :
 		NULL;
-	if (sp && sp->warps && !gpu_frag_picks_warp(&m, ctx, sp)) {
+	stir_thread miss = sp ? gpu_frag_split_miss(&m, ctx, sp) :
+		STIR_THREAD_X;
+	if (miss != STIR_THREAD_X) {
+		const char *dn = miss == STIR_THREAD_Y ? "threadIdx.y" :
+			"threadIdx.z";
+		int64_t warps = gpu_frag_split_warps(sp);
 		gpu_error(walk, s->loc, "local buffer '%s' is split over the %lld "
-			"warps of %s (each keeps %lld of its %d fragments), but the "
+			"warps of %s%s (each keeps %lld of its %d fragments), but the "
 			"tile index of loop '%s' does not pick them by the loop bound "
-			"to %s", m.frag->name, (long long)sp->warps,
-			sp->dim == STIR_THREAD_Y ? "threadIdx.y" : "threadIdx.z",
-			(long long)(m.frag_tiles / sp->warps), m.frag_tiles, lname,
-			sp->dim == STIR_THREAD_Y ? "threadIdx.y" : "threadIdx.z");
+			"to %s", m.frag->name, (long long)warps,
+			sp->warps[0] ? "threadIdx.y" : "threadIdx.z",
+			sp->warps[0] && sp->warps[1] ? " and threadIdx.z" : "",
+			(long long)(m.frag_tiles / warps), m.frag_tiles, lname, dn);
 		return false;
 	}
 	return true;

@@ -296,7 +296,9 @@ __device__ __forceinline__ void stir_ldsm_x2(unsigned *r, const void *p,
 // The 16-bit m16n8k16 operands by ldmatrix (P_a and P_b of STIR_K16):
 // A's registers 0 to 3 are its 8x8 quarters (rows 0-7, 8-15) x
 // (columns 0-7, 8-15), row block first; B's are its rows 0-7 and 8-15,
-// transposed (_t: the operand stored transposed, the other ldmatrix).
+// transposed (_t: the operand stored transposed, the other ldmatrix);
+// _ldsm_b2 loads B's tile at o into b and the next one, 8 columns on,
+// into c by one ldmatrix.x4.
 // The tile's element (r, c) is s[o + r * ld + c], at its place
 // stir_swzs(.., 8, sw - 1) in a swizzled buffer (sw > 0).
 #define STIR_K16_LDSM(P, T) \
@@ -322,6 +324,14 @@ __device__ __forceinline__ void P##_ldsm_b(P##_b &b, const T *s, long long o, \
     long long ld, int sw) \
 { \
   stir_ldsm_x2(b.r, P##_row(s, o + (stir_lane() & 15u) * ld, sw), 1); \
+} \
+__device__ __forceinline__ void P##_ldsm_b2(P##_b &b, P##_b &c, const T *s, \
+    long long o, long long ld, int sw) \
+{ \
+  const unsigned l = stir_lane(); \
+  unsigned r[4]; \
+  stir_ldsm_x4(r, P##_row(s, o + (l & 15u) * ld + 8u * (l >> 4), sw), 1); \
+  b.r[0] = r[0]; b.r[1] = r[1]; c.r[0] = r[2]; c.r[1] = r[3]; \
 } \
 __device__ __forceinline__ void P##_ldsm_b_t(P##_b &b, const T *s, long long o, \
     long long ld, int sw) \
