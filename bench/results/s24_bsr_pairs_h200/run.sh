@@ -16,3 +16,12 @@ bench_bsr --program bench/bsrmm64.stir --schedule bench/bsrmm64_tc_tile.yaml --b
 # 3. (recipe.txt) the library's recipe on every case at 512 and 2048 (as
 #    bench/results/s23_bsr_tile_h200/store/recipe.txt)
 bench_bsr --recipe --widths 512,2048
+# 4. (large/, 19:19-19:23 UTC, a second call) on 4096x4096 at 512 and 2048, each schedule in
+#    its own process: candidate 8, the 2 x 2 warps with 3 and 2 stages, candidate 9, the
+#    1 x 2 warps with 3, 2 and 4 stages, candidate 8 again; all with B's fragments in pairs
+S=bench/results/s24_bsr_2x2_h200; L=bench/results/s24_bsr_pairs_h200/large
+run() { bench_bsr --program bench/bsrmm$1.stir --schedule $2 --block $1 --cases weights \
+  --shape 4096x4096 --widths 512,2048; }
+run 64 bench/bsrmm64_tc_tile.yaml; run 64 $S/bsrmm64_tc_2x2.yaml; run 64 $L/b64_2x2_s2.yaml
+run 32 bench/bsrmm32_tc_tile.yaml; run 32 $S/bsrmm32_tc_1x2.yaml; run 32 $L/b32_1x2_s2.yaml
+run 32 $L/b32_1x2_s4.yaml; run 64 bench/bsrmm64_tc_tile.yaml
