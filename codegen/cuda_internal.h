@@ -124,7 +124,9 @@ struct emitter {
 	                              (cuda_mma_outer): its fragments' loads
 	                              into stir_fa_r[u], stir_fb_r[v] (phase
 	                              4 and 5), then its mma on them (6) */
-	const stir_var *mma_outer_a; /* the loop variable A's tile uses */
+	const stir_var *mma_outer_a; /* the loop variable A's tile uses
+	                              (NULL: A in stir_fa_loop,
+	                              cuda_mma_invariant_a_pairs) */
 	const stir_var *mma_outer_b; /* the one B's tile uses */
 	bool mma_outer_pairs;      /* B's fragments loaded two at a time
 	                              (cuda_mma_outer_pairs) */
@@ -336,6 +338,13 @@ const stir_stmt *cuda_mma_invariant_steps(const stir_stmt *s,
  * and not transposed, its tile moving N columns (the next tile) a step
  * of b_loop. */
 bool cuda_mma_outer_pairs(const stir_mma_match *m, const stir_stmt *b_loop);
+/* s, nest: whether unrolled loop s, whose body is product nest "nest"
+ * with A's tile loaded before it (cuda_mma_invariant_a, no guard), may
+ * print as the B half of an outer product: B's fragments loaded two at
+ * a time (cuda_mma_outer_pairs), then the mma on stir_fa_loop and each,
+ * the nest's accumulator a fragment (the conditions of cuda_mma_outer
+ * otherwise). */
+bool cuda_mma_invariant_a_pairs(const stir_stmt *s, const stir_stmt *nest);
 const stir_stmt *cuda_mma_outer(const stir_stmt *s, const stir_stmt **a_loop,
 	const stir_stmt **b_loop);
 /* e, nest, guard, ctx: print "PRE_a stir_fa_loop;" and its load, A's

@@ -707,6 +707,17 @@ bool cuda_mma_outer_pairs(const stir_mma_match *m, const stir_stmt *b_loop)
 	return stir_affine_coef(&a, v) == m->in->n;
 }
 
+/* s, nest: see cuda_internal.h. */
+bool cuda_mma_invariant_a_pairs(const stir_stmt *s, const stir_stmt *nest)
+{
+	stir_mma_match m;
+	return unrolled_body(s, true) == nest && mma_nest(nest, &m) &&
+		m.frag && !m.guard && !m.a.gather && !m.a.scale &&
+		!m.b.gather && m.a.buf != m.c.buf && m.b.buf != m.c.buf &&
+		m.a.buf != m.frag && m.b.buf != m.frag &&
+		cuda_mma_outer_pairs(&m, s);
+}
+
 /* s, a_loop, b_loop: see cuda_internal.h. */
 const stir_stmt *cuda_mma_outer(const stir_stmt *s, const stir_stmt **a_loop,
 	const stir_stmt **b_loop)
@@ -897,7 +908,8 @@ void cuda_emit_mma(emitter *e, const stir_stmt *s, const ectx *ctx)
 		cuda_oom(e);
 	const char *svn = sv ? sv : "";
 	char *ov[2] = { NULL, NULL };
-	if (outer && (!(ov[0] = cuda_escape(e->mma_outer_a->name)) ||
+	if (outer && ((e->mma_outer_a &&
+	    !(ov[0] = cuda_escape(e->mma_outer_a->name))) ||
 	    !(ov[1] = cuda_escape(e->mma_outer_b->name))))
 		cuda_oom(e);
 	if (m.form == STIR_MMA_FORM_COPY) {
@@ -915,11 +927,15 @@ void cuda_emit_mma(emitter *e, const stir_stmt *s, const ectx *ctx)
 		put_load(e, &c, &m, outer == 4 ? "a" : "b", f,
 			outer == 4 ? &m.a : &m.b);
 	} else if (outer) {
+		/* (A loaded before the loop: cuda_mma_invariant_a_pairs) */
 		cg_indent(p);
 		cg_putf(p, "%s_mma(", pre);
 		put_frag(e, &c, &m);
-		cg_putf(p, ", stir_fa_r[%s], stir_fb_r[%s]);\n",
-			ov[0] ? ov[0] : "", ov[1] ? ov[1] : "");
+		if (e->mma_outer_a)
+			cg_putf(p, ", stir_fa_r[%s]", ov[0] ? ov[0] : "");
+		else
+			cg_put(p, ", stir_fa_loop");
+		cg_putf(p, ", stir_fb_r[%s]);\n", ov[1] ? ov[1] : "");
 	} else if (hoist_loads) {
 		char f[300];
 		snprintf(f, sizeof(f), "stir_f%c_h[%s]", e->mma_hoist_op, svn);

@@ -202,7 +202,8 @@ static void emit_unrolled_nest(emitter *e, const stir_var *v, int64_t n,
 /* e, s, nest, a_loop, b_loop, ctx, c: unrolled loop s and the one inside
  * it around product nest as an outer product (cuda_mma_outer): A's
  * fragments of a_loop's iterations loaded, then B's of b_loop's, then
- * the two loops with only the mma. */
+ * the two loops with only the mma.  With a_loop NULL, s is b_loop and A
+ * was loaded before it (cuda_mma_invariant_a_pairs). */
 static void emit_mma_outer(emitter *e, const stir_stmt *s,
 	const stir_stmt *nest, const stir_stmt *a_loop, const stir_stmt *b_loop,
 	const ectx *ctx, const ectx *c)
@@ -213,19 +214,26 @@ static void emit_mma_outer(emitter *e, const stir_stmt *s,
 		e->failed = true;
 		return;
 	}
-	int64_t na = a_loop->u.for_.extent->u.i;
+	int64_t na = a_loop ? a_loop->u.for_.extent->u.i : 1;
 	int64_t nb = b_loop->u.for_.extent->u.i;
-	cg_line(p, "{  // A's %" PRId64 " tiles (one a %s) and B's %" PRId64
-		" (one a %s) loaded, then their %" PRId64 " mma", na,
-		a_loop->u.for_.var->name, nb, b_loop->u.for_.var->name, na * nb);
+	if (a_loop)
+		cg_line(p, "{  // A's %" PRId64 " tiles (one a %s) and B's %" PRId64
+			" (one a %s) loaded, then their %" PRId64 " mma", na,
+			a_loop->u.for_.var->name, nb, b_loop->u.for_.var->name,
+			na * nb);
+	else
+		cg_line(p, "{  // B's %" PRId64 " tiles (one a %s) loaded, then "
+			"their mma with A's", nb, b_loop->u.for_.var->name);
 	p->indent++;
-	cg_line(p, "%s_a stir_fa_r[%" PRId64 "];", m.in->cuda, na);
+	if (a_loop)
+		cg_line(p, "%s_a stir_fa_r[%" PRId64 "];", m.in->cuda, na);
 	cg_line(p, "%s_b stir_fb_r[%" PRId64 "];", m.in->cuda, nb);
 	e->mma_outer = nest;
-	e->mma_outer_a = a_loop->u.for_.var;
+	e->mma_outer_a = a_loop ? a_loop->u.for_.var : NULL;
 	e->mma_outer_b = b_loop->u.for_.var;
 	e->mma_phase = 4;
-	emit_unrolled_nest(e, e->mma_outer_a, na, 1, nest, c);
+	if (a_loop)
+		emit_unrolled_nest(e, e->mma_outer_a, na, 1, nest, c);
 	e->mma_phase = 5;
 	e->mma_outer_pairs = cuda_mma_outer_pairs(&m, b_loop);
 	emit_unrolled_nest(e, e->mma_outer_b, nb, e->mma_outer_pairs ? 2 : 1,
@@ -342,7 +350,10 @@ static void emit_serial_loop(emitter *e, const stir_stmt *s, const ectx *ctx)
 		cuda_mma_load_invariant_a(e, a_loaded, a_guard, &c);
 		e->mma_a_loaded = a_loaded;
 	}
-	emit_loop(e, s, ctx, &c);
+	if (a_loaded && !a_guard && cuda_mma_invariant_a_pairs(s, a_loaded))
+		emit_mma_outer(e, s, a_loaded, NULL, s, ctx, &c);
+	else
+		emit_loop(e, s, ctx, &c);
 	if (a_loaded) {
 		e->mma_a_loaded = NULL;
 		e->out->indent--;

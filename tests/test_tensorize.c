@@ -572,17 +572,22 @@ START_TEST(test_staged)
 	ck_assert_ptr_nonnull(strstr(cu, "__shared__ __align__(16) __half "
 		"B_data_shared[1024];"));
 	/* A's tile is the same for the 8 tiles of the unrolled f_1: loaded
-	 * once before it, each product reuses it */
+	 * once before it, each product reuses it; B's 8 tiles, 8 columns
+	 * apart, load two at a time first (cuda_mma_invariant_a_pairs) */
 	ck_assert_ptr_nonnull(strstr(cu, "stir_mma_m16n8k16_f16_ldsm_a("
 		"stir_fa_loop, A_data_shared, bi * 16 + bj, 16, 0);\n"
 		"              }\n"
-		"              #pragma unroll\n"
-		"              for (int f_1 = 0; f_1 < 8; ++f_1) {"));
-	ck_assert_ptr_nonnull(strstr(cu, "const stir_mma_m16n8k16_f16_a "
-		"&stir_fa = stir_fa_loop;"));
+		"              {  // B's 8 tiles (one a f_1) loaded, then their mma "
+		"with A's\n"
+		"                stir_mma_m16n8k16_f16_b stir_fb_r[8];\n"
+		"                #pragma unroll\n"
+		"                for (int f_1 = 0; f_1 < 8; f_1 += 2) {"));
 	ck_assert_ptr_null(strstr(cu, "ldsm_a(stir_fa,"));
-	ck_assert_ptr_nonnull(strstr(cu, "stir_mma_m16n8k16_f16_ldsm_b(stir_fb, "
-		"B_data_shared, (bj * 8 + f_1) * 8 + f_2, 64, 0);"));
+	ck_assert_ptr_nonnull(strstr(cu, "stir_mma_m16n8k16_f16_ldsm_b2("
+		"stir_fb_r[f_1], stir_fb_r[f_1 + 1], B_data_shared, (bj * 8 + f_1) "
+		"* 8 + f_2, 64, 0);"));
+	ck_assert_ptr_nonnull(strstr(cu, "stir_mma_m16n8k16_f16_mma(C_data_local"
+		"[((bi * 8 + f_1) * 8 + f_2) / 8], stir_fa_loop, stir_fb_r[f_1]);"));
 	ck_assert_ptr_nonnull(strstr(cu, "STIR_K16_LDSM(stir_mma_m16n8k16_f16, "
 		"__half)"));
 	ck_assert_ptr_null(strstr(cu, "stir_cp_async_16("));
@@ -598,8 +603,9 @@ START_TEST(test_staged)
 		"&stir_cs[(stir_c / 8) * 128 + (stir_c % 8) * 8]);"));
 	ck_assert_ptr_nonnull(strstr(cu, "for (int stir_c = stir_lane(); "
 		"stir_c < 32; stir_c += 32)"));
-	ck_assert_ptr_nonnull(strstr(cu, "stir_mma_m16n8k16_f16_ldsm_b(stir_fb, "
-		"B_data_shared, (bj * 8 + f_1) * 8 + f_2, 64, 1);"));
+	ck_assert_ptr_nonnull(strstr(cu, "stir_mma_m16n8k16_f16_ldsm_b2("
+		"stir_fb_r[f_1], stir_fb_r[f_1 + 1], B_data_shared, (bj * 8 + f_1) "
+		"* 8 + f_2, 64, 1);"));
 	/* the stage III text reads back (the verifier matches the copies
 	 * again) and prints the same kernel and the same CUDA (but for the
 	 * file named in a comment) */

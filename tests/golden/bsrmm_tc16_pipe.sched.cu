@@ -475,16 +475,23 @@ extern "C" __global__ void __launch_bounds__(32) bsrmm_k0(int mb, int nb, int nn
                   const int bj = 0;
                   stir_mma_m16n8k16_f16_ldsm_a(stir_fa_loop, A_data_shared, j % 3 * 256 + (bi * 16 + bj), 16, 1);
                 }
-                #pragma unroll
-                for (int f_1 = 0; f_1 < 8; ++f_1) {
-                  {  // tensorize(mma_m16n8k16_f16): loops bi, f_2, bj on the warp's lanes
-                    const int bi = 0;
-                    const int f_2 = 0;
-                    const int bj = 0;
-                    const stir_mma_m16n8k16_f16_a &stir_fa = stir_fa_loop;
-                    stir_mma_m16n8k16_f16_b stir_fb;
-                    stir_mma_m16n8k16_f16_ldsm_b(stir_fb, B_data_shared, j % 3 * 1024 + ((bj * 8 + f_1) * 8 + f_2), 64, 1);
-                    stir_mma_m16n8k16_f16_mma(C_data_local[((bi * 8 + f_1) * 8 + f_2) / 8], stir_fa, stir_fb);
+                {  // B's 8 tiles (one a f_1) loaded, then their mma with A's
+                  stir_mma_m16n8k16_f16_b stir_fb_r[8];
+                  #pragma unroll
+                  for (int f_1 = 0; f_1 < 8; f_1 += 2) {
+                    {  // tensorize(mma_m16n8k16_f16): loops bi, f_2, bj on the warp's lanes
+                      const int f_2 = 0;
+                      const int bj = 0;
+                      stir_mma_m16n8k16_f16_ldsm_b2(stir_fb_r[f_1], stir_fb_r[f_1 + 1], B_data_shared, j % 3 * 1024 + ((bj * 8 + f_1) * 8 + f_2), 64, 1);
+                    }
+                  }
+                  #pragma unroll
+                  for (int f_1 = 0; f_1 < 8; ++f_1) {
+                    {  // tensorize(mma_m16n8k16_f16): loops bi, f_2, bj on the warp's lanes
+                      const int bi = 0;
+                      const int f_2 = 0;
+                      stir_mma_m16n8k16_f16_mma(C_data_local[((bi * 8 + f_1) * 8 + f_2) / 8], stir_fa_loop, stir_fb_r[f_1]);
+                    }
                   }
                 }
               }

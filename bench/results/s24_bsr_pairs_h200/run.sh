@@ -25,3 +25,8 @@ run() { bench_bsr --program bench/bsrmm$1.stir --schedule $2 --block $1 --cases 
 run 64 bench/bsrmm64_tc_tile.yaml; run 64 $S/bsrmm64_tc_2x2.yaml; run 64 $L/b64_2x2_s2.yaml
 run 32 bench/bsrmm32_tc_tile.yaml; run 32 $S/bsrmm32_tc_1x2.yaml; run 32 $L/b32_1x2_s2.yaml
 run 32 $L/b32_1x2_s4.yaml; run 64 bench/bsrmm64_tc_tile.yaml
+# 5. (invariant/, 19:28-19:34 UTC, a third call) with B's fragments in pairs also in the
+#    loops with A's tile loaded before them (cuda_mma_invariant_a_pairs: candidates 0-7):
+#    tools/run-gpu-tests with the shared graphs carried (STIR_DATA_DIR), then the recipe
+STIR_DATA_DIR=$PWD/.devdata tools/run-gpu-tests .devdata/b
+bench_bsr --recipe --widths 512,2048
