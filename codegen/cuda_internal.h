@@ -287,7 +287,8 @@ typedef void (*cuda_stmt_fn)(emitter *e, const stir_stmt *s, const ectx *ctx);
 void cuda_scalar_form(emitter *e, const stir_stmt *s, const ectx *ctx,
 	cuda_stmt_fn fn);
 
-/* ---- cuda_mma.c, mma_prelude.c: tensorized loops ---- */
+/* ---- cuda_mma.c, cuda_mma_shapes.c (the shapes of product loops),
+ * mma_prelude.c: tensorized loops ---- */
 
 /* e, s, ctx: a tensorized loop (tensorize(INTRINSIC)): its nest as the
  * intrinsic's device functions on the lanes of threadIdx.x, which no loop
@@ -332,6 +333,8 @@ const stir_stmt *cuda_mma_invariant_steps(const stir_stmt *s,
  * of b_loop's loaded first (stir_fa_r, stir_fb_r), then the mma of
  * every pair: a warp's tile of U x V fragments loads U + V tiles, not
  * 2 U V, each B fragment serving U products. */
+const stir_stmt *cuda_mma_outer(const stir_stmt *s, const stir_stmt **a_loop,
+	const stir_stmt **b_loop);
 /* m, b_loop: whether the outer product of nest m (cuda_mma_outer) may
  * load B's fragments two at a time, one ldmatrix.x4 for the tiles of
  * b_loop's iterations v and v + 1: an even count of them, B by ldmatrix
@@ -345,8 +348,6 @@ bool cuda_mma_outer_pairs(const stir_mma_match *m, const stir_stmt *b_loop);
  * the nest's accumulator a fragment (the conditions of cuda_mma_outer
  * otherwise). */
 bool cuda_mma_invariant_a_pairs(const stir_stmt *s, const stir_stmt *nest);
-const stir_stmt *cuda_mma_outer(const stir_stmt *s, const stir_stmt **a_loop,
-	const stir_stmt **b_loop);
 /* e, nest, guard, ctx: print "PRE_a stir_fa_loop;" and its load, A's
  * tile of product nest, under guard's condition where guard is not NULL
  * (as cuda_mma_invariant_a gave them); ctx is the loop's. */
